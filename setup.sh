@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what tracefs-sim needs on a fresh Debian machine (as root) and builds the
+# emulated kernel. Idempotent: a second run only checks, so the README commands can
+# always start with it.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need_pkgs=()
+for pkg in libfuse3-dev fuse3 pkg-config gcc make python3-venv python3-dev; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need_pkgs+=("$pkg")
+done
+if ((${#need_pkgs[@]})); then
+    echo "setup: installing ${need_pkgs[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+stamp=.venv/.installed-pyproject
+if [ ! -f "$stamp" ] || ! cmp -s pyproject.toml "$stamp"; then
+    .venv/bin/pip install -q --upgrade pip >/dev/null
+    .venv/bin/pip install -q -e '.[test]'
+    cp pyproject.toml "$stamp"
+fi
+
+make -s -C kernel_model

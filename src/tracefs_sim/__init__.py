@@ -1,0 +1,1 @@
+"""tracefs-sim: a tracefs-compatible FUSE filesystem backed by an emulated x86-64 kernel."""
