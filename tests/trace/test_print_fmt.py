@@ -1,0 +1,262 @@
+"""print fmt evaluation against a real Linux 6.1 kernel (tests/data/linux-6.1-print-cases.txt)."""
+
+import bisect
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tracefs_sim.trace.print_fmt import PrintFmtError, compile_print_fmt
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+@dataclass(frozen=True)
+class Field:
+    type: str
+    name: str
+    offset: int
+    size: int
+    is_signed: bool
+
+
+def load_formats():
+    """'system/event' -> (fields including common_*, print fmt), from the real format files."""
+    events = {}
+    for block in (DATA / "linux-6.1-formats.txt").read_text().split("=== ")[1:]:
+        key = block.split("\n", 1)[0].strip()
+        m = re.search(r"^print fmt: (.*)$", block, flags=re.M)
+        if not m:
+            continue
+        fields = []
+        for f in re.finditer(r"\tfield:(.*?) (\w+)(\[\d*\])?;\toffset:(\d+);\tsize:(\d+);\tsigned:(\d+);", block):
+            type_, name, array, offset, size, signed = f.groups()
+            fields.append(Field(type_ + (array or ""), name, int(offset), int(size), signed == "1"))
+        events[key] = (tuple(fields), m.group(1))
+    return events
+
+
+FORMATS = load_formats()
+
+
+def decode(record: bytes, fields) -> dict:
+    """A record's fields as the trace core hands them over: ints, bytes, lists."""
+    out = {}
+    for f in fields:
+        raw = record[f.offset : f.offset + f.size]
+        if f.type.startswith("__data_loc"):
+            loc = int.from_bytes(raw, "little")
+            out[f.name] = record[loc & 0xFFFF : (loc & 0xFFFF) + (loc >> 16)]
+        elif "[" in f.type and f.type.startswith("char"):
+            out[f.name] = raw
+        elif "[" in f.type:
+            n = int(f.type[f.type.index("[") + 1 : -1])
+            step = f.size // n
+            out[f.name] = [int.from_bytes(raw[i : i + step], "little") for i in range(0, f.size, step)]
+        else:
+            out[f.name] = int.from_bytes(raw, "little", signed=f.is_signed)
+    return out
+
+
+def load_cases():
+    text = (DATA / "linux-6.1-print-cases.txt").read_text()
+    body = text[text.index("\n### KALLSYMS\n") + 1 :]
+    ksyms_text, rest = body.split("\n### CASE ", 1)
+    symbols = sorted(
+        {(int(addr, 16), name) for addr, _, name in (l.split() for l in ksyms_text.splitlines()[1:])}
+    )
+    cases = []
+    for chunk in ("### CASE " + rest).split("### CASE ")[1:]:
+        head, line = chunk.split("\n", 1)
+        event, hexrec = head.split()
+        cases.append((event, bytes.fromhex(hexrec), line.rstrip("\n")))
+    return symbols, cases
+
+
+SYMBOLS, CASES = load_cases()
+
+
+def symbolize(addr):
+    """kallsyms lookup over the captured symbols: the size runs to the next symbol."""
+    i = bisect.bisect_right(SYMBOLS, (addr, "\xff")) - 1
+    if i < 0 or i + 1 >= len(SYMBOLS):
+        return None
+    start, name = SYMBOLS[i]
+    end = SYMBOLS[i + 1][0]
+    return (name, addr - start, end - start) if addr < end else None
+
+
+COMPILED = {key: compile_print_fmt(pf, fields) for key, (fields, pf) in FORMATS.items()}
+
+
+def test_every_print_fmt_compiles_and_cases_cover_the_modelled_text_events():
+    assert set(COMPILED) == set(FORMATS)
+    assert {c[0] for c in CASES} == {k for k in FORMATS if k.split("/")[0] in ("sched", "kmem", "raw_syscalls")}
+    assert len(CASES) >= 300
+
+
+@pytest.mark.parametrize("event,record,text", CASES, ids=[f"{i}:{c[0]}" for i, c in enumerate(CASES)])
+def test_output_like_linux(event, record, text):
+    fields, _ = FORMATS[event]
+    assert COMPILED[event].format(decode(record, fields), symbolize=symbolize) == text
+
+
+# ---------------------------------------------------------------------------------------------
+# Events whose trace lines Linux does not print through the print fmt (ftrace's own records,
+# syscalls): the print fmt still has to say what C would, as libtraceevent users read it.
+
+
+def syms(table):
+    def look(addr):
+        for name, start, size in table:
+            if start <= addr < start + size:
+                return name, addr - start, size
+        return None
+
+    return look
+
+
+KSYMS = syms([("vfs_read", 0xFFFFFFFF81200000, 0x120), ("ksys_read", 0xFFFFFFFF81200200, 0x80)])
+
+
+def fmt(event, rec, **kw):
+    return COMPILED[event].format(rec, **kw)
+
+
+def test_ftrace_formats():
+    assert fmt("ftrace/function", {"ip": 0xFFFFFFFF81200004, "parent_ip": 0xFFFFFFFF81200230}, symbolize=KSYMS) == (
+        " vfs_read <-- ksys_read"
+    )
+    assert fmt("ftrace/funcgraph_entry", {"func": 0xFFFFFFFF81200000, "depth": 3}, symbolize=KSYMS) == "--> vfs_read (3)"
+    rec = {"func": 0xFFFFFFFF81200000, "depth": -1, "overrun": 0, "calltime": 0x1234, "rettime": 0xABCDEF}
+    assert fmt("ftrace/funcgraph_exit", rec, symbolize=KSYMS) == (
+        "<-- vfs_read (-1) (start: 1234  end: abcdef) over: -1"
+    )
+    assert fmt("ftrace/print", {"ip": 0xFFFFFFFF81300000, "buf": b"hello\n\0\0"}, symbolize=KSYMS) == (
+        "0xffffffff81300000: hello\n"
+    )
+
+
+def test_syscall_formats():
+    rec = {"__syscall_nr": 257, "dfd": 2**64 - 100, "filename": 0x7FFC1234, "flags": 0x80241, "mode": 0o644}
+    assert fmt("syscalls/sys_enter_openat", rec) == (
+        "dfd: 0xffffffffffffff9c, filename: 0x7ffc1234, flags: 0x00080241, mode: 0x000001a4"
+    )
+    assert fmt("syscalls/sys_exit_openat", {"__syscall_nr": 257, "ret": -2}) == "0xfffffffffffffffe"
+    assert fmt("syscalls/sys_enter_getuid", {"__syscall_nr": 102}) == ""
+
+
+def test_pointers_symbols_and_hashing():
+    rec = {"call_site": 0xFFFFFFFF81200010, "ptr": 0xFFFF888003A0B000}
+    assert fmt("kmem/kfree", rec, symbolize=KSYMS) == "call_site=vfs_read+0x10/0x120 ptr=(____ptrval____)"
+    hashed = fmt("kmem/kfree", rec, symbolize=KSYMS, hash_pointer=lambda a: a >> 12)
+    assert hashed == "call_site=vfs_read+0x10/0x120 ptr=000ffff888003a0b"
+    # No symbol: the address in hex.  NULL and error pointers are never hashed.
+    assert fmt("kmem/kfree", {"call_site": 0x1000, "ptr": 0}) == "call_site=0x1000 ptr=0000000000000000"
+    assert fmt("kmem/kfree", {"call_site": 0, "ptr": 2**64 - 12}) == "call_site=0x0 ptr=fffffffffffffff4"
+    table = [Field("unsigned long", "a", 8, 8, False)]
+    back = compile_print_fmt('"%pB|%px|%pK|%-12ps|%pS", REC->a, REC->a, REC->a, REC->a, REC->a', table)
+    # %pB looks up the address before (a return address), then adds the 1 back.
+    assert back.format({"a": 0xFFFFFFFF81200210}, symbolize=KSYMS) == (
+        "ksys_read+0x10/0x80|ffffffff81200210|(____ptrval____)|ksys_read   |ksys_read+0x10/0x80"
+    )
+    assert back.format({"a": 0xFFFFFFFF81200200}, symbolize=KSYMS) == (
+        "0xffffffff81200200|ffffffff81200200|(____ptrval____)|ksys_read   |ksys_read+0x0/0x80"
+    )
+
+
+def test_printf_conversions_follow_the_kernel():
+    f = [Field("long", "v", 8, 8, True), Field("char[8]", "s", 16, 8, True)]
+
+    def out(spec, v=0, s=b""):
+        return compile_print_fmt(f'"{spec}", REC->v', f).format({"v": v, "s": s})
+
+    assert out("%d", 2**32 + 5) == "5"
+    assert out("%d", -1) == "-1"
+    assert out("%u", -1) == "4294967295"
+    assert out("%lu", -1) == "18446744073709551615"
+    assert out("%hx", 0x12345) == "2345"
+    assert out("%hhd", 0xFF) == "-1"
+    assert out("%#x", 0) == "0x0"
+    assert out("%#o", 8) == "010"
+    assert out("%#o", 0) == "0"
+    assert out("%08lx", 0xBEEF) == "0000beef"
+    assert out("%-6d|", 42) == "42    |"
+    assert out("%+d", 3) == "+3"
+    assert out("% d", 3) == " 3"
+    assert out("%06d", -42) == "-00042"
+    assert out("%.0d", 0) == "0"
+    assert out("%5.3d", 7) == "  007"
+    assert out("%#X", 255) == "0XFF"
+    assert out("%c", 0x41) == "A"
+    assert out("%3c", 0x41) == "  A"
+    assert out("%%%d", 1) == "%1"
+    s = compile_print_fmt('"[%-6s][%4s][%.2s]", REC->s, REC->s, REC->s', f)
+    assert s.format({"v": 0, "s": b"abc\0zz\0\0"}) == "[abc   ][ abc][ab]"
+
+
+def test_expressions_follow_c():
+    f = [Field("int", "a", 8, 4, True), Field("unsigned int", "b", 12, 4, False)]
+
+    def ev(expr, a=0, b=0):
+        return compile_print_fmt(f'"%lld", (long long)({expr})', f).format({"a": a, "b": b})
+
+    assert ev("REC->a - 1", a=0) == "-1"
+    assert ev("REC->b - 1", b=0) == "4294967295"  # unsigned int arithmetic wraps at 32 bits
+    assert ev("REC->a < REC->b", a=-1, b=0) == "0"  # -1 converts to unsigned
+    assert ev("REC->a / 2", a=-7) == "-3"
+    assert ev("REC->a % 4", a=-7) == "-3"
+    assert ev("~0u") == "4294967295"
+    assert ev("~0ul") == "-1"
+    assert ev("1 << 31") == "-2147483648"
+    assert ev("0xffffffff + 1") == "0"  # 0xffffffff is unsigned int
+    assert ev("(unsigned char)(REC->a)", a=0x1FF) == "255"
+    assert ev("(bool)REC->a", a=4) == "1"
+    assert ev("REC->a ? REC->a * 2 : 7", a=0) == "7"
+    assert ev("!REC->a && (REC->b | 6) == 7", a=0, b=1) == "1"
+
+
+def test_helpers():
+    f = [
+        Field("unsigned long", "flags", 8, 8, False),
+        Field("__data_loc u8[]", "buf", 16, 4, False),
+        Field("unsigned int[3]", "arr", 20, 12, False),
+    ]
+    flags = compile_print_fmt('"%s", __print_flags(REC->flags, "|", { 1, "A" }, { 6, "BC" }, { 2, "B" })', f)
+    assert flags.format({"flags": 0}) == ""
+    assert flags.format({"flags": 7}) == "A|BC"
+    assert flags.format({"flags": 0x13}) == "A|B|0x10"
+    sym = compile_print_fmt('"%s", __print_symbolic(REC->flags, { 1, "one" }, { 2, "two" })', f)
+    assert sym.format({"flags": 2}) == "two"
+    assert sym.format({"flags": 9}) == "0x9"
+    hexf = compile_print_fmt(
+        '"%s|%s|%d", __print_hex(__get_dynamic_array(buf), __get_dynamic_array_len(buf)), '
+        "__print_hex_str(__get_dynamic_array(buf), 3), __get_dynamic_array_len(buf)",
+        f,
+    )
+    data = bytes(range(18))
+    assert hexf.format({"buf": data}) == (
+        "00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f10 11|000102|18"
+    )
+    arr = compile_print_fmt('"%s %s", __print_array(REC->arr, 3, 4), __print_array(__get_dynamic_array(buf), 2, 2)', f)
+    assert arr.format({"arr": [1, 0x20, 0xFFFFFFFF], "buf": b"\x01\x02\x03\x04"}) == "{0x1,0x20,0xffffffff} {0x201,0x403}"
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        'REC->x',  # no format string
+        '"%d"',  # a conversion without an argument
+        '"%d", REC->a, REC->a',  # an argument too many
+        '"%s", REC->a',  # %s of a number
+        '"%pI4", REC->a',  # an unsupported %p extension
+        '"%d", REC->nosuch',
+        '"%d", __no_such_helper(REC->a)',
+        '"%n", REC->a',
+        '"%d", REC->a +',
+    ],
+)
+def test_unsupported_print_fmts_fail_at_compile_time(bad):
+    with pytest.raises(PrintFmtError):
+        compile_print_fmt(bad, [Field("int", "a", 8, 4, True)])
