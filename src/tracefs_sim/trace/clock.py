@@ -1,0 +1,66 @@
+"""Trace clocks (kernel/trace/trace_clock.c, the trace_clocks[] table of trace.c).
+
+Every clock is derived from the emulated machine's virtual clock (ns since boot), so a seeded
+run stamps events identically each time.
+"""
+
+import itertools
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# USER_HZ: trace_clock_jiffies() reports jiffies converted to clock_t ticks.
+_USER_HZ = 100
+# TAI runs ahead of UTC by the leap seconds accumulated since 1972 (37 s since 2017).
+TAI_MINUS_UTC_NS = 37 * 1_000_000_000
+# The emulated CPU's TSC rate; x86-tsc counts cycles at this rate of the virtual clock.
+TSC_KHZ = 2_000_000
+
+
+@dataclass(frozen=True)
+class TraceClock:
+    name: str
+    in_ns: bool          # whether readings are nanoseconds (printed as seconds.micros) or raw counts
+    read: Callable[[], int]
+
+
+class TraceClocks:
+    """The selectable clocks, in the order Linux 6.1 lists them on x86-64."""
+
+    def __init__(self, now_ns: Callable[[], int], *, realtime_at_boot_ns: int = 0):
+        """now_ns: the machine's virtual clock. realtime_at_boot_ns: wall-clock (UTC, ns since
+        the epoch) at virtual time 0, for the tai clock; a deterministic run passes a fixed value."""
+        counter = itertools.count(1)
+        counter_lock = threading.Lock()
+
+        def read_counter() -> int:
+            # Not a clock: a global increment, atomic across CPUs as atomic64_add_return().
+            with counter_lock:
+                return next(counter)
+
+        tai_offset = realtime_at_boot_ns + TAI_MINUS_UTC_NS
+        self._clocks = (
+            TraceClock("local", True, now_ns),
+            TraceClock("global", True, now_ns),
+            TraceClock("counter", False, read_counter),
+            TraceClock("uptime", False, lambda: now_ns() * _USER_HZ // 1_000_000_000),
+            TraceClock("perf", True, now_ns),
+            TraceClock("mono", True, now_ns),
+            TraceClock("mono_raw", True, now_ns),
+            TraceClock("boot", True, now_ns),
+            TraceClock("tai", True, lambda: now_ns() + tai_offset),
+            TraceClock("x86-tsc", False, lambda: now_ns() * TSC_KHZ // 1_000_000),
+        )
+
+    def __iter__(self):
+        return iter(self._clocks)
+
+    def get(self, name: str) -> TraceClock | None:
+        for clock in self._clocks:
+            if clock.name == name:
+                return clock
+        return None
+
+    @property
+    def default(self) -> TraceClock:
+        return self._clocks[0]
