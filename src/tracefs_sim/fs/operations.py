@@ -1,0 +1,243 @@
+"""pyfuse3 Operations over a Tree: lookups, attributes, and reads/writes routed to the bound
+callables. Errors surface as FUSEError(errno); nothing a client does can end the daemon.
+"""
+
+import errno
+import functools
+import logging
+import os
+from dataclasses import dataclass
+
+import pyfuse3
+import trio
+
+from ..trace.ring_buffer import WaitQueue
+from .signals import signal_pending
+from .tree import DirNode, FileNode, Node, Tree
+
+log = logging.getLogger(__name__)
+
+# How often a blocked reader's pending signals are checked.
+SIGNAL_POLL_SECONDS = 0.05
+
+
+def _fuse_errors(handler):
+    """Turn OSError into its errno and any other failure into EIO, logged: a bug in one
+    request must not take the mount down."""
+
+    @functools.wraps(handler)
+    async def wrapper(*args, **kwargs):
+        try:
+            return await handler(*args, **kwargs)
+        except pyfuse3.FUSEError:
+            raise
+        except OSError as error:
+            raise pyfuse3.FUSEError(error.errno or errno.EIO) from None
+        except Exception:
+            log.exception("%s failed", handler.__name__)
+            raise pyfuse3.FUSEError(errno.EIO) from None
+
+    return wrapper
+
+
+@dataclass(eq=False)
+class OpenFile:
+    node: FileNode
+    pid: int                    # the opener, whose signals interrupt a blocked read
+    nonblock: bool
+    content: bytes | None = None
+
+
+class TracefsOperations(pyfuse3.Operations):
+    def __init__(self, tree: Tree):
+        super().__init__()
+        self.tree = tree
+        self._open_files: dict[int, OpenFile] = {}
+        self._next_fh = 1
+        self._waits: set[trio.CancelScope] = set()
+        self._ending = False
+
+    def end_waits(self) -> None:
+        """Answer every blocked read with EINTR: the FUSE loop cannot end while a request is
+        in progress, so the daemon calls this when it stops."""
+        self._ending = True
+        for scope in self._waits:
+            scope.cancel()
+
+    def _node(self, inode: int) -> Node:
+        node = self.tree.get(inode)
+        if node is None:
+            raise pyfuse3.FUSEError(errno.ENOENT)
+        return node
+
+    def _dir(self, inode: int) -> DirNode:
+        node = self._node(inode)
+        if not isinstance(node, DirNode):
+            raise pyfuse3.FUSEError(errno.ENOTDIR)
+        return node
+
+    @_fuse_errors
+    async def lookup(self, parent_inode, name, ctx=None):
+        parent = self._dir(parent_inode)
+        child = parent.children.get(os.fsdecode(name))
+        if child is None:
+            raise pyfuse3.FUSEError(errno.ENOENT)
+        return child.attributes()
+
+    @_fuse_errors
+    async def getattr(self, inode, ctx=None):
+        return self._node(inode).attributes()
+
+    @_fuse_errors
+    async def setattr(self, inode, attr, fields, fh, ctx):
+        node = self._node(inode)
+        # As simple_setattr on tracefs: attributes change, contents do not (truncating to 0
+        # is how a shell's `>` may arrive, and is a no-op for control files).
+        if fields.update_size:
+            node.size = attr.st_size
+        if fields.update_mode:
+            node.mode = attr.st_mode & 0o7777
+        if fields.update_uid:
+            node.uid = attr.st_uid
+        if fields.update_gid:
+            node.gid = attr.st_gid
+        if fields.update_atime:
+            node.atime_ns = attr.st_atime_ns
+        if fields.update_mtime:
+            node.mtime_ns = attr.st_mtime_ns
+        return node.attributes()
+
+    @_fuse_errors
+    async def opendir(self, inode, ctx):
+        self._dir(inode)
+        return inode
+
+    @_fuse_errors
+    async def readdir(self, fh, start_id, token):
+        directory = self._dir(fh)
+        entries = [(".", directory), ("..", self.tree.parent_of(directory))]
+        entries += sorted(directory.children.items())
+        for index in range(start_id, len(entries)):
+            name, node = entries[index]
+            if not pyfuse3.readdir_reply(token, os.fsencode(name), node.attributes(), index + 1):
+                return
+
+    async def releasedir(self, fh):
+        pass
+
+    @_fuse_errors
+    async def open(self, inode, flags, ctx):
+        node = self._node(inode)
+        if not isinstance(node, FileNode):
+            raise pyfuse3.FUSEError(errno.EISDIR)
+        writing = flags & os.O_ACCMODE != os.O_RDONLY
+        if writing and flags & os.O_TRUNC and node.truncate is not None:
+            node.truncate()
+        fh = self._next_fh
+        self._next_fh += 1
+        self._open_files[fh] = OpenFile(node, ctx.pid, bool(flags & os.O_NONBLOCK))
+        is_pipe = node.pipe_waiters is not None
+        # direct_io: size-0 files must still be read to their end, and never from page cache.
+        return pyfuse3.FileInfo(fh=fh, direct_io=True, keep_cache=False, nonseekable=is_pipe)
+
+    @_fuse_errors
+    async def read(self, fh, off, size):
+        handle = self._open_files[fh]
+        node = handle.node
+        if node.pipe_waiters is not None:
+            return await self._read_pipe(handle, node.pipe_waiters)
+        if node.read is None:
+            raise pyfuse3.FUSEError(errno.EINVAL)     # a file without a read operation
+        # Generate on a read from the start (a fresh read or a rewind), then serve the rest of
+        # that same text, so one `cat` sees one consistent snapshot.
+        if off == 0 or handle.content is None:
+            handle.content = node.read()
+        return handle.content[off:off + size]
+
+    async def _read_pipe(self, handle: OpenFile, waiters: WaitQueue) -> bytes:
+        # A consuming read of an empty buffer blocks. Nothing writes records until tracepoints
+        # exist (next issue), so a reader waits here until it is interrupted or the mount ends.
+        while True:
+            if handle.nonblock:
+                raise pyfuse3.FUSEError(errno.EAGAIN)
+            await self._wait(waiters, handle.pid)
+
+    async def _wait(self, waiters: WaitQueue, pid: int) -> None:
+        """Return when the wait queue is woken; FUSEError(EINTR) when the reader has a signal."""
+        token = trio.lowlevel.current_trio_token()
+        woken = trio.Event()
+
+        def wake() -> None:   # may run in a machine thread
+            try:
+                token.run_sync_soon(woken.set)
+            except trio.RunFinishedError:
+                pass
+
+        waiters.add(wake)
+        scope = trio.CancelScope()
+        if self._ending:
+            scope.cancel()
+        self._waits.add(scope)
+        try:
+            with scope:
+                while not woken.is_set():
+                    with trio.move_on_after(SIGNAL_POLL_SECONDS):
+                        await woken.wait()
+                    if not woken.is_set() and signal_pending(pid):
+                        raise pyfuse3.FUSEError(errno.EINTR)
+            if scope.cancelled_caught:
+                raise pyfuse3.FUSEError(errno.EINTR)
+        finally:
+            self._waits.discard(scope)
+            waiters.remove(wake)
+
+    @_fuse_errors
+    async def write(self, fh, off, buf):
+        node = self._open_files[fh].node
+        if node.write is None:
+            raise pyfuse3.FUSEError(errno.EINVAL)     # a file without a write operation
+        # Control files parse each write() on its own, whatever the offset (as in Linux).
+        node.write(bytes(buf))
+        return len(buf)
+
+    async def release(self, fh):
+        self._open_files.pop(fh, None)
+
+    async def flush(self, fh):
+        pass
+
+    async def forget(self, inode_list):
+        pass   # inodes live as long as the mount
+
+    @_fuse_errors
+    async def statfs(self, ctx):
+        stat = pyfuse3.StatvfsData()
+        stat.f_bsize = stat.f_frsize = 4096
+        stat.f_namemax = 255
+        return stat
+
+    # tracefs directories have no create: a new file is refused with EACCES, and mknod,
+    # mkdir, unlink, rmdir, rename, link, symlink with EPERM, as the VFS answers Linux's.
+    async def create(self, parent_inode, name, mode, flags, ctx):
+        raise pyfuse3.FUSEError(errno.EACCES)
+
+    async def mknod(self, parent_inode, name, mode, rdev, ctx):
+        raise pyfuse3.FUSEError(errno.EPERM)
+
+    async def mkdir(self, parent_inode, name, mode, ctx):
+        raise pyfuse3.FUSEError(errno.EPERM)
+
+    async def unlink(self, parent_inode, name, ctx):
+        raise pyfuse3.FUSEError(errno.EPERM)
+
+    async def rmdir(self, parent_inode, name, ctx):
+        raise pyfuse3.FUSEError(errno.EPERM)
+
+    async def rename(self, parent_inode_old, name_old, parent_inode_new, name_new, flags, ctx):
+        raise pyfuse3.FUSEError(errno.EPERM)
+
+    async def link(self, inode, new_parent_inode, new_name, ctx):
+        raise pyfuse3.FUSEError(errno.EPERM)
+
+    async def symlink(self, parent_inode, name, target, ctx):
+        raise pyfuse3.FUSEError(errno.EPERM)

@@ -1,0 +1,242 @@
+"""The FUSE Operations driven directly (no mount): tree layout, modes, reads, writes, errors."""
+
+import errno
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from types import SimpleNamespace
+
+import pyfuse3
+import pytest
+import trio
+from fakes import real_event_descs
+
+from tracefs_sim.fs import TracefsOperations, build_tree
+from tracefs_sim.trace import EventRegistry, TraceArray, TraceClocks
+
+CTX = SimpleNamespace(pid=os.getpid(), uid=0, gid=0, umask=0o022)
+
+TOP_FILES = {
+    "README": 0o440, "available_tracers": 0o440, "buffer_size_kb": 0o640,
+    "buffer_total_size_kb": 0o440, "current_tracer": 0o640, "trace": 0o640,
+    "trace_clock": 0o640, "trace_pipe": 0o440, "tracing_on": 0o640,
+}
+CPU_FILES = {"buffer_size_kb": 0o640, "stats": 0o440, "trace": 0o640, "trace_pipe": 0o440}
+
+
+@pytest.fixture
+def setup():
+    ta = TraceArray(2, TraceClocks(lambda: 2_274_249_000))
+    tree = build_tree(ta, EventRegistry(real_event_descs()))
+    return SimpleNamespace(ta=ta, tree=tree, ops=TracefsOperations(tree))
+
+
+def run(coroutine_fn, *args):
+    return trio.run(coroutine_fn, *args)
+
+
+def fuse_errno(coroutine_fn, *args):
+    with pytest.raises(pyfuse3.FUSEError) as caught:
+        run(coroutine_fn, *args)
+    return caught.value.errno
+
+
+def lookup_path(ops, path):
+    inode = pyfuse3.ROOT_INODE
+    for part in path.split("/"):
+        inode = run(ops.lookup, inode, part.encode(), CTX).st_ino
+    return inode
+
+
+def read_file(ops, path, flags=os.O_RDONLY, chunk=4096):
+    info = run(ops.open, lookup_path(ops, path), flags, CTX)
+    data = b""
+    while True:
+        piece = run(ops.read, info.fh, len(data), chunk)
+        if not piece:
+            break
+        data += piece
+    run(ops.release, info.fh)
+    return data
+
+
+def write_file(ops, path, data, flags=os.O_WRONLY | os.O_TRUNC):
+    info = run(ops.open, lookup_path(ops, path), flags, CTX)
+    try:
+        return run(ops.write, info.fh, 0, data)
+    finally:
+        run(ops.release, info.fh)
+
+
+def test_top_level_has_exactly_the_real_files(setup):
+    root = setup.tree.root
+    files = {name: node.mode for name, node in root.children.items() if not hasattr(node, "children")}
+    dirs = {name for name, node in root.children.items() if hasattr(node, "children")}
+    assert files == TOP_FILES
+    assert dirs == {"per_cpu", "events"}
+
+
+def test_modes_and_attributes(setup):
+    ops = setup.ops
+    root = run(ops.getattr, pyfuse3.ROOT_INODE, CTX)
+    assert stat.S_ISDIR(root.st_mode) and stat.S_IMODE(root.st_mode) == 0o700
+    assert root.st_nlink == 4                        # ., .., per_cpu, events
+    for name, mode in TOP_FILES.items():
+        attr = run(ops.getattr, lookup_path(ops, name), CTX)
+        assert stat.S_ISREG(attr.st_mode) and stat.S_IMODE(attr.st_mode) == mode, name
+        assert (attr.st_size, attr.st_uid, attr.st_gid, attr.st_nlink) == (0, 0, 0, 1)
+        assert attr.st_mtime_ns == setup.tree.created_ns
+    per_cpu = run(ops.getattr, lookup_path(ops, "per_cpu"), CTX)
+    assert stat.S_IMODE(per_cpu.st_mode) == 0o750 and per_cpu.st_nlink == 4
+    for cpu in (0, 1):
+        directory = setup.tree.walk(f"per_cpu/cpu{cpu}")
+        assert {n: c.mode for n, c in directory.children.items()} == CPU_FILES
+    assert setup.tree.walk("per_cpu/cpu2") is None
+
+
+def test_events_tree(setup):
+    events = setup.tree.walk("events")
+    assert set(events.children) == {"header_event", "header_page", "kmem", "raw_syscalls", "sched", "syscalls"}
+    switch = setup.tree.walk("events/sched/sched_switch")
+    assert {n: c.mode for n, c in switch.children.items()} == {"format": 0o440, "id": 0o440}
+    fmt = read_file(setup.ops, "events/sched/sched_switch/format").decode()
+    event_id = int(read_file(setup.ops, "events/sched/sched_switch/id"))
+    assert fmt.startswith(f"name: sched_switch\nID: {event_id}\nformat:\n")
+    assert read_file(setup.ops, "events/header_page").startswith(b"\tfield: u64 timestamp;")
+
+
+def test_unknown_paths_are_enoent(setup):
+    ops = setup.ops
+    for path in ("nosuchfile", "options", "instances", "set_event", "events/enable",
+                 "events/sched/nosuch", "events/sched/sched_switch/enable", "per_cpu/cpu0/snapshot"):
+        parent, _, name = path.rpartition("/")
+        parent_inode = lookup_path(ops, parent) if parent else pyfuse3.ROOT_INODE
+        assert fuse_errno(ops.lookup, parent_inode, name.encode(), CTX) == errno.ENOENT, path
+    assert fuse_errno(ops.getattr, 99999, CTX) == errno.ENOENT
+
+
+def test_reads(setup):
+    ops = setup.ops
+    assert read_file(ops, "tracing_on") == b"1\n"
+    assert read_file(ops, "current_tracer") == b"nop\n"
+    assert read_file(ops, "buffer_size_kb") == b"7 (expanded: 1408)\n"
+    assert read_file(ops, "per_cpu/cpu1/buffer_size_kb") == b"7\n"
+    assert b"now ts:     2.274249\n" in read_file(ops, "per_cpu/cpu0/stats")
+    assert read_file(ops, "trace").startswith(b"# tracer: nop\n")
+    assert read_file(ops, "per_cpu/cpu1/trace") == read_file(ops, "trace")
+    readme = read_file(ops, "README", chunk=7).decode()   # small reads still see all of it
+    assert readme.startswith("tracing mini-HOWTO:") and "error_log" not in readme
+    assert "  events/<system>/<event>/\t- Directory containing control files for\n" in readme
+
+
+def test_writes_and_errors(setup):
+    ops = setup.ops
+    assert write_file(ops, "tracing_on", b"2\n") == 2
+    assert read_file(ops, "tracing_on") == b"1\n"
+    for path, bad in (("tracing_on", b"-1\n"), ("tracing_on", b"abc\n"), ("current_tracer", b"nosuch\n"),
+                      ("trace_clock", b"nosuchclock\n"), ("buffer_size_kb", b"0\n"),
+                      ("per_cpu/cpu0/buffer_size_kb", b"abc\n")):
+        info = run(ops.open, lookup_path(ops, path), os.O_WRONLY | os.O_TRUNC, CTX)
+        assert fuse_errno(ops.write, info.fh, 0, bad) == errno.EINVAL, (path, bad)
+    assert read_file(ops, "tracing_on") == b"1\n"
+    assert read_file(ops, "current_tracer") == b"nop\n"
+    write_file(ops, "per_cpu/cpu1/buffer_size_kb", b"100\n")
+    assert read_file(ops, "buffer_size_kb") == b"X\n"
+    # O_APPEND and offsets do not matter: each write is parsed alone.
+    info = run(ops.open, lookup_path(ops, "tracing_on"), os.O_WRONLY | os.O_APPEND, CTX)
+    run(ops.write, info.fh, 2, b"0\n")
+    assert read_file(ops, "tracing_on") == b"0\n"
+
+
+def test_files_without_write_answer_einval_even_for_root(setup):
+    for path in ("README", "available_tracers", "buffer_total_size_kb", "trace_pipe",
+                 "per_cpu/cpu0/stats", "events/header_page", "events/sched/sched_switch/id"):
+        info = run(setup.ops.open, lookup_path(setup.ops, path), os.O_WRONLY, CTX)
+        assert fuse_errno(setup.ops.write, info.fh, 0, b"x\n") == errno.EINVAL, path
+
+
+def test_o_trunc_on_trace_clears_but_on_other_files_is_harmless(setup):
+    buffer = setup.ta.buffer
+    buffer.cpu(0).entries = buffer.cpu(1).entries = 4
+    write_file(setup.ops, "per_cpu/cpu1/trace", b"\n")
+    assert (buffer.cpu(0).entries, buffer.cpu(1).entries) == (4, 0)
+    write_file(setup.ops, "trace", b"x\n", flags=os.O_WRONLY | os.O_APPEND)   # `>>` keeps
+    assert buffer.cpu(0).entries == 4
+    write_file(setup.ops, "trace", b"\n")
+    assert buffer.is_empty()
+    write_file(setup.ops, "tracing_on", b"1\n")
+
+
+def test_setattr_truncate_and_chmod(setup):
+    ops = setup.ops
+    inode = lookup_path(ops, "tracing_on")
+    attr = pyfuse3.EntryAttributes()
+    attr.st_size = 0
+    attr.st_mode = 0o600
+    # pyfuse3.SetattrFields is read-only from Python; the kernel's request is stood in for.
+    no_change = dict(update_size=False, update_mode=False, update_uid=False, update_gid=False,
+                     update_atime=False, update_mtime=False, update_ctime=False)
+    fields = SimpleNamespace(**{**no_change, "update_size": True})
+    result = run(ops.setattr, inode, attr, fields, None, CTX)
+    assert result.st_size == 0 and stat.S_IMODE(result.st_mode) == 0o640
+    fields = SimpleNamespace(**{**no_change, "update_mode": True})
+    assert stat.S_IMODE(run(ops.setattr, inode, attr, fields, None, CTX).st_mode) == 0o600
+
+
+def test_namespace_changes_are_refused_like_tracefs(setup):
+    ops = setup.ops
+    root = pyfuse3.ROOT_INODE
+    assert fuse_errno(ops.create, root, b"new", 0o644, os.O_WRONLY, CTX) == errno.EACCES
+    assert fuse_errno(ops.mkdir, root, b"new", 0o755, CTX) == errno.EPERM
+    assert fuse_errno(ops.unlink, root, b"README", CTX) == errno.EPERM
+    assert fuse_errno(ops.rmdir, root, b"per_cpu", CTX) == errno.EPERM
+    assert fuse_errno(ops.rename, root, b"README", root, b"R", 0, CTX) == errno.EPERM
+
+
+def test_trace_pipe_nonblocking_is_eagain(setup):
+    info = run(setup.ops.open, lookup_path(setup.ops, "trace_pipe"), os.O_RDONLY | os.O_NONBLOCK, CTX)
+    assert info.nonseekable and info.direct_io
+    assert fuse_errno(setup.ops.read, info.fh, 0, 4096) == errno.EAGAIN
+
+
+@pytest.fixture
+def reader_process():
+    """A process standing in for a blocked reader, with SIGUSR1 blocked."""
+    code = "import signal,time; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1}); print(1, flush=True); time.sleep(60)"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    proc.stdout.readline()
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_blocked_pipe_read_waits_through_wakeups_and_ends_on_a_signal(setup, reader_process):
+    ops = setup.ops
+    ctx = SimpleNamespace(pid=reader_process.pid, uid=0, gid=0, umask=0o022)
+    info = run(ops.open, lookup_path(ops, "per_cpu/cpu0/trace_pipe"), os.O_RDONLY, ctx)
+    outcome = {}
+
+    async def scenario():
+        async def reader():
+            try:
+                await ops.read(info.fh, 0, 4096)
+            except pyfuse3.FUSEError as error:
+                outcome["errno"] = error.errno
+                outcome["at"] = time.monotonic()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(reader)
+            await trio.sleep(0.2)
+            setup.ta.write_tracing_on(b"0\n")           # a wake-up with nothing to read
+            reader_process.send_signal(signal.SIGUSR1)  # pending but blocked: not for us
+            await trio.sleep(0.3)
+            assert "errno" not in outcome
+            reader_process.kill()
+            outcome["killed"] = time.monotonic()
+
+    trio.run(scenario)
+    assert outcome["errno"] == errno.EINTR
+    assert outcome["at"] - outcome["killed"] < 0.5
