@@ -1,0 +1,504 @@
+"""The kprobe_events / dynamic_events command grammar of Linux 6.1 (the create/parse half of
+kernel/trace/trace_kprobe.c, the command split of trace_dynevent.c and trace.c's
+trace_parse_run_command()).
+
+    p[:[GRP/][EVENT]] [MOD:]SYM[+OFFS]|ADDR [FETCHARGS]        a kprobe
+    r[MAXACTIVE][:[GRP/][EVENT]] [MOD:]SYM[+0] [FETCHARGS]      a kretprobe
+    p[:[GRP/][EVENT]] [MOD:]SYM[+0]%return [FETCHARGS]          a kretprobe too
+    -:[GRP/][EVENT] [SYM[+OFFS]|ADDR [NAME=FETCHARG ...]]       remove what matches
+
+Parsing gives a ``KprobeSpec`` (what ``struct trace_kprobe`` holds before registration) or a
+``ReleaseCommand``; failures raise ``ProbeError`` with Linux's errno, error_log text and caret.
+The spec knows its read-back line, its format-file fields and print fmt.
+
+What happens at registration is split the way the kernel splits it, so the registry and the
+probe engine (later) call in order: ``check_existing`` (same group/event already there:
+append or refuse), ``event_exists_error`` (the name belongs to another event),
+``KprobeSpec.resolve_args`` (``@SYM`` addresses) and the engine's own arming, whose errno
+``registration_error`` turns into Linux's answer (an instruction-boundary refusal is EILSEQ,
+a symbol not there is ENOENT -- accepted, unarmed, when it names a module or an address).
+"""
+
+from __future__ import annotations
+
+import errno
+from dataclasses import dataclass, replace
+from typing import Callable, Iterator, Protocol, Sequence
+
+from tracefs_sim.trace.probe_args import (
+    MAX_ARGSTR_LEN,
+    MAX_TRACE_ARGS,
+    ArgField,
+    ArgFlags,
+    ProbeArg,
+    ProbeError,
+    ProbeLog,
+    Symbolizer,
+    arg_fields,
+    format_args,
+    is_good_name,
+    is_good_system_name,
+    kstrtoull,
+    kstrtouint,
+    parse_probe_arg,
+    print_fmt,
+    silent_error,
+    split_symbol_offset,
+    sprint_symbol,
+)
+
+__all__ = [
+    "KPROBE_EVENT_SYSTEM",
+    "KernelSymbols",
+    "PointerHash",
+    "KprobeSpec",
+    "ReleaseCommand",
+    "argv_split",
+    "iter_commands",
+    "parse_kprobe_events_command",
+    "create_kprobe",
+    "parse_release",
+    "check_existing",
+    "event_exists_error",
+    "registration_error",
+    "default_maxactive",
+]
+
+KPROBE_EVENT_SYSTEM = "kprobes"
+KRETPROBE_MAXACTIVE_MAX = 4096
+MAX_EVENT_NAME_LEN = 64
+WRITE_BUFSIZE = 4096
+UINT_MAX = 0xFFFFFFFF
+_ENDBR64 = b"\xf3\x0f\x1e\xfa"
+
+# addr -> the value %p prints (hashed), or None while the hash key is not ready: Linux then
+# prints "(____ptrval____)" -- a fresh QEMU boot without entropy shows exactly that.
+PointerHash = Callable[[int], "int | None"]
+
+
+class KernelSymbols(Protocol):
+    """The emulated kernel's symbol table as the kprobe parser needs it."""
+
+    def lookup(self, name: str) -> int | None: ...  # kallsyms_lookup_name(); "MOD:sym" too
+    def count(self, name: str) -> int: ...  # how many symbols have this name
+    def symbolize(self, addr: int) -> "tuple[str, int, int] | None": ...  # (name, offs, size)
+    def read_kernel(self, addr: int, size: int) -> bytes | None: ...  # kernel text/data
+
+
+def _isspace(ch: str) -> bool:
+    # The kernel's isspace(): \t \n \v \f \r, space and Latin-1 NBSP.
+    return ch in " \t\n\v\f\r\xa0"
+
+
+def argv_split(text: str) -> list[str]:
+    """lib/argv_split.c: words separated by runs of whitespace; no quoting."""
+    words: list[str] = []
+    cur: list[str] = []
+    for ch in text:
+        if _isspace(ch):
+            if cur:
+                words.append("".join(cur))
+                cur = []
+        else:
+            cur.append(ch)
+    if cur:
+        words.append("".join(cur))
+    return words
+
+
+def iter_commands(data: bytes) -> Iterator[str]:
+    """trace_parse_run_command(): the commands of one write(), in order, each cut at '#'.
+    The caller runs each before taking the next and stops at the first failure (earlier
+    commands stay done).  A line that does not fit the kernel's 4 KiB buffer (or a NUL before
+    the end of the data) fails with EINVAL when it is reached.  Text is Latin-1 decoded."""
+    count = len(data)
+    done = 0
+    while done < count:
+        chunk = data[done:done + WRITE_BUFSIZE - 1]
+        chunk = chunk.split(b"\0", 1)[0]  # the kernel's string functions stop at a NUL
+        at = 0
+        while done < count:
+            nl = chunk.find(b"\n", at)
+            if nl >= 0:
+                line = chunk[at:nl]
+                size = nl - at + 1
+            else:
+                line = chunk[at:]
+                size = len(line)
+                if done + size < count:
+                    if at:
+                        break  # read the rest of this line with the next buffer
+                    raise silent_error(errno.EINVAL)  # "Line length is too long"
+            done += size
+            at += size
+            yield line.split(b"#", 1)[0].decode("latin-1")
+
+
+def default_maxactive(nr_possible_cpus: int) -> int:
+    """register_kretprobe(): the instance pool a kretprobe gets without MAXACTIVE."""
+    return max(10, 2 * nr_possible_cpus)
+
+
+def _hashed(hash_pointer: PointerHash, addr: int) -> str:
+    """"0x%p": the hashed pointer, or (____ptrval____) before the hash key exists."""
+    h = hash_pointer(addr)
+    return "0x(____ptrval____)" if h is None else f"0x{h:016x}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The parsed probe
+
+
+@dataclass(frozen=True)
+class KprobeSpec:
+    group: str
+    event: str
+    is_return: bool
+    maxactive: int  # 0: not given (registration sets the default, see default_maxactive)
+    symbol: str | None  # "[MOD:]SYM" without offset and suffix; None for an address probe
+    offset: int
+    addr: int | None  # the probed address of an address probe
+    args: tuple[ProbeArg, ...]
+    on_func_entry: bool  # the symbol+offset is a function entry ($argN allowed)
+    argv: tuple[str, ...] = ()  # the command's words, for errors logged at registration
+
+    @property
+    def head_size(self) -> int:
+        """sizeof(struct kprobe_trace_entry_head / kretprobe_trace_entry_head)."""
+        return 24 if self.is_return else 16
+
+    @property
+    def size(self) -> int:
+        """tp->size: bytes of the arguments' fixed part."""
+        return sum(a.size for a in self.args)
+
+    def target_text(self, hash_pointer: PointerHash) -> str:
+        """The probe point as read back: ``SYM``, ``SYM+OFFS`` or ``0x<hashed addr>``."""
+        if self.symbol is None:
+            return _hashed(hash_pointer, self.addr or 0)
+        if self.offset:
+            return f"{self.symbol}+{self.offset}"
+        return self.symbol
+
+    def command_text(self, hash_pointer: PointerHash) -> str:
+        """trace_kprobe_show(): the line kprobe_events and dynamic_events read back."""
+        head = "r" if self.is_return else "p"
+        if self.is_return and self.maxactive:
+            head += str(self.maxactive)
+        words = [f"{head}:{self.group}/{self.event}", self.target_text(hash_pointer)]
+        words += [f"{a.name}={a.comm}" for a in self.args]
+        return " ".join(words) + "\n"
+
+    def fields(self) -> list[ArgField]:
+        """The event's own fields in the format file (after the common ones)."""
+        if self.is_return:
+            head = [ArgField("unsigned long", "__probe_func", 8, 8, False),
+                    ArgField("unsigned long", "__probe_ret_ip", 16, 8, False)]
+        else:
+            head = [ArgField("unsigned long", "__probe_ip", 8, 8, False)]
+        return head + arg_fields(self.args, self.head_size)
+
+    def print_fmt(self) -> str:
+        """What follows ``print fmt: `` in the format file."""
+        if self.is_return:
+            return print_fmt(self.args, "(%lx <- %lx)", ", REC->__probe_func, REC->__probe_ret_ip")
+        return print_fmt(self.args, "(%lx)", ", REC->__probe_ip")
+
+    def format(self) -> tuple[list[ArgField], str]:
+        """(fields, print fmt) of the event's format file."""
+        return self.fields(), self.print_fmt()
+
+    def format_record(self, ip: int, ret_ip: int, values: Sequence,
+                      symbolize: Symbolizer) -> str:
+        """print_kprobe_event()/print_kretprobe_event(): the trace line after the context
+        columns.  ``ip`` is the probed address (kretprobe: the function), ``ret_ip`` the
+        return address (kretprobes only)."""
+        if self.is_return:
+            where = f"{_print_ip_sym(symbolize, ret_ip, True)} <- {_print_ip_sym(symbolize, ip, False)}"
+        else:
+            where = _print_ip_sym(symbolize, ip, True)
+        return f"{self.event}: ({where}){format_args(self.args, values, symbolize)}\n"
+
+    def resolve_args(self, lookup: Callable[[str], int | None]) -> "KprobeSpec | int":
+        """traceprobe_update_arg() for every argument: the spec with @SYM addresses filled in,
+        or a negative errno for registration_error()."""
+        args = []
+        for a in self.args:
+            r = a.resolve(lookup)
+            if isinstance(r, int):
+                return r
+            args.append(r)
+        return replace(self, args=tuple(args))
+
+    def log(self, index: int) -> ProbeLog:
+        log = ProbeLog(self.argv)
+        log.index = index
+        return log
+
+
+def _print_ip_sym(symbolize: Symbolizer, ip: int, offset: bool) -> str:
+    """seq_print_ip_sym() without the sym-addr option."""
+    if not ip:
+        return "0"
+    found = symbolize(ip)
+    if found is None:
+        return f"0x{ip:08x}"
+    return sprint_symbol(symbolize, ip) if offset else found[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+
+def parse_kprobe_events_command(command: str, symbols: KernelSymbols, *,
+                                hash_pointer: PointerHash = lambda addr: None
+                                ) -> "KprobeSpec | ReleaseCommand | None":
+    """One command written to kprobe_events (create_or_delete_trace_kprobe()).  None for a
+    blank command (nothing to do)."""
+    if command[:1] == "-":
+        return parse_release(command)
+    try:
+        return create_kprobe(command, symbols, hash_pointer=hash_pointer)
+    except ProbeError as e:
+        if e.errno == errno.ECANCELED:
+            raise silent_error(errno.EINVAL) from None
+        raise
+
+
+def _on_func_entry(symbols: KernelSymbols, symbol: str, offset: int) -> int:
+    """kprobe_on_func_entry(NULL, symbol, offset): 0, -ENOENT or -EINVAL (x86's
+    arch_adjust_kprobe_addr: an endbr64 at the entry makes +4 the entry as well)."""
+    addr = symbols.lookup(symbol)
+    if not addr:
+        return -errno.ENOENT
+    found = symbols.symbolize(addr + offset)
+    if found is None:
+        return -errno.ENOENT
+    start = addr + offset - found[1]
+    insn = symbols.read_kernel(start, 4)
+    if insn is None:
+        return -errno.EINVAL
+    on_entry = found[1] in (0, 4) if insn == _ENDBR64 else found[1] == 0
+    return 0 if on_entry else -errno.EINVAL
+
+
+def _sanitize_event_name(name: str) -> str:
+    # sanitize_event_name() never looks at the first character.
+    return name[:1] + name[1:].replace(":", "_").replace(".", "_")
+
+
+def _parse_event_name(event: str, offset: int, log: ProbeLog) -> tuple[str | None, str | None]:
+    """traceprobe_parse_event_name(): (group or None, event or None)."""
+    group = None
+    slash = event.find("/")
+    if slash < 0:
+        slash = event.find(".")
+    if slash >= 0:
+        if slash == 0:
+            raise log.error(offset, "NO_GROUP_NAME")
+        if slash + 1 > MAX_EVENT_NAME_LEN:
+            raise log.error(offset, "GROUP_TOO_LONG")
+        group = event[:slash]
+        if not is_good_system_name(group):
+            raise log.error(offset, "BAD_GROUP_NAME")
+        offset += slash + 1
+        event = event[slash + 1:]
+    if not event:
+        if slash >= 0:
+            return group, None
+        raise log.error(offset, "NO_EVENT_NAME")
+    if len(event) >= MAX_EVENT_NAME_LEN:
+        raise log.error(offset, "EVENT_TOO_LONG")
+    if not is_good_name(event):
+        raise log.error(offset, "BAD_EVENT_NAME")
+    return group, event
+
+
+def create_kprobe(command: str, symbols: KernelSymbols, *,
+                  hash_pointer: PointerHash = lambda addr: None) -> KprobeSpec | None:
+    """__trace_kprobe_create(): the spec of a ``p``/``r`` command.  ProbeError(ECANCELED)
+    means "not a kprobe command" (dynamic_events then asks the other event types).
+    ``hash_pointer`` names address probes (``p_0x<hash>``).  None for a blank command."""
+    argv = argv_split(command)
+    if not argv:
+        return None
+    kind = argv[0][0]
+    if kind not in "pr" or len(argv) < 2:
+        raise ProbeError(errno.ECANCELED)
+    is_return = kind == "r"
+    log = ProbeLog(argv)
+    head = argv[0]
+    colon = head.find(":", 1)
+    event: str | None = head[colon + 1:] if colon >= 0 else None
+    maxactive = 0
+    if head[1:2] and head[1] in "0123456789":
+        if not is_return:
+            raise log.error(1, "MAXACT_NO_KPROBE")
+        text = head[1:colon] if colon >= 0 else head[1:]
+        if len(text) > MAX_EVENT_NAME_LEN - 1:
+            raise log.error(1, "BAD_MAXACT")
+        n = kstrtouint(text)
+        if not n:
+            raise log.error(1, "BAD_MAXACT")
+        if n > KRETPROBE_MAXACTIVE_MAX:
+            raise log.error(1, "MAXACT_TOO_BIG")
+        maxactive = n
+
+    flags = ArgFlags.KERNEL
+    symbol = None
+    offset = 0
+    addr = kstrtoull(argv[1])
+    if addr is None:
+        log.index = 1
+        if "/" in argv[1] and ":" in argv[1]:
+            raise ProbeError(errno.ECANCELED)  # a uprobe (PATH:OFFSET)
+        symbol = argv[1]
+        pct = symbol.find("%")
+        if pct >= 0:
+            if symbol[pct:] != "%return":
+                raise log.error(pct, "BAD_ADDR_SUFFIX")
+            symbol = symbol[:pct]
+            is_return = True
+        split = split_symbol_offset(symbol)
+        if split is None or not 0 <= split[1] <= UINT_MAX:
+            raise log.error(0, "BAD_PROBE_ADDR")
+        symbol, offset = split
+        if is_return:
+            flags |= ArgFlags.RETURN
+        ret = _on_func_entry(symbols, symbol, offset)
+        if ret == 0:
+            flags |= ArgFlags.FENTRY
+        elif ret == -errno.EINVAL and is_return:
+            raise log.error(0, "BAD_RETPROBE")
+        if ":" not in symbol:
+            count = symbols.count(symbol)
+            if count > 1:
+                raise log.error(0, "NON_UNIQ_SYMBOL", errno.EADDRNOTAVAIL)
+            if count == 0:
+                raise log.error(0, "BAD_PROBE_ADDR", errno.ENOENT)
+
+    log.index = 0
+    group = KPROBE_EVENT_SYSTEM
+    if event is not None:
+        g, event = _parse_event_name(event, colon + 1, log)
+        group = g or group
+    if event is None:
+        if symbol is not None:
+            name = f"{'r' if is_return else 'p'}_{symbol}_{offset}"
+        else:
+            name = f"{'r' if is_return else 'p'}_{_hashed(hash_pointer, addr)}"
+        event = _sanitize_event_name(name[:MAX_EVENT_NAME_LEN - 1])
+
+    args: list[ProbeArg] = []
+    size = 0
+    # Linux parses at most MAX_TRACE_ARGS arguments and ignores the rest.
+    for i, text in enumerate(argv[2:2 + MAX_TRACE_ARGS]):
+        log.index = i + 2
+        arg = parse_probe_arg(text, i, args, size, flags, log)
+        args.append(arg)
+        size += arg.size
+    return KprobeSpec(group, event, is_return, maxactive, symbol, offset,
+                      addr if symbol is None else None, tuple(args),
+                      bool(flags & ArgFlags.FENTRY), tuple(argv))
+
+
+# ---------------------------------------------------------------------------------------------
+# Removal (dyn_event_release + trace_kprobe_match)
+
+
+@dataclass(frozen=True)
+class ReleaseCommand:
+    system: str | None
+    event: str  # "" matches every event (of the system)
+    args: tuple[str, ...]  # the probe point and NAME=FETCHARG words that must match
+
+    def matches(self, spec: KprobeSpec, hash_pointer: PointerHash) -> bool:
+        """trace_kprobe_match()."""
+        if self.event and spec.event != self.event:
+            return False
+        if self.system is not None and spec.group != self.system:
+            return False
+        if not self.args:
+            return True
+        if spec.target_text(hash_pointer)[:MAX_ARGSTR_LEN] != self.args[0]:
+            return False
+        rest = self.args[1:]
+        if len(spec.args) < len(rest):
+            return False
+        return all(word == f"{a.name}={a.comm}" for a, word in zip(spec.args, rest))
+
+
+def parse_release(command: str) -> ReleaseCommand:
+    """dyn_event_release()'s parsing of ``-:[GRP/][EVENT] ...`` (and dynamic_events' ``!``
+    form).  Removing what matches -- every matching probe, ENOENT when none does, the first
+    busy one's EBUSY -- is the registry's loop."""
+    argv = argv_split(command)
+    head = argv[0]
+    if head[0] == "-":
+        if head[1:2] != ":":
+            raise silent_error(errno.EINVAL)
+        event = head[2:]
+    else:
+        colon = head.find(":")
+        if colon < 0:
+            raise silent_error(errno.EINVAL)
+        event = head[colon + 1:]
+    system = None
+    slash = event.find("/")
+    if slash >= 0:
+        system, event = event[:slash], event[slash + 1:]
+    if system is None and not event:
+        raise silent_error(errno.EINVAL)
+    return ReleaseCommand(system, event, tuple(argv[1:]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Registration checks (register_trace_kprobe / append_trace_kprobe)
+
+
+def _compare_arg_type(a: KprobeSpec, b: KprobeSpec) -> int:
+    """trace_probe_compare_arg_type(): 1-based index of the first differing argument."""
+    if len(a.args) != len(b.args):
+        return min(len(a.args), len(b.args)) + 1
+    for i, (x, y) in enumerate(zip(a.args, b.args)):
+        if x.type != y.type or x.count != y.count or x.name != y.name:
+            return i + 1
+    return 0
+
+
+def check_existing(spec: KprobeSpec, existing: Sequence[KprobeSpec]) -> None:
+    """A probe whose group/event is already a kprobe event: it may join that event (same
+    kind, same argument names and types, not the very same probe).  ``existing`` are the
+    probes of that event, first the one that created it.  Raises ProbeError(EEXIST)."""
+    first = existing[0]
+    if spec.is_return != first.is_return:
+        raise spec.log(0).error(0, "DIFF_PROBE_TYPE", errno.EEXIST)
+    diff = _compare_arg_type(spec, first)
+    if diff:
+        raise spec.log(diff + 1).error(0, "DIFF_ARG_TYPE", errno.EEXIST)
+    for other in existing:
+        if ((other.symbol or "unknown") == (spec.symbol or "unknown")
+                and other.offset == spec.offset
+                and all(x.comm == y.comm for x, y in zip(other.args, spec.args))):
+            raise spec.log(0).error(0, "SAME_PROBE", errno.EEXIST)
+
+
+def event_exists_error(spec: KprobeSpec) -> ProbeError:
+    """The group/event name is taken by an event that is not a kprobe."""
+    return spec.log(0).error(0, "EVENT_EXIST", errno.EEXIST)
+
+
+def registration_error(spec: KprobeSpec, err: int) -> ProbeError | None:
+    """What register_trace_kprobe() makes of a failure (negative errno) of resolve_args() or
+    of arming the probe: None when the kernel keeps the probe unarmed and succeeds (a symbol
+    not found in a module, or an address outside the kernel: it waits for a module)."""
+    if err == -errno.ENOENT and (spec.symbol is None or ":" in spec.symbol):
+        return None
+    log = spec.log(1)
+    if err == -errno.EILSEQ:
+        return log.error(0, "BAD_INSN_BNDRY", errno.EILSEQ)
+    if err == -errno.ENOENT:
+        return log.error(0, "BAD_PROBE_ADDR", errno.ENOENT)
+    if err in (-errno.ENOMEM, -errno.EEXIST):
+        return ProbeError(-err)
+    return log.error(0, "FAIL_REG_PROBE", -err)

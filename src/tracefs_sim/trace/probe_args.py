@@ -1,0 +1,1000 @@
+"""Fetch arguments of probe events, as Linux 6.1 parses, stores and prints them
+(kernel/trace/trace_probe.c, trace_probe.h, trace_probe_tmpl.h; the kprobe fetch stage of
+trace_kprobe.c).  Shared by kprobes and, later, uprobes.
+
+An argument is ``[NAME=]FETCHARG[:TYPE]``.  It compiles, as in the kernel, into a short program
+of fetch instructions (``FetchInsn``: load, dereferences, store, bitfield, array loop) of at most
+16 slots -- the slot limit is what makes "Dereference is too much nested" appear where Linux
+shows it.  Errors carry Linux's text, errno and error_log caret position (``ProbeError``).
+
+Executing a program: ``ProbeArg.fetch(ctx)`` runs it against a ``FetchContext`` (registers,
+kernel/user memory, comm, the kernel stack) and gives a Python value; ``encode_args`` lays
+values out as the kernel's record does (fixed part + ``__data_loc`` strings), ``decode_args``
+reads them back, and ``format_args`` prints them as the trace line does (`` a=0x1 s="x"``).
+"""
+
+from __future__ import annotations
+
+import errno
+import struct
+from dataclasses import dataclass
+from enum import IntFlag
+from typing import Callable, Protocol, Sequence
+
+__all__ = [
+    "ERRORS",
+    "ProbeError",
+    "ProbeLog",
+    "silent_error",
+    "ArgFlags",
+    "ArgField",
+    "FetchType",
+    "FETCH_TYPES",
+    "FetchInsn",
+    "ProbeArg",
+    "FetchContext",
+    "Symbolizer",
+    "parse_probe_arg",
+    "is_good_name",
+    "is_good_system_name",
+    "kstrtoull",
+    "kstrtoll",
+    "kstrtouint",
+    "simple_strtoul",
+    "split_symbol_offset",
+    "MAX_ARGSTR_LEN",
+    "arg_fields",
+    "print_fmt",
+    "encode_args",
+    "decode_args",
+    "format_args",
+    "sprint_symbol",
+    "FAULT_STRING",
+    "MAX_TRACE_ARGS",
+    "MAX_STRING_SIZE",
+    "TASK_SIZE",
+]
+
+# trace_probe.h limits.
+MAX_TRACE_ARGS = 128
+MAX_ARGSTR_LEN = 63
+MAX_ARRAY_LEN = 64
+MAX_ARG_NAME_LEN = 32
+MAX_STRING_SIZE = 4096  # PATH_MAX
+MAX_PROBE_EVENT_SIZE = 3072
+FETCH_INSN_MAX = 16
+# THREAD_SIZE / sizeof(long) on x86-64 without KASAN: the largest $stackN / $argN.
+PARAM_MAX_STACK = 16384 // 8
+# x86-64 TASK_SIZE_MAX (4-level paging): below it a "kernel" string/deref reads user memory
+# (CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE is set on x86).
+TASK_SIZE = (1 << 47) - 4096
+FAULT_STRING = "(fault)"
+
+# The ERRORS table of trace_probe.h, in order.
+ERRORS = {
+    "FILE_NOT_FOUND": "Failed to find the given file",
+    "NO_REGULAR_FILE": "Not a regular file",
+    "BAD_REFCNT": "Invalid reference counter offset",
+    "REFCNT_OPEN_BRACE": "Reference counter brace is not closed",
+    "BAD_REFCNT_SUFFIX": "Reference counter has wrong suffix",
+    "BAD_UPROBE_OFFS": "Invalid uprobe offset",
+    "MAXACT_NO_KPROBE": "Maxactive is not for kprobe",
+    "BAD_MAXACT": "Invalid maxactive number",
+    "MAXACT_TOO_BIG": "Maxactive is too big",
+    "BAD_PROBE_ADDR": "Invalid probed address or symbol",
+    "NON_UNIQ_SYMBOL": "The symbol is not unique",
+    "BAD_RETPROBE": "Retprobe address must be an function entry",
+    "BAD_ADDR_SUFFIX": "Invalid probed address suffix",
+    "NO_GROUP_NAME": "Group name is not specified",
+    "GROUP_TOO_LONG": "Group name is too long",
+    "BAD_GROUP_NAME": "Group name must follow the same rules as C identifiers",
+    "NO_EVENT_NAME": "Event name is not specified",
+    "EVENT_TOO_LONG": "Event name is too long",
+    "BAD_EVENT_NAME": "Event name must follow the same rules as C identifiers",
+    "EVENT_EXIST": "Given group/event name is already used by another event",
+    "RETVAL_ON_PROBE": "$retval is not available on probe",
+    "BAD_STACK_NUM": "Invalid stack number",
+    "BAD_ARG_NUM": "Invalid argument number",
+    "BAD_VAR": "Invalid $-variable specified",
+    "BAD_REG_NAME": "Invalid register name",
+    "BAD_MEM_ADDR": "Invalid memory address",
+    "BAD_IMM": "Invalid immediate value",
+    "IMMSTR_NO_CLOSE": "String is not closed with '\"'",
+    "FILE_ON_KPROBE": "File offset is not available with kprobe",
+    "BAD_FILE_OFFS": "Invalid file offset value",
+    "SYM_ON_UPROBE": "Symbol is not available with uprobe",
+    "TOO_MANY_OPS": "Dereference is too much nested",
+    "DEREF_NEED_BRACE": "Dereference needs a brace",
+    "BAD_DEREF_OFFS": "Invalid dereference offset",
+    "DEREF_OPEN_BRACE": "Dereference brace is not closed",
+    "COMM_CANT_DEREF": "$comm can not be dereferenced",
+    "BAD_FETCH_ARG": "Invalid fetch argument",
+    "ARRAY_NO_CLOSE": "Array is not closed",
+    "BAD_ARRAY_SUFFIX": "Array has wrong suffix",
+    "BAD_ARRAY_NUM": "Invalid array size",
+    "ARRAY_TOO_BIG": "Array number is too big",
+    "BAD_TYPE": "Unknown type is specified",
+    "BAD_STRING": "String accepts only memory argument",
+    "BAD_SYMSTRING": "Symbol String doesn't accept data/userdata",
+    "BAD_BITFIELD": "Invalid bitfield",
+    "ARG_NAME_TOO_LONG": "Argument name is too long",
+    "NO_ARG_NAME": "Argument name is not specified",
+    "BAD_ARG_NAME": "Argument name must follow the same rules as C identifiers",
+    "USED_ARG_NAME": "This argument name is already used",
+    "ARG_TOO_LONG": "Argument expression is too long",
+    "NO_ARG_BODY": "No argument expression",
+    "BAD_INSN_BNDRY": "Probe point is not an instruction boundary",
+    "FAIL_REG_PROBE": "Failed to register probe event",
+    "DIFF_PROBE_TYPE": "Probe type is different from existing probe",
+    "DIFF_ARG_TYPE": "Argument type or name is different from existing probe",
+    "SAME_PROBE": "There is already the exact same probe event",
+    "NO_EVENT_INFO": "This requires both group and event name to attach",
+    "BAD_ATTACH_EVENT": "Attached event does not exist",
+    "BAD_ATTACH_ARG": "Attached event does not have this field",
+    "NO_EP_FILTER": "No filter rule after 'if'",
+    "EVENT_TOO_BIG": "Event too big (too many fields?)",
+}
+
+# Field names an argument may not take (reserved_field_names[] of trace_probe.c).
+RESERVED_FIELD_NAMES = (
+    "common_type", "common_flags", "common_preempt_count", "common_pid", "common_tgid",
+    "__probe_ip", "__probe_ret_ip", "__probe_func",
+)
+
+# x86-64 regoffset_table[] (arch/x86/kernel/ptrace.c): the names `%REG` accepts.
+REGISTER_NAMES = frozenset((
+    "r15", "r14", "r13", "r12", "r11", "r10", "r9", "r8", "bx", "cx", "dx", "si", "di", "bp",
+    "ax", "orig_ax", "ip", "cs", "flags", "sp", "ss",
+))
+# regs_get_kernel_argument(): $arg1..$arg6 are these registers, later ones are on the stack.
+ARGUMENT_REGISTERS = ("di", "si", "dx", "cx", "r8", "r9")
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors and the error_log position (trace_probe_log of trace_probe.c)
+
+
+class ProbeError(Exception):
+    """A command the kernel refuses.  ``message`` is None when it fails without logging."""
+
+    def __init__(self, err: int, message: str | None = None, command: str = "", pos: int = 0,
+                 location: str = "trace_kprobe"):
+        super().__init__(message or errno.errorcode.get(err, str(err)))
+        self.errno = err
+        self.message = message
+        self.command = command  # what error_log shows after "Command: " (argv joined by ' ')
+        self.pos = pos  # caret column under the command
+        self.location = location
+
+
+class ProbeLog:
+    """trace_probe_log: the argv of the command being parsed and the index of the word the
+    parser is at.  Errors point at ``offset`` characters into that word."""
+
+    def __init__(self, argv: Sequence[str], location: str = "trace_kprobe"):
+        self.argv = list(argv)
+        self.index = 0
+        self.location = location
+
+    def error(self, offset: int, code: str, err: int = errno.EINVAL) -> ProbeError:
+        # __trace_probe_log_err(): the word's start in the argv joined with single spaces; an
+        # index past the last word points one past the trailing space.
+        pos = 0
+        length = 0
+        for i, word in enumerate(self.argv):
+            if i == self.index:
+                pos = length
+            length += len(word) + 1
+        if self.index >= len(self.argv):
+            pos, offset = length, 0
+        return ProbeError(err, ERRORS[code], " ".join(self.argv), (pos + offset) & 0xFFFF,
+                          self.location)
+
+
+def silent_error(err: int = errno.EINVAL) -> ProbeError:
+    """A failure the kernel returns without an error_log entry."""
+    return ProbeError(err)
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers: lib/kstrtox.c with base 0 (0x hex, 0 octal, decimal)
+
+_ULLONG_MAX = (1 << 64) - 1
+
+
+def _radix(s: str) -> tuple[int, str]:
+    # _parse_integer_fixup_radix(): "0x" counts only when a hex digit follows.
+    if s[:1] == "0":
+        if s[1:2].lower() == "x" and s[2:3] and s[2] in "0123456789abcdefABCDEF":
+            return 16, s[2:]
+        return 8, s
+    return 10, s
+
+
+def _parse_digits(s: str, base: int) -> tuple[int, int]:
+    """(value, number of digits) of the leading digits of s; value is not range-checked."""
+    value = 0
+    n = 0
+    for ch in s:
+        d = int(ch, 16) if ch in "0123456789abcdefABCDEF" else 99
+        if d >= base:
+            break
+        value = value * base + d
+        n += 1
+    return value, n
+
+
+def kstrtoull(s: str, base: int = 0) -> int | None:
+    """kstrtoull(): the value, or None where the kernel returns -EINVAL/-ERANGE."""
+    if s[:1] == "+":
+        s = s[1:]
+    if base == 0:
+        base, s = _radix(s)
+    elif base == 16 and s[:2].lower() == "0x":
+        s = s[2:]
+    value, n = _parse_digits(s, base)
+    if n == 0 or value > _ULLONG_MAX:
+        return None
+    rest = s[n:]
+    if rest == "\n":
+        rest = ""
+    return None if rest else value
+
+
+def kstrtoll(s: str, base: int = 0) -> int | None:
+    """kstrtoll()/kstrtol() (64-bit long): signed, range-checked."""
+    if s[:1] == "-":
+        v = kstrtoull(s[1:], base)
+        if v is None or v > 1 << 63:
+            return None
+        return -v
+    v = kstrtoull(s, base)
+    if v is None or v >= 1 << 63:
+        return None
+    return v
+
+
+def kstrtouint(s: str, base: int = 0) -> int | None:
+    v = kstrtoull(s, base)
+    return v if v is not None and v <= 0xFFFFFFFF else None
+
+
+def simple_strtoul(s: str) -> tuple[int, int]:
+    """simple_strtoul(s, &end, 0): (value, characters consumed); never fails."""
+    base, rest = _radix(s)
+    value, n = _parse_digits(rest, base)
+    return value & _ULLONG_MAX, (len(s) - len(rest)) + n
+
+
+def _isalpha(ch: str) -> bool:
+    # The kernel's ctype table counts Latin-1 letters (0xc0-0xff but for x and /) as letters;
+    # command text is handled as Latin-1 decoded bytes.
+    o = ord(ch)
+    return ("a" <= ch <= "z") or ("A" <= ch <= "Z") or (0xC0 <= o <= 0xFF and o not in (0xD7, 0xF7))
+
+
+def split_symbol_offset(symbol: str) -> tuple[str, int] | None:
+    """traceprobe_split_symbol_offset(): "SYM+OFFS" / "SYM-OFFS" -> (SYM, offset); None where
+    the offset does not parse."""
+    cut = min((p for p in (symbol.find("+"), symbol.find("-")) if p >= 0), default=-1)
+    if cut < 0:
+        return symbol, 0
+    offset = kstrtoll(symbol[cut:])
+    return None if offset is None else (symbol[:cut], offset)
+
+
+def is_good_name(name: str, hash_ok: bool = False) -> bool:
+    """__is_good_name() of trace.h: a C identifier (plus '-' for system names)."""
+    def ok(ch: str, first: bool) -> bool:
+        if ch == "_" or _isalpha(ch):
+            return True
+        if hash_ok and ch == "-":
+            return True
+        return not first and "0" <= ch <= "9"
+
+    return bool(name) and ok(name[0], True) and all(ok(c, False) for c in name[1:])
+
+
+def is_good_system_name(name: str) -> bool:
+    return is_good_name(name, hash_ok=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Types (probe_fetch_types[] of trace_probe.c)
+
+
+@dataclass(frozen=True)
+class FetchType:
+    name: str
+    size: int
+    is_signed: bool
+    is_string: bool
+    fmt: str  # in print fmt (the C string literal's text)
+    fmttype: str  # field type in the format file
+
+
+def _basic(name: str, size: int, signed: bool, fmt: str, fmttype: str | None = None) -> FetchType:
+    return FetchType(name, size, signed, False, fmt, fmttype or name)
+
+
+_STRING_FMT = '\\"%s\\"'
+FETCH_TYPES: dict[str, FetchType] = {t.name: t for t in (
+    FetchType("string", 4, True, True, _STRING_FMT, "__data_loc char[]"),
+    FetchType("ustring", 4, True, True, _STRING_FMT, "__data_loc char[]"),
+    FetchType("symstr", 4, True, True, _STRING_FMT, "__data_loc char[]"),
+    _basic("u8", 1, False, "%u"), _basic("u16", 2, False, "%u"),
+    _basic("u32", 4, False, "%u"), _basic("u64", 8, False, "%Lu"),
+    _basic("s8", 1, True, "%d"), _basic("s16", 2, True, "%d"),
+    _basic("s32", 4, True, "%d"), _basic("s64", 8, True, "%Ld"),
+    _basic("x8", 1, False, "0x%x", "u8"), _basic("x16", 2, False, "0x%x", "u16"),
+    _basic("x32", 4, False, "0x%x", "u32"), _basic("x64", 8, False, "0x%Lx", "u64"),
+    _basic("symbol", 8, False, "%pS", "u64"),
+)}
+DEFAULT_FETCH_TYPE = "x64"
+
+
+def find_fetch_type(name: str | None) -> FetchType | None:
+    """find_fetch_type(): a bitfield ``b...`` maps to the unsigned type of its container."""
+    if name is None:
+        name = DEFAULT_FETCH_TYPE
+    if name[:1] == "b":
+        slash = name.find("/")
+        if slash < 0:
+            return None
+        bs = kstrtoull(name[slash + 1:])
+        return {8: FETCH_TYPES["u8"], 16: FETCH_TYPES["u16"], 32: FETCH_TYPES["u32"],
+                64: FETCH_TYPES["u64"]}.get(bs)
+    return FETCH_TYPES.get(name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fetch programs (struct fetch_insn)
+
+# Load ops: "reg" (data: name), "stack" (param), "stackp", "retval", "imm" (immediate),
+# "comm", "arg" (param: 0-based), "data" (data: bytes), "foffs" (uprobes: file offset in
+# immediate), "symbol" (data: "SYM[+-offs]", resolved
+# into the following imm at registration).  Then "deref"/"uderef" (offset), a store
+# ("st_raw", "st_mem", "st_umem", "st_string", "st_ustring", "st_symstr": offset, size), an
+# optional "mod_bf" (basesize, lshift, rshift), an optional "lp_array" (param), and "end".
+
+
+@dataclass(frozen=True)
+class FetchInsn:
+    op: str
+    param: int = 0
+    offset: int = 0
+    size: int = 0
+    immediate: int = 0
+    data: object = None
+    basesize: int = 0
+    lshift: int = 0
+    rshift: int = 0
+
+
+class _Code:
+    """The kcalloc'ed fetch_insn[FETCH_INSN_MAX] buffer, filled slot by slot as the kernel
+    does: slot 15 is the end marker, so a program reaching it is "too much nested"."""
+
+    def __init__(self):
+        self.slots: list[dict | None] = [None] * FETCH_INSN_MAX
+        self.slots[FETCH_INSN_MAX - 1] = {"op": "end"}
+        self.i = 0
+
+    @property
+    def end(self) -> int:
+        return FETCH_INSN_MAX - 1
+
+    def op(self, i: int | None = None) -> str:
+        s = self.slots[self.i if i is None else i]
+        return s["op"] if s else "nop"
+
+    def set(self, **kw) -> None:
+        self.slots[self.i] = kw
+
+    def update(self, **kw) -> None:
+        self.slots[self.i].update(kw)
+
+    def program(self) -> tuple[FetchInsn, ...]:
+        return tuple(FetchInsn(**s) for s in self.slots[: self.i + 1])
+
+
+class _Fail(Exception):
+    def __init__(self, error: ProbeError):
+        self.error = error
+
+
+def _parse_vars(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeLog) -> None:
+    """parse_probe_vars(): $retval, $stack, $stackN, $comm, $argN."""
+    if arg == "retval":
+        if flags & ArgFlags.RETURN:
+            code.set(op="retval")
+            return
+        raise _Fail(log.error(offs, "RETVAL_ON_PROBE"))
+    if arg.startswith("stack"):
+        rest = arg[5:]
+        if rest == "":
+            code.set(op="stackp")
+            return
+        if rest[0] in "0123456789":
+            param = kstrtoull(rest, 10)
+            if param is None:
+                raise _Fail(log.error(offs, "BAD_VAR"))
+            if flags & ArgFlags.KERNEL and param > PARAM_MAX_STACK:
+                raise _Fail(log.error(offs, "BAD_STACK_NUM"))
+            code.set(op="stack", param=param)
+            return
+        raise _Fail(log.error(offs, "BAD_VAR"))
+    if arg in ("comm", "COMM"):
+        code.set(op="comm")
+        return
+    if (flags & ArgFlags.MASK) == (ArgFlags.KERNEL | ArgFlags.FENTRY) and arg.startswith("arg"):
+        param = kstrtoull(arg[3:], 10)
+        if param is None:
+            raise _Fail(log.error(offs, "BAD_VAR"))
+        if not param or param > PARAM_MAX_STACK:
+            raise _Fail(log.error(offs, "BAD_ARG_NUM"))
+        code.set(op="arg", param=param - 1)
+        return
+    raise _Fail(log.error(offs, "BAD_VAR"))
+
+
+def _str_to_immediate(s: str) -> int | None:
+    if s[:1] in "0123456789" and s:
+        return kstrtoull(s)
+    if s[:1] == "-":
+        v = kstrtoll(s)
+    elif s[:1] == "+":
+        v = kstrtoll(s[1:])
+    else:
+        return None
+    return None if v is None else v & _ULLONG_MAX
+
+
+def _parse_arg(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeLog) -> None:
+    """parse_probe_arg(): the recursive fetch-argument grammar."""
+    c = arg[:1]
+    if c == "$":
+        _parse_vars(arg[1:], code, flags, offs, log)
+    elif c == "%":
+        if flags & ArgFlags.TPOINT:
+            raise _Fail(log.error(offs, "BAD_VAR"))  # eprobes have no registers
+        if arg[1:] not in REGISTER_NAMES:
+            raise _Fail(log.error(offs, "BAD_REG_NAME"))
+        code.set(op="reg", data=arg[1:])
+    elif c == "@":
+        if arg[1:2] and arg[1] in "0123456789":
+            param = kstrtoull(arg[1:])
+            if param is None:
+                raise _Fail(log.error(offs, "BAD_MEM_ADDR"))
+            code.set(op="imm", immediate=param)
+        elif arg[1:2] == "+":
+            if flags & ArgFlags.KERNEL:
+                raise _Fail(log.error(offs, "FILE_ON_KPROBE"))
+            foffs = kstrtoll(arg[2:])
+            if foffs is None:
+                raise _Fail(log.error(offs, "BAD_FILE_OFFS"))
+            code.set(op="foffs", immediate=foffs & _ULLONG_MAX)
+        else:
+            if not flags & ArgFlags.KERNEL:
+                raise _Fail(log.error(offs, "SYM_ON_UPROBE"))
+            code.set(op="symbol", data=arg[1:])
+            code.i += 1
+            if code.i == code.end:
+                raise _Fail(log.error(offs, "TOO_MANY_OPS"))
+            code.set(op="imm", immediate=0)
+        code.i += 1
+        if code.i == code.end:
+            raise _Fail(log.error(offs, "TOO_MANY_OPS"))
+        code.set(op="deref", offset=0)
+    elif c in ("+", "-"):
+        deref = "deref"
+        a = arg
+        if a[1:2] == "u":
+            deref = "uderef"
+            a = a[0] + a[2:]
+            base = 1  # the kernel moves its pointer past the 'u'
+        else:
+            base = 0
+        if a[0] == "+":
+            a = a[1:]
+            base += 1
+        paren = a.find("(")
+        if paren < 0:
+            raise _Fail(log.error(offs, "DEREF_NEED_BRACE"))
+        offset = kstrtoll(a[:paren])
+        if offset is None:
+            raise _Fail(log.error(offs, "BAD_DEREF_OFFS"))
+        # Linux advances by the text it skipped, counting the '+' once more: for "+u" forms
+        # this puts the caret one column early, as the kernel does.
+        offs += (paren + 1) + (1 if a[0] != "-" else 0)
+        inner = a[paren + 1:]
+        close = inner.rfind(")")
+        if close < 0:
+            raise _Fail(log.error(offs + len(inner), "DEREF_OPEN_BRACE"))
+        inner = inner[:close]
+        _parse_arg(inner, code, flags, offs, log)
+        if code.op() in ("comm", "data"):
+            raise _Fail(log.error(offs, "COMM_CANT_DEREF"))
+        code.i += 1
+        if code.i == code.end:
+            raise _Fail(log.error(offs, "TOO_MANY_OPS"))
+        code.set(op=deref, offset=offset)
+    elif c == "\\":
+        if arg[1:2] == '"':
+            s = arg[2:]
+            if not s or s[-1] != '"':
+                raise _Fail(log.error(offs + 2 + len(s), "IMMSTR_NO_CLOSE"))
+            code.set(op="data", data=s[:-1].encode("latin-1"))
+        else:
+            imm = _str_to_immediate(arg[1:])
+            if imm is None:
+                raise _Fail(log.error(offs + 1, "BAD_IMM"))
+            code.set(op="imm", immediate=imm)
+    if code.op() == "nop":
+        raise _Fail(log.error(offs, "BAD_FETCH_ARG"))
+
+
+def _parse_bitfield(bf: str, t: FetchType, code: _Code) -> bool:
+    """__parse_bitfield_probe_arg(); False where the kernel returns -EINVAL."""
+    if bf[:1] != "b":
+        return True
+    bw, n = simple_strtoul(bf[1:])
+    tail = bf[1 + n:]
+    if bw == 0 or tail[:1] != "@":
+        return False
+    rest = tail[1:]
+    bo, n = simple_strtoul(rest)
+    if n == 0 or rest[n:n + 1] != "/":
+        return False
+    code.i += 1
+    if code.op() != "nop":
+        return False
+    bits = t.size * 8
+    # lshift/rshift are unsigned char in the kernel.
+    code.set(op="mod_bf", basesize=t.size, lshift=(bits - (bw + bo)) & 0xFF,
+             rshift=(bits - bw) & 0xFF)
+    return bits >= bw + bo
+
+
+class ArgFlags(IntFlag):
+    """TPARG_FL_*: what kind of probe the argument belongs to."""
+
+    RETURN = 1
+    KERNEL = 2
+    FENTRY = 4
+    TPOINT = 8
+    MASK = 15
+
+
+@dataclass(frozen=True)
+class ProbeArg:
+    """One compiled argument: what the kernel keeps in struct probe_arg."""
+
+    name: str
+    comm: str  # the FETCHARG[:TYPE] text as written; read back after "NAME="
+    type: FetchType
+    count: int  # array length, 0 for a scalar
+    offset: int  # offset of its slot in the argument area of the record
+    code: tuple[FetchInsn, ...]
+
+    @property
+    def size(self) -> int:
+        """Bytes of its slot in the fixed part of the record."""
+        return self.type.size * (self.count or 1)
+
+    @property
+    def field_type(self) -> str:
+        """Its field type in the format file (``u32[4]``, ``__data_loc char[][2]``)."""
+        if self.count:
+            return f"{self.type.fmttype}[{self.count}]"
+        return self.type.fmttype
+
+    def resolve(self, lookup: Callable[[str], int | None]) -> "ProbeArg | int":
+        """traceprobe_update_arg(): fill in @SYM addresses.  Returns the resolved argument,
+        or a negative errno (-EINVAL: bad offset, -ENOENT: unknown symbol)."""
+        code = list(self.code)
+        for i, insn in enumerate(code):
+            if insn.op != "symbol":
+                continue
+            if code[i + 1].op != "imm":
+                return -errno.EINVAL
+            split = split_symbol_offset(insn.data)
+            if split is None:
+                return -errno.EINVAL
+            text, offset = split
+            addr = lookup(text)
+            if not addr:
+                return -errno.ENOENT
+            code[i + 1] = FetchInsn("imm", immediate=(addr + offset) & _ULLONG_MAX)
+        return ProbeArg(self.name, self.comm, self.type, self.count, self.offset, tuple(code))
+
+    # -- execution (process_fetch_insn + process_fetch_insn_bottom) --------------------------
+
+    def fetch(self, ctx: "FetchContext"):
+        """The value this argument records at a hit: an int for a scalar (masked to its size,
+        bitfield applied), bytes for a string (without the NUL), a list for an array.  A fault
+        gives None (for a string: printed as "(fault)"; for a number Linux leaves the record's
+        bytes unwritten).  A fault before the store stage makes the whole argument None."""
+        code = self.code
+        i = 0
+        insn = code[0]
+        if insn.op == "symbol":
+            i = 1
+            insn = code[1]
+        op = insn.op
+        if op == "reg":
+            val = ctx.reg(insn.data)
+        elif op == "stack":
+            val = ctx.stack(insn.param)
+        elif op == "stackp":
+            val = ctx.reg("sp")
+        elif op == "retval":
+            val = ctx.retval()
+        elif op == "imm":
+            val = insn.immediate
+        elif op == "arg":
+            n = insn.param
+            val = ctx.reg(ARGUMENT_REGISTERS[n]) if n < 6 else ctx.stack(n - 5)
+        elif op in ("comm", "data"):
+            # $comm and immediate strings are the string itself, not an address.
+            text = ctx.comm() if op == "comm" else insn.data
+            return text.split(b"\0", 1)[0][: MAX_STRING_SIZE - 1]
+        else:
+            raise ValueError(f"not a load op: {op}")
+        return self._bottom(code, i + 1, val & _ULLONG_MAX, ctx)
+
+    def _bottom(self, code, i, val, ctx):
+        lval = val
+        i, val, lval = _deref_chain(code, i, val, lval, ctx)
+        if i is None:
+            return None
+        s3 = i
+        count = self.count or 1
+        out = []
+        for n in range(count):
+            st = code[s3]
+            if st.op in ("st_string", "st_ustring", "st_symstr"):
+                if n:
+                    # An array of strings: each element is the next pointer's string.
+                    val = lval + 8 * n
+                    j, val, _ = _deref_chain(code, s3 - 1, val, val, ctx)
+                    if j is None:
+                        # The kernel stops the loop; the remaining slots stay unwritten.
+                        out += [None] * (count - n)
+                        break
+                out.append(_store_string(st, val, ctx))
+            else:
+                out.append(_store_value(st, code[s3 + 1], val + n * st.size, ctx))
+        return out if self.count else out[0]
+
+
+def _deref_chain(code, i, val, lval, ctx):
+    """Stage 2: follow deref/uderef ops; (None, ...) on a fault."""
+    while code[i].op in ("deref", "uderef"):
+        lval = val
+        addr = (val + code[i].offset) & _ULLONG_MAX
+        user = code[i].op == "uderef" or addr < TASK_SIZE
+        raw = ctx.read_user(addr, 8) if user else ctx.read_kernel(addr, 8)
+        if raw is None:
+            return None, val, lval
+        val = int.from_bytes(raw, "little")
+        i += 1
+    return i, val, lval
+
+
+def _store_string(st: FetchInsn, val: int, ctx) -> bytes | None:
+    addr = (val + st.offset) & _ULLONG_MAX
+    if st.op == "st_symstr":
+        return sprint_symbol(ctx.symbolize, addr).encode()
+    user = st.op == "st_ustring" or addr < TASK_SIZE
+    s = ctx.read_string(addr, user)
+    return None if s is None else s[: MAX_STRING_SIZE - 1]
+
+
+def _store_value(st: FetchInsn, mod: FetchInsn, val: int, ctx) -> int | None:
+    size = st.size
+    if st.op == "st_raw":
+        v = val & ((1 << (8 * size)) - 1)
+    else:
+        addr = (val + st.offset) & _ULLONG_MAX
+        user = st.op == "st_umem" or addr < TASK_SIZE
+        raw = ctx.read_user(addr, size) if user else ctx.read_kernel(addr, size)
+        if raw is None:
+            return None
+        v = int.from_bytes(raw, "little")
+    if mod.op == "mod_bf":
+        mask = (1 << (8 * mod.basesize)) - 1
+        v = ((v << mod.lshift) & mask) >> mod.rshift
+    return v
+
+
+class FetchContext(Protocol):
+    """What the probe engine gives an argument at a hit (the kernel's pt_regs + memory)."""
+
+    def reg(self, name: str) -> int: ...  # a REGISTER_NAMES register of the probed context
+    def stack(self, n: int) -> int: ...  # regs_get_kernel_stack_nth(): 0 outside the stack
+    def read_kernel(self, addr: int, size: int) -> bytes | None: ...  # None: fault
+    def read_user(self, addr: int, size: int) -> bytes | None: ...
+    def read_string(self, addr: int, user: bool) -> bytes | None: ...  # up to the NUL
+    def comm(self) -> bytes: ...
+    def retval(self) -> int: ...  # regs_return_value(): ax at the return
+    def symbolize(self, addr: int) -> "tuple[str, int, int] | None": ...
+
+
+# addr -> (symbol, offset into it, symbol size) or None (kallsyms_lookup).
+Symbolizer = Callable[[int], "tuple[str, int, int] | None"]
+
+
+def sprint_symbol(symbolize: Symbolizer, addr: int) -> str:
+    """sprint_symbol() / %pS: ``sym+0x1a/0x310``, or ``0x...`` where no symbol covers it."""
+    found = symbolize(addr)
+    if found is None:
+        return f"0x{addr:x}"
+    name, off, size = found
+    return f"{name}+0x{off:x}/0x{size:x}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing one argument (traceprobe_parse_probe_arg + traceprobe_parse_probe_arg_body)
+
+
+def parse_probe_arg(text: str, index: int, previous: Sequence[ProbeArg], size: int,
+                    flags: ArgFlags, log: ProbeLog) -> ProbeArg:
+    """Compile argument number ``index`` (0-based) of a probe.  ``previous`` are the arguments
+    already parsed, ``size`` the bytes they take; raises ProbeError as Linux fails."""
+    eq = text.find("=")
+    if eq >= 0:
+        if eq > MAX_ARG_NAME_LEN:
+            raise log.error(0, "ARG_NAME_TOO_LONG")
+        if eq == 0:
+            raise log.error(0, "NO_ARG_NAME")
+        name = text[:eq]
+        body_at = eq + 1
+    else:
+        name = f"arg{index + 1}"
+        body_at = 0
+    if not is_good_name(name):
+        raise log.error(0, "BAD_ARG_NAME")
+    if name in RESERVED_FIELD_NAMES or any(a.name == name for a in previous):
+        raise log.error(0, "USED_ARG_NAME")
+    try:
+        return _parse_body(text[body_at:], name, size, flags, body_at, log)
+    except _Fail as f:
+        raise f.error from None
+
+
+def _parse_body(arg: str, name: str, size: int, flags: ArgFlags, offset: int,
+                log: ProbeLog) -> ProbeArg:
+    if len(arg) > MAX_ARGSTR_LEN:
+        raise _Fail(log.error(offset, "ARG_TOO_LONG"))
+    if not arg:
+        raise _Fail(log.error(offset, "NO_ARG_BODY"))
+    comm = arg
+    count = 0
+    colon = arg.find(":")
+    t = None  # the type text (after ':')
+    t_at = 0  # its offset within arg
+    if colon >= 0:
+        t_at = colon + 1
+        t = arg[t_at:]
+        arg = arg[:colon]
+        br = t.find("[")
+        if br >= 0:
+            t2 = t[br + 1:]
+            t2_at = t_at + br + 1
+            t = t[:br]
+            close = t2.find("]")
+            if close < 0:
+                raise _Fail(log.error(offset + t2_at + len(t2), "ARRAY_NO_CLOSE"))
+            if t2[close + 1:] != "":
+                raise _Fail(log.error(offset + t2_at + close + 1, "BAD_ARRAY_SUFFIX"))
+            n = kstrtouint(t2[:close])
+            if not n:
+                raise _Fail(log.error(offset + t2_at, "BAD_ARRAY_NUM"))
+            if n > MAX_ARRAY_LEN:
+                raise _Fail(log.error(offset + t2_at, "ARRAY_TOO_BIG"))
+            count = n
+    type_pos = offset + (t_at if t is not None else 0)
+
+    if not flags & ArgFlags.TPOINT and (arg in ("$comm", "$COMM") or arg.startswith('\\"')):
+        # $comm and immediate strings are strings, never arrays.
+        if count or (t is not None and t != "string"):
+            raise _Fail(silent_error())
+        ftype = FETCH_TYPES["string"]
+    else:
+        ftype = find_fetch_type(t)
+    if ftype is None:
+        raise _Fail(log.error(type_pos, "BAD_TYPE"))
+    arg_offset = size
+    size += ftype.size * (count or 1)
+    if size > MAX_PROBE_EVENT_SIZE:
+        raise _Fail(log.error(offset, "EVENT_TOO_BIG", errno.E2BIG))
+
+    code = _Code()
+    _parse_arg(arg, code, flags, offset, log)
+
+    # Store operation
+    if ftype.is_string:
+        load_ok = (("reg", "stack", "retval", "arg", "deref", "tp_arg") if ftype.name == "symstr"
+                   else ("deref", "uderef", "imm", "comm", "data", "tp_arg"))
+        if code.op() not in load_ok:
+            raise _Fail(log.error(type_pos, "BAD_SYMSTRING" if ftype.name == "symstr"
+                                  else "BAD_STRING"))
+        if (ftype.name == "symstr" or code.op() in ("imm", "comm", "data", "tp_arg") or count):
+            # Keep the load (or the last deref: an array of string pointers) and add a store.
+            code.i += 1
+            if code.op() != "nop":
+                raise _Fail(log.error(offset, "TOO_MANY_OPS"))
+            code.set(op="nop")
+        if ftype.name == "ustring" or code.op() == "uderef":
+            st = "st_ustring"
+        elif ftype.name == "symstr":
+            st = "st_symstr"
+        else:
+            st = "st_string"
+        prev = code.slots[code.i]
+        code.set(op=st, offset=prev.get("offset", 0) if prev else 0, size=ftype.size)
+    elif code.op() == "deref":
+        code.update(op="st_mem", size=ftype.size)
+    elif code.op() == "uderef":
+        code.update(op="st_umem", size=ftype.size)
+    else:
+        code.i += 1
+        if code.op() != "nop":
+            raise _Fail(log.error(offset, "TOO_MANY_OPS"))
+        code.set(op="st_raw", size=ftype.size)
+    store_at = code.i
+    if t is not None and not _parse_bitfield(t, ftype, code):
+        raise _Fail(log.error(offset + t_at, "BAD_BITFIELD"))
+    if count:
+        if code.slots[store_at]["op"] not in ("st_mem", "st_string", "st_ustring"):
+            raise _Fail(log.error(type_pos, "BAD_STRING"))
+        code.i += 1
+        if code.op() != "nop":
+            raise _Fail(log.error(offset, "TOO_MANY_OPS"))
+        code.set(op="lp_array", param=count)
+    code.i += 1
+    code.set(op="end")
+    return ProbeArg(name, comm, ftype, count, arg_offset, code.program())
+
+
+# ---------------------------------------------------------------------------------------------
+# Fields, print fmt, records
+
+
+@dataclass(frozen=True)
+class ArgField:
+    """A field line of the format file (the FieldDesc shape of machine.FieldDesc)."""
+
+    type: str
+    name: str
+    offset: int
+    size: int
+    is_signed: bool
+
+
+def _shown_type(a: ProbeArg) -> str:
+    # Probe fields are defined with len 0, so f_show() prints a fixed array as "u32 a[]"
+    # (the FieldDesc shape has no len: the type carries the empty brackets).  A __data_loc
+    # type is printed whole: "__data_loc char[][2] a".
+    if a.count and not a.type.is_string:
+        return f"{a.type.fmttype}[]"
+    return a.field_type
+
+
+def arg_fields(args: Sequence[ProbeArg], head_size: int) -> list[ArgField]:
+    """traceprobe_define_arg_fields(): one field per argument, packed after the header, with
+    the type as the format file shows it."""
+    return [ArgField(_shown_type(a), a.name, head_size + a.offset, a.size, a.type.is_signed)
+            for a in args]
+
+
+def print_fmt(args: Sequence[ProbeArg], head_fmt: str, head_args: str) -> str:
+    """__set_print_fmt(): the print fmt of a probe event."""
+    fmt = ['"', head_fmt]
+    for a in args:
+        fmt.append(f" {a.name}=")
+        if a.count:
+            fmt.append("{" + ",".join([a.type.fmt] * a.count) + "}")
+        else:
+            fmt.append(a.type.fmt)
+    fmt += ['"', head_args]
+    for a in args:
+        pattern = ", __get_str({})" if a.type.is_string else ", REC->{}"
+        if a.count:
+            fmt += [pattern.format(f"{a.name}[{j}]") for j in range(a.count)]
+        else:
+            fmt.append(pattern.format(a.name))
+    return "".join(fmt)
+
+
+_PACK = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}
+
+
+def _dyn_len(item: bytes | None) -> int:
+    """What __get_data_size() reserves for one string: the string and its NUL, or nothing
+    for a fault."""
+    return 0 if item is None else len(item) + 1
+
+
+def encode_args(args: Sequence[ProbeArg], values: Sequence, head_size: int) -> bytes:
+    """store_trace_args(): the argument area of a record -- the fixed slots, then the strings
+    (``head_size`` is what comes before the arguments: 16 kprobe, 24 kretprobe; data locations
+    count from the record start).  Byte for byte as Linux 6.1 lays it out, including its
+    symstr quirk: a symstr's data location carries the space left rather than its length, and
+    the next string overwrites its NUL, so it prints joined to the next string.  A number that
+    faulted is left zero (the kernel leaves the reserved bytes as they were)."""
+    fixed = bytearray(sum(a.size for a in args))
+    items_of = [(a, (v if v is not None else [None] * a.count) if a.count else [v])
+                for a, v in zip(args, values)]
+    maxlen = sum(_dyn_len(x) for a, items in items_of if a.type.is_string for x in items)
+    dyn = bytearray(maxlen)
+    pos = 0  # next free byte of dyn
+    base = head_size + len(fixed)
+    for a, items in items_of:
+        for j, item in enumerate(items):
+            at = a.offset + j * a.type.size
+            if not a.type.is_string:
+                if item is not None:
+                    struct.pack_into(_PACK[a.type.size], fixed, at, item)
+                continue
+            offs = (base + pos) & 0xFFFF
+            if item is None:
+                loc, used = offs, 0
+            elif a.type.name == "symstr":
+                # fetch_store_symstring() leaves the location's length at maxlen and
+                # reports the length without the NUL.
+                loc, used = (maxlen << 16) | offs, len(item)
+                dyn[pos:pos + len(item) + 1] = bytes(item) + b"\0"
+            else:
+                loc, used = ((len(item) + 1) << 16) | offs, len(item) + 1
+                dyn[pos:pos + used] = bytes(item) + b"\0"
+            struct.pack_into("<I", fixed, at, loc & 0xFFFFFFFF)
+            pos += used
+            maxlen -= used
+    return bytes(fixed + dyn)
+
+
+def decode_args(args: Sequence[ProbeArg], record: bytes, head_size: int) -> list:
+    """The values back from a whole record (header included), as print_probe_args() reads
+    them: a string is what "%s" prints from its location (None: length 0, a fault)."""
+    out = []
+    for a in args:
+        items = []
+        for j in range(a.count or 1):
+            at = head_size + a.offset + j * a.type.size
+            raw = struct.unpack_from(_PACK[a.type.size], record, at)[0]
+            if a.type.is_string:
+                length, offs = raw >> 16, raw & 0xFFFF
+                items.append(None if not length else record[offs:].split(b"\0", 1)[0])
+            else:
+                items.append(raw)
+        out.append(items if a.count else items[0])
+    return out
+
+
+def _format_one(t: FetchType, v, symbolize: Symbolizer) -> str:
+    if t.is_string:
+        return FAULT_STRING if v is None else '"' + v.decode("utf-8", "surrogateescape") + '"'
+    v = 0 if v is None else v
+    bits = 8 * t.size
+    if t.name == "symbol":
+        return sprint_symbol(symbolize, v)
+    if t.is_signed and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    if t.name.startswith("x"):
+        return f"0x{v:x}"
+    return str(v)
+
+
+def format_args(args: Sequence[ProbeArg], values: Sequence, symbolize: Symbolizer) -> str:
+    """print_probe_args(): `` name=value`` for each argument, arrays as ``{a,b}``."""
+    parts = []
+    for a, v in zip(args, values):
+        if a.count:
+            items = v if v is not None else [None] * a.count
+            parts.append(f" {a.name}={{" + ",".join(_format_one(a.type, x, symbolize)
+                                                     for x in items) + "}")
+        else:
+            parts.append(f" {a.name}=" + _format_one(a.type, v, symbolize))
+    return "".join(parts)

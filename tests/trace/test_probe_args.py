@@ -1,0 +1,246 @@
+"""Fetch arguments: compiled programs, their execution against registers and memory, records
+and printing (the parts the real-kernel replay in test_kprobe_spec.py cannot see: register
+and stack values, user memory, faults in the middle of a chain)."""
+
+from __future__ import annotations
+
+import errno
+import struct
+
+import pytest
+
+from tracefs_sim.trace.probe_args import (
+    MAX_STRING_SIZE,
+    TASK_SIZE,
+    ArgFlags,
+    ProbeError,
+    ProbeLog,
+    decode_args,
+    encode_args,
+    format_args,
+    kstrtoll,
+    kstrtoull,
+    parse_probe_arg,
+    print_fmt,
+    simple_strtoul,
+    sprint_symbol,
+)
+
+KERNEL = ArgFlags.KERNEL
+ENTRY = ArgFlags.KERNEL | ArgFlags.FENTRY
+RETURN = ArgFlags.KERNEL | ArgFlags.FENTRY | ArgFlags.RETURN
+
+K = 0xFFFF_8880_0000_1000  # a kernel data address
+U = 0x0000_7FFF_F000_0000  # a user address
+
+
+def compile_args(*texts, flags=ENTRY):
+    argv = ["p:ev", "vfs_read", *texts]
+    log = ProbeLog(argv)
+    args = []
+    size = 0
+    for i, text in enumerate(texts):
+        log.index = i + 2
+        a = parse_probe_arg(text, i, args, size, flags, log)
+        args.append(a)
+        size += a.size
+    return args
+
+
+class Ctx:
+    def __init__(self, regs=None, kmem=None, umem=None, stack=(), comm=b"cat"):
+        self.regs = regs or {}
+        self.kmem = kmem or {}
+        self.umem = umem or {}
+        self.stack_words = list(stack)
+        self._comm = comm
+        self.reads = []
+
+    def _read(self, mem, addr, size):
+        for base, data in mem.items():
+            if base <= addr and addr + size <= base + len(data):
+                return data[addr - base:addr - base + size]
+        return None
+
+    def reg(self, name):
+        return self.regs.get(name, 0)
+
+    def stack(self, n):
+        return self.stack_words[n] if n < len(self.stack_words) else 0
+
+    def read_kernel(self, addr, size):
+        self.reads.append(("k", addr, size))
+        return self._read(self.kmem, addr, size)
+
+    def read_user(self, addr, size):
+        self.reads.append(("u", addr, size))
+        return self._read(self.umem, addr, size)
+
+    def read_string(self, addr, user):
+        self.reads.append(("us" if user else "ks", addr))
+        for base, data in (self.umem if user else self.kmem).items():
+            if base <= addr < base + len(data):
+                return data[addr - base:].split(b"\0", 1)[0]
+        return None
+
+    def comm(self):
+        return self._comm
+
+    def retval(self):
+        return self.regs.get("ax", 0)
+
+    def symbolize(self, addr):
+        if 0xFFFFFFFF81000000 <= addr < 0xFFFFFFFF81000100:
+            return "f", addr - 0xFFFFFFFF81000000, 0x100
+        return None
+
+
+def q(*words):
+    return b"".join(struct.pack("<Q", w) for w in words)
+
+
+def test_registers_and_function_arguments():
+    ctx = Ctx(regs={"di": 1, "si": 2, "dx": 3, "cx": 4, "r8": 5, "r9": 6, "ax": 99, "sp": K},
+              stack=[0xAAAA, 7, 8])
+    args = compile_args("%di", "$arg2", "$arg6", "$arg7", "$arg8", "$stack", "$stack0", "%ax:s8")
+    assert [a.fetch(ctx) for a in args] == [1, 2, 6, 7, 8, K, 0xAAAA, 99]
+    assert [a.name for a in args] == [f"arg{i}" for i in range(1, 9)]
+
+
+def test_retval_reads_ax_and_only_on_return_probes():
+    (a,) = compile_args("$retval:s32", flags=RETURN)
+    assert a.fetch(Ctx(regs={"ax": 0xFFFFFFFF_FFFFFFF2})) == 0xFFFFFFF2
+    assert format_args([a], [0xFFFFFFF2], Ctx().symbolize) == " arg1=-14"
+    with pytest.raises(ProbeError) as e:
+        compile_args("$retval")
+    assert e.value.message == "$retval is not available on probe" and e.value.pos == 14
+
+
+def test_dereference_chain_reads_kernel_then_user_memory():
+    ctx = Ctx(regs={"di": K, "si": U}, kmem={K: q(0, K + 8, 0xDEADBEEF)}, umem={U: q(0x1122)})
+    (a, b, c) = compile_args("+8(+8(%di)):u32", "+u0(%si):u16", "+0(%si):u8")
+    assert a.fetch(ctx) == 0xDEADBEEF
+    assert b.fetch(ctx) == 0x1122
+    # A "kernel" dereference of an address below TASK_SIZE reads user memory on x86.
+    assert c.fetch(ctx) == 0x22 and ctx.reads[-1] == ("u", U, 1)
+
+
+def test_a_fault_anywhere_in_the_chain_gives_none():
+    ctx = Ctx(regs={"di": K}, kmem={K: q(0x1234)})
+    (a, b, s) = compile_args("+0(+0(%di))", "+64(%di):u8", "+0(+0(%di)):string")
+    assert a.fetch(ctx) is None and b.fetch(ctx) is None and s.fetch(ctx) is None
+    args = [a, b, s]
+    record = bytes(16) + encode_args(args, [None, None, None], 16)
+    assert format_args(args, decode_args(args, record, 16), ctx.symbolize) == \
+        " arg1=0x0 arg2=0 arg3=(fault)"
+
+
+def test_strings_kernel_user_comm_immediate():
+    ctx = Ctx(regs={"di": K, "si": U}, kmem={K: q(K + 8) + b"kernel\0"},
+              umem={U: b"/etc/passwd\0"}, comm=b"bash")
+    args = compile_args("k=+0(+0(%di)):string", "u=+0(%si):ustring", "s=+0(%si):string",
+                        "c=$comm", 'i=\\"imm"')
+    assert [a.fetch(ctx) for a in args] == [b"kernel", b"/etc/passwd", b"/etc/passwd",
+                                            b"bash", b"imm"]
+    assert ("us", U) in ctx.reads  # the plain string below TASK_SIZE was read as user memory
+
+
+def test_string_is_cut_at_the_kernel_limit():
+    ctx = Ctx(regs={"di": K}, kmem={K: b"x" * 5000 + b"\0"})
+    (a,) = compile_args("+0(%di):string")
+    assert a.fetch(ctx) == b"x" * (MAX_STRING_SIZE - 1)
+
+
+def test_bitfields_and_signed_types():
+    args = compile_args("a=%di:b4@4/8", "b=%di:b1@31/32", "c=%di:b64@0/64", "d=%di:s16",
+                        "e=%di:x16")
+    ctx = Ctx(regs={"di": 0x8000_00F5})
+    values = [a.fetch(ctx) for a in args]
+    assert values == [0xF, 1, 0x8000_00F5, 0xF5, 0xF5]
+    assert format_args(args, values, ctx.symbolize) == " a=15 b=1 c=2147483893 d=245 e=0xf5"
+
+
+def test_arrays_of_numbers_and_of_string_pointers():
+    ctx = Ctx(regs={"di": K}, kmem={K: q(K + 32, K + 40) + struct.pack("<4I", 1, 2, 3, 4)
+                                    + b"one\0\0\0\0\0two\0"})
+    (n, s) = compile_args("n=+16(%di):u32[4]", "s=+0(%di):string[2]")
+    assert n.fetch(ctx) == [1, 2, 3, 4]
+    assert s.fetch(ctx) == [b"one", b"two"]
+    record = bytes(16) + encode_args([n, s], [[1, 2, 3, 4], [b"one", b"two"]], 16)
+    assert format_args([n, s], decode_args([n, s], record, 16), ctx.symbolize) == \
+        ' n={1,2,3,4} s={"one","two"}'
+
+
+def test_record_layout_matches_the_kernel():
+    args = compile_args("a=%di:u8", "s=+0(%si):string", "b=%dx:u16", "t=$comm")
+    data = encode_args(args, [7, b"ab", 0x1234, None], 16)
+    # u8 @16, data_loc @17, u16 @21, data_loc @23; strings from 27 (16 + 11).
+    assert data[0] == 7
+    assert struct.unpack_from("<I", data, 1)[0] == (3 << 16) | 27
+    assert struct.unpack_from("<H", data, 5)[0] == 0x1234
+    assert struct.unpack_from("<I", data, 7)[0] == 30  # a fault: length 0, next free offset
+    assert data[11:] == b"ab\0"
+
+
+def test_symstr_runs_into_the_next_string_as_in_linux():
+    ctx = Ctx(regs={"di": 0xFFFFFFFF81000010})
+    args = compile_args("a=%di:symstr", "b=%di:symstr")
+    values = [a.fetch(ctx) for a in args]
+    assert values == [b"f+0x10/0x100", b"f+0x10/0x100"]
+    record = bytes(16) + encode_args(args, values, 16)
+    assert format_args(args, decode_args(args, record, 16), ctx.symbolize) == \
+        ' a="f+0x10/0x100f+0x10/0x100" b="f+0x10/0x100"'
+
+
+def test_symbol_printing():
+    sym = Ctx().symbolize
+    assert sprint_symbol(sym, 0xFFFFFFFF81000000) == "f+0x0/0x100"
+    assert sprint_symbol(sym, 1) == "0x1"
+    (a,) = compile_args("%ip:symbol")
+    assert format_args([a], [0xFFFFFFFF81000005], sym) == " arg1=f+0x5/0x100"
+
+
+def test_print_fmt_of_every_kind():
+    args = compile_args("a=%di:u8", "b=+0(%si):string", "c=+0(%si):x16[2]", "d=+0(%si):string[2]")
+    assert print_fmt(args, "(%lx)", ", REC->__probe_ip") == (
+        '"(%lx) a=%u b=\\"%s\\" c={0x%x,0x%x} d={\\"%s\\",\\"%s\\"}", REC->__probe_ip, REC->a, '
+        "__get_str(b), REC->c[0], REC->c[1], __get_str(d[0]), __get_str(d[1])")
+
+
+def test_symbol_arguments_resolve_at_registration():
+    (a, b) = compile_args("@jiffies+8", "@bad+x")
+    assert a.code[0].op == "symbol" and a.code[0].data == "jiffies+8"
+    resolved = a.resolve({"jiffies": K}.get)
+    assert resolved.fetch(Ctx(kmem={K + 8: q(5)})) == 5
+    assert a.resolve({}.get) == -errno.ENOENT
+    assert b.resolve({"bad": K}.get) == -errno.EINVAL
+
+
+@pytest.mark.parametrize("text,message,pos", [
+    ("+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(+0(%ax)))))))))))))))",
+     "Dereference is too much nested", 17),  # the outermost level overflows
+    ("a=+u0(%zz)", "Invalid register name", 19),  # one column early, as Linux
+    ("a=@+4", "File offset is not available with kprobe", 16),
+    ("$arg7", "Invalid $-variable specified", 14),
+])
+def test_errors_and_carets(text, message, pos):
+    flags = KERNEL if text == "$arg7" else ENTRY  # $argN needs a function entry
+    with pytest.raises(ProbeError) as e:
+        compile_args(text, flags=flags)
+    assert (e.value.message, e.value.pos, e.value.errno) == (message, pos, errno.EINVAL)
+
+
+def test_error_past_the_last_word_points_after_it():
+    log = ProbeLog(["p:ev", "f", "a"])
+    log.index = 3
+    err = log.error(5, "DIFF_ARG_TYPE")
+    assert err.pos == len("p:ev f a ") and err.command == "p:ev f a"
+
+
+def test_kstrtox_rules():
+    assert kstrtoull("0x10") == 16 and kstrtoull("010") == 8 and kstrtoull("+5") == 5
+    assert kstrtoull("0x") is None and kstrtoull("") is None and kstrtoull("1 ") is None
+    assert kstrtoull(str(1 << 64)) is None
+    assert kstrtoll("-0x8000000000000000") == -(1 << 63) and kstrtoll(str(1 << 63)) is None
+    assert simple_strtoul("12@3") == (12, 2) and simple_strtoul("0x1g") == (1, 3)
+    assert TASK_SIZE == 0x7FFFFFFFF000
