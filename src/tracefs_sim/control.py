@@ -1,0 +1,389 @@
+"""The daemon's control socket: run emulated programs and describe the emulated machine.
+
+Protocol: a unix stream socket, one request per connection. The client sends one JSON line,
+the server answers with JSON lines.
+
+    {"op": "info"}            -> {"cpus": N, "kallsyms": "...", "programs": [...], "pid": PID}
+    {"op": "exec", "argv": [...]}
+                              -> {"output": BASE64} ... as the program writes (batched),
+                                 then {"error": MSG} if it could not start, then {"status": N}
+
+A request the server cannot parse gets {"error": MSG} and the connection is closed; nothing a
+client sends can end the server.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import json
+import os
+import socket
+import stat
+import sys
+import threading
+from typing import Any, BinaryIO, TextIO
+
+import trio
+
+RUN_DIR = "/run/tracefs-sim"
+ENV_VAR = "TRACEFS_SIM_CONTROL"
+
+# A request is one short JSON line; anything longer is not a request of ours.
+_MAX_REQUEST = 1 << 16
+_REQUEST_TIMEOUT = 10.0
+# How long the server waits between checks of a running program's exit.
+_WAIT_SLICE = 0.5
+
+
+class ControlError(Exception):
+    """The control socket could not be reached or answered something unexpected."""
+
+
+# ---------------------------------------------------------------------------------------------
+# paths
+
+
+def canonical_mountpoint(mountpoint: str) -> str:
+    """The absolute path of `mountpoint` with its parent's symlinks resolved.
+
+    The mountpoint itself is never looked at: once mounted, a stat of it is a FUSE request,
+    which would deadlock a daemon asking before it serves, and hang on a stopped one."""
+    path = os.path.abspath(mountpoint)
+    if path == "/":
+        return path
+    return os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+
+
+def mount_socket_path(mountpoint: str) -> str:
+    """The socket of the daemon serving `mountpoint`, ignoring $TRACEFS_SIM_CONTROL."""
+    digest = hashlib.sha1(canonical_mountpoint(mountpoint).encode()).hexdigest()
+    return os.path.join(RUN_DIR, digest[:16] + ".sock")
+
+
+def socket_path_for(mountpoint: str) -> str:
+    """$TRACEFS_SIM_CONTROL if set (a shell/run session names its daemon), else the mount's."""
+    return os.environ.get(ENV_VAR) or mount_socket_path(mountpoint)
+
+
+def pidfile_path(socket_path: str) -> str:
+    """Where the daemon serving `socket_path` records itself ("PID STARTTIME"), for when it
+    stops answering."""
+    return socket_path + ".pid"
+
+
+def _start_time(pid: int) -> str:
+    """The process's start time in clock ticks since boot: with the pid, names it uniquely."""
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rpartition(")")[2].split()[19]
+
+
+def daemon_from_pidfile(socket_path: str) -> int | None:
+    """The pid recorded for `socket_path`, if that very process still exists (pids get reused)."""
+    try:
+        with open(pidfile_path(socket_path)) as f:
+            pid_text, start = f.read().split()
+        pid = int(pid_text)
+        return pid if _start_time(pid) == start else None
+    except (OSError, ValueError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# server
+
+
+async def serve(machine: Any, path: str, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """Serve control requests for `machine` on `path` until cancelled."""
+    sock = _bind(path)
+    identity = os.stat(path)
+    pidfile = pidfile_path(path)
+    try:
+        with open(pidfile, "w") as f:
+            f.write(f"{os.getpid()} {_start_time(os.getpid())}\n")
+        listener = trio.SocketListener(trio.socket.from_stdlib_socket(sock))
+        handler = functools.partial(_handle, machine)
+        await trio.serve_listeners(handler, [listener], task_status=task_status)
+    finally:
+        # Remove our files only if a newer daemon has not replaced them meanwhile.
+        try:
+            st = os.stat(path)
+            if (st.st_dev, st.st_ino) == (identity.st_dev, identity.st_ino):
+                os.unlink(path)
+                os.unlink(pidfile)
+        except FileNotFoundError:
+            pass
+        sock.close()
+
+
+def _bind(path: str) -> socket.socket:
+    parent = os.path.dirname(path) or "."
+    os.makedirs(parent, mode=0o700, exist_ok=True)
+    if os.path.realpath(parent) == os.path.realpath(RUN_DIR):
+        os.chmod(parent, 0o700)
+    if os.path.lexists(path):
+        if not stat.S_ISSOCK(os.lstat(path).st_mode):
+            raise ControlError(f"{path} exists and is not a socket")
+        if _is_live(path):
+            raise ControlError(f"another tracefs-sim daemon is already serving {path}")
+        os.unlink(path)  # stale: its daemon is gone
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(path)
+        os.chmod(path, 0o600)
+        sock.listen(16)
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def _is_live(path: str) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+class _BadRequest(Exception):
+    pass
+
+
+async def _handle(machine: Any, stream: trio.SocketStream) -> None:
+    async with stream:
+        try:
+            request, rest = await _read_request(stream)
+            op = request.get("op")
+            if op == "info":
+                await _send(stream, _describe(machine))
+            elif op == "exec":
+                await _exec(machine, stream, request.get("argv"), rest)
+            else:
+                raise _BadRequest(f"unknown request {op!r}")
+        except _BadRequest as e:
+            try:
+                await _send(stream, {"error": f"tracefs-sim: bad control request: {e}"})
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass  # the client went away; nothing to tell it
+        except Exception as e:  # a daemon bug must not take the filesystem down with it
+            print(f"tracefs-sim: control request failed: {e!r}", file=sys.stderr)
+
+
+async def _read_request(stream: trio.SocketStream) -> tuple[dict, bytes]:
+    buf = bytearray()
+    # A client that connects and says nothing must not hold a task forever.
+    with trio.move_on_after(_REQUEST_TIMEOUT):
+        while b"\n" not in buf:
+            if len(buf) > _MAX_REQUEST:
+                raise _BadRequest("request too long")
+            data = await stream.receive_some(4096)
+            if not data:
+                raise _BadRequest("connection closed before a complete request")
+            buf += data
+    if b"\n" not in buf:
+        raise _BadRequest(f"no request within {_REQUEST_TIMEOUT} s")
+    line, _, rest = bytes(buf).partition(b"\n")
+    try:
+        request = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise _BadRequest(f"not JSON: {e}") from None
+    if not isinstance(request, dict):
+        raise _BadRequest("not a JSON object")
+    return request, rest
+
+
+async def _send(stream: trio.SocketStream, message: dict) -> None:
+    await stream.send_all(json.dumps(message).encode() + b"\n")
+
+
+def _describe(machine: Any) -> dict:
+    return {
+        "cpus": machine.nr_cpus,
+        "kallsyms": machine.kallsyms(),
+        "programs": list(machine.programs()),
+        "pid": os.getpid(),
+    }
+
+
+async def _exec(machine: Any, stream: trio.SocketStream, argv: Any, rest: bytes) -> None:
+    if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
+        raise _BadRequest("exec needs argv, a non-empty list of strings")
+    pump = _OutputPump(trio.lowlevel.current_trio_token())
+    try:
+        # spawn waits for the guest to start the program: never block the loop serving FUSE.
+        process = await trio.to_thread.run_sync(machine.spawn, argv, pump.write)
+    except FileNotFoundError:
+        await _send(stream, {"error": f"tracefs-sim exec: {argv[0]}: no such program"})
+        await _send(stream, {"status": 127})
+        return
+    except Exception as e:  # the machine could not start it: say why, as a shell would (126)
+        print(f"tracefs-sim: exec {argv!r} failed: {e!r}", file=sys.stderr)
+        await _send(stream, {"error": f"tracefs-sim exec: {argv[0]}: cannot run: {e}"})
+        await _send(stream, {"status": 126})
+        return
+
+    async def wait_exit() -> None:
+        status = None
+        while status is None:
+            status = await trio.to_thread.run_sync(
+                process.wait, _WAIT_SLICE, abandon_on_cancel=True
+            )
+        pump.finish(status)
+
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_cancel_on_hangup, stream, rest, nursery.cancel_scope)
+            nursery.start_soon(wait_exit)
+            while True:
+                data, status = await pump.take()
+                if data:
+                    await _send(stream, {"output": base64.b64encode(data).decode("ascii")})
+                if status is not None:
+                    await _send(stream, {"status": status})
+                    nursery.cancel_scope.cancel()
+                    return
+    finally:
+        # The program runs on in the emulated kernel without a reader: drop what it prints.
+        pump.discard()
+
+
+async def _cancel_on_hangup(stream: trio.SocketStream, rest: bytes, scope: trio.CancelScope) -> None:
+    """A client that closes its end no longer wants the output: stop serving it."""
+    if not rest:
+        try:
+            while await stream.receive_some(4096):
+                pass
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+    scope.cancel()
+
+
+class _OutputPump:
+    """Carries program output from machine threads to the connection, one wakeup per batch."""
+
+    def __init__(self, token: trio.lowlevel.TrioToken):
+        self._token = token
+        self._lock = threading.Lock()
+        self._chunks: list[bytes] = []
+        self._wake_pending = False
+        self._discard = False
+        self._status: int | None = None
+        self._ready = trio.Event()
+
+    def write(self, data: bytes) -> None:
+        """Called from a machine thread with what the program wrote."""
+        with self._lock:
+            if self._discard:
+                return
+            self._chunks.append(bytes(data))
+            if self._wake_pending:
+                return
+            self._wake_pending = True
+        try:
+            self._token.run_sync_soon(self._wake)
+        except trio.RunFinishedError:
+            pass
+
+    def _wake(self) -> None:
+        self._ready.set()
+
+    def finish(self, status: int) -> None:
+        self._status = status
+        self._ready.set()
+
+    def discard(self) -> None:
+        with self._lock:
+            self._discard = True
+            self._chunks.clear()
+
+    async def take(self) -> tuple[bytes, int | None]:
+        """Wait for output or the exit; return the output so far and the status once exited."""
+        await self._ready.wait()
+        self._ready = trio.Event()
+        with self._lock:
+            data = b"".join(self._chunks)
+            self._chunks.clear()
+            self._wake_pending = False
+        return data, self._status
+
+
+# ---------------------------------------------------------------------------------------------
+# client
+
+
+def _connect(path: str, timeout: float | None) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(path)
+    except (FileNotFoundError, ConnectionRefusedError):
+        sock.close()
+        raise ControlError(f"no tracefs-sim daemon is listening on {path}") from None
+    except OSError as e:
+        sock.close()
+        raise ControlError(f"cannot connect to {path}: {e.strerror}") from None
+    return sock
+
+
+def _replies(sock: socket.socket, path: str):
+    """The JSON messages the server sends, until it closes; socket failures as ControlError."""
+    try:
+        with sock.makefile("rb") as f:
+            for line in f:
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    message = None
+                if not isinstance(message, dict):
+                    raise ControlError(f"garbled answer from {path}")
+                yield message
+    except TimeoutError:
+        raise ControlError(f"the daemon on {path} did not answer in time") from None
+    except OSError as e:
+        raise ControlError(f"lost the connection to {path}: {e.strerror}") from None
+
+
+def _send_request(sock: socket.socket, path: str, request: dict) -> None:
+    try:
+        sock.sendall(json.dumps(request).encode() + b"\n")
+    except OSError as e:
+        raise ControlError(f"lost the connection to {path}: {e.strerror}") from None
+
+
+def info(path: str, timeout: float | None = 10.0) -> dict:
+    """Ask the daemon on `path` about its machine: cpus, kallsyms, programs, pid."""
+    with _connect(path, timeout) as sock:
+        _send_request(sock, path, {"op": "info"})
+        for message in _replies(sock, path):
+            if "error" in message:
+                raise ControlError(message["error"])
+            return message
+    raise ControlError(f"the daemon on {path} closed the connection without answering")
+
+
+def exec_program(path: str, argv: list[str], out: BinaryIO, err: TextIO | None = None) -> int:
+    """Run `argv` in the emulated kernel; copy its output to `out`; return its exit status.
+
+    Errors the daemon reports (e.g. an unknown program, status 127) go to `err` (stderr)."""
+    err = err if err is not None else sys.stderr
+    with _connect(path, 10.0) as sock:
+        sock.settimeout(None)  # a program may run as long as it likes
+        _send_request(sock, path, {"op": "exec", "argv": list(argv)})
+        for message in _replies(sock, path):
+            if "output" in message:
+                out.write(base64.b64decode(message["output"]))
+                out.flush()
+            elif "error" in message:
+                print(message["error"], file=err)
+            elif "status" in message:
+                return int(message["status"])
+    raise ControlError(f"the daemon on {path} closed the connection before {argv[0]} finished")

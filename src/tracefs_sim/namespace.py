@@ -1,0 +1,169 @@
+"""A private mount namespace in which the simulator looks like the machine's own tracefs.
+
+Inside it, the FUSE mount sits at /sys/kernel/tracing and /sys/kernel/debug/tracing,
+/proc/mounts lists both as type `tracefs` (libtracefs accepts nothing else and would otherwise
+mount the host's real tracefs), and /proc/kallsyms, the CPU lists and a few sysctls are the
+emulated kernel's. Nothing done here is visible outside the namespace, and the host's real
+tracefs is never mounted or written.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from . import _syscalls as sc
+
+TRACING_DIR = "/sys/kernel/tracing"
+DEBUGFS_DIR = "/sys/kernel/debug"
+DEBUG_TRACING_DIR = DEBUGFS_DIR + "/tracing"
+
+# How Linux 6.1 lists tracefs in /proc/mounts.
+_TRACEFS_OPTIONS = "rw,nosuid,nodev,noexec,relatime"
+
+
+class NamespaceError(Exception):
+    """The private namespace could not be set up; nothing must be mounted then."""
+
+
+def _mount_ns() -> str:
+    return os.readlink("/proc/self/ns/mnt")
+
+
+def enter_private_mount_namespace() -> str:
+    """Move this (single-threaded) process into a new mount namespace with no propagation.
+
+    Returns the host namespace's id, for assert_private()."""
+    host = _mount_ns()
+    try:
+        sc.unshare(sc.CLONE_NEWNS)
+    except OSError as e:
+        raise NamespaceError(f"cannot create a private mount namespace: {e.strerror}") from None
+    if _mount_ns() == host:
+        raise NamespaceError("unshare(CLONE_NEWNS) left this process in the host's mount namespace")
+    # Mounts are shared with the host by default (systemd): make ours propagate nowhere.
+    try:
+        sc.mount(None, "/", None, sc.MS_REC | sc.MS_PRIVATE)
+    except OSError as e:
+        raise NamespaceError(f"cannot make the new mount namespace private: {e.strerror}") from None
+    return host
+
+
+def assert_private(host_ns: str) -> None:
+    """Refuse to go on unless this process is outside the host's mount namespace."""
+    if _mount_ns() == host_ns:
+        raise NamespaceError("not in a private mount namespace; refusing to mount anything")
+
+
+def cpu_list(nr_cpus: int) -> str:
+    """The kernel's cpulist format for CPUs 0..nr_cpus-1 (/sys/devices/system/cpu/possible)."""
+    return "0\n" if nr_cpus == 1 else f"0-{nr_cpus - 1}\n"
+
+
+def mounts_view(mounts: str) -> str:
+    """/proc/mounts as a tracing tool should see it: our FUSE mounts listed as tracefs; left
+    out are mounts hidden under later ones (the host's debugfs, a real tracefs) and other
+    simulators' mounts (another machine's tracefs; tools that grep for "tracefs" would pick
+    the first)."""
+    entries = [line.split(" ") for line in mounts.splitlines() if line.strip()]
+    shown = []
+    for i, fields in enumerate(entries):
+        where = fields[1]
+        if any(_covers(later[1], where) for later in entries[i + 1 :]):
+            continue
+        if fields[2] == "fuse.tracefs":
+            if where not in (TRACING_DIR, DEBUG_TRACING_DIR):
+                continue
+            fields = ["tracefs", where, "tracefs", _TRACEFS_OPTIONS, "0", "0"]
+        shown.append(" ".join(fields) + "\n")
+    return "".join(shown)
+
+
+def _covers(upper: str, lower: str) -> bool:
+    return lower == upper or lower.startswith(upper.rstrip("/") + "/")
+
+
+class Overlay:
+    """The mounts laid over the host's view inside the namespace; undone in reverse order."""
+
+    def __init__(self, host_ns: str):
+        self._host_ns = host_ns
+        self._mounted: list[str] = []
+
+    def bind_debug_tracing(self) -> None:
+        """Show the mount at /sys/kernel/tracing also at /sys/kernel/debug/tracing.
+
+        A fresh tmpfs goes over /sys/kernel/debug first: the host's debugfs (if mounted) would
+        automount its real tracefs at tracing/, which must never be touched."""
+        assert_private(self._host_ns)
+        sc.mount("tracefs-sim", DEBUGFS_DIR, "tmpfs", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC, "mode=0700")
+        self._mounted.append(DEBUGFS_DIR)
+        os.mkdir(DEBUG_TRACING_DIR, 0o700)
+        sc.mount(TRACING_DIR, DEBUG_TRACING_DIR, None, sc.MS_BIND)
+        self._mounted.append(DEBUG_TRACING_DIR)
+
+    def lay_files(self, kallsyms: str, nr_cpus: int) -> None:
+        """Cover /proc/mounts, /proc/kallsyms, the CPU lists and tracing sysctls with files of
+        the emulated kernel (writable private copies for the sysctls)."""
+        assert_private(self._host_ns)
+        with open("/proc/self/mounts") as f:
+            mounts = mounts_view(f.read())
+        contents = {
+            "/proc/mounts": mounts,
+            "/proc/kallsyms": kallsyms,
+            "/sys/devices/system/cpu/possible": cpu_list(nr_cpus),
+            "/sys/devices/system/cpu/present": cpu_list(nr_cpus),
+            "/sys/devices/system/cpu/online": cpu_list(nr_cpus),
+            "/proc/sys/kernel/ftrace_enabled": "1\n",
+            "/proc/sys/kernel/kptr_restrict": "0\n",
+        }
+        rt_runtime = "/proc/sys/kernel/sched_rt_runtime_us"
+        if os.path.exists(rt_runtime):
+            with open(rt_runtime) as f:
+                contents[rt_runtime] = f.read()
+        # A target the host kernel lacks cannot be created in /proc or /sys: skip it.
+        contents = {target: text for target, text in contents.items() if os.path.lexists(target)}
+        clones = self._clone_files(contents)
+        try:
+            for target, fd in clones.items():
+                sc.move_mount_fd(fd, target)
+                self._mounted.append(target)
+        finally:
+            for fd in clones.values():
+                os.close(fd)
+
+    @staticmethod
+    def _clone_files(contents: dict[str, str]) -> dict[str, int]:
+        """Detached mounts of files holding `contents`, made in a scratch tmpfs that is gone
+        again (from the host's view too) before this returns."""
+        scratch = tempfile.mkdtemp(prefix="tracefs-sim-")
+        clones: dict[str, int] = {}
+        try:
+            sc.mount("tracefs-sim", scratch, "tmpfs", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC, "mode=0755")
+            try:
+                for i, (target, text) in enumerate(contents.items()):
+                    path = os.path.join(scratch, str(i))
+                    with open(path, "w") as f:
+                        f.write(text)
+                    os.chmod(path, os.stat(target).st_mode & 0o777)
+                    clones[target] = sc.open_tree_clone(path)
+            finally:
+                sc.umount2(scratch, sc.MNT_DETACH)
+        except BaseException:
+            for fd in clones.values():
+                os.close(fd)
+            raise
+        finally:
+            os.rmdir(scratch)
+        return clones
+
+    def teardown(self) -> list[str]:
+        """Unmount everything laid, newest first; returns the problems met (never raises)."""
+        problems = []
+        while self._mounted:
+            target = self._mounted.pop()
+            try:
+                sc.umount2(target, sc.MNT_DETACH | sc.UMOUNT_NOFOLLOW)
+            except OSError as e:
+                problems.append(f"cannot unmount {target}: {e.strerror}")
+        return problems

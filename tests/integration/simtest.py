@@ -1,0 +1,81 @@
+"""What the integration tests and their fixtures share: the installed command, mount checks
+and clean-up, and the reference outputs of Linux 6.1."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tracefs_sim import control
+
+TRACEFS_SIM = str(Path(sys.executable).parent / "tracefs-sim")
+REPO = Path(__file__).resolve().parents[2]
+# Captured from a real Linux 6.1 (../shared/reference/linux-6.1): the recipe (.sh), its output (.out).
+REFERENCE = Path(__file__).resolve().parent / "data" / "linux-6.1"
+# Boot of the emulated machine plus the mount, on a loaded 2-core box.
+START_TIMEOUT = 90
+
+
+def tracefs_sim(*args: str, timeout: float = START_TIMEOUT, **kwargs) -> subprocess.CompletedProcess:
+    """`tracefs-sim ARGS` to completion, text output captured."""
+    return subprocess.run([TRACEFS_SIM, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def sh(cwd, script: str, timeout: float = 20) -> subprocess.CompletedProcess:
+    """A command line as a user types it. bash: its echo reports the errno (dash's says only
+    "I/O error")."""
+    return subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def simulator_mounted_at(path) -> bool:
+    """A tracefs-sim FUSE mount at `path` in this (the host's) namespace."""
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            fstype = fields[fields.index("-") + 1]
+            if fields[4] == str(path) and fstype == "fuse.tracefs":
+                return True
+    return False
+
+
+def process_running(pid: int) -> bool:
+    """Exists and is not a zombie (an exited daemon may wait a moment for init to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def unmount(mnt: Path) -> None:
+    """Whatever state the mount is in: umount, then the backstops, and no daemon left."""
+    socket_path = control.mount_socket_path(str(mnt))
+    pid = control.daemon_from_pidfile(socket_path)
+    try:
+        tracefs_sim("umount", str(mnt), timeout=40)
+    except subprocess.TimeoutExpired:
+        pass
+    if simulator_mounted_at(mnt):
+        subprocess.run(["fusermount3", "-u", "-z", str(mnt)], capture_output=True, timeout=20)
+    if pid is not None and control.daemon_from_pidfile(socket_path) == pid:
+        os.kill(pid, signal.SIGKILL)
+    for leftover in (socket_path, control.pidfile_path(socket_path)):
+        if os.path.exists(leftover):
+            os.unlink(leftover)
+
+
+def reference_section(name: str, command: str) -> str:
+    """What the real kernel printed for `command` in recipe `name`."""
+    text = (REFERENCE / f"{name}.out").read_text()
+    start = text.index(f"### $ {command}\n") + len(f"### $ {command}\n")
+    end = text.find("### $ ", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def emulated_passwd() -> str:
+    """/etc/passwd as the emulated kernel's in-memory filesystem holds it (a C string literal)."""
+    source = (REPO / "kernel_model/kernel/fs.c").read_text()
+    literal = re.search(r"passwd\[\]\s*=\s*((?:\s*\"(?:[^\"\\]|\\.)*\")+)\s*;", source).group(1)
+    return "".join(re.findall(r"\"((?:[^\"\\]|\\.)*)\"", literal)).encode().decode("unicode_escape")

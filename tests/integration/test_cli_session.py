@@ -1,0 +1,283 @@
+"""`tracefs-sim run` and `shell`: a private mount namespace in which the simulator is the
+machine's tracefs; the host sees nothing of it, before, during or after."""
+
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from elftools.elf.elffile import ELFFile
+from simtest import REPO, TRACEFS_SIM, emulated_passwd, process_running, reference_section, tracefs_sim
+
+from tracefs_sim import control
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                reason="needs /dev/fuse, root and mount namespaces")
+
+TRACEFS_LINE = "tracefs {} tracefs rw,nosuid,nodev,noexec,relatime 0 0"
+VENV_PYTHON = Path(TRACEFS_SIM).parent / "python"
+# Prints the session daemon's pid, asked over the session's control socket.
+DAEMON_PID = (f"{VENV_PYTHON} -c 'import os; from tracefs_sim import control;"
+              f" print(control.info(os.environ[\"TRACEFS_SIM_CONTROL\"])[\"pid\"])'")
+
+
+def run(*args, timeout=90):
+    return tracefs_sim("run", *args, timeout=timeout)
+
+
+def host_mounts_under(*places) -> list[str]:
+    with open("/proc/self/mountinfo") as f:
+        return [line for line in f if any(line.split()[4].startswith(p) for p in places)]
+
+
+def kernel_symbol(name: str) -> int:
+    path = os.environ.get("TRACEFS_SIM_KERNEL") or REPO / "kernel_model/build/vmlinux"
+    with open(path, "rb") as f:
+        (symbol,) = ELFFile(f).get_section_by_name(".symtab").get_symbol_by_name(name)
+        return symbol["st_value"]
+
+
+def test_proc_mounts_lists_the_simulator_as_tracefs():
+    result = run("-c", "cat /proc/mounts; echo ===; cat /proc/self/mountinfo")
+    assert result.returncode == 0, result.stderr
+    view, mountinfo = result.stdout.split("===\n")
+    assert TRACEFS_LINE.format("/sys/kernel/tracing") in view.splitlines()
+    assert TRACEFS_LINE.format("/sys/kernel/debug/tracing") in view.splitlines()
+    assert "fuse" not in view
+    # ... and behind the view, the mounts really are the simulator's FUSE mount
+    real = {line.split()[4]: line.split(" - ")[1].split()[0] for line in mountinfo.splitlines()}
+    assert real["/sys/kernel/tracing"] == real["/sys/kernel/debug/tracing"] == "fuse.tracefs"
+
+
+def test_both_paths_are_the_simulator():
+    result = run("-c", "cat /sys/kernel/tracing/current_tracer /sys/kernel/debug/tracing/tracing_on;"
+                       "echo 0 > /sys/kernel/tracing/tracing_on; cat /sys/kernel/debug/tracing/tracing_on")
+    assert (result.returncode, result.stdout) == (0, "nop\n1\n0\n"), result.stderr
+
+
+def test_kallsyms_is_the_emulated_kernels():
+    script = (f"grep -w vfs_read /proc/kallsyms; {VENV_PYTHON} -c 'import os; from tracefs_sim import control;"
+              ' print(control.info(os.environ["TRACEFS_SIM_CONTROL"])["kallsyms"] == open("/proc/kallsyms").read())\'')
+    result = run("-c", script)
+    assert result.returncode == 0, result.stderr
+    line, same = result.stdout.splitlines()
+    address, kind, name = line.split()
+    assert (int(address, 16), kind, name) == (kernel_symbol("vfs_read"), "T", "vfs_read")
+    assert same == "True"
+
+
+@pytest.mark.parametrize("cpus, listed", [(1, "0"), (3, "0-2")])
+def test_cpu_lists_match_the_emulated_cpus(cpus, listed):
+    result = run("--cpus", str(cpus), "-c", "cat /sys/devices/system/cpu/possible /sys/devices/system/cpu/online;"
+                                            "ls /sys/kernel/tracing/per_cpu; getconf _NPROCESSORS_CONF")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [listed, listed, *(f"cpu{i}" for i in range(cpus)), str(cpus)]
+
+
+def test_sysctls_are_private_copies():
+    with open("/proc/sys/kernel/kptr_restrict") as f:
+        host_value = f.read()
+    result = run("-c", "cat /proc/sys/kernel/ftrace_enabled /proc/sys/kernel/kptr_restrict;"
+                       "echo 2 > /proc/sys/kernel/kptr_restrict; cat /proc/sys/kernel/kptr_restrict")
+    assert (result.returncode, result.stdout) == (0, "1\n0\n2\n"), result.stderr
+    with open("/proc/sys/kernel/kptr_restrict") as f:
+        assert f.read() == host_value
+
+
+def test_exec_runs_programs_in_the_emulated_kernel():
+    result = run("-c", "tracefs-sim exec cat /etc/passwd")
+    assert (result.returncode, result.stdout) == (0, emulated_passwd()), result.stderr
+    result = run("-c", "tracefs-sim exec getuid-loop 5")
+    assert (result.returncode, result.stdout) == (0, "0\n" * 5), result.stderr
+    result = run("-c", "tracefs-sim exec nosuchprog; echo status=$?")
+    assert result.stdout == "status=127\n"
+    assert "tracefs-sim exec: nosuchprog: no such program" in result.stderr
+
+
+def test_exit_status_and_arguments_propagate(tmp_path):
+    assert run("-c", "exit 7").returncode == 7
+    script = tmp_path / "script.sh"
+    script.write_text('echo "$# $1 $2"; cd /sys/kernel/tracing && cat tracing_on; exit 3\n')
+    result = run(str(script), "a b", "c")
+    assert (result.returncode, result.stdout) == (3, "2 a b c\n1\n"), result.stderr
+    assert run("-c", "kill -TERM $$").returncode == 128 + signal.SIGTERM
+
+
+def test_cwd_and_environment():
+    result = subprocess.run([TRACEFS_SIM, "run", "-c", "pwd; echo $TRACEFS_SIM_CONTROL"], cwd="/usr",
+                            capture_output=True, text=True, timeout=90)
+    cwd, socket_path = result.stdout.split()
+    assert cwd == "/usr"
+    assert socket_path.startswith(control.RUN_DIR + "/session-")
+
+
+@pytest.mark.parametrize("recipe", sorted(p.name for p in (REPO / "mountpoint_scripts").glob("*.sh")))
+def test_recipes_run_as_they_are(recipe):
+    result = run(str(REPO / "mountpoint_scripts" / recipe))
+    assert result.returncode == 0, result.stderr
+
+
+def test_hello_recipe():
+    result = run(str(REPO / "mountpoint_scripts/hello.sh"))
+    assert result.returncode == 0, result.stderr
+    assert TRACEFS_LINE.format("/sys/kernel/tracing") in result.stdout
+    assert reference_section("b_empty_trace", "cat trace") in result.stdout
+    assert emulated_passwd() in result.stdout
+
+
+def test_event_formats_recipe_shows_linux_formats():
+    result = run(str(REPO / "mountpoint_scripts/event_formats.sh"))
+    assert result.returncode == 0, result.stderr
+    for event in ("sched/sched_switch", "syscalls/sys_enter_getuid"):
+        real = reference_section("a_layout", f"cat events/{event}/format")
+        real_without_id = re.sub(r"^ID: \d+\n", "", real, flags=re.M)
+        assert real_without_id in re.sub(r"^ID: \d+\n", "", result.stdout, flags=re.M), event
+    assert reference_section("a_layout", "cat events/header_page") in result.stdout
+
+
+def test_trace_pipe_reader_interrupted_inside():
+    started = time.monotonic()
+    result = run("-c", "timeout 1 cat /sys/kernel/tracing/trace_pipe; echo status=$?")
+    assert result.stdout.endswith("status=124\n")
+    assert time.monotonic() - started < 30
+
+
+def test_nothing_is_left_on_the_host():
+    places = ("/sys/kernel/tracing", "/sys/kernel/debug", "/proc/", "/sys/devices/system/cpu")
+    before = host_mounts_under(*places)
+    result = run("-c", f"{DAEMON_PID}; echo $TRACEFS_SIM_CONTROL")
+    assert result.returncode == 0, result.stderr
+    daemon_pid, socket_path = result.stdout.split()
+    assert host_mounts_under(*places) == before
+    assert not process_running(int(daemon_pid))
+    assert not os.path.exists(socket_path)
+    assert not os.path.exists(control.pidfile_path(socket_path))
+
+
+def test_sigterm_ends_script_and_daemon():
+    session = subprocess.Popen([TRACEFS_SIM, "run", "-c", f"{DAEMON_PID};"
+                                "sleep 300 & echo $!; sleep 300"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert select.select([session.stdout], [], [], 90)[0], "the session printed nothing"
+        daemon_pid = int(session.stdout.readline())
+        background_pid = int(session.stdout.readline())
+        session.send_signal(signal.SIGTERM)
+        assert session.wait(30) == 128 + signal.SIGTERM
+        assert not process_running(daemon_pid)
+        assert not process_running(background_pid)
+    finally:
+        if session.poll() is None:
+            session.kill()
+            session.wait(10)
+
+
+def test_usage_errors_are_one_line():
+    for args, message in [(("run",), "give -c CMDS or a SCRIPT"), (("run", "--cpus", "0", "-c", "true"), "1 to 8")]:
+        result = tracefs_sim(*args, timeout=30)
+        assert result.returncode != 0 and message in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_shell_reads_commands_from_stdin():
+    result = subprocess.run([TRACEFS_SIM, "shell"], input="cat /sys/kernel/tracing/tracing_on\nexit 4\n",
+                            capture_output=True, text=True, timeout=90)
+    assert (result.returncode, result.stdout) == (4, "1\n"), result.stderr
+
+
+def test_interactive_shell_on_a_terminal():
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvpe(TRACEFS_SIM, [TRACEFS_SIM, "shell"], dict(os.environ, PS1="sim$ ", HOME="/nonexistent"))
+    try:
+        output = b""
+
+        def read_until(marker: bytes, timeout: float = 90) -> None:
+            nonlocal output
+            deadline = time.monotonic() + timeout
+            while marker not in output:
+                assert time.monotonic() < deadline, f"no {marker!r} in {output!r}"
+                if select.select([fd], [], [], 0.5)[0]:
+                    output += os.read(fd, 4096)
+
+        read_until(b"exit to leave")
+        os.write(fd, b"cat /sys/kernel/tracing/current_tracer; sleep 300\n")
+        read_until(b"nop")
+        os.write(fd, b"\x03")  # ^C reaches the shell's foreground job, not the session
+        os.write(fd, b"echo still-$((40+2))\n")
+        read_until(b"still-42")
+        os.write(fd, b"exit 5\n")
+        deadline = time.monotonic() + 30
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            assert time.monotonic() < deadline, "the session did not end"
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    os.read(fd, 4096)  # keep the terminal drained
+                except OSError:
+                    pass
+        assert os.waitstatus_to_exitcode(status) == 5
+    finally:
+        os.close(fd)
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+def test_ctrl_z_suspends_the_session_and_fg_resumes_it():
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvpe("bash", ["bash", "--norc", "-i"], dict(os.environ, PS1="outer$ "))
+    output = b""
+
+    def read_until(marker: bytes, timeout: float = 90) -> None:
+        nonlocal output
+        deadline = time.monotonic() + timeout
+        while marker not in output:
+            assert time.monotonic() < deadline, f"no {marker!r} in {output[-500:]!r}"
+            if select.select([fd], [], [], 0.2)[0]:
+                output += os.read(fd, 4096)
+
+    try:
+        read_until(b"outer$ ")
+        os.write(fd, f"{TRACEFS_SIM} run -c 'echo started; sleep 2; echo finished'\n".encode())
+        read_until(b"started\r\n")
+        os.write(fd, b"\x1a")  # ^Z
+        read_until(b"Stopped")
+        os.write(fd, b"echo outer-$((40+2))\n")
+        read_until(b"outer-42")  # the outer shell has its terminal back
+        os.write(fd, b"fg\n")
+        read_until(b"finished")
+        os.write(fd, b"echo status-$?\n")
+        read_until(b"status-0")
+        os.write(fd, b"exit\n")
+    finally:
+        os.close(fd)
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+
+
+@pytest.mark.skipif(shutil.which("trace-cmd") is None, reason="trace-cmd is not installed")
+def test_trace_cmd_finds_the_simulator_unmodified():
+    # libtracefs takes the tracefs line of /proc/mounts; had it not found one, it would have
+    # mounted a real tracefs (type "tracefs" in mountinfo) inside the namespace.
+    result = run("-c", "grep -q '^tracefs /sys/kernel/tracing tracefs ' /proc/mounts || exit 99;"
+                       "trace-cmd list -t; cat /sys/kernel/tracing/available_tracers;"
+                       "grep -c ' - tracefs ' /proc/self/mountinfo || true")
+    assert result.returncode == 0, result.stderr
+    listed, available, real_mounts = result.stdout.splitlines()
+    assert listed == available
+    assert real_mounts == "0"
