@@ -1,0 +1,123 @@
+/*
+ * Kernel entry and exit: the syscall instruction (the machine performs the
+ * CPL switch and lands here), host-injected interrupt vectors, fork return
+ * and the context switch.  pt_regs layout as in arch/x86/entry/calling.h.
+ */
+#define TOP_OF_STACK	16
+#define USER_RSP	24
+
+	.macro PUSH_REGS
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%rax
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	pushq	%rbx
+	pushq	%rbp
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	.endm
+
+	.macro POP_REGS
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbp
+	popq	%rbx
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rax
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+	.endm
+
+	.text
+	.globl entry_SYSCALL_64
+	.type entry_SYSCALL_64, @function
+entry_SYSCALL_64:
+	movq	%rsp, %gs:USER_RSP
+	movq	%gs:TOP_OF_STACK, %rsp
+	pushq	$0x2b			/* pt_regs->ss */
+	pushq	%gs:USER_RSP		/* pt_regs->sp */
+	pushq	%r11			/* pt_regs->flags */
+	pushq	$0x33			/* pt_regs->cs */
+	pushq	%rcx			/* pt_regs->ip */
+	pushq	%rax			/* pt_regs->orig_ax */
+	PUSH_REGS
+	movq	%rsp, %rdi
+	movslq	%eax, %rsi
+	call	do_syscall_64
+	.globl restore_regs_and_return_to_usermode
+restore_regs_and_return_to_usermode:
+	POP_REGS
+	addq	$8, %rsp		/* orig_ax */
+	iretq
+	.size entry_SYSCALL_64, .-entry_SYSCALL_64
+
+/* Host-injected vectors: the machine pushed ss, rsp, rflags, cs, rip. */
+	.macro IDTENTRY_SYSVEC name handler
+	.globl \name
+	.type \name, @function
+\name:
+	pushq	$-1			/* orig_ax */
+	PUSH_REGS
+	movq	%rsp, %rdi
+	call	\handler
+	movq	%rsp, %rdi
+	call	irqentry_exit
+	POP_REGS
+	addq	$8, %rsp
+	iretq
+	.size \name, .-\name
+	.endm
+
+	IDTENTRY_SYSVEC asm_sysvec_apic_timer_interrupt sysvec_apic_timer_interrupt
+	IDTENTRY_SYSVEC asm_sysvec_reschedule_ipi sysvec_reschedule_ipi
+	IDTENTRY_SYSVEC asm_sysvec_call_function sysvec_call_function
+
+/* __switch_to_asm(prev, next): callee-saved regs live on the old stack. */
+	.globl __switch_to_asm
+	.type __switch_to_asm, @function
+__switch_to_asm:
+	pushq	%rbp
+	pushq	%rbx
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	movq	%rsp, 0(%rdi)
+	movq	0(%rsi), %rsp
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbx
+	popq	%rbp
+	jmp	__switch_to
+	.size __switch_to_asm, .-__switch_to_asm
+
+/* First return of a new task: %rbx = kernel thread fn (or 0), %r12 = arg. */
+	.globl ret_from_fork
+	.type ret_from_fork, @function
+ret_from_fork:
+	movq	%rax, %rdi
+	call	schedule_tail
+	testq	%rbx, %rbx
+	jz	1f
+	movq	%r12, %rdi
+	call	*%rbx			/* returns only after kernel_execve */
+1:	movq	%rsp, %rdi
+	call	syscall_exit_to_user_mode
+	jmp	restore_regs_and_return_to_usermode
+	.size ret_from_fork, .-ret_from_fork

@@ -1,0 +1,63 @@
+/*
+ * The contract between the emulated kernel and the machine that runs it
+ * (src/tracefs_sim/machine/hostif.py mirrors these layouts; the static
+ * asserts below pin them).  Guest->host: `out` to a doorbell port with the
+ * arguments in the per-CPU area.  Host->guest: boot_params before boot,
+ * host_requests mailbox + a host-injected interrupt after.
+ */
+#ifndef _HOSTIF_H
+#define _HOSTIF_H
+#include "types.h"
+
+#define NR_CPUS 8
+#define PORT_IPI	0x510	/* al = target cpu: wake it and inject the reschedule vector */
+#define PORT_WRITE	0x511	/* db_arg: host id, kernel buffer address, length */
+#define PORT_EXIT	0x512	/* db_arg: host id, exit status (wait status word) */
+#define PORT_PANIC	0x513	/* db_arg: message address, length */
+#define PORT_READY	0x514	/* al = 0: APs may start; al = 1: init is running */
+#define PORT_SPAWNED	0x515	/* db_arg: host id, pid of the task that runs it */
+#define PORT_IDLE	0x516	/* this cpu halts next (sti; hlt): sleep until next_event_ns or an IPI */
+
+#define WORKLOAD_NONE	0
+#define WORKLOAD_DEFAULT 1
+
+struct boot_params {
+	u64 magic;
+	u64 nr_cpus;
+	u64 ram_size;
+	u64 seeded;
+	u64 seed;
+	u64 workload;
+};
+
+/* The head of every CPU's per-CPU area; %gs points at it. */
+struct hostif_cpu {
+	u64 self;		/* 0: address of this struct */
+	u64 cpu;		/* 8 */
+	u64 top_of_stack;	/* 16: kernel stack top of the running task */
+	u64 user_rsp;		/* 24: scratch for entry_SYSCALL_64 */
+	u64 now_ns;		/* 32: virtual clock, written by the host */
+	u64 next_event_ns;	/* 40: earliest timer on this cpu, read by the host at hlt */
+	u64 db_arg[4];		/* 48: doorbell arguments */
+};
+
+#define HOST_REQ_SLOTS 16
+#define HOST_REQ_ARGV 240
+struct host_request {
+	u64 id;
+	u32 argc;
+	u32 len;
+	char argv[HOST_REQ_ARGV];	/* argc NUL-terminated strings */
+};
+struct host_requests {
+	u32 head;			/* written by the host */
+	u32 tail;			/* written by the guest */
+	u32 pad[2];
+	struct host_request slot[HOST_REQ_SLOTS];
+};
+
+_Static_assert(offsetof(struct hostif_cpu, now_ns) == 32, "hostif layout");
+_Static_assert(offsetof(struct hostif_cpu, db_arg) == 48, "hostif layout");
+_Static_assert(sizeof(struct host_request) == 256, "hostif layout");
+_Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");
+#endif

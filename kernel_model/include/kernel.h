@@ -1,0 +1,315 @@
+/* Core kernel structures: per-CPU data, tasks, runqueues, timers, files. */
+#ifndef _KERNEL_H
+#define _KERNEL_H
+#include "types.h"
+#include "list.h"
+#include "hostif.h"
+#include "gfp.h"
+
+#define PAGE_SIZE 4096UL
+#define THREAD_SIZE (16 * 1024UL)
+#define __START_KERNEL_map 0xffffffff80000000UL
+#define PAGE_OFFSET 0xffff888000000000UL
+#define TASK_SIZE_MAX 0x00007ffffffff000UL
+#define __KERNEL_CS 0x10
+#define __KERNEL_DS 0x18
+#define __USER_DS 0x2b
+#define __USER_CS 0x33
+#define X86_EFLAGS_IF 0x200UL
+
+#define __pa(x) ((u64)(x) >= __START_KERNEL_map ? (u64)(x) - __START_KERNEL_map : (u64)(x) - PAGE_OFFSET)
+#define IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-4095)
+#define PTR_ERR(p) ((long)(p))
+#define __va(x) ((void *)((u64)(x) + PAGE_OFFSET))
+
+/* ---- locking ---- */
+typedef struct { volatile int locked; } spinlock_t;
+#define __SPIN_LOCK_UNLOCKED { 0 }
+static __always_inline unsigned long arch_local_irq_save(void)
+{
+	unsigned long f;
+	asm volatile("pushfq; popq %0; cli" : "=r"(f) : : "memory");
+	return f;
+}
+static __always_inline void arch_local_irq_restore(unsigned long f)
+{
+	if (f & X86_EFLAGS_IF)
+		asm volatile("sti" ::: "memory");
+}
+static __always_inline void local_irq_enable(void) { asm volatile("sti" ::: "memory"); }
+static __always_inline void local_irq_disable(void) { asm volatile("cli" ::: "memory"); }
+static __always_inline void spin_lock(spinlock_t *l)
+{
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		while (READ_ONCE(l->locked))
+			asm volatile("pause");
+}
+static __always_inline void spin_unlock(spinlock_t *l) { __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE); }
+#define spin_lock_irqsave(l, f) do { f = arch_local_irq_save(); spin_lock(l); } while (0)
+#define spin_unlock_irqrestore(l, f) do { spin_unlock(l); arch_local_irq_restore(f); } while (0)
+
+/* ---- registers saved on kernel entry (arch/x86/include/asm/ptrace.h order) ---- */
+struct pt_regs {
+	u64 r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di;
+	u64 orig_ax, ip, cs, flags, sp, ss;
+};
+static __always_inline bool user_mode(struct pt_regs *r) { return (r->cs & 3) == 3; }
+
+/* ---- memory ---- */
+struct mm_struct {
+	u64 *pgd;
+	int users;
+};
+extern struct mm_struct init_mm;
+
+/* ---- timers ---- */
+struct hrtimer {
+	struct list_head node;
+	u64 expires;
+	void (*function)(struct hrtimer *);
+	struct task_struct *task;
+	int cpu;
+	bool active;
+};
+
+/* ---- files ---- */
+struct file;
+struct inode;
+struct file_operations {
+	ssize_t (*read)(struct file *, char *, size_t, loff_t *);
+	ssize_t (*write)(struct file *, const char *, size_t, loff_t *);
+	int (*release)(struct file *);
+};
+struct inode {
+	const char *path;
+	unsigned short i_mode;
+	const struct file_operations *i_fop;
+	const char *data;		/* contents of a static file */
+	size_t size;
+	int (*show)(char *buf, size_t len);	/* generated contents (procfs) */
+};
+struct file {
+	const struct file_operations *f_op;
+	struct inode *f_inode;
+	loff_t f_pos;
+	unsigned int f_flags;
+	unsigned int f_mode;
+	int f_count;
+	u64 private_data;
+};
+#define FMODE_READ 1
+#define FMODE_WRITE 2
+#define NR_OPEN_DEFAULT 16
+#define S_IFREG 0100000
+#define S_IFCHR 0020000
+
+/* ---- tasks ---- */
+#define TASK_RUNNING			0x00000000
+#define TASK_INTERRUPTIBLE		0x00000001
+#define TASK_UNINTERRUPTIBLE		0x00000002
+#define __TASK_STOPPED			0x00000004
+#define __TASK_TRACED			0x00000008
+#define EXIT_DEAD			0x00000010
+#define EXIT_ZOMBIE			0x00000020
+#define TASK_PARKED			0x00000040
+#define TASK_DEAD			0x00000080
+#define TASK_NEW			0x00000800
+#define TASK_REPORT			(TASK_RUNNING | TASK_INTERRUPTIBLE | \
+					 TASK_UNINTERRUPTIBLE | __TASK_STOPPED | \
+					 __TASK_TRACED | EXIT_DEAD | EXIT_ZOMBIE | \
+					 TASK_PARKED)
+#define TASK_REPORT_IDLE	(TASK_REPORT + 1)
+#define TASK_REPORT_MAX		(TASK_REPORT_IDLE << 1)
+#define PF_KTHREAD		0x00200000
+#define PF_IDLE			0x00000002
+#define PF_EXITING		0x00000004
+#define PF_NO_SETAFFINITY	0x04000000
+#define TASK_COMM_LEN 16
+#define MAX_PRIO 140
+#define DEFAULT_PRIO 120
+
+struct thread_struct { u64 sp; };
+struct task_struct {
+	struct thread_struct thread;	/* must stay first: __switch_to_asm uses offset 0 */
+	volatile long __state;
+	unsigned int flags;
+	int on_rq;
+	int on_cpu;
+	int cpu;
+	int prio;
+	pid_t pid;
+	pid_t tgid;
+	uid_t uid;
+	char comm[TASK_COMM_LEN];
+	void *stack;
+	struct mm_struct *mm;
+	struct task_struct *parent;
+	struct list_head children;
+	struct list_head sibling;
+	struct list_head tasks;
+	struct list_head run_list;
+	int exit_state;
+	int exit_code;
+	u64 host_id;		/* set for programs the host started: output and exit go to it */
+	u64 exec_start;
+	int (*threadfn)(void *);
+	void *threadarg;
+	struct file *files[NR_OPEN_DEFAULT];
+	struct list_head rcu_node;
+	u64 rcu_gp;
+};
+
+struct rq {
+	struct list_head queue;		/* runnable, not running */
+	unsigned int nr_running;	/* queued + current non-idle */
+	struct task_struct *curr;
+	struct task_struct *idle;
+	u64 clock;
+};
+
+enum { RCU_SOFTIRQ, TIMER_SOFTIRQ, NR_SOFTIRQS };
+struct percpu {
+	struct hostif_cpu h;		/* must stay first: read by the host and by asm via %gs */
+	struct task_struct *curr_task;
+	int preempt_count;
+	volatile int need_resched;
+	struct rq rq;
+	struct list_head timers;	/* hrtimers armed on this cpu, sorted */
+	unsigned long softirq_pending;
+	struct task_struct *ksoftirqd;
+	struct task_struct *migration;
+	struct task_struct *kworker;
+	u64 stat_syscalls, stat_ctxt, stat_irqs;
+	char scratch[512] __aligned(64);	/* trace_event_raw_event_* records land here */
+} __aligned(4096);
+
+extern struct percpu cpu_data[NR_CPUS];
+extern struct boot_params boot_params;
+extern struct host_requests host_requests;
+extern int nr_cpu_ids;
+
+/* volatile: a task may migrate across any schedule(), so the per-CPU
+ * pointer must be re-read, never cached by the compiler (current itself is
+ * stable for a task; the area it is read from is not). */
+static __always_inline struct percpu *this_cpu(void)
+{
+	struct percpu *p;
+	asm volatile("movq %%gs:0, %0" : "=r"(p));
+	return p;
+}
+static __always_inline int smp_processor_id(void) { return (int)this_cpu()->h.cpu; }
+static __always_inline struct task_struct *get_current(void) { return this_cpu()->curr_task; }
+#define current get_current()
+
+/* lib.c */
+void *memcpy(void *d, const void *s, size_t n);
+void *memset(void *d, int c, size_t n);
+size_t strlen(const char *s);
+int strcmp(const char *a, const char *b);
+char *strscpy_pad(char *d, const char *s, size_t n);
+int scnprintf(char *buf, size_t size, const char *fmt, ...);
+const char *kbasename(const char *path);
+
+/* hostio.c */
+void host_doorbell(int port, u64 al);
+void __noreturn panic(const char *msg);
+void host_write(u64 id, const void *buf, size_t len);
+void host_exit(u64 id, int status);
+void host_spawned(u64 id, pid_t pid);
+void smp_send_reschedule(int cpu);
+
+/* mm.c */
+void mem_init(void);
+void *alloc_page_zeroed(void);
+void free_page(void *p);
+void *alloc_thread_stack(void);
+void free_thread_stack(void *p);
+void *kmalloc(size_t size, gfp_t flags);
+void *kzalloc(size_t size, gfp_t flags);
+void kfree(const void *p);
+struct mm_struct *mm_alloc(void);
+int map_user_page(struct mm_struct *mm, u64 va, void *page);
+void *user_page(struct mm_struct *mm, u64 va);
+int dup_mm_pages(struct mm_struct *dst, struct mm_struct *src);
+void mmput(struct mm_struct *mm);
+void switch_mm(struct mm_struct *mm);
+bool access_ok(const void *uaddr, size_t len);
+long copy_from_user(void *to, const void *from, size_t n);
+long copy_to_user(void *to, const void *from, size_t n);
+long strncpy_from_user(char *dst, const char *src, long count);
+extern u64 nr_free_pages;
+
+
+
+/* sched.c */
+void sched_init(void);
+void sched_init_idle(int cpu);
+void scheduler_tick(void);
+void schedule(void);
+void schedule_idle(void);
+void preempt_schedule_irq(void);
+int wake_up_process(struct task_struct *p);
+int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags);
+void wake_up_new_task(struct task_struct *p);
+#define set_current_state(s) do { WRITE_ONCE(current->__state, (s)); barrier(); } while (0)
+struct task_struct *__switch_to(struct task_struct *prev, struct task_struct *next);
+void schedule_tail(struct task_struct *prev);
+void cpu_startup_entry(void) __noreturn;
+struct task_struct *find_task_by_pid(pid_t pid);
+extern spinlock_t sched_lock;
+extern struct list_head task_list;
+
+/* time.c */
+u64 ktime_get(void);
+void hrtimer_init(struct hrtimer *t, void (*fn)(struct hrtimer *));
+void hrtimer_start(struct hrtimer *t, u64 expires);
+void hrtimer_cancel(struct hrtimer *t);
+void hrtimer_interrupt(void);
+u64 hrtimer_next_event(int cpu);
+long schedule_timeout(u64 ns);
+int schedule_hrtimeout_range(u64 *expires, u64 delta, int mode);
+extern volatile u64 jiffies;
+#define TICK_NSEC 4000000UL
+
+/* fork.c / exit.c / exec.c */
+pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu);
+long kernel_clone(struct pt_regs *regs);
+void __noreturn do_exit(long code);
+void __noreturn do_group_exit(int code);
+int kernel_execve(const char *filename, const char *const *argv, int argc, struct pt_regs *regs);
+struct task_struct *alloc_task(void);
+void put_task_struct(struct task_struct *t);
+extern struct task_struct *init_task_p;
+
+/* fs.c */
+struct file *fget(unsigned int fd);
+int get_unused_fd_flags(unsigned int flags);
+void fd_install(unsigned int fd, struct file *f);
+struct file *hostpipe_open(u64 host_id);
+struct file *filp_open_path(const char *path, int flags);
+void fput(struct file *f);
+struct file *get_file(struct file *f);
+int close_fd(unsigned int fd);
+ssize_t ksys_read(unsigned int fd, char *buf, size_t count);
+ssize_t ksys_write(unsigned int fd, const char *buf, size_t count);
+long do_sys_open(int dfd, const char *filename, int flags, unsigned short mode);
+
+/* kthreads.c */
+void raise_softirq(int nr);
+void kthreads_init(void);
+int kthreadd(void *unused);
+extern struct task_struct *kthreadd_task;
+void call_rcu_task(struct task_struct *t);
+void rcu_note_context_switch(int cpu);
+
+/* irq.c */
+void irq_enter(void);
+void irq_exit(void);
+
+/* random.c */
+u64 get_random_u64(void);
+
+/* main.c */
+extern char _stext[], _etext[], _end[];
+extern u64 idle_stacks[NR_CPUS][THREAD_SIZE / 8];
+#endif

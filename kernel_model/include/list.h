@@ -1,0 +1,24 @@
+/* Doubly linked circular lists, as in include/linux/list.h. */
+#ifndef _LIST_H
+#define _LIST_H
+#include "types.h"
+struct list_head { struct list_head *next, *prev; };
+#define LIST_HEAD_INIT(name) { &(name), &(name) }
+#define LIST_HEAD(name) struct list_head name = LIST_HEAD_INIT(name)
+static __always_inline void INIT_LIST_HEAD(struct list_head *l) { l->next = l; l->prev = l; }
+static __always_inline void __list_add(struct list_head *n, struct list_head *prev, struct list_head *next)
+{ next->prev = n; n->next = next; n->prev = prev; prev->next = n; }
+static __always_inline void list_add(struct list_head *n, struct list_head *h) { __list_add(n, h, h->next); }
+static __always_inline void list_add_tail(struct list_head *n, struct list_head *h) { __list_add(n, h->prev, h); }
+static __always_inline void list_del_init(struct list_head *e)
+{ e->next->prev = e->prev; e->prev->next = e->next; INIT_LIST_HEAD(e); }
+static __always_inline bool list_empty(const struct list_head *h) { return h->next == h; }
+#define list_entry(p, t, m) container_of(p, t, m)
+#define list_first_entry(h, t, m) list_entry((h)->next, t, m)
+#define list_for_each_entry(pos, head, m) \
+	for (pos = list_entry((head)->next, typeof(*pos), m); &pos->m != (head); \
+	     pos = list_entry(pos->m.next, typeof(*pos), m))
+#define list_for_each_entry_safe(pos, n, head, m) \
+	for (pos = list_entry((head)->next, typeof(*pos), m), n = list_entry(pos->m.next, typeof(*pos), m); \
+	     &pos->m != (head); pos = n, n = list_entry(n->m.next, typeof(*n), m))
+#endif

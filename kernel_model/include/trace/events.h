@@ -1,0 +1,199 @@
+/* The tracepoints of the emulated kernel (formats as Linux 6.1's). Included
+ * several times with different TRACE_EVENT definitions (see events.c). */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM sched
+
+TRACE_EVENT(sched_switch,
+	TP_PROTO(bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state),
+	TP_ARGS(preempt, prev, next, prev_state),
+	TP_STRUCT__entry(
+		__array(	char,	prev_comm,	TASK_COMM_LEN	)
+		__field(	pid_t,	prev_pid			)
+		__field(	int,	prev_prio			)
+		__field(	long,	prev_state			)
+		__array(	char,	next_comm,	TASK_COMM_LEN	)
+		__field(	pid_t,	next_pid			)
+		__field(	int,	next_prio			)
+	),
+	TP_fast_assign(
+		memcpy(__entry->next_comm, next->comm, TASK_COMM_LEN);
+		__entry->prev_pid	= prev->pid;
+		__entry->prev_prio	= prev->prio;
+		__entry->prev_state	= __trace_sched_switch_state(preempt, prev_state, prev);
+		memcpy(__entry->prev_comm, prev->comm, TASK_COMM_LEN);
+		__entry->next_pid	= next->pid;
+		__entry->next_prio	= next->prio;
+	),
+	TP_printk("prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_pid=%d next_prio=%d",
+		__entry->prev_comm, __entry->prev_pid, __entry->prev_prio,
+		(__entry->prev_state & (TASK_REPORT_MAX - 1)) ?
+		  __print_flags(__entry->prev_state & (TASK_REPORT_MAX - 1), "|",
+				{ TASK_INTERRUPTIBLE, "S" },
+				{ TASK_UNINTERRUPTIBLE, "D" },
+				{ __TASK_STOPPED, "T" },
+				{ __TASK_TRACED, "t" },
+				{ EXIT_DEAD, "X" },
+				{ EXIT_ZOMBIE, "Z" },
+				{ TASK_PARKED, "P" },
+				{ TASK_DEAD, "I" }) :
+		  "R",
+		__entry->prev_state & TASK_REPORT_MAX ? "+" : "",
+		__entry->next_comm, __entry->next_pid, __entry->next_prio)
+)
+
+#define SCHED_WAKEUP_TEMPLATE(ev) \
+TRACE_EVENT(ev, \
+	TP_PROTO(struct task_struct *p), \
+	TP_ARGS(p), \
+	TP_STRUCT__entry( \
+		__array(	char,	comm,	TASK_COMM_LEN	) \
+		__field(	pid_t,	pid			) \
+		__field(	int,	prio			) \
+		__field(	int,	target_cpu		) \
+	), \
+	TP_fast_assign( \
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN); \
+		__entry->pid		= p->pid; \
+		__entry->prio		= p->prio; \
+		__entry->target_cpu	= p->cpu; \
+	), \
+	TP_printk("comm=%s pid=%d prio=%d target_cpu=%03d", \
+		  __entry->comm, __entry->pid, __entry->prio, \
+		  __entry->target_cpu) \
+)
+SCHED_WAKEUP_TEMPLATE(sched_waking)
+SCHED_WAKEUP_TEMPLATE(sched_wakeup)
+SCHED_WAKEUP_TEMPLATE(sched_wakeup_new)
+
+TRACE_EVENT(sched_process_fork,
+	TP_PROTO(struct task_struct *parent, struct task_struct *child),
+	TP_ARGS(parent, child),
+	TP_STRUCT__entry(
+		__array(	char,	parent_comm,	TASK_COMM_LEN	)
+		__field(	pid_t,	parent_pid			)
+		__array(	char,	child_comm,	TASK_COMM_LEN	)
+		__field(	pid_t,	child_pid			)
+	),
+	TP_fast_assign(
+		memcpy(__entry->parent_comm, parent->comm, TASK_COMM_LEN);
+		__entry->parent_pid	= parent->pid;
+		memcpy(__entry->child_comm, child->comm, TASK_COMM_LEN);
+		__entry->child_pid	= child->pid;
+	),
+	TP_printk("comm=%s pid=%d child_comm=%s child_pid=%d",
+		__entry->parent_comm, __entry->parent_pid,
+		__entry->child_comm, __entry->child_pid)
+)
+
+TRACE_EVENT(sched_process_exec,
+	TP_PROTO(struct task_struct *p, pid_t old_pid, const char *filename),
+	TP_ARGS(p, old_pid, filename),
+	TP_STRUCT__entry(
+		__string(	filename,	filename	)
+		__field(	pid_t,		pid		)
+		__field(	pid_t,		old_pid		)
+	),
+	TP_fast_assign(
+		__assign_str(filename, filename);
+		__entry->pid		= p->pid;
+		__entry->old_pid	= old_pid;
+	),
+	TP_printk("filename=%s pid=%d old_pid=%d", __get_str(filename),
+		  __entry->pid, __entry->old_pid)
+)
+
+TRACE_EVENT(sched_process_exit,
+	TP_PROTO(struct task_struct *p),
+	TP_ARGS(p),
+	TP_STRUCT__entry(
+		__array(	char,	comm,	TASK_COMM_LEN	)
+		__field(	pid_t,	pid			)
+		__field(	int,	prio			)
+	),
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid		= p->pid;
+		__entry->prio		= p->prio;
+	),
+	TP_printk("comm=%s pid=%d prio=%d",
+		  __entry->comm, __entry->pid, __entry->prio)
+)
+
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM raw_syscalls
+TRACE_EVENT(sys_enter,
+	TP_PROTO(struct pt_regs *regs, long id),
+	TP_ARGS(regs, id),
+	TP_STRUCT__entry(
+		__field(	long,		id		)
+		__array(	unsigned long,	args,	6	)
+	),
+	TP_fast_assign(
+		__entry->id	= id;
+		syscall_get_arguments(regs, __entry->args);
+	),
+	TP_printk("NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)",
+		  __entry->id,
+		  __entry->args[0], __entry->args[1], __entry->args[2],
+		  __entry->args[3], __entry->args[4], __entry->args[5])
+)
+TRACE_EVENT(sys_exit,
+	TP_PROTO(struct pt_regs *regs, long ret),
+	TP_ARGS(regs, ret),
+	TP_STRUCT__entry(
+		__field(	long,	id	)
+		__field(	long,	ret	)
+	),
+	TP_fast_assign(
+		__entry->id	= regs->orig_ax;
+		__entry->ret	= ret;
+	),
+	TP_printk("NR %ld = %ld",
+		  __entry->id, __entry->ret)
+)
+
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM kmem
+TRACE_EVENT(kmalloc,
+	TP_PROTO(unsigned long call_site, const void *ptr, size_t bytes_req, size_t bytes_alloc, gfp_t gfp_flags, int node),
+	TP_ARGS(call_site, ptr, bytes_req, bytes_alloc, gfp_flags, node),
+	TP_STRUCT__entry(
+		__field(	unsigned long,	call_site	)
+		__field(	const void *,	ptr		)
+		__field(	size_t,		bytes_req	)
+		__field(	size_t,		bytes_alloc	)
+		__field(	unsigned long,	gfp_flags	)
+		__field(	int,		node		)
+	),
+	TP_fast_assign(
+		__entry->call_site	= call_site;
+		__entry->ptr		= ptr;
+		__entry->bytes_req	= bytes_req;
+		__entry->bytes_alloc	= bytes_alloc;
+		__entry->gfp_flags	= (__force unsigned long)gfp_flags;
+		__entry->node		= node;
+	),
+	TP_printk("call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s",
+		(void *)__entry->call_site,
+		__entry->ptr,
+		__entry->bytes_req,
+		__entry->bytes_alloc,
+		show_gfp_flags(__entry->gfp_flags),
+		__entry->node,
+		(IS_ENABLED(CONFIG_MEMCG_KMEM) &&
+		 (__entry->gfp_flags & (__force unsigned long)__GFP_ACCOUNT)) ? "true" : "false")
+)
+TRACE_EVENT(kfree,
+	TP_PROTO(unsigned long call_site, const void *ptr),
+	TP_ARGS(call_site, ptr),
+	TP_STRUCT__entry(
+		__field(	unsigned long,	call_site	)
+		__field(	const void *,	ptr		)
+	),
+	TP_fast_assign(
+		__entry->call_site	= call_site;
+		__entry->ptr		= ptr;
+	),
+	TP_printk("call_site=%pS ptr=%p",
+		  (void *)__entry->call_site, __entry->ptr)
+)

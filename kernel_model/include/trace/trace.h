@@ -1,0 +1,75 @@
+/*
+ * Tracepoints the kernel way: every trace_<event>() call site is a 5-byte
+ * jump label (a nop5 recorded in __jump_table with its static key); the probe
+ * engine enables an event by patching the nop into a jmp to the out-of-line
+ * block, which calls the notrace trace_event_raw_event_<event>().  Event
+ * metadata (fields, print fmt, key) is emitted into the _ftrace_events section.
+ */
+#ifndef _TRACE_H
+#define _TRACE_H
+#include "../kernel.h"
+
+struct static_key { int enabled; };
+struct tracepoint { const char *name; struct static_key key; };
+struct jump_entry { u64 code; u64 target; u64 key; };
+
+static __always_inline bool arch_static_branch(struct static_key *key)
+{
+	asm goto("1: .byte 0x0f,0x1f,0x44,0x00,0x00\n\t"
+		 ".pushsection __jump_table, \"aw\"\n\t"
+		 ".balign 8\n\t"
+		 ".quad 1b, %l[l_yes], %c0\n\t"
+		 ".popsection"
+		 : : "i"(key) : : l_yes);
+	return false;
+l_yes:
+	return true;
+}
+#define static_branch_unlikely(k) arch_static_branch(k)
+
+struct trace_entry {
+	unsigned short type;
+	unsigned char flags;
+	unsigned char preempt_count;
+	int pid;
+};
+
+struct trace_field_meta {
+	const char *type;
+	const char *name;
+	u32 offset;
+	u32 size;
+	u32 is_signed;
+	u32 pad;
+};
+struct trace_event_meta {
+	const char *system;
+	const char *name;
+	const char *print_fmt;
+	struct static_key *key;
+	const struct trace_field_meta *fields;
+	u64 nr_fields;
+	s64 syscall_nr;		/* -1 unless a syscalls: event (then key is raw_syscalls') */
+};
+
+#define __stringify_1(x...) #x
+#define __stringify(x...) __stringify_1(x)
+#define TP_PROTO(args...) args
+#define TP_ARGS(args...) args
+#define PARAMS(args...) args
+
+void *trace_event_buffer_reserve(size_t len);
+
+#ifndef CREATE_TRACE_POINTS
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
+	extern struct tracepoint __tracepoint_##name; \
+	void trace_event_raw_event_##name(proto); \
+	static __always_inline void trace_##name(proto) \
+	{ \
+		if (static_branch_unlikely(&__tracepoint_##name.key)) \
+			trace_event_raw_event_##name(args); \
+	}
+#include "events.h"
+#undef TRACE_EVENT
+#endif
+#endif

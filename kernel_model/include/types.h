@@ -1,0 +1,66 @@
+/* Basic kernel types, compiler attributes and helpers shared by all kernel files. */
+#ifndef _TYPES_H
+#define _TYPES_H
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long u64;
+typedef signed char s8;
+typedef short s16;
+typedef int s32;
+typedef long s64;
+typedef unsigned long size_t;
+typedef long ssize_t;
+typedef long loff_t;
+typedef int pid_t;
+typedef unsigned int uid_t;
+typedef unsigned int gfp_t;
+typedef _Bool bool;
+#define true 1
+#define false 0
+#define NULL ((void *)0)
+
+#define notrace __attribute__((no_instrument_function))
+#define __always_inline inline __attribute__((always_inline))
+#define noinline __attribute__((noinline))
+#define __used __attribute__((used))
+#define __aligned(x) __attribute__((aligned(x)))
+#define __section(s) __attribute__((section(s)))
+#define __noreturn __attribute__((noreturn))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define barrier() asm volatile("" ::: "memory")
+#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
+#define offsetof(t, m) __builtin_offsetof(t, m)
+#define container_of(p, t, m) ((t *)((char *)(p) - offsetof(t, m)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
+#define ALIGN(x, a) (((x) + (a) - 1) & ~((u64)(a) - 1))
+#define _RET_IP_ ((unsigned long)__builtin_return_address(0))
+
+#define EPERM 1
+#define ENOENT 2
+#define ESRCH 3
+#define EINTR 4
+#define EIO 5
+#define E2BIG 7
+#define ENOEXEC 8
+#define EBADF 9
+#define ECHILD 10
+#define EAGAIN 11
+#define ENOMEM 12
+#define EFAULT 14
+#define EEXIST 17
+#define ENOTDIR 20
+#define EISDIR 21
+#define EINVAL 22
+#define EMFILE 24
+#define ENOSPC 28
+#define ESPIPE 29
+#define ENAMETOOLONG 36
+#define ENOSYS 38
+#define EROFS 30
+#define EACCES 13
+#endif

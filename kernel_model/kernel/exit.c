@@ -1,0 +1,130 @@
+/* Task exit, reaping and wait4. */
+#include "../include/kernel.h"
+#include "../include/trace/trace.h"
+
+#define WNOHANG 1
+
+static noinline void release_task(struct task_struct *p)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	list_del_init(&p->tasks);
+	list_del_init(&p->sibling);
+	spin_unlock_irqrestore(&sched_lock, flags);
+	put_task_struct(p);
+}
+
+/* Children of an exiting task go to init, which reaps them. */
+static noinline void forget_original_parent(struct task_struct *father)
+{
+	struct task_struct *p, *n, *reaper = init_task_p;
+
+	list_for_each_entry_safe(p, n, &father->children, sibling) {
+		list_del_init(&p->sibling);
+		p->parent = reaper;
+		if (reaper && reaper != father)
+			list_add_tail(&p->sibling, &reaper->children);
+		else
+			p->parent = NULL;
+	}
+}
+
+void __noreturn do_exit(long code)
+{
+	struct task_struct *tsk = current, *parent;
+	unsigned long flags;
+	int fd;
+
+	tsk->flags |= PF_EXITING;
+	tsk->exit_code = code;
+	trace_sched_process_exit(tsk);
+	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
+		if (tsk->files[fd])
+			close_fd(fd);
+	spin_lock_irqsave(&sched_lock, flags);
+	forget_original_parent(tsk);
+	parent = tsk->parent;
+	/* children of kernel threads (host-started programs) are reaped at once */
+	tsk->exit_state = parent && parent->mm ? EXIT_ZOMBIE : EXIT_DEAD;
+	if (tsk->exit_state == EXIT_DEAD) {
+		list_del_init(&tsk->sibling);
+		list_del_init(&tsk->tasks);
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	if (tsk->host_id)	/* after exit_state is set: the host no longer lists the task */
+		host_exit(tsk->host_id, code);
+	if (parent && tsk->exit_state == EXIT_ZOMBIE)
+		wake_up_process(parent);
+	/* do_task_dead: finish_task_switch frees what is left */
+	local_irq_disable();
+	tsk->__state = TASK_DEAD;
+	schedule();
+	panic("do_exit: dead task scheduled again");
+}
+
+void __noreturn do_group_exit(int exit_code)
+{
+	do_exit(exit_code);
+}
+
+long __x64_sys_exit(struct pt_regs *regs)
+{
+	do_exit((regs->di & 0xff) << 8);
+}
+
+long __x64_sys_exit_group(struct pt_regs *regs)
+{
+	do_group_exit((regs->di & 0xff) << 8);
+}
+
+/* Returns the pid of a reaped child, 0 if none exited yet, <0 on error. */
+static noinline long wait_consider_children(pid_t pid, int *status, bool *any)
+{
+	struct task_struct *p, *n;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry_safe(p, n, &current->children, sibling) {
+		if (pid > 0 && p->pid != pid)
+			continue;
+		*any = true;
+		if (p->exit_state == EXIT_ZOMBIE && !p->on_cpu) {
+			pid_t ret = p->pid;
+			*status = p->exit_code;
+			spin_unlock_irqrestore(&sched_lock, flags);
+			release_task(p);
+			return ret;
+		}
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return 0;
+}
+
+long do_wait(pid_t pid, int *ustatus, int options)
+{
+	for (;;) {
+		bool any = false;
+		int status = 0;
+		long ret;
+
+		set_current_state(TASK_INTERRUPTIBLE);
+		ret = wait_consider_children(pid, &status, &any);
+		if (ret || !any || (options & WNOHANG)) {
+			set_current_state(TASK_RUNNING);
+			if (!any)
+				return -ECHILD;
+			if (ret > 0 && ustatus && copy_to_user(ustatus, &status, sizeof(status)))
+				return -EFAULT;
+			return ret;
+		}
+		schedule();
+	}
+}
+
+long __x64_sys_wait4(struct pt_regs *regs)
+{
+	if (regs->dx & ~(WNOHANG | 2UL | 0x40000000UL))
+		return -EINVAL;
+	return do_wait((pid_t)regs->di, (int *)regs->si, regs->dx);
+}

@@ -1,0 +1,140 @@
+/* Task creation: kernel_clone for fork(2)/clone(2) and kernel threads. */
+#include "../include/kernel.h"
+#include "../include/trace/trace.h"
+
+#define CLONE_VM 0x00000100
+#define SIGCHLD 17
+static pid_t last_pid;
+
+struct task_struct *alloc_task(void)
+{
+	struct task_struct *t = kzalloc(sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return NULL;
+	t->prio = DEFAULT_PRIO;
+	INIT_LIST_HEAD(&t->children);
+	INIT_LIST_HEAD(&t->sibling);
+	INIT_LIST_HEAD(&t->tasks);
+	INIT_LIST_HEAD(&t->run_list);
+	INIT_LIST_HEAD(&t->rcu_node);
+	return t;
+}
+
+void put_task_struct(struct task_struct *t)
+{
+	kfree(t);
+}
+
+static noinline pid_t alloc_pid(void)
+{
+	pid_t pid;
+
+	do {
+		pid = ++last_pid;
+		if (pid >= 32768)
+			last_pid = pid = 300;
+	} while (find_task_by_pid(pid));
+	return pid;
+}
+
+/* Lay out the new task's stack: switch frame returning to ret_from_fork, then pt_regs. */
+static noinline struct pt_regs *copy_thread(struct task_struct *p, struct pt_regs *src, int (*fn)(void *), void *arg)
+{
+	extern char ret_from_fork[];
+	struct pt_regs *regs = (struct pt_regs *)((char *)p->stack + THREAD_SIZE) - 1;
+	u64 *frame = (u64 *)regs - 7;
+
+	if (src)
+		*regs = *src;
+	else
+		memset(regs, 0, sizeof(*regs));
+	regs->ax = 0;
+	memset(frame, 0, 7 * sizeof(u64));
+	frame[6] = (u64)ret_from_fork;	/* return address of __switch_to */
+	frame[4] = (u64)fn;		/* %rbx */
+	frame[3] = (u64)arg;		/* %r12 */
+	p->thread.sp = (u64)frame;
+	return regs;
+}
+
+static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)(void *), void *arg, const char *name)
+{
+	struct task_struct *parent = current, *p = alloc_task();
+	unsigned long flags;
+	int fd;
+
+	if (!p)
+		return NULL;
+	p->stack = alloc_thread_stack();
+	if (!p->stack)
+		goto free_task;
+	p->uid = parent->uid;
+	p->cpu = -1;
+	p->__state = TASK_NEW;
+	memcpy(p->comm, name ? name : parent->comm, TASK_COMM_LEN);
+	p->comm[TASK_COMM_LEN - 1] = 0;
+	if (fn) {
+		p->flags = PF_KTHREAD;
+	} else {
+		p->mm = mm_alloc();
+		if (!p->mm || dup_mm_pages(p->mm, parent->mm))
+			goto free_stack;
+		for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
+			if (parent->files[fd])
+				p->files[fd] = get_file(parent->files[fd]);
+		p->host_id = parent->host_id;
+	}
+	copy_thread(p, regs, fn, arg);
+	spin_lock_irqsave(&sched_lock, flags);
+	p->pid = p->tgid = alloc_pid();
+	p->parent = (parent->flags & PF_IDLE) ? NULL : parent;
+	if (p->parent)
+		list_add_tail(&p->sibling, &parent->children);
+	list_add_tail(&p->tasks, &task_list);
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return p;
+free_stack:
+	if (p->mm)
+		mmput(p->mm);
+	free_thread_stack(p->stack);
+free_task:
+	put_task_struct(p);
+	return NULL;
+}
+
+long kernel_clone(struct pt_regs *regs)
+{
+	struct task_struct *p = copy_process(regs, NULL, NULL, NULL);
+
+	if (!p)
+		return -ENOMEM;
+	trace_sched_process_fork(current, p);
+	wake_up_new_task(p);
+	return p->pid;
+}
+
+pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu)
+{
+	struct task_struct *p = copy_process(NULL, fn, arg, name);
+
+	if (!p)
+		return -ENOMEM;
+	p->cpu = cpu;
+	trace_sched_process_fork(current, p);
+	wake_up_new_task(p);
+	return p->pid;
+}
+
+long __x64_sys_clone(struct pt_regs *regs)
+{
+	/* fork-like clones only: threads (CLONE_VM) are not modelled */
+	if (regs->di & CLONE_VM || (regs->di & 0xff) != SIGCHLD || regs->si)
+		return -EINVAL;
+	return kernel_clone(regs);
+}
+
+long __x64_sys_fork(struct pt_regs *regs)
+{
+	return kernel_clone(regs);
+}

@@ -1,0 +1,76 @@
+/* Guest->host doorbells (out to an I/O port; arguments in the per-CPU area). */
+#include "../include/kernel.h"
+
+notrace void host_doorbell(int port, u64 al)
+{
+	asm volatile("outb %%al, %%dx" : : "a"(al), "d"(port) : "memory");
+}
+
+void host_write(u64 id, const void *buf, size_t len)
+{
+	unsigned long flags = arch_local_irq_save();	/* db_arg is per-CPU */
+	struct percpu *pc = this_cpu();
+
+	pc->h.db_arg[0] = id;
+	pc->h.db_arg[1] = (u64)buf;
+	pc->h.db_arg[2] = len;
+	host_doorbell(PORT_WRITE, 0);
+	arch_local_irq_restore(flags);
+}
+
+void host_exit(u64 id, int status)
+{
+	unsigned long flags = arch_local_irq_save();
+	struct percpu *pc = this_cpu();
+
+	pc->h.db_arg[0] = id;
+	pc->h.db_arg[1] = (u64)(u32)status;
+	host_doorbell(PORT_EXIT, 0);
+	arch_local_irq_restore(flags);
+}
+
+void host_spawned(u64 id, pid_t pid)
+{
+	unsigned long flags = arch_local_irq_save();
+	struct percpu *pc = this_cpu();
+
+	pc->h.db_arg[0] = id;
+	pc->h.db_arg[1] = pid;
+	host_doorbell(PORT_SPAWNED, 0);
+	arch_local_irq_restore(flags);
+}
+
+/* Wake an idle cpu; the host injects the reschedule vector there. */
+void smp_send_reschedule(int cpu)
+{
+	host_doorbell(PORT_IPI, cpu);
+}
+
+void __noreturn panic(const char *msg)
+{
+	struct percpu *pc = this_cpu();
+
+	local_irq_disable();
+	pc->h.db_arg[0] = (u64)msg;
+	pc->h.db_arg[1] = strlen(msg);
+	for (;;)
+		host_doorbell(PORT_PANIC, 0);
+}
+
+/* Offsets the host needs (it has no debug info): tasks, per-CPU areas, and
+ * the per-CPU scratch record trace_event_raw_event_*() fill. */
+struct host_task_layout {
+	u64 tasks, pid, tgid, comm, state, exit_state, percpu_size, percpu_curr, percpu_idle, percpu_scratch;
+};
+const struct host_task_layout host_task_layout __used = {
+	offsetof(struct task_struct, tasks),
+	offsetof(struct task_struct, pid),
+	offsetof(struct task_struct, tgid),
+	offsetof(struct task_struct, comm),
+	offsetof(struct task_struct, __state),
+	offsetof(struct task_struct, exit_state),
+	sizeof(struct percpu),
+	offsetof(struct percpu, curr_task),
+	offsetof(struct percpu, rq) + offsetof(struct rq, idle),
+	offsetof(struct percpu, scratch),
+};

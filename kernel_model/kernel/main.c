@@ -1,0 +1,69 @@
+/* Boot: start_kernel on cpu 0, start_secondary on the others, then init. */
+#include "../include/kernel.h"
+
+struct boot_params boot_params __section(".data");
+struct host_requests host_requests __section(".data");
+struct percpu cpu_data[NR_CPUS];
+u64 idle_stacks[NR_CPUS][THREAD_SIZE / 8] __aligned(THREAD_SIZE);
+int nr_cpu_ids = 1;
+struct task_struct *init_task_p;
+
+/* GDT: the selectors of arch/x86/include/asm/segment.h */
+u64 gdt_page[16] __aligned(4096) = {
+	[2] = 0x00af9b000000ffffUL,	/* __KERNEL_CS 0x10 */
+	[3] = 0x00cf93000000ffffUL,	/* __KERNEL_DS 0x18 */
+	[4] = 0x00cffb000000ffffUL,	/* __USER32_CS 0x23 */
+	[5] = 0x00cff3000000ffffUL,	/* __USER_DS 0x2b */
+	[6] = 0x00affb000000ffffUL,	/* __USER_CS 0x33 */
+};
+
+void random_init(void);
+
+static int kernel_init(void *unused)
+{
+	struct pt_regs *regs = (struct pt_regs *)((char *)current->stack + THREAD_SIZE) - 1;
+	static const char *const argv_default[] = { "init", "default" };
+	static const char *const argv_none[] = { "init", "none" };
+	struct file *console;
+
+	init_task_p = current;
+	kthreads_init();
+	console = filp_open_path("/dev/null", 2);
+	fd_install(0, console);
+	fd_install(1, get_file(console));
+	fd_install(2, get_file(console));
+	if (kernel_execve("/sbin/init", boot_params.workload == WORKLOAD_DEFAULT ? argv_default : argv_none, 2, regs))
+		panic("No working init found");
+	host_doorbell(PORT_READY, 1);	/* init is exec'd: returning to its user mode */
+	return 0;
+}
+
+static void rest_init(void)
+{
+	struct task_struct *kthreadd_p;
+
+	kernel_thread(kernel_init, NULL, "swapper/0", 0);	/* pid 1 */
+	kthreadd_p = find_task_by_pid(kernel_thread(kthreadd, NULL, "kthreadd", -1));
+	kthreadd_task = kthreadd_p;
+}
+
+void start_kernel(void)
+{
+	int cpu;
+
+	nr_cpu_ids = boot_params.nr_cpus;
+	if (nr_cpu_ids < 1 || nr_cpu_ids > NR_CPUS)
+		nr_cpu_ids = 1;
+	mem_init();
+	random_init();
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		sched_init_idle(cpu);
+	rest_init();
+	host_doorbell(PORT_READY, 0);	/* secondary cpus may start */
+	cpu_startup_entry();
+}
+
+void start_secondary(void)
+{
+	cpu_startup_entry();
+}

@@ -1,0 +1,300 @@
+/* The scheduler: per-CPU round-robin runqueues under one lock, wakeups
+ * across CPUs, tick-driven preemption, the idle loop. */
+#include "../include/kernel.h"
+#include "../include/trace/trace.h"
+
+spinlock_t sched_lock;
+LIST_HEAD(task_list);
+#define SCHED_SLICE_NS (3 * TICK_NSEC)
+
+static struct rq *cpu_rq(int cpu) { return &cpu_data[cpu].rq; }
+
+static noinline notrace void resched_curr(int cpu)
+{
+	cpu_data[cpu].need_resched = 1;
+	if (cpu != smp_processor_id())
+		smp_send_reschedule(cpu);
+}
+
+static noinline void enqueue_task(struct rq *rq, struct task_struct *p)
+{
+	list_add_tail(&p->run_list, &rq->queue);
+	rq->nr_running++;
+}
+
+/* Prefer the task's previous cpu when idle, else any idle cpu, else previous. */
+static noinline int select_task_rq(struct task_struct *p)
+{
+	int cpu;
+
+	if (p->flags & PF_NO_SETAFFINITY)
+		return p->cpu;
+	if (p->cpu >= 0 && p->cpu < nr_cpu_ids && cpu_rq(p->cpu)->nr_running == 0)
+		return p->cpu;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (cpu_rq(cpu)->nr_running == 0)
+			return cpu;
+	return p->cpu >= 0 && p->cpu < nr_cpu_ids ? p->cpu : smp_processor_id();
+}
+
+static noinline void ttwu_do_activate(struct task_struct *p, int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+
+	p->cpu = cpu;
+	p->on_rq = 1;
+	enqueue_task(rq, p);
+	if (rq->curr == rq->idle)
+		resched_curr(cpu);
+}
+
+int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
+{
+	unsigned long flags;
+	int success = 0;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	if (!(p->__state & state))
+		goto out;
+	trace_sched_waking(p);
+	success = 1;
+	WRITE_ONCE(p->__state, TASK_RUNNING);
+	if (!p->on_rq)
+		ttwu_do_activate(p, select_task_rq(p));
+	trace_sched_wakeup(p);
+out:
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return success;
+}
+
+int wake_up_process(struct task_struct *p)
+{
+	return try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE, 0);
+}
+
+void wake_up_new_task(struct task_struct *p)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	WRITE_ONCE(p->__state, TASK_RUNNING);
+	if (p->cpu < 0 || p->cpu >= nr_cpu_ids)
+		p->cpu = select_task_rq(p);
+	ttwu_do_activate(p, p->cpu);
+	trace_sched_wakeup_new(p);
+	spin_unlock_irqrestore(&sched_lock, flags);
+}
+
+static noinline struct task_struct *pick_next_task(struct rq *rq, struct task_struct *prev)
+{
+	struct task_struct *next;
+
+	/* still on the runqueue (not deactivated by __schedule): back in line */
+	if (prev != rq->idle && prev->on_rq)
+		list_add_tail(&prev->run_list, &rq->queue);
+	if (list_empty(&rq->queue))
+		return rq->idle;
+	next = list_first_entry(&rq->queue, struct task_struct, run_list);
+	list_del_init(&next->run_list);
+	return next;
+}
+
+notrace struct task_struct *__switch_to(struct task_struct *prev, struct task_struct *next)
+{
+	struct percpu *pc = this_cpu();
+
+	pc->curr_task = next;
+	pc->h.top_of_stack = (u64)next->stack + THREAD_SIZE;
+	return prev;
+}
+
+static noinline notrace void finish_task_switch(struct task_struct *prev)
+{
+	struct percpu *pc = this_cpu();
+	bool dead = prev->__state == TASK_DEAD;
+
+	prev->on_cpu = 0;
+	current->exec_start = pc->h.now_ns;
+	spin_unlock(&sched_lock);
+	local_irq_enable();
+	if (dead) {
+		if (prev->mm)
+			mmput(prev->mm), prev->mm = NULL;
+		if (prev->exit_state == EXIT_DEAD)
+			call_rcu_task(prev);	/* stack and task freed after a grace period */
+		else
+			free_thread_stack(prev->stack), prev->stack = NULL;	/* zombie */
+	}
+}
+
+static noinline notrace struct task_struct *context_switch(struct rq *rq, struct task_struct *prev,
+						  struct task_struct *next)
+{
+	extern struct task_struct *__switch_to_asm(struct task_struct *, struct task_struct *);
+
+	next->on_cpu = 1;
+	if (next->mm && next->mm != prev->mm)
+		switch_mm(next->mm);
+	else if (!next->mm && prev->mm)
+		switch_mm(NULL);
+	return __switch_to_asm(prev, next);
+}
+
+static notrace void __schedule(bool preempt)
+{
+	struct percpu *pc = this_cpu();
+	struct rq *rq = &pc->rq;
+	struct task_struct *prev = pc->curr_task, *next;
+	unsigned int prev_state;
+
+	local_irq_disable();
+	spin_lock(&sched_lock);
+	pc->need_resched = 0;
+	prev_state = prev->__state;
+	if (!preempt && prev_state != TASK_RUNNING) {
+		prev->on_rq = 0;
+		if (prev != rq->idle)
+			rq->nr_running--;
+	}
+	next = pick_next_task(rq, prev);
+	if (next == prev) {
+		spin_unlock(&sched_lock);
+		local_irq_enable();
+		return;
+	}
+	rq->curr = next;
+	pc->stat_ctxt++;
+	rcu_note_context_switch(pc->h.cpu);
+	trace_sched_switch(preempt, prev, next, prev_state);
+	prev = context_switch(rq, prev, next);
+	finish_task_switch(prev);
+}
+
+void schedule(void)
+{
+	__schedule(false);
+}
+
+/* Called on return from an interrupt to user mode when need_resched is set. */
+void preempt_schedule_irq(void)
+{
+	__schedule(true);
+}
+
+void schedule_tail(struct task_struct *prev)
+{
+	finish_task_switch(prev);
+}
+
+void scheduler_tick(void)
+{
+	struct percpu *pc = this_cpu();
+	struct rq *rq = &pc->rq;
+	struct task_struct *curr = pc->curr_task;
+
+	spin_lock(&sched_lock);
+	rq->clock = pc->h.now_ns;
+	if (curr != rq->idle && !list_empty(&rq->queue) &&
+	    rq->clock - curr->exec_start >= SCHED_SLICE_NS)
+		pc->need_resched = 1;
+	/* an idle sibling while tasks wait here: let the migration thread balance */
+	if (rq->nr_running > 1 && pc->migration && pc->migration->__state == TASK_INTERRUPTIBLE) {
+		int cpu;
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+			if (cpu_rq(cpu)->nr_running == 0) {
+				spin_unlock(&sched_lock);
+				wake_up_process(pc->migration);
+				return;
+			}
+	}
+	spin_unlock(&sched_lock);
+}
+
+/* migration/N: move one waiting task of this cpu to an idle cpu. */
+int migrate_one_task(void)
+{
+	struct percpu *pc = this_cpu();
+	struct task_struct *p;
+	unsigned long flags;
+	int cpu, moved = 0;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	for (cpu = 0; cpu < nr_cpu_ids && !moved; cpu++) {
+		if (cpu_rq(cpu)->nr_running || list_empty(&pc->rq.queue))
+			continue;
+		list_for_each_entry(p, &pc->rq.queue, run_list) {
+			if (p->flags & PF_NO_SETAFFINITY)
+				continue;
+			list_del_init(&p->run_list);
+			pc->rq.nr_running--;
+			p->cpu = cpu;
+			enqueue_task(cpu_rq(cpu), p);
+			resched_curr(cpu);
+			moved = 1;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return moved;
+}
+
+struct task_struct *find_task_by_pid(pid_t pid)
+{
+	struct task_struct *t;
+
+	list_for_each_entry(t, &task_list, tasks)
+		if (t->pid == pid)
+			return t;
+	return NULL;
+}
+
+void sched_init_idle(int cpu)
+{
+	struct percpu *pc = &cpu_data[cpu];
+	struct task_struct *idle = alloc_task();
+
+	if (!idle)
+		panic("no memory for idle task");
+	idle->pid = 0;
+	idle->flags = PF_KTHREAD | PF_IDLE;
+	idle->cpu = cpu;
+	idle->on_rq = 1;
+	idle->on_cpu = 1;
+	idle->stack = idle_stacks[cpu];
+	scnprintf(idle->comm, TASK_COMM_LEN, "swapper/%d", cpu);
+	INIT_LIST_HEAD(&pc->rq.queue);
+	INIT_LIST_HEAD(&pc->timers);
+	pc->rq.idle = pc->rq.curr = idle;
+	pc->curr_task = idle;
+	pc->h.top_of_stack = (u64)idle->stack + THREAD_SIZE;
+}
+
+/* The idle loop: halt until an interrupt; the host skips the idle time. */
+static notrace void do_idle(void)
+{
+	struct percpu *pc = this_cpu();
+
+	while (!READ_ONCE(pc->need_resched)) {
+		local_irq_disable();
+		if (READ_ONCE(pc->need_resched)) {
+			local_irq_enable();
+			break;
+		}
+		pc->h.next_event_ns = hrtimer_next_event(pc->h.cpu);
+		host_doorbell(PORT_IDLE, 0);
+		asm volatile("sti; hlt" ::: "memory");	/* default_idle: safe_halt */
+	}
+	schedule_idle();
+}
+
+void schedule_idle(void)
+{
+	__schedule(false);
+}
+
+void __noreturn cpu_startup_entry(void)
+{
+	local_irq_enable();
+	for (;;)
+		do_idle();
+}

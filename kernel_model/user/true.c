@@ -1,0 +1,6 @@
+#include "libc.h"
+
+int main(void)
+{
+	return 0;
+}

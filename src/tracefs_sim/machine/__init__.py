@@ -1,0 +1,7 @@
+"""The emulated machine: a kernel ELF booted on N Unicorn CPUs."""
+from .image import EventDesc, FieldDesc, JumpEntry, KernelImage, Symbol
+from .machine import Machine, MachineError, MachineOptions
+from .process import Process, TaskInfo
+
+__all__ = ["EventDesc", "FieldDesc", "JumpEntry", "KernelImage", "Machine", "MachineError",
+           "MachineOptions", "Process", "Symbol", "TaskInfo"]

@@ -1,0 +1,147 @@
+"""One emulated CPU: a Unicorn instance over the shared RAM, and the x86
+privilege transitions Unicorn does not perform itself.
+
+Unicorn treats `syscall` as a hook-only instruction and never delivers
+interrupts through an IDT, and it will not load a CPL-0 SS from CPL 3.  The
+machine therefore keeps a snapshot of this CPU's kernel-mode state (a Unicorn
+context taken at CPL 0) and, on entry, restores it and puts the user's
+registers back: that is the CPL switch.  The returns (`sysretq`, `iretq`) are
+native.  Registers go through direct ctypes batch calls (the hot path).
+"""
+from __future__ import annotations
+
+import ctypes
+
+from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INTR, UC_MODE_64, UC_PROT_ALL, Uc
+from unicorn.unicorn_py3.unicorn import uclib
+from unicorn.x86_const import (
+    UC_X86_INS_OUT, UC_X86_INS_SYSCALL, UC_X86_REG_CR0, UC_X86_REG_CR3, UC_X86_REG_CR4,
+    UC_X86_REG_CS, UC_X86_REG_EFLAGS, UC_X86_REG_GDTR, UC_X86_REG_MSR, UC_X86_REG_R8,
+    UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13,
+    UC_X86_REG_R14, UC_X86_REG_R15, UC_X86_REG_RAX, UC_X86_REG_RBP, UC_X86_REG_RBX,
+    UC_X86_REG_RCX, UC_X86_REG_RDI, UC_X86_REG_RDX, UC_X86_REG_RIP, UC_X86_REG_RSI,
+    UC_X86_REG_RSP, UC_X86_REG_SS,
+)
+
+from .paging import PhysMem, kernel_virt_to_phys
+
+KERNEL_CS, KERNEL_DS = 0x10, 0x18
+MSR_EFER, MSR_STAR, MSR_LSTAR, MSR_FMASK, MSR_GS_BASE = (
+    0xC0000080, 0xC0000081, 0xC0000082, 0xC0000084, 0xC0000101)
+EFER_SCE, EFER_LME, EFER_LMA, EFER_NX = 0x1, 0x100, 0x400, 0x800
+CR0_PE, CR0_MP, CR0_ET, CR0_NE, CR0_WP, CR0_AM, CR0_PG = (
+    1, 2, 0x10, 0x20, 0x10000, 0x40000, 0x80000000)
+CR4_PAE, CR4_PGE, CR4_OSFXSR = 0x20, 0x80, 0x200
+SYSCALL_FMASK = 0x47700  # TF DF IF IOPL NT AC, as Linux sets MSR_SYSCALL_MASK
+EFLAGS_IF, EFLAGS_TF = 0x200, 0x100
+SYSCALL_INSN_LEN = 2  # Unicorn adds it to RIP after the syscall hook returns
+
+# Batch register order: the 16 GPRs, RIP, EFLAGS (written back), then CR3, CS (read only).
+_REGS = [UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI,
+         UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_RSP, UC_X86_REG_R8, UC_X86_REG_R9,
+         UC_X86_REG_R10, UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14,
+         UC_X86_REG_R15, UC_X86_REG_RIP, UC_X86_REG_EFLAGS, UC_X86_REG_CR3, UC_X86_REG_CS]
+RCX, RSP, R11, RIP, EFLAGS, CR3, CS = 2, 7, 11, 16, 17, 18, 19
+_NWRITE = 18
+
+
+class Cpu:
+    def __init__(self, index: int, mem: PhysMem, cr3: int, gdt: int, gs_base: int,
+                 syscall_entry: int):
+        self.index = index
+        self.mem = mem
+        self.syscall_entry = syscall_entry
+        uc = self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
+        uc.mem_map_ptr(0, mem.size, UC_PROT_ALL, mem.address)
+        uc.reg_write(UC_X86_REG_CR3, cr3)
+        uc.reg_write(UC_X86_REG_CR4, CR4_PAE | CR4_PGE | CR4_OSFXSR)
+        uc.reg_write(UC_X86_REG_MSR, (MSR_EFER, EFER_SCE | EFER_LME | EFER_LMA | EFER_NX))
+        uc.reg_write(UC_X86_REG_CR0, CR0_PE | CR0_MP | CR0_ET | CR0_NE | CR0_WP | CR0_AM | CR0_PG)
+        uc.reg_write(UC_X86_REG_GDTR, (0, gdt, 16 * 8 - 1, 0))
+        uc.reg_write(UC_X86_REG_CS, KERNEL_CS)
+        uc.reg_write(UC_X86_REG_SS, KERNEL_DS)
+        uc.reg_write(UC_X86_REG_MSR, (MSR_STAR, (0x23 << 48) | (KERNEL_CS << 32)))
+        uc.reg_write(UC_X86_REG_MSR, (MSR_LSTAR, syscall_entry))
+        uc.reg_write(UC_X86_REG_MSR, (MSR_FMASK, SYSCALL_FMASK))
+        uc.reg_write(UC_X86_REG_MSR, (MSR_GS_BASE, gs_base))
+        self._h = uc._uch
+        n = len(_REGS)
+        self._ids = (ctypes.c_int * n)(*_REGS)
+        self._vals = (ctypes.c_uint64 * n)()
+        base = ctypes.addressof(self._vals)
+        self._ptrs = (ctypes.c_void_p * n)(*[base + 8 * i for i in range(n)])
+        self._cr3_val = ctypes.c_uint64()
+        # kernel-mode snapshot used for every user->kernel transition
+        self._kctx = uc.context_save()
+        self._kctx_cr3 = cr3
+        # Set by the idle doorbell just before `sti; hlt`: a stop right after
+        # the hlt is then a halt, not an interrupt that returned there.
+        self.entering_idle = False
+
+    # ---- registers ----
+    def read_regs(self):
+        uclib.uc_reg_read_batch(self._h, self._ids, self._ptrs, len(_REGS))
+        return self._vals
+
+    def _write_regs(self) -> None:
+        uclib.uc_reg_write_batch(self._h, self._ids, self._ptrs, _NWRITE)
+
+    def _enter_kernel_mode(self, cr3: int) -> None:
+        """Restore the CPL-0 snapshot; keep the current address space."""
+        uclib.uc_context_restore(self._h, self._kctx.context)
+        if cr3 != self._kctx_cr3:
+            self._cr3_val.value = cr3
+            uclib.uc_reg_write(self._h, UC_X86_REG_CR3, ctypes.byref(self._cr3_val))
+            uclib.uc_context_save(self._h, self._kctx.context)
+            self._kctx_cr3 = cr3
+
+    # ---- transitions ----
+    def syscall_hook(self, uc, user_data) -> None:
+        """The `syscall` instruction, as the CPU would do it (Unicorn only calls us)."""
+        v = self.read_regs()
+        rip, rflags = v[RIP], v[EFLAGS]
+        self._enter_kernel_mode(v[CR3])
+        v[RCX] = rip + SYSCALL_INSN_LEN
+        v[R11] = rflags
+        v[EFLAGS] = rflags & ~SYSCALL_FMASK
+        v[RIP] = self.syscall_entry - SYSCALL_INSN_LEN
+        self._write_regs()
+
+    def inject_interrupt(self, handler: int, top_of_stack: int) -> bool:
+        """Deliver an external interrupt at the current instruction boundary
+        (between emulation runs): push the hardware frame, enter the handler.
+        False if interrupts are disabled."""
+        v = self.read_regs()
+        rflags = v[EFLAGS]
+        if not rflags & EFLAGS_IF:
+            return False
+        cs, rsp, rip = v[CS], v[RSP], v[RIP]
+        if cs & 3:
+            ss = 0x2B
+            self._enter_kernel_mode(v[CR3])
+            new_rsp = top_of_stack
+        else:
+            ss = KERNEL_DS
+            new_rsp = rsp & ~0xF
+        frame = new_rsp - 40
+        pa = kernel_virt_to_phys(frame)
+        self.mem.write(pa, rip.to_bytes(8, "little") + cs.to_bytes(8, "little") +
+                       rflags.to_bytes(8, "little") + rsp.to_bytes(8, "little") +
+                       ss.to_bytes(8, "little"))
+        v[RSP] = frame
+        v[RIP] = handler
+        v[EFLAGS] = rflags & ~(EFLAGS_IF | EFLAGS_TF)
+        self._write_regs()
+        return True
+
+    def pc(self) -> int:
+        return self.uc.reg_read(UC_X86_REG_RIP)
+
+    def set_start(self, rip: int, rsp: int) -> None:
+        self.uc.reg_write(UC_X86_REG_RIP, rip)
+        self.uc.reg_write(UC_X86_REG_RSP, rsp)
+
+    def add_hooks(self, on_out, on_intr) -> None:
+        self.uc.hook_add(UC_HOOK_INSN, self.syscall_hook, None, 1, 0, UC_X86_INS_SYSCALL)
+        self.uc.hook_add(UC_HOOK_INSN, on_out, self, 1, 0, UC_X86_INS_OUT)
+        self.uc.hook_add(UC_HOOK_INTR, on_intr, self)

@@ -1,0 +1,88 @@
+"""The host side of kernel_model/include/hostif.h: boot params, per-CPU
+doorbell arguments, the request mailbox, the task layout."""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from .image import KernelImage
+from .paging import PhysMem, kernel_virt_to_phys
+
+PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE = (
+    0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516)
+WORKLOADS = {"none": 0, "default": 1}
+BOOT_MAGIC = 0x74736D6B72656E6C
+
+# struct hostif_cpu (head of each per-CPU area)
+CPU_SELF, CPU_ID, CPU_TOP_OF_STACK, CPU_USER_RSP, CPU_NOW_NS, CPU_NEXT_EVENT, CPU_DB_ARG = (
+    0, 8, 16, 24, 32, 40, 48)
+HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 256, 240
+
+
+@dataclass(frozen=True)
+class TaskLayout:
+    tasks: int
+    pid: int
+    tgid: int
+    comm: int
+    state: int
+    exit_state: int
+    percpu_size: int
+    percpu_curr: int
+    percpu_idle: int
+    percpu_scratch: int  # where trace_event_raw_event_*() put the last record
+
+
+class HostInterface:
+    def __init__(self, image: KernelImage, mem: PhysMem):
+        self.mem = mem
+        self.boot_params = kernel_virt_to_phys(image.addr("boot_params"))
+        self.requests = kernel_virt_to_phys(image.addr("host_requests"))
+        self.cpu_data_va = image.addr("cpu_data")
+        self.task_list_va = image.addr("task_list")
+        self.layout = TaskLayout(*struct.unpack("<10Q", image.read(image.addr("host_task_layout"), 80)))
+
+    def percpu_va(self, cpu: int) -> int:
+        return self.cpu_data_va + cpu * self.layout.percpu_size
+
+    def percpu_pa(self, cpu: int) -> int:
+        return kernel_virt_to_phys(self.percpu_va(cpu))
+
+    def write_boot_params(self, nr_cpus: int, ram_size: int, seed: int | None, workload: str) -> None:
+        self.mem.write(self.boot_params, struct.pack(
+            "<6Q", BOOT_MAGIC, nr_cpus, ram_size, seed is not None, (seed or 0) & (2**64 - 1),
+            WORKLOADS[workload]))
+        for cpu in range(nr_cpus):
+            pa = self.percpu_pa(cpu)
+            self.mem.put_u64(pa + CPU_SELF, self.percpu_va(cpu))
+            self.mem.put_u64(pa + CPU_ID, cpu)
+            self.mem.put_u64(pa + CPU_NEXT_EVENT, 2**64 - 1)
+
+    def set_now(self, cpu: int, now_ns: int) -> None:
+        self.mem.put_u64(self.percpu_pa(cpu) + CPU_NOW_NS, now_ns)
+
+    def next_event(self, cpu: int) -> int:
+        return self.mem.u64(self.percpu_pa(cpu) + CPU_NEXT_EVENT)
+
+    def top_of_stack(self, cpu: int) -> int:
+        return self.mem.u64(self.percpu_pa(cpu) + CPU_TOP_OF_STACK)
+
+    def doorbell_args(self, cpu: int) -> tuple[int, int, int, int]:
+        return struct.unpack_from("<4Q", self.mem.buf, self.percpu_pa(cpu) + CPU_DB_ARG)
+
+    def read_kernel(self, vaddr: int, size: int) -> bytes:
+        return self.mem.read(kernel_virt_to_phys(vaddr), size)
+
+    def post_request(self, req_id: int, argv: list[str]) -> bool:
+        """Queue a spawn request; False if the mailbox is full."""
+        head, tail = struct.unpack_from("<II", self.mem.buf, self.requests)
+        if head - tail >= HOST_REQ_SLOTS:
+            return False
+        packed = b"".join(a.encode() + b"\0" for a in argv)
+        if len(packed) > HOST_REQ_ARGV:
+            raise OSError(7, "Argument list too long")  # E2BIG
+        slot = self.requests + 16 + (head % HOST_REQ_SLOTS) * HOST_REQ_SIZE
+        self.mem.write(slot, struct.pack("<QII", req_id, len(argv), len(packed)) +
+                       packed.ljust(HOST_REQ_ARGV, b"\0"))
+        struct.pack_into("<I", self.mem.buf, self.requests, (head + 1) & 0xFFFFFFFF)
+        return True

@@ -1,0 +1,225 @@
+"""The kernel ELF as data: symbols, mcount sites, tracepoint metadata, programs.
+
+Everything here is read statically with pyelftools; nothing needs a running
+machine.
+"""
+from __future__ import annotations
+
+import bisect
+import struct
+from dataclasses import dataclass
+from functools import cached_property
+
+from capstone import CS_ARCH_X86, CS_MODE_64, Cs
+from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
+
+KERNEL_MAP = 0xFFFFFFFF80000000  # __START_KERNEL_map: virtual = physical + this
+PAGE_OFFSET = 0xFFFF888000000000  # direct map of all RAM
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    addr: int
+    size: int
+    type: str  # kallsyms type letter
+
+
+@dataclass(frozen=True)
+class FieldDesc:
+    type: str  # Linux's internal form: "char[16]" for arrays, "__data_loc char[]" for strings
+    name: str
+    offset: int
+    size: int
+    is_signed: bool
+
+
+@dataclass(frozen=True)
+class EventDesc:
+    system: str
+    name: str
+    fields: tuple[FieldDesc, ...]
+    print_fmt: str
+    key_addr: int
+    syscall_nr: int | None = None  # syscalls:* events ride on raw_syscalls' key, filtered by nr
+
+
+@dataclass(frozen=True)
+class JumpEntry:
+    code: int  # address of the 5-byte nop
+    target: int  # where the jmp goes when the key is enabled
+    key: int  # address of the static key
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    internal: bool  # started by the kernel itself (init), not on demand
+
+
+@dataclass(frozen=True)
+class Segment:
+    vaddr: int
+    data: bytes
+    memsz: int
+
+
+class KernelImage:
+    def __init__(self, path: str):
+        self.path = path
+        with open(path, "rb") as f:
+            self._raw = f.read()
+        import io
+
+        self._elf = ELFFile(io.BytesIO(self._raw))
+        self.symbols: list[Symbol] = self._read_symbols()
+        self._by_name = {s.name: s for s in self.symbols}
+        self._text_syms = [s for s in self.symbols if s.type in "tT"]
+        self._text_addrs = [s.addr for s in self._text_syms]
+        self.segments = [
+            Segment(seg["p_vaddr"], seg.data(), seg["p_memsz"])
+            for seg in self._elf.iter_segments()
+            if seg["p_type"] == "PT_LOAD"
+        ]
+
+    # ---- memory of the image (static contents) ----
+    def read(self, addr: int, size: int) -> bytes:
+        for sec in self._elf.iter_sections():
+            start = sec["sh_addr"]
+            if start and start <= addr and addr + size <= start + sec["sh_size"]:
+                if sec["sh_type"] == "SHT_NOBITS":
+                    return bytes(size)
+                off = sec["sh_offset"] + addr - start
+                return self._raw[off : off + size]
+        raise ValueError(f"address {addr:#x} not in the image")
+
+    def u64(self, addr: int) -> int:
+        return struct.unpack("<Q", self.read(addr, 8))[0]
+
+    def cstring(self, addr: int) -> str:
+        out = bytearray()
+        while True:
+            chunk = self.read(addr + len(out), 1)
+            if chunk == b"\0":
+                return out.decode()
+            out += chunk
+
+    # ---- symbols ----
+    def _read_symbols(self) -> list[Symbol]:
+        symtab = self._elf.get_section_by_name(".symtab")
+        assert isinstance(symtab, SymbolTableSection), "vmlinux has no symbol table"
+        sections = list(self._elf.iter_sections())
+        out = []
+        for sym in symtab.iter_symbols():
+            if not sym.name or sym["st_info"]["type"] in ("STT_FILE", "STT_SECTION"):
+                continue
+            shndx = sym["st_shndx"]
+            if not isinstance(shndx, int):
+                continue  # absolute/undefined
+            out.append(Symbol(sym.name, sym["st_value"], sym["st_size"],
+                              self._type_letter(sym, sections[shndx])))
+        out.sort(key=lambda s: (s.addr, s.name))
+        return out
+
+    @staticmethod
+    def _type_letter(sym, section) -> str:
+        flags = section["sh_flags"]
+        if flags & 0x4:  # SHF_EXECINSTR
+            letter = "t"
+        elif section["sh_type"] == "SHT_NOBITS":
+            letter = "b"
+        elif flags & 0x1:  # SHF_WRITE
+            letter = "d"
+        else:
+            letter = "r"
+        return letter.upper() if sym["st_info"]["bind"] != "STB_LOCAL" else letter
+
+    def lookup(self, name: str) -> Symbol | None:
+        return self._by_name.get(name)
+
+    def addr(self, name: str) -> int:
+        sym = self._by_name.get(name)
+        if sym is None:
+            raise KeyError(f"kernel symbol {name} missing")
+        return sym.addr
+
+    def symbolize(self, addr: int) -> tuple[Symbol, int] | None:
+        i = bisect.bisect_right(self._text_addrs, addr) - 1
+        if i < 0:
+            return None
+        sym = self._text_syms[i]
+        if sym.size:
+            end = sym.addr + sym.size
+        else:  # asm labels without .size extend to the next symbol
+            end = self._text_addrs[i + 1] if i + 1 < len(self._text_addrs) else self.text_range[1]
+        return (sym, addr - sym.addr) if addr < end else None
+
+    def _section(self, name: str) -> tuple[int, bytes]:
+        sec = self._elf.get_section_by_name(name)
+        if sec is None:
+            return 0, b""
+        return sec["sh_addr"], sec.data()
+
+    # ---- ftrace: the 5-byte nops recorded by -mrecord-mcount ----
+    @cached_property
+    def mcount_sites(self) -> dict[str, int]:
+        _, data = self._section("__mcount_loc")
+        sites = {}
+        for (addr,) in struct.iter_unpack("<Q", data):
+            hit = self.symbolize(addr)
+            if hit is not None:
+                sites[hit[0].name] = addr
+        return sites
+
+    # ---- static keys and tracepoints ----
+    @cached_property
+    def jump_entries(self) -> list[JumpEntry]:
+        _, data = self._section("__jump_table")
+        return [JumpEntry(*t) for t in struct.iter_unpack("<QQQ", data)]
+
+    def jump_sites(self, key_addr: int) -> list[int]:
+        return [e.code for e in self.jump_entries if e.key == key_addr]
+
+    @cached_property
+    def events(self) -> list[EventDesc]:
+        # struct trace_event_meta { system, name, print_fmt, key, fields, nr_fields, syscall_nr }
+        _, data = self._section("_ftrace_events")
+        events = []
+        for system, name, fmt, key, fields, nr, scnr in struct.iter_unpack("<QQQQQQq", data):
+            flist = []
+            for i in range(nr):
+                ftype, fname, off, size, signed, _ = struct.unpack(
+                    "<QQIIII", self.read(fields + 32 * i, 32))
+                flist.append(FieldDesc(self.cstring(ftype), self.cstring(fname), off, size, bool(signed)))
+            events.append(EventDesc(self.cstring(system), self.cstring(name), tuple(flist),
+                                    self.cstring(fmt), key, None if scnr < 0 else scnr))
+        events.sort(key=lambda e: (e.system, e.name))
+        return events
+
+    # ---- embedded user programs ----
+    @cached_property
+    def programs(self) -> list[Program]:
+        table = self.addr("user_programs")
+        count = self.u64(self.addr("nr_user_programs"))
+        out = []
+        for i in range(count):
+            name, _img, _size, _load, _entry, _mem, flags = struct.unpack(
+                "<7Q", self.read(table + 56 * i, 56))
+            out.append(Program(self.cstring(name), bool(flags & 1)))
+        return out
+
+    # ---- code facts the run loop needs ----
+    @cached_property
+    def halt_resume_sites(self) -> frozenset[int]:
+        """Addresses right after each `hlt`: where a halted cpu stopped."""
+        text = self._elf.get_section_by_name(".text")
+        md = Cs(CS_ARCH_X86, CS_MODE_64)
+        md.skipdata = True
+        return frozenset(insn.address + insn.size
+                         for insn in md.disasm(text.data(), text["sh_addr"])
+                         if insn.mnemonic == "hlt")
+
+    @cached_property
+    def text_range(self) -> tuple[int, int]:
+        return self.addr("_stext"), self.addr("_etext")

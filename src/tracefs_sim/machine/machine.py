@@ -1,0 +1,289 @@
+"""Machine: boots the kernel image on N emulated CPUs and runs it."""
+from __future__ import annotations
+
+import atexit
+import itertools
+import os
+import struct
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .cpu import Cpu
+from .hostif import (
+    PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_WRITE, HostInterface,
+)
+from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
+from .kallsyms import kallsyms_text
+from .paging import PhysMem, build_boot_page_tables, kernel_virt_to_phys
+from .process import Process, TaskInfo
+from .runloop import VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER, Runner
+
+THREAD_SIZE = 16 * 1024
+RAM_SIZE = 128 << 20
+BOOT_TIMEOUT = 20.0
+SPAWN_TIMEOUT = 20.0
+
+
+def default_kernel_image() -> str:
+    env = os.environ.get("TRACEFS_SIM_KERNEL")
+    if env:
+        return env
+    return str(Path(__file__).resolve().parents[3] / "kernel_model" / "build" / "vmlinux")
+
+
+@dataclass(frozen=True)
+class MachineOptions:
+    cpus: int = 2
+    seed: int | None = None
+    workload: str = "default"
+    kernel_image: str | None = None
+
+
+class MachineError(RuntimeError):
+    """The emulated kernel panicked or faulted."""
+
+
+class Machine:
+    def __init__(self, options: MachineOptions):
+        if not 1 <= options.cpus <= 8:
+            raise ValueError("cpus must be between 1 and 8")
+        if options.workload not in ("default", "none"):
+            raise ValueError(f"unknown workload {options.workload!r}")
+        self.options = options
+        self.nr_cpus = options.cpus
+        self.image = KernelImage(options.kernel_image or default_kernel_image())
+        self._mem: PhysMem | None = None
+        self._runner = None
+        self._ready = threading.Event()
+        self._processes: dict[int, Process] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._stopped = False
+        self.panic_message: str | None = None
+
+    # ---- boot ----
+    def start(self) -> None:
+        if self._runner is not None:
+            raise RuntimeError("machine already started")
+        img = self.image
+        mem = self._mem = PhysMem(RAM_SIZE)
+        for seg in img.segments:
+            mem.write(seg.vaddr - KERNEL_MAP, seg.data)
+        cr3 = build_boot_page_tables(mem)
+        self._hostif = HostInterface(img, mem)
+        self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload)
+        gdt, entry = img.addr("gdt_page"), img.addr("entry_SYSCALL_64")
+        self._cpus = [Cpu(i, mem, cr3, gdt, self._hostif.percpu_va(i), entry) for i in range(self.nr_cpus)]
+        for cpu in self._cpus:
+            cpu.add_hooks(self._on_out, self._on_intr)
+        idle = img.addr("idle_stacks")
+        self._cpus[0].set_start(img.addr("startup_64"), idle + THREAD_SIZE)
+        vectors = {VEC_TIMER: img.addr("asm_sysvec_apic_timer_interrupt"),
+                   VEC_RESCHED: img.addr("asm_sysvec_reschedule_ipi"),
+                   VEC_CALL_FUNC: img.addr("asm_sysvec_call_function")}
+        self._runner = Runner(self._cpus, self._hostif, vectors, img.halt_resume_sites, self._fault,
+                              seeded=self.options.seed is not None)
+        self._runner.bring_online(0)
+        # the run-loop thread must leave emu_start before the interpreter frees Unicorn
+        atexit.register(self.stop)
+        self._runner.start()
+        while not self._ready.wait(0.05):
+            if self.panic_message:
+                self.stop()
+                raise MachineError(self.panic_message)
+            if self._runner.clock.wall_elapsed() > BOOT_TIMEOUT * 1e9:
+                self.stop()
+                raise MachineError("kernel did not start init")
+
+    def _bring_up_secondaries(self) -> None:
+        idle = self.image.addr("idle_stacks")
+        for i in range(1, self.nr_cpus):
+            self._cpus[i].set_start(self.image.addr("secondary_startup_64"), idle + (i + 1) * THREAD_SIZE)
+            self._runner.bring_online(i)
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._stopped or self._runner is None:
+                self._stopped = True
+                return
+            self._stopped = True
+        atexit.unregister(self.stop)
+        self._runner.request_stop()
+        self._runner.join()
+        for p in list(self._processes.values()):
+            p._killed()  # the machine is gone: report as killed by SIGKILL
+        self._processes.clear()
+
+    # ---- guest -> host ----
+    def _on_out(self, uc, port: int, size: int, value: int, cpu: Cpu) -> None:
+        hostif = self._hostif
+        if port == PORT_IDLE:
+            cpu.entering_idle = True
+        elif port == PORT_IPI:
+            self._runner.raise_irq(value & 0xFF, VEC_RESCHED)
+        elif port == PORT_WRITE:
+            host_id, buf, length, _ = hostif.doorbell_args(cpu.index)
+            proc = self._processes.get(host_id)
+            if proc is not None:
+                proc._output(hostif.read_kernel(buf, length))
+        elif port == PORT_EXIT:
+            host_id, status, _, _ = hostif.doorbell_args(cpu.index)
+            proc = self._processes.pop(host_id, None)
+            if proc is not None:
+                proc._exit(status)
+        elif port == PORT_SPAWNED:
+            host_id, pid, _, _ = hostif.doorbell_args(cpu.index)
+            proc = self._processes.get(host_id)
+            if proc is not None:
+                proc._spawned(pid)
+        elif port == PORT_READY:
+            if value & 0xFF == 0:
+                self._bring_up_secondaries()
+            else:
+                self._ready.set()
+        elif port == PORT_PANIC:
+            msg_va, length, _, _ = hostif.doorbell_args(cpu.index)
+            self._fault(cpu.index, "Kernel panic - not syncing: " +
+                        hostif.read_kernel(msg_va, length).decode(errors="replace") + "\n" +
+                        self._oops(cpu))
+            uc.emu_stop()
+
+    def _on_intr(self, uc, intno: int, cpu: Cpu) -> None:
+        self._fault(cpu.index, f"unhandled exception {intno} on cpu{cpu.index}\n" + self._oops(cpu))
+        uc.emu_stop()
+
+    def _oops(self, cpu: Cpu) -> str:
+        """Registers and a frame-pointer call trace, like a kernel oops."""
+        v = list(cpu.read_regs())
+        names = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8", "r9", "r10",
+                 "r11", "r12", "r13", "r14", "r15", "rip", "eflags", "cr3", "cs"]
+        lines = [" ".join(f"{n}={x:#x}" for n, x in zip(names, v))]
+
+        def sym(addr):
+            hit = self.image.symbolize(addr)
+            return f"{hit[0].name}+{hit[1]:#x}" if hit else f"{addr:#x}"
+        lines.append(f"RIP: {sym(v[16])}")
+        rbp = v[6]
+        for _ in range(16):
+            try:
+                ret = self._mem.u64(kernel_virt_to_phys(rbp + 8))
+                rbp = self._mem.u64(kernel_virt_to_phys(rbp))
+            except ValueError:
+                break
+            lines.append(f"  {sym(ret)}")
+        return "\n".join(lines)
+
+    def _fault(self, cpu: int, message: str) -> None:
+        if self.panic_message is None:
+            self.panic_message = message
+        self._runner.fail(message)
+
+    # ---- API ----
+    def now_ns(self) -> int:
+        if self._runner is None:
+            return 0
+        return self._runner.clock.now()
+
+    def kallsyms(self) -> str:
+        return kallsyms_text(self.image)
+
+    def programs(self) -> list[str]:
+        return [p.name for p in self.image.programs if not p.internal]
+
+    def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None) -> Process:
+        if not argv or os.path.basename(argv[0]) not in self.programs():
+            raise FileNotFoundError(2, "No such file or directory", argv[0] if argv else "")
+        self._check_running()
+        proc = Process(next(self._ids), on_output)
+        self._processes[proc.host_id] = proc
+        posted = threading.Event()
+
+        def post():
+            if self._hostif.post_request(proc.host_id, argv):
+                self._runner.raise_irq(0, VEC_CALL_FUNC)
+                posted.set()
+
+        try:
+            while not posted.is_set():
+                self._stop_machine(post)
+                if not posted.is_set():  # mailbox full: let kthreadd drain it
+                    threading.Event().wait(0.01)
+                self._check_running()
+        except BaseException:
+            self._processes.pop(proc.host_id, None)
+            raise
+        if not proc._started.wait(SPAWN_TIMEOUT):
+            self._check_running()
+            raise MachineError(f"guest did not start {argv[0]}")
+        if proc.pid < 0:  # released by stop() or a panic, not by the guest
+            self._check_running()
+        return proc
+
+    def tasks(self) -> list[TaskInfo]:
+        return self._stop_machine(self._read_tasks)
+
+    def _read_tasks(self) -> list[TaskInfo]:
+        mem, lay, hostif = self._mem, self._hostif.layout, self._hostif
+        out = []
+        for cpu in range(self.nr_cpus):
+            idle = mem.u64(hostif.percpu_pa(cpu) + lay.percpu_idle)
+            if idle:
+                out.append(self._task_info(idle))
+        head = hostif.task_list_va
+        node = mem.u64(kernel_virt_to_phys(head))
+        seen = 0
+        while node != head and seen < 65536:
+            task = node - lay.tasks
+            info = self._task_info(task)
+            state = mem.u64(kernel_virt_to_phys(task + lay.state))
+            exit_state = struct.unpack_from("<i", mem.buf, kernel_virt_to_phys(task + lay.exit_state))[0]
+            if not exit_state and state != 0x80:  # TASK_DEAD
+                out.append(info)
+            node = mem.u64(kernel_virt_to_phys(node))
+            seen += 1
+        return out
+
+    def _task_info(self, task: int) -> TaskInfo:
+        mem, lay = self._mem, self._hostif.layout
+        pid, tgid = struct.unpack_from("<ii", mem.buf, kernel_virt_to_phys(task + lay.pid))
+        comm = mem.read(kernel_virt_to_phys(task + lay.comm), 16).split(b"\0", 1)[0]
+        return TaskInfo(pid, tgid, comm.decode(errors="replace"))
+
+    def read_memory(self, vaddr: int, size: int) -> bytes:
+        """Kernel virtual memory (image or direct map), read between two
+        quanta so that it is consistent (no CPU is half-way through a store)."""
+        if size < 0 or not self._is_kernel_range(vaddr, size):
+            raise ValueError(f"{vaddr:#x}+{size} is not kernel memory")
+        pa = kernel_virt_to_phys(vaddr)
+        if self._runner is None or self._stopped or self.panic_message:
+            return self._mem.read(pa, size)
+        return self._runner.stop_machine(lambda: self._mem.read(pa, size))
+
+    def text_poke(self, addr: int, data: bytes) -> None:
+        """Patch kernel text with all CPUs stopped; drop their translations."""
+        start, end = self.image.text_range
+        if not (start <= addr and addr + len(data) <= end):
+            raise ValueError(f"{addr:#x}+{len(data)} is not kernel text")
+
+        def poke():
+            self._mem.write(kernel_virt_to_phys(addr), bytes(data))
+            for cpu in self._cpus:
+                cpu.uc.ctl_remove_cache(addr, addr + len(data))
+        self._stop_machine(poke)
+
+    def _is_kernel_range(self, vaddr: int, size: int) -> bool:
+        if vaddr >= KERNEL_MAP:
+            return vaddr - KERNEL_MAP + size <= RAM_SIZE
+        return PAGE_OFFSET <= vaddr and vaddr - PAGE_OFFSET + size <= RAM_SIZE
+
+    def _stop_machine(self, fn):
+        self._check_running()
+        return self._runner.stop_machine(fn)
+
+    def _check_running(self) -> None:
+        if self.panic_message:
+            raise MachineError(self.panic_message)
+        if self._runner is None or self._stopped:
+            raise MachineError("machine is not running")

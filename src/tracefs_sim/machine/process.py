@@ -1,0 +1,57 @@
+"""Host-side handles of programs started in the guest, and task records."""
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    pid: int
+    tgid: int
+    comm: str
+
+
+class Process:
+    """A program the host asked the guest to run (Machine.spawn)."""
+
+    def __init__(self, host_id: int, on_output: Callable[[bytes], None] | None):
+        self.host_id = host_id
+        self.pid = -1
+        self._on_output = on_output
+        self._started = threading.Event()
+        self._exited = threading.Event()
+        self._status: int | None = None
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        """Exit status (0-255), or None on timeout."""
+        if not self._exited.wait(timeout):
+            return None
+        return self._status
+
+    # called from machine threads
+    def _spawned(self, pid: int) -> None:
+        self.pid = pid
+        self._started.set()
+
+    def _output(self, data: bytes) -> None:
+        if self._on_output is None:
+            return
+        try:
+            self._on_output(data)
+        except Exception:  # a consumer's bug must not take the machine down
+            logging.getLogger(__name__).exception("on_output callback of pid %d failed", self.pid)
+
+    def _exit(self, wait_status: int) -> None:
+        self._status = (wait_status >> 8) & 0xFF
+        self._started.set()
+        self._exited.set()
+
+    def _killed(self) -> None:
+        """Still running when the machine stopped: 128 + SIGKILL, as a shell reports it."""
+        if not self._exited.is_set():
+            self._status = 128 + 9
+            self._started.set()
+            self._exited.set()

@@ -1,0 +1,84 @@
+"""kallsyms, read_memory, text_poke, programs, tasks."""
+import re
+import struct
+
+import pytest
+
+
+@pytest.fixture
+def machine(make_machine):
+    return make_machine(cpus=2)
+
+
+def test_kallsyms_format(machine, image):
+    text = machine.kallsyms()
+    lines = text.splitlines()
+    assert lines[0] == "ffffffff81000000 T _stext" or "ffffffff81000000 T _stext" in lines[:4]
+    assert all(re.fullmatch(r"[0-9a-f]{16} [TtDdBbRr] \S+", ln) for ln in lines)
+    addrs = [int(ln.split()[0], 16) for ln in lines]
+    assert addrs == sorted(addrs)
+    assert f"{image.lookup('vfs_read').addr:016x} T vfs_read" in lines
+    assert any(ln.endswith(" t ep_poll") for ln in lines)  # static function
+    assert any(ln.endswith(" _etext") for ln in lines)
+
+
+def test_programs(machine):
+    assert {"cat", "getuid-loop", "sleep", "dd", "echo", "true"} <= set(machine.programs())
+
+
+def test_read_memory(machine, image):
+    sym = image.lookup("vfs_read")
+    assert machine.read_memory(sym.addr, 5) == image.read(sym.addr, 5)
+    gdt = image.lookup("gdt_page").addr
+    assert struct.unpack("<Q", machine.read_memory(gdt + 16, 8))[0] == 0x00AF9B000000FFFF
+    with pytest.raises(ValueError):
+        machine.read_memory(0x400000, 8)  # user address
+
+
+def test_text_poke_invalidates_every_cpu(machine, image, run_program):
+    site = image.mcount_sites["__x64_sys_getuid"]
+    orig = machine.read_memory(site, 6)
+    assert run_program(machine, ["getuid-loop", "40"]) == (0, b"0\n" * 40)
+    machine.text_poke(site, bytes.fromhex("b82a000000c3"))  # mov $42, %eax; ret
+    assert run_program(machine, ["getuid-loop", "40"]) == (0, b"42\n" * 40)
+    machine.text_poke(site, orig)
+    assert run_program(machine, ["getuid-loop", "40"]) == (0, b"0\n" * 40)
+
+
+def test_text_poke_rejects_non_text(machine, image):
+    with pytest.raises(ValueError):
+        machine.text_poke(image.lookup("jiffies").addr, b"\x90")
+
+
+def test_tasks_have_pids_and_comms(machine):
+    tasks = machine.tasks()
+    assert sum(t.comm.startswith("swapper/") for t in tasks) == 2
+    assert all(t.pid == t.tgid for t in tasks)
+
+
+def test_enabled_tracepoint_fills_the_percpu_record(make_machine, image):
+    """Patch sched_switch's jump labels into jmps (what the probe engine will
+    do): the notrace fast-assign code then writes records in the guest."""
+    m = make_machine(cpus=1, workload="default")
+    switch = next(e for e in image.events if e.name == "sched_switch")
+    fields = {f.name: f for f in switch.fields}
+    for entry in image.jump_entries:
+        if entry.key == switch.key_addr:
+            rel = entry.target - (entry.code + 5)
+            m.text_poke(entry.code, b"\xe9" + rel.to_bytes(4, "little", signed=True))
+    layout = m._hostif.layout
+    scratch = m._hostif.percpu_va(0) + layout.percpu_scratch
+    deadline = __import__("time").monotonic() + 10
+    while True:
+        rec = m.read_memory(scratch, 64)
+        if rec[fields["next_comm"].offset] != 0 or __import__("time").monotonic() > deadline:
+            break
+    comms = {t.comm for t in m.tasks()}
+
+    def comm(name):
+        f = fields[name]
+        return rec[f.offset:f.offset + f.size].split(b"\0")[0].decode()
+    assert comm("prev_comm") in comms and comm("next_comm") in comms
+    assert comm("prev_comm") != comm("next_comm")
+    next_pid = int.from_bytes(rec[fields["next_pid"].offset:][:4], "little", signed=True)
+    assert next_pid in {t.pid for t in m.tasks() if t.comm == comm("next_comm")}

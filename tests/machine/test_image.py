@@ -1,0 +1,128 @@
+"""KernelImage: symbols, mcount sites, jump labels, event formats, programs."""
+import re
+from pathlib import Path
+
+import pytest
+
+FORMATS = [Path(__file__).resolve().parents[1] / "data" / "linux-6.1-formats.txt",
+           Path(__file__).resolve().parent / "data" / "linux-6.1-formats-extra.txt"]
+NOP5 = bytes.fromhex("0f1f440000")
+
+
+def real_formats() -> dict[str, str]:
+    """'system/name' -> the format text after the common fields, up to print fmt."""
+    text = "".join(f.read_text() for f in FORMATS)
+    out = {}
+    for block in re.split(r"^=== ", text, flags=re.M)[1:]:
+        header, _, body = block.partition("\n")
+        if "\nformat:\n" not in "\n" + body:
+            continue
+        fmt = body.split("format:\n", 1)[1]
+        fields = fmt.split("\n\n", 1)[1]  # skip common_* fields
+        own, _, rest = fields.partition("\n\nprint fmt: ")
+        out[header.strip()] = own.rstrip("\n") + "\n\nprint fmt: " + rest.split("\n", 1)[0]
+    return out
+
+
+def render(ev) -> str:
+    """Linux's print_event_fields(): arrays print as `type name[N]`."""
+    lines = []
+    for f in ev.fields:
+        if "[" in f.type and not f.type.startswith("__data_loc"):
+            base, arr = f.type.split("[", 1)
+            decl = f"{base} {f.name}[{arr}"
+        else:
+            decl = f"{f.type} {f.name}"
+        lines.append(f"\tfield:{decl};\toffset:{f.offset};\tsize:{f.size};\tsigned:{int(f.is_signed)};")
+    return "\n".join(lines) + "\n\nprint fmt: " + ev.print_fmt
+
+
+def test_symbols_sorted_and_typed(image):
+    addrs = [s.addr for s in image.symbols]
+    assert addrs == sorted(addrs)
+    assert image.lookup("_stext").addr == 0xFFFFFFFF81000000
+    assert image.lookup("vfs_read").type == "T"
+    assert image.lookup("jiffies").type in "DB"
+    assert image.lookup("sys_call_table").type == "R"
+    assert image.lookup("does_not_exist") is None
+
+
+def test_symbolize(image):
+    vfs_read = image.lookup("vfs_read")
+    assert image.symbolize(vfs_read.addr + 7) == (vfs_read, 7)
+    assert image.symbolize(0x1000) is None
+
+
+@pytest.mark.parametrize("chain", [
+    ["entry_SYSCALL_64", "do_syscall_64", "__x64_sys_read", "ksys_read", "vfs_read", "rw_verify_area"],
+    ["__x64_sys_write", "ksys_write", "vfs_write"],
+    ["__x64_sys_open", "do_sys_open", "do_sys_openat2", "getname", "get_unused_fd_flags",
+     "do_filp_open", "fd_install", "__x64_sys_openat", "__x64_sys_close", "close_fd"],
+    ["__x64_sys_getuid", "__x64_sys_getpid", "__x64_sys_nanosleep", "hrtimer_nanosleep",
+     "__x64_sys_epoll_wait", "do_epoll_wait", "schedule_hrtimeout_range"],
+    ["schedule", "__schedule", "try_to_wake_up", "scheduler_tick", "kmalloc", "kfree",
+     "kernel_clone", "__x64_sys_clone", "__x64_sys_execve", "__x64_sys_exit_group",
+     "do_group_exit", "do_exit", "asm_sysvec_apic_timer_interrupt"],
+])
+def test_linux_call_chain_names_exist(image, chain):
+    missing = [n for n in chain if image.lookup(n) is None]
+    assert not missing
+
+
+def test_mcount_sites_are_nops_at_entry(image):
+    sites = image.mcount_sites
+    assert len(sites) > 100
+    for name in ("vfs_read", "ksys_read", "schedule", "try_to_wake_up", "kmalloc", "do_syscall_64"):
+        assert sites[name] == image.lookup(name).addr
+        assert image.read(sites[name], 5) == NOP5
+    # the scheduler core and the trace machinery are notrace, as in Linux
+    for name in ("__schedule", "trace_event_raw_event_sched_switch", "ktime_get"):
+        assert name not in sites
+
+
+def test_jump_labels_point_at_nops_and_keys(image):
+    keys = {ev.key_addr for ev in image.events}
+    assert image.jump_entries
+    for entry in image.jump_entries:
+        assert image.read(entry.code, 5) == NOP5
+        assert entry.key in keys
+        assert image.symbolize(entry.target)[0] == image.symbolize(entry.code)[0]
+    switch = next(e for e in image.events if e.name == "sched_switch")
+    assert image.jump_sites(switch.key_addr)
+
+
+def test_event_formats_match_linux(image):
+    real = real_formats()
+    events = {f"{e.system}/{e.name}": e for e in image.events}
+    expected = [k for k in real if k.split("/")[0] in ("sched", "raw_syscalls", "kmem", "syscalls")]
+    assert set(expected) <= set(events), set(expected) - set(events)
+    for key in expected:
+        assert render(events[key]) == real[key], key
+
+
+def test_every_syscall_in_the_table_has_events(image):
+    """syscalls:sys_enter_/sys_exit_<name> for each entry of sys_call_table."""
+    table = image.lookup("sys_call_table")
+    import struct
+    handlers = struct.unpack(f"<{table.size // 8}Q", image.read(table.addr, table.size))
+    modelled = {nr for nr, h in enumerate(handlers) if image.symbolize(h)[0].name != "__x64_sys_ni_syscall"}
+    nrs = {e.syscall_nr for e in image.events if e.system == "syscalls"}
+    assert modelled == nrs
+    names = {e.name for e in image.events}
+    for nr in modelled:
+        sym = image.symbolize(handlers[nr])[0].name.removeprefix("__x64_sys_")
+        assert {f"sys_enter_{sym}", f"sys_exit_{sym}"} <= names
+
+
+def test_syscall_events_carry_their_number(image):
+    ev = {e.name: e for e in image.events}
+    assert ev["sys_enter_read"].syscall_nr == 0
+    assert ev["sys_exit_getuid"].syscall_nr == 102
+    assert ev["sys_enter_read"].key_addr == ev["sys_enter"].key_addr
+    assert ev["sched_switch"].syscall_nr is None
+
+
+def test_programs(image):
+    names = {p.name for p in image.programs if not p.internal}
+    assert {"cat", "getuid-loop", "sleep", "dd", "echo", "true"} <= names
+    assert "init" not in names

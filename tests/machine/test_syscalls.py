@@ -1,0 +1,104 @@
+"""User programs entering the kernel with `syscall`: output, exit status."""
+import pytest
+
+PASSWD_FIRST = b"root:x:0:0:root:/root:/bin/bash\n"
+
+
+@pytest.fixture
+def machine(make_machine):
+    return make_machine(cpus=2)
+
+
+def test_cat_passwd(machine, run_program):
+    status, out = run_program(machine, ["cat", "/etc/passwd"])
+    assert status == 0
+    assert out.startswith(PASSWD_FIRST)
+    assert b"\nnobody:x:65534:65534:" in out
+
+
+def test_cat_several_files_and_proc(machine, run_program):
+    status, out = run_program(machine, ["cat", "/etc/hostname", "/proc/version"])
+    assert status == 0
+    assert out.startswith(b"tracefs-sim\nLinux version 6.1.0")
+
+
+def test_cat_missing_file(machine, run_program):
+    status, out = run_program(machine, ["cat", "/etc/nope"])
+    assert status == 1
+    assert out == b"cat: /etc/nope: No such file or directory\n"
+
+
+def test_getuid_loop(machine, run_program):
+    status, out = run_program(machine, ["getuid-loop", "5"])
+    assert status == 0
+    assert out == b"0\n" * 5
+
+
+def test_echo_and_true(machine, run_program):
+    assert run_program(machine, ["echo", "hello", "world"]) == (0, b"hello world\n")
+    assert run_program(machine, ["/bin/true"]) == (0, b"")
+
+
+def test_dd_read_write_loop(machine, run_program):
+    status, out = run_program(machine, ["dd", "if=/dev/zero", "of=/dev/null", "bs=4096", "count=8"])
+    assert status == 0
+    assert out == b"8+0 records in\n8+0 records out\n32768 bytes copied\n"
+
+
+def test_dd_unwritable_target(machine, run_program):
+    status, out = run_program(machine, ["dd", "if=/dev/zero", "of=/etc/passwd", "count=1"])
+    assert status == 1
+    assert b"Read-only file system" in out
+
+
+def test_sleep_takes_virtual_time(machine, run_program):
+    v0 = machine.now_ns()
+    status, _ = run_program(machine, ["sleep", "0.3"])
+    assert status == 0
+    assert machine.now_ns() - v0 >= 300_000_000
+
+
+def test_unknown_program(machine, run_program):
+    with pytest.raises(FileNotFoundError):
+        machine.spawn(["no-such-program"])
+    with pytest.raises(FileNotFoundError):
+        machine.spawn(["init"])  # started by the kernel, not on demand
+
+
+def test_pid_and_wait_timeout(machine, run_program):
+    proc = machine.spawn(["sleep", "1"])
+    assert proc.pid > 2
+    assert proc.wait(0.05) is None
+    assert proc.wait(10) == 0
+    assert proc.pid not in {t.pid for t in machine.tasks()}
+
+
+def test_parallel_programs_on_two_cpus(machine, run_program):
+    outs = {i: [] for i in range(4)}
+    procs = [machine.spawn(["getuid-loop", "200"], outs[i].append) for i in range(4)]
+    assert [p.wait(30) for p in procs] == [0] * 4
+    assert all(b"".join(o) == b"0\n" * 200 for o in outs.values())
+
+
+def test_preemption_of_busy_user_code(make_machine):
+    """Two CPU-bound programs on one cpu both progress: the timer preempts."""
+    m = make_machine(cpus=1)
+    a, b = [], []
+    pa = m.spawn(["getuid-loop", "3000"], a.append)
+    pb = m.spawn(["getuid-loop", "3000"], b.append)
+    assert pa.wait(60) == 0 and pb.wait(60) == 0
+    assert b"".join(a).count(b"\n") == 3000 and b"".join(b).count(b"\n") == 3000
+
+
+def test_argv_too_long(machine):
+    with pytest.raises(OSError) as exc:
+        machine.spawn(["echo", "x" * 300])
+    assert exc.value.errno == 7  # E2BIG
+    assert machine.spawn(["true"]).wait(10) == 0  # nothing left behind
+
+
+def test_failing_output_callback_does_not_kill_the_machine(machine, run_program):
+    def broken(data):
+        raise RuntimeError("consumer bug")
+    assert machine.spawn(["echo", "hi"], broken).wait(10) == 0
+    assert run_program(machine, ["echo", "still", "alive"]) == (0, b"still alive\n")
