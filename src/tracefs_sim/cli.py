@@ -76,13 +76,18 @@ def _parser() -> argparse.ArgumentParser:
                    help="the mount whose kernel runs it (default: this session's, or /sys/kernel/tracing)")
     p.add_argument("program", metavar="PROG")
     p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARG")
+
+    p = sub.add_parser("disasm", help="show a kernel function's live code, disassembled, with its patch sites")
+    p.add_argument("--mount", metavar="DIR",
+                   help="the mount whose kernel to look at (default: this session's, or /sys/kernel/tracing)")
+    p.add_argument("target", metavar="SYMBOL|ADDR", help="a function name, or an address inside one (0x..., or as /proc/kallsyms prints it)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     command = {"mount": cmd_mount, "umount": cmd_umount, "shell": cmd_shell, "run": cmd_run,
-               "exec": cmd_exec}[args.command]
+               "exec": cmd_exec, "disasm": cmd_disasm}[args.command]
     try:
         return command(args)
     except (UserError, control.ControlError, namespace.NamespaceError) as e:
@@ -302,25 +307,37 @@ def cmd_umount(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# exec
+# exec / disasm
+
+
+def _daemon_socket(mount: str | None, purpose: str) -> str:
+    """The control socket of the mount given, else of this session, else of /sys/kernel/tracing."""
+    socket_path = None
+    if mount:
+        socket_path = control.mount_socket_path(mount)
+        if not os.path.exists(socket_path):
+            socket_path = None  # e.g. --mount /sys/kernel/tracing inside a session
+    socket_path = socket_path or control.socket_path_for(mount or namespace.TRACING_DIR)
+    if not os.path.exists(socket_path):
+        raise UserError(f"no emulated kernel {purpose}: no daemon socket at {socket_path} "
+                        f"(run it inside `{PROG} shell`/`{PROG} run`, or give --mount DIR)")
+    return socket_path
 
 
 def cmd_exec(args: argparse.Namespace) -> int:
-    socket_path = None
-    if args.mount:
-        socket_path = control.mount_socket_path(args.mount)
-        if not os.path.exists(socket_path):
-            socket_path = None  # e.g. --mount /sys/kernel/tracing inside a session
-    socket_path = socket_path or control.socket_path_for(args.mount or namespace.TRACING_DIR)
-    if not os.path.exists(socket_path):
-        raise UserError(f"no emulated kernel to run {args.program} in: no daemon socket at {socket_path} "
-                        f"(run it inside `{PROG} shell`/`{PROG} run`, or give --mount DIR)")
+    socket_path = _daemon_socket(args.mount, f"to run {args.program} in")
     try:
         return control.exec_program(socket_path, [args.program, *args.args], sys.stdout.buffer)
     except BrokenPipeError:
         # Whoever read our output stopped (`| head`): end as a shell pipeline would.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 128 + signal.SIGPIPE
+
+
+def cmd_disasm(args: argparse.Namespace) -> int:
+    reply = control.disassemble(_daemon_socket(args.mount, "to disassemble"), args.target)
+    sys.stdout.write(reply["listing"])
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------

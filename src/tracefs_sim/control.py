@@ -7,6 +7,10 @@ the server answers with JSON lines.
     {"op": "exec", "argv": [...]}
                               -> {"output": BASE64} ... as the program writes (batched),
                                  then {"error": MSG} if it could not start, then {"status": N}
+    {"op": "disasm", "target": SYMBOL or ADDR}
+                              -> {"symbol": NAME, "start": ADDR, "bytes": HEX, "notes": [[ADDR, TEXT]...],
+                                  "listing": TEXT}: the live code of the kernel function, its patch
+                                 sites and objdump-style disassembly; or {"error": MSG}
 
 A request the server cannot parse gets {"error": MSG} and the connection is closed; nothing a
 client sends can end the server.
@@ -165,6 +169,12 @@ async def _handle(machine: Any, stream: trio.SocketStream) -> None:
                 await _send(stream, _describe(machine))
             elif op == "exec":
                 await _exec(machine, stream, request.get("argv"), rest)
+            elif op == "disasm":
+                target = request.get("target")
+                if not isinstance(target, str):
+                    raise _BadRequest("disasm needs target, a symbol name or an address")
+                # Off the loop: the image's tables are parsed on first use.
+                await _send(stream, await trio.to_thread.run_sync(_disassemble, machine, target))
             else:
                 raise _BadRequest(f"unknown request {op!r}")
         except _BadRequest as e:
@@ -212,6 +222,21 @@ def _describe(machine: Any) -> dict:
         "programs": list(machine.programs()),
         "pid": os.getpid(),
     }
+
+
+def _disassemble(machine: Any, target: str) -> dict:
+    # Imported here: Capstone is for this request only, not for every `tracefs-sim exec`.
+    from . import disasm
+
+    try:
+        name, start, end = disasm.resolve_function(machine.image, target)
+    except disasm.DisasmError as e:
+        return {"error": str(e)}
+    code = machine.read_memory(start, end - start)  # live: what the CPUs execute now
+    notes = disasm.site_notes(machine.image, start, code)
+    listing = disasm.format_listing(name, start, code, disasm.kernel_symbolizer(machine.image), notes)
+    return {"symbol": name, "start": start, "bytes": code.hex(),
+            "notes": sorted(notes.items()), "listing": listing}
 
 
 async def _exec(machine: Any, stream: trio.SocketStream, argv: Any, rest: bytes) -> None:
@@ -363,6 +388,19 @@ def info(path: str, timeout: float | None = 10.0) -> dict:
     """Ask the daemon on `path` about its machine: cpus, kallsyms, programs, pid."""
     with _connect(path, timeout) as sock:
         _send_request(sock, path, {"op": "info"})
+        for message in _replies(sock, path):
+            if "error" in message:
+                raise ControlError(message["error"])
+            return message
+    raise ControlError(f"the daemon on {path} closed the connection without answering")
+
+
+def disassemble(path: str, target: str, timeout: float | None = 10.0) -> dict:
+    """Ask the daemon on `path` for the live code of kernel function `target` (a name or a hex
+    address): symbol, start, bytes (hex), notes ([address, text]), listing. An unknown target
+    is a ControlError saying so."""
+    with _connect(path, timeout) as sock:
+        _send_request(sock, path, {"op": "disasm", "target": target})
         for message in _replies(sock, path):
             if "error" in message:
                 raise ControlError(message["error"])
