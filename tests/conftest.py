@@ -1,13 +1,18 @@
 """Fixtures that drive the installed `tracefs-sim` command: mounts on temporary directories,
 always unmounted, even when the test fails. Helpers live in integration/simtest.py."""
 
+import os
+import signal
+import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "integration"))
-from simtest import simulator_mounted_at, tracefs_sim, unmount  # noqa: E402
+from simtest import (TAG_VAR, simulator_mounted_at, simulator_mounts, tagged_processes,  # noqa: E402
+                     tracefs_sim, unmount, wait_until)
 
 
 @pytest.fixture
@@ -36,3 +41,43 @@ def mount_at(tmp_path):
 def mounted(mount_at):
     """The simulator (2 CPUs, default workload) mounted on a temporary directory."""
     return mount_at()
+
+
+# Where a session's mount appears if it ever escaped its private namespace.
+_SESSION_PLACES = ("/sys/kernel/tracing", "/sys/kernel/debug/tracing")
+
+
+@pytest.fixture
+def no_leftovers(monkeypatch, tmp_path):
+    """After the test: no tracefs-sim mount under tmp_path (or on the host's tracing paths) and
+    no process the test started is still running. Leftovers are cleaned up, and fail the test.
+    Returns the list to which a test adds further directories it mounts on."""
+    tag = uuid.uuid4().hex
+    monkeypatch.setenv(TAG_VAR, tag)
+    roots = [str(tmp_path)]
+    yield roots
+
+    def ours(mnt: str) -> bool:
+        return mnt in _SESSION_PLACES or any(mnt == r or mnt.startswith(r + "/") for r in roots)
+
+    wait_until(lambda: not tagged_processes(tag) and not any(map(ours, simulator_mounts())), 10)
+    processes = tagged_processes(tag)
+    described = {pid: _cmdline(pid) for pid in processes}
+    for pid in processes:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    mounts = [m for m in simulator_mounts() if ours(m)]
+    for mnt in mounts:
+        subprocess.run(["fusermount3", "-u", "-z", mnt], capture_output=True, timeout=20)
+    assert not mounts, f"mounts left behind: {mounts}"
+    assert not processes, f"processes left behind: {described}"
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "?"

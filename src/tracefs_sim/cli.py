@@ -212,9 +212,10 @@ def _redirect(fd: int, path: str, flags: int) -> None:
     os.close(target)
 
 
-def _daemon_child(prepare, mountpoint: str, options, ready_fd: int, debug: bool) -> None:
-    """The forked daemon's whole life, after `prepare()` set up its process: never returns
-    into the caller's code."""
+def _daemon_child(prepare, mountpoint: str, options, ready_fd: int, debug: bool,
+                  finish=None) -> None:
+    """The forked daemon's whole life, after `prepare()` set up its process, and `finish()`
+    once it served: never returns into the caller's code."""
     status = 1
     try:
         prepare()
@@ -226,6 +227,11 @@ def _daemon_child(prepare, mountpoint: str, options, ready_fd: int, debug: bool)
         if debug:
             traceback.print_exc()
     finally:
+        try:
+            if finish is not None:
+                finish()
+        except BaseException as e:
+            print(f"{PROG}: daemon: {e}", file=sys.stderr)
         sys.stderr.flush()
         os._exit(status)
 
@@ -389,7 +395,12 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
     finally:
         for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
             signal.signal(sig, signal.SIG_IGN)  # clean-up must run to its end
+        # Whatever the script left running (in its process group or not) ends with it.
+        leftovers = namespace.end_other_processes(
+            host_ns, spare=set() if daemon_pid is None else {daemon_pid})
         problems = overlay.teardown()
+        if leftovers:
+            problems.append(f"processes {leftovers} of the script do not end even after SIGKILL")
         if daemon_pid is not None:
             _stop_daemon(daemon_pid, reap=True)
         if _simulator_mounted_at(namespace.TRACING_DIR):
@@ -417,9 +428,15 @@ def _start_session_daemon(options, host_ns: str, debug: bool) -> int:
         _redirect(0, os.devnull, os.O_RDONLY)
         os.dup2(2, 1)  # the script's stdout stays the script's
 
+    def orphaned():
+        # SIGKILLed, the session could not end its script: the daemon, told by the parent-death
+        # signal, does (they share the session's namespace, which nothing else is in).
+        if os.getppid() != parent:
+            namespace.end_other_processes(host_ns, spare=set())
+
     pid = os.fork()
     if pid == 0:
-        _daemon_child(attach, namespace.TRACING_DIR, options, ready_w, debug)
+        _daemon_child(attach, namespace.TRACING_DIR, options, ready_w, debug, finish=orphaned)
     os.close(ready_w)
     if not _wait_ready(ready_r, pid):
         _wait_gone(pid, 1.0, reap=True)
@@ -439,7 +456,7 @@ def _script_env() -> dict[str, str]:
 
 def _run_script(argv: list[str], env: dict[str, str]) -> int:
     """Run bash in its own process group (in the terminal's foreground, if we have one); pass
-    on termination signals; afterwards end whatever of that group is left. Returns its status."""
+    on termination signals. Returns its status (what it left running, the session ends)."""
     try:
         has_terminal = os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp()
     except OSError:
@@ -484,7 +501,6 @@ def _run_script(argv: list[str], env: dict[str, str]) -> int:
     finally:
         if has_terminal:
             _give_terminal(os.getpgrp())
-        _end_group(pid)
     if os.WIFSIGNALED(wait_status):
         return 128 + os.WTERMSIG(wait_status)
     return os.waitstatus_to_exitcode(wait_status)
@@ -497,25 +513,3 @@ def _give_terminal(pgrp: int) -> None:
         os.tcsetpgrp(0, pgrp)
     finally:
         signal.signal(signal.SIGTTOU, previous)
-
-
-def _end_group(pgrp: int) -> None:
-    """Background jobs the script left in its process group: SIGTERM, then SIGKILL. They are
-    re-parented to us (we are a subreaper), so they are reaped here too."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(pgrp, sig)
-        except ProcessLookupError:
-            return
-        deadline = time.monotonic() + 2.0
-        while time.monotonic() < deadline:
-            try:
-                while os.waitpid(-pgrp, os.WNOHANG)[0]:
-                    pass
-            except ChildProcessError:
-                pass
-            try:
-                os.killpg(pgrp, 0)
-            except ProcessLookupError:
-                return
-            time.sleep(0.02)

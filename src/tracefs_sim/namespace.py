@@ -10,7 +10,9 @@ tracefs is never mounted or written.
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
+import time
 
 from . import _syscalls as sc
 
@@ -53,6 +55,65 @@ def assert_private(host_ns: str) -> None:
     """Refuse to go on unless this process is outside the host's mount namespace."""
     if _mount_ns() == host_ns:
         raise NamespaceError("not in a private mount namespace; refusing to mount anything")
+
+
+def _members(ns: str, spare: set[int]) -> list[int]:
+    """Pids of the running processes in mount namespace `ns`, except those in `spare`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in spare:
+            continue
+        try:
+            if os.readlink(f"/proc/{entry}/ns/mnt") == ns:
+                found.append(int(entry))
+        except OSError:
+            continue  # gone, or a zombie (its namespace is already released)
+    return found
+
+
+def _signal_all(pids: list[int], signum: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
+
+
+def _reap(pids: list[int]) -> None:
+    # Orphans are re-parented to a subreaper: the zombies of those that ended are ours to reap.
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+
+
+def end_other_processes(host_ns: str, spare: set[int], grace: float = 2.0,
+                        give_up: float = 10.0) -> list[int]:
+    """End every process of this private namespace but this one and `spare`: SIGTERM (and
+    SIGCONT, for stopped ones), then after `grace` seconds SIGKILL until none is left.
+
+    Whatever a session's script started -- in its process group or not (setsid, nohup, a
+    double fork) -- lives in the session's namespace, so this leaves none of it behind.
+    Returns the pids still there after `give_up` seconds (normally none)."""
+    assert_private(host_ns)  # in the host's namespace this would end the whole machine
+    ns = _mount_ns()
+    spare = spare | {os.getpid()}
+    started = time.monotonic()
+    pids = _members(ns, spare)
+    if pids:
+        _signal_all(pids, signal.SIGTERM)
+        _signal_all(pids, signal.SIGCONT)
+    while pids:
+        elapsed = time.monotonic() - started
+        if elapsed >= give_up:
+            break
+        if elapsed >= grace:
+            _signal_all(pids, signal.SIGKILL)
+        time.sleep(0.02)
+        _reap(pids)
+        pids = _members(ns, spare)
+    return pids
 
 
 def cpu_list(nr_cpus: int) -> str:

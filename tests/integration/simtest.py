@@ -6,6 +6,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tracefs_sim import control
@@ -27,6 +28,17 @@ def sh(cwd, script: str, timeout: float = 20) -> subprocess.CompletedProcess:
     """A command line as a user types it. bash: its echo reports the errno (dash's says only
     "I/O error")."""
     return subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def simulator_mounts() -> list[str]:
+    """Mountpoints of every tracefs-sim FUSE mount in this (the host's) namespace."""
+    found = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            if fields[fields.index("-") + 1] == "fuse.tracefs":
+                found.append(fields[4].encode().decode("unicode_escape"))
+    return found
 
 
 def simulator_mounted_at(path) -> bool:
@@ -79,3 +91,49 @@ def emulated_passwd() -> str:
     source = (REPO / "kernel_model/kernel/fs.c").read_text()
     literal = re.search(r"passwd\[\]\s*=\s*((?:\s*\"(?:[^\"\\]|\\.)*\")+)\s*;", source).group(1)
     return "".join(re.findall(r"\"((?:[^\"\\]|\\.)*)\"", literal)).encode().decode("unicode_escape")
+
+
+# Set in the environment of everything a test starts: processes that inherited it are the
+# test's own, whatever other tests (or other users of the machine) run meanwhile.
+TAG_VAR = "TRACEFS_SIM_TEST_TAG"
+
+
+def tagged_processes(tag: str) -> list[int]:
+    """Running (not zombie) processes whose environment carries TAG_VAR=tag."""
+    marker = f"{TAG_VAR}={tag}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+        except OSError:
+            continue
+        if marker in environ and process_running(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def wait_until(predicate, timeout: float, interval: float = 0.05) -> bool:
+    """Poll predicate() until it is true (True) or timeout seconds have passed (False)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+    return True
+
+
+_SYS_READ = 0  # x86-64
+
+
+def blocked_in_read(pid: int) -> bool:
+    """The process sleeps in read(2) (a reader waiting on trace_pipe)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            sleeping = f.read().rpartition(")")[2].split()[0] == "S"
+        with open(f"/proc/{pid}/syscall") as f:
+            return sleeping and f.read().split()[0] == str(_SYS_READ)
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
