@@ -83,7 +83,9 @@ def _function_end(image, symbol) -> int:
 def kernel_symbolizer(image) -> Symbolize:
     """Names for any address in the image: functions as KernelImage.symbolize has them, data
     (what a rip-relative operand points at) by the symbol holding it."""
-    data = [s for s in image.symbols if s.type not in "tT"]
+    # Of the symbols starting at one address (_sdata and the first .data object), the one with
+    # the largest size sorts last, so the lookup below lands on the object that holds the address.
+    data = sorted((s for s in image.symbols if s.type not in "tT"), key=lambda s: (s.addr, s.size))
     starts = [s.addr for s in data]
 
     def symbolize(addr: int):
