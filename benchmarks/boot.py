@@ -100,7 +100,7 @@ def run_bare(snap: Snapshot, iterations: int) -> float:
 def run_in_machine(snap: Snapshot, iterations: int) -> float:
     """The machine's CPU with all its hooks, run in the machine's quanta."""
     cpu, mem = snap.cpu()
-    cpu.add_hooks(lambda *a: None, lambda *a: None)
+    cpu.add_hooks(lambda *a: None, lambda *a: None, lambda *a: False)
     snap.enter(cpu, mem, iterations)
     t = time.perf_counter()
     pc = snap.func

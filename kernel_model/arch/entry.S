@@ -82,6 +82,29 @@ restore_regs_and_return_to_usermode:
 	.size \name, .-\name
 	.endm
 
+/* CPU exceptions taken in user mode (the machine delivers them; a kernel-mode
+ * one is a panic).  Those with a hardware error code have it in orig_ax. */
+	.macro IDTENTRY_ERRORCODE name handler
+	.globl \name
+	.type \name, @function
+\name:
+	PUSH_REGS
+	movq	%rsp, %rdi
+	call	\handler
+	movq	%rsp, %rdi
+	call	irqentry_exit
+	POP_REGS
+	addq	$8, %rsp
+	iretq
+	.size \name, .-\name
+	.endm
+
+	IDTENTRY_SYSVEC asm_exc_divide_error exc_divide_error
+	IDTENTRY_SYSVEC asm_exc_int3 exc_int3
+	IDTENTRY_SYSVEC asm_exc_invalid_op exc_invalid_op
+	IDTENTRY_ERRORCODE asm_exc_general_protection exc_general_protection
+	IDTENTRY_ERRORCODE asm_exc_page_fault exc_page_fault
+
 	IDTENTRY_SYSVEC asm_sysvec_apic_timer_interrupt sysvec_apic_timer_interrupt
 	IDTENTRY_SYSVEC asm_sysvec_reschedule_ipi sysvec_reschedule_ipi
 	IDTENTRY_SYSVEC asm_sysvec_call_function sysvec_call_function

@@ -22,6 +22,22 @@
 #define PTR_ERR(p) ((long)(p))
 #define __va(x) ((void *)((u64)(x) + PAGE_OFFSET))
 
+/* ---- preempt count (include/linux/preempt.h layout) ---- */
+#define SOFTIRQ_OFFSET	0x100
+#define HARDIRQ_OFFSET	0x10000
+#define HARDIRQ_MASK	0xf0000
+#define NR_syscalls	335
+#define PERCPU_PREEMPT_COUNT 88	/* offsetof(struct percpu, preempt_count), asserted below */
+#define __pc_str1(x) #x
+#define __pc_str(x) __pc_str1(x)
+/* x86's __preempt_count: one per-cpu int, changed by single %gs-relative instructions */
+static __always_inline void preempt_count_add(int n)
+{
+	asm volatile("addl %0, %%gs:" __pc_str(PERCPU_PREEMPT_COUNT) : : "ri"(n) : "memory");
+}
+#define preempt_disable() preempt_count_add(1)
+#define preempt_enable_no_resched() preempt_count_add(-1)
+
 /* ---- locking ---- */
 typedef struct { volatile int locked; } spinlock_t;
 #define __SPIN_LOCK_UNLOCKED { 0 }
@@ -40,11 +56,16 @@ static __always_inline void local_irq_enable(void) { asm volatile("sti" ::: "mem
 static __always_inline void local_irq_disable(void) { asm volatile("cli" ::: "memory"); }
 static __always_inline void spin_lock(spinlock_t *l)
 {
+	preempt_disable();
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
 		while (READ_ONCE(l->locked))
 			asm volatile("pause");
 }
-static __always_inline void spin_unlock(spinlock_t *l) { __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE); }
+static __always_inline void spin_unlock(spinlock_t *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	preempt_enable_no_resched();
+}
 #define spin_lock_irqsave(l, f) do { f = arch_local_irq_save(); spin_lock(l); } while (0)
 #define spin_unlock_irqrestore(l, f) do { spin_unlock(l); arch_local_irq_restore(f); } while (0)
 
@@ -180,9 +201,13 @@ struct percpu {
 	struct task_struct *migration;
 	struct task_struct *kworker;
 	u64 stat_syscalls, stat_ctxt, stat_irqs;
-	char scratch[512] __aligned(64);	/* trace_event_raw_event_* records land here */
+	u64 trace_clock_last;		/* last trace clock read on this cpu */
+	u64 trace_clock_step;		/* host: ns a traced event's instructions take at least */
+	u32 trace_pending;		/* trace data committed since the last doorbell */
+	char scratch[512] __aligned(64);	/* the trace record being filled (irqs off) */
 } __aligned(4096);
 
+_Static_assert(offsetof(struct percpu, preempt_count) == PERCPU_PREEMPT_COUNT, "percpu layout");
 extern struct percpu cpu_data[NR_CPUS];
 extern struct boot_params boot_params;
 extern struct host_requests host_requests;

@@ -42,17 +42,37 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 #undef __string
 
 /* pass 2: static keys and the fast-assign bodies */
-static notrace void tracing_generic_entry_update(struct trace_entry *ent)
-{
-	unsigned long flags;
 
-	asm volatile("pushfq; popq %0" : "=r"(flags));
-	ent->type = 0;
-	ent->flags = (flags & X86_EFLAGS_IF ? 0 : 0x01) | (this_cpu()->need_resched ? 0x08 : 0);
-	ent->preempt_count = this_cpu()->preempt_count;
+/*
+ * tracing_gen_ctx_dec() of Linux 6.1 (kernel/trace/trace.h, trace.c), as
+ * trace_event_buffer_reserve() takes it: flags from the interrupted state,
+ * the preempt depth less the tracepoint's own preempt_disable (so `d..2.` in
+ * __schedule, `.....` for raw_syscalls; the syscalls:* probes disable
+ * preemption once more and show `...1.`), no migrate_disable in this kernel.
+ * x86 folds need_resched into the preempt count whenever it is set on this
+ * cpu or by the resched IPI, so both bits.
+ */
+notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_event_file *file,
+				  unsigned long irqflags)
+{
+	struct percpu *pc = this_cpu();
+	unsigned int count = pc->preempt_count, flags = 0, depth = count & 0xff ? (count & 0xff) - 1 : 0;
+
+	if (!(irqflags & X86_EFLAGS_IF))
+		flags |= TRACE_FLAG_IRQS_OFF;
+	if (count & HARDIRQ_MASK)
+		flags |= TRACE_FLAG_HARDIRQ;
+	if (count & SOFTIRQ_OFFSET)
+		flags |= TRACE_FLAG_SOFTIRQ;
+	if (pc->need_resched)
+		flags |= TRACE_FLAG_NEED_RESCHED | TRACE_FLAG_PREEMPT_RESCHED;
+	ent->type = file->type;
+	ent->flags = flags;
+	ent->preempt_count = min(depth, 0xfU);
 	ent->pid = current ? current->pid : 0;
 }
 
+/* The per-CPU record being filled; interrupts are off until it is committed. */
 notrace void *trace_event_buffer_reserve(size_t len)
 {
 	struct percpu *pc = this_cpu();
@@ -71,17 +91,24 @@ notrace void *trace_event_buffer_reserve(size_t len)
 	__entry->__data_loc_##n = (u32)sizeof(*__entry) | ((u32)__l << 16); \
 } while (0)
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
-	struct tracepoint __tracepoint_##name = { #name, { 0 } }; \
+	struct tracepoint __tracepoint_##name = { #name, { 0 }, { 0, 0, 0 } }; \
 	notrace void trace_event_raw_event_##name(proto) \
 	{ \
+		const struct trace_event_file *file = &__tracepoint_##name.file; \
 		struct trace_event_raw_##name *__entry; \
 		size_t __dyn_size = 0; \
-		tstruct \
-		__entry = trace_event_buffer_reserve(sizeof(*__entry) + __dyn_size); \
-		if (!__entry) \
+		unsigned long irqflags; \
+		if (!READ_ONCE(file->slots)) \
 			return; \
-		tracing_generic_entry_update(&__entry->ent); \
-		{ assign } \
+		tstruct \
+		irqflags = arch_local_irq_save(); \
+		__entry = trace_event_buffer_reserve(sizeof(*__entry) + __dyn_size); \
+		if (__entry) { \
+			tracing_generic_entry_update(&__entry->ent, file, irqflags); \
+			{ assign } \
+			trace_event_commit(file, __entry, sizeof(*__entry) + __dyn_size); \
+		} \
+		arch_local_irq_restore(irqflags); \
 	}
 #include "../include/trace/events.h"
 #undef TRACE_EVENT
@@ -103,7 +130,7 @@ notrace void *trace_event_buffer_reserve(size_t len)
 		static const struct trace_field_meta fields[] = { tstruct }; \
 		static const struct trace_event_meta meta __used __aligned(8) __section("_ftrace_events") = { \
 			__stringify(TRACE_SYSTEM), #name, print, &__tracepoint_##name.key, \
-			fields, ARRAY_SIZE(fields), -1 }; \
+			fields, ARRAY_SIZE(fields), -1, &__tracepoint_##name.file }; \
 		return &meta; \
 	}
 #include "../include/trace/events.h"
@@ -114,58 +141,3 @@ notrace void *trace_event_buffer_reserve(size_t len)
 #undef TRACE_SYSTEM
 #undef __entry
 
-/*
- * syscalls:sys_enter_<name>/sys_exit_<name>: as in Linux they have no key of
- * their own; they ride on raw_syscalls sys_enter/sys_exit, filtered by nr.
- */
-#define SC_F(t, n, i) { #t, #n, 16 + 8 * (i), 8, 0, 0 },
-#define SC_P(n) ((unsigned long)(REC->n))
-#define SC_META(nr, sname, fmtstr, fieldlist) \
-	static const struct trace_field_meta sys_enter_##sname##_fields[] = { \
-		{ "int", "__syscall_nr", 8, 4, 1, 0 }, fieldlist }; \
-	static const struct trace_event_meta sys_enter_##sname##_meta __used __aligned(8) __section("_ftrace_events") = { \
-		"syscalls", "sys_enter_" #sname, fmtstr, &__tracepoint_sys_enter.key, \
-		sys_enter_##sname##_fields, ARRAY_SIZE(sys_enter_##sname##_fields), nr }; \
-	static const struct trace_event_meta sys_exit_##sname##_meta __used __aligned(8) __section("_ftrace_events") = { \
-		"syscalls", "sys_exit_" #sname, "\"0x%lx\", REC->ret", &__tracepoint_sys_exit.key, \
-		sys_exit_fields, ARRAY_SIZE(sys_exit_fields), nr };
-static const struct trace_field_meta sys_exit_fields[] = {
-	{ "int", "__syscall_nr", 8, 4, 1, 0 }, { "long", "ret", 16, 8, 1, 0 } };
-
-#define SC0(nr, s) SC_META(nr, s, "\"\"", )
-#define SC1(nr, s, t1, n1) SC_META(nr, s, \
-	"\"" #n1 ": 0x%08lx\", " __stringify(SC_P(n1)), SC_F(t1, n1, 0))
-#define SC2(nr, s, t1, n1, t2, n2) SC_META(nr, s, \
-	"\"" #n1 ": 0x%08lx, " #n2 ": 0x%08lx\", " __stringify(SC_P(n1), SC_P(n2)), \
-	SC_F(t1, n1, 0) SC_F(t2, n2, 1))
-#define SC3(nr, s, t1, n1, t2, n2, t3, n3) SC_META(nr, s, \
-	"\"" #n1 ": 0x%08lx, " #n2 ": 0x%08lx, " #n3 ": 0x%08lx\", " \
-	__stringify(SC_P(n1), SC_P(n2), SC_P(n3)), \
-	SC_F(t1, n1, 0) SC_F(t2, n2, 1) SC_F(t3, n3, 2))
-#define SC4(nr, s, t1, n1, t2, n2, t3, n3, t4, n4) SC_META(nr, s, \
-	"\"" #n1 ": 0x%08lx, " #n2 ": 0x%08lx, " #n3 ": 0x%08lx, " #n4 ": 0x%08lx\", " \
-	__stringify(SC_P(n1), SC_P(n2), SC_P(n3), SC_P(n4)), \
-	SC_F(t1, n1, 0) SC_F(t2, n2, 1) SC_F(t3, n3, 2) SC_F(t4, n4, 3))
-#define SC5(nr, s, t1, n1, t2, n2, t3, n3, t4, n4, t5, n5) SC_META(nr, s, \
-	"\"" #n1 ": 0x%08lx, " #n2 ": 0x%08lx, " #n3 ": 0x%08lx, " #n4 ": 0x%08lx, " #n5 ": 0x%08lx\", " \
-	__stringify(SC_P(n1), SC_P(n2), SC_P(n3), SC_P(n4), SC_P(n5)), \
-	SC_F(t1, n1, 0) SC_F(t2, n2, 1) SC_F(t3, n3, 2) SC_F(t4, n4, 3) SC_F(t5, n5, 4))
-
-SC3(0, read, unsigned int, fd, char *, buf, size_t, count)
-SC3(1, write, unsigned int, fd, const char *, buf, size_t, count)
-SC3(2, open, const char *, filename, int, flags, umode_t, mode)
-SC1(3, close, unsigned int, fd)
-SC2(35, nanosleep, struct __kernel_timespec *, rqtp, struct __kernel_timespec *, rmtp)
-SC0(39, getpid)
-SC5(56, clone, unsigned long, clone_flags, unsigned long, newsp, int *, parent_tidptr, int *, child_tidptr, unsigned long, tls)
-SC3(59, execve, const char *, filename, const char *const *, argv, const char *const *, envp)
-SC1(60, exit, int, error_code)
-SC0(102, getuid)
-SC1(231, exit_group, int, error_code)
-SC4(232, epoll_wait, int, epfd, struct epoll_event *, events, int, maxevents, int, timeout)
-SC4(257, openat, int, dfd, const char *, filename, int, flags, umode_t, mode)
-SC0(57, fork)
-SC4(61, wait4, pid_t, upid, int *, stat_addr, int, options, struct rusage *, ru)
-SC0(110, getppid)
-SC1(291, epoll_create1, int, flags)
-SC3(318, getrandom, char *, ubuf, size_t, len, unsigned int, flags)

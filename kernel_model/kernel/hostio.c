@@ -58,9 +58,10 @@ void __noreturn panic(const char *msg)
 }
 
 /* Offsets the host needs (it has no debug info): tasks, per-CPU areas, and
- * the per-CPU scratch record trace_event_raw_event_*() fill. */
+ * the per-CPU flag of trace data committed since the last trace doorbell. */
 struct host_task_layout {
-	u64 tasks, pid, tgid, comm, state, exit_state, percpu_size, percpu_curr, percpu_idle, percpu_scratch;
+	u64 tasks, pid, tgid, comm, state, exit_state, percpu_size, percpu_curr, percpu_idle, percpu_trace_pending,
+	    percpu_trace_clock_step;
 };
 const struct host_task_layout host_task_layout __used = {
 	offsetof(struct task_struct, tasks),
@@ -72,5 +73,6 @@ const struct host_task_layout host_task_layout __used = {
 	sizeof(struct percpu),
 	offsetof(struct percpu, curr_task),
 	offsetof(struct percpu, rq) + offsetof(struct rq, idle),
-	offsetof(struct percpu, scratch),
+	offsetof(struct percpu, trace_pending),
+	offsetof(struct percpu, trace_clock_step),
 };

@@ -1,9 +1,10 @@
 /* Host-injected interrupt vectors and the interrupt exit path. */
 #include "../include/kernel.h"
+#include "../include/trace/ring.h"
 
 void irq_enter(void)
 {
-	this_cpu()->preempt_count += 0x10000;	/* HARDIRQ_OFFSET */
+	preempt_count_add(HARDIRQ_OFFSET);
 	this_cpu()->stat_irqs++;
 }
 
@@ -11,7 +12,7 @@ void irq_exit(void)
 {
 	struct percpu *pc = this_cpu();
 
-	pc->preempt_count -= 0x10000;
+	preempt_count_add(-HARDIRQ_OFFSET);
 	if (pc->softirq_pending && pc->ksoftirqd)
 		wake_up_process(pc->ksoftirqd);
 }
@@ -22,6 +23,7 @@ static noinline void tick_sched_timer(void)
 	if (smp_processor_id() == 0)
 		jiffies = ktime_get() / TICK_NSEC;
 	scheduler_tick();
+	trace_ring_tick();
 }
 
 void sysvec_apic_timer_interrupt(struct pt_regs *regs)

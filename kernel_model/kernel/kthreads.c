@@ -177,10 +177,12 @@ static int run_ksoftirqd(void *arg)
 		}
 		set_current_state(TASK_RUNNING);
 		pending = __atomic_exchange_n(&pc->softirq_pending, 0, __ATOMIC_RELAXED);
+		preempt_count_add(SOFTIRQ_OFFSET);	/* __do_softirq: in_serving_softirq() */
 		if (pending & (1UL << RCU_SOFTIRQ))
 			rcu_do_batch();
 		if (pending & (1UL << TIMER_SOFTIRQ))
 			run_timer_softirq();
+		preempt_count_add(-SOFTIRQ_OFFSET);
 	}
 	return 0;
 }

@@ -170,20 +170,28 @@ static notrace void __schedule(bool preempt)
 	finish_task_switch(prev);
 }
 
+/* Every task switches out and back in at the same preempt depth (this one,
+ * plus the scheduler lock): the count is per cpu and carries over. */
 void schedule(void)
 {
+	preempt_disable();
 	__schedule(false);
+	preempt_enable_no_resched();
 }
 
 /* Called on return from an interrupt to user mode when need_resched is set. */
 void preempt_schedule_irq(void)
 {
+	preempt_disable();
 	__schedule(true);
+	preempt_enable_no_resched();
 }
 
+/* A new task's first return: leave the depth schedule() left for it. */
 void schedule_tail(struct task_struct *prev)
 {
 	finish_task_switch(prev);
+	preempt_enable_no_resched();
 }
 
 void scheduler_tick(void)
@@ -281,6 +289,7 @@ static notrace void do_idle(void)
 			break;
 		}
 		pc->h.next_event_ns = hrtimer_next_event(pc->h.cpu);
+		/* the host reads trace_pending here: no ticks come while halted */
 		host_doorbell(PORT_IDLE, 0);
 		asm volatile("sti; hlt" ::: "memory");	/* default_idle: safe_halt */
 	}
@@ -292,8 +301,10 @@ void schedule_idle(void)
 	__schedule(false);
 }
 
+/* The idle task runs with preemption disabled (init_idle_preempt_count()). */
 void __noreturn cpu_startup_entry(void)
 {
+	this_cpu()->preempt_count = 1;
 	local_irq_enable();
 	for (;;)
 		do_idle();

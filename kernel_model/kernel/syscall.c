@@ -12,7 +12,6 @@ static long __x64_sys_ni_syscall(struct pt_regs *regs)
 	return -ENOSYS;
 }
 
-#define NR_syscalls 335
 #define __SYSCALL(nr, sym) [nr] = sym,
 const sys_call_ptr_t sys_call_table[NR_syscalls] = {
 	[0 ... NR_syscalls - 1] = __x64_sys_ni_syscall,

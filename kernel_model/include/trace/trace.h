@@ -8,9 +8,10 @@
 #ifndef _TRACE_H
 #define _TRACE_H
 #include "../kernel.h"
+#include "ring.h"
 
 struct static_key { int enabled; };
-struct tracepoint { const char *name; struct static_key key; };
+struct tracepoint { const char *name; struct static_key key; struct trace_event_file file; };
 struct jump_entry { u64 code; u64 target; u64 key; };
 
 static __always_inline bool arch_static_branch(struct static_key *key)
@@ -50,6 +51,7 @@ struct trace_event_meta {
 	const struct trace_field_meta *fields;
 	u64 nr_fields;
 	s64 syscall_nr;		/* -1 unless a syscalls: event (then key is raw_syscalls') */
+	struct trace_event_file *file;	/* the event's enable bits and id, set by the host */
 };
 
 #define __stringify_1(x...) #x
@@ -59,15 +61,40 @@ struct trace_event_meta {
 #define PARAMS(args...) args
 
 void *trace_event_buffer_reserve(size_t len);
+void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_event_file *file,
+				  unsigned long irqflags);
 
+/* raw_syscalls' tracepoints also carry the probes of the syscalls:* events
+ * (Linux's ftrace_syscall_enter/exit, registered on the same tracepoint). */
+#define TRACE_EVENT_SYSCALL(name, probe, proto, args, tstruct, assign, print) \
+	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), PARAMS(print))
+
+/* __DO_TRACE: the probes run with preemption disabled (rcu_read_lock_sched) */
 #ifndef CREATE_TRACE_POINTS
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	extern struct tracepoint __tracepoint_##name; \
 	void trace_event_raw_event_##name(proto); \
 	static __always_inline void trace_##name(proto) \
 	{ \
-		if (static_branch_unlikely(&__tracepoint_##name.key)) \
+		if (static_branch_unlikely(&__tracepoint_##name.key)) { \
+			preempt_disable(); \
 			trace_event_raw_event_##name(args); \
+			preempt_enable_no_resched(); \
+		} \
+	}
+#undef TRACE_EVENT_SYSCALL
+#define TRACE_EVENT_SYSCALL(name, probe, proto, args, tstruct, assign, print) \
+	extern struct tracepoint __tracepoint_##name; \
+	void trace_event_raw_event_##name(proto); \
+	void probe(proto); \
+	static __always_inline void trace_##name(proto) \
+	{ \
+		if (static_branch_unlikely(&__tracepoint_##name.key)) { \
+			preempt_disable(); \
+			trace_event_raw_event_##name(args); \
+			probe(args); \
+			preempt_enable_no_resched(); \
+		} \
 	}
 #include "events.h"
 #undef TRACE_EVENT

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ctypes
 
-from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INTR, UC_MODE_64, UC_PROT_ALL, Uc
+from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_HOOK_INTR, UC_MODE_64, UC_PROT_ALL, Uc
 from unicorn.unicorn_py3.unicorn import uclib
 from unicorn.x86_const import (
     UC_X86_INS_OUT, UC_X86_INS_SYSCALL, UC_X86_REG_CR0, UC_X86_REG_CR3, UC_X86_REG_CR4,
@@ -77,6 +77,8 @@ class Cpu:
         # Set by the idle doorbell just before `sti; hlt`: a stop right after
         # the hlt is then a halt, not an interrupt that returned there.
         self.entering_idle = False
+        # A user-mode exception the run stopped at: (vector, error code), delivered between runs.
+        self.pending_exception: tuple[int, int | None] | None = None
 
     # ---- registers ----
     def read_regs(self):
@@ -112,9 +114,19 @@ class Cpu:
         (between emulation runs): push the hardware frame, enter the handler.
         False if interrupts are disabled."""
         v = self.read_regs()
-        rflags = v[EFLAGS]
-        if not rflags & EFLAGS_IF:
+        if not v[EFLAGS] & EFLAGS_IF:
             return False
+        self._enter_handler(v, handler, top_of_stack, None)
+        return True
+
+    def raise_exception(self, handler: int, top_of_stack: int, error_code: int | None) -> None:
+        """Deliver a CPU exception the last run stopped at (the faulting
+        instruction not executed): the frame, plus the error code for the
+        vectors that have one."""
+        self._enter_handler(self.read_regs(), handler, top_of_stack, error_code)
+
+    def _enter_handler(self, v, handler: int, top_of_stack: int, error_code: int | None) -> None:
+        rflags = v[EFLAGS]
         cs, rsp, rip = v[CS], v[RSP], v[RIP]
         if cs & 3:
             ss = 0x2B
@@ -123,16 +135,18 @@ class Cpu:
         else:
             ss = KERNEL_DS
             new_rsp = rsp & ~0xF
-        frame = new_rsp - 40
-        pa = kernel_virt_to_phys(frame)
-        self.mem.write(pa, rip.to_bytes(8, "little") + cs.to_bytes(8, "little") +
-                       rflags.to_bytes(8, "little") + rsp.to_bytes(8, "little") +
-                       ss.to_bytes(8, "little"))
+        words = [rip, cs, rflags, rsp, ss]
+        if error_code is not None:
+            words.insert(0, error_code)
+        frame = new_rsp - 8 * len(words)
+        self.mem.write(kernel_virt_to_phys(frame), b"".join(w.to_bytes(8, "little") for w in words))
         v[RSP] = frame
         v[RIP] = handler
         v[EFLAGS] = rflags & ~(EFLAGS_IF | EFLAGS_TF)
         self._write_regs()
-        return True
+
+    def in_user_mode(self) -> bool:
+        return bool(self.read_regs()[CS] & 3)
 
     def pc(self) -> int:
         return self.uc.reg_read(UC_X86_REG_RIP)
@@ -141,7 +155,10 @@ class Cpu:
         self.uc.reg_write(UC_X86_REG_RIP, rip)
         self.uc.reg_write(UC_X86_REG_RSP, rsp)
 
-    def add_hooks(self, on_out, on_intr) -> None:
+    def add_hooks(self, on_out, on_intr, on_invalid) -> None:
+        """on_invalid: an invalid opcode (Unicorn reports #UD apart from other
+        exceptions); it returns False to end the run with UC_ERR_INSN_INVALID."""
         self.uc.hook_add(UC_HOOK_INSN, self.syscall_hook, None, 1, 0, UC_X86_INS_SYSCALL)
         self.uc.hook_add(UC_HOOK_INSN, on_out, self, 1, 0, UC_X86_INS_OUT)
         self.uc.hook_add(UC_HOOK_INTR, on_intr, self)
+        self.uc.hook_add(UC_HOOK_INSN_INVALID, on_invalid, self)

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from .image import KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 
-PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE = (
-    0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516)
+PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE, PORT_TRACE = (
+    0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517)
 WORKLOADS = {"none": 0, "default": 1}
 BOOT_MAGIC = 0x74736D6B72656E6C
 
@@ -30,7 +30,8 @@ class TaskLayout:
     percpu_size: int
     percpu_curr: int
     percpu_idle: int
-    percpu_scratch: int  # where trace_event_raw_event_*() put the last record
+    percpu_trace_pending: int  # trace data committed since the last trace doorbell
+    percpu_trace_clock_step: int  # ns the guest's trace clock advances at least per read
 
 
 class HostInterface:
@@ -40,7 +41,7 @@ class HostInterface:
         self.requests = kernel_virt_to_phys(image.addr("host_requests"))
         self.cpu_data_va = image.addr("cpu_data")
         self.task_list_va = image.addr("task_list")
-        self.layout = TaskLayout(*struct.unpack("<10Q", image.read(image.addr("host_task_layout"), 80)))
+        self.layout = TaskLayout(*struct.unpack("<11Q", image.read(image.addr("host_task_layout"), 88)))
 
     def percpu_va(self, cpu: int) -> int:
         return self.cpu_data_va + cpu * self.layout.percpu_size
@@ -60,6 +61,9 @@ class HostInterface:
 
     def set_now(self, cpu: int, now_ns: int) -> None:
         self.mem.put_u64(self.percpu_pa(cpu) + CPU_NOW_NS, now_ns)
+
+    def set_trace_clock_step(self, cpu: int, step_ns: int) -> None:
+        self.mem.put_u64(self.percpu_pa(cpu) + self.layout.percpu_trace_clock_step, step_ns)
 
     def next_event(self, cpu: int) -> int:
         return self.mem.u64(self.percpu_pa(cpu) + CPU_NEXT_EVENT)

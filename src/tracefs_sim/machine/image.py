@@ -183,19 +183,27 @@ class KernelImage:
 
     @cached_property
     def events(self) -> list[EventDesc]:
-        # struct trace_event_meta { system, name, print_fmt, key, fields, nr_fields, syscall_nr }
+        return sorted((e for e, _ in self._event_files.values()), key=lambda e: (e.system, e.name))
+
+    @cached_property
+    def _event_files(self) -> dict[tuple[str, str], tuple[EventDesc, int]]:
+        # struct trace_event_meta { system, name, print_fmt, key, fields, nr_fields, syscall_nr, file }
         _, data = self._section("_ftrace_events")
-        events = []
-        for system, name, fmt, key, fields, nr, scnr in struct.iter_unpack("<QQQQQQq", data):
+        events = {}
+        for system, name, fmt, key, fields, nr, scnr, file in struct.iter_unpack("<QQQQQQqQ", data):
             flist = []
             for i in range(nr):
                 ftype, fname, off, size, signed, _ = struct.unpack(
                     "<QQIIII", self.read(fields + 32 * i, 32))
                 flist.append(FieldDesc(self.cstring(ftype), self.cstring(fname), off, size, bool(signed)))
-            events.append(EventDesc(self.cstring(system), self.cstring(name), tuple(flist),
-                                    self.cstring(fmt), key, None if scnr < 0 else scnr))
-        events.sort(key=lambda e: (e.system, e.name))
+            desc = EventDesc(self.cstring(system), self.cstring(name), tuple(flist),
+                             self.cstring(fmt), key, None if scnr < 0 else scnr)
+            events[(desc.system, desc.name)] = (desc, file)
         return events
+
+    def event_file(self, event: EventDesc) -> int:
+        """Address of the event's struct trace_event_file (enable bits, id) in the guest."""
+        return self._event_files[(event.system, event.name)][1]
 
     # ---- embedded user programs ----
     @cached_property

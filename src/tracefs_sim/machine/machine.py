@@ -12,18 +12,26 @@ from typing import Callable
 
 from .cpu import Cpu
 from .hostif import (
-    PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_WRITE, HostInterface,
+    PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_TRACE, PORT_WRITE,
+    HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
 from .paging import PhysMem, build_boot_page_tables, kernel_virt_to_phys
 from .process import Process, TaskInfo
 from .runloop import VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER, Runner
+from .tracing import GuestTracing
 
 THREAD_SIZE = 16 * 1024
 RAM_SIZE = 128 << 20
 BOOT_TIMEOUT = 20.0
 SPAWN_TIMEOUT = 20.0
+# CPU exceptions a user program can raise: vector -> (kernel entry, hardware error code or None).
+# Unicorn does not report the error code; a page fault's says "user access" (X86_PF_USER).
+USER_EXCEPTIONS = {0: ("asm_exc_divide_error", None), 3: ("asm_exc_int3", None),
+                   6: ("asm_exc_invalid_op", None), 13: ("asm_exc_general_protection", 0),
+                   14: ("asm_exc_page_fault", 4)}
+VEC_GP = 13  # `int $n` from user mode to a gate it may not use: #GP, as in Linux
 
 
 def default_kernel_image() -> str:
@@ -62,6 +70,7 @@ class Machine:
         self._lock = threading.Lock()
         self._stopped = False
         self.panic_message: str | None = None
+        self.tracing = GuestTracing(self)
 
     # ---- boot ----
     def start(self) -> None:
@@ -74,17 +83,19 @@ class Machine:
         cr3 = build_boot_page_tables(mem)
         self._hostif = HostInterface(img, mem)
         self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload)
+        self.tracing.attach(mem)
         gdt, entry = img.addr("gdt_page"), img.addr("entry_SYSCALL_64")
         self._cpus = [Cpu(i, mem, cr3, gdt, self._hostif.percpu_va(i), entry) for i in range(self.nr_cpus)]
         for cpu in self._cpus:
-            cpu.add_hooks(self._on_out, self._on_intr)
+            cpu.add_hooks(self._on_out, self._on_intr, self._on_invalid)
         idle = img.addr("idle_stacks")
         self._cpus[0].set_start(img.addr("startup_64"), idle + THREAD_SIZE)
         vectors = {VEC_TIMER: img.addr("asm_sysvec_apic_timer_interrupt"),
                    VEC_RESCHED: img.addr("asm_sysvec_reschedule_ipi"),
                    VEC_CALL_FUNC: img.addr("asm_sysvec_call_function")}
-        self._runner = Runner(self._cpus, self._hostif, vectors, img.halt_resume_sites, self._fault,
-                              seeded=self.options.seed is not None)
+        exceptions = {vec: img.addr(entry) for vec, (entry, _) in USER_EXCEPTIONS.items()}
+        self._runner = Runner(self._cpus, self._hostif, vectors, exceptions, img.halt_resume_sites,
+                              self._fault, seeded=self.options.seed is not None)
         self._runner.bring_online(0)
         # the run-loop thread must leave emu_start before the interpreter frees Unicorn
         atexit.register(self.stop)
@@ -119,8 +130,11 @@ class Machine:
     # ---- guest -> host ----
     def _on_out(self, uc, port: int, size: int, value: int, cpu: Cpu) -> None:
         hostif = self._hostif
-        if port == PORT_IDLE:
+        if port == PORT_TRACE:
+            self.tracing.doorbell()
+        elif port == PORT_IDLE:
             cpu.entering_idle = True
+            self.tracing.cpu_idle(hostif.percpu_pa(cpu.index) + hostif.layout.percpu_trace_pending)
         elif port == PORT_IPI:
             self._runner.raise_irq(value & 0xFF, VEC_RESCHED)
         elif port == PORT_WRITE:
@@ -150,7 +164,19 @@ class Machine:
                         self._oops(cpu))
             uc.emu_stop()
 
+    def _on_invalid(self, uc, cpu: Cpu) -> bool:
+        if not cpu.in_user_mode():
+            return False  # a kernel bug: the run ends with UC_ERR_INSN_INVALID, a panic
+        self._on_intr(uc, 6, cpu)  # #UD
+        return True
+
     def _on_intr(self, uc, intno: int, cpu: Cpu) -> None:
+        if cpu.in_user_mode():
+            # the task gets the fault (it dies by the signal), delivered between runs
+            vector = intno if intno in USER_EXCEPTIONS else VEC_GP
+            cpu.pending_exception = (vector, USER_EXCEPTIONS[vector][1])
+            uc.emu_stop()
+            return
         self._fault(cpu.index, f"unhandled exception {intno} on cpu{cpu.index}\n" + self._oops(cpu))
         uc.emu_stop()
 
@@ -181,6 +207,11 @@ class Machine:
         self._runner.fail(message)
 
     # ---- API ----
+    @property
+    def running(self) -> bool:
+        """Started, not stopped, not panicked."""
+        return self._runner is not None and not self._stopped and not self.panic_message
+
     def now_ns(self) -> int:
         if self._runner is None:
             return 0

@@ -45,7 +45,9 @@ class Process:
             logging.getLogger(__name__).exception("on_output callback of pid %d failed", self.pid)
 
     def _exit(self, wait_status: int) -> None:
-        self._status = (wait_status >> 8) & 0xFF
+        signal = wait_status & 0x7F
+        # as a shell reports it: 128 + the signal for a task killed by one
+        self._status = 128 + signal if signal else (wait_status >> 8) & 0xFF
         self._started.set()
         self._exited.set()
 

@@ -10,7 +10,9 @@ resuming there repeats its memory effect (a counter loop overcounts by about
 one per stop; a repeated xchg deadlocks a spinlock).  Counting costs ~2x in
 emulation speed; it also makes a seeded run deterministic.  Between quanta the
 loop delivers interrupts: the periodic tick of a busy CPU, a halted CPU's next
-timer, IPIs and host requests.
+timer, IPIs and host requests.  Within a quantum the guest's trace clock
+advances per read by the time EVENT_MIN_INSNS instructions take (measured per
+quantum when live), so events in one quantum get distinct, ordered times.
 
 Clocks: live, host monotonic time (a halted machine sleeps until the next
 timer); seeded, instructions retired x a fixed cost per instruction, with idle
@@ -30,6 +32,10 @@ from .cpu import Cpu
 VEC_TIMER, VEC_RESCHED, VEC_CALL_FUNC = 1, 2, 4
 NEVER = 2**64 - 1
 QUANTUM_INSNS = 20_000
+# Fewer instructions than any traced event costs: the guest's trace clock
+# advances by their time per read, so it stays behind the machine's clock.
+EVENT_MIN_INSNS = 50
+LIVE_NS_PER_INSN_GUESS = 50  # until a quantum has been measured
 IDLE_POLL_S = 0.5
 
 
@@ -42,12 +48,13 @@ class CpuState:
 
 
 class Runner:
-    def __init__(self, cpus: list[Cpu], hostif, vectors: dict[int, int],
+    def __init__(self, cpus: list[Cpu], hostif, vectors: dict[int, int], exceptions: dict[int, int],
                  halt_sites: frozenset[int], on_fault: Callable[[int, str], None],
                  seeded: bool):
         self.cpus = cpus
         self.hostif = hostif
         self.vectors = vectors  # VEC_* -> handler address
+        self.exceptions = exceptions  # CPU exception vector -> handler address
         self.halt_sites = halt_sites
         self.on_fault = on_fault
         self.seeded = seeded
@@ -123,6 +130,8 @@ class Runner:
     # ---- called on the run-loop thread (boot doorbells, hooks) ----
     def bring_online(self, cpu: int) -> None:
         self.state[cpu].online = True
+        ns_per_insn = SeededClock.NS_PER_INSN if self.seeded else LIVE_NS_PER_INSN_GUESS
+        self.hostif.set_trace_clock_step(cpu, EVENT_MIN_INSNS * ns_per_insn)
 
     def raise_irq(self, cpu: int, vec: int) -> None:
         self.state[cpu].pending |= vec
@@ -183,13 +192,20 @@ class Runner:
             finally:
                 with self._lock:
                     self._running = None
+            if cpu.pending_exception is not None:  # a user-mode fault stopped the run
+                vector, error_code = cpu.pending_exception
+                cpu.pending_exception = None
+                cpu.raise_exception(self.exceptions[vector], self.hostif.top_of_stack(i), error_code)
             # halted only if the idle path announced it (a quantum may also end
             # right after the hlt when an interrupt returned there)
             if cpu.entering_idle and cpu.pc() in self.halt_sites:
                 st.halted = True
                 cpu.entering_idle = False
             if not self.seeded:
-                now = self.clock.now()
+                after = self.clock.now()
+                if not st.halted:  # a whole quantum: the wall time of its instructions
+                    self.hostif.set_trace_clock_step(i, (after - now) * EVENT_MIN_INSNS // QUANTUM_INSNS)
+                now = after
         return ran
 
     def _next_event(self) -> int:

@@ -1,0 +1,76 @@
+/*
+ * Per-CPU ring buffers the tracepoints write into, in Linux 6.1's data-page
+ * layout (kernel/trace/ring_buffer.c: buffer_data_page, rb_event headers,
+ * TIME_EXTEND, tail padding).  One small ring per (trace-array slot, CPU):
+ * it is only the transport to the host (src/tracefs_sim/machine/tracing.py),
+ * which keeps the logical buffer.  The host reads a page's `commit`, then
+ * [0, commit) of it, while the guest keeps writing: the guest stores commit
+ * after the bytes it covers and never reuses a page the host has not
+ * released.  The static asserts pin the layout the host mirrors.
+ */
+#ifndef _TRACE_RING_H
+#define _TRACE_RING_H
+#include "../hostif.h"
+
+#define TRACE_SLOTS		8	/* slot 0: top-level trace array, 1..: instances */
+#define TRACE_RING_PAGES	8	/* pages per (slot, cpu) */
+#define BUF_PAGE_HDR_SIZE	16	/* u64 time_stamp, u64 commit */
+#define BUF_PAGE_SIZE		(4096 - BUF_PAGE_HDR_SIZE)
+#define BUF_MAX_DATA_SIZE	(BUF_PAGE_SIZE - 2 * 4)
+
+/* include/linux/ring_buffer.h */
+#define RINGBUF_TYPE_DATA_TYPE_LEN_MAX	28
+#define RINGBUF_TYPE_PADDING		29
+#define RINGBUF_TYPE_TIME_EXTEND	30
+#define TS_SHIFT			27
+#define TS_MASK				((1UL << TS_SHIFT) - 1)
+
+/* kernel/trace/trace.h: enum trace_flag_type */
+#define TRACE_FLAG_IRQS_OFF		0x01
+#define TRACE_FLAG_NEED_RESCHED		0x04
+#define TRACE_FLAG_HARDIRQ		0x08
+#define TRACE_FLAG_SOFTIRQ		0x10
+#define TRACE_FLAG_PREEMPT_RESCHED	0x20
+
+/* What the host sets per event (one per syscalls:* event too). */
+struct trace_event_file {
+	u32 slots;		/* bit s: enabled in trace-array slot s */
+	u16 type;		/* common_type: the event's id */
+	u16 nargs;		/* syscalls:sys_enter_*: arguments recorded */
+};
+
+struct buffer_data_page {
+	u64 time_stamp;
+	volatile u64 commit;
+	u8 data[BUF_PAGE_SIZE];
+};
+
+/* One (slot, cpu) ring.  Host-written fields are marked. */
+struct trace_ring {
+	volatile u64 seq;	/* 0: sequence number of the page being written (index seq % TRACE_RING_PAGES) */
+	volatile u64 released;	/* 8: host: pages with a lower seq may be reused */
+	u64 lost;		/* 16: events dropped (ring full) since the current page started */
+	u64 write_stamp;	/* 24: time of the last event written */
+	u32 tail;		/* 32: next free offset in data[] of the current page */
+	u32 closed;		/* 36: the current page is padded out; the next event needs a free page */
+	volatile u32 reset_req;	/* 40: host: > reset_done asks the writer to start on a fresh page */
+	u32 reset_done;		/* 44 */
+	volatile u64 page_lost[TRACE_RING_PAGES];	/* 48: `lost` when each page was started */
+};
+
+struct trace_control {
+	volatile u32 recording;		/* host: bit s: tracing_on of slot s */
+	u32 pad;
+	struct trace_ring rings[TRACE_SLOTS][NR_CPUS];
+};
+
+_Static_assert(offsetof(struct trace_ring, reset_req) == 40, "trace_ring layout");
+_Static_assert(offsetof(struct trace_ring, page_lost) == 48, "trace_ring layout");
+_Static_assert(sizeof(struct trace_ring) == 48 + 8 * TRACE_RING_PAGES, "trace_ring layout");
+_Static_assert(offsetof(struct trace_control, rings) == 8, "trace_control layout");
+_Static_assert(sizeof(struct trace_event_file) == 8, "trace_event_file layout");
+_Static_assert(sizeof(struct buffer_data_page) == 4096, "buffer_data_page layout");
+
+void trace_event_commit(const struct trace_event_file *file, const void *rec, u32 len);
+void trace_ring_tick(void);
+#endif

@@ -1,0 +1,202 @@
+/*
+ * The tracepoints' ring-buffer writer: rb_reserve/rb_commit of Linux 6.1
+ * (kernel/trace/ring_buffer.c) for a writer that is never nested (interrupts
+ * are off from reserve to commit).  The host's executable specification is
+ * tracefs_sim.trace.rb_page.PageWriter; the guest's pages must equal its.
+ */
+#include "../include/kernel.h"
+#include "../include/trace/ring.h"
+
+struct trace_control trace_control;
+struct buffer_data_page trace_pages[TRACE_SLOTS][NR_CPUS][TRACE_RING_PAGES] __aligned(4096);
+
+/*
+ * trace_clock_local(): the host sets now_ns between instruction slices, so
+ * reads within one slice would tie; each read advances at least
+ * trace_clock_step past the last one on this cpu: the time the host measured
+ * for fewer instructions than an event costs, so the clock does not run
+ * ahead of the machine's.
+ */
+static notrace u64 trace_clock_local(struct percpu *pc)
+{
+	u64 now = READ_ONCE(pc->h.now_ns), next = pc->trace_clock_last + READ_ONCE(pc->trace_clock_step);
+
+	if (now < next && pc->trace_clock_last)
+		now = next;
+	pc->trace_clock_last = now;
+	return now;
+}
+
+/* rb_calculate_event_length() */
+static notrace u32 rb_event_length(u32 len)
+{
+	u32 n = len ? len : 1;
+
+	if (n > 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX)
+		n += 4;
+	n = (n + 4 + 3) & ~3U;
+	return n == 12 ? 16 : n;
+}
+
+/* rb_reset_tail(): pad the rest of a page the writer leaves. */
+static notrace void rb_reset_tail(struct buffer_data_page *page, u32 tail)
+{
+	u32 *ev = (u32 *)&page->data[tail];
+
+	if (tail >= BUF_PAGE_SIZE)
+		return;
+	if (tail > BUF_PAGE_SIZE - 8) {		/* no room for a length: null event past commit */
+		ev[0] = RINGBUF_TYPE_PADDING;
+		return;
+	}
+	ev[0] = RINGBUF_TYPE_PADDING | 1 << 5;
+	ev[1] = BUF_PAGE_SIZE - tail - 4;
+	/* inside commit: zeros, not the page's earlier contents (PageWriter's bytes) */
+	memset(ev + 2, 0, BUF_PAGE_SIZE - tail - 8);
+	barrier();
+	page->commit = BUF_PAGE_SIZE;
+}
+
+static __always_inline struct buffer_data_page *rb_page(int slot, int cpu, u64 seq)
+{
+	return &trace_pages[slot][cpu][seq % TRACE_RING_PAGES];
+}
+
+/* Records are mostly whole quadwords: copy by 8 (each rep iteration costs an
+ * emulated instruction), then the rest. */
+static __always_inline void rb_copy(void *dst, const void *src, u32 len)
+{
+	u64 q = len / 8, b = len % 8;
+
+	asm volatile("rep movsq" : "+D"(dst), "+S"(src), "+c"(q) : : "memory");
+	asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(b) : : "memory");
+}
+
+static notrace void trace_doorbell(void)
+{
+	host_doorbell(PORT_TRACE, 0);
+}
+
+/* Move to the next page if the host has released it; false: ring full. */
+static notrace bool rb_move_tail(struct trace_ring *r, int slot, int cpu)
+{
+	u64 next = r->seq + 1;
+	struct buffer_data_page *page;
+
+	if (next - r->released >= TRACE_RING_PAGES)
+		return false;
+	page = rb_page(slot, cpu, next);
+	/* a reused page keeps its old bytes past commit, as in Linux: the reader
+	 * takes only [0, commit), so commit must read 0 before the page is published */
+	page->commit = 0;
+	r->page_lost[next % TRACE_RING_PAGES] = r->lost;
+	r->lost = 0;
+	r->tail = 0;
+	r->closed = 0;
+	barrier();
+	r->seq = next;
+	return true;
+}
+
+static notrace void rb_write(int slot, int cpu, u64 ts, const void *rec, u32 len)
+{
+	struct trace_ring *r = &trace_control.rings[slot][cpu];
+	struct buffer_data_page *page;
+	u32 length = rb_event_length(len), tail, *ev;
+	u64 delta = 0;
+	bool extend = false;
+
+	if (r->reset_req != r->reset_done) {
+		/* the host dropped everything up to the current page (echo > trace) */
+		r->reset_done = r->reset_req;
+		r->lost = 0;
+		r->closed = 1;
+	}
+	if (r->closed) {
+		if (!rb_move_tail(r, slot, cpu)) {
+			r->lost++;
+			return;
+		}
+	}
+	tail = r->tail;
+	if (tail) {
+		delta = ts - r->write_stamp;
+		extend = delta >= (1UL << TS_SHIFT);
+	}
+	if (tail + length + (extend ? 8 : 0) > BUF_PAGE_SIZE) {
+		rb_reset_tail(rb_page(slot, cpu, r->seq), tail);
+		r->closed = 1;
+		trace_doorbell();	/* a page filled: the host may drain it */
+		if (!rb_move_tail(r, slot, cpu)) {
+			r->lost++;
+			return;
+		}
+		tail = 0;
+		extend = false;
+		delta = 0;
+	}
+	page = rb_page(slot, cpu, r->seq);
+	if (!tail)
+		page->time_stamp = ts;
+	ev = (u32 *)&page->data[tail];
+	if (extend) {
+		/* rb_add_timestamp: a "delta" this large means the clock went backwards */
+		u64 d = delta > (1UL << 59) ? 0 : delta;
+
+		ev[0] = RINGBUF_TYPE_TIME_EXTEND | (u32)(d & TS_MASK) << 5;
+		ev[1] = (u32)(d >> TS_SHIFT);
+		ev += 2;
+		tail += 8;
+		delta = 0;
+	}
+	if (length <= 4 + 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
+		ev[0] = (length - 4) / 4 | (u32)delta << 5;
+		rb_copy(ev + 1, rec, len);
+		memset((u8 *)(ev + 1) + len, 0, length - 4 - len);
+	} else {
+		ev[0] = (u32)delta << 5;
+		ev[1] = length - 4;
+		rb_copy(ev + 2, rec, len);
+		memset((u8 *)(ev + 2) + len, 0, length - 8 - len);
+	}
+	r->tail = tail + length;
+	r->write_stamp = ts;
+	barrier();
+	page->commit = r->tail;
+}
+
+/*
+ * Write one record (common header already filled, common_type aside) into
+ * every slot that has the event enabled and is recording, on this cpu.
+ * Interrupts are off throughout: no writer nests on this cpu's rings.
+ */
+notrace void trace_event_commit(const struct trace_event_file *file, const void *rec, u32 len)
+{
+	unsigned long flags = arch_local_irq_save();
+	struct percpu *pc = this_cpu();
+	int cpu = pc->h.cpu;
+	u32 slots = READ_ONCE(file->slots) & trace_control.recording;
+	u64 ts;
+
+	if (!slots || len > BUF_MAX_DATA_SIZE)
+		goto out;
+	ts = trace_clock_local(pc);
+	pc->trace_pending = 1;
+	do {
+		rb_write(__builtin_ctz(slots), cpu, ts, rec, len);
+		slots &= slots - 1;
+	} while (slots);
+out:
+	arch_local_irq_restore(flags);
+}
+
+/* From the tick: tell the host once that this cpu committed data since. */
+notrace void trace_ring_tick(void)
+{
+	struct percpu *pc = this_cpu();
+
+	if (pc->trace_pending) {
+		pc->trace_pending = 0;
+		trace_doorbell();
+	}
+}

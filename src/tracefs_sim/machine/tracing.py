@@ -1,0 +1,227 @@
+"""The host side of the guest's tracepoints (kernel_model/include/trace/ring.h).
+
+The guest writes each event into a small ring of Linux-layout data pages per
+(trace-array slot, CPU); this module flips the events' enable bits and static
+keys, and takes the committed pages out without stopping the emulation: it
+reads a ring's `seq`, then each page's `commit`, then [0, commit) of the page
+(the guest stores commit after the bytes it covers), and hands pages back by
+advancing `released` (the guest never reuses a page the host still holds; a
+full ring makes it count the event as lost).
+"""
+from __future__ import annotations
+
+import struct
+import threading
+from dataclasses import dataclass
+
+from .image import EventDesc, KernelImage
+from .paging import PhysMem, kernel_virt_to_phys
+
+# mirrors of ring.h (pinned there by static asserts)
+TRACE_SLOTS = 8
+TRACE_RING_PAGES = 8
+NR_CPUS = 8
+PAGE_SIZE = 4096
+BUF_PAGE_HDR_SIZE = 16
+RING_SIZE = 48 + 8 * TRACE_RING_PAGES
+RING_SEQ, RING_RELEASED, RING_CLOSED, RING_RESET_REQ, RING_PAGE_LOST = 0, 8, 36, 40, 48
+CONTROL_RECORDING, CONTROL_RINGS = 0, 8
+FILE_SLOTS, FILE_TYPE = 0, 4
+JMP_REL32 = 0xE9
+
+
+@dataclass(frozen=True)
+class GuestPage:
+    cpu: int
+    seq: int  # per (slot, cpu), from 0; returned again with more data until `complete`
+    data: bytes  # the 4096-byte page as the guest wrote it; bytes past commit are 0
+    complete: bool  # the writer moved past this page: it will not change again
+    lost: int  # events the guest could not record before this page (its ring was full)
+
+
+class GuestTracing:
+    def __init__(self, machine):
+        self._machine = machine
+        image: KernelImage = machine.image
+        self._image = image
+        self.nr_slots = TRACE_SLOTS
+        self._nr_cpus = machine.nr_cpus
+        control = image.lookup("trace_control")
+        pages = image.lookup("trace_pages")
+        if control.size != CONTROL_RINGS + TRACE_SLOTS * NR_CPUS * RING_SIZE or \
+                pages.size != TRACE_SLOTS * NR_CPUS * TRACE_RING_PAGES * PAGE_SIZE:
+            raise ValueError("kernel image's trace ring layout does not match this machine")
+        self._control = kernel_virt_to_phys(control.addr)
+        self._pages = kernel_virt_to_phys(pages.addr)
+        self._mem: PhysMem | None = None
+        self._lock = threading.Lock()
+        self._data = threading.Condition()
+        self._pending = False
+        # desired state, kept here so it survives until the guest's memory exists
+        self._ids: dict[tuple[str, str], int] = {}
+        self._enabled: dict[tuple[str, str], set[int]] = {}
+        self._events: dict[tuple[str, str], EventDesc] = {}
+        self._keys_on: set[int] = set()
+        self._recording = [False] * TRACE_SLOTS
+        # per (slot, cpu): pages below this seq were dropped by reset()
+        self._skip = [[0] * self._nr_cpus for _ in range(TRACE_SLOTS)]
+        self._resets = [[0] * self._nr_cpus for _ in range(TRACE_SLOTS)]
+
+    # ---- the machine calls these ----
+    def attach(self, mem: PhysMem) -> None:
+        """The guest's RAM is loaded (before any CPU runs): write the state set so far."""
+        with self._lock:
+            self._mem = mem
+            for key, event_id in self._ids.items():
+                self._write_file(self._events[key], FILE_TYPE, "<H", event_id)
+            for key, slots in self._enabled.items():
+                self._write_file(self._events[key], FILE_SLOTS, "<I", self._mask(slots))
+            self._write_recording()
+            for key_addr in self._keys_on:
+                for code, data in self._key_patch(key_addr, True):
+                    mem.write(kernel_virt_to_phys(code), data)
+
+    def doorbell(self) -> None:
+        """PORT_TRACE: a page filled, or a tick found committed data."""
+        with self._data:
+            self._pending = True
+            self._data.notify_all()
+
+    def cpu_idle(self, trace_pending_pa: int) -> None:
+        """A CPU is about to halt: it takes no ticks, so pick up its pending flag here."""
+        buf = self._mem.buf
+        if struct.unpack_from("<I", buf, trace_pending_pa)[0]:
+            struct.pack_into("<I", buf, trace_pending_pa, 0)
+            self.doorbell()
+
+    # ---- the contract ----
+    def set_event_id(self, event: EventDesc, event_id: int) -> None:
+        if not 0 <= event_id <= 0xFFFF:
+            raise ValueError(f"event id {event_id} does not fit common_type")
+        key = self._remember(event)
+        with self._lock:
+            self._ids[key] = event_id
+            self._write_file(event, FILE_TYPE, "<H", event_id)
+
+    def enable_event(self, event: EventDesc, slot: int, on: bool) -> None:
+        self._check_slot(slot)
+        key = self._remember(event)
+        with self._lock:
+            slots = self._enabled.setdefault(key, set())
+            (slots.add if on else slots.discard)(slot)
+            self._write_file(event, FILE_SLOTS, "<I", self._mask(slots))
+            # syscalls:* share raw_syscalls' key: it is on while any of them is
+            key_on = any(self._enabled.get(k) for k, e in self._events.items() if e.key_addr == event.key_addr)
+            if key_on == (event.key_addr in self._keys_on):
+                return
+            (self._keys_on.add if key_on else self._keys_on.discard)(event.key_addr)
+            for code, data in self._key_patch(event.key_addr, key_on):
+                self._poke(code, data)
+
+    def set_recording(self, slot: int, on: bool) -> None:
+        self._check_slot(slot)
+        with self._lock:
+            self._recording[slot] = bool(on)
+            self._write_recording()
+
+    def drain(self, slot: int) -> list[GuestPage]:
+        self._check_slot(slot)
+        with self._data:
+            self._pending = False
+        out: list[GuestPage] = []
+        with self._lock:
+            if self._mem is None:
+                return out
+            buf = self._mem.buf
+            for cpu in range(self._nr_cpus):
+                ring = self._ring(slot, cpu)
+                seq, released = struct.unpack_from("<QQ", buf, ring)
+                closed = struct.unpack_from("<I", buf, ring + RING_CLOSED)[0]
+                if struct.unpack_from("<Q", buf, ring)[0] != seq:
+                    closed = 0  # the writer moved meanwhile: `closed` may be the next page's
+                for s in range(max(released, self._skip[slot][cpu]), seq + 1):
+                    page = self._page(slot, cpu, s)
+                    commit = struct.unpack_from("<Q", buf, page + 8)[0]
+                    complete = s < seq or bool(closed)
+                    if not commit and not complete:
+                        continue
+                    lost = struct.unpack_from("<Q", buf, ring + RING_PAGE_LOST + 8 * (s % TRACE_RING_PAGES))[0]
+                    data = bytearray(buf[page:page + BUF_PAGE_HDR_SIZE + commit].ljust(PAGE_SIZE, b"\0"))
+                    # the copy may hold a later commit than the bytes taken: state the one read
+                    struct.pack_into("<Q", data, 8, commit)
+                    out.append(GuestPage(cpu, s, bytes(data), complete, lost))
+                done = seq + 1 if closed else seq  # complete pages go back to the guest
+                if done > released:
+                    struct.pack_into("<Q", buf, ring + RING_RELEASED, done)
+        return out
+
+    def reset(self, slot: int) -> None:
+        """Forget the slot's undrained pages; the guest starts its next event on a fresh page."""
+        self._check_slot(slot)
+        with self._lock:
+            if self._mem is None:
+                return
+            buf = self._mem.buf
+            for cpu in range(self._nr_cpus):
+                ring = self._ring(slot, cpu)
+                seq = struct.unpack_from("<Q", buf, ring)[0]
+                self._skip[slot][cpu] = seq + 1
+                self._resets[slot][cpu] += 1
+                struct.pack_into("<Q", buf, ring + RING_RELEASED, seq)
+                struct.pack_into("<I", buf, ring + RING_RESET_REQ, self._resets[slot][cpu] & 0xFFFFFFFF)
+
+    def wait_for_data(self, timeout: float) -> bool:
+        with self._data:
+            return self._data.wait_for(lambda: self._pending, timeout)
+
+    # ---- helpers ----
+    def _remember(self, event: EventDesc) -> tuple[str, str]:
+        key = (event.system, event.name)
+        if key not in self._events:
+            self._image.event_file(event)  # KeyError for an event this kernel does not have
+            self._events[key] = event
+        return key
+
+    def _check_slot(self, slot: int) -> None:
+        if not 0 <= slot < TRACE_SLOTS:
+            raise ValueError(f"slot {slot} out of range 0..{TRACE_SLOTS - 1}")
+
+    @staticmethod
+    def _mask(slots: set[int]) -> int:
+        return sum(1 << s for s in slots)
+
+    def _write_recording(self) -> None:
+        if self._mem is not None:
+            mask = sum(1 << slot for slot, on in enumerate(self._recording) if on)
+            struct.pack_into("<I", self._mem.buf, self._control + CONTROL_RECORDING, mask)
+
+    def _write_file(self, event: EventDesc, offset: int, fmt: str, value: int) -> None:
+        if self._mem is not None:
+            pa = kernel_virt_to_phys(self._image.event_file(event) + offset)
+            struct.pack_into(fmt, self._mem.buf, pa, value)
+
+    def _key_patch(self, key_addr: int, on: bool) -> list[tuple[int, bytes]]:
+        """(site, bytes) for every jump label of the key: `jmp target`, or the image's nop5."""
+        patches = []
+        for entry in self._image.jump_entries:
+            if entry.key != key_addr:
+                continue
+            if on:
+                rel = entry.target - (entry.code + 5)
+                patches.append((entry.code, bytes([JMP_REL32]) + rel.to_bytes(4, "little", signed=True)))
+            else:
+                patches.append((entry.code, self._image.read(entry.code, 5)))
+        return patches
+
+    def _poke(self, code: int, data: bytes) -> None:
+        machine = self._machine
+        if machine.running:
+            machine.text_poke(code, data)
+        elif self._mem is not None:  # stopped: nothing executes, memory is all there is
+            self._mem.write(kernel_virt_to_phys(code), data)
+
+    def _ring(self, slot: int, cpu: int) -> int:
+        return self._control + CONTROL_RINGS + (slot * NR_CPUS + cpu) * RING_SIZE
+
+    def _page(self, slot: int, cpu: int, seq: int) -> int:
+        return self._pages + ((slot * NR_CPUS + cpu) * TRACE_RING_PAGES + seq % TRACE_RING_PAGES) * PAGE_SIZE

@@ -1,0 +1,334 @@
+"""machine.tracing: static keys, the guest's ring pages, drain/lost/reset, slots."""
+import struct
+import threading
+import time
+
+import pytest
+from capstone import CS_ARCH_X86, CS_MODE_64, Cs
+
+from tracefs_sim.machine import Machine, MachineOptions
+from tracefs_sim.trace.rb_page import PageWriter, Stamp, decode_page
+
+NR_GETUID = 102
+
+
+def events_by_name(image):
+    return {e.name: e for e in image.events}
+
+
+def setup_ids(machine):
+    """Ids as the trace core would number them: 1.. over the event list."""
+    ids = {}
+    for i, e in enumerate(machine.image.events):
+        machine.tracing.set_event_id(e, 100 + i)
+        ids[e.name] = 100 + i
+    return ids
+
+
+def drain_all(tracing, slot, pages=None):
+    """Drain into {(cpu, seq): GuestPage}, keeping each page's latest version."""
+    pages = {} if pages is None else pages
+    for page in tracing.drain(slot):
+        pages[(page.cpu, page.seq)] = page
+    return pages
+
+
+def records(pages):
+    """(cpu, timestamp, payload) of every event, per CPU in page order."""
+    out = []
+    for (cpu, _), page in sorted(pages.items()):
+        for e in decode_page(page.data).events:
+            out.append((cpu, e.timestamp, bytes(e.payload)))
+    return out
+
+
+def header(payload):
+    return struct.unpack_from("<HBBi", payload)  # common_type, flags, preempt_count, pid
+
+
+def run(machine, argv):
+    proc = machine.spawn(argv)
+    assert proc.wait(30) == 0
+    return proc
+
+
+def settle(machine):
+    """Let the run loop finish the current round so everything the program did is committed."""
+    machine.read_memory(machine.image.text_range[0], 1)
+
+
+def test_static_key_patch_and_restore(make_machine, image):
+    m = make_machine(cpus=1)
+    start, end = image.text_range
+    pristine = image.read(start, end - start)
+    assert m.read_memory(start, end - start) == pristine  # nothing enabled: the ELF's text
+    switch = events_by_name(image)["sched_switch"]
+    sites = [e for e in image.jump_entries if e.key == switch.key_addr]
+    assert sites
+    md = Cs(CS_ARCH_X86, CS_MODE_64)
+    m.tracing.enable_event(switch, 0, True)
+    m.tracing.enable_event(switch, 3, True)
+    for entry in sites:
+        code = m.read_memory(entry.code, 5)
+        assert code != image.read(entry.code, 5)
+        insn = next(md.disasm(code, entry.code))
+        assert insn.mnemonic == "jmp" and int(insn.op_str, 16) == entry.target
+    m.tracing.enable_event(switch, 0, False)  # slot 3 still has it: key stays on
+    assert all(m.read_memory(e.code, 1) == b"\xe9" for e in sites)
+    m.tracing.enable_event(switch, 3, False)
+    m.tracing.enable_event(switch, 3, False)  # idempotent
+    assert m.read_memory(start, end - start) == pristine
+
+
+def test_syscall_event_rides_on_raw_syscalls_key(make_machine, image):
+    m = make_machine(cpus=1)
+    ev = events_by_name(image)
+    raw = ev["sys_enter"]
+    getuid = ev["sys_enter_getuid"]
+    assert getuid.key_addr == raw.key_addr and getuid.syscall_nr == NR_GETUID
+    sites = [e.code for e in image.jump_entries if e.key == raw.key_addr]
+    m.tracing.enable_event(getuid, 0, True)
+    assert all(m.read_memory(c, 1) == b"\xe9" for c in sites)
+    m.tracing.enable_event(raw, 0, True)
+    m.tracing.enable_event(getuid, 0, False)
+    assert all(m.read_memory(c, 1) == b"\xe9" for c in sites)
+    m.tracing.enable_event(raw, 0, False)
+    assert all(m.read_memory(c, 5) == image.read(c, 5) for c in sites)
+
+
+def test_sys_enter_getuid_records(make_machine, image):
+    m = make_machine(cpus=2)
+    ids = setup_ids(m)
+    m.tracing.set_recording(0, True)
+    m.tracing.enable_event(events_by_name(image)["sys_enter_getuid"], 0, True)
+    proc = run(m, ["getuid-loop", "5"])
+    settle(m)
+    recs = records(drain_all(m.tracing, 0))
+    assert len(recs) == 5
+    for _, _, payload in recs:
+        assert len(payload) == 16  # struct syscall_trace_enter with no args
+        type_, flags, preempt, pid = header(payload)
+        assert (type_, pid) == (ids["sys_enter_getuid"], proc.pid)
+        assert flags == 0 and preempt == 1  # Linux 6.1 shows `...1.` for syscalls:* events
+        assert struct.unpack_from("<i", payload, 8)[0] == NR_GETUID
+    times = [t for _, t, _ in recs]
+    assert times == sorted(times) and len(set(times)) == 5
+
+
+def test_sys_exit_and_raw_records(make_machine, image):
+    m = make_machine(cpus=1)
+    ids = setup_ids(m)
+    ev = events_by_name(image)
+    m.tracing.set_recording(0, True)
+    m.tracing.enable_event(ev["sys_exit_getuid"], 0, True)
+    m.tracing.enable_event(ev["sys_enter"], 0, True)
+    proc = run(m, ["getuid-loop", "3"])
+    settle(m)
+    recs = [p for _, _, p in records(drain_all(m.tracing, 0)) if header(p)[3] == proc.pid]
+    exits = [p for p in recs if header(p)[0] == ids["sys_exit_getuid"]]
+    assert len(exits) == 3
+    assert all(struct.unpack_from("<iiq", p, 8)[0] == NR_GETUID and len(p) == 24 for p in exits)
+    assert all(struct.unpack_from("<q", p, 16)[0] == 0 for p in exits)  # uid 0
+    assert all(header(p)[1:3] == (0, 1) for p in exits)  # `...1.`
+    raw = [p for p in recs if header(p)[0] == ids["sys_enter"]]
+    assert all(header(p)[1:3] == (0, 0) for p in raw)  # raw_syscalls: `.....` as Linux
+    assert sum(struct.unpack_from("<q", p, 8)[0] == NR_GETUID for p in raw) == 3
+
+
+def test_sched_switch_records(make_machine, image):
+    m = make_machine(cpus=2, workload="default")
+    ids = setup_ids(m)
+    switch = events_by_name(image)["sched_switch"]
+    fields = {f.name: f for f in switch.fields}
+    m.tracing.set_recording(0, True)
+    m.tracing.enable_event(switch, 0, True)
+    time.sleep(0.5)
+    tasks = {t.pid: t.comm for t in m.tasks()}
+    recs = records(drain_all(m.tracing, 0))
+    assert len(recs) > 10
+
+    def comm(p, name):
+        f = fields[name]
+        return p[f.offset:f.offset + f.size].split(b"\0")[0].decode()
+
+    def i32(p, name):
+        return struct.unpack_from("<i", p, fields[name].offset)[0]
+    last_comm = {}
+    for cpu, _, p in sorted(recs, key=lambda r: r[1]):
+        type_, flags, preempt, pid = header(p)
+        assert type_ == ids["sched_switch"]
+        assert pid == i32(p, "prev_pid") != i32(p, "next_pid")
+        assert flags & 0x01 and preempt == 2  # Linux shows d..2. for sched_switch
+        for side in ("prev", "next"):
+            task = i32(p, side + "_pid")
+            if task == 0:
+                assert comm(p, side + "_comm") == f"swapper/{cpu}"
+            else:
+                last_comm[task] = comm(p, side + "_comm")
+    # a task's comm as last recorded is its comm now (exec may have changed earlier ones)
+    live = {pid: c for pid, c in last_comm.items() if pid in tasks}
+    assert live and all(tasks[pid] == c for pid, c in live.items())
+
+
+def test_pages_equal_pagewriter(make_machine, image):
+    """Re-encode the drained events with the Python spec: the bytes must match."""
+    m = make_machine(cpus=2, workload="default")
+    setup_ids(m)
+    ev = events_by_name(image)
+    m.tracing.set_recording(0, True)
+    for name in ("sched_switch", "sched_wakeup", "sched_waking", "sys_enter", "sys_exit", "kmalloc", "kfree"):
+        m.tracing.enable_event(ev[name], 0, True)
+    pages = {}
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        drain_all(m.tracing, 0, pages)
+        time.sleep(0.05)
+    assert sum(p.complete for p in pages.values()) >= 4
+    for (cpu, seq), page in pages.items():
+        assert page.data == expected_page(page, pages.get((cpu, seq + 1))), (cpu, seq)
+
+
+def expected_page(page, following=None):
+    """The page PageWriter makes of the same events (closed by the next page's first event)."""
+    writer = PageWriter()
+    for e in decode_page(page.data).events:
+        assert writer.append(e.timestamp, bytes(e.payload))
+    if page.complete and following is not None:
+        nxt = decode_page(following.data).events[0]
+        assert not writer.append(nxt.timestamp, bytes(nxt.payload))
+    return writer.ring_page()[:16 + writer.commit].ljust(4096, b"\0")
+
+
+def test_time_extend_after_a_long_gap(make_machine, image):
+    m = make_machine(cpus=1)
+    setup_ids(m)
+    m.tracing.set_recording(0, True)
+    m.tracing.enable_event(events_by_name(image)["sys_enter_getuid"], 0, True)
+    run(m, ["getuid-loop", "2"])
+    time.sleep(0.3)  # > 2^27 ns of virtual time with the CPU idle
+    run(m, ["getuid-loop", "2"])
+    settle(m)
+    pages = drain_all(m.tracing, 0)
+    (page,) = pages.values()
+    events = decode_page(page.data).events
+    assert [e.stamp for e in events] == [Stamp.DELTA, Stamp.DELTA, Stamp.EXTEND, Stamp.DELTA]
+    assert events[2].timestamp - events[1].timestamp >= 1 << 27
+    assert page.data == expected_page(page)
+
+
+def test_full_ring_counts_lost(make_machine, image):
+    m = make_machine(cpus=1)
+    setup_ids(m)
+    m.tracing.set_recording(0, True)
+    m.tracing.enable_event(events_by_name(image)["sys_enter_getuid"], 0, True)
+    run(m, ["getuid-loop", "3000"])  # 3000 x 20 bytes: far more than the ring holds
+    settle(m)
+    pages = drain_all(m.tracing, 0)
+    first = len(records(pages))
+    assert 0 < first < 3000 and len(pages) <= 8
+    run(m, ["getuid-loop", "10"])
+    settle(m)
+    later = drain_all(m.tracing, 0)
+    lost = sum(p.lost for p in later.values())
+    assert lost > 0
+    assert first + lost + len(records(later)) == 3010
+
+
+def test_draining_while_the_guest_writes(make_machine, image):
+    """The reader races the writer: every page it gets decodes, and each event is
+    either taken exactly once or counted lost."""
+    m = make_machine(cpus=1)
+    ids = setup_ids(m)
+    m.tracing.set_recording(0, True)
+    m.tracing.enable_event(events_by_name(image)["sys_enter_getuid"], 0, True)
+    taken, totals, stop, errors = {}, [0, 0], threading.Event(), []
+
+    def take():
+        for page in m.tracing.drain(0):
+            events = decode_page(page.data).events  # raises on a torn page
+            assert all(header(bytes(e.payload))[0] == ids["sys_enter_getuid"] for e in events)
+            if page.seq not in taken:
+                totals[1] += page.lost
+            totals[0] += len(events) - taken.get(page.seq, 0)
+            taken[page.seq] = len(events)
+
+    def reader():
+        try:
+            while not stop.is_set():
+                take()
+        except Exception as e:  # noqa: BLE001 - reported by the test below
+            errors.append(e)
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        run(m, ["getuid-loop", "5000"])
+    finally:
+        stop.set()
+        thread.join()
+    assert not errors
+    settle(m)
+    take()
+    run(m, ["getuid-loop", "1"])  # reports any loss from the end of the first run
+    settle(m)
+    take()
+    assert totals[0] + totals[1] == 5001 and totals[0] > 1632
+
+
+def test_two_slots_each_get_the_records(make_machine, image):
+    m = make_machine(cpus=2)
+    getuid = events_by_name(image)["sys_enter_getuid"]
+    setup_ids(m)
+    for slot in (0, 1, 2):
+        m.tracing.enable_event(getuid, slot, True)
+    m.tracing.set_recording(0, True)
+    m.tracing.set_recording(1, True)  # slot 2 has it enabled but is not recording
+    run(m, ["getuid-loop", "7"])
+    settle(m)
+    assert len(records(drain_all(m.tracing, 0))) == 7
+    assert len(records(drain_all(m.tracing, 1))) == 7
+    assert records(drain_all(m.tracing, 2)) == []
+
+
+def test_reset_forgets_undrained(make_machine, image):
+    m = make_machine(cpus=1)
+    setup_ids(m)
+    m.tracing.set_recording(0, True)
+    m.tracing.enable_event(events_by_name(image)["sys_enter_getuid"], 0, True)
+    run(m, ["getuid-loop", "5"])
+    settle(m)
+    m.tracing.reset(0)
+    assert records(drain_all(m.tracing, 0)) == []
+    run(m, ["getuid-loop", "3"])
+    settle(m)
+    assert len(records(drain_all(m.tracing, 0))) == 3
+
+
+def test_wait_for_data(make_machine, image):
+    m = make_machine(cpus=1)
+    setup_ids(m)
+    m.tracing.set_recording(0, True)
+    m.tracing.enable_event(events_by_name(image)["sys_enter_getuid"], 0, True)
+    m.tracing.drain(0)
+    assert not m.tracing.wait_for_data(0.2)
+    run(m, ["getuid-loop", "2"])
+    assert m.tracing.wait_for_data(5)
+    assert len(records(drain_all(m.tracing, 0))) == 2
+
+
+@pytest.mark.parametrize("seed", [5])
+def test_seeded_trace_is_deterministic(vmlinux, seed):
+    """Enabled before start (written at attach): two runs record the same pages."""
+    def trace():
+        m = Machine(MachineOptions(cpus=2, seed=seed, workload="default", kernel_image=vmlinux))
+        try:
+            setup_ids(m)
+            m.tracing.set_recording(0, True)
+            m.tracing.enable_event(events_by_name(m.image)["sched_switch"], 0, True)
+            m.start()
+            m._runner.set_pause_at(300_000_000)
+            assert m._runner.wait_paused()
+            return m._runner.stop_machine(lambda: [(p.cpu, p.seq, p.data) for p in m.tracing.drain(0)])
+        finally:
+            m.stop()
+    a, b = trace(), trace()
+    assert a and a == b
