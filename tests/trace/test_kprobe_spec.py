@@ -35,6 +35,7 @@ from tracefs_sim.trace.kprobe_spec import (
     registration_error,
 )
 from tracefs_sim.trace.probe_args import (
+    is_good_name,
     ProbeError,
     decode_args,
     encode_args,
@@ -413,6 +414,10 @@ def test_any_command_parses_or_fails_cleanly_and_reads_back_to_itself(command):
             assert 0 <= e.pos <= len(e.command) + 1
         return
     if spec is None or isinstance(spec, ReleaseCommand):
+        return
+    if not is_good_name(spec.event):
+        # Linux names a probe after its symbol, replacing only ':' and '.' (sanitize_event_name),
+        # so `p $x:u8` (a probe on a not-loaded module) gets a name that cannot be written back.
         return
     text = spec.command_text(_identity)
     again = parse_kprobe_events_command(text, SYMS, hash_pointer=_identity)
