@@ -87,11 +87,38 @@ class FakeOptions:
     kernel_image: str | None = None
 
 
+@dataclass(frozen=True)
+class FakeSymbol:
+    name: str
+    addr: int
+    size: int
+    type: str = "T"
+
+
+def _fake_symbols() -> list:
+    return [FakeSymbol("_stext", 0xFFFFFFFF81000000, 0x100), FakeSymbol("kmalloc_trace", 0xFFFFFFFF81001200, 0x80),
+            FakeSymbol("vfs_read", 0xFFFFFFFF81002000, 0x200),
+            FakeSymbol("version", 0xFFFFFFFF81010000, len(FAKE_VERSION) + 1, "r")]
+
+
+FAKE_VERSION = (b"Linux version 6.1.0-tracefs-sim (gcc (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40)"
+                b" #1 SMP PREEMPT_DYNAMIC Debian 6.1.0\n")
+
+
 @dataclass
 class FakeImage:
     events: list[EventDesc] = field(default_factory=real_event_descs)
-    symbols: list = field(default_factory=list)
+    symbols: list = field(default_factory=_fake_symbols)
     mcount_sites: dict = field(default_factory=dict)
+
+    def lookup(self, name: str):
+        return next((s for s in self.symbols if s.name == name), None)
+
+    def symbolize(self, addr: int):
+        for sym in self.symbols:
+            if sym.addr <= addr < sym.addr + sym.size:
+                return sym, addr - sym.addr
+        return None
 
 
 class FakeMachine:
@@ -102,6 +129,8 @@ class FakeMachine:
         self.options = options
         self.nr_cpus = options.cpus
         self.image = FakeImage()
+        self.tracing = FakeGuestTracing(options.cpus)
+        self.live_tasks: list = []
         self._fixed_clock = clock_ns
         self._t0 = time.monotonic_ns()
         self._lock = threading.Lock()
@@ -110,9 +139,23 @@ class FakeMachine:
 
     def start(self) -> None:
         self.started = True
+        if self.options.workload == "ticks":
+            threading.Thread(target=self._tick, daemon=True).start()
 
     def stop(self) -> None:
         self.stopped = True
+
+    def _tick(self) -> None:
+        """A stand-in workload: pid 42 ("ticker") switches out on alternate CPUs every 5 ms."""
+        switch = next(e for e in self.image.events if e.name == "sched_switch")
+        self.live_tasks.append(FakeTask(42, 42, "ticker"))
+        n = 0
+        while not self.stopped:
+            n += 1
+            self.tracing.emit(n % 2, switch, self.now_ns(), dict(
+                prev_comm="ticker", prev_pid=42, prev_prio=120, prev_state=1, next_comm="swapper",
+                next_pid=0, next_prio=120), pid=42, flags=1, preempt=2)
+            time.sleep(0.005)
 
     def now_ns(self) -> int:
         if self._fixed_clock is not None:
@@ -122,6 +165,14 @@ class FakeMachine:
     def kallsyms(self) -> str:
         return ""
 
+    def read_memory(self, vaddr: int, size: int) -> bytes:
+        """Only the kernel's version string lives in this fake's memory."""
+        symbol = self.image.lookup("version")
+        if not (symbol.addr <= vaddr and vaddr + size <= symbol.addr + symbol.size):
+            raise ValueError(f"{vaddr:#x}+{size} is not kernel memory")
+        data = FAKE_VERSION + b"\0"
+        return data[vaddr - symbol.addr:vaddr - symbol.addr + size]
+
     def programs(self) -> list[str]:
         return []
 
@@ -129,4 +180,134 @@ class FakeMachine:
         raise FileNotFoundError(argv[0])
 
     def tasks(self) -> list:
-        return []
+        return list(self.live_tasks)
+
+
+# ---- a guest that records events into Linux-layout pages, as machine.tracing does ----
+
+import struct as _struct  # noqa: E402
+
+from tracefs_sim.trace.rb_page import PageWriter  # noqa: E402
+
+_INT_CODES = {1: "b", 2: "h", 4: "i", 8: "q"}
+
+
+def encode_record(desc: EventDesc, event_id: int, values: dict, *, pid: int = 0, flags: int = 0,
+                  preempt: int = 0) -> bytes:
+    """The trace entry the guest's tracepoint would write: common header, then each field at its
+    offset by its real layout; __data_loc strings go after the fixed part."""
+    fixed = max((f.offset + f.size for f in desc.fields), default=8)
+    buf = bytearray(fixed)
+    _struct.pack_into("<HBBi", buf, 0, event_id, flags, preempt, pid)
+    for f in desc.fields:
+        value = values.get(f.name, 0)
+        if f.type.startswith("__data_loc"):
+            data = (value.encode() if isinstance(value, str) else value) + b"\0"
+            _struct.pack_into("<I", buf, f.offset, len(buf) | (len(data) << 16))
+            buf += data
+        elif "[" in f.type:
+            data = value.encode() if isinstance(value, str) else bytes(value)
+            buf[f.offset:f.offset + f.size] = data[:f.size].ljust(f.size, b"\0")
+        else:
+            code = _INT_CODES[f.size]
+            _struct.pack_into("<" + (code if f.is_signed else code.upper()), buf, f.offset,
+                              value & ((1 << (8 * f.size)) - 1) if not f.is_signed else value)
+    return bytes(buf)
+
+
+@dataclass(frozen=True)
+class FakeGuestPage:
+    cpu: int
+    seq: int
+    data: bytes
+    complete: bool
+    lost: int
+
+
+class FakeGuestTracing:
+    """GuestTracing without a guest: tests call emit() where the kernel would hit a
+    tracepoint; it records only for slots with the event enabled and recording on, into a
+    ring of `ring_pages` pages per (slot, CPU) that drain() empties (full ring -> lost)."""
+
+    def __init__(self, nr_cpus: int = 2, nr_slots: int = 8, ring_pages: int = 4):
+        self.nr_slots = nr_slots
+        self.nr_cpus = nr_cpus
+        self.ring_pages = ring_pages
+        self.ids: dict[tuple[str, str], int] = {}
+        self.enabled: dict[tuple[str, str], set[int]] = {}
+        self.recording = [False] * nr_slots
+        self.key_flips: list[tuple[str, bool]] = []
+        self._cond = threading.Condition()
+        self._rings: dict[tuple[int, int], list] = {}    # (slot, cpu) -> [[seq, writer, lost], ...]
+        self._next_seq: dict[tuple[int, int], int] = {}
+        self._lost: dict[tuple[int, int], int] = {}
+        self._pending = False
+
+    def set_event_id(self, event, event_id: int) -> None:
+        self.ids[(event.system, event.name)] = event_id
+
+    def enable_event(self, event, slot: int, on: bool) -> None:
+        key = (event.system, event.name)
+        slots = self.enabled.setdefault(key, set())
+        before = bool(slots)
+        (slots.add if on else slots.discard)(slot)
+        if before != bool(slots):
+            self.key_flips.append((event.name, bool(slots)))
+
+    def set_recording(self, slot: int, on: bool) -> None:
+        self.recording[slot] = on
+
+    def emit(self, cpu: int, desc: EventDesc, ts: int, values: dict | None = None, **header) -> None:
+        key = (desc.system, desc.name)
+        if not self.enabled.get(key):
+            return                      # the static key is off: the tracepoint is a nop
+        payload = encode_record(desc, self.ids[key], values or {}, **header)
+        with self._cond:
+            for slot in sorted(self.enabled.get(key, ())):
+                if self.recording[slot]:
+                    self._append(slot, cpu, ts, payload)
+            self._pending = True
+            self._cond.notify_all()
+
+    def _append(self, slot: int, cpu: int, ts: int, payload: bytes) -> None:
+        ring = self._rings.setdefault((slot, cpu), [])
+        if ring and ring[-1][1].append(ts, payload):
+            return
+        if len(ring) >= self.ring_pages:
+            # The reader has not drained: the event is lost, reported with the next page.
+            self._lost[(slot, cpu)] = self._lost.get((slot, cpu), 0) + 1
+            return
+        seq = self._next_seq.get((slot, cpu), 0)
+        self._next_seq[(slot, cpu)] = seq + 1
+        writer = PageWriter()
+        writer.append(ts, payload)
+        ring.append([seq, writer, self._lost.pop((slot, cpu), 0)])
+
+    def drain(self, slot: int) -> list:
+        pages = []
+        with self._cond:
+            for (s, cpu), ring in sorted(self._rings.items()):
+                if s != slot:
+                    continue
+                for index, (seq, writer, lost) in enumerate(ring):
+                    pages.append(FakeGuestPage(cpu, seq, writer.ring_page(), index < len(ring) - 1, lost))
+                # Complete pages go back to the guest; the page being written stays.
+                del ring[:-1]
+            self._pending = False
+        return pages
+
+    def reset(self, slot: int) -> None:
+        with self._cond:
+            for key in [k for k in self._rings if k[0] == slot]:
+                del self._rings[key]
+
+    def wait_for_data(self, timeout: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: self._pending, timeout)
+
+
+@dataclass(frozen=True)
+class FakeTask:
+    pid: int
+    tgid: int
+    comm: str

@@ -12,7 +12,7 @@ import trio
 
 from . import control
 from .fs import TracefsOperations, build_tree
-from .trace import EventRegistry, TraceArray, TraceClocks
+from .trace.system import TracingSystem
 
 log = logging.getLogger(__name__)
 
@@ -65,29 +65,52 @@ def _run(machine, mountpoint: str, ready_fd: int | None) -> None:
             realtime_at_boot_ns = time.time_ns() - machine.now_ns()
         else:
             realtime_at_boot_ns = 0   # a seeded run must not depend on the wall clock
-        clocks = TraceClocks(machine.now_ns, realtime_at_boot_ns=realtime_at_boot_ns)
-        trace_array = TraceArray(machine.nr_cpus, clocks)
-        tree = build_tree(trace_array, EventRegistry(machine.image.events))
+        tracing = TracingSystem(machine, realtime_at_boot_ns=realtime_at_boot_ns)
+        tree = build_tree(tracing.top, tracing.registry, tracing.instances)
         operations = TracefsOperations(tree)
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the
         # mount that look would wait for this very process to answer FUSE's INIT.
         socket_path = control.socket_path_for(mountpoint)
         pyfuse3.init(operations, mountpoint, fuse_options())
         try:
-            trio.run(_serve, machine, operations, mountpoint, socket_path, ready_fd)
+            trio.run(_serve, machine, tracing, operations, mountpoint, socket_path, ready_fd)
         finally:
             pyfuse3.close(unmount=True)
     finally:
         machine.stop()
 
 
-async def _serve(machine, operations: TracefsOperations, mountpoint: str, socket_path: str,
-                 ready_fd: int | None) -> None:
+async def _serve(machine, tracing: TracingSystem, operations: TracefsOperations, mountpoint: str,
+                 socket_path: str, ready_fd: int | None) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_on_signal, operations)
+        if tracing.drain is not None:
+            nursery.start_soon(_drain_guest, tracing)
         await nursery.start(control.serve, machine, socket_path)
         nursery.start_soon(_fuse_main, nursery.cancel_scope)
         await _announce_ready(mountpoint, ready_fd)
+
+
+# How long one wait for guest data may block a worker thread (bounds shutdown latency).
+_DRAIN_WAIT_SECONDS = 0.2
+
+
+# After a failed wait or drain, the next try waits this long (a guest that keeps failing,
+# e.g. one that stopped, must not spin the loop and flood the log).
+_DRAIN_RETRY_SECONDS = 1.0
+
+
+async def _drain_guest(tracing: TracingSystem) -> None:
+    """Move guest records into the buffers, one batch per doorbell, off the trio thread."""
+    guest, drain = tracing.guest, tracing.drain
+    while True:
+        try:
+            await trio.to_thread.run_sync(guest.wait_for_data, _DRAIN_WAIT_SECONDS, abandon_on_cancel=True)
+            await trio.to_thread.run_sync(drain.drain_once)
+        except Exception:
+            # Nothing the guest does may end the mount: the batch is lost, logged, retried.
+            log.exception("drain failed")
+            await trio.sleep(_DRAIN_RETRY_SECONDS)
 
 
 async def _fuse_main(scope: trio.CancelScope) -> None:
@@ -95,12 +118,20 @@ async def _fuse_main(scope: trio.CancelScope) -> None:
     scope.cancel()   # the mount is done: stop serving the control socket too
 
 
+# How long stopping waits for blocked pipe readers to take their EOF and close.
+_READERS_GONE_SECONDS = 1.0
+
+
 async def _stop_on_signal(operations: TracefsOperations) -> None:
     with trio.open_signal_receiver(*_STOP_SIGNALS) as signals:
         async for signum in signals:
             log.debug("signal %d: unmounting", signum)
-            pyfuse3.terminate()
             operations.end_waits()
+            # Blocked readers get their EOF and close before the loop ends (bounded: a reader
+            # that keeps its file open must not keep the mount).
+            with trio.move_on_after(_READERS_GONE_SECONDS):
+                await operations.wait_pipe_readers_gone()
+            pyfuse3.terminate()
             return
 
 

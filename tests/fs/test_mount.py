@@ -18,7 +18,7 @@ import sys
 sys.path.insert(0, {tests!r})
 from fakes import FakeMachine, FakeOptions
 from tracefs_sim.daemon import serve_machine
-sys.exit(serve_machine(FakeMachine(FakeOptions(cpus=2)), {mnt!r}, ready_fd={fd}))
+sys.exit(serve_machine(FakeMachine(FakeOptions(cpus=2, workload={workload!r})), {mnt!r}, ready_fd={fd}))
 """
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -31,12 +31,22 @@ def _mounted(mnt: Path) -> bool:
 
 @pytest.fixture
 def mount(tmp_path):
+    yield from _mount(tmp_path, "none")
+
+
+@pytest.fixture
+def ticking_mount(tmp_path):
+    """A daemon whose fake guest records a sched_switch every 5 ms while it is enabled."""
+    yield from _mount(tmp_path, "ticks")
+
+
+def _mount(tmp_path, workload):
     mnt = tmp_path / "tracing"
     mnt.mkdir()
     ready_r, ready_w = os.pipe()
     env = dict(os.environ, TRACEFS_SIM_CONTROL=str(tmp_path / "control.sock"))
     daemon = subprocess.Popen(
-        [sys.executable, "-c", DAEMON.format(tests=str(TESTS_DIR), mnt=str(mnt), fd=ready_w)],
+        [sys.executable, "-c", DAEMON.format(tests=str(TESTS_DIR), mnt=str(mnt), fd=ready_w, workload=workload)],
         pass_fds=(ready_w,), env=env)
     os.close(ready_w)
     try:
@@ -73,13 +83,16 @@ def test_listing_and_modes(mount):
     assert modes["."] == "drwx------"
     assert modes["README"] == "-r--r-----" and modes["trace_pipe"] == "-r--r-----"
     assert modes["tracing_on"] == "-rw-r-----" and modes["per_cpu"] == "drwxr-x---"
-    assert sorted(modes) == sorted([".", "..", "README", "available_tracers", "buffer_size_kb",
-                                    "buffer_total_size_kb", "current_tracer", "events", "per_cpu",
-                                    "trace", "trace_clock", "trace_pipe", "tracing_on"])
+    assert modes["free_buffer"] == "--w-------" and modes["trace_marker"] == "--w--w----"
+    assert sorted(modes) == sorted([".", "..", "README", "available_events", "available_tracers", "buffer_size_kb",
+                                    "buffer_total_size_kb", "current_tracer", "error_log", "events", "free_buffer",
+                                    "instances", "options", "per_cpu", "saved_cmdlines", "saved_cmdlines_size",
+                                    "saved_tgids", "set_event", "set_event_notrace_pid", "set_event_pid", "trace",
+                                    "trace_clock", "trace_marker", "trace_options", "trace_pipe", "tracing_on"])
     assert sh(mnt, "ls per_cpu").stdout.split() == ["cpu0", "cpu1"]
     assert sh(mnt, "ls per_cpu/cpu1").stdout.split() == ["buffer_size_kb", "stats", "trace", "trace_pipe"]
     assert "sched_switch" in sh(mnt, "ls events/sched").stdout.split()
-    assert sh(mnt, "ls events/sched/sched_switch").stdout.split() == ["format", "id"]
+    assert sh(mnt, "ls events/sched/sched_switch").stdout.split() == ["enable", "filter", "format", "id", "trigger"]
 
 
 def test_cat_and_echo_like_the_docs(mount):
@@ -119,9 +132,53 @@ def test_trace_pipe_blocks_until_interrupted(mount):
 
 def test_sigterm_unmounts(mount):
     mnt, daemon = mount
-    reader = subprocess.Popen(["cat", str(mnt / "trace_pipe")], stderr=subprocess.DEVNULL)
+    reader = subprocess.Popen(["cat", str(mnt / "trace_pipe")], stderr=subprocess.PIPE)
     time.sleep(0.2)
     daemon.send_signal(signal.SIGTERM)
     assert daemon.wait(5) == 0
     assert not _mounted(mnt)
-    reader.wait(5)
+    # The blocked reader gets EOF, not an error cat would retry into a vanishing mount.
+    status = reader.wait(5)
+    assert (status, reader.stderr.read()) == (0, b"")
+
+
+def test_events_stream_through_trace_pipe(ticking_mount):
+    mnt, daemon = ticking_mount
+    result = sh(mnt, "echo 1 > events/sched/sched_switch/enable; timeout 1 cat trace_pipe > /tmp/pipe.$$;"
+                     " rc=$?; head -3 /tmp/pipe.$$; rm /tmp/pipe.$$; exit $rc", timeout=10)
+    assert result.returncode == 124                      # timeout ended the blocked reader
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3 and all(" sched_switch: prev_comm=ticker prev_pid=42 " in l for l in lines)
+    assert lines[0].startswith("          ticker-42      [00")
+    result = sh(mnt, "echo 0 > events/sched/sched_switch/enable; echo > trace; cat trace | wc -l;"
+                     " echo 'prev_pid != 42' > events/sched/sched_switch/filter;"
+                     " echo 1 > events/sched/sched_switch/enable; sleep 0.3; cat trace | wc -l")
+    assert result.stdout.split() == ["12", "12"]         # only the header: every event filtered
+    result = sh(mnt, "mkdir instances/foo && echo 1 > instances/foo/events/sched/enable && sleep 0.3 &&"
+                     " grep -c sched_switch instances/foo/trace; echo 0 > instances/foo/events/sched/enable;"
+                     " rmdir instances/foo; ls instances | wc -l")
+    count, remaining = result.stdout.split()
+    assert int(count) > 10 and remaining == "0"
+    assert daemon.poll() is None
+
+
+def test_cat_trace_pipe_is_interrupted_by_ctrl_c(ticking_mount):
+    mnt, _ = ticking_mount
+    reader = subprocess.Popen(["cat", "trace_pipe"], cwd=mnt, stdout=subprocess.PIPE)
+    time.sleep(0.3)
+    reader.send_signal(signal.SIGINT)
+    assert reader.wait(3) != 0
+
+
+def test_big_writes_and_readers_leaving_mid_read_leave_the_daemon_answering(ticking_mount):
+    mnt, daemon = ticking_mount
+    result = sh(mnt, "head -c 1048576 /dev/zero | tr '\\0' 1 > tracing_on; echo rc=$?;"
+                     " head -c 1048576 /dev/urandom > set_event; echo rc=$?; cat set_event | wc -c;"
+                     " echo 1 > events/sched/sched_switch/enable; sleep 0.3;"
+                     " cat trace | head -c 100 > /dev/null; grep -c sched_switch trace;"
+                     " timeout 0.5 cat trace_pipe | head -c 10 > /dev/null; cat tracing_on", timeout=20)
+    lines = result.stdout.split()
+    assert lines[0] == "rc=1" and "Numerical result out of range" in result.stderr
+    assert lines[1] == "rc=1" and lines[2] == "0"
+    assert int(lines[3]) > 10 and lines[4] == "1"
+    assert daemon.poll() is None

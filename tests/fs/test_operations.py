@@ -12,26 +12,31 @@ from types import SimpleNamespace
 import pyfuse3
 import pytest
 import trio
-from fakes import real_event_descs
+from fakes import FakeMachine
 
 from tracefs_sim.fs import TracefsOperations, build_tree
-from tracefs_sim.trace import EventRegistry, TraceArray, TraceClocks
+from tracefs_sim.trace.system import TracingSystem
 
 CTX = SimpleNamespace(pid=os.getpid(), uid=0, gid=0, umask=0o022)
 
+# Modes as a_layout.out lists them on Linux 6.1, for the files that exist here.
 TOP_FILES = {
-    "README": 0o440, "available_tracers": 0o440, "buffer_size_kb": 0o640,
-    "buffer_total_size_kb": 0o440, "current_tracer": 0o640, "trace": 0o640,
-    "trace_clock": 0o640, "trace_pipe": 0o440, "tracing_on": 0o640,
+    "README": 0o440, "available_events": 0o440, "available_tracers": 0o440, "buffer_size_kb": 0o640,
+    "buffer_total_size_kb": 0o440, "current_tracer": 0o640, "error_log": 0o640, "free_buffer": 0o200,
+    "saved_cmdlines": 0o440, "saved_cmdlines_size": 0o640, "saved_tgids": 0o440, "set_event": 0o640,
+    "set_event_notrace_pid": 0o640, "set_event_pid": 0o640, "trace": 0o640, "trace_clock": 0o640,
+    "trace_marker": 0o220, "trace_options": 0o640, "trace_pipe": 0o440, "tracing_on": 0o640,
 }
 CPU_FILES = {"buffer_size_kb": 0o640, "stats": 0o440, "trace": 0o640, "trace_pipe": 0o440}
 
 
 @pytest.fixture
 def setup():
-    ta = TraceArray(2, TraceClocks(lambda: 2_274_249_000))
-    tree = build_tree(ta, EventRegistry(real_event_descs()))
-    return SimpleNamespace(ta=ta, tree=tree, ops=TracefsOperations(tree))
+    machine = FakeMachine(clock_ns=2_274_249_000)
+    system = TracingSystem(machine)
+    tree = build_tree(system.top, system.registry, system.instances)
+    return SimpleNamespace(ta=system.top, tree=tree, ops=TracefsOperations(tree), system=system,
+                           machine=machine)
 
 
 def run(coroutine_fn, *args):
@@ -76,14 +81,14 @@ def test_top_level_has_exactly_the_real_files(setup):
     files = {name: node.mode for name, node in root.children.items() if not hasattr(node, "children")}
     dirs = {name for name, node in root.children.items() if hasattr(node, "children")}
     assert files == TOP_FILES
-    assert dirs == {"per_cpu", "events"}
+    assert dirs == {"per_cpu", "events", "options", "instances"}
 
 
 def test_modes_and_attributes(setup):
     ops = setup.ops
     root = run(ops.getattr, pyfuse3.ROOT_INODE, CTX)
     assert stat.S_ISDIR(root.st_mode) and stat.S_IMODE(root.st_mode) == 0o700
-    assert root.st_nlink == 4                        # ., .., per_cpu, events
+    assert root.st_nlink == 6                        # ., .., per_cpu, events, options, instances
     for name, mode in TOP_FILES.items():
         attr = run(ops.getattr, lookup_path(ops, name), CTX)
         assert stat.S_ISREG(attr.st_mode) and stat.S_IMODE(attr.st_mode) == mode, name
@@ -99,9 +104,15 @@ def test_modes_and_attributes(setup):
 
 def test_events_tree(setup):
     events = setup.tree.walk("events")
-    assert set(events.children) == {"header_event", "header_page", "kmem", "raw_syscalls", "sched", "syscalls"}
+    assert set(events.children) == {"enable", "header_event", "header_page", "ftrace", "kmem", "raw_syscalls",
+                                    "sched", "syscalls"}
     switch = setup.tree.walk("events/sched/sched_switch")
-    assert {n: c.mode for n, c in switch.children.items()} == {"format": 0o440, "id": 0o440}
+    assert {n: c.mode for n, c in switch.children.items()} == {
+        "enable": 0o640, "filter": 0o640, "format": 0o440, "id": 0o440, "trigger": 0o640}
+    # ftrace's own records: no enable or filter anywhere (Linux: events/ftrace/enable is ENOENT)
+    assert set(setup.tree.walk("events/ftrace").children) == {"print"}
+    assert set(setup.tree.walk("events/ftrace/print").children) == {"format", "id", "trigger"}
+    assert set(setup.tree.walk("events/sched").children) >= {"enable", "filter"}
     fmt = read_file(setup.ops, "events/sched/sched_switch/format").decode()
     event_id = int(read_file(setup.ops, "events/sched/sched_switch/id"))
     assert fmt.startswith(f"name: sched_switch\nID: {event_id}\nformat:\n")
@@ -110,8 +121,9 @@ def test_events_tree(setup):
 
 def test_unknown_paths_are_enoent(setup):
     ops = setup.ops
-    for path in ("nosuchfile", "options", "instances", "set_event", "events/enable",
-                 "events/sched/nosuch", "events/sched/sched_switch/enable", "per_cpu/cpu0/snapshot"):
+    for path in ("nosuchfile", "snapshot", "trace_marker_raw", "options/annotate", "options/event-fork",
+                 "events/sched/nosuch", "events/ftrace/enable", "events/sched/sched_switch/hist",
+                 "per_cpu/cpu0/snapshot", "per_cpu/cpu0/trace_pipe_raw"):
         parent, _, name = path.rpartition("/")
         parent_inode = lookup_path(ops, parent) if parent else pyfuse3.ROOT_INODE
         assert fuse_errno(ops.lookup, parent_inode, name.encode(), CTX) == errno.ENOENT, path
@@ -128,7 +140,8 @@ def test_reads(setup):
     assert read_file(ops, "trace").startswith(b"# tracer: nop\n")
     assert read_file(ops, "per_cpu/cpu1/trace") == read_file(ops, "trace")
     readme = read_file(ops, "README", chunk=7).decode()   # small reads still see all of it
-    assert readme.startswith("tracing mini-HOWTO:") and "error_log" not in readme
+    assert readme.startswith("tracing mini-HOWTO:") and "error_log\t- error log" in readme
+    assert "trace_marker_raw" not in readme and "snapshot" not in readme
     assert "  events/<system>/<event>/\t- Directory containing control files for\n" in readme
 
 
@@ -160,7 +173,8 @@ def test_files_without_write_answer_einval_even_for_root(setup):
 
 def test_o_trunc_on_trace_clears_but_on_other_files_is_harmless(setup):
     buffer = setup.ta.buffer
-    buffer.cpu(0).entries = buffer.cpu(1).entries = 4
+    for cpu in (0, 1):
+        setup.ta.add_records(cpu, [(i, b"\x05\0\0\0\0\0\0\0" + bytes(12)) for i in range(4)])
     write_file(setup.ops, "per_cpu/cpu1/trace", b"\n")
     assert (buffer.cpu(0).entries, buffer.cpu(1).entries) == (4, 0)
     write_file(setup.ops, "trace", b"x\n", flags=os.O_WRONLY | os.O_APPEND)   # `>>` keeps
@@ -240,3 +254,137 @@ def test_blocked_pipe_read_waits_through_wakeups_and_ends_on_a_signal(setup, rea
     trio.run(scenario)
     assert outcome["errno"] == errno.EINTR
     assert outcome["at"] - outcome["killed"] < 0.5
+
+
+# ---- events, instances, markers through the FUSE operations ----
+
+def test_set_event_truncates_on_open_and_appends_with_o_append(setup):
+    write_file(setup.ops, "set_event", b"sched:sched_switch\n")
+    write_file(setup.ops, "set_event", b"sched:sched_wakeup\n", flags=os.O_WRONLY | os.O_APPEND)
+    assert read_file(setup.ops, "set_event") == b"sched:sched_switch\nsched:sched_wakeup\n"
+    write_file(setup.ops, "set_event", b"kmem:kfree\n")
+    assert read_file(setup.ops, "set_event") == b"kmem:kfree\n"
+    assert read_file(setup.ops, "events/kmem/enable") == b"X\n"
+    assert read_file(setup.ops, "events/enable") == b"X\n"
+    info = run(setup.ops.open, lookup_path(setup.ops, "set_event"), os.O_WRONLY | os.O_APPEND, CTX)
+    assert fuse_errno(setup.ops.write, info.fh, 0, b"nosuch\n") == errno.EINVAL
+    write_file(setup.ops, "set_event", b"\n")
+    assert read_file(setup.ops, "set_event") == b""
+
+
+def test_filter_file_errors_through_fuse(setup):
+    path = "events/sched/sched_switch/filter"
+    info = run(setup.ops.open, lookup_path(setup.ops, path), os.O_WRONLY | os.O_TRUNC, CTX)
+    assert fuse_errno(setup.ops.write, info.fh, 0, b"nosuchfield == 1\n") == errno.EINVAL
+    assert read_file(setup.ops, path) == b"nosuchfield == 1\n            ^\nparse_error: Field not found\n\n"
+    assert b"Command: nosuchfield == 1\n" in read_file(setup.ops, "error_log")
+    write_file(setup.ops, "error_log", b"\n")
+    assert read_file(setup.ops, "error_log") == b""
+
+
+def test_trace_marker_takes_the_writers_pid_and_comm(setup):
+    assert write_file(setup.ops, "trace_marker", b"hello\n", flags=os.O_WRONLY) == 6
+    line = read_file(setup.ops, "trace").decode().splitlines()[-1]
+    comm = open(f"/proc/{os.getpid()}/comm").read().strip()[:15]
+    assert line == f"{comm:>16}-{os.getpid():<7} [000] .....     2.274249: tracing_mark_write: hello"
+    info = run(setup.ops.open, lookup_path(setup.ops, "trace_pipe"), os.O_RDONLY | os.O_NONBLOCK, CTX)
+    assert run(setup.ops.read, info.fh, 0, 4096).decode() == line + "\n"
+    assert fuse_errno(setup.ops.read, info.fh, 0, 4096) == errno.EAGAIN
+
+
+def test_instances_mkdir_rmdir(setup):
+    ops = setup.ops
+    instances = lookup_path(ops, "instances")
+    attr = run(ops.mkdir, instances, b"foo", 0o755, CTX)
+    assert stat.S_ISDIR(attr.st_mode)
+    assert fuse_errno(ops.mkdir, instances, b"foo", 0o755, CTX) == errno.EEXIST
+    foo = setup.tree.walk("instances/foo")
+    assert {"trace", "trace_pipe", "set_event", "events", "options", "per_cpu", "trace_marker",
+            "tracing_on", "error_log", "free_buffer"} <= set(foo.children)
+    assert not {"README", "available_events", "saved_cmdlines", "instances"} & set(foo.children)
+    write_file(ops, "instances/foo/events/sched/sched_switch/enable", b"1\n")
+    assert read_file(ops, "instances/foo/set_event") == b"sched:sched_switch\n"
+    assert read_file(ops, "set_event") == b""
+    write_file(ops, "instances/foo/trace_marker", b"in foo\n", flags=os.O_WRONLY)
+    assert b"in foo" in read_file(ops, "instances/foo/trace") and b"in foo" not in read_file(ops, "trace")
+    info = run(ops.open, lookup_path(ops, "instances/foo/trace_pipe"), os.O_RDONLY, CTX)
+    assert fuse_errno(ops.rmdir, instances, b"foo", CTX) == errno.EBUSY
+    run(ops.release, info.fh)
+    run(ops.rmdir, instances, b"foo", CTX)
+    assert setup.tree.walk("instances/foo") is None
+    assert setup.machine.tracing.enabled[("sched", "sched_switch")] == set()
+    assert fuse_errno(ops.rmdir, instances, b"foo", CTX) == errno.ENOENT
+    assert fuse_errno(ops.mkdir, lookup_path(ops, "events"), b"x", 0o755, CTX) == errno.EPERM
+    run(ops.mkdir, instances, b"foo", 0o755, CTX)      # the name and a slot are free again
+    assert read_file(ops, "instances/foo/set_event") == b""
+
+
+def test_pipe_read_returns_data_then_eof_once_tracing_is_off(setup):
+    ops = setup.ops
+    write_file(ops, "trace_marker", b"one\n", flags=os.O_WRONLY)
+    info = run(ops.open, lookup_path(ops, "trace_pipe"), os.O_RDONLY, CTX)
+    assert run(ops.read, info.fh, 0, 4096).endswith(b"tracing_mark_write: one\n")
+    setup.ta.write_tracing_on(b"0\n")
+    assert run(ops.read, info.fh, 0, 4096) == b""
+    run(ops.release, info.fh)
+
+
+def test_free_buffer_acts_on_close(setup):
+    write_file(setup.ops, "buffer_size_kb", b"1408\n")
+    write_file(setup.ops, "free_buffer", b"x\n", flags=os.O_WRONLY)
+    assert read_file(setup.ops, "buffer_size_kb") == b"7\n"
+
+
+def test_blocked_pipe_reader_is_woken_by_the_drain(setup):
+    ops = setup.ops
+    ev = setup.system.registry.get("sched", "sched_switch")
+    write_file(ops, "events/sched/sched_switch/enable", b"1\n")
+    info = run(ops.open, lookup_path(ops, "per_cpu/cpu1/trace_pipe"), os.O_RDONLY, CTX)
+    got = {}
+
+    async def scenario():
+        async def reader():
+            got["data"] = await ops.read(info.fh, 0, 4096)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(reader)
+            await trio.sleep(0.1)
+            assert "data" not in got
+            setup.machine.tracing.emit(1, ev.desc, 5_000, {"prev_pid": 7}, pid=7)
+            await trio.to_thread.run_sync(setup.system.drain.drain_once)
+
+    trio.run(scenario)
+    assert b"sched_switch: prev_comm= prev_pid=7 " in got["data"]
+
+
+def test_an_instance_has_no_options_file_for_top_level_flags(setup):
+    # create_trace_options_dir() skips TOP_LEVEL_TRACE_FLAGS for instances; trace_options keeps them.
+    run(setup.ops.mkdir, lookup_path(setup.ops, "instances"), b"foo", 0o755, CTX)
+    assert "record-cmd" in setup.tree.walk("options").children
+    instance_options = setup.tree.walk("instances/foo/options").children
+    assert "record-cmd" not in instance_options and "record-tgid" in instance_options
+    assert b"record-cmd\n" in read_file(setup.ops, "instances/foo/trace_options")
+    write_file(setup.ops, "instances/foo/trace_options", b"norecord-cmd\n")
+    assert b"norecord-cmd\n" in read_file(setup.ops, "instances/foo/trace_options")
+    assert read_file(setup.ops, "options/record-cmd") == b"1\n"
+
+
+def test_ending_answers_blocked_and_new_pipe_reads_with_eof(setup):
+    ops = setup.ops
+    blocked = run(ops.open, lookup_path(ops, "trace_pipe"), os.O_RDONLY, CTX)
+    got = {}
+
+    async def scenario():
+        async def reader():
+            got["data"] = await ops.read(blocked.fh, 0, 4096)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(reader)
+            await trio.sleep(0.1)
+            assert "data" not in got
+            ops.end_waits()
+
+    trio.run(scenario)
+    assert got["data"] == b""
+    fresh = run(ops.open, lookup_path(ops, "per_cpu/cpu0/trace_pipe"), os.O_RDONLY, CTX)
+    assert run(ops.read, fresh.fh, 0, 4096) == b""

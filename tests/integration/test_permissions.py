@@ -108,10 +108,6 @@ def test_every_file_has_linux_mode_and_owner(public_mount):
     assert not mode_mismatches(ours)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "src/tracefs_sim/fs/layout.py (the options/ dir, from TraceOptions.names() in "
-    "trace/options.py) gives an instance options/record-cmd; Linux 6.1's "
-    "create_trace_options_dir() leaves TOP_LEVEL_TRACE_FLAGS (record-cmd) out of instances"))
 def test_an_instances_files_have_linux_modes(public_mount):
     (public_mount / "instances" / "foo").mkdir()
     ours = {path: attributes for path, attributes in stat_tree(public_mount).items()

@@ -40,7 +40,7 @@ def test_ids_follow_registration_order_after_ftrace_types():
 
 def test_systems_and_events_are_listed_sorted():
     registry = EventRegistry(real_event_descs())
-    assert registry.systems() == ["kmem", "raw_syscalls", "sched", "syscalls"]
+    assert registry.systems() == ["ftrace", "kmem", "raw_syscalls", "sched", "syscalls"]
     sched = [e.name for e in registry.events("sched")]
     assert sched == sorted(sched) and "sched_switch" in sched
     assert registry.get("sched", "nosuch") is None and registry.get("nosuch", "x") is None

@@ -1,12 +1,16 @@
 """The tracefs tree of Linux 6.1, for the parts of the tracing core that exist: which file sits
-where, with which mode, bound to which trace-core operation.
+where, with which mode, bound to which trace-core operation. The files of a trace array are
+laid out by one function, for the top level and for every instance.
 """
 
 from ..trace import readme
 from ..trace.events import EventRegistry
+from ..trace.instances import Instances
 from ..trace.ring_buffer import entry_header_format, page_header_format
 from ..trace.trace_array import TraceArray
-from .tree import MODE_READ_ONLY, MODE_READ_WRITE, DirNode, Tree
+from .process import comm_of
+from .tree import (MODE_MARKER, MODE_READ_ONLY, MODE_READ_WRITE, MODE_WRITE_ONLY, DirNode, PipeSource,
+                   Tree)
 
 
 def _text(text: str):
@@ -18,31 +22,89 @@ def _discard(data: bytes) -> None:
     """Writes to `trace` are accepted and ignored (tracing_write_stub); O_TRUNC clears."""
 
 
-def build_tree(trace_array: TraceArray, events: EventRegistry) -> Tree:
+def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instances | None = None) -> Tree:
+    """The mount's tree: the top-level trace array, the global files, and `instances/` when
+    instances can be made."""
     tree = Tree()
     root = tree.root
     ta = trace_array
     # Paths as README names them: what exists decides which README sections appear.
     paths: set[str] = set()
 
+    readme_node = tree.add_file(root, "README", MODE_READ_ONLY)
+    add_trace_array_files(tree, root, ta, events, paths.add, top_level=True)
+
+    def add(name: str, mode: int, **bindings) -> None:
+        tree.add_file(root, name, mode, **bindings)
+        paths.add(name)
+
+    if ta.events is not None:
+        available = "".join(f"{e.system}:{e.name}\n" for e in events.all_events())
+        add("available_events", MODE_READ_ONLY, read=_text(available))
+    cmdlines = ta.cmdlines
+    add("saved_cmdlines", MODE_READ_ONLY, read=cmdlines.read_saved_cmdlines)
+    add("saved_cmdlines_size", MODE_READ_WRITE, read=cmdlines.read_size, write=cmdlines.write_size)
+    add("saved_tgids", MODE_READ_ONLY, read=cmdlines.read_saved_tgids)
+
+    if instances is not None:
+        instances_dir = tree.mkdir(root, "instances")
+        paths.add("instances")
+
+        def make_instance(name: str) -> None:
+            array = instances.create(name)
+            add_trace_array_files(tree, tree.mkdir(instances_dir, name), array, events, lambda path: None,
+                                  top_level=False)
+
+        def remove_instance(name: str) -> None:
+            instances.remove(name)
+            tree.remove(instances_dir, name)
+
+        instances_dir.make_child = make_instance
+        instances_dir.remove_child = remove_instance
+
+    readme_node.read = _text(readme.readme_text(paths))
+    return tree
+
+
+def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, note, *,
+                          top_level: bool) -> None:
+    """The files every trace array has (init_tracer_tracefs, create_event_toplevel_files);
+    note(path) is told each README path created; top_level: the global array, not an instance."""
+
     def add(parent: DirNode, name: str, mode: int, path: str, **bindings) -> None:
         tree.add_file(parent, name, mode, **bindings)
-        paths.add(path)
+        note(path)
 
-    readme_node = tree.add_file(root, "README", MODE_READ_ONLY)
-    add(root, "available_tracers", MODE_READ_ONLY, "available_tracers", read=ta.read_available_tracers)
-    add(root, "buffer_size_kb", MODE_READ_WRITE, "buffer_size_kb",
+    add(top, "available_tracers", MODE_READ_ONLY, "available_tracers", read=ta.read_available_tracers)
+    add(top, "buffer_size_kb", MODE_READ_WRITE, "buffer_size_kb",
         read=ta.read_buffer_size_kb, write=ta.write_buffer_size_kb)
-    add(root, "buffer_total_size_kb", MODE_READ_ONLY, "buffer_total_size_kb",
+    add(top, "buffer_total_size_kb", MODE_READ_ONLY, "buffer_total_size_kb",
         read=ta.read_buffer_total_size_kb)
-    add(root, "current_tracer", MODE_READ_WRITE, "current_tracer",
+    add(top, "current_tracer", MODE_READ_WRITE, "current_tracer",
         read=ta.read_current_tracer, write=ta.write_current_tracer)
-    add(root, "trace", MODE_READ_WRITE, "trace", read=ta.read_trace, write=_discard, truncate=ta.clear_trace)
-    add(root, "trace_clock", MODE_READ_WRITE, "trace_clock", read=ta.read_trace_clock, write=ta.write_trace_clock)
-    add(root, "trace_pipe", MODE_READ_ONLY, "trace_pipe", pipe_waiters=ta.buffer.waiters)
-    add(root, "tracing_on", MODE_READ_WRITE, "tracing_on", read=ta.read_tracing_on, write=ta.write_tracing_on)
+    add(top, "error_log", MODE_READ_WRITE, "error_log",
+        read=ta.error_log.read, write=ta.error_log.write, truncate=ta.error_log.clear)
+    add(top, "free_buffer", MODE_WRITE_ONLY, "free_buffer",
+        write=ta.write_free_buffer, released=lambda token: ta.release_free_buffer())
+    add(top, "trace", MODE_READ_WRITE, "trace", read=ta.read_trace, write=_discard, truncate=ta.clear_trace,
+        opened=ta.open_trace, released=ta.close_trace)
+    add(top, "trace_clock", MODE_READ_WRITE, "trace_clock", read=ta.read_trace_clock, write=ta.write_trace_clock)
+    # The writer of a marker is the host process that opened the file.
+    add(top, "trace_marker", MODE_MARKER, "trace_marker",
+        write_as=lambda data, pid: ta.write_marker(data, pid, comm_of(pid)))
+    add(top, "trace_options", MODE_READ_WRITE, "trace_options",
+        read=ta.options.read_trace_options, write=ta.options.write_trace_options)
+    add(top, "trace_pipe", MODE_READ_ONLY, "trace_pipe",
+        pipe=PipeSource(lambda size: ta.consume(None, size), ta.buffer.waiters, lambda: ta.tracing_on))
+    add(top, "tracing_on", MODE_READ_WRITE, "tracing_on", read=ta.read_tracing_on, write=ta.write_tracing_on)
 
-    per_cpu = tree.mkdir(root, "per_cpu")
+    options_dir = tree.mkdir(top, "options")
+    for name in ta.options.file_names(top_level):
+        tree.add_file(options_dir, name, MODE_READ_WRITE,
+                      read=lambda name=name: ta.options.read_option(name),
+                      write=lambda data, name=name: ta.options.write_option(name, data))
+
+    per_cpu = tree.mkdir(top, "per_cpu")
     for cpu in range(ta.nr_cpus):
         cpu_dir = tree.mkdir(per_cpu, f"cpu{cpu}")
         add(cpu_dir, "buffer_size_kb", MODE_READ_WRITE, "per_cpu/cpu<N>/buffer_size_kb",
@@ -50,23 +112,56 @@ def build_tree(trace_array: TraceArray, events: EventRegistry) -> Tree:
             write=lambda data, cpu=cpu: ta.write_buffer_size_kb(data, cpu))
         add(cpu_dir, "stats", MODE_READ_ONLY, "per_cpu/cpu<N>/stats", read=lambda cpu=cpu: ta.read_stats(cpu))
         add(cpu_dir, "trace", MODE_READ_WRITE, "per_cpu/cpu<N>/trace",
-            read=ta.read_trace, write=_discard, truncate=lambda cpu=cpu: ta.clear_trace(cpu))
+            read=lambda cpu=cpu: ta.read_trace(cpu), write=_discard, truncate=lambda cpu=cpu: ta.clear_trace(cpu),
+            opened=ta.open_trace, released=ta.close_trace)
         # One wait queue for the whole buffer: a batch on any CPU wakes every pipe reader.
-        add(cpu_dir, "trace_pipe", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe", pipe_waiters=ta.buffer.waiters)
+        add(cpu_dir, "trace_pipe", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe",
+            pipe=PipeSource(lambda size, cpu=cpu: ta.consume(cpu, size), ta.buffer.waiters, lambda: ta.tracing_on))
 
-    events_dir = tree.mkdir(root, "events")
-    paths.add("events")
+    _add_events(tree, top, ta, events, add, note)
+
+
+def _add_events(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, add, note) -> None:
+    control = ta.events
+    events_dir = tree.mkdir(top, "events")
+    note("events")
+    if control is not None:
+        add(top, "set_event", MODE_READ_WRITE, "set_event",
+            read=control.read_set_event, write=control.write_set_event, truncate=control.disable_all)
+        for name, pids in (("set_event_pid", control.pid_filter),
+                           ("set_event_notrace_pid", control.notrace_pid_filter)):
+            add(top, name, MODE_READ_WRITE, name, read=pids.read, write=pids.write, truncate=pids.clear)
+        add(events_dir, "enable", MODE_READ_WRITE, "events/enable",
+            read=control.read_enable, write=control.write_enable)
     add(events_dir, "header_event", MODE_READ_ONLY, "events/header_event", read=_text(entry_header_format()))
     add(events_dir, "header_page", MODE_READ_ONLY, "events/header_page", read=_text(page_header_format()))
     for system in events.systems():
         system_dir = tree.mkdir(events_dir, system)
-        paths.add("events/<system>")
-        for event in events.events(system):
+        note("events/<system>")
+        system_events = events.events(system)
+        # ftrace's own record types cannot be enabled or filtered: no enable/filter files.
+        controlled = control is not None and not all(e.ftrace for e in system_events)
+        if controlled:
+            add(system_dir, "enable", MODE_READ_WRITE, "events/<system>/enable",
+                read=lambda system=system: control.read_enable(system),
+                write=lambda data, system=system: control.write_enable(data, system))
+            add(system_dir, "filter", MODE_READ_WRITE, "events/<system>/filter",
+                read=control.read_system_filter,
+                write=lambda data, system=system: control.write_system_filter(system, data))
+        for event in system_events:
             event_dir = tree.mkdir(system_dir, event.name)
-            paths.add("events/<system>/<event>")
+            note("events/<system>/<event>")
             add(event_dir, "format", MODE_READ_ONLY, "events/<system>/<event>/format",
                 read=_text(event.format_text()))
             add(event_dir, "id", MODE_READ_ONLY, "events/<system>/<event>/id", read=_text(event.id_text()))
-
-    readme_node.read = _text(readme.readme_text(paths))
-    return tree
+            if control is None:
+                continue
+            if not event.ftrace:
+                add(event_dir, "enable", MODE_READ_WRITE, "events/<system>/<event>/enable",
+                    read=lambda e=event: control.read_enable(e.system, e.name),
+                    write=lambda data, e=event: control.write_enable(data, e.system, e.name))
+                add(event_dir, "filter", MODE_READ_WRITE, "events/<system>/<event>/filter",
+                    read=lambda e=event: control.read_filter(e),
+                    write=lambda data, e=event: control.write_filter(e, data))
+            add(event_dir, "trigger", MODE_READ_WRITE, "events/<system>/<event>/trigger",
+                read=control.read_trigger, write=control.write_trigger)

@@ -11,14 +11,16 @@ from dataclasses import dataclass
 import pyfuse3
 import trio
 
-from ..trace.ring_buffer import WaitQueue
 from .signals import signal_pending
-from .tree import DirNode, FileNode, Node, Tree
+from ..trace.ring_buffer import WaitQueue
+from .tree import DirNode, FileNode, Node, PipeSource, Tree
 
 log = logging.getLogger(__name__)
 
 # How often a blocked reader's pending signals are checked.
 SIGNAL_POLL_SECONDS = 0.05
+# How often stopping checks whether the pipe readers have gone.
+_READERS_GONE_POLL_SECONDS = 0.01
 
 
 def _fuse_errors(handler):
@@ -46,6 +48,8 @@ class OpenFile:
     pid: int                    # the opener, whose signals interrupt a blocked read
     nonblock: bool
     content: bytes | None = None
+    open_token: object = None   # what node.opened() returned, for node.released()
+    has_read: bool = False      # a pipe reader that got data ends when tracing is off
 
 
 class TracefsOperations(pyfuse3.Operations):
@@ -56,13 +60,23 @@ class TracefsOperations(pyfuse3.Operations):
         self._next_fh = 1
         self._waits: set[trio.CancelScope] = set()
         self._ending = False
+        self._pipe_reads = 0                 # pipe reads in progress
+        self._told_eof: set[int] = set()     # handles whose read got EOF from end_waits()
 
     def end_waits(self) -> None:
-        """Answer every blocked read with EINTR: the FUSE loop cannot end while a request is
-        in progress, so the daemon calls this when it stops."""
+        """Answer every pipe read, blocked or new, with EOF: the FUSE loop cannot end while a
+        request is in progress, so the daemon calls this when it stops. EOF (not EINTR) lets
+        readers such as cat end cleanly instead of retrying into a vanishing mount."""
         self._ending = True
         for scope in self._waits:
             scope.cancel()
+
+    async def wait_pipe_readers_gone(self) -> None:
+        """Return once no pipe read is in progress and every reader told EOF has closed its
+        file. The daemon waits for this (bounded) before ending the FUSE loop: a request left
+        unanswered then, a read or the FLUSH of close(), fails with ECONNABORTED."""
+        while self._pipe_reads or self._told_eof & self._open_files.keys():
+            await trio.sleep(_READERS_GONE_POLL_SECONDS)
 
     def _node(self, inode: int) -> Node:
         node = self.tree.get(inode)
@@ -133,10 +147,13 @@ class TracefsOperations(pyfuse3.Operations):
         writing = flags & os.O_ACCMODE != os.O_RDONLY
         if writing and flags & os.O_TRUNC and node.truncate is not None:
             node.truncate()
+        handle = OpenFile(node, ctx.pid, bool(flags & os.O_NONBLOCK))
+        if node.opened is not None:
+            handle.open_token = node.opened()
         fh = self._next_fh
         self._next_fh += 1
-        self._open_files[fh] = OpenFile(node, ctx.pid, bool(flags & os.O_NONBLOCK))
-        is_pipe = node.pipe_waiters is not None
+        self._open_files[fh] = handle
+        is_pipe = node.pipe is not None
         # direct_io: size-0 files must still be read to their end, and never from page cache.
         return pyfuse3.FileInfo(fh=fh, direct_io=True, keep_cache=False, nonseekable=is_pipe)
 
@@ -144,8 +161,15 @@ class TracefsOperations(pyfuse3.Operations):
     async def read(self, fh, off, size):
         handle = self._open_files[fh]
         node = handle.node
-        if node.pipe_waiters is not None:
-            return await self._read_pipe(handle, node.pipe_waiters)
+        if node.pipe is not None:
+            self._pipe_reads += 1
+            try:
+                data = await self._read_pipe(handle, node.pipe, size)
+            finally:
+                self._pipe_reads -= 1
+            if not data and self._ending:
+                self._told_eof.add(fh)
+            return data
         if node.read is None:
             raise pyfuse3.FUSEError(errno.EINVAL)     # a file without a read operation
         # Generate on a read from the start (a fresh read or a rewind), then serve the rest of
@@ -154,16 +178,25 @@ class TracefsOperations(pyfuse3.Operations):
             handle.content = node.read()
         return handle.content[off:off + size]
 
-    async def _read_pipe(self, handle: OpenFile, waiters: WaitQueue) -> bytes:
-        # A consuming read of an empty buffer blocks. Nothing writes records until tracepoints
-        # exist (next issue), so a reader waits here until it is interrupted or the mount ends.
-        while True:
+    async def _read_pipe(self, handle: OpenFile, pipe: PipeSource, size: int) -> bytes:
+        """A consuming read: blocks while the buffer is empty (tracing_wait_pipe); once a
+        reader has had data, tracing off ends its read with EOF; so does the daemon ending."""
+        while not self._ending:
+            data = pipe.consume(size)
+            if data:
+                handle.has_read = True
+                return data
+            if handle.has_read and not pipe.recording():
+                return b""
             if handle.nonblock:
                 raise pyfuse3.FUSEError(errno.EAGAIN)
-            await self._wait(waiters, handle.pid)
+            await self._wait(pipe.waiters, handle.pid)
+        return b""
 
     async def _wait(self, waiters: WaitQueue, pid: int) -> None:
-        """Return when the wait queue is woken; FUSEError(EINTR) when the reader has a signal."""
+        """Return when the wait queue is woken, a signal-poll interval has passed or the daemon
+        is ending (the caller re-checks, which also covers a wake-up that came before the
+        waiter was added); FUSEError(EINTR) when the reader has a signal."""
         token = trio.lowlevel.current_trio_token()
         woken = trio.Event()
 
@@ -180,28 +213,33 @@ class TracefsOperations(pyfuse3.Operations):
         self._waits.add(scope)
         try:
             with scope:
-                while not woken.is_set():
-                    with trio.move_on_after(SIGNAL_POLL_SECONDS):
-                        await woken.wait()
-                    if not woken.is_set() and signal_pending(pid):
-                        raise pyfuse3.FUSEError(errno.EINTR)
-            if scope.cancelled_caught:
-                raise pyfuse3.FUSEError(errno.EINTR)
+                with trio.move_on_after(SIGNAL_POLL_SECONDS):
+                    await woken.wait()
+                if not woken.is_set() and signal_pending(pid):
+                    raise pyfuse3.FUSEError(errno.EINTR)
         finally:
             self._waits.discard(scope)
             waiters.remove(wake)
 
     @_fuse_errors
     async def write(self, fh, off, buf):
-        node = self._open_files[fh].node
-        if node.write is None:
-            raise pyfuse3.FUSEError(errno.EINVAL)     # a file without a write operation
+        handle = self._open_files[fh]
+        node = handle.node
         # Control files parse each write() on its own, whatever the offset (as in Linux).
-        node.write(bytes(buf))
-        return len(buf)
+        if node.write_as is not None:
+            taken = node.write_as(bytes(buf), handle.pid)
+        elif node.write is not None:
+            taken = node.write(bytes(buf))
+        else:
+            raise pyfuse3.FUSEError(errno.EINVAL)     # a file without a write operation
+        return len(buf) if taken is None else taken
 
+    @_fuse_errors
     async def release(self, fh):
-        self._open_files.pop(fh, None)
+        handle = self._open_files.pop(fh, None)
+        self._told_eof.discard(fh)
+        if handle is not None and handle.node.released is not None:
+            handle.node.released(handle.open_token)
 
     async def flush(self, fh):
         pass
@@ -224,14 +262,31 @@ class TracefsOperations(pyfuse3.Operations):
     async def mknod(self, parent_inode, name, mode, rdev, ctx):
         raise pyfuse3.FUSEError(errno.EPERM)
 
+    @_fuse_errors
     async def mkdir(self, parent_inode, name, mode, ctx):
-        raise pyfuse3.FUSEError(errno.EPERM)
+        parent = self._dir(parent_inode)
+        if parent.make_child is None:
+            raise pyfuse3.FUSEError(errno.EPERM)
+        name = os.fsdecode(name)
+        if name in parent.children:
+            raise pyfuse3.FUSEError(errno.EEXIST)
+        parent.make_child(name)
+        return parent.children[name].attributes()
 
     async def unlink(self, parent_inode, name, ctx):
         raise pyfuse3.FUSEError(errno.EPERM)
 
+    @_fuse_errors
     async def rmdir(self, parent_inode, name, ctx):
-        raise pyfuse3.FUSEError(errno.EPERM)
+        parent = self._dir(parent_inode)
+        if parent.remove_child is None:
+            raise pyfuse3.FUSEError(errno.EPERM)
+        child = parent.children.get(os.fsdecode(name))
+        if child is None:
+            raise pyfuse3.FUSEError(errno.ENOENT)
+        if any(self.tree.is_under(h.node, child) for h in self._open_files.values()):
+            raise pyfuse3.FUSEError(errno.EBUSY)   # a file of the instance is open (tr->ref)
+        parent.remove_child(child.name)
 
     async def rename(self, parent_inode_old, name_old, parent_inode_new, name_new, flags, ctx):
         raise pyfuse3.FUSEError(errno.EPERM)

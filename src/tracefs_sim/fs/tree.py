@@ -16,6 +16,8 @@ MODE_TOP_DIR = 0o700        # the mount root: drwx------
 MODE_DIR = 0o750            # every other directory: drwxr-x---
 MODE_READ_ONLY = 0o440      # TRACE_MODE_READ: -r--r-----
 MODE_READ_WRITE = 0o640     # TRACE_MODE_WRITE: -rw-r-----
+MODE_WRITE_ONLY = 0o200     # free_buffer: --w-------
+MODE_MARKER = 0o220         # trace_marker: --w--w----
 
 
 @dataclass(eq=False)
@@ -59,7 +61,12 @@ class Node:
 
 @dataclass(eq=False)
 class DirNode(Node):
+    """make_child(name) / remove_child(name), when set, serve mkdir / rmdir inside it (the
+    instances directory); they raise OSError with Linux's errno."""
+
     children: dict[str, Node] = field(default_factory=dict)
+    make_child: Callable[[str], None] | None = None
+    remove_child: Callable[[str], None] | None = None
 
     file_type = stat.S_IFDIR
 
@@ -67,16 +74,31 @@ class DirNode(Node):
         return 2 + sum(isinstance(child, DirNode) for child in self.children.values())
 
 
+@dataclass(frozen=True)
+class PipeSource:
+    """What a consuming, blocking file (trace_pipe) reads from: consume(max_bytes) takes text
+    (b"" when empty), waiters wake when data arrives, recording() says whether more may come."""
+
+    consume: Callable[[int], bytes]
+    waiters: WaitQueue
+    recording: Callable[[], bool]
+
+
 @dataclass(eq=False)
 class FileNode(Node):
     """A control file. read() builds the whole text; write(data) handles one write() call
-    (OSError with Linux's errno rejects it); truncate() runs on open with O_TRUNC; a node
-    with `pipe_waiters` is a consuming read that blocks until data or a signal."""
+    (OSError with Linux's errno rejects it; it may return how many bytes it took), or
+    write_as(data, pid) when the writer's pid matters; truncate() runs on open with O_TRUNC;
+    opened() runs on every open and its result goes to released(result) on close; a node
+    with `pipe` is a consuming read that blocks until data or a signal."""
 
     read: Callable[[], bytes] | None = None
-    write: Callable[[bytes], None] | None = None
+    write: Callable[[bytes], int | None] | None = None
+    write_as: Callable[[bytes, int], int | None] | None = None
     truncate: Callable[[], None] | None = None
-    pipe_waiters: WaitQueue | None = None
+    opened: Callable[[], object] | None = None
+    released: Callable[[object], None] | None = None
+    pipe: PipeSource | None = None
 
     file_type = stat.S_IFREG
 
@@ -89,9 +111,12 @@ class Tree:
         self.root = DirNode(pyfuse3.ROOT_INODE, "", MODE_TOP_DIR, self.created_ns)
         self._nodes: dict[int, Node] = {self.root.inode: self.root}
         self._parents: dict[int, DirNode] = {self.root.inode: self.root}
+        self._last_inode = pyfuse3.ROOT_INODE
 
     def _next_inode(self) -> int:
-        return len(self._nodes) + pyfuse3.ROOT_INODE
+        # Never reused: a removed instance's inodes must not name new nodes.
+        self._last_inode += 1
+        return self._last_inode
 
     def mkdir(self, parent: DirNode, name: str, mode: int = MODE_DIR) -> DirNode:
         node = DirNode(self._next_inode(), name, mode, self.created_ns)
@@ -108,6 +133,27 @@ class Tree:
         self._nodes[node.inode] = node
         self._parents[node.inode] = parent
         return node
+
+    def remove(self, parent: DirNode, name: str) -> None:
+        """Detach a node and everything under it."""
+        node = parent.children.pop(name)
+        stack = [node]
+        while stack:
+            each = stack.pop()
+            self._nodes.pop(each.inode, None)
+            self._parents.pop(each.inode, None)
+            if isinstance(each, DirNode):
+                stack.extend(each.children.values())
+
+    def is_under(self, node: Node, directory: DirNode) -> bool:
+        """Whether node is directory or lies below it (while both are in the tree)."""
+        while node.inode in self._parents:
+            if node is directory:
+                return True
+            if node is self.root:
+                return False
+            node = self._parents[node.inode]
+        return False
 
     def get(self, inode: int) -> Node | None:
         return self._nodes.get(inode)

@@ -3,6 +3,7 @@
 from .clock import TraceClock, TraceClocks
 from .events import EventRegistry, TraceEvent
 from .ring_buffer import RingBuffer
+from .system import TracingSystem
 from .trace_array import BufferExpansion, TraceArray
 from .tracers import TracerRegistry
 
@@ -15,4 +16,5 @@ __all__ = [
     "TraceClocks",
     "TraceEvent",
     "TracerRegistry",
+    "TracingSystem",
 ]

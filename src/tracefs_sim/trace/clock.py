@@ -22,6 +22,9 @@ class TraceClock:
     name: str
     in_ns: bool          # whether readings are nanoseconds (printed as seconds.micros) or raw counts
     read: Callable[[], int]
+    # The clock's value at a virtual-clock instant: the guest stamps records with the virtual
+    # clock (ns) and the trace core converts them to the array's clock when it keeps them.
+    from_ns: Callable[[int], int]
 
 
 class TraceClocks:
@@ -39,17 +42,34 @@ class TraceClocks:
                 return next(counter)
 
         tai_offset = realtime_at_boot_ns + TAI_MINUS_UTC_NS
+
+        def same(ns: int) -> int:
+            return ns
+
+        def uptime(ns: int) -> int:
+            return ns * _USER_HZ // 1_000_000_000
+
+        def tsc(ns: int) -> int:
+            return ns * TSC_KHZ // 1_000_000
+
+        def tai(ns: int) -> int:
+            return ns + tai_offset
+
+        def derived(convert: Callable[[int], int]) -> Callable[[], int]:
+            return lambda: convert(now_ns())
+
         self._clocks = (
-            TraceClock("local", True, now_ns),
-            TraceClock("global", True, now_ns),
-            TraceClock("counter", False, read_counter),
-            TraceClock("uptime", False, lambda: now_ns() * _USER_HZ // 1_000_000_000),
-            TraceClock("perf", True, now_ns),
-            TraceClock("mono", True, now_ns),
-            TraceClock("mono_raw", True, now_ns),
-            TraceClock("boot", True, now_ns),
-            TraceClock("tai", True, lambda: now_ns() + tai_offset),
-            TraceClock("x86-tsc", False, lambda: now_ns() * TSC_KHZ // 1_000_000),
+            TraceClock("local", True, now_ns, same),
+            TraceClock("global", True, now_ns, same),
+            # Each record takes the next count, whenever it happened.
+            TraceClock("counter", False, read_counter, lambda ns: read_counter()),
+            TraceClock("uptime", False, derived(uptime), uptime),
+            TraceClock("perf", True, now_ns, same),
+            TraceClock("mono", True, now_ns, same),
+            TraceClock("mono_raw", True, now_ns, same),
+            TraceClock("boot", True, now_ns, same),
+            TraceClock("tai", True, derived(tai), tai),
+            TraceClock("x86-tsc", False, derived(tsc), tsc),
         )
 
     def __iter__(self):

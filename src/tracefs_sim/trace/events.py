@@ -2,9 +2,13 @@
 (trace_events.c, trace_output.c).
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
+
+from .print_fmt import compile_print_fmt
+from .records import RecordDecoder
 
 # Event types below this number are ftrace's own record types (enum trace_type in trace.h:
 # function, print, graph entry/exit, ...); registered events get ids from here on, in
@@ -56,13 +60,100 @@ def _field_line(field: FieldLike) -> str:
 
 
 @dataclass(frozen=True)
+class _FtraceField:
+    type: str
+    name: str
+    offset: int
+    size: int
+    is_signed: bool
+
+
+@dataclass(frozen=True)
+class _FtraceEventDesc:
+    system: str
+    name: str
+    fields: tuple
+    print_fmt: str
+
+
+# TRACE_PRINT: the record trace_marker writes (struct print_entry { ip; buf[] }).
+TRACE_PRINT = 5
+PRINT_DESC = _FtraceEventDesc("ftrace", "print", (
+    _FtraceField("unsigned long", "ip", 8, 8, False),
+    _FtraceField("char[]", "buf", 16, 0, True),
+), '"%ps: %s", (void *)REC->ip, REC->buf')
+# The function the marker's ip names: the trace core's own writer (host code, no guest address).
+MARKER_WRITER = b"tracing_mark_write"
+
+
+def _print_body(payload, verbose: bool, symbolize, hash_pointer=None) -> bytes:
+    """TRACE_PRINT: seq_print_ip_sym(ip) + ": " + buf (trace_print_print)."""
+    text = bytes(payload[16:]).split(b"\0", 1)[0]
+    return MARKER_WRITER + b": " + text + (b"" if text.endswith(b"\n") else b"\n")
+
+
+@dataclass(frozen=True)
 class TraceEvent:
     id: int
     desc: EventLike
+    ftrace: bool = False    # one of ftrace's own record types: format and id only, never enabled
 
     @property
     def name(self) -> str:
         return self.desc.name
+
+    @property
+    def system(self) -> str:
+        return self.desc.system
+
+    @cached_property
+    def decoder(self) -> RecordDecoder:
+        return RecordDecoder((*COMMON_FIELDS, *self.desc.fields))
+
+    @cached_property
+    def print_fmt(self):
+        return compile_print_fmt(self.desc.print_fmt, self.desc.fields)
+
+    @cached_property
+    def body(self) -> Callable[..., bytes]:
+        """The event's printer, built once: body(payload, verbose, symbolize, hash_pointer=None)
+        gives what follows the context on a record's line, newline included."""
+        if self.ftrace:
+            return _print_body
+        decode = self.decoder.decode
+        if self.system == "syscalls":
+            return lambda payload, verbose, symbolize, hash_pointer=None: self._syscall_body(decode(payload),
+                                                                                          verbose)
+        print_fmt = self.print_fmt.format
+        head = self.name.encode() + b": "
+
+        def body(payload, verbose: bool, symbolize, hash_pointer=None) -> bytes:
+            return head + print_fmt(decode(payload), symbolize, hash_pointer).encode("utf-8", "surrogateescape") + b"\n"
+
+        return body
+
+    def _syscall_body(self, record: dict, verbose: bool) -> bytes:
+        """print_syscall_enter/exit: `sys_NAME(arg: hex, ...)` and `sys_NAME -> 0xRET`, from
+        the syscall metadata rather than the print fmt."""
+        kind, _, call = self.name.partition("_")[2].partition("_")
+        name = f"sys_{call}".encode()
+        if kind == "exit":
+            return b"%s -> 0x%x\n" % (name, record["ret"] & 0xFFFFFFFFFFFFFFFF)
+        args = [f for f in self.desc.fields if f.name != "__syscall_nr"]
+        parts = []
+        for field in args:
+            type_ = (field.type.encode() + b" ") if verbose else b""
+            parts.append(b"%s%s: %x" % (type_, field.name.encode(), record[field.name] & 0xFFFFFFFFFFFFFFFF))
+        return name + b"(" + b", ".join(parts) + b")\n"
+
+    def raw_body(self, payload) -> bytes:
+        """The raw option's text: the print record's own (trace_print_raw), `type: N` for every
+        other event, whose raw output is trace_nop_print."""
+        if self.ftrace:
+            text = bytes(payload[16:]).split(b"\0", 1)[0]
+            ip = int.from_bytes(payload[8:16], "little")
+            return b"# %x %s" % (ip, text) + (b"" if text.endswith(b"\n") else b"\n")
+        return b"type: %d\n" % self.id
 
     def format_text(self) -> str:
         """The text of events/<system>/<event>/format."""
@@ -82,11 +173,24 @@ class EventRegistry:
 
     def __init__(self, events: Iterable[EventLike]):
         self._systems: dict[str, dict[str, TraceEvent]] = {}
+        self._by_id: dict[int, TraceEvent] = {}
+        self._add(TraceEvent(TRACE_PRINT, PRINT_DESC, ftrace=True))
         for event_id, desc in enumerate(events, start=FIRST_EVENT_ID):
-            system = self._systems.setdefault(desc.system, {})
-            if desc.name in system:
-                raise ValueError(f"event {desc.system}/{desc.name} registered twice")
-            system[desc.name] = TraceEvent(event_id, desc)
+            self._add(TraceEvent(event_id, desc))
+
+    def _add(self, event: TraceEvent) -> None:
+        system = self._systems.setdefault(event.system, {})
+        if event.name in system:
+            raise ValueError(f"event {event.system}/{event.name} registered twice")
+        system[event.name] = event
+        self._by_id[event.id] = event
+
+    def by_id(self, event_id: int) -> TraceEvent | None:
+        return self._by_id.get(event_id)
+
+    def all_events(self) -> list[TraceEvent]:
+        """Every event that can be enabled, in registration order (the order of set_event)."""
+        return [e for e in self._by_id.values() if not e.ftrace]
 
     def systems(self) -> list[str]:
         return sorted(self._systems)

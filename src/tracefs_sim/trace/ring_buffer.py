@@ -2,15 +2,19 @@
 
 The layout constants are the Linux ring-buffer page format that `events/header_page` and
 `events/header_event` describe; the guest's tracepoint code writes pages in exactly this
-layout (next issue), and user space tools parse them by these descriptions.
+layout, and user space tools parse them by these descriptions.
 
-This module knows nothing of tracefs: it holds sizes and counters, and a wait queue that
-wakes consuming readers once per batch of new data.
+This module knows nothing of tracefs: it holds the records of each CPU in pages of the
+configured size, the counters `stats` reports, and a wait queue that wakes consuming readers
+once per batch of new data. Records are kept whole (the guest's pages are only transport):
+a CPU buffer is a queue of pages, each a list of records filling at most BUF_PAGE_SIZE bytes,
+so overwrite drops the oldest page at a time as Linux's writer does when it meets the head.
 """
 
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 PAGE_SIZE = 4096
 # struct buffer_data_page: u64 time_stamp; local_t commit; unsigned char data[];
@@ -64,9 +68,22 @@ def pages_for(size_bytes: int) -> int:
     return max(MIN_PAGES, -(-size_bytes // BUF_PAGE_SIZE))
 
 
+@dataclass(slots=True)
+class Entry:
+    """One record: its time stamp (trace-clock units) and the trace entry (common header +
+    fields) as the writer stored it; length is what it occupies on a page. body caches the
+    formatted event text as (options it was made with, text): a record never changes, so
+    reading `trace` again need not evaluate its print fmt again."""
+
+    ts: int
+    payload: bytes
+    length: int
+    body: tuple | None = None
+
+
 @dataclass
 class CpuBuffer:
-    """One CPU's buffer: its size and the counters `per_cpu/cpuN/stats` reports."""
+    """One CPU's buffer: its records, size and the counters `per_cpu/cpuN/stats` reports."""
 
     cpu: int
     nr_pages: int
@@ -74,18 +91,84 @@ class CpuBuffer:
     overrun: int = 0            # records lost to overwrite mode
     commit_overrun: int = 0     # records lost while a nested writer filled the buffer
     bytes: int = 0              # bytes of the records in the buffer
-    oldest_event_ts: int = 0    # clock value of the oldest record (0: none)
     dropped_events: int = 0     # records refused when full in non-overwrite mode
     read_events: int = 0        # records consumed by readers
+    pages: deque = field(default_factory=deque)   # deque[list[Entry]], oldest first
+    tail_used: int = 0          # bytes used on the newest page
+    reported_overrun: int = 0   # overrun a consuming reader has already been told about
 
     @property
     def size_bytes(self) -> int:
         return self.nr_pages * BUF_PAGE_SIZE
 
+    @property
+    def oldest_event_ts(self) -> int:
+        """Time stamp of the oldest record still in the buffer (0: none)."""
+        for page in self.pages:
+            if page:
+                return page[0].ts
+        return 0
+
     def reset(self) -> None:
         """Empty the buffer and zero its counters (rb_reset_cpu)."""
         self.entries = self.overrun = self.commit_overrun = self.bytes = 0
-        self.oldest_event_ts = self.dropped_events = self.read_events = 0
+        self.dropped_events = self.read_events = self.reported_overrun = 0
+        self.pages.clear()
+        self.tail_used = 0
+
+    def write(self, entry: Entry, overwrite: bool) -> bool:
+        """Append a record; False when it was dropped (buffer full, overwrite off)."""
+        if not self.pages or self.tail_used + entry.length > BUF_PAGE_SIZE:
+            if len(self.pages) >= self.nr_pages:
+                if not overwrite:
+                    self.dropped_events += 1
+                    return False
+                self._drop_oldest_page()
+            self.pages.append([])
+            self.tail_used = 0
+        self.pages[-1].append(entry)
+        self.tail_used += entry.length
+        self.entries += 1
+        self.bytes += entry.length
+        return True
+
+    def _drop_oldest_page(self) -> None:
+        page = self.pages.popleft()
+        self.overrun += len(page)
+        self.entries -= len(page)
+        self.bytes -= sum(e.length for e in page)
+        if not self.pages:
+            self.tail_used = 0
+
+    def shrink_to(self, nr_pages: int) -> None:
+        """Fewer pages: the oldest go, their records counted as overrun (rb_remove_pages)."""
+        self.nr_pages = nr_pages
+        while len(self.pages) > nr_pages:
+            self._drop_oldest_page()
+
+    def consume(self, count: int = 1) -> int:
+        """Take the `count` oldest records; returns the records overwritten since the last
+        consume (what a reader is told it lost)."""
+        while count:
+            page = self.pages[0]
+            n = min(count, len(page))
+            gone = page[:n]
+            del page[:n]
+            if not page:
+                self.pages.popleft()
+            count -= n
+            self.entries -= n
+            self.bytes -= sum(e.length for e in gone)
+            self.read_events += n
+        if not self.pages:
+            self.tail_used = 0
+        lost = self.overrun - self.reported_overrun
+        self.reported_overrun = self.overrun
+        return lost
+
+    def __iter__(self) -> Iterator[Entry]:
+        for page in self.pages:
+            yield from page
 
 
 class WaitQueue:
@@ -132,7 +215,7 @@ class RingBuffer:
     def resize(self, size_bytes: int, cpu: int | None = None) -> None:
         """Give one CPU (or all, cpu=None) buffers of size_bytes, rounded up to whole pages."""
         for buffer in self._selected(cpu):
-            buffer.nr_pages = pages_for(size_bytes)
+            buffer.shrink_to(pages_for(size_bytes))
 
     def size(self, cpu: int) -> int:
         """Bytes of data pages of one CPU (ring_buffer_size)."""

@@ -1,19 +1,37 @@
-"""A trace array: one set of per-CPU buffers with its tracer, clock and on/off switch
-(struct trace_array in trace.h; the top level is Linux's global_trace, instances come later).
+"""A trace array: one set of per-CPU buffers with its tracer, clock, options, events and
+on/off switch (struct trace_array in trace.h; the top level is Linux's global_trace, each
+instance another one, recording into its own guest slot).
 
 Every control-file operation is a method here that takes and returns plain text/bytes and
 raises OSError with the errno Linux gives, leaving state unchanged on error.
 """
 
 import errno
+import functools
+import heapq
+import struct
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from . import output
 from .clock import TraceClock, TraceClocks
+from .cmdlines import SavedCmdlines
+from .error_log import ErrorLog
+from .event_control import EventControl
+from .events import TRACE_PRINT, EventRegistry
 from .kstrtox import kstrtoul_from_user, strstrip
-from .ring_buffer import RingBuffer
+from .options import TraceOptions
+from .rb_page import event_length
+from .ring_buffer import Entry, RingBuffer
 from .tracers import NOP, TracerRegistry
+
+# trace_marker: at most TRACE_BUF_SIZE bytes per write; the entry keeps room for "<faulted>".
+TRACE_BUF_SIZE = 1024
+_FAULTED_SIZE = len("<faulted>")
+_PRINT_HEADER = struct.Struct("<HBBiQ")   # struct print_entry: trace_entry + ip
+# A trace_pipe read returns at most this much text (one page of trace_seq per read).
+_PIPE_CHUNK = 4096
 
 # TRACE_BUF_SIZE_DEFAULT: the per-CPU size buffers grow to on first use (1408 KiB).
 TRACE_BUF_SIZE_DEFAULT = 1441792
@@ -42,19 +60,66 @@ class TraceArray:
         *,
         tracers: TracerRegistry | None = None,
         expansion: BufferExpansion | None = None,
+        events: EventRegistry | None = None,
+        guest=None,
+        slot: int = 0,
+        cmdlines: SavedCmdlines | None = None,
+        symbolize: Callable | None = None,
+        kernel: output.KernelIdentity | None = None,
     ):
+        """events + guest (a GuestTracing) give the array its events, recording into the
+        guest's `slot`; cmdlines is shared by all arrays; symbolize(addr) -> (name, off, size);
+        kernel: what the latency-format header names."""
         self.nr_cpus = nr_cpus
         self.clocks = clocks
         self.tracers = tracers or TracerRegistry()
         self.expansion = expansion or BufferExpansion()
         self.clock: TraceClock = clocks.default
         self.tracer = NOP
-        self.output_flags = output.OutputFlags()
+        self.options = TraceOptions()
+        self.cmdlines = cmdlines or SavedCmdlines()
+        self.registry = events
+        self.symbolize = symbolize
+        self.kernel = kernel
+        self.slot = slot
+        # Clock value when the buffers were last reset: latency format counts from it.
+        self.time_start = 0
+        # Bumped when the guest's side of the slot is reset, so the drain starts afresh.
+        self.guest_resets = 0
+        self._guest = guest
         self._on = True
+        # pause-on-trace: readers of `trace` holding recording off (tracing_stop_tr).
+        self._stop_count = 0
+        self._pipe_idx = 0       # records handed to trace_pipe readers (latency format's idx)
+        # (what they depend on, {(pid, cpu, flags, preempt): context prefix}) of the last read
+        self._prefixes: tuple[tuple, dict] = ((), {})
         # One lock for all control operations, as trace_types_lock in Linux.
         self._lock = threading.Lock()
+        # The buffers' own lock: the drain writes while readers read and consume.
+        self.buffer_lock = threading.RLock()
         initial = self.expansion.trace_buf_size if self.expansion.expanded else _UNEXPANDED_SIZE
         self.buffer = RingBuffer(nr_cpus, initial, self.clock.read)
+        self.error_log = ErrorLog(clocks.default.read)
+        self.events = None
+        if events is not None and guest is not None:
+            self.events = EventControl(events, slot, guest, self.error_log, self.expand_buffers)
+            guest.set_recording(slot, True)
+
+    @property
+    def output_flags(self) -> output.OutputFlags:
+        o = self.options
+        return output.OutputFlags(context_info=o["context-info"], verbose=o["verbose"],
+                                  irq_info=o["irq-info"], record_tgid=o["record-tgid"],
+                                  latency_format=o["latency-format"])
+
+    @property
+    def recording(self) -> bool:
+        """Whether records are kept now: tracing on and no reader pausing it."""
+        return self._on and self._stop_count == 0
+
+    def expand_buffers(self) -> None:
+        with self._lock:
+            self._expand_locked()
 
     # tracing_on
     @property
@@ -70,6 +135,8 @@ class TraceArray:
             if bool(value) == self._on:
                 return
             self._on = bool(value)
+        if self._guest is not None:
+            self._guest.set_recording(self.slot, self.recording)
         if not self._on:
             # Readers blocked in trace_pipe re-check: after having read something, they end.
             self.buffer.waiters.wake()
@@ -104,9 +171,11 @@ class TraceArray:
             raise OSError(errno.EINVAL, "no such clock")
         with self._lock:
             self.clock = clock
-            self.buffer.clock = clock.read
-            # Timestamps of different clocks do not compare: the buffers start afresh.
-            self.buffer.reset()
+            with self.buffer_lock:
+                self.buffer.clock = clock.read
+                # Timestamps of different clocks do not compare: the buffers start afresh.
+                self.buffer.reset()
+                self.time_start = clock.read()
 
     # buffer_size_kb, per_cpu/cpuN/buffer_size_kb, buffer_total_size_kb
     def read_buffer_size_kb(self, cpu: int | None = None) -> bytes:
@@ -128,7 +197,8 @@ class TraceArray:
         with self._lock:
             self.expansion.expanded = True
             # `val <<= 10` on an unsigned long: huge values wrap as they do in Linux.
-            self.buffer.resize((kb << 10) & _ULONG_MAX, cpu)
+            with self.buffer_lock:
+                self.buffer.resize((kb << 10) & _ULONG_MAX, cpu)
 
     def read_buffer_total_size_kb(self) -> bytes:
         with self._lock:
@@ -142,26 +212,245 @@ class TraceArray:
         """Grow the buffers to their default size on first use (tracing_update_buffers)."""
         if not self.expansion.expanded:
             self.expansion.expanded = True
-            self.buffer.resize(self.expansion.trace_buf_size)
+            with self.buffer_lock:
+                self.buffer.resize(self.expansion.trace_buf_size)
 
     # trace, per_cpu/cpuN/trace
-    def read_trace(self) -> bytes:
-        """The non-consuming view of `trace` and `per_cpu/cpuN/trace`: the header block (whose
-        counts cover all CPUs, as in Linux), then the records; nothing writes records until
-        tracepoints exist."""
-        with self._lock:
+    def read_trace(self, cpu: int | None = None) -> bytes:
+        """The non-consuming view of `trace` (cpu None) and `per_cpu/cpuN/trace`: the header
+        block, whose counts cover all CPUs as in Linux, then the records in time order."""
+        with self._lock, self.buffer_lock:
             entries = sum(b.entries for b in self.buffer)
             written = entries + sum(b.overrun for b in self.buffer)
-            text = output.trace_header(self.tracer.name, entries, written, self.nr_cpus, self.output_flags)
-        return text.encode()
+            text = output.trace_header(self.tracer.name, entries, written, self.nr_cpus, self.output_flags,
+                                       self.kernel)
+            cpus = range(self.nr_cpus) if cpu is None else (cpu,)
+            merged = list(heapq.merge(*(self._stamped(c) for c in cpus)))
+            lines = self._formatter()
+        # Records never change once kept: formatting the snapshot outside the locks lets the
+        # drain go on meanwhile.
+        # Latency format shows each record's delay to the next one (the last: none).
+        next_ts = [item[0] for item in merged[1:]] + [merged[-1][0] if merged else 0]
+        body = b"".join(lines(c, e, nts, idx) for idx, ((_, c, _, e), nts) in enumerate(zip(merged, next_ts)))
+        return text.encode() + body
+
+    def _stamped(self, cpu: int):
+        """(ts, cpu, position, entry) of a CPU's records: merged as plain tuples, in time then
+        CPU order, never reaching the entry itself."""
+        return ((entry.ts, cpu, position, entry) for position, entry in enumerate(self.buffer.cpu(cpu)))
 
     def clear_trace(self, cpu: int | None = None) -> None:
         """Opening `trace` (or per_cpu/cpuN/trace) with O_TRUNC empties the buffer(s)."""
-        with self._lock:
+        with self._lock, self.buffer_lock:
             self.buffer.reset(cpu)
+            if cpu is None:
+                self.time_start = self.clock.read()
+                if self._guest is not None:
+                    self._guest.reset(self.slot)
+                    self.guest_resets += 1
+
+    # trace_pipe, per_cpu/cpuN/trace_pipe
+    def consume(self, cpu: int | None = None, max_bytes: int = _PIPE_CHUNK) -> bytes:
+        """Take records, oldest first across the CPUs, as text of at most max_bytes (at least
+        one line); b"" when the buffer(s) are empty. A reader that fell behind an overwrite
+        gets `CPU:N [LOST M EVENTS]` before the next record of that CPU."""
+        out = []
+        size = 0
+        lines = self._formatter()
+        cpus = range(self.nr_cpus) if cpu is None else (cpu,)
+        taken = dict.fromkeys(cpus, 0)
+        with self.buffer_lock:
+            merged = heapq.merge(*(self._stamped(c) for c in cpus))
+            current = next(merged, None)
+            while current is not None:
+                following = next(merged, None)
+                _, c, _, entry = current
+                line = lines(c, entry, entry.ts if following is None else following[0], self._pipe_idx)
+                if not taken[c]:
+                    buffer = self.buffer.cpu(c)
+                    lost = buffer.overrun - buffer.reported_overrun
+                    if lost:
+                        line = b"CPU:%d [LOST %d EVENTS]\n" % (c, lost) + line
+                if out and size + len(line) > max_bytes:
+                    break
+                out.append(line)
+                size += len(line)
+                taken[c] += 1
+                self._pipe_idx += 1
+                current = following
+            for c, count in taken.items():
+                if count:
+                    self.buffer.cpu(c).consume(count)
+        return b"".join(out)
+
+    def _formatter(self) -> Callable[[int, Entry, int, int], bytes]:
+        """A line printer for the options as they are now (print_trace_line):
+        line(cpu, entry, time stamp of the next record, index of the record)."""
+        o = self.options
+        in_ns = self.clock.in_ns
+        opts = output.LineOptions(
+            context_info=o["context-info"], irq_info=o["irq-info"], record_tgid=o["record-tgid"],
+            verbose=o["verbose"], raw=o["raw"], hex=o["hex"], bin=o["bin"],
+            sym_offset=o["sym-offset"], sym_addr=o["sym-addr"])
+        registry = self.registry
+        by_id = registry.by_id if registry is not None else lambda event_type: None
+        cmdlines = self.cmdlines
+        symbolize = self.symbolize
+        latency = o["latency-format"]
+        time_start = self.time_start
+        hash_pointer = None if o["hash-ptr"] else _address_itself
+        verbose = opts.verbose
+        # What an event's text depends on besides the record: the key of Entry.body.
+        body_key = (verbose, hash_pointer is None)
+        # Context prefixes, kept from read to read while the saved comms and tgids and the
+        # options shaping them stay the same (trace_pipe formats a page at a time).
+        prefix_key = (cmdlines.generation, opts.irq_info, opts.record_tgid)
+        if self._prefixes[0] != prefix_key:
+            self._prefixes = (prefix_key, {})
+        prefixes: dict[tuple[int, int, int, int], bytes] = self._prefixes[1]
+
+        def body(event, entry: Entry) -> bytes:
+            cached = entry.body
+            if cached is not None and cached[0] == body_key:
+                return cached[1]
+            text = event.body(entry.payload, verbose, symbolize, hash_pointer)
+            entry.body = (body_key, text)
+            return text
+
+        if opts.context_info and not (latency or opts.bin or opts.hex or opts.raw):
+            # The default line, by far the most read: its own path.
+            record_tgid = opts.record_tgid
+            print_time = output.print_time
+            unpack_header = _ENTRY_HEADER.unpack_from
+
+            def default_line(cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes:
+                event_type, flags, preempt, pid = unpack_header(entry.payload, 0)
+                key = (pid, cpu, flags, preempt)
+                prefix = prefixes.get(key)
+                if prefix is None:
+                    tgid = cmdlines.find_tgid(pid) if record_tgid else None
+                    prefix = prefixes[key] = output.context_prefix(cmdlines.find(pid), pid, tgid, cpu, flags,
+                                                                   preempt, opts)
+                head = prefix + print_time(entry.ts, in_ns) + b": "
+                cached = entry.body   # body(), inlined on the path most lines take
+                if cached is not None and cached[0] == body_key:
+                    return head + cached[1]
+                event = by_id(event_type)
+                if event is None:
+                    return head + b"Unknown type %d\n" % event_type
+                return head + body(event, entry)
+
+            return default_line
+
+        def line(cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes:
+            event_type, flags, preempt, pid = _ENTRY_HEADER.unpack_from(entry.payload, 0)
+            event = by_id(event_type)
+            # bin and hex have no per-event printer here: trace_nop_print's `type: N` follows.
+            if opts.bin:
+                head = struct.pack("<iiQ", pid, cpu, entry.ts) if opts.context_info else b""
+                return head + (b"type: %d\n" % event_type if event else b"")
+            if opts.hex:
+                head = (output._hex_field(pid, 4) + output._hex_field(cpu, 4) + output._hex_field(entry.ts, 8)
+                        if opts.context_info else b"")
+                return head + (b"type: %d\n" % event_type if event else b"") + b"\n"
+            if opts.raw:
+                head = b"%d %d %d " % (pid, cpu, entry.ts) if opts.context_info else b""
+                return head + (event.raw_body(entry.payload) if event else b"%d ?\n" % event_type)
+            head = b""
+            if opts.context_info:   # and latency: the default line has its own path
+                head = output.lat_context(cmdlines.find(pid), pid, cpu, flags, preempt, entry.ts, next_ts,
+                                          time_start, idx, in_ns, opts.verbose)
+            if event is None:
+                return head + b"Unknown type %d\n" % event_type
+            return head + body(event, entry)
+
+        return line
+
+    # records in: the drain (guest events) and trace_marker
+    def add_records(self, cpu: int, records: Iterable[tuple[int, bytes]]) -> int:
+        """Keep records (ts, payload) of one CPU, already filtered; returns how many were kept."""
+        if not self.recording:
+            return 0
+        overwrite = self.options["overwrite"]
+        kept = 0
+        with self.buffer_lock:
+            write = self.buffer.cpu(cpu).write
+            for ts, payload in records:
+                kept += write(Entry(ts, payload, _event_length(len(payload))), overwrite)
+        return kept
+
+    def write_marker(self, data: bytes, pid: int, comm: bytes) -> int:
+        """trace_marker: one TRACE_PRINT record per write. The writer is a host process, so the
+        record carries its pid (comm saved from /proc) and is put on CPU 0."""
+        if not self.options["markers"]:
+            raise OSError(errno.EINVAL, "markers option is off")
+        if not self.recording:
+            raise OSError(errno.EBADF, "ring buffer disabled")
+        count = min(len(data), TRACE_BUF_SIZE)
+        text = data[:count]
+        if not text.endswith(b"\n"):
+            text += b"\n"
+        room = count + 2 + max(0, _FAULTED_SIZE - count)
+        payload = _PRINT_HEADER.pack(TRACE_PRINT, 0, 0, pid, 0) + text.ljust(room, b"\0")
+        if self.options["record-cmd"]:
+            self.cmdlines.save(pid, comm)
+        if self.add_records(0, [(self.clock.read(), payload)]):
+            self.buffer.waiters.wake()
+        return count
+
+    # free_buffer
+    def write_free_buffer(self, data: bytes) -> None:
+        """Writes are accepted and ignored; the work happens when the file is closed."""
+
+    def release_free_buffer(self) -> None:
+        """Closing free_buffer shrinks the buffers to nothing, and with disable_on_free also
+        turns tracing off (tracing_free_buffer_release)."""
+        if self.options["disable_on_free"]:
+            self.write_tracing_on(b"0")
+        with self._lock, self.buffer_lock:
+            self.buffer.resize(0)
+
+    # pause-on-trace: an open `trace` holds recording off until it is closed
+    def open_trace(self) -> bool:
+        """Called when `trace` is opened; True when this open paused recording."""
+        if not self.options["pause-on-trace"]:
+            return False
+        with self._lock:
+            self._stop_count += 1
+            self._sync_recording()
+        return True
+
+    def close_trace(self, paused: bool) -> None:
+        if paused:
+            with self._lock:
+                self._stop_count -= 1
+                self._sync_recording()
+
+    def _sync_recording(self) -> None:
+        if self._guest is not None:
+            self._guest.set_recording(self.slot, self.recording)
+
+    def shutdown(self) -> None:
+        """An instance going away: its events off and its guest slot silent and empty."""
+        if self.events is not None:
+            self.events.disable_all()
+        if self._guest is not None:
+            self._guest.set_recording(self.slot, False)
+            self._guest.reset(self.slot)
+            self.guest_resets += 1
 
     # per_cpu/cpuN/stats
     def read_stats(self, cpu: int) -> bytes:
-        with self._lock:
+        with self._lock, self.buffer_lock:
             text = output.stats_text(self.buffer.cpu(cpu), self.buffer.time_stamp(), self.clock.in_ns)
         return text.encode()
+
+
+_ENTRY_HEADER = struct.Struct("<HBBi")
+# Few payload sizes occur (one or two per event): their page lengths are computed once.
+_event_length = functools.cache(event_length)
+
+
+def _address_itself(addr: int) -> int:
+    """hash-ptr off: %p prints the address as %px does."""
+    return addr

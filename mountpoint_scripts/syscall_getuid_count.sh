@@ -1,0 +1,11 @@
+#!/bin/bash
+# Counting system calls with a syscalls event: every getuid() of the program is one record.
+# Run it: tracefs-sim run mountpoint_scripts/syscall_getuid_count.sh
+echo 1 > /sys/kernel/tracing/events/syscalls/sys_enter_getuid/enable
+tracefs-sim exec getuid-loop 36 > /dev/null
+echo 0 > /sys/kernel/tracing/events/syscalls/sys_enter_getuid/enable
+
+echo "== getuid() calls recorded:"
+cat /sys/kernel/tracing/trace | grep -c sys_getuid
+echo "== the first of them:"
+grep -m1 sys_getuid /sys/kernel/tracing/trace

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Streaming many events (sched and raw_syscalls) through trace_pipe while a program runs,
+# as `trace-cmd stream` or `cat trace_pipe` users do; the consuming read empties the buffer.
+# Run it: tracefs-sim run mountpoint_scripts/trace_pipe_stream.sh
+cd /sys/kernel/tracing
+echo > trace
+echo 'sched:*' > set_event
+echo 'raw_syscalls:*' >> set_event
+echo "== events enabled:"
+cat set_event
+
+tracefs-sim exec getuid-loop 200 > /dev/null &
+timeout 1 cat trace_pipe > /tmp/trace_pipe_stream.$$
+wait
+echo > set_event
+
+echo "== lines streamed, by event:"
+sed -n 's/.*: \([a-z_]*\): .*/\1/p' /tmp/trace_pipe_stream.$$ | sort | uniq -c | sort -rn
+echo "== a few of them:"
+grep -m3 sys_enter /tmp/trace_pipe_stream.$$
+rm -f /tmp/trace_pipe_stream.$$
+
+echo "== what the buffer kept after the consuming read (header only):"
+cat per_cpu/cpu0/stats

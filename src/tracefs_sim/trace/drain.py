@@ -1,0 +1,141 @@
+"""Moving records from the guest's rings into the trace arrays' buffers.
+
+The guest writes Linux-layout pages per (slot, CPU); drain() hands them over in batches. Here
+each new event is decoded, checked against the array's enabled events, pid filters and event
+filter (so a filtered event is never kept nor counted), stamped with the array's clock, and
+kept; its task's comm is saved. Readers are woken once per batch.
+"""
+
+import logging
+from collections.abc import Callable, Iterable
+
+from .cmdlines import SavedCmdlines
+from .filter import EventFilter
+from .rb_page import PageFormatError, decode_page
+from .records import ENTRY_HEADER as _HEADER
+from .trace_array import TraceArray
+
+log = logging.getLogger(__name__)
+
+_UNKNOWN_TASK = (b"", 0)
+
+
+class Drain:
+    def __init__(self, guest, arrays: Callable[[], Iterable[TraceArray]], cmdlines: SavedCmdlines,
+                 tasks: Callable[[], list]):
+        """guest: GuestTracing; arrays(): the live trace arrays; tasks(): the machine's live
+        tasks (pid, tgid, comm), asked when a record names a pid not seen before."""
+        self._guest = guest
+        self._arrays = arrays
+        self._cmdlines = cmdlines
+        self._tasks = tasks
+        # (slot, cpu) -> (seq, events already taken) of the last page seen: an incomplete page
+        # comes back with more data under the same seq.
+        self._progress: dict[tuple[int, int], tuple[int, int]] = {}
+        # slot -> the array's guest_resets when last drained (and the array, for a reused slot)
+        self._resets: dict[int, tuple[TraceArray, int]] = {}
+        self._task_cache: dict[int, tuple[bytes, int]] = {}
+
+    def drain_once(self) -> int:
+        """One batch from every trace array's slot; returns the records kept."""
+        total = 0
+        for array in list(self._arrays()):
+            try:
+                kept = self._drain_array(array)
+            except Exception:
+                # One array's bad batch (a record its filter cannot evaluate, ...) must not
+                # hold up the others'; its progress is already recorded, so it is not retried.
+                log.exception("slot %d: batch lost", array.slot)
+                continue
+            if kept:
+                array.buffer.waiters.wake()
+            total += kept
+        return total
+
+    def _drain_array(self, array: TraceArray) -> int:
+        control = array.events
+        if control is None:
+            return 0
+        if self._resets.get(array.slot) != (array, array.guest_resets):
+            # The guest forgot the slot's pages (echo > trace, a new instance): start afresh.
+            self._resets[array.slot] = (array, array.guest_resets)
+            for key in [k for k in self._progress if k[0] == array.slot]:
+                del self._progress[key]
+        per_cpu: dict[int, list] = {}
+        lost: dict[int, int] = {}
+        for page in self._guest.drain(array.slot):
+            key = (array.slot, page.cpu)
+            seq, taken = self._progress.get(key, (-1, 0))
+            if page.seq != seq:
+                taken = 0
+                lost[page.cpu] = lost.get(page.cpu, 0) + page.lost
+            try:
+                events = decode_page(page.data).events
+            except PageFormatError as error:
+                # A page the guest wrote wrongly: its records cannot be trusted; the others can.
+                log.warning("slot %d cpu %d page %d skipped: %s", array.slot, page.cpu, page.seq, error)
+                self._progress[key] = (page.seq, taken)
+                continue
+            self._progress[key] = (page.seq, len(events))
+            if len(events) > taken:
+                per_cpu.setdefault(page.cpu, []).extend(events[taken:])
+        for cpu, count in lost.items():
+            if count:
+                # The guest's ring was full: those events never reached the buffer.
+                with array.buffer_lock:
+                    array.buffer.cpu(cpu).dropped_events += count
+        if not per_cpu:
+            return 0
+        per_cpu = {cpu: self._records(array, cpu, events) for cpu, events in per_cpu.items()}
+        self._learn_tasks({header[3] for records in per_cpu.values() for _, _, header in records})
+        from_ns = array.clock.from_ns
+        record_cmd = array.options["record-cmd"]
+        record_tgid = array.options["record-tgid"]
+        files = control.files
+        keeps_pid = control.keeps_pid
+        task_cache = self._task_cache
+        cmdlines = self._cmdlines
+        kept = 0
+        for cpu, records in per_cpu.items():
+            keep = []
+            # Saving the task of the record before again changes nothing: skip that call.
+            last_saved = None
+            for ts, payload, (event_type, _, _, pid) in records:
+                file = files.get(event_type)
+                if file is None or not file.enabled or not keeps_pid(pid):
+                    continue
+                comm, tgid = task_cache.get(pid, _UNKNOWN_TASK)
+                event_filter = file.filter
+                if isinstance(event_filter, EventFilter):
+                    if not event_filter.matches(file.event.decoder.decode(payload), cpu, comm):
+                        continue
+                if record_cmd and comm and last_saved != pid:
+                    cmdlines.save(pid, comm)
+                    last_saved = pid
+                if record_tgid and tgid:
+                    cmdlines.save_tgid(pid, tgid)
+                keep.append((from_ns(ts), payload))
+            kept += array.add_records(cpu, keep)
+        return kept
+
+    @staticmethod
+    def _records(array: TraceArray, cpu: int, events: list) -> list:
+        """(ts, payload, header) of each event, the header unpacked once; an event too short
+        to hold the common fields is the guest's error and is skipped."""
+        records = [(e.timestamp, payload, _HEADER.unpack_from(payload, 0))
+                   for e in events for payload in (bytes(e.payload),) if len(payload) >= _HEADER.size]
+        if len(records) < len(events):
+            log.warning("slot %d cpu %d: %d events shorter than their header skipped",
+                        array.slot, cpu, len(events) - len(records))
+        return records
+
+    def _learn_tasks(self, pids: Iterable[int]) -> None:
+        """Ask the machine about pids never seen (one query per batch at most)."""
+        unknown = {pid for pid in pids if pid not in self._task_cache}
+        if not unknown:
+            return
+        for task in self._tasks():
+            self._task_cache[task.pid] = (task.comm.encode(errors="replace"), task.tgid)
+        for pid in unknown:
+            # A task gone before the batch: its comm stays unknown (<...>), asked no more.
+            self._task_cache.setdefault(pid, (b"", 0))

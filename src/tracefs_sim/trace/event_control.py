@@ -1,0 +1,209 @@
+"""The events of one trace array: which are enabled, their filters, the pid filters, and the
+files that show and change them (trace_events.c, trace_events_filter.c, trace_events_trigger.c).
+
+Enabling goes to the guest (GuestTracing.enable_event flips the tracepoint's static key);
+filters are applied by the drain (see drain.py) before a record is kept.
+"""
+
+import errno
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import filter as event_filter
+from .error_log import ErrorLog
+from .events import EventRegistry, TraceEvent
+from .kstrtox import kstrtoul_from_user
+
+_PAGE_SIZE = 4096
+# EVENT_BUF_SIZE: the longest set_event token.
+_EVENT_BUF_SIZE = 127
+# trace_pid_list holds pids below MAX_PID; a larger one fails with -1 (EPERM) in trace_pid_write.
+_MAX_PID = 1 << 30
+_SPACE = b" \t\n\v\f\r"
+# No trigger command is registered (they come with a later issue), so the list is empty and
+# every command is unknown, as in a kernel built without them.
+TRIGGER_TEXT = b"# Available triggers:\n#\n"
+
+
+@dataclass
+class EventFile:
+    """trace_event_file: one event in one trace array."""
+
+    event: TraceEvent
+    enabled: bool = False
+    filter: event_filter.EventFilter | event_filter.FilterParseError | None = None
+
+
+class PidFilter:
+    """set_event_pid / set_event_notrace_pid: a set of pids, ascending when read."""
+
+    def __init__(self) -> None:
+        self.pids: frozenset[int] = frozenset()
+
+    def read(self) -> bytes:
+        return b"".join(b"%d\n" % pid for pid in sorted(self.pids))
+
+    def clear(self) -> None:
+        self.pids = frozenset()
+
+    def write(self, data: bytes) -> None:
+        """Adds the pids written (an open with O_TRUNC cleared the set first); all or none."""
+        new = set()
+        for token in data.split(b"\0", 1)[0].split():
+            value = _parse_ulong_base0(token)
+            if value is None:
+                raise OSError(errno.EINVAL, "not a pid")
+            if value >= _MAX_PID:
+                raise OSError(errno.EPERM, "pid out of range")
+            new.add(value)
+        self.pids = self.pids | new
+
+
+def _parse_ulong_base0(token: bytes) -> int | None:
+    """kstrtoul(s, 0): 0x hex, leading-0 octal, else decimal; None when malformed."""
+    text = token.decode("latin-1")
+    if text.startswith("+"):
+        text = text[1:]
+    base = 16 if text[:2].lower() == "0x" else 8 if text.startswith("0") and len(text) > 1 else 10
+    digits = text[2:] if base == 16 else text
+    try:
+        return int(digits, base) if digits and digits.isalnum() else None
+    except ValueError:
+        return None
+
+
+class EventControl:
+    def __init__(self, registry: EventRegistry, slot: int, guest, error_log: ErrorLog,
+                 expand_buffers: Callable[[], None]):
+        """slot: this trace array's slot in the guest; guest: a GuestTracing."""
+        self.registry = registry
+        self.slot = slot
+        self._guest = guest
+        self._error_log = error_log
+        self._expand = expand_buffers
+        self._lock = threading.Lock()
+        self.files = {e.id: EventFile(e) for e in registry.all_events()}
+        self.pid_filter = PidFilter()
+        self.notrace_pid_filter = PidFilter()
+
+    def _set(self, files: list[EventFile], on: bool) -> None:
+        for f in files:
+            if f.enabled != on:
+                self._guest.enable_event(f.event.desc, self.slot, on)
+                f.enabled = on
+
+    def disable_all(self) -> None:
+        with self._lock:
+            self._set(list(self.files.values()), False)
+
+    def _select(self, system: str | None = None, name: str | None = None,
+                match: str | None = None) -> list[EventFile]:
+        """__ftrace_set_clr_event's matching: match is an event or a system name."""
+        chosen = []
+        for f in self.files.values():
+            e = f.event
+            if match is not None and match not in (e.name, e.system):
+                continue
+            if system is not None and e.system != system:
+                continue
+            if name is not None and e.name != name:
+                continue
+            chosen.append(f)
+        return chosen
+
+    # set_event
+    def read_set_event(self) -> bytes:
+        return b"".join(f"{f.event.system}:{f.event.name}\n".encode()
+                        for f in self.files.values() if f.enabled)
+
+    def write_set_event(self, data: bytes) -> None:
+        """One `[!][system:]event` token after another, separated by spaces; each applies on
+        its own (Linux parses one per write call), the first that matches nothing fails."""
+        if not data:
+            return
+        self._expand()
+        for token in data.split():
+            if len(token) > _EVENT_BUF_SIZE:
+                raise OSError(errno.EINVAL, "event name too long")
+            on = not token.startswith(b"!")
+            text = token[0 if on else 1:].decode("latin-1")
+            if ":" in text:
+                system, _, name = text.partition(":")
+                files = self._select(system=None if system in ("", "*") else system,
+                                     name=None if name in ("", "*") else name)
+            else:
+                files = self._select(match=text)
+            if not files:
+                raise OSError(errno.EINVAL, f"no event matches {text!r}")
+            with self._lock:
+                self._set(files, on)
+
+    # enable files: event, system, all
+    @staticmethod
+    def _aggregate(files: list[EventFile]) -> bytes:
+        states = {f.enabled for f in files}
+        if len(states) > 1:
+            return b"X\n"
+        return b"1\n" if states == {True} else b"0\n"
+
+    def read_enable(self, system: str | None = None, name: str | None = None) -> bytes:
+        return self._aggregate(self._select(system=system, name=name))
+
+    def write_enable(self, data: bytes, system: str | None = None, name: str | None = None) -> None:
+        value = kstrtoul_from_user(data)
+        self._expand()          # Linux grows the buffers before it looks at the value
+        if value not in (0, 1):
+            raise OSError(errno.EINVAL, "enable takes 0 or 1")
+        with self._lock:
+            self._set(self._select(system=system, name=name), bool(value))
+
+    # filter files
+    def read_filter(self, event: TraceEvent) -> bytes:
+        current = self.files[event.id].filter
+        return event_filter.NO_FILTER_TEXT if current is None else current.filter_file_text()
+
+    def write_filter(self, event: TraceEvent, data: bytes) -> None:
+        if len(data) >= _PAGE_SIZE:
+            raise OSError(errno.EINVAL, "filter too long")
+        try:
+            new = event_filter.parse_event_filter(data, event.desc.fields)
+        except event_filter.FilterParseError as error:
+            # A bad filter still replaces the old one: the event runs unfiltered.
+            self.files[event.id].filter = error
+            self._log_filter_error(error)
+            raise OSError(error.errno, str(error)) from None
+        self.files[event.id].filter = new
+
+    def read_system_filter(self) -> bytes:
+        return event_filter.SUBSYSTEM_FILTER_TEXT
+
+    def write_system_filter(self, system: str, data: bytes) -> None:
+        if len(data) >= _PAGE_SIZE:
+            raise OSError(errno.EINVAL, "filter too long")
+        files = self._select(system=system)
+        result = event_filter.parse_subsystem_filter(data, {f.event.name: f.event.desc.fields for f in files})
+        for f in files:
+            f.filter = result.filters[f.event.name]
+        for error in result.errors:
+            self._log_filter_error(error)
+
+    def _log_filter_error(self, error: event_filter.FilterParseError) -> None:
+        self._error_log.log(event_filter.ERROR_LOG_LOCATION, error.error_log_message,
+                            error.text, error.error_log_pos)
+
+    # trigger
+    def read_trigger(self) -> bytes:
+        return TRIGGER_TEXT
+
+    def write_trigger(self, data: bytes) -> None:
+        if not data:
+            return
+        raise OSError(errno.EINVAL, "no trigger commands")
+
+    # what the drain asks, per record
+    def keeps_pid(self, pid: int) -> bool:
+        pids = self.pid_filter.pids
+        if pids and pid not in pids:
+            return False
+        return pid not in self.notrace_pid_filter.pids

@@ -1,0 +1,81 @@
+"""trace_options and options/*: the trace_flags of a trace array (trace_options[] in trace.c).
+
+Only options whose effect exists here are listed, in Linux's order; an option this simulator
+does not implement is absent from both places, so writing it fails as an unknown name does.
+"""
+
+import errno
+import threading
+
+from .kstrtox import kstrtoul_from_user, strstrip
+
+# (name, default at boot), in the order of Linux 6.1's trace_options[].
+OPTIONS = (
+    ("print-parent", True),     # function records show their caller (no effect on events)
+    ("sym-offset", False),      # symbols in output get +off/size
+    ("sym-addr", False),        # symbols in output get <address>
+    ("verbose", False),         # header without legend; syscall args with their types
+    ("raw", False),             # "pid cpu ts type: N" lines
+    ("hex", False),             # hex dump of the context fields
+    ("bin", False),             # binary context fields
+    ("context-info", True),     # the task-pid/cpu/flags/timestamp prefix and the header
+    ("latency-format", False),  # the latency tracers' header and line format
+    ("record-cmd", True),       # save comms of tasks that record events
+    ("record-tgid", False),     # save tgids and print them
+    ("overwrite", True),        # a full buffer overwrites its oldest page
+    ("disable_on_free", False), # closing free_buffer also turns tracing off
+    ("irq-info", True),         # the irqs-off/need-resched/... flag column
+    ("markers", True),          # trace_marker writes are recorded
+    ("pause-on-trace", False),  # reading `trace` stops recording until the file is closed
+    ("hash-ptr", True),         # %p in event output prints hashed pointers (else the address)
+)
+_NAMES = tuple(name for name, _ in OPTIONS)
+# TOP_LEVEL_TRACE_FLAGS (of those present here): global in effect, so an instance's options/
+# has no file for them, though its trace_options still lists and takes them.
+TOP_LEVEL_ONLY = frozenset({"record-cmd"})
+_MAX_OPTION = 256
+
+
+class TraceOptions:
+    def __init__(self) -> None:
+        self._flags = {name: default for name, default in OPTIONS}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, name: str) -> bool:
+        return self._flags[name]
+
+    def names(self) -> tuple[str, ...]:
+        return _NAMES
+
+    def file_names(self, top_level: bool) -> tuple[str, ...]:
+        """The options/ files of a trace array (create_trace_options_dir)."""
+        if top_level:
+            return _NAMES
+        return tuple(name for name in _NAMES if name not in TOP_LEVEL_ONLY)
+
+    def set(self, name: str, value: bool) -> None:
+        with self._lock:
+            self._flags[name] = value
+
+    def read_trace_options(self) -> bytes:
+        return "".join(f"{'' if self._flags[n] else 'no'}{n}\n" for n in _NAMES).encode()
+
+    def write_trace_options(self, data: bytes) -> None:
+        if len(data) >= _MAX_OPTION:
+            raise OSError(errno.EINVAL, "option too long")
+        name = strstrip(data).decode("latin-1")
+        value = not name.startswith("no")
+        if not value:
+            name = name[2:]
+        if name not in self._flags:
+            raise OSError(errno.EINVAL, f"no option {name!r}")
+        self.set(name, value)
+
+    def read_option(self, name: str) -> bytes:
+        return b"1\n" if self._flags[name] else b"0\n"
+
+    def write_option(self, name: str, data: bytes) -> None:
+        value = kstrtoul_from_user(data)
+        if value not in (0, 1):
+            raise OSError(errno.EINVAL, "options take 0 or 1")
+        self.set(name, bool(value))
