@@ -81,13 +81,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mount", metavar="DIR",
                    help="the mount whose kernel to look at (default: this session's, or /sys/kernel/tracing)")
     p.add_argument("target", metavar="SYMBOL|ADDR", help="a function name, or an address inside one (0x..., or as /proc/kallsyms prints it)")
+    p = sub.add_parser("bench", help="measure the simulator: start-up, emulation speed, SMP, recipes")
+    p.add_argument("names", nargs="*", metavar="NAME", help="benchmarks to run (default: all)")
+    p.add_argument("--json", metavar="FILE", help="also write the results to FILE as JSON")
+    p.add_argument("--repeat", type=_repeat, metavar="N", help="samples of each figure (default 5)")
+    p.add_argument("--quick", action="store_true", help="tiny sizes, one sample: checks they run")
     return parser
+
+
+def _repeat(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"invalid sample count {text!r}")
+    return int(text)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     command = {"mount": cmd_mount, "umount": cmd_umount, "shell": cmd_shell, "run": cmd_run,
-               "exec": cmd_exec, "disasm": cmd_disasm}[args.command]
+               "exec": cmd_exec, "disasm": cmd_disasm, "bench": cmd_bench}[args.command]
     try:
         return command(args)
     except (UserError, control.ControlError, namespace.NamespaceError) as e:
@@ -344,6 +355,12 @@ def cmd_disasm(args: argparse.Namespace) -> int:
     reply = control.disassemble(_daemon_socket(args.mount, "to disassemble"), args.target)
     sys.stdout.write(reply["listing"])
     return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import runner
+
+    return runner.main(args.names, args.repeat, args.quick, args.json)
 
 
 # ---------------------------------------------------------------------------------------------

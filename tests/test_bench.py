@@ -1,0 +1,84 @@
+"""`tracefs-sim bench`: each benchmark runs at --quick size and reports well-formed figures,
+in the table and in the JSON file. Speeds are never asserted: only that they were measured."""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tracefs_sim.bench import runner
+
+TRACEFS_SIM = str(Path(sys.executable).parent / "tracefs-sim")
+
+
+def bench(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([TRACEFS_SIM, "bench", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.mark.parametrize("name", list(runner.BENCHMARKS))
+def test_benchmark_runs_quick_and_reports_json(name, tmp_path):
+    out = tmp_path / "bench.json"
+    done = bench(name, "--quick", "--repeat", "2", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+
+    host = report["host"]
+    assert host["cpu_model"] and host["cores"] >= 1 and host["date"] and host["unicorn"]
+    assert report["repeat"] == 2 and report["quick"] is True
+    results = report["results"]
+    assert results and all(r["name"] == name for r in results)
+    table = done.stdout.splitlines()
+    assert table[0].split()[:3] == ["benchmark", "figure", "median"]
+    for r in results:
+        assert r["figure"] and r["unit"]
+        assert r["failures"] == [], r
+        assert len(r["samples"]) == 2
+        assert all(math.isfinite(v) and v > 0 for v in r["samples"])
+        assert r["spread"]["min"] <= r["median"] <= r["spread"]["max"]
+        assert any(line.startswith(name) and r["figure"] in line for line in table[1:]), r["figure"]
+
+
+def test_unknown_benchmark_is_an_error_with_status_2():
+    done = bench("boot", "no-such-bench")
+    assert done.returncode == 2
+    assert "unknown benchmark 'no-such-bench'" in done.stderr
+    assert done.stdout == ""
+
+
+def test_benchmark_not_built_yet_says_so():
+    done = bench(runner.NOT_YET_AVAILABLE[0])
+    assert done.returncode == 2
+    assert "not built yet" in done.stderr
+
+
+def test_failures_are_reported_not_timed():
+    fig = runner.Figure("recipe", "broken.sh", "s", samples=[], failures=["exit 1: boom"] * 2)
+    ok = runner.Figure("recipe", "fine.sh", "s", samples=[3.0, 1.0, 2.0])
+    text = runner.table([fig, ok])
+    assert "FAILED" in text and "exit 1: boom" in text
+    assert ok.median == 2.0 and ok.spread == {"min": 1.0, "max": 3.0}
+    report = json.loads(runner.to_json([fig, ok], repeat=2, quick=False))["results"]
+    assert report[0]["median"] is None and report[0]["failures"] == ["exit 1: boom"] * 2
+
+
+def test_a_benchmark_that_raises_is_a_failure_and_the_others_still_run(monkeypatch):
+    from contextlib import contextmanager
+
+    @contextmanager
+    def broken(quick):
+        raise RuntimeError("no kernel")
+        yield
+
+    @contextmanager
+    def fine(quick):
+        yield lambda: [runner.Sample("x", "s", 1.5)]
+
+    monkeypatch.setattr(runner, "_session", lambda name: broken if name == "boot" else fine)
+    figures = list(runner.run(["boot", "smp"], repeat=2, quick=True))
+    assert [(f.benchmark, f.name) for f in figures] == [("boot", runner.BROKEN), ("smp", "x")]
+    assert figures[0].failures == ["RuntimeError: no kernel"]
+    assert figures[1].samples == [1.5, 1.5]
