@@ -1,5 +1,6 @@
 """print fmt evaluation against a real Linux 6.1 kernel (tests/data/linux-6.1-print-cases.txt)."""
 
+import ast
 import bisect
 import re
 from dataclasses import dataclass
@@ -260,3 +261,54 @@ def test_helpers():
 def test_unsupported_print_fmts_fail_at_compile_time(bad):
     with pytest.raises(PrintFmtError):
         compile_print_fmt(bad, [Field("int", "a", 8, 4, True)])
+
+
+def _names_outside(pf) -> set:
+    """Names the generated code uses that are neither its parameters nor its own bindings,
+    and attribute accesses (a way out of the namespace)."""
+    tree = ast.parse(pf.code)
+    bound = set(pf.function.__globals__) | {"r", "s", "h", "_print"}
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    return (used - bound) | {"." + a for a in attrs}
+
+
+def test_generated_code_names_only_its_own_bindings():
+    for event, (fields, print_fmt) in FORMATS.items():
+        pf = compile_print_fmt(print_fmt, fields)
+        assert _names_outside(pf) == set(), event
+        assert pf.function.__globals__["__builtins__"] == {}, event
+
+
+def test_field_names_and_strings_cannot_inject_code():
+    # A helper's argument token is taken as the field name as written, quotes included: a
+    # field may be called anything, and its name must still only ever be a key.
+    evil = "\"x'] + __import__('os').getcwd() + r['\""
+    fields = (Field("char[8]", evil, 8, 8, False), Field("int", "n", 16, 4, True))
+    pf = compile_print_fmt(
+        '"%s|%s|%d", __get_str(' + evil + '), "\\" + __import__(\\"os\\").getcwd() + \\"", REC->n + 1', fields)
+    assert _names_outside(pf) == set()
+    assert pf.format({evil: b"'+r+'", "n": 41}) == "'+r+'|\" + __import__(\"os\").getcwd() + \"|42"
+
+
+def test_generated_function_is_one_template_onto_the_fields():
+    fields, print_fmt = FORMATS["raw_syscalls/sys_enter"]
+    pf = compile_print_fmt(print_fmt, fields)
+    # one function, one %, no helper calls: field reads and masks inlined
+    assert pf.code.startswith("def _print(r, s, h):\n    return ") and pf.code.count(" % (") == 1
+    assert not [n for n in ast.walk(ast.parse(pf.code)) if isinstance(n, ast.Call)]
+
+
+@pytest.mark.parametrize("depth", [30, 60, 150])
+def test_nesting_compiles_or_fails_at_compile_time(depth):
+    fields = (Field("int", "n", 8, 4, True), Field("unsigned char", "c", 12, 1, False))
+    expr = "REC->n"
+    for _ in range(depth):
+        expr = f"(REC->c ? {expr} + 1 : (u8)REC->n - REC->c)"
+    if depth > 30:  # past what Python compiles (or parses recursively)
+        with pytest.raises(PrintFmtError):
+            compile_print_fmt('"%d", ' + expr, fields)
+    else:
+        pf = compile_print_fmt('"%d", ' + expr, fields)
+        assert pf.format({"n": 5, "c": 1}) == str(5 + depth)
+        assert pf.format({"n": 5, "c": 0}) == "5"

@@ -19,6 +19,7 @@ from tracefs_sim.trace.rb_page import (
     data_end,
     decode_page,
     event_length,
+    event_spans,
     read_page,
 )
 from tracefs_sim.trace.ring_buffer import BUF_PAGE_HDR_SIZE, BUF_PAGE_SIZE, PAGE_SIZE
@@ -90,6 +91,15 @@ def test_captured_events_match_the_trace_text(capture):
         if common_type == int(EVENT_IDS["ftrace/print"]):
             text = bytes(event.payload[16:]).split(b"\0", 1)[0].decode()
             assert text == line["rest"].removeprefix("tracing_mark_write: ") + "\n"
+
+
+@pytest.mark.parametrize("capture", CAPTURES)
+def test_event_spans_are_the_decoded_events(capture):
+    pages = _pages(capture)
+    for page in pages:
+        spans = [(ts, page[start:end], offset, stamp) for ts, start, end, offset, stamp in event_spans(page)]
+        assert spans == [(e.timestamp, bytes(e.payload), e.offset, e.stamp) for e in decode_page(page).events]
+    assert sum(len(event_spans(page)) for page in pages) == _stat(capture, "entries")
 
 
 def test_missed_events_count_is_the_overrun():
@@ -326,6 +336,8 @@ def test_malformed_pages_are_rejected(mutate, message):
     assert w.append(1, b"x" * 200)
     with pytest.raises(PageFormatError, match=message):
         decode_page(mutate(w.ring_page()))
+    with pytest.raises(PageFormatError, match=message):
+        event_spans(mutate(w.ring_page()))
 
 
 @settings(max_examples=60, deadline=None)

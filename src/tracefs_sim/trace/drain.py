@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 
 from .cmdlines import SavedCmdlines
 from .filter import EventFilter
-from .rb_page import PageFormatError, decode_page
+from .rb_page import PageFormatError, event_spans
 from .records import ENTRY_HEADER as _HEADER
 from .trace_array import TraceArray
 
@@ -70,15 +70,15 @@ class Drain:
                 taken = 0
                 lost[page.cpu] = lost.get(page.cpu, 0) + page.lost
             try:
-                events = decode_page(page.data).events
+                spans = event_spans(page.data)
             except PageFormatError as error:
                 # A page the guest wrote wrongly: its records cannot be trusted; the others can.
                 log.warning("slot %d cpu %d page %d skipped: %s", array.slot, page.cpu, page.seq, error)
                 self._progress[key] = (page.seq, taken)
                 continue
-            self._progress[key] = (page.seq, len(events))
-            if len(events) > taken:
-                per_cpu.setdefault(page.cpu, []).extend(events[taken:])
+            self._progress[key] = (page.seq, len(spans))
+            if len(spans) > taken:
+                per_cpu.setdefault(page.cpu, []).append((bytes(page.data), spans[taken:]))
         for cpu, count in lost.items():
             if count:
                 # The guest's ring was full: those events never reached the buffer.
@@ -86,7 +86,7 @@ class Drain:
                     array.buffer.cpu(cpu).dropped_events += count
         if not per_cpu:
             return 0
-        per_cpu = {cpu: self._records(array, cpu, events) for cpu, events in per_cpu.items()}
+        per_cpu = {cpu: self._records(array, cpu, pages) for cpu, pages in per_cpu.items()}
         self._learn_tasks({header[3] for records in per_cpu.values() for _, _, header in records})
         from_ns = array.clock.from_ns
         record_cmd = array.options["record-cmd"]
@@ -119,14 +119,18 @@ class Drain:
         return kept
 
     @staticmethod
-    def _records(array: TraceArray, cpu: int, events: list) -> list:
-        """(ts, payload, header) of each event, the header unpacked once; an event too short
-        to hold the common fields is the guest's error and is skipped."""
-        records = [(e.timestamp, payload, _HEADER.unpack_from(payload, 0))
-                   for e in events for payload in (bytes(e.payload),) if len(payload) >= _HEADER.size]
-        if len(records) < len(events):
+    def _records(array: TraceArray, cpu: int, pages: list) -> list:
+        """(ts, payload, header) of each new event of (page bytes, event spans) pages, the
+        header unpacked once; an event too short to hold the common fields is the guest's
+        error and is skipped."""
+        header_size = _HEADER.size
+        unpack = _HEADER.unpack_from
+        records = [(ts, data[start:end], unpack(data, start))
+                   for data, spans in pages for ts, start, end, _, _ in spans if end - start >= header_size]
+        events = sum(len(spans) for _, spans in pages)
+        if len(records) < events:
             log.warning("slot %d cpu %d: %d events shorter than their header skipped",
-                        array.slot, cpu, len(events) - len(records))
+                        array.slot, cpu, events - len(records))
         return records
 
     def _learn_tasks(self, pids: Iterable[int]) -> None:

@@ -124,7 +124,7 @@ class TraceEvent:
         if self.system == "syscalls":
             return lambda payload, verbose, symbolize, hash_pointer=None: self._syscall_body(decode(payload),
                                                                                           verbose)
-        print_fmt = self.print_fmt.format
+        print_fmt = self.print_fmt.function
         head = self.name.encode() + b": "
 
         def body(payload, verbose: bool, symbolize, hash_pointer=None) -> bytes:

@@ -5,7 +5,9 @@ argument expressions over ``REC->field``: integer arithmetic with C's types and 
 casts, comparisons, ternaries, and the trace helpers ``__print_flags``, ``__print_symbolic``,
 ``__get_str``, ``__get_dynamic_array``, ``__get_dynamic_array_len``, ``__print_hex``,
 ``__print_hex_str`` and ``__print_array`` (kernel/trace/trace_output.c).  It is compiled once
-into closures; formatting a record runs no parser.
+into one generated Python function per event (field reads and C integer wrapping inlined,
+constant parts folded, one ``%`` onto a template), so formatting a record runs no parser and
+no per-conversion calls.
 
 Conversions: ``%d %i %u %o %x %X %c %s %%`` with flags ``-+ #0``, width, precision and the
 ``hh h l ll z t`` qualifiers, formatted as the kernel's number()/string() do (``%#x`` of 0 is
@@ -50,35 +52,6 @@ PointerHash = Callable[[int], "int | None"]
 Record = Mapping[str, object]
 
 
-# What a conversion needs besides the record: (symbolize, hash_pointer).  A plain tuple:
-# it is built once per formatted record.
-_Env = tuple
-
-
-_Eval = Callable[[Record, _Env], object]
-
-
-class _Const:
-    """An expression without REC: folded when compiled, so records only pay for fields."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: object):
-        self.value = value
-
-    def __call__(self, r: Record, e: _Env) -> object:
-        return self.value
-
-
-def _fold(f, t, *operands):
-    """f itself, or its value once if every operand is a constant."""
-    if all(isinstance(o, _Const) for o in operands):
-        return _Const(f({}, _NO_ENV)), t
-    return f, t
-
-
-_NO_ENV = (None, None)
-
 # ---------------------------------------------------------------------------------------------
 # C integer types: (bits, signed).  Values are kept normalised to their type.
 
@@ -94,6 +67,15 @@ class _Int:
             v -= 1 << self.bits
         return v
 
+    def code(self, x: str) -> str:
+        """Python source for wrap() of the value of the source atom x (few parentheses: the
+        compiler caps their nesting)."""
+        mask = (1 << self.bits) - 1
+        if not self.signed:
+            return f"({x} & {mask})"
+        half = 1 << (self.bits - 1)
+        return f"(({x} + {half} & {mask}) - {half})"
+
 
 _INT = _Int(32, True)
 _UINT = _Int(32, False)
@@ -107,6 +89,35 @@ _BUF = "buf"  # bytes of a dynamic array
 @dataclass(frozen=True)
 class _Array:
     elem: _Int
+
+
+class _Expr:
+    """A compiled expression: Python source over the record ``r`` (and the helpers bound in
+    the event's namespace), its C type, and its value when it has no REC (folded at compile
+    time, so records only pay for fields)."""
+
+    __slots__ = ("code", "type", "is_const", "value")
+
+    def __init__(self, code: str, type_, is_const: bool = False, value: object = None):
+        self.code = code
+        self.type = type_
+        self.is_const = is_const
+        self.value = value
+
+
+def _wrap(e: _Expr, t: _Int) -> str:
+    """Source for e's value converted to t: nothing to do when t holds every value of e's type
+    (values are kept normalised to their type)."""
+    src = e.type
+    if src.signed == t.signed and src.bits <= t.bits or not src.signed and src.bits < t.bits:
+        return e.code
+    return t.code(e.code)
+
+
+def _const(value: object, type_) -> _Expr:
+    # repr() of an int or str is a literal that reads back as the same value: a string from
+    # the format can never become code.
+    return _Expr(f"({value!r})", type_, True, value)
 
 
 _TYPEDEFS = {
@@ -211,7 +222,40 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Expressions: a recursive-descent parser producing (closure, type).
+# Generated code.  Every expression compiles to Python source over the record `r`; the source
+# is built only from literals (repr() of ints and strings) and names bound here, and runs with
+# no builtins, so nothing in a format -- field names, strings -- can name anything else.
+
+
+class _Namespace:
+    """The globals of one event's generated function: the runtime helpers, plus objects
+    (tables, pointer printers) bound under generated names."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, object] = {
+            "__builtins__": {}, "len": len, "chr": chr,
+            "_text": _text, "_cdiv": _cdiv, "_cmod": _cmod, "_number": _number, "_widen": _widen,
+        }
+
+    def bind(self, obj: object) -> str:
+        name = f"_b{len(self.names)}"
+        self.names[name] = obj
+        return name
+
+    def call(self, fn: Callable, type_, *operands: _Expr) -> _Expr:
+        return _Expr(f"{self.bind(fn)}({', '.join(o.code for o in operands)})", type_)
+
+    def fold(self, code: str, type_, *operands: _Expr) -> _Expr:
+        """The expression, or its value once if every operand is a constant."""
+        if all(o.is_const for o in operands):
+            return _const(eval(code, self.names), type_)  # noqa: S307 - generated source only
+        return _Expr(code, type_)
+
+
+# ---------------------------------------------------------------------------------------------
+# Expressions: a recursive-descent parser producing _Expr.  Every code it builds is an atom
+# (a literal, a call, a subscript or a parenthesised expression), so operands combine
+# without precedence surprises.
 
 
 _BINARY_LEVELS = [
@@ -222,10 +266,11 @@ _FIELD_HELPERS = ("__get_str", "__get_dynamic_array", "__get_dynamic_array_len")
 
 
 class _Parser:
-    def __init__(self, tokens: list[tuple[str, str]], fields: Mapping[str, FieldLike]):
+    def __init__(self, tokens: list[tuple[str, str]], fields: Mapping[str, FieldLike], ns: _Namespace):
         self.tokens = tokens
         self.pos = 0
         self.fields = fields
+        self.ns = ns
 
     # -- token helpers
     def peek(self, ahead: int = 0) -> tuple[str, str]:
@@ -249,58 +294,56 @@ class _Parser:
         return False
 
     # -- grammar
-    def expression(self):
-        cond, ctype = self.binary(0)
+    def expression(self) -> _Expr:
+        cond = self.binary(0)
         if not self.accept("?"):
-            return cond, ctype
-        truthy = _truth(cond, ctype)
-        a, ta = self.expression()
+            return cond
+        truthy = _truth(cond)
+        a = self.expression()
         self.expect(":")
-        b, tb = self.expression()
-        if isinstance(ta, _Int) and isinstance(tb, _Int):
-            t = _common(ta, tb)
-            return _fold(lambda r, e: t.wrap(a(r, e)) if truthy(r, e) else t.wrap(b(r, e)), t, cond, a, b)
-        if ta == tb == _STR:
-            return _fold(lambda r, e: a(r, e) if truthy(r, e) else b(r, e), _STR, cond, a, b)
+        b = self.expression()
+        if isinstance(a.type, _Int) and isinstance(b.type, _Int):
+            t = _common(a.type, b.type)
+            return self.ns.fold(f"({_wrap(a, t)} if {truthy} else {_wrap(b, t)})", t, cond, a, b)
+        if a.type == b.type == _STR:
+            return self.ns.fold(f"({a.code} if {truthy} else {b.code})", _STR, cond, a, b)
         raise PrintFmtError("ternary of mixed types")
 
-    def binary(self, level: int):
+    def binary(self, level: int) -> _Expr:
         if level == len(_BINARY_LEVELS):
             return self.unary()
-        left, lt = self.binary(level + 1)
+        left = self.binary(level + 1)
         while True:
             kind, op = self.peek()
             if kind != "op" or op not in _BINARY_LEVELS[level]:
-                return left, lt
+                return left
             self.pos += 1
-            right, rt = self.binary(level + 1)
-            left, lt = _binary(op, left, lt, right, rt)
+            right = self.binary(level + 1)
+            left = _binary(self.ns, op, left, right)
 
-    def unary(self):
+    def unary(self) -> _Expr:
         kind, tok = self.peek()
         if kind == "op" and tok in ("-", "+", "~", "!"):
             self.pos += 1
-            f, t = self.unary()
-            t = _need_int(t)
+            f = self.unary()
+            t = _need_int(f.type)
             if tok == "!":
-                return _fold(lambda r, e: int(not f(r, e)), _INT, f)
+                return self.ns.fold(f"(0 if {f.code} else 1)", _INT, f)
             t = _promote(t)
-            if tok == "-":
-                return _fold(lambda r, e: t.wrap(-f(r, e)), t, f)
-            if tok == "~":
-                return _fold(lambda r, e: t.wrap(~f(r, e)), t, f)
-            return _fold(lambda r, e: t.wrap(f(r, e)), t, f)
+            if tok == "+":
+                return self.ns.fold(_wrap(f, t), t, f)
+            return self.ns.fold(t.code(f"({tok}{f.code})"), t, f)
         if kind == "op" and tok == "(" and self.is_cast():
             self.pos += 1
             words = []
             while not self.accept(")"):
                 words.append(self.take()[1])
             target = _ctype(words)
-            f, t = self.unary()
-            t = _need_int(t)
+            f = self.unary()
+            _need_int(f.type)
             if target is _BOOL:
-                return _fold(lambda r, e: int(f(r, e) != 0), target, f)
-            return _fold(lambda r, e: target.wrap(f(r, e)), target, f)
+                return self.ns.fold(f"(1 if {f.code} != 0 else 0)", target, f)
+            return self.ns.fold(_wrap(f, target), target, f)
         return self.postfix()
 
     def is_cast(self) -> bool:
@@ -315,17 +358,17 @@ class _Parser:
                 return saw_type and (kind, tok) == ("op", ")")
             i += 1
 
-    def postfix(self):
+    def postfix(self) -> _Expr:
         kind, tok = self.take()
         if kind == "num":
             return _literal(tok)
         if kind == "chr":
-            return _Const(ord(_unescape(tok[1:-1]))), _INT
+            return _const(ord(_unescape(tok[1:-1])), _INT)
         if kind == "str":
             text = _unescape(tok[1:-1])
             while self.peek()[0] == "str":  # adjacent literals concatenate
                 text += _unescape(self.take()[1][1:-1])
-            return _Const(text), _STR
+            return _const(text, _STR)
         if kind == "op" and tok == "(":
             value = self.expression()
             self.expect(")")
@@ -335,43 +378,40 @@ class _Parser:
             name = self.take()[1]
             return self.field_access(name)
         if kind == "id" and tok in ("true", "false"):
-            return _Const(int(tok == "true")), _INT
+            return _const(int(tok == "true"), _INT)
         if kind == "id" and self.peek() == ("op", "("):
             self.pos += 1
             return self.call(tok)
         raise PrintFmtError(f"unexpected {tok!r}")
 
-    def field(self, name: str) -> FieldLike:
-        field = self.fields.get(name)
-        if field is None:
+    def field(self, name: str) -> str:
+        """The source reading field name from the record."""
+        if name not in self.fields:
             raise PrintFmtError(f"no field {name!r}")
-        return field
+        return f"r[{name!r}]"
 
-    def field_access(self, name: str):
-        field = self.field(name)
+    def field_access(self, name: str) -> _Expr:
+        read = self.field(name)
+        field = self.fields[name]
         ftype = field.type
         if "[" in ftype and "__data_loc" not in ftype:
             base = ftype[: ftype.index("[")].strip()
             if base.split()[-1] == "char" and not self.peek() == ("op", "["):
-                return (lambda r, e: _text(r[name])), _STR
+                return _Expr(f"_text({read})", _STR)
             count = int(ftype[ftype.index("[") + 1 : ftype.index("]")] or 0)
             elem = _ctype(base.split())
             if count:
                 elem = _Int(8 * (field.size // count), elem.signed)
             if self.accept("["):
-                index, it = self.expression()
-                _need_int(it)
+                index = self.expression()
+                _need_int(index.type)
                 self.expect("]")
-                return (lambda r, e: elem.wrap(r[name][index(r, e)])), elem  # type: ignore[index]
-            return (lambda r, e: r[name]), _Array(elem)
-        t = _Int(8 * field.size, bool(field.is_signed)) if field.size in (1, 2, 4, 8) else None
-        if t is None:
+                return _Expr(elem.code(f"{read}[{index.code}]"), elem)
+            return _Expr(read, _Array(elem))
+        if field.size not in (1, 2, 4, 8):
             raise PrintFmtError(f"field {name!r} of size {field.size} used as a number")
-        mask = (1 << t.bits) - 1
-        if not t.signed:
-            return (lambda r, e: r[name] & mask), t  # type: ignore[operator]
-        half = 1 << (t.bits - 1)
-        return (lambda r, e: ((r[name] + half) & mask) - half), t  # type: ignore[operator]
+        t = _Int(8 * field.size, bool(field.is_signed))
+        return _Expr(t.code(read), t)
 
     def args(self) -> list:
         out = []
@@ -379,8 +419,8 @@ class _Parser:
             return out
         while True:
             if self.accept("{"):
-                mask, mt = self.expression()
-                _need_int(mt)
+                mask = self.expression()
+                _need_int(mask.type)
                 self.expect(",")
                 kind, text = self.take()
                 if kind != "str":
@@ -393,25 +433,24 @@ class _Parser:
                 return out
             self.expect(",")
 
-    def call(self, name: str):
+    def call(self, name: str) -> _Expr:
         if name in _FIELD_HELPERS:
-            kind, fname = self.take()
+            read = self.field(self.take()[1])
             self.expect(")")
-            field = self.field(fname)
             if name == "__get_str":
-                return (lambda r, e: _text(r[fname])), _STR
+                return _Expr(f"_text({read})", _STR)
             if name == "__get_dynamic_array":
-                return (lambda r, e: r[fname]), _BUF
-            return (lambda r, e: len(r[fname])), _INT  # type: ignore[arg-type]
+                return _Expr(read, _BUF)
+            return _Expr(f"len({read})", _INT)
         args = self.args()
         if name == "__print_flags":
-            return _print_flags(args)
+            return _print_flags(self.ns, args)
         if name == "__print_symbolic":
-            return _print_symbolic(args)
+            return _print_symbolic(self.ns, args)
         if name in ("__print_hex", "__print_hex_str"):
-            return _print_hex(args, concatenate=name == "__print_hex_str")
+            return _print_hex(self.ns, args, concatenate=name == "__print_hex_str")
         if name == "__print_array":
-            return _print_array(args)
+            return _print_array(self.ns, args)
         raise PrintFmtError(f"unsupported helper {name}()")
 
 
@@ -421,14 +460,14 @@ def _need_int(t) -> _Int:
     return t
 
 
-def _truth(f, t):
-    if t == _STR:
-        return lambda r, e: True  # a string literal or helper result is a non-NULL pointer
-    _need_int(t)
-    return lambda r, e: f(r, e) != 0
+def _truth(e: _Expr) -> str:
+    if e.type == _STR:
+        return "True"  # a string literal or helper result is a non-NULL pointer
+    _need_int(e.type)
+    return f"({e.code} != 0)"
 
 
-def _literal(tok: str):
+def _literal(tok: str) -> _Expr:
     digits = tok.rstrip("uUlL")
     suffix = tok[len(digits) :].lower()
     value = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 8 if digits.startswith("0") else 10)
@@ -440,41 +479,35 @@ def _literal(tok: str):
         if not t.signed and not unsigned_ok:
             continue
         if value < (1 << (t.bits - t.signed)):
-            return _Const(value), t
-    return _Const(value), _ULONG
+            return _const(value, t)
+    return _const(value, _ULONG)
 
 
-def _binary(op, a, ta, b, tb):
-    ta, tb = _need_int(ta), _need_int(tb)
+_COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+
+
+def _binary(ns: _Namespace, op: str, a: _Expr, b: _Expr) -> _Expr:
+    ta, tb = _need_int(a.type), _need_int(b.type)
     if op == "&&":
-        return _fold(lambda r, e: int(a(r, e) != 0 and b(r, e) != 0), _INT, a, b)
+        return ns.fold(f"(1 if {a.code} != 0 and {b.code} != 0 else 0)", _INT, a, b)
     if op == "||":
-        return _fold(lambda r, e: int(a(r, e) != 0 or b(r, e) != 0), _INT, a, b)
+        return ns.fold(f"(1 if {a.code} != 0 or {b.code} != 0 else 0)", _INT, a, b)
     if op in ("<<", ">>"):
         t = _promote(ta)
+        count = f"({b.code} & {t.bits - 1})"
         if op == "<<":
-            return _fold(lambda r, e: t.wrap(a(r, e) << (b(r, e) & (t.bits - 1))), t, a, b)
-        return _fold(lambda r, e: t.wrap(t.wrap(a(r, e)) >> (b(r, e) & (t.bits - 1))), t, a, b)
+            return ns.fold(t.code(f"({a.code} << {count})"), t, a, b)
+        return ns.fold(f"({_wrap(a, t)} >> {count})", t, a, b)  # a value of t shifted right stays in t
     t = _common(ta, tb)
-    w = t.wrap
-    if op in ("==", "!=", "<", "<=", ">", ">="):
-        cmp = {
-            "==": lambda x, y: x == y, "!=": lambda x, y: x != y, "<": lambda x, y: x < y,
-            "<=": lambda x, y: x <= y, ">": lambda x, y: x > y, ">=": lambda x, y: x >= y,
-        }[op]
-        return _fold(lambda r, e: int(cmp(w(a(r, e)), w(b(r, e)))), _INT, a, b)
-    if op == "/":
-        return _fold(lambda r, e: w(_cdiv(w(a(r, e)), w(b(r, e)))), t, a, b)
-    if op == "%":
-        return _fold(lambda r, e: w(_cmod(w(a(r, e)), w(b(r, e)))), t, a, b)
-    fn = {
-        "+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": lambda x, y: x * y,
-        "&": lambda x, y: x & y, "|": lambda x, y: x | y, "^": lambda x, y: x ^ y,
-    }[op]
-    if isinstance(b, _Const):  # the common `REC->x & CONSTANT`: one call less per record
-        y = b.value
-        return _fold(lambda r, e: w(fn(a(r, e), y)), t, a)
-    return _fold(lambda r, e: w(fn(a(r, e), b(r, e))), t, a, b)
+    x, y = _wrap(a, t), _wrap(b, t)
+    if op in _COMPARISONS:
+        return ns.fold(f"(1 if {x} {op} {y} else 0)", _INT, a, b)
+    if op in ("/", "%"):
+        helper = "_cdiv" if op == "/" else "_cmod"
+        return ns.fold(t.code(f"{helper}({x}, {y})"), t, a, b)
+    if op in ("&", "|", "^") and x is a.code and y is b.code:
+        return ns.fold(f"({x} {op} {y})", t, a, b)  # bitwise operations on values of t stay in t
+    return ns.fold(t.code(f"({a.code} {op} {b.code})"), t, a, b)
 
 
 def _cdiv(x: int, y: int) -> int:
@@ -497,21 +530,21 @@ def _text(value) -> str:
 _UL = _ULONG.wrap
 
 
-def _print_flags(args):
-    if len(args) < 2 or args[0][0] == "pair" or args[1][0] == "pair":
+def _print_flags(ns: _Namespace, args) -> _Expr:
+    if len(args) < 2 or isinstance(args[0], tuple) or isinstance(args[1], tuple):
         raise PrintFmtError("__print_flags(value, delim, {mask, name}...)")
-    value, vt = args[0]
-    delim, dt = args[1]
-    _need_int(vt)
-    if dt != _STR:
+    value, delim = args[0], args[1]
+    _need_int(value.type)
+    if delim.type != _STR:
         raise PrintFmtError("__print_flags delimiter must be a string")
-    if not all(isinstance(m, _Const) for _, m, _ in args[2:]) or not isinstance(delim, _Const):
+    if not all(isinstance(a, tuple) for a in args[2:]):
+        raise PrintFmtError("__print_flags(value, delim, {mask, name}...)")
+    if not all(m.is_const for _, m, _ in args[2:]) or not delim.is_const:
         raise PrintFmtError("__print_flags table must be constant")
     table = [(_UL(mask.value), name) for _, mask, name in args[2:]]
     sep = delim.value
 
-    def run(r, e):
-        flags = _UL(value(r, e))
+    def print_flags(flags: int) -> str:
         parts = []
         for mask, name in table:
             if not flags:
@@ -524,52 +557,54 @@ def _print_flags(args):
             parts.append(f"0x{flags:x}")
         return sep.join(parts)
 
-    return run, _STR
+    return ns.call(print_flags, _STR, _Expr(_wrap(value, _ULONG), _ULONG))
 
 
-def _print_symbolic(args):
-    if not args or args[0][0] == "pair":
+def _print_symbolic(ns: _Namespace, args) -> _Expr:
+    if not args or isinstance(args[0], tuple) or not all(isinstance(a, tuple) for a in args[1:]):
         raise PrintFmtError("__print_symbolic(value, {value, name}...)")
-    value, vt = args[0]
-    _need_int(vt)
-    if not all(isinstance(m, _Const) for _, m, _ in args[1:]):
+    value = args[0]
+    _need_int(value.type)
+    if not all(m.is_const for _, m, _ in args[1:]):
         raise PrintFmtError("__print_symbolic table must be constant")
     table: dict[int, str] = {}
     for _, mask, name in args[1:]:
         table.setdefault(_UL(mask.value), name)  # the first entry of a value wins
 
-    def run(r, e):
-        v = _UL(value(r, e))
+    def print_symbolic(v: int) -> str:
         name = table.get(v)
         return name if name is not None else f"0x{v:x}"
 
-    return run, _STR
+    return ns.call(print_symbolic, _STR, _Expr(_wrap(value, _ULONG), _ULONG))
 
 
-def _print_hex(args, concatenate: bool):
-    (buf, bt), (length, lt) = args
-    _need_int(lt)
-    if bt != _BUF:
+def _plain_args(args, count: int, what: str) -> list[_Expr]:
+    if len(args) != count or any(isinstance(a, tuple) for a in args):
+        raise PrintFmtError(f"{what} takes {count} arguments")
+    return args
+
+
+def _print_hex(ns: _Namespace, args, concatenate: bool) -> _Expr:
+    buf, length = _plain_args(args, 2, "__print_hex")
+    _need_int(length.type)
+    if buf.type != _BUF:
         raise PrintFmtError("__print_hex of a non-buffer")
     sep = "" if concatenate else " "
 
-    def run(r, e):
-        data = bytes(buf(r, e))[: max(length(r, e), 0)]
+    def print_hex(buf, length: int) -> str:
+        data = bytes(buf)[: max(length, 0)]
         # trace_print_hex_seq() prints 16-byte chunks with "%*ph": no separator between chunks.
         return "".join(sep.join(f"{b:02x}" for b in data[i : i + 16]) for i in range(0, len(data), 16))
 
-    return run, _STR
+    return ns.call(print_hex, _STR, buf, length)
 
 
-def _print_array(args):
-    (arr, at), (count, ct), (size, st) = args
-    _need_int(ct)
-    _need_int(st)
+def _print_array(ns: _Namespace, args) -> _Expr:
+    arr, count, size = _plain_args(args, 3, "__print_array")
+    _need_int(count.type)
+    _need_int(size.type)
 
-    def run(r, e):
-        el_size = size(r, e)
-        values = arr(r, e)
-        n = count(r, e)
+    def print_array(values, n: int, el_size: int) -> str:
         if isinstance(values, (bytes, bytearray)):  # a dynamic array: raw little-endian bytes
             if el_size not in (1, 2, 4, 8):
                 items = [f"BAD SIZE:{el_size} 0x{values[0]:x}"] + [f"0x{b:x}" for b in values[1 : n * el_size]]
@@ -578,7 +613,7 @@ def _print_array(args):
         mask = (1 << (8 * el_size)) - 1
         return "{" + ",".join(f"0x{v & mask:x}" for v in list(values)[:n]) + "}"
 
-    return run, _STR
+    return ns.call(print_array, _STR, arr, count, size)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -632,7 +667,8 @@ def _pointer_string(addr: int, flags: int, width: int, precision: int) -> str:
     return _number(addr, 16, flags, width, precision, True, False)
 
 
-def _conversion(m: re.Match, arg: _Eval, atype, ptr_ext: str) -> Callable[[Record, _Env], str]:
+def _conversion(ns: _Namespace, m: re.Match, arg: _Expr, ptr_ext: str) -> tuple[str, str]:
+    """(the conversion's text in the Python %-template, the source of its operand)."""
     flag_text, width_text, prec_text, qual, conv = m.groups()
     flags = 0
     for ch in flag_text:
@@ -640,45 +676,45 @@ def _conversion(m: re.Match, arg: _Eval, atype, ptr_ext: str) -> Callable[[Recor
     width = int(width_text) if width_text else -1
     precision = int(prec_text or 0) if prec_text is not None else -1
     if conv == "s":
-        if atype != _STR:
+        if arg.type != _STR:
             raise PrintFmtError("%s of a non-string")
         if precision < 0 and width <= 0:
-            return arg  # type: ignore[return-value]
-        lim = precision
-        return lambda r, e: _widen(arg(r, e)[:lim] if lim >= 0 else arg(r, e), flags, width)  # type: ignore[index]
-    _need_int(atype)
+            return "%s", arg.code
+        text = f"{arg.code}[:{precision}]" if precision >= 0 else arg.code
+        return "%s", f"_widen({text}, {flags}, {width})"
+    _need_int(arg.type)
     if conv == "c":
-        return lambda r, e: _widen(chr(arg(r, e) & 0xFF), flags, width)  # type: ignore[operator]
+        char = f"chr({arg.code} & 255)"
+        return "%s", (char if width <= 1 else f"_widen({char}, {flags}, {width})")
     if conv == "p":
-        return _pointer_conversion(ptr_ext, arg, flags, width, precision)
+        printer = ns.bind(_pointer_conversion(ptr_ext, flags, width, precision))
+        return "%s", f"{printer}({_wrap(arg, _ULONG)}, s, h)"
     bits = _QUAL_BITS[qual]
     t = _Int(bits, conv in "di")
-    base = {"o": 8, "x": 16, "X": 16}.get(conv, 10)
-    small = conv != "X"
-    wrap = t.wrap
+    value = _wrap(arg, t)
     if precision < 0 and flags in (0, _ZEROPAD, _LEFT) and conv != "o":
-        # Where Python's format() prints what number() does: no sign flags, no '#', no precision.
-        spec = ("<" if flags & _LEFT else "0" if flags & _ZEROPAD else "") + (str(width) if width > 0 else "")
-        spec += {"x": "x", "X": "X"}.get(conv, "d")
-        mask = (1 << bits) - 1
-        if t.signed:
-            half = 1 << (bits - 1)
-            return lambda r, e: format(((arg(r, e) + half) & mask) - half, spec)  # type: ignore[operator]
-        return lambda r, e: format(arg(r, e) & mask, spec)  # type: ignore[operator]
-    return lambda r, e: _number(wrap(arg(r, e)), base, flags, width, precision, small, t.signed)  # type: ignore[arg-type]
+        # Where Python's %-formatting prints what number() does: no sign flags, no '#', no precision.
+        spec = ("-" if flags & _LEFT else "0" if flags & _ZEROPAD else "") + (str(width) if width > 0 else "")
+        return "%" + spec + {"x": "x", "X": "X"}.get(conv, "d"), value
+    base = {"o": 8, "x": 16, "X": 16}.get(conv, 10)
+    return "%s", f"_number({value}, {base}, {flags}, {width}, {precision}, {conv != 'X'}, {t.signed})"
 
 
-def _pointer_conversion(ext: str, arg, flags: int, width: int, precision: int):
+# addr -> text, given (symbolize, hash_pointer)
+_PointerPrinter = Callable[[int, "Symbolizer | None", "PointerHash | None"], str]
+# record -> text, given (symbolize, hash_pointer): the generated function
+_Printer = Callable[[Record, "Symbolizer | None", "PointerHash | None"], str]
+
+
+def _pointer_conversion(ext: str, flags: int, width: int, precision: int) -> _PointerPrinter:
     kind = ext[:1]
     if kind == "x":
-        return lambda r, e: _pointer_string(_UL(arg(r, e)), flags, width, precision)
+        return lambda addr, symbolize, hash_pointer: _pointer_string(addr, flags, width, precision)
     if kind in ("", "K"):  # %pK with kptr_restrict 0 hashes like %p
 
-        def hashed(r, e):
-            addr = _UL(arg(r, e))
+        def hashed(addr, symbolize, hash_pointer):
             if addr == 0 or addr >= (1 << 64) - 4095:  # NULL and ERR_PTR values print as they are
                 return _pointer_string(addr, flags, width, precision)
-            hash_pointer = e[1]
             value = hash_pointer(addr) if hash_pointer is not None else None
             if value is None:
                 return _widen("(____ptrval____)"[: precision if precision >= 0 else None], flags, 16)
@@ -689,9 +725,7 @@ def _pointer_conversion(ext: str, arg, flags: int, width: int, precision: int):
         with_offset = kind != "s"
         backtrace = kind == "B"
 
-        def symbol(r, e):
-            addr = _UL(arg(r, e))
-            symbolize = e[0]
+        def symbol(addr, symbolize, hash_pointer):
             found = symbolize(addr - backtrace) if symbolize is not None else None
             if found is None:
                 text = f"0x{addr:x}"
@@ -707,14 +741,15 @@ def _pointer_conversion(ext: str, arg, flags: int, width: int, precision: int):
 
 
 class PrintFmt:
-    """A compiled print fmt."""
+    """A compiled print fmt: one generated function per event."""
 
-    __slots__ = ("source", "_template", "_convs")
+    __slots__ = ("source", "code", "function")
 
-    def __init__(self, source: str, template: str, convs: list):
-        self.source = source
-        self._template = template  # the literal text, with a %s per conversion
-        self._convs = tuple(convs)
+    def __init__(self, source: str, code: str, function: _Printer):
+        self.source = source  # the print fmt
+        self.code = code  # the Python source generated from it
+        # (record, symbolize, hash_pointer) -> text: format() without its defaults, for hot loops
+        self.function = function
 
     def format(
         self,
@@ -723,16 +758,23 @@ class PrintFmt:
         hash_pointer: PointerHash | None = None,
     ) -> str:
         """The text the event's print fmt gives for this record."""
-        env = (symbolize, hash_pointer)
-        return self._template % tuple([conv(record, env) for conv in self._convs])
+        return self.function(record, symbolize, hash_pointer)
 
 
 def compile_print_fmt(print_fmt: str, fields: Sequence[FieldLike]) -> PrintFmt:
     """Compile what follows ``print fmt: `` in a format file, for an event with these fields."""
+    try:
+        return _compile(print_fmt, fields)
+    except RecursionError:  # the parser recurses per nesting level
+        raise PrintFmtError("expression nests too deeply") from None
+
+
+def _compile(print_fmt: str, fields: Sequence[FieldLike]) -> PrintFmt:
     tokens = _tokenize(print_fmt)
     if tokens[0][0] != "str":
         raise PrintFmtError("a print fmt starts with a string literal")
-    parser = _Parser(tokens, {f.name: f for f in fields})
+    ns = _Namespace()
+    parser = _Parser(tokens, {f.name: f for f in fields}, ns)
     fmt = ""
     while parser.peek()[0] == "str":
         fmt += _unescape(parser.take()[1][1:-1])
@@ -743,8 +785,9 @@ def compile_print_fmt(print_fmt: str, fields: Sequence[FieldLike]) -> PrintFmt:
         raise PrintFmtError(f"unexpected {parser.peek()[1]!r}")
 
     template = []
-    convs = []
+    operands = []
     pos = 0
+    used = 0
     while True:
         start = fmt.find("%", pos)
         template.append(fmt[pos : start if start >= 0 else None].replace("%", "%%"))
@@ -761,11 +804,26 @@ def compile_print_fmt(print_fmt: str, fields: Sequence[FieldLike]) -> PrintFmt:
         if m.group(5) == "p":  # vsnprintf() skips every alphanumeric after %p
             ptr_ext = re.match(r"[A-Za-z0-9]*", fmt[pos:]).group()
             pos += len(ptr_ext)
-        if len(convs) >= len(args):
+        if used >= len(args):
             raise PrintFmtError("more conversions than arguments")
-        arg, atype = args[len(convs)]
-        convs.append(_conversion(m, arg, atype, ptr_ext))
-        template.append("%s")
-    if len(convs) != len(args):
+        arg = args[used]
+        used += 1
+        spec, operand = _conversion(ns, m, arg, ptr_ext)
+        if arg.is_const and m.group(5) != "p":  # %p of a constant still needs the hash key
+            template.append((spec % eval(operand, ns.names)).replace("%", "%%"))  # noqa: S307
+        else:
+            template.append(spec)
+            operands.append(operand)
+    if used != len(args):
         raise PrintFmtError("more arguments than conversions")
-    return PrintFmt(print_fmt, "".join(template), convs)
+    text = "".join(template)
+    if operands:
+        body = f"{ns.bind(text)} % ({''.join(o + ', ' for o in operands)})"
+    else:
+        body = repr(text % ())
+    code = f"def _print(r, s, h):\n    return {body}\n"
+    try:
+        exec(compile(code, "<print fmt>", "exec"), ns.names)  # noqa: S102 - generated source only
+    except SyntaxError as error:  # Python's compiler caps how deep parentheses nest
+        raise PrintFmtError(f"expression nests too deeply ({error})") from None
+    return PrintFmt(print_fmt, code, ns.names["_print"])
