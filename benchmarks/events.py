@@ -6,8 +6,10 @@ Runs `getuid-loop N` on a one-CPU machine (no background workload) three ways:
     rings (wait_for_data + drain, decoding every page as the trace core would);
   * the same with the rings never drained (the guest counts lost events).
 Prints wall time per run, events/s recorded, and the slowdown of the program.
-Then the guest-side cost of an event in instructions, from seeded runs (whose
-clock is instructions retired), the rings drained so every event is written.
+Then the guest-side cost of an event in bytes of guest code executed (about 4
+per instruction), from seeded runs, whose clock is bytes of code executed x
+1 ns: short enough that every event fits in the rings, which a seeded machine
+drains only when it pauses after the program.
 """
 from __future__ import annotations
 
@@ -26,9 +28,12 @@ from tracefs_sim.trace.rb_page import decode_page  # noqa: E402
 
 def run(iterations: int, enable: bool, drain: bool, seed: int | None = None) -> tuple[float, int, int]:
     """(seconds, events drained, events lost) for one getuid-loop run; seeded:
-    seconds of virtual time (SeededClock: 1 ns per instruction)."""
+    seconds of virtual time from the pause before the spawn to the program's
+    exit (SeededClock: 1 ns per byte of guest code)."""
     m = Machine(MachineOptions(cpus=1, workload="none", seed=seed))
     m.start()
+    if seed is not None:
+        assert m._runner.wait_paused()
     try:
         tracing = m.tracing
         events = {e.name: e for e in m.image.events}
@@ -58,15 +63,14 @@ def run(iterations: int, enable: bool, drain: bool, seed: int | None = None) -> 
         thread = threading.Thread(target=reader, daemon=True)
         if drain:
             thread.start()
-        clock = (lambda: m.now_ns() / 1e9) if seed is not None else time.perf_counter
-        t = clock()
+        t = m.now_ns() if seed is not None else time.perf_counter()  # seeded: paused after boot
         proc = m.spawn(["getuid-loop", str(iterations)])
         assert proc.wait(600) == 0
-        elapsed = clock() - t
+        elapsed = (proc.exit_ns - t) / 1e9 if seed is not None else time.perf_counter() - t
         stop.set()
         if drain:
             thread.join()
-        m.read_memory(m.image.text_range[0], 1)  # the run loop finished the round
+        m.read_memory(m.image.text_range[0], 1)  # the run loop finished the round (seeded: paused)
         drain_pages()
         return elapsed, counts[0], counts[1]
     finally:
@@ -76,6 +80,7 @@ def run(iterations: int, enable: bool, drain: bool, seed: int | None = None) -> 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iterations", type=int, default=100_000)
+    ap.add_argument("--seeded-iterations", type=int, default=100)
     args = ap.parse_args()
     base, _, _ = run(args.iterations, enable=False, drain=False)
     print(f"getuid-loop {args.iterations}, no events: {base:.2f} s")
@@ -85,10 +90,12 @@ def main() -> None:
         # lost events are reported with the next page: never, in the undrained run
         print(f"raw_syscalls enter+exit, {label}: {t:.2f} s ({t / base:.2f}x), {got} events recorded "
               f"({got / t / 1e3:.0f} k/s), {lost} reported lost")
-    base_insns = run(args.iterations, enable=False, drain=False, seed=1)[0] * 1e9
-    insns, got, lost = run(args.iterations, enable=True, drain=True, seed=1)
-    print(f"guest cost: {(insns * 1e9 - base_insns) / (got + lost):.0f} instructions per raw_syscalls event "
-          f"({base_insns / args.iterations:.0f} per getuid-loop iteration without events)")
+    n = args.seeded_iterations
+    base_bytes = run(n, enable=False, drain=False, seed=1)[0] * 1e9
+    t, got, lost = run(n, enable=True, drain=False, seed=1)
+    assert not lost, "the seeded run must fit in the rings: lower --seeded-iterations"
+    print(f"guest cost: {(t * 1e9 - base_bytes) / got:.0f} bytes of code per raw_syscalls event "
+          f"({base_bytes / n:.0f} per getuid-loop iteration without events; getuid-loop {n}, seeded)")
 
 
 if __name__ == "__main__":

@@ -204,6 +204,7 @@ struct percpu {
 	u64 trace_clock_last;		/* last trace clock read on this cpu */
 	u64 trace_clock_step;		/* host: ns a traced event's instructions take at least */
 	u32 trace_pending;		/* trace data committed since the last doorbell */
+	u32 trace_taskinfo_save;	/* an event was committed since comms were last saved */
 	char scratch[512] __aligned(64);	/* the trace record being filled (irqs off) */
 } __aligned(4096);
 
@@ -300,6 +301,9 @@ extern volatile u64 jiffies;
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu);
 long kernel_clone(struct pt_regs *regs);
 void __noreturn do_exit(long code);
+#define WNOHANG 1
+long do_wait(pid_t pid, int *ustatus, int options);
+bool has_reapable_child(void);
 void __noreturn do_group_exit(int code);
 int kernel_execve(const char *filename, const char *const *argv, int argc, struct pt_regs *regs);
 struct task_struct *alloc_task(void);

@@ -2,8 +2,6 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 
-#define WNOHANG 1
-
 static noinline void release_task(struct task_struct *p)
 {
 	unsigned long flags;
@@ -45,8 +43,13 @@ void __noreturn do_exit(long code)
 	spin_lock_irqsave(&sched_lock, flags);
 	forget_original_parent(tsk);
 	parent = tsk->parent;
-	/* children of kernel threads (host-started programs) are reaped at once */
-	tsk->exit_state = parent && parent->mm ? EXIT_ZOMBIE : EXIT_DEAD;
+	/*
+	 * A child stays a zombie until its parent's wait4, as in Linux for a parent
+	 * that does not ignore SIGCHLD.  kthreadd stands in for the shell that
+	 * `exec` runs programs from, so it waits for them too; other kernel
+	 * threads ignore signals, and their children are reaped at once.
+	 */
+	tsk->exit_state = parent && (parent->mm || parent == kthreadd_task) ? EXIT_ZOMBIE : EXIT_DEAD;
 	if (tsk->exit_state == EXIT_DEAD) {
 		list_del_init(&tsk->sibling);
 		list_del_init(&tsk->tasks);
@@ -76,6 +79,21 @@ long __x64_sys_exit(struct pt_regs *regs)
 long __x64_sys_exit_group(struct pt_regs *regs)
 {
 	do_group_exit((regs->di & 0xff) << 8);
+}
+
+/* A child that wait4 can reap now. */
+bool has_reapable_child(void)
+{
+	struct task_struct *p;
+	unsigned long flags;
+	bool found = false;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(p, &current->children, sibling)
+		if (p->exit_state == EXIT_ZOMBIE && !p->on_cpu)
+			found = true;
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return found;
 }
 
 /* Returns the pid of a reaped child, 0 if none exited yet, <0 on error. */

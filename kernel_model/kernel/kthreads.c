@@ -199,7 +199,7 @@ static int cpu_stopper_thread(void *arg)
 	return 0;
 }
 
-/* ---- kthreadd: starts the programs the host asked for ---- */
+/* ---- kthreadd: starts the programs the host asked for, and reaps them ---- */
 struct spawn_req {
 	u64 id;
 	int argc;
@@ -240,11 +240,15 @@ int kthreadd(void *unused)
 
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
-		if (READ_ONCE(hr->tail) == READ_ONCE(hr->head)) {
+		if (READ_ONCE(hr->tail) == READ_ONCE(hr->head) && !has_reapable_child()) {
 			schedule();
 			continue;
 		}
 		set_current_state(TASK_RUNNING);
+		/* the programs it started that exited (a child still switching out
+		 * is reaped at the next wake-up) */
+		while (do_wait(-1, NULL, WNOHANG) > 0)
+			;
 		while (hr->tail != READ_ONCE(hr->head)) {
 			struct host_request *slot = &hr->slot[hr->tail % HOST_REQ_SLOTS];
 			struct spawn_req *req = kmalloc(sizeof(*req), GFP_KERNEL);

@@ -56,6 +56,9 @@ int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
 	spin_lock_irqsave(&sched_lock, flags);
 	if (!(p->__state & state))
 		goto out;
+	/* Linux's probe_sched_wakeup, registered before the events' probes */
+	if (static_branch_unlikely(&trace_cmdline_key))
+		tracing_record_taskinfo_sched_switch(current, p);
 	trace_sched_waking(p);
 	success = 1;
 	WRITE_ONCE(p->__state, TASK_RUNNING);
@@ -165,6 +168,8 @@ static notrace void __schedule(bool preempt)
 	rq->curr = next;
 	pc->stat_ctxt++;
 	rcu_note_context_switch(pc->h.cpu);
+	if (static_branch_unlikely(&trace_cmdline_key))	/* Linux's probe_sched_switch */
+		tracing_record_taskinfo_sched_switch(prev, next);
 	trace_sched_switch(preempt, prev, next, prev_state);
 	prev = context_switch(rq, prev, next);
 	finish_task_switch(prev);

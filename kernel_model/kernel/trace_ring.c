@@ -182,6 +182,7 @@ notrace void trace_event_commit(const struct trace_event_file *file, const void 
 		goto out;
 	ts = trace_clock_local(pc);
 	pc->trace_pending = 1;
+	pc->trace_taskinfo_save = 1;
 	do {
 		rb_write(__builtin_ctz(slots), cpu, ts, rec, len);
 		slots &= slots - 1;

@@ -1,34 +1,24 @@
-"""Seeded runs: same seed, workload and commands => identical behaviour."""
+"""Seeded runs: same seed, workload and commands => identical behaviour.
+
+A seeded machine pauses after boot + a settle time and after the last spawned
+program exits + the settle time; host operations act there (runloop.py)."""
 import hashlib
-import struct
-import threading
 
 from tracefs_sim.machine import Machine, MachineOptions
 
 
-def seeded_run(vmlinux, seed, spawn_at=None, stop_at=600_000_000):
-    """Run to stop_at virtual ns (optionally spawning getuid-loop at spawn_at);
-    returns (RAM digest, virtual time, tasks, program output)."""
+def seeded_run(vmlinux, seed, spawn=False):
+    """Boot (optionally run getuid-loop 20); at the pause that follows return
+    (RAM digest, virtual time, tasks, program output)."""
     m = Machine(MachineOptions(cpus=2, seed=seed, workload="default", kernel_image=vmlinux))
     out = []
     try:
         m.start()
-        runner = m._runner
-        if spawn_at is not None:
-            runner.set_pause_at(spawn_at)
-            assert runner.wait_paused()
-            # the request is posted while the guest is held at spawn_at
-            t = threading.Thread(target=lambda: out.append(m.spawn(["getuid-loop", "20"], out.append)))
-            t.start()
-            head = m._hostif.requests  # u32 written by the host when a request is posted
-            while not struct.unpack_from("<I", m._mem.buf, head)[0] and t.is_alive():
-                t.join(0.01)
-            runner.resume()
-            t.join(30)
-        runner.set_pause_at(stop_at)
-        assert runner.wait_paused()
+        if spawn:
+            assert m.spawn(["getuid-loop", "20"], out.append).wait(30) == 0
+        assert m._runner.wait_paused()
         digest = m._runner.stop_machine(lambda: hashlib.sha256(m._mem.buf[:]).hexdigest())
-        return digest, m.now_ns(), m.tasks(), b"".join(x for x in out if isinstance(x, bytes))
+        return digest, m.now_ns(), m.tasks(), b"".join(out)
     finally:
         m.stop()
 
@@ -45,7 +35,20 @@ def test_different_seed_differs(vmlinux):
 
 
 def test_same_commands_same_result(vmlinux):
-    a = seeded_run(vmlinux, 3, spawn_at=300_000_000)
-    b = seeded_run(vmlinux, 3, spawn_at=300_000_000)
+    a = seeded_run(vmlinux, 3, spawn=True)
+    b = seeded_run(vmlinux, 3, spawn=True)
     assert a[3] == b"0\n" * 20
     assert a == b
+
+
+def test_paused_machine_does_not_advance(vmlinux):
+    """Between commands a seeded machine holds: its clock stands still."""
+    m = Machine(MachineOptions(cpus=1, seed=1, workload="default", kernel_image=vmlinux))
+    try:
+        m.start()
+        assert m._runner.wait_paused()
+        t = m.now_ns()
+        m.tasks()
+        assert m._runner.wait_paused(0.3) and m.now_ns() == t
+    finally:
+        m.stop()

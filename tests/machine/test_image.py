@@ -81,7 +81,8 @@ def test_mcount_sites_are_nops_at_entry(image):
 
 
 def test_jump_labels_point_at_nops_and_keys(image):
-    keys = {ev.key_addr for ev in image.events}
+    # the events' keys, and the one that saves comms while any event is on
+    keys = {ev.key_addr for ev in image.events} | {image.addr("trace_cmdline_key")}
     assert image.jump_entries
     for entry in image.jump_entries:
         assert image.read(entry.code, 5) == NOP5

@@ -324,11 +324,80 @@ def test_seeded_trace_is_deterministic(vmlinux, seed):
             setup_ids(m)
             m.tracing.set_recording(0, True)
             m.tracing.enable_event(events_by_name(m.image)["sched_switch"], 0, True)
-            m.start()
-            m._runner.set_pause_at(300_000_000)
-            assert m._runner.wait_paused()
-            return m._runner.stop_machine(lambda: [(p.cpu, p.seq, p.data) for p in m.tracing.drain(0)])
+            m.start()  # a seeded machine's drain acts at its pause after boot
+            return [(p.cpu, p.seq, p.data) for p in m.tracing.drain(0)]
         finally:
             m.stop()
     a, b = trace(), trace()
     assert a and a == b
+
+
+def test_seeded_commands_give_identical_traces(vmlinux):
+    """Enable events on the running machine, run a program, drain: a seeded
+    machine does each at a deterministic point, so the pages are identical."""
+    def trace(host_delay):
+        m = Machine(MachineOptions(cpus=2, seed=11, workload="default", kernel_image=vmlinux))
+        try:
+            m.start()
+            time.sleep(host_delay)  # how long the host takes between commands must not matter
+            ids = setup_ids(m)
+            m.tracing.set_recording(0, True)
+            ev = events_by_name(m.image)
+            for name in ("sched_switch", "sys_enter", "sys_exit"):
+                m.tracing.enable_event(ev[name], 0, True)
+            time.sleep(host_delay)
+            proc = m.spawn(["getuid-loop", "20"])
+            assert proc.wait(30) == 0
+            time.sleep(host_delay)
+            pages = drain_all(m.tracing, 0)
+            return proc.pid, ids, [(p.cpu, p.seq, p.data, p.lost) for _, p in sorted(pages.items())]
+        finally:
+            m.stop()
+    pid, ids, a = trace(0)
+    assert trace(0.3)[2] == a
+    payloads = [bytes(e.payload) for _, _, data, _ in a for e in decode_page(data).events]
+    getuids = [p for p in payloads if header(p)[0] == ids["sys_enter"] and header(p)[3] == pid
+               and struct.unpack_from("<q", p, 8)[0] == NR_GETUID]
+    assert len(getuids) == 20
+
+
+def test_exiting_task_switches_out_as_zombie(make_machine, image):
+    """A program's last switch reports EXIT_ZOMBIE (`Z`), as under Linux when the
+    shell that started it waits for it."""
+    m = make_machine(cpus=2)
+    ids = setup_ids(m)
+    switch = events_by_name(image)["sched_switch"]
+    state = next(f for f in switch.fields if f.name == "prev_state")
+    prev_pid = next(f for f in switch.fields if f.name == "prev_pid")
+    m.tracing.set_recording(0, True)
+    m.tracing.enable_event(switch, 0, True)
+    pid = run(m, ["getuid-loop", "3"]).pid
+    settle(m)
+    mine = [p for _, _, p in sorted(records(drain_all(m.tracing, 0)), key=lambda r: r[1])
+            if header(p)[0] == ids["sched_switch"]
+            and struct.unpack_from("<i", p, prev_pid.offset)[0] == pid]
+    assert mine
+    EXIT_ZOMBIE = 0x20
+    assert struct.unpack_from("<q", mine[-1], state.offset)[0] == EXIT_ZOMBIE
+
+
+def test_saved_comms_name_exited_tasks(make_machine, image):
+    """While an event is enabled the guest saves comms at switches (Linux's
+    saved_cmdlines): an exited program keeps its name there."""
+    m = make_machine(cpus=2)
+    setup_ids(m)
+    m.tracing.set_recording(0, True)
+    pid = run(m, ["getuid-loop", "1"]).pid
+    assert pid not in m.tracing.saved_comms()  # nothing enabled: nothing saved
+    m.tracing.enable_event(events_by_name(image)["sys_enter"], 0, True)
+    pid = run(m, ["getuid-loop", "1"]).pid
+    settle(m)
+    assert pid not in {t.pid for t in m.tasks()}
+    saved = m.tracing.saved_comms()
+    assert saved[pid] == "getuid-loop"
+    assert 0 not in saved
+    key = m.image.addr("trace_cmdline_key")
+    sites = [e.code for e in image.jump_entries if e.key == key]
+    assert sites and all(m.read_memory(c, 1) == b"\xe9" for c in sites)
+    m.tracing.enable_event(events_by_name(image)["sys_enter"], 0, False)
+    assert all(m.read_memory(c, 5) == image.read(c, 5) for c in sites)

@@ -60,6 +60,23 @@ struct trace_event_meta {
 #define TP_ARGS(args...) args
 #define PARAMS(args...) args
 
+/*
+ * Linux's saved_cmdlines: the comms of tasks seen switching or waking while
+ * any event is enabled (trace_cmdline_key on), so that the trace output can
+ * name tasks that exited before it was read.  Read by the host.
+ */
+#define SAVED_CMDLINES 128
+struct saved_cmdline { s32 pid; char comm[TASK_COMM_LEN]; };
+struct saved_cmdlines {
+	u32 next;			/* the entry replaced next (round robin) */
+	u32 pad;
+	struct saved_cmdline entry[SAVED_CMDLINES];
+};
+extern struct saved_cmdlines saved_cmdlines;
+extern struct static_key trace_cmdline_key;
+/* callers hold sched_lock, which serializes the table */
+void tracing_record_taskinfo_sched_switch(struct task_struct *prev, struct task_struct *next);
+
 void *trace_event_buffer_reserve(size_t len);
 void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_event_file *file,
 				  unsigned long irqflags);

@@ -24,6 +24,7 @@ from unicorn.x86_const import (
 )
 
 from .paging import PhysMem, kernel_virt_to_phys
+from .slicer import Slicer
 
 KERNEL_CS, KERNEL_DS = 0x10, 0x18
 MSR_EFER, MSR_STAR, MSR_LSTAR, MSR_FMASK, MSR_GS_BASE = (
@@ -79,6 +80,7 @@ class Cpu:
         self.entering_idle = False
         # A user-mode exception the run stopped at: (vector, error code), delivered between runs.
         self.pending_exception: tuple[int, int | None] | None = None
+        self._slicer: Slicer | None = None
 
     # ---- registers ----
     def read_regs(self):
@@ -162,3 +164,13 @@ class Cpu:
         self.uc.hook_add(UC_HOOK_INSN, on_out, self, 1, 0, UC_X86_INS_OUT)
         self.uc.hook_add(UC_HOOK_INTR, on_intr, self)
         self.uc.hook_add(UC_HOOK_INSN_INVALID, on_invalid, self)
+        self._slicer = Slicer(self.uc)
+
+    def run_slice(self, budget_bytes: int, until: int = 0) -> int:
+        """Run from the current PC for budget_bytes of guest code (see
+        slicer.py); returns the bytes executed.  Needs add_hooks() first."""
+        return self._slicer.run(self.pc(), budget_bytes, until)
+
+    def slice_executed(self) -> int:
+        """Bytes of code this CPU has executed in its current slice."""
+        return self._slicer.executed

@@ -43,6 +43,21 @@ def default_kernel_image() -> str:
 
 @dataclass(frozen=True)
 class MachineOptions:
+    """cpus: 1..8 emulated CPUs.  workload: "default" (background daemons) or
+    "none".  kernel_image: default $TRACEFS_SIM_KERNEL or kernel_model/build/vmlinux.
+
+    seed: None runs live: the virtual clock is host time, idle time passes in
+    real time, host commands act at the next slice boundary.  An int makes the
+    run deterministic end to end (same seed, workload and sequence of commands
+    => same guest behaviour and trace, timestamps included): the clock is
+    bytes of guest code executed x 1 ns, idle time is skipped, and the machine
+    runs only while there is work a command asked for.  After boot it runs a
+    fixed settle time (100 ms virtual) and pauses; spawn() posts its request
+    while paused and resumes it until every spawned program has exited, then it
+    settles again and pauses.  Every other operation on the guest (text_poke,
+    machine.tracing control and drains, read_memory, tasks) waits for the pause
+    and acts there, so while a spawned program runs they block until it exits.
+    """
     cpus: int = 2
     seed: int | None = None
     workload: str = "default"
@@ -146,7 +161,8 @@ class Machine:
             host_id, status, _, _ = hostif.doorbell_args(cpu.index)
             proc = self._processes.pop(host_id, None)
             if proc is not None:
-                proc._exit(status)
+                proc._exit(status, self._runner.cpu_now(cpu))
+                self._runner.end_work()
         elif port == PORT_SPAWNED:
             host_id, pid, _, _ = hostif.doorbell_args(cpu.index)
             proc = self._processes.get(host_id)
@@ -156,6 +172,7 @@ class Machine:
             if value & 0xFF == 0:
                 self._bring_up_secondaries()
             else:
+                self._runner.booted()
                 self._ready.set()
         elif port == PORT_PANIC:
             msg_va, length, _, _ = hostif.doorbell_args(cpu.index)
@@ -234,6 +251,7 @@ class Machine:
         def post():
             if self._hostif.post_request(proc.host_id, argv):
                 self._runner.raise_irq(0, VEC_CALL_FUNC)
+                self._runner.begin_work()
                 posted.set()
 
         try:
@@ -284,13 +302,11 @@ class Machine:
 
     def read_memory(self, vaddr: int, size: int) -> bytes:
         """Kernel virtual memory (image or direct map), read between two
-        quanta so that it is consistent (no CPU is half-way through a store)."""
+        slices so that it is consistent (no CPU is half-way through a store)."""
         if size < 0 or not self._is_kernel_range(vaddr, size):
             raise ValueError(f"{vaddr:#x}+{size} is not kernel memory")
         pa = kernel_virt_to_phys(vaddr)
-        if self._runner is None or self._stopped or self.panic_message:
-            return self._mem.read(pa, size)
-        return self._runner.stop_machine(lambda: self._mem.read(pa, size))
+        return self._read_guest(lambda: self._mem.read(pa, size))
 
     def text_poke(self, addr: int, data: bytes) -> None:
         """Patch kernel text with all CPUs stopped; drop their translations."""
@@ -312,6 +328,20 @@ class Machine:
     def _stop_machine(self, fn):
         self._check_running()
         return self._runner.stop_machine(fn)
+
+    def _read_guest(self, fn):
+        """fn reads guest memory between two slices (no CPU half-way through a
+        store); seeded, at the pause; stopped or panicked, right away."""
+        if self.running:
+            return self._runner.stop_machine(fn)
+        return fn()
+
+    def _guest_op(self, fn):
+        """A host operation on guest memory: seeded, it acts while the machine
+        is paused (deterministic); live, right away."""
+        if self.options.seed is not None and self.running:
+            return self._runner.stop_machine(fn)
+        return fn()
 
     def _check_running(self) -> None:
         if self.panic_message:

@@ -24,6 +24,7 @@ class Process:
         self._started = threading.Event()
         self._exited = threading.Event()
         self._status: int | None = None
+        self.exit_ns: int | None = None  # the machine's clock (now_ns) when the guest reported the exit
 
     def wait(self, timeout: float | None = None) -> int | None:
         """Exit status (0-255), or None on timeout."""
@@ -44,7 +45,8 @@ class Process:
         except Exception:  # a consumer's bug must not take the machine down
             logging.getLogger(__name__).exception("on_output callback of pid %d failed", self.pid)
 
-    def _exit(self, wait_status: int) -> None:
+    def _exit(self, wait_status: int, now_ns: int) -> None:
+        self.exit_ns = now_ns
         signal = wait_status & 0x7F
         # as a shell reports it: 128 + the signal for a task killed by one
         self._status = 128 + signal if signal else (wait_status >> 8) & 0xFF

@@ -3,20 +3,30 @@
 Unicorn runs without MTTCG, so guest atomics (xchg, lock cmpxchg) are plain
 load+store pairs: two CPUs emulated in parallel host threads can both take a
 spinlock, or lose an unlock.  The CPUs are therefore interleaved on one thread
-in fixed instruction quanta (emu_start count=).  A quantum cannot be ended by
-emu_stop from another thread (or emu_start's timeout, which does the same):
-Unicorn 2.1.4 then reports the PC of an instruction it already executed, and
-resuming there repeats its memory effect (a counter loop overcounts by about
-one per stop; a repeated xchg deadlocks a spinlock).  Counting costs ~2x in
-emulation speed; it also makes a seeded run deterministic.  Between quanta the
+in slices of guest code, each ended by a native block hook (slicer.py) after
+SLICE_BYTES bytes of code: exactly at an instruction boundary.  A slice cannot
+be ended by emu_stop from another thread (or emu_start's timeout, which does
+the same): Unicorn 2.1.4 then reports the PC of an instruction it already
+executed, and resuming there repeats its memory effect.  Between slices the
 loop delivers interrupts: the periodic tick of a busy CPU, a halted CPU's next
-timer, IPIs and host requests.  Within a quantum the guest's trace clock
-advances per read by the time EVENT_MIN_INSNS instructions take (measured per
-quantum when live), so events in one quantum get distinct, ordered times.
+timer, IPIs and host requests.  Within a slice the guest's trace clock
+advances per read by the time EVENT_MIN_BYTES bytes of code take (measured per
+slice when live), so events in one slice get distinct, ordered times.
 
 Clocks: live, host monotonic time (a halted machine sleeps until the next
-timer); seeded, instructions retired x a fixed cost per instruction, with idle
-time skipped but never past wall-clock time.
+timer); seeded, bytes of guest code executed x SeededClock.NS_PER_BYTE (each
+round of slices advances it by the most any CPU executed), with idle time
+skipped.
+
+Seeded runs are deterministic end to end because the machine runs only while
+there is work a command asked for, and host commands act only while it is
+paused: after boot it runs SETTLE_NS more and pauses; a spawn (posted while
+paused) resumes it until every spawned program has exited, then it runs
+SETTLE_NS more and pauses again.  Everything else that touches the guest
+(stop_machine: text_poke, tracing control and drains, read_memory, tasks)
+waits for the pause.  While it runs for a spawn, a seeded machine keeps its
+virtual clock from getting ahead of the wall clock (a `sleep 1` takes a
+second); that changes when the host sees things, never what the guest does.
 """
 from __future__ import annotations
 
@@ -31,11 +41,12 @@ from .cpu import Cpu
 
 VEC_TIMER, VEC_RESCHED, VEC_CALL_FUNC = 1, 2, 4
 NEVER = 2**64 - 1
-QUANTUM_INSNS = 20_000
-# Fewer instructions than any traced event costs: the guest's trace clock
-# advances by their time per read, so it stays behind the machine's clock.
-EVENT_MIN_INSNS = 50
-LIVE_NS_PER_INSN_GUESS = 50  # until a quantum has been measured
+SLICE_BYTES = 80_000  # about 20k instructions
+# Less code than any traced event runs: the guest's trace clock advances by
+# its time per read, so it stays behind the machine's clock.
+EVENT_MIN_BYTES = 200
+LIVE_NS_PER_BYTE_GUESS = 12  # until a slice has been measured
+SETTLE_NS = 100_000_000  # seeded: virtual time run after boot and after the last spawned program exits
 IDLE_POLL_S = 0.5
 
 
@@ -65,7 +76,10 @@ class Runner:
         self._stopping = False
         self._running: Cpu | None = None
         self._thread: threading.Thread | None = None
+        self._now = 0  # the current round's time
+        # seeded: hold at the first round at or after this time (None: run on)
         self._pause_at: int | None = None
+        self._work = 0  # seeded: spawned programs still running
         self._paused = threading.Event()
 
     # ---- control from other threads ----
@@ -86,7 +100,8 @@ class Runner:
             self._thread.join()
 
     def submit(self, fn: Callable[[], None]) -> None:
-        """Run fn on the run-loop thread at the next quantum boundary."""
+        """Run fn on the run-loop thread: at the next slice boundary (live) or
+        once the machine is paused (seeded)."""
         with self._lock:
             self._commands.append(fn)
             self._lock.notify_all()
@@ -112,26 +127,40 @@ class Runner:
             raise box[0]
         return box[0]
 
-    def set_pause_at(self, vns: int) -> None:
-        """Seeded: hold at the first round boundary at or after vns."""
-        self._paused.clear()
-        with self._lock:
-            self._pause_at = vns
-            self._lock.notify_all()
-
     def wait_paused(self, timeout: float = 60.0) -> bool:
+        """Seeded: wait until the machine holds with no command-requested work."""
         return self._paused.wait(timeout)
 
-    def resume(self) -> None:
-        with self._lock:
+    # ---- seeded work accounting (run-loop thread: hooks and commands) ----
+    def booted(self) -> None:
+        if self.seeded and not self._work:
+            self._pause_at = self._now + SETTLE_NS
+
+    def begin_work(self) -> None:
+        """A command (spawn) needs the guest to run until end_work()."""
+        if self.seeded:
+            self._work += 1
             self._pause_at = None
-            self._lock.notify_all()
+            self._paused.clear()
+
+    def end_work(self) -> None:
+        if self.seeded:
+            self._work -= 1
+            if not self._work:
+                self._pause_at = self._now + SETTLE_NS
 
     # ---- called on the run-loop thread (boot doorbells, hooks) ----
     def bring_online(self, cpu: int) -> None:
         self.state[cpu].online = True
-        ns_per_insn = SeededClock.NS_PER_INSN if self.seeded else LIVE_NS_PER_INSN_GUESS
-        self.hostif.set_trace_clock_step(cpu, EVENT_MIN_INSNS * ns_per_insn)
+        ns_per_byte = SeededClock.NS_PER_BYTE if self.seeded else LIVE_NS_PER_BYTE_GUESS
+        self.hostif.set_trace_clock_step(cpu, EVENT_MIN_BYTES * ns_per_byte)
+
+    def cpu_now(self, cpu: Cpu) -> int:
+        """The time on a CPU that is running a slice (from its hooks): seeded,
+        the round's time plus the code it has executed in the slice."""
+        if self.seeded:
+            return self._now + cpu.slice_executed() * self.clock.NS_PER_BYTE
+        return self.clock.now()
 
     def raise_irq(self, cpu: int, vec: int) -> None:
         self.state[cpu].pending |= vec
@@ -161,9 +190,10 @@ class Runner:
         for fn in commands:
             fn()
 
-    def _round(self, now: int) -> bool:
-        """Give each online CPU one quantum; True if any CPU ran."""
-        ran = False
+    def _round(self, now: int) -> int:
+        """Give each online CPU one slice; the most bytes of code one of them
+        executed (0: none ran)."""
+        ran = 0
         for i, cpu in enumerate(self.cpus):
             st = self.state[i]
             if not st.online:
@@ -182,29 +212,29 @@ class Runner:
                 self._deliver(i)
             if st.halted:
                 continue
-            ran = True
             with self._lock:
                 if self._stopping:
                     return ran
                 self._running = cpu
             try:
-                cpu.uc.emu_start(cpu.pc(), 0, count=QUANTUM_INSNS)
+                executed = cpu.run_slice(SLICE_BYTES)
             finally:
                 with self._lock:
                     self._running = None
+            ran = max(ran, executed, 1)
             if cpu.pending_exception is not None:  # a user-mode fault stopped the run
                 vector, error_code = cpu.pending_exception
                 cpu.pending_exception = None
                 cpu.raise_exception(self.exceptions[vector], self.hostif.top_of_stack(i), error_code)
-            # halted only if the idle path announced it (a quantum may also end
+            # halted only if the idle path announced it (a slice may also end
             # right after the hlt when an interrupt returned there)
             if cpu.entering_idle and cpu.pc() in self.halt_sites:
                 st.halted = True
                 cpu.entering_idle = False
             if not self.seeded:
                 after = self.clock.now()
-                if not st.halted:  # a whole quantum: the wall time of its instructions
-                    self.hostif.set_trace_clock_step(i, (after - now) * EVENT_MIN_INSNS // QUANTUM_INSNS)
+                if not st.halted and executed:  # the wall time of the slice's code
+                    self.hostif.set_trace_clock_step(i, (after - now) * EVENT_MIN_BYTES // executed)
                 now = after
         return ran
 
@@ -221,8 +251,9 @@ class Runner:
                 self._hold_if_paused()
                 if self._stopping:
                     return
-                self._run_commands()
-                now = self.clock.now()
+                if not self.seeded:
+                    self._run_commands()
+                now = self._now = self.clock.now()
                 ran = self._round(now)
                 if self._stopping:
                     return
@@ -235,9 +266,12 @@ class Runner:
             self.on_fault(bad.index, f"cpu{bad.index}: {e} at {bad.pc():#x}")
 
     def _hold_if_paused(self) -> None:
+        """Seeded: hold here, running commands, until one asks for work."""
+        held = False
         with self._lock:
             while (self._pause_at is not None and self.clock.now() >= self._pause_at
                    and not self._stopping):
+                held = True
                 self._paused.set()
                 if self._commands:  # e.g. stop_machine() callers inspecting the paused guest
                     self._lock.release()
@@ -247,6 +281,8 @@ class Runner:
                         self._lock.acquire()
                     continue
                 self._lock.wait(IDLE_POLL_S)
+        if held:  # pace the work that follows from here, not from boot
+            self.clock.sync_wall()
 
     def _sleep_until(self, deadline_ns: int) -> None:
         """Live, all CPUs halted: sleep until the next timer or a request."""
@@ -257,26 +293,28 @@ class Runner:
             if wait > 0:
                 self._lock.wait(min(wait, IDLE_POLL_S))
 
-    def _advance_seeded(self, now: int, ran: bool) -> None:
+    def _advance_seeded(self, now: int, ran: int) -> None:
         clock = self.clock
-        quantum_ns = QUANTUM_INSNS * clock.NS_PER_INSN
-        if ran or not self._all_idle():
-            clock.vnow = now + quantum_ns
+        slice_ns = SLICE_BYTES * clock.NS_PER_BYTE
+        if ran:
+            clock.vnow = now + ran * clock.NS_PER_BYTE
+        elif not self._all_idle():  # interrupts pending, none accepted yet
+            clock.vnow = now + slice_ns
         else:
             nxt = self._next_event()
-            target = max(nxt, now + quantum_ns) if nxt != NEVER else now + quantum_ns
+            target = max(nxt, now + slice_ns) if nxt != NEVER else now + slice_ns
             if self._pause_at is None:
                 # skip idle time, but never past the wall clock
                 with self._lock:
                     wait = (target - clock.wall_elapsed()) / 1e9
-                    if wait > 0 and not self._commands and not self._stopping:
+                    if wait > 0 and not self._stopping:
                         self._lock.wait(min(wait, IDLE_POLL_S))
                     if clock.wall_elapsed() < target:
-                        return  # woken early (request or poll): re-check at the same time
+                        return  # woken early (poll): re-check at the same time
             clock.vnow = target
         # a busy seeded machine may run slower than real time, never faster
         ahead = clock.vnow - clock.wall_elapsed()
         if ahead > 50_000_000 and self._pause_at is None:
             with self._lock:
-                if not self._commands and not self._stopping:
+                if not self._stopping:
                     self._lock.wait(ahead / 1e9)

@@ -6,7 +6,9 @@ keys, and takes the committed pages out without stopping the emulation: it
 reads a ring's `seq`, then each page's `commit`, then [0, commit) of the page
 (the guest stores commit after the bytes it covers), and hands pages back by
 advancing `released` (the guest never reuses a page the host still holds; a
-full ring makes it count the event as lost).
+full ring makes it count the event as lost).  On a seeded machine every
+operation here acts while the machine is paused (Machine._guest_op), so when
+it happens is part of the deterministic run.
 """
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ RING_SEQ, RING_RELEASED, RING_CLOSED, RING_RESET_REQ, RING_PAGE_LOST = 0, 8, 36,
 CONTROL_RECORDING, CONTROL_RINGS = 0, 8
 FILE_SLOTS, FILE_TYPE = 0, 4
 JMP_REL32 = 0xE9
+# mirrors of struct saved_cmdlines in trace.h
+SAVED_CMDLINES, SAVED_CMDLINE_SIZE, SAVED_CMDLINES_ENTRIES = 128, 20, 8
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,11 @@ class GuestTracing:
         if control.size != CONTROL_RINGS + TRACE_SLOTS * NR_CPUS * RING_SIZE or \
                 pages.size != TRACE_SLOTS * NR_CPUS * TRACE_RING_PAGES * PAGE_SIZE:
             raise ValueError("kernel image's trace ring layout does not match this machine")
+        saved = image.lookup("saved_cmdlines")
+        if saved.size != SAVED_CMDLINES_ENTRIES + SAVED_CMDLINES * SAVED_CMDLINE_SIZE:
+            raise ValueError("kernel image's saved_cmdlines layout does not match this machine")
+        self._saved_cmdlines = kernel_virt_to_phys(saved.addr)
+        self._cmdline_key = image.addr("trace_cmdline_key")
         self._control = kernel_virt_to_phys(control.addr)
         self._pages = kernel_virt_to_phys(pages.addr)
         self._mem: PhysMem | None = None
@@ -99,33 +108,65 @@ class GuestTracing:
         if not 0 <= event_id <= 0xFFFF:
             raise ValueError(f"event id {event_id} does not fit common_type")
         key = self._remember(event)
-        with self._lock:
-            self._ids[key] = event_id
-            self._write_file(event, FILE_TYPE, "<H", event_id)
+
+        def apply():
+            with self._lock:
+                self._ids[key] = event_id
+                self._write_file(event, FILE_TYPE, "<H", event_id)
+        self._machine._guest_op(apply)
 
     def enable_event(self, event: EventDesc, slot: int, on: bool) -> None:
         self._check_slot(slot)
         key = self._remember(event)
+        self._machine._guest_op(lambda: self._enable(event, key, slot, on))
+
+    def _enable(self, event: EventDesc, key: tuple[str, str], slot: int, on: bool) -> None:
         with self._lock:
             slots = self._enabled.setdefault(key, set())
             (slots.add if on else slots.discard)(slot)
             self._write_file(event, FILE_SLOTS, "<I", self._mask(slots))
             # syscalls:* share raw_syscalls' key: it is on while any of them is
-            key_on = any(self._enabled.get(k) for k, e in self._events.items() if e.key_addr == event.key_addr)
-            if key_on == (event.key_addr in self._keys_on):
-                return
-            (self._keys_on.add if key_on else self._keys_on.discard)(event.key_addr)
-            for code, data in self._key_patch(event.key_addr, key_on):
-                self._poke(code, data)
+            self._set_key(event.key_addr, any(
+                self._enabled.get(k) for k, e in self._events.items() if e.key_addr == event.key_addr))
+            # the guest saves comms at switches and wake-ups while any event is on, as Linux
+            self._set_key(self._cmdline_key, any(self._enabled.values()))
+
+    def _set_key(self, key_addr: int, on: bool) -> None:
+        if on == (key_addr in self._keys_on):
+            return
+        (self._keys_on.add if on else self._keys_on.discard)(key_addr)
+        for code, data in self._key_patch(key_addr, on):
+            self._poke(code, data)
+
+    def saved_comms(self) -> dict[int, str]:
+        """pid -> comm of the tasks the guest saw switching or waking while an
+        event was enabled (Linux's saved_cmdlines: its last SAVED_CMDLINES
+        tasks), for naming tasks that exited before their events were read."""
+        def read():
+            if self._mem is None:
+                return {}
+            raw = self._mem.read(self._saved_cmdlines + SAVED_CMDLINES_ENTRIES, SAVED_CMDLINES * SAVED_CMDLINE_SIZE)
+            out = {}
+            for pid, comm in struct.iter_unpack("<i16s", raw):
+                if pid > 0:  # 0: unused, or being rewritten
+                    out[pid] = comm.split(b"\0", 1)[0].decode(errors="replace")
+            return out
+        return self._machine._read_guest(read)
 
     def set_recording(self, slot: int, on: bool) -> None:
         self._check_slot(slot)
-        with self._lock:
-            self._recording[slot] = bool(on)
-            self._write_recording()
+
+        def apply():
+            with self._lock:
+                self._recording[slot] = bool(on)
+                self._write_recording()
+        self._machine._guest_op(apply)
 
     def drain(self, slot: int) -> list[GuestPage]:
         self._check_slot(slot)
+        return self._machine._guest_op(lambda: self._drain(slot))
+
+    def _drain(self, slot: int) -> list[GuestPage]:
         with self._data:
             self._pending = False
         out: list[GuestPage] = []
@@ -158,6 +199,9 @@ class GuestTracing:
     def reset(self, slot: int) -> None:
         """Forget the slot's undrained pages; the guest starts its next event on a fresh page."""
         self._check_slot(slot)
+        self._machine._guest_op(lambda: self._reset(slot))
+
+    def _reset(self, slot: int) -> None:
         with self._lock:
             if self._mem is None:
                 return
