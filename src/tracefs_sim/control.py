@@ -27,9 +27,12 @@ import socket
 import stat
 import sys
 import threading
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
-import trio
+# The server imports trio where it runs (`import trio` below, ~60 ms): the client commands
+# (`exec`, `disasm`, `umount`) and the CLI's start-up never need it.
+if TYPE_CHECKING:
+    import trio
 
 RUN_DIR = "/run/tracefs-sim"
 ENV_VAR = "TRACEFS_SIM_CONTROL"
@@ -98,8 +101,12 @@ def daemon_from_pidfile(socket_path: str) -> int | None:
 # server
 
 
-async def serve(machine: Any, path: str, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+async def serve(machine: Any, path: str, *, task_status: Any = None) -> None:
     """Serve control requests for `machine` on `path` until cancelled."""
+    import trio
+
+    if task_status is None:  # not started with nursery.start()
+        task_status = trio.TASK_STATUS_IGNORED
     sock = _bind(path)
     identity = os.stat(path)
     pidfile = pidfile_path(path)
@@ -161,6 +168,8 @@ class _BadRequest(Exception):
 
 
 async def _handle(machine: Any, stream: trio.SocketStream) -> None:
+    import trio
+
     async with stream:
         try:
             request, rest = await _read_request(stream)
@@ -189,6 +198,8 @@ async def _handle(machine: Any, stream: trio.SocketStream) -> None:
 
 
 async def _read_request(stream: trio.SocketStream) -> tuple[dict, bytes]:
+    import trio
+
     buf = bytearray()
     # A client that connects and says nothing must not hold a task forever.
     with trio.move_on_after(_REQUEST_TIMEOUT):
@@ -240,6 +251,8 @@ def _disassemble(machine: Any, target: str) -> dict:
 
 
 async def _exec(machine: Any, stream: trio.SocketStream, argv: Any, rest: bytes) -> None:
+    import trio
+
     if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
         raise _BadRequest("exec needs argv, a non-empty list of strings")
     pump = _OutputPump(trio.lowlevel.current_trio_token())
@@ -283,6 +296,8 @@ async def _exec(machine: Any, stream: trio.SocketStream, argv: Any, rest: bytes)
 
 async def _cancel_on_hangup(stream: trio.SocketStream, rest: bytes, scope: trio.CancelScope) -> None:
     """A client that closes its end no longer wants the output: stop serving it."""
+    import trio
+
     if not rest:
         try:
             while await stream.receive_some(4096):
@@ -296,6 +311,8 @@ class _OutputPump:
     """Carries program output from machine threads to the connection, one wakeup per batch."""
 
     def __init__(self, token: trio.lowlevel.TrioToken):
+        import trio
+
         self._token = token
         self._lock = threading.Lock()
         self._chunks: list[bytes] = []
@@ -313,6 +330,8 @@ class _OutputPump:
             if self._wake_pending:
                 return
             self._wake_pending = True
+        import trio
+
         try:
             self._token.run_sync_soon(self._wake)
         except trio.RunFinishedError:
@@ -332,6 +351,8 @@ class _OutputPump:
 
     async def take(self) -> tuple[bytes, int | None]:
         """Wait for output or the exit; return the output so far and the status once exited."""
+        import trio
+
         await self._ready.wait()
         self._ready = trio.Event()
         with self._lock:
