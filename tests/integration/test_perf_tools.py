@@ -1,0 +1,151 @@
+"""Debian's perf (`perf list`) and Brendan Gregg's perf-tools ftrace scripts (Debian
+perf-tools-unstable, installed as /usr/sbin/NAME-perf), unmodified, against the simulator: inside
+`tracefs-sim run`'s private namespace, or perf with TRACEFS_PATH at a plain mount (read only).
+Never anywhere else: the host has a real tracefs. Only what needs events works today; the scripts
+that need the function tracer or kprobes must stop at once with their own message.
+
+/usr/bin/perf of Debian 12's linux-perf (6.1) is the perf binary itself: the package diverts the old
+version-picking wrapper (perf_$(uname -r) lookup) to /usr/bin/perf.wrapper, so nothing depends on
+the host's kernel version."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+from simtest import tracefs_sim
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                       reason="needs /dev/fuse, root and mount namespaces"),
+    pytest.mark.skipif(shutil.which("perf") is None or shutil.which("tpoint-perf") is None,
+                       reason="linux-perf and perf-tools-unstable are not installed"),
+]
+
+T = "/sys/kernel/debug/tracing"      # where perf-tools look
+# The perf-tools' lock file, /var/tmp/.ftrace-lock, is meant for the host's real ftrace: each
+# session gets a private /var/tmp (its mount namespace only), so a test never sees or leaves one.
+PRIVATE_VAR_TMP = "mount -t tmpfs perf-tools-lock /var/tmp;"
+# Every event directory of the mount (those with an id: what perf lists), as system:name.
+EVENT_DIRS = f"for d in {T}/events/*/*/; do [ -e $d/id ] && basename $(dirname $d):$(basename $d); done"
+TPOINT_SWITCH = re.compile(r"^ *\S.*-(\d+) +\[(\d{3})\] \S{5} +\d+\.\d{6}: sched_switch: prev_comm=.* "
+                           r"prev_pid=(\d+) prev_prio=\d+ prev_state=\S+ ==> next_comm=.* next_pid=\d+ "
+                           r"next_prio=\d+$")
+TPOINT_GETUID = re.compile(r"^ *\S.*-(\d+) +\[\d{3}\] \S{5} +\d+\.\d{6}: sys_getuid\(\)$")
+# State a perf-tools script must leave behind: its event off, no filter, no lock.
+AFTER = (f"echo '== after'; cat {T}/events/sched/sched_switch/enable {T}/events/sched/sched_switch/filter"
+         f" {T}/events/syscalls/sys_enter_getuid/enable; ls -A /var/tmp")
+
+
+def run(script: str, tmp_path, *options: str, timeout: float = 150) -> str:
+    result = tracefs_sim("run", *options, "-c", PRIVATE_VAR_TMP + script, timeout=timeout, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def section(output: str, title: str) -> list[str]:
+    """The lines after `== title` up to the next `== ` line."""
+    lines = output.splitlines()
+    start = lines.index(f"== {title}") + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("== ")), len(lines))
+    return lines[start:end]
+
+
+def perf_list_names(lines: list[str]) -> list[str]:
+    names = []
+    for line in lines:
+        name, kind = re.match(r"^  (\S+) +\[(.*)\]$", line).groups()
+        assert kind == "Tracepoint event"
+        names.append(name)
+    return names
+
+
+def test_perf_list_in_a_session_lists_the_emulated_kernels_events(tmp_path):
+    out = run(f"echo '== perf'; timeout 30 perf list tracepoint; echo \"== status $?\"; echo '== dirs';"
+              f"{EVENT_DIRS}; echo '== available_events'; cat {T}/available_events", tmp_path)
+    assert "== status 0" in out
+    listed = perf_list_names(section(out, "perf"))
+    # exactly the simulator's events: nothing of the host kernel's
+    assert sorted(listed) == sorted(section(out, "dirs"))
+    assert {"sched:sched_switch", "syscalls:sys_enter_getuid", "kmem:kmalloc"} <= set(listed)
+    # perf lists the ftrace events too (they have an id), which available_events leaves out
+    available = set(section(out, "available_events"))
+    assert available <= set(listed) and all(n.startswith("ftrace:") for n in set(listed) - available)
+
+
+def test_perf_list_with_tracefs_path_reads_a_plain_mount(mounted):
+    # perf takes TRACEFS_PATH as it is (no check of the filesystem type); listing only reads.
+    listed = subprocess.run(["perf", "list", "tracepoint"], capture_output=True, text=True, timeout=30,
+                            env=dict(os.environ, TRACEFS_PATH=str(mounted)))
+    assert listed.returncode == 0, listed.stderr
+    dirs = sorted(f"{system.name}:{event.name}" for system in (mounted / "events").iterdir() if system.is_dir()
+                  for event in system.iterdir() if (event / "id").exists())
+    assert sorted(perf_list_names(listed.stdout.splitlines())) == dirs
+    assert "sched:sched_switch" in dirs and "kmem:kmalloc" in dirs
+
+
+def test_tpoint_lists_the_tracepoints_and_shows_a_format(tmp_path):
+    out = run(f"echo '== l'; timeout 30 tpoint-perf -l; echo \"== status $?\"; echo '== dirs'; {EVENT_DIRS};"
+              f"echo '== v'; timeout 30 tpoint-perf -v kmem:kmalloc; echo '== format';"
+              f"cat {T}/events/kmem/kmalloc/format", tmp_path)
+    assert "== status 0" in out
+    assert sorted(section(out, "l")) == sorted(section(out, "dirs"))
+    assert section(out, "v") == section(out, "format") and "name: kmalloc" in section(out, "format")
+
+
+def test_tpoint_buffered_for_a_second_with_headers(tmp_path):
+    out = run(f"echo '== d'; timeout 30 tpoint-perf -H -d 1 sched:sched_switch; echo \"== status $?\"; {AFTER}",
+              tmp_path)
+    assert "== status 0" in out
+    lines = section(out, "d")
+    assert lines[0] == "Tracing sched:sched_switch for 1 seconds (buffered)..."
+    assert lines[1] == "# tracer: nop" and lines[-1] == "Ending tracing..."
+    records = [l for l in lines[2:-2] if not l.startswith("#")]
+    assert records and all(TPOINT_SWITCH.match(l) for l in records), records
+    written = re.search(r"^# entries-in-buffer/entries-written: (\d+)/(\d+) +#P:2$", "\n".join(lines), re.M)
+    assert written and int(written.group(1)) == int(written.group(2)) == len(records)
+    assert section(out, "after") == ["0", "none", "0"]
+
+
+def test_tpoint_with_a_filter(tmp_path):
+    out = run(f"echo '== d'; timeout 30 tpoint-perf -d 1 sched:sched_switch 'prev_pid == 0';"
+              f"echo \"== status $?\"; {AFTER}", tmp_path)
+    assert "== status 0" in out
+    records = [TPOINT_SWITCH.match(l) for l in section(out, "d")[1:-2]]
+    assert records and all(records) and {m.group(3) for m in records} == {"0"}
+    assert section(out, "after") == ["0", "none", "0"]
+
+
+def test_tpoint_streams_a_programs_events_until_interrupted(tmp_path):
+    # No background workload: the program's getuid() calls are the only ones. The program starts
+    # once tpoint's `cat trace_pipe` runs (tpoint has cleared the buffer by then); once its
+    # records are out, SIGINT (as Ctrl-C) ends tpoint, which cleans up after itself.
+    out = run("timeout 60 tpoint-perf syscalls:sys_enter_getuid > stream & tp=$!;"
+              "for i in $(seq 100); do pgrep -x cat -P $(pgrep -P $tp) >/dev/null && break; sleep 0.1; done;"
+              "tracefs-sim exec getuid-loop 5 >/dev/null;"
+              "for i in $(seq 100); do [ $(grep -c 'sys_getuid()' stream) -ge 5 ] && break; sleep 0.1; done;"
+              f"kill -INT $tp; wait $tp; echo \"== status $?\"; echo '== stream'; cat stream; {AFTER}",
+              tmp_path, "--workload", "none")
+    assert "== status 0" in out             # tpoint's own, on SIGINT: not timeout's 124
+    lines = section(out, "stream")
+    assert lines[0] == "Tracing syscalls:sys_enter_getuid. Ctrl-C to end." and lines[-1] == "Ending tracing..."
+    records = [TPOINT_GETUID.match(l) for l in lines[1:-2]]
+    assert len(records) == 5 and all(records) and len({m.group(1) for m in records}) == 1, lines
+    assert section(out, "after") == ["0", "none", "0"]
+
+
+def test_scripts_needing_what_the_simulator_lacks_stop_with_their_own_message(tmp_path):
+    out = run(f"echo '== funccount'; timeout 20 funccount-perf 'vfs_*' 2>&1; echo \"== status $?\";"
+              f"echo '== kprobe'; timeout 20 kprobe-perf p:do_sys_open 2>&1; echo \"== status $?\";"
+              f"echo '== stack'; timeout 20 tpoint-perf -s -d 1 sched:sched_switch 2>&1; echo \"== status $?\";"
+              f"echo '== block'; timeout 20 tpoint-perf block:block_rq_issue 2>&1; echo \"== status $?\";"
+              f"{AFTER}", tmp_path)
+    # their exit status 1, not timeout's 124
+    assert 'ERROR: enabling "vfs_*". Exiting.' in section(out, "funccount")
+    assert "ERROR: func do_sys_open not in /sys/kernel/debug/tracing/available_filter_functions." in \
+        section(out, "kprobe")
+    assert "ERROR: enabling stack traces (-s). Exiting" in section(out, "stack")
+    assert "ERROR: tracepoint block:block_rq_issue not found. Exiting" in section(out, "block")
+    assert out.count("== status 1\n") == 4
+    assert section(out, "after") == ["0", "none", "0"]    # nothing enabled, no lock left
