@@ -22,6 +22,8 @@ DEBUG_TRACING_DIR = DEBUGFS_DIR + "/tracing"
 
 # How Linux 6.1 lists tracefs in /proc/mounts.
 _TRACEFS_OPTIONS = "rw,nosuid,nodev,noexec,relatime"
+# The source name of the tmpfs standing in for debugfs at /sys/kernel/debug.
+_DEBUG_TMPFS_SOURCE = "tracefs-sim"
 
 
 class NamespaceError(Exception):
@@ -136,6 +138,10 @@ def mounts_view(mounts: str) -> str:
             if where not in (TRACING_DIR, DEBUG_TRACING_DIR):
                 continue
             fields = ["tracefs", where, "tracefs", _TRACEFS_OPTIONS, "0", "0"]
+        elif fields[:3] == [_DEBUG_TMPFS_SOURCE, DEBUGFS_DIR, "tmpfs"]:
+            # Listed as the debugfs it stands in for: trace-cmd mounts debugfs by itself when
+            # /proc/mounts has none, and that would bring in the host's real one.
+            fields = ["debugfs", where, "debugfs", _TRACEFS_OPTIONS, "0", "0"]
         shown.append(" ".join(fields) + "\n")
     return "".join(shown)
 
@@ -157,7 +163,7 @@ class Overlay:
         A fresh tmpfs goes over /sys/kernel/debug first: the host's debugfs (if mounted) would
         automount its real tracefs at tracing/, which must never be touched."""
         assert_private(self._host_ns)
-        sc.mount("tracefs-sim", DEBUGFS_DIR, "tmpfs", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC, "mode=0700")
+        sc.mount(_DEBUG_TMPFS_SOURCE, DEBUGFS_DIR, "tmpfs", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC, "mode=0700")
         self._mounted.append(DEBUGFS_DIR)
         os.mkdir(DEBUG_TRACING_DIR, 0o700)
         sc.mount(TRACING_DIR, DEBUG_TRACING_DIR, None, sc.MS_BIND)

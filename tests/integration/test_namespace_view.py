@@ -20,7 +20,7 @@ def test_mounts_view_shows_only_the_simulator_as_tracefs():
 sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0
 proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0
 tracefs /sys/kernel/tracing tracefs rw,nosuid,nodev,noexec,relatime 0 0
-tracefs-sim /sys/kernel/debug tmpfs rw,nosuid,nodev,noexec,relatime,mode=700 0 0
+debugfs /sys/kernel/debug debugfs rw,nosuid,nodev,noexec,relatime 0 0
 tracefs /sys/kernel/debug/tracing tracefs rw,nosuid,nodev,noexec,relatime 0 0
 """
 
