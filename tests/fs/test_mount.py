@@ -1,6 +1,7 @@
 """A real FUSE mount of the daemon over a fake machine, driven with the shell as users do.
 Every mount is unmounted in the fixture's finalizer, even when a test fails."""
 
+import fcntl
 import os
 import select
 import signal
@@ -83,14 +84,16 @@ def test_listing_and_modes(mount):
     assert modes["."] == "drwx------"
     assert modes["README"] == "-r--r-----" and modes["trace_pipe"] == "-r--r-----"
     assert modes["tracing_on"] == "-rw-r-----" and modes["per_cpu"] == "drwxr-x---"
+    assert modes["printk_formats"] == "-r--r-----"
     assert modes["free_buffer"] == "--w-------" and modes["trace_marker"] == "--w--w----"
     assert sorted(modes) == sorted([".", "..", "README", "available_events", "available_tracers", "buffer_size_kb",
                                     "buffer_total_size_kb", "current_tracer", "error_log", "events", "free_buffer",
-                                    "instances", "options", "per_cpu", "saved_cmdlines", "saved_cmdlines_size",
+                                    "instances", "options", "per_cpu", "printk_formats", "saved_cmdlines", "saved_cmdlines_size",
                                     "saved_tgids", "set_event", "set_event_notrace_pid", "set_event_pid", "trace",
                                     "trace_clock", "trace_marker", "trace_options", "trace_pipe", "tracing_on"])
     assert sh(mnt, "ls per_cpu").stdout.split() == ["cpu0", "cpu1"]
-    assert sh(mnt, "ls per_cpu/cpu1").stdout.split() == ["buffer_size_kb", "stats", "trace", "trace_pipe"]
+    assert sh(mnt, "ls per_cpu/cpu1").stdout.split() == ["buffer_size_kb", "stats", "trace", "trace_pipe",
+                                                          "trace_pipe_raw"]
     assert "sched_switch" in sh(mnt, "ls events/sched").stdout.split()
     assert sh(mnt, "ls events/sched/sched_switch").stdout.split() == ["enable", "filter", "format", "id", "trigger"]
 
@@ -182,3 +185,35 @@ def test_big_writes_and_readers_leaving_mid_read_leave_the_daemon_answering(tick
     assert lines[1] == "rc=1" and lines[2] == "0"
     assert int(lines[3]) > 10 and lines[4] == "1"
     assert daemon.poll() is None
+
+
+def test_trace_pipe_raw_honours_o_nonblock_set_after_open(ticking_mount):
+    """trace-cmd opens trace_pipe_raw blocking, then sets O_NONBLOCK with fcntl to flush what
+    is left: the read must see the flag (FUSE sends it, pyfuse3 does not pass it on)."""
+    mnt, _ = ticking_mount
+    raw = mnt / "per_cpu/cpu0/trace_pipe_raw"
+    fd = os.open(raw, os.O_RDONLY)
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+        start = time.monotonic()
+        with pytest.raises(BlockingIOError):
+            os.read(fd, 4096)
+        assert time.monotonic() - start < 1
+        (mnt / "events/sched/sched_switch/enable").write_text("1\n")
+        time.sleep(0.3)
+        (mnt / "tracing_on").write_text("0\n")
+        pages = b""
+        while True:
+            try:
+                page = os.read(fd, 4096)
+            except BlockingIOError:
+                break
+            assert len(page) == 4096
+            pages += page
+        assert pages and b"ticker" in pages
+    finally:
+        os.close(fd)
+    # Blocking again: a blocked read ends on a signal (timeout's SIGTERM).
+    result = sh(mnt, "timeout 0.5 dd if=per_cpu/cpu0/trace_pipe_raw bs=4096 count=1 status=none | wc -c;"
+                     " echo ${PIPESTATUS[0]}")
+    assert result.stdout.split() == ["0", "124"]

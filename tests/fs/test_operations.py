@@ -15,6 +15,8 @@ import trio
 from fakes import FakeMachine
 
 from tracefs_sim.fs import TracefsOperations, build_tree
+from tracefs_sim.trace.rb_page import decode_page
+from tracefs_sim.trace.records import ENTRY_HEADER
 from tracefs_sim.trace.system import TracingSystem
 
 CTX = SimpleNamespace(pid=os.getpid(), uid=0, gid=0, umask=0o022)
@@ -23,11 +25,12 @@ CTX = SimpleNamespace(pid=os.getpid(), uid=0, gid=0, umask=0o022)
 TOP_FILES = {
     "README": 0o440, "available_events": 0o440, "available_tracers": 0o440, "buffer_size_kb": 0o640,
     "buffer_total_size_kb": 0o440, "current_tracer": 0o640, "error_log": 0o640, "free_buffer": 0o200,
-    "saved_cmdlines": 0o440, "saved_cmdlines_size": 0o640, "saved_tgids": 0o440, "set_event": 0o640,
+    "printk_formats": 0o440, "saved_cmdlines": 0o440, "saved_cmdlines_size": 0o640, "saved_tgids": 0o440, "set_event": 0o640,
     "set_event_notrace_pid": 0o640, "set_event_pid": 0o640, "trace": 0o640, "trace_clock": 0o640,
     "trace_marker": 0o220, "trace_options": 0o640, "trace_pipe": 0o440, "tracing_on": 0o640,
 }
-CPU_FILES = {"buffer_size_kb": 0o640, "stats": 0o440, "trace": 0o640, "trace_pipe": 0o440}
+CPU_FILES = {"buffer_size_kb": 0o640, "stats": 0o440, "trace": 0o640, "trace_pipe": 0o440,
+             "trace_pipe_raw": 0o440}
 
 
 @pytest.fixture
@@ -123,7 +126,7 @@ def test_unknown_paths_are_enoent(setup):
     ops = setup.ops
     for path in ("nosuchfile", "snapshot", "trace_marker_raw", "options/annotate", "options/event-fork",
                  "events/sched/nosuch", "events/ftrace/enable", "events/sched/sched_switch/hist",
-                 "per_cpu/cpu0/snapshot", "per_cpu/cpu0/trace_pipe_raw"):
+                 "per_cpu/cpu0/snapshot", "per_cpu/cpu0/snapshot_raw"):
         parent, _, name = path.rpartition("/")
         parent_inode = lookup_path(ops, parent) if parent else pyfuse3.ROOT_INODE
         assert fuse_errno(ops.lookup, parent_inode, name.encode(), CTX) == errno.ENOENT, path
@@ -388,3 +391,42 @@ def test_ending_answers_blocked_and_new_pipe_reads_with_eof(setup):
     assert got["data"] == b""
     fresh = run(ops.open, lookup_path(ops, "per_cpu/cpu0/trace_pipe"), os.O_RDONLY, CTX)
     assert run(ops.read, fresh.fh, 0, 4096) == b""
+
+
+def test_trace_pipe_raw_blocks_until_a_page_and_never_ends_on_tracing_off(setup):
+    ops = setup.ops
+    ev = setup.system.registry.get("sched", "sched_switch")
+    write_file(ops, "events/sched/sched_switch/enable", b"1\n")
+    path = "per_cpu/cpu1/trace_pipe_raw"
+    nonblocking = run(ops.open, lookup_path(ops, path), os.O_RDONLY | os.O_NONBLOCK, CTX)
+    assert nonblocking.nonseekable and nonblocking.direct_io
+    assert fuse_errno(ops.read, nonblocking.fh, 0, 4096) == errno.EAGAIN
+    info = run(ops.open, lookup_path(ops, path), os.O_RDONLY, CTX)
+    got = {}
+
+    async def scenario():
+        async def reader():
+            got["data"] = await ops.read(info.fh, 0, 4096)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(reader)
+            await trio.sleep(0.1)
+            setup.ta.write_tracing_on(b"0\n")     # a wake-up with nothing to read: still blocked
+            await trio.sleep(0.1)
+            assert "data" not in got
+            setup.ta.write_tracing_on(b"1\n")
+            setup.machine.tracing.emit(1, ev.desc, 5_000, {"prev_pid": 7}, pid=7)
+            await trio.to_thread.run_sync(setup.system.drain.drain_once)
+
+    trio.run(scenario)
+    page = decode_page(got["data"])
+    assert [e.timestamp for e in page.events] == [5_000]
+    assert ENTRY_HEADER.unpack_from(page.events[0].payload, 0)[0] == ev.id
+    assert fuse_errno(ops.read, nonblocking.fh, 0, 4096) == errno.EAGAIN
+    run(ops.release, info.fh)
+    run(ops.release, nonblocking.fh)
+
+
+def test_printk_formats_lists_no_formats(setup):
+    # The emulated kernel has no trace_printk/tracepoint_string formats: Linux prints nothing.
+    assert read_file(setup.ops, "printk_formats") == b""

@@ -30,7 +30,10 @@ def sim():
             return system.registry.get(system_name, name)
 
         def switch(self, cpu, ts, pid=108, **values):
-            self.guest.emit(cpu, self.event("sched", "sched_switch").desc, ts, {**SWITCH, "prev_pid": pid, **values},
+            # prev_comm is the task's comm (cut as TASK_COMM_LEN does), as in a real switch
+            comm = next((t.comm for t in machine.live_tasks if t.pid == pid), SWITCH["prev_comm"])[:15]
+            self.guest.emit(cpu, self.event("sched", "sched_switch").desc, ts,
+                            {**SWITCH, "prev_pid": pid, "prev_comm": comm, **values},
                             pid=pid, flags=0x1, preempt=2)
 
         def drain(self):
@@ -63,12 +66,13 @@ def test_enable_flips_the_key_once_and_lines_look_like_linux(sim):
     assert sim.lines() == [
         "           sleep-108     [001] d..2.     1.721188: sched_switch: prev_comm=sleep prev_pid=108 prev_prio=120"
         " prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
-        "           <...>-4242    [000] d..2.     1.800000: sched_switch: prev_comm=sleep prev_pid=4242 prev_prio=120"
+        # a task the machine no longer lists: its comm is known from the switch that names it,
+        # as Linux saves both tasks' comms at every sched_switch
+        "           sleep-4242    [000] d..2.     1.800000: sched_switch: prev_comm=sleep prev_pid=4242 prev_prio=120"
         " prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
         "           sleep-108     [001] d..2.     1.922582: sched_switch: prev_comm=sleep prev_pid=108 prev_prio=120"
         " prev_state=Z ==> next_comm=swapper/1 next_pid=0 next_prio=120",
-        # a comm of 16+ chars is cut to 15, as TASK_COMM_LEN does
-        " f_sched_switch.-109     [001] d..2.     1.930519: sched_switch: prev_comm=sleep prev_pid=109 prev_prio=120"
+        " f_sched_switch.-109     [001] d..2.     1.930519: sched_switch: prev_comm=f_sched_switch. prev_pid=109 prev_prio=120"
         " prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120",
     ]
     sim.ta.events.write_enable(b"0\n", "sched", "sched_switch")
@@ -132,9 +136,10 @@ def test_filter_applies_before_keeping_and_bad_filters_replace(sim):
     assert "entries-in-buffer/entries-written: 1/1" in sim.ta.read_trace().decode()
     ev.write_filter(switch, b'prev_comm == "sleep"')
     sim.switch(0, 4_000_000, pid=5, prev_comm="bash")
-    sim.switch(0, 5_000_000, pid=109)
+    sim.switch(0, 5_000_000, pid=109, prev_comm="sleep")
     sim.drain()
-    assert [l.split()[0] for l in sim.lines()] == ["sleep-108", "f_sched_switch.-109"]
+    # 109's comm is the one its last switch named (Linux saves it at every switch)
+    assert [l.split()[0] for l in sim.lines()] == ["sleep-108", "sleep-109"]
     # a bad filter: EINVAL, the file shows the error, error_log the caret, the event unfiltered
     assert errno_of(ev.write_filter, switch, b"prev_pid ==\n") == errno.EINVAL
     assert ev.read_filter(switch) == (b"prev_pid ==\n           ^\nparse_error: Invalid value (did you forget quotes)?\n\n")
@@ -143,7 +148,7 @@ def test_filter_applies_before_keeping_and_bad_filters_replace(sim):
                         "  Command: prev_pid ==\n                       ^\n")
     sim.switch(0, 6_000_000, pid=5)
     sim.drain()
-    assert sim.lines()[-1].split()[0] == "<...>-5"
+    assert sim.lines()[-1].split()[0] == "sleep-5"      # the comm its switch named
     ev.write_filter(switch, b"0\n")
     assert ev.read_filter(switch) == b"none\n"
     sim.ta.error_log.clear()
@@ -568,3 +573,19 @@ def test_a_batch_failing_in_one_array_does_not_hold_up_the_others(sim, monkeypat
     assert sim.drain() == 1                           # foo's copy of the record is kept
     assert "slot 0: batch lost" in caplog.text
     assert len(sim.lines(foo)) == 1
+
+
+def test_a_switch_saves_the_comm_an_exec_gave_the_task(sim):
+    """The machine listed pid 108 as `sleep` when first seen; after an exec its switches name
+    the new comm, which Linux saves at every switch: later lines show it."""
+    sim.ta.events.write_enable(b"1\n", "sched", "sched_switch")
+    sim.switch(1, 1_000_000)
+    sim.drain()
+    sim.switch(1, 2_000_000, prev_comm="getuid-loop")
+    sim.drain()
+    assert [l.split()[0] for l in sim.lines()] == ["getuid-loop-108", "getuid-loop-108"]
+    assert b"108 getuid-loop\n" in sim.s.cmdlines.read_saved_cmdlines()
+    sim.ta.options.write_option("record-cmd", b"0\n")
+    sim.switch(1, 3_000_000, prev_comm="other")
+    sim.drain()
+    assert b"108 getuid-loop\n" in sim.s.cmdlines.read_saved_cmdlines()   # record-cmd off: not saved

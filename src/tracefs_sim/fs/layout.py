@@ -6,11 +6,12 @@ laid out by one function, for the top level and for every instance.
 from ..trace import readme
 from ..trace.events import EventRegistry
 from ..trace.instances import Instances
+from ..trace.raw_pipe import RawPageReader
 from ..trace.ring_buffer import entry_header_format, page_header_format
 from ..trace.trace_array import TraceArray
 from .process import comm_of
-from .tree import (MODE_MARKER, MODE_READ_ONLY, MODE_READ_WRITE, MODE_WRITE_ONLY, DirNode, PipeSource,
-                   Tree)
+from .tree import (MODE_MARKER, MODE_READ_ONLY, MODE_READ_WRITE, MODE_WRITE_ONLY, DirNode, PageSource,
+                   PipeSource, Tree)
 
 
 def _text(text: str):
@@ -45,6 +46,9 @@ def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instan
     add("saved_cmdlines", MODE_READ_ONLY, read=cmdlines.read_saved_cmdlines)
     add("saved_cmdlines_size", MODE_READ_WRITE, read=cmdlines.read_size, write=cmdlines.write_size)
     add("saved_tgids", MODE_READ_ONLY, read=cmdlines.read_saved_tgids)
+    # The emulated kernel has no trace_printk()/tracepoint_string() formats (no
+    # __trace_printk_fmt or __tracepoint_str section): Linux then lists nothing.
+    add("printk_formats", MODE_READ_ONLY, read=_text(""))
 
     if instances is not None:
         instances_dir = tree.mkdir(root, "instances")
@@ -117,6 +121,8 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
         # One wait queue for the whole buffer: a batch on any CPU wakes every pipe reader.
         add(cpu_dir, "trace_pipe", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe",
             pipe=PipeSource(lambda size, cpu=cpu: ta.consume(cpu, size), ta.buffer.waiters, lambda: ta.tracing_on))
+        add(cpu_dir, "trace_pipe_raw", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe_raw",
+            pages=PageSource(lambda cpu=cpu: RawPageReader(ta, cpu), ta.buffer.waiters))
 
     _add_events(tree, top, ta, events, add, note)
 

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import pyfuse3
 import trio
 
+from .process import opened_nonblocking
 from .signals import signal_pending
 from ..trace.ring_buffer import WaitQueue
-from .tree import DirNode, FileNode, Node, PipeSource, Tree
+from .tree import DirNode, FileNode, Node, PageSource, PipeSource, Tree
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,7 @@ class OpenFile:
     content: bytes | None = None
     open_token: object = None   # what node.opened() returned, for node.released()
     has_read: bool = False      # a pipe reader that got data ends when tracing is off
+    page_reader: object = None  # a trace_pipe_raw reader's own page and position
 
 
 class TracefsOperations(pyfuse3.Operations):
@@ -150,10 +152,12 @@ class TracefsOperations(pyfuse3.Operations):
         handle = OpenFile(node, ctx.pid, bool(flags & os.O_NONBLOCK))
         if node.opened is not None:
             handle.open_token = node.opened()
+        if node.pages is not None:
+            handle.page_reader = node.pages.open_reader()
         fh = self._next_fh
         self._next_fh += 1
         self._open_files[fh] = handle
-        is_pipe = node.pipe is not None
+        is_pipe = node.pipe is not None or node.pages is not None
         # direct_io: size-0 files must still be read to their end, and never from page cache.
         return pyfuse3.FileInfo(fh=fh, direct_io=True, keep_cache=False, nonseekable=is_pipe)
 
@@ -165,6 +169,15 @@ class TracefsOperations(pyfuse3.Operations):
             self._pipe_reads += 1
             try:
                 data = await self._read_pipe(handle, node.pipe, size)
+            finally:
+                self._pipe_reads -= 1
+            if not data and self._ending:
+                self._told_eof.add(fh)
+            return data
+        if node.pages is not None:
+            self._pipe_reads += 1
+            try:
+                data = await self._read_pages(handle, node.pages, size)
             finally:
                 self._pipe_reads -= 1
             if not data and self._ending:
@@ -188,10 +201,26 @@ class TracefsOperations(pyfuse3.Operations):
                 return data
             if handle.has_read and not pipe.recording():
                 return b""
-            if handle.nonblock:
+            if self._nonblocking(handle):
                 raise pyfuse3.FUSEError(errno.EAGAIN)
             await self._wait(pipe.waiters, handle.pid)
         return b""
+
+    async def _read_pages(self, handle: OpenFile, pages: PageSource, size: int) -> bytes:
+        """tracing_buffers_read: blocks while the CPU buffer is empty, whether tracing is on
+        or not (unlike trace_pipe, a raw reader never gets EOF from tracing off)."""
+        while not self._ending:
+            data = handle.page_reader.read(size)
+            if data is not None:
+                return data
+            if self._nonblocking(handle):
+                raise pyfuse3.FUSEError(errno.EAGAIN)
+            await self._wait(pages.waiters, handle.pid)
+        return b""
+
+    def _nonblocking(self, handle: OpenFile) -> bool:
+        """O_NONBLOCK as the file has it now: given at open, or set since with fcntl."""
+        return handle.nonblock or opened_nonblocking(handle.pid, handle.node.inode, self.tree.path_of(handle.node))
 
     async def _wait(self, waiters: WaitQueue, pid: int) -> None:
         """Return when the wait queue is woken, a signal-poll interval has passed or the daemon

@@ -84,13 +84,24 @@ class PipeSource:
     recording: Callable[[], bool]
 
 
+@dataclass(frozen=True)
+class PageSource:
+    """What a consuming read of binary pages (trace_pipe_raw) reads from: open_reader() gives
+    each open file its reader, whose read(count) returns bytes, or None while the buffer is
+    empty; waiters wake when data arrives."""
+
+    open_reader: Callable[[], object]
+    waiters: WaitQueue
+
+
 @dataclass(eq=False)
 class FileNode(Node):
     """A control file. read() builds the whole text; write(data) handles one write() call
     (OSError with Linux's errno rejects it; it may return how many bytes it took), or
     write_as(data, pid) when the writer's pid matters; truncate() runs on open with O_TRUNC;
     opened() runs on every open and its result goes to released(result) on close; a node
-    with `pipe` is a consuming read that blocks until data or a signal."""
+    with `pipe` (text) or `pages` (binary pages) is a consuming read that blocks until data
+    or a signal."""
 
     read: Callable[[], bytes] | None = None
     write: Callable[[bytes], int | None] | None = None
@@ -99,6 +110,7 @@ class FileNode(Node):
     opened: Callable[[], object] | None = None
     released: Callable[[object], None] | None = None
     pipe: PipeSource | None = None
+    pages: PageSource | None = None
 
     file_type = stat.S_IFREG
 
@@ -166,6 +178,14 @@ class Tree:
                 return None
             node = node.children[part]
         return node
+
+    def path_of(self, node: Node) -> str:
+        """The '/'-separated path of a node from the root ("" for the root)."""
+        parts = []
+        while node is not self.root:
+            parts.append(node.name)
+            node = self._parents[node.inode]
+        return "/".join(reversed(parts))
 
     def parent_of(self, node: Node) -> DirNode:
         """The directory holding node; the root is its own parent inside the mount."""

@@ -104,6 +104,8 @@ class Drain:
                 file = files.get(event_type)
                 if file is None or not file.enabled or not keeps_pid(pid):
                     continue
+                if file.event.system == "sched" and file.event.name == "sched_switch":
+                    self._learn_from_switch(file.event.decoder.decode(payload), record_cmd)
                 comm, tgid = task_cache.get(pid, _UNKNOWN_TASK)
                 event_filter = file.filter
                 if isinstance(event_filter, EventFilter):
@@ -132,6 +134,18 @@ class Drain:
             log.warning("slot %d cpu %d: %d events shorter than their header skipped",
                         array.slot, cpu, events - len(records))
         return records
+
+    def _learn_from_switch(self, fields: dict, record_cmd: bool) -> None:
+        """A sched_switch names both tasks' comms as they were then: what Linux saves at every
+        switch (tracing_record_taskinfo_sched_switch). It also catches a comm an exec changed
+        after the task was first seen, and a task gone before the batch."""
+        for comm, pid in ((fields["prev_comm"], fields["prev_pid"]), (fields["next_comm"], fields["next_pid"])):
+            if pid > 0 and comm:
+                cached = self._task_cache.get(pid, _UNKNOWN_TASK)
+                if cached[0] != comm:
+                    self._task_cache[pid] = (comm, cached[1])
+                    if record_cmd:
+                        self._cmdlines.save(pid, comm)
 
     def _learn_tasks(self, pids: Iterable[int]) -> None:
         """Ask the machine about pids never seen (one query per batch at most)."""
