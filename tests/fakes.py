@@ -242,6 +242,7 @@ class FakeGuestTracing:
         self._next_seq: dict[tuple[int, int], int] = {}
         self._lost: dict[tuple[int, int], int] = {}
         self._pending = False
+        self.saved: dict[int, str] = {}   # what the guest's saved cmdlines would hold
 
     def set_event_id(self, event, event_id: int) -> None:
         self.ids[(event.system, event.name)] = event_id
@@ -304,6 +305,9 @@ class FakeGuestTracing:
     def wait_for_data(self, timeout: float) -> bool:
         with self._cond:
             return self._cond.wait_for(lambda: self._pending, timeout)
+
+    def saved_comms(self) -> dict[int, str]:
+        return dict(self.saved)
 
 
 @dataclass(frozen=True)

@@ -589,3 +589,17 @@ def test_a_switch_saves_the_comm_an_exec_gave_the_task(sim):
     sim.switch(1, 3_000_000, prev_comm="other")
     sim.drain()
     assert b"108 getuid-loop\n" in sim.s.cmdlines.read_saved_cmdlines()   # record-cmd off: not saved
+
+
+def test_a_task_gone_before_the_drain_is_named_from_the_guests_saved_cmdlines(sim):
+    """Pid 4343 exited before its records were drained, so the machine no longer lists it:
+    the guest's saved cmdlines (filled at switch time, as Linux's) still name it; a pid in
+    neither stays <...>."""
+    sim.ta.events.write_enable(b"1\n", "sched", "sched_wakeup")
+    wakeup = sim.event("sched", "sched_wakeup").desc
+    values = dict(comm="sleep", pid=108, prio=120, target_cpu=1)
+    sim.guest.saved = {4343: "getuid-loop"}
+    sim.guest.emit(0, wakeup, 1000, values, pid=4343, flags=0x1, preempt=2)
+    sim.guest.emit(0, wakeup, 2000, values, pid=4444, flags=0x1, preempt=2)
+    sim.drain()
+    assert [l.split()[0] for l in sim.lines()] == ["getuid-loop-4343", "<...>-4444"]

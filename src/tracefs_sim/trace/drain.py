@@ -154,6 +154,10 @@ class Drain:
             return
         for task in self._tasks():
             self._task_cache[task.pid] = (task.comm.encode(errors="replace"), task.tgid)
-        for pid in unknown:
-            # A task gone before the batch: its comm stays unknown (<...>), asked no more.
-            self._task_cache.setdefault(pid, (b"", 0))
+        gone = unknown - self._task_cache.keys()
+        if gone:
+            # Exited before the batch: the guest's saved cmdlines, filled at switch time as
+            # Linux's are, may still name it; otherwise it stays unknown (<...>), asked no more.
+            saved = self._guest.saved_comms()
+            for pid in gone:
+                self._task_cache[pid] = (saved.get(pid, "").encode(errors="replace"), 0)
