@@ -8,25 +8,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tracefs_sim.machine import EventDesc, FieldDesc
+
 FORMATS_FILE = Path(__file__).parent / "data" / "linux-6.1-formats.txt"
-
-
-@dataclass(frozen=True)
-class FieldDesc:
-    type: str
-    name: str
-    offset: int
-    size: int
-    is_signed: bool
-
-
-@dataclass(frozen=True)
-class EventDesc:
-    system: str
-    name: str
-    fields: tuple[FieldDesc, ...]
-    print_fmt: str
-    key_addr: int = 0
 
 
 _FIELD = re.compile(r"\tfield:(.*);\toffset:(\d+);\tsize:(\d+);\tsigned:(\d);$")
@@ -67,7 +51,7 @@ def event_desc_from_format(system: str, text: str) -> EventDesc:
         if match:
             fields.append(_parse_field(match.group(1), int(match.group(2)), int(match.group(3)),
                                        match.group(4) == "1"))
-    return EventDesc(system, name, tuple(fields), print_fmt)
+    return EventDesc(system, name, tuple(fields), print_fmt, key_addr=0)
 
 
 def real_event_descs() -> list[EventDesc]:

@@ -47,7 +47,7 @@ def test_systems_and_events_are_listed_sorted():
 
 
 def test_duplicate_event_is_refused():
-    desc = EventDesc("s", "e", (), '""')
+    desc = EventDesc("s", "e", (), '""', key_addr=0)
     with pytest.raises(ValueError):
         EventRegistry([desc, desc])
 
@@ -58,7 +58,7 @@ def test_array_field_spellings():
     fields = (FieldDesc("char[16]", "comm", 8, 16, True),
               FieldDesc("__data_loc char[]", "filename", 24, 4, True),
               FieldDesc("char[]", "buf", 28, 0, True))
-    text = EventRegistry([EventDesc("s", "e", fields, '"%s"')]).get("s", "e").format_text()
+    text = EventRegistry([EventDesc("s", "e", fields, '"%s"', key_addr=0)]).get("s", "e").format_text()
     assert "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:1;\n" in text
     assert "\tfield:__data_loc char[] filename;\toffset:24;\tsize:4;\tsigned:1;\n" in text
     assert "\tfield:char buf[];\toffset:28;\tsize:0;\tsigned:1;\n" in text

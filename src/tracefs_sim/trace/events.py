@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
+from .fields import FieldLike
 from .print_fmt import compile_print_fmt
 from .records import RecordDecoder
 
@@ -16,12 +17,6 @@ from .records import RecordDecoder
 FIRST_EVENT_ID = 20
 
 
-class FieldLike(Protocol):
-    type: str
-    name: str
-    offset: int
-    size: int
-    is_signed: bool
 
 
 class EventLike(Protocol):

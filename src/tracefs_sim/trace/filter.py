@@ -41,7 +41,9 @@ from __future__ import annotations
 
 import errno
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Callable, Mapping, Sequence
+
+from .fields import FieldLike
 
 __all__ = [
     "NO_FILTER_TEXT",
@@ -106,14 +108,6 @@ _OPS = (b"~", b"!=", b"==", b"<=", b"<", b">=", b">", b"&")
 _GLOB, _NE, _EQ, _LE, _LT, _GE, _GT, _BAND = _OPS
 
 
-class FieldLike(Protocol):
-    """A field line of a ``format`` file (machine.FieldDesc has this shape)."""
-
-    type: str
-    name: str
-    offset: int
-    size: int
-    is_signed: bool
 
 
 # Field kinds (filter_assign_type() plus the generic fields).

@@ -25,19 +25,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Callable, Mapping, Sequence
+
+from .fields import FieldLike
 
 __all__ = ["FieldLike", "PrintFmt", "PrintFmtError", "Symbolizer", "PointerHash", "compile_print_fmt"]
 
 
-class FieldLike(Protocol):
-    """A field line of a ``format`` file (machine.FieldDesc has this shape)."""
-
-    type: str
-    name: str
-    offset: int
-    size: int
-    is_signed: bool
 
 
 class PrintFmtError(ValueError):

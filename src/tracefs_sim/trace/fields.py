@@ -1,0 +1,14 @@
+"""The shape of an event field as the trace core sees it: one field line of a ``format`` file.
+
+machine.FieldDesc has this shape; the trace core depends only on it, not on the machine."""
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class FieldLike(Protocol):
+    type: str       # Linux's internal form: "char[16]" for arrays, "__data_loc char[]" for strings
+    name: str
+    offset: int
+    size: int
+    is_signed: bool
