@@ -137,3 +137,11 @@ def blocked_in_read(pid: int) -> bool:
             return sleeping and f.read().split()[0] == str(_SYS_READ)
     except (FileNotFoundError, ProcessLookupError, IndexError):
         return False
+
+
+def section(output: str, title: str) -> list[str]:
+    """The lines after `== title` up to the next `== ` line, in a script's output."""
+    lines = output.splitlines()
+    start = lines.index(f"== {title}") + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("== ")), len(lines))
+    return lines[start:end]

@@ -7,7 +7,7 @@ import re
 import shutil
 
 import pytest
-from simtest import tracefs_sim
+from simtest import section, tracefs_sim
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -33,14 +33,6 @@ def run(script: str, tmp_path, timeout: float = 150) -> str:
     result = tracefs_sim("run", "-c", script, timeout=timeout, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
-
-
-def section(output: str, title: str) -> list[str]:
-    """The lines after `== title` up to the next `== ` line."""
-    lines = output.splitlines()
-    start = lines.index(f"== {title}") + 1
-    end = next((i for i in range(start, len(lines)) if lines[i].startswith("== ")), len(lines))
-    return lines[start:end]
 
 
 def test_list_shows_the_simulators_events_tracers_and_options(tmp_path):
