@@ -205,7 +205,10 @@ struct percpu {
 	u64 trace_clock_step;		/* host: ns a traced event's instructions take at least */
 	u32 trace_pending;		/* trace data committed since the last doorbell */
 	u32 trace_taskinfo_save;	/* an event was committed since comms were last saved */
-	char scratch[512] __aligned(64);	/* the trace record being filled (irqs off) */
+	/* the record reserved in place, from reserve to commit (irqs off) */
+	u32 trace_slot;			/* the slot whose ring holds it */
+	u32 trace_slots_left;		/* further slots that get a copy at commit */
+	u64 trace_ts;			/* its time stamp */
 } __aligned(4096);
 
 _Static_assert(offsetof(struct percpu, preempt_count) == PERCPU_PREEMPT_COUNT, "percpu layout");

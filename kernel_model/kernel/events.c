@@ -72,16 +72,6 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 	ent->pid = current ? current->pid : 0;
 }
 
-/* The per-CPU record being filled; interrupts are off until it is committed. */
-notrace void *trace_event_buffer_reserve(size_t len)
-{
-	struct percpu *pc = this_cpu();
-
-	if (len > sizeof(pc->scratch))
-		return NULL;
-	return pc->scratch;
-}
-
 #define __field(t, n)
 #define __array(t, n, l)
 #define __string(n, src) __dyn_size += strlen(src) + 1;
@@ -102,11 +92,11 @@ notrace void *trace_event_buffer_reserve(size_t len)
 			return; \
 		tstruct \
 		irqflags = arch_local_irq_save(); \
-		__entry = trace_event_buffer_reserve(sizeof(*__entry) + __dyn_size); \
+		__entry = trace_event_buffer_reserve(file, sizeof(*__entry) + __dyn_size); \
 		if (__entry) { \
 			tracing_generic_entry_update(&__entry->ent, file, irqflags); \
 			{ assign } \
-			trace_event_commit(file, __entry, sizeof(*__entry) + __dyn_size); \
+			trace_event_commit(__entry, sizeof(*__entry) + __dyn_size); \
 		} \
 		arch_local_irq_restore(irqflags); \
 	}

@@ -19,23 +19,23 @@ struct buffer_data_page trace_pages[TRACE_SLOTS][NR_CPUS][TRACE_RING_PAGES] __al
  */
 static notrace u64 trace_clock_local(struct percpu *pc)
 {
-	u64 now = READ_ONCE(pc->h.now_ns), next = pc->trace_clock_last + READ_ONCE(pc->trace_clock_step);
+	u64 now = READ_ONCE(pc->h.now_ns), last = pc->trace_clock_last;
+	/* no floor before the first read; masks, not branches (see rb_reserve_fast) */
+	u64 next = (last + READ_ONCE(pc->trace_clock_step)) & -(u64)(last != 0);
 
-	if (now < next && pc->trace_clock_last)
-		now = next;
+	now += (next - now) & -(u64)(now < next);
 	pc->trace_clock_last = now;
 	return now;
 }
 
-/* rb_calculate_event_length() */
-static notrace u32 rb_event_length(u32 len)
+/* rb_calculate_event_length(), with masks for branches (see rb_reserve_fast) */
+static __always_inline u32 rb_event_length(u32 len)
 {
-	u32 n = len ? len : 1;
+	u32 n = len + (len == 0);
 
-	if (n > 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX)
-		n += 4;
+	n += 4 * (n > 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX);
 	n = (n + 4 + 3) & ~3U;
-	return n == 12 ? 16 : n;
+	return n + 4 * (n == 12);
 }
 
 /* rb_reset_tail(): pad the rest of a page the writer leaves. */
@@ -63,7 +63,7 @@ static __always_inline struct buffer_data_page *rb_page(int slot, int cpu, u64 s
 }
 
 /* Records are mostly whole quadwords: copy by 8 (each rep iteration costs an
- * emulated instruction), then the rest. */
+ * emulated block), then the rest. */
 static __always_inline void rb_copy(void *dst, const void *src, u32 len)
 {
 	u64 q = len / 8, b = len % 8;
@@ -98,7 +98,13 @@ static notrace bool rb_move_tail(struct trace_ring *r, int slot, int cpu)
 	return true;
 }
 
-static notrace void rb_write(int slot, int cpu, u64 ts, const void *rec, u32 len)
+/*
+ * rb_reserve_next_event(): room for a len-byte record on this (slot, cpu)
+ * ring at time ts, its header written; NULL when the ring is full (the event
+ * is counted lost).  The record's bytes are the caller's to fill before
+ * rb_commit(); the host sees none of them until then.
+ */
+static noinline notrace void *rb_reserve(int slot, int cpu, u64 ts, u32 len)
 {
 	struct trace_ring *r = &trace_control.rings[slot][cpu];
 	struct buffer_data_page *page;
@@ -106,40 +112,40 @@ static notrace void rb_write(int slot, int cpu, u64 ts, const void *rec, u32 len
 	u64 delta = 0;
 	bool extend = false;
 
-	if (r->reset_req != r->reset_done) {
+	if (unlikely(r->reset_req != r->reset_done)) {
 		/* the host dropped everything up to the current page (echo > trace) */
 		r->reset_done = r->reset_req;
 		r->lost = 0;
 		r->closed = 1;
 	}
-	if (r->closed) {
+	if (unlikely(r->closed)) {
 		if (!rb_move_tail(r, slot, cpu)) {
 			r->lost++;
-			return;
+			return NULL;
 		}
 	}
 	tail = r->tail;
-	if (tail) {
+	if (likely(tail)) {
 		delta = ts - r->write_stamp;
 		extend = delta >= (1UL << TS_SHIFT);
 	}
-	if (tail + length + (extend ? 8 : 0) > BUF_PAGE_SIZE) {
+	if (unlikely(tail + length + (extend ? 8 : 0) > BUF_PAGE_SIZE)) {
 		rb_reset_tail(rb_page(slot, cpu, r->seq), tail);
 		r->closed = 1;
 		trace_doorbell();	/* a page filled: the host may drain it */
 		if (!rb_move_tail(r, slot, cpu)) {
 			r->lost++;
-			return;
+			return NULL;
 		}
 		tail = 0;
 		extend = false;
 		delta = 0;
 	}
 	page = rb_page(slot, cpu, r->seq);
-	if (!tail)
+	if (unlikely(!tail))
 		page->time_stamp = ts;
 	ev = (u32 *)&page->data[tail];
-	if (extend) {
+	if (unlikely(extend)) {
 		/* rb_add_timestamp: a "delta" this large means the clock went backwards */
 		u64 d = delta > (1UL << 59) ? 0 : delta;
 
@@ -149,46 +155,113 @@ static notrace void rb_write(int slot, int cpu, u64 ts, const void *rec, u32 len
 		tail += 8;
 		delta = 0;
 	}
-	if (length <= 4 + 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
-		ev[0] = (length - 4) / 4 | (u32)delta << 5;
-		rb_copy(ev + 1, rec, len);
-		memset((u8 *)(ev + 1) + len, 0, length - 4 - len);
-	} else {
-		ev[0] = (u32)delta << 5;
-		ev[1] = length - 4;
-		rb_copy(ev + 2, rec, len);
-		memset((u8 *)(ev + 2) + len, 0, length - 8 - len);
-	}
+	/* the event ends with its record padded to 4 bytes, the pad zero (not the
+	 * page's earlier contents: PageWriter's bytes); fewer than 4 bytes of pad,
+	 * or 4 for the 12-byte minimum, so zero the last word before the record is
+	 * written over its head */
+	ev[length / 4 - 1] = 0;
 	r->tail = tail + length;
 	r->write_stamp = ts;
-	barrier();
-	page->commit = r->tail;
+	if (likely(length <= 4 + 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX)) {
+		ev[0] = (length - 4) / 4 | (u32)delta << 5;
+		return ev + 1;
+	}
+	ev[0] = (u32)delta << 5;
+	ev[1] = length - 4;
+	return ev + 2;
 }
 
 /*
- * Write one record (common header already filled, common_type aside) into
- * every slot that has the event enabled and is recording, on this cpu.
- * Interrupts are off throughout: no writer nests on this cpu's rings.
+ * The common case of rb_reserve() without a branch per condition (each
+ * branch ends an emulated block, the unit the emulator's time goes by): the
+ * page has events already, the record fits with a small delta and a one-word
+ * header.  NULL: take rb_reserve().
  */
-notrace void trace_event_commit(const struct trace_event_file *file, const void *rec, u32 len)
+static __always_inline void *rb_reserve_fast(int slot, int cpu, u64 ts, u32 len)
 {
-	unsigned long flags = arch_local_irq_save();
+	struct trace_ring *r = &trace_control.rings[slot][cpu];
+	u32 length = rb_event_length(len), tail = r->tail, *ev;
+	u64 delta = ts - r->write_stamp;
+
+	if (unlikely((r->reset_req != r->reset_done) | r->closed | !tail | (delta >= (1UL << TS_SHIFT)) |
+		     (tail + length > BUF_PAGE_SIZE) | (length > 4 + 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX)))
+		return NULL;
+	ev = (u32 *)&rb_page(slot, cpu, r->seq)->data[tail];
+	ev[length / 4 - 1] = 0;		/* the pad, as in rb_reserve() */
+	ev[0] = (length - 4) / 4 | (u32)delta << 5;
+	r->tail = tail + length;
+	r->write_stamp = ts;
+	return ev + 1;
+}
+
+/* rb_commit(): publish the reserved record (the host reads up to commit). */
+static __always_inline void rb_commit(int slot, int cpu)
+{
+	struct trace_ring *r = &trace_control.rings[slot][cpu];
+
+	barrier();
+	rb_page(slot, cpu, r->seq)->commit = r->tail;
+}
+
+/*
+ * trace_event_buffer_lock_reserve() for the event's first recording slot on
+ * this cpu: the record is filled in place in that ring, as Linux's fast path
+ * does (no copy).  A slot whose ring is full counts the event lost and the
+ * next slot is tried.  NULL: no slot records the event.  Interrupts must be
+ * off until trace_event_commit(): no writer nests on this cpu's rings.
+ */
+notrace void *trace_event_buffer_reserve(const struct trace_event_file *file, u32 len)
+{
 	struct percpu *pc = this_cpu();
 	int cpu = pc->h.cpu;
 	u32 slots = READ_ONCE(file->slots) & trace_control.recording;
 	u64 ts;
+	void *rec;
 
-	if (!slots || len > BUF_MAX_DATA_SIZE)
-		goto out;
+	if (unlikely(!slots | (len > BUF_MAX_DATA_SIZE)))
+		return NULL;
 	ts = trace_clock_local(pc);
 	pc->trace_pending = 1;
 	pc->trace_taskinfo_save = 1;
 	do {
-		rb_write(__builtin_ctz(slots), cpu, ts, rec, len);
+		int slot = __builtin_ctz(slots);
+
 		slots &= slots - 1;
+		rec = rb_reserve_fast(slot, cpu, ts, len);
+		if (unlikely(!rec))
+			rec = rb_reserve(slot, cpu, ts, len);
+		if (likely(rec)) {
+			pc->trace_slot = slot;
+			pc->trace_slots_left = slots;
+			pc->trace_ts = ts;
+			return rec;
+		}
 	} while (slots);
-out:
-	arch_local_irq_restore(flags);
+	return NULL;
+}
+
+/*
+ * Publish the record trace_event_buffer_reserve() returned, and write a copy
+ * into every further slot that records the event (each trace instance's own
+ * buffer, as Linux's per-instance probes do).
+ */
+notrace void trace_event_commit(const void *rec, u32 len)
+{
+	struct percpu *pc = this_cpu();
+	int cpu = pc->h.cpu;
+	u32 slots = pc->trace_slots_left;
+
+	rb_commit(pc->trace_slot, cpu);
+	while (unlikely(slots)) {
+		int slot = __builtin_ctz(slots);
+		void *copy = rb_reserve(slot, cpu, pc->trace_ts, len);
+
+		slots &= slots - 1;
+		if (copy) {
+			rb_copy(copy, rec, len);
+			rb_commit(slot, cpu);
+		}
+	}
 }
 
 /* From the tick: tell the host once that this cpu committed data since. */

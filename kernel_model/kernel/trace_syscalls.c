@@ -34,27 +34,28 @@ notrace void ftrace_syscall_enter(struct pt_regs *regs, long id)
 	const struct trace_event_file *file;
 	struct syscall_trace_enter *rec;
 	unsigned long irqflags;
-	unsigned int i;
+	unsigned int i, nargs;
 
 	if ((unsigned long)id >= NR_syscalls)
 		return;
 	file = &syscall_enter_files[id];
 	if (!READ_ONCE(file->slots))
 		return;
+	nargs = file->nargs;
 	preempt_disable();	/* guard(preempt_notrace) of the syscall probes */
 	irqflags = arch_local_irq_save();
-	rec = trace_event_buffer_reserve(sizeof(*rec));
-	tracing_generic_entry_update(&rec->ent, file, irqflags);
-	rec->nr = id;
-	{
+	rec = trace_event_buffer_reserve(file, offsetof(struct syscall_trace_enter, args) +
+					 sizeof(unsigned long) * nargs);
+	if (rec) {
 		/* syscall_get_arguments() */
 		const unsigned long args[6] = { regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9 };
 
-		for (i = 0; i < file->nargs; i++)
+		tracing_generic_entry_update(&rec->ent, file, irqflags);
+		rec->nr = id;
+		for (i = 0; i < nargs; i++)
 			rec->args[i] = args[i];
+		trace_event_commit(rec, offsetof(struct syscall_trace_enter, args) + sizeof(unsigned long) * nargs);
 	}
-	trace_event_commit(file, rec, offsetof(struct syscall_trace_enter, args) +
-			   sizeof(unsigned long) * file->nargs);
 	arch_local_irq_restore(irqflags);
 	preempt_enable_no_resched();
 }
@@ -74,11 +75,13 @@ notrace void ftrace_syscall_exit(struct pt_regs *regs, long ret)
 		return;
 	preempt_disable();
 	irqflags = arch_local_irq_save();
-	rec = trace_event_buffer_reserve(sizeof(*rec));
-	tracing_generic_entry_update(&rec->ent, file, irqflags);
-	rec->nr = id;
-	rec->ret = ret;
-	trace_event_commit(file, rec, sizeof(*rec));
+	rec = trace_event_buffer_reserve(file, sizeof(*rec));
+	if (rec) {
+		tracing_generic_entry_update(&rec->ent, file, irqflags);
+		rec->nr = id;
+		rec->ret = ret;
+		trace_event_commit(rec, sizeof(*rec));
+	}
 	arch_local_irq_restore(irqflags);
 	preempt_enable_no_resched();
 }

@@ -289,6 +289,30 @@ def test_two_slots_each_get_the_records(make_machine, image):
     assert records(drain_all(m.tracing, 2)) == []
 
 
+def test_full_first_slot_does_not_starve_the_next(make_machine, image):
+    # the record is filled in place in the first slot with room; a full ring
+    # before it counts the event lost there and the next slot still gets it
+    m = make_machine(cpus=1)
+    getuid = events_by_name(image)["sys_enter_getuid"]
+    setup_ids(m)
+    for slot in (0, 1):
+        m.tracing.enable_event(getuid, slot, True)
+    m.tracing.set_recording(0, True)
+    run(m, ["getuid-loop", "3000"])  # fills slot 0's ring, never drained
+    settle(m)
+    m.tracing.set_recording(1, True)
+    run(m, ["getuid-loop", "7"])
+    settle(m)
+    assert len(records(drain_all(m.tracing, 1))) == 7
+    pages = drain_all(m.tracing, 0)
+    first = len(records(pages))
+    assert 0 < first < 3000
+    run(m, ["getuid-loop", "1"])
+    settle(m)
+    later = drain_all(m.tracing, 0)
+    assert first + sum(p.lost for p in later.values()) + len(records(later)) == 3008
+
+
 def test_reset_forgets_undrained(make_machine, image):
     m = make_machine(cpus=1)
     setup_ids(m)

@@ -71,6 +71,7 @@ _Static_assert(offsetof(struct trace_control, rings) == 8, "trace_control layout
 _Static_assert(sizeof(struct trace_event_file) == 8, "trace_event_file layout");
 _Static_assert(sizeof(struct buffer_data_page) == 4096, "buffer_data_page layout");
 
-void trace_event_commit(const struct trace_event_file *file, const void *rec, u32 len);
+void *trace_event_buffer_reserve(const struct trace_event_file *file, u32 len);
+void trace_event_commit(const void *rec, u32 len);
 void trace_ring_tick(void);
 #endif

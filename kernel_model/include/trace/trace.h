@@ -77,7 +77,6 @@ extern struct static_key trace_cmdline_key;
 /* callers hold sched_lock, which serializes the table */
 void tracing_record_taskinfo_sched_switch(struct task_struct *prev, struct task_struct *next);
 
-void *trace_event_buffer_reserve(size_t len);
 void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_event_file *file,
 				  unsigned long irqflags);
 
