@@ -39,6 +39,13 @@ def test_echo_and_true(machine, run_program):
     assert run_program(machine, ["/bin/true"]) == (0, b"")
 
 
+def test_argv_of_every_length_survives_exec(machine, run_program):
+    # argv is packed with memcpy at every offset and length mod 8: catches a
+    # wrong quadword bulk or byte tail in the kernel's memcpy
+    args = [bytes(range(65 + n % 26, 65 + n % 26 + n)).decode() for n in range(1, 20)]
+    assert run_program(machine, ["echo", *args]) == (0, " ".join(args).encode() + b"\n")
+
+
 def test_dd_read_write_loop(machine, run_program):
     status, out = run_program(machine, ["dd", "if=/dev/zero", "of=/dev/null", "bs=4096", "count=8"])
     assert status == 0
