@@ -67,7 +67,7 @@ def _run(machine, mountpoint: str, ready_fd: int | None) -> None:
             realtime_at_boot_ns = 0   # a seeded run must not depend on the wall clock
         tracing = TracingSystem(machine, realtime_at_boot_ns=realtime_at_boot_ns)
         tree = build_tree(tracing.top, tracing.registry, tracing.instances)
-        operations = TracefsOperations(tree)
+        operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once if tracing.drain else None)
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the
         # mount that look would wait for this very process to answer FUSE's INIT.
         socket_path = control.socket_path_for(mountpoint)

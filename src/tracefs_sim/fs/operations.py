@@ -6,6 +6,7 @@ import errno
 import functools
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyfuse3
@@ -52,12 +53,17 @@ class OpenFile:
     open_token: object = None   # what node.opened() returned, for node.released()
     has_read: bool = False      # a pipe reader that got data ends when tracing is off
     page_reader: object = None  # a trace_pipe_raw reader's own page and position
+    released: bool = False      # node.released() has run (at the first flush, or release)
 
 
 class TracefsOperations(pyfuse3.Operations):
-    def __init__(self, tree: Tree):
+    def __init__(self, tree: Tree, catch_up: Callable[[], object] | None = None):
+        """catch_up(): moves what the guest has recorded so far into the buffers (run in a
+        worker thread before a read, so a read after an event sees it, as on Linux where the
+        writer puts it in the buffer itself)."""
         super().__init__()
         self.tree = tree
+        self._catch_up = catch_up
         self._open_files: dict[int, OpenFile] = {}
         self._next_fh = 1
         self._waits: set[trio.CancelScope] = set()
@@ -165,6 +171,9 @@ class TracefsOperations(pyfuse3.Operations):
     async def read(self, fh, off, size):
         handle = self._open_files[fh]
         node = handle.node
+        consuming = node.pipe is not None or node.pages is not None
+        if self._catch_up is not None and (consuming or off == 0 or handle.content is None):
+            await self._caught_up()
         if node.pipe is not None:
             self._pipe_reads += 1
             try:
@@ -190,6 +199,13 @@ class TracefsOperations(pyfuse3.Operations):
         if off == 0 or handle.content is None:
             handle.content = node.read()
         return handle.content[off:off + size]
+
+    async def _caught_up(self) -> None:
+        try:
+            await trio.to_thread.run_sync(self._catch_up)
+        except Exception:
+            # The drain loop retries; the read serves what the buffers hold.
+            log.exception("catching up with the guest failed")
 
     async def _read_pipe(self, handle: OpenFile, pipe: PipeSource, size: int) -> bytes:
         """A consuming read: blocks while the buffer is empty (tracing_wait_pipe); once a
@@ -267,11 +283,23 @@ class TracefsOperations(pyfuse3.Operations):
     async def release(self, fh):
         handle = self._open_files.pop(fh, None)
         self._told_eof.discard(fh)
-        if handle is not None and handle.node.released is not None:
-            handle.node.released(handle.open_token)
+        if handle is not None:
+            self._undo_open(handle)
 
     async def flush(self, fh):
-        pass
+        # FUSE sends RELEASE after close() has returned, but FLUSH before: undoing what open
+        # did (a `trace` reader's pause of tracing) here makes it done when close() returns, as
+        # on Linux, so the next command sees tracing on again. (A dup()ed descriptor's first
+        # close ends it early; Linux waits for the last.)
+        handle = self._open_files.get(fh)
+        if handle is not None:
+            self._undo_open(handle)
+
+    @staticmethod
+    def _undo_open(handle: OpenFile) -> None:
+        if handle.node.released is not None and not handle.released:
+            handle.released = True
+            handle.node.released(handle.open_token)
 
     async def forget(self, inode_list):
         pass   # inodes live as long as the mount

@@ -7,6 +7,7 @@ kept; its task's comm is saved. Readers are woken once per batch.
 """
 
 import logging
+import threading
 from collections.abc import Callable, Iterable
 
 from .cmdlines import SavedCmdlines
@@ -35,9 +36,15 @@ class Drain:
         # slot -> the array's guest_resets when last drained (and the array, for a reused slot)
         self._resets: dict[int, tuple[TraceArray, int]] = {}
         self._task_cache: dict[int, tuple[bytes, int]] = {}
+        # The daemon's drain loop and readers catching up (catch_up) drain from two threads.
+        self._lock = threading.Lock()
 
     def drain_once(self) -> int:
         """One batch from every trace array's slot; returns the records kept."""
+        with self._lock:
+            return self._drain_all()
+
+    def _drain_all(self) -> int:
         total = 0
         for array in list(self._arrays()):
             try:
