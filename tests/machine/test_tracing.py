@@ -256,6 +256,9 @@ def test_draining_while_the_guest_writes(make_machine, image):
         try:
             while not stop.is_set():
                 take()
+                # As the daemon does: a reader spinning on drain() would hold the GIL the
+                # machine thread's syscall hook needs.
+                m.tracing.wait_for_data(0.001)
         except Exception as e:  # noqa: BLE001 - reported by the test below
             errors.append(e)
     thread = threading.Thread(target=reader)
