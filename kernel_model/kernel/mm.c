@@ -68,6 +68,11 @@ void free_page(void *p)
 	spin_lock_irqsave(&page_lock, flags);
 	page_bitmap[pfn / 64] &= ~(1UL << (pfn % 64));
 	nr_free_pages++;
+	/* Reuse the lowest freed page first, as Linux reuses recently freed pages: a next-fit
+	 * scan would touch every page of RAM before reusing one, so the host's resident set of
+	 * guest RAM kept growing with every exec. */
+	if (pfn < next_hint)
+		next_hint = pfn;
 	spin_unlock_irqrestore(&page_lock, flags);
 }
 
