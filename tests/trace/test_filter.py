@@ -4,11 +4,11 @@ import errno
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tracefs_sim.machine import FieldDesc
 from tracefs_sim.trace.filter import (
     ERROR_LOG_LOCATION,
     NO_FILTER_TEXT,
@@ -23,25 +23,18 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 STRERROR = {os.strerror(e): e for e in (errno.EINVAL, errno.EPERM, errno.ENOENT, errno.ESRCH)}
 
 
-@dataclass(frozen=True)
-class Field:
-    type: str
-    name: str
-    offset: int
-    size: int
-    is_signed: bool
 
 
-def load_formats() -> dict[str, tuple[Field, ...]]:
+def load_formats() -> dict[str, tuple[FieldDesc, ...]]:
     """'system/event' -> the event's own fields, from the real format files."""
-    events: dict[str, tuple[Field, ...]] = {}
+    events: dict[str, tuple[FieldDesc, ...]] = {}
     for block in (DATA / "linux-6.1-formats.txt").read_text().split("=== ")[1:]:
         key = block.split("\n", 1)[0].strip()
         fields = []
         for m in re.finditer(r"\tfield:(.*?) (\w+)(\[\d*\])?;\toffset:(\d+);\tsize:(\d+);\tsigned:(\d+);", block):
             type_, name, array, offset, size, signed = m.groups()
             if not name.startswith("common_"):
-                fields.append(Field(type_ + (array or ""), name, int(offset), int(size), signed == "1"))
+                fields.append(FieldDesc(type_ + (array or ""), name, int(offset), int(size), signed == "1"))
         events[key] = tuple(fields)
     return events
 
@@ -321,7 +314,7 @@ def test_text_is_kept_to_the_first_nul_and_strings_accepted():
 
 
 def test_unsized_char_array_compares_the_string():
-    fields = [Field("char[]", "buf", 16, 0, True)]
+    fields = [FieldDesc("char[]", "buf", 16, 0, True)]
     rec = {"buf": b"hello world\n\0\0\0"}
     assert parse_event_filter('buf == "hello world\n"', fields).matches(rec)
     assert parse_event_filter('buf ~ "hello*"', fields).matches(rec)

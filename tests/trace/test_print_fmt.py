@@ -3,23 +3,16 @@
 import ast
 import bisect
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tracefs_sim.machine import FieldDesc
 from tracefs_sim.trace.print_fmt import PrintFmtError, compile_print_fmt
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
-@dataclass(frozen=True)
-class Field:
-    type: str
-    name: str
-    offset: int
-    size: int
-    is_signed: bool
 
 
 def load_formats():
@@ -33,7 +26,7 @@ def load_formats():
         fields = []
         for f in re.finditer(r"\tfield:(.*?) (\w+)(\[\d*\])?;\toffset:(\d+);\tsize:(\d+);\tsigned:(\d+);", block):
             type_, name, array, offset, size, signed = f.groups()
-            fields.append(Field(type_ + (array or ""), name, int(offset), int(size), signed == "1"))
+            fields.append(FieldDesc(type_ + (array or ""), name, int(offset), int(size), signed == "1"))
         events[key] = (tuple(fields), m.group(1))
     return events
 
@@ -156,7 +149,7 @@ def test_pointers_symbols_and_hashing():
     # No symbol: the address in hex.  NULL and error pointers are never hashed.
     assert fmt("kmem/kfree", {"call_site": 0x1000, "ptr": 0}) == "call_site=0x1000 ptr=0000000000000000"
     assert fmt("kmem/kfree", {"call_site": 0, "ptr": 2**64 - 12}) == "call_site=0x0 ptr=fffffffffffffff4"
-    table = [Field("unsigned long", "a", 8, 8, False)]
+    table = [FieldDesc("unsigned long", "a", 8, 8, False)]
     back = compile_print_fmt('"%pB|%px|%pK|%-12ps|%pS", REC->a, REC->a, REC->a, REC->a, REC->a', table)
     # %pB looks up the address before (a return address), then adds the 1 back.
     assert back.format({"a": 0xFFFFFFFF81200210}, symbolize=KSYMS) == (
@@ -168,7 +161,7 @@ def test_pointers_symbols_and_hashing():
 
 
 def test_printf_conversions_follow_the_kernel():
-    f = [Field("long", "v", 8, 8, True), Field("char[8]", "s", 16, 8, True)]
+    f = [FieldDesc("long", "v", 8, 8, True), FieldDesc("char[8]", "s", 16, 8, True)]
 
     def out(spec, v=0, s=b""):
         return compile_print_fmt(f'"{spec}", REC->v', f).format({"v": v, "s": s})
@@ -198,7 +191,7 @@ def test_printf_conversions_follow_the_kernel():
 
 
 def test_expressions_follow_c():
-    f = [Field("int", "a", 8, 4, True), Field("unsigned int", "b", 12, 4, False)]
+    f = [FieldDesc("int", "a", 8, 4, True), FieldDesc("unsigned int", "b", 12, 4, False)]
 
     def ev(expr, a=0, b=0):
         return compile_print_fmt(f'"%lld", (long long)({expr})', f).format({"a": a, "b": b})
@@ -220,9 +213,9 @@ def test_expressions_follow_c():
 
 def test_helpers():
     f = [
-        Field("unsigned long", "flags", 8, 8, False),
-        Field("__data_loc u8[]", "buf", 16, 4, False),
-        Field("unsigned int[3]", "arr", 20, 12, False),
+        FieldDesc("unsigned long", "flags", 8, 8, False),
+        FieldDesc("__data_loc u8[]", "buf", 16, 4, False),
+        FieldDesc("unsigned int[3]", "arr", 20, 12, False),
     ]
     flags = compile_print_fmt('"%s", __print_flags(REC->flags, "|", { 1, "A" }, { 6, "BC" }, { 2, "B" })', f)
     assert flags.format({"flags": 0}) == ""
@@ -260,7 +253,7 @@ def test_helpers():
 )
 def test_unsupported_print_fmts_fail_at_compile_time(bad):
     with pytest.raises(PrintFmtError):
-        compile_print_fmt(bad, [Field("int", "a", 8, 4, True)])
+        compile_print_fmt(bad, [FieldDesc("int", "a", 8, 4, True)])
 
 
 def _names_outside(pf) -> set:
@@ -284,7 +277,7 @@ def test_field_names_and_strings_cannot_inject_code():
     # A helper's argument token is taken as the field name as written, quotes included: a
     # field may be called anything, and its name must still only ever be a key.
     evil = "\"x'] + __import__('os').getcwd() + r['\""
-    fields = (Field("char[8]", evil, 8, 8, False), Field("int", "n", 16, 4, True))
+    fields = (FieldDesc("char[8]", evil, 8, 8, False), FieldDesc("int", "n", 16, 4, True))
     pf = compile_print_fmt(
         '"%s|%s|%d", __get_str(' + evil + '), "\\" + __import__(\\"os\\").getcwd() + \\"", REC->n + 1', fields)
     assert _names_outside(pf) == set()
@@ -301,7 +294,7 @@ def test_generated_function_is_one_template_onto_the_fields():
 
 @pytest.mark.parametrize("depth", [30, 60, 150])
 def test_nesting_compiles_or_fails_at_compile_time(depth):
-    fields = (Field("int", "n", 8, 4, True), Field("unsigned char", "c", 12, 1, False))
+    fields = (FieldDesc("int", "n", 8, 4, True), FieldDesc("unsigned char", "c", 12, 1, False))
     expr = "REC->n"
     for _ in range(depth):
         expr = f"(REC->c ? {expr} + 1 : (u8)REC->n - REC->c)"
