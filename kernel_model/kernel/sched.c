@@ -116,17 +116,22 @@ static noinline notrace void finish_task_switch(struct task_struct *prev)
 	struct percpu *pc = this_cpu();
 	bool dead = prev->__state == TASK_DEAD;
 
-	prev->on_cpu = 0;
+	if (!dead)
+		prev->on_cpu = 0;
 	current->exec_start = pc->h.now_ns;
 	spin_unlock(&sched_lock);
 	local_irq_enable();
 	if (dead) {
 		if (prev->mm)
 			mmput(prev->mm), prev->mm = NULL;
-		if (prev->exit_state == EXIT_DEAD)
+		if (prev->exit_state == EXIT_DEAD) {
+			prev->on_cpu = 0;
 			call_rcu_task(prev);	/* stack and task freed after a grace period */
-		else
+		} else {
 			free_thread_stack(prev->stack), prev->stack = NULL;	/* zombie */
+			/* last touch: wait4 on another cpu may free prev once it reads 0 */
+			__atomic_store_n(&prev->on_cpu, 0, __ATOMIC_RELEASE);
+		}
 	}
 }
 
