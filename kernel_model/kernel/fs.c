@@ -263,7 +263,8 @@ ssize_t vfs_write(struct file *file, const char *buf, size_t count, loff_t *pos)
 	return file->f_op->write(file, buf, count, pos);
 }
 
-ssize_t ksys_read(unsigned int fd, char *buf, size_t count)
+/* noinline: a frame of its own, as in Linux (function tracer: vfs_read <-ksys_read) */
+noinline ssize_t ksys_read(unsigned int fd, char *buf, size_t count)
 {
 	struct file *f = fget(fd);
 
@@ -272,7 +273,7 @@ ssize_t ksys_read(unsigned int fd, char *buf, size_t count)
 	return vfs_read(f, buf, count, &f->f_pos);
 }
 
-ssize_t ksys_write(unsigned int fd, const char *buf, size_t count)
+noinline ssize_t ksys_write(unsigned int fd, const char *buf, size_t count)
 {
 	struct file *f = fget(fd);
 
@@ -371,7 +372,8 @@ long do_sys_openat2(int dfd, const char *filename, int flags, unsigned short mod
 	return fd;
 }
 
-long do_sys_open(int dfd, const char *filename, int flags, unsigned short mode)
+/* noinline: both open syscalls call it, as in Linux 6.1 (the docs' kprobe target) */
+noinline long do_sys_open(int dfd, const char *filename, int flags, unsigned short mode)
 {
 	return do_sys_openat2(dfd, filename, flags, mode);
 }
@@ -383,5 +385,5 @@ long __x64_sys_open(struct pt_regs *regs)
 
 long __x64_sys_openat(struct pt_regs *regs)
 {
-	return do_sys_openat2(regs->di, (const char *)regs->si, regs->dx, regs->r10);
+	return do_sys_open(regs->di, (const char *)regs->si, regs->dx, regs->r10);
 }
