@@ -150,6 +150,15 @@ struct file {
 #define DEFAULT_PRIO 120
 
 struct thread_struct { u64 sp; };
+/* function_graph: one entry per hooked return (kernel/ftrace.c) */
+#define FTRACE_RETFUNC_DEPTH 50
+struct ftrace_ret_stack {
+	u64 ret;		/* the real return address */
+	u64 func;		/* the traced function */
+	u64 calltime;
+	u32 slots;		/* trace-array slots that record its exit */
+	u32 pad;
+};
 struct task_struct {
 	struct thread_struct thread;	/* must stay first: __switch_to_asm uses offset 0 */
 	volatile long __state;
@@ -178,6 +187,13 @@ struct task_struct {
 	struct file *files[NR_OPEN_DEFAULT];
 	struct list_head rcu_node;
 	u64 rcu_gp;
+	/* function tracers (kernel/ftrace.c): Linux's trace_recursion bits, the graph return stack */
+	unsigned long trace_recursion;
+	int trace_graph_depth;		/* depth of the set_graph_function entry being traced */
+	int curr_ret_stack;		/* entries in ret_stack */
+	int trace_overrun;		/* calls not hooked because ret_stack was full */
+	int pad_ftrace;
+	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
 };
 
 struct rq {

@@ -17,7 +17,7 @@ struct buffer_data_page trace_pages[TRACE_SLOTS][NR_CPUS][TRACE_RING_PAGES] __al
  * for fewer instructions than an event costs, so the clock does not run
  * ahead of the machine's.
  */
-static notrace u64 trace_clock_local(struct percpu *pc)
+notrace u64 trace_clock_local(struct percpu *pc)
 {
 	u64 now = READ_ONCE(pc->h.now_ns), last = pc->trace_clock_last;
 	/* no floor before the first read; masks, not branches (see rb_reserve_fast) */

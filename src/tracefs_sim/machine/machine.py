@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from .cpu import Cpu
+from .hooks import HookContext, HookTable
 from .hostif import (
     PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_TRACE, PORT_WRITE,
     HostInterface,
@@ -86,6 +87,8 @@ class Machine:
         self._stopped = False
         self.panic_message: str | None = None
         self.tracing = GuestTracing(self)
+        self._attach_fns: list[Callable[[PhysMem], None]] = []  # see _on_attach
+        self._hooks = HookTable()  # code hooks and the int3 handler (probe engines)
 
     # ---- boot ----
     def start(self) -> None:
@@ -99,10 +102,16 @@ class Machine:
         self._hostif = HostInterface(img, mem)
         self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload)
         self.tracing.attach(mem)
+        for fn in self._attach_fns:
+            fn(mem)
         gdt, entry = img.addr("gdt_page"), img.addr("entry_SYSCALL_64")
         self._cpus = [Cpu(i, mem, cr3, gdt, self._hostif.percpu_va(i), entry) for i in range(self.nr_cpus)]
         for cpu in self._cpus:
             cpu.add_hooks(self._on_out, self._on_intr, self._on_invalid)
+        lay = self._hostif.layout
+        self._hooks.attach(self._cpus, [
+            HookContext(cpu, mem, self._hostif.percpu_pa(cpu.index) + lay.percpu_curr, lay.pid, lay.comm)
+            for cpu in self._cpus])
         idle = img.addr("idle_stacks")
         self._cpus[0].set_start(img.addr("startup_64"), idle + THREAD_SIZE)
         vectors = {VEC_TIMER: img.addr("asm_sysvec_apic_timer_interrupt"),
@@ -188,6 +197,8 @@ class Machine:
         return True
 
     def _on_intr(self, uc, intno: int, cpu: Cpu) -> None:
+        if intno == 3 and self._hooks.on_breakpoint(cpu.index):
+            return  # a probe's int3 (kernel mode): the handler moved RIP on
         if cpu.in_user_mode():
             # the task gets the fault (it dies by the signal), delivered between runs
             vector = intno if intno in USER_EXCEPTIONS else VEC_GP
@@ -308,6 +319,33 @@ class Machine:
         pa = kernel_virt_to_phys(vaddr)
         return self._read_guest(lambda: self._mem.read(pa, size))
 
+    def _on_attach(self, fn: Callable[[PhysMem], None]) -> None:
+        """fn(mem) once the guest's RAM is loaded, before any CPU runs (now,
+        if it is): host-side state set before start() reaches the guest."""
+        if self._mem is not None:
+            fn(self._mem)
+        else:
+            self._attach_fns.append(fn)
+
+    def text_poke_batch(self, patches) -> None:
+        """Every (addr, bytes) patch of kernel text in one stop-the-world;
+        every CPU's translations of each range dropped."""
+        start, end = self.image.text_range
+        patches = [(addr, bytes(data)) for addr, data in patches]
+        for addr, data in patches:
+            if not (start <= addr and addr + len(data) <= end):
+                raise ValueError(f"{addr:#x}+{len(data)} is not kernel text")
+        if not patches:
+            return
+
+        def poke():
+            for addr, data in patches:
+                self._mem.write(kernel_virt_to_phys(addr), data)
+            for cpu in self._cpus:
+                for addr, data in patches:
+                    cpu.uc.ctl_remove_cache(addr, addr + len(data))
+        self._stop_machine(poke)
+
     def text_poke(self, addr: int, data: bytes) -> None:
         """Patch kernel text with all CPUs stopped; drop their translations."""
         start, end = self.image.text_range
@@ -319,6 +357,44 @@ class Machine:
             for cpu in self._cpus:
                 cpu.uc.ctl_remove_cache(addr, addr + len(data))
         self._stop_machine(poke)
+
+    def add_code_hook(self, addr: int, callback: Callable[[HookContext], None]) -> int:
+        """callback(ctx) runs on every CPU before the instruction at addr
+        executes; returns a handle for remove_code_hook."""
+        if self._runner is None:
+            return self._hooks.add(addr, callback)
+        return self._stop_machine(lambda: self._hooks.add(addr, callback))
+
+    def remove_code_hook(self, handle: int) -> None:
+        if self._runner is None or not self.running:
+            self._hooks.remove(handle)
+        else:
+            self._stop_machine(lambda: self._hooks.remove(handle))
+
+    def text_release(self, addr: int, data: bytes, callees: tuple[tuple[int, int], ...] = ()) -> bool:
+        """Patch text that CPUs may be executing (a probe's out-of-line code):
+        in one stop-the-world, only if no CPU runs in it, in the code ranges
+        it calls (callees), or was interrupted in either; False (nothing
+        patched) otherwise, to be tried again later."""
+        start, end = self.image.text_range
+        if not (start <= addr and addr + len(data) <= end):
+            raise ValueError(f"{addr:#x}+{len(data)} is not kernel text")
+        if not data:
+            return True
+
+        def release():
+            if self._hooks.executing([(addr, addr + len(data)), *callees], THREAD_SIZE):
+                return False
+            self._mem.write(kernel_virt_to_phys(addr), bytes(data))
+            for cpu in self._cpus:
+                cpu.uc.ctl_remove_cache(addr, addr + len(data))
+            return True
+        return self._stop_machine(release)
+
+    def set_breakpoint_handler(self, fn: Callable[[HookContext], bool] | None) -> None:
+        """fn(ctx) for a kernel-mode int3 (RIP = its address + 1): True when
+        handled (fn moved RIP on); False or no handler: the panic path."""
+        self._hooks.breakpoint_handler = fn
 
     def _is_kernel_range(self, vaddr: int, size: int) -> bool:
         if vaddr >= KERNEL_MAP:

@@ -71,6 +71,7 @@ class GuestTracing:
         self._enabled: dict[tuple[str, str], set[int]] = {}
         self._events: dict[tuple[str, str], EventDesc] = {}
         self._keys_on: set[int] = set()
+        self._cmdline_holders: set[object] = set()
         self._recording = [False] * TRACE_SLOTS
         # per (slot, cpu): pages below this seq were dropped by reset()
         self._skip = [[0] * self._nr_cpus for _ in range(TRACE_SLOTS)]
@@ -128,8 +129,20 @@ class GuestTracing:
             # syscalls:* share raw_syscalls' key: it is on while any of them is
             self._set_key(event.key_addr, any(
                 self._enabled.get(k) for k, e in self._events.items() if e.key_addr == event.key_addr))
-            # the guest saves comms at switches and wake-ups while any event is on, as Linux
-            self._set_key(self._cmdline_key, any(self._enabled.values()))
+            self._update_cmdline_key()
+
+    def record_cmdlines(self, holder: object, on: bool) -> None:
+        """tracing_start/stop_cmdline_record(): something other than a tracepoint (a
+        function tracer, a kprobe event) records while `holder` is on, so comms are saved."""
+        def apply():
+            with self._lock:
+                (self._cmdline_holders.add if on else self._cmdline_holders.discard)(holder)
+                self._update_cmdline_key()
+        self._machine._guest_op(apply)
+
+    def _update_cmdline_key(self) -> None:
+        # the guest saves comms at switches and wake-ups while anything records, as Linux
+        self._set_key(self._cmdline_key, any(self._enabled.values()) or bool(self._cmdline_holders))
 
     def _set_key(self, key_addr: int, on: bool) -> None:
         if on == (key_addr in self._keys_on):

@@ -1,0 +1,292 @@
+"""Host code run at a guest instruction: one-address code hooks and the
+kernel-mode breakpoint (int3) handler, and the context they see (HookContext).
+
+Probe handlers run in the middle of the emulation, so everything here is a
+fast path: registers through the CPU's ctypes batch (cpu.read_regs), memory
+through the shared RAM buffer with a page-table walk of the current CR3.
+
+Hooks are added and removed with every CPU stopped (stop_machine), and the
+translation of the hooked address is dropped on every CPU: a Unicorn hook only
+takes effect in code translated after it was added.  Writing RIP from a code
+hook works in Unicorn 2.1.4 (the run continues at the new address), but the
+probe paths avoid it where they can: it ends the translated block.
+"""
+from __future__ import annotations
+
+import ctypes
+import logging
+import struct
+from typing import Callable
+
+from unicorn import UC_HOOK_CODE
+from unicorn.unicorn_py3.unicorn import uclib
+
+from .cpu import _REGS, CR3, Cpu
+from .image import KERNEL_MAP, PAGE_OFFSET
+from .paging import PhysMem
+
+log = logging.getLogger(__name__)
+
+# Names of cpu.read_regs() entries, as struct pt_regs names them (flags = eflags).
+REG_NAMES = ("ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "r8", "r9", "r10", "r11", "r12",
+             "r13", "r14", "r15", "ip", "flags", "cr3", "cs")
+REG_INDEX = {name: i for i, name in enumerate(REG_NAMES)}
+_WRITABLE = frozenset(REG_NAMES[:18])
+
+PTE_P, PTE_PS = 0x1, 0x80
+KERNEL_CS, KERNEL_DS = 0x10, 0x18
+PTE_ADDR = 0x000FFFFFFFFFF000
+_U64 = struct.Struct("<Q")
+_REG_VALUES = struct.Struct(f"<{len(REG_NAMES)}Q")
+# uc_reg_read_batch without the binding's argument conversions (a third of a read's cost)
+_reg_read_batch = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                   ctypes.c_int)(ctypes.cast(uclib.uc_reg_read_batch, ctypes.c_void_p).value)
+_reg_write = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)(
+    ctypes.cast(uclib.uc_reg_write, ctypes.c_void_p).value)
+
+
+class HookContext:
+    """What a hook callback sees: one per CPU, valid during the callback."""
+
+    def __init__(self, cpu: Cpu, mem: PhysMem, curr_task_pa: int, task_pid: int, task_comm: int):
+        self.cpu = cpu.index
+        self._cpu = cpu
+        self._mem = mem
+        self._buf = mem.buf
+        self._size = mem.size
+        self._curr_pa = curr_task_pa  # physical address of this CPU's percpu curr_task
+        self._pid_off = task_pid
+        self._comm_off = task_comm
+        self._val = ctypes.c_uint64()
+        self._vals = cpu._vals  # the CPU's batch buffers (cpu.read_regs order)
+        self._batch = (cpu._h.value, ctypes.addressof(cpu._ids), ctypes.addressof(cpu._ptrs), len(_REGS))
+        self._val_addr = ctypes.addressof(self._val)
+        self._snap: tuple[int, ...] | None = None  # regs() of the current callback
+
+    def _enter(self) -> None:
+        """A new callback: registers may have changed since the last one."""
+        self._snap = None
+
+    @property
+    def ram(self):
+        """Physical RAM (a writable buffer): for fixed kernel data whose
+        physical address the caller found once with translate()."""
+        return self._buf
+
+    # ---- registers ----
+    def regs(self) -> tuple[int, ...]:
+        """Every GPR, rip, eflags, cr3, cs: indexed as REG_NAMES / REG_INDEX."""
+        snap = self._snap
+        if snap is None:
+            _reg_read_batch(*self._batch)
+            snap = self._snap = _REG_VALUES.unpack_from(self._vals)  # (tuple(ctypes array) is slow)
+        return snap
+
+    def set_rip(self, value: int) -> None:
+        self.set_reg("ip", value)
+
+    def set_reg(self, name: str, value: int) -> None:
+        if name not in _WRITABLE:
+            raise KeyError(name)
+        self._val.value = value & 0xFFFFFFFFFFFFFFFF
+        self._snap = None
+        err = _reg_write(self._batch[0], _REGS[REG_INDEX[name]], self._val_addr)
+        if err:
+            raise RuntimeError(f"uc_reg_write({name}) failed: error {err}")
+
+    # ---- memory ----
+    def _cr3(self) -> int:
+        return self.regs()[CR3]
+
+    def translate(self, vaddr: int, cr3: int | None = None) -> int | None:
+        """Physical address of vaddr in the current address space (None: not mapped)."""
+        if vaddr >= KERNEL_MAP:  # the kernel map is the same linear map in every page table
+            pa = vaddr - KERNEL_MAP
+            return pa if pa < self._size else None
+        if PAGE_OFFSET <= vaddr < PAGE_OFFSET + self._size:
+            return vaddr - PAGE_OFFSET
+        if vaddr >> 47:  # non-canonical or an unmapped kernel range
+            return None
+        table = (self._cr3() if cr3 is None else cr3) & PTE_ADDR
+        buf, size = self._buf, self._size
+        for shift in (39, 30, 21, 12):
+            entry_pa = table + 8 * ((vaddr >> shift) & 511)
+            if entry_pa + 8 > size:
+                return None
+            entry = _U64.unpack_from(buf, entry_pa)[0]
+            if not entry & PTE_P:
+                return None
+            if shift != 12 and entry & PTE_PS:
+                base = entry & PTE_ADDR & ~((1 << shift) - 1)
+                pa = base | (vaddr & ((1 << shift) - 1))
+                return pa if pa < size else None
+            table = entry & PTE_ADDR
+        pa = table | (vaddr & 0xFFF)
+        return pa if pa < size else None
+
+    def read(self, vaddr: int, size: int) -> bytes | None:
+        """Guest virtual memory (None: some byte is not mapped)."""
+        if size <= 0:
+            return b""
+        end = vaddr + size
+        if vaddr >= KERNEL_MAP or PAGE_OFFSET <= vaddr:  # linear maps: no page walk
+            pa = self.translate(vaddr)
+            last = self.translate(end - 1)
+            if pa is None or last is None or last - pa != size - 1:
+                return None
+            return self._buf[pa:pa + size]
+        cr3 = self._cr3()
+        out = []
+        while vaddr < end:
+            n = min(end, (vaddr | 0xFFF) + 1) - vaddr
+            pa = self.translate(vaddr, cr3)
+            if pa is None:
+                return None
+            out.append(self._buf[pa:pa + n])
+            vaddr += n
+        return b"".join(out)
+
+    def read_string(self, vaddr: int, limit: int) -> bytes | None:
+        """Bytes up to (without) the NUL, at most limit of them; None on a fault
+        before the NUL (strncpy_from_user semantics: a page at a time)."""
+        out = []
+        got = 0
+        cr3 = self._cr3()
+        while got < limit:
+            pa = self.translate(vaddr, cr3)
+            if pa is None:
+                return None
+            n = min(limit - got, (vaddr | 0xFFF) + 1 - vaddr)
+            chunk = self._buf[pa:pa + n]
+            nul = chunk.find(b"\0")
+            if nul >= 0:
+                out.append(chunk[:nul])
+                return b"".join(out)
+            out.append(chunk)
+            got += n
+            vaddr += n
+        return b"".join(out)
+
+    def write(self, vaddr: int, data: bytes) -> bool:
+        """Write guest virtual memory (data, never text: no translation is
+        dropped); False if some byte is not mapped (nothing written then)."""
+        if vaddr >= KERNEL_MAP or PAGE_OFFSET <= vaddr:  # linear maps: no page walk
+            pa, last = self.translate(vaddr), self.translate(vaddr + len(data) - 1)
+            if pa is None or last is None or last - pa != len(data) - 1:
+                return False
+            self._buf[pa:pa + len(data)] = data
+            return True
+        cr3 = self._cr3()
+        pieces = []
+        pos, end = vaddr, vaddr + len(data)
+        while pos < end:
+            n = min(end, (pos | 0xFFF) + 1) - pos
+            pa = self.translate(pos, cr3)
+            if pa is None:
+                return False
+            pieces.append((pa, data[pos - vaddr:pos - vaddr + n]))
+            pos += n
+        for pa, chunk in pieces:
+            self._buf[pa:pa + len(chunk)] = chunk
+        return True
+
+    # ---- the task ----
+    def current_task(self) -> tuple[int, str, int]:
+        """(pid, comm, task_struct address) of the task running on this CPU."""
+        task = _U64.unpack_from(self._buf, self._curr_pa)[0]
+        tpa = self.translate(task)
+        if tpa is None:
+            return (0, "", task)
+        pid = struct.unpack_from("<i", self._buf, tpa + self._pid_off)[0]
+        comm = self._buf[tpa + self._comm_off:tpa + self._comm_off + 16].split(b"\0", 1)[0]
+        return (pid, comm.decode(errors="replace"), task)
+
+    def current_task_addr(self) -> int:
+        return _U64.unpack_from(self._buf, self._curr_pa)[0]
+
+
+class HookTable:
+    """The machine's code hooks: kept by handle, installed on every CPU."""
+
+    def __init__(self):
+        self._hooks: dict[int, tuple[int, Callable[[HookContext], None], list[int]]] = {}
+        self._next = 1
+        self._cpus: list[Cpu] = []
+        self._contexts: list[HookContext] = []
+        self.breakpoint_handler: Callable[[HookContext], bool] | None = None
+
+    def attach(self, cpus: list[Cpu], contexts: list[HookContext]) -> None:
+        """The CPUs exist (machine start): install the hooks added before."""
+        self._cpus, self._contexts = cpus, contexts
+        for handle, (addr, callback, _) in list(self._hooks.items()):
+            self._hooks[handle] = (addr, callback, self._install(addr, callback))
+
+    def context(self, cpu: int) -> HookContext:
+        return self._contexts[cpu]
+
+    def add(self, addr: int, callback: Callable[[HookContext], None]) -> int:
+        """Call with every CPU stopped."""
+        handle = self._next
+        self._next += 1
+        self._hooks[handle] = (addr, callback, self._install(addr, callback) if self._cpus else [])
+        return handle
+
+    def remove(self, handle: int) -> None:
+        """Call with every CPU stopped.  KeyError for an unknown handle."""
+        addr, _, installed = self._hooks.pop(handle)
+        for cpu, h in zip(self._cpus, installed):
+            cpu.uc.hook_del(h)
+            cpu.uc.ctl_remove_cache(addr, addr + 1)
+
+    def _install(self, addr: int, callback: Callable[[HookContext], None]) -> list[int]:
+        handles = []
+        for cpu, ctx in zip(self._cpus, self._contexts):
+            def on_code(uc, address, size, ctx, callback=callback):
+                ctx._snap = None  # (inline _enter: this is the hot path)
+                try:
+                    callback(ctx)
+                except Exception:  # a handler bug must not kill the machine
+                    log.exception("code hook at %#x failed", address)
+            handles.append(cpu.uc.hook_add(UC_HOOK_CODE, on_code, ctx, addr, addr))
+            cpu.uc.ctl_remove_cache(addr, addr + 1)
+        return handles
+
+    def executing(self, ranges: list[tuple[int, int]], thread_size: int) -> bool:
+        """With every CPU stopped: does one run code in one of the ranges, or
+        was it interrupted there (a kernel-mode interrupt frame in the live
+        part of its stack: rip, __KERNEL_CS, flags, rsp, __KERNEL_DS)?  The
+        kernel is not preemptible, so a context switched out never is."""
+        def inside(addr):
+            return any(lo <= addr < hi for lo, hi in ranges)
+        for ctx in self._contexts:
+            ctx._enter()
+            v = ctx.regs()
+            if inside(v[REG_INDEX["ip"]]):
+                return True
+            if v[REG_INDEX["cs"]] & 3:
+                continue  # user mode: nothing of the kernel's in flight
+            rsp = v[REG_INDEX["sp"]]
+            live = ctx.read(rsp, (rsp | (thread_size - 1)) + 1 - rsp)
+            if not live:
+                continue
+            words = [w for (w,) in _U64.iter_unpack(live[:len(live) & ~7])]
+            for i in range(len(words) - 4):
+                if words[i + 1] == KERNEL_CS and words[i + 4] == KERNEL_DS and inside(words[i]):
+                    return True
+        return False
+
+    def on_breakpoint(self, cpu: int) -> bool:
+        """An int3 on cpu (RIP = its address + 1): True if the handler took
+        it; only kernel-mode ones are offered to the handler."""
+        handler = self.breakpoint_handler
+        if handler is None:
+            return False
+        ctx = self._contexts[cpu]
+        ctx._enter()
+        if ctx.regs()[REG_INDEX["cs"]] & 3:
+            return False
+        try:
+            return bool(handler(ctx))
+        except Exception:
+            log.exception("breakpoint handler failed")
+            return False

@@ -1,0 +1,249 @@
+"""The function tracers' call sites (kernel_model/include/trace/ftrace.h).
+
+Every traceable function of the guest starts with a 5-byte nop listed in
+`__mcount_loc`.  A site some tracer (or an ftrace-based kprobe) wants is
+rewritten into `call ftrace_caller`, and the guest's `ftrace_control` says
+what the site does: which trace-array slots record it with `function`,
+which with `function_graph`, its set_graph_function / set_graph_notrace
+flags, whether a kprobe sits there; per slot, the pid filters and
+func_stack_trace; globally max_graph_depth and funcgraph-irqs.  Each setter recomputes the state of every site, writes
+the sites whose state changed and patches, in one `text_poke_batch`, only
+the sites that change between nop and call.  Before `machine.start()` the
+state is kept and written when the guest's memory is loaded.
+"""
+from __future__ import annotations
+
+import struct
+import threading
+
+from ..machine.paging import PhysMem, kernel_virt_to_phys
+
+# mirrors of include/trace/ftrace.h (pinned there by static asserts)
+FTRACE_MAX_SITES = 2048
+FTRACE_PIDS_MAX = 64
+TRACE_SLOTS = 8
+SLOT_STATE_SIZE = 520  # struct ftrace_slot_state
+SLOT_PIDS, SLOT_NOTRACE_PIDS = 8, 8 + 4 * FTRACE_PIDS_MAX
+CONTROL_MAX_GRAPH_DEPTH, CONTROL_GRAPH_FILTERED, CONTROL_PID_FILTERED, CONTROL_STACK_TRACE = 0, 4, 8, 12
+CONTROL_GRAPH_SKIP_IRQS, CONTROL_SLOTS = 16, 24
+CONTROL_SITES = CONTROL_SLOTS + SLOT_STATE_SIZE * TRACE_SLOTS
+CONTROL_SIZE = CONTROL_SITES + 4 * FTRACE_MAX_SITES
+GRAPH_FUNCTION, GRAPH_NOTRACE = 0x01, 0x02  # ftrace_site_state.graph_flags
+CALL_REL32 = 0xE8
+MCOUNT_INSN_SIZE = 5
+
+
+class FtraceSites:
+    def __init__(self, machine):
+        self._machine = machine
+        image = machine.image
+        self._image = image
+        start, stop = image.addr("__start_mcount_loc"), image.addr("__stop_mcount_loc")
+        addrs = [a for (a,) in struct.iter_unpack("<Q", image.read(start, stop - start))]
+        if addrs != sorted(addrs) or len(addrs) > FTRACE_MAX_SITES:
+            raise ValueError("kernel image's __mcount_loc is not a sorted table the guest can search")
+        control = image.lookup("ftrace_control")
+        if control is None or control.size != CONTROL_SIZE:
+            raise ValueError("kernel image's ftrace_control layout does not match this host")
+        self._control = kernel_virt_to_phys(control.addr)
+        self._caller = image.addr("ftrace_caller")
+        self._addrs = addrs
+        names = []
+        for addr in addrs:
+            hit = image.symbolize(addr)
+            names.append(hit[0].name if hit else f"{addr:#x}")
+        self.functions: list[str] = names
+        self._index: dict[str, int] = {}
+        for i, name in enumerate(names):
+            self._index.setdefault(name, i)
+        self._lock = threading.Lock()
+        self._mem: PhysMem | None = None
+        # desired state; the site bytes below are what the guest holds (once attached)
+        self._function: dict[int, frozenset[int]] = {}  # slot -> site indexes
+        self._graph: dict[int, frozenset[int]] = {}
+        self._graph_functions: frozenset[int] = frozenset()
+        self._graph_notrace: frozenset[int] = frozenset()
+        self._kprobes: set[int] = set()
+        self._sites = bytearray(4 * len(addrs))
+        self._max_graph_depth = 0
+        self._pids: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        self._stack_trace = [False] * TRACE_SLOTS
+        self._graph_irqs = True
+        self._written_filtered = False  # the guest's graph_filtered (set_graph_function not empty)
+        machine._on_attach(self._attach)
+
+    # ---- the contract ----
+    def address(self, name: str) -> int:
+        return self._addrs[self._index[name]]
+
+    @property
+    def patched_count(self) -> int:
+        s = self._sites
+        return sum(1 for i in range(0, len(s), 4) if s[i] | s[i + 1] | s[i + 3])
+
+    def set_function(self, slot: int, funcs: frozenset[str] | None) -> None:
+        self._check_slot(slot)
+        sites = None if funcs is None else self._indexes(funcs)
+        with self._lock:
+            self._set_or_drop(self._function, slot, sites)
+            self._update()
+
+    def set_graph(self, slot: int, funcs: frozenset[str] | None, *, graph_functions: frozenset[str],
+                  graph_notrace: frozenset[str]) -> None:
+        self._check_slot(slot)
+        sites = None if funcs is None else self._indexes(funcs)
+        gf, gn = self._indexes(graph_functions), self._indexes(graph_notrace)
+        with self._lock:
+            self._set_or_drop(self._graph, slot, sites)
+            self._graph_functions, self._graph_notrace = gf, gn
+            self._update()
+
+    def set_max_graph_depth(self, depth: int) -> None:
+        if not 0 <= depth <= 0xFFFFFFFF:
+            raise ValueError(f"max_graph_depth {depth} out of range")
+        with self._lock:
+            self._max_graph_depth = depth
+            self._write_control()
+
+    def set_graph_irqs(self, on: bool) -> None:
+        """options/funcgraph-irqs (global in Linux 6.1: ftrace_graph_skip_irqs)."""
+        with self._lock:
+            self._graph_irqs = bool(on)
+            self._write_control()
+
+    def set_pids(self, slot: int, pids: frozenset[int], notrace_pids: frozenset[int]) -> None:
+        self._check_slot(slot)
+        if len(pids) > FTRACE_PIDS_MAX or len(notrace_pids) > FTRACE_PIDS_MAX:
+            raise ValueError(f"at most {FTRACE_PIDS_MAX} pids per list")
+        with self._lock:
+            self._pids[slot] = (tuple(sorted(pids)), tuple(sorted(notrace_pids)))
+            self._write_control()
+
+    def set_stack_trace(self, slot: int, on: bool) -> None:
+        self._check_slot(slot)
+        with self._lock:
+            self._stack_trace[slot] = bool(on)
+            self._write_control()
+
+    def set_kprobe(self, name: str, on: bool) -> None:
+        i = self._index[name]
+        with self._lock:
+            (self._kprobes.add if on else self._kprobes.discard)(i)
+            self._update()
+
+    def enabled(self) -> list[tuple[str, int, str]]:
+        """enabled_functions: (name, number of users, the R/I/D flag columns)."""
+        out = []
+        with self._lock:
+            s = self._sites
+            for i, name in enumerate(self.functions):
+                fn, graph, kprobe = s[4 * i], s[4 * i + 1], s[4 * i + 3]
+                if fn | graph | kprobe:
+                    refs = bin(fn).count("1") + bool(graph) + bool(kprobe)
+                    # kprobe's ftrace_ops saves regs (R); none here modifies ip (I) or is direct (D)
+                    out.append((name, refs, (" R" if kprobe else "  ") + "    "))
+        return out
+
+    # ---- state ----
+    def _compute(self) -> bytearray:
+        sites = bytearray(len(self._sites))
+        for slot, idx in self._function.items():
+            for i in idx:
+                sites[4 * i] |= 1 << slot
+        for slot, idx in self._graph.items():
+            for i in idx:
+                sites[4 * i + 1] |= 1 << slot
+        for i in self._graph_functions:
+            sites[4 * i + 2] |= GRAPH_FUNCTION
+        for i in self._graph_notrace:
+            sites[4 * i + 2] |= GRAPH_NOTRACE
+        for i in self._kprobes:
+            sites[4 * i + 3] = 1
+        return sites
+
+    def _update(self) -> None:
+        """Write the sites whose state changed; patch those that turn on or off."""
+        new, old = self._compute(), self._sites
+        changed = [i for i in range(len(self._addrs)) if new[4 * i:4 * i + 4] != old[4 * i:4 * i + 4]]
+        if not changed and bool(self._graph_functions) == self._written_filtered:
+            return
+        patches = []
+        for i in changed:
+            on_old = old[4 * i] | old[4 * i + 1] | old[4 * i + 3]
+            on_new = new[4 * i] | new[4 * i + 1] | new[4 * i + 3]
+            if bool(on_old) != bool(on_new):
+                patches.append((self._addrs[i], self._site_bytes(i, bool(on_new))))
+        self._sites = new
+        if self._mem is None:
+            return  # written at attach
+        # state first: a site that starts calling ftrace_caller finds its state there
+        self._machine._guest_op(lambda: self._write_sites(changed))
+        if not patches:
+            return
+        if self._machine.running:
+            self._machine.text_poke_batch(patches)
+        else:  # stopped: nothing executes, memory is all there is
+            for addr, data in patches:
+                self._mem.write(kernel_virt_to_phys(addr), data)
+
+    def _site_bytes(self, i: int, on: bool) -> bytes:
+        site = self._addrs[i]
+        if not on:
+            return self._image.read(site, MCOUNT_INSN_SIZE)
+        rel = self._caller - (site + MCOUNT_INSN_SIZE)
+        return bytes([CALL_REL32]) + rel.to_bytes(4, "little", signed=True)
+
+    def _attach(self, mem: PhysMem) -> None:
+        with self._lock:
+            self._mem = mem
+            self._write_sites(range(len(self._addrs)))
+            for i in range(len(self._addrs)):
+                s = self._sites
+                if s[4 * i] | s[4 * i + 1] | s[4 * i + 3]:
+                    mem.write(kernel_virt_to_phys(self._addrs[i]), self._site_bytes(i, True))
+            self._write_control_now()
+
+    def _write_sites(self, indexes) -> None:
+        buf, base = self._mem.buf, self._control + CONTROL_SITES
+        for i in indexes:
+            buf[base + 4 * i:base + 4 * i + 4] = self._sites[4 * i:4 * i + 4]
+        self._written_filtered = bool(self._graph_functions)
+        struct.pack_into("<I", buf, self._control + CONTROL_GRAPH_FILTERED, int(self._written_filtered))
+
+    def _write_control(self) -> None:
+        if self._mem is not None:
+            self._machine._guest_op(self._write_control_now)
+
+    def _write_control_now(self) -> None:
+        buf, base = self._mem.buf, self._control
+        struct.pack_into("<I", buf, base + CONTROL_MAX_GRAPH_DEPTH, self._max_graph_depth)
+        struct.pack_into("<I", buf, base + CONTROL_GRAPH_SKIP_IRQS, int(not self._graph_irqs))
+        filtered = 0
+        for slot in range(TRACE_SLOTS):
+            pids, notrace = self._pids.get(slot, ((), ()))
+            st = base + CONTROL_SLOTS + slot * SLOT_STATE_SIZE
+            # lists before their lengths: the guest reads a length, then that many entries
+            struct.pack_into(f"<{len(pids)}i", buf, st + SLOT_PIDS, *pids)
+            struct.pack_into(f"<{len(notrace)}i", buf, st + SLOT_NOTRACE_PIDS, *notrace)
+            struct.pack_into("<II", buf, st, len(pids), len(notrace))
+            if pids or notrace:
+                filtered |= 1 << slot
+        struct.pack_into("<I", buf, base + CONTROL_PID_FILTERED, filtered)
+        stack = sum(1 << slot for slot, on in enumerate(self._stack_trace) if on)
+        struct.pack_into("<I", buf, base + CONTROL_STACK_TRACE, stack)
+
+    # ---- helpers ----
+    def _indexes(self, names: frozenset[str]) -> frozenset[int]:
+        return frozenset(self._index[n] for n in names)  # KeyError: not a traceable function
+
+    @staticmethod
+    def _set_or_drop(table: dict, slot: int, sites: frozenset[int] | None) -> None:
+        if sites is None:
+            table.pop(slot, None)
+        else:
+            table[slot] = sites
+
+    @staticmethod
+    def _check_slot(slot: int) -> None:
+        if not 0 <= slot < TRACE_SLOTS:
+            raise ValueError(f"slot {slot} out of range 0..{TRACE_SLOTS - 1}")
