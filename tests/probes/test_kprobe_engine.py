@@ -1,0 +1,440 @@
+"""The kprobe engine on a booted machine: kinds (int3, optimised, on ftrace),
+validation errnos, fetching, staging into the ring, aggregation, kretprobes,
+and that disarming restores the text exactly."""
+import errno
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tracefs_sim.machine import Machine, MachineOptions
+from tracefs_sim.probes import insn as X
+from tracefs_sim.probes.kprobes import FTRACE, INT3, OPTIMIZED, KprobeEngine
+from tracefs_sim.trace.probe_args import ArgFlags, ProbeLog, encode_args, parse_probe_arg, decode_args
+from tracefs_sim.trace.rb_page import decode_page
+
+
+class NoFtrace:
+    """Stands for FtraceSites where a test must not reach the ftrace path."""
+
+    def set_kprobe(self, name, on):
+        raise AssertionError(f"unexpected ftrace kprobe on {name}")
+
+
+def ftrace_sites(machine):
+    ftrace = pytest.importorskip("tracefs_sim.probes.ftrace")
+    return ftrace.FtraceSites(machine)
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def vmlinux():
+    subprocess.run(["make", "-s", "-C", str(REPO / "kernel_model")], check=True, timeout=300)
+    return str(REPO / "kernel_model" / "build" / "vmlinux")
+
+
+@pytest.fixture
+def machine(vmlinux):
+    machines = []
+
+    def make(cpus=2, seed=11):
+        m = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=cpus, seed=seed))
+        machines.append(m)
+        m.start()
+        return m
+    yield make
+    for m in machines:
+        m.stop()
+
+
+def run(m, argv):
+    out = []
+    proc = m.spawn(argv, out.append)
+    assert proc.wait(60) == 0
+    return b"".join(out)
+
+
+def text_of(m):
+    start, end = m.image.text_range
+    return m.read_memory(start, end - start), m.image.read(start, end - start)
+
+
+def parse_args(specs, fentry=False):
+    flags = ArgFlags.KERNEL | (ArgFlags.FENTRY if fentry else 0)
+    args, size = [], 0
+    for i, spec in enumerate(specs):
+        a = parse_probe_arg(spec, i, args, size, flags, ProbeLog([spec]))
+        args.append(a)
+        size += a.size
+    return args
+
+
+def func_insn(m, name, index):
+    """Address of the index-th instruction of a function."""
+    sym = m.image.lookup(name)
+    return X.decode(m.image.read(sym.addr, sym.size), sym.addr)[index]
+
+
+def point_kind(engine, addr):
+    return engine._points[addr].kind
+
+
+def test_int3_and_optimised_hits_fetch_and_restore(machine):
+    m = machine()
+    eng = KprobeEngine(m, NoFtrace())
+    base = m.image.addr("do_sys_openat2")
+    # +5 push %rbp (its successor is covered by the optprobe at +6: stays int3),
+    # +6 mov %rsp,%rbp.. (optimisable), the call to getname (emulated int3)
+    call = next(i for i in X.decode(m.image.read(base, 64), base) if i.cs.mnemonic == "call")
+    args = parse_args(["filename=+0(%si):ustring", "dfd=%di:s32", "$comm"])
+    got = {}
+
+    def on_hit(hit):
+        got.setdefault(hit.ip, []).append([a.fetch(hit) for a in args] + [hit.reg("ip")])
+    probes = [eng.register(a, on_hit=on_hit) for a in (base + 5, base + 6, call.addr)]
+    assert all(not k.enabled for k in probes) and text_of(m)[0] == text_of(m)[1]  # registered disabled
+    for k in probes:
+        k.enable()
+    assert point_kind(eng, base + 6) == OPTIMIZED
+    assert point_kind(eng, base + 5) == INT3 and point_kind(eng, call.addr) == INT3
+    assert m.read_memory(base + 5, 1) == b"\xcc" and m.read_memory(base + 6, 1) == b"\xe9"
+    out = run(m, ["cat", "/etc/passwd"])
+    assert b"root:" in out  # the program ran correctly through all three probes
+    for addr in (base + 5, base + 6):
+        hits = got[addr]
+        assert [b"/etc/passwd", -100 & 0xFFFFFFFF, b"cat", addr + 1] in hits, (hex(addr), hits)
+    # at the call, rdi = the filename too (getname(filename))
+    assert any(h[0] == b"/etc/passwd" and h[3] == call.addr + 1 for h in got[call.addr])
+    assert all(k.nhit >= 1 and k.nmissed == 0 for k in probes)
+    listing = eng.list_text()
+    assert f"{base + 6:016x}  k  do_sys_openat2+0x6    [OPTIMIZED]\n" in listing
+    assert f"{base + 5:016x}  k  do_sys_openat2+0x5    \n" in listing
+    for k in probes:
+        k.unregister()
+    live, fresh = text_of(m)
+    assert live == fresh
+    assert eng.list_text() == ""
+
+
+def test_optimization_switch(machine):
+    m = machine(cpus=1)
+    eng = KprobeEngine(m, NoFtrace())
+    addr = m.image.addr("do_sys_openat2") + 6
+    hits = []
+    k = eng.register(addr, on_hit=lambda h: hits.append(h.ip))
+    k.enable()
+    assert point_kind(eng, addr) == OPTIMIZED
+    eng.optimization = False
+    assert point_kind(eng, addr) == INT3 and "[OPTIMIZED]" not in eng.list_text()
+    assert m.read_memory(addr, 5)[0] == 0xCC and m.read_memory(addr + 1, 4) == m.image.read(addr + 1, 4)
+    run(m, ["cat", "/etc/passwd"])
+    assert hits
+    eng.optimization = True
+    assert point_kind(eng, addr) == OPTIMIZED
+    k.disable()
+    assert "[DISABLED]" in eng.list_text()
+    assert text_of(m)[0] == text_of(m)[1]
+    k.unregister()
+
+
+def test_validation_errnos(machine):
+    m = machine(cpus=1)
+    eng = KprobeEngine(m, NoFtrace())
+    img = m.image
+    base = img.addr("do_sys_openat2")
+    second = func_insn(m, "do_sys_openat2", 2)  # a multi-byte instruction
+    assert second.size > 1
+    with pytest.raises(OSError) as e:
+        eng.register(second.addr + 1, on_hit=None)
+    assert e.value.errno == errno.EILSEQ
+    with pytest.raises(OSError) as e:  # inside the mcount nop
+        eng.register(base + 2, on_hit=None)
+    assert e.value.errno == errno.EILSEQ
+    for name in ("exc_int3", "do_syscall_64", "entry_SYSCALL_64", "probe_commit_stub",
+                 "trace_event_buffer_reserve", "kprobe_insn_slots", "__kretprobe_trampoline"):
+        with pytest.raises(OSError) as e:
+            eng.register(img.addr(name), on_hit=None)
+        assert e.value.errno == errno.EINVAL, name
+    with pytest.raises(OSError) as e:  # not kernel text
+        eng.register(img.addr("probe_stage"), on_hit=None)
+    assert e.value.errno == errno.EINVAL
+    with pytest.raises(OSError) as e:  # a kretprobe only at a function entry
+        eng.register(base + 5, on_hit=None, is_return=True)
+    assert e.value.errno == errno.EINVAL
+    with pytest.raises(OSError) as e:
+        eng.register(img.addr("__switch_to"), on_hit=None, is_return=True)
+    assert e.value.errno == errno.EINVAL
+    # a jump label site (a tracepoint's static key)
+    jl = img.jump_entries[0].code
+    with pytest.raises(OSError) as e:
+        eng.register(jl, on_hit=None)
+    assert e.value.errno == errno.EINVAL
+    assert eng._points == {}
+    text = eng.blacklist_text()
+    sym = img.lookup("exc_int3")
+    assert f"0x{sym.addr:016x}-0x{sym.addr + sym.size:016x}\texc_int3\n" in text
+    assert "\tentry_SYSCALL_64\n" in text and "\tprobe_commit_stub\n" in text
+
+
+def test_records_are_staged_and_committed_to_the_ring(machine):
+    m = machine(cpus=2)
+    eng = KprobeEngine(m, NoFtrace())
+    m.tracing.set_recording(0, True)
+    addr = m.image.addr("do_sys_openat2") + 6
+    args = parse_args(["filename=+0(%si):ustring", "flags=%dx:x32", "$comm"])
+    event_id = 1234
+
+    def on_hit(hit):
+        values = [a.fetch(hit) for a in args]
+        hit.record(event_id, 1, struct.pack("<Q", hit.ip) + encode_args(args, values, 16))
+    pages = {}  # (cpu, seq) -> latest version: a drain hands a partial page again
+    total = 0
+    for optimize in (True, False):
+        eng.optimization = optimize
+        k = eng.register(addr, on_hit=on_hit)
+        k.enable()
+        assert point_kind(eng, addr) == (OPTIMIZED if optimize else INT3)
+        run(m, ["cat", "/etc/passwd"])
+        k.unregister()
+        assert k.nhit > 0 and k.nmissed == 0
+        total += k.nhit
+        for page in m.tracing.drain(0):
+            pages[(page.cpu, page.seq)] = page
+    found = []
+    for _, page in sorted(pages.items()):
+        for ev in decode_page(page.data).events:
+            rec = bytes(ev.payload)
+            common_type, flags, preempt, pid = struct.unpack_from("<HBBi", rec)
+            if common_type == event_id:
+                ip = struct.unpack_from("<Q", rec, 8)[0]
+                found.append((ip, pid, decode_args(args, rec, 16)))
+    assert len(found) == total
+    cats = {pid for ip, pid, v in found if ip == addr and v[0] == b"/etc/passwd" and v[2] == b"cat"}
+    assert len(cats) == 2  # one cat per kind
+    assert text_of(m)[0] == text_of(m)[1]
+
+
+def test_aggregate_probes_share_one_breakpoint(machine):
+    m = machine(cpus=1)
+    eng = KprobeEngine(m, NoFtrace())
+    addr = m.image.addr("do_sys_openat2") + 5
+    hits = []
+    a = eng.register(addr, on_hit=lambda h: hits.append("a"))
+    b = eng.register(addr, on_hit=lambda h: hits.append("b"))
+    a.enable()
+    b.enable()
+    assert len(eng._points) == 1
+    run(m, ["cat", "/etc/passwd"])
+    assert hits.count("a") == hits.count("b") == a.nhit == b.nhit > 0
+    lines = eng.list_text().splitlines()
+    assert len(lines) == 2 and all(l.startswith(f"{addr:016x}  k  do_sys_openat2+0x5") for l in lines)
+    a.unregister()
+    assert m.read_memory(addr, 1) != m.image.read(addr, 1)  # b still armed
+    assert eng._points[addr].probes == [b]
+    b.unregister()
+    assert text_of(m)[0] == text_of(m)[1]
+
+
+def test_kretprobe_retval_and_entry_pairing(machine):
+    m = machine(cpus=2)
+    eng = KprobeEngine(m, NoFtrace())
+    addr = m.image.addr("strlen")  # notrace: no ftrace site, an int3/optimised kretprobe
+    pending = {}
+    pairs = []
+
+    def entry(hit):
+        s = hit.read_kernel(hit.reg("di"), 1) and hit.read_string(hit.reg("di"), hit.reg("di") < (1 << 47))
+        pending.setdefault(hit.cpu, []).append(s)
+
+    def ret(hit):
+        pairs.append((pending[hit.cpu].pop(), hit.retval(), hit.ret_ip, hit.ip))
+    k = eng.register(addr, on_hit=entry, is_return=True, on_return=ret)
+    k.enable()
+    run(m, ["cat", "/etc/passwd"])
+    k.unregister()
+    assert pairs and k.nhit == len(pairs)
+    for s, retval, ret_ip, ip in pairs:
+        assert ip == addr and s is not None and retval == len(s)
+        assert m.image.symbolize(ret_ip) is not None
+    assert "r  strlen+0x0" not in eng.list_text()
+    assert text_of(m)[0] == text_of(m)[1]
+
+
+def test_kretprobe_pool_exhaustion_counts_misses(machine):
+    """__schedule with one instance: a task switched out inside it holds the
+    instance while the next task enters it."""
+    m = machine(cpus=2)
+    eng = KprobeEngine(m, NoFtrace())
+    k = eng.register(m.image.addr("__schedule"), on_hit=None, is_return=True, maxactive=1,
+                     on_return=lambda h: None)
+    assert k.maxactive == 1
+    k.enable()
+    run(m, ["cat", "/etc/passwd"])
+    run(m, ["sleep", "0"])
+    k.disable()
+    assert k.nhit > 0 and k.nmissed > 0
+    d = eng.register(m.image.addr("strlen"), on_hit=None, is_return=True)
+    assert d.maxactive == max(10, 2 * m.nr_cpus)  # Linux's default
+
+
+def test_ftrace_kind_at_function_entry(machine):
+    m = machine(cpus=2)
+    sites = ftrace_sites(m)
+    eng = KprobeEngine(m, sites)
+    addr = m.image.addr("do_sys_openat2")
+    args = parse_args(["filename=+0($arg2):ustring", "dfd=$arg1:s32", "$comm"], fentry=True)
+    vals = []
+    k = eng.register(addr, on_hit=lambda h: vals.append([a.fetch(h) for a in args] + [h.reg("ip")]))
+    r = eng.register(m.image.addr("vfs_read"), on_hit=None, is_return=True,
+                     on_return=lambda h: vals.append(("ret", h.retval())))
+    k.enable()
+    r.enable()
+    assert point_kind(eng, addr) == FTRACE
+    assert "do_sys_openat2+0x0    [FTRACE]" in eng.list_text()
+    out = run(m, ["cat", "/etc/passwd"])
+    assert [b"/etc/passwd", -100 & 0xFFFFFFFF, b"cat", addr + 1] in vals
+    assert ("ret", len(out)) in vals  # cat's read of the whole file
+    k.unregister()
+    r.unregister()
+    assert text_of(m)[0] == text_of(m)[1]
+
+
+def test_many_probes_then_none_is_byte_identical(machine):
+    m = machine(cpus=1)
+    eng = KprobeEngine(m, NoFtrace())
+    probes = []
+    for name in ("do_sys_openat2", "vfs_write", "ksys_read", "getname", "__do_sys_getuid"):
+        sym = m.image.lookup(name)
+        if sym is None:
+            continue
+        for i in X.decode(m.image.read(sym.addr, sym.size), sym.addr)[1:6]:
+            try:
+                probes.append(eng.register(i.addr, on_hit=lambda h: None))
+            except OSError:
+                pass
+    assert len(probes) > 10
+    for k in probes:
+        k.enable()
+    kinds = {p.kind for p in eng._points.values()}
+    assert INT3 in kinds and OPTIMIZED in kinds
+    run(m, ["cat", "/etc/passwd"])
+    run(m, ["getuid-loop", "3"])
+    for k in probes:
+        k.unregister()
+    live, fresh = text_of(m)
+    assert live == fresh
+
+
+def collect(m, pages, event_ids):
+    """Records of the given event ids from every page drained so far (latest versions)."""
+    for page in m.tracing.drain(0):
+        pages[(page.cpu, page.seq)] = page
+    out = []
+    for _, page in sorted(pages.items()):
+        for ev in decode_page(page.data).events:
+            rec = bytes(ev.payload)
+            common_type, _, _, pid = struct.unpack_from("<HBBi", rec)
+            if common_type in event_ids:
+                out.append((common_type, pid, struct.unpack_from("<Q", rec, 8)[0]))
+    return out
+
+
+@pytest.mark.parametrize("where", ["copy", "emulate", "optimized", "ftrace"])
+def test_aggregate_commits_every_probes_record(machine, where):
+    """Three events on one address: each hit commits three records, newest probe first."""
+    m = machine(cpus=2)
+    eng = KprobeEngine(m, ftrace_sites(m) if where == "ftrace" else NoFtrace())
+    base = m.image.addr("do_sys_openat2")
+    insns = X.decode(m.image.read(base, 64), base)
+    addr = {"copy": base + 5, "optimized": base + 5, "ftrace": base,
+            "emulate": next(i.addr for i in insns if i.cs.mnemonic == "call")}[where]
+    eng.optimization = where == "optimized"
+    m.tracing.set_recording(0, True)
+    ids = (501, 502, 503)
+    probes = []
+    for event_id in ids:
+        probes.append(eng.register(addr, on_hit=lambda h, e=event_id: h.record(
+            e, 1, struct.pack("<Q", h.ip) + bytes(8))))
+        probes[-1].enable()
+    assert point_kind(eng, addr) == {"copy": INT3, "emulate": INT3, "optimized": OPTIMIZED,
+                                     "ftrace": FTRACE}[where]
+    run(m, ["cat", "/etc/passwd"])
+    recs = collect(m, {}, ids)
+    hits = probes[0].nhit
+    assert hits > 0 and all(k.nhit == hits and k.nmissed == 0 for k in probes)
+    assert len(recs) == 3 * hits
+    # per hit, newest probe first (list_add_rcu), all from the same task
+    for n in range(hits):
+        group = recs[3 * n:3 * n + 3]
+        assert [r[0] for r in group] == [503, 502, 501] and len({r[1] for r in group}) == 1
+        assert all(r[2] == addr for r in group)
+    probes[1].unregister()  # the layout shrinks to two records per hit
+    run(m, ["cat", "/etc/passwd"])
+    for k in (probes[0], probes[2]):
+        k.unregister()
+    assert text_of(m)[0] == text_of(m)[1]
+
+
+@pytest.mark.parametrize("optimize", [False, True])
+def test_every_instruction_probed_keeps_programs_correct(machine, optimize):
+    """A probe on every instruction of the read/open/getuid paths: copied,
+    relocated and emulated instructions (jcc, jmp, call, indirect call, ret)
+    behave as the originals; disarmed, the text is the image's again."""
+    m = machine(cpus=2)
+    eng = KprobeEngine(m, NoFtrace())
+    eng.optimization = optimize
+    expected_cat = run(m, ["cat", "/etc/passwd"])
+    probes, mnemonics = [], set()
+    for name in ("do_sys_openat2", "ksys_read", "vfs_read", "__do_sys_getuid", "__x64_sys_getuid",
+                 "getname", "do_filp_open"):
+        sym = m.image.lookup(name)
+        if sym is None:
+            continue
+        for i in X.decode(m.image.read(sym.addr, sym.size), sym.addr):
+            if i.addr in m.image.mcount_sites.values():
+                continue  # the ftrace kind's business
+            try:
+                probes.append(eng.register(i.addr, on_hit=lambda h: None))
+                mnemonics.add(i.cs.mnemonic)
+            except OSError as e:
+                assert e.errno == errno.EOPNOTSUPP  # (int3 padding after a function's end)
+    assert {"call", "ret", "jmp"} <= mnemonics and any(mn.startswith("j") and mn != "jmp" for mn in mnemonics)
+    for k in probes:
+        k.enable()
+    assert run(m, ["cat", "/etc/passwd"]) == expected_cat
+    assert run(m, ["getuid-loop", "3"]) == b"0\n0\n0\n"
+    assert sum(k.nhit for k in probes) > 50
+    for k in probes:
+        k.unregister()
+    live, fresh = text_of(m)
+    assert live == fresh
+
+
+def test_insn_slots_exhausted_is_enomem_and_changes_nothing(machine):
+    m = machine(cpus=1)
+    eng = KprobeEngine(m, NoFtrace())
+    eng.optimization = False
+    probes = []
+    for sym in m.image.symbols:
+        if sym.type not in "tT" or not sym.size or len(probes) > 700:
+            continue
+        for i in X.decode(m.image.read(sym.addr, sym.size), sym.addr)[1:]:
+            try:
+                probes.append(eng.register(i.addr, on_hit=lambda h: None))
+            except OSError:
+                pass
+    enabled = []
+    with pytest.raises(OSError) as e:
+        for k in probes:
+            k.enable()
+            enabled.append(k)
+    assert e.value.errno == errno.ENOMEM
+    failed = probes[len(enabled)]
+    assert not failed.enabled and eng._points[failed.addr].kind is None
+    assert m.read_memory(failed.addr, 1) == m.image.read(failed.addr, 1)
+    for k in probes:
+        k.unregister()
+    assert text_of(m)[0] == text_of(m)[1]
