@@ -227,9 +227,13 @@ class FakeGuestTracing:
         self._lost: dict[tuple[int, int], int] = {}
         self._pending = False
         self.saved: dict[int, str] = {}   # what the guest's saved cmdlines would hold
+        self.cmdline_holders: set = set()   # record_cmdlines() holders: comms are saved while any
 
     def set_event_id(self, event, event_id: int) -> None:
         self.ids[(event.system, event.name)] = event_id
+
+    def record_cmdlines(self, holder, on: bool) -> None:
+        (self.cmdline_holders.add if on else self.cmdline_holders.discard)(holder)
 
     def enable_event(self, event, slot: int, on: bool) -> None:
         key = (event.system, event.name)
@@ -250,6 +254,18 @@ class FakeGuestTracing:
         with self._cond:
             for slot in sorted(self.enabled.get(key, ())):
                 if self.recording[slot]:
+                    self._append(slot, cpu, ts, payload)
+            self._pending = True
+            self._cond.notify_all()
+
+    def commit_staged(self, cpu: int, ts: int, event_type: int, slots: int, body: bytes, *, pid: int = 0,
+                      flags: int = 0) -> None:
+        """What probe_commit_stub does with a probe's staged record: the common header, then
+        the body, into every slot of `slots` that is recording."""
+        payload = _struct.pack("<HBBi", event_type, flags, 0, pid) + body
+        with self._cond:
+            for slot in range(self.nr_slots):
+                if slots & (1 << slot) and self.recording[slot]:
                     self._append(slot, cpu, ts, payload)
             self._pending = True
             self._cond.notify_all()
@@ -299,3 +315,61 @@ class FakeTask:
     pid: int
     tgid: int
     comm: str
+
+
+class FakeFtraceSites:
+    """probes.ftrace.FtraceSites without a guest: it remembers what each slot asked for, and
+    counts sites as a patcher would (a site is patched while any slot traces it)."""
+
+    def __init__(self, functions: list[str], base: int = 0xFFFFFFFF81100000):
+        self.functions = list(functions)
+        self._addresses = {name: base + 0x100 * i for i, name in enumerate(functions)}
+        self.function_slots: dict[int, frozenset[str]] = {}
+        self.graph_slots: dict[int, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
+        self.max_graph_depth = 0
+        self.pids: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
+        self.stack_trace: dict[int, bool] = {}
+        self.calls: list[tuple] = []
+
+    def address(self, name: str) -> int:
+        return self._addresses[name]
+
+    def set_function(self, slot: int, funcs) -> None:
+        self.calls.append(("function", slot, funcs))
+        if funcs is None:
+            self.function_slots.pop(slot, None)
+        else:
+            self.function_slots[slot] = frozenset(funcs)
+
+    def set_graph(self, slot: int, funcs, *, graph_functions, graph_notrace) -> None:
+        self.calls.append(("graph", slot, funcs))
+        if funcs is None:
+            self.graph_slots.pop(slot, None)
+        else:
+            self.graph_slots[slot] = (frozenset(funcs), frozenset(graph_functions), frozenset(graph_notrace))
+
+    def set_max_graph_depth(self, depth: int) -> None:
+        self.max_graph_depth = depth
+
+    def set_pids(self, slot: int, pids, notrace_pids) -> None:
+        self.pids[slot] = (frozenset(pids), frozenset(notrace_pids))
+
+    def set_stack_trace(self, slot: int, on: bool) -> None:
+        self.stack_trace[slot] = on
+
+    def set_kprobe(self, name: str, on: bool) -> None:
+        raise NotImplementedError
+
+    def enabled(self) -> list[tuple[str, int, str]]:
+        users: dict[str, int] = {}
+        for funcs in self.function_slots.values():
+            for name in funcs:
+                users[name] = users.get(name, 0) + 1
+        for funcs, _, _ in self.graph_slots.values():
+            for name in funcs:
+                users[name] = users.get(name, 0) + 1
+        return [(name, users[name], "      ") for name in self.functions if name in users]
+
+    @property
+    def patched_count(self) -> int:
+        return len(self.enabled())

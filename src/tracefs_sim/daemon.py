@@ -12,6 +12,8 @@ import trio
 
 from . import control
 from .fs import TracefsOperations, build_tree
+from .probes.ftrace import FtraceSites
+from .probes.kprobes import KprobeEngine
 from .trace.system import TracingSystem
 
 log = logging.getLogger(__name__)
@@ -65,8 +67,12 @@ def _run(machine, mountpoint: str, ready_fd: int | None) -> None:
             realtime_at_boot_ns = time.time_ns() - machine.now_ns()
         else:
             realtime_at_boot_ns = 0   # a seeded run must not depend on the wall clock
-        tracing = TracingSystem(machine, realtime_at_boot_ns=realtime_at_boot_ns)
-        tree = build_tree(tracing.top, tracing.registry, tracing.instances)
+        ftrace_sites = _ftrace_sites(machine)
+        tracing = TracingSystem(machine, realtime_at_boot_ns=realtime_at_boot_ns, ftrace_sites=ftrace_sites)
+        if ftrace_sites is not None and machine.image.lookup("kprobe_insn_slots") is not None:
+            # Kprobes at function entries go through the ftrace sites: one FtraceSites for both.
+            tracing.attach_kprobes(KprobeEngine(machine, ftrace_sites))
+        tree = build_tree(tracing.top, tracing.registry, tracing.instances, tracing.kprobes)
         operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once if tracing.drain else None)
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the
         # mount that look would wait for this very process to answer FUSE's INIT.
@@ -78,6 +84,13 @@ def _run(machine, mountpoint: str, ready_fd: int | None) -> None:
             pyfuse3.close(unmount=True)
     finally:
         machine.stop()
+
+
+def _ftrace_sites(machine) -> FtraceSites | None:
+    """The kernel's patchable function entries, when it was built with ftrace_caller."""
+    if machine.image.lookup("ftrace_caller") is None:
+        return None
+    return FtraceSites(machine)
 
 
 async def _serve(machine, tracing: TracingSystem, operations: TracefsOperations, mountpoint: str,

@@ -5,7 +5,9 @@ laid out by one function, for the top level and for every instance.
 
 from ..trace import readme
 from ..trace.events import EventRegistry
+from ..trace.function_tracer import FunctionTracing
 from ..trace.instances import Instances
+from ..trace.kprobe_events import KprobeEvents
 from ..trace.raw_pipe import RawPageReader
 from ..trace.ring_buffer import entry_header_format, page_header_format
 from ..trace.trace_array import TraceArray
@@ -23,9 +25,10 @@ def _discard(data: bytes) -> None:
     """Writes to `trace` are accepted and ignored (tracing_write_stub); O_TRUNC clears."""
 
 
-def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instances | None = None) -> Tree:
-    """The mount's tree: the top-level trace array, the global files, and `instances/` when
-    instances can be made."""
+def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instances | None = None,
+               kprobes: KprobeEvents | None = None) -> Tree:
+    """The mount's tree: the top-level trace array, the global files, `instances/` when
+    instances can be made, and the kprobe event files when there is a probe engine."""
     tree = Tree()
     root = tree.root
     ta = trace_array
@@ -33,15 +36,24 @@ def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instan
     paths: set[str] = set()
 
     readme_node = tree.add_file(root, "README", MODE_READ_ONLY)
-    add_trace_array_files(tree, root, ta, events, paths.add, top_level=True)
+    top_dirs = add_trace_array_files(tree, root, ta, events, paths.add, top_level=True)
+    if kprobes is not None and top_dirs is not None:
+        kprobes.listeners.append(top_dirs)
 
     def add(name: str, mode: int, **bindings) -> None:
         tree.add_file(root, name, mode, **bindings)
         paths.add(name)
 
     if ta.events is not None:
-        available = "".join(f"{e.system}:{e.name}\n" for e in events.all_events())
-        add("available_events", MODE_READ_ONLY, read=_text(available))
+        add("available_events", MODE_READ_ONLY,
+            read=lambda: "".join(f"{e.system}:{e.name}\n" for e in events.all_events()).encode("latin-1"))
+    if kprobes is not None:
+        # O_TRUNC on either removes every probe (EBUSY, failing the open, while one is enabled).
+        add("dynamic_events", MODE_READ_WRITE, read=kprobes.read_dynamic_events,
+            write=kprobes.write_dynamic_events, truncate=kprobes.release_all)
+        add("kprobe_events", MODE_READ_WRITE, read=kprobes.read_kprobe_events,
+            write=kprobes.write_kprobe_events, truncate=kprobes.release_all)
+        add("kprobe_profile", MODE_READ_ONLY, read=kprobes.read_profile)
     cmdlines = ta.cmdlines
     add("saved_cmdlines", MODE_READ_ONLY, read=cmdlines.read_saved_cmdlines)
     add("saved_cmdlines_size", MODE_READ_WRITE, read=cmdlines.read_size, write=cmdlines.write_size)
@@ -54,13 +66,21 @@ def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instan
         instances_dir = tree.mkdir(root, "instances")
         paths.add("instances")
 
+        instance_dirs: dict[str, EventDirs] = {}
+
         def make_instance(name: str) -> None:
             array = instances.create(name)
-            add_trace_array_files(tree, tree.mkdir(instances_dir, name), array, events, lambda path: None,
-                                  top_level=False)
+            dirs = add_trace_array_files(tree, tree.mkdir(instances_dir, name), array, events, lambda path: None,
+                                         top_level=False)
+            if kprobes is not None and dirs is not None:
+                instance_dirs[name] = dirs
+                kprobes.listeners.append(dirs)
 
         def remove_instance(name: str) -> None:
             instances.remove(name)
+            dirs = instance_dirs.pop(name, None)
+            if dirs is not None:
+                kprobes.listeners.remove(dirs)
             tree.remove(instances_dir, name)
 
         instances_dir.make_child = make_instance
@@ -71,9 +91,11 @@ def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instan
 
 
 def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, note, *,
-                          top_level: bool) -> None:
+                          top_level: bool) -> "EventDirs | None":
     """The files every trace array has (init_tracer_tracefs, create_event_toplevel_files);
-    note(path) is told each README path created; top_level: the global array, not an instance."""
+    note(path) is told each README path created; top_level: the global array, not an instance.
+    Returns what keeps its events/ directory in step with dynamic events (None without
+    event control)."""
 
     def add(parent: DirNode, name: str, mode: int, path: str, **bindings) -> None:
         tree.add_file(parent, name, mode, **bindings)
@@ -99,8 +121,11 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     add(top, "trace_options", MODE_READ_WRITE, "trace_options",
         read=ta.options.read_trace_options, write=ta.options.write_trace_options)
     add(top, "trace_pipe", MODE_READ_ONLY, "trace_pipe",
-        pipe=PipeSource(lambda size: ta.consume(None, size), ta.buffer.waiters, lambda: ta.tracing_on))
+        pipe=PipeSource(lambda size: ta.consume(None, size), ta.buffer.waiters, lambda: ta.tracing_on),
+        opened=ta.open_pipe, released=ta.close_pipe)
     add(top, "tracing_on", MODE_READ_WRITE, "tracing_on", read=ta.read_tracing_on, write=ta.write_tracing_on)
+    if ta.functions is not None:
+        _add_function_files(top, ta.functions, add)
 
     options_dir = tree.mkdir(top, "options")
     for name in ta.options.file_names(top_level):
@@ -120,14 +145,41 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
             opened=ta.open_trace, released=ta.close_trace)
         # One wait queue for the whole buffer: a batch on any CPU wakes every pipe reader.
         add(cpu_dir, "trace_pipe", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe",
-            pipe=PipeSource(lambda size, cpu=cpu: ta.consume(cpu, size), ta.buffer.waiters, lambda: ta.tracing_on))
+            pipe=PipeSource(lambda size, cpu=cpu: ta.consume(cpu, size), ta.buffer.waiters, lambda: ta.tracing_on),
+            opened=ta.open_pipe, released=ta.close_pipe)
         add(cpu_dir, "trace_pipe_raw", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe_raw",
-            pages=PageSource(lambda cpu=cpu: RawPageReader(ta, cpu), ta.buffer.waiters))
+            pages=PageSource(lambda cpu=cpu: RawPageReader(ta, cpu), ta.buffer.waiters),
+            opened=ta.open_pipe, released=ta.close_pipe)
 
-    _add_events(tree, top, ta, events, add, note)
+    return _add_events(tree, top, ta, events, add, note)
 
 
-def _add_events(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, add, note) -> None:
+def _add_function_files(top: DirNode, functions: FunctionTracing, add) -> None:
+    """The function tracers' files of a trace array (ftrace_init_tracefs,
+    ftrace_init_dyn_tracefs): the filter and pid files, and with the graph tracer (top level
+    only) the global ones."""
+    for name, filter_file in (("set_ftrace_filter", functions.filter), ("set_ftrace_notrace", functions.notrace),
+                              ("set_ftrace_pid", functions.pids), ("set_ftrace_notrace_pid", functions.notrace_pids)):
+        add(top, name, MODE_READ_WRITE, name, read=filter_file.read, write=filter_file.write,
+            truncate=filter_file.clear)
+    graph = functions.graph
+    if graph is None:
+        return
+    ftrace = functions.ftrace
+    add(top, "available_filter_functions", MODE_READ_ONLY, "available_filter_functions",
+        read=ftrace.read_available_filter_functions)
+    add(top, "dyn_ftrace_total_info", MODE_READ_ONLY, "dyn_ftrace_total_info",
+        read=ftrace.read_dyn_ftrace_total_info)
+    add(top, "enabled_functions", MODE_READ_ONLY, "enabled_functions", read=ftrace.read_enabled_functions)
+    add(top, "max_graph_depth", MODE_READ_WRITE, "max_graph_depth", read=graph.read_max_depth,
+        write=graph.write_max_depth)
+    for name, filter_file in (("set_graph_function", graph.functions), ("set_graph_notrace", graph.notrace)):
+        add(top, name, MODE_READ_WRITE, name, read=filter_file.read, write=filter_file.write,
+            truncate=filter_file.clear)
+
+
+def _add_events(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, add,
+                note) -> "EventDirs | None":
     control = ta.events
     events_dir = tree.mkdir(top, "events")
     note("events")
@@ -142,32 +194,72 @@ def _add_events(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry,
     add(events_dir, "header_event", MODE_READ_ONLY, "events/header_event", read=_text(entry_header_format()))
     add(events_dir, "header_page", MODE_READ_ONLY, "events/header_page", read=_text(page_header_format()))
     for system in events.systems():
-        system_dir = tree.mkdir(events_dir, system)
-        note("events/<system>")
         system_events = events.events(system)
-        # ftrace's own record types cannot be enabled or filtered: no enable/filter files.
-        controlled = control is not None and not all(e.ftrace for e in system_events)
-        if controlled:
-            add(system_dir, "enable", MODE_READ_WRITE, "events/<system>/enable",
-                read=lambda system=system: control.read_enable(system),
-                write=lambda data, system=system: control.write_enable(data, system))
-            add(system_dir, "filter", MODE_READ_WRITE, "events/<system>/filter",
-                read=control.read_system_filter,
-                write=lambda data, system=system: control.write_system_filter(system, data))
+        system_dir = _add_system_dir(tree, events_dir, system, system_events, control, add, note)
         for event in system_events:
-            event_dir = tree.mkdir(system_dir, event.name)
-            note("events/<system>/<event>")
-            add(event_dir, "format", MODE_READ_ONLY, "events/<system>/<event>/format",
-                read=_text(event.format_text()))
-            add(event_dir, "id", MODE_READ_ONLY, "events/<system>/<event>/id", read=_text(event.id_text()))
-            if control is None:
-                continue
-            if not event.ftrace:
-                add(event_dir, "enable", MODE_READ_WRITE, "events/<system>/<event>/enable",
-                    read=lambda e=event: control.read_enable(e.system, e.name),
-                    write=lambda data, e=event: control.write_enable(data, e.system, e.name))
-                add(event_dir, "filter", MODE_READ_WRITE, "events/<system>/<event>/filter",
-                    read=lambda e=event: control.read_filter(e),
-                    write=lambda data, e=event: control.write_filter(e, data))
-            add(event_dir, "trigger", MODE_READ_WRITE, "events/<system>/<event>/trigger",
-                read=control.read_trigger, write=control.write_trigger)
+            _add_event_dir(tree, system_dir, event, control, add, note)
+    return None if control is None else EventDirs(tree, events_dir, control)
+
+
+def _add_system_dir(tree: Tree, events_dir: DirNode, system: str, system_events, control, add,
+                    note) -> DirNode:
+    system_dir = tree.mkdir(events_dir, system)
+    note("events/<system>")
+    # ftrace's own record types cannot be enabled or filtered: no enable/filter files.
+    controlled = control is not None and not all(e.ftrace for e in system_events)
+    if controlled:
+        add(system_dir, "enable", MODE_READ_WRITE, "events/<system>/enable",
+            read=lambda system=system: control.read_enable(system),
+            write=lambda data, system=system: control.write_enable(data, system))
+        add(system_dir, "filter", MODE_READ_WRITE, "events/<system>/filter",
+            read=control.read_system_filter,
+            write=lambda data, system=system: control.write_system_filter(system, data))
+    return system_dir
+
+
+def _add_event_dir(tree: Tree, system_dir: DirNode, event, control, add, note) -> None:
+    event_dir = tree.mkdir(system_dir, event.name)
+    note("events/<system>/<event>")
+    add(event_dir, "format", MODE_READ_ONLY, "events/<system>/<event>/format",
+        read=_text(event.format_text()))
+    add(event_dir, "id", MODE_READ_ONLY, "events/<system>/<event>/id", read=_text(event.id_text()))
+    if control is None:
+        return
+    if not event.ftrace:
+        add(event_dir, "enable", MODE_READ_WRITE, "events/<system>/<event>/enable",
+            read=lambda e=event: control.read_enable(e.system, e.name),
+            write=lambda data, e=event: control.write_enable(data, e.system, e.name))
+        add(event_dir, "filter", MODE_READ_WRITE, "events/<system>/<event>/filter",
+            read=lambda e=event: control.read_filter(e),
+            write=lambda data, e=event: control.write_filter(e, data))
+    add(event_dir, "trigger", MODE_READ_WRITE, "events/<system>/<event>/trigger",
+        read=control.read_trigger, write=control.write_trigger)
+
+
+class EventDirs:
+    """One trace array's events/ directory kept in step with dynamic events: an event's
+    directory appears with it, and its system's directory with the system's first event and
+    goes with its last (as trace_events.c's subsystem directories)."""
+
+    def __init__(self, tree: Tree, events_dir: DirNode, control):
+        self._tree = tree
+        self._events_dir = events_dir
+        self._control = control
+
+    def _add(self, parent: DirNode, name: str, mode: int, path: str, **bindings) -> None:
+        self._tree.add_file(parent, name, mode, **bindings)
+
+    def event_added(self, event) -> None:
+        system_dir = self._events_dir.children.get(event.system)
+        if system_dir is None:
+            system_dir = _add_system_dir(self._tree, self._events_dir, event.system, [event], self._control,
+                                         self._add, lambda path: None)
+        _add_event_dir(self._tree, system_dir, event, self._control, self._add, lambda path: None)
+
+    def event_removed(self, event) -> None:
+        system_dir = self._events_dir.children.get(event.system)
+        if system_dir is None or event.name not in system_dir.children:
+            return
+        self._tree.remove(system_dir, event.name)
+        if not any(isinstance(child, DirNode) for child in system_dir.children.values()):
+            self._tree.remove(self._events_dir, event.system)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 
 from .cmdlines import SavedCmdlines
 from .filter import EventFilter
+from .ftrace_records import FTRACE_RECORDS
 from .rb_page import PageFormatError, event_spans
 from .records import ENTRY_HEADER as _HEADER
 from .trace_array import TraceArray
@@ -109,15 +110,22 @@ class Drain:
             last_saved = None
             for ts, payload, (event_type, _, _, pid) in records:
                 file = files.get(event_type)
-                if file is None or not file.enabled or not keeps_pid(pid):
-                    continue
-                if file.event.system == "sched" and file.event.name == "sched_switch":
-                    self._learn_from_switch(file.event.decoder.decode(payload), record_cmd)
                 comm, tgid = task_cache.get(pid, _UNKNOWN_TASK)
-                event_filter = file.filter
-                if isinstance(event_filter, EventFilter):
-                    if not event_filter.matches(file.event.decoder.decode(payload), cpu, comm):
+                if file is None:
+                    # The function tracers' records: the guest wrote them only for this
+                    # array's tracer, filters and ftrace pids; no event file governs them.
+                    if event_type not in FTRACE_RECORDS:
                         continue
+                elif not keeps_pid(pid):  # recorded while enabled: kept after a disable, as Linux
+                    continue
+                else:
+                    if file.event.system == "sched" and file.event.name == "sched_switch":
+                        self._learn_from_switch(file.event.decoder.decode(payload), record_cmd)
+                        comm, tgid = task_cache.get(pid, _UNKNOWN_TASK)
+                    event_filter = file.filter
+                    if isinstance(event_filter, EventFilter):
+                        if not event_filter.matches(file.event.decoder.decode(payload), cpu, comm):
+                            continue
                 if record_cmd and comm and last_saved != pid:
                     cmdlines.save(pid, comm)
                     last_saved = pid

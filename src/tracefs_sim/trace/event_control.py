@@ -33,6 +33,8 @@ class EventFile:
     event: TraceEvent
     enabled: bool = False
     filter: event_filter.EventFilter | event_filter.FilterParseError | None = None
+    # EVENT_FILE_FL_WAS_ENABLED: removing a dynamic event clears the buffers it may be in.
+    was_enabled: bool = False
 
 
 class PidFilter:
@@ -90,8 +92,25 @@ class EventControl:
     def _set(self, files: list[EventFile], on: bool) -> None:
         for f in files:
             if f.enabled != on:
-                self._guest.enable_event(f.event.desc, self.slot, on)
+                f.event.set_enabled(self._guest, self.slot, on)
                 f.enabled = on
+                f.was_enabled |= on
+
+    # dynamic events (kprobes) coming and going; `files` is replaced, never changed in place,
+    # since the drain reads it without the lock
+    def add_event(self, event: TraceEvent) -> None:
+        with self._lock:
+            # At the head, as __trace_add_new_event's list_add: set_event lists it first.
+            self.files = {event.id: EventFile(event), **self.files}
+
+    def remove_event(self, event: TraceEvent) -> EventFile | None:
+        """Forget a dynamic event (its owner refused the removal while it was enabled);
+        returns its file, whose was_enabled says whether the buffers may hold its records."""
+        with self._lock:
+            files = dict(self.files)
+            removed = files.pop(event.id, None)
+            self.files = files
+        return removed
 
     def disable_all(self) -> None:
         with self._lock:

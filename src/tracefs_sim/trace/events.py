@@ -2,12 +2,14 @@
 (trace_events.c, trace_output.c).
 """
 
+import errno
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
-from .fields import FieldLike
+from .fields import FieldLike, RecordField
+from .ftrace_records import FTRACE_RECORDS, TRACE_FN, SymFlags
 from .print_fmt import compile_print_fmt
 from .records import RecordDecoder
 
@@ -15,6 +17,8 @@ from .records import RecordDecoder
 # function, print, graph entry/exit, ...); registered events get ids from here on, in
 # registration order, as register_trace_event() hands out next_event_type++.
 FIRST_EVENT_ID = 20
+# The largest event type common_type can hold.
+TRACE_EVENT_TYPE_MAX = (1 << 16) - 1
 
 
 
@@ -26,21 +30,12 @@ class EventLike(Protocol):
     print_fmt: str
 
 
-@dataclass(frozen=True)
-class CommonField:
-    type: str
-    name: str
-    offset: int
-    size: int
-    is_signed: bool
-
-
 # struct trace_entry, the 8 bytes every record starts with.
 COMMON_FIELDS = (
-    CommonField("unsigned short", "common_type", 0, 2, False),
-    CommonField("unsigned char", "common_flags", 2, 1, False),
-    CommonField("unsigned char", "common_preempt_count", 3, 1, False),
-    CommonField("int", "common_pid", 4, 4, True),
+    RecordField("unsigned short", "common_type", 0, 2, False),
+    RecordField("unsigned char", "common_flags", 2, 1, False),
+    RecordField("unsigned char", "common_preempt_count", 3, 1, False),
+    RecordField("int", "common_pid", 4, 4, True),
 )
 
 
@@ -55,15 +50,6 @@ def _field_line(field: FieldLike) -> str:
 
 
 @dataclass(frozen=True)
-class _FtraceField:
-    type: str
-    name: str
-    offset: int
-    size: int
-    is_signed: bool
-
-
-@dataclass(frozen=True)
 class _FtraceEventDesc:
     system: str
     name: str
@@ -74,11 +60,15 @@ class _FtraceEventDesc:
 # TRACE_PRINT: the record trace_marker writes (struct print_entry { ip; buf[] }).
 TRACE_PRINT = 5
 PRINT_DESC = _FtraceEventDesc("ftrace", "print", (
-    _FtraceField("unsigned long", "ip", 8, 8, False),
-    _FtraceField("char[]", "buf", 16, 0, True),
+    RecordField("unsigned long", "ip", 8, 8, False),
+    RecordField("char[]", "buf", 16, 0, True),
 ), '"%ps: %s", (void *)REC->ip, REC->buf')
 # The function the marker's ip names: the trace core's own writer (host code, no guest address).
 MARKER_WRITER = b"tracing_mark_write"
+
+
+# The function record's text with the default trace_flags (print-parent, no sym-offset/addr).
+_DEFAULT_SYM = SymFlags()
 
 
 def _print_body(payload, verbose: bool, symbolize, hash_pointer=None) -> bytes:
@@ -114,7 +104,10 @@ class TraceEvent:
         """The event's printer, built once: body(payload, verbose, symbolize, hash_pointer=None)
         gives what follows the context on a record's line, newline included."""
         if self.ftrace:
-            return _print_body
+            if self.id == TRACE_PRINT:
+                return _print_body
+            line = self.desc.line
+            return lambda payload, verbose, symbolize, hash_pointer=None: line(payload, symbolize, _DEFAULT_SYM)
         decode = self.decoder.decode
         if self.system == "syscalls":
             return lambda payload, verbose, symbolize, hash_pointer=None: self._syscall_body(decode(payload),
@@ -144,7 +137,9 @@ class TraceEvent:
     def raw_body(self, payload) -> bytes:
         """The raw option's text: the print record's own (trace_print_raw), `type: N` for every
         other event, whose raw output is trace_nop_print."""
-        if self.ftrace:
+        if self.id == TRACE_FN:
+            return self.desc.raw_line(payload)
+        if self.id == TRACE_PRINT:
             text = bytes(payload[16:]).split(b"\0", 1)[0]
             ip = int.from_bytes(payload[8:16], "little")
             return b"# %x %s" % (ip, text) + (b"" if text.endswith(b"\n") else b"\n")
@@ -162,6 +157,11 @@ class TraceEvent:
     def id_text(self) -> str:
         return f"{self.id}\n"
 
+    def set_enabled(self, guest, slot: int, on: bool) -> None:
+        """Record this event into trace-array `slot` or stop (a tracepoint: its enable bits and
+        static key in the guest; dynamic events arm their own probes)."""
+        guest.enable_event(self.desc, slot, on)
+
 
 class EventRegistry:
     """All trace events, by system and name, with ids assigned in registration order."""
@@ -170,15 +170,49 @@ class EventRegistry:
         self._systems: dict[str, dict[str, TraceEvent]] = {}
         self._by_id: dict[int, TraceEvent] = {}
         self._add(TraceEvent(TRACE_PRINT, PRINT_DESC, ftrace=True))
+        for event_id, desc in FTRACE_RECORDS.items():
+            self._add(TraceEvent(event_id, desc, ftrace=True))
         for event_id, desc in enumerate(events, start=FIRST_EVENT_ID):
             self._add(TraceEvent(event_id, desc))
+        self._next_id = max(FIRST_EVENT_ID, max(self._by_id) + 1)
 
-    def _add(self, event: TraceEvent) -> None:
-        system = self._systems.setdefault(event.system, {})
+    def _add(self, event: TraceEvent, *, first: bool = False) -> None:
+        # Copies, not updates in place: readers (the drain, set_event) iterate without a lock
+        # while dynamic events come and go.
+        system = dict(self._systems.get(event.system, {}))
         if event.name in system:
             raise ValueError(f"event {event.system}/{event.name} registered twice")
         system[event.name] = event
-        self._by_id[event.id] = event
+        self._systems = {**self._systems, event.system: system}
+        self._by_id = {event.id: event, **self._by_id} if first else {**self._by_id, event.id: event}
+
+    def alloc_event_id(self) -> int:
+        """register_trace_event()'s next_event_type++: an id for a dynamic event.  Ids are not
+        given back (an event removed, or one whose registration failed after taking its id,
+        leaves a gap) until they run out at TRACE_EVENT_TYPE_MAX; then the first gap is used."""
+        if self._next_id <= TRACE_EVENT_TYPE_MAX:
+            self._next_id += 1
+            return self._next_id - 1
+        free = next((i for i in range(FIRST_EVENT_ID, TRACE_EVENT_TYPE_MAX + 1) if i not in self._by_id), None)
+        if free is None:
+            raise OSError(errno.ENODEV, "no free event type")
+        return free
+
+    def add_dynamic(self, event: TraceEvent) -> None:
+        """A dynamic event (kprobe, ...) appears; its id comes from alloc_event_id().  It goes
+        to the head of the list (trace_add_event_call's list_add): available_events and
+        set_event show dynamic events first, newest first."""
+        self._add(event, first=True)
+
+    def remove_dynamic(self, event: TraceEvent) -> None:
+        system = {k: v for k, v in self._systems[event.system].items() if k != event.name}
+        systems = dict(self._systems)
+        if system:
+            systems[event.system] = system
+        else:
+            del systems[event.system]
+        self._systems = systems
+        self._by_id = {k: v for k, v in self._by_id.items() if k != event.id}
 
     def by_id(self, event_id: int) -> TraceEvent | None:
         return self._by_id.get(event_id)

@@ -3,11 +3,22 @@
 machine.FieldDesc has this shape; the trace core depends only on it, not on the machine."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 
 class FieldLike(Protocol):
     type: str       # Linux's internal form: "char[16]" for arrays, "__data_loc char[]" for strings
+    name: str
+    offset: int
+    size: int
+    is_signed: bool
+
+
+@dataclass(frozen=True)
+class RecordField:
+    """A field the trace core defines itself: the common header, ftrace's own records."""
+    type: str
     name: str
     offset: int
     size: int

@@ -6,6 +6,7 @@ does not implement is absent from both places, so writing it fails as an unknown
 
 import errno
 import threading
+from collections.abc import Callable
 
 from .kstrtox import kstrtoul_from_user, strstrip
 
@@ -37,8 +38,15 @@ _MAX_OPTION = 256
 
 
 class TraceOptions:
-    def __init__(self) -> None:
+    def __init__(self, tracer_options: tuple[tuple[str, bool], ...] = ()) -> None:
+        """tracer_options: (name, default) of the options of every tracer this trace array may
+        select (their files exist whichever tracer is current)."""
         self._flags = {name: default for name, default in OPTIONS}
+        self._tracer_names = tuple(name for name, _ in tracer_options)
+        self._flags.update(tracer_options)
+        # The current tracer's options: listed by and writable through trace_options.
+        self.current_tracer_options: tuple[str, ...] = ()
+        self._watchers: dict[str, Callable[[bool], None]] = {}
         self._lock = threading.Lock()
 
     def __getitem__(self, name: str) -> bool:
@@ -48,17 +56,26 @@ class TraceOptions:
         return _NAMES
 
     def file_names(self, top_level: bool) -> tuple[str, ...]:
-        """The options/ files of a trace array (create_trace_options_dir)."""
-        if top_level:
-            return _NAMES
-        return tuple(name for name in _NAMES if name not in TOP_LEVEL_ONLY)
+        """The options/ files of a trace array (create_trace_options_dir, and the tracers'
+        own options)."""
+        core = _NAMES if top_level else tuple(name for name in _NAMES if name not in TOP_LEVEL_ONLY)
+        return core + self._tracer_names
+
+    def watch(self, name: str, callback: Callable[[bool], None]) -> None:
+        """callback(value) runs when the option changes (set_tracer_flag's side effects)."""
+        self._watchers[name] = callback
 
     def set(self, name: str, value: bool) -> None:
         with self._lock:
+            changed = self._flags[name] != value
             self._flags[name] = value
+        watcher = self._watchers.get(name)
+        if changed and watcher is not None:
+            watcher(value)
 
     def read_trace_options(self) -> bytes:
-        return "".join(f"{'' if self._flags[n] else 'no'}{n}\n" for n in _NAMES).encode()
+        names = _NAMES + self.current_tracer_options
+        return "".join(f"{'' if self._flags[n] else 'no'}{n}\n" for n in names).encode()
 
     def write_trace_options(self, data: bytes) -> None:
         if len(data) >= _MAX_OPTION:
@@ -67,7 +84,7 @@ class TraceOptions:
         value = not name.startswith("no")
         if not value:
             name = name[2:]
-        if name not in self._flags:
+        if name not in _NAMES and name not in self.current_tracer_options:
             raise OSError(errno.EINVAL, f"no option {name!r}")
         self.set(name, value)
 

@@ -182,7 +182,7 @@ _MARKS = ((1_000_000_000, "$"), (100_000_000, "@"), (10_000_000, "*"), (1_000_00
           (100_000, "!"), (10_000, "+"))
 
 
-def _mark(delta_ns: int) -> str:
+def find_mark(delta_ns: int) -> str:
     for threshold, symbol in _MARKS:
         if delta_ns > threshold:
             return symbol
@@ -207,7 +207,7 @@ def lat_context(comm: bytes, pid: int, cpu: int, flags: int, preempt: int, ts: i
             return head + b"[%08x] %d.%03dms (+%d.%03dms): " % (
                 _ns2usecs(ts), abs_ts // _USEC_PER_MSEC, abs_ts % _USEC_PER_MSEC,
                 rel_ts // _USEC_PER_MSEC, rel_ts % _USEC_PER_MSEC)
-        return head + b" %4dus%s: " % (abs_ts, _mark(rel_ts * _NSEC_PER_USEC).encode())
+        return head + b" %4dus%s: " % (abs_ts, find_mark(rel_ts * _NSEC_PER_USEC).encode())
     if verbose:
         return head + b"[%016x] %d (+%d): " % (ts, abs_ts, rel_ts)
     return head + b" %4d: " % abs_ts

@@ -14,12 +14,14 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from . import output
+from . import graph_output, output
 from .clock import TraceClock, TraceClocks
 from .cmdlines import SavedCmdlines
 from .error_log import ErrorLog
 from .event_control import EventControl
 from .events import TRACE_PRINT, EventRegistry
+from .ftrace_records import SymFlags
+from .function_tracer import FunctionTracing
 from .kstrtox import kstrtoul_from_user, strstrip
 from .options import TraceOptions
 from .rb_page import event_length
@@ -66,17 +68,30 @@ class TraceArray:
         cmdlines: SavedCmdlines | None = None,
         symbolize: Callable | None = None,
         kernel: output.KernelIdentity | None = None,
+        ftrace=None,
+        irq_text: tuple[int, int] | None = None,
     ):
         """events + guest (a GuestTracing) give the array its events, recording into the
         guest's `slot`; cmdlines is shared by all arrays; symbolize(addr) -> (name, off, size);
-        kernel: what the latency-format header names."""
+        kernel: what the latency-format header names; ftrace (function_tracer.FtraceGlobal)
+        gives it the function tracers; irq_text: the kernel's irq entry text [start, end), if any."""
         self.nr_cpus = nr_cpus
         self.clocks = clocks
         self.tracers = tracers or TracerRegistry()
         self.expansion = expansion or BufferExpansion()
         self.clock: TraceClock = clocks.default
         self.tracer = NOP
-        self.options = TraceOptions()
+        self.top_level = slot == 0
+        self.options = TraceOptions(tuple(option for tracer in self.tracers.usable(self.top_level)
+                                          for option in tracer.options))
+        self.functions = None
+        if ftrace is not None:
+            self.functions = FunctionTracing(ftrace, slot, self.options, top_level=self.top_level, guest=guest)
+        self.irq_text = irq_text
+        # function_graph's trace_pipe readers (all CPUs: None, or one CPU): each one's printer
+        # state, and the lines made but not yet read
+        self._pipe_graph: dict[int | None, tuple[graph_output.GraphPrinter, list[bytes]]] = {}
+        self._pipe_readers = 0
         self.cmdlines = cmdlines or SavedCmdlines()
         self.registry = events
         self.symbolize = symbolize
@@ -146,17 +161,28 @@ class TraceArray:
         return f"{self.tracer.name}\n".encode()
 
     def read_available_tracers(self) -> bytes:
-        return self.tracers.available_text().encode()
+        return self.tracers.available_text(self.top_level).encode()
 
     def write_current_tracer(self, data: bytes) -> None:
         name = strstrip(data[:_MAX_TRACER_SIZE]).decode("latin-1")
         with self._lock:
             # Linux expands the buffers before looking the name up, even for a bad name.
             self._expand_locked()
-            tracer = self.tracers.get(name)
+            tracer = self.tracers.get(name, self.top_level)
             if tracer is None:
                 raise OSError(errno.EINVAL, f"no tracer {name!r}")
+            if tracer is self.tracer:
+                return
+            if self._pipe_readers:
+                # tr->trace_ref: the tracer cannot change under trace_pipe readers
+                raise OSError(errno.EBUSY, "trace_pipe is being read")
+            if self.functions is not None:
+                self.functions.select(tracer.name)
             self.tracer = tracer
+            self.options.current_tracer_options = tuple(option for option, _ in tracer.options)
+            # tracer_init(): every tracer starts on empty buffers.
+            with self.buffer_lock:
+                self._reset_all_locked()
 
     # trace_clock
     def read_trace_clock(self) -> bytes:
@@ -222,9 +248,11 @@ class TraceArray:
         with self._lock, self.buffer_lock:
             entries = sum(b.entries for b in self.buffer)
             written = entries + sum(b.overrun for b in self.buffer)
+            cpus = range(self.nr_cpus) if cpu is None else (cpu,)
+            if self._graph_current():
+                return self._read_graph_trace(cpus, entries, written)
             text = output.trace_header(self.tracer.name, entries, written, self.nr_cpus, self.output_flags,
                                        self.kernel)
-            cpus = range(self.nr_cpus) if cpu is None else (cpu,)
             merged = list(heapq.merge(*(self._stamped(c) for c in cpus)))
             lines = self._formatter()
         # Records never change once kept: formatting the snapshot outside the locks lets the
@@ -234,6 +262,68 @@ class TraceArray:
         body = b"".join(lines(c, e, nts, idx) for idx, ((_, c, _, e), nts) in enumerate(zip(merged, next_ts)))
         return text.encode() + body
 
+    def _graph_current(self) -> bool:
+        return self.tracer.name == "function_graph"
+
+    def _graph_printer(self) -> graph_output.GraphPrinter:
+        """A function_graph printer for the options as they are now, with fresh per-CPU state
+        (each open file has its own in Linux)."""
+        flags = graph_output.GraphFlags.from_options(self.options)
+        lines = self._formatter()
+        registry = self.registry
+        symbolize = self.symbolize
+
+        def symbol(addr: int) -> bytes:
+            found = symbolize(addr) if symbolize is not None else None
+            return found[0].encode() if found is not None else b"0x%x" % addr
+
+        def comment(entry: Entry) -> bytes | None:
+            event_type = _ENTRY_HEADER.unpack_from(entry.payload, 0)[0]
+            event = registry.by_id(event_type) if registry is not None else None
+            if event is None:
+                return None
+            if event.id == TRACE_PRINT:   # trace_print_printk_msg_only: the message alone
+                return bytes(entry.payload[16:]).split(b"\0", 1)[0]
+            return event.body(entry.payload, self.options["verbose"], symbolize)
+
+        return graph_output.GraphPrinter(
+            self.nr_cpus, flags, find_comm=self.cmdlines.find, symbol=symbol,
+            other_line=lambda cpu, entry: lines(cpu, entry, entry.ts, 0), comment=comment,
+            irq_text=self.irq_text)
+
+    def _read_graph_trace(self, cpus, entries: int, written: int) -> bytes:
+        """`trace` under function_graph: its own header and lines (called with the locks held)."""
+        flags = graph_output.GraphFlags.from_options(self.options)
+        head = f"# tracer: {self.tracer.name}\n#\n"
+        if flags.context_info and flags.latency_format and entries and self.kernel is not None:
+            head += output.latency_header(self.tracer.name, entries, written, self.nr_cpus, self.kernel)
+        head += graph_output.graph_header(flags)
+        texts, _ = graph_output.render(self._graph_printer(), ((c, iter(list(self.buffer.cpu(c)))) for c in cpus))
+        return head.encode() + b"".join(texts)
+
+    def _consume_graph(self, cpu: int | None, max_bytes: int) -> bytes:
+        """trace_pipe under function_graph: records are taken as they are printed; text made
+        beyond max_bytes waits for the next read."""
+        with self.buffer_lock:
+            if cpu not in self._pipe_graph:
+                self._pipe_graph[cpu] = (self._graph_printer(), [])
+            printer, carry = self._pipe_graph[cpu]
+            if not carry:
+                cpus = range(self.nr_cpus) if cpu is None else (cpu,)
+                texts, taken = graph_output.render(printer, ((c, iter(self.buffer.cpu(c))) for c in cpus), max_bytes)
+                for c, count in taken.items():
+                    if count:
+                        self.buffer.cpu(c).consume(count)
+                carry.extend(line for text in texts for line in text.splitlines(keepends=True))
+            size = 0
+            taken_lines = 0
+            while taken_lines < len(carry) and (not taken_lines or size + len(carry[taken_lines]) <= max_bytes):
+                size += len(carry[taken_lines])
+                taken_lines += 1
+            out = carry[:taken_lines]
+            del carry[:taken_lines]
+            return b"".join(out)
+
     def _stamped(self, cpu: int):
         """(ts, cpu, position, entry) of a CPU's records: merged as plain tuples, in time then
         CPU order, never reaching the entry itself."""
@@ -242,18 +332,27 @@ class TraceArray:
     def clear_trace(self, cpu: int | None = None) -> None:
         """Opening `trace` (or per_cpu/cpuN/trace) with O_TRUNC empties the buffer(s)."""
         with self._lock, self.buffer_lock:
-            self.buffer.reset(cpu)
             if cpu is None:
-                self.time_start = self.clock.read()
-                if self._guest is not None:
-                    self._guest.reset(self.slot)
-                    self.guest_resets += 1
+                self._reset_all_locked()
+            else:
+                self.buffer.reset(cpu)
+
+    def _reset_all_locked(self) -> None:
+        """Empty every CPU's buffer and the guest's side (tracing_reset_online_cpus)."""
+        self.buffer.reset()
+        self.time_start = self.clock.read()
+        self._pipe_graph = {}
+        if self._guest is not None:
+            self._guest.reset(self.slot)
+            self.guest_resets += 1
 
     # trace_pipe, per_cpu/cpuN/trace_pipe
     def consume(self, cpu: int | None = None, max_bytes: int = _PIPE_CHUNK) -> bytes:
         """Take records, oldest first across the CPUs, as text of at most max_bytes (at least
         one line); b"" when the buffer(s) are empty. A reader that fell behind an overwrite
         gets `CPU:N [LOST M EVENTS]` before the next record of that CPU."""
+        if self._graph_current():
+            return self._consume_graph(cpu, max_bytes)
         out = []
         size = 0
         lines = self._formatter()
@@ -300,8 +399,9 @@ class TraceArray:
         time_start = self.time_start
         hash_pointer = None if o["hash-ptr"] else _address_itself
         verbose = opts.verbose
+        sym_flags = SymFlags(print_parent=o["print-parent"], sym_offset=o["sym-offset"], sym_addr=o["sym-addr"])
         # What an event's text depends on besides the record: the key of Entry.body.
-        body_key = (verbose, hash_pointer is None)
+        body_key = (verbose, hash_pointer is None, sym_flags)
         # Context prefixes, kept from read to read while the saved comms and tgids and the
         # options shaping them stay the same (trace_pipe formats a page at a time).
         prefix_key = (cmdlines.generation, opts.irq_info, opts.record_tgid)
@@ -313,7 +413,11 @@ class TraceArray:
             cached = entry.body
             if cached is not None and cached[0] == body_key:
                 return cached[1]
-            text = event.body(entry.payload, verbose, symbolize, hash_pointer)
+            if event.ftrace and event.id != TRACE_PRINT:
+                # function and stack records follow the sym-* and print-parent options
+                text = event.desc.line(entry.payload, symbolize, sym_flags)
+            else:
+                text = event.body(entry.payload, verbose, symbolize, hash_pointer)
             entry.body = (body_key, text)
             return text
 
@@ -426,14 +530,26 @@ class TraceArray:
                 self._stop_count -= 1
                 self._sync_recording()
 
+    # trace_pipe, per_cpu/cpuN/trace_pipe and trace_pipe_raw readers hold the tracer
+    def open_pipe(self) -> None:
+        with self._lock:
+            self._pipe_readers += 1
+
+    def close_pipe(self, token=None) -> None:
+        with self._lock:
+            self._pipe_readers -= 1
+
     def _sync_recording(self) -> None:
         if self._guest is not None:
             self._guest.set_recording(self.slot, self.recording)
 
     def shutdown(self) -> None:
-        """An instance going away: its events off and its guest slot silent and empty."""
+        """An instance going away: its events and function tracer off, and its guest slot
+        silent and empty."""
         if self.events is not None:
             self.events.disable_all()
+        if self.functions is not None:
+            self.functions.release()
         if self._guest is not None:
             self._guest.set_recording(self.slot, False)
             self._guest.reset(self.slot)

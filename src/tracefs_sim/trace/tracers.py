@@ -1,7 +1,8 @@
-"""Tracer registry (register_tracer() in trace.c) and the nop tracer (trace_nop.c).
+"""Tracer registry (register_tracer() in trace.c): the nop tracer (trace_nop.c) and, when the
+kernel can be patched for them, the function tracers (trace_functions.c,
+trace_functions_graph.c).
 
-A tracer is what `current_tracer` selects. Only tracers that really work are registered:
-`function` and friends arrive with the probe engine.
+A tracer is what `current_tracer` selects. Only tracers that really work are registered.
 """
 
 from dataclasses import dataclass
@@ -10,9 +11,18 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Tracer:
     name: str
+    allow_instances: bool = True      # instances may select it (function_graph: top level only)
+    # The tracer's own options (struct tracer_flags): (name, default), in Linux's order; they
+    # show in trace_options while it is the current tracer, and always under options/.
+    options: tuple[tuple[str, bool], ...] = ()
 
 
 NOP = Tracer("nop")
+FUNCTION = Tracer("function", options=(("func_stack_trace", False),))
+FUNCTION_GRAPH = Tracer("function_graph", allow_instances=False, options=(
+    ("funcgraph-overrun", False), ("funcgraph-cpu", True), ("funcgraph-overhead", True),
+    ("funcgraph-proc", False), ("funcgraph-duration", True), ("funcgraph-abstime", False),
+    ("funcgraph-irqs", True), ("funcgraph-tail", False)))
 
 
 class TracerRegistry:
@@ -21,12 +31,16 @@ class TracerRegistry:
         # most recently registered first and nop (registered first) last.
         self._tracers = tuple(reversed(tracers))
 
-    def get(self, name: str) -> Tracer | None:
-        for tracer in self._tracers:
+    def get(self, name: str, top_level: bool = True) -> Tracer | None:
+        for tracer in self.usable(top_level):
             if tracer.name == name:
                 return tracer
         return None
 
-    def available_text(self) -> str:
+    def usable(self, top_level: bool = True) -> tuple[Tracer, ...]:
+        """The tracers a trace array may select (trace_ok_for_array)."""
+        return tuple(t for t in self._tracers if top_level or t.allow_instances)
+
+    def available_text(self, top_level: bool = True) -> str:
         """The text of available_tracers."""
-        return " ".join(tracer.name for tracer in self._tracers) + "\n"
+        return " ".join(tracer.name for tracer in self.usable(top_level)) + "\n"

@@ -1,0 +1,125 @@
+"""ftrace's own record types written by the function tracers (trace_entries.h): their ids,
+layouts and `format` files, and the text the function tracer prints for them
+(trace_fn_trace, trace_stack_print in trace_output.c).
+"""
+
+import struct
+from dataclasses import dataclass
+
+from .fields import RecordField
+
+# enum trace_type in trace.h
+TRACE_FN = 1
+TRACE_STACK = 4
+TRACE_GRAPH_RET = 10
+TRACE_GRAPH_ENT = 11
+
+FN_RECORD = struct.Struct("<HBBiQQ")            # ip, parent_ip
+STACK_HEAD = struct.Struct("<HBBii4x")          # size, then caller[] at 16
+GRAPH_ENT_RECORD = struct.Struct("<HBBiQi")     # func, depth (FTRACE_ENTRY_PACKED: 20 bytes)
+GRAPH_RET_RECORD = struct.Struct("<HBBiQiIQQ")  # func, depth, overrun, calltime, rettime
+_ULONG_MAX = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class SymFlags:
+    """The trace_flags seq_print_ip_sym() looks at."""
+
+    print_parent: bool = True
+    sym_offset: bool = False
+    sym_addr: bool = False
+
+
+def print_ip_sym(addr: int, symbolize, flags: SymFlags) -> bytes:
+    """seq_print_ip_sym(): `0` for no address, else the symbol (`name+0xoff/0xsize` with
+    sym-offset, `0x%08lx` when unknown), ` <%016lx>` after it with sym-addr."""
+    if not addr:
+        return b"0"
+    found = symbolize(addr) if symbolize is not None else None
+    if found is None:
+        text = b"0x%08x" % addr
+    elif flags.sym_offset:
+        name, offset, size = found
+        text = b"%s+0x%x/0x%x" % (name.encode(), offset, size)
+    else:
+        text = found[0].encode()
+    if flags.sym_addr:
+        text += b" <%016x>" % addr
+    return text
+
+
+@dataclass(frozen=True)
+class FtraceRecordDesc:
+    """An ftrace record type: what events/ftrace/<name>/format shows, and its printer."""
+
+    system: str
+    name: str
+    fields: tuple
+    print_fmt: str
+
+    def line(self, payload, symbolize, flags: SymFlags) -> bytes:
+        """The record's text after the context prefix, newline included."""
+        if self.name == "function":
+            _, _, _, _, ip, parent_ip = FN_RECORD.unpack_from(payload, 0)
+            text = print_ip_sym(ip, symbolize, flags)
+            if flags.print_parent and parent_ip:
+                text += b" <-" + print_ip_sym(parent_ip, symbolize, flags)
+            return text + b"\n"
+        if self.name == "kernel_stack":
+            return b"<stack trace>\n" + b"".join(
+                b" => " + print_ip_sym(addr, symbolize, flags) + b"\n" for addr in stack_callers(payload))
+        # Graph records outside the function_graph tracer's printer: their print fmt's text.
+        if self.name == "funcgraph_entry":
+            _, _, _, _, func, depth = GRAPH_ENT_RECORD.unpack_from(payload, 0)
+            return b"--> %s (%d)\n" % (print_ip_sym(func, symbolize, SymFlags()), depth)
+        _, _, _, _, func, depth, overrun, calltime, rettime = GRAPH_RET_RECORD.unpack_from(payload, 0)
+        return b"<-- %s (%d) (start: %x  end: %x) over: %d\n" % (
+            print_ip_sym(func, symbolize, SymFlags()), depth, calltime, rettime, depth)
+
+    def raw_line(self, payload) -> bytes:
+        """The raw option's text (trace_fn_raw; the others print `type: N` like trace_nop)."""
+        if self.name == "function":
+            _, _, _, _, ip, parent_ip = FN_RECORD.unpack_from(payload, 0)
+            return b"%x %x\n" % (ip, parent_ip)
+        return b""
+
+
+def stack_callers(payload) -> list[int]:
+    """The addresses of a kernel_stack record, up to its end or a ULONG_MAX terminator."""
+    count = (len(payload) - STACK_HEAD.size) // 8
+    callers = struct.unpack_from(f"<{count}Q", payload, STACK_HEAD.size)
+    out = []
+    for addr in callers:
+        if addr == _ULONG_MAX:
+            break
+        out.append(addr)
+    return out
+
+
+_UL = "unsigned long"
+FUNCTION_DESC = FtraceRecordDesc("ftrace", "function", (
+    RecordField(_UL, "ip", 8, 8, False),
+    RecordField(_UL, "parent_ip", 16, 8, False),
+), '" %ps <-- %ps", (void *)REC->ip, (void *)REC->parent_ip')
+KERNEL_STACK_DESC = FtraceRecordDesc("ftrace", "kernel_stack", (
+    RecordField("int", "size", 8, 4, True),
+    RecordField("unsigned long[8]", "caller", 16, 64, False),
+), '"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n" "\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n" "\\t=> %ps\\n\\t=> %ps\\n", '
+   "(void *)REC->caller[0], (void *)REC->caller[1], (void *)REC->caller[2], (void *)REC->caller[3], "
+   "(void *)REC->caller[4], (void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]")
+GRAPH_ENT_DESC = FtraceRecordDesc("ftrace", "funcgraph_entry", (
+    RecordField(_UL, "func", 8, 8, False),
+    RecordField("int", "depth", 16, 4, True),
+), '"--> %ps (%d)", (void *)REC->func, REC->depth')
+GRAPH_RET_DESC = FtraceRecordDesc("ftrace", "funcgraph_exit", (
+    RecordField(_UL, "func", 8, 8, False),
+    RecordField("int", "depth", 16, 4, True),
+    RecordField("unsigned int", "overrun", 20, 4, False),
+    RecordField("unsigned long long", "calltime", 24, 8, False),
+    RecordField("unsigned long long", "rettime", 32, 8, False),
+), '"<-- %ps (%d) (start: %llx  end: %llx) over: %d", (void *)REC->func, REC->depth, REC->calltime, '
+   "REC->rettime, REC->depth")
+
+# id -> desc, for the event registry (events/ftrace/*) and the drain
+FTRACE_RECORDS = {TRACE_FN: FUNCTION_DESC, TRACE_STACK: KERNEL_STACK_DESC,
+                  TRACE_GRAPH_RET: GRAPH_RET_DESC, TRACE_GRAPH_ENT: GRAPH_ENT_DESC}

@@ -1,0 +1,179 @@
+"""The function and function_graph tracers of one trace array: the files that choose what they
+trace (set_ftrace_filter & co), and the link to the kernel's patched call sites (FtraceSites,
+probes/ftrace.py), which does the tracing itself in the guest (trace_functions.c,
+trace_functions_graph.c, the per-array parts of ftrace.c).
+"""
+
+import errno
+import threading
+
+from .event_control import PidFilter
+from .ftrace_filter import ALL_ENABLED, NONE_DISABLED, FunctionFilter
+from .kstrtox import kstrtoul_from_user
+from .options import TraceOptions
+
+_UINT_MAX = (1 << 32) - 1
+# The guest's C function every patched site's ftrace_caller calls.
+DISPATCHER = "ftrace_dispatch"
+# struct dyn_ftrace is 16 bytes: 256 records a page (ENTRIES_PER_PAGE).
+_RECORDS_PER_PAGE = 4096 // 16
+
+
+class FtracePidFilter(PidFilter):
+    """set_ftrace_pid / set_ftrace_notrace_pid: set_event_pid's grammar, `no pid` when empty,
+    and the kernel told of every change."""
+
+    def __init__(self, on_change) -> None:
+        super().__init__()
+        self._on_change = on_change
+
+    def read(self) -> bytes:
+        return super().read() or b"no pid\n"
+
+    def clear(self) -> None:
+        if self.pids:
+            super().clear()
+            self._on_change()
+
+    def write(self, data: bytes) -> None:
+        before = self.pids
+        super().write(data)
+        if self.pids == before:
+            return
+        try:
+            self._on_change()
+        except ValueError:
+            # The guest's list holds FTRACE_PIDS_MAX pids; more cannot be traced.
+            self.pids = before
+            raise OSError(errno.ENOMEM, "too many pids") from None
+
+
+class GraphFilters:
+    """set_graph_function, set_graph_notrace and max_graph_depth: global in Linux 6.1 (the
+    graph tracer exists only at the top level)."""
+
+    def __init__(self, sites, on_change) -> None:
+        self._sites = sites
+        self.functions = FunctionFilter(sites.functions, ALL_ENABLED, on_change, by_index=False)
+        self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, on_change, by_index=False)
+        self.max_depth = 0
+
+    def read_max_depth(self) -> bytes:
+        return b"%d\n" % self.max_depth
+
+    def write_max_depth(self, data: bytes) -> None:
+        # kstrtoul into an unsigned long, kept in an int (fgraph_max_depth)
+        value = kstrtoul_from_user(data) & _UINT_MAX
+        self._sites.set_max_graph_depth(value)
+        self.max_depth = value if value < 1 << 31 else value - (1 << 32)
+
+
+class FtraceGlobal:
+    """What all trace arrays share: the kernel's call sites (FtraceSites), the graph tracer's
+    global filters, and the global files about the sites."""
+
+    def __init__(self, sites, dispatcher_size: int | None = None):
+        """dispatcher_size: the size of the guest's DISPATCHER symbol (None: no such symbol)."""
+        self.sites = sites
+        self._dispatcher_size = dispatcher_size
+        self._graph_users: list = []
+        self.graph = GraphFilters(sites, self._graph_changed)
+
+    def _graph_changed(self) -> None:
+        for apply in list(self._graph_users):
+            apply()
+
+    def read_available_filter_functions(self) -> bytes:
+        return "".join(f"{name}\n" for name in self.sites.functions).encode()
+
+    def read_enabled_functions(self) -> bytes:
+        """Each patched site with its users and flags, then the function its call goes to
+        (ftrace_caller hands every hit to the dispatcher, as arch_ftrace_ops_list_func does
+        when several ops share a site)."""
+        size = self._dispatcher_size
+        target = b"" if size is None else b" ->%s+0x0/0x%x" % (DISPATCHER.encode(), size)
+        return b"".join(b"%s (%d)%s%s\n" % (name.encode(), count, flags.encode(), target)
+                        for name, count, flags in self.sites.enabled())
+
+    def read_dyn_ftrace_total_info(self) -> bytes:
+        """`RECORDS pages:P groups: G`: the pages ftrace_allocate_pages() takes for the
+        records, in power-of-two groups filled as far as possible."""
+        count = remaining = len(self.sites.functions)
+        pages = groups = 0
+        while remaining > 0:
+            order = (-(-remaining // _RECORDS_PER_PAGE)).bit_length() - 1
+            pages += 1 << order
+            groups += 1
+            remaining -= (1 << order) * _RECORDS_PER_PAGE
+        return b"%d pages:%d groups: %d\n" % (count, pages, groups)
+
+
+class FunctionTracing:
+    def __init__(self, ftrace: FtraceGlobal, slot: int, options: TraceOptions, *, top_level: bool,
+                 guest=None):
+        """slot: the trace array's guest slot; options: its options (func_stack_trace goes to
+        the guest); top_level: the global array, which alone has the graph tracer; guest: the
+        GuestTracing that saves comms while a tracer records."""
+        self._guest = guest
+        sites = ftrace.sites
+        self.ftrace = ftrace
+        self._sites = sites
+        self.slot = slot
+        self._lock = threading.RLock()
+        self._tracer: str | None = None
+        self.filter = FunctionFilter(sites.functions, ALL_ENABLED, self._apply)
+        self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, self._apply)
+        self.pids = FtracePidFilter(self._apply_pids)
+        self.notrace_pids = FtracePidFilter(self._apply_pids)
+        self.graph = ftrace.graph if top_level else None
+        if top_level:
+            ftrace._graph_users.append(self._apply)
+        options.watch("func_stack_trace", lambda on: sites.set_stack_trace(slot, on))
+
+    @property
+    def tracer(self) -> str | None:
+        return self._tracer
+
+    def select(self, tracer_name: str) -> None:
+        """current_tracer changed: `function`, `function_graph`, anything else turns both off."""
+        with self._lock:
+            new = tracer_name if tracer_name in ("function", "function_graph") else None
+            if new == self._tracer:
+                return
+            # The old tracer's sites go before the new one's come.
+            self._tracer = None
+            self._sites.set_function(self.slot, None)
+            self._set_graph(None)
+            self._tracer = new
+            self._apply()
+            if self._guest is not None:
+                self._guest.record_cmdlines(self, new is not None)
+
+    def release(self) -> None:
+        """The trace array goes away: nothing of its slot stays in the kernel (the next array
+        given the slot starts clean)."""
+        self.select("nop")
+        self.pids.clear()
+        self.notrace_pids.clear()
+        self._sites.set_stack_trace(self.slot, False)
+
+    def traced(self) -> frozenset[str]:
+        """The functions the tracers hook: the filter (all when empty) minus notrace."""
+        base = self.filter.names or frozenset(self._sites.functions)
+        return base - self.notrace.names
+
+    def _apply(self) -> None:
+        with self._lock:
+            if self._tracer == "function":
+                self._sites.set_function(self.slot, self.traced())
+            elif self._tracer == "function_graph":
+                self._set_graph(self.traced())
+
+    def _set_graph(self, funcs: frozenset[str] | None) -> None:
+        if self.graph is None:
+            return
+        self._sites.set_graph(self.slot, funcs, graph_functions=self.graph.functions.names,
+                              graph_notrace=self.graph.notrace.names)
+
+    def _apply_pids(self) -> None:
+        self._sites.set_pids(self.slot, self.pids.pids, self.notrace_pids.pids)

@@ -1,0 +1,98 @@
+"""The function tracer recipes of mountpoint_scripts/ run as written in `tracefs-sim run`, and
+the function tracers' files driven with echo/cat through a mount, checked against what Linux
+6.1 answers."""
+
+import os
+import re
+
+import pytest
+from simtest import REPO, sh, tracefs_sim
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                reason="needs /dev/fuse, root and mount namespaces")
+
+SCRIPTS = REPO / "mountpoint_scripts"
+CONTEXT = r"^ {0,16}\S.{0,15}-\d+ +\[\d{3}\] [.dDbXnNphHsSzZ0-9]{5} +\d+\.\d{6}: "
+# A duration column: overhead mark, usecs, " us ", padding, "|  ".
+DURATION = r"[ +!#*@$] [ \d.]{1,8} us +\|  "
+
+
+def run_recipe(name: str) -> str:
+    result = tracefs_sim("run", str(SCRIPTS / name), timeout=180)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_function_vfs_read_recipe():
+    out = run_recipe("function_vfs_read.sh")
+    lines = out.splitlines()
+    assert lines[0] == "# tracer: function"
+    records = [line for line in lines if not line.startswith("#")]
+    assert records, out
+    for line in records:
+        assert re.match(CONTEXT + r"vfs_read <-ksys_read$", line), line
+
+
+def test_function_graph_vfs_read_recipe():
+    out = run_recipe("function_graph_vfs_read.sh")
+    lines = out.splitlines()
+    assert lines[:4] == ["# tracer: function_graph", "#", "# CPU  DURATION                  FUNCTION CALLS",
+                         "# |     |   |                     |   |   |   |"], out
+    body = lines[4:]
+    assert body and re.match(r"^ \d\)               \|  vfs_read\(\) \{$", body[0]), out
+    depth = 0
+    for line in body:
+        match = re.match(r"^ \d\) (?:              \|  |" + DURATION + r")( *)(.*)$", line)
+        assert match, line
+        indent, text = len(match.group(1)), match.group(2)
+        if text.endswith("() {"):
+            assert indent == 2 * depth, line
+            depth += 1
+        elif text == "}":
+            depth -= 1
+            assert indent == 2 * depth, line
+        else:
+            assert text.endswith("();") and indent == 2 * depth, line
+
+
+def test_getuid_function_count_recipe():
+    out = run_recipe("getuid_function_count.sh")
+    lines = out.splitlines()
+    assert lines[lines.index("== __do_sys_getuid calls recorded:") + 1] == "36", out
+    first = lines[lines.index("== the first of them:") + 1]
+    assert re.match(CONTEXT + r"__do_sys_getuid <-\w+$", first), first
+
+
+def test_filter_files_through_the_mount(mounted):
+    """echo/cat on the real files: the answers of Linux 6.1 (g_errors.out and a real-kernel
+    session) for names, globs, append, removal and bad input."""
+    def run(script):
+        return sh(mounted, script)
+
+    assert run("cat set_ftrace_filter").stdout == "#### all functions enabled ####\n"
+    assert run("cat set_ftrace_notrace").stdout == "#### no functions disabled ####\n"
+    assert run("cat set_ftrace_pid").stdout == "no pid\n"
+    assert run("cat available_tracers").stdout == "function_graph function nop\n"
+    functions = run("cat available_filter_functions").stdout.splitlines()
+    assert "vfs_read" in functions and "__do_sys_getuid" in functions
+    assert run("cat dyn_ftrace_total_info").stdout.startswith(f"{len(functions)} pages:")
+    bad = run("echo nosuchfunc > set_ftrace_filter")
+    assert bad.returncode == 1 and "Invalid argument" in bad.stderr
+    assert run("echo vfs_read > set_ftrace_filter; echo 'vfs_rea?' >> set_ftrace_filter; cat set_ftrace_filter"
+               ).stdout == "vfs_read\n"
+    assert run("echo 'nosuch*' >> set_ftrace_filter").returncode == 1
+    assert run("echo vfs_read:traceoff >> set_ftrace_filter").returncode == 1
+    assert run("cat set_ftrace_filter").stdout == "vfs_read\n"
+    assert run("echo ksys_read >> set_ftrace_filter; echo '!vfs_read' >> set_ftrace_filter; cat set_ftrace_filter"
+               ).stdout == "ksys_read\n"
+    assert run("echo 'vfs_*' > set_ftrace_filter; cat set_ftrace_filter").stdout.splitlines() == [
+        f for f in functions if f.startswith("vfs_")]
+    assert run("echo function > current_tracer; cat enabled_functions").stdout.splitlines()[0].startswith("vfs_")
+    assert run("echo function_graph > current_tracer; cat current_tracer").stdout == "function_graph\n"
+    assert run("echo nop > current_tracer; cat enabled_functions").stdout == ""
+    assert run("echo > set_ftrace_filter; cat set_ftrace_filter").stdout == "#### all functions enabled ####\n"
+    assert run("echo -1 > max_graph_depth").returncode == 1
+    assert run("echo 3 > max_graph_depth; cat max_graph_depth; echo 0 > max_graph_depth").stdout == "3\n"
+    assert run("mkdir instances/foo; cat instances/foo/available_tracers; ls instances/foo | grep ftrace;"
+               " rmdir instances/foo").stdout == ("function nop\nset_ftrace_filter\nset_ftrace_notrace\n"
+                                                  "set_ftrace_notrace_pid\nset_ftrace_pid\n")

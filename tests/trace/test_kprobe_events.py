@@ -1,0 +1,395 @@
+"""kprobe_events, dynamic_events, kprobe_profile and the events/kprobes tree over a fake probe
+engine with the contract's API: registration order and errnos, error_log carets, read-back,
+EBUSY/ENOENT/EEXIST, `>` vs `>>`, ids, enabling per trace array, hits to trace lines."""
+
+from __future__ import annotations
+
+import errno
+import re
+from pathlib import Path
+
+import pytest
+
+import struct
+
+from kprobe_fakes import FakeHit, FakeKprobeEngine, KprobeMachine, addr_of
+from tracefs_sim.fs import build_tree
+from tracefs_sim.trace.system import TracingSystem
+
+REFERENCE = Path("/work/shared/reference/linux-6.1")
+OPEN_PROBE = b"p:myprobe do_sys_open dfd=$arg1 filename=+0($arg2):ustring flags=$arg3:x32\n"
+
+
+class Setup:
+    def __init__(self):
+        self.machine = KprobeMachine()
+        self.engine = FakeKprobeEngine(self.machine)
+        self.system = TracingSystem(self.machine)
+        self.kprobes = self.system.attach_kprobes(self.engine)
+        self.tree = build_tree(self.system.top, self.system.registry, self.system.instances, self.system.kprobes)
+
+    def node(self, path):
+        return self.tree.walk(path)
+
+    def read(self, path) -> bytes:
+        return self.node(path).read()
+
+    def write(self, path, data: bytes, *, trunc=False) -> None:
+        node = self.node(path)
+        if trunc and node.truncate is not None:
+            node.truncate()
+        node.write(data)
+
+    def errno_of(self, path, data: bytes, *, trunc=False) -> int:
+        try:
+            self.write(path, data, trunc=trunc)
+        except OSError as e:
+            return e.errno
+        return 0
+
+    def state(self):
+        """Everything a rejected command must leave as it was."""
+        return (self.read("kprobe_events"), self.read("kprobe_profile"), self.read("available_events"),
+                sorted(self.tree.path_of(n) for n in self.tree), [(p.addr, p.enabled) for p in self.engine.probes])
+
+    def trace_lines(self) -> list[str]:
+        self.system.drain.drain_once()
+        return [l for l in self.read("trace").decode().splitlines() if not l.startswith("#")]
+
+
+@pytest.fixture
+def s():
+    return Setup()
+
+
+def _error_log_entries(text: str) -> list[str]:
+    """error_log without its time stamps."""
+    return re.sub(r"^\[ *\d+\.\d+\] ", "", text, flags=re.M).splitlines()
+
+
+# ---- read-back, files and format -----------------------------------------------------------
+
+def test_kprobe_events_read_back_normalised(s):
+    s.write("kprobe_events", OPEN_PROBE, trunc=True)
+    s.write("kprobe_events", b"r:myret vfs_read $retval\n")
+    s.write("kprobe_events", b"p vfs_read+5\n")
+    expected = (b"p:kprobes/myprobe do_sys_open dfd=$arg1 filename=+0($arg2):ustring flags=$arg3:x32\n"
+                b"r10:kprobes/myret vfs_read arg1=$retval\n"
+                b"p:kprobes/p_vfs_read_5 vfs_read+5\n")
+    assert s.read("kprobe_events") == expected
+    assert s.read("dynamic_events") == expected
+    assert set(s.node("events/kprobes").children) == {"enable", "filter", "myprobe", "myret", "p_vfs_read_5"}
+    # The same files as a static event directory has (no hist: the static ones have none).
+    assert set(s.node("events/kprobes/myprobe").children) == set(s.node("events/sched/sched_switch").children)
+    assert "kprobes:myprobe\n" in s.read("available_events").decode()
+
+
+def test_format_matches_linux(s):
+    s.write("kprobe_events", OPEN_PROBE, trunc=True)
+    s.write("kprobe_events", b"r:myret vfs_read $retval\n")
+    golden = (REFERENCE / "e_kprobes.out").read_text()
+    for name in ("myprobe", "myret"):
+        section = golden.split(f"### $ cat events/kprobes/{name}/format\n", 1)[1].split("### $", 1)[0]
+        event_id = int(s.read(f"events/kprobes/{name}/id"))
+        expected = re.sub(r"^ID: \d+$", f"ID: {event_id}", section, flags=re.M)
+        assert s.read(f"events/kprobes/{name}/format").decode() == expected
+
+
+def test_events_dir_comes_with_the_first_event_and_goes_with_the_last(s):
+    assert s.node("events/kprobes") is None
+    s.write("kprobe_events", b"p:a do_sys_open\n", trunc=True)
+    s.write("kprobe_events", b"p:b vfs_read\n")
+    s.write("kprobe_events", b"-:a\n")
+    assert set(s.node("events/kprobes").children) == {"enable", "filter", "b"}
+    s.write("kprobe_events", b"-:b\n")
+    assert s.node("events/kprobes") is None
+    assert s.read("kprobe_events") == b""
+    assert s.engine.probes == []
+
+
+def test_custom_group_and_instances(s):
+    s.node("instances").make_child("foo")
+    s.write("kprobe_events", b"p:grp/ev do_sys_open\n", trunc=True)
+    for top in ("", "instances/foo/"):
+        assert set(s.node(f"{top}events/grp/ev").children) == {"enable", "filter", "format", "id", "trigger"}
+    s.node("instances").make_child("bar")
+    assert s.node("instances/bar/events/grp/ev/enable").read() == b"0\n"
+    s.write("kprobe_events", b"-:grp/ev\n")
+    for top in ("", "instances/foo/", "instances/bar/"):
+        assert s.node(f"{top}events/grp") is None
+
+
+def test_ids_are_the_next_free_ones_and_not_reused(s):
+    s.write("kprobe_events", b"p:a do_sys_open\n", trunc=True)
+    first = int(s.read("events/kprobes/a/id"))
+    assert first == max(e.id for e in s.system.registry.all_events() if e.system != "kprobes") + 1
+    s.write("kprobe_events", b"-:a\n")
+    # A registration that fails after taking its id (here: not an instruction boundary) burns it.
+    assert s.errno_of("kprobe_events", b"p:b vfs_read+3\n") == errno.EILSEQ
+    s.write("kprobe_events", b"p:a do_sys_open\n")
+    assert int(s.read("events/kprobes/a/id")) == first + 2
+
+
+# ---- errors --------------------------------------------------------------------------------
+
+def _golden_log(command: str) -> list[str]:
+    """The error_log entry Linux wrote for a command in g_errors.out / e_kprobes.out."""
+    for name in ("g_errors.out", "e_kprobes.out"):
+        lines = _error_log_entries((REFERENCE / name).read_text())
+        for i, line in enumerate(lines):
+            if line == f"  Command: {command}":
+                return lines[i - 1:i + 2]
+    raise AssertionError(command)
+
+
+@pytest.mark.parametrize("command, err", [
+    ("p:bad nosuchfunc", errno.ENOENT),
+    ("p:myprobe do_sys_open %zz", errno.EINVAL),
+    ("p:myprobe do_sys_open filename=$arg2:ustring", errno.EINVAL),
+    ("p:myprobe do_sys_open filename=%arg1:ustring", errno.EINVAL),
+])
+def test_errors_logged_as_linux(s, command, err):
+    s.write("error_log", b"", trunc=True)
+    before = s.state()
+    assert s.errno_of("kprobe_events", command.encode() + b"\n", trunc=True) == err
+    assert _error_log_entries(s.read("error_log").decode()) == _golden_log(command)
+    assert s.state() == before
+
+
+@pytest.mark.parametrize("command, err, message, caret", [
+    ("p:x vfs_read+3", errno.EILSEQ, "Probe point is not an instruction boundary", "vfs_read+3"),
+    ("p:x native_irq_notrace", errno.EINVAL, "Failed to register probe event", "native_irq_notrace"),
+    ("p:x kprobe_blacklisted", errno.EINVAL, "Failed to register probe event", "kprobe_blacklisted"),
+    ("p:sched/sched_switch do_sys_open", errno.EEXIST, "Given group/event name is already used by another event",
+     "p:sched"),
+    ("p:x do_sys_open a=@nosuchsym", errno.ENOENT, "Invalid probed address or symbol", "do_sys_open"),
+    ("r5:x vfs_read+5", errno.EINVAL, "Retprobe address must be an function entry", "vfs_read+5"),
+])
+def test_registration_errors(s, command, err, message, caret):
+    before = s.state()
+    assert s.errno_of("kprobe_events", command.encode()) == err
+    entry = _error_log_entries(s.read("error_log").decode())
+    assert entry[0] == f"trace_kprobe: error: {message}"
+    assert entry[1] == f"  Command: {command}"
+    assert entry[2] == " " * (len("  Command: ") + command.index(caret)) + "^"
+    assert s.state() == before
+
+
+def test_silent_errors(s):
+    before = s.state()
+    assert s.errno_of("kprobe_events", b"garbage\n") == errno.EINVAL
+    assert s.errno_of("kprobe_events", b"-:nosuch\n") == errno.ENOENT
+    assert s.errno_of("dynamic_events", b"!:nosuch\n") == errno.ENOENT
+    assert s.errno_of("dynamic_events", b"s:synth u64 x\n") == errno.EINVAL
+    assert s.read("error_log") == b""
+    assert s.state() == before
+
+
+def test_append_same_event_and_eexist(s):
+    s.write("kprobe_events", b"p:myprobe do_sys_open\n", trunc=True)
+    s.write("kprobe_events", b"p:myprobe vfs_read\n")        # another probe for the same event
+    assert s.read("kprobe_events") == b"p:kprobes/myprobe do_sys_open\np:kprobes/myprobe vfs_read\n"
+    before = s.state()
+    assert s.errno_of("kprobe_events", b"p:myprobe vfs_read\n") == errno.EEXIST
+    assert _error_log_entries(s.read("error_log").decode())[0].endswith("There is already the exact same probe event")
+    assert s.errno_of("kprobe_events", b"r:myprobe ksys_read\n") == errno.EEXIST
+    assert _error_log_entries(s.read("error_log").decode())[-3].endswith("Probe type is different from existing probe")
+    assert s.errno_of("kprobe_events", b"p:myprobe schedule x=%di\n") == errno.EEXIST
+    assert s.state() == before
+    assert s.read("kprobe_profile").decode().splitlines() == [
+        f"  {'myprobe':<44} {0:15} {0:15}", f"  {'myprobe':<44} {0:15} {0:15}"]
+
+
+def test_truncate_ebusy_while_enabled_and_removal(s):
+    s.write("kprobe_events", b"p:myprobe do_sys_open\n", trunc=True)
+    s.write("events/kprobes/myprobe/enable", b"1\n")
+    assert s.engine.probes[0].enabled
+    before = s.state()
+    with pytest.raises(OSError) as e:
+        s.node("kprobe_events").truncate()
+    assert e.value.errno == errno.EBUSY
+    with pytest.raises(OSError) as e:
+        s.node("dynamic_events").truncate()
+    assert e.value.errno == errno.EBUSY
+    assert s.errno_of("kprobe_events", b"-:myprobe\n") == errno.EBUSY
+    assert s.state() == before
+    s.write("events/kprobes/myprobe/enable", b"0\n")
+    assert not s.engine.probes[0].enabled
+    s.write("kprobe_events", b"\n", trunc=True)
+    assert s.read("kprobe_events") == b"" and s.engine.probes == []
+
+
+def test_several_commands_per_write_stop_at_the_first_failure(s):
+    assert s.errno_of("kprobe_events", b"p:a do_sys_open\np:b nosuchfunc\np:c vfs_read\n", trunc=True) == errno.ENOENT
+    assert s.read("kprobe_events") == b"p:kprobes/a do_sys_open\n"
+    s.write("kprobe_events", b"p:b vfs_read # a comment\n-:a\n")
+    assert s.read("kprobe_events") == b"p:kprobes/b vfs_read\n"
+
+
+def test_dynamic_events_release_forms(s):
+    s.write("dynamic_events", b"p:a do_sys_open x=%di\n", trunc=True)
+    s.write("dynamic_events", b"p:g/b vfs_read\n")
+    assert s.errno_of("dynamic_events", b"-:a do_sys_open x=%si\n") == errno.ENOENT
+    s.write("dynamic_events", b"-:a do_sys_open x=%di\n")
+    s.write("dynamic_events", b"!:g/b\n")
+    assert s.read("dynamic_events") == b""
+
+
+# ---- enabling and hits ---------------------------------------------------------------------
+
+def _open_hit(s, path=b"/etc/passwd", **kw):
+    return FakeHit(s.machine, addr_of("do_sys_open"), regs={"di": 0xFFFFFFFFFFFFFF9C, "si": 0x7000, "dx": 0x8000},
+                   memory={0x7000: path + b"\0"}, **kw)
+
+
+def test_hit_becomes_the_linux_trace_line(s):
+    s.write("kprobe_events", OPEN_PROBE, trunc=True)
+    s.write("events/kprobes/myprobe/enable", b"1\n")
+    s.engine.hit(_open_hit(s))
+    lines = s.trace_lines()
+    assert len(lines) == 1
+    assert lines[0].endswith(' myprobe: (do_sys_open+0x0/0x40) dfd=0xffffffffffffff9c filename="/etc/passwd" '
+                             'flags=0x8000')
+    assert s.read("kprobe_profile").decode() == f"  {'myprobe':<44} {1:15} {0:15}\n"
+
+
+def test_kretprobe_line(s):
+    s.write("kprobe_events", b"r:myret vfs_read $retval\n", trunc=True)
+    assert s.engine.probes[0].is_return and s.engine.probes[0].maxactive == 10
+    s.write("events/kprobes/enable", b"1\n")
+    s.engine.hit(FakeHit(s.machine, addr_of("vfs_read"), ret_ip=addr_of("ksys_read", 0x6B), retval=0xC5))
+    assert s.trace_lines()[0].endswith(" myret: (ksys_read+0x6b/0xf0 <- vfs_read) arg1=0xc5")
+
+
+def test_filter_on_probe_fields(s):
+    s.write("kprobe_events", OPEN_PROBE, trunc=True)
+    s.write("events/kprobes/myprobe/filter", b'filename == "/etc/passwd"\n')
+    s.write("set_event", b"kprobes:myprobe\n")
+    assert s.read("set_event") == b"kprobes:myprobe\n"
+    s.engine.hit(_open_hit(s, b"/dev/null"))
+    s.engine.hit(_open_hit(s))
+    lines = s.trace_lines()
+    assert len(lines) == 1 and '"/etc/passwd"' in lines[0]
+
+
+def test_slots_per_trace_array(s):
+    s.write("kprobe_events", OPEN_PROBE, trunc=True)
+    s.node("instances").make_child("foo")
+    event = s.kprobes._events[("kprobes", "myprobe")]
+    foo = s.system.instances.get("foo")
+    s.write("instances/foo/events/kprobes/myprobe/enable", b"1\n")
+    assert event.slots == 1 << foo.slot and s.engine.probes[0].enabled
+    s.write("events/enable", b"1\n")
+    assert event.slots == 1 | 1 << foo.slot
+    s.engine.hit(_open_hit(s))
+    s.system.drain.drain_once()
+    assert b"myprobe:" in foo.read_trace() and b"myprobe:" in s.read("trace")
+    s.write("events/enable", b"0\n")
+    assert event.slots == 1 << foo.slot and s.engine.probes[0].enabled
+    s.node("instances").remove_child("foo")     # its events go off with it
+    assert event.slots == 0 and not s.engine.probes[0].enabled
+
+
+def test_disabled_probe_records_nothing_and_removal_clears_the_trace(s):
+    s.write("kprobe_events", OPEN_PROBE, trunc=True)
+    s.engine.hit(_open_hit(s))
+    assert s.trace_lines() == []
+    s.write("events/kprobes/myprobe/enable", b"1\n")
+    s.engine.hit(_open_hit(s))
+    assert len(s.trace_lines()) == 1
+    s.write("events/kprobes/myprobe/enable", b"0\n")
+    s.write("kprobe_events", b"-:myprobe\n")
+    # Linux resets the buffers that may hold records of a removed event.
+    assert s.trace_lines() == []
+
+
+def test_appended_probe_of_an_enabled_event_is_armed(s):
+    s.write("kprobe_events", b"p:myprobe do_sys_open\n", trunc=True)
+    s.write("events/kprobes/myprobe/enable", b"1\n")
+    s.write("kprobe_events", b"p:myprobe vfs_read\n")
+    assert all(p.enabled for p in s.engine.probes)
+    # One of several probes may go while the event is enabled; the last may not.
+    s.write("kprobe_events", b"-:myprobe vfs_read\n")
+    assert s.errno_of("kprobe_events", b"-:myprobe\n") == errno.EBUSY
+
+
+# ---- the engine's debug views ----------------------------------------------------------------
+
+def test_optimization_sysctl_and_views(s):
+    from tracefs_sim.trace.kprobe_debug import KprobeDebugViews
+
+    views = KprobeDebugViews(s.engine)
+    assert views.read_optimization() == b"1\n"
+    views.write_optimization(b"0\n")
+    assert s.engine.optimization is False and views.read_optimization() == b"0\n"
+    for bad in (b"2\n", b"-1", b"x", b"1x", b""):
+        with pytest.raises(OSError) as e:
+            views.write_optimization(bad)
+        assert e.value.errno == errno.EINVAL
+    assert s.engine.optimization is False
+    views.write_optimization(b" 1 2\n")     # one int is read; the rest is left unread
+    assert s.engine.optimization is True
+    s.write("kprobe_events", b"p:a do_sys_open\n", trunc=True)
+    assert views.read_list() == s.engine.list_text().encode() != b""
+
+
+# ---- the record body: the compiled fast path is the generic one, byte for byte ---------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from tracefs_sim.trace import probe_record  # noqa: E402
+from tracefs_sim.trace.kprobe_spec import create_kprobe  # noqa: E402
+from tracefs_sim.trace.probe_args import encode_args  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["%di", "%ax:u8", "$arg2:s16", "$arg7:x32", "$stack0:u32", "$stack", "\\-3:s8",
+                                 "\\0x1234:u16", "%flags:x64"]), max_size=6),
+       st.booleans(), st.lists(st.integers(0, (1 << 64) - 1), min_size=32, max_size=32))
+def test_fast_record_body_is_the_generic_one(fetchargs, is_return, numbers):
+    symbols = Setup().kprobes._symbols
+    head = "r:x vfs_read" if is_return else "p:x vfs_read"
+    args = [a for a in fetchargs if not (is_return and "$arg" in a)] + (["$retval"] if is_return else [])
+    spec = create_kprobe(" ".join([head, *args]), symbols)
+    regs = dict(zip(["di", "si", "dx", "cx", "r8", "r9", "ax", "flags", "sp"], numbers))
+    stack = dict(enumerate(numbers[9:]))
+    hit = FakeHit(KprobeMachine(), addr_of("vfs_read"), regs=regs, ret_ip=numbers[-1], retval=numbers[-2])
+    hit.stack = lambda n: stack.get(n, 0)
+    hit.retval = lambda: regs["ax"]
+    fast = probe_record.record_body(spec)(hit)
+    generic = (struct.pack("<QQ" if is_return else "<Q", *((hit.ip, hit.ret_ip) if is_return else (hit.ip,)))
+               + encode_args(spec.args, [a.fetch(hit) for a in spec.args], spec.head_size))
+    assert all(probe_record._direct_load(a) is not None for a in spec.args)
+    assert fast == generic
+
+
+def test_memory_arguments_take_the_generic_path(s):
+    s.write("kprobe_events", OPEN_PROBE, trunc=True)
+    spec = s.kprobes._events[("kprobes", "myprobe")].first
+    assert [probe_record._direct_load(a) is None for a in spec.args] == [False, True, False]
+
+
+def test_module_probe_is_kept_unarmed(s):
+    # No module is loaded: Linux keeps the probe, unarmed, waiting for the module.
+    s.write("kprobe_events", b"p:m mymod:func %di\n", trunc=True)
+    assert s.read("kprobe_events") == b"p:kprobes/m mymod:func arg1=%di\n"
+    assert s.engine.probes == []
+    s.write("events/kprobes/m/enable", b"1\n")
+    assert s.read("events/kprobes/m/enable") == b"1\n"
+    s.write("events/kprobes/m/enable", b"0\n")
+    assert s.read("kprobe_profile") == f"  {'m':<44} {0:15} {0:15}\n".encode()
+    s.write("kprobe_events", b"-:m\n")
+    assert s.read("kprobe_events") == b""
+
+
+def test_dynamic_events_are_listed_first_newest_first(s):
+    s.write("kprobe_events", b"p:a vfs_read\n", trunc=True)
+    s.write("kprobe_events", b"p:b ksys_read\n")
+    assert s.read("available_events").decode().splitlines()[:3] == ["kprobes:b", "kprobes:a", "sched:sched_switch"]
+    for path in ("events/sched/sched_switch/enable", "events/kprobes/enable"):
+        s.write(path, b"1\n")
+    assert s.read("set_event").decode().splitlines() == ["kprobes:b", "kprobes:a", "sched:sched_switch"]
+    s.node("instances").make_child("foo")
+    s.write("instances/foo/events/enable", b"1\n")
+    assert s.node("instances/foo/set_event").read().decode().splitlines()[:2] == ["kprobes:b", "kprobes:a"]
