@@ -220,6 +220,7 @@ class FakeGuestTracing:
         self.ids: dict[tuple[str, str], int] = {}
         self.enabled: dict[tuple[str, str], set[int]] = {}
         self.recording = [False] * nr_slots
+        self.cpumasks = [(1 << nr_cpus) - 1] * nr_slots
         self.key_flips: list[tuple[str, bool]] = []
         self._cond = threading.Condition()
         self._rings: dict[tuple[int, int], list] = {}    # (slot, cpu) -> [[seq, writer, lost], ...]
@@ -246,6 +247,9 @@ class FakeGuestTracing:
     def set_recording(self, slot: int, on: bool) -> None:
         self.recording[slot] = on
 
+    def set_cpumask(self, slot: int, mask: int) -> None:
+        self.cpumasks[slot] = mask
+
     def emit(self, cpu: int, desc: EventDesc, ts: int, values: dict | None = None, **header) -> None:
         key = (desc.system, desc.name)
         if not self.enabled.get(key):
@@ -253,7 +257,7 @@ class FakeGuestTracing:
         payload = encode_record(desc, self.ids[key], values or {}, **header)
         with self._cond:
             for slot in sorted(self.enabled.get(key, ())):
-                if self.recording[slot]:
+                if self.recording[slot] and self.cpumasks[slot] >> cpu & 1:
                     self._append(slot, cpu, ts, payload)
             self._pending = True
             self._cond.notify_all()
@@ -265,7 +269,7 @@ class FakeGuestTracing:
         payload = _struct.pack("<HBBi", event_type, flags, 0, pid) + body
         with self._cond:
             for slot in range(self.nr_slots):
-                if slots & (1 << slot) and self.recording[slot]:
+                if slots & (1 << slot) and self.recording[slot] and self.cpumasks[slot] >> cpu & 1:
                     self._append(slot, cpu, ts, payload)
             self._pending = True
             self._cond.notify_all()

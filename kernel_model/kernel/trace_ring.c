@@ -214,7 +214,7 @@ notrace void *trace_event_buffer_reserve(const struct trace_event_file *file, u3
 {
 	struct percpu *pc = this_cpu();
 	int cpu = pc->h.cpu;
-	u32 slots = READ_ONCE(file->slots) & trace_control.recording;
+	u32 slots = READ_ONCE(file->slots) & trace_control.recording & trace_control.cpu_slots[cpu];
 	u64 ts;
 	void *rec;
 

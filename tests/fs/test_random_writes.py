@@ -34,6 +34,7 @@ EVENT_NAMES = {f"{e.system}:{e.name}".encode() for e in SYSTEM.registry.all_even
 
 WELL_FORMED = {
     "tracing_on": re.compile(rb"[01]\n"),
+    "tracing_cpumask": re.compile(rb"[0-3]\n"),
     "current_tracer": re.compile(rb"nop\n"),
     "buffer_size_kb": re.compile(rb"(\d+( \(expanded: 1408\))?|X)\n"),
     "trace_clock": re.compile(rb"(\[?[a-z0-9_-]+\]? ){9}\[?[a-z0-9_-]+\]?\n"),
@@ -62,7 +63,7 @@ def check(name: str, text: bytes) -> None:
 # What a write may be refused with: the errnos Linux's handlers of these files return (the
 # event filter parser leaks EPERM, ESRCH and ENOENT as well as EINVAL).
 REFUSALS = {errno.EINVAL, errno.ERANGE, errno.EBUSY, errno.ENOMEM, errno.ENOENT, errno.EBADF, errno.ENODEV,
-            errno.ENOSPC, errno.E2BIG, errno.EPERM, errno.ESRCH}
+            errno.ENOSPC, errno.E2BIG, errno.EPERM, errno.ESRCH, errno.EOVERFLOW}
 GREATER, APPEND = os.O_WRONLY | os.O_TRUNC, os.O_WRONLY | os.O_APPEND
 
 
@@ -139,6 +140,7 @@ def test_trace_marker_takes_at_most_trace_buf_size_of_a_big_write():
             await OPS.release(info.fh)
 
     SYSTEM.top.write_tracing_on(b"1\n")
+    SYSTEM.top.write_tracing_cpumask(b"3\n")    # markers go on CPU 0: it must record
     SYSTEM.top.options.set("markers", True)
     assert trio.run(write) == 1024
 
@@ -147,6 +149,8 @@ def test_trace_marker_takes_at_most_trace_buf_size_of_a_big_write():
 # `printf DATA | dd of=FILE`, at the top level and in an instance alike); None: accepted.
 LINUX_ANSWERS = [
     ("tracing_on", b"x\n", errno.EINVAL),
+    ("tracing_cpumask", b"4\n", errno.EOVERFLOW),
+    ("tracing_cpumask", b"0x3\n", errno.EINVAL),
     ("tracing_on", b"1x\n", errno.EINVAL),
     ("tracing_on", b"99999999999999999999999\n", errno.ERANGE),
     ("tracing_on", b"1\x001\n", None),

@@ -428,3 +428,19 @@ def test_saved_comms_name_exited_tasks(make_machine, image):
     assert sites and all(m.read_memory(c, 1) == b"\xe9" for c in sites)
     m.tracing.enable_event(events_by_name(image)["sys_enter"], 0, False)
     assert all(m.read_memory(c, 5) == image.read(c, 5) for c in sites)
+
+
+def test_cpumask_keeps_a_slot_to_its_cpus(make_machine, image):
+    """tracing_cpumask: slot 0 records on CPU 1 only, slot 1 everywhere."""
+    m = make_machine(cpus=2)
+    switch = events_by_name(image)["sched_switch"]
+    setup_ids(m)
+    for slot in (0, 1):
+        m.tracing.enable_event(switch, slot, True)
+        m.tracing.set_recording(slot, True)
+    m.tracing.set_cpumask(0, 0b10)
+    run(m, ["getuid-loop", "200"])
+    settle(m)
+    only_cpu1 = {cpu for cpu, _, _ in records(drain_all(m.tracing, 0))}
+    everywhere = {cpu for cpu, _, _ in records(drain_all(m.tracing, 1))}
+    assert only_cpu1 == {1} and everywhere == {0, 1}

@@ -62,12 +62,15 @@ struct trace_control {
 	volatile u32 recording;		/* host: bit s: tracing_on of slot s */
 	u32 pad;
 	struct trace_ring rings[TRACE_SLOTS][NR_CPUS];
+	volatile u32 cpu_slots[NR_CPUS];	/* host: bit s: slot s's tracing_cpumask has this cpu */
 };
 
 _Static_assert(offsetof(struct trace_ring, reset_req) == 40, "trace_ring layout");
 _Static_assert(offsetof(struct trace_ring, page_lost) == 48, "trace_ring layout");
 _Static_assert(sizeof(struct trace_ring) == 48 + 8 * TRACE_RING_PAGES, "trace_ring layout");
 _Static_assert(offsetof(struct trace_control, rings) == 8, "trace_control layout");
+_Static_assert(offsetof(struct trace_control, cpu_slots) == 8 + TRACE_SLOTS * NR_CPUS * sizeof(struct trace_ring),
+	       "trace_control layout");
 _Static_assert(sizeof(struct trace_event_file) == 8, "trace_event_file layout");
 _Static_assert(sizeof(struct buffer_data_page) == 4096, "buffer_data_page layout");
 

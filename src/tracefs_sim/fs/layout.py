@@ -123,6 +123,8 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     add(top, "trace_pipe", MODE_READ_ONLY, "trace_pipe",
         pipe=PipeSource(lambda size: ta.consume(None, size), ta.buffer.waiters, lambda: ta.tracing_on),
         opened=ta.open_pipe, released=ta.close_pipe)
+    add(top, "tracing_cpumask", MODE_READ_WRITE, "tracing_cpumask",
+        read=ta.read_tracing_cpumask, write=ta.write_tracing_cpumask)
     add(top, "tracing_on", MODE_READ_WRITE, "tracing_on", read=ta.read_tracing_on, write=ta.write_tracing_on)
     if ta.functions is not None:
         _add_function_files(top, ta.functions, add)

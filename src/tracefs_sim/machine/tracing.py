@@ -28,6 +28,7 @@ BUF_PAGE_HDR_SIZE = 16
 RING_SIZE = 48 + 8 * TRACE_RING_PAGES
 RING_SEQ, RING_RELEASED, RING_CLOSED, RING_RESET_REQ, RING_PAGE_LOST = 0, 8, 36, 40, 48
 CONTROL_RECORDING, CONTROL_RINGS = 0, 8
+CONTROL_CPU_SLOTS = CONTROL_RINGS + TRACE_SLOTS * NR_CPUS * RING_SIZE
 FILE_SLOTS, FILE_TYPE = 0, 4
 JMP_REL32 = 0xE9
 # mirrors of struct saved_cmdlines in trace.h
@@ -52,7 +53,7 @@ class GuestTracing:
         self._nr_cpus = machine.nr_cpus
         control = image.lookup("trace_control")
         pages = image.lookup("trace_pages")
-        if control.size != CONTROL_RINGS + TRACE_SLOTS * NR_CPUS * RING_SIZE or \
+        if control.size != CONTROL_CPU_SLOTS + 4 * NR_CPUS or \
                 pages.size != TRACE_SLOTS * NR_CPUS * TRACE_RING_PAGES * PAGE_SIZE:
             raise ValueError("kernel image's trace ring layout does not match this machine")
         saved = image.lookup("saved_cmdlines")
@@ -73,6 +74,7 @@ class GuestTracing:
         self._keys_on: set[int] = set()
         self._cmdline_holders: set[object] = set()
         self._recording = [False] * TRACE_SLOTS
+        self._cpumasks = [(1 << NR_CPUS) - 1] * TRACE_SLOTS   # tracing_cpumask of each slot
         # per (slot, cpu): pages below this seq were dropped by reset()
         self._skip = [[0] * self._nr_cpus for _ in range(TRACE_SLOTS)]
         self._resets = [[0] * self._nr_cpus for _ in range(TRACE_SLOTS)]
@@ -87,6 +89,7 @@ class GuestTracing:
             for key, slots in self._enabled.items():
                 self._write_file(self._events[key], FILE_SLOTS, "<I", self._mask(slots))
             self._write_recording()
+            self._write_cpumasks()
             for key_addr in self._keys_on:
                 for code, data in self._key_patch(key_addr, True):
                     mem.write(kernel_virt_to_phys(code), data)
@@ -175,6 +178,16 @@ class GuestTracing:
                 self._write_recording()
         self._machine._guest_op(apply)
 
+    def set_cpumask(self, slot: int, mask: int) -> None:
+        """tracing_cpumask: the slot records only on the CPUs in mask."""
+        self._check_slot(slot)
+
+        def apply():
+            with self._lock:
+                self._cpumasks[slot] = mask
+                self._write_cpumasks()
+        self._machine._guest_op(apply)
+
     def drain(self, slot: int) -> list[GuestPage]:
         self._check_slot(slot)
         return self._machine._guest_op(lambda: self._drain(slot))
@@ -246,6 +259,12 @@ class GuestTracing:
     @staticmethod
     def _mask(slots: set[int]) -> int:
         return sum(1 << s for s in slots)
+
+    def _write_cpumasks(self) -> None:
+        if self._mem is not None:
+            for cpu in range(NR_CPUS):
+                slots = sum(1 << slot for slot, mask in enumerate(self._cpumasks) if mask >> cpu & 1)
+                struct.pack_into("<I", self._mem.buf, self._control + CONTROL_CPU_SLOTS + 4 * cpu, slots)
 
     def _write_recording(self) -> None:
         if self._mem is not None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from . import graph_output, output
 from .clock import TraceClock, TraceClocks
 from .cmdlines import SavedCmdlines
+from .cpumask import format_cpumask, parse_cpumask
 from .error_log import ErrorLog
 from .event_control import EventControl
 from .events import TRACE_PRINT, EventRegistry
@@ -76,6 +77,7 @@ class TraceArray:
         kernel: what the latency-format header names; ftrace (function_tracer.FtraceGlobal)
         gives it the function tracers; irq_text: the kernel's irq entry text [start, end), if any."""
         self.nr_cpus = nr_cpus
+        self.cpumask = (1 << nr_cpus) - 1
         self.clocks = clocks
         self.tracers = tracers or TracerRegistry()
         self.expansion = expansion or BufferExpansion()
@@ -143,6 +145,17 @@ class TraceArray:
 
     def read_tracing_on(self) -> bytes:
         return b"%d\n" % self._on
+
+    # tracing_cpumask: the CPUs whose buffers record (the guest drops the others' records)
+    def read_tracing_cpumask(self) -> bytes:
+        return format_cpumask(self.cpumask, self.nr_cpus)
+
+    def write_tracing_cpumask(self, data: bytes) -> None:
+        mask = parse_cpumask(data, self.nr_cpus)
+        with self._lock:
+            self.cpumask = mask
+        if self._guest is not None:
+            self._guest.set_cpumask(self.slot, mask)
 
     def write_tracing_on(self, data: bytes) -> None:
         value = kstrtoul_from_user(data)
@@ -488,7 +501,7 @@ class TraceArray:
         record carries its pid (comm saved from /proc) and is put on CPU 0."""
         if not self.options["markers"]:
             raise OSError(errno.EINVAL, "markers option is off")
-        if not self.recording:
+        if not self.recording or not self.cpumask & 1:   # (put on CPU 0)
             raise OSError(errno.EBADF, "ring buffer disabled")
         count = min(len(data), TRACE_BUF_SIZE)
         text = data[:count]
