@@ -12,6 +12,21 @@ import pytest
 from tracefs_sim.bench import runner
 
 TRACEFS_SIM = str(Path(sys.executable).parent / "tracefs-sim")
+LADDER = ("tracepoint off", "tracepoint on", "function tracer", "kprobe on ftrace", "optimised kprobe",
+          "int3 kprobe", "kretprobe")
+# figures that are (with - without) timings: at --quick size noise may make them <= 0
+DIFFERENCES = ("host time/hit", "hits/s")
+# figures some benchmarks must give, beyond "well-formed"
+EXPECTED = {
+    "overhead-ladder": [f"{m}: {what}" for m in LADDER for what in ("guest insns/hit", "host time/hit")],
+    "probes": [f"{k} (3 fetch args) hits/s" for k in LADDER[3:]]
+    + ["speed, 100 kprobes on cold functions / none (target >= 0.95)",
+       "switch function on, every function (target <= 50)", "switch function off",
+       "switch function_graph on, every function (target <= 50)", "switch function_graph off"],
+    "events": ["function tracer, every function: events/s to a trace_pipe reader",
+               "function tracer, every function: events/s written by the guest",
+               "function tracer on/off: workload time (slowdown)"],
+}
 
 
 def bench(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -35,11 +50,20 @@ def test_benchmark_runs_quick_and_reports_json(name, tmp_path):
     assert table[0].split()[:3] == ["benchmark", "figure", "median"]
     for r in results:
         assert r["figure"] and r["unit"]
-        assert r["failures"] == [], r
-        assert len(r["samples"]) == 2
-        assert all(math.isfinite(v) and v > 0 for v in r["samples"])
-        assert r["spread"]["min"] <= r["median"] <= r["spread"]["max"]
+        difference = r["figure"].endswith(DIFFERENCES)
+        # at --quick size the time a probe adds can drown in noise: only said so, never a number
+        assert all(difference and "above noise" in f for f in r["failures"]), r
+        assert len(r["samples"]) + len(r["failures"]) == 2
+        assert all(math.isfinite(v) and (v > 0 or difference) for v in r["samples"])
+        if r["samples"]:
+            assert r["spread"]["min"] <= r["median"] <= r["spread"]["max"]
         assert any(line.startswith(name) and r["figure"] in line for line in table[1:]), r["figure"]
+    figures = {r["figure"] for r in results}
+    assert set(EXPECTED.get(name, ())) <= figures
+    if name == "overhead-ladder":  # and the table the docs teach, one row per mechanism
+        summary = done.stdout.split("\n\nmechanism ", 1)[1].splitlines()[1:]
+        assert [row.split("  ")[0] for row in summary] == list(LADDER)
+        assert all(len(row.split()) >= 3 and "FAILED" not in row for row in summary)
 
 
 def test_unknown_benchmark_is_an_error_with_status_2():
@@ -47,12 +71,6 @@ def test_unknown_benchmark_is_an_error_with_status_2():
     assert done.returncode == 2
     assert "unknown benchmark 'no-such-bench'" in done.stderr
     assert done.stdout == ""
-
-
-def test_benchmark_not_built_yet_says_so():
-    done = bench(runner.NOT_YET_AVAILABLE[0])
-    assert done.returncode == 2
-    assert "not built yet" in done.stderr
 
 
 def test_failures_are_reported_not_timed():

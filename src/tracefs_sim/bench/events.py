@@ -3,8 +3,13 @@
 On a fresh mount (no background workload), sched and raw_syscalls events are enabled, a
 `cat trace_pipe` reads, and `tracefs-sim exec getuid-loop N` makes 2N+ syscall events plus
 scheduling. The figure is the lines the reader got, over the time from the program's start
-to the last line read (the reader must keep up with the guest: this is end to end).
-Not measured yet: the function tracer on everything (there is no function tracer yet)."""
+to the last line read (the reader must keep up with the guest: this is end to end).  The same
+with the `function` tracer on every function instead of the events.
+
+The guest side of the function tracer, without FUSE or a reader (traced.py's kernel and
+workload, as the overhead ladder measures it): function events the guest writes per second
+(function entries counted by a counting run, over the timed run's time) and the workload's
+slowdown with the tracer on, against a run with it off next to it."""
 
 from __future__ import annotations
 
@@ -13,14 +18,22 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 
+from .ladder import MECHANISMS, Counts
 from .launch import mounted, tracefs_sim
 from .runner import Sample
+from .traced import TracedKernel
 
 NAME = "events"
 CALLS = 20_000
 QUICK_CALLS = 300
+FUNCTION_CALLS = 2_000  # ~30 function entries per getuid call
+QUICK_FUNCTION_CALLS = 50
+FUNCTION_TRACER = next(m for m in MECHANISMS if m.name == "function tracer")
+COUNT_BLOCKS, QUICK_COUNT_BLOCKS = 400, 20
+TIME_BLOCKS, QUICK_TIME_BLOCKS = 10_000, 1_000
 QUIET_S = 0.5  # no line for this long after the program ended: the reader has it all
 SYSTEMS = ("sched", "raw_syscalls")
 
@@ -62,33 +75,67 @@ def write(path: str, text: str) -> None:
         f.write(text)
 
 
+def read_through_fuse(mnt: str, calls: int, what: str, on: Callable[[], None],
+                      off: Callable[[], None]) -> list[Sample]:
+    """Lines/s a trace_pipe reader gets while getuid-loop runs, with on() done before."""
+    figure = f"{what} events/s to a trace_pipe reader"
+    on()
+    reader = PipeReader(mnt)
+    try:
+        t0 = time.perf_counter()
+        done = subprocess.run(tracefs_sim("exec", "--mount", mnt, "getuid-loop", str(calls)),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              timeout=300)
+        reader.settle()
+    finally:
+        reader.close()
+        off()
+    if done.returncode != 0:
+        return [Sample(figure, "events/s", None, f"getuid-loop exit {done.returncode}: "
+                       + done.stderr.strip()[-160:])]
+    if reader.error:
+        return [Sample(figure, "events/s", None, reader.error)]
+    if reader.lines == 0:
+        return [Sample(figure, "events/s", None, "the reader got no events")]
+    return [Sample(figure, "events/s", reader.lines / (reader.last_read - t0)),
+            Sample(f"{what} events read per getuid call", "events", reader.lines / calls)]
+
+
+def function_guest_side(k: TracedKernel, counts: Counts, blocks: int) -> list[Sample]:
+    off = k.best_of(blocks)
+    FUNCTION_TRACER.arm(k)
+    try:
+        on = k.best_of(blocks)
+    finally:
+        FUNCTION_TRACER.disarm(k)
+    return [Sample("function tracer, every function: events/s written by the guest", "events/s",
+                   counts.hits_at(FUNCTION_TRACER.name, blocks) / on),
+            Sample("function tracer on/off: workload time (slowdown)", "ratio", on / off)]
+
+
 @contextmanager
 def session(quick: bool):
     calls = QUICK_CALLS if quick else CALLS
+    function_calls = QUICK_FUNCTION_CALLS if quick else FUNCTION_CALLS
+    blocks = QUICK_TIME_BLOCKS if quick else TIME_BLOCKS
+    counts = Counts(QUICK_COUNT_BLOCKS if quick else COUNT_BLOCKS, (FUNCTION_TRACER,))
     with tempfile.TemporaryDirectory(prefix="tracefs-sim-bench-") as mnt, \
             mounted(mnt, "--workload", "none"):
-        def sample() -> list[Sample]:
-            for system in SYSTEMS:
-                write(os.path.join(mnt, "events", system, "enable"), "1")
-            reader = PipeReader(mnt)
-            try:
-                t0 = time.perf_counter()
-                done = subprocess.run(tracefs_sim("exec", "--mount", mnt, "getuid-loop", str(calls)),
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                      timeout=300)
-                reader.settle()
-            finally:
-                reader.close()
-                for system in SYSTEMS:
-                    write(os.path.join(mnt, "events", system, "enable"), "0")
-            figure = "sched + raw_syscalls events/s to a trace_pipe reader"
-            if done.returncode != 0:
-                return [Sample(figure, "events/s", None, f"getuid-loop exit {done.returncode}: "
-                               + done.stderr.strip()[-160:])]
-            if reader.error:
-                return [Sample(figure, "events/s", None, reader.error)]
-            if reader.lines == 0:
-                return [Sample(figure, "events/s", None, "the reader got no events")]
-            return [Sample(figure, "events/s", reader.lines / (reader.last_read - t0)),
-                    Sample("events read per getuid call", "events", reader.lines / calls)]
-        yield sample
+        kernel = TracedKernel()
+        try:
+            def systems(value: str) -> Callable[[], None]:
+                return lambda: [write(os.path.join(mnt, "events", s, "enable"), value) for s in SYSTEMS]
+
+            def tracer(name: str) -> Callable[[], None]:
+                return lambda: write(os.path.join(mnt, "current_tracer"), name)
+
+            def sample() -> list[Sample]:
+                return [
+                    *read_through_fuse(mnt, calls, "sched + raw_syscalls", systems("1"), systems("0")),
+                    *read_through_fuse(mnt, function_calls, "function tracer, every function:",
+                                       tracer("function"), tracer("nop")),
+                    *function_guest_side(kernel, counts, blocks),
+                ]
+            yield sample
+        finally:
+            kernel.close()

@@ -1,8 +1,8 @@
 """Runs benchmarks, repeats their measurements and reports median and spread per figure.
 
-A benchmark is a module with NAME, SUMMARY and `session(quick)`: a context manager that sets
-up once (a booted snapshot, built images...) and yields a function taking one sample of every
-figure. Ratios are figures of their own, computed inside one sample from measurements taken
+A benchmark is a module with NAME and `session(quick)`: a context manager that sets up once
+(a booted snapshot, built images...) and yields a function taking one sample of every figure;
+optionally `summary(figures) -> str`, a table of its own printed after the rows. Ratios are figures of their own, computed inside one sample from measurements taken
 side by side, so a noisy neighbour moves both terms of a ratio together."""
 
 from __future__ import annotations
@@ -20,9 +20,7 @@ from dataclasses import dataclass, field
 
 # name on the command line -> module in this package
 BENCHMARKS = {"boot": "boot", "off-cost": "offcost", "smp": "smp", "events": "events",
-              "read": "read", "recipe": "recipe"}
-# issue 7's benchmarks that need tracepoints, ring buffers and kprobes not there yet
-NOT_YET_AVAILABLE = ("probes", "overhead-ladder")
+              "read": "read", "recipe": "recipe", "probes": "probes", "overhead-ladder": "ladder"}
 
 # the figure under which a benchmark that raised reports its error
 BROKEN = "(benchmark did not complete)"
@@ -71,16 +69,29 @@ class UnknownBenchmark(ValueError):
 Session = Callable[[bool], AbstractContextManager[Callable[[], list[Sample]]]]
 
 
+def _module(name: str):
+    return importlib.import_module(f"{__package__}.{BENCHMARKS[name]}")
+
+
 def _session(name: str) -> Session:
-    return importlib.import_module(f"{__package__}.{BENCHMARKS[name]}").session
+    return _module(name).session
+
+
+def summaries(names: list[str], figures: list[Figure]) -> list[str]:
+    """The tables benchmarks print besides the rows (a module's `summary(figures)`)."""
+    out = []
+    for name in names:
+        summary = getattr(_module(name), "summary", None)
+        if summary is not None:
+            out.append(summary([f for f in figures if f.benchmark == name]))
+    return out
 
 
 def check_names(names: list[str]) -> list[str]:
     """The benchmarks to run, in the order given (all when none is)."""
     for name in names:
         if name not in BENCHMARKS:
-            later = " (needs tracing not built yet)" if name in NOT_YET_AVAILABLE else ""
-            raise UnknownBenchmark(f"unknown benchmark {name!r}{later}; available: "
+            raise UnknownBenchmark(f"unknown benchmark {name!r}; available: "
                                    + ", ".join(BENCHMARKS))
     return names or list(BENCHMARKS)
 
@@ -106,7 +117,7 @@ def run(names: list[str], repeat: int, quick: bool,
         yield from figures.values()
 
 
-def _fmt(value: float) -> str:
+def fmt(value: float) -> str:
     return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
@@ -115,7 +126,7 @@ def table(figures: list[Figure]) -> str:
     for f in figures:
         if f.samples:
             s = f.spread
-            rows.append((f.benchmark, f.name, _fmt(f.median), f"{_fmt(s['min'])}–{_fmt(s['max'])}",
+            rows.append((f.benchmark, f.name, fmt(f.median), f"{fmt(s['min'])}–{fmt(s['max'])}",
                          f.unit, str(len(f.samples))))
         for failure in dict.fromkeys(f.failures):  # each distinct failure once
             rows.append((f.benchmark, f.name, "FAILED", failure, "", str(f.failures.count(failure))))
@@ -162,6 +173,8 @@ def main(names: list[str], repeat: int | None, quick: bool, json_path: str | Non
         repeat = QUICK_REPEAT if quick else DEFAULT_REPEAT
     figures = list(run(names, repeat, quick, progress=lambda line: print(line, file=sys.stderr)))
     print(table(figures))
+    for text in summaries(names, figures):
+        print("\n" + text)
     if json_path is not None:
         with open(json_path, "w") as f:
             f.write(to_json(figures, repeat, quick))
