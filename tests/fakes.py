@@ -219,6 +219,7 @@ class FakeGuestTracing:
         self.ring_pages = ring_pages
         self.ids: dict[tuple[str, str], int] = {}
         self.enabled: dict[tuple[str, str], set[int]] = {}
+        self.soft_off: dict[tuple[str, str], set[int]] = {}   # soft-disabled slots
         self.recording = [False] * nr_slots
         self.cpumasks = [(1 << nr_cpus) - 1] * nr_slots
         self.key_flips: list[tuple[str, bool]] = []
@@ -247,6 +248,22 @@ class FakeGuestTracing:
     def set_recording(self, slot: int, on: bool) -> None:
         self.recording[slot] = on
 
+    def is_recording(self, slot: int) -> bool:
+        return self.recording[slot]
+
+    def event_file(self, event) -> int:
+        """A stand-in for the guest address of the event's trace_event_file."""
+        return 0xFFFFFFFF82000000 + (hash((event.system, event.name)) & 0xFFFF) * 8
+
+    def event_recording(self, event, slot: int) -> bool:
+        key = (event.system, event.name)
+        return slot in self.enabled.get(key, ()) and slot not in self.soft_off.get(key, ())
+
+    def set_event_soft_disabled(self, event, slot: int, off: bool) -> None:
+        """What a function probe's enable_event/disable_event flips in the guest, too."""
+        soft = self.soft_off.setdefault((event.system, event.name), set())
+        (soft.add if off else soft.discard)(slot)
+
     def set_cpumask(self, slot: int, mask: int) -> None:
         self.cpumasks[slot] = mask
 
@@ -256,7 +273,7 @@ class FakeGuestTracing:
             return                      # the static key is off: the tracepoint is a nop
         payload = encode_record(desc, self.ids[key], values or {}, **header)
         with self._cond:
-            for slot in sorted(self.enabled.get(key, ())):
+            for slot in sorted(self.enabled.get(key, ()) - self.soft_off.get(key, set())):
                 if self.recording[slot] and self.cpumasks[slot] >> cpu & 1:
                     self._append(slot, cpu, ts, payload)
             self._pending = True
@@ -333,6 +350,7 @@ class FakeFtraceSites:
         self.max_graph_depth = 0
         self.pids: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
         self.stack_trace: dict[int, bool] = {}
+        self.probes: list = []
         self.calls: list[tuple] = []
 
     def address(self, name: str) -> int:
@@ -364,8 +382,19 @@ class FakeFtraceSites:
     def set_kprobe(self, name: str, on: bool) -> None:
         raise NotImplementedError
 
+    def set_probes(self, probes) -> None:
+        """The function probes' table, as probes.ftrace.FtraceSites.set_probes takes it."""
+        for probe in probes:
+            self._addresses[probe.function]  # KeyError, as the real one
+        self.probes = list(probes)
+
+    def read_counter(self, counter) -> int:
+        return counter.value
+
     def enabled(self) -> list[tuple[str, int, str]]:
         users: dict[str, int] = {}
+        for probe in self.probes:
+            users[probe.function] = users.get(probe.function, 0) + 1
         for funcs in self.function_slots.values():
             for name in funcs:
                 users[name] = users.get(name, 0) + 1

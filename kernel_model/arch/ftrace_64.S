@@ -2,11 +2,14 @@
  * The function tracers' trampolines (Linux's arch/x86/kernel/ftrace_64.S).
  *
  * ftrace_caller: the target of every enabled site's `call` (the function's
- * first instruction).  It saves a full struct pt_regs (ip = the site, sp =
- * the function's entry rsp, at its return address), calls
- * ftrace_dispatch(ip, parent_ip, regs) (kernel/ftrace.c), restores every
- * register and the flags and returns into the function, or to regs->ip if
- * a kprobe handler moved it off the site.
+ * first instruction).  It saves the part of struct pt_regs the C call
+ * clobbers and the tracers read (ip = the site, sp = the function's entry
+ * rsp, at its return address, flags, bp), calls
+ * ftrace_dispatch(ip, parent_ip, regs, 0) (kernel/ftrace.c) and returns
+ * into the function.  When the dispatcher reports a kprobe at the site,
+ * ftrace_regs_caller completes the pt_regs, calls it again with 1,
+ * restores every register and the flags and returns into the function, or
+ * to regs->ip if a kprobe handler moved it off the site.
  *
  * return_to_handler: where function_graph makes a hooked function return;
  * rax/rdx (the return value) are preserved.
@@ -54,35 +57,71 @@ ftrace_caller:
 	cli				/* the dispatcher runs with interrupts off; popfq restores them */
 	pushq	%rax
 	leaq	-FRAME_SIZE(%rsp), %rsp
-	movq	%rsp, %rax
-	movq	%r15, R15(%rax)
-	movq	%r14, R14(%rax)
-	movq	%r13, R13(%rax)
-	movq	%r12, R12(%rax)
-	movq	%rbp, RBP(%rax)
-	movq	%rbx, RBX(%rax)
-	movq	%r11, R11(%rax)
-	movq	%r10, R10(%rax)
-	movq	%r9, R9(%rax)
-	movq	%r8, R8(%rax)
-	movq	%rcx, RCX(%rax)
-	movq	%rdx, RDX(%rax)
-	movq	%rsi, RSI(%rax)
-	movq	%rdi, RDI(%rax)
-	movq	$-1, ORIG_RAX(%rax)
-	movq	$0x10, CS(%rax)			/* __KERNEL_CS */
-	movq	$0x18, SS(%rax)			/* __KERNEL_DS */
-	movq	T_RAX(%rax), %rcx
-	movq	%rcx, RAX(%rax)
-	movq	T_FLAGS(%rax), %rcx
-	movq	%rcx, EFLAGS(%rax)
-	leaq	T_PARENT(%rax), %rcx		/* the function's entry rsp */
-	movq	%rcx, RSP(%rax)
-	movq	T_RET(%rax), %rdi		/* the site: our return address - 5 */
+	/*
+	 * As Linux's ftrace_caller (not ftrace_regs_caller): only what the C
+	 * call clobbers, and the fields the tracers read (ip, flags, sp, bp).
+	 * rbx, r12-r15 and rbp survive the call: the C ABI preserves them.
+	 * Every store is a cost per traced call, the function tracer's floor.
+	 */
+	movq	%r11, R11(%rsp)
+	movq	%r10, R10(%rsp)
+	movq	%r9, R9(%rsp)
+	movq	%r8, R8(%rsp)
+	movq	%rcx, RCX(%rsp)
+	movq	%rdx, RDX(%rsp)
+	movq	%rsi, RSI(%rsp)
+	movq	%rdi, RDI(%rsp)
+	movq	%rbp, RBP(%rsp)
+	movq	T_FLAGS(%rsp), %rcx
+	movq	%rcx, EFLAGS(%rsp)
+	leaq	T_PARENT(%rsp), %rcx		/* the function's entry rsp */
+	movq	%rcx, RSP(%rsp)
+	movq	T_RET(%rsp), %rdi		/* the site: our return address - 5 */
 	subq	$MCOUNT_INSN_SIZE, %rdi
-	movq	%rdi, RIP(%rax)
-	movq	T_PARENT(%rax), %rsi		/* parent_ip */
-	movq	%rax, %rdx
+	movq	%rdi, RIP(%rsp)
+	movq	T_PARENT(%rsp), %rsi		/* parent_ip */
+	movq	%rsp, %rdx
+	xorl	%ecx, %ecx			/* not the whole pt_regs */
+	call	ftrace_dispatch
+	testq	%rax, %rax
+	jnz	ftrace_regs_caller		/* a kprobe is here: it needs every register */
+	movq	R11(%rsp), %r11
+	movq	R10(%rsp), %r10
+	movq	R9(%rsp), %r9
+	movq	R8(%rsp), %r8
+	movq	RCX(%rsp), %rcx
+	movq	RDX(%rsp), %rdx
+	movq	RSI(%rsp), %rsi
+	movq	RDI(%rsp), %rdi
+	leaq	FRAME_SIZE(%rsp), %rsp
+	popq	%rax
+	popfq
+	ret
+	.size ftrace_caller, .-ftrace_caller
+
+/*
+ * ftrace_regs_caller: the dispatcher found a kprobe at the site and did
+ * nothing yet.  The frame gets the rest of pt_regs (the callee-saved
+ * registers still hold the function's values), the dispatcher runs again
+ * with all of it (and the site it found), and every register is restored
+ * from the frame.
+ */
+	.type ftrace_regs_caller, @function
+ftrace_regs_caller:
+	movq	%rax, %rcx			/* full: the site + 1, as the dispatcher returned it */
+	movq	%r15, R15(%rsp)
+	movq	%r14, R14(%rsp)
+	movq	%r13, R13(%rsp)
+	movq	%r12, R12(%rsp)
+	movq	%rbx, RBX(%rsp)
+	movq	$-1, ORIG_RAX(%rsp)
+	movq	$0x10, CS(%rsp)			/* __KERNEL_CS */
+	movq	$0x18, SS(%rsp)			/* __KERNEL_DS */
+	movq	T_RAX(%rsp), %rax
+	movq	%rax, RAX(%rsp)
+	movq	RIP(%rsp), %rdi
+	movq	T_PARENT(%rsp), %rsi
+	movq	%rsp, %rdx
 	call	ftrace_dispatch
 	/* resume after the call, or where a kprobe handler moved regs->ip (no branch) */
 	movq	%rsp, %rcx
@@ -114,7 +153,7 @@ ftrace_caller:
 	popq	%rax
 	popfq
 	ret
-	.size ftrace_caller, .-ftrace_caller
+	.size ftrace_regs_caller, .-ftrace_regs_caller
 
 	.globl return_to_handler
 	.type return_to_handler, @function

@@ -13,6 +13,7 @@
 #include "../include/trace/ftrace.h"
 
 struct ftrace_control ftrace_control;
+struct ftrace_probes ftrace_probes;
 
 /* task_struct.trace_recursion bits (include/linux/trace_recursion.h) */
 #define TRACE_FTRACE_BIT	0	/* + context: normal, softirq, hardirq */
@@ -179,8 +180,89 @@ static notrace void trace_stack(struct task_struct *t, u32 slots, struct pt_regs
 	trace_event_commit(e, sizeof(*e) + n * sizeof(long));
 }
 
+/*
+ * tracer_tracing_on/off() of the probe's trace array: its recording bit,
+ * which its tracing_on file reads back.  The counted forms act (and count)
+ * only when the state changes (update_traceon_count()).
+ */
+static notrace void probe_tracing_onoff(const struct ftrace_probe *p, bool on, bool counted)
+{
+	u32 bit = 1U << p->slot;
+	s64 *count = &ftrace_probes.counts[p->counter];
+
+	if (counted && READ_ONCE(*count) <= 0)
+		return;
+	if (on == !!(trace_control.recording & bit))
+		return;
+	if (on)
+		__atomic_fetch_or(&trace_control.recording, bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&trace_control.recording, ~bit, __ATOMIC_SEQ_CST);
+	if (counted)
+		(*count)--;
+}
+
+/*
+ * event_enable_probe() / event_enable_count_probe(): soft-enable or
+ * soft-disable the event in the probe's trace array (its bit in the event
+ * file, clear while EVENT_FILE_FL_SOFT_DISABLED).  A count of -1 is
+ * unlimited; the count may be shared by the entries of one registration.
+ */
+static notrace void probe_event(const struct ftrace_probe *p, bool enable)
+{
+	u32 bit = 1U << p->slot;
+	s64 *count = &ftrace_probes.counts[p->counter];
+	s64 c = READ_ONCE(*count);
+
+	if (!c || enable == !!(READ_ONCE(p->file->slots) & bit))
+		return;
+	if (c != -1)
+		*count = c - 1;
+	if (enable)
+		__atomic_fetch_or(&p->file->slots, bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&p->file->slots, ~bit, __ATOMIC_SEQ_CST);
+}
+
+/* The function probes of site idx, in table order (the host puts the newest first, as Linux's ops list). */
+static notrace void ftrace_run_probes(struct task_struct *t, long idx, struct pt_regs *regs)
+{
+	u32 nr = READ_ONCE(ftrace_probes.nr), i;
+
+	for (i = ftrace_probes.first[idx]; i < nr && ftrace_probes.probe[i].site == idx; i++) {
+		const struct ftrace_probe *p = &ftrace_probes.probe[i];
+		u32 bit = 1U << p->slot;
+		s64 *count;
+
+		switch (p->cmd) {
+		case FTRACE_PROBE_TRACEON:
+		case FTRACE_PROBE_TRACEOFF:
+		case FTRACE_PROBE_TRACEON_COUNT:
+		case FTRACE_PROBE_TRACEOFF_COUNT:
+			probe_tracing_onoff(p, p->cmd == FTRACE_PROBE_TRACEON || p->cmd == FTRACE_PROBE_TRACEON_COUNT,
+					    p->cmd >= FTRACE_PROBE_TRACEON_COUNT);
+			break;
+		case FTRACE_PROBE_STACKTRACE:	/* trace_dump_stack() into the top-level array */
+			if (trace_control.recording & bit)
+				trace_stack(t, bit, regs, regs->flags);
+			break;
+		case FTRACE_PROBE_STACKTRACE_COUNT:
+			count = &ftrace_probes.counts[p->counter];
+			if (!(trace_control.recording & bit) || !*count)
+				break;
+			(*count)--;
+			trace_stack(t, bit, regs, regs->flags);
+			break;
+		case FTRACE_PROBE_ENABLE_EVENT:
+		case FTRACE_PROBE_DISABLE_EVENT:
+			probe_event(p, p->cmd == FTRACE_PROBE_ENABLE_EVENT);
+			break;
+		}
+	}
+}
+
 /* ftrace_graph_ignore_func() and the set_graph_function bookkeeping of ftrace_graph_addr() */
-static notrace bool graph_ignore(struct task_struct *t, u8 graph_flags, int depth)
+static notrace bool graph_ignore(struct task_struct *t, u8 site_flags, int depth)
 {
 	u32 max_depth = READ_ONCE(ftrace_control.max_graph_depth);
 
@@ -188,7 +270,7 @@ static notrace bool graph_ignore(struct task_struct *t, u8 graph_flags, int dept
 		return true;
 	if (!(t->trace_recursion & (1UL << TRACE_GRAPH_BIT))) {
 		if (READ_ONCE(ftrace_control.graph_filtered)) {
-			if (!(graph_flags & FTRACE_GRAPH_FUNCTION))
+			if (!(site_flags & FTRACE_GRAPH_FUNCTION))
 				return true;
 			t->trace_recursion |= 1UL << TRACE_GRAPH_BIT;
 			t->trace_graph_depth = depth;
@@ -210,7 +292,7 @@ static notrace bool graph_ignore(struct task_struct *t, u8 graph_flags, int dept
  * is pushed (its return clears the notrace state) but not recorded, and
  * nothing is traced below it.
  */
-static notrace void graph_entry(struct task_struct *t, u32 slots, u8 graph_flags, unsigned long ip,
+static notrace void graph_entry(struct task_struct *t, u32 slots, u8 site_flags, unsigned long ip,
 				struct pt_regs *regs, unsigned long flags)
 {
 	unsigned long *retp = (unsigned long *)regs->sp;
@@ -223,10 +305,10 @@ static notrace void graph_entry(struct task_struct *t, u32 slots, u8 graph_flags
 		t->trace_overrun++;
 		return;
 	}
-	if (graph_flags & FTRACE_GRAPH_NOTRACE) {
+	if (site_flags & FTRACE_GRAPH_NOTRACE) {
 		t->trace_recursion |= 1UL << TRACE_GRAPH_NOTRACE_BIT;
 		slots = 0;
-	} else if (graph_ignore(t, graph_flags, depth)) {
+	} else if (graph_ignore(t, site_flags, depth)) {
 		return;
 	}
 	rs = &t->ret_stack[depth];
@@ -251,28 +333,36 @@ static notrace void graph_entry(struct task_struct *t, u32 slots, u8 graph_flags
 
 /*
  * From ftrace_caller, interrupts off: the function at ip (its site) was
- * entered from parent_ip; regs holds the state at its first instruction.
+ * entered from parent_ip; regs holds the state at its first instruction
+ * (with full = 0, only what the tracers read: ip, sp, bp, flags).  When a
+ * kprobe sits there and full is 0, returns the site's index + 1 having done
+ * nothing; ftrace_regs_caller passes it back as full with the whole pt_regs.
  * The common case (no pid filter, no stack trace) is written to take few
  * branches: each ends an emulated block.
  */
-notrace void ftrace_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
+notrace long ftrace_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs, long full)
 {
 	struct task_struct *t = current;
 	struct ftrace_site_state st;
 	unsigned long bit;
-	long idx = ftrace_site_index(ip);
+	long idx = full ? full - 1 : ftrace_site_index(ip);
 	u32 fn, graph, filtered;
 
 	if (unlikely(idx < 0))
-		return;
+		return 0;
 	st = *(volatile struct ftrace_site_state *)&ftrace_control.sites[idx];
-	if (unlikely(st.kprobe))
+	if (unlikely(st.kprobe)) {
+		if (!full)
+			return idx + 1;	/* ftrace_regs_caller completes pt_regs and calls again with it */
 		ftrace_kprobe_hook(regs);
+	}
 	bit = 1UL << (TRACE_FTRACE_BIT + trace_recursion_context());
 	if (unlikely(!t || (t->trace_recursion & bit)))
-		return;
+		return 0;
 	t->trace_recursion |= bit;
 	preempt_disable();	/* as ftrace_test_recursion_trylock(): the record shows the traced context's count */
+	if (unlikely(st.flags & FTRACE_SITE_PROBES))
+		ftrace_run_probes(t, idx, regs);
 	fn = st.func_slots;
 	graph = st.graph_slots;
 	filtered = READ_ONCE(ftrace_control.pid_filtered);
@@ -292,9 +382,10 @@ notrace void ftrace_dispatch(unsigned long ip, unsigned long parent_ip, struct p
 		}
 	}
 	if (graph)
-		graph_entry(t, graph, st.graph_flags, ip, regs, regs->flags);
+		graph_entry(t, graph, st.flags, ip, regs, regs->flags);
 	preempt_enable_no_resched();
 	t->trace_recursion &= ~bit;
+	return 0;
 }
 
 /*

@@ -81,8 +81,9 @@ def test_filter_files_through_the_mount(mounted):
     assert run("echo vfs_read > set_ftrace_filter; echo 'vfs_rea?' >> set_ftrace_filter; cat set_ftrace_filter"
                ).stdout == "vfs_read\n"
     assert run("echo 'nosuch*' >> set_ftrace_filter").returncode == 1
-    assert run("echo vfs_read:traceoff >> set_ftrace_filter").returncode == 1
-    assert run("cat set_ftrace_filter").stdout == "vfs_read\n"
+    assert run("echo vfs_read:traceoff >> set_ftrace_filter").returncode == 0   # a command: listed after the names
+    assert run("cat set_ftrace_filter").stdout == "vfs_read\nvfs_read:traceoff:unlimited\n"
+    assert run("echo '!vfs_read:traceoff' >> set_ftrace_filter; cat set_ftrace_filter").stdout == "vfs_read\n"
     assert run("echo ksys_read >> set_ftrace_filter; echo '!vfs_read' >> set_ftrace_filter; cat set_ftrace_filter"
                ).stdout == "ksys_read\n"
     assert run("echo 'vfs_*' > set_ftrace_filter; cat set_ftrace_filter").stdout.splitlines() == [

@@ -25,16 +25,57 @@
 #define TRACE_GRAPH_RET		10
 #define TRACE_GRAPH_ENT		11
 
-/* ftrace_site_state.graph_flags */
+/* ftrace_site_state.flags */
 #define FTRACE_GRAPH_FUNCTION	0x01	/* in set_graph_function */
 #define FTRACE_GRAPH_NOTRACE	0x02	/* in set_graph_notrace */
+#define FTRACE_SITE_PROBES	0x04	/* function probes (set_ftrace_filter commands) sit here */
 
 struct ftrace_site_state {		/* host-written, one per site */
 	u8 func_slots;			/* bit s: slot s traces it with `function` */
 	u8 graph_slots;			/* bit s: slot s traces it with `function_graph` */
-	u8 graph_flags;
+	u8 flags;
 	u8 kprobe;			/* != 0: ftrace_caller runs the kprobe hook */
 };
+
+/*
+ * Function probes: the set_ftrace_filter commands (Linux's ftrace_probe_ops
+ * of trace_functions.c and trace_events.c), run by the dispatcher at every
+ * hit of a site flagged FTRACE_SITE_PROBES.  The host writes the table
+ * with every CPU stopped, sorted by site; the guest decrements the counts.
+ */
+#define FTRACE_PROBES_MAX	4096
+
+/* ftrace_probe.cmd */
+#define FTRACE_PROBE_TRACEON		1	/* func:traceon */
+#define FTRACE_PROBE_TRACEOFF		2	/* func:traceoff */
+#define FTRACE_PROBE_TRACEON_COUNT	3	/* func:traceon:N */
+#define FTRACE_PROBE_TRACEOFF_COUNT	4	/* func:traceoff:N */
+#define FTRACE_PROBE_STACKTRACE		5	/* func:stacktrace */
+#define FTRACE_PROBE_STACKTRACE_COUNT	6	/* func:stacktrace:N */
+#define FTRACE_PROBE_ENABLE_EVENT	7	/* func:enable_event:sys:event[:N] (count -1: unlimited) */
+#define FTRACE_PROBE_DISABLE_EVENT	8	/* func:disable_event:sys:event[:N] */
+
+struct ftrace_probe {
+	u16 site;			/* index of the site */
+	u8 cmd;
+	u8 slot;			/* the trace array it acts on */
+	u32 counter;			/* index into ftrace_probes.counts */
+	struct trace_event_file *file;	/* enable_event / disable_event: the event */
+};
+
+struct ftrace_probes {
+	u32 nr;
+	u32 pad;
+	u16 first[FTRACE_MAX_SITES];	/* the site's first entry (nr: none) */
+	s64 counts[FTRACE_PROBES_MAX];
+	struct ftrace_probe probe[FTRACE_PROBES_MAX];
+};
+
+_Static_assert(sizeof(struct ftrace_probe) == 16, "ftrace_probe layout");
+_Static_assert(offsetof(struct ftrace_probes, first) == 8, "ftrace_probes layout");
+_Static_assert(offsetof(struct ftrace_probes, counts) == 8 + 2 * FTRACE_MAX_SITES, "ftrace_probes layout");
+_Static_assert(offsetof(struct ftrace_probes, probe) == 8 + 2 * FTRACE_MAX_SITES + 8 * FTRACE_PROBES_MAX,
+	       "ftrace_probes layout");
 
 struct ftrace_slot_state {		/* host-written, one per trace-array slot */
 	u32 nr_pids;			/* set_ftrace_pid: 0 = no filter */
@@ -65,6 +106,7 @@ _Static_assert(offsetof(struct task_struct, ret_stack) + sizeof(((struct task_st
 	       <= 2048 - 16, "task_struct must fit the largest kmalloc class");
 
 extern struct ftrace_control ftrace_control;
+extern struct ftrace_probes ftrace_probes;
 extern struct trace_control trace_control;
 extern const u64 __start_mcount_loc[], __stop_mcount_loc[];
 
@@ -74,7 +116,7 @@ void return_to_handler(void);
 void ftrace_kprobe_hook(struct pt_regs *regs);
 
 /* kernel/ftrace.c, called from ftrace_64.S with interrupts off */
-void ftrace_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs);
+long ftrace_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs, long full);
 unsigned long ftrace_return_to_handler(unsigned long flags);
 
 /* kernel/trace_ring.c */

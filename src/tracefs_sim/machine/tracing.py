@@ -70,6 +70,7 @@ class GuestTracing:
         # desired state, kept here so it survives until the guest's memory exists
         self._ids: dict[tuple[str, str], int] = {}
         self._enabled: dict[tuple[str, str], set[int]] = {}
+        self._soft_off: dict[tuple[str, str], set[int]] = {}   # soft-disabled slots of enabled events
         self._events: dict[tuple[str, str], EventDesc] = {}
         self._keys_on: set[int] = set()
         self._cmdline_holders: set[object] = set()
@@ -87,7 +88,8 @@ class GuestTracing:
             for key, event_id in self._ids.items():
                 self._write_file(self._events[key], FILE_TYPE, "<H", event_id)
             for key, slots in self._enabled.items():
-                self._write_file(self._events[key], FILE_SLOTS, "<I", self._mask(slots))
+                self._write_file(self._events[key], FILE_SLOTS, "<I",
+                                 self._mask(slots - self._soft_off.get(key, set())))
             self._write_recording()
             self._write_cpumasks()
             for key_addr in self._keys_on:
@@ -128,11 +130,43 @@ class GuestTracing:
         with self._lock:
             slots = self._enabled.setdefault(key, set())
             (slots.add if on else slots.discard)(slot)
-            self._write_file(event, FILE_SLOTS, "<I", self._mask(slots))
+            self._set_file_bit(event, slot, on and slot not in self._soft_off.get(key, ()))
             # syscalls:* share raw_syscalls' key: it is on while any of them is
             self._set_key(event.key_addr, any(
                 self._enabled.get(k) for k, e in self._events.items() if e.key_addr == event.key_addr))
             self._update_cmdline_key()
+
+    def event_file(self, event: EventDesc) -> int:
+        """The guest address of the event's trace_event_file (KeyError: not a tracepoint of
+        this kernel), for function probes that soft-enable it."""
+        return self._image.event_file(event)
+
+    def event_recording(self, event: EventDesc, slot: int) -> bool:
+        """Whether the guest records the event in slot now (its bit in the event file: an
+        enabled event in soft mode has it clear while soft-disabled, and function probes
+        flip it in the guest)."""
+        self._check_slot(slot)
+        key = self._remember(event)
+
+        def read():
+            if self._mem is None:
+                return slot in self._enabled.get(key, ()) and slot not in self._soft_off.get(key, ())
+            pa = kernel_virt_to_phys(self._image.event_file(event) + FILE_SLOTS)
+            return bool(struct.unpack_from("<I", self._mem.buf, pa)[0] >> slot & 1)
+        return self._machine._guest_op(read)
+
+    def set_event_soft_disabled(self, event: EventDesc, slot: int, off: bool) -> None:
+        """EVENT_FILE_FL_SOFT_DISABLED of an enabled event: its bit clear, the tracepoint
+        still armed."""
+        self._check_slot(slot)
+        key = self._remember(event)
+
+        def apply():
+            with self._lock:
+                soft = self._soft_off.setdefault(key, set())
+                (soft.add if off else soft.discard)(slot)
+                self._set_file_bit(event, slot, not off and slot in self._enabled.get(key, ()))
+        self._machine._guest_op(apply)
 
     def record_cmdlines(self, holder: object, on: bool) -> None:
         """tracing_start/stop_cmdline_record(): something other than a tracepoint (a
@@ -175,8 +209,20 @@ class GuestTracing:
         def apply():
             with self._lock:
                 self._recording[slot] = bool(on)
-                self._write_recording()
+                if self._mem is not None:
+                    # only this slot's bit: the guest's traceon/traceoff probes flip the others
+                    self._set_bit(self._control + CONTROL_RECORDING, slot, on)
         self._machine._guest_op(apply)
+
+    def is_recording(self, slot: int) -> bool:
+        """The slot's recording bit as the guest has it (traceon/traceoff probes flip it)."""
+        self._check_slot(slot)
+
+        def read():
+            if self._mem is None:
+                return self._recording[slot]
+            return bool(struct.unpack_from("<I", self._mem.buf, self._control + CONTROL_RECORDING)[0] >> slot & 1)
+        return self._machine._guest_op(read)
 
     def set_cpumask(self, slot: int, mask: int) -> None:
         """tracing_cpumask: the slot records only on the CPUs in mask."""
@@ -270,6 +316,16 @@ class GuestTracing:
         if self._mem is not None:
             mask = sum(1 << slot for slot, on in enumerate(self._recording) if on)
             struct.pack_into("<I", self._mem.buf, self._control + CONTROL_RECORDING, mask)
+
+    def _set_bit(self, pa: int, bit: int, on: bool) -> None:
+        """One bit of a guest u32 the guest also changes (a narrow race: the guest's own
+        flips are atomic, this read-modify-write is not)."""
+        word = struct.unpack_from("<I", self._mem.buf, pa)[0]
+        struct.pack_into("<I", self._mem.buf, pa, word | 1 << bit if on else word & ~(1 << bit))
+
+    def _set_file_bit(self, event: EventDesc, slot: int, on: bool) -> None:
+        if self._mem is not None:
+            self._set_bit(kernel_virt_to_phys(self._image.event_file(event) + FILE_SLOTS), slot, on)
 
     def _write_file(self, event: EventDesc, offset: int, fmt: str, value: int) -> None:
         if self._mem is not None:

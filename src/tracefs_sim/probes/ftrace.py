@@ -5,16 +5,22 @@ Every traceable function of the guest starts with a 5-byte nop listed in
 rewritten into `call ftrace_caller`, and the guest's `ftrace_control` says
 what the site does: which trace-array slots record it with `function`,
 which with `function_graph`, its set_graph_function / set_graph_notrace
-flags, whether a kprobe sits there; per slot, the pid filters and
-func_stack_trace; globally max_graph_depth and funcgraph-irqs.  Each setter recomputes the state of every site, writes
+flags, whether a kprobe sits there, whether function probes (the
+set_ftrace_filter commands) sit there; per slot, the pid filters and
+func_stack_trace; globally max_graph_depth and funcgraph-irqs.  The
+function probes' table (`ftrace_probes`) is rewritten with every CPU
+stopped, since the guest decrements its counts.  Each setter recomputes the state of every site, writes
 the sites whose state changed and patches, in one `text_poke_batch`, only
 the sites that change between nop and call.  Before `machine.start()` the
 state is kept and written when the guest's memory is loaded.
 """
 from __future__ import annotations
 
+import errno
 import struct
 import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..machine.paging import PhysMem, kernel_virt_to_phys
 
@@ -28,9 +34,35 @@ CONTROL_MAX_GRAPH_DEPTH, CONTROL_GRAPH_FILTERED, CONTROL_PID_FILTERED, CONTROL_S
 CONTROL_GRAPH_SKIP_IRQS, CONTROL_SLOTS = 16, 24
 CONTROL_SITES = CONTROL_SLOTS + SLOT_STATE_SIZE * TRACE_SLOTS
 CONTROL_SIZE = CONTROL_SITES + 4 * FTRACE_MAX_SITES
-GRAPH_FUNCTION, GRAPH_NOTRACE = 0x01, 0x02  # ftrace_site_state.graph_flags
+GRAPH_FUNCTION, GRAPH_NOTRACE, SITE_PROBES = 0x01, 0x02, 0x04  # ftrace_site_state.flags
+FTRACE_PROBES_MAX = 4096
+PROBES_FIRST = 8
+PROBES_COUNTS = PROBES_FIRST + 2 * FTRACE_MAX_SITES
+PROBES_TABLE = PROBES_COUNTS + 8 * FTRACE_PROBES_MAX
+PROBES_SIZE = PROBES_TABLE + 16 * FTRACE_PROBES_MAX
+# ftrace_probe.cmd
+PROBE_TRACEON, PROBE_TRACEOFF, PROBE_TRACEON_COUNT, PROBE_TRACEOFF_COUNT = 1, 2, 3, 4
+PROBE_STACKTRACE, PROBE_STACKTRACE_COUNT, PROBE_ENABLE_EVENT, PROBE_DISABLE_EVENT = 5, 6, 7, 8
 CALL_REL32 = 0xE8
 MCOUNT_INSN_SIZE = 5
+
+
+class ProbeCounter:
+    """A count the guest decrements (one per function for traceon/stacktrace, one per
+    registration for enable_event); `value` is the host's copy while the guest has none."""
+
+    def __init__(self, value: int):
+        self.value = value
+
+
+@dataclass(frozen=True)
+class FunctionProbe:
+    """One command at one site, as the guest runs it (struct ftrace_probe)."""
+    function: str
+    command: int                   # PROBE_*
+    slot: int                      # the trace array it acts on
+    counter: ProbeCounter | None   # None: no count (unlimited traceon/traceoff/stacktrace)
+    event_file: int = 0            # enable/disable_event: the guest's trace_event_file
 
 
 class FtraceSites:
@@ -46,6 +78,10 @@ class FtraceSites:
         if control is None or control.size != CONTROL_SIZE:
             raise ValueError("kernel image's ftrace_control layout does not match this host")
         self._control = kernel_virt_to_phys(control.addr)
+        probes = image.lookup("ftrace_probes")
+        if probes is None or probes.size != PROBES_SIZE:
+            raise ValueError("kernel image's ftrace_probes layout does not match this host")
+        self._probes_pa = kernel_virt_to_phys(probes.addr)
         self._caller = image.addr("ftrace_caller")
         self._addrs = addrs
         names = []
@@ -70,6 +106,8 @@ class FtraceSites:
         self._stack_trace = [False] * TRACE_SLOTS
         self._graph_irqs = True
         self._written_filtered = False  # the guest's graph_filtered (set_graph_function not empty)
+        self._probes: list[FunctionProbe] = []   # the table, in the guest's order
+        self._counter_index: dict[int, int] = {}  # id(counter) -> its slot in the guest's counts
         machine._on_attach(self._attach)
 
     # ---- the contract ----
@@ -78,8 +116,7 @@ class FtraceSites:
 
     @property
     def patched_count(self) -> int:
-        s = self._sites
-        return sum(1 for i in range(0, len(s), 4) if s[i] | s[i + 1] | s[i + 3])
+        return sum(1 for i in range(len(self._addrs)) if self._on(self._sites, i))
 
     def set_function(self, slot: int, funcs: frozenset[str] | None) -> None:
         self._check_slot(slot)
@@ -131,15 +168,43 @@ class FtraceSites:
             (self._kprobes.add if on else self._kprobes.discard)(i)
             self._update()
 
+    def set_probes(self, probes: Sequence[FunctionProbe]) -> None:
+        """The function probes of every trace array, each site's in the order they run
+        (the newest first, as Linux adds ops at the head of its list).  Counts the guest
+        holds carry over to the probes that keep their counter."""
+        probes = list(probes)
+        if len(probes) > FTRACE_PROBES_MAX:
+            raise OSError(errno.ENOMEM, "too many function probes")
+        for probe in probes:
+            self._index[probe.function]  # KeyError: not a traceable function
+            self._check_slot(probe.slot)
+        with self._lock:
+            order = sorted(range(len(probes)), key=lambda k: (self._index[probes[k].function], k))
+            self._write_probes([probes[k] for k in order])
+            self._update()
+
+    def read_counter(self, counter: ProbeCounter) -> int:
+        """A count as the guest has it now."""
+        def read():
+            i = self._counter_index.get(id(counter))
+            if i is None or self._mem is None:
+                return counter.value
+            return struct.unpack_from("<q", self._mem.buf, self._probes_pa + PROBES_COUNTS + 8 * i)[0]
+        with self._lock:
+            return self._machine._guest_op(read)
+
     def enabled(self) -> list[tuple[str, int, str]]:
         """enabled_functions: (name, number of users, the R/I/D flag columns)."""
         out = []
         with self._lock:
             s = self._sites
+            users = [0] * len(self.functions)
+            for probe in self._probes:  # each probe is an ftrace_ops of its own
+                users[self._index[probe.function]] += 1
             for i, name in enumerate(self.functions):
                 fn, graph, kprobe = s[4 * i], s[4 * i + 1], s[4 * i + 3]
-                if fn | graph | kprobe:
-                    refs = bin(fn).count("1") + bool(graph) + bool(kprobe)
+                if fn | graph | kprobe or users[i]:
+                    refs = bin(fn).count("1") + bool(graph) + bool(kprobe) + users[i]
                     # kprobe's ftrace_ops saves regs (R); none here modifies ip (I) or is direct (D)
                     out.append((name, refs, (" R" if kprobe else "  ") + "    "))
         return out
@@ -159,7 +224,14 @@ class FtraceSites:
             sites[4 * i + 2] |= GRAPH_NOTRACE
         for i in self._kprobes:
             sites[4 * i + 3] = 1
+        for probe in self._probes:
+            sites[4 * self._index[probe.function] + 2] |= SITE_PROBES
         return sites
+
+    @staticmethod
+    def _on(sites, i: int) -> bool:
+        """Whether site i calls ftrace_caller."""
+        return bool(sites[4 * i] | sites[4 * i + 1] | sites[4 * i + 3] | sites[4 * i + 2] & SITE_PROBES)
 
     def _update(self) -> None:
         """Write the sites whose state changed; patch those that turn on or off."""
@@ -169,10 +241,8 @@ class FtraceSites:
             return
         patches = []
         for i in changed:
-            on_old = old[4 * i] | old[4 * i + 1] | old[4 * i + 3]
-            on_new = new[4 * i] | new[4 * i + 1] | new[4 * i + 3]
-            if bool(on_old) != bool(on_new):
-                patches.append((self._addrs[i], self._site_bytes(i, bool(on_new))))
+            if self._on(old, i) != self._on(new, i):
+                patches.append((self._addrs[i], self._site_bytes(i, self._on(new, i))))
         self._sites = new
         if self._mem is None:
             return  # written at attach
@@ -197,9 +267,9 @@ class FtraceSites:
         with self._lock:
             self._mem = mem
             self._write_sites(range(len(self._addrs)))
+            self._write_probe_table()
             for i in range(len(self._addrs)):
-                s = self._sites
-                if s[4 * i] | s[4 * i + 1] | s[4 * i + 3]:
+                if self._on(self._sites, i):
                     mem.write(kernel_virt_to_phys(self._addrs[i]), self._site_bytes(i, True))
             self._write_control_now()
 
@@ -209,6 +279,45 @@ class FtraceSites:
             buf[base + 4 * i:base + 4 * i + 4] = self._sites[4 * i:4 * i + 4]
         self._written_filtered = bool(self._graph_functions)
         struct.pack_into("<I", buf, self._control + CONTROL_GRAPH_FILTERED, int(self._written_filtered))
+
+    def _write_probes(self, probes: list[FunctionProbe]) -> None:
+        """Take the guest's counts back, then write the new table, with every CPU stopped
+        (a count decremented in between would be lost)."""
+        def swap():
+            if self._mem is not None:
+                buf = self._mem.buf
+                for probe in self._probes:
+                    if probe.counter is not None:
+                        i = self._counter_index[id(probe.counter)]
+                        probe.counter.value = struct.unpack_from("<q", buf, self._probes_pa + PROBES_COUNTS + 8 * i)[0]
+            self._probes = probes
+            self._counter_index = {}
+            for probe in probes:
+                if probe.counter is not None:
+                    self._counter_index.setdefault(id(probe.counter), len(self._counter_index))
+            if self._mem is not None:
+                self._write_probe_table()
+        self._machine._read_guest(swap)
+
+    def _write_probe_table(self) -> None:
+        buf, base, probes = self._mem.buf, self._probes_pa, self._probes
+        struct.pack_into("<I", buf, base, 0)  # no entry is valid while the table changes
+        first = [len(probes)] * FTRACE_MAX_SITES
+        for k in reversed(range(len(probes))):
+            first[self._index[probes[k].function]] = k
+        struct.pack_into(f"<{FTRACE_MAX_SITES}H", buf, base + PROBES_FIRST, *first)
+        counters = {}
+        for k, probe in enumerate(probes):
+            counter = probe.counter
+            i = 0
+            if counter is not None:
+                i = self._counter_index[id(counter)]
+                counters[i] = counter.value
+            struct.pack_into("<HBBIQ", buf, base + PROBES_TABLE + 16 * k, self._index[probe.function],
+                             probe.command, probe.slot, i, probe.event_file)
+        for i, value in counters.items():
+            struct.pack_into("<q", buf, base + PROBES_COUNTS + 8 * i, value)
+        struct.pack_into("<I", buf, base, len(probes))
 
     def _write_control(self) -> None:
         if self._mem is not None:

@@ -35,6 +35,9 @@ class EventFile:
     filter: event_filter.EventFilter | event_filter.FilterParseError | None = None
     # EVENT_FILE_FL_WAS_ENABLED: removing a dynamic event clears the buffers it may be in.
     was_enabled: bool = False
+    # sm_ref: the function probes (enable_event / disable_event) holding it in soft mode;
+    # while in it, whether it records (EVENT_FILE_FL_SOFT_DISABLED clear) is the guest's bit.
+    soft_mode: int = 0
 
 
 class PidFilter:
@@ -91,10 +94,64 @@ class EventControl:
 
     def _set(self, files: list[EventFile], on: bool) -> None:
         for f in files:
-            if f.enabled != on:
-                f.event.set_enabled(self._guest, self.slot, on)
-                f.enabled = on
-                f.was_enabled |= on
+            self._enable_disable(f, on, soft=False)
+
+    def _enable_disable(self, f: EventFile, enable: bool, *, soft: bool) -> None:
+        """__ftrace_event_enable_disable(): `soft` is a function probe taking (enable) or
+        dropping (not enable) its soft-mode reference; without it, the enable files."""
+        if enable:
+            if not soft:
+                if f.soft_mode:
+                    self._guest.set_event_soft_disabled(f.event.desc, self.slot, False)
+            else:
+                f.soft_mode += 1
+                if f.soft_mode > 1:
+                    return
+            if not f.enabled:
+                if soft:  # entering soft mode keeps the event off until a probe enables it
+                    self._guest.set_event_soft_disabled(f.event.desc, self.slot, True)
+                f.event.set_enabled(self._guest, self.slot, True)
+                f.enabled = f.was_enabled = True
+            return
+        if soft:
+            f.soft_mode -= 1
+            if f.soft_mode > 0:
+                return
+            disable = self._soft_disabled(f)
+        else:
+            disable = not f.soft_mode
+        if disable and f.enabled:
+            f.event.set_enabled(self._guest, self.slot, False)
+            f.enabled = False
+        if f.soft_mode or self._soft_disabled(f):
+            # in soft mode "disabled" is soft-disabled; leaving it, the flag is cleared
+            self._guest.set_event_soft_disabled(f.event.desc, self.slot, bool(f.soft_mode))
+
+    def _soft_disabled(self, f: EventFile) -> bool:
+        """EVENT_FILE_FL_SOFT_DISABLED: enabled, yet the guest does not record it."""
+        return f.enabled and not self._guest.event_recording(f.event.desc, self.slot)
+
+    # soft mode, for the enable_event / disable_event function probes
+    def find_probe_target(self, system: str, name: str) -> tuple[EventFile, int]:
+        """find_event_file(): the event's file here and its guest trace_event_file; EINVAL for
+        no such event, ftrace's own records, or an event the guest does not record itself
+        (dynamic events: soft mode is not implemented for those)."""
+        for f in self.files.values():
+            if f.event.system == system and f.event.name == name and not f.event.ftrace:
+                try:
+                    return f, self._guest.event_file(f.event.desc)
+                except KeyError:
+                    break
+        raise OSError(errno.EINVAL, f"no event {system}:{name}")
+
+    def soft_enable(self, f: EventFile) -> None:
+        """__ftrace_event_enable_disable(file, 1, 1)."""
+        with self._lock:
+            self._enable_disable(f, True, soft=True)
+
+    def soft_release(self, f: EventFile) -> None:
+        with self._lock:
+            self._enable_disable(f, False, soft=True)
 
     # dynamic events (kprobes) coming and going; `files` is replaced, never changed in place,
     # since the drain reads it without the lock
@@ -167,7 +224,14 @@ class EventControl:
         return b"1\n" if states == {True} else b"0\n"
 
     def read_enable(self, system: str | None = None, name: str | None = None) -> bytes:
-        return self._aggregate(self._select(system=system, name=name))
+        files = self._select(system=system, name=name)
+        if name is None or len(files) != 1:
+            return self._aggregate(files)
+        # event_enable_read(): `*` marks soft mode (or soft-disabled)
+        f = files[0]
+        soft_disabled = bool(f.soft_mode) and self._soft_disabled(f)
+        text = b"1" if f.enabled and not soft_disabled else b"0"
+        return text + (b"*\n" if f.soft_mode or soft_disabled else b"\n")
 
     def write_enable(self, data: bytes, system: str | None = None, name: str | None = None) -> None:
         value = kstrtoul_from_user(data)

@@ -5,7 +5,8 @@ A write is a list of whitespace-separated tokens, each applied in turn: a name, 
 (`vfs_*`, `*read*`, `*_open`, `vfs_rea?`), `!` in front to remove what it matches, and (filter
 files only) a number, the 1-based line of available_filter_functions. A token matching nothing
 fails with EINVAL; as in Linux, the tokens before it stay applied (the kernel commits its
-working copy when the file is closed, whatever the write returned).
+working copy when the file is closed, whatever the write returned). In set_ftrace_filter a token
+`glob:command[:param]` is a function command (function_commands.py), listed after the names.
 """
 
 import errno
@@ -53,14 +54,28 @@ def _strtoul_prefix(text: str) -> int:
     return value
 
 
+def match_functions(functions: Sequence[str], search: str, *, by_index: bool) -> list[str]:
+    """match_records(): the functions a name, glob or (by_index) 1-based line number selects,
+    in address order."""
+    if search[:1].isdigit():
+        if not by_index:
+            return []
+        index = _strtoul_prefix(search) - 1
+        return [functions[index]] if 0 <= index < len(functions) else []
+    match = compile_match(search)
+    return [name for name in functions if match(name)]
+
+
 class FunctionFilter:
     """One of the files: the set of function names it holds, applied to the kernel through
     on_change() after each write that changed it."""
 
     def __init__(self, functions: Sequence[str], empty_text: bytes, on_change: Callable[[], None], *,
-                 by_index: bool = True):
+                 by_index: bool = True, commands=None):
         """functions: the traceable functions in address order (available_filter_functions);
-        empty_text: what reading the empty file shows; by_index: numbers select by line."""
+        empty_text: what reading the empty file shows; by_index: numbers select by line;
+        commands: set_ftrace_filter's FunctionCommands (None: a token with `:` matches nothing)."""
+        self._commands = commands
         self._functions = functions
         self._order = {name: i for i, name in enumerate(functions)}
         self._empty_text = empty_text
@@ -69,9 +84,10 @@ class FunctionFilter:
         self.names: frozenset[str] = frozenset()
 
     def read(self) -> bytes:
+        probes = self._commands.lines() if self._commands is not None else b""
         if not self.names:
-            return self._empty_text
-        return "".join(f"{name}\n" for name in sorted(self.names, key=self._order.__getitem__)).encode()
+            return self._empty_text + probes
+        return "".join(f"{name}\n" for name in sorted(self.names, key=self._order.__getitem__)).encode() + probes
 
     def clear(self) -> None:
         """An open with O_TRUNC starts from the empty set."""
@@ -100,28 +116,13 @@ class FunctionFilter:
         token = raw.decode("latin-1")
         remove = token.startswith("!")
         search = token[1:] if remove else token
-        if ":" in search:
-            # `func:command[:param]`: no command (mod, traceon, traceoff, stacktrace,
-            # enable_event, ...) is registered here, so every one is unknown.
-            raise OSError(errno.EINVAL, f"no ftrace command in {token!r}")
-        if search[:1].isdigit():
-            matched = self._by_index_match(search)
-        else:
-            match = compile_match(search)
-            matched = [name for name in self._functions if match(name)]
+        if ":" in token and self._commands is not None:
+            self._commands.run(token)  # the glob keeps its `!`: it unregisters
+            return
+        matched = match_functions(self._functions, search, by_index=self._by_index)
         if not matched:
             raise OSError(errno.EINVAL, f"no function matches {token!r}")
         if remove:
             names.difference_update(matched)
         else:
             names.update(matched)
-
-    def _by_index_match(self, search: str) -> list[str]:
-        """MATCH_INDEX: the Nth function (from 1); graph files have no index form and match
-        nothing."""
-        if not self._by_index:
-            return []
-        index = _strtoul_prefix(search) - 1
-        if 0 <= index < len(self._functions):
-            return [self._functions[index]]
-        return []

@@ -8,6 +8,7 @@ import errno
 import threading
 
 from .event_control import PidFilter
+from .function_commands import FunctionCommands
 from .ftrace_filter import ALL_ENABLED, NONE_DISABLED, FunctionFilter
 from .kstrtox import kstrtoul_from_user
 from .options import TraceOptions
@@ -78,6 +79,18 @@ class FtraceGlobal:
         self._dispatcher_size = dispatcher_size
         self._graph_users: list = []
         self.graph = GraphFilters(sites, self._graph_changed)
+        self._commands: list[FunctionCommands] = []   # every array's set_ftrace_filter commands
+
+    def add_commands(self, commands: FunctionCommands) -> None:
+        self._commands.append(commands)
+
+    def remove_commands(self, commands: FunctionCommands) -> None:
+        self._commands.remove(commands)
+        self.update_probes()
+
+    def update_probes(self) -> None:
+        """Hand the guest every array's function probes (OSError ENOMEM: too many)."""
+        self.sites.set_probes([probe for commands in self._commands for probe in commands.guest_probes()])
 
     def _graph_changed(self) -> None:
         for apply in list(self._graph_users):
@@ -121,7 +134,10 @@ class FunctionTracing:
         self.slot = slot
         self._lock = threading.RLock()
         self._tracer: str | None = None
-        self.filter = FunctionFilter(sites.functions, ALL_ENABLED, self._apply)
+        self.commands = FunctionCommands(sites.functions, sites.address, slot, sites.read_counter,
+                                         ftrace.update_probes)
+        ftrace.add_commands(self.commands)
+        self.filter = FunctionFilter(sites.functions, ALL_ENABLED, self._apply, commands=self.commands)
         self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, self._apply)
         self.pids = FtracePidFilter(self._apply_pids)
         self.notrace_pids = FtracePidFilter(self._apply_pids)
@@ -153,6 +169,8 @@ class FunctionTracing:
         """The trace array goes away: nothing of its slot stays in the kernel (the next array
         given the slot starts clean)."""
         self.select("nop")
+        self.commands.clear()
+        self.ftrace.remove_commands(self.commands)
         self.pids.clear()
         self.notrace_pids.clear()
         self._sites.set_stack_trace(self.slot, False)

@@ -121,6 +121,8 @@ class TraceArray:
         if events is not None and guest is not None:
             self.events = EventControl(events, slot, guest, self.error_log, self.expand_buffers)
             guest.set_recording(slot, True)
+            if self.functions is not None:  # enable_event / disable_event act on its events
+                self.functions.commands.events = self.events
 
     @property
     def output_flags(self) -> output.OutputFlags:
@@ -132,7 +134,7 @@ class TraceArray:
     @property
     def recording(self) -> bool:
         """Whether records are kept now: tracing on and no reader pausing it."""
-        return self._on and self._stop_count == 0
+        return self._stop_count == 0 and self.tracing_on
 
     def expand_buffers(self) -> None:
         with self._lock:
@@ -141,10 +143,14 @@ class TraceArray:
     # tracing_on
     @property
     def tracing_on(self) -> bool:
+        """The buffer's state, which the guest's traceon/traceoff function probes also change
+        (while no reader pauses recording, the guest's bit is it)."""
+        if self._guest is not None and self._stop_count == 0:
+            self._on = self._guest.is_recording(self.slot)
         return self._on
 
     def read_tracing_on(self) -> bytes:
-        return b"%d\n" % self._on
+        return b"%d\n" % self.tracing_on
 
     # tracing_cpumask: the CPUs whose buffers record (the guest drops the others' records)
     def read_tracing_cpumask(self) -> bytes:
@@ -159,12 +165,13 @@ class TraceArray:
 
     def write_tracing_on(self, data: bytes) -> None:
         value = kstrtoul_from_user(data)
+        on = self.tracing_on
         with self._lock:
-            if bool(value) == self._on:
+            if bool(value) == on:
                 return
             self._on = bool(value)
         if self._guest is not None:
-            self._guest.set_recording(self.slot, self.recording)
+            self._guest.set_recording(self.slot, self._on and self._stop_count == 0)
         if not self._on:
             # Readers blocked in trace_pipe re-check: after having read something, they end.
             self.buffer.waiters.wake()
@@ -485,9 +492,8 @@ class TraceArray:
 
     # records in: the drain (guest events) and trace_marker
     def add_records(self, cpu: int, records: Iterable[tuple[int, bytes]]) -> int:
-        """Keep records (ts, payload) of one CPU, already filtered; returns how many were kept."""
-        if not self.recording:
-            return 0
+        """Keep records (ts, payload) of one CPU, already filtered; returns how many were kept.
+        The guest wrote them while recording, so they stay even if tracing went off since."""
         overwrite = self.options["overwrite"]
         kept = 0
         with self.buffer_lock:
@@ -554,7 +560,7 @@ class TraceArray:
 
     def _sync_recording(self) -> None:
         if self._guest is not None:
-            self._guest.set_recording(self.slot, self.recording)
+            self._guest.set_recording(self.slot, self._on and self._stop_count == 0)
 
     def shutdown(self) -> None:
         """An instance going away: its events and function tracer off, and its guest slot

@@ -1,0 +1,79 @@
+"""set_ftrace_filter's commands through the mount: the traceoff recipe of mountpoint_scripts/ as
+written in `tracefs-sim run`, and echo/cat on the real files against what Linux 6.1 answers
+(read-back lines, errno, soft mode in the events' enable files), with the commands firing in
+the emulated kernel when guest programs call the functions."""
+
+import os
+import re
+
+import pytest
+from simtest import REPO, sh, tracefs_sim
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                reason="needs /dev/fuse, root and mount namespaces")
+
+CONTEXT = r"^ {0,16}\S.{0,15}-\d+ +\[\d{3}\] [.dDbXnNphHsSzZ0-9]{5} +\d+\.\d{6}: "
+ALL = "#### all functions enabled ####\n"
+
+
+def test_function_traceoff_recipe():
+    result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "function_traceoff.sh"), timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["== set_ftrace_filter:", "ksys_read", "vfs_read:traceoff:unlimited"], result.stdout
+    assert lines[lines.index("== tracing_on after the first vfs_read:") + 1] == "0"
+    last = lines[lines.index("== the last records:") + 1:]
+    assert len(last) == 5 and all(re.match(CONTEXT, line) for line in last), result.stdout
+    assert any(": sched_" in line for line in last), result.stdout
+    # tracing stopped at the vfs_read that ksys_read called: nothing was recorded after it
+    assert re.match(CONTEXT + r"ksys_read <-\w+$", last[-1]), result.stdout
+
+
+def test_commands_through_the_mount(mounted):
+    def run(script):
+        return sh(mounted, script)
+
+    def guest(*argv):
+        result = tracefs_sim("exec", "--mount", str(mounted), *argv, timeout=60)
+        assert result.returncode == 0, result.stderr
+
+    assert run("echo '__do_sys_getuid:traceoff:1' > set_ftrace_filter; cat set_ftrace_filter").stdout == \
+        ALL + "__do_sys_getuid:traceoff:count=1\n"
+    # only a command at the site: it is patched and listed though no tracer runs
+    assert run("cat enabled_functions").stdout.startswith("__do_sys_getuid (1) ")
+    assert run("cat tracing_on").stdout == "1\n"
+    guest("getuid-loop", "3")
+    assert run("cat tracing_on; cat set_ftrace_filter").stdout == "0\n" + ALL + "__do_sys_getuid:traceoff:count=0\n"
+    assert run("echo 1 > tracing_on; cat tracing_on").stdout == "1\n"
+    guest("getuid-loop", "3")
+    assert run("cat tracing_on").stdout == "1\n"           # the count is spent
+    assert run("echo '!__do_sys_getuid:traceoff:0' >> set_ftrace_filter; cat set_ftrace_filter; "
+               "cat enabled_functions").stdout == ALL
+
+    # enable_event: soft mode until the function runs, then the event records
+    assert run("echo > trace; echo '__do_sys_getuid:enable_event:sched:sched_switch:1' > set_ftrace_filter;"
+               " cat events/sched/sched_switch/enable").stdout == "0*\n"
+    assert "sched_switch" not in run("cat trace").stdout
+    guest("getuid-loop", "2")
+    assert run("cat events/sched/sched_switch/enable; cat set_ftrace_filter").stdout == \
+        "1*\n" + ALL + "__do_sys_getuid:enable_event:sched:sched_switch:count=0\n"
+    assert "sched_switch: prev_comm=" in run("cat trace").stdout
+    assert run("echo '!__do_sys_getuid:enable_event:sched:sched_switch:1' >> set_ftrace_filter;"
+               " cat events/sched/sched_switch/enable; echo 0 > events/sched/sched_switch/enable;"
+               " cat events/sched/sched_switch/enable").stdout == "1\n0\n"
+
+    # stacktrace: kernel_stack records from the guest
+    assert run("echo > trace; echo '__do_sys_getuid:stacktrace:2' > set_ftrace_filter").returncode == 0
+    guest("getuid-loop", "5")
+    trace = run("cat trace").stdout
+    assert trace.count("<stack trace>") == 2 and " => __do_sys_getuid\n" in trace, trace
+    assert run("echo '!__do_sys_getuid:stacktrace:2' > set_ftrace_filter").returncode == 0
+
+    # bad input: Linux's errno, nothing changed
+    for bad, message in (("vfs_read:bogus", "Invalid argument"),
+                         ("vfs_read:enable_event:sched:nosuch", "Invalid argument"),
+                         ("vfs_read:traceon:abc", "Invalid argument"),
+                         ("!vfs_read:traceon", "No such device")):
+        result = run(f"echo '{bad}' >> set_ftrace_filter")
+        assert result.returncode == 1 and message in result.stderr, bad
+    assert run("cat set_ftrace_filter; cat events/sched/sched_switch/enable").stdout == ALL + "0\n"
