@@ -15,6 +15,22 @@ from simtest import (TAG_VAR, simulator_mounted_at, simulator_mounts, tagged_pro
                      tracefs_sim, unmount, wait_until)
 
 
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def vmlinux() -> str:
+    """The emulated kernel, built once per session (make is incremental)."""
+    subprocess.run(["make", "-s", "-C", str(REPO / "kernel_model")], check=True, timeout=300)
+    return str(REPO / "kernel_model" / "build" / "vmlinux")
+
+
+@pytest.fixture(scope="session")
+def image(vmlinux):
+    from tracefs_sim.machine import KernelImage
+    return KernelImage(vmlinux)
+
+
 @pytest.fixture
 def mount_at(tmp_path):
     """mount_at(*options) -> Path: a daemonized `tracefs-sim mount` on a new directory."""

@@ -1,22 +1,5 @@
-"""Machine tests: the kernel image is built once per session (make is incremental)."""
-import subprocess
-from pathlib import Path
-
+"""Machine tests: started machines, stopped at teardown (the image: tests/conftest.py)."""
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="session")
-def vmlinux() -> str:
-    subprocess.run(["make", "-s", "-C", str(REPO / "kernel_model")], check=True, timeout=300)
-    return str(REPO / "kernel_model" / "build" / "vmlinux")
-
-
-@pytest.fixture(scope="session")
-def image(vmlinux):
-    from tracefs_sim.machine import KernelImage
-    return KernelImage(vmlinux)
 
 
 @pytest.fixture

@@ -2,8 +2,6 @@
 return stack, pid filters, stack traces, the kprobe hook and probe staging,
 driven through FtraceSites on a booted machine and read back from the rings."""
 import struct
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -11,16 +9,9 @@ from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import FtraceSites
 from tracefs_sim.trace.rb_page import decode_page
 
-REPO = Path(__file__).resolve().parents[2]
 TRACE_FN, TRACE_STACK, TRACE_GRAPH_RET, TRACE_GRAPH_ENT = 1, 4, 10, 11
 FLAG_IRQS_OFF, FLAG_HARDIRQ = 0x01, 0x08
 NONE = frozenset()
-
-
-@pytest.fixture(scope="module")
-def vmlinux() -> str:
-    subprocess.run(["make", "-s", "-C", str(REPO / "kernel_model")], check=True, timeout=300)
-    return str(REPO / "kernel_model" / "build" / "vmlinux")
 
 
 @pytest.fixture

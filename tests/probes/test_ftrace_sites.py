@@ -1,7 +1,5 @@
 """FtraceSites: which sites it patches, when, and what it writes for the guest."""
 import struct
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -10,14 +8,7 @@ from tracefs_sim.probes import FtraceSites
 from tracefs_sim.probes.ftrace import (CONTROL_PID_FILTERED, CONTROL_SITES, CONTROL_SLOTS, CONTROL_STACK_TRACE,
                                        SLOT_STATE_SIZE)
 
-REPO = Path(__file__).resolve().parents[2]
 NONE = frozenset()
-
-
-@pytest.fixture(scope="module")
-def vmlinux() -> str:
-    subprocess.run(["make", "-s", "-C", str(REPO / "kernel_model")], check=True, timeout=300)
-    return str(REPO / "kernel_model" / "build" / "vmlinux")
 
 
 @pytest.fixture

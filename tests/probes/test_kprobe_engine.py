@@ -3,8 +3,6 @@ validation errnos, fetching, staging into the ring, aggregation, kretprobes,
 and that disarming restores the text exactly."""
 import errno
 import struct
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -25,15 +23,6 @@ class NoFtrace:
 def ftrace_sites(machine):
     ftrace = pytest.importorskip("tracefs_sim.probes.ftrace")
     return ftrace.FtraceSites(machine)
-
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def vmlinux():
-    subprocess.run(["make", "-s", "-C", str(REPO / "kernel_model")], check=True, timeout=300)
-    return str(REPO / "kernel_model" / "build" / "vmlinux")
 
 
 @pytest.fixture

@@ -360,14 +360,15 @@ def test_fast_record_body_is_the_generic_one(fetchargs, is_return, numbers):
     fast = probe_record.record_body(spec)(hit)
     generic = (struct.pack("<QQ" if is_return else "<Q", *((hit.ip, hit.ret_ip) if is_return else (hit.ip,)))
                + encode_args(spec.args, [a.fetch(hit) for a in spec.args], spec.head_size))
-    assert all(probe_record._direct_load(a) is not None for a in spec.args)
+    assert all(probe_record.compile_fetch(a) is not None for a in spec.args)
     assert fast == generic
 
 
-def test_memory_arguments_take_the_generic_path(s):
-    s.write("kprobe_events", OPEN_PROBE, trunc=True)
+def test_arrays_and_symstr_take_the_generic_path(s):
+    s.write("kprobe_events", b"p:myprobe do_sys_open a=+0(%di):u8[2] b=%si:symstr c=+0($arg2):ustring\n",
+            trunc=True)
     spec = s.kprobes._events[("kprobes", "myprobe")].first
-    assert [probe_record._direct_load(a) is None for a in spec.args] == [False, True, False]
+    assert [probe_record.compile_fetch(a) is None for a in spec.args] == [True, True, False]
 
 
 def test_module_probe_is_kept_unarmed(s):

@@ -46,6 +46,31 @@ _REGS = [UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_
 RCX, RSP, R11, RIP, EFLAGS, CR3, CS = 2, 7, 11, 16, 17, 18, 19
 _NWRITE = 18
 
+# The batch calls and hook callbacks of every syscall, interrupt and probe hit, without the
+# binding's per-call argument conversions and callback wrappers (a third of a call's cost).
+_BATCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
+_reg_read_batch = _BATCH(ctypes.cast(uclib.uc_reg_read_batch, ctypes.c_void_p).value)
+_reg_write_batch = _BATCH(ctypes.cast(uclib.uc_reg_write_batch, ctypes.c_void_p).value)
+_INTR_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p)
+_SYSCALL_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+_OUT_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p)
+_context_restore = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(
+    ctypes.cast(uclib.uc_context_restore, ctypes.c_void_p).value)
+CODE_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_void_p)
+
+
+def add_raw_hook(uc: Uc, htype: int, callback, begin: int = 1, end: int = 0, *aux) -> int:
+    """uc.hook_add() for a ctypes callback (a CFUNCTYPE of a function taking the C
+    arguments) that guards itself with hook_failed(); the Uc keeps it alive."""
+    return uc._Uc__do_hook_add(htype, callback, begin, end, *aux)
+
+
+def hook_failed(uc: Uc, e: BaseException) -> None:
+    """What the binding does for an exception in a hook: emu_start raises it."""
+    if uc._hook_exception is None:
+        uc._hook_exception = e
+    uc.emu_stop()
+
 
 class Cpu:
     def __init__(self, index: int, mem: PhysMem, cr3: int, gdt: int, gs_base: int,
@@ -76,9 +101,11 @@ class Cpu:
         self._vals = (ctypes.c_uint64 * n)()
         base = ctypes.addressof(self._vals)
         self._ptrs = (ctypes.c_void_p * n)(*[base + 8 * i for i in range(n)])
+        self._batch = (self._h.value, ctypes.addressof(self._ids), ctypes.addressof(self._ptrs))
         self._cr3_val = ctypes.c_uint64()
         # kernel-mode snapshot used for every user->kernel transition
         self._kctx = uc.context_save()
+        self._kctx_ptr = ctypes.cast(self._kctx.context, ctypes.c_void_p).value
         self._kctx_cr3 = cr3
         # Set by the idle doorbell just before `sti; hlt`: a stop right after
         # the hlt is then a halt, not an interrupt that returned there.
@@ -89,15 +116,17 @@ class Cpu:
 
     # ---- registers ----
     def read_regs(self):
-        uclib.uc_reg_read_batch(self._h, self._ids, self._ptrs, len(_REGS))
+        h, ids, ptrs = self._batch
+        _reg_read_batch(h, ids, ptrs, len(_REGS))
         return self._vals
 
     def _write_regs(self) -> None:
-        uclib.uc_reg_write_batch(self._h, self._ids, self._ptrs, _NWRITE)
+        h, ids, ptrs = self._batch
+        _reg_write_batch(h, ids, ptrs, _NWRITE)
 
     def _enter_kernel_mode(self, cr3: int) -> None:
         """Restore the CPL-0 snapshot; keep the current address space."""
-        uclib.uc_context_restore(self._h, self._kctx.context)
+        _context_restore(self._batch[0], self._kctx_ptr)
         if cr3 != self._kctx_cr3:
             self._cr3_val.value = cr3
             uclib.uc_reg_write(self._h, UC_X86_REG_CR3, ctypes.byref(self._cr3_val))
@@ -105,7 +134,7 @@ class Cpu:
             self._kctx_cr3 = cr3
 
     # ---- transitions ----
-    def syscall_hook(self, uc, user_data) -> None:
+    def syscall_hook(self) -> None:
         """The `syscall` instruction, as the CPU would do it (Unicorn only calls us)."""
         v = self.read_regs()
         rip, rflags = v[RIP], v[EFLAGS]
@@ -165,9 +194,28 @@ class Cpu:
     def add_hooks(self, on_out, on_intr, on_invalid) -> None:
         """on_invalid: an invalid opcode (Unicorn reports #UD apart from other
         exceptions); it returns False to end the run with UC_ERR_INSN_INVALID."""
-        self.uc.hook_add(UC_HOOK_INSN, self.syscall_hook, None, 1, 0, UC_X86_INS_SYSCALL)
-        self.uc.hook_add(UC_HOOK_INSN, on_out, self, 1, 0, UC_X86_INS_OUT)
-        self.uc.hook_add(UC_HOOK_INTR, on_intr, self)
+        uc, cpu, syscall = self.uc, self, self.syscall_hook
+
+        def on_syscall(handle, key):
+            try:
+                syscall()
+            except BaseException as e:
+                hook_failed(uc, e)
+
+        def on_interrupt(handle, intno, key):
+            try:
+                on_intr(uc, intno, cpu)
+            except BaseException as e:
+                hook_failed(uc, e)
+
+        def on_port(handle, port, size, value, key):
+            try:
+                on_out(uc, port, size, value, cpu)
+            except BaseException as e:
+                hook_failed(uc, e)
+        add_raw_hook(uc, UC_HOOK_INSN, _SYSCALL_CFUNC(on_syscall), 1, 0, ctypes.c_int(UC_X86_INS_SYSCALL))
+        add_raw_hook(uc, UC_HOOK_INSN, _OUT_CFUNC(on_port), 1, 0, ctypes.c_int(UC_X86_INS_OUT))
+        add_raw_hook(uc, UC_HOOK_INTR, _INTR_CFUNC(on_interrupt))
         self.uc.hook_add(UC_HOOK_INSN_INVALID, on_invalid, self)
         self._slicer = Slicer(self.uc)
 

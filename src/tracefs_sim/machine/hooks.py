@@ -21,7 +21,7 @@ from typing import Callable
 from unicorn import UC_HOOK_CODE
 from unicorn.unicorn_py3.unicorn import uclib
 
-from .cpu import _REGS, CR3, Cpu
+from .cpu import _REGS, CODE_CFUNC, CR3, Cpu, _reg_read_batch, add_raw_hook, hook_failed
 from .image import KERNEL_MAP, PAGE_OFFSET
 from .paging import PhysMem
 
@@ -32,17 +32,19 @@ REG_NAMES = ("ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "r8", "r9", "r10", 
              "r13", "r14", "r15", "ip", "flags", "cr3", "cs")
 REG_INDEX = {name: i for i, name in enumerate(REG_NAMES)}
 _WRITABLE = frozenset(REG_NAMES[:18])
+_RIP_ID = _REGS[REG_INDEX["ip"]]
+_CS = REG_INDEX["cs"]
 
 PTE_P, PTE_PS = 0x1, 0x80
 KERNEL_CS, KERNEL_DS = 0x10, 0x18
 PTE_ADDR = 0x000FFFFFFFFFF000
 _U64 = struct.Struct("<Q")
+_I32 = struct.Struct("<i")
 _REG_VALUES = struct.Struct(f"<{len(REG_NAMES)}Q")
-# uc_reg_read_batch without the binding's argument conversions (a third of a read's cost)
-_reg_read_batch = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                                   ctypes.c_int)(ctypes.cast(uclib.uc_reg_read_batch, ctypes.c_void_p).value)
-_reg_write = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)(
-    ctypes.cast(uclib.uc_reg_write, ctypes.c_void_p).value)
+# uc_reg_read/uc_reg_write without the binding's argument conversions (see cpu.py)
+_REG_CFUNC = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+_reg_write = _REG_CFUNC(ctypes.cast(uclib.uc_reg_write, ctypes.c_void_p).value)
+_reg_read = _REG_CFUNC(ctypes.cast(uclib.uc_reg_read, ctypes.c_void_p).value)
 
 
 class HookContext:
@@ -82,8 +84,21 @@ class HookContext:
             snap = self._snap = _REG_VALUES.unpack_from(self._vals)  # (tuple(ctypes array) is slow)
         return snap
 
+    def reg(self, name: str) -> int:
+        """One register (REG_NAMES), cheaper than regs() when one is all a hook needs."""
+        snap = self._snap
+        if snap is not None:
+            return snap[REG_INDEX[name]]
+        self._val.value = 0  # eflags and cs are narrower: Unicorn writes their bytes only
+        if _reg_read(self._batch[0], _REGS[REG_INDEX[name]], self._val_addr):
+            raise RuntimeError(f"uc_reg_read({name}) failed")
+        return self._val.value
+
     def set_rip(self, value: int) -> None:
-        self.set_reg("ip", value)
+        self._val.value = value & 0xFFFFFFFFFFFFFFFF
+        self._snap = None
+        if _reg_write(self._batch[0], _RIP_ID, self._val_addr):
+            raise RuntimeError("uc_reg_write(rip) failed")
 
     def set_reg(self, name: str, value: int) -> None:
         if name not in _WRITABLE:
@@ -128,13 +143,10 @@ class HookContext:
         """Guest virtual memory (None: some byte is not mapped)."""
         if size <= 0:
             return b""
+        if vaddr >= PAGE_OFFSET:  # the linear maps (probe handlers' hot path): no page walk
+            pa = vaddr - (KERNEL_MAP if vaddr >= KERNEL_MAP else PAGE_OFFSET)
+            return self._buf[pa:pa + size] if pa + size <= self._size else None
         end = vaddr + size
-        if vaddr >= KERNEL_MAP or PAGE_OFFSET <= vaddr:  # linear maps: no page walk
-            pa = self.translate(vaddr)
-            last = self.translate(end - 1)
-            if pa is None or last is None or last - pa != size - 1:
-                return None
-            return self._buf[pa:pa + size]
         cr3 = self._cr3()
         out = []
         while vaddr < end:
@@ -201,6 +213,19 @@ class HookContext:
         comm = self._buf[tpa + self._comm_off:tpa + self._comm_off + 16].split(b"\0", 1)[0]
         return (pid, comm.decode(errors="replace"), task)
 
+    def current_pid(self) -> int:
+        """pid of the task running on this CPU (0: none)."""
+        tpa = self.translate(_U64.unpack_from(self._buf, self._curr_pa)[0])
+        return 0 if tpa is None else _I32.unpack_from(self._buf, tpa + self._pid_off)[0]
+
+    def current_comm(self) -> bytes:
+        """comm of the task running on this CPU, as its bytes (up to the NUL)."""
+        tpa = self.translate(_U64.unpack_from(self._buf, self._curr_pa)[0])
+        if tpa is None:
+            return b""
+        at = tpa + self._comm_off
+        return self._buf[at:at + 16].split(b"\0", 1)[0]
+
     def current_task_addr(self) -> int:
         return _U64.unpack_from(self._buf, self._curr_pa)[0]
 
@@ -241,13 +266,15 @@ class HookTable:
     def _install(self, addr: int, callback: Callable[[HookContext], None]) -> list[int]:
         handles = []
         for cpu, ctx in zip(self._cpus, self._contexts):
-            def on_code(uc, address, size, ctx, callback=callback):
+            def on_code(handle, address, size, key, ctx=ctx, callback=callback, uc=cpu.uc):
                 ctx._snap = None  # (inline _enter: this is the hot path)
                 try:
                     callback(ctx)
                 except Exception:  # a handler bug must not kill the machine
                     log.exception("code hook at %#x failed", address)
-            handles.append(cpu.uc.hook_add(UC_HOOK_CODE, on_code, ctx, addr, addr))
+                except BaseException as e:
+                    hook_failed(uc, e)
+            handles.append(add_raw_hook(cpu.uc, UC_HOOK_CODE, CODE_CFUNC(on_code), addr, addr))
             cpu.uc.ctl_remove_cache(addr, addr + 1)
         return handles
 
@@ -282,8 +309,8 @@ class HookTable:
         if handler is None:
             return False
         ctx = self._contexts[cpu]
-        ctx._enter()
-        if ctx.regs()[REG_INDEX["cs"]] & 3:
+        ctx._snap = None  # (inline _enter: a probe hit's path)
+        if ctx.regs()[_CS] & 3:
             return False
         try:
             return bool(handler(ctx))

@@ -38,7 +38,7 @@ from typing import Callable
 from capstone import x86
 
 from ..machine.hooks import REG_INDEX, HookContext
-from ..machine.image import KERNEL_MAP
+from ..machine.image import KERNEL_MAP, PAGE_OFFSET
 from ..trace.kprobe_spec import default_maxactive
 from ..trace.probe_args import MAX_STRING_SIZE, TASK_SIZE
 from . import insn as X
@@ -125,7 +125,11 @@ class ProbeHit:
 
     # ---- FetchContext ----
     def reg(self, name: str) -> int:
-        return self._regs[name]
+        regs = self._regs
+        if name == "ip":
+            return regs.ip
+        i = regs.index.get(name)
+        return _FRAME_CONSTANTS[name] if i is None else regs.values[i]
 
     def stack(self, n: int) -> int:
         """regs_get_kernel_stack_nth(): 0 past the end of the kernel stack."""
@@ -137,6 +141,10 @@ class ProbeHit:
         return 0 if raw is None else _U64.unpack(raw)[0]
 
     def read_kernel(self, addr: int, size: int) -> bytes | None:
+        if addr >= PAGE_OFFSET:  # the linear maps (HookContext.read's fast path, inline)
+            ctx = self._ctx
+            pa = addr - (KERNEL_MAP if addr >= KERNEL_MAP else PAGE_OFFSET)
+            return ctx._buf[pa:pa + size] if pa + size <= ctx._size and size > 0 else ctx.read(addr, size)
         if addr < TASK_SIZE:  # copy_from_kernel_nofault() refuses user addresses
             return None
         return self._ctx.read(addr, size)
@@ -152,10 +160,11 @@ class ProbeHit:
         return self._ctx.read_string(addr, MAX_STRING_SIZE)
 
     def comm(self) -> bytes:
-        return self._ctx.current_task()[1].encode()
+        return self._ctx.current_comm()
 
     def retval(self) -> int:
-        return self._regs["ax"]
+        regs = self._regs
+        return regs.values[regs.index["ax"]]
 
     def symbolize(self, addr: int) -> tuple[str, int, int] | None:
         found = self._engine.image.symbolize(addr)
@@ -168,7 +177,8 @@ class ProbeHit:
     def record(self, event_type: int, slots: int, payload: bytes) -> None:
         """Stage one record for the guest to commit (probe_stage); the
         records after the first wait for the point's extra commit calls."""
-        flags = self._regs["flags"]
+        regs = self._regs
+        flags = regs.values[regs.index["flags"]]
         if len(payload) > PROBE_STAGE_MAX:
             self.missed = True
         elif self.staged:
@@ -209,7 +219,7 @@ class Kprobe:
         self._engine._unregister(self)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Instance:
     """A kretprobe instance: one call of the function in flight."""
     probe: Kprobe
@@ -606,7 +616,8 @@ class KprobeEngine:
     def _run(self, point: _Point, ctx: HookContext, regs: _Regs) -> ProbeHit | None:
         """The pre-handlers of an aggregate (None: reentered, nothing run).
         Kretprobes take an instance and swap the return address (entry sp)."""
-        if self._stage_busy(ctx):  # reentered from the commit path: kprobes_inc_nmissed_count
+        if _U32.unpack_from(ctx.ram, self._stage_pa[ctx.cpu])[0]:
+            # the stage is taken: reentered from the commit path (kprobes_inc_nmissed_count)
             for kp in point.probes:
                 if kp.enabled:
                     kp.nmissed += 1
@@ -651,12 +662,12 @@ class KprobeEngine:
         if raw is None:
             kp.nmissed += 1
             return False
-        pid, _, task = ctx.current_task()
+        task = ctx.current_task_addr()
         stack = self._instances.setdefault(task, [])
         while stack and stack[-1].sp <= sp:  # frames that never returned (their stack is reused)
             stack.pop().probe.free_instances += 1
         kp.free_instances -= 1
-        stack.append(_Instance(kp, sp, _U64.unpack(raw)[0], pid))
+        stack.append(_Instance(kp, sp, _U64.unpack(raw)[0], ctx.current_pid()))
         ctx.write(sp, _U64.pack(self._trampoline))
         return True
 
@@ -671,7 +682,7 @@ class KprobeEngine:
                 del self._instances[task]
 
     def _on_ftrace(self, ctx: HookContext) -> None:
-        frame_va = ctx.regs()[REG_INDEX["di"]]
+        frame_va = ctx.reg("di")
         raw = ctx.read(frame_va, _PT_REGS.size)
         values = _PT_REGS.unpack(raw)
         point = self._points.get(values[_PT_INDEX["ip"]])
@@ -693,11 +704,11 @@ class KprobeEngine:
             ctx.set_rip(point.copy_entry)
 
     def _on_int3(self, ctx: HookContext) -> bool:
-        regs = _cpu_regs(ctx)
-        addr = regs["ip"] - 1
-        point = self._points.get(addr)
+        v = ctx.regs()
+        point = self._points.get(v[_IP] - 1)
         if point is None or point.kind != INT3:
             return False  # not ours: the machine's panic path
+        regs = _Regs(v, _CPU_INDEX, v[_IP])
         hit = self._run(point, ctx, regs)
         staged = hit is not None and hit.staged
         if point.copy_entry:
