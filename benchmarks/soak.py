@@ -21,11 +21,12 @@ The phases (PHASES below, one entry each) are what the simulator has today:
   pipe       a non-blocking reader draining trace_pipe;
   trace      a reader of the whole `trace` file;
   marker     writes to trace_marker;
-  exec       `tracefs-sim exec` of cat, getuid-loop, dd and sleep in turn.
-Issue 8 also asks for the function tracer and kprobes: they do not exist yet, so they are not
-here. Each is meant to be added as one more Phase entry (e.g. `function`: write `function`
-to current_tracer and set_ftrace_filter in a loop; `kprobes`: add/enable/remove probes via
-kprobe_events) once the simulator has them.
+  exec       `tracefs-sim exec` of cat, getuid-loop, dd and sleep in turn;
+  function   the function tracer on a filter (vfs_*, ksys_*, do_sys_*), then function_graph
+             on vfs_read, then nop, in turn;
+  kprobes    a kprobe with a string fetch, a kretprobe and a mid-function (optimizable)
+             kprobe added and enabled, kprobes-optimization and debugfs's kprobes/list
+             exercised through the mount's hidden debug directory, then all removed.
 
 The load is modest on purpose (the pauses in each loop): the point is many repetitions of each
 path over a long time, not saturation, and the machine this runs on is shared.
@@ -80,6 +81,12 @@ def write(path: Path, text: str, append: bool = False) -> bool:
         return True
     except OSError:
         return False
+
+
+def must_write(path: Path, text: str, append: bool = False) -> None:
+    """A write that must succeed: its failure counts as the phase's."""
+    if not write(path, text, append):
+        raise OSError(f"write of {text!r} to {path.name} refused")
 
 
 def read_all(path: Path) -> int:
@@ -203,6 +210,58 @@ def exec_step_for(timeout: float) -> Callable[[Path, int], None]:
     return step
 
 
+FUNCTION_STEPS = [("function", "vfs_*"), ("function", "ksys_*"), ("function", "do_sys_*"),
+                  ("function_graph", None), ("nop", None)]
+
+
+def function_step(mnt: Path, i: int) -> None:
+    tracer, pattern = FUNCTION_STEPS[i % len(FUNCTION_STEPS)]
+    if pattern is not None:
+        must_write(mnt / "set_ftrace_filter", pattern)
+    elif tracer == "function_graph":
+        must_write(mnt / "set_ftrace_filter", "")        # O_TRUNC: all functions again
+        must_write(mnt / "set_graph_function", "vfs_read")
+    must_write(mnt / "current_tracer", tracer)
+    if tracer == "nop":
+        must_write(mnt / "set_graph_function", "")
+
+
+def function_teardown(mnt: Path) -> None:
+    write(mnt / "current_tracer", "nop")
+    write(mnt / "set_ftrace_filter", "")
+    write(mnt / "set_graph_function", "")
+
+
+KPROBES = ["p:soak/open do_sys_openat2 name=+0(%si):ustring flags=%dx:x32",
+           "r:soak/readret vfs_read ret=$retval",
+           "p:soak/mid do_sys_openat2+6"]
+# The emulated kernel's /proc/sys/debug and debugfs kprobes/, as the daemon serves them.
+DEBUG_VIEWS = Path(".tracefs-sim-debug")
+
+
+def kprobes_step(mnt: Path, i: int) -> None:
+    phase = i % 4
+    if phase == 0:
+        for spec in KPROBES:
+            must_write(mnt / "kprobe_events", spec, append=True)
+        must_write(mnt / "events" / "soak" / "enable", "1")
+    elif phase == 1:
+        must_write(mnt / DEBUG_VIEWS / "sysctl-debug" / "kprobes-optimization", "0")
+        read_all(mnt / DEBUG_VIEWS / "kprobes" / "list")
+        read_all(mnt / "kprobe_profile")
+    elif phase == 2:
+        must_write(mnt / DEBUG_VIEWS / "sysctl-debug" / "kprobes-optimization", "1")
+        read_all(mnt / DEBUG_VIEWS / "kprobes" / "list")
+    else:
+        kprobes_teardown(mnt)
+
+
+def kprobes_teardown(mnt: Path) -> None:
+    write(mnt / "events" / "soak" / "enable", "0")
+    for spec in KPROBES:
+        write(mnt / "kprobe_events", "-:" + spec.split()[0].split(":")[1], append=True)
+
+
 def make_phases() -> list[Phase]:
     pipe = PipeReader()
     return [
@@ -213,7 +272,8 @@ def make_phases() -> list[Phase]:
         Phase("trace", trace_step, 2.0),
         Phase("marker", marker_step, 0.05),
         Phase("exec", exec_step_for(60.0), 0.5),
-        # function tracer and kprobes: one entry each here once the simulator has them.
+        Phase("function", function_step, 2.0, teardown=function_teardown),
+        Phase("kprobes", kprobes_step, 1.0, teardown=kprobes_teardown),
     ]
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SOAK = [sys.executable, str(REPO / "benchmarks" / "soak.py")]
-PHASES = {"events", "instances", "filters", "pipe", "trace", "marker", "exec"}
+PHASES = {"events", "instances", "filters", "pipe", "trace", "marker", "exec", "function", "kprobes"}
 
 HEADER = re.compile(r"^# daemon pid (\d+), mount (\S+), ")
 ROW = re.compile(r"^\s*(\d+\.\d)" + r"\s+(\d+\.\d)" * 4 + r"\s+(\d+)\s+(\d+)$")

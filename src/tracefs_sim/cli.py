@@ -402,6 +402,7 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
         daemon_pid = _start_session_daemon(options, host_ns, args.debug)
         machine = control.info(socket_path)
         overlay.bind_debug_tracing()
+        overlay.bind_debug_views()
         overlay.lay_files(machine["kallsyms"], int(machine["cpus"]))
         if banner:
             print(f"{PROG}: /sys/kernel/tracing is an emulated Linux 6.1 kernel with {machine['cpus']} "

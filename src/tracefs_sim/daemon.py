@@ -12,8 +12,10 @@ import trio
 
 from . import control
 from .fs import TracefsOperations, build_tree
+from .fs.layout import add_debug_views
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
+from .trace.kprobe_debug import KprobeDebugViews
 from .trace.system import TracingSystem
 
 log = logging.getLogger(__name__)
@@ -69,10 +71,14 @@ def _run(machine, mountpoint: str, ready_fd: int | None) -> None:
             realtime_at_boot_ns = 0   # a seeded run must not depend on the wall clock
         ftrace_sites = _ftrace_sites(machine)
         tracing = TracingSystem(machine, realtime_at_boot_ns=realtime_at_boot_ns, ftrace_sites=ftrace_sites)
+        kprobe_engine = None
         if ftrace_sites is not None and machine.image.lookup("kprobe_insn_slots") is not None:
             # Kprobes at function entries go through the ftrace sites: one FtraceSites for both.
-            tracing.attach_kprobes(KprobeEngine(machine, ftrace_sites))
+            kprobe_engine = KprobeEngine(machine, ftrace_sites)
+            tracing.attach_kprobes(kprobe_engine)
         tree = build_tree(tracing.top, tracing.registry, tracing.instances, tracing.kprobes)
+        if kprobe_engine is not None:
+            add_debug_views(tree, KprobeDebugViews(kprobe_engine))
         operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once if tracing.drain else None)
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the
         # mount that look would wait for this very process to answer FUSE's INIT.

@@ -19,6 +19,11 @@ from . import _syscalls as sc
 TRACING_DIR = "/sys/kernel/tracing"
 DEBUGFS_DIR = "/sys/kernel/debug"
 DEBUG_TRACING_DIR = DEBUGFS_DIR + "/tracing"
+# The emulated kernel's files outside tracefs (debugfs's kprobes/, /proc/sys/debug/) are served
+# by the daemon in this directory of its mount's root: found by lookup, never listed, so
+# tracefs reads as Linux's. Which of its subdirectories goes where inside the namespace:
+DEBUG_VIEWS_DIR = ".tracefs-sim-debug"
+_DEBUG_VIEWS = {"kprobes": DEBUGFS_DIR + "/kprobes", "sysctl-debug": "/proc/sys/debug"}
 
 # How Linux 6.1 lists tracefs in /proc/mounts.
 _TRACEFS_OPTIONS = "rw,nosuid,nodev,noexec,relatime"
@@ -168,6 +173,24 @@ class Overlay:
         os.mkdir(DEBUG_TRACING_DIR, 0o700)
         sc.mount(TRACING_DIR, DEBUG_TRACING_DIR, None, sc.MS_BIND)
         self._mounted.append(DEBUG_TRACING_DIR)
+
+    def bind_debug_views(self) -> None:
+        """Bind the daemon's views of the emulated kernel's debugfs kprobes/ and /proc/sys/debug
+        at their Linux paths (after bind_debug_tracing). The whole of /proc/sys/debug is
+        covered: the host's sysctls there (exception-trace) are not the emulated kernel's, and
+        a write to them must not reach the host. Absent views (a kernel image without kprobes)
+        are left out, as the files of a kernel without them."""
+        assert_private(self._host_ns)
+        for name, target in _DEBUG_VIEWS.items():
+            source = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR, name)
+            if not os.path.isdir(source):
+                continue
+            if target.startswith(DEBUGFS_DIR + "/"):
+                os.mkdir(target, 0o755)   # in the session's own tmpfs
+            elif not os.path.isdir(target):
+                continue   # the host's proc lacks the directory: nothing to cover it with
+            sc.mount(source, target, None, sc.MS_BIND)
+            self._mounted.append(target)
 
     def lay_files(self, kallsyms: str, nr_cpus: int) -> None:
         """Cover /proc/mounts, /proc/kallsyms, the CPU lists and tracing sysctls with files of

@@ -1,8 +1,10 @@
 """Debian's perf (`perf list`) and Brendan Gregg's perf-tools ftrace scripts (Debian
 perf-tools-unstable, installed as /usr/sbin/NAME-perf), unmodified, against the simulator: inside
 `tracefs-sim run`'s private namespace, or perf with TRACEFS_PATH at a plain mount (read only).
-Never anywhere else: the host has a real tracefs. Only what needs events works today; the scripts
-that need the function tracer or kprobes must stop at once with their own message.
+Never anywhere else: the host has a real tracefs. Events, the function tracers (funcgraph,
+functrace) and kprobes (kprobe: tests/integration/test_kprobe_recipes.py) work; the scripts that
+need what the simulator lacks (the function profiler, stack traces of events) must stop at once
+with their own message.
 
 /usr/bin/perf of Debian 12's linux-perf (6.1) is the perf binary itself: the package diverts the old
 version-picking wrapper (perf_$(uname -r) lookup) to /usr/bin/perf.wrapper, so nothing depends on
@@ -140,3 +142,58 @@ def test_scripts_needing_what_the_simulator_lacks_stop_with_their_own_message(tm
     assert "ERROR: tracepoint block:block_rq_issue not found. Exiting" in section(out, "block")
     assert out.count("== status 1\n") == 3
     assert section(out, "after") == ["0", "none", "0"]    # nothing enabled, no lock left
+
+
+# The function tracers' scripts. With no background workload, the program started once the
+# script's tracer is set is the only thing that runs the traced functions.
+START_CAT_ONCE_TRACING = (f"start_cat() {{ for i in $(seq 200); do grep -qx $1 {T}/current_tracer && break;"
+                          f" sleep 0.05; done; tracefs-sim exec cat /etc/hostname > /dev/null; }};")
+FUNCTION_AFTER = (f"echo '== after'; cat {T}/current_tracer {T}/set_ftrace_filter {T}/set_graph_function;"
+                  f" ls -A /var/tmp")
+ALL_ENABLED = "#### all functions enabled ####"
+# CPU, then a duration column of 15 characters (blank on a call's opening line), then the call
+# indented two spaces per level.
+GRAPH_LINE = re.compile(r"^ 0\)(?: {15}| [ +!#*@$] +\d+\.\d{3} us +)\|  ( *)(\w+\(\)(?: \{|;)|\})$")
+
+
+def test_funcgraph_shows_a_programs_call_graph_for_a_duration(tmp_path):
+    out = run(f"{START_CAT_ONCE_TRACING} start_cat function_graph & echo '== graph';"
+              f"timeout 60 funcgraph-perf -H -d 2 vfs_read; echo \"== status $?\"; wait; {FUNCTION_AFTER}",
+              tmp_path, "--workload", "none", "--cpus", "1")
+    assert "== status 0" in out
+    lines = section(out, "graph")
+    assert lines[:5] == ['Tracing "vfs_read" for 2 seconds...', "# tracer: function_graph", "#",
+                         "# CPU  DURATION                  FUNCTION CALLS", "# |     |   |                     |   |   |   |"]
+    assert lines[-2:] == ["", "Ending tracing..."]
+    graph = [GRAPH_LINE.match(line) for line in lines[5:-2]]
+    assert graph and all(graph), lines
+    # Only vfs_read and what it calls, nested as called: every block opened is closed.
+    depth = 0
+    for m in graph:
+        indent = len(m.group(1)) // 2
+        assert indent == depth - (m.group(2) == "}"), lines
+        if depth == 0:
+            assert m.group(2) == "vfs_read() {"
+        depth += {"{": 1, "}": -1}.get(m.group(2)[-1], 0)
+    assert depth == 0
+    assert sum(m.group(2) == "vfs_read() {" for m in graph) >= 2     # cat reads the file, then EOF
+    assert section(out, "after") == ["nop", ALL_ENABLED, ALL_ENABLED]
+
+
+def test_functrace_shows_a_programs_calls_for_a_duration(tmp_path):
+    out = run(f"{START_CAT_ONCE_TRACING} start_cat function & echo '== trace';"
+              f"timeout 60 functrace-perf -H -d 2 'vfs_*'; echo \"== status $?\"; wait; {FUNCTION_AFTER}",
+              tmp_path, "--workload", "none")
+    assert "== status 0" in out
+    lines = section(out, "trace")
+    assert lines[:2] == ['Tracing "vfs_*" for 2 seconds...', "# tracer: function"]
+    assert lines[-2:] == ["", "Ending tracing..."]
+    records = [re.match(r"^ +cat-(\d+) +\[\d{3}\] \.{5} +\d+\.\d{6}: (vfs_\w+) <-(\w+)$", l)
+               for l in lines[2:-2] if not l.startswith("#")]
+    assert records and all(records), lines
+    assert len({m.group(1) for m in records}) == 1                   # one cat, nothing else
+    calls = [(m.group(2), m.group(3)) for m in records]
+    assert ("vfs_read", "ksys_read") in calls and ("vfs_write", "ksys_write") in calls, calls
+    written = re.search(r"^# entries-in-buffer/entries-written: (\d+)/(\d+) +#P:2$", "\n".join(lines), re.M)
+    assert written and int(written.group(1)) == int(written.group(2)) == len(records)
+    assert section(out, "after") == ["nop", ALL_ENABLED, ALL_ENABLED]

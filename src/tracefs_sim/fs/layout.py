@@ -3,6 +3,7 @@ where, with which mode, bound to which trace-core operation. The files of a trac
 laid out by one function, for the top level and for every instance.
 """
 
+from ..namespace import DEBUG_VIEWS_DIR
 from ..trace import readme
 from ..trace.events import EventRegistry
 from ..trace.function_tracer import FunctionTracing
@@ -265,3 +266,25 @@ class EventDirs:
         self._tree.remove(system_dir, event.name)
         if not any(isinstance(child, DirNode) for child in system_dir.children.values()):
             self._tree.remove(self._events_dir, event.system)
+
+
+# Modes of the kernel's own files: debugfs_create_dir's 0755, kprobes.c's 0400/0400, and the
+# sysctl directory (0555) and kprobes-optimization (0644) in /proc/sys/debug.
+_MODE_DEBUGFS_DIR = 0o755
+_MODE_SYSCTL_DIR = 0o555
+_MODE_SYSCTL_RW = 0o644
+_MODE_DEBUGFS_READ = 0o400
+
+
+def add_debug_views(tree: Tree, kprobe_views) -> None:
+    """The emulated kernel's files that live outside tracefs on Linux, in a hidden directory of
+    the root (namespace.DEBUG_VIEWS_DIR): `kprobes/` (debugfs's) and `sysctl-debug/`
+    (/proc/sys/debug), which the session's namespace binds at the Linux paths.
+    kprobe_views: a trace.kprobe_debug.KprobeDebugViews."""
+    hidden = tree.mkdir(tree.root, DEBUG_VIEWS_DIR, _MODE_SYSCTL_DIR, hidden=True)
+    kprobes = tree.mkdir(hidden, "kprobes", _MODE_DEBUGFS_DIR)
+    tree.add_file(kprobes, "list", _MODE_DEBUGFS_READ, read=kprobe_views.read_list)
+    tree.add_file(kprobes, "blacklist", _MODE_DEBUGFS_READ, read=kprobe_views.read_blacklist)
+    sysctl = tree.mkdir(hidden, "sysctl-debug", _MODE_SYSCTL_DIR)
+    tree.add_file(sysctl, "kprobes-optimization", _MODE_SYSCTL_RW, read=kprobe_views.read_optimization,
+                  write_at=kprobe_views.write_optimization)

@@ -138,7 +138,7 @@ class TracefsOperations(pyfuse3.Operations):
     async def readdir(self, fh, start_id, token):
         directory = self._dir(fh)
         entries = [(".", directory), ("..", self.tree.parent_of(directory))]
-        entries += sorted(directory.children.items())
+        entries += sorted((name, child) for name, child in directory.children.items() if not child.hidden)
         for index in range(start_id, len(entries)):
             name, node = entries[index]
             if not pyfuse3.readdir_reply(token, os.fsencode(name), node.attributes(), index + 1):
@@ -273,6 +273,8 @@ class TracefsOperations(pyfuse3.Operations):
         # Control files parse each write() on its own, whatever the offset (as in Linux).
         if node.write_as is not None:
             taken = node.write_as(bytes(buf), handle.pid)
+        elif node.write_at is not None:
+            taken = node.write_at(bytes(buf), off)
         elif node.write is not None:
             taken = node.write(bytes(buf))
         else:

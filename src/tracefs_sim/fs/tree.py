@@ -31,6 +31,7 @@ class Node:
     size: int = 0           # tracefs files have size 0 unless someone truncates them to a size
     atime_ns: int = 0
     ctime_ns: int = 0
+    hidden: bool = False    # found by lookup, never listed by readdir (the daemon's side door)
 
     file_type = 0
 
@@ -98,7 +99,8 @@ class PageSource:
 class FileNode(Node):
     """A control file. read() builds the whole text; write(data) handles one write() call
     (OSError with Linux's errno rejects it; it may return how many bytes it took), or
-    write_as(data, pid) when the writer's pid matters; truncate() runs on open with O_TRUNC;
+    write_as(data, pid) when the writer's pid matters, or write_at(data, offset) when the
+    file position does (a sysctl ignores writes past 0); truncate() runs on open with O_TRUNC;
     opened() runs on every open and its result goes to released(result) on close; a node
     with `pipe` (text) or `pages` (binary pages) is a consuming read that blocks until data
     or a signal."""
@@ -106,6 +108,7 @@ class FileNode(Node):
     read: Callable[[], bytes] | None = None
     write: Callable[[bytes], int | None] | None = None
     write_as: Callable[[bytes, int], int | None] | None = None
+    write_at: Callable[[bytes, int], int | None] | None = None
     truncate: Callable[[], None] | None = None
     opened: Callable[[], object] | None = None
     released: Callable[[object], None] | None = None
@@ -130,8 +133,8 @@ class Tree:
         self._last_inode += 1
         return self._last_inode
 
-    def mkdir(self, parent: DirNode, name: str, mode: int = MODE_DIR) -> DirNode:
-        node = DirNode(self._next_inode(), name, mode, self.created_ns)
+    def mkdir(self, parent: DirNode, name: str, mode: int = MODE_DIR, *, hidden: bool = False) -> DirNode:
+        node = DirNode(self._next_inode(), name, mode, self.created_ns, hidden=hidden)
         return self._attach(parent, node)
 
     def add_file(self, parent: DirNode, name: str, mode: int, **bindings) -> FileNode:

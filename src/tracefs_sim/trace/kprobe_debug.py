@@ -1,15 +1,77 @@
 """The kprobe engine's views outside tracefs: the /proc/sys/debug/kprobes-optimization sysctl
 and debugfs's kprobes/list and kprobes/blacklist (kernel/kprobes.c).  Plain functions of the
-file contents, for whatever serves those paths (the namespace, through the daemon)."""
+file contents, for whatever serves those paths (the daemon, bound into the namespace).
+
+debugfs's kprobes/enabled (arm_all_kprobes/disarm_all_kprobes) needs a global disarm in the
+engine, which it does not have: that file is absent."""
 
 from __future__ import annotations
 
 import errno
-import re
 
-# proc_dointvec_minmax() of one int: optional blanks, a decimal integer (sign allowed) ended by
-# " \t\n" or the end; what follows is not looked at.
-_INT = re.compile(rb"[ \t\n\v\f\r]*([-+]?[0-9]+)(?:[ \t\n]|$)")
+# proc_dointvec reads at most this much of one write (PAGE_SIZE - 1).
+_MAX_WRITE = 4095
+# proc_get_long() copies at most TMPBUFLEN - 1 bytes; a number filling them is refused.
+_TMPBUFLEN = 22
+_SPACES = b" \t\n\v\f\r"          # isspace()
+_SEPARATORS = b" \t\n"            # proc_wspace_sep: what may follow the number
+_INT_MAX = 2**31 - 1
+
+
+def _strtoul(text: bytes) -> tuple[int, int]:
+    """simple_strtoul(text, &end, 0) over digits: (value, digits consumed); base from the prefix
+    as _parse_integer_fixup_radix() picks it ("0x" + hex digit: 16, "0": 8, else 10)."""
+    base, pos = 10, 0
+    if text[:1] == b"0":
+        if text[1:2] in (b"x", b"X") and text[2:3] and text[2:3] in b"0123456789abcdefABCDEF":
+            base, pos = 16, 2
+        else:
+            base = 8
+    value, start = 0, pos
+    while pos < len(text):
+        try:
+            digit = int(text[pos:pos + 1], 16)
+        except ValueError:
+            break
+        if digit >= base:
+            break
+        value = value * base + digit
+        pos += 1
+    if pos == start:
+        raise OSError(errno.EINVAL, "no digits")
+    if value >= 2**64:
+        raise OSError(errno.EINVAL, "overflow")   # strtoul_lenient's overflow check
+    return value, pos
+
+
+def parse_sysctl_int(data: bytes, minimum: int, maximum: int) -> tuple[int, int]:
+    """proc_dointvec_minmax() writing one int at file position 0: (value, bytes taken).
+    OSError(EINVAL) for anything else; the bytes after the number's trailing blanks are not
+    taken (the write returns short), as Linux does."""
+    left = data[:_MAX_WRITE]
+    pos = len(left) - len(left.lstrip(_SPACES))
+    rest = left[pos:]
+    if not rest:
+        raise OSError(errno.EINVAL, "no number")
+    window = rest[:_TMPBUFLEN - 1]
+    negative = window[:1] == b"-" and len(rest) > 1
+    digits = window[1:] if negative else window
+    if not digits[:1].isdigit():
+        raise OSError(errno.EINVAL, "not a number")
+    value, used = _strtoul(digits)
+    length = used + negative
+    if length == _TMPBUFLEN - 1:
+        raise OSError(errno.EINVAL, "number too long")
+    if length < len(rest) and rest[length] not in _SEPARATORS:
+        raise OSError(errno.EINVAL, "junk after the number")
+    if value > (_INT_MAX + 1 if negative else _INT_MAX):
+        raise OSError(errno.EINVAL, "out of int range")
+    value = -value if negative else value
+    if not minimum <= value <= maximum:
+        raise OSError(errno.EINVAL, "out of range")
+    tail = rest[length:]
+    unread = len(tail.lstrip(_SPACES))
+    return value, len(left) - unread
 
 
 class KprobeDebugViews:
@@ -20,16 +82,16 @@ class KprobeDebugViews:
     def read_optimization(self) -> bytes:
         return b"%d\n" % int(bool(self._engine.optimization))
 
-    def write_optimization(self, data: bytes) -> None:
+    def write_optimization(self, data: bytes, offset: int = 0) -> int:
         """proc_kprobes_optimization_handler(): 0 or 1 (extra1/extra2 bound it); turning it
-        off unoptimizes every optimized probe, on optimizes those that can be."""
-        match = _INT.match(data)
-        if match is None:
-            raise OSError(errno.EINVAL, "not an integer")
-        value = int(match.group(1))
-        if value not in (0, 1):
-            raise OSError(errno.EINVAL, "kprobes-optimization is 0 or 1")
+        off unoptimizes every optimized probe, on optimizes those that can be. Returns the
+        bytes taken. A write past position 0 is ignored (sysctl_writes_strict, the default),
+        so `echo "1 2"` sets 1 and its second write(), of what was left, changes nothing."""
+        if offset:
+            return len(data)
+        value, taken = parse_sysctl_int(data, 0, 1)
         self._engine.optimization = bool(value)
+        return taken
 
     def read_list(self) -> bytes:
         return self._engine.list_text().encode()

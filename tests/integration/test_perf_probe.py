@@ -1,0 +1,120 @@
+"""Debian's `perf probe` (linux-perf 6.1, unmodified) inside `tracefs-sim run`: without a vmlinux
+or debuginfo it resolves symbols through the namespace's /proc/kallsyms (the emulated kernel's),
+skips what debugfs's kprobes/blacklist lists, and writes kprobe_events as `_text+OFFSET`; the
+probes it adds hit when a program runs. Never run outside the namespace: the host has a real
+tracefs perf would write."""
+
+import os
+import re
+import shutil
+
+import pytest
+from simtest import section, tracefs_sim
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                       reason="needs /dev/fuse, root and mount namespaces"),
+    pytest.mark.skipif(shutil.which("perf") is None, reason="linux-perf is not installed"),
+]
+
+T = "/sys/kernel/tracing"
+# perf keeps a build-id cache under $HOME: each session gets a private one (a tmpfs over
+# /var/tmp, seen in its mount namespace only).
+PRIVATE_HOME = "mount -t tmpfs perf-home /var/tmp; export HOME=/var/tmp; cd $HOME;"
+RECORD = r"^ +cat-(\d+) +\[\d{3}\] [.dDbXnNphHsSzZ0-9]{5} +\d+\.\d{6}: "
+
+
+def run(script: str) -> str:
+    result = tracefs_sim("run", "--workload", "none", "-c", PRIVATE_HOME + script, timeout=150)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def kallsyms_offset(out: str, name: str) -> int:
+    """The symbol's offset from _text in the session's /proc/kallsyms (printed in `== syms`)."""
+    syms = {line.split()[2]: int(line.split()[0], 16) for line in section(out, "syms")}
+    return syms[name] - syms["_text"]
+
+
+def test_perf_probe_adds_lists_hits_and_deletes():
+    out = run(f"""
+echo '== syms'; grep -wE '_text|do_sys_open|vfs_read|do_sys_openat2' /proc/kallsyms
+echo '== add'; for p in do_sys_open vfs_read 'vfs_read%return' do_sys_openat2+6; do
+    timeout 30 perf probe -q -a "$p"; echo "status $?"; done
+echo '== list'; timeout 30 perf probe -l
+echo '== kprobe_events'; cat {T}/kprobe_events
+echo '== debug list'; cat /sys/kernel/debug/kprobes/list
+echo 1 > {T}/events/probe/enable
+tracefs-sim exec cat /etc/passwd > /dev/null
+echo 0 > {T}/events/probe/enable
+echo '== trace'; grep -v '^#' {T}/trace
+echo '== profile'; cat {T}/kprobe_profile
+echo '== delete'; timeout 30 perf probe -d 'probe:*' 2>&1; echo "status $?"
+echo '== after'; cat {T}/kprobe_events; ls {T}/events | grep -cx probe; timeout 30 perf probe -l
+""")
+    assert section(out, "add") == ["status 0"] * 4
+    assert section(out, "list") == [
+        "  probe:do_sys_open    (on do_sys_open)", "  probe:do_sys_openat2 (on do_sys_openat2+6)",
+        "  probe:vfs_read       (on vfs_read)", "  probe:vfs_read__return (on vfs_read%return)"]
+    # What perf wrote, as kprobe_events reads it back (kretprobes get Linux's default maxactive)
+    assert section(out, "kprobe_events") == [
+        f"p:probe/do_sys_open _text+{kallsyms_offset(out, 'do_sys_open')}",
+        f"p:probe/vfs_read _text+{kallsyms_offset(out, 'vfs_read')}",
+        "r10:probe/vfs_read__return vfs_read",
+        f"p:probe/do_sys_openat2 _text+{kallsyms_offset(out, 'do_sys_openat2') + 6}"]
+    listed = {re.sub(r"^\S+  ", "", line) for line in section(out, "debug list")}
+    assert listed == {"k  do_sys_open+0x0    [DISABLED][FTRACE]", "k  vfs_read+0x0    [DISABLED][FTRACE]",
+                      "r  vfs_read+0x0    [DISABLED][FTRACE]", "k  do_sys_openat2+0x6    [DISABLED]"}
+    trace = section(out, "trace")
+    opens = [l for l in trace if re.match(RECORD + r"do_sys_open: \(do_sys_open\+0x0/0x[0-9a-f]+\)$", l)]
+    mids = [l for l in trace if re.match(RECORD + r"do_sys_openat2: \(do_sys_openat2\+0x6/0x[0-9a-f]+\)$", l)]
+    reads = [l for l in trace if re.match(RECORD + r"vfs_read: \(vfs_read\+0x0/0x[0-9a-f]+\)$", l)]
+    returns = [l for l in trace if re.match(RECORD + r"vfs_read__return: \(\w+\+0x[0-9a-f]+/0x[0-9a-f]+ <- "
+                                                     r"vfs_read\)$", l)]
+    assert opens and len(mids) == len(opens) and reads and len(returns) == len(reads), trace
+    assert len(opens + mids + reads + returns) == len(trace), trace    # only cat ran: nothing else
+    profile = {line.split()[0]: int(line.split()[1]) for line in section(out, "profile")}
+    assert profile == {"do_sys_open": len(opens), "vfs_read": len(reads), "vfs_read__return": len(returns),
+                       "do_sys_openat2": len(mids)}
+    assert section(out, "delete")[-1] == "status 0"
+    assert sorted(section(out, "delete")[:-1]) == [
+        f"Removed event: probe:{name}" for name in ("do_sys_open", "do_sys_openat2", "vfs_read",
+                                                    "vfs_read__return")]
+    assert section(out, "after") == ["0"]
+
+
+def test_perf_probe_register_and_memory_args_without_debuginfo():
+    out = run(f"""
+timeout 30 perf probe -q -a 'do_sys_open dfd=%di flags=%dx:x32 name=+0(%si):ustring'; echo "== status $?"
+echo '== kprobe_events'; cat {T}/kprobe_events
+echo 1 > {T}/events/probe/do_sys_open/enable
+tracefs-sim exec cat /etc/passwd > /dev/null
+echo '== busy'; timeout 30 perf probe -d probe:do_sys_open 2>&1; echo "status $?"; cat {T}/kprobe_events
+echo 0 > {T}/events/probe/do_sys_open/enable
+echo '== trace'; grep -v '^#' {T}/trace
+timeout 30 perf probe -q -d probe:do_sys_open; echo "== deleted $?"; cat {T}/kprobe_events
+""")
+    assert section(out, "kprobe_events")[0].endswith(" dfd=%di flags=%dx:x32 name=+0(%si):ustring")
+    # Linux refuses to remove an enabled event: perf says so, and the probe stays
+    busy = section(out, "busy")
+    # (perf exits with -EBUSY)
+    assert busy[1:] == ["Failed to delete event: Device or resource busy", "  Error: Failed to delete events.",
+                        "status 240", section(out, "kprobe_events")[0]], busy
+    trace = section(out, "trace")
+    assert any(re.match(RECORD + r'do_sys_open: \(do_sys_open\+0x0/0x[0-9a-f]+\) dfd=0xffffff9c flags=0x[0-9a-f]+ '
+                                 r'name="/etc/passwd"$', l) for l in trace), trace
+    assert section(out, "deleted 0") == []
+
+
+def test_perf_probe_refuses_unknown_and_blacklisted_functions():
+    out = run(f"""
+echo '== nosuch'; timeout 30 perf probe -a no_such_function 2>&1; echo "status $?"
+echo '== blacklisted'; timeout 30 perf probe -a exc_page_fault 2>&1; echo "status $?"
+echo '== kprobe_events'; cat {T}/kprobe_events
+""")
+    assert section(out, "nosuch") == ["Failed to find symbol no_such_function in kernel",
+                                      "  Error: Failed to add events.", "status 254"]
+    # perf reads debugfs's kprobes/blacklist (the emulated kernel's) and skips the function
+    assert section(out, "blacklisted") == ["exc_page_fault is blacklisted function, skip it.",
+                                           "  Error: Failed to add events.", "status 254"]
+    assert section(out, "kprobe_events") == []
