@@ -127,6 +127,18 @@ def test_function_tracer_start_show_and_list_functions(tmp_path):
     assert section(out, "after") == ["nop"]
 
 
+def test_function_graph_start_show_reset(tmp_path):
+    out = run(f"{TC} start -p function_graph -g vfs_read; echo \"== start $?\"; tracefs-sim exec cat /etc/hostname"
+              f" >/dev/null; {TC} stop; echo '== show'; {TC} show; {TC} reset; echo '== after';"
+              f"cat {T}/current_tracer {T}/set_graph_function", tmp_path)
+    assert "== start 0" in out
+    show = section(out, "show")
+    assert show[0] == "# tracer: function_graph" and show[4].endswith(")               |  vfs_read() {"), show[:6]
+    calls = [l for l in show if not l.startswith("#")]
+    assert sum(l.endswith("{") for l in calls) == sum(l.endswith("}") for l in calls) > 0
+    assert section(out, "after") == ["nop", "#### all functions enabled ####"]
+
+
 def test_record_function_and_function_graph_then_report(tmp_path):
     out = run(f"{TC} record -p function -l vfs_read tracefs-sim exec cat /etc/passwd >/dev/null;"
               f"echo \"== record $?\"; echo '== function'; {TC} report;"
