@@ -208,6 +208,32 @@ class FakeGuestPage:
     lost: int
 
 
+class FakePidLists:
+    """machine.trace_pids.GuestPidLists without a guest: the lists, and which a task's event
+    passes (the guest's trace_pid_event_slots)."""
+
+    def __init__(self):
+        self.lists: dict[tuple[int, bool], frozenset[int] | None] = {}
+        self.event_fork: set[int] = set()
+        self.function_fork: set[int] = set()
+
+    def set_event_pids(self, slot: int, notrace: bool, pids) -> None:
+        self.lists[(slot, notrace)] = None if pids is None else frozenset(pids)
+
+    def event_pids(self, slot: int, notrace: bool):
+        return self.lists.get((slot, notrace))
+
+    def set_event_fork(self, slot: int, on: bool) -> None:
+        (self.event_fork.add if on else self.event_fork.discard)(slot)
+
+    def set_function_fork(self, slot: int, on: bool) -> None:
+        (self.function_fork.add if on else self.function_fork.discard)(slot)
+
+    def passes(self, slot: int, pid: int) -> bool:
+        pids, notrace = self.lists.get((slot, False)), self.lists.get((slot, True))
+        return (pids is None or pid in pids) and (notrace is None or pid not in notrace)
+
+
 class FakeGuestTracing:
     """GuestTracing without a guest: tests call emit() where the kernel would hit a
     tracepoint; it records only for slots with the event enabled and recording on, into a
@@ -230,6 +256,7 @@ class FakeGuestTracing:
         self._pending = False
         self.saved: dict[int, str] = {}   # what the guest's saved cmdlines would hold
         self.cmdline_holders: set = set()   # record_cmdlines() holders: comms are saved while any
+        self.pid_lists = FakePidLists()
 
     def set_event_id(self, event, event_id: int) -> None:
         self.ids[(event.system, event.name)] = event_id
@@ -274,7 +301,8 @@ class FakeGuestTracing:
         payload = encode_record(desc, self.ids[key], values or {}, **header)
         with self._cond:
             for slot in sorted(self.enabled.get(key, ()) - self.soft_off.get(key, set())):
-                if self.recording[slot] and self.cpumasks[slot] >> cpu & 1:
+                if self.recording[slot] and self.cpumasks[slot] >> cpu & 1 and \
+                        self.pid_lists.passes(slot, header.get("pid", 0)):
                     self._append(slot, cpu, ts, payload)
             self._pending = True
             self._cond.notify_all()
@@ -286,7 +314,8 @@ class FakeGuestTracing:
         payload = _struct.pack("<HBBi", event_type, flags, 0, pid) + body
         with self._cond:
             for slot in range(self.nr_slots):
-                if slots & (1 << slot) and self.recording[slot] and self.cpumasks[slot] >> cpu & 1:
+                if slots & (1 << slot) and self.recording[slot] and self.cpumasks[slot] >> cpu & 1 and \
+                        self.pid_lists.passes(slot, pid):
                     self._append(slot, cpu, ts, payload)
             self._pending = True
             self._cond.notify_all()
@@ -375,6 +404,10 @@ class FakeFtraceSites:
 
     def set_pids(self, slot: int, pids, notrace_pids) -> None:
         self.pids[slot] = (frozenset(pids), frozenset(notrace_pids))
+
+    def read_pids(self, slot: int):
+        pids, notrace = self.pids.get(slot, (frozenset(), frozenset()))
+        return pids or None, notrace or None
 
     def set_stack_trace(self, slot: int, on: bool) -> None:
         self.stack_trace[slot] = on

@@ -6,6 +6,7 @@
 #define CREATE_TRACE_POINTS
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/trace/trace_pid.h"
 
 #define is_signed_type(t) (((t)(-1)) < (t)1)
 #define TP_STRUCT__entry(args...) args
@@ -43,33 +44,13 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 
 /* pass 2: static keys and the fast-assign bodies */
 
-/*
- * tracing_gen_ctx_dec() of Linux 6.1 (kernel/trace/trace.h, trace.c), as
- * trace_event_buffer_reserve() takes it: flags from the interrupted state,
- * the preempt depth less the tracepoint's own preempt_disable (so `d..2.` in
- * __schedule, `.....` for raw_syscalls; the syscalls:* probes disable
- * preemption once more and show `...1.`), no migrate_disable in this kernel.
- * x86 folds need_resched into the preempt count whenever it is set on this
- * cpu or by the resched IPI, so both bits.
- */
+/* For the writers that reserve with trace_event_buffer_reserve() (see trace_entry_fill()). */
 notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_event_file *file,
 				  unsigned long irqflags)
 {
 	struct percpu *pc = this_cpu();
-	unsigned int count = pc->preempt_count, flags = 0, depth = count & 0xff ? (count & 0xff) - 1 : 0;
 
-	if (!(irqflags & X86_EFLAGS_IF))
-		flags |= TRACE_FLAG_IRQS_OFF;
-	if (count & HARDIRQ_MASK)
-		flags |= TRACE_FLAG_HARDIRQ;
-	if (count & SOFTIRQ_OFFSET)
-		flags |= TRACE_FLAG_SOFTIRQ;
-	if (pc->need_resched)
-		flags |= TRACE_FLAG_NEED_RESCHED | TRACE_FLAG_PREEMPT_RESCHED;
-	ent->type = file->type;
-	ent->flags = flags;
-	ent->preempt_count = min(depth, 0xfU);
-	ent->pid = current ? current->pid : 0;
+	trace_entry_fill(pc, ent, file->type, irqflags, pc->curr_task ? pc->curr_task->pid : 0);
 }
 
 #define __field(t, n)
@@ -88,15 +69,21 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 		struct trace_event_raw_##name *__entry; \
 		size_t __dyn_size = 0; \
 		unsigned long irqflags; \
-		if (!READ_ONCE(file->slots)) \
+		struct trace_write __w; \
+		struct percpu *__pc; \
+		u32 __slots = READ_ONCE(file->slots); \
+		if (!__slots) \
 			return; \
 		tstruct \
 		irqflags = arch_local_irq_save(); \
-		__entry = trace_event_buffer_reserve(file, sizeof(*__entry) + __dyn_size); \
+		__pc = this_cpu(); \
+		__slots = trace_pid_filter_event(__pc, __slots); \
+		__entry = trace_event_reserve_inline(__pc, __slots, sizeof(*__entry) + __dyn_size, &__w); \
 		if (__entry) { \
-			tracing_generic_entry_update(&__entry->ent, file, irqflags); \
+			trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, \
+					 __pc->curr_task ? __pc->curr_task->pid : 0); \
 			{ assign } \
-			trace_event_commit(__entry, sizeof(*__entry) + __dyn_size); \
+			trace_event_commit_inline(__entry, sizeof(*__entry) + __dyn_size, &__w); \
 		} \
 		arch_local_irq_restore(irqflags); \
 	}

@@ -1,6 +1,7 @@
 /* Task creation: kernel_clone for fork(2)/clone(2) and kernel threads. */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/trace/trace_pid.h"
 
 #define CLONE_VM 0x00000100
 #define SIGCHLD 17
@@ -23,6 +24,8 @@ struct task_struct *alloc_task(void)
 
 void put_task_struct(struct task_struct *t)
 {
+	if (t->pid)	/* a task that got a pid: sched_process_free's place */
+		trace_pid_free(t);
 	kfree(t);
 }
 
@@ -110,6 +113,7 @@ long kernel_clone(struct pt_regs *regs)
 	if (!p)
 		return -ENOMEM;
 	trace_sched_process_fork(current, p);
+	trace_pid_fork(current, p);
 	wake_up_new_task(p);
 	return p->pid;
 }
@@ -122,6 +126,7 @@ pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu)
 		return -ENOMEM;
 	p->cpu = cpu;
 	trace_sched_process_fork(current, p);
+	trace_pid_fork(current, p);
 	wake_up_new_task(p);
 	return p->pid;
 }

@@ -11,9 +11,11 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/ftrace.h"
+#include "../include/trace/probe_stage.h"
 
 struct ftrace_control ftrace_control;
 struct ftrace_probes ftrace_probes;
+u16 ftrace_site_map[FTRACE_MAP_ENTRIES];
 
 /* task_struct.trace_recursion bits (include/linux/trace_recursion.h) */
 #define TRACE_FTRACE_BIT	0	/* + context: normal, softirq, hardirq */
@@ -64,32 +66,25 @@ _Static_assert(sizeof(struct ftrace_graph_ret_entry) == 40, "funcgraph_exit reco
 _Static_assert(offsetof(struct stack_entry, caller) == 16, "kernel_stack record");
 
 /*
- * The site's index in the sorted __mcount_loc table; -1: not a site.  A
- * binary search of fixed depth (FTRACE_MAX_SITES is a power of two) whose
- * steps compile to conditional moves rather than branches.
+ * The site's index in the __mcount_loc table; -1: not a site.  One load from
+ * the host-written ftrace_site_map (sites are function entries, one per
+ * FTRACE_MAP_GRAIN bytes of text at most) rather than a search of the table.
  */
 static __always_inline long ftrace_site_index(unsigned long ip)
 {
-	const u64 *a = __start_mcount_loc;
-	long n = __stop_mcount_loc - __start_mcount_loc, base = 0, half;
+	unsigned long slot = (ip - (unsigned long)_stext) / FTRACE_MAP_GRAIN;
 
-	_Static_assert((FTRACE_MAX_SITES & (FTRACE_MAX_SITES - 1)) == 0, "power of two");
-#pragma GCC unroll 16
-	for (half = FTRACE_MAX_SITES / 2; half; half /= 2) {
-		long j = base + half, k = j < n ? j : base;
-
-		base = a[k] <= ip ? k : base;
-	}
-	return a[base] == ip ? base : -1;
+	if (unlikely(slot >= FTRACE_MAP_ENTRIES))
+		return -1;
+	return (long)ftrace_site_map[slot] - 1;
 }
 
-static __always_inline int trace_recursion_context(void)
+/* The context's TRACE_FTRACE_BIT + (0 normal, 1 softirq, 2 hardirq) as a mask, with no branch */
+static __always_inline unsigned long trace_recursion_bit(int count)
 {
-	int count = this_cpu()->preempt_count;
+	unsigned long bit = 1UL << (TRACE_FTRACE_BIT + ((count & SOFTIRQ_OFFSET) != 0));
 
-	if (count & HARDIRQ_MASK)
-		return 2;
-	return (count & SOFTIRQ_OFFSET) ? 1 : 0;
+	return count & HARDIRQ_MASK ? 1UL << (TRACE_FTRACE_BIT + 2) : bit;
 }
 
 static notrace bool pid_listed(const s32 *pids, u32 nr, pid_t pid)
@@ -122,18 +117,19 @@ static notrace u32 ftrace_pid_slots(u32 slots, pid_t pid)
 	return out;
 }
 
-static __always_inline void trace_function(u32 slots, unsigned long ip, unsigned long parent_ip,
-				   unsigned long flags)
+/* trace_function(): the record written in place (trace_event_reserve_inline()) by t on pc */
+static __always_inline void trace_function(struct percpu *pc, struct task_struct *t, u32 slots, unsigned long ip,
+					   unsigned long parent_ip, unsigned long flags)
 {
-	struct trace_event_file file = { slots, TRACE_FN, 0 };
-	struct ftrace_entry *e = trace_event_buffer_reserve(&file, sizeof(*e));
+	struct trace_write w;
+	struct ftrace_entry *e = trace_event_reserve_inline(pc, slots, sizeof(*e), &w);
 
 	if (!e)
 		return;
-	tracing_generic_entry_update(&e->ent, &file, flags);
+	trace_entry_fill(pc, &e->ent, TRACE_FN, flags, t->pid);
 	e->ip = ip;
 	e->parent_ip = parent_ip;
-	trace_event_commit(e, sizeof(*e));
+	trace_event_commit_inline(e, sizeof(*e), &w);
 }
 
 /* A return address that is return_to_handler stands for the one saved in ret_stack. */
@@ -319,16 +315,47 @@ static notrace void graph_entry(struct task_struct *t, u32 slots, u8 site_flags,
 	t->curr_ret_stack = depth + 1;
 	*retp = (unsigned long)return_to_handler;
 	if (slots) {
-		struct trace_event_file file = { slots, TRACE_GRAPH_ENT, 0 };
-		struct ftrace_graph_ent_entry *e = trace_event_buffer_reserve(&file, sizeof(*e));
+		struct percpu *pc = this_cpu();
+		struct trace_write w;
+		struct ftrace_graph_ent_entry *e = trace_event_reserve_inline(pc, slots, sizeof(*e), &w);
 
 		if (e) {
-			tracing_generic_entry_update(&e->ent, &file, flags);
+			trace_entry_fill(pc, &e->ent, TRACE_GRAPH_ENT, flags, t->pid);
 			e->graph_ent.func = ip;
 			e->graph_ent.depth = depth;
-			trace_event_commit(e, sizeof(*e));
+			trace_event_commit_inline(e, sizeof(*e), &w);
 		}
 	}
+}
+
+/*
+ * What the site does beyond an unfiltered function tracer: its function
+ * probes, the pid filters, func_stack_trace, function_graph.
+ */
+static noinline notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ftrace_site_state st,
+					       unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
+{
+	u32 fn = st.func_slots, graph = st.graph_slots, filtered = READ_ONCE(ftrace_control.pid_filtered);
+
+	if (unlikely(st.flags & FTRACE_SITE_PROBES))
+		ftrace_run_probes(t, idx, regs);
+	if (unlikely((fn | graph) & filtered)) {
+		fn = (fn & ~filtered) | ftrace_pid_slots(fn & filtered, t->pid);
+		graph = (graph & ~filtered) | ftrace_pid_slots(graph & filtered, t->pid);
+	}
+	if (fn) {
+		u32 stack = fn & READ_ONCE(ftrace_control.stack_trace) & trace_control.recording;
+
+		trace_function(this_cpu(), t, fn, ip, parent_ip, regs->flags);
+		while (unlikely(stack)) {
+			int s = __builtin_ctz(stack);
+
+			stack &= stack - 1;
+			trace_stack(t, 1U << s, regs, regs->flags);
+		}
+	}
+	if (graph)
+		graph_entry(t, graph, st.flags, ip, regs, regs->flags);
 }
 
 /*
@@ -342,11 +369,11 @@ static notrace void graph_entry(struct task_struct *t, u32 slots, u8 site_flags,
  */
 notrace long ftrace_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs, long full)
 {
-	struct task_struct *t = current;
+	struct percpu *pc = this_cpu();
+	struct task_struct *t = pc->curr_task;
 	struct ftrace_site_state st;
 	unsigned long bit;
 	long idx = full ? full - 1 : ftrace_site_index(ip);
-	u32 fn, graph, filtered;
 
 	if (unlikely(idx < 0))
 		return 0;
@@ -355,34 +382,19 @@ notrace long ftrace_dispatch(unsigned long ip, unsigned long parent_ip, struct p
 		if (!full)
 			return idx + 1;	/* ftrace_regs_caller completes pt_regs and calls again with it */
 		ftrace_kprobe_hook(regs);
+		kprobe_guest_ftrace(regs);	/* the guest-handled probes (trace_probe.c) */
 	}
-	bit = 1UL << (TRACE_FTRACE_BIT + trace_recursion_context());
+	bit = trace_recursion_bit(pc->preempt_count);
 	if (unlikely(!t || (t->trace_recursion & bit)))
 		return 0;
 	t->trace_recursion |= bit;
 	preempt_disable();	/* as ftrace_test_recursion_trylock(): the record shows the traced context's count */
-	if (unlikely(st.flags & FTRACE_SITE_PROBES))
-		ftrace_run_probes(t, idx, regs);
-	fn = st.func_slots;
-	graph = st.graph_slots;
-	filtered = READ_ONCE(ftrace_control.pid_filtered);
-	if (unlikely((fn | graph) & filtered)) {
-		fn = (fn & ~filtered) | ftrace_pid_slots(fn & filtered, t->pid);
-		graph = (graph & ~filtered) | ftrace_pid_slots(graph & filtered, t->pid);
-	}
-	if (fn) {
-		u32 stack = fn & READ_ONCE(ftrace_control.stack_trace) & trace_control.recording;
-
-		trace_function(fn, ip, parent_ip, regs->flags);
-		while (unlikely(stack)) {
-			int s = __builtin_ctz(stack);
-
-			stack &= stack - 1;
-			trace_stack(t, 1U << s, regs, regs->flags);
-		}
-	}
-	if (graph)
-		graph_entry(t, graph, st.flags, ip, regs, regs->flags);
+	/* the function tracer alone, unfiltered, takes one branch here; the rest, the call below */
+	if (likely(!((st.flags & FTRACE_SITE_PROBES) | st.graph_slots |
+		     (st.func_slots & (READ_ONCE(ftrace_control.pid_filtered) | READ_ONCE(ftrace_control.stack_trace))))))
+		trace_function(pc, t, st.func_slots, ip, parent_ip, regs->flags);
+	else
+		ftrace_trace_site(t, idx, st, ip, parent_ip, regs);
 	preempt_enable_no_resched();
 	t->trace_recursion &= ~bit;
 	return 0;
@@ -408,21 +420,22 @@ notrace unsigned long ftrace_return_to_handler(unsigned long flags)
 	if (t->trace_recursion & (1UL << TRACE_GRAPH_NOTRACE_BIT)) {
 		t->trace_recursion &= ~(1UL << TRACE_GRAPH_NOTRACE_BIT);
 	} else if (rs->slots) {
-		struct trace_event_file file = { rs->slots, TRACE_GRAPH_RET, 0 };
+		struct percpu *pc = this_cpu();
 		struct ftrace_graph_ret_entry *e;
+		struct trace_write w;
 		u64 rettime;
 
 		preempt_disable();
-		rettime = trace_clock_local(this_cpu());
-		e = trace_event_buffer_reserve(&file, sizeof(*e));
+		rettime = trace_clock_read(pc);
+		e = trace_event_reserve_inline(pc, rs->slots, sizeof(*e), &w);
 		if (e) {
-			tracing_generic_entry_update(&e->ent, &file, flags);
+			trace_entry_fill(pc, &e->ent, TRACE_GRAPH_RET, flags, t->pid);
 			e->ret.func = rs->func;
 			e->ret.depth = depth;
 			e->ret.overrun = t->trace_overrun;
 			e->ret.calltime = rs->calltime;
 			e->ret.rettime = rettime;
-			trace_event_commit(e, sizeof(*e));
+			trace_event_commit_inline(e, sizeof(*e), &w);
 		}
 		preempt_enable_no_resched();
 	}

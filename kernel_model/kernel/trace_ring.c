@@ -6,36 +6,15 @@
  */
 #include "../include/kernel.h"
 #include "../include/trace/ring.h"
+#include "../include/trace/trace_pid.h"
 
 struct trace_control trace_control;
 struct buffer_data_page trace_pages[TRACE_SLOTS][NR_CPUS][TRACE_RING_PAGES] __aligned(4096);
 
-/*
- * trace_clock_local(): the host sets now_ns between instruction slices, so
- * reads within one slice would tie; each read advances at least
- * trace_clock_step past the last one on this cpu: the time the host measured
- * for fewer instructions than an event costs, so the clock does not run
- * ahead of the machine's.
- */
+/* trace_clock_local(): trace_clock_read() for callers outside the ring's fast path */
 notrace u64 trace_clock_local(struct percpu *pc)
 {
-	u64 now = READ_ONCE(pc->h.now_ns), last = pc->trace_clock_last;
-	/* no floor before the first read; masks, not branches (see rb_reserve_fast) */
-	u64 next = (last + READ_ONCE(pc->trace_clock_step)) & -(u64)(last != 0);
-
-	now += (next - now) & -(u64)(now < next);
-	pc->trace_clock_last = now;
-	return now;
-}
-
-/* rb_calculate_event_length(), with masks for branches (see rb_reserve_fast) */
-static __always_inline u32 rb_event_length(u32 len)
-{
-	u32 n = len + (len == 0);
-
-	n += 4 * (n > 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX);
-	n = (n + 4 + 3) & ~3U;
-	return n + 4 * (n == 12);
+	return trace_clock_read(pc);
 }
 
 /* rb_reset_tail(): pad the rest of a page the writer leaves. */
@@ -213,16 +192,34 @@ static __always_inline void rb_commit(int slot, int cpu)
 notrace void *trace_event_buffer_reserve(const struct trace_event_file *file, u32 len)
 {
 	struct percpu *pc = this_cpu();
-	int cpu = pc->h.cpu;
-	u32 slots = READ_ONCE(file->slots) & trace_control.recording & trace_control.cpu_slots[cpu];
-	u64 ts;
-	void *rec;
+	u32 slots = READ_ONCE(file->slots) & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
 
+	if (file->type >= TRACE_EVENT_FIRST_TYPE)	/* set_event_pid governs events, not function records */
+		slots = trace_pid_filter_event(pc, slots);
 	if (unlikely(!slots | (len > BUF_MAX_DATA_SIZE)))
 		return NULL;
-	ts = trace_clock_local(pc);
+	return trace_event_buffer_reserve_slots(slots, len, trace_clock_read(pc));
+}
+
+/* The reservation for the recording slots `slots` (not 0) of a record of len <= BUF_MAX_DATA_SIZE at ts. */
+notrace void *trace_event_buffer_reserve_slots(u32 slots, u32 len, u64 ts)
+{
+	struct percpu *pc = this_cpu();
+	int cpu = pc->h.cpu;
+	void *rec;
+
 	pc->trace_pending = 1;
 	pc->trace_taskinfo_save = 1;
+	if (!(slots & (slots - 1))) {
+		/* the host fell behind and the one slot's ring is full: rb_reserve()'s outcome
+		 * without its work, since a lagging reader makes this common */
+		struct trace_ring *r = &trace_control.rings[__builtin_ctz(slots)][cpu];
+
+		if (r->closed && r->reset_req == r->reset_done && r->seq + 1 - r->released >= TRACE_RING_PAGES) {
+			r->lost++;
+			return NULL;
+		}
+	}
 	do {
 		int slot = __builtin_ctz(slots);
 

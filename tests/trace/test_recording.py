@@ -306,8 +306,8 @@ def test_trace_options_and_option_files(sim):
     assert opts.read_trace_options().decode().split() == [
         "print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "nohex", "nobin", "context-info",
         "nolatency-format", "record-cmd", "norecord-tgid", "overwrite", "nodisable_on_free", "irq-info", "markers",
-        "nopause-on-trace", "hash-ptr"]
-    for bad in (b"nosuch\n", b"annotate\n", b"event-fork\n", b"\n"):
+        "noevent-fork", "nopause-on-trace", "hash-ptr", "nofunction-fork"]
+    for bad in (b"nosuch\n", b"annotate\n", b"function-trace\n", b"\n"):
         assert errno_of(opts.write_trace_options, bad) == errno.EINVAL
     opts.write_trace_options(b" raw \n")
     assert opts.read_option("raw") == b"1\n"

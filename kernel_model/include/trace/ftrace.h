@@ -2,8 +2,8 @@
  * The function tracers' guest side (kernel/ftrace.c, arch/ftrace_64.S).
  *
  * Every traceable function starts with the 5-byte nop listed in __mcount_loc
- * (sorted by address: the host checks it, the dispatcher binary-searches
- * it).  The host (src/tracefs_sim/probes/ftrace.py) enables a site by
+ * (sorted by address: the host checks it, and writes ftrace_site_map, the
+ * dispatcher's way from a site's address to its index).  The host (src/tracefs_sim/probes/ftrace.py) enables a site by
  * rewriting its nop into `call ftrace_caller`, and says in ftrace_control
  * what the site does: which trace-array slots record it with the function
  * tracer, which with function_graph, whether set_graph_function /
@@ -18,6 +18,10 @@
 #define FTRACE_MAX_SITES	2048
 #define FTRACE_PIDS_MAX		64
 #define FTRACE_STACK_MAX	32	/* frames a kernel_stack record holds at most */
+/* ftrace_site_map: entry (site - _stext) / FTRACE_MAP_GRAIN holds the site's index + 1, 0 for
+ * none; functions are 16-byte aligned, so no two sites share an entry (the host checks) */
+#define FTRACE_MAP_GRAIN	16
+#define FTRACE_MAP_ENTRIES	16384	/* 256 KiB of text */
 
 /* kernel/trace/trace.h: enum trace_type */
 #define TRACE_FN		1
@@ -107,6 +111,7 @@ _Static_assert(offsetof(struct task_struct, ret_stack) + sizeof(((struct task_st
 
 extern struct ftrace_control ftrace_control;
 extern struct ftrace_probes ftrace_probes;
+extern u16 ftrace_site_map[FTRACE_MAP_ENTRIES];
 extern struct trace_control trace_control;
 extern const u64 __start_mcount_loc[], __stop_mcount_loc[];
 

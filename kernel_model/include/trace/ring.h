@@ -74,7 +74,102 @@ _Static_assert(offsetof(struct trace_control, cpu_slots) == 8 + TRACE_SLOTS * NR
 _Static_assert(sizeof(struct trace_event_file) == 8, "trace_event_file layout");
 _Static_assert(sizeof(struct buffer_data_page) == 4096, "buffer_data_page layout");
 
+extern struct trace_control trace_control;
+extern struct buffer_data_page trace_pages[TRACE_SLOTS][NR_CPUS][TRACE_RING_PAGES];
+
 void *trace_event_buffer_reserve(const struct trace_event_file *file, u32 len);
+void *trace_event_buffer_reserve_slots(u32 slots, u32 len, u64 ts);
 void trace_event_commit(const void *rec, u32 len);
 void trace_ring_tick(void);
+
+/*
+ * trace_clock_local(): the host sets now_ns between instruction slices, so
+ * reads within one slice would tie; each read advances at least
+ * trace_clock_step past the last one on this cpu: the time the host measured
+ * for fewer instructions than an event costs, so the clock does not run
+ * ahead of the machine's.  Masks, not branches: each branch ends an emulated
+ * block, the unit the emulator's time goes by.
+ */
+static __always_inline u64 trace_clock_read(struct percpu *pc)
+{
+	u64 now = READ_ONCE(pc->h.now_ns), last = pc->trace_clock_last;
+	u64 next = (last + READ_ONCE(pc->trace_clock_step)) & -(u64)(last != 0);	/* no floor before the first read */
+
+	now += (next - now) & -(u64)(now < next);
+	pc->trace_clock_last = now;
+	return now;
+}
+
+/* rb_calculate_event_length(), with masks for branches */
+static __always_inline u32 rb_event_length(u32 len)
+{
+	u32 n = len + (len == 0);
+
+	n += 4 * (n > 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX);
+	n = (n + 4 + 3) & ~3U;
+	return n + 4 * (n == 12);
+}
+
+/* Where an inline reservation wrote; page NULL: trace_event_buffer_reserve_slots() reserved it. */
+struct trace_write {
+	struct buffer_data_page *page;
+	u32 tail;
+};
+
+/*
+ * trace_event_buffer_reserve() with its common case inlined into the
+ * tracer: one slot records the event on this cpu, its current page has
+ * events already, room for the record and a delta that fits the one-word
+ * header.  That case writes the header here, with no call and no branch per
+ * condition; every other case goes to trace_event_buffer_reserve_slots()
+ * with the same time stamp, so both write the same bytes.  Fill the record,
+ * then trace_event_commit_inline().  Interrupts off from reserve to commit.
+ */
+static __always_inline void *trace_event_reserve_inline(struct percpu *pc, u32 file_slots, u32 len,
+							struct trace_write *w)
+{
+	int cpu = pc->h.cpu;
+	u32 slots = file_slots & trace_control.recording & trace_control.cpu_slots[cpu];
+	u32 length = rb_event_length(len), tail, *ev;
+	long ring;		/* slot * NR_CPUS + cpu: the ring's index in the flattened arrays */
+	struct trace_ring *r;
+	u64 ts, delta;
+
+	w->page = NULL;
+	if (unlikely(!slots | (len > BUF_MAX_DATA_SIZE)))
+		return NULL;
+	ts = trace_clock_read(pc);
+	ring = __builtin_ctz(slots) * NR_CPUS + cpu;
+	r = &trace_control.rings[0][0] + ring;
+	tail = r->tail;
+	delta = ts - r->write_stamp;
+	/* any of: another slot, a reset asked, page closed, page empty (tail 0: the unsigned
+	 * tail - 1 is huge), no room, a delta wider than the header's, a two-word header */
+	if (unlikely((slots & (slots - 1)) | (r->reset_req ^ r->reset_done) | r->closed | (delta >> TS_SHIFT) |
+		     (tail - 1 >= BUF_PAGE_SIZE - length) | (length > 4 + 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX)))
+		return trace_event_buffer_reserve_slots(slots, len, ts);
+	pc->trace_pending = 1;
+	pc->trace_taskinfo_save = 1;
+	w->page = &trace_pages[0][0][0] + ring * TRACE_RING_PAGES + r->seq % TRACE_RING_PAGES;
+	ev = (u32 *)&w->page->data[tail];
+	/* the pad past the record is zero (PageWriter's bytes); a record of whole words fills it */
+	if (!__builtin_constant_p(len) || length != len + 4)
+		ev[length / 4 - 1] = 0;
+	ev[0] = (length - 4) / 4 | (u32)delta << 5;
+	w->tail = tail + length;
+	r->tail = tail + length;
+	r->write_stamp = ts;
+	return ev + 1;
+}
+
+/* rb_commit() of an inline reservation: the host reads the page up to commit. */
+static __always_inline void trace_event_commit_inline(const void *rec, u32 len, const struct trace_write *w)
+{
+	if (likely(w->page)) {
+		barrier();
+		w->page->commit = w->tail;
+	} else {
+		trace_event_commit(rec, len);
+	}
+}
 #endif

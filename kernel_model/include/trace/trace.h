@@ -80,6 +80,31 @@ void tracing_record_taskinfo_sched_switch(struct task_struct *prev, struct task_
 void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_event_file *file,
 				  unsigned long irqflags);
 
+/*
+ * tracing_gen_ctx_dec() of Linux 6.1 (kernel/trace/trace.h, trace.c), as
+ * trace_event_buffer_reserve() takes it: flags from the interrupted state,
+ * the preempt depth less the tracepoint's own preempt_disable (so `d..2.` in
+ * __schedule, `.....` for raw_syscalls; the syscalls:* probes disable
+ * preemption once more and show `...1.`), no migrate_disable in this kernel.
+ * x86 folds need_resched into the preempt count whenever it is set on this
+ * cpu or by the resched IPI, so both bits.  The common fields are one
+ * quadword, written at once; masks, not branches (each ends an emulated block).
+ */
+static __always_inline void trace_entry_fill(struct percpu *pc, void *ent, u16 type, unsigned long irqflags,
+					     pid_t pid)
+{
+	typedef u64 __attribute__((may_alias)) u64_alias;
+	unsigned int count = pc->preempt_count, low = count & 0xff;
+	unsigned int depth = (low - 1) & -(unsigned int)(low != 0), flags;
+
+	flags = TRACE_FLAG_IRQS_OFF * !(irqflags & X86_EFLAGS_IF) |
+		TRACE_FLAG_HARDIRQ * !!(count & HARDIRQ_MASK) |
+		TRACE_FLAG_SOFTIRQ * !!(count & SOFTIRQ_OFFSET) |
+		(TRACE_FLAG_NEED_RESCHED | TRACE_FLAG_PREEMPT_RESCHED) * !!pc->need_resched;
+	depth = depth < 0xf ? depth : 0xf;
+	*(u64_alias *)ent = type | flags << 16 | depth << 24 | (u64)(u32)pid << 32;
+}
+
 /* raw_syscalls' tracepoints also carry the probes of the syscalls:* events
  * (Linux's ftrace_syscall_enter/exit, registered on the same tracepoint). */
 #define TRACE_EVENT_SYSCALL(name, probe, proto, args, tstruct, assign, print) \

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from .image import EventDesc, KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
+from .trace_pids import GuestPidLists
 
 # mirrors of ring.h (pinned there by static asserts)
 TRACE_SLOTS = 8
@@ -64,6 +65,8 @@ class GuestTracing:
         self._control = kernel_virt_to_phys(control.addr)
         self._pages = kernel_virt_to_phys(pages.addr)
         self._mem: PhysMem | None = None
+        # set_event_pid lists and fork following, checked and kept up by the guest
+        self.pid_lists = GuestPidLists(machine)
         self._lock = threading.Lock()
         self._data = threading.Condition()
         self._pending = False
@@ -83,6 +86,7 @@ class GuestTracing:
     # ---- the machine calls these ----
     def attach(self, mem: PhysMem) -> None:
         """The guest's RAM is loaded (before any CPU runs): write the state set so far."""
+        self.pid_lists.attach(mem)
         with self._lock:
             self._mem = mem
             for key, event_id in self._ids.items():

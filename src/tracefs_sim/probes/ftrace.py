@@ -1,7 +1,8 @@
 """The function tracers' call sites (kernel_model/include/trace/ftrace.h).
 
 Every traceable function of the guest starts with a 5-byte nop listed in
-`__mcount_loc`.  A site some tracer (or an ftrace-based kprobe) wants is
+`__mcount_loc`; `ftrace_site_map`, written once at attach, takes the guest's
+dispatcher from a site's address to its index in one load.  A site some tracer (or an ftrace-based kprobe) wants is
 rewritten into `call ftrace_caller`, and the guest's `ftrace_control` says
 what the site does: which trace-array slots record it with `function`,
 which with `function_graph`, its set_graph_function / set_graph_notrace
@@ -43,6 +44,7 @@ PROBES_SIZE = PROBES_TABLE + 16 * FTRACE_PROBES_MAX
 # ftrace_probe.cmd
 PROBE_TRACEON, PROBE_TRACEOFF, PROBE_TRACEON_COUNT, PROBE_TRACEOFF_COUNT = 1, 2, 3, 4
 PROBE_STACKTRACE, PROBE_STACKTRACE_COUNT, PROBE_ENABLE_EVENT, PROBE_DISABLE_EVENT = 5, 6, 7, 8
+FTRACE_MAP_GRAIN, FTRACE_MAP_ENTRIES = 16, 16384  # ftrace_site_map: u16 per 16 bytes of text
 CALL_REL32 = 0xE8
 MCOUNT_INSN_SIZE = 5
 
@@ -73,7 +75,7 @@ class FtraceSites:
         start, stop = image.addr("__start_mcount_loc"), image.addr("__stop_mcount_loc")
         addrs = [a for (a,) in struct.iter_unpack("<Q", image.read(start, stop - start))]
         if addrs != sorted(addrs) or len(addrs) > FTRACE_MAX_SITES:
-            raise ValueError("kernel image's __mcount_loc is not a sorted table the guest can search")
+            raise ValueError("kernel image's __mcount_loc is not a sorted table of at most FTRACE_MAX_SITES")
         control = image.lookup("ftrace_control")
         if control is None or control.size != CONTROL_SIZE:
             raise ValueError("kernel image's ftrace_control layout does not match this host")
@@ -84,6 +86,7 @@ class FtraceSites:
         self._probes_pa = kernel_virt_to_phys(probes.addr)
         self._caller = image.addr("ftrace_caller")
         self._addrs = addrs
+        self._site_map = self._build_site_map(image, addrs)
         names = []
         for addr in addrs:
             hit = image.symbolize(addr)
@@ -103,6 +106,9 @@ class FtraceSites:
         self._sites = bytearray(4 * len(addrs))
         self._max_graph_depth = 0
         self._pids: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        # slots whose pid lists the host changed: the others' the guest may have changed itself
+        # (options/function-fork), so only these are written
+        self._pids_dirty: set[int] = set(range(TRACE_SLOTS))
         self._stack_trace = [False] * TRACE_SLOTS
         self._graph_irqs = True
         self._written_filtered = False  # the guest's graph_filtered (set_graph_function not empty)
@@ -154,7 +160,28 @@ class FtraceSites:
             raise ValueError(f"at most {FTRACE_PIDS_MAX} pids per list")
         with self._lock:
             self._pids[slot] = (tuple(sorted(pids)), tuple(sorted(notrace_pids)))
+            self._pids_dirty.add(slot)
             self._write_control()
+
+    def read_pids(self, slot: int) -> tuple[frozenset[int] | None, frozenset[int] | None]:
+        """set_ftrace_pid and set_ftrace_notrace_pid of a slot as the guest has them (None: no
+        list): with function-fork on, the guest adds children of listed tasks, and a freed
+        task's entry becomes -1, so a list whose tasks all went is empty, not gone."""
+        self._check_slot(slot)
+
+        def read():
+            lists = []
+            for offset, count in ((SLOT_PIDS, 0), (SLOT_NOTRACE_PIDS, 4)):
+                st = self._control + CONTROL_SLOTS + slot * SLOT_STATE_SIZE
+                nr = min(struct.unpack_from("<I", self._mem.buf, st + count)[0], FTRACE_PIDS_MAX)
+                pids = struct.unpack_from(f"<{nr}i", self._mem.buf, st + offset)
+                lists.append(frozenset(p for p in pids if p >= 0) if nr else None)
+            return tuple(lists)
+        with self._lock:
+            if self._mem is None:
+                pids, notrace = self._pids.get(slot, ((), ()))
+                return frozenset(pids) or None, frozenset(notrace) or None
+            return self._machine._read_guest(read)
 
     def set_stack_trace(self, slot: int, on: bool) -> None:
         self._check_slot(slot)
@@ -263,9 +290,27 @@ class FtraceSites:
         rel = self._caller - (site + MCOUNT_INSN_SIZE)
         return bytes([CALL_REL32]) + rel.to_bytes(4, "little", signed=True)
 
+    @staticmethod
+    def _build_site_map(image, addrs: list[int]) -> tuple[int, bytes]:
+        """ftrace_site_map's physical address and contents: the dispatcher's index of each
+        site (+ 1) at (site - _stext) / FTRACE_MAP_GRAIN."""
+        sym = image.lookup("ftrace_site_map")
+        if sym is None or sym.size != 2 * FTRACE_MAP_ENTRIES:
+            raise ValueError("kernel image's ftrace_site_map layout does not match this host")
+        text = image.addr("_stext")
+        table = [0] * FTRACE_MAP_ENTRIES
+        for i, addr in enumerate(addrs):
+            slot, rest = divmod(addr - text, FTRACE_MAP_GRAIN)
+            if rest or not 0 <= slot < FTRACE_MAP_ENTRIES or table[slot]:
+                raise ValueError(f"mcount site {addr:#x} does not fit ftrace_site_map "
+                                 f"(functions {FTRACE_MAP_GRAIN}-byte aligned within its text)")
+            table[slot] = i + 1
+        return kernel_virt_to_phys(sym.addr), struct.pack(f"<{FTRACE_MAP_ENTRIES}H", *table)
+
     def _attach(self, mem: PhysMem) -> None:
         with self._lock:
             self._mem = mem
+            mem.write(*self._site_map)
             self._write_sites(range(len(self._addrs)))
             self._write_probe_table()
             for i in range(len(self._addrs)):
@@ -331,13 +376,15 @@ class FtraceSites:
         for slot in range(TRACE_SLOTS):
             pids, notrace = self._pids.get(slot, ((), ()))
             st = base + CONTROL_SLOTS + slot * SLOT_STATE_SIZE
-            # lists before their lengths: the guest reads a length, then that many entries
-            struct.pack_into(f"<{len(pids)}i", buf, st + SLOT_PIDS, *pids)
-            struct.pack_into(f"<{len(notrace)}i", buf, st + SLOT_NOTRACE_PIDS, *notrace)
-            struct.pack_into("<II", buf, st, len(pids), len(notrace))
+            if slot in self._pids_dirty:
+                # lists before their lengths: the guest reads a length, then that many entries
+                struct.pack_into(f"<{len(pids)}i", buf, st + SLOT_PIDS, *pids)
+                struct.pack_into(f"<{len(notrace)}i", buf, st + SLOT_NOTRACE_PIDS, *notrace)
+                struct.pack_into("<II", buf, st, len(pids), len(notrace))
             if pids or notrace:
                 filtered |= 1 << slot
         struct.pack_into("<I", buf, base + CONTROL_PID_FILTERED, filtered)
+        self._pids_dirty.clear()
         stack = sum(1 << slot for slot, on in enumerate(self._stack_trace) if on)
         struct.pack_into("<I", buf, base + CONTROL_STACK_TRACE, stack)
 

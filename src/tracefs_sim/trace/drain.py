@@ -1,9 +1,9 @@
 """Moving records from the guest's rings into the trace arrays' buffers.
 
 The guest writes Linux-layout pages per (slot, CPU); drain() hands them over in batches. Here
-each new event is decoded, checked against the array's enabled events, pid filters and event
-filter (so a filtered event is never kept nor counted), stamped with the array's clock, and
-kept; its task's comm is saved. Readers are woken once per batch.
+each new event is decoded, checked against the array's enabled events and event filter (so a
+filtered event is never kept nor counted; the guest applied the pid filters), stamped with the
+array's clock, and kept; its task's comm is saved. Readers are woken once per batch.
 """
 
 import logging
@@ -100,7 +100,6 @@ class Drain:
         record_cmd = array.options["record-cmd"]
         record_tgid = array.options["record-tgid"]
         files = control.files
-        keeps_pid = control.keeps_pid
         task_cache = self._task_cache
         cmdlines = self._cmdlines
         kept = 0
@@ -116,8 +115,6 @@ class Drain:
                     # array's tracer, filters and ftrace pids; no event file governs them.
                     if event_type not in FTRACE_RECORDS:
                         continue
-                elif not keeps_pid(pid):  # recorded while enabled: kept after a disable, as Linux
-                    continue
                 else:
                     if file.event.system == "sched" and file.event.name == "sched_switch":
                         self._learn_from_switch(file.event.decoder.decode(payload), record_cmd)

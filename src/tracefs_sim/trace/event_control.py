@@ -2,7 +2,8 @@
 files that show and change them (trace_events.c, trace_events_filter.c, trace_events_trigger.c).
 
 Enabling goes to the guest (GuestTracing.enable_event flips the tracepoint's static key);
-filters are applied by the drain (see drain.py) before a record is kept.
+filters are applied by the drain (see drain.py) before a record is kept; the pid filters by
+the guest as it writes the record (machine/trace_pids.py), as Linux checks them then.
 """
 
 import errno
@@ -41,19 +42,26 @@ class EventFile:
 
 
 class PidFilter:
-    """set_event_pid / set_event_notrace_pid: a set of pids, ascending when read."""
+    """set_event_pid / set_event_notrace_pid: a list of pids, ascending when read, kept where
+    the kernel checks it (the guest, which with event-fork also adds the children of listed
+    tasks and drops freed tasks).  No list and an empty one differ: the last task of a list
+    going away leaves it empty, and an empty list lets no task through."""
 
-    def __init__(self) -> None:
-        self.pids: frozenset[int] = frozenset()
+    def __init__(self, load: Callable[[], frozenset[int] | None],
+                 store: Callable[[frozenset[int] | None], None]) -> None:
+        """load() -> the list now (None: no list); store(list) replaces it."""
+        self._load = load
+        self._store = store
 
     def read(self) -> bytes:
-        return b"".join(b"%d\n" % pid for pid in sorted(self.pids))
+        return b"".join(b"%d\n" % pid for pid in sorted(self._load() or ()))
 
     def clear(self) -> None:
-        self.pids = frozenset()
+        self._store(None)
 
     def write(self, data: bytes) -> None:
-        """Adds the pids written (an open with O_TRUNC cleared the set first); all or none."""
+        """trace_pid_write(): adds the pids written (an open with O_TRUNC cleared the list
+        first); all or none; a list left with no pid at all is freed."""
         new = set()
         for token in data.split(b"\0", 1)[0].split():
             value = _parse_ulong_base0(token)
@@ -62,7 +70,8 @@ class PidFilter:
             if value >= _MAX_PID:
                 raise OSError(errno.EPERM, "pid out of range")
             new.add(value)
-        self.pids = self.pids | new
+        pids = (self._load() or frozenset()) | new
+        self._store(pids or None)
 
 
 def _parse_ulong_base0(token: bytes) -> int | None:
@@ -89,8 +98,11 @@ class EventControl:
         self._expand = expand_buffers
         self._lock = threading.Lock()
         self.files = {e.id: EventFile(e) for e in registry.all_events()}
-        self.pid_filter = PidFilter()
-        self.notrace_pid_filter = PidFilter()
+        lists = guest.pid_lists
+        self.pid_filter = PidFilter(lambda: lists.event_pids(slot, False),
+                                    lambda pids: lists.set_event_pids(slot, False, pids))
+        self.notrace_pid_filter = PidFilter(lambda: lists.event_pids(slot, True),
+                                            lambda pids: lists.set_event_pids(slot, True, pids))
 
     def _set(self, files: list[EventFile], on: bool) -> None:
         for f in files:
@@ -283,10 +295,3 @@ class EventControl:
         if not data:
             return
         raise OSError(errno.EINVAL, "no trigger commands")
-
-    # what the drain asks, per record
-    def keeps_pid(self, pid: int) -> bool:
-        pids = self.pid_filter.pids
-        if pids and pid not in pids:
-            return False
-        return pid not in self.notrace_pid_filter.pids

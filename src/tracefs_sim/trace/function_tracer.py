@@ -21,32 +21,26 @@ _RECORDS_PER_PAGE = 4096 // 16
 
 
 class FtracePidFilter(PidFilter):
-    """set_ftrace_pid / set_ftrace_notrace_pid: set_event_pid's grammar, `no pid` when empty,
-    and the kernel told of every change."""
+    """set_ftrace_pid / set_ftrace_notrace_pid: set_event_pid's grammar, `no pid` when there is
+    no list, kept in the guest's ftrace_control (where function-fork changes it too)."""
 
-    def __init__(self, on_change) -> None:
-        super().__init__()
-        self._on_change = on_change
+    def __init__(self, load, store) -> None:
+        super().__init__(load, self._checked(store))
+
+    @staticmethod
+    def _checked(store):
+        def write(pids):
+            try:
+                store(pids)
+            except ValueError:
+                # The guest's list holds FTRACE_PIDS_MAX pids; more cannot be traced.
+                raise OSError(errno.ENOMEM, "too many pids") from None
+        return write
 
     def read(self) -> bytes:
-        return super().read() or b"no pid\n"
-
-    def clear(self) -> None:
-        if self.pids:
-            super().clear()
-            self._on_change()
-
-    def write(self, data: bytes) -> None:
-        before = self.pids
-        super().write(data)
-        if self.pids == before:
-            return
-        try:
-            self._on_change()
-        except ValueError:
-            # The guest's list holds FTRACE_PIDS_MAX pids; more cannot be traced.
-            self.pids = before
-            raise OSError(errno.ENOMEM, "too many pids") from None
+        if self._load() is None:
+            return b"no pid\n"
+        return super().read()
 
 
 class GraphFilters:
@@ -139,12 +133,16 @@ class FunctionTracing:
         ftrace.add_commands(self.commands)
         self.filter = FunctionFilter(sites.functions, ALL_ENABLED, self._apply, commands=self.commands)
         self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, self._apply)
-        self.pids = FtracePidFilter(self._apply_pids)
-        self.notrace_pids = FtracePidFilter(self._apply_pids)
+        self.pids = FtracePidFilter(lambda: sites.read_pids(slot)[0],
+                                    lambda pids: self._store_pids(pids, notrace=False))
+        self.notrace_pids = FtracePidFilter(lambda: sites.read_pids(slot)[1],
+                                            lambda pids: self._store_pids(pids, notrace=True))
         self.graph = ftrace.graph if top_level else None
         if top_level:
             ftrace._graph_users.append(self._apply)
         options.watch("func_stack_trace", lambda on: sites.set_stack_trace(slot, on))
+        if guest is not None:  # the guest follows forks into the lists above
+            options.watch("function-fork", lambda on: guest.pid_lists.set_function_fork(slot, on))
 
     @property
     def tracer(self) -> str | None:
@@ -193,5 +191,7 @@ class FunctionTracing:
         self._sites.set_graph(self.slot, funcs, graph_functions=self.graph.functions.names,
                               graph_notrace=self.graph.notrace.names)
 
-    def _apply_pids(self) -> None:
-        self._sites.set_pids(self.slot, self.pids.pids, self.notrace_pids.pids)
+    def _store_pids(self, pids: frozenset[int] | None, *, notrace: bool) -> None:
+        lists = list(self._sites.read_pids(self.slot))
+        lists[notrace] = pids
+        self._sites.set_pids(self.slot, lists[0] or frozenset(), lists[1] or frozenset())

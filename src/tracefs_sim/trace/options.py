@@ -27,8 +27,10 @@ OPTIONS = (
     ("disable_on_free", False), # closing free_buffer also turns tracing off
     ("irq-info", True),         # the irqs-off/need-resched/... flag column
     ("markers", True),          # trace_marker writes are recorded
+    ("event-fork", False),      # children of set_event_pid tasks join the list; freed tasks leave
     ("pause-on-trace", False),  # reading `trace` stops recording until the file is closed
     ("hash-ptr", True),         # %p in event output prints hashed pointers (else the address)
+    ("function-fork", False),   # the same for set_ftrace_pid / set_ftrace_notrace_pid
 )
 _NAMES = tuple(name for name, _ in OPTIONS)
 # TOP_LEVEL_TRACE_FLAGS (of those present here): global in effect, so an instance's options/

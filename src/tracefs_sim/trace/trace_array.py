@@ -121,6 +121,7 @@ class TraceArray:
         if events is not None and guest is not None:
             self.events = EventControl(events, slot, guest, self.error_log, self.expand_buffers)
             guest.set_recording(slot, True)
+            self.options.watch("event-fork", lambda on: guest.pid_lists.set_event_fork(slot, on))
             if self.functions is not None:  # enable_event / disable_event act on its events
                 self.functions.commands.events = self.events
 
@@ -567,6 +568,11 @@ class TraceArray:
         silent and empty."""
         if self.events is not None:
             self.events.disable_all()
+            self.events.pid_filter.clear()
+            self.events.notrace_pid_filter.clear()
+        # the guest stops following forks for the slot (the next array given it starts clean)
+        self.options.set("event-fork", False)
+        self.options.set("function-fork", False)
         if self.functions is not None:
             self.functions.release()
         if self._guest is not None:

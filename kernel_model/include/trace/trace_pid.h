@@ -1,0 +1,76 @@
+/*
+ * The pid lists of every trace array, as the guest keeps them
+ * (kernel/trace/trace.c trace_pid_list, trace_events.c, ftrace.c).
+ *
+ * set_event_pid / set_event_notrace_pid are bitmaps the host writes and the
+ * guest reads when it reserves an event's record (trace_event_buffer_reserve),
+ * so a record is kept or not by the lists at the time it is written, as Linux's
+ * per-cpu ignore_pid does.  A slot's bit in event_pids / event_notrace_pids
+ * says the list exists; an existing list left empty (its last task freed)
+ * still filters, as a non-NULL empty trace_pid_list does.
+ *
+ * options/event-fork and options/function-fork (event_fork, function_fork):
+ * at fork, a child of a listed task joins the list; at free, the task leaves
+ * it (sched_process_fork / sched_process_free probes).  The guest does it
+ * itself, so the host runs nothing per fork; the host reads the lists back
+ * when set_event_pid / set_ftrace_pid are read.  The static asserts pin the
+ * layout the host mirrors (src/tracefs_sim/machine/trace_pids.py).
+ */
+#ifndef _TRACE_TRACE_PID_H
+#define _TRACE_TRACE_PID_H
+#include "../kernel.h"
+#include "ring.h"
+
+#define TRACE_PID_MAX		32768	/* alloc_pid() hands out pids below this */
+#define TRACE_PID_WORDS		(TRACE_PID_MAX / 64)
+#define TRACE_EVENT_FIRST_TYPE	20	/* below: the function tracers' record types */
+
+struct trace_pid_bits { u64 word[TRACE_PID_WORDS]; };
+
+struct trace_pid_control {
+	volatile u32 event_pids;		/* host: bit s: slot s has a set_event_pid list */
+	volatile u32 event_notrace_pids;	/* host: bit s: slot s has a set_event_notrace_pid list */
+	volatile u32 event_fork;		/* host: bit s: options/event-fork of slot s */
+	volatile u32 function_fork;		/* host: bit s: options/function-fork of slot s */
+	struct trace_pid_bits pids[TRACE_SLOTS];
+	struct trace_pid_bits notrace_pids[TRACE_SLOTS];
+};
+
+_Static_assert(sizeof(struct trace_pid_bits) == 4096, "trace_pid_bits layout");
+_Static_assert(offsetof(struct trace_pid_control, pids) == 16, "trace_pid_control layout");
+_Static_assert(sizeof(struct trace_pid_control) == 16 + 2 * 4096 * TRACE_SLOTS, "trace_pid_control layout");
+
+extern struct trace_pid_control trace_pid_control;
+
+static __always_inline bool trace_pid_test(const struct trace_pid_bits *b, pid_t pid)
+{
+	return (u32)pid < TRACE_PID_MAX && (b->word[(u32)pid / 64] >> ((u32)pid % 64) & 1);
+}
+
+/* The slots among `slots` whose event pid lists let `pid`'s events through. */
+u32 trace_pid_event_slots(u32 slots, pid_t pid);
+
+/* trace_event_buffer_reserve()'s pid check: the slots that record this task's event. */
+static __always_inline u32 trace_pid_filter_event(struct percpu *pc, u32 slots)
+{
+	if (unlikely(slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids)))
+		slots = trace_pid_event_slots(slots, pc->curr_task ? pc->curr_task->pid : 0);
+	return slots;
+}
+
+void trace_pid_follow_fork(struct task_struct *parent, struct task_struct *child);
+void trace_pid_follow_free(struct task_struct *task);
+
+/* One branch on the fork and free paths while no trace array follows forks. */
+static __always_inline void trace_pid_fork(struct task_struct *parent, struct task_struct *child)
+{
+	if (unlikely(trace_pid_control.event_fork | trace_pid_control.function_fork))
+		trace_pid_follow_fork(parent, child);
+}
+
+static __always_inline void trace_pid_free(struct task_struct *task)
+{
+	if (unlikely(trace_pid_control.event_fork | trace_pid_control.function_fork))
+		trace_pid_follow_free(task);
+}
+#endif

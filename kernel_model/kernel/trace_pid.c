@@ -1,0 +1,145 @@
+/*
+ * The trace arrays' pid lists in the guest (include/trace/trace_pid.h):
+ * set_event_pid filtering at record time, and options/event-fork and
+ * options/function-fork following forks (trace.c trace_filter_add_remove_task,
+ * trace_events.c event_filter_pid_sched_process_fork/exit, ftrace.c
+ * ftrace_pid_follow_sched_process_fork/exit).
+ */
+#include "../include/kernel.h"
+#include "../include/trace/trace_pid.h"
+#include "../include/trace/ftrace.h"
+
+struct trace_pid_control trace_pid_control;
+/* fork and free update the lists from any cpu; the host changes them with every cpu stopped */
+static spinlock_t trace_pid_lock;
+
+static notrace void pid_bit(struct trace_pid_bits *b, pid_t pid, bool on)
+{
+	u64 mask;
+
+	if ((u32)pid >= TRACE_PID_MAX)
+		return;
+	mask = 1UL << ((u32)pid % 64);
+	if (on)
+		b->word[(u32)pid / 64] |= mask;
+	else
+		b->word[(u32)pid / 64] &= ~mask;
+}
+
+/* trace_ignore_this_task(), for each slot with a list */
+notrace u32 trace_pid_event_slots(u32 slots, pid_t pid)
+{
+	u32 listed = slots & trace_pid_control.event_pids;
+	u32 unlisted = slots & trace_pid_control.event_notrace_pids;
+
+	while (listed) {
+		int s = __builtin_ctz(listed);
+
+		listed &= listed - 1;
+		if (!trace_pid_test(&trace_pid_control.pids[s], pid))
+			slots &= ~(1U << s);
+	}
+	while (unlisted) {
+		int s = __builtin_ctz(unlisted);
+
+		unlisted &= unlisted - 1;
+		if (trace_pid_test(&trace_pid_control.notrace_pids[s], pid))
+			slots &= ~(1U << s);
+	}
+	return slots;
+}
+
+/*
+ * The ftrace lists are arrays (struct ftrace_slot_state) the dispatcher
+ * scans; a freed pid becomes -1 rather than shrinking the array, so a list
+ * whose tasks are all gone still exists (and lets nothing through).
+ */
+static notrace int ftrace_pid_find(const s32 *pids, u32 nr, pid_t pid)
+{
+	u32 i;
+
+	for (i = 0; i < nr && i < FTRACE_PIDS_MAX; i++)
+		if (pids[i] == pid)
+			return i;
+	return -1;
+}
+
+static notrace void ftrace_pid_add(s32 *pids, volatile u32 *nr, pid_t pid)
+{
+	int free = ftrace_pid_find(pids, *nr, -1);
+
+	if (ftrace_pid_find(pids, *nr, pid) >= 0)
+		return;
+	if (free >= 0) {
+		WRITE_ONCE(pids[free], pid);
+	} else if (*nr < FTRACE_PIDS_MAX) {
+		/* entry before length: the dispatcher reads a length, then that many entries */
+		WRITE_ONCE(pids[*nr], pid);
+		barrier();
+		*nr = *nr + 1;
+	}
+	/* else the list is full: the child goes untraced (a bound Linux's bitmap does not have) */
+}
+
+static notrace void ftrace_pid_remove(s32 *pids, u32 nr, pid_t pid)
+{
+	int i = ftrace_pid_find(pids, nr, pid);
+
+	if (i >= 0)
+		WRITE_ONCE(pids[i], -1);
+}
+
+/* trace_filter_add_remove_task(list, self, task): self is NULL for an exit */
+notrace void trace_pid_follow_fork(struct task_struct *parent, struct task_struct *child)
+{
+	u32 events = trace_pid_control.event_fork, functions = trace_pid_control.function_fork;
+	unsigned long flags;
+
+	spin_lock_irqsave(&trace_pid_lock, flags);
+	while (events) {
+		int s = __builtin_ctz(events);
+
+		events &= events - 1;
+		if (trace_pid_control.event_pids & (1U << s) &&
+		    trace_pid_test(&trace_pid_control.pids[s], parent->pid))
+			pid_bit(&trace_pid_control.pids[s], child->pid, true);
+		if (trace_pid_control.event_notrace_pids & (1U << s) &&
+		    trace_pid_test(&trace_pid_control.notrace_pids[s], parent->pid))
+			pid_bit(&trace_pid_control.notrace_pids[s], child->pid, true);
+	}
+	while (functions) {
+		int s = __builtin_ctz(functions);
+		struct ftrace_slot_state *st = &ftrace_control.slots[s];
+
+		functions &= functions - 1;
+		if (ftrace_pid_find(st->pids, st->nr_pids, parent->pid) >= 0)
+			ftrace_pid_add(st->pids, &st->nr_pids, child->pid);
+		if (ftrace_pid_find(st->notrace_pids, st->nr_notrace_pids, parent->pid) >= 0)
+			ftrace_pid_add(st->notrace_pids, &st->nr_notrace_pids, child->pid);
+	}
+	spin_unlock_irqrestore(&trace_pid_lock, flags);
+}
+
+notrace void trace_pid_follow_free(struct task_struct *task)
+{
+	u32 events = trace_pid_control.event_fork, functions = trace_pid_control.function_fork;
+	unsigned long flags;
+
+	spin_lock_irqsave(&trace_pid_lock, flags);
+	while (events) {
+		int s = __builtin_ctz(events);
+
+		events &= events - 1;
+		pid_bit(&trace_pid_control.pids[s], task->pid, false);
+		pid_bit(&trace_pid_control.notrace_pids[s], task->pid, false);
+	}
+	while (functions) {
+		int s = __builtin_ctz(functions);
+		struct ftrace_slot_state *st = &ftrace_control.slots[s];
+
+		functions &= functions - 1;
+		ftrace_pid_remove(st->pids, st->nr_pids, task->pid);
+		ftrace_pid_remove(st->notrace_pids, st->nr_notrace_pids, task->pid);
+	}
+	spin_unlock_irqrestore(&trace_pid_lock, flags);
+}

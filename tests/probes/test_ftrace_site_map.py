@@ -1,0 +1,39 @@
+"""ftrace_site_map: the guest dispatcher's way from a site's address to its index."""
+import struct
+
+import pytest
+
+from tracefs_sim.machine import Machine, MachineOptions
+from tracefs_sim.probes import FtraceSites
+from tracefs_sim.probes.ftrace import FTRACE_MAP_ENTRIES, FTRACE_MAP_GRAIN
+
+
+@pytest.fixture
+def machine(vmlinux):
+    m = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=1, seed=5))
+    yield m
+    m.stop()
+
+
+def read_map(m):
+    raw = m.read_memory(m.image.addr("ftrace_site_map"), 2 * FTRACE_MAP_ENTRIES)
+    return struct.unpack(f"<{FTRACE_MAP_ENTRIES}H", raw)
+
+
+@pytest.mark.parametrize("started_first", [False, True])
+def test_every_site_maps_to_its_index_and_nothing_else_maps(machine, started_first):
+    """Written whether the sites are set up before or after the machine starts."""
+    if started_first:
+        machine.start()
+    sites = FtraceSites(machine)
+    if not started_first:
+        machine.start()
+    img = machine.image
+    start, stop = img.addr("__start_mcount_loc"), img.addr("__stop_mcount_loc")
+    addrs = [a for (a,) in struct.iter_unpack("<Q", img.read(start, stop - start))]
+    text = img.addr("_stext")
+    table = read_map(machine)
+    expected = {(addr - text) // FTRACE_MAP_GRAIN: i + 1 for i, addr in enumerate(addrs)}
+    assert len(expected) == len(addrs) == len(sites.functions)
+    assert {slot: v for slot, v in enumerate(table) if v} == expected
+
