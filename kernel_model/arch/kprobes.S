@@ -29,6 +29,66 @@ kretprobe_hook:
 	ret
 	.size	__kretprobe_trampoline, .-__kretprobe_trampoline
 
+/*
+ * kprobe_guest_stub: a guest-handled point's slot starts `pushq $point;
+ * call kprobe_guest_stub` (the int3 handler sends the CPU there; an
+ * optimised probe jumps there).  It saves the probed context as a pt_regs
+ * (sp: the probed rsp, ip: filled by nobody -- the handler knows the point),
+ * runs kprobe_guest_slot(point, regs) with interrupts off, restores every
+ * register and the flags and returns past the pushed index, into the
+ * relocated instructions.
+ */
+#define KG_FRAME 168			/* struct pt_regs */
+	.globl	kprobe_guest_stub
+	.type	kprobe_guest_stub, @function
+kprobe_guest_stub:
+	pushfq
+	cli
+	subq	$KG_FRAME, %rsp
+	movq	%r15, 0(%rsp)
+	movq	%r14, 8(%rsp)
+	movq	%r13, 16(%rsp)
+	movq	%r12, 24(%rsp)
+	movq	%rbp, 32(%rsp)
+	movq	%rbx, 40(%rsp)
+	movq	%r11, 48(%rsp)
+	movq	%r10, 56(%rsp)
+	movq	%r9, 64(%rsp)
+	movq	%r8, 72(%rsp)
+	movq	%rax, 80(%rsp)
+	movq	%rcx, 88(%rsp)
+	movq	%rdx, 96(%rsp)
+	movq	%rsi, 104(%rsp)
+	movq	%rdi, 112(%rsp)
+	movq	$-1, 120(%rsp)			/* orig_ax */
+	movq	$0, 128(%rsp)			/* ip */
+	movq	$0x10, 136(%rsp)		/* __KERNEL_CS */
+	movq	KG_FRAME(%rsp), %rax		/* the pushed flags */
+	movq	%rax, 144(%rsp)
+	leaq	KG_FRAME+24(%rsp), %rax		/* past flags, return address, point */
+	movq	%rax, 152(%rsp)
+	movq	$0x18, 160(%rsp)		/* __KERNEL_DS */
+	movq	KG_FRAME+16(%rsp), %rdi		/* the point */
+	movq	%rsp, %rsi
+	movq	%rsp, %rbx
+	andq	$-16, %rsp			/* the C ABI's alignment */
+	call	kprobe_guest_slot
+	movq	%rbx, %rsp
+	movq	40(%rsp), %rbx
+	movq	48(%rsp), %r11
+	movq	56(%rsp), %r10
+	movq	64(%rsp), %r9
+	movq	72(%rsp), %r8
+	movq	80(%rsp), %rax
+	movq	88(%rsp), %rcx
+	movq	96(%rsp), %rdx
+	movq	104(%rsp), %rsi
+	movq	112(%rsp), %rdi
+	addq	$KG_FRAME, %rsp
+	popfq
+	ret	$8
+	.size	kprobe_guest_stub, .-kprobe_guest_stub
+
 /* Out-of-line copies and detour buffers, written by the host (int3 fill:
  * running into an unused part traps). */
 	.balign	4096

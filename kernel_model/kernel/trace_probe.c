@@ -1,8 +1,12 @@
 /*
- * Commits the record a host-side probe handler staged (include/trace/
- * probe_stage.h) into the rings, as trace_event_buffer_reserve/commit do
- * for a kprobe event in Linux: common header from the probed context's
- * flags, the staged body copied after it.
+ * Kprobe event records.  Two writers of the same records:
+ * - the guest kprobe handlers (kprobe_guest_ftrace, kprobe_guest_slot): the
+ *   fetch interpreter (Linux's process_fetch_insn / store_trace_args) over
+ *   the tables the host compiled (include/trace/probe_stage.h);
+ * - probe_stage_commit: the record a host-side probe handler staged, for
+ *   the probes the interpreter does not cover.
+ * Both as trace_event_buffer_reserve/commit do for a kprobe event in Linux:
+ * common header from the probed context's flags, then the body.
  */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
@@ -73,3 +77,329 @@ asm(
 "	popfq\n"
 "	ret\n"
 "	.size probe_commit_stub, .-probe_commit_stub\n");
+
+/* ---- guest kprobe handlers (include/trace/probe_stage.h) ---- */
+
+struct kprobe_guest kprobe_guest;
+/* the record being built, per CPU; 8 bytes of slack: a slot is written as one u64 */
+u8 kg_body[NR_CPUS][PROBE_STAGE_MAX + 8];
+static u8 kg_busy[NR_CPUS];
+
+#define KG_PTE_P 0x001UL
+#define KG_PTE_PS 0x080UL
+#define KG_PTE_ADDR 0x000ffffffffff000UL
+
+/* The physical address of va through the current CR3, as the host's
+ * HookContext.translate(); -1: not mapped (never a fault). */
+static notrace long kg_translate(u64 va)
+{
+	u64 ram = boot_params.ram_size, table, e, pa;
+	int shift;
+
+	if (va >= __START_KERNEL_map)
+		return va - __START_KERNEL_map < ram ? (long)(va - __START_KERNEL_map) : -1;
+	if (va >= PAGE_OFFSET && va - PAGE_OFFSET < ram)
+		return va - PAGE_OFFSET;
+	if (va >> 47)
+		return -1;
+	asm volatile("movq %%cr3, %0" : "=r"(table));
+	table &= KG_PTE_ADDR;
+	for (shift = 39; shift >= 12; shift -= 9) {
+		u64 epa = table + 8 * ((va >> shift) & 511);
+		if (epa + 8 > ram)
+			return -1;
+		e = *(u64 *)__va(epa);
+		if (!(e & KG_PTE_P))
+			return -1;
+		if (shift != 12 && (e & KG_PTE_PS)) {
+			pa = (e & KG_PTE_ADDR & ~((1UL << shift) - 1)) | (va & ((1UL << shift) - 1));
+			return pa < ram ? (long)pa : -1;
+		}
+		table = e & KG_PTE_ADDR;
+	}
+	pa = table | (va & 0xfff);
+	return pa < ram ? (long)pa : -1;
+}
+
+/* copy_from_{kernel,user}_nofault(): 0, or -1 when a byte is not mapped */
+static notrace int kg_read(void *dst, u64 va, u32 n, bool user)
+{
+	u8 *d = dst;
+
+	if (user ? va + n > KG_TASK_SIZE || va + n < va : va < KG_TASK_SIZE)
+		return -1;
+	while (n) {
+		long pa = kg_translate(va);
+		u32 chunk = 4096 - (va & 4095);
+
+		if (pa < 0)
+			return -1;
+		if (chunk > n)
+			chunk = n;
+		memcpy(d, __va(pa), chunk);
+		d += chunk;
+		va += chunk;
+		n -= chunk;
+	}
+	return 0;
+}
+
+/* strncpy_from_{kernel,user}_nofault() into dst (room: max bytes, NUL
+ * excluded): the length, or -1 on a fault before the NUL. */
+static notrace long kg_read_string(u8 *dst, u64 va, long max, bool user)
+{
+	long got = 0, limit = KG_MAX_STRING;
+
+	if (user != (va < KG_TASK_SIZE))
+		return -1;
+	while (got < limit) {
+		long pa = kg_translate(va);
+		long chunk = 4096 - (va & 4095), i;
+		const u8 *s;
+
+		if (pa < 0)
+			return -1;
+		if (chunk > limit - got)
+			chunk = limit - got;
+		s = __va(pa);
+		for (i = 0; i < chunk && s[i]; i++)
+			if (got + i < max)
+				dst[got + i] = s[i];
+		got += i;
+		if (i < chunk)
+			break;
+		va += chunk;
+	}
+	return got < KG_MAX_STRING - 1 ? got : KG_MAX_STRING - 1;
+}
+
+/* regs_get_kernel_stack_nth(): 0 outside the probed context's stack */
+static notrace u64 kg_stack(struct pt_regs *regs, u32 n)
+{
+	u64 sp = regs->sp, addr = sp + 8 * (u64)n, v;
+
+	if ((addr & ~(THREAD_SIZE - 1)) != (sp & ~(THREAD_SIZE - 1)))
+		return 0;
+	return kg_read(&v, addr, 8, addr < KG_TASK_SIZE) ? 0 : v;
+}
+
+/* A size-byte slot written with one unaligned u64 store, without a branch
+ * (every branch ends an emulated block): the bytes after it are kept. */
+static __always_inline void kg_put(u8 *slot, u64 val, u32 size)
+{
+	u64 m = ~0UL >> (64 - 8 * size), *q = (u64 *)slot;
+
+	*q = (*q & ~m) | (val & m);
+}
+
+/*
+ * process_fetch_insn() for one argument, writing it as store_trace_args()
+ * does: a number into its slot (left zero on a fault), a string after the
+ * fixed area with its __data_loc in the slot.  *pos: where the next string
+ * goes (body offset); returns -1 when the record would not fit.
+ */
+static notrace int kg_fetch(const struct kg_arg *a, struct pt_regs *regs, u64 ip, u8 *body,
+			    u32 arg_base, u32 *pos)
+{
+	u64 val, addr;
+	u8 *slot = body + arg_base + a->offset;
+	int i;
+
+	switch (a->load) {
+	case KG_LOAD_REG:
+		val = ((u64 *)regs)[a->param];
+		break;
+	case KG_LOAD_IP:
+		val = ip;
+		break;
+	case KG_LOAD_STACK:
+		val = kg_stack(regs, a->param);
+		break;
+	case KG_LOAD_IMM:
+		val = a->imm;
+		break;
+	default: {		/* KG_LOAD_COMM: the string itself */
+		struct task_struct *t = current;
+		u32 n = 0;
+
+		if (t)
+			while (n < TASK_COMM_LEN && t->comm[n])
+				n++;
+		if (*pos + n + 1 > PROBE_STAGE_MAX)
+			return -1;
+		if (n)
+			memcpy(body + *pos, t->comm, n);
+		body[*pos + n] = 0;
+		*(u32 *)slot = ((n + 1) << 16) | ((*pos + sizeof(struct trace_entry)) & 0xffff);
+		*pos += n + 1;
+		return 0;
+	}
+	}
+	for (i = 0; i < a->nderef; i++) {
+		addr = val + a->deref[i];
+		if (kg_read(&val, addr, 8, (a->user_mask >> i) & 1 || addr < KG_TASK_SIZE))
+			goto fault;
+	}
+	addr = val + a->store_off;
+	switch (a->store) {
+	case KG_ST_RAW:
+		break;
+	case KG_ST_MEM:
+	case KG_ST_UMEM:
+		val = 0;
+		if (kg_read(&val, addr, a->size, a->store == KG_ST_UMEM || addr < KG_TASK_SIZE))
+			goto fault;
+		break;
+	default: {		/* strings */
+		u32 room = *pos < PROBE_STAGE_MAX ? PROBE_STAGE_MAX - *pos : 0;
+		long n = kg_read_string(body + *pos, addr,
+					room ? room - 1 : 0,
+					a->store == KG_ST_USTRING || addr < KG_TASK_SIZE);
+
+		if (n < 0)
+			goto fault;
+		if (*pos + n + 1 > PROBE_STAGE_MAX)
+			return -1;
+		body[*pos + n] = 0;
+		*(u32 *)slot = ((n + 1) << 16) | ((*pos + sizeof(struct trace_entry)) & 0xffff);
+		*pos += n + 1;
+		return 0;
+	}
+	}
+	if (a->basesize) {
+		val &= ~0UL >> (64 - 8 * a->size);
+		val = ((val << a->lshift) & (~0UL >> (64 - 8 * a->basesize))) >> a->rshift;
+	}
+	kg_put(slot, val, a->size);
+	return 0;
+fault:
+	if (a->store >= KG_ST_STRING)	/* a fault's location: length 0 */
+		*(u32 *)slot = (*pos + sizeof(struct trace_entry)) & 0xffff;
+	else				/* a number that faulted stays zero */
+		kg_put(slot, 0, a->size);
+	return 0;
+}
+
+/* One record of a probe whose arguments are all plain registers: its size is
+ * known, so it is written straight into the ring (no staging copy). */
+static __always_inline void kg_record_plain(const struct kg_probe *kp, u32 slots, u64 addr,
+					    struct pt_regs *regs)
+{
+	struct trace_event_file file = { slots, kp->type, 0 };
+	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg], *end = a + kp->nargs;
+	u32 len = sizeof(struct trace_entry) + 8 + kp->args_size;
+	struct trace_entry *rec;
+	u8 *body;
+
+	preempt_disable();	/* the record shows the probed context's count */
+	rec = trace_event_buffer_reserve(&file, len);
+	if (rec) {
+		tracing_generic_entry_update(rec, &file, regs->flags);
+		body = (u8 *)(rec + 1);
+		*(u64 *)body = addr;
+		/* the slots follow each other: a u64 store spilling into the next
+		 * slot is overwritten by the next argument's (no branch per size);
+		 * the last one is stored at its size, nothing past the record */
+		for (; a < end - 1; a++)
+			*(u64 *)(body + 8 + a->offset) = ((u64 *)regs)[a->param];
+		if (a < end) {
+			u8 *slot = body + 8 + a->offset;
+			u64 v = ((u64 *)regs)[a->param];
+
+			switch (a->size) {
+			case 1: *slot = v; break;
+			case 2: *(u16 *)slot = v; break;
+			case 4: *(u32 *)slot = v; break;
+			default: *(u64 *)slot = v; break;
+			}
+		}
+		trace_event_commit(rec, len);
+	}
+	preempt_enable_no_resched();
+}
+
+/* One record built in this CPU's kg_body first (strings: the size is known
+ * once they are read), then copied into the ring. */
+static notrace void kg_record(struct kg_probe *kp, u32 slots, u64 addr, struct pt_regs *regs,
+			      u8 *body)
+{
+	struct trace_event_file file = { slots, kp->type, 0 };
+	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg], *end = a + kp->nargs;
+	u32 pos = 8 + kp->args_size;
+	struct trace_entry *rec;
+
+	*(u64 *)body = addr;
+	for (; a < end; a++)	/* every slot is written: no zeroing first */
+		if (kg_fetch(a, regs, addr + 1, body, 8, &pos)) {
+			/* larger than a record may be */
+			__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	preempt_disable();
+	rec = trace_event_buffer_reserve(&file, sizeof(*rec) + pos);
+	if (rec) {
+		tracing_generic_entry_update(rec, &file, regs->flags);
+		memcpy(rec + 1, body, pos);
+		trace_event_commit(rec, sizeof(*rec) + pos);
+	}
+	preempt_enable_no_resched();
+}
+
+/* kprobe_trace_func() for every enabled probe of a point; %ip reads as
+ * after the int3 (kprobe_ftrace_handler's too) */
+static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *regs)
+{
+	int cpu = this_cpu()->h.cpu;
+	u32 p = pt->first;
+
+	if (unlikely(kg_busy[cpu])) {	/* reentered: kprobes_inc_nmissed_count() */
+		for (; p; p = kprobe_guest.probes[p - 1].next)
+			if (kprobe_guest.probes[p - 1].slots)
+				__atomic_add_fetch(&kprobe_guest.probes[p - 1].nmissed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	kg_busy[cpu] = 1;
+	for (; p; p = kprobe_guest.probes[p - 1].next) {
+		struct kg_probe *kp = &kprobe_guest.probes[p - 1];
+		u32 slots = kp->slots;
+
+		if (!slots)
+			continue;
+		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
+		if (likely(kp->plain))
+			kg_record_plain(kp, slots, pt->addr, regs);
+		else
+			kg_record(kp, slots, pt->addr, regs, kg_body[cpu]);
+	}
+	kg_busy[cpu] = 0;
+}
+
+notrace void kprobe_guest_ftrace(struct pt_regs *regs)
+{
+	u32 lo = 0, hi = READ_ONCE(kprobe_guest.norder);
+	u64 ip = regs->ip;
+	const struct kg_point *pt;
+
+	if (hi > KG_MAX_POINTS)
+		return;
+	while (lo < hi) {
+		u32 mid = (lo + hi) / 2;
+		if (kprobe_guest.points[kprobe_guest.order[mid] % KG_MAX_POINTS].addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == READ_ONCE(kprobe_guest.norder))
+		return;
+	pt = &kprobe_guest.points[kprobe_guest.order[lo] % KG_MAX_POINTS];
+	if (pt->addr == ip && pt->first)
+		kg_hit(pt, regs);
+}
+
+notrace void kprobe_guest_slot(unsigned long point, struct pt_regs *regs)
+{
+	if (point < KG_MAX_POINTS && kprobe_guest.points[point].first) {
+		regs->ip = kprobe_guest.points[point].addr + 1;	/* as after the int3 */
+		kg_hit(&kprobe_guest.points[point], regs);
+	}
+}

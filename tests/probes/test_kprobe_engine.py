@@ -427,3 +427,97 @@ def test_insn_slots_exhausted_is_enomem_and_changes_nothing(machine):
     for k in probes:
         k.unregister()
     assert text_of(m)[0] == text_of(m)[1]
+
+
+@pytest.mark.parametrize("where", ["ftrace", "int3", "optimized"])
+def test_kretprobes_at_one_address_each_return_with_the_real_caller(machine, where):
+    """Two kretprobes and a kprobe on one function (at its ftrace site with function_graph
+    there too): each kretprobe takes its own instance, which keeps the return address it
+    found (the older probe's, taken second, finds the trampoline: Linux 6.1 prints that
+    ret_ip as "[unknown/kretprobe'd]"); the handlers run at the return, most recent instance
+    first, regs->ip the real caller; every return hook restores what it found, so the
+    program runs as without probes."""
+    m = machine(cpus=1)
+    sites = ftrace_sites(m) if where == "ftrace" else NoFtrace()
+    eng = KprobeEngine(m, sites)
+    # notrace: strlen is armed as int3, memset (longer) optimized
+    name = {"ftrace": "vfs_read", "int3": "strlen", "optimized": "memset"}[where]
+    addr = m.image.addr(name)
+    eng.optimization = where == "optimized"
+    reference = run(m, ["cat", "/etc/passwd"])
+    m.tracing.set_recording(0, True)
+    callers = {601: [], 602: []}
+
+    def returned(event_id):
+        def on_return(h):
+            callers[event_id].append((h.ret_ip, h.reg("ip")))
+            h.record(event_id, 1, struct.pack("<QQ", h.ip, h.ret_ip))
+        return on_return
+    a = eng.register(addr, on_hit=None, is_return=True, on_return=returned(601))
+    b = eng.register(addr, on_hit=None, is_return=True, on_return=returned(602))
+    k = eng.register(addr, on_hit=lambda h: h.record(603, 1, struct.pack("<Q", h.ip)))
+    for p in (a, b, k):
+        p.enable()
+    graph = (11, 10) if where == "ftrace" else ()       # TRACE_GRAPH_ENT, TRACE_GRAPH_RET
+    if graph:
+        sites.set_graph(0, frozenset({name}), graph_functions=frozenset(), graph_notrace=frozenset())
+    assert point_kind(eng, addr) == {"ftrace": FTRACE, "int3": INT3, "optimized": OPTIMIZED}[where]
+    assert run(m, ["cat", "/etc/passwd"]) == reference
+    if graph:
+        sites.set_graph(0, None, graph_functions=frozenset(), graph_notrace=frozenset())
+    calls = k.nhit
+    assert calls > 0 and a.nhit == b.nhit == calls and a.nmissed == b.nmissed == 0
+    assert a.free_instances == a.maxactive and b.free_instances == b.maxactive
+    trampoline = m.image.addr("__kretprobe_trampoline")
+    real = [ip for _, ip in callers[602]]
+    assert callers[602] == [(ip, ip) for ip in real] and callers[601] == [(trampoline, ip) for ip in real]
+    not_callers = {trampoline, m.image.addr("return_to_handler")}
+    assert all(m.image.symbolize(ip) and ip not in not_callers for ip in real)
+    # per call: the entry, the graph entry, the graph exit (return_to_handler gives back the
+    # trampoline it found), then the kretprobes, the older one's instance last taken
+    recs = collect(m, {}, {601, 602, 603, *graph})
+    pattern = [603, *graph[:1], *graph[1:], 601, 602]
+    assert [r[0] for r in recs] == pattern * calls
+    assert all(r[2] == addr for r in recs)
+    for p in (a, b, k):
+        p.unregister()
+    assert text_of(m)[0] == text_of(m)[1]
+
+
+def test_global_disarm_keeps_each_probes_state(machine):
+    """debug/kprobes/enabled: disarm_all_kprobes() restores every probed byte but no probe's
+    own state; enabling one meanwhile leaves a lone probe disabled (Linux 6.1's
+    enable_kprobe); arm_all_kprobes() re-arms the enabled ones as they were."""
+    m = machine(cpus=1)
+    sites = ftrace_sites(m)
+    eng = KprobeEngine(m, sites)
+    hits = []
+    read_addr = m.image.addr("vfs_read")
+    o = eng.register(m.image.addr("do_sys_openat2") + 5, on_hit=lambda h: hits.append("o"))
+    f = eng.register(read_addr, on_hit=lambda h: hits.append("f"))
+    r = eng.register(read_addr, on_hit=None, is_return=True, on_return=lambda h: hits.append("r"))
+    idle = eng.register(m.image.addr("vfs_write"), on_hit=lambda h: hits.append("w"))
+    for p in (o, f, r):
+        p.enable()
+    assert eng.armed
+    armed = eng.list_text()
+    assert "do_sys_openat2+0x5    [OPTIMIZED]" in armed and armed.count("[DISABLED]") == 1
+    eng.armed = False
+    eng.armed = False                                  # again: nothing to do
+    assert not eng.armed and all(p.enabled for p in (o, f, r))
+    assert text_of(m)[0] == text_of(m)[1] and sites.patched_count == 0
+    assert eng.list_text() == armed.replace("[OPTIMIZED]", "")  # kprobe_optimized() is cleared
+    run(m, ["cat", "/etc/passwd"])
+    assert hits == []
+    idle.enable()
+    assert not idle.enabled and eng.list_text() == armed.replace("[OPTIMIZED]", "")
+    r.disable()                                        # a probe's own state still changes
+    assert "r  vfs_read+0x0    [DISABLED][FTRACE]" in eng.list_text()
+    eng.armed = True
+    assert eng.list_text() == armed.replace("r  vfs_read+0x0    [FTRACE]", "r  vfs_read+0x0    [DISABLED][FTRACE]")
+    run(m, ["cat", "/etc/passwd"])
+    assert {"o", "f"} <= set(hits) and not {"r", "w"} & set(hits)
+    assert o.nhit and f.nhit and not idle.nhit
+    for p in (o, f, r, idle):
+        p.unregister()
+    assert text_of(m)[0] == text_of(m)[1]

@@ -103,7 +103,8 @@ class FakeKprobeEngine:
         self.probes: list[FakeKprobe] = []
         self.optimization = True
 
-    def register(self, addr: int, *, on_hit, is_return: bool = False, maxactive: int = 0, on_return=None):
+    def register(self, addr: int, *, on_hit, is_return: bool = False, maxactive: int = 0, on_return=None,
+                 guest=None):  # the guest's record program: the fake plays hits with on_hit
         found = self.machine.image.symbolize(addr)
         if found is None or found[0].name not in FUNCTIONS or found[0].name == "kprobe_blacklisted":
             raise OSError(errno.EINVAL, "cannot probe here")

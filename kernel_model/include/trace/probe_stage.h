@@ -32,4 +32,81 @@ extern struct probe_stage probe_stage[NR_CPUS];
 
 /* Commits this CPU's staged record, if any; preserves every register and the flags. */
 void probe_commit_stub(void);
+
+/*
+ * Guest kprobe handlers (kernel/trace_probe.c): the host compiles each
+ * kprobe event's fetch arguments (trace/probe_args.py FetchInsn programs)
+ * into these tables (probes/guest_fetch.py mirrors them); the guest runs
+ * them at a hit as Linux's process_fetch_insn() does and writes the record
+ * itself.  A point is a probed address; its probes (an aggregate) chain
+ * through `next`.  Counters (kprobe_profile) live here; the host reads them.
+ */
+#define KG_MAX_POINTS 256
+#define KG_MAX_PROBES 512
+#define KG_MAX_ARGS 2048		/* kg_arg entries, all probes together */
+#define KG_MAX_DEREF 8
+#define KG_MAX_STRING 4096		/* MAX_STRING_SIZE */
+#define KG_TASK_SIZE ((1UL << 47) - 4096)
+
+enum { KG_LOAD_REG, KG_LOAD_IP, KG_LOAD_STACK, KG_LOAD_IMM, KG_LOAD_COMM };
+enum { KG_ST_RAW, KG_ST_MEM, KG_ST_UMEM, KG_ST_STRING, KG_ST_USTRING };
+
+struct kg_arg {				/* one argument's fetch program */
+	u8 load;			/* KG_LOAD_* */
+	u8 store;			/* KG_ST_* */
+	u8 size;			/* the stored value's bytes (string: 4, its data location) */
+	u8 nderef;			/* dereferences between load and store */
+	u8 user_mask;			/* bit i: dereference i is a uderef */
+	u8 basesize, lshift, rshift;	/* bitfield (basesize 0: none) */
+	u16 offset;			/* its slot in the argument area */
+	u16 param;			/* KG_LOAD_REG: pt_regs index; KG_LOAD_STACK: n */
+	u32 plain;			/* 1: KG_LOAD_REG stored as is, the commonest (few branches) */
+	u64 imm;			/* KG_LOAD_IMM */
+	s64 store_off;
+	s64 deref[KG_MAX_DEREF];
+};
+
+struct kg_probe {
+	volatile u32 slots;		/* trace-array slots of its event; 0: disabled */
+	u16 type;			/* the event's id */
+	u16 nargs;
+	u32 first_arg;			/* index in kg_args */
+	u32 args_size;			/* the fixed argument area's bytes */
+	u32 next;			/* the point's next probe + 1; 0: the last */
+	u32 plain;			/* 1: every argument plain (no string: its size is known) */
+	u64 nhit, nmissed;
+};
+
+struct kg_point {			/* its index is fixed while armed: slot code pushes it */
+	u64 addr;
+	u32 first;			/* its first probe + 1; 0: none (not a guest point) */
+	u32 pad;
+};
+
+struct kprobe_guest {
+	u32 norder;			/* the ftrace path's search: */
+	u32 pad;
+	u16 order[KG_MAX_POINTS];	/* the points' indexes, by address */
+	struct kg_point points[KG_MAX_POINTS];
+	struct kg_probe probes[KG_MAX_PROBES];
+	struct kg_arg args[KG_MAX_ARGS];
+};
+
+_Static_assert(sizeof(struct kg_arg) == 96, "kg_arg layout");
+_Static_assert(offsetof(struct kg_arg, imm) == 16, "kg_arg layout");
+_Static_assert(sizeof(struct kg_probe) == 40, "kg_probe layout");
+_Static_assert(offsetof(struct kg_probe, nhit) == 24, "kg_probe layout");
+_Static_assert(sizeof(struct kg_point) == 16, "kg_point layout");
+_Static_assert(offsetof(struct kprobe_guest, order) == 8, "kprobe_guest layout");
+_Static_assert(offsetof(struct kprobe_guest, points) == 8 + 2 * KG_MAX_POINTS, "kprobe_guest layout");
+_Static_assert(offsetof(struct kprobe_guest, probes) == 8 + 18 * KG_MAX_POINTS, "kprobe_guest layout");
+_Static_assert(offsetof(struct kprobe_guest, args) == 8 + 18 * KG_MAX_POINTS + 40 * KG_MAX_PROBES,
+	       "kprobe_guest layout");
+
+extern struct kprobe_guest kprobe_guest;
+struct pt_regs;
+/* ftrace-based kprobes: the point at regs->ip, if the guest handles it */
+void kprobe_guest_ftrace(struct pt_regs *regs);
+/* arch/kprobes.S kprobe_guest_stub: slot code `push $point; call kprobe_guest_stub` */
+void kprobe_guest_slot(unsigned long point, struct pt_regs *regs);
 #endif

@@ -16,7 +16,17 @@ Kinds of armed probe point (one per address: probes there aggregate):
   handler, which then enters a slot `call probe_commit_stub; ret` with the
   computed target pushed (or goes to the target when nothing was staged).
 
-Handlers never write the ring: ProbeHit.record() stages the record in the
+Guest handlers: a kprobe registered with a GuestRecord (probes/guest_fetch.py:
+its event's fetch arguments compiled for the guest) is run by the guest itself
+(kernel/trace_probe.c, as Linux's kprobe_trace_func) when every probe of its
+point has one: FTRACE points through ftrace_caller's kprobe_guest_ftrace();
+OPTIMIZED and int3 (copied instruction) points through a slot `push $point;
+call kprobe_guest_stub; <relocated instructions>; jmp back` (int3: the host
+handler only moves RIP there).  Their hit counts live in the guest's tables.
+Other points (kretprobes, arguments the guest does not interpret, an int3 on
+an emulated instruction) keep the host handlers below.
+
+Host handlers never write the ring: ProbeHit.record() stages the record in the
 CPU's probe_stage, and the guest's probe_commit_stub commits it.  An
 aggregate of N probes has N-1 further commit calls in its slot, each hooked
 to stage the hit's next record (for FTRACE points ftrace_caller resumes at
@@ -25,6 +35,16 @@ hit from the commit path itself) runs no handler and counts as missed, as
 Linux counts a reentered kprobe.  A disarmed point's slot is erased (int3
 fill) once no CPU runs in it or was interrupted there (Machine.text_release),
 as Linux frees insn slots after a grace period.
+
+Kretprobes (rethook on x86 in Linux 6.1): each takes an instance from its
+own pool at the entry, keeping the return address it finds; only the first
+swaps it for __kretprobe_trampoline, so a call with several (an aggregate, a
+tail call) returns through the trampoline once per instance, newest first,
+each pass restoring what its instance found and committing one record.
+function_graph swaps after the kprobe hook and restores what it found too.
+
+`armed` is debug/kprobes/enabled: False disarms every point, leaving each
+probe's own enable state as it is (disarm_all_kprobes()).
 """
 from __future__ import annotations
 
@@ -42,6 +62,7 @@ from ..machine.image import KERNEL_MAP, PAGE_OFFSET
 from ..trace.kprobe_spec import default_maxactive
 from ..trace.probe_args import MAX_STRING_SIZE, TASK_SIZE
 from . import insn as X
+from .guest_fetch import GuestRecord, GuestTables
 
 log = logging.getLogger(__name__)
 
@@ -196,18 +217,47 @@ class Kprobe:
     """One registered probe (struct kprobe / struct kretprobe)."""
 
     def __init__(self, engine: "KprobeEngine", addr: int, on_hit, is_return: bool,
-                 maxactive: int, on_return):
+                 maxactive: int, on_return, guest: tuple[int, int, int] | None = None):
         self._engine = engine
+        # (probe index, first argument, nargs) in the guest's tables: hits run in the guest
+        self.guest = guest
+        self._slots = 0
         self.addr = addr
         self.on_hit = on_hit
         self.on_return = on_return
         self.is_return = is_return
         self.maxactive = maxactive if maxactive > 0 else default_maxactive(engine.machine.nr_cpus)
         self.free_instances = self.maxactive
-        self.nhit = 0
-        self.nmissed = 0
+        self._host_nhit = 0
+        self._host_nmissed = 0
         self.enabled = False
         self.registered = True
+
+    # kprobe_profile: what host handlers counted plus what the guest's did
+    @property
+    def nhit(self) -> int:
+        return self._host_nhit + (self._engine._guest.counts(self.guest[0])[0] if self.guest else 0)
+
+    @nhit.setter
+    def nhit(self, value: int) -> None:
+        self._host_nhit += value - self.nhit
+
+    @property
+    def nmissed(self) -> int:
+        return self._host_nmissed + (self._engine._guest.counts(self.guest[0])[1] if self.guest else 0)
+
+    @nmissed.setter
+    def nmissed(self, value: int) -> None:
+        self._host_nmissed += value - self.nmissed
+
+    @property
+    def slots(self) -> int:
+        """The trace-array slots its event records in (what a guest handler writes)."""
+        return self._slots
+
+    @slots.setter
+    def slots(self, value: int) -> None:
+        self._engine._set_slots(self, value)
 
     def enable(self) -> None:
         self._engine._set_enabled(self, True)
@@ -242,6 +292,11 @@ class _Point:
     drain_hooks: list[int] = field(default_factory=list)  # the extra commit calls' hooks
     extra: int = 0  # records a hit can commit besides the first (armed layout)
     length: int = 0  # bytes of text the armed probe replaced
+    guest: int | None = None  # armed with guest handlers: its index in the guest's tables
+    # KPROBE_FLAG_DISABLED of the hashed kprobe: of the probe itself while it is alone, of
+    # the aggregate (which it becomes for good once a second probe joins) after that
+    disabled: bool = True
+    aggregate: bool = False
 
 
 class KprobeEngine:
@@ -253,6 +308,7 @@ class KprobeEngine:
         self._lock = threading.RLock()
         self._points: dict[int, _Point] = {}
         self._optimization = True
+        self._all_disarmed = False  # debug/kprobes/enabled written 0
         self._text = img.text_range
         self._mcount = {addr: name for name, addr in img.mcount_sites.items()}
         self._jump_sites = sorted(e.code for e in img.jump_entries)
@@ -279,6 +335,8 @@ class KprobeEngine:
         self._ftrace_hook: int | None = None
         self._kret_hook: int | None = None
         self._slot_by_exit: dict[int, _Point] = {}  # OPTIMIZED detour address -> point
+        self._guest = GuestTables(machine)
+        self._guest_stub = self._required("kprobe_guest_stub")
         machine.set_breakpoint_handler(self._on_int3)
 
     def _required(self, name: str) -> int:
@@ -337,17 +395,27 @@ class KprobeEngine:
     # ---- registration ----
     def register(self, addr: int, *, on_hit: Callable[[ProbeHit], None],
                  is_return: bool = False, maxactive: int = 0,
-                 on_return: Callable[[ProbeHit], None] | None = None) -> Kprobe:
+                 on_return: Callable[[ProbeHit], None] | None = None,
+                 guest: GuestRecord | None = None) -> Kprobe:
         """register_kprobe()/register_kretprobe(): validates, aggregates, and
-        registers DISABLED (nothing is patched until enable())."""
+        registers DISABLED (nothing is patched until enable()).  guest: the
+        record program the guest runs instead of on_hit (kprobes only; on_hit
+        stays for a point the guest cannot handle)."""
         with self._lock:
             point = self._points.get(addr)
             func = self._validate(addr, is_return, point is not None)
-            kp = Kprobe(self, addr, on_hit, is_return, maxactive, on_return)
+            entry = None
+            if guest is not None and not is_return:
+                found = self._guest.add_probe(guest)
+                if found is not None:
+                    entry = (found[0], found[1], len(guest.args))
+            kp = Kprobe(self, addr, on_hit, is_return, maxactive, on_return, entry)
             if point is None:
                 point = self._points[addr] = _Point(addr, func)
                 if addr not in self._mcount:
                     point.insn = self._insn_at(addr)
+            else:
+                point.aggregate = True
             # replaced, never mutated: handlers on the CPUs' thread iterate it
             point.probes = [kp] + point.probes
             self._refresh()
@@ -405,16 +473,41 @@ class KprobeEngine:
 
     # ---- enable / disable / unregister ----
     def _set_enabled(self, kp: Kprobe, on: bool) -> None:
+        """enable_kprobe()/disable_kprobe().  While all kprobes are disarmed, enabling
+        leaves a disabled point disabled: a lone probe stays [DISABLED], and neither is
+        armed by a later arm_all_kprobes(), as in Linux 6.1."""
         with self._lock:
             if not kp.registered:
                 raise OSError(errno.EINVAL, "kprobe is not registered")
-            was, kp.enabled = kp.enabled, on
+            point = self._points[kp.addr]
+            was = kp.enabled, point.disabled
+            if on:
+                if point.aggregate:
+                    kp.enabled = True
+                if point.disabled and not self._all_disarmed:
+                    point.disabled = False
+                    kp.enabled = True
+            else:
+                kp.enabled = False
+                if not any(p.enabled for p in point.probes):
+                    point.disabled = True
+            self._write_guest_slots(kp)
             try:
                 self._refresh()
             except OSError:  # no insn slot left: the probe stays as it was
-                kp.enabled = was
+                kp.enabled, point.disabled = was
+                self._write_guest_slots(kp)
                 self._refresh()
                 raise
+
+    def _set_slots(self, kp: Kprobe, slots: int) -> None:
+        with self._lock:
+            kp._slots = slots
+            self._write_guest_slots(kp)
+
+    def _write_guest_slots(self, kp: Kprobe) -> None:
+        if kp.guest is not None:
+            self._guest.set_slots(kp.guest[0], kp._slots if kp.enabled and kp.registered else 0)
 
     def _unregister(self, kp: Kprobe) -> None:
         with self._lock:
@@ -424,6 +517,12 @@ class KprobeEngine:
             kp.enabled = False
             point = self._points[kp.addr]
             point.probes = [p for p in point.probes if p is not kp]
+            if kp.guest is not None:  # its counts go with it, as the struct kprobe's
+                kp._host_nhit, kp._host_nmissed = kp.nhit, kp.nmissed
+                self._guest.remove_probe(*kp.guest)
+                kp.guest = None
+            if not any(p.enabled for p in point.probes):
+                point.disabled = True
             if not point.probes:
                 self._disarm(point)
                 del self._points[kp.addr]
@@ -439,17 +538,38 @@ class KprobeEngine:
             self._optimization = bool(on)
             self._refresh()
 
-    def _refresh(self) -> None:
+    @property
+    def armed(self) -> bool:
+        """debug/kprobes/enabled: False while every probe is disarmed (disarm_all_kprobes:
+        no probe's own enable state changes; arm_all_kprobes re-arms those enabled)."""
+        return not self._all_disarmed
+
+    @armed.setter
+    def armed(self, on: bool) -> None:
+        with self._lock:
+            if self._all_disarmed != bool(on):
+                return
+            self._all_disarmed = not on
+            # best effort, as arm_all_kprobes(): the last error is reported
+            self._refresh(best_effort=True)
+
+    def _refresh(self, best_effort: bool = False) -> None:
         """Bring every point to the kind it should be armed as now."""
         if self._retired:
             self._release_slots()
+        failed = None
         for point in list(self._points.values()):
             want = self._wanted_kind(point)
             if want != point.kind or (want and point.extra != len(point.probes) - 1):
                 self._disarm(point)
                 if want is not None:
-                    self._arm(point, want)
-        need_ftrace = any(p.kind == FTRACE for p in self._points.values())
+                    try:
+                        self._arm(point, want)
+                    except OSError as e:
+                        if not best_effort:
+                            raise
+                        failed = e
+        need_ftrace = any(p.kind == FTRACE and p.guest is None for p in self._points.values())
         if need_ftrace and self._ftrace_hook is None:
             self._ftrace_hook = self.machine.add_code_hook(self._ftrace_hook_addr, self._on_ftrace)
         elif not need_ftrace and self._ftrace_hook is not None:
@@ -462,9 +582,11 @@ class KprobeEngine:
             # (it stays while an instance is in flight: that return must still be caught)
             self.machine.remove_code_hook(self._kret_hook)
             self._kret_hook = None
+        if failed is not None:
+            raise failed
 
     def _wanted_kind(self, point: _Point) -> str | None:
-        if not any(kp.enabled for kp in point.probes):
+        if point.disabled or self._all_disarmed:
             return None
         if point.addr in self._mcount:
             return FTRACE
@@ -531,6 +653,10 @@ class KprobeEngine:
         addr = point.addr
         extra = len(point.probes) - 1
         stub = self._commit_stub
+        if self._arm_guest(point, kind):
+            point.kind = kind
+            point.extra = extra
+            return
         if kind == FTRACE:
             if extra:  # ftrace_caller resumes at regs->ip: the drain calls, then the function
                 slot = self._alloc_slot(5 * extra + 5)
@@ -570,6 +696,45 @@ class KprobeEngine:
         point.kind = kind
         point.extra = extra
 
+    def _arm_guest(self, point: _Point, kind: str) -> bool:
+        """Arm a point whose probes the guest handles all of (kernel/trace_probe.c):
+        FTRACE through ftrace_caller's kprobe_guest_ftrace(); OPTIMIZED and int3 (a
+        copied instruction) through a slot `push $point; call kprobe_guest_stub`, then
+        the relocated instructions.  False: host handlers it is."""
+        if any(kp.guest is None for kp in point.probes):
+            return False
+        if kind == INT3 and X.int3_strategy(point.insn) != X.COPY:
+            return False  # an emulated instruction: the host handler's business
+        index = self._guest.add_point(point.addr, [kp.guest[0] for kp in point.probes])
+        if index is None:
+            return False
+        point.guest = index
+        if kind == FTRACE:
+            self.ftrace.set_kprobe(point.func, True)
+            return True
+        covered = ([point.insn] if kind == INT3 else
+                   X.optimized_insns(self._decode(self.image.symbolize(point.addr)[0]), point.addr))
+        size = sum(c.size for c in covered)
+        try:
+            slot = self._alloc_slot(10 + size + 5)
+        except OSError:
+            self._guest.remove_point(index)
+            point.guest = None
+            raise
+        code = b"\x68" + struct.pack("<I", index) + X.call32(slot + 5, self._guest_stub)
+        point.copy_entry = slot + len(code)
+        for c in covered:
+            code += X.relocate(c, slot + len(code))
+        code += X.jmp32(slot + len(code), point.addr + size)
+        self._install_slot(point, slot, code, range(0))
+        if kind == INT3:
+            self._poke([(point.addr, b"\xcc")])
+            point.length = 1
+        else:
+            self._poke([(point.addr, X.jmp32(point.addr, slot))])
+            point.length = size
+        return True
+
     def _install_slot(self, point: _Point, slot: int, code: bytes, drains: range) -> None:
         point.slot = (slot, len(code))
         self._poke([(slot, code)])
@@ -590,6 +755,9 @@ class KprobeEngine:
         for h in point.drain_hooks:
             self.machine.remove_code_hook(h)
         point.drain_hooks = []
+        if point.guest is not None:
+            self._guest.remove_point(point.guest)
+            point.guest = None
         if point.slot:
             self._retired.append(point.slot)
             point.slot = None
@@ -652,6 +820,12 @@ class KprobeEngine:
         self._stage(ctx, event_type, slots, flags, payload)
 
     def _kretprobe_entry(self, kp: Kprobe, ctx: HookContext, regs: _Regs) -> bool:
+        """Take an instance from kp's pool and hook the return: the instance
+        keeps the return address it finds (rethook_hook()).  One that is already
+        the trampoline belongs to an instance of this very call (another
+        kretprobe of the aggregate, or a caller that tail-called here): it stays,
+        and the call returns through the trampoline once per instance, each
+        restoring what it found."""
         if kp.free_instances <= 0:
             self._reclaim_dead_tasks()
             if kp.free_instances <= 0:
@@ -662,13 +836,22 @@ class KprobeEngine:
         if raw is None:
             kp.nmissed += 1
             return False
+        found = _U64.unpack(raw)[0]
+        hooked = found == self._trampoline
         task = ctx.current_task_addr()
         stack = self._instances.setdefault(task, [])
-        while stack and stack[-1].sp <= sp:  # frames that never returned (their stack is reused)
+        # frames that never returned (their stack is reused): deeper ones, and one
+        # at this sp unless the trampoline there says it is this call's
+        while stack and (stack[-1].sp < sp or (stack[-1].sp == sp and not hooked)):
             stack.pop().probe.free_instances += 1
+        if hooked and (not stack or stack[-1].sp != sp):
+            log.error("kretprobe trampoline at sp %#x without an instance", sp)
+            kp.nmissed += 1
+            return False
         kp.free_instances -= 1
-        stack.append(_Instance(kp, sp, _U64.unpack(raw)[0], ctx.current_pid()))
-        ctx.write(sp, _U64.pack(self._trampoline))
+        stack.append(_Instance(kp, sp, found, ctx.current_pid()))
+        if not hooked:
+            ctx.write(sp, _U64.pack(self._trampoline))
         return True
 
     def _reclaim_dead_tasks(self) -> None:
@@ -686,7 +869,7 @@ class KprobeEngine:
         raw = ctx.read(frame_va, _PT_REGS.size)
         values = _PT_REGS.unpack(raw)
         point = self._points.get(values[_PT_INDEX["ip"]])
-        if point is None or point.kind != FTRACE:
+        if point is None or point.kind != FTRACE or point.guest is not None:
             return
         # kprobe_ftrace_handler(): ip as if after an int3
         hit = self._run(point, ctx, _Regs(values, _PT_INDEX, point.addr + 1))
@@ -708,6 +891,9 @@ class KprobeEngine:
         point = self._points.get(v[_IP] - 1)
         if point is None or point.kind != INT3:
             return False  # not ours: the machine's panic path
+        if point.guest is not None:  # the slot's guest handler does the rest
+            ctx.set_rip(point.slot[0])
+            return True
         regs = _Regs(v, _CPU_INDEX, v[_IP])
         hit = self._run(point, ctx, regs)
         staged = hit is not None and hit.staged
@@ -782,12 +968,21 @@ class KprobeEngine:
         inst = stack.pop()
         kp = inst.probe
         kp.free_instances += 1
+        # what it found: the trampoline again while another instance of this call
+        # waits (each pass commits one record), the caller for the first one taken
         ctx.write(sp, _U64.pack(inst.ret_addr))
+        caller = inst.ret_addr
+        for other in reversed(stack):
+            if other.sp != sp:
+                break
+            caller = other.ret_addr
         if not kp.enabled or kp.on_return is None or self._stage_busy(ctx):
             return
         v = list(v)
         v[REG_INDEX["sp"]] = sp + 8  # as after the function's ret
-        regs = _Regs(tuple(v), _CPU_INDEX, inst.ret_addr)
+        # rethook_trampoline_handler(): regs->ip is the real return address; ret_ip is
+        # the instance's own (the trampoline's, "[unknown/kretprobe'd]", for all but one)
+        regs = _Regs(tuple(v), _CPU_INDEX, caller)
         hit = ProbeHit(self, ctx, regs, kp.addr, inst.ret_addr)
         kp.nhit += 1
         kp.on_return(hit)

@@ -36,6 +36,7 @@ from .kprobe_spec import (
 )
 from .kernel_symbols import ImageSymbols
 from .probe_args import ProbeError, decode_args
+from ..probes.guest_fetch import compile_args
 from .probe_record import record_body
 
 _IP = struct.Struct("<Q")
@@ -124,6 +125,9 @@ class KprobeEvent:
             after = before | (1 << slot) if on else before & ~(1 << slot)
             self.slots = after
             try:
+                for tk in self.probes:  # what guest handlers record in
+                    if tk.kprobe is not None:
+                        tk.kprobe.slots = after
                 if after and not before:
                     self._arm([tk.kprobe for tk in self.probes if tk.kprobe is not None])
                 elif before and not after:
@@ -132,6 +136,9 @@ class KprobeEvent:
                             tk.kprobe.disable()
             except BaseException:
                 self.slots = before
+                for tk in self.probes:
+                    if tk.kprobe is not None:
+                        tk.kprobe.slots = before
                 raise
 
     @staticmethod
@@ -305,7 +312,9 @@ class KprobeEvents:
                                                maxactive=resolved.maxactive,
                                                on_return=event.hit_handler(resolved))
             else:
-                kprobe = self._engine.register(addr, on_hit=event.hit_handler(resolved))
+                kprobe = self._engine.register(addr, on_hit=event.hit_handler(resolved),
+                                               guest=compile_args(event.id, resolved.args))
+                kprobe.slots = event.slots
         except OSError as e:
             return failed(-(e.errno or errno.EINVAL))
         return resolved, kprobe

@@ -1,0 +1,212 @@
+"""Guest kprobe handlers (kernel/trace_probe.c, probes/guest_fetch.py) on a running machine:
+the record the guest builds at a hit is the generic one (ProbeArg.fetch + encode_args over
+the same probed context) byte for byte, for random argument specs, on an ftrace site, an
+optimised probe and an int3 probe; no host hook runs at such a hit; and kprobe_profile
+counts what the guest counted."""
+import contextlib
+import struct
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from tracefs_sim.bench.traced import PROBED, TracedKernel
+from tracefs_sim.probes import kprobes as K
+from tracefs_sim.probes.guest_fetch import compile_args
+from tracefs_sim.trace.probe_args import encode_args
+
+PROBE_STAGE_MAX = 3072
+BLOCKS = 3
+
+
+@pytest.fixture(scope="module")
+def kernel(vmlinux):
+    k = TracedKernel(seed=5)
+    yield k
+    k.close()
+
+
+class Capture:
+    """Per hit: the generic record body, computed where the host handler would run (a code
+    hook on the probed instruction, or ftrace_caller's ftrace_kprobe_hook), and the record
+    the guest handler commits into the ring."""
+
+    def __init__(self, kernel, addr, args):
+        self.m = kernel.machine
+        self.engine = kernel.engine
+        self.addr, self.args = addr, args
+        self.expected, self.actual = [], []
+        self.hits = 0
+        img = self.m.image
+        ftrace = addr in kernel.engine._mcount  # there: the pt_regs ftrace_caller saved
+        self.handles = [self.m.add_code_hook(img.lookup("ftrace_kprobe_hook").addr if ftrace else addr,
+                                             self.on_ftrace if ftrace else self.on_probed),
+                        self.m.add_code_hook(img.lookup("trace_event_commit").addr, self.on_commit)]
+
+    def close(self):
+        for h in self.handles:
+            self.m.remove_code_hook(h)
+
+    def on_ftrace(self, ctx):
+        values = K._PT_REGS.unpack(ctx.read(ctx.reg("di"), K._PT_REGS.size))
+        if values[K._PT_INDEX["ip"]] == self.addr:
+            self.expect(ctx, K._Regs(values, K._PT_INDEX, self.addr + 1))
+
+    def on_probed(self, ctx):
+        self.expect(ctx, K._Regs(ctx.regs(), K._CPU_INDEX, self.addr + 1))
+
+    def expect(self, ctx, regs):
+        self.hits += 1
+        hit = K.ProbeHit(self.engine, ctx, regs, self.addr)
+        body = struct.pack("<Q", self.addr) + encode_args(self.args, [a.fetch(hit) for a in self.args], 16)
+        if len(body) <= PROBE_STAGE_MAX:  # larger: not recorded (counted missed)
+            self.expected.append(body)
+
+    def on_commit(self, ctx):
+        v = ctx.regs()
+        found = self.m.image.symbolize(struct.unpack("<Q", ctx.read(v[K.REG_INDEX["sp"]], 8))[0])
+        if found is None or found[0].name not in ("kg_record", "kprobe_guest_ftrace", "kprobe_guest_slot"):
+            return
+        size = v[K.REG_INDEX["si"]] & 0xFFFFFFFF
+        self.actual.append(ctx.read(v[K.REG_INDEX["di"]] + 8, size - 8))
+
+
+loads = st.sampled_from(["%di", "%si", "%dx", "%cx", "%sp", "%ip", "%flags", "$stack1", "$stack", "$arg2",
+                         "$arg8", "@jiffies", "@init_task", "\\0x400010", "\\-8"])
+offsets = st.sampled_from(["0", "8", "16", "-8", "0x20", "3", "0x5c0"])
+types = st.sampled_from(["", ":u8", ":s16", ":x32", ":u64", ":s64", ":string", ":ustring",
+                         ":b3@2/8", ":b12@4/32", ":x8"])
+
+
+@st.composite
+def fetcharg(draw):
+    if draw(st.integers(0, 9)) == 0:
+        return "$comm"
+    arg = draw(loads)
+    for k in range(draw(st.integers(0, 3))):
+        off = draw(offsets)
+        if k == 0 and arg in ("%sp", "$stack"):
+            # below the probed sp is the probe machinery's stack (as in Linux): not compared
+            off = off.lstrip("-")
+        arg = f"+{draw(st.sampled_from(['', 'u']))}{off}({arg})".replace("+-", "-")
+    return arg + draw(types)
+
+
+def point_of(kernel, kind):
+    if kind == K.FTRACE:
+        return PROBED, True
+    return f"{PROBED}+{kernel.optimisable}", kind == K.OPTIMIZED
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                  HealthCheck.too_slow])
+@given(st.lists(fetcharg(), min_size=1, max_size=4), st.sampled_from([K.FTRACE, K.OPTIMIZED, K.INT3]))
+def test_guest_records_are_the_generic_ones(kernel, specs, kind):
+    compare(kernel, specs, kind)
+
+
+def compare(kernel, specs, kind):
+    """A probe with these arguments at a `kind` point: the guest's records are the generic
+    ones and its counts are the hits."""
+    where, optimise = point_of(kernel, kind)
+    kernel.optimization(optimise)
+    try:  # $argN only at a function's entry; an unknown @SYM: rejected specs are not the point here
+        kernel.probe(f"p:kg/t {where} " + " ".join(f"a{i}={s}" for i, s in enumerate(specs)))
+    except OSError:
+        assume(False)
+    try:
+        addr = kernel.machine.image.lookup(PROBED).addr + (0 if kind == K.FTRACE else kernel.optimisable)
+        tk = next(tk for tk in kernel.kprobes._probes if tk.spec.event == "t")
+        args = tk.spec.args  # resolved (@SYM filled in)
+        assert compile_args(0, args) is not None  # every spec drawn here is the guest's
+        kernel.enable("kg", "t")
+        point = kernel.engine._points[addr]
+        assert point.kind == kind and point.guest is not None  # armed for the guest
+        assert kernel.engine._ftrace_hook is None and point.hook is None and not point.drain_hooks
+        before = kernel.hits("t")
+        cap = Capture(kernel, addr, args)
+        try:
+            kernel.run(BLOCKS)
+        finally:
+            cap.close()
+        kernel.enable("kg", "t", False)
+        assert len(cap.expected) >= BLOCKS
+        assert cap.actual == cap.expected
+        assert kernel.hits("t") - before == cap.hits  # kprobe_profile: the guest's count
+    finally:
+        kernel.probe("-:kg/t")
+
+
+plain = st.builds("{}{}".format, st.sampled_from(["%di", "%si", "%dx", "%cx", "%r8", "%ax", "%sp", "%bp", "%flags",
+                                                 "%cs", "%ss", "%orig_ax", "$arg3", "$stack"]),
+                  st.sampled_from(["", ":u8", ":s16", ":x32", ":u64", ":s8", ":x16"]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(st.lists(plain, min_size=0, max_size=6), st.sampled_from([K.FTRACE, K.OPTIMIZED, K.INT3]))
+def test_register_only_records_written_straight_into_the_ring(kernel, specs, kind):
+    # every argument a register: the guest writes the record in place (kg_record_plain)
+    compare(kernel, specs, kind)
+
+
+def test_a_point_the_guest_cannot_take_whole_goes_to_the_host_and_back(kernel):
+    # an aggregate with a symstr argument (host only): both probes on host handlers, same
+    # records; once it goes, the point is the guest's again and the counts carry on
+    kernel.optimization(True)
+    where = f"{PROBED}+{kernel.optimisable}"
+    addr = kernel.machine.image.lookup(PROBED).addr + kernel.optimisable
+    kernel.probe(f"p:kg/g {where} a=%di b=+0(%si):u8")
+    kernel.probe(f"p:kg/h {where} s=%ip:symstr")
+    try:
+        kernel.enable("kg", "g")
+        kernel.enable("kg", "h")
+        point = kernel.engine._points[addr]
+        assert point.kind == K.OPTIMIZED and point.guest is None
+        kernel.run(BLOCKS)
+        host_hits = kernel.hits("g")
+        assert host_hits >= BLOCKS and kernel.hits("h") == host_hits
+        kernel.enable("kg", "h", False)
+        kernel.probe("-:kg/h")
+        point = kernel.engine._points[addr]
+        assert point.kind == K.OPTIMIZED and point.guest is not None
+        kernel.run(BLOCKS)
+        assert kernel.hits("g") == 2 * host_hits
+        kernel.enable("kg", "g", False)
+        kernel.run(BLOCKS)
+        assert kernel.hits("g") == 2 * host_hits  # disabled: the guest does not count
+    finally:
+        for event in ("g", "h"):
+            with contextlib.suppress(OSError, KeyError):
+                kernel.enable("kg", event, False)
+                kernel.probe(f"-:kg/{event}")
+
+
+def test_long_strings_and_records_too_large_as_the_host_handler_has_them(kernel):
+    # kprobe_insn_slots' unused end is int3 fill (0xcc, no NUL): from 2000 bytes before its
+    # end a long string, from 4 KiB before it one cut at MAX_STRING_SIZE - 1, which makes a
+    # record larger than a probe record may be (PROBE_STAGE_MAX): not traced, counted missed
+    slots = kernel.machine.image.lookup("kprobe_insn_slots")
+    addr = kernel.machine.image.lookup(PROBED).addr
+    for back, recorded in ((2000, True), (4096, False)):
+        kernel.probe(f"p:kg/l {PROBED} s=@kprobe_insn_slots+{slots.size - back}:string c=$comm")
+        try:
+            tk = next(tk for tk in kernel.kprobes._probes if tk.spec.event == "l")
+            kernel.enable("kg", "l")
+            assert kernel.engine._points[addr].guest is not None
+            cap = Capture(kernel, addr, tk.spec.args)
+            try:
+                kernel.run(BLOCKS)
+            finally:
+                cap.close()
+            kernel.enable("kg", "l", False)
+            assert cap.actual == cap.expected and cap.hits >= BLOCKS
+            assert len(cap.actual) == (cap.hits if recorded else 0)
+            assert not recorded or b"\xcc" * back in cap.actual[0]
+            line = next(line for line in kernel.kprobes.read_profile().decode().splitlines()
+                        if line.split()[0] == "l")
+            assert line.split()[1:] == [str(cap.hits), "0" if recorded else str(cap.hits)]
+        finally:
+            with contextlib.suppress(OSError):
+                kernel.enable("kg", "l", False)
+            kernel.probe("-:kg/l")
