@@ -265,7 +265,8 @@ async def _exec(machine: Any, stream: trio.SocketStream, argv: Any, rest: bytes)
         return
     except Exception as e:  # the machine could not start it: say why, as a shell would (126)
         print(f"tracefs-sim: exec {argv!r} failed: {e!r}", file=sys.stderr)
-        await _send(stream, {"error": f"tracefs-sim exec: {argv[0]}: cannot run: {e}"})
+        reason = str(e).splitlines()[0] if str(e) else repr(e)  # (a panic's oops follows its first line)
+        await _send(stream, {"error": f"tracefs-sim exec: {argv[0]}: cannot run: {reason}"})
         await _send(stream, {"status": 126})
         return
 
@@ -286,6 +287,10 @@ async def _exec(machine: Any, stream: trio.SocketStream, argv: Any, rest: bytes)
                 if data:
                     await _send(stream, {"output": base64.b64encode(data).decode("ascii")})
                 if status is not None:
+                    if process.killed_by:  # the kernel died under it: say so, as a shell says "Killed"
+                        reason = process.killed_by.splitlines()[0]
+                        await _send(stream, {"error": f"tracefs-sim exec: {argv[0]}: killed: "
+                                                      f"the emulated kernel panicked: {reason}"})
                     await _send(stream, {"status": status})
                     nursery.cancel_scope.cancel()
                     return

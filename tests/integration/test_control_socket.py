@@ -17,6 +17,7 @@ class ScriptedProcess:
 
     def __init__(self, chunks, status, on_output, delay=0.0):
         self.pid = 42
+        self.killed_by = None
         self._status = status
         self._done = threading.Event()
 
@@ -54,11 +55,9 @@ class StandInMachine:
         raise FileNotFoundError(argv[0])
 
 
-@pytest.fixture
-def server(tmp_path):
+def _serving(tmp_path, machine):
     """Runs serve() in a thread with its own trio loop; yields (socket path, machine)."""
     path = str(tmp_path / "ctl" / "d.sock")
-    machine = StandInMachine()
     token_box = {}
     started = threading.Event()
 
@@ -78,6 +77,24 @@ def server(tmp_path):
     assert not thread.is_alive()
     assert not os.path.exists(path), "socket left behind"
     assert not os.path.exists(control.pidfile_path(path)), "pidfile left behind"
+
+
+@pytest.fixture
+def server(tmp_path):
+    yield from _serving(tmp_path, StandInMachine())
+
+
+@pytest.fixture
+def machine_server(tmp_path, vmlinux):
+    """serve() for a booted emulated machine (1 CPU, no background workload)."""
+    from tracefs_sim.machine import Machine, MachineOptions
+
+    machine = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=1))
+    machine.start()
+    try:
+        yield from _serving(tmp_path, machine)
+    finally:
+        machine.stop()
 
 
 def test_info(server):
@@ -173,3 +190,32 @@ def test_silent_client_is_dropped(server, monkeypatch):
         s.settimeout(5)
         s.connect(path)
         assert b"no request within" in s.makefile("rb").read()
+
+
+def test_exec_returns_when_the_kernel_panics_under_the_program(machine_server):
+    path, machine = machine_server
+    out, err, result = io.BytesIO(), io.StringIO(), {}
+
+    def run():
+        result["status"] = control.exec_program(path, ["getuid-loop", "100000000"], out, err)
+    client = threading.Thread(target=run, daemon=True)
+    client.start()
+    deadline = time.monotonic() + 30
+    while not out.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert out.getvalue().startswith(b"0\n"), "the program did not start"
+    # An int3 in the syscall the program loops on, with no probe to claim it: the kernel's
+    # unhandled-exception path, a panic, while the program runs.
+    machine.text_poke(machine.image.addr("__x64_sys_getuid"), b"\xcc")
+    client.join(20)
+    assert not client.is_alive(), "exec hung after the panic"
+    assert result["status"] == 137       # as a shell reports a SIGKILLed program
+    assert err.getvalue() == ("tracefs-sim exec: getuid-loop: killed: the emulated kernel panicked: "
+                              "unhandled exception 3 on cpu0\n")
+    # later requests answer: info as before, exec refused with the reason
+    assert control.info(path)["cpus"] == 1
+    err = io.StringIO()
+    assert control.exec_program(path, ["cat", "/etc/hostname"], io.BytesIO(), err) == 126
+    assert err.getvalue() == ("tracefs-sim exec: cat: cannot run: unhandled exception 3 on cpu0\n")
+    assert control.disassemble(path, "__x64_sys_getuid")["bytes"].startswith("cc")
+

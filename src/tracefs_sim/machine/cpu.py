@@ -181,6 +181,17 @@ class Cpu:
         v[EFLAGS] = rflags & ~(EFLAGS_IF | EFLAGS_TF)
         self._write_regs()
 
+    def drop_translations(self, ranges) -> None:
+        """Forget translated code of these kernel text ranges (this CPU stopped).
+        ctl_remove_cache finds a page through the CPU's current privilege: stopped
+        in user mode it cannot see kernel text and would keep running the old code
+        (a disarmed probe's int3: a panic), so then the whole cache goes."""
+        if self.in_user_mode():
+            self.uc.ctl_flush_tb()
+            return
+        for addr, end in ranges:
+            self.uc.ctl_remove_cache(addr, end)
+
     def in_user_mode(self) -> bool:
         return bool(self.read_regs()[CS] & 3)
 

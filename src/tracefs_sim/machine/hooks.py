@@ -261,7 +261,7 @@ class HookTable:
         addr, _, installed = self._hooks.pop(handle)
         for cpu, h in zip(self._cpus, installed):
             cpu.uc.hook_del(h)
-            cpu.uc.ctl_remove_cache(addr, addr + 1)
+            cpu.drop_translations([(addr, addr + 1)])
 
     def _install(self, addr: int, callback: Callable[[HookContext], None]) -> list[int]:
         handles = []
@@ -275,7 +275,7 @@ class HookTable:
                 except BaseException as e:
                     hook_failed(uc, e)
             handles.append(add_raw_hook(cpu.uc, UC_HOOK_CODE, CODE_CFUNC(on_code), addr, addr))
-            cpu.uc.ctl_remove_cache(addr, addr + 1)
+            cpu.drop_translations([(addr, addr + 1)])
         return handles
 
     def executing(self, ranges: list[tuple[int, int]], thread_size: int) -> bool:

@@ -147,9 +147,16 @@ class Machine:
         atexit.unregister(self.stop)
         self._runner.request_stop()
         self._runner.join()
-        for p in list(self._processes.values()):
-            p._killed()  # the machine is gone: report as killed by SIGKILL
-        self._processes.clear()
+        self._release_processes(None)  # the machine is gone: report as killed by SIGKILL
+
+    def _release_processes(self, reason: str | None) -> None:
+        """Programs the guest will never finish: their waiters return now."""
+        while True:
+            try:  # (a CPU thread may pop an exiting one meanwhile)
+                _, proc = self._processes.popitem()
+            except KeyError:
+                return
+            proc._killed(reason)
 
     # ---- guest -> host ----
     def _on_out(self, uc, port: int, size: int, value: int, cpu: Cpu) -> None:
@@ -233,6 +240,8 @@ class Machine:
         if self.panic_message is None:
             self.panic_message = message
         self._runner.fail(message)
+        # no CPU runs any more: a program in flight is as dead as after SIGKILL
+        self._release_processes(self.panic_message)
 
     # ---- API ----
     @property
@@ -341,9 +350,7 @@ class Machine:
         def poke():
             for addr, data in patches:
                 self._mem.write(kernel_virt_to_phys(addr), data)
-            for cpu in self._cpus:
-                for addr, data in patches:
-                    cpu.uc.ctl_remove_cache(addr, addr + len(data))
+            self._drop_translations([(addr, addr + len(data)) for addr, data in patches])
         self._stop_machine(poke)
 
     def text_poke(self, addr: int, data: bytes) -> None:
@@ -354,9 +361,13 @@ class Machine:
 
         def poke():
             self._mem.write(kernel_virt_to_phys(addr), bytes(data))
-            for cpu in self._cpus:
-                cpu.uc.ctl_remove_cache(addr, addr + len(data))
+            self._drop_translations([(addr, addr + len(data))])
         self._stop_machine(poke)
+
+    def _drop_translations(self, ranges: list[tuple[int, int]]) -> None:
+        """Every CPU's translations of these kernel text ranges (CPUs stopped)."""
+        for cpu in self._cpus:
+            cpu.drop_translations(ranges)
 
     def add_code_hook(self, addr: int, callback: Callable[[HookContext], None]) -> int:
         """callback(ctx) runs on every CPU before the instruction at addr
@@ -386,8 +397,7 @@ class Machine:
             if self._hooks.executing([(addr, addr + len(data)), *callees], THREAD_SIZE):
                 return False
             self._mem.write(kernel_virt_to_phys(addr), bytes(data))
-            for cpu in self._cpus:
-                cpu.uc.ctl_remove_cache(addr, addr + len(data))
+            self._drop_translations([(addr, addr + len(data))])
             return True
         return self._stop_machine(release)
 

@@ -25,6 +25,8 @@ class Process:
         self._exited = threading.Event()
         self._status: int | None = None
         self.exit_ns: int | None = None  # the machine's clock (now_ns) when the guest reported the exit
+        # why the host ended it when the guest could not (the panic message); None: exited in the guest
+        self.killed_by: str | None = None
 
     def wait(self, timeout: float | None = None) -> int | None:
         """Exit status (0-255), or None on timeout."""
@@ -53,9 +55,11 @@ class Process:
         self._started.set()
         self._exited.set()
 
-    def _killed(self) -> None:
-        """Still running when the machine stopped: 128 + SIGKILL, as a shell reports it."""
+    def _killed(self, reason: str | None = None) -> None:
+        """Still running when the machine stopped or panicked: 128 + SIGKILL, as a shell
+        reports it; reason: the panic, if one ended it."""
         if not self._exited.is_set():
+            self.killed_by = reason
             self._status = 128 + 9
             self._started.set()
             self._exited.set()
