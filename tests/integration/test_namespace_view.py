@@ -108,6 +108,7 @@ def test_kprobe_debug_views_follow_the_engine():
     assert result.returncode == 0, out + result.stderr
     assert section(out, "modes") == [
         "drwxr-xr-x root /sys/kernel/debug/kprobes", "-r-------- root /sys/kernel/debug/kprobes/blacklist",
+        "-rw------- root /sys/kernel/debug/kprobes/enabled",
         "-r-------- root /sys/kernel/debug/kprobes/list", "dr-xr-xr-x root /proc/sys/debug",
         "-rw-r--r-- root /proc/sys/debug/kprobes-optimization"]
     assert section(out, "root") == ["0"]        # the daemon's side door is not listed

@@ -268,12 +268,13 @@ class EventDirs:
             self._tree.remove(self._events_dir, event.system)
 
 
-# Modes of the kernel's own files: debugfs_create_dir's 0755, kprobes.c's 0400/0400, and the
+# Modes of the kernel's own files: debugfs_create_dir's 0755, kprobes.c's 0400/0600/0400, and the
 # sysctl directory (0555) and kprobes-optimization (0644) in /proc/sys/debug.
 _MODE_DEBUGFS_DIR = 0o755
 _MODE_SYSCTL_DIR = 0o555
 _MODE_SYSCTL_RW = 0o644
 _MODE_DEBUGFS_READ = 0o400
+_MODE_DEBUGFS_RW = 0o600
 
 
 def add_debug_views(tree: Tree, kprobe_views) -> None:
@@ -285,6 +286,8 @@ def add_debug_views(tree: Tree, kprobe_views) -> None:
     kprobes = tree.mkdir(hidden, "kprobes", _MODE_DEBUGFS_DIR)
     tree.add_file(kprobes, "list", _MODE_DEBUGFS_READ, read=kprobe_views.read_list)
     tree.add_file(kprobes, "blacklist", _MODE_DEBUGFS_READ, read=kprobe_views.read_blacklist)
+    tree.add_file(kprobes, "enabled", _MODE_DEBUGFS_RW, read=kprobe_views.read_enabled,
+                  write=kprobe_views.write_enabled)
     sysctl = tree.mkdir(hidden, "sysctl-debug", _MODE_SYSCTL_DIR)
     tree.add_file(sysctl, "kprobes-optimization", _MODE_SYSCTL_RW, read=kprobe_views.read_optimization,
                   write_at=kprobe_views.write_optimization)

@@ -1,9 +1,7 @@
 """The kprobe engine's views outside tracefs: the /proc/sys/debug/kprobes-optimization sysctl
-and debugfs's kprobes/list and kprobes/blacklist (kernel/kprobes.c).  Plain functions of the
-file contents, for whatever serves those paths (the daemon, bound into the namespace).
-
-debugfs's kprobes/enabled (arm_all_kprobes/disarm_all_kprobes) needs a global disarm in the
-engine, which it does not have: that file is absent."""
+and debugfs's kprobes/list, kprobes/blacklist and kprobes/enabled (kernel/kprobes.c).  Plain
+functions of the file contents, for whatever serves those paths (the daemon, bound into the
+namespace)."""
 
 from __future__ import annotations
 
@@ -74,6 +72,28 @@ def parse_sysctl_int(data: bytes, minimum: int, maximum: int) -> tuple[int, int]
     return value, len(left) - unread
 
 
+# kstrtobool_from_user() looks at no more than this much of a write ("Longest string needed to
+# differentiate, newline, terminator": a 4-byte buffer).
+_KSTRTOBOOL_LEN = 3
+
+
+def parse_kstrtobool(data: bytes) -> bool:
+    """kstrtobool_from_user(): y/Y/t/T/1 or on (o + n/N) is true, n/N/f/F/0 or off (o + f/F)
+    false, judged by the first one or two bytes; anything else OSError(EINVAL)."""
+    s = data[:_KSTRTOBOOL_LEN]
+    first, second = s[:1], s[1:2]
+    if first and first in b"yYtT1":
+        return True
+    if first and first in b"nNfF0":
+        return False
+    if first and first in b"oO" and second:
+        if second in b"nN":
+            return True
+        if second in b"fF":
+            return False
+    raise OSError(errno.EINVAL, "not a boolean")
+
+
 class KprobeDebugViews:
     def __init__(self, engine):
         """engine: a probes.kprobes.KprobeEngine."""
@@ -98,3 +118,13 @@ class KprobeDebugViews:
 
     def read_blacklist(self) -> bytes:
         return self._engine.blacklist_text().encode()
+
+    def read_enabled(self) -> bytes:
+        return b"1\n" if self._engine.armed else b"0\n"
+
+    def write_enabled(self, data: bytes) -> int:
+        """write_enabled_file_bool(): arm_all_kprobes() or disarm_all_kprobes(); the whole
+        write is taken (an insn-slot shortage re-arming a probe fails it with ENOMEM, the
+        others armed, as arm_all_kprobes' best effort)."""
+        self._engine.armed = parse_kstrtobool(data)
+        return len(data)

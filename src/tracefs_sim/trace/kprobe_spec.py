@@ -236,6 +236,11 @@ class KprobeSpec:
         return log
 
 
+# kretprobed(): a return address that is the trampoline names no caller.
+KRETPROBE_TRAMPOLINE = "__kretprobe_trampoline"
+KRETPROBE_MSG = "[unknown/kretprobe'd]"
+
+
 def _print_ip_sym(symbolize: Symbolizer, ip: int, offset: bool) -> str:
     """seq_print_ip_sym() without the sym-addr option."""
     if not ip:
@@ -243,6 +248,8 @@ def _print_ip_sym(symbolize: Symbolizer, ip: int, offset: bool) -> str:
     found = symbolize(ip)
     if found is None:
         return f"0x{ip:08x}"
+    if found[0] == KRETPROBE_TRAMPOLINE:
+        return KRETPROBE_MSG
     return sprint_symbol(symbolize, ip) if offset else found[0]
 
 
