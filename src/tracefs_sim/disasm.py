@@ -205,6 +205,9 @@ def _render(insn: CsInsn, symbolize: Symbolize) -> Line:
                     note = "# " + _target((insn.address + insn.size + op.mem.disp) & _U64, symbolize)
         if branch and insn.operands[:1] and insn.operands[0].type != x86.X86_OP_IMM:
             parts[0] = "*" + parts[0]  # an indirect call/jmp
+    if insn.opcode[0] in (0xD0, 0xD1):
+        # shifts by one: objdump shows no count (shr %eax), Capstone an implicit $0x1
+        parts = [part for part in parts if part != "$0x1"]
     if insn.opcode[0] in _STRING_OPCODES:
         # objdump names the segments of the string operands: %ds:(%rsi), %es:(%rdi).
         parts = [_STRING_SEGMENTS.get(part, part) for part in parts]

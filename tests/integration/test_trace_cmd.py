@@ -29,8 +29,8 @@ REPORT_SWITCH = re.compile(r"^(?:\w+:)? *\S.*-(\d+) +\[(\d{3})\] +(\d+\.\d{6}): 
 REPORT_GETUID = re.compile(r"^(?:\w+:)? *(\S.*)-(\d+) +\[(\d{3})\] +\d+\.\d{6}: sys_enter_getuid: *$")
 
 
-def run(script: str, tmp_path, timeout: float = 150) -> str:
-    result = tracefs_sim("run", "-c", script, timeout=timeout, cwd=tmp_path)
+def run(script: str, tmp_path, *options: str, timeout: float = 150) -> str:
+    result = tracefs_sim("run", *options, "-c", script, timeout=timeout, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
@@ -117,7 +117,8 @@ def test_function_tracer_start_show_and_list_functions(tmp_path):
               f"{TC} stop; echo '== show'; {TC} show; echo '== filter'; cat {T}/set_ftrace_filter;"
               f"echo '== list'; {TC} list -f 'vfs_*'; echo '== available';"
               f"grep '^vfs_' {T}/available_filter_functions; {TC} reset; echo '== after'; cat {T}/current_tracer",
-              tmp_path)
+              tmp_path,
+              "--workload", "none")  # only the programs the test runs
     assert "== start 0" in out
     calls = [l for l in section(out, "show") if not l.startswith("#")]
     assert calls and all(re.match(r"^ +cat-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: vfs_read <-ksys_read$", l)
@@ -130,7 +131,8 @@ def test_function_tracer_start_show_and_list_functions(tmp_path):
 def test_function_graph_start_show_reset(tmp_path):
     out = run(f"{TC} start -p function_graph -g vfs_read; echo \"== start $?\"; tracefs-sim exec cat /etc/hostname"
               f" >/dev/null; {TC} stop; echo '== show'; {TC} show; {TC} reset; echo '== after';"
-              f"cat {T}/current_tracer {T}/set_graph_function", tmp_path)
+              f"cat {T}/current_tracer {T}/set_graph_function", tmp_path,
+              "--workload", "none")  # only the programs the test runs
     assert "== start 0" in out
     show = section(out, "show")
     assert show[0] == "# tracer: function_graph" and show[4].endswith(")               |  vfs_read() {"), show[:6]
@@ -143,7 +145,8 @@ def test_record_function_and_function_graph_then_report(tmp_path):
     out = run(f"{TC} record -p function -l vfs_read tracefs-sim exec cat /etc/passwd >/dev/null;"
               f"echo \"== record $?\"; echo '== function'; {TC} report;"
               f"{TC} record -p function_graph -g vfs_read tracefs-sim exec cat /etc/passwd >/dev/null;"
-              f"echo \"== graph record $?\"; echo '== graph'; {TC} report", tmp_path)
+              f"echo \"== graph record $?\"; echo '== graph'; {TC} report", tmp_path,
+              "--workload", "none")  # only the programs the test runs
     assert "== record 0" in out and "== graph record 0" in out
     functions = [l for l in section(out, "function") if "function:" in l]
     assert functions and all(re.match(r"^ +cat-\d+ +\[\d{3}\] +\d+\.\d{6}: function: +vfs_read$", l)
