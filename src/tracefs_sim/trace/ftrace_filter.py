@@ -13,6 +13,8 @@ import errno
 import fnmatch
 from collections.abc import Callable, Sequence
 
+from .probe_args import simple_strtoul
+
 # FTRACE_BUFF_MAX (KSYM_SYMBOL_LEN): a longer token fails in trace_get_user().
 _TOKEN_MAX = 511
 _SPACE = b" \t\n\v\f\r"
@@ -38,29 +40,13 @@ def compile_match(search: str) -> Callable[[str], bool]:
     return lambda name: name == core
 
 
-def _strtoul_prefix(text: str) -> int:
-    """simple_strtoul(s, NULL, 0): the leading number, 0x hex / 0 octal / decimal."""
-    base, digits = 10, text
-    if text[:2].lower() == "0x":
-        base, digits = 16, text[2:]
-    elif text.startswith("0"):
-        base = 8
-    value = 0
-    for char in digits:
-        digit = int(char, 36) if char.isalnum() else 99
-        if digit >= base:
-            break
-        value = value * base + digit
-    return value
-
-
 def match_functions(functions: Sequence[str], search: str, *, by_index: bool) -> list[str]:
     """match_records(): the functions a name, glob or (by_index) 1-based line number selects,
     in address order."""
-    if search[:1].isdigit():
+    if search[:1].isascii() and search[:1].isdigit():   # the kernel's isdigit(): ASCII only
         if not by_index:
             return []
-        index = _strtoul_prefix(search) - 1
+        index = simple_strtoul(search)[0] - 1
         return [functions[index]] if 0 <= index < len(functions) else []
     match = compile_match(search)
     return [name for name in functions if match(name)]

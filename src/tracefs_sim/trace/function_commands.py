@@ -274,7 +274,7 @@ class FunctionCommands:
             raise OSError(errno.ENODEV, f"no {command} probe")
         if glob in ("*", ""):
             removed = list(probe.hash)
-        elif glob[:1].isdigit():
+        elif glob[:1].isascii() and glob[:1].isdigit():
             removed = []  # MATCH_INDEX: ftrace_match() has no case for it
         else:
             match = compile_match(glob)
