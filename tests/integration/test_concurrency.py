@@ -188,6 +188,46 @@ def test_writers_change_state_while_machine_runs(mount_at, tmp_path):
     assert read(mnt / "events/sched/enable") == "X\n"
 
 
+# Writers of the probe files while the function tracer and a kprobe patch the running kernel.
+# (A trace_pipe reader would make tracer switches EBUSY, as on Linux: the reader reads `trace`.)
+PROBE_WRITERS = {
+    "tracer": """for i in $(seq 30); do echo function_graph > current_tracer; echo function > current_tracer;
+                 done""",
+    "filter": """for i in $(seq 30); do echo 'vfs_*' > set_ftrace_filter; echo '!vfs_write' >> set_ftrace_filter;
+                 echo ksys_read >> set_ftrace_filter; echo > set_ftrace_filter; done; echo vfs_read > set_ftrace_filter""",
+    "pids": """for i in $(seq 30); do echo 1 > set_ftrace_pid; echo > set_ftrace_pid; done""",
+    "kprobes": """for i in $(seq 30); do echo 'p:kp vfs_read+0 a=%di' >> kprobe_events;
+                  echo 1 > events/kprobes/kp/enable; echo 0 > events/kprobes/kp/enable;
+                  echo '-:kp' >> kprobe_events; done""",
+}
+
+
+def test_probe_writers_while_machine_runs(mount_at):
+    mnt = mount_at()
+    write(mnt / "current_tracer", "function")
+    reader = popen(["bash", "-c", "while cat trace > /dev/null; do :; done; exit 1"], cwd=mnt,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    writers = {name: popen(["bash", "-ec", script], cwd=mnt, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+               for name, script in PROBE_WRITERS.items()}
+    try:
+        for name, writer in writers.items():
+            _, err = writer.communicate(timeout=180)
+            assert writer.returncode == 0 and not err, f"{name}: {err}"
+        assert reader.poll() is None, f"reading trace failed: {reader.stderr.read()}"
+    finally:
+        stop([reader, *writers.values()])
+    assert not reader.stderr.read(), "the trace reader got an error"
+    assert daemon_alive(mnt)
+    assert read(mnt / "current_tracer") == "function\n"
+    assert read(mnt / "set_ftrace_filter") == "vfs_read\n"
+    assert read(mnt / "set_ftrace_pid") == "no pid\n"
+    assert read(mnt / "kprobe_events") == ""
+    assert read(mnt / "enabled_functions").startswith("vfs_read (1)")
+    write(mnt / "current_tracer", "nop")
+    assert read(mnt / "enabled_functions") == ""
+
+
 def guest_instance_slots() -> int:
     """Instances the emulated kernel has buffers for: its trace slots less the top level's."""
     header = (REPO / "kernel_model/include/trace/ring.h").read_text()
