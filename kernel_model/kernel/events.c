@@ -44,6 +44,22 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 
 /* pass 2: static keys and the fast-assign bodies */
 
+/*
+ * The pid check of each event: the current task's, except for the sched
+ * events Linux's pid probes (event_filter_pid_sched_*_probe_pre) also keep
+ * for the other task.  TRACE_PID_FILTER_<name> is "~, <check>" for those;
+ * trace_pid_filter_of() takes its second word, or the default check when the
+ * name is not defined (kconfig.h's __is_defined() trick).
+ */
+#define TRACE_PID_FILTER_sched_switch		~, trace_pid_filter_switch(__slots, prev, next)
+#define TRACE_PID_FILTER_sched_waking		~, trace_pid_filter_wakeup(__pc, __slots, p)
+#define TRACE_PID_FILTER_sched_wakeup		~, trace_pid_filter_wakeup(__pc, __slots, p)
+#define TRACE_PID_FILTER_sched_wakeup_new	~, trace_pid_filter_wakeup(__pc, __slots, p)
+#define __second_arg(a, b, ...) b
+#define __second_of(...) __second_arg(__VA_ARGS__)
+#define trace_pid_filter_of(name) \
+	__second_of(TRACE_PID_FILTER_##name, trace_pid_filter_event(__pc, __slots), ~)
+
 /* For the writers that reserve with trace_event_buffer_reserve() (see trace_entry_fill()). */
 notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_event_file *file,
 				  unsigned long irqflags)
@@ -77,7 +93,7 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 		tstruct \
 		irqflags = arch_local_irq_save(); \
 		__pc = this_cpu(); \
-		__slots = trace_pid_filter_event(__pc, __slots); \
+		__slots = trace_pid_filter_of(name); \
 		__entry = trace_event_reserve_inline(__pc, __slots, sizeof(*__entry) + __dyn_size, &__w); \
 		if (__entry) { \
 			trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, \

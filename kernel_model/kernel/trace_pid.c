@@ -26,27 +26,46 @@ static notrace void pid_bit(struct trace_pid_bits *b, pid_t pid, bool on)
 		b->word[(u32)pid / 64] &= ~mask;
 }
 
-/* trace_ignore_this_task(), for each slot with a list */
+/* The slots among `slots` whose list in `lists` holds pid. */
+static notrace u32 slots_holding(u32 slots, const struct trace_pid_bits *lists, pid_t pid)
+{
+	u32 held = 0;
+
+	while (slots) {
+		int s = __builtin_ctz(slots);
+
+		slots &= slots - 1;
+		if (trace_pid_test(&lists[s], pid))
+			held |= 1U << s;
+	}
+	return held;
+}
+
+/* !trace_ignore_this_task(), for each slot with a list */
 notrace u32 trace_pid_event_slots(u32 slots, pid_t pid)
 {
 	u32 listed = slots & trace_pid_control.event_pids;
 	u32 unlisted = slots & trace_pid_control.event_notrace_pids;
 
-	while (listed) {
-		int s = __builtin_ctz(listed);
+	return slots & ~(listed & ~slots_holding(listed, trace_pid_control.pids, pid))
+		     & ~slots_holding(unlisted, trace_pid_control.notrace_pids, pid);
+}
 
-		listed &= listed - 1;
-		if (!trace_pid_test(&trace_pid_control.pids[s], pid))
-			slots &= ~(1U << s);
-	}
-	while (unlisted) {
-		int s = __builtin_ctz(unlisted);
+/*
+ * event_filter_pid_sched_switch_probe_pre(): a switch is kept unless both
+ * tasks are in set_event_notrace_pid, or neither is in set_event_pid (so a
+ * task in both lists still shows its switches).
+ */
+notrace u32 trace_pid_switch_slots(u32 slots, pid_t prev, pid_t next)
+{
+	u32 listed = slots & trace_pid_control.event_pids;
+	u32 unlisted = slots & trace_pid_control.event_notrace_pids;
+	u32 either = slots_holding(listed, trace_pid_control.pids, prev) |
+		     slots_holding(listed, trace_pid_control.pids, next);
+	u32 both = slots_holding(slots_holding(unlisted, trace_pid_control.notrace_pids, prev),
+				 trace_pid_control.notrace_pids, next);
 
-		unlisted &= unlisted - 1;
-		if (trace_pid_test(&trace_pid_control.notrace_pids[s], pid))
-			slots &= ~(1U << s);
-	}
-	return slots;
+	return slots & ~(listed & ~either) & ~both;
 }
 
 /*

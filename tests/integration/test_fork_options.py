@@ -2,10 +2,12 @@
 Linux 6.1 behaves (checked on the real kernel): both are general options (listed whatever the
 tracer, in instances too); with one on, a task forked by a listed task joins set_event_pid
 (set_ftrace_pid, and the notrace lists) and leaves it when freed; turning it off keeps the
-lists.  The programs `tracefs-sim exec` starts are children of kthreadd in the emulated kernel,
+lists.  set_event_pid keeps a sched_switch to or from a listed task and a wake-up of one.
+The programs `tracefs-sim exec` starts are children of kthreadd in the emulated kernel,
 so kthreadd is the listed parent here (the shell is, on a real machine)."""
 
 import os
+import re
 
 import pytest
 from simtest import tracefs_sim
@@ -31,6 +33,11 @@ echo 2 > set_ftrace_pid; echo 1 > options/function-fork
 tracefs-sim exec sleep 1 & sleep 0.5
 cat set_ftrace_pid; wait; sleep 0.5; echo "-- after"; cat set_ftrace_pid
 echo "== bad"; echo 2 > options/event-fork || echo EINVAL
+echo "== sched"
+echo 0 > options/event-fork; echo 2 > set_event_pid; echo > trace
+echo 1 > events/sched/sched_switch/enable; echo 1 > events/sched/sched_wakeup/enable
+tracefs-sim exec true; sleep 0.3; echo 0 > events/enable
+grep -v '^#' trace
 """
 
 
@@ -59,3 +66,8 @@ def test_fork_options_follow_children(tmp_path):
     assert functions[0] == "2" and len(functions[:functions.index("--")]) == 2
     assert functions[functions.index("--") + 1:] == ["after", "2"]
     assert "EINVAL" in section(out, "bad") or "Invalid argument" in result.stderr
+    # set_event_pid keeps a switch to or from a listed task and the wake-up of one, whoever runs
+    sched = out[out.index("== sched\n"):].splitlines()[1:]
+    assert sched and all(re.search(r"(?:^\s*\S+-2 |\bpid=2 |next_pid=2 )", line) for line in sched)
+    assert any(re.search(r"-0 .* sched_switch: .*next_pid=2 ", line) for line in sched)
+    assert any(re.search(r"-(?!2 )\d+ .* sched_wakeup: comm=kthreadd pid=2 ", line) for line in sched)

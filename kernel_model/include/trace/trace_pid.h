@@ -50,11 +50,50 @@ static __always_inline bool trace_pid_test(const struct trace_pid_bits *b, pid_t
 /* The slots among `slots` whose event pid lists let `pid`'s events through. */
 u32 trace_pid_event_slots(u32 slots, pid_t pid);
 
-/* trace_event_buffer_reserve()'s pid check: the slots that record this task's event. */
+/* The slots among `slots` that record a sched_switch from prev to next. */
+u32 trace_pid_switch_slots(u32 slots, pid_t prev, pid_t next);
+
+static __always_inline bool trace_pid_lists_in(u32 slots)
+{
+	return unlikely(slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids));
+}
+
+static __always_inline pid_t trace_pid_current(struct percpu *pc)
+{
+	return pc->curr_task ? pc->curr_task->pid : 0;
+}
+
+/*
+ * trace_event_buffer_reserve()'s pid check: the slots that record this task's
+ * event.  Linux reads a per-cpu ignore_pid its sched_switch probes set for
+ * the next task; testing the current task here decides the same.
+ */
 static __always_inline u32 trace_pid_filter_event(struct percpu *pc, u32 slots)
 {
-	if (unlikely(slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids)))
-		slots = trace_pid_event_slots(slots, pc->curr_task ? pc->curr_task->pid : 0);
+	if (trace_pid_lists_in(slots))
+		slots = trace_pid_event_slots(slots, trace_pid_current(pc));
+	return slots;
+}
+
+/* The check for sched_switch (current is prev): either task's lists may keep it. */
+static __always_inline u32 trace_pid_filter_switch(u32 slots, struct task_struct *prev,
+						   struct task_struct *next)
+{
+	if (trace_pid_lists_in(slots))
+		slots = trace_pid_switch_slots(slots, prev->pid, next->pid);
+	return slots;
+}
+
+/*
+ * The check for sched_waking / sched_wakeup / sched_wakeup_new
+ * (event_filter_pid_sched_wakeup_probe_pre): kept where the waker's lists or
+ * the woken task's keep it.
+ */
+static __always_inline u32 trace_pid_filter_wakeup(struct percpu *pc, u32 slots, struct task_struct *p)
+{
+	if (trace_pid_lists_in(slots))
+		slots = trace_pid_event_slots(slots, trace_pid_current(pc)) |
+			trace_pid_event_slots(slots, p->pid);
 	return slots;
 }
 
