@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ctypes
 
-from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_HOOK_INTR, UC_MODE_64, UC_PROT_ALL, Uc
+from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_MODE_64, UC_PROT_ALL, Uc
 from unicorn.unicorn_py3.unicorn import uclib
 from unicorn.x86_const import (
     UC_X86_INS_OUT, UC_X86_INS_SYSCALL, UC_X86_REG_CR0, UC_X86_REG_CR3, UC_X86_REG_CR4,
@@ -23,6 +23,7 @@ from unicorn.x86_const import (
     UC_X86_REG_RSP, UC_X86_REG_SS,
 )
 
+from .int3_table import Int3Table
 from .paging import PhysMem, kernel_virt_to_phys
 from .slicer import Slicer
 
@@ -74,8 +75,10 @@ def hook_failed(uc: Uc, e: BaseException) -> None:
 
 class Cpu:
     def __init__(self, index: int, mem: PhysMem, cr3: int, gdt: int, gs_base: int,
-                 syscall_entry: int):
+                 syscall_entry: int, int3_table: Int3Table | None = None):
         self.index = index
+        # kernel-mode int3s redirected natively (shared by the machine's CPUs), see int3_table.py
+        self.int3_table = Int3Table() if int3_table is None else int3_table
         self.mem = mem
         self.syscall_entry = syscall_entry
         uc = self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
@@ -226,7 +229,7 @@ class Cpu:
                 hook_failed(uc, e)
         add_raw_hook(uc, UC_HOOK_INSN, _SYSCALL_CFUNC(on_syscall), 1, 0, ctypes.c_int(UC_X86_INS_SYSCALL))
         add_raw_hook(uc, UC_HOOK_INSN, _OUT_CFUNC(on_port), 1, 0, ctypes.c_int(UC_X86_INS_OUT))
-        add_raw_hook(uc, UC_HOOK_INTR, _INTR_CFUNC(on_interrupt))
+        self.int3_table.install(uc, _INTR_CFUNC(on_interrupt))  # on_interrupt: what it does not redirect
         self.uc.hook_add(UC_HOOK_INSN_INVALID, on_invalid, self)
         self._slicer = Slicer(self.uc)
 

@@ -12,6 +12,7 @@ from typing import Callable
 
 from .cpu import Cpu
 from .hooks import HookContext, HookTable
+from .int3_table import Int3Table
 from .hostif import (
     PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_TRACE, PORT_WRITE,
     HostInterface,
@@ -89,6 +90,7 @@ class Machine:
         self.tracing = GuestTracing(self)
         self._attach_fns: list[Callable[[PhysMem], None]] = []  # see _on_attach
         self._hooks = HookTable()  # code hooks and the int3 handler (probe engines)
+        self._int3 = Int3Table()  # int3s redirected natively (probe engines' guest-handled points)
 
     # ---- boot ----
     def start(self) -> None:
@@ -105,7 +107,8 @@ class Machine:
         for fn in self._attach_fns:
             fn(mem)
         gdt, entry = img.addr("gdt_page"), img.addr("entry_SYSCALL_64")
-        self._cpus = [Cpu(i, mem, cr3, gdt, self._hostif.percpu_va(i), entry) for i in range(self.nr_cpus)]
+        self._cpus = [Cpu(i, mem, cr3, gdt, self._hostif.percpu_va(i), entry, self._int3)
+                      for i in range(self.nr_cpus)]
         for cpu in self._cpus:
             cpu.add_hooks(self._on_out, self._on_intr, self._on_invalid)
         lay = self._hostif.layout
@@ -405,6 +408,24 @@ class Machine:
         """fn(ctx) for a kernel-mode int3 (RIP = its address + 1): True when
         handled (fn moved RIP on); False or no handler: the panic path."""
         self._hooks.breakpoint_handler = fn
+
+    def set_int3_redirect(self, addr: int, target: int | None) -> bool:
+        """A kernel-mode int3 at addr continues at target, natively, without
+        the breakpoint handler (None: the redirect is dropped).  False: the
+        table is full, the handler gets that int3."""
+        if self._runner is None or not self.running:
+            return self._set_int3(addr, target)
+        return self._stop_machine(lambda: self._set_int3(addr, target))
+
+    def _set_int3(self, addr: int, target: int | None) -> bool:
+        if target is None:
+            self._int3.remove(addr)
+            return True
+        return self._int3.set(addr, target)
+
+    def int3_redirected(self) -> int:
+        """int3 hits redirected natively so far, all CPUs."""
+        return sum(self._int3.redirected())
 
     def _is_kernel_range(self, vaddr: int, size: int) -> bool:
         if vaddr >= KERNEL_MAP:

@@ -21,8 +21,9 @@ its event's fetch arguments compiled for the guest) is run by the guest itself
 (kernel/trace_probe.c, as Linux's kprobe_trace_func) when every probe of its
 point has one: FTRACE points through ftrace_caller's kprobe_guest_ftrace();
 OPTIMIZED and int3 (copied instruction) points through a slot `push $point;
-call kprobe_guest_stub; <relocated instructions>; jmp back` (int3: the host
-handler only moves RIP there).  Their hit counts live in the guest's tables.
+call kprobe_guest_stub; <relocated instructions>; jmp back` (int3: the
+machine's native int3 redirect moves RIP there, machine/int3_table.py, with no
+Python per hit).  Their hit counts live in the guest's tables.
 Other points (kretprobes, arguments the guest does not interpret, an int3 on
 an emulated instruction) keep the host handlers below.
 
@@ -728,6 +729,8 @@ class KprobeEngine:
         code += X.jmp32(slot + len(code), point.addr + size)
         self._install_slot(point, slot, code, range(0))
         if kind == INT3:
+            # the int3 only needs RIP moved to the slot: natively, unless the table is full
+            self.machine.set_int3_redirect(point.addr, slot)
             self._poke([(point.addr, b"\xcc")])
             point.length = 1
         else:
@@ -748,6 +751,8 @@ class KprobeEngine:
             self.ftrace.set_kprobe(point.func, False)
         else:  # the probed text first: nothing enters the slot after
             self._poke([(point.addr, self.image.read(point.addr, point.length))])
+            if kind == INT3 and point.guest is not None:
+                self.machine.set_int3_redirect(point.addr, None)
         if point.hook is not None:
             self.machine.remove_code_hook(point.hook)
             self._slot_by_exit.pop(point.slot[0], None)
@@ -891,7 +896,7 @@ class KprobeEngine:
         point = self._points.get(v[_IP] - 1)
         if point is None or point.kind != INT3:
             return False  # not ours: the machine's panic path
-        if point.guest is not None:  # the slot's guest handler does the rest
+        if point.guest is not None:  # not redirected natively (table full): the slot's guest handler
             ctx.set_rip(point.slot[0])
             return True
         regs = _Regs(v, _CPU_INDEX, v[_IP])

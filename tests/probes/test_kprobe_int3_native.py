@@ -1,0 +1,129 @@
+"""int3 kprobes the guest handles whole: the machine's native int3 redirect
+(machine/int3_table.py, native/int3.c) moves RIP to the point's slot with no
+Python, and the hits, counts and records are exactly those of the probed
+instruction's executions; an int3 point on the host path (a symstr argument)
+works beside it through the Python breakpoint handler; disarming drops the
+redirect."""
+import contextlib
+import struct
+
+import pytest
+
+from tracefs_sim.bench.traced import PROBED, TracedKernel
+from tracefs_sim.probes import insn as X
+from tracefs_sim.probes import kprobes as K
+from tracefs_sim.trace.probe_args import encode_args
+
+BLOCKS = 5
+
+
+@pytest.fixture(scope="module")
+def kernel(vmlinux):
+    k = TracedKernel(seed=11)
+    k.optimization(False)  # every point past the mcount site an int3
+    yield k
+    k.close()
+
+
+class Watch:
+    """Per execution of the probed instruction (a code hook, before the int3
+    traps): the generic record body; per guest commit of a kprobe record: its body."""
+
+    def __init__(self, kernel, addr, args):
+        self.m, self.engine, self.addr, self.args = kernel.machine, kernel.engine, addr, args
+        self.expected, self.actual = [], []
+        img = self.m.image
+        self.handles = [self.m.add_code_hook(addr, self.on_probed),
+                        self.m.add_code_hook(img.lookup("trace_event_commit").addr, self.on_commit)]
+
+    def close(self):
+        for h in self.handles:
+            self.m.remove_code_hook(h)
+
+    def on_probed(self, ctx):
+        hit = K.ProbeHit(self.engine, ctx, K._Regs(ctx.regs(), K._CPU_INDEX, self.addr + 1), self.addr)
+        self.expected.append(struct.pack("<Q", self.addr) +
+                             encode_args(self.args, [a.fetch(hit) for a in self.args], 16))
+
+    def on_commit(self, ctx):
+        v = ctx.regs()
+        found = self.m.image.symbolize(struct.unpack("<Q", ctx.read(v[K.REG_INDEX["sp"]], 8))[0])
+        if found is not None and found[0].name in ("kg_record", "kg_record_plain", "kprobe_guest_slot"):
+            size = v[K.REG_INDEX["si"]] & 0xFFFFFFFF
+            self.actual.append(ctx.read(v[K.REG_INDEX["di"]] + 8, size - 8))
+
+
+def second_offset(kernel):
+    """An instruction of PROBED after the optimisable one, run once per call too
+    (the function's straight-line start)."""
+    sym = kernel.machine.image.lookup(PROBED)
+    insns = X.decode(kernel.machine.image.read(sym.addr, sym.size), sym.addr)
+    first = sym.addr + kernel.optimisable
+    return next(i.addr for i in insns if i.addr > first) - sym.addr
+
+
+def spec(kernel, event):
+    return next(tk for tk in kernel.kprobes._probes if tk.spec.event == event).spec.args
+
+
+def test_native_int3_point_records_exactly_its_hits_beside_a_host_int3_point(kernel):
+    m, engine = kernel.machine, kernel.engine
+    base = m.image.lookup(PROBED).addr
+    native_at, host_at = base + kernel.optimisable, base + second_offset(kernel)
+    kernel.probe(f"p:kg/n {PROBED}+{kernel.optimisable} a=%di b=+0(%si):u8 c=%dx")
+    kernel.probe(f"p:kg/h {PROBED}+{host_at - base} s=%ip:symstr d=%si")
+    python_int3 = []
+    m.set_breakpoint_handler(lambda ctx: python_int3.append(ctx.reg("ip") - 1) or engine._on_int3(ctx))
+    try:
+        kernel.enable("kg", "n")
+        kernel.enable("kg", "h")
+        native, host = engine._points[native_at], engine._points[host_at]
+        assert native.kind == K.INT3 and native.guest is not None and native_at in m._int3
+        assert host.kind == K.INT3 and host.guest is None and host_at not in m._int3
+        n0, h0, redirected0 = kernel.hits("n"), kernel.hits("h"), m.int3_redirected()
+        watch_n, watch_h = Watch(kernel, native_at, spec(kernel, "n")), Watch(kernel, host_at, [])
+        try:
+            kernel.run(BLOCKS)
+        finally:
+            watch_n.close()
+            watch_h.close()
+        hits = len(watch_n.expected)
+        assert hits >= BLOCKS
+        assert kernel.hits("n") - n0 == hits  # kprobe_profile: the guest's count
+        assert m.int3_redirected() - redirected0 == hits  # every one taken natively...
+        assert native_at not in python_int3  # ...none through Python
+        assert watch_n.actual == watch_n.expected  # the guest handler's records, one per hit
+        host_hits = len(watch_h.expected)
+        assert host_hits >= BLOCKS and kernel.hits("h") - h0 == host_hits
+        assert python_int3.count(host_at) == host_hits  # the host point: the Python path
+    finally:
+        m.set_breakpoint_handler(engine._on_int3)
+        for event in ("n", "h"):
+            with contextlib.suppress(OSError, KeyError):
+                kernel.enable("kg", event, False)
+                kernel.probe(f"-:kg/{event}")
+    assert native_at not in m._int3  # disarmed: no redirect left behind
+
+
+def test_disabled_point_leaves_no_redirect_and_reenabling_counts_on(kernel):
+    m = kernel.machine
+    addr = m.image.lookup(PROBED).addr + kernel.optimisable
+    kernel.probe(f"p:kg/r {PROBED}+{kernel.optimisable} a=%di")
+    try:
+        kernel.enable("kg", "r")
+        kernel.run(BLOCKS)
+        first = kernel.hits("r")
+        assert first >= BLOCKS and addr in m._int3
+        kernel.enable("kg", "r", False)
+        assert addr not in m._int3
+        redirected = m.int3_redirected()
+        kernel.run(BLOCKS)
+        assert kernel.hits("r") == first and m.int3_redirected() == redirected
+        kernel.enable("kg", "r")
+        assert addr in m._int3
+        kernel.run(BLOCKS)
+        assert kernel.hits("r") - first == m.int3_redirected() - redirected >= BLOCKS
+    finally:
+        with contextlib.suppress(OSError, KeyError):
+            kernel.enable("kg", "r", False)
+        kernel.probe("-:kg/r")
