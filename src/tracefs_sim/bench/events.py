@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from .ladder import MECHANISMS, Counts
 from .launch import mounted, tracefs_sim
 from .runner import Sample
-from .traced import TracedKernel
+from .traced import EventsLost, TracedKernel, set_aside
 
 NAME = "events"
 CALLS = 20_000
@@ -102,14 +102,18 @@ def read_through_fuse(mnt: str, calls: int, what: str, on: Callable[[], None],
 
 
 def function_guest_side(k: TracedKernel, counts: Counts, blocks: int) -> list[Sample]:
-    off = k.best_of(blocks)
-    FUNCTION_TRACER.arm(k)
+    figure = "function tracer, every function: events/s written by the guest"
     try:
-        on = k.best_of(blocks)
-    finally:
-        FUNCTION_TRACER.disarm(k)
-    return [Sample("function tracer, every function: events/s written by the guest", "events/s",
-                   counts.hits_at(FUNCTION_TRACER.name, blocks) / on),
+        off = k.best_of(blocks).seconds
+        FUNCTION_TRACER.arm(k)
+        try:
+            on = k.best_of(blocks).seconds
+        finally:
+            FUNCTION_TRACER.disarm(k)
+    except EventsLost as e:
+        return [Sample(figure, "events/s", None, str(e)),
+                Sample("function tracer on/off: workload time (slowdown)", "ratio", None, str(e))]
+    return [Sample(figure, "events/s", counts.hits_at(FUNCTION_TRACER.name, blocks) / on),
             Sample("function tracer on/off: workload time (slowdown)", "ratio", on / off)]
 
 
@@ -130,11 +134,13 @@ def session(quick: bool):
                 return lambda: write(os.path.join(mnt, "current_tracer"), name)
 
             def sample() -> list[Sample]:
+                before = kernel.runs_set_aside
                 return [
                     *read_through_fuse(mnt, calls, "sched + raw_syscalls", systems("1"), systems("0")),
                     *read_through_fuse(mnt, function_calls, "function tracer, every function:",
                                        tracer("function"), tracer("nop")),
                     *function_guest_side(kernel, counts, blocks),
+                    set_aside(kernel, before),
                 ]
             yield sample
         finally:

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .runner import Figure, Sample, fmt
-from .traced import BEST_OF, PROBED, TracedKernel
+from .traced import PROBED, EventsLost, TracedKernel, set_aside
 
 NAME = "overhead-ladder"
 COUNT_BLOCKS, QUICK_COUNT_BLOCKS = 400, 20
@@ -173,24 +173,29 @@ class Counts:
 
 
 def timed_costs(k: TracedKernel, counts: Counts, blocks: int, mechanisms=MECHANISMS) -> dict[str, float | str]:
-    """Host seconds per hit of each mechanism (or why it could not be measured), each from a
-    run with it armed next to a run with everything off."""
+    """Host seconds per hit of each mechanism (or why it could not be measured), each from
+    runs with it armed next to runs with everything off; only runs that lost no event count."""
     out: dict[str, float | str] = {}
     for m in mechanisms:
-        base = k.best_of(blocks)
-        if m is TRACEPOINT_OFF:
-            out[m.name] = counts.insns_per_hit(m.name) * base / counts.insns_at(blocks)
-            continue
-        m.arm(k)
         try:
-            if m.kind:
-                check_kind(k, m)
-            before = k.hits(m.event) if m.event else 0
-            with_it = k.best_of(blocks)
-            hits = (k.hits(m.event) - before) / BEST_OF if m.event else counts.hits_at(m.name, blocks)
-        finally:
-            m.disarm(k)
-        out[m.name] = (with_it - base) / hits if hits else f"{m.name}: no hits"
+            base = k.best_of(blocks).seconds
+            if m is TRACEPOINT_OFF:
+                out[m.name] = counts.insns_per_hit(m.name) * base / counts.insns_at(blocks)
+                continue
+            m.arm(k)
+            try:
+                if m.kind:
+                    check_kind(k, m)
+                before = k.hits(m.event) if m.event else 0
+                with_it = k.best_of(blocks)
+                hits = ((k.hits(m.event) - before) / with_it.runs if m.event
+                        else counts.hits_at(m.name, blocks))
+            finally:
+                m.disarm(k)
+        except EventsLost as e:
+            out[m.name] = f"{m.name}: {e}"
+            continue
+        out[m.name] = (with_it.seconds - base) / hits if hits else f"{m.name}: no hits"
     return out
 
 
@@ -202,6 +207,7 @@ def session(quick: bool):
     try:
 
         def sample() -> list[Sample]:
+            before = k.runs_set_aside
             costs = timed_costs(k, counts, blocks)
             samples = []
             for m in MECHANISMS:
@@ -209,6 +215,7 @@ def session(quick: bool):
                 cost = costs[m.name]
                 samples.append(Sample(f"{m.name}: host time/hit", "µs", cost * 1e6)
                                if isinstance(cost, float) else Sample(f"{m.name}: host time/hit", "µs", None, cost))
+            samples.append(set_aside(k, before))
             return samples
         yield sample
     finally:
