@@ -14,7 +14,7 @@ from tracefs_sim import control
 TRACEFS_SIM = str(Path(sys.executable).parent / "tracefs-sim")
 REPO = Path(__file__).resolve().parents[2]
 # Captured from a real Linux 6.1 (../shared/reference/linux-6.1): the recipe (.sh), its output (.out).
-REFERENCE = Path(__file__).resolve().parent / "data" / "linux-6.1"
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "linux-6.1"
 # Boot of the emulated machine plus the mount, on a loaded 2-core box.
 START_TIMEOUT = 90
 

@@ -1,5 +1,5 @@
 """Output of the function tracers from hand-built records, against the real kernel's text in
-../shared/reference/linux-6.1 (c_function.out, d_function_graph.out)."""
+tests/data/linux-6.1 (c_function.out, d_function_graph.out, copied from ../shared/reference)."""
 
 import re
 from pathlib import Path
@@ -16,7 +16,7 @@ from tracefs_sim.trace.graph_output import format_duration
 from tracefs_sim.trace.trace_array import TraceArray
 from tracefs_sim.trace.tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "linux-6.1"
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "linux-6.1"   # captured from a real 6.1
 BASE = 0xFFFFFFFF81100000
 
 

@@ -16,7 +16,7 @@ from kprobe_fakes import FakeHit, FakeKprobeEngine, KprobeMachine, addr_of
 from tracefs_sim.fs import build_tree
 from tracefs_sim.trace.system import TracingSystem
 
-REFERENCE = Path("/work/shared/reference/linux-6.1")
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "linux-6.1"   # captured from a real 6.1
 OPEN_PROBE = b"p:myprobe do_sys_open dfd=$arg1 filename=+0($arg2):ustring flags=$arg3:x32\n"
 
 
