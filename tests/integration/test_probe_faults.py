@@ -9,10 +9,23 @@ import re
 import pytest
 from simtest import section, tracefs_sim
 
+from tracefs_sim import disasm
+from tracefs_sim.machine import KernelImage
+from tracefs_sim.machine.machine import default_kernel_image
+
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                 reason="needs /dev/fuse, root and mount namespaces")
 
 T = "/sys/kernel/tracing"
+
+
+def _second_instruction(function: str) -> int:
+    """Offset of the instruction after a function's ftrace site: every call passes it, and it
+    moves with the kernel build (never a number written in)."""
+    image = KernelImage(default_kernel_image())
+    sym = image.lookup(function)
+    lines = disasm.disassemble(image.read(sym.addr, sym.size), sym.addr, disasm.kernel_symbolizer(image))
+    return lines[1].address - sym.addr
 OPT = "/proc/sys/debug/kprobes-optimization"
 RECORD = r"^ +cat-\d+ +\[\d{3}\] [.dDbXnNphHsSzZ0-9]{5} +\d+\.\d{6}: "
 
@@ -263,7 +276,7 @@ def test_programs_crash_under_probes_and_the_kernel_goes_on():
     out = run(f"""
 echo 'p:ex do_group_exit code=%di:s32' >> {T}/kprobe_events
 echo 'r:mm mmput' >> {T}/kprobe_events
-echo 'p:mid vfs_read+0x15' >> {T}/kprobe_events
+echo 'p:mid vfs_read+{_second_instruction("vfs_read"):#x}' >> {T}/kprobe_events
 echo 1 > {T}/events/kprobes/enable
 for kind in segv ill fpe trap; do tracefs-sim exec fault $kind; echo "== $kind $?"; done
 echo '== cat'; tracefs-sim exec cat /etc/hostname
