@@ -32,6 +32,23 @@ def image(vmlinux):
 
 
 @pytest.fixture
+def make_machine(vmlinux):
+    """Factory for started machines; every machine is stopped at teardown."""
+    from tracefs_sim.machine import Machine, MachineOptions
+    machines = []
+
+    def make(**kw):
+        kw.setdefault("workload", "none")
+        m = Machine(MachineOptions(kernel_image=vmlinux, **kw))
+        machines.append(m)
+        m.start()
+        return m
+    yield make
+    for m in machines:
+        m.stop()
+
+
+@pytest.fixture
 def mount_at(tmp_path):
     """mount_at(*options) -> Path: a daemonized `tracefs-sim mount` on a new directory."""
     mounts = []

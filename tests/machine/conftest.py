@@ -1,22 +1,5 @@
-"""Machine tests: started machines, stopped at teardown (the image: tests/conftest.py)."""
+"""Machine tests: programs run to completion (the image and make_machine: tests/conftest.py)."""
 import pytest
-
-
-@pytest.fixture
-def make_machine(vmlinux):
-    """Factory for started machines; every machine is stopped at teardown."""
-    from tracefs_sim.machine import Machine, MachineOptions
-    machines = []
-
-    def make(**kw):
-        kw.setdefault("workload", "none")
-        m = Machine(MachineOptions(kernel_image=vmlinux, **kw))
-        machines.append(m)
-        m.start()
-        return m
-    yield make
-    for m in machines:
-        m.stop()
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import struct
 
 import pytest
 
-from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import insn as X
 from tracefs_sim.probes.kprobes import FTRACE, INT3, OPTIMIZED, KprobeEngine
 from tracefs_sim.trace.probe_args import ArgFlags, ProbeLog, encode_args, parse_probe_arg, decode_args
@@ -26,17 +25,8 @@ def ftrace_sites(machine):
 
 
 @pytest.fixture
-def machine(vmlinux):
-    machines = []
-
-    def make(cpus=2, seed=11):
-        m = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=cpus, seed=seed))
-        machines.append(m)
-        m.start()
-        return m
-    yield make
-    for m in machines:
-        m.stop()
+def machine(make_machine):
+    return lambda cpus=2, seed=11: make_machine(cpus=cpus, seed=seed)
 
 
 def run(m, argv):

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import errno
 import struct
-from dataclasses import dataclass, field
 
-from fakes import FAKE_VERSION, FakeMachine, FakeSymbol, real_event_descs
+from fakes import FAKE_VERSION, FakeImage, FakeMachine, FakeSymbol
 
 BASE = 0xFFFFFFFF81000000
 NOP5 = b"\x0f\x1f\x44\x00\x00"
@@ -28,33 +27,22 @@ def addr_of(name: str, offset: int = 0) -> int:
     return BASE + FUNCTIONS[name][0] + offset
 
 
-@dataclass
-class KprobeImage:
-    events: list = field(default_factory=real_event_descs)
-
-    def __post_init__(self):
-        self.symbols = sorted([FakeSymbol(n, BASE + o, s) for n, (o, s, _, _) in FUNCTIONS.items()] +
-                              [FakeSymbol("_stext", BASE, 0x100),
-                               FakeSymbol("version", VERSION_ADDR, len(FAKE_VERSION) + 1, "r"),
-                               FakeSymbol("jiffies", VERSION_ADDR + 0x1000, 8, "D")],
-                              key=lambda s: s.addr)
-        self.mcount_sites = {n: BASE + o for n, (o, _, traceable, _) in FUNCTIONS.items() if traceable}
-
-    def lookup(self, name: str):
-        return next((s for s in self.symbols if s.name == name), None)
-
-    def symbolize(self, addr: int):
-        for sym in self.symbols:
-            if sym.addr <= addr < sym.addr + sym.size:
-                return sym, addr - sym.addr
-        return None
+def kprobe_image() -> FakeImage:
+    """The fake image with the functions the kprobe tests probe."""
+    symbols = sorted([FakeSymbol(n, BASE + o, s) for n, (o, s, _, _) in FUNCTIONS.items()] +
+                     [FakeSymbol("_stext", BASE, 0x100),
+                      FakeSymbol("version", VERSION_ADDR, len(FAKE_VERSION) + 1, "r"),
+                      FakeSymbol("jiffies", VERSION_ADDR + 0x1000, 8, "D")],
+                     key=lambda s: s.addr)
+    return FakeImage(symbols=symbols,
+                     mcount_sites={n: BASE + o for n, (o, _, traceable, _) in FUNCTIONS.items() if traceable})
 
 
 class KprobeMachine(FakeMachine):
     def __init__(self, cpus: int = 2):
         from fakes import FakeOptions
         super().__init__(FakeOptions(cpus=cpus))
-        self.image = KprobeImage()
+        self.image = kprobe_image()
 
     def read_memory(self, vaddr: int, size: int) -> bytes:
         if VERSION_ADDR <= vaddr < VERSION_ADDR + 0x1000:
