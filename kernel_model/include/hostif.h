@@ -18,6 +18,7 @@
 #define PORT_SPAWNED	0x515	/* db_arg: host id, pid of the task that runs it */
 #define PORT_IDLE	0x516	/* this cpu halts next (sti; hlt): sleep until next_event_ns or an IPI */
 #define PORT_TRACE	0x517	/* a trace ring page filled, or a tick found committed trace data */
+#define PORT_CODE	0x518	/* db_arg: physical address of a page just filled with user code */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1

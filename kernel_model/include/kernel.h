@@ -261,6 +261,7 @@ void __noreturn panic(const char *msg);
 void host_write(u64 id, const void *buf, size_t len);
 void host_exit(u64 id, int status);
 void host_spawned(u64 id, pid_t pid);
+void host_code_page(const void *page);
 void smp_send_reschedule(int cpu);
 
 /* mm.c */
@@ -273,7 +274,7 @@ void *kmalloc(size_t size, gfp_t flags);
 void *kzalloc(size_t size, gfp_t flags);
 void kfree(const void *p);
 struct mm_struct *mm_alloc(void);
-int map_user_page(struct mm_struct *mm, u64 va, void *page);
+int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec);
 void *user_page(struct mm_struct *mm, u64 va);
 int dup_mm_pages(struct mm_struct *dst, struct mm_struct *src);
 void mmput(struct mm_struct *mm);

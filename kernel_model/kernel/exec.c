@@ -10,6 +10,7 @@ struct user_program {
 	u64 entry;
 	u64 mem_size;		/* image + bss */
 	u64 flags;		/* bit 0: started by the kernel itself (init) */
+	u64 text_size;		/* the executable pages from load_addr; the rest is no-execute */
 };
 extern const struct user_program user_programs[];
 extern const u64 nr_user_programs;
@@ -35,10 +36,12 @@ static noinline int load_image(struct mm_struct *mm, const struct user_program *
 
 	for (va = 0; va < prog->mem_size; va += PAGE_SIZE) {
 		u8 *page = alloc_page_zeroed();
-		if (!page || map_user_page(mm, prog->load_addr + va, page))
+		if (!page || map_user_page(mm, prog->load_addr + va, page, va < prog->text_size))
 			return -ENOMEM;
 		if (va < prog->image_size)
 			memcpy(page, prog->image + va, min(PAGE_SIZE, prog->image_size - va));
+		if (va < prog->text_size)
+			host_code_page(page);
 	}
 	return 0;
 }
@@ -52,7 +55,7 @@ static noinline u64 setup_arg_pages(struct mm_struct *mm, const char *args, int 
 
 	for (va = STACK_TOP - STACK_PAGES * PAGE_SIZE; va < STACK_TOP; va += PAGE_SIZE) {
 		void *page = alloc_page_zeroed();
-		if (!page || map_user_page(mm, va, page))
+		if (!page || map_user_page(mm, va, page, false))
 			return 0;
 	}
 	top = user_page(mm, STACK_TOP - PAGE_SIZE);

@@ -40,6 +40,22 @@ void host_spawned(u64 id, pid_t pid)
 	arch_local_irq_restore(flags);
 }
 
+/*
+ * A page was just filled with user code (exec, fork) through the direct map,
+ * which is no-execute: no CPU noticed the stores as code being rewritten, so
+ * any of them may still hold translations of the code the page held before.
+ * The host drops them.
+ */
+void host_code_page(const void *page)
+{
+	unsigned long flags = arch_local_irq_save();
+	struct percpu *pc = this_cpu();
+
+	pc->h.db_arg[0] = __pa(page);
+	host_doorbell(PORT_CODE, 0);
+	arch_local_irq_restore(flags);
+}
+
 /* Wake an idle cpu; the host injects the reschedule vector there. */
 void smp_send_reschedule(int cpu)
 {

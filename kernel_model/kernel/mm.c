@@ -8,6 +8,9 @@
 #define PTE_U 0x004UL
 #define PTE_PS 0x080UL
 #define PTE_ADDR 0x000ffffffffff000UL
+/* No-execute, as Linux maps data (and Unicorn's stores stay fast: see
+ * machine/paging.py).  Pages filled with code are reported: host_code_page. */
+#define PTE_NX (1UL << 63)
 
 static u64 page_bitmap[MAX_PAGES / 64];
 static u64 first_pfn, last_pfn, next_hint;
@@ -233,13 +236,13 @@ static u64 *lookup_pte(struct mm_struct *mm, u64 va, bool alloc)
 	return t ? &t[(va >> 12) & 511] : NULL;
 }
 
-int map_user_page(struct mm_struct *mm, u64 va, void *page)
+int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec)
 {
 	u64 *pte = lookup_pte(mm, va, true);
 
 	if (!pte)
 		return -ENOMEM;
-	*pte = __pa(page) | PTE_P | PTE_W | PTE_U;
+	*pte = __pa(page) | PTE_P | PTE_W | PTE_U | (exec ? 0 : PTE_NX);
 	return 0;
 }
 
@@ -273,9 +276,11 @@ int dup_mm_pages(struct mm_struct *dst, struct mm_struct *src)
 					if (!(pt[l] & PTE_P))
 						continue;
 					np = __alloc_page();
-					if (!np || map_user_page(dst, va, np))
+					if (!np || map_user_page(dst, va, np, !(pt[l] & PTE_NX)))
 						return -ENOMEM;
 					memcpy(np, __va(pt[l] & PTE_ADDR), PAGE_SIZE);
+					if (!(pt[l] & PTE_NX))
+						host_code_page(np);
 				}
 			}
 		}

@@ -109,3 +109,12 @@ def test_failing_output_callback_does_not_kill_the_machine(machine, run_program)
         raise RuntimeError("consumer bug")
     assert machine.spawn(["echo", "hi"], broken).wait(10) == 0
     assert run_program(machine, ["echo", "still", "alive"]) == (0, b"still alive\n")
+
+
+def test_programs_reusing_each_others_code_pages(machine, run_program):
+    """exec and fork fill freed pages with new code through the no-execute direct map; a CPU
+    that ran the old code there must not run its translation of it (PORT_CODE drops them)."""
+    programs = ((["echo", "x"], b"x\n"), (["/bin/true"], b""), (["getuid-loop", "2"], b"0\n0\n"))
+    for _ in range(4):
+        for argv, output in programs:
+            assert run_program(machine, argv) == (0, output)

@@ -185,7 +185,8 @@ class Cpu:
         self._write_regs()
 
     def drop_translations(self, ranges) -> None:
-        """Forget translated code of these kernel text ranges (this CPU stopped).
+        """Forget translated code of these executable kernel-map ranges (this CPU
+        stopped or in a hook).
         ctl_remove_cache finds a page through the CPU's current privilege: stopped
         in user mode it cannot see kernel text and would keep running the old code
         (a disarmed probe's int3: a panic), so then the whole cache goes."""

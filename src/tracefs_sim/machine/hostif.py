@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from .image import KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 
-PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE, PORT_TRACE = (
-    0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517)
+PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE, PORT_TRACE, PORT_CODE = (
+    0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517, 0x518)
 WORKLOADS = {"none": 0, "default": 1}
 BOOT_MAGIC = 0x74736D6B72656E6C
 

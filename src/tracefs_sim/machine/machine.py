@@ -14,12 +14,12 @@ from .cpu import Cpu
 from .hooks import HookContext, HookTable
 from .int3_table import Int3Table
 from .hostif import (
-    PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_TRACE, PORT_WRITE,
-    HostInterface,
+    PORT_CODE, PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_TRACE,
+    PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
-from .paging import PhysMem, build_boot_page_tables, kernel_virt_to_phys
+from .paging import PAGE_4K, PhysMem, build_boot_page_tables, kernel_virt_to_phys
 from .process import Process, TaskInfo
 from .runloop import VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER, Runner
 from .tracing import GuestTracing
@@ -100,7 +100,7 @@ class Machine:
         mem = self._mem = PhysMem(RAM_SIZE)
         for seg in img.segments:
             mem.write(seg.vaddr - KERNEL_MAP, seg.data)
-        cr3 = build_boot_page_tables(mem)
+        cr3 = build_boot_page_tables(mem, (img.addr("_etext") - KERNEL_MAP, img.addr("_end") - KERNEL_MAP))
         self._hostif = HostInterface(img, mem)
         self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload)
         self.tracing.attach(mem)
@@ -187,6 +187,10 @@ class Machine:
             proc = self._processes.get(host_id)
             if proc is not None:
                 proc._spawned(pid)
+        elif port == PORT_CODE:
+            # found through the page's kernel-map alias: executable, the same on every CPU
+            alias = KERNEL_MAP + hostif.doorbell_args(cpu.index)[0]
+            self._drop_translations([(alias, alias + PAGE_4K)])
         elif port == PORT_READY:
             if value & 0xFF == 0:
                 self._bring_up_secondaries()
@@ -368,7 +372,8 @@ class Machine:
         self._stop_machine(poke)
 
     def _drop_translations(self, ranges: list[tuple[int, int]]) -> None:
-        """Every CPU's translations of these kernel text ranges (CPUs stopped)."""
+        """Every CPU's translations of these executable kernel-map ranges (CPUs
+        stopped, or the one running this from its hook)."""
         for cpu in self._cpus:
             cpu.drop_translations(ranges)
 

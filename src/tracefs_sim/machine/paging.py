@@ -12,9 +12,19 @@ import struct
 from .image import KERNEL_MAP, PAGE_OFFSET
 
 PTE_P, PTE_W, PTE_PS = 0x1, 0x2, 0x80
-PAGE_2M = 1 << 21
+# No-execute: the direct map and the kernel image's data, as in Linux.  Unicorn
+# needs it for speed: it sends every store to a page whose TLB entry is
+# executable down its slow path (looking for translated code to invalidate),
+# while a store to a no-execute page takes that path once per TLB fill.  The
+# price: a store through the (no-execute) direct map no longer drops the
+# translations of code on that page, so the kernel reports each page it fills
+# with user code (PORT_CODE) and the machine drops them, on every CPU, through
+# the page's kernel-map alias, which stays executable for that.
+PTE_NX = 1 << 63
+PAGE_4K, PAGE_2M = 1 << 12, 1 << 21
 # Boot page tables live in the first 64 KiB of RAM, below the kernel (16 MiB).
 PML4, PDPT_DIRECT, PD_DIRECT, PDPT_KERNEL, PD_KERNEL = 0x1000, 0x2000, 0x3000, 0x4000, 0x5000
+PT_KERNEL_SPLIT, BOOT_TABLES_END = 0x6000, 0x10000  # 4 KiB tables where 2 MiB pages hold code and data
 
 
 class PhysMem:
@@ -41,17 +51,36 @@ class PhysMem:
         struct.pack_into("<Q", self.buf, pa, value)
 
 
-def build_boot_page_tables(mem: PhysMem) -> int:
-    """Kernel map (0xffffffff80000000 -> 0) and direct map (PAGE_OFFSET -> 0),
-    2 MiB pages over all RAM. Returns CR3."""
+def build_boot_page_tables(mem: PhysMem, data: tuple[int, int]) -> int:
+    """Kernel map (0xffffffff80000000 -> 0) and direct map (PAGE_OFFSET -> 0)
+    over all RAM; no-execute: the direct map, and in the kernel map the kernel
+    image's data, the physical range data=(start, end).  2 MiB pages, but 4 KiB
+    ones where a 2 MiB page holds both data and code.  Returns CR3."""
     assert mem.size <= 1 << 30, "boot page tables cover at most 1 GiB"
+    data_start, data_end = (data[0] + PAGE_4K - 1) & ~(PAGE_4K - 1), data[1]  # text ends mid-page
     mem.put_u64(PML4 + 8 * ((PAGE_OFFSET >> 39) & 511), PDPT_DIRECT | PTE_P | PTE_W)
     mem.put_u64(PDPT_DIRECT, PD_DIRECT | PTE_P | PTE_W)
     mem.put_u64(PML4 + 8 * ((KERNEL_MAP >> 39) & 511), PDPT_KERNEL | PTE_P | PTE_W)
     mem.put_u64(PDPT_KERNEL + 8 * ((KERNEL_MAP >> 30) & 511), PD_KERNEL | PTE_P | PTE_W)
+
+    def nx(start: int, end: int) -> int:
+        inside = data_start <= start and end <= data_end
+        assert inside or end <= data_start or start >= data_end
+        return PTE_NX if inside else 0
+
+    next_table = PT_KERNEL_SPLIT
     for i in range(mem.size // PAGE_2M):
-        mem.put_u64(PD_DIRECT + 8 * i, i * PAGE_2M | PTE_P | PTE_W | PTE_PS)
-        mem.put_u64(PD_KERNEL + 8 * i, i * PAGE_2M | PTE_P | PTE_W | PTE_PS)
+        base = i * PAGE_2M
+        mem.put_u64(PD_DIRECT + 8 * i, base | PTE_P | PTE_W | PTE_PS | PTE_NX)
+        if base + PAGE_2M <= data_start or base >= data_end or (data_start <= base and base + PAGE_2M <= data_end):
+            mem.put_u64(PD_KERNEL + 8 * i, base | PTE_P | PTE_W | PTE_PS | nx(base, base + PAGE_2M))
+            continue
+        assert next_table < BOOT_TABLES_END, "kernel image too large for the boot page tables"
+        for j in range(PAGE_2M // PAGE_4K):
+            pa = base + j * PAGE_4K
+            mem.put_u64(next_table + 8 * j, pa | PTE_P | PTE_W | nx(pa, pa + PAGE_4K))
+        mem.put_u64(PD_KERNEL + 8 * i, next_table | PTE_P | PTE_W)
+        next_table += PAGE_4K
     return PML4
 
 
