@@ -41,7 +41,7 @@ from .cpu import Cpu
 
 VEC_TIMER, VEC_RESCHED, VEC_CALL_FUNC = 1, 2, 4
 NEVER = 2**64 - 1
-SLICE_BYTES = 80_000  # about 20k instructions
+SLICE_BYTES = 800_000  # about 200k instructions
 # Less code than any traced event runs: the guest's trace clock advances by
 # its time per read, so it stays behind the machine's clock.
 EVENT_MIN_BYTES = 200
