@@ -4,9 +4,9 @@
  * out-of-line instruction copies and optprobe detour buffers into.
  * All of it lies in the kprobes text area, which cannot itself be probed.
  *
- * Recording goes through probe_commit_stub (kernel/trace_probe.c): the
- * host-side handler stages a record in this CPU's probe_stage and the stub
- * writes it into the ring.
+ * Guest-handled probes record from the handlers these enter
+ * (kernel/trace_probe.c); a host-side handler stages its record in this
+ * CPU's probe_stage and probe_commit_stub writes it into the ring.
  */
 #include "../include/kprobes.h"
 
@@ -14,15 +14,66 @@
 
 /*
  * A kretprobe's function returns here (its return address was swapped for
- * this one).  The slot pushed first takes the real return address, which
- * the host hook at kretprobe_hook writes (and stages the return record);
- * the stub commits the record, preserving every register (rax/rdx: the
- * return value); `ret` leaves through the slot to the real caller.
+ * this one).  The slot pushed first takes the real return address.  The
+ * guest's handler (kretprobe_guest_return) finds the instance of this call,
+ * fills the slot and writes the record; a call hooked by a host-handled
+ * kretprobe goes on to the host's hook at kretprobe_hook, which fills the
+ * slot and stages the record for the stub to commit.  Every register and
+ * the flags are kept (rax/rdx: the return value); `ret` leaves through the
+ * slot to the real caller.
  */
+#define KG_FRAME 168			/* struct pt_regs */
 	.globl	__kretprobe_trampoline
 	.type	__kretprobe_trampoline, @function
 __kretprobe_trampoline:
 	pushq	$0
+	pushfq
+	cli
+	subq	$KG_FRAME, %rsp
+	movq	%r15, 0(%rsp)
+	movq	%r14, 8(%rsp)
+	movq	%r13, 16(%rsp)
+	movq	%r12, 24(%rsp)
+	movq	%rbp, 32(%rsp)
+	movq	%rbx, 40(%rsp)
+	movq	%r11, 48(%rsp)
+	movq	%r10, 56(%rsp)
+	movq	%r9, 64(%rsp)
+	movq	%r8, 72(%rsp)
+	movq	%rax, 80(%rsp)
+	movq	%rcx, 88(%rsp)
+	movq	%rdx, 96(%rsp)
+	movq	%rsi, 104(%rsp)
+	movq	%rdi, 112(%rsp)
+	movq	$-1, 120(%rsp)			/* orig_ax */
+	movq	$0, 128(%rsp)			/* ip: the handler's (the real caller) */
+	movq	$0x10, 136(%rsp)		/* __KERNEL_CS */
+	movq	KG_FRAME(%rsp), %rax		/* the pushed flags */
+	movq	%rax, 144(%rsp)
+	leaq	KG_FRAME+16(%rsp), %rax		/* past flags and the slot: as after the ret */
+	movq	%rax, 152(%rsp)
+	movq	$0x18, 160(%rsp)		/* __KERNEL_DS */
+	movq	%rsp, %rdi
+	movq	%rsp, %rbx
+	andq	$-16, %rsp			/* the C ABI's alignment */
+	call	kretprobe_guest_return
+	movq	%rbx, %rsp
+	testq	%rax, %rax			/* only movs and lea until the jz */
+	movq	40(%rsp), %rbx
+	movq	48(%rsp), %r11
+	movq	56(%rsp), %r10
+	movq	64(%rsp), %r9
+	movq	72(%rsp), %r8
+	movq	80(%rsp), %rax
+	movq	88(%rsp), %rcx
+	movq	96(%rsp), %rdx
+	movq	104(%rsp), %rsi
+	movq	112(%rsp), %rdi
+	leaq	KG_FRAME(%rsp), %rsp
+	jz	1f
+	popfq
+	ret
+1:	popfq
 	.globl	kretprobe_hook
 kretprobe_hook:
 	call	probe_commit_stub
@@ -38,7 +89,6 @@ kretprobe_hook:
  * register and the flags and returns past the pushed index, into the
  * relocated instructions.
  */
-#define KG_FRAME 168			/* struct pt_regs */
 	.globl	kprobe_guest_stub
 	.type	kprobe_guest_stub, @function
 kprobe_guest_stub:

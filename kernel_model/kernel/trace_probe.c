@@ -1,8 +1,10 @@
 /*
  * Kprobe event records.  Two writers of the same records:
- * - the guest kprobe handlers (kprobe_guest_ftrace, kprobe_guest_slot): the
- *   fetch interpreter (Linux's process_fetch_insn / store_trace_args) over
- *   the tables the host compiled (include/trace/probe_stage.h);
+ * - the guest kprobe handlers (kprobe_guest_ftrace, kprobe_guest_slot) and
+ *   kretprobe handlers (their entry there, kretprobe_guest_return at the
+ *   return): the fetch interpreter (Linux's process_fetch_insn /
+ *   store_trace_args) over the tables the host compiled
+ *   (include/trace/probe_stage.h);
  * - probe_stage_commit: the record a host-side probe handler staged, for
  *   the probes the interpreter does not cover.
  * Both as trace_event_buffer_reserve/commit do for a kprobe event in Linux:
@@ -11,6 +13,7 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/probe_stage.h"
+#include "../include/kprobes.h"
 
 struct probe_stage probe_stage[NR_CPUS];
 
@@ -192,17 +195,46 @@ static __always_inline void kg_put(u8 *slot, u64 val, u32 size)
 	*q = (*q & ~m) | (val & m);
 }
 
+/* A string's data location in its slot, the string itself at *pos (fault:
+ * length 0 there); -1 when the record would not fit. */
+static notrace int kg_store_string(const struct kg_arg *a, u64 addr, bool fault, u8 *body,
+				   u8 *slot, u32 *pos)
+{
+	long n = -1;
+
+	if (!fault) {
+		u32 room = *pos < PROBE_STAGE_MAX ? PROBE_STAGE_MAX - *pos : 0;
+
+		n = kg_read_string(body + *pos, addr, room ? room - 1 : 0,
+				   a->store == KG_ST_USTRING || addr < KG_TASK_SIZE);
+	}
+	if (n < 0) {		/* a fault's location: length 0 */
+		*(u32 *)slot = (*pos + sizeof(struct trace_entry)) & 0xffff;
+		return 0;
+	}
+	if (*pos + n + 1 > PROBE_STAGE_MAX)
+		return -1;
+	body[*pos + n] = 0;
+	*(u32 *)slot = ((n + 1) << 16) | ((*pos + sizeof(struct trace_entry)) & 0xffff);
+	*pos += n + 1;
+	return 0;
+}
+
 /*
  * process_fetch_insn() for one argument, writing it as store_trace_args()
  * does: a number into its slot (left zero on a fault), a string after the
- * fixed area with its __data_loc in the slot.  *pos: where the next string
- * goes (body offset); returns -1 when the record would not fit.
+ * fixed area with its __data_loc in the slot; an array element by element
+ * (numbers: consecutive in memory; strings: each through the next pointer,
+ * the last dereference redone 8 bytes further on).  *pos: where the next
+ * string goes (body offset); returns -1 when the record would not fit.
  */
 static notrace int kg_fetch(const struct kg_arg *a, struct pt_regs *regs, u64 ip, u8 *body,
 			    u32 arg_base, u32 *pos)
 {
-	u64 val, addr;
+	u64 val, lval, addr, v;
 	u8 *slot = body + arg_base + a->offset;
+	u32 count = a->count ? a->count : 1, n;
+	bool fault = false;
 	int i;
 
 	switch (a->load) {
@@ -218,76 +250,89 @@ static notrace int kg_fetch(const struct kg_arg *a, struct pt_regs *regs, u64 ip
 	case KG_LOAD_IMM:
 		val = a->imm;
 		break;
-	default: {		/* KG_LOAD_COMM: the string itself */
-		struct task_struct *t = current;
-		u32 n = 0;
+	default: {		/* KG_LOAD_COMM, KG_LOAD_DATA: the string itself */
+		const char *text = (const char *)a->deref;	/* an immediate string's bytes */
+		u32 len = 0, max = sizeof(a->deref) - 1;
 
-		if (t)
-			while (n < TASK_COMM_LEN && t->comm[n])
-				n++;
-		if (*pos + n + 1 > PROBE_STAGE_MAX)
+		if (a->load == KG_LOAD_COMM) {
+			struct task_struct *t = current;
+
+			text = t ? t->comm : "";
+			max = TASK_COMM_LEN;
+		}
+		while (len < max && text[len])
+			len++;
+		if (*pos + len + 1 > PROBE_STAGE_MAX)
 			return -1;
-		if (n)
-			memcpy(body + *pos, t->comm, n);
-		body[*pos + n] = 0;
-		*(u32 *)slot = ((n + 1) << 16) | ((*pos + sizeof(struct trace_entry)) & 0xffff);
-		*pos += n + 1;
+		if (len)
+			memcpy(body + *pos, text, len);
+		body[*pos + len] = 0;
+		*(u32 *)slot = ((len + 1) << 16) | ((*pos + sizeof(struct trace_entry)) & 0xffff);
+		*pos += len + 1;
 		return 0;
 	}
 	}
-	for (i = 0; i < a->nderef; i++) {
+	lval = val;
+	for (i = 0; i < a->nderef && !fault; i++) {
+		lval = val;
 		addr = val + a->deref[i];
-		if (kg_read(&val, addr, 8, (a->user_mask >> i) & 1 || addr < KG_TASK_SIZE))
-			goto fault;
+		fault = kg_read(&val, addr, 8, (a->user_mask >> i) & 1 || addr < KG_TASK_SIZE);
 	}
-	addr = val + a->store_off;
-	switch (a->store) {
-	case KG_ST_RAW:
-		break;
-	case KG_ST_MEM:
-	case KG_ST_UMEM:
-		val = 0;
-		if (kg_read(&val, addr, a->size, a->store == KG_ST_UMEM || addr < KG_TASK_SIZE))
-			goto fault;
-		break;
-	default: {		/* strings */
-		u32 room = *pos < PROBE_STAGE_MAX ? PROBE_STAGE_MAX - *pos : 0;
-		long n = kg_read_string(body + *pos, addr,
-					room ? room - 1 : 0,
-					a->store == KG_ST_USTRING || addr < KG_TASK_SIZE);
+	for (n = 0; n < count; n++, slot += a->size) {
+		if (a->store >= KG_ST_STRING) {
+			if (n && !fault && a->nderef) {	/* the next pointer */
+				i = a->nderef - 1;
+				addr = lval + 8 * n + a->deref[i];
+				fault = kg_read(&val, addr, 8, (a->user_mask >> i) & 1 || addr < KG_TASK_SIZE);
+			} else if (n && !fault) {
+				val = lval + 8 * n;
+			}
+			if (kg_store_string(a, val + a->store_off, fault, body, slot, pos))
+				return -1;
+			continue;
+		}
+		if (fault) {		/* a number that faulted stays zero */
+			kg_put(slot, 0, a->size);
+			continue;
+		}
+		v = val + n * a->size;
+		if (a->store != KG_ST_RAW) {	/* KG_ST_MEM, KG_ST_UMEM */
+			addr = v + a->store_off;
+			v = 0;
+			if (kg_read(&v, addr, a->size, a->store == KG_ST_UMEM || addr < KG_TASK_SIZE)) {
+				kg_put(slot, 0, a->size);
+				continue;
+			}
+		}
+		if (a->basesize) {
+			v &= ~0UL >> (64 - 8 * a->size);
+			v = ((v << a->lshift) & (~0UL >> (64 - 8 * a->basesize))) >> a->rshift;
+		}
+		kg_put(slot, v, a->size);
+	}
+	return 0;
+}
 
-		if (n < 0)
-			goto fault;
-		if (*pos + n + 1 > PROBE_STAGE_MAX)
-			return -1;
-		body[*pos + n] = 0;
-		*(u32 *)slot = ((n + 1) << 16) | ((*pos + sizeof(struct trace_entry)) & 0xffff);
-		*pos += n + 1;
-		return 0;
-	}
-	}
-	if (a->basesize) {
-		val &= ~0UL >> (64 - 8 * a->size);
-		val = ((val << a->lshift) & (~0UL >> (64 - 8 * a->basesize))) >> a->rshift;
-	}
-	kg_put(slot, val, a->size);
-	return 0;
-fault:
-	if (a->store >= KG_ST_STRING)	/* a fault's location: length 0 */
-		*(u32 *)slot = (*pos + sizeof(struct trace_entry)) & 0xffff;
-	else				/* a number that faulted stays zero */
-		kg_put(slot, 0, a->size);
-	return 0;
+/* The record's head: the probed address (a kretprobe: the function, then the
+ * return address its instance found); the arguments follow it. */
+static __always_inline u32 kg_head(const struct kg_probe *kp, u8 *body, u64 addr, u64 ret_ip)
+{
+	*(u64 *)body = addr;
+	if (!kp->is_return)
+		return 8;
+	*(u64 *)(body + 8) = ret_ip;
+	return 16;
 }
 
 /* One record of a probe whose arguments are all plain registers: its size is
  * known, so it is written straight into the ring (no staging copy). */
-static __always_inline void kg_record_plain(const struct kg_probe *kp, u32 slots, u64 addr,
+static __always_inline void kg_record_plain(const struct kg_probe *kp, u32 slots, u64 addr, u64 ret_ip,
 					    struct pt_regs *regs)
 {
 	struct trace_event_file file = { slots, kp->type, 0 };
 	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg], *end = a + kp->nargs;
-	u32 len = sizeof(struct trace_entry) + 8 + kp->args_size;
+	u32 head = kp->is_return ? 16 : 8;
+	u32 len = sizeof(struct trace_entry) + head + kp->args_size;
 	struct trace_entry *rec;
 	u8 *body;
 
@@ -296,14 +341,15 @@ static __always_inline void kg_record_plain(const struct kg_probe *kp, u32 slots
 	if (rec) {
 		tracing_generic_entry_update(rec, &file, regs->flags);
 		body = (u8 *)(rec + 1);
-		*(u64 *)body = addr;
+		kg_head(kp, body, addr, ret_ip);
+		body += head;
 		/* the slots follow each other: a u64 store spilling into the next
 		 * slot is overwritten by the next argument's (no branch per size);
 		 * the last one is stored at its size, nothing past the record */
 		for (; a < end - 1; a++)
-			*(u64 *)(body + 8 + a->offset) = ((u64 *)regs)[a->param];
+			*(u64 *)(body + a->offset) = ((u64 *)regs)[a->param];
 		if (a < end) {
-			u8 *slot = body + 8 + a->offset;
+			u8 *slot = body + a->offset;
 			u64 v = ((u64 *)regs)[a->param];
 
 			switch (a->size) {
@@ -319,18 +365,18 @@ static __always_inline void kg_record_plain(const struct kg_probe *kp, u32 slots
 }
 
 /* One record built in this CPU's kg_body first (strings: the size is known
- * once they are read), then copied into the ring. */
-static notrace void kg_record(struct kg_probe *kp, u32 slots, u64 addr, struct pt_regs *regs,
-			      u8 *body)
+ * once they are read), then copied into the ring.  ip: what %ip reads. */
+static notrace void kg_record(struct kg_probe *kp, u32 slots, u64 addr, u64 ret_ip, u64 ip,
+			      struct pt_regs *regs, u8 *body)
 {
 	struct trace_event_file file = { slots, kp->type, 0 };
 	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg], *end = a + kp->nargs;
-	u32 pos = 8 + kp->args_size;
+	u32 head = kg_head(kp, body, addr, ret_ip);
+	u32 pos = head + kp->args_size;
 	struct trace_entry *rec;
 
-	*(u64 *)body = addr;
 	for (; a < end; a++)	/* every slot is written: no zeroing first */
-		if (kg_fetch(a, regs, addr + 1, body, 8, &pos)) {
+		if (kg_fetch(a, regs, ip, body, head, &pos)) {
 			/* larger than a record may be */
 			__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
 			return;
@@ -343,6 +389,186 @@ static notrace void kg_record(struct kg_probe *kp, u32 slots, u64 addr, struct p
 		trace_event_commit(rec, sizeof(*rec) + pos);
 	}
 	preempt_enable_no_resched();
+}
+
+/* ---- kretprobes (kernel/kprobes.c + rethook, as x86 has them in 6.1) ---- */
+
+static spinlock_t kg_inst_lock;
+
+static __always_inline u32 *kg_chain(u64 task)
+{
+	return &kprobe_guest.chains[(task * 0x61C8864680B583EBUL) >> 58];	/* hash_ptr(task, 6) */
+}
+
+/* An instance back to its probe's pool; one whose probe went (unregistered
+ * while the call was in flight) is only marked free, for the host to reuse
+ * its pool.  Under kg_inst_lock. */
+static notrace void kg_inst_put(u32 i)
+{
+	struct kg_inst *in = &kprobe_guest.insts[i];
+	struct kg_probe *kp = &kprobe_guest.probes[in->probe % KG_MAX_PROBES];
+
+	in->task = 0;
+	if (kp->is_return && i - kp->first_inst < kp->ninst) {
+		in->next = kp->free;
+		kp->free = i + 1;
+	}
+}
+
+/* Takes instance i off its task's chain; under kg_inst_lock. */
+static notrace void kg_inst_unlink(u32 i)
+{
+	u32 *link = kg_chain(kprobe_guest.insts[i].task);
+
+	while (*link && *link != i + 1)
+		link = &kprobe_guest.insts[*link - 1].next;
+	if (*link)
+		*link = kprobe_guest.insts[i].next;
+}
+
+/* Instances whose task exited inside the probed function go back to the
+ * pool (Linux recycles them when the task is freed, rethook_flush_task()).
+ * Under kg_inst_lock. */
+static notrace void kg_reclaim_dead(struct kg_probe *kp)
+{
+	u32 i;
+
+	for (i = kp->first_inst; i < kp->first_inst + kp->ninst && i < KG_MAX_INSTS; i++) {
+		struct kg_inst *in = &kprobe_guest.insts[i];
+		struct task_struct *t = (struct task_struct *)in->task;
+
+		if (t && (t->exit_state || t->pid != in->pid)) {
+			kg_inst_unlink(i);
+			kg_inst_put(i);
+		}
+	}
+}
+
+/*
+ * pre_handler_kretprobe(): take an instance from kp's pool (none left: a
+ * miss, the call is not traced) and hook the return.  The instance keeps the
+ * return address it finds (rethook_hook()); one that is already the
+ * trampoline belongs to another instance of this very call (another
+ * kretprobe of the aggregate, or a caller that tail-called here): it stays,
+ * and the call returns through the trampoline once per instance, newest
+ * first, each restoring what it found.
+ */
+static notrace void kg_kret_entry(struct kg_probe *kp, u32 probe, u64 func, struct pt_regs *regs)
+{
+	u64 sp = regs->sp, task = (u64)current, found = *(u64 *)sp;
+	bool hooked = found == (u64)__kretprobe_trampoline;
+	pid_t pid = current->pid;
+	u32 *link, i;
+
+	spin_lock(&kg_inst_lock);
+	/* this task's frames that never returned (their stack is reused): deeper
+	 * ones, and one at this sp unless the trampoline there says it is this
+	 * call's; and those of a task that died here before (its task_struct
+	 * reused: another pid) */
+	for (link = kg_chain(task); *link;) {
+		struct kg_inst *in = &kprobe_guest.insts[*link - 1];
+
+		if (in->task == task && (in->pid != pid || in->sp < sp || (in->sp == sp && !hooked))) {
+			i = *link - 1;
+			*link = in->next;
+			kg_inst_put(i);
+		} else {
+			link = &in->next;
+		}
+	}
+	if (!kp->free)
+		kg_reclaim_dead(kp);
+	i = kp->free;
+	if (!i || i - 1 - kp->first_inst >= kp->ninst) {
+		spin_unlock(&kg_inst_lock);
+		__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	i--;
+	{
+		struct kg_inst *in = &kprobe_guest.insts[i];
+		u32 *chain = kg_chain(task);
+
+		kp->free = in->next;
+		in->task = task;
+		in->sp = sp;
+		in->ret_addr = found;
+		in->func = func;
+		in->probe = probe;
+		in->pid = pid;
+		in->next = *chain;
+		*chain = i + 1;
+	}
+	spin_unlock(&kg_inst_lock);
+	if (!hooked)
+		*(u64 *)sp = (u64)__kretprobe_trampoline;
+}
+
+/*
+ * rethook_trampoline_handler(): the call whose return address was at
+ * regs->sp - 8 returned.  Its newest instance goes back to the pool, the
+ * slot gets what the instance found, and the probe's record is written with
+ * regs->ip the real return address (the caller: what the oldest instance of
+ * this call found) and ret_ip the instance's own.
+ */
+notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
+{
+	u64 slot = regs->sp - 8, task = (u64)current, ret_addr, func, caller;
+	pid_t pid = current->pid;
+	int cpu = this_cpu()->h.cpu;
+	struct kg_inst *in = NULL;
+	struct kg_probe *kp;
+	u32 *link, i = 0, p, slots;
+
+	spin_lock(&kg_inst_lock);
+	for (link = kg_chain(task); *link;) {
+		i = *link - 1;
+		in = &kprobe_guest.insts[i];
+		if (in->task != task) {
+			link = &in->next;
+			continue;
+		}
+		if (in->pid == pid && in->sp >= slot)
+			break;
+		/* a frame left without returning, or a dead task's (its task_struct reused) */
+		*link = in->next;
+		kg_inst_put(i);
+		in = NULL;
+	}
+	if (!*link || in->sp != slot) {
+		spin_unlock(&kg_inst_lock);
+		return 0;		/* not a guest instance: the host's */
+	}
+	*link = in->next;
+	ret_addr = in->ret_addr;
+	func = in->func;
+	p = in->probe % KG_MAX_PROBES;
+	kp = &kprobe_guest.probes[p];
+	slots = kp->is_return && i - kp->first_inst < kp->ninst ? kp->slots : 0;
+	caller = ret_addr;
+	for (link = &in->next; *link; link = &kprobe_guest.insts[*link - 1].next) {
+		struct kg_inst *o = &kprobe_guest.insts[*link - 1];
+
+		if (o->task != task)
+			continue;
+		if (o->pid != pid || o->sp != slot)
+			break;
+		caller = o->ret_addr;
+	}
+	kg_inst_put(i);
+	spin_unlock(&kg_inst_lock);
+	*(u64 *)slot = ret_addr;
+	if (slots && !kg_busy[cpu]) {	/* kretprobe_dispatcher() */
+		kg_busy[cpu] = 1;
+		regs->ip = caller;
+		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
+		if (likely(kp->plain))
+			kg_record_plain(kp, slots, func, ret_addr, regs);
+		else
+			kg_record(kp, slots, func, ret_addr, caller, regs, kg_body[cpu]);
+		kg_busy[cpu] = 0;
+	}
+	return 1;
 }
 
 /* kprobe_trace_func() for every enabled probe of a point; %ip reads as
@@ -365,11 +591,15 @@ static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *re
 
 		if (!slots)
 			continue;
+		if (kp->is_return) {	/* its hits count at the return */
+			kg_kret_entry(kp, p - 1, pt->addr, regs);
+			continue;
+		}
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
 		if (likely(kp->plain))
-			kg_record_plain(kp, slots, pt->addr, regs);
+			kg_record_plain(kp, slots, pt->addr, 0, regs);
 		else
-			kg_record(kp, slots, pt->addr, regs, kg_body[cpu]);
+			kg_record(kp, slots, pt->addr, 0, pt->addr + 1, regs, kg_body[cpu]);
 	}
 	kg_busy[cpu] = 0;
 }

@@ -75,13 +75,18 @@ loads = st.sampled_from(["%di", "%si", "%dx", "%cx", "%sp", "%ip", "%flags", "$s
                          "$arg8", "@jiffies", "@init_task", "\\0x400010", "\\-8"])
 offsets = st.sampled_from(["0", "8", "16", "-8", "0x20", "3", "0x5c0"])
 types = st.sampled_from(["", ":u8", ":s16", ":x32", ":u64", ":s64", ":string", ":ustring",
-                         ":b3@2/8", ":b12@4/32", ":x8"])
+                         ":b3@2/8", ":b12@4/32", ":x8", ":u16[3]", ":x8[5]", ":s64[2]", ":string[2]",
+                         ":ustring[3]", ":b4@2/16[2]"])
+
+
+# immediate strings: up to the longest an argument's 63 characters leave
+immediates = st.sampled_from(["", "x", "hello/world", "s" * 40, "t" * 53]).map('\\"{}":string'.format)
 
 
 @st.composite
 def fetcharg(draw):
     if draw(st.integers(0, 9)) == 0:
-        return "$comm"
+        return draw(st.sampled_from(["$comm", draw(immediates)]))
     arg = draw(loads)
     for k in range(draw(st.integers(0, 3))):
         off = draw(offsets)
@@ -135,6 +140,14 @@ def compare(kernel, specs, kind):
         assert kernel.hits("t") - before == cap.hits  # kprobe_profile: the guest's count
     finally:
         kernel.probe("-:kg/t")
+
+
+@pytest.mark.parametrize("kind", [K.FTRACE, K.OPTIMIZED, K.INT3])
+def test_arrays_and_immediate_strings_in_the_guest(kernel, kind):
+    # the forms the interpreter took last: numeric arrays (a bitfield per element), string
+    # arrays (each through the next pointer, one faulting), an immediate string at its longest
+    compare(kernel, ["+0(%sp):u16[3]", "+8($stack):b4@2/16[2]", "+0(+0(%sp)):string[3]",
+                     "+0(\\0):string[2]", '\\"' + "t" * 53 + '":string'], kind)
 
 
 plain = st.builds("{}{}".format, st.sampled_from(["%di", "%si", "%dx", "%cx", "%r8", "%ax", "%sp", "%bp", "%flags",
@@ -210,3 +223,194 @@ def test_long_strings_and_records_too_large_as_the_host_handler_has_them(kernel)
             with contextlib.suppress(OSError):
                 kernel.enable("kg", "l", False)
             kernel.probe("-:kg/l")
+
+
+# ---- kretprobes ----
+RET_LOADS = ("%di", "%si", "%ax", "%dx", "%sp", "%ip", "%flags", "$retval", "$stack", "$stack1",
+             "@jiffies", "\\0x400010")
+# where a kretprobe is armed as each kind: vfs_read's entry is its ftrace site; strlen and
+# memset are notrace, strlen's first instruction too short to optimise, memset's not
+RET_POINTS = {K.FTRACE: (PROBED, True), K.INT3: ("strlen", False), K.OPTIMIZED: ("memset", True)}
+
+
+class ReturnCapture:
+    """Per return of a kretprobe's function: the generic record body, computed at the
+    trampoline's first instruction from what the call found at its entry (a code hook on the
+    function's first instruction, before the probe swaps the return address), and the record
+    the guest's return handler commits."""
+
+    def __init__(self, kernel, addr, args):
+        self.m, self.engine = kernel.machine, kernel.engine
+        self.addr, self.args = addr, args
+        self.expected, self.actual = [], []
+        self.pending = {}  # entry sp -> the return address found there
+        img = self.m.image
+        self.handles = [self.m.add_code_hook(addr, self.on_entry),
+                        self.m.add_code_hook(img.lookup("__kretprobe_trampoline").addr, self.on_return),
+                        self.m.add_code_hook(img.lookup("trace_event_commit").addr, self.on_commit)]
+
+    def close(self):
+        for h in self.handles:
+            self.m.remove_code_hook(h)
+
+    def on_entry(self, ctx):
+        sp = ctx.regs()[K.REG_INDEX["sp"]]
+        self.pending[sp] = struct.unpack("<Q", ctx.read(sp, 8))[0]
+
+    def on_return(self, ctx):
+        v = ctx.regs()
+        caller = self.pending.pop(v[K.REG_INDEX["sp"]] - 8, None)
+        if caller is None:  # a call that took no instance
+            return
+        hit = K.ProbeHit(self.engine, ctx, K._Regs(v, K._CPU_INDEX, caller), self.addr, caller)
+        body = struct.pack("<QQ", self.addr, caller) + encode_args(self.args, [a.fetch(hit) for a in self.args], 24)
+        if len(body) <= PROBE_STAGE_MAX:
+            self.expected.append(body)
+
+    def on_commit(self, ctx):
+        v = ctx.regs()
+        found = self.m.image.symbolize(struct.unpack("<Q", ctx.read(v[K.REG_INDEX["sp"]], 8))[0])
+        if found is None or found[0].name not in ("kg_record", "kretprobe_guest_return"):
+            return
+        size = v[K.REG_INDEX["si"]] & 0xFFFFFFFF
+        self.actual.append(ctx.read(v[K.REG_INDEX["di"]] + 8, size - 8))
+
+
+@st.composite
+def return_fetcharg(draw):
+    if draw(st.integers(0, 9)) == 0:
+        return draw(st.sampled_from(["$comm", draw(immediates)]))
+    arg = draw(st.sampled_from(RET_LOADS))
+    for k in range(draw(st.integers(0, 2))):
+        off = draw(offsets)
+        if k == 0 and arg in ("%sp", "$stack"):
+            off = off.lstrip("-")
+        arg = f"+{draw(st.sampled_from(['', 'u']))}{off}({arg})".replace("+-", "-")
+    return arg + draw(types)
+
+
+def compare_return(kernel, specs, kind, maxactive=""):
+    func, optimise = RET_POINTS[kind]
+    kernel.optimization(optimise)
+    try:
+        kernel.probe(f"r{maxactive}:kg/r {func} " + " ".join(f"a{i}={s}" for i, s in enumerate(specs)))
+    except OSError:
+        assume(False)
+    try:
+        addr = kernel.machine.image.lookup(func).addr
+        tk = next(tk for tk in kernel.kprobes._probes if tk.spec.event == "r")
+        args = tk.spec.args
+        assert compile_args(0, args) is not None
+        kernel.enable("kg", "r")
+        point = kernel.engine._points[addr]
+        assert point.kind == kind and point.guest is not None  # armed for the guest
+        # no host hook: neither the entry's nor the return's
+        assert kernel.engine._kret_hook is None and kernel.engine._ftrace_hook is None and point.hook is None
+        before = kernel.hits("r")
+        cap = ReturnCapture(kernel, addr, args)
+        try:
+            kernel.run(BLOCKS)
+        finally:
+            cap.close()
+        kernel.enable("kg", "r", False)
+        assert cap.actual and cap.actual == cap.expected
+        assert kernel.hits("r") - before == len(cap.actual)  # kprobe_profile: the guest's count
+        return tk
+    finally:
+        kernel.probe("-:kg/r")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(st.lists(return_fetcharg(), min_size=0, max_size=4), st.sampled_from([K.FTRACE, K.OPTIMIZED, K.INT3]))
+def test_guest_kretprobe_records_are_the_generic_ones(kernel, specs, kind):
+    compare_return(kernel, specs, kind)
+
+
+def test_the_bench_kretprobe_is_written_straight_into_the_ring(kernel):
+    # $retval, $stack and a register: every argument plain (kg_record_plain at the return)
+    compare_return(kernel, ["$retval", "$stack", "%cx"], K.FTRACE)
+
+
+def test_guest_kretprobe_pool_of_one_on_a_recursive_function_counts_misses(kernel):
+    """r1 on free_pgtables (it recurses through the page-table levels when dd's mm goes): the
+    outermost call holds the only instance, each nested one is a miss in kprobe_profile and
+    not traced; the instance comes back at the outermost return."""
+    kernel.probe("p:kg/e free_pgtables")
+    kernel.probe("r1:kg/s free_pgtables")
+    try:
+        kernel.enable("kg", "e")
+        kernel.enable("kg", "s")
+        counts = []
+        for _ in range(3):  # (a run's mm goes after it is reaped: in the next run)
+            kernel.run(BLOCKS)
+            profile = {line.split()[0]: tuple(map(int, line.split()[1:]))
+                       for line in kernel.kprobes.read_profile().decode().splitlines()}
+            counts.append((profile["e"][0], *profile["s"]))
+        calls, nhit, nmissed = counts[-1]
+        # more than one outermost call traced: the one instance came back after each
+        assert 1 < nhit < calls and nhit + nmissed == calls
+    finally:
+        for event in ("e", "s"):
+            with contextlib.suppress(OSError, KeyError):
+                kernel.enable("kg", event, False)
+            kernel.probe(f"-:kg/{event}")
+
+
+def test_guest_kretprobe_instances_of_exited_tasks_go_back_to_the_pool(kernel):
+    """r1 on do_exit, which never returns: each exiting task takes the only instance and dies
+    with it; the next call gets it back (here the next dd's task_struct is often the freed one:
+    the frame at the same sp that never returned; else the pool is empty and the dead task's
+    instance is reclaimed, as Linux recycles them when the task is freed), so no call is
+    missed and none is recorded.  The last dead task's instance stays on its task_struct's
+    chain: a later task in that task_struct returning from a host kretprobe's function at the
+    same stack depth (ksys_read, as do_exit under the syscall) must not take it for its own."""
+    kernel.probe("p:kg/x do_exit")
+    kernel.probe("r1:kg/y do_exit")
+    try:
+        kernel.enable("kg", "x")
+        kernel.enable("kg", "y")
+        for _ in range(3):
+            kernel.run(BLOCKS)
+        profile = {line.split()[0]: tuple(map(int, line.split()[1:]))
+                   for line in kernel.kprobes.read_profile().decode().splitlines()}
+        assert profile["x"][0] >= 3 and profile["y"] == (0, 0)
+        kernel.enable("kg", "x", False)
+        kernel.enable("kg", "y", False)
+        kernel.probe("-:kg/y")
+        kernel.probe("r:kg/z ksys_read s=%ip:symstr")  # symstr: the host's
+        kernel.enable("kg", "z")
+        assert kernel.engine._points[kernel.machine.image.addr("ksys_read")].guest is None
+        kernel.run(BLOCKS)  # exits 0
+        assert kernel.hits("z") >= BLOCKS
+    finally:
+        for event in ("x", "y", "z"):
+            with contextlib.suppress(OSError, KeyError):
+                kernel.enable("kg", event, False)
+                kernel.probe(f"-:kg/{event}")
+
+
+def test_guest_and_host_kretprobes_share_the_trampoline(kernel):
+    """A guest kretprobe on vfs_read inside a host one on its caller ksys_read (a symstr
+    argument keeps that one on the host): vfs_read's return finds its guest instance, ksys_read's
+    finds none in the guest and goes on to the host's hook; both count every call."""
+    kernel.probe("r:kg/inner vfs_read ret=$retval")
+    kernel.probe("r:kg/outer ksys_read ret=$retval s=%ip:symstr")
+    try:
+        kernel.enable("kg", "inner")
+        kernel.enable("kg", "outer")
+        engine, image = kernel.engine, kernel.machine.image
+        assert engine._points[image.addr(PROBED)].guest is not None
+        assert engine._points[image.addr("ksys_read")].guest is None and engine._kret_hook is not None
+        kernel.run(BLOCKS)
+        kernel.enable("kg", "inner", False)
+        kernel.enable("kg", "outer", False)
+        profile = {line.split()[0]: tuple(map(int, line.split()[1:]))
+                   for line in kernel.kprobes.read_profile().decode().splitlines()}
+        assert profile["inner"][0] >= BLOCKS and profile["inner"] == profile["outer"]
+        assert profile["inner"][1] == 0
+    finally:
+        for event in ("inner", "outer"):
+            with contextlib.suppress(OSError, KeyError):
+                kernel.enable("kg", event, False)
+            kernel.probe(f"-:kg/{event}")

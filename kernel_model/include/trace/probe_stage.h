@@ -34,21 +34,27 @@ extern struct probe_stage probe_stage[NR_CPUS];
 void probe_commit_stub(void);
 
 /*
- * Guest kprobe handlers (kernel/trace_probe.c): the host compiles each
- * kprobe event's fetch arguments (trace/probe_args.py FetchInsn programs)
- * into these tables (probes/guest_fetch.py mirrors them); the guest runs
- * them at a hit as Linux's process_fetch_insn() does and writes the record
- * itself.  A point is a probed address; its probes (an aggregate) chain
- * through `next`.  Counters (kprobe_profile) live here; the host reads them.
+ * Guest kprobe and kretprobe handlers (kernel/trace_probe.c): the host
+ * compiles each probe event's fetch arguments (trace/probe_args.py FetchInsn
+ * programs) into these tables (probes/guest_fetch.py mirrors them); the guest
+ * runs them at a hit (a kretprobe's: at the return) as Linux's
+ * process_fetch_insn() does and writes the record itself.  A point is a
+ * probed address; its probes (an aggregate) chain through `next`.  Counters
+ * (kprobe_profile) and the kretprobes' instance pools live here; the host
+ * reads the counters and hands out the pools.
  */
 #define KG_MAX_POINTS 256
 #define KG_MAX_PROBES 512
 #define KG_MAX_ARGS 2048		/* kg_arg entries, all probes together */
 #define KG_MAX_DEREF 8
 #define KG_MAX_STRING 4096		/* MAX_STRING_SIZE */
+#define KG_MAX_INSTS 8192		/* kretprobe instances, all pools together */
+#define KG_INST_HASH 64			/* the tasks' instance chains (current->rethooks) */
 #define KG_TASK_SIZE ((1UL << 47) - 4096)
 
-enum { KG_LOAD_REG, KG_LOAD_IP, KG_LOAD_STACK, KG_LOAD_IMM, KG_LOAD_COMM };
+/* KG_LOAD_DATA: an immediate string (\"text"), NUL-terminated in kg_arg.deref
+ * (an argument is at most MAX_ARGSTR_LEN 63 characters, so its text fits) */
+enum { KG_LOAD_REG, KG_LOAD_IP, KG_LOAD_STACK, KG_LOAD_IMM, KG_LOAD_COMM, KG_LOAD_DATA };
 enum { KG_ST_RAW, KG_ST_MEM, KG_ST_UMEM, KG_ST_STRING, KG_ST_USTRING };
 
 struct kg_arg {				/* one argument's fetch program */
@@ -60,10 +66,11 @@ struct kg_arg {				/* one argument's fetch program */
 	u8 basesize, lshift, rshift;	/* bitfield (basesize 0: none) */
 	u16 offset;			/* its slot in the argument area */
 	u16 param;			/* KG_LOAD_REG: pt_regs index; KG_LOAD_STACK: n */
-	u32 plain;			/* 1: KG_LOAD_REG stored as is, the commonest (few branches) */
+	u16 plain;			/* 1: KG_LOAD_REG stored as is, the commonest (few branches) */
+	u16 count;			/* an array's elements (TYPE[N]); 0: a scalar */
 	u64 imm;			/* KG_LOAD_IMM */
 	s64 store_off;
-	s64 deref[KG_MAX_DEREF];
+	s64 deref[KG_MAX_DEREF];	/* KG_LOAD_DATA: the string */
 };
 
 struct kg_probe {
@@ -73,10 +80,31 @@ struct kg_probe {
 	u32 first_arg;			/* index in kg_args */
 	u32 args_size;			/* the fixed argument area's bytes */
 	u32 next;			/* the point's next probe + 1; 0: the last */
-	u32 plain;			/* 1: every argument plain (no string: its size is known) */
+	u8 plain;			/* 1: every argument plain (no string: its size is known) */
+	u8 is_return;			/* a kretprobe: records at the return, through its instances */
+	u16 pad;
 	u64 nhit, nmissed;
+	u32 first_inst, ninst;		/* a kretprobe's pool (MAXACTIVE): kg_insts[first_inst..+ninst) */
+	u32 free;			/* its first free instance + 1; 0: the pool is empty */
+	u32 pad2;
 };
 
+/*
+ * A kretprobe instance (struct kretprobe_instance + rethook_node): one call
+ * in flight.  Taken from its probe's pool at the entry, it keeps the return
+ * address it found and sits on its task's chain (newest first) until the
+ * call returns through __kretprobe_trampoline.
+ */
+struct kg_inst {
+	u64 task;			/* the task that made the call; 0: free */
+	u64 sp;				/* the entry rsp: where the return address is */
+	u64 ret_addr;			/* what was there (the trampoline: another instance's) */
+	u64 func;			/* the probed function (the record's ip) */
+	u32 probe;			/* its probe's index */
+	u32 next;			/* + 1: the next on its free list or its task's chain */
+	s32 pid;			/* the task's pid then (a freed task's struct is reused) */
+	u32 pad;
+};
 struct kg_point {			/* its index is fixed while armed: slot code pushes it */
 	u64 addr;
 	u32 first;			/* its first probe + 1; 0: none (not a guest point) */
@@ -90,17 +118,26 @@ struct kprobe_guest {
 	struct kg_point points[KG_MAX_POINTS];
 	struct kg_probe probes[KG_MAX_PROBES];
 	struct kg_arg args[KG_MAX_ARGS];
+	u32 chains[KG_INST_HASH];	/* by task: its newest instance + 1 */
+	struct kg_inst insts[KG_MAX_INSTS];
 };
 
 _Static_assert(sizeof(struct kg_arg) == 96, "kg_arg layout");
 _Static_assert(offsetof(struct kg_arg, imm) == 16, "kg_arg layout");
-_Static_assert(sizeof(struct kg_probe) == 40, "kg_probe layout");
+_Static_assert(sizeof(struct kg_probe) == 56, "kg_probe layout");
+_Static_assert(offsetof(struct kg_probe, first_inst) == 40, "kg_probe layout");
+_Static_assert(sizeof(struct kg_inst) == 48, "kg_inst layout");
 _Static_assert(offsetof(struct kg_probe, nhit) == 24, "kg_probe layout");
 _Static_assert(sizeof(struct kg_point) == 16, "kg_point layout");
 _Static_assert(offsetof(struct kprobe_guest, order) == 8, "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, points) == 8 + 2 * KG_MAX_POINTS, "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, probes) == 8 + 18 * KG_MAX_POINTS, "kprobe_guest layout");
-_Static_assert(offsetof(struct kprobe_guest, args) == 8 + 18 * KG_MAX_POINTS + 40 * KG_MAX_PROBES,
+_Static_assert(offsetof(struct kprobe_guest, args) == 8 + 18 * KG_MAX_POINTS + 56 * KG_MAX_PROBES,
+	       "kprobe_guest layout");
+_Static_assert(offsetof(struct kprobe_guest, chains) ==
+	       8 + 18 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS, "kprobe_guest layout");
+_Static_assert(offsetof(struct kprobe_guest, insts) ==
+	       8 + 18 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS + 4 * KG_INST_HASH,
 	       "kprobe_guest layout");
 
 extern struct kprobe_guest kprobe_guest;
@@ -109,4 +146,7 @@ struct pt_regs;
 void kprobe_guest_ftrace(struct pt_regs *regs);
 /* arch/kprobes.S kprobe_guest_stub: slot code `push $point; call kprobe_guest_stub` */
 void kprobe_guest_slot(unsigned long point, struct pt_regs *regs);
+/* arch/kprobes.S __kretprobe_trampoline: a guest instance's return (regs->sp: as after the
+ * function's ret); 0: the slot below regs->sp is no guest instance's (the host's hook next) */
+unsigned long kretprobe_guest_return(struct pt_regs *regs);
 #endif

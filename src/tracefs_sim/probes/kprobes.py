@@ -16,16 +16,20 @@ Kinds of armed probe point (one per address: probes there aggregate):
   handler, which then enters a slot `call probe_commit_stub; ret` with the
   computed target pushed (or goes to the target when nothing was staged).
 
-Guest handlers: a kprobe registered with a GuestRecord (probes/guest_fetch.py:
-its event's fetch arguments compiled for the guest) is run by the guest itself
-(kernel/trace_probe.c, as Linux's kprobe_trace_func) when every probe of its
-point has one: FTRACE points through ftrace_caller's kprobe_guest_ftrace();
-OPTIMIZED and int3 (copied instruction) points through a slot `push $point;
-call kprobe_guest_stub; <relocated instructions>; jmp back` (int3: the
-machine's native int3 redirect moves RIP there, machine/int3_table.py, with no
-Python per hit).  Their hit counts live in the guest's tables.
-Other points (kretprobes, arguments the guest does not interpret, an int3 on
-an emulated instruction) keep the host handlers below.
+Guest handlers: a kprobe or kretprobe registered with a GuestRecord
+(probes/guest_fetch.py: its event's fetch arguments compiled for the guest) is
+run by the guest itself (kernel/trace_probe.c, as Linux's kprobe_trace_func /
+kretprobe_trace_func) when every probe of its point has one: FTRACE points
+through ftrace_caller's kprobe_guest_ftrace(); OPTIMIZED and int3 (copied
+instruction) points through a slot `push $point; call kprobe_guest_stub;
+<relocated instructions>; jmp back` (int3: the machine's native int3 redirect
+moves RIP there, machine/int3_table.py, with no Python per hit).  A guest
+kretprobe's entry takes an instance from its pool in the guest's tables and its
+return is handled by __kretprobe_trampoline's guest code.  Their hit counts live
+in the guest's tables.  Other points (arguments the guest does not interpret:
+symstr; an int3 on an emulated instruction; probes
+registered with Python handlers only) keep the host handlers below; the
+trampoline hands a return the guest has no instance for to the host's hook.
 
 Host handlers never write the ring: ProbeHit.record() stages the record in the
 CPU's probe_stage, and the guest's probe_commit_stub commits it.  An
@@ -37,11 +41,12 @@ Linux counts a reentered kprobe.  A disarmed point's slot is erased (int3
 fill) once no CPU runs in it or was interrupted there (Machine.text_release),
 as Linux frees insn slots after a grace period.
 
-Kretprobes (rethook on x86 in Linux 6.1): each takes an instance from its
-own pool at the entry, keeping the return address it finds; only the first
-swaps it for __kretprobe_trampoline, so a call with several (an aggregate, a
-tail call) returns through the trampoline once per instance, newest first,
-each pass restoring what its instance found and committing one record.
+Kretprobes (rethook on x86 in Linux 6.1; host and guest ones alike): each
+takes an instance from its own pool at the entry, keeping the return address
+it finds; only the first swaps it for __kretprobe_trampoline, so a call with
+several (an aggregate, a tail call) returns through the trampoline once per
+instance, newest first, each pass restoring what its instance found and
+committing one record.
 function_graph swaps after the kprobe hook and restores what it found too.
 
 `armed` is debug/kprobes/enabled: False disarms every point, leaving each
@@ -400,17 +405,17 @@ class KprobeEngine:
                  guest: GuestRecord | None = None) -> Kprobe:
         """register_kprobe()/register_kretprobe(): validates, aggregates, and
         registers DISABLED (nothing is patched until enable()).  guest: the
-        record program the guest runs instead of on_hit (kprobes only; on_hit
-        stays for a point the guest cannot handle)."""
+        record program the guest runs instead of on_hit (a kretprobe's: at the
+        return, instead of on_return); the host handlers stay for a point the
+        guest cannot handle."""
         with self._lock:
             point = self._points.get(addr)
             func = self._validate(addr, is_return, point is not None)
-            entry = None
-            if guest is not None and not is_return:
-                found = self._guest.add_probe(guest)
+            kp = Kprobe(self, addr, on_hit, is_return, maxactive, on_return)
+            if guest is not None:
+                found = self._guest.add_probe(guest, kp.maxactive if is_return else 0)
                 if found is not None:
-                    entry = (found[0], found[1], len(guest.args))
-            kp = Kprobe(self, addr, on_hit, is_return, maxactive, on_return, entry)
+                    kp.guest = (found[0], found[1], len(guest.args))
             if point is None:
                 point = self._points[addr] = _Point(addr, func)
                 if addr not in self._mcount:
@@ -576,7 +581,7 @@ class KprobeEngine:
         elif not need_ftrace and self._ftrace_hook is not None:
             self.machine.remove_code_hook(self._ftrace_hook)
             self._ftrace_hook = None
-        need_kret = any(kp.is_return for p in self._points.values() for kp in p.probes)
+        need_kret = any(kp.is_return for p in self._points.values() if p.guest is None for kp in p.probes)
         if need_kret and self._kret_hook is None:
             self._kret_hook = self.machine.add_code_hook(self._kret_hook_addr, self._on_kretprobe)
         elif not need_kret and self._kret_hook is not None and not any(self._instances.values()):
@@ -843,18 +848,19 @@ class KprobeEngine:
             return False
         found = _U64.unpack(raw)[0]
         hooked = found == self._trampoline
-        task = ctx.current_task_addr()
+        task, pid = ctx.current_task_addr(), ctx.current_pid()
         stack = self._instances.setdefault(task, [])
         # frames that never returned (their stack is reused): deeper ones, and one
-        # at this sp unless the trampoline there says it is this call's
-        while stack and (stack[-1].sp < sp or (stack[-1].sp == sp and not hooked)):
+        # at this sp unless the trampoline there says it is this call's; and those of
+        # a task that died here before (its task_struct reused: another pid)
+        while stack and (stack[-1].pid != pid or stack[-1].sp < sp or (stack[-1].sp == sp and not hooked)):
             stack.pop().probe.free_instances += 1
         if hooked and (not stack or stack[-1].sp != sp):
             log.error("kretprobe trampoline at sp %#x without an instance", sp)
             kp.nmissed += 1
             return False
         kp.free_instances -= 1
-        stack.append(_Instance(kp, sp, found, ctx.current_pid()))
+        stack.append(_Instance(kp, sp, found, pid))
         if not hooked:
             ctx.write(sp, _U64.pack(self._trampoline))
         return True
@@ -965,7 +971,9 @@ class KprobeEngine:
         v = ctx.regs()
         sp = v[REG_INDEX["sp"]]
         stack = self._instances.get(ctx.current_task_addr())
-        while stack and stack[-1].sp < sp:  # frames left without returning
+        pid = ctx.current_pid()
+        # frames left without returning, or a dead task's (its task_struct reused)
+        while stack and (stack[-1].sp < sp or stack[-1].pid != pid):
             stack.pop().probe.free_instances += 1
         if not stack or stack[-1].sp != sp:
             log.error("kretprobe trampoline without an instance at sp %#x", sp)

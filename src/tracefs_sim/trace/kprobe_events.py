@@ -307,14 +307,14 @@ class KprobeEvents:
         if resolved.is_return and not resolved.maxactive:
             resolved = replace(resolved, maxactive=default_maxactive(self._nr_cpus))
         try:
+            guest = compile_args(event.id, resolved.args)
             if resolved.is_return:
                 kprobe = self._engine.register(addr, on_hit=_entry_unused, is_return=True,
                                                maxactive=resolved.maxactive,
-                                               on_return=event.hit_handler(resolved))
+                                               on_return=event.hit_handler(resolved), guest=guest)
             else:
-                kprobe = self._engine.register(addr, on_hit=event.hit_handler(resolved),
-                                               guest=compile_args(event.id, resolved.args))
-                kprobe.slots = event.slots
+                kprobe = self._engine.register(addr, on_hit=event.hit_handler(resolved), guest=guest)
+            kprobe.slots = event.slots
         except OSError as e:
             return failed(-(e.errno or errno.EINVAL))
         return resolved, kprobe
