@@ -11,14 +11,16 @@ everything off and with one mechanism armed whose probe point is on its path:
   kretprobe             r vfs_read
 each with three fetch args.  Instructions come from counting runs on a seeded machine (every
 instruction counted by a hook, the probe point's executions too: the hits); per hit =
-(with - without) / hits.  Time comes from timed runs of a larger size on a live machine, each
-mechanism's runs next to runs with everything off (the fastest of 3 of each, the least
-disturbed by the rest of the host): (with - without) / hits, the hits scaled
-from the counting runs (counted at two sizes: the workload is linear in its size) except for
-kprobes, whose hits kprobe_profile gives.  A disabled tracepoint costs what executes inside
-its static-key site's bytes (counted, per time the site is reached); it cannot be timed apart
-from the code around it, so its host time is those instructions times the off run's host time
-per guest instruction.  The kprobe rows check that the engine armed them as named
+(with - without) / hits.  Time is host CPU time (traced.py says why not wall time) of timed
+runs of a larger size on a live machine, each mechanism's runs alternated with runs with
+everything off (PAIRS of each; the least of each, the least disturbed by the rest of the host):
+(with - without) / hits, the hits scaled from the counting runs (counted at two sizes: the
+workload is linear in its size) except for kprobes, whose hits kprobe_profile gives.  The
+spread of all the unarmed runs' times in a sample is a figure of its own, the noise to read
+the differences against.  A disabled tracepoint costs what executes inside its static-key
+site's bytes (counted, per time the site is reached); it cannot be timed apart from the code
+around it, so its host time is those instructions times the off runs' host time per guest
+instruction.  The kprobe rows check that the engine armed them as named
 (debug/kprobes/list)."""
 
 from __future__ import annotations
@@ -28,11 +30,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .runner import Figure, Sample, fmt
-from .traced import PROBED, EventsLost, TracedKernel, set_aside
+from .traced import PAIRS, PROBED, EventsLost, TracedKernel, noise, set_aside
 
 NAME = "overhead-ladder"
 COUNT_BLOCKS, QUICK_COUNT_BLOCKS = 400, 20
-TIME_BLOCKS, QUICK_TIME_BLOCKS = 10_000, 1_000
+# timed runs: large enough that a probe's hits add a good part of a run (a kprobe's 30,000
+# hits ~0.05 s of CPU over ~0.22 s), repeated PAIRS times each way
+TIME_BLOCKS, QUICK_TIME_BLOCKS = 30_000, 1_000
+QUICK_PAIRS = 2
 FETCH_ARGS = "a=%di b=%si c=%dx"
 RETURN_FETCH_ARGS = "ret=$retval sp=$stack c=%cx"
 JUMP_LABEL_NOP_SIZE = 5
@@ -172,49 +177,56 @@ class Counts:
         return self.insns + self.insns_per_block * (blocks - self.blocks)
 
 
-def timed_costs(k: TracedKernel, counts: Counts, blocks: int, mechanisms=MECHANISMS) -> dict[str, float | str]:
-    """Host seconds per hit of each mechanism (or why it could not be measured), each from
-    runs with it armed next to runs with everything off; only runs that lost no event count."""
+def timed_costs(k: TracedKernel, counts: Counts, blocks: int, mechanisms=MECHANISMS,
+                pairs: int = PAIRS) -> tuple[dict[str, float | str], list[float]]:
+    """Host CPU seconds per hit of each mechanism (or why it could not be measured), each
+    from its runs alternated with runs with everything off (traced.side_by_side: the least of
+    each); and the CPU times of every unarmed run, the sample's noise."""
     out: dict[str, float | str] = {}
+    unarmed: list[float] = []
     for m in mechanisms:
-        try:
-            base = k.best_of(blocks).seconds
-            if m is TRACEPOINT_OFF:
-                out[m.name] = counts.insns_per_hit(m.name) * base / counts.insns_at(blocks)
-                continue
+        if m is TRACEPOINT_OFF:
+            continue
+        if m.kind:  # the engine armed it as the row says
             m.arm(k)
             try:
-                if m.kind:
-                    check_kind(k, m)
-                before = k.hits(m.event) if m.event else 0
-                with_it = k.best_of(blocks)
-                hits = ((k.hits(m.event) - before) / with_it.runs if m.event
-                        else counts.hits_at(m.name, blocks))
+                check_kind(k, m)
             finally:
                 m.disarm(k)
+        try:
+            runs = k.side_by_side(blocks, lambda: m.arm(k), lambda: m.disarm(k),
+                                  (lambda: k.hits(m.event)) if m.event else None, pairs)
         except EventsLost as e:
             out[m.name] = f"{m.name}: {e}"
             continue
-        out[m.name] = (with_it.seconds - base) / hits if hits else f"{m.name}: no hits"
-    return out
+        unarmed += runs.off
+        hits = runs.hits if m.event else counts.hits_at(m.name, blocks)
+        out[m.name] = runs.added / hits if hits else f"{m.name}: no hits"
+    if unarmed and TRACEPOINT_OFF in mechanisms:
+        # its instructions at the off runs' host time per guest instruction
+        out[TRACEPOINT_OFF.name] = (counts.insns_per_hit(TRACEPOINT_OFF.name) * min(unarmed)
+                                    / counts.insns_at(blocks))
+    return out, unarmed
 
 
 @contextmanager
 def session(quick: bool):
     counts = Counts(QUICK_COUNT_BLOCKS if quick else COUNT_BLOCKS)
     blocks = QUICK_TIME_BLOCKS if quick else TIME_BLOCKS
+    pairs = QUICK_PAIRS if quick else PAIRS
     k = TracedKernel()
     try:
 
         def sample() -> list[Sample]:
             before = k.runs_set_aside
-            costs = timed_costs(k, counts, blocks)
+            costs, unarmed = timed_costs(k, counts, blocks, pairs=pairs)
             samples = []
             for m in MECHANISMS:
                 samples.append(Sample(f"{m.name}: guest insns/hit", "insns", counts.insns_per_hit(m.name)))
-                cost = costs[m.name]
+                cost = costs.get(m.name, f"{m.name}: every timed run lost events")
                 samples.append(Sample(f"{m.name}: host time/hit", "µs", cost * 1e6)
                                if isinstance(cost, float) else Sample(f"{m.name}: host time/hit", "µs", None, cost))
+            samples.append(noise(unarmed))
             samples.append(set_aside(k, before))
             return samples
         yield sample

@@ -1,13 +1,13 @@
 """probes: what kprobes and the function tracers cost, through the trace core (traced.py).
 
 * Hits per second of an enabled kprobe with three fetch args on an ftrace site, optimised,
-  int3, and of a kretprobe: hits (kprobe_profile) over the time they added to the workload,
-  each run next to a run with nothing armed (the ladder's timed runs).  Issue 5's target: int3
-  >= 300 k/s.
+  int3, and of a kretprobe: hits (kprobe_profile) over the host CPU time they added to the
+  workload, its runs alternated with runs with nothing armed (the ladder's timed runs, least
+  of each).  Issue 5's target: int3 >= 300 k/s.
 * The workload's speed with 100 kprobes armed on cold functions (never executed by a counting
-  run of the workload) against none, side by side: two per function, at its entry (on the
-  ftrace site) and at the instruction after that (int3 or optimised, as the engine decides).
-  Target >= 0.95.
+  run of the workload) against none, runs alternated the same way (CPU time, least of each):
+  two per function, at its entry (on the ftrace site) and at the instruction after that (int3
+  or optimised, as the engine decides).  Target >= 0.95.
 * The time a write of `function` (then `function_graph`) to current_tracer takes with every
   function in the filter, and of `nop` back.  Target <= 50 ms."""
 
@@ -16,14 +16,13 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
-from .ladder import MECHANISMS, Counts, timed_costs
+from .ladder import MECHANISMS, QUICK_PAIRS, QUICK_TIME_BLOCKS, TIME_BLOCKS, Counts, timed_costs
 from .runner import Sample
-from .traced import TracedKernel, set_aside
+from .traced import PAIRS, EventsLost, TracedKernel, noise, set_aside
 
 NAME = "probes"
 KPROBES = tuple(m for m in MECHANISMS if m.event)
 COUNT_BLOCKS, QUICK_COUNT_BLOCKS = 400, 20
-TIME_BLOCKS, QUICK_TIME_BLOCKS = 10_000, 1_000
 COLD_PROBES = 100
 MCOUNT_INSN_SIZE = 5
 
@@ -78,6 +77,7 @@ def switch_times(k: TracedKernel, tracer: str) -> tuple[float, float]:
 def session(quick: bool):
     count_blocks = QUICK_COUNT_BLOCKS if quick else COUNT_BLOCKS
     blocks = QUICK_TIME_BLOCKS if quick else TIME_BLOCKS
+    pairs = QUICK_PAIRS if quick else PAIRS
     counts = Counts(count_blocks, KPROBES)
     cold = cold_functions(count_blocks)
     k = TracedKernel()
@@ -85,7 +85,8 @@ def session(quick: bool):
         def sample() -> list[Sample]:
             before = k.runs_set_aside
             samples = []
-            for m, cost in timed_costs(k, counts, blocks, KPROBES).items():
+            costs, unarmed = timed_costs(k, counts, blocks, KPROBES, pairs)
+            for m, cost in costs.items():
                 figure = f"{m} (3 fetch args) hits/s"
                 if isinstance(cost, str):
                     samples.append(Sample(figure, "hits/s", None, cost))
@@ -94,14 +95,18 @@ def session(quick: bool):
                                           f"above noise ({cost * 1e6:.2f} µs/hit)"))
                 else:
                     samples.append(Sample(figure, "hits/s", 1 / cost))
-            none = k.best_of(blocks).seconds
-            events = arm_cold(k, cold)
+            figure = f"speed, {COLD_PROBES} kprobes on cold functions / none (target >= 0.95)"
+            events: list[str] = []
+
+            def arm() -> None:
+                events[:] = arm_cold(k, cold)
             try:
-                armed = k.best_of(blocks).seconds
-            finally:
-                disarm_cold(k, events)
-            samples.append(Sample(f"speed, {COLD_PROBES} kprobes on cold functions / none "
-                                  "(target >= 0.95)", "ratio", none / armed))
+                runs = k.side_by_side(blocks, arm, lambda: disarm_cold(k, events), pairs=pairs)
+                unarmed += runs.off
+                samples.append(Sample(figure, "ratio", min(runs.off) / min(runs.on)))
+            except EventsLost as e:
+                samples.append(Sample(figure, "ratio", None, str(e)))
+            samples.append(noise(unarmed))
             for tracer in ("function", "function_graph"):
                 on, off = switch_times(k, tracer)
                 samples.append(Sample(f"switch {tracer} on, every function (target <= 50)", "ms", on * 1e3))

@@ -11,6 +11,14 @@ Two ways to run it: timed (no instrumentation) and counted (a counting hook on e
 instruction, on a seeded machine so that a run is the same instruction stream each time;
 it also counts how often chosen addresses execute: the hits).
 
+A timed run gives its wall time and its host CPU time (the process's: the emulating thread,
+plus the drain thread's few microseconds a page).  What a probe adds is the difference of two
+such times, a few percent of a run: on a busy box the wall time also holds however long the
+other processes kept the cores (here 2-4x the CPU time under a load of 6, varying from run to
+run by more than a probe adds), while the CPU time varies by a few percent.  So comparisons
+(side_by_side) use the CPU time, interleave runs with and without the thing measured, and take
+the least of each: the least disturbed runs, measured in the same stretch of the box's load.
+
 The guest's ring holds 8 pages per CPU (a few milliseconds of function events): a thread
 hands its pages back as they fill, as the daemon's drain loop does, so that every event takes
 the guest's write path and not its "ring full, event lost" one (under SCHED_FIFO when
@@ -21,11 +29,11 @@ some are set aside, and a counting run that lost some is an error."""
 
 from __future__ import annotations
 
-import os
 import struct
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from unicorn import UC_HOOK_CODE
@@ -35,6 +43,7 @@ from ..machine.paging import kernel_virt_to_phys
 from ..machine.tracing import CONTROL_RINGS, NR_CPUS, RING_PAGE_LOST, RING_SEQ, RING_SIZE, TRACE_RING_PAGES
 from ..probes.ftrace import FtraceSites
 from ..probes.kprobes import KprobeEngine
+from ..realtime import realtime_if_permitted
 from ..trace.kprobe_debug import KprobeDebugViews
 from ..trace.system import TracingSystem
 from .runner import Sample
@@ -43,6 +52,7 @@ PROBED = "vfs_read"  # once per dd block
 WAIT_S = 300.0
 BEST_OF = 3
 MAX_RUNS = 3 * BEST_OF  # runs best_of may make to get BEST_OF that lost no event
+PAIRS = 9  # side_by_side: runs with and runs without, alternated (the least of 9 is near the floor)
 DRAIN_WAIT_S = 0.2  # one wait for a doorbell (bounds how long close() takes)
 RING_LOST = 16  # struct trace_ring.lost (ring.h): events dropped since the current page started
 # a counting run hands the pages back every this many instructions: a page of function
@@ -64,6 +74,26 @@ class EventsLost(RuntimeError):
 class Best:
     seconds: float  # the fastest run that lost no event
     runs: int  # runs made, set-aside ones included (a kprobe's hits are counted over all)
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float  # seconds from spawn to exit
+    cpu: float  # host CPU seconds the process spent meanwhile
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """Alternated timed runs without and with something armed (CPU seconds, runs that lost
+    no event)."""
+    off: tuple[float, ...]
+    on: tuple[float, ...]
+    hits: float  # per armed run, from the hits callable (0 without one)
+
+    @property
+    def added(self) -> float:
+        """CPU seconds it added to a run: least armed run - least unarmed run."""
+        return min(self.on) - min(self.off)
 
 
 class RingDrain:
@@ -143,18 +173,6 @@ class RingDrain:
             self._thread.join()
 
 
-def realtime_if_permitted() -> None:
-    """Run the calling thread under SCHED_FIFO when the host allows it (root does).  Under
-    load from elsewhere on the box a normal thread may wait milliseconds to be scheduled after
-    the doorbell, longer than the function tracer takes to fill the ring: most timed runs then
-    lose events.  A real-time thread is scheduled at once; it runs ~10 µs a page, so it takes
-    little from anything else."""
-    try:
-        os.sched_setscheduler(threading.get_native_id(), os.SCHED_FIFO, os.sched_param(1))
-    except (OSError, AttributeError):  # not permitted, or not Linux: losses show as runs set aside
-        pass
-
-
 def workload(blocks: int) -> list[str]:
     return ["dd", "if=/dev/zero", "of=/dev/null", "bs=1", f"count={blocks}"]
 
@@ -231,17 +249,57 @@ class TracedKernel:
 
     def run(self, blocks: int) -> float:
         """Seconds from spawn to exit of the workload; EventsLost if the guest lost any."""
+        return self.timed(blocks).wall
+
+    def timed(self, blocks: int) -> Run:
+        """One run of the workload, its wall and CPU time; EventsLost if the guest lost any."""
         lost = self.ring.lost()
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         proc = self.machine.spawn(workload(blocks), lambda output: None)
         status = proc.wait(WAIT_S)
-        elapsed = time.perf_counter() - t
+        elapsed, cpu = time.perf_counter() - t, time.process_time() - c
         if status != 0:
             raise RuntimeError(f"{' '.join(workload(blocks))}: exit status {status}")
         lost = self.ring.lost() - lost
         if lost:
             raise EventsLost(lost)
-        return elapsed
+        return Run(elapsed, cpu)
+
+    def side_by_side(self, blocks: int, arm: Callable[[], None], disarm: Callable[[], None],
+                     hits: Callable[[], int] | None = None, pairs: int = PAIRS) -> SideBySide:
+        """`pairs` runs without and `pairs` with arm() done, alternated (arm before each armed
+        run, disarm after it); hits(): a counter read around each armed run.  A run that lost
+        events is set aside and made again, up to twice per pair; EventsLost past that."""
+        off: list[float] = []
+        on: list[float] = []
+        counted: list[int] = []
+        lost = [0, 0]  # events, runs
+
+        def clean(armed: bool) -> None:
+            while True:
+                before = hits() if armed and hits else 0
+                try:
+                    run = self.timed(blocks)
+                except EventsLost as e:
+                    self.runs_set_aside += 1
+                    lost[0] += e.lost
+                    lost[1] += 1
+                    if lost[1] > 2 * pairs:
+                        raise EventsLost(lost[0], lost[1]) from None
+                    continue
+                (on if armed else off).append(run.cpu)
+                if armed and hits:
+                    counted.append(hits() - before)
+                return
+
+        for _ in range(pairs):
+            clean(False)
+            arm()
+            try:
+                clean(True)
+            finally:
+                disarm()
+        return SideBySide(tuple(off), tuple(on), sum(counted) / len(counted) if counted else 0)
 
     def count(self, blocks: int, watch: frozenset[int] = frozenset()) -> tuple[int, Counter]:
         """Guest instructions the workload's run executed (the idle machine's around it
@@ -283,6 +341,14 @@ class TracedKernel:
 def set_aside(kernel: TracedKernel, before: int) -> Sample:
     """The figure saying how many timed runs of a sample lost events and were not counted."""
     return Sample("timed runs set aside (the guest lost events)", "runs", kernel.runs_set_aside - before)
+
+
+def noise(unarmed: list[float]) -> Sample:
+    """The figure saying how much the same (unarmed) run's CPU time varied within a sample:
+    max / min - 1 over all of them, against which to read the time a probe adds."""
+    return Sample("unarmed runs' CPU time, spread within a sample (max/min - 1)", "%",
+                  100 * (max(unarmed) / min(unarmed) - 1) if unarmed else None,
+                  None if unarmed else "no unarmed run")
 
 
 def optimisable_offset(kernel: TracedKernel, func: str) -> int:
