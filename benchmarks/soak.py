@@ -9,10 +9,20 @@ SIGINT/SIGTERM/SIGHUP end the run through the same path), then runs every phase 
 worker threads until the time is up, while the main thread samples the daemon's memory
 (/proc/PID/status and smaps), thread count and open fds every --interval seconds. Prints the
 samples as a table, each phase's step and failure counts, and a verdict (exit status 1 when
-the growth is flagged or the run was interrupted): RSS growth between the first sample after the warm-up and the last one, split
-into guest RAM (RssShmem: the emulated machine's memory, pages the guest has touched; bounded by
-its RAM size), Unicorn's translated code (bounded by its TCG buffer, 1 GiB per CPU by default)
-and the other host anonymous memory (Python objects, C heaps), which is what must stay flat.
+the growth is flagged or the run was interrupted).
+
+The verdict judges RSS without Unicorn's translated code, from the start of the post-warm-up
+samples to their end (each end the lowest of a tenth of the samples, so that a transient spike
+at either end, such as a `trace` read's text in flight, neither hides nor fakes a leak): it must
+grow by at most GROWTH_LIMIT_PERCENT. Translated code is left out because it has a bound of its
+own: each emulated CPU writes it into one buffer (machine/cpu.py's TCG_BUFFER_BYTES, an
+anonymous rwx mapping) which Unicorn flushes when full and fills again from its start, so its
+RSS climbs, as probes and tracers invalidate code and it is translated again, until it reaches
+the buffer's size, and no further. The verdict shows how far it has got against that ceiling,
+read from the mappings' sizes, and flags a ceiling that grows (a new buffer: a CPU emulator made
+and never freed). The judged growth is split into guest RAM (RssShmem: pages the emulated
+machine has touched; bounded by its RAM size, but judged: a guest that keeps touching new pages
+is a leak in the emulated kernel) and the other host anonymous memory (Python objects, C heaps).
 
 The phases (PHASES below, one entry each) are what the simulator has today:
   events     sched:*, raw_syscalls:*, kmem:* on the top-level buffer;
@@ -31,16 +41,22 @@ The phases (PHASES below, one entry each) are what the simulator has today:
 The load is modest on purpose (the pauses in each loop): the point is many repetitions of each
 path over a long time, not saturation, and the machine this runs on is shared.
 
---tracemalloc DIR: run the daemon with tracemalloc on (through a sitecustomize on PYTHONPATH)
-and have it write a snapshot at each sample; at the end the top growth between the
-post-warm-up snapshot and the last is printed by file:line, to name what grows. This slows the
-daemon, so RSS figures from such a run are not comparable with a plain one.
+--heap: the daemon also reports its allocators at each sample (through a sitecustomize on
+PYTHONPATH, on SIGUSR2): glibc malloc's memory in use and freed-but-kept, pymalloc's blocks in
+use, free, and its arenas. A leak grows what is in use; a heap that keeps its high-water mark
+(transient peaks, fragmentation) grows only what is kept. At the end, the change of each.
+--tracemalloc DIR: as --heap, with tracemalloc on in the daemon and a snapshot at each sample
+kept in DIR; at the end the top growth between the post-warm-up snapshot and the last is
+printed by file:line and by call path, to name what grows. This slows the daemon and tracemalloc
+holds memory of its own, so RSS figures from such a run are not comparable with a plain one.
 """
 from __future__ import annotations
 
 import argparse
 import errno
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -59,34 +75,44 @@ from tracefs_sim import control  # noqa: E402
 # The installed console script, beside this interpreter (the venv's bin/).
 CLI = [str(Path(sys.executable).parent / "tracefs-sim")]
 
-# Growth flagged: more than this share of the post-warm-up RSS over the run. The fixed part of
-# the daemon's RSS (interpreter, libraries, kernel image, first translations, the rings once
-# filled) is in place by the end of the warm-up; what may still move with no leak is pymalloc
-# arenas and glibc heap fragmentation, which settle at a few MiB, a few % of a ~60 MiB daemon.
-# A leak of one small object per event or per request (thousands a second) adds far more than
-# 5% over ten minutes, so 5% separates the two with margin on either side.
+# Growth flagged: more than this share of the post-warm-up RSS without translated code, over
+# the run. The fixed part of the daemon's memory (interpreter, libraries, kernel image, the rings
+# once filled) is in place by the end of the warm-up; what may still move with no leak is the
+# allocators' high-water marks (pymalloc arenas a transient peak left partly filled, glibc heap
+# kept), a few MiB of a ~55 MiB daemon. A leak of one small object per event or per request
+# (thousands a second) adds far more than 5% over ten minutes. One of a few KiB per control-file
+# command (a kprobe defined and removed, 45 a minute here) adds ~2 MiB in ten minutes, under
+# the limit: a run of 30 minutes or more (--minutes 30) is what catches those.
 GROWTH_LIMIT_PERCENT = 5.0
+# Frames of each allocation's call path that --tracemalloc records.
+TRACEMALLOC_FRAMES = 8
 
 
 # --------------------------------------------------------------------------------------------
 # Tracefs access: every error is an outcome to count, not a reason to stop the soak.
 
+def _write(path: Path, text: str, append: bool) -> None:
+    fd = os.open(path, os.O_WRONLY | (os.O_APPEND if append else os.O_TRUNC))
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
 def write(path: Path, text: str, append: bool = False) -> bool:
     try:
-        fd = os.open(path, os.O_WRONLY | (os.O_APPEND if append else os.O_TRUNC))
-        try:
-            os.write(fd, text.encode())
-        finally:
-            os.close(fd)
+        _write(path, text, append)
         return True
     except OSError:
         return False
 
 
 def must_write(path: Path, text: str, append: bool = False) -> None:
-    """A write that must succeed: its failure counts as the phase's."""
-    if not write(path, text, append):
-        raise OSError(f"write of {text!r} to {path.name} refused")
+    """A write that must succeed: its failure (with its errno) counts as the phase's."""
+    try:
+        _write(path, text, append)
+    except OSError as e:
+        raise OSError(e.errno, f"write of {text!r} to {path.name}: {e.strerror}") from None
 
 
 def read_all(path: Path) -> int:
@@ -308,8 +334,15 @@ class Sample:
                       # daemon's only shared memory), i.e. guest pages touched so far
     tcg_kib: int      # of RssAnon, Unicorn's translated-code buffers (one per emulated CPU, the
                       # process's only anonymous rwx mappings)
+    tcg_ceiling_kib: int  # the size of those buffers: what tcg_kib can reach, since Unicorn
+                          # flushes a full buffer and writes it again from its start
     threads: int
     fds: int
+
+    @property
+    def judged_kib(self) -> int:
+        """What must stay flat: RSS without the translated code, which has its own bound."""
+        return self.rss_kib - self.tcg_kib
 
 
 def sample(pid: int, t: float) -> Sample:
@@ -318,89 +351,208 @@ def sample(pid: int, t: float) -> Sample:
         for line in f:
             key, _, value = line.partition(":")
             fields[key] = value.split()
+    tcg_kib, tcg_ceiling_kib = code_buffers_kib(pid)
     return Sample(t, int(fields["VmRSS"][0]), int(fields["RssAnon"][0]),
-                  int(fields["RssShmem"][0]), code_buffer_kib(pid), int(fields["Threads"][0]),
+                  int(fields["RssShmem"][0]), tcg_kib, tcg_ceiling_kib, int(fields["Threads"][0]),
                   len(os.listdir(f"/proc/{pid}/fd")))
 
 
-def code_buffer_kib(pid: int) -> int:
-    """Rss of the anonymous rwx mappings: where Unicorn (QEMU's TCG) writes translated code."""
-    total, in_code = 0, False
+def code_buffers_kib(pid: int) -> tuple[int, int]:
+    """(Rss, Size) of the anonymous rwx mappings: where Unicorn (QEMU's TCG) writes translated
+    code, one buffer per emulated CPU."""
+    rss = size = 0
+    in_code = False
     with open(f"/proc/{pid}/smaps") as f:
         for line in f:
             parts = line.split()
             if not parts[0].endswith(":"):  # a mapping: range perms offset dev inode [path]
                 in_code = parts[1] == "rwxp" and len(parts) == 5
             elif in_code and parts[0] == "Rss:":
-                total += int(parts[1])
-    return total
+                rss += int(parts[1])
+            elif in_code and parts[0] == "Size:":
+                size += int(parts[1])
+    return rss, size
+
+
+# Each end of the judged span is the lowest of this share of the post-warm-up samples (at least
+# one): a `trace` read in flight when a sample is taken holds the whole text for a moment, an
+# upward spike that says nothing about a leak, while a leak raises every later sample, the
+# lowest included.
+END_WINDOW_SHARE = 0.1
 
 
 def verdict(samples: list[Sample], warmup: float) -> tuple[str, bool]:
-    """(text, flagged): RSS growth from the first sample at or after `warmup` to the last."""
+    """(text, flagged): the growth of RSS without translated code between the two ends of the
+    samples taken at or after `warmup`; translated code is shown against its ceiling, and a
+    ceiling that grows (a new code buffer: a CPU emulator made and never freed) is flagged."""
     after = [s for s in samples if s.t >= warmup]
     if len(after) < 2:
         return "verdict: too few samples after the warm-up to judge", False
-    first, last = after[0], after[-1]
-    grew = (last.rss_kib - first.rss_kib) / 1024
-    percent = 100.0 * (last.rss_kib - first.rss_kib) / first.rss_kib
-    flagged = percent > GROWTH_LIMIT_PERCENT
+    n = max(1, round(len(after) * END_WINDOW_SHARE))
+    first = min(after[:n], key=lambda s: s.judged_kib)
+    last = min(after[-n:], key=lambda s: s.judged_kib)
+    percent = 100.0 * (last.judged_kib - first.judged_kib) / first.judged_kib
+    grew = percent > GROWTH_LIMIT_PERCENT
+    new_code_buffers = after[-1].tcg_ceiling_kib > after[0].tcg_ceiling_kib
 
     def mib(kib: int) -> str:
+        return f"{kib / 1024:.1f} MiB"
+
+    def change(kib: int) -> str:
         return f"{kib / 1024:+.1f} MiB"
 
-    # Guest RAM and translated code grow to bounds of their own (RAM size, TCG buffer size);
-    # the other host memory has none, so the split says which kind of growth this is.
+    if grew:
+        judgement = f"GROWTH above {GROWTH_LIMIT_PERCENT:.0f}%"
+    elif new_code_buffers:
+        judgement = "GROWTH of the translated-code ceiling"
+    else:
+        judgement = f"flat (limit {GROWTH_LIMIT_PERCENT:.0f}%)"
+    # Guest RAM grows at most to the RAM size, and is judged all the same: a guest that keeps
+    # touching new pages is a leak in the emulated kernel. The rest of the judged memory is the
+    # daemon's own (Python objects, C heaps, libraries' pages).
     other = (last.anon_kib - last.tcg_kib) - (first.anon_kib - first.tcg_kib)
-    text = (f"verdict: RSS {first.rss_kib / 1024:.1f} MiB at {first.t:.0f} s -> "
-            f"{last.rss_kib / 1024:.1f} MiB at {last.t:.0f} s: {grew:+.1f} MiB ({percent:+.1f}%); "
-            f"threads {first.threads}->{last.threads}, fds {first.fds}->{last.fds}; "
-            + (f"GROWTH above {GROWTH_LIMIT_PERCENT:.0f}%" if flagged
-               else f"flat (limit {GROWTH_LIMIT_PERCENT:.0f}%)")
-            + f"\n  of which guest RAM {mib(last.guest_kib - first.guest_kib)}, translated code "
-              f"{mib(last.tcg_kib - first.tcg_kib)}, other host anon {mib(other)}")
-    return text, flagged
+    window = f"lowest of {n} samples at each end" if n > 1 else "first and last sample"
+    text = (f"verdict: RSS {mib(after[0].rss_kib)} at {after[0].t:.0f} s -> {mib(after[-1].rss_kib)} "
+            f"at {after[-1].t:.0f} s; without translated code ({window}) {mib(first.judged_kib)} at "
+            f"{first.t:.0f} s -> {mib(last.judged_kib)} at {last.t:.0f} s: "
+            f"{change(last.judged_kib - first.judged_kib)} ({percent:+.1f}%); "
+            f"threads {after[0].threads}->{after[-1].threads}, fds {after[0].fds}->{after[-1].fds}; "
+            f"{judgement}"
+            f"\n  of which guest RAM {change(last.guest_kib - first.guest_kib)}, other host anon "
+            f"{change(other)}; translated code (bounded, not judged) "
+            f"{change(after[-1].tcg_kib - after[0].tcg_kib)}, {mib(after[-1].tcg_kib)} of its "
+            f"{mib(after[-1].tcg_ceiling_kib)} ceiling")
+    return text, grew or new_code_buffers
 
 
 # --------------------------------------------------------------------------------------------
-# tracemalloc in the daemon, without touching the daemon's code: a sitecustomize that starts
-# tracemalloc in the `tracefs-sim mount` process (the daemon is its fork) and dumps a snapshot
-# on SIGUSR2.
+# Looking inside the daemon without touching its code: a sitecustomize on PYTHONPATH, run by
+# `tracefs-sim mount` (the daemon is its fork), that on SIGUSR2 writes the allocators' figures
+# (glibc malloc's mallinfo2, pymalloc's arenas) and, when tracemalloc was asked for, a snapshot.
+# The figures split "other host anon" into memory in use and memory freed but kept by an
+# allocator, which is what tells a leak from a heap that has kept its high-water mark.
 
-SITECUSTOMIZE = '''\
+SITECUSTOMIZE = """\
 import os
-if os.environ.get("TRACEFS_SIM_SOAK_TRACEMALLOC"):
-    import signal, tracemalloc
-    tracemalloc.start(int(os.environ.get("TRACEFS_SIM_SOAK_FRAMES", "8")))
+if os.environ.get("TRACEFS_SIM_SOAK_DIAG"):
+    import ctypes, json, signal, sys, tempfile
+    _FRAMES = int(os.environ.get("TRACEFS_SIM_SOAK_FRAMES", "0"))
+    if _FRAMES:
+        import tracemalloc
+        tracemalloc.start(_FRAMES)
+
+    class _Mallinfo2(ctypes.Structure):  # glibc's struct mallinfo2 (2.33+): ten size_t
+        _fields_ = [(name, ctypes.c_size_t) for name in (
+            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+            "fordblks", "keepcost")]
+
+    _libc = ctypes.CDLL(None)
+    _mallinfo2 = getattr(_libc, "mallinfo2", None)
+    if _mallinfo2 is not None:
+        _mallinfo2.restype = _Mallinfo2
+    _PYMALLOC = {"# bytes in allocated blocks": "py_used", "# bytes in available blocks": "py_free"}
     _count = [0]
+
+    def _pymalloc_figures():
+        # sys._debugmallocstats() prints to C's stderr, so it gets a file for the call (a line
+        # another thread logs meanwhile lands there too: a diagnostic run's price).
+        with tempfile.TemporaryFile() as f:
+            sys.stderr.flush()
+            saved = os.dup(2)
+            os.dup2(f.fileno(), 2)
+            try:
+                sys._debugmallocstats()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            f.seek(0)
+            text = f.read().decode(errors="replace")
+        out = {}
+        for line in text.splitlines():
+            key, _, value = line.rpartition("=")
+            if key.strip() in _PYMALLOC:
+                out[_PYMALLOC[key.strip()]] = int(value.strip().replace(",", ""))
+            elif key.strip().endswith(" bytes/arena"):   # "N arenas * SIZE bytes/arena = TOTAL"
+                out["py_arenas"] = int(value.strip().replace(",", ""))
+        return out
+
     def _dump(signum, frame):
         _count[0] += 1
-        path = os.path.join(os.environ["TRACEFS_SIM_SOAK_TRACEMALLOC"],
-                            "snap-%d-%04d.pickle" % (os.getpid(), _count[0]))
-        tracemalloc.take_snapshot().dump(path + ".tmp")
-        os.rename(path + ".tmp", path)
+        base = os.path.join(os.environ["TRACEFS_SIM_SOAK_DIAG"], "%d-%04d" % (os.getpid(), _count[0]))
+        figures = _pymalloc_figures()
+        if _mallinfo2 is not None:
+            info = _mallinfo2()
+            figures.update(malloc_used=info.uordblks + info.hblkhd, malloc_free=info.fordblks)
+        if _FRAMES:
+            tracemalloc.take_snapshot().dump(base + ".pickle")
+        with open(base + ".tmp", "w") as f:
+            json.dump(figures, f)
+        os.rename(base + ".tmp", base + ".json")  # last: the soak waits for it
+
     signal.signal(signal.SIGUSR2, _dump)
-'''
+"""
 
 
-def tracemalloc_env(directory: Path) -> dict[str, str]:
+def diagnostics_env(directory: Path, tracemalloc_frames: int) -> dict[str, str]:
     site = directory / "site"
     site.mkdir(parents=True, exist_ok=True)
     (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
     path = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))
-    return {"PYTHONPATH": path, "TRACEFS_SIM_SOAK_TRACEMALLOC": str(directory)}
+    return {"PYTHONPATH": path, "TRACEFS_SIM_SOAK_DIAG": str(directory),
+            "TRACEFS_SIM_SOAK_FRAMES": str(tracemalloc_frames)}
 
 
-def snapshot_now(pid: int, directory: Path, timeout: float = 60.0) -> Path | None:
-    before = set(directory.glob("snap-*.pickle"))
+@dataclass
+class HeapFigures:
+    """What the daemon's allocators hold (bytes; None: that allocator gave no figures, as
+    pymalloc under tracemalloc, whose hooks hide it, or a libc without mallinfo2), and its
+    tracemalloc snapshot if taken."""
+    malloc_used: int | None       # glibc malloc: blocks in use, heap and mmapped
+    malloc_free: int | None       # glibc malloc: freed blocks it keeps in its heaps
+    py_used: int | None           # pymalloc: blocks in use (objects of up to 512 bytes)
+    py_free: int | None           # pymalloc: free blocks in its arenas
+    py_arenas_bytes: int | None   # pymalloc: arenas held (one goes back only when all free)
+    snapshot: Path | None
+
+
+def heap_figures_now(pid: int, directory: Path, timeout: float = 60.0) -> HeapFigures | None:
+    before = set(directory.glob(f"{pid}-*.json"))
     os.kill(pid, signal.SIGUSR2)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        new = set(directory.glob("snap-*.pickle")) - before
+        new = set(directory.glob(f"{pid}-*.json")) - before
         if new:
-            return max(new)
+            path = max(new)
+            with open(path) as f:
+                fig = json.load(f)
+            snapshot = path.with_suffix(".pickle")
+            return HeapFigures(fig.get("malloc_used"), fig.get("malloc_free"), fig.get("py_used"),
+                               fig.get("py_free"), fig.get("py_arenas"),
+                               snapshot if snapshot.exists() else None)
         time.sleep(0.2)
     return None
+
+
+HEAP_FIELDS = ("malloc_used", "malloc_free", "py_used", "py_free", "py_arenas_bytes")
+HEAP_COLUMNS = f"{'m_used':>7} {'m_free':>7} {'py_used':>7} {'py_free':>7} {'py_arenas':>9}"
+
+
+def heap_row(h: HeapFigures | None) -> str:
+    if h is None:
+        return "(no answer)"
+    widths = (7, 7, 7, 7, 9)
+    values = (getattr(h, name) for name in HEAP_FIELDS)
+    return " ".join(f"{'-':>{w}}" if v is None else f"{v / 1024 / 1024:{w}.1f}" for v, w in zip(values, widths))
+
+
+def report_heap(first: HeapFigures, last: HeapFigures) -> None:
+    labels = ("malloc in use", "malloc freed but kept", "pymalloc in use", "pymalloc free",
+              "pymalloc arenas")
+    changes = []
+    for name, label in zip(HEAP_FIELDS, labels):
+        a, b = getattr(first, name), getattr(last, name)
+        changes.append(f"{label} " + ("-" if a is None or b is None else f"{(b - a) / 1024 / 1024:+.1f} MiB"))
+    print("\nallocators, first sample after the warm-up -> last: " + ", ".join(changes))
 
 
 def report_growth(first: Path, last: Path, top: int = 10) -> None:
@@ -448,8 +600,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="seconds of load before the reference sample (default: 1/10 of the run, "
                         "at most 60)")
     p.add_argument("--cpus", type=int, default=2)
+    p.add_argument("--heap", action="store_true",
+                   help="ask the daemon's allocators (glibc malloc, pymalloc) at each sample")
     p.add_argument("--tracemalloc", metavar="DIR", default=None,
-                   help="snapshot the daemon's allocations into DIR and report the top growth")
+                   help="as --heap, and snapshot the daemon's Python allocations into DIR; "
+                        "report the top growth")
     args = p.parse_args(argv)
     duration = args.minutes * 60
     warmup = args.warmup if args.warmup is not None else min(60.0, duration / 10)
@@ -459,11 +614,15 @@ def main(argv: list[str] | None = None) -> int:
 
     env = dict(os.environ)
     env.pop(control.ENV_VAR, None)  # name the mount by its directory, not an outer session
-    snapdir = Path(args.tracemalloc).resolve() if args.tracemalloc else None
-    if snapdir:
-        env.update(tracemalloc_env(snapdir))
-
     tmp = tempfile.mkdtemp(prefix="tsim-soak-")
+    diagdir = None
+    if args.tracemalloc:
+        diagdir = Path(args.tracemalloc).resolve()
+        env.update(diagnostics_env(diagdir, TRACEMALLOC_FRAMES))
+    elif args.heap:
+        diagdir = Path(tempfile.mkdtemp(prefix="tsim-soak-heap-"))
+        env.update(diagnostics_env(diagdir, 0))
+
     mnt = Path(tmp) / "tracing"
     mnt.mkdir()
     mounted = False
@@ -471,7 +630,7 @@ def main(argv: list[str] | None = None) -> int:
     workers: list[Worker] = []
     phases: list[Phase] = []
     samples: list[Sample] = []
-    snaps: list[tuple[float, Path]] = []
+    heaps: list[tuple[float, HeapFigures]] = []
     interrupted = None
     try:
         subprocess.run(CLI + ["mount", "--cpus", str(args.cpus), str(mnt)], check=True, env=env,
@@ -493,18 +652,19 @@ def main(argv: list[str] | None = None) -> int:
             w.start()
 
         print(f"{'time_s':>7} {'rss_mib':>8} {'anon_mib':>8} {'tcg_mib':>8} {'guest_mib':>9} "
-              f"{'threads':>7} {'fds':>5}", flush=True)
+              f"{'threads':>7} {'fds':>5}" + ("  " + HEAP_COLUMNS if diagdir else ""), flush=True)
         while True:
             t = time.monotonic() - t0
             s = sample(pid, t)
             samples.append(s)
-            print(f"{s.t:7.1f} {s.rss_kib / 1024:8.1f} {s.anon_kib / 1024:8.1f} "
-                  f"{s.tcg_kib / 1024:8.1f} {s.guest_kib / 1024:9.1f} {s.threads:7d} {s.fds:5d}",
-                  flush=True)
-            if snapdir:
-                snap = snapshot_now(pid, snapdir)
-                if snap:
-                    snaps.append((t, snap))
+            row = (f"{s.t:7.1f} {s.rss_kib / 1024:8.1f} {s.anon_kib / 1024:8.1f} "
+                   f"{s.tcg_kib / 1024:8.1f} {s.guest_kib / 1024:9.1f} {s.threads:7d} {s.fds:5d}")
+            if diagdir:
+                heap = heap_figures_now(pid, diagdir)
+                if heap:
+                    heaps.append((t, heap))
+                row += "  " + heap_row(heap)
+            print(row, flush=True)
             if t >= duration:
                 break
             time.sleep(min(args.interval, max(0.0, duration - t)))
@@ -530,6 +690,8 @@ def main(argv: list[str] | None = None) -> int:
             os.rmdir(tmp)
         except OSError:
             print(f"# could not remove {tmp} (still mounted?)", file=sys.stderr)
+        if diagdir and not args.tracemalloc:
+            shutil.rmtree(diagdir, ignore_errors=True)
 
     print("\nphase       steps  failures  last failure")
     for w in workers:
@@ -538,10 +700,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n# interrupted by {interrupted}")
     text, flagged = verdict(samples, warmup)
     print("\n" + text)
-    if snapdir:
-        after = [path for t, path in snaps if t >= warmup]
-        if len(after) >= 2:
-            report_growth(after[0], after[-1])
+    after = [heap for t, heap in heaps if t >= warmup]
+    if len(after) >= 2:
+        report_heap(after[0], after[-1])
+        if after[0].snapshot and after[-1].snapshot:
+            report_growth(after[0].snapshot, after[-1].snapshot)
     return 1 if flagged or interrupted else 0
 
 
