@@ -1,15 +1,22 @@
 /*
  * The function tracers' trampolines (Linux's arch/x86/kernel/ftrace_64.S).
  *
- * ftrace_caller: the target of every enabled site's `call` (the function's
- * first instruction).  It saves the part of struct pt_regs the C call
- * clobbers and the tracers read (ip = the site, sp = the function's entry
- * rsp, at its return address, flags, bp), calls
- * ftrace_dispatch(ip, parent_ip, regs, 0) (kernel/ftrace.c) and returns
- * into the function.  When the dispatcher reports a kprobe at the site,
- * ftrace_regs_caller completes the pt_regs, calls it again with 1,
- * restores every register and the flags and returns into the function, or
- * to regs->ip if a kprobe handler moved it off the site.
+ * ftrace_caller: the target of an enabled site's `call` (the function's
+ * first instruction).  As Linux's, it saves only what the C call may
+ * clobber and the function may still need: the argument registers, rax
+ * (al counts a variadic call's vector registers) and the flags; rbp too,
+ * for the tracers' stack walks.  r10 and r11 are dead at a function's
+ * entry.  It calls ftrace_dispatch(regs) (kernel/ftrace.c) with interrupts
+ * off and returns into the function; the dispatcher reads the site, the
+ * parent and the flags from the frame (include/trace/ftrace_frame.h) and
+ * fills the rest of the pt_regs the tracers read (ip, sp, flags) only when
+ * it leaves its fast path.
+ *
+ * ftrace_regs_caller: the target of a site where an ftrace-based kprobe
+ * sits (as Linux's ops with FTRACE_OPS_FL_SAVE_REGS): a whole pt_regs,
+ * ftrace_regs_dispatch(ip, parent_ip, regs), every register and the flags
+ * restored, and the return into the function, or to regs->ip if a kprobe
+ * handler moved it off the site.
  *
  * return_to_handler: where function_graph makes a hooked function return;
  * rax/rdx (the return value) are preserved.
@@ -18,6 +25,8 @@
  * code hook on its first instruction (rdi = the saved pt_regs); the record
  * the handler staged is committed right after.
  */
+#include "trace/ftrace_frame.h"
+
 #define R15	0
 #define R14	8
 #define R13	16
@@ -39,15 +48,11 @@
 #define EFLAGS	144
 #define RSP	152
 #define SS	160
-#define PTREGS_SIZE 168
-#define MCOUNT_INSN_SIZE 5
-/* below the two words ftrace_caller pushes: pt_regs + 8 bytes (a 16-byte aligned call) */
-#define FRAME_SIZE 176
-/* above the frame: what ftrace_caller pushed, and the call's return address */
-#define T_RAX		(FRAME_SIZE + 0)
-#define T_FLAGS		(FRAME_SIZE + 8)
-#define T_RET		(FRAME_SIZE + 16)	/* into the function: the site + 5 */
-#define T_PARENT	(FRAME_SIZE + 24)	/* the function's return address */
+#define FRAME_SIZE	FTRACE_FRAME_SIZE
+#define T_RAX		FTRACE_T_RAX
+#define T_FLAGS		FTRACE_T_FLAGS
+#define T_RET		FTRACE_T_RET
+#define T_PARENT	FTRACE_T_PARENT
 
 	.text
 	.globl ftrace_caller
@@ -57,14 +62,6 @@ ftrace_caller:
 	cli				/* the dispatcher runs with interrupts off; popfq restores them */
 	pushq	%rax
 	leaq	-FRAME_SIZE(%rsp), %rsp
-	/*
-	 * As Linux's ftrace_caller (not ftrace_regs_caller): only what the C
-	 * call clobbers, and the fields the tracers read (ip, flags, sp, bp).
-	 * rbx, r12-r15 and rbp survive the call: the C ABI preserves them.
-	 * Every store is a cost per traced call, the function tracer's floor.
-	 */
-	movq	%r11, R11(%rsp)
-	movq	%r10, R10(%rsp)
 	movq	%r9, R9(%rsp)
 	movq	%r8, R8(%rsp)
 	movq	%rcx, RCX(%rsp)
@@ -72,21 +69,8 @@ ftrace_caller:
 	movq	%rsi, RSI(%rsp)
 	movq	%rdi, RDI(%rsp)
 	movq	%rbp, RBP(%rsp)
-	movq	T_FLAGS(%rsp), %rcx
-	movq	%rcx, EFLAGS(%rsp)
-	leaq	T_PARENT(%rsp), %rcx		/* the function's entry rsp */
-	movq	%rcx, RSP(%rsp)
-	movq	T_RET(%rsp), %rdi		/* the site: our return address - 5 */
-	subq	$MCOUNT_INSN_SIZE, %rdi
-	movq	%rdi, RIP(%rsp)
-	movq	T_PARENT(%rsp), %rsi		/* parent_ip */
-	movq	%rsp, %rdx
-	xorl	%ecx, %ecx			/* not the whole pt_regs */
+	movq	%rsp, %rdi
 	call	ftrace_dispatch
-	testq	%rax, %rax
-	jnz	ftrace_regs_caller		/* a kprobe is here: it needs every register */
-	movq	R11(%rsp), %r11
-	movq	R10(%rsp), %r10
 	movq	R9(%rsp), %r9
 	movq	R8(%rsp), %r8
 	movq	RCX(%rsp), %rcx
@@ -99,30 +83,41 @@ ftrace_caller:
 	ret
 	.size ftrace_caller, .-ftrace_caller
 
-/*
- * ftrace_regs_caller: the dispatcher found a kprobe at the site and did
- * nothing yet.  The frame gets the rest of pt_regs (the callee-saved
- * registers still hold the function's values), the dispatcher runs again
- * with all of it (and the site it found), and every register is restored
- * from the frame.
- */
+	.globl ftrace_regs_caller
 	.type ftrace_regs_caller, @function
 ftrace_regs_caller:
-	movq	%rax, %rcx			/* full: the site + 1, as the dispatcher returned it */
+	pushfq
+	cli
+	pushq	%rax
+	leaq	-FRAME_SIZE(%rsp), %rsp
 	movq	%r15, R15(%rsp)
 	movq	%r14, R14(%rsp)
 	movq	%r13, R13(%rsp)
 	movq	%r12, R12(%rsp)
+	movq	%rbp, RBP(%rsp)
 	movq	%rbx, RBX(%rsp)
+	movq	%r11, R11(%rsp)
+	movq	%r10, R10(%rsp)
+	movq	%r9, R9(%rsp)
+	movq	%r8, R8(%rsp)
+	movq	%rax, RAX(%rsp)
+	movq	%rcx, RCX(%rsp)
+	movq	%rdx, RDX(%rsp)
+	movq	%rsi, RSI(%rsp)
+	movq	%rdi, RDI(%rsp)
 	movq	$-1, ORIG_RAX(%rsp)
 	movq	$0x10, CS(%rsp)			/* __KERNEL_CS */
 	movq	$0x18, SS(%rsp)			/* __KERNEL_DS */
-	movq	T_RAX(%rsp), %rax
-	movq	%rax, RAX(%rsp)
-	movq	RIP(%rsp), %rdi
+	movq	T_FLAGS(%rsp), %rcx
+	movq	%rcx, EFLAGS(%rsp)
+	leaq	T_PARENT(%rsp), %rcx		/* the function's entry rsp */
+	movq	%rcx, RSP(%rsp)
+	movq	T_RET(%rsp), %rdi		/* the site */
+	subq	$MCOUNT_INSN_SIZE, %rdi
+	movq	%rdi, RIP(%rsp)
 	movq	T_PARENT(%rsp), %rsi
 	movq	%rsp, %rdx
-	call	ftrace_dispatch
+	call	ftrace_regs_dispatch
 	/* resume after the call, or where a kprobe handler moved regs->ip (no branch) */
 	movq	%rsp, %rcx
 	movq	T_RET(%rcx), %rdx

@@ -60,13 +60,18 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 #define trace_pid_filter_of(name) \
 	__second_of(TRACE_PID_FILTER_##name, trace_pid_filter_event(__pc, __slots), ~)
 
+/* the preempt depth less the writer's own preempt_disable, at most 0xf (trace_entry_fill_count()) */
+const u8 trace_preempt_depth[256] = {
+	[1] = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, [16 ... 255] = 15,
+};
+
 /* For the writers that reserve with trace_event_buffer_reserve() (see trace_entry_fill()). */
 notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_event_file *file,
 				  unsigned long irqflags)
 {
 	struct percpu *pc = this_cpu();
 
-	trace_entry_fill(pc, ent, file->type, irqflags, pc->curr_task ? pc->curr_task->pid : 0);
+	trace_entry_fill(pc, ent, file->type, irqflags, trace_current_pid(pc));
 }
 
 #define __field(t, n)
@@ -77,31 +82,59 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 	memcpy((char *)__entry + sizeof(*__entry), (src), __l); \
 	__entry->__data_loc_##n = (u32)sizeof(*__entry) | ((u32)__l << 16); \
 } while (0)
+/*
+ * trace_event_raw_event_<name>(): the common case (one trace array records
+ * the event, no pid list applies, the ring's common case: trace_fast_check())
+ * with every condition in one branch; the rest, trace_event_slow_<name>(),
+ * which restores the interrupt flag itself so that the fast path jumps to it
+ * (no frame, no register saved for after a call).
+ */
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	struct tracepoint __tracepoint_##name = { #name, { 0 }, { 0, 0, 0 } }; \
+	static noinline notrace void trace_event_slow_##name(unsigned long irqflags, proto) \
+	{ \
+		const struct trace_event_file *file = &__tracepoint_##name.file; \
+		struct trace_event_raw_##name *__entry; \
+		size_t __dyn_size = 0; \
+		struct trace_write __w; \
+		struct percpu *__pc = this_cpu(); \
+		u32 __slots = READ_ONCE(file->slots); \
+		if (!__slots) { \
+			trace_irq_restore(irqflags); \
+			return; \
+		} \
+		tstruct \
+		__slots = trace_pid_filter_of(name); \
+		__entry = trace_event_reserve_inline(__pc, __slots, sizeof(*__entry) + __dyn_size, &__w); \
+		if (__entry) { \
+			trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \
+			{ assign } \
+			trace_event_commit_inline(__entry, sizeof(*__entry) + __dyn_size, &__w); \
+		} \
+		trace_irq_restore(irqflags); \
+	} \
+	__attribute__((optimize("omit-frame-pointer", "optimize-sibling-calls"))) \
 	notrace void trace_event_raw_event_##name(proto) \
 	{ \
 		const struct trace_event_file *file = &__tracepoint_##name.file; \
 		struct trace_event_raw_##name *__entry; \
 		size_t __dyn_size = 0; \
 		unsigned long irqflags; \
-		struct trace_write __w; \
+		struct trace_fast __f; \
 		struct percpu *__pc; \
-		u32 __slots = READ_ONCE(file->slots); \
-		if (!__slots) \
-			return; \
+		u32 __slots; \
 		tstruct \
 		irqflags = arch_local_irq_save(); \
 		__pc = this_cpu(); \
-		__slots = trace_pid_filter_of(name); \
-		__entry = trace_event_reserve_inline(__pc, __slots, sizeof(*__entry) + __dyn_size, &__w); \
-		if (__entry) { \
-			trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, \
-					 __pc->curr_task ? __pc->curr_task->pid : 0); \
-			{ assign } \
-			trace_event_commit_inline(__entry, sizeof(*__entry) + __dyn_size, &__w); \
-		} \
-		arch_local_irq_restore(irqflags); \
+		__slots = READ_ONCE(file->slots) & trace_control.recording & trace_control.cpu_slots[__pc->h.cpu]; \
+		if (unlikely(trace_fast_check(__pc, __slots, sizeof(*__entry) + __dyn_size, &__f) | \
+			     (__slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids)))) \
+			return trace_event_slow_##name(irqflags, args); \
+		__entry = trace_fast_claim(__pc, &__f, sizeof(*__entry) + __dyn_size); \
+		trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \
+		{ assign } \
+		trace_fast_commit(&__f); \
+		trace_irq_restore(irqflags); \
 	}
 #include "../include/trace/events.h"
 #undef TRACE_EVENT

@@ -11,11 +11,12 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/ftrace.h"
+#include "../include/trace/ftrace_frame.h"
 #include "../include/trace/probe_stage.h"
 
 struct ftrace_control ftrace_control;
 struct ftrace_probes ftrace_probes;
-u16 ftrace_site_map[FTRACE_MAP_ENTRIES];
+struct ftrace_site_entry ftrace_site_map[FTRACE_MAP_ENTRIES];
 
 /* task_struct.trace_recursion bits (include/linux/trace_recursion.h) */
 #define TRACE_FTRACE_BIT	0	/* + context: normal, softirq, hardirq */
@@ -64,19 +65,30 @@ _Static_assert(sizeof(struct ftrace_entry) == 24, "function record");
 _Static_assert(sizeof(struct ftrace_graph_ent_entry) == 20, "funcgraph_entry record");
 _Static_assert(sizeof(struct ftrace_graph_ret_entry) == 40, "funcgraph_exit record");
 _Static_assert(offsetof(struct stack_entry, caller) == 16, "kernel_stack record");
+_Static_assert(offsetof(struct ftrace_site_state, graph_slots) == 1 && offsetof(struct ftrace_site_state, flags) == 2,
+	       "ftrace_dispatch() reads the state as one word");
+_Static_assert(sizeof(struct pt_regs) == FTRACE_PTREGS_SIZE && FTRACE_FRAME_SIZE >= FTRACE_PTREGS_SIZE,
+	       "ftrace_caller's frame");
 
 /*
- * The site's index in the __mcount_loc table; -1: not a site.  One load from
- * the host-written ftrace_site_map (sites are function entries, one per
- * FTRACE_MAP_GRAIN bytes of text at most) rather than a search of the table.
+ * The entry of the site at ip in the host-written ftrace_site_map (sites are
+ * function entries, one per FTRACE_MAP_GRAIN bytes of text at most), without
+ * the check that one is there: no site, or ip outside the map (neither
+ * happens for a patched site), finds an entry whose state is all zero.
  */
-static __always_inline long ftrace_site_index(unsigned long ip)
+static __always_inline const struct ftrace_site_entry *ftrace_site_at(unsigned long ip)
 {
-	unsigned long slot = (ip - (unsigned long)_stext) / FTRACE_MAP_GRAIN;
+	return &ftrace_site_map[((ip - (unsigned long)_stext) / FTRACE_MAP_GRAIN) & (FTRACE_MAP_ENTRIES - 1)];
+}
 
-	if (unlikely(slot >= FTRACE_MAP_ENTRIES))
-		return -1;
-	return (long)ftrace_site_map[slot] - 1;
+/* The entry of the site at ip; NULL: not a site. */
+static __always_inline const struct ftrace_site_entry *ftrace_site_find(unsigned long ip)
+{
+	const struct ftrace_site_entry *site = ftrace_site_at(ip);
+
+	if (unlikely((ip - (unsigned long)_stext) / FTRACE_MAP_GRAIN >= FTRACE_MAP_ENTRIES || !site->index))
+		return NULL;
+	return site;
 }
 
 /* The context's TRACE_FTRACE_BIT + (0 normal, 1 softirq, 2 hardirq) as a mask, with no branch */
@@ -329,11 +341,11 @@ static notrace void graph_entry(struct task_struct *t, u32 slots, u8 site_flags,
 }
 
 /*
- * What the site does beyond an unfiltered function tracer: its function
- * probes, the pid filters, func_stack_trace, function_graph.
+ * What the site does, off the dispatcher's fast path: its function probes,
+ * the pid filters, the function tracer and func_stack_trace, function_graph.
  */
-static noinline notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ftrace_site_state st,
-					       unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
+static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ftrace_site_state st,
+				      unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
 {
 	u32 fn = st.func_slots, graph = st.graph_slots, filtered = READ_ONCE(ftrace_control.pid_filtered);
 
@@ -359,45 +371,116 @@ static noinline notrace void ftrace_trace_site(struct task_struct *t, long idx, 
 }
 
 /*
- * From ftrace_caller, interrupts off: the function at ip (its site) was
- * entered from parent_ip; regs holds the state at its first instruction
- * (with full = 0, only what the tracers read: ip, sp, bp, flags).  When a
- * kprobe sits there and full is 0, returns the site's index + 1 having done
- * nothing; ftrace_regs_caller passes it back as full with the whole pt_regs.
- * The common case (no pid filter, no stack trace) is written to take few
- * branches: each ends an emulated block.
+ * Set while ftrace_site_hit() works on the cpu.  Interrupts are off
+ * throughout, so a site hit meanwhile on that cpu is the dispatcher's own
+ * recursion, whatever the context: the fast path's whole guard, one load
+ * (the slow path keeps Linux's per-task, per-context bits).
  */
-notrace long ftrace_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs, long full)
+static u8 ftrace_cpu_busy[NR_CPUS];
+
+/*
+ * The tracers' work at a site once the fast path is ruled out: the
+ * recursion guard, then the function tracer, its filters and probes, and
+ * function_graph.  regs holds ip, sp, bp and flags at least.
+ */
+static notrace void ftrace_site_hit(const struct ftrace_site_entry *site, unsigned long ip,
+				    unsigned long parent_ip, struct pt_regs *regs)
 {
 	struct percpu *pc = this_cpu();
 	struct task_struct *t = pc->curr_task;
-	struct ftrace_site_state st;
-	unsigned long bit;
-	long idx = full ? full - 1 : ftrace_site_index(ip);
+	struct ftrace_site_state st = *(volatile struct ftrace_site_state *)&site->st;
+	unsigned long bit = trace_recursion_bit(pc->preempt_count);
+	int cpu = pc->h.cpu;
 
-	if (unlikely(idx < 0))
-		return 0;
-	st = *(volatile struct ftrace_site_state *)&ftrace_control.sites[idx];
-	if (unlikely(st.kprobe)) {
-		if (!full)
-			return idx + 1;	/* ftrace_regs_caller completes pt_regs and calls again with it */
+	if (unlikely(!t || (t->trace_recursion & bit)))
+		return;
+	t->trace_recursion |= bit;
+	ftrace_cpu_busy[cpu] = 1;
+	preempt_disable();	/* as ftrace_test_recursion_trylock(): the record shows the traced context's count */
+	ftrace_trace_site(t, site->index - 1, st, ip, parent_ip, regs);
+	preempt_enable_no_resched();
+	ftrace_cpu_busy[cpu] = 0;
+	t->trace_recursion &= ~bit;
+}
+
+/* A word of ftrace_caller's frame above the pt_regs (include/trace/ftrace_frame.h) */
+static __always_inline unsigned long ftrace_frame(const struct pt_regs *regs, unsigned long offset)
+{
+	return *(const unsigned long *)((const char *)regs + offset);
+}
+
+/* ftrace_dispatch() off its fast path: the pt_regs completed, then the site's work. */
+static noinline notrace void ftrace_dispatch_slow(struct pt_regs *regs)
+{
+	unsigned long ip = ftrace_frame(regs, FTRACE_T_RET) - MCOUNT_INSN_SIZE;
+	const struct ftrace_site_entry *site = ftrace_site_find(ip);
+
+	if (unlikely(!site))
+		return;
+	regs->ip = ip;
+	regs->flags = ftrace_frame(regs, FTRACE_T_FLAGS);
+	regs->sp = (unsigned long)regs + FTRACE_T_PARENT;
+	ftrace_site_hit(site, ip, ftrace_frame(regs, FTRACE_T_PARENT), regs);
+}
+
+typedef u32 __attribute__((may_alias)) u32_alias;
+
+/*
+ * From ftrace_caller, interrupts off: regs is its frame (the argument
+ * registers and bp saved; above them the flags, the return into the
+ * function, whose site is 5 bytes before, and the function's own return
+ * address).  The common case, one trace array recording the site with the
+ * plain function tracer (no pid list, no stack trace, no function probe,
+ * not function_graph) into the ring's common case, is written with one
+ * branch for all its conditions (each branch ends an emulated block) and no
+ * call: it calls nothing, so it needs neither the recursion bit nor
+ * preempt_disable (the record shows the count + 1 that would give); the
+ * slow path takes over while the cpu has no task yet or is in the
+ * dispatcher already (ftrace_cpu_busy).  Anything else goes on in
+ * ftrace_dispatch_slow() (a jump: no frame here, no register the fast path
+ * must save).
+ */
+__attribute__((optimize("omit-frame-pointer", "optimize-sibling-calls")))
+notrace void ftrace_dispatch(struct pt_regs *regs)
+{
+	struct percpu *pc = this_cpu();
+	struct task_struct *t = pc->curr_task;
+	unsigned long ip = ftrace_frame(regs, FTRACE_T_RET) - MCOUNT_INSN_SIZE;
+	/* the state as one word: func_slots, graph_slots, flags, kprobe from the low byte up */
+	u32 st = READ_ONCE(*(const u32_alias *)&ftrace_site_at(ip)->st), func_slots = st & 0xff;
+	u32 slots = func_slots & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
+	struct trace_fast f;
+	struct ftrace_entry *e;
+
+	if (unlikely(trace_fast_check(pc, slots, sizeof(*e), &f) | (t == NULL) | ftrace_cpu_busy[pc->h.cpu] |
+		     (st & (0xff00 | FTRACE_SITE_PROBES << 16)) |	/* function_graph, function probes */
+		     (func_slots & READ_ONCE(ftrace_control.slow_slots))))
+		return ftrace_dispatch_slow(regs);
+	e = trace_fast_claim(pc, &f, sizeof(*e));
+	trace_entry_fill_count(pc, &e->ent, TRACE_FN, ftrace_frame(regs, FTRACE_T_FLAGS), t->pid,
+			       pc->preempt_count + 1);
+	e->ip = ftrace_frame(regs, FTRACE_T_RET) - MCOUNT_INSN_SIZE;
+	e->parent_ip = ftrace_frame(regs, FTRACE_T_PARENT);
+	trace_fast_commit(&f);
+}
+
+/*
+ * From ftrace_regs_caller, interrupts off, with the whole pt_regs: an
+ * ftrace-based kprobe sits at ip.  Its handlers run first (the host's at
+ * ftrace_kprobe_hook, the guest's in kprobe_guest_ftrace()), then whatever
+ * else the site does.
+ */
+notrace void ftrace_regs_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
+{
+	const struct ftrace_site_entry *site = ftrace_site_find(ip);
+
+	if (unlikely(!site))
+		return;
+	if (READ_ONCE(site->st.kprobe)) {
 		ftrace_kprobe_hook(regs);
 		kprobe_guest_ftrace(regs);	/* the guest-handled probes (trace_probe.c) */
 	}
-	bit = trace_recursion_bit(pc->preempt_count);
-	if (unlikely(!t || (t->trace_recursion & bit)))
-		return 0;
-	t->trace_recursion |= bit;
-	preempt_disable();	/* as ftrace_test_recursion_trylock(): the record shows the traced context's count */
-	/* the function tracer alone, unfiltered, takes one branch here; the rest, the call below */
-	if (likely(!((st.flags & FTRACE_SITE_PROBES) | st.graph_slots |
-		     (st.func_slots & (READ_ONCE(ftrace_control.pid_filtered) | READ_ONCE(ftrace_control.stack_trace))))))
-		trace_function(pc, t, st.func_slots, ip, parent_ip, regs->flags);
-	else
-		ftrace_trace_site(t, idx, st, ip, parent_ip, regs);
-	preempt_enable_no_resched();
-	t->trace_recursion &= ~bit;
-	return 0;
+	ftrace_site_hit(site, ip, parent_ip, regs);
 }
 
 /*

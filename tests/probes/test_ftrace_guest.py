@@ -218,6 +218,29 @@ def test_slots_record_independently(machine):
     assert names(0) == {"vfs_read"} and names(2) == {"ksys_read"}
 
 
+def test_fast_and_general_paths_write_the_same_records(machine):
+    """One recording trace array takes the dispatcher's fast path, two take the general one
+    (a copy for each): the same records, flags and preempt count included (the fast path
+    skips the preempt_disable the general one counts).  need-resched may differ in time."""
+    sites = machine.sites
+    # syscall context, and (waking the parent at exit) interrupts off and preemption disabled
+    funcs = frozenset({"vfs_read", "ksys_read", "select_task_rq", "ttwu_do_activate", "enqueue_task"})
+
+    def calls(slot, pid):
+        """(type, flags, preempt count, function) of the process's records (the same in both
+        runs; their order and callers need not be)"""
+        return {(typ, flags & ~0x24, pc, p[8:16]) for _, _, typ, flags, pc, rpid, p in records(machine, slot)
+                if rpid == pid}
+    sites.set_function(0, funcs)
+    proc, _ = run(machine, ["cat", "/etc/passwd"])
+    fast = calls(0, proc.pid)
+    machine.tracing.set_recording(2, True)
+    sites.set_function(2, funcs)
+    proc, _ = run(machine, ["cat", "/etc/passwd"])
+    assert {typ for typ, *_ in fast} == {TRACE_FN} and {pc for _, _, pc, _ in fast} >= {0, 1}
+    assert calls(0, proc.pid) == fast and calls(2, proc.pid) == fast
+
+
 def test_kprobe_hook_stages_a_record_committed_by_the_guest(machine):
     """An ftrace-based kprobe: the code hook at ftrace_kprobe_hook sees the
     saved pt_regs (rdi), stages a record; probe_commit_stub writes it."""

@@ -1,11 +1,11 @@
-"""ftrace_site_map: the guest dispatcher's way from a site's address to its index."""
+"""ftrace_site_map: the guest dispatcher's way from a site's address to its entry (index and state)."""
 import struct
 
 import pytest
 
 from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import FtraceSites
-from tracefs_sim.probes.ftrace import FTRACE_MAP_ENTRIES, FTRACE_MAP_GRAIN
+from tracefs_sim.probes.ftrace import FTRACE_MAP_ENTRIES, FTRACE_MAP_GRAIN, MAP_ENTRY_INDEX, MAP_ENTRY_SIZE
 
 
 @pytest.fixture
@@ -16,8 +16,10 @@ def machine(vmlinux):
 
 
 def read_map(m):
-    raw = m.read_memory(m.image.addr("ftrace_site_map"), 2 * FTRACE_MAP_ENTRIES)
-    return struct.unpack(f"<{FTRACE_MAP_ENTRIES}H", raw)
+    """(state, index + 1) of every entry."""
+    raw = m.read_memory(m.image.addr("ftrace_site_map"), MAP_ENTRY_SIZE * FTRACE_MAP_ENTRIES)
+    return [(raw[at:at + 4], struct.unpack_from("<H", raw, at + MAP_ENTRY_INDEX)[0])
+            for at in range(0, len(raw), MAP_ENTRY_SIZE)]
 
 
 @pytest.mark.parametrize("started_first", [False, True])
@@ -26,6 +28,7 @@ def test_every_site_maps_to_its_index_and_nothing_else_maps(machine, started_fir
     if started_first:
         machine.start()
     sites = FtraceSites(machine)
+    sites.set_function(2, frozenset({"vfs_read"}))
     if not started_first:
         machine.start()
     img = machine.image
@@ -35,5 +38,8 @@ def test_every_site_maps_to_its_index_and_nothing_else_maps(machine, started_fir
     table = read_map(machine)
     expected = {(addr - text) // FTRACE_MAP_GRAIN: i + 1 for i, addr in enumerate(addrs)}
     assert len(expected) == len(addrs) == len(sites.functions)
-    assert {slot: v for slot, v in enumerate(table) if v} == expected
+    assert {slot: index for slot, (_, index) in enumerate(table) if index} == expected
+    # the state sits in the site's own entry; entries without a site hold none
+    vfs_read = (sites.address("vfs_read") - text) // FTRACE_MAP_GRAIN
+    assert {slot: state for slot, (state, _) in enumerate(table) if any(state)} == {vfs_read: bytes([0b100, 0, 0, 0])}
 

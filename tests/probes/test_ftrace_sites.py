@@ -5,8 +5,8 @@ import pytest
 
 from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import FtraceSites
-from tracefs_sim.probes.ftrace import (CONTROL_PID_FILTERED, CONTROL_SITES, CONTROL_SLOTS, CONTROL_STACK_TRACE,
-                                       SLOT_STATE_SIZE)
+from tracefs_sim.probes.ftrace import (CONTROL_PID_FILTERED, CONTROL_SLOTS, CONTROL_SLOW_SLOTS, CONTROL_STACK_TRACE,
+                                       FTRACE_MAP_GRAIN, MAP_ENTRY_SIZE, SLOT_STATE_SIZE)
 
 NONE = frozenset()
 
@@ -24,15 +24,15 @@ def new_machine(vmlinux):
         m.stop()
 
 
-def call_bytes(machine, site):
-    rel = machine.image.addr("ftrace_caller") - (site + 5)
+def call_bytes(machine, site, trampoline="ftrace_caller"):
+    rel = machine.image.addr(trampoline) - (site + 5)
     return b"\xe8" + rel.to_bytes(4, "little", signed=True)
 
 
 def site_state(machine, sites, name):
-    control = machine.image.addr("ftrace_control")
-    i = sites.functions.index(name)
-    return machine.read_memory(control + CONTROL_SITES + 4 * i, 4)
+    """The state in the site's ftrace_site_map entry (found from its address)."""
+    slot = (sites.address(name) - machine.image.addr("_stext")) // FTRACE_MAP_GRAIN
+    return machine.read_memory(machine.image.addr("ftrace_site_map") + MAP_ENTRY_SIZE * slot, 4)
 
 
 def test_functions_are_the_mcount_sites_in_address_order(new_machine):
@@ -58,6 +58,7 @@ def test_state_set_before_start_reaches_the_guest(new_machine):
     assert site_state(m, sites, "vfs_read") == bytes([0b10, 0, 0, 0])
     control = m.image.addr("ftrace_control")
     assert struct.unpack("<I", m.read_memory(control + CONTROL_STACK_TRACE, 4))[0] == 0b10
+    assert struct.unpack("<I", m.read_memory(control + CONTROL_SLOW_SLOTS, 4))[0] == 0b10
 
 
 def test_only_changed_sites_are_patched_in_one_batch(new_machine):
@@ -94,7 +95,12 @@ def test_enabled_functions_and_refcounts(new_machine):
     # set_graph_notrace alone does not enable a site: only the flag is written
     assert site_state(m, sites, "ksys_write") == bytes([0, 0, 2, 0])
     assert site_state(m, sites, "vfs_read") == bytes([0b1001, 1, 1, 1])
+    # a kprobe's site calls the trampoline that saves the whole pt_regs, the others ftrace_caller
+    vfs, ksys = sites.address("vfs_read"), sites.address("ksys_read")
+    assert m.read_memory(vfs, 5) == call_bytes(m, vfs, "ftrace_regs_caller")
+    assert m.read_memory(ksys, 5) == call_bytes(m, ksys)
     sites.set_kprobe("vfs_read", False)
+    assert m.read_memory(vfs, 5) == call_bytes(m, vfs)
     sites.set_graph(0, None, graph_functions=NONE, graph_notrace=NONE)
     sites.set_function(3, None)
     sites.set_function(0, None)
@@ -131,6 +137,9 @@ def test_pids_are_written_for_the_guest(new_machine):
     assert struct.unpack("<i", m.read_memory(base + 8 + 256, 4)) == (9,)
     filtered = m.image.addr("ftrace_control") + CONTROL_PID_FILTERED
     assert struct.unpack("<I", m.read_memory(filtered, 4))[0] == 0b100
+    slow = m.image.addr("ftrace_control") + CONTROL_SLOW_SLOTS
+    assert struct.unpack("<I", m.read_memory(slow, 4))[0] == 0b100
     sites.set_pids(2, NONE, NONE)
     assert struct.unpack("<II", m.read_memory(base, 8)) == (0, 0)
     assert struct.unpack("<I", m.read_memory(filtered, 4))[0] == 0
+    assert struct.unpack("<I", m.read_memory(slow, 4))[0] == 0

@@ -2,12 +2,14 @@
  * The function tracers' guest side (kernel/ftrace.c, arch/ftrace_64.S).
  *
  * Every traceable function starts with the 5-byte nop listed in __mcount_loc
- * (sorted by address: the host checks it, and writes ftrace_site_map, the
- * dispatcher's way from a site's address to its index).  The host (src/tracefs_sim/probes/ftrace.py) enables a site by
- * rewriting its nop into `call ftrace_caller`, and says in ftrace_control
- * what the site does: which trace-array slots record it with the function
- * tracer, which with function_graph, whether set_graph_function /
- * set_graph_notrace name it, whether an ftrace-based kprobe sits there.
+ * (sorted by address: the host checks it).  The host
+ * (src/tracefs_sim/probes/ftrace.py) enables a site by rewriting its nop
+ * into `call ftrace_caller` (`call ftrace_regs_caller` for a kprobe), and
+ * says in the site's ftrace_site_map entry, found from its address in one
+ * load, what the site does: which trace-array slots record it with the
+ * function tracer, which with function_graph, whether set_graph_function /
+ * set_graph_notrace name it, whether an ftrace-based kprobe sits there; and
+ * in ftrace_control what the trace arrays filter.
  * The static asserts pin the layout the host mirrors.
  */
 #ifndef _TRACE_FTRACE_H
@@ -18,8 +20,8 @@
 #define FTRACE_MAX_SITES	2048
 #define FTRACE_PIDS_MAX		64
 #define FTRACE_STACK_MAX	32	/* frames a kernel_stack record holds at most */
-/* ftrace_site_map: entry (site - _stext) / FTRACE_MAP_GRAIN holds the site's index + 1, 0 for
- * none; functions are 16-byte aligned, so no two sites share an entry (the host checks) */
+/* ftrace_site_map: entry (site - _stext) / FTRACE_MAP_GRAIN is the site's; functions are
+ * 16-byte aligned, so no two sites share an entry (the host checks) */
 #define FTRACE_MAP_GRAIN	16
 #define FTRACE_MAP_ENTRIES	16384	/* 256 KiB of text */
 
@@ -38,7 +40,13 @@ struct ftrace_site_state {		/* host-written, one per site */
 	u8 func_slots;			/* bit s: slot s traces it with `function` */
 	u8 graph_slots;			/* bit s: slot s traces it with `function_graph` */
 	u8 flags;
-	u8 kprobe;			/* != 0: ftrace_caller runs the kprobe hook */
+	u8 kprobe;			/* != 0: the site calls ftrace_regs_caller, which runs the kprobe hook */
+};
+
+struct ftrace_site_entry {		/* host-written: ftrace_site_map's entry of a site */
+	struct ftrace_site_state st;	/* all zero where no site is */
+	u16 index;			/* the site's index in __mcount_loc + 1; 0: no site */
+	u16 pad;
 };
 
 /*
@@ -97,31 +105,35 @@ struct ftrace_control {
 	u32 pid_filtered;		/* bit s: slot s has a pid list or a notrace pid list */
 	u32 stack_trace;		/* bit s: options/func_stack_trace of slot s */
 	u32 graph_skip_irqs;		/* options/funcgraph-irqs off: hardirq context not graphed */
-	u32 pad;
+	u32 slow_slots;			/* pid_filtered | stack_trace: slots the fast path leaves alone */
 	struct ftrace_slot_state slots[TRACE_SLOTS];
-	struct ftrace_site_state sites[FTRACE_MAX_SITES];
 };
 
 _Static_assert(sizeof(struct ftrace_site_state) == 4, "ftrace_site_state layout");
+_Static_assert(sizeof(struct ftrace_site_entry) == 8, "ftrace_site_entry layout");
+_Static_assert(!(FTRACE_MAP_ENTRIES & (FTRACE_MAP_ENTRIES - 1)), "the dispatcher masks indexes into ftrace_site_map");
 _Static_assert(sizeof(struct ftrace_slot_state) == 520, "ftrace_slot_state layout");
+_Static_assert(offsetof(struct ftrace_control, slow_slots) == 20, "ftrace_control layout");
 _Static_assert(offsetof(struct ftrace_control, slots) == 24, "ftrace_control layout");
-_Static_assert(offsetof(struct ftrace_control, sites) == 24 + 520 * TRACE_SLOTS, "ftrace_control layout");
+_Static_assert(sizeof(struct ftrace_control) == 24 + 520 * TRACE_SLOTS, "ftrace_control layout");
 _Static_assert(offsetof(struct task_struct, ret_stack) + sizeof(((struct task_struct *)0)->ret_stack)
 	       <= 2048 - 16, "task_struct must fit the largest kmalloc class");
 
 extern struct ftrace_control ftrace_control;
 extern struct ftrace_probes ftrace_probes;
-extern u16 ftrace_site_map[FTRACE_MAP_ENTRIES];
+extern struct ftrace_site_entry ftrace_site_map[FTRACE_MAP_ENTRIES];
 extern struct trace_control trace_control;
 extern const u64 __start_mcount_loc[], __stop_mcount_loc[];
 
 /* arch/ftrace_64.S */
 void ftrace_caller(void);
+void ftrace_regs_caller(void);
 void return_to_handler(void);
 void ftrace_kprobe_hook(struct pt_regs *regs);
 
 /* kernel/ftrace.c, called from ftrace_64.S with interrupts off */
-long ftrace_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs, long full);
+void ftrace_dispatch(struct pt_regs *regs);
+void ftrace_regs_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs);
 unsigned long ftrace_return_to_handler(unsigned long flags);
 
 /* kernel/trace_ring.c */

@@ -73,6 +73,8 @@ _Static_assert(offsetof(struct trace_control, cpu_slots) == 8 + TRACE_SLOTS * NR
 	       "trace_control layout");
 _Static_assert(sizeof(struct trace_event_file) == 8, "trace_event_file layout");
 _Static_assert(sizeof(struct buffer_data_page) == 4096, "buffer_data_page layout");
+_Static_assert(offsetof(struct percpu, trace_taskinfo_save) == offsetof(struct percpu, trace_pending) + 4,
+	       "trace_fast_claim() sets both with one store");
 
 extern struct trace_control trace_control;
 extern struct buffer_data_page trace_pages[TRACE_SLOTS][NR_CPUS][TRACE_RING_PAGES];
@@ -90,12 +92,18 @@ void trace_ring_tick(void);
  * ahead of the machine's.  Masks, not branches: each branch ends an emulated
  * block, the unit the emulator's time goes by.
  */
-static __always_inline u64 trace_clock_read(struct percpu *pc)
+static __always_inline u64 trace_clock_peek(struct percpu *pc)
 {
 	u64 now = READ_ONCE(pc->h.now_ns), last = pc->trace_clock_last;
 	u64 next = (last + READ_ONCE(pc->trace_clock_step)) & -(u64)(last != 0);	/* no floor before the first read */
 
-	now += (next - now) & -(u64)(now < next);
+	return now + ((next - now) & -(u64)(now < next));
+}
+
+static __always_inline u64 trace_clock_read(struct percpu *pc)
+{
+	u64 now = trace_clock_peek(pc);
+
 	pc->trace_clock_last = now;
 	return now;
 }
@@ -160,6 +168,67 @@ static __always_inline void *trace_event_reserve_inline(struct percpu *pc, u32 f
 	r->tail = tail + length;
 	r->write_stamp = ts;
 	return ev + 1;
+}
+
+/*
+ * The same common case for writers that fold all their own conditions into
+ * the one branch: trace_fast_check() reads the ring and the clock and stores
+ * nothing, so a writer that then takes its slow path finds everything as it
+ * was; trace_fast_claim() writes the header and advances the ring,
+ * trace_fast_commit() publishes the record.  A writer on this path costs
+ * one emulated block boundary for every condition together.
+ */
+struct trace_fast {
+	struct trace_ring *r;
+	struct buffer_data_page *page;
+	u64 ts;
+	u32 tail, length;
+};
+
+/* Nonzero: not the common case (no slot, several, or what trace_event_reserve_inline() leaves to its slow path). */
+static __always_inline unsigned long trace_fast_check(struct percpu *pc, u32 slots, u32 len, struct trace_fast *f)
+{
+	int cpu = pc->h.cpu;
+	u32 length = rb_event_length(len), tail;
+	/* slots 0 takes the slow path, but the loads below need a ring: the last slot's */
+	long ring = __builtin_ctz(slots | 1U << (TRACE_SLOTS - 1)) * NR_CPUS + cpu;
+	struct trace_ring *r = &trace_control.rings[0][0] + ring;
+	u64 ts = trace_clock_peek(pc), delta;
+
+	tail = r->tail;
+	delta = ts - r->write_stamp;
+	f->r = r;
+	f->page = &trace_pages[0][0][0] + ring * TRACE_RING_PAGES + r->seq % TRACE_RING_PAGES;
+	f->ts = ts;
+	f->tail = tail;
+	f->length = length;
+	/* slots - 1 >= slots ^ (slots - 1): none, or more than one */
+	return (slots - 1 >= (slots ^ (slots - 1))) | (r->reset_req ^ r->reset_done) | r->closed |
+	       (delta >> TS_SHIFT) | (tail - 1 >= BUF_PAGE_SIZE - length) |
+	       (length > 4 + 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX) | (len > BUF_MAX_DATA_SIZE);
+}
+
+/* After trace_fast_check() said 0, interrupts still off: the record's bytes to fill. */
+static __always_inline void *trace_fast_claim(struct percpu *pc, const struct trace_fast *f, u32 len)
+{
+	typedef u64 __attribute__((may_alias)) u64_alias;
+	u32 *ev = (u32 *)&f->page->data[f->tail];
+
+	pc->trace_clock_last = f->ts;
+	/* trace_pending and trace_taskinfo_save, adjacent: one store */
+	*(u64_alias *)&pc->trace_pending = 1 | 1UL << 32;
+	if (!__builtin_constant_p(len) || f->length != len + 4)
+		ev[f->length / 4 - 1] = 0;	/* the pad, as trace_event_reserve_inline() */
+	ev[0] = (f->length - 4) / 4 | (u32)(f->ts - f->r->write_stamp) << 5;
+	f->r->tail = f->tail + f->length;
+	f->r->write_stamp = f->ts;
+	return ev + 1;
+}
+
+static __always_inline void trace_fast_commit(const struct trace_fast *f)
+{
+	barrier();
+	f->page->commit = f->tail + f->length;
 }
 
 /* rb_commit() of an inline reservation: the host reads the page up to commit. */

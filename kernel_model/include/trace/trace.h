@@ -89,20 +89,50 @@ void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_ev
  * x86 folds need_resched into the preempt count whenever it is set on this
  * cpu or by the resched IPI, so both bits.  The common fields are one
  * quadword, written at once; masks, not branches (each ends an emulated block).
+ * count is the preempt count to show plus one (the tracepoint's own
+ * preempt_disable; a writer that skips the one it stands for passes this
+ * cpu's count + 1).
  */
-static __always_inline void trace_entry_fill(struct percpu *pc, void *ent, u16 type, unsigned long irqflags,
-					     pid_t pid)
+extern const u8 trace_preempt_depth[256];	/* kernel/events.c: the depth field of each count's low byte */
+
+static __always_inline void trace_entry_fill_count(struct percpu *pc, void *ent, u16 type, unsigned long irqflags,
+						   pid_t pid, unsigned int count)
 {
 	typedef u64 __attribute__((may_alias)) u64_alias;
-	unsigned int count = pc->preempt_count, low = count & 0xff;
-	unsigned int depth = (low - 1) & -(unsigned int)(low != 0), flags;
+	unsigned int depth = trace_preempt_depth[count & 0xff], flags;
 
 	flags = TRACE_FLAG_IRQS_OFF * !(irqflags & X86_EFLAGS_IF) |
 		TRACE_FLAG_HARDIRQ * !!(count & HARDIRQ_MASK) |
 		TRACE_FLAG_SOFTIRQ * !!(count & SOFTIRQ_OFFSET) |
 		(TRACE_FLAG_NEED_RESCHED | TRACE_FLAG_PREEMPT_RESCHED) * !!pc->need_resched;
-	depth = depth < 0xf ? depth : 0xf;
 	*(u64_alias *)ent = type | flags << 16 | depth << 24 | (u64)(u32)pid << 32;
+}
+
+/* with this cpu's preempt count */
+static __always_inline void trace_entry_fill(struct percpu *pc, void *ent, u16 type, unsigned long irqflags,
+					     pid_t pid)
+{
+	trace_entry_fill_count(pc, ent, type, irqflags, pid, pc->preempt_count);
+}
+
+/* The current task's pid, 0 before the cpu runs one; a select, not a branch. */
+static __always_inline pid_t trace_current_pid(struct percpu *pc)
+{
+	static const pid_t no_task_pid;
+	struct task_struct *t = pc->curr_task;
+	unsigned long task = -(unsigned long)(t != NULL);	/* a mask: the compiler turns t ? : into a branch */
+
+	return *(const pid_t *)(((unsigned long)&t->pid & task) | ((unsigned long)&no_task_pid & ~task));
+}
+
+/*
+ * arch_local_irq_restore() for the tracers' writers: a popf (as Linux's
+ * native_restore_fl once was) rather than a test and an sti, one emulated
+ * block boundary instead of three (the branch, the sti, its interrupt shadow).
+ */
+static __always_inline void trace_irq_restore(unsigned long flags)
+{
+	asm volatile("pushq %0; popfq" : : "g"(flags) : "memory", "cc");
 }
 
 /* raw_syscalls' tracepoints also carry the probes of the syscalls:* events
@@ -123,6 +153,30 @@ static __always_inline void trace_entry_fill(struct percpu *pc, void *ent, u16 t
 			preempt_enable_no_resched(); \
 		} \
 	}
+/*
+ * Linux registers the syscalls:* probes on raw_syscalls' tracepoints only
+ * while one of those events is enabled; here the probe is called only for a
+ * syscall whose event some trace array has enabled (kernel/trace_syscalls.c
+ * keeps the per-syscall files).  Masks, not branches: a syscall number out
+ * of range reads entry 0, and its result is masked off.
+ */
+extern struct trace_event_file syscall_enter_files[NR_syscalls], syscall_exit_files[NR_syscalls];
+
+static __always_inline u32 ftrace_syscall_enter_wanted(struct pt_regs *regs, long id)
+{
+	u32 in_range = (unsigned long)id < NR_syscalls;
+
+	return READ_ONCE(syscall_enter_files[id & -(long)in_range].slots) & -in_range;
+}
+
+static __always_inline u32 ftrace_syscall_exit_wanted(struct pt_regs *regs, long ret)
+{
+	unsigned long id = regs->orig_ax;
+	u32 in_range = id < NR_syscalls;
+
+	return READ_ONCE(syscall_exit_files[id & -(unsigned long)in_range].slots) & -in_range;
+}
+
 #undef TRACE_EVENT_SYSCALL
 #define TRACE_EVENT_SYSCALL(name, probe, proto, args, tstruct, assign, print) \
 	extern struct tracepoint __tracepoint_##name; \
@@ -133,7 +187,8 @@ static __always_inline void trace_entry_fill(struct percpu *pc, void *ent, u16 t
 		if (static_branch_unlikely(&__tracepoint_##name.key)) { \
 			preempt_disable(); \
 			trace_event_raw_event_##name(args); \
-			probe(args); \
+			if (unlikely(probe##_wanted(args))) \
+				probe(args); \
 			preempt_enable_no_resched(); \
 		} \
 	}

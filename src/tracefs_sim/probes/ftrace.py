@@ -1,19 +1,22 @@
 """The function tracers' call sites (kernel_model/include/trace/ftrace.h).
 
 Every traceable function of the guest starts with a 5-byte nop listed in
-`__mcount_loc`; `ftrace_site_map`, written once at attach, takes the guest's
-dispatcher from a site's address to its index in one load.  A site some tracer (or an ftrace-based kprobe) wants is
-rewritten into `call ftrace_caller`, and the guest's `ftrace_control` says
-what the site does: which trace-array slots record it with `function`,
-which with `function_graph`, its set_graph_function / set_graph_notrace
-flags, whether a kprobe sits there, whether function probes (the
-set_ftrace_filter commands) sit there; per slot, the pid filters and
+`__mcount_loc`; `ftrace_site_map` takes the guest's dispatcher from a site's
+address to its entry in one load: the site's index (written once at attach)
+and its state.  A site some tracer wants is rewritten into `call ftrace_caller`
+(`call ftrace_regs_caller` where an ftrace-based kprobe sits: it saves the
+whole pt_regs), and its state says what the site does: which trace-array
+slots record it with `function`, which with `function_graph`, its
+set_graph_function / set_graph_notrace flags, whether a kprobe sits there,
+whether function probes (the set_ftrace_filter commands) sit there; the
+guest's `ftrace_control` holds, per slot, the pid filters and
 func_stack_trace; globally max_graph_depth and funcgraph-irqs.  The
 function probes' table (`ftrace_probes`) is rewritten with every CPU
-stopped, since the guest decrements its counts.  Each setter recomputes the state of every site, writes
-the sites whose state changed and patches, in one `text_poke_batch`, only
-the sites that change between nop and call.  Before `machine.start()` the
-state is kept and written when the guest's memory is loaded.
+stopped, since the guest decrements its counts.  Each setter recomputes the
+state of every site, writes the sites whose state changed and patches, in
+one `text_poke_batch`, only the sites whose bytes change (nop, or a call to
+either trampoline).  Before `machine.start()` the state is kept and written
+when the guest's memory is loaded.
 """
 from __future__ import annotations
 
@@ -32,9 +35,8 @@ TRACE_SLOTS = 8
 SLOT_STATE_SIZE = 520  # struct ftrace_slot_state
 SLOT_PIDS, SLOT_NOTRACE_PIDS = 8, 8 + 4 * FTRACE_PIDS_MAX
 CONTROL_MAX_GRAPH_DEPTH, CONTROL_GRAPH_FILTERED, CONTROL_PID_FILTERED, CONTROL_STACK_TRACE = 0, 4, 8, 12
-CONTROL_GRAPH_SKIP_IRQS, CONTROL_SLOTS = 16, 24
-CONTROL_SITES = CONTROL_SLOTS + SLOT_STATE_SIZE * TRACE_SLOTS
-CONTROL_SIZE = CONTROL_SITES + 4 * FTRACE_MAX_SITES
+CONTROL_GRAPH_SKIP_IRQS, CONTROL_SLOW_SLOTS, CONTROL_SLOTS = 16, 20, 24
+CONTROL_SIZE = CONTROL_SLOTS + SLOT_STATE_SIZE * TRACE_SLOTS
 GRAPH_FUNCTION, GRAPH_NOTRACE, SITE_PROBES = 0x01, 0x02, 0x04  # ftrace_site_state.flags
 FTRACE_PROBES_MAX = 4096
 PROBES_FIRST = 8
@@ -44,7 +46,9 @@ PROBES_SIZE = PROBES_TABLE + 16 * FTRACE_PROBES_MAX
 # ftrace_probe.cmd
 PROBE_TRACEON, PROBE_TRACEOFF, PROBE_TRACEON_COUNT, PROBE_TRACEOFF_COUNT = 1, 2, 3, 4
 PROBE_STACKTRACE, PROBE_STACKTRACE_COUNT, PROBE_ENABLE_EVENT, PROBE_DISABLE_EVENT = 5, 6, 7, 8
-FTRACE_MAP_GRAIN, FTRACE_MAP_ENTRIES = 16, 16384  # ftrace_site_map: u16 per 16 bytes of text
+# ftrace_site_map: a struct ftrace_site_entry per 16 bytes of text (its state, then its index + 1)
+FTRACE_MAP_GRAIN, FTRACE_MAP_ENTRIES = 16, 16384
+MAP_ENTRY_SIZE, MAP_ENTRY_INDEX = 8, 4
 CALL_REL32 = 0xE8
 MCOUNT_INSN_SIZE = 5
 
@@ -85,8 +89,9 @@ class FtraceSites:
             raise ValueError("kernel image's ftrace_probes layout does not match this host")
         self._probes_pa = kernel_virt_to_phys(probes.addr)
         self._caller = image.addr("ftrace_caller")
+        self._regs_caller = image.addr("ftrace_regs_caller")
         self._addrs = addrs
-        self._site_map = self._build_site_map(image, addrs)
+        self._map, self._map_slots = self._site_map(image, addrs)
         names = []
         for addr in addrs:
             hit = image.symbolize(addr)
@@ -257,23 +262,24 @@ class FtraceSites:
 
     @staticmethod
     def _on(sites, i: int) -> bool:
-        """Whether site i calls ftrace_caller."""
+        """Whether site i calls a trampoline."""
         return bool(sites[4 * i] | sites[4 * i + 1] | sites[4 * i + 3] | sites[4 * i + 2] & SITE_PROBES)
 
     def _update(self) -> None:
-        """Write the sites whose state changed; patch those that turn on or off."""
+        """Write the sites whose state changed; patch those whose call changes (on, off, or
+        to the other trampoline)."""
         new, old = self._compute(), self._sites
         changed = [i for i in range(len(self._addrs)) if new[4 * i:4 * i + 4] != old[4 * i:4 * i + 4]]
         if not changed and bool(self._graph_functions) == self._written_filtered:
             return
         patches = []
         for i in changed:
-            if self._on(old, i) != self._on(new, i):
-                patches.append((self._addrs[i], self._site_bytes(i, self._on(new, i))))
+            if self._target(old, i) != self._target(new, i):
+                patches.append((self._addrs[i], self._site_bytes(i, new)))
         self._sites = new
         if self._mem is None:
             return  # written at attach
-        # state first: a site that starts calling ftrace_caller finds its state there
+        # state first: a site that starts calling a trampoline finds its state there
         self._machine._guest_op(lambda: self._write_sites(changed))
         if not patches:
             return
@@ -283,45 +289,53 @@ class FtraceSites:
             for addr, data in patches:
                 self._mem.write(kernel_virt_to_phys(addr), data)
 
-    def _site_bytes(self, i: int, on: bool) -> bytes:
-        site = self._addrs[i]
-        if not on:
+    def _target(self, sites, i: int) -> int | None:
+        """The trampoline site i calls in state `sites`; None: its nop."""
+        if not self._on(sites, i):
+            return None
+        return self._regs_caller if sites[4 * i + 3] else self._caller
+
+    def _site_bytes(self, i: int, sites) -> bytes:
+        site, target = self._addrs[i], self._target(sites, i)
+        if target is None:
             return self._image.read(site, MCOUNT_INSN_SIZE)
-        rel = self._caller - (site + MCOUNT_INSN_SIZE)
+        rel = target - (site + MCOUNT_INSN_SIZE)
         return bytes([CALL_REL32]) + rel.to_bytes(4, "little", signed=True)
 
     @staticmethod
-    def _build_site_map(image, addrs: list[int]) -> tuple[int, bytes]:
-        """ftrace_site_map's physical address and contents: the dispatcher's index of each
-        site (+ 1) at (site - _stext) / FTRACE_MAP_GRAIN."""
+    def _site_map(image, addrs: list[int]) -> tuple[int, list[int]]:
+        """ftrace_site_map's physical address, and each site's entry in it:
+        (site - _stext) / FTRACE_MAP_GRAIN."""
         sym = image.lookup("ftrace_site_map")
-        if sym is None or sym.size != 2 * FTRACE_MAP_ENTRIES:
+        if sym is None or sym.size != MAP_ENTRY_SIZE * FTRACE_MAP_ENTRIES:
             raise ValueError("kernel image's ftrace_site_map layout does not match this host")
         text = image.addr("_stext")
-        table = [0] * FTRACE_MAP_ENTRIES
-        for i, addr in enumerate(addrs):
+        slots = []
+        for addr in addrs:
             slot, rest = divmod(addr - text, FTRACE_MAP_GRAIN)
-            if rest or not 0 <= slot < FTRACE_MAP_ENTRIES or table[slot]:
+            if rest or not 0 <= slot < FTRACE_MAP_ENTRIES or (slots and slot <= slots[-1]):
                 raise ValueError(f"mcount site {addr:#x} does not fit ftrace_site_map "
                                  f"(functions {FTRACE_MAP_GRAIN}-byte aligned within its text)")
-            table[slot] = i + 1
-        return kernel_virt_to_phys(sym.addr), struct.pack(f"<{FTRACE_MAP_ENTRIES}H", *table)
+            slots.append(slot)
+        return kernel_virt_to_phys(sym.addr), slots
 
     def _attach(self, mem: PhysMem) -> None:
         with self._lock:
             self._mem = mem
-            mem.write(*self._site_map)
+            for i, slot in enumerate(self._map_slots):
+                struct.pack_into("<H", mem.buf, self._map + MAP_ENTRY_SIZE * slot + MAP_ENTRY_INDEX, i + 1)
             self._write_sites(range(len(self._addrs)))
             self._write_probe_table()
             for i in range(len(self._addrs)):
                 if self._on(self._sites, i):
-                    mem.write(kernel_virt_to_phys(self._addrs[i]), self._site_bytes(i, True))
+                    mem.write(kernel_virt_to_phys(self._addrs[i]), self._site_bytes(i, self._sites))
             self._write_control_now()
 
     def _write_sites(self, indexes) -> None:
-        buf, base = self._mem.buf, self._control + CONTROL_SITES
+        buf, base = self._mem.buf, self._map
         for i in indexes:
-            buf[base + 4 * i:base + 4 * i + 4] = self._sites[4 * i:4 * i + 4]
+            entry = base + MAP_ENTRY_SIZE * self._map_slots[i]
+            buf[entry:entry + 4] = self._sites[4 * i:4 * i + 4]
         self._written_filtered = bool(self._graph_functions)
         struct.pack_into("<I", buf, self._control + CONTROL_GRAPH_FILTERED, int(self._written_filtered))
 
@@ -387,6 +401,8 @@ class FtraceSites:
         self._pids_dirty.clear()
         stack = sum(1 << slot for slot, on in enumerate(self._stack_trace) if on)
         struct.pack_into("<I", buf, base + CONTROL_STACK_TRACE, stack)
+        # the dispatcher's fast path records none of these slots' events
+        struct.pack_into("<I", buf, base + CONTROL_SLOW_SLOTS, filtered | stack)
 
     # ---- helpers ----
     def _indexes(self, names: frozenset[str]) -> frozenset[int]:
