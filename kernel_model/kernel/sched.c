@@ -128,9 +128,13 @@ static noinline notrace void finish_task_switch(struct task_struct *prev)
 			prev->on_cpu = 0;
 			call_rcu_task(prev);	/* stack and task freed after a grace period */
 		} else {
+			struct task_struct *parent = prev->parent;
+
 			free_thread_stack(prev->stack), prev->stack = NULL;	/* zombie */
 			/* last touch: wait4 on another cpu may free prev once it reads 0 */
 			__atomic_store_n(&prev->on_cpu, 0, __ATOMIC_RELEASE);
+			if (parent)	/* a wait4 that saw on_cpu set went back to sleep */
+				wake_up_process(parent);
 		}
 	}
 }
