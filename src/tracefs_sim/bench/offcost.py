@@ -1,12 +1,18 @@
 """off-cost: what the machine costs the guest when every probe is off.
 
 A fixed kernel workload (bench_kernel_work in kernel_model/kernel/bench.c) runs on one CPU
-taken from a booted, idle machine's snapshot, three ways, side by side in each sample:
-  * bare Unicorn, no hooks, one emu_start (the ceiling);
-  * the machine's CPU with all its hooks, run in the machine's slices (what tracing-off costs);
+taken from a booted, idle machine's snapshot, five ways, side by side in each sample:
+  * bare Unicorn, no hooks, one emu_start, as the engine comes;
+  * the same without Unicorn's exit checks after every memory access (the ceiling: the
+    machine turns them off, see machine/slicer.py);
+  * the machine's CPU with all its hooks, run in a live machine's slices, ended by time
+    (what tracing-off costs);
+  * the same in a seeded machine's slices, ended by a block hook after SLICE_BYTES;
   * bare Unicorn on the image built without -pg (the mcount NOPs' floor).
 Instructions are counted once per image, with a counting hook on two short runs (their
-difference is the per-iteration count, free of the call's set-up)."""
+difference is the per-iteration count, free of the call's set-up).  Times are the CPU time of
+the thread that emulates, so other work on the host does not count (the live machine's timer
+thread wakes once a slice and is not counted)."""
 
 from __future__ import annotations
 
@@ -23,7 +29,8 @@ from ..machine import Machine, MachineOptions
 from ..machine.cpu import Cpu
 from ..machine.machine import default_kernel_image
 from ..machine.paging import PML4, PhysMem
-from ..machine.runloop import SLICE_BYTES
+from ..machine.runloop import LIVE_SLICE_NS, SLICE_BYTES
+from ..machine.slicer import SliceTimer, set_exit_checks
 from .runner import Sample
 
 NAME = "off-cost"
@@ -75,23 +82,30 @@ class Snapshot:
             return n[0]
         return (count(2000) - count(1000)) / 1000
 
-    def run_bare(self, iterations: int) -> float:
+    def run_bare(self, iterations: int, exit_checks: bool = True) -> float:
         cpu = self.cpu(iterations)
-        t = time.perf_counter()
+        if not exit_checks and not set_exit_checks(cpu.uc, False):
+            raise RuntimeError("Unicorn's exit-check flag not found")
+        t = time.thread_time()
         cpu.uc.emu_start(self.func, self.ret)
-        return time.perf_counter() - t
+        return time.thread_time() - t
 
-    def run_in_machine(self, iterations: int) -> float:
-        """The machine's CPU with all its hooks, run in the machine's slices."""
+    def run_in_machine(self, iterations: int, live: bool) -> float:
+        """The machine's CPU with all its hooks, run in a live or a seeded machine's slices."""
         cpu = self.cpu(iterations)
         # Every hook the machine installs, whatever their number: the workload never fires them
         # (no I/O, no interrupt), so handlers that do nothing cost what the real ones would.
         handlers = len(inspect.signature(cpu.add_hooks).parameters)
         cpu.add_hooks(*[_ignore] * handlers)
-        t = time.perf_counter()
-        while cpu.pc() != self.ret:
-            cpu.run_slice(SLICE_BYTES, self.ret)
-        return time.perf_counter() - t
+        timer = SliceTimer(LIVE_SLICE_NS) if live else None
+        try:
+            t = time.thread_time()
+            while cpu.pc() != self.ret:
+                cpu.run_slice(SLICE_BYTES, self.ret, timer)
+            return time.thread_time() - t
+        finally:
+            if timer is not None:
+                timer.close()
 
 
 def _ignore(*args) -> None:
@@ -115,14 +129,20 @@ def session(quick: bool):
 
     def sample() -> list[Sample]:
         bare = pg.run_bare(iterations)
-        machine = pg.run_in_machine(iterations)
+        unchecked = pg.run_bare(iterations, exit_checks=False)
+        machine = pg.run_in_machine(iterations, live=True)
+        seeded = pg.run_in_machine(iterations, live=False)
         bare_nopg = nopg.run_bare(iterations)
         return [
             Sample("bare Unicorn, -pg image", "M insns/s", pg_insns / bare / 1e6),
+            Sample("bare Unicorn without exit checks, -pg image", "M insns/s", pg_insns / unchecked / 1e6),
             Sample("machine, probes off, -pg image", "M insns/s", pg_insns / machine / 1e6),
+            Sample("seeded machine, probes off, -pg image", "M insns/s", pg_insns / seeded / 1e6),
             Sample("bare Unicorn, no-pg image", "M insns/s", nopg_insns / bare_nopg / 1e6),
             # same work on both sides: ratios of times, not of instruction rates
             Sample("machine/bare, same image (target >= 0.95)", "ratio", bare / machine),
+            Sample("machine/bare without exit checks, same image", "ratio", unchecked / machine),
+            Sample("seeded machine/bare without exit checks, same image", "ratio", unchecked / seeded),
             Sample("-pg/no-pg work rate, bare (NOP floor)", "ratio", bare_nopg / bare),
             Sample("machine -pg/bare no-pg work rate", "ratio", bare_nopg / machine),
         ]

@@ -25,7 +25,7 @@ from unicorn.x86_const import (
 
 from .int3_table import Int3Table
 from .paging import PhysMem, kernel_virt_to_phys
-from .slicer import Slicer
+from .slicer import SlicedUc, Slicer, SliceTimer
 
 KERNEL_CS, KERNEL_DS = 0x10, 0x18
 MSR_EFER, MSR_STAR, MSR_LSTAR, MSR_FMASK, MSR_GS_BASE = (
@@ -81,7 +81,7 @@ class Cpu:
         self.int3_table = Int3Table() if int3_table is None else int3_table
         self.mem = mem
         self.syscall_entry = syscall_entry
-        uc = self.uc = Uc(UC_ARCH_X86, UC_MODE_64)
+        uc = self.uc = SlicedUc(UC_ARCH_X86, UC_MODE_64)
         # Unicorn's default is a 1 GiB translation buffer per CPU, filled and never flushed:
         # new code (every exec'd program) kept growing the daemon's memory. Bounded, it is
         # flushed when full, at no measured cost to speed.
@@ -232,13 +232,16 @@ class Cpu:
         add_raw_hook(uc, UC_HOOK_INSN, _OUT_CFUNC(on_port), 1, 0, ctypes.c_int(UC_X86_INS_OUT))
         self.int3_table.install(uc, _INTR_CFUNC(on_interrupt))  # on_interrupt: what it does not redirect
         self.uc.hook_add(UC_HOOK_INSN_INVALID, on_invalid, self)
-        self._slicer = Slicer(self.uc)
+        self._slicer = Slicer(self.uc)  # last: its interrupt hook must follow the int3 table's
 
-    def run_slice(self, budget_bytes: int, until: int = 0) -> int:
-        """Run from the current PC for budget_bytes of guest code (see
-        slicer.py); returns the bytes executed.  Needs add_hooks() first."""
-        return self._slicer.run(self.pc(), budget_bytes, until)
+    def run_slice(self, budget_bytes: int, until: int = 0, timer: SliceTimer | None = None) -> int | None:
+        """Run from the current PC for one slice (see slicer.py): timer.budget_ns
+        of this thread's CPU time when a timer is given and no hook prevents it
+        (returns None), else budget_bytes of guest code (returns the bytes
+        executed).  Needs add_hooks() first."""
+        return self._slicer.run(self.pc(), budget_bytes, until, timer)
 
     def slice_executed(self) -> int:
-        """Bytes of code this CPU has executed in its current slice."""
+        """Bytes of code this CPU has executed in its current slice, when the
+        slice is ended by code executed (seeded machines)."""
         return self._slicer.executed

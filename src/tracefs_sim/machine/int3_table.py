@@ -10,13 +10,13 @@ stopped, so the native readers never see it half-written.
 from __future__ import annotations
 
 import ctypes
-from pathlib import Path
 
 from unicorn import UC_HOOK_INTR
 from unicorn.unicorn_py3.unicorn import uclib
 from unicorn.x86_const import UC_X86_REG_CS, UC_X86_REG_RIP
 
-LIBRARY = Path(__file__).resolve().parent / "native" / "build" / "libint3.so"
+from . import native_lib
+
 TABLE_SIZE = 256  # INT3_TABLE_SIZE in int3.c: the guest's kprobe point table
 
 
@@ -31,17 +31,8 @@ class _Cpu(ctypes.Structure):  # struct int3_cpu
                 ("fallback_data", ctypes.c_void_p), ("redirected", ctypes.c_uint64)]
 
 
-_lib = None
-
-
 def _hook_address() -> int:
-    global _lib
-    if _lib is None:
-        try:
-            _lib = ctypes.CDLL(str(LIBRARY))
-        except OSError as e:
-            raise RuntimeError(f"{LIBRARY} is missing or unloadable: run `make -C kernel_model` ({e})") from None
-    return ctypes.cast(_lib.int3_intr_hook, ctypes.c_void_p).value
+    return ctypes.cast(native_lib.load("int3").int3_intr_hook, ctypes.c_void_p).value
 
 
 class Int3Table:

@@ -3,15 +3,14 @@
 Unicorn runs without MTTCG, so guest atomics (xchg, lock cmpxchg) are plain
 load+store pairs: two CPUs emulated in parallel host threads can both take a
 spinlock, or lose an unlock.  The CPUs are therefore interleaved on one thread
-in slices of guest code, each ended by a native block hook (slicer.py) after
-SLICE_BYTES bytes of code: exactly at an instruction boundary.  A slice cannot
-be ended by emu_stop from another thread (or emu_start's timeout, which does
-the same): Unicorn 2.1.4 then reports the PC of an instruction it already
-executed, and resuming there repeats its memory effect.  Between slices the
-loop delivers interrupts: the periodic tick of a busy CPU, a halted CPU's next
-timer, IPIs and host requests.  Within a slice the guest's trace clock
-advances per read by the time EVENT_MIN_BYTES bytes of code take (measured per
-slice when live), so events in one slice get distinct, ordered times.
+in slices, each ended exactly at an instruction boundary (slicer.py): on a live
+machine by a timer thread once this thread has had LIVE_SLICE_NS of CPU time,
+on a seeded one (or while a code hook is installed) by a native block hook
+after SLICE_BYTES bytes of code.  Between slices the loop delivers interrupts:
+the periodic tick of a busy CPU, a halted CPU's next timer, IPIs and host
+requests.  Within a slice the guest's trace clock advances per read by a step
+shorter than any traced event takes (the time EVENT_MIN_BYTES bytes of code
+take), so events in one slice get distinct, ordered times.
 
 Clocks: live, host monotonic time (a halted machine sleeps until the next
 timer); seeded, bytes of guest code executed x SeededClock.NS_PER_BYTE (each
@@ -38,14 +37,20 @@ from unicorn import UcError
 
 from .clock import TICK_NS, LiveClock, SeededClock
 from .cpu import Cpu
+from .slicer import SliceTimer
 
 VEC_TIMER, VEC_RESCHED, VEC_CALL_FUNC = 1, 2, 4
 NEVER = 2**64 - 1
+# emu_start re-entry costs ~6 us: slices long enough that it does not count
 SLICE_BYTES = 800_000  # about 200k instructions
+LIVE_SLICE_NS = 1_000_000  # of the run-loop thread's CPU time
 # Less code than any traced event runs: the guest's trace clock advances by
 # its time per read, so it stays behind the machine's clock.
 EVENT_MIN_BYTES = 200
-LIVE_NS_PER_BYTE_GUESS = 12  # until a slice has been measured
+# Live, that code's time at 10 bytes/ns: about twice the fastest Unicorn runs
+# this kernel here (~5.5 bytes/ns with no hooks and no exit checks, off-cost),
+# so shorter than it takes on any host.
+LIVE_EVENT_MIN_NS = EVENT_MIN_BYTES // 10
 SETTLE_NS = 100_000_000  # seeded: virtual time run after boot and after the last spawned program exits
 IDLE_POLL_S = 0.5
 
@@ -81,6 +86,7 @@ class Runner:
         self._pause_at: int | None = None
         self._work = 0  # seeded: spawned programs still running
         self._paused = threading.Event()
+        self._timer: SliceTimer | None = None  # live: ends the slices (run-loop thread)
 
     # ---- control from other threads ----
     def start(self) -> None:
@@ -152,8 +158,8 @@ class Runner:
     # ---- called on the run-loop thread (boot doorbells, hooks) ----
     def bring_online(self, cpu: int) -> None:
         self.state[cpu].online = True
-        ns_per_byte = SeededClock.NS_PER_BYTE if self.seeded else LIVE_NS_PER_BYTE_GUESS
-        self.hostif.set_trace_clock_step(cpu, EVENT_MIN_BYTES * ns_per_byte)
+        step = EVENT_MIN_BYTES * SeededClock.NS_PER_BYTE if self.seeded else LIVE_EVENT_MIN_NS
+        self.hostif.set_trace_clock_step(cpu, step)
 
     def cpu_now(self, cpu: Cpu) -> int:
         """The time on a CPU that is running a slice (from its hooks): seeded,
@@ -191,8 +197,8 @@ class Runner:
             fn()
 
     def _round(self, now: int) -> int:
-        """Give each online CPU one slice; the most bytes of code one of them
-        executed (0: none ran)."""
+        """Give each online CPU one slice; seeded, the most bytes of code one of
+        them executed (0: none ran)."""
         ran = 0
         for i, cpu in enumerate(self.cpus):
             st = self.state[i]
@@ -217,11 +223,11 @@ class Runner:
                     return ran
                 self._running = cpu
             try:
-                executed = cpu.run_slice(SLICE_BYTES)
+                executed = cpu.run_slice(SLICE_BYTES, timer=self._timer)
             finally:
                 with self._lock:
                     self._running = None
-            ran = max(ran, executed, 1)
+            ran = max(ran, executed or 0, 1)
             if cpu.pending_exception is not None:  # a user-mode fault stopped the run
                 vector, error_code = cpu.pending_exception
                 cpu.pending_exception = None
@@ -232,10 +238,7 @@ class Runner:
                 st.halted = True
                 cpu.entering_idle = False
             if not self.seeded:
-                after = self.clock.now()
-                if not st.halted and executed:  # the wall time of the slice's code
-                    self.hostif.set_trace_clock_step(i, (after - now) * EVENT_MIN_BYTES // executed)
-                now = after
+                now = self.clock.now()
         return ran
 
     def _next_event(self) -> int:
@@ -246,6 +249,8 @@ class Runner:
         return all(st.halted and not st.pending for st in self.state if st.online)
 
     def _loop(self) -> None:
+        if not self.seeded:
+            self._timer = SliceTimer(LIVE_SLICE_NS)
         try:
             while True:
                 self._hold_if_paused()
@@ -264,6 +269,9 @@ class Runner:
         except UcError as e:
             bad = self._running or self.cpus[0]
             self.on_fault(bad.index, f"cpu{bad.index}: {e} at {bad.pc():#x}")
+        finally:
+            if self._timer is not None:
+                self._timer.close()
 
     def _hold_if_paused(self) -> None:
         """Seeded: hold here, running commands, until one asks for work."""
