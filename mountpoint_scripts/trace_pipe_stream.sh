@@ -9,9 +9,11 @@ echo 'raw_syscalls:*' >> set_event
 echo "== events enabled:"
 cat set_event
 
-tracefs-sim exec getuid-loop 200 > /dev/null &
-timeout 1 cat trace_pipe > /tmp/trace_pipe_stream.$$
+timeout 2 cat trace_pipe > /tmp/trace_pipe_stream.$$ &   # streams while the program runs
+tracefs-sim exec getuid-loop 200 > /dev/null
+echo 0 > tracing_on    # nothing more is recorded: the reader drains the rest, then times out
 wait
+echo 1 > tracing_on
 echo > set_event
 
 echo "== lines streamed, by event:"
