@@ -5,6 +5,7 @@ optimised probe and an int3 probe; no host hook runs at such a hit; and kprobe_p
 counts what the guest counted."""
 import contextlib
 import struct
+import time
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -341,13 +342,19 @@ def test_guest_kretprobe_pool_of_one_on_a_recursive_function_counts_misses(kerne
     try:
         kernel.enable("kg", "e")
         kernel.enable("kg", "s")
-        counts = []
         for _ in range(3):  # (a run's mm goes after it is reaped: in the next run)
             kernel.run(BLOCKS)
+
+        def counts():
             profile = {line.split()[0]: tuple(map(int, line.split()[1:]))
                        for line in kernel.kprobes.read_profile().decode().splitlines()}
-            counts.append((profile["e"][0], *profile["s"]))
-        calls, nhit, nmissed = counts[-1]
+            return profile["e"][0], *profile["s"]
+        # the last mm may still be going: read once the counts stand still
+        last, now = None, counts()
+        while now != last:
+            time.sleep(0.05)
+            last, now = now, counts()
+        calls, nhit, nmissed = now
         # more than one outermost call traced: the one instance came back after each
         assert 1 < nhit < calls and nhit + nmissed == calls
     finally:
