@@ -56,7 +56,7 @@ def test_timer_ticks_and_kworker_folding(make_machine, image):
 
 
 def test_idle_system_is_cheap(make_machine):
-    m = make_machine(workload="default")
+    make_machine(workload="default")
     time.sleep(0.5)
     r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.monotonic()
     time.sleep(2)
