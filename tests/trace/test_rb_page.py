@@ -20,7 +20,7 @@ from tracefs_sim.trace.rb_page import (
     decode_page,
     event_length,
     event_spans,
-    read_page,
+    event_spans_after,
 )
 from tracefs_sim.trace.ring_buffer import BUF_PAGE_HDR_SIZE, BUF_PAGE_SIZE, PAGE_SIZE
 
@@ -367,3 +367,21 @@ def test_round_trip(spec):
         assert bytes(event.payload[: len(payload)]) == payload
     for w in pages:
         assert decode_page(w.ring_page()).events == decode_page(w.read_page()).events
+
+
+def test_a_page_walked_on_as_it_fills_gives_the_events_of_one_walk():
+    writer = PageWriter()
+    snapshots = []
+    ts = 1000
+    for i in range(60):
+        ts += (3, 1 << 28, 17, 5 << 30)[i % 4]          # deltas that fit 27 bits and extends
+        if not writer.append(ts, bytes([i]) * (4 + i % 9 * 4), absolute=i == 30):
+            break
+        snapshots.append(writer.ring_page())
+    walked, point = [], None
+    for page in snapshots[::7] + [snapshots[-1]]:       # the drain sees it now and then
+        spans, point = event_spans_after(page, point)
+        walked += spans
+    whole = event_spans(snapshots[-1])
+    assert walked == whole and len(whole) == len(snapshots) > 20
+    assert event_spans_after(snapshots[-1], point) == ([], point)

@@ -1,4 +1,6 @@
-from tracefs_sim.trace.ring_buffer import BUF_PAGE_SIZE, RingBuffer, WaitQueue, pages_for
+import pytest
+
+from tracefs_sim.trace.ring_buffer import BUF_PAGE_SIZE, CpuBuffer, Entry, RingBuffer, WaitQueue, pages_for
 
 
 def test_page_rounding():
@@ -46,3 +48,23 @@ def test_wait_queue_wakes_each_waiter_once():
     queue.remove(a)
     queue.wake()
     assert sorted(calls) == ["a", "b", "b"]
+
+
+@pytest.mark.parametrize("overwrite", [True, False])
+def test_writing_a_batch_is_writing_its_records_one_by_one(overwrite):
+    lengths = [(i * 37) % 300 + 8 for i in range(400)]          # ~60 KB into 4 pages
+    entries = [Entry(ts, b"x" * (n - 4), n) for ts, n in enumerate(lengths)]
+    batch, single = CpuBuffer(0, 4), CpuBuffer(0, 4)
+    for start in (0, 5, 200):                                   # into a buffer already holding some
+        end = {0: 5, 5: 200, 200: 400}[start]
+        assert batch.write(entries[start:end], overwrite) == sum(single.write([e], overwrite)
+                                                                 for e in entries[start:end])
+    state = lambda b: (b.entries, b.overrun, b.bytes, b.dropped_events, b.tail_used,
+                       [[e.ts for e in page] for page in b.pages])
+    assert state(batch) == state(single)
+    assert (batch.overrun > 0) == overwrite and (batch.dropped_events > 0) != overwrite
+    assert batch.entries + batch.overrun + batch.dropped_events == 400
+    assert len(batch.pages) == 4 and all(sum(e.length for e in page) <= BUF_PAGE_SIZE for page in batch.pages)
+    assert batch.bytes == sum(e.length for page in batch.pages for e in page)
+    kept = [e.ts for page in batch.pages for e in page]
+    assert kept == (list(range(400 - len(kept), 400)) if overwrite else list(range(len(kept))))

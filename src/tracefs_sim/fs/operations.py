@@ -59,8 +59,9 @@ class OpenFile:
 class TracefsOperations(pyfuse3.Operations):
     def __init__(self, tree: Tree, catch_up: Callable[[], object] | None = None):
         """catch_up(): moves what the guest has recorded so far into the buffers (run in a
-        worker thread before a read, so a read after an event sees it, as on Linux where the
-        writer puts it in the buffer itself)."""
+        worker thread before a read of a file's start, or when a consuming read finds its
+        buffer empty, so a read after an event sees it, as on Linux where the writer puts it
+        in the buffer itself)."""
         super().__init__()
         self.tree = tree
         self._catch_up = catch_up
@@ -172,7 +173,7 @@ class TracefsOperations(pyfuse3.Operations):
         handle = self._open_files[fh]
         node = handle.node
         consuming = node.pipe is not None or node.pages is not None
-        if self._catch_up is not None and (consuming or off == 0 or handle.content is None):
+        if self._catch_up is not None and not consuming and (off == 0 or handle.content is None):
             await self._caught_up()
         if node.pipe is not None:
             self._pipe_reads += 1
@@ -201,6 +202,11 @@ class TracefsOperations(pyfuse3.Operations):
         return handle.content[off:off + size]
 
     async def _caught_up(self) -> None:
+        """Move what the guest recorded since its last doorbell into the buffers. A consuming
+        read does this only when its buffer is empty: the drain thread keeps the buffers
+        filled, and a thread round trip per read would cost more than the read itself."""
+        if self._catch_up is None:
+            return
         try:
             await trio.to_thread.run_sync(self._catch_up)
         except Exception:
@@ -210,28 +216,40 @@ class TracefsOperations(pyfuse3.Operations):
     async def _read_pipe(self, handle: OpenFile, pipe: PipeSource, size: int) -> bytes:
         """A consuming read: blocks while the buffer is empty (tracing_wait_pipe); once a
         reader has had data, tracing off ends its read with EOF; so does the daemon ending."""
+        caught_up = False
         while not self._ending:
             data = pipe.consume(size)
             if data:
                 handle.has_read = True
                 return data
+            if not caught_up:
+                await self._caught_up()
+                caught_up = True
+                continue
             if handle.has_read and not pipe.recording():
                 return b""
             if self._nonblocking(handle):
                 raise pyfuse3.FUSEError(errno.EAGAIN)
             await self._wait(pipe.waiters, handle.pid)
+            caught_up = False
         return b""
 
     async def _read_pages(self, handle: OpenFile, pages: PageSource, size: int) -> bytes:
         """tracing_buffers_read: blocks while the CPU buffer is empty, whether tracing is on
         or not (unlike trace_pipe, a raw reader never gets EOF from tracing off)."""
+        caught_up = False
         while not self._ending:
             data = handle.page_reader.read(size)
             if data is not None:
                 return data
+            if not caught_up:
+                await self._caught_up()
+                caught_up = True
+                continue
             if self._nonblocking(handle):
                 raise pyfuse3.FUSEError(errno.EAGAIN)
             await self._wait(pages.waiters, handle.pid)
+            caught_up = False
         return b""
 
     def _nonblocking(self, handle: OpenFile) -> bool:

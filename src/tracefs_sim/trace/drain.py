@@ -7,15 +7,17 @@ array's clock, and kept; its task's comm is saved. Readers are woken once per ba
 """
 
 import logging
+import struct
 import threading
 from collections.abc import Callable, Iterable
 
 from .cmdlines import SavedCmdlines
 from .filter import EventFilter
 from .ftrace_records import FTRACE_RECORDS
-from .rb_page import PageFormatError, event_spans
+from .rb_page import PageFormatError, WalkPoint, event_spans_after
 from .records import ENTRY_HEADER as _HEADER
-from .trace_array import TraceArray
+from .ring_buffer import Entry
+from .trace_array import TraceArray, entry_length
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +33,9 @@ class Drain:
         self._arrays = arrays
         self._cmdlines = cmdlines
         self._tasks = tasks
-        # (slot, cpu) -> (seq, events already taken) of the last page seen: an incomplete page
-        # comes back with more data under the same seq.
-        self._progress: dict[tuple[int, int], tuple[int, int]] = {}
+        # (slot, cpu) -> (seq, where its walk stopped) of the last page seen: an incomplete
+        # page comes back with more data under the same seq, and is walked on from there.
+        self._progress: dict[tuple[int, int], tuple[int, WalkPoint | None]] = {}
         # slot -> the array's guest_resets when last drained (and the array, for a reused slot)
         self._resets: dict[int, tuple[TraceArray, int]] = {}
         self._task_cache: dict[int, tuple[bytes, int]] = {}
@@ -73,20 +75,20 @@ class Drain:
         lost: dict[int, int] = {}
         for page in self._guest.drain(array.slot):
             key = (array.slot, page.cpu)
-            seq, taken = self._progress.get(key, (-1, 0))
+            seq, point = self._progress.get(key, (-1, None))
             if page.seq != seq:
-                taken = 0
+                point = None
                 lost[page.cpu] = lost.get(page.cpu, 0) + page.lost
             try:
-                spans = event_spans(page.data)
+                spans, after = event_spans_after(page.data, point)
             except PageFormatError as error:
                 # A page the guest wrote wrongly: its records cannot be trusted; the others can.
                 log.warning("slot %d cpu %d page %d skipped: %s", array.slot, page.cpu, page.seq, error)
-                self._progress[key] = (page.seq, taken)
+                self._progress[key] = (page.seq, point)
                 continue
-            self._progress[key] = (page.seq, len(spans))
-            if len(spans) > taken:
-                per_cpu.setdefault(page.cpu, []).append((bytes(page.data), spans[taken:]))
+            self._progress[key] = (page.seq, after)
+            if spans:
+                per_cpu.setdefault(page.cpu, []).append((page.data, spans))
         for cpu, count in lost.items():
             if count:
                 # The guest's ring was full: those events never reached the buffer.
@@ -94,82 +96,142 @@ class Drain:
                     array.buffer.cpu(cpu).dropped_events += count
         if not per_cpu:
             return 0
-        per_cpu = {cpu: self._records(array, cpu, pages) for cpu, pages in per_cpu.items()}
-        self._learn_tasks({header[3] for records in per_cpu.values() for _, _, header in records})
+        batch = _Batch(self, control.files)
+        return sum(array.add_entries(cpu, self._keep(array, cpu, pages, batch)) for cpu, pages in per_cpu.items())
+
+    def _keep(self, array: TraceArray, cpu: int, pages: list, batch: "_Batch") -> list[Entry]:
+        """The entries (time in the array's clock) of the events of (page bytes, event spans)
+        pages that the array keeps, their tasks' comms saved: one pass, Python per event kept
+        to the least (this runs for every event the guest writes)."""
+        header_size = _HEADER.size
+        unpack = _HEADER.unpack_from
         from_ns = array.clock.from_ns
         record_cmd = array.options["record-cmd"]
         record_tgid = array.options["record-tgid"]
-        files = control.files
         task_cache = self._task_cache
-        cmdlines = self._cmdlines
-        kept = 0
-        for cpu, records in per_cpu.items():
-            keep = []
-            # Saving the task of the record before again changes nothing: skip that call.
-            last_saved = None
-            for ts, payload, (event_type, _, _, pid) in records:
-                file = files.get(event_type)
-                comm, tgid = task_cache.get(pid, _UNKNOWN_TASK)
-                if file is None:
-                    # The function tracers' records: the guest wrote them only for this
-                    # array's tracer, filters and ftrace pids; no event file governs them.
-                    if event_type not in FTRACE_RECORDS:
-                        continue
-                else:
-                    if file.event.system == "sched" and file.event.name == "sched_switch":
-                        self._learn_from_switch(file.event.decoder.decode(payload), record_cmd)
-                        comm, tgid = task_cache.get(pid, _UNKNOWN_TASK)
+        save = self._cmdlines.save
+        plans = batch.plans
+        length = entry_length
+        keep = []
+        short = 0
+        # The task of a run of records of one pid is looked up, and saved, once.
+        last_pid = comm = tgid = None
+        saved = True
+        for data, spans in pages:
+            for ts, start, end, _, _ in spans:
+                if end - start < header_size:
+                    short += 1      # the guest's error: no room for the common fields
+                    continue
+                event_type, _, _, pid = unpack(data, start)
+                plan = plans.get(event_type)
+                if plan is None:
+                    plan = batch.plan(event_type)
+                if plan is _DROP:
+                    continue
+                if pid != last_pid:
+                    comm, tgid = task_cache.get(pid) or batch.task(pid)
+                    last_pid, saved = pid, False
+                if plan is not _KEEP:
+                    payload = data[start:end]
+                    file, switch = plan
+                    if switch is not None:
+                        self._learn_from_switch(switch(payload), record_cmd)
+                        comm, tgid = task_cache.get(pid) or batch.task(pid)
                     event_filter = file.filter
                     if isinstance(event_filter, EventFilter):
                         if not event_filter.matches(file.event.decoder.decode(payload), cpu, comm):
                             continue
-                if record_cmd and comm and last_saved != pid:
-                    cmdlines.save(pid, comm)
-                    last_saved = pid
-                if record_tgid and tgid:
-                    cmdlines.save_tgid(pid, tgid)
-                keep.append((from_ns(ts), payload))
-            kept += array.add_records(cpu, keep)
-        return kept
+                    keep.append(Entry(from_ns(ts), payload, length(end - start)))
+                else:
+                    keep.append(Entry(from_ns(ts), data[start:end], length(end - start)))
+                if not saved:
+                    saved = True
+                    if record_cmd and comm:
+                        save(pid, comm)
+                    if record_tgid and tgid:
+                        self._cmdlines.save_tgid(pid, tgid)
+        if short:
+            log.warning("slot %d cpu %d: %d events shorter than their header skipped", array.slot, cpu, short)
+        return keep
 
-    @staticmethod
-    def _records(array: TraceArray, cpu: int, pages: list) -> list:
-        """(ts, payload, header) of each new event of (page bytes, event spans) pages, the
-        header unpacked once; an event too short to hold the common fields is the guest's
-        error and is skipped."""
-        header_size = _HEADER.size
-        unpack = _HEADER.unpack_from
-        records = [(ts, data[start:end], unpack(data, start))
-                   for data, spans in pages for ts, start, end, _, _ in spans if end - start >= header_size]
-        events = sum(len(spans) for _, spans in pages)
-        if len(records) < events:
-            log.warning("slot %d cpu %d: %d events shorter than their header skipped",
-                        array.slot, cpu, events - len(records))
-        return records
-
-    def _learn_from_switch(self, fields: dict, record_cmd: bool) -> None:
+    def _learn_from_switch(self, fields: tuple, record_cmd: bool) -> None:
         """A sched_switch names both tasks' comms as they were then: what Linux saves at every
         switch (tracing_record_taskinfo_sched_switch). It also catches a comm an exec changed
-        after the task was first seen, and a task gone before the batch."""
-        for comm, pid in ((fields["prev_comm"], fields["prev_pid"]), (fields["next_comm"], fields["next_pid"])):
-            if pid > 0 and comm:
+        after the task was first seen, and a task gone before the batch.
+        fields: (prev_comm, prev_pid, next_comm, next_pid) as unpacked."""
+        prev_comm, prev_pid, next_comm, next_pid = fields
+        for comm, pid in ((prev_comm, prev_pid), (next_comm, next_pid)):
+            if pid > 0:
+                comm = comm.split(b"\0", 1)[0]
+                if not comm:
+                    continue
                 cached = self._task_cache.get(pid, _UNKNOWN_TASK)
                 if cached[0] != comm:
                     self._task_cache[pid] = (comm, cached[1])
                     if record_cmd:
                         self._cmdlines.save(pid, comm)
 
-    def _learn_tasks(self, pids: Iterable[int]) -> None:
-        """Ask the machine about pids never seen (one query per batch at most)."""
-        unknown = {pid for pid in pids if pid not in self._task_cache}
-        if not unknown:
-            return
-        for task in self._tasks():
-            self._task_cache[task.pid] = (task.comm.encode(errors="replace"), task.tgid)
-        gone = unknown - self._task_cache.keys()
-        if gone:
-            # Exited before the batch: the guest's saved cmdlines, filled at switch time as
-            # Linux's are, may still name it; otherwise it stays unknown (<...>), asked no more.
-            saved = self._guest.saved_comms()
-            for pid in gone:
-                self._task_cache[pid] = (saved.get(pid, "").encode(errors="replace"), 0)
+
+# How a batch treats an event type: drop it, keep it as it is, or (event file, None or what
+# gives sched_switch's (prev_comm, prev_pid, next_comm, next_pid)) to learn from and filter by.
+_DROP = object()
+_KEEP = object()
+# sched_switch as Linux 6.1 lays it out: prev_comm[16] at 8, prev_pid at 24, (prev_prio,
+# prev_state), next_comm[16] at 40, next_pid at 56; read with one unpack when the event has
+# that layout, through its decoder otherwise.
+_SWITCH_FIELDS = (("prev_comm", 8, 16), ("prev_pid", 24, 4), ("next_comm", 40, 16), ("next_pid", 56, 4))
+_SWITCH = struct.Struct("<8x16si12x16si")
+
+
+class _Batch:
+    """What one batch works out once: each event type's plan, and the tasks of pids not seen
+    before (the machine asked once a batch at most, as is the guest's saved comms)."""
+
+    def __init__(self, drain: Drain, files: dict):
+        self._drain = drain
+        self._files = files
+        self.plans: dict[int, object] = {}
+        self._tasks_asked = False
+        self._saved: dict[int, str] | None = None
+
+    def plan(self, event_type: int):
+        file = self._files.get(event_type)
+        if file is None:
+            # The function tracers' records: the guest wrote them only for this array's
+            # tracer, filters and ftrace pids; no event file governs them.
+            plan = _KEEP if event_type in FTRACE_RECORDS else _DROP
+        else:
+            event = file.event
+            switch = _switch_fields(event) if (event.system, event.name) == ("sched", "sched_switch") else None
+            plan = (file, switch) if switch is not None or isinstance(file.filter, EventFilter) else _KEEP
+        self.plans[event_type] = plan
+        return plan
+
+    def task(self, pid: int) -> tuple[bytes, int]:
+        """(comm, tgid) of a pid never seen: from the machine's live tasks, else (it exited
+        before the batch) from the guest's saved cmdlines, filled at switch time as Linux's
+        are; otherwise it stays unknown (<...>) and is asked no more."""
+        cache = self._drain._task_cache
+        if not self._tasks_asked:
+            self._tasks_asked = True
+            for task in self._drain._tasks():
+                cache[task.pid] = (task.comm.encode(errors="replace"), task.tgid)
+            if pid in cache:
+                return cache[pid]
+        if self._saved is None:
+            self._saved = self._drain._guest.saved_comms()
+        cache[pid] = (self._saved.get(pid, "").encode(errors="replace"), 0)
+        return cache[pid]
+
+
+def _switch_fields(event) -> Callable[[bytes], tuple]:
+    """payload -> (prev_comm, prev_pid, next_comm, next_pid) of a sched_switch record."""
+    fields = {f.name: (f.offset, f.size) for f in event.desc.fields}
+    if all(fields.get(name) == (offset, size) for name, offset, size in _SWITCH_FIELDS):
+        return _SWITCH.unpack_from
+    decode = event.decoder.decode
+
+    def decoded(payload) -> tuple:
+        values = decode(payload)
+        return values["prev_comm"], values["prev_pid"], values["next_comm"], values["next_pid"]
+    return decoded

@@ -152,17 +152,11 @@ def lat_flags(flags: int, preempt_count: int) -> str:
     return irq_char + resched + hardsoft + depth + migrate
 
 
-def print_time(ts: int, in_ns: bool) -> bytes:
-    """trace_print_time(): ' %5lu.%06lu' of ns clocks (rounded to us), ' %12llu' of counters."""
-    if in_ns:
-        return b" %5d.%06d" % divmod((ts + _NSEC_PER_USEC // 2) // _NSEC_PER_USEC, _USEC_PER_SEC)
-    return b" %12d" % ts
-
-
 def context_prefix(comm: bytes, pid: int, tgid: int | None, cpu: int, flags: int, preempt: int,
                    opts: LineOptions) -> bytes:
     """trace_print_context() up to the time stamp: `            comm-pid     [cpu] flags`; the
-    line goes on with print_time() and ": "."""
+    line goes on with the time stamp (trace_print_time(): ` %5lu.%06lu` of ns clocks, rounded
+    to the microsecond, ` %12llu` of counters) and ": "."""
     text = b"%16s-%-7d " % (comm, pid)
     if opts.record_tgid:
         text += b"(%7d) " % tgid if tgid else b"(-------) "

@@ -143,7 +143,7 @@ def decode_page(page: bytes | bytearray | memoryview) -> DecodedPage:
     Padding events are skipped and do not move the time (rb_update_read_stamp).
     """
     page = memoryview(page).cast("B")
-    time_stamp, commit_word, commit, missed_count, spans = _walk(page)
+    time_stamp, commit_word, commit, missed_count, spans, _ = _walk(page)
     return DecodedPage(
         time_stamp=time_stamp,
         commit=commit,
@@ -160,8 +160,23 @@ def event_spans(page: bytes | bytearray | memoryview) -> list[EventSpan]:
     return _walk(memoryview(page).cast("B"))[4]
 
 
-def _walk(page: memoryview) -> tuple[int, int, int, int | None, list[EventSpan]]:
-    """(time stamp, commit word, commit, missed count, events) of a page."""
+# Where a walk of a page stopped: (offset in data[] of the next event, time of the last one).
+WalkPoint = tuple[int, int]
+
+
+def event_spans_after(page: bytes | bytearray | memoryview,
+                      point: WalkPoint | None = None) -> tuple[list[EventSpan], WalkPoint]:
+    """event_spans() of the events after `point` (None: all), and the point after the last:
+    a page the writer is still filling is walked on from where the last walk of it stopped,
+    not from its start again (its committed events never change)."""
+    walk = _walk(memoryview(page).cast("B"), point)
+    return walk[4], walk[5]
+
+
+def _walk(page: memoryview, point: WalkPoint | None = None) -> tuple[int, int, int, int | None, list[EventSpan],
+                                                                      WalkPoint]:
+    """(time stamp, commit word, commit, missed count, events, point after them) of a page,
+    its events from `point` on (None: from the first)."""
     if len(page) != PAGE_SIZE:
         raise PageFormatError(f"a page is {PAGE_SIZE} bytes, got {len(page)}")
     time_stamp, commit_word = _HEADER.unpack_from(page, 0)
@@ -175,11 +190,11 @@ def _walk(page: memoryview) -> tuple[int, int, int, int | None, list[EventSpan]]
             raise PageFormatError("missed-events count flagged but no room after commit")
         missed_count = _U64_FMT.unpack_from(data, commit)[0]
 
-    # Events start 4-byte aligned: every header word below commit, read in one call.
-    words = struct.unpack_from(f"<{commit >> 2}I", data)
+    off, ts = (0, time_stamp) if point is None else point
+    # Events start 4-byte aligned: every header word from off to commit, read in one call
+    # (placed at their word index; those before off are not looked at).
+    words = (0,) * (off >> 2) + struct.unpack_from(f"<{(commit - off) >> 2}I", data, off) if off < commit else ()
     spans: list[EventSpan] = []
-    ts = time_stamp
-    off = 0
     stamp_off = -1  # offset of a TIME_EXTEND/TIME_STAMP owning the next event
     stamp = Stamp.DELTA
     while off < commit:
@@ -206,7 +221,7 @@ def _walk(page: memoryview) -> tuple[int, int, int, int | None, list[EventSpan]]
             stamp_off, stamp = off, Stamp.ABSOLUTE
         # else padding (a discarded event, the tail): skipped, the time does not move
         off = end
-    return time_stamp, commit_word, commit, missed_count, spans
+    return time_stamp, commit_word, commit, missed_count, spans, (off, ts)
 
 
 def event_length(payload_size: int) -> int:

@@ -13,7 +13,7 @@ so overwrite drops the oldest page at a time as Linux's writer does when it meet
 
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 PAGE_SIZE = 4096
@@ -71,14 +71,11 @@ def pages_for(size_bytes: int) -> int:
 @dataclass(slots=True)
 class Entry:
     """One record: its time stamp (trace-clock units) and the trace entry (common header +
-    fields) as the writer stored it; length is what it occupies on a page. body caches the
-    formatted event text as (options it was made with, text): a record never changes, so
-    reading `trace` again need not evaluate its print fmt again."""
+    fields) as the writer stored it; length is what it occupies on a page."""
 
     ts: int
     payload: bytes
     length: int
-    body: tuple | None = None
 
 
 @dataclass
@@ -116,21 +113,37 @@ class CpuBuffer:
         self.pages.clear()
         self.tail_used = 0
 
-    def write(self, entry: Entry, overwrite: bool) -> bool:
-        """Append a record; False when it was dropped (buffer full, overwrite off)."""
-        if not self.pages or self.tail_used + entry.length > BUF_PAGE_SIZE:
-            if len(self.pages) >= self.nr_pages:
-                if not overwrite:
-                    self.dropped_events += 1
-                    return False
-                self._drop_oldest_page()
-            self.pages.append([])
-            self.tail_used = 0
-        self.pages[-1].append(entry)
-        self.tail_used += entry.length
-        self.entries += 1
-        self.bytes += entry.length
-        return True
+    def write(self, entries: Iterable[Entry], overwrite: bool) -> int:
+        """Append records in order; returns how many were kept (with overwrite off, those that
+        found the buffer full are dropped and counted)."""
+        pages = self.pages
+        page = pages[-1] if pages else None
+        used = self.tail_used
+        kept = size = total = 0
+        for entry in entries:
+            length = entry.length
+            if page is None or used + length > BUF_PAGE_SIZE:
+                if len(pages) >= self.nr_pages:
+                    if not overwrite:
+                        self.dropped_events += 1
+                        continue
+                    self.tail_used = used
+                    self.entries += kept
+                    self.bytes += size
+                    total += kept
+                    kept = size = 0
+                    self._drop_oldest_page()
+                page = []
+                pages.append(page)
+                used = 0
+            page.append(entry)
+            used += length
+            kept += 1
+            size += length
+        self.tail_used = used
+        self.entries += kept
+        self.bytes += size
+        return total + kept
 
     def _drop_oldest_page(self) -> None:
         page = self.pages.popleft()

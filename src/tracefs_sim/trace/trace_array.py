@@ -8,7 +8,7 @@ raises OSError with the errno Linux gives, leaving state unchanged on error.
 
 import errno
 import functools
-import heapq
+import itertools
 import struct
 import threading
 from collections.abc import Callable, Iterable
@@ -110,6 +110,8 @@ class TraceArray:
         self._pipe_idx = 0       # records handed to trace_pipe readers (latency format's idx)
         # (what they depend on, {(pid, cpu, flags, preempt): context prefix}) of the last read
         self._prefixes: tuple[tuple, dict] = ((), {})
+        # (the options event texts depend on, {event id: (event, {fields: text})}): see _formatter
+        self._texts: tuple[tuple, dict, list[int]] = ((), {}, [0])  # options, texts by event id, how many
         # One lock for all control operations, as trace_types_lock in Linux.
         self._lock = threading.Lock()
         # The buffers' own lock: the drain writes while readers read and consume.
@@ -274,13 +276,17 @@ class TraceArray:
                 return self._read_graph_trace(cpus, entries, written)
             text = output.trace_header(self.tracer.name, entries, written, self.nr_cpus, self.output_flags,
                                        self.kernel)
-            merged = list(heapq.merge(*(self._stamped(c) for c in cpus)))
+            merged = []
+            for c in cpus:
+                merged += _merge_items(c, list(self.buffer.cpu(c)))
+            merged.sort()
             lines = self._formatter()
         # Records never change once kept: formatting the snapshot outside the locks lets the
         # drain go on meanwhile.
         # Latency format shows each record's delay to the next one (the last: none).
-        next_ts = [item[0] for item in merged[1:]] + [merged[-1][0] if merged else 0]
-        body = b"".join(lines(c, e, nts, idx) for idx, ((_, c, _, e), nts) in enumerate(zip(merged, next_ts)))
+        last = len(merged) - 1
+        body = b"".join([lines(c, entry, merged[idx + 1][3].ts if idx < last else entry.ts, idx)
+                         for idx, (_, c, _, entry) in enumerate(merged)])
         return text.encode() + body
 
     def _graph_current(self) -> bool:
@@ -345,11 +351,6 @@ class TraceArray:
             del carry[:taken_lines]
             return b"".join(out)
 
-    def _stamped(self, cpu: int):
-        """(ts, cpu, position, entry) of a CPU's records: merged as plain tuples, in time then
-        CPU order, never reaching the entry itself."""
-        return ((entry.ts, cpu, position, entry) for position, entry in enumerate(self.buffer.cpu(cpu)))
-
     def clear_trace(self, cpu: int | None = None) -> None:
         """Opening `trace` (or per_cpu/cpuN/trace) with O_TRUNC empties the buffer(s)."""
         with self._lock, self.buffer_lock:
@@ -378,30 +379,45 @@ class TraceArray:
         size = 0
         lines = self._formatter()
         cpus = range(self.nr_cpus) if cpu is None else (cpu,)
-        taken = dict.fromkeys(cpus, 0)
+        taken = [0] * self.nr_cpus
+        idx = self._pipe_idx
         with self.buffer_lock:
-            merged = heapq.merge(*(self._stamped(c) for c in cpus))
-            current = next(merged, None)
-            while current is not None:
-                following = next(merged, None)
-                _, c, _, entry = current
-                line = lines(c, entry, entry.ts if following is None else following[0], self._pipe_idx)
-                if not taken[c]:
-                    buffer = self.buffer.cpu(c)
-                    lost = buffer.overrun - buffer.reported_overrun
-                    if lost:
-                        line = b"CPU:%d [LOST %d EVENTS]\n" % (c, lost) + line
-                if out and size + len(line) > max_bytes:
+            window, merged = self._merge_window(cpus, max_bytes)
+            lost = {c: b.overrun - b.reported_overrun for c in cpus
+                    if (b := self.buffer.cpu(c)).overrun != b.reported_overrun}
+            last = len(merged) - 1
+            for i, (_, c, position, entry) in enumerate(merged):
+                if position == window:
+                    break   # a CPU's look-ahead: what follows may come after its next records
+                line = lines(c, entry, merged[i + 1][3].ts if i < last else entry.ts, idx)
+                if c in lost:   # the first line of the CPU in this read
+                    line = b"CPU:%d [LOST %d EVENTS]\n" % (c, lost.pop(c)) + line
+                size += len(line)
+                if size > max_bytes and out:
                     break
                 out.append(line)
-                size += len(line)
-                taken[c] += 1
-                self._pipe_idx += 1
-                current = following
-            for c, count in taken.items():
-                if count:
-                    self.buffer.cpu(c).consume(count)
+                taken[c] = position + 1
+                idx += 1
+            self._pipe_idx = idx
+            for c in cpus:
+                if taken[c]:
+                    self.buffer.cpu(c).consume(taken[c])
         return b"".join(out)
+
+    def _merge_window(self, cpus, max_bytes: int) -> tuple[int, list]:
+        """(window, records): the oldest records of the CPUs in merge order (_merge_items),
+        `window` of each CPU at most (as many as one read can take, a line being at least
+        _MIN_LINE bytes) plus one more as its look-ahead (position `window`). Records past a
+        look-ahead are not in the list: a reader stops at the first look-ahead. Only what one
+        read can use is looked at, however full the buffers are."""
+        window = max_bytes // _MIN_LINE + 1
+        merged = []
+        for c in cpus:
+            buffer = self.buffer.cpu(c)
+            if buffer.entries:
+                merged += _merge_items(c, list(itertools.islice(buffer, window + 1)))
+        merged.sort()
+        return window, merged
 
     def _formatter(self) -> Callable[[int, Entry, int, int], bytes]:
         """A line printer for the options as they are now (print_trace_line):
@@ -421,7 +437,7 @@ class TraceArray:
         hash_pointer = None if o["hash-ptr"] else _address_itself
         verbose = opts.verbose
         sym_flags = SymFlags(print_parent=o["print-parent"], sym_offset=o["sym-offset"], sym_addr=o["sym-addr"])
-        # What an event's text depends on besides the record: the key of Entry.body.
+        # What an event's text depends on besides the record.
         body_key = (verbose, hash_pointer is None, sym_flags)
         # Context prefixes, kept from read to read while the saved comms and tgids and the
         # options shaping them stay the same (trace_pipe formats a page at a time).
@@ -429,24 +445,47 @@ class TraceArray:
         if self._prefixes[0] != prefix_key:
             self._prefixes = (prefix_key, {})
         prefixes: dict[tuple[int, int, int, int], bytes] = self._prefixes[1]
+        # Event texts by record content, kept from read to read while the options they depend
+        # on stay the same: an event's text is a function of its fields alone (no print fmt
+        # reads the common ones), and traces repeat themselves (the same syscall, the same
+        # switch, the same function and parent), so most lines find theirs here, and reading
+        # `trace` again evaluates no print fmt again.
+        if self._texts[0] != body_key:
+            self._texts = (body_key, {}, [0])
+        texts: dict[int, tuple[object, dict[bytes, bytes]]] = self._texts[1]
+        kept = self._texts[2]
+        # A removed dynamic event's id is not given back (until ids run out), so its texts,
+        # and the event they hold, would stay here for good: forget them with the event.
+        for event_id in [i for i, (event, _) in texts.items() if by_id(i) is not event]:
+            kept[0] -= len(texts.pop(event_id)[1])
 
         def body(event, entry: Entry) -> bytes:
-            cached = entry.body
-            if cached is not None and cached[0] == body_key:
-                return cached[1]
-            if event.ftrace and event.id != TRACE_PRINT:
-                # function and stack records follow the sym-* and print-parent options
-                text = event.desc.line(entry.payload, symbolize, sym_flags)
-            else:
-                text = event.body(entry.payload, verbose, symbolize, hash_pointer)
-            entry.body = (body_key, text)
+            payload = entry.payload
+            known = texts.get(event.id)
+            if known is None or known[0] is not event:   # a dynamic event's id may be reused
+                known = texts[event.id] = (event, {})
+            fields = payload[_ENTRY_HEADER.size:]
+            text = known[1].get(fields)
+            if text is None:
+                if event.ftrace and event.id != TRACE_PRINT:
+                    # function and stack records follow the sym-* and print-parent options
+                    text = event.desc.line(payload, symbolize, sym_flags)
+                else:
+                    text = event.body(payload, verbose, symbolize, hash_pointer)
+                if kept[0] >= _TEXTS_KEPT:
+                    for _, event_texts in texts.values():
+                        event_texts.clear()
+                    kept[0] = 0
+                known[1][fields] = text
+                kept[0] += 1
             return text
 
         if opts.context_info and not (latency or opts.bin or opts.hex or opts.raw):
             # The default line, by far the most read: its own path.
             record_tgid = opts.record_tgid
-            print_time = output.print_time
             unpack_header = _ENTRY_HEADER.unpack_from
+            # trace_print_time(): ns clocks print seconds.micros rounded to the microsecond
+            stamp = b"%s %5d.%06d: %s" if in_ns else b"%s %12d: %s"
 
             def default_line(cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes:
                 event_type, flags, preempt, pid = unpack_header(entry.payload, 0)
@@ -456,14 +495,11 @@ class TraceArray:
                     tgid = cmdlines.find_tgid(pid) if record_tgid else None
                     prefix = prefixes[key] = output.context_prefix(cmdlines.find(pid), pid, tgid, cpu, flags,
                                                                    preempt, opts)
-                head = prefix + print_time(entry.ts, in_ns) + b": "
-                cached = entry.body   # body(), inlined on the path most lines take
-                if cached is not None and cached[0] == body_key:
-                    return head + cached[1]
                 event = by_id(event_type)
-                if event is None:
-                    return head + b"Unknown type %d\n" % event_type
-                return head + body(event, entry)
+                text = b"Unknown type %d\n" % event_type if event is None else body(event, entry)
+                if in_ns:
+                    return stamp % (prefix, *divmod((entry.ts + 500) // 1000, 1_000_000), text)
+                return stamp % (prefix, entry.ts, text)
 
             return default_line
 
@@ -495,13 +531,12 @@ class TraceArray:
     def add_records(self, cpu: int, records: Iterable[tuple[int, bytes]]) -> int:
         """Keep records (ts, payload) of one CPU, already filtered; returns how many were kept.
         The guest wrote them while recording, so they stay even if tracing went off since."""
-        overwrite = self.options["overwrite"]
-        kept = 0
+        return self.add_entries(cpu, [Entry(ts, payload, entry_length(len(payload))) for ts, payload in records])
+
+    def add_entries(self, cpu: int, entries: list[Entry]) -> int:
+        """add_records() of records made into entries already (the drain's bulk path)."""
         with self.buffer_lock:
-            write = self.buffer.cpu(cpu).write
-            for ts, payload in records:
-                kept += write(Entry(ts, payload, _event_length(len(payload))), overwrite)
-        return kept
+            return self.buffer.cpu(cpu).write(entries, self.options["overwrite"])
 
     def write_marker(self, data: bytes, pid: int, comm: bytes) -> int:
         """trace_marker: one TRACE_PRINT record per write. The writer is a host process, so the
@@ -588,8 +623,26 @@ class TraceArray:
 
 
 _ENTRY_HEADER = struct.Struct("<HBBi")
+def _merge_items(cpu: int, entries: list[Entry]) -> list[tuple]:
+    """(key, cpu, position, entry) of a CPU's records, oldest first, such that sorting the
+    items of all CPUs is the merge of the CPUs' buffers, done in C (trace_find_next_entry:
+    the oldest next record of any CPU goes first, ties to the lower CPU). The key is the
+    latest time stamp up to the record: a CPU's records stay in their order even where
+    their stamps do not (a trace_marker write is kept at once, guest records of the same CPU
+    when the drain brings them), as a merge of the CPUs' heads keeps them."""
+    keys = itertools.accumulate([entry.ts for entry in entries], max)
+    return [(key, cpu, position, entry) for position, (key, entry) in enumerate(zip(keys, entries))]
+
+
+# The shortest line a trace_pipe read is expected to hold (a default line is longer): it
+# sizes the window of records one read looks at. Shorter lines only make reads shorter.
+_MIN_LINE = 48
+# Event texts kept (by record content, all event types together) before that cache starts
+# afresh: about 1 MB; a function trace of every function has a few thousand distinct ones,
+# while texts that never repeat (trace_marker's, pointers) would otherwise pile up.
+_TEXTS_KEPT = 8192
 # Few payload sizes occur (one or two per event): their page lengths are computed once.
-_event_length = functools.cache(event_length)
+entry_length = functools.cache(event_length)
 
 
 def _address_itself(addr: int) -> int:
