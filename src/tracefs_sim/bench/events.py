@@ -9,10 +9,17 @@ with the `function` tracer on every function instead of the events.
 The guest side of the function tracer, without FUSE or a reader (traced.py's kernel and
 workload, as the overhead ladder measures it): function events the guest writes per second
 (function entries counted by a counting run, over the timed run's time) and the workload's
-slowdown with the tracer on, against a run with it off next to it."""
+slowdown with the tracer on, against a run with it off next to it.
+
+The trace core's stages on their own, in-process (no FUSE, no reader), on the guest pages of
+a sched + raw_syscalls run of getuid-loop captured once: the drain (pages decoded, events
+checked and kept in the buffers) and trace_pipe's text (the CPUs merged, lines formatted, in
+128 KiB reads), each as events per second of the thread's own CPU time, so that load from
+elsewhere on the box, which stretches wall time, moves them little."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import tempfile
@@ -21,6 +28,11 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 
+from ..daemon import GC_THRESHOLDS
+from ..machine import Machine, MachineOptions
+from ..realtime import realtime_if_permitted
+from ..trace.drain import Drain
+from ..trace.system import TracingSystem
 from .ladder import MECHANISMS, Counts
 from .launch import mounted, tracefs_sim
 from .runner import Sample
@@ -36,6 +48,10 @@ COUNT_BLOCKS, QUICK_COUNT_BLOCKS = 400, 20
 TIME_BLOCKS, QUICK_TIME_BLOCKS = 10_000, 1_000
 QUIET_S = 0.5  # no line for this long after the program ended: the reader has it all
 SYSTEMS = ("sched", "raw_syscalls")
+STAGE_CALLS, QUICK_STAGE_CALLS = 20_000, 300
+STAGE_BUFFER_KB = 64 * 1024   # holds every captured event: the drain keeps them all
+PIPE_READ = 128 * 1024
+CAPTURE_WAIT_S = 0.2
 
 
 class PipeReader:
@@ -117,6 +133,92 @@ def function_guest_side(k: TracedKernel, counts: Counts, blocks: int) -> list[Sa
             Sample("function tracer on/off: workload time (slowdown)", "ratio", on / off)]
 
 
+class _CapturedGuest:
+    """Stands in for the guest's rings: hands out the pages captured, once."""
+
+    def __init__(self, pages: list):
+        self._pages = pages
+
+    def drain(self, slot: int) -> list:
+        pages, self._pages = self._pages, []
+        return pages
+
+    def saved_comms(self) -> dict:
+        return {}
+
+
+class HostStages:
+    """The drain and trace_pipe's text on pages captured from a live run, one CPU."""
+
+    def __init__(self, calls: int):
+        self.machine = Machine(MachineOptions(cpus=1, workload="none"))
+        self.machine.start()
+        try:
+            self.tracing = TracingSystem(self.machine)
+            self.pages = self._capture(calls)
+        except BaseException:
+            self.machine.stop()
+            raise
+
+    def _capture(self, calls: int) -> list:
+        """The guest pages of the run as the daemon's drain gets them, partly filled ones
+        again as they fill (events the guest lost meanwhile change no rate measured on them)."""
+        guest, top = self.tracing.guest, self.tracing.top
+        for system in SYSTEMS:
+            top.events.write_enable(b"1", system)
+        pages: list = []
+        done = threading.Event()
+
+        def take() -> None:
+            realtime_if_permitted()
+            while not done.is_set():
+                guest.wait_for_data(CAPTURE_WAIT_S)
+                pages.extend(guest.drain(top.slot))
+        thread = threading.Thread(target=take, daemon=True)
+        thread.start()
+        try:
+            status = self.machine.spawn(["getuid-loop", str(calls)], lambda output: None).wait(300)
+        finally:
+            done.set()
+            thread.join()
+            for system in SYSTEMS:
+                top.events.write_enable(b"0", system)
+        pages.extend(guest.drain(top.slot))
+        if status != 0:
+            raise RuntimeError(f"getuid-loop {calls}: exit status {status}")
+        return pages
+
+    def sample(self) -> list[Sample]:
+        # as in the daemon, whose collector thresholds suit an object per event
+        thresholds = gc.get_threshold()
+        gc.set_threshold(*GC_THRESHOLDS)
+        try:
+            return self._sample()
+        finally:
+            gc.set_threshold(*thresholds)
+
+    def _sample(self) -> list[Sample]:
+        top = self.tracing.top
+        top.write_buffer_size_kb(b"%d" % STAGE_BUFFER_KB)
+        top.clear_trace()
+        drain = Drain(_CapturedGuest(list(self.pages)), lambda: [top], self.tracing.cmdlines, self.machine.tasks)
+        t = time.thread_time()
+        kept = drain.drain_once()
+        drained = time.thread_time() - t
+        lines = 0
+        t = time.thread_time()
+        while text := top.consume(None, PIPE_READ):
+            lines += text.count(b"\n")
+        formatted = time.thread_time() - t
+        return [Sample("trace core alone: drain (guest pages decoded, events kept), CPU time", "events/s",
+                       kept / drained),
+                Sample("trace core alone: trace_pipe text (CPUs merged, lines made), CPU time", "lines/s",
+                       lines / formatted)]
+
+    def close(self) -> None:
+        self.machine.stop()
+
+
 @contextmanager
 def session(quick: bool):
     calls = QUICK_CALLS if quick else CALLS
@@ -126,7 +228,9 @@ def session(quick: bool):
     with tempfile.TemporaryDirectory(prefix="tracefs-sim-bench-") as mnt, \
             mounted(mnt, "--workload", "none"):
         kernel = TracedKernel()
+        stages = None
         try:
+            stages = HostStages(QUICK_STAGE_CALLS if quick else STAGE_CALLS)
             def systems(value: str) -> Callable[[], None]:
                 return lambda: [write(os.path.join(mnt, "events", s, "enable"), value) for s in SYSTEMS]
 
@@ -141,7 +245,10 @@ def session(quick: bool):
                                        tracer("function"), tracer("nop")),
                     *function_guest_side(kernel, counts, blocks),
                     set_aside(kernel, before),
+                    *stages.sample(),
                 ]
             yield sample
         finally:
+            if stages is not None:
+                stages.close()
             kernel.close()
