@@ -5,14 +5,16 @@ Unicorn treats `syscall` as a hook-only instruction and never delivers
 interrupts through an IDT, and it will not load a CPL-0 SS from CPL 3.  The
 machine therefore keeps a snapshot of this CPU's kernel-mode state (a Unicorn
 context taken at CPL 0) and, on entry, restores it and puts the user's
-registers back: that is the CPL switch.  The returns (`sysretq`, `iretq`) are
-native.  Registers go through direct ctypes batch calls (the hot path).
+registers back: that is the CPL switch.  `syscall` is done natively, inside
+Unicorn (native/syscall.c, which also keeps the snapshot); interrupts and
+exceptions are entered from Python between runs.  The returns (`sysretq`,
+`iretq`) are native.  Registers go through direct ctypes batch calls.
 """
 from __future__ import annotations
 
 import ctypes
 
-from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_MODE_64, UC_PROT_ALL, Uc
+from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_MODE_64, UC_PROT_ALL, Uc, UcError
 from unicorn.unicorn_py3.unicorn import uclib
 from unicorn.x86_const import (
     UC_X86_INS_OUT, UC_X86_INS_SYSCALL, UC_X86_REG_CR0, UC_X86_REG_CR3, UC_X86_REG_CR4,
@@ -23,6 +25,7 @@ from unicorn.x86_const import (
     UC_X86_REG_RSP, UC_X86_REG_SS,
 )
 
+from . import native_lib
 from .int3_table import Int3Table
 from .paging import PhysMem, kernel_virt_to_phys
 from .slicer import SlicedUc, Slicer, SliceTimer
@@ -36,7 +39,6 @@ CR0_PE, CR0_MP, CR0_ET, CR0_NE, CR0_WP, CR0_AM, CR0_PG = (
 CR4_PAE, CR4_PGE, CR4_OSFXSR = 0x20, 0x80, 0x200
 SYSCALL_FMASK = 0x47700  # TF DF IF IOPL NT AC, as Linux sets MSR_SYSCALL_MASK
 EFLAGS_IF, EFLAGS_TF = 0x200, 0x100
-SYSCALL_INSN_LEN = 2  # Unicorn adds it to RIP after the syscall hook returns
 TCG_BUFFER_BYTES = 32 << 20  # translated code kept per CPU before Unicorn flushes it
 
 # Batch register order: the 16 GPRs, RIP, EFLAGS (written back), then CR3, CS (read only).
@@ -44,8 +46,9 @@ _REGS = [UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_
          UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_RSP, UC_X86_REG_R8, UC_X86_REG_R9,
          UC_X86_REG_R10, UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14,
          UC_X86_REG_R15, UC_X86_REG_RIP, UC_X86_REG_EFLAGS, UC_X86_REG_CR3, UC_X86_REG_CS]
-RCX, RSP, R11, RIP, EFLAGS, CR3, CS = 2, 7, 11, 16, 17, 18, 19
+RSP, RIP, EFLAGS, CR3, CS = 7, 16, 17, 18, 19
 _NWRITE = 18
+_SYSCALL_NREGS = 19  # the syscall hook's batch (native/syscall.c): _REGS up to CR3
 
 # The batch calls and hook callbacks of every syscall, interrupt and probe hit, without the
 # binding's per-call argument conversions and callback wrappers (a third of a call's cost).
@@ -53,11 +56,32 @@ _BATCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes
 _reg_read_batch = _BATCH(ctypes.cast(uclib.uc_reg_read_batch, ctypes.c_void_p).value)
 _reg_write_batch = _BATCH(ctypes.cast(uclib.uc_reg_write_batch, ctypes.c_void_p).value)
 _INTR_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p)
-_SYSCALL_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
 _OUT_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p)
-_context_restore = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)(
-    ctypes.cast(uclib.uc_context_restore, ctypes.c_void_p).value)
 CODE_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_void_p)
+
+
+class _SyscallCpu(ctypes.Structure):  # struct syscall_cpu in native/syscall.c
+    _fields_ = [("reg_read_batch", ctypes.c_void_p), ("reg_write_batch", ctypes.c_void_p),
+                ("context_restore", ctypes.c_void_p), ("context_save", ctypes.c_void_p),
+                ("reg_write", ctypes.c_void_p), ("emu_stop", ctypes.c_void_p),
+                ("kctx", ctypes.c_void_p), ("kctx_cr3", ctypes.c_uint64),
+                ("entry", ctypes.c_uint64), ("fmask", ctypes.c_uint64),
+                ("cr3_id", ctypes.c_int), ("error", ctypes.c_int),
+                ("ids", ctypes.c_int * _SYSCALL_NREGS), ("vals", ctypes.c_uint64 * _SYSCALL_NREGS),
+                ("ptrs", ctypes.c_void_p * _SYSCALL_NREGS)]
+
+
+def _uclib_address(name: str) -> int:
+    return ctypes.cast(getattr(uclib, name), ctypes.c_void_p).value
+
+
+def _syscall_native():
+    """(address of syscall_insn_hook, kernel_mode_enter) from native/syscall.c."""
+    lib = native_lib.load("syscall")
+    enter = lib.kernel_mode_enter
+    enter.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
+    enter.restype = ctypes.c_int
+    return ctypes.cast(lib.syscall_insn_hook, ctypes.c_void_p).value, enter
 
 
 def add_raw_hook(uc: Uc, htype: int, callback, begin: int = 1, end: int = 0, *aux) -> int:
@@ -80,7 +104,6 @@ class Cpu:
         # kernel-mode int3s redirected natively (shared by the machine's CPUs), see int3_table.py
         self.int3_table = Int3Table() if int3_table is None else int3_table
         self.mem = mem
-        self.syscall_entry = syscall_entry
         uc = self.uc = SlicedUc(UC_ARCH_X86, UC_MODE_64)
         # Unicorn's default is a 1 GiB translation buffer per CPU, filled and never flushed:
         # new code (every exec'd program) kept growing the daemon's memory. Bounded, it is
@@ -105,11 +128,19 @@ class Cpu:
         base = ctypes.addressof(self._vals)
         self._ptrs = (ctypes.c_void_p * n)(*[base + 8 * i for i in range(n)])
         self._batch = (self._h.value, ctypes.addressof(self._ids), ctypes.addressof(self._ptrs))
-        self._cr3_val = ctypes.c_uint64()
-        # kernel-mode snapshot used for every user->kernel transition
+        # kernel-mode snapshot used for every user->kernel transition; kept by
+        # native/syscall.c (with the CR3 it holds), whose hook is the `syscall` instruction
         self._kctx = uc.context_save()
-        self._kctx_ptr = ctypes.cast(self._kctx.context, ctypes.c_void_p).value
-        self._kctx_cr3 = cr3
+        self._syscall_hook, self._kernel_mode_enter = _syscall_native()
+        sc = self._sc = _SyscallCpu(
+            _uclib_address("uc_reg_read_batch"), _uclib_address("uc_reg_write_batch"),
+            _uclib_address("uc_context_restore"), _uclib_address("uc_context_save"),
+            _uclib_address("uc_reg_write"), _uclib_address("uc_emu_stop"),
+            ctypes.cast(self._kctx.context, ctypes.c_void_p).value, cr3,
+            syscall_entry, SYSCALL_FMASK, UC_X86_REG_CR3, 0,
+            (ctypes.c_int * _SYSCALL_NREGS)(*_REGS[:_SYSCALL_NREGS]))
+        vals = ctypes.addressof(sc) + _SyscallCpu.vals.offset
+        sc.ptrs[:] = [vals + 8 * i for i in range(_SYSCALL_NREGS)]
         # Set by the idle doorbell just before `sti; hlt`: a stop right after
         # the hlt is then a halt, not an interrupt that returned there.
         self.entering_idle = False
@@ -129,25 +160,11 @@ class Cpu:
 
     def _enter_kernel_mode(self, cr3: int) -> None:
         """Restore the CPL-0 snapshot; keep the current address space."""
-        _context_restore(self._batch[0], self._kctx_ptr)
-        if cr3 != self._kctx_cr3:
-            self._cr3_val.value = cr3
-            uclib.uc_reg_write(self._h, UC_X86_REG_CR3, ctypes.byref(self._cr3_val))
-            uclib.uc_context_save(self._h, self._kctx.context)
-            self._kctx_cr3 = cr3
+        err = self._kernel_mode_enter(self._h, ctypes.byref(self._sc), cr3)
+        if err:
+            raise UcError(err)
 
     # ---- transitions ----
-    def syscall_hook(self) -> None:
-        """The `syscall` instruction, as the CPU would do it (Unicorn only calls us)."""
-        v = self.read_regs()
-        rip, rflags = v[RIP], v[EFLAGS]
-        self._enter_kernel_mode(v[CR3])
-        v[RCX] = rip + SYSCALL_INSN_LEN
-        v[R11] = rflags
-        v[EFLAGS] = rflags & ~SYSCALL_FMASK
-        v[RIP] = self.syscall_entry - SYSCALL_INSN_LEN
-        self._write_regs()
-
     def inject_interrupt(self, handler: int, top_of_stack: int) -> bool:
         """Deliver an external interrupt at the current instruction boundary
         (between emulation runs): push the hardware frame, enter the handler.
@@ -209,13 +226,7 @@ class Cpu:
     def add_hooks(self, on_out, on_intr, on_invalid) -> None:
         """on_invalid: an invalid opcode (Unicorn reports #UD apart from other
         exceptions); it returns False to end the run with UC_ERR_INSN_INVALID."""
-        uc, cpu, syscall = self.uc, self, self.syscall_hook
-
-        def on_syscall(handle, key):
-            try:
-                syscall()
-            except BaseException as e:
-                hook_failed(uc, e)
+        uc, cpu = self.uc, self
 
         def on_interrupt(handle, intno, key):
             try:
@@ -228,7 +239,12 @@ class Cpu:
                 on_out(uc, port, size, value, cpu)
             except BaseException as e:
                 hook_failed(uc, e)
-        add_raw_hook(uc, UC_HOOK_INSN, _SYSCALL_CFUNC(on_syscall), 1, 0, ctypes.c_int(UC_X86_INS_SYSCALL))
+        handle = ctypes.c_size_t()  # `syscall`: native, the CPU's state in self._sc
+        err = uclib.uc_hook_add(self._h, ctypes.byref(handle), UC_HOOK_INSN, ctypes.c_void_p(self._syscall_hook),
+                                ctypes.byref(self._sc), ctypes.c_uint64(1), ctypes.c_uint64(0),
+                                ctypes.c_int(UC_X86_INS_SYSCALL))
+        if err:
+            raise UcError(err)
         add_raw_hook(uc, UC_HOOK_INSN, _OUT_CFUNC(on_port), 1, 0, ctypes.c_int(UC_X86_INS_OUT))
         self.int3_table.install(uc, _INTR_CFUNC(on_interrupt))  # on_interrupt: what it does not redirect
         self.uc.hook_add(UC_HOOK_INSN_INVALID, on_invalid, self)
@@ -239,7 +255,10 @@ class Cpu:
         of this thread's CPU time when a timer is given and no hook prevents it
         (returns None), else budget_bytes of guest code (returns the bytes
         executed).  Needs add_hooks() first."""
-        return self._slicer.run(self.pc(), budget_bytes, until, timer)
+        done = self._slicer.run(self.pc(), budget_bytes, until, timer)
+        if self._sc.error:  # the syscall hook failed and stopped the run
+            raise UcError(self._sc.error)
+        return done
 
     def slice_executed(self) -> int:
         """Bytes of code this CPU has executed in its current slice, when the
