@@ -39,7 +39,9 @@ CR0_PE, CR0_MP, CR0_ET, CR0_NE, CR0_WP, CR0_AM, CR0_PG = (
 CR4_PAE, CR4_PGE, CR4_OSFXSR = 0x20, 0x80, 0x200
 SYSCALL_FMASK = 0x47700  # TF DF IF IOPL NT AC, as Linux sets MSR_SYSCALL_MASK
 EFLAGS_IF, EFLAGS_TF = 0x200, 0x100
-TCG_BUFFER_BYTES = 32 << 20  # translated code kept per CPU before Unicorn flushes it
+# Translated code kept per CPU before Unicorn flushes it and starts afresh: the kernel and
+# programs translate to a few MiB, so 8 MiB rarely flushes, and it bounds what the soak sees.
+TCG_BUFFER_BYTES = 8 << 20
 
 # Batch register order: the 16 GPRs, RIP, EFLAGS (written back), then CR3, CS (read only).
 _REGS = [UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_REG_RSI,
