@@ -1,8 +1,10 @@
 """events: events per second from the guest to a `trace_pipe` reader, through FUSE.
 
 On a fresh mount (no background workload), sched and raw_syscalls events are enabled, a
-`cat trace_pipe` reads, and `tracefs-sim exec getuid-loop N` makes 2N+ syscall events plus
-scheduling. The figure is the lines the reader got, over the time from the program's start
+`cat trace_pipe` reads, and `tracefs-sim exec dd if=/dev/zero of=/dev/null bs=1 count=N` makes
+4N syscall events (a read and a write a block) plus scheduling, and writes nothing to the host
+(getuid-loop prints a line a call, each a trip through the control socket that costs more than
+the events it makes). The figure is the lines the reader got, over the time from the program's start
 to the last line read (the reader must keep up with the guest: this is end to end).  The same
 with the `function` tracer on every function instead of the events.
 
@@ -39,10 +41,10 @@ from .runner import Sample
 from .traced import EventsLost, TracedKernel, set_aside
 
 NAME = "events"
-CALLS = 20_000
-QUICK_CALLS = 300
-FUNCTION_CALLS = 2_000  # ~30 function entries per getuid call
-QUICK_FUNCTION_CALLS = 50
+BLOCKS = 50_000
+QUICK_BLOCKS = 300
+FUNCTION_BLOCKS = 5_000  # a few dozen function entries a block
+QUICK_FUNCTION_BLOCKS = 50
 FUNCTION_TRACER = next(m for m in MECHANISMS if m.name == "function tracer")
 COUNT_BLOCKS, QUICK_COUNT_BLOCKS = 400, 20
 TIME_BLOCKS, QUICK_TIME_BLOCKS = 10_000, 1_000
@@ -91,15 +93,16 @@ def write(path: str, text: str) -> None:
         f.write(text)
 
 
-def read_through_fuse(mnt: str, calls: int, what: str, on: Callable[[], None],
+def read_through_fuse(mnt: str, blocks: int, what: str, on: Callable[[], None],
                       off: Callable[[], None]) -> list[Sample]:
-    """Lines/s a trace_pipe reader gets while getuid-loop runs, with on() done before."""
+    """Lines/s a trace_pipe reader gets while `dd bs=1` copies blocks, with on() done before."""
     figure = f"{what} events/s to a trace_pipe reader"
     on()
     reader = PipeReader(mnt)
     try:
         t0 = time.perf_counter()
-        done = subprocess.run(tracefs_sim("exec", "--mount", mnt, "getuid-loop", str(calls)),
+        done = subprocess.run(tracefs_sim("exec", "--mount", mnt, "dd", "if=/dev/zero", "of=/dev/null", "bs=1",
+                                          f"count={blocks}"),
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                               timeout=300)
         reader.settle()
@@ -107,14 +110,14 @@ def read_through_fuse(mnt: str, calls: int, what: str, on: Callable[[], None],
         reader.close()
         off()
     if done.returncode != 0:
-        return [Sample(figure, "events/s", None, f"getuid-loop exit {done.returncode}: "
+        return [Sample(figure, "events/s", None, f"dd exit {done.returncode}: "
                        + done.stderr.strip()[-160:])]
     if reader.error:
         return [Sample(figure, "events/s", None, reader.error)]
     if reader.lines == 0:
         return [Sample(figure, "events/s", None, "the reader got no events")]
     return [Sample(figure, "events/s", reader.lines / (reader.last_read - t0)),
-            Sample(f"{what} events read per getuid call", "events", reader.lines / calls)]
+            Sample(f"{what} events read per dd block", "events", reader.lines / blocks)]
 
 
 def function_guest_side(k: TracedKernel, counts: Counts, blocks: int) -> list[Sample]:
@@ -221,8 +224,8 @@ class HostStages:
 
 @contextmanager
 def session(quick: bool):
-    calls = QUICK_CALLS if quick else CALLS
-    function_calls = QUICK_FUNCTION_CALLS if quick else FUNCTION_CALLS
+    dd_blocks = QUICK_BLOCKS if quick else BLOCKS
+    function_blocks = QUICK_FUNCTION_BLOCKS if quick else FUNCTION_BLOCKS
     blocks = QUICK_TIME_BLOCKS if quick else TIME_BLOCKS
     counts = Counts(QUICK_COUNT_BLOCKS if quick else COUNT_BLOCKS, (FUNCTION_TRACER,))
     with tempfile.TemporaryDirectory(prefix="tracefs-sim-bench-") as mnt, \
@@ -240,8 +243,8 @@ def session(quick: bool):
             def sample() -> list[Sample]:
                 before = kernel.runs_set_aside
                 return [
-                    *read_through_fuse(mnt, calls, "sched + raw_syscalls", systems("1"), systems("0")),
-                    *read_through_fuse(mnt, function_calls, "function tracer, every function:",
+                    *read_through_fuse(mnt, dd_blocks, "sched + raw_syscalls", systems("1"), systems("0")),
+                    *read_through_fuse(mnt, function_blocks, "function tracer, every function:",
                                        tracer("function"), tracer("nop")),
                     *function_guest_side(kernel, counts, blocks),
                     set_aside(kernel, before),
