@@ -80,7 +80,7 @@ def test_a_run_whose_events_were_lost_is_refused_not_timed():
         k.ring.close()  # nothing hands the pages back while the workload runs: the ring fills
         k.tracer("function")
         with pytest.raises(EventsLost) as lost:
-            k.run(200)
+            k.run(2000)  # some tens of thousands of function events: many rings full
         assert lost.value.lost > 0
     finally:
         k.close()

@@ -7,6 +7,7 @@ import pytest
 from capstone import CS_ARCH_X86, CS_MODE_64, Cs
 
 from tracefs_sim.machine import Machine, MachineOptions
+from tracefs_sim.machine.tracing import TRACE_RING_PAGES
 from tracefs_sim.trace.rb_page import PageWriter, Stamp, decode_page
 
 NR_GETUID = 102
@@ -224,17 +225,18 @@ def test_full_ring_counts_lost(make_machine, image):
     setup_ids(m)
     m.tracing.set_recording(0, True)
     m.tracing.enable_event(events_by_name(image)["sys_enter_getuid"], 0, True)
-    run(m, ["getuid-loop", "3000"])  # 3000 x 20 bytes: far more than the ring holds
+    calls = 30_000  # x 20 bytes: far more than the ring holds
+    run(m, ["getuid-loop", str(calls)])
     settle(m)
     pages = drain_all(m.tracing, 0)
     first = len(records(pages))
-    assert 0 < first < 3000 and len(pages) <= 8
+    assert 0 < first < calls and len(pages) <= TRACE_RING_PAGES
     run(m, ["getuid-loop", "10"])
     settle(m)
     later = drain_all(m.tracing, 0)
     lost = sum(p.lost for p in later.values())
     assert lost > 0
-    assert first + lost + len(records(later)) == 3010
+    assert first + lost + len(records(later)) == calls + 10
 
 
 def test_draining_while_the_guest_writes(make_machine, image):
@@ -304,7 +306,8 @@ def test_full_first_slot_does_not_starve_the_next(make_machine, image):
     for slot in (0, 1):
         m.tracing.enable_event(getuid, slot, True)
     m.tracing.set_recording(0, True)
-    run(m, ["getuid-loop", "3000"])  # fills slot 0's ring, never drained
+    calls = 30_000
+    run(m, ["getuid-loop", str(calls)])  # fills slot 0's ring, never drained
     settle(m)
     m.tracing.set_recording(1, True)
     run(m, ["getuid-loop", "7"])
@@ -312,11 +315,11 @@ def test_full_first_slot_does_not_starve_the_next(make_machine, image):
     assert len(records(drain_all(m.tracing, 1))) == 7
     pages = drain_all(m.tracing, 0)
     first = len(records(pages))
-    assert 0 < first < 3000
+    assert 0 < first < calls
     run(m, ["getuid-loop", "1"])
     settle(m)
     later = drain_all(m.tracing, 0)
-    assert first + sum(p.lost for p in later.values()) + len(records(later)) == 3008
+    assert first + sum(p.lost for p in later.values()) + len(records(later)) == calls + 8
 
 
 def test_reset_forgets_undrained(make_machine, image):

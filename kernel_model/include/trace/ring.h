@@ -13,7 +13,7 @@
 #include "../hostif.h"
 
 #define TRACE_SLOTS		8	/* slot 0: top-level trace array, 1..: instances */
-#define TRACE_RING_PAGES	8	/* pages per (slot, cpu) */
+#define TRACE_RING_PAGES	64	/* pages per (slot, cpu): ~9,000 function events, some ms of a busy CPU */
 #define BUF_PAGE_HDR_SIZE	16	/* u64 time_stamp, u64 commit */
 #define BUF_PAGE_SIZE		(4096 - BUF_PAGE_HDR_SIZE)
 #define BUF_MAX_DATA_SIZE	(BUF_PAGE_SIZE - 2 * 4)

@@ -22,7 +22,7 @@ from .trace_pids import GuestPidLists
 
 # mirrors of ring.h (pinned there by static asserts)
 TRACE_SLOTS = 8
-TRACE_RING_PAGES = 8
+TRACE_RING_PAGES = 64
 NR_CPUS = 8
 PAGE_SIZE = 4096
 BUF_PAGE_HDR_SIZE = 16
