@@ -23,12 +23,13 @@
  * slot to the real caller.
  */
 #define KG_FRAME 168			/* struct pt_regs */
-	.globl	__kretprobe_trampoline
-	.type	__kretprobe_trampoline, @function
-__kretprobe_trampoline:
-	pushq	$0
-	pushfq
-	cli
+
+/*
+ * A struct pt_regs below the flags the entry pushed: every register, orig_ax
+ * -1, ip, kernel cs and ss, the pushed flags, and sp: the stack as it was
+ * sp_above bytes above the frame (rax is clobbered).
+ */
+	.macro SAVE_PT_REGS ip, sp_above
 	subq	$KG_FRAME, %rsp
 	movq	%r15, 0(%rsp)
 	movq	%r14, 8(%rsp)
@@ -46,19 +47,18 @@ __kretprobe_trampoline:
 	movq	%rsi, 104(%rsp)
 	movq	%rdi, 112(%rsp)
 	movq	$-1, 120(%rsp)			/* orig_ax */
-	movq	$0, 128(%rsp)			/* ip: the handler's (the real caller) */
+	movq	\ip, 128(%rsp)
 	movq	$0x10, 136(%rsp)		/* __KERNEL_CS */
 	movq	KG_FRAME(%rsp), %rax		/* the pushed flags */
 	movq	%rax, 144(%rsp)
-	leaq	KG_FRAME+16(%rsp), %rax		/* past flags and the slot: as after the ret */
+	leaq	KG_FRAME+\sp_above(%rsp), %rax
 	movq	%rax, 152(%rsp)
 	movq	$0x18, 160(%rsp)		/* __KERNEL_DS */
-	movq	%rsp, %rdi
-	movq	%rsp, %rbx
-	andq	$-16, %rsp			/* the C ABI's alignment */
-	call	kretprobe_guest_return
-	movq	%rbx, %rsp
-	testq	%rax, %rax			/* only movs and lea until the jz */
+	.endm
+
+/* The registers a C call may have changed (it keeps r12-r15 and rbp; rbx held the frame),
+ * with movs only: the flags are kept. */
+	.macro RESTORE_CLOBBERED
 	movq	40(%rsp), %rbx
 	movq	48(%rsp), %r11
 	movq	56(%rsp), %r10
@@ -69,6 +69,21 @@ __kretprobe_trampoline:
 	movq	96(%rsp), %rdx
 	movq	104(%rsp), %rsi
 	movq	112(%rsp), %rdi
+	.endm
+	.globl	__kretprobe_trampoline
+	.type	__kretprobe_trampoline, @function
+__kretprobe_trampoline:
+	pushq	$0
+	pushfq
+	cli
+	SAVE_PT_REGS ip=$0, sp_above=16	/* ip: the handler's (the real caller); sp: past flags and the slot, as after the ret */
+	movq	%rsp, %rdi
+	movq	%rsp, %rbx
+	andq	$-16, %rsp			/* the C ABI's alignment */
+	call	kretprobe_guest_return
+	movq	%rbx, %rsp
+	testq	%rax, %rax			/* only movs and lea until the jz */
+	RESTORE_CLOBBERED
 	leaq	KG_FRAME(%rsp), %rsp
 	jz	1f
 	popfq
@@ -94,46 +109,14 @@ kretprobe_hook:
 kprobe_guest_stub:
 	pushfq
 	cli
-	subq	$KG_FRAME, %rsp
-	movq	%r15, 0(%rsp)
-	movq	%r14, 8(%rsp)
-	movq	%r13, 16(%rsp)
-	movq	%r12, 24(%rsp)
-	movq	%rbp, 32(%rsp)
-	movq	%rbx, 40(%rsp)
-	movq	%r11, 48(%rsp)
-	movq	%r10, 56(%rsp)
-	movq	%r9, 64(%rsp)
-	movq	%r8, 72(%rsp)
-	movq	%rax, 80(%rsp)
-	movq	%rcx, 88(%rsp)
-	movq	%rdx, 96(%rsp)
-	movq	%rsi, 104(%rsp)
-	movq	%rdi, 112(%rsp)
-	movq	$-1, 120(%rsp)			/* orig_ax */
-	movq	$0, 128(%rsp)			/* ip */
-	movq	$0x10, 136(%rsp)		/* __KERNEL_CS */
-	movq	KG_FRAME(%rsp), %rax		/* the pushed flags */
-	movq	%rax, 144(%rsp)
-	leaq	KG_FRAME+24(%rsp), %rax		/* past flags, return address, point */
-	movq	%rax, 152(%rsp)
-	movq	$0x18, 160(%rsp)		/* __KERNEL_DS */
+	SAVE_PT_REGS ip=$0, sp_above=24	/* sp: past flags, return address, point */
 	movq	KG_FRAME+16(%rsp), %rdi		/* the point */
 	movq	%rsp, %rsi
 	movq	%rsp, %rbx
 	andq	$-16, %rsp			/* the C ABI's alignment */
 	call	kprobe_guest_slot
 	movq	%rbx, %rsp
-	movq	40(%rsp), %rbx
-	movq	48(%rsp), %r11
-	movq	56(%rsp), %r10
-	movq	64(%rsp), %r9
-	movq	72(%rsp), %r8
-	movq	80(%rsp), %rax
-	movq	88(%rsp), %rcx
-	movq	96(%rsp), %rdx
-	movq	104(%rsp), %rsi
-	movq	112(%rsp), %rdi
+	RESTORE_CLOBBERED
 	addq	$KG_FRAME, %rsp
 	popfq
 	ret	$8
