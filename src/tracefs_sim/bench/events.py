@@ -32,7 +32,7 @@ from contextlib import contextmanager
 
 from ..daemon import GC_THRESHOLDS
 from ..machine import Machine, MachineOptions
-from ..realtime import realtime_if_permitted
+from .realtime import realtime_if_permitted
 from ..trace.drain import Drain
 from ..trace.system import TracingSystem
 from .ladder import MECHANISMS, Counts

@@ -43,7 +43,7 @@ from ..machine.paging import kernel_virt_to_phys
 from ..machine.tracing import CONTROL_RINGS, NR_CPUS, RING_PAGE_LOST, RING_SEQ, RING_SIZE, TRACE_RING_PAGES
 from ..probes.ftrace import FtraceSites
 from ..probes.kprobes import KprobeEngine
-from ..realtime import realtime_if_permitted
+from .realtime import realtime_if_permitted
 from ..trace.kprobe_debug import KprobeDebugViews
 from ..trace.system import TracingSystem
 from .runner import Sample
