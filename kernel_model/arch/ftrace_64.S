@@ -54,6 +54,21 @@
 #define T_RET		FTRACE_T_RET
 #define T_PARENT	FTRACE_T_PARENT
 
+/* Both trampolines' way back: the argument registers, rax and the flags they saved first
+ * (leaq, not addq: no flags changed before the popfq), into the traced function. */
+	.macro RESTORE_ARGS_AND_RETURN
+	movq	R9(%rsp), %r9
+	movq	R8(%rsp), %r8
+	movq	RCX(%rsp), %rcx
+	movq	RDX(%rsp), %rdx
+	movq	RSI(%rsp), %rsi
+	movq	RDI(%rsp), %rdi
+	leaq	FRAME_SIZE(%rsp), %rsp
+	popq	%rax
+	popfq
+	ret
+	.endm
+
 	.text
 	.globl ftrace_caller
 	.type ftrace_caller, @function
@@ -71,16 +86,7 @@ ftrace_caller:
 	movq	%rbp, RBP(%rsp)
 	movq	%rsp, %rdi
 	call	ftrace_dispatch
-	movq	R9(%rsp), %r9
-	movq	R8(%rsp), %r8
-	movq	RCX(%rsp), %rcx
-	movq	RDX(%rsp), %rdx
-	movq	RSI(%rsp), %rsi
-	movq	RDI(%rsp), %rdi
-	leaq	FRAME_SIZE(%rsp), %rsp
-	popq	%rax
-	popfq
-	ret
+	RESTORE_ARGS_AND_RETURN
 	.size ftrace_caller, .-ftrace_caller
 
 	.globl ftrace_regs_caller
@@ -138,16 +144,7 @@ ftrace_regs_caller:
 	movq	RBX(%rsp), %rbx
 	movq	R11(%rsp), %r11
 	movq	R10(%rsp), %r10
-	movq	R9(%rsp), %r9
-	movq	R8(%rsp), %r8
-	movq	RCX(%rsp), %rcx
-	movq	RDX(%rsp), %rdx
-	movq	RSI(%rsp), %rsi
-	movq	RDI(%rsp), %rdi
-	leaq	FRAME_SIZE(%rsp), %rsp
-	popq	%rax
-	popfq
-	ret
+	RESTORE_ARGS_AND_RETURN
 	.size ftrace_regs_caller, .-ftrace_regs_caller
 
 	.globl return_to_handler
