@@ -4,20 +4,25 @@ The guest writes Linux-layout pages per (slot, CPU); drain() hands them over in 
 each new event is decoded, checked against the array's enabled events and event filter (so a
 filtered event is never kept nor counted; the guest applied the pid filters), stamped with the
 array's clock, and kept; its task's comm is saved. Readers are woken once per batch.
+
+The per-event loop is C (native/drain.c: the page walk and the keeping); what it asks of
+Python here is per batch, per event type, per run of one pid's events, or for the events
+that must be filtered or learnt from.
 """
 
+import functools
 import logging
 import struct
 import threading
 from collections.abc import Callable, Iterable
 
+from . import _drain
 from .cmdlines import SavedCmdlines
 from .filter import EventFilter
 from .ftrace_records import FTRACE_RECORDS
-from .rb_page import PageFormatError, WalkPoint, event_spans_after
-from .records import ENTRY_HEADER as _HEADER
+from .rb_page import PageFormatError, WalkPoint
 from .ring_buffer import Entry
-from .trace_array import TraceArray, entry_length
+from .trace_array import TraceArray
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +85,7 @@ class Drain:
                 point = None
                 lost[page.cpu] = lost.get(page.cpu, 0) + page.lost
             try:
-                spans, after = event_spans_after(page.data, point)
+                spans, after = _drain.walk(page.data, point)
             except PageFormatError as error:
                 # A page the guest wrote wrongly: its records cannot be trusted; the others can.
                 log.warning("slot %d cpu %d page %d skipped: %s", array.slot, page.cpu, page.seq, error)
@@ -100,59 +105,35 @@ class Drain:
         return sum(array.add_entries(cpu, self._keep(array, cpu, pages, batch)) for cpu, pages in per_cpu.items())
 
     def _keep(self, array: TraceArray, cpu: int, pages: list, batch: "_Batch") -> list[Entry]:
-        """The entries (time in the array's clock) of the events of (page bytes, event spans)
-        pages that the array keeps, their tasks' comms saved: one pass, Python per event kept
-        to the least (this runs for every event the guest writes)."""
-        header_size = _HEADER.size
-        unpack = _HEADER.unpack_from
+        """The entries (time in the array's clock) of the events of (page bytes, spans from
+        _drain.walk) pages that the array keeps, their tasks' comms saved."""
+        options = array.options
+        record_cmd = options["record-cmd"]
+        # The guest stamps events with the virtual clock, which is the default (local)
+        # clock's time: a clock converting as that one does keeps the stamps as they are.
         from_ns = array.clock.from_ns
-        record_cmd = array.options["record-cmd"]
-        record_tgid = array.options["record-tgid"]
-        task_cache = self._task_cache
-        save = self._cmdlines.save
-        plans = batch.plans
-        length = entry_length
-        keep = []
-        short = 0
-        # The task of a run of records of one pid is looked up, and saved, once.
-        last_pid = comm = tgid = None
-        saved = True
-        for data, spans in pages:
-            for ts, start, end, _, _ in spans:
-                if end - start < header_size:
-                    short += 1      # the guest's error: no room for the common fields
-                    continue
-                event_type, _, _, pid = unpack(data, start)
-                plan = plans.get(event_type)
-                if plan is None:
-                    plan = batch.plan(event_type)
-                if plan is _DROP:
-                    continue
-                if pid != last_pid:
-                    comm, tgid = task_cache.get(pid) or batch.task(pid)
-                    last_pid, saved = pid, False
-                if plan is not _KEEP:
-                    payload = data[start:end]
-                    file, switch = plan
-                    if switch is not None:
-                        self._learn_from_switch(switch(payload), record_cmd)
-                        comm, tgid = task_cache.get(pid) or batch.task(pid)
-                    event_filter = file.filter
-                    if isinstance(event_filter, EventFilter):
-                        if not event_filter.matches(file.event.decoder.decode(payload), cpu, comm):
-                            continue
-                    keep.append(Entry(from_ns(ts), payload, length(end - start)))
-                else:
-                    keep.append(Entry(from_ns(ts), data[start:end], length(end - start)))
-                if not saved:
-                    saved = True
-                    if record_cmd and comm:
-                        save(pid, comm)
-                    if record_tgid and tgid:
-                        self._cmdlines.save_tgid(pid, tgid)
+        keep, short = _drain.keep(
+            pages=pages, plans=batch.plans, plan_of=batch.plan, tasks=self._task_cache, task_of=batch.task,
+            special=functools.partial(self._special, batch, cpu, record_cmd),
+            from_ns=None if from_ns is array.clocks.default.from_ns else from_ns,
+            save_comm=self._cmdlines.save if record_cmd else None,
+            save_tgid=self._cmdlines.save_tgid if options["record-tgid"] else None)
         if short:
             log.warning("slot %d cpu %d: %d events shorter than their header skipped", array.slot, cpu, short)
         return keep
+
+    def _special(self, batch: "_Batch", cpu: int, record_cmd: bool, plan: tuple, payload: bytes, pid: int,
+                 task: tuple[bytes, int]) -> tuple[tuple[bytes, int], bool]:
+        """An event whose plan is (event file, switch): learn the comms a sched_switch names
+        and apply the event's filter. Returns (the task of pid now, whether the event is kept)."""
+        file, switch = plan
+        if switch is not None:
+            self._learn_from_switch(switch(payload), record_cmd)
+            task = self._task_cache.get(pid) or batch.task(pid)
+        event_filter = file.filter
+        if isinstance(event_filter, EventFilter):
+            return task, event_filter.matches(file.event.decoder.decode(payload), cpu, task[0])
+        return task, True
 
     def _learn_from_switch(self, fields: tuple, record_cmd: bool) -> None:
         """A sched_switch names both tasks' comms as they were then: what Linux saves at every
@@ -173,9 +154,10 @@ class Drain:
 
 
 # How a batch treats an event type: drop it, keep it as it is, or (event file, None or what
-# gives sched_switch's (prev_comm, prev_pid, next_comm, next_pid)) to learn from and filter by.
-_DROP = object()
-_KEEP = object()
+# gives sched_switch's (prev_comm, prev_pid, next_comm, next_pid)) to learn from and filter by
+# (_special). The C loop knows the first two by identity.
+_DROP = _drain.DROP
+_KEEP = _drain.KEEP
 # sched_switch as Linux 6.1 lays it out: prev_comm[16] at 8, prev_pid at 24, (prev_prio,
 # prev_state), next_comm[16] at 40, next_pid at 56; read with one unpack when the event has
 # that layout, through its decoder otherwise.

@@ -15,7 +15,8 @@ Two forms of a page exist, and both are modelled here:
 writer that is never interrupted by a nested write; it is the executable specification the
 guest's C writer is tested against. `decode_page()` reads either form the way the kernel's
 consuming reader does (`rb_update_read_stamp()`); `event_spans()` is the same walk giving
-plain tuples, for bulk readers.
+plain tuples. The drain walks the guest's pages with the C twin of this walk (native/drain.c,
+tested against event_spans_after()).
 """
 
 import enum
@@ -155,8 +156,8 @@ def decode_page(page: bytes | bytearray | memoryview) -> DecodedPage:
 
 
 def event_spans(page: bytes | bytearray | memoryview) -> list[EventSpan]:
-    """decode_page()'s events as plain tuples, with the same checks: what a bulk reader (the
-    drain) needs, without an object per event."""
+    """decode_page()'s events as plain tuples, with the same checks, without an object per
+    event."""
     return _walk(memoryview(page).cast("B"))[4]
 
 
@@ -201,7 +202,7 @@ def _walk(page: memoryview, point: WalkPoint | None = None) -> tuple[int, int, i
         word = words[off >> 2] if off + RB_EVNT_HDR_SIZE <= commit else 0
         type_len = word & 0x1F
         if 1 <= type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX:
-            # _event_size()'s common case, inline: this loop is the drain's hot path.
+            # _event_size()'s common case, inline.
             delta, length, payload_off = word >> 5, RB_EVNT_HDR_SIZE + type_len * RB_ALIGNMENT, off + 4
         else:
             type_len, delta, length, payload_off = _event_size(data, off, commit)
