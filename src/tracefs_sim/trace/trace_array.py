@@ -8,13 +8,12 @@ raises OSError with the errno Linux gives, leaving state unchanged on error.
 
 import errno
 import functools
-import itertools
 import struct
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from . import graph_output, output
+from . import _lines, graph_output, output
 from .clock import TraceClock, TraceClocks
 from .cmdlines import SavedCmdlines
 from .cpumask import format_cpumask, parse_cpumask
@@ -276,18 +275,12 @@ class TraceArray:
                 return self._read_graph_trace(cpus, entries, written)
             text = output.trace_header(self.tracer.name, entries, written, self.nr_cpus, self.output_flags,
                                        self.kernel)
-            merged = []
-            for c in cpus:
-                merged += _merge_items(c, list(self.buffer.cpu(c)))
-            merged.sort()
+            # A snapshot of the pages: records never change once kept, so formatting them
+            # outside the locks lets the drain and pipe readers go on meanwhile.
+            sources = [(c, [page.copy() for page in self.buffer.cpu(c).pages]) for c in cpus]
+            records = sum(self.buffer.cpu(c).entries for c in cpus)
             lines = self._formatter()
-        # Records never change once kept: formatting the snapshot outside the locks lets the
-        # drain go on meanwhile.
-        # Latency format shows each record's delay to the next one (the last: none).
-        last = len(merged) - 1
-        body = b"".join([lines(c, entry, merged[idx + 1][3].ts if idx < last else entry.ts, idx)
-                         for idx, (_, c, _, entry) in enumerate(merged)])
-        return text.encode() + body
+        return _lines.trace_text(text.encode(), sources, lines, records)
 
     def _graph_current(self) -> bool:
         return self.tracer.name == "function_graph"
@@ -375,49 +368,20 @@ class TraceArray:
         gets `CPU:N [LOST M EVENTS]` before the next record of that CPU."""
         if self._graph_current():
             return self._consume_graph(cpu, max_bytes)
-        out = []
-        size = 0
         lines = self._formatter()
         cpus = range(self.nr_cpus) if cpu is None else (cpu,)
-        taken = [0] * self.nr_cpus
-        idx = self._pipe_idx
         with self.buffer_lock:
-            window, merged = self._merge_window(cpus, max_bytes)
-            lost = {c: b.overrun - b.reported_overrun for c in cpus
-                    if (b := self.buffer.cpu(c)).overrun != b.reported_overrun}
-            last = len(merged) - 1
-            for i, (_, c, position, entry) in enumerate(merged):
-                if position == window:
-                    break   # a CPU's look-ahead: what follows may come after its next records
-                line = lines(c, entry, merged[i + 1][3].ts if i < last else entry.ts, idx)
-                if c in lost:   # the first line of the CPU in this read
-                    line = b"CPU:%d [LOST %d EVENTS]\n" % (c, lost.pop(c)) + line
-                size += len(line)
-                if size > max_bytes and out:
-                    break
-                out.append(line)
-                taken[c] = position + 1
-                idx += 1
-            self._pipe_idx = idx
-            for c in cpus:
-                if taken[c]:
-                    self.buffer.cpu(c).consume(taken[c])
-        return b"".join(out)
-
-    def _merge_window(self, cpus, max_bytes: int) -> tuple[int, list]:
-        """(window, records): the oldest records of the CPUs in merge order (_merge_items),
-        `window` of each CPU at most (as many as one read can take, a line being at least
-        _MIN_LINE bytes) plus one more as its look-ahead (position `window`). Records past a
-        look-ahead are not in the list: a reader stops at the first look-ahead. Only what one
-        read can use is looked at, however full the buffers are."""
-        window = max_bytes // _MIN_LINE + 1
-        merged = []
-        for c in cpus:
-            buffer = self.buffer.cpu(c)
-            if buffer.entries:
-                merged += _merge_items(c, list(itertools.islice(buffer, window + 1)))
-        merged.sort()
-        return window, merged
+            buffers = [self.buffer.cpu(c) for c in cpus]
+            # Only what one read can use is looked at, however full the buffers are: a line
+            # is at least _MIN_LINE bytes.
+            text, taken = _lines.pipe_text([(b.cpu, b.pages) for b in buffers], lines, self._pipe_idx,
+                                           max_bytes // _MIN_LINE + 1, max_bytes,
+                                           [b.overrun - b.reported_overrun for b in buffers])
+            self._pipe_idx += sum(taken)
+            for b, count in zip(buffers, taken):
+                if count:
+                    b.consume(count)
+        return text
 
     def _formatter(self) -> Callable[[int, Entry, int, int], bytes]:
         """A line printer for the options as they are now (print_trace_line):
@@ -444,7 +408,8 @@ class TraceArray:
         prefix_key = (cmdlines.generation, opts.irq_info, opts.record_tgid)
         if self._prefixes[0] != prefix_key:
             self._prefixes = (prefix_key, {})
-        prefixes: dict[tuple[int, int, int, int], bytes] = self._prefixes[1]
+        # keyed by _prefix_key(pid, cpu, flags, preempt), as _lines.DefaultLine looks them up
+        prefixes: dict[int, bytes] = self._prefixes[1]
         # Event texts by record content, kept from read to read while the options they depend
         # on stay the same: an event's text is a function of its fields alone (no print fmt
         # reads the common ones), and traces repeat themselves (the same syscall, the same
@@ -481,7 +446,8 @@ class TraceArray:
             return text
 
         if opts.context_info and not (latency or opts.bin or opts.hex or opts.raw):
-            # The default line, by far the most read: its own path.
+            # The default line, by far the most read: made in C from the two caches; this
+            # Python printer makes (and caches) what they lack.
             record_tgid = opts.record_tgid
             unpack_header = _ENTRY_HEADER.unpack_from
             # trace_print_time(): ns clocks print seconds.micros rounded to the microsecond
@@ -489,7 +455,7 @@ class TraceArray:
 
             def default_line(cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes:
                 event_type, flags, preempt, pid = unpack_header(entry.payload, 0)
-                key = (pid, cpu, flags, preempt)
+                key = _prefix_key(pid, cpu, flags, preempt)
                 prefix = prefixes.get(key)
                 if prefix is None:
                     tgid = cmdlines.find_tgid(pid) if record_tgid else None
@@ -501,7 +467,7 @@ class TraceArray:
                     return stamp % (prefix, *divmod((entry.ts + 500) // 1000, 1_000_000), text)
                 return stamp % (prefix, entry.ts, text)
 
-            return default_line
+            return _lines.DefaultLine(prefixes, texts, in_ns, default_line)
 
         def line(cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes:
             event_type, flags, preempt, pid = _ENTRY_HEADER.unpack_from(entry.payload, 0)
@@ -623,15 +589,11 @@ class TraceArray:
 
 
 _ENTRY_HEADER = struct.Struct("<HBBi")
-def _merge_items(cpu: int, entries: list[Entry]) -> list[tuple]:
-    """(key, cpu, position, entry) of a CPU's records, oldest first, such that sorting the
-    items of all CPUs is the merge of the CPUs' buffers, done in C (trace_find_next_entry:
-    the oldest next record of any CPU goes first, ties to the lower CPU). The key is the
-    latest time stamp up to the record: a CPU's records stay in their order even where
-    their stamps do not (a trace_marker write is kept at once, guest records of the same CPU
-    when the drain brings them), as a merge of the CPUs' heads keeps them."""
-    keys = itertools.accumulate([entry.ts for entry in entries], max)
-    return [(key, cpu, position, entry) for position, (key, entry) in enumerate(zip(keys, entries))]
+
+
+def _prefix_key(pid: int, cpu: int, flags: int, preempt: int) -> int:
+    """The context prefix cache's key (one int: no tuple made per record)."""
+    return (pid & 0xFFFFFFFF) << 32 | cpu << 16 | flags << 8 | preempt
 
 
 # The shortest line a trace_pipe read is expected to hold (a default line is longer): it
