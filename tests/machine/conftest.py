@@ -1,4 +1,6 @@
 """Machine tests: programs run to completion (the image and make_machine: tests/conftest.py)."""
+import sys
+
 import pytest
 
 
@@ -12,3 +14,18 @@ def run_program():
         assert status is not None, f"{argv} did not finish"
         return status, b"".join(out)
     return run
+
+
+@pytest.fixture
+def cpu_thread_calls():
+    """cpu_thread_calls(machine) -> a one-item list counting the Python function calls made on
+    the machine's CPU thread from now on (a profile hook set on that thread)."""
+    def start(machine):
+        calls = [0]
+
+        def count(frame, event, arg):
+            if event == "call":
+                calls[0] += 1
+        machine._runner.stop_machine(lambda: sys.setprofile(count))  # runs on the CPU thread
+        return calls
+    return start

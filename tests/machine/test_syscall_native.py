@@ -2,13 +2,12 @@
 system call, and the registers it leaves are those of the Python hook it replaced."""
 import ctypes
 import random
-import sys
 
 import pytest
 from unicorn import UcError, x86_const as X
 
 from tracefs_sim.machine import native_lib
-from tracefs_sim.machine.cpu import SYSCALL_FMASK, Cpu
+from tracefs_sim.machine.cpu import SYSCALL_FMASK
 
 MSR_STAR, MSR_LSTAR, MSR_FMASK, MSR_GS_BASE = 0xC0000081, 0xC0000082, 0xC0000084, 0xC0000101
 GPRS = [X.UC_X86_REG_RAX, X.UC_X86_REG_RBX, X.UC_X86_REG_RCX, X.UC_X86_REG_RDX, X.UC_X86_REG_RSI,
@@ -109,21 +108,10 @@ def test_native_syscall_matches_the_python_hook(make_machine, other_address_spac
     assert c_regs[X.UC_X86_REG_RAX] == user[X.UC_X86_REG_RAX]
 
 
-def test_syscalls_do_not_enter_python(make_machine, run_program, monkeypatch):
+def test_syscalls_do_not_enter_python(make_machine, run_program, cpu_thread_calls):
     """Python function calls on the CPU thread while dd makes 2 system calls a byte."""
     m = make_machine(cpus=1)
-    calls = [0]
-
-    def count(frame, event, arg):
-        if event == "call":
-            calls[0] += 1
-    run_slice = Cpu.run_slice
-
-    def profiled_run_slice(self, *args, **kw):  # the CPU thread's own profile hook
-        if sys.getprofile() is not count:
-            sys.setprofile(count)
-        return run_slice(self, *args, **kw)
-    monkeypatch.setattr(Cpu, "run_slice", profiled_run_slice)
+    calls = cpu_thread_calls(m)
     run_program(m, ["/bin/true"])  # the CPU thread is profiled from here on
     before = calls[0]
     nbytes = 20000

@@ -9,10 +9,11 @@ TICK_NS = 4_000_000  # HZ=250, as Debian's kernel
 
 class LiveClock:
     def __init__(self) -> None:
-        self._t0 = time.monotonic_ns()
+        # CLOCK_MONOTONIC at virtual time 0 (the native run loop reads the clock itself)
+        self.zero_ns = time.monotonic_ns()
 
     def now(self) -> int:
-        return time.monotonic_ns() - self._t0
+        return time.monotonic_ns() - self.zero_ns
 
     def wall_elapsed(self) -> int:
         return self.now()

@@ -7,12 +7,18 @@ machine therefore keeps a snapshot of this CPU's kernel-mode state (a Unicorn
 context taken at CPL 0) and, on entry, restores it and puts the user's
 registers back: that is the CPL switch.  `syscall` is done natively, inside
 Unicorn (native/syscall.c, which also keeps the snapshot); interrupts and
-exceptions are entered from Python between runs.  The returns (`sysretq`,
-`iretq`) are native.  Registers go through direct ctypes batch calls.
+exceptions are entered between runs (by the native run loop on a live
+machine, else from Python).  The returns (`sysretq`, `iretq`) are native.
+Registers go through direct ctypes batch calls.
+
+The `out` hook is native too (native/ports.c): the trace doorbell, rung per
+filled ring page, is only noted in the CPU's CpuEvents and passed on to Python
+by the run loop between slices; other ports call Python.
 """
 from __future__ import annotations
 
 import ctypes
+import time
 
 from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_MODE_64, UC_PROT_ALL, Uc, UcError
 from unicorn.unicorn_py3.unicorn import uclib
@@ -26,6 +32,7 @@ from unicorn.x86_const import (
 )
 
 from . import native_lib
+from .hostif import PORT_TRACE
 from .int3_table import Int3Table
 from .paging import PhysMem, kernel_virt_to_phys
 from .slicer import SlicedUc, Slicer, SliceTimer
@@ -73,6 +80,13 @@ class _SyscallCpu(ctypes.Structure):  # struct syscall_cpu in native/syscall.c
                 ("ptrs", ctypes.c_void_p * _SYSCALL_NREGS)]
 
 
+class CpuEvents(ctypes.Structure):  # struct cpu_events in native/cpu_events.h
+    _fields_ = [("entering_idle", ctypes.c_int32), ("python_ran", ctypes.c_int32),
+                ("deferred", ctypes.c_int32), ("deferred_port", ctypes.c_uint32),
+                ("python_out", ctypes.c_void_p),
+                ("emu_stop", ctypes.c_void_p), ("passed_at", ctypes.c_uint64), ("quiet_ns", ctypes.c_uint64)]
+
+
 def _uclib_address(name: str) -> int:
     return ctypes.cast(getattr(uclib, name), ctypes.c_void_p).value
 
@@ -84,6 +98,11 @@ def _syscall_native():
     enter.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
     enter.restype = ctypes.c_int
     return ctypes.cast(lib.syscall_insn_hook, ctypes.c_void_p).value, enter
+
+
+def kernel_mode_enter_address() -> int:
+    """native/syscall.c's kernel_mode_enter(uc, struct syscall_cpu *, cr3), for the native run loop."""
+    return ctypes.cast(native_lib.load("syscall").kernel_mode_enter, ctypes.c_void_p).value
 
 
 def add_raw_hook(uc: Uc, htype: int, callback, begin: int = 1, end: int = 0, *aux) -> int:
@@ -143,12 +162,28 @@ class Cpu:
             (ctypes.c_int * _SYSCALL_NREGS)(*_REGS[:_SYSCALL_NREGS]))
         vals = ctypes.addressof(sc) + _SyscallCpu.vals.offset
         sc.ptrs[:] = [vals + 8 * i for i in range(_SYSCALL_NREGS)]
-        # Set by the idle doorbell just before `sti; hlt`: a stop right after
-        # the hlt is then a halt, not an interrupt that returned there.
-        self.entering_idle = False
+        # what the hooks leave for the run loop (entering_idle: see the property)
+        self.events = CpuEvents(deferred_port=PORT_TRACE)
+        self._on_out = None  # the machine's `out` handler (add_hooks)
         # A user-mode exception the run stopped at: (vector, error code), delivered between runs.
         self.pending_exception: tuple[int, int | None] | None = None
         self._slicer: Slicer | None = None
+
+    @property
+    def entering_idle(self) -> bool:
+        """Set by the idle doorbell just before `sti; hlt`: a stop right after
+        the hlt is then a halt, not an interrupt that returned there."""
+        return bool(self.events.entering_idle)
+
+    @entering_idle.setter
+    def entering_idle(self, on: bool) -> None:
+        self.events.entering_idle = on
+
+    def native_refs(self) -> tuple[int, int, int, int]:
+        """For the native run loop: (uc_engine, struct cpu_events, struct syscall_cpu,
+        its error field) addresses."""
+        sc = ctypes.addressof(self._sc)
+        return self._h.value, ctypes.addressof(self.events), sc, sc + _SyscallCpu.error.offset
 
     # ---- registers ----
     def read_regs(self):
@@ -228,28 +263,41 @@ class Cpu:
     def add_hooks(self, on_out, on_intr, on_invalid) -> None:
         """on_invalid: an invalid opcode (Unicorn reports #UD apart from other
         exceptions); it returns False to end the run with UC_ERR_INSN_INVALID."""
-        uc, cpu = self.uc, self
+        uc, cpu, events = self.uc, self, self.events
+        self._on_out = on_out
 
         def on_interrupt(handle, intno, key):
+            events.python_ran = 1
             try:
                 on_intr(uc, intno, cpu)
             except BaseException as e:
                 hook_failed(uc, e)
 
-        def on_port(handle, port, size, value, key):
+        def on_port(handle, port, size, value, key):  # called by native/ports.c
             try:
                 on_out(uc, port, size, value, cpu)
             except BaseException as e:
                 hook_failed(uc, e)
+
+        def on_invalid_insn(uc_, key):
+            events.python_ran = 1
+            return on_invalid(uc, cpu)
         handle = ctypes.c_size_t()  # `syscall`: native, the CPU's state in self._sc
         err = uclib.uc_hook_add(self._h, ctypes.byref(handle), UC_HOOK_INSN, ctypes.c_void_p(self._syscall_hook),
                                 ctypes.byref(self._sc), ctypes.c_uint64(1), ctypes.c_uint64(0),
                                 ctypes.c_int(UC_X86_INS_SYSCALL))
         if err:
             raise UcError(err)
-        add_raw_hook(uc, UC_HOOK_INSN, _OUT_CFUNC(on_port), 1, 0, ctypes.c_int(UC_X86_INS_OUT))
+        self._python_out = _OUT_CFUNC(on_port)  # kept alive: native/ports.c calls it
+        events.python_out = ctypes.cast(self._python_out, ctypes.c_void_p).value
+        err = uclib.uc_hook_add(self._h, ctypes.byref(handle), UC_HOOK_INSN,
+                                ctypes.cast(native_lib.load("ports").port_out_hook, ctypes.c_void_p),
+                                ctypes.byref(events), ctypes.c_uint64(1), ctypes.c_uint64(0),
+                                ctypes.c_int(UC_X86_INS_OUT))
+        if err:
+            raise UcError(err)
         self.int3_table.install(uc, _INTR_CFUNC(on_interrupt))  # on_interrupt: what it does not redirect
-        self.uc.hook_add(UC_HOOK_INSN_INVALID, on_invalid, self)
+        self.uc.hook_add(UC_HOOK_INSN_INVALID, on_invalid_insn)
         self._slicer = Slicer(self.uc)  # last: its interrupt hook must follow the int3 table's
 
     def run_slice(self, budget_bytes: int, until: int = 0, timer: SliceTimer | None = None) -> int | None:
@@ -261,6 +309,28 @@ class Cpu:
         if self._sc.error:  # the syscall hook failed and stopped the run
             raise UcError(self._sc.error)
         return done
+
+    def slice_by_time(self) -> bool:
+        """Set the CPU up for slices the slice timer ends (what the native run
+        loop runs); False if a hook needs them ended by code executed."""
+        return self._slicer.use_timer()
+
+    def check_run(self) -> None:
+        """After slices run by the native loop: raise what emu_start would have
+        (an exception in a Python hook, a failed syscall hook)."""
+        exc = self.uc._hook_exception
+        if exc is not None:
+            self.uc._hook_exception = None
+            raise exc
+        if self._sc.error:
+            raise UcError(self._sc.error)
+
+    def pass_on_deferred(self) -> None:
+        """Give the machine the deferred doorbell if it rang (between slices)."""
+        if self.events.deferred:
+            self.events.deferred = 0
+            self.events.passed_at = time.monotonic_ns()  # CLOCK_MONOTONIC, as cpu_events.h
+            self._on_out(self.uc, self.events.deferred_port, 1, 0, self)
 
     def slice_executed(self) -> int:
         """Bytes of code this CPU has executed in its current slice, when the

@@ -12,6 +12,14 @@ requests.  Within a slice the guest's trace clock advances per read by a step
 shorter than any traced event takes (the time EVENT_MIN_BYTES bytes of code
 take), so events in one slice get distinct, ordered times.
 
+On a live machine whose slices all end by time, the loop between slices runs
+natively (native/runloop.c: ticks, wake-ups, interrupt injection), slice after
+slice with the GIL released, and comes back here only when Python has
+something to do: a command or stop request, a hook that ran Python, the trace
+doorbell (which the CPUs' `out` hook only notes), all CPUs halted.  Done here,
+the same work took the GIL several times a slice, and each take waited for the
+trace core's threads while they ran Python.
+
 Clocks: live, host monotonic time (a halted machine sleeps until the next
 timer); seeded, bytes of guest code executed x SeededClock.NS_PER_BYTE (each
 round of slices advances it by the most any CPU executed), with idle time
@@ -29,14 +37,19 @@ second); that changes when the host sees things, never what the guest does.
 """
 from __future__ import annotations
 
+import ctypes
+import functools
 import threading
-from dataclasses import dataclass
 from typing import Callable
 
 from unicorn import UcError
+from unicorn.x86_const import UC_X86_REG_RIP
 
+from . import native_lib
 from .clock import TICK_NS, LiveClock, SeededClock
-from .cpu import Cpu
+from .cpu import _REGS, Cpu, _uclib_address, kernel_mode_enter_address
+from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_TOP_OF_STACK
+from .image import KERNEL_MAP, PAGE_OFFSET
 from .slicer import SliceTimer
 
 VEC_TIMER, VEC_RESCHED, VEC_CALL_FUNC = 1, 2, 4
@@ -55,12 +68,48 @@ SETTLE_NS = 100_000_000  # seeded: virtual time run after boot and after the las
 IDLE_POLL_S = 0.5
 
 
-@dataclass
-class CpuState:
-    online: bool = False
-    halted: bool = False
-    pending: int = 0
-    next_tick: int = 0
+# native/runloop.c's answers: why loop_run() returned
+LOOP_REQUEST, LOOP_PYTHON, LOOP_IDLE, LOOP_ERROR, LOOP_BAD_STACK = 1, 2, 3, 4, 5
+DIRECT_MAP_SIZE = 1 << 40  # paging.kernel_virt_to_phys's direct map
+
+
+class CpuState(ctypes.Structure):  # struct loop_cpu in native/runloop.c
+    """A CPU's run-loop state (online, halted, pending VEC_* bits, next_tick),
+    shared with the native loop, which also gets the rest set up once."""
+    _fields_ = [("online", ctypes.c_int32), ("halted", ctypes.c_int32),
+                ("pending", ctypes.c_uint32), ("reserved", ctypes.c_uint32),
+                ("next_tick", ctypes.c_uint64),
+                ("uc", ctypes.c_void_p), ("events", ctypes.c_void_p),
+                ("syscall_cpu", ctypes.c_void_p), ("syscall_error", ctypes.c_void_p),
+                ("now_pa", ctypes.c_uint64), ("next_event_pa", ctypes.c_uint64),
+                ("top_of_stack_pa", ctypes.c_uint64),
+                ("ids", ctypes.c_int32 * len(_REGS)), ("vals", ctypes.c_uint64 * len(_REGS)),
+                ("ptrs", ctypes.c_void_p * len(_REGS))]
+
+
+class NativeLoop(ctypes.Structure):  # struct loop in native/runloop.c
+    _fields_ = [("timer", ctypes.c_void_p), ("budget_ns", ctypes.c_uint64),
+                ("ram", ctypes.c_void_p), ("ram_size", ctypes.c_uint64),
+                ("clock_zero", ctypes.c_uint64), ("tick_ns", ctypes.c_uint64),
+                ("handlers", ctypes.c_uint64 * 3),
+                ("halt_sites", ctypes.c_void_p), ("nr_halt_sites", ctypes.c_uint64),
+                ("kernel_map", ctypes.c_uint64), ("page_offset", ctypes.c_uint64),
+                ("direct_map_size", ctypes.c_uint64),
+                ("emu_start", ctypes.c_void_p), ("emu_stop", ctypes.c_void_p), ("reg_read", ctypes.c_void_p),
+                ("reg_read_batch", ctypes.c_void_p), ("reg_write_batch", ctypes.c_void_p),
+                ("kernel_mode_enter", ctypes.c_void_p),
+                ("rip_id", ctypes.c_int32), ("nr_cpus", ctypes.c_int32),
+                ("cpus", ctypes.c_void_p),
+                ("exit_request", ctypes.c_int32), ("cursor", ctypes.c_int32),
+                ("cpu", ctypes.c_int32), ("error", ctypes.c_int32)]
+
+
+@functools.cache
+def _loop_run():
+    fn = native_lib.load("slice").loop_run
+    fn.argtypes = [ctypes.c_void_p]
+    fn.restype = ctypes.c_int
+    return fn
 
 
 class Runner:
@@ -75,7 +124,8 @@ class Runner:
         self.on_fault = on_fault
         self.seeded = seeded
         self.clock = SeededClock() if seeded else LiveClock()
-        self.state = [CpuState() for _ in cpus]
+        self._states = (CpuState * len(cpus))()  # one array: the native loop's cpus
+        self.state = list(self._states)
         self._lock = threading.Condition()
         self._commands: list[Callable[[], None]] = []
         self._stopping = False
@@ -87,6 +137,7 @@ class Runner:
         self._work = 0  # seeded: spawned programs still running
         self._paused = threading.Event()
         self._timer: SliceTimer | None = None  # live: ends the slices (run-loop thread)
+        self._native: NativeLoop | None = None  # live: the native loop (run-loop thread)
 
     # ---- control from other threads ----
     def start(self) -> None:
@@ -98,6 +149,7 @@ class Runner:
         with self._lock:
             self._stopping = True
             self._lock.notify_all()
+            self._recall_native()
             if self._running is not None:
                 self._running.uc.emu_stop()
 
@@ -111,6 +163,12 @@ class Runner:
         with self._lock:
             self._commands.append(fn)
             self._lock.notify_all()
+            self._recall_native()
+
+    def _recall_native(self) -> None:
+        """The native loop returns at the next slice boundary (called under _lock)."""
+        if self._native is not None:
+            self._native.exit_request = 1
 
     def stop_machine(self, fn: Callable[[], object]):
         """Run fn with no CPU executing (on the run-loop thread)."""
@@ -228,18 +286,74 @@ class Runner:
                 with self._lock:
                     self._running = None
             ran = max(ran, executed or 0, 1)
-            if cpu.pending_exception is not None:  # a user-mode fault stopped the run
-                vector, error_code = cpu.pending_exception
-                cpu.pending_exception = None
-                cpu.raise_exception(self.exceptions[vector], self.hostif.top_of_stack(i), error_code)
-            # halted only if the idle path announced it (a slice may also end
-            # right after the hlt when an interrupt returned there)
-            if cpu.entering_idle and cpu.pc() in self.halt_sites:
-                st.halted = True
-                cpu.entering_idle = False
+            self._after_slice(i)
             if not self.seeded:
                 now = self.clock.now()
         return ran
+
+    def _after_slice(self, i: int) -> None:
+        """What a CPU's slice left for Python: a fault, a halt, the trace doorbell."""
+        cpu, st = self.cpus[i], self.state[i]
+        cpu.events.python_ran = 0
+        if cpu.pending_exception is not None:  # a user-mode fault stopped the run
+            vector, error_code = cpu.pending_exception
+            cpu.pending_exception = None
+            cpu.raise_exception(self.exceptions[vector], self.hostif.top_of_stack(i), error_code)
+        # halted only if the idle path announced it (a slice may also end
+        # right after the hlt when an interrupt returned there)
+        if cpu.entering_idle and cpu.pc() in self.halt_sites:
+            st.halted = True
+            cpu.entering_idle = False
+        cpu.pass_on_deferred()
+
+    def _new_native_loop(self) -> NativeLoop:
+        sites = sorted(self.halt_sites)
+        self._halt_sites = (ctypes.c_uint64 * len(sites))(*sites)  # kept alive
+        mem = self.hostif.mem
+        for i, (cpu, st) in enumerate(zip(self.cpus, self.state)):
+            st.uc, st.events, st.syscall_cpu, st.syscall_error = cpu.native_refs()
+            # a doorbell after a slice's time without one goes on at once (native/cpu_events.h)
+            cpu.events.quiet_ns = LIVE_SLICE_NS
+            pa = self.hostif.percpu_pa(i)
+            st.now_pa, st.next_event_pa, st.top_of_stack_pa = (
+                pa + CPU_NOW_NS, pa + CPU_NEXT_EVENT, pa + CPU_TOP_OF_STACK)
+            st.ids[:] = _REGS
+            base = ctypes.addressof(st) + CpuState.vals.offset
+            st.ptrs[:] = [base + 8 * k for k in range(len(_REGS))]
+        return NativeLoop(
+            timer=self._timer.handle, budget_ns=self._timer.budget_ns, ram=mem.address,
+            ram_size=mem.size, clock_zero=self.clock.zero_ns, tick_ns=TICK_NS,
+            handlers=(ctypes.c_uint64 * 3)(*(self.vectors[v] for v in (VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER))),
+            halt_sites=ctypes.addressof(self._halt_sites), nr_halt_sites=len(sites),
+            kernel_map=KERNEL_MAP, page_offset=PAGE_OFFSET, direct_map_size=DIRECT_MAP_SIZE,
+            emu_start=_uclib_address("uc_emu_start"), emu_stop=_uclib_address("uc_emu_stop"),
+            reg_read=_uclib_address("uc_reg_read"),
+            reg_read_batch=_uclib_address("uc_reg_read_batch"),
+            reg_write_batch=_uclib_address("uc_reg_write_batch"),
+            kernel_mode_enter=kernel_mode_enter_address(), rip_id=UC_X86_REG_RIP,
+            nr_cpus=len(self.cpus), cpus=ctypes.addressof(self._states))
+
+    def _run_native(self) -> None:
+        """Slices until Python has something to do (native/runloop.c)."""
+        loop = self._native
+        with self._lock:
+            if self._stopping or self._commands:
+                return
+            loop.exit_request = 0
+        why = _loop_run()(ctypes.byref(loop))
+        i = loop.cpu
+        if why == LOOP_ERROR:
+            self._running = self.cpus[i]  # the fault report names it
+            raise UcError(loop.error)
+        if why == LOOP_PYTHON:
+            self.cpus[i].check_run()
+            self._after_slice(i)
+        elif why == LOOP_BAD_STACK:
+            self._deliver(i)  # fails here as it always did
+        for cpu in self.cpus:  # doorbells rung since the last one passed on
+            cpu.pass_on_deferred()
+        if why == LOOP_IDLE and self._all_idle():
+            self._sleep_until(self._next_event())
 
     def _next_event(self) -> int:
         return min((self.hostif.next_event(i) for i, st in enumerate(self.state)
@@ -251,6 +365,7 @@ class Runner:
     def _loop(self) -> None:
         if not self.seeded:
             self._timer = SliceTimer(LIVE_SLICE_NS)
+            self._native = self._new_native_loop()
         try:
             while True:
                 self._hold_if_paused()
@@ -258,6 +373,9 @@ class Runner:
                     return
                 if not self.seeded:
                     self._run_commands()
+                    if all([cpu.slice_by_time() for cpu in self.cpus]):
+                        self._run_native()
+                        continue
                 now = self._now = self.clock.now()
                 ran = self._round(now)
                 if self._stopping:

@@ -23,7 +23,9 @@ Two ways to end a slice (native/slice.c, built by `make -C kernel_model`):
   on the running CPU once the thread running it has had the slice's CPU time
   (wall time would count time the host scheduler gave to others).  With only
   block-start checks left, the stop ends the run at a block boundary and
-  reports the right address; the guest pays nothing per block.
+  reports the right address; the guest pays nothing per block.  (A live
+  machine's native run loop, native/runloop.c, starts its slices itself, with
+  the same timer.)
 * by code executed (seeded machines, or while a hook needs the checks): a
   native block hook counts each block's size and calls uc_emu_stop before the
   first block past the budget, which stops exactly at its start.  Unicorn gives
@@ -189,6 +191,11 @@ class SliceTimer:
             lib.slice_timer_end(t)
 
     @property
+    def handle(self) -> int:
+        """The native timer (struct slice_timer *), for the native run loop."""
+        return self._t
+
+    @property
     def stops(self) -> int:
         """Stops the thread has issued (a stop that came before emu_start began is
         lost, and repeated once the slice has run a budget more)."""
@@ -230,6 +237,14 @@ class Slicer:
         s.executed = 0
         self._uc.emu_start(pc, until)
         return s.executed
+
+    def use_timer(self) -> bool:
+        """Set the CPU up for slices a SliceTimer ends (the native run loop runs
+        them itself); False if a hook needs the exit checks."""
+        if self._uc.mid_block_hooks or engine_flags() is None:
+            return False
+        self._configure(block_hook=False, checks=False)
+        return True
 
     @property
     def executed(self) -> int:

@@ -1,0 +1,36 @@
+/* What a CPU's hooks leave for the run loop (cpu.py's CpuEvents): written by
+ * the `out` hook (ports.c) and the Python hooks, read by the native run loop
+ * (runloop.c) and by runloop.py between slices. */
+#ifndef CPU_EVENTS_H
+#define CPU_EVENTS_H
+#include <stdint.h>
+#include <time.h>
+
+typedef struct uc_struct uc_engine;
+/* the Python `out` callback: a ctypes CFUNCTYPE, which takes the GIL itself */
+typedef void (*out_fn)(uc_engine *uc, uint32_t port, int size, uint32_t value, void *user_data);
+typedef int (*uc_emu_stop_fn)(uc_engine *uc);
+
+struct cpu_events {
+	int32_t entering_idle; /* the idle doorbell came: a stop right after `hlt` is a halt */
+	int32_t python_ran;    /* a hook ran Python in this slice: the run loop looks at the CPU */
+	int32_t deferred;      /* the deferred port rang since the run loop last passed it on */
+	uint32_t deferred_port;
+	out_fn python_out;     /* every other port */
+	/* Set while the native run loop runs the CPU (its stops end a slice exactly,
+	 * at a block start): a doorbell after quiet_ns without one passed on ends
+	 * the slice, so that a lone doorbell reaches Python at once, as it did when
+	 * it was a Python hook. */
+	uc_emu_stop_fn emu_stop;
+	uint64_t passed_at;    /* CLOCK_MONOTONIC ns a doorbell was last sent on its way */
+	uint64_t quiet_ns;
+};
+
+static inline uint64_t cpu_events_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif

@@ -1,0 +1,37 @@
+/*
+ * The x86 `out` instruction's hook (tracefs_sim.machine.cpu): the guest's
+ * doorbells to the host.
+ *
+ * One port's doorbell needs no answer before the guest goes on (the trace
+ * doorbell: "pages are ready", rung at every filled ring page and at ticks
+ * that find committed data, tens of thousands of times a second while events
+ * flow).  It is only noted here, and the run loop passes it on to Python
+ * between slices; calling Python for it would take the GIL from the trace
+ * core's threads once per page.  A doorbell after a quiet spell ends the
+ * native loop's slice (see cpu_events.h).  Every other port goes to the
+ * Python callback.
+ *
+ * No Unicorn header or library: see slice.c.
+ */
+#include "cpu_events.h"
+
+/* UC_HOOK_INSN (UC_X86_INS_OUT) callback */
+void port_out_hook(uc_engine *uc, uint32_t port, int size, uint32_t value, void *user_data)
+{
+	struct cpu_events *e = user_data;
+
+	if (port == e->deferred_port) {
+		e->deferred = 1;
+		if (e->emu_stop) {
+			uint64_t now = cpu_events_clock();
+
+			if (now - e->passed_at >= e->quiet_ns) {
+				e->passed_at = now;
+				e->emu_stop(uc);
+			}
+		}
+		return;
+	}
+	e->python_ran = 1;
+	e->python_out(uc, port, size, value, user_data);
+}

@@ -1,0 +1,263 @@
+/*
+ * A live machine's run loop while nothing needs Python (tracefs_sim.machine.runloop).
+ *
+ * runloop.py interleaves the CPUs in slices ended by the slice timer
+ * (slice.c).  Between two slices it delivers the periodic tick, wakes a halted
+ * CPU whose timer is due and injects pending interrupts; done in Python, that
+ * takes the GIL several times a slice, and while the trace core's threads run
+ * Python each take waits for them (up to the interpreter's switch interval).
+ * loop_run() does the same work here, slice after slice, round robin from
+ * where it last stopped, and returns to Python only when Python has something
+ * to do:
+ *   LOOP_REQUEST  another thread asked for the loop (a command, a stop);
+ *   LOOP_PYTHON   a hook ran Python in the CPU's slice (a doorbell, a fault)
+ *                 or the deferred doorbell rang or the syscall hook failed:
+ *                 runloop.py finishes that CPU's slice;
+ *   LOOP_IDLE     a whole round ran no CPU (all halted: runloop.py sleeps);
+ *   LOOP_ERROR    Unicorn failed on the CPU (error);
+ *   LOOP_BAD_STACK an interrupt frame would go outside RAM: runloop.py
+ *                 delivers it itself, and fails as it always did.
+ * It is called through ctypes, which releases the GIL for the whole call.
+ *
+ * No Unicorn header or library: see slice.c.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu_events.h"
+
+struct slice_timer;
+void slice_timer_begin(struct slice_timer *t, uc_engine *uc, uint64_t budget_ns);
+void slice_timer_end(struct slice_timer *t);
+
+typedef int (*uc_emu_start_fn)(uc_engine *uc, uint64_t begin, uint64_t until, uint64_t timeout,
+			       size_t count);
+typedef int (*uc_reg_read_fn)(uc_engine *uc, int regid, void *value);
+typedef int (*uc_batch_fn)(uc_engine *uc, const int *ids, void *const *vals, int count);
+typedef int (*kernel_mode_enter_fn)(uc_engine *uc, void *syscall_cpu, uint64_t cr3);
+
+enum { LOOP_REQUEST = 1, LOOP_PYTHON, LOOP_IDLE, LOOP_ERROR, LOOP_BAD_STACK };
+enum { VEC_TIMER = 1, VEC_RESCHED = 2, VEC_CALL_FUNC = 4 };
+/* most urgent first; loop.handlers is in this order */
+static const uint32_t vectors[3] = { VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER };
+
+/* Batch order (cpu.py's _REGS): the 16 GPRs, RIP, EFLAGS (written back), CR3, CS. */
+enum { REG_RSP = 7, REG_RIP = 16, REG_EFLAGS = 17, REG_CR3 = 18, REG_CS = 19, NWRITE = 18, NREGS = 20 };
+#define EFLAGS_TF 0x100
+#define EFLAGS_IF 0x200
+#define KERNEL_DS 0x18
+#define USER_SS 0x2b
+#define FRAME_WORDS 5 /* rip, cs, rflags, rsp, ss */
+
+/* One per CPU (runloop.py's LoopCpu). */
+struct loop_cpu {
+	/* the run loop's state of the CPU, shared with runloop.py */
+	int32_t online;
+	int32_t halted;
+	uint32_t pending;   /* VEC_* raised, not yet delivered */
+	uint32_t reserved;
+	uint64_t next_tick; /* live clock ns of its next periodic tick while busy */
+	/* set once */
+	uc_engine *uc;
+	struct cpu_events *events;
+	void *syscall_cpu;             /* kernel_mode_enter's state (syscall.c) */
+	const int32_t *syscall_error;  /* its error: the syscall hook failed */
+	uint64_t now_pa;               /* struct hostif_cpu's now_ns, next_event_ns, top_of_stack */
+	uint64_t next_event_pa;
+	uint64_t top_of_stack_pa;
+	int32_t ids[NREGS];
+	uint64_t vals[NREGS];
+	void *ptrs[NREGS];             /* &vals[i] */
+};
+
+/* runloop.py's NativeLoop */
+struct loop {
+	struct slice_timer *timer;
+	uint64_t budget_ns;        /* a slice's CPU time */
+	uint8_t *ram;
+	uint64_t ram_size;
+	uint64_t clock_zero;       /* CLOCK_MONOTONIC ns at the live clock's 0 */
+	uint64_t tick_ns;
+	uint64_t handlers[3];      /* entry of each of vectors[] */
+	const uint64_t *halt_sites; /* sorted: the addresses right after each `hlt` */
+	uint64_t nr_halt_sites;
+	uint64_t kernel_map;       /* the kernel image's and the direct map's virtual bases */
+	uint64_t page_offset;
+	uint64_t direct_map_size;
+	uc_emu_start_fn emu_start;
+	uc_emu_stop_fn emu_stop;
+	uc_reg_read_fn reg_read;
+	uc_batch_fn reg_read_batch;
+	uc_batch_fn reg_write_batch;
+	kernel_mode_enter_fn kernel_mode_enter;
+	int32_t rip_id;
+	int32_t nr_cpus;
+	struct loop_cpu *cpus;
+	int32_t exit_request;      /* set by other threads: return at the next slice boundary */
+	int32_t cursor;            /* the CPU whose turn is next */
+	int32_t cpu;               /* out: the CPU the return is about */
+	int32_t error;             /* out: LOOP_ERROR's Unicorn error */
+};
+
+static uint64_t live_now(const struct loop *l)
+{
+	return cpu_events_clock() - l->clock_zero;
+}
+
+static uint64_t ram_u64(const struct loop *l, uint64_t pa)
+{
+	uint64_t v;
+
+	memcpy(&v, l->ram + pa, sizeof(v));
+	return v;
+}
+
+static int is_halt_site(const struct loop *l, uint64_t addr)
+{
+	size_t lo = 0, hi = l->nr_halt_sites;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->halt_sites[mid] == addr)
+			return 1;
+		if (l->halt_sites[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* The physical address of [va, va + size) in the kernel image or direct map; 0 if not in RAM. */
+static int kernel_phys(const struct loop *l, uint64_t va, uint64_t size, uint64_t *pa)
+{
+	if (va >= l->kernel_map)
+		*pa = va - l->kernel_map;
+	else if (va >= l->page_offset && va - l->page_offset < l->direct_map_size)
+		*pa = va - l->page_offset;
+	else
+		return 0;
+	return *pa <= l->ram_size && size <= l->ram_size - *pa;
+}
+
+/* cpu.py's Cpu._enter_handler: push the hardware frame, enter handler. */
+static int enter_handler(struct loop *l, struct loop_cpu *c, uint64_t handler)
+{
+	uint64_t *v = c->vals;
+	uint64_t user = v[REG_CS] & 3;
+	uint64_t new_rsp = user ? ram_u64(l, c->top_of_stack_pa) : v[REG_RSP] & ~(uint64_t)0xf;
+	uint64_t frame = new_rsp - 8 * FRAME_WORDS, pa;
+	uint64_t words[FRAME_WORDS] = { v[REG_RIP], v[REG_CS], v[REG_EFLAGS], v[REG_RSP],
+					user ? USER_SS : KERNEL_DS };
+	int err;
+
+	if (!kernel_phys(l, frame, sizeof(words), &pa))
+		return LOOP_BAD_STACK;
+	if (user && (err = l->kernel_mode_enter(c->uc, c->syscall_cpu, v[REG_CR3])))
+		goto fail;
+	memcpy(l->ram + pa, words, sizeof(words));
+	v[REG_RSP] = frame;
+	v[REG_RIP] = handler;
+	v[REG_EFLAGS] &= ~(uint64_t)(EFLAGS_IF | EFLAGS_TF);
+	err = l->reg_write_batch(c->uc, c->ids, c->ptrs, NWRITE);
+	if (!err)
+		return 0;
+fail:
+	l->error = err;
+	return LOOP_ERROR;
+}
+
+/* runloop.py's Runner._deliver: the most urgent pending vector, if the CPU takes interrupts. */
+static int deliver(struct loop *l, struct loop_cpu *c)
+{
+	int err = l->reg_read_batch(c->uc, c->ids, c->ptrs, NREGS);
+	int k, r;
+
+	if (err) {
+		l->error = err;
+		return LOOP_ERROR;
+	}
+	/* sti's interrupt shadow: let it reach the hlt first (see runloop.py) */
+	if (is_halt_site(l, c->vals[REG_RIP] + 1))
+		return 0;
+	for (k = 0; k < 3; k++) {
+		if (!(c->pending & vectors[k]))
+			continue;
+		if (!(c->vals[REG_EFLAGS] & EFLAGS_IF))
+			return 0;
+		r = enter_handler(l, c, l->handlers[k]);
+		if (r)
+			return r;
+		c->pending &= ~vectors[k];
+		c->halted = 0;
+		c->events->entering_idle = 0;
+		return 0;
+	}
+	return 0;
+}
+
+static int run_slice(struct loop *l, struct loop_cpu *c)
+{
+	uint64_t pc;
+	int err = l->reg_read(c->uc, l->rip_id, &pc);
+
+	if (!err) {
+		c->events->emu_stop = l->emu_stop;
+		slice_timer_begin(l->timer, c->uc, l->budget_ns);
+		err = l->emu_start(c->uc, pc, 0, 0, 0);
+		slice_timer_end(l->timer);
+		c->events->emu_stop = NULL;
+	}
+	if (err) {
+		l->error = err;
+		return LOOP_ERROR;
+	}
+	/* a doorbell goes on at the slice's end: the guest's rings fill in a few ms under load */
+	if (*c->syscall_error || c->events->python_ran || c->events->deferred)
+		return LOOP_PYTHON;
+	return 0;
+}
+
+int loop_run(struct loop *l)
+{
+	for (;;) {
+		int ran = 0, n;
+
+		for (n = 0; n < l->nr_cpus; n++) {
+			int i = l->cursor, r;
+			struct loop_cpu *c = &l->cpus[i];
+			uint64_t now;
+
+			if (__atomic_load_n(&l->exit_request, __ATOMIC_ACQUIRE))
+				return LOOP_REQUEST;
+			l->cursor = (i + 1) % l->nr_cpus;
+			l->cpu = i;
+			if (!c->online)
+				continue;
+			now = live_now(l);
+			if (c->halted) {
+				if (now >= ram_u64(l, c->next_event_pa))
+					c->pending |= VEC_TIMER;
+				if (!c->pending)
+					continue;
+				c->next_tick = now + l->tick_ns;
+			} else if (now >= c->next_tick) {
+				c->pending |= VEC_TIMER;
+				c->next_tick = now + l->tick_ns;
+			}
+			memcpy(l->ram + c->now_pa, &now, sizeof(now));
+			if (c->pending && (r = deliver(l, c)))
+				return r;
+			if (c->halted)
+				continue;
+			ran = 1;
+			r = run_slice(l, c);
+			if (r)
+				return r;
+		}
+		if (!ran)
+			return LOOP_IDLE;
+	}
+}
