@@ -44,8 +44,9 @@ def bench(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
 def test_benchmark_runs_quick_and_reports_json(name, tmp_path):
     out = tmp_path / "bench.json"
     done = bench(name, "--quick", "--repeat", "2", "--json", str(out))
-    assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text())
+    # exit 1 says a figure has failures; which failures are allowed is checked below
+    assert done.returncode == (1 if any(r["failures"] for r in report["results"]) else 0), done.stderr
 
     host = report["host"]
     assert host["cpu_model"] and host["cores"] >= 1 and host["date"] and host["unicorn"]
