@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from tracefs_sim.trace.ring_buffer import BUF_PAGE_SIZE, CpuBuffer, Entry, RingBuffer, WaitQueue, pages_for
 
@@ -68,3 +70,105 @@ def test_writing_a_batch_is_writing_its_records_one_by_one(overwrite):
     assert batch.bytes == sum(e.length for page in batch.pages for e in page)
     kept = [e.ts for page in batch.pages for e in page]
     assert kept == (list(range(400 - len(kept), 400)) if overwrite else list(range(len(kept))))
+
+
+class RecordByRecord:
+    """The buffer's rules applied one record at a time, as the kernel's writer meets them:
+    the specification CpuBuffer's page-at-a-time bookkeeping must keep to."""
+
+    def __init__(self, nr_pages: int):
+        self.nr_pages = nr_pages
+        self.pages: list[list[Entry]] = []
+        self.tail_used = self.entries = self.overrun = self.dropped_events = self.read_events = 0
+        self.reported_overrun = 0
+
+    def write(self, entries: list[Entry], overwrite: bool) -> int:
+        kept = 0
+        for entry in entries:
+            if not self.pages or self.tail_used + entry.length > BUF_PAGE_SIZE:
+                if len(self.pages) >= self.nr_pages:
+                    if not overwrite:
+                        self.dropped_events += 1
+                        continue
+                    self.drop_oldest_page()
+                self.pages.append([])
+                self.tail_used = 0
+            self.pages[-1].append(entry)
+            self.tail_used += entry.length
+            self.entries += 1
+            kept += 1
+        return kept
+
+    def drop_oldest_page(self) -> None:
+        page = self.pages.pop(0)
+        self.overrun += len(page)
+        self.entries -= len(page)
+        if not self.pages:
+            self.tail_used = 0
+
+    def shrink_to(self, nr_pages: int) -> None:
+        self.nr_pages = nr_pages
+        while len(self.pages) > nr_pages:
+            self.drop_oldest_page()
+
+    def consume(self, count: int) -> int:
+        for _ in range(count):
+            self.pages[0].pop(0)
+            if not self.pages[0]:
+                self.pages.pop(0)
+            self.entries -= 1
+            self.read_events += 1
+        if not self.pages:
+            self.tail_used = 0
+        lost, self.reported_overrun = self.overrun - self.reported_overrun, self.overrun
+        return lost
+
+    @property
+    def bytes(self) -> int:
+        return sum(e.length for page in self.pages for e in page)
+
+
+def _state(b) -> tuple:
+    return (b.entries, b.overrun, b.bytes, b.dropped_events, b.read_events, b.tail_used,
+            [[e.ts for e in page] for page in b.pages],
+            next((page[0].ts for page in b.pages if page), 0))
+
+
+# event lengths as rb_calculate_event_length gives them (multiples of 4, never 12), up to
+# one that fills a page alone; most divide a page's 4080 bytes, and a run draws its records
+# from a few of them, so that records often fill a page exactly
+_LENGTHS = st.one_of(st.sampled_from([8, 16, 24, 48, 80, 120, 240, 1020, 2040, 4080, 32, 72]),
+                     st.integers(4, BUF_PAGE_SIZE // 4).map(lambda n: 4 * n).filter(lambda n: n != 12))
+
+
+@st.composite
+def _runs(draw):
+    palette = draw(st.lists(_LENGTHS, min_size=1, max_size=3, unique=True))
+    return draw(st.lists(st.one_of(
+        st.tuples(st.just("write"), st.lists(st.sampled_from(palette), max_size=300), st.booleans()),
+        st.tuples(st.just("consume"), st.floats(0, 1)),
+        st.tuples(st.just("shrink"), st.integers(2, 6)),
+    ), max_size=25))
+
+
+@settings(max_examples=300, deadline=None)
+@given(nr_pages=st.integers(2, 6), ops=_runs())
+@example(nr_pages=2, ops=[("write", [2040], True), ("write", [2040, 2040, 8, 4080, 16], False)])
+def test_page_bookkeeping_is_the_record_by_record_rules(nr_pages, ops):
+    buffer, model = CpuBuffer(0, nr_pages), RecordByRecord(nr_pages)
+    ts = 0
+    for op in ops:
+        if op[0] == "write":
+            entries = [Entry(ts + i, b"", length) for i, length in enumerate(op[1])]
+            ts += len(entries)
+            assert buffer.write(iter(entries), op[2]) == model.write(entries, op[2])
+        elif op[0] == "consume":
+            count = int(model.entries * op[1])
+            assert buffer.consume(count) == model.consume(count)
+        else:
+            buffer.shrink_to(op[1])
+            model.shrink_to(op[1])
+        assert _state(buffer) == _state(model)
+        assert buffer.oldest_event_ts == _state(model)[-1]
+    buffer.reset()
+    assert _state(buffer) == (0, 0, 0, 0, 0, 0, [], 0) and not buffer.page_bytes

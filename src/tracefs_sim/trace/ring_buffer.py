@@ -15,6 +15,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import NamedTuple
 
 PAGE_SIZE = 4096
@@ -69,6 +70,11 @@ def pages_for(size_bytes: int) -> int:
     return max(MIN_PAGES, -(-size_bytes // BUF_PAGE_SIZE))
 
 
+_LENGTH = itemgetter(2)   # Entry.length, at C speed in map()
+_MIN_LENGTH = 8           # the shortest record a page holds (RB_EVNT_MIN_SIZE)
+_GUESS = 64               # records a page is guessed to hold before one has been filled
+
+
 class Entry(NamedTuple):
     """One record: its time stamp (trace-clock units) and the trace entry (common header +
     fields) as the writer stored it; length is what it occupies on a page. A tuple, so that
@@ -81,23 +87,39 @@ class Entry(NamedTuple):
 
 @dataclass
 class CpuBuffer:
-    """One CPU's buffer: its records, size and the counters `per_cpu/cpuN/stats` reports."""
+    """One CPU's buffer: its records, size and the counters `per_cpu/cpuN/stats` reports.
+
+    The bookkeeping is per page, not per record, so that Python runs per page: a batch is
+    cut into pages by slicing (each slice's bytes summed in C, its length guessed from the
+    page before and corrected a record at a time), each page's byte total is kept beside it,
+    and a consuming read only counts records (the bytes still in a partly read oldest page
+    are summed when `bytes` is asked for)."""
 
     cpu: int
     nr_pages: int
     entries: int = 0            # records in the buffer, not yet consumed
     overrun: int = 0            # records lost to overwrite mode
     commit_overrun: int = 0     # records lost while a nested writer filled the buffer
-    bytes: int = 0              # bytes of the records in the buffer
     dropped_events: int = 0     # records refused when full in non-overwrite mode
     read_events: int = 0        # records consumed by readers
     pages: deque = field(default_factory=deque)   # deque[list[Entry]], oldest first
     tail_used: int = 0          # bytes used on the newest page
     reported_overrun: int = 0   # overrun a consuming reader has already been told about
+    # beside `pages`: the bytes each page was filled with (the oldest page's figure counts
+    # records a reader may have taken since), and their sum
+    page_bytes: deque = field(default_factory=deque, init=False)
+    _filled: int = field(default=0, init=False, repr=False)
 
     @property
     def size_bytes(self) -> int:
         return self.nr_pages * BUF_PAGE_SIZE
+
+    @property
+    def bytes(self) -> int:
+        """Bytes of the records in the buffer."""
+        if not self.pages:
+            return 0
+        return self._filled - self.page_bytes[0] + sum(map(_LENGTH, self.pages[0]))
 
     @property
     def oldest_event_ts(self) -> int:
@@ -109,48 +131,99 @@ class CpuBuffer:
 
     def reset(self) -> None:
         """Empty the buffer and zero its counters (rb_reset_cpu)."""
-        self.entries = self.overrun = self.commit_overrun = self.bytes = 0
+        self.entries = self.overrun = self.commit_overrun = 0
         self.dropped_events = self.read_events = self.reported_overrun = 0
         self.pages.clear()
+        self.page_bytes.clear()
+        self._filled = 0
         self.tail_used = 0
 
     def write(self, entries: Iterable[Entry], overwrite: bool) -> int:
         """Append records in order; returns how many were kept (with overwrite off, those that
-        found the buffer full are dropped and counted)."""
+        found the buffer full are dropped and counted). A record goes on the newest page if
+        it fits there, else on a new page; when all pages are in use, a new page takes the
+        oldest one's place (overwrite) or the record is dropped."""
+        if not isinstance(entries, list):
+            entries = list(entries)
         pages = self.pages
-        page = pages[-1] if pages else None
-        used = self.tail_used
-        kept = size = total = 0
-        for entry in entries:
+        count = len(entries)
+        room = BUF_PAGE_SIZE - self.tail_used
+        # a small batch (most of the daemon's) fits the newest page whole (no record is
+        # shorter than RB_EVNT_MIN_SIZE: a longer batch cannot)
+        if pages and count * _MIN_LENGTH <= room:
+            size = sum(map(_LENGTH, entries))
+            if size <= room:
+                pages[-1].extend(entries)
+                self._grew_tail(count, size)
+                return count
+        return self._write_pages(entries, overwrite)
+
+    def _write_pages(self, entries: list[Entry], overwrite: bool) -> int:
+        count = len(entries)
+        if not count:
+            return 0
+        pages, page_bytes = self.pages, self.page_bytes
+        start = 0
+        # a page holds about as many records as the one before it
+        guess = len(pages[-1]) if pages else _GUESS
+        if pages:
+            run, size = _fitting(entries, 0, BUF_PAGE_SIZE - self.tail_used, guess)
+            if run:
+                pages[-1].extend(run)
+                self._grew_tail(len(run), size)
+                start = len(run)
+        while start < count:
+            # records[start] does not fit the newest page: it needs a new one
+            if len(pages) >= self.nr_pages:
+                if not overwrite:
+                    return start + self._fill_tail_dropping_rest(entries, start)
+                self._drop_oldest_page()
+            page, size = _fitting(entries, start, BUF_PAGE_SIZE, guess)
+            if not page:   # (no record is bigger than a page, but never loop forever)
+                page, size = entries[start:start + 1], entries[start].length
+            pages.append(page)
+            page_bytes.append(size)
+            self._filled += size
+            self.tail_used = size
+            self.entries += len(page)
+            start += len(page)
+            guess = len(page)
+        return count
+
+    def _grew_tail(self, records: int, size: int) -> None:
+        """Account `records` of `size` bytes just put on the newest page."""
+        self.page_bytes[-1] += size
+        self._filled += size
+        self.tail_used += size
+        self.entries += records
+
+    def _fill_tail_dropping_rest(self, entries: list[Entry], start: int) -> int:
+        """The buffer is full and does not overwrite: each record from `start` on goes on the
+        newest page if it still fits there, else is dropped. Returns how many were kept."""
+        page = self.pages[-1]
+        room = BUF_PAGE_SIZE - self.tail_used
+        rest = len(entries) - start
+        kept = size = 0
+        # no record smaller than this follows: once the room is below it, all the rest drop
+        smallest = min(map(_LENGTH, entries[start:]))
+        for entry in entries[start:] if room >= smallest else ():
             length = entry.length
-            if page is None or used + length > BUF_PAGE_SIZE:
-                if len(pages) >= self.nr_pages:
-                    if not overwrite:
-                        self.dropped_events += 1
-                        continue
-                    self.tail_used = used
-                    self.entries += kept
-                    self.bytes += size
-                    total += kept
-                    kept = size = 0
-                    self._drop_oldest_page()
-                page = []
-                pages.append(page)
-                used = 0
-            page.append(entry)
-            used += length
-            kept += 1
-            size += length
-        self.tail_used = used
-        self.entries += kept
-        self.bytes += size
-        return total + kept
+            if length <= room:
+                page.append(entry)
+                room -= length
+                size += length
+                kept += 1
+                if room < smallest:
+                    break
+        self._grew_tail(kept, size)
+        self.dropped_events += rest - kept
+        return kept
 
     def _drop_oldest_page(self) -> None:
         page = self.pages.popleft()
         self.overrun += len(page)
         self.entries -= len(page)
-        self.bytes -= sum(e.length for e in page)
+        self._filled -= self.page_bytes.popleft()
         if not self.pages:
             self.tail_used = 0
 
@@ -163,18 +236,19 @@ class CpuBuffer:
     def consume(self, count: int = 1) -> int:
         """Take the `count` oldest records; returns the records overwritten since the last
         consume (what a reader is told it lost)."""
-        while count:
-            page = self.pages[0]
-            n = min(count, len(page))
-            gone = page[:n]
-            del page[:n]
-            if not page:
-                self.pages.popleft()
-            count -= n
-            self.entries -= n
-            self.bytes -= sum(e.length for e in gone)
-            self.read_events += n
-        if not self.pages:
+        pages = self.pages
+        left = count
+        while left:
+            page = pages[0]
+            if left < len(page):
+                del page[:left]
+                break
+            left -= len(page)
+            pages.popleft()
+            self._filled -= self.page_bytes.popleft()
+        self.entries -= count
+        self.read_events += count
+        if not pages:
             self.tail_used = 0
         lost = self.overrun - self.reported_overrun
         self.reported_overrun = self.overrun
@@ -183,6 +257,25 @@ class CpuBuffer:
     def __iter__(self) -> Iterator[Entry]:
         for page in self.pages:
             yield from page
+
+
+def _fitting(entries: list[Entry], start: int, room: int, guess: int) -> tuple[list[Entry], int]:
+    """The longest run of records from entries[start] whose bytes fit `room`, and its bytes:
+    a guess of its length summed in C, then corrected a record at a time."""
+    stop = min(start + max(guess, 1), len(entries))
+    run = entries[start:stop]
+    size = sum(map(_LENGTH, run))
+    while size > room:
+        size -= run.pop().length
+    stop, end = start + len(run), len(entries)
+    while stop < end:
+        length = entries[stop].length
+        if size + length > room:
+            break
+        run.append(entries[stop])
+        size += length
+        stop += 1
+    return run, size
 
 
 class WaitQueue:
