@@ -1,6 +1,7 @@
-"""The drain's C loop (tracefs_sim.trace._drain) against the Python page walk (rb_page's
-event_spans_after) and a model of the keeping loop: the same entries, the same calls back into
-Python in the same order, the same PageFormatErrors, and no references leaked."""
+"""The drain's C loop (tracefs_sim.trace._drain) against the Python page decoder (rb_page's
+decode_page) and a model of the keeping loop: the same entries, the same calls back into
+Python in the same order, the same PageFormatErrors, and no references leaked; and its walk
+on from where an earlier walk of a page still being filled stopped."""
 
 import gc
 import random
@@ -11,13 +12,12 @@ import tracemalloc
 import pytest
 
 from tracefs_sim.trace import _drain
-from tracefs_sim.trace.rb_page import PageFormatError, PageWriter, event_length, event_spans_after
+from tracefs_sim.trace.rb_page import PageFormatError, PageWriter, decode_page, event_length
 from tracefs_sim.trace.records import ENTRY_HEADER
 from tracefs_sim.trace.ring_buffer import BUF_PAGE_SIZE, Entry
 
 KEEP, DROP = _drain.KEEP, _drain.DROP
 _WORD = struct.Struct("<I")
-U64 = (1 << 64) - 1
 
 
 def walk_entries(page, point=None, from_ns=None):
@@ -29,12 +29,13 @@ def walk_entries(page, point=None, from_ns=None):
     return entries, short, after
 
 
-def python_entries(page, point=None):
-    """The same from the Python walk (whose time, unlike the kernel's u64, does not wrap)."""
-    spans, (off, ts) = event_spans_after(page, point)
-    entries = [Entry(ts, page[start:end], event_length(end - start))
-               for ts, start, end, _, _ in spans if end - start >= ENTRY_HEADER.size]
-    return entries, len(spans) - len(entries), (off, ts & U64)
+def python_entries(page):
+    """The same from the Python decoder, the point being after the page's last event."""
+    decoded = decode_page(page)
+    entries = [Entry(e.timestamp, bytes(e.payload), event_length(len(e.payload)))
+               for e in decoded.events if len(e.payload) >= ENTRY_HEADER.size]
+    last = decoded.events[-1].timestamp if decoded.events else decoded.time_stamp
+    return entries, len(decoded.events) - len(entries), (decoded.commit, last)
 
 
 def random_writer_pages(rng: random.Random, count: int) -> list[list[bytes]]:
@@ -64,12 +65,32 @@ def test_pages_walked_in_c_give_the_python_walks_entries():
         # whole, then walked on from each point as the page filled
         assert walk_entries(snapshots[-1]) == python_entries(snapshots[-1])
         assert _drain.walk(snapshots[-1], None) == _drain.walk(bytearray(snapshots[-1]), None)
-        point = None
+        point, seen = None, 0
         for page in snapshots:
-            c_entries, c_short, c_point = walk_entries(page, point)
-            assert (c_entries, c_short, c_point) == python_entries(page, point)
-            point = c_point
+            # walked on: the events the page gained since the last walk, and where they end
+            c_entries, _, point = walk_entries(page, point)
+            entries, _, end = python_entries(page)
+            assert (c_entries, point) == (entries[seen:], end)
+            seen = len(entries)
         assert walk_entries(snapshots[-1], point)[0] == []
+
+
+def test_a_page_walked_on_as_it_fills_gives_the_events_of_one_walk():
+    writer = PageWriter()
+    snapshots = []
+    ts = 1000
+    for i in range(60):
+        ts += (3, 1 << 28, 17, 5 << 30)[i % 4]          # deltas that fit 27 bits and extends
+        if not writer.append(ts, bytes([i]) * (8 + i % 9 * 4), absolute=i == 30):
+            break
+        snapshots.append(writer.ring_page())
+    walked, point = [], None
+    for page in snapshots[::7] + [snapshots[-1]]:       # the drain sees it now and then
+        entries, _, point = walk_entries(page, point)
+        walked += entries
+    whole = python_entries(snapshots[-1])[0]
+    assert walked == whole and len(whole) == len(snapshots) > 20
+    assert _drain.walk(snapshots[-1], point) == (b"", point)
 
 
 def test_read_pages_and_the_clock_conversion():
@@ -143,7 +164,7 @@ def test_crafted_pages_with_every_kind_of_event():
         "zero-length", "crossing", "crossing-late"])
 def test_bad_pages_raise_as_the_python_walk_does(page):
     with pytest.raises(PageFormatError) as python_error:
-        event_spans_after(page)
+        decode_page(page)
     with pytest.raises(PageFormatError) as c_error:
         _drain.walk(page, None)
     assert str(c_error.value) == str(python_error.value)
@@ -204,16 +225,17 @@ class Calls:
 
 
 def model_keep(pages, plans, plan_of, tasks, task_of, special, from_ns, save_comm, save_tgid):
-    """The keeping loop as Drain._keep did it in Python, over Python walks of the pages."""
+    """The keeping loop as Drain._keep did it in Python, over the pages' decoded events."""
     keep, short = [], 0
     last_pid = task = None
     saved = True
     for data, _ in pages:
-        for ts, start, end, _, _ in event_spans_after(data)[0]:
-            if end - start < ENTRY_HEADER.size:
+        for event in decode_page(data).events:
+            ts, payload = event.timestamp, bytes(event.payload)
+            if len(payload) < ENTRY_HEADER.size:
                 short += 1
                 continue
-            event_type, _, _, pid = ENTRY_HEADER.unpack_from(data, start)
+            event_type, _, _, pid = ENTRY_HEADER.unpack_from(payload, 0)
             plan = plans.get(event_type)
             if plan is None:
                 plan = plan_of(event_type)
@@ -222,12 +244,11 @@ def model_keep(pages, plans, plan_of, tasks, task_of, special, from_ns, save_com
             if pid != last_pid:
                 task = tasks.get(pid) or task_of(pid)
                 last_pid, saved = pid, False
-            payload = data[start:end]
             if plan is not KEEP:
                 task, kept = special(plan, payload, pid, task)
                 if not kept:
                     continue
-            keep.append(Entry(ts if from_ns is None else from_ns(ts), payload, event_length(end - start)))
+            keep.append(Entry(ts if from_ns is None else from_ns(ts), payload, event_length(len(payload))))
             if not saved:
                 saved = True
                 if save_comm and task[0]:
@@ -303,7 +324,7 @@ def test_a_million_events_leak_nothing():
     pages = event_pages(rng, 20, [1, 1, 1, 1, 2, 4])
     pages[-1] = crafted(data_event(1, header(5, 99) + bytes(range(60))) * 50)
     walked = [(page, _drain.walk(page, None)[0]) for page in pages]
-    events = sum(len(event_spans_after(page)[0]) for page in pages)
+    events = sum(len(decode_page(page).events) for page in pages)
     # sched_switch-like events make new tasks, which tracemalloc watches; the tasks of the
     # others are the same objects throughout, whose references are counted
     calls = Calls({1: KEEP, 2: DROP, 4: ("filter",), 5: ("switch",)}, {})

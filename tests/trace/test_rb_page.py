@@ -19,8 +19,6 @@ from tracefs_sim.trace.rb_page import (
     data_end,
     decode_page,
     event_length,
-    event_spans,
-    event_spans_after,
 )
 from tracefs_sim.trace.ring_buffer import BUF_PAGE_HDR_SIZE, BUF_PAGE_SIZE, PAGE_SIZE
 
@@ -91,15 +89,6 @@ def test_captured_events_match_the_trace_text(capture):
         if common_type == int(EVENT_IDS["ftrace/print"]):
             text = bytes(event.payload[16:]).split(b"\0", 1)[0].decode()
             assert text == line["rest"].removeprefix("tracing_mark_write: ") + "\n"
-
-
-@pytest.mark.parametrize("capture", CAPTURES)
-def test_event_spans_are_the_decoded_events(capture):
-    pages = _pages(capture)
-    for page in pages:
-        spans = [(ts, page[start:end], offset, stamp) for ts, start, end, offset, stamp in event_spans(page)]
-        assert spans == [(e.timestamp, bytes(e.payload), e.offset, e.stamp) for e in decode_page(page).events]
-    assert sum(len(event_spans(page)) for page in pages) == _stat(capture, "entries")
 
 
 def test_missed_events_count_is_the_overrun():
@@ -336,8 +325,6 @@ def test_malformed_pages_are_rejected(mutate, message):
     assert w.append(1, b"x" * 200)
     with pytest.raises(PageFormatError, match=message):
         decode_page(mutate(w.ring_page()))
-    with pytest.raises(PageFormatError, match=message):
-        event_spans(mutate(w.ring_page()))
 
 
 @settings(max_examples=60, deadline=None)
@@ -368,20 +355,3 @@ def test_round_trip(spec):
     for w in pages:
         assert decode_page(w.ring_page()).events == decode_page(w.read_page()).events
 
-
-def test_a_page_walked_on_as_it_fills_gives_the_events_of_one_walk():
-    writer = PageWriter()
-    snapshots = []
-    ts = 1000
-    for i in range(60):
-        ts += (3, 1 << 28, 17, 5 << 30)[i % 4]          # deltas that fit 27 bits and extends
-        if not writer.append(ts, bytes([i]) * (4 + i % 9 * 4), absolute=i == 30):
-            break
-        snapshots.append(writer.ring_page())
-    walked, point = [], None
-    for page in snapshots[::7] + [snapshots[-1]]:       # the drain sees it now and then
-        spans, point = event_spans_after(page, point)
-        walked += spans
-    whole = event_spans(snapshots[-1])
-    assert walked == whole and len(whole) == len(snapshots) > 20
-    assert event_spans_after(snapshots[-1], point) == ([], point)

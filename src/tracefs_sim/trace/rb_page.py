@@ -14,9 +14,9 @@ Two forms of a page exist, and both are modelled here:
 `PageWriter` lays events out exactly as `__rb_reserve_next()`/`rb_update_event()` do for a
 writer that is never interrupted by a nested write; it is the executable specification the
 guest's C writer is tested against. `decode_page()` reads either form the way the kernel's
-consuming reader does (`rb_update_read_stamp()`); `event_spans()` is the same walk giving
-plain tuples. The drain walks the guest's pages with the C twin of this walk (native/drain.c,
-tested against event_spans_after()).
+consuming reader does (`rb_update_read_stamp()`). The drain walks the guest's pages with the
+C twin of this walk (native/drain.c's walk(), tested against decode_page()), which can also
+walk on from where an earlier walk of a page still being filled stopped.
 """
 
 import enum
@@ -144,7 +144,7 @@ def decode_page(page: bytes | bytearray | memoryview) -> DecodedPage:
     Padding events are skipped and do not move the time (rb_update_read_stamp).
     """
     page = memoryview(page).cast("B")
-    time_stamp, commit_word, commit, missed_count, spans, _ = _walk(page)
+    time_stamp, commit_word, commit, missed_count, spans = _walk(page)
     return DecodedPage(
         time_stamp=time_stamp,
         commit=commit,
@@ -155,29 +155,13 @@ def decode_page(page: bytes | bytearray | memoryview) -> DecodedPage:
     )
 
 
-def event_spans(page: bytes | bytearray | memoryview) -> list[EventSpan]:
-    """decode_page()'s events as plain tuples, with the same checks, without an object per
-    event."""
-    return _walk(memoryview(page).cast("B"))[4]
-
-
-# Where a walk of a page stopped: (offset in data[] of the next event, time of the last one).
+# Where a walk of a page stopped (native/drain.c's walk() takes and gives it): (offset in
+# data[] of the next event, time of the last one).
 WalkPoint = tuple[int, int]
 
 
-def event_spans_after(page: bytes | bytearray | memoryview,
-                      point: WalkPoint | None = None) -> tuple[list[EventSpan], WalkPoint]:
-    """event_spans() of the events after `point` (None: all), and the point after the last:
-    a page the writer is still filling is walked on from where the last walk of it stopped,
-    not from its start again (its committed events never change)."""
-    walk = _walk(memoryview(page).cast("B"), point)
-    return walk[4], walk[5]
-
-
-def _walk(page: memoryview, point: WalkPoint | None = None) -> tuple[int, int, int, int | None, list[EventSpan],
-                                                                      WalkPoint]:
-    """(time stamp, commit word, commit, missed count, events, point after them) of a page,
-    its events from `point` on (None: from the first)."""
+def _walk(page: memoryview) -> tuple[int, int, int, int | None, list[EventSpan]]:
+    """(time stamp, commit word, commit, missed count, events) of a page."""
     if len(page) != PAGE_SIZE:
         raise PageFormatError(f"a page is {PAGE_SIZE} bytes, got {len(page)}")
     time_stamp, commit_word = _HEADER.unpack_from(page, 0)
@@ -191,11 +175,10 @@ def _walk(page: memoryview, point: WalkPoint | None = None) -> tuple[int, int, i
             raise PageFormatError("missed-events count flagged but no room after commit")
         missed_count = _U64_FMT.unpack_from(data, commit)[0]
 
-    off, ts = (0, time_stamp) if point is None else point
-    # Events start 4-byte aligned: every header word from off to commit, read in one call
-    # (placed at their word index; those before off are not looked at).
-    words = (0,) * (off >> 2) + struct.unpack_from(f"<{(commit - off) >> 2}I", data, off) if off < commit else ()
+    # Events start 4-byte aligned: every header word up to commit, read in one call.
+    words = struct.unpack_from(f"<{commit >> 2}I", data, 0)
     spans: list[EventSpan] = []
+    off, ts = 0, time_stamp
     stamp_off = -1  # offset of a TIME_EXTEND/TIME_STAMP owning the next event
     stamp = Stamp.DELTA
     while off < commit:
@@ -222,7 +205,7 @@ def _walk(page: memoryview, point: WalkPoint | None = None) -> tuple[int, int, i
             stamp_off, stamp = off, Stamp.ABSOLUTE
         # else padding (a discarded event, the tail): skipped, the time does not move
         off = end
-    return time_stamp, commit_word, commit, missed_count, spans, (off, ts)
+    return time_stamp, commit_word, commit, missed_count, spans
 
 
 def event_length(payload_size: int) -> int:
