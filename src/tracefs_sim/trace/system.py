@@ -74,7 +74,12 @@ class TracingSystem:
         return TraceArray(self._nr_cpus, self.clocks, tracers=self.tracers, expansion=self._expansion,
                           events=self.registry, guest=self.guest, slot=slot, cmdlines=self.cmdlines,
                           symbolize=self._symbolize, kernel=self._kernel, ftrace=self.ftrace,
-                          irq_text=self._irq_text)
+                          irq_text=self._irq_text, catch_up=self._catch_up)
+
+    def _catch_up(self) -> None:
+        """The arrays' way to the drain, which is made after them (and knows them)."""
+        if self.drain is not None:
+            self.drain.drain_once()
 
     def arrays(self) -> list[TraceArray]:
         return [self.top, *(self.instances or ())]

@@ -8,6 +8,7 @@ raises OSError with the errno Linux gives, leaving state unchanged on error.
 
 import errno
 import functools
+import logging
 import struct
 import threading
 from collections.abc import Callable, Iterable
@@ -27,6 +28,8 @@ from .options import TraceOptions
 from .rb_page import event_length
 from .ring_buffer import Entry, RingBuffer
 from .tracers import NOP, TracerRegistry
+
+log = logging.getLogger(__name__)
 
 # trace_marker: at most TRACE_BUF_SIZE bytes per write; the entry keeps room for "<faulted>".
 TRACE_BUF_SIZE = 1024
@@ -70,11 +73,13 @@ class TraceArray:
         kernel: output.KernelIdentity | None = None,
         ftrace=None,
         irq_text: tuple[int, int] | None = None,
+        catch_up: Callable[[], object] | None = None,
     ):
         """events + guest (a GuestTracing) give the array its events, recording into the
         guest's `slot`; cmdlines is shared by all arrays; symbolize(addr) -> (name, off, size);
         kernel: what the latency-format header names; ftrace (function_tracer.FtraceGlobal)
-        gives it the function tracers; irq_text: the kernel's irq entry text [start, end), if any."""
+        gives it the function tracers; irq_text: the kernel's irq entry text [start, end), if any;
+        catch_up(): moves what the guest has recorded so far into the buffers (the drain)."""
         self.nr_cpus = nr_cpus
         self.cpumask = (1 << nr_cpus) - 1
         self.clocks = clocks
@@ -103,6 +108,7 @@ class TraceArray:
         # Bumped when the guest's side of the slot is reset, so the drain starts afresh.
         self.guest_resets = 0
         self._guest = guest
+        self._catch_up = catch_up
         self._on = True
         # pause-on-trace: readers of `trace` holding recording off (tracing_stop_tr).
         self._stop_count = 0
@@ -175,8 +181,22 @@ class TraceArray:
         if self._guest is not None:
             self._guest.set_recording(self.slot, self._on and self._stop_count == 0)
         if not self._on:
+            # A trace_pipe reader that has read something ends once it finds the buffer empty
+            # with tracing off: by then the buffer must hold what the guest recorded before
+            # going off, as in Linux, where the writer puts records in the buffer itself.
+            # (Readers look from the thread this runs in, so none looks in between.)
+            self._caught_up()
             # Readers blocked in trace_pipe re-check: after having read something, they end.
             self.buffer.waiters.wake()
+
+    def _caught_up(self) -> None:
+        if self._catch_up is None:
+            return
+        try:
+            self._catch_up()
+        except Exception:
+            # The drain loop retries; readers get what the buffers hold.
+            log.exception("catching up with the guest failed")
 
     # current_tracer / available_tracers
     def read_current_tracer(self) -> bytes:
