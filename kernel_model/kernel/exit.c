@@ -55,8 +55,6 @@ void __noreturn do_exit(long code)
 		list_del_init(&tsk->tasks);
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
-	if (tsk->host_id)	/* after exit_state is set: the host no longer lists the task */
-		host_exit(tsk->host_id, code);
 	if (parent && tsk->exit_state == EXIT_ZOMBIE)
 		wake_up_process(parent);
 	/* do_task_dead: finish_task_switch frees what is left */

@@ -122,6 +122,14 @@ static noinline notrace void finish_task_switch(struct task_struct *prev)
 	spin_unlock(&sched_lock);
 	local_irq_enable();
 	if (dead) {
+		/*
+		 * The host hears of the exit only after the switch probe saved prev's
+		 * comm (its exec'd name): a waiter such as trace-cmd record reads
+		 * saved_cmdlines as soon as it hears, as a shell's wait4 returns only
+		 * after exit_notify's wakeup probe saved it in Linux.
+		 */
+		if (prev->host_id)
+			host_exit(prev->host_id, prev->exit_code);
 		if (prev->mm)
 			mmput(prev->mm), prev->mm = NULL;
 		if (prev->exit_state == EXIT_DEAD) {
