@@ -13,8 +13,8 @@ timeout 2 cat trace_pipe > /tmp/trace_pipe_stream.$$ &   # streams while the pro
 tracefs-sim exec getuid-loop 200 > /dev/null
 echo 0 > tracing_on    # nothing more is recorded: the reader drains the rest, then times out
 wait
+echo > set_event      # events off before tracing is back on: nothing new is recorded
 echo 1 > tracing_on
-echo > set_event
 
 echo "== lines streamed, by event:"
 sed -n 's/.*: \([a-z_]*\): .*/\1/p' /tmp/trace_pipe_stream.$$ | sort | uniq -c | sort -rn
