@@ -259,7 +259,9 @@ def test_a_failing_printer_takes_nothing_and_leaks_nothing(system):
         ta.consume(None, 4096)
     assert [b.entries for b in ta.buffer] == before and ta._pipe_idx == 0
     with pytest.raises(TypeError):
-        _lines.pipe_text([(0, [[("not an entry",)]])], line, 0, 10, 100, None)   # not (ts, payload, ...)
+        _lines.pipe_text([(0, [[("not an entry",)]])], line, 0, 10, 100, None)
+    with pytest.raises(TypeError):   # the fields of a record, but not an Entry
+        _lines.pipe_text([(0, [[(1, struct.pack("<HBBi", 300, 1, 2, 108), 16)]])], line, 0, 10, 100, None)
     with pytest.raises(TypeError):
         _lines.trace_text(b"", [(0, [(1, 2)])], line, 1)   # a page that is no list
     with pytest.raises(ValueError):

@@ -16,7 +16,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import NamedTuple
+
+from ._drain import Entry   # one record (ts, payload, length): a C type, one malloc block each
 
 PAGE_SIZE = 4096
 # struct buffer_data_page: u64 time_stamp; local_t commit; unsigned char data[];
@@ -73,16 +74,6 @@ def pages_for(size_bytes: int) -> int:
 _LENGTH = itemgetter(2)   # Entry.length, at C speed in map()
 _MIN_LENGTH = 8           # the shortest record a page holds (RB_EVNT_MIN_SIZE)
 _GUESS = 64               # records a page is guessed to hold before one has been filled
-
-
-class Entry(NamedTuple):
-    """One record: its time stamp (trace-clock units) and the trace entry (common header +
-    fields) as the writer stored it; length is what it occupies on a page. A tuple, so that
-    the trace core's C modules make and read them at C speed."""
-
-    ts: int
-    payload: bytes
-    length: int
 
 
 @dataclass

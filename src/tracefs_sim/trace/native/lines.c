@@ -13,7 +13,9 @@
  * The caches are the trace array's own dicts (trace_array._formatter): prefixes maps
  * (pid & 0xffffffff) << 32 | cpu << 16 | flags << 8 | preempt to the context prefix,
  * texts maps an event id to (event, {record bytes after the common header: text}).  On a
- * miss the Python printer makes the line and fills them. */
+ * miss the Python printer makes the line and fills them.
+ *
+ * The records are _drain's Entry objects (ring_buffer.Entry), read in place (entry.h). */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -21,10 +23,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "entry.h"
+
 #define ENTRY_HEADER_SIZE 8   /* struct trace_entry: type u16, flags u8, preempt u8, pid s32 */
 #define U64_DIGITS 20
 /* Lines formatted before `trace` sizes its whole text from their mean length. */
 #define SIZING_LINES 256
+
+/* _drain.Entry, checked at import to have entry.h's layout */
+static PyTypeObject *entry_type;
 
 /* ---- the text being made: one bytes object, grown in place ---- */
 
@@ -144,9 +151,9 @@ typedef struct {
 static PyTypeObject DefaultLineType;
 
 static int
-call_printer(PyObject *printer, Out *out, long cpu, PyObject *entry, PyObject *next_ts, Py_ssize_t idx)
+call_printer(PyObject *printer, Out *out, long cpu, PyObject *entry, uint64_t next_ts, Py_ssize_t idx)
 {
-    PyObject *line = PyObject_CallFunction(printer, "lOOn", cpu, entry, next_ts, idx);
+    PyObject *line = PyObject_CallFunction(printer, "lOKn", cpu, entry, (unsigned long long)next_ts, idx);
     if (line == NULL)
         return -1;
     if (!PyBytes_Check(line)) {
@@ -273,26 +280,22 @@ memo_free(DefaultLine *self)
     }
 }
 
-/* Appends the line of one record; the Python printer makes it when a cache misses it. */
+/* Appends the line of one record (an Entry); the Python printer makes it when a cache misses it. */
 static int
-default_line_put(DefaultLine *self, Out *out, long cpu, PyObject *entry, PyObject *next_ts, Py_ssize_t idx)
+default_line_put(DefaultLine *self, Out *out, long cpu, PyObject *entry, uint64_t next_ts, Py_ssize_t idx)
 {
-    PyObject *ts_obj = PyTuple_GET_ITEM(entry, 0);
-    PyObject *payload = PyTuple_GET_ITEM(entry, 1);
-    if (!PyBytes_Check(payload) || PyBytes_GET_SIZE(payload) < ENTRY_HEADER_SIZE || cpu < 0 || cpu > 0xffff)
+    const EntryObject *record = (const EntryObject *)entry;
+    Py_ssize_t size = Py_SIZE(entry);
+    if (size < ENTRY_HEADER_SIZE || cpu < 0 || cpu > 0xffff)
         goto miss;
     if (self->prefix_memo == NULL && memo_alloc(self) < 0)
         return -1;
-    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(payload);
+    const unsigned char *p = record->payload;
     unsigned event_type = p[0] | (unsigned)p[1] << 8;
     uint32_t pid = p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
     uint64_t prefix_key = (uint64_t)pid << 32 | (uint64_t)cpu << 16 | (uint64_t)p[2] << 8 | p[3];
+    uint64_t ts = record->ts;
 
-    uint64_t ts = PyLong_AsUnsignedLongLong(ts_obj);
-    if (ts == (uint64_t)-1 && PyErr_Occurred()) {
-        PyErr_Clear();   /* not a u64 stamp: the Python printer's business */
-        goto miss;
-    }
     /* both borrowed from the memo, which nothing changes until this line is made */
     PyObject *prefix = cached_prefix(self, prefix_key);
     if (prefix == NULL) {
@@ -300,8 +303,7 @@ default_line_put(DefaultLine *self, Out *out, long cpu, PyObject *entry, PyObjec
             return -1;
         goto miss;
     }
-    PyObject *text = cached_text(self, event_type, p + ENTRY_HEADER_SIZE,
-                                 PyBytes_GET_SIZE(payload) - ENTRY_HEADER_SIZE);
+    PyObject *text = cached_text(self, event_type, p + ENTRY_HEADER_SIZE, size - ENTRY_HEADER_SIZE);
     if (text == NULL) {
         if (PyErr_Occurred())
             return -1;
@@ -338,9 +340,8 @@ miss:
 static int
 check_entry(PyObject *entry)
 {
-    if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) < 2) {
-        PyErr_Format(PyExc_TypeError, "a record is an Entry (ts, payload, length), not %.100s",
-                     Py_TYPE(entry)->tp_name);
+    if (!Py_IS_TYPE(entry, entry_type)) {
+        PyErr_Format(PyExc_TypeError, "a record is an Entry, not %.100s", Py_TYPE(entry)->tp_name);
         return -1;
     }
     return 0;
@@ -348,7 +349,7 @@ check_entry(PyObject *entry)
 
 /* Appends the line of one record with the given printer. */
 static int
-put_line(PyObject *printer, Out *out, long cpu, PyObject *entry, PyObject *next_ts, Py_ssize_t idx)
+put_line(PyObject *printer, Out *out, long cpu, PyObject *entry, uint64_t next_ts, Py_ssize_t idx)
 {
     if (Py_IS_TYPE(printer, &DefaultLineType))
         return default_line_put((DefaultLine *)printer, out, cpu, entry, next_ts, idx);
@@ -384,15 +385,22 @@ DefaultLine_call(DefaultLine *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"cpu", "entry", "next_ts", "idx", NULL};
     long cpu;
-    PyObject *entry, *next_ts;
+    PyObject *entry, *next_ts_obj;
     Py_ssize_t idx;
     if (self->miss == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "DefaultLine not initialised");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "lOOn:DefaultLine", kwlist, &cpu, &entry, &next_ts, &idx))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "lOOn:DefaultLine", kwlist, &cpu, &entry, &next_ts_obj, &idx))
         return NULL;
     if (check_entry(entry) < 0)
+        return NULL;
+    if (!PyLong_Check(next_ts_obj)) {
+        PyErr_Format(PyExc_TypeError, "next_ts is a stamp, not %.100s", Py_TYPE(next_ts_obj)->tp_name);
+        return NULL;
+    }
+    uint64_t next_ts = PyLong_AsUnsignedLongLong(next_ts_obj);
+    if (next_ts == (uint64_t)-1 && PyErr_Occurred())
         return NULL;
     Out out;
     if (out_init(&out, 256) < 0)
@@ -513,12 +521,9 @@ cursor_advance(Cursor *c, Py_ssize_t window)
     PyObject *entry = PyList_GET_ITEM(c->page, c->next);
     if (check_entry(entry) < 0)
         return -1;
-    uint64_t ts = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(entry, 0));
-    if (ts == (uint64_t)-1 && PyErr_Occurred())
-        return -1;
     Py_INCREF(entry);
     c->head = entry;
-    c->ts = ts;
+    c->ts = ((const EntryObject *)entry)->ts;
     c->next++;
     return 0;
 }
@@ -620,6 +625,7 @@ merge_lines(Merge *m, PyObject *printer, Out *out, Py_ssize_t start, Py_ssize_t 
         if (m->window >= 0 && c->position == m->window)
             break;   /* what follows this CPU's look-ahead may come before its next records */
         PyObject *entry = c->head;   /* the cursor's reference, now ours */
+        uint64_t ts = c->ts;
         c->head = NULL;
         Py_ssize_t position = c->position;
         if (cursor_advance(c, m->window) < 0) {
@@ -628,7 +634,7 @@ merge_lines(Merge *m, PyObject *printer, Out *out, Py_ssize_t start, Py_ssize_t 
         }
         Py_ssize_t next = merge_select(m);
         /* latency format shows the delay to the next record (the last: none) */
-        PyObject *next_ts = PyTuple_GET_ITEM(next >= 0 ? m->cursors[next].head : entry, 0);
+        uint64_t next_ts = next >= 0 ? m->cursors[next].ts : ts;
         Py_ssize_t before = out->len;
         int rc = 0;
         if (c->lost) {   /* before the CPU's first line of this read */
@@ -771,9 +777,33 @@ static struct PyModuleDef lines_module = {
     .m_methods = lines_methods,
 };
 
+/* _drain's Entry, if it is the type entry.h describes. */
+static PyTypeObject *
+import_entry_type(void)
+{
+    PyObject *drain = PyImport_ImportModule(ENTRY_MODULE);
+    if (drain == NULL)
+        return NULL;
+    PyObject *type = PyObject_GetAttrString(drain, "Entry");
+    Py_DECREF(drain);
+    if (type == NULL)
+        return NULL;
+    if (!PyType_Check(type) || strcmp(((PyTypeObject *)type)->tp_name, ENTRY_TYPE_NAME) != 0
+        || ((PyTypeObject *)type)->tp_basicsize != ENTRY_BASICSIZE
+        || ((PyTypeObject *)type)->tp_itemsize != ENTRY_ITEMSIZE) {
+        PyErr_Format(PyExc_ImportError, "%s.Entry is %R, not the record type of entry.h (rebuild both modules)",
+                     ENTRY_MODULE, type);
+        Py_DECREF(type);
+        return NULL;
+    }
+    return (PyTypeObject *)type;
+}
+
 PyMODINIT_FUNC
 PyInit__lines(void)
 {
+    if (entry_type == NULL && (entry_type = import_entry_type()) == NULL)
+        return NULL;
     if (PyType_Ready(&DefaultLineType) < 0)
         return NULL;
     PyObject *module = PyModule_Create(&lines_module);
