@@ -360,6 +360,11 @@ class FakeGuestTracing:
         return dict(self.saved)
 
 
+# A sched_switch's fields, as the trace tests record them: sleep (108) switching to idle.
+SWITCH = dict(prev_comm="sleep", prev_pid=108, prev_prio=120, prev_state=1, next_comm="swapper/1",
+              next_pid=0, next_prio=120)
+
+
 @dataclass(frozen=True)
 class FakeTask:
     pid: int

@@ -2,15 +2,13 @@
 (tracing_buffers_read / ring_buffer_read_page)."""
 
 import pytest
-from fakes import FakeMachine, FakeTask
+from fakes import FakeMachine, FakeTask, SWITCH
 
 from tracefs_sim.trace.raw_pipe import RawPageReader
 from tracefs_sim.trace.rb_page import decode_page
 from tracefs_sim.trace.records import ENTRY_HEADER
 from tracefs_sim.trace.system import TracingSystem
 
-SWITCH = dict(prev_comm="sleep", prev_pid=108, prev_prio=120, prev_state=1, next_comm="swapper/1",
-              next_pid=0, next_prio=120)
 
 
 @pytest.fixture

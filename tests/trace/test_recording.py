@@ -5,12 +5,10 @@ is what Linux 6.1 prints (f_sched_switch.out, g_errors.out and the real kernel).
 import errno
 
 import pytest
-from fakes import FakeMachine, FakeTask
+from fakes import FakeMachine, FakeTask, SWITCH
 
 from tracefs_sim.trace.system import TracingSystem
 
-SWITCH = dict(prev_comm="sleep", prev_pid=108, prev_prio=120, prev_state=1, next_comm="swapper/1",
-              next_pid=0, next_prio=120)
 HEADER_LINES = 12
 
 

@@ -4,12 +4,10 @@ by then (in Linux the writer puts each record in the buffer itself), or a reader
 records left behind, as tests/integration's trace_pipe_stream once did."""
 
 import pytest
-from fakes import FakeMachine, FakeTask
+from fakes import FakeMachine, FakeTask, SWITCH
 
 from tracefs_sim.trace.system import TracingSystem
 
-SWITCH = dict(prev_comm="sleep", prev_pid=108, prev_prio=120, prev_state=1, next_comm="swapper/1",
-              next_pid=0, next_prio=120)
 
 
 @pytest.fixture
