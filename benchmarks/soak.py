@@ -600,6 +600,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="seconds of load before the reference sample (default: 1/10 of the run, "
                         "at most 60)")
     p.add_argument("--cpus", type=int, default=2)
+    p.add_argument("--phases", default=None, metavar="NAME,...",
+                   help="run only these phases (default: all), to find which one a growth follows")
     p.add_argument("--heap", action="store_true",
                    help="ask the daemon's allocators (glibc malloc, pymalloc) at each sample")
     p.add_argument("--tracemalloc", metavar="DIR", default=None,
@@ -607,6 +609,10 @@ def main(argv: list[str] | None = None) -> int:
                         "report the top growth")
     args = p.parse_args(argv)
     duration = args.minutes * 60
+    chosen = None if args.phases is None else set(args.phases.split(","))
+    known = {phase.name for phase in make_phases()}
+    if chosen is not None and not chosen <= known:
+        p.error(f"unknown phases {', '.join(sorted(chosen - known))}; known: {', '.join(sorted(known))}")
     warmup = args.warmup if args.warmup is not None else min(60.0, duration / 10)
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -642,7 +648,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# daemon pid {pid}, mount {mnt}, {args.minutes:g} min, sample every "
               f"{args.interval:g} s, warm-up {warmup:g} s", flush=True)
 
-        phases = make_phases()
+        phases = [phase for phase in make_phases() if chosen is None or phase.name in chosen]
         for phase in phases:
             if phase.setup:
                 phase.setup(mnt)
