@@ -17,7 +17,7 @@ from tracefs_sim.trace import _lines, output
 from tracefs_sim.trace.events import TRACE_PRINT
 from tracefs_sim.trace.ring_buffer import Entry
 from tracefs_sim.trace.system import TracingSystem
-from tracefs_sim.trace.trace_array import _MIN_LINE, _prefix_key
+from tracefs_sim.trace.trace_array import _MIN_LINE, _TEXTS_BUDGET, _prefix_key
 
 NR_CPUS = 3
 UNKNOWN_TYPE = 4000
@@ -300,6 +300,28 @@ def test_many_reads_leave_memory_and_objects_flat(system):
         tracemalloc.stop()
     assert grown < 64 * 1024
     assert len(gc.get_objects()) - objects < 100
+
+
+def test_texts_that_never_repeat_hold_at_most_the_cache_budget(system):
+    """trace_marker lines are unique and long: the event-text cache must not keep them past
+    its byte budget, however many are read (a soak's markers once held ~3 MB an array)."""
+    ta = system.top
+    _save_tasks(system)
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for n in range(4000):   # ~2.2 MB of distinct texts, over twice the budget
+            text = b"soak marker %d %s\n" % (n, b"x" * 200)
+            ta.add_records(0, [(n, struct.pack("<HBBiQ", TRACE_PRINT, 0, 0, 108, 0) + text + b"\0" * 3)])
+            while ta.consume(None, 1000):
+                pass
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    held = sum(len(k) + len(v) for _, texts in ta._texts[1].values() for k, v in texts.items())
+    assert 0 < held <= _TEXTS_BUDGET
+    assert grown < 1.5 * _TEXTS_BUDGET
 
 
 def test_reading_trace_takes_about_the_memory_of_its_text(system):

@@ -116,7 +116,7 @@ class TraceArray:
         # (what they depend on, {(pid, cpu, flags, preempt): context prefix}) of the last read
         self._prefixes: tuple[tuple, dict] = ((), {})
         # (the options event texts depend on, {event id: (event, {fields: text})}): see _formatter
-        self._texts: tuple[tuple, dict, list[int]] = ((), {}, [0])  # options, texts by event id, how many
+        self._texts: tuple[tuple, dict, list[int]] = ((), {}, [0])  # options, texts by event id, bytes held
         # One lock for all control operations, as trace_types_lock in Linux.
         self._lock = threading.Lock()
         # The buffers' own lock: the drain writes while readers read and consume.
@@ -442,7 +442,7 @@ class TraceArray:
         # A removed dynamic event's id is not given back (until ids run out), so its texts,
         # and the event they hold, would stay here for good: forget them with the event.
         for event_id in [i for i, (event, _) in texts.items() if by_id(i) is not event]:
-            kept[0] -= len(texts.pop(event_id)[1])
+            kept[0] -= sum(map(_text_cost, texts.pop(event_id)[1].items()))
 
         def body(event, entry: Entry) -> bytes:
             payload = entry.payload
@@ -457,12 +457,12 @@ class TraceArray:
                     text = event.desc.line(payload, symbolize, sym_flags)
                 else:
                     text = event.body(payload, verbose, symbolize, hash_pointer)
-                if kept[0] >= _TEXTS_KEPT:
+                if kept[0] >= _TEXTS_BUDGET:
                     for _, event_texts in texts.values():
                         event_texts.clear()
                     kept[0] = 0
                 known[1][fields] = text
-                kept[0] += 1
+                kept[0] += _text_cost((fields, text))
             return text
 
         if opts.context_info and not (latency or opts.bin or opts.hex or opts.raw):
@@ -619,10 +619,21 @@ def _prefix_key(pid: int, cpu: int, flags: int, preempt: int) -> int:
 # The shortest line a trace_pipe read is expected to hold (a default line is longer): it
 # sizes the window of records one read looks at. Shorter lines only make reads shorter.
 _MIN_LINE = 48
-# Event texts kept (by record content, all event types together) before that cache starts
-# afresh: about 1 MB; a function trace of every function has a few thousand distinct ones,
-# while texts that never repeat (trace_marker's, pointers) would otherwise pile up.
-_TEXTS_KEPT = 8192
+# The bytes an array's cached event texts (by record content, all event types together) may
+# hold before that cache starts afresh. A budget in bytes, not a count: a function trace of
+# every function has a few thousand short distinct texts, while texts that never repeat
+# (trace_marker lines, strings a kprobe fetched) are long, and 8192 of those held ~3 MB.
+_TEXTS_BUDGET = 1 << 20
+# What one cached text costs besides its key's and its text's bytes: two bytes objects'
+# headers (sys.getsizeof(b"") is 33) and a dict slot.
+_TEXT_OVERHEAD = 100
+
+
+def _text_cost(item: tuple[bytes, bytes]) -> int:
+    fields, text = item
+    return len(fields) + len(text) + _TEXT_OVERHEAD
+
+
 # Few payload sizes occur (one or two per event): their page lengths are computed once.
 entry_length = functools.cache(event_length)
 
