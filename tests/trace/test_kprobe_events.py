@@ -12,7 +12,7 @@ import pytest
 
 import struct
 
-from kprobe_fakes import FakeHit, FakeKprobeEngine, KprobeMachine, addr_of
+from kprobe_fakes import FUNCTIONS, FakeHit, FakeKprobeEngine, KprobeMachine, addr_of
 from tracefs_sim.fs import build_tree
 from tracefs_sim.trace.system import TracingSystem
 
@@ -259,6 +259,26 @@ def test_kretprobe_line(s):
     s.write("events/kprobes/enable", b"1\n")
     s.engine.hit(FakeHit(s.machine, addr_of("vfs_read"), ret_ip=addr_of("ksys_read", 0x6B), retval=0xC5))
     assert s.trace_lines()[0].endswith(" myret: (ksys_read+0x6b/0xf0 <- vfs_read) arg1=0xc5")
+
+
+@pytest.mark.parametrize("sym_offset", [False, True])
+def test_probe_lines_follow_sym_addr_not_sym_offset(s, sym_offset):
+    """print_kprobe_event() forces sym-offset on for the probed address, the kretprobe's
+    function is printed without it, and sym-addr adds ` <%016lx>` to each."""
+    s.write("kprobe_events", b"p:ent vfs_read+5\nr:ret vfs_read rv=$retval:s32\n", trunc=True)
+    s.write("events/kprobes/enable", b"1\n")
+    s.write("options/sym-offset", b"%d\n" % sym_offset)
+    s.engine.hit(FakeHit(s.machine, addr_of("vfs_read", 5)))
+    ret_ip = addr_of("ksys_read", 0x6B)
+    s.engine.hit(FakeHit(s.machine, addr_of("vfs_read"), ret_ip=ret_ip, retval=(1 << 64) - 2))
+    size_r, size_k = FUNCTIONS["vfs_read"][1], FUNCTIONS["ksys_read"][1]
+    plain = [f" ent: (vfs_read+0x5/{size_r:#x})", f" ret: (ksys_read+0x6b/{size_k:#x} <- vfs_read) rv=-2"]
+    assert [l[l.index(" ent:") if " ent:" in l else l.index(" ret:"):] for l in s.trace_lines()] == plain
+    s.write("options/sym-addr", b"1\n")
+    lines = s.trace_lines()
+    assert lines[0].endswith(f" ent: (vfs_read+0x5/{size_r:#x} <{addr_of('vfs_read', 5):016x}>)")
+    assert lines[1].endswith(f" ret: (ksys_read+0x6b/{size_k:#x} <{ret_ip:016x}> <- vfs_read "
+                             f"<{addr_of('vfs_read'):016x}>) rv=-2")
 
 
 def test_filter_on_probe_fields(s):
