@@ -154,8 +154,29 @@ def test_validation_errnos(machine):
     assert eng._points == {}
     text = eng.blacklist_text()
     sym = img.lookup("exc_int3")
-    assert f"0x{sym.addr:016x}-0x{sym.addr + sym.size:016x}\texc_int3\n" in text
+    # the entry's kallsyms size: up to the next symbol, its padding included
+    end = min(s.addr for s in img.symbols if s.addr > sym.addr)
+    assert end >= sym.addr + sym.size
+    assert f"0x{sym.addr:016x}-0x{end:016x}\texc_int3\n" in text
     assert "\tentry_SYSCALL_64\n" in text and "\tprobe_commit_stub\n" in text
+
+
+def test_an_address_kallsyms_does_not_know_is_enoent(machine):
+    """_kprobe_addr(): outside [_stext, _end) there is no symbol: ENOENT (which trace_kprobe
+    tolerates for a probe given by address); a data symbol is known, and refused (EINVAL)."""
+    m = machine(cpus=1)
+    eng = KprobeEngine(m, NoFtrace())
+    img = m.image
+    for addr in (img.addr("_end"), img.addr("_end") + 0x1000, img.addr("_stext") - 1, 0x10):
+        for is_return in (False, True):
+            with pytest.raises(OSError) as e:
+                eng.register(addr, on_hit=None, is_return=is_return)
+            assert e.value.errno == errno.ENOENT, (hex(addr), is_return)
+    for addr in (img.addr("jiffies"), 0):
+        with pytest.raises(OSError) as e:
+            eng.register(addr, on_hit=None)
+        assert e.value.errno == errno.EINVAL
+    assert eng._points == {}
 
 
 def test_records_are_staged_and_committed_to_the_ring(machine):

@@ -194,11 +194,8 @@ class ProbeHit:
         return regs.values[regs.index["ax"]]
 
     def symbolize(self, addr: int) -> tuple[str, int, int] | None:
-        found = self._engine.image.symbolize(addr)
-        if found is None:
-            return None
-        sym, off = found
-        return sym.name, off, sym.size
+        found = self._engine.image.kallsyms_lookup(addr)
+        return None if found is None else (found[0].name, found[1], found[2])
 
     # ---- recording ----
     def record(self, event_type: int, slots: int, payload: bytes) -> None:
@@ -368,18 +365,14 @@ class KprobeEngine:
         return out
 
     def _ksym_entry(self, addr: int) -> tuple[int, int, str] | None:
-        found = self.image.symbolize(addr)
-        if found is None or not self._text[0] <= addr < self._text[1]:
+        """kprobe_add_ksym_blacklist(): from the entry, kallsyms' size of its symbol on."""
+        if not self._text[0] <= addr < self._text[1]:
             return None
-        sym, _ = found
-        return (addr, addr + self._size(sym), sym.name)  # end = entry + the symbol's size, as Linux
-
-    def _size(self, sym) -> int:
-        if sym.size:
-            return sym.size
-        # a label without .size: kallsyms' size runs to the next symbol
-        nxt = [s.addr for s in self.image.symbols if s.addr > sym.addr]
-        return (min(nxt) if nxt else self._text[1]) - sym.addr
+        found = self.image.kallsyms_lookup(addr)
+        if found is None:
+            return None
+        sym, _, size = found
+        return (addr, addr + size, sym.name)
 
     def _area(self, start: int, end: int) -> list[tuple[int, int, str]]:
         out, pos = [], start
@@ -429,10 +422,18 @@ class KprobeEngine:
 
     def _validate(self, addr: int, is_return: bool, aggregate: bool) -> str:
         img = self.image
+        # _kprobe_addr(): an address kallsyms does not know is ENOENT (for kretprobes too,
+        # through kprobe_on_func_entry()); trace_kprobe keeps such a probe of an address
+        # unarmed, "waiting for its module"
+        if not addr:
+            raise OSError(errno.EINVAL, "no address")  # neither an address nor a symbol
+        known = img.kallsyms_lookup(addr)
+        if known is None:
+            raise OSError(errno.ENOENT, "no symbol at this address")
         found = img.symbolize(addr)
         if is_return:
             # register_kretprobe(): only at a function entry; not the blacklisted ones
-            if found is None or found[1] != 0 or addr in self._kretprobe_blacklist:
+            if known[1] != 0 or addr in self._kretprobe_blacklist:
                 raise OSError(errno.EINVAL, "kretprobe must be at a function entry")
         # check_ftrace_location(): inside an mcount site but not at its start
         for site in (addr - k for k in range(1, MCOUNT_INSN_SIZE)):
@@ -1010,7 +1011,7 @@ class KprobeEngine:
             points = sorted(reversed(self._points.values()), key=lambda p: _hash_ptr(p.addr, 6))
             out = []
             for point in points:
-                found = self.image.symbolize(point.addr)
+                found = self.image.kallsyms_lookup(point.addr)
                 where = (f"{found[0].name}+0x{found[1]:x}  {' '} " if found
                          else f"0x{point.addr:x} ")
                 flags = (("[OPTIMIZED]" if point.kind == OPTIMIZED else "")
