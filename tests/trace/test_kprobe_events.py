@@ -404,6 +404,33 @@ def test_module_probe_is_kept_unarmed(s):
     assert s.read("kprobe_events") == b""
 
 
+def test_address_probe_kallsyms_does_not_know_is_kept_unarmed(s):
+    """register_kprobe()'s -ENOENT (no symbol at the address) is tolerated for a probe given by
+    address: the event exists and can be enabled, nothing is armed; a kretprobe that never
+    registered has no maxactive to show.  A symbol's offset past the kernel stays ENOENT."""
+    outside = (1 << 64) - (1 << 32)
+    for command, listed in ((f"p:x {outside:#x}", "p:kprobes/x 0x(____ptrval____)"),
+                            ("p:y +5", "p:kprobes/y 0x(____ptrval____)"),
+                            ("r:z 0x10", "r:kprobes/z 0x(____ptrval____)")):
+        s.write("kprobe_events", command.encode() + b"\n")
+        assert s.read("kprobe_events").decode().splitlines()[-1] == listed
+    assert s.engine.probes == []
+    assert s.read("events/kprobes/x/format").decode().endswith('\nprint fmt: "(%lx)", REC->__probe_ip\n')
+    s.write("events/kprobes/enable", b"1\n")
+    assert s.read("events/kprobes/x/enable") == b"1\n"
+    s.write("events/kprobes/enable", b"0\n")
+    assert s.read("kprobe_profile").decode().splitlines() == [f"  {n:<44} {0:15} {0:15}" for n in "xyz"]
+    s.write("kprobe_events", b"-:x 0x(____ptrval____)\n")
+    assert "kprobes/x" not in s.read("kprobe_events").decode()
+    before = s.state()
+    assert s.errno_of("kprobe_events", b"p:w vfs_read+4294967295\n") == errno.ENOENT
+    assert s.state() == before
+    assert _error_log_entries(s.read("error_log").decode())[-3:-1] == [
+        "trace_kprobe: error: Invalid probed address or symbol", "  Command: p:w vfs_read+4294967295"]
+    assert s.errno_of("kprobe_events", b"p:w 0\n") == errno.EINVAL
+    assert _error_log_entries(s.read("error_log").decode())[-3] == "trace_kprobe: error: Failed to register probe event"
+
+
 def test_dynamic_events_are_listed_first_newest_first(s):
     s.write("kprobe_events", b"p:a vfs_read\n", trunc=True)
     s.write("kprobe_events", b"p:b ksys_read\n")
