@@ -133,7 +133,7 @@ def test_validation_errnos(machine):
         eng.register(base + 2, on_hit=None)
     assert e.value.errno == errno.EILSEQ
     for name in ("exc_int3", "do_syscall_64", "entry_SYSCALL_64", "probe_commit_stub",
-                 "trace_event_buffer_reserve", "kprobe_insn_slots", "__kretprobe_trampoline"):
+                 "trace_event_buffer_reserve", "kprobe_insn_slots", "arch_rethook_trampoline"):
         with pytest.raises(OSError) as e:
             eng.register(img.addr(name), on_hit=None)
         assert e.value.errno == errno.EINVAL, name
@@ -479,7 +479,7 @@ def test_kretprobes_at_one_address_each_return_with_the_real_caller(machine, whe
     calls = k.nhit
     assert calls > 0 and a.nhit == b.nhit == calls and a.nmissed == b.nmissed == 0
     assert a.free_instances == a.maxactive and b.free_instances == b.maxactive
-    trampoline = m.image.addr("__kretprobe_trampoline")
+    trampoline = m.image.addr("arch_rethook_trampoline")
     real = [ip for _, ip in callers[602]]
     assert callers[602] == [(ip, ip) for ip in real] and callers[601] == [(trampoline, ip) for ip in real]
     not_callers = {trampoline, m.image.addr("return_to_handler")}

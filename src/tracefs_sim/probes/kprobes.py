@@ -25,7 +25,7 @@ instruction) points through a slot `push $point; call kprobe_guest_stub;
 <relocated instructions>; jmp back` (int3: the machine's native int3 redirect
 moves RIP there, machine/int3_table.py, with no Python per hit).  A guest
 kretprobe's entry takes an instance from its pool in the guest's tables and its
-return is handled by __kretprobe_trampoline's guest code.  Their hit counts live
+return is handled by arch_rethook_trampoline's guest code.  Their hit counts live
 in the guest's tables.  Other points (arguments the guest does not interpret:
 symstr; an int3 on an emulated instruction; probes
 registered with Python handlers only) keep the host handlers below; the
@@ -43,7 +43,7 @@ as Linux frees insn slots after a grace period.
 
 Kretprobes (rethook on x86 in Linux 6.1; host and guest ones alike): each
 takes an instance from its own pool at the entry, keeping the return address
-it finds; only the first swaps it for __kretprobe_trampoline, so a call with
+it finds; only the first swaps it for arch_rethook_trampoline, so a call with
 several (an aggregate, a tail call) returns through the trampoline once per
 instance, newest first, each pass restoring what its instance found and
 committing one record.
@@ -320,7 +320,7 @@ class KprobeEngine:
         self._stage_pa = [stage_va - KERNEL_MAP + cpu * PROBE_STAGE_SIZE
                           for cpu in range(machine.nr_cpus)]
         self._commit_stub = self._required("probe_commit_stub")
-        self._trampoline = self._required("__kretprobe_trampoline")
+        self._trampoline = self._required("arch_rethook_trampoline")
         self._kret_hook_addr = self._required("kretprobe_hook")
         self._ftrace_hook_addr = self._required("ftrace_kprobe_hook")
         slots = img.lookup("kprobe_insn_slots")

@@ -31,7 +31,7 @@ class SymFlags:
 
 
 # kretprobed(): the kretprobe trampoline, as a return address, names no caller.
-KRETPROBE_TRAMPOLINE = "__kretprobe_trampoline"
+KRETPROBE_TRAMPOLINE = "arch_rethook_trampoline"
 KRETPROBE_MSG = b"[unknown/kretprobe'd]"
 
 
