@@ -104,6 +104,11 @@ class FakeImage:
                 return sym, addr - sym.addr
         return None
 
+    def kallsyms_lookup(self, addr: int):
+        # The fake's symbols are laid out so that the given sizes are kallsyms' sizes too.
+        found = self.symbolize(addr)
+        return None if found is None else (found[0], found[1], found[0].size)
+
 
 class FakeMachine:
     """Just enough of tracefs_sim.machine.Machine for the trace core, fs and daemon: a clock,

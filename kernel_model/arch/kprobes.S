@@ -70,9 +70,9 @@
 	movq	104(%rsp), %rsi
 	movq	112(%rsp), %rdi
 	.endm
-	.globl	__kretprobe_trampoline
-	.type	__kretprobe_trampoline, @function
-__kretprobe_trampoline:
+	.globl	arch_rethook_trampoline
+	.type	arch_rethook_trampoline, @function
+arch_rethook_trampoline:
 	pushq	$0
 	pushfq
 	cli
@@ -93,7 +93,7 @@ __kretprobe_trampoline:
 kretprobe_hook:
 	call	probe_commit_stub
 	ret
-	.size	__kretprobe_trampoline, .-__kretprobe_trampoline
+	.size	arch_rethook_trampoline, .-arch_rethook_trampoline
 
 /*
  * kprobe_guest_stub: a guest-handled point's slot starts `pushq $point;

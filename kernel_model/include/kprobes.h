@@ -21,7 +21,7 @@
 
 /* arch/kprobes.S */
 extern char kprobe_insn_slots[KPROBE_INSN_SLOTS_SIZE];
-extern char __kretprobe_trampoline[];
+extern char arch_rethook_trampoline[];
 #endif
 
 #endif

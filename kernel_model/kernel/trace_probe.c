@@ -456,7 +456,7 @@ static notrace void kg_reclaim_dead(struct kg_probe *kp)
 static notrace void kg_kret_entry(struct kg_probe *kp, u32 probe, u64 func, struct pt_regs *regs)
 {
 	u64 sp = regs->sp, task = (u64)current, found = *(u64 *)sp;
-	bool hooked = found == (u64)__kretprobe_trampoline;
+	bool hooked = found == (u64)arch_rethook_trampoline;
 	pid_t pid = current->pid;
 	u32 *link, i;
 
@@ -501,7 +501,7 @@ static notrace void kg_kret_entry(struct kg_probe *kp, u32 probe, u64 func, stru
 	}
 	spin_unlock(&kg_inst_lock);
 	if (!hooked)
-		*(u64 *)sp = (u64)__kretprobe_trampoline;
+		*(u64 *)sp = (u64)arch_rethook_trampoline;
 }
 
 /*

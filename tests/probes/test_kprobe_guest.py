@@ -258,7 +258,7 @@ class ReturnCapture:
         self.pending = {}  # entry sp -> the return address found there
         img = self.m.image
         self.handles = [self.m.add_code_hook(addr, self.on_entry),
-                        self.m.add_code_hook(img.lookup("__kretprobe_trampoline").addr, self.on_return),
+                        self.m.add_code_hook(img.lookup("arch_rethook_trampoline").addr, self.on_return),
                         self.m.add_code_hook(img.lookup("trace_event_commit").addr, self.on_commit)]
 
     def close(self):

@@ -83,8 +83,9 @@ class FakeKprobe:
 
 
 class FakeKprobeEngine:
-    """register() validates as the contract says (EILSEQ off an instruction boundary, EINVAL
-    blacklisted or outside a function); hit() plays a hit of every armed probe at addr."""
+    """register() validates as the contract says (EINVAL for address 0, ENOENT outside the
+    kernel's symbols, EILSEQ off an instruction boundary, EINVAL blacklisted or outside a
+    function); hit() plays a hit of every armed probe at addr."""
 
     def __init__(self, machine: KprobeMachine):
         self.machine = machine
@@ -93,6 +94,11 @@ class FakeKprobeEngine:
 
     def register(self, addr: int, *, on_hit, is_return: bool = False, maxactive: int = 0, on_return=None,
                  guest=None):  # the guest's record program: the fake plays hits with on_hit
+        if not addr:
+            raise OSError(errno.EINVAL, "no address")
+        symbols = self.machine.image.symbols
+        if not symbols[0].addr <= addr < max(s.addr + s.size for s in symbols):
+            raise OSError(errno.ENOENT, "kallsyms knows no such address")
         found = self.machine.image.symbolize(addr)
         if found is None or found[0].name not in FUNCTIONS or found[0].name == "kprobe_blacklisted":
             raise OSError(errno.EINVAL, "cannot probe here")

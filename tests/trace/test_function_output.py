@@ -188,3 +188,21 @@ def test_graph_options_task_switch_and_comments():
                                       (123456789, "123456.7 us "), (1234567890, "1234567 us  ")])
 def test_durations(ns, text):
     assert format_duration(ns).decode() == text
+
+
+def test_print_ip_sym_unknown_and_kretprobed():
+    """trace_seq_print_sym(): sprint_symbol's `0x%lx` with an offset, `0x%08lx` without; the
+    kretprobe trampoline as a return address is `[unknown/kretprobe'd]` in either form."""
+    from tracefs_sim.trace.ftrace_records import KRETPROBE_TRAMPOLINE, SymFlags, print_ip_sym
+
+    tramp = 0xFFFFFFFF81001000
+    table = {tramp: (KRETPROBE_TRAMPOLINE, 0, 0x60), tramp + 1: (KRETPROBE_TRAMPOLINE, 1, 0x60)}
+    symbolize = table.get
+    for flags in (SymFlags(), SymFlags(sym_offset=True)):
+        assert print_ip_sym(tramp, symbolize, flags) == b"[unknown/kretprobe'd]"
+        assert print_ip_sym(0, symbolize, flags) == b"0"
+    assert print_ip_sym(tramp + 1, symbolize, SymFlags(sym_offset=True)) == \
+        b"%s+0x1/0x60" % KRETPROBE_TRAMPOLINE.encode()
+    assert print_ip_sym(0x1234, symbolize, SymFlags()) == b"0x00001234"
+    assert print_ip_sym(0x1234, symbolize, SymFlags(sym_offset=True)) == b"0x1234"
+    assert print_ip_sym(0x1234, symbolize, SymFlags(sym_addr=True)) == b"0x00001234 <0000000000001234>"

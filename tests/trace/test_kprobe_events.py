@@ -12,7 +12,7 @@ import pytest
 
 import struct
 
-from kprobe_fakes import FakeHit, FakeKprobeEngine, KprobeMachine, addr_of
+from kprobe_fakes import FUNCTIONS, FakeHit, FakeKprobeEngine, KprobeMachine, addr_of
 from tracefs_sim.fs import build_tree
 from tracefs_sim.trace.system import TracingSystem
 
@@ -261,6 +261,26 @@ def test_kretprobe_line(s):
     assert s.trace_lines()[0].endswith(" myret: (ksys_read+0x6b/0xf0 <- vfs_read) arg1=0xc5")
 
 
+@pytest.mark.parametrize("sym_offset", [False, True])
+def test_probe_lines_follow_sym_addr_not_sym_offset(s, sym_offset):
+    """print_kprobe_event() forces sym-offset on for the probed address, the kretprobe's
+    function is printed without it, and sym-addr adds ` <%016lx>` to each."""
+    s.write("kprobe_events", b"p:ent vfs_read+5\nr:ret vfs_read rv=$retval:s32\n", trunc=True)
+    s.write("events/kprobes/enable", b"1\n")
+    s.write("options/sym-offset", b"%d\n" % sym_offset)
+    s.engine.hit(FakeHit(s.machine, addr_of("vfs_read", 5)))
+    ret_ip = addr_of("ksys_read", 0x6B)
+    s.engine.hit(FakeHit(s.machine, addr_of("vfs_read"), ret_ip=ret_ip, retval=(1 << 64) - 2))
+    size_r, size_k = FUNCTIONS["vfs_read"][1], FUNCTIONS["ksys_read"][1]
+    plain = [f" ent: (vfs_read+0x5/{size_r:#x})", f" ret: (ksys_read+0x6b/{size_k:#x} <- vfs_read) rv=-2"]
+    assert [l[l.index(" ent:") if " ent:" in l else l.index(" ret:"):] for l in s.trace_lines()] == plain
+    s.write("options/sym-addr", b"1\n")
+    lines = s.trace_lines()
+    assert lines[0].endswith(f" ent: (vfs_read+0x5/{size_r:#x} <{addr_of('vfs_read', 5):016x}>)")
+    assert lines[1].endswith(f" ret: (ksys_read+0x6b/{size_k:#x} <{ret_ip:016x}> <- vfs_read "
+                             f"<{addr_of('vfs_read'):016x}>) rv=-2")
+
+
 def test_filter_on_probe_fields(s):
     s.write("kprobe_events", OPEN_PROBE, trunc=True)
     s.write("events/kprobes/myprobe/filter", b'filename == "/etc/passwd"\n')
@@ -382,6 +402,33 @@ def test_module_probe_is_kept_unarmed(s):
     assert s.read("kprobe_profile") == f"  {'m':<44} {0:15} {0:15}\n".encode()
     s.write("kprobe_events", b"-:m\n")
     assert s.read("kprobe_events") == b""
+
+
+def test_address_probe_kallsyms_does_not_know_is_kept_unarmed(s):
+    """register_kprobe()'s -ENOENT (no symbol at the address) is tolerated for a probe given by
+    address: the event exists and can be enabled, nothing is armed; a kretprobe that never
+    registered has no maxactive to show.  A symbol's offset past the kernel stays ENOENT."""
+    outside = (1 << 64) - (1 << 32)
+    for command, listed in ((f"p:x {outside:#x}", "p:kprobes/x 0x(____ptrval____)"),
+                            ("p:y +5", "p:kprobes/y 0x(____ptrval____)"),
+                            ("r:z 0x10", "r:kprobes/z 0x(____ptrval____)")):
+        s.write("kprobe_events", command.encode() + b"\n")
+        assert s.read("kprobe_events").decode().splitlines()[-1] == listed
+    assert s.engine.probes == []
+    assert s.read("events/kprobes/x/format").decode().endswith('\nprint fmt: "(%lx)", REC->__probe_ip\n')
+    s.write("events/kprobes/enable", b"1\n")
+    assert s.read("events/kprobes/x/enable") == b"1\n"
+    s.write("events/kprobes/enable", b"0\n")
+    assert s.read("kprobe_profile").decode().splitlines() == [f"  {n:<44} {0:15} {0:15}" for n in "xyz"]
+    s.write("kprobe_events", b"-:x 0x(____ptrval____)\n")
+    assert "kprobes/x" not in s.read("kprobe_events").decode()
+    before = s.state()
+    assert s.errno_of("kprobe_events", b"p:w vfs_read+4294967295\n") == errno.ENOENT
+    assert s.state() == before
+    assert _error_log_entries(s.read("error_log").decode())[-3:-1] == [
+        "trace_kprobe: error: Invalid probed address or symbol", "  Command: p:w vfs_read+4294967295"]
+    assert s.errno_of("kprobe_events", b"p:w 0\n") == errno.EINVAL
+    assert _error_log_entries(s.read("error_log").decode())[-3] == "trace_kprobe: error: Failed to register probe event"
 
 
 def test_dynamic_events_are_listed_first_newest_first(s):

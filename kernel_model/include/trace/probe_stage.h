@@ -93,7 +93,7 @@ struct kg_probe {
  * A kretprobe instance (struct kretprobe_instance + rethook_node): one call
  * in flight.  Taken from its probe's pool at the entry, it keeps the return
  * address it found and sits on its task's chain (newest first) until the
- * call returns through __kretprobe_trampoline.
+ * call returns through arch_rethook_trampoline.
  */
 struct kg_inst {
 	u64 task;			/* the task that made the call; 0: free */
@@ -146,7 +146,7 @@ struct pt_regs;
 void kprobe_guest_ftrace(struct pt_regs *regs);
 /* arch/kprobes.S kprobe_guest_stub: slot code `push $point; call kprobe_guest_stub` */
 void kprobe_guest_slot(unsigned long point, struct pt_regs *regs);
-/* arch/kprobes.S __kretprobe_trampoline: a guest instance's return (regs->sp: as after the
+/* arch/kprobes.S arch_rethook_trampoline: a guest instance's return (regs->sp: as after the
  * function's ret); 0: the slot below regs->sp is no guest instance's (the host's hook next) */
 unsigned long kretprobe_guest_return(struct pt_regs *regs);
 #endif

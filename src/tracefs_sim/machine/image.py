@@ -14,6 +14,8 @@ from functools import cached_property
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
+from .kallsyms import Kallsyms
+
 KERNEL_MAP = 0xFFFFFFFF80000000  # __START_KERNEL_map: virtual = physical + this
 PAGE_OFFSET = 0xFFFF888000000000  # direct map of all RAM
 
@@ -165,6 +167,18 @@ class KernelImage:
         if sym is None:
             raise KeyError(f"kernel symbol {name} missing")
         return sym.addr
+
+    @cached_property
+    def kallsyms(self) -> Kallsyms:
+        """The kallsyms table (what /proc/kallsyms lists and the kernel's lookups use)."""
+        return Kallsyms(self.symbols, self.addr("_stext"), self.addr("_end"))
+
+    def kallsyms_lookup(self, addr: int) -> tuple[Symbol, int, int] | None:
+        """kallsyms_lookup_size_offset(): (symbol, offset, size) as Linux reports them -- the
+        size runs to the next symbol, data symbols count -- for the kernel's own views of an
+        address (trace output, kprobes).  symbolize() is the compiler's view (ELF sizes, text
+        only), for decoding functions."""
+        return self.kallsyms.lookup(addr)
 
     def symbolize(self, addr: int) -> tuple[Symbol, int] | None:
         i = bisect.bisect_right(self._text_addrs, addr) - 1

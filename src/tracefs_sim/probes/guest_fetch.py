@@ -4,7 +4,7 @@ include/trace/probe_stage.h, mirrored here) and keeps those tables: points, prob
 programs and the kretprobes' instance pools.  The guest (kernel/trace_probe.c) runs them at a hit
 as Linux's process_fetch_insn() does and writes the record itself, so an enabled probe's hit runs
 no Python; a kretprobe's entry takes an instance there and its return is handled by the guest's
-__kretprobe_trampoline.
+arch_rethook_trampoline.
 
 What the guest interpreter covers: register, $argN, $stackN, $stack, $retval, @SYM and immediate
 loads, $comm, dereference chains (kernel and user), numeric stores and bitfields, string and

@@ -25,7 +25,7 @@ instruction) points through a slot `push $point; call kprobe_guest_stub;
 <relocated instructions>; jmp back` (int3: the machine's native int3 redirect
 moves RIP there, machine/int3_table.py, with no Python per hit).  A guest
 kretprobe's entry takes an instance from its pool in the guest's tables and its
-return is handled by __kretprobe_trampoline's guest code.  Their hit counts live
+return is handled by arch_rethook_trampoline's guest code.  Their hit counts live
 in the guest's tables.  Other points (arguments the guest does not interpret:
 symstr; an int3 on an emulated instruction; probes
 registered with Python handlers only) keep the host handlers below; the
@@ -43,7 +43,7 @@ as Linux frees insn slots after a grace period.
 
 Kretprobes (rethook on x86 in Linux 6.1; host and guest ones alike): each
 takes an instance from its own pool at the entry, keeping the return address
-it finds; only the first swaps it for __kretprobe_trampoline, so a call with
+it finds; only the first swaps it for arch_rethook_trampoline, so a call with
 several (an aggregate, a tail call) returns through the trampoline once per
 instance, newest first, each pass restoring what its instance found and
 committing one record.
@@ -194,11 +194,8 @@ class ProbeHit:
         return regs.values[regs.index["ax"]]
 
     def symbolize(self, addr: int) -> tuple[str, int, int] | None:
-        found = self._engine.image.symbolize(addr)
-        if found is None:
-            return None
-        sym, off = found
-        return sym.name, off, sym.size
+        found = self._engine.image.kallsyms_lookup(addr)
+        return None if found is None else (found[0].name, found[1], found[2])
 
     # ---- recording ----
     def record(self, event_type: int, slots: int, payload: bytes) -> None:
@@ -303,6 +300,11 @@ class _Point:
     # the aggregate (which it becomes for good once a second probe joins) after that
     disabled: bool = True
     aggregate: bool = False
+    # Linux's optimizer has this point optimized (or queued to be): set when it is armed with
+    # no armed probe inside its jump's range, cleared when one is armed there, as
+    # optimize_kprobe()/__arm_kprobe()/__disarm_kprobe() decide (see _on_arm, _on_disarm)
+    optimize: bool = False
+    opt_end: tuple[int | None] | None = None  # (_opt_end's answer,) once computed
 
 
 class KprobeEngine:
@@ -323,7 +325,7 @@ class KprobeEngine:
         self._stage_pa = [stage_va - KERNEL_MAP + cpu * PROBE_STAGE_SIZE
                           for cpu in range(machine.nr_cpus)]
         self._commit_stub = self._required("probe_commit_stub")
-        self._trampoline = self._required("__kretprobe_trampoline")
+        self._trampoline = self._required("arch_rethook_trampoline")
         self._kret_hook_addr = self._required("kretprobe_hook")
         self._ftrace_hook_addr = self._required("ftrace_kprobe_hook")
         slots = img.lookup("kprobe_insn_slots")
@@ -368,18 +370,14 @@ class KprobeEngine:
         return out
 
     def _ksym_entry(self, addr: int) -> tuple[int, int, str] | None:
-        found = self.image.symbolize(addr)
-        if found is None or not self._text[0] <= addr < self._text[1]:
+        """kprobe_add_ksym_blacklist(): from the entry, kallsyms' size of its symbol on."""
+        if not self._text[0] <= addr < self._text[1]:
             return None
-        sym, _ = found
-        return (addr, addr + self._size(sym), sym.name)  # end = entry + the symbol's size, as Linux
-
-    def _size(self, sym) -> int:
-        if sym.size:
-            return sym.size
-        # a label without .size: kallsyms' size runs to the next symbol
-        nxt = [s.addr for s in self.image.symbols if s.addr > sym.addr]
-        return (min(nxt) if nxt else self._text[1]) - sym.addr
+        found = self.image.kallsyms_lookup(addr)
+        if found is None:
+            return None
+        sym, _, size = found
+        return (addr, addr + size, sym.name)
 
     def _area(self, start: int, end: int) -> list[tuple[int, int, str]]:
         out, pos = [], start
@@ -429,10 +427,18 @@ class KprobeEngine:
 
     def _validate(self, addr: int, is_return: bool, aggregate: bool) -> str:
         img = self.image
+        # _kprobe_addr(): an address kallsyms does not know is ENOENT (for kretprobes too,
+        # through kprobe_on_func_entry()); trace_kprobe keeps such a probe of an address
+        # unarmed, "waiting for its module"
+        if not addr:
+            raise OSError(errno.EINVAL, "no address")  # neither an address nor a symbol
+        known = img.kallsyms_lookup(addr)
+        if known is None:
+            raise OSError(errno.ENOENT, "no symbol at this address")
         found = img.symbolize(addr)
         if is_return:
             # register_kretprobe(): only at a function entry; not the blacklisted ones
-            if found is None or found[1] != 0 or addr in self._kretprobe_blacklist:
+            if known[1] != 0 or addr in self._kretprobe_blacklist:
                 raise OSError(errno.EINVAL, "kretprobe must be at a function entry")
         # check_ftrace_location(): inside an mcount site but not at its start
         for site in (addr - k for k in range(1, MCOUNT_INSN_SIZE)):
@@ -487,21 +493,27 @@ class KprobeEngine:
                 raise OSError(errno.EINVAL, "kprobe is not registered")
             point = self._points[kp.addr]
             was = kp.enabled, point.disabled
+            optimize = {q.addr: q.optimize for q in self._points.values()}
             if on:
                 if point.aggregate:
                     kp.enabled = True
                 if point.disabled and not self._all_disarmed:
                     point.disabled = False
                     kp.enabled = True
+                    self._on_arm(point)
             else:
                 kp.enabled = False
                 if not any(p.enabled for p in point.probes):
                     point.disabled = True
+                    if not self._all_disarmed:
+                        self._on_disarm(point)
             self._write_guest_slots(kp)
             try:
                 self._refresh()
             except OSError:  # no insn slot left: the probe stays as it was
                 kp.enabled, point.disabled = was
+                for q in self._points.values():
+                    q.optimize = optimize[q.addr]
                 self._write_guest_slots(kp)
                 self._refresh()
                 raise
@@ -527,8 +539,10 @@ class KprobeEngine:
                 kp._host_nhit, kp._host_nmissed = kp.nhit, kp.nmissed
                 self._guest.remove_probe(*kp.guest)
                 kp.guest = None
-            if not any(p.enabled for p in point.probes):
+            if not any(p.enabled for p in point.probes) and not point.disabled:
                 point.disabled = True
+                if not self._all_disarmed:
+                    self._on_disarm(point)
             if not point.probes:
                 self._disarm(point)
                 del self._points[kp.addr]
@@ -542,6 +556,9 @@ class KprobeEngine:
     def optimization(self, on: bool) -> None:
         with self._lock:
             self._optimization = bool(on)
+            # optimize_all_kprobes() tries each enabled probe; unoptimize_all_kprobes() all
+            for point in self._points.values():
+                point.optimize = on and not point.disabled and self._window_clear(point)
             self._refresh()
 
     @property
@@ -556,6 +573,13 @@ class KprobeEngine:
             if self._all_disarmed != bool(on):
                 return
             self._all_disarmed = not on
+            if on:  # arm_all_kprobes(): each enabled probe, in kprobe_table order
+                for point in self._hash_order():
+                    if not point.disabled:
+                        self._on_arm(point)
+            else:
+                for point in self._points.values():
+                    point.optimize = False
             # best effort, as arm_all_kprobes(): the last error is reported
             self._refresh(best_effort=True)
 
@@ -596,27 +620,71 @@ class KprobeEngine:
             return None
         if point.addr in self._mcount:
             return FTRACE
-        if self._optimization and self._optimizable(point):
+        if self._optimization and point.optimize:
             return OPTIMIZED
         return INT3
 
-    def _optimizable(self, point: _Point) -> bool:
+    def _opt_end(self, point: _Point) -> int | None:
+        """arch_prepare_optimized_kprobe(): where the jump's relocated instructions end, or
+        None when the point cannot be optimized (can_optimize(), the copy, ftrace or
+        jump-label text reserved: -EBUSY).  Fixed by the code, so kept."""
+        if point.addr in self._mcount:
+            return None
+        if point.opt_end is None:
+            point.opt_end = (self._compute_opt_end(point),)
+        return point.opt_end[0]
+
+    def _compute_opt_end(self, point: _Point) -> int | None:
         sym, off = self.image.symbolize(point.addr)
         insns = self._decode(sym)
         if not X.can_optimize(insns, sym.addr, sym.size, point.addr):
-            return False
+            return None
         covered = X.optimized_insns(insns, point.addr)
         if covered is None:
-            return False
+            return None
         end = covered[-1].end
-        # ftrace/jump-label text reserved (-EBUSY), or another probe inside the range
         for site in self._mcount:
             if site < end and point.addr < site + MCOUNT_INSN_SIZE:
-                return False
+                return None
         for code in self._jump_sites:
             if code < end and point.addr < code + JUMP_LABEL_NOP_SIZE:
-                return False
-        return not any(point.addr < a < end for a in self._points)
+                return None
+        return end
+
+    def _window_clear(self, point: _Point) -> bool:
+        """optimize_kprobe()'s arch_check_optimized_kprobe(): optimizable, and no probe that
+        is not disarmed (its own KPROBE_FLAG_DISABLED clear) inside the jump's range."""
+        end = self._opt_end(point)
+        return end is not None and not any(
+            point.addr < q.addr < end and not q.disabled for q in self._points.values())
+
+    def _covering(self, addr: int) -> list[_Point]:
+        """get_optimized_kprobe(): the optimizable points whose jump would cover addr."""
+        return [q for q in self._points.values()
+                if q.addr < addr and (self._opt_end(q) or 0) > addr]
+
+    def _on_arm(self, point: _Point) -> None:
+        """__arm_kprobe(): an optimized probe whose jump covers this one falls back to int3
+        (for good: nothing re-optimizes it but its own re-arming), then this one is tried."""
+        for q in self._covering(point.addr):
+            q.optimize = False
+        point.optimize = self._optimization and self._window_clear(point)
+
+    def _on_disarm(self, point: _Point) -> None:
+        """__disarm_kprobe(): a probe that was not optimized lets a probe it blocked be
+        optimized now; an optimized one is queued for unoptimization and does not (the
+        kernel's "TODO: reoptimize others after unoptimized this probe")."""
+        was_optimized = point.optimize and self._optimization
+        point.optimize = False
+        if was_optimized:
+            return
+        for q in self._covering(point.addr):
+            if not q.disabled and self._optimization:
+                q.optimize = self._window_clear(q)
+
+    def _hash_order(self) -> list[_Point]:
+        """kprobe_table[] order: by hash bucket (hash_ptr(addr, 6)), newest first in one."""
+        return sorted(reversed(self._points.values()), key=lambda p: _hash_ptr(p.addr, 6))
 
     # ---- arming ----
     def _poke(self, patches: list[tuple[int, bytes]]) -> None:
@@ -1007,10 +1075,10 @@ class KprobeEngine:
         """debug/kprobes/list: by hash bucket (hash_ptr(addr, 6)), newest first in one."""
         with self._lock:
             # bucket by bucket; in one, the newest point first (hlist_add_head_rcu)
-            points = sorted(reversed(self._points.values()), key=lambda p: _hash_ptr(p.addr, 6))
+            points = self._hash_order()
             out = []
             for point in points:
-                found = self.image.symbolize(point.addr)
+                found = self.image.kallsyms_lookup(point.addr)
                 where = (f"{found[0].name}+0x{found[1]:x}  {' '} " if found
                          else f"0x{point.addr:x} ")
                 flags = (("[OPTIMIZED]" if point.kind == OPTIMIZED else "")

@@ -71,7 +71,7 @@ MARKER_WRITER = b"tracing_mark_write"
 _DEFAULT_SYM = SymFlags()
 
 
-def _print_body(payload, verbose: bool, symbolize, hash_pointer=None) -> bytes:
+def _print_body(payload, verbose: bool, symbolize, hash_pointer=None, sym_flags=None) -> bytes:
     """TRACE_PRINT: seq_print_ip_sym(ip) + ": " + buf (trace_print_print)."""
     text = bytes(payload[16:]).split(b"\0", 1)[0]
     return MARKER_WRITER + b": " + text + (b"" if text.endswith(b"\n") else b"\n")
@@ -101,21 +101,23 @@ class TraceEvent:
 
     @cached_property
     def body(self) -> Callable[..., bytes]:
-        """The event's printer, built once: body(payload, verbose, symbolize, hash_pointer=None)
-        gives what follows the context on a record's line, newline included."""
+        """The event's printer, built once: body(payload, verbose, symbolize, hash_pointer=None,
+        sym_flags=None) gives what follows the context on a record's line, newline included
+        (sym_flags: the sym-offset/sym-addr options, for the printers that look at them)."""
         if self.ftrace:
             if self.id == TRACE_PRINT:
                 return _print_body
             line = self.desc.line
-            return lambda payload, verbose, symbolize, hash_pointer=None: line(payload, symbolize, _DEFAULT_SYM)
+            return lambda payload, verbose, symbolize, hash_pointer=None, sym_flags=None: line(payload, symbolize,
+                                                                                              _DEFAULT_SYM)
         decode = self.decoder.decode
         if self.system == "syscalls":
-            return lambda payload, verbose, symbolize, hash_pointer=None: self._syscall_body(decode(payload),
-                                                                                          verbose)
+            return lambda payload, verbose, symbolize, hash_pointer=None, sym_flags=None: self._syscall_body(
+                decode(payload), verbose)
         print_fmt = self.print_fmt.function
         head = self.name.encode() + b": "
 
-        def body(payload, verbose: bool, symbolize, hash_pointer=None) -> bytes:
+        def body(payload, verbose: bool, symbolize, hash_pointer=None, sym_flags=None) -> bytes:
             return head + print_fmt(decode(payload), symbolize, hash_pointer).encode("utf-8", "surrogateescape") + b"\n"
 
         return body

@@ -30,14 +30,23 @@ class SymFlags:
     sym_addr: bool = False
 
 
+# kretprobed(): the kretprobe trampoline, as a return address, names no caller.
+KRETPROBE_TRAMPOLINE = "arch_rethook_trampoline"
+KRETPROBE_MSG = b"[unknown/kretprobe'd]"
+
+
 def print_ip_sym(addr: int, symbolize, flags: SymFlags) -> bytes:
-    """seq_print_ip_sym(): `0` for no address, else the symbol (`name+0xoff/0xsize` with
-    sym-offset, `0x%08lx` when unknown), ` <%016lx>` after it with sym-addr."""
+    """seq_print_ip_sym(): `0` for no address, else trace_seq_print_sym() -- the symbol
+    (`name+0xoff/0xsize` with sym-offset, sprint_symbol's `0x%lx` or else `0x%08lx` when
+    unknown, `[unknown/kretprobe'd]` for the kretprobe trampoline) -- and ` <%016lx>` after it
+    with sym-addr."""
     if not addr:
         return b"0"
     found = symbolize(addr) if symbolize is not None else None
     if found is None:
-        text = b"0x%08x" % addr
+        text = b"0x%x" % addr if flags.sym_offset else b"0x%08x" % addr
+    elif found[0] == KRETPROBE_TRAMPOLINE and not found[1]:
+        text = KRETPROBE_MSG
     elif flags.sym_offset:
         name, offset, size = found
         text = b"%s+0x%x/0x%x" % (name.encode(), offset, size)

@@ -29,8 +29,8 @@ class ImageSymbols:
         return self._counts.get(name, 0)
 
     def symbolize(self, addr: int) -> tuple[str, int, int] | None:
-        found = self._image.symbolize(addr)
-        return None if found is None else (found[0].name, found[1], found[0].size)
+        found = self._image.kallsyms_lookup(addr)   # kallsyms_lookup_size_offset()
+        return None if found is None else (found[0].name, found[1], found[2])
 
     def read_kernel(self, addr: int, size: int) -> bytes | None:
         try:

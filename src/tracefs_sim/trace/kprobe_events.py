@@ -21,6 +21,7 @@ from functools import cached_property
 
 from .error_log import ErrorLog
 from .events import EventRegistry, TraceEvent
+from .ftrace_records import SymFlags
 from .kprobe_spec import (
     KprobeSpec,
     PointerHash,
@@ -41,6 +42,7 @@ from .probe_record import record_body
 
 _IP = struct.Struct("<Q")
 _IP_RET = struct.Struct("<QQ")  # a kretprobe's func and ret_ip
+_DEFAULT_SYM = SymFlags()
 
 
 @dataclass(frozen=True)
@@ -83,10 +85,10 @@ class KprobeTraceEvent(TraceEvent):
         args = spec.args
         is_return = spec.is_return
 
-        def body(payload, verbose: bool, symbolize, hash_pointer=None) -> bytes:
+        def body(payload, verbose: bool, symbolize, hash_pointer=None, sym_flags=_DEFAULT_SYM) -> bytes:
             ip, ret_ip = _IP_RET.unpack_from(payload, 8) if is_return else (_IP.unpack_from(payload, 8)[0], 0)
             values = decode_args(args, payload, head)
-            return spec.format_record(ip, ret_ip, values, symbolize).encode("utf-8", "surrogateescape")
+            return spec.format_record(ip, ret_ip, values, symbolize, sym_flags).encode("utf-8", "surrogateescape")
 
         return body
 

@@ -25,6 +25,7 @@ import errno
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Protocol, Sequence
 
+from tracefs_sim.trace.ftrace_records import SymFlags, print_ip_sym
 from tracefs_sim.trace.probe_args import (
     MAX_ARGSTR_LEN,
     MAX_TRACE_ARGS,
@@ -209,15 +210,18 @@ class KprobeSpec:
         return self.fields(), self.print_fmt()
 
     def format_record(self, ip: int, ret_ip: int, values: Sequence,
-                      symbolize: Symbolizer) -> str:
+                      symbolize: Symbolizer, sym_flags: SymFlags = SymFlags()) -> str:
         """print_kprobe_event()/print_kretprobe_event(): the trace line after the context
         columns.  ``ip`` is the probed address (kretprobe: the function), ``ret_ip`` the
-        return address (kretprobes only)."""
+        return address (kretprobes only).  The probe point is printed with sym-offset forced
+        on (the function of a kretprobe: forced off); sym-addr applies to both."""
+        with_offset = replace(sym_flags, sym_offset=True)
         if self.is_return:
-            where = f"{_print_ip_sym(symbolize, ret_ip, True)} <- {_print_ip_sym(symbolize, ip, False)}"
+            where = (print_ip_sym(ret_ip, symbolize, with_offset) + b" <- "
+                     + print_ip_sym(ip, symbolize, replace(sym_flags, sym_offset=False)))
         else:
-            where = _print_ip_sym(symbolize, ip, True)
-        return f"{self.event}: ({where}){format_args(self.args, values, symbolize)}\n"
+            where = print_ip_sym(ip, symbolize, with_offset)
+        return f"{self.event}: ({where.decode()}){format_args(self.args, values, symbolize)}\n"
 
     def resolve_args(self, lookup: Callable[[str], int | None]) -> "KprobeSpec | int":
         """traceprobe_update_arg() for every argument: the spec with @SYM addresses filled in,
@@ -234,23 +238,6 @@ class KprobeSpec:
         log = ProbeLog(self.argv)
         log.index = index
         return log
-
-
-# kretprobed(): a return address that is the trampoline names no caller.
-KRETPROBE_TRAMPOLINE = "__kretprobe_trampoline"
-KRETPROBE_MSG = "[unknown/kretprobe'd]"
-
-
-def _print_ip_sym(symbolize: Symbolizer, ip: int, offset: bool) -> str:
-    """seq_print_ip_sym() without the sym-addr option."""
-    if not ip:
-        return "0"
-    found = symbolize(ip)
-    if found is None:
-        return f"0x{ip:08x}"
-    if found[0] == KRETPROBE_TRAMPOLINE:
-        return KRETPROBE_MSG
-    return sprint_symbol(symbolize, ip) if offset else found[0]
 
 
 # ---------------------------------------------------------------------------------------------

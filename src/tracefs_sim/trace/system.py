@@ -52,9 +52,9 @@ class TracingSystem:
         self._nr_cpus = machine.nr_cpus
         image = machine.image
 
-        def symbolize(addr: int):
-            found = image.symbolize(addr)
-            return None if found is None else (found[0].name, found[1], found[0].size)
+        def symbolize(addr: int):   # kallsyms_lookup(), as the kernel's output names addresses
+            found = image.kallsyms_lookup(addr)
+            return None if found is None else (found[0].name, found[1], found[2])
 
         self._symbolize = symbolize
         self._machine = machine

@@ -324,7 +324,9 @@ class TraceArray:
                 return None
             if event.id == TRACE_PRINT:   # trace_print_printk_msg_only: the message alone
                 return bytes(entry.payload[16:]).split(b"\0", 1)[0]
-            return event.body(entry.payload, self.options["verbose"], symbolize)
+            o = self.options
+            return event.body(entry.payload, o["verbose"], symbolize, None,
+                              SymFlags(sym_offset=o["sym-offset"], sym_addr=o["sym-addr"]))
 
         return graph_output.GraphPrinter(
             self.nr_cpus, flags, find_comm=self.cmdlines.find, symbol=symbol,
@@ -456,7 +458,7 @@ class TraceArray:
                     # function and stack records follow the sym-* and print-parent options
                     text = event.desc.line(payload, symbolize, sym_flags)
                 else:
-                    text = event.body(payload, verbose, symbolize, hash_pointer)
+                    text = event.body(payload, verbose, symbolize, hash_pointer, sym_flags)
                 if kept[0] >= _TEXTS_BUDGET:
                     for _, event_texts in texts.values():
                         event_texts.clear()
