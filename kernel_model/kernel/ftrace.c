@@ -153,10 +153,12 @@ static notrace unsigned long graph_ret_addr(struct task_struct *t, int *idx, uns
 }
 
 /*
- * __ftrace_trace_stack() for func_stack_trace: the traced function, its
- * caller, then the frame-pointer chain of the traced context (the trace
- * machinery's own frames are never in it: the walk starts from the saved
- * registers).
+ * __ftrace_trace_stack() for func_stack_trace: the return addresses of the
+ * traced context, as Linux's unwinder reports them past the trampoline: the
+ * site's call (function+5), the function's caller, then the frame-pointer
+ * chain (the trace machinery's own frames are never in it: the walk starts
+ * from the saved registers).  Linux's first frame, the return address inside
+ * its dynamic trampoline, has no counterpart here.
  */
 static notrace void trace_stack(struct task_struct *t, u32 slots, struct pt_regs *regs,
 				unsigned long flags)
@@ -167,7 +169,7 @@ static notrace void trace_stack(struct task_struct *t, u32 slots, struct pt_regs
 	int n = 0, idx = t->curr_ret_stack;
 	struct stack_entry *e;
 
-	calls[n++] = regs->ip;
+	calls[n++] = regs->ip + MCOUNT_INSN_SIZE;
 	calls[n++] = graph_ret_addr(t, &idx, *(unsigned long *)regs->sp);
 	while (n < FTRACE_STACK_MAX && bp >= lo && bp + 16 <= hi && !(bp & 7)) {
 		unsigned long ret = graph_ret_addr(t, &idx, ((unsigned long *)bp)[1]);
