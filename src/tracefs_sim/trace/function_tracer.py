@@ -9,7 +9,7 @@ import threading
 
 from .event_control import PidFilter
 from .function_commands import FunctionCommands
-from .ftrace_filter import ALL_ENABLED, NONE_DISABLED, FunctionFilter
+from .ftrace_filter import ALL_ENABLED, NONE_DISABLED, FunctionFilter, GraphFilter
 from .kstrtox import kstrtoul_from_user
 from .options import TraceOptions
 
@@ -49,8 +49,8 @@ class GraphFilters:
 
     def __init__(self, sites, on_change) -> None:
         self._sites = sites
-        self.functions = FunctionFilter(sites.functions, ALL_ENABLED, on_change, by_index=False)
-        self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, on_change, by_index=False)
+        self.functions = GraphFilter(sites.functions, sites.address, ALL_ENABLED, on_change)
+        self.notrace = GraphFilter(sites.functions, sites.address, NONE_DISABLED, on_change)
         self.max_depth = 0
 
     def read_max_depth(self) -> bytes:
@@ -132,7 +132,7 @@ class FunctionTracing:
                                          ftrace.update_probes)
         ftrace.add_commands(self.commands)
         self.filter = FunctionFilter(sites.functions, ALL_ENABLED, self._apply, commands=self.commands)
-        self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, self._apply)
+        self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, self._apply, enable=False)
         self.pids = FtracePidFilter(lambda: sites.read_pids(slot)[0],
                                     lambda pids: self._store_pids(pids, notrace=False))
         self.notrace_pids = FtracePidFilter(lambda: sites.read_pids(slot)[1],
@@ -174,8 +174,9 @@ class FunctionTracing:
         self._sites.set_stack_trace(self.slot, False)
 
     def traced(self) -> frozenset[str]:
-        """The functions the tracers hook: the filter (all when empty) minus notrace."""
-        base = self.filter.names or frozenset(self._sites.functions)
+        """The functions the tracers hook: the filter (all when empty; none when it holds only
+        `:mod:` entries) minus notrace."""
+        base = frozenset(self._sites.functions) if self.filter.selects_all else self.filter.names
         return base - self.notrace.names
 
     def _apply(self) -> None:
