@@ -126,7 +126,7 @@ def test_events_tree(setup):
 
 def test_unknown_paths_are_enoent(setup):
     ops = setup.ops
-    for path in ("nosuchfile", "snapshot", "trace_marker_raw", "options/annotate", "options/function-trace",
+    for path in ("nosuchfile", "snapshot", "trace_marker_raw", "options/annotate", "options/stacktrace",
                  "events/sched/nosuch", "events/ftrace/enable", "events/sched/sched_switch/hist",
                  "per_cpu/cpu0/snapshot", "per_cpu/cpu0/snapshot_raw"):
         parent, _, name = path.rpartition("/")

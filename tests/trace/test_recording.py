@@ -304,11 +304,14 @@ def test_trace_options_and_option_files(sim):
     assert opts.read_trace_options().decode().split() == [
         "print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "nohex", "nobin", "context-info",
         "nolatency-format", "record-cmd", "norecord-tgid", "overwrite", "nodisable_on_free", "irq-info", "markers",
-        "noevent-fork", "nopause-on-trace", "hash-ptr", "nofunction-fork"]
-    for bad in (b"nosuch\n", b"annotate\n", b"function-trace\n", b"\n"):
+        "noevent-fork", "nopause-on-trace", "hash-ptr", "function-trace", "nofunction-fork", "nodisplay-graph"]
+    for bad in (b"nosuch\n", b"annotate\n", b"stacktrace\n", b"\n"):
         assert errno_of(opts.write_trace_options, bad) == errno.EINVAL
     opts.write_trace_options(b" raw \n")
     assert opts.read_option("raw") == b"1\n"
+    opts.write_trace_options(b"nofunction-trace")        # kept, with no effect here (nor on Linux's
+    opts.write_option("display-graph", b"1\n")           # function tracers)
+    assert opts.read_option("function-trace") == b"0\n" and opts.read_option("display-graph") == b"1\n"
     assert errno_of(opts.write_option, "raw", b"2\n") == errno.EINVAL
     assert opts.read_option("raw") == b"1\n"
 

@@ -1,7 +1,8 @@
 """trace_options and options/*: the trace_flags of a trace array (trace_options[] in trace.c).
 
-Only options whose effect exists here are listed, in Linux's order; an option this simulator
-does not implement is absent from both places, so writing it fails as an unknown name does.
+Only options whose effect exists here are listed, in Linux's order (and two that Linux's own
+function tracers ignore too); an option this simulator does not implement is absent from both
+places, so writing it fails as an unknown name does.
 """
 
 import errno
@@ -30,7 +31,11 @@ OPTIONS = (
     ("event-fork", False),      # children of set_event_pid tasks join the list; freed tasks leave
     ("pause-on-trace", False),  # reading `trace` stops recording until the file is closed
     ("hash-ptr", True),         # %p in event output prints hashed pointers (else the address)
+    # Only the latency tracers (irqsoff, wakeup: none here) read these two, so with the
+    # tracers here, as in Linux with function/function_graph/nop, they change nothing.
+    ("function-trace", True),   # a latency tracer also traces functions
     ("function-fork", False),   # the same for set_ftrace_pid / set_ftrace_notrace_pid
+    ("display-graph", False),   # a latency tracer prints in function_graph's format
 )
 _NAMES = tuple(name for name, _ in OPTIONS)
 # TOP_LEVEL_TRACE_FLAGS (of those present here): global in effect, so an instance's options/
