@@ -104,6 +104,11 @@ class FakeImage:
                 return sym, addr - sym.addr
         return None
 
+    def kallsyms_lookup(self, addr: int):
+        """The fake's symbols have no gaps to count: kallsyms' size is their own."""
+        found = self.symbolize(addr)
+        return None if found is None else (*found, found[0].size)
+
 
 class FakeMachine:
     """Just enough of tracefs_sim.machine.Machine for the trace core, fs and daemon: a clock,

@@ -93,6 +93,7 @@ class KernelImage:
         self._by_name = {s.name: s for s in self.symbols}
         self._text_syms = [s for s in self.symbols if s.type in "tT"]
         self._text_addrs = [s.addr for s in self._text_syms]
+        self._addrs = [s.addr for s in self.symbols]
         self.segments = [
             Segment(seg["p_vaddr"], seg.data(), seg["p_memsz"])
             for seg in self._elf.iter_segments()
@@ -176,6 +177,19 @@ class KernelImage:
         else:  # asm labels without .size extend to the next symbol
             end = self._text_addrs[i + 1] if i + 1 < len(self._text_addrs) else self.text_range[1]
         return (sym, addr - sym.addr) if addr < end else None
+
+    def kallsyms_lookup(self, addr: int) -> tuple[Symbol, int, int] | None:
+        """kallsyms_lookup_size_offset() of a kernel text address: (symbol, offset, size), the
+        size as kallsyms counts it: up to the next symbol at a higher address (so it covers the
+        padding after a function, which the ELF size does not), or the end of the text."""
+        start, end = self.text_range
+        i = bisect.bisect_right(self._text_addrs, addr) - 1
+        if not start <= addr < end or i < 0:
+            return None
+        sym = self._text_syms[i]
+        j = bisect.bisect_right(self._addrs, sym.addr)
+        following = self._addrs[j] if j < len(self._addrs) else end
+        return sym, addr - sym.addr, following - sym.addr
 
     def _section(self, name: str) -> tuple[int, bytes]:
         sec = self._elf.get_section_by_name(name)

@@ -29,8 +29,9 @@ class ImageSymbols:
         return self._counts.get(name, 0)
 
     def symbolize(self, addr: int) -> tuple[str, int, int] | None:
-        found = self._image.symbolize(addr)
-        return None if found is None else (found[0].name, found[1], found[0].size)
+        """kallsyms_lookup_size_offset(): (name, offset, size), the size up to the next symbol."""
+        found = self._image.kallsyms_lookup(addr)
+        return None if found is None else (found[0].name, found[1], found[2])
 
     def read_kernel(self, addr: int, size: int) -> bytes | None:
         try:

@@ -41,7 +41,7 @@ class TracingSystem:
         dispatcher = machine.image.lookup(DISPATCHER)
         self.ftrace_sites = ftrace_sites
         self.ftrace = None if ftrace_sites is None else FtraceGlobal(
-            ftrace_sites, None if dispatcher is None else dispatcher.size)
+            ftrace_sites, None if dispatcher is None else machine.image.kallsyms_lookup(dispatcher.addr)[2])
         self.tracers = TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace_sites is not None else (NOP,))
         self._irq_text = _section(machine.image, "__irqentry_text")
         self.registry = EventRegistry(machine.image.events)
@@ -53,8 +53,8 @@ class TracingSystem:
         image = machine.image
 
         def symbolize(addr: int):
-            found = image.symbolize(addr)
-            return None if found is None else (found[0].name, found[1], found[0].size)
+            found = image.kallsyms_lookup(addr)
+            return None if found is None else (found[0].name, found[1], found[2])
 
         self._symbolize = symbolize
         self._machine = machine
