@@ -410,6 +410,19 @@ def test_instances_have_their_own_buffers_and_events(sim):
     assert sim.s.instances.get("foo") is None
 
 
+def test_a_new_instance_takes_the_top_levels_options_as_they_are(sim):
+    # Linux 6.1: echo 0 > options/print-parent; mkdir instances/bar: bar reads noprint-parent
+    top = sim.ta.options
+    top.write_option("print-parent", b"0\n")
+    top.write_option("sym-offset", b"1\n")
+    top.write_option("event-fork", b"1\n")
+    bar = sim.s.instances.create("bar").options
+    assert (bar["print-parent"], bar["sym-offset"]) == (False, True)
+    assert not bar["event-fork"]               # ZEROED_TRACE_FLAGS start off
+    top.write_option("print-parent", b"1\n")
+    assert not bar["print-parent"]             # a copy, not the same flags
+
+
 def test_instances_beyond_the_guest_slots_are_enomem(sim):
     for n in range(sim.guest.nr_slots - 1):
         sim.s.instances.create(f"i{n}")

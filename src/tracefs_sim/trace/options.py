@@ -41,6 +41,8 @@ _NAMES = tuple(name for name, _ in OPTIONS)
 # TOP_LEVEL_TRACE_FLAGS (of those present here): global in effect, so an instance's options/
 # has no file for them, though its trace_options still lists and takes them.
 TOP_LEVEL_ONLY = frozenset({"record-cmd"})
+# ZEROED_TRACE_FLAGS: what a new instance does not take over from the top level.
+_ZEROED_FOR_INSTANCES = frozenset({"event-fork", "function-fork"})
 _MAX_OPTION = 256
 
 
@@ -67,6 +69,13 @@ class TraceOptions:
         own options)."""
         core = _NAMES if top_level else tuple(name for name in _NAMES if name not in TOP_LEVEL_ONLY)
         return core + self._tracer_names
+
+    def inherit(self, top: "TraceOptions") -> None:
+        """trace_array_create(): a new instance starts with the top level's trace_flags as they
+        are now, but for ZEROED_TRACE_FLAGS (its tracers' options are its own here)."""
+        for name in _NAMES:
+            if name not in _ZEROED_FOR_INSTANCES:
+                self.set(name, top[name])
 
     def watch(self, name: str, callback: Callable[[bool], None]) -> None:
         """callback(value) runs when the option changes (set_tracer_flag's side effects)."""

@@ -71,10 +71,13 @@ class TracingSystem:
             self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)
 
     def _make_array(self, slot: int) -> TraceArray:
-        return TraceArray(self._nr_cpus, self.clocks, tracers=self.tracers, expansion=self._expansion,
+        array = TraceArray(self._nr_cpus, self.clocks, tracers=self.tracers, expansion=self._expansion,
                           events=self.registry, guest=self.guest, slot=slot, cmdlines=self.cmdlines,
                           symbolize=self._symbolize, kernel=self._kernel, ftrace=self.ftrace,
                           irq_text=self._irq_text, catch_up=self._catch_up)
+        if slot:   # an instance
+            array.options.inherit(self.top.options)
+        return array
 
     def _catch_up(self) -> None:
         """The arrays' way to the drain, which is made after them (and knows them)."""
