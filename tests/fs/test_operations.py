@@ -115,7 +115,7 @@ def test_events_tree(setup):
         "enable": 0o640, "filter": 0o640, "format": 0o440, "id": 0o440, "trigger": 0o640}
     # ftrace's own records: no enable or filter anywhere (Linux: events/ftrace/enable is ENOENT)
     assert set(setup.tree.walk("events/ftrace").children) == {"print", "function", "funcgraph_entry", "funcgraph_exit",
-                                                               "kernel_stack"}
+                                                               "kernel_stack", "func_repeats"}
     assert set(setup.tree.walk("events/ftrace/print").children) == {"format", "id", "trigger"}
     assert set(setup.tree.walk("events/sched").children) >= {"enable", "filter"}
     fmt = read_file(setup.ops, "events/sched/sched_switch/format").decode()

@@ -140,3 +140,39 @@ def test_filter_files_parse_a_token_per_write_and_change_at_close(mounted):
     assert sorted(run("cat set_graph_function").stdout.splitlines()) == ["ksys_read", "vfs_read"]
     assert run("echo nosuch > set_graph_function; cat set_graph_function").stdout == (
         "#### all functions enabled ####\n")
+
+
+FUNC_NO_REPEATS = """\
+cd /sys/kernel/tracing
+echo 'read_zero do_exit' > set_ftrace_filter
+echo 1 > options/func-no-repeats
+echo function > current_tracer
+grep func-no-repeats trace_options
+tracefs-sim exec dd if=/dev/zero of=/dev/null bs=1 count=20 2>/dev/null
+echo 0 > tracing_on
+echo '== trace'
+grep ' dd-' trace
+echo '== format'
+cat events/ftrace/func_repeats/format
+"""
+
+
+def test_func_no_repeats_through_a_session(tmp_path):
+    """options/func-no-repeats as Linux 6.1 prints it: dd's 20 reads of /dev/zero are one
+    read_zero line, then `(repeats: 19, last_ts: ...)` when do_exit comes."""
+    script = tmp_path / "repeats.sh"
+    script.write_text(FUNC_NO_REPEATS)
+    result = tracefs_sim("run", str(script), timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "func-no-repeats"
+    trace = lines[lines.index("== trace") + 1:lines.index("== format")]
+    assert len(trace) == 3, trace
+    assert re.match(CONTEXT + r"read_zero <-vfs_read$", trace[0]), trace
+    match = re.match(CONTEXT + r"read_zero <-vfs_read \(repeats: 19, last_ts: +"
+                     r"(\d+\.\d{6})\)$", trace[1])
+    assert match, trace
+    stamps = [float(re.search(r"(\d+\.\d{6}): ", line).group(1)) for line in trace]
+    assert stamps[0] <= float(match.group(1)) <= stamps[1] <= stamps[2]
+    assert re.match(CONTEXT + r"do_exit <-__x64_sys_exit_group$", trace[2]), trace
+    assert "\tfield:u16 count;\toffset:24;\tsize:2;\tsigned:0;" in lines

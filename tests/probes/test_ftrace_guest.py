@@ -9,7 +9,7 @@ from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import FtraceSites
 from tracefs_sim.trace.rb_page import decode_page
 
-TRACE_FN, TRACE_STACK, TRACE_GRAPH_RET, TRACE_GRAPH_ENT = 1, 4, 10, 11
+TRACE_FN, TRACE_STACK, TRACE_GRAPH_RET, TRACE_GRAPH_ENT, TRACE_FUNC_REPEATS = 1, 4, 10, 11, 19
 FLAG_IRQS_OFF, FLAG_HARDIRQ = 0x01, 0x08
 NONE = frozenset()
 
@@ -146,6 +146,28 @@ def test_graph_notrace_drops_function_and_children(machine):
     assert "copy_to_user" not in seen
     # access_ok runs in vfs_read itself (depth 1) and under copy_to_user (not traced)
     assert {e[2] for e in events if e[1] == "access_ok"} == {1}
+
+
+def test_func_no_repeats_counts_repeated_calls(machine):
+    """function_no_repeats_trace_call(): a call like the last (same ip and parent) is
+    counted, not recorded; the next other call first writes the func_repeats record."""
+    sites = machine.sites
+    sites.set_function(0, frozenset({"read_zero", "do_exit"}))
+    sites.set_no_repeats(0, True)
+    proc, _ = run(machine, ["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=20"])
+    recs = [r for r in records(machine) if r[5] == proc.pid and r[2] in (TRACE_FN, TRACE_FUNC_REPEATS)]
+    assert [(r[2], sym(machine, struct.unpack_from("<Q", r[6], 8)[0])) for r in recs] == [
+        (TRACE_FN, "read_zero"), (TRACE_FUNC_REPEATS, "read_zero"), (TRACE_FN, "do_exit")]
+    first, repeats, exit_ = recs
+    assert len(repeats[6]) == 32 and repeats[6][16:24] == first[6][16:24]      # the same parent
+    count, top, bottom = struct.unpack_from("<HHI", repeats[6], 24)
+    last_call = repeats[1] - (top << 32 | bottom)
+    assert count == 19 and first[1] < last_call < repeats[1] < exit_[1]
+    assert repeats[3:5] == exit_[3:5]       # the context of the call that ended the run
+    sites.set_no_repeats(0, False)
+    proc, _ = run(machine, ["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=5"])
+    recs = [r for r in records(machine) if r[5] == proc.pid]
+    assert [r[2] for r in recs] == [TRACE_FN] * 6
 
 
 def test_max_graph_depth(machine):

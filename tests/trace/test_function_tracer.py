@@ -87,9 +87,11 @@ def test_tracer_options(sites):
     with pytest.raises(OSError):
         opts.write_trace_options(b"func_stack_trace")     # not the current tracer's option
     ta.write_current_tracer(b"function")
-    assert opts.read_trace_options().endswith(b"nofunc_stack_trace\n")
+    assert opts.read_trace_options().endswith(b"nofunc_stack_trace\nnofunc-no-repeats\n")
     opts.write_trace_options(b"func_stack_trace")
     assert sites.stack_trace == {0: True}
+    opts.write_trace_options(b"func-no-repeats")
+    assert opts.read_trace_options().endswith(b"func_stack_trace\nfunc-no-repeats\n") and sites.no_repeats == {0: True}
     ta.write_current_tracer(b"function_graph")
     assert opts.read_trace_options().endswith(
         b"nofuncgraph-overrun\nfuncgraph-cpu\nfuncgraph-overhead\nnofuncgraph-proc\nfuncgraph-duration\n"

@@ -141,6 +141,7 @@ class FunctionTracing:
         if top_level:
             ftrace._graph_users.append(self._apply)
         options.watch("func_stack_trace", lambda on: sites.set_stack_trace(slot, on))
+        options.watch("func-no-repeats", lambda on: sites.set_no_repeats(slot, on))
         if guest is not None:  # the guest follows forks into the lists above
             options.watch("function-fork", lambda on: guest.pid_lists.set_function_fork(slot, on))
 
@@ -172,6 +173,8 @@ class FunctionTracing:
         self.pids.clear()
         self.notrace_pids.clear()
         self._sites.set_stack_trace(self.slot, False)
+        self._sites.set_no_repeats(self.slot, False)
+        self._sites.clear_repeats(self.slot)
 
     def traced(self) -> frozenset[str]:
         """The functions the tracers hook: the filter (all when empty; none when it holds only

@@ -21,7 +21,7 @@ from .cpumask import format_cpumask, parse_cpumask
 from .error_log import ErrorLog
 from .event_control import EventControl
 from .events import TRACE_PRINT, EventRegistry
-from .ftrace_records import SymFlags
+from .ftrace_records import TRACE_FUNC_REPEATS, SymFlags, repeats_line
 from .function_tracer import FunctionTracing
 from .kstrtox import kstrtoul_from_user, strstrip
 from .options import TraceOptions
@@ -446,6 +446,9 @@ class TraceArray:
 
         def body(event, entry: Entry) -> bytes:
             payload = entry.payload
+            if event.id == TRACE_FUNC_REPEATS:
+                # the one text that depends on the record's time stamp too: never kept
+                return repeats_line(payload, entry.ts, in_ns, symbolize, sym_flags)
             known = texts.get(event.id)
             if known is None or known[0] is not event:   # a dynamic event's id may be reused
                 known = texts[event.id] = (event, {})

@@ -18,7 +18,7 @@ class Tracer:
 
 
 NOP = Tracer("nop")
-FUNCTION = Tracer("function", options=(("func_stack_trace", False),))
+FUNCTION = Tracer("function", options=(("func_stack_trace", False), ("func-no-repeats", False)))
 FUNCTION_GRAPH = Tracer("function_graph", allow_instances=False, options=(
     ("funcgraph-overrun", False), ("funcgraph-cpu", True), ("funcgraph-overhead", True),
     ("funcgraph-proc", False), ("funcgraph-duration", True), ("funcgraph-abstime", False),
