@@ -227,12 +227,11 @@ static notrace unsigned long graph_ret_addr(struct task_struct *t, int *idx, uns
 }
 
 /*
- * __ftrace_trace_stack() for func_stack_trace: the return addresses of the
- * traced context, as Linux's unwinder reports them past the trampoline: the
- * site's call (function+5), the function's caller, then the frame-pointer
- * chain (the trace machinery's own frames are never in it: the walk starts
- * from the saved registers).  Linux's first frame, the return address inside
- * its dynamic trampoline, has no counterpart here.
+ * __ftrace_trace_stack() for func_stack_trace: the return addresses as
+ * Linux's unwinder reports them past the tracer's own frames: the one into
+ * the trampoline (its call of the dispatcher, just below regs), the site's
+ * call (function+5), the function's caller, then the frame-pointer chain of
+ * the traced context (the walk starts from the saved registers).
  */
 static notrace void trace_stack(struct task_struct *t, u32 slots, struct pt_regs *regs,
 				unsigned long flags)
@@ -243,6 +242,7 @@ static notrace void trace_stack(struct task_struct *t, u32 slots, struct pt_regs
 	int n = 0, idx = t->curr_ret_stack;
 	struct stack_entry *e;
 
+	calls[n++] = ((unsigned long *)regs)[-1];
 	calls[n++] = regs->ip + MCOUNT_INSN_SIZE;
 	calls[n++] = graph_ret_addr(t, &idx, *(unsigned long *)regs->sp);
 	while (n < FTRACE_STACK_MAX && bp >= lo && bp + 16 <= hi && !(bp & 7)) {
