@@ -140,8 +140,12 @@ class FunctionTracing:
         self.graph = ftrace.graph if top_level else None
         if top_level:
             ftrace._graph_users.append(self._apply)
-        options.watch("func_stack_trace", lambda on: sites.set_stack_trace(slot, on))
-        options.watch("func-no-repeats", lambda on: sites.set_no_repeats(slot, on))
+        # The function tracer's options are shared by all arrays (one struct tracer_flags):
+        # as func_set_flag(), a change through this array takes effect in it while it runs the
+        # function tracer; any array takes them as they are when it starts the tracer.
+        self._options = options
+        options.watch("func_stack_trace", lambda on: self._function_option(sites.set_stack_trace, on))
+        options.watch("func-no-repeats", lambda on: self._function_option(sites.set_no_repeats, on))
         if guest is not None:  # the guest follows forks into the lists above
             options.watch("function-fork", lambda on: guest.pid_lists.set_function_fork(slot, on))
 
@@ -160,9 +164,17 @@ class FunctionTracing:
             self._sites.set_function(self.slot, None)
             self._set_graph(None)
             self._tracer = new
+            if new == "function":   # function_trace_init(): the options as they are now
+                self._sites.set_stack_trace(self.slot, self._options["func_stack_trace"])
+                self._sites.set_no_repeats(self.slot, self._options["func-no-repeats"])
             self._apply()
             if self._guest is not None:
                 self._guest.record_cmdlines(self, new is not None)
+
+    def _function_option(self, apply, on: bool) -> None:
+        with self._lock:
+            if self._tracer == "function":
+                apply(self.slot, on)
 
     def release(self) -> None:
         """The trace array goes away: nothing of its slot stays in the kernel (the next array

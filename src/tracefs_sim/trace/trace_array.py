@@ -89,7 +89,7 @@ class TraceArray:
         self.tracer = NOP
         self.top_level = slot == 0
         self.options = TraceOptions(tuple(option for tracer in self.tracers.usable(self.top_level)
-                                          for option in tracer.options))
+                                          for option in tracer.options), self.tracers.flags)
         self.functions = None
         if ftrace is not None:
             self.functions = FunctionTracing(ftrace, slot, self.options, top_level=self.top_level, guest=guest)

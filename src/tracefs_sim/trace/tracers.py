@@ -30,6 +30,9 @@ class TracerRegistry:
         # Linux links new tracers at the head of its list, so available_tracers shows the
         # most recently registered first and nop (registered first) last.
         self._tracers = tuple(reversed(tracers))
+        # The tracers' option values (each tracer's struct tracer_flags): one set for every
+        # trace array, as in Linux.
+        self.flags: dict[str, bool] = {name: default for t in tracers for name, default in t.options}
 
     def get(self, name: str, top_level: bool = True) -> Tracer | None:
         for tracer in self.usable(top_level):
