@@ -223,3 +223,11 @@ def test_the_function_tracers_options_are_one_for_all_arrays(sites):
     assert foo.options.read_option("func-no-repeats") == b"1\n"
     assert sites.no_repeats == {0: True, 1: False}                      # foo runs as it started
 
+
+def test_funcgraph_irqs_off_stops_recording_interrupts(sites):
+    # func_graph_set_flag(): ftrace_graph_skip_irqs, whatever the current tracer
+    ta = make_array(sites)
+    ta.options.write_option("funcgraph-irqs", b"0\n")
+    assert sites.graph_irqs is False
+    ta.options.write_option("funcgraph-irqs", b"1\n")
+    assert sites.graph_irqs is True

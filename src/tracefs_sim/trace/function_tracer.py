@@ -146,6 +146,8 @@ class FunctionTracing:
         self._options = options
         options.watch("func_stack_trace", lambda on: self._function_option(sites.set_stack_trace, on))
         options.watch("func-no-repeats", lambda on: self._function_option(sites.set_no_repeats, on))
+        if top_level:   # func_graph_set_flag(): ftrace_graph_skip_irqs, global
+            options.watch("funcgraph-irqs", sites.set_graph_irqs)
         if guest is not None:  # the guest follows forks into the lists above
             options.watch("function-fork", lambda on: guest.pid_lists.set_function_fork(slot, on))
 
