@@ -389,6 +389,8 @@ class FakeFtraceSites:
         self.max_graph_depth = 0
         self.pids: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
         self.stack_trace: dict[int, bool] = {}
+        self.no_repeats: dict[int, bool] = {}
+        self.graph_irqs = True
         self.probes: list = []
         self.calls: list[tuple] = []
 
@@ -421,6 +423,15 @@ class FakeFtraceSites:
 
     def set_stack_trace(self, slot: int, on: bool) -> None:
         self.stack_trace[slot] = on
+
+    def set_graph_irqs(self, on: bool) -> None:
+        self.graph_irqs = on
+
+    def set_no_repeats(self, slot: int, on: bool) -> None:
+        self.no_repeats[slot] = on
+
+    def clear_repeats(self, slot: int) -> None:
+        self.calls.append(("clear_repeats", slot))
 
     def set_kprobe(self, name: str, on: bool) -> None:
         raise NotImplementedError

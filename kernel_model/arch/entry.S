@@ -53,17 +53,28 @@ entry_SYSCALL_64:
 	pushq	%r11			/* pt_regs->flags */
 	pushq	$0x33			/* pt_regs->cs */
 	pushq	%rcx			/* pt_regs->ip */
+	.globl entry_SYSCALL_64_after_hwframe
+entry_SYSCALL_64_after_hwframe:		/* as Linux's: the hardware frame is complete */
 	pushq	%rax			/* pt_regs->orig_ax */
 	PUSH_REGS
 	movq	%rsp, %rdi
 	movslq	%eax, %rsi
 	call	do_syscall_64
+	/*
+	 * Linux checks here whether SYSRET can return to user mode, so the call's return
+	 * address lies inside entry_SYSCALL_64_after_hwframe (a stack trace's last kernel
+	 * frame); this kernel always returns with iretq.
+	 */
+	jmp	restore_regs_and_return_to_usermode
+	.size entry_SYSCALL_64, .-entry_SYSCALL_64
+
 	.globl restore_regs_and_return_to_usermode
+	.type restore_regs_and_return_to_usermode, @function
 restore_regs_and_return_to_usermode:
 	POP_REGS
 	addq	$8, %rsp		/* orig_ax */
 	iretq
-	.size entry_SYSCALL_64, .-entry_SYSCALL_64
+	.size restore_regs_and_return_to_usermode, .-restore_regs_and_return_to_usermode
 
 /* Host-injected vectors: the machine pushed ss, rsp, rflags, cs, rip. */
 	.macro IDTENTRY_SYSVEC name handler

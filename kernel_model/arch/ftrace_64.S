@@ -69,7 +69,10 @@
 	ret
 	.endm
 
-	.text
+	/* Linux gives the function tracer's ops a copy of ftrace_caller in memory of its own
+	 * (arch_ftrace_update_trampoline()), which kallsyms cannot name: a stack trace's first
+	 * frame is a bare address inside it.  This one is linked past _etext for the same. */
+	.section .ftrace.tramp, "ax"
 	.globl ftrace_caller
 	.type ftrace_caller, @function
 ftrace_caller:
@@ -89,6 +92,7 @@ ftrace_caller:
 	RESTORE_ARGS_AND_RETURN
 	.size ftrace_caller, .-ftrace_caller
 
+	.text
 	.globl ftrace_regs_caller
 	.type ftrace_regs_caller, @function
 ftrace_regs_caller:

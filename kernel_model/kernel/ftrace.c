@@ -61,7 +61,18 @@ struct stack_entry {
 	unsigned long caller[];
 };
 
+/* func_repeats: the calls func-no-repeats left out since the record of ip <- parent_ip */
+struct func_repeats_entry {
+	struct trace_entry ent;
+	unsigned long ip;
+	unsigned long parent_ip;
+	u16 count;
+	u16 top_delta_ts;	/* the time from the last of them to this record: top 16 bits of 48 */
+	u32 bottom_delta_ts;
+};
+
 _Static_assert(sizeof(struct ftrace_entry) == 24, "function record");
+_Static_assert(sizeof(struct func_repeats_entry) == 32, "func_repeats record");
 _Static_assert(sizeof(struct ftrace_graph_ent_entry) == 20, "funcgraph_entry record");
 _Static_assert(sizeof(struct ftrace_graph_ret_entry) == 40, "funcgraph_exit record");
 _Static_assert(offsetof(struct stack_entry, caller) == 16, "kernel_stack record");
@@ -144,6 +155,69 @@ static __always_inline void trace_function(struct percpu *pc, struct task_struct
 	trace_event_commit_inline(e, sizeof(*e), &w);
 }
 
+/*
+ * func-no-repeats (struct trace_func_repeats): per trace-array slot and cpu,
+ * the last call recorded and how many identical ones followed it unrecorded.
+ * Kept while the slot lives, as Linux keeps its per-cpu copy for the array's
+ * lifetime; the host clears a slot's when it gives the slot to a new array.
+ */
+struct func_repeats_state {
+	unsigned long ip;
+	unsigned long parent_ip;
+	u64 ts_last_call;
+	u32 count;
+};
+
+struct func_repeats_state ftrace_repeats[TRACE_SLOTS][NR_CPUS];
+
+/*
+ * function_no_repeats_trace_call() for the slots `repeats` of those `fn`
+ * record this call in: a call that repeats the slot's last one (same ip and
+ * parent, fewer than U16_MAX so far) is counted and not recorded; any other
+ * first writes the func_repeats record of the count (trace_last_func_repeats())
+ * and becomes the last.  Returns the slots that record the call.
+ */
+static notrace u32 func_repeats(struct percpu *pc, struct task_struct *t, u32 fn, u32 repeats, unsigned long ip,
+				unsigned long parent_ip, unsigned long flags)
+{
+	int cpu = pc->h.cpu;
+
+	repeats &= trace_control.cpu_slots[cpu];	/* a cpu out of tracing_cpumask: data->disabled */
+	while (repeats) {
+		int s = __builtin_ctz(repeats);
+		struct func_repeats_state *last = &ftrace_repeats[s][cpu];
+
+		repeats &= repeats - 1;
+		if (last->ip == ip && last->parent_ip == parent_ip && last->count < 0xffff) {
+			last->ts_last_call = trace_clock_read(pc);
+			last->count++;
+			fn &= ~(1U << s);
+			continue;
+		}
+		if (last->count) {
+			u32 slot = 1U << s & trace_control.recording;
+			u64 ts = trace_clock_read(pc);
+			struct func_repeats_entry *e = slot ? trace_event_buffer_reserve_slots(slot, sizeof(*e), ts) : NULL;
+
+			if (e) {
+				u64 delta = ts - last->ts_last_call;
+
+				trace_entry_fill(pc, &e->ent, TRACE_FUNC_REPEATS, flags, t->pid);
+				e->ip = last->ip;
+				e->parent_ip = last->parent_ip;
+				e->count = last->count;
+				e->top_delta_ts = delta >> 32;
+				e->bottom_delta_ts = delta;
+				trace_event_commit(e, sizeof(*e));
+			}
+			last->count = 0;
+		}
+		last->ip = ip;
+		last->parent_ip = parent_ip;
+	}
+	return fn;
+}
+
 /* A return address that is return_to_handler stands for the one saved in ret_stack. */
 static notrace unsigned long graph_ret_addr(struct task_struct *t, int *idx, unsigned long ret)
 {
@@ -153,10 +227,11 @@ static notrace unsigned long graph_ret_addr(struct task_struct *t, int *idx, uns
 }
 
 /*
- * __ftrace_trace_stack() for func_stack_trace: the traced function, its
- * caller, then the frame-pointer chain of the traced context (the trace
- * machinery's own frames are never in it: the walk starts from the saved
- * registers).
+ * __ftrace_trace_stack() for func_stack_trace: the return addresses as
+ * Linux's unwinder reports them past the tracer's own frames: the one into
+ * the trampoline (its call of the dispatcher, just below regs), the site's
+ * call (function+5), the function's caller, then the frame-pointer chain of
+ * the traced context (the walk starts from the saved registers).
  */
 static notrace void trace_stack(struct task_struct *t, u32 slots, struct pt_regs *regs,
 				unsigned long flags)
@@ -167,7 +242,8 @@ static notrace void trace_stack(struct task_struct *t, u32 slots, struct pt_regs
 	int n = 0, idx = t->curr_ret_stack;
 	struct stack_entry *e;
 
-	calls[n++] = regs->ip;
+	calls[n++] = ((unsigned long *)regs)[-1];
+	calls[n++] = regs->ip + MCOUNT_INSN_SIZE;
 	calls[n++] = graph_ret_addr(t, &idx, *(unsigned long *)regs->sp);
 	while (n < FTRACE_STACK_MAX && bp >= lo && bp + 16 <= hi && !(bp & 7)) {
 		unsigned long ret = graph_ret_addr(t, &idx, ((unsigned long *)bp)[1]);
@@ -355,6 +431,8 @@ static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ft
 		fn = (fn & ~filtered) | ftrace_pid_slots(fn & filtered, t->pid);
 		graph = (graph & ~filtered) | ftrace_pid_slots(graph & filtered, t->pid);
 	}
+	if (unlikely(fn & READ_ONCE(ftrace_control.no_repeats)))
+		fn = func_repeats(this_cpu(), t, fn, fn & READ_ONCE(ftrace_control.no_repeats), ip, parent_ip, regs->flags);
 	if (fn) {
 		u32 stack = fn & READ_ONCE(ftrace_control.stack_trace) & trace_control.recording;
 

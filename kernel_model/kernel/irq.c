@@ -2,13 +2,13 @@
 #include "../include/kernel.h"
 #include "../include/trace/ring.h"
 
-void irq_enter(void)
+noinline void irq_enter(void)
 {
 	preempt_count_add(HARDIRQ_OFFSET);
 	this_cpu()->stat_irqs++;
 }
 
-void irq_exit(void)
+noinline void irq_exit(void)
 {
 	struct percpu *pc = this_cpu();
 

@@ -8,7 +8,7 @@ struct task_struct *kthreadd_task;
 static struct task_struct *rcu_gp_task;
 
 /* ---- softirqs ---- */
-void raise_softirq(int nr)
+noinline void raise_softirq(int nr)
 {
 	__atomic_or_fetch(&this_cpu()->softirq_pending, 1UL << nr, __ATOMIC_RELAXED);
 }

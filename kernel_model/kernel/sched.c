@@ -318,7 +318,7 @@ static notrace void do_idle(void)
 	schedule_idle();
 }
 
-void schedule_idle(void)
+noinline void schedule_idle(void)
 {
 	__schedule(false);
 }

@@ -103,7 +103,7 @@ static noinline bool schedule_hrtimeout_abs(u64 expires)
 	return expired;
 }
 
-int schedule_hrtimeout_range_clock(u64 *expires, u64 delta, int mode, int clock_id)
+noinline int schedule_hrtimeout_range_clock(u64 *expires, u64 delta, int mode, int clock_id)
 {
 	if (!expires) {
 		schedule();
@@ -137,7 +137,7 @@ static noinline long do_nanosleep(u64 expires)
 	return 0;
 }
 
-long hrtimer_nanosleep(u64 ns, int mode, int clockid)
+noinline long hrtimer_nanosleep(u64 ns, int mode, int clockid)
 {
 	return do_nanosleep(ktime_get() + ns);
 }

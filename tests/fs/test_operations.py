@@ -115,7 +115,7 @@ def test_events_tree(setup):
         "enable": 0o640, "filter": 0o640, "format": 0o440, "id": 0o440, "trigger": 0o640}
     # ftrace's own records: no enable or filter anywhere (Linux: events/ftrace/enable is ENOENT)
     assert set(setup.tree.walk("events/ftrace").children) == {"print", "function", "funcgraph_entry", "funcgraph_exit",
-                                                               "kernel_stack"}
+                                                               "kernel_stack", "func_repeats"}
     assert set(setup.tree.walk("events/ftrace/print").children) == {"format", "id", "trigger"}
     assert set(setup.tree.walk("events/sched").children) >= {"enable", "filter"}
     fmt = read_file(setup.ops, "events/sched/sched_switch/format").decode()
@@ -126,7 +126,7 @@ def test_events_tree(setup):
 
 def test_unknown_paths_are_enoent(setup):
     ops = setup.ops
-    for path in ("nosuchfile", "snapshot", "trace_marker_raw", "options/annotate", "options/function-trace",
+    for path in ("nosuchfile", "snapshot", "trace_marker_raw", "options/annotate", "options/stacktrace",
                  "events/sched/nosuch", "events/ftrace/enable", "events/sched/sched_switch/hist",
                  "per_cpu/cpu0/snapshot", "per_cpu/cpu0/snapshot_raw"):
         parent, _, name = path.rpartition("/")

@@ -42,7 +42,7 @@ WELL_FORMED = {
     "saved_cmdlines_size": re.compile(rb"\d+\n"),
     "set_event_pid": re.compile(rb"(\d+\n)*"),
     "set_event_notrace_pid": re.compile(rb"(\d+\n)*"),
-    "trace_options": re.compile(rb"((no)?[a-z_-]+\n){19}"),
+    "trace_options": re.compile(rb"((no)?[a-z_-]+\n){21}"),
     "trigger": re.compile(rb"# Available triggers:\n#\n"),
     # a command may hold any byte, newlines included
     "error_log": re.compile(rb"(\[ *\d+\.\d{6}\] event filter parse error: error: .*\n  Command: .*\n *\^\n)*", re.S),

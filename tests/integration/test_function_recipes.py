@@ -97,3 +97,82 @@ def test_filter_files_through_the_mount(mounted):
     assert run("mkdir instances/foo; cat instances/foo/available_tracers; ls instances/foo | grep ftrace;"
                " rmdir instances/foo").stdout == ("function nop\nset_ftrace_filter\nset_ftrace_notrace\n"
                                                   "set_ftrace_notrace_pid\nset_ftrace_pid\n")
+
+
+def test_filter_files_parse_a_token_per_write_and_change_at_close(mounted):
+    """What a C writer and the shell see, as Linux 6.1 answered them: one token per write(),
+    a token split over writes, the working copy becoming the filter when the file is closed
+    (another reader sees the old one until then; a failed `echo nosuch >` leaves it empty),
+    `:mod:` entries kept for a module not loaded, the graph files' stricter `!`."""
+    def run(script):
+        return sh(mounted, script)
+
+    path = os.path.join(mounted, "set_ftrace_filter")
+    fd = os.open(path, os.O_WRONLY | os.O_TRUNC)
+    try:
+        assert os.write(fd, b"vfs_read ksys_read\n") == 9            # vfs_read, and its newline's space
+        assert os.write(fd, b"vfs_") == 4 and os.write(fd, b"write\n") == 6
+        assert run("cat set_ftrace_filter").stdout == "#### all functions enabled ####\n"
+    finally:
+        os.close(fd)
+    assert run("cat set_ftrace_filter").stdout == "vfs_read\nvfs_write\n"
+    fd = os.open(path, os.O_RDWR)
+    try:
+        assert os.write(fd, b"ksys_read") == 9                       # unfinished: applied at close
+        assert os.pread(fd, 4096, 0) == b"vfs_read\nvfs_write\n"
+    finally:
+        os.close(fd)
+    assert run("cat set_ftrace_filter").stdout.splitlines() == ["vfs_read", "vfs_write", "ksys_read"]
+    bad = run("echo nosuch > set_ftrace_filter; cat set_ftrace_filter")
+    assert "Invalid argument" in bad.stderr and bad.stdout == "#### all functions enabled ####\n"
+    assert run("echo 'vfs\\_read' > set_ftrace_filter; cat set_ftrace_filter").stdout == "vfs_read\n"
+    assert run("printf ksys_read >> set_ftrace_filter; cat set_ftrace_filter").stdout == "vfs_read\nksys_read\n"
+    # :mod: with no module loaded: kept, listed, and the filter then traces nothing
+    assert run("echo ':mod:nosuch' > set_ftrace_filter; echo 'vfs_read:mod:nosuch' >> set_ftrace_filter;"
+               " cat set_ftrace_filter").stdout == "vfs_read:mod:nosuch\n:mod:nosuch\n"
+    assert run("echo function > current_tracer; cat enabled_functions; echo nop > current_tracer").stdout == ""
+    assert run("echo '!*:mod:nosuch' >> set_ftrace_filter; cat set_ftrace_filter").stdout == (
+        "#### all functions enabled ####\n")
+    assert run("echo '!:mod:nosuch' >> set_ftrace_filter").returncode == 1
+    # set_graph_function: `!` of a function it does not hold fails
+    assert run("echo 'vfs_read ksys_read' > set_graph_function").returncode == 0
+    assert run("echo '!vfs_write' >> set_graph_function").returncode == 1
+    assert sorted(run("cat set_graph_function").stdout.splitlines()) == ["ksys_read", "vfs_read"]
+    assert run("echo nosuch > set_graph_function; cat set_graph_function").stdout == (
+        "#### all functions enabled ####\n")
+
+
+FUNC_NO_REPEATS = """\
+cd /sys/kernel/tracing
+echo 'read_zero do_exit' > set_ftrace_filter
+echo 1 > options/func-no-repeats
+echo function > current_tracer
+grep func-no-repeats trace_options
+tracefs-sim exec dd if=/dev/zero of=/dev/null bs=1 count=20 2>/dev/null
+echo 0 > tracing_on
+echo '== trace'
+grep ' dd-' trace
+echo '== format'
+cat events/ftrace/func_repeats/format
+"""
+
+
+def test_func_no_repeats_through_a_session(tmp_path):
+    """options/func-no-repeats as Linux 6.1 prints it: dd's 20 reads of /dev/zero are one
+    read_zero line, then `(repeats: 19, last_ts: ...)` when do_exit comes."""
+    script = tmp_path / "repeats.sh"
+    script.write_text(FUNC_NO_REPEATS)
+    result = tracefs_sim("run", str(script), timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "func-no-repeats"
+    trace = lines[lines.index("== trace") + 1:lines.index("== format")]
+    assert len(trace) == 3, trace
+    assert re.match(CONTEXT + r"read_zero <-vfs_read$", trace[0]), trace
+    match = re.match(CONTEXT + r"read_zero <-vfs_read \(repeats: 19, last_ts: +"
+                     r"(\d+\.\d{6})\)$", trace[1])
+    assert match, trace
+    stamps = [float(re.search(r"(\d+\.\d{6}): ", line).group(1)) for line in trace]
+    assert stamps[0] <= float(match.group(1)) <= stamps[1] <= stamps[2]
+    assert re.match(CONTEXT + r"do_exit <-__x64_sys_exit_group$", trace[2]), trace
+    assert "\tfield:u16 count;\toffset:24;\tsize:2;\tsigned:0;" in lines

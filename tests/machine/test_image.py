@@ -53,6 +53,25 @@ def test_symbolize(image):
     assert image.symbolize(0x1000) is None
 
 
+def test_kallsyms_lookup_counts_sizes_to_the_next_symbol(image):
+    """As Linux's kallsyms (vfs_read+0x0/0x310 there): a function's size runs up to the next
+    symbol, over the padding its ELF size leaves out, and an address in that padding is still
+    the function's."""
+    padded = next(s for s in image.symbols if s.name.startswith("vfs_") and (s.addr + s.size) % 16)
+    following = min(s.addr for s in image.symbols if s.addr > padded.addr)
+    assert following > padded.addr + padded.size
+    assert image.kallsyms_lookup(padded.addr) == (padded, 0, following - padded.addr)
+    assert image.kallsyms_lookup(padded.addr + padded.size) == (padded, padded.size, following - padded.addr)
+    label = image.lookup("entry_SYSCALL_64_after_hwframe")   # an asm label: up to the next one
+    assert image.kallsyms_lookup(label.addr)[2] == image.addr("restore_regs_and_return_to_usermode") - label.addr
+    start, _ = image.text_range
+    assert image.kallsyms_lookup(start - 1) is None
+    # the function tracers' trampoline is named by no lookup, as Linux's dynamic copies
+    tramp = image.lookup("ftrace_caller")
+    assert image.kallsyms_lookup(tramp.addr) is None and image.kallsyms_lookup(tramp.addr + 0x10) is None
+    assert image.kallsyms_lookup(image.addr("ftrace_regs_caller"))[0].name == "ftrace_regs_caller"
+
+
 @pytest.mark.parametrize("chain", [
     ["entry_SYSCALL_64", "do_syscall_64", "__x64_sys_read", "ksys_read", "vfs_read", "rw_verify_area"],
     ["__x64_sys_write", "ksys_write", "vfs_write"],

@@ -9,7 +9,7 @@ from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import FtraceSites
 from tracefs_sim.trace.rb_page import decode_page
 
-TRACE_FN, TRACE_STACK, TRACE_GRAPH_RET, TRACE_GRAPH_ENT = 1, 4, 10, 11
+TRACE_FN, TRACE_STACK, TRACE_GRAPH_RET, TRACE_GRAPH_ENT, TRACE_FUNC_REPEATS = 1, 4, 10, 11, 19
 FLAG_IRQS_OFF, FLAG_HARDIRQ = 0x01, 0x08
 NONE = frozenset()
 
@@ -148,6 +148,28 @@ def test_graph_notrace_drops_function_and_children(machine):
     assert {e[2] for e in events if e[1] == "access_ok"} == {1}
 
 
+def test_func_no_repeats_counts_repeated_calls(machine):
+    """function_no_repeats_trace_call(): a call like the last (same ip and parent) is
+    counted, not recorded; the next other call first writes the func_repeats record."""
+    sites = machine.sites
+    sites.set_function(0, frozenset({"read_zero", "do_exit"}))
+    sites.set_no_repeats(0, True)
+    proc, _ = run(machine, ["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=20"])
+    recs = [r for r in records(machine) if r[5] == proc.pid and r[2] in (TRACE_FN, TRACE_FUNC_REPEATS)]
+    assert [(r[2], sym(machine, struct.unpack_from("<Q", r[6], 8)[0])) for r in recs] == [
+        (TRACE_FN, "read_zero"), (TRACE_FUNC_REPEATS, "read_zero"), (TRACE_FN, "do_exit")]
+    first, repeats, exit_ = recs
+    assert len(repeats[6]) == 32 and repeats[6][16:24] == first[6][16:24]      # the same parent
+    count, top, bottom = struct.unpack_from("<HHI", repeats[6], 24)
+    last_call = repeats[1] - (top << 32 | bottom)
+    assert count == 19 and first[1] < last_call < repeats[1] < exit_[1]
+    assert repeats[3:5] == exit_[3:5]       # the context of the call that ended the run
+    sites.set_no_repeats(0, False)
+    proc, _ = run(machine, ["dd", "if=/dev/zero", "of=/dev/null", "bs=1", "count=5"])
+    recs = [r for r in records(machine) if r[5] == proc.pid]
+    assert [r[2] for r in recs] == [TRACE_FN] * 6
+
+
 def test_max_graph_depth(machine):
     sites = machine.sites
     sites.set_graph(0, frozenset(sites.functions), graph_functions=NONE, graph_notrace=NONE)
@@ -190,9 +212,17 @@ def test_func_stack_trace(machine):
     size = struct.unpack_from("<i", payload, 8)[0]
     assert len(payload) == 16 + 8 * size  # the record holds `size` callers
     addrs = struct.unpack_from(f"<{size}Q", payload, 16)
-    assert [sym(machine, a) for a in addrs[:4]] == ["vfs_read", "ksys_read", "__x64_sys_read", "do_syscall_64"]
-    # entry_SYSCALL_64's `call do_syscall_64` returns to the exit path's label; then user frames: stop
-    assert addrs[4:] == (machine.image.addr("restore_regs_and_return_to_usermode"),)
+    # as Linux's unwinder reports them: the return into the trampoline (past _etext, which
+    # kallsyms does not know), the return of the site's call, then the callers
+    caller = machine.image.lookup("ftrace_caller")
+    start, end = machine.image.text_range
+    assert caller.addr < addrs[0] <= caller.addr + caller.size and not start <= addrs[0] < end
+    assert machine.image.kallsyms_lookup(addrs[0]) is None
+    assert [sym(machine, a) for a in addrs[1:5]] == ["vfs_read", "ksys_read", "__x64_sys_read", "do_syscall_64"]
+    assert addrs[1] == machine.image.mcount_sites["vfs_read"] + 5
+    # entry_SYSCALL_64's `call do_syscall_64` returns inside entry_SYSCALL_64_after_hwframe, as in
+    # Linux; then user frames: stop
+    assert [sym(machine, a) for a in addrs[5:]] == ["entry_SYSCALL_64_after_hwframe"]
     sites.set_stack_trace(0, False)
     run(machine, ["cat", "/etc/passwd"])
     assert TRACE_STACK not in {r[2] for r in records(machine)}
@@ -307,7 +337,9 @@ def test_funcgraph_irqs_off_skips_interrupt_handlers(machine):
     recs = records(machine)
     funcs = {e[1] for evs in graph_events(machine, recs).values() for e in evs}
     assert "hrtimer_interrupt" not in funcs and "__x64_sys_getuid" in funcs
-    assert not [r for r in recs if r[3] & FLAG_HARDIRQ]
+    # nothing entered in an interrupt; irq_enter(), entered before it, returns inside it
+    in_irq = graph_events(machine, [r for r in recs if r[3] & FLAG_HARDIRQ])
+    assert {(e[0], e[1]) for evs in in_irq.values() for e in evs} <= {("exit", "irq_enter")}
     # a set_graph_function entered in an interrupt is still traced, with its children
     sites.set_graph(0, frozenset(sites.functions), graph_functions=frozenset({"hrtimer_interrupt"}),
                     graph_notrace=NONE)

@@ -24,7 +24,7 @@ def test_listed_where_linux_lists_them_whatever_the_tracer():
     ta = make_array()
     names = ta.options.read_trace_options().decode().split()
     assert names.index("noevent-fork") == names.index("markers") + 1
-    assert names.index("nofunction-fork") == names.index("hash-ptr") + 1
+    assert names.index("nofunction-fork") == names.index("hash-ptr") + 2   # after function-trace
     ta.write_current_tracer(b"function\n")
     assert "nofunction-fork" in ta.options.read_trace_options().decode().split()
     instance = make_array(slot=3)

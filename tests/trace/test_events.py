@@ -2,6 +2,7 @@ import pytest
 from fakes import EventDesc, FieldDesc, real_event_descs, real_format_sections
 
 from tracefs_sim.trace.events import FIRST_EVENT_ID, EventRegistry
+from tracefs_sim.trace.ftrace_records import FTRACE_RECORDS
 from tracefs_sim.trace.ring_buffer import entry_header_format, page_header_format
 
 REAL = real_format_sections()
@@ -20,6 +21,13 @@ def test_format_is_byte_exact_with_linux(desc):
     event = registry.get(desc.system, desc.name)
     # Ids are ours (registration order); everything else must be Linux 6.1's text.
     assert event.format_text() == _with_id(REAL[f"{desc.system}/{desc.name}"], event.id)
+
+
+@pytest.mark.parametrize("event_id", sorted(i for i, d in FTRACE_RECORDS.items() if f"ftrace/{d.name}" in REAL))
+def test_ftrace_record_formats_are_linuxs(event_id):
+    # ftrace's own records keep Linux's ids (enum trace_type) too
+    event = EventRegistry([]).by_id(event_id)
+    assert event.format_text() == REAL[f"ftrace/{event.name}"]
 
 
 def test_the_captured_set_covers_the_issue_events():

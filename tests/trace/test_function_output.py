@@ -9,8 +9,9 @@ import pytest
 from tests.fakes import FakeFtraceSites, FakeGuestTracing, real_event_descs
 from tracefs_sim.trace.clock import TraceClocks
 from tracefs_sim.trace.events import EventRegistry
-from tracefs_sim.trace.ftrace_records import (FN_RECORD, GRAPH_ENT_RECORD, GRAPH_RET_RECORD, STACK_HEAD,
-                                              TRACE_FN, TRACE_GRAPH_ENT, TRACE_GRAPH_RET, TRACE_STACK)
+from tracefs_sim.trace.ftrace_records import (FN_RECORD, FUNC_REPEATS_RECORD, GRAPH_ENT_RECORD, GRAPH_RET_RECORD,
+                                              STACK_HEAD, TRACE_FN, TRACE_FUNC_REPEATS, TRACE_GRAPH_ENT,
+                                              TRACE_GRAPH_RET, TRACE_STACK)
 from tracefs_sim.trace.function_tracer import FtraceGlobal
 from tracefs_sim.trace.graph_output import format_duration
 from tracefs_sim.trace.trace_array import TraceArray
@@ -88,6 +89,37 @@ def test_function_options_and_stack():
     ta.options.write_trace_options(b"sym-addr")
     assert ta.read_trace().decode().split("|\n")[-1].splitlines()[0].endswith(
         f": vfs_read+0x0/0x80 <{sym('vfs_read'):016x}> <-ksys_read+0x1f/0x80 <{sym('ksys_read') + 0x1f:016x}>")
+
+
+def test_func_repeats_lines_as_linux_prints_them():
+    # Linux 6.1, func-no-repeats on, `dd if=/dev/zero of=/dev/null bs=1 count=20` with the
+    # filter read_zero: the raw option gave the records' times and the repeats' delta
+    sym = Symbols()
+    ta = make_array(sym)
+    ta.write_current_tracer(b"function")
+    ta.cmdlines.save(107, b"dd")
+    ip, parent = sym("read_zero"), sym("vfs_read") + 0x25
+    ta.add_records(1, [
+        (2_341_055_715, FN_RECORD.pack(TRACE_FN, 0, 0, 107, ip, parent)),
+        (2_346_296_965, FUNC_REPEATS_RECORD.pack(TRACE_FUNC_REPEATS, 0, 0, 107, ip, parent, 19, 0, 4_936_844))])
+    lines = ta.read_trace().decode().splitlines()[-2:]
+    assert lines == ["              dd-107     [001] .....     2.341056: read_zero <-vfs_read",
+                     "              dd-107     [001] .....     2.346297: read_zero <-vfs_read (repeats: 19, last_ts:"
+                     "     2.341360)"]
+    ta.options.write_trace_options(b"noprint-parent")
+    assert ta.read_trace().decode().splitlines()[-1].endswith(": read_zero (repeats: 19, last_ts:     2.341360)")
+    ta.options.write_trace_options(b"print-parent")
+    ta.options.write_trace_options(b"sym-offset")
+    assert ta.read_trace().decode().splitlines()[-1].endswith(
+        ": read_zero+0x0/0x80 <-vfs_read+0x25/0x80 (repeats: 19, last_ts:     2.341360)")
+    ta.options.write_trace_options(b"nosym-offset")
+    ta.options.write_trace_options(b"raw")
+    assert ta.read_trace().decode().splitlines()[-1] == f"107 1 2346296965 {ip} {parent} 19 4936844"
+    ta.options.write_trace_options(b"noraw")
+    ta.write_trace_clock(b"counter")          # a counter clock prints its count, not seconds
+    ta.add_records(1, [(1 << 33, FUNC_REPEATS_RECORD.pack(TRACE_FUNC_REPEATS, 0, 0, 107, ip, parent, 3, 1, 200))])
+    assert ta.read_trace().decode().splitlines()[-1].endswith(
+        f"read_zero <-vfs_read (repeats: 3, last_ts: {(1 << 33) - (1 << 32 | 200):12d})")
 
 
 def graph_records_from(text: str, sym: Symbols, pid: int = 100):

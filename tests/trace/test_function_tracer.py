@@ -16,9 +16,10 @@ from tracefs_sim.trace.tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegis
 FUNCTIONS = ["ksys_read", "vfs_read", "vfs_write", "__do_sys_getuid", "rw_verify_area"]
 
 
-def make_array(sites, slot=0, ftrace=None):
+def make_array(sites, slot=0, ftrace=None, tracers=None):
     ftrace = ftrace or FtraceGlobal(sites, 0x1d0)
-    return TraceArray(2, TraceClocks(lambda: 1000), tracers=TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH)),
+    tracers = tracers or TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH))
+    return TraceArray(2, TraceClocks(lambda: 1000), tracers=tracers,
                       events=EventRegistry(real_event_descs()), guest=FakeGuestTracing(2), slot=slot,
                       ftrace=ftrace)
 
@@ -87,9 +88,11 @@ def test_tracer_options(sites):
     with pytest.raises(OSError):
         opts.write_trace_options(b"func_stack_trace")     # not the current tracer's option
     ta.write_current_tracer(b"function")
-    assert opts.read_trace_options().endswith(b"nofunc_stack_trace\n")
+    assert opts.read_trace_options().endswith(b"nofunc_stack_trace\nnofunc-no-repeats\n")
     opts.write_trace_options(b"func_stack_trace")
     assert sites.stack_trace == {0: True}
+    opts.write_trace_options(b"func-no-repeats")
+    assert opts.read_trace_options().endswith(b"func_stack_trace\nfunc-no-repeats\n") and sites.no_repeats == {0: True}
     ta.write_current_tracer(b"function_graph")
     assert opts.read_trace_options().endswith(
         b"nofuncgraph-overrun\nfuncgraph-cpu\nfuncgraph-overhead\nnofuncgraph-proc\nfuncgraph-duration\n"
@@ -196,3 +199,35 @@ def test_removed_instance_leaves_nothing_in_the_kernel(sites):
     instance.shutdown()
     assert sites.function_slots == {}
     assert sites.pids[2] == (frozenset(), frozenset()) and sites.stack_trace[2] is False
+
+
+def test_the_function_tracers_options_are_one_for_all_arrays(sites):
+    """Linux 6.1 keeps a tracer's options in its one struct tracer_flags: echo 1 >
+    instances/foo/options/func_stack_trace makes options/func_stack_trace read 1 too; the
+    change acts in the array it went through if that one runs the function tracer, and any
+    array takes the options as they are when it starts the tracer (func_set_flag(),
+    function_trace_init())."""
+    ftrace, tracers = FtraceGlobal(sites, 0x1d0), TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH))
+    top = make_array(sites, ftrace=ftrace, tracers=tracers)
+    foo = make_array(sites, slot=1, ftrace=ftrace, tracers=tracers)
+    top.write_current_tracer(b"function")
+    foo.options.write_option("func_stack_trace", b"1\n")
+    assert top.options.read_option("func_stack_trace") == b"1\n"
+    assert not sites.stack_trace.get(0) and not sites.stack_trace.get(1)   # foo is not running it
+    foo.write_current_tracer(b"function")
+    assert sites.stack_trace[1] and not sites.stack_trace.get(0)
+    top.write_current_tracer(b"nop")
+    top.write_current_tracer(b"function")                                # restarted: takes it
+    assert sites.stack_trace[0]
+    top.options.write_option("func-no-repeats", b"1\n")
+    assert foo.options.read_option("func-no-repeats") == b"1\n"
+    assert sites.no_repeats == {0: True, 1: False}                      # foo runs as it started
+
+
+def test_funcgraph_irqs_off_stops_recording_interrupts(sites):
+    # func_graph_set_flag(): ftrace_graph_skip_irqs, whatever the current tracer
+    ta = make_array(sites)
+    ta.options.write_option("funcgraph-irqs", b"0\n")
+    assert sites.graph_irqs is False
+    ta.options.write_option("funcgraph-irqs", b"1\n")
+    assert sites.graph_irqs is True

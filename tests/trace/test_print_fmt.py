@@ -130,6 +130,11 @@ def test_ftrace_formats():
     assert fmt("ftrace/print", {"ip": 0xFFFFFFFF81300000, "buf": b"hello\n\0\0"}, symbolize=KSYMS) == (
         "0xffffffff81300000: hello\n"
     )
+    # (REC)->field, and a shift wider than the field it starts from
+    rec = {"ip": 0xFFFFFFFF81200004, "parent_ip": 0xFFFFFFFF81200230, "count": 19, "top_delta_ts": 1,
+           "bottom_delta_ts": 4936844}
+    assert fmt("ftrace/func_repeats", rec, symbolize=KSYMS) == (
+        f" vfs_read <-ksys_read\t(repeats:19  delta: -{1 << 32 | 4936844})")
 
 
 def test_syscall_formats():

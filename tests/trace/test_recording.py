@@ -304,11 +304,14 @@ def test_trace_options_and_option_files(sim):
     assert opts.read_trace_options().decode().split() == [
         "print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "nohex", "nobin", "context-info",
         "nolatency-format", "record-cmd", "norecord-tgid", "overwrite", "nodisable_on_free", "irq-info", "markers",
-        "noevent-fork", "nopause-on-trace", "hash-ptr", "nofunction-fork"]
-    for bad in (b"nosuch\n", b"annotate\n", b"function-trace\n", b"\n"):
+        "noevent-fork", "nopause-on-trace", "hash-ptr", "function-trace", "nofunction-fork", "nodisplay-graph"]
+    for bad in (b"nosuch\n", b"annotate\n", b"stacktrace\n", b"\n"):
         assert errno_of(opts.write_trace_options, bad) == errno.EINVAL
     opts.write_trace_options(b" raw \n")
     assert opts.read_option("raw") == b"1\n"
+    opts.write_trace_options(b"nofunction-trace")        # kept, with no effect here (nor on Linux's
+    opts.write_option("display-graph", b"1\n")           # function tracers)
+    assert opts.read_option("function-trace") == b"0\n" and opts.read_option("display-graph") == b"1\n"
     assert errno_of(opts.write_option, "raw", b"2\n") == errno.EINVAL
     assert opts.read_option("raw") == b"1\n"
 
@@ -405,6 +408,19 @@ def test_instances_have_their_own_buffers_and_events(sim):
     sim.s.instances.remove("foo")
     assert sim.guest.enabled[("sched", "sched_switch")] == {0}
     assert sim.s.instances.get("foo") is None
+
+
+def test_a_new_instance_takes_the_top_levels_options_as_they_are(sim):
+    # Linux 6.1: echo 0 > options/print-parent; mkdir instances/bar: bar reads noprint-parent
+    top = sim.ta.options
+    top.write_option("print-parent", b"0\n")
+    top.write_option("sym-offset", b"1\n")
+    top.write_option("event-fork", b"1\n")
+    bar = sim.s.instances.create("bar").options
+    assert (bar["print-parent"], bar["sym-offset"]) == (False, True)
+    assert not bar["event-fork"]               # ZEROED_TRACE_FLAGS start off
+    top.write_option("print-parent", b"1\n")
+    assert not bar["print-parent"]             # a copy, not the same flags
 
 
 def test_instances_beyond_the_guest_slots_are_enomem(sim):

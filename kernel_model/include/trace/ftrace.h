@@ -30,6 +30,7 @@
 #define TRACE_STACK		4
 #define TRACE_GRAPH_RET		10
 #define TRACE_GRAPH_ENT		11
+#define TRACE_FUNC_REPEATS	19
 
 /* ftrace_site_state.flags */
 #define FTRACE_GRAPH_FUNCTION	0x01	/* in set_graph_function */
@@ -105,7 +106,8 @@ struct ftrace_control {
 	u32 pid_filtered;		/* bit s: slot s has a pid list or a notrace pid list */
 	u32 stack_trace;		/* bit s: options/func_stack_trace of slot s */
 	u32 graph_skip_irqs;		/* options/funcgraph-irqs off: hardirq context not graphed */
-	u32 slow_slots;			/* pid_filtered | stack_trace: slots the fast path leaves alone */
+	u32 slow_slots;			/* pid_filtered | stack_trace | no_repeats: slots the fast path leaves alone */
+	u32 no_repeats;			/* bit s: options/func-no-repeats of slot s */
 	struct ftrace_slot_state slots[TRACE_SLOTS];
 };
 
@@ -114,8 +116,9 @@ _Static_assert(sizeof(struct ftrace_site_entry) == 8, "ftrace_site_entry layout"
 _Static_assert(!(FTRACE_MAP_ENTRIES & (FTRACE_MAP_ENTRIES - 1)), "the dispatcher masks indexes into ftrace_site_map");
 _Static_assert(sizeof(struct ftrace_slot_state) == 520, "ftrace_slot_state layout");
 _Static_assert(offsetof(struct ftrace_control, slow_slots) == 20, "ftrace_control layout");
-_Static_assert(offsetof(struct ftrace_control, slots) == 24, "ftrace_control layout");
-_Static_assert(sizeof(struct ftrace_control) == 24 + 520 * TRACE_SLOTS, "ftrace_control layout");
+_Static_assert(offsetof(struct ftrace_control, no_repeats) == 24, "ftrace_control layout");
+_Static_assert(offsetof(struct ftrace_control, slots) == 28, "ftrace_control layout");
+_Static_assert(sizeof(struct ftrace_control) == 28 + 520 * TRACE_SLOTS, "ftrace_control layout");
 _Static_assert(offsetof(struct task_struct, ret_stack) + sizeof(((struct task_struct *)0)->ret_stack)
 	       <= 2048 - 16, "task_struct must fit the largest kmalloc class");
 

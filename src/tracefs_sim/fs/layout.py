@@ -161,10 +161,10 @@ def _add_function_files(top: DirNode, functions: FunctionTracing, add) -> None:
     """The function tracers' files of a trace array (ftrace_init_tracefs,
     ftrace_init_dyn_tracefs): the filter and pid files, and with the graph tracer (top level
     only) the global ones."""
-    for name, filter_file in (("set_ftrace_filter", functions.filter), ("set_ftrace_notrace", functions.notrace),
-                              ("set_ftrace_pid", functions.pids), ("set_ftrace_notrace_pid", functions.notrace_pids)):
-        add(top, name, MODE_READ_WRITE, name, read=filter_file.read, write=filter_file.write,
-            truncate=filter_file.clear)
+    for name, filter_file in (("set_ftrace_filter", functions.filter), ("set_ftrace_notrace", functions.notrace)):
+        add(top, name, MODE_READ_WRITE, name, session=filter_file.open)
+    for name, pid_file in (("set_ftrace_pid", functions.pids), ("set_ftrace_notrace_pid", functions.notrace_pids)):
+        add(top, name, MODE_READ_WRITE, name, read=pid_file.read, write=pid_file.write, truncate=pid_file.clear)
     graph = functions.graph
     if graph is None:
         return
@@ -177,8 +177,7 @@ def _add_function_files(top: DirNode, functions: FunctionTracing, add) -> None:
     add(top, "max_graph_depth", MODE_READ_WRITE, "max_graph_depth", read=graph.read_max_depth,
         write=graph.write_max_depth)
     for name, filter_file in (("set_graph_function", graph.functions), ("set_graph_notrace", graph.notrace)):
-        add(top, name, MODE_READ_WRITE, name, read=filter_file.read, write=filter_file.write,
-            truncate=filter_file.clear)
+        add(top, name, MODE_READ_WRITE, name, session=filter_file.open)
 
 
 def _add_events(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, add,

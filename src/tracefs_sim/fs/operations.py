@@ -44,6 +44,15 @@ def _fuse_errors(handler):
     return wrapper
 
 
+def _end_session(step: Callable[[], None]) -> None:
+    """A session's release(): the last close() does not fail on what the file does then
+    (Linux's release of these files returns 0), but a bug is logged."""
+    try:
+        step()
+    except Exception:
+        log.exception("closing a control file failed")
+
+
 @dataclass(eq=False)
 class OpenFile:
     node: FileNode
@@ -54,6 +63,7 @@ class OpenFile:
     has_read: bool = False      # a pipe reader that got data ends when tracing is off
     page_reader: object = None  # a trace_pipe_raw reader's own page and position
     released: bool = False      # node.released() has run (at the first flush, or release)
+    session: object = None      # what node.session() made for this open file
 
 
 class TracefsOperations(pyfuse3.Operations):
@@ -157,6 +167,9 @@ class TracefsOperations(pyfuse3.Operations):
         if writing and flags & os.O_TRUNC and node.truncate is not None:
             node.truncate()
         handle = OpenFile(node, ctx.pid, bool(flags & os.O_NONBLOCK))
+        if node.session is not None:
+            handle.session = node.session(readable=flags & os.O_ACCMODE != os.O_WRONLY, writable=writing,
+                                          truncate=writing and bool(flags & os.O_TRUNC))
         if node.opened is not None:
             handle.open_token = node.opened()
         if node.pages is not None:
@@ -193,12 +206,13 @@ class TracefsOperations(pyfuse3.Operations):
             if not data and self._ending:
                 self._told_eof.add(fh)
             return data
-        if node.read is None:
+        read = handle.session.read if handle.session is not None else node.read
+        if read is None:
             raise pyfuse3.FUSEError(errno.EINVAL)     # a file without a read operation
         # Generate on a read from the start (a fresh read or a rewind), then serve the rest of
         # that same text, so one `cat` sees one consistent snapshot.
         if off == 0 or handle.content is None:
-            handle.content = node.read()
+            handle.content = read()
         return handle.content[off:off + size]
 
     async def _caught_up(self) -> None:
@@ -289,7 +303,9 @@ class TracefsOperations(pyfuse3.Operations):
         handle = self._open_files[fh]
         node = handle.node
         # Control files parse each write() on its own, whatever the offset (as in Linux).
-        if node.write_as is not None:
+        if handle.session is not None:
+            taken = handle.session.write(bytes(buf))
+        elif node.write_as is not None:
             taken = node.write_as(bytes(buf), handle.pid)
         elif node.write_at is not None:
             taken = node.write_at(bytes(buf), off)
@@ -305,6 +321,8 @@ class TracefsOperations(pyfuse3.Operations):
         self._told_eof.discard(fh)
         if handle is not None:
             self._undo_open(handle)
+            if handle.session is not None:
+                _end_session(handle.session.release)
 
     async def flush(self, fh):
         # FUSE sends RELEASE after close() has returned, but FLUSH before: undoing what open

@@ -101,7 +101,11 @@ class FileNode(Node):
     (OSError with Linux's errno rejects it; it may return how many bytes it took), or
     write_as(data, pid) when the writer's pid matters, or write_at(data, offset) when the
     file position does (a sysctl ignores writes past 0); truncate() runs on open with O_TRUNC;
-    opened() runs on every open and its result goes to released(result) on close; a node
+    opened() runs on every open and its result goes to released(result) on close; a node with
+    `session` gives each open file its own state: session(readable=, writable=, truncate=)
+    returns an object whose read() and write(data) serve that file, and whose release() runs
+    when its last descriptor is closed (FUSE RELEASE, queued before that close() returns);
+    a node
     with `pipe` (text) or `pages` (binary pages) is a consuming read that blocks until data
     or a signal."""
 
@@ -112,6 +116,7 @@ class FileNode(Node):
     truncate: Callable[[], None] | None = None
     opened: Callable[[], object] | None = None
     released: Callable[[object], None] | None = None
+    session: Callable[..., object] | None = None
     pipe: PipeSource | None = None
     pages: PageSource | None = None
 

@@ -171,7 +171,11 @@ class KernelImage:
     @cached_property
     def kallsyms(self) -> Kallsyms:
         """The kallsyms table (what /proc/kallsyms lists and the kernel's lookups use)."""
-        return Kallsyms(self.symbols, self.addr("_stext"), self.addr("_end"))
+        # ftrace_caller, linked apart (vmlinux.lds), stands for Linux's dynamic trampolines:
+        # memory outside the image, which no lookup names
+        tramp = self.lookup("__ftrace_tramp_start"), self.lookup("__ftrace_tramp_end")
+        unnamed = (tramp[0].addr, tramp[1].addr) if None not in tramp else None
+        return Kallsyms(self.symbols, self.addr("_stext"), self.addr("_end"), unnamed)
 
     def kallsyms_lookup(self, addr: int) -> tuple[Symbol, int, int] | None:
         """kallsyms_lookup_size_offset(): (symbol, offset, size) as Linux reports them -- the

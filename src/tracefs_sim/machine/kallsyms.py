@@ -40,14 +40,20 @@ def kallsyms_order(symbols: Sequence[_Sym]) -> list:
 class Kallsyms:
     """kallsyms_lookup_size_offset() over a symbol table."""
 
-    def __init__(self, symbols: Sequence[_Sym], start: int, end: int):
+    def __init__(self, symbols: Sequence[_Sym], start: int, end: int,
+                 unnamed: tuple[int, int] | None = None):
+        """unnamed: a [start, end) range no lookup names, though its symbols are listed: the
+        model's stand-in for memory outside the image (Linux's dynamic ftrace trampolines)."""
         self.table = kallsyms_order(symbols)
         self._addrs = [s.addr for s in self.table]
         self._start, self._end = start, end
+        self._unnamed = unnamed
 
     def lookup(self, addr: int) -> "tuple[_Sym, int, int] | None":
         """(symbol, offset into it, size) for an address in [_stext, _end), else None."""
         if not self._start <= addr < self._end:
+            return None
+        if self._unnamed is not None and self._unnamed[0] <= addr < self._unnamed[1]:
             return None
         i = bisect.bisect_right(self._addrs, addr) - 1
         if i < 0:

@@ -100,7 +100,9 @@ class Machine:
         mem = self._mem = PhysMem(RAM_SIZE)
         for seg in img.segments:
             mem.write(seg.vaddr - KERNEL_MAP, seg.data)
-        cr3 = build_boot_page_tables(mem, (img.addr("_etext") - KERNEL_MAP, img.addr("_end") - KERNEL_MAP))
+        # executable up to the end of the text, ftrace's trampoline (linked past _etext) included
+        code_end = img.lookup("__ftrace_tramp_end") or img.lookup("_etext")
+        cr3 = build_boot_page_tables(mem, (code_end.addr - KERNEL_MAP, img.addr("_end") - KERNEL_MAP))
         self._hostif = HostInterface(img, mem)
         self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload)
         self.tracing.attach(mem)

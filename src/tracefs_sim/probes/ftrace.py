@@ -35,7 +35,7 @@ TRACE_SLOTS = 8
 SLOT_STATE_SIZE = 520  # struct ftrace_slot_state
 SLOT_PIDS, SLOT_NOTRACE_PIDS = 8, 8 + 4 * FTRACE_PIDS_MAX
 CONTROL_MAX_GRAPH_DEPTH, CONTROL_GRAPH_FILTERED, CONTROL_PID_FILTERED, CONTROL_STACK_TRACE = 0, 4, 8, 12
-CONTROL_GRAPH_SKIP_IRQS, CONTROL_SLOW_SLOTS, CONTROL_SLOTS = 16, 20, 24
+CONTROL_GRAPH_SKIP_IRQS, CONTROL_SLOW_SLOTS, CONTROL_NO_REPEATS, CONTROL_SLOTS = 16, 20, 24, 28
 CONTROL_SIZE = CONTROL_SLOTS + SLOT_STATE_SIZE * TRACE_SLOTS
 GRAPH_FUNCTION, GRAPH_NOTRACE, SITE_PROBES = 0x01, 0x02, 0x04  # ftrace_site_state.flags
 FTRACE_PROBES_MAX = 4096
@@ -88,6 +88,8 @@ class FtraceSites:
         if probes is None or probes.size != PROBES_SIZE:
             raise ValueError("kernel image's ftrace_probes layout does not match this host")
         self._probes_pa = kernel_virt_to_phys(probes.addr)
+        repeats = image.lookup("ftrace_repeats")   # [TRACE_SLOTS][NR_CPUS] func-no-repeats states
+        self._repeats = None if repeats is None else (kernel_virt_to_phys(repeats.addr), repeats.size // TRACE_SLOTS)
         self._caller = image.addr("ftrace_caller")
         self._regs_caller = image.addr("ftrace_regs_caller")
         self._addrs = addrs
@@ -115,6 +117,7 @@ class FtraceSites:
         # (options/function-fork), so only these are written
         self._pids_dirty: set[int] = set(range(TRACE_SLOTS))
         self._stack_trace = [False] * TRACE_SLOTS
+        self._no_repeats = [False] * TRACE_SLOTS
         self._graph_irqs = True
         self._written_filtered = False  # the guest's graph_filtered (set_graph_function not empty)
         self._probes: list[FunctionProbe] = []   # the table, in the guest's order
@@ -193,6 +196,27 @@ class FtraceSites:
         with self._lock:
             self._stack_trace[slot] = bool(on)
             self._write_control()
+
+    def set_no_repeats(self, slot: int, on: bool) -> None:
+        """options/func-no-repeats of the slot's array (the guest counts repeated calls)."""
+        self._check_slot(slot)
+        with self._lock:
+            self._no_repeats[slot] = bool(on)
+            self._write_control()
+
+    def clear_repeats(self, slot: int) -> None:
+        """Forget the slot's last calls and counts (a new trace array gets the slot)."""
+        self._check_slot(slot)
+        if self._repeats is None:
+            return
+        base, size = self._repeats
+
+        def clear() -> None:
+            if self._mem is not None:
+                self._mem.write(base + slot * size, bytes(size))
+
+        with self._lock:
+            self._machine._guest_op(clear)
 
     def set_kprobe(self, name: str, on: bool) -> None:
         i = self._index[name]
@@ -401,8 +425,10 @@ class FtraceSites:
         self._pids_dirty.clear()
         stack = sum(1 << slot for slot, on in enumerate(self._stack_trace) if on)
         struct.pack_into("<I", buf, base + CONTROL_STACK_TRACE, stack)
+        repeats = sum(1 << slot for slot, on in enumerate(self._no_repeats) if on)
+        struct.pack_into("<I", buf, base + CONTROL_NO_REPEATS, repeats)
         # the dispatcher's fast path records none of these slots' events
-        struct.pack_into("<I", buf, base + CONTROL_SLOW_SLOTS, filtered | stack)
+        struct.pack_into("<I", buf, base + CONTROL_SLOW_SLOTS, filtered | stack | repeats)
 
     # ---- helpers ----
     def _indexes(self, names: frozenset[str]) -> frozenset[int]:

@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import Protocol
 
 from .fields import FieldLike, RecordField
-from .ftrace_records import FTRACE_RECORDS, TRACE_FN, SymFlags
+from .ftrace_records import FTRACE_RECORDS, TRACE_FN, TRACE_FUNC_REPEATS, SymFlags
 from .print_fmt import compile_print_fmt
 from .records import RecordDecoder
 
@@ -139,7 +139,7 @@ class TraceEvent:
     def raw_body(self, payload) -> bytes:
         """The raw option's text: the print record's own (trace_print_raw), `type: N` for every
         other event, whose raw output is trace_nop_print."""
-        if self.id == TRACE_FN:
+        if self.id in (TRACE_FN, TRACE_FUNC_REPEATS):
             return self.desc.raw_line(payload)
         if self.id == TRACE_PRINT:
             text = bytes(payload[16:]).split(b"\0", 1)[0]

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from .fields import FieldLike
+from .glob import glob_match
 
 __all__ = [
     "NO_FILTER_TEXT",
@@ -284,71 +285,6 @@ def _match_end(buf: bytes, pat: bytes, length: int) -> bool:
     return buf[:end].ljust(end, b"\0")[end - len(pat) :] == pat
 
 
-def _glob_match(pat: bytes, buf: bytes, length: int) -> bool:
-    """lib/glob.c glob_match_len(): '*', '?', '[...]' classes, backslash escapes."""
-    limit = min(length, len(buf)) if length else len(buf)
-    s = p = 0
-    back_p = back_s = -1
-    plen = len(pat)
-    while True:
-        c = buf[s] if s < limit else 0
-        d = pat[p] if p < plen else 0
-        p += 1
-        s += 1
-        if d == 0x3F:  # '?'
-            if c == 0:
-                return False
-            continue
-        if d == 0x2A:  # '*'
-            if p >= plen:
-                return True
-            back_p = p
-            s -= 1
-            back_s = s
-            continue
-        literal = True
-        if d == 0x5B:  # '['
-            inverted = p < plen and pat[p] == 0x21
-            q = p + inverted
-            a = pat[q] if q < plen else 0
-            q += 1
-            matched = False
-            malformed = False
-            while True:
-                b = a
-                if a == 0:
-                    malformed = True
-                    break
-                if q < plen and pat[q] == 0x2D and (pat[q + 1] if q + 1 < plen else 0) != 0x5D:
-                    b = pat[q + 1] if q + 1 < plen else 0
-                    if b == 0:
-                        malformed = True
-                        break
-                    q += 2
-                matched |= a <= c <= b
-                a = pat[q] if q < plen else 0
-                q += 1
-                if a == 0x5D:
-                    break
-            if not malformed:
-                literal = False
-                if matched != inverted:
-                    p = q
-                    continue
-        elif d == 0x5C:  # '\\'
-            d = pat[p] if p < plen else 0
-            p += 1
-        if literal and c == d:
-            if d == 0:
-                return True
-            continue
-        if c == 0 or back_p < 0:
-            return False
-        p = back_p
-        back_s += 1
-        s = back_s
-
-
 def _build_regex(op: bytes, pattern: bytes) -> tuple[Callable[[bytes, bytes, int], bool], bytes, bool]:
     """filter_build_regex(): (match function, pattern, negate) for a string operand."""
     if op != _GLOB:
@@ -377,7 +313,7 @@ def _build_regex(op: bytes, pattern: bytes) -> tuple[Callable[[bytes, bytes, int
 
 
 def _glob_match_fn(buf: bytes, pat: bytes, length: int) -> bool:
-    return _glob_match(pat, buf, length)
+    return glob_match(pat, buf, length)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,12 +13,15 @@ TRACE_FN = 1
 TRACE_STACK = 4
 TRACE_GRAPH_RET = 10
 TRACE_GRAPH_ENT = 11
+TRACE_FUNC_REPEATS = 19
 
 FN_RECORD = struct.Struct("<HBBiQQ")            # ip, parent_ip
 STACK_HEAD = struct.Struct("<HBBii4x")          # size, then caller[] at 16
 GRAPH_ENT_RECORD = struct.Struct("<HBBiQi")     # func, depth (FTRACE_ENTRY_PACKED: 20 bytes)
 GRAPH_RET_RECORD = struct.Struct("<HBBiQiIQQ")  # func, depth, overrun, calltime, rettime
+FUNC_REPEATS_RECORD = struct.Struct("<HBBiQQHHI")  # ip, parent_ip, count, top/bottom of the delta
 _ULONG_MAX = (1 << 64) - 1
+_U64 = _ULONG_MAX
 
 
 @dataclass(frozen=True)
@@ -67,13 +70,11 @@ class FtraceRecordDesc:
     print_fmt: str
 
     def line(self, payload, symbolize, flags: SymFlags) -> bytes:
-        """The record's text after the context prefix, newline included."""
+        """The record's text after the context prefix, newline included (func_repeats:
+        repeats_line())."""
         if self.name == "function":
             _, _, _, _, ip, parent_ip = FN_RECORD.unpack_from(payload, 0)
-            text = print_ip_sym(ip, symbolize, flags)
-            if flags.print_parent and parent_ip:
-                text += b" <-" + print_ip_sym(parent_ip, symbolize, flags)
-            return text + b"\n"
+            return _fn_text(ip, parent_ip, symbolize, flags) + b"\n"
         if self.name == "kernel_stack":
             return b"<stack trace>\n" + b"".join(
                 b" => " + print_ip_sym(addr, symbolize, flags) + b"\n" for addr in stack_callers(payload))
@@ -86,11 +87,35 @@ class FtraceRecordDesc:
             print_ip_sym(func, symbolize, SymFlags()), depth, calltime, rettime, depth)
 
     def raw_line(self, payload) -> bytes:
-        """The raw option's text (trace_fn_raw; the others print `type: N` like trace_nop)."""
+        """The raw option's text (trace_fn_raw, trace_func_repeats_raw; the others print
+        `type: N` like trace_nop)."""
         if self.name == "function":
             _, _, _, _, ip, parent_ip = FN_RECORD.unpack_from(payload, 0)
             return b"%x %x\n" % (ip, parent_ip)
+        if self.name == "func_repeats":
+            _, _, _, _, ip, parent_ip, count, top, bottom = FUNC_REPEATS_RECORD.unpack_from(payload, 0)
+            return b"%d %d %d %d\n" % (ip, parent_ip, count, top << 32 | bottom)
         return b""
+
+
+def _fn_text(ip: int, parent_ip: int, symbolize, flags: SymFlags) -> bytes:
+    """print_fn_trace(): the function, and its parent with print-parent."""
+    text = print_ip_sym(ip, symbolize, flags)
+    if flags.print_parent and parent_ip:
+        text += b" <-" + print_ip_sym(parent_ip, symbolize, flags)
+    return text
+
+
+def repeats_line(payload, ts: int, in_ns: bool, symbolize, flags: SymFlags) -> bytes:
+    """trace_func_repeats_print(): the repeated call, how many times, and when the last of
+    them was (the record's time stamp ts less its delta, as trace_print_time() prints it)."""
+    _, _, _, _, ip, parent_ip, count, top, bottom = FUNC_REPEATS_RECORD.unpack_from(payload, 0)
+    last = (ts - (top << 32 | bottom)) & _U64     # unsigned long long, as Linux subtracts
+    if in_ns:
+        when = b" %5d.%06d" % divmod((last + 500) // 1000, 1_000_000)
+    else:
+        when = b" %12d" % last
+    return _fn_text(ip, parent_ip, symbolize, flags) + b" (repeats: %d, last_ts:%s)\n" % (count, when)
 
 
 def stack_callers(payload) -> list[int]:
@@ -129,6 +154,16 @@ GRAPH_RET_DESC = FtraceRecordDesc("ftrace", "funcgraph_exit", (
 ), '"<-- %ps (%d) (start: %llx  end: %llx) over: %d", (void *)REC->func, REC->depth, REC->calltime, '
    "REC->rettime, REC->depth")
 
+FUNC_REPEATS_DESC = FtraceRecordDesc("ftrace", "func_repeats", (
+    RecordField(_UL, "ip", 8, 8, False),
+    RecordField(_UL, "parent_ip", 16, 8, False),
+    RecordField("u16", "count", 24, 2, False),
+    RecordField("u16", "top_delta_ts", 26, 2, False),
+    RecordField("u32", "bottom_delta_ts", 28, 4, False),
+), '" %ps <-%ps\\t(repeats:%u  delta: -%llu)", (void *)REC->ip, (void *)REC->parent_ip, REC->count, '
+   "(((u64)(REC)->top_delta_ts << 32) | (REC)->bottom_delta_ts)")
+
 # id -> desc, for the event registry (events/ftrace/*) and the drain
 FTRACE_RECORDS = {TRACE_FN: FUNCTION_DESC, TRACE_STACK: KERNEL_STACK_DESC,
-                  TRACE_GRAPH_RET: GRAPH_RET_DESC, TRACE_GRAPH_ENT: GRAPH_ENT_DESC}
+                  TRACE_GRAPH_RET: GRAPH_RET_DESC, TRACE_GRAPH_ENT: GRAPH_ENT_DESC,
+                  TRACE_FUNC_REPEATS: FUNC_REPEATS_DESC}

@@ -20,13 +20,9 @@ from ..probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_STAC
                              PROBE_STACKTRACE_COUNT, PROBE_TRACEOFF, PROBE_TRACEOFF_COUNT,
                              PROBE_TRACEON, PROBE_TRACEON_COUNT, FunctionProbe, ProbeCounter)
 from .ftrace_filter import compile_match, match_functions
+from .ftrace_hash import FtraceHash
 from .kstrtox import kstrtoul_from_user
 
-# ftrace.c's hash sizes, and hash_64()'s multiplier (include/linux/hash.h)
-_FTRACE_HASH_DEFAULT_BITS = 10
-_FTRACE_HASH_MAX_BITS = 12
-_GOLDEN_RATIO_64 = 0x61C8864680B583EB
-_U64 = (1 << 64) - 1
 # The top-level array's slot: stacktrace writes there whatever array registered it
 # (trace_dump_stack() uses global_trace).
 _TOP_SLOT = 0
@@ -37,48 +33,6 @@ _GUEST_COMMAND = {
     ("traceoff", False): PROBE_TRACEOFF, ("traceoff", True): PROBE_TRACEOFF_COUNT,
     ("stacktrace", False): PROBE_STACKTRACE, ("stacktrace", True): PROBE_STACKTRACE_COUNT,
 }
-
-
-class FtraceHash:
-    """struct ftrace_hash: the functions (by site address) in buckets of hash_long(ip, bits),
-    each bucket newest first; iterating it gives the order set_ftrace_filter lists them in."""
-
-    def __init__(self, bits: int):
-        self.bits = bits
-        self.buckets: list[list[int]] = [[] for _ in range(1 << bits)]
-
-    def _key(self, ip: int) -> int:
-        return (ip * _GOLDEN_RATIO_64 & _U64) >> (64 - self.bits) if self.bits else 0
-
-    def add(self, ip: int) -> None:
-        self.buckets[self._key(ip)].insert(0, ip)  # hlist_add_head
-
-    def remove(self, ip: int) -> None:
-        self.buckets[self._key(ip)].remove(ip)
-
-    def __contains__(self, ip: int) -> bool:
-        return ip in self.buckets[self._key(ip)]
-
-    def __iter__(self):
-        for bucket in self.buckets:
-            yield from bucket
-
-    def __len__(self) -> int:
-        return sum(len(b) for b in self.buckets)
-
-    def copy(self, bits: int = _FTRACE_HASH_DEFAULT_BITS) -> "FtraceHash":
-        """alloc_and_copy_ftrace_hash()."""
-        new = FtraceHash(bits)
-        for ip in self:
-            new.add(ip)
-        return new
-
-    def moved(self) -> "FtraceHash":
-        """__ftrace_hash_move(): a hash of about half as many buckets as entries."""
-        new = FtraceHash(min((len(self) // 2).bit_length(), _FTRACE_HASH_MAX_BITS))
-        for ip in self:
-            new.add(ip)
-        return new
 
 
 @dataclass(eq=False)

@@ -9,7 +9,7 @@ import threading
 
 from .event_control import PidFilter
 from .function_commands import FunctionCommands
-from .ftrace_filter import ALL_ENABLED, NONE_DISABLED, FunctionFilter
+from .ftrace_filter import ALL_ENABLED, NONE_DISABLED, FunctionFilter, GraphFilter
 from .kstrtox import kstrtoul_from_user
 from .options import TraceOptions
 
@@ -49,8 +49,8 @@ class GraphFilters:
 
     def __init__(self, sites, on_change) -> None:
         self._sites = sites
-        self.functions = FunctionFilter(sites.functions, ALL_ENABLED, on_change, by_index=False)
-        self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, on_change, by_index=False)
+        self.functions = GraphFilter(sites.functions, sites.address, ALL_ENABLED, on_change)
+        self.notrace = GraphFilter(sites.functions, sites.address, NONE_DISABLED, on_change)
         self.max_depth = 0
 
     def read_max_depth(self) -> bytes:
@@ -132,7 +132,7 @@ class FunctionTracing:
                                          ftrace.update_probes)
         ftrace.add_commands(self.commands)
         self.filter = FunctionFilter(sites.functions, ALL_ENABLED, self._apply, commands=self.commands)
-        self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, self._apply)
+        self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, self._apply, enable=False)
         self.pids = FtracePidFilter(lambda: sites.read_pids(slot)[0],
                                     lambda pids: self._store_pids(pids, notrace=False))
         self.notrace_pids = FtracePidFilter(lambda: sites.read_pids(slot)[1],
@@ -140,7 +140,14 @@ class FunctionTracing:
         self.graph = ftrace.graph if top_level else None
         if top_level:
             ftrace._graph_users.append(self._apply)
-        options.watch("func_stack_trace", lambda on: sites.set_stack_trace(slot, on))
+        # The function tracer's options are shared by all arrays (one struct tracer_flags):
+        # as func_set_flag(), a change through this array takes effect in it while it runs the
+        # function tracer; any array takes them as they are when it starts the tracer.
+        self._options = options
+        options.watch("func_stack_trace", lambda on: self._function_option(sites.set_stack_trace, on))
+        options.watch("func-no-repeats", lambda on: self._function_option(sites.set_no_repeats, on))
+        if top_level:   # func_graph_set_flag(): ftrace_graph_skip_irqs, global
+            options.watch("funcgraph-irqs", sites.set_graph_irqs)
         if guest is not None:  # the guest follows forks into the lists above
             options.watch("function-fork", lambda on: guest.pid_lists.set_function_fork(slot, on))
 
@@ -159,9 +166,17 @@ class FunctionTracing:
             self._sites.set_function(self.slot, None)
             self._set_graph(None)
             self._tracer = new
+            if new == "function":   # function_trace_init(): the options as they are now
+                self._sites.set_stack_trace(self.slot, self._options["func_stack_trace"])
+                self._sites.set_no_repeats(self.slot, self._options["func-no-repeats"])
             self._apply()
             if self._guest is not None:
                 self._guest.record_cmdlines(self, new is not None)
+
+    def _function_option(self, apply, on: bool) -> None:
+        with self._lock:
+            if self._tracer == "function":
+                apply(self.slot, on)
 
     def release(self) -> None:
         """The trace array goes away: nothing of its slot stays in the kernel (the next array
@@ -172,10 +187,13 @@ class FunctionTracing:
         self.pids.clear()
         self.notrace_pids.clear()
         self._sites.set_stack_trace(self.slot, False)
+        self._sites.set_no_repeats(self.slot, False)
+        self._sites.clear_repeats(self.slot)
 
     def traced(self) -> frozenset[str]:
-        """The functions the tracers hook: the filter (all when empty) minus notrace."""
-        base = self.filter.names or frozenset(self._sites.functions)
+        """The functions the tracers hook: the filter (all when empty; none when it holds only
+        `:mod:` entries) minus notrace."""
+        base = frozenset(self._sites.functions) if self.filter.selects_all else self.filter.names
         return base - self.notrace.names
 
     def _apply(self) -> None:

@@ -1,7 +1,8 @@
 """trace_options and options/*: the trace_flags of a trace array (trace_options[] in trace.c).
 
-Only options whose effect exists here are listed, in Linux's order; an option this simulator
-does not implement is absent from both places, so writing it fails as an unknown name does.
+Only options whose effect exists here are listed, in Linux's order (and two that Linux's own
+function tracers ignore too); an option this simulator does not implement is absent from both
+places, so writing it fails as an unknown name does.
 """
 
 import errno
@@ -30,29 +31,40 @@ OPTIONS = (
     ("event-fork", False),      # children of set_event_pid tasks join the list; freed tasks leave
     ("pause-on-trace", False),  # reading `trace` stops recording until the file is closed
     ("hash-ptr", True),         # %p in event output prints hashed pointers (else the address)
+    # Only the latency tracers (irqsoff, wakeup: none here) read these two, so with the
+    # tracers here, as in Linux with function/function_graph/nop, they change nothing.
+    ("function-trace", True),   # a latency tracer also traces functions
     ("function-fork", False),   # the same for set_ftrace_pid / set_ftrace_notrace_pid
+    ("display-graph", False),   # a latency tracer prints in function_graph's format
 )
 _NAMES = tuple(name for name, _ in OPTIONS)
 # TOP_LEVEL_TRACE_FLAGS (of those present here): global in effect, so an instance's options/
 # has no file for them, though its trace_options still lists and takes them.
 TOP_LEVEL_ONLY = frozenset({"record-cmd"})
+# ZEROED_TRACE_FLAGS: what a new instance does not take over from the top level.
+_ZEROED_FOR_INSTANCES = frozenset({"event-fork", "function-fork"})
 _MAX_OPTION = 256
 
 
 class TraceOptions:
-    def __init__(self, tracer_options: tuple[tuple[str, bool], ...] = ()) -> None:
+    def __init__(self, tracer_options: tuple[tuple[str, bool], ...] = (),
+                 tracer_flags: dict[str, bool] | None = None) -> None:
         """tracer_options: (name, default) of the options of every tracer this trace array may
-        select (their files exist whichever tracer is current)."""
+        select (their files exist whichever tracer is current); tracer_flags: where their
+        values live, shared by every array as Linux's struct tracer_flags is (one per
+        tracer: options/func_stack_trace reads the same in every instance); None: here."""
         self._flags = {name: default for name, default in OPTIONS}
         self._tracer_names = tuple(name for name, _ in tracer_options)
-        self._flags.update(tracer_options)
+        self._tracer_flags = {} if tracer_flags is None else tracer_flags
+        for name, default in tracer_options:
+            self._tracer_flags.setdefault(name, default)
         # The current tracer's options: listed by and writable through trace_options.
         self.current_tracer_options: tuple[str, ...] = ()
         self._watchers: dict[str, Callable[[bool], None]] = {}
         self._lock = threading.Lock()
 
     def __getitem__(self, name: str) -> bool:
-        return self._flags[name]
+        return self._tracer_flags[name] if name in self._tracer_names else self._flags[name]
 
     def names(self) -> tuple[str, ...]:
         return _NAMES
@@ -63,21 +75,31 @@ class TraceOptions:
         core = _NAMES if top_level else tuple(name for name in _NAMES if name not in TOP_LEVEL_ONLY)
         return core + self._tracer_names
 
+    def inherit(self, top: "TraceOptions") -> None:
+        """trace_array_create(): a new instance starts with the top level's trace_flags as they
+        are now, but for ZEROED_TRACE_FLAGS."""
+        for name in _NAMES:
+            if name not in _ZEROED_FOR_INSTANCES:
+                self.set(name, top[name])
+
     def watch(self, name: str, callback: Callable[[bool], None]) -> None:
         """callback(value) runs when the option changes (set_tracer_flag's side effects)."""
         self._watchers[name] = callback
 
     def set(self, name: str, value: bool) -> None:
+        """Set an option; its watcher, in this array, runs if the value changed (a tracer's
+        option: its one shared value, as func_set_flag() compares)."""
+        flags = self._tracer_flags if name in self._tracer_names else self._flags
         with self._lock:
-            changed = self._flags[name] != value
-            self._flags[name] = value
+            changed = flags[name] != value
+            flags[name] = value
         watcher = self._watchers.get(name)
         if changed and watcher is not None:
             watcher(value)
 
     def read_trace_options(self) -> bytes:
         names = _NAMES + self.current_tracer_options
-        return "".join(f"{'' if self._flags[n] else 'no'}{n}\n" for n in names).encode()
+        return "".join(f"{'' if self[n] else 'no'}{n}\n" for n in names).encode()
 
     def write_trace_options(self, data: bytes) -> None:
         if len(data) >= _MAX_OPTION:
@@ -91,7 +113,7 @@ class TraceOptions:
         self.set(name, value)
 
     def read_option(self, name: str) -> bytes:
-        return b"1\n" if self._flags[name] else b"0\n"
+        return b"1\n" if self[name] else b"0\n"
 
     def write_option(self, name: str, data: bytes) -> None:
         value = kstrtoul_from_user(data)

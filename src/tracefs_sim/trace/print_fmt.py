@@ -363,11 +363,14 @@ class _Parser:
             while self.peek()[0] == "str":  # adjacent literals concatenate
                 text += _unescape(self.take()[1][1:-1])
             return _const(text, _STR)
-        if kind == "op" and tok == "(":
+        if kind == "op" and tok == "(" and self.peek() == ("id", "REC") and self.peek(1) == ("op", ")"):
+            self.pos += 2        # (REC)->field, as FUNC_REPEATS_GET_DELTA_TS() writes it
+            tok = "REC"
+        elif kind == "op" and tok == "(":
             value = self.expression()
             self.expect(")")
             return value
-        if kind == "id" and tok == "REC":
+        if tok == "REC":
             self.expect("->")
             name = self.take()[1]
             return self.field_access(name)

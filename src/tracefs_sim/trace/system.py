@@ -41,7 +41,7 @@ class TracingSystem:
         dispatcher = machine.image.lookup(DISPATCHER)
         self.ftrace_sites = ftrace_sites
         self.ftrace = None if ftrace_sites is None else FtraceGlobal(
-            ftrace_sites, None if dispatcher is None else dispatcher.size)
+            ftrace_sites, None if dispatcher is None else machine.image.kallsyms_lookup(dispatcher.addr)[2])
         self.tracers = TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace_sites is not None else (NOP,))
         self._irq_text = _section(machine.image, "__irqentry_text")
         self.registry = EventRegistry(machine.image.events)
@@ -71,10 +71,13 @@ class TracingSystem:
             self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)
 
     def _make_array(self, slot: int) -> TraceArray:
-        return TraceArray(self._nr_cpus, self.clocks, tracers=self.tracers, expansion=self._expansion,
+        array = TraceArray(self._nr_cpus, self.clocks, tracers=self.tracers, expansion=self._expansion,
                           events=self.registry, guest=self.guest, slot=slot, cmdlines=self.cmdlines,
                           symbolize=self._symbolize, kernel=self._kernel, ftrace=self.ftrace,
                           irq_text=self._irq_text, catch_up=self._catch_up)
+        if slot:   # an instance
+            array.options.inherit(self.top.options)
+        return array
 
     def _catch_up(self) -> None:
         """The arrays' way to the drain, which is made after them (and knows them)."""

@@ -21,7 +21,7 @@ from .cpumask import format_cpumask, parse_cpumask
 from .error_log import ErrorLog
 from .event_control import EventControl
 from .events import TRACE_PRINT, EventRegistry
-from .ftrace_records import SymFlags
+from .ftrace_records import TRACE_FUNC_REPEATS, SymFlags, repeats_line
 from .function_tracer import FunctionTracing
 from .kstrtox import kstrtoul_from_user, strstrip
 from .options import TraceOptions
@@ -89,7 +89,7 @@ class TraceArray:
         self.tracer = NOP
         self.top_level = slot == 0
         self.options = TraceOptions(tuple(option for tracer in self.tracers.usable(self.top_level)
-                                          for option in tracer.options))
+                                          for option in tracer.options), self.tracers.flags)
         self.functions = None
         if ftrace is not None:
             self.functions = FunctionTracing(ftrace, slot, self.options, top_level=self.top_level, guest=guest)
@@ -448,6 +448,9 @@ class TraceArray:
 
         def body(event, entry: Entry) -> bytes:
             payload = entry.payload
+            if event.id == TRACE_FUNC_REPEATS:
+                # the one text that depends on the record's time stamp too: never kept
+                return repeats_line(payload, entry.ts, in_ns, symbolize, sym_flags)
             known = texts.get(event.id)
             if known is None or known[0] is not event:   # a dynamic event's id may be reused
                 known = texts[event.id] = (event, {})

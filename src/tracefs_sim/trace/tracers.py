@@ -18,7 +18,7 @@ class Tracer:
 
 
 NOP = Tracer("nop")
-FUNCTION = Tracer("function", options=(("func_stack_trace", False),))
+FUNCTION = Tracer("function", options=(("func_stack_trace", False), ("func-no-repeats", False)))
 FUNCTION_GRAPH = Tracer("function_graph", allow_instances=False, options=(
     ("funcgraph-overrun", False), ("funcgraph-cpu", True), ("funcgraph-overhead", True),
     ("funcgraph-proc", False), ("funcgraph-duration", True), ("funcgraph-abstime", False),
@@ -30,6 +30,9 @@ class TracerRegistry:
         # Linux links new tracers at the head of its list, so available_tracers shows the
         # most recently registered first and nop (registered first) last.
         self._tracers = tuple(reversed(tracers))
+        # The tracers' option values (each tracer's struct tracer_flags): one set for every
+        # trace array, as in Linux.
+        self.flags: dict[str, bool] = {name: default for t in tracers for name, default in t.options}
 
     def get(self, name: str, top_level: bool = True) -> Tracer | None:
         for tracer in self.usable(top_level):
