@@ -281,13 +281,49 @@ class FunctionFilter:
         self.mods.insert(0, (func, module))   # no module of that name is loaded: keep it
 
 
-class FilterSession:
+class _Session:
+    """What every open filter file does with its writes (struct ftrace_iterator's parser):
+    one token a write() taken into the file's working copy, the token left unfinished taken at
+    the last close, then the copy committed. Subclasses say how a token applies and how the
+    copy is committed."""
+
+    def __init__(self, writable: bool):
+        self._writable = writable
+        self._parser = TraceParser() if writable else None
+
+    def write(self, data: bytes) -> int:
+        if not data:
+            return 0
+        count = self._parser.feed(data)
+        token = self._parser.take()
+        if token is not None:
+            self._apply(token)
+        return count
+
+    def release(self) -> None:
+        if not self._writable:
+            return
+        rest = self._parser.take_rest()
+        if rest is not None:
+            try:
+                self._apply(rest)
+            except OSError:
+                pass   # ftrace_regex_release() ignores it
+        self._commit()
+
+    def _apply(self, token: str) -> None:
+        raise NotImplementedError
+
+    def _commit(self) -> None:
+        raise NotImplementedError
+
+
+class FilterSession(_Session):
     """One open set_ftrace_filter / set_ftrace_notrace (struct ftrace_iterator)."""
 
     def __init__(self, owner: FunctionFilter, readable: bool, writable: bool, truncate: bool):
+        super().__init__(writable)
         self._owner = owner
-        self._writable = writable
-        self._parser = TraceParser() if writable else None
         if writable and truncate:
             self._names: set[str] = set()
             self._flag = False
@@ -299,24 +335,10 @@ class FilterSession:
     def read(self) -> bytes:
         return self._owner._text(self._names, self._flag)
 
-    def write(self, data: bytes) -> int:
-        if not data:
-            return 0
-        count = self._parser.feed(data)
-        token = self._parser.take()
-        if token is not None:
-            self._owner._process(token, self._names)
-        return count
+    def _apply(self, token: str) -> None:
+        self._owner._process(token, self._names)
 
-    def release(self) -> None:
-        if not self._writable:
-            return
-        rest = self._parser.take_rest()
-        if rest is not None:
-            try:
-                self._owner._process(rest, self._names)
-            except OSError:
-                pass   # ftrace_regex_release() ignores it
+    def _commit(self) -> None:
         self._owner._commit(self._names, self._flag)
 
 
@@ -379,13 +401,12 @@ class GraphFilter:
             self._on_change()
 
 
-class GraphSession:
+class GraphSession(_Session):
     """One open set_graph_function / set_graph_notrace (struct ftrace_graph_data)."""
 
     def __init__(self, owner: GraphFilter, writable: bool, truncate: bool):
+        super().__init__(writable)
         self._owner = owner
-        self._writable = writable
-        self._parser = TraceParser() if writable else None
         self._new = None
         if writable:
             self._new = FtraceHash(DEFAULT_BITS) if truncate else owner.hash.copy(DEFAULT_BITS)
@@ -393,24 +414,10 @@ class GraphSession:
     def read(self) -> bytes:
         return self._owner.read()
 
-    def write(self, data: bytes) -> int:
-        if not data:
-            return 0
-        count = self._parser.feed(data)
-        token = self._parser.take()
-        if token is not None:
-            self._owner._set_hash(self._new, token)
-        return count
+    def _apply(self, token: str) -> None:
+        self._owner._set_hash(self._new, token)
 
-    def release(self) -> None:
-        if not self._writable:
-            return
-        rest = self._parser.take_rest()
-        if rest is not None:
-            try:
-                self._owner._set_hash(self._new, rest)
-            except OSError:
-                pass
+    def _commit(self) -> None:
         self._owner._commit(self._new)
 
 
