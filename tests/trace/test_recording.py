@@ -682,3 +682,21 @@ def test_a_cpu_whose_records_came_in_out_of_time_order_is_merged_as_its_heads_ar
     while text := sim.ta.consume(None, 1):
         got += text.decode().splitlines()
     assert order(got) == expected and sim.ta.buffer.is_empty()
+
+
+def test_the_drains_task_cache_forgets_tasks_long_gone(sim, monkeypatch):
+    """Every pid a record names is cached with its comm; tasks come and go (a pid each, until
+    they wrap at 32768), so the cache starts afresh past its bound, and a live task's comm is
+    found again from the machine."""
+    from tracefs_sim.trace import drain as drain_module
+    monkeypatch.setattr(drain_module, "_TASKS_KEPT", 50)
+    sim.ta.events.write_enable(b"1\n", "sched", "sched_switch")
+    cache = sim.s.drain._task_cache
+    for pid in range(1000, 1200):   # short-lived tasks the machine lists no more
+        sim.switch(0, 1_000_000_000 + pid, pid=pid)
+        sim.drain()
+        assert len(cache) <= 50 + 1 + len(sim.m.live_tasks)
+    sim.ta.clear_trace()
+    sim.switch(1, 2_000_000_000, pid=108)
+    assert sim.drain() == 1
+    assert sim.lines()[0].lstrip().startswith("sleep-108 ")

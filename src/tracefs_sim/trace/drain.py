@@ -27,6 +27,9 @@ from .trace_array import TraceArray
 log = logging.getLogger(__name__)
 
 _UNKNOWN_TASK = (b"", 0)
+# The pids whose (comm, tgid) the drain keeps between batches: far more than a busy machine
+# has live tasks, so that only tasks gone long ago make it start afresh.
+_TASKS_KEPT = 4096
 
 
 class Drain:
@@ -53,6 +56,10 @@ class Drain:
             return self._drain_all()
 
     def _drain_all(self) -> int:
+        if len(self._task_cache) > _TASKS_KEPT:
+            # Exited tasks' entries would stay for good (pids wrap only at 32768): start
+            # afresh, and the next batch asks the machine's live tasks again.
+            self._task_cache.clear()
         total = 0
         for array in list(self._arrays()):
             try:
