@@ -3,6 +3,7 @@
 from types import SimpleNamespace
 
 import trio
+import trio.testing
 
 from tracefs_sim import daemon
 
@@ -45,3 +46,29 @@ def test_drain_loop_survives_failing_waits_and_drains(monkeypatch, caplog):
     assert tracing.guest.failures == 0 and tracing.drain.failures == 0
     assert tracing.drain.calls > 2                   # it went on draining after the failures
     assert caplog.text.count("drain failed") == 5
+
+
+def test_the_daemon_collects_cyclic_garbage_every_period(monkeypatch):
+    """What a removed instance leaves (objects that reference each other) is freed within a
+    period, not when the rarely reached oldest generation is collected."""
+    import gc
+    import weakref
+
+    class Cyclic:
+        pass
+
+    gc.disable()   # the test's own collections only, and the daemon task's
+    try:
+        garbage = Cyclic()
+        garbage.me = garbage
+        gone = weakref.ref(garbage)
+        del garbage
+
+        async def scenario():
+            with trio.move_on_after(25.0):   # mock time: a period and a half
+                await daemon._collect_garbage(10.0)
+
+        trio.run(scenario, clock=trio.testing.MockClock(autojump_threshold=0))
+        assert gone() is None
+    finally:
+        gc.enable()
