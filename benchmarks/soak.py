@@ -7,9 +7,11 @@ Not run in CI; by hand:
 Mounts `tracefs-sim mount` on a temporary directory (always unmounted: try/finally, and
 SIGINT/SIGTERM/SIGHUP end the run through the same path), then runs every phase at once in
 worker threads until the time is up, while the main thread samples the daemon's memory
-(/proc/PID/status and smaps), thread count and open fds every --interval seconds. Prints the
-samples as a table, each phase's step and failure counts, and a verdict (exit status 1 when
-the growth is flagged or the run was interrupted).
+(/proc/PID/status and smaps), thread count and open fds every second, and keeps for each
+--interval the sample with the least memory (its floor: transient peaks, such as a `trace`
+read's text in flight, lift single samples, a leak lifts them all). Prints those as a table,
+each phase's step and failure counts, and a verdict (exit status 1 when the growth is flagged
+or the run was interrupted).
 
 The verdict judges RSS without Unicorn's translated code, from the start of the post-warm-up
 samples to their end (each end the lowest of a tenth of the samples, so that a transient spike
@@ -63,7 +65,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -355,6 +357,26 @@ def sample(pid: int, t: float) -> Sample:
     return Sample(t, int(fields["VmRSS"][0]), int(fields["RssAnon"][0]),
                   int(fields["RssShmem"][0]), tcg_kib, tcg_ceiling_kib, int(fields["Threads"][0]),
                   len(os.listdir(f"/proc/{pid}/fd")))
+
+
+# Within each --interval the daemon is sampled this often, and the row is the sample with the
+# least judged memory: a `trace` read's text, a batch of records in flight, garbage not yet
+# collected are transient and lift single samples by a few MiB, while a leak lifts them all.
+SUB_SAMPLE_SECONDS = 1.0
+
+
+def interval_floor(pid: int, t0: float, end: float) -> Sample:
+    """Samples every SUB_SAMPLE_SECONDS from now until `end` (seconds since t0; at least one):
+    the one with the least judged memory, timed at the interval's end."""
+    floor = None
+    while True:
+        s = sample(pid, time.monotonic() - t0)
+        if floor is None or s.judged_kib < floor.judged_kib:
+            floor = s
+        left = end - (time.monotonic() - t0)
+        if left <= 0:
+            return replace(floor, t=time.monotonic() - t0)
+        time.sleep(min(SUB_SAMPLE_SECONDS, left))
 
 
 def code_buffers_kib(pid: int) -> tuple[int, int]:
@@ -659,9 +681,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"{'time_s':>7} {'rss_mib':>8} {'anon_mib':>8} {'tcg_mib':>8} {'guest_mib':>9} "
               f"{'threads':>7} {'fds':>5}" + ("  " + HEAP_COLUMNS if diagdir else ""), flush=True)
+        end = 0.0
         while True:
-            t = time.monotonic() - t0
-            s = sample(pid, t)
+            s = interval_floor(pid, t0, end)
+            t = s.t
             samples.append(s)
             row = (f"{s.t:7.1f} {s.rss_kib / 1024:8.1f} {s.anon_kib / 1024:8.1f} "
                    f"{s.tcg_kib / 1024:8.1f} {s.guest_kib / 1024:9.1f} {s.threads:7d} {s.fds:5d}")
@@ -671,9 +694,9 @@ def main(argv: list[str] | None = None) -> int:
                     heaps.append((t, heap))
                 row += "  " + heap_row(heap)
             print(row, flush=True)
-            if t >= duration:
+            if end >= duration:
                 break
-            time.sleep(min(args.interval, max(0.0, duration - t)))
+            end = min(end + args.interval, duration)
     except Stop as e:
         interrupted = str(e)
     finally:
