@@ -119,21 +119,26 @@ def test_optimization_switch(machine):
     k.unregister()
 
 
-def _probe_pair_in_one_jump(m, eng):
-    """Two optimisable instruction starts a < b, b inside the jump an optprobe at a writes."""
-    for name in ("vfs_read", "do_sys_openat2", "ksys_read", "vfs_write"):
+def _probe_pair_in_one_jump(m, inner_optimizable: bool = True) -> tuple[int, int]:
+    """Two instruction starts a < b, a optimisable and b inside the jump an optprobe at a
+    writes; b optimisable itself or (inner_optimizable False) not."""
+    for name in ("vfs_read", "do_sys_openat2", "ksys_read", "vfs_write", "do_sys_open"):
         sym = m.image.lookup(name)
         insns = X.decode(m.image.read(sym.addr, sym.size), sym.addr)
+
+        def optimizable(insn) -> bool:
+            return bool(X.optimized_insns(insns, insn.addr)) and X.can_optimize(insns, sym.addr, sym.size, insn.addr)
+
         for i, a in enumerate(insns[1:], 1):
-            covered = X.optimized_insns(insns, a.addr)
-            if not covered or not X.can_optimize(insns, sym.addr, sym.size, a.addr):
+            if not optimizable(a):
                 continue
+            end = X.optimized_insns(insns, a.addr)[-1].end
             for b in insns[i + 1:]:
-                if b.addr >= covered[-1].end:
+                if b.addr >= end:
                     break
-                if X.optimized_insns(insns, b.addr) and X.can_optimize(insns, sym.addr, sym.size, b.addr):
+                if optimizable(b) == inner_optimizable:
                     return a.addr, b.addr
-    pytest.skip("no two optimisable probe points within one jump")
+    pytest.skip("no such pair of probe points within one jump")
 
 
 def test_optimizer_decides_as_linux_does(machine):
@@ -144,7 +149,7 @@ def test_optimizer_decides_as_linux_does(machine):
     6.1 showed for the same sequence (vfs_read+5 and +9 there)."""
     m = machine(cpus=1)
     eng = KprobeEngine(m, NoFtrace())
-    a_addr, b_addr = _probe_pair_in_one_jump(m, eng)
+    a_addr, b_addr = _probe_pair_in_one_jump(m)
     a, b = (eng.register(x, on_hit=lambda h: None) for x in (a_addr, b_addr))
     kinds = lambda: (point_kind(eng, a_addr), point_kind(eng, b_addr))  # noqa: E731
     a.enable()
@@ -179,21 +184,7 @@ def test_disarming_an_int3_probe_reoptimizes_the_one_it_blocked(machine):
     covering it be optimized again at once."""
     m = machine(cpus=1)
     eng = KprobeEngine(m, NoFtrace())
-    found = None
-    for name in ("vfs_read", "do_sys_openat2", "ksys_read", "vfs_write", "do_sys_open"):
-        sym = m.image.lookup(name)
-        insns = X.decode(m.image.read(sym.addr, sym.size), sym.addr)
-        for i, a in enumerate(insns[1:], 1):
-            covered = X.optimized_insns(insns, a.addr)
-            if not covered or not X.can_optimize(insns, sym.addr, sym.size, a.addr):
-                continue
-            inside = [b for b in insns[i + 1:] if b.addr < covered[-1].end
-                      and not (X.optimized_insns(insns, b.addr)
-                               and X.can_optimize(insns, sym.addr, sym.size, b.addr))]
-            if inside and found is None:
-                found = a.addr, inside[0].addr
-    if found is None:
-        pytest.skip("no int3-only probe point inside an optprobe's jump")
+    found = _probe_pair_in_one_jump(m, inner_optimizable=False)
     a_addr, b_addr = found
     a, b = (eng.register(x, on_hit=lambda h: None) for x in found)
     a.enable()
