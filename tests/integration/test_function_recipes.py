@@ -40,8 +40,20 @@ def test_function_graph_vfs_read_recipe():
                          "# |     |   |                     |   |   |   |"], out
     body = lines[4:]
     assert body and re.match(r"^ \d\)               \|  vfs_read\(\) \{$", body[0]), out
-    depth = 0
+    # Another task's vfs_read on the same CPU comes after Linux's switch marker (verif_pid):
+    # a dashed line, " N)  prev-PID  =>  next-PID ", a dashed line and a blank line.
+    # Each task's calls nest on their own.
+    depth_of = {}
+    task = None
     for line in body:
+        if line in (" " + "-" * 42, ""):
+            continue
+        switch = re.match(r"^ \d\) +(\S+) +=> +(\S+) +$", line)
+        if switch:
+            depth_of.setdefault(switch.group(1), depth_of.pop(None, 0))
+            task = switch.group(2)
+            continue
+        depth = depth_of.get(task, 0)
         match = re.match(r"^ \d\) (?:              \|  |" + DURATION + r")( *)(.*)$", line)
         assert match, line
         indent, text = len(match.group(1)), match.group(2)
@@ -53,6 +65,7 @@ def test_function_graph_vfs_read_recipe():
             assert indent == 2 * depth, line
         else:
             assert text.endswith("();") and indent == 2 * depth, line
+        depth_of[task] = depth
 
 
 def test_getuid_function_count_recipe():
