@@ -45,11 +45,13 @@ def test_requests_are_answered_while_cpus_are_busy(make_machine):
         t0 = time.monotonic()
         m._runner.stop_machine(lambda: None)
         waits.append(time.monotonic() - t0)
-    assert max(waits) < 0.1  # slices are 1 ms: the loop comes back at the next one
+    # Slices are 1 ms: the loop comes back at the next one, not when dd ends (seconds away).
+    # The bounds leave room for a loaded host's stalls.
+    assert sorted(waits)[len(waits) // 2] < 0.05 and max(waits) < 0.5
     assert all(p.wait(0) is None for p in procs)
     t0 = time.monotonic()
     m.stop()
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < 2.0
     assert all(p.wait(1) is not None for p in procs)  # released as killed
 
 
