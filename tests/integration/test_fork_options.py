@@ -17,12 +17,14 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() 
 
 SCRIPT = r"""
 cd /sys/kernel/tracing
+# Waits up to 5 s for a file to list N pids: `tracefs-sim exec` starts a Python client first.
+pids_in() { for i in $(seq 100); do [ $(wc -w < $1) -eq $2 ] && return; sleep 0.05; done; }
 echo "== options"; grep fork trace_options; ls options | grep fork
 mkdir instances/f; echo "== instance"; grep fork instances/f/trace_options; ls instances/f/options | grep fork
 echo "== event-fork"
 echo 2 > set_event_pid; echo 2 > set_event_notrace_pid; echo 1 > options/event-fork
-tracefs-sim exec sleep 1 & sleep 0.5
-cat set_event_pid; echo "-- notrace"; cat set_event_notrace_pid; wait; sleep 0.5
+tracefs-sim exec sleep 1 & pids_in set_event_pid 2
+cat set_event_pid; echo "-- notrace"; cat set_event_notrace_pid; wait; pids_in set_event_pid 1
 echo "-- after"; cat set_event_pid
 echo "== records"
 echo > set_event_notrace_pid; echo > trace; echo 1 > events/sched/sched_process_exit/enable
@@ -30,8 +32,8 @@ tracefs-sim exec true; sleep 0.3; echo 0 > options/event-fork; tracefs-sim exec 
 echo 0 > events/enable; grep -c 'sched_process_exit: comm=true' trace
 echo "== function-fork"
 echo 2 > set_ftrace_pid; echo 1 > options/function-fork
-tracefs-sim exec sleep 1 & sleep 0.5
-cat set_ftrace_pid; wait; sleep 0.5; echo "-- after"; cat set_ftrace_pid
+tracefs-sim exec sleep 1 & pids_in set_ftrace_pid 2
+cat set_ftrace_pid; wait; pids_in set_ftrace_pid 1; echo "-- after"; cat set_ftrace_pid
 echo "== bad"; echo 2 > options/event-fork || echo EINVAL
 echo "== sched"
 echo 0 > options/event-fork; echo 2 > set_event_pid; echo > trace
