@@ -175,7 +175,9 @@ def test_func_no_repeats_through_a_session(tmp_path):
     read_zero line, then `(repeats: 19, last_ts: ...)` when do_exit comes."""
     script = tmp_path / "repeats.sh"
     script.write_text(FUNC_NO_REPEATS)
-    result = tracefs_sim("run", str(script), timeout=120)
+    # No background tasks: one runnable task per CPU, so dd is never moved to the other CPU
+    # mid-loop, which would split its repeats in two.
+    result = tracefs_sim("run", "--workload", "none", str(script), timeout=120)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "func-no-repeats"
