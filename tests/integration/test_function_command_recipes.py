@@ -30,8 +30,8 @@ def test_function_traceoff_recipe():
 
 
 def test_commands_through_the_mount(mount_at):
-    # No background workload: sshd calls getuid too, and would spend the counts between a
-    # write and the read that checks it.
+    # A quiet machine: the programs the test runs are the only callers of the functions whose
+    # counts it checks between a write and a read.
     mounted = mount_at("--workload", "none")
 
     def run(script):
