@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from elftools.elf.elffile import ELFFile
-from simtest import REPO, TRACEFS_SIM, emulated_passwd, process_running, reference_section, tracefs_sim
+from simtest import (REPO, TRACEFS_SIM, emulated_passwd, process_running, reference_section, tracefs_sim,
+                     wait_until)
 
 from tracefs_sim import control
 
@@ -209,6 +210,15 @@ def test_interactive_shell_on_a_terminal():
         read_until(b"exit to leave")
         os.write(fd, b"cat /sys/kernel/tracing/current_tracer; sleep 300\n")
         read_until(b"nop")
+
+        def sleep_in_the_foreground() -> bool:
+            # bash's child ignores a ^C that comes between its fork and its exec of sleep
+            try:
+                with open(f"/proc/{os.tcgetpgrp(fd)}/cmdline", "rb") as cmdline:
+                    return cmdline.read() == b"sleep\x00300\x00"
+            except OSError:
+                return False
+        assert wait_until(sleep_in_the_foreground, 30), output
         os.write(fd, b"\x03")  # ^C reaches the shell's foreground job, not the session
         os.write(fd, b"echo still-$((40+2))\n")
         read_until(b"still-42")

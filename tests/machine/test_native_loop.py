@@ -30,8 +30,9 @@ def test_a_busy_cpu_runs_slices_and_ticks_without_python(make_machine, cpu_threa
     ticks, elapsed = jiffies(m) - j0, time.monotonic() - t0
     assert proc.wait(0) is None, "dd ended early: the window was not busy"
     assert stops >= 50  # slices ended by time all along
-    # a Python round took a dozen calls a slice; reading jiffies above takes a few
-    assert during < stops // 10
+    # A Python round took a dozen calls a slice; reading jiffies above takes a few. A starved
+    # host runs fewer slices in the window, so the bound is one call a slice: still 12x under.
+    assert during < stops
     assert ticks >= elapsed * HZ * 0.5  # the busy CPU got its periodic tick
     assert proc.wait(60) == 0
 
