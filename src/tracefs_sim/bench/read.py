@@ -4,8 +4,8 @@
   CPU's buffer has overwritten events (per_cpu/cpuN/stats overrun > 0: full), then tracing_on
   is set to 0 and each sample reads the whole `trace` file in 128 KiB reads.
 * Latency: in an instance of its own, numbered lines are written to trace_marker one at a time
-  and a `cat trace_pipe` reader timestamps each on arrival: host write -> reader, median and
-  p99. (A marker is committed by the write itself, so this is commit -> reader; events the
+  and a `cat trace_pipe` reader timestamps each on arrival: from the start of the host's write
+  to the reader, median and p99. (A marker is committed by the write itself; events the
   guest commits carry only the guest's virtual clock, which cannot be compared with the
   reader's.)"""
 
@@ -66,7 +66,8 @@ def _read_trace(mnt: str) -> tuple[int, float]:
 
 
 def _marker_latencies(instance: str, count: int) -> list[float]:
-    """Seconds from each trace_marker write's return to its line reaching the reader."""
+    """Seconds from each trace_marker write's start to its line reaching the reader. (From its
+    return, a loaded host could schedule the reader first and make the figure negative.)"""
     cat = subprocess.Popen(["cat", os.path.join(instance, "trace_pipe")], stdout=subprocess.PIPE)
     arrived: dict[int, float] = {}
     got_all = threading.Event()
@@ -86,8 +87,8 @@ def _marker_latencies(instance: str, count: int) -> list[float]:
     try:
         with open(os.path.join(instance, "trace_marker"), "w", buffering=1) as marker:
             for i in range(count):
-                marker.write(f"bench-marker-{i}\n")
                 written[i] = time.perf_counter()
+                marker.write(f"bench-marker-{i}\n")
                 time.sleep(MARKER_GAP_S)
         got_all.wait(REPLY_TIMEOUT_S)
     finally:
