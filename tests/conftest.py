@@ -17,9 +17,9 @@ from simtest import (TAG_VAR, simulator_mounted_at, simulator_mounts, tagged_pro
 
 REPO = Path(__file__).resolve().parents[1]
 
-# A shell starts its background jobs with SIGINT ignored, and exec keeps that, so under
-# `pytest &` every cat a test interrupts as Ctrl-C would would shrug it off. A terminal's
-# foreground job has the default action: give it back to this process and its children.
+# A shell starts its background jobs with SIGINT ignored, and exec keeps that: under
+# `pytest &`, a reader that a test interrupts the way Ctrl-C does would shrug it off. A
+# terminal's foreground job has the default action: give it back to this process and its children.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
