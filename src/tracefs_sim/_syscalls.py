@@ -14,6 +14,7 @@ _libc.open_tree.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
 _libc.move_mount.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWPID = 0x20000000
 
 MS_BIND = 4096
 MS_REC = 16384

@@ -13,6 +13,7 @@ import time
 import traceback
 
 from . import _syscalls, control, namespace
+from .session import launch
 
 PROG = "tracefs-sim"
 # Boot of the emulated machine plus the FUSE mount; generous for a loaded CI box.
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                "exec": cmd_exec, "disasm": cmd_disasm, "bench": cmd_bench}[args.command]
     try:
         return command(args)
-    except (UserError, control.ControlError, namespace.NamespaceError) as e:
+    except (UserError, control.ControlError, namespace.NamespaceError, launch.LaunchError) as e:
         print(f"{PROG} {args.command}: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -403,11 +404,10 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
         machine = control.info(socket_path)
         overlay.bind_debug_tracing()
         overlay.bind_debug_views()
-        overlay.lay_files(machine["kallsyms"], int(machine["cpus"]))
         if banner:
             print(f"{PROG}: /sys/kernel/tracing is an emulated Linux 6.1 kernel with {machine['cpus']} "
                   f"CPUs; `{PROG} exec PROG` runs a program in it; exit to leave.", file=sys.stderr)
-        return _run_script(bash_argv, _script_env())
+        return launch.run(bash_argv, _script_env(), host_ns, machine["kallsyms"], int(machine["cpus"]))
     except _Terminate as e:
         return 128 + e.args[0]
     finally:
@@ -470,64 +470,3 @@ def _script_env() -> dict[str, str]:
     if bin_dir not in path:
         env["PATH"] = os.pathsep.join([bin_dir, *path])
     return env
-
-
-def _run_script(argv: list[str], env: dict[str, str]) -> int:
-    """Run bash in its own process group (in the terminal's foreground, if we have one); pass
-    on termination signals. Returns its status (what it left running, the session ends)."""
-    try:
-        has_terminal = os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp()
-    except OSError:
-        has_terminal = False
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setpgid(0, 0)
-            if has_terminal:
-                _give_terminal(os.getpgrp())
-            # Python ignores SIGPIPE and catches SIGINT; bash must start with the defaults.
-            for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                signal.signal(sig, signal.SIG_DFL)
-            os.execvpe(argv[0], argv, env)
-        except BaseException as e:
-            print(f"{PROG}: cannot run {argv[0]}: {e}", file=sys.stderr)
-        os._exit(127)
-    try:
-        os.setpgid(pid, pid)
-    except OSError:
-        pass  # the child did it first, or already exec'ed
-
-    def forward(signum, frame):
-        try:
-            os.killpg(pid, signum)
-        except ProcessLookupError:
-            pass
-
-    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        signal.signal(sig, forward)
-    try:
-        while True:
-            _, wait_status = os.waitpid(pid, os.WUNTRACED if has_terminal else 0)
-            if not os.WIFSTOPPED(wait_status):
-                break
-            # ^Z: stop along with the script so the user's shell gets the terminal back;
-            # on `fg`, hand the terminal to the script again and let it go on.
-            _give_terminal(os.getpgrp())
-            os.kill(os.getpid(), signal.SIGSTOP)
-            _give_terminal(pid)
-            os.killpg(pid, signal.SIGCONT)
-    finally:
-        if has_terminal:
-            _give_terminal(os.getpgrp())
-    if os.WIFSIGNALED(wait_status):
-        return 128 + os.WTERMSIG(wait_status)
-    return os.waitstatus_to_exitcode(wait_status)
-
-
-def _give_terminal(pgrp: int) -> None:
-    # tcsetpgrp from a background group raises SIGTTOU unless it is ignored.
-    previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-    try:
-        os.tcsetpgrp(0, pgrp)
-    finally:
-        signal.signal(signal.SIGTTOU, previous)

@@ -11,9 +11,9 @@ import time
 import pyfuse3
 import trio
 
-from . import control
+from . import control, namespace
 from .fs import TracefsOperations, build_tree
-from .fs.layout import add_debug_views
+from .fs.layout import add_debug_views, add_session_views
 from .host_heap import fix_mmap_threshold
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
@@ -95,6 +95,7 @@ def _run(machine, mountpoint: str, ready_fd: int | None) -> None:
         tree = build_tree(tracing.top, tracing.registry, tracing.instances, tracing.kprobes)
         if kprobe_engine is not None:
             add_debug_views(tree, KprobeDebugViews(kprobe_engine))
+        add_session_views(tree, namespace.ProcMountsView(mountpoint))
         operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once if tracing.drain else None)
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the
         # mount that look would wait for this very process to answer FUSE's INIT.

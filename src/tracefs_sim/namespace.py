@@ -9,6 +9,7 @@ tracefs is never mounted or written.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import tempfile
@@ -21,9 +22,9 @@ DEBUGFS_DIR = "/sys/kernel/debug"
 DEBUG_TRACING_DIR = DEBUGFS_DIR + "/tracing"
 # The emulated kernel's files outside tracefs (debugfs's kprobes/, /proc/sys/debug/) are served
 # by the daemon in this directory of its mount's root: found by lookup, never listed, so
-# tracefs reads as Linux's. Which of its subdirectories goes where inside the namespace:
+# tracefs reads as Linux's (Overlay binds them where they belong).
 DEBUG_VIEWS_DIR = ".tracefs-sim-debug"
-_DEBUG_VIEWS = {"kprobes": DEBUGFS_DIR + "/kprobes", "sysctl-debug": "/proc/sys/debug"}
+PROC_MOUNTS_VIEW = "proc-mounts"   # in DEBUG_VIEWS_DIR: ProcMountsView
 
 # How Linux 6.1 lists tracefs in /proc/mounts.
 _TRACEFS_OPTIONS = "rw,nosuid,nodev,noexec,relatime"
@@ -128,27 +129,63 @@ def cpu_list(nr_cpus: int) -> str:
     return "0\n" if nr_cpus == 1 else f"0-{nr_cpus - 1}\n"
 
 
-def mounts_view(mounts: str) -> str:
-    """/proc/mounts as a tracing tool should see it: our FUSE mounts listed as tracefs; left
-    out are mounts hidden under later ones (the host's debugfs, a real tracefs) and other
-    simulators' mounts (another machine's tracefs; tools that grep for "tracefs" would pick
-    the first)."""
+def mounts_view(mounts: str, mountinfo: str, simulator_device: str) -> str:
+    """/proc/mounts as a tracing tool should see it, from a process's own `mounts` and
+    `mountinfo` (the same mounts, line for line): the simulator's FUSE mount (the one on
+    `simulator_device`, "major:minor") listed as the tracefs it stands in for, wherever it is
+    mounted (mount(2) of tracefs in a session clones it); the tmpfs standing in for debugfs as
+    debugfs. Left out: the binds of parts of them (the daemon's side door at debugfs's
+    kprobes/ and /proc/sys/debug, the files laid over /proc and /sys), which are no mounts on
+    Linux; mounts hidden under later ones (the host's debugfs, a real tracefs); and other
+    simulators' mounts (tools that grep for "tracefs" would pick the first)."""
     entries = [line.split(" ") for line in mounts.splitlines() if line.strip()]
+    infos = [line.split(" ") for line in mountinfo.splitlines() if line.strip()]
     shown = []
-    for i, fields in enumerate(entries):
-        where = fields[1]
+    for i, (fields, info) in enumerate(zip(entries, infos)):
+        where, device, root = fields[1], info[2], info[3]
         if any(_covers(later[1], where) for later in entries[i + 1 :]):
             continue
         if fields[2] == "fuse.tracefs":
-            if where not in (TRACING_DIR, DEBUG_TRACING_DIR):
+            if device != simulator_device or root != "/":
                 continue
             fields = ["tracefs", where, "tracefs", _TRACEFS_OPTIONS, "0", "0"]
-        elif fields[:3] == [_DEBUG_TMPFS_SOURCE, DEBUGFS_DIR, "tmpfs"]:
+        elif fields[:1] == [_DEBUG_TMPFS_SOURCE] and fields[2] == "tmpfs":
+            if root != "/":
+                continue
             # Listed as the debugfs it stands in for: trace-cmd mounts debugfs by itself when
             # /proc/mounts has none, and that would bring in the host's real one.
             fields = ["debugfs", where, "debugfs", _TRACEFS_OPTIONS, "0", "0"]
         shown.append(" ".join(fields) + "\n")
     return "".join(shown)
+
+
+class ProcMountsView:
+    """/proc/mounts of a session, served by the daemon per reader (`read_as(pid)`): the view
+    of the reader's own namespace, so a tracefs it mounts appears in it as on Linux."""
+
+    def __init__(self, mountpoint: str):
+        self._mountpoint = mountpoint
+        self._device: str | None = None
+
+    def _simulator_device(self) -> str:
+        # The daemon's own mount, as its namespace lists it (found once, after the mount).
+        if self._device is None:
+            with open("/proc/self/mountinfo") as f:
+                for line in f:
+                    fields = line.split()
+                    fstype = fields[fields.index("-") + 1]
+                    if fields[4] == self._mountpoint and fstype == "fuse.tracefs":
+                        self._device = fields[2]
+            if self._device is None:
+                raise OSError(errno.ENOENT, "the simulator's mount is gone")
+        return self._device
+
+    def read_as(self, pid: int) -> bytes:
+        with open(f"/proc/{pid}/mounts") as f:
+            mounts = f.read()
+        with open(f"/proc/{pid}/mountinfo") as f:
+            mountinfo = f.read()
+        return mounts_view(mounts, mountinfo, self._simulator_device()).encode()
 
 
 def _covers(upper: str, lower: str) -> bool:
@@ -175,13 +212,29 @@ class Overlay:
         self._mounted.append(DEBUG_TRACING_DIR)
 
     def bind_debug_views(self) -> None:
-        """Bind the daemon's views of the emulated kernel's debugfs kprobes/ and /proc/sys/debug
-        at their Linux paths (after bind_debug_tracing). The whole of /proc/sys/debug is
-        covered: the host's sysctls there (exception-trace) are not the emulated kernel's, and
-        a write to them must not reach the host. Absent views (a kernel image without kprobes)
-        are left out, as the files of a kernel without them."""
+        """Bind the daemon's view of the emulated kernel's debugfs kprobes/ at its Linux path
+        (after bind_debug_tracing). Absent (a kernel image without kprobes), it is left out, as
+        the files of a kernel without them."""
+        self._bind_views({"kprobes": DEBUGFS_DIR + "/kprobes"})
+
+    def bind_proc_views(self) -> None:
+        """Bind the daemon's /proc/mounts (the reader's mounts as a tracing tool expects them,
+        mounts_view) over the /proc/mounts symlink, and its /proc/sys/debug over the whole of
+        the host's: the host's sysctls there (exception-trace) are not the emulated kernel's,
+        and a write to them must not reach the host."""
         assert_private(self._host_ns)
-        for name, target in _DEBUG_VIEWS.items():
+        # A bind would follow the symlink: a detached clone of the file covers it instead.
+        fd = sc.open_tree_clone(os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR, PROC_MOUNTS_VIEW))
+        try:
+            sc.move_mount_fd(fd, "/proc/mounts")
+        finally:
+            os.close(fd)
+        self._mounted.append("/proc/mounts")
+        self._bind_views({"sysctl-debug": "/proc/sys/debug"})
+
+    def _bind_views(self, views: dict[str, str]) -> None:
+        assert_private(self._host_ns)
+        for name, target in views.items():
             source = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR, name)
             if not os.path.isdir(source):
                 continue
@@ -193,13 +246,10 @@ class Overlay:
             self._mounted.append(target)
 
     def lay_files(self, kallsyms: str, nr_cpus: int) -> None:
-        """Cover /proc/mounts, /proc/kallsyms, the CPU lists and tracing sysctls with files of
-        the emulated kernel (writable private copies for the sysctls)."""
+        """Cover /proc/kallsyms, the CPU lists and tracing sysctls with files of the emulated
+        kernel (writable private copies for the sysctls)."""
         assert_private(self._host_ns)
-        with open("/proc/self/mounts") as f:
-            mounts = mounts_view(f.read())
         contents = {
-            "/proc/mounts": mounts,
             "/proc/kallsyms": kallsyms,
             "/sys/devices/system/cpu/possible": cpu_list(nr_cpus),
             "/sys/devices/system/cpu/present": cpu_list(nr_cpus),
@@ -257,3 +307,17 @@ class Overlay:
             except OSError as e:
                 problems.append(f"cannot unmount {target}: {e.strerror}")
         return problems
+
+
+def enter_session_proc(host_ns: str, kallsyms: str, nr_cpus: int) -> None:
+    """In pid 1 of a session's new PID namespace (session/launch.py): a mount namespace of its
+    own, so that the launcher's /proc stays the host's, with a /proc of the new PID namespace
+    and the emulated kernel's files laid over it. Nothing here needs undoing: the namespace
+    ends with the session's last process."""
+    sc.unshare(sc.CLONE_NEWNS)
+    sc.mount(None, "/", None, sc.MS_REC | sc.MS_PRIVATE)
+    assert_private(host_ns)
+    sc.mount("proc", "/proc", "proc", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC)
+    overlay = Overlay(host_ns)
+    overlay.bind_proc_views()
+    overlay.lay_files(kallsyms, nr_cpus)

@@ -2,32 +2,52 @@
 
 from tracefs_sim.namespace import cpu_list, mounts_view
 
-HOST = """\
-sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0
-proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0
-debugfs /sys/kernel/debug debugfs rw,nosuid,nodev,noexec,relatime 0 0
-tracefs /sys/kernel/debug/tracing tracefs rw,nosuid,nodev,noexec,relatime 0 0
-tracefs /sys/kernel/tracing tracefs rw,nosuid,nodev,noexec,relatime 0 0
-tracefs /tmp/other fuse.tracefs rw,nosuid,nodev,relatime,user_id=0,group_id=0,allow_other 0 0
-tracefs /sys/kernel/tracing fuse.tracefs rw,nosuid,nodev,relatime,user_id=0,group_id=0,allow_other 0 0
-tracefs-sim /sys/kernel/debug tmpfs rw,nosuid,nodev,noexec,relatime,mode=700 0 0
-tracefs /sys/kernel/debug/tracing fuse.tracefs rw,nosuid,nodev,relatime,user_id=0,group_id=0 0 0
-"""
+# A session's mounts (/proc/PID/mounts) and, line for line, the device and root of each
+# (from /proc/PID/mountinfo). 0:50 is the simulator's FUSE mount; 0:60 another simulator's.
+HOST = [
+    ("sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0", "0:22", "/"),
+    ("proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0", "0:21", "/"),
+    ("debugfs /sys/kernel/debug debugfs rw,nosuid,nodev,noexec,relatime 0 0", "0:7", "/"),
+    ("tracefs /sys/kernel/debug/tracing tracefs rw,nosuid,nodev,noexec,relatime 0 0", "0:12", "/"),
+    ("tracefs /sys/kernel/tracing tracefs rw,nosuid,nodev,noexec,relatime 0 0", "0:12", "/"),
+    ("tracefs /tmp/other fuse.tracefs rw,nosuid,nodev,relatime,user_id=0,group_id=0,allow_other 0 0",
+     "0:60", "/"),
+    ("tracefs /sys/kernel/tracing fuse.tracefs rw,nosuid,nodev,relatime,user_id=0,group_id=0,allow_other 0 0",
+     "0:50", "/"),
+    ("tracefs-sim /sys/kernel/debug tmpfs rw,nosuid,nodev,noexec,relatime,mode=700 0 0", "0:70", "/"),
+    ("tracefs /sys/kernel/debug/tracing fuse.tracefs rw,nosuid,nodev,relatime,user_id=0,group_id=0 0 0",
+     "0:50", "/"),
+    ("tracefs /sys/kernel/debug/kprobes fuse.tracefs rw,nosuid,nodev,relatime,user_id=0,group_id=0 0 0",
+     "0:50", "/.tracefs-sim-debug/kprobes"),
+    ("tracefs-sim /proc/kallsyms tmpfs ro,nosuid,nodev,noexec,relatime 0 0", "0:80", "/1"),
+    ("tracefs /mnt/t fuse.tracefs rw,nosuid,nodev,relatime,user_id=0,group_id=0 0 0", "0:50", "/"),
+    ("tracefs-sim /mnt/d tmpfs rw,nosuid,nodev,noexec,relatime,mode=700 0 0", "0:70", "/"),
+]
+
+
+def view(entries) -> str:
+    mounts = "".join(line + "\n" for line, _, _ in entries)
+    mountinfo = "".join(f"{i} 1 {device} {root} {line.split()[1]} rw - {line.split()[2]} x rw\n"
+                        for i, (line, device, root) in enumerate(entries))
+    return mounts_view(mounts, mountinfo, "0:50")
 
 
 def test_mounts_view_shows_only_the_simulator_as_tracefs():
-    assert mounts_view(HOST) == """\
+    assert view(HOST) == """\
 sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0
 proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0
 tracefs /sys/kernel/tracing tracefs rw,nosuid,nodev,noexec,relatime 0 0
 debugfs /sys/kernel/debug debugfs rw,nosuid,nodev,noexec,relatime 0 0
 tracefs /sys/kernel/debug/tracing tracefs rw,nosuid,nodev,noexec,relatime 0 0
+tracefs /mnt/t tracefs rw,nosuid,nodev,noexec,relatime 0 0
+debugfs /mnt/d debugfs rw,nosuid,nodev,noexec,relatime 0 0
 """
 
 
 def test_mounts_view_keeps_unrelated_nested_mounts():
-    text = "a / ext4 rw 0 0\nb /sys/kernel/debugfoo tmpfs rw 0 0\nc /sys/kernel/debug tmpfs rw 0 0\n"
-    assert mounts_view(text) == text
+    entries = [("a / ext4 rw 0 0", "8:1", "/"), ("b /sys/kernel/debugfoo tmpfs rw 0 0", "0:5", "/"),
+               ("c /sys/kernel/debug tmpfs rw 0 0", "0:6", "/")]
+    assert view(entries) == "a / ext4 rw 0 0\nb /sys/kernel/debugfoo tmpfs rw 0 0\nc /sys/kernel/debug tmpfs rw 0 0\n"
 
 
 def test_cpu_list_format():

@@ -3,7 +3,7 @@ where, with which mode, bound to which trace-core operation. The files of a trac
 laid out by one function, for the top level and for every instance.
 """
 
-from ..namespace import DEBUG_VIEWS_DIR
+from ..namespace import DEBUG_VIEWS_DIR, PROC_MOUNTS_VIEW, ProcMountsView
 from ..trace import readme
 from ..trace.events import EventRegistry
 from ..trace.function_tracer import FunctionTracing
@@ -281,7 +281,7 @@ def add_debug_views(tree: Tree, kprobe_views) -> None:
     the root (namespace.DEBUG_VIEWS_DIR): `kprobes/` (debugfs's) and `sysctl-debug/`
     (/proc/sys/debug), which the session's namespace binds at the Linux paths.
     kprobe_views: a trace.kprobe_debug.KprobeDebugViews."""
-    hidden = tree.mkdir(tree.root, DEBUG_VIEWS_DIR, _MODE_SYSCTL_DIR, hidden=True)
+    hidden = _views_dir(tree)
     kprobes = tree.mkdir(hidden, "kprobes", _MODE_DEBUGFS_DIR)
     tree.add_file(kprobes, "list", _MODE_DEBUGFS_READ, read=kprobe_views.read_list)
     tree.add_file(kprobes, "blacklist", _MODE_DEBUGFS_READ, read=kprobe_views.read_blacklist)
@@ -290,3 +290,20 @@ def add_debug_views(tree: Tree, kprobe_views) -> None:
     sysctl = tree.mkdir(hidden, "sysctl-debug", _MODE_SYSCTL_DIR)
     tree.add_file(sysctl, "kprobes-optimization", _MODE_SYSCTL_RW, read=kprobe_views.read_optimization,
                   write_at=kprobe_views.write_optimization)
+
+
+_MODE_PROC_READ = 0o444
+
+
+def _views_dir(tree: Tree) -> DirNode:
+    """The hidden directory of the root that holds the daemon's views of the emulated kernel's
+    files outside tracefs (namespace.DEBUG_VIEWS_DIR)."""
+    found = tree.root.children.get(DEBUG_VIEWS_DIR)
+    if isinstance(found, DirNode):
+        return found
+    return tree.mkdir(tree.root, DEBUG_VIEWS_DIR, _MODE_SYSCTL_DIR, hidden=True)
+
+
+def add_session_views(tree: Tree, proc_mounts: ProcMountsView) -> None:
+    """Files a session lays over /proc: `proc-mounts` (/proc/mounts, as each reader sees it)."""
+    tree.add_file(_views_dir(tree), PROC_MOUNTS_VIEW, _MODE_PROC_READ, read_as=proc_mounts.read_as)

@@ -207,6 +207,9 @@ class TracefsOperations(pyfuse3.Operations):
                 self._told_eof.add(fh)
             return data
         read = handle.session.read if handle.session is not None else node.read
+        if node.read_as is not None:
+            read_as, opener = node.read_as, handle.pid
+            read = lambda: read_as(opener)  # noqa: E731
         if read is None:
             raise pyfuse3.FUSEError(errno.EINVAL)     # a file without a read operation
         # Generate on a read from the start (a fresh read or a rewind), then serve the rest of

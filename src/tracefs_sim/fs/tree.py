@@ -97,7 +97,8 @@ class PageSource:
 
 @dataclass(eq=False)
 class FileNode(Node):
-    """A control file. read() builds the whole text; write(data) handles one write() call
+    """A control file. read() builds the whole text (read_as(pid) when it depends on who opened
+    the file); write(data) handles one write() call
     (OSError with Linux's errno rejects it; it may return how many bytes it took), or
     write_as(data, pid) when the writer's pid matters, or write_at(data, offset) when the
     file position does (a sysctl ignores writes past 0); truncate() runs on open with O_TRUNC;
@@ -110,6 +111,7 @@ class FileNode(Node):
     or a signal."""
 
     read: Callable[[], bytes] | None = None
+    read_as: Callable[[int], bytes] | None = None
     write: Callable[[bytes], int | None] | None = None
     write_as: Callable[[bytes, int], int | None] | None = None
     write_at: Callable[[bytes, int], int | None] | None = None

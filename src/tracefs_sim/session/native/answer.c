@@ -1,0 +1,275 @@
+/*
+ * What a session's processes ask of the kernel's tracing never reaches the host kernel:
+ *
+ *  - mount(2) of tracefs or debugfs mounts the simulator there (the session's
+ *    /sys/kernel/tracing, or its debugfs stand-in with tracing/ inside), in the caller's own
+ *    mount namespace, as libtracefs and ftracetest expect a mount of their own to work;
+ *  - umount2(2) of such a debugfs unmounts it with the simulator mounted inside it;
+ *  - fsopen(2) of those types (the new mount API) is refused with ENOSYS, the answer of a
+ *    kernel without the new API, on which libmount falls back to mount(2);
+ *  - perf_event_open(2) and bpf(2) are refused with ENOSYS (a kernel built without perf
+ *    events or the BPF syscall) and a line on the caller's stderr says why, until the
+ *    emulated kernel serves them;
+ *  - init_module, finit_module and delete_module are refused the same way (no modules).
+ *
+ * Anything else continues on the host untouched.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "session.h"
+
+/* The mounts a mount(2) of tracefs / debugfs clones (O_PATH fds, opened at start-up in the
+ * session's namespace), and that namespace. */
+static int tracing_dir_fd = -1, debugfs_dir_fd = -1, own_mnt_ns_fd = -1;
+
+int answer_init(void)
+{
+	tracing_dir_fd = open(SESSION_TRACING_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	debugfs_dir_fd = open(SESSION_DEBUGFS_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	own_mnt_ns_fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	return tracing_dir_fd < 0 || debugfs_dir_fd < 0 || own_mnt_ns_fd < 0 ? -1 : 0;
+}
+
+int respond(int listener, uint64_t id, int err, int64_t val)
+{
+	struct seccomp_notif_resp resp = { .id = id, .error = err ? -err : 0, .val = err ? 0 : val };
+
+	return ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+int respond_continue(int listener, uint64_t id)
+{
+	struct seccomp_notif_resp resp = { .id = id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+
+	return ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+ssize_t read_target_string(pid_t pid, uint64_t addr, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	if (!addr)
+		return -1;
+	/* page by page: a string may end just before an unmapped page */
+	while (got < size) {
+		size_t chunk = 4096 - ((addr + got) & 4095);
+		struct iovec local, remote;
+		ssize_t n;
+		char *nul;
+
+		if (chunk > size - got)
+			chunk = size - got;
+		local = (struct iovec){ buf + got, chunk };
+		remote = (struct iovec){ (void *)(uintptr_t)(addr + got), chunk };
+		n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		if (n <= 0)
+			return -1;
+		nul = memchr(buf + got, '\0', n);
+		if (nul)
+			return nul - buf;
+		got += n;
+	}
+	return -1;
+}
+
+/* True while the notification is still pending: what was read from the target belongs to
+ * the call being answered (the thread did not die, or exec, meanwhile). */
+static bool still_valid(int listener, uint64_t id)
+{
+	return ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* Whether (pid, call) was told already: a tool probing a feature retries it many times,
+ * and the line is said once.  A small ring of the latest pairs is enough for that. */
+static bool told_before(pid_t pid, const char *call)
+{
+	static struct { pid_t pid; const char *call; } told[64];
+	static unsigned int next;
+
+	for (unsigned int i = 0; i < 64; i++)
+		if (told[i].pid == pid && told[i].call == call)
+			return true;
+	told[next].pid = pid;
+	told[next].call = call;
+	next = (next + 1) % 64;
+	return false;
+}
+
+/* One line on the caller's stderr, before its own error message. */
+static void tell_caller(pid_t pid, const char *call, const char *why)
+{
+	char path[64], line[512];
+	int fd, len;
+
+	if (told_before(pid, call))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/fd/2", (int)pid);
+	fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	len = snprintf(line, sizeof(line), "tracefs-sim: %s() refused: %s\n", call, why);
+	if (write(fd, line, len) < 0) {
+		/* nothing more to do: the caller still gets the errno */
+	}
+	close(fd);
+}
+
+/*
+ * mount(source, target, fstype, flags, data) of tracefs/debugfs: the session's mount of the
+ * simulator (or of its debugfs stand-in, recursively) cloned onto target, resolved as the
+ * caller sees it.  Remounts, binds and moves carry no filesystem type of their own: they
+ * continue on the host, inside the session's private mount namespace.
+ */
+static bool answer_mount(int listener, const struct seccomp_notif *req)
+{
+	const __u64 *arg = req->data.args;
+	char fstype[32], target[PATH_MAX], where[PATH_MAX + 64], ns_path[64];
+	int source_fd, tree = -1, target_fd = -1, ns_fd = -1, err = 0;
+	bool debugfs;
+
+	if (read_target_string(req->pid, arg[2], fstype, sizeof(fstype)) < 0)
+		return false;
+	if (strcmp(fstype, "tracefs") && strcmp(fstype, "debugfs"))
+		return false;
+	if (arg[3] & (MS_REMOUNT | MS_BIND | MS_MOVE | MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE))
+		return false;
+	debugfs = !strcmp(fstype, "debugfs");
+	if (read_target_string(req->pid, arg[1], target, sizeof(target)) < 0) {
+		err = EFAULT;
+		goto answer;
+	}
+	if (!still_valid(listener, req->id))
+		return true;
+	/* the caller's own root and working directory, whatever namespace it is in */
+	snprintf(where, sizeof(where), "/proc/%d/%s/%s", (int)req->pid,
+		 target[0] == '/' ? "root" : "cwd", target);
+	snprintf(ns_path, sizeof(ns_path), "/proc/%d/ns/mnt", (int)req->pid);
+	source_fd = debugfs ? debugfs_dir_fd : tracing_dir_fd;
+	tree = open_tree(source_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+			 (debugfs ? AT_RECURSIVE : 0));
+	if (tree < 0) {
+		err = errno;
+		goto answer;
+	}
+	ns_fd = open(ns_path, O_RDONLY | O_CLOEXEC);
+	target_fd = open(where, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ns_fd < 0 || target_fd < 0) {
+		err = errno;
+		goto answer;
+	}
+	/* attach in the caller's mount namespace (a session process may have unshared its own) */
+	if (setns(ns_fd, CLONE_NEWNS) < 0) {
+		err = errno;
+		goto answer;
+	}
+	if (move_mount(tree, "", target_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		err = errno;
+	if (setns(own_mnt_ns_fd, CLONE_NEWNS) < 0 && !err)
+		err = errno;
+answer:
+	if (tree >= 0)
+		close(tree);
+	if (target_fd >= 0)
+		close(target_fd);
+	if (ns_fd >= 0)
+		close(ns_fd);
+	respond(listener, req->id, err, 0);
+	return true;
+}
+
+/*
+ * umount2(target, flags) of a debugfs mount answered above: it holds the simulator's
+ * tracing/ (and kprobes/) mounted inside, as debugfs holds its automounted tracefs, which
+ * would make a plain unmount EBUSY; unmounted here with everything under it, as the whole
+ * that mount(2) made.  Any other unmount continues on the host, in the session's namespace.
+ */
+static bool answer_umount(int listener, const struct seccomp_notif *req)
+{
+	char target[PATH_MAX], where[PATH_MAX + 64], ns_path[64];
+	struct stat st, debugfs;
+	int ns_fd, err = 0;
+
+	if (read_target_string(req->pid, req->data.args[0], target, sizeof(target)) < 0)
+		return false;
+	snprintf(where, sizeof(where), "/proc/%d/%s/%s", (int)req->pid,
+		 target[0] == '/' ? "root" : "cwd", target);
+	/* a clone of the debugfs stand-in shares its superblock, hence its device */
+	if (stat(where, &st) < 0 || fstat(debugfs_dir_fd, &debugfs) < 0 || st.st_dev != debugfs.st_dev)
+		return false;
+	if (!still_valid(listener, req->id))
+		return true;
+	snprintf(ns_path, sizeof(ns_path), "/proc/%d/ns/mnt", (int)req->pid);
+	ns_fd = open(ns_path, O_RDONLY | O_CLOEXEC);
+	if (ns_fd < 0 || setns(ns_fd, CLONE_NEWNS) < 0) {
+		err = errno;
+	} else {
+		if (umount2(where, MNT_DETACH | (req->data.args[1] & UMOUNT_NOFOLLOW)) < 0)
+			err = errno;
+		if (setns(own_mnt_ns_fd, CLONE_NEWNS) < 0 && !err)
+			err = errno;
+	}
+	if (ns_fd >= 0)
+		close(ns_fd);
+	respond(listener, req->id, err, 0);
+	return true;
+}
+
+/* fsopen(fsname, flags): the new mount API is not served for the simulator's types. */
+static bool answer_fsopen(int listener, const struct seccomp_notif *req)
+{
+	char fsname[32];
+
+	if (read_target_string(req->pid, req->data.args[0], fsname, sizeof(fsname)) < 0)
+		return false;
+	if (strcmp(fsname, "tracefs") && strcmp(fsname, "debugfs"))
+		return false;
+	respond(listener, req->id, ENOSYS, 0);
+	return true;
+}
+
+static bool refuse(int listener, const struct seccomp_notif *req, const char *call, const char *why)
+{
+	tell_caller(req->pid, call, why);
+	respond(listener, req->id, ENOSYS, 0);
+	return true;
+}
+
+bool answer_notification(int listener, const struct seccomp_notif *req)
+{
+	switch (req->data.nr) {
+	case __NR_mount:
+		return answer_mount(listener, req);
+	case __NR_umount2:
+		return answer_umount(listener, req);
+	case __NR_fsopen:
+		return answer_fsopen(listener, req);
+	case __NR_perf_event_open:
+		return refuse(listener, req, "perf_event_open",
+			      "the emulated kernel does not serve perf events yet, and a session never "
+			      "opens them on the host kernel");
+	case __NR_bpf:
+		return refuse(listener, req, "bpf",
+			      "the emulated kernel does not serve BPF yet, and a session never loads "
+			      "programs into the host kernel");
+	case __NR_init_module:
+	case __NR_finit_module:
+	case __NR_delete_module:
+		return refuse(listener, req, req->data.nr == __NR_delete_module ? "delete_module" : "init_module",
+			      "the emulated kernel has no loadable modules, and a session never loads "
+			      "them into the host kernel");
+	default:
+		return false;
+	}
+}

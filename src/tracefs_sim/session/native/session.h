@@ -1,0 +1,54 @@
+/*
+ * tracefs-sim-init: pid 1 of a session's PID namespace and the supervisor of its processes'
+ * system calls (seccomp user notification).  See tracefs_sim/session/__init__.py for the
+ * whole picture; this header is what init.c, supervisor.c, answer.c and filter.c share.
+ */
+#ifndef TRACEFS_SIM_SESSION_H
+#define TRACEFS_SIM_SESSION_H
+
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Newer than Debian 12's headers (Linux 6.6). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+
+/* The fd number the listener gets in the session's first process: it closes every fd above
+ * stderr before installing the filter, so the listener is the lowest free one. */
+#define LISTENER_FD_IN_CHILD 3
+
+/* Where the simulator is mounted inside the session (namespace.py's TRACING_DIR and the
+ * tmpfs standing in for debugfs): what a mount of tracefs or debugfs gets. */
+#define SESSION_TRACING_DIR "/sys/kernel/tracing"
+#define SESSION_DEBUGFS_DIR "/sys/kernel/debug"
+
+/* filter.c: install the session's filter in the calling process; returns the listener fd or
+ * -1 with errno set. */
+int install_session_filter(void);
+
+/* answer.c: the system calls a session's processes may not make on the host.  Answers the
+ * notification (the call is either served here or refused) and returns true, or returns
+ * false for a call that should simply continue on the host.  The sources of the mounts that
+ * mount(2) of tracefs/debugfs gets are opened once by answer_init(). */
+int answer_init(void);
+bool answer_notification(int listener, const struct seccomp_notif *req);
+
+/* Continue the notified call on the host, as if no filter were there. */
+int respond_continue(int listener, uint64_t id);
+/* Fail the notified call with -err (or succeed with `val` when err is 0). */
+int respond(int listener, uint64_t id, int err, int64_t val);
+
+/* supervisor.c: serve the listener until it is closed (the session ended); never returns. */
+void __attribute__((noreturn)) supervise(int listener);
+
+/* Reading a target's memory (process_vm_readv).  Returns the length of the NUL-terminated
+ * string copied into buf (at most size - 1 bytes), or -1 when unreadable or too long. */
+ssize_t read_target_string(pid_t pid, uint64_t addr, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,116 @@
+"""A session's processes in their PID namespace, under the session's seccomp filter: what they
+ask of the kernel's tracing is answered by the simulator or refused, never by the host."""
+
+import os
+import shutil
+import subprocess
+import textwrap
+
+import pytest
+from simtest import tracefs_sim
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                reason="needs /dev/fuse, root and namespaces")
+
+# A call, by number, through libc's syscall(), made TIMES times: prints "RESULT ERRNO" each.
+SYSCALL = ("TIMES=${TIMES:-1} python3 -c 'import ctypes, os, sys; libc = ctypes.CDLL(None, use_errno=True);"
+           " args = [int(a, 0) for a in sys.argv[1:]]\nfor _ in range(int(os.environ[\"TIMES\"])):"
+           " r = libc.syscall(*args); print(r, ctypes.get_errno())'")
+ENOSYS = 38
+
+
+def run(script: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return tracefs_sim("run", "-c", script, timeout=timeout)
+
+
+def host_mountinfo() -> list[str]:
+    with open("/proc/self/mountinfo") as f:
+        return [" ".join(line.split()[3:]) for line in f]   # without ids, which may be reused
+
+
+def test_session_pids_start_above_the_emulated_kernels():
+    result = run("echo $$ $PPID; sh -c 'echo $$ $PPID'; cat /proc/1/comm")
+    assert result.returncode == 0, result.stderr
+    shell, child, init = result.stdout.splitlines()
+    assert shell == "1000 1"
+    pid, parent = map(int, child.split())
+    assert pid > 1000 and parent == 1000
+    assert init == "init"
+
+
+def test_mount_of_tracefs_and_debugfs_mounts_the_simulator(tmp_path):
+    before = host_mountinfo()
+    result = run(textwrap.dedent(f"""
+        cd {tmp_path}; mkdir t d
+        mount -t tracefs nodev t && cat t/current_tracer
+        echo 0 > t/tracing_on; cat /sys/kernel/tracing/tracing_on
+        mount -t debugfs nodev d && ls d
+        grep -E ' {tmp_path}/[td] ' /proc/mounts
+        umount t && umount d && echo unmounted; echo $(ls -A d | wc -l)$(ls -A t | wc -l)
+        """))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "nop", "0", "kprobes", "tracing",
+        f"tracefs {tmp_path}/t tracefs rw,nosuid,nodev,noexec,relatime 0 0",
+        f"debugfs {tmp_path}/d debugfs rw,nosuid,nodev,noexec,relatime 0 0",
+        "unmounted", "00"]
+    assert host_mountinfo() == before
+
+
+def test_mount_of_a_missing_directory_fails_as_on_linux():
+    result = run(f"{SYSCALL} 165 0 0 0 0 0; mount -t tracefs nodev /nonexistent; echo $?")
+    # a NULL fstype is not ours: the host's mount(2) answers (EFAULT)
+    assert result.stdout.splitlines()[0] == "-1 14"
+    assert result.stdout.splitlines()[-1] == "32", result.stderr
+    assert "mount point does not exist" in result.stderr   # ENOENT, as mount(8) words it
+
+
+@pytest.mark.parametrize("call, number, args", [
+    ("perf_event_open", 298, "0 0 -1 -1 0"),   # the host would say EFAULT
+    ("bpf", 321, "0 0 0"),                     # the host would say EFAULT
+    ("init_module", 313, "-1 0 0"),            # finit_module: the host would say EBADF
+    ("delete_module", 176, "0 0"),
+])
+def test_tracing_and_module_calls_never_reach_the_host(call, number, args):
+    result = run(f"TIMES=2 {SYSCALL} {number} {args}")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [f"-1 {ENOSYS}"] * 2
+    # said once, however often the caller tries
+    assert result.stderr.count(f"tracefs-sim: {call}() refused: ") == 1, result.stderr
+
+
+def test_other_abis_cannot_go_around_the_filter(tmp_path):
+    source = tmp_path / "abi.c"
+    source.write_text(textwrap.dedent("""
+        #include <stdio.h>
+        int main(void) {
+            long r32, rx32;
+            /* perf_event_open through int 0x80 (i386 number 336) and through the x32 bit */
+            asm volatile("int $0x80" : "=a"(r32) : "a"(336L), "b"(0L), "c"(0L), "d"(-1L), "S"(-1L), "D"(0L)
+                         : "memory");
+            asm volatile("syscall" : "=a"(rx32) : "a"(0x40000000L | 298), "D"(0L), "S"(0L), "d"(-1L)
+                         : "rcx", "r11", "memory");
+            printf("%ld %ld\\n", r32, rx32);
+            return 0;
+        }"""))
+    subprocess.run(["gcc", "-o", str(tmp_path / "abi"), str(source)], check=True, timeout=60)
+    result = run(str(tmp_path / "abi"))
+    assert (result.returncode, result.stdout) == (0, f"{-ENOSYS} {-ENOSYS}\n"), result.stderr
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_says_why_it_cannot_count():
+    result = run("perf stat -e task-clock true")
+    assert "tracefs-sim: perf_event_open() refused" in result.stderr
+
+
+def test_the_session_goes_on_when_its_supervisor_dies():
+    result = run(textwrap.dedent(f"""
+        kill -9 $(pgrep -x tracefs-sim-sup); sleep 0.2
+        pgrep -x tracefs-sim-sup || echo gone
+        ls / > /dev/null && echo alive
+        {SYSCALL} 321 0 0 0
+        """))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["gone", "alive", f"-1 {ENOSYS}"]
+    assert "init answers its calls from now on" in result.stderr
