@@ -181,6 +181,7 @@ struct task_struct {
 	int exit_state;
 	int exit_code;
 	u64 host_id;		/* set for programs the host started: output and exit go to it */
+	struct session_task *session;	/* a process of a session, run on the host (session.c) */
 	u64 exec_start;
 	int (*threadfn)(void *);
 	void *threadarg;
@@ -275,6 +276,7 @@ void *kzalloc(size_t size, gfp_t flags);
 void kfree(const void *p);
 struct mm_struct *mm_alloc(void);
 int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec);
+int map_user_page_shared(struct mm_struct *mm, u64 va, void *page, bool exec);
 void *user_page(struct mm_struct *mm, u64 va);
 int dup_mm_pages(struct mm_struct *dst, struct mm_struct *src);
 void mmput(struct mm_struct *mm);

@@ -1,6 +1,7 @@
 /* execve: replace the address space with an embedded user program. */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/session.h"
 
 struct user_program {
 	const char *name;
@@ -148,6 +149,10 @@ long __x64_sys_execve(struct pt_regs *regs)
 	if (ret < 0 || ret == sizeof(filename)) {
 		kfree(buf);
 		return ret < 0 ? ret : -ENAMETOOLONG;
+	}
+	if (current->session) {	/* a host program: exec'd here when it was on the host */
+		kfree(buf);
+		return session_execve(filename);
 	}
 	for (;;) {
 		const char *uarg;

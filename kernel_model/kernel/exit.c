@@ -1,6 +1,7 @@
 /* Task exit, reaping and wait4. */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/session.h"
 
 static noinline void release_task(struct task_struct *p)
 {
@@ -37,6 +38,8 @@ void __noreturn do_exit(long code)
 	tsk->flags |= PF_EXITING;
 	tsk->exit_code = code;
 	trace_sched_process_exit(tsk);
+	if (tsk->session)
+		session_task_exit(tsk);
 	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
 		if (tsk->files[fd])
 			close_fd(fd);
@@ -126,6 +129,10 @@ long do_wait(pid_t pid, int *ustatus, int options)
 
 		set_current_state(TASK_INTERRUPTIBLE);
 		ret = wait_consider_children(pid, &status, &any);
+		if (!ret && any && fatal_signal_pending(current)) {
+			set_current_state(TASK_RUNNING);
+			return -EINTR;
+		}
 		if (ret || !any || (options & WNOHANG)) {
 			set_current_state(TASK_RUNNING);
 			if (!any)

@@ -2,6 +2,7 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
+#include "../include/session.h"
 
 #define CLONE_VM 0x00000100
 #define SIGCHLD 17
@@ -33,9 +34,10 @@ static noinline pid_t alloc_pid(void)
 {
 	pid_t pid;
 
+	/* the kernel's own tasks stay below the session's pids (RESERVED_PIDS is 300) */
 	do {
 		pid = ++last_pid;
-		if (pid >= 32768)
+		if (pid >= FIRST_SESSION_PID)
 			last_pid = pid = 300;
 	} while (find_task_by_pid(pid));
 	return pid;
@@ -106,9 +108,70 @@ free_task:
 	return NULL;
 }
 
+/* A session task's child: the pid the host gave it; its address space is the caller's to make. */
+struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, pid_t tgid)
+{
+	struct task_struct *p = alloc_task();
+	unsigned long flags;
+	int fd;
+
+	if (!p)
+		return NULL;
+	p->stack = alloc_thread_stack();
+	if (!p->stack) {
+		put_task_struct(p);
+		return NULL;
+	}
+	p->uid = parent->uid;
+	p->cpu = -1;
+	p->__state = TASK_NEW;
+	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
+	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
+		if (parent->files[fd])
+			p->files[fd] = get_file(parent->files[fd]);
+	copy_thread(p, NULL, NULL, NULL);
+	spin_lock_irqsave(&sched_lock, flags);
+	p->pid = pid;
+	p->tgid = tgid ? tgid : pid;
+	p->parent = parent;
+	list_add_tail(&p->sibling, &parent->children);
+	list_add_tail(&p->tasks, &task_list);
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return p;
+}
+
+void session_free_process(struct task_struct *p)
+{
+	unsigned long flags;
+	int fd;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	list_del_init(&p->sibling);
+	list_del_init(&p->tasks);
+	spin_unlock_irqrestore(&sched_lock, flags);
+	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
+		if (p->files[fd])
+			fput(p->files[fd]);
+	if (p->mm)
+		mmput(p->mm);
+	free_thread_stack(p->stack);
+	put_task_struct(p);
+}
+
+void session_wake_new_task(struct task_struct *parent, struct task_struct *p)
+{
+	trace_sched_process_fork(parent, p);
+	trace_pid_fork(parent, p);
+	wake_up_new_task(p);
+}
+
 long kernel_clone(struct pt_regs *regs)
 {
-	struct task_struct *p = copy_process(regs, NULL, NULL, NULL);
+	struct task_struct *p;
+
+	if (current->session)	/* the host made the child: take it as it is */
+		return session_clone();
+	p = copy_process(regs, NULL, NULL, NULL);
 
 	if (!p)
 		return -ENOMEM;

@@ -1,6 +1,7 @@
 /* Host-injected interrupt vectors and the interrupt exit path. */
 #include "../include/kernel.h"
 #include "../include/trace/ring.h"
+#include "../include/session.h"
 
 noinline void irq_enter(void)
 {
@@ -41,11 +42,14 @@ void sysvec_reschedule_ipi(struct pt_regs *regs)
 	irq_exit();
 }
 
-/* The host queued requests (spawn a program): kthreadd services them. */
+/* The host queued requests (spawn a program: kthreadd services them) or wrote the session
+ * ring (session.c moves its records to their tasks). */
 void sysvec_call_function(struct pt_regs *regs)
 {
 	irq_enter();
-	if (kthreadd_task)
+	session_ring_interrupt();
+	if (kthreadd_task && (READ_ONCE(host_requests.tail) != READ_ONCE(host_requests.head) ||
+			      session_roots_pending()))
 		wake_up_process(kthreadd_task);
 	irq_exit();
 }

@@ -3,6 +3,7 @@
  * RCU callbacks, the timer wheel), kworker/N:1 (vmstat folding),
  * migration/N (moves waiting tasks to idle cpus). */
 #include "../include/kernel.h"
+#include "../include/session.h"
 
 struct task_struct *kthreadd_task;
 static struct task_struct *rcu_gp_task;
@@ -240,7 +241,8 @@ int kthreadd(void *unused)
 
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
-		if (READ_ONCE(hr->tail) == READ_ONCE(hr->head) && !has_reapable_child()) {
+		if (READ_ONCE(hr->tail) == READ_ONCE(hr->head) && !has_reapable_child() &&
+		    !session_roots_pending()) {
 			schedule();
 			continue;
 		}
@@ -249,6 +251,7 @@ int kthreadd(void *unused)
 		 * is reaped at the next wake-up) */
 		while (do_wait(-1, NULL, WNOHANG) > 0)
 			;
+		session_create_roots();
 		while (hr->tail != READ_ONCE(hr->head)) {
 			struct host_request *slot = &hr->slot[hr->tail % HOST_REQ_SLOTS];
 			struct spawn_req *req = kmalloc(sizeof(*req), GFP_KERNEL);

@@ -1,5 +1,6 @@
 /* Boot: start_kernel on cpu 0, start_secondary on the others, then init. */
 #include "../include/kernel.h"
+#include "../include/session.h"
 
 struct boot_params boot_params __section(".data");
 struct host_requests host_requests __section(".data");
@@ -56,6 +57,7 @@ void start_kernel(void)
 		nr_cpu_ids = 1;
 	mem_init();
 	random_init();
+	session_init();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		sched_init_idle(cpu);
 	rest_init();

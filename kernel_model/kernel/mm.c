@@ -11,6 +11,9 @@
 /* No-execute, as Linux maps data (and Unicorn's stores stay fast: see
  * machine/paging.py).  Pages filled with code are reported: host_code_page. */
 #define PTE_NX (1UL << 63)
+/* Software bit (ignored by the MMU): a page other address spaces map too, which mmput()
+ * leaves alone (session.c's stub and sink). */
+#define PTE_SHARED (1UL << 9)
 
 static u64 page_bitmap[MAX_PAGES / 64];
 static u64 first_pfn, last_pfn, next_hint;
@@ -246,6 +249,16 @@ int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec)
 	return 0;
 }
 
+int map_user_page_shared(struct mm_struct *mm, u64 va, void *page, bool exec)
+{
+	u64 *pte = lookup_pte(mm, va, true);
+
+	if (!pte)
+		return -ENOMEM;
+	*pte = __pa(page) | PTE_P | PTE_W | PTE_U | PTE_SHARED | (exec ? 0 : PTE_NX);
+	return 0;
+}
+
 void *user_page(struct mm_struct *mm, u64 va)
 {
 	u64 *pte = lookup_pte(mm, va, false);
@@ -297,7 +310,7 @@ static void free_pgtables(u64 *table, int level)
 			continue;
 		if (level > 1)
 			free_pgtables(__va(table[i] & PTE_ADDR), level - 1);
-		else
+		else if (!(table[i] & PTE_SHARED))
 			free_page(__va(table[i] & PTE_ADDR));
 	}
 	if (level < 4)

@@ -1,6 +1,7 @@
 /* System call dispatch (arch/x86/entry/common.c) and the simple syscalls. */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/session.h"
 
 typedef long (*sys_call_ptr_t)(struct pt_regs *);
 #define __SYSCALL(nr, sym) long sym(struct pt_regs *);
@@ -23,6 +24,8 @@ void syscall_exit_to_user_mode(struct pt_regs *regs)
 {
 	struct percpu *pc;
 
+	if (current->session)	/* its next call, when the host made it */
+		session_exit_to_user_mode(regs);
 	for (;;) {
 		local_irq_disable();
 		pc = this_cpu();
@@ -38,10 +41,14 @@ void do_syscall_64(struct pt_regs *regs, int nr)
 	this_cpu()->stat_syscalls++;
 	local_irq_enable();
 	trace_sys_enter(regs, regs->orig_ax);
+	if (current->session)
+		session_syscall_entered();
 	if ((unsigned int)nr < NR_syscalls)
 		regs->ax = sys_call_table[nr](regs);
 	else
 		regs->ax = -ENOSYS;
+	if (current->session)	/* a call that may block returns when the host's did */
+		session_syscall_done(regs);
 	trace_sys_exit(regs, regs->ax);
 	syscall_exit_to_user_mode(regs);
 }

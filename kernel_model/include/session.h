@@ -1,0 +1,43 @@
+/* Session tasks (kernel/session.c): the host processes of a session, as tasks of this kernel. */
+#ifndef _SESSION_H
+#define _SESSION_H
+#include "kernel.h"
+
+/* The lowest pid a session process gets (its PID namespace's init sets it): the kernel's
+ * own tasks take pids below it (fork.c's alloc_pid). */
+#define FIRST_SESSION_PID 1000
+
+struct session_task {
+	struct list_head node;		/* in session.c's table, by tid */
+	struct list_head queue;		/* its records, oldest first */
+	pid_t tid, tgid;
+	struct task_struct *task;	/* NULL while its records wait for the clone that makes it */
+	bool waiting;			/* asleep until a record comes */
+	bool killed;			/* its process died on the host: it ends at the next chance */
+	bool entered;			/* a call is loaded (or running): no other is taken */
+	void *scratch[4];		/* the pages its calls' blobs are laid out in */
+};
+
+/* The task's process died on the host: what it sleeps in gives up (as for SIGKILL). */
+static inline bool fatal_signal_pending(struct task_struct *t)
+{
+	return t->session && t->session->killed;
+}
+
+void session_init(void);
+void session_ring_interrupt(void);
+void session_exit_to_user_mode(struct pt_regs *regs);
+void session_syscall_entered(void);
+void session_syscall_done(struct pt_regs *regs);
+long session_clone(void);
+long session_execve(const char *filename);
+void session_create_roots(void);
+bool session_roots_pending(void);
+void session_task_exit(struct task_struct *tsk);
+
+/* fork.c: a task with the given pid and tgid, a child of `parent` (the caller gives it its
+ * address space), and its start (sched_process_fork, sched_wakeup_new); or its undoing. */
+struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, pid_t tgid);
+void session_wake_new_task(struct task_struct *parent, struct task_struct *p);
+void session_free_process(struct task_struct *p);
+#endif

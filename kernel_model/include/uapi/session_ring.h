@@ -1,0 +1,96 @@
+/*
+ * The session ring: what a session's supervisor (src/tracefs_sim/session/native) tells the
+ * emulated kernel (kernel/session.c) about the session's processes, so that they are tasks of
+ * the emulated kernel and their system calls enter it.  One producer (the supervisor, on the
+ * host), one consumer (the kernel); the ring lives in the kernel's memory, which the
+ * supervisor maps from the machine's RAM file.
+ *
+ * Records follow each other, 8-byte aligned; one that does not fit before the end of the
+ * data area is preceded by a PAD record up to the end and starts again at offset 0.  head and
+ * tail count bytes since the start (they never wrap); the data is at (count % size).
+ * Plain C types only: this header is built into the kernel and into the supervisor.
+ */
+#ifndef _UAPI_SESSION_RING_H
+#define _UAPI_SESSION_RING_H
+
+#define SESSION_RING_MAGIC 0x73657373696f6e31ULL	/* "session1" */
+#define SESSION_RING_DATA_SIZE (4UL << 20)
+#define SESSION_RECORD_MAX 4032		/* a record (and the kernel's copy of it) fits in a page */
+
+enum session_record_type {
+	SESSION_REC_PAD = 0,		/* nothing: skip to the data area's start */
+	SESSION_REC_SYSCALL = 1,	/* a system call entered on the host: sc */
+	SESSION_REC_NEW_TASK = 2,	/* a task the supervisor saw first: task */
+	SESSION_REC_EXIT = 3,		/* the process ended without exit(2)/exit_group(2): exit */
+	SESSION_REC_EXEC = 4,		/* the outcome of the task's last execve: exec */
+};
+
+/* How a blob (the bytes behind a pointer argument, copied on the host) is laid out in the
+ * task's user memory before the call is made there; the argument then points at it. */
+enum session_blob_kind {
+	SESSION_BLOB_IN = 0,		/* bytes the call reads: copied in */
+	SESSION_BLOB_OUT = 1,		/* memory the call writes: len bytes of scratch, no data */
+	SESSION_BLOB_STRV = 2,		/* argv/envp: `count` NUL-terminated strings, packed */
+};
+
+struct session_blob {
+	unsigned char arg;		/* which argument (0..5) */
+	unsigned char kind;		/* enum session_blob_kind */
+	unsigned short count;		/* STRV: how many strings */
+	unsigned int len;		/* bytes (IN/STRV: that follow, padded to 8; OUT: size) */
+};
+
+struct session_record {
+	unsigned short type;		/* enum session_record_type */
+	unsigned short len;		/* the whole record, a multiple of 8 */
+	int tid;			/* the task, as the session's PID namespace numbers it */
+	unsigned long long ts;		/* CLOCK_MONOTONIC ns when the supervisor took it */
+	union {
+		struct {
+			int nr;			/* x86-64 system call number */
+			unsigned short nr_blobs;	/* blobs that follow args */
+			unsigned short pad;
+			unsigned long long args[6];
+		} sc;
+		struct {
+			int tgid;
+			int ppid;		/* its parent; 0: not a task of the session */
+			int creator;		/* the task whose clone made it; 0: unknown */
+			int helper;		/* a process of the simulator's own tools: no calls follow */
+			char comm[16];		/* its name when first seen */
+		} task;
+		struct {
+			int status;		/* as wait4 reports it */
+		} exit;
+		struct {
+			int result;		/* 0 or -errno */
+			int pad;
+			char comm[16];		/* the task's name after it (a success) */
+		} exec;
+	};
+};
+
+struct session_ring {
+	unsigned long long magic;
+	unsigned long long data_size;
+	unsigned long long clock_zero;	/* CLOCK_MONOTONIC ns of the kernel's clock 0 (host) */
+	unsigned long long pad0[5];
+	/* written by the supervisor */
+	volatile unsigned long long head;	/* bytes produced */
+	volatile unsigned long long lost;	/* records dropped: the ring was full */
+	volatile unsigned long long produced;	/* records written */
+	unsigned long long pad1[5];
+	/* written by the kernel */
+	volatile unsigned long long tail;	/* bytes consumed */
+	volatile unsigned int consumer_waiting;	/* 1: the kernel found it empty: ring the doorbell */
+	unsigned int pad2;
+	/* records done with: a call made (its sys_enter recorded), another record acted on or
+	 * dropped.  When it reaches `produced`, the kernel has caught up with the session: the
+	 * daemon waits for that before it serves a tracefs file to the session's processes, so
+	 * that what they did before shows, and what they do after does not, as on Linux. */
+	volatile unsigned long long retired;
+	unsigned long long pad3[5];
+	unsigned char data[SESSION_RING_DATA_SIZE];
+};
+
+#endif

@@ -1,0 +1,599 @@
+/*
+ * Session tasks: the processes of a `tracefs-sim shell`/`run` session, which run on the host,
+ * as tasks of this kernel.  Their supervisor (src/tracefs_sim/session/native) writes what they
+ * do into the session ring (include/uapi/session_ring.h): a record per system call, with the
+ * bytes behind its pointer arguments, and one per task it first sees, per exec outcome and per
+ * death by a signal.  Here each of those becomes what it is in Linux:
+ *
+ *  - a task is created by its parent's clone (kernel_clone: sched_process_fork,
+ *    sched_wakeup_new), with the host's pid and tgid; a task whose parent is not in the
+ *    session (the session's first shell, orphans) is forked from init;
+ *  - its system calls are made from user mode: on its way back to user mode the task takes its
+ *    next record, lays the blobs out in its own user memory (so a probe reading
+ *    `+0($arg2):ustring` reads the host's path), loads the registers and returns to a
+ *    `syscall` instruction, which enters entry_SYSCALL_64 -> do_syscall_64 -> the handler with
+ *    the host's number and arguments;
+ *  - time is shared: a call that may block on the host (read, wait4, poll, nanosleep, ...)
+ *    sleeps here until the task's next record shows the host call returned, so sched_switch
+ *    shows the task going to sleep and waking; between calls (its user time on the host) it
+ *    waits for the next record in the same way;
+ *  - execve becomes an exec here when the host's succeeded (the supervisor tells: the EXEC
+ *    record), with the new comm and sched_process_exec; exit and exit_group run do_exit; a
+ *    death by a signal ends the task when its EXIT record comes.
+ *
+ * The ring is drained by the host's "call function" interrupt (irq.c), which moves each
+ * record onto its task's queue and wakes the task; the supervisor rings it when the kernel
+ * said it was waiting (consumer_waiting).  What the task's user memory holds: a page with the
+ * `syscall` it returns to, scratch pages for the blobs, and a window that calls may write
+ * into freely (their output buffers), every page of it one shared physical page.
+ */
+#include "../include/kernel.h"
+#include "../include/session.h"
+#include "../include/trace/trace.h"
+#include "../include/uapi/session_ring.h"
+
+struct session_ring session_ring __aligned(4096);
+
+/* The user memory of a session task (see above). */
+#define SESSION_STUB_VA		0x7ffe00000000UL
+#define SESSION_SCRATCH_VA	(SESSION_STUB_VA + PAGE_SIZE)
+#define SESSION_SCRATCH_PAGES	4
+#define SESSION_SINK_VA		(SESSION_STUB_VA + (1UL << 20))
+#define SESSION_SINK_SIZE	(1UL << 20)
+
+/* A record on its task's queue (a copy out of the ring). */
+struct queued_record {
+	struct list_head node;
+	struct session_record rec;	/* rec.len bytes, payload included */
+};
+
+#define TID_BUCKETS 256
+static struct list_head tid_buckets[TID_BUCKETS];
+static spinlock_t session_lock;
+static LIST_HEAD(pending_roots);	/* NEW_TASK records of tasks without a parent in the session */
+static void *stub_page, *sink_page;
+u64 session_records_taken, session_tasks_created;
+
+static struct list_head *bucket(pid_t tid)
+{
+	return &tid_buckets[(unsigned int)tid % TID_BUCKETS];
+}
+
+/* Under session_lock. */
+static struct session_task *lookup(pid_t tid)
+{
+	struct session_task *st;
+
+	list_for_each_entry(st, bucket(tid), node)
+		if (st->tid == tid)
+			return st;
+	return NULL;
+}
+
+/* Under session_lock: the tid's entry, made (parked, without a task yet) if new. */
+static struct session_task *lookup_or_park(pid_t tid)
+{
+	struct session_task *st = lookup(tid);
+
+	if (st)
+		return st;
+	st = kzalloc(sizeof(*st), GFP_ATOMIC);
+	if (!st)
+		return NULL;
+	st->tid = tid;
+	INIT_LIST_HEAD(&st->queue);
+	list_add_tail(&st->node, bucket(tid));
+	return st;
+}
+
+void session_init(void)
+{
+	int i;
+
+	session_ring.data_size = SESSION_RING_DATA_SIZE;
+	session_ring.consumer_waiting = 1;	/* empty: the first record rings */
+	session_ring.magic = SESSION_RING_MAGIC;	/* last: the host may look now */
+	for (i = 0; i < TID_BUCKETS; i++)
+		INIT_LIST_HEAD(&tid_buckets[i]);
+}
+
+/* ---- the ring ---- */
+
+/* A copy of a record: a kmalloc object up to its largest class, a page beyond. */
+#define KMALLOC_MAX 2048
+static bool fits_kmalloc(size_t len)
+{
+	return offsetof(struct queued_record, rec) + len <= KMALLOC_MAX - 16;	/* mm.c's KMALLOC_HDR */
+}
+
+static struct queued_record *copy_out(const struct session_record *rec)
+{
+	size_t size = offsetof(struct queued_record, rec) + rec->len;
+	struct queued_record *q = fits_kmalloc(rec->len) ? kmalloc(size, GFP_ATOMIC) : alloc_page_zeroed();
+
+	if (q)
+		memcpy(&q->rec, rec, rec->len);
+	return q;
+}
+
+static void free_record(struct queued_record *q)
+{
+	if (fits_kmalloc(q->rec.len))
+		kfree(q);
+	else
+		free_page(q);
+}
+
+/* Records done with (struct session_ring's `retired`). */
+static void retire(u64 n)
+{
+	__atomic_add_fetch(&session_ring.retired, n, __ATOMIC_RELEASE);
+}
+
+/* Under session_lock: put a record where it belongs, and wake whoever waits for it. */
+static void deliver(struct queued_record *q)
+{
+	struct session_record *rec = &q->rec;
+	struct session_task *st;
+
+	if (rec->type == SESSION_REC_NEW_TASK) {
+		struct session_task *child = lookup_or_park(rec->tid);
+		struct session_task *creator = rec->task.creator ? lookup(rec->task.creator) : NULL;
+
+		if (child)
+			child->tgid = rec->task.tgid;
+		if (creator) {
+			/* its clone takes it (session_clone), once the creator (maybe still to be
+			 * made itself) gets there: its queue keeps the order the host's calls had */
+			st = creator;
+		} else {
+			list_add_tail(&q->node, &pending_roots);	/* kthreadd forks it (irq.c wakes it) */
+			return;
+		}
+	} else {
+		/* a call's record may come before its task does (its clone is still to run here); an
+		 * end or an exec outcome only for a task that is there */
+		st = rec->type == SESSION_REC_SYSCALL ? lookup_or_park(rec->tid) : lookup(rec->tid);
+		if (!st) {
+			free_record(q);
+			retire(1);
+			return;
+		}
+	}
+	list_add_tail(&q->node, &st->queue);
+	if (rec->type == SESSION_REC_EXIT)
+		st->killed = true;
+	if (st->task && (st->waiting || st->killed))
+		wake_up_process(st->task);
+}
+
+/* The host's interrupt: move what the ring holds onto the tasks' queues. */
+notrace void session_ring_interrupt(void)
+{
+	struct session_ring *r = &session_ring;
+	unsigned long flags;
+
+	spin_lock_irqsave(&session_lock, flags);
+	for (;;) {
+		u64 tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+		if (tail == head) {
+			/* tell the supervisor to ring; then look once more (it may have just written) */
+			__atomic_store_n(&r->consumer_waiting, 1, __ATOMIC_SEQ_CST);
+			asm volatile("mfence" ::: "memory");	/* the store before the load, on the host too */
+			if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) == tail)
+				break;
+			r->consumer_waiting = 0;
+			continue;
+		}
+		{
+			const struct session_record *rec =
+				(const void *)&r->data[tail % SESSION_RING_DATA_SIZE];
+			u64 len = rec->len;
+
+			if (rec->type == SESSION_REC_PAD) {
+				len = SESSION_RING_DATA_SIZE - tail % SESSION_RING_DATA_SIZE;
+			} else if (len >= offsetof(struct session_record, sc) && len <= SESSION_RECORD_MAX &&
+				   !(len & 7)) {
+				struct queued_record *q = copy_out(rec);
+
+				if (q) {
+					session_records_taken++;
+					deliver(q);
+				} else {
+					retire(1);
+				}
+			} else {
+				panic("session ring: a record of a bad length");
+			}
+			__atomic_store_n(&r->tail, tail + len, __ATOMIC_RELEASE);
+		}
+	}
+	spin_unlock_irqrestore(&session_lock, flags);
+}
+
+/* ---- a session task's user memory ---- */
+
+/* A fresh address space with the stub, scratch pages and the sink; NULL if out of memory. */
+static struct mm_struct *session_mm(void **scratch)
+{
+	struct mm_struct *mm = mm_alloc();
+	u64 va;
+	int i;
+
+	if (!mm)
+		return NULL;
+	if (!stub_page) {
+		static const u8 stub[] = { 0x0f, 0x05, 0x0f, 0x0b };	/* syscall; ud2 */
+
+		stub_page = alloc_page_zeroed();
+		sink_page = alloc_page_zeroed();
+		if (!stub_page || !sink_page)
+			goto fail;
+		memcpy(stub_page, stub, sizeof(stub));
+		host_code_page(stub_page);
+	}
+	if (map_user_page_shared(mm, SESSION_STUB_VA, stub_page, true))
+		goto fail;
+	for (i = 0; i < SESSION_SCRATCH_PAGES; i++) {
+		scratch[i] = alloc_page_zeroed();
+		if (!scratch[i] || map_user_page(mm, SESSION_SCRATCH_VA + i * PAGE_SIZE, scratch[i], false))
+			goto fail;
+	}
+	for (va = SESSION_SINK_VA; va < SESSION_SINK_VA + SESSION_SINK_SIZE; va += PAGE_SIZE)
+		if (map_user_page_shared(mm, va, sink_page, false))
+			goto fail;
+	return mm;
+fail:
+	mmput(mm);
+	return NULL;
+}
+
+/* Give the current task (a session task) a fresh address space. */
+int session_exec_mm(struct task_struct *tsk)
+{
+	struct mm_struct *mm = session_mm(tsk->session->scratch), *old = tsk->mm;
+
+	if (!mm)
+		return -ENOMEM;
+	tsk->mm = mm;
+	if (tsk == current)
+		switch_mm(mm);
+	if (old)
+		mmput(old);
+	return 0;
+}
+
+/* ---- waiting for the host ---- */
+
+/* Sleep until the task has a record queued (or was killed); the first one, left queued. */
+static struct queued_record *wait_for_record(struct session_task *st)
+{
+	struct queued_record *q = NULL;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&session_lock, flags);
+		if (!list_empty(&st->queue))
+			q = list_first_entry(&st->queue, struct queued_record, node);
+		if (q) {
+			st->waiting = false;
+			spin_unlock_irqrestore(&session_lock, flags);
+			set_current_state(TASK_RUNNING);
+			return q;
+		}
+		set_current_state(TASK_INTERRUPTIBLE);
+		st->waiting = true;
+		spin_unlock_irqrestore(&session_lock, flags);
+		schedule();
+	}
+}
+
+static void unqueue(struct queued_record *q)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&session_lock, flags);
+	list_del_init(&q->node);
+	spin_unlock_irqrestore(&session_lock, flags);
+}
+
+/*
+ * The calls that may block on the host: after the handler ran here, the task sleeps until its
+ * next record comes, which is when the host call had returned.  Numbers of
+ * arch/x86/entry/syscalls/syscall_64.tbl.
+ */
+static bool may_block(int nr)
+{
+	switch (nr) {
+	case 0: case 17: case 19: case 295: case 327:		/* read, pread64, readv, preadv(2) */
+	case 1: case 18: case 20: case 296: case 328:		/* write, pwrite64, writev, pwritev(2) */
+	case 7: case 23: case 270: case 271:			/* poll, select, pselect6, ppoll */
+	case 232: case 281: case 441:				/* epoll_wait, epoll_pwait(2) */
+	case 34: case 130: case 128:				/* pause, rt_sigsuspend, rt_sigtimedwait */
+	case 35: case 230:					/* nanosleep, clock_nanosleep */
+	case 61: case 247:					/* wait4, waitid */
+	case 202:						/* futex */
+	case 43: case 288: case 42: case 45: case 47:		/* accept(4), connect, recvfrom, recvmsg */
+	case 44: case 46: case 299: case 307:			/* sendto, sendmsg, recvmmsg, sendmmsg */
+	case 73: case 72:					/* flock, fcntl (F_SETLKW) */
+	case 69: case 70: case 64: case 65:			/* msgsnd, msgrcv, semget, semop */
+	case 220: case 208:					/* semtimedop, io_getevents */
+	case 2: case 257: case 437:				/* open, openat, openat2 (a FIFO) */
+	case 40: case 275: case 276: case 278:			/* sendfile, splice, tee, vmsplice */
+	case 59: case 322:					/* execve, execveat (until it is done) */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* do_syscall_64, once the call's sys_enter is recorded: the record is done with. */
+void session_syscall_entered(void)
+{
+	retire(1);
+}
+
+/* do_syscall_64, after the handler: a call that may block waits for the host's return. */
+void session_syscall_done(struct pt_regs *regs)
+{
+	struct session_task *st = current->session;
+
+	st->entered = false;
+	if (may_block(regs->orig_ax) && !st->killed)
+		wait_for_record(st);
+}
+
+static struct task_struct *session_fork(struct task_struct *parent, struct session_task *st,
+					const struct session_record *rec);
+
+/* ---- the next system call ---- */
+
+/* Lay a SYSCALL record out in the task's registers and user memory. */
+static void load_syscall(struct session_task *st, struct pt_regs *regs, const struct session_record *rec)
+{
+	const u8 *p = (const u8 *)(rec + 1), *end = (const u8 *)rec + rec->len;
+	u64 args[6], used = 0;
+	int i, b;
+
+	for (i = 0; i < 6; i++)
+		args[i] = rec->sc.args[i];
+	for (b = 0; b < rec->sc.nr_blobs && p + sizeof(struct session_blob) <= end; b++) {
+		const struct session_blob *blob = (const void *)p;
+		u64 room = SESSION_SCRATCH_PAGES * PAGE_SIZE - used;
+		u64 at = SESSION_SCRATCH_VA + used;
+		u8 *k = (u8 *)st->scratch[used / PAGE_SIZE] + used % PAGE_SIZE;
+
+		p += sizeof(*blob);
+		if (blob->arg >= 6)
+			break;
+		if (blob->kind == SESSION_BLOB_OUT) {
+			if (blob->len <= SESSION_SINK_SIZE)
+				args[blob->arg] = SESSION_SINK_VA;
+			continue;
+		}
+		if (p + blob->len > end)
+			break;
+		if (blob->kind == SESSION_BLOB_IN && blob->len <= room && blob->len <= PAGE_SIZE - used % PAGE_SIZE) {
+			memcpy(k, p, blob->len);
+			args[blob->arg] = at;
+			used += ALIGN(blob->len, 8);
+		} else if (blob->kind == SESSION_BLOB_STRV) {
+			/* the pointer array, then the strings (in one page) */
+			u64 vec = (blob->count + 1) * 8, s = at + vec;
+			const char *str = (const char *)p;
+			u64 *ptrs = (u64 *)k;
+			int n;
+
+			if (vec + blob->len > room || vec + blob->len > PAGE_SIZE - used % PAGE_SIZE)
+				goto next;
+			memcpy(k + vec, p, blob->len);
+			for (n = 0; n < blob->count && str < (const char *)p + blob->len; n++) {
+				ptrs[n] = s + (str - (const char *)p);
+				str += strlen(str) + 1;
+			}
+			ptrs[n] = 0;
+			args[blob->arg] = at;
+			used += ALIGN(vec + blob->len, 8);
+		}
+next:
+		p += ALIGN(blob->len, 8);
+	}
+	regs->orig_ax = regs->ax = (u64)(u32)rec->sc.nr;
+	regs->di = args[0];
+	regs->si = args[1];
+	regs->dx = args[2];
+	regs->r10 = args[3];
+	regs->r8 = args[4];
+	regs->r9 = args[5];
+	regs->ip = SESSION_STUB_VA;
+	regs->cs = __USER_CS;
+	regs->ss = __USER_DS;
+	regs->sp = SESSION_SCRATCH_VA + SESSION_SCRATCH_PAGES * PAGE_SIZE;
+	regs->flags = X86_EFLAGS_IF | 0x2;
+}
+
+/*
+ * On the way back to user mode (syscall_exit_to_user_mode): the task's next call, once the
+ * host made it.  Records that are not calls act here: a death by a signal ends the task.
+ */
+void session_exit_to_user_mode(struct pt_regs *regs)
+{
+	struct session_task *st = current->session;
+
+	while (!st->entered) {
+		struct queued_record *q = wait_for_record(st);
+		struct session_record *rec = &q->rec;
+
+		unqueue(q);
+		if (rec->type == SESSION_REC_SYSCALL) {
+			load_syscall(st, regs, rec);
+			st->entered = true;
+		} else if (rec->type == SESSION_REC_EXIT) {
+			int status = rec->exit.status;
+
+			free_record(q);
+			retire(1);
+			do_exit(status);
+		} else if (rec->type == SESSION_REC_NEW_TASK) {
+			/* a child its clone gave up on (the supervisor saw it late): forked now */
+			struct session_task *child;
+			struct task_struct *p = NULL;
+			unsigned long flags;
+
+			spin_lock_irqsave(&session_lock, flags);
+			child = lookup(rec->tid);
+			spin_unlock_irqrestore(&session_lock, flags);
+			if (child && !child->task) {
+				rec->task.comm[0] = 0;
+				p = session_fork(current, child, rec);
+			}
+			if (p)
+				session_wake_new_task(current, p);
+		}
+		/* (an EXEC record nobody waited for: its execve gave up on it) */
+		if (rec->type != SESSION_REC_SYSCALL)
+			retire(1);
+		free_record(q);
+	}
+}
+
+/* execve/execveat of a session task: done here when it was done on the host. */
+long session_execve(const char *filename)
+{
+	struct task_struct *tsk = current;
+	struct session_task *st = tsk->session;
+	struct queued_record *q;
+	pid_t old_pid = tsk->pid;
+	long ret;
+
+	q = wait_for_record(st);
+	if (q->rec.type != SESSION_REC_EXEC)
+		return -ENOEXEC;	/* the supervisor never said (it died): the next record is a call */
+	unqueue(q);
+	retire(1);
+	ret = q->rec.exec.result;
+	if (!ret) {
+		ret = session_exec_mm(tsk);
+		if (!ret) {
+			strscpy_pad(tsk->comm, q->rec.exec.comm, TASK_COMM_LEN);
+			trace_sched_process_exec(tsk, old_pid, filename);
+		}
+	}
+	free_record(q);
+	return ret;
+}
+
+/* ---- tasks ---- */
+
+/* A task for `st` (its NEW_TASK record q), a child of `parent`. */
+static struct task_struct *session_fork(struct task_struct *parent, struct session_task *st,
+					const struct session_record *rec)
+{
+	struct task_struct *p = session_copy_process(parent, rec->tid, rec->task.tgid);
+
+	if (!p)
+		return NULL;
+	p->session = st;
+	if (session_exec_mm(p)) {
+		p->session = NULL;
+		session_free_process(p);
+		return NULL;
+	}
+	if (rec->task.comm[0])
+		strscpy_pad(p->comm, rec->task.comm, TASK_COMM_LEN);
+	st->task = p;
+	session_tasks_created++;
+	return p;
+}
+
+/*
+ * kernel_clone of a session task: the child the host made.  The supervisor announces it
+ * (NEW_TASK) when it first sees it, which is before the parent's next call: so once the
+ * parent has any record queued, the announcement is there, or the host's clone made no child
+ * the supervisor could see (it failed, or the child died at once).
+ */
+long session_clone(void)
+{
+	struct session_task *st = current->session, *child = NULL;
+	struct queued_record *q, *found = NULL;
+	struct task_struct *p = NULL;
+	unsigned long flags;
+
+	wait_for_record(st);
+	spin_lock_irqsave(&session_lock, flags);
+	list_for_each_entry(q, &st->queue, node)
+		if (q->rec.type == SESSION_REC_NEW_TASK) {
+			found = q;
+			break;
+		}
+	if (found) {
+		list_del_init(&found->node);
+		child = lookup(found->rec.tid);
+	}
+	spin_unlock_irqrestore(&session_lock, flags);
+	if (!found)
+		return -EAGAIN;
+	retire(1);
+	if (child && !child->task) {
+		found->rec.task.comm[0] = 0;	/* a child has its parent's name */
+		p = session_fork(current, child, &found->rec);
+	}
+	free_record(found);
+	if (!p)
+		return -ENOMEM;
+	session_wake_new_task(current, p);
+	return p->pid;
+}
+
+/* kthreadd: tasks whose parent is not in the session, forked from init. */
+void session_create_roots(void)
+{
+	struct queued_record *q;
+	unsigned long flags;
+
+	for (;;) {
+		struct session_task *st;
+		struct task_struct *p;
+
+		spin_lock_irqsave(&session_lock, flags);
+		q = list_empty(&pending_roots) ? NULL :
+			list_first_entry(&pending_roots, struct queued_record, node);
+		if (q)
+			list_del_init(&q->node);
+		st = q ? lookup(q->rec.tid) : NULL;
+		spin_unlock_irqrestore(&session_lock, flags);
+		if (!q)
+			return;
+		p = st && !st->task && init_task_p ? session_fork(init_task_p, st, &q->rec) : NULL;
+		if (p)
+			session_wake_new_task(init_task_p, p);
+		free_record(q);
+		retire(1);
+	}
+}
+
+bool session_roots_pending(void)
+{
+	return !list_empty(&pending_roots);
+}
+
+/* do_exit of a session task: its queue goes, and the tid is free again. */
+void session_task_exit(struct task_struct *tsk)
+{
+	struct session_task *st = tsk->session;
+	struct queued_record *q, *n;
+	unsigned long flags;
+	u64 dropped = 0;
+
+	spin_lock_irqsave(&session_lock, flags);
+	list_del_init(&st->node);
+	list_for_each_entry_safe(q, n, &st->queue, node) {
+		free_record(q);
+		dropped++;
+	}
+	retire(dropped);
+	spin_unlock_irqrestore(&session_lock, flags);
+	tsk->session = NULL;
+	kfree(st);
+}
