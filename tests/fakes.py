@@ -162,6 +162,15 @@ class FakeMachine:
         data = FAKE_VERSION + b"\0"
         return data[vaddr - symbol.addr:vaddr - symbol.addr + size]
 
+    def session_ring(self):
+        return None   # no kernel to mirror a session into
+
+    def session_behind(self) -> bool:
+        return False
+
+    def session_caught_up(self, timeout: float = 0.0) -> bool:
+        return True
+
     def programs(self) -> list[str]:
         return []
 

@@ -7,6 +7,10 @@ the server answers with JSON lines.
     {"op": "exec", "argv": [...]}
                               -> {"output": BASE64} ... as the program writes (batched),
                                  then {"error": MSG} if it could not start, then {"status": N}
+    {"op": "session"}         -> {"offset": N, "size": N} with two descriptors (SCM_RIGHTS): the
+                                 machine's RAM file and the doorbell eventfd, for a session's
+                                 supervisor to write the kernel's session ring; or {"error": MSG}
+                                 (a seeded machine, or a kernel without the ring)
     {"op": "disasm", "target": SYMBOL or ADDR}
                               -> {"symbol": NAME, "start": ADDR, "bytes": HEX, "notes": [[ADDR, TEXT]...],
                                   "listing": TEXT}: the live code of the kernel function, its patch
@@ -18,6 +22,7 @@ client sends can end the server.
 
 from __future__ import annotations
 
+import array
 import base64
 import functools
 import hashlib
@@ -178,6 +183,8 @@ async def _handle(machine: Any, stream: trio.SocketStream) -> None:
                 await _send(stream, _describe(machine))
             elif op == "exec":
                 await _exec(machine, stream, request.get("argv"), rest)
+            elif op == "session":
+                await _send_session_ring(machine, stream)
             elif op == "disasm":
                 target = request.get("target")
                 if not isinstance(target, str):
@@ -224,6 +231,17 @@ async def _read_request(stream: trio.SocketStream) -> tuple[dict, bytes]:
 
 async def _send(stream: trio.SocketStream, message: dict) -> None:
     await stream.send_all(json.dumps(message).encode() + b"\n")
+
+
+async def _send_session_ring(machine: Any, stream: trio.SocketStream) -> None:
+    import trio
+
+    ring = await trio.to_thread.run_sync(machine.session_ring)
+    if ring is None:
+        raise _BadRequest("this machine serves no session ring (seeded, or a kernel without one)")
+    message = json.dumps({"offset": ring.offset, "size": ring.size}).encode() + b"\n"
+    fds = array.array("i", [ring.ram_fd, ring.doorbell_fd])
+    await stream.socket.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
 
 
 def _describe(machine: Any) -> dict:
@@ -419,6 +437,27 @@ def info(path: str, timeout: float | None = 10.0) -> dict:
                 raise ControlError(message["error"])
             return message
     raise ControlError(f"the daemon on {path} closed the connection without answering")
+
+
+def session_ring(path: str, timeout: float | None = 10.0) -> tuple[int, int, int, int]:
+    """The daemon's session ring: (RAM file fd, ring offset, ring size, doorbell fd); the fds
+    are the caller's to close. A machine without one is a ControlError saying so."""
+    with _connect(path, timeout) as sock:
+        _send_request(sock, path, {"op": "session"})
+        try:
+            data, fds, _, _ = socket.recv_fds(sock, 4096, 2)
+        except OSError as e:
+            raise ControlError(f"lost the connection to {path}: {e}") from None
+        try:
+            message = json.loads(data.split(b"\n")[0])
+        except ValueError:
+            message = None
+        if not isinstance(message, dict) or "error" in message or len(fds) != 2:
+            for fd in fds:
+                os.close(fd)
+            error = message.get("error") if isinstance(message, dict) else None
+            raise ControlError(error or f"garbled answer from {path}")
+        return fds[0], int(message["offset"]), int(message["size"]), fds[1]
 
 
 def disassemble(path: str, target: str, timeout: float | None = 10.0) -> dict:

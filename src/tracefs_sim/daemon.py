@@ -13,6 +13,7 @@ import trio
 
 from . import control, namespace
 from .fs import TracefsOperations, build_tree
+from .fs.operations import SessionSync
 from .fs.layout import add_debug_views, add_session_views
 from .host_heap import fix_mmap_threshold
 from .probes.ftrace import FtraceSites
@@ -96,7 +97,8 @@ def _run(machine, mountpoint: str, ready_fd: int | None) -> None:
         if kprobe_engine is not None:
             add_debug_views(tree, KprobeDebugViews(kprobe_engine))
         add_session_views(tree, namespace.ProcMountsView(mountpoint))
-        operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once if tracing.drain else None)
+        operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once if tracing.drain else None,
+                                       session_sync=SessionSync(machine.session_behind, machine.session_caught_up))
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the
         # mount that look would wait for this very process to answer FUSE's INIT.
         socket_path = control.socket_path_for(mountpoint)

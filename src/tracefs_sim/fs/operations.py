@@ -66,15 +66,28 @@ class OpenFile:
     session: object = None      # what node.session() made for this open file
 
 
+@dataclass(frozen=True)
+class SessionSync:
+    """A session's processes run on the host and the kernel replays what they do a little
+    later: before one of them opens, reads or writes a tracefs file, the kernel must have done
+    what they did before (so `ls; cat trace` shows ls, and `echo 1 > enable` does not record
+    calls made before it). behind(): whether it has not (cheap); wait(): until it has (bounded,
+    blocking)."""
+    behind: Callable[[], bool]
+    wait: Callable[[], object]
+
+
 class TracefsOperations(pyfuse3.Operations):
-    def __init__(self, tree: Tree, catch_up: Callable[[], object] | None = None):
+    def __init__(self, tree: Tree, catch_up: Callable[[], object] | None = None,
+                 session_sync: SessionSync | None = None):
         """catch_up(): moves what the guest has recorded so far into the buffers (run in a
         worker thread before a read of a file's start, or when a consuming read finds its
         buffer empty, so a read after an event sees it, as on Linux where the writer puts it
-        in the buffer itself)."""
+        in the buffer itself). session_sync: see SessionSync."""
         super().__init__()
         self.tree = tree
         self._catch_up = catch_up
+        self._session_sync = session_sync
         self._open_files: dict[int, OpenFile] = {}
         self._next_fh = 1
         self._waits: set[trio.CancelScope] = set()
@@ -158,11 +171,17 @@ class TracefsOperations(pyfuse3.Operations):
     async def releasedir(self, fh):
         pass
 
+    async def _session_caught_up(self) -> None:
+        sync = self._session_sync
+        if sync is not None and sync.behind():
+            await trio.to_thread.run_sync(sync.wait)
+
     @_fuse_errors
     async def open(self, inode, flags, ctx):
         node = self._node(inode)
         if not isinstance(node, FileNode):
             raise pyfuse3.FUSEError(errno.EISDIR)
+        await self._session_caught_up()
         writing = flags & os.O_ACCMODE != os.O_RDONLY
         if writing and flags & os.O_TRUNC and node.truncate is not None:
             node.truncate()
@@ -186,6 +205,8 @@ class TracefsOperations(pyfuse3.Operations):
         handle = self._open_files[fh]
         node = handle.node
         consuming = node.pipe is not None or node.pages is not None
+        if off == 0 or consuming:
+            await self._session_caught_up()
         if self._catch_up is not None and not consuming and (off == 0 or handle.content is None):
             await self._caught_up()
         if node.pipe is not None:
@@ -305,6 +326,7 @@ class TracefsOperations(pyfuse3.Operations):
     async def write(self, fh, off, buf):
         handle = self._open_files[fh]
         node = handle.node
+        await self._session_caught_up()
         # Control files parse each write() on its own, whatever the offset (as in Linux).
         if handle.session is not None:
             taken = handle.session.write(bytes(buf))

@@ -22,12 +22,18 @@ from .kallsyms import kallsyms_text
 from .paging import PAGE_4K, PhysMem, build_boot_page_tables, kernel_virt_to_phys
 from .process import Process, TaskInfo
 from .runloop import VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER, Runner
+from .session_ring import (PRODUCED_OFFSET, RETIRED_OFFSET, SessionDoorbell, SessionRingAccess, caught_up,
+                           ring_location)
 from .tracing import GuestTracing
 
 THREAD_SIZE = 16 * 1024
 RAM_SIZE = 128 << 20
 BOOT_TIMEOUT = 20.0
 SPAWN_TIMEOUT = 20.0
+# How long a tracefs access of a session's process waits for the kernel to catch up with what
+# that session did before (a kernel falling far behind a busy session slows its tracefs
+# accesses by at most this much).
+SESSION_CATCH_UP_S = 2.0
 # CPU exceptions a user program can raise: vector -> (kernel entry, hardware error code or None).
 # Unicorn does not report the error code; a page fault's says "user access" (X86_PF_USER).
 USER_EXCEPTIONS = {0: ("asm_exc_divide_error", None), 3: ("asm_exc_int3", None),
@@ -91,6 +97,7 @@ class Machine:
         self._attach_fns: list[Callable[[PhysMem], None]] = []  # see _on_attach
         self._hooks = HookTable()  # code hooks and the int3 handler (probe engines)
         self._int3 = Int3Table()  # int3s redirected natively (probe engines' guest-handled points)
+        self._session_doorbell: SessionDoorbell | None = None
 
     # ---- boot ----
     def start(self) -> None:
@@ -268,6 +275,36 @@ class Machine:
 
     def programs(self) -> list[str]:
         return [p.name for p in self.image.programs if not p.internal]
+
+    def session_ring(self) -> SessionRingAccess | None:
+        """Access to the kernel's session ring for a session's supervisor; None when the kernel
+        has none, or the machine is seeded (a session's processes would make its runs differ)."""
+        where = ring_location(self.image)
+        if where is None or self.options.seed is not None or self._mem is None:
+            return None
+        self._check_running()
+        if self._session_doorbell is None:
+            def ring() -> None:
+                self._runner.submit(lambda: self._runner.raise_irq(0, VEC_CALL_FUNC))
+            self._session_doorbell = SessionDoorbell(ring)
+        offset, size = where
+        return SessionRingAccess(self._mem.fd, offset, size, self._session_doorbell.fd)
+
+    def session_behind(self) -> bool:
+        """Whether the kernel has records of a session's supervisor it has not acted on."""
+        where = ring_location(self.image)
+        if where is None or self._session_doorbell is None or self._mem is None:
+            return False
+        return self._mem.u64(where[0] + RETIRED_OFFSET) < self._mem.u64(where[0] + PRODUCED_OFFSET)
+
+    def session_caught_up(self, timeout: float = SESSION_CATCH_UP_S) -> bool:
+        """Wait until the kernel has acted on everything a session's supervisor told it so far
+        (a call a session process made before it opened a tracefs file shows in the trace it
+        reads); at most `timeout` seconds. True at once without a session."""
+        where = ring_location(self.image)
+        if where is None or self._session_doorbell is None or self._mem is None:
+            return True
+        return caught_up(self._mem.u64, where[0], timeout)
 
     def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None) -> Process:
         if not argv or os.path.basename(argv[0]) not in self.programs():

@@ -1,12 +1,15 @@
 """Physical RAM shared by all CPUs, the boot page tables, address translation.
 
-RAM is one anonymous mmap; every CPU's Unicorn maps it with mem_map_ptr, and
-the host reads and writes guest memory through the same buffer.
+RAM is one shared mapping of a memory file; every CPU's Unicorn maps it with
+mem_map_ptr, and the host reads and writes guest memory through the same buffer.
+A file rather than anonymous memory: a session's supervisor maps the part of it
+that holds the kernel's session ring (machine/session_ring.py).
 """
 from __future__ import annotations
 
 import ctypes
 import mmap
+import os
 import struct
 
 from .image import KERNEL_MAP, PAGE_OFFSET
@@ -30,7 +33,9 @@ PT_KERNEL_SPLIT, BOOT_TABLES_END = 0x6000, 0x10000  # 4 KiB tables where 2 MiB p
 class PhysMem:
     def __init__(self, size: int):
         self.size = size
-        self.buf = mmap.mmap(-1, size)
+        self.fd = os.memfd_create("tracefs-sim-ram", os.MFD_CLOEXEC)
+        os.ftruncate(self.fd, size)
+        self.buf = mmap.mmap(self.fd, size, mmap.MAP_SHARED)
         self._cbuf = (ctypes.c_char * size).from_buffer(self.buf)
         self.address = ctypes.addressof(self._cbuf)
 

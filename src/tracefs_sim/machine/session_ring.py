@@ -1,0 +1,75 @@
+"""The machine's side of the session ring (kernel_model/kernel/session.c).
+
+A session's supervisor writes records about the session's processes into a ring in the
+kernel's memory; it maps that part of RAM from the machine's RAM file. When the kernel said it
+waits for records (it found the ring empty), the supervisor writes the doorbell, an eventfd:
+a thread here then raises the "call function" vector, whose handler drains the ring. One wake-up
+per batch of records, never one per record.
+"""
+from __future__ import annotations
+
+import os
+import struct
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from .image import KERNEL_MAP
+
+# struct session_ring (kernel_model/include/uapi/session_ring.h; tests/machine/test_session_ring.py
+# checks these against the header): where its counters are.
+PRODUCED_OFFSET = 80   # records the supervisor wrote
+RETIRED_OFFSET = 144   # records the kernel is done with
+# How often a wait for the kernel to catch up looks again.
+_POLL_S = 0.001
+
+
+@dataclass(frozen=True)
+class SessionRingAccess:
+    """What a supervisor needs: the RAM file, where the ring is in it, and the doorbell."""
+    ram_fd: int
+    offset: int
+    size: int
+    doorbell_fd: int
+
+
+class SessionDoorbell:
+    """An eventfd and the thread that turns each of its wake-ups into `ring()`."""
+
+    def __init__(self, ring: Callable[[], None]):
+        self.fd = os.eventfd(0, os.EFD_CLOEXEC)
+        self._ring = ring
+        self._thread = threading.Thread(target=self._serve, name="session doorbell", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                os.eventfd_read(self.fd)
+            except OSError:
+                return  # closed: the machine stopped
+            try:
+                self._ring()
+            except RuntimeError:
+                return  # the machine stopped
+
+
+def ring_location(image, symbol: str = "session_ring") -> tuple[int, int] | None:
+    """The physical address and size of the kernel's session ring, if the kernel has one."""
+    sym = image.lookup(symbol)
+    if sym is None:
+        return None
+    return sym.addr - KERNEL_MAP, sym.size
+
+
+def caught_up(read_u64: Callable[[int], int], ring_pa: int, timeout: float) -> bool:
+    """Wait until the kernel has retired every record the supervisor had produced when this was
+    called, or `timeout` seconds; whether it did. read_u64(pa): a read of guest RAM."""
+    target = read_u64(ring_pa + PRODUCED_OFFSET)
+    deadline = time.monotonic() + timeout
+    while read_u64(ring_pa + RETIRED_OFFSET) < target:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(_POLL_S)
+    return True
