@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -407,7 +408,8 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
         if banner:
             print(f"{PROG}: /sys/kernel/tracing is an emulated Linux 6.1 kernel with {machine['cpus']} "
                   f"CPUs; `{PROG} exec PROG` runs a program in it; exit to leave.", file=sys.stderr)
-        return launch.run(bash_argv, _script_env(), host_ns, machine["kallsyms"], int(machine["cpus"]))
+        return launch.run(bash_argv, _script_env(), host_ns, machine["kallsyms"], int(machine["cpus"]),
+                          _session_mirror(socket_path, options))
     except _Terminate as e:
         return 128 + e.args[0]
     finally:
@@ -460,6 +462,17 @@ def _start_session_daemon(options, host_ns: str, debug: bool) -> int:
         _wait_gone(pid, 1.0, reap=True)
         raise UserError("the emulated kernel's daemon did not start")
     return pid
+
+
+def _session_mirror(socket_path: str, options) -> "launch.Mirror | None":
+    """The daemon's session ring, for the session's processes to be its kernel's tasks; none
+    for a seeded machine (its runs must not depend on what the host's processes do)."""
+    if options.seed is not None:
+        return None
+    ram_fd, offset, size, doorbell_fd = control.session_ring(socket_path)
+    tool = shutil.which(PROG, path=os.path.dirname(sys.executable))
+    helpers = (os.path.realpath(tool),) if tool else ()
+    return launch.Mirror(ram_fd, offset, size, doorbell_fd, helpers)
 
 
 def _script_env() -> dict[str, str]:

@@ -11,6 +11,7 @@ import os
 import select
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import _syscalls as sc
@@ -25,8 +26,26 @@ class LaunchError(Exception):
     """The session's namespace or init could not be started."""
 
 
-def run(argv: list[str], env: dict[str, str], host_ns: str, kallsyms: str, nr_cpus: int) -> int:
-    """Run `argv` as the session's program; its exit status (128 + N if killed by signal N)."""
+@dataclass(frozen=True)
+class Mirror:
+    """The emulated kernel's session ring (control.session_ring): with it, the session's
+    processes are tasks of the emulated kernel; `helpers` are the project's own tools, whose
+    calls are not mirrored."""
+    ram_fd: int
+    offset: int
+    size: int
+    doorbell_fd: int
+    helpers: tuple[str, ...]
+
+    def init_args(self) -> list[str]:
+        ring = f"{self.ram_fd}:{self.offset}:{self.size}:{self.doorbell_fd}"
+        return ["--ring", ring, *(arg for path in self.helpers for arg in ("--helper", path))]
+
+
+def run(argv: list[str], env: dict[str, str], host_ns: str, kallsyms: str, nr_cpus: int,
+        mirror: Mirror | None) -> int:
+    """Run `argv` as the session's program; its exit status (128 + N if killed by signal N).
+    Without `mirror` (a seeded machine), the session's processes are not the kernel's tasks."""
     if not INIT.is_file():
         raise LaunchError(f"{INIT} is missing: run `make -C kernel_model`")
     try:
@@ -41,7 +60,7 @@ def run(argv: list[str], env: dict[str, str], host_ns: str, kallsyms: str, nr_cp
     init_pid = os.fork()
     if init_pid == 0:
         os.close(report_r)
-        _become_init(argv, env, host_ns, kallsyms, nr_cpus, terminal, report_w)
+        _become_init(argv, env, host_ns, kallsyms, nr_cpus, terminal, report_w, mirror)
     os.close(report_w)
     return _wait(init_pid, report_r, terminal)
 
@@ -55,7 +74,7 @@ def _launcher_gone(report_w: int) -> bool:
 
 
 def _become_init(argv: list[str], env: dict[str, str], host_ns: str, kallsyms: str, nr_cpus: int,
-                 terminal: bool, report_w: int) -> None:
+                 terminal: bool, report_w: int, mirror: Mirror | None) -> None:
     """In the forked child, pid 1 of the new namespace: /proc, then exec tracefs-sim-init."""
     try:
         # Should the launcher die (even by SIGKILL), init dies, and the kernel ends the whole
@@ -65,8 +84,14 @@ def _become_init(argv: list[str], env: dict[str, str], host_ns: str, kallsyms: s
             os._exit(1)
         namespace.enter_session_proc(host_ns, kallsyms, nr_cpus)
         os.set_inheritable(report_w, True)
-        init_argv = [str(INIT), *(["--terminal"] if terminal else []), "--report-fd", str(report_w),
-                     "--", *argv]
+        options = ["--report-fd", str(report_w)]
+        if terminal:
+            options.append("--terminal")
+        if mirror is not None:
+            os.set_inheritable(mirror.ram_fd, True)
+            os.set_inheritable(mirror.doorbell_fd, True)
+            options += mirror.init_args()
+        init_argv = [str(INIT), *options, "--", *argv]
         os.execve(INIT, init_argv, env)
     except BaseException as e:
         print(f"tracefs-sim: cannot start the session: {e}", file=sys.stderr)

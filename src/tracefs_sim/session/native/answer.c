@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -127,16 +128,70 @@ static void tell_caller(pid_t pid, const char *call, const char *why)
 }
 
 /*
+ * Run op(arg) in the mount namespace of `pid` (a session process may have unshared its own);
+ * returns its result (0 or an errno).  setns() of a mount namespace needs a single-threaded
+ * caller, which the supervisor is not: a namespace other than its own gets a child process.
+ */
+static int in_mount_ns_of(pid_t pid, int (*op)(void *), void *arg)
+{
+	char ns_path[64];
+	struct stat theirs, ours;
+	pid_t child;
+	int status, ns_fd;
+
+	snprintf(ns_path, sizeof(ns_path), "/proc/%d/ns/mnt", (int)pid);
+	if (stat(ns_path, &theirs) < 0 || fstat(own_mnt_ns_fd, &ours) < 0)
+		return errno;
+	if (theirs.st_ino == ours.st_ino && theirs.st_dev == ours.st_dev)
+		return op(arg);
+	ns_fd = open(ns_path, O_RDONLY | O_CLOEXEC);
+	if (ns_fd < 0)
+		return errno;
+	child = fork();
+	if (child == 0)
+		_exit(setns(ns_fd, CLONE_NEWNS) < 0 ? errno : op(arg));
+	close(ns_fd);
+	if (child < 0 || waitpid(child, &status, __WALL) != child)
+		return EAGAIN;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : EAGAIN;
+}
+
+struct attach {
+	int tree;		/* the detached clone to attach */
+	const char *where;	/* the target, as /proc/PID/{root,cwd}/... */
+};
+
+static int attach_tree(void *arg)
+{
+	const struct attach *a = arg;
+	int target = open(a->where, O_PATH | O_DIRECTORY | O_CLOEXEC), err = 0;
+
+	if (target < 0)
+		return errno;
+	if (move_mount(a->tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		err = errno;
+	close(target);
+	return err;
+}
+
+/* The target path of a call, as the caller sees it (its own root and working directory). */
+static void caller_path(pid_t pid, const char *path, char *where, size_t size)
+{
+	snprintf(where, size, "/proc/%d/%s/%s", (int)pid, path[0] == '/' ? "root" : "cwd", path);
+}
+
+/*
  * mount(source, target, fstype, flags, data) of tracefs/debugfs: the session's mount of the
- * simulator (or of its debugfs stand-in, recursively) cloned onto target, resolved as the
- * caller sees it.  Remounts, binds and moves carry no filesystem type of their own: they
- * continue on the host, inside the session's private mount namespace.
+ * simulator (or of its debugfs stand-in, recursively) cloned onto target.  Remounts, binds
+ * and moves carry no filesystem type of their own: they continue on the host, inside the
+ * session's private mount namespace.
  */
 static bool answer_mount(int listener, const struct seccomp_notif *req)
 {
 	const __u64 *arg = req->data.args;
-	char fstype[32], target[PATH_MAX], where[PATH_MAX + 64], ns_path[64];
-	int source_fd, tree = -1, target_fd = -1, ns_fd = -1, err = 0;
+	char fstype[32], target[PATH_MAX], where[PATH_MAX + 64];
+	struct attach a = { .tree = -1, .where = where };
+	int err = 0;
 	bool debugfs;
 
 	if (read_target_string(req->pid, arg[2], fstype, sizeof(fstype)) < 0)
@@ -152,41 +207,27 @@ static bool answer_mount(int listener, const struct seccomp_notif *req)
 	}
 	if (!still_valid(listener, req->id))
 		return true;
-	/* the caller's own root and working directory, whatever namespace it is in */
-	snprintf(where, sizeof(where), "/proc/%d/%s/%s", (int)req->pid,
-		 target[0] == '/' ? "root" : "cwd", target);
-	snprintf(ns_path, sizeof(ns_path), "/proc/%d/ns/mnt", (int)req->pid);
-	source_fd = debugfs ? debugfs_dir_fd : tracing_dir_fd;
-	tree = open_tree(source_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-			 (debugfs ? AT_RECURSIVE : 0));
-	if (tree < 0) {
-		err = errno;
-		goto answer;
-	}
-	ns_fd = open(ns_path, O_RDONLY | O_CLOEXEC);
-	target_fd = open(where, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (ns_fd < 0 || target_fd < 0) {
-		err = errno;
-		goto answer;
-	}
-	/* attach in the caller's mount namespace (a session process may have unshared its own) */
-	if (setns(ns_fd, CLONE_NEWNS) < 0) {
-		err = errno;
-		goto answer;
-	}
-	if (move_mount(tree, "", target_fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-		err = errno;
-	if (setns(own_mnt_ns_fd, CLONE_NEWNS) < 0 && !err)
-		err = errno;
+	caller_path(req->pid, target, where, sizeof(where));
+	a.tree = open_tree(debugfs ? debugfs_dir_fd : tracing_dir_fd, "",
+			   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (debugfs ? AT_RECURSIVE : 0));
+	err = a.tree < 0 ? errno : in_mount_ns_of(req->pid, attach_tree, &a);
+	if (a.tree >= 0)
+		close(a.tree);
 answer:
-	if (tree >= 0)
-		close(tree);
-	if (target_fd >= 0)
-		close(target_fd);
-	if (ns_fd >= 0)
-		close(ns_fd);
 	respond(listener, req->id, err, 0);
 	return true;
+}
+
+struct detach {
+	const char *where;
+	int flags;
+};
+
+static int detach_tree(void *arg)
+{
+	const struct detach *d = arg;
+
+	return umount2(d->where, MNT_DETACH | d->flags) < 0 ? errno : 0;
 }
 
 /*
@@ -197,32 +238,19 @@ answer:
  */
 static bool answer_umount(int listener, const struct seccomp_notif *req)
 {
-	char target[PATH_MAX], where[PATH_MAX + 64], ns_path[64];
+	char target[PATH_MAX], where[PATH_MAX + 64];
+	struct detach d = { .where = where, .flags = req->data.args[1] & UMOUNT_NOFOLLOW };
 	struct stat st, debugfs;
-	int ns_fd, err = 0;
 
 	if (read_target_string(req->pid, req->data.args[0], target, sizeof(target)) < 0)
 		return false;
-	snprintf(where, sizeof(where), "/proc/%d/%s/%s", (int)req->pid,
-		 target[0] == '/' ? "root" : "cwd", target);
+	caller_path(req->pid, target, where, sizeof(where));
 	/* a clone of the debugfs stand-in shares its superblock, hence its device */
 	if (stat(where, &st) < 0 || fstat(debugfs_dir_fd, &debugfs) < 0 || st.st_dev != debugfs.st_dev)
 		return false;
 	if (!still_valid(listener, req->id))
 		return true;
-	snprintf(ns_path, sizeof(ns_path), "/proc/%d/ns/mnt", (int)req->pid);
-	ns_fd = open(ns_path, O_RDONLY | O_CLOEXEC);
-	if (ns_fd < 0 || setns(ns_fd, CLONE_NEWNS) < 0) {
-		err = errno;
-	} else {
-		if (umount2(where, MNT_DETACH | (req->data.args[1] & UMOUNT_NOFOLLOW)) < 0)
-			err = errno;
-		if (setns(own_mnt_ns_fd, CLONE_NEWNS) < 0 && !err)
-			err = errno;
-	}
-	if (ns_fd >= 0)
-		close(ns_fd);
-	respond(listener, req->id, err, 0);
+	respond(listener, req->id, in_mount_ns_of(req->pid, detach_tree, &d), 0);
 	return true;
 }
 

@@ -3,7 +3,8 @@
  * by itself and can never be removed).
  *
  * x86-64 calls that would reach the host kernel's tracing go to the supervisor, which serves
- * or refuses them (answer.c).  The other ABIs a 64-bit process can enter through (int 0x80's
+ * or refuses them (answer.c); when the session is mirrored, every other x86-64 call goes to it
+ * too (mirror.c).  The other ABIs a 64-bit process can enter through (int 0x80's
  * i386 table, the x32 bit) get no supervisor: those calls are refused in the filter itself
  * with ENOSYS, the answer of a kernel built without them, and everything else runs.
  */
@@ -77,7 +78,7 @@ static void resolve(struct prog *p)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-int install_session_filter(void)
+int install_session_filter(bool notify_all)
 {
 	struct prog p = { .n = 0 };
 	struct sock_fprog fprog;
@@ -89,7 +90,7 @@ int install_session_filter(void)
 	emit(&p, LOAD(nr), -1);
 	emit(&p, JUMP_IF(BPF_JSET, X32_SYSCALL_BIT), L_X32);
 	jump_if_any(&p, answered_x64, COUNT(answered_x64), L_NOTIFY);
-	emit(&p, RETURN(SECCOMP_RET_ALLOW), -1);
+	emit(&p, RETURN(notify_all ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW), -1);
 	place(&p, L_NOTIFY);
 	emit(&p, RETURN(SECCOMP_RET_USER_NOTIF), -1);
 	place(&p, L_X32);

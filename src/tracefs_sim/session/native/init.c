@@ -1,7 +1,8 @@
 /*
  * tracefs-sim-init: pid 1 of a session's PID namespace.
  *
- *   tracefs-sim-init [--terminal] [--report-fd FD] -- PROGRAM [ARG...]
+ *   tracefs-sim-init [--terminal] [--report-fd FD] [--ring RAM_FD:OFFSET:SIZE:DOORBELL_FD]
+ *                    [--helper PATH]... -- PROGRAM [ARG...]
  *
  * Started by `tracefs-sim shell`/`run` (session/launch.py) once the namespace's /proc is
  * mounted.  It
@@ -10,7 +11,9 @@
  *  2. starts PROGRAM (the user's shell or script) in a process group of its own (and, with
  *     --terminal, in the terminal's foreground), under the session's seccomp filter;
  *  3. takes the filter's listener out of PROGRAM (pidfd_getfd) and starts the supervisor on
- *     it (supervisor.c), keeping a duplicate: should the supervisor die, init answers the
+ *     it (supervisor.c; with --ring it mirrors every call into the emulated kernel's session
+ *     ring, mirror.c, except those of the project's own tools, the --helper paths), keeping a
+ *     duplicate: should the supervisor die, init answers the
  *     notifications itself (refusals and mounts as before), so the session never hangs on a
  *     listener nobody reads and never gets ENOSYS for everything;
  *  4. reaps every orphan of the namespace, reports PROGRAM's pid and its stops on FD
@@ -85,8 +88,8 @@ static void set_first_pid(void)
 /* The child that becomes PROGRAM: its own process group, default signals, the filter.  It
  * waits for init to have taken the listener (a byte on `go`) before it goes on: its exec
  * would close the listener, and a filter whose listener is closed fails every call. */
-static void __attribute__((noreturn)) start_program(char **argv, bool terminal, const sigset_t *old_mask,
-						    int go)
+static void __attribute__((noreturn)) start_program(char **argv, bool terminal, bool notify_all,
+						    const sigset_t *old_mask, int go)
 {
 	int listener;
 	char byte;
@@ -104,7 +107,7 @@ static void __attribute__((noreturn)) start_program(char **argv, bool terminal, 
 	fcntl(GO_FD_IN_CHILD, F_SETFD, FD_CLOEXEC);
 	close(LISTENER_FD_IN_CHILD);
 	close_range(GO_FD_IN_CHILD + 1, ~0U, 0);
-	listener = install_session_filter();
+	listener = install_session_filter(notify_all);
 	if (listener != LISTENER_FD_IN_CHILD) {
 		fprintf(stderr, "tracefs-sim-init: cannot install the session's seccomp filter: %s\n",
 			listener < 0 ? strerror(errno) : "unexpected listener fd");
@@ -170,6 +173,7 @@ static pid_t start_supervisor(int listener, const sigset_t *old_mask)
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
+	mirror_start();
 	supervise(listener);
 }
 
@@ -210,7 +214,10 @@ static int exit_code(int status)
 
 int main(int argc, char **argv)
 {
-	bool terminal = false;
+	bool terminal = false, mirrored = false;
+	char *helper_paths[16];
+	int nr_helpers = 0, ram_fd = -1, bell_fd = -1;
+	unsigned long long ring_offset = 0, ring_size = 0;
 	int listener = -1, sigfd, status = 0, i, go[2];
 	pid_t program, supervisor = 0;
 	bool program_done = false, takeover = false;
@@ -222,11 +229,17 @@ int main(int argc, char **argv)
 			terminal = true;
 		else if (!strcmp(argv[i], "--report-fd") && i + 1 < argc)
 			report_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--ring") && i + 1 < argc &&
+			 sscanf(argv[i + 1], "%d:%llu:%llu:%d", &ram_fd, &ring_offset, &ring_size, &bell_fd) == 4)
+			i++;
+		else if (!strcmp(argv[i], "--helper") && i + 1 < argc && nr_helpers < 16)
+			helper_paths[nr_helpers++] = argv[++i];
 		else
 			break;
 	}
 	if (i >= argc - 1 || strcmp(argv[i], "--")) {
-		fprintf(stderr, "usage: tracefs-sim-init [--terminal] [--report-fd FD] -- PROGRAM [ARG...]\n");
+		fprintf(stderr, "usage: tracefs-sim-init [--terminal] [--report-fd FD] "
+			"[--ring RAM_FD:OFFSET:SIZE:DOORBELL_FD] [--helper PATH]... -- PROGRAM [ARG...]\n");
 		return 2;
 	}
 	if (getpid() != 1) {
@@ -245,6 +258,13 @@ int main(int argc, char **argv)
 		die("signalfd");
 	if (answer_init() < 0)
 		die("cannot open the session's tracefs and debugfs mounts");
+	if (ram_fd >= 0) {
+		mirrored = mirror_init(ram_fd, ring_offset, ring_size, bell_fd, helper_paths, nr_helpers);
+		if (!mirrored)
+			fprintf(stderr, "tracefs-sim-init: the emulated kernel has no session ring: "
+				"the session's processes are not its tasks\n");
+		close(ram_fd);	/* the mapping stays */
+	}
 	set_first_pid();
 
 	if (pipe2(go, O_CLOEXEC) < 0)
@@ -253,7 +273,7 @@ int main(int argc, char **argv)
 	if (program < 0)
 		die("fork");
 	if (program == 0)
-		start_program(argv + i + 1, terminal, &old_mask, go[0]);
+		start_program(argv + i + 1, terminal, mirrored, &old_mask, go[0]);
 	close(go[0]);
 	listener = take_listener(program);
 	if (listener >= 0) {

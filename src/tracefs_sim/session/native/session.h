@@ -29,8 +29,9 @@
 #define SESSION_DEBUGFS_DIR "/sys/kernel/debug"
 
 /* filter.c: install the session's filter in the calling process; returns the listener fd or
- * -1 with errno set. */
-int install_session_filter(void);
+ * -1 with errno set.  notify_all: every x86-64 call goes to the supervisor (to be mirrored);
+ * otherwise only those answer.c answers. */
+int install_session_filter(bool notify_all);
 
 /* answer.c: the system calls a session's processes may not make on the host.  Answers the
  * notification (the call is either served here or refused) and returns true, or returns
@@ -46,6 +47,13 @@ int respond(int listener, uint64_t id, int err, int64_t val);
 
 /* supervisor.c: serve the listener until it is closed (the session ended); never returns. */
 void __attribute__((noreturn)) supervise(int listener);
+
+/* mirror.c: the session's processes as tasks of the emulated kernel (its session ring). */
+struct session_record;
+bool mirror_init(int ram_fd, unsigned long long offset, unsigned long long size, int doorbell_fd,
+		 char **helper_paths, int nr_helper_paths);
+void mirror_start(void);
+void mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room);
 
 /* Reading a target's memory (process_vm_readv).  Returns the length of the NUL-terminated
  * string copied into buf (at most size - 1 bytes), or -1 when unreadable or too long. */

@@ -13,12 +13,15 @@
 #include <unistd.h>
 
 #include "session.h"
+#include "session_ring.h"
 
 void supervise(int listener)
 {
 	struct seccomp_notif_sizes sizes;
 	struct seccomp_notif *req;
 	size_t size = sizeof(*req);
+	static unsigned long long record[SESSION_RECORD_MAX / 8];
+	struct session_record *rec = (void *)record;
 
 	/* the kernel's notification may be larger than this header's struct */
 	if (syscall(__NR_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == 0 && sizes.seccomp_notif > size)
@@ -35,6 +38,7 @@ void supervise(int listener)
 				continue;
 			_exit(errno == EBADF ? 0 : 1);
 		}
+		mirror_call(req, rec, sizeof(record));
 		if (!answer_notification(listener, req))
 			respond_continue(listener, req->id);
 	}

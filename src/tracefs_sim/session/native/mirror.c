@@ -1,0 +1,585 @@
+/*
+ * The mirror: what the session's processes do, written into the emulated kernel's session
+ * ring (kernel_model/include/uapi/session_ring.h, kernel_model/kernel/session.c), where they
+ * are tasks whose system calls enter that kernel.
+ *
+ * For every notification the supervisor takes (supervisor.c), in this order:
+ *  1. what happened to the task since its last call: a task never seen before (NEW_TASK, with
+ *     its tgid, parent and the clone that made it), the children its last clone made, the
+ *     outcome of its last execve (EXEC);
+ *  2. the call itself (SYSCALL): its number, arguments and the bytes behind its pointer
+ *     arguments (syscall_args.h, generated from the kernel's syscall table), read from the
+ *     caller's memory and written before the call is answered: whatever the call then does
+ *     (open a tracefs file, whose daemon waits for the kernel to have done every record
+ *     written before) finds it in the ring.  The filter's waits are killable once the
+ *     supervisor took the notification (WAIT_KILLABLE_RECV): only a death can cancel the call;
+ *     its EXIT record follows;
+ *  3. a thread of its own watches each process's pidfd: a process that ends without exit(2)
+ *     or exit_group(2) (a signal) gets an EXIT record per task.
+ * The ring is never waited for: a record that does not fit is counted as lost.  The project's
+ * own tools (`tracefs-sim exec` and the like, --helper paths) are tasks of the kernel too,
+ * but their calls are not mirrored, only their end.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "session_ring.h"
+
+struct arg_rule {
+	unsigned char kind;
+	signed char len_arg;
+	unsigned short size;
+};
+enum { ARG_NONE, ARG_STR, ARG_BUF_IN, ARG_STRUCT_IN, ARG_STRV, ARG_OUT };
+#include "syscall_args.h"
+
+#define CLONE_THREAD 0x00010000
+#define BUF_IN_MAX 256		/* of a buffer the call reads (write's data): the start */
+#define STRV_MAX 2048		/* of argv/envp */
+
+/* A task of the session, as the supervisor knows it. */
+struct known {
+	struct known *next;
+	pid_t tid, tgid;
+	bool helper;		/* one of the project's tools: its calls are not mirrored */
+	bool exited;		/* it made exit/exit_group: no EXIT record when its process ends */
+	bool clone_pending;	/* its last call was a clone: look for the child at its next one */
+	bool clone_thread;	/* ... of a thread */
+	bool exec_pending;	/* its last call was an execve: its outcome goes before its next */
+	int exec_error;		/* what the execve fails with, if it does */
+	unsigned long long exec_marks[2];	/* start_code, start_brk before it */
+};
+
+#define BUCKETS 4096
+static struct known *known_tasks[BUCKETS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct session_ring *ring;
+static int doorbell_fd = -1, exits_epoll = -1;
+static char **helpers;
+static int nr_helpers;
+
+/* ---- the ring ---- */
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Under lock: append a record (rec->len set, a multiple of 8); counts it lost when full. */
+static void produce(const struct session_record *rec)
+{
+	unsigned long long head = ring->head, size = SESSION_RING_DATA_SIZE;
+	unsigned long long tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
+	unsigned long long off = head % size, pad = off + rec->len > size ? size - off : 0;
+
+	if (head + pad + rec->len - tail > size) {
+		ring->lost++;
+		return;
+	}
+	if (pad) {
+		struct session_record *p = (void *)&ring->data[off];
+
+		p->type = SESSION_REC_PAD;
+		head += pad;
+		off = 0;
+	}
+	memcpy(&ring->data[off], rec, rec->len);
+	ring->produced++;
+	__atomic_store_n(&ring->head, head + rec->len, __ATOMIC_RELEASE);
+	/* the kernel sets consumer_waiting, then looks at head: the one who looks last sees */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&ring->consumer_waiting, __ATOMIC_SEQ_CST)) {
+		ring->consumer_waiting = 0;
+		eventfd_write(doorbell_fd, 1);
+	}
+}
+
+/* ---- what the supervisor knows of the session's tasks (under lock) ---- */
+
+static struct known *find(pid_t tid)
+{
+	struct known *k;
+
+	for (k = known_tasks[(unsigned int)tid % BUCKETS]; k; k = k->next)
+		if (k->tid == tid)
+			return k;
+	return NULL;
+}
+
+static void forget(pid_t tid)
+{
+	struct known **p = &known_tasks[(unsigned int)tid % BUCKETS], *k;
+
+	for (; (k = *p); p = &k->next)
+		if (k->tid == tid) {
+			*p = k->next;
+			free(k);
+			return;
+		}
+}
+
+/* A /proc file of the task, whole (small files only); -1 when gone. */
+static ssize_t read_proc(pid_t tid, const char *what, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+static int status_field(const char *status, const char *name)
+{
+	const char *p = strstr(status, name);
+
+	return p ? atoi(p + strlen(name)) : 0;
+}
+
+/* Fields of /proc/TID/stat after the comm: number `n` (as proc(5) numbers them, 3 = state). */
+static unsigned long long stat_field(const char *stat, int n)
+{
+	const char *p = strrchr(stat, ')');
+	int i;
+
+	if (!p)
+		return 0;
+	for (i = 2; i < n && p; i++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+static void watch_exit(pid_t tgid)
+{
+	int fd = pidfd_open(tgid, 0);
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (fd < 0)
+		return;
+	ev.data.u64 = (unsigned long long)(unsigned int)tgid << 32 | (unsigned int)fd;
+	if (epoll_ctl(exits_epoll, EPOLL_CTL_ADD, fd, &ev) < 0)
+		close(fd);
+}
+
+/* A task seen for the first time: known, and announced to the kernel. */
+static struct known *meet(pid_t tid, pid_t creator)
+{
+	struct session_record rec = { .type = SESSION_REC_NEW_TASK, .tid = tid };
+	struct known *k, *parent;
+	char status[2048], *name;
+	pid_t ppid;
+
+	if (read_proc(tid, "status", status, sizeof(status)) < 0)
+		return NULL;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return NULL;
+	k->tid = tid;
+	k->tgid = status_field(status, "\nTgid:");
+	ppid = status_field(status, "\nPPid:");
+	if (!k->tgid)
+		k->tgid = tid;
+	parent = k->tgid != tid ? find(k->tgid) : find(ppid);
+	k->helper = parent && parent->helper;
+	k->next = known_tasks[(unsigned int)tid % BUCKETS];
+	known_tasks[(unsigned int)tid % BUCKETS] = k;
+	if (k->tgid == tid)
+		watch_exit(tid);
+
+	rec.len = sizeof(rec);
+	rec.ts = now_ns();
+	rec.task.tgid = k->tgid;
+	rec.task.ppid = find(ppid) ? ppid : 0;
+	rec.task.creator = creator ? creator : (parent ? parent->tid : 0);
+	rec.task.helper = k->helper;
+	name = strstr(status, "Name:\t");
+	if (name) {
+		size_t n = strcspn(name + 6, "\n");
+
+		memcpy(rec.task.comm, name + 6, n < 15 ? n : 15);
+	}
+	produce(&rec);
+	return k;
+}
+
+/* The children (or threads) the task's last clone made, not met yet. */
+static void meet_children(struct known *k)
+{
+	char path[96];
+	DIR *dir;
+	struct dirent *e;
+
+	k->clone_pending = false;
+	if (k->clone_thread) {
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)k->tgid);
+		dir = opendir(path);
+		while (dir && (e = readdir(dir))) {
+			pid_t tid = atoi(e->d_name);
+
+			if (tid > 0 && !find(tid))
+				meet(tid, k->tid);
+		}
+		if (dir)
+			closedir(dir);
+		return;
+	}
+	{
+		char children[4096], *p = children;
+
+		snprintf(path, sizeof(path), "task/%d/children", (int)k->tid);
+		if (read_proc(k->tgid, path, children, sizeof(children)) <= 0)
+			return;
+		while (*p) {
+			pid_t child = strtol(p, &p, 10);
+
+			if (child <= 0)
+				break;
+			if (!find(child))
+				meet(child, k->tid);
+		}
+	}
+}
+
+static void exec_marks(pid_t tid, unsigned long long marks[2])
+{
+	char stat[1024];
+
+	marks[0] = marks[1] = 0;
+	if (read_proc(tid, "stat", stat, sizeof(stat)) > 0) {
+		marks[0] = stat_field(stat, 26);	/* startcode */
+		marks[1] = stat_field(stat, 47);	/* start_brk */
+	}
+}
+
+/* The outcome of the task's last execve: a new image (ASLR moves its code and heap) or not. */
+static void exec_outcome(struct known *k)
+{
+	struct session_record rec = { .type = SESSION_REC_EXEC, .tid = k->tid, .len = sizeof(rec) };
+	unsigned long long now[2];
+
+	k->exec_pending = false;
+	exec_marks(k->tid, now);
+	rec.ts = now_ns();
+	if (now[0] != k->exec_marks[0] || now[1] != k->exec_marks[1]) {
+		char comm[32];
+
+		rec.exec.result = 0;
+		if (read_proc(k->tid, "comm", comm, sizeof(comm)) > 0)
+			memcpy(rec.exec.comm, comm, strcspn(comm, "\n") < 15 ? strcspn(comm, "\n") : 15);
+	} else {
+		rec.exec.result = -k->exec_error;
+	}
+	produce(&rec);
+}
+
+/* ---- a call's record ---- */
+
+static bool read_target(pid_t pid, unsigned long long addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
+}
+
+/* Append a blob to the record being built; false when it does not fit. */
+static bool add_blob(struct session_record *rec, size_t room, int arg, int kind, int count,
+		     const void *data, size_t len)
+{
+	struct session_blob *b = (void *)((char *)rec + rec->len);
+	size_t need = sizeof(*b) + (kind == SESSION_BLOB_OUT ? 0 : (len + 7) / 8 * 8);
+
+	if (rec->len + need > room)
+		return false;
+	b->arg = arg;
+	b->kind = kind;
+	b->count = count;
+	b->len = len;
+	if (kind != SESSION_BLOB_OUT) {
+		memcpy(b + 1, data, len);
+		memset((char *)(b + 1) + len, 0, need - sizeof(*b) - len);
+	}
+	rec->len += need;
+	rec->sc.nr_blobs++;
+	return true;
+}
+
+/* argv/envp: the strings, packed, as many as fit in STRV_MAX bytes. */
+static bool add_strv(struct session_record *rec, size_t room, pid_t pid, int arg, unsigned long long vec)
+{
+	char strings[STRV_MAX];
+	size_t used = 0;
+	int count = 0;
+
+	while (vec) {
+		unsigned long long ptr;
+		ssize_t n;
+
+		if (!read_target(pid, vec + 8 * count, &ptr, sizeof(ptr)) || !ptr)
+			break;
+		n = read_target_string(pid, ptr, strings + used, sizeof(strings) - used);
+		if (n < 0)
+			break;
+		used += n + 1;
+		count++;
+	}
+	return add_blob(rec, room, arg, SESSION_BLOB_STRV, count, strings, used);
+}
+
+/* The call's record: number, arguments, and what is behind its pointers. */
+static void build_syscall(struct session_record *rec, size_t room, const struct seccomp_notif *req)
+{
+	const struct arg_rule *rules = req->data.nr < SYSCALL_ARGS_NR ? syscall_args[req->data.nr] : NULL;
+	int i;
+
+	rec->type = SESSION_REC_SYSCALL;
+	rec->tid = req->pid;
+	rec->ts = now_ns();
+	rec->sc.nr = req->data.nr;
+	for (i = 0; i < 6; i++)
+		rec->sc.args[i] = req->data.args[i];
+	rec->len = offsetof(struct session_record, sc) + sizeof(rec->sc);
+	for (i = 0; rules && i < 6; i++) {
+		unsigned long long ptr = req->data.args[i];
+		char buf[PATH_MAX];
+		size_t len;
+		ssize_t n;
+
+		if (!rules[i].kind || !ptr)
+			continue;
+		switch (rules[i].kind) {
+		case ARG_STR:
+			n = read_target_string(req->pid, ptr, buf, sizeof(buf));
+			if (n >= 0)
+				add_blob(rec, room, i, SESSION_BLOB_IN, 0, buf, n + 1);
+			break;
+		case ARG_BUF_IN:
+			len = rules[i].len_arg >= 0 ? req->data.args[rules[i].len_arg] : 0;
+			if (len > BUF_IN_MAX)
+				len = BUF_IN_MAX;
+			if (len && read_target(req->pid, ptr, buf, len))
+				add_blob(rec, room, i, SESSION_BLOB_IN, 0, buf, len);
+			break;
+		case ARG_STRUCT_IN:
+			if (read_target(req->pid, ptr, buf, rules[i].size))
+				add_blob(rec, room, i, SESSION_BLOB_IN, 0, buf, rules[i].size);
+			break;
+		case ARG_STRV:
+			add_strv(rec, room, req->pid, i, ptr);
+			break;
+		case ARG_OUT:
+			len = rules[i].len_arg >= 0 ? req->data.args[rules[i].len_arg] : rules[i].size;
+			add_blob(rec, room, i, SESSION_BLOB_OUT, 0, NULL, len);
+			break;
+		}
+	}
+	rec->len = (rec->len + 7) / 8 * 8;
+}
+
+/* Whether `path`, as the task sees it, is one of the project's tools. */
+static bool is_helper(pid_t pid, const char *path)
+{
+	char where[PATH_MAX + 64], real[PATH_MAX];
+	int i;
+
+	snprintf(where, sizeof(where), "/proc/%d/%s/%s", (int)pid, path[0] == '/' ? "root" : "cwd", path);
+	if (!realpath(where, real))
+		return false;
+	for (i = 0; i < nr_helpers; i++)
+		if (!strcmp(real, helpers[i]))
+			return true;
+	return false;
+}
+
+/* What the execve will fail with, if it does: the file's absence or permissions. */
+static int exec_error(pid_t pid, const char *path)
+{
+	char where[PATH_MAX + 64];
+
+	snprintf(where, sizeof(where), "/proc/%d/%s/%s", (int)pid, path[0] == '/' ? "root" : "cwd", path);
+	if (access(where, F_OK) < 0)
+		return errno;
+	return access(where, X_OK) < 0 ? EACCES : ENOEXEC;
+}
+
+/* Before the call is answered: what happened since the task's last call, and the call's
+ * record (built in `rec`, room bytes). */
+void mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room)
+{
+	struct known *k;
+	long nr = req->data.nr;
+
+	if (!ring)
+		return;
+	pthread_mutex_lock(&lock);
+	k = find(req->pid);
+	if (!k)
+		k = meet(req->pid, 0);
+	if (!k)
+		goto out;
+	if (k->clone_pending)
+		meet_children(k);
+	if (k->exec_pending)
+		exec_outcome(k);
+	if (k->helper && nr != __NR_exit && nr != __NR_exit_group)
+		goto out;
+	build_syscall(rec, room, req);
+	switch (nr) {
+	case __NR_clone:
+	case __NR_clone3:
+	case __NR_fork:
+	case __NR_vfork: {
+		unsigned long long flags = req->data.args[0];
+
+		if (nr == __NR_clone3 && !read_target(req->pid, req->data.args[0], &flags, sizeof(flags)))
+			flags = 0;
+		k->clone_pending = true;
+		k->clone_thread = (nr == __NR_clone || nr == __NR_clone3) && (flags & CLONE_THREAD);
+		break;
+	}
+	case __NR_execve:
+	case __NR_execveat: {
+		char path[PATH_MAX];
+		int path_arg = nr == __NR_execve ? 0 : 1;
+
+		if (read_target_string(req->pid, req->data.args[path_arg], path, sizeof(path)) < 0)
+			break;
+		k->exec_pending = true;
+		k->exec_error = exec_error(req->pid, path);
+		exec_marks(req->pid, k->exec_marks);
+		if (is_helper(req->pid, path))
+			k->helper = true;	/* its exec is mirrored, then nothing but its end */
+		break;
+	}
+	case __NR_exit_group:
+		k->exited = true;
+		break;
+	}
+	produce(rec);
+	if (nr == __NR_exit) {
+		k->exited = true;
+		if (k->tid != k->tgid)
+			forget(req->pid);	/* a thread ends; its process's end is watched */
+	}
+out:
+	pthread_mutex_unlock(&lock);
+}
+
+/* ---- ends ---- */
+
+/* The process `tgid` ended: its tasks that did not exit by themselves end with its status. */
+static void process_ended(pid_t tgid, int pidfd)
+{
+	struct session_record rec = { .type = SESSION_REC_EXIT, .len = sizeof(rec) };
+	char stat[1024];
+	unsigned int b;
+	int status = 9;	/* SIGKILL, when the zombie is already reaped */
+
+	if (read_proc(tgid, "stat", stat, sizeof(stat)) > 0 && stat_field(stat, 52))
+		status = stat_field(stat, 52);
+	pthread_mutex_lock(&lock);
+	for (b = 0; b < BUCKETS; b++) {
+		struct known **p = &known_tasks[b], *k;
+
+		while ((k = *p)) {
+			if (k->tgid != tgid) {
+				p = &k->next;
+				continue;
+			}
+			if (!k->exited) {
+				rec.tid = k->tid;
+				rec.ts = now_ns();
+				rec.exit.status = status;
+				produce(&rec);
+			}
+			*p = k->next;
+			free(k);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	epoll_ctl(exits_epoll, EPOLL_CTL_DEL, pidfd, NULL);
+	close(pidfd);
+}
+
+static void *watch_exits(void *unused)
+{
+	for (;;) {
+		struct epoll_event ev[16];
+		int n = epoll_wait(exits_epoll, ev, 16, -1), i;
+
+		for (i = 0; i < n; i++)
+			process_ended(ev[i].data.u64 >> 32, (int)(ev[i].data.u64 & 0xffffffff));
+	}
+	return NULL;
+}
+
+/* Map the kernel's ring out of the machine's RAM file; false (no mirror) if it is not there. */
+bool mirror_init(int ram_fd, unsigned long long offset, unsigned long long size, int bell,
+		 char **helper_paths, int nr_helper_paths)
+{
+	unsigned long long page = offset & ~4095ULL;
+	void *map;
+
+	if (size < sizeof(struct session_ring))
+		return false;
+	map = mmap(NULL, size + (offset - page), PROT_READ | PROT_WRITE, MAP_SHARED, ram_fd, page);
+	if (map == MAP_FAILED)
+		return false;
+	ring = (void *)((char *)map + (offset - page));
+	if (ring->magic != SESSION_RING_MAGIC || ring->data_size != SESSION_RING_DATA_SIZE) {
+		munmap(map, size + (offset - page));
+		ring = NULL;
+		return false;
+	}
+	doorbell_fd = bell;
+	helpers = helper_paths;
+	nr_helpers = nr_helper_paths;
+	return true;
+}
+
+/* In the supervisor's process (threads do not survive a fork): the watch on processes' ends.
+ * Without it, nothing is mirrored. */
+void mirror_start(void)
+{
+	pthread_t thread;
+
+	if (!ring)
+		return;
+	exits_epoll = epoll_create1(EPOLL_CLOEXEC);
+	if (exits_epoll < 0 || pthread_create(&thread, NULL, watch_exits, NULL)) {
+		fprintf(stderr, "tracefs-sim-init: cannot watch the session's processes: %s\n", strerror(errno));
+		ring = NULL;
+	}
+}
+
+unsigned long long mirror_lost(void)
+{
+	return ring ? ring->lost : 0;
+}
