@@ -12,7 +12,7 @@ from ..trace.kprobe_events import KprobeEvents
 from ..trace.raw_pipe import RawPageReader
 from ..trace.ring_buffer import entry_header_format, page_header_format
 from ..trace.trace_array import TraceArray
-from .process import comm_of
+from .process import comm_of, traced_pid
 from .tree import (MODE_MARKER, MODE_READ_ONLY, MODE_READ_WRITE, MODE_WRITE_ONLY, DirNode, PageSource,
                    PipeSource, Tree)
 
@@ -118,7 +118,7 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     add(top, "trace_clock", MODE_READ_WRITE, "trace_clock", read=ta.read_trace_clock, write=ta.write_trace_clock)
     # The writer of a marker is the host process that opened the file.
     add(top, "trace_marker", MODE_MARKER, "trace_marker",
-        write_as=lambda data, pid: ta.write_marker(data, pid, comm_of(pid)))
+        write_as=lambda data, pid: ta.write_marker(data, traced_pid(pid), comm_of(pid)))
     add(top, "trace_options", MODE_READ_WRITE, "trace_options",
         read=ta.options.read_trace_options, write=ta.options.write_trace_options)
     add(top, "trace_pipe", MODE_READ_ONLY, "trace_pipe",

@@ -13,6 +13,22 @@ def comm_of(pid: int) -> bytes:
         return b"<...>"
 
 
+def traced_pid(pid: int) -> int:
+    """The pid the emulated kernel knows a host process by: a session's processes live in a
+    PID namespace of their own (session/), whose numbers are their tasks' there (NSpid's
+    second entry: the first is this daemon's namespace, the one its /proc shows); any other
+    process keeps its own."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    numbers = line.split()[1:]
+                    return int(numbers[1]) if len(numbers) > 1 else pid
+    except (OSError, ValueError):
+        pass
+    return pid
+
+
 def opened_nonblocking(pid: int, inode: int, path: str) -> bool:
     """Whether pid holds the mount's file `path` (inode `inode`) open with O_NONBLOCK now.
 

@@ -47,6 +47,7 @@ class Drain:
         # slot -> the array's guest_resets when last drained (and the array, for a reused slot)
         self._resets: dict[int, tuple[TraceArray, int]] = {}
         self._task_cache: dict[int, tuple[bytes, int]] = {}
+        self._saved_seen: dict[int, str] = {}   # the guest's saved cmdlines when last looked at
         # The daemon's drain loop and readers catching up (catch_up) drain from two threads.
         self._lock = threading.Lock()
 
@@ -60,6 +61,7 @@ class Drain:
             # Exited tasks' entries would stay for good (pids wrap only at 32768): start
             # afresh, and the next batch asks the machine's live tasks again.
             self._task_cache.clear()
+        self._follow_saved_comms()
         total = 0
         for array in list(self._arrays()):
             try:
@@ -73,6 +75,24 @@ class Drain:
                 array.buffer.waiters.wake()
             total += kept
         return total
+
+    def _follow_saved_comms(self) -> None:
+        """A task's comm as the guest last saved it (at its switches while events are on, as
+        Linux saves it) replaces the one known: after an exec (a session's shell's child
+        becoming `ls`) the output names the task by its new name, its earlier events included,
+        as Linux's saved_cmdlines does at print time."""
+        saved = self._guest.saved_comms()
+        if saved == self._saved_seen:
+            return
+        for pid, comm in saved.items():
+            if self._saved_seen.get(pid) == comm:
+                continue
+            name = comm.encode(errors="replace")
+            if pid in self._task_cache:
+                self._task_cache[pid] = (name, self._task_cache[pid][1])
+            if self._cmdlines.find(pid) not in (b"<...>", name):
+                self._cmdlines.save(pid, name)
+        self._saved_seen = saved
 
     def _drain_array(self, array: TraceArray) -> int:
         control = array.events
