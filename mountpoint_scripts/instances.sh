@@ -12,7 +12,7 @@ tracefs-sim exec getuid-loop 5 > /dev/null
 echo 0 > instances/foo/events/syscalls/sys_enter_getuid/enable
 
 echo "== recorded in foo:"
-grep -c sys_getuid instances/foo/trace
+grep getuid-loop instances/foo/trace | grep -c sys_getuid
 echo "== and not at the top level:"
 grep -c sys_getuid trace
 

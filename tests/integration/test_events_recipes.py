@@ -37,10 +37,7 @@ def test_syscall_getuid_count():
     assert section(out, "getuid() calls recorded").strip() == "36"
     (first,) = section(out, "the first of them").splitlines()
     assert LINE.match(first) is None      # syscall lines have no `name: ` prefix: print_syscall_enter
-    # The comm is the program's when the daemon saw it alive, <...> when it had exited by the
-    # time its records were drained (the guest keeps no saved cmdlines of its own yet).
-    assert re.match(r"^ +(getuid-loop|<\.\.\.>)-\d+ +\[\d{3}\] [.d]\.\.[.0-9]\. +\d+\.\d{6}: sys_getuid\(\)$",
-                    first), first
+    assert re.match(r"^ +getuid-loop-\d+ +\[\d{3}\] [.d]\.\.[.0-9]\. +\d+\.\d{6}: sys_getuid\(\)$", first), first
 
 
 def test_syscall_records_carry_preempt_depth_one_as_linux():
@@ -114,5 +111,11 @@ def test_trace_marker_recipe():
     marks = [l for l in lines if "tracing_mark_write:" in l]
     assert [m.split("tracing_mark_write: ")[1] for m in marks] == ["before the program", "after the program"]
     between = lines[lines.index(marks[0]) + 1:lines.index(marks[1])]
-    assert len(between) == 2 and all("sys_getuid()" in l for l in between)
+    assert all("sys_getuid()" in l for l in between)
+    # the program's two, and the shell's own (bash calls getuid() as it looks for the command)
+    assert sum(" getuid-loop-" in l for l in between) == 2
+    assert all(re.match(r" +(getuid-loop|bash)-", l) for l in between), between
+    # the markers are stamped with the writer's pid: the shell's, as the emulated kernel knows it
+    (shell,) = {re.match(r" +bash-(\d+) ", l).group(1) for l in between if " bash-" in l}
+    assert all(re.match(rf" +bash-{shell} ", m) for m in marks), marks
     assert all(re.match(r"^ +\S+-\d+ +\[000\] \.{5} +\d+\.\d{6}: tracing_mark_write: ", m) for m in marks)

@@ -1,0 +1,125 @@
+"""A session's own processes are tasks of the emulated kernel: their pids, forks, execs,
+exits and system calls are what the trace sees, as on Linux."""
+
+import os
+import re
+
+import pytest
+from simtest import section, tracefs_sim
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                reason="needs /dev/fuse, root and namespaces")
+
+T = "/sys/kernel/tracing"
+# comm-pid [cpu] flags timestamp: event
+LINE = re.compile(r"^ *(\S.*)-(\d+) +\[(\d{3})\] \S{5} +(\d+\.\d{6}): (\w+): (.*)$")
+
+
+def run(script: str, *options: str, timeout: float = 120) -> str:
+    result = tracefs_sim("run", "--workload", "none", *options, "-c", script, timeout=timeout)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def events(lines: list[str]) -> list[tuple[str, int, float, str, str]]:
+    """(comm, pid, time, event, rest) of each trace line."""
+    found = []
+    for line in lines:
+        m = LINE.match(line)
+        if m:
+            found.append((m.group(1).strip(), int(m.group(2)), float(m.group(4)), m.group(5), m.group(6)))
+    return found
+
+
+def test_a_command_the_user_types_is_seen_by_the_trace():
+    # the issue's first try: raw_syscalls while `ls /` runs, then grep
+    out = run(f"echo 1 > {T}/events/raw_syscalls/sys_enter/enable; ls / > /dev/null;"
+              f"echo '== ls'; grep -c ' ls-' {T}/trace")
+    assert int(section(out, "ls")[0]) > 20   # its loader, its getdents64, its writes...
+
+
+def test_the_shell_is_a_task_with_its_own_pid():
+    out = run(f"echo $$ > {T}/set_event_pid; echo 1 > {T}/events/raw_syscalls/sys_enter/enable;"
+              f"echo '== shell'; echo $$; : > /dev/null;"
+              f"echo 0 > {T}/events/raw_syscalls/sys_enter/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    shell = int(section(out, "shell")[0])
+    seen = events(section(out, "trace"))
+    assert seen and {pid for _, pid, _, _, _ in seen} == {shell}, seen
+    assert {comm for comm, _, _, _, _ in seen} == {"bash"}
+
+
+def test_a_host_cat_opens_its_file_in_the_kernel():
+    # Documentation/trace/kprobetrace.rst's probe, on the file a host program opens
+    out = run(f"echo 'p:myprobe do_sys_openat2 filename=+0($arg2):ustring' >> {T}/kprobe_events;"
+              f"echo 1 > {T}/events/kprobes/myprobe/enable; cat /etc/hostname > /dev/null;"
+              f"echo 0 > {T}/events/kprobes/myprobe/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    opened = [(comm, rest) for comm, _, _, event, rest in events(section(out, "trace")) if event == "myprobe"]
+    assert ("cat", '(do_sys_openat2+0x0/0xc0) filename="/etc/hostname"') in \
+        [(comm, re.sub(r"/0x[0-9a-f]+\)", "/0xc0)", rest)) for comm, rest in opened], opened
+
+
+def test_fork_exec_exit_of_a_command():
+    out = run(f"cd {T}; echo 1 > events/sched/sched_process_fork/enable;"
+              "echo 1 > events/sched/sched_process_exec/enable; echo 1 > events/sched/sched_process_exit/enable;"
+              "/bin/true; echo 0 > events/sched/enable; echo '== shell'; echo $$; echo '== trace'; grep -v '^#' trace")
+    shell = int(section(out, "shell")[0])
+    seen = events(section(out, "trace"))
+    forks = [rest for comm, pid, _, event, rest in seen if event == "sched_process_fork" and pid == shell]
+    assert forks, seen
+    child = int(re.search(r"child_pid=(\d+)", forks[0]).group(1))
+    assert child > shell
+    assert forks[0] == f"comm=bash pid={shell} child_comm=bash child_pid={child}"
+    assert (child, "sched_process_exec", f"filename=/bin/true pid={child} old_pid={child}") in \
+        [(pid, event, rest) for _, pid, _, event, rest in seen]
+    assert ("true", child, "sched_process_exit") in [(comm, pid, event) for comm, pid, _, event, _ in seen]
+
+
+def test_a_sleep_on_the_host_sleeps_in_the_kernel():
+    out = run(f"echo 1 > {T}/events/sched/sched_switch/enable; sleep 0.4; echo 0 > {T}/events/sched/sched_switch/enable;"
+              f"echo '== trace'; grep -v '^#' {T}/trace")
+    seen = events(section(out, "trace"))
+    off = [(t, rest) for comm, pid, t, event, rest in seen
+           if event == "sched_switch" and rest.startswith("prev_comm=sleep ") and "prev_state=S" in rest]
+    on = [t for comm, pid, t, event, rest in seen if event == "sched_switch" and " next_comm=sleep " in rest]
+    assert off and on, seen
+    asleep = max(later - t for t, _ in off for later in on if later > t)
+    assert 0.3 < asleep < 2.0, asleep
+
+
+def test_the_projects_own_tools_are_not_mirrored():
+    # `tracefs-sim exec` is a task (bash forks and execs it), but none of its Python's calls
+    # after its exec is the kernel's to see: only its end
+    out = run(f"echo 1 > {T}/events/raw_syscalls/sys_enter/enable; tracefs-sim exec true;"
+              f"echo 0 > {T}/events/raw_syscalls/sys_enter/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    seen = events(section(out, "trace"))
+    tool = [rest for comm, _, _, event, rest in seen if comm == "tracefs-sim"]
+    after_exec = tool[[r.startswith("NR 59 ") for r in tool].index(True) + 1:]
+    assert all(r.startswith("NR 231 ") for r in after_exec), tool     # exit_group
+
+
+def test_common_pid_filter_and_event_fork_follow_session_pids():
+    out = run(f"cd {T}; echo 'common_pid == '$$ > events/raw_syscalls/sys_enter/filter;"
+              "echo 1 > events/raw_syscalls/sys_enter/enable; /bin/true;"
+              "echo 0 > events/raw_syscalls/sys_enter/enable; echo '== shell'; echo $$;"
+              "echo '== trace'; grep -v '^#' trace; echo 0 > events/raw_syscalls/sys_enter/filter;"
+              "echo $$ > set_event_pid; echo 1 > options/event-fork; echo > trace;"
+              "echo 1 > events/sched/sched_process_exec/enable; /bin/true; echo 0 > events/sched/enable;"
+              "echo '== forked'; cat set_event_pid; echo '== exec'; grep -c sched_process_exec trace")
+    shell = int(section(out, "shell")[0])
+    assert {pid for _, pid, _, _, _ in events(section(out, "trace"))} == {shell}
+    assert section(out, "exec") == ["1"]   # the child of the followed shell, followed
+    assert str(shell) in section(out, "forked")
+
+
+def test_a_seeded_machine_keeps_its_runs_its_own():
+    out = run(f"echo 1 > {T}/events/raw_syscalls/sys_enter/enable; ls / > /dev/null;"
+              f"echo '== sessions'; grep -c -- '-1[0-9][0-9][0-9] ' {T}/trace || true", "--seed", "1")
+    assert section(out, "sessions") == ["0"]
+
+
+def test_mount_of_tracefs_in_a_namespace_of_the_callers_own(tmp_path):
+    out = run(f"mkdir -p {tmp_path}/t; unshare -m --propagation private sh -c "
+              f"'mount -t tracefs nodev {tmp_path}/t && cat {tmp_path}/t/tracing_on && grep -c {tmp_path} /proc/mounts';"
+              f"echo '== outside'; grep -c {tmp_path} /proc/mounts || true")
+    assert out.splitlines()[:2] == ["1", "1"]
+    assert section(out, "outside") == ["0"]
