@@ -168,6 +168,9 @@ class FakeMachine:
     def session_behind(self) -> bool:
         return False
 
+    def session_stats(self):
+        return None
+
     def session_caught_up(self, timeout: float = 0.0) -> bool:
         return True
 

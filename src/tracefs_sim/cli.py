@@ -50,6 +50,12 @@ def _machine_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--debug", action="store_true", help="daemon diagnostics on stderr")
 
 
+def _session_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-mirror", action="store_true",
+                        help="the session's own processes are not tasks of the emulated kernel "
+                             "(its tracing calls still never reach the host's)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="A tracefs (Linux 6.1) served by FUSE from an emulated x86-64 kernel.")
@@ -65,10 +71,12 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("shell", help="interactive bash where /sys/kernel/tracing is the simulator")
     _machine_options(p)
+    _session_options(p)
 
     p = sub.add_parser("run", help="run a script where /sys/kernel/tracing is the simulator",
                        usage=f"{PROG} run [options] (-c CMDS [ARG...] | SCRIPT [ARG...])")
     _machine_options(p)
+    _session_options(p)
     p.add_argument("-c", dest="commands", metavar="CMDS", help="bash commands to run")
     p.add_argument("args", nargs=argparse.REMAINDER, metavar="SCRIPT [ARG...]")
 
@@ -408,8 +416,10 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
         if banner:
             print(f"{PROG}: /sys/kernel/tracing is an emulated Linux 6.1 kernel with {machine['cpus']} "
                   f"CPUs; `{PROG} exec PROG` runs a program in it; exit to leave.", file=sys.stderr)
-        return launch.run(bash_argv, _script_env(), host_ns, machine["kallsyms"], int(machine["cpus"]),
-                          _session_mirror(socket_path, options))
+        status = launch.run(bash_argv, _script_env(), host_ns, machine["kallsyms"], int(machine["cpus"]),
+                            None if args.no_mirror else _session_mirror(socket_path, options))
+        _report_lost_calls(socket_path)
+        return status
     except _Terminate as e:
         return 128 + e.args[0]
     finally:
@@ -473,6 +483,18 @@ def _session_mirror(socket_path: str, options) -> "launch.Mirror | None":
     tool = shutil.which(PROG, path=os.path.dirname(sys.executable))
     helpers = (os.path.realpath(tool),) if tool else ()
     return launch.Mirror(ram_fd, offset, size, doorbell_fd, helpers)
+
+
+def _report_lost_calls(socket_path: str) -> None:
+    """Say how many of the session's system calls the emulated kernel never got (its ring was
+    full: the kernel fell behind), as a ring buffer counts its overruns."""
+    try:
+        stats = control.info(socket_path).get("session")
+    except control.ControlError:
+        return
+    if stats and stats["lost"]:
+        print(f"{PROG}: {stats['lost']} of the session's {stats['lost'] + stats['produced']} system calls "
+              f"were lost: the emulated kernel fell behind", file=sys.stderr)
 
 
 def _script_env() -> dict[str, str]:

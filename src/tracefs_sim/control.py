@@ -3,7 +3,8 @@
 Protocol: a unix stream socket, one request per connection. The client sends one JSON line,
 the server answers with JSON lines.
 
-    {"op": "info"}            -> {"cpus": N, "kallsyms": "...", "programs": [...], "pid": PID}
+    {"op": "info"}            -> {"cpus": N, "kallsyms": "...", "programs": [...], "pid": PID,
+                                  "session": {"produced": N, "retired": N, "lost": N} or null}
     {"op": "exec", "argv": [...]}
                               -> {"output": BASE64} ... as the program writes (batched),
                                  then {"error": MSG} if it could not start, then {"status": N}
@@ -250,6 +251,7 @@ def _describe(machine: Any) -> dict:
         "kallsyms": machine.kallsyms(),
         "programs": list(machine.programs()),
         "pid": os.getpid(),
+        "session": machine.session_stats(),
     }
 
 

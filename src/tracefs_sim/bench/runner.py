@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 # name on the command line -> module in this package
 BENCHMARKS = {"boot": "boot", "off-cost": "offcost", "smp": "smp", "events": "events",
-              "read": "read", "recipe": "recipe", "probes": "probes", "overhead-ladder": "ladder"}
+              "read": "read", "recipe": "recipe", "probes": "probes", "overhead-ladder": "ladder",
+              "mirror": "mirror"}
 
 # the figure under which a benchmark that raised reports its error
 BROKEN = "(benchmark did not complete)"

@@ -22,8 +22,8 @@ from .kallsyms import kallsyms_text
 from .paging import PAGE_4K, PhysMem, build_boot_page_tables, kernel_virt_to_phys
 from .process import Process, TaskInfo
 from .runloop import VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER, Runner
-from .session_ring import (PRODUCED_OFFSET, RETIRED_OFFSET, SessionDoorbell, SessionRingAccess, caught_up,
-                           ring_location)
+from .session_ring import (LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, SessionDoorbell, SessionRingAccess,
+                           caught_up, ring_location)
 from .tracing import GuestTracing
 
 THREAD_SIZE = 16 * 1024
@@ -289,6 +289,16 @@ class Machine:
             self._session_doorbell = SessionDoorbell(ring)
         offset, size = where
         return SessionRingAccess(self._mem.fd, offset, size, self._session_doorbell.fd)
+
+    def session_stats(self) -> dict[str, int] | None:
+        """The session ring's counters: records a supervisor produced, the kernel retired,
+        and those lost because the ring was full; None without a session."""
+        where = ring_location(self.image)
+        if where is None or self._session_doorbell is None or self._mem is None:
+            return None
+        return {name: self._mem.u64(where[0] + offset)
+                for name, offset in (("produced", PRODUCED_OFFSET), ("retired", RETIRED_OFFSET),
+                                     ("lost", LOST_OFFSET))}
 
     def session_behind(self) -> bool:
         """Whether the kernel has records of a session's supervisor it has not acted on."""

@@ -1,0 +1,116 @@
+"""mirror: what a session's processes pay for being tasks of the emulated kernel (every system
+call of theirs goes to the supervisor, and is mirrored into the kernel), and how fast the
+kernel takes the calls.
+
+One sample runs the same commands in a mirrored session, in a session that does not mirror
+(`--no-mirror`: the same namespaces and the filter for the tracing calls only) and outside any
+session, side by side:
+- a C loop of getppid(): the microseconds mirroring adds to a call (target <= 5);
+- `ls -R /usr/share`: wall time mirrored over not mirrored (target <= 2.0);
+- 200 fork+exec of /bin/true from sh: mirrored over not mirrored (target <= 1.5);
+- the kernel's side: system calls it took per second while it caught up with `ls -R` (the
+  supervisor never waits for it: its ring absorbs a burst), and the calls it lost.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import subprocess
+import tempfile
+import time
+from contextlib import contextmanager
+
+from .launch import READY_TIMEOUT_S, tracefs_sim
+from .runner import Sample
+
+NAME = "mirror"
+
+LOOP_C = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+int main(int argc, char **argv)
+{
+	long n = atol(argv[1]);
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("%.1f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n);
+	return 0;
+}
+"""
+
+# Prints "getppid NS", "ls S", "forks S" and, mirrored, "caught S PRODUCED LOST".
+SCRIPT = r"""
+now() { echo $EPOCHREALTIME; }
+echo "getppid $("$LOOP" "$CALLS")"
+t0=$(now); ls -R /usr/share > /dev/null; t1=$(now)
+echo "ls $t0 $t1"
+"$PY" - <<'EOF'
+import os, time
+from tracefs_sim import control
+path = os.environ["TRACEFS_SIM_CONTROL"]
+stats = control.info(path)["session"]
+while stats and stats["retired"] < stats["produced"]:
+    time.sleep(0.005)
+    stats = control.info(path)["session"]
+if stats:
+    print("caught", time.time(), stats["produced"], stats["lost"])
+EOF
+t2=$(now); sh -c 'i=0; while [ $i -lt '"$FORKS"' ]; do /bin/true; i=$((i+1)); done'; t3=$(now)
+echo "forks $t2 $t3"
+"""
+
+
+def _session_run(script_env: dict[str, str], mirrored: bool) -> dict[str, list[float]]:
+    options = [] if mirrored else ["--no-mirror"]
+    done = subprocess.run(tracefs_sim("run", "--workload", "none", *options, "-c", SCRIPT),
+                          capture_output=True, text=True, timeout=READY_TIMEOUT_S + 300,
+                          env={**os.environ, **script_env})
+    if done.returncode != 0:
+        raise RuntimeError(f"exit {done.returncode}: {done.stderr.strip()[-300:]}")
+    found = {}
+    for line in done.stdout.splitlines():
+        name, *values = line.split()
+        found[name] = [float(v) for v in values]
+    return found
+
+
+@contextmanager
+def session(quick: bool):
+    calls, forks = (2000, 20) if quick else (200_000, 200)
+    with tempfile.TemporaryDirectory(prefix="tracefs-sim-bench-") as scratch:
+        loop = os.path.join(scratch, "getppid-loop")
+        source = loop + ".c"
+        with open(source, "w") as f:
+            f.write(LOOP_C)
+        subprocess.run(["gcc", "-O2", "-o", loop, source], check=True, timeout=60)
+        env = {"LOOP": loop, "CALLS": str(calls), "FORKS": str(forks), "PY": sys.executable}
+
+        def sample() -> list[Sample]:
+            bare = float(subprocess.run([loop, str(calls)], capture_output=True, text=True,
+                                        check=True, timeout=60).stdout)
+            plain = _session_run(env, mirrored=False)
+            mirrored = _session_run(env, mirrored=True)
+            ls_plain = plain["ls"][1] - plain["ls"][0]
+            ls_mirrored = mirrored["ls"][1] - mirrored["ls"][0]
+            samples = [
+                Sample("getppid() outside a session", "ns/call", bare),
+                Sample("getppid() cost of mirroring (target <= 5)", "us/call",
+                       (mirrored["getppid"][0] - plain["getppid"][0]) / 1000),
+                Sample("ls -R /usr/share mirrored / not (target <= 2.0)", "x", ls_mirrored / ls_plain),
+                Sample(f"{forks} fork+exec of /bin/true mirrored / not (target <= 1.5)", "x",
+                       (mirrored["forks"][1] - mirrored["forks"][0]) / (plain["forks"][1] - plain["forks"][0])),
+            ]
+            if "caught" in mirrored:
+                caught_at, produced, lost = mirrored["caught"]
+                samples += [Sample("calls the kernel took per second (ls -R)", "calls/s",
+                                   produced / max(caught_at - mirrored["ls"][0], 1e-9)),
+                            Sample("calls lost (ls -R and before)", "calls", lost)]
+            return samples
+        yield sample
