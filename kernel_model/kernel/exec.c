@@ -1,5 +1,5 @@
 /* execve: replace the address space with an embedded user program. */
-#include "../include/kernel.h"
+#include "../include/syscalls.h"
 #include "../include/trace/trace.h"
 
 struct user_program {
@@ -133,19 +133,18 @@ int kernel_execve(const char *filename, const char *const *argv, int argc, struc
 	return ret;
 }
 
-long __x64_sys_execve(struct pt_regs *regs)
+SYSCALL_DEFINE3(execve, const char *, filename, const char *const *, argv, const char *const *, envp)
 {
-	const char *const *uargv = (const char *const *)regs->si;
 	char *buf = kmalloc(ARGS_MAX, GFP_KERNEL);
-	char filename[256];
+	char path[256];
 	size_t len = 0;
 	int argc = 0;
 	long ret;
 
 	if (!buf)
 		return -ENOMEM;
-	ret = strncpy_from_user(filename, (const char *)regs->di, sizeof(filename));
-	if (ret < 0 || ret == sizeof(filename)) {
+	ret = strncpy_from_user(path, filename, sizeof(path));
+	if (ret < 0 || ret == sizeof(path)) {
 		kfree(buf);
 		return ret < 0 ? ret : -ENAMETOOLONG;
 	}
@@ -153,7 +152,7 @@ long __x64_sys_execve(struct pt_regs *regs)
 		const char *uarg;
 		long l;
 
-		if (copy_from_user(&uarg, uargv + argc, sizeof(uarg))) {
+		if (copy_from_user(&uarg, argv + argc, sizeof(uarg))) {
 			ret = -EFAULT;
 			goto out;
 		}
@@ -171,7 +170,7 @@ long __x64_sys_execve(struct pt_regs *regs)
 		len += l + 1;
 		argc++;
 	}
-	ret = do_execve_packed(filename, buf, argc, len, regs);
+	ret = do_execve_packed(path, buf, argc, len, current_pt_regs());
 out:
 	kfree(buf);
 	return ret;
