@@ -58,10 +58,9 @@ static __always_inline struct pt_regs *task_pt_regs(struct task_struct *task)
 /*
  * How __do_sys_<name> is built (syscalls_gen.h names one for each syscall).
  * Out of line as in 6.1, notrace because 6.1's is `static inline`, which its
- * compiler_types.h makes notrace; noipa rather than noinline, so that gcc
- * does not fold the identical bodies of the ENOSYS syscalls into one.
+ * compiler_types.h makes notrace.
  */
-#define __DO_SYS_OUT_OF_LINE __attribute__((noipa)) notrace
+#define __DO_SYS_OUT_OF_LINE noinline notrace
 #define __DO_SYS_INLINED __always_inline
 
 /* __MAP(n, m, t1, a1, ..., tn, an): m(t1, a1), ..., m(tn, an) */

@@ -390,7 +390,7 @@ def generate(entries: list[Entry], defined: dict[str, Definition], implemented: 
             raise SystemExit(f"{model.path}: {define_line(model)} is not 6.1's {define_line(definition)}")
         if model is None:
             not_implemented.append(definition)
-        rows.append(f"| {nr} | {entry.name} | `__x64_sys_{name}` | sys_enter_{name} | "
+        rows.append(f"| {nr} | {entry.name} | `__x64_sys_{name}` | sys_enter_{name}, sys_exit_{name} | "
                     f"{'implemented' if model else 'ENOSYS'} |\n")
     tags += [f"{tag};\n" for tag in struct_names(prototyped)]
     for definition in not_implemented:
@@ -398,8 +398,11 @@ def generate(entries: list[Entry], defined: dict[str, Definition], implemented: 
     for name in cond:
         ni.append(f"/* kernel/sys_ni.c */\nCOND_SYSCALL({name});\n")
     done = sorted(implemented)
+    without = [f"{e.nr} {e.name}" for e in entries if e.entry in (None, NI_ENTRY)]
     status.append(f"{len(rows)} entry points (NR_syscalls {nr_syscalls}): {len(done)} implemented, "
-                  f"{len(rows) - len(done)} return ENOSYS.\n\nImplemented: {', '.join(done)}.\n\n")
+                  f"{len(rows) - len(done)} return ENOSYS.  The other numbers go to `__x64_sys_ni_syscall` and\n"
+                  f"fail with ENOSYS too: the table's holes, all from {nr_syscalls} on, and its entries without\n"
+                  f"an entry point: {', '.join(without)}.\n\nImplemented: {', '.join(done)}.\n\n")
     status.append("| nr | name | entry point | events | in the model |\n|---|---|---|---|---|\n")
     status += rows
     return {"kernel/syscall_table.h": "".join(table), "kernel/syscall_events.h": "".join(events),
