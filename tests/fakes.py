@@ -278,6 +278,10 @@ class FakeGuestTracing:
     def set_event_id(self, event, event_id: int) -> None:
         self.ids[(event.system, event.name)] = event_id
 
+    def set_event_ids(self, ids) -> None:
+        for event, event_id in ids:
+            self.set_event_id(event, event_id)
+
     def record_cmdlines(self, holder, on: bool) -> None:
         (self.cmdline_holders.add if on else self.cmdline_holders.discard)(holder)
 

@@ -26,7 +26,7 @@
 #define SOFTIRQ_OFFSET	0x100
 #define HARDIRQ_OFFSET	0x10000
 #define HARDIRQ_MASK	0xf0000
-#define NR_syscalls	335
+#define NR_syscalls	451	/* x86-64's in Linux 6.1 (kernel/syscall_table.h) */
 #define PERCPU_PREEMPT_COUNT 88	/* offsetof(struct percpu, preempt_count), asserted below */
 #define __pc_str1(x) #x
 #define __pc_str(x) __pc_str1(x)

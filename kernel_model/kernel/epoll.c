@@ -1,6 +1,6 @@
 /* epoll: instances with a ready list; waiters sleep with a timeout.  No file
  * type here reports readiness yet, so waits end by timeout. */
-#include "../include/kernel.h"
+#include "../include/syscalls.h"
 
 struct eventpoll {
 	struct list_head rdllist;
@@ -13,13 +13,13 @@ static int ep_release(struct file *f)
 }
 static const struct file_operations eventpoll_fops = { .release = ep_release };
 
-long __x64_sys_epoll_create1(struct pt_regs *regs)
+SYSCALL_DEFINE1(epoll_create1, int, flags)
 {
 	struct eventpoll *ep;
 	struct file *f;
 	int fd;
 
-	if (regs->di & ~02000000UL)
+	if (flags & ~02000000)
 		return -EINVAL;
 	fd = get_unused_fd_flags(0);
 	if (fd < 0)
@@ -70,7 +70,7 @@ static noinline int do_epoll_wait(int epfd, void *events, int maxevents, long ti
 	return ep_poll((struct eventpoll *)f->private_data, events, maxevents, timeout);
 }
 
-long __x64_sys_epoll_wait(struct pt_regs *regs)
+SYSCALL_DEFINE4(epoll_wait, int, epfd, struct epoll_event *, events, int, maxevents, int, timeout)
 {
-	return do_epoll_wait(regs->di, (void *)regs->si, (int)regs->dx, (int)regs->r10);
+	return do_epoll_wait(epfd, events, maxevents, timeout);
 }

@@ -1,5 +1,5 @@
 /* execve: replace the address space with an embedded user program. */
-#include "../include/kernel.h"
+#include "../include/syscalls.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 
@@ -134,31 +134,30 @@ int kernel_execve(const char *filename, const char *const *argv, int argc, struc
 	return ret;
 }
 
-long __x64_sys_execve(struct pt_regs *regs)
+SYSCALL_DEFINE3(execve, const char *, filename, const char *const *, argv, const char *const *, envp)
 {
-	const char *const *uargv = (const char *const *)regs->si;
 	char *buf = kmalloc(ARGS_MAX, GFP_KERNEL);
-	char filename[256];
+	char path[256];
 	size_t len = 0;
 	int argc = 0;
 	long ret;
 
 	if (!buf)
 		return -ENOMEM;
-	ret = strncpy_from_user(filename, (const char *)regs->di, sizeof(filename));
-	if (ret < 0 || ret == sizeof(filename)) {
+	ret = strncpy_from_user(path, filename, sizeof(path));
+	if (ret < 0 || ret == sizeof(path)) {
 		kfree(buf);
 		return ret < 0 ? ret : -ENAMETOOLONG;
 	}
 	if (current->session) {	/* a host program: exec'd here when it was on the host */
 		kfree(buf);
-		return session_execve(filename);
+		return session_execve(path);
 	}
 	for (;;) {
 		const char *uarg;
 		long l;
 
-		if (copy_from_user(&uarg, uargv + argc, sizeof(uarg))) {
+		if (copy_from_user(&uarg, argv + argc, sizeof(uarg))) {
 			ret = -EFAULT;
 			goto out;
 		}
@@ -176,7 +175,7 @@ long __x64_sys_execve(struct pt_regs *regs)
 		len += l + 1;
 		argc++;
 	}
-	ret = do_execve_packed(filename, buf, argc, len, regs);
+	ret = do_execve_packed(path, buf, argc, len, current_pt_regs());
 out:
 	kfree(buf);
 	return ret;

@@ -1,5 +1,5 @@
 /* Task exit, reaping and wait4. */
-#include "../include/kernel.h"
+#include "../include/syscalls.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 
@@ -72,14 +72,14 @@ void __noreturn do_group_exit(int exit_code)
 	do_exit(exit_code);
 }
 
-long __x64_sys_exit(struct pt_regs *regs)
+SYSCALL_DEFINE1(exit, int, error_code)
 {
-	do_exit((regs->di & 0xff) << 8);
+	do_exit((error_code & 0xff) << 8);
 }
 
-long __x64_sys_exit_group(struct pt_regs *regs)
+SYSCALL_DEFINE1(exit_group, int, error_code)
 {
-	do_group_exit((regs->di & 0xff) << 8);
+	do_group_exit((error_code & 0xff) << 8);
 }
 
 /* A child that wait4 can reap now. */
@@ -145,9 +145,9 @@ long do_wait(pid_t pid, int *ustatus, int options)
 	}
 }
 
-long __x64_sys_wait4(struct pt_regs *regs)
+SYSCALL_DEFINE4(wait4, pid_t, upid, int *, stat_addr, int, options, struct rusage *, ru)
 {
-	if (regs->dx & ~(WNOHANG | 2UL | 0x40000000UL))
+	if (options & ~(WNOHANG | 2 | 0x40000000))
 		return -EINVAL;
-	return do_wait((pid_t)regs->di, (int *)regs->si, regs->dx);
+	return do_wait(upid, stat_addr, options);
 }

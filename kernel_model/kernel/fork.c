@@ -1,5 +1,5 @@
 /* Task creation: kernel_clone for fork(2)/clone(2) and kernel threads. */
-#include "../include/kernel.h"
+#include "../include/syscalls.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
 #include "../include/session.h"
@@ -194,15 +194,16 @@ pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu)
 	return p->pid;
 }
 
-long __x64_sys_clone(struct pt_regs *regs)
+SYSCALL_DEFINE5(clone, unsigned long, clone_flags, unsigned long, newsp, int *, parent_tidptr,
+		int *, child_tidptr, unsigned long, tls)
 {
 	/* fork-like clones only: threads (CLONE_VM) are not modelled */
-	if (regs->di & CLONE_VM || (regs->di & 0xff) != SIGCHLD || regs->si)
+	if (clone_flags & CLONE_VM || (clone_flags & 0xff) != SIGCHLD || newsp)
 		return -EINVAL;
-	return kernel_clone(regs);
+	return kernel_clone(current_pt_regs());
 }
 
-long __x64_sys_fork(struct pt_regs *regs)
+SYSCALL_DEFINE0(fork)
 {
-	return kernel_clone(regs);
+	return kernel_clone(current_pt_regs());
 }

@@ -1,6 +1,6 @@
 /* VFS: file descriptors, read/write/open/close, an in-memory tree of static
  * files, /dev/null, /dev/zero, generated /proc files and the host pipe. */
-#include "../include/kernel.h"
+#include "../include/syscalls.h"
 
 #define O_ACCMODE 3
 #define O_WRONLY 1
@@ -282,19 +282,19 @@ noinline ssize_t ksys_write(unsigned int fd, const char *buf, size_t count)
 	return vfs_write(f, buf, count, &f->f_pos);
 }
 
-long __x64_sys_read(struct pt_regs *regs)
+SYSCALL_DEFINE3(read, unsigned int, fd, char *, buf, size_t, count)
 {
-	return ksys_read(regs->di, (char *)regs->si, regs->dx);
+	return ksys_read(fd, buf, count);
 }
 
-long __x64_sys_write(struct pt_regs *regs)
+SYSCALL_DEFINE3(write, unsigned int, fd, const char *, buf, size_t, count)
 {
-	return ksys_write(regs->di, (const char *)regs->si, regs->dx);
+	return ksys_write(fd, buf, count);
 }
 
-long __x64_sys_close(struct pt_regs *regs)
+SYSCALL_DEFINE1(close, unsigned int, fd)
 {
-	return close_fd(regs->di);
+	return close_fd(fd);
 }
 
 /* ---- open ---- */
@@ -378,12 +378,12 @@ noinline long do_sys_open(int dfd, const char *filename, int flags, unsigned sho
 	return do_sys_openat2(dfd, filename, flags, mode);
 }
 
-long __x64_sys_open(struct pt_regs *regs)
+SYSCALL_DEFINE3(open, const char *, filename, int, flags, umode_t, mode)
 {
-	return do_sys_open(AT_FDCWD, (const char *)regs->di, regs->si, regs->dx);
+	return do_sys_open(AT_FDCWD, filename, flags, mode);
 }
 
-long __x64_sys_openat(struct pt_regs *regs)
+SYSCALL_DEFINE4(openat, int, dfd, const char *, filename, int, flags, umode_t, mode)
 {
-	return do_sys_open(regs->di, (const char *)regs->si, regs->dx, regs->r10);
+	return do_sys_open(dfd, filename, flags, mode);
 }

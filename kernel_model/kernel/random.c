@@ -1,6 +1,6 @@
 /* Kernel PRNG (xorshift64*), seeded from boot_params: a seeded machine's
  * workload draws all its randomness from here (getrandom). */
-#include "../include/kernel.h"
+#include "../include/syscalls.h"
 
 static u64 rand_state;
 static spinlock_t rand_lock;
@@ -27,19 +27,18 @@ u64 get_random_u64(void)
 	return x * 0x2545f4914f6cdd1dUL;
 }
 
-long __x64_sys_getrandom(struct pt_regs *regs)
+SYSCALL_DEFINE3(getrandom, char *, ubuf, size_t, len, unsigned int, flags)
 {
-	char *ubuf = (char *)regs->di;
-	size_t len = min(regs->si, 256UL), done = 0;
+	size_t count = min(len, 256UL), done = 0;
 	char tmp[256];
 
-	while (done < len) {
+	while (done < count) {
 		u64 v = get_random_u64();
-		size_t n = min(len - done, 8UL);
+		size_t n = min(count - done, 8UL);
 		memcpy(tmp + done, &v, n);
 		done += n;
 	}
-	if (copy_to_user(ubuf, tmp, len))
+	if (copy_to_user(ubuf, tmp, count))
 		return -EFAULT;
-	return len;
+	return count;
 }

@@ -1,24 +1,35 @@
 /* System call dispatch (arch/x86/entry/common.c) and the simple syscalls. */
-#include "../include/kernel.h"
+#include "../include/syscalls.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 
-typedef long (*sys_call_ptr_t)(struct pt_regs *);
-#define __SYSCALL(nr, sym) long sym(struct pt_regs *);
+typedef long (*sys_call_ptr_t)(const struct pt_regs *);
+#define __SYSCALL(nr, sym) extern long __x64_##sym(const struct pt_regs *);
 #include "syscall_table.h"
 #undef __SYSCALL
 
-static long __x64_sys_ni_syscall(struct pt_regs *regs)
+/* arch/x86/entry/syscall_64.c */
+#define __SYSCALL(nr, sym) __x64_##sym,
+const sys_call_ptr_t sys_call_table[] = {
+#include "syscall_table.h"
+};
+#undef __SYSCALL
+_Static_assert(ARRAY_SIZE(sys_call_table) == NR_syscalls, "NR_syscalls is not syscall_table.h's");
+
+/* kernel/sys_ni.c: the body of every syscall this kernel does not have */
+long sys_ni_syscall(void)
 {
 	return -ENOSYS;
 }
 
-#define __SYSCALL(nr, sym) [nr] = sym,
-const sys_call_ptr_t sys_call_table[NR_syscalls] = {
-	[0 ... NR_syscalls - 1] = __x64_sys_ni_syscall,
-#include "syscall_table.h"
-};
-#undef __SYSCALL
+/*
+ * arch/x86/entry/common.c: where numbers past the table go.  That file is
+ * built without ftrace, so unlike sys_ni_syscall this is not traceable.
+ */
+notrace SYSCALL_DEFINE0(ni_syscall)
+{
+	return -ENOSYS;
+}
 
 void syscall_exit_to_user_mode(struct pt_regs *regs)
 {
@@ -46,7 +57,7 @@ void do_syscall_64(struct pt_regs *regs, int nr)
 	if ((unsigned int)nr < NR_syscalls)
 		regs->ax = sys_call_table[nr](regs);
 	else
-		regs->ax = -ENOSYS;
+		regs->ax = __x64_sys_ni_syscall(regs);	/* an invalid syscall, but still a syscall */
 	if (current->session)	/* a call that may block returns when the host's did */
 		session_syscall_done(regs);
 	trace_sys_exit(regs, regs->ax);
@@ -59,22 +70,17 @@ static noinline uid_t from_kuid_munged(uid_t kuid)
 	return kuid == (uid_t)-1 ? 65534 : kuid;
 }
 
-static noinline long __do_sys_getuid(void)
+SYSCALL_DEFINE0(getuid)
 {
 	return from_kuid_munged(current->uid);
 }
 
-long __x64_sys_getuid(struct pt_regs *regs)
-{
-	return __do_sys_getuid();
-}
-
-long __x64_sys_getpid(struct pt_regs *regs)
+SYSCALL_DEFINE0(getpid)
 {
 	return current->tgid;
 }
 
-long __x64_sys_getppid(struct pt_regs *regs)
+SYSCALL_DEFINE0(getppid)
 {
 	return current->parent ? current->parent->tgid : 0;
 }

@@ -1,5 +1,5 @@
 /* Time: the host-provided virtual clock, per-CPU hrtimers, sleeping. */
-#include "../include/kernel.h"
+#include "../include/syscalls.h"
 
 volatile u64 jiffies;
 static spinlock_t timer_lock;
@@ -142,11 +142,11 @@ noinline long hrtimer_nanosleep(u64 ns, int mode, int clockid)
 	return do_nanosleep(ktime_get() + ns);
 }
 
-long __x64_sys_nanosleep(struct pt_regs *regs)
+SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec *, rqtp, struct __kernel_timespec *, rmtp)
 {
 	struct __kernel_timespec ts;
 
-	if (copy_from_user(&ts, (void *)regs->di, sizeof(ts)))
+	if (copy_from_user(&ts, rqtp, sizeof(ts)))
 		return -EFAULT;
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
 		return -EINVAL;

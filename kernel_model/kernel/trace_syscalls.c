@@ -7,23 +7,22 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 
+/* syscall_events.h's SCn(nr, name, type, arg, ...): an event of n arguments */
+#define SC0(nr, sname) SYSCALL_EVENT(nr, sname, 0)
+#define SC1(nr, sname, ...) SYSCALL_EVENT(nr, sname, 1, __VA_ARGS__)
+#define SC2(nr, sname, ...) SYSCALL_EVENT(nr, sname, 2, __VA_ARGS__)
+#define SC3(nr, sname, ...) SYSCALL_EVENT(nr, sname, 3, __VA_ARGS__)
+#define SC4(nr, sname, ...) SYSCALL_EVENT(nr, sname, 4, __VA_ARGS__)
+#define SC5(nr, sname, ...) SYSCALL_EVENT(nr, sname, 5, __VA_ARGS__)
+#define SC6(nr, sname, ...) SYSCALL_EVENT(nr, sname, 6, __VA_ARGS__)
+
 /* nargs of each syscall's enter event (the record holds that many args) */
-#define SC0(nr, s) [nr] = { 0, 0, 0 },
-#define SC1(nr, s, ...) [nr] = { 0, 0, 1 },
-#define SC2(nr, s, ...) [nr] = { 0, 0, 2 },
-#define SC3(nr, s, ...) [nr] = { 0, 0, 3 },
-#define SC4(nr, s, ...) [nr] = { 0, 0, 4 },
-#define SC5(nr, s, ...) [nr] = { 0, 0, 5 },
+#define SYSCALL_EVENT(nr, sname, nargs, ...) [nr] = { 0, 0, nargs },
 struct trace_event_file syscall_enter_files[NR_syscalls] = {
 #include "syscall_events.h"
 };
 struct trace_event_file syscall_exit_files[NR_syscalls];
-#undef SC0
-#undef SC1
-#undef SC2
-#undef SC3
-#undef SC4
-#undef SC5
+#undef SYSCALL_EVENT
 
 struct syscall_trace_enter { struct trace_entry ent; int nr; unsigned long args[6]; };
 struct syscall_trace_exit { struct trace_entry ent; int nr; long ret; };
@@ -86,39 +85,56 @@ notrace void ftrace_syscall_exit(struct pt_regs *regs, long ret)
 	preempt_enable_no_resched();
 }
 
-/* metadata in _ftrace_events */
-#define SC_F(t, n, i) { #t, #n, 16 + 8 * (i), 8, 0, 0 },
-#define SC_P(n) ((unsigned long)(REC->n))
-#define SC_META(nr, sname, fmtstr, fieldlist) \
-	static const struct trace_field_meta sys_enter_##sname##_fields[] = { \
-		{ "int", "__syscall_nr", 8, 4, 1, 0 }, fieldlist }; \
-	static const struct trace_event_meta sys_enter_##sname##_meta __used __aligned(8) __section("_ftrace_events") = { \
-		"syscalls", "sys_enter_" #sname, fmtstr, &__tracepoint_sys_enter.key, \
-		sys_enter_##sname##_fields, ARRAY_SIZE(sys_enter_##sname##_fields), nr, &syscall_enter_files[nr] }; \
-	static const struct trace_event_meta sys_exit_##sname##_meta __used __aligned(8) __section("_ftrace_events") = { \
-		"syscalls", "sys_exit_" #sname, "\"0x%lx\", REC->ret", &__tracepoint_sys_exit.key, \
-		sys_exit_fields, ARRAY_SIZE(sys_exit_fields), nr, &syscall_exit_files[nr] };
+/*
+ * Metadata in _ftrace_events, as 6.1's set_syscall_print_fmt() and
+ * syscall_enter_define_fields() make it: each argument an unsigned long at
+ * 16 + 8 * i, its type as SYSCALL_DEFINE wrote it, unsigned; print fmt
+ * "a: 0x%08lx, b: 0x%08lx", ((unsigned long)(REC->a)), ((unsigned long)(REC->b)).
+ */
+#define SC_P(a) ((unsigned long)(REC->a))
+
+/* SC_FMTn: "a: 0x%08lx, b: 0x%08lx" */
+#define SC_FMT1(t, a) #a ": 0x%08lx"
+#define SC_FMT2(t, a, ...) SC_FMT1(t, a) ", " SC_FMT1(__VA_ARGS__)
+#define SC_FMT3(t, a, ...) SC_FMT1(t, a) ", " SC_FMT2(__VA_ARGS__)
+#define SC_FMT4(t, a, ...) SC_FMT1(t, a) ", " SC_FMT3(__VA_ARGS__)
+#define SC_FMT5(t, a, ...) SC_FMT1(t, a) ", " SC_FMT4(__VA_ARGS__)
+#define SC_FMT6(t, a, ...) SC_FMT1(t, a) ", " SC_FMT5(__VA_ARGS__)
+
+/* SC_ARGn: ", ((unsigned long)(REC->a)), ((unsigned long)(REC->b))" */
+#define SC_ARG1(t, a) ", " __stringify(SC_P(a))
+#define SC_ARG2(t, a, ...) SC_ARG1(t, a) SC_ARG1(__VA_ARGS__)
+#define SC_ARG3(t, a, ...) SC_ARG1(t, a) SC_ARG2(__VA_ARGS__)
+#define SC_ARG4(t, a, ...) SC_ARG1(t, a) SC_ARG3(__VA_ARGS__)
+#define SC_ARG5(t, a, ...) SC_ARG1(t, a) SC_ARG4(__VA_ARGS__)
+#define SC_ARG6(t, a, ...) SC_ARG1(t, a) SC_ARG5(__VA_ARGS__)
+
+/* SC_FIELDn(i, ...): the fields of arguments i, i + 1, ... */
+#define SC_FIELD1(i, t, a) { #t, #a, 16 + 8 * (i), 8, 0, 0 },
+#define SC_FIELD2(i, t, a, ...) SC_FIELD1(i, t, a) SC_FIELD1(i + 1, __VA_ARGS__)
+#define SC_FIELD3(i, t, a, ...) SC_FIELD1(i, t, a) SC_FIELD2(i + 1, __VA_ARGS__)
+#define SC_FIELD4(i, t, a, ...) SC_FIELD1(i, t, a) SC_FIELD3(i + 1, __VA_ARGS__)
+#define SC_FIELD5(i, t, a, ...) SC_FIELD1(i, t, a) SC_FIELD4(i + 1, __VA_ARGS__)
+#define SC_FIELD6(i, t, a, ...) SC_FIELD1(i, t, a) SC_FIELD5(i + 1, __VA_ARGS__)
+
 static const struct trace_field_meta sys_exit_fields[] = {
 	{ "int", "__syscall_nr", 8, 4, 1, 0 }, { "long", "ret", 16, 8, 1, 0 } };
 
-#define SC0(nr, s) SC_META(nr, s, "\"\"", )
-#define SC1(nr, s, t1, n1) SC_META(nr, s, \
-	"\"" #n1 ": 0x%08lx\", " __stringify(SC_P(n1)), SC_F(t1, n1, 0))
-#define SC2(nr, s, t1, n1, t2, n2) SC_META(nr, s, \
-	"\"" #n1 ": 0x%08lx, " #n2 ": 0x%08lx\", " __stringify(SC_P(n1), SC_P(n2)), \
-	SC_F(t1, n1, 0) SC_F(t2, n2, 1))
-#define SC3(nr, s, t1, n1, t2, n2, t3, n3) SC_META(nr, s, \
-	"\"" #n1 ": 0x%08lx, " #n2 ": 0x%08lx, " #n3 ": 0x%08lx\", " \
-	__stringify(SC_P(n1), SC_P(n2), SC_P(n3)), \
-	SC_F(t1, n1, 0) SC_F(t2, n2, 1) SC_F(t3, n3, 2))
-#define SC4(nr, s, t1, n1, t2, n2, t3, n3, t4, n4) SC_META(nr, s, \
-	"\"" #n1 ": 0x%08lx, " #n2 ": 0x%08lx, " #n3 ": 0x%08lx, " #n4 ": 0x%08lx\", " \
-	__stringify(SC_P(n1), SC_P(n2), SC_P(n3), SC_P(n4)), \
-	SC_F(t1, n1, 0) SC_F(t2, n2, 1) SC_F(t3, n3, 2) SC_F(t4, n4, 3))
-#define SC5(nr, s, t1, n1, t2, n2, t3, n3, t4, n4, t5, n5) SC_META(nr, s, \
-	"\"" #n1 ": 0x%08lx, " #n2 ": 0x%08lx, " #n3 ": 0x%08lx, " #n4 ": 0x%08lx, " #n5 ": 0x%08lx\", " \
-	__stringify(SC_P(n1), SC_P(n2), SC_P(n3), SC_P(n4), SC_P(n5)), \
-	SC_F(t1, n1, 0) SC_F(t2, n2, 1) SC_F(t3, n3, 2) SC_F(t4, n4, 3) SC_F(t5, n5, 4))
+/* event_enter__<name>, event_exit__<name>: the names of 6.1's trace_event_calls */
+#define SC_META(nr, sname, fmtstr, ...) \
+	static const struct trace_field_meta sys_enter_##sname##_fields[] = { \
+		{ "int", "__syscall_nr", 8, 4, 1, 0 }, __VA_ARGS__ }; \
+	static const struct trace_event_meta event_enter__##sname __used __aligned(8) __section("_ftrace_events") = { \
+		"syscalls", "sys_enter_" #sname, fmtstr, &__tracepoint_sys_enter.key, \
+		sys_enter_##sname##_fields, ARRAY_SIZE(sys_enter_##sname##_fields), nr, &syscall_enter_files[nr] }; \
+	static const struct trace_event_meta event_exit__##sname __used __aligned(8) __section("_ftrace_events") = { \
+		"syscalls", "sys_exit_" #sname, "\"0x%lx\", REC->ret", &__tracepoint_sys_exit.key, \
+		sys_exit_fields, ARRAY_SIZE(sys_exit_fields), nr, &syscall_exit_files[nr] };
 
-
+#define SYSCALL_EVENT(nr, sname, nargs, ...) SC_META(nr, sname, \
+	"\"" SC_FMT##nargs(__VA_ARGS__) "\"" SC_ARG##nargs(__VA_ARGS__), SC_FIELD##nargs(0, __VA_ARGS__))
+#define SC_FMT0(...)
+#define SC_ARG0(...)
+#define SC_FIELD0(...)
 #include "syscall_events.h"
+#undef SYSCALL_EVENT

@@ -66,7 +66,7 @@ def resolve_function(image, target: str) -> tuple[str, int, int]:
         if hit is None:
             raise DisasmError(f"{target}: not in any function of the emulated kernel")
         symbol = hit[0]
-    if symbol.type not in "tT":
+    if not symbol.is_text:
         raise DisasmError(f"{target}: not a function (kallsyms type {symbol.type})")
     return symbol.name, symbol.addr, _function_end(image, symbol)
 
@@ -75,7 +75,7 @@ def _function_end(image, symbol) -> int:
     if symbol.size:
         return symbol.addr + symbol.size
     # An asm label without .size runs to the next text symbol (or the end of the text).
-    text = [s.addr for s in image.symbols if s.type in "tT"]
+    text = [s.addr for s in image.symbols if s.is_text]
     i = bisect.bisect_right(text, symbol.addr)
     return text[i] if i < len(text) else image.text_range[1]
 
@@ -85,7 +85,7 @@ def kernel_symbolizer(image) -> Symbolize:
     (what a rip-relative operand points at) by the symbol holding it."""
     # Of the symbols starting at one address (_sdata and the first .data object), the one with
     # the largest size sorts last, so the lookup below lands on the object that holds the address.
-    data = sorted((s for s in image.symbols if s.type not in "tT"), key=lambda s: (s.addr, s.size))
+    data = sorted((s for s in image.symbols if not s.is_text), key=lambda s: (s.addr, s.size))
     starts = [s.addr for s in data]
 
     def symbolize(addr: int):

@@ -14,11 +14,12 @@ def test_kallsyms_format(machine, image):
     text = machine.kallsyms()
     lines = text.splitlines()
     assert lines[0] == "ffffffff81000000 T _stext" or "ffffffff81000000 T _stext" in lines[:4]
-    assert all(re.fullmatch(r"[0-9a-f]{16} [TtDdBbRr] \S+", ln) for ln in lines)
+    assert all(re.fullmatch(r"[0-9a-f]{16} [TtWDdBbRr] \S+", ln) for ln in lines)
     addrs = [int(ln.split()[0], 16) for ln in lines]
     assert addrs == sorted(addrs)
     assert f"{image.lookup('vfs_read').addr:016x} T vfs_read" in lines
     assert any(ln.endswith(" t ep_poll") for ln in lines)  # static function
+    assert any(ln.endswith(" W __x64_sys_lookup_dcookie") for ln in lines)  # weak (COND_SYSCALL)
     assert any(ln.endswith(" _etext") for ln in lines)
 
 
@@ -36,7 +37,7 @@ def test_read_memory(machine, image):
 
 
 def test_text_poke_invalidates_every_cpu(machine, image, run_program):
-    site = image.mcount_sites["__x64_sys_getuid"]
+    site = image.mcount_sites["__do_sys_getuid"]   # = __x64_sys_getuid (SYSCALL_DEFINE0's alias)
     orig = machine.read_memory(site, 6)
     assert run_program(machine, ["getuid-loop", "40"]) == (0, b"0\n" * 40)
     machine.text_poke(site, bytes.fromhex("b82a000000c3"))  # mov $42, %eax; ret

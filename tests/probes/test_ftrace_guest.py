@@ -336,7 +336,7 @@ def test_funcgraph_irqs_off_skips_interrupt_handlers(machine):
     run(machine, ["getuid-loop", "200"])
     recs = records(machine)
     funcs = {e[1] for evs in graph_events(machine, recs).values() for e in evs}
-    assert "hrtimer_interrupt" not in funcs and "__x64_sys_getuid" in funcs
+    assert "hrtimer_interrupt" not in funcs and "__do_sys_getuid" in funcs
     # nothing entered in an interrupt; irq_enter(), entered before it, returns inside it
     in_irq = graph_events(machine, [r for r in recs if r[3] & FLAG_HARDIRQ])
     assert {(e[0], e[1]) for evs in in_irq.values() for e in evs} <= {("exit", "irq_enter")}

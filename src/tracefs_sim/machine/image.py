@@ -14,7 +14,12 @@ from functools import cached_property
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
-from .kallsyms import Kallsyms
+from .kallsyms import Kallsyms, kallsyms_order
+
+# ELF symbol table values (elf.h)
+STB_LOCAL, STB_WEAK = 0, 2
+STT_SECTION, STT_FILE = 3, 4
+SHN_LORESERVE = 0xFF00
 
 KERNEL_MAP = 0xFFFFFFFF80000000  # __START_KERNEL_map: virtual = physical + this
 PAGE_OFFSET = 0xFFFF888000000000  # direct map of all RAM
@@ -26,6 +31,10 @@ class Symbol:
     addr: int
     size: int
     type: str  # kallsyms type letter
+
+    @property
+    def is_text(self) -> bool:
+        return self.type in "tTW"
 
 
 @dataclass(frozen=True)
@@ -93,7 +102,9 @@ class KernelImage:
         ]
         self.symbols: list[Symbol] = self._read_symbols()
         self._by_name = {s.name: s for s in self.symbols}
-        self._text_syms = [s for s in self.symbols if s.type in "tT"]
+        # Aliases (SYSCALL_DEFINE0's __x64_sys_X = __do_sys_X) in kallsyms' order: symbolize()
+        # names an address as a kallsyms lookup does.
+        self._text_syms = kallsyms_order([s for s in self.symbols if s.is_text])
         self._text_addrs = [s.addr for s in self._text_syms]
         self.segments = [
             Segment(seg["p_vaddr"], seg.data(), seg["p_memsz"])
@@ -131,33 +142,37 @@ class KernelImage:
 
     # ---- symbols ----
     def _read_symbols(self) -> list[Symbol]:
+        # Elf64_Sym rows unpacked here: pyelftools takes ~50 us a symbol, and the kernel has
+        # thousands (each syscall's entry points and event metadata).
         symtab = self._elf.get_section_by_name(".symtab")
         assert isinstance(symtab, SymbolTableSection), "vmlinux has no symbol table"
-        sections = list(self._elf.iter_sections())
+        names = self._elf.get_section(symtab["sh_link"]).data()
+        letters = [self._section_letter(sec) for sec in self._elf.iter_sections()]
         out = []
-        for sym in symtab.iter_symbols():
-            if not sym.name or sym["st_info"]["type"] in ("STT_FILE", "STT_SECTION"):
-                continue
-            shndx = sym["st_shndx"]
-            if not isinstance(shndx, int):
-                continue  # absolute/undefined
-            out.append(Symbol(sym.name, sym["st_value"], sym["st_size"],
-                              self._type_letter(sym, sections[shndx])))
+        for name, info, _, shndx, value, size in struct.iter_unpack("<IBBHQQ", symtab.data()):
+            if not name or info & 0xF in (STT_SECTION, STT_FILE) or not 0 < shndx < SHN_LORESERVE:
+                continue  # unnamed, a section or file, absolute or undefined
+            out.append(Symbol(names[name:names.index(b"\0", name)].decode(), value, size,
+                              self._type_letter(letters[shndx], info >> 4)))
         out.sort(key=lambda s: (s.addr, s.name))
         return out
 
     @staticmethod
-    def _type_letter(sym, section) -> str:
+    def _section_letter(section) -> str:
         flags = section["sh_flags"]
         if flags & 0x4:  # SHF_EXECINSTR
-            letter = "t"
-        elif section["sh_type"] == "SHT_NOBITS":
-            letter = "b"
-        elif flags & 0x1:  # SHF_WRITE
-            letter = "d"
-        else:
-            letter = "r"
-        return letter.upper() if sym["st_info"]["bind"] != "STB_LOCAL" else letter
+            return "t"
+        if section["sh_type"] == "SHT_NOBITS":
+            return "b"
+        return "d" if flags & 0x1 else "r"  # SHF_WRITE
+
+    @staticmethod
+    def _type_letter(letter: str, bind: int) -> str:
+        """nm's letter for a symbol of a section of that letter: upper case when global, W/V
+        when weak."""
+        if bind == STB_WEAK:
+            return "W" if letter == "t" else "V"
+        return letter if bind == STB_LOCAL else letter.upper()
 
     def lookup(self, name: str) -> Symbol | None:
         return self._by_name.get(name)
@@ -188,7 +203,7 @@ class KernelImage:
         i = bisect.bisect_right(self._text_addrs, addr) - 1
         if i < 0:
             return None
-        sym = self._text_syms[i]
+        sym = self._text_syms[bisect.bisect_left(self._text_addrs, self._text_addrs[i])]
         if sym.size:
             end = sym.addr + sym.size
         else:  # asm labels without .size extend to the next symbol
@@ -229,15 +244,30 @@ class KernelImage:
     def _event_files(self) -> dict[tuple[str, str], tuple[EventDesc, int]]:
         # struct trace_event_meta { system, name, print_fmt, key, fields, nr_fields, syscall_nr, file }
         _, data = self._section("_ftrace_events")
+        # The ~700 syscalls:* events share their strings (the linker merges equal literals)
+        # and the exit events one field table: each is read once.
+        strings: dict[int, str] = {}
+        field_tables: dict[tuple[int, int], tuple[FieldDesc, ...]] = {}
+
+        def string(addr: int) -> str:
+            text = strings.get(addr)
+            if text is None:
+                text = strings[addr] = self.cstring(addr)
+            return text
+
+        def field_table(addr: int, count: int) -> tuple[FieldDesc, ...]:
+            table = field_tables.get((addr, count))
+            if table is None:
+                rows = struct.iter_unpack("<QQIIII", self.read(addr, 32 * count)) if count else ()
+                table = field_tables[(addr, count)] = tuple(
+                    FieldDesc(string(ftype), string(fname), off, size, bool(signed))
+                    for ftype, fname, off, size, signed, _ in rows)
+            return table
+
         events = {}
         for system, name, fmt, key, fields, nr, scnr, file in struct.iter_unpack("<QQQQQQqQ", data):
-            flist = []
-            for i in range(nr):
-                ftype, fname, off, size, signed, _ = struct.unpack(
-                    "<QQIIII", self.read(fields + 32 * i, 32))
-                flist.append(FieldDesc(self.cstring(ftype), self.cstring(fname), off, size, bool(signed)))
-            desc = EventDesc(self.cstring(system), self.cstring(name), tuple(flist),
-                             self.cstring(fmt), key, None if scnr < 0 else scnr)
+            desc = EventDesc(string(system), string(name), field_table(fields, nr),
+                             string(fmt), key, None if scnr < 0 else scnr)
             events[(desc.system, desc.name)] = (desc, file)
         return events
 
@@ -266,12 +296,19 @@ class KernelImage:
         from capstone import CS_ARCH_X86, CS_MODE_64, Cs
 
         text = self._elf.get_section_by_name(".text")
+        data, base = text.data(), text["sh_addr"]
         md = Cs(CS_ARCH_X86, CS_MODE_64)
         md.skipdata = True
-        # disasm_lite: tuples, not an instruction object per instruction (~3x faster here).
-        return frozenset(address + size
-                         for address, size, mnemonic, _ in md.disasm_lite(text.data(), text["sh_addr"])
-                         if mnemonic == "hlt")
+        # Every symbol starts an instruction: only the pieces between them that hold an 0xf4
+        # byte are decoded (most do not), with disasm_lite (tuples, ~3x faster than objects).
+        starts = sorted({base} | {s.addr for s in self._text_syms if base < s.addr < base + len(data)})
+        sites = set()
+        for start, end in zip(starts, [*starts[1:], base + len(data)]):
+            piece = data[start - base:end - base]
+            if b"\xf4" in piece:
+                sites.update(address + size for address, size, mnemonic, _ in md.disasm_lite(piece, start)
+                             if mnemonic == "hlt")
+        return frozenset(sites)
 
     @cached_property
     def text_range(self) -> tuple[int, int]:

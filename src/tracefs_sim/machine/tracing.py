@@ -120,14 +120,20 @@ class GuestTracing:
 
     # ---- the contract ----
     def set_event_id(self, event: EventDesc, event_id: int) -> None:
-        if not 0 <= event_id <= 0xFFFF:
-            raise ValueError(f"event id {event_id} does not fit common_type")
-        key = self._remember(event)
+        self.set_event_ids([(event, event_id)])
+
+    def set_event_ids(self, ids: list[tuple[EventDesc, int]]) -> None:
+        """Several events' ids in one guest operation (all of the kernel's at start-up)."""
+        for event, event_id in ids:
+            if not 0 <= event_id <= 0xFFFF:
+                raise ValueError(f"event id {event_id} does not fit common_type")
+        keys = [self._remember(event) for event, _ in ids]
 
         def apply():
             with self._lock:
-                self._ids[key] = event_id
-                self._write_file(event, FILE_TYPE, "<H", event_id)
+                for key, (event, event_id) in zip(keys, ids):
+                    self._ids[key] = event_id
+                    self._write_file(event, FILE_TYPE, "<H", event_id)
         self._machine._guest_op(apply)
 
     def enable_event(self, event: EventDesc, slot: int, on: bool) -> None:

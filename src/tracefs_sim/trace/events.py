@@ -171,19 +171,26 @@ class EventRegistry:
     def __init__(self, events: Iterable[EventLike]):
         self._systems: dict[str, dict[str, TraceEvent]] = {}
         self._by_id: dict[int, TraceEvent] = {}
-        self._add(TraceEvent(TRACE_PRINT, PRINT_DESC, ftrace=True))
-        for event_id, desc in FTRACE_RECORDS.items():
-            self._add(TraceEvent(event_id, desc, ftrace=True))
-        for event_id, desc in enumerate(events, start=FIRST_EVENT_ID):
-            self._add(TraceEvent(event_id, desc))
+        builtin = [TraceEvent(TRACE_PRINT, PRINT_DESC, ftrace=True),
+                   *(TraceEvent(event_id, desc, ftrace=True) for event_id, desc in FTRACE_RECORDS.items()),
+                   *(TraceEvent(event_id, desc) for event_id, desc in enumerate(events, start=FIRST_EVENT_ID))]
+        for event in builtin:   # in place: nobody reads the registry yet
+            self._systems.setdefault(event.system, {})
+            self._check_new(self._systems[event.system], event)
+            self._systems[event.system][event.name] = event
+            self._by_id[event.id] = event
         self._next_id = max(FIRST_EVENT_ID, max(self._by_id) + 1)
+
+    @staticmethod
+    def _check_new(system: dict[str, TraceEvent], event: TraceEvent) -> None:
+        if event.name in system:
+            raise ValueError(f"event {event.system}/{event.name} registered twice")
 
     def _add(self, event: TraceEvent, *, first: bool = False) -> None:
         # Copies, not updates in place: readers (the drain, set_event) iterate without a lock
         # while dynamic events come and go.
         system = dict(self._systems.get(event.system, {}))
-        if event.name in system:
-            raise ValueError(f"event {event.system}/{event.name} registered twice")
+        self._check_new(system, event)
         system[event.name] = event
         self._systems = {**self._systems, event.system: system}
         self._by_id = {event.id: event, **self._by_id} if first else {**self._by_id, event.id: event}

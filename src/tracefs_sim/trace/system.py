@@ -61,8 +61,7 @@ class TracingSystem:
         self.kprobes: KprobeEvents | None = None
         self._kernel = kernel_identity(machine)
         if self.guest is not None:
-            for event in self.registry.all_events():
-                self.guest.set_event_id(event.desc, event.id)
+            self.guest.set_event_ids([(event.desc, event.id) for event in self.registry.all_events()])
         self.top = self._make_array(0)
         self.instances = None
         self.drain = None
