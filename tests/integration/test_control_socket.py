@@ -46,6 +46,9 @@ class StandInMachine:
     def programs(self):
         return ["echo", "slow"]
 
+    def session_stats(self):
+        return None   # no session ring
+
     def spawn(self, argv, on_output=None):
         self.spawned.append(argv)
         if argv[0] == "echo":
@@ -104,6 +107,7 @@ def test_info(server):
     assert answer["kallsyms"].startswith("ffffffff81000000 T _stext")
     assert answer["programs"] == ["echo", "slow"]
     assert answer["pid"] == os.getpid()
+    assert answer["session"] is None
     assert os.stat(path).st_mode & 0o777 == 0o600
     assert os.stat(os.path.dirname(path)).st_mode & 0o777 == 0o700
     assert control.daemon_from_pidfile(path) == os.getpid()
