@@ -1,5 +1,7 @@
 """Test doubles for the trace and fs tests: event descriptions parsed from the real Linux 6.1
-format files, and a small machine that satisfies the Machine contract (no emulation).
+format files, and a small machine that implements the machine's contract (machine/contract.py:
+ServedMachine, with a GuestTracingOps and a PidListOps; tests/machine/test_contract.py checks
+them member for member) without emulating anything.
 """
 
 import re
@@ -111,8 +113,8 @@ class FakeImage:
 
 
 class FakeMachine:
-    """Just enough of tracefs_sim.machine.Machine for the trace core, fs and daemon: a clock,
-    a CPU count and the event list. It runs nothing."""
+    """contract.ServedMachine for the trace core, fs and daemon: a clock, a CPU count and the
+    event list. It runs nothing."""
 
     def __init__(self, options: FakeOptions = FakeOptions(), clock_ns: int | None = None):
         self.options = options
@@ -214,8 +216,8 @@ class FakeGuestPage:
 
 
 class FakePidLists:
-    """machine.trace_pids.GuestPidLists without a guest: the lists, and which a task's event
-    passes (the guest's trace_pid_event_slots)."""
+    """contract.PidListOps without a guest: the lists, and which a task's event passes (the
+    guest's trace_pid_event_slots)."""
 
     def __init__(self):
         self.lists: dict[tuple[int, bool], frozenset[int] | None] = {}
@@ -240,7 +242,7 @@ class FakePidLists:
 
 
 class FakeGuestTracing:
-    """GuestTracing without a guest: tests call emit() where the kernel would hit a
+    """contract.GuestTracingOps without a guest: tests call emit() where the kernel would hit a
     tracepoint; it records only for slots with the event enabled and recording on, into a
     ring of `ring_pages` pages per (slot, CPU) that drain() empties (full ring -> lost)."""
 

@@ -15,6 +15,7 @@ from . import control
 from .fs import TracefsOperations, build_tree
 from .fs.layout import add_debug_views
 from .host_heap import fix_mmap_threshold
+from .machine.contract import ServedMachine
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
 from .trace.kprobe_debug import KprobeDebugViews
@@ -42,8 +43,9 @@ def run_daemon(mountpoint: str, options, *, ready_fd: int | None = None, debug: 
     return serve_machine(Machine(options), mountpoint, ready_fd=ready_fd, debug=debug)
 
 
-def serve_machine(machine, mountpoint: str, *, ready_fd: int | None = None, debug: bool = False) -> int:
-    """run_daemon() for a machine already built (anything with the Machine interface):
+def serve_machine(machine: ServedMachine, mountpoint: str, *, ready_fd: int | None = None,
+                  debug: bool = False) -> int:
+    """run_daemon() for a machine already built (anything that is a contract.ServedMachine):
     starts it, serves it at mountpoint until a stop signal, stops it."""
     logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING,
                         format="tracefs-sim daemon: %(name)s: %(message)s")

@@ -324,7 +324,7 @@ def test_kretprobe_retval_and_entry_pairing(machine):
     pairs = []
 
     def entry(hit):
-        s = hit.read_kernel(hit.reg("di"), 1) and hit.read_string(hit.reg("di"), hit.reg("di") < (1 << 47))
+        s = hit.read_kernel(hit.reg("di"), 1) and hit.read_string(hit.reg("di"), hit.reg("di") < (1 << 47), 4096)
         pending.setdefault(hit.cpu, []).append(s)
 
     def ret(hit):

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tracefs_sim.bench.traced import PROBED, TracedKernel
 from tracefs_sim.probes import kprobes as K
-from tracefs_sim.probes.guest_fetch import compile_args
+from tracefs_sim.trace.probe_guest import compile_args
 from tracefs_sim.trace.probe_args import encode_args
 
 PROBE_STAGE_MAX = 3072

@@ -7,6 +7,7 @@ import errno
 import struct
 
 from fakes import FAKE_VERSION, FakeImage, FakeMachine, FakeSymbol
+from tracefs_sim.probes.kprobes import default_maxactive
 
 BASE = 0xFFFFFFFF81000000
 NOP5 = b"\x0f\x1f\x44\x00\x00"
@@ -62,7 +63,7 @@ class FakeKprobe:
         self.addr = addr
         self.on_hit = on_hit
         self.is_return = is_return
-        self.maxactive = maxactive
+        self.maxactive = maxactive or default_maxactive(engine.machine.nr_cpus)
         self.on_return = on_return
         self.enabled = False
         self.registered = True
@@ -153,7 +154,7 @@ class FakeHit:
     read_kernel = _read
     read_user = _read
 
-    def read_string(self, addr, user):
+    def read_string(self, addr, user, limit):
         for start, data in self._memory.items():
             if isinstance(start, int) and start <= addr < start + len(data):
                 return data[addr - start:].split(b"\0", 1)[0]

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tracefs_sim.probes.kprobes import default_maxactive
 from tracefs_sim.trace.events import TraceEvent
 from tracefs_sim.trace.kprobe_spec import (
     KprobeSpec,
@@ -27,7 +28,6 @@ from tracefs_sim.trace.kprobe_spec import (
     argv_split,
     check_existing,
     create_kprobe,
-    default_maxactive,
     event_exists_error,
     iter_commands,
     parse_kprobe_events_command,
@@ -306,7 +306,7 @@ class HitContext:
     def read_user(self, addr, size):
         return None
 
-    def read_string(self, addr, user):
+    def read_string(self, addr, user, limit):
         if user:
             return None
         off = addr - SYMS.banner_addr

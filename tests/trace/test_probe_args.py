@@ -76,7 +76,7 @@ class Ctx:
         self.reads.append(("u", addr, size))
         return self._read(self.umem, addr, size)
 
-    def read_string(self, addr, user):
+    def read_string(self, addr, user, limit):
         self.reads.append(("us" if user else "ks", addr))
         for base, data in (self.umem if user else self.kmem).items():
             if base <= addr < base + len(data):

@@ -6,7 +6,7 @@ the guest checks when it writes an event, so a record is kept by the lists as
 they were when it happened.  With options/event-fork (function-fork) on, the
 guest adds a listed task's children to the slot's event (ftrace) lists at fork
 and drops a task from them when it is freed; the host reads the lists back.
-Every access here runs with the CPUs stopped (Machine._read_guest): the guest
+Every access here runs with the CPUs stopped (Machine.with_cpus_stopped): the guest
 changes the bitmaps with plain read-modify-writes under its own lock.
 """
 from __future__ import annotations
@@ -14,7 +14,12 @@ from __future__ import annotations
 import struct
 import threading
 
+from typing import TYPE_CHECKING
+
 from .paging import PhysMem, kernel_virt_to_phys
+
+if TYPE_CHECKING:
+    from .machine import Machine
 
 # mirrors of trace_pid.h (pinned there by static asserts)
 TRACE_SLOTS = 8
@@ -28,7 +33,9 @@ _WORDS = BITS_SIZE // 8
 
 
 class GuestPidLists:
-    def __init__(self, machine):
+    """contract.PidListOps over the guest's trace_pid_control."""
+
+    def __init__(self, machine: Machine):
         self._machine = machine
         control = machine.image.lookup("trace_pid_control")
         if control is None or control.size != CONTROL_SIZE:
@@ -47,7 +54,7 @@ class GuestPidLists:
         with self._lock:
             self._lists[(slot, notrace)] = None if pids is None else frozenset(pids)
             if self._mem is not None:
-                self._machine._read_guest(lambda: self._write_list(slot, notrace))
+                self._machine.with_cpus_stopped(lambda: self._write_list(slot, notrace))
 
     def event_pids(self, slot: int, notrace: bool) -> frozenset[int] | None:
         """The list as it is now (forks and frees change it while event-fork is on)."""
@@ -56,7 +63,7 @@ class GuestPidLists:
             kept = self._lists.get((slot, notrace))
             if self._mem is None or kept is None:
                 return kept
-            guest = self._machine._read_guest(lambda: self._read_list(slot, notrace))
+            guest = self._machine.with_cpus_stopped(lambda: self._read_list(slot, notrace))
             return guest | frozenset(pid for pid in kept if pid >= TRACE_PID_MAX)
 
     def set_event_fork(self, slot: int, on: bool) -> None:
@@ -71,7 +78,7 @@ class GuestPidLists:
             mask = self._fork[offset] & ~(1 << slot) | int(on) << slot
             self._fork[offset] = mask
             if self._mem is not None:
-                self._machine._read_guest(lambda: struct.pack_into("<I", self._mem.buf, self._control + offset, mask))
+                self._machine.with_cpus_stopped(lambda: struct.pack_into("<I", self._mem.buf, self._control + offset, mask))
 
     def attach(self, mem: PhysMem) -> None:
         """The guest's RAM is loaded (before any CPU runs): write the state set so far."""

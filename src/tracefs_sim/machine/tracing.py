@@ -7,7 +7,7 @@ reads a ring's `seq`, then each page's `commit`, then [0, commit) of the page
 (the guest stores commit after the bytes it covers), and hands pages back by
 advancing `released` (the guest never reuses a page the host still holds; a
 full ring makes it count the event as lost).  On a seeded machine every
-operation here acts while the machine is paused (Machine._guest_op), so when
+operation here acts while the machine is paused (Machine.guest_op), so when
 it happens is part of the deterministic run.
 """
 from __future__ import annotations
@@ -16,9 +16,14 @@ import struct
 import threading
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 from .image import EventDesc, KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 from .trace_pids import GuestPidLists
+
+if TYPE_CHECKING:
+    from .machine import Machine
 
 # mirrors of ring.h (pinned there by static asserts)
 TRACE_SLOTS = 8
@@ -46,7 +51,9 @@ class GuestPage:
 
 
 class GuestTracing:
-    def __init__(self, machine):
+    """The guest half of tracing (contract.GuestTracingOps)."""
+
+    def __init__(self, machine: Machine):
         self._machine = machine
         image: KernelImage = machine.image
         self._image = image
@@ -128,12 +135,12 @@ class GuestTracing:
             with self._lock:
                 self._ids[key] = event_id
                 self._write_file(event, FILE_TYPE, "<H", event_id)
-        self._machine._guest_op(apply)
+        self._machine.guest_op(apply)
 
     def enable_event(self, event: EventDesc, slot: int, on: bool) -> None:
         self._check_slot(slot)
         key = self._remember(event)
-        self._machine._guest_op(lambda: self._enable(event, key, slot, on))
+        self._machine.guest_op(lambda: self._enable(event, key, slot, on))
 
     def _enable(self, event: EventDesc, key: tuple[str, str], slot: int, on: bool) -> None:
         with self._lock:
@@ -162,7 +169,7 @@ class GuestTracing:
                 return slot in self._enabled.get(key, ()) and slot not in self._soft_off.get(key, ())
             pa = kernel_virt_to_phys(self._image.event_file(event) + FILE_SLOTS)
             return bool(struct.unpack_from("<I", self._mem.buf, pa)[0] >> slot & 1)
-        return self._machine._guest_op(read)
+        return self._machine.guest_op(read)
 
     def set_event_soft_disabled(self, event: EventDesc, slot: int, off: bool) -> None:
         """EVENT_FILE_FL_SOFT_DISABLED of an enabled event: its bit clear, the tracepoint
@@ -175,7 +182,7 @@ class GuestTracing:
                 soft = self._soft_off.setdefault(key, set())
                 (soft.add if off else soft.discard)(slot)
                 self._set_file_bit(event, slot, not off and slot in self._enabled.get(key, ()))
-        self._machine._guest_op(apply)
+        self._machine.guest_op(apply)
 
     def record_cmdlines(self, holder: object, on: bool) -> None:
         """tracing_start/stop_cmdline_record(): something other than a tracepoint (a
@@ -184,7 +191,7 @@ class GuestTracing:
             with self._lock:
                 (self._cmdline_holders.add if on else self._cmdline_holders.discard)(holder)
                 self._update_cmdline_key()
-        self._machine._guest_op(apply)
+        self._machine.guest_op(apply)
 
     def _update_cmdline_key(self) -> None:
         # the guest saves comms at switches and wake-ups while anything records, as Linux
@@ -210,7 +217,7 @@ class GuestTracing:
                 if pid > 0:  # 0: unused, or being rewritten
                     out[pid] = comm.split(b"\0", 1)[0].decode(errors="replace")
             return out
-        return self._machine._read_guest(read)
+        return self._machine.with_cpus_stopped(read)
 
     def set_recording(self, slot: int, on: bool) -> None:
         self._check_slot(slot)
@@ -221,7 +228,7 @@ class GuestTracing:
                 if self._mem is not None:
                     # only this slot's bit: the guest's traceon/traceoff probes flip the others
                     self._set_bit(self._control + CONTROL_RECORDING, slot, on)
-        self._machine._guest_op(apply)
+        self._machine.guest_op(apply)
 
     def is_recording(self, slot: int) -> bool:
         """The slot's recording bit as the guest has it (traceon/traceoff probes flip it)."""
@@ -231,7 +238,7 @@ class GuestTracing:
             if self._mem is None:
                 return self._recording[slot]
             return bool(struct.unpack_from("<I", self._mem.buf, self._control + CONTROL_RECORDING)[0] >> slot & 1)
-        return self._machine._guest_op(read)
+        return self._machine.guest_op(read)
 
     def set_cpumask(self, slot: int, mask: int) -> None:
         """tracing_cpumask: the slot records only on the CPUs in mask."""
@@ -241,11 +248,11 @@ class GuestTracing:
             with self._lock:
                 self._cpumasks[slot] = mask
                 self._write_cpumasks()
-        self._machine._guest_op(apply)
+        self._machine.guest_op(apply)
 
     def drain(self, slot: int) -> list[GuestPage]:
         self._check_slot(slot)
-        return self._machine._guest_op(lambda: self._drain(slot))
+        return self._machine.guest_op(lambda: self._drain(slot))
 
     def _drain(self, slot: int) -> list[GuestPage]:
         with self._data:
@@ -280,7 +287,7 @@ class GuestTracing:
     def reset(self, slot: int) -> None:
         """Forget the slot's undrained pages; the guest starts its next event on a fresh page."""
         self._check_slot(slot)
-        self._machine._guest_op(lambda: self._reset(slot))
+        self._machine.guest_op(lambda: self._reset(slot))
 
     def _reset(self, slot: int) -> None:
         with self._lock:

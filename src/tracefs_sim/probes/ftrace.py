@@ -26,7 +26,8 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..machine.paging import PhysMem, kernel_virt_to_phys
+from ..machine.contract import GuestRam, PatchableMachine
+from ..machine.paging import kernel_virt_to_phys
 
 # mirrors of include/trace/ftrace.h (pinned there by static asserts)
 FTRACE_MAX_SITES = 2048
@@ -72,7 +73,7 @@ class FunctionProbe:
 
 
 class FtraceSites:
-    def __init__(self, machine):
+    def __init__(self, machine: PatchableMachine):
         self._machine = machine
         image = machine.image
         self._image = image
@@ -103,7 +104,7 @@ class FtraceSites:
         for i, name in enumerate(names):
             self._index.setdefault(name, i)
         self._lock = threading.Lock()
-        self._mem: PhysMem | None = None
+        self._mem: GuestRam | None = None
         # desired state; the site bytes below are what the guest holds (once attached)
         self._function: dict[int, frozenset[int]] = {}  # slot -> site indexes
         self._graph: dict[int, frozenset[int]] = {}
@@ -122,7 +123,7 @@ class FtraceSites:
         self._written_filtered = False  # the guest's graph_filtered (set_graph_function not empty)
         self._probes: list[FunctionProbe] = []   # the table, in the guest's order
         self._counter_index: dict[int, int] = {}  # id(counter) -> its slot in the guest's counts
-        machine._on_attach(self._attach)
+        machine.on_ram_loaded(self._attach)
 
     # ---- the contract ----
     def address(self, name: str) -> int:
@@ -189,7 +190,7 @@ class FtraceSites:
             if self._mem is None:
                 pids, notrace = self._pids.get(slot, ((), ()))
                 return frozenset(pids) or None, frozenset(notrace) or None
-            return self._machine._read_guest(read)
+            return self._machine.with_cpus_stopped(read)
 
     def set_stack_trace(self, slot: int, on: bool) -> None:
         self._check_slot(slot)
@@ -216,7 +217,7 @@ class FtraceSites:
                 self._mem.write(base + slot * size, bytes(size))
 
         with self._lock:
-            self._machine._guest_op(clear)
+            self._machine.guest_op(clear)
 
     def set_kprobe(self, name: str, on: bool) -> None:
         i = self._index[name]
@@ -247,7 +248,7 @@ class FtraceSites:
                 return counter.value
             return struct.unpack_from("<q", self._mem.buf, self._probes_pa + PROBES_COUNTS + 8 * i)[0]
         with self._lock:
-            return self._machine._guest_op(read)
+            return self._machine.guest_op(read)
 
     def enabled(self) -> list[tuple[str, int, str]]:
         """enabled_functions: (name, number of users, the R/I/D flag columns)."""
@@ -304,7 +305,7 @@ class FtraceSites:
         if self._mem is None:
             return  # written at attach
         # state first: a site that starts calling a trampoline finds its state there
-        self._machine._guest_op(lambda: self._write_sites(changed))
+        self._machine.guest_op(lambda: self._write_sites(changed))
         if not patches:
             return
         if self._machine.running:
@@ -343,7 +344,7 @@ class FtraceSites:
             slots.append(slot)
         return kernel_virt_to_phys(sym.addr), slots
 
-    def _attach(self, mem: PhysMem) -> None:
+    def _attach(self, mem: GuestRam) -> None:
         with self._lock:
             self._mem = mem
             for i, slot in enumerate(self._map_slots):
@@ -380,7 +381,7 @@ class FtraceSites:
                     self._counter_index.setdefault(id(probe.counter), len(self._counter_index))
             if self._mem is not None:
                 self._write_probe_table()
-        self._machine._read_guest(swap)
+        self._machine.with_cpus_stopped(swap)
 
     def _write_probe_table(self) -> None:
         buf, base, probes = self._mem.buf, self._probes_pa, self._probes
@@ -404,7 +405,7 @@ class FtraceSites:
 
     def _write_control(self) -> None:
         if self._mem is not None:
-            self._machine._guest_op(self._write_control_now)
+            self._machine.guest_op(self._write_control_now)
 
     def _write_control_now(self) -> None:
         buf, base = self._mem.buf, self._control

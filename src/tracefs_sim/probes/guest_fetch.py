@@ -1,7 +1,7 @@
-"""Guest kprobe and kretprobe handlers, host half: compiles a probe event's fetch arguments
-(trace/probe_args FetchInsn programs) into the guest's fetch tables (struct kprobe_guest of
-include/trace/probe_stage.h, mirrored here) and keeps those tables: points, probes, argument
-programs and the kretprobes' instance pools.  The guest (kernel/trace_probe.c) runs them at a hit
+"""Guest kprobe and kretprobe handlers, host half: the guest's fetch tables (struct kprobe_guest
+of include/trace/probe_stage.h, mirrored here) -- points, probes, argument programs
+(GuestFetchArg: the tracing core compiles its events' fetch arguments into these) and the
+kretprobes' instance pools.  The guest (kernel/trace_probe.c) runs them at a hit
 as Linux's process_fetch_insn() does and writes the record itself, so an enabled probe's hit runs
 no Python; a kretprobe's entry takes an instance there and its return is handled by the guest's
 arch_rethook_trampoline.
@@ -9,15 +9,15 @@ arch_rethook_trampoline.
 What the guest interpreter covers: register, $argN, $stackN, $stack, $retval, @SYM and immediate
 loads, $comm, dereference chains (kernel and user), numeric stores and bitfields, string and
 ustring, arrays of numbers and of strings, immediate strings.  symstr (a symbol's name: kallsyms
-is the host's) is not compiled (compile_args gives None) and the probe keeps its host handler."""
+is the host's) is not compiled, and the probe keeps its host handler."""
 from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..machine.contract import GuestRam, PatchableMachine
 from ..machine.paging import kernel_virt_to_phys
-from ..trace.probe_args import ARGUMENT_REGISTERS, ProbeArg
 
 # include/trace/probe_stage.h
 KG_MAX_POINTS = 256
@@ -46,8 +46,6 @@ assert _ARG.size == 96 and _PROBE.size == 56 and _POINT.size == 16 and _INST.siz
 # struct pt_regs order: KG_LOAD_REG's index
 PT_REGS = ("r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax", "cx", "dx",
            "si", "di", "orig_ax", "ip", "cs", "flags", "sp", "ss")
-_STORES = {"st_raw": ST_RAW, "st_mem": ST_MEM, "st_umem": ST_UMEM, "st_string": ST_STRING,
-           "st_ustring": ST_USTRING}
 _M64 = (1 << 64) - 1
 
 
@@ -56,106 +54,84 @@ def _signed(v: int) -> int:
     return v - (1 << 64) if v >> 63 else v
 
 
-def _compile_arg(arg: ProbeArg) -> bytes | None:
-    """One argument as a struct kg_arg; None: the guest does not interpret it."""
-    if arg.type.name == "symstr":
-        return None
-    code = arg.code
-    i = 1 if code[0].op == "symbol" else 0
-    first = code[i]
-    param = imm = 0
-    op = first.op
-    if op in ("comm", "data"):
-        text = first.data.split(b"\0", 1)[0] if op == "data" else b""
-        if not arg.type.is_string or arg.count or len(text) >= 8 * KG_MAX_DEREF:
-            return None
-        return _ARG.pack(LOAD_COMM if op == "comm" else LOAD_DATA, ST_STRING, 4, 0, 0, 0, 0, 0, arg.offset,
-                         0, 0, 0, 0, 0, *struct.unpack("<8q", text.ljust(8 * KG_MAX_DEREF, b"\0")))
-    if op == "reg":
-        load = LOAD_IP if first.data == "ip" else LOAD_REG
-        param = PT_REGS.index(first.data) if load == LOAD_REG else 0
-    elif op == "arg":
-        if first.param < len(ARGUMENT_REGISTERS):
-            load, param = LOAD_REG, PT_REGS.index(ARGUMENT_REGISTERS[first.param])
+@dataclass(frozen=True)
+class GuestFetchArg:
+    """One argument's fetch program as the guest runs it (struct kg_arg): a load (LOAD_*,
+    with param: a pt_regs index or a stack slot; imm: an immediate), up to KG_MAX_DEREF
+    dereferences (user_mask: which read user memory), a store (ST_* of size bytes, at
+    st_offset from the last value), a bitfield (basesize, lshift, rshift; basesize 0: none),
+    count elements (0: a scalar), into the record's argument area at offset.  data: an
+    immediate string's bytes (LOAD_DATA)."""
+    load: int
+    store: int
+    size: int
+    offset: int
+    param: int = 0
+    imm: int = 0
+    derefs: tuple[int, ...] = ()
+    user_mask: int = 0
+    basesize: int = 0
+    lshift: int = 0
+    rshift: int = 0
+    count: int = 0
+    st_offset: int = 0
+    data: bytes = b""
+
+    def __post_init__(self) -> None:
+        if len(self.derefs) > KG_MAX_DEREF or len(self.data) >= 8 * KG_MAX_DEREF:
+            raise ValueError("more than the guest's struct kg_arg holds")
+
+    @property
+    def plain(self) -> bool:
+        """A register stored as is: the guest writes it straight into the ring."""
+        return (self.load == LOAD_REG and self.store == ST_RAW and not self.derefs and not self.basesize
+                and not self.count)
+
+    def pack(self) -> bytes:
+        """The struct kg_arg."""
+        if self.load in (LOAD_COMM, LOAD_DATA):  # the string itself in the dereference slots
+            tail = struct.unpack("<8q", self.data.ljust(8 * KG_MAX_DEREF, b"\0"))
         else:
-            load, param = LOAD_STACK, first.param - len(ARGUMENT_REGISTERS) + 1
-    elif op == "stack":
-        load, param = LOAD_STACK, first.param
-    elif op == "stackp":
-        load, param = LOAD_REG, PT_REGS.index("sp")
-    elif op == "retval":  # regs_return_value(): the trampoline's regs
-        load, param = LOAD_REG, PT_REGS.index("ax")
-    elif op == "imm":
-        load, imm = LOAD_IMM, first.immediate
-    else:  # foffs (uprobes)
-        return None
-    i += 1
-    derefs, user_mask = [], 0
-    while code[i].op in ("deref", "uderef"):
-        if code[i].op == "uderef":
-            user_mask |= 1 << len(derefs)
-        derefs.append(_signed(code[i].offset))
-        i += 1
-    if len(derefs) > KG_MAX_DEREF:
-        return None
-    st = code[i]
-    store = _STORES.get(st.op)
-    if store is None:
-        return None
-    basesize = lshift = rshift = 0
-    mod = code[i + 1]
-    if mod.op == "mod_bf":
-        basesize, lshift, rshift = mod.basesize, mod.lshift, mod.rshift
-    size = 4 if store >= ST_STRING else st.size
-    plain = int(load == LOAD_REG and store == ST_RAW and not derefs and not basesize and not arg.count)
-    return _ARG.pack(load, store, size, len(derefs), user_mask, basesize, lshift, rshift,
-                     arg.offset, param, plain, arg.count, imm & _M64, _signed(st.offset),
-                     *(derefs + [0] * (KG_MAX_DEREF - len(derefs))))
+            tail = tuple(_signed(d) for d in self.derefs) + (0,) * (KG_MAX_DEREF - len(self.derefs))
+        return _ARG.pack(self.load, self.store, self.size, len(self.derefs), self.user_mask, self.basesize,
+                         self.lshift, self.rshift, self.offset, self.param, int(self.plain), self.count,
+                         self.imm & _M64, _signed(self.st_offset), *tail)
 
 
 @dataclass(frozen=True)
 class GuestRecord:
-    """What the guest needs to write one probe event's record at a hit."""
+    """What the guest needs to write one probe event's record at a hit (a kretprobe's record
+    has the return address after the probed one: the guest knows from the probe)."""
     event_type: int
-    args: tuple[bytes, ...]  # struct kg_arg each
+    args: tuple[GuestFetchArg, ...]
     args_size: int  # the fixed argument area
-    plain: bool  # every argument a register stored as is: written straight into the ring
 
-
-def compile_args(event_type: int, args: Sequence[ProbeArg]) -> GuestRecord | None:
-    """A kprobe or kretprobe event's record program (a kretprobe's record has the return
-    address after the probed one: the guest knows from the probe); None when some argument
-    needs the host handler."""
-    out = []
-    for a in args:
-        packed = _compile_arg(a)
-        if packed is None:
-            return None
-        out.append(packed)
-    plain = all(_ARG.unpack(p)[10] for p in out)  # kg_arg.plain
-    return GuestRecord(event_type, tuple(out), sum(a.size for a in args), plain)
+    @property
+    def plain(self) -> bool:
+        """Every argument plain: the whole record written straight into the ring."""
+        return all(a.plain for a in self.args)
 
 
 class GuestTables:
     """struct kprobe_guest in guest RAM: allocation of points, probes and argument runs, and the
     hit counters.  Callers hold the engine's lock."""
 
-    def __init__(self, machine):
+    def __init__(self, machine: PatchableMachine):
         sym = machine.image.lookup("kprobe_guest")
         if sym is None or sym.size != TABLES_SIZE:
             raise RuntimeError("kernel image's kprobe_guest layout does not match this host")
         self._machine = machine
         self._pa = kernel_virt_to_phys(sym.addr)
-        self._mem = None
+        self._mem: GuestRam | None = None
         self._free_points = list(range(KG_MAX_POINTS))
         self._free_probes = list(range(KG_MAX_PROBES))
         self._args_used = [False] * KG_MAX_ARGS
         self._points: dict[int, int] = {}  # point index -> address (the armed ones)
         self._pools: dict[int, tuple[int, int]] = {}  # kretprobe index -> (first instance, count)
         self._retired: list[tuple[int, int]] = []  # pools of removed kretprobes, maybe in flight
-        machine._on_attach(self._attach)
+        machine.on_ram_loaded(self._attach)
 
-    def _attach(self, mem) -> None:
+    def _attach(self, mem: GuestRam) -> None:
         self._mem = mem
 
     def _write(self, off: int, data: bytes) -> None:
@@ -163,7 +139,7 @@ class GuestTables:
 
         def write():  # seeded: while paused, so that a run stays the same run
             mem.buf[at:at + len(data)] = data
-        self._machine._guest_op(write)
+        self._machine.guest_op(write)
 
     # ---- probes ----
     def add_probe(self, record: GuestRecord, instances: int = 0) -> tuple[int, int] | None:
@@ -181,7 +157,7 @@ class GuestTables:
                 return None
         self._args_used[first:first + n] = [True] * n
         index = self._free_probes.pop(0)
-        self._write(ARGS_OFF + _ARG.size * first, b"".join(record.args))
+        self._write(ARGS_OFF + _ARG.size * first, b"".join(a.pack() for a in record.args))
         first_inst = 0
         if pool is not None:
             first_inst = pool

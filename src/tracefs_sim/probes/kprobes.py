@@ -65,9 +65,9 @@ from capstone import x86
 
 from ..machine.hooks import REG_INDEX, HookContext
 from ..machine.image import KERNEL_MAP, PAGE_OFFSET
-from ..trace.kprobe_spec import default_maxactive
-from ..trace.probe_args import MAX_STRING_SIZE, TASK_SIZE
+from ..machine.contract import TASK_SIZE, PatchableMachine
 from . import insn as X
+from .ftrace import FtraceSites
 from .guest_fetch import GuestRecord, GuestTables
 
 log = logging.getLogger(__name__)
@@ -105,6 +105,11 @@ _PT_INDEX = {name: i for i, name in enumerate(PT_REGS)}
 _CPU_INDEX = REG_INDEX
 # CPU registers as pt_regs: what a trap frame would hold besides them
 _FRAME_CONSTANTS = {"orig_ax": _MASK, "ss": KERNEL_DS}
+
+
+def default_maxactive(nr_possible_cpus: int) -> int:
+    """register_kretprobe(): the instance pool a kretprobe gets without MAXACTIVE."""
+    return max(10, 2 * nr_possible_cpus)
 
 
 class _Regs:
@@ -181,10 +186,10 @@ class ProbeHit:
             return None
         return self._ctx.read(addr, size)
 
-    def read_string(self, addr: int, user: bool) -> bytes | None:
+    def read_string(self, addr: int, user: bool, limit: int) -> bytes | None:
         if user != (addr < TASK_SIZE):
             return None
-        return self._ctx.read_string(addr, MAX_STRING_SIZE)
+        return self._ctx.read_string(addr, limit)
 
     def comm(self) -> bytes:
         return self._ctx.current_comm()
@@ -308,7 +313,7 @@ class _Point:
 
 
 class KprobeEngine:
-    def __init__(self, machine, ftrace):
+    def __init__(self, machine: PatchableMachine, ftrace: FtraceSites):
         self.machine = machine
         self.image = machine.image
         self.ftrace = ftrace
@@ -688,12 +693,7 @@ class KprobeEngine:
 
     # ---- arming ----
     def _poke(self, patches: list[tuple[int, bytes]]) -> None:
-        batch = getattr(self.machine, "text_poke_batch", None)
-        if batch is not None:
-            batch(patches)
-        else:
-            for addr, data in patches:
-                self.machine.text_poke(addr, data)
+        self.machine.text_poke_batch(patches)
 
     def _alloc_slot(self, size: int) -> int:
         n = -(-size // SLOT_GRANULE)

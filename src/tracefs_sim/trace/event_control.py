@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..machine.contract import GuestTracingOps
 from . import filter as event_filter
 from .error_log import ErrorLog
 from .events import EventRegistry, TraceEvent
@@ -88,9 +89,9 @@ def _parse_ulong_base0(token: bytes) -> int | None:
 
 
 class EventControl:
-    def __init__(self, registry: EventRegistry, slot: int, guest, error_log: ErrorLog,
+    def __init__(self, registry: EventRegistry, slot: int, guest: GuestTracingOps, error_log: ErrorLog,
                  expand_buffers: Callable[[], None]):
-        """slot: this trace array's slot in the guest; guest: a GuestTracing."""
+        """slot: this trace array's slot in the guest; guest: the guest half of tracing."""
         self.registry = registry
         self.slot = slot
         self._guest = guest

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
+from ..machine.contract import GuestTracingOps
 from .fields import FieldLike, RecordField
 from .ftrace_records import FTRACE_RECORDS, TRACE_FN, TRACE_FUNC_REPEATS, SymFlags
 from .print_fmt import compile_print_fmt
@@ -159,7 +160,7 @@ class TraceEvent:
     def id_text(self) -> str:
         return f"{self.id}\n"
 
-    def set_enabled(self, guest, slot: int, on: bool) -> None:
+    def set_enabled(self, guest: GuestTracingOps, slot: int, on: bool) -> None:
         """Record this event into trace-array `slot` or stop (a tracepoint: its enable bits and
         static key in the guest; dynamic events arm their own probes)."""
         guest.enable_event(self.desc, slot, on)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from ..machine.contract import GuestTracingOps
 from .error_log import ErrorLog
 from .events import EventRegistry, TraceEvent
 from .ftrace_records import SymFlags
@@ -28,7 +29,6 @@ from .kprobe_spec import (
     ReleaseCommand,
     check_existing,
     create_kprobe,
-    default_maxactive,
     event_exists_error,
     iter_commands,
     parse_kprobe_events_command,
@@ -37,7 +37,7 @@ from .kprobe_spec import (
 )
 from .kernel_symbols import ImageSymbols
 from .probe_args import ProbeError, decode_args
-from ..probes.guest_fetch import compile_args
+from .probe_guest import compile_args
 from .probe_record import record_body
 
 _IP = struct.Struct("<Q")
@@ -92,7 +92,7 @@ class KprobeTraceEvent(TraceEvent):
 
         return body
 
-    def set_enabled(self, guest, slot: int, on: bool) -> None:
+    def set_enabled(self, guest: GuestTracingOps, slot: int, on: bool) -> None:
         self.probe.set_slot(slot, on)
         guest.record_cmdlines(self, bool(self.probe.slots))
 
@@ -182,12 +182,11 @@ class KprobeEvents:
     once it is gone (trace arrays add/drop their files, the fs tree its directories)."""
 
     def __init__(self, registry: EventRegistry, symbols: ImageSymbols, engine, error_log: ErrorLog,
-                 nr_cpus: int, *, hash_pointer: PointerHash = lambda addr: None):
+                 *, hash_pointer: PointerHash = lambda addr: None):
         self._registry = registry
         self._symbols = symbols
         self._engine = engine
         self._error_log = error_log
-        self._nr_cpus = nr_cpus
         self._hash = hash_pointer
         self._probes: list[TraceKprobe] = []  # creation order, as kprobe_events lists them
         self._events: dict[tuple[str, str], KprobeEvent] = {}
@@ -306,8 +305,6 @@ class KprobeEvents:
             return failed(resolved)
         if addr is None:
             return failed(-errno.ENOENT)
-        if resolved.is_return and not resolved.maxactive:
-            resolved = replace(resolved, maxactive=default_maxactive(self._nr_cpus))
         try:
             guest = compile_args(event.id, resolved.args)
             if resolved.is_return:
@@ -319,7 +316,8 @@ class KprobeEvents:
             kprobe.slots = event.slots
         except OSError as e:
             return failed(-(e.errno or errno.EINVAL))
-        return resolved, kprobe
+        # register_kretprobe() gave it the default pool if MAXACTIVE was not given
+        return replace(resolved, maxactive=kprobe.maxactive) if resolved.is_return else resolved, kprobe
 
     def _address(self, spec: KprobeSpec) -> int | None:
         if spec.symbol is None:

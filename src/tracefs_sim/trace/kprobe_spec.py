@@ -62,7 +62,6 @@ __all__ = [
     "check_existing",
     "event_exists_error",
     "registration_error",
-    "default_maxactive",
 ]
 
 KPROBE_EVENT_SYSTEM = "kprobes"
@@ -135,11 +134,6 @@ def iter_commands(data: bytes) -> Iterator[str]:
             yield line.split(b"#", 1)[0].decode("latin-1")
 
 
-def default_maxactive(nr_possible_cpus: int) -> int:
-    """register_kretprobe(): the instance pool a kretprobe gets without MAXACTIVE."""
-    return max(10, 2 * nr_possible_cpus)
-
-
 def _hashed(hash_pointer: PointerHash, addr: int) -> str:
     """"0x%p": the hashed pointer, or (____ptrval____) before the hash key exists."""
     h = hash_pointer(addr)
@@ -155,7 +149,7 @@ class KprobeSpec:
     group: str
     event: str
     is_return: bool
-    maxactive: int  # 0: not given (registration sets the default, see default_maxactive)
+    maxactive: int  # 0: not given (registration gives the engine's default pool)
     symbol: str | None  # "[MOD:]SYM" without offset and suffix; None for an address probe
     offset: int
     addr: int | None  # the probed address of an address probe

@@ -21,6 +21,10 @@ from dataclasses import dataclass
 from enum import IntFlag
 from typing import Callable, Protocol, Sequence
 
+# Below TASK_SIZE a "kernel" string/deref reads user memory (x86's non-overlapping address
+# spaces: CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE).
+from ..machine.contract import TASK_SIZE
+
 __all__ = [
     "ERRORS",
     "ProbeError",
@@ -65,9 +69,6 @@ MAX_PROBE_EVENT_SIZE = 3072
 FETCH_INSN_MAX = 16
 # THREAD_SIZE / sizeof(long) on x86-64 without KASAN: the largest $stackN / $argN.
 PARAM_MAX_STACK = 16384 // 8
-# x86-64 TASK_SIZE_MAX (4-level paging): below it a "kernel" string/deref reads user memory
-# (CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE is set on x86).
-TASK_SIZE = (1 << 47) - 4096
 FAULT_STRING = "(fault)"
 
 # The ERRORS table of trace_probe.h, in order.
@@ -687,7 +688,7 @@ def _store_string(st: FetchInsn, val: int, ctx) -> bytes | None:
     if st.op == "st_symstr":
         return sprint_symbol(ctx.symbolize, addr).encode()
     user = st.op == "st_ustring" or addr < TASK_SIZE
-    s = ctx.read_string(addr, user)
+    s = ctx.read_string(addr, user, MAX_STRING_SIZE)
     return None if s is None else s[: MAX_STRING_SIZE - 1]
 
 
@@ -715,7 +716,7 @@ class FetchContext(Protocol):
     def stack(self, n: int) -> int: ...  # regs_get_kernel_stack_nth(): 0 outside the stack
     def read_kernel(self, addr: int, size: int) -> bytes | None: ...  # None: fault
     def read_user(self, addr: int, size: int) -> bytes | None: ...
-    def read_string(self, addr: int, user: bool) -> bytes | None: ...  # up to the NUL
+    def read_string(self, addr: int, user: bool, limit: int) -> bytes | None: ...  # up to the NUL
     def comm(self) -> bytes: ...
     def retval(self) -> int: ...  # regs_return_value(): ax at the return
     def symbolize(self, addr: int) -> "tuple[str, int, int] | None": ...

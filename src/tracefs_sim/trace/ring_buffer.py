@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from ._drain import Entry   # one record (ts, payload, length): a C type, one malloc block each
+from ._entry import Entry   # one record (ts, payload, length): a C type, one malloc block each
 
 PAGE_SIZE = 4096
 # struct buffer_data_page: u64 time_stamp; local_t commit; unsigned char data[];

@@ -1,6 +1,7 @@
 """The tracing core assembled over a machine: the event registry, the clocks, the saved
 cmdlines, the top-level trace array, its instances and the drain from the guest."""
 
+from ..machine.contract import TracedMachine
 from .clock import TraceClocks
 from .cmdlines import SavedCmdlines
 from .drain import Drain
@@ -14,7 +15,7 @@ from .trace_array import BufferExpansion, TraceArray
 from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 
 
-def kernel_identity(machine) -> KernelIdentity:
+def kernel_identity(machine: TracedMachine) -> KernelIdentity:
     """The release and preemption model from the emulated kernel's /proc/version text (its
     `version` string: "Linux version RELEASE (...) #1 SMP PREEMPT_DYNAMIC ...")."""
     symbol = machine.image.lookup("version")
@@ -34,10 +35,9 @@ def _section(image, name: str) -> tuple[int, int] | None:
 
 
 class TracingSystem:
-    def __init__(self, machine, *, realtime_at_boot_ns: int = 0, ftrace_sites=None):
-        """machine: the Machine contract; its `tracing` (GuestTracing), when it has one,
-        gives events, instances and the drain; ftrace_sites (probes.ftrace.FtraceSites), when
-        given, the function tracers."""
+    def __init__(self, machine: TracedMachine, *, realtime_at_boot_ns: int = 0, ftrace_sites=None):
+        """machine: what the tracing core traces; its `tracing` gives events, instances and
+        the drain; ftrace_sites (probes.ftrace.FtraceSites), when given, the function tracers."""
         dispatcher = machine.image.lookup(DISPATCHER)
         self.ftrace_sites = ftrace_sites
         self.ftrace = None if ftrace_sites is None else FtraceGlobal(
@@ -47,7 +47,7 @@ class TracingSystem:
         self.registry = EventRegistry(machine.image.events)
         self.clocks = TraceClocks(machine.now_ns, realtime_at_boot_ns=realtime_at_boot_ns)
         self.cmdlines = SavedCmdlines()
-        self.guest = getattr(machine, "tracing", None)
+        self.guest = machine.tracing
         self._expansion = BufferExpansion()
         self._nr_cpus = machine.nr_cpus
         image = machine.image
@@ -92,7 +92,7 @@ class TracingSystem:
         Their errors go to the top-level error_log, as Linux's tracing_log_err(NULL, ...)."""
         machine = self._machine
         self.kprobes = KprobeEvents(self.registry, ImageSymbols(machine.image, machine.read_memory), engine,
-                                    self.top.error_log, self._nr_cpus)
+                                    self.top.error_log)
         self.kprobes.listeners.append(_ArrayEventFiles(self.arrays))
         return self.kprobes
 
