@@ -18,7 +18,7 @@ from .host_heap import fix_mmap_threshold
 from .machine.contract import ServedMachine
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
-from .trace.kprobe_debug import KprobeDebugViews
+from .probes.kprobes.debugfs import KprobeDebugViews
 from .trace.system import TracingSystem
 
 log = logging.getLogger(__name__)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import errno
 import struct
+import threading
+from types import SimpleNamespace
 
 from fakes import FAKE_VERSION, FakeImage, FakeMachine, FakeSymbol
 from tracefs_sim.probes.kprobes import default_maxactive
@@ -92,6 +94,7 @@ class FakeKprobeEngine:
         self.machine = machine
         self.probes: list[FakeKprobe] = []
         self.optimization = True
+        self.lock = threading.RLock()
 
     def register(self, addr: int, *, on_hit, is_return: bool = False, maxactive: int = 0, on_return=None,
                  guest=None):  # the guest's record program: the fake plays hits with on_hit
@@ -115,8 +118,14 @@ class FakeKprobeEngine:
                 kp.nhit += 1
                 (kp.on_return if kp.is_return else kp.on_hit)(hit)
 
-    def list_text(self) -> str:
-        return "".join(f"{kp.addr:016x}  k  {'' if kp.enabled else '[DISABLED]'}\n" for kp in self.probes)
+    # ---- what the debugfs views read (probes.kprobes.debugfs) ----
+    @property
+    def image(self):
+        return self.machine.image
+
+    def hash_order(self) -> list:
+        """The probed points (one per probe here: the fake does not aggregate)."""
+        return [SimpleNamespace(addr=kp.addr, kind=None, probes=[kp]) for kp in self.probes]
 
 
 class FakeHit:

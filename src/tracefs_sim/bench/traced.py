@@ -44,7 +44,7 @@ from ..machine.tracing import CONTROL_RINGS, NR_CPUS, RING_PAGE_LOST, RING_SEQ, 
 from ..probes.ftrace import FtraceSites
 from ..probes.kprobes import KprobeEngine
 from .realtime import realtime_if_permitted
-from ..trace.kprobe_debug import KprobeDebugViews
+from ..probes.kprobes.debugfs import KprobeDebugViews
 from ..trace.system import TracingSystem
 from .runner import Sample
 

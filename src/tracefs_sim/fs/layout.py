@@ -280,7 +280,7 @@ def add_debug_views(tree: Tree, kprobe_views) -> None:
     """The emulated kernel's files that live outside tracefs on Linux, in a hidden directory of
     the root (namespace.DEBUG_VIEWS_DIR): `kprobes/` (debugfs's) and `sysctl-debug/`
     (/proc/sys/debug), which the session's namespace binds at the Linux paths.
-    kprobe_views: a trace.kprobe_debug.KprobeDebugViews."""
+    kprobe_views: a probes.kprobes.debugfs.KprobeDebugViews."""
     hidden = tree.mkdir(tree.root, DEBUG_VIEWS_DIR, _MODE_SYSCTL_DIR, hidden=True)
     kprobes = tree.mkdir(hidden, "kprobes", _MODE_DEBUGFS_DIR)
     tree.add_file(kprobes, "list", _MODE_DEBUGFS_READ, read=kprobe_views.read_list)

@@ -1,5 +1,5 @@
 """A probe event's fetch arguments compiled for the guest: each FetchInsn program (probe_args)
-becomes the guest's struct kg_arg (probes.guest_fetch.GuestFetchArg), which the guest's
+becomes the guest's struct kg_arg (probes.kprobes.guest.GuestFetchArg), which the guest's
 kernel/trace_probe.c runs at a hit as Linux's process_fetch_insn() does, so an enabled probe
 whose every argument compiles runs no Python.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
-from ..probes.guest_fetch import (
+from ..probes.kprobes.guest import (
     KG_MAX_DEREF, LOAD_COMM, LOAD_DATA, LOAD_IMM, LOAD_IP, LOAD_REG, LOAD_STACK, PT_REGS, ST_MEM, ST_RAW,
     ST_STRING, ST_UMEM, ST_USTRING, GuestFetchArg, GuestRecord,
 )

@@ -1,9 +1,10 @@
 """Guest kprobe and kretprobe handlers, host half: the guest's fetch tables (struct kprobe_guest
 of include/trace/probe_stage.h, mirrored here) -- points, probes, argument programs
 (GuestFetchArg: the tracing core compiles its events' fetch arguments into these) and the
-kretprobes' instance pools.  The guest (kernel/trace_probe.c) runs them at a hit
-as Linux's process_fetch_insn() does and writes the record itself, so an enabled probe's hit runs
-no Python; a kretprobe's entry takes an instance there and its return is handled by the guest's
+kretprobes' instance pools -- and arming a point whose every probe the guest handles
+(GuestKprobes).  The guest (kernel/trace_probe.c) runs them at a hit as Linux's
+process_fetch_insn() does and writes the record itself, so an enabled probe's hit runs no
+Python; a kretprobe's entry takes an instance there and its return is handled by the guest's
 arch_rethook_trampoline.
 
 What the guest interpreter covers: register, $argN, $stackN, $stack, $retval, @SYM and immediate
@@ -16,8 +17,14 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..machine.contract import GuestRam, PatchableMachine
-from ..machine.paging import kernel_virt_to_phys
+from ...machine.contract import GuestRam, PatchableMachine
+from ...machine.paging import kernel_virt_to_phys
+from .. import insn as X
+from ..ftrace import FtraceSites
+from .insn_slots import InsnSlots, out_of_line
+from .opt import optimized_insns
+from .point import FTRACE, INT3, GuestProbe, Point, required_symbol
+from .regs import PT_REGS
 
 # include/trace/probe_stage.h
 KG_MAX_POINTS = 256
@@ -43,9 +50,7 @@ NHIT_OFF = 24
 INST_OFF = 40  # kg_probe.first_inst
 assert _ARG.size == 96 and _PROBE.size == 56 and _POINT.size == 16 and _INST.size == 48
 
-# struct pt_regs order: KG_LOAD_REG's index
-PT_REGS = ("r15", "r14", "r13", "r12", "bp", "bx", "r11", "r10", "r9", "r8", "ax", "cx", "dx",
-           "si", "di", "orig_ax", "ip", "cs", "flags", "sp", "ss")
+# (KG_LOAD_REG's index: the register's in struct pt_regs, regs.PT_REGS)
 _M64 = (1 << 64) - 1
 
 
@@ -134,15 +139,20 @@ class GuestTables:
     def _attach(self, mem: GuestRam) -> None:
         self._mem = mem
 
-    def _write(self, off: int, data: bytes) -> None:
-        mem, at = self._mem, self._pa + off
+    def _ram(self) -> GuestRam:
+        if self._mem is None:
+            raise RuntimeError("the guest's RAM is not loaded yet")
+        return self._mem
 
-        def write():  # seeded: while paused, so that a run stays the same run
-            mem.buf[at:at + len(data)] = data
+    def _write(self, off: int, data: bytes) -> None:
+        buf, at = self._ram().buf, self._pa + off
+
+        def write() -> None:  # seeded: while paused, so that a run stays the same run
+            buf[at:at + len(data)] = data
         self._machine.guest_op(write)
 
     # ---- probes ----
-    def add_probe(self, record: GuestRecord, instances: int = 0) -> tuple[int, int] | None:
+    def add_probe(self, record: GuestRecord, instances: int = 0) -> GuestProbe | None:
         """A probe's table entry and argument run, written disabled; instances > 0: a
         kretprobe with a pool of that many.  None: tables full (or the guest's memory not there
         yet: a probe registered before the machine starts)."""
@@ -170,7 +180,7 @@ class GuestTables:
                     _PROBE.pack(0, record.event_type, n, first, record.args_size, 0, int(record.plain),
                                 int(bool(instances)), 0, 0, 0, first_inst, instances,
                                 first_inst + 1 if instances else 0, 0))
-        return index, first
+        return GuestProbe(index, first, n)
 
     def _find_args(self, n: int) -> int | None:
         used = self._args_used
@@ -194,18 +204,19 @@ class GuestTables:
         return at if at + n <= KG_MAX_INSTS else None
 
     def _pool_idle(self, first: int, n: int) -> bool:
-        buf = self._mem.buf
+        buf = self._ram().buf
         return all(not struct.unpack_from("<Q", buf, self._pa + INSTS_OFF + _INST.size * i)[0]
                    for i in range(first, first + n))
 
-    def remove_probe(self, index: int, first_arg: int, nargs: int) -> None:
+    def remove_probe(self, probe: GuestProbe) -> None:
+        index = probe.index
         self.set_slots(index, 0)
         pool = self._pools.pop(index, None)
         if pool is not None:
             # the pool leaves the probe first: an instance in flight then returns to nobody's
             self._write(PROBES_OFF + _PROBE.size * index + INST_OFF, struct.pack("<III", 0, 0, 0))
             self._retired.append(pool)
-        self._args_used[first_arg:first_arg + nargs] = [False] * nargs
+        self._args_used[probe.first_arg:probe.first_arg + probe.nargs] = [False] * probe.nargs
         self._free_probes.append(index)
 
     def set_slots(self, index: int, slots: int) -> None:
@@ -220,7 +231,8 @@ class GuestTables:
         if self._mem is None:
             return 0, 0
         at = self._pa + PROBES_OFF + _PROBE.size * index + NHIT_OFF
-        return struct.unpack_from("<QQ", self._mem.buf, at)
+        nhit, nmissed = struct.unpack_from("<QQ", self._mem.buf, at)
+        return int(nhit), int(nmissed)
 
     # ---- points ----
     def add_point(self, addr: int, probes: Sequence[int]) -> int | None:
@@ -248,3 +260,55 @@ class GuestTables:
         self._write(0, struct.pack("<I", 0))
         self._write(ORDER_OFF, struct.pack(f"<{len(order)}H", *order))
         self._write(0, struct.pack("<I", len(order)))
+
+
+class GuestKprobes:
+    """Arming a point whose every probe the guest handles: FTRACE through ftrace_caller's
+    kprobe_guest_ftrace(); OPTIMIZED and int3 (a copied instruction) through an insn slot
+    `push $point; call kprobe_guest_stub; <relocated instructions>; jmp back` (int3: the
+    machine's native int3 redirect moves RIP there, machine/int3_table.py, with no Python per
+    hit)."""
+
+    def __init__(self, machine: PatchableMachine, tables: GuestTables, sites: FtraceSites,
+                 insn_slots: InsnSlots):
+        self._machine = machine
+        self._tables = tables
+        self._sites = sites
+        self._insn_slots = insn_slots
+        self._stub = required_symbol(machine.image, "kprobe_guest_stub")
+
+    def arm(self, point: Point, kind: str) -> bool:
+        """Arm the point for the guest's handlers; False: host handlers it is (a probe the
+        guest cannot run, an emulated instruction, the guest's table full)."""
+        probes = [kp.guest for kp in point.probes]
+        if any(p is None for p in probes):
+            return False
+        if kind == INT3 and (point.insn is None or X.int3_strategy(point.insn) != X.COPY):
+            return False  # an emulated instruction: the host handler's business
+        index = self._tables.add_point(point.addr, [p.index for p in probes if p is not None])
+        if index is None:
+            return False
+        point.guest = index
+        if kind == FTRACE:
+            self._sites.set_kprobe(point.func, True)
+            return True
+        covered = [point.insn] if kind == INT3 and point.insn else optimized_insns(self._machine.image, point.addr)
+        size = sum(c.size for c in covered)
+        try:
+            at = self._insn_slots.get(10 + size + 5)
+        except OSError:
+            self._tables.remove_point(index)
+            point.guest = None
+            raise
+        prologue = b"\x68" + struct.pack("<I", index) + X.call32(at + 5, self._stub)
+        code, point.copy_entry = out_of_line(at, prologue, covered, point.addr + size)
+        self._insn_slots.install(point, at, code)
+        if kind == INT3:
+            # the int3 only needs RIP moved to the slot: natively, unless the table is full
+            self._machine.set_int3_redirect(point.addr, at)
+            self._machine.text_poke_batch([(point.addr, b"\xcc")])
+            point.length = 1
+        else:
+            self._machine.text_poke_batch([(point.addr, X.jmp32(point.addr, at))])
+            point.length = size
+        return True

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import errno
 
+from .core import KprobeEngine
+from .point import OPTIMIZED
+
 # proc_dointvec reads at most this much of one write (PAGE_SIZE - 1).
 _MAX_WRITE = 4095
 # proc_get_long() copies at most TMPBUFLEN - 1 bytes; a number filling them is refused.
@@ -95,8 +98,7 @@ def parse_kstrtobool(data: bytes) -> bool:
 
 
 class KprobeDebugViews:
-    def __init__(self, engine):
-        """engine: a probes.kprobes.KprobeEngine."""
+    def __init__(self, engine: KprobeEngine):
         self._engine = engine
 
     def read_optimization(self) -> bytes:
@@ -114,10 +116,25 @@ class KprobeDebugViews:
         return taken
 
     def read_list(self) -> bytes:
-        return self._engine.list_text().encode()
+        """kprobes/list (show_kprobe_addr()): by hash bucket, newest first in one."""
+        engine = self._engine
+        image = engine.image
+        sites = set(image.mcount_sites.values())
+        out = []
+        with engine.lock:
+            for point in engine.hash_order():
+                found = image.kallsyms_lookup(point.addr)
+                # (the module name, none here, between the offset's two blanks and one more)
+                where = f"{found[0].name}+0x{found[1]:x}    " if found else f"0x{point.addr:x} "
+                flags = (("[OPTIMIZED]" if point.kind == OPTIMIZED else "")
+                         + ("[FTRACE]" if point.addr in sites else ""))
+                for kp in point.probes:
+                    out.append(f"{point.addr:016x}  {'r' if kp.is_return else 'k'}  {where}"
+                               f"{'' if kp.enabled else '[DISABLED]'}{flags}\n")
+        return "".join(out).encode()
 
     def read_blacklist(self) -> bytes:
-        return self._engine.blacklist_text().encode()
+        return self._engine.blacklist.text().encode()
 
     def read_enabled(self) -> bytes:
         return b"1\n" if self._engine.armed else b"0\n"
