@@ -94,7 +94,7 @@ def _run(machine, mountpoint: str, ready_fd: int | None) -> None:
             # Kprobes at function entries go through the ftrace sites: one FtraceSites for both.
             kprobe_engine = KprobeEngine(machine, ftrace_sites)
             tracing.attach_kprobes(kprobe_engine)
-        tree = build_tree(tracing.top, tracing.registry, tracing.instances, tracing.kprobes)
+        tree = build_tree(tracing.top, tracing.registry, tracing.instances, tracing.dynamic, tracing.kprobes)
         if kprobe_engine is not None:
             add_debug_views(tree, KprobeDebugViews(kprobe_engine))
         operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once if tracing.drain else None)

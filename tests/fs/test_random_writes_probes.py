@@ -44,7 +44,7 @@ def tree(vmlinux):
     machine.start()
     system = TracingSystem(machine, ftrace_sites=sites)
     system.attach_kprobes(KprobeEngine(machine, sites))
-    ops = TracefsOperations(build_tree(system.top, system.registry, system.instances, system.kprobes))
+    ops = TracefsOperations(build_tree(system.top, system.registry, system.instances, system.dynamic, system.kprobes))
     yield machine, system, ops
     machine.stop()
 

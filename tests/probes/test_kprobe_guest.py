@@ -138,7 +138,7 @@ def compare(kernel, specs, kind):
         assume(False)
     try:
         addr = kernel.machine.image.lookup(PROBED).addr + (0 if kind == K.FTRACE else kernel.optimisable)
-        tk = next(tk for tk in kernel.kprobes._probes if tk.spec.event == "t")
+        tk = next(tk for tk in kernel.kprobes.probes() if tk.spec.event == "t")
         args = tk.spec.args  # resolved (@SYM filled in)
         assert compile_args(0, args) is not None  # every spec drawn here is the guest's
         kernel.enable("kg", "t")
@@ -218,7 +218,7 @@ def test_long_strings_and_records_too_large_as_the_host_handler_has_them(kernel)
     for back, recorded in ((2000, True), (4096, False)):
         kernel.probe(f"p:kg/l {PROBED} s=@kprobe_insn_slots+{slots.size - back}:string c=$comm")
         try:
-            tk = next(tk for tk in kernel.kprobes._probes if tk.spec.event == "l")
+            tk = next(tk for tk in kernel.kprobes.probes() if tk.spec.event == "l")
             kernel.enable("kg", "l")
             assert kernel.engine.point(addr).guest is not None
             cap = Capture(kernel, addr, tk.spec.args)
@@ -312,7 +312,7 @@ def compare_return(kernel, specs, kind, maxactive=""):
         assume(False)
     try:
         addr = kernel.machine.image.lookup(func).addr
-        tk = next(tk for tk in kernel.kprobes._probes if tk.spec.event == "r")
+        tk = next(tk for tk in kernel.kprobes.probes() if tk.spec.event == "r")
         args = tk.spec.args
         assert compile_args(0, args) is not None
         kernel.enable("kg", "r")

@@ -65,7 +65,7 @@ def second_offset(kernel):
 
 
 def spec(kernel, event):
-    return next(tk for tk in kernel.kprobes._probes if tk.spec.event == event).spec.args
+    return next(tk for tk in kernel.kprobes.probes() if tk.spec.event == event).spec.args
 
 
 def test_native_int3_point_records_exactly_its_hits_beside_a_host_int3_point(kernel):

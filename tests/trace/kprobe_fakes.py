@@ -69,8 +69,12 @@ class FakeKprobe:
         self.on_return = on_return
         self.enabled = False
         self.registered = True
+        self.record_slots = 0
         self.nhit = 0
         self.nmissed = 0
+
+    def set_record_slots(self, slots: int) -> None:
+        self.record_slots = slots
 
     def enable(self) -> None:
         assert self.registered

@@ -8,7 +8,8 @@ from ..trace import readme
 from ..trace.events import EventRegistry
 from ..trace.function_tracer import FunctionTracing
 from ..trace.instances import Instances
-from ..trace.kprobe_events import KprobeEvents
+from ..trace.dynevent import DynamicEvents
+from ..trace.trace_kprobe import KprobeEventOps
 from ..trace.raw_pipe import RawPageReader
 from ..trace.ring_buffer import entry_header_format, page_header_format
 from ..trace.trace_array import TraceArray
@@ -27,9 +28,9 @@ def _discard(data: bytes) -> None:
 
 
 def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instances | None = None,
-               kprobes: KprobeEvents | None = None) -> Tree:
+               dynamic: DynamicEvents | None = None, kprobes: KprobeEventOps | None = None) -> Tree:
     """The mount's tree: the top-level trace array, the global files, `instances/` when
-    instances can be made, and the kprobe event files when there is a probe engine."""
+    instances can be made, and the dynamic event files when there is a probe engine."""
     tree = Tree()
     root = tree.root
     ta = trace_array
@@ -38,8 +39,8 @@ def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instan
 
     readme_node = tree.add_file(root, "README", MODE_READ_ONLY)
     top_dirs = add_trace_array_files(tree, root, ta, events, paths.add, top_level=True)
-    if kprobes is not None and top_dirs is not None:
-        kprobes.listeners.append(top_dirs)
+    if top_dirs is not None:
+        events.listeners.append(top_dirs)
 
     def add(name: str, mode: int, **bindings) -> None:
         tree.add_file(root, name, mode, **bindings)
@@ -48,10 +49,11 @@ def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instan
     if ta.events is not None:
         add("available_events", MODE_READ_ONLY,
             read=lambda: "".join(f"{e.system}:{e.name}\n" for e in events.all_events()).encode("latin-1"))
+    if dynamic is not None:
+        # O_TRUNC removes every dynamic event (EBUSY, failing the open, while one is enabled).
+        add("dynamic_events", MODE_READ_WRITE, read=dynamic.read, write=dynamic.write, truncate=dynamic.truncate)
     if kprobes is not None:
-        # O_TRUNC on either removes every probe (EBUSY, failing the open, while one is enabled).
-        add("dynamic_events", MODE_READ_WRITE, read=kprobes.read_dynamic_events,
-            write=kprobes.write_dynamic_events, truncate=kprobes.release_all)
+        # O_TRUNC removes every kprobe event (EBUSY, failing the open, while one is enabled).
         add("kprobe_events", MODE_READ_WRITE, read=kprobes.read_kprobe_events,
             write=kprobes.write_kprobe_events, truncate=kprobes.release_all)
         add("kprobe_profile", MODE_READ_ONLY, read=kprobes.read_profile)
@@ -73,15 +75,15 @@ def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instan
             array = instances.create(name)
             dirs = add_trace_array_files(tree, tree.mkdir(instances_dir, name), array, events, lambda path: None,
                                          top_level=False)
-            if kprobes is not None and dirs is not None:
+            if dirs is not None:
                 instance_dirs[name] = dirs
-                kprobes.listeners.append(dirs)
+                events.listeners.append(dirs)
 
         def remove_instance(name: str) -> None:
             instances.remove(name)
             dirs = instance_dirs.pop(name, None)
             if dirs is not None:
-                kprobes.listeners.remove(dirs)
+                events.listeners.remove(dirs)
             tree.remove(instances_dir, name)
 
         instances_dir.make_child = make_instance

@@ -9,7 +9,8 @@ from .events import EventRegistry
 from .function_tracer import DISPATCHER, FtraceGlobal
 from .instances import Instances
 from .kernel_symbols import ImageSymbols
-from .kprobe_events import KprobeEvents
+from .dynevent import DynamicEvents
+from .trace_kprobe import KprobeEventOps
 from .output import KernelIdentity
 from .trace_array import BufferExpansion, TraceArray
 from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
@@ -58,7 +59,8 @@ class TracingSystem:
 
         self._symbolize = symbolize
         self._machine = machine
-        self.kprobes: KprobeEvents | None = None
+        self.dynamic: DynamicEvents | None = None
+        self.kprobes: KprobeEventOps | None = None
         self._kernel = kernel_identity(machine)
         if self.guest is not None:
             for event in self.registry.all_events():
@@ -87,13 +89,15 @@ class TracingSystem:
     def arrays(self) -> list[TraceArray]:
         return [self.top, *(self.instances or ())]
 
-    def attach_kprobes(self, engine) -> KprobeEvents:
-        """Kprobe events over a probes.kprobes.KprobeEngine (before the fs tree is built).
-        Their errors go to the top-level error_log, as Linux's tracing_log_err(NULL, ...)."""
+    def attach_kprobes(self, engine) -> KprobeEventOps:
+        """Dynamic events, with kprobe events over a probes.kprobes.KprobeEngine (before the fs
+        tree is built).  Their errors go to the top-level error_log, as Linux's
+        tracing_log_err(NULL, ...)."""
         machine = self._machine
-        self.kprobes = KprobeEvents(self.registry, ImageSymbols(machine.image, machine.read_memory), engine,
-                                    self.top.error_log)
-        self.kprobes.listeners.append(_ArrayEventFiles(self.arrays))
+        self.dynamic = DynamicEvents(self.top.error_log)
+        self.kprobes = KprobeEventOps(self.dynamic, self.registry, ImageSymbols(machine.image, machine.read_memory),
+                                      engine)
+        self.registry.listeners.append(_ArrayEventFiles(self.arrays))
         return self.kprobes
 
 

@@ -44,7 +44,8 @@ class Kprobe:
                  maxactive: int, on_return: Handler | None):
         self._engine = engine
         self.guest: GuestProbe | None = None
-        # the trace-array slots its event records in (what a guest handler writes): see slots
+        # the trace-array slots its event records in (what a guest handler writes):
+        # set_record_slots()
         self.record_slots = 0
         self.addr = addr
         self.on_hit = on_hit
@@ -75,14 +76,9 @@ class Kprobe:
     def nmissed(self, value: int) -> None:
         self.host_nmissed += value - self.nmissed
 
-    @property
-    def slots(self) -> int:
-        """The trace-array slots its event records in (what a guest handler writes)."""
-        return self.record_slots
-
-    @slots.setter
-    def slots(self, value: int) -> None:
-        self._engine.set_kprobe_slots(self, value)
+    def set_record_slots(self, slots: int) -> None:
+        """The trace-array slots its event records in now (what a guest handler writes)."""
+        self._engine.set_kprobe_slots(self, slots)
 
     def enable(self) -> None:
         self._engine.enable_kprobe(self)
