@@ -462,3 +462,33 @@ class FakeFtraceSites:
     @property
     def patched_count(self) -> int:
         return len(self.enabled())
+
+
+# ---- a trace array over these fakes ----
+
+from tracefs_sim.trace.clock import TraceClocks  # noqa: E402
+from tracefs_sim.trace.cmdlines import SavedCmdlines  # noqa: E402
+from tracefs_sim.trace.events import EventRegistry  # noqa: E402
+from tracefs_sim.trace.headers import KernelIdentity  # noqa: E402
+from tracefs_sim.trace.trace_array import BufferExpansion, TraceArray, TraceGlobals  # noqa: E402
+from tracefs_sim.trace.tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry  # noqa: E402
+
+FAKE_KERNEL = KernelIdentity("6.1.0-tracefs-sim", "desktop")
+
+
+def trace_globals(nr_cpus: int = 2, clock=lambda: 1000, *, ftrace=None, guest=None, symbolize=lambda addr: None,
+                  expansion=None, clocks=None, tracers=None) -> TraceGlobals:
+    """What a trace array works with, made of fakes (the trace core makes the real ones):
+    the function tracers when ftrace (a function_tracer.FtraceGlobal) is given.  Arrays that
+    share something with each other get it passed (expansion, clocks, tracers, guest)."""
+    return TraceGlobals(
+        nr_cpus=nr_cpus, clocks=clocks or TraceClocks(clock),
+        tracers=tracers or TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)),
+        expansion=expansion or BufferExpansion(), registry=EventRegistry(real_event_descs()),
+        guest=guest or FakeGuestTracing(nr_cpus), cmdlines=SavedCmdlines(), symbolize=symbolize,
+        kernel=FAKE_KERNEL, ftrace=ftrace, irq_text=None, catch_up=lambda: None)
+
+
+def make_trace_array(slot: int = 0, **globals_) -> TraceArray:
+    """A trace array recording into slot of a FakeGuestTracing (see trace_globals)."""
+    return TraceArray(trace_globals(**globals_), slot)

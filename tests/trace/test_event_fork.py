@@ -4,20 +4,14 @@ read what the guest holds, a list left empty by exits differing from no list."""
 
 import errno
 
-from tests.fakes import FakeFtraceSites, FakeGuestTracing, real_event_descs
-from tracefs_sim.trace.clock import TraceClocks
-from tracefs_sim.trace.events import EventRegistry
+from tests.fakes import FakeFtraceSites, FakeGuestTracing, make_trace_array
 from tracefs_sim.trace.function_tracer import FtraceGlobal
-from tracefs_sim.trace.trace_array import TraceArray
-from tracefs_sim.trace.tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 
 
 def make_array(slot=0, guest=None, sites=None):
     sites = sites or FakeFtraceSites(["vfs_read"])
     guest = guest or FakeGuestTracing(2)
-    return TraceArray(2, TraceClocks(lambda: 1000), tracers=TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH)),
-                      events=EventRegistry(real_event_descs()), guest=guest, slot=slot,
-                      ftrace=FtraceGlobal(sites, 0x1d0))
+    return make_trace_array(slot, ftrace=FtraceGlobal(sites, 0x1d0), guest=guest)
 
 
 def test_listed_where_linux_lists_them_whatever_the_tracer():

@@ -14,7 +14,7 @@ import struct
 
 from kprobe_fakes import FUNCTIONS, FakeHit, FakeKprobeEngine, KprobeMachine, addr_of
 from tracefs_sim.fs import build_tree
-from tracefs_sim.trace.system import TracingSystem
+from tracefs_sim.trace.core import TraceCore
 
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "linux-6.1"   # captured from a real 6.1
 OPEN_PROBE = b"p:myprobe do_sys_open dfd=$arg1 filename=+0($arg2):ustring flags=$arg3:x32\n"
@@ -24,10 +24,9 @@ class Setup:
     def __init__(self):
         self.machine = KprobeMachine()
         self.engine = FakeKprobeEngine(self.machine)
-        self.system = TracingSystem(self.machine)
-        self.kprobes = self.system.attach_kprobes(self.engine)
-        self.tree = build_tree(self.system.top, self.system.registry, self.system.instances, self.system.dynamic,
-                               self.system.kprobes)
+        self.system = TraceCore(self.machine, ftrace_sites=None, kprobe_engine=self.engine)
+        self.kprobes = self.system.kprobes
+        self.tree = build_tree(self.system)
 
     def node(self, path):
         return self.tree.walk(path)

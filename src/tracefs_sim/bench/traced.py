@@ -41,11 +41,8 @@ from unicorn import UC_HOOK_CODE
 from ..machine import Machine, MachineOptions
 from ..machine.paging import kernel_virt_to_phys
 from ..machine.tracing import CONTROL_RINGS, NR_CPUS, RING_PAGE_LOST, RING_SEQ, RING_SIZE, TRACE_RING_PAGES
-from ..probes.ftrace import FtraceSites
-from ..probes.kprobes import KprobeEngine
+from ..stack import build_stack
 from .realtime import realtime_if_permitted
-from ..probes.kprobes.debugfs import KprobeDebugViews
-from ..trace.system import TracingSystem
 from .runner import Sample
 
 PROBED = "vfs_read"  # once per dd block
@@ -182,11 +179,15 @@ class TracedKernel:
         self.machine = Machine(MachineOptions(cpus=1, workload="none", seed=seed))
         self.machine.start()
         try:
-            self.sites = FtraceSites(self.machine)
-            self.tracing = TracingSystem(self.machine, ftrace_sites=self.sites)
-            self.engine = KprobeEngine(self.machine, self.sites)
-            self.kprobes = self.tracing.attach_kprobes(self.engine)
-            self.debug = KprobeDebugViews(self.engine)
+            stack = build_stack(self.machine)
+            if stack.ftrace_sites is None or stack.kprobe_engine is None or stack.core.kprobes is None \
+                    or stack.kprobe_views is None:
+                raise RuntimeError("the kernel image has no ftrace sites or no kprobes")
+            self.sites = stack.ftrace_sites
+            self.tracing = stack.core
+            self.engine = stack.kprobe_engine
+            self.kprobes = stack.core.kprobes
+            self.debug = stack.kprobe_views
             self.ring = RingDrain(self.machine, self.tracing.top.slot)
             self.runs_set_aside = 0  # timed runs best_of did not count: they lost events
             try:

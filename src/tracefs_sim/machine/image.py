@@ -10,11 +10,15 @@ import io
 import struct
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
 from .kallsyms import Kallsyms
+
+if TYPE_CHECKING:
+    from .contract import EventName
 
 KERNEL_MAP = 0xFFFFFFFF80000000  # __START_KERNEL_map: virtual = physical + this
 PAGE_OFFSET = 0xFFFF888000000000  # direct map of all RAM
@@ -241,7 +245,11 @@ class KernelImage:
             events[(desc.system, desc.name)] = (desc, file)
         return events
 
-    def event_file(self, event: EventDesc) -> int:
+    def event_desc(self, system: str, name: str) -> EventDesc:
+        """A tracepoint of this kernel (KeyError: none of that name)."""
+        return self._event_files[(system, name)][0]
+
+    def event_file(self, event: EventName) -> int:
         """Address of the event's struct trace_event_file (enable bits, id) in the guest."""
         return self._event_files[(event.system, event.name)][1]
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from typing import TYPE_CHECKING
 
+from .contract import EventName
 from .image import EventDesc, KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 from .trace_pids import GuestPidLists
@@ -126,7 +127,7 @@ class GuestTracing:
             self.doorbell()
 
     # ---- the contract ----
-    def set_event_id(self, event: EventDesc, event_id: int) -> None:
+    def set_event_id(self, event: EventName, event_id: int) -> None:
         if not 0 <= event_id <= 0xFFFF:
             raise ValueError(f"event id {event_id} does not fit common_type")
         key = self._remember(event)
@@ -137,10 +138,10 @@ class GuestTracing:
                 self._write_file(event, FILE_TYPE, "<H", event_id)
         self._machine.guest_op(apply)
 
-    def enable_event(self, event: EventDesc, slot: int, on: bool) -> None:
+    def enable_event(self, event: EventName, slot: int, on: bool) -> None:
         self._check_slot(slot)
         key = self._remember(event)
-        self._machine.guest_op(lambda: self._enable(event, key, slot, on))
+        self._machine.guest_op(lambda: self._enable(self._events[key], key, slot, on))
 
     def _enable(self, event: EventDesc, key: tuple[str, str], slot: int, on: bool) -> None:
         with self._lock:
@@ -152,12 +153,12 @@ class GuestTracing:
                 self._enabled.get(k) for k, e in self._events.items() if e.key_addr == event.key_addr))
             self._update_cmdline_key()
 
-    def event_file(self, event: EventDesc) -> int:
+    def event_file(self, event: EventName) -> int:
         """The guest address of the event's trace_event_file (KeyError: not a tracepoint of
         this kernel), for function probes that soft-enable it."""
         return self._image.event_file(event)
 
-    def event_recording(self, event: EventDesc, slot: int) -> bool:
+    def event_recording(self, event: EventName, slot: int) -> bool:
         """Whether the guest records the event in slot now (its bit in the event file: an
         enabled event in soft mode has it clear while soft-disabled, and function probes
         flip it in the guest)."""
@@ -171,7 +172,7 @@ class GuestTracing:
             return bool(struct.unpack_from("<I", self._mem.buf, pa)[0] >> slot & 1)
         return self._machine.guest_op(read)
 
-    def set_event_soft_disabled(self, event: EventDesc, slot: int, off: bool) -> None:
+    def set_event_soft_disabled(self, event: EventName, slot: int, off: bool) -> None:
         """EVENT_FILE_FL_SOFT_DISABLED of an enabled event: its bit clear, the tracepoint
         still armed."""
         self._check_slot(slot)
@@ -307,11 +308,12 @@ class GuestTracing:
             return self._data.wait_for(lambda: self._pending, timeout)
 
     # ---- helpers ----
-    def _remember(self, event: EventDesc) -> tuple[str, str]:
+    def _remember(self, event: EventName) -> tuple[str, str]:
+        """The event's key; the image's description of it kept (KeyError: a tracepoint this
+        kernel does not have)."""
         key = (event.system, event.name)
         if key not in self._events:
-            self._image.event_file(event)  # KeyError for an event this kernel does not have
-            self._events[key] = event
+            self._events[key] = self._image.event_desc(event.system, event.name)
         return key
 
     def _check_slot(self, slot: int) -> None:
@@ -339,11 +341,11 @@ class GuestTracing:
         word = struct.unpack_from("<I", self._mem.buf, pa)[0]
         struct.pack_into("<I", self._mem.buf, pa, word | 1 << bit if on else word & ~(1 << bit))
 
-    def _set_file_bit(self, event: EventDesc, slot: int, on: bool) -> None:
+    def _set_file_bit(self, event: EventName, slot: int, on: bool) -> None:
         if self._mem is not None:
             self._set_bit(kernel_virt_to_phys(self._image.event_file(event) + FILE_SLOTS), slot, on)
 
-    def _write_file(self, event: EventDesc, offset: int, fmt: str, value: int) -> None:
+    def _write_file(self, event: EventName, offset: int, fmt: str, value: int) -> None:
         if self._mem is not None:
             pa = kernel_virt_to_phys(self._image.event_file(event) + offset)
             struct.pack_into(fmt, self._mem.buf, pa, value)

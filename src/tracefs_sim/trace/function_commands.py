@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from ..probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_STACKTRACE,
                              PROBE_STACKTRACE_COUNT, PROBE_TRACEOFF, PROBE_TRACEOFF_COUNT,
                              PROBE_TRACEON, PROBE_TRACEON_COUNT, FunctionProbe, ProbeCounter)
+from .event_control import EventControl, EventFile
 from .ftrace_filter import compile_match, match_functions
 from .ftrace_hash import FtraceHash
 from .kstrtox import kstrtoul_from_user
@@ -39,7 +40,7 @@ _GUEST_COMMAND = {
 class EventProbeData:
     """event_probe_data: one enable_event/disable_event registration, shared by the functions
     it matched (one count for them all)."""
-    file: object          # event_control.EventFile
+    file: EventFile
     enable: bool
     counter: ProbeCounter
     event_file_addr: int
@@ -75,16 +76,17 @@ class FunctionCommands:
     """The function probes of one trace array."""
 
     def __init__(self, functions: Sequence[str], address: Callable[[str], int], slot: int,
-                 read_counter: Callable[[ProbeCounter], int], on_change: Callable[[], None]):
+                 read_counter: Callable[[ProbeCounter], int], on_change: Callable[[], None],
+                 events: EventControl):
         """functions: the traceable functions (available_filter_functions order); address(name):
         a function's site; slot: the array's guest slot; read_counter: a count as the guest
         has it; on_change(): hand the guest the new table (OSError: it does not fit, and
-        nothing changed).  `events` (the array's EventControl) is set once the array has one."""
+        nothing changed); events: the array's events, which enable_event/disable_event act on."""
         self._functions = functions
         self._address = address
         self._name = {address(name): name for name in functions}
         self.slot = slot
-        self.events = None
+        self.events = events
         self._read_counter = read_counter
         self._on_change = on_change
         self.probes: list[FuncProbe] = []   # tr->func_probes: the newest first
@@ -156,7 +158,7 @@ class FunctionCommands:
 
     def _event_command(self, glob: str, command: str, param: str | None) -> None:
         """event_enable_func()."""
-        if param is None or self.events is None:
+        if param is None:
             raise OSError(errno.EINVAL, "enable_event needs system:event")
         system, has_event, rest = param.partition(":")
         if not has_event:

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from typing import cast
 
 from ..probes.kprobes.guest import (
-    KG_MAX_DEREF, LOAD_COMM, LOAD_DATA, LOAD_IMM, LOAD_IP, LOAD_REG, LOAD_STACK, PT_REGS, ST_MEM, ST_RAW,
-    ST_STRING, ST_UMEM, ST_USTRING, GuestFetchArg, GuestRecord,
+    KG_MAX_DEREF, LOAD_COMM, LOAD_DATA, LOAD_IMM, LOAD_IP, LOAD_REG, LOAD_STACK, ST_MEM, ST_RAW, ST_STRING,
+    ST_UMEM, ST_USTRING, GuestFetchArg, GuestRecord,
 )
+from ..probes.kprobes.regs import PT_REGS
 from .probe_args import ARGUMENT_REGISTERS, ProbeArg
 
 _STORES = {"st_raw": ST_RAW, "st_mem": ST_MEM, "st_umem": ST_UMEM, "st_string": ST_STRING,

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from ._entry import Entry   # one record (ts, payload, length): a C type, one malloc block each
+from ._entry import Entry as Entry   # one record (ts, payload, length): a C type, one malloc block each
 
 PAGE_SIZE = 4096
 # struct buffer_data_page: u64 time_stamp; local_t commit; unsigned char data[];
@@ -303,6 +303,10 @@ class RingBuffer:
 
     def __iter__(self) -> Iterator[CpuBuffer]:
         return iter(self._cpus)
+
+    @property
+    def nr_cpus(self) -> int:
+        return len(self._cpus)
 
     def cpu(self, cpu: int) -> CpuBuffer:
         return self._cpus[cpu]
