@@ -4,6 +4,8 @@ read what the guest holds, a list left empty by exits differing from no list."""
 
 import errno
 
+import pytest
+
 from tests.fakes import FakeFtraceSites, FakeGuestTracing, make_trace_array
 from tracefs_sim.trace.function_tracer import FtraceGlobal
 
@@ -80,3 +82,17 @@ def test_set_ftrace_pid_reads_the_guests_list():
     assert sites.pids[0] == ({4, 5, 12}, {9})
     pids.clear()
     assert pids.read() == b"no pid\n" and sites.pids[0] == (frozenset(), {9})
+
+
+@pytest.mark.parametrize("data, err", [
+    (b"18446744073709551616", errno.EINVAL),   # kstrtoul() refuses it: past 64 bits
+    (b"18446744073709551615", errno.EPERM),    # a number, but no pid
+    (b"0x", errno.EINVAL), (b"08", errno.EINVAL), (b"1x", errno.EINVAL),
+])
+def test_pids_written_as_linux_takes_them(data, err):
+    """As Linux 6.1 answers `echo DATA > set_event_pid` (asked of the real kernel)."""
+    ta = make_array()
+    with pytest.raises(OSError) as caught:
+        ta.events.pid_filter.write(data)
+    assert caught.value.errno == err
+    assert ta.events.pid_filter.read() == b""

@@ -7,7 +7,7 @@ One map for the whole tracing system, shared by all trace arrays, as in Linux.
 import errno
 import threading
 
-from .kstrtox import kstrtoul_from_user
+from ..lib.kstrtox import kstrtoul_from_user
 
 PID_MAX_DEFAULT = 0x8000
 TASK_COMM_LEN = 16

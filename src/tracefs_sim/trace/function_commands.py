@@ -12,7 +12,6 @@ and decrements the counts itself.
 from __future__ import annotations
 
 import errno
-import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -22,7 +21,7 @@ from ..probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_STAC
 from .event_control import EventControl, EventFile
 from .ftrace_filter import compile_match, match_functions
 from .ftrace_hash import FtraceHash
-from .kstrtox import kstrtoul_from_user
+from ..lib.kstrtox import kstrtoull
 
 # The top-level array's slot: stacktrace writes there whatever array registered it
 # (trace_dump_stack() uses global_trace).
@@ -55,16 +54,6 @@ class FuncProbe:
     hash: FtraceHash = field(default_factory=lambda: FtraceHash(0))
     counters: dict[int, ProbeCounter] = field(default_factory=dict)    # traceon/off, stacktrace :N
     events: dict[int, EventProbeData] = field(default_factory=dict)    # enable/disable_event
-
-
-def kstrtoul_base0(text: str) -> int:
-    """kstrtoul(s, 0, ...): 0x hex, leading-0 octal, else decimal; EINVAL/ERANGE."""
-    raw = text.encode("latin-1")
-    digits = raw[1:] if raw.startswith(b"+") else raw
-    base = 10
-    if digits[:1] == b"0":  # _parse_integer_fixup_radix()
-        base = 16 if digits[1:2] in (b"x", b"X") and len(digits) > 2 and chr(digits[2]) in string.hexdigits else 8
-    return kstrtoul_from_user(raw, base)
 
 
 def _signed(value: int) -> int:
@@ -153,7 +142,7 @@ class FunctionCommands:
         count = -1
         number = param.split(":", 1)[0] if param is not None else ""
         if number:
-            count = _signed(kstrtoul_base0(number))
+            count = _signed(kstrtoull(number, 0))
         self._register(command, counted, glob, lambda: ProbeCounter(count) if counted else None)
 
     def _event_command(self, glob: str, command: str, param: str | None) -> None:
@@ -174,7 +163,7 @@ class FunctionCommands:
             number = rest.split(":", 1)[0]
             if not number:
                 raise OSError(errno.EINVAL, "empty count")
-            count = _signed(kstrtoul_base0(number))
+            count = _signed(kstrtoull(number, 0))
         self.events.soft_enable(file)
         data = EventProbeData(file, command == "enable_event", ProbeCounter(count), file_addr)
         try:

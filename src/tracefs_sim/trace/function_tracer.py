@@ -13,7 +13,7 @@ from ..probes.ftrace import FtraceSites
 from .event_control import EventControl, PidFilter
 from .function_commands import FunctionCommands
 from .ftrace_filter import ALL_ENABLED, NONE_DISABLED, FunctionFilter, GraphFilter
-from .kstrtox import kstrtoul_from_user
+from ..lib.kstrtox import kstrtoul_from_user
 from .options import TraceOptions
 
 _UINT_MAX = (1 << 32) - 1

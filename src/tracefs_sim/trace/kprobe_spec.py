@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from ..lib.kstrtox import kstrtoull, kstrtouint, or_none
 from .dynevent import argv_split
 from .ftrace_records import SymFlags, print_ip_sym
 from .probe_args import (
@@ -38,8 +39,6 @@ from .probe_args import (
     arg_fields,
     decode_args,
     format_args,
-    kstrtoull,
-    kstrtouint,
     parse_probe_arg,
     print_fmt,
     split_symbol_offset,
@@ -240,7 +239,7 @@ def create_kprobe(command: str, symbols: KernelSymbols, *,
         text = head[1:colon] if colon >= 0 else head[1:]
         if len(text) > MAX_EVENT_NAME_LEN - 1:
             raise log.error(1, "BAD_MAXACT")
-        n = kstrtouint(text)
+        n = or_none(kstrtouint, text)
         if not n:
             raise log.error(1, "BAD_MAXACT")
         if n > KRETPROBE_MAXACTIVE_MAX:
@@ -250,7 +249,7 @@ def create_kprobe(command: str, symbols: KernelSymbols, *,
     flags = ArgFlags.KERNEL
     symbol = None
     offset = 0
-    addr = kstrtoull(argv[1])
+    addr = or_none(kstrtoull, argv[1])
     if addr is None:
         log.index = 1
         if "/" in argv[1] and ":" in argv[1]:

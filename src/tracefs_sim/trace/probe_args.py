@@ -24,6 +24,7 @@ from typing import Callable, Protocol, Sequence
 # Below TASK_SIZE a "kernel" string/deref reads user memory (x86's non-overlapping address
 # spaces: CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE).
 from ..machine.contract import TASK_SIZE
+from ..lib.kstrtox import ULLONG_MAX as _ULLONG_MAX, kstrtoll, kstrtouint, kstrtoull, or_none, simple_strtoull
 from .probe_log import ProbeError, ProbeLog, silent_error
 
 __all__ = [
@@ -38,10 +39,6 @@ __all__ = [
     "parse_probe_arg",
     "is_good_name",
     "is_good_system_name",
-    "kstrtoull",
-    "kstrtoll",
-    "kstrtouint",
-    "simple_strtoul",
     "split_symbol_offset",
     "MAX_ARGSTR_LEN",
     "arg_fields",
@@ -83,76 +80,6 @@ REGISTER_NAMES = frozenset((
 ARGUMENT_REGISTERS = ("di", "si", "dx", "cx", "r8", "r9")
 
 
-# ---------------------------------------------------------------------------------------------
-# Numbers: lib/kstrtox.c with base 0 (0x hex, 0 octal, decimal)
-
-_ULLONG_MAX = (1 << 64) - 1
-
-
-def _radix(s: str) -> tuple[int, str]:
-    # _parse_integer_fixup_radix(): "0x" counts only when a hex digit follows.
-    if s[:1] == "0":
-        if s[1:2].lower() == "x" and s[2:3] and s[2] in "0123456789abcdefABCDEF":
-            return 16, s[2:]
-        return 8, s
-    return 10, s
-
-
-def _parse_digits(s: str, base: int) -> tuple[int, int]:
-    """(value, number of digits) of the leading digits of s; value is not range-checked."""
-    value = 0
-    n = 0
-    for ch in s:
-        d = int(ch, 16) if ch in "0123456789abcdefABCDEF" else 99
-        if d >= base:
-            break
-        value = value * base + d
-        n += 1
-    return value, n
-
-
-def kstrtoull(s: str, base: int = 0) -> int | None:
-    """kstrtoull(): the value, or None where the kernel returns -EINVAL/-ERANGE."""
-    if s[:1] == "+":
-        s = s[1:]
-    if base == 0:
-        base, s = _radix(s)
-    elif base == 16 and s[:2].lower() == "0x":
-        s = s[2:]
-    value, n = _parse_digits(s, base)
-    if n == 0 or value > _ULLONG_MAX:
-        return None
-    rest = s[n:]
-    if rest == "\n":
-        rest = ""
-    return None if rest else value
-
-
-def kstrtoll(s: str, base: int = 0) -> int | None:
-    """kstrtoll()/kstrtol() (64-bit long): signed, range-checked."""
-    if s[:1] == "-":
-        v = kstrtoull(s[1:], base)
-        if v is None or v > 1 << 63:
-            return None
-        return -v
-    v = kstrtoull(s, base)
-    if v is None or v >= 1 << 63:
-        return None
-    return v
-
-
-def kstrtouint(s: str, base: int = 0) -> int | None:
-    v = kstrtoull(s, base)
-    return v if v is not None and v <= 0xFFFFFFFF else None
-
-
-def simple_strtoul(s: str) -> tuple[int, int]:
-    """simple_strtoul(s, &end, 0): (value, characters consumed); never fails."""
-    base, rest = _radix(s)
-    value, n = _parse_digits(rest, base)
-    return value & _ULLONG_MAX, (len(s) - len(rest)) + n
-
-
 def _isalpha(ch: str) -> bool:
     # The kernel's ctype table counts Latin-1 letters (0xc0-0xff but for x and /) as letters;
     # command text is handled as Latin-1 decoded bytes.
@@ -166,7 +93,7 @@ def split_symbol_offset(symbol: str) -> tuple[str, int] | None:
     cut = min((p for p in (symbol.find("+"), symbol.find("-")) if p >= 0), default=-1)
     if cut < 0:
         return symbol, 0
-    offset = kstrtoll(symbol[cut:])
+    offset = or_none(kstrtoll, symbol[cut:])
     return None if offset is None else (symbol[:cut], offset)
 
 
@@ -228,7 +155,7 @@ def find_fetch_type(name: str | None) -> FetchType | None:
         slash = name.find("/")
         if slash < 0:
             return None
-        bs = kstrtoull(name[slash + 1:])
+        bs = or_none(kstrtoull, name[slash + 1:])
         return {8: FETCH_TYPES["u8"], 16: FETCH_TYPES["u16"], 32: FETCH_TYPES["u32"],
                 64: FETCH_TYPES["u64"]}.get(bs)
     return FETCH_TYPES.get(name)
@@ -303,7 +230,7 @@ def _parse_vars(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeL
             code.set(op="stackp")
             return
         if rest[0] in "0123456789":
-            param = kstrtoull(rest, 10)
+            param = or_none(kstrtoull, rest, 10)
             if param is None:
                 raise _Fail(log.error(offs, "BAD_VAR"))
             if flags & ArgFlags.KERNEL and param > PARAM_MAX_STACK:
@@ -315,7 +242,7 @@ def _parse_vars(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeL
         code.set(op="comm")
         return
     if (flags & ArgFlags.MASK) == (ArgFlags.KERNEL | ArgFlags.FENTRY) and arg.startswith("arg"):
-        param = kstrtoull(arg[3:], 10)
+        param = or_none(kstrtoull, arg[3:], 10)
         if param is None:
             raise _Fail(log.error(offs, "BAD_VAR"))
         if not param or param > PARAM_MAX_STACK:
@@ -327,11 +254,11 @@ def _parse_vars(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeL
 
 def _str_to_immediate(s: str) -> int | None:
     if s[:1] in "0123456789" and s:
-        return kstrtoull(s)
+        return or_none(kstrtoull, s)
     if s[:1] == "-":
-        v = kstrtoll(s)
+        v = or_none(kstrtoll, s)
     elif s[:1] == "+":
-        v = kstrtoll(s[1:])
+        v = or_none(kstrtoll, s[1:])
     else:
         return None
     return None if v is None else v & _ULLONG_MAX
@@ -350,14 +277,14 @@ def _parse_arg(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeLo
         code.set(op="reg", data=arg[1:])
     elif c == "@":
         if arg[1:2] and arg[1] in "0123456789":
-            param = kstrtoull(arg[1:])
+            param = or_none(kstrtoull, arg[1:])
             if param is None:
                 raise _Fail(log.error(offs, "BAD_MEM_ADDR"))
             code.set(op="imm", immediate=param)
         elif arg[1:2] == "+":
             if flags & ArgFlags.KERNEL:
                 raise _Fail(log.error(offs, "FILE_ON_KPROBE"))
-            foffs = kstrtoll(arg[2:])
+            foffs = or_none(kstrtoll, arg[2:])
             if foffs is None:
                 raise _Fail(log.error(offs, "BAD_FILE_OFFS"))
             code.set(op="foffs", immediate=foffs & _ULLONG_MAX)
@@ -388,7 +315,7 @@ def _parse_arg(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeLo
         paren = a.find("(")
         if paren < 0:
             raise _Fail(log.error(offs, "DEREF_NEED_BRACE"))
-        offset = kstrtoll(a[:paren])
+        offset = or_none(kstrtoll, a[:paren])
         if offset is None:
             raise _Fail(log.error(offs, "BAD_DEREF_OFFS"))
         # Linux advances by the text it skipped, counting the '+' once more: for "+u" forms
@@ -425,12 +352,12 @@ def _parse_bitfield(bf: str, t: FetchType, code: _Code) -> bool:
     """__parse_bitfield_probe_arg(); False where the kernel returns -EINVAL."""
     if bf[:1] != "b":
         return True
-    bw, n = simple_strtoul(bf[1:])
+    bw, n = simple_strtoull(bf[1:])
     tail = bf[1 + n:]
     if bw == 0 or tail[:1] != "@":
         return False
     rest = tail[1:]
-    bo, n = simple_strtoul(rest)
+    bo, n = simple_strtoull(rest)
     if n == 0 or rest[n:n + 1] != "/":
         return False
     code.i += 1
@@ -675,7 +602,7 @@ def _parse_body(arg: str, name: str, size: int, flags: ArgFlags, offset: int,
                 raise _Fail(log.error(offset + t2_at + len(t2), "ARRAY_NO_CLOSE"))
             if t2[close + 1:] != "":
                 raise _Fail(log.error(offset + t2_at + close + 1, "BAD_ARRAY_SUFFIX"))
-            n = kstrtouint(t2[:close])
+            n = or_none(kstrtouint, t2[:close])
             if not n:
                 raise _Fail(log.error(offset + t2_at, "BAD_ARRAY_NUM"))
             if n > MAX_ARRAY_LEN:

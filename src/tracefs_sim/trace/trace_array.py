@@ -24,7 +24,7 @@ from .event_control import EventControl
 from .events import TRACE_PRINT, EventRegistry
 from .function_tracer import FtraceGlobal, FunctionTracing
 from .headers import KernelIdentity, OutputFlags, latency_header, stats_text, trace_header
-from .kstrtox import kstrtoul_from_user, strstrip
+from ..lib.kstrtox import kstrtoul_from_user, strstrip
 from .options import TraceOptions
 from .probe_args import Symbolizer
 from .rb_page import event_length
