@@ -101,16 +101,20 @@ def test_drained_entries_are_the_c_type():
 def test_lines_refuses_an_entry_type_of_another_layout():
     """_lines checks at import that the Entry of _entry's API has entry.h's layout (a stale
     build of one module would otherwise read records wrongly)."""
-    script = textwrap.dedent("""
-        import ctypes, sys, types
+    script = textwrap.dedent(f"""
+        import ctypes, importlib.util, sys, types
+        spec = importlib.util.spec_from_file_location("tracefs_sim.trace._entry", {_entry.__file__!r})
+        real = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(real)
         class Api(ctypes.Structure):   # struct entry_api, with a record type of another layout
             _fields_ = [("type", ctypes.py_object), ("new_entry", ctypes.c_void_p),
                         ("trim_freed", ctypes.c_void_p)]
-        stale = type("Entry", (tuple,), {})
+        stale = type("Entry", (tuple,), {{}})
         api, name = Api(stale, None, None), b"tracefs_sim.trace._entry.api"
         new_capsule = ctypes.pythonapi.PyCapsule_New
         new_capsule.restype, new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
         stub = types.ModuleType("tracefs_sim.trace._entry")
+        stub.__dict__.update(real.__dict__)   # the ring page's constants, ...
         stub.Entry, stub.api = stale, new_capsule(ctypes.addressof(api), name, None)
         sys.modules["tracefs_sim.trace._entry"] = stub
         try:

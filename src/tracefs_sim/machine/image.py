@@ -20,6 +20,10 @@ from .kallsyms import Kallsyms
 if TYPE_CHECKING:
     from .contract import EventName
 
+_SHF_ALLOC = 0x2
+# struct host_abi_entry of kernel/host_abi.c: a NUL-padded name, then the value
+_HOST_ABI_ENTRY = struct.Struct("<56sQ")
+
 KERNEL_MAP = 0xFFFFFFFF80000000  # __START_KERNEL_map: virtual = physical + this
 PAGE_OFFSET = 0xFFFF888000000000  # direct map of all RAM
 
@@ -145,6 +149,8 @@ class KernelImage:
             shndx = sym["st_shndx"]
             if not isinstance(shndx, int):
                 continue  # absolute/undefined
+            if not sections[shndx]["sh_flags"] & _SHF_ALLOC:
+                continue  # not loaded (the host ABI table): no kernel address
             out.append(Symbol(sym.name, sym["st_value"], sym["st_size"],
                               self._type_letter(sym, sections[shndx])))
         out.sort(key=lambda s: (s.addr, s.name))
@@ -204,6 +210,26 @@ class KernelImage:
         if sec is None:
             return 0, b""
         return sec["sh_addr"], sec.data()
+
+    # ---- the host ABI: the layout constants of the tables the host shares with the kernel ----
+    @cached_property
+    def abi(self) -> dict[str, int]:
+        """name -> value of every constant kernel/host_abi.c lists: a header's #define by its
+        name (TRACE_SLOTS), sizeof(struct x) as "sizeof(x)", offsetof(struct x, f) as "x.f".
+        Read from the image's .host_abi section (not loaded), so the host uses the values
+        this very build has, never a hand-kept mirror of the headers."""
+        _, data = self._section(".host_abi")
+        out = {}
+        for raw, value in _HOST_ABI_ENTRY.iter_unpack(data):
+            out[raw.split(b"\0", 1)[0].decode()] = value
+        return out
+
+    def abi_value(self, name: str) -> int:
+        """One constant of the host ABI; KeyError naming it for a kernel built without it."""
+        try:
+            return self.abi[name]
+        except KeyError:
+            raise KeyError(f"kernel image's host ABI has no {name} (kernel/host_abi.c)") from None
 
     # ---- ftrace: the 5-byte nops recorded by -mrecord-mcount ----
     @cached_property

@@ -26,20 +26,60 @@ from .trace_pids import GuestPidLists
 if TYPE_CHECKING:
     from .machine import Machine
 
-# mirrors of ring.h (pinned there by static asserts)
-TRACE_SLOTS = 8
-TRACE_RING_PAGES = 64
-NR_CPUS = 8
-PAGE_SIZE = 4096
-BUF_PAGE_HDR_SIZE = 16
-RING_SIZE = 48 + 8 * TRACE_RING_PAGES
-RING_SEQ, RING_RELEASED, RING_CLOSED, RING_RESET_REQ, RING_PAGE_LOST = 0, 8, 36, 40, 48
-CONTROL_RECORDING, CONTROL_RINGS = 0, 8
-CONTROL_CPU_SLOTS = CONTROL_RINGS + TRACE_SLOTS * NR_CPUS * RING_SIZE
-FILE_SLOTS, FILE_TYPE = 0, 4
 JMP_REL32 = 0xE9
-# mirrors of struct saved_cmdlines in trace.h
-SAVED_CMDLINES, SAVED_CMDLINE_SIZE, SAVED_CMDLINES_ENTRIES = 128, 20, 8
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+
+
+@dataclass(frozen=True)
+class RingLayout:
+    """Where the guest keeps its rings (include/trace/ring.h), from the image's host ABI:
+    trace_control's recording bits, rings per (slot, cpu) and tracing_cpumasks; trace_pages'
+    data pages; the events' trace_event_file; saved_cmdlines."""
+
+    slots: int  # TRACE_SLOTS
+    nr_cpus: int  # NR_CPUS: what the tables are sized for (the machine may run fewer)
+    ring_pages: int  # TRACE_RING_PAGES
+    page_size: int  # sizeof(struct buffer_data_page)
+    page_header: int  # BUF_PAGE_HDR_SIZE
+    page_commit: int
+    ring_size: int
+    ring_seq: int
+    ring_released: int
+    ring_lost: int
+    ring_closed: int
+    ring_reset_req: int
+    ring_page_lost: int
+    control_size: int
+    control_recording: int
+    control_rings: int
+    control_cpu_slots: int
+    file_slots: int
+    file_type: int
+    saved_cmdlines: int  # SAVED_CMDLINES
+    saved_cmdline_size: int
+    saved_cmdlines_size: int
+    saved_cmdlines_entry: int
+
+    @classmethod
+    def of(cls, image: KernelImage) -> RingLayout:
+        a = image.abi_value
+        return cls(
+            a("TRACE_SLOTS"), a("NR_CPUS"), a("TRACE_RING_PAGES"), a("sizeof(buffer_data_page)"),
+            a("BUF_PAGE_HDR_SIZE"), a("buffer_data_page.commit"), a("sizeof(trace_ring)"), a("trace_ring.seq"),
+            a("trace_ring.released"), a("trace_ring.lost"), a("trace_ring.closed"), a("trace_ring.reset_req"),
+            a("trace_ring.page_lost"), a("sizeof(trace_control)"), a("trace_control.recording"),
+            a("trace_control.rings"), a("trace_control.cpu_slots"), a("trace_event_file.slots"),
+            a("trace_event_file.type"), a("SAVED_CMDLINES"), a("sizeof(saved_cmdline)"),
+            a("sizeof(saved_cmdlines)"), a("saved_cmdlines.entry"))
+
+    def ring(self, slot: int, cpu: int) -> int:
+        """The (slot, cpu) ring's offset in trace_control."""
+        return self.control_rings + (slot * self.nr_cpus + cpu) * self.ring_size
+
+    def page(self, slot: int, cpu: int, seq: int) -> int:
+        """The offset in trace_pages of the page with sequence number seq of a ring."""
+        return ((slot * self.nr_cpus + cpu) * self.ring_pages + seq % self.ring_pages) * self.page_size
 
 
 @dataclass(frozen=True)
@@ -58,15 +98,16 @@ class GuestTracing:
         self._machine = machine
         image: KernelImage = machine.image
         self._image = image
-        self.nr_slots = TRACE_SLOTS
+        self.layout = layout = RingLayout.of(image)
+        self.nr_slots = layout.slots
         self._nr_cpus = machine.nr_cpus
         control = image.lookup("trace_control")
         pages = image.lookup("trace_pages")
-        if control.size != CONTROL_CPU_SLOTS + 4 * NR_CPUS or \
-                pages.size != TRACE_SLOTS * NR_CPUS * TRACE_RING_PAGES * PAGE_SIZE:
+        if control.size != layout.control_size or \
+                pages.size != layout.slots * layout.nr_cpus * layout.ring_pages * layout.page_size:
             raise ValueError("kernel image's trace ring layout does not match this machine")
         saved = image.lookup("saved_cmdlines")
-        if saved.size != SAVED_CMDLINES_ENTRIES + SAVED_CMDLINES * SAVED_CMDLINE_SIZE:
+        if saved.size != layout.saved_cmdlines_size:
             raise ValueError("kernel image's saved_cmdlines layout does not match this machine")
         self._saved_cmdlines = kernel_virt_to_phys(saved.addr)
         self._cmdline_key = image.addr("trace_cmdline_key")
@@ -85,11 +126,11 @@ class GuestTracing:
         self._events: dict[tuple[str, str], EventDesc] = {}
         self._keys_on: set[int] = set()
         self._cmdline_holders: set[object] = set()
-        self._recording = [False] * TRACE_SLOTS
-        self._cpumasks = [(1 << NR_CPUS) - 1] * TRACE_SLOTS   # tracing_cpumask of each slot
+        self._recording = [False] * layout.slots
+        self._cpumasks = [(1 << layout.nr_cpus) - 1] * layout.slots   # tracing_cpumask of each slot
         # per (slot, cpu): pages below this seq were dropped by reset()
-        self._skip = [[0] * self._nr_cpus for _ in range(TRACE_SLOTS)]
-        self._resets = [[0] * self._nr_cpus for _ in range(TRACE_SLOTS)]
+        self._skip = [[0] * self._nr_cpus for _ in range(layout.slots)]
+        self._resets = [[0] * self._nr_cpus for _ in range(layout.slots)]
 
     # ---- the machine calls these ----
     def attach(self, mem: PhysMem) -> None:
@@ -98,9 +139,9 @@ class GuestTracing:
         with self._lock:
             self._mem = mem
             for key, event_id in self._ids.items():
-                self._write_file(self._events[key], FILE_TYPE, "<H", event_id)
+                self._write_file(self._events[key], self.layout.file_type, "<H", event_id)
             for key, slots in self._enabled.items():
-                self._write_file(self._events[key], FILE_SLOTS, "<I",
+                self._write_file(self._events[key], self.layout.file_slots, "<I",
                                  self._mask(slots - self._soft_off.get(key, set())))
             self._write_recording()
             self._write_cpumasks()
@@ -135,7 +176,7 @@ class GuestTracing:
         def apply():
             with self._lock:
                 self._ids[key] = event_id
-                self._write_file(event, FILE_TYPE, "<H", event_id)
+                self._write_file(event, self.layout.file_type, "<H", event_id)
         self._machine.guest_op(apply)
 
     def enable_event(self, event: EventName, slot: int, on: bool) -> None:
@@ -168,7 +209,7 @@ class GuestTracing:
         def read():
             if self._mem is None:
                 return slot in self._enabled.get(key, ()) and slot not in self._soft_off.get(key, ())
-            pa = kernel_virt_to_phys(self._image.event_file(event) + FILE_SLOTS)
+            pa = kernel_virt_to_phys(self._image.event_file(event) + self.layout.file_slots)
             return bool(struct.unpack_from("<I", self._mem.buf, pa)[0] >> slot & 1)
         return self._machine.guest_op(read)
 
@@ -212,7 +253,9 @@ class GuestTracing:
         def read():
             if self._mem is None:
                 return {}
-            raw = self._mem.read(self._saved_cmdlines + SAVED_CMDLINES_ENTRIES, SAVED_CMDLINES * SAVED_CMDLINE_SIZE)
+            lay = self.layout
+            raw = self._mem.read(self._saved_cmdlines + lay.saved_cmdlines_entry,
+                                 lay.saved_cmdlines * lay.saved_cmdline_size)
             out = {}
             for pid, comm in struct.iter_unpack("<i16s", raw):
                 if pid > 0:  # 0: unused, or being rewritten
@@ -228,7 +271,7 @@ class GuestTracing:
                 self._recording[slot] = bool(on)
                 if self._mem is not None:
                     # only this slot's bit: the guest's traceon/traceoff probes flip the others
-                    self._set_bit(self._control + CONTROL_RECORDING, slot, on)
+                    self._set_bit(self._control + self.layout.control_recording, slot, on)
         self._machine.guest_op(apply)
 
     def is_recording(self, slot: int) -> bool:
@@ -238,7 +281,8 @@ class GuestTracing:
         def read():
             if self._mem is None:
                 return self._recording[slot]
-            return bool(struct.unpack_from("<I", self._mem.buf, self._control + CONTROL_RECORDING)[0] >> slot & 1)
+            recording = self._control + self.layout.control_recording
+            return bool(struct.unpack_from("<I", self._mem.buf, recording)[0] >> slot & 1)
         return self._machine.guest_op(read)
 
     def set_cpumask(self, slot: int, mask: int) -> None:
@@ -262,27 +306,28 @@ class GuestTracing:
         with self._lock:
             if self._mem is None:
                 return out
-            buf = self._mem.buf
+            buf, lay = self._mem.buf, self.layout
             for cpu in range(self._nr_cpus):
                 ring = self._ring(slot, cpu)
-                seq, released = struct.unpack_from("<QQ", buf, ring)
-                closed = struct.unpack_from("<I", buf, ring + RING_CLOSED)[0]
-                if struct.unpack_from("<Q", buf, ring)[0] != seq:
+                seq = _U64.unpack_from(buf, ring + lay.ring_seq)[0]
+                released = _U64.unpack_from(buf, ring + lay.ring_released)[0]
+                closed = _U32.unpack_from(buf, ring + lay.ring_closed)[0]
+                if _U64.unpack_from(buf, ring + lay.ring_seq)[0] != seq:
                     closed = 0  # the writer moved meanwhile: `closed` may be the next page's
                 for s in range(max(released, self._skip[slot][cpu]), seq + 1):
                     page = self._page(slot, cpu, s)
-                    commit = struct.unpack_from("<Q", buf, page + 8)[0]
+                    commit = _U64.unpack_from(buf, page + lay.page_commit)[0]
                     complete = s < seq or bool(closed)
                     if not commit and not complete:
                         continue
-                    lost = struct.unpack_from("<Q", buf, ring + RING_PAGE_LOST + 8 * (s % TRACE_RING_PAGES))[0]
-                    data = bytearray(buf[page:page + BUF_PAGE_HDR_SIZE + commit].ljust(PAGE_SIZE, b"\0"))
+                    lost = _U64.unpack_from(buf, ring + lay.ring_page_lost + 8 * (s % lay.ring_pages))[0]
+                    data = bytearray(buf[page:page + lay.page_header + commit].ljust(lay.page_size, b"\0"))
                     # the copy may hold a later commit than the bytes taken: state the one read
-                    struct.pack_into("<Q", data, 8, commit)
+                    _U64.pack_into(data, lay.page_commit, commit)
                     out.append(GuestPage(cpu, s, bytes(data), complete, lost))
                 done = seq + 1 if closed else seq  # complete pages go back to the guest
                 if done > released:
-                    struct.pack_into("<Q", buf, ring + RING_RELEASED, done)
+                    _U64.pack_into(buf, ring + lay.ring_released, done)
         return out
 
     def reset(self, slot: int) -> None:
@@ -294,14 +339,14 @@ class GuestTracing:
         with self._lock:
             if self._mem is None:
                 return
-            buf = self._mem.buf
+            buf, lay = self._mem.buf, self.layout
             for cpu in range(self._nr_cpus):
                 ring = self._ring(slot, cpu)
-                seq = struct.unpack_from("<Q", buf, ring)[0]
+                seq = _U64.unpack_from(buf, ring + lay.ring_seq)[0]
                 self._skip[slot][cpu] = seq + 1
                 self._resets[slot][cpu] += 1
-                struct.pack_into("<Q", buf, ring + RING_RELEASED, seq)
-                struct.pack_into("<I", buf, ring + RING_RESET_REQ, self._resets[slot][cpu] & 0xFFFFFFFF)
+                _U64.pack_into(buf, ring + lay.ring_released, seq)
+                _U32.pack_into(buf, ring + lay.ring_reset_req, self._resets[slot][cpu] & 0xFFFFFFFF)
 
     def wait_for_data(self, timeout: float) -> bool:
         with self._data:
@@ -317,8 +362,8 @@ class GuestTracing:
         return key
 
     def _check_slot(self, slot: int) -> None:
-        if not 0 <= slot < TRACE_SLOTS:
-            raise ValueError(f"slot {slot} out of range 0..{TRACE_SLOTS - 1}")
+        if not 0 <= slot < self.layout.slots:
+            raise ValueError(f"slot {slot} out of range 0..{self.layout.slots - 1}")
 
     @staticmethod
     def _mask(slots: set[int]) -> int:
@@ -326,14 +371,14 @@ class GuestTracing:
 
     def _write_cpumasks(self) -> None:
         if self._mem is not None:
-            for cpu in range(NR_CPUS):
+            for cpu in range(self.layout.nr_cpus):
                 slots = sum(1 << slot for slot, mask in enumerate(self._cpumasks) if mask >> cpu & 1)
-                struct.pack_into("<I", self._mem.buf, self._control + CONTROL_CPU_SLOTS + 4 * cpu, slots)
+                struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_cpu_slots + 4 * cpu, slots)
 
     def _write_recording(self) -> None:
         if self._mem is not None:
             mask = sum(1 << slot for slot, on in enumerate(self._recording) if on)
-            struct.pack_into("<I", self._mem.buf, self._control + CONTROL_RECORDING, mask)
+            struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_recording, mask)
 
     def _set_bit(self, pa: int, bit: int, on: bool) -> None:
         """One bit of a guest u32 the guest also changes (a narrow race: the guest's own
@@ -343,7 +388,7 @@ class GuestTracing:
 
     def _set_file_bit(self, event: EventName, slot: int, on: bool) -> None:
         if self._mem is not None:
-            self._set_bit(kernel_virt_to_phys(self._image.event_file(event) + FILE_SLOTS), slot, on)
+            self._set_bit(kernel_virt_to_phys(self._image.event_file(event) + self.layout.file_slots), slot, on)
 
     def _write_file(self, event: EventName, offset: int, fmt: str, value: int) -> None:
         if self._mem is not None:
@@ -371,7 +416,7 @@ class GuestTracing:
             self._mem.write(kernel_virt_to_phys(code), data)
 
     def _ring(self, slot: int, cpu: int) -> int:
-        return self._control + CONTROL_RINGS + (slot * NR_CPUS + cpu) * RING_SIZE
+        return self._control + self.layout.ring(slot, cpu)
 
     def _page(self, slot: int, cpu: int, seq: int) -> int:
-        return self._pages + ((slot * NR_CPUS + cpu) * TRACE_RING_PAGES + seq % TRACE_RING_PAGES) * PAGE_SIZE
+        return self._pages + self.layout.page(slot, cpu, seq)

@@ -19,7 +19,7 @@ import threading
 from ...machine.contract import PatchableMachine
 from ...machine.hooks import HookContext
 from .. import insn as X
-from ..ftrace import MCOUNT_INSN_SIZE, FtraceSites
+from ..ftrace import FtraceSites
 from .blacklist import Blacklist
 from .guest import GuestKprobes, GuestRecord, GuestTables
 from .hit import ProbeHit, ProbeStage
@@ -50,9 +50,10 @@ class KprobeEngine:
         self._all_disarmed = False  # debug/kprobes/enabled written 0
         self._text = image.text_range
         self._mcount = {addr: name for name, addr in image.mcount_sites.items()}
+        self._site_size = image.abi_value("MCOUNT_INSN_SIZE")
         self._jump_sites = sorted(e.code for e in image.jump_entries)
         self.blacklist = Blacklist(image)
-        self.optimizer = Optimizer(image, self._mcount, self._jump_sites)
+        self.optimizer = Optimizer(image, self._mcount, self._site_size, self._jump_sites)
         self.stage = ProbeStage(image, machine.nr_cpus)  # where host handlers' records go
         self._insn_slots = InsnSlots(machine)
         self._tables = GuestTables(machine)
@@ -112,7 +113,7 @@ class KprobeEngine:
             if known[1] != 0 or self.blacklist.refuses_return(addr):
                 raise OSError(errno.EINVAL, "kretprobe must be at a function entry")
         # check_ftrace_location(): inside an mcount site but not at its start
-        for site in (addr - k for k in range(1, MCOUNT_INSN_SIZE)):
+        for site in (addr - k for k in range(1, self._site_size)):
             if site in self._mcount:
                 raise OSError(errno.EILSEQ, "not an instruction boundary")
         # check_kprobe_address_safe()

@@ -26,29 +26,31 @@ from .opt import optimized_insns
 from .point import FTRACE, INT3, GuestProbe, Point, required_symbol
 from .regs import PT_REGS
 
-# include/trace/probe_stage.h
-KG_MAX_POINTS = 256
-KG_MAX_PROBES = 512
-KG_MAX_ARGS = 2048
-KG_MAX_DEREF = 8
-KG_MAX_INSTS = 8192
-KG_INST_HASH = 64
+# The guest's fetch programs (include/trace/probe_stage.h), as the tracing core compiles its
+# fetch arguments into them: the load and store kinds, and struct kg_arg's layout, whose
+# dereference slots are KG_MAX_DEREF.  Checked against the image's host ABI when the tables
+# are made (_check_abi).
 LOAD_REG, LOAD_IP, LOAD_STACK, LOAD_IMM, LOAD_COMM, LOAD_DATA = range(6)
 ST_RAW, ST_MEM, ST_UMEM, ST_STRING, ST_USTRING = range(5)
+KG_MAX_DEREF = 8
 _ARG = struct.Struct("<8BHHHHQq8q")  # struct kg_arg
 _PROBE = struct.Struct("<IHHIIIBBHQQIIII")  # struct kg_probe
 _POINT = struct.Struct("<QII")  # struct kg_point
-ORDER_OFF = 8
-POINTS_OFF = ORDER_OFF + 2 * KG_MAX_POINTS
-PROBES_OFF = POINTS_OFF + _POINT.size * KG_MAX_POINTS
-ARGS_OFF = PROBES_OFF + _PROBE.size * KG_MAX_PROBES
-CHAINS_OFF = ARGS_OFF + _ARG.size * KG_MAX_ARGS
 _INST = struct.Struct("<QQQQIIiI")  # struct kg_inst
-INSTS_OFF = CHAINS_OFF + 4 * KG_INST_HASH
-TABLES_SIZE = INSTS_OFF + _INST.size * KG_MAX_INSTS
-NHIT_OFF = 24
-INST_OFF = 40  # kg_probe.first_inst
-assert _ARG.size == 96 and _PROBE.size == 56 and _POINT.size == 16 and _INST.size == 48
+_HOST_LAYOUT = {
+    "KG_MAX_DEREF": KG_MAX_DEREF,
+    **{f"KG_LOAD_{name}": value for name, value in (
+        ("REG", LOAD_REG), ("IP", LOAD_IP), ("STACK", LOAD_STACK), ("IMM", LOAD_IMM), ("COMM", LOAD_COMM),
+        ("DATA", LOAD_DATA))},
+    **{f"KG_ST_{name}": value for name, value in (
+        ("RAW", ST_RAW), ("MEM", ST_MEM), ("UMEM", ST_UMEM), ("STRING", ST_STRING), ("USTRING", ST_USTRING))},
+    "sizeof(kg_arg)": _ARG.size, "sizeof(kg_probe)": _PROBE.size, "sizeof(kg_point)": _POINT.size,
+    "sizeof(kg_inst)": _INST.size,
+}
+# struct kg_probe's fields the host writes or reads on their own
+_PROBE_NEXT = 16
+_PROBE_NHIT = 24
+_PROBE_FIRST_INST = 40
 
 # (KG_LOAD_REG's index: the register's in struct pt_regs, regs.PT_REGS)
 _M64 = (1 << 64) - 1
@@ -122,15 +124,24 @@ class GuestTables:
     hit counters.  Callers hold the engine's lock."""
 
     def __init__(self, machine: PatchableMachine):
-        sym = machine.image.lookup("kprobe_guest")
-        if sym is None or sym.size != TABLES_SIZE:
-            raise RuntimeError("kernel image's kprobe_guest layout does not match this host")
+        image = machine.image
+        a = image.abi_value
+        wrong = [name for name, value in _HOST_LAYOUT.items() if a(name) != value]
+        if wrong or (a("kg_probe.nhit"), a("kg_probe.first_inst")) != (_PROBE_NHIT, _PROBE_FIRST_INST):
+            raise RuntimeError(f"kernel image's guest kprobe tables do not match this host: {wrong}")
+        sym = image.lookup("kprobe_guest")
+        if sym is None or sym.size != a("sizeof(kprobe_guest)"):
+            raise RuntimeError("kernel image's kprobe_guest layout does not match its host ABI")
+        self._max_insts = a("KG_MAX_INSTS")
+        self._order, self._points_at, self._probes_at = a("kprobe_guest.order"), a("kprobe_guest.points"), \
+            a("kprobe_guest.probes")
+        self._args_at, self._insts_at = a("kprobe_guest.args"), a("kprobe_guest.insts")
         self._machine = machine
         self._pa = kernel_virt_to_phys(sym.addr)
         self._mem: GuestRam | None = None
-        self._free_points = list(range(KG_MAX_POINTS))
-        self._free_probes = list(range(KG_MAX_PROBES))
-        self._args_used = [False] * KG_MAX_ARGS
+        self._free_points = list(range(a("KG_MAX_POINTS")))
+        self._free_probes = list(range(a("KG_MAX_PROBES")))
+        self._args_used = [False] * a("KG_MAX_ARGS")
         self._points: dict[int, int] = {}  # point index -> address (the armed ones)
         self._pools: dict[int, tuple[int, int]] = {}  # kretprobe index -> (first instance, count)
         self._retired: list[tuple[int, int]] = []  # pools of removed kretprobes, maybe in flight
@@ -167,16 +178,16 @@ class GuestTables:
                 return None
         self._args_used[first:first + n] = [True] * n
         index = self._free_probes.pop(0)
-        self._write(ARGS_OFF + _ARG.size * first, b"".join(a.pack() for a in record.args))
+        self._write(self._args_at + _ARG.size * first, b"".join(a.pack() for a in record.args))
         first_inst = 0
         if pool is not None:
             first_inst = pool
             self._pools[index] = (pool, instances)
             # the free list: each instance links the next (+ 1), the last none
-            self._write(INSTS_OFF + _INST.size * pool, b"".join(
+            self._write(self._insts_at + _INST.size * pool, b"".join(
                 _INST.pack(0, 0, 0, 0, index, pool + k + 2 if k + 1 < instances else 0, 0, 0)
                 for k in range(instances)))
-        self._write(PROBES_OFF + _PROBE.size * index,
+        self._write(self._probes_at + _PROBE.size * index,
                     _PROBE.pack(0, record.event_type, n, first, record.args_size, 0, int(record.plain),
                                 int(bool(instances)), 0, 0, 0, first_inst, instances,
                                 first_inst + 1 if instances else 0, 0))
@@ -201,11 +212,11 @@ class GuestTables:
             if first - at >= n:
                 break
             at = max(at, first + k)
-        return at if at + n <= KG_MAX_INSTS else None
+        return at if at + n <= self._max_insts else None
 
     def _pool_idle(self, first: int, n: int) -> bool:
         buf = self._ram().buf
-        return all(not struct.unpack_from("<Q", buf, self._pa + INSTS_OFF + _INST.size * i)[0]
+        return all(not struct.unpack_from("<Q", buf, self._pa + self._insts_at + _INST.size * i)[0]
                    for i in range(first, first + n))
 
     def remove_probe(self, probe: GuestProbe) -> None:
@@ -214,23 +225,23 @@ class GuestTables:
         pool = self._pools.pop(index, None)
         if pool is not None:
             # the pool leaves the probe first: an instance in flight then returns to nobody's
-            self._write(PROBES_OFF + _PROBE.size * index + INST_OFF, struct.pack("<III", 0, 0, 0))
+            self._write(self._probes_at + _PROBE.size * index + _PROBE_FIRST_INST, struct.pack("<III", 0, 0, 0))
             self._retired.append(pool)
         self._args_used[probe.first_arg:probe.first_arg + probe.nargs] = [False] * probe.nargs
         self._free_probes.append(index)
 
     def set_slots(self, index: int, slots: int) -> None:
-        self._write(PROBES_OFF + _PROBE.size * index, struct.pack("<I", slots))
+        self._write(self._probes_at + _PROBE.size * index, struct.pack("<I", slots))
 
     def set_next(self, index: int, nxt: int) -> None:
         """The point's probe after this one (+ 1; 0: the last)."""
-        self._write(PROBES_OFF + _PROBE.size * index + 16, struct.pack("<I", nxt))
+        self._write(self._probes_at + _PROBE.size * index + _PROBE_NEXT, struct.pack("<I", nxt))
 
     def counts(self, index: int) -> tuple[int, int]:
         """(nhit, nmissed) the guest counted."""
         if self._mem is None:
             return 0, 0
-        at = self._pa + PROBES_OFF + _PROBE.size * index + NHIT_OFF
+        at = self._pa + self._probes_at + _PROBE.size * index + _PROBE_NHIT
         nhit, nmissed = struct.unpack_from("<QQ", self._mem.buf, at)
         return int(nhit), int(nmissed)
 
@@ -243,7 +254,7 @@ class GuestTables:
         index = self._free_points.pop(0)
         for k, p in enumerate(probes):
             self.set_next(p, probes[k + 1] + 1 if k + 1 < len(probes) else 0)
-        self._write(POINTS_OFF + _POINT.size * index, _POINT.pack(addr, probes[0] + 1, 0))
+        self._write(self._points_at + _POINT.size * index, _POINT.pack(addr, probes[0] + 1, 0))
         self._points[index] = addr
         self._write_order()
         return index
@@ -251,14 +262,14 @@ class GuestTables:
     def remove_point(self, index: int) -> None:
         del self._points[index]
         self._write_order()
-        self._write(POINTS_OFF + _POINT.size * index, _POINT.pack(0, 0, 0))
+        self._write(self._points_at + _POINT.size * index, _POINT.pack(0, 0, 0))
         self._free_points.append(index)
 
     def _write_order(self) -> None:
         """The ftrace path's binary search: point indexes by address, then the count."""
         order = sorted(self._points, key=self._points.__getitem__)
         self._write(0, struct.pack("<I", 0))
-        self._write(ORDER_OFF, struct.pack(f"<{len(order)}H", *order))
+        self._write(self._order, struct.pack(f"<{len(order)}H", *order))
         self._write(0, struct.pack("<I", len(order)))
 
 

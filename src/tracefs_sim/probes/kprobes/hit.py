@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import struct
 
-from ...machine.contract import TASK_SIZE, KernelSymbols
+from ...machine.contract import TASK_SIZE, KernelSymbols, PatchableImage
 from ...machine.hooks import HookContext
 from ...machine.image import KERNEL_MAP, PAGE_OFFSET
 from .point import required_symbol
 from .regs import Regs
 
 THREAD_SIZE = 16 * 1024
-# include/trace/probe_stage.h
-PROBE_STAGE_MAX = 3072
-PROBE_STAGE_SIZE = 16 + PROBE_STAGE_MAX
 _STAGE_HEAD = struct.Struct("<IHHII")  # struct probe_stage up to data
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
@@ -34,10 +31,14 @@ class ProbeStage:
     of an aggregate's hit after the first, waiting per task for the point's extra commit
     calls."""
 
-    def __init__(self, image: KernelSymbols, nr_cpus: int):
+    def __init__(self, image: PatchableImage, nr_cpus: int):
         stage_va = required_symbol(image, "probe_stage")
+        size = image.abi_value("sizeof(probe_stage)")
+        if image.abi_value("probe_stage.data") != _STAGE_HEAD.size:
+            raise RuntimeError("kernel image's probe_stage layout does not match this host")
+        self.max_payload = image.abi_value("PROBE_STAGE_MAX")  # a record's bytes after its header
         # probe_stage[cpu] in physical RAM (the kernel image's linear map)
-        self._pa = [stage_va - KERNEL_MAP + cpu * PROBE_STAGE_SIZE for cpu in range(nr_cpus)]
+        self._pa = [stage_va - KERNEL_MAP + cpu * size for cpu in range(nr_cpus)]
         self.commit_stub = required_symbol(image, "probe_commit_stub")
         self._deferred: dict[int, list[Record]] = {}  # task -> records for its extra commit calls
 
@@ -146,7 +147,7 @@ class ProbeHit:
         wait for the point's extra commit calls."""
         regs = self._regs
         flags = regs.values[regs.index["flags"]]
-        if len(payload) > PROBE_STAGE_MAX:
+        if len(payload) > self._stage.max_payload:
             self.missed = True
         elif self.staged:
             if len(self.queue) < self.capacity:

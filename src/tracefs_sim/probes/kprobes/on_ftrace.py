@@ -11,7 +11,7 @@ from collections.abc import Callable
 from ...machine.contract import PatchableMachine
 from ...machine.hooks import HookContext
 from .. import insn as X
-from ..ftrace import MCOUNT_INSN_SIZE, FtraceSites
+from ..ftrace import FtraceSites
 from .hit import ProbeHit, ProbeStage
 from .insn_slots import InsnSlots, commit_calls
 from .point import FTRACE, Point, required_symbol
@@ -33,6 +33,7 @@ class FtraceKprobes:
         self._point_at = point_at
         self._run = run
         self._hook_addr = required_symbol(machine.image, "ftrace_kprobe_hook")
+        self._site_size = machine.image.abi_value("MCOUNT_INSN_SIZE")
         self._hook: int | None = None
 
     @property
@@ -54,7 +55,7 @@ class FtraceKprobes:
         if extra:
             at = self._insn_slots.get(5 * extra + 5)
             code = commit_calls(at, self._stage.commit_stub, extra)
-            code += X.jmp32(at + len(code), point.addr + MCOUNT_INSN_SIZE)
+            code += X.jmp32(at + len(code), point.addr + self._site_size)
             self._insn_slots.install(point, at, code)
             self._insn_slots.hook_commits(point, range(extra), self._stage.on_extra_commit)
         self.sites.set_kprobe(point.func, True)

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable
 from ...machine.contract import PatchableMachine
 from ...machine.hooks import HookContext
 from .. import insn as X
-from ..ftrace import MCOUNT_INSN_SIZE
 from .hit import ProbeHit, ProbeStage
 from .insn_slots import InsnSlots, commit_calls, out_of_line
 from .point import Point
@@ -26,9 +25,11 @@ JUMP_LABEL_NOP_SIZE = 5
 class Optimizer:
     """Which points are optimized: each point's `optimize` as Linux's optimizer leaves it."""
 
-    def __init__(self, image: X.TextImage, mcount_sites: Iterable[int], jump_sites: Iterable[int]):
+    def __init__(self, image: X.TextImage, mcount_sites: Iterable[int], site_size: int, jump_sites: Iterable[int]):
+        """site_size: MCOUNT_INSN_SIZE, what an mcount site reserves."""
         self._image = image
         self._mcount = frozenset(mcount_sites)
+        self._site_size = site_size
         self._jump_sites = sorted(jump_sites)
         self.enabled = True  # /proc/sys/debug/kprobes-optimization
 
@@ -54,7 +55,7 @@ class Optimizer:
             return None
         end = covered[-1].end
         for site in self._mcount:
-            if site < end and addr < site + MCOUNT_INSN_SIZE:
+            if site < end and addr < site + self._site_size:
                 return None
         for code in self._jump_sites:
             if code < end and addr < code + JUMP_LABEL_NOP_SIZE:

@@ -16,28 +16,12 @@
 #include <string.h>
 
 #include "entry.h"
+#include "ring_page.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "pages are read in place as little-endian words"
 #endif
 
-/* struct buffer_data_page: u64 time_stamp, local_t commit, then data[] (rb_page.py). */
-#define PAGE_SIZE 4096
-#define BUF_PAGE_HDR_SIZE 16
-#define BUF_PAGE_SIZE (PAGE_SIZE - BUF_PAGE_HDR_SIZE)
-#define RB_MISSED_STORED (1ULL << 30)
-#define COMMIT_SIZE_MASK (RB_MISSED_STORED - 1)
-#define MISSED_COUNT_SIZE 8
-#define RB_EVNT_HDR_SIZE 4
-#define RB_ALIGNMENT 4
-#define TYPE_DATA_LEN_MAX 28
-#define TYPE_PADDING 29
-#define TYPE_TIME_EXTEND 30
-#define TYPE_TIME_STAMP 31
-#define RB_LEN_TIME_EXTEND 8
-#define TS_SHIFT 27
-#define TS_MSB (0xF8ULL << 56)
-#define RB_MAX_SMALL_DATA (RB_ALIGNMENT * TYPE_DATA_LEN_MAX)
 /* The common fields every trace entry starts with: u16 type, u8 flags, u8 preempt, s32 pid. */
 #define ENTRY_HEADER_SIZE 8
 /* The smallest event is 8 bytes: no page holds more data events than this. */

@@ -9,10 +9,7 @@
 #include <string.h>
 
 #include "entry.h"
-
-/* Entry lengths are page lengths: a multiple of RB_ALIGNMENT up to a page (ring_buffer.py). */
-#define PAGE_SIZE 4096
-#define RB_ALIGNMENT 4
+#include "ring_page.h"
 
 /* Entry lengths as ints, made once: an entry's length is a multiple of 4 up to a page. */
 static PyObject *length_ints[PAGE_SIZE / RB_ALIGNMENT + 1];
@@ -214,6 +211,30 @@ static PyTypeObject EntryType = {
     .tp_getset = Entry_getset,
 };
 
+/* ring_page.h, for the Python modules (ring_buffer.py, rb_page.py) */
+static int add_ring_page(PyObject *module)
+{
+    static const struct { const char *name; unsigned long long value; } constants[] = {
+#define RING_PAGE(name) {#name, name}
+        RING_PAGE(PAGE_SIZE), RING_PAGE(PAGE_TIMESTAMP_OFFSET), RING_PAGE(PAGE_COMMIT_OFFSET),
+        RING_PAGE(BUF_PAGE_HDR_SIZE), RING_PAGE(BUF_PAGE_SIZE), RING_PAGE(RB_MISSED_EVENTS),
+        RING_PAGE(RB_MISSED_STORED), RING_PAGE(COMMIT_SIZE_MASK), RING_PAGE(MISSED_COUNT_SIZE),
+        RING_PAGE(EVENT_TYPE_LEN_BITS), RING_PAGE(TS_SHIFT), RING_PAGE(RB_EVNT_HDR_SIZE), RING_PAGE(RB_ALIGNMENT),
+        RING_PAGE(RB_EVNT_MIN_SIZE), RING_PAGE(TYPE_DATA_LEN_MAX), RING_PAGE(TYPE_PADDING),
+        RING_PAGE(TYPE_TIME_EXTEND), RING_PAGE(TYPE_TIME_STAMP), RING_PAGE(RB_LEN_TIME_EXTEND),
+        RING_PAGE(RB_MAX_SMALL_DATA), RING_PAGE(TS_MSB),
+#undef RING_PAGE
+    };
+    for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++) {
+        PyObject *value = PyLong_FromUnsignedLongLong(constants[i].value);
+        if (value == NULL || PyModule_AddObject(module, constants[i].name, value) < 0) {
+            Py_XDECREF(value);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static const struct entry_api api = {
     .type = &EntryType,
     .new_entry = entry_new,
@@ -234,7 +255,7 @@ PyMODINIT_FUNC PyInit__entry(void)
         return NULL;
     PyObject *capsule = PyCapsule_New((void *)&api, ENTRY_API_CAPSULE, NULL);
     if (capsule == NULL ||
-        PyModule_AddObjectRef(module, "Entry", (PyObject *)&EntryType) < 0 ||
+        PyModule_AddObjectRef(module, "Entry", (PyObject *)&EntryType) < 0 || add_ring_page(module) < 0 ||
         PyModule_AddObject(module, ENTRY_API_NAME, capsule) < 0) {
         Py_XDECREF(capsule);
         Py_DECREF(module);
