@@ -1,7 +1,7 @@
 """Saved command lines and tgids: the pid -> comm (and pid -> tgid) maps the output uses to name
 the task of each record (trace_save_cmdline, __trace_find_cmdline, tgid_map in trace.c).
 
-One map for the whole tracing system, shared by all trace arrays, as in Linux.
+One map for the whole tracing core, shared by all trace arrays, as in Linux.
 """
 
 import errno
