@@ -22,11 +22,15 @@ fi
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
-stamp=.venv/.installed-pyproject
-if [ ! -f "$stamp" ] || ! cmp -s pyproject.toml "$stamp"; then
+# the package, its native code built by its own build (setup.py), into the venv
+stamp=.venv/.installed-package
+if [ ! -f "$stamp" ] || ! cat pyproject.toml setup.py | cmp -s - "$stamp"; then
     .venv/bin/pip install -q --upgrade pip >/dev/null
     .venv/bin/pip install -q -e '.[test]'
-    cp pyproject.toml "$stamp"
+    cat pyproject.toml setup.py > "$stamp"
 fi
+# native code whose sources changed since: rebuilt in place (nothing to do when none did)
+PYTHONWARNINGS=ignore .venv/bin/python setup.py -q build_ext --inplace
 
+# the emulated kernel
 make -s -C kernel_model

@@ -1,5 +1,7 @@
 """Test doubles for the trace and fs tests: event descriptions parsed from the real Linux 6.1
-format files, and a small machine that satisfies the Machine contract (no emulation).
+format files, and a small machine that implements the machine's contract (machine/contract.py:
+ServedMachine, with a GuestTracingOps and a PidListOps; tests/machine/test_contract.py checks
+them member for member) without emulating anything.
 """
 
 import re
@@ -111,8 +113,8 @@ class FakeImage:
 
 
 class FakeMachine:
-    """Just enough of tracefs_sim.machine.Machine for the trace core, fs and daemon: a clock,
-    a CPU count and the event list. It runs nothing."""
+    """contract.ServedMachine for the trace core, fs and daemon: a clock, a CPU count and the
+    event list. It runs nothing."""
 
     def __init__(self, options: FakeOptions = FakeOptions(), clock_ns: int | None = None):
         self.options = options
@@ -226,8 +228,8 @@ class FakeGuestPage:
 
 
 class FakePidLists:
-    """machine.trace_pids.GuestPidLists without a guest: the lists, and which a task's event
-    passes (the guest's trace_pid_event_slots)."""
+    """contract.PidListOps without a guest: the lists, and which a task's event passes (the
+    guest's trace_pid_event_slots)."""
 
     def __init__(self):
         self.lists: dict[tuple[int, bool], frozenset[int] | None] = {}
@@ -252,7 +254,7 @@ class FakePidLists:
 
 
 class FakeGuestTracing:
-    """GuestTracing without a guest: tests call emit() where the kernel would hit a
+    """contract.GuestTracingOps without a guest: tests call emit() where the kernel would hit a
     tracepoint; it records only for slots with the event enabled and recording on, into a
     ring of `ring_pages` pages per (slot, CPU) that drain() empties (full ring -> lost)."""
 
@@ -476,3 +478,33 @@ class FakeFtraceSites:
     @property
     def patched_count(self) -> int:
         return len(self.enabled())
+
+
+# ---- a trace array over these fakes ----
+
+from tracefs_sim.trace.clock import TraceClocks  # noqa: E402
+from tracefs_sim.trace.cmdlines import SavedCmdlines  # noqa: E402
+from tracefs_sim.trace.events import EventRegistry  # noqa: E402
+from tracefs_sim.trace.headers import KernelIdentity  # noqa: E402
+from tracefs_sim.trace.trace_array import BufferExpansion, TraceArray, TraceGlobals  # noqa: E402
+from tracefs_sim.trace.tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry  # noqa: E402
+
+FAKE_KERNEL = KernelIdentity("6.1.0-tracefs-sim", "desktop")
+
+
+def trace_globals(nr_cpus: int = 2, clock=lambda: 1000, *, ftrace=None, guest=None, symbolize=lambda addr: None,
+                  expansion=None, clocks=None, tracers=None) -> TraceGlobals:
+    """What a trace array works with, made of fakes (the trace core makes the real ones):
+    the function tracers when ftrace (a function_tracer.FtraceGlobal) is given.  Arrays that
+    share something with each other get it passed (expansion, clocks, tracers, guest)."""
+    return TraceGlobals(
+        nr_cpus=nr_cpus, clocks=clocks or TraceClocks(clock),
+        tracers=tracers or TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)),
+        expansion=expansion or BufferExpansion(), registry=EventRegistry(real_event_descs()),
+        guest=guest or FakeGuestTracing(nr_cpus), cmdlines=SavedCmdlines(), symbolize=symbolize,
+        kernel=FAKE_KERNEL, ftrace=ftrace, irq_text=None, catch_up=lambda: None)
+
+
+def make_trace_array(slot: int = 0, **globals_) -> TraceArray:
+    """A trace array recording into slot of a FakeGuestTracing (see trace_globals)."""
+    return TraceArray(trace_globals(**globals_), slot)

@@ -13,13 +13,12 @@ import trio
 
 from . import control, namespace
 from .fs import TracefsOperations, build_tree
-from .fs.operations import SessionSync
 from .fs.layout import add_debug_views, add_session_views
+from .fs.operations import SessionSync
 from .host_heap import fix_mmap_threshold
-from .probes.ftrace import FtraceSites
-from .probes.kprobes import KprobeEngine
-from .trace.kprobe_debug import KprobeDebugViews
-from .trace.system import TracingSystem
+from .machine.contract import ServedMachine
+from .stack import build_stack
+from .trace.core import TraceCore
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +42,9 @@ def run_daemon(mountpoint: str, options, *, ready_fd: int | None = None, debug: 
     return serve_machine(Machine(options), mountpoint, ready_fd=ready_fd, debug=debug)
 
 
-def serve_machine(machine, mountpoint: str, *, ready_fd: int | None = None, debug: bool = False) -> int:
-    """run_daemon() for a machine already built (anything with the Machine interface):
+def serve_machine(machine: ServedMachine, mountpoint: str, *, ready_fd: int | None = None,
+                  debug: bool = False) -> int:
+    """run_daemon() for a machine already built (anything that is a contract.ServedMachine):
     starts it, serves it at mountpoint until a stop signal, stops it."""
     logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING,
                         format="tracefs-sim daemon: %(name)s: %(message)s")
@@ -77,7 +77,7 @@ GC_THRESHOLDS = (10_000, 50, 10)
 GC_FULL_SECONDS = 30.0
 
 
-def _run(machine, mountpoint: str, ready_fd: int | None) -> None:
+def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
     gc.set_threshold(*GC_THRESHOLDS)
     fix_mmap_threshold()  # large transient blocks (a `trace` read's text) go back to the system
     machine.start()
@@ -86,18 +86,13 @@ def _run(machine, mountpoint: str, ready_fd: int | None) -> None:
             realtime_at_boot_ns = time.time_ns() - machine.now_ns()
         else:
             realtime_at_boot_ns = 0   # a seeded run must not depend on the wall clock
-        ftrace_sites = _ftrace_sites(machine)
-        tracing = TracingSystem(machine, realtime_at_boot_ns=realtime_at_boot_ns, ftrace_sites=ftrace_sites)
-        kprobe_engine = None
-        if ftrace_sites is not None and machine.image.lookup("kprobe_insn_slots") is not None:
-            # Kprobes at function entries go through the ftrace sites: one FtraceSites for both.
-            kprobe_engine = KprobeEngine(machine, ftrace_sites)
-            tracing.attach_kprobes(kprobe_engine)
-        tree = build_tree(tracing.top, tracing.registry, tracing.instances, tracing.kprobes)
-        if kprobe_engine is not None:
-            add_debug_views(tree, KprobeDebugViews(kprobe_engine))
+        stack = build_stack(machine, realtime_at_boot_ns=realtime_at_boot_ns)
+        tracing = stack.core
+        tree = build_tree(tracing)
+        if stack.kprobe_views is not None:
+            add_debug_views(tree, stack.kprobe_views)
         add_session_views(tree, namespace.ProcMountsView(mountpoint))
-        operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once if tracing.drain else None,
+        operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once,
                                        session_sync=SessionSync(machine.session_behind, machine.session_caught_up))
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the
         # mount that look would wait for this very process to answer FUSE's INIT.
@@ -111,20 +106,12 @@ def _run(machine, mountpoint: str, ready_fd: int | None) -> None:
         machine.stop()
 
 
-def _ftrace_sites(machine) -> FtraceSites | None:
-    """The kernel's patchable function entries, when it was built with ftrace_caller."""
-    if machine.image.lookup("ftrace_caller") is None:
-        return None
-    return FtraceSites(machine)
-
-
-async def _serve(machine, tracing: TracingSystem, operations: TracefsOperations, mountpoint: str,
+async def _serve(machine: ServedMachine, tracing: TraceCore, operations: TracefsOperations, mountpoint: str,
                  socket_path: str, ready_fd: int | None) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_on_signal, operations)
         nursery.start_soon(_collect_garbage, GC_FULL_SECONDS)
-        if tracing.drain is not None:
-            nursery.start_soon(_drain_guest, tracing)
+        nursery.start_soon(_drain_guest, tracing)
         await nursery.start(control.serve, machine, socket_path)
         nursery.start_soon(_fuse_main, nursery.cancel_scope)
         await _announce_ready(mountpoint, ready_fd)
@@ -139,7 +126,7 @@ _DRAIN_WAIT_SECONDS = 0.2
 _DRAIN_RETRY_SECONDS = 1.0
 
 
-async def _drain_guest(tracing: TracingSystem) -> None:
+async def _drain_guest(tracing: TraceCore) -> None:
     """Move guest records into the buffers, one batch per doorbell, off the trio thread."""
     guest, drain = tracing.guest, tracing.drain
     while True:

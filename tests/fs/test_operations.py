@@ -17,7 +17,7 @@ from fakes import FakeMachine
 from tracefs_sim.fs import TracefsOperations, build_tree
 from tracefs_sim.trace.rb_page import decode_page
 from tracefs_sim.trace.records import ENTRY_HEADER
-from tracefs_sim.trace.system import TracingSystem
+from tracefs_sim.trace.core import TraceCore
 
 CTX = SimpleNamespace(pid=os.getpid(), uid=0, gid=0, umask=0o022)
 
@@ -37,8 +37,8 @@ CPU_FILES = {"buffer_size_kb": 0o640, "stats": 0o440, "trace": 0o640, "trace_pip
 @pytest.fixture
 def setup():
     machine = FakeMachine(clock_ns=2_274_249_000)
-    system = TracingSystem(machine)
-    tree = build_tree(system.top, system.registry, system.instances)
+    system = TraceCore(machine, ftrace_sites=None, kprobe_engine=None)
+    tree = build_tree(system)
     return SimpleNamespace(ta=system.top, tree=tree, ops=TracefsOperations(tree), system=system,
                            machine=machine)
 

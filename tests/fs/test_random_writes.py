@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from tracefs_sim.fs import TracefsOperations, build_tree
 from tracefs_sim.fs.tree import FileNode
-from tracefs_sim.trace.system import TracingSystem
+from tracefs_sim.trace.core import TraceCore
 
 CTX = SimpleNamespace(pid=os.getpid(), uid=0, gid=0, umask=0o022)
 MACHINE = FakeMachine(clock_ns=1)
-SYSTEM = TracingSystem(MACHINE)
-OPS = TracefsOperations(build_tree(SYSTEM.top, SYSTEM.registry, SYSTEM.instances))
+SYSTEM = TraceCore(MACHINE, ftrace_sites=None, kprobe_engine=None)
+OPS = TracefsOperations(build_tree(SYSTEM))
 trio.run(OPS.mkdir, OPS.tree.walk("instances").inode, b"inst", 0o755, CTX)
 WRITABLE = sorted(node.inode for node in OPS.tree
                   if isinstance(node, FileNode) and (node.write or node.write_as) and node.name != "free_buffer")

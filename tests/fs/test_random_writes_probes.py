@@ -18,7 +18,7 @@ from tracefs_sim.fs.tree import FileNode
 from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes.ftrace import FtraceSites
 from tracefs_sim.probes.kprobes import KprobeEngine
-from tracefs_sim.trace.system import TracingSystem
+from tracefs_sim.trace.core import TraceCore
 
 CTX = SimpleNamespace(pid=os.getpid(), uid=0, gid=0, umask=0o022)
 FILES = ["current_tracer", "set_ftrace_filter", "set_ftrace_notrace", "set_ftrace_pid", "set_ftrace_notrace_pid",
@@ -42,9 +42,8 @@ def tree(vmlinux):
     machine = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=2, seed=5))
     sites = FtraceSites(machine)
     machine.start()
-    system = TracingSystem(machine, ftrace_sites=sites)
-    system.attach_kprobes(KprobeEngine(machine, sites))
-    ops = TracefsOperations(build_tree(system.top, system.registry, system.instances, system.kprobes))
+    system = TraceCore(machine, ftrace_sites=sites, kprobe_engine=KprobeEngine(machine, sites))
+    ops = TracefsOperations(build_tree(system))
     yield machine, system, ops
     machine.stop()
 

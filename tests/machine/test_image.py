@@ -132,3 +132,24 @@ def test_programs(image):
     names = {p.name for p in image.programs if not p.internal}
     assert {"cat", "getuid-loop", "sleep", "dd", "echo", "true"} <= names
     assert "init" not in names
+
+
+def test_the_host_abi_comes_with_the_image(image):
+    """kernel/host_abi.c's table: the layout constants the host reaches the kernel's tables
+    by, in a section that is not loaded (no address of the image depends on it)."""
+    from elftools.elf.elffile import ELFFile
+
+    from tracefs_sim.trace import _entry
+
+    abi = image.abi
+    assert abi["TRACE_SLOTS"] == 8 and abi["MCOUNT_INSN_SIZE"] == 5
+    assert abi["sizeof(trace_ring)"] == abi["trace_ring.page_lost"] + 8 * abi["TRACE_RING_PAGES"]
+    # the guest writes the pages the host's ring buffer reads
+    assert abi["BUF_PAGE_HDR_SIZE"] == _entry.BUF_PAGE_HDR_SIZE
+    assert abi["sizeof(buffer_data_page)"] == _entry.PAGE_SIZE
+    with open(image.path, "rb") as f:
+        section = ELFFile(f).get_section_by_name(".host_abi")
+        assert section is not None and not section["sh_flags"] & 0x2   # SHF_ALLOC
+    assert not any(s.name.startswith("host_abi_") for s in image.symbols)
+    with pytest.raises(KeyError, match="NO_SUCH_CONSTANT"):
+        image.abi_value("NO_SUCH_CONSTANT")

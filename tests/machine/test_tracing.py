@@ -7,7 +7,6 @@ import pytest
 from capstone import CS_ARCH_X86, CS_MODE_64, Cs
 
 from tracefs_sim.machine import Machine, MachineOptions
-from tracefs_sim.machine.tracing import TRACE_RING_PAGES
 from tracefs_sim.trace.rb_page import PageWriter, Stamp, decode_page
 
 NR_GETUID = 102
@@ -230,7 +229,7 @@ def test_full_ring_counts_lost(make_machine, image):
     settle(m)
     pages = drain_all(m.tracing, 0)
     first = len(records(pages))
-    assert 0 < first < calls and len(pages) <= TRACE_RING_PAGES
+    assert 0 < first < calls and len(pages) <= m.tracing.layout.ring_pages
     run(m, ["getuid-loop", "10"])
     settle(m)
     later = drain_all(m.tracing, 0)

@@ -5,7 +5,7 @@ import pytest
 
 from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import FtraceSites
-from tracefs_sim.probes.ftrace import FTRACE_MAP_ENTRIES, FTRACE_MAP_GRAIN, MAP_ENTRY_INDEX, MAP_ENTRY_SIZE
+from tracefs_sim.probes.ftrace import FtraceLayout
 
 
 @pytest.fixture
@@ -17,9 +17,10 @@ def machine(vmlinux):
 
 def read_map(m):
     """(state, index + 1) of every entry."""
-    raw = m.read_memory(m.image.addr("ftrace_site_map"), MAP_ENTRY_SIZE * FTRACE_MAP_ENTRIES)
-    return [(raw[at:at + 4], struct.unpack_from("<H", raw, at + MAP_ENTRY_INDEX)[0])
-            for at in range(0, len(raw), MAP_ENTRY_SIZE)]
+    lay = FtraceLayout.of(m.image)
+    raw = m.read_memory(m.image.addr("ftrace_site_map"), lay.map_entry_size * lay.map_entries)
+    return [(raw[at:at + 4], struct.unpack_from("<H", raw, at + lay.map_entry_index)[0])
+            for at in range(0, len(raw), lay.map_entry_size)]
 
 
 @pytest.mark.parametrize("started_first", [False, True])
@@ -36,10 +37,10 @@ def test_every_site_maps_to_its_index_and_nothing_else_maps(machine, started_fir
     addrs = [a for (a,) in struct.iter_unpack("<Q", img.read(start, stop - start))]
     text = img.addr("_stext")
     table = read_map(machine)
-    expected = {(addr - text) // FTRACE_MAP_GRAIN: i + 1 for i, addr in enumerate(addrs)}
+    expected = {(addr - text) // sites.layout.map_grain: i + 1 for i, addr in enumerate(addrs)}
     assert len(expected) == len(addrs) == len(sites.functions)
     assert {slot: index for slot, (_, index) in enumerate(table) if index} == expected
     # the state sits in the site's own entry; entries without a site hold none
-    vfs_read = (sites.address("vfs_read") - text) // FTRACE_MAP_GRAIN
+    vfs_read = (sites.address("vfs_read") - text) // sites.layout.map_grain
     assert {slot: state for slot, (state, _) in enumerate(table) if any(state)} == {vfs_read: bytes([0b100, 0, 0, 0])}
 

@@ -5,8 +5,6 @@ import pytest
 
 from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import FtraceSites
-from tracefs_sim.probes.ftrace import (CONTROL_PID_FILTERED, CONTROL_SLOTS, CONTROL_SLOW_SLOTS, CONTROL_STACK_TRACE,
-                                       FTRACE_MAP_GRAIN, MAP_ENTRY_SIZE, SLOT_STATE_SIZE)
 
 NONE = frozenset()
 
@@ -31,8 +29,9 @@ def call_bytes(machine, site, trampoline="ftrace_caller"):
 
 def site_state(machine, sites, name):
     """The state in the site's ftrace_site_map entry (found from its address)."""
-    slot = (sites.address(name) - machine.image.addr("_stext")) // FTRACE_MAP_GRAIN
-    return machine.read_memory(machine.image.addr("ftrace_site_map") + MAP_ENTRY_SIZE * slot, 4)
+    lay = sites.layout
+    slot = (sites.address(name) - machine.image.addr("_stext")) // lay.map_grain
+    return machine.read_memory(machine.image.addr("ftrace_site_map") + lay.map_entry_size * slot, 4)
 
 
 def test_functions_are_the_mcount_sites_in_address_order(new_machine):
@@ -57,8 +56,8 @@ def test_state_set_before_start_reaches_the_guest(new_machine):
     assert m.read_memory(site, 5) == call_bytes(m, site)
     assert site_state(m, sites, "vfs_read") == bytes([0b10, 0, 0, 0])
     control = m.image.addr("ftrace_control")
-    assert struct.unpack("<I", m.read_memory(control + CONTROL_STACK_TRACE, 4))[0] == 0b10
-    assert struct.unpack("<I", m.read_memory(control + CONTROL_SLOW_SLOTS, 4))[0] == 0b10
+    assert struct.unpack("<I", m.read_memory(control + sites.layout.control_stack_trace, 4))[0] == 0b10
+    assert struct.unpack("<I", m.read_memory(control + sites.layout.control_slow_slots, 4))[0] == 0b10
 
 
 def test_only_changed_sites_are_patched_in_one_batch(new_machine):
@@ -130,14 +129,15 @@ def test_pids_are_written_for_the_guest(new_machine):
     sites = FtraceSites(m)
     m.start()
     sites.set_pids(2, frozenset({5, 7}), frozenset({9}))
-    base = m.image.addr("ftrace_control") + CONTROL_SLOTS + 2 * SLOT_STATE_SIZE
+    lay = sites.layout
+    base = m.image.addr("ftrace_control") + lay.slot_state(2)
     nr, nr_not = struct.unpack("<II", m.read_memory(base, 8))
     assert (nr, nr_not) == (2, 1)
-    assert struct.unpack("<2i", m.read_memory(base + 8, 8)) == (5, 7)
-    assert struct.unpack("<i", m.read_memory(base + 8 + 256, 4)) == (9,)
-    filtered = m.image.addr("ftrace_control") + CONTROL_PID_FILTERED
+    assert struct.unpack("<2i", m.read_memory(base + lay.slot_pids, 8)) == (5, 7)
+    assert struct.unpack("<i", m.read_memory(base + lay.slot_notrace_pids, 4)) == (9,)
+    filtered = m.image.addr("ftrace_control") + lay.control_pid_filtered
     assert struct.unpack("<I", m.read_memory(filtered, 4))[0] == 0b100
-    slow = m.image.addr("ftrace_control") + CONTROL_SLOW_SLOTS
+    slow = m.image.addr("ftrace_control") + lay.control_slow_slots
     assert struct.unpack("<I", m.read_memory(slow, 4))[0] == 0b100
     sites.set_pids(2, NONE, NONE)
     assert struct.unpack("<II", m.read_memory(base, 8)) == (0, 0)

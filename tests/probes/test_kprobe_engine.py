@@ -8,6 +8,7 @@ import pytest
 
 from tracefs_sim.probes import insn as X
 from tracefs_sim.probes.kprobes import FTRACE, INT3, OPTIMIZED, KprobeEngine
+from tracefs_sim.probes.kprobes.debugfs import KprobeDebugViews
 from tracefs_sim.trace.probe_args import ArgFlags, ProbeLog, encode_args, parse_probe_arg, decode_args
 from tracefs_sim.trace.rb_page import decode_page
 
@@ -58,7 +59,12 @@ def func_insn(m, name, index):
 
 
 def point_kind(engine, addr):
-    return engine._points[addr].kind
+    return engine.point(addr).kind
+
+
+def list_of(engine):
+    """debug/kprobes/list."""
+    return KprobeDebugViews(engine).read_list().decode()
 
 
 def test_int3_and_optimised_hits_fetch_and_restore(machine):
@@ -88,14 +94,14 @@ def test_int3_and_optimised_hits_fetch_and_restore(machine):
     # at the call, rdi = the filename too (getname(filename))
     assert any(h[0] == b"/etc/passwd" and h[3] == call.addr + 1 for h in got[call.addr])
     assert all(k.nhit >= 1 and k.nmissed == 0 for k in probes)
-    listing = eng.list_text()
+    listing = list_of(eng)
     assert f"{base + 6:016x}  k  do_sys_openat2+0x6    [OPTIMIZED]\n" in listing
     assert f"{base + 5:016x}  k  do_sys_openat2+0x5    \n" in listing
     for k in probes:
         k.unregister()
     live, fresh = text_of(m)
     assert live == fresh
-    assert eng.list_text() == ""
+    assert list_of(eng) == ""
 
 
 def test_optimization_switch(machine):
@@ -107,14 +113,14 @@ def test_optimization_switch(machine):
     k.enable()
     assert point_kind(eng, addr) == OPTIMIZED
     eng.optimization = False
-    assert point_kind(eng, addr) == INT3 and "[OPTIMIZED]" not in eng.list_text()
+    assert point_kind(eng, addr) == INT3 and "[OPTIMIZED]" not in list_of(eng)
     assert m.read_memory(addr, 5)[0] == 0xCC and m.read_memory(addr + 1, 4) == m.image.read(addr + 1, 4)
     run(m, ["cat", "/etc/passwd"])
     assert hits
     eng.optimization = True
     assert point_kind(eng, addr) == OPTIMIZED
     k.disable()
-    assert "[DISABLED]" in eng.list_text()
+    assert "[DISABLED]" in list_of(eng)
     assert text_of(m)[0] == text_of(m)[1]
     k.unregister()
 
@@ -229,8 +235,8 @@ def test_validation_errnos(machine):
     with pytest.raises(OSError) as e:
         eng.register(jl, on_hit=None)
     assert e.value.errno == errno.EINVAL
-    assert eng._points == {}
-    text = eng.blacklist_text()
+    assert eng.hash_order() == []
+    text = eng.blacklist.text()
     sym = img.lookup("exc_int3")
     # the entry's kallsyms size: up to the next symbol, its padding included
     end = min(s.addr for s in img.symbols if s.addr > sym.addr)
@@ -254,7 +260,7 @@ def test_an_address_kallsyms_does_not_know_is_enoent(machine):
         with pytest.raises(OSError) as e:
             eng.register(addr, on_hit=None)
         assert e.value.errno == errno.EINVAL
-    assert eng._points == {}
+    assert eng.hash_order() == []
 
 
 def test_records_are_staged_and_committed_to_the_ring(machine):
@@ -304,14 +310,14 @@ def test_aggregate_probes_share_one_breakpoint(machine):
     b = eng.register(addr, on_hit=lambda h: hits.append("b"))
     a.enable()
     b.enable()
-    assert len(eng._points) == 1
+    assert len(eng.hash_order()) == 1
     run(m, ["cat", "/etc/passwd"])
     assert hits.count("a") == hits.count("b") == a.nhit == b.nhit > 0
-    lines = eng.list_text().splitlines()
+    lines = list_of(eng).splitlines()
     assert len(lines) == 2 and all(l.startswith(f"{addr:016x}  k  do_sys_openat2+0x5") for l in lines)
     a.unregister()
     assert m.read_memory(addr, 1) != m.image.read(addr, 1)  # b still armed
-    assert eng._points[addr].probes == [b]
+    assert eng.point(addr).probes == [b]
     b.unregister()
     assert text_of(m)[0] == text_of(m)[1]
 
@@ -324,7 +330,7 @@ def test_kretprobe_retval_and_entry_pairing(machine):
     pairs = []
 
     def entry(hit):
-        s = hit.read_kernel(hit.reg("di"), 1) and hit.read_string(hit.reg("di"), hit.reg("di") < (1 << 47))
+        s = hit.read_kernel(hit.reg("di"), 1) and hit.read_string(hit.reg("di"), hit.reg("di") < (1 << 47), 4096)
         pending.setdefault(hit.cpu, []).append(s)
 
     def ret(hit):
@@ -337,7 +343,7 @@ def test_kretprobe_retval_and_entry_pairing(machine):
     for s, retval, ret_ip, ip in pairs:
         assert ip == addr and s is not None and retval == len(s)
         assert m.image.symbolize(ret_ip) is not None
-    assert "r  strlen+0x0" not in eng.list_text()
+    assert "r  strlen+0x0" not in list_of(eng)
     assert text_of(m)[0] == text_of(m)[1]
 
 
@@ -371,7 +377,7 @@ def test_ftrace_kind_at_function_entry(machine):
     k.enable()
     r.enable()
     assert point_kind(eng, addr) == FTRACE
-    assert "do_sys_openat2+0x0    [FTRACE]" in eng.list_text()
+    assert "do_sys_openat2+0x0    [FTRACE]" in list_of(eng)
     out = run(m, ["cat", "/etc/passwd"])
     assert [b"/etc/passwd", -100 & 0xFFFFFFFF, b"cat", addr + 1] in vals
     assert ("ret", len(out)) in vals  # cat's read of the whole file
@@ -396,7 +402,7 @@ def test_many_probes_then_none_is_byte_identical(machine):
     assert len(probes) > 10
     for k in probes:
         k.enable()
-    kinds = {p.kind for p in eng._points.values()}
+    kinds = {p.kind for p in eng.hash_order()}
     assert INT3 in kinds and OPTIMIZED in kinds
     run(m, ["cat", "/etc/passwd"])
     run(m, ["getuid-loop", "3"])
@@ -511,7 +517,7 @@ def test_insn_slots_exhausted_is_enomem_and_changes_nothing(machine):
             enabled.append(k)
     assert e.value.errno == errno.ENOMEM
     failed = probes[len(enabled)]
-    assert not failed.enabled and eng._points[failed.addr].kind is None
+    assert not failed.enabled and eng.point(failed.addr).kind is None
     assert m.read_memory(failed.addr, 1) == m.image.read(failed.addr, 1)
     for k in probes:
         k.unregister()
@@ -589,21 +595,21 @@ def test_global_disarm_keeps_each_probes_state(machine):
     for p in (o, f, r):
         p.enable()
     assert eng.armed
-    armed = eng.list_text()
+    armed = list_of(eng)
     assert "do_sys_openat2+0x5    [OPTIMIZED]" in armed and armed.count("[DISABLED]") == 1
     eng.armed = False
     eng.armed = False                                  # again: nothing to do
     assert not eng.armed and all(p.enabled for p in (o, f, r))
     assert text_of(m)[0] == text_of(m)[1] and sites.patched_count == 0
-    assert eng.list_text() == armed.replace("[OPTIMIZED]", "")  # kprobe_optimized() is cleared
+    assert list_of(eng) == armed.replace("[OPTIMIZED]", "")  # kprobe_optimized() is cleared
     run(m, ["cat", "/etc/passwd"])
     assert hits == []
     idle.enable()
-    assert not idle.enabled and eng.list_text() == armed.replace("[OPTIMIZED]", "")
+    assert not idle.enabled and list_of(eng) == armed.replace("[OPTIMIZED]", "")
     r.disable()                                        # a probe's own state still changes
-    assert "r  vfs_read+0x0    [DISABLED][FTRACE]" in eng.list_text()
+    assert "r  vfs_read+0x0    [DISABLED][FTRACE]" in list_of(eng)
     eng.armed = True
-    assert eng.list_text() == armed.replace("r  vfs_read+0x0    [FTRACE]", "r  vfs_read+0x0    [DISABLED][FTRACE]")
+    assert list_of(eng) == armed.replace("r  vfs_read+0x0    [FTRACE]", "r  vfs_read+0x0    [DISABLED][FTRACE]")
     run(m, ["cat", "/etc/passwd"])
     assert {"o", "f"} <= set(hits) and not {"r", "w"} & set(hits)
     assert o.nhit and f.nhit and not idle.nhit

@@ -44,7 +44,7 @@ class Context:
     def read_user(self, addr, size):
         return None if addr + size > TASK_SIZE else self._read(addr, size)
 
-    def read_string(self, addr, user):
+    def read_string(self, addr, user, limit):
         if user != (addr < TASK_SIZE):
             return None
         for start, data in self._mem.items():

@@ -1,4 +1,4 @@
-"""Guest kprobe handlers (kernel/trace_probe.c, probes/guest_fetch.py) on a running machine:
+"""Guest kprobe handlers (kernel/trace_probe.c, probes/kprobes/guest.py) on a running machine:
 the record the guest builds at a hit is the generic one (ProbeArg.fetch + encode_args over
 the same probed context) byte for byte, for random argument specs, on an ftrace site, an
 optimised probe and an int3 probe; no host hook runs at such a hit; and kprobe_profile
@@ -13,8 +13,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tracefs_sim.bench.traced import PROBED, TracedKernel
+from tracefs_sim.machine.hooks import REG_INDEX
 from tracefs_sim.probes import kprobes as K
-from tracefs_sim.probes.guest_fetch import compile_args
+from tracefs_sim.probes.kprobes.regs import PT_INDEX, PT_REGS_FRAME, Regs, frame_regs
+from tracefs_sim.trace.probe_guest import compile_args
 from tracefs_sim.trace.probe_args import encode_args
 
 PROBE_STAGE_MAX = 3072
@@ -40,7 +42,7 @@ class Capture:
         self.expected, self.actual = [], []
         self.hits = 0
         img = self.m.image
-        ftrace = addr in kernel.engine._mcount  # there: the pt_regs ftrace_caller saved
+        ftrace = addr in img.mcount_sites.values()  # there: the pt_regs ftrace_caller saved
         self.handles = [self.m.add_code_hook(img.lookup("ftrace_kprobe_hook").addr if ftrace else addr,
                                              self.on_ftrace if ftrace else self.on_probed),
                         self.m.add_code_hook(img.lookup("trace_event_commit").addr, self.on_commit)]
@@ -50,27 +52,27 @@ class Capture:
             self.m.remove_code_hook(h)
 
     def on_ftrace(self, ctx):
-        values = K._PT_REGS.unpack(ctx.read(ctx.reg("di"), K._PT_REGS.size))
-        if values[K._PT_INDEX["ip"]] == self.addr:
-            self.expect(ctx, K._Regs(values, K._PT_INDEX, self.addr + 1))
+        values = PT_REGS_FRAME.unpack(ctx.read(ctx.reg("di"), PT_REGS_FRAME.size))
+        if values[PT_INDEX["ip"]] == self.addr:
+            self.expect(ctx, frame_regs(values, self.addr + 1))
 
     def on_probed(self, ctx):
-        self.expect(ctx, K._Regs(ctx.regs(), K._CPU_INDEX, self.addr + 1))
+        self.expect(ctx, Regs(ctx.regs(), REG_INDEX, self.addr + 1))
 
     def expect(self, ctx, regs):
         self.hits += 1
-        hit = K.ProbeHit(self.engine, ctx, regs, self.addr)
+        hit = K.ProbeHit(self.engine.stage, self.m.image, ctx, regs, self.addr)
         body = struct.pack("<Q", self.addr) + encode_args(self.args, [a.fetch(hit) for a in self.args], 16)
         if len(body) <= PROBE_STAGE_MAX:  # larger: not recorded (counted missed)
             self.expected.append(body)
 
     def on_commit(self, ctx):
         v = ctx.regs()
-        found = self.m.image.symbolize(struct.unpack("<Q", ctx.read(v[K.REG_INDEX["sp"]], 8))[0])
+        found = self.m.image.symbolize(struct.unpack("<Q", ctx.read(v[REG_INDEX["sp"]], 8))[0])
         if found is None or found[0].name not in ("kg_record", "kprobe_guest_ftrace", "kprobe_guest_slot"):
             return
-        size = v[K.REG_INDEX["si"]] & 0xFFFFFFFF
-        self.actual.append(ctx.read(v[K.REG_INDEX["di"]] + 8, size - 8))
+        size = v[REG_INDEX["si"]] & 0xFFFFFFFF
+        self.actual.append(ctx.read(v[REG_INDEX["di"]] + 8, size - 8))
 
 
 loads = st.sampled_from(["%di", "%si", "%dx", "%cx", "%sp", "%ip", "%flags", "$stack1", "$stack", "$arg2",
@@ -136,13 +138,13 @@ def compare(kernel, specs, kind):
         assume(False)
     try:
         addr = kernel.machine.image.lookup(PROBED).addr + (0 if kind == K.FTRACE else kernel.optimisable)
-        tk = next(tk for tk in kernel.kprobes._probes if tk.spec.event == "t")
+        tk = next(tk for tk in kernel.kprobes.probes() if tk.spec.event == "t")
         args = tk.spec.args  # resolved (@SYM filled in)
         assert compile_args(0, args) is not None  # every spec drawn here is the guest's
         kernel.enable("kg", "t")
-        point = kernel.engine._points[addr]
+        point = kernel.engine.point(addr)
         assert point.kind == kind and point.guest is not None  # armed for the guest
-        assert kernel.engine._ftrace_hook is None and point.hook is None and not point.drain_hooks
+        assert not kernel.engine.on_ftrace.hooked and point.hook is None and not point.commit_hooks
         before = kernel.hits("t")
         cap = Capture(kernel, addr, args)
         try:
@@ -189,14 +191,14 @@ def test_a_point_the_guest_cannot_take_whole_goes_to_the_host_and_back(kernel):
     try:
         kernel.enable("kg", "g")
         kernel.enable("kg", "h")
-        point = kernel.engine._points[addr]
+        point = kernel.engine.point(addr)
         assert point.kind == K.OPTIMIZED and point.guest is None
         kernel.run(BLOCKS)
         host_hits = kernel.hits("g")
         assert host_hits >= BLOCKS and kernel.hits("h") == host_hits
         kernel.enable("kg", "h", False)
         kernel.probe("-:kg/h")
-        point = kernel.engine._points[addr]
+        point = kernel.engine.point(addr)
         assert point.kind == K.OPTIMIZED and point.guest is not None
         kernel.run(BLOCKS)
         assert kernel.hits("g") == 2 * host_hits
@@ -216,9 +218,9 @@ def test_long_strings_and_records_too_large_as_the_host_handler_has_them(kernel)
     for back, recorded in ((2000, True), (4096, False)):
         kernel.probe(f"p:kg/l {PROBED} s=@kprobe_insn_slots+{slots.size - back}:string c=$comm")
         try:
-            tk = next(tk for tk in kernel.kprobes._probes if tk.spec.event == "l")
+            tk = next(tk for tk in kernel.kprobes.probes() if tk.spec.event == "l")
             kernel.enable("kg", "l")
-            assert kernel.engine._points[addr].guest is not None
+            assert kernel.engine.point(addr).guest is not None
             cap = Capture(kernel, addr, tk.spec.args)
             try:
                 kernel.run(BLOCKS)
@@ -266,26 +268,26 @@ class ReturnCapture:
             self.m.remove_code_hook(h)
 
     def on_entry(self, ctx):
-        sp = ctx.regs()[K.REG_INDEX["sp"]]
+        sp = ctx.regs()[REG_INDEX["sp"]]
         self.pending[sp] = struct.unpack("<Q", ctx.read(sp, 8))[0]
 
     def on_return(self, ctx):
         v = ctx.regs()
-        caller = self.pending.pop(v[K.REG_INDEX["sp"]] - 8, None)
+        caller = self.pending.pop(v[REG_INDEX["sp"]] - 8, None)
         if caller is None:  # a call that took no instance
             return
-        hit = K.ProbeHit(self.engine, ctx, K._Regs(v, K._CPU_INDEX, caller), self.addr, caller)
+        hit = K.ProbeHit(self.engine.stage, self.m.image, ctx, Regs(v, REG_INDEX, caller), self.addr, caller)
         body = struct.pack("<QQ", self.addr, caller) + encode_args(self.args, [a.fetch(hit) for a in self.args], 24)
         if len(body) <= PROBE_STAGE_MAX:
             self.expected.append(body)
 
     def on_commit(self, ctx):
         v = ctx.regs()
-        found = self.m.image.symbolize(struct.unpack("<Q", ctx.read(v[K.REG_INDEX["sp"]], 8))[0])
+        found = self.m.image.symbolize(struct.unpack("<Q", ctx.read(v[REG_INDEX["sp"]], 8))[0])
         if found is None or found[0].name not in ("kg_record", "kretprobe_guest_return"):
             return
-        size = v[K.REG_INDEX["si"]] & 0xFFFFFFFF
-        self.actual.append(ctx.read(v[K.REG_INDEX["di"]] + 8, size - 8))
+        size = v[REG_INDEX["si"]] & 0xFFFFFFFF
+        self.actual.append(ctx.read(v[REG_INDEX["di"]] + 8, size - 8))
 
 
 @st.composite
@@ -310,14 +312,14 @@ def compare_return(kernel, specs, kind, maxactive=""):
         assume(False)
     try:
         addr = kernel.machine.image.lookup(func).addr
-        tk = next(tk for tk in kernel.kprobes._probes if tk.spec.event == "r")
+        tk = next(tk for tk in kernel.kprobes.probes() if tk.spec.event == "r")
         args = tk.spec.args
         assert compile_args(0, args) is not None
         kernel.enable("kg", "r")
-        point = kernel.engine._points[addr]
+        point = kernel.engine.point(addr)
         assert point.kind == kind and point.guest is not None  # armed for the guest
         # no host hook: neither the entry's nor the return's
-        assert kernel.engine._kret_hook is None and kernel.engine._ftrace_hook is None and point.hook is None
+        assert not kernel.engine.rethook.hooked and not kernel.engine.on_ftrace.hooked and point.hook is None
         before = kernel.hits("r")
         cap = ReturnCapture(kernel, addr, args)
         try:
@@ -395,7 +397,7 @@ def test_guest_kretprobe_instances_of_exited_tasks_go_back_to_the_pool(kernel):
         kernel.probe("-:kg/y")
         kernel.probe("r:kg/z ksys_read s=%ip:symstr")  # symstr: the host's
         kernel.enable("kg", "z")
-        assert kernel.engine._points[kernel.machine.image.addr("ksys_read")].guest is None
+        assert kernel.engine.point(kernel.machine.image.addr("ksys_read")).guest is None
         kernel.run(BLOCKS)  # exits 0
         assert kernel.hits("z") >= BLOCKS
     finally:
@@ -412,8 +414,8 @@ def test_guest_and_host_kretprobes_share_the_trampoline(kernel):
         kernel.enable("kg", "inner")
         kernel.enable("kg", "outer")
         engine, image = kernel.engine, kernel.machine.image
-        assert engine._points[image.addr(PROBED)].guest is not None
-        assert engine._points[image.addr("ksys_read")].guest is None and engine._kret_hook is not None
+        assert engine.point(image.addr(PROBED)).guest is not None
+        assert engine.point(image.addr("ksys_read")).guest is None and engine.rethook.hooked
         kernel.run(BLOCKS)
         kernel.enable("kg", "inner", False)
         kernel.enable("kg", "outer", False)

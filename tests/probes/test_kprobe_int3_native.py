@@ -11,7 +11,9 @@ import pytest
 
 from tracefs_sim.bench.traced import PROBED, TracedKernel
 from tracefs_sim.probes import insn as X
+from tracefs_sim.machine.hooks import REG_INDEX
 from tracefs_sim.probes import kprobes as K
+from tracefs_sim.probes.kprobes.regs import Regs
 from tracefs_sim.trace.probe_args import encode_args
 
 BLOCKS = 5
@@ -41,16 +43,16 @@ class Watch:
             self.m.remove_code_hook(h)
 
     def on_probed(self, ctx):
-        hit = K.ProbeHit(self.engine, ctx, K._Regs(ctx.regs(), K._CPU_INDEX, self.addr + 1), self.addr)
+        hit = K.ProbeHit(self.engine.stage, self.m.image, ctx, Regs(ctx.regs(), REG_INDEX, self.addr + 1), self.addr)
         self.expected.append(struct.pack("<Q", self.addr) +
                              encode_args(self.args, [a.fetch(hit) for a in self.args], 16))
 
     def on_commit(self, ctx):
         v = ctx.regs()
-        found = self.m.image.symbolize(struct.unpack("<Q", ctx.read(v[K.REG_INDEX["sp"]], 8))[0])
+        found = self.m.image.symbolize(struct.unpack("<Q", ctx.read(v[REG_INDEX["sp"]], 8))[0])
         if found is not None and found[0].name in ("kg_record", "kg_record_plain", "kprobe_guest_slot"):
-            size = v[K.REG_INDEX["si"]] & 0xFFFFFFFF
-            self.actual.append(ctx.read(v[K.REG_INDEX["di"]] + 8, size - 8))
+            size = v[REG_INDEX["si"]] & 0xFFFFFFFF
+            self.actual.append(ctx.read(v[REG_INDEX["di"]] + 8, size - 8))
 
 
 def second_offset(kernel):
@@ -63,7 +65,7 @@ def second_offset(kernel):
 
 
 def spec(kernel, event):
-    return next(tk for tk in kernel.kprobes._probes if tk.spec.event == event).spec.args
+    return next(tk for tk in kernel.kprobes.probes() if tk.spec.event == event).spec.args
 
 
 def test_native_int3_point_records_exactly_its_hits_beside_a_host_int3_point(kernel):
@@ -73,11 +75,11 @@ def test_native_int3_point_records_exactly_its_hits_beside_a_host_int3_point(ker
     kernel.probe(f"p:kg/n {PROBED}+{kernel.optimisable} a=%di b=+0(%si):u8 c=%dx")
     kernel.probe(f"p:kg/h {PROBED}+{host_at - base} s=%ip:symstr d=%si")
     python_int3 = []
-    m.set_breakpoint_handler(lambda ctx: python_int3.append(ctx.reg("ip") - 1) or engine._on_int3(ctx))
+    m.set_breakpoint_handler(lambda ctx: python_int3.append(ctx.reg("ip") - 1) or engine.on_breakpoint(ctx))
     try:
         kernel.enable("kg", "n")
         kernel.enable("kg", "h")
-        native, host = engine._points[native_at], engine._points[host_at]
+        native, host = engine.point(native_at), engine.point(host_at)
         assert native.kind == K.INT3 and native.guest is not None and native_at in m._int3
         assert host.kind == K.INT3 and host.guest is None and host_at not in m._int3
         n0, h0, redirected0 = kernel.hits("n"), kernel.hits("h"), m.int3_redirected()
@@ -97,7 +99,7 @@ def test_native_int3_point_records_exactly_its_hits_beside_a_host_int3_point(ker
         assert host_hits >= BLOCKS and kernel.hits("h") - h0 == host_hits
         assert python_int3.count(host_at) == host_hits  # the host point: the Python path
     finally:
-        m.set_breakpoint_handler(engine._on_int3)
+        m.set_breakpoint_handler(engine.on_breakpoint)
         for event in ("n", "h"):
             with contextlib.suppress(OSError, KeyError):
                 kernel.enable("kg", event, False)

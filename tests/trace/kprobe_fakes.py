@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import errno
 import struct
+import threading
+from types import SimpleNamespace
 
 from fakes import FAKE_VERSION, FakeImage, FakeMachine, FakeSymbol
+from tracefs_sim.probes.kprobes import default_maxactive
 
 BASE = 0xFFFFFFFF81000000
 NOP5 = b"\x0f\x1f\x44\x00\x00"
@@ -62,12 +65,16 @@ class FakeKprobe:
         self.addr = addr
         self.on_hit = on_hit
         self.is_return = is_return
-        self.maxactive = maxactive
+        self.maxactive = maxactive or default_maxactive(engine.machine.nr_cpus)
         self.on_return = on_return
         self.enabled = False
         self.registered = True
+        self.record_slots = 0
         self.nhit = 0
         self.nmissed = 0
+
+    def set_record_slots(self, slots: int) -> None:
+        self.record_slots = slots
 
     def enable(self) -> None:
         assert self.registered
@@ -91,6 +98,7 @@ class FakeKprobeEngine:
         self.machine = machine
         self.probes: list[FakeKprobe] = []
         self.optimization = True
+        self.lock = threading.RLock()
 
     def register(self, addr: int, *, on_hit, is_return: bool = False, maxactive: int = 0, on_return=None,
                  guest=None):  # the guest's record program: the fake plays hits with on_hit
@@ -114,8 +122,14 @@ class FakeKprobeEngine:
                 kp.nhit += 1
                 (kp.on_return if kp.is_return else kp.on_hit)(hit)
 
-    def list_text(self) -> str:
-        return "".join(f"{kp.addr:016x}  k  {'' if kp.enabled else '[DISABLED]'}\n" for kp in self.probes)
+    # ---- what the debugfs views read (probes.kprobes.debugfs) ----
+    @property
+    def image(self):
+        return self.machine.image
+
+    def hash_order(self) -> list:
+        """The probed points (one per probe here: the fake does not aggregate)."""
+        return [SimpleNamespace(addr=kp.addr, kind=None, probes=[kp]) for kp in self.probes]
 
 
 class FakeHit:
@@ -153,7 +167,7 @@ class FakeHit:
     read_kernel = _read
     read_user = _read
 
-    def read_string(self, addr, user):
+    def read_string(self, addr, user, limit):
         for start, data in self._memory.items():
             if isinstance(start, int) and start <= addr < start + len(data):
                 return data[addr - start:].split(b"\0", 1)[0]

@@ -5,7 +5,7 @@ import pytest
 
 from fakes import FakeMachine
 from tracefs_sim.trace.cpumask import format_cpumask, parse_cpumask
-from tracefs_sim.trace.system import TracingSystem
+from tracefs_sim.trace.core import TraceCore
 
 
 # What a 2-CPU Linux 6.1 answered (nr_cpu_ids 2), and wider masks by the same rules.
@@ -38,7 +38,7 @@ def test_format_pads_the_first_chunk_to_its_bits(mask, nbits, text):
 
 def test_the_file_reaches_the_guest_and_bad_input_changes_nothing():
     machine = FakeMachine()
-    ta = TracingSystem(machine).top
+    ta = TraceCore(machine, ftrace_sites=None, kprobe_engine=None).top
     assert ta.read_tracing_cpumask() == b"3\n"
     ta.write_tracing_cpumask(b"2\n")
     assert ta.read_tracing_cpumask() == b"2\n" and machine.tracing.cpumasks[0] == 2

@@ -4,20 +4,16 @@ read what the guest holds, a list left empty by exits differing from no list."""
 
 import errno
 
-from tests.fakes import FakeFtraceSites, FakeGuestTracing, real_event_descs
-from tracefs_sim.trace.clock import TraceClocks
-from tracefs_sim.trace.events import EventRegistry
+import pytest
+
+from tests.fakes import FakeFtraceSites, FakeGuestTracing, make_trace_array
 from tracefs_sim.trace.function_tracer import FtraceGlobal
-from tracefs_sim.trace.trace_array import TraceArray
-from tracefs_sim.trace.tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 
 
 def make_array(slot=0, guest=None, sites=None):
     sites = sites or FakeFtraceSites(["vfs_read"])
     guest = guest or FakeGuestTracing(2)
-    return TraceArray(2, TraceClocks(lambda: 1000), tracers=TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH)),
-                      events=EventRegistry(real_event_descs()), guest=guest, slot=slot,
-                      ftrace=FtraceGlobal(sites, 0x1d0))
+    return make_trace_array(slot, ftrace=FtraceGlobal(sites, 0x1d0), guest=guest)
 
 
 def test_listed_where_linux_lists_them_whatever_the_tracer():
@@ -86,3 +82,17 @@ def test_set_ftrace_pid_reads_the_guests_list():
     assert sites.pids[0] == ({4, 5, 12}, {9})
     pids.clear()
     assert pids.read() == b"no pid\n" and sites.pids[0] == (frozenset(), {9})
+
+
+@pytest.mark.parametrize("data, err", [
+    (b"18446744073709551616", errno.EINVAL),   # kstrtoul() refuses it: past 64 bits
+    (b"18446744073709551615", errno.EPERM),    # a number, but no pid
+    (b"0x", errno.EINVAL), (b"08", errno.EINVAL), (b"1x", errno.EINVAL),
+])
+def test_pids_written_as_linux_takes_them(data, err):
+    """As Linux 6.1 answers `echo DATA > set_event_pid` (asked of the real kernel)."""
+    ta = make_array()
+    with pytest.raises(OSError) as caught:
+        ta.events.pid_filter.write(data)
+    assert caught.value.errno == err
+    assert ta.events.pid_filter.read() == b""

@@ -6,25 +6,18 @@ import errno
 
 import pytest
 
-from tests.fakes import FakeFtraceSites, FakeGuestTracing, real_event_descs
+from tests.fakes import FakeFtraceSites, make_trace_array
 from tracefs_sim.probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_STACKTRACE,
                                        PROBE_TRACEOFF, PROBE_TRACEON_COUNT)
-from tracefs_sim.trace.clock import TraceClocks
-from tracefs_sim.trace.events import EventRegistry
 from tracefs_sim.trace.function_commands import FunctionCommands
 from tracefs_sim.trace.function_tracer import FtraceGlobal
-from tracefs_sim.trace.trace_array import TraceArray
-from tracefs_sim.trace.tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 
 FUNCTIONS = ["ksys_read", "vfs_read", "vfs_readv", "vfs_readlink", "vfs_write", "__do_sys_getuid"]
 ALL = "#### all functions enabled ####\n"
 
 
 def make_array(sites, slot=0, ftrace=None, guest=None):
-    ftrace = ftrace or FtraceGlobal(sites, 0x1d0)
-    return TraceArray(2, TraceClocks(lambda: 1000), tracers=TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH)),
-                      events=EventRegistry(real_event_descs()), guest=guest or FakeGuestTracing(2), slot=slot,
-                      ftrace=ftrace)
+    return make_trace_array(slot, ftrace=ftrace or FtraceGlobal(sites, 0x1d0), guest=guest)
 
 
 @pytest.fixture
@@ -226,7 +219,8 @@ def test_probes_list_in_their_hash_order_as_linux_does():
     # Linux 6.1 (addresses from its /proc/kallsyms): after ksys_read:traceoff:0x10 then
     # ksys_write:traceoff:010, set_ftrace_filter lists ksys_write's first
     sites = {"vfs_read": 0xFFFFFFFF813669E0, "ksys_read": 0xFFFFFFFF81367550, "ksys_write": 0xFFFFFFFF81367680}
-    commands = FunctionCommands(list(sites), sites.__getitem__, 0, lambda counter: counter.value, lambda: None)
+    commands = FunctionCommands(list(sites), sites.__getitem__, 0, lambda counter: counter.value, lambda: None,
+                                make_trace_array().events)
     commands.run("ksys_read:traceoff:0x10")
     commands.run("ksys_write:traceoff:010")
     assert commands.lines() == b"ksys_write:traceoff:count=8\nksys_read:traceoff:count=16\n"

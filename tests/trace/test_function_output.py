@@ -6,16 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes import FakeFtraceSites, FakeGuestTracing, real_event_descs
-from tracefs_sim.trace.clock import TraceClocks
-from tracefs_sim.trace.events import EventRegistry
+from tests.fakes import FakeFtraceSites, make_trace_array
 from tracefs_sim.trace.ftrace_records import (FN_RECORD, FUNC_REPEATS_RECORD, GRAPH_ENT_RECORD, GRAPH_RET_RECORD,
                                               STACK_HEAD, TRACE_FN, TRACE_FUNC_REPEATS, TRACE_GRAPH_ENT,
                                               TRACE_GRAPH_RET, TRACE_STACK)
 from tracefs_sim.trace.function_tracer import FtraceGlobal
 from tracefs_sim.trace.graph_output import format_duration
 from tracefs_sim.trace.trace_array import TraceArray
-from tracefs_sim.trace.tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "linux-6.1"   # captured from a real 6.1
 BASE = 0xFFFFFFFF81100000
@@ -46,9 +43,8 @@ class Symbols:
 
 
 def make_array(symbols: Symbols) -> TraceArray:
-    ta = TraceArray(2, TraceClocks(lambda: 0), tracers=TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH)),
-                    events=EventRegistry(real_event_descs()), guest=FakeGuestTracing(2),
-                    ftrace=FtraceGlobal(FakeFtraceSites(["vfs_read"])), symbolize=symbols.symbolize)
+    ta = make_trace_array(clock=lambda: 0, ftrace=FtraceGlobal(FakeFtraceSites(["vfs_read"])),
+                          symbolize=symbols.symbolize)
     ta.options.set("irq-info", True)
     return ta
 

@@ -5,23 +5,16 @@ import errno
 
 import pytest
 
-from tests.fakes import FakeFtraceSites, FakeGuestTracing, real_event_descs
-from tracefs_sim.trace.clock import TraceClocks
-from tracefs_sim.trace.events import EventRegistry
+from tests.fakes import FakeFtraceSites, make_trace_array
 from tracefs_sim.trace.ftrace_records import FN_RECORD, TRACE_FN
 from tracefs_sim.trace.function_tracer import FtraceGlobal
-from tracefs_sim.trace.trace_array import TraceArray
 from tracefs_sim.trace.tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 
 FUNCTIONS = ["ksys_read", "vfs_read", "vfs_write", "__do_sys_getuid", "rw_verify_area"]
 
 
 def make_array(sites, slot=0, ftrace=None, tracers=None):
-    ftrace = ftrace or FtraceGlobal(sites, 0x1d0)
-    tracers = tracers or TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH))
-    return TraceArray(2, TraceClocks(lambda: 1000), tracers=tracers,
-                      events=EventRegistry(real_event_descs()), guest=FakeGuestTracing(2), slot=slot,
-                      ftrace=ftrace)
+    return make_trace_array(slot, ftrace=ftrace or FtraceGlobal(sites, 0x1d0), tracers=tracers)
 
 
 @pytest.fixture
@@ -176,18 +169,18 @@ def test_drain_keeps_function_records_without_an_event_file(sites):
     """The guest writes function records only for the array's tracer: the drain keeps them
     (no enable file governs them), while a disabled event's records stay out."""
     from tests.fakes import FakeMachine, FakeTask
-    from tracefs_sim.trace.system import TracingSystem
+    from tracefs_sim.trace.core import TraceCore
 
     machine = FakeMachine()
     machine.live_tasks.append(FakeTask(7, 7, "cat"))
-    tracing = TracingSystem(machine, ftrace_sites=sites)
+    tracing = TraceCore(machine, ftrace_sites=sites, kprobe_engine=None)
     top = tracing.top
     top.write_current_tracer(b"function")
     machine.tracing._append(0, 1, 5_000, fn_record(ip=0xFFFFFFFF81002010, parent=0, pid=7))
     assert tracing.drain.drain_once() == 1
     body = top.read_trace().decode().split("|\n")[-1]
     assert body == "             cat-7       [001] .....     0.000005: vfs_read\n"
-    assert tracing.tracers.available_text() == "function_graph function nop\n"
+    assert tracing.globals.tracers.available_text() == "function_graph function nop\n"
 
 
 def test_removed_instance_leaves_nothing_in_the_kernel(sites):

@@ -14,7 +14,7 @@ import struct
 
 from kprobe_fakes import FUNCTIONS, FakeHit, FakeKprobeEngine, KprobeMachine, addr_of
 from tracefs_sim.fs import build_tree
-from tracefs_sim.trace.system import TracingSystem
+from tracefs_sim.trace.core import TraceCore
 
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "linux-6.1"   # captured from a real 6.1
 OPEN_PROBE = b"p:myprobe do_sys_open dfd=$arg1 filename=+0($arg2):ustring flags=$arg3:x32\n"
@@ -24,9 +24,9 @@ class Setup:
     def __init__(self):
         self.machine = KprobeMachine()
         self.engine = FakeKprobeEngine(self.machine)
-        self.system = TracingSystem(self.machine)
-        self.kprobes = self.system.attach_kprobes(self.engine)
-        self.tree = build_tree(self.system.top, self.system.registry, self.system.instances, self.system.kprobes)
+        self.system = TraceCore(self.machine, ftrace_sites=None, kprobe_engine=self.engine)
+        self.kprobes = self.system.kprobes
+        self.tree = build_tree(self.system)
 
     def node(self, path):
         return self.tree.walk(path)
@@ -295,7 +295,7 @@ def test_filter_on_probe_fields(s):
 def test_slots_per_trace_array(s):
     s.write("kprobe_events", OPEN_PROBE, trunc=True)
     s.node("instances").make_child("foo")
-    event = s.kprobes._events[("kprobes", "myprobe")]
+    event = next(tk.event for tk in s.kprobes.probes() if tk.spec.event == "myprobe")
     foo = s.system.instances.get("foo")
     s.write("instances/foo/events/kprobes/myprobe/enable", b"1\n")
     assert event.slots == 1 << foo.slot and s.engine.probes[0].enabled
@@ -336,7 +336,7 @@ def test_appended_probe_of_an_enabled_event_is_armed(s):
 # ---- the engine's debug views ----------------------------------------------------------------
 
 def test_optimization_sysctl_and_views(s):
-    from tracefs_sim.trace.kprobe_debug import KprobeDebugViews
+    from tracefs_sim.probes.kprobes.debugfs import KprobeDebugViews
 
     views = KprobeDebugViews(s.engine)
     assert views.read_optimization() == b"1\n"
@@ -350,7 +350,7 @@ def test_optimization_sysctl_and_views(s):
     views.write_optimization(b" 1 2\n")     # one int is read; the rest is left unread
     assert s.engine.optimization is True
     s.write("kprobe_events", b"p:a do_sys_open\n", trunc=True)
-    assert views.read_list() == s.engine.list_text().encode() != b""
+    assert views.read_list() == b"%016x  k  do_sys_open+0x0    [DISABLED][FTRACE]\n" % addr_of("do_sys_open")
 
 
 # ---- the record body: the compiled fast path is the generic one, byte for byte ---------------
@@ -359,6 +359,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from tracefs_sim.trace import probe_record  # noqa: E402
+from tracefs_sim.trace.kernel_symbols import ImageSymbols  # noqa: E402
 from tracefs_sim.trace.kprobe_spec import create_kprobe  # noqa: E402
 from tracefs_sim.trace.probe_args import encode_args  # noqa: E402
 
@@ -368,7 +369,8 @@ from tracefs_sim.trace.probe_args import encode_args  # noqa: E402
                                  "\\0x1234:u16", "%flags:x64"]), max_size=6),
        st.booleans(), st.lists(st.integers(0, (1 << 64) - 1), min_size=32, max_size=32))
 def test_fast_record_body_is_the_generic_one(fetchargs, is_return, numbers):
-    symbols = Setup().kprobes._symbols
+    machine = KprobeMachine()
+    symbols = ImageSymbols(machine.image, machine.read_memory)
     head = "r:x vfs_read" if is_return else "p:x vfs_read"
     args = [a for a in fetchargs if not (is_return and "$arg" in a)] + (["$retval"] if is_return else [])
     spec = create_kprobe(" ".join([head, *args]), symbols)
@@ -387,7 +389,7 @@ def test_fast_record_body_is_the_generic_one(fetchargs, is_return, numbers):
 def test_arrays_and_symstr_take_the_generic_path(s):
     s.write("kprobe_events", b"p:myprobe do_sys_open a=+0(%di):u8[2] b=%si:symstr c=+0($arg2):ustring\n",
             trunc=True)
-    spec = s.kprobes._events[("kprobes", "myprobe")].first
+    spec = next(tk.spec for tk in s.kprobes.probes() if tk.spec.event == "myprobe")
     assert [probe_record.compile_fetch(a) is None for a in spec.args] == [True, True, False]
 
 

@@ -73,7 +73,7 @@ def test_rejected_change_nothing_and_accepted_can_be_removed(commands):
     assert _lines(s) == []
     assert s.engine.probes == []
     assert s.read("kprobe_profile") == b""
-    assert not any(e.system not in ("ftrace",) and e.id >= s.kprobes._registry._next_id
+    assert not any(e.system not in ("ftrace",) and e.id >= s.system.registry._next_id
                    for e in s.system.registry.all_events())
     events = s.node("events")
     static = {e.system for e in s.system.registry.all_events()} | {"ftrace"}

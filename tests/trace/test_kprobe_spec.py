@@ -20,29 +20,39 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tracefs_sim.probes.kprobes import default_maxactive
 from tracefs_sim.trace.events import TraceEvent
+from tracefs_sim.trace.dynevent import ReleaseCommand, argv_split, iter_commands, parse_release
 from tracefs_sim.trace.kprobe_spec import (
     KprobeSpec,
-    ReleaseCommand,
-    argv_split,
     check_existing,
     create_kprobe,
-    default_maxactive,
     event_exists_error,
-    iter_commands,
-    parse_kprobe_events_command,
-    parse_release,
     registration_error,
+    trace_kprobe_match,
 )
 from tracefs_sim.trace.probe_args import (
     is_good_name,
-    ProbeError,
     decode_args,
     encode_args,
 )
+from tracefs_sim.trace.probe_log import ProbeError, silent_error
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "linux-6.1-kprobe-cases.txt"
 PTRVAL = lambda addr: None  # noqa: E731 -- the captured kernel's %p hash key was not ready
+
+
+def parse_kprobe_events_command(command, symbols, *, hash_pointer=PTRVAL):
+    """One command written to kprobe_events, as create_or_delete_trace_kprobe() parses it:
+    a removal, a probe, or None for a blank command."""
+    if command[:1] == "-":
+        return parse_release(command)
+    try:
+        return create_kprobe(command, symbols, hash_pointer=hash_pointer)
+    except ProbeError as e:
+        if e.errno == errno.ECANCELED:
+            raise silent_error(errno.EINVAL) from None
+        raise
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,7 +226,7 @@ class Registry:
         self.probes.append(spec)
 
     def release(self, cmd: ReleaseCommand) -> None:
-        matched = [p for p in self.probes if cmd.matches(p, PTRVAL)]
+        matched = [p for p in self.probes if trace_kprobe_match(p, cmd.system, cmd.event, cmd.args, PTRVAL)]
         if not matched:
             raise ProbeError(errno.ENOENT)
         self.probes = [p for p in self.probes if p not in matched]
@@ -306,7 +316,7 @@ class HitContext:
     def read_user(self, addr, size):
         return None
 
-    def read_string(self, addr, user):
+    def read_string(self, addr, user, limit):
         if user:
             return None
         off = addr - SYMS.banner_addr

@@ -1,4 +1,4 @@
-"""ring_buffer.Entry, the record type of the host's buffers (_drain.Entry, native/entry.h): the
+"""ring_buffer.Entry, the record type of the host's buffers (_entry.Entry, native/entry.h): the
 API of the NamedTuple it replaced (construct, read, index, unpack, compare), one malloc block a
 record (not pymalloc objects, not GC-tracked), and _lines refusing a type of another layout."""
 
@@ -11,12 +11,12 @@ from operator import itemgetter
 
 import pytest
 
-from tracefs_sim.trace import _drain, ring_buffer
+from tracefs_sim.trace import _drain, _entry, ring_buffer
 from tracefs_sim.trace.ring_buffer import Entry
 
 
 def test_ring_buffers_entry_is_the_c_type():
-    assert ring_buffer.Entry is _drain.Entry
+    assert ring_buffer.Entry is _entry.Entry
 
 
 def test_an_entry_reads_as_the_named_tuple_did():
@@ -71,7 +71,7 @@ def test_an_entry_is_one_block_the_collector_does_not_track():
     assert sys.getsizeof(big) - sys.getsizeof(small) == 3000   # the payload inline
     assert sys.getsizeof(small) <= 40                            # header, stamp and length
     assert not gc.is_tracked(small) and gc.get_referents(big) == []
-    assert _drain.Entry.__itemsize__ == 1
+    assert _entry.Entry.__itemsize__ == 1
 
 
 def test_entries_are_not_pymalloc_objects():
@@ -99,17 +99,24 @@ def test_drained_entries_are_the_c_type():
 
 
 def test_lines_refuses_an_entry_type_of_another_layout():
-    """_lines checks at import that _drain's Entry has entry.h's layout (a stale build of one
-    module would otherwise read records wrongly)."""
+    """_lines checks at import that the Entry of _entry's API has entry.h's layout (a stale
+    build of one module would otherwise read records wrongly)."""
     script = textwrap.dedent(f"""
-        import importlib.util, sys, types
-        spec = importlib.util.spec_from_file_location("tracefs_sim.trace._drain", {_drain.__file__!r})
+        import ctypes, importlib.util, sys, types
+        spec = importlib.util.spec_from_file_location("tracefs_sim.trace._entry", {_entry.__file__!r})
         real = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(real)
-        stub = types.ModuleType("tracefs_sim.trace._drain")
-        stub.__dict__.update(real.__dict__)
-        stub.Entry = type("Entry", (tuple,), {{}})
-        sys.modules["tracefs_sim.trace._drain"] = stub
+        class Api(ctypes.Structure):   # struct entry_api, with a record type of another layout
+            _fields_ = [("type", ctypes.py_object), ("new_entry", ctypes.c_void_p),
+                        ("trim_freed", ctypes.c_void_p)]
+        stale = type("Entry", (tuple,), {{}})
+        api, name = Api(stale, None, None), b"tracefs_sim.trace._entry.api"
+        new_capsule = ctypes.pythonapi.PyCapsule_New
+        new_capsule.restype, new_capsule.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        stub = types.ModuleType("tracefs_sim.trace._entry")
+        stub.__dict__.update(real.__dict__)   # the ring page's constants, ...
+        stub.Entry, stub.api = stale, new_capsule(ctypes.addressof(api), name, None)
+        sys.modules["tracefs_sim.trace._entry"] = stub
         try:
             import tracefs_sim.trace._lines
         except ImportError as error:

@@ -13,11 +13,12 @@ import tracemalloc
 import pytest
 from fakes import FakeMachine, FakeOptions, encode_record
 
-from tracefs_sim.trace import _lines, output
+from tracefs_sim.trace import _lines, headers
 from tracefs_sim.trace.events import TRACE_PRINT
 from tracefs_sim.trace.ring_buffer import Entry
-from tracefs_sim.trace.system import TracingSystem
-from tracefs_sim.trace.trace_array import _MIN_LINE, _TEXTS_BUDGET, _prefix_key
+from tracefs_sim.trace.core import TraceCore
+from tracefs_sim.trace.trace_array import _MIN_LINE
+from tracefs_sim.trace.trace_output import _TEXTS_BUDGET, _prefix_key
 
 NR_CPUS = 3
 UNKNOWN_TYPE = 4000
@@ -26,7 +27,8 @@ TASKS = {0: b"swapper/0", 1: b"systemd", 108: b"sleep", 4242: b"a-rather-long-co
 
 @pytest.fixture
 def system():
-    return TracingSystem(FakeMachine(FakeOptions(cpus=NR_CPUS), clock_ns=5_000_000_000))
+    return TraceCore(FakeMachine(FakeOptions(cpus=NR_CPUS), clock_ns=5_000_000_000), ftrace_sites=None,
+                     kprobe_engine=None)
 
 
 def _payloads(system, rng: random.Random, pid: int, flags: int, preempt: int) -> bytes:
@@ -104,7 +106,7 @@ def _expected_read(ta, cpus, max_bytes: int, line) -> bytes:
 
 def _python_printer(ta):
     """The Python line printer of the options as they are (the C default line's miss printer)."""
-    line = ta._formatter()
+    line = ta.output.line_printer(ta.clock.in_ns, ta.time_start)
     return line.miss if isinstance(line, _lines.DefaultLine) else line
 
 
@@ -166,7 +168,7 @@ def test_trace_matches_the_python_merge_and_lines(system, clock, irq_info, recor
     _fill(system, ta, rng, 3000)
     cpus = range(NR_CPUS) if cpu is None else (cpu,)
     entries = sum(b.entries for b in ta.buffer)
-    header = output.trace_header("nop", entries, entries + sum(b.overrun for b in ta.buffer), NR_CPUS,
+    header = headers.trace_header("nop", entries, entries + sum(b.overrun for b in ta.buffer), NR_CPUS,
                                  ta.output_flags, ta.kernel).encode()
     line = _python_printer(ta)
     merged = sorted((key, c, position, e) for c in cpus for position, (key, e) in enumerate(zip(
@@ -182,7 +184,7 @@ def test_default_line_formats_cached_records_without_python(system):
     _save_tasks(system)
     rng = random.Random(7)
     _fill(system, ta, rng, 2000)
-    line = ta._formatter()
+    line = ta.output.line_printer(ta.clock.in_ns, ta.time_start)
     assert isinstance(line, _lines.DefaultLine)
     entries = [(c, e) for c in range(NR_CPUS) for e in ta.buffer.cpu(c)]
     expected = [line.miss(c, e, e.ts, 0) for c, e in entries]   # fills the caches
@@ -192,7 +194,7 @@ def test_default_line_formats_cached_records_without_python(system):
         misses.append(args)
         return line.miss(*args)
 
-    prefixes, texts = ta._prefixes[1], ta._texts[1]
+    prefixes, texts = ta.output._prefixes[1], ta.output._texts[1]
     cached = _lines.DefaultLine(prefixes, texts, True, counted_miss)
     assert [cached(c, e, e.ts, 0) for c, e in entries] == expected
     # only the unregistered type, which has no cached text, needs Python
@@ -254,7 +256,7 @@ def test_a_failing_printer_takes_nothing_and_leaks_nothing(system):
     finally:
         tracemalloc.stop()
     assert grown < 4096
-    ta._formatter = lambda: line
+    ta.output.line_printer = lambda in_ns, time_start: line
     with pytest.raises(RuntimeError):
         ta.consume(None, 4096)
     assert [b.entries for b in ta.buffer] == before and ta._pipe_idx == 0
@@ -319,7 +321,7 @@ def test_texts_that_never_repeat_hold_at_most_the_cache_budget(system):
         grown = tracemalloc.get_traced_memory()[0] - start
     finally:
         tracemalloc.stop()
-    held = sum(len(k) + len(v) for _, texts in ta._texts[1].values() for k, v in texts.items())
+    held = sum(len(k) + len(v) for _, texts in ta.output._texts[1].values() for k, v in texts.items())
     assert 0 < held <= _TEXTS_BUDGET
     assert grown < 1.5 * _TEXTS_BUDGET
 

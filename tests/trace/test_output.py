@@ -1,6 +1,6 @@
 """Header blocks as Linux 6.1 prints them (reference b_empty_trace.out)."""
 
-from tracefs_sim.trace.output import OutputFlags, format_clock_value, trace_header
+from tracefs_sim.trace.headers import OutputFlags, format_clock_value, trace_header
 
 IRQ_INFO_HEADER = """\
 # tracer: nop

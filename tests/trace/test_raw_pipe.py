@@ -7,7 +7,7 @@ from fakes import FakeMachine, FakeTask, SWITCH
 from tracefs_sim.trace.raw_pipe import RawPageReader
 from tracefs_sim.trace.rb_page import decode_page
 from tracefs_sim.trace.records import ENTRY_HEADER
-from tracefs_sim.trace.system import TracingSystem
+from tracefs_sim.trace.core import TraceCore
 
 
 
@@ -15,7 +15,7 @@ from tracefs_sim.trace.system import TracingSystem
 def sim():
     machine = FakeMachine(clock_ns=2_274_249_000)
     machine.live_tasks = [FakeTask(108, 108, "sleep")]
-    system = TracingSystem(machine)
+    system = TraceCore(machine, ftrace_sites=None, kprobe_engine=None)
     system.top.events.write_enable(b"1\n", "sched", "sched_switch")
     desc = system.registry.get("sched", "sched_switch").desc
 

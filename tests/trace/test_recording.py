@@ -7,7 +7,7 @@ import errno
 import pytest
 from fakes import FakeMachine, FakeTask, SWITCH
 
-from tracefs_sim.trace.system import TracingSystem
+from tracefs_sim.trace.core import TraceCore
 
 HEADER_LINES = 12
 
@@ -16,7 +16,7 @@ HEADER_LINES = 12
 def sim():
     machine = FakeMachine(clock_ns=2_274_249_000)
     machine.live_tasks = [FakeTask(108, 108, "sleep"), FakeTask(109, 100, "f_sched_switch.sh")]
-    system = TracingSystem(machine)
+    system = TraceCore(machine, ftrace_sites=None, kprobe_engine=None)
 
     class Sim:
         m = machine

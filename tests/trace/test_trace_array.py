@@ -6,12 +6,13 @@ import time
 
 import pytest
 
-from tracefs_sim.trace import TraceArray, TraceClocks
+from fakes import make_trace_array
+from tracefs_sim.trace import TraceClocks
 from tracefs_sim.trace.trace_array import BufferExpansion
 
 
 def make(nr_cpus=2, now=2_274_249_000):
-    return TraceArray(nr_cpus, TraceClocks(lambda: now))
+    return make_trace_array(nr_cpus=nr_cpus, clock=lambda: now)
 
 
 def errno_of(call, *args):
@@ -120,9 +121,9 @@ def test_per_cpu_resize_before_first_use_ends_the_expanded_note():
 def test_expansion_is_shared_between_trace_arrays():
     shared = BufferExpansion()
     clocks = TraceClocks(lambda: 0)
-    first = TraceArray(2, clocks, expansion=shared)
+    first = make_trace_array(clocks=clocks, expansion=shared)
     first.write_buffer_size_kb(b"8\n")
-    second = TraceArray(2, clocks, expansion=shared)
+    second = make_trace_array(clocks=clocks, expansion=shared)
     # A trace array made after the first use starts at the full default size.
     assert second.read_buffer_size_kb() == b"1410\n"
 
@@ -157,7 +158,7 @@ def test_stats_use_the_selected_clock():
 
 def test_live_clock_advances():
     t0 = time.monotonic_ns()
-    ta = TraceArray(1, TraceClocks(lambda: time.monotonic_ns() - t0))
+    ta = make_trace_array(nr_cpus=1, clock=lambda: time.monotonic_ns() - t0)
     a = ta.read_stats(0)
     time.sleep(0.01)
     assert ta.read_stats(0) != a

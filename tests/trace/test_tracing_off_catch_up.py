@@ -6,7 +6,7 @@ records left behind, as tests/integration's trace_pipe_stream once did."""
 import pytest
 from fakes import FakeMachine, FakeTask, SWITCH
 
-from tracefs_sim.trace.system import TracingSystem
+from tracefs_sim.trace.core import TraceCore
 
 
 
@@ -14,7 +14,7 @@ from tracefs_sim.trace.system import TracingSystem
 def system():
     machine = FakeMachine(clock_ns=2_000_000_000)
     machine.live_tasks = [FakeTask(108, 108, "sleep")]
-    return TracingSystem(machine)
+    return TraceCore(machine, ftrace_sites=None, kprobe_engine=None)
 
 
 def switch(system, ta, cpu: int, ts: int) -> None:

@@ -34,7 +34,7 @@ from ..daemon import GC_THRESHOLDS
 from ..machine import Machine, MachineOptions
 from .realtime import realtime_if_permitted
 from ..trace.drain import Drain
-from ..trace.system import TracingSystem
+from ..trace.core import TraceCore
 from .ladder import MECHANISMS, Counts
 from .launch import mounted, tracefs_sim
 from .runner import Sample
@@ -157,7 +157,7 @@ class HostStages:
         self.machine = Machine(MachineOptions(cpus=1, workload="none"))
         self.machine.start()
         try:
-            self.tracing = TracingSystem(self.machine)
+            self.tracing = TraceCore(self.machine, ftrace_sites=None, kprobe_engine=None)
             self.pages = self._capture(calls)
         except BaseException:
             self.machine.stop()

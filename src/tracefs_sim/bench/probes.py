@@ -24,7 +24,6 @@ NAME = "probes"
 KPROBES = tuple(m for m in MECHANISMS if m.event)
 COUNT_BLOCKS, QUICK_COUNT_BLOCKS = 400, 20
 COLD_PROBES = 100
-MCOUNT_INSN_SIZE = 5
 
 
 def cold_functions(blocks: int) -> list[str]:
@@ -43,7 +42,7 @@ def arm_cold(k: TracedKernel, candidates: list[str]) -> list[str]:
     the instruction after its mcount site; the events made, to remove."""
     made = []
     for func in candidates:
-        for where in (func, f"{func}+{MCOUNT_INSN_SIZE}"):
+        for where in (func, f"{func}+{k.machine.image.abi_value('MCOUNT_INSN_SIZE')}"):
             if len(made) == COLD_PROBES:
                 return made
             event = f"cold{len(made)}"

@@ -40,12 +40,8 @@ from unicorn import UC_HOOK_CODE
 
 from ..machine import Machine, MachineOptions
 from ..machine.paging import kernel_virt_to_phys
-from ..machine.tracing import CONTROL_RINGS, NR_CPUS, RING_PAGE_LOST, RING_SEQ, RING_SIZE, TRACE_RING_PAGES
-from ..probes.ftrace import FtraceSites
-from ..probes.kprobes import KprobeEngine
+from ..stack import build_stack
 from .realtime import realtime_if_permitted
-from ..trace.kprobe_debug import KprobeDebugViews
-from ..trace.system import TracingSystem
 from .runner import Sample
 
 PROBED = "vfs_read"  # once per dd block
@@ -54,7 +50,6 @@ BEST_OF = 3
 MAX_RUNS = 3 * BEST_OF  # runs best_of may make to get BEST_OF that lost no event
 PAIRS = 9  # side_by_side: runs with and runs without, alternated (the least of 9 is near the floor)
 DRAIN_WAIT_S = 0.2  # one wait for a doorbell (bounds how long close() takes)
-RING_LOST = 16  # struct trace_ring.lost (ring.h): events dropped since the current page started
 # a counting run hands the pages back every this many instructions: a page of function
 # events takes ~30,000, the ring's 8 pages ~240,000
 TAKE_EVERY_INSNS = 10_000
@@ -107,8 +102,9 @@ class RingDrain:
         self._guest = machine.tracing
         self._machine = machine
         self._slot = slot
-        control = kernel_virt_to_phys(machine.image.lookup("trace_control").addr) + CONTROL_RINGS
-        self._rings = [control + (slot * NR_CPUS + cpu) * RING_SIZE for cpu in range(machine.nr_cpus)]
+        self._layout = lay = machine.tracing.layout
+        control = kernel_virt_to_phys(machine.image.addr("trace_control"))
+        self._rings = [control + lay.ring(slot, cpu) for cpu in range(machine.nr_cpus)]
         # per CPU, the last page whose page_lost is counted in _counted
         self._counted_to = [self._ring(cpu)[0] for cpu in range(machine.nr_cpus)]
         self._counted = 0
@@ -123,9 +119,9 @@ class RingDrain:
         """(seq, lost, page_lost) of a CPU's ring as the guest has them now: read in place, as
         GuestTracing reads it, without stopping the CPUs (page_lost[s] is stored before seq
         becomes s, so every page up to the seq read has its count in place)."""
-        buf, at = self._machine._mem.buf, self._rings[cpu]
-        return (struct.unpack_from("<Q", buf, at + RING_SEQ)[0], struct.unpack_from("<Q", buf, at + RING_LOST)[0],
-                struct.unpack_from(f"<{TRACE_RING_PAGES}Q", buf, at + RING_PAGE_LOST))
+        buf, at, lay = self._machine._mem.buf, self._rings[cpu], self._layout
+        return (struct.unpack_from("<Q", buf, at + lay.ring_seq)[0], struct.unpack_from("<Q", buf, at + lay.ring_lost)[0],
+                struct.unpack_from(f"<{lay.ring_pages}Q", buf, at + lay.ring_page_lost))
 
     def _count(self) -> list[int]:
         """Add the losses recorded in pages started since last time (before their slots can be
@@ -135,7 +131,7 @@ class RingDrain:
         for cpu in range(len(self._rings)):
             seq, _, page_lost = self._ring(cpu)
             for s in range(self._counted_to[cpu] + 1, seq + 1):
-                self._counted += page_lost[s % TRACE_RING_PAGES]
+                self._counted += page_lost[s % self._layout.ring_pages]
             self._counted_to[cpu] = seq
             seqs.append(seq)
         return seqs
@@ -182,11 +178,15 @@ class TracedKernel:
         self.machine = Machine(MachineOptions(cpus=1, workload="none", seed=seed))
         self.machine.start()
         try:
-            self.sites = FtraceSites(self.machine)
-            self.tracing = TracingSystem(self.machine, ftrace_sites=self.sites)
-            self.engine = KprobeEngine(self.machine, self.sites)
-            self.kprobes = self.tracing.attach_kprobes(self.engine)
-            self.debug = KprobeDebugViews(self.engine)
+            stack = build_stack(self.machine)
+            if stack.ftrace_sites is None or stack.kprobe_engine is None or stack.core.kprobes is None \
+                    or stack.kprobe_views is None:
+                raise RuntimeError("the kernel image has no ftrace sites or no kprobes")
+            self.sites = stack.ftrace_sites
+            self.tracing = stack.core
+            self.engine = stack.kprobe_engine
+            self.kprobes = stack.core.kprobes
+            self.debug = stack.kprobe_views
             self.ring = RingDrain(self.machine, self.tracing.top.slot)
             self.runs_set_aside = 0  # timed runs best_of did not count: they lost events
             try:

@@ -5,10 +5,10 @@ laid out by one function, for the top level and for every instance.
 
 from ..namespace import DEBUG_VIEWS_DIR, PROC_MOUNTS_VIEW, ProcMountsView
 from ..trace import readme
-from ..trace.events import EventRegistry
+from ..trace.core import TraceCore
+from ..trace.event_control import EventControl
+from ..trace.events import EventRegistry, TraceEvent
 from ..trace.function_tracer import FunctionTracing
-from ..trace.instances import Instances
-from ..trace.kprobe_events import KprobeEvents
 from ..trace.raw_pipe import RawPageReader
 from ..trace.ring_buffer import entry_header_format, page_header_format
 from ..trace.trace_array import TraceArray
@@ -26,32 +26,32 @@ def _discard(data: bytes) -> None:
     """Writes to `trace` are accepted and ignored (tracing_write_stub); O_TRUNC clears."""
 
 
-def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instances | None = None,
-               kprobes: KprobeEvents | None = None) -> Tree:
-    """The mount's tree: the top-level trace array, the global files, `instances/` when
-    instances can be made, and the kprobe event files when there is a probe engine."""
+def build_tree(core: TraceCore) -> Tree:
+    """The mount's tree: the top-level trace array, the global files, `instances/`, and the
+    dynamic event files when there is a probe engine."""
     tree = Tree()
     root = tree.root
-    ta = trace_array
+    ta = core.top
+    events = core.registry
+    instances = core.instances
+    dynamic, kprobes = core.dynamic, core.kprobes
     # Paths as README names them: what exists decides which README sections appear.
     paths: set[str] = set()
 
     readme_node = tree.add_file(root, "README", MODE_READ_ONLY)
-    top_dirs = add_trace_array_files(tree, root, ta, events, paths.add, top_level=True)
-    if kprobes is not None and top_dirs is not None:
-        kprobes.listeners.append(top_dirs)
+    events.listeners.append(add_trace_array_files(tree, root, ta, events, paths.add, top_level=True))
 
     def add(name: str, mode: int, **bindings) -> None:
         tree.add_file(root, name, mode, **bindings)
         paths.add(name)
 
-    if ta.events is not None:
-        add("available_events", MODE_READ_ONLY,
-            read=lambda: "".join(f"{e.system}:{e.name}\n" for e in events.all_events()).encode("latin-1"))
+    add("available_events", MODE_READ_ONLY,
+        read=lambda: "".join(f"{e.system}:{e.name}\n" for e in events.all_events()).encode("latin-1"))
+    if dynamic is not None:
+        # O_TRUNC removes every dynamic event (EBUSY, failing the open, while one is enabled).
+        add("dynamic_events", MODE_READ_WRITE, read=dynamic.read, write=dynamic.write, truncate=dynamic.truncate)
     if kprobes is not None:
-        # O_TRUNC on either removes every probe (EBUSY, failing the open, while one is enabled).
-        add("dynamic_events", MODE_READ_WRITE, read=kprobes.read_dynamic_events,
-            write=kprobes.write_dynamic_events, truncate=kprobes.release_all)
+        # O_TRUNC removes every kprobe event (EBUSY, failing the open, while one is enabled).
         add("kprobe_events", MODE_READ_WRITE, read=kprobes.read_kprobe_events,
             write=kprobes.write_kprobe_events, truncate=kprobes.release_all)
         add("kprobe_profile", MODE_READ_ONLY, read=kprobes.read_profile)
@@ -63,40 +63,34 @@ def build_tree(trace_array: TraceArray, events: EventRegistry, instances: Instan
     # __trace_printk_fmt or __tracepoint_str section): Linux then lists nothing.
     add("printk_formats", MODE_READ_ONLY, read=_text(""))
 
-    if instances is not None:
-        instances_dir = tree.mkdir(root, "instances")
-        paths.add("instances")
+    instances_dir = tree.mkdir(root, "instances")
+    paths.add("instances")
+    instance_dirs: dict[str, EventDirs] = {}
 
-        instance_dirs: dict[str, EventDirs] = {}
+    def make_instance(name: str) -> None:
+        array = instances.create(name)
+        dirs = add_trace_array_files(tree, tree.mkdir(instances_dir, name), array, events, lambda path: None,
+                                     top_level=False)
+        instance_dirs[name] = dirs
+        events.listeners.append(dirs)
 
-        def make_instance(name: str) -> None:
-            array = instances.create(name)
-            dirs = add_trace_array_files(tree, tree.mkdir(instances_dir, name), array, events, lambda path: None,
-                                         top_level=False)
-            if kprobes is not None and dirs is not None:
-                instance_dirs[name] = dirs
-                kprobes.listeners.append(dirs)
+    def remove_instance(name: str) -> None:
+        instances.remove(name)
+        events.listeners.remove(instance_dirs.pop(name))
+        tree.remove(instances_dir, name)
 
-        def remove_instance(name: str) -> None:
-            instances.remove(name)
-            dirs = instance_dirs.pop(name, None)
-            if dirs is not None:
-                kprobes.listeners.remove(dirs)
-            tree.remove(instances_dir, name)
-
-        instances_dir.make_child = make_instance
-        instances_dir.remove_child = remove_instance
+    instances_dir.make_child = make_instance
+    instances_dir.remove_child = remove_instance
 
     readme_node.read = _text(readme.readme_text(paths))
     return tree
 
 
 def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, note, *,
-                          top_level: bool) -> "EventDirs | None":
+                          top_level: bool) -> "EventDirs":
     """The files every trace array has (init_tracer_tracefs, create_event_toplevel_files);
     note(path) is told each README path created; top_level: the global array, not an instance.
-    Returns what keeps its events/ directory in step with dynamic events (None without
-    event control)."""
+    Returns what keeps its events/ directory in step with dynamic events."""
 
     def add(parent: DirNode, name: str, mode: int, path: str, **bindings) -> None:
         tree.add_file(parent, name, mode, **bindings)
@@ -181,18 +175,17 @@ def _add_function_files(top: DirNode, functions: FunctionTracing, add) -> None:
 
 
 def _add_events(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, add,
-                note) -> "EventDirs | None":
+                note) -> "EventDirs":
     control = ta.events
     events_dir = tree.mkdir(top, "events")
     note("events")
-    if control is not None:
-        add(top, "set_event", MODE_READ_WRITE, "set_event",
-            read=control.read_set_event, write=control.write_set_event, truncate=control.disable_all)
-        for name, pids in (("set_event_pid", control.pid_filter),
-                           ("set_event_notrace_pid", control.notrace_pid_filter)):
-            add(top, name, MODE_READ_WRITE, name, read=pids.read, write=pids.write, truncate=pids.clear)
-        add(events_dir, "enable", MODE_READ_WRITE, "events/enable",
-            read=control.read_enable, write=control.write_enable)
+    add(top, "set_event", MODE_READ_WRITE, "set_event",
+        read=control.read_set_event, write=control.write_set_event, truncate=control.disable_all)
+    for name, pids in (("set_event_pid", control.pid_filter),
+                       ("set_event_notrace_pid", control.notrace_pid_filter)):
+        add(top, name, MODE_READ_WRITE, name, read=pids.read, write=pids.write, truncate=pids.clear)
+    add(events_dir, "enable", MODE_READ_WRITE, "events/enable",
+        read=control.read_enable, write=control.write_enable)
     add(events_dir, "header_event", MODE_READ_ONLY, "events/header_event", read=_text(entry_header_format()))
     add(events_dir, "header_page", MODE_READ_ONLY, "events/header_page", read=_text(page_header_format()))
     for system in events.systems():
@@ -200,16 +193,15 @@ def _add_events(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry,
         system_dir = _add_system_dir(tree, events_dir, system, system_events, control, add, note)
         for event in system_events:
             _add_event_dir(tree, system_dir, event, control, add, note)
-    return None if control is None else EventDirs(tree, events_dir, control)
+    return EventDirs(tree, events_dir, control)
 
 
-def _add_system_dir(tree: Tree, events_dir: DirNode, system: str, system_events, control, add,
-                    note) -> DirNode:
+def _add_system_dir(tree: Tree, events_dir: DirNode, system: str, system_events: list[TraceEvent],
+                    control: EventControl, add, note) -> DirNode:
     system_dir = tree.mkdir(events_dir, system)
     note("events/<system>")
     # ftrace's own record types cannot be enabled or filtered: no enable/filter files.
-    controlled = control is not None and not all(e.ftrace for e in system_events)
-    if controlled:
+    if not all(e.ftrace for e in system_events):
         add(system_dir, "enable", MODE_READ_WRITE, "events/<system>/enable",
             read=lambda system=system: control.read_enable(system),
             write=lambda data, system=system: control.write_enable(data, system))
@@ -219,14 +211,13 @@ def _add_system_dir(tree: Tree, events_dir: DirNode, system: str, system_events,
     return system_dir
 
 
-def _add_event_dir(tree: Tree, system_dir: DirNode, event, control, add, note) -> None:
+def _add_event_dir(tree: Tree, system_dir: DirNode, event: TraceEvent, control: EventControl, add,
+                   note) -> None:
     event_dir = tree.mkdir(system_dir, event.name)
     note("events/<system>/<event>")
     add(event_dir, "format", MODE_READ_ONLY, "events/<system>/<event>/format",
         read=_text(event.format_text()))
     add(event_dir, "id", MODE_READ_ONLY, "events/<system>/<event>/id", read=_text(event.id_text()))
-    if control is None:
-        return
     if not event.ftrace:
         add(event_dir, "enable", MODE_READ_WRITE, "events/<system>/<event>/enable",
             read=lambda e=event: control.read_enable(e.system, e.name),
@@ -243,7 +234,7 @@ class EventDirs:
     directory appears with it, and its system's directory with the system's first event and
     goes with its last (as trace_events.c's subsystem directories)."""
 
-    def __init__(self, tree: Tree, events_dir: DirNode, control):
+    def __init__(self, tree: Tree, events_dir: DirNode, control: EventControl):
         self._tree = tree
         self._events_dir = events_dir
         self._control = control
@@ -280,7 +271,7 @@ def add_debug_views(tree: Tree, kprobe_views) -> None:
     """The emulated kernel's files that live outside tracefs on Linux, in a hidden directory of
     the root (namespace.DEBUG_VIEWS_DIR): `kprobes/` (debugfs's) and `sysctl-debug/`
     (/proc/sys/debug), which the session's namespace binds at the Linux paths.
-    kprobe_views: a trace.kprobe_debug.KprobeDebugViews."""
+    kprobe_views: a probes.kprobes.debugfs.KprobeDebugViews."""
     hidden = _views_dir(tree)
     kprobes = tree.mkdir(hidden, "kprobes", _MODE_DEBUGFS_DIR)
     tree.add_file(kprobes, "list", _MODE_DEBUGFS_READ, read=kprobe_views.read_list)

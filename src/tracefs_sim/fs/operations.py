@@ -14,8 +14,7 @@ import trio
 
 from .process import opened_nonblocking
 from .signals import signal_pending
-from ..trace.ring_buffer import WaitQueue
-from .tree import DirNode, FileNode, Node, PageSource, PipeSource, Tree
+from .tree import DirNode, FileNode, Node, PageSource, PipeSource, Tree, Waiters
 
 log = logging.getLogger(__name__)
 
@@ -294,7 +293,7 @@ class TracefsOperations(pyfuse3.Operations):
         """O_NONBLOCK as the file has it now: given at open, or set since with fcntl."""
         return handle.nonblock or opened_nonblocking(handle.pid, handle.node.inode, self.tree.path_of(handle.node))
 
-    async def _wait(self, waiters: WaitQueue, pid: int) -> None:
+    async def _wait(self, waiters: Waiters, pid: int) -> None:
         """Return when the wait queue is woken, a signal-poll interval has passed or the daemon
         is ending (the caller re-checks, which also covers a wake-up that came before the
         waiter was added); FUSEError(EINTR) when the reader has a signal."""

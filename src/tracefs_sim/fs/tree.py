@@ -6,10 +6,9 @@ import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import pyfuse3
-
-from ..trace.ring_buffer import WaitQueue
 
 # tracefs modes (fs/tracefs/inode.c and the callers' trace_create_file modes).
 MODE_TOP_DIR = 0o700        # the mount root: drwx------
@@ -75,13 +74,21 @@ class DirNode(Node):
         return 2 + sum(isinstance(child, DirNode) for child in self.children.values())
 
 
+class Waiters(Protocol):
+    """Where a blocked reader waits for data (a trace array's buffer.waiters): add(callback)
+    has callback() run, in the waker's thread, at each wake-up until remove(callback)."""
+
+    def add(self, callback: Callable[[], None]) -> None: ...
+    def remove(self, callback: Callable[[], None]) -> None: ...
+
+
 @dataclass(frozen=True)
 class PipeSource:
     """What a consuming, blocking file (trace_pipe) reads from: consume(max_bytes) takes text
     (b"" when empty), waiters wake when data arrives, recording() says whether more may come."""
 
     consume: Callable[[int], bytes]
-    waiters: WaitQueue
+    waiters: Waiters
     recording: Callable[[], bool]
 
 
@@ -92,7 +99,7 @@ class PageSource:
     empty; waiters wake when data arrives."""
 
     open_reader: Callable[[], object]
-    waiters: WaitQueue
+    waiters: Waiters
 
 
 @dataclass(eq=False)

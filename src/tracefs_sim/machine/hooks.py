@@ -54,8 +54,10 @@ class HookContext:
         self.cpu = cpu.index
         self._cpu = cpu
         self._mem = mem
-        self._buf = mem.buf
-        self._size = mem.size
+        # physical RAM (a writable buffer) and its size: for reads of the linear maps, and
+        # for fixed kernel data whose physical address the caller found once
+        self.ram = mem.buf
+        self.ram_size = mem.size
         self._curr_pa = curr_task_pa  # physical address of this CPU's percpu curr_task
         self._pid_off = task_pid
         self._comm_off = task_comm
@@ -68,12 +70,6 @@ class HookContext:
     def _enter(self) -> None:
         """A new callback: registers may have changed since the last one."""
         self._snap = None
-
-    @property
-    def ram(self):
-        """Physical RAM (a writable buffer): for fixed kernel data whose
-        physical address the caller found once with translate()."""
-        return self._buf
 
     # ---- registers ----
     def regs(self) -> tuple[int, ...]:
@@ -117,13 +113,13 @@ class HookContext:
         """Physical address of vaddr in the current address space (None: not mapped)."""
         if vaddr >= KERNEL_MAP:  # the kernel map is the same linear map in every page table
             pa = vaddr - KERNEL_MAP
-            return pa if pa < self._size else None
-        if PAGE_OFFSET <= vaddr < PAGE_OFFSET + self._size:
+            return pa if pa < self.ram_size else None
+        if PAGE_OFFSET <= vaddr < PAGE_OFFSET + self.ram_size:
             return vaddr - PAGE_OFFSET
         if vaddr >> 47:  # non-canonical or an unmapped kernel range
             return None
         table = (self._cr3() if cr3 is None else cr3) & PTE_ADDR
-        buf, size = self._buf, self._size
+        buf, size = self.ram, self.ram_size
         for shift in (39, 30, 21, 12):
             entry_pa = table + 8 * ((vaddr >> shift) & 511)
             if entry_pa + 8 > size:
@@ -145,7 +141,7 @@ class HookContext:
             return b""
         if vaddr >= PAGE_OFFSET:  # the linear maps (probe handlers' hot path): no page walk
             pa = vaddr - (KERNEL_MAP if vaddr >= KERNEL_MAP else PAGE_OFFSET)
-            return self._buf[pa:pa + size] if pa + size <= self._size else None
+            return self.ram[pa:pa + size] if pa + size <= self.ram_size else None
         end = vaddr + size
         cr3 = self._cr3()
         out = []
@@ -154,7 +150,7 @@ class HookContext:
             pa = self.translate(vaddr, cr3)
             if pa is None:
                 return None
-            out.append(self._buf[pa:pa + n])
+            out.append(self.ram[pa:pa + n])
             vaddr += n
         return b"".join(out)
 
@@ -169,7 +165,7 @@ class HookContext:
             if pa is None:
                 return None
             n = min(limit - got, (vaddr | 0xFFF) + 1 - vaddr)
-            chunk = self._buf[pa:pa + n]
+            chunk = self.ram[pa:pa + n]
             nul = chunk.find(b"\0")
             if nul >= 0:
                 out.append(chunk[:nul])
@@ -186,7 +182,7 @@ class HookContext:
             pa, last = self.translate(vaddr), self.translate(vaddr + len(data) - 1)
             if pa is None or last is None or last - pa != len(data) - 1:
                 return False
-            self._buf[pa:pa + len(data)] = data
+            self.ram[pa:pa + len(data)] = data
             return True
         cr3 = self._cr3()
         pieces = []
@@ -199,35 +195,35 @@ class HookContext:
             pieces.append((pa, data[pos - vaddr:pos - vaddr + n]))
             pos += n
         for pa, chunk in pieces:
-            self._buf[pa:pa + len(chunk)] = chunk
+            self.ram[pa:pa + len(chunk)] = chunk
         return True
 
     # ---- the task ----
     def current_task(self) -> tuple[int, str, int]:
         """(pid, comm, task_struct address) of the task running on this CPU."""
-        task = _U64.unpack_from(self._buf, self._curr_pa)[0]
+        task = _U64.unpack_from(self.ram, self._curr_pa)[0]
         tpa = self.translate(task)
         if tpa is None:
             return (0, "", task)
-        pid = struct.unpack_from("<i", self._buf, tpa + self._pid_off)[0]
-        comm = self._buf[tpa + self._comm_off:tpa + self._comm_off + 16].split(b"\0", 1)[0]
+        pid = struct.unpack_from("<i", self.ram, tpa + self._pid_off)[0]
+        comm = self.ram[tpa + self._comm_off:tpa + self._comm_off + 16].split(b"\0", 1)[0]
         return (pid, comm.decode(errors="replace"), task)
 
     def current_pid(self) -> int:
         """pid of the task running on this CPU (0: none)."""
-        tpa = self.translate(_U64.unpack_from(self._buf, self._curr_pa)[0])
-        return 0 if tpa is None else _I32.unpack_from(self._buf, tpa + self._pid_off)[0]
+        tpa = self.translate(_U64.unpack_from(self.ram, self._curr_pa)[0])
+        return 0 if tpa is None else _I32.unpack_from(self.ram, tpa + self._pid_off)[0]
 
     def current_comm(self) -> bytes:
         """comm of the task running on this CPU, as its bytes (up to the NUL)."""
-        tpa = self.translate(_U64.unpack_from(self._buf, self._curr_pa)[0])
+        tpa = self.translate(_U64.unpack_from(self.ram, self._curr_pa)[0])
         if tpa is None:
             return b""
         at = tpa + self._comm_off
-        return self._buf[at:at + 16].split(b"\0", 1)[0]
+        return self.ram[at:at + 16].split(b"\0", 1)[0]
 
     def current_task_addr(self) -> int:
-        return _U64.unpack_from(self._buf, self._curr_pa)[0]
+        return _U64.unpack_from(self.ram, self._curr_pa)[0]
 
 
 class HookTable:

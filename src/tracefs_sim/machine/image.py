@@ -10,6 +10,7 @@ import io
 import struct
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
@@ -20,6 +21,13 @@ from .kallsyms import Kallsyms, kallsyms_order
 STB_LOCAL, STB_WEAK = 0, 2
 STT_SECTION, STT_FILE = 3, 4
 SHN_LORESERVE = 0xFF00
+
+if TYPE_CHECKING:
+    from .contract import EventName
+
+_SHF_ALLOC = 0x2
+# struct host_abi_entry of kernel/host_abi.c: a NUL-padded name, then the value
+_HOST_ABI_ENTRY = struct.Struct("<56sQ")
 
 KERNEL_MAP = 0xFFFFFFFF80000000  # __START_KERNEL_map: virtual = physical + this
 PAGE_OFFSET = 0xFFFF888000000000  # direct map of all RAM
@@ -147,11 +155,15 @@ class KernelImage:
         symtab = self._elf.get_section_by_name(".symtab")
         assert isinstance(symtab, SymbolTableSection), "vmlinux has no symbol table"
         names = self._elf.get_section(symtab["sh_link"]).data()
-        letters = [self._section_letter(sec) for sec in self._elf.iter_sections()]
+        sections = list(self._elf.iter_sections())
+        letters = [self._section_letter(sec) for sec in sections]
+        loaded = [bool(sec["sh_flags"] & _SHF_ALLOC) for sec in sections]
         out = []
         for name, info, _, shndx, value, size in struct.iter_unpack("<IBBHQQ", symtab.data()):
             if not name or info & 0xF in (STT_SECTION, STT_FILE) or not 0 < shndx < SHN_LORESERVE:
                 continue  # unnamed, a section or file, absolute or undefined
+            if not loaded[shndx]:
+                continue  # not loaded (the host ABI table): no kernel address
             out.append(Symbol(names[name:names.index(b"\0", name)].decode(), value, size,
                               self._type_letter(letters[shndx], info >> 4)))
         out.sort(key=lambda s: (s.addr, s.name))
@@ -216,6 +228,26 @@ class KernelImage:
             return 0, b""
         return sec["sh_addr"], sec.data()
 
+    # ---- the host ABI: the layout constants of the tables the host shares with the kernel ----
+    @cached_property
+    def abi(self) -> dict[str, int]:
+        """name -> value of every constant kernel/host_abi.c lists: a header's #define by its
+        name (TRACE_SLOTS), sizeof(struct x) as "sizeof(x)", offsetof(struct x, f) as "x.f".
+        Read from the image's .host_abi section (not loaded), so the host uses the values
+        this very build has, never a hand-kept mirror of the headers."""
+        _, data = self._section(".host_abi")
+        out = {}
+        for raw, value in _HOST_ABI_ENTRY.iter_unpack(data):
+            out[raw.split(b"\0", 1)[0].decode()] = value
+        return out
+
+    def abi_value(self, name: str) -> int:
+        """One constant of the host ABI; KeyError naming it for a kernel built without it."""
+        try:
+            return self.abi[name]
+        except KeyError:
+            raise KeyError(f"kernel image's host ABI has no {name} (kernel/host_abi.c)") from None
+
     # ---- ftrace: the 5-byte nops recorded by -mrecord-mcount ----
     @cached_property
     def mcount_sites(self) -> dict[str, int]:
@@ -271,7 +303,11 @@ class KernelImage:
             events[(desc.system, desc.name)] = (desc, file)
         return events
 
-    def event_file(self, event: EventDesc) -> int:
+    def event_desc(self, system: str, name: str) -> EventDesc:
+        """A tracepoint of this kernel (KeyError: none of that name)."""
+        return self._event_files[(system, name)][0]
+
+    def event_file(self, event: EventName) -> int:
         """Address of the event's struct trace_event_file (enable bits, id) in the guest."""
         return self._event_files[(event.system, event.name)][1]
 

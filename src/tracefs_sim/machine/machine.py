@@ -8,7 +8,8 @@ import struct
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from .cpu import Cpu
 from .hooks import HookContext, HookTable
@@ -40,6 +41,7 @@ USER_EXCEPTIONS = {0: ("asm_exc_divide_error", None), 3: ("asm_exc_int3", None),
                    6: ("asm_exc_invalid_op", None), 13: ("asm_exc_general_protection", 0),
                    14: ("asm_exc_page_fault", 4)}
 VEC_GP = 13  # `int $n` from user mode to a gate it may not use: #GP, as in Linux
+T = TypeVar("T")
 
 
 def default_kernel_image() -> str:
@@ -77,6 +79,10 @@ class MachineError(RuntimeError):
 
 
 class Machine:
+    """The emulated machine; it implements the whole contract (contract.py): TracedMachine
+    and ServedMachine for the tracing core and the daemon, PatchableMachine for the probe
+    engines."""
+
     def __init__(self, options: MachineOptions):
         if not 1 <= options.cpus <= 8:
             raise ValueError("cpus must be between 1 and 8")
@@ -94,7 +100,7 @@ class Machine:
         self._stopped = False
         self.panic_message: str | None = None
         self.tracing = GuestTracing(self)
-        self._attach_fns: list[Callable[[PhysMem], None]] = []  # see _on_attach
+        self._attach_fns: list[Callable[[PhysMem], None]] = []  # see on_ram_loaded
         self._hooks = HookTable()  # code hooks and the int3 handler (probe engines)
         self._int3 = Int3Table()  # int3s redirected natively (probe engines' guest-handled points)
         self._session_doorbell: SessionDoorbell | None = None
@@ -382,9 +388,9 @@ class Machine:
         if size < 0 or not self._is_kernel_range(vaddr, size):
             raise ValueError(f"{vaddr:#x}+{size} is not kernel memory")
         pa = kernel_virt_to_phys(vaddr)
-        return self._read_guest(lambda: self._mem.read(pa, size))
+        return self.with_cpus_stopped(lambda: self._mem.read(pa, size))
 
-    def _on_attach(self, fn: Callable[[PhysMem], None]) -> None:
+    def on_ram_loaded(self, fn: Callable[[PhysMem], None]) -> None:
         """fn(mem) once the guest's RAM is loaded, before any CPU runs (now,
         if it is): host-side state set before start() reaches the guest."""
         if self._mem is not None:
@@ -392,21 +398,21 @@ class Machine:
         else:
             self._attach_fns.append(fn)
 
-    def text_poke_batch(self, patches) -> None:
+    def text_poke_batch(self, patches: Iterable[tuple[int, bytes]]) -> None:
         """Every (addr, bytes) patch of kernel text in one stop-the-world;
         every CPU's translations of each range dropped."""
         start, end = self.image.text_range
-        patches = [(addr, bytes(data)) for addr, data in patches]
-        for addr, data in patches:
+        batch = [(addr, bytes(data)) for addr, data in patches]
+        for addr, data in batch:
             if not (start <= addr and addr + len(data) <= end):
                 raise ValueError(f"{addr:#x}+{len(data)} is not kernel text")
-        if not patches:
+        if not batch:
             return
 
-        def poke():
-            for addr, data in patches:
+        def poke() -> None:
+            for addr, data in batch:
                 self._mem.write(kernel_virt_to_phys(addr), data)
-            self._drop_translations([(addr, addr + len(data)) for addr, data in patches])
+            self._drop_translations([(addr, addr + len(data)) for addr, data in batch])
         self._stop_machine(poke)
 
     def text_poke(self, addr: int, data: bytes) -> None:
@@ -486,18 +492,18 @@ class Machine:
             return vaddr - KERNEL_MAP + size <= RAM_SIZE
         return PAGE_OFFSET <= vaddr and vaddr - PAGE_OFFSET + size <= RAM_SIZE
 
-    def _stop_machine(self, fn):
+    def _stop_machine(self, fn: Callable[[], T]) -> T:
         self._check_running()
         return self._runner.stop_machine(fn)
 
-    def _read_guest(self, fn):
-        """fn reads guest memory between two slices (no CPU half-way through a
-        store); seeded, at the pause; stopped or panicked, right away."""
+    def with_cpus_stopped(self, fn: Callable[[], T]) -> T:
+        """fn reads (or writes) guest memory between two slices (no CPU half-way
+        through a store); seeded, at the pause; stopped or panicked, right away."""
         if self.running:
             return self._runner.stop_machine(fn)
         return fn()
 
-    def _guest_op(self, fn):
+    def guest_op(self, fn: Callable[[], T]) -> T:
         """A host operation on guest memory: seeded, it acts while the machine
         is paused (deterministic); live, right away."""
         if self.options.seed is not None and self.running:

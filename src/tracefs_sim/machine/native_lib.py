@@ -1,18 +1,20 @@
-"""The machine's native helpers (native/*.c), built by `make -C kernel_model`."""
+"""The machine's native helpers (native/*.c): shared libraries the package's build makes
+(setup.py: native/libNAME.so), loaded with ctypes."""
 from __future__ import annotations
 
 import ctypes
 import functools
 from pathlib import Path
 
-BUILD = Path(__file__).resolve().parent / "native" / "build"
+NATIVE = Path(__file__).resolve().parent / "native"
 
 
 @functools.cache
 def load(name: str) -> ctypes.CDLL:
-    """native/build/lib<name>.so, loaded once."""
-    path = BUILD / f"lib{name}.so"
+    """native/lib<name>.so, loaded once."""
+    path = NATIVE / f"lib{name}.so"
     try:
         return ctypes.CDLL(str(path))
     except OSError as e:
-        raise RuntimeError(f"{path} is missing or unloadable: run `make -C kernel_model` ({e})") from None
+        raise RuntimeError(f"{path} is missing or unloadable: build the package (pip install -e ., or "
+                           f"python setup.py build_ext --inplace) ({e})") from None

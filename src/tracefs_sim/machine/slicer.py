@@ -18,7 +18,7 @@ at a block start sets RIP to the block's address unless the engine's
 interrupt hook (the int3 redirect) nothing clears it before emu_start returns,
 so an interrupt hook of the slicer's, after the machine's, clears it.
 
-Two ways to end a slice (native/slice.c, built by `make -C kernel_model`):
+Two ways to end a slice (native/slice.c, built by the package's build, setup.py):
 * by time (live machines, checks off): a SliceTimer thread calls uc_emu_stop
   on the running CPU once the thread running it has had the slice's CPU time
   (wall time would count time the host scheduler gave to others).  With only

@@ -7,7 +7,7 @@ reads a ring's `seq`, then each page's `commit`, then [0, commit) of the page
 (the guest stores commit after the bytes it covers), and hands pages back by
 advancing `released` (the guest never reuses a page the host still holds; a
 full ring makes it count the event as lost).  On a seeded machine every
-operation here acts while the machine is paused (Machine._guest_op), so when
+operation here acts while the machine is paused (Machine.guest_op), so when
 it happens is part of the deterministic run.
 """
 from __future__ import annotations
@@ -16,24 +16,70 @@ import struct
 import threading
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
+from .contract import EventName
 from .image import EventDesc, KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 from .trace_pids import GuestPidLists
 
-# mirrors of ring.h (pinned there by static asserts)
-TRACE_SLOTS = 8
-TRACE_RING_PAGES = 64
-NR_CPUS = 8
-PAGE_SIZE = 4096
-BUF_PAGE_HDR_SIZE = 16
-RING_SIZE = 48 + 8 * TRACE_RING_PAGES
-RING_SEQ, RING_RELEASED, RING_CLOSED, RING_RESET_REQ, RING_PAGE_LOST = 0, 8, 36, 40, 48
-CONTROL_RECORDING, CONTROL_RINGS = 0, 8
-CONTROL_CPU_SLOTS = CONTROL_RINGS + TRACE_SLOTS * NR_CPUS * RING_SIZE
-FILE_SLOTS, FILE_TYPE = 0, 4
+if TYPE_CHECKING:
+    from .machine import Machine
+
 JMP_REL32 = 0xE9
-# mirrors of struct saved_cmdlines in trace.h
-SAVED_CMDLINES, SAVED_CMDLINE_SIZE, SAVED_CMDLINES_ENTRIES = 128, 20, 8
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+
+
+@dataclass(frozen=True)
+class RingLayout:
+    """Where the guest keeps its rings (include/trace/ring.h), from the image's host ABI:
+    trace_control's recording bits, rings per (slot, cpu) and tracing_cpumasks; trace_pages'
+    data pages; the events' trace_event_file; saved_cmdlines."""
+
+    slots: int  # TRACE_SLOTS
+    nr_cpus: int  # NR_CPUS: what the tables are sized for (the machine may run fewer)
+    ring_pages: int  # TRACE_RING_PAGES
+    page_size: int  # sizeof(struct buffer_data_page)
+    page_header: int  # BUF_PAGE_HDR_SIZE
+    page_commit: int
+    ring_size: int
+    ring_seq: int
+    ring_released: int
+    ring_lost: int
+    ring_closed: int
+    ring_reset_req: int
+    ring_page_lost: int
+    control_size: int
+    control_recording: int
+    control_rings: int
+    control_cpu_slots: int
+    file_slots: int
+    file_type: int
+    saved_cmdlines: int  # SAVED_CMDLINES
+    saved_cmdline_size: int
+    saved_cmdlines_size: int
+    saved_cmdlines_entry: int
+
+    @classmethod
+    def of(cls, image: KernelImage) -> RingLayout:
+        a = image.abi_value
+        return cls(
+            a("TRACE_SLOTS"), a("NR_CPUS"), a("TRACE_RING_PAGES"), a("sizeof(buffer_data_page)"),
+            a("BUF_PAGE_HDR_SIZE"), a("buffer_data_page.commit"), a("sizeof(trace_ring)"), a("trace_ring.seq"),
+            a("trace_ring.released"), a("trace_ring.lost"), a("trace_ring.closed"), a("trace_ring.reset_req"),
+            a("trace_ring.page_lost"), a("sizeof(trace_control)"), a("trace_control.recording"),
+            a("trace_control.rings"), a("trace_control.cpu_slots"), a("trace_event_file.slots"),
+            a("trace_event_file.type"), a("SAVED_CMDLINES"), a("sizeof(saved_cmdline)"),
+            a("sizeof(saved_cmdlines)"), a("saved_cmdlines.entry"))
+
+    def ring(self, slot: int, cpu: int) -> int:
+        """The (slot, cpu) ring's offset in trace_control."""
+        return self.control_rings + (slot * self.nr_cpus + cpu) * self.ring_size
+
+    def page(self, slot: int, cpu: int, seq: int) -> int:
+        """The offset in trace_pages of the page with sequence number seq of a ring."""
+        return ((slot * self.nr_cpus + cpu) * self.ring_pages + seq % self.ring_pages) * self.page_size
 
 
 @dataclass(frozen=True)
@@ -46,19 +92,22 @@ class GuestPage:
 
 
 class GuestTracing:
-    def __init__(self, machine):
+    """The guest half of tracing (contract.GuestTracingOps)."""
+
+    def __init__(self, machine: Machine):
         self._machine = machine
         image: KernelImage = machine.image
         self._image = image
-        self.nr_slots = TRACE_SLOTS
+        self.layout = layout = RingLayout.of(image)
+        self.nr_slots = layout.slots
         self._nr_cpus = machine.nr_cpus
         control = image.lookup("trace_control")
         pages = image.lookup("trace_pages")
-        if control.size != CONTROL_CPU_SLOTS + 4 * NR_CPUS or \
-                pages.size != TRACE_SLOTS * NR_CPUS * TRACE_RING_PAGES * PAGE_SIZE:
+        if control.size != layout.control_size or \
+                pages.size != layout.slots * layout.nr_cpus * layout.ring_pages * layout.page_size:
             raise ValueError("kernel image's trace ring layout does not match this machine")
         saved = image.lookup("saved_cmdlines")
-        if saved.size != SAVED_CMDLINES_ENTRIES + SAVED_CMDLINES * SAVED_CMDLINE_SIZE:
+        if saved.size != layout.saved_cmdlines_size:
             raise ValueError("kernel image's saved_cmdlines layout does not match this machine")
         self._saved_cmdlines = kernel_virt_to_phys(saved.addr)
         self._cmdline_key = image.addr("trace_cmdline_key")
@@ -77,11 +126,11 @@ class GuestTracing:
         self._events: dict[tuple[str, str], EventDesc] = {}
         self._keys_on: set[int] = set()
         self._cmdline_holders: set[object] = set()
-        self._recording = [False] * TRACE_SLOTS
-        self._cpumasks = [(1 << NR_CPUS) - 1] * TRACE_SLOTS   # tracing_cpumask of each slot
+        self._recording = [False] * layout.slots
+        self._cpumasks = [(1 << layout.nr_cpus) - 1] * layout.slots   # tracing_cpumask of each slot
         # per (slot, cpu): pages below this seq were dropped by reset()
-        self._skip = [[0] * self._nr_cpus for _ in range(TRACE_SLOTS)]
-        self._resets = [[0] * self._nr_cpus for _ in range(TRACE_SLOTS)]
+        self._skip = [[0] * self._nr_cpus for _ in range(layout.slots)]
+        self._resets = [[0] * self._nr_cpus for _ in range(layout.slots)]
 
     # ---- the machine calls these ----
     def attach(self, mem: PhysMem) -> None:
@@ -90,9 +139,9 @@ class GuestTracing:
         with self._lock:
             self._mem = mem
             for key, event_id in self._ids.items():
-                self._write_file(self._events[key], FILE_TYPE, "<H", event_id)
+                self._write_file(self._events[key], self.layout.file_type, "<H", event_id)
             for key, slots in self._enabled.items():
-                self._write_file(self._events[key], FILE_SLOTS, "<I",
+                self._write_file(self._events[key], self.layout.file_slots, "<I",
                                  self._mask(slots - self._soft_off.get(key, set())))
             self._write_recording()
             self._write_cpumasks()
@@ -119,10 +168,10 @@ class GuestTracing:
             self.doorbell()
 
     # ---- the contract ----
-    def set_event_id(self, event: EventDesc, event_id: int) -> None:
+    def set_event_id(self, event: EventName, event_id: int) -> None:
         self.set_event_ids([(event, event_id)])
 
-    def set_event_ids(self, ids: list[tuple[EventDesc, int]]) -> None:
+    def set_event_ids(self, ids: list[tuple[EventName, int]]) -> None:
         """Several events' ids in one guest operation (all of the kernel's at start-up)."""
         for event, event_id in ids:
             if not 0 <= event_id <= 0xFFFF:
@@ -133,13 +182,13 @@ class GuestTracing:
             with self._lock:
                 for key, (event, event_id) in zip(keys, ids):
                     self._ids[key] = event_id
-                    self._write_file(event, FILE_TYPE, "<H", event_id)
-        self._machine._guest_op(apply)
+                    self._write_file(event, self.layout.file_type, "<H", event_id)
+        self._machine.guest_op(apply)
 
-    def enable_event(self, event: EventDesc, slot: int, on: bool) -> None:
+    def enable_event(self, event: EventName, slot: int, on: bool) -> None:
         self._check_slot(slot)
         key = self._remember(event)
-        self._machine._guest_op(lambda: self._enable(event, key, slot, on))
+        self._machine.guest_op(lambda: self._enable(self._events[key], key, slot, on))
 
     def _enable(self, event: EventDesc, key: tuple[str, str], slot: int, on: bool) -> None:
         with self._lock:
@@ -151,12 +200,12 @@ class GuestTracing:
                 self._enabled.get(k) for k, e in self._events.items() if e.key_addr == event.key_addr))
             self._update_cmdline_key()
 
-    def event_file(self, event: EventDesc) -> int:
+    def event_file(self, event: EventName) -> int:
         """The guest address of the event's trace_event_file (KeyError: not a tracepoint of
         this kernel), for function probes that soft-enable it."""
         return self._image.event_file(event)
 
-    def event_recording(self, event: EventDesc, slot: int) -> bool:
+    def event_recording(self, event: EventName, slot: int) -> bool:
         """Whether the guest records the event in slot now (its bit in the event file: an
         enabled event in soft mode has it clear while soft-disabled, and function probes
         flip it in the guest)."""
@@ -166,11 +215,11 @@ class GuestTracing:
         def read():
             if self._mem is None:
                 return slot in self._enabled.get(key, ()) and slot not in self._soft_off.get(key, ())
-            pa = kernel_virt_to_phys(self._image.event_file(event) + FILE_SLOTS)
+            pa = kernel_virt_to_phys(self._image.event_file(event) + self.layout.file_slots)
             return bool(struct.unpack_from("<I", self._mem.buf, pa)[0] >> slot & 1)
-        return self._machine._guest_op(read)
+        return self._machine.guest_op(read)
 
-    def set_event_soft_disabled(self, event: EventDesc, slot: int, off: bool) -> None:
+    def set_event_soft_disabled(self, event: EventName, slot: int, off: bool) -> None:
         """EVENT_FILE_FL_SOFT_DISABLED of an enabled event: its bit clear, the tracepoint
         still armed."""
         self._check_slot(slot)
@@ -181,7 +230,7 @@ class GuestTracing:
                 soft = self._soft_off.setdefault(key, set())
                 (soft.add if off else soft.discard)(slot)
                 self._set_file_bit(event, slot, not off and slot in self._enabled.get(key, ()))
-        self._machine._guest_op(apply)
+        self._machine.guest_op(apply)
 
     def record_cmdlines(self, holder: object, on: bool) -> None:
         """tracing_start/stop_cmdline_record(): something other than a tracepoint (a
@@ -190,7 +239,7 @@ class GuestTracing:
             with self._lock:
                 (self._cmdline_holders.add if on else self._cmdline_holders.discard)(holder)
                 self._update_cmdline_key()
-        self._machine._guest_op(apply)
+        self._machine.guest_op(apply)
 
     def _update_cmdline_key(self) -> None:
         # the guest saves comms at switches and wake-ups while anything records, as Linux
@@ -210,13 +259,15 @@ class GuestTracing:
         def read():
             if self._mem is None:
                 return {}
-            raw = self._mem.read(self._saved_cmdlines + SAVED_CMDLINES_ENTRIES, SAVED_CMDLINES * SAVED_CMDLINE_SIZE)
+            lay = self.layout
+            raw = self._mem.read(self._saved_cmdlines + lay.saved_cmdlines_entry,
+                                 lay.saved_cmdlines * lay.saved_cmdline_size)
             out = {}
             for pid, comm in struct.iter_unpack("<i16s", raw):
                 if pid > 0:  # 0: unused, or being rewritten
                     out[pid] = comm.split(b"\0", 1)[0].decode(errors="replace")
             return out
-        return self._machine._read_guest(read)
+        return self._machine.with_cpus_stopped(read)
 
     def set_recording(self, slot: int, on: bool) -> None:
         self._check_slot(slot)
@@ -226,8 +277,8 @@ class GuestTracing:
                 self._recording[slot] = bool(on)
                 if self._mem is not None:
                     # only this slot's bit: the guest's traceon/traceoff probes flip the others
-                    self._set_bit(self._control + CONTROL_RECORDING, slot, on)
-        self._machine._guest_op(apply)
+                    self._set_bit(self._control + self.layout.control_recording, slot, on)
+        self._machine.guest_op(apply)
 
     def is_recording(self, slot: int) -> bool:
         """The slot's recording bit as the guest has it (traceon/traceoff probes flip it)."""
@@ -236,8 +287,9 @@ class GuestTracing:
         def read():
             if self._mem is None:
                 return self._recording[slot]
-            return bool(struct.unpack_from("<I", self._mem.buf, self._control + CONTROL_RECORDING)[0] >> slot & 1)
-        return self._machine._guest_op(read)
+            recording = self._control + self.layout.control_recording
+            return bool(struct.unpack_from("<I", self._mem.buf, recording)[0] >> slot & 1)
+        return self._machine.guest_op(read)
 
     def set_cpumask(self, slot: int, mask: int) -> None:
         """tracing_cpumask: the slot records only on the CPUs in mask."""
@@ -247,11 +299,11 @@ class GuestTracing:
             with self._lock:
                 self._cpumasks[slot] = mask
                 self._write_cpumasks()
-        self._machine._guest_op(apply)
+        self._machine.guest_op(apply)
 
     def drain(self, slot: int) -> list[GuestPage]:
         self._check_slot(slot)
-        return self._machine._guest_op(lambda: self._drain(slot))
+        return self._machine.guest_op(lambda: self._drain(slot))
 
     def _drain(self, slot: int) -> list[GuestPage]:
         with self._data:
@@ -260,62 +312,64 @@ class GuestTracing:
         with self._lock:
             if self._mem is None:
                 return out
-            buf = self._mem.buf
+            buf, lay = self._mem.buf, self.layout
             for cpu in range(self._nr_cpus):
                 ring = self._ring(slot, cpu)
-                seq, released = struct.unpack_from("<QQ", buf, ring)
-                closed = struct.unpack_from("<I", buf, ring + RING_CLOSED)[0]
-                if struct.unpack_from("<Q", buf, ring)[0] != seq:
+                seq = _U64.unpack_from(buf, ring + lay.ring_seq)[0]
+                released = _U64.unpack_from(buf, ring + lay.ring_released)[0]
+                closed = _U32.unpack_from(buf, ring + lay.ring_closed)[0]
+                if _U64.unpack_from(buf, ring + lay.ring_seq)[0] != seq:
                     closed = 0  # the writer moved meanwhile: `closed` may be the next page's
                 for s in range(max(released, self._skip[slot][cpu]), seq + 1):
                     page = self._page(slot, cpu, s)
-                    commit = struct.unpack_from("<Q", buf, page + 8)[0]
+                    commit = _U64.unpack_from(buf, page + lay.page_commit)[0]
                     complete = s < seq or bool(closed)
                     if not commit and not complete:
                         continue
-                    lost = struct.unpack_from("<Q", buf, ring + RING_PAGE_LOST + 8 * (s % TRACE_RING_PAGES))[0]
-                    data = bytearray(buf[page:page + BUF_PAGE_HDR_SIZE + commit].ljust(PAGE_SIZE, b"\0"))
+                    lost = _U64.unpack_from(buf, ring + lay.ring_page_lost + 8 * (s % lay.ring_pages))[0]
+                    data = bytearray(buf[page:page + lay.page_header + commit].ljust(lay.page_size, b"\0"))
                     # the copy may hold a later commit than the bytes taken: state the one read
-                    struct.pack_into("<Q", data, 8, commit)
+                    _U64.pack_into(data, lay.page_commit, commit)
                     out.append(GuestPage(cpu, s, bytes(data), complete, lost))
                 done = seq + 1 if closed else seq  # complete pages go back to the guest
                 if done > released:
-                    struct.pack_into("<Q", buf, ring + RING_RELEASED, done)
+                    _U64.pack_into(buf, ring + lay.ring_released, done)
         return out
 
     def reset(self, slot: int) -> None:
         """Forget the slot's undrained pages; the guest starts its next event on a fresh page."""
         self._check_slot(slot)
-        self._machine._guest_op(lambda: self._reset(slot))
+        self._machine.guest_op(lambda: self._reset(slot))
 
     def _reset(self, slot: int) -> None:
         with self._lock:
             if self._mem is None:
                 return
-            buf = self._mem.buf
+            buf, lay = self._mem.buf, self.layout
             for cpu in range(self._nr_cpus):
                 ring = self._ring(slot, cpu)
-                seq = struct.unpack_from("<Q", buf, ring)[0]
+                seq = _U64.unpack_from(buf, ring + lay.ring_seq)[0]
                 self._skip[slot][cpu] = seq + 1
                 self._resets[slot][cpu] += 1
-                struct.pack_into("<Q", buf, ring + RING_RELEASED, seq)
-                struct.pack_into("<I", buf, ring + RING_RESET_REQ, self._resets[slot][cpu] & 0xFFFFFFFF)
+                _U64.pack_into(buf, ring + lay.ring_released, seq)
+                _U32.pack_into(buf, ring + lay.ring_reset_req, self._resets[slot][cpu] & 0xFFFFFFFF)
 
     def wait_for_data(self, timeout: float) -> bool:
         with self._data:
             return self._data.wait_for(lambda: self._pending, timeout)
 
     # ---- helpers ----
-    def _remember(self, event: EventDesc) -> tuple[str, str]:
+    def _remember(self, event: EventName) -> tuple[str, str]:
+        """The event's key; the image's description of it kept (KeyError: a tracepoint this
+        kernel does not have)."""
         key = (event.system, event.name)
         if key not in self._events:
-            self._image.event_file(event)  # KeyError for an event this kernel does not have
-            self._events[key] = event
+            self._events[key] = self._image.event_desc(event.system, event.name)
         return key
 
     def _check_slot(self, slot: int) -> None:
-        if not 0 <= slot < TRACE_SLOTS:
-            raise ValueError(f"slot {slot} out of range 0..{TRACE_SLOTS - 1}")
+        if not 0 <= slot < self.layout.slots:
+            raise ValueError(f"slot {slot} out of range 0..{self.layout.slots - 1}")
 
     @staticmethod
     def _mask(slots: set[int]) -> int:
@@ -323,14 +377,14 @@ class GuestTracing:
 
     def _write_cpumasks(self) -> None:
         if self._mem is not None:
-            for cpu in range(NR_CPUS):
+            for cpu in range(self.layout.nr_cpus):
                 slots = sum(1 << slot for slot, mask in enumerate(self._cpumasks) if mask >> cpu & 1)
-                struct.pack_into("<I", self._mem.buf, self._control + CONTROL_CPU_SLOTS + 4 * cpu, slots)
+                struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_cpu_slots + 4 * cpu, slots)
 
     def _write_recording(self) -> None:
         if self._mem is not None:
             mask = sum(1 << slot for slot, on in enumerate(self._recording) if on)
-            struct.pack_into("<I", self._mem.buf, self._control + CONTROL_RECORDING, mask)
+            struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_recording, mask)
 
     def _set_bit(self, pa: int, bit: int, on: bool) -> None:
         """One bit of a guest u32 the guest also changes (a narrow race: the guest's own
@@ -338,11 +392,11 @@ class GuestTracing:
         word = struct.unpack_from("<I", self._mem.buf, pa)[0]
         struct.pack_into("<I", self._mem.buf, pa, word | 1 << bit if on else word & ~(1 << bit))
 
-    def _set_file_bit(self, event: EventDesc, slot: int, on: bool) -> None:
+    def _set_file_bit(self, event: EventName, slot: int, on: bool) -> None:
         if self._mem is not None:
-            self._set_bit(kernel_virt_to_phys(self._image.event_file(event) + FILE_SLOTS), slot, on)
+            self._set_bit(kernel_virt_to_phys(self._image.event_file(event) + self.layout.file_slots), slot, on)
 
-    def _write_file(self, event: EventDesc, offset: int, fmt: str, value: int) -> None:
+    def _write_file(self, event: EventName, offset: int, fmt: str, value: int) -> None:
         if self._mem is not None:
             pa = kernel_virt_to_phys(self._image.event_file(event) + offset)
             struct.pack_into(fmt, self._mem.buf, pa, value)
@@ -368,7 +422,7 @@ class GuestTracing:
             self._mem.write(kernel_virt_to_phys(code), data)
 
     def _ring(self, slot: int, cpu: int) -> int:
-        return self._control + CONTROL_RINGS + (slot * NR_CPUS + cpu) * RING_SIZE
+        return self._control + self.layout.ring(slot, cpu)
 
     def _page(self, slot: int, cpu: int, seq: int) -> int:
-        return self._pages + ((slot * NR_CPUS + cpu) * TRACE_RING_PAGES + seq % TRACE_RING_PAGES) * PAGE_SIZE
+        return self._pages + self.layout.page(slot, cpu, seq)

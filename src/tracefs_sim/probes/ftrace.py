@@ -26,31 +26,77 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..machine.paging import PhysMem, kernel_virt_to_phys
+from ..machine.contract import GuestRam, PatchableImage, PatchableMachine
+from ..machine.paging import kernel_virt_to_phys
 
-# mirrors of include/trace/ftrace.h (pinned there by static asserts)
-FTRACE_MAX_SITES = 2048
-FTRACE_PIDS_MAX = 64
-TRACE_SLOTS = 8
-SLOT_STATE_SIZE = 520  # struct ftrace_slot_state
-SLOT_PIDS, SLOT_NOTRACE_PIDS = 8, 8 + 4 * FTRACE_PIDS_MAX
-CONTROL_MAX_GRAPH_DEPTH, CONTROL_GRAPH_FILTERED, CONTROL_PID_FILTERED, CONTROL_STACK_TRACE = 0, 4, 8, 12
-CONTROL_GRAPH_SKIP_IRQS, CONTROL_SLOW_SLOTS, CONTROL_NO_REPEATS, CONTROL_SLOTS = 16, 20, 24, 28
-CONTROL_SIZE = CONTROL_SLOTS + SLOT_STATE_SIZE * TRACE_SLOTS
-GRAPH_FUNCTION, GRAPH_NOTRACE, SITE_PROBES = 0x01, 0x02, 0x04  # ftrace_site_state.flags
-FTRACE_PROBES_MAX = 4096
-PROBES_FIRST = 8
-PROBES_COUNTS = PROBES_FIRST + 2 * FTRACE_MAX_SITES
-PROBES_TABLE = PROBES_COUNTS + 8 * FTRACE_PROBES_MAX
-PROBES_SIZE = PROBES_TABLE + 16 * FTRACE_PROBES_MAX
-# ftrace_probe.cmd
-PROBE_TRACEON, PROBE_TRACEOFF, PROBE_TRACEON_COUNT, PROBE_TRACEOFF_COUNT = 1, 2, 3, 4
-PROBE_STACKTRACE, PROBE_STACKTRACE_COUNT, PROBE_ENABLE_EVENT, PROBE_DISABLE_EVENT = 5, 6, 7, 8
-# ftrace_site_map: a struct ftrace_site_entry per 16 bytes of text (its state, then its index + 1)
-FTRACE_MAP_GRAIN, FTRACE_MAP_ENTRIES = 16, 16384
-MAP_ENTRY_SIZE, MAP_ENTRY_INDEX = 8, 4
+# ftrace_probe.cmd, by name (the guest's numbers: FTRACE_PROBE_<name> of the host ABI)
+PROBE_TRACEON, PROBE_TRACEOFF, PROBE_TRACEON_COUNT, PROBE_TRACEOFF_COUNT = (
+    "TRACEON", "TRACEOFF", "TRACEON_COUNT", "TRACEOFF_COUNT")
+PROBE_STACKTRACE, PROBE_STACKTRACE_COUNT, PROBE_ENABLE_EVENT, PROBE_DISABLE_EVENT = (
+    "STACKTRACE", "STACKTRACE_COUNT", "ENABLE_EVENT", "DISABLE_EVENT")
+PROBE_COMMANDS = (PROBE_TRACEON, PROBE_TRACEOFF, PROBE_TRACEON_COUNT, PROBE_TRACEOFF_COUNT, PROBE_STACKTRACE,
+                  PROBE_STACKTRACE_COUNT, PROBE_ENABLE_EVENT, PROBE_DISABLE_EVENT)
 CALL_REL32 = 0xE8
-MCOUNT_INSN_SIZE = 5
+
+
+@dataclass(frozen=True)
+class FtraceLayout:
+    """The guest's function-tracer tables (include/trace/ftrace.h), from the image's host ABI:
+    ftrace_site_map's entries, ftrace_control and its per-slot states, the function probes'
+    table."""
+
+    slots: int  # TRACE_SLOTS
+    insn_size: int  # MCOUNT_INSN_SIZE: an mcount site's nop, or the call it becomes
+    max_sites: int  # FTRACE_MAX_SITES
+    pids_max: int  # FTRACE_PIDS_MAX
+    map_grain: int  # FTRACE_MAP_GRAIN: bytes of text per ftrace_site_map entry
+    map_entries: int  # FTRACE_MAP_ENTRIES
+    map_entry_size: int
+    map_entry_index: int
+    graph_function: int  # ftrace_site_state.flags
+    graph_notrace: int
+    site_probes: int
+    probes_max: int  # FTRACE_PROBES_MAX
+    probe_size: int
+    probes_size: int
+    probes_first: int
+    probes_counts: int
+    probes_table: int
+    slot_state_size: int
+    slot_nr_pids: int
+    slot_nr_notrace_pids: int
+    slot_pids: int
+    slot_notrace_pids: int
+    control_size: int
+    control_max_graph_depth: int
+    control_graph_filtered: int
+    control_pid_filtered: int
+    control_stack_trace: int
+    control_graph_skip_irqs: int
+    control_slow_slots: int
+    control_no_repeats: int
+    control_slots: int
+    commands: dict[str, int]  # PROBE_* -> ftrace_probe.cmd
+
+    @classmethod
+    def of(cls, image: PatchableImage) -> FtraceLayout:
+        a = image.abi_value
+        return cls(
+            a("TRACE_SLOTS"), a("MCOUNT_INSN_SIZE"), a("FTRACE_MAX_SITES"), a("FTRACE_PIDS_MAX"),
+            a("FTRACE_MAP_GRAIN"), a("FTRACE_MAP_ENTRIES"), a("sizeof(ftrace_site_entry)"),
+            a("ftrace_site_entry.index"), a("FTRACE_GRAPH_FUNCTION"), a("FTRACE_GRAPH_NOTRACE"),
+            a("FTRACE_SITE_PROBES"), a("FTRACE_PROBES_MAX"), a("sizeof(ftrace_probe)"), a("sizeof(ftrace_probes)"),
+            a("ftrace_probes.first"), a("ftrace_probes.counts"), a("ftrace_probes.probe"),
+            a("sizeof(ftrace_slot_state)"), a("ftrace_slot_state.nr_pids"), a("ftrace_slot_state.nr_notrace_pids"),
+            a("ftrace_slot_state.pids"), a("ftrace_slot_state.notrace_pids"), a("sizeof(ftrace_control)"),
+            a("ftrace_control.max_graph_depth"), a("ftrace_control.graph_filtered"),
+            a("ftrace_control.pid_filtered"), a("ftrace_control.stack_trace"), a("ftrace_control.graph_skip_irqs"),
+            a("ftrace_control.slow_slots"), a("ftrace_control.no_repeats"), a("ftrace_control.slots"),
+            {name: a(f"FTRACE_PROBE_{name}") for name in PROBE_COMMANDS})
+
+    def slot_state(self, slot: int) -> int:
+        """A slot's struct ftrace_slot_state's offset in ftrace_control."""
+        return self.control_slots + slot * self.slot_state_size
 
 
 class ProbeCounter:
@@ -65,35 +111,36 @@ class ProbeCounter:
 class FunctionProbe:
     """One command at one site, as the guest runs it (struct ftrace_probe)."""
     function: str
-    command: int                   # PROBE_*
+    command: str                   # PROBE_*
     slot: int                      # the trace array it acts on
     counter: ProbeCounter | None   # None: no count (unlimited traceon/traceoff/stacktrace)
     event_file: int = 0            # enable/disable_event: the guest's trace_event_file
 
 
 class FtraceSites:
-    def __init__(self, machine):
+    def __init__(self, machine: PatchableMachine):
         self._machine = machine
         image = machine.image
         self._image = image
         start, stop = image.addr("__start_mcount_loc"), image.addr("__stop_mcount_loc")
         addrs = [a for (a,) in struct.iter_unpack("<Q", image.read(start, stop - start))]
-        if addrs != sorted(addrs) or len(addrs) > FTRACE_MAX_SITES:
+        self.layout = lay = FtraceLayout.of(image)
+        if addrs != sorted(addrs) or len(addrs) > lay.max_sites:
             raise ValueError("kernel image's __mcount_loc is not a sorted table of at most FTRACE_MAX_SITES")
         control = image.lookup("ftrace_control")
-        if control is None or control.size != CONTROL_SIZE:
-            raise ValueError("kernel image's ftrace_control layout does not match this host")
+        if control is None or control.size != lay.control_size:
+            raise ValueError("kernel image's ftrace_control layout does not match its host ABI")
         self._control = kernel_virt_to_phys(control.addr)
         probes = image.lookup("ftrace_probes")
-        if probes is None or probes.size != PROBES_SIZE:
-            raise ValueError("kernel image's ftrace_probes layout does not match this host")
+        if probes is None or probes.size != lay.probes_size:
+            raise ValueError("kernel image's ftrace_probes layout does not match its host ABI")
         self._probes_pa = kernel_virt_to_phys(probes.addr)
         repeats = image.lookup("ftrace_repeats")   # [TRACE_SLOTS][NR_CPUS] func-no-repeats states
-        self._repeats = None if repeats is None else (kernel_virt_to_phys(repeats.addr), repeats.size // TRACE_SLOTS)
+        self._repeats = None if repeats is None else (kernel_virt_to_phys(repeats.addr), repeats.size // lay.slots)
         self._caller = image.addr("ftrace_caller")
         self._regs_caller = image.addr("ftrace_regs_caller")
         self._addrs = addrs
-        self._map, self._map_slots = self._site_map(image, addrs)
+        self._map, self._map_slots = self._site_map(image, addrs, lay)
         names = []
         for addr in addrs:
             hit = image.symbolize(addr)
@@ -103,7 +150,7 @@ class FtraceSites:
         for i, name in enumerate(names):
             self._index.setdefault(name, i)
         self._lock = threading.Lock()
-        self._mem: PhysMem | None = None
+        self._mem: GuestRam | None = None
         # desired state; the site bytes below are what the guest holds (once attached)
         self._function: dict[int, frozenset[int]] = {}  # slot -> site indexes
         self._graph: dict[int, frozenset[int]] = {}
@@ -115,14 +162,14 @@ class FtraceSites:
         self._pids: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         # slots whose pid lists the host changed: the others' the guest may have changed itself
         # (options/function-fork), so only these are written
-        self._pids_dirty: set[int] = set(range(TRACE_SLOTS))
-        self._stack_trace = [False] * TRACE_SLOTS
-        self._no_repeats = [False] * TRACE_SLOTS
+        self._pids_dirty: set[int] = set(range(lay.slots))
+        self._stack_trace = [False] * lay.slots
+        self._no_repeats = [False] * lay.slots
         self._graph_irqs = True
         self._written_filtered = False  # the guest's graph_filtered (set_graph_function not empty)
         self._probes: list[FunctionProbe] = []   # the table, in the guest's order
         self._counter_index: dict[int, int] = {}  # id(counter) -> its slot in the guest's counts
-        machine._on_attach(self._attach)
+        machine.on_ram_loaded(self._attach)
 
     # ---- the contract ----
     def address(self, name: str) -> int:
@@ -164,8 +211,9 @@ class FtraceSites:
 
     def set_pids(self, slot: int, pids: frozenset[int], notrace_pids: frozenset[int]) -> None:
         self._check_slot(slot)
-        if len(pids) > FTRACE_PIDS_MAX or len(notrace_pids) > FTRACE_PIDS_MAX:
-            raise ValueError(f"at most {FTRACE_PIDS_MAX} pids per list")
+        pids_max = self.layout.pids_max
+        if len(pids) > pids_max or len(notrace_pids) > pids_max:
+            raise ValueError(f"at most {pids_max} pids per list")
         with self._lock:
             self._pids[slot] = (tuple(sorted(pids)), tuple(sorted(notrace_pids)))
             self._pids_dirty.add(slot)
@@ -179,9 +227,10 @@ class FtraceSites:
 
         def read():
             lists = []
-            for offset, count in ((SLOT_PIDS, 0), (SLOT_NOTRACE_PIDS, 4)):
-                st = self._control + CONTROL_SLOTS + slot * SLOT_STATE_SIZE
-                nr = min(struct.unpack_from("<I", self._mem.buf, st + count)[0], FTRACE_PIDS_MAX)
+            lay = self.layout
+            for offset, count in ((lay.slot_pids, lay.slot_nr_pids), (lay.slot_notrace_pids, lay.slot_nr_notrace_pids)):
+                st = self._control + lay.slot_state(slot)
+                nr = min(struct.unpack_from("<I", self._mem.buf, st + count)[0], lay.pids_max)
                 pids = struct.unpack_from(f"<{nr}i", self._mem.buf, st + offset)
                 lists.append(frozenset(p for p in pids if p >= 0) if nr else None)
             return tuple(lists)
@@ -189,7 +238,7 @@ class FtraceSites:
             if self._mem is None:
                 pids, notrace = self._pids.get(slot, ((), ()))
                 return frozenset(pids) or None, frozenset(notrace) or None
-            return self._machine._read_guest(read)
+            return self._machine.with_cpus_stopped(read)
 
     def set_stack_trace(self, slot: int, on: bool) -> None:
         self._check_slot(slot)
@@ -216,7 +265,7 @@ class FtraceSites:
                 self._mem.write(base + slot * size, bytes(size))
 
         with self._lock:
-            self._machine._guest_op(clear)
+            self._machine.guest_op(clear)
 
     def set_kprobe(self, name: str, on: bool) -> None:
         i = self._index[name]
@@ -229,7 +278,7 @@ class FtraceSites:
         (the newest first, as Linux adds ops at the head of its list).  Counts the guest
         holds carry over to the probes that keep their counter."""
         probes = list(probes)
-        if len(probes) > FTRACE_PROBES_MAX:
+        if len(probes) > self.layout.probes_max:
             raise OSError(errno.ENOMEM, "too many function probes")
         for probe in probes:
             self._index[probe.function]  # KeyError: not a traceable function
@@ -245,9 +294,9 @@ class FtraceSites:
             i = self._counter_index.get(id(counter))
             if i is None or self._mem is None:
                 return counter.value
-            return struct.unpack_from("<q", self._mem.buf, self._probes_pa + PROBES_COUNTS + 8 * i)[0]
+            return struct.unpack_from("<q", self._mem.buf, self._probes_pa + self.layout.probes_counts + 8 * i)[0]
         with self._lock:
-            return self._machine._guest_op(read)
+            return self._machine.guest_op(read)
 
     def enabled(self) -> list[tuple[str, int, str]]:
         """enabled_functions: (name, number of users, the R/I/D flag columns)."""
@@ -275,19 +324,18 @@ class FtraceSites:
             for i in idx:
                 sites[4 * i + 1] |= 1 << slot
         for i in self._graph_functions:
-            sites[4 * i + 2] |= GRAPH_FUNCTION
+            sites[4 * i + 2] |= self.layout.graph_function
         for i in self._graph_notrace:
-            sites[4 * i + 2] |= GRAPH_NOTRACE
+            sites[4 * i + 2] |= self.layout.graph_notrace
         for i in self._kprobes:
             sites[4 * i + 3] = 1
         for probe in self._probes:
-            sites[4 * self._index[probe.function] + 2] |= SITE_PROBES
+            sites[4 * self._index[probe.function] + 2] |= self.layout.site_probes
         return sites
 
-    @staticmethod
-    def _on(sites, i: int) -> bool:
+    def _on(self, sites: bytes | bytearray, i: int) -> bool:
         """Whether site i calls a trampoline."""
-        return bool(sites[4 * i] | sites[4 * i + 1] | sites[4 * i + 3] | sites[4 * i + 2] & SITE_PROBES)
+        return bool(sites[4 * i] | sites[4 * i + 1] | sites[4 * i + 3] | sites[4 * i + 2] & self.layout.site_probes)
 
     def _update(self) -> None:
         """Write the sites whose state changed; patch those whose call changes (on, off, or
@@ -304,7 +352,7 @@ class FtraceSites:
         if self._mem is None:
             return  # written at attach
         # state first: a site that starts calling a trampoline finds its state there
-        self._machine._guest_op(lambda: self._write_sites(changed))
+        self._machine.guest_op(lambda: self._write_sites(changed))
         if not patches:
             return
         if self._machine.running:
@@ -322,32 +370,33 @@ class FtraceSites:
     def _site_bytes(self, i: int, sites) -> bytes:
         site, target = self._addrs[i], self._target(sites, i)
         if target is None:
-            return self._image.read(site, MCOUNT_INSN_SIZE)
-        rel = target - (site + MCOUNT_INSN_SIZE)
+            return self._image.read(site, self.layout.insn_size)
+        rel = target - (site + self.layout.insn_size)
         return bytes([CALL_REL32]) + rel.to_bytes(4, "little", signed=True)
 
     @staticmethod
-    def _site_map(image, addrs: list[int]) -> tuple[int, list[int]]:
+    def _site_map(image: PatchableImage, addrs: list[int], lay: FtraceLayout) -> tuple[int, list[int]]:
         """ftrace_site_map's physical address, and each site's entry in it:
         (site - _stext) / FTRACE_MAP_GRAIN."""
         sym = image.lookup("ftrace_site_map")
-        if sym is None or sym.size != MAP_ENTRY_SIZE * FTRACE_MAP_ENTRIES:
-            raise ValueError("kernel image's ftrace_site_map layout does not match this host")
+        if sym is None or sym.size != lay.map_entry_size * lay.map_entries:
+            raise ValueError("kernel image's ftrace_site_map layout does not match its host ABI")
         text = image.addr("_stext")
-        slots = []
+        slots: list[int] = []
         for addr in addrs:
-            slot, rest = divmod(addr - text, FTRACE_MAP_GRAIN)
-            if rest or not 0 <= slot < FTRACE_MAP_ENTRIES or (slots and slot <= slots[-1]):
+            slot, rest = divmod(addr - text, lay.map_grain)
+            if rest or not 0 <= slot < lay.map_entries or (slots and slot <= slots[-1]):
                 raise ValueError(f"mcount site {addr:#x} does not fit ftrace_site_map "
-                                 f"(functions {FTRACE_MAP_GRAIN}-byte aligned within its text)")
+                                 f"(functions {lay.map_grain}-byte aligned within its text)")
             slots.append(slot)
         return kernel_virt_to_phys(sym.addr), slots
 
-    def _attach(self, mem: PhysMem) -> None:
+    def _attach(self, mem: GuestRam) -> None:
         with self._lock:
             self._mem = mem
             for i, slot in enumerate(self._map_slots):
-                struct.pack_into("<H", mem.buf, self._map + MAP_ENTRY_SIZE * slot + MAP_ENTRY_INDEX, i + 1)
+                struct.pack_into("<H", mem.buf, self._map + self.layout.map_entry_size * slot + self.layout.map_entry_index,
+                             i + 1)
             self._write_sites(range(len(self._addrs)))
             self._write_probe_table()
             for i in range(len(self._addrs)):
@@ -358,10 +407,10 @@ class FtraceSites:
     def _write_sites(self, indexes) -> None:
         buf, base = self._mem.buf, self._map
         for i in indexes:
-            entry = base + MAP_ENTRY_SIZE * self._map_slots[i]
+            entry = base + self.layout.map_entry_size * self._map_slots[i]
             buf[entry:entry + 4] = self._sites[4 * i:4 * i + 4]
         self._written_filtered = bool(self._graph_functions)
-        struct.pack_into("<I", buf, self._control + CONTROL_GRAPH_FILTERED, int(self._written_filtered))
+        struct.pack_into("<I", buf, self._control + self.layout.control_graph_filtered, int(self._written_filtered))
 
     def _write_probes(self, probes: list[FunctionProbe]) -> None:
         """Take the guest's counts back, then write the new table, with every CPU stopped
@@ -372,7 +421,8 @@ class FtraceSites:
                 for probe in self._probes:
                     if probe.counter is not None:
                         i = self._counter_index[id(probe.counter)]
-                        probe.counter.value = struct.unpack_from("<q", buf, self._probes_pa + PROBES_COUNTS + 8 * i)[0]
+                        counts = self._probes_pa + self.layout.probes_counts
+                        probe.counter.value = struct.unpack_from("<q", buf, counts + 8 * i)[0]
             self._probes = probes
             self._counter_index = {}
             for probe in probes:
@@ -380,15 +430,16 @@ class FtraceSites:
                     self._counter_index.setdefault(id(probe.counter), len(self._counter_index))
             if self._mem is not None:
                 self._write_probe_table()
-        self._machine._read_guest(swap)
+        self._machine.with_cpus_stopped(swap)
 
     def _write_probe_table(self) -> None:
         buf, base, probes = self._mem.buf, self._probes_pa, self._probes
         struct.pack_into("<I", buf, base, 0)  # no entry is valid while the table changes
-        first = [len(probes)] * FTRACE_MAX_SITES
+        lay = self.layout
+        first = [len(probes)] * lay.max_sites
         for k in reversed(range(len(probes))):
             first[self._index[probes[k].function]] = k
-        struct.pack_into(f"<{FTRACE_MAX_SITES}H", buf, base + PROBES_FIRST, *first)
+        struct.pack_into(f"<{lay.max_sites}H", buf, base + lay.probes_first, *first)
         counters = {}
         for k, probe in enumerate(probes):
             counter = probe.counter
@@ -396,39 +447,41 @@ class FtraceSites:
             if counter is not None:
                 i = self._counter_index[id(counter)]
                 counters[i] = counter.value
-            struct.pack_into("<HBBIQ", buf, base + PROBES_TABLE + 16 * k, self._index[probe.function],
-                             probe.command, probe.slot, i, probe.event_file)
+            struct.pack_into("<HBBIQ", buf, base + lay.probes_table + lay.probe_size * k, self._index[probe.function],
+                             lay.commands[probe.command], probe.slot, i, probe.event_file)
         for i, value in counters.items():
-            struct.pack_into("<q", buf, base + PROBES_COUNTS + 8 * i, value)
+            struct.pack_into("<q", buf, base + lay.probes_counts + 8 * i, value)
         struct.pack_into("<I", buf, base, len(probes))
 
     def _write_control(self) -> None:
         if self._mem is not None:
-            self._machine._guest_op(self._write_control_now)
+            self._machine.guest_op(self._write_control_now)
 
     def _write_control_now(self) -> None:
         buf, base = self._mem.buf, self._control
-        struct.pack_into("<I", buf, base + CONTROL_MAX_GRAPH_DEPTH, self._max_graph_depth)
-        struct.pack_into("<I", buf, base + CONTROL_GRAPH_SKIP_IRQS, int(not self._graph_irqs))
+        lay = self.layout
+        struct.pack_into("<I", buf, base + lay.control_max_graph_depth, self._max_graph_depth)
+        struct.pack_into("<I", buf, base + lay.control_graph_skip_irqs, int(not self._graph_irqs))
         filtered = 0
-        for slot in range(TRACE_SLOTS):
+        for slot in range(lay.slots):
             pids, notrace = self._pids.get(slot, ((), ()))
-            st = base + CONTROL_SLOTS + slot * SLOT_STATE_SIZE
+            st = base + lay.slot_state(slot)
             if slot in self._pids_dirty:
                 # lists before their lengths: the guest reads a length, then that many entries
-                struct.pack_into(f"<{len(pids)}i", buf, st + SLOT_PIDS, *pids)
-                struct.pack_into(f"<{len(notrace)}i", buf, st + SLOT_NOTRACE_PIDS, *notrace)
-                struct.pack_into("<II", buf, st, len(pids), len(notrace))
+                struct.pack_into(f"<{len(pids)}i", buf, st + lay.slot_pids, *pids)
+                struct.pack_into(f"<{len(notrace)}i", buf, st + lay.slot_notrace_pids, *notrace)
+                struct.pack_into("<I", buf, st + lay.slot_nr_pids, len(pids))
+                struct.pack_into("<I", buf, st + lay.slot_nr_notrace_pids, len(notrace))
             if pids or notrace:
                 filtered |= 1 << slot
-        struct.pack_into("<I", buf, base + CONTROL_PID_FILTERED, filtered)
+        struct.pack_into("<I", buf, base + lay.control_pid_filtered, filtered)
         self._pids_dirty.clear()
         stack = sum(1 << slot for slot, on in enumerate(self._stack_trace) if on)
-        struct.pack_into("<I", buf, base + CONTROL_STACK_TRACE, stack)
+        struct.pack_into("<I", buf, base + lay.control_stack_trace, stack)
         repeats = sum(1 << slot for slot, on in enumerate(self._no_repeats) if on)
-        struct.pack_into("<I", buf, base + CONTROL_NO_REPEATS, repeats)
+        struct.pack_into("<I", buf, base + lay.control_no_repeats, repeats)
         # the dispatcher's fast path records none of these slots' events
-        struct.pack_into("<I", buf, base + CONTROL_SLOW_SLOTS, filtered | stack | repeats)
+        struct.pack_into("<I", buf, base + lay.control_slow_slots, filtered | stack | repeats)
 
     # ---- helpers ----
     def _indexes(self, names: frozenset[str]) -> frozenset[int]:
@@ -441,7 +494,6 @@ class FtraceSites:
         else:
             table[slot] = sites
 
-    @staticmethod
-    def _check_slot(slot: int) -> None:
-        if not 0 <= slot < TRACE_SLOTS:
-            raise ValueError(f"slot {slot} out of range 0..{TRACE_SLOTS - 1}")
+    def _check_slot(self, slot: int) -> None:
+        if not 0 <= slot < self.layout.slots:
+            raise ValueError(f"slot {slot} out of range 0..{self.layout.slots - 1}")

@@ -17,7 +17,7 @@ from pathlib import Path
 from .. import _syscalls as sc
 from .. import namespace
 
-INIT = Path(__file__).resolve().parent / "native" / "build" / "tracefs-sim-init"
+INIT = Path(__file__).resolve().parent / "native" / "tracefs-sim-init"   # built by setup.py
 # Termination signals the launcher passes on to the program's process group.
 _FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
@@ -47,7 +47,7 @@ def run(argv: list[str], env: dict[str, str], host_ns: str, kallsyms: str, nr_cp
     """Run `argv` as the session's program; its exit status (128 + N if killed by signal N).
     Without `mirror` (a seeded machine), the session's processes are not the kernel's tasks."""
     if not INIT.is_file():
-        raise LaunchError(f"{INIT} is missing: run `make -C kernel_model`")
+        raise LaunchError(f"{INIT} is missing: run ./setup.sh (or `python setup.py build_ext --inplace`)")
     try:
         terminal = os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp()
     except OSError:

@@ -3,7 +3,7 @@
 from .clock import TraceClock, TraceClocks
 from .events import EventRegistry, TraceEvent
 from .ring_buffer import RingBuffer
-from .system import TracingSystem
+from .core import TraceCore
 from .trace_array import BufferExpansion, TraceArray
 from .tracers import TracerRegistry
 
@@ -16,5 +16,5 @@ __all__ = [
     "TraceClocks",
     "TraceEvent",
     "TracerRegistry",
-    "TracingSystem",
+    "TraceCore",
 ]

@@ -1,13 +1,13 @@
 """Saved command lines and tgids: the pid -> comm (and pid -> tgid) maps the output uses to name
 the task of each record (trace_save_cmdline, __trace_find_cmdline, tgid_map in trace.c).
 
-One map for the whole tracing system, shared by all trace arrays, as in Linux.
+One map for the whole tracing core, shared by all trace arrays, as in Linux.
 """
 
 import errno
 import threading
 
-from .kstrtox import kstrtoul_from_user
+from ..lib.kstrtox import kstrtoul_from_user
 
 PID_MAX_DEFAULT = 0x8000
 TASK_COMM_LEN = 16

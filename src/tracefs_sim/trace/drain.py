@@ -14,8 +14,9 @@ import functools
 import logging
 import struct
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
+from ..machine.contract import GuestTracingOps, TaskRecord
 from . import _drain
 from .cmdlines import SavedCmdlines
 from .filter import EventFilter
@@ -33,9 +34,9 @@ _TASKS_KEPT = 4096
 
 
 class Drain:
-    def __init__(self, guest, arrays: Callable[[], Iterable[TraceArray]], cmdlines: SavedCmdlines,
-                 tasks: Callable[[], list]):
-        """guest: GuestTracing; arrays(): the live trace arrays; tasks(): the machine's live
+    def __init__(self, guest: GuestTracingOps, arrays: Callable[[], Iterable[TraceArray]], cmdlines: SavedCmdlines,
+                 tasks: Callable[[], Sequence[TaskRecord]]):
+        """guest: the guest half of tracing; arrays(): the live trace arrays; tasks(): the machine's live
         tasks (pid, tgid, comm), asked when a record names a pid not seen before."""
         self._guest = guest
         self._arrays = arrays

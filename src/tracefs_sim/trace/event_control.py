@@ -11,10 +11,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..machine.contract import GuestTracingOps
 from . import filter as event_filter
 from .error_log import ErrorLog
 from .events import EventRegistry, TraceEvent
-from .kstrtox import kstrtoul_from_user
+from ..lib.kstrtox import kstrtoul_from_user, kstrtoull, or_none
 
 _PAGE_SIZE = 4096
 # EVENT_BUF_SIZE: the longest set_event token.
@@ -64,7 +65,8 @@ class PidFilter:
         first); all or none; a list left with no pid at all is freed."""
         new = set()
         for token in data.split(b"\0", 1)[0].split():
-            value = _parse_ulong_base0(token)
+            # kstrtoul(s, 0): anything it refuses (malformed, too large) is EINVAL
+            value = or_none(kstrtoull, token.decode("latin-1"))
             if value is None:
                 raise OSError(errno.EINVAL, "not a pid")
             if value >= _MAX_PID:
@@ -74,23 +76,10 @@ class PidFilter:
         self._store(pids or None)
 
 
-def _parse_ulong_base0(token: bytes) -> int | None:
-    """kstrtoul(s, 0): 0x hex, leading-0 octal, else decimal; None when malformed."""
-    text = token.decode("latin-1")
-    if text.startswith("+"):
-        text = text[1:]
-    base = 16 if text[:2].lower() == "0x" else 8 if text.startswith("0") and len(text) > 1 else 10
-    digits = text[2:] if base == 16 else text
-    try:
-        return int(digits, base) if digits and digits.isalnum() else None
-    except ValueError:
-        return None
-
-
 class EventControl:
-    def __init__(self, registry: EventRegistry, slot: int, guest, error_log: ErrorLog,
+    def __init__(self, registry: EventRegistry, slot: int, guest: GuestTracingOps, error_log: ErrorLog,
                  expand_buffers: Callable[[], None]):
-        """slot: this trace array's slot in the guest; guest: a GuestTracing."""
+        """slot: this trace array's slot in the guest; guest: the guest half of tracing."""
         self.registry = registry
         self.slot = slot
         self._guest = guest

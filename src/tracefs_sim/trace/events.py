@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
 
+from ..machine.contract import GuestTracingOps
 from .fields import FieldLike, RecordField
 from .ftrace_records import FTRACE_RECORDS, TRACE_FN, TRACE_FUNC_REPEATS, SymFlags
 from .print_fmt import compile_print_fmt
@@ -21,13 +22,18 @@ FIRST_EVENT_ID = 20
 TRACE_EVENT_TYPE_MAX = (1 << 16) - 1
 
 
-
-
 class EventLike(Protocol):
-    system: str
-    name: str
-    fields: tuple[FieldLike, ...]
-    print_fmt: str
+    """An event description: a tracepoint's (machine.EventDesc), ftrace's own records', a
+    dynamic event's."""
+
+    @property
+    def system(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def fields(self) -> tuple[FieldLike, ...]: ...
+    @property
+    def print_fmt(self) -> str: ...
 
 
 # struct trace_entry, the 8 bytes every record starts with.
@@ -159,16 +165,25 @@ class TraceEvent:
     def id_text(self) -> str:
         return f"{self.id}\n"
 
-    def set_enabled(self, guest, slot: int, on: bool) -> None:
+    def set_enabled(self, guest: GuestTracingOps, slot: int, on: bool) -> None:
         """Record this event into trace-array `slot` or stop (a tracepoint: its enable bits and
         static key in the guest; dynamic events arm their own probes)."""
         guest.enable_event(self.desc, slot, on)
+
+
+class EventListener(Protocol):
+    """Told when a dynamic event comes and goes (trace arrays' event files, the fs tree)."""
+
+    def event_added(self, event: TraceEvent) -> None: ...
+    def event_removed(self, event: TraceEvent) -> None: ...
 
 
 class EventRegistry:
     """All trace events, by system and name, with ids assigned in registration order."""
 
     def __init__(self, events: Iterable[EventLike]):
+        # told of each dynamic event after it appears and once it is gone, in this order
+        self.listeners: list[EventListener] = []
         self._systems: dict[str, dict[str, TraceEvent]] = {}
         self._by_id: dict[int, TraceEvent] = {}
         builtin = [TraceEvent(TRACE_PRINT, PRINT_DESC, ftrace=True),
@@ -208,12 +223,15 @@ class EventRegistry:
         return free
 
     def add_dynamic(self, event: TraceEvent) -> None:
-        """A dynamic event (kprobe, ...) appears; its id comes from alloc_event_id().  It goes
-        to the head of the list (trace_add_event_call's list_add): available_events and
-        set_event show dynamic events first, newest first."""
+        """trace_add_event_call(): a dynamic event (kprobe, ...) appears; its id comes from
+        alloc_event_id().  It goes to the head of the list (list_add): available_events and
+        set_event show dynamic events first, newest first; every listener is told."""
         self._add(event, first=True)
+        for listener in list(self.listeners):
+            listener.event_added(event)
 
     def remove_dynamic(self, event: TraceEvent) -> None:
+        """trace_remove_event_call(): the event is gone; every listener is told."""
         system = {k: v for k, v in self._systems[event.system].items() if k != event.name}
         systems = dict(self._systems)
         if system:
@@ -222,6 +240,8 @@ class EventRegistry:
             del systems[event.system]
         self._systems = systems
         self._by_id = {k: v for k, v in self._by_id.items() if k != event.id}
+        for listener in list(self.listeners):
+            listener.event_removed(event)
 
     def by_id(self, event_id: int) -> TraceEvent | None:
         return self._by_id.get(event_id)

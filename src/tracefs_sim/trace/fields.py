@@ -8,11 +8,16 @@ from typing import Protocol
 
 
 class FieldLike(Protocol):
-    type: str       # Linux's internal form: "char[16]" for arrays, "__data_loc char[]" for strings
-    name: str
-    offset: int
-    size: int
-    is_signed: bool
+    @property
+    def type(self) -> str: ...  # Linux's internal form: "char[16]" for arrays, "__data_loc char[]" for strings
+    @property
+    def name(self) -> str: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def is_signed(self) -> bool: ...
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ import errno
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
+from ..lib.kstrtox import kstrtoll, kstrtoull, or_none
 from .fields import FieldLike
 from .glob import glob_match
 
@@ -203,50 +204,6 @@ class _Fail(Exception):
         self.errno = err
         self.message = message
         self.pos = pos
-
-
-# ---------------------------------------------------------------------------------------------
-# Numbers: kstrtoll()/kstrtoull() with base 0, on an operand of [-]alnum characters.
-
-
-def _kstrtoull(s: bytes) -> int | None:
-    if s[:1] == b"+":
-        s = s[1:]
-    if s[:1] == b"0" and s[1:2] in (b"x", b"X") and _digit(_at(s, 2)) < 16:
-        base, s = 16, s[2:]
-    elif s[:1] == b"0":
-        base = 8
-    else:
-        base = 10
-    value = 0
-    for ch in s:
-        digit = _digit(ch)
-        if digit >= base:
-            return None  # the kernel accepts no trailing characters
-        value = value * base + digit
-    if not s or value >= 1 << 64:
-        return None
-    return value
-
-
-def _digit(ch: int) -> int:
-    if 0x30 <= ch <= 0x39:
-        return ch - 0x30
-    if 0x61 <= (ch | 0x20) <= 0x66:
-        return (ch | 0x20) - 0x61 + 10
-    return 99
-
-
-def _kstrtoll(s: bytes) -> int | None:
-    if s[:1] == b"-":
-        value = _kstrtoull(s[1:])
-        if value is None or value > 1 << 63:
-            return None
-        return -value
-    value = _kstrtoull(s)
-    if value is None or value >= 1 << 63:
-        return None
-    return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -514,7 +471,7 @@ def _parse_pred(s: bytes, start: int, pos: int, fields: dict[str, _Field]) -> tu
         if i - value_start >= _NUM_BUF:
             raise _Fail(errno.EINVAL, _ERR_OPERAND_TOO_LONG, pos + i - start)
         text = s[value_start:i]
-        val = _kstrtoll(text) if field.is_signed else _kstrtoull(text)
+        val = or_none(kstrtoll if field.is_signed else kstrtoull, text.decode("latin-1"))
         if val is None:
             raise _Fail(errno.EINVAL, _ERR_ILLEGAL_INTVAL, pos + value_start - start)
         return _numeric_pred(field, op, val), i - start

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 
 from .ftrace_hash import DEFAULT_BITS, FtraceHash
 from .glob import glob_match
-from .probe_args import simple_strtoul
+from ..lib.kstrtox import simple_strtoull
 
 # FTRACE_BUFF_MAX (KSYM_SYMBOL_LEN + 4): a token is at most one byte less.
 FTRACE_BUFF_MAX = 670
@@ -164,7 +164,7 @@ def match_functions(functions: Sequence[str], search: str, *, by_index: bool) ->
     if kind == "index":
         if not by_index:
             return []
-        index = simple_strtoul(core)[0] - 1
+        index = simple_strtoull(core)[0] - 1
         return [functions[index]] if 0 <= index < len(functions) else []
     match = _matcher(kind, core)
     return [name for name in functions if match(name)]

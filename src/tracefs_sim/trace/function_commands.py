@@ -12,16 +12,16 @@ and decrements the counts itself.
 from __future__ import annotations
 
 import errno
-import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_STACKTRACE,
                              PROBE_STACKTRACE_COUNT, PROBE_TRACEOFF, PROBE_TRACEOFF_COUNT,
                              PROBE_TRACEON, PROBE_TRACEON_COUNT, FunctionProbe, ProbeCounter)
+from .event_control import EventControl, EventFile
 from .ftrace_filter import compile_match, match_functions
 from .ftrace_hash import FtraceHash
-from .kstrtox import kstrtoul_from_user
+from ..lib.kstrtox import kstrtoull
 
 # The top-level array's slot: stacktrace writes there whatever array registered it
 # (trace_dump_stack() uses global_trace).
@@ -39,7 +39,7 @@ _GUEST_COMMAND = {
 class EventProbeData:
     """event_probe_data: one enable_event/disable_event registration, shared by the functions
     it matched (one count for them all)."""
-    file: object          # event_control.EventFile
+    file: EventFile
     enable: bool
     counter: ProbeCounter
     event_file_addr: int
@@ -56,16 +56,6 @@ class FuncProbe:
     events: dict[int, EventProbeData] = field(default_factory=dict)    # enable/disable_event
 
 
-def kstrtoul_base0(text: str) -> int:
-    """kstrtoul(s, 0, ...): 0x hex, leading-0 octal, else decimal; EINVAL/ERANGE."""
-    raw = text.encode("latin-1")
-    digits = raw[1:] if raw.startswith(b"+") else raw
-    base = 10
-    if digits[:1] == b"0":  # _parse_integer_fixup_radix()
-        base = 16 if digits[1:2] in (b"x", b"X") and len(digits) > 2 and chr(digits[2]) in string.hexdigits else 8
-    return kstrtoul_from_user(raw, base)
-
-
 def _signed(value: int) -> int:
     """The unsigned long as the `long` count Linux keeps."""
     return value - (1 << 64) if value >= 1 << 63 else value
@@ -75,16 +65,17 @@ class FunctionCommands:
     """The function probes of one trace array."""
 
     def __init__(self, functions: Sequence[str], address: Callable[[str], int], slot: int,
-                 read_counter: Callable[[ProbeCounter], int], on_change: Callable[[], None]):
+                 read_counter: Callable[[ProbeCounter], int], on_change: Callable[[], None],
+                 events: EventControl):
         """functions: the traceable functions (available_filter_functions order); address(name):
         a function's site; slot: the array's guest slot; read_counter: a count as the guest
         has it; on_change(): hand the guest the new table (OSError: it does not fit, and
-        nothing changed).  `events` (the array's EventControl) is set once the array has one."""
+        nothing changed); events: the array's events, which enable_event/disable_event act on."""
         self._functions = functions
         self._address = address
         self._name = {address(name): name for name in functions}
         self.slot = slot
-        self.events = None
+        self.events = events
         self._read_counter = read_counter
         self._on_change = on_change
         self.probes: list[FuncProbe] = []   # tr->func_probes: the newest first
@@ -151,12 +142,12 @@ class FunctionCommands:
         count = -1
         number = param.split(":", 1)[0] if param is not None else ""
         if number:
-            count = _signed(kstrtoul_base0(number))
+            count = _signed(kstrtoull(number, 0))
         self._register(command, counted, glob, lambda: ProbeCounter(count) if counted else None)
 
     def _event_command(self, glob: str, command: str, param: str | None) -> None:
         """event_enable_func()."""
-        if param is None or self.events is None:
+        if param is None:
             raise OSError(errno.EINVAL, "enable_event needs system:event")
         system, has_event, rest = param.partition(":")
         if not has_event:
@@ -172,7 +163,7 @@ class FunctionCommands:
             number = rest.split(":", 1)[0]
             if not number:
                 raise OSError(errno.EINVAL, "empty count")
-            count = _signed(kstrtoul_base0(number))
+            count = _signed(kstrtoull(number, 0))
         self.events.soft_enable(file)
         data = EventProbeData(file, command == "enable_event", ProbeCounter(count), file_addr)
         try:

@@ -6,11 +6,14 @@ trace_functions_graph.c, the per-array parts of ftrace.c).
 
 import errno
 import threading
+from collections.abc import Callable
 
-from .event_control import PidFilter
+from ..machine.contract import GuestTracingOps
+from ..probes.ftrace import FtraceSites
+from .event_control import EventControl, PidFilter
 from .function_commands import FunctionCommands
 from .ftrace_filter import ALL_ENABLED, NONE_DISABLED, FunctionFilter, GraphFilter
-from .kstrtox import kstrtoul_from_user
+from ..lib.kstrtox import kstrtoul_from_user
 from .options import TraceOptions
 
 _UINT_MAX = (1 << 32) - 1
@@ -67,13 +70,17 @@ class FtraceGlobal:
     """What all trace arrays share: the kernel's call sites (FtraceSites), the graph tracer's
     global filters, and the global files about the sites."""
 
-    def __init__(self, sites, dispatcher_size: int | None = None):
+    def __init__(self, sites: FtraceSites, dispatcher_size: int | None = None):
         """dispatcher_size: the size of the guest's DISPATCHER symbol (None: no such symbol)."""
         self.sites = sites
         self._dispatcher_size = dispatcher_size
-        self._graph_users: list = []
+        self._graph_users: list[Callable[[], None]] = []
         self.graph = GraphFilters(sites, self._graph_changed)
         self._commands: list[FunctionCommands] = []   # every array's set_ftrace_filter commands
+
+    def add_graph_user(self, apply: Callable[[], None]) -> None:
+        """apply() runs when the graph tracer's global filters change."""
+        self._graph_users.append(apply)
 
     def add_commands(self, commands: FunctionCommands) -> None:
         self._commands.append(commands)
@@ -116,11 +123,12 @@ class FtraceGlobal:
 
 
 class FunctionTracing:
-    def __init__(self, ftrace: FtraceGlobal, slot: int, options: TraceOptions, *, top_level: bool,
-                 guest=None):
+    def __init__(self, ftrace: FtraceGlobal, slot: int, options: TraceOptions, events: EventControl,
+                 guest: GuestTracingOps, *, top_level: bool):
         """slot: the trace array's guest slot; options: its options (func_stack_trace goes to
-        the guest); top_level: the global array, which alone has the graph tracer; guest: the
-        GuestTracing that saves comms while a tracer records."""
+        the guest); events: its events (what enable_event/disable_event commands act on);
+        guest: saves comms while a tracer records; top_level: the global array, which alone
+        has the graph tracer."""
         self._guest = guest
         sites = ftrace.sites
         self.ftrace = ftrace
@@ -129,7 +137,7 @@ class FunctionTracing:
         self._lock = threading.RLock()
         self._tracer: str | None = None
         self.commands = FunctionCommands(sites.functions, sites.address, slot, sites.read_counter,
-                                         ftrace.update_probes)
+                                         ftrace.update_probes, events)
         ftrace.add_commands(self.commands)
         self.filter = FunctionFilter(sites.functions, ALL_ENABLED, self._apply, commands=self.commands)
         self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, self._apply, enable=False)
@@ -139,7 +147,7 @@ class FunctionTracing:
                                             lambda pids: self._store_pids(pids, notrace=True))
         self.graph = ftrace.graph if top_level else None
         if top_level:
-            ftrace._graph_users.append(self._apply)
+            ftrace.add_graph_user(self._apply)
         # The function tracer's options are shared by all arrays (one struct tracer_flags):
         # as func_set_flag(), a change through this array takes effect in it while it runs the
         # function tracer; any array takes them as they are when it starts the tracer.
@@ -148,8 +156,8 @@ class FunctionTracing:
         options.watch("func-no-repeats", lambda on: self._function_option(sites.set_no_repeats, on))
         if top_level:   # func_graph_set_flag(): ftrace_graph_skip_irqs, global
             options.watch("funcgraph-irqs", sites.set_graph_irqs)
-        if guest is not None:  # the guest follows forks into the lists above
-            options.watch("function-fork", lambda on: guest.pid_lists.set_function_fork(slot, on))
+        # the guest follows forks into the lists above
+        options.watch("function-fork", lambda on: guest.pid_lists.set_function_fork(slot, on))
 
     @property
     def tracer(self) -> str | None:
@@ -170,8 +178,7 @@ class FunctionTracing:
                 self._sites.set_stack_trace(self.slot, self._options["func_stack_trace"])
                 self._sites.set_no_repeats(self.slot, self._options["func-no-repeats"])
             self._apply()
-            if self._guest is not None:
-                self._guest.record_cmdlines(self, new is not None)
+            self._guest.record_cmdlines(self, new is not None)
 
     def _function_option(self, apply, on: bool) -> None:
         with self._lock:

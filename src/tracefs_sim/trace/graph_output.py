@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 
 from .ftrace_records import GRAPH_ENT_RECORD, GRAPH_RET_RECORD, TRACE_FN, TRACE_GRAPH_ENT, TRACE_GRAPH_RET, \
     TRACE_STACK
-from .output import find_mark, lat_flags
+from .events import TRACE_PRINT
+from .ftrace_records import SymFlags
 from .records import ENTRY_HEADER
-from .ring_buffer import Entry
+from .ring_buffer import Entry, RingBuffer
+from .trace_output import TraceOutput, find_mark, lat_flags
 
 TRACE_GRAPH_INDENT = 2
 FTRACE_RETFUNC_DEPTH = 50
@@ -290,3 +292,63 @@ def render(printer: GraphPrinter, streams: Iterable[tuple[int, Iterator[Entry]]]
             out.append(text)
             size += len(text)
     return out, taken
+
+
+class GraphPipes:
+    """function_graph's trace_pipe readers of one trace array (all CPUs: None, or one CPU):
+    each one's printer state, and the lines made but not yet read."""
+
+    def __init__(self) -> None:
+        self._readers: dict[int | None, tuple[GraphPrinter, list[bytes]]] = {}
+
+    def consume(self, buffer: RingBuffer, cpu: int | None, max_bytes: int,
+                make_printer: Callable[[], GraphPrinter]) -> bytes:
+        """Take records as they are printed (the caller holds the buffer's lock); text made
+        beyond max_bytes waits for the next read."""
+        if cpu not in self._readers:
+            self._readers[cpu] = (make_printer(), [])
+        printer, carry = self._readers[cpu]
+        if not carry:
+            cpus = range(buffer.nr_cpus) if cpu is None else (cpu,)
+            texts, taken = render(printer, ((c, iter(buffer.cpu(c))) for c in cpus), max_bytes)
+            for c, count in taken.items():
+                if count:
+                    buffer.cpu(c).consume(count)
+            carry.extend(line for text in texts for line in text.splitlines(keepends=True))
+        size = 0
+        taken_lines = 0
+        while taken_lines < len(carry) and (not taken_lines or size + len(carry[taken_lines]) <= max_bytes):
+            size += len(carry[taken_lines])
+            taken_lines += 1
+        out = carry[:taken_lines]
+        del carry[:taken_lines]
+        return b"".join(out)
+
+
+def graph_printer(output: TraceOutput, in_ns: bool, time_start: int) -> GraphPrinter:
+    """A function_graph printer for the options as they are now, with fresh per-CPU state (each
+    open file has its own in Linux); output: the array's printers, for the other records."""
+    flags = GraphFlags.from_options(output.options)
+    lines = output.line_printer(in_ns, time_start)
+    registry = output.registry
+    symbolize = output.symbolize
+
+    def symbol(addr: int) -> bytes:
+        found = symbolize(addr)
+        return found[0].encode() if found is not None else b"0x%x" % addr
+
+    def comment(entry: Entry) -> bytes | None:
+        event_type = ENTRY_HEADER.unpack_from(entry.payload, 0)[0]
+        event = registry.by_id(event_type)
+        if event is None:
+            return None
+        if event.id == TRACE_PRINT:   # trace_print_printk_msg_only: the message alone
+            return bytes(entry.payload[16:]).split(b"\0", 1)[0]
+        o = output.options
+        return event.body(entry.payload, o["verbose"], symbolize, None,
+                          SymFlags(sym_offset=o["sym-offset"], sym_addr=o["sym-addr"]))
+
+    return GraphPrinter(
+        output.nr_cpus, flags, find_comm=output.cmdlines.find, symbol=symbol,
+        other_line=lambda cpu, entry: lines(cpu, entry, entry.ts, 0), comment=comment,
+        irq_text=output.irq_text)

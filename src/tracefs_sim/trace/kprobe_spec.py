@@ -1,19 +1,18 @@
-"""The kprobe_events / dynamic_events command grammar of Linux 6.1 (the create/parse half of
-kernel/trace/trace_kprobe.c, the command split of trace_dynevent.c and trace.c's
-trace_parse_run_command()).
+"""The kprobe command grammar of Linux 6.1 (the create/parse half of kernel/trace/trace_kprobe.c).
 
     p[:[GRP/][EVENT]] [MOD:]SYM[+OFFS]|ADDR [FETCHARGS]        a kprobe
     r[MAXACTIVE][:[GRP/][EVENT]] [MOD:]SYM[+0] [FETCHARGS]      a kretprobe
     p[:[GRP/][EVENT]] [MOD:]SYM[+0]%return [FETCHARGS]          a kretprobe too
     -:[GRP/][EVENT] [SYM[+OFFS]|ADDR [NAME=FETCHARG ...]]       remove what matches
 
-Parsing gives a ``KprobeSpec`` (what ``struct trace_kprobe`` holds before registration) or a
-``ReleaseCommand``; failures raise ``ProbeError`` with Linux's errno, error_log text and caret.
-The spec knows its read-back line, its format-file fields and print fmt.
+Parsing gives a ``KprobeSpec`` (what ``struct trace_kprobe`` holds before registration);
+failures raise ``ProbeError`` with Linux's errno, error_log text and caret.  The spec knows its
+read-back line, its format-file fields and print fmt, and prints its records.  A removal is
+parsed by dynevent.parse_release(); ``trace_kprobe_match`` says which probes it names.
 
-What happens at registration is split the way the kernel splits it, so the registry and the
-probe engine (later) call in order: ``check_existing`` (same group/event already there:
-append or refuse), ``event_exists_error`` (the name belongs to another event),
+What happens at registration is split the way the kernel splits it, so the registry
+(trace_kprobe.py) and the probe engine call in order: ``check_existing`` (same group/event
+already there: append or refuse), ``event_exists_error`` (the name belongs to another event),
 ``KprobeSpec.resolve_args`` (``@SYM`` addresses) and the engine's own arming, whose errno
 ``registration_error`` turns into Linux's answer (an instruction-boundary refusal is EILSEQ,
 a symbol not there is ENOENT -- accepted, unarmed, when it names a module or an address).
@@ -22,55 +21,50 @@ a symbol not there is ENOENT -- accepted, unarmed, when it names a module or an 
 from __future__ import annotations
 
 import errno
+import struct
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, Protocol, Sequence
+from typing import Protocol
 
-from tracefs_sim.trace.ftrace_records import SymFlags, print_ip_sym
-from tracefs_sim.trace.probe_args import (
+from ..lib.kstrtox import kstrtoull, kstrtouint, or_none
+from .dynevent import argv_split
+from .ftrace_records import SymFlags, print_ip_sym
+from .probe_args import (
     MAX_ARGSTR_LEN,
     MAX_TRACE_ARGS,
     ArgField,
     ArgFlags,
     ProbeArg,
-    ProbeError,
-    ProbeLog,
     Symbolizer,
     arg_fields,
+    decode_args,
     format_args,
-    is_good_name,
-    is_good_system_name,
-    kstrtoull,
-    kstrtouint,
     parse_probe_arg,
     print_fmt,
-    silent_error,
     split_symbol_offset,
-    sprint_symbol,
 )
+from .probe_log import ProbeError, ProbeLog
+from .trace_probe import MAX_EVENT_NAME_LEN, compare_arg_type, match_command_args, parse_event_name
 
 __all__ = [
     "KPROBE_EVENT_SYSTEM",
     "KernelSymbols",
     "PointerHash",
     "KprobeSpec",
-    "ReleaseCommand",
-    "argv_split",
-    "iter_commands",
-    "parse_kprobe_events_command",
     "create_kprobe",
-    "parse_release",
+    "trace_kprobe_match",
     "check_existing",
     "event_exists_error",
     "registration_error",
-    "default_maxactive",
 ]
 
 KPROBE_EVENT_SYSTEM = "kprobes"
 KRETPROBE_MAXACTIVE_MAX = 4096
-MAX_EVENT_NAME_LEN = 64
-WRITE_BUFSIZE = 4096
 UINT_MAX = 0xFFFFFFFF
 _ENDBR64 = b"\xf3\x0f\x1e\xfa"
+
+_IP = struct.Struct("<Q")
+_IP_RET = struct.Struct("<QQ")  # a kretprobe's func and ret_ip
 
 # addr -> the value %p prints (hashed), or None while the hash key is not ready: Linux then
 # prints "(____ptrval____)" -- a fresh QEMU boot without entropy shows exactly that.
@@ -84,60 +78,6 @@ class KernelSymbols(Protocol):
     def count(self, name: str) -> int: ...  # how many symbols have this name
     def symbolize(self, addr: int) -> "tuple[str, int, int] | None": ...  # (name, offs, size)
     def read_kernel(self, addr: int, size: int) -> bytes | None: ...  # kernel text/data
-
-
-def _isspace(ch: str) -> bool:
-    # The kernel's isspace(): \t \n \v \f \r, space and Latin-1 NBSP.
-    return ch in " \t\n\v\f\r\xa0"
-
-
-def argv_split(text: str) -> list[str]:
-    """lib/argv_split.c: words separated by runs of whitespace; no quoting."""
-    words: list[str] = []
-    cur: list[str] = []
-    for ch in text:
-        if _isspace(ch):
-            if cur:
-                words.append("".join(cur))
-                cur = []
-        else:
-            cur.append(ch)
-    if cur:
-        words.append("".join(cur))
-    return words
-
-
-def iter_commands(data: bytes) -> Iterator[str]:
-    """trace_parse_run_command(): the commands of one write(), in order, each cut at '#'.
-    The caller runs each before taking the next and stops at the first failure (earlier
-    commands stay done).  A line that does not fit the kernel's 4 KiB buffer (or a NUL before
-    the end of the data) fails with EINVAL when it is reached.  Text is Latin-1 decoded."""
-    count = len(data)
-    done = 0
-    while done < count:
-        chunk = data[done:done + WRITE_BUFSIZE - 1]
-        chunk = chunk.split(b"\0", 1)[0]  # the kernel's string functions stop at a NUL
-        at = 0
-        while done < count:
-            nl = chunk.find(b"\n", at)
-            if nl >= 0:
-                line = chunk[at:nl]
-                size = nl - at + 1
-            else:
-                line = chunk[at:]
-                size = len(line)
-                if done + size < count:
-                    if at:
-                        break  # read the rest of this line with the next buffer
-                    raise silent_error(errno.EINVAL)  # "Line length is too long"
-            done += size
-            at += size
-            yield line.split(b"#", 1)[0].decode("latin-1")
-
-
-def default_maxactive(nr_possible_cpus: int) -> int:
-    """register_kretprobe(): the instance pool a kretprobe gets without MAXACTIVE."""
-    return max(10, 2 * nr_possible_cpus)
 
 
 def _hashed(hash_pointer: PointerHash, addr: int) -> str:
@@ -155,7 +95,7 @@ class KprobeSpec:
     group: str
     event: str
     is_return: bool
-    maxactive: int  # 0: not given (registration sets the default, see default_maxactive)
+    maxactive: int  # 0: not given (registration gives the engine's default pool)
     symbol: str | None  # "[MOD:]SYM" without offset and suffix; None for an address probe
     offset: int
     addr: int | None  # the probed address of an address probe
@@ -209,6 +149,16 @@ class KprobeSpec:
         """(fields, print fmt) of the event's format file."""
         return self.fields(), self.print_fmt()
 
+    def print_record(self, payload: bytes, symbolize: Symbolizer, sym_flags: SymFlags) -> str:
+        """A record's trace line (trace_probe.RecordPrinter): its ip (and ret_ip) and arguments
+        read back from the payload, then format_record()."""
+        if self.is_return:
+            ip, ret_ip = _IP_RET.unpack_from(payload, 8)
+        else:
+            ip, ret_ip = _IP.unpack_from(payload, 8)[0], 0
+        values = decode_args(self.args, payload, self.head_size)
+        return self.format_record(ip, ret_ip, values, symbolize, sym_flags)
+
     def format_record(self, ip: int, ret_ip: int, values: Sequence,
                       symbolize: Symbolizer, sym_flags: SymFlags = SymFlags()) -> str:
         """print_kprobe_event()/print_kretprobe_event(): the trace line after the context
@@ -244,21 +194,6 @@ class KprobeSpec:
 # Parsing
 
 
-def parse_kprobe_events_command(command: str, symbols: KernelSymbols, *,
-                                hash_pointer: PointerHash = lambda addr: None
-                                ) -> "KprobeSpec | ReleaseCommand | None":
-    """One command written to kprobe_events (create_or_delete_trace_kprobe()).  None for a
-    blank command (nothing to do)."""
-    if command[:1] == "-":
-        return parse_release(command)
-    try:
-        return create_kprobe(command, symbols, hash_pointer=hash_pointer)
-    except ProbeError as e:
-        if e.errno == errno.ECANCELED:
-            raise silent_error(errno.EINVAL) from None
-        raise
-
-
 def _on_func_entry(symbols: KernelSymbols, symbol: str, offset: int) -> int:
     """kprobe_on_func_entry(NULL, symbol, offset): 0, -ENOENT or -EINVAL (x86's
     arch_adjust_kprobe_addr: an endbr64 at the entry makes +4 the entry as well)."""
@@ -279,33 +214,6 @@ def _on_func_entry(symbols: KernelSymbols, symbol: str, offset: int) -> int:
 def _sanitize_event_name(name: str) -> str:
     # sanitize_event_name() never looks at the first character.
     return name[:1] + name[1:].replace(":", "_").replace(".", "_")
-
-
-def _parse_event_name(event: str, offset: int, log: ProbeLog) -> tuple[str | None, str | None]:
-    """traceprobe_parse_event_name(): (group or None, event or None)."""
-    group = None
-    slash = event.find("/")
-    if slash < 0:
-        slash = event.find(".")
-    if slash >= 0:
-        if slash == 0:
-            raise log.error(offset, "NO_GROUP_NAME")
-        if slash + 1 > MAX_EVENT_NAME_LEN:
-            raise log.error(offset, "GROUP_TOO_LONG")
-        group = event[:slash]
-        if not is_good_system_name(group):
-            raise log.error(offset, "BAD_GROUP_NAME")
-        offset += slash + 1
-        event = event[slash + 1:]
-    if not event:
-        if slash >= 0:
-            return group, None
-        raise log.error(offset, "NO_EVENT_NAME")
-    if len(event) >= MAX_EVENT_NAME_LEN:
-        raise log.error(offset, "EVENT_TOO_LONG")
-    if not is_good_name(event):
-        raise log.error(offset, "BAD_EVENT_NAME")
-    return group, event
 
 
 def create_kprobe(command: str, symbols: KernelSymbols, *,
@@ -331,7 +239,7 @@ def create_kprobe(command: str, symbols: KernelSymbols, *,
         text = head[1:colon] if colon >= 0 else head[1:]
         if len(text) > MAX_EVENT_NAME_LEN - 1:
             raise log.error(1, "BAD_MAXACT")
-        n = kstrtouint(text)
+        n = or_none(kstrtouint, text)
         if not n:
             raise log.error(1, "BAD_MAXACT")
         if n > KRETPROBE_MAXACTIVE_MAX:
@@ -341,7 +249,7 @@ def create_kprobe(command: str, symbols: KernelSymbols, *,
     flags = ArgFlags.KERNEL
     symbol = None
     offset = 0
-    addr = kstrtoull(argv[1])
+    addr = or_none(kstrtoull, argv[1])
     if addr is None:
         log.index = 1
         if "/" in argv[1] and ":" in argv[1]:
@@ -374,7 +282,7 @@ def create_kprobe(command: str, symbols: KernelSymbols, *,
     log.index = 0
     group = KPROBE_EVENT_SYSTEM
     if event is not None:
-        g, event = _parse_event_name(event, colon + 1, log)
+        g, event = parse_event_name(event, colon + 1, log)
         group = g or group
     if event is None:
         if symbol is not None:
@@ -397,67 +305,26 @@ def create_kprobe(command: str, symbols: KernelSymbols, *,
 
 
 # ---------------------------------------------------------------------------------------------
-# Removal (dyn_event_release + trace_kprobe_match)
+# Removal (trace_kprobe_match)
 
 
-@dataclass(frozen=True)
-class ReleaseCommand:
-    system: str | None
-    event: str  # "" matches every event (of the system)
-    args: tuple[str, ...]  # the probe point and NAME=FETCHARG words that must match
-
-    def matches(self, spec: KprobeSpec, hash_pointer: PointerHash) -> bool:
-        """trace_kprobe_match()."""
-        if self.event and spec.event != self.event:
-            return False
-        if self.system is not None and spec.group != self.system:
-            return False
-        if not self.args:
-            return True
-        if spec.target_text(hash_pointer)[:MAX_ARGSTR_LEN] != self.args[0]:
-            return False
-        rest = self.args[1:]
-        if len(spec.args) < len(rest):
-            return False
-        return all(word == f"{a.name}={a.comm}" for a, word in zip(spec.args, rest))
-
-
-def parse_release(command: str) -> ReleaseCommand:
-    """dyn_event_release()'s parsing of ``-:[GRP/][EVENT] ...`` (and dynamic_events' ``!``
-    form).  Removing what matches -- every matching probe, ENOENT when none does, the first
-    busy one's EBUSY -- is the registry's loop."""
-    argv = argv_split(command)
-    head = argv[0]
-    if head[0] == "-":
-        if head[1:2] != ":":
-            raise silent_error(errno.EINVAL)
-        event = head[2:]
-    else:
-        colon = head.find(":")
-        if colon < 0:
-            raise silent_error(errno.EINVAL)
-        event = head[colon + 1:]
-    system = None
-    slash = event.find("/")
-    if slash >= 0:
-        system, event = event[:slash], event[slash + 1:]
-    if system is None and not event:
-        raise silent_error(errno.EINVAL)
-    return ReleaseCommand(system, event, tuple(argv[1:]))
+def trace_kprobe_match(spec: KprobeSpec, system: str | None, event: str, argv: Sequence[str],
+                       hash_pointer: PointerHash) -> bool:
+    """trace_kprobe_match(): whether a removal `-:[SYSTEM/]EVENT [POINT [NAME=FETCHARG...]]`
+    names this probe."""
+    if event and spec.event != event:
+        return False
+    if system is not None and spec.group != system:
+        return False
+    if not argv:
+        return True
+    if spec.target_text(hash_pointer)[:MAX_ARGSTR_LEN] != argv[0]:
+        return False
+    return match_command_args(spec.args, argv[1:])
 
 
 # ---------------------------------------------------------------------------------------------
 # Registration checks (register_trace_kprobe / append_trace_kprobe)
-
-
-def _compare_arg_type(a: KprobeSpec, b: KprobeSpec) -> int:
-    """trace_probe_compare_arg_type(): 1-based index of the first differing argument."""
-    if len(a.args) != len(b.args):
-        return min(len(a.args), len(b.args)) + 1
-    for i, (x, y) in enumerate(zip(a.args, b.args)):
-        if x.type != y.type or x.count != y.count or x.name != y.name:
-            return i + 1
-    return 0
 
 
 def check_existing(spec: KprobeSpec, existing: Sequence[KprobeSpec]) -> None:
@@ -467,7 +334,7 @@ def check_existing(spec: KprobeSpec, existing: Sequence[KprobeSpec]) -> None:
     first = existing[0]
     if spec.is_return != first.is_return:
         raise spec.log(0).error(0, "DIFF_PROBE_TYPE", errno.EEXIST)
-    diff = _compare_arg_type(spec, first)
+    diff = compare_arg_type(spec.args, first.args)
     if diff:
         raise spec.log(diff + 1).error(0, "DIFF_ARG_TYPE", errno.EEXIST)
     for other in existing:

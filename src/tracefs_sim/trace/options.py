@@ -9,7 +9,7 @@ import errno
 import threading
 from collections.abc import Callable
 
-from .kstrtox import kstrtoul_from_user, strstrip
+from ..lib.kstrtox import kstrtoul_from_user, strstrip
 
 # (name, default at boot), in the order of Linux 6.1's trace_options[].
 OPTIONS = (

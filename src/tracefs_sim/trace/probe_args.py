@@ -5,7 +5,7 @@ trace_kprobe.c).  Shared by kprobes and, later, uprobes.
 An argument is ``[NAME=]FETCHARG[:TYPE]``.  It compiles, as in the kernel, into a short program
 of fetch instructions (``FetchInsn``: load, dereferences, store, bitfield, array loop) of at most
 16 slots -- the slot limit is what makes "Dereference is too much nested" appear where Linux
-shows it.  Errors carry Linux's text, errno and error_log caret position (``ProbeError``).
+shows it.  Errors carry Linux's text, errno and error_log caret position (probe_log.ProbeError).
 
 Executing a program: ``ProbeArg.fetch(ctx)`` runs it against a ``FetchContext`` (registers,
 kernel/user memory, comm, the kernel stack) and gives a Python value; ``encode_args`` lays
@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from enum import IntFlag
 from typing import Callable, Protocol, Sequence
 
+# Below TASK_SIZE a "kernel" string/deref reads user memory (x86's non-overlapping address
+# spaces: CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE).
+from ..machine.contract import TASK_SIZE
+from ..lib.kstrtox import ULLONG_MAX as _ULLONG_MAX, kstrtoll, kstrtouint, kstrtoull, or_none, simple_strtoull
+from .probe_log import ProbeError, ProbeLog, silent_error
+
 __all__ = [
-    "ERRORS",
-    "ProbeError",
-    "ProbeLog",
-    "silent_error",
     "ArgFlags",
     "ArgField",
     "FetchType",
@@ -37,10 +39,6 @@ __all__ = [
     "parse_probe_arg",
     "is_good_name",
     "is_good_system_name",
-    "kstrtoull",
-    "kstrtoll",
-    "kstrtouint",
-    "simple_strtoul",
     "split_symbol_offset",
     "MAX_ARGSTR_LEN",
     "arg_fields",
@@ -65,75 +63,7 @@ MAX_PROBE_EVENT_SIZE = 3072
 FETCH_INSN_MAX = 16
 # THREAD_SIZE / sizeof(long) on x86-64 without KASAN: the largest $stackN / $argN.
 PARAM_MAX_STACK = 16384 // 8
-# x86-64 TASK_SIZE_MAX (4-level paging): below it a "kernel" string/deref reads user memory
-# (CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE is set on x86).
-TASK_SIZE = (1 << 47) - 4096
 FAULT_STRING = "(fault)"
-
-# The ERRORS table of trace_probe.h, in order.
-ERRORS = {
-    "FILE_NOT_FOUND": "Failed to find the given file",
-    "NO_REGULAR_FILE": "Not a regular file",
-    "BAD_REFCNT": "Invalid reference counter offset",
-    "REFCNT_OPEN_BRACE": "Reference counter brace is not closed",
-    "BAD_REFCNT_SUFFIX": "Reference counter has wrong suffix",
-    "BAD_UPROBE_OFFS": "Invalid uprobe offset",
-    "MAXACT_NO_KPROBE": "Maxactive is not for kprobe",
-    "BAD_MAXACT": "Invalid maxactive number",
-    "MAXACT_TOO_BIG": "Maxactive is too big",
-    "BAD_PROBE_ADDR": "Invalid probed address or symbol",
-    "NON_UNIQ_SYMBOL": "The symbol is not unique",
-    "BAD_RETPROBE": "Retprobe address must be an function entry",
-    "BAD_ADDR_SUFFIX": "Invalid probed address suffix",
-    "NO_GROUP_NAME": "Group name is not specified",
-    "GROUP_TOO_LONG": "Group name is too long",
-    "BAD_GROUP_NAME": "Group name must follow the same rules as C identifiers",
-    "NO_EVENT_NAME": "Event name is not specified",
-    "EVENT_TOO_LONG": "Event name is too long",
-    "BAD_EVENT_NAME": "Event name must follow the same rules as C identifiers",
-    "EVENT_EXIST": "Given group/event name is already used by another event",
-    "RETVAL_ON_PROBE": "$retval is not available on probe",
-    "BAD_STACK_NUM": "Invalid stack number",
-    "BAD_ARG_NUM": "Invalid argument number",
-    "BAD_VAR": "Invalid $-variable specified",
-    "BAD_REG_NAME": "Invalid register name",
-    "BAD_MEM_ADDR": "Invalid memory address",
-    "BAD_IMM": "Invalid immediate value",
-    "IMMSTR_NO_CLOSE": "String is not closed with '\"'",
-    "FILE_ON_KPROBE": "File offset is not available with kprobe",
-    "BAD_FILE_OFFS": "Invalid file offset value",
-    "SYM_ON_UPROBE": "Symbol is not available with uprobe",
-    "TOO_MANY_OPS": "Dereference is too much nested",
-    "DEREF_NEED_BRACE": "Dereference needs a brace",
-    "BAD_DEREF_OFFS": "Invalid dereference offset",
-    "DEREF_OPEN_BRACE": "Dereference brace is not closed",
-    "COMM_CANT_DEREF": "$comm can not be dereferenced",
-    "BAD_FETCH_ARG": "Invalid fetch argument",
-    "ARRAY_NO_CLOSE": "Array is not closed",
-    "BAD_ARRAY_SUFFIX": "Array has wrong suffix",
-    "BAD_ARRAY_NUM": "Invalid array size",
-    "ARRAY_TOO_BIG": "Array number is too big",
-    "BAD_TYPE": "Unknown type is specified",
-    "BAD_STRING": "String accepts only memory argument",
-    "BAD_SYMSTRING": "Symbol String doesn't accept data/userdata",
-    "BAD_BITFIELD": "Invalid bitfield",
-    "ARG_NAME_TOO_LONG": "Argument name is too long",
-    "NO_ARG_NAME": "Argument name is not specified",
-    "BAD_ARG_NAME": "Argument name must follow the same rules as C identifiers",
-    "USED_ARG_NAME": "This argument name is already used",
-    "ARG_TOO_LONG": "Argument expression is too long",
-    "NO_ARG_BODY": "No argument expression",
-    "BAD_INSN_BNDRY": "Probe point is not an instruction boundary",
-    "FAIL_REG_PROBE": "Failed to register probe event",
-    "DIFF_PROBE_TYPE": "Probe type is different from existing probe",
-    "DIFF_ARG_TYPE": "Argument type or name is different from existing probe",
-    "SAME_PROBE": "There is already the exact same probe event",
-    "NO_EVENT_INFO": "This requires both group and event name to attach",
-    "BAD_ATTACH_EVENT": "Attached event does not exist",
-    "BAD_ATTACH_ARG": "Attached event does not have this field",
-    "NO_EP_FILTER": "No filter rule after 'if'",
-    "EVENT_TOO_BIG": "Event too big (too many fields?)",
-}
 
 # Field names an argument may not take (reserved_field_names[] of trace_probe.c).
 RESERVED_FIELD_NAMES = (
@@ -150,122 +80,6 @@ REGISTER_NAMES = frozenset((
 ARGUMENT_REGISTERS = ("di", "si", "dx", "cx", "r8", "r9")
 
 
-# ---------------------------------------------------------------------------------------------
-# Errors and the error_log position (trace_probe_log of trace_probe.c)
-
-
-class ProbeError(Exception):
-    """A command the kernel refuses.  ``message`` is None when it fails without logging."""
-
-    def __init__(self, err: int, message: str | None = None, command: str = "", pos: int = 0,
-                 location: str = "trace_kprobe"):
-        super().__init__(message or errno.errorcode.get(err, str(err)))
-        self.errno = err
-        self.message = message
-        self.command = command  # what error_log shows after "Command: " (argv joined by ' ')
-        self.pos = pos  # caret column under the command
-        self.location = location
-
-
-class ProbeLog:
-    """trace_probe_log: the argv of the command being parsed and the index of the word the
-    parser is at.  Errors point at ``offset`` characters into that word."""
-
-    def __init__(self, argv: Sequence[str], location: str = "trace_kprobe"):
-        self.argv = list(argv)
-        self.index = 0
-        self.location = location
-
-    def error(self, offset: int, code: str, err: int = errno.EINVAL) -> ProbeError:
-        # __trace_probe_log_err(): the word's start in the argv joined with single spaces; an
-        # index past the last word points one past the trailing space.
-        pos = 0
-        length = 0
-        for i, word in enumerate(self.argv):
-            if i == self.index:
-                pos = length
-            length += len(word) + 1
-        if self.index >= len(self.argv):
-            pos, offset = length, 0
-        return ProbeError(err, ERRORS[code], " ".join(self.argv), (pos + offset) & 0xFFFF,
-                          self.location)
-
-
-def silent_error(err: int = errno.EINVAL) -> ProbeError:
-    """A failure the kernel returns without an error_log entry."""
-    return ProbeError(err)
-
-
-# ---------------------------------------------------------------------------------------------
-# Numbers: lib/kstrtox.c with base 0 (0x hex, 0 octal, decimal)
-
-_ULLONG_MAX = (1 << 64) - 1
-
-
-def _radix(s: str) -> tuple[int, str]:
-    # _parse_integer_fixup_radix(): "0x" counts only when a hex digit follows.
-    if s[:1] == "0":
-        if s[1:2].lower() == "x" and s[2:3] and s[2] in "0123456789abcdefABCDEF":
-            return 16, s[2:]
-        return 8, s
-    return 10, s
-
-
-def _parse_digits(s: str, base: int) -> tuple[int, int]:
-    """(value, number of digits) of the leading digits of s; value is not range-checked."""
-    value = 0
-    n = 0
-    for ch in s:
-        d = int(ch, 16) if ch in "0123456789abcdefABCDEF" else 99
-        if d >= base:
-            break
-        value = value * base + d
-        n += 1
-    return value, n
-
-
-def kstrtoull(s: str, base: int = 0) -> int | None:
-    """kstrtoull(): the value, or None where the kernel returns -EINVAL/-ERANGE."""
-    if s[:1] == "+":
-        s = s[1:]
-    if base == 0:
-        base, s = _radix(s)
-    elif base == 16 and s[:2].lower() == "0x":
-        s = s[2:]
-    value, n = _parse_digits(s, base)
-    if n == 0 or value > _ULLONG_MAX:
-        return None
-    rest = s[n:]
-    if rest == "\n":
-        rest = ""
-    return None if rest else value
-
-
-def kstrtoll(s: str, base: int = 0) -> int | None:
-    """kstrtoll()/kstrtol() (64-bit long): signed, range-checked."""
-    if s[:1] == "-":
-        v = kstrtoull(s[1:], base)
-        if v is None or v > 1 << 63:
-            return None
-        return -v
-    v = kstrtoull(s, base)
-    if v is None or v >= 1 << 63:
-        return None
-    return v
-
-
-def kstrtouint(s: str, base: int = 0) -> int | None:
-    v = kstrtoull(s, base)
-    return v if v is not None and v <= 0xFFFFFFFF else None
-
-
-def simple_strtoul(s: str) -> tuple[int, int]:
-    """simple_strtoul(s, &end, 0): (value, characters consumed); never fails."""
-    base, rest = _radix(s)
-    value, n = _parse_digits(rest, base)
-    return value & _ULLONG_MAX, (len(s) - len(rest)) + n
-
-
 def _isalpha(ch: str) -> bool:
     # The kernel's ctype table counts Latin-1 letters (0xc0-0xff but for x and /) as letters;
     # command text is handled as Latin-1 decoded bytes.
@@ -279,7 +93,7 @@ def split_symbol_offset(symbol: str) -> tuple[str, int] | None:
     cut = min((p for p in (symbol.find("+"), symbol.find("-")) if p >= 0), default=-1)
     if cut < 0:
         return symbol, 0
-    offset = kstrtoll(symbol[cut:])
+    offset = or_none(kstrtoll, symbol[cut:])
     return None if offset is None else (symbol[:cut], offset)
 
 
@@ -341,7 +155,7 @@ def find_fetch_type(name: str | None) -> FetchType | None:
         slash = name.find("/")
         if slash < 0:
             return None
-        bs = kstrtoull(name[slash + 1:])
+        bs = or_none(kstrtoull, name[slash + 1:])
         return {8: FETCH_TYPES["u8"], 16: FETCH_TYPES["u16"], 32: FETCH_TYPES["u32"],
                 64: FETCH_TYPES["u64"]}.get(bs)
     return FETCH_TYPES.get(name)
@@ -416,7 +230,7 @@ def _parse_vars(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeL
             code.set(op="stackp")
             return
         if rest[0] in "0123456789":
-            param = kstrtoull(rest, 10)
+            param = or_none(kstrtoull, rest, 10)
             if param is None:
                 raise _Fail(log.error(offs, "BAD_VAR"))
             if flags & ArgFlags.KERNEL and param > PARAM_MAX_STACK:
@@ -428,7 +242,7 @@ def _parse_vars(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeL
         code.set(op="comm")
         return
     if (flags & ArgFlags.MASK) == (ArgFlags.KERNEL | ArgFlags.FENTRY) and arg.startswith("arg"):
-        param = kstrtoull(arg[3:], 10)
+        param = or_none(kstrtoull, arg[3:], 10)
         if param is None:
             raise _Fail(log.error(offs, "BAD_VAR"))
         if not param or param > PARAM_MAX_STACK:
@@ -440,11 +254,11 @@ def _parse_vars(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeL
 
 def _str_to_immediate(s: str) -> int | None:
     if s[:1] in "0123456789" and s:
-        return kstrtoull(s)
+        return or_none(kstrtoull, s)
     if s[:1] == "-":
-        v = kstrtoll(s)
+        v = or_none(kstrtoll, s)
     elif s[:1] == "+":
-        v = kstrtoll(s[1:])
+        v = or_none(kstrtoll, s[1:])
     else:
         return None
     return None if v is None else v & _ULLONG_MAX
@@ -463,14 +277,14 @@ def _parse_arg(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeLo
         code.set(op="reg", data=arg[1:])
     elif c == "@":
         if arg[1:2] and arg[1] in "0123456789":
-            param = kstrtoull(arg[1:])
+            param = or_none(kstrtoull, arg[1:])
             if param is None:
                 raise _Fail(log.error(offs, "BAD_MEM_ADDR"))
             code.set(op="imm", immediate=param)
         elif arg[1:2] == "+":
             if flags & ArgFlags.KERNEL:
                 raise _Fail(log.error(offs, "FILE_ON_KPROBE"))
-            foffs = kstrtoll(arg[2:])
+            foffs = or_none(kstrtoll, arg[2:])
             if foffs is None:
                 raise _Fail(log.error(offs, "BAD_FILE_OFFS"))
             code.set(op="foffs", immediate=foffs & _ULLONG_MAX)
@@ -501,7 +315,7 @@ def _parse_arg(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeLo
         paren = a.find("(")
         if paren < 0:
             raise _Fail(log.error(offs, "DEREF_NEED_BRACE"))
-        offset = kstrtoll(a[:paren])
+        offset = or_none(kstrtoll, a[:paren])
         if offset is None:
             raise _Fail(log.error(offs, "BAD_DEREF_OFFS"))
         # Linux advances by the text it skipped, counting the '+' once more: for "+u" forms
@@ -538,12 +352,12 @@ def _parse_bitfield(bf: str, t: FetchType, code: _Code) -> bool:
     """__parse_bitfield_probe_arg(); False where the kernel returns -EINVAL."""
     if bf[:1] != "b":
         return True
-    bw, n = simple_strtoul(bf[1:])
+    bw, n = simple_strtoull(bf[1:])
     tail = bf[1 + n:]
     if bw == 0 or tail[:1] != "@":
         return False
     rest = tail[1:]
-    bo, n = simple_strtoul(rest)
+    bo, n = simple_strtoull(rest)
     if n == 0 or rest[n:n + 1] != "/":
         return False
     code.i += 1
@@ -687,7 +501,7 @@ def _store_string(st: FetchInsn, val: int, ctx) -> bytes | None:
     if st.op == "st_symstr":
         return sprint_symbol(ctx.symbolize, addr).encode()
     user = st.op == "st_ustring" or addr < TASK_SIZE
-    s = ctx.read_string(addr, user)
+    s = ctx.read_string(addr, user, MAX_STRING_SIZE)
     return None if s is None else s[: MAX_STRING_SIZE - 1]
 
 
@@ -715,7 +529,7 @@ class FetchContext(Protocol):
     def stack(self, n: int) -> int: ...  # regs_get_kernel_stack_nth(): 0 outside the stack
     def read_kernel(self, addr: int, size: int) -> bytes | None: ...  # None: fault
     def read_user(self, addr: int, size: int) -> bytes | None: ...
-    def read_string(self, addr: int, user: bool) -> bytes | None: ...  # up to the NUL
+    def read_string(self, addr: int, user: bool, limit: int) -> bytes | None: ...  # up to the NUL
     def comm(self) -> bytes: ...
     def retval(self) -> int: ...  # regs_return_value(): ax at the return
     def symbolize(self, addr: int) -> "tuple[str, int, int] | None": ...
@@ -788,7 +602,7 @@ def _parse_body(arg: str, name: str, size: int, flags: ArgFlags, offset: int,
                 raise _Fail(log.error(offset + t2_at + len(t2), "ARRAY_NO_CLOSE"))
             if t2[close + 1:] != "":
                 raise _Fail(log.error(offset + t2_at + close + 1, "BAD_ARRAY_SUFFIX"))
-            n = kstrtouint(t2[:close])
+            n = or_none(kstrtouint, t2[:close])
             if not n:
                 raise _Fail(log.error(offset + t2_at, "BAD_ARRAY_NUM"))
             if n > MAX_ARRAY_LEN:

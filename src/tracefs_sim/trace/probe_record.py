@@ -73,7 +73,7 @@ def compile_fetch(arg: ProbeArg) -> Callable | None:
 
         def store(hit, val):
             addr = (val + offset) & _M64
-            s = hit.read_string(addr, user_string or addr < TASK_SIZE)
+            s = hit.read_string(addr, user_string or addr < TASK_SIZE, MAX_STRING_SIZE)
             return None if s is None else s[:MAX_STRING_SIZE - 1]
     elif st.op == "st_raw":
         mask = (1 << (8 * st.size)) - 1

@@ -35,29 +35,30 @@ from .ring_buffer import (
     RINGBUF_TYPE_TIME_STAMP,
 )
 
-RB_EVNT_HDR_SIZE = 4
-RB_ALIGNMENT = 4
-RB_MAX_SMALL_DATA = RB_ALIGNMENT * RINGBUF_TYPE_DATA_TYPE_LEN_MAX  # 112: largest type_len payload
-RB_EVNT_MIN_SIZE = 8  # smallest event that can carry a padding length
-RB_LEN_TIME_EXTEND = 8
-RB_LEN_TIME_STAMP = 8
+from ._entry import (  # noqa: E402  (native/ring_page.h)
+    COMMIT_SIZE_MASK as _COMMIT_SIZE_MASK,  # commit & ~RB_MISSED_FLAGS (ring_buffer_page_len)
+    MISSED_COUNT_SIZE as _MISSED_COUNT_SIZE,  # unsigned long lost_events, stored at data[commit]
+    RB_ALIGNMENT as RB_ALIGNMENT,
+    RB_EVNT_HDR_SIZE as RB_EVNT_HDR_SIZE,
+    RB_EVNT_MIN_SIZE as RB_EVNT_MIN_SIZE,  # the smallest event that can carry a padding length
+    RB_LEN_TIME_EXTEND as RB_LEN_TIME_EXTEND,
+    RB_MAX_SMALL_DATA as RB_MAX_SMALL_DATA,  # 112: the largest type_len payload
+    RB_MISSED_EVENTS as RB_MISSED_EVENTS,
+    RB_MISSED_STORED as RB_MISSED_STORED,
+    TS_MSB as TS_MSB,  # clock bits a TIME_STAMP event cannot hold (rb_fix_abs_ts)
+    TS_SHIFT as TS_SHIFT,
+)
+
+RB_LEN_TIME_STAMP = RB_LEN_TIME_EXTEND
 # ring_buffer_lock_reserve() refuses payloads longer than this (room for header + array[0]).
-BUF_MAX_DATA_SIZE = BUF_PAGE_SIZE - 2 * 4
-
-TS_SHIFT = 27
+BUF_MAX_DATA_SIZE = BUF_PAGE_SIZE - 2 * RB_EVNT_HDR_SIZE
 TS_MASK = (1 << TS_SHIFT) - 1
-TS_MSB = 0xF8 << 56  # clock bits a TIME_STAMP event cannot hold (rb_fix_abs_ts)
-ABS_TS_MASK = (1 << 64) - 1 - TS_MSB
-_DELTA_LIMIT = 1 << 59  # larger "deltas" mean the clock went backwards (rb_add_timestamp)
 _U64 = (1 << 64) - 1
-
-# Flags in commit. Linux adds them to the 64-bit local_t as C ints: RB_MISSED_EVENTS is
-# (1 << 31), i.e. INT_MIN, so it is sign-extended and sets bits 31..63 of commit.
-RB_MISSED_EVENTS = 1 << 31
-RB_MISSED_STORED = 1 << 30
-_MISSED_EVENTS_ADDEND = (-(1 << 31)) & _U64
-_COMMIT_SIZE_MASK = RB_MISSED_STORED - 1  # commit & ~RB_MISSED_FLAGS (ring_buffer_page_len)
-_MISSED_COUNT_SIZE = 8  # unsigned long lost_events, stored at data[commit]
+ABS_TS_MASK = _U64 - TS_MSB
+_DELTA_LIMIT = 1 << 59  # larger "deltas" mean the clock went backwards (rb_add_timestamp)
+# Linux adds the commit flags to the 64-bit local_t as C ints: RB_MISSED_EVENTS is (1 << 31),
+# i.e. INT_MIN, so it is sign-extended and sets bits 31..63 of commit.
+_MISSED_EVENTS_ADDEND = (-RB_MISSED_EVENTS) & _U64
 
 _HEADER = struct.Struct("<QQ")
 _U32 = struct.Struct("<I")

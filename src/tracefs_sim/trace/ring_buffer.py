@@ -17,24 +17,27 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-from ._drain import Entry   # one record (ts, payload, length): a C type, one malloc block each
+from ._entry import Entry as Entry   # one record (ts, payload, length): a C type, one malloc block each
 
-PAGE_SIZE = 4096
-# struct buffer_data_page: u64 time_stamp; local_t commit; unsigned char data[];
-PAGE_TIMESTAMP_OFFSET = 0
-PAGE_TIMESTAMP_SIZE = 8
-PAGE_COMMIT_OFFSET = 8
-PAGE_COMMIT_SIZE = 8
-BUF_PAGE_HDR_SIZE = 16
-BUF_PAGE_SIZE = PAGE_SIZE - BUF_PAGE_HDR_SIZE
+# struct buffer_data_page: u64 time_stamp; local_t commit; unsigned char data[]; and
+# struct ring_buffer_event: u32 type_len:5, time_delta:27; u32 array[]; -- as the host's C
+# modules define them (native/ring_page.h)
+from ._entry import (  # noqa: E402
+    BUF_PAGE_HDR_SIZE as BUF_PAGE_HDR_SIZE,
+    BUF_PAGE_SIZE as BUF_PAGE_SIZE,
+    EVENT_TYPE_LEN_BITS as EVENT_TYPE_LEN_BITS,
+    PAGE_COMMIT_OFFSET as PAGE_COMMIT_OFFSET,
+    PAGE_SIZE as PAGE_SIZE,
+    PAGE_TIMESTAMP_OFFSET as PAGE_TIMESTAMP_OFFSET,
+    TS_SHIFT as EVENT_TIME_DELTA_BITS,
+    TYPE_DATA_LEN_MAX as RINGBUF_TYPE_DATA_TYPE_LEN_MAX,
+    TYPE_PADDING as RINGBUF_TYPE_PADDING,
+    TYPE_TIME_EXTEND as RINGBUF_TYPE_TIME_EXTEND,
+    TYPE_TIME_STAMP as RINGBUF_TYPE_TIME_STAMP,
+)
 
-# struct ring_buffer_event: u32 type_len:5, time_delta:27; u32 array[];
-EVENT_TYPE_LEN_BITS = 5
-EVENT_TIME_DELTA_BITS = 27
-RINGBUF_TYPE_DATA_TYPE_LEN_MAX = 28
-RINGBUF_TYPE_PADDING = 29
-RINGBUF_TYPE_TIME_EXTEND = 30
-RINGBUF_TYPE_TIME_STAMP = 31
+PAGE_TIMESTAMP_SIZE = PAGE_COMMIT_OFFSET - PAGE_TIMESTAMP_OFFSET
+PAGE_COMMIT_SIZE = BUF_PAGE_HDR_SIZE - PAGE_COMMIT_OFFSET
 
 # The kernel needs at least two pages per CPU (one for the writer, one to swap to the reader).
 MIN_PAGES = 2
@@ -303,6 +306,10 @@ class RingBuffer:
 
     def __iter__(self) -> Iterator[CpuBuffer]:
         return iter(self._cpus)
+
+    @property
+    def nr_cpus(self) -> int:
+        return len(self._cpus)
 
     def cpu(self, cpu: int) -> CpuBuffer:
         return self._cpus[cpu]

@@ -528,7 +528,7 @@ static void process_ended(pid_t tgid, int pidfd)
 	close(pidfd);
 }
 
-static void *watch_exits(void *unused)
+static void *watch_exits(void *unused __attribute__((unused)))
 {
 	for (;;) {
 		struct epoll_event ev[16];

@@ -1,5 +1,5 @@
 /* The drain's per-event work (module tracefs_sim.trace._drain): walking a guest ring-buffer
- * page's events, and turning the events an array keeps into records (Entry, entry.h).
+ * page's events, and turning the events an array keeps into records (_entry's Entry, entry.h).
  *
  * walk(page, point) -> (spans, point after): the walk rb_page._walk() makes (Linux 6.1's
  *   consuming reader, rb_update_read_stamp), from a WalkPoint (off, ts) or from the page's
@@ -9,37 +9,19 @@
  *   (an event type kept as it is, the same pid as the event before) runs no Python; a plan or
  *   a task not known yet, an event to filter or learn from (sched_switch), a clock that is not
  *   the guest's own, and saving a run's task call back into the Python that knows them.
- * Entry: the record type itself (ring_buffer.Entry), one raw-allocator block a record.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <malloc.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "entry.h"
+#include "ring_page.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "pages are read in place as little-endian words"
 #endif
 
-/* struct buffer_data_page: u64 time_stamp, local_t commit, then data[] (rb_page.py). */
-#define PAGE_SIZE 4096
-#define BUF_PAGE_HDR_SIZE 16
-#define BUF_PAGE_SIZE (PAGE_SIZE - BUF_PAGE_HDR_SIZE)
-#define RB_MISSED_STORED (1ULL << 30)
-#define COMMIT_SIZE_MASK (RB_MISSED_STORED - 1)
-#define MISSED_COUNT_SIZE 8
-#define RB_EVNT_HDR_SIZE 4
-#define RB_ALIGNMENT 4
-#define TYPE_DATA_LEN_MAX 28
-#define TYPE_PADDING 29
-#define TYPE_TIME_EXTEND 30
-#define TYPE_TIME_STAMP 31
-#define RB_LEN_TIME_EXTEND 8
-#define TS_SHIFT 27
-#define TS_MSB (0xF8ULL << 56)
-#define RB_MAX_SMALL_DATA (RB_ALIGNMENT * TYPE_DATA_LEN_MAX)
 /* The common fields every trace entry starts with: u16 type, u8 flags, u8 preempt, s32 pid. */
 #define ENTRY_HEADER_SIZE 8
 /* The smallest event is 8 bytes: no page holds more data events than this. */
@@ -52,12 +34,9 @@ struct span {
     uint32_t zero;   /* the padding, written, so that equal walks give equal bytes */
 };
 
-/* rb_page.PageFormatError, imported at the first walk: rb_page imports ring_buffer, which
- * imports this module for Entry. */
-static PyObject *page_format_error;
+static const struct entry_api *entries;   /* _entry's */
+static PyObject *page_format_error;   /* rb_page.PageFormatError */
 static PyObject *plan_drop, *plan_keep;   /* DROP, KEEP: the plans keep() handles itself */
-/* Entry lengths as ints, made once: an entry's length is a multiple of 4 up to a page. */
-static PyObject *length_ints[PAGE_SIZE / RB_ALIGNMENT + 1];
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -189,9 +168,6 @@ static PyObject *drain_walk(PyObject *module, PyObject *args)
     PyObject *page_obj, *point;
     if (!PyArg_ParseTuple(args, "OO:walk", &page_obj, &point))
         return NULL;
-    if (page_format_error == NULL &&
-        (page_format_error = attribute_of("tracefs_sim.trace.rb_page", "PageFormatError")) == NULL)
-        return NULL;
     Py_buffer page;
     if (PyObject_GetBuffer(page_obj, &page, PyBUF_SIMPLE) < 0)
         return NULL;
@@ -236,205 +212,6 @@ static uint32_t event_length(Py_ssize_t size)
         length += RB_ALIGNMENT;
     return (uint32_t)length;
 }
-
-/* ---- Entry: one record, one block from the raw allocator (layout in entry.h) ---- */
-
-static PyTypeObject EntryType;
-
-/* A length as an int; those of page records (a multiple of 4 up to a page) made once, so
- * that the ring buffer's sums over lengths allocate nothing. */
-static PyObject *length_int(uint32_t length)
-{
-    if (length % RB_ALIGNMENT || length > PAGE_SIZE)
-        return PyLong_FromUnsignedLong(length);
-    PyObject **cached = &length_ints[length / RB_ALIGNMENT];
-    if (*cached == NULL && (*cached = PyLong_FromUnsignedLong(length)) == NULL)
-        return NULL;
-    return Py_NewRef(*cached);
-}
-
-/* tp_alloc: the header and `size` payload bytes in one malloc block. The record references
- * no object, so it is not GC-tracked and needs no GC header. */
-static PyObject *entry_alloc(PyTypeObject *type, Py_ssize_t size)
-{
-    PyObject *entry = PyMem_RawMalloc(ENTRY_BASICSIZE + size);
-    if (entry == NULL)
-        return PyErr_NoMemory();
-    return (PyObject *)PyObject_InitVar((PyVarObject *)entry, type, size);
-}
-
-/* A record of ts, length and the `size` bytes at payload. */
-static PyObject *entry_new(uint64_t ts, uint32_t length, const void *payload, Py_ssize_t size)
-{
-    PyObject *entry = entry_alloc(&EntryType, size);
-    if (entry == NULL)
-        return NULL;
-    EntryObject *e = (EntryObject *)entry;
-    e->ts = ts;
-    e->length = length;
-    memcpy(e->payload, payload, size);
-    return entry;
-}
-
-/* Bytes of records freed since keep() last had malloc give free memory back (trim_freed). */
-static size_t freed_since_trim;
-
-static void Entry_dealloc(PyObject *self)
-{
-    freed_since_trim += ENTRY_BASICSIZE + Py_SIZE(self);
-    Py_TYPE(self)->tp_free(self);
-}
-
-/* Records freed leave free chunks among those still held (a buffer not read, the head of one
- * being read), which malloc keeps resident: the high-water mark of every buffer's filling
- * would stay in the daemon's RSS. After TRIM_AFTER bytes of them, malloc_trim() hands the
- * free pages back (madvise), outside the GIL; the chunks stay malloc's to reuse. */
-#define TRIM_AFTER (8u << 20)
-
-static void trim_freed(void)
-{
-    if (freed_since_trim < TRIM_AFTER)
-        return;
-    freed_since_trim = 0;
-    Py_BEGIN_ALLOW_THREADS
-    malloc_trim(0);
-    Py_END_ALLOW_THREADS
-}
-
-/* An int argument as an unsigned value of at most `max`. */
-static int unsigned_arg(PyObject *obj, const char *name, uint64_t max, uint64_t *out)
-{
-    PyObject *index = PyNumber_Index(obj);
-    if (index == NULL)
-        return -1;
-    unsigned long long value = PyLong_AsUnsignedLongLong(index);
-    Py_DECREF(index);
-    int failed = value == (unsigned long long)-1 && PyErr_Occurred();
-    if (failed && !PyErr_ExceptionMatches(PyExc_OverflowError))
-        return -1;
-    if (failed || value > max) {
-        PyErr_Format(PyExc_OverflowError, "an entry's %s is %R, not 0 to %llu", name, obj, (unsigned long long)max);
-        return -1;
-    }
-    *out = value;
-    return 0;
-}
-
-static PyObject *Entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
-{
-    (void)type;
-    static char *kwlist[] = {"ts", "payload", "length", NULL};
-    PyObject *ts_obj, *length_obj;
-    Py_buffer payload;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "Oy*O:Entry", kwlist, &ts_obj, &payload, &length_obj))
-        return NULL;
-    uint64_t ts, length;
-    PyObject *entry = NULL;
-    if (unsigned_arg(ts_obj, "ts", UINT64_MAX, &ts) == 0 &&
-        unsigned_arg(length_obj, "length", UINT32_MAX, &length) == 0)
-        entry = entry_new(ts, (uint32_t)length, payload.buf, payload.len);
-    PyBuffer_Release(&payload);
-    return entry;
-}
-
-static PyObject *Entry_get_ts(PyObject *self, void *closure)
-{
-    (void)closure;
-    return PyLong_FromUnsignedLongLong(((EntryObject *)self)->ts);
-}
-
-static PyObject *Entry_get_payload(PyObject *self, void *closure)
-{
-    (void)closure;
-    return PyBytes_FromStringAndSize((const char *)((EntryObject *)self)->payload, Py_SIZE(self));
-}
-
-static PyObject *Entry_get_length(PyObject *self, void *closure)
-{
-    (void)closure;
-    return length_int(((EntryObject *)self)->length);
-}
-
-static PyGetSetDef Entry_getset[] = {
-    {"ts", Entry_get_ts, NULL, PyDoc_STR("the time stamp, in the trace clock's units"), NULL},
-    {"payload", Entry_get_payload, NULL, PyDoc_STR("the trace entry (common header + fields), a bytes copy"), NULL},
-    {"length", Entry_get_length, NULL, PyDoc_STR("the bytes the record takes on a ring-buffer page"), NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-/* The sequence (ts, payload, length), as the NamedTuple it replaced: indexing (the ring
- * buffer's itemgetter(2) over lengths) and unpacking. */
-static Py_ssize_t Entry_len(PyObject *self)
-{
-    (void)self;
-    return 3;
-}
-
-static PyObject *Entry_item(PyObject *self, Py_ssize_t i)
-{
-    switch (i) {
-    case 0:
-        return Entry_get_ts(self, NULL);
-    case 1:
-        return Entry_get_payload(self, NULL);
-    case 2:
-        return Entry_get_length(self, NULL);
-    default:
-        PyErr_SetString(PyExc_IndexError, "Entry index out of range");
-        return NULL;
-    }
-}
-
-static PySequenceMethods Entry_as_sequence = {
-    .sq_length = Entry_len,
-    .sq_item = Entry_item,
-};
-
-/* Equal records: the same stamp, length and payload (what the tests compare C and Python by). */
-static PyObject *Entry_richcompare(PyObject *a, PyObject *b, int op)
-{
-    if (!Py_IS_TYPE(a, &EntryType) || !Py_IS_TYPE(b, &EntryType) || (op != Py_EQ && op != Py_NE))
-        Py_RETURN_NOTIMPLEMENTED;
-    const EntryObject *x = (const EntryObject *)a, *y = (const EntryObject *)b;
-    int equal = x->ts == y->ts && x->length == y->length && Py_SIZE(a) == Py_SIZE(b)
-                && memcmp(x->payload, y->payload, Py_SIZE(a)) == 0;
-    return PyBool_FromLong(equal == (op == Py_EQ));
-}
-
-static PyObject *Entry_repr(PyObject *self)
-{
-    PyObject *payload = Entry_get_payload(self, NULL);
-    if (payload == NULL)
-        return NULL;
-    const EntryObject *e = (const EntryObject *)self;
-    PyObject *repr = PyUnicode_FromFormat("Entry(ts=%llu, payload=%R, length=%lu)", (unsigned long long)e->ts,
-                                          payload, (unsigned long)e->length);
-    Py_DECREF(payload);
-    return repr;
-}
-
-static PyTypeObject EntryType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = ENTRY_TYPE_NAME,
-    .tp_doc = PyDoc_STR(
-        "Entry(ts, payload, length)\n--\n\n"
-        "One record: its time stamp (trace-clock units) and the trace entry (common header +\n"
-        "fields) as the writer stored it; length is what it occupies on a page. Read-only; it\n"
-        "indexes and unpacks as (ts, payload, length). One malloc block a record, not tracked\n"
-        "by the garbage collector, that the trace core's C modules make and read in place."),
-    .tp_basicsize = ENTRY_BASICSIZE,
-    .tp_itemsize = ENTRY_ITEMSIZE,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_new = Entry_new,
-    .tp_alloc = entry_alloc,
-    .tp_free = PyMem_RawFree,
-    .tp_dealloc = Entry_dealloc,
-    .tp_repr = Entry_repr,
-    .tp_as_sequence = &Entry_as_sequence,
-    .tp_richcompare = Entry_richcompare,
-    .tp_hash = PyObject_HashNotImplemented,
-    .tp_getset = Entry_getset,
-};
 
 /* Plans of recent event types, so that a kept type costs no dict lookup. */
 #define PLAN_SLOTS 64
@@ -578,7 +355,7 @@ static int keep_event(struct keeper *k, const uint8_t *data, const struct span *
     }
     /* the bytes special() saw, if it saw them (a callback may have changed a bytearray page) */
     const void *bytes = payload != NULL ? (const void *)PyBytes_AS_STRING(payload) : (const void *)event;
-    PyObject *entry = entry_new(ts, event_length(size), bytes, size);
+    PyObject *entry = entries->new_entry(ts, event_length(size), bytes, size);
     Py_XDECREF(payload);
     if (entry == NULL)
         return -1;
@@ -636,7 +413,7 @@ static PyObject *drain_keep(PyObject *module, PyObject *args, PyObject *kwargs)
     (void)module;
     static char *kwlist[] = {"pages", "plans", "plan_of", "tasks", "task_of", "special",
                              "from_ns", "save_comm", "save_tgid", NULL};
-    trim_freed();   /* the drain thread runs often, holding no lock a reader waits for */
+    entries->trim_freed();   /* the drain thread runs often, holding no lock a reader waits for */
     struct keeper k = {0};
     PyObject *pages;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!OOOOO:keep", kwlist, &PyList_Type, &pages,
@@ -684,7 +461,9 @@ static struct PyModuleDef drain_module = {
 
 PyMODINIT_FUNC PyInit__drain(void)
 {
-    if (PyType_Ready(&EntryType) < 0)
+    if ((entries == NULL && (entries = import_entry_api()) == NULL) ||
+        (page_format_error == NULL &&
+         (page_format_error = attribute_of("tracefs_sim.trace.rb_page", "PageFormatError")) == NULL))
         return NULL;
     PyObject *module = PyModule_Create(&drain_module);
     if (module == NULL)
@@ -692,7 +471,6 @@ PyMODINIT_FUNC PyInit__drain(void)
     plan_drop = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
     plan_keep = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
     if (plan_drop == NULL || plan_keep == NULL ||
-        PyModule_AddObjectRef(module, "Entry", (PyObject *)&EntryType) < 0 ||
         PyModule_AddObjectRef(module, "DROP", plan_drop) < 0 ||
         PyModule_AddObjectRef(module, "KEEP", plan_keep) < 0) {
         Py_DECREF(module);

@@ -15,7 +15,7 @@
  * texts maps an event id to (event, {record bytes after the common header: text}).  On a
  * miss the Python printer makes the line and fills them.
  *
- * The records are _drain's Entry objects (ring_buffer.Entry), read in place (entry.h). */
+ * The records are _entry's Entry objects (ring_buffer.Entry), read in place (entry.h). */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,7 +30,7 @@
 /* Lines formatted before `trace` sizes its whole text from their mean length. */
 #define SIZING_LINES 256
 
-/* _drain.Entry, checked at import to have entry.h's layout */
+/* _entry.Entry, checked at import to have entry.h's layout */
 static PyTypeObject *entry_type;
 
 /* ---- the text being made: one bytes object, grown in place ---- */
@@ -777,33 +777,15 @@ static struct PyModuleDef lines_module = {
     .m_methods = lines_methods,
 };
 
-/* _drain's Entry, if it is the type entry.h describes. */
-static PyTypeObject *
-import_entry_type(void)
-{
-    PyObject *drain = PyImport_ImportModule(ENTRY_MODULE);
-    if (drain == NULL)
-        return NULL;
-    PyObject *type = PyObject_GetAttrString(drain, "Entry");
-    Py_DECREF(drain);
-    if (type == NULL)
-        return NULL;
-    if (!PyType_Check(type) || strcmp(((PyTypeObject *)type)->tp_name, ENTRY_TYPE_NAME) != 0
-        || ((PyTypeObject *)type)->tp_basicsize != ENTRY_BASICSIZE
-        || ((PyTypeObject *)type)->tp_itemsize != ENTRY_ITEMSIZE) {
-        PyErr_Format(PyExc_ImportError, "%s.Entry is %R, not the record type of entry.h (rebuild both modules)",
-                     ENTRY_MODULE, type);
-        Py_DECREF(type);
-        return NULL;
-    }
-    return (PyTypeObject *)type;
-}
-
 PyMODINIT_FUNC
 PyInit__lines(void)
 {
-    if (entry_type == NULL && (entry_type = import_entry_type()) == NULL)
-        return NULL;
+    if (entry_type == NULL) {
+        const struct entry_api *api = import_entry_api();
+        if (api == NULL)
+            return NULL;
+        entry_type = api->type;
+    }
     if (PyType_Ready(&DefaultLineType) < 0)
         return NULL;
     PyObject *module = PyModule_Create(&lines_module);

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import errno
 
+from ...lib.kstrtox import fixup_radix, kstrtobool, parse_integer
+from .core import KprobeEngine
+from .point import OPTIMIZED
+
 # proc_dointvec reads at most this much of one write (PAGE_SIZE - 1).
 _MAX_WRITE = 4095
 # proc_get_long() copies at most TMPBUFLEN - 1 bytes; a number filling them is refused.
@@ -17,29 +21,13 @@ _INT_MAX = 2**31 - 1
 
 
 def _strtoul(text: bytes) -> tuple[int, int]:
-    """simple_strtoul(text, &end, 0) over digits: (value, digits consumed); base from the prefix
-    as _parse_integer_fixup_radix() picks it ("0x" + hex digit: 16, "0": 8, else 10)."""
-    base, pos = 10, 0
-    if text[:1] == b"0":
-        if text[1:2] in (b"x", b"X") and text[2:3] and text[2:3] in b"0123456789abcdefABCDEF":
-            base, pos = 16, 2
-        else:
-            base = 8
-    value, start = 0, pos
-    while pos < len(text):
-        try:
-            digit = int(text[pos:pos + 1], 16)
-        except ValueError:
-            break
-        if digit >= base:
-            break
-        value = value * base + digit
-        pos += 1
-    if pos == start:
-        raise OSError(errno.EINVAL, "no digits")
-    if value >= 2**64:
-        raise OSError(errno.EINVAL, "overflow")   # strtoul_lenient's overflow check
-    return value, pos
+    """strtoul_lenient(text, &end, 0): (value, bytes taken); EINVAL for no digits or a value
+    past 64 bits."""
+    base, rest = fixup_radix(text.decode("latin-1"), 0)
+    value, count, overflow = parse_integer(rest, base)
+    if not count or overflow:
+        raise OSError(errno.EINVAL, "no number" if not count else "overflow")
+    return value, len(text) - len(rest) + count
 
 
 def parse_sysctl_int(data: bytes, minimum: int, maximum: int) -> tuple[int, int]:
@@ -72,31 +60,8 @@ def parse_sysctl_int(data: bytes, minimum: int, maximum: int) -> tuple[int, int]
     return value, len(left) - unread
 
 
-# kstrtobool_from_user() looks at no more than this much of a write ("Longest string needed to
-# differentiate, newline, terminator": a 4-byte buffer).
-_KSTRTOBOOL_LEN = 3
-
-
-def parse_kstrtobool(data: bytes) -> bool:
-    """kstrtobool_from_user(): y/Y/t/T/1 or on (o + n/N) is true, n/N/f/F/0 or off (o + f/F)
-    false, judged by the first one or two bytes; anything else OSError(EINVAL)."""
-    s = data[:_KSTRTOBOOL_LEN]
-    first, second = s[:1], s[1:2]
-    if first and first in b"yYtT1":
-        return True
-    if first and first in b"nNfF0":
-        return False
-    if first and first in b"oO" and second:
-        if second in b"nN":
-            return True
-        if second in b"fF":
-            return False
-    raise OSError(errno.EINVAL, "not a boolean")
-
-
 class KprobeDebugViews:
-    def __init__(self, engine):
-        """engine: a probes.kprobes.KprobeEngine."""
+    def __init__(self, engine: KprobeEngine):
         self._engine = engine
 
     def read_optimization(self) -> bytes:
@@ -114,10 +79,25 @@ class KprobeDebugViews:
         return taken
 
     def read_list(self) -> bytes:
-        return self._engine.list_text().encode()
+        """kprobes/list (show_kprobe_addr()): by hash bucket, newest first in one."""
+        engine = self._engine
+        image = engine.image
+        sites = set(image.mcount_sites.values())
+        out = []
+        with engine.lock:
+            for point in engine.hash_order():
+                found = image.kallsyms_lookup(point.addr)
+                # (the module name, none here, between the offset's two blanks and one more)
+                where = f"{found[0].name}+0x{found[1]:x}    " if found else f"0x{point.addr:x} "
+                flags = (("[OPTIMIZED]" if point.kind == OPTIMIZED else "")
+                         + ("[FTRACE]" if point.addr in sites else ""))
+                for kp in point.probes:
+                    out.append(f"{point.addr:016x}  {'r' if kp.is_return else 'k'}  {where}"
+                               f"{'' if kp.enabled else '[DISABLED]'}{flags}\n")
+        return "".join(out).encode()
 
     def read_blacklist(self) -> bytes:
-        return self._engine.blacklist_text().encode()
+        return self._engine.blacklist.text().encode()
 
     def read_enabled(self) -> bytes:
         return b"1\n" if self._engine.armed else b"0\n"
@@ -126,5 +106,5 @@ class KprobeDebugViews:
         """write_enabled_file_bool(): arm_all_kprobes() or disarm_all_kprobes(); the whole
         write is taken (an insn-slot shortage re-arming a probe fails it with ENOMEM, the
         others armed, as arm_all_kprobes' best effort)."""
-        self._engine.armed = parse_kstrtobool(data)
+        self._engine.armed = kstrtobool(data)
         return len(data)

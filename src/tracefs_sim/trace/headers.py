@@ -1,4 +1,6 @@
-"""Text of the trace files: the `trace` header block and per-CPU `stats` (trace.c, trace_output.c)."""
+"""The text of the trace files around the records: the header block `trace` starts with, the
+latency header and its help, and per-CPU `stats` (trace.c).  The records' own lines are
+trace_output's."""
 
 from dataclasses import dataclass
 
@@ -116,92 +118,3 @@ def stats_text(buffer: CpuBuffer, now: int, clock_in_ns: bool) -> str:
         f"dropped events: {buffer.dropped_events}\n"
         f"read events: {buffer.read_events}\n"
     )
-
-
-# ---- record lines (print_trace_line and the context printers of trace_output.c) ----
-
-_USEC_PER_MSEC = 1000
-
-
-@dataclass(frozen=True)
-class LineOptions:
-    """The trace_flags that shape a record line."""
-
-    context_info: bool = True
-    irq_info: bool = True
-    record_tgid: bool = False
-    verbose: bool = False
-    raw: bool = False
-    hex: bool = False
-    bin: bool = False
-    sym_offset: bool = False
-    sym_addr: bool = False
-
-
-def lat_flags(flags: int, preempt_count: int) -> str:
-    """The five flag characters (trace_print_lat_fmt)."""
-    nmi, hardirq, softirq, bh_off = flags & 0x40, flags & 0x08, flags & 0x10, flags & 0x80
-    irqs_off = flags & 0x01
-    irq_char = ("D" if irqs_off and bh_off else "d" if irqs_off else "b" if bh_off
-                else "X" if flags & 0x02 else ".")
-    resched = {0x04 | 0x20: "N", 0x04: "n", 0x20: "p"}.get(flags & (0x04 | 0x20), ".")
-    hardsoft = ("Z" if nmi and hardirq else "z" if nmi else "H" if hardirq and softirq
-                else "h" if hardirq else "s" if softirq else ".")
-    depth = f"{preempt_count & 0xf:x}" if preempt_count & 0xf else "."
-    migrate = f"{preempt_count >> 4:x}" if preempt_count & 0xf0 else "."
-    return irq_char + resched + hardsoft + depth + migrate
-
-
-def context_prefix(comm: bytes, pid: int, tgid: int | None, cpu: int, flags: int, preempt: int,
-                   opts: LineOptions) -> bytes:
-    """trace_print_context() up to the time stamp: `            comm-pid     [cpu] flags`; the
-    line goes on with the time stamp (trace_print_time(): ` %5lu.%06lu` of ns clocks, rounded
-    to the microsecond, ` %12llu` of counters) and ": "."""
-    text = b"%16s-%-7d " % (comm, pid)
-    if opts.record_tgid:
-        text += b"(%7d) " % tgid if tgid else b"(-------) "
-    text += b"[%03d] " % cpu
-    if opts.irq_info:
-        text += lat_flags(flags, preempt).encode()
-    return text
-
-
-def _hex_field(value: int, size: int) -> bytes:
-    """SEQ_PUT_HEX_FIELD: the value's bytes as hex, most significant first, then a space."""
-    return b"%0*x " % (2 * size, value & ((1 << (8 * size)) - 1))
-
-
-# trace_find_mark(): the delay to the next record, as a mark (ns thresholds).
-_MARKS = ((1_000_000_000, "$"), (100_000_000, "@"), (10_000_000, "*"), (1_000_000, "#"),
-          (100_000, "!"), (10_000, "+"))
-
-
-def find_mark(delta_ns: int) -> str:
-    for threshold, symbol in _MARKS:
-        if delta_ns > threshold:
-            return symbol
-    return " "
-
-
-def _ns2usecs(ns: int) -> int:
-    return (ns + _NSEC_PER_USEC // 2) // _NSEC_PER_USEC
-
-
-def lat_context(comm: bytes, pid: int, cpu: int, flags: int, preempt: int, ts: int, next_ts: int,
-                time_start: int, idx: int, in_ns: bool, verbose: bool) -> bytes:
-    """trace_print_lat_context(): the latency-format prefix of a record line."""
-    if verbose:
-        head = b"%16s %7d %3d %d %08x %08x " % (comm, pid, cpu, flags, preempt & 0xF, idx)
-    else:
-        head = b"%8.8s-%-7d %3d" % (comm, pid, cpu) + lat_flags(flags, preempt).encode()
-    abs_ts, rel_ts = ts - time_start, next_ts - ts
-    if in_ns:
-        abs_ts, rel_ts = _ns2usecs(abs_ts), _ns2usecs(rel_ts)
-        if verbose:
-            return head + b"[%08x] %d.%03dms (+%d.%03dms): " % (
-                _ns2usecs(ts), abs_ts // _USEC_PER_MSEC, abs_ts % _USEC_PER_MSEC,
-                rel_ts // _USEC_PER_MSEC, rel_ts % _USEC_PER_MSEC)
-        return head + b" %4dus%s: " % (abs_ts, find_mark(rel_ts * _NSEC_PER_USEC).encode())
-    if verbose:
-        return head + b"[%016x] %d (+%d): " % (ts, abs_ts, rel_ts)
-    return head + b" %4d: " % abs_ts

@@ -1,0 +1,146 @@
+/*
+ * The host ABI table: every layout constant the host (src/tracefs_sim) needs to
+ * reach the tables it shares with this kernel, by name, with its value as this
+ * build has it.  The host reads the table from the image at load
+ * (KernelImage.abi) instead of mirroring the headers by hand.
+ *
+ * The table is a section that is not loaded (no flags: the section-name suffix
+ * comments out the compiler's own), so it changes no address of the image.
+ */
+#include "kernel.h"
+#include "hostif.h"
+#include "trace/ftrace.h"
+#include "trace/ftrace_frame.h"
+#include "trace/probe_stage.h"
+#include "trace/ring.h"
+#include "trace/trace.h"
+#include "trace/trace_pid.h"
+
+struct host_abi_entry {
+	char name[56];
+	u64 value;
+};
+
+/* (names pasted and quoted here, before the arguments expand) */
+#define HOST_ABI(id, name, value) \
+	static const struct host_abi_entry host_abi_##id \
+	__attribute__((used, aligned(8), section(".host_abi, \"\", @progbits #"))) = { name, (value) }
+#define HOST_ABI_CONST(name) HOST_ABI(const_##name, #name, name)
+#define HOST_ABI_SIZE(type) HOST_ABI(sizeof_##type, "sizeof(" #type ")", sizeof(struct type))
+#define HOST_ABI_OFFSET(type, field) HOST_ABI(type##__##field, #type "." #field, offsetof(struct type, field))
+
+/* include/hostif.h */
+HOST_ABI_CONST(NR_CPUS);
+
+/* include/trace/ring.h: the rings of every (slot, cpu) */
+HOST_ABI_CONST(TRACE_SLOTS);
+HOST_ABI_CONST(TRACE_RING_PAGES);
+HOST_ABI_CONST(BUF_PAGE_HDR_SIZE);
+HOST_ABI_SIZE(buffer_data_page);
+HOST_ABI_OFFSET(buffer_data_page, commit);
+HOST_ABI_SIZE(trace_ring);
+HOST_ABI_OFFSET(trace_ring, seq);
+HOST_ABI_OFFSET(trace_ring, released);
+HOST_ABI_OFFSET(trace_ring, lost);
+HOST_ABI_OFFSET(trace_ring, closed);
+HOST_ABI_OFFSET(trace_ring, reset_req);
+HOST_ABI_OFFSET(trace_ring, page_lost);
+HOST_ABI_SIZE(trace_control);
+HOST_ABI_OFFSET(trace_control, recording);
+HOST_ABI_OFFSET(trace_control, rings);
+HOST_ABI_OFFSET(trace_control, cpu_slots);
+HOST_ABI_OFFSET(trace_event_file, slots);
+HOST_ABI_OFFSET(trace_event_file, type);
+
+/* include/trace/trace.h: saved cmdlines */
+HOST_ABI_CONST(SAVED_CMDLINES);
+HOST_ABI_SIZE(saved_cmdline);
+HOST_ABI_SIZE(saved_cmdlines);
+HOST_ABI_OFFSET(saved_cmdlines, entry);
+
+/* include/trace/trace_pid.h */
+HOST_ABI_CONST(TRACE_PID_MAX);
+HOST_ABI_SIZE(trace_pid_bits);
+HOST_ABI_SIZE(trace_pid_control);
+HOST_ABI_OFFSET(trace_pid_control, event_pids);
+HOST_ABI_OFFSET(trace_pid_control, event_notrace_pids);
+HOST_ABI_OFFSET(trace_pid_control, event_fork);
+HOST_ABI_OFFSET(trace_pid_control, function_fork);
+HOST_ABI_OFFSET(trace_pid_control, pids);
+HOST_ABI_OFFSET(trace_pid_control, notrace_pids);
+
+/* include/trace/ftrace.h, ftrace_frame.h */
+HOST_ABI_CONST(MCOUNT_INSN_SIZE);
+HOST_ABI_CONST(FTRACE_MAX_SITES);
+HOST_ABI_CONST(FTRACE_PIDS_MAX);
+HOST_ABI_CONST(FTRACE_MAP_GRAIN);
+HOST_ABI_CONST(FTRACE_MAP_ENTRIES);
+HOST_ABI_CONST(FTRACE_PROBES_MAX);
+HOST_ABI_CONST(FTRACE_GRAPH_FUNCTION);
+HOST_ABI_CONST(FTRACE_GRAPH_NOTRACE);
+HOST_ABI_CONST(FTRACE_SITE_PROBES);
+HOST_ABI_CONST(FTRACE_PROBE_TRACEON);
+HOST_ABI_CONST(FTRACE_PROBE_TRACEOFF);
+HOST_ABI_CONST(FTRACE_PROBE_TRACEON_COUNT);
+HOST_ABI_CONST(FTRACE_PROBE_TRACEOFF_COUNT);
+HOST_ABI_CONST(FTRACE_PROBE_STACKTRACE);
+HOST_ABI_CONST(FTRACE_PROBE_STACKTRACE_COUNT);
+HOST_ABI_CONST(FTRACE_PROBE_ENABLE_EVENT);
+HOST_ABI_CONST(FTRACE_PROBE_DISABLE_EVENT);
+HOST_ABI_SIZE(ftrace_site_state);
+HOST_ABI_SIZE(ftrace_site_entry);
+HOST_ABI_OFFSET(ftrace_site_entry, index);
+HOST_ABI_SIZE(ftrace_probe);
+HOST_ABI_SIZE(ftrace_probes);
+HOST_ABI_OFFSET(ftrace_probes, first);
+HOST_ABI_OFFSET(ftrace_probes, counts);
+HOST_ABI_OFFSET(ftrace_probes, probe);
+HOST_ABI_SIZE(ftrace_slot_state);
+HOST_ABI_OFFSET(ftrace_slot_state, nr_pids);
+HOST_ABI_OFFSET(ftrace_slot_state, nr_notrace_pids);
+HOST_ABI_OFFSET(ftrace_slot_state, pids);
+HOST_ABI_OFFSET(ftrace_slot_state, notrace_pids);
+HOST_ABI_SIZE(ftrace_control);
+HOST_ABI_OFFSET(ftrace_control, max_graph_depth);
+HOST_ABI_OFFSET(ftrace_control, graph_filtered);
+HOST_ABI_OFFSET(ftrace_control, pid_filtered);
+HOST_ABI_OFFSET(ftrace_control, stack_trace);
+HOST_ABI_OFFSET(ftrace_control, graph_skip_irqs);
+HOST_ABI_OFFSET(ftrace_control, slow_slots);
+HOST_ABI_OFFSET(ftrace_control, no_repeats);
+HOST_ABI_OFFSET(ftrace_control, slots);
+
+/* include/trace/probe_stage.h */
+HOST_ABI_CONST(PROBE_STAGE_MAX);
+HOST_ABI_SIZE(probe_stage);
+HOST_ABI_OFFSET(probe_stage, data);
+HOST_ABI_CONST(KG_MAX_POINTS);
+HOST_ABI_CONST(KG_MAX_PROBES);
+HOST_ABI_CONST(KG_MAX_ARGS);
+HOST_ABI_CONST(KG_MAX_DEREF);
+HOST_ABI_CONST(KG_MAX_INSTS);
+HOST_ABI_CONST(KG_INST_HASH);
+HOST_ABI_CONST(KG_LOAD_REG);
+HOST_ABI_CONST(KG_LOAD_IP);
+HOST_ABI_CONST(KG_LOAD_STACK);
+HOST_ABI_CONST(KG_LOAD_IMM);
+HOST_ABI_CONST(KG_LOAD_COMM);
+HOST_ABI_CONST(KG_LOAD_DATA);
+HOST_ABI_CONST(KG_ST_RAW);
+HOST_ABI_CONST(KG_ST_MEM);
+HOST_ABI_CONST(KG_ST_UMEM);
+HOST_ABI_CONST(KG_ST_STRING);
+HOST_ABI_CONST(KG_ST_USTRING);
+HOST_ABI_SIZE(kg_arg);
+HOST_ABI_SIZE(kg_probe);
+HOST_ABI_OFFSET(kg_probe, nhit);
+HOST_ABI_OFFSET(kg_probe, first_inst);
+HOST_ABI_SIZE(kg_point);
+HOST_ABI_SIZE(kg_inst);
+HOST_ABI_SIZE(kprobe_guest);
+HOST_ABI_OFFSET(kprobe_guest, order);
+HOST_ABI_OFFSET(kprobe_guest, points);
+HOST_ABI_OFFSET(kprobe_guest, probes);
+HOST_ABI_OFFSET(kprobe_guest, args);
+HOST_ABI_OFFSET(kprobe_guest, chains);
+HOST_ABI_OFFSET(kprobe_guest, insts);

@@ -1,0 +1,1 @@
+"""What Linux keeps in lib/ and every layer may use: string-to-number parsing (kstrtox)."""

@@ -1,0 +1,296 @@
+"""The machine's contract: what the layers above call on an emulated machine.
+
+Three roles, one Protocol each, so that every caller names the part it depends on and a
+test double implements exactly that part (tests/fakes.py):
+
+- ``TracedMachine``: what the tracing core asks of the kernel it traces -- the CPU count,
+  the virtual clock, live tasks, kernel memory, the image's symbols and tracepoints, and the
+  guest half of tracing (``GuestTracingOps``: event enable bits, recording switches, rings).
+- ``ServedMachine``: a traced machine a daemon serves (start, stop, programs to run).
+- ``PatchableMachine``: what the probe engines (probes/) patch and hook: text pokes, code
+  hooks, the int3 handler and its native redirects, and guest memory reached in a way that
+  keeps a seeded run deterministic (``guest_op``, ``with_cpus_stopped``, ``on_ram_loaded``).
+
+``machine.Machine`` implements all three.  Nothing here imports Unicorn: the tracing core
+depends on this module and on nothing else of the machine.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
+
+from .image import EventDesc, JumpEntry
+
+if TYPE_CHECKING:  # (only for the types: hooks.py imports Unicorn)
+    from .hooks import HookContext
+
+T = TypeVar("T")
+
+# x86-64 TASK_SIZE_MAX (4-level paging): below it an address is user memory.
+TASK_SIZE = (1 << 47) - 4096
+
+
+class SymbolInfo(Protocol):
+    """A kernel symbol as kallsyms lists it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def addr(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def type(self) -> str: ...  # the kallsyms type letter
+
+
+class TaskRecord(Protocol):
+    """A live task of the guest (machine.TaskInfo)."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def tgid(self) -> int: ...
+    @property
+    def comm(self) -> str: ...
+
+
+class MachineOptionsInfo(Protocol):
+    @property
+    def cpus(self) -> int: ...
+    @property
+    def seed(self) -> int | None: ...  # None: a live machine
+    @property
+    def workload(self) -> str: ...
+
+
+@runtime_checkable
+class KernelSymbols(Protocol):
+    """The kernel image as the tracing core reads it: symbols, function entries, events."""
+
+    @property
+    def symbols(self) -> Sequence[SymbolInfo]: ...
+    @property
+    def mcount_sites(self) -> Mapping[str, int]: ...  # traceable function -> its ftrace site
+    @property
+    def events(self) -> Sequence[EventDesc]: ...  # the tracepoints compiled in
+
+    def lookup(self, name: str) -> SymbolInfo | None: ...
+
+    def kallsyms_lookup(self, addr: int) -> tuple[SymbolInfo, int, int] | None:
+        """(symbol, offset, size) as kallsyms_lookup_size_offset() gives them."""
+        ...
+
+    def symbolize(self, addr: int) -> tuple[SymbolInfo, int] | None:
+        """(function, offset) of a text address, by the compiler's sizes."""
+        ...
+
+
+@runtime_checkable
+class GuestRam(Protocol):
+    """The guest's physical RAM, shared with every CPU (paging.PhysMem)."""
+
+    @property
+    def buf(self) -> bytearray | memoryview: ...  # (an mmap: writable, sliceable)
+    @property
+    def size(self) -> int: ...
+
+    def read(self, pa: int, size: int) -> bytes: ...
+    def write(self, pa: int, data: bytes) -> None: ...
+
+
+class EventName(Protocol):
+    """A tracepoint by its name (its description: the image's EventDesc)."""
+
+    @property
+    def system(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+
+
+@runtime_checkable
+class PidListOps(Protocol):
+    """The guest's set_event_pid / set_event_notrace_pid bitmaps and fork following
+    (trace_pids.GuestPidLists), per trace-array slot."""
+
+    def set_event_pids(self, slot: int, notrace: bool, pids: frozenset[int] | None) -> None: ...
+    def event_pids(self, slot: int, notrace: bool) -> frozenset[int] | None: ...
+    def set_event_fork(self, slot: int, on: bool) -> None: ...
+    def set_function_fork(self, slot: int, on: bool) -> None: ...
+
+
+class GuestPageInfo(Protocol):
+    """A ring page the guest filled (tracing.GuestPage)."""
+
+    @property
+    def cpu(self) -> int: ...
+    @property
+    def seq(self) -> int: ...  # per (slot, cpu), from 0; seen again with more data until complete
+    @property
+    def data(self) -> bytes: ...  # the whole page as the guest wrote it
+    @property
+    def complete(self) -> bool: ...
+    @property
+    def lost(self) -> int: ...  # events the guest could not record before this page
+
+
+@runtime_checkable
+class GuestTracingOps(Protocol):
+    """The guest half of tracing (tracing.GuestTracing): the kernel writes events into rings
+    per (trace-array slot, CPU); the host flips what it records and takes the pages out."""
+
+    @property
+    def nr_slots(self) -> int: ...  # trace arrays the guest can record for (slot 0: the top level)
+    @property
+    def pid_lists(self) -> PidListOps: ...
+
+    def set_event_id(self, event: EventName, event_id: int) -> None: ...
+    def set_event_ids(self, ids: list[tuple[EventName, int]]) -> None: ...  # several, one guest op
+    def enable_event(self, event: EventName, slot: int, on: bool) -> None: ...
+    def event_file(self, event: EventName) -> int: ...  # the guest's trace_event_file address
+    def event_recording(self, event: EventName, slot: int) -> bool: ...
+    def set_event_soft_disabled(self, event: EventName, slot: int, off: bool) -> None: ...
+    def record_cmdlines(self, holder: object, on: bool) -> None: ...
+    def saved_comms(self) -> dict[int, str]: ...
+    def set_recording(self, slot: int, on: bool) -> None: ...
+    def is_recording(self, slot: int) -> bool: ...
+    def set_cpumask(self, slot: int, mask: int) -> None: ...
+    def drain(self, slot: int) -> Sequence[GuestPageInfo]: ...
+    def reset(self, slot: int) -> None: ...
+    def wait_for_data(self, timeout: float) -> bool: ...
+
+
+@runtime_checkable
+class TracedMachine(Protocol):
+    """What the tracing core asks of the machine it traces."""
+
+    @property
+    def nr_cpus(self) -> int: ...
+    @property
+    def image(self) -> KernelSymbols: ...
+    @property
+    def tracing(self) -> GuestTracingOps: ...
+
+    def now_ns(self) -> int: ...  # the virtual clock: ns since boot
+    def tasks(self) -> Sequence[TaskRecord]: ...  # the live tasks
+
+    def read_memory(self, vaddr: int, size: int) -> bytes:
+        """Kernel virtual memory; ValueError outside it."""
+        ...
+
+
+class SessionRingInfo(Protocol):
+    """The session ring in the machine's RAM file (machine/session_ring.py)."""
+
+    @property
+    def ram_fd(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def doorbell_fd(self) -> int: ...
+
+
+class SpawnedProgram(Protocol):
+    """A program started in the guest (process.Process)."""
+
+    @property
+    def pid(self) -> int: ...
+    @property
+    def killed_by(self) -> str | None: ...
+    @property
+    def exit_ns(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int | None: ...
+
+
+@runtime_checkable
+class ServedMachine(TracedMachine, Protocol):
+    """A traced machine that a daemon starts, serves and stops (daemon.py, control.py)."""
+
+    @property
+    def options(self) -> MachineOptionsInfo: ...
+
+    def start(self) -> None: ...
+    def stop(self) -> None: ...
+    def kallsyms(self) -> str: ...  # /proc/kallsyms
+    def programs(self) -> list[str]: ...
+
+    def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None) -> SpawnedProgram:
+        """Run an emulated program; FileNotFoundError for one the kernel does not have."""
+        ...
+
+    # -- a session's processes as the kernel's tasks (session/, kernel/session.c) --
+    def session_ring(self) -> SessionRingInfo | None:
+        """What a supervisor needs to write the kernel's session ring; None: no ring (a kernel
+        without one, or a seeded machine)."""
+        ...
+
+    def session_stats(self) -> dict[str, int] | None: ...  # produced, retired, lost; None: no session
+    def session_behind(self) -> bool: ...  # records the kernel has not acted on yet
+    def session_caught_up(self, timeout: float = ...) -> bool:
+        """Wait (bounded) until the kernel acted on every record produced so far."""
+        ...
+
+
+class PatchableImage(KernelSymbols, Protocol):
+    """The kernel image as the probe engines read it: its bytes too, never the live text."""
+
+    @property
+    def text_range(self) -> tuple[int, int]: ...
+    @property
+    def jump_entries(self) -> Sequence[JumpEntry]: ...
+
+    def addr(self, name: str) -> int: ...  # KeyError for a symbol the image lacks
+
+    def abi_value(self, name: str) -> int:
+        """A constant of the tables the kernel shares with the host, as this build has it
+        (kernel/host_abi.c); KeyError for one it lacks."""
+        ...
+    def read(self, addr: int, size: int) -> bytes: ...
+    def u64(self, addr: int) -> int: ...
+
+
+@runtime_checkable
+class PatchableMachine(Protocol):
+    """What the probe engines patch, hook and reach in the machine."""
+
+    @property
+    def nr_cpus(self) -> int: ...
+    @property
+    def image(self) -> PatchableImage: ...
+    @property
+    def running(self) -> bool: ...  # started, not stopped, not panicked
+
+    def tasks(self) -> Sequence[TaskRecord]: ...
+
+    # -- guest memory, reached so that a seeded run stays one run --
+    def on_ram_loaded(self, fn: Callable[[GuestRam], None]) -> None:
+        """fn(ram) once the guest's RAM is loaded, before any CPU runs (now, if it is)."""
+        ...
+
+    def guest_op(self, fn: Callable[[], T]) -> T:
+        """A host operation on guest memory: seeded, while the machine is paused; live, now."""
+        ...
+
+    def with_cpus_stopped(self, fn: Callable[[], T]) -> T:
+        """fn with no CPU half-way through a store (between slices; not running: now)."""
+        ...
+
+    # -- kernel text --
+    def text_poke(self, addr: int, data: bytes) -> None: ...
+
+    def text_poke_batch(self, patches: Iterable[tuple[int, bytes]]) -> None:
+        """Every patch in one stop-the-world, each range's translations dropped."""
+        ...
+
+    def text_release(self, addr: int, data: bytes, callees: tuple[tuple[int, int], ...] = ()) -> bool:
+        """Patch text CPUs may be executing, only if none runs in it or in callees (False:
+        nothing patched, try later)."""
+        ...
+
+    # -- host code at guest instructions --
+    def add_code_hook(self, addr: int, callback: Callable[[HookContext], None]) -> int: ...
+    def remove_code_hook(self, handle: int) -> None: ...
+    def set_breakpoint_handler(self, fn: Callable[[HookContext], bool] | None) -> None: ...
+    def set_int3_redirect(self, addr: int, target: int | None) -> bool: ...

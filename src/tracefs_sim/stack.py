@@ -1,0 +1,36 @@
+"""The tracing stack over a machine, wired in one place for the daemon and the benchmarks: the
+probe engines the kernel allows (its ftrace sites, the kprobe engine), the tracing core over
+them, and the kprobe engine's debugfs views."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .machine.contract import PatchableMachine, TracedMachine
+from .probes.ftrace import FtraceSites
+from .probes.kprobes import KprobeEngine
+from .probes.kprobes.debugfs import KprobeDebugViews
+from .trace.core import TraceCore
+
+
+@dataclass(frozen=True)
+class TracingStack:
+    machine: TracedMachine
+    core: TraceCore
+    ftrace_sites: FtraceSites | None  # None: a kernel (or a machine) without function tracing
+    kprobe_engine: KprobeEngine | None  # None: without kprobes
+    kprobe_views: KprobeDebugViews | None  # /sys/kernel/debug/kprobes, with the engine
+
+
+def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> TracingStack:
+    """Everything the machine and its kernel allow: a machine that can be patched (a
+    contract.PatchableMachine) whose kernel was built with ftrace_caller gets the function
+    tracers, and with kprobe_insn_slots too, kprobes (kprobes at function entries go through
+    the ftrace sites: one FtraceSites for both)."""
+    sites = engine = None
+    if isinstance(machine, PatchableMachine) and machine.image.lookup("ftrace_caller") is not None:
+        sites = FtraceSites(machine)
+        if machine.image.lookup("kprobe_insn_slots") is not None:
+            engine = KprobeEngine(machine, sites)
+    core = TraceCore(machine, ftrace_sites=sites, kprobe_engine=engine, realtime_at_boot_ns=realtime_at_boot_ns)
+    return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine))

@@ -1,0 +1,25 @@
+"""The drain's per-event loop (native/drain.c; see drain.py)."""
+
+from collections.abc import Callable
+from typing import Any
+
+from ._entry import Entry
+
+DROP: object  # a plan: the event type is not kept
+KEEP: object  # a plan: kept as it is
+
+# where a page's walk stopped: (offset in data[] of the next event, time of the last one)
+WalkPoint = tuple[int, int]
+
+def walk(page: bytes, point: WalkPoint | None, /) -> tuple[bytes, WalkPoint]:
+    """A page's events after point (None: from its start): (spans, point after)."""
+    ...
+
+def keep(pages: list[tuple[bytes, bytes]], plans: dict[int, Any], plan_of: Callable[[int], Any],
+         tasks: dict[int, tuple[bytes, int]], task_of: Callable[[int], tuple[bytes, int]],
+         special: Callable[..., tuple[tuple[bytes, int], bool]], from_ns: Callable[[int], int] | None,
+         save_comm: Callable[[int, bytes], None] | None,
+         save_tgid: Callable[[int, int], None] | None) -> tuple[list[Entry], int]:
+    """The entries of the (page, spans) pairs' events an array keeps, and how many events were
+    shorter than their header."""
+    ...

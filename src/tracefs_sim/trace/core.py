@@ -1,0 +1,118 @@
+"""The tracing core assembled over a machine: the event registry, the clocks, the saved
+cmdlines, the top-level trace array, its instances, the drain from the guest, and the dynamic
+events (kprobe events over the kprobe engine, when there is one)."""
+
+from __future__ import annotations
+
+from ..machine.contract import KernelSymbols, TracedMachine
+from ..probes.ftrace import FtraceSites
+from ..probes.kprobes import KprobeEngine
+from .clock import TraceClocks
+from .cmdlines import SavedCmdlines
+from .drain import Drain
+from .dynevent import DynamicEvents
+from .events import EventRegistry, TraceEvent
+from .function_tracer import DISPATCHER, FtraceGlobal
+from .headers import KernelIdentity
+from .instances import Instances
+from .kernel_symbols import ImageSymbols
+from .trace_array import BufferExpansion, TraceArray, TraceGlobals
+from .trace_kprobe import KprobeEventOps
+from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
+
+
+def kernel_identity(machine: TracedMachine) -> KernelIdentity:
+    """The release and preemption model from the emulated kernel's /proc/version text (its
+    `version` string: "Linux version RELEASE (...) #1 SMP PREEMPT_DYNAMIC ...")."""
+    symbol = machine.image.lookup("version")
+    if symbol is None:
+        raise ValueError("kernel image has no version string")
+    text = machine.read_memory(symbol.addr, symbol.size).split(b"\0", 1)[0].decode()
+    release = text.split()[2]
+    build = text.partition(" #")[2]
+    # preempt_model_*(): PREEMPT_DYNAMIC boots voluntary ("desktop") unless told otherwise.
+    model = ("preempt_rt" if "PREEMPT_RT" in build else "desktop" if "PREEMPT_DYNAMIC" in build
+             else "preempt" if "PREEMPT" in build else "server")
+    return KernelIdentity(release, model)
+
+
+def _section(image: KernelSymbols, name: str) -> tuple[int, int] | None:
+    """[start, end) of a kernel text section from its NAME_start/NAME_end symbols."""
+    start, end = image.lookup(f"{name}_start"), image.lookup(f"{name}_end")
+    return None if start is None or end is None else (start.addr, end.addr)
+
+
+class TraceCore:
+    def __init__(self, machine: TracedMachine, *, ftrace_sites: FtraceSites | None,
+                 kprobe_engine: KprobeEngine | None, realtime_at_boot_ns: int = 0):
+        """machine: what the tracing core traces; ftrace_sites: its function entries' sites
+        (None: a kernel without function tracing); kprobe_engine: the probe engine kprobe
+        events register with (None: no kprobe events); realtime_at_boot_ns: the wall clock at
+        the machine's boot (the realtime trace clocks count from it)."""
+        image = machine.image
+        self.registry = EventRegistry(image.events)
+        self.clocks = TraceClocks(machine.now_ns, realtime_at_boot_ns=realtime_at_boot_ns)
+        self.cmdlines = SavedCmdlines()
+        self.guest = machine.tracing
+        self.guest.set_event_ids([(event.desc, event.id) for event in self.registry.all_events()])
+        ftrace = None
+        if ftrace_sites is not None:
+            dispatcher = image.lookup(DISPATCHER)
+            found = None if dispatcher is None else image.kallsyms_lookup(dispatcher.addr)
+            ftrace = FtraceGlobal(ftrace_sites, None if found is None else found[2])
+
+        def symbolize(addr: int) -> tuple[str, int, int] | None:
+            """kallsyms_lookup(), as the kernel's output names addresses."""
+            found = image.kallsyms_lookup(addr)
+            return None if found is None else (found[0].name, found[1], found[2])
+
+        self.globals = TraceGlobals(
+            nr_cpus=machine.nr_cpus, clocks=self.clocks,
+            tracers=TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)),
+            expansion=BufferExpansion(), registry=self.registry, guest=self.guest, cmdlines=self.cmdlines,
+            symbolize=symbolize, kernel=kernel_identity(machine), ftrace=ftrace,
+            irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up)
+        self.top = self._make_array(0)
+        self.instances = Instances(self._make_array, self.guest.nr_slots)
+        self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)
+        # trace arrays keep their event files in step with the dynamic events
+        self.registry.listeners.append(_ArrayEventFiles(self))
+        self.dynamic: DynamicEvents | None = None
+        self.kprobes: KprobeEventOps | None = None
+        if kprobe_engine is not None:
+            # Their errors go to the top-level error_log, as Linux's tracing_log_err(NULL, ...).
+            self.dynamic = DynamicEvents(self.top.error_log)
+            self.kprobes = KprobeEventOps(self.dynamic, self.registry,
+                                          ImageSymbols(image, machine.read_memory), kprobe_engine)
+
+    def _make_array(self, slot: int) -> TraceArray:
+        array = TraceArray(self.globals, slot)
+        if slot:   # an instance
+            array.options.inherit(self.top.options)
+        return array
+
+    def _catch_up(self) -> None:
+        """The arrays' way to the drain, which is made after them (and knows them)."""
+        self.drain.drain_once()
+
+    def arrays(self) -> list[TraceArray]:
+        return [self.top, *self.instances]
+
+
+class _ArrayEventFiles:
+    """Keeps every trace array's event files in step with dynamic events; an array that had
+    a removed event enabled is cleared (tracing_reset_all_online_cpus: its records would name
+    an id that no longer means that event)."""
+
+    def __init__(self, core: TraceCore):
+        self._core = core
+
+    def event_added(self, event: TraceEvent) -> None:
+        for array in self._core.arrays():
+            array.events.add_event(event)
+
+    def event_removed(self, event: TraceEvent) -> None:
+        for array in self._core.arrays():
+            removed = array.events.remove_event(event)
+            if removed is not None and removed.was_enabled:
+                array.clear_trace()

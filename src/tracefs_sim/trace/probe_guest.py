@@ -1,0 +1,91 @@
+"""A probe event's fetch arguments compiled for the guest: each FetchInsn program (probe_args)
+becomes the guest's struct kg_arg (probes.kprobes.guest.GuestFetchArg), which the guest's
+kernel/trace_probe.c runs at a hit as Linux's process_fetch_insn() does, so an enabled probe
+whose every argument compiles runs no Python.
+
+What the guest interpreter covers: register, $argN, $stackN, $stack, $retval, @SYM and
+immediate loads, $comm, dereference chains (kernel and user), numeric stores and bitfields,
+string and ustring, arrays of numbers and of strings, immediate strings.  symstr (a symbol's
+name: kallsyms is the host's) does not compile, and the probe keeps its host handler."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from ..probes.kprobes.guest import (
+    KG_MAX_DEREF, LOAD_COMM, LOAD_DATA, LOAD_IMM, LOAD_IP, LOAD_REG, LOAD_STACK, ST_MEM, ST_RAW, ST_STRING,
+    ST_UMEM, ST_USTRING, GuestFetchArg, GuestRecord,
+)
+from ..probes.kprobes.regs import PT_REGS
+from .probe_args import ARGUMENT_REGISTERS, ProbeArg
+
+_STORES = {"st_raw": ST_RAW, "st_mem": ST_MEM, "st_umem": ST_UMEM, "st_string": ST_STRING,
+           "st_ustring": ST_USTRING}
+
+
+def _compile_arg(arg: ProbeArg) -> GuestFetchArg | None:
+    """One argument's program for the guest; None: the guest does not interpret it."""
+    if arg.type.name == "symstr":
+        return None
+    code = arg.code
+    i = 1 if code[0].op == "symbol" else 0
+    first = code[i]
+    param = imm = 0
+    op = first.op
+    if op in ("comm", "data"):
+        text = cast(bytes, first.data).split(b"\0", 1)[0] if op == "data" else b""
+        if not arg.type.is_string or arg.count or len(text) >= 8 * KG_MAX_DEREF:
+            return None
+        return GuestFetchArg(LOAD_COMM if op == "comm" else LOAD_DATA, ST_STRING, 4, arg.offset, data=text)
+    if op == "reg":
+        load = LOAD_IP if first.data == "ip" else LOAD_REG
+        param = PT_REGS.index(first.data) if load == LOAD_REG else 0
+    elif op == "arg":
+        if first.param < len(ARGUMENT_REGISTERS):
+            load, param = LOAD_REG, PT_REGS.index(ARGUMENT_REGISTERS[first.param])
+        else:
+            load, param = LOAD_STACK, first.param - len(ARGUMENT_REGISTERS) + 1
+    elif op == "stack":
+        load, param = LOAD_STACK, first.param
+    elif op == "stackp":
+        load, param = LOAD_REG, PT_REGS.index("sp")
+    elif op == "retval":  # regs_return_value(): the trampoline's regs
+        load, param = LOAD_REG, PT_REGS.index("ax")
+    elif op == "imm":
+        load, imm = LOAD_IMM, first.immediate
+    else:  # foffs (uprobes)
+        return None
+    i += 1
+    derefs: list[int] = []
+    user_mask = 0
+    while code[i].op in ("deref", "uderef"):
+        if code[i].op == "uderef":
+            user_mask |= 1 << len(derefs)
+        derefs.append(code[i].offset)
+        i += 1
+    if len(derefs) > KG_MAX_DEREF:
+        return None
+    st = code[i]
+    store = _STORES.get(st.op)
+    if store is None:
+        return None
+    basesize = lshift = rshift = 0
+    mod = code[i + 1]
+    if mod.op == "mod_bf":
+        basesize, lshift, rshift = mod.basesize, mod.lshift, mod.rshift
+    size = 4 if store >= ST_STRING else st.size
+    return GuestFetchArg(load, store, size, arg.offset, param=param, imm=imm, derefs=tuple(derefs),
+                         user_mask=user_mask, basesize=basesize, lshift=lshift, rshift=rshift,
+                         count=arg.count, st_offset=st.offset)
+
+
+def compile_args(event_type: int, args: Sequence[ProbeArg]) -> GuestRecord | None:
+    """A kprobe or kretprobe event's record program; None when some argument needs the host
+    handler."""
+    out = []
+    for a in args:
+        compiled = _compile_arg(a)
+        if compiled is None:
+            return None
+        out.append(compiled)
+    return GuestRecord(event_type, tuple(out), sum(a.size for a in args))

@@ -1,0 +1,224 @@
+"""Kprobe events (kernel/trace/trace_kprobe.c): the dynamic-event kind that `p`/`r` commands
+create -- its entry in dynevent's table (KprobeEventOps: create, show, is_busy, free, match),
+the probes it registers with the kprobe engine (TraceKprobe), and its own files:
+kprobe_events (its part of the dynamic event list) and kprobe_profile.
+
+Parsing is kprobe_spec's; here a parsed probe is registered in Linux's order (same-event check,
+event name in use, notrace function, ``@SYM`` arguments, the engine's arming) into a probe
+event (trace_probe.ProbeEvent), and its hits become records: the engine calls the handler with
+a ProbeHit, the handler fetches the arguments and stages ``ip [ret_ip] args...`` for the slots
+that have the event enabled (or the guest does all that itself, from the compiled program).
+"""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from ..probes.kprobes import Kprobe, KprobeEngine, ProbeHit
+from .dynevent import DynamicEvents, DynEvent
+from .events import EventRegistry
+from .kernel_symbols import ImageSymbols
+from .kprobe_spec import (
+    KprobeSpec,
+    PointerHash,
+    check_existing,
+    create_kprobe,
+    event_exists_error,
+    registration_error,
+    trace_kprobe_match,
+)
+from .probe_guest import compile_args
+from .probe_log import ProbeError, silent_error
+from .probe_record import record_body
+from .trace_probe import ProbeEvent
+
+
+class TraceKprobe:
+    """struct trace_kprobe: one probe point of a kprobe event, an entry of the dynamic event
+    list.  ``kprobe`` is the engine's Kprobe, or None for a probe Linux keeps unarmed (a module
+    symbol or an address outside the kernel)."""
+
+    def __init__(self, ops: KprobeEventOps, spec: KprobeSpec, kprobe: Kprobe | None, event: ProbeEvent):
+        self.ops = ops
+        self.spec = spec
+        self.kprobe = kprobe
+        self.event = event
+
+    # ---- trace_probe.EventProbe ----
+    def set_record_slots(self, slots: int) -> None:
+        if self.kprobe is not None:
+            self.kprobe.set_record_slots(slots)
+
+    def arm(self) -> None:
+        if self.kprobe is not None:
+            self.kprobe.enable()
+
+    def disarm(self) -> None:
+        if self.kprobe is not None:
+            self.kprobe.disable()
+
+    def profile_line(self) -> str:
+        """probes_profile_seq_show(): name, hits, misses."""
+        nhit = self.kprobe.nhit if self.kprobe is not None else 0
+        nmissed = self.kprobe.nmissed if self.kprobe is not None else 0
+        return f"  {self.spec.event:<44} {nhit:15} {nmissed:15}\n"
+
+
+class KprobeEventOps:
+    """trace_kprobe_ops, and the kprobe_events and kprobe_profile files."""
+
+    def __init__(self, dynamic: DynamicEvents, registry: EventRegistry, symbols: ImageSymbols,
+                 engine: KprobeEngine, *, hash_pointer: PointerHash = lambda addr: None):
+        self._dynamic = dynamic
+        self._registry = registry
+        self._symbols = symbols
+        self._engine = engine
+        self._hash = hash_pointer
+        dynamic.register(self)
+
+    def probes(self) -> list[TraceKprobe]:
+        """Every kprobe event's probes, in creation order (for_each_trace_kprobe)."""
+        return [ev for ev in self._dynamic.of(self) if isinstance(ev, TraceKprobe)]
+
+    # ---- the files ----
+    def read_kprobe_events(self) -> bytes:
+        return self._dynamic.show(self)
+
+    def write_kprobe_events(self, data: bytes) -> None:
+        self._dynamic.run(data, self._kprobe_events_command)
+
+    def release_all(self) -> None:
+        """An open of kprobe_events with O_TRUNC: every kprobe event goes, unless one is
+        enabled (EBUSY, nothing removed)."""
+        self._dynamic.release_all(self)
+
+    def read_profile(self) -> bytes:
+        with self._dynamic.lock:
+            return "".join(tk.profile_line() for tk in self.probes()).encode("latin-1")
+
+    def _kprobe_events_command(self, text: str) -> None:
+        """create_or_delete_trace_kprobe()."""
+        if text[:1] == "-":
+            self._dynamic.release(text, self)
+            return
+        try:
+            self.create(text)
+        except ProbeError as e:
+            if e.errno == errno.ECANCELED:
+                raise silent_error(errno.EINVAL) from None
+            raise
+
+    # ---- dyn_event_operations ----
+    def create(self, command: str) -> None:
+        """trace_kprobe_create(); ProbeError(ECANCELED) for a command that is not a kprobe's."""
+        spec = create_kprobe(command, self._symbols, hash_pointer=self._hash)
+        if spec is not None:
+            self._register(spec)
+
+    def show(self, ev: DynEvent) -> str:
+        """trace_kprobe_show()."""
+        assert isinstance(ev, TraceKprobe)
+        return ev.spec.command_text(self._hash)
+
+    def is_busy(self, ev: DynEvent) -> bool:
+        assert isinstance(ev, TraceKprobe)
+        return ev.event.enabled
+
+    def free(self, ev: DynEvent) -> None:
+        """unregister_trace_kprobe(): a probe whose event has others goes; the last one not
+        while its event is enabled (EBUSY)."""
+        assert isinstance(ev, TraceKprobe)
+        if len(ev.event.probes) == 1 and ev.event.enabled:
+            raise ProbeError(errno.EBUSY)
+        self._dynamic.remove(ev)
+        self._unregister(ev)
+        ev.event.unlink(ev, self._registry)
+
+    def match(self, system: str | None, event: str, argv: Sequence[str], ev: DynEvent) -> bool:
+        assert isinstance(ev, TraceKprobe)
+        return trace_kprobe_match(ev.spec, system, event, argv, self._hash)
+
+    # ---- register_trace_kprobe() ----
+    def _find(self, group: str, event: str) -> ProbeEvent | None:
+        """find_trace_kprobe()'s event."""
+        for tk in self.probes():
+            if (tk.spec.group, tk.spec.event) == (group, event):
+                return tk.event
+        return None
+
+    def _register(self, spec: KprobeSpec) -> None:
+        event = self._find(spec.group, spec.event)
+        if event is not None:
+            check_existing(spec, [tk.spec for tk in self.probes() if tk.event is event])
+        elif self._registry.get(spec.group, spec.event) is not None:
+            raise event_exists_error(spec)
+        else:
+            # register_kprobe_event() takes the id before the probe is armed: a failure below
+            # does not give it back.
+            fields, fmt = spec.format()
+            event = ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec)
+        spec, kprobe = self._arm(spec, event)
+        tk = TraceKprobe(self, spec, kprobe, event)
+        self._dynamic.add(tk)
+        try:
+            event.append(tk, self._registry)
+        except OSError:
+            self._dynamic.remove(tk)
+            self._unregister(tk)
+            raise
+
+    def _arm(self, spec: KprobeSpec, event: ProbeEvent) -> tuple[KprobeSpec, Kprobe | None]:
+        """__register_trace_kprobe(): (the spec as registered, the engine's Kprobe), or (the
+        spec as parsed, None) where Linux keeps the probe unarmed; ProbeError otherwise."""
+        def failed(err: int) -> tuple[KprobeSpec, None]:
+            failure = registration_error(spec, err)
+            if failure is not None:
+                raise failure
+            return spec, None
+
+        addr = self._address(spec)
+        if addr is not None and self._symbols.within_notrace_func(addr):
+            return failed(-errno.EINVAL)
+        resolved = spec.resolve_args(self._symbols.lookup)
+        if isinstance(resolved, int):
+            return failed(resolved)
+        if addr is None:
+            return failed(-errno.ENOENT)
+        try:
+            guest = compile_args(event.id, resolved.args)
+            if resolved.is_return:
+                kprobe = self._engine.register(addr, on_hit=None, is_return=True, maxactive=resolved.maxactive,
+                                               on_return=_hit_handler(event, resolved), guest=guest)
+            else:
+                kprobe = self._engine.register(addr, on_hit=_hit_handler(event, resolved), guest=guest)
+        except OSError as e:
+            return failed(-(e.errno or errno.EINVAL))
+        # register_kretprobe() gave it the default pool if MAXACTIVE was not given
+        return replace(resolved, maxactive=kprobe.maxactive) if resolved.is_return else resolved, kprobe
+
+    def _address(self, spec: KprobeSpec) -> int | None:
+        if spec.symbol is None:
+            return spec.addr
+        base = self._symbols.lookup(spec.symbol)
+        return None if base is None else base + spec.offset
+
+    @staticmethod
+    def _unregister(tk: TraceKprobe) -> None:
+        if tk.kprobe is not None:
+            tk.kprobe.unregister()
+
+
+def _hit_handler(event: ProbeEvent, spec: KprobeSpec) -> Callable[[ProbeHit], None]:
+    """kprobe_trace_func()/kretprobe_trace_func() for one probe of an event: runs on the
+    machine's thread at every hit of an armed probe.  (A trace kretprobe has no entry handler,
+    rp.entry_handler being NULL: its record is made at the return.)"""
+    body = record_body(spec)
+    event_id = event.id
+
+    def on_hit(hit: ProbeHit) -> None:
+        slots = event.slots
+        if slots:
+            hit.record(event_id, slots, body(hit))
+    return on_hit
