@@ -416,7 +416,7 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
         if banner:
             print(f"{PROG}: /sys/kernel/tracing is an emulated Linux 6.1 kernel with {machine['cpus']} "
                   f"CPUs; `{PROG} exec PROG` runs a program in it; exit to leave.", file=sys.stderr)
-        status = launch.run(bash_argv, _script_env(), host_ns, machine["kallsyms"], int(machine["cpus"]),
+        status = launch.run(bash_argv, _script_env(), host_ns, int(machine["cpus"]),
                             None if args.no_mirror else _session_mirror(socket_path, options))
         _report_lost_calls(socket_path)
         return status

@@ -17,6 +17,8 @@ from .fs.layout import add_debug_views, add_session_views
 from .fs.operations import SessionSync
 from .host_heap import fix_mmap_threshold
 from .machine.contract import ServedMachine
+from .probes.ftrace import FtraceEnabled
+from .trace.kallsyms_file import KallsymsView, KptrRestrict
 from .stack import build_stack
 from .trace.core import TraceCore
 
@@ -91,7 +93,12 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
         tree = build_tree(tracing)
         if stack.kprobe_views is not None:
             add_debug_views(tree, stack.kprobe_views)
-        add_session_views(tree, namespace.ProcMountsView(mountpoint))
+        kptr_restrict = KptrRestrict()
+        sysctls: dict[str, KptrRestrict | FtraceEnabled] = {"kptr_restrict": kptr_restrict}
+        if stack.ftrace_sites is not None:
+            sysctls["ftrace_enabled"] = FtraceEnabled(stack.ftrace_sites)
+        add_session_views(tree, namespace.ProcMountsView(mountpoint),
+                          KallsymsView(machine.kallsyms(), kptr_restrict), sysctls)
         operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once,
                                        session_sync=SessionSync(machine.session_behind, machine.session_caught_up))
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the

@@ -25,6 +25,8 @@ DEBUG_TRACING_DIR = DEBUGFS_DIR + "/tracing"
 # tracefs reads as Linux's (Overlay binds them where they belong).
 DEBUG_VIEWS_DIR = ".tracefs-sim-debug"
 PROC_MOUNTS_VIEW = "proc-mounts"   # in DEBUG_VIEWS_DIR: ProcMountsView
+PROC_KALLSYMS_VIEW = "proc-kallsyms"   # trace/kallsyms_file.py's KallsymsView
+SYSCTL_KERNEL_VIEW = "sysctl-kernel"   # /proc/sys/kernel's tracing sysctls (fs/layout.py)
 
 # How Linux 6.1 lists tracefs in /proc/mounts.
 _TRACEFS_OPTIONS = "rw,nosuid,nodev,noexec,relatime"
@@ -223,13 +225,21 @@ class Overlay:
         the host's: the host's sysctls there (exception-trace) are not the emulated kernel's,
         and a write to them must not reach the host."""
         assert_private(self._host_ns)
-        # A bind would follow the symlink: a detached clone of the file covers it instead.
-        fd = sc.open_tree_clone(os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR, PROC_MOUNTS_VIEW))
-        try:
-            sc.move_mount_fd(fd, "/proc/mounts")
-        finally:
-            os.close(fd)
-        self._mounted.append("/proc/mounts")
+        views = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR)
+        files = {PROC_MOUNTS_VIEW: "/proc/mounts", PROC_KALLSYMS_VIEW: "/proc/kallsyms"}
+        sysctls = os.path.join(views, SYSCTL_KERNEL_VIEW)
+        for name in sorted(os.listdir(sysctls)) if os.path.isdir(sysctls) else ():
+            files[os.path.join(SYSCTL_KERNEL_VIEW, name)] = os.path.join("/proc/sys/kernel", name)
+        for name, target in files.items():
+            if not os.path.lexists(target):
+                continue   # a file this host's kernel lacks cannot be made in /proc
+            # A bind would follow /proc/mounts' symlink: a detached clone covers it instead.
+            fd = sc.open_tree_clone(os.path.join(views, name))
+            try:
+                sc.move_mount_fd(fd, target)
+            finally:
+                os.close(fd)
+            self._mounted.append(target)
         self._bind_views({"sysctl-debug": "/proc/sys/debug"})
 
     def _bind_views(self, views: dict[str, str]) -> None:
@@ -245,17 +255,14 @@ class Overlay:
             sc.mount(source, target, None, sc.MS_BIND)
             self._mounted.append(target)
 
-    def lay_files(self, kallsyms: str, nr_cpus: int) -> None:
-        """Cover /proc/kallsyms, the CPU lists and tracing sysctls with files of the emulated
-        kernel (writable private copies for the sysctls)."""
+    def lay_files(self, nr_cpus: int) -> None:
+        """Cover the CPU lists with the emulated kernel's, and sched_rt_runtime_us with a
+        writable private copy."""
         assert_private(self._host_ns)
         contents = {
-            "/proc/kallsyms": kallsyms,
             "/sys/devices/system/cpu/possible": cpu_list(nr_cpus),
             "/sys/devices/system/cpu/present": cpu_list(nr_cpus),
             "/sys/devices/system/cpu/online": cpu_list(nr_cpus),
-            "/proc/sys/kernel/ftrace_enabled": "1\n",
-            "/proc/sys/kernel/kptr_restrict": "0\n",
         }
         rt_runtime = "/proc/sys/kernel/sched_rt_runtime_us"
         if os.path.exists(rt_runtime):
@@ -309,7 +316,7 @@ class Overlay:
         return problems
 
 
-def enter_session_proc(host_ns: str, kallsyms: str, nr_cpus: int) -> None:
+def enter_session_proc(host_ns: str, nr_cpus: int) -> None:
     """In pid 1 of a session's new PID namespace (session/launch.py): a mount namespace of its
     own, so that the launcher's /proc stays the host's, with a /proc of the new PID namespace
     and the emulated kernel's files laid over it. Nothing here needs undoing: the namespace
@@ -320,4 +327,4 @@ def enter_session_proc(host_ns: str, kallsyms: str, nr_cpus: int) -> None:
     sc.mount("proc", "/proc", "proc", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC)
     overlay = Overlay(host_ns)
     overlay.bind_proc_views()
-    overlay.lay_files(kallsyms, nr_cpus)
+    overlay.lay_files(nr_cpus)

@@ -81,14 +81,47 @@ def test_cpu_lists_match_the_emulated_cpus(cpus, listed):
     assert result.stdout.split() == [listed, listed, *(f"cpu{i}" for i in range(cpus)), str(cpus)]
 
 
-def test_sysctls_are_private_copies():
-    with open("/proc/sys/kernel/kptr_restrict") as f:
-        host_value = f.read()
-    result = run("-c", "cat /proc/sys/kernel/ftrace_enabled /proc/sys/kernel/kptr_restrict;"
-                       "echo 2 > /proc/sys/kernel/kptr_restrict; cat /proc/sys/kernel/kptr_restrict")
-    assert (result.returncode, result.stdout) == (0, "1\n0\n2\n"), result.stderr
-    with open("/proc/sys/kernel/kptr_restrict") as f:
-        assert f.read() == host_value
+def _host_sysctls() -> dict[str, str]:
+    found = {}
+    for name in ("kptr_restrict", "ftrace_enabled", "perf_event_paranoid", "stack_tracer_enabled"):
+        try:
+            with open(f"/proc/sys/kernel/{name}") as f:
+                found[name] = f.read()
+        except OSError as e:
+            found[name] = e.strerror
+    return found
+
+
+def test_sysctls_are_the_emulated_kernels():
+    host = _host_sysctls()
+    T = "/sys/kernel/tracing"
+    result = run("-c", f"""
+echo '== values'; cat /proc/sys/kernel/ftrace_enabled /proc/sys/kernel/kptr_restrict
+echo 2 > /proc/sys/kernel/kptr_restrict; echo '== hidden'; grep -w vfs_read /proc/kallsyms
+echo 3 > /proc/sys/kernel/kptr_restrict || echo refused; echo 0 > /proc/sys/kernel/kptr_restrict
+echo '== shown'; grep -cw '0000000000000000 T vfs_read' /proc/kallsyms || true
+echo 0 > /proc/sys/kernel/ftrace_enabled; echo vfs_read > {T}/set_ftrace_filter; echo function > {T}/current_tracer
+tracefs-sim exec cat /etc/hostname > /dev/null
+echo '== off'; cat /proc/sys/kernel/ftrace_enabled; grep -c . {T}/enabled_functions || true; grep -c vfs_read {T}/trace || true
+echo 5 > /proc/sys/kernel/ftrace_enabled; tracefs-sim exec cat /etc/hostname > /dev/null
+echo '== on'; cat /proc/sys/kernel/ftrace_enabled; grep -c . {T}/enabled_functions; grep -c 'cat-.*vfs_read' {T}/trace
+echo abc > /proc/sys/kernel/ftrace_enabled || echo refused
+echo '== absent'; for f in stack_tracer_enabled perf_event_paranoid traceoff_on_warning; do
+    cat /proc/sys/kernel/$f 2>/dev/null || echo "no $f"; echo 1 2>/dev/null > /proc/sys/kernel/$f || echo "no write"; done
+""")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    from simtest import section
+    assert section(out, "values") == ["1", "0"]
+    assert section(out, "hidden")[0].startswith("0000000000000000 T vfs_read")
+    assert "refused" in out and section(out, "shown") == ["0"]
+    assert section(out, "off") == ["0", "0", "0"]
+    on = section(out, "on")
+    assert on[:2] == ["5", "1"] and int(on[2]) > 0, out
+    assert out.count("refused") == 2
+    assert section(out, "absent") == ["no stack_tracer_enabled", "no write", "no perf_event_paranoid", "no write",
+                                      "no traceoff_on_warning", "no write"]
+    assert _host_sysctls() == host
 
 
 def test_exec_runs_programs_in_the_emulated_kernel():

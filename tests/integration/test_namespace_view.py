@@ -97,7 +97,7 @@ echo '== probe blacklisted'; {{ echo 'p exc_page_fault' >> {T}/kprobe_events; }}
 
 
 def test_sysctl_int_parsing_follows_proc_dointvec_minmax():
-    from tracefs_sim.probes.kprobes.debugfs import parse_sysctl_int
+    from tracefs_sim.lib.sysctl import parse_sysctl_int
 
     taken = {b"1": (1, 1), b"0\n": (0, 2), b"  1\n": (1, 4), b"\t1\t": (1, 3), b"0x1": (1, 3), b"-0": (0, 2),
              b"1 2\n": (1, 2), b"00000000000000000001": (1, 20), b"1\n\n\nx": (1, 4)}

@@ -101,7 +101,7 @@ def session(quick: bool):
             ls_mirrored = mirrored["ls"][1] - mirrored["ls"][0]
             samples = [
                 Sample("getppid() outside a session", "ns/call", bare),
-                Sample("getppid() cost of mirroring (target <= 5)", "us/call",
+                Sample("getppid() host time added by mirroring (target <= 5)", "us/call",
                        (mirrored["getppid"][0] - plain["getppid"][0]) / 1000),
                 Sample("ls -R /usr/share mirrored / not (target <= 2.0)", "x", ls_mirrored / ls_plain),
                 Sample(f"{forks} fork+exec of /bin/true mirrored / not (target <= 1.5)", "x",

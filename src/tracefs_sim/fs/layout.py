@@ -3,12 +3,17 @@ where, with which mode, bound to which trace-core operation. The files of a trac
 laid out by one function, for the top level and for every instance.
 """
 
-from ..namespace import DEBUG_VIEWS_DIR, PROC_MOUNTS_VIEW, ProcMountsView
+import errno
+
+from ..namespace import (DEBUG_VIEWS_DIR, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, SYSCTL_KERNEL_VIEW,
+                         ProcMountsView)
+from ..probes.ftrace import FtraceEnabled
 from ..trace import readme
 from ..trace.core import TraceCore
 from ..trace.event_control import EventControl
 from ..trace.events import EventRegistry, TraceEvent
 from ..trace.function_tracer import FunctionTracing
+from ..trace.kallsyms_file import KallsymsView, KptrRestrict
 from ..trace.raw_pipe import RawPageReader
 from ..trace.ring_buffer import entry_header_format, page_header_format
 from ..trace.trace_array import TraceArray
@@ -295,6 +300,30 @@ def _views_dir(tree: Tree) -> DirNode:
     return tree.mkdir(tree.root, DEBUG_VIEWS_DIR, _MODE_SYSCTL_DIR, hidden=True)
 
 
-def add_session_views(tree: Tree, proc_mounts: ProcMountsView) -> None:
-    """Files a session lays over /proc: `proc-mounts` (/proc/mounts, as each reader sees it)."""
-    tree.add_file(_views_dir(tree), PROC_MOUNTS_VIEW, _MODE_PROC_READ, read_as=proc_mounts.read_as)
+# Linux 6.1's tracing sysctls under /proc/sys/kernel that this kernel does not have (yet): the
+# session covers the host's with files whose open says so (ENOENT, as on a kernel built
+# without the feature), so that a session's write never reaches the host's. (stack_tracer_enabled,
+# traceoff_on_warning, ftrace_dump_on_oops, tracepoint_printk: no stack tracer, WARN or oops
+# dump, or printk of events; perf_event_*: no perf events.)
+ABSENT_SYSCTLS = ("stack_tracer_enabled", "traceoff_on_warning", "ftrace_dump_on_oops", "tracepoint_printk",
+                  "perf_event_paranoid", "perf_event_max_sample_rate", "perf_event_mlock_kb",
+                  "perf_event_max_stack", "perf_event_max_contexts_per_stack", "perf_cpu_time_max_percent")
+
+
+def _absent() -> object:
+    raise OSError(errno.ENOENT, "no such sysctl in the emulated kernel")
+
+
+def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: KallsymsView,
+                      sysctls: dict[str, KptrRestrict | FtraceEnabled]) -> None:
+    """Files a session lays over /proc: `proc-mounts` (/proc/mounts, as each
+    reader sees it), `proc-kallsyms` (/proc/kallsyms, as kptr_restrict lets its reader see it)
+    and `sysctl-kernel/` (/proc/sys/kernel's tracing sysctls: the kernel's, or absent)."""
+    views = _views_dir(tree)
+    tree.add_file(views, PROC_MOUNTS_VIEW, _MODE_PROC_READ, read_as=proc_mounts.read_as)
+    tree.add_file(views, PROC_KALLSYMS_VIEW, _MODE_PROC_READ, read_as=kallsyms.read_as)
+    directory = tree.mkdir(views, SYSCTL_KERNEL_VIEW, _MODE_SYSCTL_DIR)
+    for name, sysctl in sysctls.items():
+        tree.add_file(directory, name, _MODE_SYSCTL_RW, read=sysctl.read, write_at=sysctl.write_at)
+    for name in ABSENT_SYSCTLS:
+        tree.add_file(directory, name, _MODE_SYSCTL_RW, opened=_absent)

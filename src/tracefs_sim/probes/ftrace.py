@@ -26,6 +26,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..lib.sysctl import parse_sysctl_int
 from ..machine.contract import GuestRam, PatchableImage, PatchableMachine
 from ..machine.paging import kernel_virt_to_phys
 
@@ -157,6 +158,8 @@ class FtraceSites:
         self._graph_functions: frozenset[int] = frozenset()
         self._graph_notrace: frozenset[int] = frozenset()
         self._kprobes: set[int] = set()
+        # /proc/sys/kernel/ftrace_enabled: 0 keeps every site a nop, whatever wants it
+        self._calls_enabled = True
         self._sites = bytearray(4 * len(addrs))
         self._max_graph_depth = 0
         self._pids: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
@@ -177,7 +180,7 @@ class FtraceSites:
 
     @property
     def patched_count(self) -> int:
-        return sum(1 for i in range(len(self._addrs)) if self._on(self._sites, i))
+        return sum(1 for i in range(len(self._addrs)) if self._target(self._sites, i) is not None)
 
     def set_function(self, slot: int, funcs: frozenset[str] | None) -> None:
         self._check_slot(slot)
@@ -298,10 +301,30 @@ class FtraceSites:
         with self._lock:
             return self._machine.guest_op(read)
 
+    @property
+    def calls_enabled(self) -> bool:
+        return self._calls_enabled
+
+    @calls_enabled.setter
+    def calls_enabled(self, on: bool) -> None:
+        """ftrace_enabled (ftrace_startup_sysctl/ftrace_shutdown_sysctl): off, every site goes
+        back to its nop (FTRACE_DISABLE_CALLS) and stays one while what wants it changes; on,
+        every site that should call a trampoline does again."""
+        with self._lock:
+            if on == self._calls_enabled:
+                return
+            self._calls_enabled = on
+            sites = range(len(self._addrs))
+            self._patch([(self._addrs[i], self._site_bytes(i, self._sites))
+                         for i in sites if self._on(self._sites, i)])
+
     def enabled(self) -> list[tuple[str, int, str]]:
-        """enabled_functions: (name, number of users, the R/I/D flag columns)."""
+        """enabled_functions: (name, number of users, the R/I/D flag columns); none while
+        ftrace_enabled is off (no record was updated, as Linux's)."""
         out = []
         with self._lock:
+            if not self._calls_enabled:
+                return out
             s = self._sites
             users = [0] * len(self.functions)
             for probe in self._probes:  # each probe is an ftrace_ops of its own
@@ -353,7 +376,10 @@ class FtraceSites:
             return  # written at attach
         # state first: a site that starts calling a trampoline finds its state there
         self._machine.guest_op(lambda: self._write_sites(changed))
-        if not patches:
+        self._patch(patches)
+
+    def _patch(self, patches: list[tuple[int, bytes]]) -> None:
+        if not patches or self._mem is None:
             return
         if self._machine.running:
             self._machine.text_poke_batch(patches)
@@ -363,7 +389,7 @@ class FtraceSites:
 
     def _target(self, sites, i: int) -> int | None:
         """The trampoline site i calls in state `sites`; None: its nop."""
-        if not self._on(sites, i):
+        if not self._calls_enabled or not self._on(sites, i):
             return None
         return self._regs_caller if sites[4 * i + 3] else self._caller
 
@@ -497,3 +523,26 @@ class FtraceSites:
     def _check_slot(self, slot: int) -> None:
         if not 0 <= slot < self.layout.slots:
             raise ValueError(f"slot {slot} out of range 0..{self.layout.slots - 1}")
+
+
+_INT_MIN, _INT_MAX = -2**31, 2**31 - 1
+
+
+class FtraceEnabled:
+    """kernel.ftrace_enabled (ftrace_enable_sysctl: proc_dointvec, any int; what is not 0 is
+    on). Off, every ftrace site stays a nop and enabled_functions is empty; on again, the
+    sites that should call a trampoline do."""
+
+    def __init__(self, sites: FtraceSites):
+        self._sites = sites
+        self._value = 1
+
+    def read(self) -> bytes:
+        return b"%d\n" % self._value
+
+    def write_at(self, data: bytes, offset: int = 0) -> int:
+        if offset:
+            return len(data)
+        self._value, taken = parse_sysctl_int(data, _INT_MIN, _INT_MAX)
+        self._sites.calls_enabled = bool(self._value)
+        return taken

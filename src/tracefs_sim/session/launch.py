@@ -42,7 +42,7 @@ class Mirror:
         return ["--ring", ring, *(arg for path in self.helpers for arg in ("--helper", path))]
 
 
-def run(argv: list[str], env: dict[str, str], host_ns: str, kallsyms: str, nr_cpus: int,
+def run(argv: list[str], env: dict[str, str], host_ns: str, nr_cpus: int,
         mirror: Mirror | None) -> int:
     """Run `argv` as the session's program; its exit status (128 + N if killed by signal N).
     Without `mirror` (a seeded machine), the session's processes are not the kernel's tasks."""
@@ -60,7 +60,7 @@ def run(argv: list[str], env: dict[str, str], host_ns: str, kallsyms: str, nr_cp
     init_pid = os.fork()
     if init_pid == 0:
         os.close(report_r)
-        _become_init(argv, env, host_ns, kallsyms, nr_cpus, terminal, report_w, mirror)
+        _become_init(argv, env, host_ns, nr_cpus, terminal, report_w, mirror)
     os.close(report_w)
     return _wait(init_pid, report_r, terminal)
 
@@ -73,7 +73,7 @@ def _launcher_gone(report_w: int) -> bool:
     return any(events & select.POLLERR for _, events in poller.poll(0))
 
 
-def _become_init(argv: list[str], env: dict[str, str], host_ns: str, kallsyms: str, nr_cpus: int,
+def _become_init(argv: list[str], env: dict[str, str], host_ns: str, nr_cpus: int,
                  terminal: bool, report_w: int, mirror: Mirror | None) -> None:
     """In the forked child, pid 1 of the new namespace: /proc, then exec tracefs-sim-init."""
     try:
@@ -82,7 +82,7 @@ def _become_init(argv: list[str], env: dict[str, str], host_ns: str, kallsyms: s
         sc.set_parent_death_signal(signal.SIGKILL)
         if _launcher_gone(report_w):
             os._exit(1)
-        namespace.enter_session_proc(host_ns, kallsyms, nr_cpus)
+        namespace.enter_session_proc(host_ns, nr_cpus)
         os.set_inheritable(report_w, True)
         options = ["--report-fd", str(report_w)]
         if terminal:

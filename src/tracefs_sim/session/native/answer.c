@@ -15,11 +15,13 @@
  * Anything else continues on the host untouched.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -272,6 +274,74 @@ static bool refuse(int listener, const struct seccomp_notif *req, const char *ca
 	tell_caller(req->pid, call, why);
 	respond(listener, req->id, ENOSYS, 0);
 	return true;
+}
+
+static bool answered_here(long nr)
+{
+	switch (nr) {
+	case __NR_mount: case __NR_umount2: case __NR_fsopen: case __NR_perf_event_open: case __NR_bpf:
+	case __NR_init_module: case __NR_finit_module: case __NR_delete_module:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether a task of the namespace waits for the supervisor in one of the calls answered here
+ * (/proc/TID/syscall of the tasks whose wait channel is seccomp's). */
+static bool refusable_call_waiting(void)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *p;
+	bool found = false;
+
+	while (proc && !found && (p = readdir(proc))) {
+		char path[300], wchan[64], syscall_line[256];
+		int fd;
+		ssize_t n;
+
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/wchan", p->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, wchan, sizeof(wchan) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0 || (wchan[n] = 0, !strstr(wchan, "seccomp")))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/syscall", p->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, syscall_line, sizeof(syscall_line) - 1);
+		if (fd >= 0)
+			close(fd);
+		found = n > 0 && (syscall_line[n] = 0, answered_here(strtol(syscall_line, NULL, 10)));
+	}
+	if (proc)
+		closedir(proc);
+	return found;
+}
+
+#define ABANDONED_WINDOW 64
+
+void answer_abandoned(int listener, struct in_flight *in_flight)
+{
+	uint64_t last = in_flight->id;
+	bool refuse;
+
+	/* the one it was answering: known */
+	if (__atomic_load_n(&in_flight->busy, __ATOMIC_ACQUIRE) && still_valid(listener, last)) {
+		if (answered_here(in_flight->nr))
+			respond(listener, last, ENOSYS, 0);	/* its arguments went with the supervisor */
+		else
+			respond_continue(listener, last);
+	}
+	/* one it received as it died: ids count up; those left are sent (ID_VALID says so of no
+	 * other).  Its number is unknown: if a call that must never reach the host waits, they
+	 * are all refused, else they go on. */
+	refuse = refusable_call_waiting();
+	for (uint64_t id = last + 1; id != last + 1 + ABANDONED_WINDOW; id++)
+		if (still_valid(listener, id))
+			refuse ? respond(listener, id, ENOSYS, 0) : respond_continue(listener, id);
 }
 
 bool answer_notification(int listener, const struct seccomp_notif *req)

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -160,7 +161,7 @@ static int take_listener(pid_t program)
 	return fd;
 }
 
-static pid_t start_supervisor(int listener, const sigset_t *old_mask)
+static pid_t start_supervisor(int listener, const sigset_t *old_mask, struct in_flight *in_flight)
 {
 	pid_t pid = fork();
 
@@ -174,7 +175,7 @@ static pid_t start_supervisor(int listener, const sigset_t *old_mask)
 	signal(SIGINT, SIG_IGN);
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
 	mirror_start();
-	supervise(listener);
+	supervise(listener, in_flight);
 }
 
 /* Answer one pending notification (init has taken over from a dead supervisor). */
@@ -221,6 +222,7 @@ int main(int argc, char **argv)
 	int listener = -1, sigfd, status = 0, i, go[2];
 	pid_t program, supervisor = 0;
 	bool program_done = false, takeover = false;
+	struct in_flight *in_flight;
 	uint64_t kill_at = 0;
 	sigset_t mask, old_mask;
 
@@ -267,6 +269,9 @@ int main(int argc, char **argv)
 	}
 	set_first_pid();
 
+	in_flight = mmap(NULL, sizeof(*in_flight), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (in_flight == MAP_FAILED)
+		die("mmap");
 	if (pipe2(go, O_CLOEXEC) < 0)
 		die("pipe");
 	program = fork();
@@ -277,7 +282,7 @@ int main(int argc, char **argv)
 	close(go[0]);
 	listener = take_listener(program);
 	if (listener >= 0) {
-		supervisor = start_supervisor(listener, &old_mask);
+		supervisor = start_supervisor(listener, &old_mask, in_flight);
 		if (write(go[1], "g", 1) != 1)
 			die("cannot start the session's program");
 	} else {
@@ -312,6 +317,7 @@ int main(int argc, char **argv)
 				status = st;
 			} else if (pid == supervisor && listener >= 0) {
 				takeover = true;
+				answer_abandoned(listener, in_flight);
 				fprintf(stderr, "tracefs-sim-init: the session's supervisor ended (status %d); "
 					"init answers its calls from now on\n", exit_code(st));
 			}

@@ -45,8 +45,20 @@ int respond_continue(int listener, uint64_t id);
 /* Fail the notified call with -err (or succeed with `val` when err is 0). */
 int respond(int listener, uint64_t id, int err, int64_t val);
 
+/* The notification the supervisor is answering, in memory it shares with init: should it die
+ * half-way, its caller would wait for ever on a notification nobody else received.  (Killed
+ * between its RECV's return and its next store, it leaves one init cannot see: answer.c's
+ * answer_abandoned() looks for it among the ids that follow.) */
+struct in_flight {
+	volatile uint64_t id;	/* the last it received */
+	volatile int nr;
+	volatile int busy;	/* 1 from RECV to the answer */
+};
+/* init.c: answer what a dead supervisor left half-done. */
+void answer_abandoned(int listener, struct in_flight *in_flight);
+
 /* supervisor.c: serve the listener until it is closed (the session ended); never returns. */
-void __attribute__((noreturn)) supervise(int listener);
+void __attribute__((noreturn)) supervise(int listener, struct in_flight *in_flight);
 
 /* mirror.c: the session's processes as tasks of the emulated kernel (its session ring). */
 struct session_record;

@@ -15,7 +15,7 @@
 #include "session.h"
 #include "session_ring.h"
 
-void supervise(int listener)
+void supervise(int listener, struct in_flight *in_flight)
 {
 	struct seccomp_notif_sizes sizes;
 	struct seccomp_notif *req;
@@ -38,8 +38,12 @@ void supervise(int listener)
 				continue;
 			_exit(errno == EBADF ? 0 : 1);
 		}
+		in_flight->id = req->id;
+		in_flight->nr = req->data.nr;
+		__atomic_store_n(&in_flight->busy, 1, __ATOMIC_RELEASE);
 		mirror_call(req, rec, sizeof(record));
 		if (!answer_notification(listener, req))
 			respond_continue(listener, req->id);
+		__atomic_store_n(&in_flight->busy, 0, __ATOMIC_RELEASE);
 	}
 }

@@ -1,0 +1,58 @@
+"""/proc/kallsyms as the emulated kernel shows it to a reader (kernel/kallsyms.c's
+kallsyms_show_value()), and the kernel.kptr_restrict sysctl that decides it."""
+
+from __future__ import annotations
+
+from ..lib.sysctl import parse_sysctl_int
+
+CAP_SYSLOG = 34
+
+
+def _has_capability(pid: int, cap: int) -> bool:
+    """Whether the host process pid has `cap` in its effective set (as the credentials it
+    opened a file with would: the reader is asked at open, as Linux does)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) >> cap & 1)
+    except (OSError, ValueError):
+        pass
+    return False
+
+
+class KptrRestrict:
+    """kernel.kptr_restrict (proc_dointvec_minmax_sysadmin, 0..2)."""
+
+    def __init__(self) -> None:
+        self.value = 0
+
+    def read(self) -> bytes:
+        return b"%d\n" % self.value
+
+    def write_at(self, data: bytes, offset: int = 0) -> int:
+        if offset:
+            return len(data)   # sysctl_writes_strict: a write past the start changes nothing
+        self.value, taken = parse_sysctl_int(data, 0, 2)
+        return taken
+
+    def shows_addresses(self, pid: int) -> bool:
+        """kallsyms_show_value(): 0 and 1 to a reader with CAP_SYSLOG (0 would also show them
+        to perf users when perf_event_paranoid <= 1: no perf events here), 2 to nobody."""
+        return self.value < 2 and _has_capability(pid, CAP_SYSLOG)
+
+
+class KallsymsView:
+    """/proc/kallsyms of the emulated kernel, for the reader that opens it."""
+
+    def __init__(self, text: str, kptr_restrict: KptrRestrict):
+        self._text = text.encode()
+        self._hidden: bytes | None = None
+        self._kptr_restrict = kptr_restrict
+
+    def read_as(self, pid: int) -> bytes:
+        if self._kptr_restrict.shows_addresses(pid):
+            return self._text
+        if self._hidden is None:
+            self._hidden = b"".join(b"0000000000000000" + line[16:] for line in self._text.splitlines(True))
+        return self._hidden
