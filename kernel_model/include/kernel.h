@@ -5,6 +5,8 @@
 #include "list.h"
 #include "hostif.h"
 #include "gfp.h"
+#include "spinlock.h"
+#include "mutex.h"
 
 #define PAGE_SIZE 4096UL
 #define THREAD_SIZE (16 * 1024UL)
@@ -15,7 +17,6 @@
 #define __KERNEL_DS 0x18
 #define __USER_DS 0x2b
 #define __USER_CS 0x33
-#define X86_EFLAGS_IF 0x200UL
 
 #define __pa(x) ((u64)(x) >= __START_KERNEL_map ? (u64)(x) - __START_KERNEL_map : (u64)(x) - PAGE_OFFSET)
 #define IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-4095)
@@ -27,47 +28,6 @@
 #define HARDIRQ_OFFSET	0x10000
 #define HARDIRQ_MASK	0xf0000
 #define NR_syscalls	335
-#define PERCPU_PREEMPT_COUNT 88	/* offsetof(struct percpu, preempt_count), asserted below */
-#define __pc_str1(x) #x
-#define __pc_str(x) __pc_str1(x)
-/* x86's __preempt_count: one per-cpu int, changed by single %gs-relative instructions */
-static __always_inline void preempt_count_add(int n)
-{
-	asm volatile("addl %0, %%gs:" __pc_str(PERCPU_PREEMPT_COUNT) : : "ri"(n) : "memory");
-}
-#define preempt_disable() preempt_count_add(1)
-#define preempt_enable_no_resched() preempt_count_add(-1)
-
-/* ---- locking ---- */
-typedef struct { volatile int locked; } spinlock_t;
-#define __SPIN_LOCK_UNLOCKED { 0 }
-static __always_inline unsigned long arch_local_irq_save(void)
-{
-	unsigned long f;
-	asm volatile("pushfq; popq %0; cli" : "=r"(f) : : "memory");
-	return f;
-}
-static __always_inline void arch_local_irq_restore(unsigned long f)
-{
-	if (f & X86_EFLAGS_IF)
-		asm volatile("sti" ::: "memory");
-}
-static __always_inline void local_irq_enable(void) { asm volatile("sti" ::: "memory"); }
-static __always_inline void local_irq_disable(void) { asm volatile("cli" ::: "memory"); }
-static __always_inline void spin_lock(spinlock_t *l)
-{
-	preempt_disable();
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (READ_ONCE(l->locked))
-			asm volatile("pause");
-}
-static __always_inline void spin_unlock(spinlock_t *l)
-{
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
-	preempt_enable_no_resched();
-}
-#define spin_lock_irqsave(l, f) do { f = arch_local_irq_save(); spin_lock(l); } while (0)
-#define spin_unlock_irqrestore(l, f) do { spin_unlock(l); arch_local_irq_restore(f); } while (0)
 
 /* ---- registers saved on kernel entry (arch/x86/include/asm/ptrace.h order) ---- */
 struct pt_regs {
@@ -245,6 +205,7 @@ static __always_inline struct percpu *this_cpu(void)
 static __always_inline int smp_processor_id(void) { return (int)this_cpu()->h.cpu; }
 static __always_inline struct task_struct *get_current(void) { return this_cpu()->curr_task; }
 #define current get_current()
+static __always_inline bool need_resched(void) { return READ_ONCE(this_cpu()->need_resched); }
 
 /* lib.c */
 void *memcpy(void *d, const void *s, size_t n);
@@ -292,6 +253,7 @@ void sched_init(void);
 void sched_init_idle(int cpu);
 void scheduler_tick(void);
 void schedule(void);
+void schedule_preempt_disabled(void);
 void schedule_idle(void);
 void preempt_schedule_irq(void);
 int wake_up_process(struct task_struct *p);

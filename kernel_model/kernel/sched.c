@@ -9,6 +9,36 @@ LIST_HEAD(task_list);
 
 static struct rq *cpu_rq(int cpu) { return &cpu_data[cpu].rq; }
 
+/* Every runqueue's lock is the one scheduler lock (as core scheduling makes
+ * SMT siblings share one): __rq_lockp() names it for a runqueue. */
+static __always_inline raw_spinlock_t *__rq_lockp(struct rq *rq)
+{
+	return &sched_lock.rlock;
+}
+
+void raw_spin_rq_lock_nested(struct rq *rq, int subclass)
+{
+	preempt_disable();
+	raw_spin_lock(__rq_lockp(rq));
+	preempt_enable_no_resched();
+}
+
+void raw_spin_rq_unlock(struct rq *rq)
+{
+	raw_spin_unlock(__rq_lockp(rq));
+}
+
+static __always_inline void raw_spin_rq_lock(struct rq *rq)
+{
+	raw_spin_rq_lock_nested(rq, 0);
+}
+
+static __always_inline void raw_spin_rq_unlock_irq(struct rq *rq)
+{
+	raw_spin_rq_unlock(rq);
+	local_irq_enable();
+}
+
 static noinline notrace void resched_curr(int cpu)
 {
 	cpu_data[cpu].need_resched = 1;
@@ -119,8 +149,7 @@ static noinline notrace void finish_task_switch(struct task_struct *prev)
 	if (!dead)
 		prev->on_cpu = 0;
 	current->exec_start = pc->h.now_ns;
-	spin_unlock(&sched_lock);
-	local_irq_enable();
+	raw_spin_rq_unlock_irq(&pc->rq);
 	if (dead) {
 		/*
 		 * The host hears of the exit only after the switch probe saved prev's
@@ -168,7 +197,7 @@ static notrace void __schedule(bool preempt)
 	unsigned int prev_state;
 
 	local_irq_disable();
-	spin_lock(&sched_lock);
+	raw_spin_rq_lock(rq);
 	pc->need_resched = 0;
 	prev_state = prev->__state;
 	if (!preempt && prev_state != TASK_RUNNING) {
@@ -178,8 +207,7 @@ static notrace void __schedule(bool preempt)
 	}
 	next = pick_next_task(rq, prev);
 	if (next == prev) {
-		spin_unlock(&sched_lock);
-		local_irq_enable();
+		raw_spin_rq_unlock_irq(rq);
 		return;
 	}
 	rq->curr = next;
@@ -199,6 +227,14 @@ void schedule(void)
 	preempt_disable();
 	__schedule(false);
 	preempt_enable_no_resched();
+}
+
+/* schedule() from code that holds a preempt_disable() (mutex_lock's sleep) */
+void schedule_preempt_disabled(void)
+{
+	preempt_enable_no_resched();
+	schedule();
+	preempt_disable();
 }
 
 /* Called on return from an interrupt to user mode when need_resched is set. */
@@ -222,7 +258,7 @@ void scheduler_tick(void)
 	struct rq *rq = &pc->rq;
 	struct task_struct *curr = pc->curr_task;
 
-	spin_lock(&sched_lock);
+	raw_spin_rq_lock(rq);
 	rq->clock = pc->h.now_ns;
 	if (curr != rq->idle && !list_empty(&rq->queue) &&
 	    rq->clock - curr->exec_start >= SCHED_SLICE_NS)
@@ -232,12 +268,12 @@ void scheduler_tick(void)
 		int cpu;
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 			if (cpu_rq(cpu)->nr_running == 0) {
-				spin_unlock(&sched_lock);
+				raw_spin_rq_unlock(rq);
 				wake_up_process(pc->migration);
 				return;
 			}
 	}
-	spin_unlock(&sched_lock);
+	raw_spin_rq_unlock(rq);
 }
 
 /* migration/N: move one waiting task of this cpu to an idle cpu. */

@@ -197,3 +197,5 @@ TRACE_EVENT(kfree,
 	TP_printk("call_site=%pS ptr=%p",
 		  (void *)__entry->call_site, __entry->ptr)
 )
+
+#include "events/lock.h"
