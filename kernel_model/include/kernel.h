@@ -7,6 +7,7 @@
 #include "gfp.h"
 #include "spinlock.h"
 #include "mutex.h"
+#include "interrupt.h"
 
 #define PAGE_SIZE 4096UL
 #define THREAD_SIZE (16 * 1024UL)
@@ -164,7 +165,6 @@ struct rq {
 	u64 clock;
 };
 
-enum { RCU_SOFTIRQ, TIMER_SOFTIRQ, NR_SOFTIRQS };
 struct percpu {
 	struct hostif_cpu h;		/* must stay first: read by the host and by asm via %gs */
 	struct task_struct *curr_task;
@@ -272,7 +272,8 @@ u64 ktime_get(void);
 void hrtimer_init(struct hrtimer *t, void (*fn)(struct hrtimer *));
 void hrtimer_start(struct hrtimer *t, u64 expires);
 void hrtimer_cancel(struct hrtimer *t);
-void hrtimer_interrupt(void);
+struct clock_event_device;
+void hrtimer_interrupt(struct clock_event_device *dev);
 u64 hrtimer_next_event(int cpu);
 long schedule_timeout(u64 ns);
 int schedule_hrtimeout_range(u64 *expires, u64 delta, int mode);
@@ -305,8 +306,16 @@ ssize_t ksys_read(unsigned int fd, char *buf, size_t count);
 ssize_t ksys_write(unsigned int fd, const char *buf, size_t count);
 long do_sys_open(int dfd, const char *filename, int flags, unsigned short mode);
 
+/* smpboot.c: per-cpu threads (ksoftirqd/N, ...) */
+struct smp_hotplug_thread {
+	int (*thread_should_run)(unsigned int cpu);
+	void (*thread_fn)(unsigned int cpu);
+	const char *thread_comm;	/* a format of the cpu number */
+	struct task_struct *tasks[NR_CPUS];
+};
+int smpboot_register_percpu_thread(struct smp_hotplug_thread *ht);
+
 /* kthreads.c */
-void raise_softirq(int nr);
 void kthreads_init(void);
 int kthreadd(void *unused);
 extern struct task_struct *kthreadd_task;
@@ -314,8 +323,7 @@ void call_rcu_task(struct task_struct *t);
 void rcu_note_context_switch(int cpu);
 
 /* irq.c */
-void irq_enter(void);
-void irq_exit(void);
+void init_IRQ(void);
 
 /* random.c */
 u64 get_random_u64(void);

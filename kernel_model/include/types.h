@@ -52,6 +52,7 @@ typedef _Bool bool;
 #define EAGAIN 11
 #define ENOMEM 12
 #define EFAULT 14
+#define EBUSY 16
 #define EEXIST 17
 #define ENOTDIR 20
 #define EISDIR 21

@@ -30,6 +30,9 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 	args[3] = regs->r10; args[4] = regs->r8; args[5] = regs->r9;
 }
 
+#define TRACE_DEFINE_ENUM(a)
+#define TRACE_PRINT_ENUM(a)
+
 /* pass 1: record layouts */
 #define __field(t, n) t n;
 #define __array(t, n, l) t n[l];
@@ -143,6 +146,15 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 #undef __string
 
 /* pass 3: metadata, print fmt stringified as Linux does (REC-> for __entry->) */
+#undef TRACE_DEFINE_ENUM
+#undef TRACE_PRINT_ENUM
+/* (the name stringified and pasted here, before any expansion: some are macros) */
+#define TRACE_DEFINE_ENUM(a) \
+	static const struct trace_eval_map __used __aligned(8) __section("_ftrace_eval_map") \
+		__eval_map_##a = { __stringify(TRACE_SYSTEM), #a, a, 1 }
+#define TRACE_PRINT_ENUM(a) \
+	static const struct trace_eval_map __used __aligned(8) __section("_ftrace_eval_map") \
+		__eval_map_##a = { __stringify(TRACE_SYSTEM), #a, a, 0 }
 #define __entry REC
 #define IS_ENABLED(x) 1
 #define TP_printk(fmt, args...) "\"" fmt "\", " __stringify(args)

@@ -7,12 +7,6 @@
 struct task_struct *kthreadd_task;
 static struct task_struct *rcu_gp_task;
 
-/* ---- softirqs ---- */
-noinline void raise_softirq(int nr)
-{
-	__atomic_or_fetch(&this_cpu()->softirq_pending, 1UL << nr, __ATOMIC_RELAXED);
-}
-
 /* ---- RCU: freed tasks wait until every busy cpu has switched once ---- */
 static spinlock_t rcu_lock;
 static LIST_HEAD(rcu_cblist);
@@ -103,8 +97,6 @@ static int rcu_gp_kthread(void *unused)
 		}
 		rcu_gp_completed = rcu_gp_seq;
 		raise_softirq(RCU_SOFTIRQ);
-		if (this_cpu()->ksoftirqd)
-			wake_up_process(this_cpu()->ksoftirqd);
 	}
 	return 0;
 }
@@ -134,7 +126,7 @@ static void vmstat_timer_fn(struct hrtimer *t)
 	raise_softirq(TIMER_SOFTIRQ);
 }
 
-static void run_timer_softirq(void)
+static void run_timer_softirq(struct softirq_action *h)
 {
 	struct percpu *pc = this_cpu();
 
@@ -163,28 +155,10 @@ static int worker_thread(void *arg)
 	return 0;
 }
 
-static int run_ksoftirqd(void *arg)
+/* RCU_SOFTIRQ: the callbacks whose grace period completed */
+static void rcu_core_si(struct softirq_action *h)
 {
-	for (;;) {
-		struct percpu *pc;
-		unsigned long pending;
-
-		set_current_state(TASK_INTERRUPTIBLE);
-		pc = this_cpu();
-		if (!READ_ONCE(pc->softirq_pending)) {
-			schedule();
-			continue;
-		}
-		set_current_state(TASK_RUNNING);
-		pending = __atomic_exchange_n(&pc->softirq_pending, 0, __ATOMIC_RELAXED);
-		preempt_count_add(SOFTIRQ_OFFSET);	/* __do_softirq: in_serving_softirq() */
-		if (pending & (1UL << RCU_SOFTIRQ))
-			rcu_do_batch();
-		if (pending & (1UL << TIMER_SOFTIRQ))
-			run_timer_softirq();
-		preempt_count_add(-SOFTIRQ_OFFSET);
-	}
-	return 0;
+	rcu_do_batch();
 }
 
 int migrate_one_task(void);
@@ -274,6 +248,9 @@ void kthreads_init(void)
 	char name[TASK_COMM_LEN];
 	int cpu;
 
+	open_softirq(RCU_SOFTIRQ, rcu_core_si);
+	open_softirq(TIMER_SOFTIRQ, run_timer_softirq);
+	softirq_init();
 	rcu_gp_task = find_task_by_pid(kernel_thread(rcu_gp_kthread, NULL, "rcu_sched", -1));
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		struct task_struct *t;
@@ -281,14 +258,10 @@ void kthreads_init(void)
 		scnprintf(name, sizeof(name), "migration/%d", cpu);
 		t = find_task_by_pid(kernel_thread(cpu_stopper_thread, NULL, name, cpu));
 		cpu_data[cpu].migration = t;
-		scnprintf(name, sizeof(name), "ksoftirqd/%d", cpu);
-		t = find_task_by_pid(kernel_thread(run_ksoftirqd, NULL, name, cpu));
-		cpu_data[cpu].ksoftirqd = t;
 		scnprintf(name, sizeof(name), "kworker/%d:1", cpu);
 		t = find_task_by_pid(kernel_thread(worker_thread, (void *)(long)cpu, name, cpu));
 		cpu_data[cpu].kworker = t;
 		cpu_data[cpu].migration->flags |= PF_NO_SETAFFINITY;
-		cpu_data[cpu].ksoftirqd->flags |= PF_NO_SETAFFINITY;
 		t->flags |= PF_NO_SETAFFINITY;
 	}
 }

@@ -58,6 +58,7 @@ void start_kernel(void)
 	random_init();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		sched_init_idle(cpu);
+	init_IRQ();
 	rest_init();
 	host_doorbell(PORT_READY, 0);	/* secondary cpus may start */
 	cpu_startup_entry();

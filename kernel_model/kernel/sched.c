@@ -2,6 +2,7 @@
  * across CPUs, tick-driven preemption, the idle loop. */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/clockchips.h"
 
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
@@ -346,10 +347,15 @@ static notrace void do_idle(void)
 			local_irq_enable();
 			break;
 		}
-		pc->h.next_event_ns = hrtimer_next_event(pc->h.cpu);
+		clockevents_program_event(&lapic_events[pc->h.cpu], hrtimer_next_event(pc->h.cpu));
+		/* a deep idle state: the local APIC timer stops, the HPET wakes the cpu */
+		tick_broadcast_enter();
 		/* the host reads trace_pending here: no ticks come while halted */
 		host_doorbell(PORT_IDLE, 0);
 		asm volatile("sti; hlt" ::: "memory");	/* default_idle: safe_halt */
+		local_irq_disable();
+		tick_broadcast_exit();
+		local_irq_enable();
 	}
 	schedule_idle();
 }

@@ -1,5 +1,6 @@
 /* Time: the host-provided virtual clock, per-CPU hrtimers, sleeping. */
 #include "../include/kernel.h"
+#include "../include/trace/ring.h"
 
 volatile u64 jiffies;
 static spinlock_t timer_lock;
@@ -60,8 +61,17 @@ notrace u64 hrtimer_next_event(int cpu)
 	return next;
 }
 
-/* Run this cpu's expired timers (from the timer interrupt). */
-void hrtimer_interrupt(void)
+static noinline void tick_sched_timer(void)
+{
+	/* tick_do_update_jiffies64: idle cpus take no ticks, so catch up from the clock */
+	if (smp_processor_id() == 0)
+		jiffies = ktime_get() / TICK_NSEC;
+	scheduler_tick();
+	trace_ring_tick();
+}
+
+/* The local timer's event: this cpu's expired timers, then the tick. */
+void hrtimer_interrupt(struct clock_event_device *dev)
 {
 	struct percpu *pc = this_cpu();
 	u64 now = ktime_get();
@@ -80,6 +90,7 @@ void hrtimer_interrupt(void)
 		spin_unlock(&timer_lock);
 		t->function(t);
 	}
+	tick_sched_timer();
 }
 
 static noinline void hrtimer_wakeup(struct hrtimer *t)

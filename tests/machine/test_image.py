@@ -146,3 +146,16 @@ def test_programs(image):
     names = {p.name for p in image.programs if not p.internal}
     assert {"cat", "getuid-loop", "sleep", "dd", "echo", "true"} <= names
     assert "init" not in names
+
+
+def test_eval_maps_replace_enum_names_as_trace_event_eval_update():
+    """update_event_printk(): a TRACE_DEFINE_ENUM name becomes its value where it stands as a
+    word of its own, not inside a string, a member name or a number's suffix."""
+    from tracefs_sim.machine.image import update_event_printk
+    fmt = '"HI=%d", REC->HI, HI, { HI, "HI" }, HI_X, 0xHI, (HI)'
+    assert update_event_printk(fmt, "HI", 0) == '"HI=%d", REC->HI, 0, { 0, "HI" }, HI_X, 0xHI, (0)'
+
+
+def test_softirq_names_enter_the_format_by_eval_map(image):
+    softirq = next(e for e in image.events if e.name == "softirq_entry")
+    assert '{ 0, "HI" }, { 1, "TIMER" }' in softirq.print_fmt and "_SOFTIRQ" not in softirq.print_fmt

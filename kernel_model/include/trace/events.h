@@ -199,3 +199,5 @@ TRACE_EVENT(kfree,
 )
 
 #include "events/lock.h"
+#include "events/irq.h"
+#include "events/irq_vectors.h"

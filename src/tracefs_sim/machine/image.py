@@ -45,6 +45,8 @@ class EventDesc:
     print_fmt: str
     key_addr: int
     syscall_nr: int | None = None  # syscalls:* events ride on raw_syscalls' key, filtered by nr
+    # enum constants the print fmt names that its printer resolves (TRACE_PRINT_ENUM)
+    print_names: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,49 @@ class _Placed:
     end: int
     offset: int
     nobits: bool  # .bss-like: zeros in the guest, nothing in the file
+
+
+def update_event_printk(print_fmt: str, eval_string: str, value: int) -> str:
+    """update_event_printk() of kernel/trace/trace_events.c, as trace_event_eval_update() runs
+    it at boot for each TRACE_DEFINE_ENUM of the event's system: every eval_string outside
+    string literals that stands as a word of its own (not a number's tail, not a member after
+    `.` or `->`) becomes its value in decimal."""
+    out = []
+    i, n, quote = 0, len(print_fmt), False
+    while i < n:
+        c = print_fmt[i]
+        if c == "\\":
+            out.append(print_fmt[i:i + 2])
+            i += 2
+            continue
+        if c == '"':
+            quote = not quote
+        if quote or c == '"' or not (c.isalnum() or c == "_"):
+            out.append(c)
+            i += 1
+            continue
+        if c.isdigit():  # a number and its suffix, then the delimiter after it, as they are
+            j = i + 1
+            while j < n and print_fmt[j].isalnum():
+                j += 1
+            out.append(print_fmt[i:j + 1])
+            i = j + 1
+            continue
+        j = i
+        while j < n and (print_fmt[j].isalnum() or print_fmt[j] == "_"):
+            j += 1
+        if print_fmt[i:j] == eval_string:  # the value, then the character after it as it is
+            out.append(str(value) + print_fmt[j:j + 1])
+            i = j + 1
+            continue
+        # a name, and the members that follow it, then the delimiter after them, as they are
+        while j < n and (print_fmt[j] == "." or print_fmt.startswith("->", j)):
+            j += 1 if print_fmt[j] == "." else 2
+            while j < n and (print_fmt[j].isalnum() or print_fmt[j] == "_"):
+                j += 1
+        out.append(print_fmt[i:j + 1])
+        i = j + 1
+    return "".join(out)
 
 
 class KernelImage:
@@ -226,6 +271,13 @@ class KernelImage:
         return sorted((e for e, _ in self._event_files.values()), key=lambda e: (e.system, e.name))
 
     @cached_property
+    def _eval_maps(self) -> list[tuple[str, str, int, bool]]:
+        """(system, name, value, in_format) of each struct trace_eval_map."""
+        _, data = self._section("_ftrace_eval_map")
+        return [(self.cstring(system), self.cstring(name), value, bool(in_format))
+                for system, name, value, in_format in struct.iter_unpack("<QQqQ", data)]
+
+    @cached_property
     def _event_files(self) -> dict[tuple[str, str], tuple[EventDesc, int]]:
         # struct trace_event_meta { system, name, print_fmt, key, fields, nr_fields, syscall_nr, file }
         _, data = self._section("_ftrace_events")
@@ -236,8 +288,18 @@ class KernelImage:
                 ftype, fname, off, size, signed, _ = struct.unpack(
                     "<QQIIII", self.read(fields + 32 * i, 32))
                 flist.append(FieldDesc(self.cstring(ftype), self.cstring(fname), off, size, bool(signed)))
-            desc = EventDesc(self.cstring(system), self.cstring(name), tuple(flist),
-                             self.cstring(fmt), key, None if scnr < 0 else scnr)
+            system_name = self.cstring(system)
+            print_fmt = self.cstring(fmt)
+            names = []
+            for map_system, eval_string, value, in_format in self._eval_maps:
+                if map_system != system_name:
+                    continue
+                if in_format:
+                    print_fmt = update_event_printk(print_fmt, eval_string, value)
+                else:
+                    names.append((eval_string, value))
+            desc = EventDesc(system_name, self.cstring(name), tuple(flist), print_fmt, key,
+                             None if scnr < 0 else scnr, tuple(names))
             events[(desc.system, desc.name)] = (desc, file)
         return events
 

@@ -14,8 +14,8 @@ from .cpu import Cpu
 from .hooks import HookContext, HookTable
 from .int3_table import Int3Table
 from .hostif import (
-    PORT_CODE, PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_TRACE,
-    PORT_WRITE, HostInterface,
+    PORT_CODE, PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY, PORT_SPAWNED,
+    PORT_TRACE, PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
@@ -123,8 +123,8 @@ class Machine:
                    VEC_RESCHED: img.addr("asm_sysvec_reschedule_ipi"),
                    VEC_CALL_FUNC: img.addr("asm_sysvec_call_function")}
         exceptions = {vec: img.addr(entry) for vec, (entry, _) in USER_EXCEPTIONS.items()}
-        self._runner = Runner(self._cpus, self._hostif, vectors, exceptions, img.halt_resume_sites,
-                              self._fault, seeded=self.options.seed is not None)
+        self._runner = Runner(self._cpus, self._hostif, vectors, img.addr("irq_entries_start"), exceptions,
+                              img.halt_resume_sites, self._fault, seeded=self.options.seed is not None)
         self._runner.bring_online(0)
         # the run-loop thread must leave emu_start before the interpreter frees Unicorn
         atexit.register(self.stop)
@@ -173,6 +173,8 @@ class Machine:
             self.tracing.cpu_idle(hostif.percpu_pa(cpu.index) + hostif.layout.percpu_trace_pending)
         elif port == PORT_IPI:
             self._runner.raise_irq(value & 0xFF, VEC_RESCHED)
+        elif port == PORT_IPI_TIMER:
+            self._runner.raise_irq(value & 0xFF, VEC_TIMER)
         elif port == PORT_WRITE:
             host_id, buf, length, _ = hostif.doorbell_args(cpu.index)
             proc = self._processes.get(host_id)
