@@ -4,8 +4,8 @@
 #ifndef _CLOCKCHIPS_H
 #define _CLOCKCHIPS_H
 #include "types.h"
+#include "timer.h"
 
-#define KTIME_MAX (~0UL)
 #define CLOCK_EVT_FEAT_ONESHOT	0x000002
 #define CLOCK_EVT_FEAT_C3STOP	0x000008	/* stops in deep idle: needs broadcast */
 

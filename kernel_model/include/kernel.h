@@ -8,6 +8,7 @@
 #include "spinlock.h"
 #include "mutex.h"
 #include "interrupt.h"
+#include "timer.h"
 
 #define PAGE_SIZE 4096UL
 #define THREAD_SIZE (16 * 1024UL)
@@ -43,16 +44,6 @@ struct mm_struct {
 	int users;
 };
 extern struct mm_struct init_mm;
-
-/* ---- timers ---- */
-struct hrtimer {
-	struct list_head node;
-	u64 expires;
-	void (*function)(struct hrtimer *);
-	struct task_struct *task;
-	int cpu;
-	bool active;
-};
 
 /* ---- files ---- */
 struct file;
@@ -95,7 +86,9 @@ struct file {
 #define EXIT_ZOMBIE			0x00000020
 #define TASK_PARKED			0x00000040
 #define TASK_DEAD			0x00000080
+#define TASK_NOLOAD			0x00000400
 #define TASK_NEW			0x00000800
+#define TASK_IDLE			(TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
 #define TASK_REPORT			(TASK_RUNNING | TASK_INTERRUPTIBLE | \
 					 TASK_UNINTERRUPTIBLE | __TASK_STOPPED | \
 					 __TASK_TRACED | EXIT_DEAD | EXIT_ZOMBIE | \
@@ -143,6 +136,7 @@ struct task_struct {
 	int exit_code;
 	u64 host_id;		/* set for programs the host started: output and exit go to it */
 	u64 exec_start;
+	u64 timer_slack_ns;	/* added to a sleep's hrtimer: its expiry may be that late */
 	int (*threadfn)(void *);
 	void *threadarg;
 	struct file *files[NR_OPEN_DEFAULT];
@@ -176,6 +170,7 @@ struct percpu {
 	struct task_struct *ksoftirqd;
 	struct task_struct *migration;
 	struct task_struct *kworker;
+	struct pt_regs *irq_regs;	/* the interrupted context's registers (set_irq_regs) */
 	u64 stat_syscalls, stat_ctxt, stat_irqs;
 	u64 trace_clock_last;		/* last trace clock read on this cpu */
 	u64 trace_clock_step;		/* host: ns a traced event's instructions take at least */
@@ -267,18 +262,14 @@ struct task_struct *find_task_by_pid(pid_t pid);
 extern spinlock_t sched_lock;
 extern struct list_head task_list;
 
-/* time.c */
-u64 ktime_get(void);
-void hrtimer_init(struct hrtimer *t, void (*fn)(struct hrtimer *));
-void hrtimer_start(struct hrtimer *t, u64 expires);
-void hrtimer_cancel(struct hrtimer *t);
+/* time.c, tick_sched.c */
 struct clock_event_device;
 void hrtimer_interrupt(struct clock_event_device *dev);
-u64 hrtimer_next_event(int cpu);
-long schedule_timeout(u64 ns);
-int schedule_hrtimeout_range(u64 *expires, u64 delta, int mode);
-extern volatile u64 jiffies;
-#define TICK_NSEC 4000000UL
+void tick_sched_init(int cpu);
+void tick_nohz_idle_enter(void);
+void tick_nohz_idle_stop_tick(void);
+void tick_nohz_idle_exit(void);
+void tick_irq_enter(void);
 
 /* fork.c / exit.c / exec.c */
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu);

@@ -19,7 +19,7 @@ static __always_inline long __trace_sched_switch_state(bool preempt, unsigned in
 
 	if (preempt)
 		return TASK_REPORT_MAX;
-	if (p->flags & PF_KTHREAD && prev_state == TASK_UNINTERRUPTIBLE)
+	if ((prev_state & TASK_IDLE) == TASK_IDLE)	/* __task_state_index() */
 		state = TASK_REPORT_IDLE;
 	return state ? (1 << __builtin_ctz(state)) : 0;
 }

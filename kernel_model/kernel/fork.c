@@ -14,6 +14,7 @@ struct task_struct *alloc_task(void)
 	if (!t)
 		return NULL;
 	t->prio = DEFAULT_PRIO;
+	t->timer_slack_ns = 50000;
 	INIT_LIST_HEAD(&t->children);
 	INIT_LIST_HEAD(&t->sibling);
 	INIT_LIST_HEAD(&t->tasks);

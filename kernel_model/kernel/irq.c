@@ -28,6 +28,14 @@ unsigned int lapic_assign_legacy_vector(unsigned int irq, int cpu)
 	return vector;
 }
 
+static __always_inline struct pt_regs *set_irq_regs(struct pt_regs *new_regs)
+{
+	struct pt_regs *old_regs = this_cpu()->irq_regs;
+
+	this_cpu()->irq_regs = new_regs;
+	return old_regs;
+}
+
 static noinline void __common_interrupt(struct pt_regs *regs, u32 vector)
 {
 	struct irq_desc *desc = vector_irq[smp_processor_id()][vector];
@@ -39,9 +47,12 @@ static noinline void __common_interrupt(struct pt_regs *regs, u32 vector)
 /* Every external vector's stub (irq_entries_start) comes here with its number. */
 void common_interrupt(struct pt_regs *regs, unsigned long error_code)
 {
+	struct pt_regs *old_regs = set_irq_regs(regs);
+
 	irq_enter();
 	__common_interrupt(regs, (u8)error_code);
 	irq_exit();
+	set_irq_regs(old_regs);
 }
 
 /* ---- the local APIC timers, in TSC-deadline mode ---- */
@@ -90,9 +101,12 @@ static noinline void __sysvec_apic_timer_interrupt(struct pt_regs *regs)
 
 void sysvec_apic_timer_interrupt(struct pt_regs *regs)
 {
+	struct pt_regs *old_regs = set_irq_regs(regs);
+
 	irq_enter();
 	__sysvec_apic_timer_interrupt(regs);
 	irq_exit();
+	set_irq_regs(old_regs);
 }
 
 /* need_resched was already set by the sender: the exit to the task does the rest */

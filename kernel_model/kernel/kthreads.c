@@ -89,8 +89,7 @@ static int rcu_gp_kthread(void *unused)
 		rcu_qs_pending = mask;
 		spin_unlock_irqrestore(&rcu_lock, flags);
 		while (READ_ONCE(rcu_qs_pending)) {
-			set_current_state(TASK_INTERRUPTIBLE);
-			schedule_timeout(TICK_NSEC);
+			schedule_timeout_idle(1);
 			for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 				if (cpu_data[cpu].rq.curr == cpu_data[cpu].rq.idle)
 					rcu_note_context_switch(cpu);
@@ -117,30 +116,24 @@ static void vmstat_update(int cpu)
 }
 
 static volatile unsigned long vmstat_work_pending[NR_CPUS];
-static struct hrtimer vmstat_timer[NR_CPUS];
-#define VMSTAT_INTERVAL_NS 1000000000UL
+static struct timer_list vmstat_timer[NR_CPUS];
 
-/* timer interrupt context: the timer wheel work runs in ksoftirqd */
-static void vmstat_timer_fn(struct hrtimer *t)
+/* TIMER_SOFTIRQ: the fold is due; the cpu's kworker does it */
+static void vmstat_timer_fn(struct timer_list *t)
 {
-	raise_softirq(TIMER_SOFTIRQ);
-}
+	int cpu = t - vmstat_timer;
 
-static void run_timer_softirq(struct softirq_action *h)
-{
-	struct percpu *pc = this_cpu();
-
-	vmstat_work_pending[pc->h.cpu] = 1;
-	if (pc->kworker)
-		wake_up_process(pc->kworker);
+	vmstat_work_pending[cpu] = 1;
+	if (cpu_data[cpu].kworker)
+		wake_up_process(cpu_data[cpu].kworker);
 }
 
 static int worker_thread(void *arg)
 {
 	int cpu = (int)(long)arg;
 
-	hrtimer_init(&vmstat_timer[cpu], vmstat_timer_fn);
-	hrtimer_start(&vmstat_timer[cpu], ktime_get() + VMSTAT_INTERVAL_NS);
+	timer_setup(&vmstat_timer[cpu], vmstat_timer_fn, TIMER_PINNED);
+	mod_timer(&vmstat_timer[cpu], jiffies + round_jiffies_relative(HZ));
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (!vmstat_work_pending[cpu]) {
@@ -150,7 +143,7 @@ static int worker_thread(void *arg)
 		set_current_state(TASK_RUNNING);
 		vmstat_work_pending[cpu] = 0;
 		vmstat_update(cpu);
-		hrtimer_start(&vmstat_timer[cpu], ktime_get() + VMSTAT_INTERVAL_NS);
+		mod_timer(&vmstat_timer[cpu], jiffies + round_jiffies_relative(HZ));
 	}
 	return 0;
 }
@@ -249,7 +242,6 @@ void kthreads_init(void)
 	int cpu;
 
 	open_softirq(RCU_SOFTIRQ, rcu_core_si);
-	open_softirq(TIMER_SOFTIRQ, run_timer_softirq);
 	softirq_init();
 	rcu_gp_task = find_task_by_pid(kernel_thread(rcu_gp_kthread, NULL, "rcu_sched", -1));
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {

@@ -59,6 +59,7 @@ void start_kernel(void)
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		sched_init_idle(cpu);
 	init_IRQ();
+	init_timers();
 	rest_init();
 	host_doorbell(PORT_READY, 0);	/* secondary cpus may start */
 	cpu_startup_entry();

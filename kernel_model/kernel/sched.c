@@ -341,13 +341,14 @@ static notrace void do_idle(void)
 {
 	struct percpu *pc = this_cpu();
 
+	tick_nohz_idle_enter();
 	while (!READ_ONCE(pc->need_resched)) {
 		local_irq_disable();
 		if (READ_ONCE(pc->need_resched)) {
 			local_irq_enable();
 			break;
 		}
-		clockevents_program_event(&lapic_events[pc->h.cpu], hrtimer_next_event(pc->h.cpu));
+		tick_nohz_idle_stop_tick();
 		/* a deep idle state: the local APIC timer stops, the HPET wakes the cpu */
 		tick_broadcast_enter();
 		/* the host reads trace_pending here: no ticks come while halted */
@@ -357,6 +358,7 @@ static notrace void do_idle(void)
 		tick_broadcast_exit();
 		local_irq_enable();
 	}
+	tick_nohz_idle_exit();
 	schedule_idle();
 }
 
@@ -369,6 +371,7 @@ noinline void schedule_idle(void)
 void __noreturn cpu_startup_entry(void)
 {
 	this_cpu()->preempt_count = 1;
+	tick_sched_init(smp_processor_id());
 	local_irq_enable();
 	for (;;)
 		do_idle();

@@ -146,6 +146,8 @@ void local_bh_enable(void)
 
 noinline void irq_enter(void)
 {
+	if (this_cpu()->curr_task == this_cpu()->rq.idle && !(preempt_count() & HARDIRQ_MASK))
+		tick_irq_enter();	/* the first interrupt in idle: jiffies may be behind */
 	preempt_count_add(HARDIRQ_OFFSET);
 	this_cpu()->stat_irqs++;
 }

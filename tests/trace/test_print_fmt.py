@@ -310,3 +310,16 @@ def test_nesting_compiles_or_fails_at_compile_time(depth):
         pf = compile_print_fmt('"%d", ' + expr, fields)
         assert pf.format({"n": 5, "c": 1}) == str(5 + depth)
         assert pf.format({"n": 5, "c": 0}) == "5"
+
+
+def test_enum_names_the_kernel_printer_knows():
+    """hrtimer modes stay names in 6.1's format (no eval map): the printer resolves them from
+    the kernel's enum constants, and refuses a name it was not given."""
+    fields = [FieldDesc("enum hrtimer_mode", "mode", 8, 4, False)]
+    fmt = '"mode=%s", __print_symbolic(REC->mode, { HRTIMER_MODE_ABS, "ABS" }, { HRTIMER_MODE_REL_PINNED_HARD, "REL|PINNED|HARD" })'
+    names = {"HRTIMER_MODE_ABS": 0, "HRTIMER_MODE_REL_PINNED_HARD": 11}
+    printer = compile_print_fmt(fmt, fields, names)
+    assert printer.format({"mode": 11}) == "mode=REL|PINNED|HARD"
+    assert printer.format({"mode": 0}) == "mode=ABS"
+    with pytest.raises(PrintFmtError):
+        compile_print_fmt(fmt, fields)

@@ -201,3 +201,4 @@ TRACE_EVENT(kfree,
 #include "events/lock.h"
 #include "events/irq.h"
 #include "events/irq_vectors.h"
+#include "events/timer.h"

@@ -19,7 +19,7 @@ CPU_SELF, CPU_ID, CPU_TOP_OF_STACK, CPU_USER_RSP, CPU_NOW_NS, CPU_NEXT_EVENT, CP
 HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 256, 240
 # struct hostif_hpet: the HPET's comparator and where its interrupt goes
 HPET_DEADLINE, HPET_CPU, HPET_VECTOR = 0, 8, 16
-HPET_DISARMED = 2**64 - 1
+HPET_DISARMED = 2**64 - 1  # also a local APIC timer's deadline that is not armed
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,15 @@ class HostInterface:
 
     def next_event(self, cpu: int) -> int:
         return self.mem.u64(self.percpu_pa(cpu) + CPU_NEXT_EVENT)
+
+    def lapic_timer_fire(self, cpu: int, now_ns: int) -> bool:
+        """The CPU's local APIC timer at now_ns (TSC-deadline mode): True if its deadline
+        passed -- it fires once, and disarms."""
+        pa = self.percpu_pa(cpu) + CPU_NEXT_EVENT
+        if now_ns < self.mem.u64(pa):
+            return False
+        self.mem.put_u64(pa, HPET_DISARMED)
+        return True
 
     def hpet_deadline(self) -> int:
         return self.mem.u64(self.hpet + HPET_DEADLINE)

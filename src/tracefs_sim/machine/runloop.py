@@ -46,7 +46,7 @@ from unicorn import UcError
 from unicorn.x86_const import UC_X86_REG_RIP
 
 from . import native_lib
-from .clock import TICK_NS, LiveClock, SeededClock
+from .clock import LiveClock, SeededClock
 from .cpu import _REGS, Cpu, _uclib_address, kernel_mode_enter_address
 from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_TOP_OF_STACK
 from .image import KERNEL_MAP, PAGE_OFFSET
@@ -75,11 +75,11 @@ DIRECT_MAP_SIZE = 1 << 40  # paging.kernel_virt_to_phys's direct map
 
 
 class CpuState(ctypes.Structure):  # struct loop_cpu in native/runloop.c
-    """A CPU's run-loop state (online, halted, pending VEC_* bits, next_tick),
+    """A CPU's run-loop state (online, halted, pending VEC_* bits, external vectors in irr),
     shared with the native loop, which also gets the rest set up once."""
     _fields_ = [("online", ctypes.c_int32), ("halted", ctypes.c_int32),
                 ("pending", ctypes.c_uint32), ("reserved", ctypes.c_uint32),
-                ("next_tick", ctypes.c_uint64), ("irr", ctypes.c_uint64 * 4),
+                ("irr", ctypes.c_uint64 * 4),
                 ("uc", ctypes.c_void_p), ("events", ctypes.c_void_p),
                 ("syscall_cpu", ctypes.c_void_p), ("syscall_error", ctypes.c_void_p),
                 ("now_pa", ctypes.c_uint64), ("next_event_pa", ctypes.c_uint64),
@@ -96,7 +96,7 @@ def _raised(st: CpuState) -> bool:
 class NativeLoop(ctypes.Structure):  # struct loop in native/runloop.c
     _fields_ = [("timer", ctypes.c_void_p), ("budget_ns", ctypes.c_uint64),
                 ("ram", ctypes.c_void_p), ("ram_size", ctypes.c_uint64),
-                ("clock_zero", ctypes.c_uint64), ("tick_ns", ctypes.c_uint64),
+                ("clock_zero", ctypes.c_uint64),
                 ("handlers", ctypes.c_uint64 * 3),
                 ("irq_entries", ctypes.c_uint64), ("hpet_pa", ctypes.c_uint64),
                 ("halt_sites", ctypes.c_void_p), ("nr_halt_sites", ctypes.c_uint64),
@@ -288,15 +288,10 @@ class Runner:
             if not st.online:
                 continue
             self._hpet_fire(now)
-            if st.halted:
-                if now >= self.hostif.next_event(i):
-                    st.pending |= VEC_TIMER
-                if not _raised(st):
-                    continue
-                st.next_tick = now + TICK_NS
-            elif now >= st.next_tick:
+            if self.hostif.lapic_timer_fire(i, now):
                 st.pending |= VEC_TIMER
-                st.next_tick = now + TICK_NS
+            if st.halted and not _raised(st):
+                continue
             self.hostif.set_now(i, now)
             if _raised(st):
                 self._deliver(i)
@@ -348,7 +343,7 @@ class Runner:
             st.ptrs[:] = [base + 8 * k for k in range(len(_REGS))]
         return NativeLoop(
             timer=self._timer.handle, budget_ns=self._timer.budget_ns, ram=mem.address,
-            ram_size=mem.size, clock_zero=self.clock.zero_ns, tick_ns=TICK_NS,
+            ram_size=mem.size, clock_zero=self.clock.zero_ns,
             handlers=(ctypes.c_uint64 * 3)(*(self.vectors[v] for v in (VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER))),
             irq_entries=self.irq_entries, hpet_pa=self.hostif.hpet,
             halt_sites=ctypes.addressof(self._halt_sites), nr_halt_sites=len(sites),
@@ -383,7 +378,7 @@ class Runner:
             self._sleep_until(self._next_event())
 
     def _next_event(self) -> int:
-        """The earliest timer that wakes a halted CPU: its local timer's, or the HPET's."""
+        """The earliest timer that wakes a halted CPU: its local APIC timer's, or the HPET's."""
         local = min((self.hostif.next_event(i) for i, st in enumerate(self.state)
                      if st.online and st.halted), default=NEVER)
         return min(local, self.hostif.hpet_deadline())

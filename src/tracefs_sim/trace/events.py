@@ -97,7 +97,9 @@ class TraceEvent:
 
     @cached_property
     def print_fmt(self):
-        return compile_print_fmt(self.desc.print_fmt, self.desc.fields)
+        # the kernel's enum constants the format names (tracepoints of the image only)
+        names = dict(getattr(self.desc, "print_names", ()))
+        return compile_print_fmt(self.desc.print_fmt, self.desc.fields, names)
 
     @cached_property
     def body(self) -> Callable[..., bytes]:

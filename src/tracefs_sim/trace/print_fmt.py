@@ -260,11 +260,13 @@ _FIELD_HELPERS = ("__get_str", "__get_dynamic_array", "__get_dynamic_array_len")
 
 
 class _Parser:
-    def __init__(self, tokens: list[tuple[str, str]], fields: Mapping[str, FieldLike], ns: _Namespace):
+    def __init__(self, tokens: list[tuple[str, str]], fields: Mapping[str, FieldLike], ns: _Namespace,
+                 names: Mapping[str, int]):
         self.tokens = tokens
         self.pos = 0
         self.fields = fields
         self.ns = ns
+        self.names = names
 
     # -- token helpers
     def peek(self, ahead: int = 0) -> tuple[str, str]:
@@ -376,6 +378,8 @@ class _Parser:
             return self.field_access(name)
         if kind == "id" and tok in ("true", "false"):
             return _const(int(tok == "true"), _INT)
+        if kind == "id" and tok in self.names and self.peek() != ("op", "("):
+            return _const(self.names[tok], _INT)  # an enum constant of the kernel's
         if kind == "id" and self.peek() == ("op", "("):
             self.pos += 1
             return self.call(tok)
@@ -758,20 +762,23 @@ class PrintFmt:
         return self.function(record, symbolize, hash_pointer)
 
 
-def compile_print_fmt(print_fmt: str, fields: Sequence[FieldLike]) -> PrintFmt:
-    """Compile what follows ``print fmt: `` in a format file, for an event with these fields."""
+def compile_print_fmt(print_fmt: str, fields: Sequence[FieldLike],
+                      names: Mapping[str, int] | None = None) -> PrintFmt:
+    """Compile what follows ``print fmt: `` in a format file, for an event with these fields.
+    names: the enum constants the format names and the kernel's compiled printer knows (those
+    no eval map replaced in the format: hrtimer modes, say)."""
     try:
-        return _compile(print_fmt, fields)
+        return _compile(print_fmt, fields, names or {})
     except RecursionError:  # the parser recurses per nesting level
         raise PrintFmtError("expression nests too deeply") from None
 
 
-def _compile(print_fmt: str, fields: Sequence[FieldLike]) -> PrintFmt:
+def _compile(print_fmt: str, fields: Sequence[FieldLike], names: Mapping[str, int]) -> PrintFmt:
     tokens = _tokenize(print_fmt)
     if tokens[0][0] != "str":
         raise PrintFmtError("a print fmt starts with a string literal")
     ns = _Namespace()
-    parser = _Parser(tokens, {f.name: f for f in fields}, ns)
+    parser = _Parser(tokens, {f.name: f for f in fields}, ns, names)
     fmt = ""
     while parser.peek()[0] == "str":
         fmt += _unescape(parser.take()[1][1:-1])

@@ -2,8 +2,9 @@
  * A live machine's run loop while nothing needs Python (tracefs_sim.machine.runloop).
  *
  * runloop.py interleaves the CPUs in slices ended by the slice timer
- * (slice.c).  Between two slices it delivers the periodic tick, wakes a halted
- * CPU whose timer is due and injects pending interrupts; done in Python, that
+ * (slice.c).  Between two slices it fires the timers whose deadline passed
+ * (each CPU's local APIC timer, the HPET), wakes a halted CPU an interrupt is
+ * for and injects pending interrupts; done in Python, that
  * takes the GIL several times a slice, and while the trace core's threads run
  * Python each take waits for them (up to the interpreter's switch interval).
  * loop_run() does the same work here, slice after slice, round robin from
@@ -61,7 +62,6 @@ struct loop_cpu {
 	int32_t halted;
 	uint32_t pending;   /* VEC_* raised, not yet delivered */
 	uint32_t reserved;
-	uint64_t next_tick; /* live clock ns of its next periodic tick while busy */
 	uint64_t irr[4];    /* external vectors raised, not yet delivered */
 	/* set once */
 	uc_engine *uc;
@@ -83,7 +83,6 @@ struct loop {
 	uint8_t *ram;
 	uint64_t ram_size;
 	uint64_t clock_zero;       /* CLOCK_MONOTONIC ns at the live clock's 0 */
-	uint64_t tick_ns;
 	uint64_t handlers[3];      /* entry of each of vectors[] */
 	uint64_t irq_entries;      /* the stub of external vector 0x20; one per 8 bytes on */
 	uint64_t hpet_pa;          /* struct hostif_hpet */
@@ -179,6 +178,18 @@ fail:
 static int irr_any(const struct loop_cpu *c)
 {
 	return (c->irr[0] | c->irr[1] | c->irr[2] | c->irr[3]) != 0;
+}
+
+/* runloop.py's Runner._lapic_timer_fire: the local APIC timer's deadline (TSC-deadline
+ * mode: the guest writes next_event_ns, which disarms when it fires). */
+static void lapic_timer_fire(struct loop *l, struct loop_cpu *c, uint64_t now)
+{
+	uint64_t never = ~(uint64_t)0;
+
+	if (now < ram_u64(l, c->next_event_pa))
+		return;
+	memcpy(l->ram + c->next_event_pa, &never, sizeof(never));
+	c->pending |= VEC_TIMER;
 }
 
 /* runloop.py's Runner._hpet_fire: the comparator reached, its interrupt raised once. */
@@ -280,16 +291,9 @@ int loop_run(struct loop *l)
 				continue;
 			now = live_now(l);
 			hpet_fire(l, now);
-			if (c->halted) {
-				if (now >= ram_u64(l, c->next_event_pa))
-					c->pending |= VEC_TIMER;
-				if (!c->pending && !irr_any(c))
-					continue;
-				c->next_tick = now + l->tick_ns;
-			} else if (now >= c->next_tick) {
-				c->pending |= VEC_TIMER;
-				c->next_tick = now + l->tick_ns;
-			}
+			lapic_timer_fire(l, c, now);
+			if (c->halted && !c->pending && !irr_any(c))
+				continue;
 			memcpy(l->ram + c->now_pa, &now, sizeof(now));
 			if ((c->pending || irr_any(c)) && (r = deliver(l, c)))
 				return r;
