@@ -9,6 +9,7 @@
 #include "mutex.h"
 #include "interrupt.h"
 #include "timer.h"
+#include "workqueue.h"
 
 #define PAGE_SIZE 4096UL
 #define THREAD_SIZE (16 * 1024UL)
@@ -305,6 +306,9 @@ struct smp_hotplug_thread {
 	struct task_struct *tasks[NR_CPUS];
 };
 int smpboot_register_percpu_thread(struct smp_hotplug_thread *ht);
+
+/* vmstat.c */
+void init_mm_internals(void);
 
 /* kthreads.c */
 void kthreads_init(void);

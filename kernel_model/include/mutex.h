@@ -11,7 +11,7 @@ struct mutex {
 	raw_spinlock_t wait_lock;
 	struct list_head wait_list;
 };
-#define __MUTEX_INITIALIZER(name) { 0, { { { { 0 } } } }, LIST_HEAD_INIT((name).wait_list) }
+#define __MUTEX_INITIALIZER(name) { 0, { { { 0 } } }, LIST_HEAD_INIT((name).wait_list) }
 #define DEFINE_MUTEX(name) struct mutex name = __MUTEX_INITIALIZER(name)
 
 void __mutex_init(struct mutex *lock);

@@ -1,7 +1,7 @@
 /* Kernel threads and the small real work they do: kthreadd (starts programs
- * the host asked for), rcu_sched (grace periods), ksoftirqd/N (softirqs:
- * RCU callbacks, the timer wheel), kworker/N:1 (vmstat folding),
- * migration/N (moves waiting tasks to idle cpus). */
+ * the host asked for), rcu_sched (grace periods), migration/N (moves waiting
+ * tasks to idle cpus); ksoftirqd/N (softirq.c) and the kworkers
+ * (workqueue.c) start here too. */
 #include "../include/kernel.h"
 
 struct task_struct *kthreadd_task;
@@ -96,54 +96,6 @@ static int rcu_gp_kthread(void *unused)
 		}
 		rcu_gp_completed = rcu_gp_seq;
 		raise_softirq(RCU_SOFTIRQ);
-	}
-	return 0;
-}
-
-/* ---- per-cpu statistics folded once a second by a kworker ---- */
-u64 vm_stat_syscalls, vm_stat_ctxt;
-static u64 fold_syscalls[NR_CPUS], fold_ctxt[NR_CPUS];
-
-static void vmstat_update(int cpu)
-{
-	struct percpu *pc = &cpu_data[cpu];
-	u64 s = pc->stat_syscalls, c = pc->stat_ctxt;
-
-	__atomic_add_fetch(&vm_stat_syscalls, s - fold_syscalls[cpu], __ATOMIC_RELAXED);
-	__atomic_add_fetch(&vm_stat_ctxt, c - fold_ctxt[cpu], __ATOMIC_RELAXED);
-	fold_syscalls[cpu] = s;
-	fold_ctxt[cpu] = c;
-}
-
-static volatile unsigned long vmstat_work_pending[NR_CPUS];
-static struct timer_list vmstat_timer[NR_CPUS];
-
-/* TIMER_SOFTIRQ: the fold is due; the cpu's kworker does it */
-static void vmstat_timer_fn(struct timer_list *t)
-{
-	int cpu = t - vmstat_timer;
-
-	vmstat_work_pending[cpu] = 1;
-	if (cpu_data[cpu].kworker)
-		wake_up_process(cpu_data[cpu].kworker);
-}
-
-static int worker_thread(void *arg)
-{
-	int cpu = (int)(long)arg;
-
-	timer_setup(&vmstat_timer[cpu], vmstat_timer_fn, TIMER_PINNED);
-	mod_timer(&vmstat_timer[cpu], jiffies + round_jiffies_relative(HZ));
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!vmstat_work_pending[cpu]) {
-			schedule();
-			continue;
-		}
-		set_current_state(TASK_RUNNING);
-		vmstat_work_pending[cpu] = 0;
-		vmstat_update(cpu);
-		mod_timer(&vmstat_timer[cpu], jiffies + round_jiffies_relative(HZ));
 	}
 	return 0;
 }
@@ -250,10 +202,8 @@ void kthreads_init(void)
 		scnprintf(name, sizeof(name), "migration/%d", cpu);
 		t = find_task_by_pid(kernel_thread(cpu_stopper_thread, NULL, name, cpu));
 		cpu_data[cpu].migration = t;
-		scnprintf(name, sizeof(name), "kworker/%d:1", cpu);
-		t = find_task_by_pid(kernel_thread(worker_thread, (void *)(long)cpu, name, cpu));
-		cpu_data[cpu].kworker = t;
 		cpu_data[cpu].migration->flags |= PF_NO_SETAFFINITY;
-		t->flags |= PF_NO_SETAFFINITY;
 	}
+	workqueue_init();
+	init_mm_internals();
 }

@@ -60,6 +60,7 @@ void start_kernel(void)
 		sched_init_idle(cpu);
 	init_IRQ();
 	init_timers();
+	workqueue_init_early();
 	rest_init();
 	host_doorbell(PORT_READY, 0);	/* secondary cpus may start */
 	cpu_startup_entry();

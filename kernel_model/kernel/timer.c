@@ -39,8 +39,9 @@ struct timer_base {
 
 volatile u64 jiffies_64 __aligned(64) = INITIAL_JIFFIES;
 
-/* BASE_STD only: no timer of this kernel is deferrable */
-static struct timer_base timer_bases[NR_CPUS];
+/* per cpu: the standard base, and the deferrable timers', which never wake an idle cpu */
+enum { BASE_STD, BASE_DEF, NR_BASES };
+static struct timer_base timer_bases[NR_CPUS][NR_BASES];
 
 static __always_inline unsigned int timer_get_idx(struct timer_list *timer)
 {
@@ -173,9 +174,14 @@ void init_timer_key(struct timer_list *timer, void (*func)(struct timer_list *),
 	timer->flags = (flags & ~TIMER_BASEMASK) | smp_processor_id();
 }
 
+static __always_inline struct timer_base *get_timer_cpu_base(u32 tflags, unsigned int cpu)
+{
+	return &timer_bases[cpu][tflags & TIMER_DEFERRABLE ? BASE_DEF : BASE_STD];
+}
+
 static __always_inline struct timer_base *get_timer_base(u32 tflags)
 {
-	return &timer_bases[tflags & TIMER_CPUMASK];
+	return get_timer_cpu_base(tflags, tflags & TIMER_CPUMASK);
 }
 
 /* An idle base's clock fell behind jiffies: catch it up (to its next expiry at most). */
@@ -200,7 +206,7 @@ static int __mod_timer(struct timer_list *timer, unsigned long expires, int cpu)
 	base = get_timer_base(timer->flags);
 	raw_spin_lock_irqsave(&base->lock, flags);
 	ret = detach_if_pending(timer, base, false);
-	new_base = &timer_bases[cpu];
+	new_base = get_timer_cpu_base(timer->flags, cpu);
 	if (base != new_base) {
 		/* to the other cpu's base: unlocked here, locked there, marked meanwhile */
 		timer->flags |= TIMER_MIGRATING;
@@ -323,23 +329,28 @@ static void __run_timers(struct timer_base *base)
 
 static void run_timer_softirq(struct softirq_action *h)
 {
-	__run_timers(&timer_bases[smp_processor_id()]);
+	struct timer_base *bases = timer_bases[smp_processor_id()];
+
+	__run_timers(&bases[BASE_STD]);
+	__run_timers(&bases[BASE_DEF]);
 }
 
 /* From the tick: the wheel's work is due. */
 void run_local_timers(void)
 {
-	struct timer_base *base = &timer_bases[smp_processor_id()];
+	struct timer_base *bases = timer_bases[smp_processor_id()];
 
-	if (time_before(jiffies, READ_ONCE(base->next_expiry)))
+	if (time_before(jiffies, READ_ONCE(bases[BASE_STD].next_expiry)) &&
+	    time_before(jiffies, READ_ONCE(bases[BASE_DEF].next_expiry)))
 		return;
 	raise_softirq(TIMER_SOFTIRQ);
 }
 
-/* ns of the clock at which this cpu's next timer is due, for a cpu going idle. */
+/* ns of the clock at which this cpu's next timer is due, for a cpu going idle (the
+ * deferrable ones wait for it to wake anyway). */
 u64 get_next_timer_interrupt(unsigned long basej, u64 basem)
 {
-	struct timer_base *base = &timer_bases[smp_processor_id()];
+	struct timer_base *base = &timer_bases[smp_processor_id()][BASE_STD];
 	unsigned long flags, nextevt;
 	u64 expires = KTIME_MAX;
 
@@ -420,16 +431,17 @@ unsigned long round_jiffies_relative(unsigned long j)
 
 void init_timers(void)
 {
-	int cpu, i;
+	int cpu, b, i;
 
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		struct timer_base *base = &timer_bases[cpu];
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		for (b = 0; b < NR_BASES; b++) {
+			struct timer_base *base = &timer_bases[cpu][b];
 
-		base->cpu = cpu;
-		base->clk = jiffies;
-		base->next_expiry = base->clk + NEXT_TIMER_MAX_DELTA;
-		for (i = 0; i < (int)WHEEL_SIZE; i++)
-			INIT_LIST_HEAD(&base->vectors[i]);
-	}
+			base->cpu = cpu;
+			base->clk = jiffies;
+			base->next_expiry = base->clk + NEXT_TIMER_MAX_DELTA;
+			for (i = 0; i < (int)WHEEL_SIZE; i++)
+				INIT_LIST_HEAD(&base->vectors[i]);
+		}
 	open_softirq(TIMER_SOFTIRQ, run_timer_softirq);
 }

@@ -8,7 +8,7 @@ HARDIRQ = 0x08
 INITIAL_JIFFIES = 2**32 - 300 * 250
 HRTIMER_MODE_REL, HRTIMER_MODE_ABS_PINNED_HARD = 0x01, 0x0A
 CLOCK_MONOTONIC = 1
-TIMER_PINNED = 0x00100000
+TIMER_DEFERRABLE, TIMER_IRQSAFE = 0x00080000, 0x00200000
 
 
 def symbol(machine, addr):
@@ -24,24 +24,24 @@ def test_jiffies_start_five_minutes_before_they_wrap(make_machine, image):
     assert INITIAL_JIFFIES <= jiffies < INITIAL_JIFFIES + 250 * 60
 
 
-def test_the_wheel_runs_vmstats_timer_in_the_timer_softirq(make_machine):
-    """vmstat's per-cpu timer (pinned, a second) is queued on the wheel and expires in
-    TIMER_SOFTIRQ: timer_start, then timer_cancel (detached), expire_entry, expire_exit."""
-    m = make_machine(cpus=2, workload="none")
+def test_the_wheel_runs_vmstats_timers_in_the_timer_softirq(make_machine):
+    """vmstat's delayed works have deferrable, irqsafe timers (a second) on the wheel; they
+    expire in TIMER_SOFTIRQ: timer_start, then timer_cancel (detached), expire_entry, exit."""
+    m = make_machine(cpus=2, workload="default")  # deferrable: they wait for a busy cpu
     cap = EventCapture(m)
     cap.enable("timer:timer_start", "timer:timer_cancel", "timer:timer_expire_entry", "timer:timer_expire_exit")
     recs = cap.wait_for("timer:timer_expire_exit", timeout=5)
     entry = next(r for r in recs if r.event == "timer:timer_expire_entry")
     timer = entry.fields["timer"]
-    assert symbol(m, entry.fields["function"]) == "vmstat_timer_fn"
+    assert symbol(m, entry.fields["function"]) == "delayed_work_timer_fn"
     assert entry.fields["common_flags"] & SOFTIRQ
     assert entry.fields["now"] >= entry.fields["baseclk"] >= INITIAL_JIFFIES
     mine = [r.event for r in recs if r.fields["timer"] == timer]
     at = mine.index("timer:timer_expire_entry")
     assert mine[at - 1:at + 2] == ["timer:timer_cancel", "timer:timer_expire_entry", "timer:timer_expire_exit"]
     starts = [r for r in recs if r.event == "timer:timer_start" and r.fields["timer"] == timer]
-    for r in starts:  # re-armed a second ahead, on its own cpu
-        assert r.fields["flags"] & TIMER_PINNED and r.fields["flags"] & 0x3FFFF == r.cpu
+    for r in starts:  # armed a second ahead (rounded to a whole second), deferrable and irqsafe
+        assert r.fields["flags"] & (TIMER_DEFERRABLE | TIMER_IRQSAFE) == TIMER_DEFERRABLE | TIMER_IRQSAFE
         assert 0 < r.fields["expires"] - r.fields["now"] <= 250 + 250 // 4
 
 

@@ -202,3 +202,4 @@ TRACE_EVENT(kfree,
 #include "events/irq.h"
 #include "events/irq_vectors.h"
 #include "events/timer.h"
+#include "events/workqueue.h"
