@@ -10,6 +10,8 @@
 #include "interrupt.h"
 #include "timer.h"
 #include "workqueue.h"
+#include "mm.h"
+#include "slab.h"
 
 #define PAGE_SIZE 4096UL
 #define THREAD_SIZE (16 * 1024UL)
@@ -221,15 +223,13 @@ void host_spawned(u64 id, pid_t pid);
 void host_code_page(const void *page);
 void smp_send_reschedule(int cpu);
 
-/* mm.c */
+/* page_alloc.c, slab.c (mm.h, slab.h) and mm.c */
+void page_alloc_init(u64 *pgd);
 void mem_init(void);
+void proc_caches_init(void);
 void *alloc_page_zeroed(void);
-void free_page(void *p);
 void *alloc_thread_stack(void);
 void free_thread_stack(void *p);
-void *kmalloc(size_t size, gfp_t flags);
-void *kzalloc(size_t size, gfp_t flags);
-void kfree(const void *p);
 struct mm_struct *mm_alloc(void);
 int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec);
 void *user_page(struct mm_struct *mm, u64 va);
@@ -240,7 +240,6 @@ bool access_ok(const void *uaddr, size_t len);
 long copy_from_user(void *to, const void *from, size_t n);
 long copy_to_user(void *to, const void *from, size_t n);
 long strncpy_from_user(char *dst, const char *src, long count);
-extern u64 nr_free_pages;
 
 
 
@@ -281,11 +280,13 @@ long do_wait(pid_t pid, int *ustatus, int options);
 bool has_reapable_child(void);
 void __noreturn do_group_exit(int code);
 int kernel_execve(const char *filename, const char *const *argv, int argc, struct pt_regs *regs);
+void fork_init(void);
 struct task_struct *alloc_task(void);
 void put_task_struct(struct task_struct *t);
 extern struct task_struct *init_task_p;
 
 /* fs.c */
+void files_init(void);
 struct file *fget(unsigned int fd);
 int get_unused_fd_flags(unsigned int flags);
 void fd_install(unsigned int fd, struct file *f);

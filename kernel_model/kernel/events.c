@@ -9,6 +9,8 @@
 #include "../include/trace/trace_pid.h"
 
 #define is_signed_type(t) (((t)(-1)) < (t)1)
+/* the only config option the events name, CONFIG_MEMCG_KMEM, is on (Debian's) */
+#define IS_ENABLED(x) 1
 #define TP_STRUCT__entry(args...) args
 #define TP_fast_assign(args...) args
 
@@ -32,6 +34,8 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 
 #define TRACE_DEFINE_ENUM(a)
 #define TRACE_PRINT_ENUM(a)
+#define TRACE_PRINT_VALUE(name, value)
+#define TRACE_PRINT_STRUCT(s)
 
 /* pass 1: record layouts */
 #define __field(t, n) t n;
@@ -155,8 +159,15 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 #define TRACE_PRINT_ENUM(a) \
 	static const struct trace_eval_map __used __aligned(8) __section("_ftrace_eval_map") \
 		__eval_map_##a = { __stringify(TRACE_SYSTEM), #a, a, 0 }
+#undef TRACE_PRINT_VALUE
+#undef TRACE_PRINT_STRUCT
+#define TRACE_PRINT_VALUE(name, value) \
+	static const struct trace_eval_map __used __aligned(8) __section("_ftrace_eval_map") \
+		__eval_map_##name = { __stringify(TRACE_SYSTEM), #name, value, 0 }
+#define TRACE_PRINT_STRUCT(s) \
+	static const struct trace_eval_map __used __aligned(8) __section("_ftrace_eval_map") \
+		__eval_map_struct_##s = { __stringify(TRACE_SYSTEM), "struct " #s, sizeof(struct s), 0 }
 #define __entry REC
-#define IS_ENABLED(x) 1
 #define TP_printk(fmt, args...) "\"" fmt "\", " __stringify(args)
 #define __field(t, n) { #t, #n, offsetof(__this_t, n), sizeof(t), is_signed_type(t), 0 },
 #define __array(t, n, l) { #t "[" __stringify(l) "]", #n, offsetof(__this_t, n), sizeof(t) * (l), is_signed_type(t), 0 },

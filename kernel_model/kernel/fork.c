@@ -7,9 +7,18 @@
 #define SIGCHLD 17
 static pid_t last_pid;
 
+static struct kmem_cache *task_struct_cachep;
+
+void fork_init(void)
+{
+	task_struct_cachep = kmem_cache_create("task_struct", sizeof(struct task_struct), 64,
+					       SLAB_PANIC | SLAB_ACCOUNT, NULL);
+	proc_caches_init();
+}
+
 struct task_struct *alloc_task(void)
 {
-	struct task_struct *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	struct task_struct *t = kmem_cache_zalloc(task_struct_cachep, GFP_KERNEL);
 
 	if (!t)
 		return NULL;
@@ -27,7 +36,7 @@ void put_task_struct(struct task_struct *t)
 {
 	if (t->pid)	/* a task that got a pid: sched_process_free's place */
 		trace_pid_free(t);
-	kfree(t);
+	kmem_cache_free(task_struct_cachep, t);
 }
 
 static noinline pid_t alloc_pid(void)

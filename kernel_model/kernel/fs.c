@@ -145,9 +145,17 @@ static struct inode inodes[] = {
 };
 
 /* ---- struct file lifetime ---- */
+static struct kmem_cache *filp_cachep;
+
+void files_init(void)
+{
+	filp_cachep = kmem_cache_create("filp", sizeof(struct file), 0,
+					SLAB_HWCACHE_ALIGN | SLAB_PANIC | SLAB_ACCOUNT, NULL);
+}
+
 static noinline struct file *alloc_file(struct inode *inode, const struct file_operations *fops, unsigned int flags)
 {
-	struct file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct file *f = kmem_cache_zalloc(filp_cachep, GFP_KERNEL);
 
 	if (!f)
 		return NULL;
@@ -171,7 +179,7 @@ void fput(struct file *f)
 	if (__atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL) == 0) {
 		if (f->f_op->release)
 			f->f_op->release(f);
-		kfree(f);
+		kmem_cache_free(filp_cachep, f);
 	}
 }
 

@@ -55,6 +55,8 @@ void start_kernel(void)
 	if (nr_cpu_ids < 1 || nr_cpu_ids > NR_CPUS)
 		nr_cpu_ids = 1;
 	mem_init();
+	fork_init();
+	files_init();
 	random_init();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		sched_init_idle(cpu);

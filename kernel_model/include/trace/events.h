@@ -183,6 +183,100 @@ TRACE_EVENT(kmalloc,
 		(IS_ENABLED(CONFIG_MEMCG_KMEM) &&
 		 (__entry->gfp_flags & (__force unsigned long)__GFP_ACCOUNT)) ? "true" : "false")
 )
+TRACE_EVENT(kmem_cache_alloc,
+	TP_PROTO(unsigned long call_site,
+		 const void *ptr,
+		 struct kmem_cache *s,
+		 gfp_t gfp_flags,
+		 int node),
+	TP_ARGS(call_site, ptr, s, gfp_flags, node),
+	TP_STRUCT__entry(
+		__field(	unsigned long,	call_site	)
+		__field(	const void *,	ptr		)
+		__field(	size_t,		bytes_req	)
+		__field(	size_t,		bytes_alloc	)
+		__field(	unsigned long,	gfp_flags	)
+		__field(	int,		node		)
+		__field(	bool,		accounted	)
+	),
+	TP_fast_assign(
+		__entry->call_site	= call_site;
+		__entry->ptr		= ptr;
+		__entry->bytes_req	= s->object_size;
+		__entry->bytes_alloc	= s->size;
+		__entry->gfp_flags	= (__force unsigned long)gfp_flags;
+		__entry->node		= node;
+		__entry->accounted	= IS_ENABLED(CONFIG_MEMCG_KMEM) ?
+					  ((gfp_flags & __GFP_ACCOUNT) ||
+					  (s->flags & SLAB_ACCOUNT)) : false;
+	),
+	TP_printk("call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s",
+		(void *)__entry->call_site,
+		__entry->ptr,
+		__entry->bytes_req,
+		__entry->bytes_alloc,
+		show_gfp_flags(__entry->gfp_flags),
+		__entry->node,
+		__entry->accounted ? "true" : "false")
+)
+TRACE_EVENT(kmem_cache_free,
+	TP_PROTO(unsigned long call_site, const void *ptr, const struct kmem_cache *s),
+	TP_ARGS(call_site, ptr, s),
+	TP_STRUCT__entry(
+		__field(	unsigned long,	call_site	)
+		__field(	const void *,	ptr		)
+		__string(	name,		s->name		)
+	),
+	TP_fast_assign(
+		__entry->call_site	= call_site;
+		__entry->ptr		= ptr;
+		__assign_str(name, s->name);
+	),
+	TP_printk("call_site=%pS ptr=%p name=%s",
+		  (void *)__entry->call_site, __entry->ptr, __get_str(name))
+)
+/* the page pointers the page events print: vmemmap_base + pfn, a struct page each */
+TRACE_PRINT_VALUE(vmemmap_base, __VMEMMAP_BASE_L4);
+TRACE_PRINT_STRUCT(page);
+TRACE_EVENT(mm_page_free,
+	TP_PROTO(struct page *page, unsigned int order),
+	TP_ARGS(page, order),
+	TP_STRUCT__entry(
+		__field(	unsigned long,	pfn		)
+		__field(	unsigned int,	order		)
+	),
+	TP_fast_assign(
+		__entry->pfn		= page_to_pfn(page);
+		__entry->order		= order;
+	),
+	TP_printk("page=%p pfn=0x%lx order=%d",
+			pfn_to_page(__entry->pfn),
+			__entry->pfn,
+			__entry->order)
+)
+TRACE_EVENT(mm_page_alloc,
+	TP_PROTO(struct page *page, unsigned int order,
+			gfp_t gfp_flags, int migratetype),
+	TP_ARGS(page, order, gfp_flags, migratetype),
+	TP_STRUCT__entry(
+		__field(	unsigned long,	pfn		)
+		__field(	unsigned int,	order		)
+		__field(	unsigned long,	gfp_flags	)
+		__field(	int,		migratetype	)
+	),
+	TP_fast_assign(
+		__entry->pfn		= page ? page_to_pfn(page) : -1UL;
+		__entry->order		= order;
+		__entry->gfp_flags	= (__force unsigned long)gfp_flags;
+		__entry->migratetype	= migratetype;
+	),
+	TP_printk("page=%p pfn=0x%lx order=%d migratetype=%d gfp_flags=%s",
+		__entry->pfn != -1UL ? pfn_to_page(__entry->pfn) : NULL,
+		__entry->pfn != -1UL ? __entry->pfn : 0,
+		__entry->order,
+		__entry->migratetype,
+		show_gfp_flags(__entry->gfp_flags))
+)
 TRACE_EVENT(kfree,
 	TP_PROTO(unsigned long call_site, const void *ptr),
 	TP_ARGS(call_site, ptr),

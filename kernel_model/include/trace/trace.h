@@ -59,7 +59,9 @@ struct trace_event_meta {
  * TRACE_DEFINE_ENUM the host replaces the name by its value in the event's format, as
  * trace_event_eval_update() does at boot; with TRACE_PRINT_ENUM the name stays in the format
  * (Linux 6.1 defines no eval map for it) and only the printer resolves it, as Linux's
- * compiled TP_printk() does.  Emitted by kernel/events.c into _ftrace_eval_map.
+ * compiled TP_printk() does; TRACE_PRINT_VALUE and TRACE_PRINT_STRUCT give it a kernel
+ * variable's value (constant in this kernel) and the size of a struct the format casts a
+ * pointer to.  Emitted by kernel/events.c into _ftrace_eval_map.
  */
 struct trace_eval_map {
 	const char *system;
@@ -158,6 +160,8 @@ static __always_inline void trace_irq_restore(unsigned long flags)
 #ifndef CREATE_TRACE_POINTS
 #define TRACE_DEFINE_ENUM(a)
 #define TRACE_PRINT_ENUM(a)
+#define TRACE_PRINT_VALUE(name, value)
+#define TRACE_PRINT_STRUCT(s)
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	extern struct tracepoint __tracepoint_##name; \
 	void trace_event_raw_event_##name(proto); \

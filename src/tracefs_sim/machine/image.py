@@ -275,7 +275,7 @@ class KernelImage:
         """(system, name, value, in_format) of each struct trace_eval_map."""
         _, data = self._section("_ftrace_eval_map")
         return [(self.cstring(system), self.cstring(name), value, bool(in_format))
-                for system, name, value, in_format in struct.iter_unpack("<QQqQ", data)]
+                for system, name, value, in_format in struct.iter_unpack("<QQQQ", data)]
 
     @cached_property
     def _event_files(self) -> dict[tuple[str, str], tuple[EventDesc, int]]:
@@ -294,8 +294,8 @@ class KernelImage:
             for map_system, eval_string, value, in_format in self._eval_maps:
                 if map_system != system_name:
                     continue
-                if in_format:
-                    print_fmt = update_event_printk(print_fmt, eval_string, value)
+                if in_format:  # printed as a long, as eval_replace() does
+                    print_fmt = update_event_printk(print_fmt, eval_string, value - (value >> 63 << 64))
                 else:
                     names.append((eval_string, value))
             desc = EventDesc(system_name, self.cstring(name), tuple(flist), print_fmt, key,

@@ -71,6 +71,12 @@ class _Int:
         return f"(({x} + {half} & {mask}) - {half})"
 
 
+@dataclass(frozen=True)
+class _Ptr(_Int):
+    """A pointer to a struct of elem bytes (a `(struct page *)` cast): + and - step by it."""
+    elem: int = 1
+
+
 _INT = _Int(32, True)
 _UINT = _Int(32, False)
 _LONG = _Int(64, True)
@@ -334,7 +340,7 @@ class _Parser:
             words = []
             while not self.accept(")"):
                 words.append(self.take()[1])
-            target = _ctype(words)
+            target = self.struct_pointer(words) or _ctype(words)
             f = self.unary()
             _need_int(f.type)
             if target is _BOOL:
@@ -348,11 +354,23 @@ class _Parser:
         saw_type = False
         while True:
             kind, tok = self.peek(i)
-            if kind == "id" and (tok in _TYPE_WORDS or tok in _TYPEDEFS):
+            if (kind, tok) == ("id", "struct") and self.peek(i + 1)[0] == "id":
+                saw_type = True
+                i += 1
+            elif kind == "id" and (tok in _TYPE_WORDS or tok in _TYPEDEFS):
                 saw_type = True
             elif (kind, tok) != ("op", "*"):
                 return saw_type and (kind, tok) == ("op", ")")
             i += 1
+
+    def struct_pointer(self, words: list[str]) -> _Ptr | None:
+        """`struct NAME *`: a pointer that steps by the struct's size, if the kernel gave it."""
+        if len(words) == 3 and words[0] == "struct" and words[2] == "*":
+            size = self.names.get(f"struct {words[1]}")
+            if size is None:
+                raise PrintFmtError(f"unknown size of struct {words[1]}")
+            return _Ptr(64, False, size)
+        return None
 
     def postfix(self) -> _Expr:
         kind, tok = self.take()
@@ -379,7 +397,8 @@ class _Parser:
         if kind == "id" and tok in ("true", "false"):
             return _const(int(tok == "true"), _INT)
         if kind == "id" and tok in self.names and self.peek() != ("op", "("):
-            return _const(self.names[tok], _INT)  # an enum constant of the kernel's
+            value = self.names[tok]  # an enum constant of the kernel's, or a variable's value
+            return _const(value, _INT if -2**31 <= value < 2**31 else _ULONG)
         if kind == "id" and self.peek() == ("op", "("):
             self.pos += 1
             return self.call(tok)
@@ -489,6 +508,9 @@ _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 
 def _binary(ns: _Namespace, op: str, a: _Expr, b: _Expr) -> _Expr:
     ta, tb = _need_int(a.type), _need_int(b.type)
+    if op in ("+", "-") and isinstance(ta, _Ptr) and ta.elem > 1:  # pointer arithmetic
+        b = ns.fold(_ULONG.code(f"({_wrap(b, _LONG)} * {ta.elem})"), _ULONG, b)
+        a, ta, tb = _Expr(a.code, _ULONG, a.is_const, a.value), _ULONG, _ULONG
     if op == "&&":
         return ns.fold(f"(1 if {a.code} != 0 and {b.code} != 0 else 0)", _INT, a, b)
     if op == "||":
