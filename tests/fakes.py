@@ -94,6 +94,9 @@ class FakeImage:
     events: list[EventDesc] = field(default_factory=real_event_descs)
     symbols: list = field(default_factory=_fake_symbols)
     mcount_sites: dict = field(default_factory=dict)
+    # tracepoint_string()s: what printk_formats lists
+    tracepoint_strings: dict = field(default_factory=lambda: {0xFFFFFFFF81020000: "Start scheduler-tick",
+                                                              0xFFFFFFFF81020015: 'a "quoted"\ttab'})
 
     def lookup(self, name: str):
         return next((s for s in self.symbols if s.name == name), None)

@@ -107,6 +107,13 @@ struct file {
 #define DEFAULT_PRIO 120
 
 struct thread_struct { u64 sp; };
+struct rcu_head;
+typedef void (*rcu_callback_t)(struct rcu_head *head);
+struct rcu_head {
+	struct rcu_head *next;
+	rcu_callback_t func;
+	unsigned long gp_seq;		/* the grace period it waits for */
+};
 /* function_graph: one entry per hooked return (kernel/ftrace.c) */
 #define FTRACE_RETFUNC_DEPTH 50
 struct ftrace_ret_stack {
@@ -138,13 +145,17 @@ struct task_struct {
 	int exit_state;
 	int exit_code;
 	u64 host_id;		/* set for programs the host started: output and exit go to it */
-	u64 exec_start;
+	u64 exec_start;			/* when it last started running or was accounted */
+	u64 sum_exec_runtime;		/* ns it has run */
+	u64 prev_sum_exec_runtime;	/* sum_exec_runtime when it last switched in */
+	u64 vruntime;
+	short oom_score_adj;
+	volatile int polling;		/* TIF_POLLING_NRFLAG: an idle task polling need_resched */
 	u64 timer_slack_ns;	/* added to a sleep's hrtimer: its expiry may be that late */
 	int (*threadfn)(void *);
 	void *threadarg;
 	struct file *files[NR_OPEN_DEFAULT];
-	struct list_head rcu_node;
-	u64 rcu_gp;
+	struct rcu_head rcu;		/* delayed_put_task_struct() after a grace period */
 	/* function tracers (kernel/ftrace.c): Linux's trace_recursion bits, the graph return stack */
 	unsigned long trace_recursion;
 	int trace_graph_depth;		/* depth of the set_graph_function entry being traced */
@@ -212,6 +223,24 @@ size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
 char *strscpy_pad(char *d, const char *s, size_t n);
 int scnprintf(char *buf, size_t size, const char *fmt, ...);
+int vscnprintf(char *buf, size_t size, const char *fmt, __builtin_va_list ap);
+
+/* printk.c, version.c */
+#define KERN_SOH	"\001"
+#define KERN_EMERG	KERN_SOH "0"
+#define KERN_ERR	KERN_SOH "3"
+#define KERN_WARNING	KERN_SOH "4"
+#define KERN_NOTICE	KERN_SOH "5"
+#define KERN_INFO	KERN_SOH "6"
+#define KERN_DEBUG	KERN_SOH "7"
+int _printk(const char *fmt, ...);
+#define printk(fmt, ...) _printk(fmt, ##__VA_ARGS__)
+#define pr_err(fmt, ...) printk(KERN_ERR fmt, ##__VA_ARGS__)
+#define pr_notice(fmt, ...) printk(KERN_NOTICE fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...) printk(KERN_INFO fmt, ##__VA_ARGS__)
+void printk_init(void);
+extern const struct file_operations kmsg_fops;
+extern const char linux_banner[];
 const char *kbasename(const char *path);
 
 /* hostio.c */
@@ -254,6 +283,7 @@ void preempt_schedule_irq(void);
 int wake_up_process(struct task_struct *p);
 int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags);
 void wake_up_new_task(struct task_struct *p);
+void set_task_cpu(struct task_struct *p, int new_cpu);
 #define set_current_state(s) do { WRITE_ONCE(current->__state, (s)); barrier(); } while (0)
 struct task_struct *__switch_to(struct task_struct *prev, struct task_struct *next);
 void schedule_tail(struct task_struct *prev);
@@ -273,16 +303,19 @@ void tick_irq_enter(void);
 
 /* fork.c / exit.c / exec.c */
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu);
-long kernel_clone(struct pt_regs *regs);
+long kernel_clone(struct pt_regs *regs, unsigned long clone_flags);
 void __noreturn do_exit(long code);
 #define WNOHANG 1
 long do_wait(pid_t pid, int *ustatus, int options);
 bool has_reapable_child(void);
 void __noreturn do_group_exit(int code);
+void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec);
+#define set_task_comm(tsk, from) __set_task_comm(tsk, from, false)
 int kernel_execve(const char *filename, const char *const *argv, int argc, struct pt_regs *regs);
 void fork_init(void);
 struct task_struct *alloc_task(void);
 void put_task_struct(struct task_struct *t);
+void put_task_struct_rcu_user(struct task_struct *t);
 extern struct task_struct *init_task_p;
 
 /* fs.c */
@@ -315,8 +348,14 @@ void init_mm_internals(void);
 void kthreads_init(void);
 int kthreadd(void *unused);
 extern struct task_struct *kthreadd_task;
-void call_rcu_task(struct task_struct *t);
-void rcu_note_context_switch(int cpu);
+
+/* rcu.c */
+void call_rcu(struct rcu_head *head, rcu_callback_t func);
+void rcu_note_context_switch(bool preempt);
+void rcu_sched_clock_irq(int user);
+bool rcu_needs_cpu(void);
+void rcu_init(void);
+void rcu_spawn_gp_kthread(void);
 
 /* irq.c */
 void init_IRQ(void);

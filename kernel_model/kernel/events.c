@@ -26,6 +26,17 @@ static __always_inline long __trace_sched_switch_state(bool preempt, unsigned in
 	return state ? (1 << __builtin_ctz(state)) : 0;
 }
 
+/* strscpy_pad() for the writers: nothing they run may be traceable */
+static __always_inline void trace_strscpy_pad(char *d, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 1 < n && s[i]; i++)
+		d[i] = s[i];
+	for (; i < n; i++)
+		d[i] = 0;
+}
+
 static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned long *args)
 {
 	args[0] = regs->di; args[1] = regs->si; args[2] = regs->dx;
@@ -41,6 +52,7 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 #define __field(t, n) t n;
 #define __array(t, n, l) t n[l];
 #define __string(n, src) u32 __data_loc_##n;
+#define __dynamic_array(t, n, len) u32 __data_loc_##n;
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	struct trace_event_raw_##name { struct trace_entry ent; tstruct char __data[]; };
 #include "../include/trace/events.h"
@@ -48,6 +60,7 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 #undef __field
 #undef __array
 #undef __string
+#undef __dynamic_array
 
 /* pass 2: static keys and the fast-assign bodies */
 
@@ -83,12 +96,19 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 
 #define __field(t, n)
 #define __array(t, n, l)
-#define __string(n, src) __dyn_size += strlen(src) + 1;
-#define __assign_str(n, src) do { \
-	size_t __l = strlen(src) + 1; \
-	memcpy((char *)__entry + sizeof(*__entry), (src), __l); \
-	__entry->__data_loc_##n = (u32)sizeof(*__entry) | ((u32)__l << 16); \
-} while (0)
+/*
+ * The dynamic fields' data follow the record's fixed part, in their order: __loc_<name>
+ * (offset | length << 16, the field's __data_loc) is worked out with the sizes, before the
+ * record is reserved; the field itself is written when the data is.
+ */
+#define __dynamic_array(t, n, len) \
+	u32 __loc_##n = (u32)(sizeof(*__entry) + __dyn_size) | (u32)(sizeof(t) * (len)) << 16; \
+	__dyn_size += sizeof(t) * (len);
+#define __string(n, src) __dynamic_array(char, n, strlen(src) + 1)
+#define __get_dynamic_array(n) \
+	(__entry->__data_loc_##n = __loc_##n, (void *)((char *)__entry + (__loc_##n & 0xffff)))
+#define __get_str(n) ((char *)__get_dynamic_array(n))
+#define __assign_str(n, src) memcpy(__get_str(n), (src), __loc_##n >> 16)
 /*
  * trace_event_raw_event_<name>(): the common case (one trace array records
  * the event, no pid list applies, the ring's common case: trace_fast_check())
@@ -148,6 +168,11 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 #undef __field
 #undef __array
 #undef __string
+#undef __dynamic_array
+
+#undef __get_dynamic_array
+#undef __get_str
+#undef __assign_str
 
 /* pass 3: metadata, print fmt stringified as Linux does (REC-> for __entry->) */
 #undef TRACE_DEFINE_ENUM
@@ -172,6 +197,8 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 #define __field(t, n) { #t, #n, offsetof(__this_t, n), sizeof(t), is_signed_type(t), 0 },
 #define __array(t, n, l) { #t "[" __stringify(l) "]", #n, offsetof(__this_t, n), sizeof(t) * (l), is_signed_type(t), 0 },
 #define __string(n, src) { "__data_loc char[]", #n, offsetof(__this_t, __data_loc_##n), 4, 1, 0 },
+#define __dynamic_array(t, n, len) \
+	{ "__data_loc " #t "[]", #n, offsetof(__this_t, __data_loc_##n), 4, is_signed_type(t), 0 },
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	notrace __used const struct trace_event_meta *trace_event_define_fields_##name(void) \
 	{ \
@@ -187,6 +214,7 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 #undef __field
 #undef __array
 #undef __string
+#undef __dynamic_array
 #undef TRACE_SYSTEM
 #undef __entry
 

@@ -3,8 +3,14 @@
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
 
-#define CLONE_VM 0x00000100
+#define CSIGNAL		0x000000ff	/* the exit signal, not a flag */
+#define CLONE_VM	0x00000100
+#define CLONE_FS	0x00000200
+#define CLONE_FILES	0x00000400
+#define CLONE_UNTRACED	0x00800000
 #define SIGCHLD 17
+/* kthreadd's kernel threads: kernel_thread(fn, arg, CLONE_FS | CLONE_FILES | SIGCHLD) */
+#define KTHREAD_CLONE_FLAGS (CLONE_VM | CLONE_UNTRACED | CLONE_FS | CLONE_FILES)
 static pid_t last_pid;
 
 static struct kmem_cache *task_struct_cachep;
@@ -28,7 +34,6 @@ struct task_struct *alloc_task(void)
 	INIT_LIST_HEAD(&t->sibling);
 	INIT_LIST_HEAD(&t->tasks);
 	INIT_LIST_HEAD(&t->run_list);
-	INIT_LIST_HEAD(&t->rcu_node);
 	return t;
 }
 
@@ -71,7 +76,8 @@ static noinline struct pt_regs *copy_thread(struct task_struct *p, struct pt_reg
 	return regs;
 }
 
-static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)(void *), void *arg, const char *name)
+static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)(void *), void *arg,
+						 unsigned long clone_flags)
 {
 	struct task_struct *parent = current, *p = alloc_task();
 	unsigned long flags;
@@ -85,8 +91,9 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	p->uid = parent->uid;
 	p->cpu = -1;
 	p->__state = TASK_NEW;
-	memcpy(p->comm, name ? name : parent->comm, TASK_COMM_LEN);
-	p->comm[TASK_COMM_LEN - 1] = 0;
+	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
+	p->vruntime = parent->vruntime;
+	p->oom_score_adj = parent->oom_score_adj;
 	if (fn) {
 		p->flags = PF_KTHREAD;
 	} else {
@@ -106,6 +113,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		list_add_tail(&p->sibling, &parent->children);
 	list_add_tail(&p->tasks, &task_list);
 	spin_unlock_irqrestore(&sched_lock, flags);
+	trace_task_newtask(p, clone_flags);
 	return p;
 free_stack:
 	if (p->mm)
@@ -116,9 +124,9 @@ free_task:
 	return NULL;
 }
 
-long kernel_clone(struct pt_regs *regs)
+long kernel_clone(struct pt_regs *regs, unsigned long clone_flags)
 {
-	struct task_struct *p = copy_process(regs, NULL, NULL, NULL);
+	struct task_struct *p = copy_process(regs, NULL, NULL, clone_flags);
 
 	if (!p)
 		return -ENOMEM;
@@ -130,13 +138,15 @@ long kernel_clone(struct pt_regs *regs)
 
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu)
 {
-	struct task_struct *p = copy_process(NULL, fn, arg, name);
+	struct task_struct *p = copy_process(NULL, fn, arg, KTHREAD_CLONE_FLAGS);
 
 	if (!p)
 		return -ENOMEM;
 	p->cpu = cpu;
 	trace_sched_process_fork(current, p);
 	trace_pid_fork(current, p);
+	if (name)	/* kthread_create(): named once forked */
+		set_task_comm(p, name);
 	wake_up_new_task(p);
 	return p->pid;
 }
@@ -146,10 +156,10 @@ long __x64_sys_clone(struct pt_regs *regs)
 	/* fork-like clones only: threads (CLONE_VM) are not modelled */
 	if (regs->di & CLONE_VM || (regs->di & 0xff) != SIGCHLD || regs->si)
 		return -EINVAL;
-	return kernel_clone(regs);
+	return kernel_clone(regs, regs->di & ~CSIGNAL);
 }
 
 long __x64_sys_fork(struct pt_regs *regs)
 {
-	return kernel_clone(regs);
+	return kernel_clone(regs, 0);
 }

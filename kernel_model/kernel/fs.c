@@ -142,6 +142,7 @@ static struct inode inodes[] = {
 	PROCFILE("/proc/loadavg", proc_loadavg_show),
 	{ .path = "/dev/null", .i_mode = S_IFCHR | 0666, .i_fop = &null_fops },
 	{ .path = "/dev/zero", .i_mode = S_IFCHR | 0666, .i_fop = &zero_fops },
+	{ .path = "/dev/kmsg", .i_mode = S_IFCHR | 0644, .i_fop = &kmsg_fops },
 };
 
 /* ---- struct file lifetime ---- */

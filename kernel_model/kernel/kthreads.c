@@ -1,111 +1,11 @@
 /* Kernel threads and the small real work they do: kthreadd (starts programs
- * the host asked for), rcu_sched (grace periods), migration/N (moves waiting
- * tasks to idle cpus); ksoftirqd/N (softirq.c) and the kworkers
- * (workqueue.c) start here too. */
+ * the host asked for), migration/N (moves waiting tasks to idle cpus);
+ * ksoftirqd/N (softirq.c), rcu_sched (rcu.c) and the kworkers (workqueue.c)
+ * start here too. */
 #include "../include/kernel.h"
+#include "../include/trace/trace.h"
 
 struct task_struct *kthreadd_task;
-static struct task_struct *rcu_gp_task;
-
-/* ---- RCU: freed tasks wait until every busy cpu has switched once ---- */
-static spinlock_t rcu_lock;
-static LIST_HEAD(rcu_cblist);
-static u64 rcu_gp_seq, rcu_gp_completed;
-static volatile unsigned long rcu_qs_pending;
-
-void call_rcu_task(struct task_struct *t)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&rcu_lock, flags);
-	t->rcu_gp = rcu_gp_seq + 1;
-	list_add_tail(&t->rcu_node, &rcu_cblist);
-	spin_unlock_irqrestore(&rcu_lock, flags);
-	if (rcu_gp_task)
-		wake_up_process(rcu_gp_task);
-}
-
-notrace void rcu_note_context_switch(int cpu)
-{
-	if (rcu_qs_pending & (1UL << cpu))
-		__atomic_and_fetch(&rcu_qs_pending, ~(1UL << cpu), __ATOMIC_RELAXED);
-}
-
-static void rcu_do_batch(void)
-{
-	struct task_struct *t, *n;
-	unsigned long flags;
-	LIST_HEAD(done);
-
-	spin_lock_irqsave(&rcu_lock, flags);
-	list_for_each_entry_safe(t, n, &rcu_cblist, rcu_node)
-		if (t->rcu_gp <= rcu_gp_completed) {
-			list_del_init(&t->rcu_node);
-			list_add_tail(&t->rcu_node, &done);
-		}
-	spin_unlock_irqrestore(&rcu_lock, flags);
-	list_for_each_entry_safe(t, n, &done, rcu_node) {
-		if (t->stack)
-			free_thread_stack(t->stack);
-		put_task_struct(t);
-	}
-}
-
-/* Some callback waits for a grace period that has not completed yet. */
-static bool rcu_gp_needed(void)
-{
-	struct task_struct *t;
-	unsigned long flags;
-	bool needed = false;
-
-	spin_lock_irqsave(&rcu_lock, flags);
-	list_for_each_entry(t, &rcu_cblist, rcu_node)
-		if (t->rcu_gp > rcu_gp_completed) {
-			needed = true;
-			break;
-		}
-	spin_unlock_irqrestore(&rcu_lock, flags);
-	return needed;
-}
-
-static int rcu_gp_kthread(void *unused)
-{
-	for (;;) {
-		unsigned long flags;
-		unsigned long mask = 0;
-		int cpu;
-
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!rcu_gp_needed()) {
-			schedule();
-			continue;
-		}
-		set_current_state(TASK_RUNNING);
-		spin_lock_irqsave(&rcu_lock, flags);
-		rcu_gp_seq++;
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-			if (cpu != smp_processor_id() && cpu_data[cpu].rq.curr != cpu_data[cpu].rq.idle)
-				mask |= 1UL << cpu;
-		rcu_qs_pending = mask;
-		spin_unlock_irqrestore(&rcu_lock, flags);
-		while (READ_ONCE(rcu_qs_pending)) {
-			schedule_timeout_idle(1);
-			for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-				if (cpu_data[cpu].rq.curr == cpu_data[cpu].rq.idle)
-					rcu_note_context_switch(cpu);
-		}
-		rcu_gp_completed = rcu_gp_seq;
-		raise_softirq(RCU_SOFTIRQ);
-	}
-	return 0;
-}
-
-/* RCU_SOFTIRQ: the callbacks whose grace period completed */
-static void rcu_core_si(struct softirq_action *h)
-{
-	rcu_do_batch();
-}
-
 int migrate_one_task(void);
 
 static int cpu_stopper_thread(void *arg)
@@ -193,9 +93,8 @@ void kthreads_init(void)
 	char name[TASK_COMM_LEN];
 	int cpu;
 
-	open_softirq(RCU_SOFTIRQ, rcu_core_si);
 	softirq_init();
-	rcu_gp_task = find_task_by_pid(kernel_thread(rcu_gp_kthread, NULL, "rcu_sched", -1));
+	rcu_spawn_gp_kthread();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		struct task_struct *t;
 

@@ -40,11 +40,43 @@ static __always_inline void raw_spin_rq_unlock_irq(struct rq *rq)
 	local_irq_enable();
 }
 
+/* Another cpu is told by IPI, unless it is idle and polling need_resched (its idle loop
+ * between halts), which sees it without one. */
 static noinline notrace void resched_curr(int cpu)
 {
 	cpu_data[cpu].need_resched = 1;
-	if (cpu != smp_processor_id())
+	if (cpu == smp_processor_id())
+		return;
+	if (READ_ONCE(cpu_rq(cpu)->curr->polling))
+		trace_sched_wake_idle_without_ipi(cpu);
+	else
 		smp_send_reschedule(cpu);
+}
+
+/* The task runs on new_cpu from its next wakeup (sched_migrate_task when it moves). */
+void set_task_cpu(struct task_struct *p, int new_cpu)
+{
+	if (p->cpu != new_cpu)
+		trace_sched_migrate_task(p, new_cpu);
+	p->cpu = new_cpu;
+}
+
+/* The running task's time since it was last accounted (update_curr of CFS: vruntime
+ * advances as the time, every task having nice 0's weight). */
+static void update_curr(struct rq *rq, u64 now)
+{
+	struct task_struct *curr = rq->curr;
+	s64 delta_exec;
+
+	if (curr == rq->idle)
+		return;
+	delta_exec = now - curr->exec_start;
+	if (delta_exec <= 0)
+		return;
+	curr->exec_start = now;
+	curr->sum_exec_runtime += delta_exec;
+	curr->vruntime += delta_exec;
+	trace_sched_stat_runtime(curr, delta_exec, curr->vruntime);
 }
 
 static noinline void enqueue_task(struct rq *rq, struct task_struct *p)
@@ -72,7 +104,6 @@ static noinline void ttwu_do_activate(struct task_struct *p, int cpu)
 {
 	struct rq *rq = cpu_rq(cpu);
 
-	p->cpu = cpu;
 	p->on_rq = 1;
 	enqueue_task(rq, p);
 	if (rq->curr == rq->idle)
@@ -93,8 +124,13 @@ int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
 	trace_sched_waking(p);
 	success = 1;
 	WRITE_ONCE(p->__state, TASK_RUNNING);
-	if (!p->on_rq)
-		ttwu_do_activate(p, select_task_rq(p));
+	if (!p->on_rq) {
+		int cpu = select_task_rq(p);
+
+		if (p->cpu != cpu)
+			set_task_cpu(p, cpu);
+		ttwu_do_activate(p, cpu);
+	}
 	trace_sched_wakeup(p);
 out:
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -150,6 +186,7 @@ static noinline notrace void finish_task_switch(struct task_struct *prev)
 	if (!dead)
 		prev->on_cpu = 0;
 	current->exec_start = pc->h.now_ns;
+	current->prev_sum_exec_runtime = current->sum_exec_runtime;
 	raw_spin_rq_unlock_irq(&pc->rq);
 	if (dead) {
 		/*
@@ -164,7 +201,7 @@ static noinline notrace void finish_task_switch(struct task_struct *prev)
 			mmput(prev->mm), prev->mm = NULL;
 		if (prev->exit_state == EXIT_DEAD) {
 			prev->on_cpu = 0;
-			call_rcu_task(prev);	/* stack and task freed after a grace period */
+			put_task_struct_rcu_user(prev);	/* stack and task freed after a grace period */
 		} else {
 			struct task_struct *parent = prev->parent;
 
@@ -198,9 +235,11 @@ static notrace void __schedule(bool preempt)
 	unsigned int prev_state;
 
 	local_irq_disable();
+	rcu_note_context_switch(preempt);
 	raw_spin_rq_lock(rq);
 	pc->need_resched = 0;
 	prev_state = prev->__state;
+	update_curr(rq, pc->h.now_ns);
 	if (!preempt && prev_state != TASK_RUNNING) {
 		prev->on_rq = 0;
 		if (prev != rq->idle)
@@ -213,7 +252,6 @@ static notrace void __schedule(bool preempt)
 	}
 	rq->curr = next;
 	pc->stat_ctxt++;
-	rcu_note_context_switch(pc->h.cpu);
 	if (static_branch_unlikely(&trace_cmdline_key))	/* Linux's probe_sched_switch */
 		tracing_record_taskinfo_sched_switch(prev, next);
 	trace_sched_switch(preempt, prev, next, prev_state);
@@ -261,8 +299,9 @@ void scheduler_tick(void)
 
 	raw_spin_rq_lock(rq);
 	rq->clock = pc->h.now_ns;
+	update_curr(rq, rq->clock);
 	if (curr != rq->idle && !list_empty(&rq->queue) &&
-	    rq->clock - curr->exec_start >= SCHED_SLICE_NS)
+	    curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= SCHED_SLICE_NS)
 		pc->need_resched = 1;
 	/* an idle sibling while tasks wait here: let the migration thread balance */
 	if (rq->nr_running > 1 && pc->migration && pc->migration->__state == TASK_INTERRUPTIBLE) {
@@ -294,7 +333,7 @@ int migrate_one_task(void)
 				continue;
 			list_del_init(&p->run_list);
 			pc->rq.nr_running--;
-			p->cpu = cpu;
+			set_task_cpu(p, cpu);
 			enqueue_task(cpu_rq(cpu), p);
 			resched_curr(cpu);
 			moved = 1;
@@ -341,9 +380,13 @@ static notrace void do_idle(void)
 {
 	struct percpu *pc = this_cpu();
 
+	/* polling need_resched: a waker needs no IPI (sched_wake_idle_without_ipi) */
+	WRITE_ONCE(current->polling, 1);
 	tick_nohz_idle_enter();
 	while (!READ_ONCE(pc->need_resched)) {
 		local_irq_disable();
+		/* about to halt: from here on an IPI must wake it */
+		WRITE_ONCE(current->polling, 0);
 		if (READ_ONCE(pc->need_resched)) {
 			local_irq_enable();
 			break;
@@ -356,8 +399,10 @@ static notrace void do_idle(void)
 		asm volatile("sti; hlt" ::: "memory");	/* default_idle: safe_halt */
 		local_irq_disable();
 		tick_broadcast_exit();
+		WRITE_ONCE(current->polling, 1);
 		local_irq_enable();
 	}
+	WRITE_ONCE(current->polling, 0);
 	tick_nohz_idle_exit();
 	schedule_idle();
 }

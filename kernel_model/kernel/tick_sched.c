@@ -55,6 +55,7 @@ static void tick_sched_do_timer(struct tick_sched *ts, ktime_t now)
 static void update_process_times(int user_tick)
 {
 	run_local_timers();
+	rcu_sched_clock_irq(user_tick);
 	scheduler_tick();
 }
 
@@ -120,6 +121,8 @@ static u64 tick_nohz_next_event(struct tick_sched *ts, int cpu, ktime_t now)
 			next_hr = t->expires;
 			break;
 		}
+	if (rcu_needs_cpu())	/* RCU callbacks wait: the next tick notices them done */
+		return READ_ONCE(tick_next_period);
 	return min(next_tmr, next_hr);
 }
 

@@ -23,3 +23,26 @@ def test_spin_lock_glob_finds_what_linux_has(image):
     found = sorted(fnmatch.filter(image.mcount_sites, "*spin_lock*"))
     assert {"_raw_spin_lock", "_raw_spin_lock_irq", "_raw_spin_lock_irqsave",
             "native_queued_spin_lock_slowpath"} <= set(found)
+
+
+def test_three_cpus_spinning_on_a_lock_queue_and_record_the_contention(make_machine):
+    """On 4 cpus, programs starting and stopping take the scheduler's lock on all of them: a
+    cpu whose slice ended inside the lock keeps it while the others spin, and the third
+    contender queues (native_queued_spin_lock_slowpath), with contention_begin/end."""
+    import time
+
+    from guest_events import EventCapture
+    m = make_machine(cpus=4, workload="default")
+    cap = EventCapture(m)
+    cap.enable("lock:contention_begin", "lock:contention_end")
+    sched_lock = m.image.lookup("sched_lock").addr
+    recs, deadline = [], time.monotonic() + 30
+    while not any(r.event == "lock:contention_end" for r in recs) and time.monotonic() < deadline:
+        for proc in [m.spawn(["dd", "if=/etc/passwd", "of=/dev/null", "bs=1", "count=200"]) for _ in range(6)]:
+            proc.wait(30)
+        recs += cap.records()
+    begin = next(r for r in recs if r.event == "lock:contention_begin")
+    assert begin.fields["flags"] == 1  # LCB_F_SPIN
+    ends = [r for r in recs if r.event == "lock:contention_end" and r.cpu == begin.cpu and r.ts > begin.ts]
+    assert ends and ends[0].fields["lock_addr"] == begin.fields["lock_addr"] and ends[0].fields["ret"] == 0
+    assert any(r.fields["lock_addr"] == sched_lock for r in recs)

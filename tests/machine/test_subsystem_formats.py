@@ -8,7 +8,7 @@ import pytest
 from tracefs_sim.trace.events import EventRegistry
 
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "linux-6.1-formats-subsystems.txt"
-SYSTEMS = ("lock", "irq", "irq_vectors", "timer", "workqueue", "kmem", "sched")
+SYSTEMS = ("lock", "irq", "irq_vectors", "timer", "workqueue", "kmem", "task", "sched", "rcu", "printk")
 
 
 def reference_formats() -> dict[str, str]:

@@ -323,3 +323,13 @@ def test_enum_names_the_kernel_printer_knows():
     assert printer.format({"mode": 0}) == "mode=ABS"
     with pytest.raises(PrintFmtError):
         compile_print_fmt(fmt, fields)
+
+
+def test_a_string_recorded_by_address_prints_from_the_kernels_strings():
+    """rcu_utilization's `const char *s`: %s prints the kernel's string at that address (its
+    tracepoint_string()s); NULL prints "(null)", an address the host cannot read "(efault)"."""
+    fields = [FieldDesc("const char *", "s", 8, 8, False)]
+    printer = compile_print_fmt('"%s", REC->s', fields, strings={0xFFFFFFFF81020000: "Start RCU core"})
+    assert printer.format({"s": 0xFFFFFFFF81020000}) == "Start RCU core"
+    assert printer.format({"s": 0}) == "(null)"
+    assert printer.format({"s": 0xFFFFFFFF81020001}) == "(efault)"

@@ -102,21 +102,96 @@ TRACE_EVENT(sched_process_exec,
 		  __entry->pid, __entry->old_pid)
 )
 
-TRACE_EVENT(sched_process_exit,
-	TP_PROTO(struct task_struct *p),
-	TP_ARGS(p),
+#define SCHED_PROCESS_TEMPLATE(ev) \
+TRACE_EVENT(ev, \
+	TP_PROTO(struct task_struct *p), \
+	TP_ARGS(p), \
+	TP_STRUCT__entry( \
+		__array(	char,	comm,	TASK_COMM_LEN	) \
+		__field(	pid_t,	pid			) \
+		__field(	int,	prio			) \
+	), \
+	TP_fast_assign( \
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN); \
+		__entry->pid		= p->pid; \
+		__entry->prio		= p->prio; \
+	), \
+	TP_printk("comm=%s pid=%d prio=%d", \
+		  __entry->comm, __entry->pid, __entry->prio) \
+)
+SCHED_PROCESS_TEMPLATE(sched_process_exit)
+SCHED_PROCESS_TEMPLATE(sched_process_free)
+
+TRACE_EVENT(sched_process_wait,
+	TP_PROTO(pid_t pid),
+	TP_ARGS(pid),
 	TP_STRUCT__entry(
 		__array(	char,	comm,	TASK_COMM_LEN	)
 		__field(	pid_t,	pid			)
 		__field(	int,	prio			)
 	),
 	TP_fast_assign(
-		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
-		__entry->pid		= p->pid;
-		__entry->prio		= p->prio;
+		memcpy(__entry->comm, current->comm, TASK_COMM_LEN);
+		__entry->pid		= pid;
+		__entry->prio		= current->prio;
 	),
 	TP_printk("comm=%s pid=%d prio=%d",
 		  __entry->comm, __entry->pid, __entry->prio)
+)
+
+TRACE_EVENT(sched_migrate_task,
+	TP_PROTO(struct task_struct *p, int dest_cpu),
+	TP_ARGS(p, dest_cpu),
+	TP_STRUCT__entry(
+		__array(	char,	comm,	TASK_COMM_LEN	)
+		__field(	pid_t,	pid			)
+		__field(	int,	prio			)
+		__field(	int,	orig_cpu		)
+		__field(	int,	dest_cpu		)
+	),
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid		= p->pid;
+		__entry->prio		= p->prio;
+		__entry->orig_cpu	= p->cpu;
+		__entry->dest_cpu	= dest_cpu;
+	),
+	TP_printk("comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d",
+		  __entry->comm, __entry->pid, __entry->prio,
+		  __entry->orig_cpu, __entry->dest_cpu)
+)
+
+TRACE_EVENT(sched_stat_runtime,
+	TP_PROTO(struct task_struct *tsk, u64 runtime, u64 vruntime),
+	TP_ARGS(tsk, runtime, vruntime),
+	TP_STRUCT__entry(
+		__array( char,	comm,	TASK_COMM_LEN	)
+		__field( pid_t,	pid			)
+		__field( u64,	runtime			)
+		__field( u64,	vruntime			)
+	),
+	TP_fast_assign(
+		memcpy(__entry->comm, tsk->comm, TASK_COMM_LEN);
+		__entry->pid		= tsk->pid;
+		__entry->runtime	= runtime;
+		__entry->vruntime	= vruntime;
+	),
+	TP_printk("comm=%s pid=%d runtime=%Lu [ns] vruntime=%Lu [ns]",
+			__entry->comm, __entry->pid,
+			(unsigned long long)__entry->runtime,
+			(unsigned long long)__entry->vruntime)
+)
+
+TRACE_EVENT(sched_wake_idle_without_ipi,
+	TP_PROTO(int cpu),
+	TP_ARGS(cpu),
+	TP_STRUCT__entry(
+		__field(	int,	cpu	)
+	),
+	TP_fast_assign(
+		__entry->cpu	= cpu;
+	),
+	TP_printk("cpu=%d", __entry->cpu)
 )
 
 #undef TRACE_SYSTEM
@@ -297,3 +372,6 @@ TRACE_EVENT(kfree,
 #include "events/irq_vectors.h"
 #include "events/timer.h"
 #include "events/workqueue.h"
+#include "events/task.h"
+#include "events/rcu.h"
+#include "events/printk.h"

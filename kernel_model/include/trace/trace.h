@@ -70,6 +70,14 @@ struct trace_eval_map {
 	unsigned long in_format;	/* 1: TRACE_DEFINE_ENUM */
 };
 
+/*
+ * tracepoint_string(): a constant string an event records by address (rcu_utilization's);
+ * the __tracepoint_str section lists them, for printk_formats and the printers.
+ */
+#define __tracepoint_string __used __section("__tracepoint_str")
+#define tracepoint_string(str) \
+	({ static const char *___tp_str __tracepoint_string = str; ___tp_str; })
+
 #define __stringify_1(x...) #x
 #define __stringify(x...) __stringify_1(x)
 #define TP_PROTO(args...) args

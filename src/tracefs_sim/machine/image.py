@@ -303,6 +303,16 @@ class KernelImage:
             events[(desc.system, desc.name)] = (desc, file)
         return events
 
+    @cached_property
+    def tracepoint_strings(self) -> dict[int, str]:
+        """The constant strings events record by address (tracepoint_string(), the
+        __tracepoint_str section's pointers): address -> text, in the section's order."""
+        start, stop = self.lookup("__start___tracepoint_str"), self.lookup("__stop___tracepoint_str")
+        if start is None or stop is None:
+            return {}
+        pointers = struct.unpack(f"<{(stop.addr - start.addr) // 8}Q", self.read(start.addr, stop.addr - start.addr))
+        return {addr: self.cstring(addr) for addr in pointers}
+
     def event_file(self, event: EventDesc) -> int:
         """Address of the event's struct trace_event_file (enable bits, id) in the guest."""
         return self._event_files[(event.system, event.name)][1]

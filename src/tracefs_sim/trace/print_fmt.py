@@ -430,6 +430,8 @@ class _Parser:
             return _Expr(read, _Array(elem))
         if field.size not in (1, 2, 4, 8):
             raise PrintFmtError(f"field {name!r} of size {field.size} used as a number")
+        if "*" in ftype and field.size == 8:  # a pointer: %s of it prints the string it points to
+            return _Expr(_ULONG.code(read), _Ptr(64, False))
         t = _Int(8 * field.size, bool(field.is_signed))
         return _Expr(t.code(read), t)
 
@@ -763,6 +765,16 @@ def _pointer_conversion(ext: str, flags: int, width: int, precision: int) -> _Po
     raise PrintFmtError(f"unsupported %p{ext}")
 
 
+def _kernel_string(strings: Mapping[int, str]) -> Callable[[int], str]:
+    """The kernel's string at an address (string() of vsprintf): "(null)" for NULL, the
+    known constant strings, "(efault)" for any other address, which the host cannot read."""
+    def text(addr: int) -> str:
+        if addr == 0:
+            return "(null)"
+        return strings.get(addr, "(efault)")
+    return text
+
+
 class PrintFmt:
     """A compiled print fmt: one generated function per event."""
 
@@ -785,17 +797,20 @@ class PrintFmt:
 
 
 def compile_print_fmt(print_fmt: str, fields: Sequence[FieldLike],
-                      names: Mapping[str, int] | None = None) -> PrintFmt:
+                      names: Mapping[str, int] | None = None,
+                      strings: Mapping[int, str] | None = None) -> PrintFmt:
     """Compile what follows ``print fmt: `` in a format file, for an event with these fields.
     names: the enum constants the format names and the kernel's compiled printer knows (those
-    no eval map replaced in the format: hrtimer modes, say)."""
+    no eval map replaced in the format: hrtimer modes, say); strings: the kernel's constant
+    strings by address, for a `%s` of a pointer field (rcu_utilization's)."""
     try:
-        return _compile(print_fmt, fields, names or {})
+        return _compile(print_fmt, fields, names or {}, strings or {})
     except RecursionError:  # the parser recurses per nesting level
         raise PrintFmtError("expression nests too deeply") from None
 
 
-def _compile(print_fmt: str, fields: Sequence[FieldLike], names: Mapping[str, int]) -> PrintFmt:
+def _compile(print_fmt: str, fields: Sequence[FieldLike], names: Mapping[str, int],
+             strings: Mapping[int, str]) -> PrintFmt:
     tokens = _tokenize(print_fmt)
     if tokens[0][0] != "str":
         raise PrintFmtError("a print fmt starts with a string literal")
@@ -834,6 +849,8 @@ def _compile(print_fmt: str, fields: Sequence[FieldLike], names: Mapping[str, in
             raise PrintFmtError("more conversions than arguments")
         arg = args[used]
         used += 1
+        if m.group(5) == "s" and isinstance(arg.type, _Ptr):  # a char * the kernel dereferences
+            arg = _Expr(f"{ns.bind(_kernel_string(strings))}({_wrap(arg, _ULONG)})", _STR)
         spec, operand = _conversion(ns, m, arg, ptr_ext)
         if arg.is_const and m.group(5) != "p":  # %p of a constant still needs the hash key
             template.append((spec % eval(operand, ns.names)).replace("%", "%%"))  # noqa: S307

@@ -44,7 +44,7 @@ class TracingSystem:
             ftrace_sites, None if dispatcher is None else machine.image.kallsyms_lookup(dispatcher.addr)[2])
         self.tracers = TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace_sites is not None else (NOP,))
         self._irq_text = _section(machine.image, "__irqentry_text")
-        self.registry = EventRegistry(machine.image.events)
+        self.registry = EventRegistry(machine.image.events, machine.image.tracepoint_strings)
         self.clocks = TraceClocks(machine.now_ns, realtime_at_boot_ns=realtime_at_boot_ns)
         self.cmdlines = SavedCmdlines()
         self.guest = getattr(machine, "tracing", None)
