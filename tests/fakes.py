@@ -82,7 +82,7 @@ class FakeSymbol:
 def _fake_symbols() -> list:
     return [FakeSymbol("_stext", 0xFFFFFFFF81000000, 0x100), FakeSymbol("kmalloc_trace", 0xFFFFFFFF81001200, 0x80),
             FakeSymbol("vfs_read", 0xFFFFFFFF81002000, 0x200),
-            FakeSymbol("version", 0xFFFFFFFF81010000, len(FAKE_VERSION) + 1, "r")]
+            FakeSymbol("linux_banner", 0xFFFFFFFF81010000, len(FAKE_VERSION) + 1, "D")]
 
 
 FAKE_VERSION = (b"Linux version 6.1.0-tracefs-sim (gcc (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40)"
@@ -158,8 +158,8 @@ class FakeMachine:
         return ""
 
     def read_memory(self, vaddr: int, size: int) -> bytes:
-        """Only the kernel's version string lives in this fake's memory."""
-        symbol = self.image.lookup("version")
+        """Only the kernel's banner lives in this fake's memory."""
+        symbol = self.image.lookup("linux_banner")
         if not (symbol.addr <= vaddr and vaddr + size <= symbol.addr + symbol.size):
             raise ValueError(f"{vaddr:#x}+{size} is not kernel memory")
         data = FAKE_VERSION + b"\0"

@@ -241,6 +241,18 @@ int _printk(const char *fmt, ...);
 void printk_init(void);
 extern const struct file_operations kmsg_fops;
 extern const char linux_banner[];
+extern const char linux_proc_banner[];
+#define __NEW_UTS_LEN 64
+struct new_utsname {
+	char sysname[__NEW_UTS_LEN + 1];
+	char nodename[__NEW_UTS_LEN + 1];
+	char release[__NEW_UTS_LEN + 1];
+	char version[__NEW_UTS_LEN + 1];
+	char machine[__NEW_UTS_LEN + 1];
+	char domainname[__NEW_UTS_LEN + 1];
+};
+struct uts_namespace { struct new_utsname name; };
+extern struct uts_namespace init_uts_ns;
 const char *kbasename(const char *path);
 
 /* hostio.c */

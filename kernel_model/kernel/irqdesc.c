@@ -20,6 +20,8 @@ void irq_set_handler(unsigned int irq, irq_flow_handler_t handle, const char *na
 {
 	struct irq_desc *desc = irq_to_desc(irq);
 
+	if (!desc)
+		return;
 	desc->irq = irq;
 	desc->handle_irq = handle;
 	desc->name = name;

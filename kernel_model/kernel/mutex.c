@@ -139,7 +139,7 @@ static void __mutex_handoff(struct mutex *lock, struct task_struct *task)
 }
 
 /* The owner may let go soon while it runs; stop when it sleeps or we should. */
-static noinline bool mutex_spin_on_owner(struct mutex *lock, struct task_struct *owner, struct mutex_waiter *waiter)
+static noinline bool mutex_spin_on_owner(struct mutex *lock, struct task_struct *owner)
 {
 	while (__mutex_owner(lock) == owner) {
 		barrier();
@@ -170,7 +170,7 @@ static __always_inline bool mutex_optimistic_spin(struct mutex *lock, struct mut
 
 		if (!owner)
 			return true;
-		if (!mutex_spin_on_owner(lock, owner, waiter))
+		if (!mutex_spin_on_owner(lock, owner))
 			goto fail;
 		cpu_relax();
 	}
@@ -183,7 +183,7 @@ fail:
 	return false;
 }
 
-static noinline int __mutex_lock(struct mutex *lock, unsigned int state, unsigned int subclass,
+static noinline int __sched __mutex_lock(struct mutex *lock, unsigned int state, unsigned int subclass,
 				 void *nest_lock, unsigned long ip)
 {
 	struct mutex_waiter waiter;
@@ -233,12 +233,12 @@ skip_wait:
 	return 0;
 }
 
-static noinline void __mutex_lock_slowpath(struct mutex *lock)
+static noinline void __sched __mutex_lock_slowpath(struct mutex *lock)
 {
 	__mutex_lock(lock, TASK_UNINTERRUPTIBLE, 0, NULL, _RET_IP_);
 }
 
-void mutex_lock(struct mutex *lock)
+void __sched mutex_lock(struct mutex *lock)
 {
 	unsigned long zero = 0;
 
@@ -247,12 +247,12 @@ void mutex_lock(struct mutex *lock)
 		__mutex_lock_slowpath(lock);
 }
 
-int mutex_trylock(struct mutex *lock)
+int __sched mutex_trylock(struct mutex *lock)
 {
 	return __mutex_trylock(lock);
 }
 
-static noinline void __mutex_unlock_slowpath(struct mutex *lock, unsigned long ip)
+static noinline void __sched __mutex_unlock_slowpath(struct mutex *lock, unsigned long ip)
 {
 	struct task_struct *next = NULL;
 	unsigned long owner = READ_ONCE(lock->owner);
@@ -278,7 +278,7 @@ static noinline void __mutex_unlock_slowpath(struct mutex *lock, unsigned long i
 		wake_up_process(next);
 }
 
-void mutex_unlock(struct mutex *lock)
+void __sched mutex_unlock(struct mutex *lock)
 {
 	unsigned long curr = (unsigned long)current;
 

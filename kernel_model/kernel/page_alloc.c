@@ -14,7 +14,7 @@
 #define PTE_ADDR 0x000ffffffffff000UL
 #define PTE_NX (1UL << 63)
 
-unsigned long vmemmap_base = __VMEMMAP_BASE_L4;
+unsigned long vmemmap_base __ro_after_init = __VMEMMAP_BASE_L4;
 static u64 page_bitmap[MAX_PAGES / 64];
 static u64 first_pfn, last_pfn, next_hint;
 u64 nr_free_pages;

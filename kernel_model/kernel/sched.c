@@ -227,7 +227,7 @@ static noinline notrace struct task_struct *context_switch(struct rq *rq, struct
 	return __switch_to_asm(prev, next);
 }
 
-static notrace void __schedule(bool preempt)
+static notrace void __sched __schedule(bool preempt)
 {
 	struct percpu *pc = this_cpu();
 	struct rq *rq = &pc->rq;
@@ -261,7 +261,7 @@ static notrace void __schedule(bool preempt)
 
 /* Every task switches out and back in at the same preempt depth (this one,
  * plus the scheduler lock): the count is per cpu and carries over. */
-void schedule(void)
+void __sched schedule(void)
 {
 	preempt_disable();
 	__schedule(false);
@@ -269,7 +269,7 @@ void schedule(void)
 }
 
 /* schedule() from code that holds a preempt_disable() (mutex_lock's sleep) */
-void schedule_preempt_disabled(void)
+void __sched schedule_preempt_disabled(void)
 {
 	preempt_enable_no_resched();
 	schedule();
@@ -277,7 +277,7 @@ void schedule_preempt_disabled(void)
 }
 
 /* Called on return from an interrupt to user mode when need_resched is set. */
-void preempt_schedule_irq(void)
+void __sched preempt_schedule_irq(void)
 {
 	preempt_disable();
 	__schedule(true);
@@ -407,7 +407,7 @@ static notrace void do_idle(void)
 	schedule_idle();
 }
 
-noinline void schedule_idle(void)
+noinline void __sched schedule_idle(void)
 {
 	__schedule(false);
 }

@@ -14,7 +14,7 @@ struct semaphore_waiter {
 };
 
 /* sem->lock held, interrupts off; dropped while asleep */
-static int __down(struct semaphore *sem)
+static int __sched __down(struct semaphore *sem)
 {
 	struct semaphore_waiter waiter;
 
@@ -34,7 +34,7 @@ static int __down(struct semaphore *sem)
 	return 0;
 }
 
-void down(struct semaphore *sem)
+void __sched down(struct semaphore *sem)
 {
 	unsigned long flags;
 
@@ -47,7 +47,7 @@ void down(struct semaphore *sem)
 }
 
 /* 0: taken; 1: none left */
-int down_trylock(struct semaphore *sem)
+int __sched down_trylock(struct semaphore *sem)
 {
 	unsigned long flags;
 	int count;
@@ -61,7 +61,7 @@ int down_trylock(struct semaphore *sem)
 }
 
 /* The unit goes to the first waiter; sem->lock held.  Its task, to wake. */
-static noinline struct task_struct *__up(struct semaphore *sem)
+static noinline struct task_struct *__sched __up(struct semaphore *sem)
 {
 	struct semaphore_waiter *waiter = list_first_entry(&sem->wait_list, struct semaphore_waiter, list);
 
@@ -70,7 +70,7 @@ static noinline struct task_struct *__up(struct semaphore *sem)
 	return waiter->task;
 }
 
-void up(struct semaphore *sem)
+void __sched up(struct semaphore *sem)
 {
 	struct task_struct *wake = NULL;
 	unsigned long flags;

@@ -24,7 +24,7 @@ static DEFINE_MUTEX(slab_mutex);		/* slab_caches, cache creation */
 static LIST_HEAD(slab_caches);
 static struct kmem_cache kmem_cache_boot = { .name = "kmem_cache" };
 static struct kmem_cache *kmem_cache = &kmem_cache_boot;	/* the caches' own cache */
-struct kmem_cache *kmalloc_caches[KMALLOC_SHIFT_HIGH + 1];
+struct kmem_cache *kmalloc_caches[KMALLOC_SHIFT_HIGH + 1] __ro_after_init;
 
 /* The order of a cache's slabs: the smallest that holds enough objects, costly ones aside. */
 static unsigned int calculate_order(unsigned int size)

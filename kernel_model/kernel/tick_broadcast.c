@@ -9,6 +9,7 @@
  */
 #include "../include/kernel.h"
 #include "../include/clockchips.h"
+#include "../include/bitops.h"
 
 static raw_spinlock_t tick_broadcast_lock;
 static struct clock_event_device *tick_broadcast_device;
@@ -42,14 +43,15 @@ static void tick_handle_oneshot_broadcast(struct clock_event_device *dev)
 {
 	u64 now, next_event = KTIME_MAX;
 	unsigned long due = 0, mask;
-	int cpu, next_cpu = 0;
+	unsigned long cpu;
+	int next_cpu = 0;
 	bool bc_local;
 
 	raw_spin_lock(&tick_broadcast_lock);
 	dev->next_event = KTIME_MAX;
 	now = ktime_get();
-	for (mask = tick_broadcast_oneshot_mask; mask; mask &= mask - 1) {
-		cpu = __builtin_ctzl(mask);
+	mask = tick_broadcast_oneshot_mask;
+	for_each_set_bit(cpu, &mask, NR_CPUS) {
 		if (lapic_events[cpu].next_event <= now) {
 			due |= 1UL << cpu;
 			tick_broadcast_pending_mask |= 1UL << cpu;

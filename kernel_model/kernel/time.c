@@ -205,7 +205,7 @@ static void hrtimer_sleeper_start_expires(struct hrtimer_sleeper *sl, enum hrtim
 	hrtimer_start_range_ns(&sl->timer, sl->timer.softexpires, sl->timer.expires - sl->timer.softexpires, mode);
 }
 
-noinline int schedule_hrtimeout_range_clock(ktime_t *expires, u64 delta, enum hrtimer_mode mode, clockid_t clock_id)
+noinline int __sched schedule_hrtimeout_range_clock(ktime_t *expires, u64 delta, enum hrtimer_mode mode, clockid_t clock_id)
 {
 	struct hrtimer_sleeper t;
 
@@ -223,14 +223,14 @@ noinline int schedule_hrtimeout_range_clock(ktime_t *expires, u64 delta, enum hr
 	return !t.task ? 0 : -EINTR;
 }
 
-int schedule_hrtimeout_range(ktime_t *expires, u64 delta, enum hrtimer_mode mode)
+int __sched schedule_hrtimeout_range(ktime_t *expires, u64 delta, enum hrtimer_mode mode)
 {
 	return schedule_hrtimeout_range_clock(expires, delta, mode, CLOCK_MONOTONIC);
 }
 
 struct __kernel_timespec { s64 tv_sec; long tv_nsec; };
 
-static noinline long do_nanosleep(struct hrtimer_sleeper *t, enum hrtimer_mode mode)
+static noinline long __sched do_nanosleep(struct hrtimer_sleeper *t, enum hrtimer_mode mode)
 {
 	do {
 		set_current_state(TASK_INTERRUPTIBLE);

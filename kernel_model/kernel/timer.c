@@ -8,6 +8,7 @@
  */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/bitops.h"
 
 #define LVL_CLK_SHIFT	3
 #define LVL_CLK_DIV	(1UL << LVL_CLK_SHIFT)
@@ -83,15 +84,13 @@ static unsigned int calc_wheel_index(unsigned long expires, unsigned long clk,
 /* The distance from clk to the next pending bucket of a level (wrapping), or -1. */
 static int next_pending_bucket(struct timer_base *base, unsigned int offset, unsigned int clk)
 {
-	unsigned int i;
+	unsigned int pos, start = offset + clk, end = offset + LVL_SIZE;
 
-	for (i = 0; i < LVL_SIZE; i++) {
-		unsigned int idx = offset + ((clk + i) & LVL_MASK);
-
-		if (base->pending_map[idx / 64] & (1UL << (idx % 64)))
-			return i;
-	}
-	return -1;
+	pos = find_next_bit(base->pending_map, end, start);
+	if (pos < end)
+		return pos - start;
+	pos = find_next_bit(base->pending_map, start, offset);
+	return pos < start ? pos + LVL_SIZE - start : -1;
 }
 
 /* The earliest expiry of a pending bucket, level by level (a coarser level's clock rounds up). */
@@ -309,7 +308,7 @@ static int collect_expired_timers(struct timer_base *base, struct list_head *hea
 	return levels;
 }
 
-static void __run_timers(struct timer_base *base)
+static noinline void __run_timers(struct timer_base *base)
 {
 	struct list_head heads[LVL_DEPTH];
 	int levels;
@@ -380,7 +379,7 @@ static void process_timeout(struct timer_list *t)
 }
 
 /* Sleep (in the state the caller set) for timeout jiffies at most; the jiffies left. */
-long schedule_timeout(long timeout)
+long __sched schedule_timeout(long timeout)
 {
 	struct process_timer timer;
 	unsigned long expire;
@@ -404,7 +403,7 @@ long schedule_timeout(long timeout)
 	return timeout < 0 ? 0 : timeout;
 }
 
-long schedule_timeout_idle(long timeout)
+long __sched schedule_timeout_idle(long timeout)
 {
 	set_current_state(TASK_IDLE);
 	return schedule_timeout(timeout);

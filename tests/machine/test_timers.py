@@ -36,7 +36,7 @@ def test_the_wheel_runs_vmstats_timers_in_the_timer_softirq(make_machine):
     assert symbol(m, entry.fields["function"]) == "delayed_work_timer_fn"
     assert entry.fields["common_flags"] & SOFTIRQ
     assert entry.fields["now"] >= entry.fields["baseclk"] >= INITIAL_JIFFIES
-    mine = [r.event for r in recs if r.fields["timer"] == timer]
+    mine = [r.event for r in recs if r.fields["timer"] == timer and r.cpu == entry.cpu]
     at = mine.index("timer:timer_expire_entry")
     assert mine[at - 1:at + 2] == ["timer:timer_cancel", "timer:timer_expire_entry", "timer:timer_expire_exit"]
     starts = [r for r in recs if r.event == "timer:timer_start" and r.fields["timer"] == timer]

@@ -15,9 +15,9 @@ from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 
 
 def kernel_identity(machine) -> KernelIdentity:
-    """The release and preemption model from the emulated kernel's /proc/version text (its
-    `version` string: "Linux version RELEASE (...) #1 SMP PREEMPT_DYNAMIC ...")."""
-    symbol = machine.image.lookup("version")
+    """The release and preemption model from the emulated kernel's banner (`linux_banner`:
+    "Linux version RELEASE (...) #1 SMP PREEMPT_DYNAMIC ...", as /proc/version reads)."""
+    symbol = machine.image.lookup("linux_banner")
     text = machine.read_memory(symbol.addr, symbol.size).split(b"\0", 1)[0].decode()
     release = text.split()[2]
     build = text.partition(" #")[2]
