@@ -84,7 +84,7 @@ class FakeSymbol:
 def _fake_symbols() -> list:
     return [FakeSymbol("_stext", 0xFFFFFFFF81000000, 0x100), FakeSymbol("kmalloc_trace", 0xFFFFFFFF81001200, 0x80),
             FakeSymbol("vfs_read", 0xFFFFFFFF81002000, 0x200),
-            FakeSymbol("version", 0xFFFFFFFF81010000, len(FAKE_VERSION) + 1, "r")]
+            FakeSymbol("linux_banner", 0xFFFFFFFF81010000, len(FAKE_VERSION) + 1, "D")]
 
 
 FAKE_VERSION = (b"Linux version 6.1.0-tracefs-sim (gcc (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40)"
@@ -96,6 +96,9 @@ class FakeImage:
     events: list[EventDesc] = field(default_factory=real_event_descs)
     symbols: list = field(default_factory=_fake_symbols)
     mcount_sites: dict = field(default_factory=dict)
+    # tracepoint_string()s: what printk_formats lists
+    tracepoint_strings: dict = field(default_factory=lambda: {0xFFFFFFFF81020000: "Start scheduler-tick",
+                                                              0xFFFFFFFF81020015: 'a "quoted"\ttab'})
 
     def lookup(self, name: str):
         return next((s for s in self.symbols if s.name == name), None)
@@ -157,8 +160,8 @@ class FakeMachine:
         return ""
 
     def read_memory(self, vaddr: int, size: int) -> bytes:
-        """Only the kernel's version string lives in this fake's memory."""
-        symbol = self.image.lookup("version")
+        """Only the kernel's banner lives in this fake's memory."""
+        symbol = self.image.lookup("linux_banner")
         if not (symbol.addr <= vaddr and vaddr + size <= symbol.addr + symbol.size):
             raise ValueError(f"{vaddr:#x}+{size} is not kernel memory")
         data = FAKE_VERSION + b"\0"

@@ -116,6 +116,43 @@ restore_regs_and_return_to_usermode:
 	IDTENTRY_ERRORCODE asm_exc_general_protection exc_general_protection
 	IDTENTRY_ERRORCODE asm_exc_page_fault exc_page_fault
 
+/*
+ * External interrupts: the stub of each vector pushes its number where the
+ * hardware puts an error code, common_interrupt(regs, vector) takes it from
+ * there (and leaves orig_ax -1, as for the other interrupts).
+ */
+#define ORIG_RAX 120
+	.globl asm_common_interrupt
+	.type asm_common_interrupt, @function
+asm_common_interrupt:
+	PUSH_REGS
+	movq	%rsp, %rdi
+	movq	ORIG_RAX(%rsp), %rsi
+	movq	$-1, ORIG_RAX(%rsp)
+	call	common_interrupt
+	movq	%rsp, %rdi
+	call	irqentry_exit
+	POP_REGS
+	addq	$8, %rsp
+	iretq
+	.size asm_common_interrupt, .-asm_common_interrupt
+
+/* One 8-byte stub per external vector, from FIRST_EXTERNAL_VECTOR (0x20) on: the host
+ * delivers vector v at irq_entries_start + 8 * (v - 0x20).  The legacy lines' vectors
+ * (0x30 + irq) are all this machine routes. */
+	.balign 8
+	.globl irq_entries_start
+	.type irq_entries_start, @function
+irq_entries_start:
+	vector = 0x20
+	.rept 0x20
+	.byte	0x6a, vector		/* pushq $vector */
+	jmp	asm_common_interrupt
+	.balign 8, 0xcc
+	vector = vector + 1
+	.endr
+	.size irq_entries_start, .-irq_entries_start
+
 	IDTENTRY_SYSVEC asm_sysvec_apic_timer_interrupt sysvec_apic_timer_interrupt
 	IDTENTRY_SYSVEC asm_sysvec_reschedule_ipi sysvec_reschedule_ipi
 	IDTENTRY_SYSVEC asm_sysvec_call_function sysvec_call_function

@@ -19,6 +19,8 @@
 #define PORT_IDLE	0x516	/* this cpu halts next (sti; hlt): sleep until next_event_ns or an IPI */
 #define PORT_TRACE	0x517	/* a trace ring page filled, or a tick found committed trace data */
 #define PORT_CODE	0x518	/* db_arg: physical address of a page just filled with user code */
+#define PORT_IPI_TIMER	0x519	/* al = target cpu: inject the local timer vector (a tick broadcast) */
+#define PORT_CONSOLE	0x51a	/* db_arg: text address, length: the serial console's output */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1
@@ -41,6 +43,17 @@ struct hostif_cpu {
 	u64 now_ns;		/* 32: virtual clock, written by the host */
 	u64 next_event_ns;	/* 40: earliest timer on this cpu, read by the host at hlt */
 	u64 db_arg[4];		/* 48: doorbell arguments */
+};
+
+/*
+ * The HPET the host emulates: its first comparator, one-shot, and the IO-APIC
+ * entry its interrupt goes through.  When the clock reaches deadline the host
+ * sets deadline to ~0 and raises the external interrupt `vector` on `cpu`.
+ */
+struct hostif_hpet {
+	u64 deadline;		/* ns of the clock; ~0: disarmed */
+	u64 cpu;
+	u64 vector;
 };
 
 #define HOST_REQ_SLOTS 16

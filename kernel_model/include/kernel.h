@@ -5,6 +5,13 @@
 #include "list.h"
 #include "hostif.h"
 #include "gfp.h"
+#include "spinlock.h"
+#include "mutex.h"
+#include "interrupt.h"
+#include "timer.h"
+#include "workqueue.h"
+#include "mm.h"
+#include "slab.h"
 
 #define PAGE_SIZE 4096UL
 #define THREAD_SIZE (16 * 1024UL)
@@ -15,7 +22,6 @@
 #define __KERNEL_DS 0x18
 #define __USER_DS 0x2b
 #define __USER_CS 0x33
-#define X86_EFLAGS_IF 0x200UL
 
 #define __pa(x) ((u64)(x) >= __START_KERNEL_map ? (u64)(x) - __START_KERNEL_map : (u64)(x) - PAGE_OFFSET)
 #define IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-4095)
@@ -27,47 +33,6 @@
 #define HARDIRQ_OFFSET	0x10000
 #define HARDIRQ_MASK	0xf0000
 #define NR_syscalls	451	/* x86-64's in Linux 6.1 (kernel/syscall_table.h) */
-#define PERCPU_PREEMPT_COUNT 88	/* offsetof(struct percpu, preempt_count), asserted below */
-#define __pc_str1(x) #x
-#define __pc_str(x) __pc_str1(x)
-/* x86's __preempt_count: one per-cpu int, changed by single %gs-relative instructions */
-static __always_inline void preempt_count_add(int n)
-{
-	asm volatile("addl %0, %%gs:" __pc_str(PERCPU_PREEMPT_COUNT) : : "ri"(n) : "memory");
-}
-#define preempt_disable() preempt_count_add(1)
-#define preempt_enable_no_resched() preempt_count_add(-1)
-
-/* ---- locking ---- */
-typedef struct { volatile int locked; } spinlock_t;
-#define __SPIN_LOCK_UNLOCKED { 0 }
-static __always_inline unsigned long arch_local_irq_save(void)
-{
-	unsigned long f;
-	asm volatile("pushfq; popq %0; cli" : "=r"(f) : : "memory");
-	return f;
-}
-static __always_inline void arch_local_irq_restore(unsigned long f)
-{
-	if (f & X86_EFLAGS_IF)
-		asm volatile("sti" ::: "memory");
-}
-static __always_inline void local_irq_enable(void) { asm volatile("sti" ::: "memory"); }
-static __always_inline void local_irq_disable(void) { asm volatile("cli" ::: "memory"); }
-static __always_inline void spin_lock(spinlock_t *l)
-{
-	preempt_disable();
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
-		while (READ_ONCE(l->locked))
-			asm volatile("pause");
-}
-static __always_inline void spin_unlock(spinlock_t *l)
-{
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
-	preempt_enable_no_resched();
-}
-#define spin_lock_irqsave(l, f) do { f = arch_local_irq_save(); spin_lock(l); } while (0)
-#define spin_unlock_irqrestore(l, f) do { spin_unlock(l); arch_local_irq_restore(f); } while (0)
 
 /* ---- registers saved on kernel entry (arch/x86/include/asm/ptrace.h order) ---- */
 struct pt_regs {
@@ -82,16 +47,6 @@ struct mm_struct {
 	int users;
 };
 extern struct mm_struct init_mm;
-
-/* ---- timers ---- */
-struct hrtimer {
-	struct list_head node;
-	u64 expires;
-	void (*function)(struct hrtimer *);
-	struct task_struct *task;
-	int cpu;
-	bool active;
-};
 
 /* ---- files ---- */
 struct file;
@@ -134,7 +89,9 @@ struct file {
 #define EXIT_ZOMBIE			0x00000020
 #define TASK_PARKED			0x00000040
 #define TASK_DEAD			0x00000080
+#define TASK_NOLOAD			0x00000400
 #define TASK_NEW			0x00000800
+#define TASK_IDLE			(TASK_UNINTERRUPTIBLE | TASK_NOLOAD)
 #define TASK_REPORT			(TASK_RUNNING | TASK_INTERRUPTIBLE | \
 					 TASK_UNINTERRUPTIBLE | __TASK_STOPPED | \
 					 __TASK_TRACED | EXIT_DEAD | EXIT_ZOMBIE | \
@@ -150,6 +107,13 @@ struct file {
 #define DEFAULT_PRIO 120
 
 struct thread_struct { u64 sp; };
+struct rcu_head;
+typedef void (*rcu_callback_t)(struct rcu_head *head);
+struct rcu_head {
+	struct rcu_head *next;
+	rcu_callback_t func;
+	unsigned long gp_seq;		/* the grace period it waits for */
+};
 /* function_graph: one entry per hooked return (kernel/ftrace.c) */
 #define FTRACE_RETFUNC_DEPTH 50
 struct ftrace_ret_stack {
@@ -182,12 +146,17 @@ struct task_struct {
 	int exit_code;
 	u64 host_id;		/* set for programs the host started: output and exit go to it */
 	struct session_task *session;	/* a process of a session, run on the host (session.c) */
-	u64 exec_start;
+	u64 exec_start;			/* when it last started running or was accounted */
+	u64 sum_exec_runtime;		/* ns it has run */
+	u64 prev_sum_exec_runtime;	/* sum_exec_runtime when it last switched in */
+	u64 vruntime;
+	short oom_score_adj;
+	volatile int polling;		/* TIF_POLLING_NRFLAG: an idle task polling need_resched */
+	u64 timer_slack_ns;	/* added to a sleep's hrtimer: its expiry may be that late */
 	int (*threadfn)(void *);
 	void *threadarg;
 	struct file *files[NR_OPEN_DEFAULT];
-	struct list_head rcu_node;
-	u64 rcu_gp;
+	struct rcu_head rcu;		/* delayed_put_task_struct() after a grace period */
 	/* function tracers (kernel/ftrace.c): Linux's trace_recursion bits, the graph return stack */
 	unsigned long trace_recursion;
 	int trace_graph_depth;		/* depth of the set_graph_function entry being traced */
@@ -205,7 +174,6 @@ struct rq {
 	u64 clock;
 };
 
-enum { RCU_SOFTIRQ, TIMER_SOFTIRQ, NR_SOFTIRQS };
 struct percpu {
 	struct hostif_cpu h;		/* must stay first: read by the host and by asm via %gs */
 	struct task_struct *curr_task;
@@ -217,6 +185,7 @@ struct percpu {
 	struct task_struct *ksoftirqd;
 	struct task_struct *migration;
 	struct task_struct *kworker;
+	struct pt_regs *irq_regs;	/* the interrupted context's registers (set_irq_regs) */
 	u64 stat_syscalls, stat_ctxt, stat_irqs;
 	u64 trace_clock_last;		/* last trace clock read on this cpu */
 	u64 trace_clock_step;		/* host: ns a traced event's instructions take at least */
@@ -246,6 +215,7 @@ static __always_inline struct percpu *this_cpu(void)
 static __always_inline int smp_processor_id(void) { return (int)this_cpu()->h.cpu; }
 static __always_inline struct task_struct *get_current(void) { return this_cpu()->curr_task; }
 #define current get_current()
+static __always_inline bool need_resched(void) { return READ_ONCE(this_cpu()->need_resched); }
 
 /* lib.c */
 void *memcpy(void *d, const void *s, size_t n);
@@ -254,6 +224,36 @@ size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
 char *strscpy_pad(char *d, const char *s, size_t n);
 int scnprintf(char *buf, size_t size, const char *fmt, ...);
+int vscnprintf(char *buf, size_t size, const char *fmt, __builtin_va_list ap);
+
+/* printk.c, version.c */
+#define KERN_SOH	"\001"
+#define KERN_EMERG	KERN_SOH "0"
+#define KERN_ERR	KERN_SOH "3"
+#define KERN_WARNING	KERN_SOH "4"
+#define KERN_NOTICE	KERN_SOH "5"
+#define KERN_INFO	KERN_SOH "6"
+#define KERN_DEBUG	KERN_SOH "7"
+int _printk(const char *fmt, ...);
+#define printk(fmt, ...) _printk(fmt, ##__VA_ARGS__)
+#define pr_err(fmt, ...) printk(KERN_ERR fmt, ##__VA_ARGS__)
+#define pr_notice(fmt, ...) printk(KERN_NOTICE fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...) printk(KERN_INFO fmt, ##__VA_ARGS__)
+void printk_init(void);
+extern const struct file_operations kmsg_fops;
+extern const char linux_banner[];
+extern const char linux_proc_banner[];
+#define __NEW_UTS_LEN 64
+struct new_utsname {
+	char sysname[__NEW_UTS_LEN + 1];
+	char nodename[__NEW_UTS_LEN + 1];
+	char release[__NEW_UTS_LEN + 1];
+	char version[__NEW_UTS_LEN + 1];
+	char machine[__NEW_UTS_LEN + 1];
+	char domainname[__NEW_UTS_LEN + 1];
+};
+struct uts_namespace { struct new_utsname name; };
+extern struct uts_namespace init_uts_ns;
 const char *kbasename(const char *path);
 
 /* hostio.c */
@@ -265,15 +265,13 @@ void host_spawned(u64 id, pid_t pid);
 void host_code_page(const void *page);
 void smp_send_reschedule(int cpu);
 
-/* mm.c */
+/* page_alloc.c, slab.c (mm.h, slab.h) and mm.c */
+void page_alloc_init(u64 *pgd);
 void mem_init(void);
+void proc_caches_init(void);
 void *alloc_page_zeroed(void);
-void free_page(void *p);
 void *alloc_thread_stack(void);
 void free_thread_stack(void *p);
-void *kmalloc(size_t size, gfp_t flags);
-void *kzalloc(size_t size, gfp_t flags);
-void kfree(const void *p);
 struct mm_struct *mm_alloc(void);
 int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec);
 int map_user_page_shared(struct mm_struct *mm, u64 va, void *page, bool exec);
@@ -285,7 +283,6 @@ bool access_ok(const void *uaddr, size_t len);
 long copy_from_user(void *to, const void *from, size_t n);
 long copy_to_user(void *to, const void *from, size_t n);
 long strncpy_from_user(char *dst, const char *src, long count);
-extern u64 nr_free_pages;
 
 
 
@@ -294,11 +291,13 @@ void sched_init(void);
 void sched_init_idle(int cpu);
 void scheduler_tick(void);
 void schedule(void);
+void schedule_preempt_disabled(void);
 void schedule_idle(void);
 void preempt_schedule_irq(void);
 int wake_up_process(struct task_struct *p);
 int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags);
 void wake_up_new_task(struct task_struct *p);
+void set_task_cpu(struct task_struct *p, int new_cpu);
 #define set_current_state(s) do { WRITE_ONCE(current->__state, (s)); barrier(); } while (0)
 struct task_struct *__switch_to(struct task_struct *prev, struct task_struct *next);
 void schedule_tail(struct task_struct *prev);
@@ -307,32 +306,34 @@ struct task_struct *find_task_by_pid(pid_t pid);
 extern spinlock_t sched_lock;
 extern struct list_head task_list;
 
-/* time.c */
-u64 ktime_get(void);
-void hrtimer_init(struct hrtimer *t, void (*fn)(struct hrtimer *));
-void hrtimer_start(struct hrtimer *t, u64 expires);
-void hrtimer_cancel(struct hrtimer *t);
-void hrtimer_interrupt(void);
-u64 hrtimer_next_event(int cpu);
-long schedule_timeout(u64 ns);
-int schedule_hrtimeout_range(u64 *expires, u64 delta, int mode);
-extern volatile u64 jiffies;
-#define TICK_NSEC 4000000UL
+/* time.c, tick_sched.c */
+struct clock_event_device;
+void hrtimer_interrupt(struct clock_event_device *dev);
+void tick_sched_init(int cpu);
+void tick_nohz_idle_enter(void);
+void tick_nohz_idle_stop_tick(void);
+void tick_nohz_idle_exit(void);
+void tick_irq_enter(void);
 
 /* fork.c / exit.c / exec.c */
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu);
-long kernel_clone(struct pt_regs *regs);
+long kernel_clone(struct pt_regs *regs, unsigned long clone_flags);
 void __noreturn do_exit(long code);
 #define WNOHANG 1
 long do_wait(pid_t pid, int *ustatus, int options);
 bool has_reapable_child(void);
 void __noreturn do_group_exit(int code);
+void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec);
+#define set_task_comm(tsk, from) __set_task_comm(tsk, from, false)
 int kernel_execve(const char *filename, const char *const *argv, int argc, struct pt_regs *regs);
+void fork_init(void);
 struct task_struct *alloc_task(void);
 void put_task_struct(struct task_struct *t);
+void put_task_struct_rcu_user(struct task_struct *t);
 extern struct task_struct *init_task_p;
 
 /* fs.c */
+void files_init(void);
 struct file *fget(unsigned int fd);
 int get_unused_fd_flags(unsigned int flags);
 void fd_install(unsigned int fd, struct file *f);
@@ -345,17 +346,33 @@ ssize_t ksys_read(unsigned int fd, char *buf, size_t count);
 ssize_t ksys_write(unsigned int fd, const char *buf, size_t count);
 long do_sys_open(int dfd, const char *filename, int flags, unsigned short mode);
 
+/* smpboot.c: per-cpu threads (ksoftirqd/N, ...) */
+struct smp_hotplug_thread {
+	int (*thread_should_run)(unsigned int cpu);
+	void (*thread_fn)(unsigned int cpu);
+	const char *thread_comm;	/* a format of the cpu number */
+	struct task_struct *tasks[NR_CPUS];
+};
+int smpboot_register_percpu_thread(struct smp_hotplug_thread *ht);
+
+/* vmstat.c */
+void init_mm_internals(void);
+
 /* kthreads.c */
-void raise_softirq(int nr);
 void kthreads_init(void);
 int kthreadd(void *unused);
 extern struct task_struct *kthreadd_task;
-void call_rcu_task(struct task_struct *t);
-void rcu_note_context_switch(int cpu);
+
+/* rcu.c */
+void call_rcu(struct rcu_head *head, rcu_callback_t func);
+void rcu_note_context_switch(bool preempt);
+void rcu_sched_clock_irq(int user);
+bool rcu_needs_cpu(void);
+void rcu_init(void);
+void rcu_spawn_gp_kthread(void);
 
 /* irq.c */
-void irq_enter(void);
-void irq_exit(void);
+void init_IRQ(void);
 
 /* random.c */
 u64 get_random_u64(void);

@@ -27,6 +27,10 @@ typedef _Bool bool;
 #define __aligned(x) __attribute__((aligned(x)))
 #define __section(s) __attribute__((section(s)))
 #define __noreturn __attribute__((noreturn))
+/* written at boot only, then read-only (Linux write-protects it): laid out in .rodata */
+#define __ro_after_init __section(".data..ro_after_init")
+/* the scheduling functions (in_sched_functions(): a sleeping task's wchan is past them) */
+#define __sched __section(".sched.text")
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #define barrier() asm volatile("" ::: "memory")
@@ -52,6 +56,7 @@ typedef _Bool bool;
 #define EAGAIN 11
 #define ENOMEM 12
 #define EFAULT 14
+#define EBUSY 16
 #define EEXIST 17
 #define ENOTDIR 20
 #define EISDIR 21

@@ -41,7 +41,7 @@ SYSCALL_DEFINE1(epoll_create1, int, flags)
 
 static noinline int ep_poll(struct eventpoll *ep, void *events, int maxevents, long timeout_ms)
 {
-	u64 expires;
+	ktime_t expires;
 
 	if (!list_empty(&ep->rdllist))
 		return 0;
@@ -49,9 +49,9 @@ static noinline int ep_poll(struct eventpoll *ep, void *events, int maxevents, l
 		return 0;
 	set_current_state(TASK_INTERRUPTIBLE);
 	if (timeout_ms < 0)
-		return schedule_hrtimeout_range(NULL, 0, 0);
+		return schedule_hrtimeout_range(NULL, 0, HRTIMER_MODE_ABS);
 	expires = ktime_get() + (u64)timeout_ms * 1000000UL;
-	schedule_hrtimeout_range(&expires, 0, 0);
+	schedule_hrtimeout_range(&expires, 0, HRTIMER_MODE_ABS);
 	return 0;
 }
 

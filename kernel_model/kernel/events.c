@@ -9,6 +9,8 @@
 #include "../include/trace/trace_pid.h"
 
 #define is_signed_type(t) (((t)(-1)) < (t)1)
+/* the only config option the events name, CONFIG_MEMCG_KMEM, is on (Debian's) */
+#define IS_ENABLED(x) 1
 #define TP_STRUCT__entry(args...) args
 #define TP_fast_assign(args...) args
 
@@ -19,9 +21,20 @@ static __always_inline long __trace_sched_switch_state(bool preempt, unsigned in
 
 	if (preempt)
 		return TASK_REPORT_MAX;
-	if (p->flags & PF_KTHREAD && prev_state == TASK_UNINTERRUPTIBLE)
+	if ((prev_state & TASK_IDLE) == TASK_IDLE)	/* __task_state_index() */
 		state = TASK_REPORT_IDLE;
 	return state ? (1 << __builtin_ctz(state)) : 0;
+}
+
+/* strscpy_pad() for the writers: nothing they run may be traceable */
+static __always_inline void trace_strscpy_pad(char *d, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 1 < n && s[i]; i++)
+		d[i] = s[i];
+	for (; i < n; i++)
+		d[i] = 0;
 }
 
 static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned long *args)
@@ -30,10 +43,16 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 	args[3] = regs->r10; args[4] = regs->r8; args[5] = regs->r9;
 }
 
+#define TRACE_DEFINE_ENUM(a)
+#define TRACE_PRINT_ENUM(a)
+#define TRACE_PRINT_VALUE(name, value)
+#define TRACE_PRINT_STRUCT(s)
+
 /* pass 1: record layouts */
 #define __field(t, n) t n;
 #define __array(t, n, l) t n[l];
 #define __string(n, src) u32 __data_loc_##n;
+#define __dynamic_array(t, n, len) u32 __data_loc_##n;
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	struct trace_event_raw_##name { struct trace_entry ent; tstruct char __data[]; };
 #include "../include/trace/events.h"
@@ -41,6 +60,7 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 #undef __field
 #undef __array
 #undef __string
+#undef __dynamic_array
 
 /* pass 2: static keys and the fast-assign bodies */
 
@@ -76,12 +96,19 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 
 #define __field(t, n)
 #define __array(t, n, l)
-#define __string(n, src) __dyn_size += strlen(src) + 1;
-#define __assign_str(n, src) do { \
-	size_t __l = strlen(src) + 1; \
-	memcpy((char *)__entry + sizeof(*__entry), (src), __l); \
-	__entry->__data_loc_##n = (u32)sizeof(*__entry) | ((u32)__l << 16); \
-} while (0)
+/*
+ * The dynamic fields' data follow the record's fixed part, in their order: __loc_<name>
+ * (offset | length << 16, the field's __data_loc) is worked out with the sizes, before the
+ * record is reserved; the field itself is written when the data is.
+ */
+#define __dynamic_array(t, n, len) \
+	u32 __loc_##n = (u32)(sizeof(*__entry) + __dyn_size) | (u32)(sizeof(t) * (len)) << 16; \
+	__dyn_size += sizeof(t) * (len);
+#define __string(n, src) __dynamic_array(char, n, strlen(src) + 1)
+#define __get_dynamic_array(n) \
+	(__entry->__data_loc_##n = __loc_##n, (void *)((char *)__entry + (__loc_##n & 0xffff)))
+#define __get_str(n) ((char *)__get_dynamic_array(n))
+#define __assign_str(n, src) memcpy(__get_str(n), (src), __loc_##n >> 16)
 /*
  * trace_event_raw_event_<name>(): the common case (one trace array records
  * the event, no pid list applies, the ring's common case: trace_fast_check())
@@ -141,14 +168,37 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 #undef __field
 #undef __array
 #undef __string
+#undef __dynamic_array
+
+#undef __get_dynamic_array
+#undef __get_str
+#undef __assign_str
 
 /* pass 3: metadata, print fmt stringified as Linux does (REC-> for __entry->) */
+#undef TRACE_DEFINE_ENUM
+#undef TRACE_PRINT_ENUM
+/* (the name stringified and pasted here, before any expansion: some are macros) */
+#define TRACE_DEFINE_ENUM(a) \
+	static const struct trace_eval_map __used __aligned(8) __section("_ftrace_eval_map") \
+		__eval_map_##a = { __stringify(TRACE_SYSTEM), #a, a, 1 }
+#define TRACE_PRINT_ENUM(a) \
+	static const struct trace_eval_map __used __aligned(8) __section("_ftrace_eval_map") \
+		__eval_map_##a = { __stringify(TRACE_SYSTEM), #a, a, 0 }
+#undef TRACE_PRINT_VALUE
+#undef TRACE_PRINT_STRUCT
+#define TRACE_PRINT_VALUE(name, value) \
+	static const struct trace_eval_map __used __aligned(8) __section("_ftrace_eval_map") \
+		__eval_map_##name = { __stringify(TRACE_SYSTEM), #name, value, 0 }
+#define TRACE_PRINT_STRUCT(s) \
+	static const struct trace_eval_map __used __aligned(8) __section("_ftrace_eval_map") \
+		__eval_map_struct_##s = { __stringify(TRACE_SYSTEM), "struct " #s, sizeof(struct s), 0 }
 #define __entry REC
-#define IS_ENABLED(x) 1
 #define TP_printk(fmt, args...) "\"" fmt "\", " __stringify(args)
 #define __field(t, n) { #t, #n, offsetof(__this_t, n), sizeof(t), is_signed_type(t), 0 },
 #define __array(t, n, l) { #t "[" __stringify(l) "]", #n, offsetof(__this_t, n), sizeof(t) * (l), is_signed_type(t), 0 },
 #define __string(n, src) { "__data_loc char[]", #n, offsetof(__this_t, __data_loc_##n), 4, 1, 0 },
+#define __dynamic_array(t, n, len) \
+	{ "__data_loc " #t "[]", #n, offsetof(__this_t, __data_loc_##n), 4, is_signed_type(t), 0 },
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	notrace __used const struct trace_event_meta *trace_event_define_fields_##name(void) \
 	{ \
@@ -164,6 +214,7 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 #undef __field
 #undef __array
 #undef __string
+#undef __dynamic_array
 #undef TRACE_SYSTEM
 #undef __entry
 

@@ -74,6 +74,12 @@ static noinline u64 setup_arg_pages(struct mm_struct *mm, const char *args, int 
 	return sp;
 }
 
+void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
+{
+	trace_task_rename(tsk, buf);
+	strscpy_pad(tsk->comm, buf, TASK_COMM_LEN);
+}
+
 /* args: argc NUL-terminated strings packed in kernel memory */
 int do_execve_packed(const char *filename, const char *args, int argc, size_t args_len, struct pt_regs *regs)
 {
@@ -100,7 +106,7 @@ int do_execve_packed(const char *filename, const char *args, int argc, size_t ar
 	switch_mm(mm);
 	if (old)
 		mmput(old);
-	strscpy_pad(tsk->comm, prog->name, TASK_COMM_LEN);
+	__set_task_comm(tsk, prog->name, true);
 	memset(regs, 0, sizeof(*regs));
 	regs->ip = prog->entry;
 	regs->sp = sp;

@@ -3,6 +3,22 @@
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 
+/* A task's last reference once no cpu can be looking at it. */
+static void delayed_put_task_struct(struct rcu_head *rhp)
+{
+	struct task_struct *t = container_of(rhp, struct task_struct, rcu);
+
+	trace_sched_process_free(t);
+	if (t->stack)
+		free_thread_stack(t->stack);
+	put_task_struct(t);
+}
+
+void put_task_struct_rcu_user(struct task_struct *t)
+{
+	call_rcu(&t->rcu, delayed_put_task_struct);
+}
+
 static noinline void release_task(struct task_struct *p)
 {
 	unsigned long flags;
@@ -11,7 +27,7 @@ static noinline void release_task(struct task_struct *p)
 	list_del_init(&p->tasks);
 	list_del_init(&p->sibling);
 	spin_unlock_irqrestore(&sched_lock, flags);
-	put_task_struct(p);
+	put_task_struct_rcu_user(p);
 }
 
 /* Children of an exiting task go to init, which reaps them. */
@@ -122,6 +138,7 @@ static noinline long wait_consider_children(pid_t pid, int *status, bool *any)
 
 long do_wait(pid_t pid, int *ustatus, int options)
 {
+	trace_sched_process_wait(pid > 0 ? pid : pid < -1 ? -pid : 0);	/* pid_nr(wo_pid) */
 	for (;;) {
 		bool any = false;
 		int status = 0;

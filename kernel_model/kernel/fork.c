@@ -4,22 +4,37 @@
 #include "../include/trace/trace_pid.h"
 #include "../include/session.h"
 
-#define CLONE_VM 0x00000100
+#define CSIGNAL		0x000000ff	/* the exit signal, not a flag */
+#define CLONE_VM	0x00000100
+#define CLONE_FS	0x00000200
+#define CLONE_FILES	0x00000400
+#define CLONE_UNTRACED	0x00800000
 #define SIGCHLD 17
+/* kthreadd's kernel threads: kernel_thread(fn, arg, CLONE_FS | CLONE_FILES | SIGCHLD) */
+#define KTHREAD_CLONE_FLAGS (CLONE_VM | CLONE_UNTRACED | CLONE_FS | CLONE_FILES)
 static pid_t last_pid;
+
+static struct kmem_cache *task_struct_cachep;
+
+void fork_init(void)
+{
+	task_struct_cachep = kmem_cache_create("task_struct", sizeof(struct task_struct), 64,
+					       SLAB_PANIC | SLAB_ACCOUNT, NULL);
+	proc_caches_init();
+}
 
 struct task_struct *alloc_task(void)
 {
-	struct task_struct *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	struct task_struct *t = kmem_cache_zalloc(task_struct_cachep, GFP_KERNEL);
 
 	if (!t)
 		return NULL;
 	t->prio = DEFAULT_PRIO;
+	t->timer_slack_ns = 50000;
 	INIT_LIST_HEAD(&t->children);
 	INIT_LIST_HEAD(&t->sibling);
 	INIT_LIST_HEAD(&t->tasks);
 	INIT_LIST_HEAD(&t->run_list);
-	INIT_LIST_HEAD(&t->rcu_node);
 	return t;
 }
 
@@ -27,7 +42,7 @@ void put_task_struct(struct task_struct *t)
 {
 	if (t->pid)	/* a task that got a pid: sched_process_free's place */
 		trace_pid_free(t);
-	kfree(t);
+	kmem_cache_free(task_struct_cachep, t);
 }
 
 static noinline pid_t alloc_pid(void)
@@ -63,7 +78,8 @@ static noinline struct pt_regs *copy_thread(struct task_struct *p, struct pt_reg
 	return regs;
 }
 
-static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)(void *), void *arg, const char *name)
+static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)(void *), void *arg,
+						 unsigned long clone_flags)
 {
 	struct task_struct *parent = current, *p = alloc_task();
 	unsigned long flags;
@@ -77,8 +93,9 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	p->uid = parent->uid;
 	p->cpu = -1;
 	p->__state = TASK_NEW;
-	memcpy(p->comm, name ? name : parent->comm, TASK_COMM_LEN);
-	p->comm[TASK_COMM_LEN - 1] = 0;
+	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
+	p->vruntime = parent->vruntime;
+	p->oom_score_adj = parent->oom_score_adj;
 	if (fn) {
 		p->flags = PF_KTHREAD;
 	} else {
@@ -98,6 +115,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		list_add_tail(&p->sibling, &parent->children);
 	list_add_tail(&p->tasks, &task_list);
 	spin_unlock_irqrestore(&sched_lock, flags);
+	trace_task_newtask(p, clone_flags);
 	return p;
 free_stack:
 	if (p->mm)
@@ -165,13 +183,13 @@ void session_wake_new_task(struct task_struct *parent, struct task_struct *p)
 	wake_up_new_task(p);
 }
 
-long kernel_clone(struct pt_regs *regs)
+long kernel_clone(struct pt_regs *regs, unsigned long clone_flags)
 {
 	struct task_struct *p;
 
 	if (current->session)	/* the host made the child: take it as it is */
 		return session_clone();
-	p = copy_process(regs, NULL, NULL, NULL);
+	p = copy_process(regs, NULL, NULL, clone_flags);
 
 	if (!p)
 		return -ENOMEM;
@@ -183,13 +201,15 @@ long kernel_clone(struct pt_regs *regs)
 
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu)
 {
-	struct task_struct *p = copy_process(NULL, fn, arg, name);
+	struct task_struct *p = copy_process(NULL, fn, arg, KTHREAD_CLONE_FLAGS);
 
 	if (!p)
 		return -ENOMEM;
 	p->cpu = cpu;
 	trace_sched_process_fork(current, p);
 	trace_pid_fork(current, p);
+	if (name)	/* kthread_create(): named once forked */
+		set_task_comm(p, name);
 	wake_up_new_task(p);
 	return p->pid;
 }
@@ -200,10 +220,10 @@ SYSCALL_DEFINE5(clone, unsigned long, clone_flags, unsigned long, newsp, int *, 
 	/* fork-like clones only: threads (CLONE_VM) are not modelled */
 	if (clone_flags & CLONE_VM || (clone_flags & 0xff) != SIGCHLD || newsp)
 		return -EINVAL;
-	return kernel_clone(current_pt_regs());
+	return kernel_clone(current_pt_regs(), clone_flags & ~CSIGNAL);
 }
 
 SYSCALL_DEFINE0(fork)
 {
-	return kernel_clone(current_pt_regs());
+	return kernel_clone(current_pt_regs(), 0);
 }

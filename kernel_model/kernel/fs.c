@@ -95,6 +95,13 @@ static int proc_stat_show(char *buf, size_t len)
 	return scnprintf(buf, len, "intr %lu\nctxt %lu\nbtime 0\n", irqs, ctxt);
 }
 
+static int proc_version_show(char *buf, size_t len)
+{
+	struct new_utsname *uts = &init_uts_ns.name;
+
+	return scnprintf(buf, len, linux_proc_banner, uts->sysname, uts->release, uts->version);
+}
+
 static int proc_loadavg_show(char *buf, size_t len)
 {
 	struct task_struct *t;
@@ -118,9 +125,6 @@ static const char passwd[] =
 	"redis:x:101:102::/var/lib/redis:/usr/sbin/nologin\n";
 static const char group[] = "root:x:0:\ndaemon:x:1:\nbin:x:2:\nsys:x:3:\nredis:x:102:\nnogroup:x:65534:\n";
 static const char hostname[] = "tracefs-sim\n";
-static const char version[] =
-	"Linux version 6.1.0-tracefs-sim (gcc (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) "
-	"#1 SMP PREEMPT_DYNAMIC Debian 6.1.0\n";
 static const char os_release[] = "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\nID=debian\n";
 static const char sshd_config[] = "Port 22\nPermitRootLogin prohibit-password\nUsePAM yes\nSubsystem sftp /usr/lib/openssh/sftp-server\n";
 static const char redis_conf[] = "bind 127.0.0.1\nport 6379\nhz 10\nsave 3600 1\n";
@@ -136,18 +140,27 @@ static struct inode inodes[] = {
 	RAMFILE("/etc/ssh/sshd_config", sshd_config),
 	RAMFILE("/etc/redis/redis.conf", redis_conf),
 	RAMFILE("/srv/app/server.js", node_app),
-	RAMFILE("/proc/version", version),
+	PROCFILE("/proc/version", proc_version_show),
 	PROCFILE("/proc/uptime", proc_uptime_show),
 	PROCFILE("/proc/stat", proc_stat_show),
 	PROCFILE("/proc/loadavg", proc_loadavg_show),
 	{ .path = "/dev/null", .i_mode = S_IFCHR | 0666, .i_fop = &null_fops },
 	{ .path = "/dev/zero", .i_mode = S_IFCHR | 0666, .i_fop = &zero_fops },
+	{ .path = "/dev/kmsg", .i_mode = S_IFCHR | 0644, .i_fop = &kmsg_fops },
 };
 
 /* ---- struct file lifetime ---- */
+static struct kmem_cache *filp_cachep;
+
+void files_init(void)
+{
+	filp_cachep = kmem_cache_create("filp", sizeof(struct file), 0,
+					SLAB_HWCACHE_ALIGN | SLAB_PANIC | SLAB_ACCOUNT, NULL);
+}
+
 static noinline struct file *alloc_file(struct inode *inode, const struct file_operations *fops, unsigned int flags)
 {
-	struct file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+	struct file *f = kmem_cache_zalloc(filp_cachep, GFP_KERNEL);
 
 	if (!f)
 		return NULL;
@@ -171,7 +184,7 @@ void fput(struct file *f)
 	if (__atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL) == 0) {
 		if (f->f_op->release)
 			f->f_op->release(f);
-		kfree(f);
+		kmem_cache_free(filp_cachep, f);
 	}
 }
 

@@ -1,193 +1,12 @@
 /* Kernel threads and the small real work they do: kthreadd (starts programs
- * the host asked for), rcu_sched (grace periods), ksoftirqd/N (softirqs:
- * RCU callbacks, the timer wheel), kworker/N:1 (vmstat folding),
- * migration/N (moves waiting tasks to idle cpus). */
+ * the host asked for), migration/N (moves waiting tasks to idle cpus);
+ * ksoftirqd/N (softirq.c), rcu_sched (rcu.c) and the kworkers (workqueue.c)
+ * start here too. */
 #include "../include/kernel.h"
+#include "../include/trace/trace.h"
 #include "../include/session.h"
 
 struct task_struct *kthreadd_task;
-static struct task_struct *rcu_gp_task;
-
-/* ---- softirqs ---- */
-noinline void raise_softirq(int nr)
-{
-	__atomic_or_fetch(&this_cpu()->softirq_pending, 1UL << nr, __ATOMIC_RELAXED);
-}
-
-/* ---- RCU: freed tasks wait until every busy cpu has switched once ---- */
-static spinlock_t rcu_lock;
-static LIST_HEAD(rcu_cblist);
-static u64 rcu_gp_seq, rcu_gp_completed;
-static volatile unsigned long rcu_qs_pending;
-
-void call_rcu_task(struct task_struct *t)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&rcu_lock, flags);
-	t->rcu_gp = rcu_gp_seq + 1;
-	list_add_tail(&t->rcu_node, &rcu_cblist);
-	spin_unlock_irqrestore(&rcu_lock, flags);
-	if (rcu_gp_task)
-		wake_up_process(rcu_gp_task);
-}
-
-notrace void rcu_note_context_switch(int cpu)
-{
-	if (rcu_qs_pending & (1UL << cpu))
-		__atomic_and_fetch(&rcu_qs_pending, ~(1UL << cpu), __ATOMIC_RELAXED);
-}
-
-static void rcu_do_batch(void)
-{
-	struct task_struct *t, *n;
-	unsigned long flags;
-	LIST_HEAD(done);
-
-	spin_lock_irqsave(&rcu_lock, flags);
-	list_for_each_entry_safe(t, n, &rcu_cblist, rcu_node)
-		if (t->rcu_gp <= rcu_gp_completed) {
-			list_del_init(&t->rcu_node);
-			list_add_tail(&t->rcu_node, &done);
-		}
-	spin_unlock_irqrestore(&rcu_lock, flags);
-	list_for_each_entry_safe(t, n, &done, rcu_node) {
-		if (t->stack)
-			free_thread_stack(t->stack);
-		put_task_struct(t);
-	}
-}
-
-/* Some callback waits for a grace period that has not completed yet. */
-static bool rcu_gp_needed(void)
-{
-	struct task_struct *t;
-	unsigned long flags;
-	bool needed = false;
-
-	spin_lock_irqsave(&rcu_lock, flags);
-	list_for_each_entry(t, &rcu_cblist, rcu_node)
-		if (t->rcu_gp > rcu_gp_completed) {
-			needed = true;
-			break;
-		}
-	spin_unlock_irqrestore(&rcu_lock, flags);
-	return needed;
-}
-
-static int rcu_gp_kthread(void *unused)
-{
-	for (;;) {
-		unsigned long flags;
-		unsigned long mask = 0;
-		int cpu;
-
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!rcu_gp_needed()) {
-			schedule();
-			continue;
-		}
-		set_current_state(TASK_RUNNING);
-		spin_lock_irqsave(&rcu_lock, flags);
-		rcu_gp_seq++;
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-			if (cpu != smp_processor_id() && cpu_data[cpu].rq.curr != cpu_data[cpu].rq.idle)
-				mask |= 1UL << cpu;
-		rcu_qs_pending = mask;
-		spin_unlock_irqrestore(&rcu_lock, flags);
-		while (READ_ONCE(rcu_qs_pending)) {
-			set_current_state(TASK_INTERRUPTIBLE);
-			schedule_timeout(TICK_NSEC);
-			for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-				if (cpu_data[cpu].rq.curr == cpu_data[cpu].rq.idle)
-					rcu_note_context_switch(cpu);
-		}
-		rcu_gp_completed = rcu_gp_seq;
-		raise_softirq(RCU_SOFTIRQ);
-		if (this_cpu()->ksoftirqd)
-			wake_up_process(this_cpu()->ksoftirqd);
-	}
-	return 0;
-}
-
-/* ---- per-cpu statistics folded once a second by a kworker ---- */
-u64 vm_stat_syscalls, vm_stat_ctxt;
-static u64 fold_syscalls[NR_CPUS], fold_ctxt[NR_CPUS];
-
-static void vmstat_update(int cpu)
-{
-	struct percpu *pc = &cpu_data[cpu];
-	u64 s = pc->stat_syscalls, c = pc->stat_ctxt;
-
-	__atomic_add_fetch(&vm_stat_syscalls, s - fold_syscalls[cpu], __ATOMIC_RELAXED);
-	__atomic_add_fetch(&vm_stat_ctxt, c - fold_ctxt[cpu], __ATOMIC_RELAXED);
-	fold_syscalls[cpu] = s;
-	fold_ctxt[cpu] = c;
-}
-
-static volatile unsigned long vmstat_work_pending[NR_CPUS];
-static struct hrtimer vmstat_timer[NR_CPUS];
-#define VMSTAT_INTERVAL_NS 1000000000UL
-
-/* timer interrupt context: the timer wheel work runs in ksoftirqd */
-static void vmstat_timer_fn(struct hrtimer *t)
-{
-	raise_softirq(TIMER_SOFTIRQ);
-}
-
-static void run_timer_softirq(void)
-{
-	struct percpu *pc = this_cpu();
-
-	vmstat_work_pending[pc->h.cpu] = 1;
-	if (pc->kworker)
-		wake_up_process(pc->kworker);
-}
-
-static int worker_thread(void *arg)
-{
-	int cpu = (int)(long)arg;
-
-	hrtimer_init(&vmstat_timer[cpu], vmstat_timer_fn);
-	hrtimer_start(&vmstat_timer[cpu], ktime_get() + VMSTAT_INTERVAL_NS);
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (!vmstat_work_pending[cpu]) {
-			schedule();
-			continue;
-		}
-		set_current_state(TASK_RUNNING);
-		vmstat_work_pending[cpu] = 0;
-		vmstat_update(cpu);
-		hrtimer_start(&vmstat_timer[cpu], ktime_get() + VMSTAT_INTERVAL_NS);
-	}
-	return 0;
-}
-
-static int run_ksoftirqd(void *arg)
-{
-	for (;;) {
-		struct percpu *pc;
-		unsigned long pending;
-
-		set_current_state(TASK_INTERRUPTIBLE);
-		pc = this_cpu();
-		if (!READ_ONCE(pc->softirq_pending)) {
-			schedule();
-			continue;
-		}
-		set_current_state(TASK_RUNNING);
-		pending = __atomic_exchange_n(&pc->softirq_pending, 0, __ATOMIC_RELAXED);
-		preempt_count_add(SOFTIRQ_OFFSET);	/* __do_softirq: in_serving_softirq() */
-		if (pending & (1UL << RCU_SOFTIRQ))
-			rcu_do_batch();
-		if (pending & (1UL << TIMER_SOFTIRQ))
-			run_timer_softirq();
-		preempt_count_add(-SOFTIRQ_OFFSET);
-	}
-	return 0;
-}
-
 int migrate_one_task(void);
 
 static int cpu_stopper_thread(void *arg)
@@ -277,21 +96,16 @@ void kthreads_init(void)
 	char name[TASK_COMM_LEN];
 	int cpu;
 
-	rcu_gp_task = find_task_by_pid(kernel_thread(rcu_gp_kthread, NULL, "rcu_sched", -1));
+	softirq_init();
+	rcu_spawn_gp_kthread();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		struct task_struct *t;
 
 		scnprintf(name, sizeof(name), "migration/%d", cpu);
 		t = find_task_by_pid(kernel_thread(cpu_stopper_thread, NULL, name, cpu));
 		cpu_data[cpu].migration = t;
-		scnprintf(name, sizeof(name), "ksoftirqd/%d", cpu);
-		t = find_task_by_pid(kernel_thread(run_ksoftirqd, NULL, name, cpu));
-		cpu_data[cpu].ksoftirqd = t;
-		scnprintf(name, sizeof(name), "kworker/%d:1", cpu);
-		t = find_task_by_pid(kernel_thread(worker_thread, (void *)(long)cpu, name, cpu));
-		cpu_data[cpu].kworker = t;
 		cpu_data[cpu].migration->flags |= PF_NO_SETAFFINITY;
-		cpu_data[cpu].ksoftirqd->flags |= PF_NO_SETAFFINITY;
-		t->flags |= PF_NO_SETAFFINITY;
 	}
+	workqueue_init();
+	init_mm_internals();
 }

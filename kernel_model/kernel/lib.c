@@ -77,7 +77,7 @@ const char *kbasename(const char *path)
 	return tail;
 }
 
-static size_t put_num(char *buf, size_t pos, size_t size, u64 v, int base, int width, bool neg)
+static size_t put_num(char *buf, size_t pos, size_t size, u64 v, int base, int width, bool neg, char pad)
 {
 	char tmp[24];
 	int n = 0;
@@ -85,6 +85,8 @@ static size_t put_num(char *buf, size_t pos, size_t size, u64 v, int base, int w
 		tmp[n++] = "0123456789abcdef"[v % base];
 		v /= base;
 	} while (v);
+	while (pad == '0' && n < width - neg)
+		tmp[n++] = '0';
 	if (neg)
 		tmp[n++] = '-';
 	while (n < width)
@@ -98,15 +100,14 @@ static size_t put_num(char *buf, size_t pos, size_t size, u64 v, int base, int w
 	return pos;
 }
 
-/* %d %u %x %lu %ld %lx %s %c, optional width; returns bytes written. */
-int scnprintf(char *buf, size_t size, const char *fmt, ...)
+/* %d %u %x %lu %ld %lx %s %c, optional width (0: zero-padded); returns bytes written. */
+int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	va_list ap;
 	size_t pos = 0;
 
-	va_start(ap, fmt);
 	for (; *fmt; fmt++) {
 		int width = 0, lng = 0;
+		char pad = ' ';
 		if (*fmt != '%') {
 			if (pos + 1 < size)
 				buf[pos] = *fmt;
@@ -114,6 +115,8 @@ int scnprintf(char *buf, size_t size, const char *fmt, ...)
 			continue;
 		}
 		fmt++;
+		if (*fmt == '0')
+			pad = '0', fmt++;
 		while (*fmt >= '0' && *fmt <= '9')
 			width = width * 10 + (*fmt++ - '0');
 		while (*fmt == 'l')
@@ -121,14 +124,14 @@ int scnprintf(char *buf, size_t size, const char *fmt, ...)
 		switch (*fmt) {
 		case 'd': {
 			s64 v = lng ? va_arg(ap, long) : va_arg(ap, int);
-			pos = put_num(buf, pos, size, v < 0 ? -v : v, 10, width, v < 0);
+			pos = put_num(buf, pos, size, v < 0 ? -v : v, 10, width, v < 0, pad);
 			break;
 		}
 		case 'u':
-			pos = put_num(buf, pos, size, lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned int), 10, width, false);
+			pos = put_num(buf, pos, size, lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned int), 10, width, false, pad);
 			break;
 		case 'x':
-			pos = put_num(buf, pos, size, lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned int), 16, width, false);
+			pos = put_num(buf, pos, size, lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned int), 16, width, false, pad);
 			break;
 		case 's': {
 			const char *s = va_arg(ap, const char *);
@@ -148,8 +151,18 @@ int scnprintf(char *buf, size_t size, const char *fmt, ...)
 			pos++;
 		}
 	}
-	va_end(ap);
 	if (size)
 		buf[pos < size ? pos : size - 1] = 0;
 	return pos < size ? (int)pos : (int)size - 1;
+}
+
+int scnprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vscnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return len;
 }

@@ -56,10 +56,17 @@ void start_kernel(void)
 	if (nr_cpu_ids < 1 || nr_cpu_ids > NR_CPUS)
 		nr_cpu_ids = 1;
 	mem_init();
+	printk_init();
+	fork_init();
+	files_init();
 	random_init();
 	session_init();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		sched_init_idle(cpu);
+	init_IRQ();
+	rcu_init();
+	init_timers();
+	workqueue_init_early();
 	rest_init();
 	host_doorbell(PORT_READY, 0);	/* secondary cpus may start */
 	cpu_startup_entry();

@@ -1,12 +1,10 @@
-/* Physical pages, kmalloc size classes, user page tables and uaccess. */
+/* Address spaces: user page tables, thread stacks, uaccess. */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 
-#define MAX_PAGES (1UL << 18)	/* 1 GiB of RAM */
 #define PTE_P 0x001UL
 #define PTE_W 0x002UL
 #define PTE_U 0x004UL
-#define PTE_PS 0x080UL
 #define PTE_ADDR 0x000ffffffffff000UL
 /* No-execute, as Linux maps data (and Unicorn's stores stay fast: see
  * machine/paging.py).  Pages filled with code are reported: host_code_page. */
@@ -15,196 +13,55 @@
  * leaves alone (session.c's stub and sink). */
 #define PTE_SHARED (1UL << 9)
 
-static u64 page_bitmap[MAX_PAGES / 64];
-static u64 first_pfn, last_pfn, next_hint;
-u64 nr_free_pages;
-static spinlock_t page_lock;
 struct mm_struct init_mm;
+static struct kmem_cache *mm_cachep;
 
 void mem_init(void)
 {
 	u64 pgd;
 
-	first_pfn = ALIGN(__pa(_end), 1UL << 21) >> 12;
-	last_pfn = boot_params.ram_size >> 12;
-	if (last_pfn > MAX_PAGES)
-		last_pfn = MAX_PAGES;
-	next_hint = first_pfn;
-	nr_free_pages = last_pfn - first_pfn;
 	asm volatile("movq %%cr3, %0" : "=r"(pgd));
 	init_mm.pgd = __va(pgd & PTE_ADDR);
 	init_mm.users = 1;
+	page_alloc_init(init_mm.pgd);
+	kmem_cache_init();
 }
 
-static void *__alloc_page(void)
-{
-	unsigned long flags;
-	u64 pfn, n;
-
-	spin_lock_irqsave(&page_lock, flags);
-	for (n = 0, pfn = next_hint; n < last_pfn - first_pfn; n++, pfn++) {
-		if (pfn >= last_pfn)
-			pfn = first_pfn;
-		if (!(page_bitmap[pfn / 64] & (1UL << (pfn % 64)))) {
-			page_bitmap[pfn / 64] |= 1UL << (pfn % 64);
-			next_hint = pfn + 1;
-			nr_free_pages--;
-			spin_unlock_irqrestore(&page_lock, flags);
-			return __va(pfn << 12);
-		}
-	}
-	spin_unlock_irqrestore(&page_lock, flags);
-	return NULL;
-}
-
+/* A page of user memory: text, data, stack (zeroed, as anonymous memory is). */
 void *alloc_page_zeroed(void)
 {
-	void *p = __alloc_page();
-
-	if (p)
-		memset(p, 0, PAGE_SIZE);
-	return p;
+	return (void *)get_zeroed_page(GFP_HIGHUSER_MOVABLE);
 }
 
-void free_page(void *p)
-{
-	unsigned long flags;
-	u64 pfn = __pa(p) >> 12;
-
-	spin_lock_irqsave(&page_lock, flags);
-	page_bitmap[pfn / 64] &= ~(1UL << (pfn % 64));
-	nr_free_pages++;
-	/* Reuse the lowest freed page first, as Linux reuses recently freed pages: a next-fit
-	 * scan would touch every page of RAM before reusing one, so the host's resident set of
-	 * guest RAM kept growing with every exec. */
-	if (pfn < next_hint)
-		next_hint = pfn;
-	spin_unlock_irqrestore(&page_lock, flags);
-}
-
-/* Thread stacks: 4 contiguous pages found by a linear scan. */
+/* Thread stacks: THREAD_SIZE of contiguous pages. */
 void *alloc_thread_stack(void)
 {
-	unsigned long flags;
-	u64 pfn, k, npages = THREAD_SIZE / PAGE_SIZE;
+	struct page *page = alloc_pages(THREADINFO_GFP, THREAD_SIZE_ORDER);
 
-	spin_lock_irqsave(&page_lock, flags);
-	for (pfn = ALIGN(first_pfn, npages); pfn + npages <= last_pfn; pfn += npages) {
-		for (k = 0; k < npages; k++)
-			if (page_bitmap[(pfn + k) / 64] & (1UL << ((pfn + k) % 64)))
-				break;
-		if (k == npages) {
-			for (k = 0; k < npages; k++)
-				page_bitmap[(pfn + k) / 64] |= 1UL << ((pfn + k) % 64);
-			nr_free_pages -= npages;
-			spin_unlock_irqrestore(&page_lock, flags);
-			return __va(pfn << 12);
-		}
-	}
-	spin_unlock_irqrestore(&page_lock, flags);
-	return NULL;
+	return page ? page_address(page) : NULL;
 }
 
 void free_thread_stack(void *p)
 {
-	u64 k;
-	for (k = 0; k < THREAD_SIZE / PAGE_SIZE; k++)
-		free_page((char *)p + k * PAGE_SIZE);
+	free_pages((unsigned long)p, THREAD_SIZE_ORDER);
 }
 
-/* ---- kmalloc: power-of-two classes 32..2048 carved from pages ---- */
-struct kmem_cache_node { struct kmem_cache_node *next; };
-static struct kmem_cache_node *kmalloc_free[7];
-static spinlock_t kmalloc_lock;
-#define KMALLOC_HDR 16	/* size class stored before the object */
-
-static int kmalloc_index(size_t size)
+void proc_caches_init(void)
 {
-	int i;
-	for (i = 0; i < 7; i++)
-		if (size + KMALLOC_HDR <= (32UL << i))
-			return i;
-	return -1;
-}
-
-static void *__kmalloc(size_t size)
-{
-	unsigned long flags;
-	int idx = kmalloc_index(size);
-	struct kmem_cache_node *obj;
-	u64 *hdr;
-
-	if (idx < 0)
-		return NULL;
-	spin_lock_irqsave(&kmalloc_lock, flags);
-	if (!kmalloc_free[idx]) {
-		char *page = __alloc_page();
-		size_t sz = 32UL << idx, off;
-		if (!page) {
-			spin_unlock_irqrestore(&kmalloc_lock, flags);
-			return NULL;
-		}
-		for (off = 0; off + sz <= PAGE_SIZE; off += sz) {
-			struct kmem_cache_node *n = (void *)(page + off);
-			n->next = kmalloc_free[idx];
-			kmalloc_free[idx] = n;
-		}
-	}
-	obj = kmalloc_free[idx];
-	kmalloc_free[idx] = obj->next;
-	spin_unlock_irqrestore(&kmalloc_lock, flags);
-	hdr = (u64 *)obj;
-	hdr[0] = idx;
-	return (char *)obj + KMALLOC_HDR;
-}
-
-void *kmalloc(size_t size, gfp_t flags)
-{
-	void *p = __kmalloc(size);
-
-	if (p)
-		trace_kmalloc(_RET_IP_, p, size, (32UL << ((u64 *)p)[-2]) - KMALLOC_HDR, flags, -1);
-	return p;
-}
-
-void *kzalloc(size_t size, gfp_t flags)
-{
-	void *p = __kmalloc(size);
-
-	if (p) {
-		memset(p, 0, size);
-		trace_kmalloc(_RET_IP_, p, size, (32UL << ((u64 *)p)[-2]) - KMALLOC_HDR, flags | __GFP_ZERO, -1);
-	}
-	return p;
-}
-
-void kfree(const void *p)
-{
-	unsigned long flags;
-	struct kmem_cache_node *n;
-	int idx;
-
-	trace_kfree(_RET_IP_, p);
-	if (!p)
-		return;
-	n = (void *)((char *)p - KMALLOC_HDR);
-	idx = (int)((u64 *)n)[0];
-	spin_lock_irqsave(&kmalloc_lock, flags);
-	n->next = kmalloc_free[idx];
-	kmalloc_free[idx] = n;
-	spin_unlock_irqrestore(&kmalloc_lock, flags);
+	mm_cachep = kmem_cache_create("mm_struct", sizeof(struct mm_struct), 0,
+				      SLAB_HWCACHE_ALIGN | SLAB_PANIC | SLAB_ACCOUNT, NULL);
 }
 
 /* ---- user address spaces ---- */
 struct mm_struct *mm_alloc(void)
 {
-	struct mm_struct *mm = kzalloc(sizeof(*mm), GFP_KERNEL);
+	struct mm_struct *mm = kmem_cache_zalloc(mm_cachep, GFP_KERNEL);
 
 	if (!mm)
 		return NULL;
-	mm->pgd = alloc_page_zeroed();
+	mm->pgd = (u64 *)get_zeroed_page(GFP_PGTABLE_USER);
 	if (!mm->pgd) {
-		kfree(mm);
+		kmem_cache_free(mm_cachep, mm);
 		return NULL;
 	}
 	/* the kernel half is shared by every address space */
@@ -219,7 +76,7 @@ static u64 *walk(u64 *table, int idx, bool alloc)
 
 	if (!(e & PTE_P)) {
 		void *p;
-		if (!alloc || !(p = alloc_page_zeroed()))
+		if (!alloc || !(p = (void *)get_zeroed_page(GFP_PGTABLE_USER)))
 			return NULL;
 		table[idx] = __pa(p) | PTE_P | PTE_W | PTE_U;
 		return p;
@@ -288,7 +145,7 @@ int dup_mm_pages(struct mm_struct *dst, struct mm_struct *src)
 					void *np;
 					if (!(pt[l] & PTE_P))
 						continue;
-					np = __alloc_page();
+					np = (void *)__get_free_pages(GFP_HIGHUSER_MOVABLE, 0);
 					if (!np || map_user_page(dst, va, np, !(pt[l] & PTE_NX)))
 						return -ENOMEM;
 					memcpy(np, __va(pt[l] & PTE_ADDR), PAGE_SIZE);
@@ -323,7 +180,7 @@ void mmput(struct mm_struct *mm)
 		return;
 	free_pgtables(mm->pgd, 4);
 	free_page(mm->pgd);
-	kfree(mm);
+	kmem_cache_free(mm_cachep, mm);
 }
 
 notrace void switch_mm(struct mm_struct *mm)

@@ -2,6 +2,7 @@
  * across CPUs, tick-driven preemption, the idle loop. */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/clockchips.h"
 
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
@@ -9,11 +10,73 @@ LIST_HEAD(task_list);
 
 static struct rq *cpu_rq(int cpu) { return &cpu_data[cpu].rq; }
 
+/* Every runqueue's lock is the one scheduler lock (as core scheduling makes
+ * SMT siblings share one): __rq_lockp() names it for a runqueue. */
+static __always_inline raw_spinlock_t *__rq_lockp(struct rq *rq)
+{
+	return &sched_lock.rlock;
+}
+
+void raw_spin_rq_lock_nested(struct rq *rq, int subclass)
+{
+	preempt_disable();
+	raw_spin_lock(__rq_lockp(rq));
+	preempt_enable_no_resched();
+}
+
+void raw_spin_rq_unlock(struct rq *rq)
+{
+	raw_spin_unlock(__rq_lockp(rq));
+}
+
+static __always_inline void raw_spin_rq_lock(struct rq *rq)
+{
+	raw_spin_rq_lock_nested(rq, 0);
+}
+
+static __always_inline void raw_spin_rq_unlock_irq(struct rq *rq)
+{
+	raw_spin_rq_unlock(rq);
+	local_irq_enable();
+}
+
+/* Another cpu is told by IPI, unless it is idle and polling need_resched (its idle loop
+ * between halts), which sees it without one. */
 static noinline notrace void resched_curr(int cpu)
 {
 	cpu_data[cpu].need_resched = 1;
-	if (cpu != smp_processor_id())
+	if (cpu == smp_processor_id())
+		return;
+	if (READ_ONCE(cpu_rq(cpu)->curr->polling))
+		trace_sched_wake_idle_without_ipi(cpu);
+	else
 		smp_send_reschedule(cpu);
+}
+
+/* The task runs on new_cpu from its next wakeup (sched_migrate_task when it moves). */
+void set_task_cpu(struct task_struct *p, int new_cpu)
+{
+	if (p->cpu != new_cpu)
+		trace_sched_migrate_task(p, new_cpu);
+	p->cpu = new_cpu;
+}
+
+/* The running task's time since it was last accounted (update_curr of CFS: vruntime
+ * advances as the time, every task having nice 0's weight). */
+static void update_curr(struct rq *rq, u64 now)
+{
+	struct task_struct *curr = rq->curr;
+	s64 delta_exec;
+
+	if (curr == rq->idle)
+		return;
+	delta_exec = now - curr->exec_start;
+	if (delta_exec <= 0)
+		return;
+	curr->exec_start = now;
+	curr->sum_exec_runtime += delta_exec;
+	curr->vruntime += delta_exec;
+	trace_sched_stat_runtime(curr, delta_exec, curr->vruntime);
 }
 
 static noinline void enqueue_task(struct rq *rq, struct task_struct *p)
@@ -41,7 +104,6 @@ static noinline void ttwu_do_activate(struct task_struct *p, int cpu)
 {
 	struct rq *rq = cpu_rq(cpu);
 
-	p->cpu = cpu;
 	p->on_rq = 1;
 	enqueue_task(rq, p);
 	if (rq->curr == rq->idle)
@@ -62,8 +124,13 @@ int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
 	trace_sched_waking(p);
 	success = 1;
 	WRITE_ONCE(p->__state, TASK_RUNNING);
-	if (!p->on_rq)
-		ttwu_do_activate(p, select_task_rq(p));
+	if (!p->on_rq) {
+		int cpu = select_task_rq(p);
+
+		if (p->cpu != cpu)
+			set_task_cpu(p, cpu);
+		ttwu_do_activate(p, cpu);
+	}
 	trace_sched_wakeup(p);
 out:
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -119,8 +186,8 @@ static noinline notrace void finish_task_switch(struct task_struct *prev)
 	if (!dead)
 		prev->on_cpu = 0;
 	current->exec_start = pc->h.now_ns;
-	spin_unlock(&sched_lock);
-	local_irq_enable();
+	current->prev_sum_exec_runtime = current->sum_exec_runtime;
+	raw_spin_rq_unlock_irq(&pc->rq);
 	if (dead) {
 		/*
 		 * The host hears of the exit only after the switch probe saved prev's
@@ -134,7 +201,7 @@ static noinline notrace void finish_task_switch(struct task_struct *prev)
 			mmput(prev->mm), prev->mm = NULL;
 		if (prev->exit_state == EXIT_DEAD) {
 			prev->on_cpu = 0;
-			call_rcu_task(prev);	/* stack and task freed after a grace period */
+			put_task_struct_rcu_user(prev);	/* stack and task freed after a grace period */
 		} else {
 			struct task_struct *parent = prev->parent;
 
@@ -160,7 +227,7 @@ static noinline notrace struct task_struct *context_switch(struct rq *rq, struct
 	return __switch_to_asm(prev, next);
 }
 
-static notrace void __schedule(bool preempt)
+static notrace void __sched __schedule(bool preempt)
 {
 	struct percpu *pc = this_cpu();
 	struct rq *rq = &pc->rq;
@@ -168,9 +235,11 @@ static notrace void __schedule(bool preempt)
 	unsigned int prev_state;
 
 	local_irq_disable();
-	spin_lock(&sched_lock);
+	rcu_note_context_switch(preempt);
+	raw_spin_rq_lock(rq);
 	pc->need_resched = 0;
 	prev_state = prev->__state;
+	update_curr(rq, pc->h.now_ns);
 	if (!preempt && prev_state != TASK_RUNNING) {
 		prev->on_rq = 0;
 		if (prev != rq->idle)
@@ -178,13 +247,11 @@ static notrace void __schedule(bool preempt)
 	}
 	next = pick_next_task(rq, prev);
 	if (next == prev) {
-		spin_unlock(&sched_lock);
-		local_irq_enable();
+		raw_spin_rq_unlock_irq(rq);
 		return;
 	}
 	rq->curr = next;
 	pc->stat_ctxt++;
-	rcu_note_context_switch(pc->h.cpu);
 	if (static_branch_unlikely(&trace_cmdline_key))	/* Linux's probe_sched_switch */
 		tracing_record_taskinfo_sched_switch(prev, next);
 	trace_sched_switch(preempt, prev, next, prev_state);
@@ -194,15 +261,23 @@ static notrace void __schedule(bool preempt)
 
 /* Every task switches out and back in at the same preempt depth (this one,
  * plus the scheduler lock): the count is per cpu and carries over. */
-void schedule(void)
+void __sched schedule(void)
 {
 	preempt_disable();
 	__schedule(false);
 	preempt_enable_no_resched();
 }
 
+/* schedule() from code that holds a preempt_disable() (mutex_lock's sleep) */
+void __sched schedule_preempt_disabled(void)
+{
+	preempt_enable_no_resched();
+	schedule();
+	preempt_disable();
+}
+
 /* Called on return from an interrupt to user mode when need_resched is set. */
-void preempt_schedule_irq(void)
+void __sched preempt_schedule_irq(void)
 {
 	preempt_disable();
 	__schedule(true);
@@ -222,22 +297,23 @@ void scheduler_tick(void)
 	struct rq *rq = &pc->rq;
 	struct task_struct *curr = pc->curr_task;
 
-	spin_lock(&sched_lock);
+	raw_spin_rq_lock(rq);
 	rq->clock = pc->h.now_ns;
+	update_curr(rq, rq->clock);
 	if (curr != rq->idle && !list_empty(&rq->queue) &&
-	    rq->clock - curr->exec_start >= SCHED_SLICE_NS)
+	    curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= SCHED_SLICE_NS)
 		pc->need_resched = 1;
 	/* an idle sibling while tasks wait here: let the migration thread balance */
 	if (rq->nr_running > 1 && pc->migration && pc->migration->__state == TASK_INTERRUPTIBLE) {
 		int cpu;
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 			if (cpu_rq(cpu)->nr_running == 0) {
-				spin_unlock(&sched_lock);
+				raw_spin_rq_unlock(rq);
 				wake_up_process(pc->migration);
 				return;
 			}
 	}
-	spin_unlock(&sched_lock);
+	raw_spin_rq_unlock(rq);
 }
 
 /* migration/N: move one waiting task of this cpu to an idle cpu. */
@@ -257,7 +333,7 @@ int migrate_one_task(void)
 				continue;
 			list_del_init(&p->run_list);
 			pc->rq.nr_running--;
-			p->cpu = cpu;
+			set_task_cpu(p, cpu);
 			enqueue_task(cpu_rq(cpu), p);
 			resched_curr(cpu);
 			moved = 1;
@@ -304,21 +380,34 @@ static notrace void do_idle(void)
 {
 	struct percpu *pc = this_cpu();
 
+	/* polling need_resched: a waker needs no IPI (sched_wake_idle_without_ipi) */
+	WRITE_ONCE(current->polling, 1);
+	tick_nohz_idle_enter();
 	while (!READ_ONCE(pc->need_resched)) {
 		local_irq_disable();
+		/* about to halt: from here on an IPI must wake it */
+		WRITE_ONCE(current->polling, 0);
 		if (READ_ONCE(pc->need_resched)) {
 			local_irq_enable();
 			break;
 		}
-		pc->h.next_event_ns = hrtimer_next_event(pc->h.cpu);
+		tick_nohz_idle_stop_tick();
+		/* a deep idle state: the local APIC timer stops, the HPET wakes the cpu */
+		tick_broadcast_enter();
 		/* the host reads trace_pending here: no ticks come while halted */
 		host_doorbell(PORT_IDLE, 0);
 		asm volatile("sti; hlt" ::: "memory");	/* default_idle: safe_halt */
+		local_irq_disable();
+		tick_broadcast_exit();
+		WRITE_ONCE(current->polling, 1);
+		local_irq_enable();
 	}
+	WRITE_ONCE(current->polling, 0);
+	tick_nohz_idle_exit();
 	schedule_idle();
 }
 
-noinline void schedule_idle(void)
+noinline void __sched schedule_idle(void)
 {
 	__schedule(false);
 }
@@ -327,6 +416,7 @@ noinline void schedule_idle(void)
 void __noreturn cpu_startup_entry(void)
 {
 	this_cpu()->preempt_count = 1;
+	tick_sched_init(smp_processor_id());
 	local_irq_enable();
 	for (;;)
 		do_idle();

@@ -99,29 +99,13 @@ void session_init(void)
 
 /* ---- the ring ---- */
 
-/* A copy of a record: a kmalloc object up to its largest class, a page beyond. */
-#define KMALLOC_MAX 2048
-static bool fits_kmalloc(size_t len)
-{
-	return offsetof(struct queued_record, rec) + len <= KMALLOC_MAX - 16;	/* mm.c's KMALLOC_HDR */
-}
-
 static struct queued_record *copy_out(const struct session_record *rec)
 {
-	size_t size = offsetof(struct queued_record, rec) + rec->len;
-	struct queued_record *q = fits_kmalloc(rec->len) ? kmalloc(size, GFP_ATOMIC) : alloc_page_zeroed();
+	struct queued_record *q = kmalloc(offsetof(struct queued_record, rec) + rec->len, GFP_ATOMIC);
 
 	if (q)
 		memcpy(&q->rec, rec, rec->len);
 	return q;
-}
-
-static void free_record(struct queued_record *q)
-{
-	if (fits_kmalloc(q->rec.len))
-		kfree(q);
-	else
-		free_page(q);
 }
 
 /* Records done with (struct session_ring's `retired`). */
@@ -155,7 +139,7 @@ static void deliver(struct queued_record *q)
 		 * end or an exec outcome only for a task that is there */
 		st = rec->type == SESSION_REC_SYSCALL ? lookup_or_park(rec->tid) : lookup(rec->tid);
 		if (!st) {
-			free_record(q);
+			kfree(q);
 			retire(1);
 			return;
 		}
@@ -432,7 +416,7 @@ void session_exit_to_user_mode(struct pt_regs *regs)
 		} else if (rec->type == SESSION_REC_EXIT) {
 			int status = rec->exit.status;
 
-			free_record(q);
+			kfree(q);
 			retire(1);
 			do_exit(status);
 		} else if (rec->type == SESSION_REC_NEW_TASK) {
@@ -454,7 +438,7 @@ void session_exit_to_user_mode(struct pt_regs *regs)
 		/* (an EXEC record nobody waited for: its execve gave up on it) */
 		if (rec->type != SESSION_REC_SYSCALL)
 			retire(1);
-		free_record(q);
+		kfree(q);
 	}
 }
 
@@ -480,7 +464,7 @@ long session_execve(const char *filename)
 			trace_sched_process_exec(tsk, old_pid, filename);
 		}
 	}
-	free_record(q);
+	kfree(q);
 	return ret;
 }
 
@@ -539,7 +523,7 @@ long session_clone(void)
 		found->rec.task.comm[0] = 0;	/* a child has its parent's name */
 		p = session_fork(current, child, &found->rec);
 	}
-	free_record(found);
+	kfree(found);
 	if (!p)
 		return -ENOMEM;
 	session_wake_new_task(current, p);
@@ -568,7 +552,7 @@ void session_create_roots(void)
 		p = st && !st->task && init_task_p ? session_fork(init_task_p, st, &q->rec) : NULL;
 		if (p)
 			session_wake_new_task(init_task_p, p);
-		free_record(q);
+		kfree(q);
 		retire(1);
 	}
 }
@@ -589,7 +573,7 @@ void session_task_exit(struct task_struct *tsk)
 	spin_lock_irqsave(&session_lock, flags);
 	list_del_init(&st->node);
 	list_for_each_entry_safe(q, n, &st->queue, node) {
-		free_record(q);
+		kfree(q);
 		dropped++;
 	}
 	retire(dropped);

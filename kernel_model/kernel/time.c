@@ -1,145 +1,256 @@
-/* Time: the host-provided virtual clock, per-CPU hrtimers, sleeping. */
+/*
+ * The clock and hrtimers (kernel/time/timekeeping.c, hrtimer.c): per-cpu
+ * queues of hrtimers sorted by expiry, the local APIC timer programmed for
+ * the first (its interrupt runs hrtimer_interrupt()), and the sleeps built
+ * on them: nanosleep, schedule_hrtimeout_range().  Every timer's life shows
+ * in the timer:hrtimer_* events, as in Linux 6.1.
+ */
 #include "../include/syscalls.h"
-
-volatile u64 jiffies;
-static spinlock_t timer_lock;
+#include "../include/clockchips.h"
+#include "../include/trace/trace.h"
 
 notrace u64 ktime_get(void)
 {
 	return READ_ONCE(this_cpu()->h.now_ns);
 }
 
-void hrtimer_init(struct hrtimer *t, void (*fn)(struct hrtimer *))
+static raw_spinlock_t hrtimer_lock;	/* every cpu's queue (one lock, as the scheduler's) */
+
+static __always_inline struct list_head *hrtimer_queue(int cpu)
 {
-	INIT_LIST_HEAD(&t->node);
-	t->function = fn;
-	t->active = false;
+	return &cpu_data[cpu].timers;
 }
 
-void hrtimer_start(struct hrtimer *t, u64 expires)
+void hrtimer_init(struct hrtimer *timer, clockid_t clock_id, enum hrtimer_mode mode)
 {
-	struct percpu *pc = this_cpu();
+	trace_hrtimer_init(timer, clock_id, mode);
+	memset(timer, 0, sizeof(*timer));
+	INIT_LIST_HEAD(&timer->node);
+	timer->is_rel = mode & HRTIMER_MODE_REL;
+	timer->is_hard = !!(mode & HRTIMER_MODE_HARD);
+}
+
+/* The local timer fires for the first timer of this cpu's queue; callers hold hrtimer_lock. */
+static void hrtimer_reprogram(int cpu)
+{
+	struct list_head *q = hrtimer_queue(cpu);
+	u64 next = list_empty(q) ? KTIME_MAX : list_first_entry(q, struct hrtimer, node)->expires;
+
+	if (cpu == smp_processor_id() && next != lapic_events[cpu].next_event)
+		clockevents_program_event(&lapic_events[cpu], next);
+}
+
+/* true: it is the first of its queue now */
+static bool enqueue_hrtimer(struct hrtimer *timer, int cpu, enum hrtimer_mode mode, bool was_armed)
+{
+	struct list_head *q = hrtimer_queue(cpu);
 	struct hrtimer *pos;
-	unsigned long flags;
 
-	spin_lock_irqsave(&timer_lock, flags);
-	if (t->active)
-		list_del_init(&t->node);
-	t->expires = expires;
-	t->cpu = pc->h.cpu;
-	t->active = true;
-	list_for_each_entry(pos, &pc->timers, node)
-		if (pos->expires > expires)
+	trace_hrtimer_start(timer, mode, was_armed);
+	timer->cpu = cpu;
+	WRITE_ONCE(timer->state, HRTIMER_STATE_ENQUEUED);
+	list_for_each_entry(pos, q, node)
+		if (pos->expires > timer->expires)
 			break;
-	list_add_tail(&t->node, &pos->node);
-	spin_unlock_irqrestore(&timer_lock, flags);
+	list_add_tail(&timer->node, &pos->node);
+	return q->next == &timer->node;
 }
 
-void hrtimer_cancel(struct hrtimer *t)
+static void __remove_hrtimer(struct hrtimer *timer, u8 newstate)
+{
+	list_del_init(&timer->node);
+	WRITE_ONCE(timer->state, newstate);
+}
+
+/* true: it was queued */
+static bool remove_hrtimer(struct hrtimer *timer)
+{
+	if (!(timer->state & HRTIMER_STATE_ENQUEUED))
+		return false;
+	trace_hrtimer_cancel(timer);
+	__remove_hrtimer(timer, HRTIMER_STATE_INACTIVE);
+	return true;
+}
+
+void hrtimer_start_range_ns(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrtimer_mode mode)
+{
+	int cpu = smp_processor_id();
+	unsigned long flags;
+	bool was_armed;
+
+	raw_spin_lock_irqsave(&hrtimer_lock, flags);
+	was_armed = remove_hrtimer(timer);
+	if (mode & HRTIMER_MODE_REL)
+		tim += ktime_get();
+	hrtimer_set_expires_range_ns(timer, tim, delta_ns);
+	if (enqueue_hrtimer(timer, cpu, mode, was_armed))
+		hrtimer_reprogram(cpu);
+	raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
+}
+
+/* 1: it was queued and is not any more; 0: it was not queued (it may be running) */
+int hrtimer_try_to_cancel(struct hrtimer *timer)
 {
 	unsigned long flags;
+	int ret;
 
-	spin_lock_irqsave(&timer_lock, flags);
-	if (t->active) {
-		list_del_init(&t->node);
-		t->active = false;
+	raw_spin_lock_irqsave(&hrtimer_lock, flags);
+	ret = remove_hrtimer(timer);
+	raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
+	return ret;
+}
+
+int hrtimer_cancel(struct hrtimer *timer)
+{
+	return hrtimer_try_to_cancel(timer);
+}
+
+/* Move the expiry past now by whole intervals; the number of intervals. */
+u64 hrtimer_forward(struct hrtimer *timer, ktime_t now, ktime_t interval)
+{
+	u64 orun = 1;
+	s64 delta = now - timer->expires;
+
+	if (delta < 0)
+		return 0;
+	if (delta >= interval) {
+		orun = delta / interval;
+		timer->expires += orun * interval;
+		timer->softexpires += orun * interval;
+		if (timer->expires > now)
+			return orun;
+		orun++;
 	}
-	spin_unlock_irqrestore(&timer_lock, flags);
+	timer->expires += interval;
+	timer->softexpires += interval;
+	return orun;
 }
 
 notrace u64 hrtimer_next_event(int cpu)
 {
-	struct list_head *h = &cpu_data[cpu].timers;
-	u64 next = ~0UL;
+	struct list_head *h = hrtimer_queue(cpu);
+	u64 next = KTIME_MAX;
 	unsigned long flags;
 
-	spin_lock_irqsave(&timer_lock, flags);
+	raw_spin_lock_irqsave(&hrtimer_lock, flags);
 	if (!list_empty(h))
 		next = list_first_entry(h, struct hrtimer, node)->expires;
-	spin_unlock_irqrestore(&timer_lock, flags);
+	raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
 	return next;
 }
 
-/* Run this cpu's expired timers (from the timer interrupt). */
-void hrtimer_interrupt(void)
+/* hrtimer_lock held and interrupts off on entry and exit; dropped while the callback runs. */
+static void __run_hrtimer(struct hrtimer *timer, ktime_t *now)
 {
-	struct percpu *pc = this_cpu();
-	u64 now = ktime_get();
+	enum hrtimer_restart (*fn)(struct hrtimer *) = timer->function;
+	enum hrtimer_restart restart;
 
-	for (;;) {
-		struct hrtimer *t;
+	trace_hrtimer_cancel(timer);	/* debug_deactivate() */
+	__remove_hrtimer(timer, HRTIMER_STATE_INACTIVE);
+	raw_spin_unlock(&hrtimer_lock);
+	trace_hrtimer_expire_entry(timer, now);
+	restart = fn(timer);
+	trace_hrtimer_expire_exit(timer);
+	raw_spin_lock(&hrtimer_lock);
+	if (restart != HRTIMER_NORESTART && !(timer->state & HRTIMER_STATE_ENQUEUED))
+		enqueue_hrtimer(timer, smp_processor_id(), HRTIMER_MODE_ABS, false);
+}
 
-		spin_lock(&timer_lock);
-		if (list_empty(&pc->timers) ||
-		    (t = list_first_entry(&pc->timers, struct hrtimer, node))->expires > now) {
-			spin_unlock(&timer_lock);
+static void __hrtimer_run_queues(ktime_t now)
+{
+	struct list_head *q = hrtimer_queue(smp_processor_id());
+
+	while (!list_empty(q)) {
+		struct hrtimer *timer = list_first_entry(q, struct hrtimer, node);
+
+		if (now < timer->softexpires)
 			break;
-		}
-		list_del_init(&t->node);
-		t->active = false;
-		spin_unlock(&timer_lock);
-		t->function(t);
+		__run_hrtimer(timer, &now);
 	}
 }
 
-static noinline void hrtimer_wakeup(struct hrtimer *t)
+/* The local timer's event handler: the expired timers, then the timer for the next. */
+void hrtimer_interrupt(struct clock_event_device *dev)
 {
-	wake_up_process(t->task);
+	ktime_t now = ktime_get();
+
+	raw_spin_lock(&hrtimer_lock);
+	dev->next_event = KTIME_MAX;
+	__hrtimer_run_queues(now);
+	hrtimer_reprogram(smp_processor_id());
+	raw_spin_unlock(&hrtimer_lock);
 }
 
-/* Sleep until `expires` (absolute) or an earlier wakeup; true if it expired. */
-static noinline bool schedule_hrtimeout_abs(u64 expires)
+/* ---- sleeping ---- */
+static enum hrtimer_restart hrtimer_wakeup(struct hrtimer *timer)
 {
-	struct hrtimer t;
-	bool expired;
+	struct hrtimer_sleeper *t = container_of(timer, struct hrtimer_sleeper, timer);
+	struct task_struct *task = t->task;
 
-	hrtimer_init(&t, hrtimer_wakeup);
-	t.task = current;
-	hrtimer_start(&t, expires);
-	schedule();
-	expired = !t.active;
-	hrtimer_cancel(&t);
-	set_current_state(TASK_RUNNING);
-	return expired;
+	t->task = NULL;
+	if (task)
+		wake_up_process(task);
+	return HRTIMER_NORESTART;
 }
 
-noinline int schedule_hrtimeout_range_clock(u64 *expires, u64 delta, int mode, int clock_id)
+void hrtimer_init_sleeper(struct hrtimer_sleeper *sl, clockid_t clock_id, enum hrtimer_mode mode)
 {
+	hrtimer_init(&sl->timer, clock_id, mode);
+	sl->timer.function = hrtimer_wakeup;
+	sl->task = current;
+}
+
+static void hrtimer_sleeper_start_expires(struct hrtimer_sleeper *sl, enum hrtimer_mode mode)
+{
+	hrtimer_start_range_ns(&sl->timer, sl->timer.softexpires, sl->timer.expires - sl->timer.softexpires, mode);
+}
+
+noinline int __sched schedule_hrtimeout_range_clock(ktime_t *expires, u64 delta, enum hrtimer_mode mode, clockid_t clock_id)
+{
+	struct hrtimer_sleeper t;
+
 	if (!expires) {
 		schedule();
 		return -EINTR;
 	}
-	return schedule_hrtimeout_abs(*expires) ? 0 : -EINTR;
+	hrtimer_init_sleeper(&t, clock_id, mode);
+	hrtimer_set_expires_range_ns(&t.timer, *expires, delta);
+	hrtimer_sleeper_start_expires(&t, mode);
+	if (likely(t.task))
+		schedule();
+	hrtimer_cancel(&t.timer);
+	set_current_state(TASK_RUNNING);
+	return !t.task ? 0 : -EINTR;
 }
 
-int schedule_hrtimeout_range(u64 *expires, u64 delta, int mode)
+int __sched schedule_hrtimeout_range(ktime_t *expires, u64 delta, enum hrtimer_mode mode)
 {
-	return schedule_hrtimeout_range_clock(expires, delta, mode, 1);
-}
-
-long schedule_timeout(u64 ns)
-{
-	u64 expires = ktime_get() + ns;
-
-	schedule_hrtimeout_abs(expires);
-	return expires > ktime_get() ? expires - ktime_get() : 0;
+	return schedule_hrtimeout_range_clock(expires, delta, mode, CLOCK_MONOTONIC);
 }
 
 struct __kernel_timespec { s64 tv_sec; long tv_nsec; };
 
-static noinline long do_nanosleep(u64 expires)
+static noinline long __sched do_nanosleep(struct hrtimer_sleeper *t, enum hrtimer_mode mode)
 {
 	do {
 		set_current_state(TASK_INTERRUPTIBLE);
-		if (schedule_hrtimeout_abs(expires))
-			return 0;
-	} while (ktime_get() < expires);
+		hrtimer_sleeper_start_expires(t, mode);
+		if (likely(t->task))
+			schedule();
+		hrtimer_cancel(&t->timer);
+		mode = HRTIMER_MODE_ABS;
+	} while (t->task);
+	set_current_state(TASK_RUNNING);
 	return 0;
 }
 
-noinline long hrtimer_nanosleep(u64 ns, int mode, int clockid)
+noinline long hrtimer_nanosleep(ktime_t rqtp, enum hrtimer_mode mode, clockid_t clockid)
 {
-	return do_nanosleep(ktime_get() + ns);
+	struct hrtimer_sleeper t;
+
+	hrtimer_init_sleeper(&t, clockid, mode);
+	hrtimer_set_expires_range_ns(&t.timer, rqtp, current->timer_slack_ns);
+	return do_nanosleep(&t, mode);
 }
 
 SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec *, rqtp, struct __kernel_timespec *, rmtp)
@@ -150,5 +261,5 @@ SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec *, rqtp, struct __kernel_tim
 		return -EFAULT;
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
 		return -EINVAL;
-	return hrtimer_nanosleep((u64)ts.tv_sec * 1000000000UL + ts.tv_nsec, 1, 1);
+	return hrtimer_nanosleep((u64)ts.tv_sec * 1000000000UL + ts.tv_nsec, HRTIMER_MODE_REL, CLOCK_MONOTONIC);
 }

@@ -11,7 +11,7 @@
 
 struct trace_pid_control trace_pid_control;
 /* fork and free update the lists from any cpu; the host changes them with every cpu stopped */
-static spinlock_t trace_pid_lock;
+static notrace_spinlock_t trace_pid_lock;
 
 static notrace void pid_bit(struct trace_pid_bits *b, pid_t pid, bool on)
 {
@@ -114,7 +114,8 @@ notrace void trace_pid_follow_fork(struct task_struct *parent, struct task_struc
 	u32 events = trace_pid_control.event_fork, functions = trace_pid_control.function_fork;
 	unsigned long flags;
 
-	spin_lock_irqsave(&trace_pid_lock, flags);
+	flags = arch_local_irq_save();
+	notrace_spin_lock(&trace_pid_lock);
 	while (events) {
 		int s = __builtin_ctz(events);
 
@@ -136,7 +137,8 @@ notrace void trace_pid_follow_fork(struct task_struct *parent, struct task_struc
 		if (ftrace_pid_find(st->notrace_pids, st->nr_notrace_pids, parent->pid) >= 0)
 			ftrace_pid_add(st->notrace_pids, &st->nr_notrace_pids, child->pid);
 	}
-	spin_unlock_irqrestore(&trace_pid_lock, flags);
+	notrace_spin_unlock(&trace_pid_lock);
+	arch_local_irq_restore(flags);
 }
 
 notrace void trace_pid_follow_free(struct task_struct *task)
@@ -144,7 +146,8 @@ notrace void trace_pid_follow_free(struct task_struct *task)
 	u32 events = trace_pid_control.event_fork, functions = trace_pid_control.function_fork;
 	unsigned long flags;
 
-	spin_lock_irqsave(&trace_pid_lock, flags);
+	flags = arch_local_irq_save();
+	notrace_spin_lock(&trace_pid_lock);
 	while (events) {
 		int s = __builtin_ctz(events);
 
@@ -160,5 +163,6 @@ notrace void trace_pid_follow_free(struct task_struct *task)
 		ftrace_pid_remove(st->pids, st->nr_pids, task->pid);
 		ftrace_pid_remove(st->notrace_pids, st->nr_notrace_pids, task->pid);
 	}
-	spin_unlock_irqrestore(&trace_pid_lock, flags);
+	notrace_spin_unlock(&trace_pid_lock);
+	arch_local_irq_restore(flags);
 }

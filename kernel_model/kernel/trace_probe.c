@@ -393,7 +393,7 @@ static notrace void kg_record(struct kg_probe *kp, u32 slots, u64 addr, u64 ret_
 
 /* ---- kretprobes (kernel/kprobes.c + rethook, as x86 has them in 6.1) ---- */
 
-static spinlock_t kg_inst_lock;
+static notrace_spinlock_t kg_inst_lock;	/* handlers run with interrupts off */
 
 static __always_inline u32 *kg_chain(u64 task)
 {
@@ -460,7 +460,7 @@ static notrace void kg_kret_entry(struct kg_probe *kp, u32 probe, u64 func, stru
 	pid_t pid = current->pid;
 	u32 *link, i;
 
-	spin_lock(&kg_inst_lock);
+	notrace_spin_lock(&kg_inst_lock);
 	/* this task's frames that never returned (their stack is reused): deeper
 	 * ones, and one at this sp unless the trampoline there says it is this
 	 * call's; and those of a task that died here before (its task_struct
@@ -480,7 +480,7 @@ static notrace void kg_kret_entry(struct kg_probe *kp, u32 probe, u64 func, stru
 		kg_reclaim_dead(kp);
 	i = kp->free;
 	if (!i || i - 1 - kp->first_inst >= kp->ninst) {
-		spin_unlock(&kg_inst_lock);
+		notrace_spin_unlock(&kg_inst_lock);
 		__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -499,7 +499,7 @@ static notrace void kg_kret_entry(struct kg_probe *kp, u32 probe, u64 func, stru
 		in->next = *chain;
 		*chain = i + 1;
 	}
-	spin_unlock(&kg_inst_lock);
+	notrace_spin_unlock(&kg_inst_lock);
 	if (!hooked)
 		*(u64 *)sp = (u64)arch_rethook_trampoline;
 }
@@ -520,7 +520,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 	struct kg_probe *kp;
 	u32 *link, i = 0, p, slots;
 
-	spin_lock(&kg_inst_lock);
+	notrace_spin_lock(&kg_inst_lock);
 	for (link = kg_chain(task); *link;) {
 		i = *link - 1;
 		in = &kprobe_guest.insts[i];
@@ -536,7 +536,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 		in = NULL;
 	}
 	if (!*link || in->sp != slot) {
-		spin_unlock(&kg_inst_lock);
+		notrace_spin_unlock(&kg_inst_lock);
 		return 0;		/* not a guest instance: the host's */
 	}
 	*link = in->next;
@@ -556,7 +556,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 		caller = o->ret_addr;
 	}
 	kg_inst_put(i);
-	spin_unlock(&kg_inst_lock);
+	notrace_spin_unlock(&kg_inst_lock);
 	*(u64 *)slot = ret_addr;
 	if (slots && !kg_busy[cpu]) {	/* kretprobe_dispatcher() */
 		kg_busy[cpu] = 1;

@@ -19,6 +19,7 @@ int main(int argc, char **argv)
 		spawn("/usr/sbin/sshd");
 		spawn("/usr/bin/redis-server");
 		spawn("/usr/bin/node");
+		spawn("/usr/sbin/cron");
 	}
 	for (;;)
 		if (wait4(-1, &status, 0, NULL) < 0)

@@ -429,6 +429,8 @@ def test_trace_pipe_raw_blocks_until_a_page_and_never_ends_on_tracing_off(setup)
     run(ops.release, nonblocking.fh)
 
 
-def test_printk_formats_lists_no_formats(setup):
-    # The emulated kernel has no trace_printk/tracepoint_string formats: Linux prints nothing.
-    assert read_file(setup.ops, "printk_formats") == b""
+def test_printk_formats_lists_the_tracepoint_strings(setup):
+    """t_show(): each tracepoint_string()'s address and text, tabs, newlines and quotes
+    escaped (the emulated kernel has no trace_printk formats, which Linux lists first)."""
+    assert read_file(setup.ops, "printk_formats") == (b'0xffffffff81020000 : "Start scheduler-tick"\n'
+                                                      b'0xffffffff81020015 : "a \\"quoted\\"\\ttab"\n')

@@ -52,7 +52,7 @@ def test_given_the_mount_and_an_address_inside_the_function(mounted, image):
 
     result = tracefs_sim("disasm", "--mount", str(mounted), "jiffies", timeout=30)
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == "tracefs-sim disasm: jiffies: not a function (kallsyms type B)\n"
+    assert result.stderr == "tracefs-sim disasm: jiffies: not a function (kallsyms type D)\n"
 
 
 @pytest.fixture

@@ -43,7 +43,7 @@ def test_symbols_sorted_and_typed(image):
     assert image.lookup("_stext").addr == 0xFFFFFFFF81000000
     assert image.lookup("vfs_read").type == "T"
     assert image.lookup("jiffies").type in "DB"
-    assert image.lookup("sys_call_table").type == "R"
+    assert image.lookup("sys_call_table").type == "D"  # .rodata is data to kallsyms, as in 6.1
     assert image.lookup("does_not_exist") is None
 
 
@@ -153,3 +153,34 @@ def test_the_host_abi_comes_with_the_image(image):
     assert not any(s.name.startswith("host_abi_") for s in image.symbols)
     with pytest.raises(KeyError, match="NO_SUCH_CONSTANT"):
         image.abi_value("NO_SUCH_CONSTANT")
+
+
+def test_eval_maps_replace_enum_names_as_trace_event_eval_update():
+    """update_event_printk(): a TRACE_DEFINE_ENUM name becomes its value where it stands as a
+    word of its own, not inside a string, a member name or a number's suffix."""
+    from tracefs_sim.machine.image import update_event_printk
+    fmt = '"HI=%d", REC->HI, HI, { HI, "HI" }, HI_X, 0xHI, (HI)'
+    assert update_event_printk(fmt, "HI", 0) == '"HI=%d", REC->HI, 0, { 0, "HI" }, HI_X, 0xHI, (0)'
+
+
+def test_softirq_names_enter_the_format_by_eval_map(image):
+    softirq = next(e for e in image.events if e.name == "softirq_entry")
+    assert '{ 0, "HI" }, { 1, "TIMER" }' in softirq.print_fmt and "_SOFTIRQ" not in softirq.print_fmt
+
+
+def test_kallsyms_types_and_names_like_6_1s(image):
+    """The kernel's own symbols as 6.1's /proc/kallsyms types them: .rodata is writable (its
+    ro-after-init data lives there) so its symbols are data; gcc's clones keep their suffix
+    where it makes 6.1's; the scheduling and lock functions have their sections."""
+    types = {name: image.lookup(name).type for name in (
+        "linux_banner", "linux_proc_banner", "jiffies", "jiffies_64", "vmemmap_base", "kmalloc_caches",
+        "init_uts_ns", "__start_rodata", "__start___tracepoint_str", "__sched_text_start", "__lock_text_start")}
+    assert types == {"linux_banner": "D", "linux_proc_banner": "D", "jiffies": "D", "jiffies_64": "D",
+                     "vmemmap_base": "D", "kmalloc_caches": "D", "init_uts_ns": "D", "__start_rodata": "D",
+                     "__start___tracepoint_str": "D", "__sched_text_start": "T", "__lock_text_start": "T"}
+    for clone in ("__mutex_lock.constprop.0", "__mutex_unlock_slowpath.constprop.0", "__up.isra.0"):
+        assert image.lookup(clone).type == "t" and clone in image.mcount_sites, clone
+    start, end = image.addr("__sched_text_start"), image.addr("__sched_text_end")
+    assert all(start <= image.addr(f) < end for f in ("schedule", "mutex_lock", "down", "do_nanosleep"))
+    # a static function of the same name in two files (6.1 has seven find_next_bit)
+    assert [s.type for s in image.symbols if s.name == "find_next_bit"] == ["t", "t"]

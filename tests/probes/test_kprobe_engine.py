@@ -616,3 +616,20 @@ def test_global_disarm_keeps_each_probes_state(machine):
     for p in (o, f, r, idle):
         p.unregister()
     assert text_of(m)[0] == text_of(m)[1]
+
+
+def test_at_least_256_functions_take_a_kprobe_at_plus_5(machine):
+    """`p FUNC+5`: past each traceable function's 5-byte ftrace nop is an instruction boundary
+    the engine accepts (and trace_kprobe, the function being traceable, does too)."""
+    m = machine(cpus=1)
+    eng = KprobeEngine(m, NoFtrace())
+    accepted = []
+    for name, site in m.image.mcount_sites.items():
+        try:
+            kp = eng.register(site + 5, on_hit=lambda hit: None)
+        except OSError:
+            continue
+        kp.unregister()
+        accepted.append(name)
+    assert len(accepted) >= 256, len(accepted)
+    assert {"_raw_spin_lock", "__mutex_lock.constprop.0", "__up.isra.0", "run_timer_softirq"} <= set(accepted)

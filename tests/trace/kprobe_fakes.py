@@ -34,7 +34,7 @@ def kprobe_image() -> FakeImage:
     """The fake image with the functions the kprobe tests probe."""
     symbols = sorted([FakeSymbol(n, BASE + o, s) for n, (o, s, _, _) in FUNCTIONS.items()] +
                      [FakeSymbol("_stext", BASE, 0x100),
-                      FakeSymbol("version", VERSION_ADDR, len(FAKE_VERSION) + 1, "r"),
+                      FakeSymbol("linux_banner", VERSION_ADDR, len(FAKE_VERSION) + 1, "D"),
                       FakeSymbol("jiffies", VERSION_ADDR + 0x1000, 8, "D")],
                      key=lambda s: s.addr)
     return FakeImage(symbols=symbols,

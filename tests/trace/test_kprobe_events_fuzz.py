@@ -14,7 +14,7 @@ from test_kprobe_events import Setup
 
 _NAMES = st.sampled_from(["myprobe", "x", "_a1", "sched_switch", "a" * 64, "1bad", "b-c", "", "e.f", "kprobes"])
 _GROUPS = st.sampled_from(["", "kprobes/", "grp/", "sched/", "1g/", "/", "g-h/", "g.", "a" * 70 + "/"])
-_SYMBOLS = st.sampled_from(sorted(FUNCTIONS) + ["nosuch", "jiffies", "mod:vfs_read", "version"])
+_SYMBOLS = st.sampled_from(sorted(FUNCTIONS) + ["nosuch", "jiffies", "mod:vfs_read", "linux_banner"])
 _OFFSETS = st.sampled_from(["", "+0", "+5", "+3", "+0x20", "-1", "+4294967296", "%return", "+0%return", "%ret"])
 _ADDRS = st.sampled_from(["0xffffffff81002000", "0xffffffff81002003", "0x0", "0x1000", "18446744071578853376"])
 _FETCH = st.sampled_from([

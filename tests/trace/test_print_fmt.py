@@ -310,3 +310,26 @@ def test_nesting_compiles_or_fails_at_compile_time(depth):
         pf = compile_print_fmt('"%d", ' + expr, fields)
         assert pf.format({"n": 5, "c": 1}) == str(5 + depth)
         assert pf.format({"n": 5, "c": 0}) == "5"
+
+
+def test_enum_names_the_kernel_printer_knows():
+    """hrtimer modes stay names in 6.1's format (no eval map): the printer resolves them from
+    the kernel's enum constants, and refuses a name it was not given."""
+    fields = [FieldDesc("enum hrtimer_mode", "mode", 8, 4, False)]
+    fmt = '"mode=%s", __print_symbolic(REC->mode, { HRTIMER_MODE_ABS, "ABS" }, { HRTIMER_MODE_REL_PINNED_HARD, "REL|PINNED|HARD" })'
+    names = {"HRTIMER_MODE_ABS": 0, "HRTIMER_MODE_REL_PINNED_HARD": 11}
+    printer = compile_print_fmt(fmt, fields, names)
+    assert printer.format({"mode": 11}) == "mode=REL|PINNED|HARD"
+    assert printer.format({"mode": 0}) == "mode=ABS"
+    with pytest.raises(PrintFmtError):
+        compile_print_fmt(fmt, fields)
+
+
+def test_a_string_recorded_by_address_prints_from_the_kernels_strings():
+    """rcu_utilization's `const char *s`: %s prints the kernel's string at that address (its
+    tracepoint_string()s); NULL prints "(null)", an address the host cannot read "(efault)"."""
+    fields = [FieldDesc("const char *", "s", 8, 8, False)]
+    printer = compile_print_fmt('"%s", REC->s', fields, strings={0xFFFFFFFF81020000: "Start RCU core"})
+    assert printer.format({"s": 0xFFFFFFFF81020000}) == "Start RCU core"
+    assert printer.format({"s": 0}) == "(null)"
+    assert printer.format({"s": 0xFFFFFFFF81020001}) == "(efault)"

@@ -102,21 +102,96 @@ TRACE_EVENT(sched_process_exec,
 		  __entry->pid, __entry->old_pid)
 )
 
-TRACE_EVENT(sched_process_exit,
-	TP_PROTO(struct task_struct *p),
-	TP_ARGS(p),
+#define SCHED_PROCESS_TEMPLATE(ev) \
+TRACE_EVENT(ev, \
+	TP_PROTO(struct task_struct *p), \
+	TP_ARGS(p), \
+	TP_STRUCT__entry( \
+		__array(	char,	comm,	TASK_COMM_LEN	) \
+		__field(	pid_t,	pid			) \
+		__field(	int,	prio			) \
+	), \
+	TP_fast_assign( \
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN); \
+		__entry->pid		= p->pid; \
+		__entry->prio		= p->prio; \
+	), \
+	TP_printk("comm=%s pid=%d prio=%d", \
+		  __entry->comm, __entry->pid, __entry->prio) \
+)
+SCHED_PROCESS_TEMPLATE(sched_process_exit)
+SCHED_PROCESS_TEMPLATE(sched_process_free)
+
+TRACE_EVENT(sched_process_wait,
+	TP_PROTO(pid_t pid),
+	TP_ARGS(pid),
 	TP_STRUCT__entry(
 		__array(	char,	comm,	TASK_COMM_LEN	)
 		__field(	pid_t,	pid			)
 		__field(	int,	prio			)
 	),
 	TP_fast_assign(
-		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
-		__entry->pid		= p->pid;
-		__entry->prio		= p->prio;
+		memcpy(__entry->comm, current->comm, TASK_COMM_LEN);
+		__entry->pid		= pid;
+		__entry->prio		= current->prio;
 	),
 	TP_printk("comm=%s pid=%d prio=%d",
 		  __entry->comm, __entry->pid, __entry->prio)
+)
+
+TRACE_EVENT(sched_migrate_task,
+	TP_PROTO(struct task_struct *p, int dest_cpu),
+	TP_ARGS(p, dest_cpu),
+	TP_STRUCT__entry(
+		__array(	char,	comm,	TASK_COMM_LEN	)
+		__field(	pid_t,	pid			)
+		__field(	int,	prio			)
+		__field(	int,	orig_cpu		)
+		__field(	int,	dest_cpu		)
+	),
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid		= p->pid;
+		__entry->prio		= p->prio;
+		__entry->orig_cpu	= p->cpu;
+		__entry->dest_cpu	= dest_cpu;
+	),
+	TP_printk("comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d",
+		  __entry->comm, __entry->pid, __entry->prio,
+		  __entry->orig_cpu, __entry->dest_cpu)
+)
+
+TRACE_EVENT(sched_stat_runtime,
+	TP_PROTO(struct task_struct *tsk, u64 runtime, u64 vruntime),
+	TP_ARGS(tsk, runtime, vruntime),
+	TP_STRUCT__entry(
+		__array( char,	comm,	TASK_COMM_LEN	)
+		__field( pid_t,	pid			)
+		__field( u64,	runtime			)
+		__field( u64,	vruntime			)
+	),
+	TP_fast_assign(
+		memcpy(__entry->comm, tsk->comm, TASK_COMM_LEN);
+		__entry->pid		= tsk->pid;
+		__entry->runtime	= runtime;
+		__entry->vruntime	= vruntime;
+	),
+	TP_printk("comm=%s pid=%d runtime=%Lu [ns] vruntime=%Lu [ns]",
+			__entry->comm, __entry->pid,
+			(unsigned long long)__entry->runtime,
+			(unsigned long long)__entry->vruntime)
+)
+
+TRACE_EVENT(sched_wake_idle_without_ipi,
+	TP_PROTO(int cpu),
+	TP_ARGS(cpu),
+	TP_STRUCT__entry(
+		__field(	int,	cpu	)
+	),
+	TP_fast_assign(
+		__entry->cpu	= cpu;
+	),
+	TP_printk("cpu=%d", __entry->cpu)
 )
 
 #undef TRACE_SYSTEM
@@ -183,6 +258,100 @@ TRACE_EVENT(kmalloc,
 		(IS_ENABLED(CONFIG_MEMCG_KMEM) &&
 		 (__entry->gfp_flags & (__force unsigned long)__GFP_ACCOUNT)) ? "true" : "false")
 )
+TRACE_EVENT(kmem_cache_alloc,
+	TP_PROTO(unsigned long call_site,
+		 const void *ptr,
+		 struct kmem_cache *s,
+		 gfp_t gfp_flags,
+		 int node),
+	TP_ARGS(call_site, ptr, s, gfp_flags, node),
+	TP_STRUCT__entry(
+		__field(	unsigned long,	call_site	)
+		__field(	const void *,	ptr		)
+		__field(	size_t,		bytes_req	)
+		__field(	size_t,		bytes_alloc	)
+		__field(	unsigned long,	gfp_flags	)
+		__field(	int,		node		)
+		__field(	bool,		accounted	)
+	),
+	TP_fast_assign(
+		__entry->call_site	= call_site;
+		__entry->ptr		= ptr;
+		__entry->bytes_req	= s->object_size;
+		__entry->bytes_alloc	= s->size;
+		__entry->gfp_flags	= (__force unsigned long)gfp_flags;
+		__entry->node		= node;
+		__entry->accounted	= IS_ENABLED(CONFIG_MEMCG_KMEM) ?
+					  ((gfp_flags & __GFP_ACCOUNT) ||
+					  (s->flags & SLAB_ACCOUNT)) : false;
+	),
+	TP_printk("call_site=%pS ptr=%p bytes_req=%zu bytes_alloc=%zu gfp_flags=%s node=%d accounted=%s",
+		(void *)__entry->call_site,
+		__entry->ptr,
+		__entry->bytes_req,
+		__entry->bytes_alloc,
+		show_gfp_flags(__entry->gfp_flags),
+		__entry->node,
+		__entry->accounted ? "true" : "false")
+)
+TRACE_EVENT(kmem_cache_free,
+	TP_PROTO(unsigned long call_site, const void *ptr, const struct kmem_cache *s),
+	TP_ARGS(call_site, ptr, s),
+	TP_STRUCT__entry(
+		__field(	unsigned long,	call_site	)
+		__field(	const void *,	ptr		)
+		__string(	name,		s->name		)
+	),
+	TP_fast_assign(
+		__entry->call_site	= call_site;
+		__entry->ptr		= ptr;
+		__assign_str(name, s->name);
+	),
+	TP_printk("call_site=%pS ptr=%p name=%s",
+		  (void *)__entry->call_site, __entry->ptr, __get_str(name))
+)
+/* the page pointers the page events print: vmemmap_base + pfn, a struct page each */
+TRACE_PRINT_VALUE(vmemmap_base, __VMEMMAP_BASE_L4);
+TRACE_PRINT_STRUCT(page);
+TRACE_EVENT(mm_page_free,
+	TP_PROTO(struct page *page, unsigned int order),
+	TP_ARGS(page, order),
+	TP_STRUCT__entry(
+		__field(	unsigned long,	pfn		)
+		__field(	unsigned int,	order		)
+	),
+	TP_fast_assign(
+		__entry->pfn		= page_to_pfn(page);
+		__entry->order		= order;
+	),
+	TP_printk("page=%p pfn=0x%lx order=%d",
+			pfn_to_page(__entry->pfn),
+			__entry->pfn,
+			__entry->order)
+)
+TRACE_EVENT(mm_page_alloc,
+	TP_PROTO(struct page *page, unsigned int order,
+			gfp_t gfp_flags, int migratetype),
+	TP_ARGS(page, order, gfp_flags, migratetype),
+	TP_STRUCT__entry(
+		__field(	unsigned long,	pfn		)
+		__field(	unsigned int,	order		)
+		__field(	unsigned long,	gfp_flags	)
+		__field(	int,		migratetype	)
+	),
+	TP_fast_assign(
+		__entry->pfn		= page ? page_to_pfn(page) : -1UL;
+		__entry->order		= order;
+		__entry->gfp_flags	= (__force unsigned long)gfp_flags;
+		__entry->migratetype	= migratetype;
+	),
+	TP_printk("page=%p pfn=0x%lx order=%d migratetype=%d gfp_flags=%s",
+		__entry->pfn != -1UL ? pfn_to_page(__entry->pfn) : NULL,
+		__entry->pfn != -1UL ? __entry->pfn : 0,
+		__entry->order,
+		__entry->migratetype,
+		show_gfp_flags(__entry->gfp_flags))
+)
 TRACE_EVENT(kfree,
 	TP_PROTO(unsigned long call_site, const void *ptr),
 	TP_ARGS(call_site, ptr),
@@ -197,3 +366,12 @@ TRACE_EVENT(kfree,
 	TP_printk("call_site=%pS ptr=%p",
 		  (void *)__entry->call_site, __entry->ptr)
 )
+
+#include "events/lock.h"
+#include "events/irq.h"
+#include "events/irq_vectors.h"
+#include "events/timer.h"
+#include "events/workqueue.h"
+#include "events/task.h"
+#include "events/rcu.h"
+#include "events/printk.h"

@@ -54,6 +54,30 @@ struct trace_event_meta {
 	struct trace_event_file *file;	/* the event's enable bits and id, set by the host */
 };
 
+/*
+ * An enum constant a print fmt names (kernel/trace/trace_events.c's eval maps): with
+ * TRACE_DEFINE_ENUM the host replaces the name by its value in the event's format, as
+ * trace_event_eval_update() does at boot; with TRACE_PRINT_ENUM the name stays in the format
+ * (Linux 6.1 defines no eval map for it) and only the printer resolves it, as Linux's
+ * compiled TP_printk() does; TRACE_PRINT_VALUE and TRACE_PRINT_STRUCT give it a kernel
+ * variable's value (constant in this kernel) and the size of a struct the format casts a
+ * pointer to.  Emitted by kernel/events.c into _ftrace_eval_map.
+ */
+struct trace_eval_map {
+	const char *system;
+	const char *eval_string;
+	unsigned long eval_value;
+	unsigned long in_format;	/* 1: TRACE_DEFINE_ENUM */
+};
+
+/*
+ * tracepoint_string(): a constant string an event records by address (rcu_utilization's);
+ * the __tracepoint_str section lists them, for printk_formats and the printers.
+ */
+#define __tracepoint_string __used __section("__tracepoint_str")
+#define tracepoint_string(str) \
+	({ static const char *___tp_str __tracepoint_string = str; ___tp_str; })
+
 #define __stringify_1(x...) #x
 #define __stringify(x...) __stringify_1(x)
 #define TP_PROTO(args...) args
@@ -142,6 +166,10 @@ static __always_inline void trace_irq_restore(unsigned long flags)
 
 /* __DO_TRACE: the probes run with preemption disabled (rcu_read_lock_sched) */
 #ifndef CREATE_TRACE_POINTS
+#define TRACE_DEFINE_ENUM(a)
+#define TRACE_PRINT_ENUM(a)
+#define TRACE_PRINT_VALUE(name, value)
+#define TRACE_PRINT_STRUCT(s)
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	extern struct tracepoint __tracepoint_##name; \
 	void trace_event_raw_event_##name(proto); \

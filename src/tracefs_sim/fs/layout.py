@@ -64,9 +64,7 @@ def build_tree(core: TraceCore) -> Tree:
     add("saved_cmdlines", MODE_READ_ONLY, read=cmdlines.read_saved_cmdlines)
     add("saved_cmdlines_size", MODE_READ_WRITE, read=cmdlines.read_size, write=cmdlines.write_size)
     add("saved_tgids", MODE_READ_ONLY, read=cmdlines.read_saved_tgids)
-    # The emulated kernel has no trace_printk()/tracepoint_string() formats (no
-    # __trace_printk_fmt or __tracepoint_str section): Linux then lists nothing.
-    add("printk_formats", MODE_READ_ONLY, read=_text(""))
+    add("printk_formats", MODE_READ_ONLY, read=events.printk_formats)
 
     instances_dir = tree.mkdir(root, "instances")
     paths.add("instances")

@@ -73,6 +73,8 @@ class KernelSymbols(Protocol):
     def mcount_sites(self) -> Mapping[str, int]: ...  # traceable function -> its ftrace site
     @property
     def events(self) -> Sequence[EventDesc]: ...  # the tracepoints compiled in
+    @property
+    def tracepoint_strings(self) -> Mapping[int, str]: ...  # tracepoint_string()s: address -> text
 
     def lookup(self, name: str) -> SymbolInfo | None: ...
 

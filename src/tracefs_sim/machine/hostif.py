@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from .image import KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 
-PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE, PORT_TRACE, PORT_CODE = (
-    0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517, 0x518)
+(PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE, PORT_TRACE, PORT_CODE,
+ PORT_IPI_TIMER, PORT_CONSOLE) = (0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517, 0x518, 0x519, 0x51A)
 WORKLOADS = {"none": 0, "default": 1}
 BOOT_MAGIC = 0x74736D6B72656E6C
 
@@ -17,6 +17,9 @@ BOOT_MAGIC = 0x74736D6B72656E6C
 CPU_SELF, CPU_ID, CPU_TOP_OF_STACK, CPU_USER_RSP, CPU_NOW_NS, CPU_NEXT_EVENT, CPU_DB_ARG = (
     0, 8, 16, 24, 32, 40, 48)
 HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 256, 240
+# struct hostif_hpet: the HPET's comparator and where its interrupt goes
+HPET_DEADLINE, HPET_CPU, HPET_VECTOR = 0, 8, 16
+HPET_DISARMED = 2**64 - 1  # also a local APIC timer's deadline that is not armed
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class HostInterface:
         self.requests = kernel_virt_to_phys(image.addr("host_requests"))
         self.cpu_data_va = image.addr("cpu_data")
         self.task_list_va = image.addr("task_list")
+        self.hpet = kernel_virt_to_phys(image.addr("hpet_regs"))
         self.layout = TaskLayout(*struct.unpack("<11Q", image.read(image.addr("host_task_layout"), 88)))
 
     def percpu_va(self, cpu: int) -> int:
@@ -67,6 +71,26 @@ class HostInterface:
 
     def next_event(self, cpu: int) -> int:
         return self.mem.u64(self.percpu_pa(cpu) + CPU_NEXT_EVENT)
+
+    def lapic_timer_fire(self, cpu: int, now_ns: int) -> bool:
+        """The CPU's local APIC timer at now_ns (TSC-deadline mode): True if its deadline
+        passed -- it fires once, and disarms."""
+        pa = self.percpu_pa(cpu) + CPU_NEXT_EVENT
+        if now_ns < self.mem.u64(pa):
+            return False
+        self.mem.put_u64(pa, HPET_DISARMED)
+        return True
+
+    def hpet_deadline(self) -> int:
+        return self.mem.u64(self.hpet + HPET_DEADLINE)
+
+    def hpet_fire(self, now_ns: int) -> tuple[int, int] | None:
+        """The HPET's comparator at now_ns: if its deadline passed, it disarms and its
+        interrupt is due -- (cpu, vector) of the IO-APIC entry it goes through."""
+        if now_ns < self.hpet_deadline():
+            return None
+        self.mem.put_u64(self.hpet + HPET_DEADLINE, HPET_DISARMED)
+        return self.mem.u64(self.hpet + HPET_CPU), self.mem.u64(self.hpet + HPET_VECTOR)
 
     def top_of_stack(self, cpu: int) -> int:
         return self.mem.u64(self.percpu_pa(cpu) + CPU_TOP_OF_STACK)

@@ -62,6 +62,8 @@ class EventDesc:
     print_fmt: str
     key_addr: int
     syscall_nr: int | None = None  # syscalls:* events ride on raw_syscalls' key, filtered by nr
+    # enum constants the print fmt names that its printer resolves (TRACE_PRINT_ENUM)
+    print_names: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,49 @@ class _Placed:
     end: int
     offset: int
     nobits: bool  # .bss-like: zeros in the guest, nothing in the file
+
+
+def update_event_printk(print_fmt: str, eval_string: str, value: int) -> str:
+    """update_event_printk() of kernel/trace/trace_events.c, as trace_event_eval_update() runs
+    it at boot for each TRACE_DEFINE_ENUM of the event's system: every eval_string outside
+    string literals that stands as a word of its own (not a number's tail, not a member after
+    `.` or `->`) becomes its value in decimal."""
+    out = []
+    i, n, quote = 0, len(print_fmt), False
+    while i < n:
+        c = print_fmt[i]
+        if c == "\\":
+            out.append(print_fmt[i:i + 2])
+            i += 2
+            continue
+        if c == '"':
+            quote = not quote
+        if quote or c == '"' or not (c.isalnum() or c == "_"):
+            out.append(c)
+            i += 1
+            continue
+        if c.isdigit():  # a number and its suffix, then the delimiter after it, as they are
+            j = i + 1
+            while j < n and print_fmt[j].isalnum():
+                j += 1
+            out.append(print_fmt[i:j + 1])
+            i = j + 1
+            continue
+        j = i
+        while j < n and (print_fmt[j].isalnum() or print_fmt[j] == "_"):
+            j += 1
+        if print_fmt[i:j] == eval_string:  # the value, then the character after it as it is
+            out.append(str(value) + print_fmt[j:j + 1])
+            i = j + 1
+            continue
+        # a name, and the members that follow it, then the delimiter after them, as they are
+        while j < n and (print_fmt[j] == "." or print_fmt.startswith("->", j)):
+            j += 1 if print_fmt[j] == "." else 2
+            while j < n and (print_fmt[j].isalnum() or print_fmt[j] == "_"):
+                j += 1
+        out.append(print_fmt[i:j + 1])
+        i = j + 1
+    return "".join(out)
 
 
 class KernelImage:
@@ -273,6 +318,13 @@ class KernelImage:
         return sorted((e for e, _ in self._event_files.values()), key=lambda e: (e.system, e.name))
 
     @cached_property
+    def _eval_maps(self) -> list[tuple[str, str, int, bool]]:
+        """(system, name, value, in_format) of each struct trace_eval_map."""
+        _, data = self._section("_ftrace_eval_map")
+        return [(self.cstring(system), self.cstring(name), value, bool(in_format))
+                for system, name, value, in_format in struct.iter_unpack("<QQQQ", data)]
+
+    @cached_property
     def _event_files(self) -> dict[tuple[str, str], tuple[EventDesc, int]]:
         # struct trace_event_meta { system, name, print_fmt, key, fields, nr_fields, syscall_nr, file }
         _, data = self._section("_ftrace_events")
@@ -298,10 +350,30 @@ class KernelImage:
 
         events = {}
         for system, name, fmt, key, fields, nr, scnr, file in struct.iter_unpack("<QQQQQQqQ", data):
-            desc = EventDesc(string(system), string(name), field_table(fields, nr),
-                             string(fmt), key, None if scnr < 0 else scnr)
+            system_name = string(system)
+            print_fmt = string(fmt)
+            names = []
+            for map_system, eval_string, value, in_format in self._eval_maps:
+                if map_system != system_name:
+                    continue
+                if in_format:  # printed as a long, as eval_replace() does
+                    print_fmt = update_event_printk(print_fmt, eval_string, value - (value >> 63 << 64))
+                else:
+                    names.append((eval_string, value))
+            desc = EventDesc(system_name, string(name), field_table(fields, nr), print_fmt, key,
+                             None if scnr < 0 else scnr, tuple(names))
             events[(desc.system, desc.name)] = (desc, file)
         return events
+
+    @cached_property
+    def tracepoint_strings(self) -> dict[int, str]:
+        """The constant strings events record by address (tracepoint_string(), the
+        __tracepoint_str section's pointers): address -> text, in the section's order."""
+        start, stop = self.lookup("__start___tracepoint_str"), self.lookup("__stop___tracepoint_str")
+        if start is None or stop is None:
+            return {}
+        pointers = struct.unpack(f"<{(stop.addr - start.addr) // 8}Q", self.read(start.addr, stop.addr - start.addr))
+        return {addr: self.cstring(addr) for addr in pointers}
 
     def event_desc(self, system: str, name: str) -> EventDesc:
         """A tracepoint of this kernel (KeyError: none of that name)."""

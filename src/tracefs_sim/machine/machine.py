@@ -15,8 +15,8 @@ from .cpu import Cpu
 from .hooks import HookContext, HookTable
 from .int3_table import Int3Table
 from .hostif import (
-    PORT_CODE, PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_TRACE,
-    PORT_WRITE, HostInterface,
+    PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
+    PORT_SPAWNED, PORT_TRACE, PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
@@ -29,6 +29,8 @@ from .tracing import GuestTracing
 
 THREAD_SIZE = 16 * 1024
 RAM_SIZE = 128 << 20
+# The serial console's output kept (the kernel log as printk printed it), and a line's most
+CONSOLE_KEEP, CONSOLE_LINE_MAX = 64 << 10, 4096
 BOOT_TIMEOUT = 20.0
 SPAWN_TIMEOUT = 20.0
 # How long a tracefs access of a session's process waits for the kernel to catch up with what
@@ -102,6 +104,7 @@ class Machine:
         self.tracing = GuestTracing(self)
         self._attach_fns: list[Callable[[PhysMem], None]] = []  # see on_ram_loaded
         self._hooks = HookTable()  # code hooks and the int3 handler (probe engines)
+        self._console = bytearray()  # the serial console's output, its last CONSOLE_KEEP bytes
         self._int3 = Int3Table()  # int3s redirected natively (probe engines' guest-handled points)
         self._session_doorbell: SessionDoorbell | None = None
 
@@ -136,8 +139,8 @@ class Machine:
                    VEC_RESCHED: img.addr("asm_sysvec_reschedule_ipi"),
                    VEC_CALL_FUNC: img.addr("asm_sysvec_call_function")}
         exceptions = {vec: img.addr(entry) for vec, (entry, _) in USER_EXCEPTIONS.items()}
-        self._runner = Runner(self._cpus, self._hostif, vectors, exceptions, img.halt_resume_sites,
-                              self._fault, seeded=self.options.seed is not None)
+        self._runner = Runner(self._cpus, self._hostif, vectors, img.addr("irq_entries_start"), exceptions,
+                              img.halt_resume_sites, self._fault, seeded=self.options.seed is not None)
         self._runner.bring_online(0)
         # the run-loop thread must leave emu_start before the interpreter frees Unicorn
         atexit.register(self.stop)
@@ -186,6 +189,12 @@ class Machine:
             self.tracing.cpu_idle(hostif.percpu_pa(cpu.index) + hostif.layout.percpu_trace_pending)
         elif port == PORT_IPI:
             self._runner.raise_irq(value & 0xFF, VEC_RESCHED)
+        elif port == PORT_IPI_TIMER:
+            self._runner.raise_irq(value & 0xFF, VEC_TIMER)
+        elif port == PORT_CONSOLE:
+            text, length, _, _ = hostif.doorbell_args(cpu.index)
+            self._console += hostif.read_kernel(text, min(length, CONSOLE_LINE_MAX))
+            del self._console[:-CONSOLE_KEEP]
         elif port == PORT_WRITE:
             host_id, buf, length, _ = hostif.doorbell_args(cpu.index)
             proc = self._processes.get(host_id)
@@ -270,6 +279,10 @@ class Machine:
     def running(self) -> bool:
         """Started, not stopped, not panicked."""
         return self._runner is not None and not self._stopped and not self.panic_message
+
+    def console_output(self) -> bytes:
+        """What the kernel printed on its console (printk's lines, `[   time] text`)."""
+        return bytes(self._console)
 
     def now_ns(self) -> int:
         if self._runner is None:

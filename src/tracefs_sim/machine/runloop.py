@@ -46,13 +46,14 @@ from unicorn import UcError
 from unicorn.x86_const import UC_X86_REG_RIP
 
 from . import native_lib
-from .clock import TICK_NS, LiveClock, SeededClock
+from .clock import LiveClock, SeededClock
 from .cpu import _REGS, Cpu, _uclib_address, kernel_mode_enter_address
 from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_TOP_OF_STACK
 from .image import KERNEL_MAP, PAGE_OFFSET
 from .slicer import SliceTimer
 
 VEC_TIMER, VEC_RESCHED, VEC_CALL_FUNC = 1, 2, 4
+FIRST_EXTERNAL_VECTOR = 0x20  # external vector v enters at irq_entries + 8 * (v - 0x20)
 NEVER = 2**64 - 1
 # emu_start re-entry costs ~6 us: slices long enough that it does not count
 SLICE_BYTES = 800_000  # about 200k instructions
@@ -74,11 +75,11 @@ DIRECT_MAP_SIZE = 1 << 40  # paging.kernel_virt_to_phys's direct map
 
 
 class CpuState(ctypes.Structure):  # struct loop_cpu in native/runloop.c
-    """A CPU's run-loop state (online, halted, pending VEC_* bits, next_tick),
+    """A CPU's run-loop state (online, halted, pending VEC_* bits, external vectors in irr),
     shared with the native loop, which also gets the rest set up once."""
     _fields_ = [("online", ctypes.c_int32), ("halted", ctypes.c_int32),
                 ("pending", ctypes.c_uint32), ("reserved", ctypes.c_uint32),
-                ("next_tick", ctypes.c_uint64),
+                ("irr", ctypes.c_uint64 * 4),
                 ("uc", ctypes.c_void_p), ("events", ctypes.c_void_p),
                 ("syscall_cpu", ctypes.c_void_p), ("syscall_error", ctypes.c_void_p),
                 ("now_pa", ctypes.c_uint64), ("next_event_pa", ctypes.c_uint64),
@@ -87,11 +88,17 @@ class CpuState(ctypes.Structure):  # struct loop_cpu in native/runloop.c
                 ("ptrs", ctypes.c_void_p * len(_REGS))]
 
 
+def _raised(st: CpuState) -> bool:
+    """An interrupt waits for the CPU: a system vector or an external one."""
+    return bool(st.pending or st.irr[0] or st.irr[1] or st.irr[2] or st.irr[3])
+
+
 class NativeLoop(ctypes.Structure):  # struct loop in native/runloop.c
     _fields_ = [("timer", ctypes.c_void_p), ("budget_ns", ctypes.c_uint64),
                 ("ram", ctypes.c_void_p), ("ram_size", ctypes.c_uint64),
-                ("clock_zero", ctypes.c_uint64), ("tick_ns", ctypes.c_uint64),
+                ("clock_zero", ctypes.c_uint64),
                 ("handlers", ctypes.c_uint64 * 3),
+                ("irq_entries", ctypes.c_uint64), ("hpet_pa", ctypes.c_uint64),
                 ("halt_sites", ctypes.c_void_p), ("nr_halt_sites", ctypes.c_uint64),
                 ("kernel_map", ctypes.c_uint64), ("page_offset", ctypes.c_uint64),
                 ("direct_map_size", ctypes.c_uint64),
@@ -113,12 +120,13 @@ def _loop_run():
 
 
 class Runner:
-    def __init__(self, cpus: list[Cpu], hostif, vectors: dict[int, int], exceptions: dict[int, int],
-                 halt_sites: frozenset[int], on_fault: Callable[[int, str], None],
+    def __init__(self, cpus: list[Cpu], hostif, vectors: dict[int, int], irq_entries: int,
+                 exceptions: dict[int, int], halt_sites: frozenset[int], on_fault: Callable[[int, str], None],
                  seeded: bool):
         self.cpus = cpus
         self.hostif = hostif
         self.vectors = vectors  # VEC_* -> handler address
+        self.irq_entries = irq_entries  # the stub of external vector 0x20
         self.exceptions = exceptions  # CPU exception vector -> handler address
         self.halt_sites = halt_sites
         self.on_fault = on_fault
@@ -229,6 +237,14 @@ class Runner:
     def raise_irq(self, cpu: int, vec: int) -> None:
         self.state[cpu].pending |= vec
 
+    def _hpet_fire(self, now: int) -> None:
+        """native/runloop.c's hpet_fire: the HPET's comparator reached, its interrupt raised
+        (once: the comparator disarms)."""
+        fired = self.hostif.hpet_fire(now)
+        if fired is not None and fired[0] < len(self.state):
+            cpu, vector = fired
+            self.state[cpu].irr[vector // 64] |= 1 << (vector % 64)
+
     def fail(self, message: str) -> None:
         self.request_stop()
 
@@ -247,6 +263,15 @@ class Runner:
                     st.halted = False
                     cpu.entering_idle = False
                 return
+        for k in (3, 2, 1, 0):  # the highest external vector first, as the local APIC
+            if st.irr[k]:
+                vector = 64 * k + st.irr[k].bit_length() - 1
+                handler = self.irq_entries + 8 * (vector - FIRST_EXTERNAL_VECTOR)
+                if cpu.inject_interrupt(handler, self.hostif.top_of_stack(i)):
+                    st.irr[k] &= ~(1 << (vector % 64))
+                    st.halted = False
+                    cpu.entering_idle = False
+                return
 
     def _run_commands(self) -> None:
         with self._lock:
@@ -262,17 +287,13 @@ class Runner:
             st = self.state[i]
             if not st.online:
                 continue
-            if st.halted:
-                if now >= self.hostif.next_event(i):
-                    st.pending |= VEC_TIMER
-                if not st.pending:
-                    continue
-                st.next_tick = now + TICK_NS
-            elif now >= st.next_tick:
+            self._hpet_fire(now)
+            if self.hostif.lapic_timer_fire(i, now):
                 st.pending |= VEC_TIMER
-                st.next_tick = now + TICK_NS
+            if st.halted and not _raised(st):
+                continue
             self.hostif.set_now(i, now)
-            if st.pending:
+            if _raised(st):
                 self._deliver(i)
             if st.halted:
                 continue
@@ -322,8 +343,9 @@ class Runner:
             st.ptrs[:] = [base + 8 * k for k in range(len(_REGS))]
         return NativeLoop(
             timer=self._timer.handle, budget_ns=self._timer.budget_ns, ram=mem.address,
-            ram_size=mem.size, clock_zero=self.clock.zero_ns, tick_ns=TICK_NS,
+            ram_size=mem.size, clock_zero=self.clock.zero_ns,
             handlers=(ctypes.c_uint64 * 3)(*(self.vectors[v] for v in (VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER))),
+            irq_entries=self.irq_entries, hpet_pa=self.hostif.hpet,
             halt_sites=ctypes.addressof(self._halt_sites), nr_halt_sites=len(sites),
             kernel_map=KERNEL_MAP, page_offset=PAGE_OFFSET, direct_map_size=DIRECT_MAP_SIZE,
             emu_start=_uclib_address("uc_emu_start"), emu_stop=_uclib_address("uc_emu_stop"),
@@ -356,11 +378,13 @@ class Runner:
             self._sleep_until(self._next_event())
 
     def _next_event(self) -> int:
-        return min((self.hostif.next_event(i) for i, st in enumerate(self.state)
-                    if st.online and st.halted), default=NEVER)
+        """The earliest timer that wakes a halted CPU: its local APIC timer's, or the HPET's."""
+        local = min((self.hostif.next_event(i) for i, st in enumerate(self.state)
+                     if st.online and st.halted), default=NEVER)
+        return min(local, self.hostif.hpet_deadline())
 
     def _all_idle(self) -> bool:
-        return all(st.halted and not st.pending for st in self.state if st.online)
+        return all(st.halted and not _raised(st) for st in self.state if st.online)
 
     def _loop(self) -> None:
         if not self.seeded:

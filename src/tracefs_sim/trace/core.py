@@ -22,9 +22,9 @@ from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 
 
 def kernel_identity(machine: TracedMachine) -> KernelIdentity:
-    """The release and preemption model from the emulated kernel's /proc/version text (its
-    `version` string: "Linux version RELEASE (...) #1 SMP PREEMPT_DYNAMIC ...")."""
-    symbol = machine.image.lookup("version")
+    """The release and preemption model from the emulated kernel's banner (`linux_banner`:
+    "Linux version RELEASE (...) #1 SMP PREEMPT_DYNAMIC ...", as /proc/version reads)."""
+    symbol = machine.image.lookup("linux_banner")
     if symbol is None:
         raise ValueError("kernel image has no version string")
     text = machine.read_memory(symbol.addr, symbol.size).split(b"\0", 1)[0].decode()
@@ -50,7 +50,7 @@ class TraceCore:
         events register with (None: no kprobe events); realtime_at_boot_ns: the wall clock at
         the machine's boot (the realtime trace clocks count from it)."""
         image = machine.image
-        self.registry = EventRegistry(image.events)
+        self.registry = EventRegistry(image.events, image.tracepoint_strings)
         self.clocks = TraceClocks(machine.now_ns, realtime_at_boot_ns=realtime_at_boot_ns)
         self.cmdlines = SavedCmdlines()
         self.guest = machine.tracing

@@ -3,8 +3,8 @@
 """
 
 import errno
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Protocol
 
@@ -88,6 +88,8 @@ class TraceEvent:
     id: int
     desc: EventLike
     ftrace: bool = False    # one of ftrace's own record types: format and id only, never enabled
+    # the kernel's constant strings a `%s` of a pointer field prints (tracepoint_string())
+    kernel_strings: Mapping[int, str] = field(default_factory=dict, compare=False)
 
     @property
     def name(self) -> str:
@@ -103,7 +105,9 @@ class TraceEvent:
 
     @cached_property
     def print_fmt(self):
-        return compile_print_fmt(self.desc.print_fmt, self.desc.fields)
+        # the kernel's enum constants the format names (tracepoints of the image only)
+        names = dict(getattr(self.desc, "print_names", ()))
+        return compile_print_fmt(self.desc.print_fmt, self.desc.fields, names, self.kernel_strings)
 
     @cached_property
     def body(self) -> Callable[..., bytes]:
@@ -181,14 +185,18 @@ class EventListener(Protocol):
 class EventRegistry:
     """All trace events, by system and name, with ids assigned in registration order."""
 
-    def __init__(self, events: Iterable[EventLike]):
+    def __init__(self, events: Iterable[EventLike], kernel_strings: Mapping[int, str] | None = None):
+        """kernel_strings: the kernel's tracepoint_string()s, address -> text (printk_formats
+        lists them; events that record one by address print it)."""
         # told of each dynamic event after it appears and once it is gone, in this order
         self.listeners: list[EventListener] = []
         self._systems: dict[str, dict[str, TraceEvent]] = {}
         self._by_id: dict[int, TraceEvent] = {}
+        self.kernel_strings = dict(kernel_strings or {})
         builtin = [TraceEvent(TRACE_PRINT, PRINT_DESC, ftrace=True),
                    *(TraceEvent(event_id, desc, ftrace=True) for event_id, desc in FTRACE_RECORDS.items()),
-                   *(TraceEvent(event_id, desc) for event_id, desc in enumerate(events, start=FIRST_EVENT_ID))]
+                   *(TraceEvent(event_id, desc, kernel_strings=self.kernel_strings)
+                     for event_id, desc in enumerate(events, start=FIRST_EVENT_ID))]
         for event in builtin:   # in place: nobody reads the registry yet
             self._systems.setdefault(event.system, {})
             self._check_new(self._systems[event.system], event)
@@ -242,6 +250,14 @@ class EventRegistry:
         self._by_id = {k: v for k, v in self._by_id.items() if k != event.id}
         for listener in list(self.listeners):
             listener.event_removed(event)
+
+    def printk_formats(self) -> bytes:
+        """printk_formats (trace_printk.c's t_show()): each tracepoint string's address and
+        text, quoted, its newlines, tabs and quotes escaped (this kernel has no trace_printk
+        formats, which come first in Linux)."""
+        escape = str.maketrans({"\n": "\\n", "\t": "\\t", '"': '\\"'})
+        return "".join(f'0x{addr:x} : "{text.translate(escape)}"\n'
+                       for addr, text in self.kernel_strings.items() if text).encode("utf-8", "surrogateescape")
 
     def by_id(self, event_id: int) -> TraceEvent | None:
         return self._by_id.get(event_id)

@@ -71,6 +71,12 @@ class _Int:
         return f"(({x} + {half} & {mask}) - {half})"
 
 
+@dataclass(frozen=True)
+class _Ptr(_Int):
+    """A pointer to a struct of elem bytes (a `(struct page *)` cast): + and - step by it."""
+    elem: int = 1
+
+
 _INT = _Int(32, True)
 _UINT = _Int(32, False)
 _LONG = _Int(64, True)
@@ -260,11 +266,13 @@ _FIELD_HELPERS = ("__get_str", "__get_dynamic_array", "__get_dynamic_array_len")
 
 
 class _Parser:
-    def __init__(self, tokens: list[tuple[str, str]], fields: Mapping[str, FieldLike], ns: _Namespace):
+    def __init__(self, tokens: list[tuple[str, str]], fields: Mapping[str, FieldLike], ns: _Namespace,
+                 names: Mapping[str, int]):
         self.tokens = tokens
         self.pos = 0
         self.fields = fields
         self.ns = ns
+        self.names = names
 
     # -- token helpers
     def peek(self, ahead: int = 0) -> tuple[str, str]:
@@ -332,7 +340,7 @@ class _Parser:
             words = []
             while not self.accept(")"):
                 words.append(self.take()[1])
-            target = _ctype(words)
+            target = self.struct_pointer(words) or _ctype(words)
             f = self.unary()
             _need_int(f.type)
             if target is _BOOL:
@@ -346,11 +354,23 @@ class _Parser:
         saw_type = False
         while True:
             kind, tok = self.peek(i)
-            if kind == "id" and (tok in _TYPE_WORDS or tok in _TYPEDEFS):
+            if (kind, tok) == ("id", "struct") and self.peek(i + 1)[0] == "id":
+                saw_type = True
+                i += 1
+            elif kind == "id" and (tok in _TYPE_WORDS or tok in _TYPEDEFS):
                 saw_type = True
             elif (kind, tok) != ("op", "*"):
                 return saw_type and (kind, tok) == ("op", ")")
             i += 1
+
+    def struct_pointer(self, words: list[str]) -> _Ptr | None:
+        """`struct NAME *`: a pointer that steps by the struct's size, if the kernel gave it."""
+        if len(words) == 3 and words[0] == "struct" and words[2] == "*":
+            size = self.names.get(f"struct {words[1]}")
+            if size is None:
+                raise PrintFmtError(f"unknown size of struct {words[1]}")
+            return _Ptr(64, False, size)
+        return None
 
     def postfix(self) -> _Expr:
         kind, tok = self.take()
@@ -376,6 +396,9 @@ class _Parser:
             return self.field_access(name)
         if kind == "id" and tok in ("true", "false"):
             return _const(int(tok == "true"), _INT)
+        if kind == "id" and tok in self.names and self.peek() != ("op", "("):
+            value = self.names[tok]  # an enum constant of the kernel's, or a variable's value
+            return _const(value, _INT if -2**31 <= value < 2**31 else _ULONG)
         if kind == "id" and self.peek() == ("op", "("):
             self.pos += 1
             return self.call(tok)
@@ -407,6 +430,8 @@ class _Parser:
             return _Expr(read, _Array(elem))
         if field.size not in (1, 2, 4, 8):
             raise PrintFmtError(f"field {name!r} of size {field.size} used as a number")
+        if "*" in ftype and field.size == 8:  # a pointer: %s of it prints the string it points to
+            return _Expr(_ULONG.code(read), _Ptr(64, False))
         t = _Int(8 * field.size, bool(field.is_signed))
         return _Expr(t.code(read), t)
 
@@ -485,6 +510,9 @@ _COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 
 def _binary(ns: _Namespace, op: str, a: _Expr, b: _Expr) -> _Expr:
     ta, tb = _need_int(a.type), _need_int(b.type)
+    if op in ("+", "-") and isinstance(ta, _Ptr) and ta.elem > 1:  # pointer arithmetic
+        b = ns.fold(_ULONG.code(f"({_wrap(b, _LONG)} * {ta.elem})"), _ULONG, b)
+        a, ta, tb = _Expr(a.code, _ULONG, a.is_const, a.value), _ULONG, _ULONG
     if op == "&&":
         return ns.fold(f"(1 if {a.code} != 0 and {b.code} != 0 else 0)", _INT, a, b)
     if op == "||":
@@ -737,6 +765,16 @@ def _pointer_conversion(ext: str, flags: int, width: int, precision: int) -> _Po
     raise PrintFmtError(f"unsupported %p{ext}")
 
 
+def _kernel_string(strings: Mapping[int, str]) -> Callable[[int], str]:
+    """The kernel's string at an address (string() of vsprintf): "(null)" for NULL, the
+    known constant strings, "(efault)" for any other address, which the host cannot read."""
+    def text(addr: int) -> str:
+        if addr == 0:
+            return "(null)"
+        return strings.get(addr, "(efault)")
+    return text
+
+
 class PrintFmt:
     """A compiled print fmt: one generated function per event."""
 
@@ -758,20 +796,26 @@ class PrintFmt:
         return self.function(record, symbolize, hash_pointer)
 
 
-def compile_print_fmt(print_fmt: str, fields: Sequence[FieldLike]) -> PrintFmt:
-    """Compile what follows ``print fmt: `` in a format file, for an event with these fields."""
+def compile_print_fmt(print_fmt: str, fields: Sequence[FieldLike],
+                      names: Mapping[str, int] | None = None,
+                      strings: Mapping[int, str] | None = None) -> PrintFmt:
+    """Compile what follows ``print fmt: `` in a format file, for an event with these fields.
+    names: the enum constants the format names and the kernel's compiled printer knows (those
+    no eval map replaced in the format: hrtimer modes, say); strings: the kernel's constant
+    strings by address, for a `%s` of a pointer field (rcu_utilization's)."""
     try:
-        return _compile(print_fmt, fields)
+        return _compile(print_fmt, fields, names or {}, strings or {})
     except RecursionError:  # the parser recurses per nesting level
         raise PrintFmtError("expression nests too deeply") from None
 
 
-def _compile(print_fmt: str, fields: Sequence[FieldLike]) -> PrintFmt:
+def _compile(print_fmt: str, fields: Sequence[FieldLike], names: Mapping[str, int],
+             strings: Mapping[int, str]) -> PrintFmt:
     tokens = _tokenize(print_fmt)
     if tokens[0][0] != "str":
         raise PrintFmtError("a print fmt starts with a string literal")
     ns = _Namespace()
-    parser = _Parser(tokens, {f.name: f for f in fields}, ns)
+    parser = _Parser(tokens, {f.name: f for f in fields}, ns, names)
     fmt = ""
     while parser.peek()[0] == "str":
         fmt += _unescape(parser.take()[1][1:-1])
@@ -805,6 +849,8 @@ def _compile(print_fmt: str, fields: Sequence[FieldLike]) -> PrintFmt:
             raise PrintFmtError("more conversions than arguments")
         arg = args[used]
         used += 1
+        if m.group(5) == "s" and isinstance(arg.type, _Ptr):  # a char * the kernel dereferences
+            arg = _Expr(f"{ns.bind(_kernel_string(strings))}({_wrap(arg, _ULONG)})", _STR)
         spec, operand = _conversion(ns, m, arg, ptr_ext)
         if arg.is_const and m.group(5) != "p":  # %p of a constant still needs the hash key
             template.append((spec % eval(operand, ns.names)).replace("%", "%%"))  # noqa: S307

@@ -2,8 +2,9 @@
  * A live machine's run loop while nothing needs Python (tracefs_sim.machine.runloop).
  *
  * runloop.py interleaves the CPUs in slices ended by the slice timer
- * (slice.c).  Between two slices it delivers the periodic tick, wakes a halted
- * CPU whose timer is due and injects pending interrupts; done in Python, that
+ * (slice.c).  Between two slices it fires the timers whose deadline passed
+ * (each CPU's local APIC timer, the HPET), wakes a halted CPU an interrupt is
+ * for and injects pending interrupts; done in Python, that
  * takes the GIL several times a slice, and while the trace core's threads run
  * Python each take waits for them (up to the interpreter's switch interval).
  * loop_run() does the same work here, slice after slice, round robin from
@@ -17,6 +18,9 @@
  *   LOOP_ERROR    Unicorn failed on the CPU (error);
  *   LOOP_BAD_STACK an interrupt frame would go outside RAM: runloop.py
  *                 delivers it itself, and fails as it always did.
+ * External interrupts wait in a CPU's irr (one bit per vector, as the local
+ * APIC's request register); the only device is the HPET, whose comparator
+ * fires when the clock reaches the deadline the guest wrote (hpet_fire).
  * It is called through ctypes, which releases the GIL for the whole call.
  *
  * No Unicorn header or library: see slice.c.
@@ -49,6 +53,7 @@ enum { REG_RSP = 7, REG_RIP = 16, REG_EFLAGS = 17, REG_CR3 = 18, REG_CS = 19, NW
 #define KERNEL_DS 0x18
 #define USER_SS 0x2b
 #define FRAME_WORDS 5 /* rip, cs, rflags, rsp, ss */
+#define FIRST_EXTERNAL_VECTOR 0x20
 
 /* One per CPU (runloop.py's LoopCpu). */
 struct loop_cpu {
@@ -57,7 +62,7 @@ struct loop_cpu {
 	int32_t halted;
 	uint32_t pending;   /* VEC_* raised, not yet delivered */
 	uint32_t reserved;
-	uint64_t next_tick; /* live clock ns of its next periodic tick while busy */
+	uint64_t irr[4];    /* external vectors raised, not yet delivered */
 	/* set once */
 	uc_engine *uc;
 	struct cpu_events *events;
@@ -78,8 +83,9 @@ struct loop {
 	uint8_t *ram;
 	uint64_t ram_size;
 	uint64_t clock_zero;       /* CLOCK_MONOTONIC ns at the live clock's 0 */
-	uint64_t tick_ns;
 	uint64_t handlers[3];      /* entry of each of vectors[] */
+	uint64_t irq_entries;      /* the stub of external vector 0x20; one per 8 bytes on */
+	uint64_t hpet_pa;          /* struct hostif_hpet */
 	const uint64_t *halt_sites; /* sorted: the addresses right after each `hlt` */
 	uint64_t nr_halt_sites;
 	uint64_t kernel_map;       /* the kernel image's and the direct map's virtual bases */
@@ -169,6 +175,37 @@ fail:
 	return LOOP_ERROR;
 }
 
+static int irr_any(const struct loop_cpu *c)
+{
+	return (c->irr[0] | c->irr[1] | c->irr[2] | c->irr[3]) != 0;
+}
+
+/* runloop.py's Runner._lapic_timer_fire: the local APIC timer's deadline (TSC-deadline
+ * mode: the guest writes next_event_ns, which disarms when it fires). */
+static void lapic_timer_fire(struct loop *l, struct loop_cpu *c, uint64_t now)
+{
+	uint64_t never = ~(uint64_t)0;
+
+	if (now < ram_u64(l, c->next_event_pa))
+		return;
+	memcpy(l->ram + c->next_event_pa, &never, sizeof(never));
+	c->pending |= VEC_TIMER;
+}
+
+/* runloop.py's Runner._hpet_fire: the comparator reached, its interrupt raised once. */
+static void hpet_fire(struct loop *l, uint64_t now)
+{
+	uint64_t cpu, vector, never = ~(uint64_t)0;
+
+	if (now < ram_u64(l, l->hpet_pa))
+		return;
+	memcpy(l->ram + l->hpet_pa, &never, sizeof(never));
+	cpu = ram_u64(l, l->hpet_pa + 8);
+	vector = ram_u64(l, l->hpet_pa + 16);
+	if (cpu < (uint64_t)l->nr_cpus && vector >= FIRST_EXTERNAL_VECTOR && vector < 256)
+		l->cpus[cpu].irr[vector / 64] |= (uint64_t)1 << (vector % 64);
+}
+
 /* runloop.py's Runner._deliver: the most urgent pending vector, if the CPU takes interrupts. */
 static int deliver(struct loop *l, struct loop_cpu *c)
 {
@@ -191,6 +228,22 @@ static int deliver(struct loop *l, struct loop_cpu *c)
 		if (r)
 			return r;
 		c->pending &= ~vectors[k];
+		c->halted = 0;
+		c->events->entering_idle = 0;
+		return 0;
+	}
+	for (k = 3; k >= 0; k--) {
+		int vector;
+
+		if (!c->irr[k])
+			continue;
+		if (!(c->vals[REG_EFLAGS] & EFLAGS_IF))
+			return 0;
+		vector = 64 * k + 63 - __builtin_clzll(c->irr[k]);
+		r = enter_handler(l, c, l->irq_entries + 8 * (vector - FIRST_EXTERNAL_VECTOR));
+		if (r)
+			return r;
+		c->irr[k] &= ~((uint64_t)1 << (vector % 64));
 		c->halted = 0;
 		c->events->entering_idle = 0;
 		return 0;
@@ -237,18 +290,12 @@ int loop_run(struct loop *l)
 			if (!c->online)
 				continue;
 			now = live_now(l);
-			if (c->halted) {
-				if (now >= ram_u64(l, c->next_event_pa))
-					c->pending |= VEC_TIMER;
-				if (!c->pending)
-					continue;
-				c->next_tick = now + l->tick_ns;
-			} else if (now >= c->next_tick) {
-				c->pending |= VEC_TIMER;
-				c->next_tick = now + l->tick_ns;
-			}
+			hpet_fire(l, now);
+			lapic_timer_fire(l, c, now);
+			if (c->halted && !c->pending && !irr_any(c))
+				continue;
 			memcpy(l->ram + c->now_pa, &now, sizeof(now));
-			if (c->pending && (r = deliver(l, c)))
+			if ((c->pending || irr_any(c)) && (r = deliver(l, c)))
 				return r;
 			if (c->halted)
 				continue;

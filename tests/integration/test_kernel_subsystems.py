@@ -1,0 +1,80 @@
+"""The kernel's internal subsystems in a session: with the default workload, their events show
+within two seconds of enabling them, printed as Linux 6.1 prints them; the lock functions for
+the issue's `*spin_lock*` recipe; kprobes on gcc's clones and on names two functions share."""
+
+import os
+import re
+
+import pytest
+from simtest import tracefs_sim
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                reason="needs /dev/fuse, root and mount namespaces")
+
+T = "/sys/kernel/tracing"
+P = r"([0-9a-f]{16}|\(____ptrval____\))"  # %p: hashed, or before the hash key is ready
+# what each event's text looks like as 6.1 prints it (the services' start at boot shows too)
+EVENTS = {
+    "irq/irq_handler_entry": r"irq_handler_entry: irq=0 name=timer$",
+    "irq/softirq_entry": r"softirq_entry: vec=\d+ \[action=(TIMER|RCU|SCHED)\]$",
+    "irq_vectors/local_timer_entry": r"local_timer_entry: vector=236$",
+    "timer/hrtimer_start": r"hrtimer_start: hrtimer=" + P + r" function=\w+ expires=\d+ softexpires=\d+ "
+                           r"mode=(ABS|REL)\S* was_armed=[01]$",
+    "timer/timer_start": r"timer_start: timer=" + P + r" function=\w+ expires=\d+ \[timeout=-?\d+\] cpu=\d "
+                         r"idx=\d+ flags=\S*$",
+    "workqueue/workqueue_execute_start": r"workqueue_execute_start: work struct " + P + r": function \w+$",
+    "kmem/kmem_cache_alloc": r"kmem_cache_alloc: call_site=\w+\+0x[0-9a-f]+/0x[0-9a-f]+ ptr=" + P + r" "
+                             r"bytes_req=\d+ bytes_alloc=\d+ gfp_flags=\S+ node=-1 accounted=(true|false)$",
+    "kmem/mm_page_alloc": r"mm_page_alloc: page=" + P + r" pfn=0x[0-9a-f]+ order=\d migratetype=\d "
+                          r"gfp_flags=\S+$",
+    "task/task_newtask": r"task_newtask: pid=\d+ comm=\S+ clone_flags=[0-9a-f]+ oom_score_adj=0$",
+    "task/task_rename": r"task_rename: pid=\d+ oldcomm=\S+ newcomm=\S+ oom_score_adj=0$",
+    "sched/sched_process_free": r"sched_process_free: comm=\S+ pid=\d+ prio=120$",
+    "rcu/rcu_utilization": r"rcu_utilization: (Start|End) (scheduler-tick|context switch|RCU core)$",
+    "printk/console": r"console: CRON\[\d+\]: \(root\) CMD \(true\)$",
+}
+
+
+def test_every_subsystems_events_fire_within_two_seconds_of_the_default_workload():
+    enable = "; ".join(f"echo 1 > {T}/events/{e}/enable" for e in EVENTS)
+    result = tracefs_sim("run", "--workload", "default", "-c",
+                         f"{enable}; sleep 2; echo 0 > {T}/tracing_on; cat {T}/trace", timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if not line.startswith("#")]
+    for event, text in EVENTS.items():
+        name = event.split("/")[1]
+        mine = [line for line in lines if f" {name}: " in line]
+        assert mine, f"{event} did not fire"
+        assert all(re.search(text, line) for line in mine), (event, [l for l in mine if not re.search(text, l)])
+    # cron's job: a child forked, renamed by its exec, freed after it was reaped
+    for cause in (r"task_newtask: pid=\d+ comm=cron clone_flags=0 ", r"task_rename: pid=\d+ oldcomm=cron newcomm=true ",
+                  r"sched_process_free: comm=true "):
+        assert any(re.search(cause, line) for line in lines), cause
+
+
+def test_spin_lock_filter_and_kprobes_on_clones_and_shared_names():
+    result = tracefs_sim("run", "--workload", "none", "-c", f"""
+cd {T}
+echo '== filter'; echo '*spin_lock*' > set_ftrace_filter; cat set_ftrace_filter; echo > set_ftrace_filter
+echo '== clone'; echo 'p:myup __up.isra.0' > kprobe_events && echo 'p __mutex_lock.constprop.0+5' >> kprobe_events
+cat kprobe_events
+echo '== shared'; echo 'p find_next_bit' >> kprobe_events; echo "status $?"; cat error_log
+echo '== plain'; echo 'p __up' >> kprobe_events; echo "status $?"
+echo > kprobe_events
+echo '== formats'; cat printk_formats
+""", timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+
+    def section(title):
+        return out.split(f"== {title}\n", 1)[1].split("\n== ", 1)[0].splitlines()
+
+    assert sorted(section("filter")) == ["_raw_spin_lock", "_raw_spin_lock_irq", "_raw_spin_lock_irqsave",
+                                         "native_queued_spin_lock_slowpath"]
+    assert section("clone") == ["p:kprobes/myup __up.isra.0",
+                                "p:kprobes/p___mutex_lock_constprop_0_5 __mutex_lock.constprop.0+5"]
+    shared = section("shared")
+    assert shared[0] == "status 1" and any("trace_kprobe: error: The symbol is not unique" in l for l in shared)
+    assert section("plain") == ["status 1"]   # 6.1 has no plain __up either: ENOENT
+    assert '"Start scheduler-tick"' in out and re.search(r"^0xffffffff8[0-9a-f]+ : \"End RCU core\"$",
+                                                         out, re.M)
