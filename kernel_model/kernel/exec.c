@@ -93,6 +93,8 @@ int do_execve_packed(const char *filename, const char *args, int argc, size_t ar
 		return -ENOENT;
 	if (args_len > ARGS_MAX || argc > 64)
 		return -E2BIG;
+	if (unshare_files())
+		return -ENOMEM;
 	mm = mm_alloc();
 	if (!mm)
 		return -ENOMEM;
@@ -106,6 +108,7 @@ int do_execve_packed(const char *filename, const char *args, int argc, size_t ar
 	switch_mm(mm);
 	if (old)
 		mmput(old);
+	do_close_on_exec(tsk->files);
 	__set_task_comm(tsk, prog->name, true);
 	memset(regs, 0, sizeof(*regs));
 	regs->ip = prog->entry;

@@ -83,7 +83,6 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 {
 	struct task_struct *parent = current, *p = alloc_task();
 	unsigned long flags;
-	int fd;
 
 	if (!p)
 		return NULL;
@@ -102,11 +101,10 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		p->mm = mm_alloc();
 		if (!p->mm || dup_mm_pages(p->mm, parent->mm))
 			goto free_stack;
-		for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-			if (parent->files[fd])
-				p->files[fd] = get_file(parent->files[fd]);
 		p->host_id = parent->host_id;
 	}
+	if (copy_files(clone_flags, p) || copy_fs(clone_flags, p))
+		goto free_files;
 	copy_thread(p, regs, fn, arg);
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = p->tgid = alloc_pid();
@@ -117,6 +115,9 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	spin_unlock_irqrestore(&sched_lock, flags);
 	trace_task_newtask(p, clone_flags);
 	return p;
+free_files:
+	exit_files(p);
+	exit_fs(p);
 free_stack:
 	if (p->mm)
 		mmput(p->mm);
@@ -131,7 +132,6 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 {
 	struct task_struct *p = alloc_task();
 	unsigned long flags;
-	int fd;
 
 	if (!p)
 		return NULL;
@@ -144,9 +144,13 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
-	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-		if (parent->files[fd])
-			p->files[fd] = get_file(parent->files[fd]);
+	if (copy_files(0, p) || copy_fs(0, p)) {
+		exit_files(p);
+		exit_fs(p);
+		free_thread_stack(p->stack);
+		put_task_struct(p);
+		return NULL;
+	}
 	copy_thread(p, NULL, NULL, NULL);
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = pid;
@@ -161,15 +165,13 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 void session_free_process(struct task_struct *p)
 {
 	unsigned long flags;
-	int fd;
 
 	spin_lock_irqsave(&sched_lock, flags);
 	list_del_init(&p->sibling);
 	list_del_init(&p->tasks);
 	spin_unlock_irqrestore(&sched_lock, flags);
-	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-		if (p->files[fd])
-			fput(p->files[fd]);
+	exit_files(p);
+	exit_fs(p);
 	if (p->mm)
 		mmput(p->mm);
 	free_thread_stack(p->stack);

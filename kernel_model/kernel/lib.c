@@ -58,6 +58,23 @@ int strcmp(const char *a, const char *b)
 	return (u8)*a - (u8)*b;
 }
 
+int memcmp(const void *a, const void *b, size_t n)
+{
+	const u8 *x = a, *y = b;
+
+	for (; n; n--, x++, y++)
+		if (*x != *y)
+			return *x - *y;
+	return 0;
+}
+
+int strncmp(const char *a, const char *b, size_t n)
+{
+	for (; n && *a && *a == *b; n--)
+		a++, b++;
+	return n ? (u8)*a - (u8)*b : 0;
+}
+
 char *strscpy_pad(char *d, const char *s, size_t n)
 {
 	size_t i;
