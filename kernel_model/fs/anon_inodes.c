@@ -52,5 +52,5 @@ void anon_inode_init(void)
 		panic("anon_inode_init() inode allocation failed");
 	anon_inode_inode->i_ino = get_next_ino();
 	anon_inode_inode->i_mode = 0600;
-	anon_inode_inode->i_flags |= 0x200;	/* S_PRIVATE */
+	anon_inode_inode->i_flags |= S_PRIVATE;
 }

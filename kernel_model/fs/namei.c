@@ -24,6 +24,11 @@ struct nameidata {
 	struct filename *name;
 	char *links[MAXSYMLINKS + 1];	/* bodies of the symlinks being walked (freed at the end) */
 	int nr_links;
+	/* what is done with the last component once a trailing symlink is walked: a lookup
+	 * (lookup_last) or an open (open_last_lookups, with the file and flags) */
+	int (*last_fn)(struct nameidata *nd);
+	struct file *file;
+	const struct open_flags *op;
 };
 
 static DEFINE_MUTEX(rename_mutex);	/* s_vfs_rename_mutex */
@@ -255,6 +260,8 @@ noinline struct dentry *__lookup_slow(const struct qstr *name, struct dentry *di
 	dentry = d_lookup(dir, name);	/* made while we waited for the lock? */
 	if (dentry)
 		return dentry;
+	if (inode->i_flags & S_DEAD)	/* a removed directory holds no names */
+		return (void *)(long)-ENOENT;
 	dentry = d_alloc(dir, name);
 	if (!dentry)
 		return (void *)(long)-ENOMEM;
@@ -299,7 +306,7 @@ static notrace const char *get_link(struct nameidata *nd, struct dentry *link)
 }
 
 static int walk_symlink(struct nameidata *nd, const char *body);
-static notrace int lookup_last(struct nameidata *nd);
+noinline int walk_component(struct nameidata *nd, int last);
 
 /*
  * Move the walk onto dentry (found in nd->path), across mounts; a symlink there is walked when
@@ -325,9 +332,19 @@ noinline int step_into(struct nameidata *nd, int last, struct dentry *dentry)
 	}
 	path_put(&path);
 	err = walk_symlink(nd, body);
-	if (!err && last)
-		err = lookup_last(nd);
-	return err;
+	if (err)
+		return err;
+	if (!last)	/* the link's own last component, a directory on the way */
+		return walk_component(nd, 0);
+	return nd->last_fn(nd);
+}
+
+noinline int walk_component(struct nameidata *nd, int last);
+static notrace int lookup_last(struct nameidata *nd)
+{
+	if (nd->last_type == LAST_NORM && nd->last.name[nd->last.len])
+		nd->flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
+	return walk_component(nd, 1);
 }
 
 noinline int walk_component(struct nameidata *nd, int last)
@@ -412,13 +429,6 @@ static notrace int walk_symlink(struct nameidata *nd, const char *body)
 	return err;
 }
 
-static notrace int lookup_last(struct nameidata *nd)
-{
-	if (nd->last_type == LAST_NORM && nd->last.name[nd->last.len])
-		nd->flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
-	return walk_component(nd, 1);
-}
-
 noinline int complete_walk(struct nameidata *nd)
 {
 	if ((nd->flags & LOOKUP_DIRECTORY) && !d_is_dir(nd->path.dentry))
@@ -432,6 +442,7 @@ noinline int path_lookupat(struct nameidata *nd, unsigned int flags, struct path
 	const char *s = path_init(nd, flags);
 	int err;
 
+	nd->last_fn = lookup_last;
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	err = link_path_walk(s, nd);
@@ -515,6 +526,8 @@ static notrace struct dentry *lookup_one_qstr_excl(const struct qstr *name, stru
 		return dentry;
 	if (!dir->i_op || !dir->i_op->lookup)
 		return (void *)(long)-ENOTDIR;
+	if (dir->i_flags & S_DEAD)
+		return (void *)(long)-ENOENT;
 	dentry = d_alloc(base, name);
 	if (!dentry)
 		return (void *)(long)-ENOMEM;
@@ -572,8 +585,10 @@ noinline int may_open(void *idmap, const struct path *path, int acc_mode, int fl
 static notrace int open_to_namei_flags(int flag) { return flag; }
 
 /* O_CREAT and the plain open of the last component. */
-static notrace int open_last_lookups(struct nameidata *nd, struct file *file, const struct open_flags *op)
+static notrace int open_last_lookups(struct nameidata *nd)
 {
+	struct file *file = nd->file;
+	const struct open_flags *op = nd->op;
 	struct dentry *dir = nd->path.dentry, *dentry;
 	int open_flag = op->open_flag, err;
 
@@ -659,14 +674,28 @@ noinline struct file *path_openat(struct nameidata *nd, const struct open_flags 
 
 	if (IS_ERR(file))
 		return file;
+	if (file->f_flags & O_PATH) {	/* do_o_path: the object itself, no may_open */
+		struct path path;
+
+		error = path_lookupat(nd, flags, &path);
+		if (!error) {
+			error = vfs_open(&path, file);
+			path_put(&path);
+		}
+		goto out;
+	}
 	s = path_init(nd, flags);
+	nd->last_fn = open_last_lookups;
+	nd->file = file;
+	nd->op = op;
 	error = IS_ERR(s) ? PTR_ERR(s) : link_path_walk(s, nd);
 	if (!error) {
-		error = open_last_lookups(nd, file, op);
+		error = open_last_lookups(nd);
 		if (!error)
 			error = do_open(nd, file, op);
 	}
 	terminate_walk(nd);
+out:
 	if (!error)
 		return file;
 	fput(file);
@@ -1008,7 +1037,7 @@ noinline int vfs_rmdir(void *idmap, struct inode *dir, struct dentry *dentry)
 		return -EBUSY;
 	error = dir->i_op->rmdir(dir, dentry);
 	if (!error) {
-		dentry->d_inode->i_flags |= 1;	/* S_DEAD */
+		dentry->d_inode->i_flags |= S_DEAD;
 		d_delete(dentry);
 	}
 	return error;
@@ -1160,7 +1189,7 @@ noinline int vfs_rename(struct inode *old_dir, struct dentry *old_dentry, struct
 		return error;
 	if (new_dentry->d_inode) {
 		if (is_dir)
-			new_dentry->d_inode->i_flags |= 1;
+			new_dentry->d_inode->i_flags |= S_DEAD;
 		d_delete(new_dentry);
 	}
 	d_move(old_dentry, new_dentry);

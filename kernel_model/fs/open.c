@@ -428,6 +428,8 @@ noinline long do_sys_open(int dfd, const char *filename, int flags, umode_t mode
 
 	if ((flags & __O_TMPFILE) == __O_TMPFILE)
 		how.mode = mode & S_IALLUGO_OPEN;
+	if (how.flags & O_PATH)	/* O_PATH only keeps its own flags (build_open_how) */
+		how.flags &= O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC;
 	return do_sys_openat2(dfd, filename, &how);
 }
 

@@ -27,7 +27,7 @@ noinline int iterate_dir(struct file *file, struct dir_context *ctx)
 		goto out;
 	res = -ENOENT;
 	mutex_lock(&inode->i_rwsem);
-	if (!(inode->i_flags & 1)) {	/* !IS_DEADDIR */
+	if (!(inode->i_flags & S_DEAD)) {
 		ctx->pos = file->f_pos;
 		res = file->f_op->iterate_shared(file, ctx);
 		file->f_pos = ctx->pos;

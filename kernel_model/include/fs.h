@@ -84,6 +84,8 @@ typedef unsigned short umode_t;
 #define S_ISBLK(m)	(((m) & S_IFMT) == S_IFBLK)
 #define S_ISFIFO(m)	(((m) & S_IFMT) == S_IFIFO)
 #define S_ISSOCK(m)	(((m) & S_IFMT) == S_IFSOCK)
+#define S_DEAD		(1 << 4)	/* i_flags: a removed directory */
+#define S_PRIVATE	(1 << 9)
 #define MAY_EXEC	0x01
 #define MAY_WRITE	0x02
 #define MAY_READ	0x04

@@ -119,7 +119,7 @@ struct task_struct {
 	struct list_head run_list;
 	int exit_state;
 	int exit_code;
-	u64 host_id;		/* set for programs the host started: output and exit go to it */
+	u64 host_id;		/* set for a program the host started: its exit goes to it (output: its files) */
 	struct session_task *session;	/* a process of a session, run on the host (session.c) */
 	u64 exec_start;			/* when it last started running or was accounted */
 	u64 sum_exec_runtime;		/* ns it has run */

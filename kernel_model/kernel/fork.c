@@ -101,7 +101,6 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		p->mm = mm_alloc();
 		if (!p->mm || dup_mm_pages(p->mm, parent->mm))
 			goto free_stack;
-		p->host_id = parent->host_id;
 	}
 	if (copy_files(clone_flags, p) || copy_fs(clone_flags, p))
 		goto free_files;

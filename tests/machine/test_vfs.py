@@ -1,0 +1,102 @@
+"""The VFS (kernel_model/fs/): each family of file calls, driven by the guest program `fsop`
+(kernel_model/user/fsop.c), gives in the emulated kernel what it gives on this Linux host:
+the same static binary runs on both, in a new directory, and prints every call's result.
+Then the emulated kernel's own file systems: procfs, devtmpfs, the boot tree, the mounts; and
+that nothing a guest program does reaches the host's directories."""
+import resource
+import subprocess
+from pathlib import Path
+
+import pytest
+
+FSOP = Path(__file__).resolve().parents[2] / "kernel_model" / "build" / "user" / "fsop.elf"
+FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec"]
+
+
+@pytest.fixture
+def machine(make_machine):
+    return make_machine(cpus=2)
+
+
+def _nofile_1024():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
+
+
+def on_host(vmlinux, family: str, workdir: Path) -> bytes:
+    """fsop's output on this Linux host (RLIMIT_NOFILE 1024, as init's in the guest)."""
+    out = subprocess.run([str(FSOP), family, str(workdir / family)], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, close_fds=True,
+                         preexec_fn=_nofile_1024, timeout=60, check=True).stdout
+    assert out.count(b"\n") > 5
+    return out
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_call_family_gives_what_linux_gives(vmlinux, machine, run_program, tmp_path, family):
+    expected = on_host(vmlinux, family, tmp_path)
+    status, out = run_program(machine, ["fsop", family, f"/tmp/{family}"])
+    assert status == 0
+    assert out.decode().splitlines() == expected.decode().splitlines()
+
+
+def test_what_a_program_wrote_stays(vmlinux, machine, run_program, tmp_path):
+    """A second run meets what the first left behind (its directory: EEXIST), and the
+    first's files are there, with what the host's run left in its own."""
+    on_host(vmlinux, "rw", tmp_path)
+    assert run_program(machine, ["fsop", "rw", "/run/x"])[0] == 0
+    assert run_program(machine, ["fsop", "rw", "/run/x"]) == (2, b"usage: fsop FAMILY NEW-DIR\n")
+    for name in ("f", "g"):
+        assert run_program(machine, ["cat", f"/run/x/{name}"]) == (0, (tmp_path / "rw" / name).read_bytes())
+
+
+def test_proc(machine, run_program):
+    status, out = run_program(machine, ["cat", "/proc/self/comm", "/proc/self/status", "/proc/filesystems"])
+    assert status == 0
+    lines = out.decode().splitlines()
+    assert lines[0] == "cat"
+    status_fields = dict(l.split(":\t", 1) for l in lines[1:] if ":\t" in l)
+    assert status_fields["Name"] == "cat" and status_fields["State"] == "R (running)"
+    assert status_fields["Pid"] == status_fields["Tgid"] and int(status_fields["PPid"]) > 1
+    assert status_fields["Umask"] == "0022" and status_fields["FDSize"] == "64"
+    assert "nodev\ttmpfs" in lines and "nodev\tproc" in lines and "nodev\tdevtmpfs" in lines
+    assert "nodev\tpipefs" in lines
+
+
+def test_proc_mounts_lists_the_boot_tree(machine, run_program):
+    status, out = run_program(machine, ["cat", "/proc/mounts"])
+    assert status == 0
+    mounts = [l.split() for l in out.decode().splitlines()]
+    assert [(m[0], m[1], m[2]) for m in mounts] == [
+        ("rootfs", "/", "tmpfs"), ("proc", "/proc", "proc"), ("udev", "/dev", "devtmpfs"),
+        ("tmpfs", "/dev/shm", "tmpfs"), ("tmpfs", "/tmp", "tmpfs"), ("tmpfs", "/run", "tmpfs")]
+    assert mounts[0][3].startswith("ro,") and mounts[4][3].startswith("rw,nosuid,nodev,")
+    assert all(m[4:] == ["0", "0"] for m in mounts)
+
+
+def test_the_root_is_read_only_and_holds_the_initramfs(machine, run_program):
+    assert run_program(machine, ["cat", "/etc/hostname"]) == (0, b"tracefs-sim\n")
+    status, out = run_program(machine, ["dd", "if=/dev/zero", "of=/etc/new", "count=1"])
+    assert status == 1 and b"Read-only file system" in out
+    status, out = run_program(machine, ["fsop", "open", "/newdir"])
+    assert status == 2
+
+
+def test_dev_nodes(machine, run_program):
+    status, out = run_program(machine, ["dd", "if=/dev/urandom", "of=/dev/null", "bs=512", "count=4"])
+    assert status == 0 and out.endswith(b"2048 bytes copied\n")
+    status, out = run_program(machine, ["cat", "/dev/tty"])
+    assert status == 1 and out == b"cat: /dev/tty: No such device or address\n"
+
+
+def test_nothing_reaches_the_hosts_directories(machine, run_program, tmp_path):
+    """The guest's paths are its own: a program told to work in a host directory's path
+    makes it in the guest's root (read-only: EROFS) or tmpfs, never on the host."""
+    inside = tmp_path / "here"
+    status, out = run_program(machine, ["fsop", "rw", str(inside)])
+    assert not inside.exists()
+    assert status == 0 or status == 2   # made in the guest's /tmp (tmpfs), or refused
+    before = sorted(p.name for p in tmp_path.iterdir())
+    status, _ = run_program(machine, ["fsop", "dir", f"/tmp/{tmp_path.name}"])
+    assert status == 0 and sorted(p.name for p in tmp_path.iterdir()) == before
+    assert run_program(machine, ["cat", "/etc/hostname"])[1] == b"tracefs-sim\n"
