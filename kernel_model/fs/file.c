@@ -488,9 +488,9 @@ noinline void do_close_on_exec(struct files_struct *files)
 
 #define CLONE_FS	0x00000200
 #define CLONE_FILES	0x00000400
-noinline int copy_files(unsigned long clone_flags, struct task_struct *tsk)
+static notrace int __copy_files(struct files_struct *oldf, unsigned long clone_flags, struct task_struct *tsk)
 {
-	struct files_struct *oldf = current->files ? current->files : &init_files, *newf;
+	struct files_struct *newf;
 	int error = 0;
 
 	if (clone_flags & CLONE_FILES) {
@@ -503,6 +503,11 @@ noinline int copy_files(unsigned long clone_flags, struct task_struct *tsk)
 		return error;
 	tsk->files = newf;
 	return 0;
+}
+
+noinline int copy_files(unsigned long clone_flags, struct task_struct *tsk)
+{
+	return __copy_files(current->files ? current->files : &init_files, clone_flags, tsk);
 }
 
 /* ---- fs_struct ---- */
@@ -588,10 +593,8 @@ void exit_fs(struct task_struct *tsk)
 		free_fs_struct(fs);
 }
 
-noinline int copy_fs(unsigned long clone_flags, struct task_struct *tsk)
+static notrace int __copy_fs(struct fs_struct *fs, unsigned long clone_flags, struct task_struct *tsk)
 {
-	struct fs_struct *fs = current->fs ? current->fs : &init_fs;
-
 	if (clone_flags & CLONE_FS) {
 		__atomic_add_fetch(&fs->users, 1, __ATOMIC_RELAXED);
 		tsk->fs = fs;
@@ -599,6 +602,19 @@ noinline int copy_fs(unsigned long clone_flags, struct task_struct *tsk)
 	}
 	tsk->fs = copy_fs_struct(fs);
 	return tsk->fs ? 0 : -ENOMEM;
+}
+
+noinline int copy_fs(unsigned long clone_flags, struct task_struct *tsk)
+{
+	return __copy_fs(current->fs ? current->fs : &init_fs, clone_flags, tsk);
+}
+
+/* A copy of another task's fd table and fs_struct (a session task made for its parent by
+ * whoever takes the record); from's must outlive the call (its parent, or init). */
+int copy_files_and_fs_of(struct task_struct *from, struct task_struct *tsk)
+{
+	return __copy_files(from->files ? from->files : &init_files, 0, tsk) ?:
+	       __copy_fs(from->fs ? from->fs : &init_fs, 0, tsk);
 }
 
 SYSCALL_DEFINE1(umask, int, mask)

@@ -321,6 +321,7 @@ struct file *get_file(struct file *f);
 void fput(struct file *file);
 int copy_files(unsigned long clone_flags, struct task_struct *tsk);
 int copy_fs(unsigned long clone_flags, struct task_struct *tsk);
+int copy_files_and_fs_of(struct task_struct *from, struct task_struct *tsk);
 void exit_files(struct task_struct *tsk);
 void exit_fs(struct task_struct *tsk);
 void do_close_on_exec(struct files_struct *files);

@@ -29,6 +29,7 @@ void finish_wait(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_en
 #define wait_event_interruptible(wq_head, condition) ({				\
 	long __ret = 0;								\
 	struct wait_queue_entry __wq_entry = { .private = current };		\
+	INIT_LIST_HEAD(&__wq_entry.entry);					\
 	for (;;) {								\
 		if (condition)							\
 			break;							\

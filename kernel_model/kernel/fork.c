@@ -143,7 +143,7 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
-	if (copy_files(0, p) || copy_fs(0, p)) {
+	if (copy_files_and_fs_of(parent, p)) {
 		exit_files(p);
 		exit_fs(p);
 		free_thread_stack(p->stack);

@@ -149,6 +149,8 @@ static void deliver(struct queued_record *q)
 		st->killed = true;
 	if (st->task && (st->waiting || st->killed))
 		wake_up_process(st->task);
+	else if (st->task)	/* asleep in a call (a pipe, a FIFO): its wait ends (wait.c) */
+		try_to_wake_up(st->task, TASK_INTERRUPTIBLE, 0);
 }
 
 /* The host's interrupt: move what the ring holds onto the tasks' queues. */

@@ -32,18 +32,28 @@ noinline void __wake_up(struct wait_queue_head *wq_head, unsigned int mode, int 
 	spin_unlock_irqrestore(&wq_head->lock, flags);
 }
 
+/*
+ * A session task mirrors a host process: it never waits here longer than the host's call did.
+ * Its next record (the host's next call, so this one returned there) ends the wait as a
+ * signal would, when what it waits for never comes here (the host's data came from outside).
+ */
+static notrace bool wait_interrupted(struct task_struct *t)
+{
+	return fatal_signal_pending(t) || (t->session && !list_empty(&t->session->queue));
+}
+
 noinline long prepare_to_wait_event(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry, int state)
 {
 	unsigned long flags;
 	long ret = 0;
 
 	spin_lock_irqsave(&wq_head->lock, flags);
-	if (fatal_signal_pending(current)) {
+	if (wait_interrupted(current)) {
 		/* the entry may be queued: finish_wait() takes it off */
 		list_del_init(&wq_entry->entry);
 		ret = -ERESTARTSYS;
 	} else {
-		if (list_empty(&wq_entry->entry) || !wq_entry->entry.next) {
+		if (list_empty(&wq_entry->entry)) {
 			if (wq_entry->flags & WQ_FLAG_EXCLUSIVE)
 				list_add_tail(&wq_entry->entry, &wq_head->head);
 			else
@@ -60,7 +70,7 @@ noinline void finish_wait(struct wait_queue_head *wq_head, struct wait_queue_ent
 	unsigned long flags;
 
 	set_current_state(TASK_RUNNING);
-	if (wq_entry->entry.next && !list_empty(&wq_entry->entry)) {
+	if (!list_empty(&wq_entry->entry)) {
 		spin_lock_irqsave(&wq_head->lock, flags);
 		list_del_init(&wq_entry->entry);
 		spin_unlock_irqrestore(&wq_head->lock, flags);
