@@ -11,7 +11,8 @@ void inode_init(void);
 void namei_init(void);
 void files_struct_init(void);
 void anon_inode_init(void);
-void mnt_set_root(struct vfsmount *mnt);
+
+void host_view_init(void);
 
 static notrace int mount_at(struct file_system_type *type, const char *devname, const char *where,
 			    int mnt_flags, umode_t mode)
@@ -65,6 +66,7 @@ void vfs_caches_init(void)
 	pipe_init();
 	anon_inode_init();
 	chr_dev_init();
+	hostfs_init();
 }
 
 void vfs_mount_init(void)
@@ -93,4 +95,57 @@ void vfs_mount_init(void)
 	    mount_at(&shmem_fs_type, "tmpfs", "/run", MNT_NOSUID | MNT_NODEV, 0755))
 		panic("VFS: Unable to mount the boot file systems");
 	root->mnt_flags |= MNT_READONLY;	/* mount -o remount,ro / */
+	host_view_init();
+}
+
+/*
+ * The host view: the tree the programs the host starts (`tracefs-sim exec`) see, as their
+ * root: the host's "/" (hostfs, read-only), and on it this kernel's /proc, /dev, /dev/shm, /tmp
+ * and /run (the same file systems as the boot tree's: what a program leaves in /tmp, the
+ * services see).  Where the host has no such directory, that one is left out.
+ */
+static struct path host_root;
+
+static notrace void clone_onto_host_view(const char *from, const char *to)
+{
+	struct path src, where;
+	struct vfsmount *mnt;
+
+	if (kern_path(from, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &src))
+		return;
+	if (!vfs_path_lookup(host_root.dentry, host_root.mnt, to, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &where)) {
+		mnt = clone_mnt(src.mnt);
+		if (!IS_ERR(mnt) && do_add_mount_at(mnt, &where))
+			printk(KERN_ERR "host view: no %s\n", to);
+		path_put(&where);
+	}
+	path_put(&src);
+}
+
+void host_view_init(void)
+{
+	struct vfsmount *host = vfs_kern_mount(&hostfs_type, SB_RDONLY, "hostfs", NULL);
+
+	if (IS_ERR(host)) {
+		printk(KERN_ERR "hostfs: %ld\n", PTR_ERR(host));
+		return;
+	}
+	mnt_add_tree(host);
+	host_root.mnt = host;
+	host_root.dentry = host->mnt_root;
+	clone_onto_host_view("/proc", "proc");
+	clone_onto_host_view("/dev", "dev");
+	clone_onto_host_view("/dev/shm", "dev/shm");
+	clone_onto_host_view("/tmp", "tmp");
+	clone_onto_host_view("/run", "run");
+}
+
+/* The calling task's root and cwd become the host view's "/" (a spawned program's). */
+int host_view_enter(void)
+{
+	if (!host_root.mnt)
+		return -ENOENT;
+	set_fs_root(current->fs, &host_root);
+	set_fs_pwd(current->fs, &host_root);
+	return 0;
 }

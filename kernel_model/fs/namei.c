@@ -29,6 +29,7 @@ struct nameidata {
 	int (*last_fn)(struct nameidata *nd);
 	struct file *file;
 	const struct open_flags *op;
+	const struct path *base;	/* vfs_path_lookup: the walk's start and root */
 };
 
 static DEFINE_MUTEX(rename_mutex);	/* s_vfs_rename_mutex */
@@ -158,6 +159,13 @@ noinline const char *path_init(struct nameidata *nd, unsigned int flags)
 	nd->last_type = LAST_ROOT;
 	nd->total_link_count = 0;
 	nd->nr_links = 0;
+	if (nd->base) {
+		nd->root = *nd->base;
+		path_get(&nd->root);
+		nd->path = nd->root;
+		path_get(&nd->path);
+		return s;
+	}
 	set_root(nd);
 	if (*s == '/') {
 		nd->path = nd->root;
@@ -478,6 +486,22 @@ static notrace int path_parentat(struct nameidata *nd, unsigned int flags)
 	if (IS_ERR(s))
 		return PTR_ERR(s);
 	return link_path_walk(s, nd);
+}
+
+/* name below (mnt, dentry), which is also the walk's root ("/" and ".." stop there). */
+noinline int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt, const char *name,
+			     unsigned int flags, struct path *path)
+{
+	struct path base = { mnt, dentry };
+	struct filename *fn = getname_kernel(name);
+	struct nameidata nd = { .dfd = AT_FDCWD, .name = fn, .base = &base };
+	int err;
+
+	if (IS_ERR(fn))
+		return PTR_ERR(fn);
+	err = path_lookupat(&nd, flags, path);
+	putname(fn);
+	return err;
 }
 
 noinline int kern_path(const char *name, unsigned int flags, struct path *path)

@@ -113,10 +113,38 @@ noinline int do_add_mount_at(struct vfsmount *newm, const struct path *where)
 	return 0;
 }
 
+/* Another mount of old's tree (a bind mount of its root), attached nowhere yet. */
+noinline struct vfsmount *clone_mnt(struct vfsmount *old)
+{
+	struct mount *mnt = kzalloc(sizeof(*mnt), GFP_KERNEL), *o = real_mount(old);
+
+	if (!mnt)
+		return (void *)(long)-ENOMEM;
+	mnt->mnt_devname = o->mnt_devname;
+	mnt->mnt_id = mnt_id_next++;
+	mnt->mnt_count = 1;
+	mnt->mnt.mnt_sb = old->mnt_sb;
+	mnt->mnt.mnt_root = dget(old->mnt_root);
+	mnt->mnt.mnt_flags = old->mnt_flags;
+	mnt->mnt_parent = mnt;
+	mnt->mnt_mountpoint = mnt->mnt.mnt_root;
+	INIT_LIST_HEAD(&mnt->mnt_hash);
+	INIT_LIST_HEAD(&mnt->mnt_mounts);
+	INIT_LIST_HEAD(&mnt->mnt_child);
+	INIT_LIST_HEAD(&mnt->mnt_list);
+	return &mnt->mnt;
+}
+
 /* The namespace's root: rootfs ("/"), its own parent. */
 void mnt_set_root(struct vfsmount *mnt)
 {
 	root_mnt = mnt;
+	list_add_tail(&real_mount(mnt)->mnt_list, &namespace_list);
+}
+
+/* The root of a tree of its own (the host view): listed, attached nowhere. */
+void mnt_add_tree(struct vfsmount *mnt)
+{
 	list_add_tail(&real_mount(mnt)->mnt_list, &namespace_list);
 }
 

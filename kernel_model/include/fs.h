@@ -7,6 +7,7 @@
 #define _FS_H
 #include "syscalls.h"
 #include "wait.h"
+#include "uapi/hostfs.h"
 
 #ifndef ENXIO
 #define ENXIO 6
@@ -555,6 +556,9 @@ struct file_system_type *get_fs_type(const char *name);
 struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data);
 int do_add_mount_at(struct vfsmount *mnt, const struct path *where);
 struct vfsmount *lookup_mnt(const struct path *path);
+struct vfsmount *clone_mnt(struct vfsmount *old);
+void mnt_set_root(struct vfsmount *mnt);
+void mnt_add_tree(struct vfsmount *mnt);
 struct vfsmount *mntget(struct vfsmount *mnt);
 void mntput(struct vfsmount *mnt);
 void mnt_init(void);
@@ -604,6 +608,8 @@ struct filename *getname_kernel(const char *filename);
 void putname(struct filename *name);
 int filename_lookup(int dfd, struct filename *name, unsigned int flags, struct path *path, struct path *root);
 int kern_path(const char *name, unsigned int flags, struct path *path);
+int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt, const char *name, unsigned int flags,
+		    struct path *path);
 int user_path_at_empty(int dfd, const char *name, unsigned int flags, struct path *path, int *empty);
 struct file *do_filp_open(int dfd, struct filename *pathname, const struct open_flags *op);
 int inode_permission(struct inode *inode, int mask);
@@ -734,6 +740,8 @@ int devtmpfs_mount(void);
 void proc_root_init(void);
 void pipe_init(void);
 void populate_rootfs(void);
+void hostfs_init(void);
+extern struct file_system_type hostfs_type;
 struct file *hostpipe_open(u64 host_id);
 
 /* fs bring-up: mounts and the boot tree (fs/init.c) */

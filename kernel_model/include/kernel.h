@@ -327,6 +327,7 @@ void exit_fs(struct task_struct *tsk);
 void do_close_on_exec(struct files_struct *files);
 int unshare_files(void);
 int unshare_fs_struct(void);
+int host_view_enter(void);
 
 /* smpboot.c: per-cpu threads (ksoftirqd/N, ...) */
 struct smp_hotplug_thread {

@@ -41,9 +41,10 @@ static int spawn_program(void *arg)
 	}
 	current->host_id = req->id;
 	host_spawned(req->id, current->pid);
-	/* its own fd table and cwd, as a usermode helper's (kernel threads share init's) */
+	/* its own fd table and root, as a usermode helper's (kernel threads share init's) */
 	if (unshare_files() || unshare_fs_struct())
 		do_exit(127 << 8);
+	host_view_enter();	/* its "/" is the host's (fs/init.c) */
 	in = filp_open("/dev/null", 0, 0);
 	out = hostpipe_open(req->id);
 	if (IS_ERR(in) || IS_ERR(out))

@@ -86,8 +86,9 @@ def reference_section(name: str, command: str) -> str:
 
 
 def emulated_passwd() -> str:
-    """/etc/passwd as the emulated kernel's boot tree holds it (kernel_model/initramfs/)."""
-    return (REPO / "kernel_model/initramfs/etc/passwd").read_text()
+    """/etc/passwd as a program `tracefs-sim exec` runs reads it: the host's, through the
+    emulated kernel's hostfs."""
+    return Path("/etc/passwd").read_text()
 
 
 # Set in the environment of everything a test starts: processes that inherited it are the

@@ -63,20 +63,24 @@ def test_proc(machine, run_program):
     assert "nodev\tpipefs" in lines
 
 
-def test_proc_mounts_lists_the_boot_tree(machine, run_program):
+def test_proc_mounts_lists_the_host_view(machine, run_program):
+    """A spawned program's tree: the host's "/" (hostfs, read-only), the kernel's own file
+    systems on it; the services' boot tree (rootfs) is not under its root, so not listed."""
     status, out = run_program(machine, ["cat", "/proc/mounts"])
     assert status == 0
     mounts = [l.split() for l in out.decode().splitlines()]
     assert [(m[0], m[1], m[2]) for m in mounts] == [
-        ("rootfs", "/", "tmpfs"), ("proc", "/proc", "proc"), ("udev", "/dev", "devtmpfs"),
+        ("hostfs", "/", "hostfs"), ("proc", "/proc", "proc"), ("udev", "/dev", "devtmpfs"),
         ("tmpfs", "/dev/shm", "tmpfs"), ("tmpfs", "/tmp", "tmpfs"), ("tmpfs", "/run", "tmpfs")]
     assert mounts[0][3].startswith("ro,") and mounts[4][3].startswith("rw,nosuid,nodev,")
     assert all(m[4:] == ["0", "0"] for m in mounts)
 
 
-def test_the_root_is_read_only_and_holds_the_initramfs(machine, run_program):
-    assert run_program(machine, ["cat", "/etc/hostname"]) == (0, b"tracefs-sim\n")
+def test_the_root_is_the_hosts_read_only(machine, run_program):
+    assert run_program(machine, ["cat", "/etc/hostname"]) == (0, Path("/etc/hostname").read_bytes())
     status, out = run_program(machine, ["dd", "if=/dev/zero", "of=/etc/new", "count=1"])
+    assert status == 1 and b"Read-only file system" in out
+    status, out = run_program(machine, ["dd", "if=/dev/zero", "of=/etc/hostname", "count=1"])
     assert status == 1 and b"Read-only file system" in out
     status, out = run_program(machine, ["fsop", "open", "/newdir"])
     assert status == 2
@@ -90,13 +94,25 @@ def test_dev_nodes(machine, run_program):
 
 
 def test_nothing_reaches_the_hosts_directories(machine, run_program, tmp_path):
-    """The guest's paths are its own: a program told to work in a host directory's path
-    makes it in the guest's root (read-only: EROFS) or tmpfs, never on the host."""
-    inside = tmp_path / "here"
-    status, out = run_program(machine, ["fsop", "rw", str(inside)])
-    assert not inside.exists()
-    assert status == 0 or status == 2   # made in the guest's /tmp (tmpfs), or refused
-    before = sorted(p.name for p in tmp_path.iterdir())
+    """The host's tree is read-only to a guest program (hostfs: EROFS), and the guest's /tmp
+    is its own tmpfs over the host's: nothing a program does lands on the host."""
+    here = Path(__file__).resolve().parent
+    before = sorted(p.name for p in here.iterdir())
+    status, out = run_program(machine, ["fsop", "rw", str(here / "fsop-was-here")])
+    assert status == 2 and not (here / "fsop-was-here").exists()
+    assert run_program(machine, ["cat", str(here / "test_vfs.py")])[1] == Path(__file__).read_bytes()
+    status, _ = run_program(machine, ["fsop", "dir", str(tmp_path)])   # no such directory in the guest's /tmp
+    assert status == 2
     status, _ = run_program(machine, ["fsop", "dir", f"/tmp/{tmp_path.name}"])
-    assert status == 0 and sorted(p.name for p in tmp_path.iterdir()) == before
-    assert run_program(machine, ["cat", "/etc/hostname"])[1] == b"tracefs-sim\n"
+    assert status == 0 and not any(tmp_path.iterdir())
+    assert sorted(p.name for p in here.iterdir()) == before
+
+
+def test_host_kernel_file_systems_are_sealed(machine, run_program):
+    """The host's /sys (sysfs, tracefs, debugfs...) is an empty directory to the guest; its
+    /proc is the guest's own procfs."""
+    status, out = run_program(machine, ["cat", "/sys/kernel/tracing/trace", "/sys/kernel/debug"])
+    assert status == 1
+    assert out == (b"cat: /sys/kernel/tracing/trace: No such file or directory\n"
+                   b"cat: /sys/kernel/debug: No such file or directory\n")
+    assert run_program(machine, ["cat", "/proc/self/comm"]) == (0, b"cat\n")
