@@ -16,6 +16,11 @@ struct session_task {
 	bool killed;			/* its process died on the host: it ends at the next chance */
 	bool entered;			/* a call is loaded (or running): no other is taken */
 	void *scratch[4];		/* the pages its calls' blobs are laid out in */
+	/* a served call (SESSION_SC_SERVE) being made: its serial, and where its OUT blobs are
+	 * in the scratch pages, for the reply */
+	u64 serving;
+	int nr_out;
+	struct { u8 arg; u32 len; u64 off; } out[6];
 };
 
 /* The task's process died on the host: what it sleeps in gives up (as for SIGKILL). */

@@ -19,7 +19,10 @@
  *    waits for the next record in the same way;
  *  - execve becomes an exec here when the host's succeeded (the supervisor tells: the EXEC
  *    record), with the new comm and sched_process_exec; exit and exit_group run do_exit; a
- *    death by a signal ends the task when its EXIT record comes.
+ *    death by a signal ends the task when its EXIT record comes;
+ *  - a call the supervisor asks this kernel to answer (SESSION_SC_SERVE: the host does not
+ *    make it) is made the same way, its output buffers in the scratch pages; its result and
+ *    what it wrote go to the ring's reply, and the host's doorbell tells the supervisor.
  *
  * The ring is drained by the host's "call function" interrupt (irq.c), which moves each
  * record onto its task's queue and wakes the task; the supervisor rings it when the kernel
@@ -248,6 +251,58 @@ int session_exec_mm(struct task_struct *tsk)
 	return 0;
 }
 
+/* The scratch pages as one area: zero, or copy out of, [off, off + len). */
+static void scratch_zero(struct session_task *st, u64 off, u64 len)
+{
+	while (len) {
+		u64 n = len < PAGE_SIZE - off % PAGE_SIZE ? len : PAGE_SIZE - off % PAGE_SIZE;
+
+		memset((u8 *)st->scratch[off / PAGE_SIZE] + off % PAGE_SIZE, 0, n);
+		off += n;
+		len -= n;
+	}
+}
+
+static void scratch_read(struct session_task *st, u64 off, void *to, u64 len)
+{
+	while (len) {
+		u64 n = len < PAGE_SIZE - off % PAGE_SIZE ? len : PAGE_SIZE - off % PAGE_SIZE;
+
+		memcpy(to, (u8 *)st->scratch[off / PAGE_SIZE] + off % PAGE_SIZE, n);
+		to = (u8 *)to + n;
+		off += n;
+		len -= n;
+	}
+}
+
+/* A served call is done: its result and what it wrote, to the supervisor that waits. */
+static void serve_reply(struct session_task *st, long ret)
+{
+	struct session_reply *r = &session_ring.reply;
+	u64 at = 0;
+	int i;
+
+	r->ret = ret;
+	r->nr_out = 0;
+	for (i = 0; i < st->nr_out && ret >= 0; i++) {
+		struct session_blob *b = (void *)&r->data[at];
+		u64 need = sizeof(*b) + ALIGN(st->out[i].len, 8);
+
+		if (at + need > SESSION_REPLY_DATA_SIZE)
+			break;
+		b->arg = st->out[i].arg;
+		b->kind = SESSION_BLOB_OUT;
+		b->count = 0;
+		b->len = st->out[i].len;
+		scratch_read(st, st->out[i].off, b + 1, st->out[i].len);
+		at += need;
+		r->nr_out++;
+	}
+	__atomic_store_n(&r->serial, st->serving, __ATOMIC_RELEASE);
+	st->serving = 0;
+	host_doorbell(PORT_SESSION_REPLY, 0);
+}
+
 /* ---- waiting for the host ---- */
 
 /* Sleep until the task has a record queued (or was killed); the first one, left queued. */
@@ -324,6 +379,10 @@ void session_syscall_done(struct pt_regs *regs)
 	struct session_task *st = current->session;
 
 	st->entered = false;
+	if (st->serving) {	/* the host does not make it: nothing to wait for */
+		serve_reply(st, regs->ax);
+		return;
+	}
 	if (may_block(regs->orig_ax) && !st->killed)
 		wait_for_record(st);
 }
@@ -340,6 +399,10 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 	u64 args[6], used = 0;
 	int i, b;
 
+	bool serve = rec->sc.flags & SESSION_SC_SERVE;
+
+	st->serving = serve ? rec->sc.serial : 0;
+	st->nr_out = 0;
 	for (i = 0; i < 6; i++)
 		args[i] = rec->sc.args[i];
 	for (b = 0; b < rec->sc.nr_blobs && p + sizeof(struct session_blob) <= end; b++) {
@@ -351,6 +414,20 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 		p += sizeof(*blob);
 		if (blob->arg >= 6)
 			break;
+		if (blob->kind == SESSION_BLOB_OUT && serve) {
+			/* what a served call writes goes back to the process: scratch, zeroed */
+			if (blob->len <= room && st->nr_out < 6) {
+				scratch_zero(st, used, blob->len);
+				st->out[st->nr_out].arg = blob->arg;
+				st->out[st->nr_out].len = blob->len;
+				st->out[st->nr_out++].off = used;
+				args[blob->arg] = at;
+				used += ALIGN(blob->len, 8);
+			} else {
+				args[blob->arg] = 0;	/* EFAULT, rather than a partial answer */
+			}
+			continue;
+		}
 		if (blob->kind == SESSION_BLOB_OUT) {
 			if (blob->len <= SESSION_SINK_SIZE)
 				args[blob->arg] = SESSION_SINK_VA;
@@ -361,6 +438,11 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 		if (blob->kind == SESSION_BLOB_IN && blob->len <= room && blob->len <= PAGE_SIZE - used % PAGE_SIZE) {
 			memcpy(k, p, blob->len);
 			args[blob->arg] = at;
+			if (serve && st->nr_out < 6) {	/* in and out: the supervisor knows which */
+				st->out[st->nr_out].arg = blob->arg;
+				st->out[st->nr_out].len = blob->len;
+				st->out[st->nr_out++].off = used;
+			}
 			used += ALIGN(blob->len, 8);
 		} else if (blob->kind == SESSION_BLOB_STRV) {
 			/* the pointer array, then the strings (in one page) */

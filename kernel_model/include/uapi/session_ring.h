@@ -25,6 +25,10 @@ enum session_record_type {
 	SESSION_REC_EXEC = 4,		/* the outcome of the task's last execve: exec */
 };
 
+/* sc.flags */
+#define SESSION_SC_SERVE 1	/* the kernel answers the call: the host does not make it.  Its
+				 * result and what it wrote (OUT blobs) go to the ring's reply */
+
 /* How a blob (the bytes behind a pointer argument, copied on the host) is laid out in the
  * task's user memory before the call is made there; the argument then points at it. */
 enum session_blob_kind {
@@ -49,8 +53,9 @@ struct session_record {
 		struct {
 			int nr;			/* x86-64 system call number */
 			unsigned short nr_blobs;	/* blobs that follow args */
-			unsigned short pad;
+			unsigned short flags;		/* SESSION_SC_* */
 			unsigned long long args[6];
+			unsigned long long serial;	/* SESSION_SC_SERVE: what its reply carries */
 		} sc;
 		struct {
 			int tgid;
@@ -68,6 +73,22 @@ struct session_record {
 			char comm[16];		/* the task's name after it (a success) */
 		} exec;
 	};
+};
+
+/*
+ * The answer to a served call (SESSION_SC_SERVE), written by the kernel: one at a time, as
+ * the supervisor waits for each before it takes the next notification.  `data` holds, per IN
+ * or OUT blob of the call, a struct session_blob (kind OUT, len: the bytes) and the bytes that
+ * memory held when the call returned, padded to 8 (the supervisor writes back those its rules
+ * say the call writes).  The kernel rings the host (PORT_SESSION_REPLY) after `serial`.
+ */
+#define SESSION_REPLY_DATA_SIZE (16UL << 10)
+struct session_reply {
+	volatile unsigned long long serial;	/* the call's sc.serial: written last */
+	long long ret;				/* what the call returned (-errno on failure) */
+	unsigned int nr_out;			/* OUT blobs in data */
+	unsigned int pad;
+	unsigned char data[SESSION_REPLY_DATA_SIZE];
 };
 
 struct session_ring {
@@ -91,6 +112,7 @@ struct session_ring {
 	volatile unsigned long long retired;
 	unsigned long long pad3[5];
 	unsigned char data[SESSION_RING_DATA_SIZE];
+	struct session_reply reply;
 };
 
 #endif

@@ -87,7 +87,7 @@ static unsigned long long now_ns(void)
 }
 
 /* Under lock: append a record (rec->len set, a multiple of 8); counts it lost when full. */
-static void produce(const struct session_record *rec)
+static bool produce(const struct session_record *rec)
 {
 	unsigned long long head = ring->head, size = SESSION_RING_DATA_SIZE;
 	unsigned long long tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
@@ -95,7 +95,7 @@ static void produce(const struct session_record *rec)
 
 	if (head + pad + rec->len - tail > size) {
 		ring->lost++;
-		return;
+		return false;
 	}
 	if (pad) {
 		struct session_record *p = (void *)&ring->data[off];
@@ -113,6 +113,7 @@ static void produce(const struct session_record *rec)
 		ring->consumer_waiting = 0;
 		eventfd_write(doorbell_fd, 1);
 	}
+	return true;
 }
 
 /* ---- what the supervisor knows of the session's tasks (under lock) ---- */
@@ -363,6 +364,9 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 	rec->tid = req->pid;
 	rec->ts = now_ns();
 	rec->sc.nr = req->data.nr;
+	rec->sc.nr_blobs = 0;
+	rec->sc.flags = 0;
+	rec->sc.serial = 0;
 	for (i = 0; i < 6; i++)
 		rec->sc.args[i] = req->data.args[i];
 	rec->len = offsetof(struct session_record, sc) + sizeof(rec->sc);
@@ -403,6 +407,14 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 	rec->len = (rec->len + 7) / 8 * 8;
 }
 
+/* Whether call `nr` may write the memory behind its argument `arg` (syscall_args.h). */
+bool mirror_arg_written(long nr, int arg)
+{
+	unsigned char kind = nr >= 0 && nr < SYSCALL_ARGS_NR && arg < 6 ? syscall_args[nr][arg].kind : ARG_NONE;
+
+	return kind == ARG_STRUCT_IN || kind == ARG_OUT;
+}
+
 /* Whether `path`, as the task sees it, is one of the project's tools. */
 static bool is_helper(pid_t pid, const char *path)
 {
@@ -431,13 +443,15 @@ static int exec_error(pid_t pid, const char *path)
 
 /* Before the call is answered: what happened since the task's last call, and the call's
  * record (built in `rec`, room bytes). */
-void mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room)
+unsigned long long mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room)
 {
+	static unsigned long long serials;
+	unsigned long long served = 0;
 	struct known *k;
 	long nr = req->data.nr;
 
 	if (!ring)
-		return;
+		return 0;
 	pthread_mutex_lock(&lock);
 	k = find(req->pid);
 	if (!k)
@@ -482,7 +496,12 @@ void mirror_call(const struct seccomp_notif *req, struct session_record *rec, si
 		k->exited = true;
 		break;
 	}
-	produce(rec);
+	if (serve_wanted(nr)) {
+		rec->sc.flags |= SESSION_SC_SERVE;
+		rec->sc.serial = ++serials;
+	}
+	if (produce(rec) && (rec->sc.flags & SESSION_SC_SERVE))
+		served = rec->sc.serial;
 	if (nr == __NR_exit) {
 		k->exited = true;
 		if (k->tid != k->tgid)
@@ -490,6 +509,12 @@ void mirror_call(const struct seccomp_notif *req, struct session_record *rec, si
 	}
 out:
 	pthread_mutex_unlock(&lock);
+	return served;
+}
+
+struct session_ring *mirror_ring(void)
+{
+	return ring;
 }
 
 /* ---- ends ---- */

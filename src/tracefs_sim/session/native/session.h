@@ -65,7 +65,17 @@ struct session_record;
 bool mirror_init(int ram_fd, unsigned long long offset, unsigned long long size, int doorbell_fd,
 		 char **helper_paths, int nr_helper_paths);
 void mirror_start(void);
-void mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room);
+/* Returns the record's serial when the kernel is to answer the call (serve.c), else 0. */
+unsigned long long mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room);
+struct session_ring *mirror_ring(void);
+bool mirror_arg_written(long nr, int arg);
+
+/* serve.c: the calls the emulated kernel answers instead of the host. */
+void serve_init(int reply_fd);
+bool serve_wanted(long nr);
+/* Wait for the kernel's answer to the served call `serial` and give it to the caller; false
+ * when the kernel did not answer in time (the call is then the caller's to answer). */
+bool serve_answer(int listener, const struct seccomp_notif *req, unsigned long long serial);
 
 /* Reading a target's memory (process_vm_readv).  Returns the length of the NUL-terminated
  * string copied into buf (at most size - 1 bytes), or -1 when unreadable or too long. */
