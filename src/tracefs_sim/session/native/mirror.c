@@ -354,10 +354,11 @@ static bool add_strv(struct session_record *rec, size_t room, pid_t pid, int arg
 	return add_blob(rec, room, arg, SESSION_BLOB_STRV, count, strings, used);
 }
 
-/* The call's record: number, arguments, and what is behind its pointers. */
-static void build_syscall(struct session_record *rec, size_t room, const struct seccomp_notif *req)
+/* The call's record: number, arguments, and what is behind its pointers (none for a call the
+ * kernel serves: it reads and writes the caller's memory itself, serve.c). */
+static void build_syscall(struct session_record *rec, size_t room, const struct seccomp_notif *req, bool served)
 {
-	const struct arg_rule *rules = req->data.nr < SYSCALL_ARGS_NR ? syscall_args[req->data.nr] : NULL;
+	const struct arg_rule *rules = req->data.nr < SYSCALL_ARGS_NR && !served ? syscall_args[req->data.nr] : NULL;
 	int i;
 
 	rec->type = SESSION_REC_SYSCALL;
@@ -365,7 +366,7 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 	rec->ts = now_ns();
 	rec->sc.nr = req->data.nr;
 	rec->sc.nr_blobs = 0;
-	rec->sc.flags = 0;
+	rec->sc.flags = served ? SESSION_SC_SERVE : 0;
 	rec->sc.serial = 0;
 	for (i = 0; i < 6; i++)
 		rec->sc.args[i] = req->data.args[i];
@@ -405,14 +406,6 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 		}
 	}
 	rec->len = (rec->len + 7) / 8 * 8;
-}
-
-/* Whether call `nr` may write the memory behind its argument `arg` (syscall_args.h). */
-bool mirror_arg_written(long nr, int arg)
-{
-	unsigned char kind = nr >= 0 && nr < SYSCALL_ARGS_NR && arg < 6 ? syscall_args[nr][arg].kind : ARG_NONE;
-
-	return kind == ARG_STRUCT_IN || kind == ARG_OUT;
 }
 
 /* Whether `path`, as the task sees it, is one of the project's tools. */
@@ -464,7 +457,7 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 		exec_outcome(k);
 	if (k->helper && nr != __NR_exit && nr != __NR_exit_group)
 		goto out;
-	build_syscall(rec, room, req);
+	build_syscall(rec, room, req, serve_wanted(nr));
 	switch (nr) {
 	case __NR_clone:
 	case __NR_clone3:
@@ -496,10 +489,8 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 		k->exited = true;
 		break;
 	}
-	if (serve_wanted(nr)) {
-		rec->sc.flags |= SESSION_SC_SERVE;
+	if (rec->sc.flags & SESSION_SC_SERVE)
 		rec->sc.serial = ++serials;
-	}
 	if (produce(rec) && (rec->sc.flags & SESSION_SC_SERVE))
 		served = rec->sc.serial;
 	if (nr == __NR_exit) {

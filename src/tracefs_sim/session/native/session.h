@@ -68,7 +68,6 @@ void mirror_start(void);
 /* Returns the record's serial when the kernel is to answer the call (serve.c), else 0. */
 unsigned long long mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room);
 struct session_ring *mirror_ring(void);
-bool mirror_arg_written(long nr, int arg);
 
 /* serve.c: the calls the emulated kernel answers instead of the host. */
 void serve_init(int reply_fd);
