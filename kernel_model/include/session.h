@@ -17,6 +17,7 @@ struct session_task {
 	bool entered;			/* a call is loaded (or running): no other is taken */
 	void *scratch[4];		/* the pages its calls' blobs are laid out in */
 	u64 serving;			/* the serial of the served call it makes, or 0 */
+	bool serving_new_fd;		/* ... which returns a new fd (SESSION_SC_NEW_FD) */
 };
 
 /* A served call's access to its caller's memory (mm.c's uaccess for such a task). */

@@ -400,6 +400,50 @@ static bool may_block(int nr)
 	}
 }
 
+/* The task's fd `from` under the number `to` (closing what `to` was); `to` or -errno. */
+static int renumber_fd(int from, int to)
+{
+	struct file *f = fget(from);
+	int ret;
+
+	if (!f)
+		return -EBADF;
+	ret = replace_fd(to, f, 0);
+	if (ret >= 0)
+		close_fd(from);
+	return ret;
+}
+
+/*
+ * The fd a served call made is the host fd the supervisor gave the process (SESSION_REC_FD,
+ * which the supervisor writes before it takes the process's next call): the task's fd takes
+ * that number, so the process's later calls on it name it the same here.  Returns the number,
+ * or -errno (the fd closed) when the process got none.
+ */
+static long take_fd_record(struct session_task *st, int kfd)
+{
+	struct queued_record *q = wait_for_record(st);
+	long host;
+
+	if (q->rec.type != SESSION_REC_FD || q->rec.fd.kernel != kfd) {
+		/* the supervisor never said (it died): the fd stays as it is */
+		return kfd;
+	}
+	unqueue(q);
+	retire(1);
+	host = q->rec.fd.host;
+	kfree(q);
+	if (host < 0) {
+		close_fd(kfd);
+		return host;
+	}
+	if (host != kfd && renumber_fd(kfd, host) < 0) {
+		close_fd(kfd);
+		return -EMFILE;
+	}
+	return host;
+}
+
 /* do_syscall_64, once the call's sys_enter is recorded: the record is done with. */
 void session_syscall_entered(void)
 {
@@ -413,7 +457,11 @@ void session_syscall_done(struct pt_regs *regs)
 
 	st->entered = false;
 	if (st->serving) {	/* the host does not make it: nothing to wait for */
+		bool new_fd = st->serving_new_fd && (long)regs->ax >= 0;
+
 		serve_reply(st, regs->ax);
+		if (new_fd)	/* the process's number for it comes next: sys_exit shows that */
+			regs->ax = take_fd_record(st, regs->ax);
 		return;
 	}
 	if (may_block(regs->orig_ax) && !st->killed)
@@ -434,6 +482,7 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 
 	/* a served call's pointers are its host process's (session_uaccess): it has no blobs */
 	st->serving = rec->sc.flags & SESSION_SC_SERVE ? rec->sc.serial : 0;
+	st->serving_new_fd = rec->sc.flags & SESSION_SC_NEW_FD;
 	for (i = 0; i < 6; i++)
 		args[i] = rec->sc.args[i];
 	for (b = 0; b < rec->sc.nr_blobs && p + sizeof(struct session_blob) <= end; b++) {

@@ -23,11 +23,14 @@ enum session_record_type {
 	SESSION_REC_NEW_TASK = 2,	/* a task the supervisor saw first: task */
 	SESSION_REC_EXIT = 3,		/* the process ended without exit(2)/exit_group(2): exit */
 	SESSION_REC_EXEC = 4,		/* the outcome of the task's last execve: exec */
+	SESSION_REC_FD = 5,		/* the fd a served call made, as the process got it: fd */
 };
 
 /* sc.flags */
 #define SESSION_SC_SERVE 1	/* the kernel answers the call: the host does not make it (no
 				 * blobs: its pointers are the caller's, see session_uaccess) */
+#define SESSION_SC_NEW_FD 2	/* ... and what it returns is a new fd: the process gets a host fd
+				 * for it, whose number an FD record then gives the kernel's */
 
 /* How a blob (the bytes behind a pointer argument, copied on the host) is laid out in the
  * task's user memory before the call is made there; the argument then points at it. */
@@ -72,6 +75,10 @@ struct session_record {
 			int pad;
 			char comm[16];		/* the task's name after it (a success) */
 		} exec;
+		struct {
+			int kernel;		/* the fd the kernel's call returned */
+			int host;		/* the number the process got for it, or -errno: none */
+		} fd;
 	};
 };
 
