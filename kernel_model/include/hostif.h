@@ -21,7 +21,8 @@
 #define PORT_CODE	0x518	/* db_arg: physical address of a page just filled with user code */
 #define PORT_IPI_TIMER	0x519	/* al = target cpu: inject the local timer vector (a tick broadcast) */
 #define PORT_CONSOLE	0x51a	/* db_arg: text address, length: the serial console's output */
-#define PORT_HOSTFS	0x51b	/* outl: eax = physical address of a struct hostfs_req (uapi/hostfs.h),
+#define PORT_SESSION_REPLY 0x51b	/* the session ring's reply is written (kernel/session.c) */
+#define PORT_HOSTFS	0x51c	/* outl: eax = physical address of a struct hostfs_req (uapi/hostfs.h),
 				 * served at once (natively: src/tracefs_sim/machine/native/hostfs.c) */
 
 #define WORKLOAD_NONE	0

@@ -315,6 +315,7 @@ extern struct task_struct *init_task_p;
 void vfs_caches_init(void);
 void vfs_mount_init(void);
 struct file *filp_open(const char *filename, int flags, unsigned short mode);
+int replace_fd(unsigned int fd, struct file *file, unsigned int flags);
 struct file *hostpipe_open(u64 host_id);
 int init_dup(struct file *file);
 struct file *get_file(struct file *f);

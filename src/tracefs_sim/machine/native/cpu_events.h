@@ -26,6 +26,10 @@ struct cpu_events {
 	uc_emu_stop_fn emu_stop;
 	uint64_t passed_at;    /* CLOCK_MONOTONIC ns a doorbell was last sent on its way */
 	uint64_t quiet_ns;
+	/* A doorbell for another process of the host (a session's supervisor, waiting for the
+	 * kernel to answer a call it serves): an eventfd written here, no Python.  -1: none. */
+	uint32_t notify_port;
+	int32_t notify_fd;
 	uint32_t hostfs_port;  /* served here (hostfs.c), no Python */
 	uint32_t pad;
 	struct hostfs *hostfs; /* the machine's (NULL: none) */
