@@ -1,5 +1,6 @@
 /*
  * fsop FAMILY DIR: drives one family of file system calls inside DIR (which must not exist)
+ * (or `fsop ls DIR`: an existing directory's entries, sorted)
  * and prints each call and its result, one a line ("mkdir(d) = 0", "rmdir(d) = -39"), with
  * nothing that depends on the file system's kind or the machine (no inode numbers, times,
  * directory sizes, DIR itself).  The same binary runs on a Linux host too: its output there
@@ -254,20 +255,25 @@ struct dirent_user { unsigned long ino; long off; unsigned short reclen; unsigne
 static void list_dir(const char *what, int fd)
 {
 	static char buf[4096];
-	static char names[64][64];
+	static char names[256][64];
 	int n = 0, i, j;
 	long r;
 
 	while ((r = sc(217, fd, L(buf), sizeof(buf), 0, 0)) > 0) {
 		long pos = 0;
 
-		while (pos < r && n < 64) {
+		while (pos < r && n < 256) {
 			struct dirent_user *d = (void *)(buf + pos);
 
 			names[n][0] = '0' + d->type / 10;
 			names[n][1] = '0' + d->type % 10;
 			names[n][2] = ' ';
-			memcpy(names[n] + 3, d->name, strlen(d->name) + 1);
+			size_t len = strlen(d->name);
+
+			if (len > 60)
+				len = 60;
+			memcpy(names[n] + 3, d->name, len);
+			names[n][3 + len] = 0;
 			n++;
 			pos += d->reclen;
 		}
@@ -552,8 +558,8 @@ static void fam_pipe(void)
 		exit(0);
 	}
 	close(r);
-	R("read(fifo) from a child", read(open("fifo", O_RDONLY, 0), buf, 100));
-	wait4(-1, &status, 0, NULL);
+	wait4(-1, &status, 0, NULL);	/* the FIFO keeps its bytes while a reader (n) holds it */
+	R("read(fifo) what an exited child wrote", read(n, buf, 100));
 	R("pipe(p)", sc(22, L(p), 0, 0, 0, 0));
 	R("fstat(p[0]) is a FIFO", (sc(5, p[0], L(buf), 0, 0, 0) | (((struct kstat_user *)buf)->st_mode & 0170000)) == 0010000);
 }
@@ -594,6 +600,16 @@ int main(int argc, char **argv)
 
 	if (!strcmp(fam, "exec-child")) {
 		fam_exec(argc, argv);
+		return 0;
+	}
+	if (!strcmp(fam, "ls") && argc == 3) {	/* an existing directory's names and types */
+		int fd = open(dir, O_RDONLY | O_DIRECTORY, 0);
+
+		if (fd < 0) {
+			show("open", fd);
+			return 1;
+		}
+		list_dir(dir, fd);
 		return 0;
 	}
 	if (argc != 3 || sc(83, L(dir), 0755, 0, 0, 0) || sc(80, L(dir), 0, 0, 0, 0)) {
