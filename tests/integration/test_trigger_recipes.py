@@ -6,7 +6,7 @@ import os
 import re
 
 import pytest
-from simtest import sh, tracefs_sim
+from simtest import REPO, sh, tracefs_sim
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                 reason="needs /dev/fuse, root and mount namespaces")
@@ -110,3 +110,27 @@ def test_snapshot_file_and_trigger(quiet):
     # a filtered trigger runs on the record, which goes to the buffer after the swap
     assert run("cat trace").count(f"NR {GETUID} ") == 3
     assert run("echo 0 > snapshot; cat snapshot").splitlines()[3] == "# * Snapshot is freed *"
+
+
+def test_trigger_traceoff_recipe():
+    result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "trigger_traceoff.sh"), timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[lines.index("== tracing_on after the first getuid:") + 1] == "0"
+    fired = lines.index("== trigger after it fired:") + 1
+    assert lines[fired] == 'traceoff:count=0 if id == 102 && comm == "getuid-loop"'
+    last = lines[lines.index("== the last records:") + 1:]
+    assert len(last) == 5 and all(re.match(CONTEXT, line) for line in last), result.stdout
+    # the getuid that turned tracing off is the last record, made by the program
+    assert re.match(CONTEXT + r"sys_enter: NR 102 ", last[-1]) and "getuid-loop-" in last[-1], result.stdout
+
+
+def test_snapshot_trigger_recipe():
+    result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "snapshot_sched_switch.sh"), timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "# * Snapshot is allocated *" in lines[1:6], result.stdout
+    assert lines[lines.index("== trigger:") + 1] == 'snapshot:count=0 if prev_state & 1 && prev_comm == "sleep"'
+    at = lines.index("== the snapshot ends before sleep's switch; the trace goes on from it:")
+    assert int(lines[at + 1]) > 0, result.stdout
+    assert re.match(CONTEXT + r"sched_switch: prev_comm=sleep .* prev_state=S ==>", lines[at + 2]), result.stdout
