@@ -16,6 +16,7 @@
 #include "trace/trace.h"
 #include "trace/trace_pid.h"
 #include "trace/trigger.h"
+#include "trace/tracing_map.h"
 
 struct host_abi_entry {
 	char name[56];
@@ -159,6 +160,9 @@ HOST_ABI_CONST(ETT_STACKTRACE);
 HOST_ABI_CONST(ETT_SNAPSHOT);
 HOST_ABI_CONST(ETT_ENABLE_EVENT);
 HOST_ABI_CONST(ETT_DISABLE_EVENT);
+HOST_ABI_CONST(ETT_HIST);
+HOST_ABI_CONST(ETT_ENABLE_HIST);
+HOST_ABI_CONST(ETT_DISABLE_HIST);
 HOST_ABI_CONST(ETF_COUNTED);
 HOST_ABI_CONST(ETF_POST);
 HOST_ABI_CONST(ETF_COND);
@@ -193,3 +197,26 @@ HOST_ABI_OFFSET(event_triggers, snapshot);
 HOST_ABI_OFFSET(event_triggers, trigger);
 HOST_ABI_OFFSET(event_triggers, pred);
 HOST_ABI_OFFSET(event_triggers, strings);
+
+/* include/trace/tracing_map.h: the histograms' maps */
+HOST_ABI_CONST(HIST_MAPS_MAX);
+HOST_ABI_CONST(HIST_ARENA_SIZE);
+HOST_ABI_CONST(HIST_KEYS_MAX);
+HOST_ABI_CONST(HIST_VALS_MAX);
+HOST_ABI_CONST(HF_NUM);
+HOST_ABI_CONST(HF_CPU);
+HOST_ABI_CONST(HF_STR);
+HOST_ABI_CONST(HF_DYN_STR);
+HOST_ABI_CONST(HF_HITCOUNT);
+HOST_ABI_CONST(HF_LOG2);
+HOST_ABI_CONST(HF_BUCKETS);
+HOST_ABI_SIZE(hist_map);
+HOST_ABI_SIZE(hist_key_field);
+HOST_ABI_SIZE(hist_val_field);
+HOST_ABI_OFFSET(hist_map, next_elt);
+HOST_ABI_OFFSET(hist_map, paused);
+HOST_ABI_OFFSET(hist_map, hits);
+HOST_ABI_OFFSET(hist_map, drops);
+HOST_ABI_OFFSET(hist_map, map);
+HOST_ABI_OFFSET(hist_map, keys);
+HOST_ABI_OFFSET(hist_map, vals);

@@ -11,6 +11,7 @@
 #include "../include/trace/trace.h"
 #include "../include/trace/ftrace.h"
 #include "../include/trace/trigger.h"
+#include "../include/trace/tracing_map.h"
 
 struct event_triggers event_triggers;
 static u8 trigger_scratch[NR_CPUS][BUF_PAGE_SIZE] __aligned(8);
@@ -305,9 +306,24 @@ static notrace bool trig_count(const struct event_trigger *t, bool take)
 	return true;
 }
 
+/* hist_enable_trigger(): every hist trigger of the target event in the slot paused or not */
+static notrace void trig_hist_enable(const struct event_trigger *t, bool enable)
+{
+	u32 type = READ_ONCE(t->file->type), nr = READ_ONCE(event_triggers.nr), i;
+
+	if (type >= EVENT_TRIGGER_TYPES)
+		return;
+	for (i = event_triggers.first[type]; i < nr && event_triggers.trigger[i].type == type; i++) {
+		const struct event_trigger *h = &event_triggers.trigger[i];
+
+		if (h->cmd == ETT_HIST && h->slot == t->slot)
+			WRITE_ONCE(((struct hist_map *)h->file)->paused, !enable);
+	}
+}
+
 /* data->ops->trigger() of each command */
-static notrace void trig_run(const struct event_trigger *t, unsigned long irqflags, unsigned long writer,
-			     unsigned long bp)
+static notrace void trig_run(const struct event_trigger *t, const void *rec, unsigned long irqflags,
+			     unsigned long writer, unsigned long bp)
 {
 	u32 bit = 1U << t->slot;
 
@@ -346,13 +362,22 @@ static notrace void trig_run(const struct event_trigger *t, unsigned long irqfla
 			__atomic_fetch_and(&t->file->slots, ~bit, __ATOMIC_SEQ_CST);
 		break;
 	}
+	case ETT_HIST:
+		hist_trigger((struct hist_map *)t->file, rec);
+		break;
+	case ETT_ENABLE_HIST:
+	case ETT_DISABLE_HIST:
+		/* hist_enable_count_trigger(): counted only when it runs */
+		if (trig_count(t, true))
+			trig_hist_enable(t, t->cmd == ETT_ENABLE_HIST);
+		break;
 	}
 }
 
 /* cmd_ops->trigger_type: traceon and traceoff are one type (ETT_TRACE_ONOFF) */
 static __always_inline u32 trig_class(u32 cmd)
 {
-	return cmd == ETT_TRACEON ? ETT_TRACEOFF : cmd;
+	return cmd == ETT_TRACEON ? ETT_TRACEOFF : cmd == ETT_DISABLE_HIST ? ETT_ENABLE_HIST : cmd;
 }
 
 notrace void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u32 pid_slots,
@@ -386,7 +411,7 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 				continue;
 			}
 		}
-		trig_run(t, irqflags, writer, bp);
+		trig_run(t, rec, irqflags, writer, bp);
 	}
 	/* the record, in the slots that record it now (triggers may have changed them) */
 	slots = READ_ONCE(file->slots) & pid_slots & EVENT_SLOTS_MASK;
@@ -402,6 +427,6 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 		if (!(trig >> t->slot & 1) || (t->flags & ETF_PAUSED) ||
 		    !(tt >> (8 * t->slot + trig_class(t->cmd)) & 1))
 			continue;
-		trig_run(t, irqflags, writer, bp);
+		trig_run(t, rec, irqflags, writer, bp);
 	}
 }

@@ -98,7 +98,7 @@ def test_listing_and_modes(mount):
     assert modes["snapshot"] == "-rw-r-----"
     assert sh(mnt, "ls -l per_cpu/cpu1/snapshot_raw").stdout.split()[0] == "-r--r-----"
     assert "sched_switch" in sh(mnt, "ls events/sched").stdout.split()
-    assert sh(mnt, "ls events/sched/sched_switch").stdout.split() == ["enable", "filter", "format", "id", "trigger"]
+    assert sh(mnt, "ls events/sched/sched_switch").stdout.split() == ["enable", "filter", "format", "hist", "id", "trigger"]
 
 
 def test_cat_and_echo_like_the_docs(mount):

@@ -112,11 +112,11 @@ def test_events_tree(setup):
                                     "sched", "syscalls"}
     switch = setup.tree.walk("events/sched/sched_switch")
     assert {n: c.mode for n, c in switch.children.items()} == {
-        "enable": 0o640, "filter": 0o640, "format": 0o440, "id": 0o440, "trigger": 0o640}
+        "enable": 0o640, "filter": 0o640, "format": 0o440, "hist": 0o440, "id": 0o440, "trigger": 0o640}
     # ftrace's own records: no enable or filter anywhere (Linux: events/ftrace/enable is ENOENT)
     assert set(setup.tree.walk("events/ftrace").children) == {"print", "function", "funcgraph_entry", "funcgraph_exit",
                                                                "kernel_stack", "func_repeats"}
-    assert set(setup.tree.walk("events/ftrace/print").children) == {"format", "id", "trigger"}
+    assert set(setup.tree.walk("events/ftrace/print").children) == {"format", "hist", "id", "trigger"}
     assert set(setup.tree.walk("events/sched").children) >= {"enable", "filter"}
     fmt = read_file(setup.ops, "events/sched/sched_switch/format").decode()
     event_id = int(read_file(setup.ops, "events/sched/sched_switch/id"))
@@ -127,7 +127,7 @@ def test_events_tree(setup):
 def test_unknown_paths_are_enoent(setup):
     ops = setup.ops
     for path in ("nosuchfile", "trace_marker_raw", "options/annotate", "options/stacktrace",
-                 "events/sched/nosuch", "events/ftrace/enable", "events/sched/sched_switch/hist"):
+                 "events/sched/nosuch", "events/ftrace/enable", "events/sched/sched_switch/hist_debug"):
         parent, _, name = path.rpartition("/")
         parent_inode = lookup_path(ops, parent) if parent else pyfuse3.ROOT_INODE
         assert fuse_errno(ops.lookup, parent_inode, name.encode(), CTX) == errno.ENOENT, path

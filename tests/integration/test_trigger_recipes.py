@@ -37,7 +37,7 @@ def test_triggers_fire_at_the_event(quiet):
     run, guest = quiet
 
     assert run(f"cat {ENTER}") == ("# Available triggers:\n"
-                                   "# traceon traceoff snapshot stacktrace enable_event disable_event\n")
+                                   "# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n")
     # stacktrace: a kernel_stack record of the syscall's path, once
     assert run(f"echo 'stacktrace:1 if id == {GETUID}' > {ENTER}; cat {ENTER}; "
                "cat events/raw_syscalls/sys_enter/enable") == f"stacktrace:count=1 if id == {GETUID}\n0*\n"
@@ -48,7 +48,7 @@ def test_triggers_fire_at_the_event(quiet):
     assert re.match(CONTEXT + "<stack trace>$", lines[at]) and "getuid-loop" in lines[at], lines
     assert lines[at + 1:at + 3] == [" => trace_event_raw_event_sys_enter", " => do_syscall_64"], lines
     assert run(f"echo '!stacktrace' > {ENTER}; cat {ENTER}; cat events/raw_syscalls/sys_enter/enable").endswith(
-        "# traceon traceoff snapshot stacktrace enable_event disable_event\n0\n")
+        "# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n0\n")
 
     # enable_event: the target in soft mode (0*) until the trigger fires (1*)
     assert run(f"echo > trace; echo 'enable_event:sched:sched_switch:1 if id == {GETUID}' > {ENTER}; "

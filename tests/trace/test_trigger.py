@@ -9,7 +9,7 @@ from fakes import FakeMachine, FakeTask
 from test_recording import HEADER_LINES, SWITCH
 from tracefs_sim.trace.core import TraceCore
 
-AVAILABLE = b"# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event\n"
+AVAILABLE = b"# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n"
 
 
 @pytest.fixture

@@ -31,6 +31,9 @@
 #define ETT_SNAPSHOT		4
 #define ETT_ENABLE_EVENT	5
 #define ETT_DISABLE_EVENT	6
+#define ETT_HIST		7	/* `file` is its struct hist_map */
+#define ETT_ENABLE_HIST		8	/* `file` is the target event's file: its hist triggers go on */
+#define ETT_DISABLE_HIST	9
 
 /* event_trigger.flags */
 #define ETF_COUNTED		0x01	/* a count limits it (":N"); else unlimited */

@@ -234,7 +234,10 @@ def _add_event_dir(tree: Tree, system_dir: DirNode, event: TraceEvent, control: 
             read=lambda e=event: control.read_filter(e),
             write=lambda data, e=event: control.write_filter(e, data))
     add(event_dir, "trigger", MODE_READ_WRITE, "events/<system>/<event>/trigger",
-        read=lambda e=event: control.triggers.read(e), write=lambda data, e=event: control.triggers.write(e, data))
+        read=lambda e=event: control.triggers.read(e), write=lambda data, e=event: control.triggers.write(e, data),
+        truncate=lambda e=event: control.triggers.truncate(e))
+    add(event_dir, "hist", MODE_READ_ONLY, "events/<system>/<event>/hist",
+        read=lambda e=event: control.triggers.read_hist(e))
 
 
 class EventDirs:

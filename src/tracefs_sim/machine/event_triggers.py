@@ -20,7 +20,8 @@ from .paging import PhysMem, kernel_virt_to_phys
 if TYPE_CHECKING:
     from .machine import Machine
 
-_CMDS = ("traceon", "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event")
+_CMDS = ("traceon", "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event", "hist", "enable_hist",
+         "disable_hist")
 _KINDS = ("never", "num", "cpu", "comm", "str", "dyn_str", "ptr_str", "ptr_ustr")
 _NUM_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "band")
 _STR_OPS = ("full", "front", "middle", "end", "glob")
@@ -150,7 +151,7 @@ class GuestEventTriggers:
             if t.count is not None:
                 counter = self._count_index[id(t.count)]
                 struct.pack_into("<q", buf, base + self._counts + 8 * counter, t.count.value)
-            file = self._image.event_file(t.target) if t.target is not None else 0
+            file = t.hist or (self._image.event_file(t.target) if t.target is not None else 0)
             _TRIGGER.pack_into(buf, base + self._table + _TRIGGER.size * k, t.event_id, self._cmd[t.cmd], t.slot,
                                npred, len(t.preds), counter, flags, file)
             for p in t.preds:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from .contract import EventName
 from .event_triggers import GuestEventTriggers
+from .tracing_map import GuestHistMaps
 from .image import EventDesc, KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 from .trace_pids import GuestPidLists
@@ -121,6 +122,7 @@ class GuestTracing:
         self.triggers = GuestEventTriggers(machine, self._set_trigger_bits)
         self._trigger_shift = self.triggers.shift
         self._triggered: dict[tuple[str, str], set[int]] = {}
+        self.hist_maps = GuestHistMaps(machine)
         self._lock = threading.Lock()
         self._data = threading.Condition()
         self._pending = False
@@ -142,6 +144,7 @@ class GuestTracing:
         """The guest's RAM is loaded (before any CPU runs): write the state set so far."""
         self.pid_lists.attach(mem)
         self.triggers.attach(mem)
+        self.hist_maps.attach(mem)
         with self._lock:
             self._mem = mem
             for key, event_id in self._ids.items():

@@ -73,7 +73,7 @@ class TraceCore:
             expansion=BufferExpansion(), registry=self.registry, guest=self.guest, cmdlines=self.cmdlines,
             symbolize=symbolize, kernel=kernel_identity(machine), ftrace=ftrace,
             irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up,
-            triggers=TriggerTable(self.guest.triggers))
+            triggers=TriggerTable(self.guest.triggers, self.guest.hist_maps))
         self.top = self._make_array(0)
         self.instances = Instances(self._make_array, self.guest.nr_slots)
         self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)

@@ -15,6 +15,7 @@ from ..machine.contract import GuestTracingOps
 from . import filter as event_filter
 from .error_log import ErrorLog
 from .events import EventRegistry, TraceEvent
+from .hist import HistContext
 from .trigger import EventTriggers, TriggerTable
 from ..lib.kstrtox import kstrtoul_from_user, kstrtoull, or_none
 
@@ -116,7 +117,9 @@ class EventControl:
             f.soft_mode -= 1
             if f.soft_mode > 0:
                 return
-        soft_disabled = self._soft_disabled(f)
+        # soft-disabled before this change (only an event in soft mode can be; the guest is
+        # asked only then: dynamic events have no guest file)
+        soft_disabled = bool(soft or f.soft_mode) and self._soft_disabled(f)
         disable = soft_disabled if soft else not f.soft_mode
         if disable and f.enabled:
             f.event.set_enabled(self._guest, self.slot, False)
@@ -274,7 +277,8 @@ class EventControl:
                             error.text, error.error_log_pos)
 
     # trigger
-    def make_triggers(self, table: TriggerTable, alloc_snapshot: Callable[[], None]) -> EventTriggers:
+    def make_triggers(self, table: TriggerTable, alloc_snapshot: Callable[[], None],
+                      hist_context: HistContext) -> EventTriggers:
         """The event triggers of this array's events (trigger.py), which hold events in soft
         mode as Linux's trace_event_trigger_enable_disable() does."""
         def soft(event: TraceEvent, on: bool) -> None:
@@ -295,5 +299,6 @@ class EventControl:
             return not event.ftrace
 
         self.triggers = EventTriggers(table, self.slot, lambda: self.files, lambda e: soft(e, True),
-                                      lambda e: soft(e, False), find, alloc_snapshot, is_tracepoint)
+                                      lambda e: soft(e, False), find, alloc_snapshot, is_tracepoint,
+                                      self._error_log.log, hist_context)
         return self.triggers

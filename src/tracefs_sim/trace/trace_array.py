@@ -29,6 +29,7 @@ from .options import TraceOptions
 from .probe_args import Symbolizer
 from .rb_page import event_length
 from .ring_buffer import Entry, RingBuffer
+from .hist import HistContext
 from .snapshot import Snapshot
 from .trace_output import TraceOutput
 from .tracers import NOP, TracerRegistry
@@ -129,7 +130,8 @@ class TraceArray:
         self.functions = None if shared.ftrace is None else FunctionTracing(
             shared.ftrace, slot, self.options, self.events, guest, top_level=self.top_level)
         self.snapshot = Snapshot(self)
-        self.triggers = self.events.make_triggers(shared.triggers, self.snapshot.alloc)
+        self.triggers = self.events.make_triggers(shared.triggers, self.snapshot.alloc,
+                                                  HistContext(shared.symbolize, _syscall_names(self.registry)))
 
     @property
     def output_flags(self) -> OutputFlags:
@@ -461,6 +463,16 @@ class TraceArray:
         with self._lock, self.buffer_lock:
             text = stats_text(self.buffer.cpu(cpu), self.buffer.time_stamp(), self.clock.in_ns)
         return text.encode()
+
+
+def _syscall_names(registry: EventRegistry) -> dict[int, str]:
+    """get_syscall_name(): number -> sys_NAME, from the syscalls:sys_enter_* events."""
+    names = {}
+    for event in registry.events("syscalls") if "syscalls" in registry.systems() else ():
+        nr = getattr(event.desc, "syscall_nr", None)
+        if nr is not None and event.name.startswith("sys_enter_"):
+            names[nr] = "sys_" + event.name[len("sys_enter_"):]
+    return names
 
 
 # The shortest line a trace_pipe read is expected to hold (a default line is longer): it

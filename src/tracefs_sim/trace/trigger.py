@@ -19,8 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..lib.kstrtox import kstrtoull, or_none
-from ..machine.contract import EventTriggerOps, GuestTrigger, GuestTriggerPred
+from ..machine.contract import EventTriggerOps, GuestTrigger, GuestTriggerPred, HistMapOps
 from . import filter as event_filter
+from . import hist as hist_trigger
 from .events import TraceEvent
 
 # trigger_process_regex(): the command ends at the first of these
@@ -55,6 +56,9 @@ COMMANDS = {c.name: c for c in (
     Command("stacktrace", "stacktrace", post=True),
     Command("enable_event", "event_enable", enable=True),
     Command("disable_event", "event_enable", enable=True),
+    Command("enable_hist", "hist_enable", enable=True),
+    Command("disable_hist", "hist_enable", enable=True),
+    Command("hist", "hist"),
 )}
 
 
@@ -66,22 +70,28 @@ class Trigger:
     count: TriggerCount | None                 # None: unlimited (count -1)
     filter_text: bytes | None = None
     filter: event_filter.EventFilter | None = None
-    target: TraceEvent | None = None           # enable_event / disable_event
+    target: TraceEvent | None = None           # enable_event / disable_event / enable_hist / disable_hist
     paused: bool = False
-    guest: list[GuestTrigger] = field(default_factory=list)
+    hist: hist_trigger.HistSpec | None = None   # a hist trigger: what it aggregates
+    map: hist_trigger.HistMap | None = None     # and where (in the guest)
 
     def same(self, other: Trigger) -> bool:
         """register_trigger()'s test: one trigger of a type per event (enable triggers: per
-        target event)."""
+        target event; hist triggers: per keys, values, sort, filter and name)."""
+        if self.hist is not None or other.hist is not None:
+            return self.hist is not None and other.hist is not None and self.hist.matches(other.hist) and \
+                self.filter_text == other.filter_text and self.hist.name == other.hist.name
         return self.command.trigger_type == other.command.trigger_type and (
             not self.command.enable or self.target is other.target)
 
 
 class TriggerTable:
-    """Every trace array's triggers, as one table for the guest."""
+    """Every trace array's triggers, as one table for the guest, and the guest's histogram
+    maps."""
 
-    def __init__(self, guest: EventTriggerOps):
+    def __init__(self, guest: EventTriggerOps, hist_maps: HistMapOps):
         self.guest = guest
+        self.hist_maps = hist_maps
         self._arrays: dict[int, EventTriggers] = {}
         self._lock = threading.Lock()
 
@@ -110,13 +120,16 @@ class EventTriggers:
 
     def __init__(self, table: TriggerTable, slot: int, files, soft_enable: Callable, soft_release: Callable,
                  find_event: Callable[[str, str], TraceEvent | None],
-                 alloc_snapshot: Callable[[], None], runs_triggers: Callable[[TraceEvent], bool]):
+                 alloc_snapshot: Callable[[], None], runs_triggers: Callable[[TraceEvent], bool],
+                 log_error: Callable[[str, str, bytes, int], None], hist_context: hist_trigger.HistContext):
         """files(): the array's event files by id; soft_enable(event) / soft_release(event):
         trace_event_enable_disable(file, 1/0, 1) of one of them; find_event(system, name):
         find_event_file(); alloc_snapshot(): tracing_alloc_snapshot_instance();
         runs_triggers(event): whether the event's writer in the guest runs triggers (the
         kernel's tracepoints and syscalls do; kprobe events do not yet)."""
         self._runs_triggers = runs_triggers
+        self._log_error = log_error
+        self.hist_context = hist_context
         self.table = table
         self.slot = slot
         self._files = files
@@ -137,7 +150,9 @@ class EventTriggers:
         return b"".join(self._print(t) for t in triggers)
 
     def _print(self, t: Trigger) -> bytes:
-        """event_trigger_print() / event_enable_trigger_print()."""
+        """event_trigger_print() / event_enable_trigger_print() / event_hist_trigger_print()."""
+        if t.hist is not None:
+            return t.hist.print_text(t.filter_text, t.map.paused)
         name = t.command.name
         if t.command.enable:
             name += f":{t.target.system}:{t.target.name}"
@@ -167,6 +182,9 @@ class EventTriggers:
         cmd = COMMANDS.get(command[1 if remove else 0:].decode("latin-1"))
         if cmd is None:
             raise OSError(errno.EINVAL, "no such trigger command")
+        if cmd.name == "hist":
+            self._process_hist(event, remove, rest)
+            return
         target = None
         if cmd.enable:
             if rest is None:
@@ -209,7 +227,65 @@ class EventTriggers:
             raise OSError(error.errno, str(error)) from None
         return rest, compiled
 
-    def _register(self, event: TraceEvent, new: Trigger) -> None:
+    def _process_hist(self, event: TraceEvent, remove: bool, rest: bytes | None) -> None:
+        """event_hist_trigger_parse() and hist_register_trigger()."""
+        text = (rest or b"").decode("latin-1")
+        command = "hist:" + text     # last_cmd: what error_log shows, the caret found in it
+        try:
+            if rest is None:
+                raise hist_trigger.HistError(errno.EINVAL)
+            param, filter_text = hist_trigger.split_filter(text)
+            spec = hist_trigger.parse(param, event, remove)
+            new = Trigger(COMMANDS["hist"], None, hist=spec)
+            if filter_text is not None:
+                new.filter_text, new.filter = self._parse_filter(event, filter_text.encode("latin-1"))
+            triggers = self._lists.get(event.id, [])
+            found = next((t for t in triggers if t.same(new)), None)
+            if remove:
+                if found is not None:
+                    self._remove(event, found)
+                return
+            if found is not None:
+                if spec.pause or spec.cont:
+                    found.map.paused = spec.pause
+                elif spec.clear:
+                    found.map.clear()
+                else:
+                    raise hist_trigger.HistError(errno.EEXIST, hist_trigger.ERR_TRIGGER_EEXIST, "")
+                return
+            if spec.cont or spec.clear:
+                raise hist_trigger.HistError(errno.ENOENT, hist_trigger.ERR_TRIGGER_ENOENT_CLEAR, "")
+            new.map = hist_trigger.HistMap(self.table.hist_maps, spec)
+            try:
+                if spec.pause:
+                    new.map.paused = True
+                self._register(event, new, at_tail=True)
+            except Exception:
+                new.map.destroy()
+                raise
+        except hist_trigger.HistError as error:
+            if error.message is not None:
+                pos = command.find(error.at) if error.at else 0
+                self._log_error(f"hist:{event.system}:{event.name}", error.message, command.encode("latin-1"),
+                                max(pos, 0))
+            raise OSError(error.errno, str(error)) from None
+
+    def read_hist(self, event: TraceEvent) -> bytes:
+        """hist_show(): each hist trigger of the event, in the trigger list's order."""
+        with self._lock:
+            shown = [t for t in self._lists.get(event.id, []) if t.hist is not None]
+            texts = [hist_trigger.hist_text(t.hist, t.hist.print_text(t.filter_text, t.map.paused), t.map.read(),
+                                            self.hist_context) for t in shown]
+        return b"\n\n".join(texts)
+
+    def truncate(self, event: TraceEvent) -> None:
+        """Opening the trigger file with O_TRUNC: hist_unreg_all() and hist_enable_unreg_all()
+        drop the event's hist, enable_hist and disable_hist triggers."""
+        with self._lock:
+            for t in [t for t in self._lists.get(event.id, []) if t.command.trigger_type in ("hist", "hist_enable")]:
+                self._remove(event, t)
+
+    def _register(self, event: TraceEvent, new: Trigger, at_tail: bool = False) -> None:
         triggers = self._lists.get(event.id, [])
         if any(t.same(new) for t in triggers):
             raise OSError(errno.EEXIST, "the event has a trigger of this type")
@@ -223,7 +299,8 @@ class EventTriggers:
             if not triggers:             # trace_event_trigger_enable_disable(file, 1)
                 self._soft_enable(event)
                 taken.append(event)
-            self._lists[event.id] = [new, *triggers]
+            # list_add_rcu(), but list_add_tail_rcu() for hist triggers
+            self._lists[event.id] = [*triggers, new] if at_tail else [new, *triggers]
             try:
                 self.table.push()
             except Exception:
@@ -257,6 +334,8 @@ class EventTriggers:
             self._soft_release(event)
         if found.target is not None:
             self._soft_release(found.target)
+        if found.map is not None:
+            found.map.destroy()
 
     def release_all(self) -> None:
         """The array goes away: every trigger removed."""
@@ -281,14 +360,15 @@ class EventTriggers:
             if event_id not in files:
                 continue
             event = files[event_id].event
-            # update_cond_flag(): a filter or a post trigger makes the whole file's triggers
-            # wait for the record
-            cond = any(t.filter is not None or t.command.post for t in triggers)
+            # update_cond_flag(): a filter, a post trigger or one that needs the record (hist)
+            # makes the whole file's triggers wait for the record
+            cond = any(t.filter is not None or t.command.post or t.hist is not None for t in triggers)
             for t in triggers:
                 out.append(GuestTrigger(
                     event=event.desc, event_id=event.id, cmd=t.command.name, slot=self.slot,
                     preds=_guest_program(t.filter), count=t.count, post=t.command.post, cond=cond,
-                    paused=t.paused, target=None if t.target is None else t.target.desc))
+                    paused=t.paused, target=None if t.target is None else t.target.desc,
+                    hist=0 if t.map is None else t.map.addr))
         return out
 
 
