@@ -230,6 +230,23 @@ class FakeGuestPage:
     lost: int
 
 
+class FakeEventTriggers:
+    """contract.EventTriggerOps: the triggers on events, kept as a list of entries."""
+
+    EPROBE = 1
+
+    def __init__(self):
+        self.entries: list[tuple] = []
+
+    def add(self, event, event_id: int, kind: int, slot: int, data: int) -> tuple:
+        entry = ((event.system, event.name), event_id, kind, slot, data)
+        self.entries.append(entry)
+        return entry
+
+    def remove(self, trigger) -> None:
+        self.entries.remove(trigger)
+
+
 class FakePidLists:
     """contract.PidListOps without a guest: the lists, and which a task's event passes (the
     guest's trace_pid_event_slots)."""
@@ -279,6 +296,7 @@ class FakeGuestTracing:
         self.saved: dict[int, str] = {}   # what the guest's saved cmdlines would hold
         self.cmdline_holders: set = set()   # record_cmdlines() holders: comms are saved while any
         self.pid_lists = FakePidLists()
+        self.event_triggers = FakeEventTriggers()
 
     def set_event_id(self, event, event_id: int) -> None:
         self.ids[(event.system, event.name)] = event_id

@@ -7,6 +7,7 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
+#include "../include/trace/trigger.h"
 
 #define is_signed_type(t) (((t)(-1)) < (t)1)
 /* the only config option the events name, CONFIG_MEMCG_KMEM, is on (Debian's) */
@@ -125,13 +126,27 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 		size_t __dyn_size = 0; \
 		struct trace_write __w; \
 		struct percpu *__pc = this_cpu(); \
-		u32 __slots = READ_ONCE(file->slots); \
+		u32 __trig = READ_ONCE(file->triggers), __slots = READ_ONCE(file->slots) | __trig; \
 		if (!__slots) { \
 			trace_irq_restore(irqflags); \
 			return; \
 		} \
 		tstruct \
 		__slots = trace_pid_filter_of(name); \
+		if (unlikely(__trig)) { \
+			/* triggers: the record in the buffered event, copied, then the triggers */ \
+			__trig &= __slots; \
+			__slots &= READ_ONCE(file->slots); \
+			__entry = trace_buffered_event_reserve(__pc, sizeof(*__entry) + __dyn_size); \
+			if (__entry && (__trig | __slots)) { \
+				trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \
+				{ assign } \
+				trace_buffered_event_commit(file, __trig, __slots, __entry, sizeof(*__entry) + __dyn_size, \
+							    irqflags); \
+			} \
+			trace_irq_restore(irqflags); \
+			return; \
+		} \
 		__entry = trace_event_reserve_inline(__pc, __slots, sizeof(*__entry) + __dyn_size, &__w); \
 		if (__entry) { \
 			trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \
@@ -155,7 +170,8 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 		__pc = this_cpu(); \
 		__slots = READ_ONCE(file->slots) & trace_control.recording & trace_control.cpu_slots[__pc->h.cpu]; \
 		if (unlikely(trace_fast_check(__pc, __slots, sizeof(*__entry) + __dyn_size, &__f) | \
-			     (__slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids)))) \
+			     (__slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids)) | \
+			     READ_ONCE(file->triggers))) \
 			return trace_event_slow_##name(irqflags, args); \
 		__entry = trace_fast_claim(__pc, &__f, sizeof(*__entry) + __dyn_size); \
 		trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \

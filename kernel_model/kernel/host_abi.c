@@ -15,6 +15,7 @@
 #include "trace/ring.h"
 #include "trace/trace.h"
 #include "trace/trace_pid.h"
+#include "trace/trigger.h"
 
 struct host_abi_entry {
 	char name[56];
@@ -51,6 +52,15 @@ HOST_ABI_OFFSET(trace_control, rings);
 HOST_ABI_OFFSET(trace_control, cpu_slots);
 HOST_ABI_OFFSET(trace_event_file, slots);
 HOST_ABI_OFFSET(trace_event_file, type);
+HOST_ABI_OFFSET(trace_event_file, triggers);
+HOST_ABI_SIZE(trace_event_file);
+
+/* include/trace/trigger.h */
+HOST_ABI_CONST(EVENT_TRIGGERS_MAX);
+HOST_ABI_CONST(ETT_EVENT_EPROBE);
+HOST_ABI_SIZE(event_trigger);
+HOST_ABI_SIZE(event_triggers);
+HOST_ABI_OFFSET(event_triggers, t);
 
 /* include/trace/trace.h: saved cmdlines */
 HOST_ABI_CONST(SAVED_CMDLINES);
@@ -126,6 +136,11 @@ HOST_ABI_CONST(KG_LOAD_STACK);
 HOST_ABI_CONST(KG_LOAD_IMM);
 HOST_ABI_CONST(KG_LOAD_COMM);
 HOST_ABI_CONST(KG_LOAD_DATA);
+HOST_ABI_CONST(KG_LOAD_FIELD);
+HOST_ABI_CONST(KG_FIELD_SIGNED);
+HOST_ABI_CONST(KG_FIELD_DYN_STRING);
+HOST_ABI_CONST(KG_FIELD_STATIC_STRING);
+HOST_ABI_CONST(KG_FIELD_PTR_STRING);
 HOST_ABI_CONST(KG_ST_RAW);
 HOST_ABI_CONST(KG_ST_MEM);
 HOST_ABI_CONST(KG_ST_UMEM);

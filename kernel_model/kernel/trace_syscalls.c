@@ -6,6 +6,8 @@
  */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/trace/trace_pid.h"
+#include "../include/trace/trigger.h"
 
 /* syscall_events.h's SCn(nr, name, type, arg, ...): an event of n arguments */
 #define SC0(nr, sname) SYSCALL_EVENT(nr, sname, 0)
@@ -27,6 +29,29 @@ struct trace_event_file syscall_exit_files[NR_syscalls];
 struct syscall_trace_enter { struct trace_entry ent; int nr; unsigned long args[6]; };
 struct syscall_trace_exit { struct trace_entry ent; int nr; long ret; };
 
+/*
+ * The record of an event with triggers (include/trace/trigger.h): built in
+ * the buffered event, copied to the slots recording it, then the triggers.
+ */
+static notrace void *syscall_trigger_reserve(const struct trace_event_file *file, u32 len, unsigned long irqflags)
+{
+	struct percpu *pc = this_cpu();
+	struct trace_entry *rec = trace_buffered_event_reserve(pc, len);
+
+	if (rec)
+		tracing_generic_entry_update(rec, file, irqflags);
+	return rec;
+}
+
+static notrace void syscall_trigger_commit(const struct trace_event_file *file, void *rec, u32 len,
+					   unsigned long irqflags)
+{
+	struct percpu *pc = this_cpu();
+
+	trace_buffered_event_commit(file, trace_pid_filter_event(pc, READ_ONCE(file->triggers)),
+				    trace_pid_filter_event(pc, READ_ONCE(file->slots)), rec, len, irqflags);
+}
+
 /* ftrace_syscall_enter(): a probe on raw_syscalls:sys_enter */
 notrace void ftrace_syscall_enter(struct pt_regs *regs, long id)
 {
@@ -34,26 +59,33 @@ notrace void ftrace_syscall_enter(struct pt_regs *regs, long id)
 	struct syscall_trace_enter *rec;
 	unsigned long irqflags;
 	unsigned int i, nargs;
+	bool trig;
+	u32 len;
 
 	if ((unsigned long)id >= NR_syscalls)
 		return;
 	file = &syscall_enter_files[id];
-	if (!READ_ONCE(file->slots))
+	trig = READ_ONCE(file->triggers);
+	if (!READ_ONCE(file->slots) && !trig)
 		return;
 	nargs = file->nargs;
+	len = offsetof(struct syscall_trace_enter, args) + sizeof(unsigned long) * nargs;
 	preempt_disable();	/* guard(preempt_notrace) of the syscall probes */
 	irqflags = arch_local_irq_save();
-	rec = trace_event_buffer_reserve(file, offsetof(struct syscall_trace_enter, args) +
-					 sizeof(unsigned long) * nargs);
+	rec = trig ? syscall_trigger_reserve(file, len, irqflags) : trace_event_buffer_reserve(file, len);
 	if (rec) {
 		/* syscall_get_arguments() */
 		const unsigned long args[6] = { regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9 };
 
-		tracing_generic_entry_update(&rec->ent, file, irqflags);
+		if (!trig)
+			tracing_generic_entry_update(&rec->ent, file, irqflags);
 		rec->nr = id;
 		for (i = 0; i < nargs; i++)
 			rec->args[i] = args[i];
-		trace_event_commit(rec, offsetof(struct syscall_trace_enter, args) + sizeof(unsigned long) * nargs);
+		if (trig)
+			syscall_trigger_commit(file, rec, len, irqflags);
+		else
+			trace_event_commit(rec, len);
 	}
 	arch_local_irq_restore(irqflags);
 	preempt_enable_no_resched();
@@ -66,20 +98,26 @@ notrace void ftrace_syscall_exit(struct pt_regs *regs, long ret)
 	const struct trace_event_file *file;
 	struct syscall_trace_exit *rec;
 	unsigned long irqflags;
+	bool trig;
 
 	if ((unsigned long)id >= NR_syscalls)
 		return;
 	file = &syscall_exit_files[id];
-	if (!READ_ONCE(file->slots))
+	trig = READ_ONCE(file->triggers);
+	if (!READ_ONCE(file->slots) && !trig)
 		return;
 	preempt_disable();
 	irqflags = arch_local_irq_save();
-	rec = trace_event_buffer_reserve(file, sizeof(*rec));
+	rec = trig ? syscall_trigger_reserve(file, sizeof(*rec), irqflags) : trace_event_buffer_reserve(file, sizeof(*rec));
 	if (rec) {
-		tracing_generic_entry_update(&rec->ent, file, irqflags);
+		if (!trig)
+			tracing_generic_entry_update(&rec->ent, file, irqflags);
 		rec->nr = id;
 		rec->ret = ret;
-		trace_event_commit(rec, sizeof(*rec));
+		if (trig)
+			syscall_trigger_commit(file, rec, sizeof(*rec), irqflags);
+		else
+			trace_event_commit(rec, sizeof(*rec));
 	}
 	arch_local_irq_restore(irqflags);
 	preempt_enable_no_resched();

@@ -194,7 +194,9 @@ static __always_inline u32 ftrace_syscall_enter_wanted(struct pt_regs *regs, lon
 {
 	u32 in_range = (unsigned long)id < NR_syscalls;
 
-	return READ_ONCE(syscall_enter_files[id & -(long)in_range].slots) & -in_range;
+	const struct trace_event_file *f = &syscall_enter_files[id & -(long)in_range];
+
+	return (READ_ONCE(f->slots) | READ_ONCE(f->triggers)) & -in_range;
 }
 
 static __always_inline u32 ftrace_syscall_exit_wanted(struct pt_regs *regs, long ret)
@@ -202,7 +204,9 @@ static __always_inline u32 ftrace_syscall_exit_wanted(struct pt_regs *regs, long
 	unsigned long id = regs->orig_ax;
 	u32 in_range = id < NR_syscalls;
 
-	return READ_ONCE(syscall_exit_files[id & -(unsigned long)in_range].slots) & -in_range;
+	const struct trace_event_file *f = &syscall_exit_files[id & -(unsigned long)in_range];
+
+	return (READ_ONCE(f->slots) | READ_ONCE(f->triggers)) & -in_range;
 }
 
 #undef TRACE_EVENT_SYSCALL

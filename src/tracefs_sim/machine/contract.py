@@ -120,6 +120,18 @@ class PidListOps(Protocol):
     def set_function_fork(self, slot: int, on: bool) -> None: ...
 
 
+@runtime_checkable
+class EventTriggerOps(Protocol):
+    """The guest's event triggers (event_triggers.GuestEventTriggers): what runs where an
+    event fires in a slot, whether or not the event records there."""
+
+    @property
+    def EPROBE(self) -> int: ...  # the kind of an eprobe's trigger (data: its record program)
+
+    def add(self, event: EventName, event_id: int, kind: int, slot: int, data: int) -> object: ...
+    def remove(self, trigger: object) -> None: ...
+
+
 class GuestPageInfo(Protocol):
     """A ring page the guest filled (tracing.GuestPage)."""
 
@@ -144,6 +156,8 @@ class GuestTracingOps(Protocol):
     def nr_slots(self) -> int: ...  # trace arrays the guest can record for (slot 0: the top level)
     @property
     def pid_lists(self) -> PidListOps: ...
+    @property
+    def event_triggers(self) -> EventTriggerOps: ...
 
     def set_event_id(self, event: EventName, event_id: int) -> None: ...
     def set_event_ids(self, ids: list[tuple[EventName, int]]) -> None: ...  # several, one guest op

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from .contract import EventName
 from .image import EventDesc, KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
+from .event_triggers import GuestEventTriggers
 from .trace_pids import GuestPidLists
 
 if TYPE_CHECKING:
@@ -116,6 +117,8 @@ class GuestTracing:
         self._mem: PhysMem | None = None
         # set_event_pid lists and fork following, checked and kept up by the guest
         self.pid_lists = GuestPidLists(machine)
+        # the triggers on events (eprobes...), run by the guest as the events fire
+        self.event_triggers = GuestEventTriggers(machine)
         self._lock = threading.Lock()
         self._data = threading.Condition()
         self._pending = False
@@ -136,6 +139,7 @@ class GuestTracing:
     def attach(self, mem: PhysMem) -> None:
         """The guest's RAM is loaded (before any CPU runs): write the state set so far."""
         self.pid_lists.attach(mem)
+        self.event_triggers.attach(mem)
         with self._lock:
             self._mem = mem
             for key, event_id in self._ids.items():

@@ -180,6 +180,8 @@ class DynamicEvents:
                 for text in iter_commands(data):
                     command(text)
             except ProbeError as e:
+                for message, cmd, pos, location in e.preceding:
+                    self._error_log.log(location, message, cmd.encode("latin-1"), pos)
                 if e.message is not None:
                     self._error_log.log(e.location, e.message, e.command.encode("latin-1"), e.pos)
                 raise OSError(e.errno, e.message or errno.errorcode.get(e.errno, "")) from None
