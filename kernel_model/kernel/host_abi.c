@@ -16,6 +16,7 @@
 #include "trace/trace.h"
 #include "trace/trace_pid.h"
 #include "trace/trigger.h"
+#include "trace/synth.h"
 
 struct host_abi_entry {
 	char name[56];
@@ -54,6 +55,14 @@ HOST_ABI_OFFSET(trace_event_file, slots);
 HOST_ABI_OFFSET(trace_event_file, type);
 HOST_ABI_OFFSET(trace_event_file, triggers);
 HOST_ABI_SIZE(trace_event_file);
+
+/* include/trace/synth.h */
+HOST_ABI_CONST(SYNTH_EVENTS_MAX);
+HOST_ABI_CONST(SYNTH_FIELDS_MAX);
+HOST_ABI_SIZE(synth_event);
+HOST_ABI_OFFSET(synth_event, n_fields);
+HOST_ABI_OFFSET(synth_event, size);
+HOST_ABI_OFFSET(synth_event, kind);
 
 /* include/trace/trigger.h */
 HOST_ABI_CONST(EVENT_TRIGGERS_MAX);

@@ -15,6 +15,7 @@
 #include "../include/trace/probe_stage.h"
 #include "../include/kprobes.h"
 #include "../include/trace/trigger.h"
+#include "../include/trace/synth.h"
 
 struct probe_stage probe_stage[NR_CPUS];
 
@@ -710,4 +711,27 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 	}
 	preempt_enable_no_resched();
 	kg_busy[cpu] = 0;
+}
+
+/* copy_from_kernel_nofault() (below TASK_SIZE: the user's memory, as x86's non-overlapping
+ * address space reads it): 0, or -EFAULT where a byte is not mapped */
+notrace long copy_from_kernel_nofault(void *dst, u64 src, u32 size)
+{
+	return kg_read(dst, src, size, src < KG_TASK_SIZE) ? -EFAULT : 0;
+}
+
+/* strncpy_from_kernel_nofault(): at most count - 1 bytes and the NUL; the length, or -EFAULT */
+notrace long strncpy_from_kernel_nofault(char *dst, u64 src, long count)
+{
+	long n;
+
+	if (count <= 0)
+		return 0;
+	n = kg_read_string((u8 *)dst, src, count - 1, src < KG_TASK_SIZE);
+	if (n < 0)
+		return -EFAULT;
+	if (n > count - 1)
+		n = count - 1;
+	dst[n] = 0;
+	return n;
 }

@@ -6,22 +6,13 @@ import re
 
 import pytest
 
-from tracefs_sim.fs import build_tree
-from tracefs_sim.machine.machine import Machine, MachineOptions
-from tracefs_sim.stack import build_stack
 
 LINE = re.compile(r"^\s*(\S+)-(\d+)\s+\[(\d+)\] (\S+)\s+([\d.]+): (\w+): (.*)$")
 
 
 @pytest.fixture
-def sim(vmlinux):
-    m = Machine(MachineOptions(cpus=2, workload="default", seed=11))
-    m.start()
-    try:
-        stack = build_stack(m)
-        yield m, stack.core, build_tree(stack.core)
-    finally:
-        m.stop()
+def sim(traced):
+    return traced(2, "default", 11)
 
 
 def lines(core, tree, path="trace"):

@@ -39,7 +39,7 @@ def build_tree(core: TraceCore) -> Tree:
     ta = core.top
     events = core.registry
     instances = core.instances
-    dynamic, kprobes = core.dynamic, core.kprobes
+    dynamic, kprobes, synth = core.dynamic, core.kprobes, core.synth
     # Paths as README names them: what exists decides which README sections appear.
     paths: set[str] = set()
 
@@ -60,6 +60,9 @@ def build_tree(core: TraceCore) -> Tree:
         add("kprobe_events", MODE_READ_WRITE, read=kprobes.read_kprobe_events,
             write=kprobes.write_kprobe_events, truncate=kprobes.release_all)
         add("kprobe_profile", MODE_READ_ONLY, read=kprobes.read_profile)
+    if synth is not None:
+        # O_TRUNC removes every synthetic event (EBUSY, failing the open, while one is in use).
+        add("synthetic_events", MODE_READ_WRITE, read=synth.read, write=synth.write, truncate=synth.truncate)
     cmdlines = ta.cmdlines
     add("saved_cmdlines", MODE_READ_ONLY, read=cmdlines.read_saved_cmdlines)
     add("saved_cmdlines_size", MODE_READ_WRITE, read=cmdlines.read_size, write=cmdlines.write_size)

@@ -132,6 +132,17 @@ class EventTriggerOps(Protocol):
     def remove(self, trigger: object) -> None: ...
 
 
+@runtime_checkable
+class GuestSynthOps(Protocol):
+    """The guest's synthetic events (synth_events.GuestSynthEvents): the layout and enable
+    bits trace_synth() writes a synthetic event's record by."""
+
+    def address(self, index: int) -> int: ...  # the entry trace_synth() takes
+    def add(self, event_id: int, fields: Sequence[tuple[int, int]], n_u64: int) -> int: ...
+    def set_slots(self, index: int, slots: int) -> None: ...
+    def remove(self, index: int) -> None: ...
+
+
 class GuestPageInfo(Protocol):
     """A ring page the guest filled (tracing.GuestPage)."""
 
@@ -158,6 +169,8 @@ class GuestTracingOps(Protocol):
     def pid_lists(self) -> PidListOps: ...
     @property
     def event_triggers(self) -> EventTriggerOps: ...
+    @property
+    def synth_events(self) -> GuestSynthOps: ...
 
     def set_event_id(self, event: EventName, event_id: int) -> None: ...
     def set_event_ids(self, ids: list[tuple[EventName, int]]) -> None: ...  # several, one guest op

@@ -22,6 +22,7 @@ from .contract import EventName
 from .image import EventDesc, KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 from .event_triggers import GuestEventTriggers
+from .synth_events import GuestSynthEvents
 from .trace_pids import GuestPidLists
 
 if TYPE_CHECKING:
@@ -119,6 +120,8 @@ class GuestTracing:
         self.pid_lists = GuestPidLists(machine)
         # the triggers on events (eprobes...), run by the guest as the events fire
         self.event_triggers = GuestEventTriggers(machine)
+        # the synthetic events' layouts, for the guest's trace_synth()
+        self.synth_events = GuestSynthEvents(machine)
         self._lock = threading.Lock()
         self._data = threading.Condition()
         self._pending = False
@@ -140,6 +143,7 @@ class GuestTracing:
         """The guest's RAM is loaded (before any CPU runs): write the state set so far."""
         self.pid_lists.attach(mem)
         self.event_triggers.attach(mem)
+        self.synth_events.attach(mem)
         with self._lock:
             self._mem = mem
             for key, event_id in self._ids.items():

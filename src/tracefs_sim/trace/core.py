@@ -21,6 +21,7 @@ from .kernel_symbols import ImageSymbols
 from .trace_array import BufferExpansion, TraceArray, TraceGlobals
 from .trace_eprobe import EprobeEventOps
 from .trace_kprobe import KprobeEventOps
+from .trace_synth import SyntheticEvents
 from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 
 
@@ -82,6 +83,7 @@ class TraceCore:
         self.registry.listeners.append(_ArrayEventFiles(self))
         self.dynamic: DynamicEvents | None = None
         self.kprobes: KprobeEventOps | None = None
+        self.synth: SyntheticEvents | None = None
         if kprobe_engine is not None:
             # Their errors go to the top-level error_log, as Linux's tracing_log_err(NULL, ...).
             self.dynamic = DynamicEvents(self.top.error_log)
@@ -90,6 +92,8 @@ class TraceCore:
             # eprobes: record programs in the kprobe engine's guest tables, run by triggers
             EprobeEventOps(self.dynamic, self.registry, symbols, kprobe_engine, self.guest.event_triggers,
                            lambda slot: self._array(slot).events, self.top.error_log.log)
+            # synthetic events: written by the guest's trace_synth() (a histogram's action)
+            self.synth = SyntheticEvents(self.dynamic, self.registry, self.guest.synth_events)
 
     def _make_array(self, slot: int) -> TraceArray:
         array = TraceArray(self.globals, slot)
