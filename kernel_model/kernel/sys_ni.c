@@ -320,12 +320,6 @@ SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE1(newuname, struct new_utsname *, name)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/sem.c */
 SYSCALL_DEFINE3(semget, key_t, key, int, nsems, int, semflg)
 {
