@@ -230,23 +230,6 @@ class FakeGuestPage:
     lost: int
 
 
-class FakeEventTriggers:
-    """contract.EventTriggerOps: the triggers on events, kept as a list of entries."""
-
-    EPROBE = 1
-
-    def __init__(self):
-        self.entries: list[tuple] = []
-
-    def add(self, event, event_id: int, kind: int, slot: int, data: int) -> tuple:
-        entry = ((event.system, event.name), event_id, kind, slot, data)
-        self.entries.append(entry)
-        return entry
-
-    def remove(self, trigger) -> None:
-        self.entries.remove(trigger)
-
-
 class FakeSynthEvents:
     """contract.GuestSynthOps: the synthetic events' entries as the guest would have them."""
 
@@ -254,7 +237,7 @@ class FakeSynthEvents:
         self.entries: dict[int, dict] = {}
 
     def address(self, index: int) -> int:
-        return 0xFFFFFFFF82000000 + 152 * index
+        return 0xFFFFFFFF82000000 + 144 * index
 
     def add(self, event_id: int, fields, n_u64: int) -> int:
         index = next(i for i in range(256) if i not in self.entries)
@@ -294,6 +277,24 @@ class FakePidLists:
         return (pids is None or pid in pids) and (notrace is None or pid not in notrace)
 
 
+class FakeTriggers:
+    """contract.EventTriggerOps without a guest: the table handed over is kept in `table`;
+    tests act as the guest would (take a count, ask for a snapshot at a time)."""
+
+    def __init__(self):
+        self.table: list = []
+        self.requests: dict[int, list[int]] = {}
+
+    def set_triggers(self, triggers) -> None:
+        self.table = list(triggers)
+
+    def read_count(self, count) -> int:
+        return count.value
+
+    def snapshot_requests(self, slot: int) -> list[int]:
+        return self.requests.pop(slot, [])
+
+
 class FakeGuestTracing:
     """contract.GuestTracingOps without a guest: tests call emit() where the kernel would hit a
     tracepoint; it records only for slots with the event enabled and recording on, into a
@@ -317,7 +318,7 @@ class FakeGuestTracing:
         self.saved: dict[int, str] = {}   # what the guest's saved cmdlines would hold
         self.cmdline_holders: set = set()   # record_cmdlines() holders: comms are saved while any
         self.pid_lists = FakePidLists()
-        self.event_triggers = FakeEventTriggers()
+        self.triggers = FakeTriggers()
         self.synth_events = FakeSynthEvents()
 
     def set_event_id(self, event, event_id: int) -> None:
@@ -531,6 +532,7 @@ from tracefs_sim.trace.events import EventRegistry  # noqa: E402
 from tracefs_sim.trace.headers import KernelIdentity  # noqa: E402
 from tracefs_sim.trace.trace_array import BufferExpansion, TraceArray, TraceGlobals  # noqa: E402
 from tracefs_sim.trace.tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry  # noqa: E402
+from tracefs_sim.trace.trigger import TriggerTable  # noqa: E402
 
 FAKE_KERNEL = KernelIdentity("6.1.0-tracefs-sim", "desktop")
 
@@ -540,12 +542,14 @@ def trace_globals(nr_cpus: int = 2, clock=lambda: 1000, *, ftrace=None, guest=No
     """What a trace array works with, made of fakes (the trace core makes the real ones):
     the function tracers when ftrace (a function_tracer.FtraceGlobal) is given.  Arrays that
     share something with each other get it passed (expansion, clocks, tracers, guest)."""
+    guest = guest or FakeGuestTracing(nr_cpus)
     return TraceGlobals(
         nr_cpus=nr_cpus, clocks=clocks or TraceClocks(clock),
         tracers=tracers or TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)),
         expansion=expansion or BufferExpansion(), registry=EventRegistry(real_event_descs()),
-        guest=guest or FakeGuestTracing(nr_cpus), cmdlines=SavedCmdlines(), symbolize=symbolize,
-        kernel=FAKE_KERNEL, ftrace=ftrace, irq_text=None, catch_up=lambda: None)
+        guest=guest, cmdlines=SavedCmdlines(), symbolize=symbolize,
+        kernel=FAKE_KERNEL, ftrace=ftrace, irq_text=None, catch_up=lambda: None,
+        triggers=TriggerTable(guest.triggers))
 
 
 def make_trace_array(slot: int = 0, **globals_) -> TraceArray:

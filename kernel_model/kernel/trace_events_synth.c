@@ -29,22 +29,22 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 {
 	struct percpu *pc = this_cpu();
 	const struct trace_event_file *file = &event->file;
-	u32 trig = READ_ONCE(file->triggers), slots = READ_ONCE(file->slots);
+	u32 slots = READ_ONCE(file->slots), triggers = slots >> EVENT_TRIGGER_SHIFT;
 	u32 i, n_u64, n_fields = READ_ONCE(event->n_fields), len, data_size = 0;
 	u32 fields_size = event->n_u64 * 8;
 	struct trace_entry *entry;
 	u64 *fields;
 
-	slots = trace_pid_filter_event(pc, slots);
-	trig = trace_pid_filter_event(pc, trig);
-	if (!(slots | trig) || n_fields > SYNTH_FIELDS_MAX)
+	if (n_fields > SYNTH_FIELDS_MAX)
 		return;
 	for (i = 0; i < n_fields; i++)
 		if (event->kind[i] == SYNTH_FIELD_DYN_STRING)
 			fields_size += synth_strlen(var_ref_vals[var_ref_idx[i]]);
 		else if (event->kind[i] == SYNTH_FIELD_STACK)
 			fields_size += SYNTH_STACK_DEPTH * 8;
-	entry = trace_buffered_event_reserve(pc, sizeof(*entry) + fields_size);
+	/* the record in the scratch: the triggers need it whole, and its size is known once the
+	 * strings are read */
+	entry = event_trigger_scratch(sizeof(*entry) + fields_size);
 	if (!entry)
 		return;
 	tracing_generic_entry_update(entry, file, irqflags);
@@ -88,15 +88,29 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 			n_u64++;
 		}
 	}
-	trace_buffered_event_commit(file, trig, slots, entry, sizeof(*entry) + event->n_u64 * 8 + data_size,
-				    irqflags);
+	len = sizeof(*entry) + event->n_u64 * 8 + data_size;
+	if (unlikely(triggers)) {
+		event_triggers_record(file, entry, len, trace_pid_filter_event(pc, EVENT_SLOTS_MASK), irqflags,
+				      (unsigned long)trace_synth, (unsigned long)__builtin_frame_address(0));
+	} else {
+		void *dst;
+
+		slots = trace_pid_filter_event(pc, slots) & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
+		if (!slots)
+			return;
+		dst = trace_event_buffer_reserve_slots(slots, len, trace_clock_read(pc));
+		if (dst) {
+			memcpy(dst, entry, len);
+			trace_event_commit(dst, len);
+		}
+	}
 }
 
 notrace void trace_synth(struct synth_event *event, const u64 *var_ref_vals, const unsigned int *var_ref_idx)
 {
 	unsigned long irqflags;
 
-	if (!(READ_ONCE(event->file.slots) | READ_ONCE(event->file.triggers)))
+	if (!READ_ONCE(event->file.slots))	/* neither enabled nor triggered anywhere */
 		return;
 	preempt_disable();
 	irqflags = arch_local_irq_save();

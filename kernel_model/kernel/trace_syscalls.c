@@ -29,27 +29,15 @@ struct trace_event_file syscall_exit_files[NR_syscalls];
 struct syscall_trace_enter { struct trace_entry ent; int nr; unsigned long args[6]; };
 struct syscall_trace_exit { struct trace_entry ent; int nr; long ret; };
 
-/*
- * The record of an event with triggers (include/trace/trigger.h): built in
- * the buffered event, copied to the slots recording it, then the triggers.
- */
-static notrace void *syscall_trigger_reserve(const struct trace_event_file *file, u32 len, unsigned long irqflags)
+/* The record's commit, or with triggers on the event, the triggers' run (the record in the scratch). */
+static __always_inline void syscall_event_commit(const struct trace_event_file *file, bool triggers, void *rec,
+						 u32 len, unsigned long irqflags, unsigned long writer)
 {
-	struct percpu *pc = this_cpu();
-	struct trace_entry *rec = trace_buffered_event_reserve(pc, len);
-
-	if (rec)
-		tracing_generic_entry_update(rec, file, irqflags);
-	return rec;
-}
-
-static notrace void syscall_trigger_commit(const struct trace_event_file *file, void *rec, u32 len,
-					   unsigned long irqflags)
-{
-	struct percpu *pc = this_cpu();
-
-	trace_buffered_event_commit(file, trace_pid_filter_event(pc, READ_ONCE(file->triggers)),
-				    trace_pid_filter_event(pc, READ_ONCE(file->slots)), rec, len, irqflags);
+	if (likely(!triggers))
+		trace_event_commit(rec, len);
+	else
+		event_triggers_record(file, rec, len, trace_pid_filter_event(this_cpu(), EVENT_SLOTS_MASK), irqflags,
+				      writer, (unsigned long)__builtin_frame_address(0));
 }
 
 /* ftrace_syscall_enter(): a probe on raw_syscalls:sys_enter */
@@ -59,33 +47,32 @@ notrace void ftrace_syscall_enter(struct pt_regs *regs, long id)
 	struct syscall_trace_enter *rec;
 	unsigned long irqflags;
 	unsigned int i, nargs;
-	bool trig;
-	u32 len;
+	bool triggers;
 
 	if ((unsigned long)id >= NR_syscalls)
 		return;
 	file = &syscall_enter_files[id];
-	trig = READ_ONCE(file->triggers);
-	if (!READ_ONCE(file->slots) && !trig)
+	if (!READ_ONCE(file->slots))
 		return;
 	nargs = file->nargs;
-	len = offsetof(struct syscall_trace_enter, args) + sizeof(unsigned long) * nargs;
 	preempt_disable();	/* guard(preempt_notrace) of the syscall probes */
 	irqflags = arch_local_irq_save();
-	rec = trig ? syscall_trigger_reserve(file, len, irqflags) : trace_event_buffer_reserve(file, len);
+	triggers = READ_ONCE(file->slots) >> EVENT_TRIGGER_SHIFT;
+	if (unlikely(triggers))		/* the record first, for the triggers */
+		rec = event_trigger_scratch(offsetof(struct syscall_trace_enter, args) + sizeof(unsigned long) * nargs);
+	else
+		rec = trace_event_buffer_reserve(file, offsetof(struct syscall_trace_enter, args) +
+						 sizeof(unsigned long) * nargs);
 	if (rec) {
 		/* syscall_get_arguments() */
 		const unsigned long args[6] = { regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9 };
 
-		if (!trig)
-			tracing_generic_entry_update(&rec->ent, file, irqflags);
+		tracing_generic_entry_update(&rec->ent, file, irqflags);
 		rec->nr = id;
 		for (i = 0; i < nargs; i++)
 			rec->args[i] = args[i];
-		if (trig)
-			syscall_trigger_commit(file, rec, len, irqflags);
-		else
-			trace_event_commit(rec, len);
+		syscall_event_commit(file, triggers, rec, offsetof(struct syscall_trace_enter, args) + sizeof(unsigned long) * nargs,
+				     irqflags, (unsigned long)ftrace_syscall_enter);
 	}
 	arch_local_irq_restore(irqflags);
 	preempt_enable_no_resched();
@@ -98,26 +85,25 @@ notrace void ftrace_syscall_exit(struct pt_regs *regs, long ret)
 	const struct trace_event_file *file;
 	struct syscall_trace_exit *rec;
 	unsigned long irqflags;
-	bool trig;
+	bool triggers;
 
 	if ((unsigned long)id >= NR_syscalls)
 		return;
 	file = &syscall_exit_files[id];
-	trig = READ_ONCE(file->triggers);
-	if (!READ_ONCE(file->slots) && !trig)
+	if (!READ_ONCE(file->slots))
 		return;
 	preempt_disable();
 	irqflags = arch_local_irq_save();
-	rec = trig ? syscall_trigger_reserve(file, sizeof(*rec), irqflags) : trace_event_buffer_reserve(file, sizeof(*rec));
+	triggers = READ_ONCE(file->slots) >> EVENT_TRIGGER_SHIFT;
+	if (unlikely(triggers))
+		rec = event_trigger_scratch(sizeof(*rec));
+	else
+		rec = trace_event_buffer_reserve(file, sizeof(*rec));
 	if (rec) {
-		if (!trig)
-			tracing_generic_entry_update(&rec->ent, file, irqflags);
+		tracing_generic_entry_update(&rec->ent, file, irqflags);
 		rec->nr = id;
 		rec->ret = ret;
-		if (trig)
-			syscall_trigger_commit(file, rec, sizeof(*rec), irqflags);
-		else
-			trace_event_commit(rec, sizeof(*rec));
+		syscall_event_commit(file, triggers, rec, sizeof(*rec), irqflags, (unsigned long)ftrace_syscall_exit);
 	}
 	arch_local_irq_restore(irqflags);
 	preempt_enable_no_resched();

@@ -70,3 +70,19 @@ def test_eprobe_fires_with_the_attached_event_off_and_only_in_its_array(sim):
     assert all(g[5] == "op" for g in got)
     assert lines(core, tree) == []
     tree.walk("dynamic_events").write(b"-:op\n")
+
+
+def test_eprobe_filter_on_the_attached_event_is_tested_in_the_guest(sim):
+    m, core, tree = sim
+    tree.walk("dynamic_events").write(b'e:idle sched.sched_switch next=$next_comm:string if prev_pid == 0\n')
+    tree.walk("events/sched/sched_switch/enable").write(b"1")
+    tree.walk("events/eprobes/idle/enable").write(b"1")
+    assert m.spawn(["sleep", "0.05"]).wait(30) == 0
+    tree.walk("events/eprobes/idle/enable").write(b"0")
+    got = lines(core, tree)
+    from_idle = [g for g in got if g[5] == "sched_switch" and " prev_pid=0 " in g[6]]
+    probes = [g for g in got if g[5] == "idle"]
+    assert len(probes) == len(from_idle) > 0
+    assert len(probes) < len([g for g in got if g[5] == "sched_switch"])
+    for sw, ep in zip(from_idle, probes):
+        assert ep[6] == '(sched.sched_switch) next="%s"' % sw[6].split("next_comm=", 1)[1].split(" next_pid=")[0]

@@ -45,7 +45,7 @@ class Setup:
 
     def state(self):
         return (self.read("dynamic_events"), self.read("available_events"), sorted(self.tree.walk("events").children),
-                list(self.engine.programs), list(self.core.guest.event_triggers.entries))
+                list(self.engine.programs), list(self.core.guest.triggers.table))
 
 
 @pytest.fixture
@@ -153,17 +153,19 @@ def test_kprobe_events_are_not_attachable_and_names_are_unique(s):
 
 def test_enable_soft_enables_the_attached_event_per_array(s):
     s.write("dynamic_events", SWITCH.encode() + b"\n")
-    triggers = s.core.guest.event_triggers
+    table = s.core.guest.triggers
     program = s.engine.programs[0]
+    switch = s.core.registry.get("sched", "sched_switch")
     s.write("events/eprobes/myep/enable", b"1")
     assert s.read("events/sched/sched_switch/enable") == b"0*\n"
-    assert triggers.entries == [(("sched", "sched_switch"), s.core.registry.get("sched", "sched_switch").id,
-                                 triggers.EPROBE, 0, program.index)]
+    assert [(t.event_id, t.cmd, t.slot, t.data, t.cond, t.preds) for t in table.table] == [
+        (switch.id, "eprobe", 0, program.index, True, ())]
     assert program.slots == 1
+    assert s.read("events/sched/sched_switch/trigger").startswith(b"# Available triggers:")  # not shown
     s.tree.walk("instances").make_child("foo")
     s.write("instances/foo/events/eprobes/myep/enable", b"1")
     assert s.read("instances/foo/events/sched/sched_switch/enable") == b"0*\n"
-    assert [e[3] for e in triggers.entries] == [0, 1] and program.slots == 3
+    assert [t.slot for t in table.table] == [0, 1] and program.slots == 3
     # enabled: neither removable nor releasable with the rest
     assert s.errno_of("-:myep") == errno.EBUSY
     with pytest.raises(OSError) as e:
@@ -172,10 +174,22 @@ def test_enable_soft_enables_the_attached_event_per_array(s):
     s.write("events/eprobes/myep/enable", b"0")
     s.write("instances/foo/events/eprobes/myep/enable", b"0")
     assert s.read("events/sched/sched_switch/enable") == b"0\n"
-    assert triggers.entries == [] and program.slots == 0
+    assert table.table == [] and program.slots == 0
     assert s.errno_of("-:myep") == 0
     assert s.engine.programs == [] and s.read("dynamic_events") == b""
     assert s.core.registry.get("eprobes", "myep") is None
+
+
+def test_a_filter_on_the_attached_event_goes_with_the_trigger(s):
+    s.write("dynamic_events", b"e:zz sched.sched_switch a=$prev_pid if prev_pid == 0 && prev_comm ~ \"swap*\"\n")
+    assert s.read("dynamic_events") == b"e:eprobes/zz sched.sched_switch a=$prev_pid\n"  # the filter not shown
+    s.write("events/eprobes/zz/enable", b"1")
+    (t,) = s.core.guest.triggers.table
+    switch = s.core.registry.get("sched", "sched_switch")
+    offsets = {f.name: f.offset for f in switch.desc.fields}
+    assert [(p.kind, p.op, p.offset, p.value, p.string) for p in t.preds] == [
+        ("num", "eq", offsets["prev_pid"], 0, b""), ("str", "front", offsets["prev_comm"], 0, b"swap")]
+    s.write("events/eprobes/zz/enable", b"0")
 
 
 def test_removal_matches_as_linux(s):
@@ -186,9 +200,3 @@ def test_removal_matches_as_linux(s):
     s.write("dynamic_events", b"e:ww sched.sched_switch\ne:x/y sched.sched_switch\n")
     assert s.errno_of("-:eprobes/") == 0
     assert s.read("dynamic_events") == b"e:x/y sched.sched_switch\n"
-
-
-def test_a_filter_is_refused_until_the_guest_evaluates_filters(s):
-    before = s.state()
-    assert s.errno_of("e:zz sched.sched_switch a=$prev_pid if prev_pid == 0") == errno.EINVAL
-    assert s.state() == before

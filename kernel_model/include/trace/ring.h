@@ -37,8 +37,6 @@ struct trace_event_file {
 	u32 slots;		/* bit s: enabled in trace-array slot s */
 	u16 type;		/* common_type: the event's id */
 	u16 nargs;		/* syscalls:sys_enter_*: arguments recorded */
-	u32 triggers;		/* bit s: slot s has triggers on it (trace/trigger.h; TRIGGER_MODE) */
-	u32 pad;
 };
 
 struct buffer_data_page {
@@ -73,7 +71,7 @@ _Static_assert(sizeof(struct trace_ring) == 48 + 8 * TRACE_RING_PAGES, "trace_ri
 _Static_assert(offsetof(struct trace_control, rings) == 8, "trace_control layout");
 _Static_assert(offsetof(struct trace_control, cpu_slots) == 8 + TRACE_SLOTS * NR_CPUS * sizeof(struct trace_ring),
 	       "trace_control layout");
-_Static_assert(sizeof(struct trace_event_file) == 16, "trace_event_file layout");
+_Static_assert(sizeof(struct trace_event_file) == 8, "trace_event_file layout");
 _Static_assert(sizeof(struct buffer_data_page) == 4096, "buffer_data_page layout");
 _Static_assert(offsetof(struct percpu, trace_taskinfo_save) == offsetof(struct percpu, trace_pending) + 4,
 	       "trace_fast_claim() sets both with one store");

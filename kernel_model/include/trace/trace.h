@@ -35,6 +35,14 @@ struct trace_entry {
 	int pid;
 };
 
+/* the kernel_stack record (struct stack_entry of trace_entries.h) */
+struct stack_entry {
+	struct trace_entry ent;
+	int size;
+	int pad;
+	unsigned long caller[];
+};
+
 struct trace_field_meta {
 	const char *type;
 	const char *name;
@@ -194,9 +202,7 @@ static __always_inline u32 ftrace_syscall_enter_wanted(struct pt_regs *regs, lon
 {
 	u32 in_range = (unsigned long)id < NR_syscalls;
 
-	const struct trace_event_file *f = &syscall_enter_files[id & -(long)in_range];
-
-	return (READ_ONCE(f->slots) | READ_ONCE(f->triggers)) & -in_range;
+	return READ_ONCE(syscall_enter_files[id & -(long)in_range].slots) & -in_range;
 }
 
 static __always_inline u32 ftrace_syscall_exit_wanted(struct pt_regs *regs, long ret)
@@ -204,9 +210,7 @@ static __always_inline u32 ftrace_syscall_exit_wanted(struct pt_regs *regs, long
 	unsigned long id = regs->orig_ax;
 	u32 in_range = id < NR_syscalls;
 
-	const struct trace_event_file *f = &syscall_exit_files[id & -(unsigned long)in_range];
-
-	return (READ_ONCE(f->slots) | READ_ONCE(f->triggers)) & -in_range;
+	return READ_ONCE(syscall_exit_files[id & -(unsigned long)in_range].slots) & -in_range;
 }
 
 #undef TRACE_EVENT_SYSCALL

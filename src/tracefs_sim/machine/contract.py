@@ -17,6 +17,7 @@ depends on this module and on nothing else of the machine.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
 from .image import EventDesc, JumpEntry
@@ -120,16 +121,58 @@ class PidListOps(Protocol):
     def set_function_fork(self, slot: int, on: bool) -> None: ...
 
 
+@dataclass(frozen=True)
+class GuestTriggerPred:
+    """One predicate of a trigger's filter as the guest runs it (struct trigger_pred):
+    filter_match_preds()'s program, each entry branching to `target` when its result is
+    `when_to_branch`.  kind: "num", "cpu", "comm", "str" (char[size]; size 0: NUL-ended),
+    "dyn_str" (__data_loc char[]), "never"; op: "eq" "ne" "lt" "le" "gt" "ge" "band" for
+    numbers, "full" "front" "middle" "end" "glob" for strings."""
+
+    kind: str
+    op: str
+    when_to_branch: bool
+    target: int
+    offset: int = 0
+    size: int = 0
+    is_signed: bool = False
+    value: int = 0          # cast to the field's size and signedness
+    string: bytes = b""
+    negate: bool = False
+
+
+class TriggerCount(Protocol):
+    """A trigger's remaining count (the guest decrements it while it runs)."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class GuestTrigger:
+    """One event trigger as the guest runs it (struct event_trigger).  cmd: "traceon",
+    "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event", "eprobe" (an
+    eprobe's trigger: data is its record program, a kprobe_guest.probes index)."""
+
+    event: EventName
+    event_id: int
+    cmd: str
+    slot: int
+    preds: tuple[GuestTriggerPred, ...] = ()
+    count: TriggerCount | None = None   # None: unlimited
+    post: bool = False       # EVENT_CMD_FL_POST_TRIGGER
+    cond: bool = False       # its file's EVENT_FILE_FL_TRIGGER_COND
+    paused: bool = False
+    target: EventName | None = None     # enable_event / disable_event
+    data: int = 0            # eprobe
+
+
 @runtime_checkable
 class EventTriggerOps(Protocol):
-    """The guest's event triggers (event_triggers.GuestEventTriggers): what runs where an
-    event fires in a slot, whether or not the event records there."""
+    """The guest's event triggers (event_triggers.GuestEventTriggers)."""
 
-    @property
-    def EPROBE(self) -> int: ...  # the kind of an eprobe's trigger (data: its record program)
-
-    def add(self, event: EventName, event_id: int, kind: int, slot: int, data: int) -> object: ...
-    def remove(self, trigger: object) -> None: ...
+    def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None: ...  # all of them, each event's in order
+    def read_count(self, count: TriggerCount) -> int: ...  # as the guest has it now
+    def snapshot_requests(self, slot: int) -> list[int]: ...  # times of the snapshots asked since last time
 
 
 @runtime_checkable
@@ -168,7 +211,7 @@ class GuestTracingOps(Protocol):
     @property
     def pid_lists(self) -> PidListOps: ...
     @property
-    def event_triggers(self) -> EventTriggerOps: ...
+    def triggers(self) -> EventTriggerOps: ...
     @property
     def synth_events(self) -> GuestSynthOps: ...
 

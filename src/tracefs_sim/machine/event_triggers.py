@@ -1,95 +1,164 @@
-"""The host side of the guest's event triggers (kernel_model/include/trace/trigger.h): the
-triggers on each event in each trace-array slot, which the guest runs as the event fires
-(event_triggers_call()), and each event file's `triggers` bits, which send the event there.
+"""The host side of the guest's event triggers (kernel_model/include/trace/trigger.h).
 
-The table is written whole, in the order the triggers came, with the CPUs stopped
-(Machine.with_cpus_stopped): the guest reads it as the events fire.
+The trace core hands over every trigger of every trace array; this module writes them as
+the guest's table (sorted by event type, each type's in the order given), with every CPU
+stopped since the guest decrements the counts (a count taken in between would be lost),
+sets the triggered slots' bits in the events' trace_event_file, and reads back the counts
+and the snapshots the guest's snapshot triggers asked for.
 """
 from __future__ import annotations
 
 import errno
 import struct
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from .contract import EventName
+from .contract import GuestTrigger, TriggerCount
 from .paging import PhysMem, kernel_virt_to_phys
 
 if TYPE_CHECKING:
     from .machine import Machine
 
-_TRIGGER = struct.Struct("<HBBI")  # struct event_trigger
-
-
-@dataclass(frozen=True, eq=False)
-class GuestTrigger:
-    """One entry: a trigger of `kind` on the event of id `event_id` in `slot`."""
-    event: EventName
-    event_id: int
-    kind: int
-    slot: int
-    data: int
+_CMDS = ("traceon", "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event", "event_eprobe")
+_KINDS = ("never", "num", "cpu", "comm", "str", "dyn_str", "ptr_str", "ptr_ustr")
+_NUM_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "band")
+_STR_OPS = ("full", "front", "middle", "end", "glob")
+_TRIGGER = struct.Struct("<HBBHHIB3xQ")     # struct event_trigger
+_PRED = struct.Struct("<BBBBBBHHHIQ")       # struct trigger_pred
 
 
 class GuestEventTriggers:
-    """contract.EventTriggerOps over the guest's event_triggers and the events' files."""
+    """contract.EventTriggerOps over the guest's event_triggers."""
 
-    def __init__(self, machine: Machine):
+    def __init__(self, machine: Machine, set_trigger_bits: Callable[[dict[tuple[str, str], set[int]]], None]):
+        """set_trigger_bits(event key -> slots): the events' EVENT_FILE_FL_TRIGGER_MODE bits
+        (GuestTracing keeps them with the rest of the files' state)."""
         self._machine = machine
         image = machine.image
-        a = image.abi_value
-        self._max = a("EVENT_TRIGGERS_MAX")
-        self.EPROBE = a("ETT_EVENT_EPROBE")
-        self._entries_at = a("event_triggers.t")
-        self._file_triggers = a("trace_event_file.triggers")
-        table = image.lookup("event_triggers")
-        if table is None or table.size != a("sizeof(event_triggers)") or a("sizeof(event_trigger)") != _TRIGGER.size:
-            raise ValueError("kernel image's event_triggers layout does not match this host")
         self._image = image
-        self._table = kernel_virt_to_phys(table.addr)
+        a = image.abi_value
+        self.shift = a("EVENT_TRIGGER_SHIFT")
+        self._types = a("EVENT_TRIGGER_TYPES")
+        self._max = a("EVENT_TRIGGERS_MAX")
+        self._preds_max = a("EVENT_TRIGGER_PREDS_MAX")
+        self._strings_max = a("EVENT_TRIGGER_STRINGS")
+        self._reqs = a("EVENT_SNAPSHOT_REQS")
+        self._cmd = {name: a(f"ETT_{name.upper()}") for name in _CMDS}
+        self._cmd["eprobe"] = self._cmd.pop("event_eprobe")
+        self._kind = {name: a(f"TPK_{name.upper()}") for name in _KINDS}
+        self._op = {**{name: a(f"TPO_{name.upper()}") for name in _NUM_OPS},
+                    **{name: a(f"TPO_MATCH_{name.upper()}") for name in _STR_OPS}}
+        self._flag = {name: a(f"ETF_{name.upper()}") for name in ("counted", "post", "cond", "paused")}
+        if a("sizeof(event_trigger)") != _TRIGGER.size or a("sizeof(trigger_pred)") != _PRED.size:
+            raise ValueError("kernel image's event_trigger layout does not match this machine")
+        self._first = a("event_triggers.first")
+        self._counts = a("event_triggers.counts")
+        self._snapshot = a("event_triggers.snapshot")
+        self._snapshot_size = a("sizeof(event_snapshot_reqs)")
+        self._table = a("event_triggers.trigger")
+        self._preds = a("event_triggers.pred")
+        self._strings = a("event_triggers.strings")
+        table = image.lookup("event_triggers")
+        if table is None or table.size != a("sizeof(event_triggers)"):
+            raise ValueError("kernel image's event_triggers layout does not match its host ABI")
+        self._base = kernel_virt_to_phys(table.addr)
+        self._set_trigger_bits = set_trigger_bits
         self._mem: PhysMem | None = None
         self._lock = threading.Lock()
         self._triggers: list[GuestTrigger] = []
-        self._files: dict[int, int] = {}  # event file address -> its triggers bits, as written
+        self._count_index: dict[int, int] = {}     # id(count) -> its slot in the guest's counts
+        self._snapshot_seen = [0] * a("TRACE_SLOTS")
 
     def attach(self, mem: PhysMem) -> None:
         with self._lock:
             self._mem = mem
-            self._write()
+            self._write_table()
 
-    def add(self, event: EventName, event_id: int, kind: int, slot: int, data: int) -> GuestTrigger:
-        """A trigger joins the event's (after those there); OSError(ENOMEM): the table is full."""
-        trigger = GuestTrigger(event, event_id, kind, slot, data)
-        with self._lock:
-            if len(self._triggers) >= self._max:
-                raise OSError(errno.ENOMEM, "the guest's trigger table is full")
-            self._triggers.append(trigger)
-            self._write()
-        return trigger
+    def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None:
+        triggers = sorted(triggers, key=lambda t: t.event_id)   # (stable: each event's order kept)
+        if len(triggers) > self._max:
+            raise OSError(errno.ENOMEM, "too many event triggers")
+        if sum(len(t.preds) for t in triggers) > self._preds_max or \
+                sum(len(p.string) + 1 for t in triggers for p in t.preds) > self._strings_max:
+            raise OSError(errno.ENOMEM, "event trigger filters too large")
+        for t in triggers:
+            if not 0 <= t.event_id < self._types:
+                raise OSError(errno.ENOMEM, f"event id {t.event_id} past the trigger table")
+            if t.target is not None:
+                self._image.event_file(t.target)   # KeyError: not a tracepoint of this kernel
 
-    def remove(self, trigger: GuestTrigger) -> None:
-        with self._lock:
-            self._triggers.remove(trigger)
-            self._write()
+        def swap():
+            with self._lock:
+                self._take_counts()
+                self._triggers = triggers
+                self._count_index = {}
+                for t in triggers:
+                    if t.count is not None:
+                        self._count_index.setdefault(id(t.count), len(self._count_index))
+                if self._mem is not None:
+                    self._write_table()
+            bits: dict[tuple[str, str], set[int]] = {}
+            for t in triggers:
+                bits.setdefault((t.event.system, t.event.name), set()).add(t.slot)
+            self._set_trigger_bits(bits)
+        self._machine.with_cpus_stopped(swap)
 
-    def _write(self) -> None:
+    def read_count(self, count: TriggerCount) -> int:
+        def read():
+            with self._lock:
+                i = self._count_index.get(id(count))
+                if i is None or self._mem is None:
+                    return count.value
+                return struct.unpack_from("<q", self._mem.buf, self._base + self._counts + 8 * i)[0]
+        return self._machine.guest_op(read)
+
+    def snapshot_requests(self, slot: int) -> list[int]:
+        """The times of the snapshots the slot's triggers asked for since the last call, oldest
+        first (at most EVENT_SNAPSHOT_REQS of them: earlier ones are gone)."""
+        def read():
+            with self._lock:
+                if self._mem is None:
+                    return []
+                at = self._base + self._snapshot + self._snapshot_size * slot
+                seq = struct.unpack_from("<Q", self._mem.buf, at)[0]
+                seen = max(self._snapshot_seen[slot], seq - self._reqs)
+                self._snapshot_seen[slot] = seq
+                return [struct.unpack_from("<Q", self._mem.buf, at + 8 + 8 * (n % self._reqs))[0]
+                        for n in range(seen, seq)]
+        return self._machine.guest_op(read)
+
+    def _take_counts(self) -> None:
         if self._mem is None:
             return
-        triggers = list(self._triggers)
-        files: dict[int, int] = {}  # each event file's triggers bits
-        for t in triggers:
-            addr = self._image.event_file(t.event)
-            files[addr] = files.get(addr, 0) | 1 << t.slot
-        stale, self._files = self._files, files
+        for t in self._triggers:
+            if t.count is not None:
+                i = self._count_index[id(t.count)]
+                t.count.value = struct.unpack_from("<q", self._mem.buf, self._base + self._counts + 8 * i)[0]
 
-        def write() -> None:
-            buf = self._mem.buf
-            struct.pack_into("<I", buf, self._table, 0)  # nr 0 while the entries change
-            at = self._table + self._entries_at
-            for i, t in enumerate(triggers):
-                _TRIGGER.pack_into(buf, at + _TRIGGER.size * i, t.event_id, t.kind, t.slot, t.data)
-            for addr in set(stale) | set(files):
-                struct.pack_into("<I", buf, kernel_virt_to_phys(addr + self._file_triggers), files.get(addr, 0))
-            struct.pack_into("<I", buf, self._table, len(triggers))
-        self._machine.with_cpus_stopped(write)
+    def _write_table(self) -> None:
+        buf, base, triggers = self._mem.buf, self._base, self._triggers
+        struct.pack_into("<I", buf, base, 0)   # no entry is valid while the table changes
+        first = [len(triggers)] * self._types
+        for k in reversed(range(len(triggers))):
+            first[triggers[k].event_id] = k
+        struct.pack_into(f"<{self._types}H", buf, base + self._first, *first)
+        npred = nstr = 0
+        for k, t in enumerate(triggers):
+            flags = (self._flag["post"] * t.post | self._flag["cond"] * t.cond |
+                     self._flag["paused"] * t.paused | self._flag["counted"] * (t.count is not None))
+            counter = t.data  # an eprobe's record program; a counted trigger's count below
+            if t.count is not None:
+                counter = self._count_index[id(t.count)]
+                struct.pack_into("<q", buf, base + self._counts + 8 * counter, t.count.value)
+            file = self._image.event_file(t.target) if t.target is not None else 0
+            _TRIGGER.pack_into(buf, base + self._table + _TRIGGER.size * k, t.event_id, self._cmd[t.cmd], t.slot,
+                               npred, len(t.preds), counter, flags, file)
+            for p in t.preds:
+                _PRED.pack_into(buf, base + self._preds + _PRED.size * npred, self._kind[p.kind], self._op[p.op],
+                                p.size & 0xFF, int(p.is_signed), int(p.when_to_branch), int(p.negate), p.target,
+                                p.offset, len(p.string), nstr, p.value & 0xFFFFFFFFFFFFFFFF)
+                buf[base + self._strings + nstr:base + self._strings + nstr + len(p.string) + 1] = p.string + b"\0"
+                nstr += len(p.string) + 1
+                npred += 1
+        struct.pack_into("<I", buf, base, len(triggers))

@@ -23,6 +23,7 @@ from .trace_eprobe import EprobeEventOps
 from .trace_kprobe import KprobeEventOps
 from .trace_synth import SyntheticEvents
 from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
+from .trigger import TriggerTable
 
 
 def kernel_identity(machine: TracedMachine) -> KernelIdentity:
@@ -75,7 +76,8 @@ class TraceCore:
             tracers=TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)),
             expansion=BufferExpansion(), registry=self.registry, guest=self.guest, cmdlines=self.cmdlines,
             symbolize=symbolize, kernel=kernel_identity(machine), ftrace=ftrace,
-            irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up)
+            irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up,
+            triggers=TriggerTable(self.guest.triggers))
         self.top = self._make_array(0)
         self.instances = Instances(self._make_array, self.guest.nr_slots)
         self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)
@@ -90,7 +92,7 @@ class TraceCore:
             symbols = ImageSymbols(image, machine.read_memory)
             self.kprobes = KprobeEventOps(self.dynamic, self.registry, symbols, kprobe_engine)
             # eprobes: record programs in the kprobe engine's guest tables, run by triggers
-            EprobeEventOps(self.dynamic, self.registry, symbols, kprobe_engine, self.guest.event_triggers,
+            EprobeEventOps(self.dynamic, self.registry, symbols, kprobe_engine, self.globals.triggers,
                            lambda slot: self._array(slot).events, self.top.error_log.log)
             # synthetic events: written by the guest's trace_synth() (a histogram's action)
             self.synth = SyntheticEvents(self.dynamic, self.registry, self.guest.synth_events)

@@ -18,7 +18,7 @@ import errno
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from ..machine.contract import EventTriggerOps
+from ..machine.contract import GuestTrigger
 from ..probes.kprobes import KprobeEngine
 from ..probes.kprobes.guest import FIELD_DYN_STRING, FIELD_PTR_STRING, FIELD_SIGNED, FIELD_STATIC_STRING
 from ..probes.kprobes.point import GuestProbe
@@ -38,6 +38,7 @@ from .probe_args import (
 from .probe_guest import compile_args
 from .probe_log import ProbeError, ProbeLog
 from .trace_probe import ProbeEvent, ProbeTraceEvent, match_command_args, parse_event_name
+from .trigger import TriggerTable, guest_program
 
 EPROBE_EVENT_SYSTEM = "eprobes"
 _LOCATION = "event_probe"
@@ -61,7 +62,8 @@ def _field_kind(field) -> int:
 @dataclass(frozen=True)
 class EprobeSpec:
     """A parsed eprobe: its event, the event it is attached to, its arguments (their tp_arg
-    loads resolved to the attached event's fields) and its filter on the attached event."""
+    loads resolved to the attached event's fields) and its filter on the attached event (not
+    shown in dynamic_events, as 6.1)."""
     group: str
     event: str
     system: str  # the attached event's
@@ -105,12 +107,13 @@ class TraceEprobe:
     event (trace_probe.EventProbe: enabling it in a slot attaches it there)."""
 
     def __init__(self, ops: EprobeEventOps, spec: EprobeSpec, target: TraceEvent, event: ProbeEvent,
-                 program: GuestProbe):
+                 program: GuestProbe, preds: tuple = ()):
         self.ops = ops
         self.spec = spec
         self.target = target  # the attached event
         self.event = event
         self.program = program  # its record program in the guest's tables
+        self.preds = preds  # its filter on the attached event, as the guest runs it
         self._attached: dict[int, tuple[EventFile, object]] = {}  # slot -> (file, guest trigger)
 
     # ---- trace_probe.EventProbe ----
@@ -119,7 +122,7 @@ class TraceEprobe:
         ops = self.ops
         for slot in sorted(set(self._attached) - _bits(slots)):
             f, trigger = self._attached.pop(slot)
-            ops.triggers.remove(trigger)
+            ops.triggers.remove_probe(trigger)
             ops.event_control(slot).soft_release(f)
         ops.engine.set_program_slots(self.program, slots)
         for slot in sorted(_bits(slots) - set(self._attached)):
@@ -129,9 +132,11 @@ class TraceEprobe:
             except OSError:
                 raise OSError(errno.ENOENT, "the attached event is not in this trace array") from None
             control.soft_enable(f)
+            # new_eprobe_trigger(): EVENT_CMD_FL_NEEDS_REC, its filter on the attached record
+            trigger = GuestTrigger(self.target.desc, self.target.id, "eprobe", slot, preds=self.preds, cond=True,
+                                   data=self.program.index)
             try:
-                trigger = ops.triggers.add(self.target.desc, self.target.id, ops.triggers.EPROBE, slot,
-                                           self.program.index)
+                ops.triggers.add_probe(trigger)
             except OSError:
                 control.soft_release(f)
                 raise
@@ -152,7 +157,7 @@ class EprobeEventOps:
     """eprobe_dyn_event_ops: the `e` commands of dynamic_events."""
 
     def __init__(self, dynamic: DynamicEvents, registry: EventRegistry, symbols: ImageSymbols,
-                 engine: KprobeEngine, triggers: EventTriggerOps,
+                 engine: KprobeEngine, triggers: TriggerTable,
                  event_control: Callable[[int], EventControl], log_error: Callable[[str, str, bytes, int], None]):
         """event_control(slot): that trace array's events; log_error: the top-level
         error_log's log() (a bad filter is logged there as the filter parser does)."""
@@ -198,20 +203,18 @@ class EprobeEventOps:
         if target is None:
             raise log.error(0, "BAD_ATTACH_EVENT", errno.ENODEV)
         filter_text = None
+        compiled = None
         if filter_words is not None:
             log.index = 2 + len(words) + 1
             if not filter_words:
                 raise log.error(0, "NO_EP_FILTER")
             filter_text = " ".join(filter_words)
             try:
-                parse_event_filter(filter_text, target.desc.fields)
+                compiled = parse_event_filter(filter_text, target.desc.fields)
             except FilterParseError as e:
                 if e.message is not None:
                     self._log_error(ERROR_LOG_LOCATION, e.error_log_message, e.text, e.error_log_pos)
                 raise ProbeError(e.errno) from None
-            # The guest does not evaluate event filters yet: an eprobe that would record where
-            # Linux's does not is refused rather than made.
-            raise ProbeError(errno.EINVAL, None)
         args: list[ProbeArg] = []
         size = 0
         for i, text in enumerate(words[:MAX_TRACE_ARGS]):
@@ -233,7 +236,7 @@ class EprobeEventOps:
         if self._registry.get(group, event) is not None:
             log.index = 0
             raise log.error(0, "EVENT_EXIST", errno.EEXIST)
-        self._register(spec, target)
+        self._register(spec, target, guest_program(compiled))
 
     def show(self, ev: DynEvent) -> str:
         assert isinstance(ev, TraceEprobe)
@@ -278,7 +281,7 @@ class EprobeEventOps:
             return None
         return ev
 
-    def _register(self, spec: EprobeSpec, target: TraceEvent) -> None:
+    def _register(self, spec: EprobeSpec, target: TraceEvent, preds: tuple) -> None:
         fields, fmt = spec.format()
         event_id = self._registry.alloc_event_id()
         record = compile_args(event_id, spec.args)
@@ -288,6 +291,6 @@ class EprobeEventOps:
         if program is None:
             raise ProbeError(errno.ENOMEM)
         event = ProbeEvent(event_id, spec.group, spec.event, fields, fmt, spec)
-        ep = TraceEprobe(self, spec, target, event, program)
+        ep = TraceEprobe(self, spec, target, event, program, preds)
         self._dynamic.add(ep)
         event.append(ep, self._registry)
