@@ -120,6 +120,8 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     # The writer of a marker is the host process that opened the file.
     add(top, "trace_marker", MODE_MARKER, "trace_marker",
         write_as=lambda data, pid: ta.write_marker(data, traced_pid(pid), comm_of(pid)))
+    add(top, "trace_marker_raw", MODE_MARKER, "trace_marker_raw",
+        write_as=lambda data, pid: ta.write_marker_raw(data, traced_pid(pid), comm_of(pid)))
     add(top, "trace_options", MODE_READ_WRITE, "trace_options",
         read=ta.options.read_trace_options, write=ta.options.write_trace_options)
     add(top, "trace_pipe", MODE_READ_ONLY, "trace_pipe",
