@@ -230,6 +230,27 @@ class FakeGuestPage:
     lost: int
 
 
+class FakeSynthEvents:
+    """contract.GuestSynthOps: the synthetic events' entries as the guest would have them."""
+
+    def __init__(self):
+        self.entries: dict[int, dict] = {}
+
+    def address(self, index: int) -> int:
+        return 0xFFFFFFFF82000000 + 144 * index
+
+    def add(self, event_id: int, fields, n_u64: int) -> int:
+        index = next(i for i in range(256) if i not in self.entries)
+        self.entries[index] = {"id": event_id, "fields": list(fields), "n_u64": n_u64, "slots": 0}
+        return index
+
+    def set_slots(self, index: int, slots: int) -> None:
+        self.entries[index]["slots"] = slots
+
+    def remove(self, index: int) -> None:
+        del self.entries[index]
+
+
 class FakePidLists:
     """contract.PidListOps without a guest: the lists, and which a task's event passes (the
     guest's trace_pid_event_slots)."""
@@ -338,6 +359,7 @@ class FakeGuestTracing:
         self.pid_lists = FakePidLists()
         self.triggers = FakeTriggers()
         self.hist_maps = FakeHistMaps()
+        self.synth_events = FakeSynthEvents()
 
     def set_event_id(self, event, event_id: int) -> None:
         self.ids[(event.system, event.name)] = event_id

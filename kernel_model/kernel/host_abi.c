@@ -17,6 +17,7 @@
 #include "trace/trace_pid.h"
 #include "trace/trigger.h"
 #include "trace/tracing_map.h"
+#include "trace/synth.h"
 
 struct host_abi_entry {
 	char name[56];
@@ -53,6 +54,14 @@ HOST_ABI_OFFSET(trace_control, rings);
 HOST_ABI_OFFSET(trace_control, cpu_slots);
 HOST_ABI_OFFSET(trace_event_file, slots);
 HOST_ABI_OFFSET(trace_event_file, type);
+
+/* include/trace/synth.h */
+HOST_ABI_CONST(SYNTH_EVENTS_MAX);
+HOST_ABI_CONST(SYNTH_FIELDS_MAX);
+HOST_ABI_SIZE(synth_event);
+HOST_ABI_OFFSET(synth_event, n_fields);
+HOST_ABI_OFFSET(synth_event, size);
+HOST_ABI_OFFSET(synth_event, kind);
 
 /* include/trace/trace.h: saved cmdlines */
 HOST_ABI_CONST(SAVED_CMDLINES);
@@ -128,6 +137,11 @@ HOST_ABI_CONST(KG_LOAD_STACK);
 HOST_ABI_CONST(KG_LOAD_IMM);
 HOST_ABI_CONST(KG_LOAD_COMM);
 HOST_ABI_CONST(KG_LOAD_DATA);
+HOST_ABI_CONST(KG_LOAD_FIELD);
+HOST_ABI_CONST(KG_FIELD_SIGNED);
+HOST_ABI_CONST(KG_FIELD_DYN_STRING);
+HOST_ABI_CONST(KG_FIELD_STATIC_STRING);
+HOST_ABI_CONST(KG_FIELD_PTR_STRING);
 HOST_ABI_CONST(KG_ST_RAW);
 HOST_ABI_CONST(KG_ST_MEM);
 HOST_ABI_CONST(KG_ST_UMEM);
@@ -163,6 +177,7 @@ HOST_ABI_CONST(ETT_DISABLE_EVENT);
 HOST_ABI_CONST(ETT_HIST);
 HOST_ABI_CONST(ETT_ENABLE_HIST);
 HOST_ABI_CONST(ETT_DISABLE_HIST);
+HOST_ABI_CONST(ETT_EVENT_EPROBE);
 HOST_ABI_CONST(ETF_COUNTED);
 HOST_ABI_CONST(ETF_POST);
 HOST_ABI_CONST(ETF_COND);

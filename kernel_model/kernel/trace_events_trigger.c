@@ -406,6 +406,10 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 		if (t->flags & ETF_COND) {
 			if (t->nr_preds && !trig_filter_match(t, rec, pc))
 				continue;
+			if (t->cmd == ETT_EVENT_EPROBE) {	/* EVENT_CMD_FL_NEEDS_REC: the record itself */
+				eprobe_trigger_func(t->counter, rec, irqflags);
+				continue;
+			}
 			if (t->flags & ETF_POST) {
 				tt |= 1UL << (8 * t->slot + trig_class(t->cmd));
 				continue;

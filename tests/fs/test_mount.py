@@ -90,7 +90,7 @@ def test_listing_and_modes(mount):
                                     "buffer_total_size_kb", "current_tracer", "error_log", "events", "free_buffer",
                                     "instances", "options", "per_cpu", "printk_formats", "saved_cmdlines", "saved_cmdlines_size",
                                     "saved_tgids", "set_event", "set_event_notrace_pid", "set_event_pid", "snapshot", "trace",
-                                    "trace_clock", "trace_marker", "trace_options", "trace_pipe", "tracing_cpumask",
+                                    "trace_clock", "trace_marker", "trace_marker_raw", "trace_options", "trace_pipe", "tracing_cpumask",
                                     "tracing_on"])
     assert sh(mnt, "ls per_cpu").stdout.split() == ["cpu0", "cpu1"]
     assert sh(mnt, "ls per_cpu/cpu1").stdout.split() == ["buffer_size_kb", "snapshot", "snapshot_raw", "stats",

@@ -180,7 +180,7 @@ def test_silent_errors(s):
     assert s.errno_of("kprobe_events", b"garbage\n") == errno.EINVAL
     assert s.errno_of("kprobe_events", b"-:nosuch\n") == errno.ENOENT
     assert s.errno_of("dynamic_events", b"!:nosuch\n") == errno.ENOENT
-    assert s.errno_of("dynamic_events", b"s:synth u64 x\n") == errno.EINVAL
+    assert s.errno_of("dynamic_events", b"z:nokind vfs_read\n") == errno.EINVAL  # no kind claims it
     assert s.read("error_log") == b""
     assert s.state() == before
 

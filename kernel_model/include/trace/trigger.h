@@ -34,6 +34,7 @@
 #define ETT_HIST		7	/* `file` is its struct hist_map */
 #define ETT_ENABLE_HIST		8	/* `file` is the target event's file: its hist triggers go on */
 #define ETT_DISABLE_HIST	9
+#define ETT_EVENT_EPROBE	10	/* an eprobe: counter is its kprobe_guest.probes index */
 
 /* event_trigger.flags */
 #define ETF_COUNTED		0x01	/* a count limits it (":N"); else unlimited */
@@ -123,4 +124,6 @@ void *event_trigger_scratch(u32 len);
  */
 void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u32 pid_slots,
 			   unsigned long irqflags, unsigned long writer, unsigned long bp);
+/* kernel/trace_probe.c: an eprobe's record from the record of the event it is attached to */
+void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqflags);
 #endif

@@ -39,7 +39,7 @@ def build_tree(core: TraceCore) -> Tree:
     ta = core.top
     events = core.registry
     instances = core.instances
-    dynamic, kprobes = core.dynamic, core.kprobes
+    dynamic, kprobes, synth = core.dynamic, core.kprobes, core.synth
     # Paths as README names them: what exists decides which README sections appear.
     paths: set[str] = set()
 
@@ -60,6 +60,9 @@ def build_tree(core: TraceCore) -> Tree:
         add("kprobe_events", MODE_READ_WRITE, read=kprobes.read_kprobe_events,
             write=kprobes.write_kprobe_events, truncate=kprobes.release_all)
         add("kprobe_profile", MODE_READ_ONLY, read=kprobes.read_profile)
+    if synth is not None:
+        # O_TRUNC removes every synthetic event (EBUSY, failing the open, while one is in use).
+        add("synthetic_events", MODE_READ_WRITE, read=synth.read, write=synth.write, truncate=synth.truncate)
     cmdlines = ta.cmdlines
     add("saved_cmdlines", MODE_READ_ONLY, read=cmdlines.read_saved_cmdlines)
     add("saved_cmdlines_size", MODE_READ_WRITE, read=cmdlines.read_size, write=cmdlines.write_size)
@@ -117,6 +120,8 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     # The writer of a marker is the host process that opened the file.
     add(top, "trace_marker", MODE_MARKER, "trace_marker",
         write_as=lambda data, pid: ta.write_marker(data, traced_pid(pid), comm_of(pid)))
+    add(top, "trace_marker_raw", MODE_MARKER, "trace_marker_raw",
+        write_as=lambda data, pid: ta.write_marker_raw(data, traced_pid(pid), comm_of(pid)))
     add(top, "trace_options", MODE_READ_WRITE, "trace_options",
         read=ta.options.read_trace_options, write=ta.options.write_trace_options)
     add(top, "trace_pipe", MODE_READ_ONLY, "trace_pipe",

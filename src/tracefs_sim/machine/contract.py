@@ -151,7 +151,8 @@ class TriggerCount(Protocol):
 class GuestTrigger:
     """One event trigger as the guest runs it (struct event_trigger).  cmd: "traceon",
     "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event", "hist",
-    "enable_hist", "disable_hist"."""
+    "enable_hist", "disable_hist", "eprobe" (an eprobe's trigger: data is its record program, a
+    kprobe_guest.probes index)."""
 
     event: EventName
     event_id: int
@@ -164,6 +165,7 @@ class GuestTrigger:
     paused: bool = False
     target: EventName | None = None     # enable_event / disable_event / enable_hist / disable_hist
     hist: int = 0            # a hist trigger: its map (HistMapOps.create)
+    data: int = 0            # eprobe
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,17 @@ class EventTriggerOps(Protocol):
     def snapshot_requests(self, slot: int) -> list[int]: ...  # times of the snapshots asked since last time
 
 
+@runtime_checkable
+class GuestSynthOps(Protocol):
+    """The guest's synthetic events (synth_events.GuestSynthEvents): the layout and enable
+    bits trace_synth() writes a synthetic event's record by."""
+
+    def address(self, index: int) -> int: ...  # the entry trace_synth() takes
+    def add(self, event_id: int, fields: Sequence[tuple[int, int]], n_u64: int) -> int: ...
+    def set_slots(self, index: int, slots: int) -> None: ...
+    def remove(self, index: int) -> None: ...
+
+
 class GuestPageInfo(Protocol):
     """A ring page the guest filled (tracing.GuestPage)."""
 
@@ -254,6 +267,7 @@ class GuestTracingOps(Protocol):
     def triggers(self) -> EventTriggerOps: ...
     @property
     def hist_maps(self) -> HistMapOps: ...
+    def synth_events(self) -> GuestSynthOps: ...
 
     def set_event_id(self, event: EventName, event_id: int) -> None: ...
     def set_event_ids(self, ids: list[tuple[EventName, int]]) -> None: ...  # several, one guest op

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .machine import Machine
 
 _CMDS = ("traceon", "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event", "hist", "enable_hist",
-         "disable_hist")
+         "disable_hist", "event_eprobe")
 _KINDS = ("never", "num", "cpu", "comm", "str", "dyn_str", "ptr_str", "ptr_ustr")
 _NUM_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "band")
 _STR_OPS = ("full", "front", "middle", "end", "glob")
@@ -46,6 +46,7 @@ class GuestEventTriggers:
         self._strings_max = a("EVENT_TRIGGER_STRINGS")
         self._reqs = a("EVENT_SNAPSHOT_REQS")
         self._cmd = {name: a(f"ETT_{name.upper()}") for name in _CMDS}
+        self._cmd["eprobe"] = self._cmd.pop("event_eprobe")
         self._kind = {name: a(f"TPK_{name.upper()}") for name in _KINDS}
         self._op = {**{name: a(f"TPO_{name.upper()}") for name in _NUM_OPS},
                     **{name: a(f"TPO_MATCH_{name.upper()}") for name in _STR_OPS}}
@@ -147,7 +148,7 @@ class GuestEventTriggers:
         for k, t in enumerate(triggers):
             flags = (self._flag["post"] * t.post | self._flag["cond"] * t.cond |
                      self._flag["paused"] * t.paused | self._flag["counted"] * (t.count is not None))
-            counter = 0
+            counter = t.data  # an eprobe's record program; a counted trigger's count below
             if t.count is not None:
                 counter = self._count_index[id(t.count)]
                 struct.pack_into("<q", buf, base + self._counts + 8 * counter, t.count.value)

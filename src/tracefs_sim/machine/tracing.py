@@ -23,6 +23,7 @@ from .event_triggers import GuestEventTriggers
 from .tracing_map import GuestHistMaps
 from .image import EventDesc, KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
+from .synth_events import GuestSynthEvents
 from .trace_pids import GuestPidLists
 
 if TYPE_CHECKING:
@@ -123,6 +124,8 @@ class GuestTracing:
         self._trigger_shift = self.triggers.shift
         self._triggered: dict[tuple[str, str], set[int]] = {}
         self.hist_maps = GuestHistMaps(machine)
+        # the synthetic events' layouts, for the guest's trace_synth()
+        self.synth_events = GuestSynthEvents(machine)
         self._lock = threading.Lock()
         self._data = threading.Condition()
         self._pending = False
@@ -145,6 +148,7 @@ class GuestTracing:
         self.pid_lists.attach(mem)
         self.triggers.attach(mem)
         self.hist_maps.attach(mem)
+        self.synth_events.attach(mem)
         with self._lock:
             self._mem = mem
             for key, event_id in self._ids.items():

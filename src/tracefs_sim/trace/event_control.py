@@ -84,7 +84,7 @@ class EventControl:
         self._guest = guest
         self._error_log = error_log
         self._expand = expand_buffers
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # event_mutex: an eprobe enabled here soft-enables its event here
         self.files = {e.id: EventFile(e) for e in registry.all_events()}
         lists = guest.pid_lists
         self.pid_filter = PidFilter(lambda: lists.event_pids(slot, False),

@@ -51,6 +51,11 @@ __all__ = [
     "NO_FILTER_TEXT",
     "SUBSYSTEM_FILTER_TEXT",
     "ERROR_LOG_LOCATION",
+    "FILTER_DYN_STRING",
+    "FILTER_OTHER",
+    "FILTER_PTR_STRING",
+    "FILTER_STATIC_STRING",
+    "filter_assign_type",
     "FieldLike",
     "EventFilter",
     "FilterParseError",
@@ -115,6 +120,7 @@ _GLOB, _NE, _EQ, _LE, _LT, _GE, _GT, _BAND = _OPS
 
 # Field kinds (filter_assign_type() plus the generic fields).
 _OTHER, _STATIC_STRING, _DYN_STRING, _PTR_STRING, _CPU, _COMM = range(6)
+FILTER_OTHER, FILTER_STATIC_STRING, FILTER_DYN_STRING, FILTER_PTR_STRING = _OTHER, _STATIC_STRING, _DYN_STRING, _PTR_STRING
 
 
 @dataclass(frozen=True)
@@ -126,7 +132,8 @@ class _Field:
     offset: int = 0
 
 
-def _field_kind(type_: str) -> int:
+def filter_assign_type(type_: str) -> int:
+    """filter_assign_type(): FILTER_DYN_STRING, FILTER_STATIC_STRING, FILTER_PTR_STRING or FILTER_OTHER."""
     if "__data_loc" in type_ and "char" in type_:
         return _DYN_STRING
     if "[" in type_ and "char" in type_:
@@ -162,7 +169,7 @@ def _lookup_table(fields: Sequence[FieldLike]) -> dict[str, _Field]:
     table = dict(_COMMON_FIELDS)
     table.update(_GENERIC_FIELDS)
     for f in fields:
-        table[f.name] = _Field(f.name, _field_kind(f.type), f.size, bool(f.is_signed), f.offset)
+        table[f.name] = _Field(f.name, filter_assign_type(f.type), f.size, bool(f.is_signed), f.offset)
     return table
 
 

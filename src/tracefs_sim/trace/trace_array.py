@@ -22,6 +22,7 @@ from .cpumask import format_cpumask, parse_cpumask
 from .error_log import ErrorLog
 from .event_control import EventControl
 from .events import TRACE_PRINT, EventRegistry
+from .ftrace_records import TRACE_RAW_DATA
 from .function_tracer import FtraceGlobal, FunctionTracing
 from .headers import KernelIdentity, OutputFlags, latency_header, stats_text, trace_header
 from ..lib.kstrtox import kstrtoul_from_user, strstrip
@@ -41,6 +42,10 @@ log = logging.getLogger(__name__)
 TRACE_BUF_SIZE = 1024
 _FAULTED_SIZE = len("<faulted>")
 _PRINT_HEADER = struct.Struct("<HBBiQ")   # struct print_entry: trace_entry + ip
+# trace_marker_raw: RAW_DATA_MAX_SIZE, FAULT_SIZE_ID ("<faulted>" and an id), struct trace_entry
+_RAW_DATA_MAX_SIZE = 3 * 1024
+_FAULT_SIZE_ID = _FAULTED_SIZE + 4
+_RAW_HEADER = struct.Struct("<HBBi")
 # A trace_pipe read returns at most this much text (one page of trace_seq per read).
 _PIPE_CHUNK = 4096
 
@@ -401,6 +406,25 @@ class TraceArray:
         if self.add_records(0, [(self.clock.read(), payload)]):
             self.buffer.waiters.wake()
         return count
+
+    def write_marker_raw(self, data: bytes, pid: int, comm: bytes) -> int:
+        """trace_marker_raw (tracing_mark_raw_write()): one TRACE_RAW_DATA record per write,
+        an id (the first 4 bytes) and the rest; the record is at least FAULT_SIZE_ID long and
+        its unwritten bytes are zero.  Put on CPU 0 with the writer's pid, as trace_marker's."""
+        if not self.options["markers"]:
+            raise OSError(errno.EINVAL, "markers option is off")
+        if len(data) < 4 or len(data) > _RAW_DATA_MAX_SIZE:
+            raise OSError(errno.EINVAL, "a raw marker is an id and at most 3 KiB")
+        if not self.recording or not self.cpumask & 1:   # (put on CPU 0)
+            raise OSError(errno.EBADF, "ring buffer disabled")
+        size = 12 + len(data) + max(0, _FAULT_SIZE_ID - len(data))   # sizeof(*entry) + cnt
+        payload = _RAW_HEADER.pack(TRACE_RAW_DATA, 0, 0, pid) + data
+        payload = payload.ljust((size + 3) & ~3, b"\0")   # the ring's length of it: whole words
+        if self.options["record-cmd"]:
+            self.cmdlines.save(pid, comm)
+        if self.add_records(0, [(self.clock.read(), payload)]):
+            self.buffer.waiters.wake()
+        return len(data)
 
     # free_buffer
     def write_free_buffer(self, data: bytes) -> None:

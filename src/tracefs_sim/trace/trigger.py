@@ -93,7 +93,24 @@ class TriggerTable:
         self.guest = guest
         self.hist_maps = hist_maps
         self._arrays: dict[int, EventTriggers] = {}
+        self._probes: list[GuestTrigger] = []  # eprobes' triggers: on the files, in no trigger file
         self._lock = threading.Lock()
+
+    def add_probe(self, trigger: GuestTrigger) -> None:
+        """An eprobe's trigger joins its event's (enable_eprobe()); OSError: the guest's table
+        is full, and it has not."""
+        with self._lock:
+            self._probes.append(trigger)
+        try:
+            self.push()
+        except OSError:
+            self.remove_probe(trigger)
+            raise
+
+    def remove_probe(self, trigger: GuestTrigger) -> None:
+        with self._lock:
+            self._probes.remove(trigger)
+        self.push()
 
     def attach(self, triggers: EventTriggers) -> None:
         with self._lock:
@@ -108,7 +125,7 @@ class TriggerTable:
     def push(self) -> None:
         """Hand the guest every trigger (each event's newest first)."""
         with self._lock:
-            table = [g for array in self._arrays.values() for g in array.guest_triggers()]
+            table = [g for array in self._arrays.values() for g in array.guest_triggers()] + self._probes
             self.guest.set_triggers(table)
 
     def read_count(self, count: TriggerCount) -> int:
@@ -402,3 +419,7 @@ def _guest_program(compiled: event_filter.EventFilter | None) -> tuple[GuestTrig
         out.append(GuestTriggerPred(kind, spec.op, when_to_branch, target, spec.offset, spec.size, spec.is_signed,
                                     spec.value, spec.string, spec.negate))
     return tuple(out)
+
+
+# For the other users of the guest's trigger table (eprobes: their "if FILTER" on the attached event).
+guest_program = _guest_program
