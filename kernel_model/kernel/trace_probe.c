@@ -14,6 +14,8 @@
 #include "../include/trace/trace.h"
 #include "../include/trace/probe_stage.h"
 #include "../include/kprobes.h"
+#include "../include/trace/trigger.h"
+#include "../include/trace/synth.h"
 
 struct probe_stage probe_stage[NR_CPUS];
 
@@ -148,8 +150,9 @@ static notrace int kg_read(void *dst, u64 va, u32 n, bool user)
 }
 
 /* strncpy_from_{kernel,user}_nofault() into dst (room: max bytes, NUL
- * excluded): the length, or -1 on a fault before the NUL. */
-static notrace long kg_read_string(u8 *dst, u64 va, long max, bool user)
+ * excluded): the length, or -1 on a fault before the NUL (also used by the
+ * event triggers' filters, kernel/trace_events_trigger.c). */
+notrace long kg_read_string(u8 *dst, u64 va, long max, bool user)
 {
 	long got = 0, limit = KG_MAX_STRING;
 
@@ -228,8 +231,30 @@ static notrace int kg_store_string(const struct kg_arg *a, u64 addr, bool fault,
  * the last dereference redone 8 bytes further on).  *pos: where the next
  * string goes (body offset); returns -1 when the record would not fit.
  */
+/* get_event_field() of trace_eprobe.c: a field of the attached event's record */
+static notrace u64 kg_event_field(const struct kg_arg *a, const u8 *rec)
+{
+	const u8 *addr = rec + a->param;
+
+	if (a->imm & KG_FIELD_DYN_STRING)
+		return (u64)(rec + (*(const u32 *)addr & 0xffff));
+	if (a->imm & KG_FIELD_STATIC_STRING)
+		return (u64)addr;
+	if (a->imm & KG_FIELD_PTR_STRING)
+		return *(const u64 *)addr;
+	switch (a->imm) {
+	case 1: return *addr;
+	case 1 | KG_FIELD_SIGNED: return *(const s8 *)addr;
+	case 2: return *(const u16 *)addr;
+	case 2 | KG_FIELD_SIGNED: return *(const s16 *)addr;
+	case 4: return *(const u32 *)addr;
+	case 4 | KG_FIELD_SIGNED: return *(const s32 *)addr;
+	default: return *(const u64 *)addr;
+	}
+}
+
 static notrace int kg_fetch(const struct kg_arg *a, struct pt_regs *regs, u64 ip, u8 *body,
-			    u32 arg_base, u32 *pos)
+			    u32 arg_base, u32 *pos, const u8 *rec)
 {
 	u64 val, lval, addr, v;
 	u8 *slot = body + arg_base + a->offset;
@@ -250,6 +275,17 @@ static notrace int kg_fetch(const struct kg_arg *a, struct pt_regs *regs, u64 ip
 	case KG_LOAD_IMM:
 		val = a->imm;
 		break;
+	case KG_LOAD_FIELD:
+		val = kg_event_field(a, rec);
+		break;
+	case KG_LOAD_COMM:
+		if (a->store < KG_ST_STRING || a->nderef) {	/* an eprobe's $comm: its address */
+			struct task_struct *t = current;
+
+			val = t ? (u64)t->comm : 0;
+			break;
+		}
+		/* fallthrough */
 	default: {		/* KG_LOAD_COMM, KG_LOAD_DATA: the string itself */
 		const char *text = (const char *)a->deref;	/* an immediate string's bytes */
 		u32 len = 0, max = sizeof(a->deref) - 1;
@@ -376,7 +412,7 @@ static notrace void kg_record(struct kg_probe *kp, u32 slots, u64 addr, u64 ret_
 	struct trace_entry *rec;
 
 	for (; a < end; a++)	/* every slot is written: no zeroing first */
-		if (kg_fetch(a, regs, ip, body, head, &pos)) {
+		if (kg_fetch(a, regs, ip, body, head, &pos, NULL)) {
 			/* larger than a record may be */
 			__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
 			return;
@@ -632,4 +668,71 @@ notrace void kprobe_guest_slot(unsigned long point, struct pt_regs *regs)
 		regs->ip = kprobe_guest.points[point].addr + 1;	/* as after the int3 */
 		kg_hit(&kprobe_guest.points[point], regs);
 	}
+}
+
+/*
+ * eprobe_trigger_func() and __eprobe_trace_func() of trace_eprobe.c: the
+ * record of an eprobe (kprobe_guest.probes[probe]: its event's slots, id
+ * and fetch arguments) from the record of the event it is attached to, as
+ * that event fires.  The record has no head: the arguments follow the
+ * common fields, which show the attached event's context with one more
+ * preemption level (Linux writes it from inside the attached event's
+ * commit).
+ */
+notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqflags)
+{
+	struct kg_probe *kp = &kprobe_guest.probes[probe % KG_MAX_PROBES];
+	int cpu = this_cpu()->h.cpu;
+	u32 slots = READ_ONCE(kp->slots), pos = kp->args_size;
+	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg % KG_MAX_ARGS], *end = a + kp->nargs;
+	struct trace_event_file file = { slots, kp->type, 0 };
+	struct trace_entry *out;
+	u8 *body = kg_body[cpu];
+
+	if (!slots)
+		return;
+	if (kg_busy[cpu]) {
+		__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	kg_busy[cpu] = 1;
+	__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
+	for (; a < end; a++)
+		if (kg_fetch(a, NULL, 0, body, 0, &pos, rec)) {
+			__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
+			kg_busy[cpu] = 0;
+			return;
+		}
+	preempt_disable();
+	out = trace_event_buffer_reserve(&file, sizeof(*out) + pos);
+	if (out) {
+		tracing_generic_entry_update(out, &file, irqflags);
+		memcpy(out + 1, body, pos);
+		trace_event_commit(out, sizeof(*out) + pos);
+	}
+	preempt_enable_no_resched();
+	kg_busy[cpu] = 0;
+}
+
+/* copy_from_kernel_nofault() (below TASK_SIZE: the user's memory, as x86's non-overlapping
+ * address space reads it): 0, or -EFAULT where a byte is not mapped */
+notrace long copy_from_kernel_nofault(void *dst, u64 src, u32 size)
+{
+	return kg_read(dst, src, size, src < KG_TASK_SIZE) ? -EFAULT : 0;
+}
+
+/* strncpy_from_kernel_nofault(): at most count - 1 bytes and the NUL; the length, or -EFAULT */
+notrace long strncpy_from_kernel_nofault(char *dst, u64 src, long count)
+{
+	long n;
+
+	if (count <= 0)
+		return 0;
+	n = kg_read_string((u8 *)dst, src, count - 1, src < KG_TASK_SIZE);
+	if (n < 0)
+		return -EFAULT;
+	if (n > count - 1)
+		n = count - 1;
+	dst[n] = 0;
+	return n;
 }

@@ -97,6 +97,7 @@ class FakeKprobeEngine:
     def __init__(self, machine: KprobeMachine):
         self.machine = machine
         self.probes: list[FakeKprobe] = []
+        self.programs: list[SimpleNamespace] = []  # eprobes' record programs
         self.optimization = True
         self.lock = threading.RLock()
 
@@ -115,6 +116,18 @@ class FakeKprobeEngine:
         kp = FakeKprobe(self, addr, on_hit, is_return, maxactive, on_return)
         self.probes.append(kp)
         return kp
+
+    # ---- record programs without a point (eprobes) ----
+    def add_program(self, record):
+        program = SimpleNamespace(index=len(self.programs), record=record, slots=0)
+        self.programs.append(program)
+        return program
+
+    def set_program_slots(self, program, slots: int) -> None:
+        program.slots = slots
+
+    def remove_program(self, program) -> None:
+        self.programs.remove(program)
 
     def hit(self, hit: "FakeHit") -> None:
         for kp in list(self.probes):

@@ -14,8 +14,22 @@ def test_every_section_is_linux_text_in_linux_order():
 
 
 def test_all_base_files_give_linux_base_part():
-    base = {path for path, _ in _SECTIONS if not path.startswith("events")}
+    base = {path for path, _ in _SECTIONS if not path.startswith("events")} - DYNAMIC
     assert readme_text(base) == REAL[:REAL.index("\n  available_filter_functions")]
+
+
+DYNAMIC = {"dynamic_events", "kprobe_events", "uprobe_events", "synthetic_events"}
+
+
+def test_dynamic_events_part_as_linux():
+    """What 6.1 says of the dynamic events, all of it with uprobe_events (which this kernel
+    has not), its kprobe and synthetic lines without."""
+    start = REAL.index("  dynamic_events")
+    whole = REAL[start:REAL.index("  events/\t\t- Directory")]
+    assert readme_text(DYNAMIC) == whole
+    text = readme_text(DYNAMIC - {"uprobe_events"})
+    assert "uprobe" not in text and "e[:[<group>/][<event>]] <attached-group>" in text
+    assert "s:[synthetic/]" not in readme_text({"dynamic_events", "kprobe_events"})
 
 
 def test_only_existing_files_are_described():

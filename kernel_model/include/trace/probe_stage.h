@@ -54,7 +54,14 @@ void probe_commit_stub(void);
 
 /* KG_LOAD_DATA: an immediate string (\"text"), NUL-terminated in kg_arg.deref
  * (an argument is at most MAX_ARGSTR_LEN 63 characters, so its text fits) */
-enum { KG_LOAD_REG, KG_LOAD_IP, KG_LOAD_STACK, KG_LOAD_IMM, KG_LOAD_COMM, KG_LOAD_DATA };
+/* KG_LOAD_FIELD (eprobes): a field of the attached event's record at offset
+ * param, as get_event_field() reads it: imm is its size | KG_FIELD_SIGNED, or a
+ * KG_FIELD_*_STRING kind (the value: the string's address) */
+enum { KG_LOAD_REG, KG_LOAD_IP, KG_LOAD_STACK, KG_LOAD_IMM, KG_LOAD_COMM, KG_LOAD_DATA, KG_LOAD_FIELD };
+#define KG_FIELD_SIGNED		0x100
+#define KG_FIELD_DYN_STRING	0x200	/* __data_loc char[] */
+#define KG_FIELD_STATIC_STRING	0x400	/* char[N] */
+#define KG_FIELD_PTR_STRING	0x800	/* char * */
 enum { KG_ST_RAW, KG_ST_MEM, KG_ST_UMEM, KG_ST_STRING, KG_ST_USTRING };
 
 struct kg_arg {				/* one argument's fetch program */

@@ -39,7 +39,7 @@ def build_tree(core: TraceCore) -> Tree:
     ta = core.top
     events = core.registry
     instances = core.instances
-    dynamic, kprobes = core.dynamic, core.kprobes
+    dynamic, kprobes, synth = core.dynamic, core.kprobes, core.synth
     # Paths as README names them: what exists decides which README sections appear.
     paths: set[str] = set()
 
@@ -60,6 +60,9 @@ def build_tree(core: TraceCore) -> Tree:
         add("kprobe_events", MODE_READ_WRITE, read=kprobes.read_kprobe_events,
             write=kprobes.write_kprobe_events, truncate=kprobes.release_all)
         add("kprobe_profile", MODE_READ_ONLY, read=kprobes.read_profile)
+    if synth is not None:
+        # O_TRUNC removes every synthetic event (EBUSY, failing the open, while one is in use).
+        add("synthetic_events", MODE_READ_WRITE, read=synth.read, write=synth.write, truncate=synth.truncate)
     cmdlines = ta.cmdlines
     add("saved_cmdlines", MODE_READ_ONLY, read=cmdlines.read_saved_cmdlines)
     add("saved_cmdlines_size", MODE_READ_WRITE, read=cmdlines.read_size, write=cmdlines.write_size)
@@ -113,9 +116,12 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     add(top, "trace", MODE_READ_WRITE, "trace", read=ta.read_trace, write=_discard, truncate=ta.clear_trace,
         opened=ta.open_trace, released=ta.close_trace)
     add(top, "trace_clock", MODE_READ_WRITE, "trace_clock", read=ta.read_trace_clock, write=ta.write_trace_clock)
+    add(top, "snapshot", MODE_READ_WRITE, "snapshot", read=ta.snapshot.read, write=ta.snapshot.write)
     # The writer of a marker is the host process that opened the file.
     add(top, "trace_marker", MODE_MARKER, "trace_marker",
         write_as=lambda data, pid: ta.write_marker(data, traced_pid(pid), comm_of(pid)))
+    add(top, "trace_marker_raw", MODE_MARKER, "trace_marker_raw",
+        write_as=lambda data, pid: ta.write_marker_raw(data, traced_pid(pid), comm_of(pid)))
     add(top, "trace_options", MODE_READ_WRITE, "trace_options",
         read=ta.options.read_trace_options, write=ta.options.write_trace_options)
     add(top, "trace_pipe", MODE_READ_ONLY, "trace_pipe",
@@ -150,6 +156,10 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
         add(cpu_dir, "trace_pipe_raw", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe_raw",
             pages=PageSource(lambda cpu=cpu: RawPageReader(ta, cpu), ta.buffer.waiters),
             opened=ta.open_pipe, released=ta.close_pipe)
+        add(cpu_dir, "snapshot", MODE_READ_WRITE, "per_cpu/cpu<N>/snapshot",
+            read=lambda cpu=cpu: ta.snapshot.read(cpu), write=lambda data, cpu=cpu: ta.snapshot.write(data, cpu))
+        add(cpu_dir, "snapshot_raw", MODE_READ_ONLY, "per_cpu/cpu<N>/snapshot_raw",
+            pages=PageSource(lambda cpu=cpu: RawPageReader(ta.snapshot, cpu), ta.snapshot.waiters))
 
     return _add_events(tree, top, ta, events, add, note)
 
@@ -229,7 +239,10 @@ def _add_event_dir(tree: Tree, system_dir: DirNode, event: TraceEvent, control: 
             read=lambda e=event: control.read_filter(e),
             write=lambda data, e=event: control.write_filter(e, data))
     add(event_dir, "trigger", MODE_READ_WRITE, "events/<system>/<event>/trigger",
-        read=control.read_trigger, write=control.write_trigger)
+        read=lambda e=event: control.triggers.read(e), write=lambda data, e=event: control.triggers.write(e, data),
+        truncate=lambda e=event: control.triggers.truncate(e))
+    add(event_dir, "hist", MODE_READ_ONLY, "events/<system>/<event>/hist",
+        read=lambda e=event: control.triggers.read_hist(e))
 
 
 class EventDirs:

@@ -4,6 +4,8 @@ events (kprobe events over the kprobe engine, when there is one)."""
 
 from __future__ import annotations
 
+import errno
+
 from ..machine.contract import KernelSymbols, TracedMachine
 from ..probes.ftrace import FtraceSites
 from ..probes.kprobes import KprobeEngine
@@ -17,8 +19,11 @@ from .headers import KernelIdentity
 from .instances import Instances
 from .kernel_symbols import ImageSymbols
 from .trace_array import BufferExpansion, TraceArray, TraceGlobals
+from .trace_eprobe import EprobeEventOps
 from .trace_kprobe import KprobeEventOps
+from .trace_synth import SyntheticEvents
 from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
+from .trigger import TriggerTable
 
 
 def kernel_identity(machine: TracedMachine) -> KernelIdentity:
@@ -71,7 +76,8 @@ class TraceCore:
             tracers=TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)),
             expansion=BufferExpansion(), registry=self.registry, guest=self.guest, cmdlines=self.cmdlines,
             symbolize=symbolize, kernel=kernel_identity(machine), ftrace=ftrace,
-            irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up)
+            irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up,
+            triggers=TriggerTable(self.guest.triggers, self.guest.hist_maps))
         self.top = self._make_array(0)
         self.instances = Instances(self._make_array, self.guest.nr_slots)
         self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)
@@ -79,11 +85,17 @@ class TraceCore:
         self.registry.listeners.append(_ArrayEventFiles(self))
         self.dynamic: DynamicEvents | None = None
         self.kprobes: KprobeEventOps | None = None
+        self.synth: SyntheticEvents | None = None
         if kprobe_engine is not None:
             # Their errors go to the top-level error_log, as Linux's tracing_log_err(NULL, ...).
             self.dynamic = DynamicEvents(self.top.error_log)
-            self.kprobes = KprobeEventOps(self.dynamic, self.registry,
-                                          ImageSymbols(image, machine.read_memory), kprobe_engine)
+            symbols = ImageSymbols(image, machine.read_memory)
+            self.kprobes = KprobeEventOps(self.dynamic, self.registry, symbols, kprobe_engine)
+            # eprobes: record programs in the kprobe engine's guest tables, run by triggers
+            EprobeEventOps(self.dynamic, self.registry, symbols, kprobe_engine, self.globals.triggers,
+                           lambda slot: self._array(slot).events, self.top.error_log.log)
+            # synthetic events: written by the guest's trace_synth() (a histogram's action)
+            self.synth = SyntheticEvents(self.dynamic, self.registry, self.guest.synth_events)
 
     def _make_array(self, slot: int) -> TraceArray:
         array = TraceArray(self.globals, slot)
@@ -94,6 +106,13 @@ class TraceCore:
     def _catch_up(self) -> None:
         """The arrays' way to the drain, which is made after them (and knows them)."""
         self.drain.drain_once()
+
+    def _array(self, slot: int) -> TraceArray:
+        """The trace array recording into a guest slot."""
+        for array in self.arrays():
+            if array.slot == slot:
+                return array
+        raise OSError(errno.ENOENT, f"no trace array in slot {slot}")
 
     def arrays(self) -> list[TraceArray]:
         return [self.top, *self.instances]

@@ -180,6 +180,8 @@ class DynamicEvents:
                 for text in iter_commands(data):
                     command(text)
             except ProbeError as e:
+                for message, cmd, pos, location in e.preceding:
+                    self._error_log.log(location, message, cmd.encode("latin-1"), pos)
                 if e.message is not None:
                     self._error_log.log(e.location, e.message, e.command.encode("latin-1"), e.pos)
                 raise OSError(e.errno, e.message or errno.errorcode.get(e.errno, "")) from None
@@ -203,13 +205,16 @@ class DynamicEvents:
 
     def release_all(self, ops: DynEventOps | None) -> None:
         """dyn_events_release_all() (an open with O_TRUNC): EBUSY, removing nothing, while any
-        is busy; else every one goes."""
+        is busy; else every one goes, in order, up to one that refuses to (EBUSY)."""
         with self.lock:
             events = self.of(ops)
             if any(ev.ops.is_busy(ev) for ev in events):
                 raise OSError(errno.EBUSY, "a dynamic event is in use")
-            for ev in events:
-                ev.ops.free(ev)
+            for ev in events:  # in order, until one refuses (a synthetic event enabled)
+                try:
+                    ev.ops.free(ev)
+                except ProbeError as e:
+                    raise OSError(e.errno, "a dynamic event is in use") from None
 
     # ---- the dynamic_events file ----
     def read(self) -> bytes:

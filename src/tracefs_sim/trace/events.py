@@ -10,7 +10,7 @@ from typing import Protocol
 
 from ..machine.contract import GuestTracingOps
 from .fields import FieldLike, RecordField
-from .ftrace_records import FTRACE_RECORDS, TRACE_FN, TRACE_FUNC_REPEATS, SymFlags
+from .ftrace_records import FTRACE_RECORDS, TRACE_FN, TRACE_FUNC_REPEATS, TRACE_RAW_DATA, SymFlags
 from .print_fmt import compile_print_fmt
 from .records import RecordDecoder
 
@@ -149,7 +149,7 @@ class TraceEvent:
     def raw_body(self, payload) -> bytes:
         """The raw option's text: the print record's own (trace_print_raw), `type: N` for every
         other event, whose raw output is trace_nop_print."""
-        if self.id in (TRACE_FN, TRACE_FUNC_REPEATS):
+        if self.id in (TRACE_FN, TRACE_FUNC_REPEATS, TRACE_RAW_DATA):
             return self.desc.raw_line(payload)
         if self.id == TRACE_PRINT:
             text = bytes(payload[16:]).split(b"\0", 1)[0]

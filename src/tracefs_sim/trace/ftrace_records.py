@@ -13,6 +13,7 @@ TRACE_FN = 1
 TRACE_STACK = 4
 TRACE_GRAPH_RET = 10
 TRACE_GRAPH_ENT = 11
+TRACE_RAW_DATA = 18
 TRACE_FUNC_REPEATS = 19
 
 FN_RECORD = struct.Struct("<HBBiQQ")            # ip, parent_ip
@@ -78,6 +79,8 @@ class FtraceRecordDesc:
         if self.name == "kernel_stack":
             return b"<stack trace>\n" + b"".join(
                 b" => " + print_ip_sym(addr, symbolize, flags) + b"\n" for addr in stack_callers(payload))
+        if self.name == "raw_data":
+            return _raw_data_text(payload)
         # Graph records outside the function_graph tracer's printer: their print fmt's text.
         if self.name == "funcgraph_entry":
             _, _, _, _, func, depth = GRAPH_ENT_RECORD.unpack_from(payload, 0)
@@ -95,7 +98,16 @@ class FtraceRecordDesc:
         if self.name == "func_repeats":
             _, _, _, _, ip, parent_ip, count, top, bottom = FUNC_REPEATS_RECORD.unpack_from(payload, 0)
             return b"%d %d %d %d\n" % (ip, parent_ip, count, top << 32 | bottom)
+        if self.name == "raw_data":
+            return _raw_data_text(payload)
         return b""
+
+
+def _raw_data_text(payload) -> bytes:
+    """trace_raw_data() (its trace and raw text): the id, then every byte of the record past
+    it, as long as the ring's length of the record (a multiple of 4) says."""
+    data = bytes(payload)
+    return b"# %x buf:" % int.from_bytes(data[8:12], "little") + b"".join(b" %02x" % c for c in data[12:]) + b"\n"
 
 
 def _fn_text(ip: int, parent_ip: int, symbolize, flags: SymFlags) -> bytes:
@@ -163,7 +175,13 @@ FUNC_REPEATS_DESC = FtraceRecordDesc("ftrace", "func_repeats", (
 ), '" %ps <-%ps\\t(repeats:%u  delta: -%llu)", (void *)REC->ip, (void *)REC->parent_ip, REC->count, '
    "(((u64)(REC)->top_delta_ts << 32) | (REC)->bottom_delta_ts)")
 
+# TRACE_RAW_DATA: what trace_marker_raw writes (struct raw_data_entry { ent; id; buf[] })
+RAW_DATA_DESC = FtraceRecordDesc("ftrace", "raw_data", (
+    RecordField("unsigned int", "id", 8, 4, False),
+    RecordField("char[]", "buf", 12, 0, True),
+), '"id:%04x %08x", REC->id, (int)REC->buf[0]')
+
 # id -> desc, for the event registry (events/ftrace/*) and the drain
 FTRACE_RECORDS = {TRACE_FN: FUNCTION_DESC, TRACE_STACK: KERNEL_STACK_DESC,
                   TRACE_GRAPH_RET: GRAPH_RET_DESC, TRACE_GRAPH_ENT: GRAPH_ENT_DESC,
-                  TRACE_FUNC_REPEATS: FUNC_REPEATS_DESC}
+                  TRACE_RAW_DATA: RAW_DATA_DESC, TRACE_FUNC_REPEATS: FUNC_REPEATS_DESC}

@@ -218,7 +218,11 @@ class _Fail(Exception):
 
 
 def _parse_vars(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeLog) -> None:
-    """parse_probe_vars(): $retval, $stack, $stackN, $comm, $argN."""
+    """parse_probe_vars(): $retval, $stack, $stackN, $comm, $argN; an eprobe's $FIELD (the
+    attached event's field, or $comm: resolved when the probe knows its event)."""
+    if flags & ArgFlags.TPOINT:
+        code.set(op="tp_arg", data=arg)
+        return
     if arg == "retval":
         if flags & ArgFlags.RETURN:
             code.set(op="retval")
@@ -271,7 +275,8 @@ def _parse_arg(arg: str, code: _Code, flags: "ArgFlags", offs: int, log: ProbeLo
         _parse_vars(arg[1:], code, flags, offs, log)
     elif c == "%":
         if flags & ArgFlags.TPOINT:
-            raise _Fail(log.error(offs, "BAD_VAR"))  # eprobes have no registers
+            # eprobes have no registers: logged, then the empty program fails too
+            raise _Fail(log.error(offs, "BAD_FETCH_ARG").after(log.error(offs, "BAD_VAR")))
         if arg[1:] not in REGISTER_NAMES:
             raise _Fail(log.error(offs, "BAD_REG_NAME"))
         code.set(op="reg", data=arg[1:])

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from ..probes.kprobes.guest import (
-    KG_MAX_DEREF, LOAD_COMM, LOAD_DATA, LOAD_IMM, LOAD_IP, LOAD_REG, LOAD_STACK, ST_MEM, ST_RAW, ST_STRING,
+    KG_MAX_DEREF, LOAD_COMM, LOAD_DATA, LOAD_FIELD, LOAD_IMM, LOAD_IP, LOAD_REG, LOAD_STACK, ST_MEM, ST_RAW, ST_STRING,
     ST_UMEM, ST_USTRING, GuestFetchArg, GuestRecord,
 )
 from ..probes.kprobes.regs import PT_REGS
@@ -32,12 +32,16 @@ def _compile_arg(arg: ProbeArg) -> GuestFetchArg | None:
     first = code[i]
     param = imm = 0
     op = first.op
-    if op in ("comm", "data"):
+    if (op == "comm" and arg.type.is_string and code[i + 1].op == "st_string") or op == "data":
         text = cast(bytes, first.data).split(b"\0", 1)[0] if op == "data" else b""
         if not arg.type.is_string or arg.count or len(text) >= 8 * KG_MAX_DEREF:
             return None
         return GuestFetchArg(LOAD_COMM if op == "comm" else LOAD_DATA, ST_STRING, 4, arg.offset, data=text)
-    if op == "reg":
+    if op == "comm":  # an eprobe's $comm as a number or dereferenced: current->comm's address
+        load = LOAD_COMM
+    elif op == "tp_arg":  # an eprobe's $FIELD: param the field's offset, imm its kind
+        load, param, imm = LOAD_FIELD, first.param, first.immediate
+    elif op == "reg":
         load = LOAD_IP if first.data == "ip" else LOAD_REG
         param = PT_REGS.index(first.data) if load == LOAD_REG else 0
     elif op == "arg":
@@ -80,8 +84,8 @@ def _compile_arg(arg: ProbeArg) -> GuestFetchArg | None:
 
 
 def compile_args(event_type: int, args: Sequence[ProbeArg]) -> GuestRecord | None:
-    """A kprobe or kretprobe event's record program; None when some argument needs the host
-    handler."""
+    """A kprobe, kretprobe or eprobe event's record program; None when some argument needs
+    the host handler."""
     out = []
     for a in args:
         compiled = _compile_arg(a)

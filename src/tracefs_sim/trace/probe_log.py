@@ -84,6 +84,15 @@ class ProbeError(Exception):
         self.command = command  # what error_log shows after "Command: " (argv joined by ' ')
         self.pos = pos  # caret column under the command
         self.location = location
+        # entries the kernel logged before this one for the same command (text, command, pos,
+        # location), in order: a parser that logs and goes on to fail again
+        self.preceding: tuple[tuple[str, str, int, str], ...] = ()
+
+    def after(self, earlier: ProbeError) -> ProbeError:
+        """This error, logged after `earlier` (and what preceded it)."""
+        if earlier.message is not None:
+            self.preceding = (*earlier.preceding, (earlier.message, earlier.command, earlier.pos, earlier.location))
+        return self
 
 
 class ProbeLog:

@@ -49,6 +49,43 @@ _SECTIONS: tuple[tuple[str, str], ...] = (
      "\t\t\t  option name\n"),
     ("saved_cmdlines_size",
      "  saved_cmdlines_size\t- echo command number in here to store comm-pid list\n"),
+    # the dynamic events (CONFIG_DYNAMIC_EVENTS, KPROBE_EVENTS, UPROBE_EVENTS; the synthetic
+    # events' lines are CONFIG_HIST_TRIGGERS')
+    ("dynamic_events",
+     "  dynamic_events\t\t- Create/append/remove/show the generic dynamic events\n"
+     "\t\t\t  Write into this file to define/undefine new trace events.\n"),
+    ("kprobe_events",
+     "  kprobe_events\t\t- Create/append/remove/show the kernel dynamic events\n"
+     "\t\t\t  Write into this file to define/undefine new trace events.\n"),
+    ("uprobe_events",
+     "  uprobe_events\t\t- Create/append/remove/show the userspace dynamic events\n"
+     "\t\t\t  Write into this file to define/undefine new trace events.\n"),
+    ("kprobe_events",
+     "\t  accepts: event-definitions (one definition per line)\n"
+     "\t   Format: p[:[<group>/][<event>]] <place> [<args>]\n"
+     "\t           r[maxactive][:[<group>/][<event>]] <place> [<args>]\n"),
+    ("synthetic_events", "\t           s:[synthetic/]<event> <field> [<field>]\n"),
+    ("kprobe_events",
+     "\t           e[:[<group>/][<event>]] <attached-group>.<attached-event> [<args>] [if <filter>]\n"
+     "\t           -:[<group>/][<event>]\n"
+     "\t    place: [<module>:]<symbol>[+<offset>]|<memaddr>\n"
+     "place (kretprobe): [<module>:]<symbol>[+<offset>]%return|<memaddr>\n"),
+    ("uprobe_events", "   place (uprobe): <path>:<offset>[%return][(ref_ctr_offset)]\n"),
+    ("kprobe_events",
+     "\t     args: <name>=fetcharg[:type]\n"
+     "\t fetcharg: (%<register>|$<efield>), @<address>, @<symbol>[+|-<offset>],\n"
+     "\t           $stack<index>, $stack, $retval, $comm, $arg<N>,\n"
+     "\t           +|-[u]<offset>(<fetcharg>), \\imm-value, \\\"imm-string\"\n"
+     "\t     type: s8/16/32/64, u8/16/32/64, x8/16/32/64, string, symbol,\n"
+     "\t           b<bit-width>@<bit-offset>/<container-size>, ustring,\n"
+     "\t           symstr, <type>\\[<array-size>\\]\n"),
+    ("synthetic_events",
+     "\t    field: <stype> <name>;\n"
+     "\t    stype: u8/u16/u32/u64, s8/s16/s32/s64, pid_t,\n"
+     "\t           [unsigned] char/int/long\n"),
+    ("kprobe_events",
+     "\t    efield: For event probes ('e' types), the field is on of the fields\n"
+     "\t            of the <attached-group>/<attached-event>.\n"),
     ("events", "  events/\t\t- Directory containing all trace event subsystems:\n"),
     ("events/enable", "      enable\t\t- Write 0/1 to enable/disable tracing of all events\n"),
     ("events/<system>", "  events/<system>/\t- Directory containing all trace events for <system>:\n"),

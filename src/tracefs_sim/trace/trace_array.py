@@ -22,6 +22,7 @@ from .cpumask import format_cpumask, parse_cpumask
 from .error_log import ErrorLog
 from .event_control import EventControl
 from .events import TRACE_PRINT, EventRegistry
+from .ftrace_records import TRACE_RAW_DATA
 from .function_tracer import FtraceGlobal, FunctionTracing
 from .headers import KernelIdentity, OutputFlags, latency_header, stats_text, trace_header
 from ..lib.kstrtox import kstrtoul_from_user, strstrip
@@ -29,8 +30,11 @@ from .options import TraceOptions
 from .probe_args import Symbolizer
 from .rb_page import event_length
 from .ring_buffer import Entry, RingBuffer
+from .hist import HistContext
+from .snapshot import Snapshot
 from .trace_output import TraceOutput
 from .tracers import NOP, TracerRegistry
+from .trigger import TriggerTable
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +42,10 @@ log = logging.getLogger(__name__)
 TRACE_BUF_SIZE = 1024
 _FAULTED_SIZE = len("<faulted>")
 _PRINT_HEADER = struct.Struct("<HBBiQ")   # struct print_entry: trace_entry + ip
+# trace_marker_raw: RAW_DATA_MAX_SIZE, FAULT_SIZE_ID ("<faulted>" and an id), struct trace_entry
+_RAW_DATA_MAX_SIZE = 3 * 1024
+_FAULT_SIZE_ID = _FAULTED_SIZE + 4
+_RAW_HEADER = struct.Struct("<HBBi")
 # A trace_pipe read returns at most this much text (one page of trace_seq per read).
 _PIPE_CHUNK = 4096
 
@@ -77,6 +85,7 @@ class TraceGlobals:
     ftrace: FtraceGlobal | None  # the function tracers; None: a kernel built without them
     irq_text: tuple[int, int] | None  # the kernel's irq entry text [start, end), if it has one
     catch_up: Callable[[], object]  # moves what the guest recorded so far into the buffers
+    triggers: TriggerTable  # every array's event triggers, as the guest runs them
 
 
 class TraceArray:
@@ -125,6 +134,9 @@ class TraceArray:
         # enable_event / disable_event commands act on its events
         self.functions = None if shared.ftrace is None else FunctionTracing(
             shared.ftrace, slot, self.options, self.events, guest, top_level=self.top_level)
+        self.snapshot = Snapshot(self)
+        self.triggers = self.events.make_triggers(shared.triggers, self.snapshot.alloc,
+                                                  HistContext(shared.symbolize, _syscall_names(self.registry)))
 
     @property
     def output_flags(self) -> OutputFlags:
@@ -181,6 +193,15 @@ class TraceArray:
             # Readers blocked in trace_pipe re-check: after having read something, they end.
             self.buffer.waiters.wake()
 
+    def catch_up(self) -> None:
+        """Move what the guest recorded so far into the buffers."""
+        self._caught_up()
+
+    @property
+    def stopped(self) -> bool:
+        """tr->stop_count: readers hold recording stopped (no snapshot is taken then)."""
+        return self._stop_count > 0
+
     def _caught_up(self) -> None:
         try:
             self._catch_up()
@@ -233,6 +254,7 @@ class TraceArray:
                 self.buffer.clock = clock.read
                 # Timestamps of different clocks do not compare: the buffers start afresh.
                 self.buffer.reset()
+                self.snapshot.reset()
                 self.time_start = clock.read()
 
     # buffer_size_kb, per_cpu/cpuN/buffer_size_kb, buffer_total_size_kb
@@ -277,32 +299,36 @@ class TraceArray:
     def read_trace(self, cpu: int | None = None) -> bytes:
         """The non-consuming view of `trace` (cpu None) and `per_cpu/cpuN/trace`: the header
         block, whose counts cover all CPUs as in Linux, then the records in time order."""
+        return self.render_buffer(self.buffer, cpu)
+
+    def render_buffer(self, buffer: RingBuffer, cpu: int | None = None) -> bytes:
+        """read_trace() of a buffer of this array (the main one, or the snapshot)."""
         with self._lock, self.buffer_lock:
-            entries = sum(b.entries for b in self.buffer)
-            written = entries + sum(b.overrun for b in self.buffer)
+            entries = sum(b.entries for b in buffer)
+            written = entries + sum(b.overrun for b in buffer)
             cpus = range(self.nr_cpus) if cpu is None else (cpu,)
             if self._graph_current():
-                return self._read_graph_trace(cpus, entries, written)
+                return self._read_graph_trace(buffer, cpus, entries, written)
             text = trace_header(self.tracer.name, entries, written, self.nr_cpus, self.output_flags,
                                        self.kernel)
             # A snapshot of the pages: records never change once kept, so formatting them
             # outside the locks lets the drain and pipe readers go on meanwhile.
-            sources = [(c, [page.copy() for page in self.buffer.cpu(c).pages]) for c in cpus]
-            records = sum(self.buffer.cpu(c).entries for c in cpus)
+            sources = [(c, [page.copy() for page in buffer.cpu(c).pages]) for c in cpus]
+            records = sum(buffer.cpu(c).entries for c in cpus)
             lines = self.output.line_printer(self.clock.in_ns, self.time_start)
         return _lines.trace_text(text.encode(), sources, lines, records)
 
     def _graph_current(self) -> bool:
         return self.tracer.name == "function_graph"
 
-    def _read_graph_trace(self, cpus: Iterable[int], entries: int, written: int) -> bytes:
+    def _read_graph_trace(self, buffer: RingBuffer, cpus: Iterable[int], entries: int, written: int) -> bytes:
         """`trace` under function_graph: its own header and lines (called with the locks held)."""
         flags = graph_output.GraphFlags.from_options(self.options)
         head = f"# tracer: {self.tracer.name}\n#\n"
         if flags.context_info and flags.latency_format and entries:
             head += latency_header(self.tracer.name, entries, written, self.nr_cpus, self.kernel)
         head += graph_output.graph_header(flags)
-        texts, _ = graph_output.render(graph_output.graph_printer(self.output, self.clock.in_ns, self.time_start), ((c, iter(list(self.buffer.cpu(c)))) for c in cpus))
+        texts, _ = graph_output.render(graph_output.graph_printer(self.output, self.clock.in_ns, self.time_start), ((c, iter(list(buffer.cpu(c)))) for c in cpus))
         return head.encode() + b"".join(texts)
 
     def _consume_graph(self, cpu: int | None, max_bytes: int) -> bytes:
@@ -381,6 +407,25 @@ class TraceArray:
             self.buffer.waiters.wake()
         return count
 
+    def write_marker_raw(self, data: bytes, pid: int, comm: bytes) -> int:
+        """trace_marker_raw (tracing_mark_raw_write()): one TRACE_RAW_DATA record per write,
+        an id (the first 4 bytes) and the rest; the record is at least FAULT_SIZE_ID long and
+        its unwritten bytes are zero.  Put on CPU 0 with the writer's pid, as trace_marker's."""
+        if not self.options["markers"]:
+            raise OSError(errno.EINVAL, "markers option is off")
+        if len(data) < 4 or len(data) > _RAW_DATA_MAX_SIZE:
+            raise OSError(errno.EINVAL, "a raw marker is an id and at most 3 KiB")
+        if not self.recording or not self.cpumask & 1:   # (put on CPU 0)
+            raise OSError(errno.EBADF, "ring buffer disabled")
+        size = 12 + len(data) + max(0, _FAULT_SIZE_ID - len(data))   # sizeof(*entry) + cnt
+        payload = _RAW_HEADER.pack(TRACE_RAW_DATA, 0, 0, pid) + data
+        payload = payload.ljust((size + 3) & ~3, b"\0")   # the ring's length of it: whole words
+        if self.options["record-cmd"]:
+            self.cmdlines.save(pid, comm)
+        if self.add_records(0, [(self.clock.read(), payload)]):
+            self.buffer.waiters.wake()
+        return len(data)
+
     # free_buffer
     def write_free_buffer(self, data: bytes) -> None:
         """Writes are accepted and ignored; the work happens when the file is closed."""
@@ -424,6 +469,7 @@ class TraceArray:
     def shutdown(self) -> None:
         """An instance going away: its events and function tracer off, and its guest slot
         silent and empty."""
+        self.triggers.release_all()
         self.events.disable_all()
         self.events.pid_filter.clear()
         self.events.notrace_pid_filter.clear()
@@ -441,6 +487,16 @@ class TraceArray:
         with self._lock, self.buffer_lock:
             text = stats_text(self.buffer.cpu(cpu), self.buffer.time_stamp(), self.clock.in_ns)
         return text.encode()
+
+
+def _syscall_names(registry: EventRegistry) -> dict[int, str]:
+    """get_syscall_name(): number -> sys_NAME, from the syscalls:sys_enter_* events."""
+    names = {}
+    for event in registry.events("syscalls") if "syscalls" in registry.systems() else ():
+        nr = getattr(event.desc, "syscall_nr", None)
+        if nr is not None and event.name.startswith("sys_enter_"):
+            names[nr] = "sys_" + event.name[len("sys_enter_"):]
+    return names
 
 
 # The shortest line a trace_pipe read is expected to hold (a default line is longer): it

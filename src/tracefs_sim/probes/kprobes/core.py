@@ -181,6 +181,20 @@ class KprobeEngine:
         if kp.guest is not None:
             self._tables.set_slots(kp.guest.index, kp.record_slots if kp.enabled and kp.registered else 0)
 
+    # ---- record programs with no probe point (eprobes: run where the event they are on fires) ----
+    def add_program(self, record: GuestRecord) -> GuestProbe | None:
+        """A record program in the guest's tables, recording nowhere yet; None: tables full."""
+        with self.lock:
+            return self._tables.add_probe(record)
+
+    def set_program_slots(self, probe: GuestProbe, slots: int) -> None:
+        with self.lock:
+            self._tables.set_slots(probe.index, slots)
+
+    def remove_program(self, probe: GuestProbe) -> None:
+        with self.lock:
+            self._tables.remove_probe(probe)
+
     def guest_counts(self, probe: GuestProbe) -> tuple[int, int]:
         """(nhit, nmissed) the guest counted for a probe it handles."""
         return self._tables.counts(probe.index)

@@ -30,7 +30,9 @@ from .regs import PT_REGS
 # fetch arguments into them: the load and store kinds, and struct kg_arg's layout, whose
 # dereference slots are KG_MAX_DEREF.  Checked against the image's host ABI when the tables
 # are made (_check_abi).
-LOAD_REG, LOAD_IP, LOAD_STACK, LOAD_IMM, LOAD_COMM, LOAD_DATA = range(6)
+LOAD_REG, LOAD_IP, LOAD_STACK, LOAD_IMM, LOAD_COMM, LOAD_DATA, LOAD_FIELD = range(7)
+# LOAD_FIELD's kinds (imm): the field's size, or'ed with FIELD_SIGNED; or a string kind
+FIELD_SIGNED, FIELD_DYN_STRING, FIELD_STATIC_STRING, FIELD_PTR_STRING = 0x100, 0x200, 0x400, 0x800
 ST_RAW, ST_MEM, ST_UMEM, ST_STRING, ST_USTRING = range(5)
 KG_MAX_DEREF = 8
 _ARG = struct.Struct("<8BHHHHQq8q")  # struct kg_arg
@@ -41,7 +43,10 @@ _HOST_LAYOUT = {
     "KG_MAX_DEREF": KG_MAX_DEREF,
     **{f"KG_LOAD_{name}": value for name, value in (
         ("REG", LOAD_REG), ("IP", LOAD_IP), ("STACK", LOAD_STACK), ("IMM", LOAD_IMM), ("COMM", LOAD_COMM),
-        ("DATA", LOAD_DATA))},
+        ("DATA", LOAD_DATA), ("FIELD", LOAD_FIELD))},
+    **{f"KG_FIELD_{name}": value for name, value in (
+        ("SIGNED", FIELD_SIGNED), ("DYN_STRING", FIELD_DYN_STRING), ("STATIC_STRING", FIELD_STATIC_STRING),
+        ("PTR_STRING", FIELD_PTR_STRING))},
     **{f"KG_ST_{name}": value for name, value in (
         ("RAW", ST_RAW), ("MEM", ST_MEM), ("UMEM", ST_UMEM), ("STRING", ST_STRING), ("USTRING", ST_USTRING))},
     "sizeof(kg_arg)": _ARG.size, "sizeof(kg_probe)": _PROBE.size, "sizeof(kg_point)": _POINT.size,
@@ -96,7 +101,7 @@ class GuestFetchArg:
 
     def pack(self) -> bytes:
         """The struct kg_arg."""
-        if self.load in (LOAD_COMM, LOAD_DATA):  # the string itself in the dereference slots
+        if self.load == LOAD_DATA or (self.load == LOAD_COMM and not self.derefs):  # the string itself
             tail = struct.unpack("<8q", self.data.ljust(8 * KG_MAX_DEREF, b"\0"))
         else:
             tail = tuple(_signed(d) for d in self.derefs) + (0,) * (KG_MAX_DEREF - len(self.derefs))

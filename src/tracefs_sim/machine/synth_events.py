@@ -1,0 +1,90 @@
+"""The host side of the guest's synthetic events (kernel_model/include/trace/synth.h): each
+event's layout and enable bits in synth_events, where the guest's trace_synth() finds them.
+Written with the CPUs stopped (Machine.with_cpus_stopped)."""
+from __future__ import annotations
+
+import errno
+import struct
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .paging import PhysMem, kernel_virt_to_phys
+
+if TYPE_CHECKING:
+    from .machine import Machine
+
+
+class GuestSynthEvents:
+    """contract.GuestSynthOps over the guest's synth_events table."""
+
+    def __init__(self, machine: Machine):
+        self._machine = machine
+        image = machine.image
+        a = image.abi_value
+        self._max = a("SYNTH_EVENTS_MAX")
+        self._max_fields = a("SYNTH_FIELDS_MAX")
+        self._size = a("sizeof(synth_event)")
+        self._n_fields, self._sizes, self._kinds = a("synth_event.n_fields"), a("synth_event.size"), \
+            a("synth_event.kind")
+        self._file_slots, self._file_type = a("trace_event_file.slots"), a("trace_event_file.type")
+        table = image.lookup("synth_events")
+        if table is None or table.size != self._max * self._size:
+            raise ValueError("kernel image's synth_events layout does not match its host ABI")
+        self._table = kernel_virt_to_phys(table.addr)
+        self.base = table.addr
+        self._mem: PhysMem | None = None
+        self._lock = threading.Lock()
+        self._entries: dict[int, bytes] = {}  # index -> the entry as written (slots 0)
+        self._slots: dict[int, int] = {}
+
+    def attach(self, mem: PhysMem) -> None:
+        with self._lock:
+            self._mem = mem
+            for index in self._entries:
+                self._write(index)
+
+    def address(self, index: int) -> int:
+        """The guest address of entry `index` (what trace_synth() takes)."""
+        return self.base + index * self._size
+
+    def add(self, event_id: int, fields: Sequence[tuple[int, int]], n_u64: int) -> int:
+        """An event's entry, disabled: fields are (size, kind) in order; its index.
+        OSError(ENOMEM): the table is full."""
+        if len(fields) > self._max_fields:
+            raise OSError(errno.EINVAL, "too many fields")
+        with self._lock:
+            index = next((i for i in range(self._max) if i not in self._entries), None)
+            if index is None:
+                raise OSError(errno.ENOMEM, "the guest's synthetic event table is full")
+            entry = bytearray(self._size)
+            struct.pack_into("<H", entry, self._file_type, event_id)
+            struct.pack_into("<II", entry, self._n_fields, len(fields), n_u64)
+            for i, (size, kind) in enumerate(fields):
+                entry[self._sizes + i] = size
+                entry[self._kinds + i] = kind
+            self._entries[index] = bytes(entry)
+            self._slots[index] = 0
+            self._write(index)
+            return index
+
+    def set_slots(self, index: int, slots: int) -> None:
+        with self._lock:
+            self._slots[index] = slots
+            self._write(index)
+
+    def remove(self, index: int) -> None:
+        with self._lock:
+            del self._entries[index]
+            del self._slots[index]
+            if self._mem is not None:
+                self._machine.with_cpus_stopped(
+                    lambda: self._mem.write(self._table + index * self._size, bytes(self._size)))
+
+    def _write(self, index: int) -> None:
+        if self._mem is None:
+            return
+        entry = bytearray(self._entries[index])
+        struct.pack_into("<I", entry, self._file_slots, self._slots[index])
+        at = self._table + index * self._size
+        self._machine.with_cpus_stopped(lambda: self._mem.write(at, bytes(entry)))
