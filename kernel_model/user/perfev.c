@@ -10,6 +10,7 @@
  *   perfev cpu ID CPU N     a per-cpu event (pid -1) around N getuid() calls
  *   perfev ioctl ID N       ENABLE/DISABLE/RESET/ID/PERIOD/REFRESH/SET_OUTPUT on one event
  *   perfev errors ID        the errno of each invalid call
+ *   perfev crash ID         opens events, an inherited one in a child too, then dies of SIGSEGV
  */
 #include "libc.h"
 #include "../include/uapi/perf_event.h"
@@ -316,6 +317,31 @@ static int mode_errors(long id)
 	return 0;
 }
 
+static int mode_crash(long id)
+{
+	struct perf_event_attr attr;
+	struct timespec ts = { 0, 5000000 };
+
+	attr_init(&attr, PERF_TYPE_TRACEPOINT, id);
+	attr.inherit = 1;
+	must_open(&attr, 0, -1, -1);
+	attr_init(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	attr.inherit = 1;
+	must_open(&attr, 0, -1, -1);
+	if (fork() == 0) {
+		nanosleep(&ts, NULL);
+		exit(0);
+	}
+	getuids(2);
+	{
+		volatile int *null = (volatile int *)random_u64();
+
+		null = (volatile int *)((unsigned long)null & 0xff0);
+		*null = 1;	/* page 0: dies here, its child still asleep */
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "tp"))
@@ -332,8 +358,10 @@ int main(int argc, char **argv)
 		return mode_cpu(atol(argv[2]), atol(argv[3]), atol(argv[4]));
 	if (argc >= 4 && !strcmp(argv[1], "ioctl"))
 		return mode_ioctl(atol(argv[2]), atol(argv[3]));
+	if (argc >= 3 && !strcmp(argv[1], "crash"))
+		return mode_crash(atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "errors"))
 		return mode_errors(atol(argv[2]));
-	dprintf(2, "usage: perfev tp|cs|group|inherit|exec|cpu|ioctl|errors ...\n");
+	dprintf(2, "usage: perfev tp|cs|group|inherit|exec|cpu|ioctl|errors|crash ...\n");
 	return 2;
 }
