@@ -212,8 +212,11 @@ static struct known *meet(pid_t tid, pid_t creator)
 	k->helper = parent && parent->helper;
 	k->next = known_tasks[(unsigned int)tid % BUCKETS];
 	known_tasks[(unsigned int)tid % BUCKETS] = k;
-	if (k->tgid == tid)
+	if (k->tgid == tid) {
 		watch_exit(tid);
+		if (parent)
+			serve_fork(parent->tgid, tid);	/* (a fork copies the fd table) */
+	}
 
 	rec.len = sizeof(rec);
 	rec.ts = now_ns();
@@ -293,6 +296,7 @@ static void exec_outcome(struct known *k)
 		char comm[32];
 
 		rec.exec.result = 0;
+		serve_exec(k->tgid);
 		if (read_proc(k->tid, "comm", comm, sizeof(comm)) > 0)
 			memcpy(rec.exec.comm, comm, strcspn(comm, "\n") < 15 ? strcspn(comm, "\n") : 15);
 	} else {
@@ -354,10 +358,12 @@ static bool add_strv(struct session_record *rec, size_t room, pid_t pid, int arg
 	return add_blob(rec, room, arg, SESSION_BLOB_STRV, count, strings, used);
 }
 
-/* The call's record: number, arguments, and what is behind its pointers. */
-static void build_syscall(struct session_record *rec, size_t room, const struct seccomp_notif *req)
+/* The call's record: number, arguments, and what is behind its pointers (none for a call the
+ * kernel serves: it reads and writes the caller's memory itself, serve.c). */
+static void build_syscall(struct session_record *rec, size_t room, const struct seccomp_notif *req, int how)
 {
-	const struct arg_rule *rules = req->data.nr < SYSCALL_ARGS_NR ? syscall_args[req->data.nr] : NULL;
+	bool served = how & SERVE_CALL;
+	const struct arg_rule *rules = req->data.nr < SYSCALL_ARGS_NR && !served ? syscall_args[req->data.nr] : NULL;
 	int i;
 
 	rec->type = SESSION_REC_SYSCALL;
@@ -365,7 +371,7 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 	rec->ts = now_ns();
 	rec->sc.nr = req->data.nr;
 	rec->sc.nr_blobs = 0;
-	rec->sc.flags = 0;
+	rec->sc.flags = (served ? SESSION_SC_SERVE : 0) | (how & SERVE_NEW_FD ? SESSION_SC_NEW_FD : 0);
 	rec->sc.serial = 0;
 	for (i = 0; i < 6; i++)
 		rec->sc.args[i] = req->data.args[i];
@@ -407,14 +413,6 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 	rec->len = (rec->len + 7) / 8 * 8;
 }
 
-/* Whether call `nr` may write the memory behind its argument `arg` (syscall_args.h). */
-bool mirror_arg_written(long nr, int arg)
-{
-	unsigned char kind = nr >= 0 && nr < SYSCALL_ARGS_NR && arg < 6 ? syscall_args[nr][arg].kind : ARG_NONE;
-
-	return kind == ARG_STRUCT_IN || kind == ARG_OUT;
-}
-
 /* Whether `path`, as the task sees it, is one of the project's tools. */
 static bool is_helper(pid_t pid, const char *path)
 {
@@ -443,13 +441,16 @@ static int exec_error(pid_t pid, const char *path)
 
 /* Before the call is answered: what happened since the task's last call, and the call's
  * record (built in `rec`, room bytes). */
-unsigned long long mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room)
+unsigned long long mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room,
+			       int *how, pid_t *tgid)
 {
 	static unsigned long long serials;
 	unsigned long long served = 0;
 	struct known *k;
 	long nr = req->data.nr;
 
+	*how = 0;
+	*tgid = req->pid;
 	if (!ring)
 		return 0;
 	pthread_mutex_lock(&lock);
@@ -464,7 +465,9 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 		exec_outcome(k);
 	if (k->helper && nr != __NR_exit && nr != __NR_exit_group)
 		goto out;
-	build_syscall(rec, room, req);
+	*tgid = k->tgid;
+	*how = serve_wanted(req, k->tgid);
+	build_syscall(rec, room, req, *how);
 	switch (nr) {
 	case __NR_clone:
 	case __NR_clone3:
@@ -495,11 +498,12 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 	case __NR_exit_group:
 		k->exited = true;
 		break;
+	case __NR_close:
+		serve_fd_closed(k->tgid, (long)req->data.args[0]);
+		break;
 	}
-	if (serve_wanted(nr)) {
-		rec->sc.flags |= SESSION_SC_SERVE;
+	if (rec->sc.flags & SESSION_SC_SERVE)
 		rec->sc.serial = ++serials;
-	}
 	if (produce(rec) && (rec->sc.flags & SESSION_SC_SERVE))
 		served = rec->sc.serial;
 	if (nr == __NR_exit) {
@@ -515,6 +519,18 @@ out:
 struct session_ring *mirror_ring(void)
 {
 	return ring;
+}
+
+void mirror_fd_given(pid_t tid, int kfd, int fd)
+{
+	struct session_record rec = { .type = SESSION_REC_FD, .tid = tid, .len = sizeof(rec) };
+
+	rec.ts = now_ns();
+	rec.fd.kernel = kfd;
+	rec.fd.host = fd;
+	pthread_mutex_lock(&lock);
+	produce(&rec);
+	pthread_mutex_unlock(&lock);
 }
 
 /* ---- ends ---- */
@@ -549,6 +565,7 @@ static void process_ended(pid_t tgid, int pidfd)
 		}
 	}
 	pthread_mutex_unlock(&lock);
+	serve_exit(tgid);
 	epoll_ctl(exits_epoll, EPOLL_CTL_DEL, pidfd, NULL);
 	close(pidfd);
 }
