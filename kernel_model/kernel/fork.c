@@ -170,6 +170,7 @@ void session_free_process(struct task_struct *p)
 	unsigned long flags;
 	int fd;
 
+	perf_event_free_task(p);
 	spin_lock_irqsave(&sched_lock, flags);
 	list_del_init(&p->sibling);
 	list_del_init(&p->tasks);
