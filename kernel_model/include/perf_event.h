@@ -170,16 +170,22 @@ static __always_inline void perf_event_task_sched_out(struct task_struct *prev, 
 	if (static_branch_unlikely(&perf_sched_events))
 		__perf_event_task_sched_out(prev, next);
 }
-/* in finish_task_switch, on the new task's stack */
+/* in finish_task_switch, on the new task's stack; a moved task's migration counts here, in
+ * its own context */
 static __always_inline void perf_event_task_sched_in(struct task_struct *prev, struct task_struct *task)
 {
 	if (static_branch_unlikely(&perf_sched_events))
 		__perf_event_task_sched_in(prev, task);
+	if (static_branch_unlikely(&perf_swevent_enabled[PERF_COUNT_SW_CPU_MIGRATIONS]) &&
+	    task->perf_sched_migrated) {
+		__perf_sw_event_sched(PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0);
+		task->perf_sched_migrated = 0;
+	}
 }
-/* set_task_cpu(): counted as the task next comes in, in its own context */
+/* set_task_cpu() */
 static __always_inline void perf_event_task_migrate(struct task_struct *task)
 {
-	if (static_branch_unlikely(&perf_sched_events))
+	if (static_branch_unlikely(&perf_swevent_enabled[PERF_COUNT_SW_CPU_MIGRATIONS]))
 		task->perf_sched_migrated = 1;
 }
 int perf_event_init_task(struct task_struct *child, unsigned long clone_flags);

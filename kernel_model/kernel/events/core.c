@@ -197,10 +197,6 @@ void __perf_event_task_sched_in(struct task_struct *prev, struct task_struct *ta
 		task_ctx_sched_in(ctx, smp_processor_id(), perf_clock());
 		perf_unlock_irqrestore(flags);
 	}
-	if (task->perf_sched_migrated) {
-		task->perf_sched_migrated = 0;
-		perf_sw_event(PERF_COUNT_SW_CPU_MIGRATIONS, 1, NULL, 0);
-	}
 }
 
 /* the task is on a cpu now (its runqueue's curr): which, or -1 */
