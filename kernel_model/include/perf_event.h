@@ -55,6 +55,51 @@ struct hw_perf_event {
 	struct task_struct *target;	/* the task of a per-task event */
 };
 
+/* kernel/events/ring_buffer.c */
+#define RING_BUFFER_WRITABLE	0x01	/* mapped writable: the reader's data_tail holds records back */
+struct perf_buffer {
+	int refcount;
+	int mmap_count;
+	int nr_pages;			/* data pages: a power of 2 */
+	int overwrite;			/* read-only mapping: the oldest records are written over */
+	int paused;			/* PERF_EVENT_IOC_PAUSE_OUTPUT */
+	u64 head;			/* where the next record goes */
+	u64 lost;			/* records dropped since the last PERF_RECORD_LOST */
+	u64 events;			/* records since the last wakeup (wakeup_events) */
+	u64 wakeup;			/* wakeups due (watermark, wakeup_events) */
+	u64 wakeup_head;		/* head at the last watermark wakeup */
+	long watermark;
+	struct list_head event_list;	/* the events that write here */
+	struct perf_event_mmap_page *user_page;
+	void *data_pages[];		/* each page on its own, as the mapping takes them */
+};
+
+struct perf_output_handle {
+	struct perf_event *event;
+	struct perf_buffer *rb;
+	u64 head;
+	u64 size;
+};
+
+struct perf_raw_record {
+	u32 size;
+	void *data;
+};
+
+/* what a sample carries (filled by perf_prepare_sample) */
+struct perf_sample_data {
+	u64 ip;
+	struct { u32 pid, tid; } tid_entry;
+	u64 time;
+	u64 addr;
+	u64 id;
+	u64 stream_id;
+	struct { u32 cpu, reserved; } cpu_entry;
+	u64 period;
+	struct perf_raw_record *raw;
+	u64 *callchain;			/* nr, then the addresses */
+};
+
 struct perf_event {
 	struct list_head event_entry;	/* on ctx->event_list */
 	struct list_head sibling_list;	/* a leader: its siblings; a sibling: its place there */
@@ -85,6 +130,11 @@ struct perf_event {
 	struct list_head child_entry;	/* a child: its place on the parent's child_list */
 	void (*destroy)(struct perf_event *event);
 	void *tp_event;			/* a tracepoint event: its struct tracepoint or syscall file */
+	/* sampling */
+	u16 header_size;		/* a sample's fixed fields past the header and the ids */
+	u16 id_header_size;		/* the sample_id fields */
+	struct perf_buffer *rb;		/* where its records go (its own mmap, or SET_OUTPUT's) */
+	struct list_head rb_entry;	/* on rb->event_list */
 };
 
 struct perf_event_context {
@@ -117,7 +167,7 @@ static __always_inline u64 perf_clock(void) { return trace_clock_local(this_cpu(
 
 /* firing: kernel/events/core.c */
 void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr);
-void perf_swevent_event(struct perf_event *event, u64 nr, struct pt_regs *regs);
+void perf_swevent_event(struct perf_event *event, u64 nr, struct pt_regs *regs, struct perf_raw_record *raw);
 int perf_swevent_get_recursion_context(void);
 void perf_swevent_put_recursion_context(int rctx);
 void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size, struct pt_regs *regs,
@@ -133,6 +183,22 @@ void perf_event_del_from_source(struct perf_event *event);
 	(regs)->cs = __KERNEL_CS; \
 	(regs)->flags = 0; \
 } while (0)
+
+/* kernel/events/ring_buffer.c */
+struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags);
+void rb_free(struct perf_buffer *rb);
+void *perf_mmap_to_page(struct perf_buffer *rb, unsigned long pgoff);
+int perf_output_begin(struct perf_output_handle *handle, struct perf_event *event, unsigned int size);
+void perf_output_copy(struct perf_output_handle *handle, const void *buf, unsigned int len);
+void perf_output_skip(struct perf_output_handle *handle, unsigned int len);
+void perf_output_end(struct perf_output_handle *handle);
+#define perf_output_put(handle, x) perf_output_copy((handle), &(x), sizeof(x))
+/* kernel/events/core.c: a record's sample_id (sample_id_all) */
+void perf_event_header__init_id(struct perf_sample_data *data, struct perf_event *event);
+void perf_event__output_id_sample(struct perf_event *event, struct perf_output_handle *handle,
+				  struct perf_sample_data *data);
+/* kernel/events/callchain.c */
+u64 *perf_callchain(struct perf_event *event, struct pt_regs *regs);
 
 /* kernel/trace_event_perf.c */
 /* the record size perf gives a tracepoint: with perf's u32 size header, a whole number of u64s */

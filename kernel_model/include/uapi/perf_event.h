@@ -156,6 +156,67 @@ enum perf_event_ioc_flags {
 	PERF_IOC_FLAG_GROUP = 1U << 0,
 };
 
+/* The first page of an event's mmap: the counter's state, then where the records are. */
+struct perf_event_mmap_page {
+	unsigned int version;
+	unsigned int compat_version;
+	unsigned int lock;		/* seqlock of the fields up to data_head */
+	unsigned int index;
+	long long offset;
+	unsigned long long time_enabled;
+	unsigned long long time_running;
+	unsigned long long capabilities;	/* bit 1: cap_bit0_is_deprecated */
+	unsigned short pmc_width;
+	unsigned short time_shift;
+	unsigned int time_mult;
+	unsigned long long time_offset;
+	unsigned long long time_zero;
+	unsigned int size;
+	unsigned int __reserved_1;
+	unsigned long long time_cycles;
+	unsigned long long time_mask;
+	unsigned char __reserved[116 * 8];
+	unsigned long long data_head;	/* the kernel's: where the next record goes */
+	unsigned long long data_tail;	/* the reader's: what it has read */
+	unsigned long long data_offset;
+	unsigned long long data_size;
+	unsigned long long aux_head;
+	unsigned long long aux_tail;
+	unsigned long long aux_offset;
+	unsigned long long aux_size;
+};
+_Static_assert(__builtin_offsetof(struct perf_event_mmap_page, data_head) == 1024, "6.1's mmap page");
+
+struct perf_event_header {
+	unsigned int type;
+	unsigned short misc;
+	unsigned short size;
+};
+
+#define PERF_RECORD_MISC_CPUMODE_MASK	(7 << 0)
+#define PERF_RECORD_MISC_KERNEL		(1 << 0)
+#define PERF_RECORD_MISC_USER		(2 << 0)
+#define PERF_RECORD_MISC_COMM_EXEC	(1 << 13)
+
+enum perf_event_type {
+	PERF_RECORD_MMAP = 1,
+	PERF_RECORD_LOST = 2,
+	PERF_RECORD_COMM = 3,
+	PERF_RECORD_EXIT = 4,
+	PERF_RECORD_THROTTLE = 5,
+	PERF_RECORD_UNTHROTTLE = 6,
+	PERF_RECORD_FORK = 7,
+	PERF_RECORD_READ = 8,
+	PERF_RECORD_SAMPLE = 9,
+	PERF_RECORD_MMAP2 = 10,
+	PERF_RECORD_MAX,
+};
+
+#define PERF_MAX_STACK_DEPTH		127
+#define PERF_CONTEXT_HV			((unsigned long long)-32)
+#define PERF_CONTEXT_KERNEL		((unsigned long long)-128)
+#define PERF_CONTEXT_USER		((unsigned long long)-512)
+
 #define PERF_FLAG_FD_NO_GROUP		(1UL << 0)
 #define PERF_FLAG_FD_OUTPUT		(1UL << 1)
 #define PERF_FLAG_PID_CGROUP		(1UL << 2)

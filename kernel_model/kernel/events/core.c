@@ -6,6 +6,7 @@
  */
 #include "../../include/syscalls.h"
 #include "../../include/perf_event.h"
+#include "../../include/bitops.h"
 
 #define O_RDWR 2
 #define CLONE_THREAD 0x00010000
@@ -249,10 +250,252 @@ static __always_inline bool perf_exclude_event(struct perf_event *event, struct 
 	return false;
 }
 
-/* perf_lock held */
-void perf_swevent_event(struct perf_event *event, u64 nr, struct pt_regs *regs)
+/* ---- samples ---- */
+static void __perf_event_disable(struct perf_event *event, u64 now);
+static u64 __perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running, u64 now);
+
+/*
+ * read()'s format of the event (perf_read_one) or of its whole group (perf_read_group), one
+ * u64 at a time to put(arg, value), perf_lock held: the number of values.
+ */
+static size_t perf_read_format(struct perf_event *event, u64 now, void (*put)(void *, u64), void *arg)
 {
+	u64 read_format = event->attr.read_format, enabled, running, value;
+	struct perf_event *leader = event->group_leader, *member;
+	size_t n = 0;
+
+#define PUT(v) (put(arg, (v)), n++)
+	if (!(read_format & PERF_FORMAT_GROUP)) {
+		leader = event;
+		value = __perf_event_read_value(event, &enabled, &running, now);
+		PUT(value);
+	} else {
+		PUT(1 + leader->nr_siblings);
+		value = __perf_event_read_value(leader, &enabled, &running, now);
+	}
+	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		PUT(enabled);
+	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		PUT(running);
+	if (read_format & PERF_FORMAT_GROUP)
+		PUT(value);
+	if (read_format & PERF_FORMAT_ID)
+		PUT(primary_event_id(leader));
+	if (read_format & PERF_FORMAT_LOST)
+		PUT(leader->lost_samples);
+	if (!(read_format & PERF_FORMAT_GROUP))
+		return n;
+	list_for_each_entry(member, &leader->sibling_list, sibling_list) {
+		PUT(__perf_event_read_value(member, &enabled, &running, now));
+		if (read_format & PERF_FORMAT_ID)
+			PUT(primary_event_id(member));
+		if (read_format & PERF_FORMAT_LOST)
+			PUT(member->lost_samples);
+	}
+#undef PUT
+	return n;
+}
+
+static void perf_output_put_u64(void *handle, u64 value)
+{
+	perf_output_put((struct perf_output_handle *)handle, value);
+}
+
+/* a sample's PERF_SAMPLE_READ */
+static void perf_output_read(struct perf_output_handle *handle, struct perf_event *event)
+{
+	perf_read_format(event, perf_clock(), perf_output_put_u64, handle);
+}
+
+static u32 perf_event_pid(struct perf_event *event, struct task_struct *p)
+{
+	return p->tgid;
+}
+
+static u32 perf_event_tid(struct perf_event *event, struct task_struct *p)
+{
+	return p->pid;
+}
+
+void perf_event_header__init_id(struct perf_sample_data *data, struct perf_event *event)
+{
+	u64 sample_type = event->attr.sample_type;
+
+	if (sample_type & PERF_SAMPLE_TID) {
+		data->tid_entry.pid = perf_event_pid(event, current);
+		data->tid_entry.tid = perf_event_tid(event, current);
+	}
+	if (sample_type & PERF_SAMPLE_TIME)
+		data->time = perf_clock();
+	if (sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER))
+		data->id = primary_event_id(event);
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		data->stream_id = event->id;
+	if (sample_type & PERF_SAMPLE_CPU) {
+		data->cpu_entry.cpu = smp_processor_id();
+		data->cpu_entry.reserved = 0;
+	}
+}
+
+/* the sample_id a record other than a sample ends with (attr.sample_id_all) */
+void perf_event__output_id_sample(struct perf_event *event, struct perf_output_handle *handle,
+				  struct perf_sample_data *data)
+{
+	u64 sample_type = event->attr.sample_type;
+
+	if (!event->attr.sample_id_all)
+		return;
+	if (sample_type & PERF_SAMPLE_TID)
+		perf_output_put(handle, data->tid_entry);
+	if (sample_type & PERF_SAMPLE_TIME)
+		perf_output_put(handle, data->time);
+	if (sample_type & PERF_SAMPLE_ID)
+		perf_output_put(handle, data->id);
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		perf_output_put(handle, data->stream_id);
+	if (sample_type & PERF_SAMPLE_CPU)
+		perf_output_put(handle, data->cpu_entry);
+	if (sample_type & PERF_SAMPLE_IDENTIFIER)
+		perf_output_put(handle, data->id);
+}
+
+/*
+ * __perf_event_header_size() and perf_event__id_header_size(): a u64 for each field but the
+ * read values; the weights are one field
+ */
+#define PERF_SAMPLE_U64_FIELDS (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD | \
+				PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR | \
+				PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
+#define PERF_SAMPLE_ID_FIELDS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER | \
+			       PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
+static void perf_event__header_size(struct perf_event *event)
+{
+	u64 sample_type = event->attr.sample_type;
+
+	event->header_size = sizeof(u64) * hweight64(sample_type & PERF_SAMPLE_U64_FIELDS) +
+			     (sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT) ? sizeof(u64) : 0) +
+			     (sample_type & PERF_SAMPLE_READ ? event->read_size : 0);
+	event->id_header_size = sizeof(u64) * hweight64(sample_type & PERF_SAMPLE_ID_FIELDS);
+}
+
+static void perf_prepare_sample(struct perf_event_header *header, struct perf_sample_data *data,
+				struct perf_event *event, struct pt_regs *regs)
+{
+	u64 sample_type = event->attr.sample_type;
+	u32 size = sizeof(*header) + event->header_size + event->id_header_size;
+
+	header->type = PERF_RECORD_SAMPLE;
+	header->misc = user_mode(regs) ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;
+	perf_event_header__init_id(data, event);
+	if (sample_type & PERF_SAMPLE_IP)
+		data->ip = regs->ip;
+	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
+		data->callchain = perf_callchain(event, regs);
+		size += (1 + data->callchain[0]) * sizeof(u64);
+	}
+	if (sample_type & PERF_SAMPLE_RAW)	/* with its u32 size, a whole number of u64s */
+		size += data->raw ? ALIGN(data->raw->size + sizeof(u32), sizeof(u64)) : sizeof(u64);
+	header->size = size;
+}
+
+static void perf_output_sample(struct perf_output_handle *handle, struct perf_event_header *header,
+			       struct perf_sample_data *data, struct perf_event *event)
+{
+	u64 sample_type = event->attr.sample_type, zero = 0;
+
+	perf_output_put(handle, *header);
+	if (sample_type & PERF_SAMPLE_IDENTIFIER)
+		perf_output_put(handle, data->id);
+	if (sample_type & PERF_SAMPLE_IP)
+		perf_output_put(handle, data->ip);
+	if (sample_type & PERF_SAMPLE_TID)
+		perf_output_put(handle, data->tid_entry);
+	if (sample_type & PERF_SAMPLE_TIME)
+		perf_output_put(handle, data->time);
+	if (sample_type & PERF_SAMPLE_ADDR)
+		perf_output_put(handle, data->addr);
+	if (sample_type & PERF_SAMPLE_ID)
+		perf_output_put(handle, data->id);
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		perf_output_put(handle, data->stream_id);
+	if (sample_type & PERF_SAMPLE_CPU)
+		perf_output_put(handle, data->cpu_entry);
+	if (sample_type & PERF_SAMPLE_PERIOD)
+		perf_output_put(handle, data->period);
+	if (sample_type & PERF_SAMPLE_READ)	/* the count as read() gives it, no group */
+		perf_output_read(handle, event);
+	if (sample_type & PERF_SAMPLE_CALLCHAIN)
+		perf_output_copy(handle, data->callchain, (1 + data->callchain[0]) * sizeof(u64));
+	if (sample_type & PERF_SAMPLE_RAW) {
+		if (data->raw) {
+			u32 size = ALIGN(data->raw->size + sizeof(u32), sizeof(u64)) - sizeof(u32);
+
+			perf_output_put(handle, size);
+			perf_output_copy(handle, data->raw->data, data->raw->size);
+			perf_output_copy(handle, &zero, size - data->raw->size);
+		} else {
+			struct { u32 size; u32 data; } raw = { .size = sizeof(u32), .data = 0 };
+
+			perf_output_put(handle, raw);
+		}
+	}
+	/* wakeup_events: a wakeup every so many samples */
+	if (!event->attr.watermark && event->attr.wakeup_events) {
+		struct perf_buffer *rb = handle->rb;
+
+		if (++rb->events >= event->attr.wakeup_events) {
+			rb->events -= event->attr.wakeup_events;
+			rb->wakeup++;
+		}
+	}
+}
+
+/* perf_event_output_forward(), perf_lock held */
+static void perf_event_output(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct perf_output_handle handle;
+	struct perf_event_header header;
+
+	perf_prepare_sample(&header, data, event, regs);
+	if (perf_output_begin(&handle, event, header.size))
+		return;
+	perf_output_sample(&handle, &header, data, event);
+	perf_output_end(&handle);
+}
+
+/* __perf_event_overflow(): REFRESH's limit, then the sample */
+static void perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
+{
+	if (event->event_limit && --event->event_limit == 0)
+		__perf_event_disable(event, perf_clock());
+	perf_event_output(event, data, regs);
+}
+
+/*
+ * perf_swevent_event(), perf_lock held: the count, and a sample each time the period runs
+ * out (a frequency starts at period 1, as 6.1's does before the tick adjusts it).
+ */
+void perf_swevent_event(struct perf_event *event, u64 nr, struct pt_regs *regs, struct perf_raw_record *raw)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	struct perf_sample_data data;
+
 	event->count += nr;
+	if (!regs || !is_sampling_event(event))
+		return;
+	memset(&data, 0, sizeof(data));
+	data.raw = raw;
+	if ((event->attr.sample_type & PERF_SAMPLE_PERIOD) && !event->attr.freq) {
+		data.period = nr;
+		perf_event_overflow(event, &data, regs);
+		return;
+	}
+	data.period = hwc->last_period;
+	hwc->period_left -= nr;
+	while (hwc->period_left <= 0 && event->state == PERF_EVENT_STATE_ACTIVE) {
+		hwc->period_left += hwc->sample_period;
+		perf_event_overflow(event, &data, regs);
+	}
 }
 
 notrace void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
@@ -263,7 +506,7 @@ notrace void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 ad
 
 	list_for_each_entry(event, head, hw.node)
 		if (!perf_exclude_event(event, regs))
-			perf_swevent_event(event, nr, regs);
+			perf_swevent_event(event, nr, regs, NULL);
 	perf_unlock_irqrestore(flags);
 }
 
@@ -289,6 +532,7 @@ notrace void __perf_sw_event_sched(u32 event_id, u64 nr, u64 addr)
 void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size, struct pt_regs *regs,
 			   struct list_head *head, int rctx, struct task_struct *task)
 {
+	struct perf_raw_record raw = { .size = entry_size, .data = record };
 	struct percpu *pc = this_cpu();
 	struct perf_event *event;
 	unsigned long flags = perf_lock_irqsave();
@@ -297,7 +541,7 @@ void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size, stru
 	trace_entry_fill_count(pc, record, event_type, flags, trace_current_pid(pc), pc->preempt_count + 1);
 	list_for_each_entry(event, head, hw.node)
 		if (!perf_exclude_event(event, regs))
-			perf_swevent_event(event, count, regs);
+			perf_swevent_event(event, count, regs, &raw);
 	perf_unlock_irqrestore(flags);
 	perf_swevent_put_recursion_context(rctx);
 }
@@ -513,8 +757,11 @@ static void perf_group_read_sizes(struct perf_event *leader)
 	struct perf_event *sibling;
 
 	leader->read_size = __perf_event_read_size(leader->attr.read_format, leader->nr_siblings);
-	list_for_each_entry(sibling, &leader->sibling_list, sibling_list)
+	perf_event__header_size(leader);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_list) {
 		sibling->read_size = __perf_event_read_size(sibling->attr.read_format, leader->nr_siblings);
+		perf_event__header_size(sibling);
+	}
 }
 
 /* ---- allocation and freeing ---- */
@@ -564,6 +811,8 @@ static struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu
 	if (event->pmu == &perf_swevent)
 		event->hw.source = perf_swevent_lists[event->attr.config];
 	event->read_size = __perf_event_read_size(attr->read_format, 0);
+	INIT_LIST_HEAD(&event->rb_entry);
+	perf_event__header_size(event);
 	if (task)
 		static_key_slow_inc(&perf_sched_events);	/* account_event(): a per-task event */
 	return event;
@@ -762,11 +1011,24 @@ static u64 __perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *
 	return total;
 }
 
+/* values into a buffer of read_size bytes (the group may have grown since it was sized) */
+struct perf_read_buf {
+	u64 *values;
+	size_t n, cap;
+};
+
+static void perf_read_put(void *arg, u64 value)
+{
+	struct perf_read_buf *b = arg;
+
+	if (b->n < b->cap)
+		b->values[b->n++] = value;
+}
+
 static ssize_t perf_read(struct file *file, char *buf, size_t count, loff_t *ppos)
 {
 	struct perf_event *event = (struct perf_event *)file->private_data;
-	u64 read_format = event->attr.read_format, enabled, running, now, *values, one[5];
-	size_t n = 0, cap;
+	struct perf_read_buf b;
 	unsigned long flags;
 	ssize_t ret;
 
@@ -774,59 +1036,20 @@ static ssize_t perf_read(struct file *file, char *buf, size_t count, loff_t *ppo
 		return 0;	/* end of file: a pinned event that could not be scheduled */
 	if (count < event->read_size)
 		return -ENOSPC;
-	if (!(read_format & PERF_FORMAT_GROUP)) {	/* perf_read_one() */
-		flags = perf_lock_irqsave();
-		one[n++] = __perf_event_read_value(event, &enabled, &running, perf_clock());
-		if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			one[n++] = enabled;
-		if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			one[n++] = running;
-		if (read_format & PERF_FORMAT_ID)
-			one[n++] = primary_event_id(event);
-		if (read_format & PERF_FORMAT_LOST)
-			one[n++] = event->lost_samples;
-		perf_unlock_irqrestore(flags);
-		return copy_to_user(buf, one, n * sizeof(u64)) ? -EFAULT : (ssize_t)(n * sizeof(u64));
-	}
-	/* perf_read_group(): nr, the leader's times, then {value, id, lost} of each member */
 	mutex_lock(&perf_mutex);
-	cap = event->read_size / sizeof(u64);
-	values = kzalloc(event->read_size, GFP_KERNEL);
-	if (!values) {
+	b.n = 0;
+	b.cap = event->read_size / sizeof(u64);
+	b.values = kzalloc(event->read_size, GFP_KERNEL);
+	if (!b.values) {
 		mutex_unlock(&perf_mutex);
 		return -ENOMEM;
 	}
 	flags = perf_lock_irqsave();
-	{
-		struct perf_event *leader = event->group_leader, *sibling;
-		u64 value;
-
-		now = perf_clock();
-		values[n++] = 1 + leader->nr_siblings;
-		value = __perf_event_read_value(leader, &enabled, &running, now);
-		if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-			values[n++] = enabled;
-		if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-			values[n++] = running;
-		values[n++] = value;
-		if (read_format & PERF_FORMAT_ID)
-			values[n++] = primary_event_id(leader);
-		if (read_format & PERF_FORMAT_LOST)
-			values[n++] = leader->lost_samples;
-		list_for_each_entry(sibling, &leader->sibling_list, sibling_list) {
-			if (n >= cap)
-				break;
-			values[n++] = __perf_event_read_value(sibling, &enabled, &running, now);
-			if ((read_format & PERF_FORMAT_ID) && n < cap)
-				values[n++] = primary_event_id(sibling);
-			if ((read_format & PERF_FORMAT_LOST) && n < cap)
-				values[n++] = sibling->lost_samples;
-		}
-	}
+	perf_read_format(event, perf_clock(), perf_read_put, &b);
 	perf_unlock_irqrestore(flags);
 	mutex_unlock(&perf_mutex);
-	ret = copy_to_user(buf, values, cap * sizeof(u64)) ? -EFAULT : (ssize_t)(cap * sizeof(u64));
-	kfree(values);
+	ret = copy_to_user(buf, b.values, b.n * sizeof(u64)) ? -EFAULT : (ssize_t)(b.n * sizeof(u64));
+	kfree(b.values);
 	return ret;
 }
 
