@@ -86,6 +86,26 @@ static unsigned long long now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * The doorbell (an eventfd the machine turns into the kernel's interrupt) is rung when the
+ * kernel said it waits for records, but at most once per BELL_GAP_NS while calls flow: a
+ * record that comes sooner waits for the bell thread, and the kernel takes the batch.  So a
+ * tight loop of calls costs the host one wake-up of the machine per gap, not one per call.
+ * Records someone waits for (a served call, the fd its process got) ring at once.
+ */
+#define BELL_GAP_NS 100000ULL
+static unsigned long long last_rung;
+static bool bell_late;		/* a record waits for the bell thread */
+static pthread_cond_t bell_cond = PTHREAD_COND_INITIALIZER;
+
+/* Under lock. */
+static void ring_bell(void)
+{
+	ring->consumer_waiting = 0;
+	last_rung = now_ns();
+	eventfd_write(doorbell_fd, 1);
+}
+
 /* Under lock: append a record (rec->len set, a multiple of 8); counts it lost when full. */
 static bool produce(const struct session_record *rec)
 {
@@ -110,10 +130,42 @@ static bool produce(const struct session_record *rec)
 	/* the kernel sets consumer_waiting, then looks at head: the one who looks last sees */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&ring->consumer_waiting, __ATOMIC_SEQ_CST)) {
-		ring->consumer_waiting = 0;
-		eventfd_write(doorbell_fd, 1);
+		bool urgent = rec->type == SESSION_REC_FD ||
+			      (rec->type == SESSION_REC_SYSCALL && (rec->sc.flags & SESSION_SC_SERVE));
+
+		if (urgent || now_ns() - last_rung >= BELL_GAP_NS)
+			ring_bell();
+		else if (!bell_late) {
+			bell_late = true;
+			pthread_cond_signal(&bell_cond);
+		}
 	}
 	return true;
+}
+
+/* The bell thread: rings for the records that came too soon after the last ring. */
+static void *ring_late(void *unused __attribute__((unused)))
+{
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		unsigned long long wait;
+		struct timespec ts;
+
+		while (!bell_late)
+			pthread_cond_wait(&bell_cond, &lock);
+		wait = last_rung + BELL_GAP_NS - now_ns();
+		if (wait <= BELL_GAP_NS) {	/* (else the gap is over already) */
+			pthread_mutex_unlock(&lock);
+			ts.tv_sec = 0;
+			ts.tv_nsec = wait;
+			nanosleep(&ts, NULL);
+			pthread_mutex_lock(&lock);
+		}
+		bell_late = false;
+		if (__atomic_load_n(&ring->consumer_waiting, __ATOMIC_SEQ_CST))
+			ring_bell();
+	}
+	return NULL;
 }
 
 /* ---- what the supervisor knows of the session's tasks (under lock) ---- */
@@ -615,7 +667,8 @@ void mirror_start(void)
 	if (!ring)
 		return;
 	exits_epoll = epoll_create1(EPOLL_CLOEXEC);
-	if (exits_epoll < 0 || pthread_create(&thread, NULL, watch_exits, NULL)) {
+	if (exits_epoll < 0 || pthread_create(&thread, NULL, watch_exits, NULL) ||
+	    pthread_create(&thread, NULL, ring_late, NULL)) {
 		fprintf(stderr, "tracefs-sim-init: cannot watch the session's processes: %s\n", strerror(errno));
 		ring = NULL;
 	}
