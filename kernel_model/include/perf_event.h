@@ -129,7 +129,8 @@ struct perf_event {
 	struct list_head child_list;	/* a parent: its inherited events */
 	struct list_head child_entry;	/* a child: its place on the parent's child_list */
 	void (*destroy)(struct perf_event *event);
-	void *tp_event;			/* a tracepoint event: its struct tracepoint or syscall file */
+	void *tp_event;			/* a tracepoint event: its trace_event_meta */
+	struct event_filter *filter;	/* a tracepoint event's PERF_EVENT_IOC_SET_FILTER */
 	/* sampling */
 	u16 header_size;		/* a sample's fixed fields past the header and the ids */
 	u16 id_header_size;		/* the sample_id fields */

@@ -11,6 +11,7 @@
  *   perfev ioctl ID N       ENABLE/DISABLE/RESET/ID/PERIOD/REFRESH/SET_OUTPUT on one event
  *   perfev errors ID        the errno of each invalid call
  *   perfev crash ID         opens events, an inherited one in a child too, then dies of SIGSEGV
+ *   perfev filter RAW SWITCH N  SET_FILTER on raw_syscalls:sys_enter and sched:sched_switch
  */
 #include "libc.h"
 #include "../include/uapi/perf_event.h"
@@ -317,6 +318,46 @@ static int mode_errors(long id)
 	return 0;
 }
 
+static int mode_filter(long raw_id, long switch_id, long n)
+{
+	struct perf_event_attr attr;
+	struct timespec ts = { 0, 1000000 };
+	int raw, sw, cs;
+	long i;
+
+	attr_init(&attr, PERF_TYPE_TRACEPOINT, raw_id);
+	attr.disabled = 1;
+	raw = must_open(&attr, 0, -1, -1);
+	printf("filter: %ld\n", ioctl(raw, PERF_EVENT_IOC_SET_FILTER, (unsigned long)"id == 102 || (id == 39 && !(common_pid < 0))"));
+	printf("second filter: %ld\n", ioctl(raw, PERF_EVENT_IOC_SET_FILTER, (unsigned long)"id == 1"));
+	attr_init(&attr, PERF_TYPE_TRACEPOINT, switch_id);
+	attr.disabled = 1;
+	sw = must_open(&attr, -1, 0, -1);
+	printf("glob filter: %ld\n", ioctl(sw, PERF_EVENT_IOC_SET_FILTER, (unsigned long)"prev_comm ~ \"perf*\" && next_pid != 0x7fffffff"));
+	attr_init(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES);
+	cs = must_open(&attr, 0, -1, -1);
+	printf("software event: %ld\n", ioctl(cs, PERF_EVENT_IOC_SET_FILTER, (unsigned long)"id == 1"));
+	printf("fd not open: %ld\n", ioctl(cs + 1, PERF_EVENT_IOC_SET_FILTER, (unsigned long)"nosuch == 1"));
+	attr_init(&attr, PERF_TYPE_TRACEPOINT, raw_id);
+	i = must_open(&attr, 0, -1, -1);
+	printf("unknown field: %ld\n", ioctl(i, PERF_EVENT_IOC_SET_FILTER, (unsigned long)"nosuch == 1"));
+	printf("string op on a number: %ld\n", ioctl(i, PERF_EVENT_IOC_SET_FILTER, (unsigned long)"id ~ 1"));
+	printf("unbalanced: %ld\n", ioctl(i, PERF_EVENT_IOC_SET_FILTER, (unsigned long)"(id == 1"));
+	printf("bad pointer: %ld\n", ioctl(i, PERF_EVENT_IOC_SET_FILTER, 8));
+	ioctl(raw, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(sw, PERF_EVENT_IOC_ENABLE, 0);
+	getuids(n);
+	for (i = 0; i < n; i++) {
+		getpid();
+		nanosleep(&ts, NULL);
+	}
+	ioctl(raw, PERF_EVENT_IOC_DISABLE, 0);
+	ioctl(sw, PERF_EVENT_IOC_DISABLE, 0);
+	print_one("raw", raw);
+	print_one("switch", sw);
+	return 0;
+}
+
 static int mode_crash(long id)
 {
 	struct perf_event_attr attr;
@@ -358,10 +399,12 @@ int main(int argc, char **argv)
 		return mode_cpu(atol(argv[2]), atol(argv[3]), atol(argv[4]));
 	if (argc >= 4 && !strcmp(argv[1], "ioctl"))
 		return mode_ioctl(atol(argv[2]), atol(argv[3]));
+	if (argc >= 5 && !strcmp(argv[1], "filter"))
+		return mode_filter(atol(argv[2]), atol(argv[3]), atol(argv[4]));
 	if (argc >= 3 && !strcmp(argv[1], "crash"))
 		return mode_crash(atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "errors"))
 		return mode_errors(atol(argv[2]));
-	dprintf(2, "usage: perfev tp|cs|group|inherit|exec|cpu|ioctl|errors|crash ...\n");
+	dprintf(2, "usage: perfev tp|cs|group|inherit|exec|cpu|ioctl|errors|crash|filter ...\n");
 	return 2;
 }

@@ -155,3 +155,18 @@ def test_nothing_left_behind(make_machine, run_program):
     time.sleep(0.1)      # the child's sleep ends: it exits, with the last of them
     m.read_memory(image.text_range[0], 1)
     assert {m.read_memory(s, 5) for s in perf_sites} == {bytes.fromhex("0f1f440000")}
+
+
+def test_set_filter(make_machine, run_program):
+    """PERF_EVENT_IOC_SET_FILTER: the kernel parses the filter over the event's fields."""
+    m = make_machine(cpus=1, seed=2)
+    ids = event_ids(m)
+    out = perfev(m, run_program, "filter", ids["sys_enter"], ids["sched_switch"], 5)
+    got = answers(out)
+    assert got["filter"] == got["glob filter"] == 0
+    assert got["second filter"] == -17            # EEXIST: one filter an event
+    assert got["software event"] == got["unknown field"] == got["string op on a number"] \
+        == got["unbalanced"] == -EINVAL
+    assert got["fd not open"] == -EBADF and got["bad pointer"] == -14
+    assert fields(out, "raw")["count"] == 10      # the 5 getuid and 5 getpid calls, no other
+    assert fields(out, "switch")["count"] == 5    # perfev switching out to sleep

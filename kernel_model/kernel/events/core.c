@@ -7,6 +7,7 @@
 #include "../../include/syscalls.h"
 #include "../../include/perf_event.h"
 #include "../../include/bitops.h"
+#include "../../include/trace/filter.h"
 
 #define O_RDWR 2
 #define CLONE_THREAD 0x00010000
@@ -540,7 +541,7 @@ void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size, stru
 	/* perf_trace_buf_update(): the common fields, with tracing_gen_ctx()'s count */
 	trace_entry_fill_count(pc, record, event_type, flags, trace_current_pid(pc), pc->preempt_count + 1);
 	list_for_each_entry(event, head, hw.node)
-		if (!perf_exclude_event(event, regs))
+		if (!perf_exclude_event(event, regs) && (!event->filter || filter_match_preds(event->filter, record)))
 			perf_swevent_event(event, count, regs, &raw);
 	perf_unlock_irqrestore(flags);
 	perf_swevent_put_recursion_context(rctx);
@@ -823,6 +824,8 @@ err_free:
 
 static void free_event(struct perf_event *event)
 {
+	if (event->filter)
+		free_event_filter(event->filter);
 	if (event->destroy)
 		event->destroy(event);
 	if (event->hw.target)
@@ -1066,6 +1069,38 @@ static int perf_fget_light(int fd, struct file **filep)
 	return 0;
 }
 
+/* perf_event_set_filter() → ftrace_profile_set_filter(): a tracepoint event's, once */
+static int perf_event_set_filter(struct perf_event *event, const char *arg)
+{
+	struct event_filter *filter;
+	unsigned long flags;
+	char *text;
+	long len;
+	int ret;
+
+	text = kmalloc(PAGE_SIZE, GFP_KERNEL);	/* strndup_user(arg, PAGE_SIZE) */
+	if (!text)
+		return -ENOMEM;
+	len = strncpy_from_user(text, arg, PAGE_SIZE);
+	ret = len < 0 ? -EFAULT : len >= (long)PAGE_SIZE ? -EINVAL : 0;
+	if (!ret && event->attr.type != PERF_TYPE_TRACEPOINT)
+		ret = -EINVAL;
+	if (!ret && event->filter)
+		ret = -EEXIST;
+	if (!ret) {
+		filter = create_event_filter(event->tp_event, text);
+		if (IS_ERR(filter)) {
+			ret = PTR_ERR(filter);
+		} else {
+			flags = perf_lock_irqsave();
+			event->filter = filter;
+			perf_unlock_irqrestore(flags);
+		}
+	}
+	kfree(text);
+	return ret;
+}
+
 static long _perf_ioctl(struct perf_event *event, unsigned int cmd, unsigned long arg)
 {
 	void (*func)(struct perf_event *, u64);
@@ -1119,6 +1154,8 @@ static long _perf_ioctl(struct perf_event *event, unsigned int cmd, unsigned lon
 			return ret;
 		return -EINVAL;
 	}
+	case PERF_EVENT_IOC_SET_FILTER:
+		return perf_event_set_filter(event, (const char *)arg);
 	case PERF_EVENT_IOC_PAUSE_OUTPUT:
 		return -EINVAL;	/* no ring buffer (rb->nr_pages == 0) */
 	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES: {
