@@ -55,6 +55,7 @@ struct file_operations {
 	ssize_t (*read)(struct file *, char *, size_t, loff_t *);
 	ssize_t (*write)(struct file *, const char *, size_t, loff_t *);
 	int (*release)(struct file *);
+	long (*unlocked_ioctl)(struct file *, unsigned int, unsigned long);
 };
 struct inode {
 	const char *path;
@@ -144,7 +145,7 @@ struct task_struct {
 	struct list_head run_list;
 	int exit_state;
 	int exit_code;
-	u64 host_id;		/* set for programs the host started: output and exit go to it */
+	u64 host_id;		/* set for a program the host started (not its children): its exit goes to the host */
 	struct session_task *session;	/* a process of a session, run on the host (session.c) */
 	u64 exec_start;			/* when it last started running or was accounted */
 	u64 sum_exec_runtime;		/* ns it has run */
@@ -164,6 +165,9 @@ struct task_struct {
 	int trace_overrun;		/* calls not hooked because ret_stack was full */
 	int pad_ftrace;
 	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
+	/* perf_events (kernel/events/core.c) */
+	struct perf_event_context *perf_event_ctxp;	/* its per-task events, NULL: none */
+	int perf_sched_migrated;	/* moved cpus: counted as it comes in (cpu-migrations) */
 };
 
 struct rq {
@@ -346,6 +350,7 @@ int close_fd(unsigned int fd);
 ssize_t ksys_read(unsigned int fd, char *buf, size_t count);
 ssize_t ksys_write(unsigned int fd, const char *buf, size_t count);
 long do_sys_open(int dfd, const char *filename, int flags, unsigned short mode);
+struct file *anon_inode_getfile(const char *name, const struct file_operations *fops, void *priv, int flags);
 
 /* smpboot.c: per-cpu threads (ksoftirqd/N, ...) */
 struct smp_hotplug_thread {

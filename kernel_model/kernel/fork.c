@@ -3,6 +3,7 @@
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
 #include "../include/session.h"
+#include "../include/perf_event.h"
 
 #define CSIGNAL		0x000000ff	/* the exit signal, not a flag */
 #define CLONE_VM	0x00000100
@@ -105,9 +106,10 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
 			if (parent->files[fd])
 				p->files[fd] = get_file(parent->files[fd]);
-		p->host_id = parent->host_id;
 	}
 	copy_thread(p, regs, fn, arg);
+	if (perf_event_init_task(p, clone_flags))
+		goto free_perf;
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = p->tgid = alloc_pid();
 	p->parent = (parent->flags & PF_IDLE) ? NULL : parent;
@@ -117,6 +119,11 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	spin_unlock_irqrestore(&sched_lock, flags);
 	trace_task_newtask(p, clone_flags);
 	return p;
+free_perf:
+	perf_event_free_task(p);
+	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
+		if (p->files[fd])
+			fput(p->files[fd]);
 free_stack:
 	if (p->mm)
 		mmput(p->mm);
@@ -163,6 +170,7 @@ void session_free_process(struct task_struct *p)
 	unsigned long flags;
 	int fd;
 
+	perf_event_free_task(p);
 	spin_lock_irqsave(&sched_lock, flags);
 	list_del_init(&p->sibling);
 	list_del_init(&p->tasks);

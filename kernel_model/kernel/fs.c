@@ -188,6 +188,19 @@ void fput(struct file *f)
 	}
 }
 
+/* fs/anon_inodes.c: a file of no path (an event, a map) on the one anonymous inode */
+static struct inode anon_inode_inode = { .path = "anon_inode", .i_mode = 0600 };
+
+struct file *anon_inode_getfile(const char *name, const struct file_operations *fops, void *priv, int flags)
+{
+	struct file *f = alloc_file(&anon_inode_inode, fops, flags);
+
+	if (!f)
+		return (void *)(long)-ENOMEM;
+	f->private_data = (u64)priv;
+	return f;
+}
+
 struct file *hostpipe_open(u64 host_id)
 {
 	struct file *f = alloc_file(NULL, &hostpipe_fops, O_WRONLY);

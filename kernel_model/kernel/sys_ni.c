@@ -80,12 +80,6 @@ SYSCALL_DEFINE0(rt_sigreturn)
 	return sys_ni_syscall();
 }
 
-/* fs/ioctl.c */
-SYSCALL_DEFINE3(ioctl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/read_write.c */
 SYSCALL_DEFINE4(pread64, unsigned int, fd, char *, buf, size_t, count, loff_t, pos)
 {
@@ -1582,12 +1576,6 @@ SYSCALL_DEFINE5(pwritev, unsigned long, fd, const struct iovec *, vec, unsigned 
 
 /* kernel/signal.c */
 SYSCALL_DEFINE4(rt_tgsigqueueinfo, pid_t, tgid, pid_t, pid, int, sig, siginfo_t *, uinfo)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/events/core.c */
-SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid, int, cpu, int, group_fd, unsigned long, flags)
 {
 	return sys_ni_syscall();
 }
