@@ -21,6 +21,15 @@ static noinline notrace unsigned long find_next_bit(const unsigned long *addr, u
 	return size;
 }
 
+/* hweight64(): the bits set (the generic __sw_hweight64; this kernel is built without popcnt) */
+static __always_inline unsigned int hweight64(u64 w)
+{
+	w -= (w >> 1) & 0x5555555555555555UL;
+	w = (w & 0x3333333333333333UL) + ((w >> 2) & 0x3333333333333333UL);
+	w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fUL;
+	return (w * 0x0101010101010101UL) >> 56;
+}
+
 #define for_each_set_bit(bit, addr, size) \
 	for ((bit) = find_next_bit((addr), (size), 0); (bit) < (size); \
 	     (bit) = find_next_bit((addr), (size), (bit) + 1))

@@ -119,7 +119,7 @@ struct task_struct {
 	struct list_head run_list;
 	int exit_state;
 	int exit_code;
-	u64 host_id;		/* set for a program the host started: its exit goes to it (output: its files) */
+	u64 host_id;		/* set for a program the host started (not its children): its exit goes to the host */
 	struct session_task *session;	/* a process of a session, run on the host (session.c) */
 	u64 exec_start;			/* when it last started running or was accounted */
 	u64 sum_exec_runtime;		/* ns it has run */
@@ -141,6 +141,9 @@ struct task_struct {
 	int trace_overrun;		/* calls not hooked because ret_stack was full */
 	int pad_ftrace;
 	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
+	/* perf_events (kernel/events/core.c) */
+	struct perf_event_context *perf_event_ctxp;	/* its per-task events, NULL: none */
+	int perf_sched_migrated;	/* moved cpus: counted as it comes in (cpu-migrations) */
 };
 
 struct rq {

@@ -68,4 +68,7 @@ typedef _Bool bool;
 #define ENOSYS 38
 #define EROFS 30
 #define EACCES 13
+#define ENOTTY 25
+#define ENODEV 19
+#define EOPNOTSUPP 95
 #endif

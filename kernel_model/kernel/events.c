@@ -8,6 +8,7 @@
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
 #include "../include/trace/trigger.h"
+#include "../include/perf_event.h"
 
 #define is_signed_type(t) (((t)(-1)) < (t)1)
 /* the only config option the events name, CONFIG_MEMCG_KMEM, is on (Debian's) */
@@ -181,6 +182,33 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 		{ assign } \
 		trace_fast_commit(&__f); \
 		trace_irq_restore(irqflags); \
+	}
+#include "../include/trace/events.h"
+#undef TRACE_EVENT
+
+/*
+ * pass 2b: perf_trace_<name>(), what the tracepoint's perf_key sites call (include/trace/perf.h
+ * of Linux): the same record, in perf's buffer, to the perf events active on this cpu.
+ */
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
+	notrace void perf_trace_##name(proto) \
+	{ \
+		struct tracepoint *__tp = &__tracepoint_##name; \
+		struct trace_event_raw_##name *__entry; \
+		struct list_head *__head = perf_trace_head(__tp); \
+		size_t __dyn_size = 0; \
+		struct pt_regs *__regs; \
+		int __entry_size, __rctx; \
+		tstruct \
+		if (!__head) \
+			return; \
+		__entry_size = perf_trace_entry_size(sizeof(*__entry) + __dyn_size); \
+		__entry = perf_trace_buf_alloc(__entry_size, &__regs, &__rctx); \
+		if (!__entry) \
+			return; \
+		perf_fetch_caller_regs(__regs); \
+		{ assign } \
+		perf_trace_buf_submit(__entry, __entry_size, __rctx, __tp->file.type, 1, __regs, __head, NULL); \
 	}
 #include "../include/trace/events.h"
 #undef TRACE_EVENT

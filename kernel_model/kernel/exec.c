@@ -2,6 +2,7 @@
 #include "../include/syscalls.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
+#include "../include/perf_event.h"
 
 struct user_program {
 	const char *name;
@@ -110,6 +111,7 @@ int do_execve_packed(const char *filename, const char *args, int argc, size_t ar
 		mmput(old);
 	do_close_on_exec(tsk->files);
 	__set_task_comm(tsk, prog->name, true);
+	perf_event_exec();
 	memset(regs, 0, sizeof(*regs));
 	regs->ip = prog->entry;
 	regs->sp = sp;

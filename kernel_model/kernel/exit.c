@@ -2,6 +2,7 @@
 #include "../include/syscalls.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
+#include "../include/perf_event.h"
 
 /* A task's last reference once no cpu can be looking at it. */
 static void delayed_put_task_struct(struct rcu_head *rhp)
@@ -57,6 +58,7 @@ void __noreturn do_exit(long code)
 		session_task_exit(tsk);
 	exit_files(tsk);
 	exit_fs(tsk);
+	perf_event_exit_task(tsk);
 	spin_lock_irqsave(&sched_lock, flags);
 	forget_original_parent(tsk);
 	parent = tsk->parent;

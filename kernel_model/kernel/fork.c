@@ -3,6 +3,7 @@
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
 #include "../include/session.h"
+#include "../include/perf_event.h"
 
 #define CSIGNAL		0x000000ff	/* the exit signal, not a flag */
 #define CLONE_VM	0x00000100
@@ -105,6 +106,8 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	if (copy_files(clone_flags, p) || copy_fs(clone_flags, p))
 		goto free_files;
 	copy_thread(p, regs, fn, arg);
+	if (perf_event_init_task(p, clone_flags))
+		goto free_perf;
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = p->tgid = alloc_pid();
 	p->parent = (parent->flags & PF_IDLE) ? NULL : parent;
@@ -114,6 +117,8 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	spin_unlock_irqrestore(&sched_lock, flags);
 	trace_task_newtask(p, clone_flags);
 	return p;
+free_perf:
+	perf_event_free_task(p);
 free_files:
 	exit_files(p);
 	exit_fs(p);
@@ -165,6 +170,7 @@ void session_free_process(struct task_struct *p)
 {
 	unsigned long flags;
 
+	perf_event_free_task(p);
 	spin_lock_irqsave(&sched_lock, flags);
 	list_del_init(&p->sibling);
 	list_del_init(&p->tasks);

@@ -1,6 +1,7 @@
 /* Boot: start_kernel on cpu 0, start_secondary on the others, then init. */
 #include "../include/kernel.h"
 #include "../include/session.h"
+#include "../include/perf_event.h"
 
 struct boot_params boot_params __section(".data");
 struct host_requests host_requests __section(".data");
@@ -65,6 +66,7 @@ void start_kernel(void)
 	printk_init();
 	fork_init();
 	vfs_caches_init();
+	perf_event_init();
 	random_init();
 	session_init();
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)

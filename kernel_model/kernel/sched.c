@@ -3,6 +3,7 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 #include "../include/clockchips.h"
+#include "../include/perf_event.h"
 
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
@@ -56,8 +57,11 @@ static noinline notrace void resched_curr(int cpu)
 /* The task runs on new_cpu from its next wakeup (sched_migrate_task when it moves). */
 void set_task_cpu(struct task_struct *p, int new_cpu)
 {
-	if (p->cpu != new_cpu)
+	if (p->cpu != new_cpu) {
 		trace_sched_migrate_task(p, new_cpu);
+		if (p->cpu >= 0)
+			perf_event_task_migrate(p);
+	}
 	p->cpu = new_cpu;
 }
 
@@ -183,6 +187,7 @@ static noinline notrace void finish_task_switch(struct task_struct *prev)
 	struct percpu *pc = this_cpu();
 	bool dead = prev->__state == TASK_DEAD;
 
+	perf_event_task_sched_in(prev, current);
 	if (!dead)
 		prev->on_cpu = 0;
 	current->exec_start = pc->h.now_ns;
@@ -255,6 +260,7 @@ static notrace void __sched __schedule(bool preempt)
 	if (static_branch_unlikely(&trace_cmdline_key))	/* Linux's probe_sched_switch */
 		tracing_record_taskinfo_sched_switch(prev, next);
 	trace_sched_switch(preempt, prev, next, prev_state);
+	perf_event_task_sched_out(prev, next);	/* prepare_task_switch() */
 	prev = context_switch(rq, prev, next);
 	finish_task_switch(prev);
 }

@@ -35,6 +35,7 @@
 #include "../include/session.h"
 #include "../include/trace/trace.h"
 #include "../include/uapi/session_ring.h"
+#include "../include/perf_event.h"
 
 struct session_ring session_ring __aligned(4096);
 
@@ -607,6 +608,7 @@ long session_execve(const char *filename)
 		ret = session_exec_mm(tsk);
 		if (!ret) {
 			strscpy_pad(tsk->comm, q->rec.exec.comm, TASK_COMM_LEN);
+			perf_event_exec();
 			trace_sched_process_exec(tsk, old_pid, filename);
 		}
 	}
@@ -632,6 +634,11 @@ static struct task_struct *session_fork(struct task_struct *parent, struct sessi
 	}
 	if (rec->task.comm[0])
 		strscpy_pad(p->comm, rec->task.comm, TASK_COMM_LEN);
+	if (parent == current && perf_event_init_task(p, 0)) {	/* the forking task's inherited events */
+		p->session = NULL;
+		session_free_process(p);
+		return NULL;
+	}
 	st->task = p;
 	session_tasks_created++;
 	return p;

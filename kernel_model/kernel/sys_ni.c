@@ -1292,12 +1292,6 @@ SYSCALL_DEFINE4(rt_tgsigqueueinfo, pid_t, tgid, pid_t, pid, int, sig, siginfo_t 
 	return sys_ni_syscall();
 }
 
-/* kernel/events/core.c */
-SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid, int, cpu, int, group_fd, unsigned long, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* net/socket.c */
 SYSCALL_DEFINE5(recvmmsg, int, fd, struct mmsghdr *, mmsg, unsigned int, vlen, unsigned int, flags, struct __kernel_timespec *, timeout)
 {

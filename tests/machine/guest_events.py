@@ -11,6 +11,16 @@ from tracefs_sim.trace.records import RecordDecoder
 COMMON = ("common_type", "common_flags", "common_preempt_count", "common_pid")
 
 
+def number_events(machine) -> dict[str, int]:
+    """Ids for every event, as the trace core numbers them (100, 101, ... over the image's
+    list): name -> id."""
+    ids = {}
+    for i, desc in enumerate(machine.image.events):
+        machine.tracing.set_event_id(desc, 100 + i)
+        ids[desc.name] = 100 + i
+    return ids
+
+
 @dataclass(frozen=True)
 class Record:
     event: str  # "system:name"
@@ -28,8 +38,8 @@ class EventCapture:
         self.machine = machine
         self._by_id = {}
         self._by_name = {}
+        number_events(machine)
         for i, desc in enumerate(machine.image.events):
-            machine.tracing.set_event_id(desc, 100 + i)
             self._by_id[100 + i] = desc
             self._by_name[f"{desc.system}:{desc.name}"] = desc
         self._decoders = {}

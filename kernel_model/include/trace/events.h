@@ -196,7 +196,7 @@ TRACE_EVENT(sched_wake_idle_without_ipi,
 
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM raw_syscalls
-TRACE_EVENT_SYSCALL(sys_enter, ftrace_syscall_enter,
+TRACE_EVENT_SYSCALL(sys_enter, syscall_enter,
 	TP_PROTO(struct pt_regs *regs, long id),
 	TP_ARGS(regs, id),
 	TP_STRUCT__entry(
@@ -212,7 +212,7 @@ TRACE_EVENT_SYSCALL(sys_enter, ftrace_syscall_enter,
 		  __entry->args[0], __entry->args[1], __entry->args[2],
 		  __entry->args[3], __entry->args[4], __entry->args[5])
 )
-TRACE_EVENT_SYSCALL(sys_exit, ftrace_syscall_exit,
+TRACE_EVENT_SYSCALL(sys_exit, syscall_exit,
 	TP_PROTO(struct pt_regs *regs, long ret),
 	TP_ARGS(regs, ret),
 	TP_STRUCT__entry(

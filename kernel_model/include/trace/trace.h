@@ -11,7 +11,20 @@
 #include "ring.h"
 
 struct static_key { int enabled; };
-struct tracepoint { const char *name; struct static_key key; struct trace_event_file file; };
+/*
+ * A tracepoint: its key and event file belong to the host's tracing; perf_key, and the per-cpu
+ * lists of the perf events active on it, to the kernel's perf_events (kernel/trace_event_perf.c):
+ * each site has a second jump label that calls perf_trace_<event>() (Linux registers perf's
+ * probe on the same tracepoint; here each owner patches its own sites).
+ */
+struct tracepoint {
+	const char *name;
+	struct static_key key;
+	struct trace_event_file file;
+	struct static_key perf_key;
+	int perf_refcount;
+	struct list_head *perf_events;	/* [NR_CPUS], while perf_refcount */
+};
 struct jump_entry { u64 code; u64 target; u64 key; };
 
 static __always_inline bool arch_static_branch(struct static_key *key)
@@ -168,7 +181,8 @@ static __always_inline void trace_irq_restore(unsigned long flags)
 }
 
 /* raw_syscalls' tracepoints also carry the probes of the syscalls:* events
- * (Linux's ftrace_syscall_enter/exit, registered on the same tracepoint). */
+ * (Linux's ftrace_syscall_enter/exit and perf_syscall_enter/exit, registered on the same
+ * tracepoint): `probe` names both, ftrace_<probe> and perf_<probe>. */
 #define TRACE_EVENT_SYSCALL(name, probe, proto, args, tstruct, assign, print) \
 	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct), PARAMS(assign), PARAMS(print))
 
@@ -181,11 +195,17 @@ static __always_inline void trace_irq_restore(unsigned long flags)
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	extern struct tracepoint __tracepoint_##name; \
 	void trace_event_raw_event_##name(proto); \
+	void perf_trace_##name(proto); \
 	static __always_inline void trace_##name(proto) \
 	{ \
 		if (static_branch_unlikely(&__tracepoint_##name.key)) { \
 			preempt_disable(); \
 			trace_event_raw_event_##name(args); \
+			preempt_enable_no_resched(); \
+		} \
+		if (static_branch_unlikely(&__tracepoint_##name.perf_key)) { \
+			preempt_disable(); \
+			perf_trace_##name(args); \
 			preempt_enable_no_resched(); \
 		} \
 	}
@@ -217,14 +237,22 @@ static __always_inline u32 ftrace_syscall_exit_wanted(struct pt_regs *regs, long
 #define TRACE_EVENT_SYSCALL(name, probe, proto, args, tstruct, assign, print) \
 	extern struct tracepoint __tracepoint_##name; \
 	void trace_event_raw_event_##name(proto); \
-	void probe(proto); \
+	void perf_trace_##name(proto); \
+	void ftrace_##probe(proto); \
+	void perf_##probe(proto); \
 	static __always_inline void trace_##name(proto) \
 	{ \
 		if (static_branch_unlikely(&__tracepoint_##name.key)) { \
 			preempt_disable(); \
 			trace_event_raw_event_##name(args); \
-			if (unlikely(probe##_wanted(args))) \
-				probe(args); \
+			if (unlikely(ftrace_##probe##_wanted(args))) \
+				ftrace_##probe(args); \
+			preempt_enable_no_resched(); \
+		} \
+		if (static_branch_unlikely(&__tracepoint_##name.perf_key)) { \
+			preempt_disable(); \
+			perf_trace_##name(args); \
+			perf_##probe(args); \
 			preempt_enable_no_resched(); \
 		} \
 	}

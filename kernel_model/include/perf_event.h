@@ -1,0 +1,263 @@
+/*
+ * perf_events inside the kernel (include/linux/perf_event.h of Linux 6.1, reduced to what this
+ * kernel models): events, PMUs, contexts, and the hooks the scheduler, fork, exec, exit and the
+ * tracepoints call.  The code is in kernel/events/ (core.c) and kernel/trace_event_perf.c.
+ *
+ * Locking: one lock, perf_lock (inline, irqs off, nothing traceable under it), guards every
+ * context, group and state, and the per-cpu lists of active events the firing paths walk; the
+ * firing paths take it too, so an event never changes under a walker.  The sched hooks take it
+ * inside the runqueue lock; nothing under it takes another lock, allocates or wakes a task.
+ */
+#ifndef _PERF_EVENT_H
+#define _PERF_EVENT_H
+#include "kernel.h"
+#include "jump_label.h"
+#include "uapi/perf_event.h"
+#include "trace/ftrace.h"
+
+struct perf_event;
+struct perf_event_context;
+
+#define PERF_EF_START	0x01		/* start the counter when adding */
+#define PERF_EF_RELOAD	0x02
+#define PERF_EF_UPDATE	0x04
+#define PERF_HES_STOPPED	0x01
+
+struct pmu {
+	struct list_head entry;
+	const char *name;		/* NULL: the clocks, registered without a type of their own */
+	int type;
+	int (*event_init)(struct perf_event *event);
+	int (*add)(struct perf_event *event, int flags);	/* on the cpu event->oncpu */
+	void (*del)(struct perf_event *event, int flags);
+	void (*start)(struct perf_event *event, int flags);
+	void (*stop)(struct perf_event *event, int flags);
+	void (*read)(struct perf_event *event);
+};
+
+enum perf_event_state {
+	PERF_EVENT_STATE_DEAD = -4,
+	PERF_EVENT_STATE_EXIT = -3,
+	PERF_EVENT_STATE_ERROR = -2,
+	PERF_EVENT_STATE_OFF = -1,
+	PERF_EVENT_STATE_INACTIVE = 0,
+	PERF_EVENT_STATE_ACTIVE = 1,
+};
+
+struct hw_perf_event {
+	struct list_head node;		/* on its source's list of the cpu it is active on */
+	struct list_head *source;	/* the per-cpu lists of its source (tracepoint, syscall) */
+	int state;			/* PERF_HES_* */
+	u64 prev_count;			/* clocks: the time counted up to */
+	u64 sample_period;
+	u64 last_period;
+	s64 period_left;
+	struct task_struct *target;	/* the task of a per-task event */
+};
+
+/* kernel/events/ring_buffer.c */
+#define RING_BUFFER_WRITABLE	0x01	/* mapped writable: the reader's data_tail holds records back */
+struct perf_buffer {
+	int refcount;
+	int mmap_count;
+	int nr_pages;			/* data pages: a power of 2 */
+	int overwrite;			/* read-only mapping: the oldest records are written over */
+	int paused;			/* PERF_EVENT_IOC_PAUSE_OUTPUT */
+	u64 head;			/* where the next record goes */
+	u64 lost;			/* records dropped since the last PERF_RECORD_LOST */
+	u64 events;			/* records since the last wakeup (wakeup_events) */
+	u64 wakeup;			/* wakeups due (watermark, wakeup_events) */
+	u64 wakeup_head;		/* head at the last watermark wakeup */
+	long watermark;
+	struct list_head event_list;	/* the events that write here */
+	struct perf_event_mmap_page *user_page;
+	void *data_pages[];		/* each page on its own, as the mapping takes them */
+};
+
+struct perf_output_handle {
+	struct perf_event *event;
+	struct perf_buffer *rb;
+	u64 head;
+	u64 size;
+};
+
+struct perf_raw_record {
+	u32 size;
+	void *data;
+};
+
+/* what a sample carries (filled by perf_prepare_sample) */
+struct perf_sample_data {
+	u64 ip;
+	struct { u32 pid, tid; } tid_entry;
+	u64 time;
+	u64 addr;
+	u64 id;
+	u64 stream_id;
+	struct { u32 cpu, reserved; } cpu_entry;
+	u64 period;
+	struct perf_raw_record *raw;
+	u64 *callchain;			/* nr, then the addresses */
+};
+
+struct perf_event {
+	struct list_head event_entry;	/* on ctx->event_list */
+	struct list_head sibling_list;	/* a leader: its siblings; a sibling: its place there */
+	struct perf_event *group_leader;
+	int nr_siblings;
+	int group_generation;
+	struct pmu *pmu;
+	enum perf_event_state state;
+	int oncpu;
+	int cpu;			/* -1: any cpu the task runs on */
+	u64 count;
+	u64 total_time_enabled;
+	u64 total_time_running;
+	u64 tstamp;			/* ctx time the two totals are up to */
+	u64 child_count;		/* of inherited events that exited */
+	u64 child_total_time_enabled;
+	u64 child_total_time_running;
+	u64 lost_samples;
+	struct perf_event_attr attr;
+	u16 read_size;
+	struct hw_perf_event hw;
+	struct perf_event_context *ctx;
+	struct file *filp;
+	u64 id;
+	int event_limit;		/* PERF_EVENT_IOC_REFRESH: overflows left */
+	struct perf_event *parent;	/* an inherited event: the one it counts for */
+	struct list_head child_list;	/* a parent: its inherited events */
+	struct list_head child_entry;	/* a child: its place on the parent's child_list */
+	void (*destroy)(struct perf_event *event);
+	void *tp_event;			/* a tracepoint event: its trace_event_meta */
+	struct event_filter *filter;	/* a tracepoint event's PERF_EVENT_IOC_SET_FILTER */
+	/* sampling */
+	u16 header_size;		/* a sample's fixed fields past the header and the ids */
+	u16 id_header_size;		/* the sample_id fields */
+	struct perf_buffer *rb;		/* where its records go (its own mmap, or SET_OUTPUT's) */
+	struct list_head rb_entry;	/* on rb->event_list */
+};
+
+struct perf_event_context {
+	struct list_head event_list;
+	int nr_events;
+	int is_active;			/* a task context: its task is on a cpu (active_cpu) */
+	int active_cpu;
+	struct task_struct *task;	/* NULL: a cpu's context */
+	u64 time;			/* ns the context was active */
+	u64 timestamp;			/* when it last became active */
+	int refcount;
+};
+
+extern notrace_spinlock_t perf_lock;
+extern int sysctl_perf_event_paranoid;
+extern int sysctl_perf_event_sample_rate;
+extern struct static_key perf_sched_events;
+extern struct static_key perf_swevent_enabled[PERF_COUNT_SW_MAX];
+
+static __always_inline bool is_sampling_event(struct perf_event *event)
+{
+	return event->attr.sample_period != 0;
+}
+
+/*
+ * perf's clock, local_clock(): the trace clock, which moves on within an instruction slice (the
+ * host's now_ns does not); per cpu, so times taken on two cpus may be out of order by a step.
+ */
+static __always_inline u64 perf_clock(void) { return trace_clock_local(this_cpu()); }
+
+/* firing: kernel/events/core.c */
+void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr);
+void perf_swevent_event(struct perf_event *event, u64 nr, struct pt_regs *regs, struct perf_raw_record *raw);
+int perf_swevent_get_recursion_context(void);
+void perf_swevent_put_recursion_context(int rctx);
+void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size, struct pt_regs *regs,
+		   struct list_head *head, int rctx, struct task_struct *task);
+int perf_event_add_to_source(struct perf_event *event, struct list_head *lists);
+void perf_event_del_from_source(struct perf_event *event);
+
+/* the caller's registers, as perf_arch_fetch_caller_regs(): where a sample of it points */
+#define perf_fetch_caller_regs(regs) do { \
+	(regs)->ip = (u64)__builtin_return_address(0); \
+	(regs)->bp = (u64)__builtin_frame_address(0); \
+	(regs)->sp = (u64)__builtin_frame_address(0); \
+	(regs)->cs = __KERNEL_CS; \
+	(regs)->flags = 0; \
+} while (0)
+
+/* kernel/events/ring_buffer.c */
+struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags);
+void rb_free(struct perf_buffer *rb);
+void *perf_mmap_to_page(struct perf_buffer *rb, unsigned long pgoff);
+int perf_output_begin(struct perf_output_handle *handle, struct perf_event *event, unsigned int size);
+void perf_output_copy(struct perf_output_handle *handle, const void *buf, unsigned int len);
+void perf_output_skip(struct perf_output_handle *handle, unsigned int len);
+void perf_output_end(struct perf_output_handle *handle);
+#define perf_output_put(handle, x) perf_output_copy((handle), &(x), sizeof(x))
+/* kernel/events/core.c: a record's sample_id (sample_id_all) */
+void perf_event_header__init_id(struct perf_sample_data *data, struct perf_event *event);
+void perf_event__output_id_sample(struct perf_event *event, struct perf_output_handle *handle,
+				  struct perf_sample_data *data);
+/* kernel/events/callchain.c */
+u64 *perf_callchain(struct perf_event *event, struct pt_regs *regs);
+
+/* kernel/trace_event_perf.c */
+/* the record size perf gives a tracepoint: with perf's u32 size header, a whole number of u64s */
+#define perf_trace_entry_size(size) ((int)(ALIGN((size) + sizeof(u32), sizeof(u64)) - sizeof(u32)))
+/* this cpu's list of the perf events active on a tracepoint, NULL: none */
+static __always_inline struct list_head *perf_trace_head(struct tracepoint *tp)
+{
+	struct list_head *lists = __atomic_load_n(&tp->perf_events, __ATOMIC_ACQUIRE);
+
+	if (!lists || list_empty(&lists[smp_processor_id()]))
+		return NULL;
+	return &lists[smp_processor_id()];
+}
+int perf_trace_init(struct perf_event *event);
+void perf_trace_destroy(struct perf_event *event);
+void *perf_trace_buf_alloc(int size, struct pt_regs **regs, int *rctxp);
+void perf_trace_buf_submit(void *raw_data, int size, int rctx, u16 type, u64 count,
+			   struct pt_regs *regs, struct list_head *head, struct task_struct *task);
+
+/* hooks */
+void __perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr);
+static __always_inline void perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
+{
+	if (static_branch_unlikely(&perf_swevent_enabled[event_id]))
+		__perf_sw_event(event_id, nr, regs, addr);
+}
+void __perf_event_task_sched_out(struct task_struct *prev, struct task_struct *next);
+void __perf_event_task_sched_in(struct task_struct *prev, struct task_struct *task);
+void __perf_sw_event_sched(u32 event_id, u64 nr, u64 addr);
+/* in __schedule, before the switch (irqs off, the runqueue locked) */
+static __always_inline void perf_event_task_sched_out(struct task_struct *prev, struct task_struct *next)
+{
+	if (static_branch_unlikely(&perf_swevent_enabled[PERF_COUNT_SW_CONTEXT_SWITCHES]))
+		__perf_sw_event_sched(PERF_COUNT_SW_CONTEXT_SWITCHES, 1, 0);
+	if (static_branch_unlikely(&perf_sched_events))
+		__perf_event_task_sched_out(prev, next);
+}
+/* in finish_task_switch, on the new task's stack; a moved task's migration counts here, in
+ * its own context */
+static __always_inline void perf_event_task_sched_in(struct task_struct *prev, struct task_struct *task)
+{
+	if (static_branch_unlikely(&perf_sched_events))
+		__perf_event_task_sched_in(prev, task);
+	if (static_branch_unlikely(&perf_swevent_enabled[PERF_COUNT_SW_CPU_MIGRATIONS]) &&
+	    task->perf_sched_migrated) {
+		__perf_sw_event_sched(PERF_COUNT_SW_CPU_MIGRATIONS, 1, 0);
+		task->perf_sched_migrated = 0;
+	}
+}
+/* set_task_cpu() */
+static __always_inline void perf_event_task_migrate(struct task_struct *task)
+{
+	if (static_branch_unlikely(&perf_swevent_enabled[PERF_COUNT_SW_CPU_MIGRATIONS]))
+		task->perf_sched_migrated = 1;
+}
+int perf_event_init_task(struct task_struct *child, unsigned long clone_flags);
+void perf_event_free_task(struct task_struct *task);
+void perf_event_exit_task(struct task_struct *child);
+void perf_event_exec(void);
+void perf_event_init(void);
+#endif

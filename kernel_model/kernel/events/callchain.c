@@ -1,0 +1,93 @@
+/*
+ * Call chains of samples (kernel/events/callchain.c, arch/x86/events/core.c's
+ * perf_callchain_kernel/user): PERF_CONTEXT_KERNEL, the sampled ip, then the return addresses
+ * found by walking the frame pointers (the kernel is built with them) up the task's kernel
+ * stack; PERF_CONTEXT_USER and the user frames of a task that has a user mode here.
+ */
+#include "../../include/perf_event.h"
+
+#define PERF_CALLCHAIN_MAX (PERF_MAX_STACK_DEPTH + 3)	/* nr, two contexts, the frames */
+
+/* one per cpu: samples are taken under perf_lock with interrupts off */
+static u64 perf_callchain_entries[NR_CPUS][1 + PERF_CALLCHAIN_MAX];
+
+static bool kernel_text_address(u64 addr)
+{
+	return addr >= (u64)_stext && addr < (u64)_etext;
+}
+
+/* the task's registers at its entry from user mode (task_pt_regs) */
+static struct pt_regs *task_pt_regs(struct task_struct *task)
+{
+	return (struct pt_regs *)((char *)task->stack + THREAD_SIZE) - 1;
+}
+
+static int perf_callchain_kernel(u64 *ips, int nr, int max, struct pt_regs *regs)
+{
+	struct task_struct *task = current;
+	u64 lo = (u64)task->stack, hi = lo + THREAD_SIZE, bp = regs->bp;
+	bool first = true;
+
+	ips[nr++] = PERF_CONTEXT_KERNEL;
+	ips[nr++] = regs->ip;
+	if (!task->stack)
+		return nr;
+	while (nr < max) {
+		u64 *frame = (u64 *)bp, ret;
+
+		if (bp < lo || bp + 16 > hi || (bp & 7))
+			break;
+		ret = frame[1];
+		if (!kernel_text_address(ret))
+			break;
+		/* perf_fetch_caller_regs(): the first frame returns to the sampled ip itself */
+		if (!(first && ret == regs->ip))
+			ips[nr++] = ret;
+		first = false;
+		if (frame[0] <= bp)
+			break;
+		bp = frame[0];
+	}
+	return nr;
+}
+
+static int perf_callchain_user(u64 *ips, int nr, int max, struct pt_regs *regs)
+{
+	u64 bp = regs->bp;
+
+	ips[nr++] = PERF_CONTEXT_USER;
+	ips[nr++] = regs->ip;
+	while (nr < max) {
+		u64 frame[2];
+
+		if (!bp || (bp & 7) || copy_from_user(frame, (void *)bp, sizeof(frame)))
+			break;
+		if (!frame[1])
+			break;
+		ips[nr++] = frame[1];
+		if (frame[0] <= bp)
+			break;
+		bp = frame[0];
+	}
+	return nr;
+}
+
+/* get_perf_callchain(): the chain of a sample, its first word the number of entries */
+u64 *perf_callchain(struct perf_event *event, struct pt_regs *regs)
+{
+	u64 *entry = perf_callchain_entries[smp_processor_id()], *ips = entry + 1;
+	int max = min((int)event->attr.sample_max_stack + 2, PERF_CALLCHAIN_MAX), nr = 0;
+	struct pt_regs *user_regs = user_mode(regs) ? regs : NULL;
+
+	if (!user_regs && !event->attr.exclude_callchain_kernel)
+		nr = perf_callchain_kernel(ips, nr, max, regs);
+	/* a task of this kernel's own programs; a session task's stack is its host process's */
+	if (!user_regs && current->mm && current->stack)
+		user_regs = task_pt_regs(current);
+	if (current->session)
+		user_regs = NULL;
+	if (user_regs && !event->attr.exclude_callchain_user && nr + 2 <= max)
+		nr = perf_callchain_user(ips, nr, max, user_regs);
+	entry[0] = nr;
+	return entry;
+}

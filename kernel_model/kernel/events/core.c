@@ -1,0 +1,1663 @@
+/*
+ * The perf_events core (kernel/events/core.c of Linux 6.1): perf_event_open(2), the PMUs
+ * `software` (with the cpu-clock and task-clock clocks) and `tracepoint`, per-task and per-cpu
+ * contexts, groups, inheritance over fork, enable_on_exec, the event fd (read, ioctl, close).
+ * Locking: include/perf_event.h.
+ */
+#include "../../include/fs.h"
+#include "../../include/perf_event.h"
+#include "../../include/bitops.h"
+#include "../../include/trace/filter.h"
+
+#define CLONE_THREAD 0x00010000
+#define ERR_PTR(err) ((void *)(long)(err))
+#define PERF_NR_CONTEXTS 4	/* task, softirq, hardirq, NMI */
+
+notrace_spinlock_t perf_lock;
+int sysctl_perf_event_paranoid = 3;		/* Debian's default: perf needs CAP_PERFMON or root */
+int sysctl_perf_event_sample_rate = 100000;	/* /proc/sys/kernel/perf_event_max_sample_rate */
+struct static_key perf_sched_events;
+struct static_key perf_swevent_enabled[PERF_COUNT_SW_MAX];
+
+struct perf_cpu_context {
+	struct perf_event_context ctx;			/* the events of `pid -1, cpu N` */
+	int recursion[PERF_NR_CONTEXTS];
+	struct pt_regs sched_regs;			/* __perf_sw_event_sched()'s registers */
+};
+static struct perf_cpu_context perf_cpu_context[NR_CPUS];
+static struct list_head perf_swevent_lists[PERF_COUNT_SW_MAX][NR_CPUS];	/* active software events */
+/* structure changes (contexts' event lists, groups, children) also hold this: it may sleep */
+static DEFINE_MUTEX(perf_mutex);
+static const struct file_operations perf_dead_fops;
+static LIST_HEAD(pmus);
+static DEFINE_MUTEX(pmus_lock);
+static u64 perf_event_id;
+static const struct file_operations perf_fops;
+
+static __always_inline unsigned long perf_lock_irqsave(void)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	notrace_spin_lock(&perf_lock);
+	return flags;
+}
+
+static __always_inline void perf_unlock_irqrestore(unsigned long flags)
+{
+	notrace_spin_unlock(&perf_lock);
+	arch_local_irq_restore(flags);
+}
+
+static bool perfmon_capable(void)
+{
+	return current->uid == 0;	/* root has CAP_PERFMON and CAP_SYS_ADMIN */
+}
+
+static u64 primary_event_id(struct perf_event *event)
+{
+	return event->parent ? event->parent->id : event->id;
+}
+
+/* ---- time: a context's time runs while it is active (a cpu's always) ---- */
+static u64 perf_ctx_time(struct perf_event_context *ctx, u64 now)
+{
+	if (!ctx->task)
+		return now;
+	return ctx->is_active && now > ctx->timestamp ? ctx->time + now - ctx->timestamp : ctx->time;
+}
+
+static void perf_event_update_time(struct perf_event *event, u64 now)
+{
+	u64 t = perf_ctx_time(event->ctx, now), delta;
+
+	if (t < event->tstamp)	/* a time read on another cpu, a step ahead of this one */
+		return;
+	delta = t - event->tstamp;
+	if (event->state >= PERF_EVENT_STATE_INACTIVE)
+		event->total_time_enabled += delta;
+	if (event->state == PERF_EVENT_STATE_ACTIVE)
+		event->total_time_running += delta;
+	event->tstamp = t;
+}
+
+static void perf_event_set_state(struct perf_event *event, enum perf_event_state state, u64 now)
+{
+	perf_event_update_time(event, now);
+	event->state = state;
+}
+
+/* ---- scheduling events onto a cpu (perf_lock held) ---- */
+static void event_sched_in(struct perf_event *event, int cpu, u64 now)
+{
+	if (event->state != PERF_EVENT_STATE_INACTIVE)
+		return;
+	if (event->cpu != -1 && event->cpu != cpu)
+		return;
+	perf_event_update_time(event, now);
+	event->state = PERF_EVENT_STATE_ACTIVE;
+	event->oncpu = cpu;
+	event->pmu->add(event, PERF_EF_START);
+}
+
+static void event_sched_out(struct perf_event *event, u64 now)
+{
+	if (event->state != PERF_EVENT_STATE_ACTIVE)
+		return;
+	event->pmu->del(event, 0);
+	perf_event_update_time(event, now);
+	event->state = PERF_EVENT_STATE_INACTIVE;
+	event->oncpu = -1;
+}
+
+static void group_sched_in(struct perf_event *leader, int cpu, u64 now)
+{
+	struct perf_event *sibling;
+
+	if (leader->state != PERF_EVENT_STATE_INACTIVE || (leader->cpu != -1 && leader->cpu != cpu))
+		return;
+	event_sched_in(leader, cpu, now);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_list)
+		event_sched_in(sibling, cpu, now);
+}
+
+static void group_sched_out(struct perf_event *leader, u64 now)
+{
+	struct perf_event *sibling;
+
+	event_sched_out(leader, now);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_list)
+		event_sched_out(sibling, now);
+}
+
+/* the cpu a context's events run on now, -1: none */
+static int ctx_cpu(struct perf_event_context *ctx)
+{
+	if (!ctx->task)
+		return (int)(container_of(ctx, struct perf_cpu_context, ctx) - perf_cpu_context);
+	return ctx->is_active ? ctx->active_cpu : -1;
+}
+
+static void ctx_sched_in(struct perf_event_context *ctx, int cpu, u64 now)
+{
+	struct perf_event *event;
+
+	list_for_each_entry(event, &ctx->event_list, event_entry)
+		if (event->group_leader == event)
+			group_sched_in(event, cpu, now);
+}
+
+static void ctx_sched_out(struct perf_event_context *ctx, u64 now)
+{
+	struct perf_event *event;
+
+	list_for_each_entry(event, &ctx->event_list, event_entry)
+		if (event->group_leader == event)
+			group_sched_out(event, now);
+}
+
+/* a task context becomes active on cpu (its task runs there) */
+static void task_ctx_sched_in(struct perf_event_context *ctx, int cpu, u64 now)
+{
+	if (ctx->is_active)
+		return;
+	ctx->is_active = 1;
+	ctx->active_cpu = cpu;
+	ctx->timestamp = now;
+	ctx_sched_in(ctx, cpu, now);
+}
+
+static void task_ctx_sched_out(struct perf_event_context *ctx, u64 now)
+{
+	if (!ctx->is_active)
+		return;
+	ctx_sched_out(ctx, now);
+	if (now > ctx->timestamp)
+		ctx->time += now - ctx->timestamp;
+	ctx->is_active = 0;
+}
+
+void __perf_event_task_sched_out(struct task_struct *prev, struct task_struct *next)
+{
+	struct perf_event_context *ctx = prev->perf_event_ctxp;
+	unsigned long flags;
+
+	if (!ctx)
+		return;
+	flags = perf_lock_irqsave();
+	task_ctx_sched_out(ctx, perf_clock());
+	perf_unlock_irqrestore(flags);
+}
+
+void __perf_event_task_sched_in(struct task_struct *prev, struct task_struct *task)
+{
+	struct perf_event_context *ctx = task->perf_event_ctxp;
+	unsigned long flags;
+
+	if (ctx) {
+		flags = perf_lock_irqsave();
+		task_ctx_sched_in(ctx, smp_processor_id(), perf_clock());
+		perf_unlock_irqrestore(flags);
+	}
+}
+
+/* the task is on a cpu now (its runqueue's curr): which, or -1 */
+static int task_curr_cpu(struct task_struct *task)
+{
+	int cpu = READ_ONCE(task->cpu);
+
+	if (cpu >= 0 && cpu < nr_cpu_ids && READ_ONCE(cpu_data[cpu].rq.curr) == task)
+		return cpu;
+	return -1;
+}
+
+/* ---- firing ---- */
+static __always_inline int interrupt_context_level(void)
+{
+	int count = this_cpu()->preempt_count;
+
+	return (count & HARDIRQ_MASK) ? 2 : (count & SOFTIRQ_OFFSET) ? 1 : 0;
+}
+
+int perf_swevent_get_recursion_context(void)
+{
+	struct perf_cpu_context *cpuctx = &perf_cpu_context[smp_processor_id()];
+	int rctx = interrupt_context_level();
+
+	if (cpuctx->recursion[rctx])
+		return -1;
+	cpuctx->recursion[rctx]++;
+	barrier();
+	return rctx;
+}
+
+void perf_swevent_put_recursion_context(int rctx)
+{
+	barrier();
+	perf_cpu_context[smp_processor_id()].recursion[rctx]--;
+}
+
+/* perf_exclude_event() */
+static __always_inline bool perf_exclude_event(struct perf_event *event, struct pt_regs *regs)
+{
+	if (event->hw.state & PERF_HES_STOPPED)
+		return true;
+	if (regs) {
+		if (event->attr.exclude_user && user_mode(regs))
+			return true;
+		if (event->attr.exclude_kernel && !user_mode(regs))
+			return true;
+	}
+	return false;
+}
+
+/* ---- samples ---- */
+static void __perf_event_disable(struct perf_event *event, u64 now);
+static u64 __perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running, u64 now);
+
+/*
+ * read()'s format of the event (perf_read_one) or of its whole group (perf_read_group), one
+ * u64 at a time to put(arg, value), perf_lock held: the number of values.
+ */
+static size_t perf_read_format(struct perf_event *event, u64 now, void (*put)(void *, u64), void *arg)
+{
+	u64 read_format = event->attr.read_format, enabled, running, value;
+	struct perf_event *leader = event->group_leader, *member;
+	size_t n = 0;
+
+#define PUT(v) (put(arg, (v)), n++)
+	if (!(read_format & PERF_FORMAT_GROUP)) {
+		leader = event;
+		value = __perf_event_read_value(event, &enabled, &running, now);
+		PUT(value);
+	} else {
+		PUT(1 + leader->nr_siblings);
+		value = __perf_event_read_value(leader, &enabled, &running, now);
+	}
+	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		PUT(enabled);
+	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		PUT(running);
+	if (read_format & PERF_FORMAT_GROUP)
+		PUT(value);
+	if (read_format & PERF_FORMAT_ID)
+		PUT(primary_event_id(leader));
+	if (read_format & PERF_FORMAT_LOST)
+		PUT(leader->lost_samples);
+	if (!(read_format & PERF_FORMAT_GROUP))
+		return n;
+	list_for_each_entry(member, &leader->sibling_list, sibling_list) {
+		PUT(__perf_event_read_value(member, &enabled, &running, now));
+		if (read_format & PERF_FORMAT_ID)
+			PUT(primary_event_id(member));
+		if (read_format & PERF_FORMAT_LOST)
+			PUT(member->lost_samples);
+	}
+#undef PUT
+	return n;
+}
+
+static void perf_output_put_u64(void *handle, u64 value)
+{
+	perf_output_put((struct perf_output_handle *)handle, value);
+}
+
+/* a sample's PERF_SAMPLE_READ */
+static void perf_output_read(struct perf_output_handle *handle, struct perf_event *event)
+{
+	perf_read_format(event, perf_clock(), perf_output_put_u64, handle);
+}
+
+static u32 perf_event_pid(struct perf_event *event, struct task_struct *p)
+{
+	return p->tgid;
+}
+
+static u32 perf_event_tid(struct perf_event *event, struct task_struct *p)
+{
+	return p->pid;
+}
+
+void perf_event_header__init_id(struct perf_sample_data *data, struct perf_event *event)
+{
+	u64 sample_type = event->attr.sample_type;
+
+	if (sample_type & PERF_SAMPLE_TID) {
+		data->tid_entry.pid = perf_event_pid(event, current);
+		data->tid_entry.tid = perf_event_tid(event, current);
+	}
+	if (sample_type & PERF_SAMPLE_TIME)
+		data->time = perf_clock();
+	if (sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER))
+		data->id = primary_event_id(event);
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		data->stream_id = event->id;
+	if (sample_type & PERF_SAMPLE_CPU) {
+		data->cpu_entry.cpu = smp_processor_id();
+		data->cpu_entry.reserved = 0;
+	}
+}
+
+/* the sample_id a record other than a sample ends with (attr.sample_id_all) */
+void perf_event__output_id_sample(struct perf_event *event, struct perf_output_handle *handle,
+				  struct perf_sample_data *data)
+{
+	u64 sample_type = event->attr.sample_type;
+
+	if (!event->attr.sample_id_all)
+		return;
+	if (sample_type & PERF_SAMPLE_TID)
+		perf_output_put(handle, data->tid_entry);
+	if (sample_type & PERF_SAMPLE_TIME)
+		perf_output_put(handle, data->time);
+	if (sample_type & PERF_SAMPLE_ID)
+		perf_output_put(handle, data->id);
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		perf_output_put(handle, data->stream_id);
+	if (sample_type & PERF_SAMPLE_CPU)
+		perf_output_put(handle, data->cpu_entry);
+	if (sample_type & PERF_SAMPLE_IDENTIFIER)
+		perf_output_put(handle, data->id);
+}
+
+/*
+ * __perf_event_header_size() and perf_event__id_header_size(): a u64 for each field but the
+ * read values; the weights are one field
+ */
+#define PERF_SAMPLE_U64_FIELDS (PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD | \
+				PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR | \
+				PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
+#define PERF_SAMPLE_ID_FIELDS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER | \
+			       PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
+static void perf_event__header_size(struct perf_event *event)
+{
+	u64 sample_type = event->attr.sample_type;
+
+	event->header_size = sizeof(u64) * hweight64(sample_type & PERF_SAMPLE_U64_FIELDS) +
+			     (sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT) ? sizeof(u64) : 0) +
+			     (sample_type & PERF_SAMPLE_READ ? event->read_size : 0);
+	event->id_header_size = sizeof(u64) * hweight64(sample_type & PERF_SAMPLE_ID_FIELDS);
+}
+
+static void perf_prepare_sample(struct perf_event_header *header, struct perf_sample_data *data,
+				struct perf_event *event, struct pt_regs *regs)
+{
+	u64 sample_type = event->attr.sample_type;
+	u32 size = sizeof(*header) + event->header_size + event->id_header_size;
+
+	header->type = PERF_RECORD_SAMPLE;
+	header->misc = user_mode(regs) ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL;
+	perf_event_header__init_id(data, event);
+	if (sample_type & PERF_SAMPLE_IP)
+		data->ip = regs->ip;
+	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
+		data->callchain = perf_callchain(event, regs);
+		size += (1 + data->callchain[0]) * sizeof(u64);
+	}
+	if (sample_type & PERF_SAMPLE_RAW)	/* with its u32 size, a whole number of u64s */
+		size += data->raw ? ALIGN(data->raw->size + sizeof(u32), sizeof(u64)) : sizeof(u64);
+	header->size = size;
+}
+
+static void perf_output_sample(struct perf_output_handle *handle, struct perf_event_header *header,
+			       struct perf_sample_data *data, struct perf_event *event)
+{
+	u64 sample_type = event->attr.sample_type, zero = 0;
+
+	perf_output_put(handle, *header);
+	if (sample_type & PERF_SAMPLE_IDENTIFIER)
+		perf_output_put(handle, data->id);
+	if (sample_type & PERF_SAMPLE_IP)
+		perf_output_put(handle, data->ip);
+	if (sample_type & PERF_SAMPLE_TID)
+		perf_output_put(handle, data->tid_entry);
+	if (sample_type & PERF_SAMPLE_TIME)
+		perf_output_put(handle, data->time);
+	if (sample_type & PERF_SAMPLE_ADDR)
+		perf_output_put(handle, data->addr);
+	if (sample_type & PERF_SAMPLE_ID)
+		perf_output_put(handle, data->id);
+	if (sample_type & PERF_SAMPLE_STREAM_ID)
+		perf_output_put(handle, data->stream_id);
+	if (sample_type & PERF_SAMPLE_CPU)
+		perf_output_put(handle, data->cpu_entry);
+	if (sample_type & PERF_SAMPLE_PERIOD)
+		perf_output_put(handle, data->period);
+	if (sample_type & PERF_SAMPLE_READ)	/* the count as read() gives it, no group */
+		perf_output_read(handle, event);
+	if (sample_type & PERF_SAMPLE_CALLCHAIN)
+		perf_output_copy(handle, data->callchain, (1 + data->callchain[0]) * sizeof(u64));
+	if (sample_type & PERF_SAMPLE_RAW) {
+		if (data->raw) {
+			u32 size = ALIGN(data->raw->size + sizeof(u32), sizeof(u64)) - sizeof(u32);
+
+			perf_output_put(handle, size);
+			perf_output_copy(handle, data->raw->data, data->raw->size);
+			perf_output_copy(handle, &zero, size - data->raw->size);
+		} else {
+			struct { u32 size; u32 data; } raw = { .size = sizeof(u32), .data = 0 };
+
+			perf_output_put(handle, raw);
+		}
+	}
+	/* wakeup_events: a wakeup every so many samples */
+	if (!event->attr.watermark && event->attr.wakeup_events) {
+		struct perf_buffer *rb = handle->rb;
+
+		if (++rb->events >= event->attr.wakeup_events) {
+			rb->events -= event->attr.wakeup_events;
+			rb->wakeup++;
+		}
+	}
+}
+
+/* perf_event_output_forward(), perf_lock held */
+static void perf_event_output(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct perf_output_handle handle;
+	struct perf_event_header header;
+
+	perf_prepare_sample(&header, data, event, regs);
+	if (perf_output_begin(&handle, event, header.size))
+		return;
+	perf_output_sample(&handle, &header, data, event);
+	perf_output_end(&handle);
+}
+
+/* __perf_event_overflow(): REFRESH's limit, then the sample */
+static void perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
+{
+	if (event->event_limit && --event->event_limit == 0)
+		__perf_event_disable(event, perf_clock());
+	perf_event_output(event, data, regs);
+}
+
+/*
+ * perf_swevent_event(), perf_lock held: the count, and a sample each time the period runs
+ * out (a frequency starts at period 1, as 6.1's does before the tick adjusts it).
+ */
+void perf_swevent_event(struct perf_event *event, u64 nr, struct pt_regs *regs, struct perf_raw_record *raw)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	struct perf_sample_data data;
+
+	event->count += nr;
+	if (!regs || !is_sampling_event(event))
+		return;
+	memset(&data, 0, sizeof(data));
+	data.raw = raw;
+	if ((event->attr.sample_type & PERF_SAMPLE_PERIOD) && !event->attr.freq) {
+		data.period = nr;
+		perf_event_overflow(event, &data, regs);
+		return;
+	}
+	data.period = hwc->last_period;
+	hwc->period_left -= nr;
+	while (hwc->period_left <= 0 && event->state == PERF_EVENT_STATE_ACTIVE) {
+		hwc->period_left += hwc->sample_period;
+		perf_event_overflow(event, &data, regs);
+	}
+}
+
+notrace void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
+{
+	struct perf_event *event;
+	unsigned long flags = perf_lock_irqsave();
+	struct list_head *head = &perf_swevent_lists[event_id][smp_processor_id()];
+
+	list_for_each_entry(event, head, hw.node)
+		if (!perf_exclude_event(event, regs))
+			perf_swevent_event(event, nr, regs, NULL);
+	perf_unlock_irqrestore(flags);
+}
+
+notrace void __perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr)
+{
+	int rctx = perf_swevent_get_recursion_context();
+
+	if (rctx < 0)
+		return;
+	___perf_sw_event(event_id, nr, regs, addr);
+	perf_swevent_put_recursion_context(rctx);
+}
+
+/* the scheduler's own events: the registers of the scheduler where it counts them */
+notrace void __perf_sw_event_sched(u32 event_id, u64 nr, u64 addr)
+{
+	struct pt_regs *regs = &perf_cpu_context[smp_processor_id()].sched_regs;
+
+	perf_fetch_caller_regs(regs);
+	__perf_sw_event(event_id, nr, regs, addr);
+}
+
+void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size, struct pt_regs *regs,
+			   struct list_head *head, int rctx, struct task_struct *task)
+{
+	struct perf_raw_record raw = { .size = entry_size, .data = record };
+	struct percpu *pc = this_cpu();
+	struct perf_event *event;
+	unsigned long flags = perf_lock_irqsave();
+
+	/* perf_trace_buf_update(): the common fields, with tracing_gen_ctx()'s count */
+	trace_entry_fill_count(pc, record, event_type, flags, trace_current_pid(pc), pc->preempt_count + 1);
+	list_for_each_entry(event, head, hw.node)
+		if (!perf_exclude_event(event, regs) && (!event->filter || filter_match_preds(event->filter, record)))
+			perf_swevent_event(event, count, regs, &raw);
+	perf_unlock_irqrestore(flags);
+	perf_swevent_put_recursion_context(rctx);
+}
+
+/* pmu->add/del of the sources with per-cpu lists (software ids, tracepoints) */
+notrace int perf_event_add_to_source(struct perf_event *event, struct list_head *lists)
+{
+	list_add_tail(&event->hw.node, &lists[event->oncpu]);
+	event->hw.state = 0;
+	return 0;
+}
+
+notrace void perf_event_del_from_source(struct perf_event *event)
+{
+	list_del_init(&event->hw.node);
+	event->hw.state = PERF_HES_STOPPED;
+}
+
+/* ---- the software PMU ---- */
+static void sw_perf_event_destroy(struct perf_event *event)
+{
+	static_key_slow_dec(&perf_swevent_enabled[event->attr.config]);
+}
+
+static int perf_swevent_init(struct perf_event *event)
+{
+	u64 event_id = event->attr.config;
+
+	if (event->attr.type != PERF_TYPE_SOFTWARE)
+		return -ENOENT;
+	if (event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return -EOPNOTSUPP;
+	switch (event_id) {
+	case PERF_COUNT_SW_CPU_CLOCK:
+	case PERF_COUNT_SW_TASK_CLOCK:
+		return -ENOENT;
+	default:
+		break;
+	}
+	if (event_id >= PERF_COUNT_SW_MAX)
+		return -ENOENT;
+	if (!event->parent) {
+		static_key_slow_inc(&perf_swevent_enabled[event_id]);
+		event->destroy = sw_perf_event_destroy;
+	}
+	return 0;
+}
+
+static int perf_swevent_add(struct perf_event *event, int flags)
+{
+	return perf_event_add_to_source(event, event->hw.source);
+}
+
+static void perf_swevent_del(struct perf_event *event, int flags)
+{
+	perf_event_del_from_source(event);
+}
+
+static void perf_swevent_read(struct perf_event *event) { }
+
+static struct pmu perf_swevent = {
+	.name = "software",
+	.type = PERF_TYPE_SOFTWARE,
+	.event_init = perf_swevent_init,
+	.add = perf_swevent_add,
+	.del = perf_swevent_del,
+	.read = perf_swevent_read,
+};
+
+/* cpu-clock and task-clock: the time they were active (a per-task event: its task's run time) */
+static void perf_clock_event_update(struct perf_event *event)
+{
+	u64 now = perf_clock();
+
+	if (now < event->hw.prev_count)	/* read on another cpu, a step behind the one it counts on */
+		return;
+	event->count += now - event->hw.prev_count;
+	event->hw.prev_count = now;
+}
+
+static int perf_clock_event_add(struct perf_event *event, int flags)
+{
+	event->hw.prev_count = perf_clock();
+	event->hw.state = 0;
+	return 0;
+}
+
+static void perf_clock_event_del(struct perf_event *event, int flags)
+{
+	perf_clock_event_update(event);
+	event->hw.state = PERF_HES_STOPPED;
+}
+
+static int cpu_clock_event_init(struct perf_event *event)
+{
+	if (event->attr.type != PERF_TYPE_SOFTWARE || event->attr.config != PERF_COUNT_SW_CPU_CLOCK)
+		return -ENOENT;
+	if (event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static int task_clock_event_init(struct perf_event *event)
+{
+	if (event->attr.type != PERF_TYPE_SOFTWARE || event->attr.config != PERF_COUNT_SW_TASK_CLOCK)
+		return -ENOENT;
+	if (event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static struct pmu perf_cpu_clock = {
+	.type = -1,
+	.event_init = cpu_clock_event_init,
+	.add = perf_clock_event_add,
+	.del = perf_clock_event_del,
+	.read = perf_clock_event_update,
+};
+
+static struct pmu perf_task_clock = {
+	.type = -1,
+	.event_init = task_clock_event_init,
+	.add = perf_clock_event_add,
+	.del = perf_clock_event_del,
+	.read = perf_clock_event_update,
+};
+
+/* ---- the tracepoint PMU ---- */
+static void tp_perf_event_destroy(struct perf_event *event)
+{
+	perf_trace_destroy(event);
+}
+
+static int perf_tp_event_init(struct perf_event *event)
+{
+	int err;
+
+	if (event->attr.type != PERF_TYPE_TRACEPOINT)
+		return -ENOENT;
+	if (event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return -EOPNOTSUPP;
+	err = perf_trace_init(event);
+	if (err)
+		return err;
+	event->destroy = tp_perf_event_destroy;
+	return 0;
+}
+
+static int perf_tp_add(struct perf_event *event, int flags)
+{
+	return perf_event_add_to_source(event, event->hw.source);
+}
+
+static struct pmu perf_tracepoint = {
+	.name = "tracepoint",
+	.type = PERF_TYPE_TRACEPOINT,
+	.event_init = perf_tp_event_init,
+	.add = perf_tp_add,
+	.del = perf_swevent_del,
+	.read = perf_swevent_read,
+};
+
+static void perf_pmu_register(struct pmu *pmu)
+{
+	mutex_lock(&pmus_lock);
+	list_add_tail(&pmu->entry, &pmus);
+	mutex_unlock(&pmus_lock);
+}
+
+/* perf_init_event(): the first PMU that takes the event; -ENOENT when none knows its type */
+static int perf_init_event(struct perf_event *event)
+{
+	struct pmu *pmu;
+	int ret = -ENOENT;
+
+	mutex_lock(&pmus_lock);
+	list_for_each_entry(pmu, &pmus, entry) {
+		ret = pmu->event_init(event);
+		if (!ret) {
+			event->pmu = pmu;
+			break;
+		}
+		if (ret != -ENOENT)
+			break;
+	}
+	mutex_unlock(&pmus_lock);
+	return ret;
+}
+
+/* ---- the read format ---- */
+static u16 __perf_event_read_size(u64 read_format, int nr_siblings)
+{
+	int entry = sizeof(u64), size = 0, nr = 1;
+
+	if (read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		size += sizeof(u64);
+	if (read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		size += sizeof(u64);
+	if (read_format & PERF_FORMAT_ID)
+		entry += sizeof(u64);
+	if (read_format & PERF_FORMAT_LOST)
+		entry += sizeof(u64);
+	if (read_format & PERF_FORMAT_GROUP) {
+		nr += nr_siblings;
+		size += sizeof(u64);
+	}
+	return size + entry * nr;
+}
+
+/* perf_event__header_size() of a group: every member reads the whole group */
+static void perf_group_read_sizes(struct perf_event *leader)
+{
+	struct perf_event *sibling;
+
+	leader->read_size = __perf_event_read_size(leader->attr.read_format, leader->nr_siblings);
+	perf_event__header_size(leader);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_list) {
+		sibling->read_size = __perf_event_read_size(sibling->attr.read_format, leader->nr_siblings);
+		perf_event__header_size(sibling);
+	}
+}
+
+/* ---- allocation and freeing ---- */
+static struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu, struct task_struct *task,
+					   struct perf_event *group_leader, struct perf_event *parent_event)
+{
+	struct perf_event *event;
+	int err;
+
+	if ((unsigned int)cpu >= (unsigned int)nr_cpu_ids) {
+		if (!task || cpu != -1)
+			return ERR_PTR(-EINVAL);
+	}
+	if (attr->sigtrap && !task)
+		return ERR_PTR(-EINVAL);
+	event = kzalloc(sizeof(*event), GFP_KERNEL);
+	if (!event)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&event->event_entry);
+	INIT_LIST_HEAD(&event->sibling_list);
+	INIT_LIST_HEAD(&event->child_list);
+	INIT_LIST_HEAD(&event->child_entry);
+	INIT_LIST_HEAD(&event->hw.node);
+	event->group_leader = group_leader ? group_leader : event;
+	event->cpu = cpu;
+	event->oncpu = -1;
+	event->attr = *attr;
+	event->parent = parent_event;
+	event->id = __atomic_add_fetch(&perf_event_id, 1, __ATOMIC_RELAXED);
+	event->state = attr->disabled ? PERF_EVENT_STATE_OFF : PERF_EVENT_STATE_INACTIVE;
+	event->hw.target = task;
+	event->hw.state = PERF_HES_STOPPED;
+	if (attr->freq && attr->sample_freq)
+		event->hw.sample_period = 1;
+	else
+		event->hw.sample_period = attr->sample_period;
+	event->hw.last_period = event->hw.sample_period;
+	event->hw.period_left = event->hw.sample_period;
+	err = -EINVAL;
+	if (attr->inherit && (attr->sample_type & PERF_SAMPLE_READ))
+		goto err_free;
+	if (!(attr->sample_type & PERF_SAMPLE_BRANCH_STACK))
+		event->attr.branch_sample_type = 0;
+	err = perf_init_event(event);
+	if (err)
+		goto err_free;
+	if (event->pmu == &perf_swevent)
+		event->hw.source = perf_swevent_lists[event->attr.config];
+	event->read_size = __perf_event_read_size(attr->read_format, 0);
+	INIT_LIST_HEAD(&event->rb_entry);
+	perf_event__header_size(event);
+	if (task)
+		static_key_slow_inc(&perf_sched_events);	/* account_event(): a per-task event */
+	return event;
+err_free:
+	kfree(event);
+	return ERR_PTR(err);
+}
+
+static void free_event(struct perf_event *event)
+{
+	if (event->filter)
+		free_event_filter(event->filter);
+	if (event->destroy)
+		event->destroy(event);
+	if (event->hw.target)
+		static_key_slow_dec(&perf_sched_events);
+	kfree(event);
+}
+
+/* a reference to a context goes (perf_lock held): the last one frees it, after the unlock */
+static void put_ctx(struct perf_event_context *ctx, struct perf_event_context **free_ctx)
+{
+	if (--ctx->refcount == 0)
+		*free_ctx = ctx;
+}
+
+/* into its context, scheduled in at once where the context is active (perf_lock held) */
+static void perf_install_in_context(struct perf_event_context *ctx, struct perf_event *event, u64 now)
+{
+	struct perf_event *leader = event->group_leader;
+	int cpu;
+
+	event->ctx = ctx;
+	event->tstamp = perf_ctx_time(ctx, now);
+	list_add_tail(&event->event_entry, &ctx->event_list);
+	ctx->nr_events++;
+	ctx->refcount++;
+	if (leader != event) {
+		list_add_tail(&event->sibling_list, &leader->sibling_list);
+		leader->nr_siblings++;
+		leader->group_generation++;
+		perf_group_read_sizes(leader);
+	}
+	if (ctx->task && !ctx->is_active && (cpu = task_curr_cpu(ctx->task)) >= 0) {
+		task_ctx_sched_in(ctx, cpu, now);
+		return;
+	}
+	cpu = ctx_cpu(ctx);
+	if (cpu < 0)
+		return;
+	if (leader == event)
+		group_sched_in(event, cpu, now);
+	else if (leader->state == PERF_EVENT_STATE_ACTIVE)
+		event_sched_in(event, cpu, now);
+}
+
+/* out of its context and group (perf_lock held): siblings of a leader become singletons */
+static void perf_remove_from_context(struct perf_event *event, u64 now)
+{
+	struct perf_event_context *ctx = event->ctx;
+	struct perf_event *leader = event->group_leader, *sibling, *tmp;
+
+	event_sched_out(event, now);
+	perf_event_update_time(event, now);
+	if (leader != event) {
+		list_del_init(&event->sibling_list);
+		leader->nr_siblings--;
+		leader->group_generation++;
+		perf_group_read_sizes(leader);
+	} else {
+		list_for_each_entry_safe(sibling, tmp, &event->sibling_list, sibling_list) {
+			list_del_init(&sibling->sibling_list);
+			sibling->group_leader = sibling;
+			sibling->read_size = __perf_event_read_size(sibling->attr.read_format, 0);
+			if (sibling->state == PERF_EVENT_STATE_INACTIVE && ctx_cpu(ctx) >= 0)
+				group_sched_in(sibling, ctx_cpu(ctx), now);
+		}
+		event->nr_siblings = 0;
+	}
+	list_del_init(&event->event_entry);
+	ctx->nr_events--;
+}
+
+/* ---- the task's context ---- */
+static struct perf_event_context *alloc_perf_context(struct task_struct *task)
+{
+	struct perf_event_context *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (ctx) {
+		INIT_LIST_HEAD(&ctx->event_list);
+		ctx->task = task;
+	}
+	return ctx;
+}
+
+/* ---- enable, disable, reset, refresh, period ---- */
+static void __perf_event_enable(struct perf_event *event, u64 now)
+{
+	struct perf_event_context *ctx = event->ctx;
+	int cpu;
+
+	if (event->state >= PERF_EVENT_STATE_INACTIVE || event->state < PERF_EVENT_STATE_ERROR)
+		return;
+	if (event->state == PERF_EVENT_STATE_ERROR)
+		event->state = PERF_EVENT_STATE_OFF;
+	perf_event_set_state(event, PERF_EVENT_STATE_INACTIVE, now);
+	cpu = ctx_cpu(ctx);
+	if (cpu < 0)
+		return;
+	if (event->group_leader == event)
+		group_sched_in(event, cpu, now);
+	else if (event->group_leader->state == PERF_EVENT_STATE_ACTIVE)
+		event_sched_in(event, cpu, now);
+}
+
+static void __perf_event_disable(struct perf_event *event, u64 now)
+{
+	if (event->state < PERF_EVENT_STATE_INACTIVE)
+		return;
+	if (event->group_leader == event)
+		group_sched_out(event, now);
+	else
+		event_sched_out(event, now);
+	perf_event_set_state(event, PERF_EVENT_STATE_OFF, now);
+}
+
+static void __perf_event_reset(struct perf_event *event, u64 now)
+{
+	if (event->state == PERF_EVENT_STATE_ACTIVE && event->pmu->read)
+		event->pmu->read(event);
+	event->count = 0;
+}
+
+/* func on the event and its inherited children (perf_event_for_each_child) */
+static void perf_event_for_each_child(struct perf_event *event, void (*func)(struct perf_event *, u64), u64 now)
+{
+	struct perf_event *child;
+
+	func(event, now);
+	list_for_each_entry(child, &event->child_list, child_entry)
+		func(child, now);
+}
+
+static void perf_event_for_each(struct perf_event *event, void (*func)(struct perf_event *, u64), u64 now)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+
+	perf_event_for_each_child(leader, func, now);
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_list)
+		perf_event_for_each_child(sibling, func, now);
+}
+
+static int _perf_event_period(struct perf_event *event, u64 value)
+{
+	if (!is_sampling_event(event))
+		return -EINVAL;
+	if (!value)
+		return -EINVAL;
+	if (event->attr.freq && value > (u64)sysctl_perf_event_sample_rate)
+		return -EINVAL;
+	if (!event->attr.freq && (value & (1ULL << 63)))
+		return -EINVAL;
+	if (event->attr.freq) {
+		event->attr.sample_freq = value;
+	} else {
+		event->attr.sample_period = value;
+		event->hw.sample_period = value;
+		event->hw.period_left = value;
+	}
+	return 0;
+}
+
+/* ---- read ---- */
+static void perf_event_read(struct perf_event *event, u64 now)
+{
+	if (event->state == PERF_EVENT_STATE_ACTIVE && event->pmu->read)
+		event->pmu->read(event);
+	if (event->ctx)
+		perf_event_update_time(event, now);
+}
+
+/* count, enabled and running of the event and its live inherited children (perf_lock held) */
+static u64 __perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *running, u64 now)
+{
+	struct perf_event *child;
+	u64 total;
+
+	perf_event_read(event, now);
+	total = event->count + event->child_count;
+	*enabled = event->total_time_enabled + event->child_total_time_enabled;
+	*running = event->total_time_running + event->child_total_time_running;
+	list_for_each_entry(child, &event->child_list, child_entry) {
+		perf_event_read(child, now);
+		total += child->count + child->child_count;
+		*enabled += child->total_time_enabled;
+		*running += child->total_time_running;
+	}
+	return total;
+}
+
+/* values into a buffer of read_size bytes (the group may have grown since it was sized) */
+struct perf_read_buf {
+	u64 *values;
+	size_t n, cap;
+};
+
+static void perf_read_put(void *arg, u64 value)
+{
+	struct perf_read_buf *b = arg;
+
+	if (b->n < b->cap)
+		b->values[b->n++] = value;
+}
+
+static ssize_t perf_read(struct file *file, char *buf, size_t count, loff_t *ppos)
+{
+	struct perf_event *event = (struct perf_event *)file->private_data;
+	struct perf_read_buf b;
+	unsigned long flags;
+	ssize_t ret;
+
+	if (event->state == PERF_EVENT_STATE_ERROR)
+		return 0;	/* end of file: a pinned event that could not be scheduled */
+	if (count < event->read_size)
+		return -ENOSPC;
+	mutex_lock(&perf_mutex);
+	b.n = 0;
+	b.cap = event->read_size / sizeof(u64);
+	b.values = kzalloc(event->read_size, GFP_KERNEL);
+	if (!b.values) {
+		mutex_unlock(&perf_mutex);
+		return -ENOMEM;
+	}
+	flags = perf_lock_irqsave();
+	perf_read_format(event, perf_clock(), perf_read_put, &b);
+	perf_unlock_irqrestore(flags);
+	mutex_unlock(&perf_mutex);
+	ret = copy_to_user(buf, b.values, b.n * sizeof(u64)) ? -EFAULT : (ssize_t)(b.n * sizeof(u64));
+	kfree(b.values);
+	return ret;
+}
+
+/* ---- ioctl ---- */
+static int perf_copy_attr(struct perf_event_attr *uattr, struct perf_event_attr *attr);
+
+/* The perf event file at fd (a borrowed reference: the fd table keeps it while it is used). */
+static int perf_fget_light(int fd, struct file **filep)
+{
+	struct file *f = fget(fd);
+	bool ours = f && f->f_op == &perf_fops;
+
+	if (f)
+		fput(f);
+	if (!ours)
+		return -EBADF;
+	*filep = f;
+	return 0;
+}
+
+/* perf_event_set_filter() → ftrace_profile_set_filter(): a tracepoint event's, once */
+static int perf_event_set_filter(struct perf_event *event, const char *arg)
+{
+	struct event_filter *filter;
+	unsigned long flags;
+	char *text;
+	long len;
+	int ret;
+
+	text = kmalloc(PAGE_SIZE, GFP_KERNEL);	/* strndup_user(arg, PAGE_SIZE) */
+	if (!text)
+		return -ENOMEM;
+	len = strncpy_from_user(text, arg, PAGE_SIZE);
+	ret = len < 0 ? -EFAULT : len >= (long)PAGE_SIZE ? -EINVAL : 0;
+	if (!ret && event->attr.type != PERF_TYPE_TRACEPOINT)
+		ret = -EINVAL;
+	if (!ret && event->filter)
+		ret = -EEXIST;
+	if (!ret) {
+		filter = create_event_filter(event->tp_event, text);
+		if (IS_ERR(filter)) {
+			ret = PTR_ERR(filter);
+		} else {
+			flags = perf_lock_irqsave();
+			event->filter = filter;
+			perf_unlock_irqrestore(flags);
+		}
+	}
+	kfree(text);
+	return ret;
+}
+
+static long _perf_ioctl(struct perf_event *event, unsigned int cmd, unsigned long arg)
+{
+	void (*func)(struct perf_event *, u64);
+	unsigned long flags;
+	u32 ioc_flags = arg;
+	int ret;
+
+	switch (cmd) {
+	case PERF_EVENT_IOC_ENABLE:
+		func = __perf_event_enable;
+		break;
+	case PERF_EVENT_IOC_DISABLE:
+		func = __perf_event_disable;
+		break;
+	case PERF_EVENT_IOC_RESET:
+		func = __perf_event_reset;
+		break;
+	case PERF_EVENT_IOC_REFRESH:
+		if (event->attr.inherit || !is_sampling_event(event))
+			return -EINVAL;
+		flags = perf_lock_irqsave();
+		event->event_limit += arg;
+		__perf_event_enable(event, perf_clock());
+		perf_unlock_irqrestore(flags);
+		return 0;
+	case PERF_EVENT_IOC_PERIOD: {
+		u64 value;
+
+		if (copy_from_user(&value, (u64 *)arg, sizeof(value)))
+			return -EFAULT;
+		flags = perf_lock_irqsave();
+		ret = _perf_event_period(event, value);
+		perf_unlock_irqrestore(flags);
+		return ret;
+	}
+	case PERF_EVENT_IOC_ID: {
+		u64 id = primary_event_id(event);
+
+		if (copy_to_user((void *)arg, &id, sizeof(id)))
+			return -EFAULT;
+		return 0;
+	}
+	case PERF_EVENT_IOC_SET_OUTPUT: {
+		struct file *output;
+
+		/* perf_event_set_output(): no event has a ring buffer to share yet */
+		if ((int)arg == -1)
+			return 0;
+		ret = perf_fget_light(arg, &output);
+		if (ret)
+			return ret;
+		return -EINVAL;
+	}
+	case PERF_EVENT_IOC_SET_FILTER:
+		return perf_event_set_filter(event, (const char *)arg);
+	case PERF_EVENT_IOC_PAUSE_OUTPUT:
+		return -EINVAL;	/* no ring buffer (rb->nr_pages == 0) */
+	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES: {
+		struct perf_event_attr new_attr;
+
+		ret = perf_copy_attr((struct perf_event_attr *)arg, &new_attr);
+		if (ret)
+			return ret;
+		if (event->attr.type != new_attr.type)
+			return -EINVAL;
+		return -EOPNOTSUPP;	/* perf_event_modify_attr(): only breakpoints can change */
+	}
+	default:
+		return -ENOTTY;
+	}
+	flags = perf_lock_irqsave();
+	if (ioc_flags & PERF_IOC_FLAG_GROUP)
+		perf_event_for_each(event, func, perf_clock());
+	else
+		perf_event_for_each_child(event, func, perf_clock());
+	perf_unlock_irqrestore(flags);
+	return 0;
+}
+
+static long perf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	return _perf_ioctl((struct perf_event *)file->private_data, cmd, arg);
+}
+
+/*
+ * An event leaves its task (exit, remove_on_exec; perf_lock held): an inherited one gives its
+ * counts to its parent (sync_child_event) and goes on `dead` to be freed; one an fd owns stays
+ * readable, with its last counts, as PERF_EVENT_STATE_EXIT.
+ */
+static void perf_event_exit_event(struct perf_event *event, struct list_head *dead, u64 now,
+				  struct perf_event_context **free_ctx)
+{
+	struct perf_event *parent = event->parent;
+
+	perf_remove_from_context(event, now);
+	if (parent) {
+		perf_event_read(event, now);
+		parent->child_count += event->count + event->child_count;
+		parent->child_total_time_enabled += event->total_time_enabled + event->child_total_time_enabled;
+		parent->child_total_time_running += event->total_time_running + event->child_total_time_running;
+		list_del_init(&event->child_entry);
+		list_add_tail(&event->child_entry, dead);
+		put_ctx(event->ctx, free_ctx);
+		return;
+	}
+	event->state = PERF_EVENT_STATE_EXIT;
+}
+
+static void free_dead_events(struct list_head *dead)
+{
+	struct perf_event *event, *tmp;
+
+	list_for_each_entry_safe(event, tmp, dead, child_entry)
+		free_event(event);
+}
+
+/* the task's context goes (do_exit, or a fork that failed): its events leave it */
+static void perf_event_exit_ctx(struct task_struct *task)
+{
+	struct perf_event_context *ctx, *free_ctx = NULL;
+	struct perf_event *event, *tmp;
+	unsigned long flags;
+	LIST_HEAD(dead);
+	u64 now;
+
+	mutex_lock(&perf_mutex);
+	ctx = task->perf_event_ctxp;
+	if (!ctx) {
+		mutex_unlock(&perf_mutex);
+		return;
+	}
+	flags = perf_lock_irqsave();
+	now = perf_clock();
+	task_ctx_sched_out(ctx, now);
+	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry)
+		perf_event_exit_event(event, &dead, now, &free_ctx);
+	task->perf_event_ctxp = NULL;
+	ctx->task = NULL;
+	put_ctx(ctx, &free_ctx);
+	perf_unlock_irqrestore(flags);
+	mutex_unlock(&perf_mutex);
+	kfree(free_ctx);
+	free_dead_events(&dead);
+}
+
+void perf_event_exit_task(struct task_struct *child)
+{
+	perf_event_exit_ctx(child);
+}
+
+void perf_event_free_task(struct task_struct *task)
+{
+	perf_event_exit_ctx(task);
+}
+
+/* ---- release: the fd's last close frees the event and its inherited children ---- */
+static void perf_event_release_kernel(struct perf_event *event)
+{
+	struct perf_event_context *ctx, *free_ctx = NULL, *free_child_ctx = NULL;
+	struct perf_event *child, *tmp;
+	unsigned long flags;
+	LIST_HEAD(dead);
+	u64 now;
+
+	mutex_lock(&perf_mutex);
+	flags = perf_lock_irqsave();
+	now = perf_clock();
+	list_for_each_entry_safe(child, tmp, &event->child_list, child_entry) {
+		ctx = child->ctx;
+		perf_remove_from_context(child, now);
+		list_del_init(&child->child_entry);
+		list_add_tail(&child->child_entry, &dead);
+		put_ctx(ctx, &free_child_ctx);	/* its task holds the context: never the last */
+	}
+	ctx = event->ctx;
+	if (event->state != PERF_EVENT_STATE_EXIT)
+		perf_remove_from_context(event, now);
+	event->state = PERF_EVENT_STATE_DEAD;
+	put_ctx(ctx, &free_ctx);
+	perf_unlock_irqrestore(flags);
+	mutex_unlock(&perf_mutex);
+	kfree(free_ctx);
+	free_dead_events(&dead);
+	free_event(event);
+}
+
+static int perf_release(struct inode *inode, struct file *file)
+{
+	if (file->private_data)
+		perf_event_release_kernel((struct perf_event *)file->private_data);
+	return 0;
+}
+
+static const struct file_operations perf_fops = {
+	.read = perf_read,
+	.release = perf_release,
+	.unlocked_ioctl = perf_ioctl,
+};
+
+/* ---- fork: inherit_task_group() ---- */
+static struct perf_event *inherit_event(struct perf_event *parent_event, struct task_struct *child,
+					struct perf_event_context *child_ctx, struct perf_event *group_leader)
+{
+	struct perf_event *top = parent_event->parent ? parent_event->parent : parent_event;
+	struct perf_event *event = perf_event_alloc(&parent_event->attr, parent_event->cpu, child,
+						    group_leader, top);
+	unsigned long flags;
+
+	if (IS_ERR(event))
+		return event;
+	flags = perf_lock_irqsave();
+	event->state = parent_event->state >= PERF_EVENT_STATE_INACTIVE ? PERF_EVENT_STATE_INACTIVE
+									  : PERF_EVENT_STATE_OFF;
+	event->hw.sample_period = parent_event->hw.sample_period;
+	event->hw.last_period = event->hw.sample_period;
+	event->hw.period_left = event->hw.sample_period;
+	perf_install_in_context(child_ctx, event, perf_clock());
+	list_add_tail(&event->child_entry, &top->child_list);
+	perf_unlock_irqrestore(flags);
+	return event;
+}
+
+int perf_event_init_task(struct task_struct *child, unsigned long clone_flags)
+{
+	struct perf_event_context *parent_ctx, *child_ctx = NULL;
+	struct perf_event *leader, *sibling, *child_leader;
+	int ret = 0;
+
+	child->perf_event_ctxp = NULL;
+	child->perf_sched_migrated = 0;
+	mutex_lock(&perf_mutex);
+	parent_ctx = current->perf_event_ctxp;
+	if (!parent_ctx)
+		goto out;
+	list_for_each_entry(leader, &parent_ctx->event_list, event_entry) {
+		if (leader->group_leader != leader || !leader->attr.inherit ||
+		    leader->state == PERF_EVENT_STATE_EXIT ||
+		    (leader->attr.inherit_thread && !(clone_flags & CLONE_THREAD)))
+			continue;
+		if (!child_ctx) {
+			child_ctx = alloc_perf_context(child);
+			if (!child_ctx) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			child_ctx->refcount = 1;
+			child->perf_event_ctxp = child_ctx;
+		}
+		child_leader = inherit_event(leader, child, child_ctx, NULL);
+		if (IS_ERR(child_leader)) {
+			ret = PTR_ERR(child_leader);
+			goto out;
+		}
+		list_for_each_entry(sibling, &leader->sibling_list, sibling_list) {
+			struct perf_event *e = inherit_event(sibling, child, child_ctx, child_leader);
+
+			if (IS_ERR(e)) {
+				ret = PTR_ERR(e);
+				goto out;
+			}
+		}
+	}
+out:
+	mutex_unlock(&perf_mutex);
+	return ret;
+}
+
+/* ---- exec: enable_on_exec, remove_on_exec ---- */
+void perf_event_exec(void)
+{
+	struct perf_event_context *ctx, *free_ctx = NULL;
+	struct perf_event *event, *tmp;
+	unsigned long flags;
+	LIST_HEAD(dead);
+	int cpu;
+	u64 now;
+
+	mutex_lock(&perf_mutex);
+	ctx = current->perf_event_ctxp;
+	if (!ctx) {
+		mutex_unlock(&perf_mutex);
+		return;
+	}
+	flags = perf_lock_irqsave();
+	now = perf_clock();
+	list_for_each_entry_safe(event, tmp, &ctx->event_list, event_entry) {
+		if (event->attr.remove_on_exec) {
+			perf_event_exit_event(event, &dead, now, &free_ctx);
+			continue;
+		}
+		if (!event->attr.enable_on_exec)
+			continue;
+		event->attr.enable_on_exec = 0;
+		if (event->state >= PERF_EVENT_STATE_INACTIVE)
+			continue;
+		perf_event_set_state(event, PERF_EVENT_STATE_INACTIVE, now);
+	}
+	cpu = ctx_cpu(ctx);
+	if (cpu >= 0)
+		ctx_sched_in(ctx, cpu, now);
+	perf_unlock_irqrestore(flags);
+	mutex_unlock(&perf_mutex);
+	free_dead_events(&dead);
+}
+
+void perf_event_init(void)
+{
+	int cpu, id;
+
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		INIT_LIST_HEAD(&perf_cpu_context[cpu].ctx.event_list);
+		perf_cpu_context[cpu].ctx.refcount = 1;
+		for (id = 0; id < PERF_COUNT_SW_MAX; id++)
+			INIT_LIST_HEAD(&perf_swevent_lists[id][cpu]);
+	}
+	perf_pmu_register(&perf_swevent);
+	perf_pmu_register(&perf_cpu_clock);
+	perf_pmu_register(&perf_task_clock);
+	perf_pmu_register(&perf_tracepoint);
+}
+
+/* ---- perf_event_open(2) ---- */
+static int perf_copy_attr(struct perf_event_attr *uattr, struct perf_event_attr *attr)
+{
+	u32 size;
+	size_t i;
+
+	memset(attr, 0, sizeof(*attr));
+	if (copy_from_user(&size, &uattr->size, sizeof(size)))
+		return -EFAULT;
+	if (!size)		/* ABI compatibility quirk */
+		size = PERF_ATTR_SIZE_VER0;
+	if (size < PERF_ATTR_SIZE_VER0 || size > PAGE_SIZE)
+		goto err_size;
+	/* copy_struct_from_user(): a bigger struct's tail must be zeros */
+	if (size > sizeof(*attr)) {
+		for (i = sizeof(*attr); i < size; i++) {
+			u8 c;
+
+			if (copy_from_user(&c, (u8 *)uattr + i, 1))
+				return -EFAULT;
+			if (c)
+				goto err_size;
+		}
+	}
+	if (copy_from_user(attr, uattr, min((size_t)size, sizeof(*attr))))
+		return -EFAULT;
+	attr->size = size;
+	if (attr->__reserved_1 || attr->__reserved_2 || attr->__reserved_3)
+		return -EINVAL;
+	if (attr->sample_type & ~(PERF_SAMPLE_MAX - 1))
+		return -EINVAL;
+	if (attr->read_format & ~(PERF_FORMAT_MAX - 1))
+		return -EINVAL;
+	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK) {
+		u64 mask = attr->branch_sample_type;
+
+		if (mask & ~(PERF_SAMPLE_BRANCH_MAX - 1))
+			return -EINVAL;
+		if (!(mask & ~PERF_SAMPLE_BRANCH_PLM_ALL))
+			return -EINVAL;
+	}
+	if (attr->sample_type & PERF_SAMPLE_REGS_USER)
+		return -EINVAL;	/* perf_reg_validate(): no register this kernel samples */
+	if (attr->sample_type & PERF_SAMPLE_STACK_USER) {
+		if (attr->sample_stack_user >= 0xffff)
+			return -EINVAL;
+		if (attr->sample_stack_user & 7)
+			return -EINVAL;
+	}
+	if (!attr->sample_max_stack)
+		attr->sample_max_stack = 127;	/* sysctl_perf_event_max_stack */
+	if (attr->sample_type & PERF_SAMPLE_CGROUP)
+		return -EINVAL;
+	if ((attr->sample_type & PERF_SAMPLE_WEIGHT) && (attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT))
+		return -EINVAL;
+	if (!attr->inherit && attr->inherit_thread)
+		return -EINVAL;
+	if (attr->remove_on_exec && attr->enable_on_exec)
+		return -EINVAL;
+	if (attr->sigtrap && !attr->remove_on_exec)
+		return -EINVAL;
+	return 0;
+err_size:
+	size = sizeof(*attr);
+	copy_to_user(&uattr->size, &size, sizeof(size));
+	return -E2BIG;
+}
+
+/* perf_allow_kernel() */
+static int perf_allow_kernel(struct perf_event_attr *attr)
+{
+	if (sysctl_perf_event_paranoid > 1 && !perfmon_capable())
+		return -EACCES;
+	return 0;
+}
+
+/* perf_event_validate_size(): every member's read of the grown group fits 16 KiB */
+static bool perf_event_validate_size(struct perf_event *event, struct perf_event *group_leader)
+{
+	struct perf_event *sibling;
+	int nr = group_leader ? group_leader->nr_siblings + 1 : 0;
+
+	if (__perf_event_read_size(event->attr.read_format, nr) > 16 * 1024)
+		return false;
+	if (!group_leader)
+		return true;
+	if (__perf_event_read_size(group_leader->attr.read_format, nr) > 16 * 1024)
+		return false;
+	list_for_each_entry(sibling, &group_leader->sibling_list, sibling_list)
+		if (__perf_event_read_size(sibling->attr.read_format, nr) > 16 * 1024)
+			return false;
+	return true;
+}
+
+SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid, int, cpu, int, group_fd,
+		unsigned long, flags)
+{
+	struct perf_event *group_leader = NULL, *event;
+	struct perf_event_context *ctx, *new_ctx = NULL;
+	struct task_struct *task = NULL;
+	struct perf_event_attr attr;
+	struct file *group = NULL, *event_file;
+	unsigned long irqflags;
+	int event_fd, err;
+
+	if (flags & ~PERF_FLAG_ALL)
+		return -EINVAL;
+	err = perf_copy_attr(attr_uptr, &attr);
+	if (err)
+		return err;
+	if (sysctl_perf_event_paranoid > 2 && !perfmon_capable())	/* perf_paranoid_any() */
+		return -EACCES;
+	if (!attr.exclude_kernel || attr.text_poke) {
+		err = perf_allow_kernel(&attr);
+		if (err)
+			return err;
+	}
+	if (attr.namespaces && !perfmon_capable())
+		return -EACCES;
+	if (attr.freq) {
+		if (attr.sample_freq > (u64)sysctl_perf_event_sample_rate)
+			return -EINVAL;
+	} else {
+		if (attr.sample_period & (1ULL << 63))
+			return -EINVAL;
+	}
+	if (attr.sample_type & PERF_SAMPLE_PHYS_ADDR) {
+		err = perf_allow_kernel(&attr);
+		if (err)
+			return err;
+	}
+	if ((flags & PERF_FLAG_PID_CGROUP) && (pid == -1 || cpu == -1))
+		return -EINVAL;
+	if (flags & PERF_FLAG_PID_CGROUP)
+		return -EBADF;	/* no cgroup file system: pid is no cgroup directory's fd */
+	if (group_fd != -1) {
+		err = perf_fget_light(group_fd, &group);
+		if (err)
+			return err;
+		group_leader = (struct perf_event *)group->private_data;
+		if (flags & PERF_FLAG_FD_OUTPUT)
+			return -EINVAL;	/* output redirection: no event has a ring buffer yet */
+		if (flags & PERF_FLAG_FD_NO_GROUP)
+			group_leader = NULL;
+	}
+	if (pid != -1) {
+		unsigned long sflags;
+
+		spin_lock_irqsave(&sched_lock, sflags);
+		task = pid ? find_task_by_pid(pid) : current;
+		spin_unlock_irqrestore(&sched_lock, sflags);
+		if (!task || (task->flags & PF_EXITING))
+			return -ESRCH;
+	}
+	if (task && group_leader && group_leader->attr.inherit != attr.inherit)
+		return -EINVAL;
+	event = perf_event_alloc(&attr, cpu, task, group_leader, NULL);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	mutex_lock(&perf_mutex);
+	if (group_leader) {
+		err = -EINVAL;
+		/* no recursive hierarchy, one cpu, one task or none, only a leader is exclusive or pinned */
+		if (group_leader->group_leader != group_leader)
+			goto err_alloc;
+		if (group_leader->cpu != event->cpu)
+			goto err_alloc;
+		if (group_leader->ctx->task != task)
+			goto err_alloc;
+		if (attr.exclusive || attr.pinned)
+			goto err_alloc;
+	}
+	if (task && task->uid != current->uid && !perfmon_capable()) {
+		err = -EACCES;	/* perf_check_permission(): ptrace_may_access() */
+		goto err_alloc;
+	}
+	if (!perf_event_validate_size(event, group_leader)) {
+		err = -E2BIG;
+		goto err_alloc;
+	}
+	if (task && !task->perf_event_ctxp) {
+		new_ctx = alloc_perf_context(task);
+		if (!new_ctx) {
+			err = -ENOMEM;
+			goto err_alloc;
+		}
+	}
+	event_fd = get_unused_fd_flags(O_RDWR);	/* (6.1 takes it first: EMFILE before the rest) */
+	if (event_fd < 0) {
+		err = event_fd;
+		goto err_alloc;
+	}
+	event_file = anon_inode_getfile("[perf_event]", &perf_fops, event, O_RDWR);
+	if (IS_ERR(event_file)) {
+		err = PTR_ERR(event_file);
+		put_unused_fd(event_fd);
+		goto err_alloc;
+	}
+	irqflags = perf_lock_irqsave();
+	if (task) {
+		if (task->flags & PF_EXITING) {	/* perf_event_exit_task() ran or runs: TASK_TOMBSTONE */
+			perf_unlock_irqrestore(irqflags);
+			err = -ESRCH;
+			goto err_file;
+		}
+		if (!task->perf_event_ctxp) {
+			task->perf_event_ctxp = new_ctx;
+			new_ctx->refcount = 1;	/* the task's */
+			new_ctx = NULL;
+		}
+		ctx = task->perf_event_ctxp;
+	} else {
+		ctx = &perf_cpu_context[cpu].ctx;
+	}
+	if (group_leader && group_leader->ctx != ctx) {
+		perf_unlock_irqrestore(irqflags);
+		err = -EINVAL;
+		goto err_file;
+	}
+	perf_install_in_context(ctx, event, perf_clock());
+	perf_unlock_irqrestore(irqflags);
+	mutex_unlock(&perf_mutex);
+	kfree(new_ctx);
+	event->filp = event_file;
+	fd_install(event_fd, event_file);
+	return event_fd;
+err_file:
+	put_unused_fd(event_fd);
+	event_file->f_op = &perf_dead_fops;
+	fput(event_file);
+err_alloc:
+	mutex_unlock(&perf_mutex);
+	kfree(new_ctx);
+	free_event(event);
+	return err;
+}

@@ -1,0 +1,159 @@
+/*
+ * The perf ring buffer (kernel/events/ring_buffer.c of Linux 6.1): a user page (struct
+ * perf_event_mmap_page) and 2^n data pages (each allocated on its own) the event's owner maps, records written at
+ * data_head, room up to the reader's data_tail (or over the oldest records when the mapping is
+ * read-only: overwrite), records that find no room counted and reported in a PERF_RECORD_LOST.
+ * Every writer holds perf_lock (include/perf_event.h), so there is no nesting to handle.
+ */
+#include "../../include/perf_event.h"
+
+static u64 perf_data_size(struct perf_buffer *rb)
+{
+	return (u64)rb->nr_pages << 12;
+}
+
+/* ring_buffer_has_space(): CIRC_SPACE of head and tail */
+static bool ring_buffer_has_space(u64 head, u64 tail, u64 data_size, u64 size)
+{
+	return ((tail - (head + 1)) & (data_size - 1)) >= size;
+}
+
+void rb_free(struct perf_buffer *rb)
+{
+	int i;
+
+	for (i = 0; i < rb->nr_pages; i++)
+		if (rb->data_pages[i])
+			free_pages((unsigned long)rb->data_pages[i], 0);
+	if (rb->user_page)
+		free_pages((unsigned long)rb->user_page, 0);
+	kfree(rb);
+}
+
+struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags)
+{
+	struct perf_buffer *rb = kzalloc(sizeof(*rb) + nr_pages * sizeof(void *), GFP_KERNEL);
+	int i;
+
+	if (!rb)
+		return NULL;
+	rb->nr_pages = nr_pages;
+	rb->user_page = (void *)get_zeroed_page(GFP_KERNEL);
+	for (i = 0; i < nr_pages; i++)
+		rb->data_pages[i] = (void *)get_zeroed_page(GFP_KERNEL);
+	for (i = 0; i < nr_pages && rb->user_page; i++)
+		if (!rb->data_pages[i])
+			break;
+	if (!rb->user_page || i < nr_pages) {
+		rb_free(rb);
+		return NULL;
+	}
+	rb->overwrite = !(flags & RING_BUFFER_WRITABLE);
+	rb->watermark = watermark ? min(watermark, (long)perf_data_size(rb)) : (long)perf_data_size(rb) / 2;
+	rb->refcount = 1;
+	INIT_LIST_HEAD(&rb->event_list);
+	rb->user_page->size = offsetof(struct perf_event_mmap_page, __reserved);
+	rb->user_page->capabilities = 1UL << 1;		/* cap_bit0_is_deprecated */
+	rb->user_page->data_offset = PAGE_SIZE;
+	rb->user_page->data_size = perf_data_size(rb);
+	return rb;
+}
+
+/* the kernel address of page pgoff of the mapping: the user page, then the data pages */
+void *perf_mmap_to_page(struct perf_buffer *rb, unsigned long pgoff)
+{
+	if (pgoff == 0)
+		return rb->user_page;
+	if (pgoff > (unsigned long)rb->nr_pages)
+		return NULL;
+	return rb->data_pages[pgoff - 1];
+}
+
+/* Room for size bytes at data_head (perf_lock held); 0, or -ENOSPC with the loss counted. */
+int perf_output_begin(struct perf_output_handle *handle, struct perf_event *event, unsigned int size)
+{
+	struct perf_buffer *rb;
+	u64 tail, offset;
+	struct {
+		struct perf_event_header header;
+		u64 id;
+		u64 lost;
+	} lost_event;
+	int lost_size = 0;
+
+	if (event->parent)	/* an inherited event writes where its parent does */
+		event = event->parent;
+	rb = event->rb;
+	handle->rb = rb;
+	handle->event = event;
+	if (!rb)
+		return -ENOSPC;
+	if (rb->paused || !rb->nr_pages) {
+		if (rb->nr_pages)
+			rb->lost++;
+		return -ENOSPC;
+	}
+	if (rb->lost) {
+		lost_size = sizeof(lost_event) + (event->attr.sample_id_all ? event->id_header_size : 0);
+		size += lost_size;
+	}
+	offset = rb->head;
+	if (!rb->overwrite) {
+		tail = READ_ONCE(rb->user_page->data_tail);
+		if (!ring_buffer_has_space(offset, tail, perf_data_size(rb), size)) {
+			rb->lost++;
+			return -ENOSPC;
+		}
+	}
+	rb->head = offset + size;
+	if (rb->head - rb->wakeup_head > (u64)rb->watermark) {
+		rb->wakeup_head += rb->watermark;
+		rb->wakeup++;
+	}
+	handle->head = offset;
+	handle->size = size;
+	if (lost_size) {
+		struct perf_sample_data data;
+
+		lost_event.header.type = PERF_RECORD_LOST;
+		lost_event.header.misc = 0;
+		lost_event.header.size = lost_size;
+		lost_event.id = event->id;
+		lost_event.lost = rb->lost;
+		perf_output_put(handle, lost_event);
+		perf_event_header__init_id(&data, event);
+		perf_event__output_id_sample(event, handle, &data);
+		rb->lost = 0;
+	}
+	return 0;
+}
+
+void perf_output_copy(struct perf_output_handle *handle, const void *buf, unsigned int len)
+{
+	struct perf_buffer *rb = handle->rb;
+	u64 mask = perf_data_size(rb) - 1;
+	const char *src = buf;
+
+	while (len) {
+		u64 at = handle->head & mask;
+		unsigned int n = min((u64)len, PAGE_SIZE - (at & (PAGE_SIZE - 1)));
+
+		memcpy((char *)rb->data_pages[at >> 12] + (at & (PAGE_SIZE - 1)), src, n);
+		handle->head += n;
+		src += n;
+		len -= n;
+	}
+}
+
+void perf_output_skip(struct perf_output_handle *handle, unsigned int len)
+{
+	handle->head += len;
+}
+
+/* publish the records: the reader sees data_head move past them */
+void perf_output_end(struct perf_output_handle *handle)
+{
+	struct perf_buffer *rb = handle->rb;
+
+	__atomic_store_n(&rb->user_page->data_head, rb->head, __ATOMIC_RELEASE);
+}

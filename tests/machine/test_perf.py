@@ -1,0 +1,172 @@
+"""perf_events in the emulated kernel (kernel/events/core.c, kernel/trace_event_perf.c), driven by
+the guest program perfev (kernel_model/user/perfev.c) as perf stat drives a kernel: counts of
+tracepoints and software events, groups, inheritance, enable_on_exec, per-cpu events, the ioctls,
+and the errnos of Linux 6.1 for bad calls."""
+import re
+import time
+
+from guest_events import number_events as event_ids
+
+EINVAL, ENOENT, E2BIG, EBADF, ESRCH, ENOSPC, ENOTTY = 22, 2, 7, 9, 3, 28, 25
+
+
+def perfev(machine, run_program, *args):
+    status, out = run_program(machine, ["perfev", *map(str, args)])
+    text = out.decode()
+    assert status == 0, text
+    return text
+
+
+def fields(text, label):
+    """{name: int} of the `label: a=1 b=2` line."""
+    line = next(l for l in text.splitlines() if l.startswith(label + ":"))
+    return {k: int(v) for k, v in re.findall(r"(\S+?)=(-?\d+)", line)}
+
+
+def answers(text):
+    """{what: number} of the `what: number` lines."""
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^([^:=\n]+): (-?\d+)$", text, re.M)}
+
+
+def test_tracepoint_counts_sys_enter_getuid(make_machine, run_program):
+    m = make_machine(cpus=2)
+    ids = event_ids(m)
+    tp = fields(perfev(m, run_program, "tp", ids["sys_enter_getuid"], 37), "tp")
+    assert tp["read"] == 32 and tp["count"] == 37   # value, enabled, running, id
+    assert tp["enabled"] == tp["running"] > 0
+    # the same program counting another syscall's entries: none of its getuid calls
+    other = fields(perfev(m, run_program, "tp", ids["sys_enter_getpid"], 37), "tp")
+    assert other["count"] == 0
+
+
+def test_raw_tracepoint_counts(make_machine, run_program):
+    """A tracepoint with its own key (raw_syscalls:sys_enter): every syscall the task makes."""
+    m = make_machine(cpus=1)
+    ids = event_ids(m)
+    tp = fields(perfev(m, run_program, "tp", ids["sys_enter"], 20), "tp")
+    # the 20 getuid calls, then the read of the counter itself (entered before it is read)
+    assert tp["count"] == 21
+
+
+def test_context_switches_of_a_sleeping_task(make_machine, run_program):
+    # seeded: the virtual clock moves only as the guest runs, so no 1 ms sleep has expired
+    # before its task sleeps (live, host time may pass it by and the task runs on)
+    m = make_machine(cpus=2, seed=1)
+    out = perfev(m, run_program, "cs", 6)
+    cs, clock = fields(out, "cs"), fields(out, "task-clock")
+    assert cs["count"] == 6         # each sleep switches away once
+    assert clock["count"] > 0 and clock["enabled"] == clock["running"]
+
+
+def test_group_read_format(make_machine, run_program):
+    m = make_machine(cpus=1)
+    ids = event_ids(m)
+    out = perfev(m, run_program, "group", ids["sys_enter_getuid"], 9)
+    got = answers(out)
+    assert got["short read"] == -ENOSPC
+    g = fields(out, "group")
+    # nr, time_enabled, {value, id} x 2: the leader was off for the first 9 calls
+    assert g["read"] == 48 and g["nr"] == 2 and g["leader"] == 9
+    assert g["sibling"] >= 1
+    ids_line = fields(out, "ids")
+    assert re.search(rf"leader={g['leader']} id={ids_line['leader']} sibling=\d+ id={ids_line['sibling']}", out)
+    assert got["sibling as leader"] == got["leader on cpu 0"] == got["pinned sibling"] == -EINVAL
+
+
+def test_inherit_counts_the_children(make_machine, run_program):
+    m = make_machine(cpus=2)
+    ids = event_ids(m)
+    out = perfev(m, run_program, "inherit", ids["sys_enter_getuid"], 11)
+    assert fields(out, "inherit")["count"] == 11
+    assert answers(out)["non-inherit sibling"] == -EINVAL
+
+
+def test_enable_on_exec(make_machine, run_program):
+    """perf stat -- CMD: disabled until the child's exec; its 3 calls before it are not counted."""
+    m = make_machine(cpus=2)
+    ids = event_ids(m)
+    out = perfev(m, run_program, "exec", ids["sys_enter_getuid"], 5)
+    assert fields(out, "exec")["count"] == 5
+
+
+def test_per_cpu_event(make_machine, run_program):
+    m = make_machine(cpus=1)
+    ids = event_ids(m)
+    got = fields(perfev(m, run_program, "cpu", ids["sys_enter_getuid"], 0, 8), "cpu")
+    assert got["count"] == 8 and got["enabled"] == got["running"] > 0
+
+
+def test_ioctls(make_machine, run_program):
+    m = make_machine(cpus=1)
+    ids = event_ids(m)
+    out = perfev(m, run_program, "ioctl", ids["sys_enter_getuid"], 4)
+    assert fields(out, "disabled")["count"] == 0 and fields(out, "disabled")["enabled"] == 0
+    enabled = fields(out, "enabled")
+    assert enabled["count"] == 4
+    again = fields(out, "disabled again")
+    assert again["count"] == 4 and again["enabled"] >= enabled["enabled"]
+    reset = fields(out, "after reset")
+    assert reset["count"] == 0 and reset["enabled"] == again["enabled"]  # off: its time stands still
+    got = answers(out)
+    assert got["enable"] == got["disable"] == got["reset"] == 0
+    assert re.search(rf"^id: 0 {enabled['id']}$", out, re.M)
+    assert got["period of a counting event"] == got["refresh of a counting event"] == -EINVAL
+    assert got["unknown ioctl"] == got["ioctl on stdout"] == -ENOTTY
+    assert got["set_output to an unmapped event"] == -EINVAL
+    assert got["set_output -1"] == 0
+    assert got["set_output to a non-perf fd"] == -EBADF
+
+
+def test_errnos_of_bad_calls(make_machine, run_program):
+    """What Linux 6.1's perf_copy_attr / perf_event_open / perf_event_alloc answer."""
+    m = make_machine(cpus=2)
+    ids = event_ids(m)
+    out = perfev(m, run_program, "errors", ids["sys_enter_getuid"])
+    got = answers(out)
+    assert got["valid"] >= 0 and got["size 0 (VER0)"] >= 0 and got["size 144, zero tail"] >= 0
+    assert got["size 32"] == got["size 144, tail set"] == -E2BIG
+    assert re.findall(r"^size written back: (\d+)$", out, re.M) == ["128", "128"]
+    assert got["type 99"] == got["hardware cycles"] == got["software config 12"] == -ENOENT
+    for what in ["bad flags", "tracepoint id 0xfffff", "sample_type bit 25", "read_format bit 5",
+                 "reserved bit", "inherit_thread without inherit", "remove_on_exec and enable_on_exec",
+                 "freq above the max rate", "period bit 63", "inherit with SAMPLE_READ",
+                 "pid -1 cpu -1", "cpu 64", "cgroup with pid -1"]:
+        assert got[what] == -EINVAL, what
+    assert got["pid 99999"] == -ESRCH
+    assert got["group fd 1 (not perf)"] == got["group fd 15 (closed)"] == -EBADF
+
+
+def test_nothing_left_behind(make_machine, run_program):
+    """The events die with their fds (and their children with their tasks): every jump label
+    perf owns (the tracepoints' perf sites, the software events' and the scheduler's hooks) is
+    the image's nop again once the programs exit."""
+    m = make_machine(cpus=1)
+    ids = event_ids(m)
+    image = m.image
+    host_keys = {e.key_addr for e in image.events} | {image.addr("trace_cmdline_key")}
+    perf_sites = [e.code for e in image.jump_entries if e.key not in host_keys]
+    # each trace_<event>() call has its perf site beside the trace's, and the hooks have theirs
+    assert len(perf_sites) > len([e for e in image.jump_entries if e.key in host_keys]) - 10
+    perfev(m, run_program, "inherit", ids["sys_enter_getuid"], 3)
+    perfev(m, run_program, "group", ids["sched_switch"], 2)
+    perfev(m, run_program, "cs", 2)
+    status, _ = run_program(m, ["perfev", "crash", str(ids["sys_enter_getuid"])])
+    assert status == 128 + 11  # killed by SIGSEGV with its events open, one child holding inherited ones
+    time.sleep(0.1)      # the child's sleep ends: it exits, with the last of them
+    m.read_memory(image.text_range[0], 1)
+    assert {m.read_memory(s, 5) for s in perf_sites} == {bytes.fromhex("0f1f440000")}
+
+
+def test_set_filter(make_machine, run_program):
+    """PERF_EVENT_IOC_SET_FILTER: the kernel parses the filter over the event's fields."""
+    m = make_machine(cpus=1, seed=2)
+    ids = event_ids(m)
+    out = perfev(m, run_program, "filter", ids["sys_enter"], ids["sched_switch"], 5)
+    got = answers(out)
+    assert got["filter"] == got["glob filter"] == 0
+    assert got["second filter"] == -17            # EEXIST: one filter an event
+    assert got["software event"] == got["unknown field"] == got["string op on a number"] \
+        == got["unbalanced"] == -EINVAL
+    assert got["fd not open"] == -EBADF and got["bad pointer"] == -14
+    assert fields(out, "raw")["count"] == 10      # the 5 getuid and 5 getpid calls, no other
+    assert fields(out, "switch")["count"] == 5    # perfev switching out to sleep
