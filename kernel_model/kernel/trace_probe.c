@@ -94,7 +94,7 @@ static u8 kg_busy[NR_CPUS];
 
 /* The physical address of va through the current CR3, as the host's
  * HookContext.translate(); -1: not mapped (never a fault). */
-static notrace long kg_translate(u64 va)
+notrace long kg_translate(u64 va)
 {
 	u64 ram = boot_params.ram_size, table, e, pa;
 	int shift;
@@ -125,7 +125,7 @@ static notrace long kg_translate(u64 va)
 }
 
 /* copy_from_{kernel,user}_nofault(): 0, or -1 when a byte is not mapped */
-static notrace int kg_read(void *dst, u64 va, u32 n, bool user)
+notrace int kg_read(void *dst, u64 va, u32 n, bool user)
 {
 	u8 *d = dst;
 

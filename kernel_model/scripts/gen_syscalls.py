@@ -31,7 +31,7 @@ Outputs (paths under kernel_model/):
                            entries 6.1 defines nowhere (its weak __x64_sys_<name>);
 - SYSCALLS.md              which syscalls the model implements and which return ENOSYS.
 
-The syscalls the model implements are the SYSCALL_DEFINEs found in kernel_model/kernel/*.c (other
+The syscalls the model implements are the SYSCALL_DEFINEs found in kernel_model/kernel/**/*.c (other
 than the generated sys_ni.c); their signatures must be 6.1's.
 """
 from __future__ import annotations
@@ -295,10 +295,10 @@ def syscall_definitions(files: Iterator[tuple[str, str]]) -> tuple[list[Entry], 
 
 def model_implemented(model: Path) -> dict[str, Definition]:
     implemented = {}
-    for path in sorted((model / "kernel").glob("*.c")):
+    for path in sorted((model / "kernel").rglob("*.c")):
         if path.name == GENERATED_NI:
             continue
-        for definition in find_definitions(f"kernel/{path.name}", path.read_text()):
+        for definition in find_definitions(str(path.relative_to(model)), path.read_text()):
             if definition.name == NI_NAME:
                 continue    # the entry of numbers no syscall has, not a syscall
             if definition.name in implemented:
