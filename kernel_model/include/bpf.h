@@ -35,6 +35,8 @@ struct bpf_map_ops {
 	/* BPF_PSEUDO_MAP_VALUE: the address of the value at off (arrays) */
 	int (*map_direct_value_addr)(const struct bpf_map *map, u64 *imm, u32 off);
 	int (*map_direct_value_meta)(const struct bpf_map *map, u64 imm, u32 *off);
+	/* map_gen_lookup(): the instructions a program's lookup becomes, in insn_buf; their count */
+	int (*map_gen_lookup)(struct bpf_map *map, struct bpf_insn *insn_buf);
 };
 
 struct bpf_map {

@@ -190,7 +190,34 @@ static int array_map_direct_value_meta(const struct bpf_map *map, u64 imm, u32 *
 	return 0;
 }
 
+/* array_map_gen_lookup(): r0 = index < max_entries ? &value[index] : NULL, inline (privileged:
+ * no index masking) */
+static int array_map_gen_lookup(struct bpf_map *map, struct bpf_insn *insn_buf)
+{
+	struct bpf_array *array = container_of(map, struct bpf_array, map);
+	struct bpf_insn *insn = insn_buf;
+	u32 elem_size = array->elem_size;
+
+	if (map->map_flags & BPF_F_INNER_MAP)
+		return -EOPNOTSUPP;
+	*insn++ = (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_1, .src_reg = BPF_REG_1,
+				     .off = offsetof(struct bpf_array, value) };
+	*insn++ = (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_0, .src_reg = BPF_REG_2 };
+	*insn++ = (struct bpf_insn){ .code = BPF_JMP | BPF_JGE | BPF_K, .dst_reg = BPF_REG_0, .off = 3,
+				     .imm = map->max_entries };
+	if (!(elem_size & (elem_size - 1)))
+		*insn++ = (struct bpf_insn){ .code = BPF_ALU64 | BPF_LSH | BPF_K, .dst_reg = BPF_REG_0,
+					     .imm = __builtin_ctz(elem_size) };
+	else
+		*insn++ = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MUL | BPF_K, .dst_reg = BPF_REG_0, .imm = elem_size };
+	*insn++ = (struct bpf_insn){ .code = BPF_ALU64 | BPF_ADD | BPF_X, .dst_reg = BPF_REG_0, .src_reg = BPF_REG_1 };
+	*insn++ = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = 1 };
+	*insn++ = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 };
+	return insn - insn_buf;
+}
+
 const struct bpf_map_ops array_map_ops = {
+	.map_gen_lookup = array_map_gen_lookup,
 	.map_alloc_check = array_map_alloc_check,
 	.map_alloc = array_map_alloc,
 	.map_free = array_map_free,

@@ -159,6 +159,19 @@ static struct htab_elem *__htab_map_lookup_elem(struct bpf_map *map, void *key)
 	return lookup_elem_raw(READ_ONCE(select_bucket(htab, hash)->head), hash, key, map->key_size);
 }
 
+/* htab_map_gen_lookup(): the element's search called directly, its value reached inline */
+static int htab_map_gen_lookup(struct bpf_map *map, struct bpf_insn *insn_buf)
+{
+	struct bpf_insn *insn = insn_buf;
+
+	*insn++ = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
+				     .imm = (s32)((char *)__htab_map_lookup_elem - (char *)__bpf_call_base) };
+	*insn++ = (struct bpf_insn){ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = BPF_REG_0, .off = 1 };
+	*insn++ = (struct bpf_insn){ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_0,
+				     .imm = offsetof(struct htab_elem, key) + ALIGN(map->key_size, 8) };
+	return insn - insn_buf;
+}
+
 static void *htab_map_lookup_elem(struct bpf_map *map, void *key)
 {
 	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
@@ -382,6 +395,7 @@ static int htab_percpu_lookup_all(struct bpf_map *map, void *key, void *value)
 }
 
 const struct bpf_map_ops htab_map_ops = {
+	.map_gen_lookup = htab_map_gen_lookup,
 	.map_alloc_check = htab_map_alloc_check,
 	.map_alloc = htab_map_alloc,
 	.map_free = htab_map_free,

@@ -44,7 +44,11 @@ struct bpf_insn_aux_data {
 	u8 cfg_branch;
 	u32 map_index;		/* ld_imm64 of a map: which used_maps */
 	u64 map_off;
+	struct bpf_map *map_ptr;	/* a map helper call: the map every path passes (or POISON) */
+	u32 new_idx;		/* after do_misc_fixups: where the instruction's patch starts */
 };
+
+#define BPF_MAP_PTR_POISON ((struct bpf_map *)0xeB9FUL)
 
 struct bpf_call_arg_meta {
 	struct bpf_map *map_ptr;
@@ -98,11 +102,14 @@ void bpf_verifier_log_write(struct bpf_verifier_log *log, const char *fmt, ...)
 }
 #define verbose(env, ...) bpf_verifier_log_write(&(env)->log, __VA_ARGS__)
 
+static bool bpf_verifier_log_full(const struct bpf_verifier_log *log);
+
+/* back to new_pos; a full log stays as it filled (bpf_verifier_log_needed()) */
 static void bpf_vlog_reset(struct bpf_verifier_log *log, u32 new_pos)
 {
 	char zero = 0;
 
-	if (!log->level || !log->ubuf || new_pos > log->len_used)
+	if (!log->level || !log->ubuf || bpf_verifier_log_full(log) || new_pos > log->len_used)
 		return;
 	log->len_used = new_pos;
 	if (copy_to_user(log->ubuf + new_pos, &zero, 1))
@@ -2455,6 +2462,19 @@ static int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn
 		if (err)
 			return err;
 	}
+	if (func_id == BPF_FUNC_map_lookup_elem || func_id == BPF_FUNC_map_update_elem ||
+	    func_id == BPF_FUNC_map_delete_elem) {
+		struct bpf_insn_aux_data *aux = &env->insn_aux_data[*insn_idx_p];
+
+		if ((meta.map_ptr->map_flags & BPF_F_RDONLY_PROG) && func_id != BPF_FUNC_map_lookup_elem) {
+			verbose(env, "write into map forbidden\n");
+			return -EACCES;
+		}
+		if (!aux->map_ptr)
+			aux->map_ptr = meta.map_ptr;
+		else if (aux->map_ptr != meta.map_ptr)
+			aux->map_ptr = BPF_MAP_PTR_POISON;
+	}
 	regs = cur_regs(env);
 	for (i = 0; i < (int)ARRAY_SIZE(caller_saved); i++) {
 		mark_reg_not_init(env, regs, caller_saved[i]);
@@ -2991,24 +3011,107 @@ process_bpf_exit:
 	return 0;
 }
 
-/* ---- after verification: what the program runs as ---- */
-static int fixup_calls(struct bpf_verifier_env *env)
+/* ---- after verification: what the program runs as (do_misc_fixups) ----
+ * A division or modulo by a register gets 6.1's guard (x / 0 = 0, x % 0 = x), a lookup in one
+ * array or hash map its inline form, every helper number its call offset.  Patches grow the
+ * program; the jumps across them are moved (bpf_patch_insn_data). */
+#define MAX_PATCH 16
+
+static int patch_program(struct bpf_verifier_env *env, u32 *new_len, struct bpf_insn *out, bool count_only)
 {
-	struct bpf_insn *insn = env->prog->insnsi;
-	u32 i;
+	struct bpf_prog *prog = env->prog;
+	u32 i, n = 0;
 
-	for (i = 0; i < env->prog->len; i++, insn++) {
-		const struct bpf_func_proto *fn;
+	for (i = 0; i < prog->len; i++) {
+		struct bpf_insn *insn = &prog->insnsi[i], buf[MAX_PATCH];
+		int cnt = 0;
+		u8 code = insn->code;
 
-		if (insn->code != (BPF_JMP | BPF_CALL))
-			continue;
-		fn = env->prog->ops->get_func_proto(insn->imm, env->prog);
-		if (!fn || !fn->func) {
-			verbose(env, "kernel subsystem misconfigured func %s#%d\n", func_id_name(insn->imm), insn->imm);
-			return -EFAULT;
+		if (code == (BPF_ALU64 | BPF_MOD | BPF_X) || code == (BPF_ALU64 | BPF_DIV | BPF_X) ||
+		    code == (BPF_ALU | BPF_MOD | BPF_X) || code == (BPF_ALU | BPF_DIV | BPF_X)) {
+			bool is64 = BPF_CLASS(code) == BPF_ALU64, isdiv = BPF_OP(code) == BPF_DIV;
+			u8 jcls = is64 ? BPF_JMP : BPF_JMP32;
+
+			if (isdiv) {
+				buf[cnt++] = (struct bpf_insn){ .code = jcls | BPF_JNE | BPF_K, .dst_reg = insn->src_reg, .off = 2 };
+				buf[cnt++] = (struct bpf_insn){ .code = BPF_ALU | BPF_XOR | BPF_X, .dst_reg = insn->dst_reg,
+								.src_reg = insn->dst_reg };
+				buf[cnt++] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = 1 };
+				buf[cnt++] = *insn;
+			} else {
+				buf[cnt++] = (struct bpf_insn){ .code = jcls | BPF_JEQ | BPF_K, .dst_reg = insn->src_reg,
+								.off = 1 + (is64 ? 0 : 1) };
+				buf[cnt++] = *insn;
+				if (!is64) {
+					buf[cnt++] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = 1 };
+					buf[cnt++] = (struct bpf_insn){ .code = BPF_ALU | BPF_MOV | BPF_X, .dst_reg = insn->dst_reg,
+									.src_reg = insn->dst_reg };
+				}
+			}
+		} else if (code == (BPF_JMP | BPF_CALL)) {
+			struct bpf_map *map = env->insn_aux_data[i].map_ptr;
+			const struct bpf_func_proto *fn = env->prog->ops->get_func_proto(insn->imm, env->prog);
+
+			if (insn->imm == BPF_FUNC_map_lookup_elem && map && map != BPF_MAP_PTR_POISON &&
+			    map->ops->map_gen_lookup) {
+				cnt = map->ops->map_gen_lookup(map, buf);
+				if (cnt <= 0 || cnt > MAX_PATCH) {
+					if (cnt == -EOPNOTSUPP)
+						goto call;
+					verbose(env, "bpf verifier is misconfigured\n");
+					return -EINVAL;
+				}
+			} else {
+call:
+				if (!fn || !fn->func) {
+					verbose(env, "kernel subsystem misconfigured func %s#%d\n", func_id_name(insn->imm),
+						insn->imm);
+					return -EFAULT;
+				}
+				buf[cnt] = *insn;
+				buf[cnt++].imm = (s32)((char *)fn->func - (char *)__bpf_call_base);
+			}
+		} else {
+			buf[cnt++] = *insn;
 		}
-		insn->imm = (s32)((char *)fn->func - (char *)__bpf_call_base);
+		if (!count_only)
+			memcpy(out + n, buf, cnt * sizeof(buf[0]));
+		env->insn_aux_data[i].new_idx = n;
+		n += cnt;
 	}
+	*new_len = n;
+	return 0;
+}
+
+static int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog **progp)
+{
+	struct bpf_prog *prog = *progp, *new_prog;
+	struct bpf_insn_aux_data *aux = env->insn_aux_data;
+	u32 new_len, i;
+	int err;
+
+	err = patch_program(env, &new_len, NULL, true);
+	if (err)
+		return err;
+	new_prog = kzalloc(sizeof(*new_prog) + (u64)new_len * sizeof(struct bpf_insn), GFP_KERNEL);
+	if (!new_prog)
+		return -ENOMEM;
+	*new_prog = *prog;
+	new_prog->len = new_len;
+	patch_program(env, &new_len, new_prog->insnsi, false);
+	/* the original jumps, from where each now is to where its target now starts */
+	for (i = 0; i < prog->len; i++) {
+		struct bpf_insn *insn = &prog->insnsi[i];
+		u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
+		u32 at = aux[i].new_idx;	/* jumps are never patched: each is where its patch starts */
+
+		if ((cls != BPF_JMP && cls != BPF_JMP32) || op == BPF_CALL || op == BPF_EXIT)
+			continue;
+		new_prog->insnsi[at].off = (s32)aux[i + insn->off + 1].new_idx - (s32)at - 1;
+	}
+	kfree(prog);
+	*progp = new_prog;
+	env->prog = new_prog;
 	return 0;
 }
 
@@ -3097,12 +3200,13 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 skip_full_check:
 	free_explored_states(env);
 	if (ret == 0)
-		ret = fixup_calls(env);
+		ret = do_misc_fixups(env, progp);
+	prog = *progp;
 	print_verification_stats(env);
 	prog->verified_insns = env->insn_processed;
 	prog->stack_depth = env->stack_depth;
 	prog->max_ctx_offset = env->max_ctx_offset;
-	if (log->level && bpf_verifier_log_full(log) && ret == 0)
+	if (log->level && bpf_verifier_log_full(log))
 		ret = -ENOSPC;
 	if (log->level && !log->ubuf)
 		ret = -EFAULT;
