@@ -1310,7 +1310,6 @@ static int check_stack_read(struct bpf_verifier_env *env, int ptr_regno, int off
 	off += ptr->var_off.value;
 	slot = -off - 1;
 	spi = slot / BPF_REG_SIZE;
-	mark_stack_slot_scratched(env, spi);
 	mark_reg_read(env, -1 - spi);
 	if (is_spilled_reg(&state->stack[spi])) {
 		struct bpf_reg_state *reg = &state->stack[spi].spilled_ptr;
