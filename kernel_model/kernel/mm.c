@@ -1,6 +1,7 @@
 /* Address spaces: user page tables, thread stacks, uaccess. */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/session.h"
 
 #define PTE_P 0x001UL
 #define PTE_W 0x002UL
@@ -204,6 +205,8 @@ bool access_ok(const void *uaddr, size_t len)
 
 long copy_from_user(void *to, const void *from, size_t n)
 {
+	if (session_remote_uaccess(current))
+		return session_copy_from_user(to, (u64)from, n);
 	if (!access_ok(from, n))
 		return n;
 	memcpy(to, from, n);
@@ -212,6 +215,8 @@ long copy_from_user(void *to, const void *from, size_t n)
 
 long copy_to_user(void *to, const void *from, size_t n)
 {
+	if (session_remote_uaccess(current))
+		return session_copy_to_user((u64)to, from, n);
 	if (!access_ok(to, n))
 		return n;
 	memcpy(to, from, n);
@@ -222,6 +227,8 @@ long strncpy_from_user(char *dst, const char *src, long count)
 {
 	long i;
 
+	if (session_remote_uaccess(current))
+		return session_strncpy_from_user(dst, (u64)src, count);
 	for (i = 0; i < count; i++) {
 		if (((u64)(src + i) & (PAGE_SIZE - 1)) == 0 || i == 0)
 			if (!access_ok(src + i, 1))
