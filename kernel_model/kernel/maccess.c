@@ -4,9 +4,10 @@
 #include "../include/bpf.h"
 #include "../include/trace/probe_stage.h"
 
+/* x86's copy_from_kernel_nofault_allowed(): past user space and its guard page, canonical */
 static bool kernel_range_allowed(u64 va, size_t size)
 {
-	return va >= TASK_SIZE_MAX + PAGE_SIZE;
+	return va >= TASK_SIZE_MAX + PAGE_SIZE && (s64)(va << 16) >> 16 == (s64)va;
 }
 
 long copy_from_kernel_nofault(void *dst, const void *src, size_t size)

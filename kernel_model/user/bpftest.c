@@ -11,6 +11,7 @@
  *   raw CMD ATTR [SIZE]                    -> bpf(CMD, ATTR, SIZE) as it returns
  *   close FD
  *   cpus N                                 -> the possible cpus (values a per-cpu lookup prints)
+ *   pid                                    -> this process's pid
  */
 #ifdef HOST
 #include <errno.h>
@@ -287,6 +288,8 @@ int main(int argc, char **argv)
 			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
 				n = num(argv[i++]);
 			result(cmd, syscall6(NR_bpf, c, (long)big, n, 0, 0, 0));
+		} else if (!strcmp(cmd, "pid")) {
+			result(cmd, syscall6(39 /* getpid */, 0, 0, 0, 0, 0, 0));
 		} else if (!strcmp(cmd, "cpus") && i + 1 <= argc) {
 			ncpus = num(argv[i++]);
 			result(cmd, ncpus);

@@ -147,6 +147,12 @@ CASES: dict[str, list[str]] = {
                                                 ldx(W, R0, R0, 0), exit_(), exit_()), "1"],
     "div_by_zero_imm": ["load", "17", prog(mov64_imm(R0, 1), alu64_imm(DIV, R0, 0), exit_()), "1"],
     "bad_shift": ["load", "17", prog(mov64_imm(R0, 1), alu32_imm(LSH, R0, 32), exit_()), "1"],
+    "probe_read_kernel_unmapped": ["load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), mov64_imm(R2, 8),
+                                                     ld_imm64(R3, 0xffff800000000000), call(FN_probe_read_kernel),
+                                                     exit_()), "run", "3"],
+    "probe_read_kernel_noncanonical": ["load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), mov64_imm(R2, 8),
+                                                         ld_imm64(R3, 0x8000000000000000), call(FN_probe_read_kernel),
+                                                         exit_()), "run", "3"],
     "log_too_small": ["raw", "5", "11000000" "03000000" + "00" * 8 + "00" * 8 + "01000000" + "0a000000", "128"],
 }
 

@@ -48,3 +48,19 @@ def test_case_as_linux(machine, name):
         if case == name:
             expected = expected.replace(theirs, ours)
     assert normalize(run_case(machine, CASES[name])) == normalize(expected)
+
+
+def test_helpers_see_the_calling_task(machine):
+    """get_current_pid_tgid and get_current_comm, run by BPF_PROG_TEST_RUN, are the caller's."""
+    from bpf_asm import (ADD, B, FN_get_current_comm, FN_get_current_pid_tgid, LSH, OR, R0, R1, R2, R6,
+                         R10, alu64_imm, alu64_reg, call, exit_, ldx, mov64_imm, mov64_reg, prog)
+    pid_prog = prog(call(FN_get_current_pid_tgid), exit_())
+    # the first two bytes of the comm, as a number
+    comm_prog = prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -16), mov64_imm(R2, 16), call(FN_get_current_comm),
+                     ldx(B, R6, R10, -15), alu64_imm(LSH, R6, 8), ldx(B, R0, R10, -16), alu64_reg(OR, R0, R6),
+                     exit_())
+    out = run_case(machine, ["pid", "load", "17", pid_prog, "run", "3", "load", "17", comm_prog, "run", "4"])
+    lines = out.splitlines()
+    pid = int(lines[0].split()[1])
+    assert lines[2] == f"run: 0 retval {pid}"
+    assert lines[4] == f"run: 0 retval {ord('b') | ord('p') << 8}"
