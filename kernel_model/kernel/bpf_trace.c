@@ -117,14 +117,6 @@ static const struct bpf_func_proto bpf_get_current_task_proto = {
 static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const struct bpf_prog *prog)
 {
 	switch (func_id) {
-	case BPF_FUNC_map_lookup_elem:
-		return &bpf_map_lookup_elem_proto;
-	case BPF_FUNC_map_update_elem:
-		return &bpf_map_update_elem_proto;
-	case BPF_FUNC_map_delete_elem:
-		return &bpf_map_delete_elem_proto;
-	case BPF_FUNC_ktime_get_ns:
-		return &bpf_ktime_get_ns_proto;
 	case BPF_FUNC_get_current_pid_tgid:
 		return &bpf_get_current_pid_tgid_proto;
 	case BPF_FUNC_get_current_task:
@@ -133,10 +125,6 @@ static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const st
 		return &bpf_get_current_uid_gid_proto;
 	case BPF_FUNC_get_current_comm:
 		return &bpf_get_current_comm_proto;
-	case BPF_FUNC_get_smp_processor_id:
-		return &bpf_get_smp_processor_id_proto;
-	case BPF_FUNC_get_prandom_u32:
-		return &bpf_get_prandom_u32_proto;
 	case BPF_FUNC_probe_read_user:
 		return &bpf_probe_read_user_proto;
 	case BPF_FUNC_probe_read_kernel:
@@ -150,6 +138,7 @@ static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const st
 	case BPF_FUNC_probe_read_str:
 		return &bpf_probe_read_compat_str_proto;
 	}
+	/* the maps, time, the cpu, random numbers */
 	return bpf_base_func_proto(func_id);
 }
 

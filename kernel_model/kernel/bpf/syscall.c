@@ -215,9 +215,27 @@ static void *copy_key_from_user(u64 ukey, u32 size)
 	return key;
 }
 
-static int map_lookup_elem(union bpf_attr *attr)
+/* The map of an element command, if the fd may (FMODE_READ/WRITE, map flags), and the key. */
+static struct bpf_map *elem_map_and_key(union bpf_attr *attr, bool write, void **keyp)
 {
 	struct file *f = NULL;
+	struct bpf_map *map = map_from_fd(attr->map_fd, &f);
+
+	if (IS_ERR(map))
+		return map;
+	if (write ? !(f->f_mode & FMODE_WRITE) || (map->map_flags & BPF_F_RDONLY)
+		  : !(f->f_mode & FMODE_READ) || (map->map_flags & BPF_F_WRONLY))
+		return (void *)(long)-EPERM;
+	if (!write && (attr->flags & BPF_F_LOCK))	/* no value here has a bpf_spin_lock */
+		return (void *)(long)-EINVAL;
+	*keyp = copy_key_from_user(attr->key, map->key_size);
+	if (IS_ERR(*keyp))
+		return *keyp;
+	return map;
+}
+
+static int map_lookup_elem(union bpf_attr *attr)
+{
 	struct bpf_map *map;
 	void *key, *value, *ptr;
 	u32 value_size;
@@ -227,16 +245,9 @@ static int map_lookup_elem(union bpf_attr *attr)
 		return -EINVAL;
 	if (attr->flags & ~BPF_F_LOCK)
 		return -EINVAL;
-	map = map_from_fd(attr->map_fd, &f);
+	map = elem_map_and_key(attr, false, &key);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
-	if (!(f->f_mode & FMODE_READ) || (map->map_flags & BPF_F_WRONLY))
-		return -EPERM;
-	if (attr->flags & BPF_F_LOCK)
-		return -EINVAL;
-	key = copy_key_from_user(attr->key, map->key_size);
-	if (IS_ERR(key))
-		return PTR_ERR(key);
 	value_size = bpf_map_value_size(map);
 	value = kmalloc(value_size, GFP_KERNEL);
 	err = -ENOMEM;
@@ -262,24 +273,16 @@ free_key:
 
 static int map_update_elem(union bpf_attr *attr)
 {
-	struct file *f = NULL;
 	struct bpf_map *map;
 	void *key, *value;
-	u32 value_size;
 	int err;
 
 	if (CHECK_ATTR(attr, flags))
 		return -EINVAL;
-	map = map_from_fd(attr->map_fd, &f);
+	map = elem_map_and_key(attr, true, &key);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
-	if (!(f->f_mode & FMODE_WRITE) || (map->map_flags & BPF_F_RDONLY))
-		return -EPERM;
-	key = copy_key_from_user(attr->key, map->key_size);
-	if (IS_ERR(key))
-		return PTR_ERR(key);
-	value_size = bpf_map_value_size(map);
-	value = copy_key_from_user(attr->value, value_size);
+	value = copy_key_from_user(attr->value, bpf_map_value_size(map));
 	if (IS_ERR(value)) {
 		kfree(key);
 		return PTR_ERR(value);
@@ -295,21 +298,15 @@ static int map_update_elem(union bpf_attr *attr)
 
 static int map_delete_elem(union bpf_attr *attr)
 {
-	struct file *f = NULL;
 	struct bpf_map *map;
 	void *key;
 	int err;
 
 	if (CHECK_ATTR(attr, key))
 		return -EINVAL;
-	map = map_from_fd(attr->map_fd, &f);
+	map = elem_map_and_key(attr, true, &key);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
-	if (!(f->f_mode & FMODE_WRITE) || (map->map_flags & BPF_F_RDONLY))
-		return -EPERM;
-	key = copy_key_from_user(attr->key, map->key_size);
-	if (IS_ERR(key))
-		return PTR_ERR(key);
 	err = map->ops->map_delete_elem(map, key);
 	kfree(key);
 	return err;

@@ -1777,148 +1777,41 @@ static bool reg_type_not_null(u32 type)
 	       type == CONST_PTR_TO_MAP || type == PTR_TO_MAP_KEY;
 }
 
-static int is_branch32_taken(struct bpf_reg_state *reg, u32 val, u8 opcode)
-{
-	struct tnum subreg = tnum_subreg(reg->var_off);
-	s32 sval = (s32)val;
-
-	switch (opcode) {
-	case BPF_JEQ:
-		if (tnum_is_const(subreg))
-			return !!tnum_equals_const(subreg, val);
-		break;
-	case BPF_JNE:
-		if (tnum_is_const(subreg))
-			return !tnum_equals_const(subreg, val);
-		break;
-	case BPF_JSET:
-		if ((~subreg.mask & subreg.value) & val)
-			return 1;
-		if (!((subreg.mask | subreg.value) & val))
-			return 0;
-		break;
-	case BPF_JGT:
-		if (reg->u32_min_value > val)
-			return 1;
-		else if (reg->u32_max_value <= val)
-			return 0;
-		break;
-	case BPF_JSGT:
-		if (reg->s32_min_value > sval)
-			return 1;
-		else if (reg->s32_max_value <= sval)
-			return 0;
-		break;
-	case BPF_JLT:
-		if (reg->u32_max_value < val)
-			return 1;
-		else if (reg->u32_min_value >= val)
-			return 0;
-		break;
-	case BPF_JSLT:
-		if (reg->s32_max_value < sval)
-			return 1;
-		else if (reg->s32_min_value >= sval)
-			return 0;
-		break;
-	case BPF_JGE:
-		if (reg->u32_min_value >= val)
-			return 1;
-		else if (reg->u32_max_value < val)
-			return 0;
-		break;
-	case BPF_JSGE:
-		if (reg->s32_min_value >= sval)
-			return 1;
-		else if (reg->s32_max_value < sval)
-			return 0;
-		break;
-	case BPF_JLE:
-		if (reg->u32_max_value <= val)
-			return 1;
-		else if (reg->u32_min_value > val)
-			return 0;
-		break;
-	case BPF_JSLE:
-		if (reg->s32_max_value <= sval)
-			return 1;
-		else if (reg->s32_min_value > sval)
-			return 0;
-		break;
-	}
-	return -1;
+/* is_branch32_taken() / is_branch64_taken(): 1 taken, 0 not, -1 either, from the bounds */
+#define IS_BRANCH_TAKEN(SFX, U, S, OFF, umin, umax, smin, smax) \
+static int is_branch##SFX##_taken(struct bpf_reg_state *reg, U val, u8 opcode) \
+{ \
+	struct tnum t = OFF; \
+	S sval = (S)val; \
+\
+	switch (opcode) { \
+	case BPF_JEQ: \
+		if (tnum_is_const(t)) \
+			return !!tnum_equals_const(t, val); \
+		break; \
+	case BPF_JNE: \
+		if (tnum_is_const(t)) \
+			return !tnum_equals_const(t, val); \
+		break; \
+	case BPF_JSET: \
+		if ((~t.mask & t.value) & val) \
+			return 1; \
+		if (!((t.mask | t.value) & val)) \
+			return 0; \
+		break; \
+	case BPF_JGT: return reg->umin > val ? 1 : reg->umax <= val ? 0 : -1; \
+	case BPF_JSGT: return reg->smin > sval ? 1 : reg->smax <= sval ? 0 : -1; \
+	case BPF_JLT: return reg->umax < val ? 1 : reg->umin >= val ? 0 : -1; \
+	case BPF_JSLT: return reg->smax < sval ? 1 : reg->smin >= sval ? 0 : -1; \
+	case BPF_JGE: return reg->umin >= val ? 1 : reg->umax < val ? 0 : -1; \
+	case BPF_JSGE: return reg->smin >= sval ? 1 : reg->smax < sval ? 0 : -1; \
+	case BPF_JLE: return reg->umax <= val ? 1 : reg->umin > val ? 0 : -1; \
+	case BPF_JSLE: return reg->smax <= sval ? 1 : reg->smin > sval ? 0 : -1; \
+	} \
+	return -1; \
 }
-
-static int is_branch64_taken(struct bpf_reg_state *reg, u64 val, u8 opcode)
-{
-	s64 sval = (s64)val;
-
-	switch (opcode) {
-	case BPF_JEQ:
-		if (tnum_is_const(reg->var_off))
-			return !!tnum_equals_const(reg->var_off, val);
-		break;
-	case BPF_JNE:
-		if (tnum_is_const(reg->var_off))
-			return !tnum_equals_const(reg->var_off, val);
-		break;
-	case BPF_JSET:
-		if ((~reg->var_off.mask & reg->var_off.value) & val)
-			return 1;
-		if (!((reg->var_off.mask | reg->var_off.value) & val))
-			return 0;
-		break;
-	case BPF_JGT:
-		if (reg->umin_value > val)
-			return 1;
-		else if (reg->umax_value <= val)
-			return 0;
-		break;
-	case BPF_JSGT:
-		if (reg->smin_value > sval)
-			return 1;
-		else if (reg->smax_value <= sval)
-			return 0;
-		break;
-	case BPF_JLT:
-		if (reg->umax_value < val)
-			return 1;
-		else if (reg->umin_value >= val)
-			return 0;
-		break;
-	case BPF_JSLT:
-		if (reg->smax_value < sval)
-			return 1;
-		else if (reg->smin_value >= sval)
-			return 0;
-		break;
-	case BPF_JGE:
-		if (reg->umin_value >= val)
-			return 1;
-		else if (reg->umax_value < val)
-			return 0;
-		break;
-	case BPF_JSGE:
-		if (reg->smin_value >= sval)
-			return 1;
-		else if (reg->smax_value < sval)
-			return 0;
-		break;
-	case BPF_JLE:
-		if (reg->umax_value <= val)
-			return 1;
-		else if (reg->umin_value > val)
-			return 0;
-		break;
-	case BPF_JSLE:
-		if (reg->smax_value <= sval)
-			return 1;
-		else if (reg->smin_value > sval)
-			return 0;
-		break;
-	}
-	return -1;
-}
+IS_BRANCH_TAKEN(32, u32, s32, tnum_subreg(reg->var_off), u32_min_value, u32_max_value, s32_min_value, s32_max_value)
+IS_BRANCH_TAKEN(64, u64, s64, reg->var_off, umin_value, umax_value, smin_value, smax_value)
 
 static int is_branch_taken(struct bpf_reg_state *reg, u64 val, u8 opcode, bool is_jmp32)
 {
