@@ -48,6 +48,7 @@ struct bpf_map {
 	u32 map_flags;
 	u32 id;
 	int refcnt;		/* programs and fds holding it */
+	struct list_head id_node;	/* in the maps by id, once it has one */
 	char name[BPF_OBJ_NAME_LEN];
 	u64 map_extra;
 };
@@ -119,6 +120,7 @@ struct bpf_prog {
 	u32 id;
 	u8 tag[BPF_TAG_SIZE];
 	int refcnt;
+	struct list_head id_node;	/* in the programs by id, once it has one */
 	bool gpl_compatible;
 	u32 verified_insns;
 	u64 load_time;

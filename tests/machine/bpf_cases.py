@@ -153,6 +153,8 @@ CASES: dict[str, list[str]] = {
     "probe_read_kernel_noncanonical": ["load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), mov64_imm(R2, 8),
                                                          ld_imm64(R3, 0x8000000000000000), call(FN_probe_read_kernel),
                                                          exit_()), "run", "3"],
+    "ids": ["map", "2", "4", "4", "1", "load", "17", OK0, "raw", "12", "00000000", "12", "raw", "11", "00000000", "12",
+            "raw", "14", "ffffff7f", "12", "raw", "13", "ffffff7f", "12", "close", "3", "raw", "12", "ffffff7f", "12"],
     "log_too_small": ["raw", "5", "11000000" "03000000" + "00" * 8 + "00" * 8 + "01000000" + "0a000000", "128"],
 }
 

@@ -11,10 +11,44 @@
 #define O_CLOEXEC	02000000
 #define EBADFD		77
 
-/* ---- ids (6.1: idr_alloc_cyclic from 1) ---- */
+/* ---- ids (6.1: idr_alloc_cyclic from 1): the objects in id order, each list under its lock ---- */
 static raw_spinlock_t map_idr_lock;
 static raw_spinlock_t prog_idr_lock;
 static u32 map_next_id = 1, prog_next_id = 1;
+static LIST_HEAD(map_ids);
+static LIST_HEAD(prog_ids);
+
+static u32 id_alloc(raw_spinlock_t *lock, u32 *next, struct list_head *node, struct list_head *list)
+{
+	unsigned long flags = _raw_spin_lock_irqsave(lock);
+	u32 id = (*next)++;
+
+	list_add_tail(node, list);
+	_raw_spin_unlock_irqrestore(lock, flags);
+	return id;
+}
+
+static void id_remove(raw_spinlock_t *lock, struct list_head *node, u32 id)
+{
+	unsigned long flags;
+
+	if (!id)
+		return;
+	flags = _raw_spin_lock_irqsave(lock);
+	list_del_init(node);
+	_raw_spin_unlock_irqrestore(lock, flags);
+}
+
+/* a reference on a live object (refcnt not yet 0): __bpf_map_inc_not_zero() */
+static bool inc_not_zero(int *refcnt)
+{
+	int old = READ_ONCE(*refcnt);
+
+	while (old > 0)
+		if (__atomic_compare_exchange_n(refcnt, &old, old + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
 
 u32 bpf_num_possible_cpus(void)
 {
@@ -68,8 +102,10 @@ static void bpf_map_get(struct bpf_map *map)
 
 void bpf_map_put(struct bpf_map *map)
 {
-	if (__atomic_sub_fetch(&map->refcnt, 1, __ATOMIC_ACQ_REL) == 0)
+	if (__atomic_sub_fetch(&map->refcnt, 1, __ATOMIC_ACQ_REL) == 0) {
+		id_remove(&map_idr_lock, &map->id_node, map->id);
 		map->ops->map_free(map);
+	}
 }
 
 static int bpf_map_release(struct file *f)
@@ -147,7 +183,6 @@ static int map_create(union bpf_attr *attr)
 {
 	const struct bpf_map_ops *ops;
 	struct bpf_map *map;
-	unsigned long flags;
 	int f_flags, err;
 
 	if (CHECK_ATTR(attr, map_extra))
@@ -183,12 +218,10 @@ static int map_create(union bpf_attr *attr)
 		err = -EINVAL;		/* no BPF_BTF_LOAD here: no btf fd can name one */
 		goto free;
 	}
-	flags = _raw_spin_lock_irqsave(&map_idr_lock);
-	map->id = map_next_id++;
-	_raw_spin_unlock_irqrestore(&map_idr_lock, flags);
+	map->id = id_alloc(&map_idr_lock, &map_next_id, &map->id_node, &map_ids);
 	err = bpf_anon_inode_getfd(&bpf_map_fops, map, f_flags | O_CLOEXEC);
 	if (err < 0)
-		goto free;
+		bpf_map_put(map);
 	return err;
 free:
 	ops->map_free(map);
@@ -349,6 +382,7 @@ void bpf_prog_put(struct bpf_prog *prog)
 	u32 i;
 
 	if (__atomic_sub_fetch(&prog->refcnt, 1, __ATOMIC_ACQ_REL) == 0) {
+		id_remove(&prog_idr_lock, &prog->id_node, prog->id);
 		for (i = 0; i < prog->used_map_cnt; i++)
 			bpf_map_put(prog->used_maps[i]);
 		kfree(prog->used_maps);
@@ -419,7 +453,6 @@ static int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 {
 	struct bpf_prog *prog;
 	char license[128];
-	unsigned long flags;
 	int err;
 
 	if (CHECK_ATTR(attr, core_relo_rec_size))
@@ -458,9 +491,7 @@ static int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	if (err < 0)
 		goto free;
 	bpf_prog_select_runtime(prog);
-	flags = _raw_spin_lock_irqsave(&prog_idr_lock);
-	prog->id = prog_next_id++;
-	_raw_spin_unlock_irqrestore(&prog_idr_lock, flags);
+	prog->id = id_alloc(&prog_idr_lock, &prog_next_id, &prog->id_node, &prog_ids);
 	err = bpf_anon_inode_getfd(&bpf_prog_fops, prog, O_RDWR | O_CLOEXEC);
 	if (err < 0)
 		bpf_prog_put(prog);
@@ -600,6 +631,89 @@ static int bpf_obj_get_info_by_fd(const union bpf_attr *attr, union bpf_attr *ua
 	return -EINVAL;
 }
 
+/* ---- by id: BPF_{PROG,MAP}_GET_NEXT_ID, BPF_{PROG,MAP}_GET_FD_BY_ID ---- */
+#define INT_MAX 0x7fffffff
+
+/* the first id past start in an id-ordered list of maps or programs, 0 if none */
+#define NEXT_ID(type, list, start) ({ \
+	type *obj; \
+	u32 found = 0; \
+	list_for_each_entry(obj, list, id_node) \
+		if (obj->id > (start)) { \
+			found = obj->id; \
+			break; \
+		} \
+	found; })
+
+static int bpf_obj_get_next_id(const union bpf_attr *attr, union bpf_attr *uattr, bool maps)
+{
+	raw_spinlock_t *lock = maps ? &map_idr_lock : &prog_idr_lock;
+	u32 next_id = attr->start_id, found;
+	unsigned long flags;
+
+	if (CHECK_ATTR(attr, next_id) || next_id >= INT_MAX)
+		return -EINVAL;
+	if (current->uid != 0)		/* capable(CAP_SYS_ADMIN) */
+		return -EPERM;
+	flags = _raw_spin_lock_irqsave(lock);
+	found = maps ? NEXT_ID(struct bpf_map, &map_ids, next_id) : NEXT_ID(struct bpf_prog, &prog_ids, next_id);
+	_raw_spin_unlock_irqrestore(lock, flags);
+	if (!found)
+		return -ENOENT;
+	return copy_to_user(&uattr->next_id, &found, sizeof(found)) ? -EFAULT : 0;
+}
+
+static int bpf_prog_get_fd_by_id(const union bpf_attr *attr)
+{
+	struct bpf_prog *prog, *found = NULL;
+	unsigned long flags;
+	int fd;
+
+	if (CHECK_ATTR(attr, prog_id))
+		return -EINVAL;
+	if (current->uid != 0)
+		return -EPERM;
+	flags = _raw_spin_lock_irqsave(&prog_idr_lock);
+	list_for_each_entry(prog, &prog_ids, id_node)
+		if (prog->id == attr->prog_id && inc_not_zero(&prog->refcnt))
+			found = prog;
+	_raw_spin_unlock_irqrestore(&prog_idr_lock, flags);
+	if (!found)
+		return -ENOENT;
+	fd = bpf_anon_inode_getfd(&bpf_prog_fops, found, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		bpf_prog_put(found);
+	return fd;
+}
+
+#define BPF_OBJ_FLAG_MASK (BPF_F_RDONLY | BPF_F_WRONLY)
+
+static int bpf_map_get_fd_by_id(const union bpf_attr *attr)
+{
+	struct bpf_map *map, *found = NULL;
+	unsigned long flags;
+	int fd, f_flags;
+
+	if (CHECK_ATTR(attr, open_flags) || attr->open_flags & ~BPF_OBJ_FLAG_MASK)
+		return -EINVAL;
+	if (current->uid != 0)
+		return -EPERM;
+	if ((attr->open_flags & BPF_F_RDONLY) && (attr->open_flags & BPF_F_WRONLY))
+		return -EINVAL;
+	f_flags = attr->open_flags & BPF_F_RDONLY ? O_RDONLY : attr->open_flags & BPF_F_WRONLY ? O_WRONLY : O_RDWR;
+	flags = _raw_spin_lock_irqsave(&map_idr_lock);
+	list_for_each_entry(map, &map_ids, id_node)
+		if (map->id == attr->map_id && inc_not_zero(&map->refcnt))
+			found = map;
+	_raw_spin_unlock_irqrestore(&map_idr_lock, flags);
+	if (!found)
+		return -ENOENT;
+	fd = bpf_anon_inode_getfd(&bpf_map_fops, found, f_flags | O_CLOEXEC);
+	if (fd < 0)
+		bpf_map_put(found);
+	return fd;
+}
+
 /* ---- BPF_PROG_TEST_RUN ---- */
 static int bpf_prog_test_run(const union bpf_attr *attr, union bpf_attr *uattr)
 {
@@ -647,6 +761,14 @@ static long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return bpf_obj_get_info_by_fd(&attr, uattr);
 	case BPF_PROG_TEST_RUN:
 		return bpf_prog_test_run(&attr, uattr);
+	case BPF_PROG_GET_NEXT_ID:
+		return bpf_obj_get_next_id(&attr, uattr, false);
+	case BPF_MAP_GET_NEXT_ID:
+		return bpf_obj_get_next_id(&attr, uattr, true);
+	case BPF_PROG_GET_FD_BY_ID:
+		return bpf_prog_get_fd_by_id(&attr);
+	case BPF_MAP_GET_FD_BY_ID:
+		return bpf_map_get_fd_by_id(&attr);
 	}
 	return -EINVAL;
 }
