@@ -98,7 +98,7 @@ struct bpf_func_proto {
 
 extern const struct bpf_func_proto bpf_map_lookup_elem_proto, bpf_map_update_elem_proto,
 	bpf_map_delete_elem_proto, bpf_get_smp_processor_id_proto, bpf_ktime_get_ns_proto,
-	bpf_get_current_pid_tgid_proto, bpf_get_current_uid_gid_proto,
+	bpf_ktime_get_coarse_ns_proto, bpf_get_current_pid_tgid_proto, bpf_get_current_uid_gid_proto,
 	bpf_get_current_comm_proto, bpf_get_prandom_u32_proto;
 const struct bpf_func_proto *bpf_base_func_proto(int func_id);
 

@@ -117,6 +117,8 @@ static const struct bpf_func_proto bpf_get_current_task_proto = {
 static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const struct bpf_prog *prog)
 {
 	switch (func_id) {
+	case BPF_FUNC_ktime_get_coarse_ns:
+		return &bpf_ktime_get_coarse_ns_proto;
 	case BPF_FUNC_get_current_pid_tgid:
 		return &bpf_get_current_pid_tgid_proto;
 	case BPF_FUNC_get_current_task:

@@ -64,3 +64,14 @@ def test_helpers_see_the_calling_task(machine):
     pid = int(lines[0].split()[1])
     assert lines[2] == f"run: 0 retval {pid}"
     assert lines[4] == f"run: 0 retval {ord('b') | ord('p') << 8}"
+
+
+def test_coarse_clock_is_the_clock_at_a_tick(machine):
+    """ktime_get_coarse_ns trails ktime_get_ns by less than a tick (4 ms here) and moves by ticks."""
+    from bpf_asm import (FN_ktime_get_ns, R0, R6, SUB, alu64_reg, call, exit_, mov64_reg, prog)
+    FN_ktime_get_coarse_ns = 160
+    lag = prog(call(FN_ktime_get_coarse_ns), mov64_reg(R6, R0), call(FN_ktime_get_ns), alu64_reg(SUB, R0, R6),
+               exit_())
+    out = run_case(machine, ["load", "17", lag, "run", "3", "run", "3"]).splitlines()
+    lags = [int(line.split()[-1]) for line in out[1:]]
+    assert all(0 <= x < 4_000_000 for x in lags), out

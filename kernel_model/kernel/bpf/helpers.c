@@ -56,6 +56,15 @@ const struct bpf_func_proto bpf_ktime_get_ns_proto = {
 	.ret_type = RET_INTEGER,
 };
 
+BPF_CALL_x(bpf_ktime_get_coarse_ns)
+{
+	return ktime_get_coarse_ns();
+}
+const struct bpf_func_proto bpf_ktime_get_coarse_ns_proto = {
+	.func = bpf_ktime_get_coarse_ns,
+	.ret_type = RET_INTEGER,
+};
+
 BPF_CALL_x(bpf_get_current_pid_tgid)
 {
 	struct task_struct *task = current;
