@@ -22,7 +22,10 @@ from .image import KERNEL_MAP
 LOST_OFFSET = 72       # records the supervisor could not write: the ring was full
 PRODUCED_OFFSET = 80   # records the supervisor wrote
 RETIRED_OFFSET = 144   # records the kernel is done with
-# How often a wait for the kernel to catch up looks again.
+# How often a wait for the kernel to catch up looks again: soon at first (the kernel usually
+# needs tens of microseconds: a tool reading many tracefs files waits once per file), then
+# every millisecond.
+_FIRST_POLL_S = 0.00002
 _POLL_S = 0.001
 
 
@@ -71,8 +74,10 @@ def caught_up(read_u64: Callable[[int], int], ring_pa: int, timeout: float) -> b
     called, or `timeout` seconds; whether it did. read_u64(pa): a read of guest RAM."""
     target = read_u64(ring_pa + PRODUCED_OFFSET)
     deadline = time.monotonic() + timeout
+    pause = _FIRST_POLL_S
     while read_u64(ring_pa + RETIRED_OFFSET) < target:
         if time.monotonic() >= deadline:
             return False
-        time.sleep(_POLL_S)
+        time.sleep(pause)
+        pause = min(pause * 2, _POLL_S)
     return True
