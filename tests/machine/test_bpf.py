@@ -67,11 +67,13 @@ def test_helpers_see_the_calling_task(machine):
 
 
 def test_coarse_clock_is_the_clock_at_a_tick(machine):
-    """ktime_get_coarse_ns trails ktime_get_ns by less than a tick (4 ms here) and moves by ticks."""
-    from bpf_asm import (FN_ktime_get_ns, R0, R6, SUB, alu64_reg, call, exit_, mov64_reg, prog)
+    """ktime_get_coarse_ns is the clock at a jiffies update (a multiple of the 4 ms tick here),
+    never ahead of ktime_get_ns."""
+    from bpf_asm import (FN_ktime_get_ns, MOD, R0, R6, RSH, SUB, alu64_imm, alu64_reg, call, exit_, mov64_reg,
+                         prog)
     FN_ktime_get_coarse_ns = 160
-    lag = prog(call(FN_ktime_get_coarse_ns), mov64_reg(R6, R0), call(FN_ktime_get_ns), alu64_reg(SUB, R0, R6),
-               exit_())
-    out = run_case(machine, ["load", "17", lag, "run", "3", "run", "3"]).splitlines()
-    lags = [int(line.split()[-1]) for line in out[1:]]
-    assert all(0 <= x < 4_000_000 for x in lags), out
+    phase = prog(call(FN_ktime_get_coarse_ns), alu64_imm(MOD, R0, 4_000_000), exit_())
+    behind = prog(call(FN_ktime_get_coarse_ns), mov64_reg(R6, R0), call(FN_ktime_get_ns), alu64_reg(SUB, R0, R6),
+                  alu64_imm(RSH, R0, 63), exit_())
+    out = run_case(machine, ["load", "17", phase, "run", "3", "load", "17", behind, "run", "4"]).splitlines()
+    assert out[1] == "run: 0 retval 0" and out[3] == "run: 0 retval 0", out
