@@ -256,6 +256,63 @@ class FakePidLists:
         return (pids is None or pid in pids) and (notrace is None or pid not in notrace)
 
 
+class FakeTriggers:
+    """contract.EventTriggerOps without a guest: the table handed over is kept in `table`;
+    tests act as the guest would (take a count, ask for a snapshot at a time)."""
+
+    def __init__(self):
+        self.table: list = []
+        self.requests: dict[int, list[int]] = {}
+
+    def set_triggers(self, triggers) -> None:
+        self.table = list(triggers)
+
+    def read_count(self, count) -> int:
+        return count.value
+
+    def snapshot_requests(self, slot: int) -> list[int]:
+        return self.requests.pop(slot, [])
+
+
+class FakeHistMaps:
+    """contract.HistMapOps without a guest: maps are kept here; tests put entries in them as
+    the guest's writers would (put())."""
+
+    def __init__(self):
+        self.specs: dict[int, object] = {}
+        self.entries: dict[int, list] = {}
+        self.counts: dict[int, list[int]] = {}      # addr -> [hits, drops]
+        self._paused: dict[int, bool] = {}
+        self._next = 0xFFFFFFFF83000000
+
+    def create(self, spec) -> int:
+        addr, self._next = self._next, self._next + 0x100
+        self.specs[addr], self.entries[addr], self.counts[addr], self._paused[addr] = spec, [], [0, 0], False
+        return addr
+
+    def destroy(self, addr: int) -> None:
+        for table in (self.specs, self.entries, self.counts, self._paused):
+            del table[addr]
+
+    def put(self, addr: int, key: bytes, sums, comm: bytes = b"", hits: int = 1) -> None:
+        from tracefs_sim.machine.contract import HistEntry
+        self.entries[addr].append(HistEntry(key, comm, tuple(sums)))
+        self.counts[addr][0] += hits
+
+    def read(self, addr: int):
+        from tracefs_sim.machine.contract import HistSnapshot
+        return HistSnapshot(self.counts[addr][0], self.counts[addr][1], tuple(self.entries[addr]))
+
+    def clear(self, addr: int) -> None:
+        self.entries[addr], self.counts[addr] = [], [0, 0]
+
+    def set_paused(self, addr: int, paused: bool) -> None:
+        self._paused[addr] = paused
+
+    def paused(self, addr: int) -> bool:
+        return self._paused[addr]
+
+
 class FakeGuestTracing:
     """contract.GuestTracingOps without a guest: tests call emit() where the kernel would hit a
     tracepoint; it records only for slots with the event enabled and recording on, into a
@@ -279,6 +336,8 @@ class FakeGuestTracing:
         self.saved: dict[int, str] = {}   # what the guest's saved cmdlines would hold
         self.cmdline_holders: set = set()   # record_cmdlines() holders: comms are saved while any
         self.pid_lists = FakePidLists()
+        self.triggers = FakeTriggers()
+        self.hist_maps = FakeHistMaps()
 
     def set_event_id(self, event, event_id: int) -> None:
         self.ids[(event.system, event.name)] = event_id
@@ -491,6 +550,7 @@ from tracefs_sim.trace.events import EventRegistry  # noqa: E402
 from tracefs_sim.trace.headers import KernelIdentity  # noqa: E402
 from tracefs_sim.trace.trace_array import BufferExpansion, TraceArray, TraceGlobals  # noqa: E402
 from tracefs_sim.trace.tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry  # noqa: E402
+from tracefs_sim.trace.trigger import TriggerTable  # noqa: E402
 
 FAKE_KERNEL = KernelIdentity("6.1.0-tracefs-sim", "desktop")
 
@@ -500,12 +560,14 @@ def trace_globals(nr_cpus: int = 2, clock=lambda: 1000, *, ftrace=None, guest=No
     """What a trace array works with, made of fakes (the trace core makes the real ones):
     the function tracers when ftrace (a function_tracer.FtraceGlobal) is given.  Arrays that
     share something with each other get it passed (expansion, clocks, tracers, guest)."""
+    guest = guest or FakeGuestTracing(nr_cpus)
     return TraceGlobals(
         nr_cpus=nr_cpus, clocks=clocks or TraceClocks(clock),
         tracers=tracers or TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)),
         expansion=expansion or BufferExpansion(), registry=EventRegistry(real_event_descs()),
-        guest=guest or FakeGuestTracing(nr_cpus), cmdlines=SavedCmdlines(), symbolize=symbolize,
-        kernel=FAKE_KERNEL, ftrace=ftrace, irq_text=None, catch_up=lambda: None)
+        guest=guest, cmdlines=SavedCmdlines(), symbolize=symbolize,
+        kernel=FAKE_KERNEL, ftrace=ftrace, irq_text=None, catch_up=lambda: None,
+        triggers=TriggerTable(guest.triggers, guest.hist_maps))
 
 
 def make_trace_array(slot: int = 0, **globals_) -> TraceArray:

@@ -7,6 +7,7 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
+#include "../include/trace/trigger.h"
 
 #define is_signed_type(t) (((t)(-1)) < (t)1)
 /* the only config option the events name, CONFIG_MEMCG_KMEM, is on (Debian's) */
@@ -118,6 +119,7 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
  */
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	struct tracepoint __tracepoint_##name = { #name, { 0 }, { 0, 0, 0 } }; \
+	notrace void trace_event_raw_event_##name(proto); \
 	static noinline notrace void trace_event_slow_##name(unsigned long irqflags, proto) \
 	{ \
 		const struct trace_event_file *file = &__tracepoint_##name.file; \
@@ -131,6 +133,21 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 			return; \
 		} \
 		tstruct \
+		if (unlikely(__slots >> EVENT_TRIGGER_SHIFT)) { \
+			/* the record first, for the triggers' filters (event_triggers_call()) */ \
+			__slots = EVENT_SLOTS_MASK; \
+			__slots = trace_pid_filter_of(name); \
+			__entry = event_trigger_scratch(sizeof(*__entry) + __dyn_size); \
+			if (__entry) { \
+				trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \
+				{ assign } \
+				event_triggers_record(file, __entry, sizeof(*__entry) + __dyn_size, __slots, irqflags, \
+						      (unsigned long)trace_event_raw_event_##name, \
+						      (unsigned long)__builtin_frame_address(0)); \
+			} \
+			trace_irq_restore(irqflags); \
+			return; \
+		} \
 		__slots = trace_pid_filter_of(name); \
 		__entry = trace_event_reserve_inline(__pc, __slots, sizeof(*__entry) + __dyn_size, &__w); \
 		if (__entry) { \
@@ -149,12 +166,14 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 		unsigned long irqflags; \
 		struct trace_fast __f; \
 		struct percpu *__pc; \
-		u32 __slots; \
+		u32 __slots, __trig; \
 		tstruct \
 		irqflags = arch_local_irq_save(); \
 		__pc = this_cpu(); \
-		__slots = READ_ONCE(file->slots) & trace_control.recording & trace_control.cpu_slots[__pc->h.cpu]; \
-		if (unlikely(trace_fast_check(__pc, __slots, sizeof(*__entry) + __dyn_size, &__f) | \
+		__slots = READ_ONCE(file->slots); \
+		__trig = __slots >> EVENT_TRIGGER_SHIFT; \
+		__slots &= trace_control.recording & trace_control.cpu_slots[__pc->h.cpu]; \
+		if (unlikely(trace_fast_check(__pc, __slots, sizeof(*__entry) + __dyn_size, &__f) | __trig | \
 			     (__slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids)))) \
 			return trace_event_slow_##name(irqflags, args); \
 		__entry = trace_fast_claim(__pc, &__f, sizeof(*__entry) + __dyn_size); \

@@ -54,13 +54,6 @@ struct ftrace_graph_ret_entry {
 	struct ftrace_graph_ret ret;
 };
 
-struct stack_entry {
-	struct trace_entry ent;
-	int size;
-	int pad;
-	unsigned long caller[];
-};
-
 /* func_repeats: the calls func-no-repeats left out since the record of ip <- parent_ip */
 struct func_repeats_entry {
 	struct trace_entry ent;

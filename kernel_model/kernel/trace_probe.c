@@ -148,8 +148,9 @@ notrace int kg_read(void *dst, u64 va, u32 n, bool user)
 }
 
 /* strncpy_from_{kernel,user}_nofault() into dst (room: max bytes, NUL
- * excluded): the length, or -1 on a fault before the NUL. */
-static notrace long kg_read_string(u8 *dst, u64 va, long max, bool user)
+ * excluded): the length, or -1 on a fault before the NUL (also used by the
+ * event triggers' filters, kernel/trace_events_trigger.c). */
+notrace long kg_read_string(u8 *dst, u64 va, long max, bool user)
 {
 	long got = 0, limit = KG_MAX_STRING;
 

@@ -6,6 +6,8 @@
  */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/trace/trace_pid.h"
+#include "../include/trace/trigger.h"
 
 /* syscall_events.h's SCn(nr, name, type, arg, ...): an event of n arguments */
 #define SC0(nr, sname) SYSCALL_EVENT(nr, sname, 0)
@@ -27,6 +29,17 @@ struct trace_event_file syscall_exit_files[NR_syscalls];
 struct syscall_trace_enter { struct trace_entry ent; int nr; unsigned long args[6]; };
 struct syscall_trace_exit { struct trace_entry ent; int nr; long ret; };
 
+/* The record's commit, or with triggers on the event, the triggers' run (the record in the scratch). */
+static __always_inline void syscall_event_commit(const struct trace_event_file *file, bool triggers, void *rec,
+						 u32 len, unsigned long irqflags, unsigned long writer)
+{
+	if (likely(!triggers))
+		trace_event_commit(rec, len);
+	else
+		event_triggers_record(file, rec, len, trace_pid_filter_event(this_cpu(), EVENT_SLOTS_MASK), irqflags,
+				      writer, (unsigned long)__builtin_frame_address(0));
+}
+
 /* ftrace_syscall_enter(): a probe on raw_syscalls:sys_enter */
 notrace void ftrace_syscall_enter(struct pt_regs *regs, long id)
 {
@@ -34,6 +47,7 @@ notrace void ftrace_syscall_enter(struct pt_regs *regs, long id)
 	struct syscall_trace_enter *rec;
 	unsigned long irqflags;
 	unsigned int i, nargs;
+	bool triggers;
 
 	if ((unsigned long)id >= NR_syscalls)
 		return;
@@ -43,8 +57,12 @@ notrace void ftrace_syscall_enter(struct pt_regs *regs, long id)
 	nargs = file->nargs;
 	preempt_disable();	/* guard(preempt_notrace) of the syscall probes */
 	irqflags = arch_local_irq_save();
-	rec = trace_event_buffer_reserve(file, offsetof(struct syscall_trace_enter, args) +
-					 sizeof(unsigned long) * nargs);
+	triggers = READ_ONCE(file->slots) >> EVENT_TRIGGER_SHIFT;
+	if (unlikely(triggers))		/* the record first, for the triggers */
+		rec = event_trigger_scratch(offsetof(struct syscall_trace_enter, args) + sizeof(unsigned long) * nargs);
+	else
+		rec = trace_event_buffer_reserve(file, offsetof(struct syscall_trace_enter, args) +
+						 sizeof(unsigned long) * nargs);
 	if (rec) {
 		/* syscall_get_arguments() */
 		const unsigned long args[6] = { regs->di, regs->si, regs->dx, regs->r10, regs->r8, regs->r9 };
@@ -53,7 +71,8 @@ notrace void ftrace_syscall_enter(struct pt_regs *regs, long id)
 		rec->nr = id;
 		for (i = 0; i < nargs; i++)
 			rec->args[i] = args[i];
-		trace_event_commit(rec, offsetof(struct syscall_trace_enter, args) + sizeof(unsigned long) * nargs);
+		syscall_event_commit(file, triggers, rec, offsetof(struct syscall_trace_enter, args) + sizeof(unsigned long) * nargs,
+				     irqflags, (unsigned long)ftrace_syscall_enter);
 	}
 	arch_local_irq_restore(irqflags);
 	preempt_enable_no_resched();
@@ -66,6 +85,7 @@ notrace void ftrace_syscall_exit(struct pt_regs *regs, long ret)
 	const struct trace_event_file *file;
 	struct syscall_trace_exit *rec;
 	unsigned long irqflags;
+	bool triggers;
 
 	if ((unsigned long)id >= NR_syscalls)
 		return;
@@ -74,12 +94,16 @@ notrace void ftrace_syscall_exit(struct pt_regs *regs, long ret)
 		return;
 	preempt_disable();
 	irqflags = arch_local_irq_save();
-	rec = trace_event_buffer_reserve(file, sizeof(*rec));
+	triggers = READ_ONCE(file->slots) >> EVENT_TRIGGER_SHIFT;
+	if (unlikely(triggers))
+		rec = event_trigger_scratch(sizeof(*rec));
+	else
+		rec = trace_event_buffer_reserve(file, sizeof(*rec));
 	if (rec) {
 		tracing_generic_entry_update(&rec->ent, file, irqflags);
 		rec->nr = id;
 		rec->ret = ret;
-		trace_event_commit(rec, sizeof(*rec));
+		syscall_event_commit(file, triggers, rec, sizeof(*rec), irqflags, (unsigned long)ftrace_syscall_exit);
 	}
 	arch_local_irq_restore(irqflags);
 	preempt_enable_no_resched();

@@ -89,14 +89,16 @@ def test_listing_and_modes(mount):
     assert sorted(modes) == sorted([".", "..", "README", "available_events", "available_tracers", "buffer_size_kb",
                                     "buffer_total_size_kb", "current_tracer", "error_log", "events", "free_buffer",
                                     "instances", "options", "per_cpu", "printk_formats", "saved_cmdlines", "saved_cmdlines_size",
-                                    "saved_tgids", "set_event", "set_event_notrace_pid", "set_event_pid", "trace",
+                                    "saved_tgids", "set_event", "set_event_notrace_pid", "set_event_pid", "snapshot", "trace",
                                     "trace_clock", "trace_marker", "trace_options", "trace_pipe", "tracing_cpumask",
                                     "tracing_on"])
     assert sh(mnt, "ls per_cpu").stdout.split() == ["cpu0", "cpu1"]
-    assert sh(mnt, "ls per_cpu/cpu1").stdout.split() == ["buffer_size_kb", "stats", "trace", "trace_pipe",
-                                                          "trace_pipe_raw"]
+    assert sh(mnt, "ls per_cpu/cpu1").stdout.split() == ["buffer_size_kb", "snapshot", "snapshot_raw", "stats",
+                                                          "trace", "trace_pipe", "trace_pipe_raw"]
+    assert modes["snapshot"] == "-rw-r-----"
+    assert sh(mnt, "ls -l per_cpu/cpu1/snapshot_raw").stdout.split()[0] == "-r--r-----"
     assert "sched_switch" in sh(mnt, "ls events/sched").stdout.split()
-    assert sh(mnt, "ls events/sched/sched_switch").stdout.split() == ["enable", "filter", "format", "id", "trigger"]
+    assert sh(mnt, "ls events/sched/sched_switch").stdout.split() == ["enable", "filter", "format", "hist", "id", "trigger"]
 
 
 def test_cat_and_echo_like_the_docs(mount):

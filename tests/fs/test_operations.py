@@ -26,12 +26,12 @@ TOP_FILES = {
     "README": 0o440, "available_events": 0o440, "available_tracers": 0o440, "buffer_size_kb": 0o640,
     "buffer_total_size_kb": 0o440, "current_tracer": 0o640, "error_log": 0o640, "free_buffer": 0o200,
     "printk_formats": 0o440, "saved_cmdlines": 0o440, "saved_cmdlines_size": 0o640, "saved_tgids": 0o440, "set_event": 0o640,
-    "set_event_notrace_pid": 0o640, "set_event_pid": 0o640, "trace": 0o640, "trace_clock": 0o640,
+    "set_event_notrace_pid": 0o640, "set_event_pid": 0o640, "snapshot": 0o640, "trace": 0o640, "trace_clock": 0o640,
     "trace_marker": 0o220, "trace_options": 0o640, "trace_pipe": 0o440, "tracing_cpumask": 0o640,
     "tracing_on": 0o640,
 }
-CPU_FILES = {"buffer_size_kb": 0o640, "stats": 0o440, "trace": 0o640, "trace_pipe": 0o440,
-             "trace_pipe_raw": 0o440}
+CPU_FILES = {"buffer_size_kb": 0o640, "snapshot": 0o640, "snapshot_raw": 0o440, "stats": 0o440, "trace": 0o640,
+             "trace_pipe": 0o440, "trace_pipe_raw": 0o440}
 
 
 @pytest.fixture
@@ -112,11 +112,11 @@ def test_events_tree(setup):
                                     "sched", "syscalls"}
     switch = setup.tree.walk("events/sched/sched_switch")
     assert {n: c.mode for n, c in switch.children.items()} == {
-        "enable": 0o640, "filter": 0o640, "format": 0o440, "id": 0o440, "trigger": 0o640}
+        "enable": 0o640, "filter": 0o640, "format": 0o440, "hist": 0o440, "id": 0o440, "trigger": 0o640}
     # ftrace's own records: no enable or filter anywhere (Linux: events/ftrace/enable is ENOENT)
     assert set(setup.tree.walk("events/ftrace").children) == {"print", "function", "funcgraph_entry", "funcgraph_exit",
                                                                "kernel_stack", "func_repeats"}
-    assert set(setup.tree.walk("events/ftrace/print").children) == {"format", "id", "trigger"}
+    assert set(setup.tree.walk("events/ftrace/print").children) == {"format", "hist", "id", "trigger"}
     assert set(setup.tree.walk("events/sched").children) >= {"enable", "filter"}
     fmt = read_file(setup.ops, "events/sched/sched_switch/format").decode()
     event_id = int(read_file(setup.ops, "events/sched/sched_switch/id"))
@@ -126,9 +126,8 @@ def test_events_tree(setup):
 
 def test_unknown_paths_are_enoent(setup):
     ops = setup.ops
-    for path in ("nosuchfile", "snapshot", "trace_marker_raw", "options/annotate", "options/stacktrace",
-                 "events/sched/nosuch", "events/ftrace/enable", "events/sched/sched_switch/hist",
-                 "per_cpu/cpu0/snapshot", "per_cpu/cpu0/snapshot_raw"):
+    for path in ("nosuchfile", "trace_marker_raw", "options/annotate", "options/stacktrace",
+                 "events/sched/nosuch", "events/ftrace/enable", "events/sched/sched_switch/hist_debug"):
         parent, _, name = path.rpartition("/")
         parent_inode = lookup_path(ops, parent) if parent else pyfuse3.ROOT_INODE
         assert fuse_errno(ops.lookup, parent_inode, name.encode(), CTX) == errno.ENOENT, path

@@ -38,12 +38,13 @@ WELL_FORMED = {
     "current_tracer": re.compile(rb"nop\n"),
     "buffer_size_kb": re.compile(rb"(\d+( \(expanded: 1408\))?|X)\n"),
     "trace_clock": re.compile(rb"(\[?[a-z0-9_-]+\]? ){9}\[?[a-z0-9_-]+\]?\n"),
-    "enable": re.compile(rb"[01X]\n"),
+    "enable": re.compile(rb"[01X]\*?\n"),   # `*`: soft mode (an event a trigger holds)
     "saved_cmdlines_size": re.compile(rb"\d+\n"),
     "set_event_pid": re.compile(rb"(\d+\n)*"),
     "set_event_notrace_pid": re.compile(rb"(\d+\n)*"),
     "trace_options": re.compile(rb"((no)?[a-z_-]+\n){21}"),
-    "trigger": re.compile(rb"# Available triggers:\n#\n"),
+    "trigger": re.compile(rb"# Available triggers:\n#( [a-z_]+)+\n|"
+                          rb"([a-z_]+(:[a-z_]+:[a-z_0-9]+)?:(unlimited|count=-?\d+)( if [^\n]*)?\n)+"),
     # a command may hold any byte, newlines included
     "error_log": re.compile(rb"(\[ *\d+\.\d{6}\] event filter parse error: error: .*\n  Command: .*\n *\^\n)*", re.S),
 }
@@ -61,8 +62,9 @@ def check(name: str, text: bytes) -> None:
 
 
 # What a write may be refused with: the errnos Linux's handlers of these files return (the
-# event filter parser leaks EPERM, ESRCH and ENOENT as well as EINVAL).
-REFUSALS = {errno.EINVAL, errno.ERANGE, errno.EBUSY, errno.ENOMEM, errno.ENOENT, errno.EBADF, errno.ENODEV,
+# event filter parser leaks EPERM, ESRCH and ENOENT as well as EINVAL; a second trigger of a
+# type is EEXIST).
+REFUSALS = {errno.EINVAL, errno.EEXIST, errno.ERANGE, errno.EBUSY, errno.ENOMEM, errno.ENOENT, errno.EBADF, errno.ENODEV,
             errno.ENOSPC, errno.E2BIG, errno.EPERM, errno.ESRCH, errno.EOVERFLOW}
 GREATER, APPEND = os.O_WRONLY | os.O_TRUNC, os.O_WRONLY | os.O_APPEND
 

@@ -45,7 +45,7 @@ def test_kprobe_do_sys_open_recipe():
     opened = [l for l in lines if re.match(CONTEXT + r"myprobe: \(do_sys_open\+0x0/0x[0-9a-f]+\) filename=", l)]
     assert any(l.endswith(' filename="/etc/passwd"') and _by_cat(l) for l in opened), out
     # The last command lists the new event's directory.
-    assert lines[-5:] == ["enable", "filter", "format", "id", "trigger"], out
+    assert lines[-6:] == ["enable", "filter", "format", "hist", "id", "trigger"], out
 
 
 def test_kretprobe_vfs_read_recipe():

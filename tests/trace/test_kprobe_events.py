@@ -111,7 +111,7 @@ def test_custom_group_and_instances(s):
     s.node("instances").make_child("foo")
     s.write("kprobe_events", b"p:grp/ev do_sys_open\n", trunc=True)
     for top in ("", "instances/foo/"):
-        assert set(s.node(f"{top}events/grp/ev").children) == {"enable", "filter", "format", "id", "trigger"}
+        assert set(s.node(f"{top}events/grp/ev").children) == {"enable", "filter", "format", "hist", "id", "trigger"}
     s.node("instances").make_child("bar")
     assert s.node("instances/bar/events/grp/ev/enable").read() == b"0\n"
     s.write("kprobe_events", b"-:grp/ev\n")

@@ -431,13 +431,6 @@ def test_instances_beyond_the_guest_slots_are_enomem(sim):
     assert sim.s.instances.create("again").slot == 4
 
 
-def test_trigger_files_have_no_commands(sim):
-    ev = sim.ta.events
-    assert ev.read_trigger() == b"# Available triggers:\n#\n"
-    for command in (b"traceoff\n", b"hist:keys=pid\n", b"\n"):
-        assert errno_of(ev.write_trigger, command) == errno.EINVAL
-
-
 def test_guest_ring_losses_count_as_dropped(sim):
     sim.ta.events.write_enable(b"1\n", "sched", "sched_switch")
     for i in range(300):                                    # 4 guest pages hold 240

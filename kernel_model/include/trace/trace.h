@@ -35,6 +35,14 @@ struct trace_entry {
 	int pid;
 };
 
+/* the kernel_stack record (struct stack_entry of trace_entries.h) */
+struct stack_entry {
+	struct trace_entry ent;
+	int size;
+	int pad;
+	unsigned long caller[];
+};
+
 struct trace_field_meta {
 	const char *type;
 	const char *name;

@@ -113,6 +113,7 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     add(top, "trace", MODE_READ_WRITE, "trace", read=ta.read_trace, write=_discard, truncate=ta.clear_trace,
         opened=ta.open_trace, released=ta.close_trace)
     add(top, "trace_clock", MODE_READ_WRITE, "trace_clock", read=ta.read_trace_clock, write=ta.write_trace_clock)
+    add(top, "snapshot", MODE_READ_WRITE, "snapshot", read=ta.snapshot.read, write=ta.snapshot.write)
     # The writer of a marker is the host process that opened the file.
     add(top, "trace_marker", MODE_MARKER, "trace_marker",
         write_as=lambda data, pid: ta.write_marker(data, traced_pid(pid), comm_of(pid)))
@@ -150,6 +151,10 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
         add(cpu_dir, "trace_pipe_raw", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe_raw",
             pages=PageSource(lambda cpu=cpu: RawPageReader(ta, cpu), ta.buffer.waiters),
             opened=ta.open_pipe, released=ta.close_pipe)
+        add(cpu_dir, "snapshot", MODE_READ_WRITE, "per_cpu/cpu<N>/snapshot",
+            read=lambda cpu=cpu: ta.snapshot.read(cpu), write=lambda data, cpu=cpu: ta.snapshot.write(data, cpu))
+        add(cpu_dir, "snapshot_raw", MODE_READ_ONLY, "per_cpu/cpu<N>/snapshot_raw",
+            pages=PageSource(lambda cpu=cpu: RawPageReader(ta.snapshot, cpu), ta.snapshot.waiters))
 
     return _add_events(tree, top, ta, events, add, note)
 
@@ -229,7 +234,10 @@ def _add_event_dir(tree: Tree, system_dir: DirNode, event: TraceEvent, control: 
             read=lambda e=event: control.read_filter(e),
             write=lambda data, e=event: control.write_filter(e, data))
     add(event_dir, "trigger", MODE_READ_WRITE, "events/<system>/<event>/trigger",
-        read=control.read_trigger, write=control.write_trigger)
+        read=lambda e=event: control.triggers.read(e), write=lambda data, e=event: control.triggers.write(e, data),
+        truncate=lambda e=event: control.triggers.truncate(e))
+    add(event_dir, "hist", MODE_READ_ONLY, "events/<system>/<event>/hist",
+        read=lambda e=event: control.triggers.read_hist(e))
 
 
 class EventDirs:

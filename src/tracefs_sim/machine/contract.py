@@ -17,6 +17,7 @@ depends on this module and on nothing else of the machine.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
 from .image import EventDesc, JumpEntry
@@ -120,6 +121,111 @@ class PidListOps(Protocol):
     def set_function_fork(self, slot: int, on: bool) -> None: ...
 
 
+@dataclass(frozen=True)
+class GuestTriggerPred:
+    """One predicate of a trigger's filter as the guest runs it (struct trigger_pred):
+    filter_match_preds()'s program, each entry branching to `target` when its result is
+    `when_to_branch`.  kind: "num", "cpu", "comm", "str" (char[size]; size 0: NUL-ended),
+    "dyn_str" (__data_loc char[]), "never"; op: "eq" "ne" "lt" "le" "gt" "ge" "band" for
+    numbers, "full" "front" "middle" "end" "glob" for strings."""
+
+    kind: str
+    op: str
+    when_to_branch: bool
+    target: int
+    offset: int = 0
+    size: int = 0
+    is_signed: bool = False
+    value: int = 0          # cast to the field's size and signedness
+    string: bytes = b""
+    negate: bool = False
+
+
+class TriggerCount(Protocol):
+    """A trigger's remaining count (the guest decrements it while it runs)."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class GuestTrigger:
+    """One event trigger as the guest runs it (struct event_trigger).  cmd: "traceon",
+    "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event", "hist",
+    "enable_hist", "disable_hist"."""
+
+    event: EventName
+    event_id: int
+    cmd: str
+    slot: int
+    preds: tuple[GuestTriggerPred, ...] = ()
+    count: TriggerCount | None = None   # None: unlimited
+    post: bool = False       # EVENT_CMD_FL_POST_TRIGGER
+    cond: bool = False       # its file's EVENT_FILE_FL_TRIGGER_COND
+    paused: bool = False
+    target: EventName | None = None     # enable_event / disable_event / enable_hist / disable_hist
+    hist: int = 0            # a hist trigger: its map (HistMapOps.create)
+
+
+@dataclass(frozen=True)
+class HistField:
+    """A key or value of a histogram as the guest computes it (struct hist_key_field /
+    hist_val_field).  kind: "num" (a record field), "cpu", "str" (char[size]), "dyn_str"
+    (__data_loc char[]), "hitcount" (values only)."""
+
+    kind: str
+    offset: int = 0         # in the record
+    size: int = 0
+    is_signed: bool = False
+    log2: bool = False
+    buckets: int = 0        # 0: none
+    key_offset: int = 0     # keys: in the map's key
+    str_size: int = 0       # string keys: their room in the key (one byte for the NUL)
+
+
+@dataclass(frozen=True)
+class HistMapSpec:
+    map_bits: int
+    key_size: int
+    keys: tuple[HistField, ...]
+    vals: tuple[HistField, ...]
+    comm: bool = False      # an execname key: each element keeps the comm of its first hit
+
+
+@dataclass(frozen=True)
+class HistEntry:
+    key: bytes
+    comm: bytes             # b"" without an execname key
+    sums: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class HistSnapshot:
+    hits: int
+    drops: int
+    entries: tuple[HistEntry, ...]  # in the order of the map's table
+
+
+@runtime_checkable
+class HistMapOps(Protocol):
+    """The guest's histogram maps (tracing_map.GuestHistMaps): made, read, cleared, paused."""
+
+    def create(self, spec: HistMapSpec) -> int: ...  # the map's guest address (ENOMEM: no room)
+    def destroy(self, addr: int) -> None: ...
+    def read(self, addr: int) -> HistSnapshot: ...
+    def clear(self, addr: int) -> None: ...
+    def set_paused(self, addr: int, paused: bool) -> None: ...
+    def paused(self, addr: int) -> bool: ...
+
+
+@runtime_checkable
+class EventTriggerOps(Protocol):
+    """The guest's event triggers (event_triggers.GuestEventTriggers)."""
+
+    def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None: ...  # all of them, each event's in order
+    def read_count(self, count: TriggerCount) -> int: ...  # as the guest has it now
+    def snapshot_requests(self, slot: int) -> list[int]: ...  # times of the snapshots asked since last time
+
+
 class GuestPageInfo(Protocol):
     """A ring page the guest filled (tracing.GuestPage)."""
 
@@ -144,6 +250,10 @@ class GuestTracingOps(Protocol):
     def nr_slots(self) -> int: ...  # trace arrays the guest can record for (slot 0: the top level)
     @property
     def pid_lists(self) -> PidListOps: ...
+    @property
+    def triggers(self) -> EventTriggerOps: ...
+    @property
+    def hist_maps(self) -> HistMapOps: ...
 
     def set_event_id(self, event: EventName, event_id: int) -> None: ...
     def set_event_ids(self, ids: list[tuple[EventName, int]]) -> None: ...  # several, one guest op

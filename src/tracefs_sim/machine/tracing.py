@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .contract import EventName
+from .event_triggers import GuestEventTriggers
+from .tracing_map import GuestHistMaps
 from .image import EventDesc, KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 from .trace_pids import GuestPidLists
@@ -116,6 +118,11 @@ class GuestTracing:
         self._mem: PhysMem | None = None
         # set_event_pid lists and fork following, checked and kept up by the guest
         self.pid_lists = GuestPidLists(machine)
+        # event triggers, run by the events' writers; their slots' bits are in the event files
+        self.triggers = GuestEventTriggers(machine, self._set_trigger_bits)
+        self._trigger_shift = self.triggers.shift
+        self._triggered: dict[tuple[str, str], set[int]] = {}
+        self.hist_maps = GuestHistMaps(machine)
         self._lock = threading.Lock()
         self._data = threading.Condition()
         self._pending = False
@@ -136,13 +143,16 @@ class GuestTracing:
     def attach(self, mem: PhysMem) -> None:
         """The guest's RAM is loaded (before any CPU runs): write the state set so far."""
         self.pid_lists.attach(mem)
+        self.triggers.attach(mem)
+        self.hist_maps.attach(mem)
         with self._lock:
             self._mem = mem
             for key, event_id in self._ids.items():
                 self._write_file(self._events[key], self.layout.file_type, "<H", event_id)
-            for key, slots in self._enabled.items():
+            for key in self._enabled.keys() | self._triggered.keys():
+                slots = self._enabled.get(key, set()) - self._soft_off.get(key, set())
                 self._write_file(self._events[key], self.layout.file_slots, "<I",
-                                 self._mask(slots - self._soft_off.get(key, set())))
+                                 self._mask(slots) | self._mask(self._triggered.get(key, set())) << self._trigger_shift)
             self._write_recording()
             self._write_cpumasks()
             for key_addr in self._keys_on:
@@ -231,6 +241,20 @@ class GuestTracing:
                 (soft.add if off else soft.discard)(slot)
                 self._set_file_bit(event, slot, not off and slot in self._enabled.get(key, ()))
         self._machine.guest_op(apply)
+
+    def _set_trigger_bits(self, bits: dict[tuple[str, str], set[int]]) -> None:
+        """EVENT_FILE_FL_TRIGGER_MODE of every event: the slots whose triggers its writer runs
+        (called with the CPUs stopped)."""
+        with self._lock:
+            for key in self._triggered.keys() | bits.keys():
+                if key not in self._events:
+                    self._events[key] = self._image.event_desc(*key)
+                old, new = self._triggered.get(key, set()), bits.get(key, set())
+                for slot in old ^ new:
+                    if self._mem is not None:
+                        pa = kernel_virt_to_phys(self._image.event_file(self._events[key]) + self.layout.file_slots)
+                        self._set_bit(pa, self._trigger_shift + slot, slot in new)
+            self._triggered = {key: set(slots) for key, slots in bits.items()}
 
     def record_cmdlines(self, holder: object, on: bool) -> None:
         """tracing_start/stop_cmdline_record(): something other than a tracepoint (a

@@ -19,6 +19,7 @@ from .kernel_symbols import ImageSymbols
 from .trace_array import BufferExpansion, TraceArray, TraceGlobals
 from .trace_kprobe import KprobeEventOps
 from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
+from .trigger import TriggerTable
 
 
 def kernel_identity(machine: TracedMachine) -> KernelIdentity:
@@ -71,7 +72,8 @@ class TraceCore:
             tracers=TracerRegistry((NOP, FUNCTION, FUNCTION_GRAPH) if ftrace is not None else (NOP,)),
             expansion=BufferExpansion(), registry=self.registry, guest=self.guest, cmdlines=self.cmdlines,
             symbolize=symbolize, kernel=kernel_identity(machine), ftrace=ftrace,
-            irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up)
+            irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up,
+            triggers=TriggerTable(self.guest.triggers, self.guest.hist_maps))
         self.top = self._make_array(0)
         self.instances = Instances(self._make_array, self.guest.nr_slots)
         self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)

@@ -106,6 +106,9 @@ class Drain:
                 del self._progress[key]
         per_cpu: dict[int, list] = {}
         lost: dict[int, int] = {}
+        # the snapshot triggers' swaps asked for until now: asked before the pages are taken,
+        # so that every record before a swap is among them
+        swaps = self._guest.triggers.snapshot_requests(array.slot)
         for page in self._guest.drain(array.slot):
             key = (array.slot, page.cpu)
             seq, point = self._progress.get(key, (-1, None))
@@ -127,10 +130,16 @@ class Drain:
                 # The guest's ring was full: those events never reached the buffer.
                 with array.buffer_lock:
                     array.buffer.cpu(cpu).dropped_events += count
-        if not per_cpu:
+        if not per_cpu and not swaps:
             return 0
         batch = _Batch(self, control.files)
-        return sum(array.add_entries(cpu, self._keep(array, cpu, pages, batch)) for cpu, pages in per_cpu.items())
+        entries = {cpu: self._keep(array, cpu, pages, batch) for cpu, pages in per_cpu.items()}
+        kept = 0
+        if swaps:
+            from_ns = array.clock.from_ns
+            for ts in swaps:
+                kept += array.snapshot.swap_at(from_ns(ts), entries)
+        return kept + sum(array.add_entries(cpu, batch) for cpu, batch in entries.items())
 
     def _keep(self, array: TraceArray, cpu: int, pages: list, batch: "_Batch") -> list[Entry]:
         """The entries (time in the array's clock) of the events of (page bytes, spans from

@@ -15,6 +15,8 @@ from ..machine.contract import GuestTracingOps
 from . import filter as event_filter
 from .error_log import ErrorLog
 from .events import EventRegistry, TraceEvent
+from .hist import HistContext
+from .trigger import EventTriggers, TriggerTable
 from ..lib.kstrtox import kstrtoul_from_user, kstrtoull, or_none
 
 _PAGE_SIZE = 4096
@@ -23,9 +25,6 @@ _EVENT_BUF_SIZE = 127
 # trace_pid_list holds pids below MAX_PID; a larger one fails with -1 (EPERM) in trace_pid_write.
 _MAX_PID = 1 << 30
 _SPACE = b" \t\n\v\f\r"
-# No trigger command is registered (they come with a later issue), so the list is empty and
-# every command is unknown, as in a kernel built without them.
-TRIGGER_TEXT = b"# Available triggers:\n#\n"
 
 
 @dataclass
@@ -118,13 +117,14 @@ class EventControl:
             f.soft_mode -= 1
             if f.soft_mode > 0:
                 return
-            disable = self._soft_disabled(f)
-        else:
-            disable = not f.soft_mode
+        # soft-disabled before this change (only an event in soft mode can be; the guest is
+        # asked only then: dynamic events have no guest file)
+        soft_disabled = bool(soft or f.soft_mode) and self._soft_disabled(f)
+        disable = soft_disabled if soft else not f.soft_mode
         if disable and f.enabled:
             f.event.set_enabled(self._guest, self.slot, False)
             f.enabled = False
-        if f.soft_mode or self._soft_disabled(f):
+        if f.soft_mode or soft_disabled:
             # in soft mode "disabled" is soft-disabled; leaving it, the flag is cleared
             self._guest.set_event_soft_disabled(f.event.desc, self.slot, bool(f.soft_mode))
 
@@ -277,10 +277,28 @@ class EventControl:
                             error.text, error.error_log_pos)
 
     # trigger
-    def read_trigger(self) -> bytes:
-        return TRIGGER_TEXT
+    def make_triggers(self, table: TriggerTable, alloc_snapshot: Callable[[], None],
+                      hist_context: HistContext) -> EventTriggers:
+        """The event triggers of this array's events (trigger.py), which hold events in soft
+        mode as Linux's trace_event_trigger_enable_disable() does."""
+        def soft(event: TraceEvent, on: bool) -> None:
+            f = self.files[event.id]
+            (self.soft_enable if on else self.soft_release)(f)
 
-    def write_trigger(self, data: bytes) -> None:
-        if not data:
-            return
-        raise OSError(errno.EINVAL, "no trigger commands")
+        def find(system: str, name: str) -> TraceEvent | None:
+            try:
+                return self.find_probe_target(system, name)[0].event
+            except OSError:
+                return None
+
+        def is_tracepoint(event: TraceEvent) -> bool:
+            try:
+                self._guest.event_file(event.desc)
+            except KeyError:
+                return False
+            return not event.ftrace
+
+        self.triggers = EventTriggers(table, self.slot, lambda: self.files, lambda e: soft(e, True),
+                                      lambda e: soft(e, False), find, alloc_snapshot, is_tracepoint,
+                                      self._error_log.log, hist_context)
+        return self.triggers

@@ -54,6 +54,7 @@ __all__ = [
     "FieldLike",
     "EventFilter",
     "FilterParseError",
+    "PredSpec",
     "SubsystemFilterResult",
     "parse_event_filter",
     "parse_subsystem_filter",
@@ -122,6 +123,7 @@ class _Field:
     kind: int
     size: int
     is_signed: bool
+    offset: int = 0
 
 
 def _field_kind(type_: str) -> int:
@@ -147,10 +149,10 @@ _GENERIC_FIELDS = {
 _COMMON_FIELDS = {
     f.name: f
     for f in (
-        _Field("common_type", _OTHER, 2, False),
-        _Field("common_flags", _OTHER, 1, False),
-        _Field("common_preempt_count", _OTHER, 1, False),
-        _Field("common_pid", _OTHER, 4, True),
+        _Field("common_type", _OTHER, 2, False, 0),
+        _Field("common_flags", _OTHER, 1, False, 2),
+        _Field("common_preempt_count", _OTHER, 1, False, 3),
+        _Field("common_pid", _OTHER, 4, True, 4),
     )
 }
 
@@ -160,7 +162,7 @@ def _lookup_table(fields: Sequence[FieldLike]) -> dict[str, _Field]:
     table = dict(_COMMON_FIELDS)
     table.update(_GENERIC_FIELDS)
     for f in fields:
-        table[f.name] = _Field(f.name, _field_kind(f.type), f.size, bool(f.is_signed))
+        table[f.name] = _Field(f.name, _field_kind(f.type), f.size, bool(f.is_signed), f.offset)
     return table
 
 
@@ -288,7 +290,55 @@ def _as_bytes(value: object) -> bytes:
     return bytes(value)  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True)
+class PredSpec:
+    """What a predicate tests, for running it elsewhere (the guest's trigger filters).
+    kind: "num", "cpu", "comm", "str" (char[size]; 0: NUL-ended), "dyn_str", "ptr_str"
+    (ustring: user memory), "never"; op: "eq" "ne" "lt" "le" "gt" "ge" "band", or for strings
+    "full" "front" "middle" "end" "glob"; value: the operand cast to the field's size and
+    signedness (what the comparison uses); string: the pattern; negate: strings' result
+    inverted."""
+
+    kind: str
+    op: str
+    offset: int = 0
+    size: int = 0
+    is_signed: bool = False
+    value: int = 0
+    string: bytes = b""
+    negate: bool = False
+    ustring: bool = False
+
+
+_OP_NAMES = {_EQ: "eq", _NE: "ne", _LT: "lt", _LE: "le", _GT: "gt", _GE: "ge", _BAND: "band"}
+
+
+def _with_spec(pred: Pred, spec: PredSpec) -> Pred:
+    pred.spec = spec  # type: ignore[attr-defined]
+    return pred
+
+
 def _numeric_pred(field: _Field, op: bytes, val: int) -> Pred:
+    return _with_spec(_numeric_test(field, op, val), _numeric_spec(field, op, val))
+
+
+def _numeric_spec(field: _Field, op: bytes, val: int) -> PredSpec:
+    if field.kind == _CPU:
+        if op == _BAND:
+            return PredSpec("never", "eq")
+        size, signed, kind = 4, True, "cpu"
+    else:
+        size, signed, kind = field.size, field.is_signed, "num"
+        if size not in (1, 2, 4, 8):
+            return PredSpec("never", "eq")
+    mask = (1 << (8 * size)) - 1
+    value = val & mask
+    if signed and op not in (_EQ, _NE, _BAND):
+        value = _signed(val, size) & 0xFFFFFFFFFFFFFFFF
+    return PredSpec(kind, _OP_NAMES[op], field.offset, size, signed, value)
+
+
+def _numeric_test(field: _Field, op: bytes, val: int) -> Pred:
     name = field.name
     if field.kind == _CPU:
         cmp = _signed(val, 4)
@@ -336,9 +386,20 @@ def _signed(val: int, size: int) -> int:
     return val - (1 << bits) if val >> (bits - 1) else val
 
 
+_MATCH_NAMES = {_match_full: "full", _match_front: "front", _match_middle: "middle", _match_end: "end",
+                _glob_match_fn: "glob"}
+_STRING_KINDS = {_COMM: "comm", _STATIC_STRING: "str", _DYN_STRING: "dyn_str", _PTR_STRING: "ptr_str"}
+
+
 def _string_pred(field: _Field, op: bytes, pattern: bytes, ustring: bool) -> Pred:
     match, pat, negate = _build_regex(op, pattern)
     negate ^= op == _NE
+    spec = PredSpec(_STRING_KINDS[field.kind], _MATCH_NAMES[match], field.offset,
+                    _TASK_COMM_LEN if field.kind == _COMM else field.size, False, 0, pat, negate, ustring)
+    return _with_spec(_string_test(field, match, pat, negate, ustring), spec)
+
+
+def _string_test(field: _Field, match, pat: bytes, negate: bool, ustring: bool) -> Pred:
     name = field.name
     if field.kind == _COMM:
         return lambda rec, cpu, comm, rs: match(comm[:_TASK_COMM_LEN], pat, _TASK_COMM_LEN) != negate
@@ -595,6 +656,12 @@ class EventFilter:
     def filter_file_text(self) -> bytes:
         """What the event's ``filter`` file reads while this filter is set."""
         return self.text + b"\n"
+
+    def program(self) -> tuple[tuple[PredSpec, bool, int], ...]:
+        """The compiled program, (what each predicate tests, the result it branches on, its
+        target), to run as matches() does: a branch to target t goes on at t + 1; the
+        program matches when it falls through past its last entry."""
+        return tuple((entry.pred.spec, entry.when_to_branch, entry.target) for entry in self._prog)  # type: ignore[attr-defined]
 
     def matches(
         self,

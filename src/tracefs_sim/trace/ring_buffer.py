@@ -330,6 +330,13 @@ class RingBuffer:
         for buffer in self._selected(cpu):
             buffer.reset()
 
+    def swap(self, other: "RingBuffer", cpu: int | None = None) -> None:
+        """Exchange this buffer's per-CPU buffers (one CPU's, or all) with other's
+        (ring_buffer_swap_cpu, and update_max_tr()'s swap of the whole buffers): each keeps
+        its identity, clock and waiters; the records and their counters change sides."""
+        for c in range(len(self._cpus)) if cpu is None else (cpu,):
+            self._cpus[c], other._cpus[c] = other._cpus[c], self._cpus[c]
+
     def is_empty(self, cpu: int | None = None) -> bool:
         return all(buffer.entries == 0 for buffer in self._selected(cpu))
 

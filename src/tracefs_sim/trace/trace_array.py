@@ -29,8 +29,11 @@ from .options import TraceOptions
 from .probe_args import Symbolizer
 from .rb_page import event_length
 from .ring_buffer import Entry, RingBuffer
+from .hist import HistContext
+from .snapshot import Snapshot
 from .trace_output import TraceOutput
 from .tracers import NOP, TracerRegistry
+from .trigger import TriggerTable
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +80,7 @@ class TraceGlobals:
     ftrace: FtraceGlobal | None  # the function tracers; None: a kernel built without them
     irq_text: tuple[int, int] | None  # the kernel's irq entry text [start, end), if it has one
     catch_up: Callable[[], object]  # moves what the guest recorded so far into the buffers
+    triggers: TriggerTable  # every array's event triggers, as the guest runs them
 
 
 class TraceArray:
@@ -125,6 +129,9 @@ class TraceArray:
         # enable_event / disable_event commands act on its events
         self.functions = None if shared.ftrace is None else FunctionTracing(
             shared.ftrace, slot, self.options, self.events, guest, top_level=self.top_level)
+        self.snapshot = Snapshot(self)
+        self.triggers = self.events.make_triggers(shared.triggers, self.snapshot.alloc,
+                                                  HistContext(shared.symbolize, _syscall_names(self.registry)))
 
     @property
     def output_flags(self) -> OutputFlags:
@@ -181,6 +188,15 @@ class TraceArray:
             # Readers blocked in trace_pipe re-check: after having read something, they end.
             self.buffer.waiters.wake()
 
+    def catch_up(self) -> None:
+        """Move what the guest recorded so far into the buffers."""
+        self._caught_up()
+
+    @property
+    def stopped(self) -> bool:
+        """tr->stop_count: readers hold recording stopped (no snapshot is taken then)."""
+        return self._stop_count > 0
+
     def _caught_up(self) -> None:
         try:
             self._catch_up()
@@ -233,6 +249,7 @@ class TraceArray:
                 self.buffer.clock = clock.read
                 # Timestamps of different clocks do not compare: the buffers start afresh.
                 self.buffer.reset()
+                self.snapshot.reset()
                 self.time_start = clock.read()
 
     # buffer_size_kb, per_cpu/cpuN/buffer_size_kb, buffer_total_size_kb
@@ -277,32 +294,36 @@ class TraceArray:
     def read_trace(self, cpu: int | None = None) -> bytes:
         """The non-consuming view of `trace` (cpu None) and `per_cpu/cpuN/trace`: the header
         block, whose counts cover all CPUs as in Linux, then the records in time order."""
+        return self.render_buffer(self.buffer, cpu)
+
+    def render_buffer(self, buffer: RingBuffer, cpu: int | None = None) -> bytes:
+        """read_trace() of a buffer of this array (the main one, or the snapshot)."""
         with self._lock, self.buffer_lock:
-            entries = sum(b.entries for b in self.buffer)
-            written = entries + sum(b.overrun for b in self.buffer)
+            entries = sum(b.entries for b in buffer)
+            written = entries + sum(b.overrun for b in buffer)
             cpus = range(self.nr_cpus) if cpu is None else (cpu,)
             if self._graph_current():
-                return self._read_graph_trace(cpus, entries, written)
+                return self._read_graph_trace(buffer, cpus, entries, written)
             text = trace_header(self.tracer.name, entries, written, self.nr_cpus, self.output_flags,
                                        self.kernel)
             # A snapshot of the pages: records never change once kept, so formatting them
             # outside the locks lets the drain and pipe readers go on meanwhile.
-            sources = [(c, [page.copy() for page in self.buffer.cpu(c).pages]) for c in cpus]
-            records = sum(self.buffer.cpu(c).entries for c in cpus)
+            sources = [(c, [page.copy() for page in buffer.cpu(c).pages]) for c in cpus]
+            records = sum(buffer.cpu(c).entries for c in cpus)
             lines = self.output.line_printer(self.clock.in_ns, self.time_start)
         return _lines.trace_text(text.encode(), sources, lines, records)
 
     def _graph_current(self) -> bool:
         return self.tracer.name == "function_graph"
 
-    def _read_graph_trace(self, cpus: Iterable[int], entries: int, written: int) -> bytes:
+    def _read_graph_trace(self, buffer: RingBuffer, cpus: Iterable[int], entries: int, written: int) -> bytes:
         """`trace` under function_graph: its own header and lines (called with the locks held)."""
         flags = graph_output.GraphFlags.from_options(self.options)
         head = f"# tracer: {self.tracer.name}\n#\n"
         if flags.context_info and flags.latency_format and entries:
             head += latency_header(self.tracer.name, entries, written, self.nr_cpus, self.kernel)
         head += graph_output.graph_header(flags)
-        texts, _ = graph_output.render(graph_output.graph_printer(self.output, self.clock.in_ns, self.time_start), ((c, iter(list(self.buffer.cpu(c)))) for c in cpus))
+        texts, _ = graph_output.render(graph_output.graph_printer(self.output, self.clock.in_ns, self.time_start), ((c, iter(list(buffer.cpu(c)))) for c in cpus))
         return head.encode() + b"".join(texts)
 
     def _consume_graph(self, cpu: int | None, max_bytes: int) -> bytes:
@@ -424,6 +445,7 @@ class TraceArray:
     def shutdown(self) -> None:
         """An instance going away: its events and function tracer off, and its guest slot
         silent and empty."""
+        self.triggers.release_all()
         self.events.disable_all()
         self.events.pid_filter.clear()
         self.events.notrace_pid_filter.clear()
@@ -441,6 +463,16 @@ class TraceArray:
         with self._lock, self.buffer_lock:
             text = stats_text(self.buffer.cpu(cpu), self.buffer.time_stamp(), self.clock.in_ns)
         return text.encode()
+
+
+def _syscall_names(registry: EventRegistry) -> dict[int, str]:
+    """get_syscall_name(): number -> sys_NAME, from the syscalls:sys_enter_* events."""
+    names = {}
+    for event in registry.events("syscalls") if "syscalls" in registry.systems() else ():
+        nr = getattr(event.desc, "syscall_nr", None)
+        if nr is not None and event.name.startswith("sys_enter_"):
+            names[nr] = "sys_" + event.name[len("sys_enter_"):]
+    return names
 
 
 # The shortest line a trace_pipe read is expected to hold (a default line is longer): it

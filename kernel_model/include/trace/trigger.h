@@ -1,0 +1,126 @@
+/*
+ * Event triggers (Linux 6.1's kernel/trace/trace_events_trigger.c): the
+ * commands written to events/<sys>/<event>/trigger, run by the event's own
+ * writer in the guest.  The host writes the table with every CPU stopped,
+ * sorted by event type (each type's entries newest first, as Linux's list),
+ * with the filters compiled into predicate programs (filter_match_preds()'s
+ * form: a predicate, the result it branches on, where to); the guest
+ * decrements the counts and asks for snapshots.
+ *
+ * A slot's triggers on an event are announced in the event's own
+ * trace_event_file: bit EVENT_TRIGGER_SHIFT + slot of `slots`
+ * (EVENT_FILE_FL_TRIGGER_MODE), so a writer finds them with the load it
+ * makes anyway.
+ */
+#ifndef _TRACE_TRIGGER_H
+#define _TRACE_TRIGGER_H
+#include "ring.h"
+
+#define EVENT_TRIGGER_SHIFT	16
+#define EVENT_SLOTS_MASK	((1U << EVENT_TRIGGER_SHIFT) - 1)
+#define EVENT_TRIGGER_TYPES	2048	/* event types that may have triggers (first[] is indexed by type) */
+#define EVENT_TRIGGERS_MAX	1024
+#define EVENT_TRIGGER_PREDS_MAX	4096
+#define EVENT_TRIGGER_STRINGS	16384	/* the filters' string operands, back to back */
+#define EVENT_SNAPSHOT_REQS	16	/* snapshot requests a slot keeps until the host takes them */
+
+/* event_trigger.cmd (enum event_trigger_type's commands) */
+#define ETT_TRACEON		1
+#define ETT_TRACEOFF		2
+#define ETT_STACKTRACE		3
+#define ETT_SNAPSHOT		4
+#define ETT_ENABLE_EVENT	5
+#define ETT_DISABLE_EVENT	6
+#define ETT_HIST		7	/* `file` is its struct hist_map */
+#define ETT_ENABLE_HIST		8	/* `file` is the target event's file: its hist triggers go on */
+#define ETT_DISABLE_HIST	9
+
+/* event_trigger.flags */
+#define ETF_COUNTED		0x01	/* a count limits it (":N"); else unlimited */
+#define ETF_POST		0x02	/* EVENT_CMD_FL_POST_TRIGGER: runs after the record is committed */
+#define ETF_COND		0x04	/* EVENT_FILE_FL_TRIGGER_COND of its file: filters are evaluated on the record */
+#define ETF_PAUSED		0x08
+
+struct event_trigger {
+	u16 type;			/* the event's id */
+	u8 cmd;
+	u8 slot;			/* the trace array whose file it is on */
+	u16 pred;			/* its filter: the first predicate */
+	u16 nr_preds;			/* 0: no filter */
+	u32 counter;			/* index into event_triggers.counts */
+	u8 flags;
+	u8 pad[3];
+	struct trace_event_file *file;	/* enable_event / disable_event: the target event */
+};
+
+/* trigger_pred.kind */
+#define TPK_NEVER	0	/* a predicate that never matches (a field size no comparison has) */
+#define TPK_NUM		1	/* a numeric field */
+#define TPK_CPU		2	/* CPU / cpu / common_cpu */
+#define TPK_COMM	3	/* COMM / comm: current->comm */
+#define TPK_STR		4	/* char[N] (size 0: the rest of the record, NUL-ended) */
+#define TPK_DYN_STR	5	/* __data_loc char[] */
+#define TPK_PTR_STR	6	/* char *: the string it points to (kernel memory) */
+#define TPK_PTR_USTR	7	/* char * with .ustring: in user memory */
+
+/* trigger_pred.op: numeric comparisons */
+#define TPO_EQ		0
+#define TPO_NE		1
+#define TPO_LT		2
+#define TPO_LE		3
+#define TPO_GT		4
+#define TPO_GE		5
+#define TPO_BAND	6
+/* string matches (filter_build_regex()'s kinds) */
+#define TPO_MATCH_FULL		0
+#define TPO_MATCH_FRONT		1
+#define TPO_MATCH_MIDDLE	2
+#define TPO_MATCH_END		3
+#define TPO_MATCH_GLOB		4
+
+struct trigger_pred {
+	u8 kind;
+	u8 op;
+	u8 size;			/* the field's size */
+	u8 is_signed;
+	u8 when_to_branch;
+	u8 negate;			/* string matches: the result inverted */
+	u16 target;
+	u16 offset;			/* the field's offset in the record */
+	u16 str_len;
+	u32 str;			/* string operand: its offset in event_triggers.strings */
+	u64 val;			/* numeric operand, cast to the field's size and signedness */
+};
+
+struct event_snapshot_reqs {
+	u64 seq;			/* requests made so far */
+	u64 ts[EVENT_SNAPSHOT_REQS];	/* the time of request n at ts[n % EVENT_SNAPSHOT_REQS] */
+};
+
+struct event_triggers {
+	u32 nr;
+	u32 pad;
+	u16 first[EVENT_TRIGGER_TYPES];	/* the type's first entry (nr: none) */
+	s64 counts[EVENT_TRIGGERS_MAX];
+	struct event_snapshot_reqs snapshot[TRACE_SLOTS];
+	struct event_trigger trigger[EVENT_TRIGGERS_MAX];
+	struct trigger_pred pred[EVENT_TRIGGER_PREDS_MAX];
+	char strings[EVENT_TRIGGER_STRINGS];
+};
+
+_Static_assert(sizeof(struct event_trigger) == 24, "event_trigger layout");
+_Static_assert(sizeof(struct trigger_pred) == 24, "trigger_pred layout");
+
+extern struct event_triggers event_triggers;
+
+/* per cpu, the record a writer with triggers builds before it goes to the rings */
+void *event_trigger_scratch(u32 len);
+/*
+ * The event's triggers and its record: rec (len bytes, in the scratch) was
+ * filled for file; pid_slots: the slots the pid filters let record it;
+ * writer: the event's writer (a stack trace's first frame); bp: the
+ * writer's frame.  Interrupts are off (irqflags: as they were).
+ */
+void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u32 pid_slots,
+			   unsigned long irqflags, unsigned long writer, unsigned long bp);
+#endif

@@ -1,0 +1,432 @@
+/*
+ * Event triggers at the event (Linux 6.1's kernel/trace/trace_events_trigger.c
+ * and the filter_match_preds() of trace_events_filter.c): the writer of an
+ * event that has triggers builds its record in this cpu's scratch, then
+ * event_triggers_record() runs the triggers as Linux's event_triggers_call()
+ * and event_triggers_post_call() do around the record's commit.  The host
+ * (src/tracefs_sim/trace/trigger.py) writes event_triggers; nothing here is
+ * traceable, and nothing calls what is.
+ */
+#include "../include/kernel.h"
+#include "../include/trace/trace.h"
+#include "../include/trace/ftrace.h"
+#include "../include/trace/trigger.h"
+#include "../include/trace/tracing_map.h"
+
+struct event_triggers event_triggers;
+static u8 trigger_scratch[NR_CPUS][BUF_PAGE_SIZE] __aligned(8);
+/* a char * field's string, as filter_pred_pchar() copies it (USTRING_BUF_SIZE) */
+#define TRIG_STR_BUF 1024
+static u8 trigger_str[NR_CPUS][TRIG_STR_BUF];
+long kg_read_string(u8 *dst, u64 va, long max, bool user);	/* kernel/trace_probe.c */
+
+notrace void *event_trigger_scratch(u32 len)
+{
+	if (len > BUF_MAX_DATA_SIZE)
+		return NULL;
+	return trigger_scratch[this_cpu()->h.cpu];
+}
+
+static __always_inline void trig_copy(void *d, const void *s, u32 n)
+{
+	asm volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
+
+static notrace u32 trig_strnlen(const char *s, u32 max)
+{
+	u32 n = 0;
+
+	while (n < max && s[n])
+		n++;
+	return n;
+}
+
+static notrace bool trig_equal(const char *a, const char *b, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/* lib/glob.c glob_match(), on at most len bytes of str (0: up to its NUL) */
+static notrace bool trig_glob(const char *pat, u32 plen, const char *str, u32 len)
+{
+	u32 s = 0, p = 0, limit = len ? len : ~0U;
+	long back_p = -1, back_s = -1;
+
+	for (;;) {
+		unsigned char c = s < limit ? str[s] : 0, d = p < plen ? pat[p] : 0;
+		bool literal = true;
+
+		p++;
+		s++;
+		if (d == '?') {
+			if (!c)
+				return false;
+			continue;
+		}
+		if (d == '*') {
+			if (p >= plen)
+				return true;
+			back_p = p;
+			back_s = --s;
+			continue;
+		}
+		if (d == '[') {
+			bool inverted = p < plen && pat[p] == '!', matched = false, malformed = false;
+			u32 q = p + inverted;
+			unsigned char a = q < plen ? pat[q] : 0, b;
+
+			q++;
+			for (;;) {
+				b = a;
+				if (!a) {
+					malformed = true;
+					break;
+				}
+				if (q < plen && pat[q] == '-' && (q + 1 < plen ? pat[q + 1] : 0) != ']') {
+					b = q + 1 < plen ? pat[q + 1] : 0;
+					if (!b) {
+						malformed = true;
+						break;
+					}
+					q += 2;
+				}
+				matched |= a <= c && c <= b;
+				a = q < plen ? pat[q] : 0;
+				q++;
+				if (a == ']')
+					break;
+			}
+			if (!malformed) {
+				literal = false;
+				if (matched != inverted) {
+					p = q;
+					continue;
+				}
+			}
+		} else if (d == '\\') {
+			d = p < plen ? pat[p] : 0;
+			p++;
+		}
+		if (literal && c == d) {
+			if (!d)
+				return true;
+			continue;
+		}
+		if (!c || back_p < 0)
+			return false;
+		p = back_p;
+		s = ++back_s;
+	}
+}
+
+/* regex_match_full/front/middle/end/glob() on buf of len bytes (0: NUL-ended) */
+static notrace bool trig_str_match(const struct trigger_pred *p, const char *buf, u32 len)
+{
+	const char *pat = &event_triggers.strings[p->str];
+	u32 plen = p->str_len, n, i;
+
+	switch (p->op) {
+	case TPO_MATCH_FULL:
+		if (!len)
+			return trig_strnlen(buf, ~0U) == plen && trig_equal(buf, pat, plen);
+		if (len < plen)
+			return false;
+		return trig_strnlen(buf, len) == plen && trig_equal(buf, pat, plen);
+	case TPO_MATCH_FRONT:
+		if (len && len < plen)
+			return false;
+		return trig_equal(buf, pat, plen);
+	case TPO_MATCH_MIDDLE:
+		n = len ? len : trig_strnlen(buf, ~0U);
+		for (i = 0; i + plen <= n; i++)
+			if (trig_equal(buf + i, pat, plen))
+				return true;
+		return false;
+	case TPO_MATCH_END:
+		if (!len || len - 1 < plen)
+			return false;
+		return trig_equal(buf + len - 1 - plen, pat, plen);
+	default:
+		return trig_glob(pat, plen, buf, len);
+	}
+}
+
+static notrace bool trig_pred_match(const struct trigger_pred *p, const u8 *rec, struct percpu *pc)
+{
+	u64 v = 0, mask;
+	s64 sv, sref;
+	u32 loc;
+
+	switch (p->kind) {
+	case TPK_NUM:
+		trig_copy(&v, rec + p->offset, p->size);
+		break;
+	case TPK_CPU:
+		v = (u64)(s64)(s32)pc->h.cpu;
+		break;
+	case TPK_COMM: {
+		struct task_struct *t = pc->curr_task;
+		static const char none[TASK_COMM_LEN];
+
+		return trig_str_match(p, t ? t->comm : none, TASK_COMM_LEN) != p->negate;
+	}
+	case TPK_STR:
+		return trig_str_match(p, (const char *)rec + p->offset, p->size) != p->negate;
+	case TPK_DYN_STR:
+		trig_copy(&loc, rec + p->offset, 4);
+		return trig_str_match(p, (const char *)rec + (loc & 0xffff),
+				      trig_strnlen((const char *)rec + (loc & 0xffff), loc >> 16) + 1) != p->negate;
+	case TPK_PTR_STR:
+	case TPK_PTR_USTR: {
+		/* filter_pred_pchar(): an unreadable string matches nothing */
+		u8 *buf = trigger_str[pc->h.cpu];
+		u64 ptr;
+		long n;
+
+		trig_copy(&ptr, rec + p->offset, 8);
+		n = kg_read_string(buf, ptr, TRIG_STR_BUF - 1, p->kind == TPK_PTR_USTR);
+		if (n < 0)
+			return false;
+		buf[n < TRIG_STR_BUF - 1 ? n : TRIG_STR_BUF - 1] = 0;
+		return trig_str_match(p, (const char *)buf, trig_strnlen((const char *)buf, TRIG_STR_BUF) + 1) != p->negate;
+	}
+	default:
+		return false;
+	}
+	mask = p->size >= 8 ? ~0UL : (1UL << (8 * p->size)) - 1;
+	v &= mask;
+	switch (p->op) {
+	case TPO_EQ:
+		return v == p->val;
+	case TPO_NE:
+		return v != p->val;
+	case TPO_BAND:
+		return (v & p->val) != 0;
+	}
+	if (p->is_signed) {
+		unsigned int shift = 64 - 8 * p->size;
+
+		sv = (s64)(v << shift) >> shift;
+		sref = (s64)p->val;
+		switch (p->op) {
+		case TPO_LT: return sv < sref;
+		case TPO_LE: return sv <= sref;
+		case TPO_GT: return sv > sref;
+		default: return sv >= sref;
+		}
+	}
+	switch (p->op) {
+	case TPO_LT: return v < p->val;
+	case TPO_LE: return v <= p->val;
+	case TPO_GT: return v > p->val;
+	default: return v >= p->val;
+	}
+}
+
+/* filter_match_preds(): the program falls through to its TRUE label */
+static notrace bool trig_filter_match(const struct event_trigger *t, const void *rec, struct percpu *pc)
+{
+	const struct trigger_pred *prog = &event_triggers.pred[t->pred];
+	u32 n = t->nr_preds, i = 0;
+
+	while (i < n) {
+		if (trig_pred_match(&prog[i], rec, pc) == prog[i].when_to_branch)
+			i = prog[i].target;
+		i++;
+	}
+	return i == n;
+}
+
+/*
+ * __trace_stack() of the trigger's trace array: the event's writer, then the
+ * return addresses of the frame-pointer chain from the writer's frame.
+ */
+static notrace void trig_stack(u32 slot, unsigned long irqflags, unsigned long writer, unsigned long bp)
+{
+	struct percpu *pc = this_cpu();
+	struct task_struct *t = pc->curr_task;
+	unsigned long calls[FTRACE_STACK_MAX], lo = bp, hi = (bp & ~(THREAD_SIZE - 1)) + THREAD_SIZE;
+	struct stack_entry *e;
+	u32 slots = 1U << slot;
+	int n = 0, idx = t ? t->curr_ret_stack : 0;
+
+	calls[n++] = writer;
+	while (n < FTRACE_STACK_MAX && bp >= lo && bp + 16 <= hi && !(bp & 7)) {
+		unsigned long ret = ((unsigned long *)bp)[1];
+
+		if (t && ret == (unsigned long)return_to_handler && idx > 0)
+			ret = t->ret_stack[--idx].ret;
+		if (ret < (unsigned long)_stext || ret >= (unsigned long)_etext)
+			break;
+		calls[n++] = ret;
+		lo = bp + 16;
+		bp = ((unsigned long *)bp)[0];
+	}
+	slots &= trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
+	if (!slots)
+		return;
+	e = trace_event_buffer_reserve_slots(slots, sizeof(*e) + n * sizeof(long), trace_clock_read(pc));
+	if (!e)
+		return;
+	trace_entry_fill(pc, &e->ent, TRACE_STACK, irqflags, trace_current_pid(pc));
+	e->size = n;
+	e->pad = 0;
+	trig_copy(e->caller, calls, n * sizeof(long));
+	trace_event_commit(e, sizeof(*e) + n * sizeof(long));
+}
+
+/* tracing_snapshot_instance(): the host swaps the slot's buffers at this time */
+static notrace void trig_snapshot(u32 slot)
+{
+	struct event_snapshot_reqs *r = &event_triggers.snapshot[slot];
+	u64 seq = r->seq;
+
+	r->ts[seq % EVENT_SNAPSHOT_REQS] = trace_clock_read(this_cpu());
+	barrier();
+	r->seq = seq + 1;
+	host_doorbell(PORT_TRACE, 0);
+}
+
+/* the count of a counted trigger: false when it is used up; else taken (when take) */
+static notrace bool trig_count(const struct event_trigger *t, bool take)
+{
+	s64 *count = &event_triggers.counts[t->counter];
+
+	if (!(t->flags & ETF_COUNTED))
+		return true;
+	if (*count <= 0)
+		return false;
+	if (take)
+		(*count)--;
+	return true;
+}
+
+/* hist_enable_trigger(): every hist trigger of the target event in the slot paused or not */
+static notrace void trig_hist_enable(const struct event_trigger *t, bool enable)
+{
+	u32 type = READ_ONCE(t->file->type), nr = READ_ONCE(event_triggers.nr), i;
+
+	if (type >= EVENT_TRIGGER_TYPES)
+		return;
+	for (i = event_triggers.first[type]; i < nr && event_triggers.trigger[i].type == type; i++) {
+		const struct event_trigger *h = &event_triggers.trigger[i];
+
+		if (h->cmd == ETT_HIST && h->slot == t->slot)
+			WRITE_ONCE(((struct hist_map *)h->file)->paused, !enable);
+	}
+}
+
+/* data->ops->trigger() of each command */
+static notrace void trig_run(const struct event_trigger *t, const void *rec, unsigned long irqflags,
+			     unsigned long writer, unsigned long bp)
+{
+	u32 bit = 1U << t->slot;
+
+	switch (t->cmd) {
+	case ETT_TRACEON:
+	case ETT_TRACEOFF: {
+		/* traceon/traceoff_count_trigger(): only a change of state counts */
+		bool on = t->cmd == ETT_TRACEON;
+
+		if (on == !!(trace_control.recording & bit) || !trig_count(t, true))
+			break;
+		if (on)
+			__atomic_fetch_or(&trace_control.recording, bit, __ATOMIC_SEQ_CST);
+		else
+			__atomic_fetch_and(&trace_control.recording, ~bit, __ATOMIC_SEQ_CST);
+		break;
+	}
+	case ETT_STACKTRACE:
+		if (trig_count(t, true))
+			trig_stack(t->slot, irqflags, writer, bp);
+		break;
+	case ETT_SNAPSHOT:
+		if (trig_count(t, true))
+			trig_snapshot(t->slot);
+		break;
+	case ETT_ENABLE_EVENT:
+	case ETT_DISABLE_EVENT: {
+		/* event_enable_trigger(): the target's SOFT_DISABLED, its slot bit here */
+		bool enable = t->cmd == ETT_ENABLE_EVENT;
+
+		if (enable == !!(READ_ONCE(t->file->slots) & bit) || !trig_count(t, true))
+			break;
+		if (enable)
+			__atomic_fetch_or(&t->file->slots, bit, __ATOMIC_SEQ_CST);
+		else
+			__atomic_fetch_and(&t->file->slots, ~bit, __ATOMIC_SEQ_CST);
+		break;
+	}
+	case ETT_HIST:
+		hist_trigger((struct hist_map *)t->file, rec);
+		break;
+	case ETT_ENABLE_HIST:
+	case ETT_DISABLE_HIST:
+		/* hist_enable_count_trigger(): counted only when it runs */
+		if (trig_count(t, true))
+			trig_hist_enable(t, t->cmd == ETT_ENABLE_HIST);
+		break;
+	}
+}
+
+/* cmd_ops->trigger_type: traceon and traceoff are one type (ETT_TRACE_ONOFF) */
+static __always_inline u32 trig_class(u32 cmd)
+{
+	return cmd == ETT_TRACEON ? ETT_TRACEOFF : cmd == ETT_DISABLE_HIST ? ETT_ENABLE_HIST : cmd;
+}
+
+notrace void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u32 pid_slots,
+				   unsigned long irqflags, unsigned long writer, unsigned long bp)
+{
+	struct percpu *pc = this_cpu();
+	u32 type = file->type, nr = READ_ONCE(event_triggers.nr), i, first, trig, slots;
+	u64 tt = 0;	/* per slot (8 bits each), the deferred commands' classes */
+	struct trace_write w;
+	void *dst;
+
+	if (type >= EVENT_TRIGGER_TYPES)
+		return;
+	first = event_triggers.first[type];
+	trig = READ_ONCE(file->slots) >> EVENT_TRIGGER_SHIFT;
+	/*
+	 * event_triggers_call(): a file without TRIGGER_COND runs its triggers before the
+	 * record (__trace_trigger_soft_disabled); one with it, those whose filter matches,
+	 * the post triggers (traceoff, stacktrace) kept for after the commit.
+	 */
+	for (i = first; i < nr && event_triggers.trigger[i].type == type; i++) {
+		const struct event_trigger *t = &event_triggers.trigger[i];
+
+		if (!(trig >> t->slot & 1) || (t->flags & ETF_PAUSED))
+			continue;
+		if (t->flags & ETF_COND) {
+			if (t->nr_preds && !trig_filter_match(t, rec, pc))
+				continue;
+			if (t->flags & ETF_POST) {
+				tt |= 1UL << (8 * t->slot + trig_class(t->cmd));
+				continue;
+			}
+		}
+		trig_run(t, rec, irqflags, writer, bp);
+	}
+	/* the record, in the slots that record it now (triggers may have changed them) */
+	slots = READ_ONCE(file->slots) & pid_slots & EVENT_SLOTS_MASK;
+	dst = trace_event_reserve_inline(pc, slots, len, &w);
+	if (dst) {
+		trig_copy(dst, rec, len);
+		trace_event_commit_inline(dst, len, &w);
+	}
+	/* event_triggers_post_call(): every trigger of a deferred command */
+	for (i = first; tt && i < nr && event_triggers.trigger[i].type == type; i++) {
+		const struct event_trigger *t = &event_triggers.trigger[i];
+
+		if (!(trig >> t->slot & 1) || (t->flags & ETF_PAUSED) ||
+		    !(tt >> (8 * t->slot + trig_class(t->cmd)) & 1))
+			continue;
+		trig_run(t, rec, irqflags, writer, bp);
+	}
+}

@@ -1,0 +1,220 @@
+/*
+ * Histograms at the event: Linux 6.1's tracing_map (kernel/trace/tracing_map.c:
+ * jhash of the key, open addressing over 2 * max_elts entries claimed with
+ * cmpxchg, elements taken in order until max_elts, then drops) and
+ * event_hist_trigger() of trace_events_hist.c (the key from the record's
+ * fields: numbers as u64, log2 and buckets applied; strings copied NUL-ended;
+ * the sums of the values).  Nothing here is traceable.
+ */
+#include "../include/kernel.h"
+#include "../include/trace/tracing_map.h"
+
+struct hist_map hist_maps[HIST_MAPS_MAX];
+u8 hist_arena[HIST_ARENA_SIZE] __aligned(4096);
+static u8 hist_key[NR_CPUS][HIST_KEY_SIZE_MAX] __aligned(8);
+
+/* include/linux/jhash.h */
+#define JHASH_INITVAL 0xdeadbeef
+static __always_inline u32 rol32(u32 w, unsigned int s) { return (w << s) | (w >> (32 - s)); }
+#define __jhash_mix(a, b, c) { \
+	a -= c; a ^= rol32(c, 4); c += b; b -= a; b ^= rol32(a, 6); a += c; \
+	c -= b; c ^= rol32(b, 8); b += a; a -= c; a ^= rol32(c, 16); c += b; \
+	b -= a; b ^= rol32(a, 19); a += c; c -= b; c ^= rol32(b, 4); b += a; }
+#define __jhash_final(a, b, c) { \
+	c ^= b; c -= rol32(b, 14); a ^= c; a -= rol32(c, 11); b ^= a; b -= rol32(a, 25); \
+	c ^= b; c -= rol32(b, 16); a ^= c; a -= rol32(c, 4); b ^= a; b -= rol32(a, 14); \
+	c ^= b; c -= rol32(b, 24); }
+
+static notrace u32 jhash(const void *key, u32 length, u32 initval)
+{
+	u32 a, b, c;
+	const u8 *k = key;
+
+	a = b = c = JHASH_INITVAL + length + initval;
+	while (length > 12) {
+		a += *(const u32 *)k;
+		b += *(const u32 *)(k + 4);
+		c += *(const u32 *)(k + 8);
+		__jhash_mix(a, b, c);
+		length -= 12;
+		k += 12;
+	}
+	switch (length) {
+	case 12: c += (u32)k[11] << 24; /* fallthrough */
+	case 11: c += (u32)k[10] << 16; /* fallthrough */
+	case 10: c += (u32)k[9] << 8; /* fallthrough */
+	case 9:  c += k[8]; /* fallthrough */
+	case 8:  b += (u32)k[7] << 24; /* fallthrough */
+	case 7:  b += (u32)k[6] << 16; /* fallthrough */
+	case 6:  b += (u32)k[5] << 8; /* fallthrough */
+	case 5:  b += k[4]; /* fallthrough */
+	case 4:  a += (u32)k[3] << 24; /* fallthrough */
+	case 3:  a += (u32)k[2] << 16; /* fallthrough */
+	case 2:  a += (u32)k[1] << 8; /* fallthrough */
+	case 1:  a += k[0];
+		 __jhash_final(a, b, c);
+		 break;
+	case 0:
+		 break;
+	}
+	return c;
+}
+
+static notrace bool keys_match(const u8 *a, const u8 *b, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/* hist_field_u8 ... hist_field_s64: the field, signed ones sign-extended */
+static __always_inline u64 hist_read(const u8 *p, u32 size, bool is_signed)
+{
+	switch (size) {
+	case 1: return is_signed ? (u64)(s64)*(const s8 *)p : *p;
+	case 2: return is_signed ? (u64)(s64)*(const s16 *)p : *(const u16 *)p;
+	case 4: return is_signed ? (u64)(s64)*(const s32 *)p : *(const u32 *)p;
+	default: return *(const u64 *)p;
+	}
+}
+
+/* ilog2(roundup_pow_of_two(v)) as x86-64 computes it (a shift by 64 is one by 0) */
+static __always_inline u64 hist_log2(u64 v)
+{
+	u64 n = v - 1;
+
+	return n ? (64 - __builtin_clzl(n)) & 63 : 0;
+}
+
+/* tracing_map_insert(): the element of key, NULL when the map is full (a drop) */
+static notrace u8 *tracing_map_insert(struct hist_map *m, const u8 *key)
+{
+	u32 key_hash = jhash(key, m->key_size, 0), idx, size = 2U << m->map_bits, dup_try = 0;
+
+	if (!key_hash)
+		key_hash = 1;
+	idx = key_hash >> (32 - (m->map_bits + 1));
+	for (;;) {
+		struct tracing_map_entry *e;
+		u32 test_key, val;
+
+		idx &= size - 1;
+		e = &m->map[idx];
+		test_key = READ_ONCE(e->key);
+		if (test_key && test_key == key_hash) {
+			val = READ_ONCE(e->val);
+			if (val && keys_match(key, m->elts + (u64)(val - 1) * m->elt_size, m->key_size)) {
+				__atomic_fetch_add(&m->hits, 1, __ATOMIC_RELAXED);
+				return m->elts + (u64)(val - 1) * m->elt_size;
+			} else if (!val) {
+				if (++dup_try > size) {
+					__atomic_fetch_add(&m->drops, 1, __ATOMIC_RELAXED);
+					return NULL;
+				}
+				continue;
+			}
+		}
+		if (!test_key) {
+			u32 zero = 0;
+
+			if (__atomic_compare_exchange_n(&e->key, &zero, key_hash, false, __ATOMIC_SEQ_CST,
+							__ATOMIC_SEQ_CST)) {
+				u32 n = __atomic_fetch_add(&m->next_elt, 1, __ATOMIC_SEQ_CST);
+				u8 *elt;
+				u32 i;
+
+				if (n >= (1U << m->map_bits)) {
+					__atomic_fetch_sub(&m->next_elt, 1, __ATOMIC_SEQ_CST);
+					__atomic_fetch_add(&m->drops, 1, __ATOMIC_RELAXED);
+					WRITE_ONCE(e->key, 0);
+					return NULL;
+				}
+				elt = m->elts + (u64)n * m->elt_size;
+				for (i = 0; i < m->key_size; i++)
+					elt[i] = key[i];
+				if (m->comm_offset) {	/* hist_trigger_elt_data_init(): save_comm(current) */
+					struct task_struct *t = this_cpu()->curr_task;
+
+					for (i = 0; i < TASK_COMM_LEN; i++)
+						elt[m->comm_offset + i] = t ? t->comm[i] : 0;
+				}
+				barrier();
+				WRITE_ONCE(e->val, n + 1);
+				__atomic_fetch_add(&m->hits, 1, __ATOMIC_RELAXED);
+				return elt;
+			}
+			dup_try++;
+			continue;
+		}
+		idx++;
+	}
+}
+
+notrace void hist_trigger(struct hist_map *m, const void *rec)
+{
+	const u8 *r = rec;
+	u8 *key = hist_key[this_cpu()->h.cpu], *elt;
+	u64 *sums;
+	u32 i, j;
+
+	if (READ_ONCE(m->paused))
+		return;
+	for (i = 0; i < m->key_size; i++)
+		key[i] = 0;
+	for (i = 0; i < m->n_keys; i++) {
+		const struct hist_key_field *k = &m->keys[i];
+		const char *s;
+		u32 n;
+		u64 v;
+
+		switch (k->kind) {
+		case HF_STR:
+		case HF_DYN_STR:
+			/* add_to_key(): strncpy of the field, at most str_size - 1 bytes */
+			if (k->kind == HF_STR) {
+				s = (const char *)r + k->offset;
+				n = k->size;
+			} else {
+				u32 loc = *(const u32 *)(r + k->offset);
+
+				s = (const char *)r + (loc & 0xffff);
+				n = loc >> 16;
+			}
+			if (n > k->str_size - 1)
+				n = k->str_size - 1;
+			for (j = 0; j < n && s[j]; j++)
+				key[k->key_offset + j] = s[j];
+			continue;
+		case HF_CPU:
+			v = this_cpu()->h.cpu;
+			break;
+		default:
+			v = hist_read(r + k->offset, k->size, k->is_signed);
+			break;
+		}
+		if (k->flags & HF_LOG2)
+			v = hist_log2(v);
+		if (k->flags & HF_BUCKETS)
+			v = v / k->buckets * k->buckets;
+		*(u64 *)(key + k->key_offset) = v;
+	}
+	elt = tracing_map_insert(m, key);
+	if (!elt)
+		return;
+	sums = (u64 *)(elt + m->elt_size - 8 * m->n_vals);
+	for (i = 0; i < m->n_vals; i++) {
+		const struct hist_val_field *f = &m->vals[i];
+		u64 v;
+
+		if (f->kind == HF_HITCOUNT)
+			v = 1;
+		else if (f->kind == HF_CPU)
+			v = this_cpu()->h.cpu;
+		else
+			v = hist_read(r + f->offset, f->size, f->is_signed);
+		__atomic_fetch_add(&sums[i], v, __ATOMIC_RELAXED);
+	}
+}

@@ -1,0 +1,164 @@
+"""The host side of the guest's event triggers (kernel_model/include/trace/trigger.h).
+
+The trace core hands over every trigger of every trace array; this module writes them as
+the guest's table (sorted by event type, each type's in the order given), with every CPU
+stopped since the guest decrements the counts (a count taken in between would be lost),
+sets the triggered slots' bits in the events' trace_event_file, and reads back the counts
+and the snapshots the guest's snapshot triggers asked for.
+"""
+from __future__ import annotations
+
+import errno
+import struct
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from .contract import GuestTrigger, TriggerCount
+from .paging import PhysMem, kernel_virt_to_phys
+
+if TYPE_CHECKING:
+    from .machine import Machine
+
+_CMDS = ("traceon", "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event", "hist", "enable_hist",
+         "disable_hist")
+_KINDS = ("never", "num", "cpu", "comm", "str", "dyn_str", "ptr_str", "ptr_ustr")
+_NUM_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "band")
+_STR_OPS = ("full", "front", "middle", "end", "glob")
+_TRIGGER = struct.Struct("<HBBHHIB3xQ")     # struct event_trigger
+_PRED = struct.Struct("<BBBBBBHHHIQ")       # struct trigger_pred
+
+
+class GuestEventTriggers:
+    """contract.EventTriggerOps over the guest's event_triggers."""
+
+    def __init__(self, machine: Machine, set_trigger_bits: Callable[[dict[tuple[str, str], set[int]]], None]):
+        """set_trigger_bits(event key -> slots): the events' EVENT_FILE_FL_TRIGGER_MODE bits
+        (GuestTracing keeps them with the rest of the files' state)."""
+        self._machine = machine
+        image = machine.image
+        self._image = image
+        a = image.abi_value
+        self.shift = a("EVENT_TRIGGER_SHIFT")
+        self._types = a("EVENT_TRIGGER_TYPES")
+        self._max = a("EVENT_TRIGGERS_MAX")
+        self._preds_max = a("EVENT_TRIGGER_PREDS_MAX")
+        self._strings_max = a("EVENT_TRIGGER_STRINGS")
+        self._reqs = a("EVENT_SNAPSHOT_REQS")
+        self._cmd = {name: a(f"ETT_{name.upper()}") for name in _CMDS}
+        self._kind = {name: a(f"TPK_{name.upper()}") for name in _KINDS}
+        self._op = {**{name: a(f"TPO_{name.upper()}") for name in _NUM_OPS},
+                    **{name: a(f"TPO_MATCH_{name.upper()}") for name in _STR_OPS}}
+        self._flag = {name: a(f"ETF_{name.upper()}") for name in ("counted", "post", "cond", "paused")}
+        if a("sizeof(event_trigger)") != _TRIGGER.size or a("sizeof(trigger_pred)") != _PRED.size:
+            raise ValueError("kernel image's event_trigger layout does not match this machine")
+        self._first = a("event_triggers.first")
+        self._counts = a("event_triggers.counts")
+        self._snapshot = a("event_triggers.snapshot")
+        self._snapshot_size = a("sizeof(event_snapshot_reqs)")
+        self._table = a("event_triggers.trigger")
+        self._preds = a("event_triggers.pred")
+        self._strings = a("event_triggers.strings")
+        table = image.lookup("event_triggers")
+        if table is None or table.size != a("sizeof(event_triggers)"):
+            raise ValueError("kernel image's event_triggers layout does not match its host ABI")
+        self._base = kernel_virt_to_phys(table.addr)
+        self._set_trigger_bits = set_trigger_bits
+        self._mem: PhysMem | None = None
+        self._lock = threading.Lock()
+        self._triggers: list[GuestTrigger] = []
+        self._count_index: dict[int, int] = {}     # id(count) -> its slot in the guest's counts
+        self._snapshot_seen = [0] * a("TRACE_SLOTS")
+
+    def attach(self, mem: PhysMem) -> None:
+        with self._lock:
+            self._mem = mem
+            self._write_table()
+
+    def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None:
+        triggers = sorted(triggers, key=lambda t: t.event_id)   # (stable: each event's order kept)
+        if len(triggers) > self._max:
+            raise OSError(errno.ENOMEM, "too many event triggers")
+        if sum(len(t.preds) for t in triggers) > self._preds_max or \
+                sum(len(p.string) + 1 for t in triggers for p in t.preds) > self._strings_max:
+            raise OSError(errno.ENOMEM, "event trigger filters too large")
+        for t in triggers:
+            if not 0 <= t.event_id < self._types:
+                raise OSError(errno.ENOMEM, f"event id {t.event_id} past the trigger table")
+            if t.target is not None:
+                self._image.event_file(t.target)   # KeyError: not a tracepoint of this kernel
+
+        def swap():
+            with self._lock:
+                self._take_counts()
+                self._triggers = triggers
+                self._count_index = {}
+                for t in triggers:
+                    if t.count is not None:
+                        self._count_index.setdefault(id(t.count), len(self._count_index))
+                if self._mem is not None:
+                    self._write_table()
+            bits: dict[tuple[str, str], set[int]] = {}
+            for t in triggers:
+                bits.setdefault((t.event.system, t.event.name), set()).add(t.slot)
+            self._set_trigger_bits(bits)
+        self._machine.with_cpus_stopped(swap)
+
+    def read_count(self, count: TriggerCount) -> int:
+        def read():
+            with self._lock:
+                i = self._count_index.get(id(count))
+                if i is None or self._mem is None:
+                    return count.value
+                return struct.unpack_from("<q", self._mem.buf, self._base + self._counts + 8 * i)[0]
+        return self._machine.guest_op(read)
+
+    def snapshot_requests(self, slot: int) -> list[int]:
+        """The times of the snapshots the slot's triggers asked for since the last call, oldest
+        first (at most EVENT_SNAPSHOT_REQS of them: earlier ones are gone)."""
+        def read():
+            with self._lock:
+                if self._mem is None:
+                    return []
+                at = self._base + self._snapshot + self._snapshot_size * slot
+                seq = struct.unpack_from("<Q", self._mem.buf, at)[0]
+                seen = max(self._snapshot_seen[slot], seq - self._reqs)
+                self._snapshot_seen[slot] = seq
+                return [struct.unpack_from("<Q", self._mem.buf, at + 8 + 8 * (n % self._reqs))[0]
+                        for n in range(seen, seq)]
+        return self._machine.guest_op(read)
+
+    def _take_counts(self) -> None:
+        if self._mem is None:
+            return
+        for t in self._triggers:
+            if t.count is not None:
+                i = self._count_index[id(t.count)]
+                t.count.value = struct.unpack_from("<q", self._mem.buf, self._base + self._counts + 8 * i)[0]
+
+    def _write_table(self) -> None:
+        buf, base, triggers = self._mem.buf, self._base, self._triggers
+        struct.pack_into("<I", buf, base, 0)   # no entry is valid while the table changes
+        first = [len(triggers)] * self._types
+        for k in reversed(range(len(triggers))):
+            first[triggers[k].event_id] = k
+        struct.pack_into(f"<{self._types}H", buf, base + self._first, *first)
+        npred = nstr = 0
+        for k, t in enumerate(triggers):
+            flags = (self._flag["post"] * t.post | self._flag["cond"] * t.cond |
+                     self._flag["paused"] * t.paused | self._flag["counted"] * (t.count is not None))
+            counter = 0
+            if t.count is not None:
+                counter = self._count_index[id(t.count)]
+                struct.pack_into("<q", buf, base + self._counts + 8 * counter, t.count.value)
+            file = t.hist or (self._image.event_file(t.target) if t.target is not None else 0)
+            _TRIGGER.pack_into(buf, base + self._table + _TRIGGER.size * k, t.event_id, self._cmd[t.cmd], t.slot,
+                               npred, len(t.preds), counter, flags, file)
+            for p in t.preds:
+                _PRED.pack_into(buf, base + self._preds + _PRED.size * npred, self._kind[p.kind], self._op[p.op],
+                                p.size & 0xFF, int(p.is_signed), int(p.when_to_branch), int(p.negate), p.target,
+                                p.offset, len(p.string), nstr, p.value & 0xFFFFFFFFFFFFFFFF)
+                buf[base + self._strings + nstr:base + self._strings + nstr + len(p.string) + 1] = p.string + b"\0"
+                nstr += len(p.string) + 1
+                npred += 1
+        struct.pack_into("<I", buf, base, len(triggers))

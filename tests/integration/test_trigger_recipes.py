@@ -1,0 +1,136 @@
+"""Event triggers and the snapshot buffer through the mount: echo/cat on the trigger and
+snapshot files, against what Linux 6.1 answers, with the triggers firing in the emulated
+kernel at the event when guest programs make the system calls they are filtered on."""
+
+import os
+import re
+
+import pytest
+from simtest import REPO, sh, tracefs_sim
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                reason="needs /dev/fuse, root and mount namespaces")
+
+CONTEXT = r"^ {0,16}\S.{0,15}-\d+ +\[\d{3}\] [.dDbXnNphHsSzZ0-9]{5} +\d+\.\d{6}: "
+GETUID = 102      # getuid's number: the programs' calls the filters pick
+ENTER = "events/raw_syscalls/sys_enter/trigger"
+
+
+@pytest.fixture
+def quiet(mount_at):
+    """(run(script) -> its output and errors, guest(*argv) runs a program in the kernel) on a
+    machine with no workload: the programs the tests run make the calls the filters pick."""
+    mounted = mount_at("--workload", "none")
+
+    def run(script):
+        result = sh(mounted, script)
+        return result.stdout + result.stderr
+
+    def guest(*argv):
+        result = tracefs_sim("exec", "--mount", str(mounted), *argv, timeout=60)
+        assert result.returncode == 0, result.stderr
+
+    return run, guest
+
+
+def test_triggers_fire_at_the_event(quiet):
+    run, guest = quiet
+
+    assert run(f"cat {ENTER}") == ("# Available triggers:\n"
+                                   "# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n")
+    # stacktrace: a kernel_stack record of the syscall's path, once
+    assert run(f"echo 'stacktrace:1 if id == {GETUID}' > {ENTER}; cat {ENTER}; "
+               "cat events/raw_syscalls/sys_enter/enable") == f"stacktrace:count=1 if id == {GETUID}\n0*\n"
+    guest("getuid-loop", "3")
+    assert run(f"cat {ENTER}") == f"stacktrace:count=0 if id == {GETUID}\n"
+    lines = run("cat trace").splitlines()
+    at = next(i for i, line in enumerate(lines) if line.endswith("<stack trace>"))
+    assert re.match(CONTEXT + "<stack trace>$", lines[at]), lines
+    assert lines[at + 1:at + 3] == [" => trace_event_raw_event_sys_enter", " => do_syscall_64"], lines
+    assert run(f"echo '!stacktrace' > {ENTER}; cat {ENTER}; cat events/raw_syscalls/sys_enter/enable").endswith(
+        "# traceon traceoff snapshot stacktrace enable_event disable_event enable_hist disable_hist hist\n0\n")
+
+    # enable_event: the target in soft mode (0*) until the trigger fires (1*)
+    assert run(f"echo > trace; echo 'enable_event:sched:sched_switch:1 if id == {GETUID}' > {ENTER}; "
+               "cat events/sched/sched_switch/enable") == "0*\n"
+    guest("getuid-loop", "2")
+    assert run("cat events/sched/sched_switch/enable") == "1*\n"
+    assert run(f"cat {ENTER}") == f"enable_event:sched:sched_switch:count=0 if id == {GETUID}\n"
+    assert ": sched_switch: " in run("cat trace")
+    assert run(f"echo '!enable_event:sched:sched_switch' > {ENTER}; echo 0 > events/sched/sched_switch/enable; "
+               "cat events/sched/sched_switch/enable") == "0\n"
+
+    # traceoff on a condition, then what led to it is in the buffer
+    assert run(f"echo > trace; echo 1 > events/raw_syscalls/enable; "
+               f"echo 'traceoff:1 if id == {GETUID}' > {ENTER}; cat tracing_on") == "1\n"
+    guest("getuid-loop", "3")
+    assert run("cat tracing_on") == "0\n"
+    last = run("cat trace").splitlines()[-1]
+    # traceoff is a post trigger: the getuid entry that fired it is recorded, nothing after it
+    assert re.match(CONTEXT + rf"sys_enter: NR {GETUID} ", last), last
+    assert run(f"cat {ENTER}") == f"traceoff:count=0 if id == {GETUID}\n"
+
+    # errors: errno as 6.1, state unchanged
+    for command, error in (("traceon", "File exists"), ("bogus", "Invalid argument"),
+                           ("traceon if nosuchfield == 1", "Invalid argument"),
+                           ("enable_event:sched:nosuch", "Invalid argument")):
+        assert error in run(f"echo '{command}' > {ENTER}"), command
+    assert run(f"cat {ENTER}") == f"traceoff:count=0 if id == {GETUID}\n"
+    run(f"echo '!traceoff' > {ENTER}; echo 0 > events/raw_syscalls/enable; echo 1 > tracing_on")
+
+
+def test_snapshot_file_and_trigger(quiet):
+    run, guest = quiet
+
+    assert run("cat snapshot") == (
+        "# tracer: nop\n#\n#\n# * Snapshot is freed *\n#\n# Snapshot commands:\n"
+        "# echo 0 > snapshot : Clears and frees snapshot buffer\n"
+        "# echo 1 > snapshot : Allocates snapshot buffer, if not already allocated.\n"
+        "#                      Takes a snapshot of the main buffer.\n"
+        "# echo 2 > snapshot : Clears snapshot buffer (but does not allocate or free)\n"
+        "#                      (Doesn't have to be '2' works with any number that\n"
+        "#                       is not a '0' or '1')\n")
+    assert "Invalid argument" in run("echo 1 > per_cpu/cpu0/snapshot")
+    # echo 1 swaps: the snapshot holds what the trace held, the trace starts empty
+    run("echo 1 > events/raw_syscalls/sys_enter/enable")
+    guest("getuid-loop", "2")
+    before = run("cat trace").count(f"NR {GETUID} ")
+    assert before >= 2
+    run("echo 1 > snapshot")
+    assert run("cat snapshot").count(f"NR {GETUID} ") == before
+    assert f"NR {GETUID} " not in run("cat trace")
+    assert run("echo 2 > snapshot; cat snapshot").splitlines()[3] == "# * Snapshot is allocated *"
+
+    # the snapshot trigger: the buffer as it was when the event happened, swapped at the event
+    guest("getuid-loop", "1")                  # what the main buffer holds then: one getuid
+    run(f"echo 'snapshot:1 if id == {GETUID}' > {ENTER}")
+    guest("getuid-loop", "3")
+    assert run(f"cat {ENTER}") == f"snapshot:count=0 if id == {GETUID}\n"
+    assert run("cat snapshot").count(f"NR {GETUID} ") == 1
+    # a filtered trigger runs on the record, which goes to the buffer after the swap
+    assert run("cat trace").count(f"NR {GETUID} ") == 3
+    assert run("echo 0 > snapshot; cat snapshot").splitlines()[3] == "# * Snapshot is freed *"
+
+
+def test_trigger_traceoff_recipe():
+    result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "trigger_traceoff.sh"), timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[lines.index("== tracing_on after the first getuid:") + 1] == "0"
+    fired = lines.index("== trigger after it fired:") + 1
+    assert lines[fired] == 'traceoff:count=0 if id == 102 && comm == "getuid-loop"'
+    last = lines[lines.index("== the last records:") + 1:]
+    assert len(last) == 5, result.stdout
+    # the getuid that turned tracing off (the filter picked the program's) is the last record
+    assert re.match(CONTEXT + r"sys_enter: NR 102 ", last[-1]), result.stdout
+
+
+def test_snapshot_trigger_recipe():
+    result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "snapshot_sched_switch.sh"), timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "# * Snapshot is allocated *" in lines[1:6], result.stdout
+    assert lines[lines.index("== trigger:") + 1] == 'snapshot:count=0 if prev_state & 1 && prev_comm == "sleep"'
+    at = lines.index("== the snapshot ends before sleep's switch; the trace goes on from it:")
+    assert int(lines[at + 1]) > 0, result.stdout
+    assert re.match(CONTEXT + r"sched_switch: prev_comm=sleep .* prev_state=S ==>", lines[at + 2]), result.stdout
