@@ -37,6 +37,7 @@ enum tick_dep_bits {
 typedef s64 ktime_t;
 #define KTIME_MAX (~0UL)	/* as an expiry: never */
 u64 ktime_get(void);
+u64 ktime_get_coarse_ns(void);	/* tick_sched.c: the clock at the last jiffies update */
 
 /* ---- the timer wheel ---- */
 #define TIMER_CPUMASK		0x0003FFFF

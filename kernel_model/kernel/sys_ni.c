@@ -1412,12 +1412,6 @@ SYSCALL_DEFINE5(kexec_file_load, int, kernel_fd, int, initrd_fd, unsigned long, 
 	return sys_ni_syscall();
 }
 
-/* kernel/bpf/syscall.c */
-SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr *, uattr, unsigned int, size)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/exec.c */
 SYSCALL_DEFINE5(execveat, int, fd, const char *, filename, const char *const *, argv, const char *const *, envp, int, flags)
 {

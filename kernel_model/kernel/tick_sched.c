@@ -41,6 +41,13 @@ static void tick_do_update_jiffies64(ktime_t now)
 	raw_spin_unlock(&jiffies_lock);
 }
 
+/* ktime_get_coarse_ns(): the clock as of the last jiffies update (6.1's timekeeper advances
+ * there), cheap and as coarse as the tick */
+u64 ktime_get_coarse_ns(void)
+{
+	return READ_ONCE(tick_next_period) - TICK_NSEC;
+}
+
 static void tick_sched_do_timer(struct tick_sched *ts, ktime_t now)
 {
 	int cpu = smp_processor_id();

@@ -9,19 +9,29 @@
 #include "../include/trace/trigger.h"
 #include "../include/trace/synth.h"
 #include "../include/trace/probe_stage.h"
+#include "../include/maccess.h"
 
 struct synth_event synth_events[SYNTH_EVENTS_MAX];
 
 #define SYNTH_STACK_DEPTH 16	/* HIST_STACKTRACE_DEPTH */
 #define FAULT_STRING "(fault)"
 
+/* trace_string()'s read: a user address from user memory, else the kernel's; the length with
+ * the NUL, or -errno */
+static notrace long synth_fetch_string(char *dst, u64 addr, long count)
+{
+	if (addr < TASK_SIZE_MAX)
+		return strncpy_from_user_nofault(dst, (const void *)addr, count);
+	return strncpy_from_kernel_nofault(dst, (const void *)addr, count);
+}
+
 /* kern_fetch_store_strlen(): the string's length with its NUL (1 for a fault: "" is stored) */
 static notrace u32 synth_strlen(u64 addr)
 {
 	static char scratch[NR_CPUS][STR_VAR_LEN_MAX];
-	long n = strncpy_from_kernel_nofault(scratch[this_cpu()->h.cpu], addr, STR_VAR_LEN_MAX);
+	long n = synth_fetch_string(scratch[this_cpu()->h.cpu], addr, STR_VAR_LEN_MAX);
 
-	return n < 0 ? 1 : n + 1;
+	return n < 0 ? 1 : n;
 }
 
 static notrace void trace_event_raw_event_synth(struct synth_event *event, const u64 *var_ref_vals,
@@ -55,13 +65,13 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 
 		switch (event->kind[i]) {
 		case SYNTH_FIELD_STRING:
-			if (strncpy_from_kernel_nofault((char *)&fields[n_u64], val, STR_VAR_LEN_MAX) < 0)
+			if (synth_fetch_string((char *)&fields[n_u64], val, STR_VAR_LEN_MAX) < 0)
 				memcpy(&fields[n_u64], FAULT_STRING, sizeof(FAULT_STRING));
 			n_u64 += STR_VAR_LEN_MAX / 8;
 			break;
 		case SYNTH_FIELD_DYN_STRING:	/* trace_string(): the data after the fixed part */
 			len = synth_strlen(val);
-			if (strncpy_from_kernel_nofault((char *)entry + offset, val, len) < 0)
+			if (synth_fetch_string((char *)entry + offset, val, len) < 0)
 				*((char *)entry + offset) = 0;
 			*(u32 *)&fields[n_u64++] = offset | len << 16;
 			data_size += len;

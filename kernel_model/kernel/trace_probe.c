@@ -96,7 +96,7 @@ static u8 kg_busy[NR_CPUS];
 
 /* The physical address of va through the current CR3, as the host's
  * HookContext.translate(); -1: not mapped (never a fault). */
-static notrace long kg_translate(u64 va)
+notrace long kg_translate(u64 va)
 {
 	u64 ram = boot_params.ram_size, table, e, pa;
 	int shift;
@@ -127,7 +127,7 @@ static notrace long kg_translate(u64 va)
 }
 
 /* copy_from_{kernel,user}_nofault(): 0, or -1 when a byte is not mapped */
-static notrace int kg_read(void *dst, u64 va, u32 n, bool user)
+notrace int kg_read(void *dst, u64 va, u32 n, bool user)
 {
 	u8 *d = dst;
 
@@ -712,27 +712,4 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 	}
 	preempt_enable_no_resched();
 	kg_busy[cpu] = 0;
-}
-
-/* copy_from_kernel_nofault() (below TASK_SIZE: the user's memory, as x86's non-overlapping
- * address space reads it): 0, or -EFAULT where a byte is not mapped */
-notrace long copy_from_kernel_nofault(void *dst, u64 src, u32 size)
-{
-	return kg_read(dst, src, size, src < KG_TASK_SIZE) ? -EFAULT : 0;
-}
-
-/* strncpy_from_kernel_nofault(): at most count - 1 bytes and the NUL; the length, or -EFAULT */
-notrace long strncpy_from_kernel_nofault(char *dst, u64 src, long count)
-{
-	long n;
-
-	if (count <= 0)
-		return 0;
-	n = kg_read_string((u8 *)dst, src, count - 1, src < KG_TASK_SIZE);
-	if (n < 0)
-		return -EFAULT;
-	if (n > count - 1)
-		n = count - 1;
-	dst[n] = 0;
-	return n;
 }

@@ -51,6 +51,10 @@ void probe_commit_stub(void);
 #define KG_MAX_INSTS 8192		/* kretprobe instances, all pools together */
 #define KG_INST_HASH 64			/* the tasks' instance chains (current->rethooks) */
 #define KG_TASK_SIZE ((1UL << 47) - 4096)
+/* the physical address of va through the current page tables, -1 if not mapped (no fault) */
+long kg_translate(u64 va);
+/* copy_from_{kernel,user}_nofault() of n bytes at va: 0, or -1 when a byte is not mapped */
+int kg_read(void *dst, u64 va, u32 n, bool user);
 
 /* KG_LOAD_DATA: an immediate string (\"text"), NUL-terminated in kg_arg.deref
  * (an argument is at most MAX_ARGSTR_LEN 63 characters, so its text fits) */

@@ -31,10 +31,6 @@ _Static_assert(sizeof(struct synth_event) == 16 + 2 * SYNTH_FIELDS_MAX, "synth_e
 
 extern struct synth_event synth_events[SYNTH_EVENTS_MAX];
 
-/* kernel/trace_probe.c: reads that do not fault */
-long copy_from_kernel_nofault(void *dst, u64 src, u32 size);
-long strncpy_from_kernel_nofault(char *dst, u64 src, long count);
-
 /* trace_synth(): one record of the event, in every slot that has it enabled */
 void trace_synth(struct synth_event *event, const u64 *var_ref_vals, const unsigned int *var_ref_idx);
 #endif

@@ -1,0 +1,159 @@
+/* The BPF subsystem's kernel side (include/linux/bpf.h, bpf_verifier.h, filter.h of 6.1): maps
+ * with their ops, programs, helper prototypes, program types' verifier ops. */
+#ifndef _BPF_H
+#define _BPF_H
+#include "kernel.h"
+#include "uapi/bpf.h"
+#include "maccess.h"
+
+#define ENOTSUPP	524	/* the kernel-internal "not supported" bpf() returns */
+#define EOPNOTSUPP	95
+#define ERANGE		34
+#define E2BIG_		E2BIG
+
+#define MAX_BPF_STACK		512
+#define MAX_BPF_FUNC_ARGS	12
+#define BPF_MAXINSNS		4096
+#define BPF_COMPLEXITY_LIMIT_INSNS	1000000
+#define BPF_MAX_VAR_OFF		(1 << 29)
+#define BPF_REG_FP		BPF_REG_10
+#define KSYM_NAME_LEN		512
+
+/* ---- maps ---- */
+struct bpf_map;
+struct bpf_map_ops {
+	int (*map_alloc_check)(union bpf_attr *attr);
+	struct bpf_map *(*map_alloc)(union bpf_attr *attr);
+	void (*map_free)(struct bpf_map *map);
+	int (*map_get_next_key)(struct bpf_map *map, void *key, void *next_key);
+	/* from a program: this cpu's value */
+	void *(*map_lookup_elem)(struct bpf_map *map, void *key);
+	long (*map_update_elem)(struct bpf_map *map, void *key, void *value, u64 flags);
+	long (*map_delete_elem)(struct bpf_map *map, void *key);
+	/* from the syscall on a per-cpu map: every possible cpu's value, round_up(value_size, 8) apart */
+	int (*map_lookup_percpu)(struct bpf_map *map, void *key, void *value);
+	int (*map_update_percpu)(struct bpf_map *map, void *key, void *value, u64 flags);
+	/* BPF_PSEUDO_MAP_VALUE: the address of the value at off (arrays) */
+	int (*map_direct_value_addr)(const struct bpf_map *map, u64 *imm, u32 off);
+	int (*map_direct_value_meta)(const struct bpf_map *map, u64 imm, u32 *off);
+	/* map_gen_lookup(): the instructions a program's lookup becomes, in insn_buf; their count */
+	int (*map_gen_lookup)(struct bpf_map *map, struct bpf_insn *insn_buf);
+};
+
+struct bpf_map {
+	const struct bpf_map_ops *ops;
+	u32 map_type;
+	u32 key_size;
+	u32 value_size;
+	u32 max_entries;
+	u32 map_flags;
+	u32 id;
+	int refcnt;		/* programs and fds holding it */
+	struct list_head id_node;	/* in the maps by id, once it has one */
+	char name[BPF_OBJ_NAME_LEN];
+	u64 map_extra;
+};
+
+extern const struct bpf_map_ops htab_map_ops, htab_percpu_map_ops;
+extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops;
+void bpf_map_init_from_attr(struct bpf_map *map, union bpf_attr *attr);
+static __always_inline bool bpf_map_is_percpu(const struct bpf_map *map)
+{
+	return map->map_type == BPF_MAP_TYPE_PERCPU_HASH || map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+	       map->map_type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+}
+static __always_inline bool bpf_map_flags_access_ok(u32 flags)
+{
+	return (flags & (BPF_F_RDONLY | BPF_F_WRONLY)) != (BPF_F_RDONLY | BPF_F_WRONLY) &&
+	       (flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)) != (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG);
+}
+u32 jhash(const void *key, u32 length, u32 initval);
+u32 bpf_num_possible_cpus(void);
+
+/* ---- helper prototypes (what the verifier checks a call against) ---- */
+enum bpf_arg_type {
+	ARG_DONTCARE = 0,
+	ARG_CONST_MAP_PTR,
+	ARG_PTR_TO_MAP_KEY,
+	ARG_PTR_TO_MAP_VALUE,
+	ARG_PTR_TO_MEM,		/* initialized memory of the next argument's size */
+	ARG_PTR_TO_UNINIT_MEM,	/* memory the helper writes */
+	ARG_CONST_SIZE,
+	ARG_CONST_SIZE_OR_ZERO,
+	ARG_PTR_TO_CTX,
+	ARG_ANYTHING,
+};
+enum bpf_return_type {
+	RET_INTEGER,
+	RET_VOID,
+	RET_PTR_TO_MAP_VALUE_OR_NULL,
+};
+typedef u64 (*bpf_helper_fn)(u64, u64, u64, u64, u64);
+struct bpf_func_proto {
+	bpf_helper_fn func;
+	bool gpl_only;
+	u8 ret_type;
+	u8 arg_type[5];
+};
+#define BPF_CALL_x(name, ...) u64 name(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
+
+extern const struct bpf_func_proto bpf_map_lookup_elem_proto, bpf_map_update_elem_proto,
+	bpf_map_delete_elem_proto, bpf_get_smp_processor_id_proto, bpf_ktime_get_ns_proto,
+	bpf_ktime_get_coarse_ns_proto, bpf_get_current_pid_tgid_proto, bpf_get_current_uid_gid_proto,
+	bpf_get_current_comm_proto, bpf_get_prandom_u32_proto;
+const struct bpf_func_proto *bpf_base_func_proto(int func_id);
+
+/* ---- programs ---- */
+enum bpf_access_type { BPF_READ = 1, BPF_WRITE = 2 };
+struct bpf_prog;
+struct bpf_verifier_ops {
+	const struct bpf_func_proto *(*get_func_proto)(int func_id, const struct bpf_prog *prog);
+	bool (*is_valid_access)(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog);
+};
+struct bpf_prog_ops {
+	int (*test_run)(struct bpf_prog *prog, const union bpf_attr *kattr, union bpf_attr *uattr);
+};
+
+struct bpf_prog {
+	u32 len;			/* instructions */
+	u32 type;
+	u32 expected_attach_type;
+	u32 id;
+	u8 tag[BPF_TAG_SIZE];
+	int refcnt;
+	struct list_head id_node;	/* in the programs by id, once it has one */
+	bool gpl_compatible;
+	u32 verified_insns;
+	u64 load_time;
+	uid_t created_by_uid;
+	char name[BPF_OBJ_NAME_LEN];
+	struct bpf_map **used_maps;
+	u32 used_map_cnt;
+	u32 stack_depth;		/* bytes of stack the verifier saw used */
+	u32 max_ctx_offset;		/* end of the furthest context access */
+	unsigned int (*bpf_func)(const void *ctx, const struct bpf_insn *insn);
+	const struct bpf_verifier_ops *ops;
+	const struct bpf_prog_ops *prog_ops;
+	struct bpf_insn insnsi[];
+};
+
+extern const struct bpf_verifier_ops kprobe_verifier_ops, tracepoint_verifier_ops,
+	raw_tracepoint_verifier_ops;
+extern const struct bpf_prog_ops kprobe_prog_ops, tracepoint_prog_ops, raw_tracepoint_prog_ops;
+
+/* core.c: the interpreter */
+u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
+u64 bpf_prog_run(const struct bpf_prog *prog, const void *ctx);
+void bpf_prog_select_runtime(struct bpf_prog *prog);
+void bpf_prog_calc_tag(struct bpf_prog *prog);
+/* verifier.c */
+int bpf_check(struct bpf_prog **prog, union bpf_attr *attr, union bpf_attr *uattr);
+/* syscall.c */
+void bpf_map_put(struct bpf_map *map);
+struct bpf_map *bpf_map_get_by_fd(int fd);	/* a reference, or an ERR_PTR */
+void bpf_prog_put(struct bpf_prog *prog);
+struct bpf_prog *bpf_prog_get_by_fd(int fd);
+/* test_run.c */
+int bpf_prog_test_run_raw_tp(struct bpf_prog *prog, const union bpf_attr *kattr, union bpf_attr *uattr);
+/* maccess.c */
+#endif

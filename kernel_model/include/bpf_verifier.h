@@ -1,0 +1,100 @@
+/* The verifier's state (include/linux/bpf_verifier.h, tnum.h of 6.1). */
+#ifndef _BPF_VERIFIER_H
+#define _BPF_VERIFIER_H
+#include "bpf.h"
+
+struct tnum { u64 value; u64 mask; };
+#define TNUM(_v, _m) ((struct tnum){ .value = (_v), .mask = (_m) })
+static const struct tnum tnum_unknown = { .value = 0, .mask = -1UL };
+struct tnum tnum_const(u64 value);
+struct tnum tnum_range(u64 min, u64 max);
+struct tnum tnum_lshift(struct tnum a, u8 shift);
+struct tnum tnum_rshift(struct tnum a, u8 shift);
+struct tnum tnum_arshift(struct tnum a, u8 min_shift, u8 insn_bitness);
+struct tnum tnum_add(struct tnum a, struct tnum b);
+struct tnum tnum_sub(struct tnum a, struct tnum b);
+struct tnum tnum_and(struct tnum a, struct tnum b);
+struct tnum tnum_or(struct tnum a, struct tnum b);
+struct tnum tnum_xor(struct tnum a, struct tnum b);
+struct tnum tnum_mul(struct tnum a, struct tnum b);
+struct tnum tnum_intersect(struct tnum a, struct tnum b);
+struct tnum tnum_cast(struct tnum a, u8 size);
+bool tnum_in(struct tnum a, struct tnum b);
+int tnum_strn(char *str, size_t size, struct tnum a);
+struct tnum tnum_subreg(struct tnum a);
+struct tnum tnum_clear_subreg(struct tnum a);
+struct tnum tnum_const_subreg(struct tnum a, u32 value);
+static inline bool tnum_is_const(struct tnum a) { return !a.mask; }
+static inline bool tnum_is_unknown(struct tnum a) { return !~a.mask; }
+static inline bool tnum_equals_const(struct tnum a, u64 b) { return tnum_is_const(a) && a.value == b; }
+static inline bool tnum_subreg_is_const(struct tnum a) { return !tnum_subreg(a).mask; }
+
+enum bpf_reg_type {
+	NOT_INIT = 0,
+	SCALAR_VALUE,
+	PTR_TO_CTX,
+	CONST_PTR_TO_MAP,
+	PTR_TO_MAP_VALUE,
+	PTR_TO_MAP_KEY,
+	PTR_TO_STACK,
+	__BPF_REG_TYPE_MAX,
+	PTR_MAYBE_NULL = 0x100,
+};
+#define base_type(t) ((t) & 0xff)
+
+enum bpf_reg_liveness {
+	REG_LIVE_NONE = 0,
+	REG_LIVE_READ32 = 0x1,
+	REG_LIVE_READ64 = 0x2,
+	REG_LIVE_READ = REG_LIVE_READ32 | REG_LIVE_READ64,
+	REG_LIVE_WRITTEN = 0x4,
+	REG_LIVE_DONE = 0x8,
+};
+
+struct bpf_reg_state {
+	u32 type;
+	s32 off;		/* fixed offset of a pointer */
+	u32 id;			/* a maybe-null pointer's, shared by its copies */
+	struct bpf_map *map_ptr;
+	struct tnum var_off;
+	s64 smin_value, smax_value;
+	u64 umin_value, umax_value;
+	s32 s32_min_value, s32_max_value;
+	u32 u32_min_value, u32_max_value;
+	u8 live;
+};
+
+#define BPF_REG_SIZE 8
+enum bpf_stack_slot_type { STACK_INVALID, STACK_SPILL, STACK_MISC, STACK_ZERO };
+struct bpf_stack_state {
+	struct bpf_reg_state spilled_ptr;
+	u8 slot_type[BPF_REG_SIZE];
+};
+
+#define MAX_BPF_STACK_SLOTS (MAX_BPF_STACK / BPF_REG_SIZE)
+struct bpf_verifier_state {
+	struct bpf_reg_state regs[MAX_BPF_REG];
+	struct bpf_stack_state stack[MAX_BPF_STACK_SLOTS];
+	struct bpf_verifier_state *parent;	/* the checkpoint this path continues */
+	u32 branches;		/* paths from here still being explored */
+	u32 insn_idx;		/* of a checkpoint */
+	u32 allocated_stack;	/* bytes of stack the path has touched, in slots of 8 */
+};
+
+struct bpf_verifier_log {
+	u32 level;
+	u32 len_used;
+	u32 len_total;
+	char *ubuf;
+	char kbuf[1024];
+};
+#define BPF_LOG_LEVEL1	1
+#define BPF_LOG_LEVEL2	2
+#define BPF_LOG_STATS	4
+#define BPF_LOG_LEVEL	(BPF_LOG_LEVEL1 | BPF_LOG_LEVEL2)
+#define BPF_LOG_MASK	(BPF_LOG_LEVEL | BPF_LOG_STATS)
+
+void print_bpf_insn(struct bpf_verifier_log *log, const struct bpf_insn *insn, bool allow_ptr_leaks);
+const char *func_id_name(int id);
+__attribute__((format(printf, 2, 3))) void bpf_verifier_log_write(struct bpf_verifier_log *log, const char *fmt, ...);
+#endif

@@ -1,0 +1,295 @@
+/* The eBPF interpreter (kernel/bpf/core.c): ___bpf_prog_run() dispatches every instruction
+ * through a table of labels, as 6.1's; __bpf_prog_runN() gives it a stack of N bytes (the
+ * program's depth rounded up to 32); helpers are called at __bpf_call_base + imm, which the
+ * verifier wrote in place of the helper's number.  Also the program tag (SHA-1). */
+#include "../../include/bpf.h"
+
+#define DST	regs[insn->dst_reg]
+#define SRC	regs[insn->src_reg]
+#define FP	regs[BPF_REG_FP]
+#define IMM	insn->imm
+
+noinline u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
+{
+	return 0;
+}
+
+static u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
+{
+	static const void *const jumptable[256] = {
+		[0 ... 255] = &&default_label,
+#define ALU_OPS(cls) \
+		[cls | BPF_ADD | BPF_X] = &&cls##_ADD_X, [cls | BPF_ADD | BPF_K] = &&cls##_ADD_K, \
+		[cls | BPF_SUB | BPF_X] = &&cls##_SUB_X, [cls | BPF_SUB | BPF_K] = &&cls##_SUB_K, \
+		[cls | BPF_AND | BPF_X] = &&cls##_AND_X, [cls | BPF_AND | BPF_K] = &&cls##_AND_K, \
+		[cls | BPF_OR | BPF_X] = &&cls##_OR_X, [cls | BPF_OR | BPF_K] = &&cls##_OR_K, \
+		[cls | BPF_XOR | BPF_X] = &&cls##_XOR_X, [cls | BPF_XOR | BPF_K] = &&cls##_XOR_K, \
+		[cls | BPF_MUL | BPF_X] = &&cls##_MUL_X, [cls | BPF_MUL | BPF_K] = &&cls##_MUL_K, \
+		[cls | BPF_LSH | BPF_X] = &&cls##_LSH_X, [cls | BPF_LSH | BPF_K] = &&cls##_LSH_K, \
+		[cls | BPF_RSH | BPF_X] = &&cls##_RSH_X, [cls | BPF_RSH | BPF_K] = &&cls##_RSH_K, \
+		[cls | BPF_ARSH | BPF_X] = &&cls##_ARSH_X, [cls | BPF_ARSH | BPF_K] = &&cls##_ARSH_K, \
+		[cls | BPF_DIV | BPF_X] = &&cls##_DIV_X, [cls | BPF_DIV | BPF_K] = &&cls##_DIV_K, \
+		[cls | BPF_MOD | BPF_X] = &&cls##_MOD_X, [cls | BPF_MOD | BPF_K] = &&cls##_MOD_K, \
+		[cls | BPF_MOV | BPF_X] = &&cls##_MOV_X, [cls | BPF_MOV | BPF_K] = &&cls##_MOV_K, \
+		[cls | BPF_NEG] = &&cls##_NEG
+		ALU_OPS(BPF_ALU), ALU_OPS(BPF_ALU64),
+		[BPF_ALU | BPF_END | BPF_TO_LE] = &&ALU_END_TO_LE,
+		[BPF_ALU | BPF_END | BPF_TO_BE] = &&ALU_END_TO_BE,
+#define JMP_OPS(cls) \
+		[cls | BPF_JEQ | BPF_X] = &&cls##_JEQ_X, [cls | BPF_JEQ | BPF_K] = &&cls##_JEQ_K, \
+		[cls | BPF_JNE | BPF_X] = &&cls##_JNE_X, [cls | BPF_JNE | BPF_K] = &&cls##_JNE_K, \
+		[cls | BPF_JGT | BPF_X] = &&cls##_JGT_X, [cls | BPF_JGT | BPF_K] = &&cls##_JGT_K, \
+		[cls | BPF_JLT | BPF_X] = &&cls##_JLT_X, [cls | BPF_JLT | BPF_K] = &&cls##_JLT_K, \
+		[cls | BPF_JGE | BPF_X] = &&cls##_JGE_X, [cls | BPF_JGE | BPF_K] = &&cls##_JGE_K, \
+		[cls | BPF_JLE | BPF_X] = &&cls##_JLE_X, [cls | BPF_JLE | BPF_K] = &&cls##_JLE_K, \
+		[cls | BPF_JSGT | BPF_X] = &&cls##_JSGT_X, [cls | BPF_JSGT | BPF_K] = &&cls##_JSGT_K, \
+		[cls | BPF_JSLT | BPF_X] = &&cls##_JSLT_X, [cls | BPF_JSLT | BPF_K] = &&cls##_JSLT_K, \
+		[cls | BPF_JSGE | BPF_X] = &&cls##_JSGE_X, [cls | BPF_JSGE | BPF_K] = &&cls##_JSGE_K, \
+		[cls | BPF_JSLE | BPF_X] = &&cls##_JSLE_X, [cls | BPF_JSLE | BPF_K] = &&cls##_JSLE_K, \
+		[cls | BPF_JSET | BPF_X] = &&cls##_JSET_X, [cls | BPF_JSET | BPF_K] = &&cls##_JSET_K
+		JMP_OPS(BPF_JMP), JMP_OPS(BPF_JMP32),
+		[BPF_JMP | BPF_JA] = &&JMP_JA,
+		[BPF_JMP | BPF_CALL] = &&JMP_CALL,
+		[BPF_JMP | BPF_EXIT] = &&JMP_EXIT,
+		[BPF_LD | BPF_IMM | BPF_DW] = &&LD_IMM_DW,
+#define MEM_OPS(sz) \
+		[BPF_LDX | BPF_MEM | BPF_##sz] = &&LDX_MEM_##sz, \
+		[BPF_STX | BPF_MEM | BPF_##sz] = &&STX_MEM_##sz, \
+		[BPF_ST | BPF_MEM | BPF_##sz] = &&ST_MEM_##sz
+		MEM_OPS(B), MEM_OPS(H), MEM_OPS(W), MEM_OPS(DW),
+		[BPF_STX | BPF_ATOMIC | BPF_W] = &&STX_ATOMIC_W,
+		[BPF_STX | BPF_ATOMIC | BPF_DW] = &&STX_ATOMIC_DW,
+	};
+#define CONT	({ insn++; goto select_insn; })
+
+select_insn:
+	goto *jumptable[insn->code];
+
+	/* ALU: 32-bit results are zero-extended; shifts take the amount modulo the width;
+	 * division by zero gives 0, modulo by zero leaves the dividend (6.1's patched div/mod) */
+#define ALU(OPC, OP) \
+	BPF_ALU64_##OPC##_X: DST = DST OP SRC; CONT; \
+	BPF_ALU_##OPC##_X: DST = (u32)DST OP (u32)SRC; CONT; \
+	BPF_ALU64_##OPC##_K: DST = DST OP (u64)(s64)IMM; CONT; \
+	BPF_ALU_##OPC##_K: DST = (u32)DST OP (u32)IMM; CONT;
+	ALU(ADD, +)
+	ALU(SUB, -)
+	ALU(AND, &)
+	ALU(OR, |)
+	ALU(XOR, ^)
+	ALU(MUL, *)
+#undef ALU
+BPF_ALU64_LSH_X: DST = DST << (SRC & 63); CONT;
+BPF_ALU_LSH_X: DST = (u32)((u32)DST << (SRC & 31)); CONT;
+BPF_ALU64_LSH_K: DST = DST << (IMM & 63); CONT;
+BPF_ALU_LSH_K: DST = (u32)((u32)DST << (IMM & 31)); CONT;
+BPF_ALU64_RSH_X: DST = DST >> (SRC & 63); CONT;
+BPF_ALU_RSH_X: DST = (u32)DST >> (SRC & 31); CONT;
+BPF_ALU64_RSH_K: DST = DST >> (IMM & 63); CONT;
+BPF_ALU_RSH_K: DST = (u32)DST >> (IMM & 31); CONT;
+BPF_ALU64_ARSH_X: DST = (u64)((s64)DST >> (SRC & 63)); CONT;
+BPF_ALU_ARSH_X: DST = (u32)((s32)DST >> (SRC & 31)); CONT;
+BPF_ALU64_ARSH_K: DST = (u64)((s64)DST >> (IMM & 63)); CONT;
+BPF_ALU_ARSH_K: DST = (u32)((s32)DST >> (IMM & 31)); CONT;
+BPF_ALU64_NEG: DST = -DST; CONT;
+BPF_ALU_NEG: DST = (u32)-DST; CONT;
+BPF_ALU64_MOV_X: DST = SRC; CONT;
+BPF_ALU_MOV_X: DST = (u32)SRC; CONT;
+BPF_ALU64_MOV_K: DST = (u64)(s64)IMM; CONT;
+BPF_ALU_MOV_K: DST = (u32)IMM; CONT;
+BPF_ALU64_DIV_X: DST = SRC ? DST / SRC : 0; CONT;
+BPF_ALU_DIV_X: DST = (u32)SRC ? (u32)DST / (u32)SRC : 0; CONT;
+BPF_ALU64_DIV_K: DST = IMM ? DST / (u64)(s64)IMM : 0; CONT;
+BPF_ALU_DIV_K: DST = (u32)IMM ? (u32)DST / (u32)IMM : 0; CONT;
+BPF_ALU64_MOD_X: DST = SRC ? DST % SRC : DST; CONT;
+BPF_ALU_MOD_X: DST = (u32)SRC ? (u32)DST % (u32)SRC : (u32)DST; CONT;
+BPF_ALU64_MOD_K: DST = IMM ? DST % (u64)(s64)IMM : DST; CONT;
+BPF_ALU_MOD_K: DST = (u32)IMM ? (u32)DST % (u32)IMM : (u32)DST; CONT;
+ALU_END_TO_LE:
+	switch (IMM) {
+	case 16: DST = (u16)DST; break;
+	case 32: DST = (u32)DST; break;
+	}
+	CONT;
+ALU_END_TO_BE:
+	switch (IMM) {
+	case 16: DST = __builtin_bswap16((u16)DST); break;
+	case 32: DST = __builtin_bswap32((u32)DST); break;
+	case 64: DST = __builtin_bswap64(DST); break;
+	}
+	CONT;
+
+LD_IMM_DW:
+	DST = (u64)(u32)insn[0].imm | ((u64)(u32)insn[1].imm) << 32;
+	insn++;
+	CONT;
+
+#define MEM(SZ, T) \
+LDX_MEM_##SZ: DST = *(T *)(unsigned long)(SRC + insn->off); CONT; \
+STX_MEM_##SZ: *(T *)(unsigned long)(DST + insn->off) = SRC; CONT; \
+ST_MEM_##SZ: *(T *)(unsigned long)(DST + insn->off) = IMM; CONT;
+	MEM(B, u8)
+	MEM(H, u16)
+	MEM(W, u32)
+	MEM(DW, u64)
+#undef MEM
+
+#define ATOMIC(SZ, T) \
+STX_ATOMIC_##SZ: { \
+	T *ptr = (T *)(unsigned long)(DST + insn->off); \
+	switch (IMM) { \
+	case BPF_ADD: __atomic_add_fetch(ptr, (T)SRC, __ATOMIC_SEQ_CST); break; \
+	case BPF_AND: __atomic_and_fetch(ptr, (T)SRC, __ATOMIC_SEQ_CST); break; \
+	case BPF_OR: __atomic_or_fetch(ptr, (T)SRC, __ATOMIC_SEQ_CST); break; \
+	case BPF_XOR: __atomic_xor_fetch(ptr, (T)SRC, __ATOMIC_SEQ_CST); break; \
+	case BPF_ADD | BPF_FETCH: SRC = (T)__atomic_fetch_add(ptr, (T)SRC, __ATOMIC_SEQ_CST); break; \
+	case BPF_AND | BPF_FETCH: SRC = (T)__atomic_fetch_and(ptr, (T)SRC, __ATOMIC_SEQ_CST); break; \
+	case BPF_OR | BPF_FETCH: SRC = (T)__atomic_fetch_or(ptr, (T)SRC, __ATOMIC_SEQ_CST); break; \
+	case BPF_XOR | BPF_FETCH: SRC = (T)__atomic_fetch_xor(ptr, (T)SRC, __ATOMIC_SEQ_CST); break; \
+	case BPF_XCHG: SRC = (T)__atomic_exchange_n(ptr, (T)SRC, __ATOMIC_SEQ_CST); break; \
+	case BPF_CMPXCHG: { \
+		T expected = (T)regs[BPF_REG_0]; \
+		__atomic_compare_exchange_n(ptr, &expected, (T)SRC, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+		regs[BPF_REG_0] = expected; \
+		break; } \
+	default: goto default_label; \
+	} \
+	CONT; }
+	ATOMIC(W, u32)
+	ATOMIC(DW, u64)
+#undef ATOMIC
+
+JMP_JA:
+	insn += insn->off;
+	CONT;
+JMP_CALL:
+	regs[BPF_REG_0] = ((bpf_helper_fn)((char *)__bpf_call_base + insn->imm))(
+		regs[BPF_REG_1], regs[BPF_REG_2], regs[BPF_REG_3], regs[BPF_REG_4], regs[BPF_REG_5]);
+	CONT;
+JMP_EXIT:
+	return regs[BPF_REG_0];
+
+#define COND_JMP(SIGN, OPC, CMP) \
+BPF_JMP_##OPC##_X: if ((SIGN##64)DST CMP (SIGN##64)SRC) { insn += insn->off; } CONT; \
+BPF_JMP32_##OPC##_X: if ((SIGN##32)DST CMP (SIGN##32)SRC) { insn += insn->off; } CONT; \
+BPF_JMP_##OPC##_K: if ((SIGN##64)DST CMP (SIGN##64)(s64)IMM) { insn += insn->off; } CONT; \
+BPF_JMP32_##OPC##_K: if ((SIGN##32)DST CMP (SIGN##32)IMM) { insn += insn->off; } CONT;
+	COND_JMP(u, JEQ, ==)
+	COND_JMP(u, JNE, !=)
+	COND_JMP(u, JGT, >)
+	COND_JMP(u, JLT, <)
+	COND_JMP(u, JGE, >=)
+	COND_JMP(u, JLE, <=)
+	COND_JMP(u, JSET, &)
+	COND_JMP(s, JSGT, >)
+	COND_JMP(s, JSLT, <)
+	COND_JMP(s, JSGE, >=)
+	COND_JMP(s, JSLE, <=)
+#undef COND_JMP
+
+default_label:
+	/* the verifier lets no other opcode through */
+	return 0;
+}
+
+#define DEFINE_BPF_PROG_RUN(stack_size) \
+static unsigned int __bpf_prog_run##stack_size(const void *ctx, const struct bpf_insn *insn) \
+{ \
+	u64 stack[stack_size / sizeof(u64)]; \
+	u64 regs[MAX_BPF_REG] = {}; \
+\
+	FP = (u64)(unsigned long)&stack[ARRAY_SIZE(stack)]; \
+	regs[BPF_REG_1] = (u64)(unsigned long)ctx; \
+	return ___bpf_prog_run(regs, insn); \
+}
+DEFINE_BPF_PROG_RUN(32) DEFINE_BPF_PROG_RUN(64) DEFINE_BPF_PROG_RUN(96) DEFINE_BPF_PROG_RUN(128)
+DEFINE_BPF_PROG_RUN(160) DEFINE_BPF_PROG_RUN(192) DEFINE_BPF_PROG_RUN(224) DEFINE_BPF_PROG_RUN(256)
+DEFINE_BPF_PROG_RUN(288) DEFINE_BPF_PROG_RUN(320) DEFINE_BPF_PROG_RUN(352) DEFINE_BPF_PROG_RUN(384)
+DEFINE_BPF_PROG_RUN(416) DEFINE_BPF_PROG_RUN(448) DEFINE_BPF_PROG_RUN(480) DEFINE_BPF_PROG_RUN(512)
+
+static unsigned int (*const interpreters[])(const void *ctx, const struct bpf_insn *insn) = {
+	__bpf_prog_run32, __bpf_prog_run64, __bpf_prog_run96, __bpf_prog_run128,
+	__bpf_prog_run160, __bpf_prog_run192, __bpf_prog_run224, __bpf_prog_run256,
+	__bpf_prog_run288, __bpf_prog_run320, __bpf_prog_run352, __bpf_prog_run384,
+	__bpf_prog_run416, __bpf_prog_run448, __bpf_prog_run480, __bpf_prog_run512,
+};
+
+/* bpf_prog_select_runtime(): the interpreter whose stack holds the program's */
+void bpf_prog_select_runtime(struct bpf_prog *prog)
+{
+	u32 depth = prog->stack_depth ? prog->stack_depth : 1;
+
+	prog->bpf_func = interpreters[(ALIGN(depth, 32) / 32) - 1];
+}
+
+u64 bpf_prog_run(const struct bpf_prog *prog, const void *ctx)
+{
+	return prog->bpf_func(ctx, prog->insnsi);
+}
+
+/* ---- the tag: SHA-1 of the program with map fds zeroed, its first 8 bytes ---- */
+static u32 rol32(u32 w, int s) { return w << s | w >> (32 - s); }
+
+static void sha1_block(u32 h[5], const u8 *p)
+{
+	u32 w[80], a, b, c, d, e, f, k, t;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (u32)p[4 * i] << 24 | (u32)p[4 * i + 1] << 16 | (u32)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (; i < 80; i++)
+		w[i] = rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	a = h[0]; b = h[1]; c = h[2]; d = h[3]; e = h[4];
+	for (i = 0; i < 80; i++) {
+		if (i < 20) { f = (b & c) | (~b & d); k = 0x5a827999; }
+		else if (i < 40) { f = b ^ c ^ d; k = 0x6ed9eba1; }
+		else if (i < 60) { f = (b & c) | (b & d) | (c & d); k = 0x8f1bbcdc; }
+		else { f = b ^ c ^ d; k = 0xca62c1d6; }
+		t = rol32(a, 5) + f + e + k + w[i];
+		e = d; d = c; c = rol32(b, 30); b = a; a = t;
+	}
+	h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e;
+}
+
+/* bpf_prog_calc_tag(): over the instructions as loaded (ld_imm64 of a map: imm zeroed) */
+void bpf_prog_calc_tag(struct bpf_prog *prog)
+{
+	bool was_ld_map = false;
+	u32 h[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 };
+	u64 bits = (u64)prog->len * sizeof(struct bpf_insn) * 8, i, n = 0;
+	u8 block[64];
+	int j;
+
+	for (i = 0; i < prog->len; i++) {
+		struct bpf_insn insn = prog->insnsi[i];
+
+		if (!was_ld_map && insn.code == (BPF_LD | BPF_IMM | BPF_DW) &&
+		    (insn.src_reg == BPF_PSEUDO_MAP_FD || insn.src_reg == BPF_PSEUDO_MAP_VALUE)) {
+			was_ld_map = true;
+			insn.imm = 0;
+		} else if (was_ld_map && insn.code == 0 && insn.dst_reg == 0 && insn.src_reg == 0 && insn.off == 0) {
+			was_ld_map = false;
+			insn.imm = 0;
+		} else {
+			was_ld_map = false;
+		}
+		memcpy(block + n, &insn, sizeof(insn));
+		n += sizeof(insn);
+		if (n == 64) {
+			sha1_block(h, block);
+			n = 0;
+		}
+	}
+	block[n++] = 0x80;
+	if (n > 56) {
+		memset(block + n, 0, 64 - n);
+		sha1_block(h, block);
+		n = 0;
+	}
+	memset(block + n, 0, 56 - n);
+	for (j = 0; j < 8; j++)
+		block[56 + j] = bits >> (56 - 8 * j);
+	sha1_block(h, block);
+	for (j = 0; j < BPF_TAG_SIZE; j++)
+		prog->tag[j] = h[j / 4] >> (24 - 8 * (j % 4));
+}

@@ -1,0 +1,418 @@
+/* Hash maps (kernel/bpf/hashtab.c): BPF_MAP_TYPE_HASH and PERCPU_HASH.  Buckets of chained
+ * elements (a power of two of them, at least max_entries), each under its own lock taken with
+ * interrupts off (a program may run in an interrupt); new elements go at the head of their
+ * bucket.  Elements are preallocated on a free list unless BPF_F_NO_PREALLOC; a full map
+ * answers an insert with E2BIG.  A per-cpu element holds one value per possible cpu. */
+#include "../../include/bpf.h"
+
+#define HTAB_CREATE_FLAG_MASK (BPF_F_NO_PREALLOC | BPF_F_NO_COMMON_LRU | BPF_F_NUMA_NODE | \
+			       BPF_F_RDONLY | BPF_F_WRONLY | BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG | \
+			       BPF_F_ZERO_SEED)
+#define PCPU_MIN_UNIT_SIZE (32 << 10)
+#define KMALLOC_MAX_SIZE (PAGE_SIZE << (MAX_ORDER - 1))
+
+struct htab_elem {
+	struct htab_elem *next;		/* in its bucket, or on the free list */
+	u32 hash;
+	u32 pad;
+	char key[] __aligned(8);	/* then the value(s) at round_up(key_size, 8) */
+};
+
+struct bucket {
+	struct htab_elem *head;
+	raw_spinlock_t lock;
+};
+
+struct bpf_htab {
+	struct bpf_map map;
+	struct bucket *buckets;
+	u32 n_buckets;
+	u32 elem_size;
+	u32 value_stride;		/* round_up(value_size, 8) */
+	u32 hashrnd;
+	int count;			/* elements in the map */
+	bool prealloc;
+	bool percpu;
+	char *elems;			/* the preallocated elements */
+	struct htab_elem *freelist;
+	raw_spinlock_t freelist_lock;
+};
+
+static u32 roundup_pow_of_two(u32 n)
+{
+	u32 r = 1;
+
+	while (r < n)
+		r <<= 1;
+	return r;
+}
+
+static int htab_map_alloc_check(union bpf_attr *attr)
+{
+	bool percpu = attr->map_type == BPF_MAP_TYPE_PERCPU_HASH;
+
+	if (attr->map_flags & ~HTAB_CREATE_FLAG_MASK || !bpf_map_flags_access_ok(attr->map_flags))
+		return -EINVAL;
+	if (attr->map_flags & BPF_F_NO_COMMON_LRU)	/* not an LRU map */
+		return -EINVAL;
+	if ((attr->map_flags & BPF_F_NUMA_NODE) && percpu)
+		return -EINVAL;
+	if (attr->max_entries == 0 || attr->key_size == 0 || attr->value_size == 0)
+		return -EINVAL;
+	if ((u64)attr->key_size + attr->value_size >= KMALLOC_MAX_SIZE - sizeof(struct htab_elem))
+		return -E2BIG;
+	if (percpu && ALIGN(attr->value_size, 8) > PCPU_MIN_UNIT_SIZE)
+		return -E2BIG;
+	return 0;
+}
+
+static inline char *elem_value(const struct bpf_htab *htab, struct htab_elem *l)
+{
+	return l->key + ALIGN(htab->map.key_size, 8);
+}
+
+static struct bpf_map *htab_map_alloc(union bpf_attr *attr)
+{
+	struct bpf_htab *htab = kzalloc(sizeof(*htab), GFP_KERNEL);
+	u64 buckets_size, elems_size;
+	u32 i;
+
+	if (!htab)
+		return (void *)(long)-ENOMEM;
+	bpf_map_init_from_attr(&htab->map, attr);
+	htab->percpu = attr->map_type == BPF_MAP_TYPE_PERCPU_HASH;
+	htab->prealloc = !(attr->map_flags & BPF_F_NO_PREALLOC);
+	htab->value_stride = ALIGN(attr->value_size, 8);
+	htab->elem_size = sizeof(struct htab_elem) + ALIGN(attr->key_size, 8) +
+			  htab->value_stride * (htab->percpu ? bpf_num_possible_cpus() : 1);
+	htab->n_buckets = roundup_pow_of_two(attr->max_entries);
+	htab->hashrnd = attr->map_flags & BPF_F_ZERO_SEED ? 0 : (u32)get_random_u64();
+	buckets_size = (u64)htab->n_buckets * sizeof(struct bucket);
+	elems_size = (u64)htab->elem_size * attr->max_entries;
+	if (attr->max_entries > (1U << 31) || buckets_size > KMALLOC_MAX_SIZE ||
+	    (htab->prealloc && elems_size > KMALLOC_MAX_SIZE))
+		goto nomem;
+	htab->buckets = kzalloc(buckets_size, GFP_KERNEL);
+	if (!htab->buckets)
+		goto nomem;
+	if (htab->prealloc) {
+		htab->elems = kmalloc(elems_size, GFP_KERNEL);
+		if (!htab->elems)
+			goto nomem;
+		for (i = attr->max_entries; i-- > 0;) {
+			struct htab_elem *l = (void *)(htab->elems + (u64)i * htab->elem_size);
+			l->next = htab->freelist;
+			htab->freelist = l;
+		}
+	}
+	return &htab->map;
+nomem:
+	kfree(htab->buckets);
+	kfree(htab);
+	return (void *)(long)-ENOMEM;
+}
+
+static void htab_map_free(struct bpf_map *map)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	u32 i;
+
+	if (!htab->prealloc)
+		for (i = 0; i < htab->n_buckets; i++) {
+			struct htab_elem *l = htab->buckets[i].head, *n;
+			for (; l; l = n) {
+				n = l->next;
+				kfree(l);
+			}
+		}
+	kfree(htab->elems);
+	kfree(htab->buckets);
+	kfree(htab);
+}
+
+static inline struct bucket *select_bucket(struct bpf_htab *htab, u32 hash)
+{
+	return &htab->buckets[hash & (htab->n_buckets - 1)];
+}
+
+static struct htab_elem *lookup_elem_raw(struct htab_elem *head, u32 hash, void *key, u32 key_size)
+{
+	struct htab_elem *l;
+	u32 i;
+
+	for (l = head; l; l = l->next) {
+		if (l->hash != hash)
+			continue;
+		for (i = 0; i < key_size && l->key[i] == ((char *)key)[i]; i++)
+			;
+		if (i == key_size)
+			return l;
+	}
+	return NULL;
+}
+
+static struct htab_elem *__htab_map_lookup_elem(struct bpf_map *map, void *key)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	u32 hash = jhash(key, map->key_size, htab->hashrnd);
+
+	return lookup_elem_raw(READ_ONCE(select_bucket(htab, hash)->head), hash, key, map->key_size);
+}
+
+/* htab_map_gen_lookup(): the element's search called directly, its value reached inline */
+static int htab_map_gen_lookup(struct bpf_map *map, struct bpf_insn *insn_buf)
+{
+	struct bpf_insn *insn = insn_buf;
+
+	*insn++ = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
+				     .imm = (s32)((char *)__htab_map_lookup_elem - (char *)__bpf_call_base) };
+	*insn++ = (struct bpf_insn){ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = BPF_REG_0, .off = 1 };
+	*insn++ = (struct bpf_insn){ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_0,
+				     .imm = offsetof(struct htab_elem, key) + ALIGN(map->key_size, 8) };
+	return insn - insn_buf;
+}
+
+static void *htab_map_lookup_elem(struct bpf_map *map, void *key)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l = __htab_map_lookup_elem(map, key);
+
+	return l ? elem_value(htab, l) : NULL;
+}
+
+static void *htab_percpu_map_lookup_elem(struct bpf_map *map, void *key)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l = __htab_map_lookup_elem(map, key);
+
+	return l ? elem_value(htab, l) + (u64)htab->value_stride * smp_processor_id() : NULL;
+}
+
+static struct htab_elem *alloc_htab_elem(struct bpf_htab *htab)
+{
+	struct htab_elem *l = NULL;
+	unsigned long flags;
+
+	if (htab->prealloc) {
+		flags = _raw_spin_lock_irqsave(&htab->freelist_lock);
+		l = htab->freelist;
+		if (l)
+			htab->freelist = l->next;
+		_raw_spin_unlock_irqrestore(&htab->freelist_lock, flags);
+		return l;
+	}
+	if (__atomic_add_fetch(&htab->count, 0, __ATOMIC_RELAXED) >= (int)htab->map.max_entries)
+		return NULL;
+	return kmalloc(htab->elem_size, GFP_ATOMIC);
+}
+
+static void free_htab_elem(struct bpf_htab *htab, struct htab_elem *l)
+{
+	unsigned long flags;
+
+	if (!htab->prealloc) {
+		kfree(l);
+		return;
+	}
+	flags = _raw_spin_lock_irqsave(&htab->freelist_lock);
+	l->next = htab->freelist;
+	htab->freelist = l;
+	_raw_spin_unlock_irqrestore(&htab->freelist_lock, flags);
+}
+
+static int check_flags(struct htab_elem *l_old, u64 map_flags)
+{
+	if (l_old && (map_flags & ~BPF_F_LOCK) == BPF_NOEXIST)
+		return -EEXIST;
+	if (!l_old && (map_flags & ~BPF_F_LOCK) == BPF_EXIST)
+		return -ENOENT;
+	return 0;
+}
+
+/* Insert or replace key's element.  value: one value (a program's, for this cpu of a per-cpu
+ * map, the others zeroed on insert) or, onallcpus, every cpu's value (the syscall's). */
+static long __htab_map_update_elem(struct bpf_map *map, void *key, void *value, u64 map_flags,
+				   bool onallcpus)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	u32 hash, cpu, ncpus = htab->percpu ? bpf_num_possible_cpus() : 1;
+	struct htab_elem *l_old, *l_new, **pp;
+	struct bucket *b;
+	unsigned long flags;
+	char *val;
+	int ret;
+
+	if (unlikely((map_flags & ~BPF_F_LOCK) > BPF_EXIST))
+		return -EINVAL;
+	if (unlikely(map_flags & BPF_F_LOCK))	/* no value here has a bpf_spin_lock */
+		return -EINVAL;
+	hash = jhash(key, map->key_size, htab->hashrnd);
+	b = select_bucket(htab, hash);
+	flags = _raw_spin_lock_irqsave(&b->lock);
+	l_old = lookup_elem_raw(b->head, hash, key, map->key_size);
+	ret = check_flags(l_old, map_flags);
+	if (ret)
+		goto unlock;
+	if (l_old && htab->percpu) {
+		/* per-cpu values are updated in place */
+		val = elem_value(htab, l_old);
+		if (onallcpus)
+			for (cpu = 0; cpu < ncpus; cpu++)
+				memcpy(val + (u64)cpu * htab->value_stride,
+				       (char *)value + (u64)cpu * htab->value_stride, htab->value_stride);
+		else
+			memcpy(val + (u64)htab->value_stride * smp_processor_id(), value, map->value_size);
+		goto unlock;
+	}
+	l_new = alloc_htab_elem(htab);
+	if (!l_new) {
+		/* a replacement needs no room of its own: take the old element's place */
+		if (!l_old) {
+			ret = -E2BIG;
+			goto unlock;
+		}
+		l_new = l_old;
+		val = elem_value(htab, l_new);
+		memcpy(val, value, map->value_size);
+		goto unlock;
+	}
+	l_new->hash = hash;
+	memcpy(l_new->key, key, map->key_size);
+	val = elem_value(htab, l_new);
+	if (!htab->percpu)
+		memcpy(val, value, map->value_size);
+	else
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			char *v = val + (u64)cpu * htab->value_stride;
+			if (onallcpus)
+				memcpy(v, (char *)value + (u64)cpu * htab->value_stride, htab->value_stride);
+			else if (cpu == (u32)smp_processor_id())
+				memcpy(v, value, map->value_size);
+			else
+				memset(v, 0, htab->value_stride);
+		}
+	l_new->next = b->head;
+	if (l_old) {
+		/* unlink the old element, put the new one at the head */
+		for (pp = &b->head; *pp != l_old; pp = &(*pp)->next)
+			;
+		*pp = l_old->next;
+		l_new->next = b->head;
+		WRITE_ONCE(b->head, l_new);
+		free_htab_elem(htab, l_old);
+	} else {
+		WRITE_ONCE(b->head, l_new);
+		__atomic_add_fetch(&htab->count, 1, __ATOMIC_RELAXED);
+	}
+unlock:
+	_raw_spin_unlock_irqrestore(&b->lock, flags);
+	return ret;
+}
+
+static long htab_map_update_elem(struct bpf_map *map, void *key, void *value, u64 map_flags)
+{
+	return __htab_map_update_elem(map, key, value, map_flags, false);
+}
+
+static int htab_percpu_update_all(struct bpf_map *map, void *key, void *value, u64 map_flags)
+{
+	return __htab_map_update_elem(map, key, value, map_flags, true);
+}
+
+static long htab_map_delete_elem(struct bpf_map *map, void *key)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	u32 hash = jhash(key, map->key_size, htab->hashrnd);
+	struct bucket *b = select_bucket(htab, hash);
+	struct htab_elem *l, **pp;
+	unsigned long flags;
+	int ret = -ENOENT;
+
+	flags = _raw_spin_lock_irqsave(&b->lock);
+	l = lookup_elem_raw(b->head, hash, key, map->key_size);
+	if (l) {
+		for (pp = &b->head; *pp != l; pp = &(*pp)->next)
+			;
+		WRITE_ONCE(*pp, l->next);
+		__atomic_sub_fetch(&htab->count, 1, __ATOMIC_RELAXED);
+		free_htab_elem(htab, l);
+		ret = 0;
+	}
+	_raw_spin_unlock_irqrestore(&b->lock, flags);
+	return ret;
+}
+
+/* The key after key in bucket order (the first one when key is NULL or absent). */
+static int htab_map_get_next_key(struct bpf_map *map, void *key, void *next_key)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l = NULL;
+	unsigned long flags;
+	u32 i = 0, hash;
+
+	if (key) {
+		hash = jhash(key, map->key_size, htab->hashrnd);
+		i = hash & (htab->n_buckets - 1);
+		flags = _raw_spin_lock_irqsave(&htab->buckets[i].lock);
+		l = lookup_elem_raw(htab->buckets[i].head, hash, key, map->key_size);
+		if (l && l->next) {
+			memcpy(next_key, l->next->key, map->key_size);
+			_raw_spin_unlock_irqrestore(&htab->buckets[i].lock, flags);
+			return 0;
+		}
+		_raw_spin_unlock_irqrestore(&htab->buckets[i].lock, flags);
+		i = l ? i + 1 : 0;
+	}
+	for (; i < htab->n_buckets; i++) {
+		flags = _raw_spin_lock_irqsave(&htab->buckets[i].lock);
+		l = htab->buckets[i].head;
+		if (l)
+			memcpy(next_key, l->key, map->key_size);
+		_raw_spin_unlock_irqrestore(&htab->buckets[i].lock, flags);
+		if (l)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int htab_percpu_lookup_all(struct bpf_map *map, void *key, void *value)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	u32 hash = jhash(key, map->key_size, htab->hashrnd);
+	struct bucket *b = select_bucket(htab, hash);
+	struct htab_elem *l;
+	unsigned long flags;
+	u32 cpu;
+
+	flags = _raw_spin_lock_irqsave(&b->lock);
+	l = lookup_elem_raw(b->head, hash, key, map->key_size);
+	if (l)
+		for (cpu = 0; cpu < bpf_num_possible_cpus(); cpu++)
+			memcpy((char *)value + (u64)cpu * htab->value_stride,
+			       elem_value(htab, l) + (u64)cpu * htab->value_stride, htab->value_stride);
+	_raw_spin_unlock_irqrestore(&b->lock, flags);
+	return l ? 0 : -ENOENT;
+}
+
+const struct bpf_map_ops htab_map_ops = {
+	.map_gen_lookup = htab_map_gen_lookup,
+	.map_alloc_check = htab_map_alloc_check,
+	.map_alloc = htab_map_alloc,
+	.map_free = htab_map_free,
+	.map_get_next_key = htab_map_get_next_key,
+	.map_lookup_elem = htab_map_lookup_elem,
+	.map_update_elem = htab_map_update_elem,
+	.map_delete_elem = htab_map_delete_elem,
+};
+
+const struct bpf_map_ops htab_percpu_map_ops = {
+	.map_alloc_check = htab_map_alloc_check,
+	.map_alloc = htab_map_alloc,
+	.map_free = htab_map_free,
+	.map_get_next_key = htab_map_get_next_key,
+	.map_lookup_elem = htab_percpu_map_lookup_elem,
+	.map_update_elem = htab_map_update_elem,
+	.map_delete_elem = htab_map_delete_elem,
+	.map_lookup_percpu = htab_percpu_lookup_all,
+	.map_update_percpu = htab_percpu_update_all,
+};

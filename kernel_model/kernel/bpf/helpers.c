@@ -1,0 +1,187 @@
+/* Helpers every program type may call (kernel/bpf/helpers.c): map access, time, the cpu,
+ * the current task's ids and name. */
+#include "../../include/bpf.h"
+
+BPF_CALL_x(bpf_map_lookup_elem)
+{
+	struct bpf_map *map = (struct bpf_map *)r1;
+
+	return (u64)map->ops->map_lookup_elem(map, (void *)r2);
+}
+const struct bpf_func_proto bpf_map_lookup_elem_proto = {
+	.func = bpf_map_lookup_elem,
+	.ret_type = RET_PTR_TO_MAP_VALUE_OR_NULL,
+	.arg_type = { ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY },
+};
+
+BPF_CALL_x(bpf_map_update_elem)
+{
+	struct bpf_map *map = (struct bpf_map *)r1;
+
+	return map->ops->map_update_elem(map, (void *)r2, (void *)r3, r4);
+}
+const struct bpf_func_proto bpf_map_update_elem_proto = {
+	.func = bpf_map_update_elem,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_PTR_TO_MAP_VALUE, ARG_ANYTHING },
+};
+
+BPF_CALL_x(bpf_map_delete_elem)
+{
+	struct bpf_map *map = (struct bpf_map *)r1;
+
+	return map->ops->map_delete_elem(map, (void *)r2);
+}
+const struct bpf_func_proto bpf_map_delete_elem_proto = {
+	.func = bpf_map_delete_elem,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY },
+};
+
+BPF_CALL_x(bpf_get_smp_processor_id)
+{
+	return smp_processor_id();
+}
+const struct bpf_func_proto bpf_get_smp_processor_id_proto = {
+	.func = bpf_get_smp_processor_id,
+	.ret_type = RET_INTEGER,
+};
+
+BPF_CALL_x(bpf_ktime_get_ns)
+{
+	return ktime_get();
+}
+const struct bpf_func_proto bpf_ktime_get_ns_proto = {
+	.func = bpf_ktime_get_ns,
+	.ret_type = RET_INTEGER,
+};
+
+BPF_CALL_x(bpf_ktime_get_coarse_ns)
+{
+	return ktime_get_coarse_ns();
+}
+const struct bpf_func_proto bpf_ktime_get_coarse_ns_proto = {
+	.func = bpf_ktime_get_coarse_ns,
+	.ret_type = RET_INTEGER,
+};
+
+BPF_CALL_x(bpf_get_current_pid_tgid)
+{
+	struct task_struct *task = current;
+
+	if (unlikely(!task))
+		return -EINVAL;
+	return (u64)task->tgid << 32 | (u32)task->pid;
+}
+const struct bpf_func_proto bpf_get_current_pid_tgid_proto = {
+	.func = bpf_get_current_pid_tgid,
+	.ret_type = RET_INTEGER,
+};
+
+/* gid: this kernel keeps one id per task (no credentials yet), the uid */
+BPF_CALL_x(bpf_get_current_uid_gid)
+{
+	struct task_struct *task = current;
+
+	if (unlikely(!task))
+		return -EINVAL;
+	return (u64)task->uid << 32 | task->uid;
+}
+const struct bpf_func_proto bpf_get_current_uid_gid_proto = {
+	.func = bpf_get_current_uid_gid,
+	.ret_type = RET_INTEGER,
+};
+
+BPF_CALL_x(bpf_get_current_comm)
+{
+	struct task_struct *task = current;
+	char *buf = (char *)r1;
+	u32 size = r2;
+
+	if (unlikely(!task)) {
+		memset(buf, 0, size);
+		return -EINVAL;
+	}
+	strscpy_pad(buf, task->comm, size);
+	return 0;
+}
+const struct bpf_func_proto bpf_get_current_comm_proto = {
+	.func = bpf_get_current_comm,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE },
+};
+
+BPF_CALL_x(bpf_get_prandom_u32)
+{
+	return (u32)get_random_u64();
+}
+const struct bpf_func_proto bpf_get_prandom_u32_proto = {
+	.func = bpf_get_prandom_u32,
+	.ret_type = RET_INTEGER,
+};
+
+const struct bpf_func_proto *bpf_base_func_proto(int func_id)
+{
+	switch (func_id) {
+	case BPF_FUNC_map_lookup_elem:
+		return &bpf_map_lookup_elem_proto;
+	case BPF_FUNC_map_update_elem:
+		return &bpf_map_update_elem_proto;
+	case BPF_FUNC_map_delete_elem:
+		return &bpf_map_delete_elem_proto;
+	case BPF_FUNC_get_prandom_u32:
+		return &bpf_get_prandom_u32_proto;
+	case BPF_FUNC_get_smp_processor_id:
+		return &bpf_get_smp_processor_id_proto;
+	case BPF_FUNC_ktime_get_ns:
+		return &bpf_ktime_get_ns_proto;
+	}
+	return NULL;
+}
+
+/* jhash() (include/linux/jhash.h): Bob Jenkins' lookup3 */
+#define rol32(w, s) (((w) << (s)) | ((w) >> (32 - (s))))
+#define __jhash_mix(a, b, c) { \
+	a -= c; a ^= rol32(c, 4); c += b; b -= a; b ^= rol32(a, 6); a += c; \
+	c -= b; c ^= rol32(b, 8); b += a; a -= c; a ^= rol32(c, 16); c += b; \
+	b -= a; b ^= rol32(a, 19); a += c; c -= b; c ^= rol32(b, 4); b += a; }
+#define __jhash_final(a, b, c) { \
+	c ^= b; c -= rol32(b, 14); a ^= c; a -= rol32(c, 11); b ^= a; b -= rol32(a, 25); \
+	c ^= b; c -= rol32(b, 16); a ^= c; a -= rol32(c, 4); b ^= a; b -= rol32(a, 14); \
+	c ^= b; c -= rol32(b, 24); }
+#define JHASH_INITVAL 0xdeadbeef
+
+u32 jhash(const void *key, u32 length, u32 initval)
+{
+	const u8 *k = key;
+	u32 a, b, c;
+
+	a = b = c = JHASH_INITVAL + length + initval;
+	while (length > 12) {
+		a += k[0] | k[1] << 8 | k[2] << 16 | (u32)k[3] << 24;
+		b += k[4] | k[5] << 8 | k[6] << 16 | (u32)k[7] << 24;
+		c += k[8] | k[9] << 8 | k[10] << 16 | (u32)k[11] << 24;
+		__jhash_mix(a, b, c);
+		length -= 12;
+		k += 12;
+	}
+	switch (length) {
+	case 12: c += (u32)k[11] << 24; /* fallthrough */
+	case 11: c += k[10] << 16; /* fallthrough */
+	case 10: c += k[9] << 8; /* fallthrough */
+	case 9: c += k[8]; /* fallthrough */
+	case 8: b += (u32)k[7] << 24; /* fallthrough */
+	case 7: b += k[6] << 16; /* fallthrough */
+	case 6: b += k[5] << 8; /* fallthrough */
+	case 5: b += k[4]; /* fallthrough */
+	case 4: a += (u32)k[3] << 24; /* fallthrough */
+	case 3: a += k[2] << 16; /* fallthrough */
+	case 2: a += k[1] << 8; /* fallthrough */
+	case 1: a += k[0];
+		__jhash_final(a, b, c);
+		break;
+	case 0:
+		break;
+	}
+	return c;
+}

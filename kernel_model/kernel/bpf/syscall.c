@@ -1,0 +1,785 @@
+/* The bpf() system call (kernel/bpf/syscall.c): map and program objects behind fds of the
+ * task's table (anon inodes "bpf-map" / "bpf-prog"), their ids, and the commands on them.
+ * Every command's attribute tail past its last field must be zero (CHECK_ATTR: EINVAL), and a
+ * bigger union than this kernel's must end in zeros (E2BIG), as 6.1. */
+#include "../../include/fs.h"
+#include "../../include/bpf.h"
+
+#define EBADFD		77
+
+/* ---- ids (6.1: idr_alloc_cyclic from 1): the objects in id order, each list under its lock ---- */
+static raw_spinlock_t map_idr_lock;
+static raw_spinlock_t prog_idr_lock;
+static u32 map_next_id = 1, prog_next_id = 1;
+static LIST_HEAD(map_ids);
+static LIST_HEAD(prog_ids);
+
+static u32 id_alloc(raw_spinlock_t *lock, u32 *next, struct list_head *node, struct list_head *list)
+{
+	unsigned long flags = _raw_spin_lock_irqsave(lock);
+	u32 id = (*next)++;
+
+	list_add_tail(node, list);
+	_raw_spin_unlock_irqrestore(lock, flags);
+	return id;
+}
+
+static void id_remove(raw_spinlock_t *lock, struct list_head *node, u32 id)
+{
+	unsigned long flags;
+
+	if (!id)
+		return;
+	flags = _raw_spin_lock_irqsave(lock);
+	list_del_init(node);
+	_raw_spin_unlock_irqrestore(lock, flags);
+}
+
+/* a reference on a live object (refcnt not yet 0): __bpf_map_inc_not_zero() */
+static bool inc_not_zero(int *refcnt)
+{
+	int old = READ_ONCE(*refcnt);
+
+	while (old > 0)
+		if (__atomic_compare_exchange_n(refcnt, &old, old + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+u32 bpf_num_possible_cpus(void)
+{
+	return nr_cpu_ids;
+}
+
+void bpf_map_init_from_attr(struct bpf_map *map, union bpf_attr *attr)
+{
+	map->map_type = attr->map_type;
+	map->key_size = attr->key_size;
+	map->value_size = attr->value_size;
+	map->max_entries = attr->max_entries;
+	map->map_flags = attr->map_flags & ~BPF_F_RDONLY & ~BPF_F_WRONLY;	/* bpf_map_flags_retain_permanent */
+	map->map_extra = attr->map_extra;
+}
+
+/* ---- fds: an anonymous file whose f_op says what it holds ---- */
+static ssize_t bpf_dummy_read(struct file *f, char *buf, size_t n, loff_t *pos) { return -EINVAL; }
+static ssize_t bpf_dummy_write(struct file *f, const char *buf, size_t n, loff_t *pos) { return -EINVAL; }
+static int bpf_map_release(struct inode *inode, struct file *f);
+static int bpf_prog_release(struct inode *inode, struct file *f);
+static const struct file_operations bpf_map_fops = {
+	.read = bpf_dummy_read, .write = bpf_dummy_write, .release = bpf_map_release,
+};
+static const struct file_operations bpf_prog_fops = {
+	.read = bpf_dummy_read, .write = bpf_dummy_write, .release = bpf_prog_release,
+};
+
+/* anon_inode_getfd(name, fops, priv, flags): a new fd on a file of its own (no path). */
+static int bpf_anon_inode_getfd(const struct file_operations *fops, void *priv, int flags)
+{
+	int fd = get_unused_fd_flags(flags);
+	struct file *f;
+
+	if (fd < 0)
+		return fd;
+	f = anon_inode_getfile(fops == &bpf_map_fops ? "bpf-map" : "bpf-prog", fops, priv, flags);
+	if (IS_ERR(f)) {
+		put_unused_fd(fd);
+		return PTR_ERR(f);
+	}
+	fd_install(fd, f);
+	return fd;
+}
+
+/* ---- map objects ---- */
+static void bpf_map_get(struct bpf_map *map)
+{
+	__atomic_add_fetch(&map->refcnt, 1, __ATOMIC_RELAXED);
+}
+
+void bpf_map_put(struct bpf_map *map)
+{
+	if (__atomic_sub_fetch(&map->refcnt, 1, __ATOMIC_ACQ_REL) == 0) {
+		id_remove(&map_idr_lock, &map->id_node, map->id);
+		map->ops->map_free(map);
+	}
+}
+
+static int bpf_map_release(struct inode *inode, struct file *f)
+{
+	bpf_map_put((struct bpf_map *)f->private_data);
+	return 0;
+}
+
+/* The file at fd, a borrowed reference: the fd table keeps it while the call uses it. */
+static struct file *fget_borrowed(int fd)
+{
+	struct file *f = fd < 0 ? NULL : fget(fd);
+
+	if (f)
+		fput(f);
+	return f;
+}
+
+/* __bpf_map_get(fdget(fd)): EBADF for no file, EINVAL for a file that is not a map */
+static struct bpf_map *map_from_fd(int fd, struct file **filep)
+{
+	struct file *f = fget_borrowed(fd);
+
+	if (!f)
+		return (void *)(long)-EBADF;
+	if (f->f_op != &bpf_map_fops)
+		return (void *)(long)-EINVAL;
+	if (filep)
+		*filep = f;
+	return (struct bpf_map *)f->private_data;
+}
+
+struct bpf_map *bpf_map_get_by_fd(int fd)
+{
+	struct bpf_map *map = map_from_fd(fd, NULL);
+
+	if (!IS_ERR(map))
+		bpf_map_get(map);
+	return map;
+}
+
+/* bpf_obj_name_cpy: [A-Za-z0-9_.] only, NUL within the field */
+static int bpf_obj_name_cpy(char *dst, const char *src, unsigned int size)
+{
+	const char *end = src + size, *orig = src;
+
+	memset(dst, 0, size);
+	while (src < end && *src) {
+		char c = *src;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.'))
+			return -EINVAL;
+		*dst++ = *src++;
+	}
+	if (src == end)
+		return -EINVAL;
+	return src - orig;
+}
+
+static bool attr_tail_nonzero(const union bpf_attr *attr, size_t end)
+{
+	const char *p = (const char *)attr;
+	size_t i;
+
+	for (i = end; i < sizeof(*attr); i++)
+		if (p[i])
+			return true;
+	return false;
+}
+#define LAST_END(field) (offsetof(union bpf_attr, field) + sizeof(((union bpf_attr *)0)->field))
+#define CHECK_ATTR(attr, field) attr_tail_nonzero(attr, LAST_END(field))
+
+static const struct bpf_map_ops *find_map_ops(u32 type)
+{
+	switch (type) {
+	case BPF_MAP_TYPE_HASH: return &htab_map_ops;
+	case BPF_MAP_TYPE_PERCPU_HASH: return &htab_percpu_map_ops;
+	case BPF_MAP_TYPE_ARRAY: return &array_map_ops;
+	case BPF_MAP_TYPE_PERCPU_ARRAY: return &percpu_array_map_ops;
+	}
+	return NULL;
+}
+
+static int map_create(union bpf_attr *attr)
+{
+	const struct bpf_map_ops *ops;
+	struct bpf_map *map;
+	int f_flags, err;
+
+	if (CHECK_ATTR(attr, map_extra))
+		return -EINVAL;
+	if (attr->btf_vmlinux_value_type_id) {
+		if (attr->map_type != BPF_MAP_TYPE_STRUCT_OPS || attr->btf_key_type_id || attr->btf_value_type_id)
+			return -EINVAL;
+	} else if (attr->btf_key_type_id && !attr->btf_value_type_id) {
+		return -EINVAL;
+	}
+	if (attr->map_type != BPF_MAP_TYPE_BLOOM_FILTER && attr->map_extra != 0)
+		return -EINVAL;
+	if ((attr->map_flags & BPF_F_RDONLY) && (attr->map_flags & BPF_F_WRONLY))
+		return -EINVAL;
+	f_flags = attr->map_flags & BPF_F_RDONLY ? O_RDONLY : attr->map_flags & BPF_F_WRONLY ? O_WRONLY : O_RDWR;
+	if ((attr->map_flags & BPF_F_NUMA_NODE) && attr->numa_node != 0)	/* one node */
+		return -EINVAL;
+	ops = find_map_ops(attr->map_type);
+	if (!ops)
+		return -EINVAL;
+	err = ops->map_alloc_check(attr);
+	if (err)
+		return err;
+	map = ops->map_alloc(attr);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	map->ops = ops;
+	map->refcnt = 1;
+	err = bpf_obj_name_cpy(map->name, attr->map_name, sizeof(attr->map_name));
+	if (err < 0)
+		goto free;
+	if (attr->btf_key_type_id || attr->btf_value_type_id || attr->btf_fd) {
+		err = -EINVAL;		/* no BPF_BTF_LOAD here: no btf fd can name one */
+		goto free;
+	}
+	map->id = id_alloc(&map_idr_lock, &map_next_id, &map->id_node, &map_ids);
+	err = bpf_anon_inode_getfd(&bpf_map_fops, map, f_flags | O_CLOEXEC);
+	if (err < 0)
+		bpf_map_put(map);
+	return err;
+free:
+	ops->map_free(map);
+	return err;
+}
+
+static u32 bpf_map_value_size(const struct bpf_map *map)
+{
+	if (bpf_map_is_percpu(map))
+		return ALIGN(map->value_size, 8) * bpf_num_possible_cpus();
+	return map->value_size;
+}
+
+static void *copy_key_from_user(u64 ukey, u32 size)
+{
+	void *key = kmalloc(size, GFP_KERNEL);
+
+	if (!key)
+		return (void *)(long)-ENOMEM;
+	if (copy_from_user(key, (void *)ukey, size)) {
+		kfree(key);
+		return (void *)(long)-EFAULT;
+	}
+	return key;
+}
+
+/* The map of an element command, if the fd may (FMODE_READ/WRITE, map flags), and the key. */
+static struct bpf_map *elem_map_and_key(union bpf_attr *attr, bool write, void **keyp)
+{
+	struct file *f = NULL;
+	struct bpf_map *map = map_from_fd(attr->map_fd, &f);
+
+	if (IS_ERR(map))
+		return map;
+	if (write ? !(f->f_mode & FMODE_WRITE) || (map->map_flags & BPF_F_RDONLY)
+		  : !(f->f_mode & FMODE_READ) || (map->map_flags & BPF_F_WRONLY))
+		return (void *)(long)-EPERM;
+	if (!write && (attr->flags & BPF_F_LOCK))	/* no value here has a bpf_spin_lock */
+		return (void *)(long)-EINVAL;
+	*keyp = copy_key_from_user(attr->key, map->key_size);
+	if (IS_ERR(*keyp))
+		return *keyp;
+	return map;
+}
+
+static int map_lookup_elem(union bpf_attr *attr)
+{
+	struct bpf_map *map;
+	void *key, *value, *ptr;
+	u32 value_size;
+	int err;
+
+	if (CHECK_ATTR(attr, flags))
+		return -EINVAL;
+	if (attr->flags & ~BPF_F_LOCK)
+		return -EINVAL;
+	map = elem_map_and_key(attr, false, &key);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	value_size = bpf_map_value_size(map);
+	value = kmalloc(value_size, GFP_KERNEL);
+	err = -ENOMEM;
+	if (!value)
+		goto free_key;
+	if (map->ops->map_lookup_percpu) {
+		err = map->ops->map_lookup_percpu(map, key, value);
+	} else {
+		unsigned long flags = arch_local_irq_save();
+		ptr = map->ops->map_lookup_elem(map, key);
+		if (ptr)
+			memcpy(value, ptr, value_size);
+		arch_local_irq_restore(flags);
+		err = ptr ? 0 : -ENOENT;
+	}
+	if (!err && copy_to_user((void *)attr->value, value, value_size))
+		err = -EFAULT;
+	kfree(value);
+free_key:
+	kfree(key);
+	return err;
+}
+
+static int map_update_elem(union bpf_attr *attr)
+{
+	struct bpf_map *map;
+	void *key, *value;
+	int err;
+
+	if (CHECK_ATTR(attr, flags))
+		return -EINVAL;
+	map = elem_map_and_key(attr, true, &key);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	value = copy_key_from_user(attr->value, bpf_map_value_size(map));
+	if (IS_ERR(value)) {
+		kfree(key);
+		return PTR_ERR(value);
+	}
+	if (map->ops->map_update_percpu)
+		err = map->ops->map_update_percpu(map, key, value, attr->flags);
+	else
+		err = map->ops->map_update_elem(map, key, value, attr->flags);
+	kfree(value);
+	kfree(key);
+	return err;
+}
+
+static int map_delete_elem(union bpf_attr *attr)
+{
+	struct bpf_map *map;
+	void *key;
+	int err;
+
+	if (CHECK_ATTR(attr, key))
+		return -EINVAL;
+	map = elem_map_and_key(attr, true, &key);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	err = map->ops->map_delete_elem(map, key);
+	kfree(key);
+	return err;
+}
+
+static int map_get_next_key(union bpf_attr *attr)
+{
+	struct file *f = NULL;
+	struct bpf_map *map;
+	void *key = NULL, *next_key;
+	int err;
+
+	if (CHECK_ATTR(attr, next_key))
+		return -EINVAL;
+	map = map_from_fd(attr->map_fd, &f);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	if (!(f->f_mode & FMODE_READ) || (map->map_flags & BPF_F_WRONLY))
+		return -EPERM;
+	if (attr->key) {
+		key = copy_key_from_user(attr->key, map->key_size);
+		if (IS_ERR(key))
+			return PTR_ERR(key);
+	}
+	next_key = kmalloc(map->key_size, GFP_KERNEL);
+	err = -ENOMEM;
+	if (next_key) {
+		err = map->ops->map_get_next_key(map, key, next_key);
+		if (!err && copy_to_user((void *)attr->next_key, next_key, map->key_size))
+			err = -EFAULT;
+		kfree(next_key);
+	}
+	kfree(key);
+	return err;
+}
+
+/* ---- program objects ---- */
+void bpf_prog_put(struct bpf_prog *prog)
+{
+	u32 i;
+
+	if (__atomic_sub_fetch(&prog->refcnt, 1, __ATOMIC_ACQ_REL) == 0) {
+		id_remove(&prog_idr_lock, &prog->id_node, prog->id);
+		for (i = 0; i < prog->used_map_cnt; i++)
+			bpf_map_put(prog->used_maps[i]);
+		kfree(prog->used_maps);
+		kfree(prog);
+	}
+}
+
+static int bpf_prog_release(struct inode *inode, struct file *f)
+{
+	bpf_prog_put((struct bpf_prog *)f->private_data);
+	return 0;
+}
+
+static struct bpf_prog *prog_from_fd(int fd)
+{
+	struct file *f = fget_borrowed(fd);
+
+	if (!f)
+		return (void *)(long)-EBADF;
+	if (f->f_op != &bpf_prog_fops)
+		return (void *)(long)-EINVAL;
+	return (struct bpf_prog *)f->private_data;
+}
+
+struct bpf_prog *bpf_prog_get_by_fd(int fd)
+{
+	struct bpf_prog *prog = prog_from_fd(fd);
+
+	if (!IS_ERR(prog))
+		__atomic_add_fetch(&prog->refcnt, 1, __ATOMIC_RELAXED);
+	return prog;
+}
+
+/* license_is_gpl_compatible() */
+static bool license_is_gpl_compatible(const char *license)
+{
+	return !strcmp(license, "GPL") || !strcmp(license, "GPL v2") ||
+	       !strcmp(license, "GPL and additional rights") || !strcmp(license, "Dual BSD/GPL") ||
+	       !strcmp(license, "Dual MIT/GPL") || !strcmp(license, "Dual MPL/GPL");
+}
+
+static int find_prog_type(u32 type, struct bpf_prog *prog)
+{
+	switch (type) {
+	case BPF_PROG_TYPE_KPROBE:
+		prog->ops = &kprobe_verifier_ops;
+		prog->prog_ops = &kprobe_prog_ops;
+		break;
+	case BPF_PROG_TYPE_TRACEPOINT:
+		prog->ops = &tracepoint_verifier_ops;
+		prog->prog_ops = &tracepoint_prog_ops;
+		break;
+	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+		prog->ops = &raw_tracepoint_verifier_ops;
+		prog->prog_ops = &raw_tracepoint_prog_ops;
+		break;
+	default:
+		return -EINVAL;
+	}
+	prog->type = type;
+	return 0;
+}
+
+#define BPF_PROG_LOAD_FLAGS (BPF_F_STRICT_ALIGNMENT | BPF_F_ANY_ALIGNMENT | BPF_F_TEST_STATE_FREQ | \
+			     BPF_F_SLEEPABLE | BPF_F_TEST_RND_HI32 | BPF_F_XDP_HAS_FRAGS)
+
+static int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
+{
+	struct bpf_prog *prog;
+	char license[128];
+	int err;
+
+	if (CHECK_ATTR(attr, core_relo_rec_size))
+		return -EINVAL;
+	if (attr->prog_flags & ~BPF_PROG_LOAD_FLAGS)
+		return -EINVAL;
+	if (strncpy_from_user(license, (const char *)attr->license, sizeof(license) - 1) < 0)
+		return -EFAULT;
+	license[sizeof(license) - 1] = 0;
+	if (attr->insn_cnt == 0 || attr->insn_cnt > BPF_COMPLEXITY_LIMIT_INSNS)
+		return -E2BIG;
+	/* no BTF objects here: nothing an attach_prog_fd/attach_btf_id can name */
+	if (attr->attach_prog_fd || attr->attach_btf_id)
+		return -EINVAL;
+	if ((u64)attr->insn_cnt * sizeof(struct bpf_insn) > (PAGE_SIZE << (MAX_ORDER - 1)) - sizeof(*prog))
+		return -ENOMEM;
+	prog = kzalloc(sizeof(*prog) + (u64)attr->insn_cnt * sizeof(struct bpf_insn), GFP_KERNEL);
+	if (!prog)
+		return -ENOMEM;
+	prog->expected_attach_type = attr->expected_attach_type;
+	prog->len = attr->insn_cnt;
+	prog->created_by_uid = current->uid;
+	err = -EFAULT;
+	if (copy_from_user(prog->insnsi, (void *)attr->insns, (u64)prog->len * sizeof(struct bpf_insn)))
+		goto free;
+	prog->refcnt = 1;
+	prog->gpl_compatible = license_is_gpl_compatible(license);
+	err = find_prog_type(attr->prog_type, prog);
+	if (err < 0)
+		goto free;
+	prog->load_time = ktime_get();
+	err = bpf_obj_name_cpy(prog->name, attr->prog_name, sizeof(attr->prog_name));
+	if (err < 0)
+		goto free;
+	err = bpf_check(&prog, attr, uattr);
+	if (err < 0)
+		goto free;
+	bpf_prog_select_runtime(prog);
+	prog->id = id_alloc(&prog_idr_lock, &prog_next_id, &prog->id_node, &prog_ids);
+	err = bpf_anon_inode_getfd(&bpf_prog_fops, prog, O_RDWR | O_CLOEXEC);
+	if (err < 0)
+		bpf_prog_put(prog);
+	return err;
+free:
+	bpf_prog_put(prog);
+	return err;
+}
+
+/* ---- BPF_OBJ_GET_INFO_BY_FD ---- */
+static int check_uarg_tail_zero(u64 uaddr, size_t expected, size_t actual)
+{
+	size_t i;
+	char c;
+
+	if (actual > PAGE_SIZE)
+		return -E2BIG;
+	for (i = expected; i < actual; i++) {
+		if (copy_from_user(&c, (char *)uaddr + i, 1))
+			return -EFAULT;
+		if (c)
+			return -E2BIG;
+	}
+	return 0;
+}
+
+static int bpf_map_get_info_by_fd(struct bpf_map *map, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	struct bpf_map_info info;
+	u32 info_len = attr->info.info_len;
+	int err = check_uarg_tail_zero(attr->info.info, sizeof(info), info_len);
+
+	if (err)
+		return err;
+	info_len = min(info_len, (u32)sizeof(info));
+	memset(&info, 0, sizeof(info));
+	info.type = map->map_type;
+	info.id = map->id;
+	info.key_size = map->key_size;
+	info.value_size = map->value_size;
+	info.max_entries = map->max_entries;
+	info.map_flags = map->map_flags;
+	info.map_extra = map->map_extra;
+	memcpy(info.name, map->name, sizeof(map->name));
+	if (copy_to_user((void *)attr->info.info, &info, info_len) ||
+	    copy_to_user(&uattr->info.info_len, &info_len, sizeof(info_len)))
+		return -EFAULT;
+	return 0;
+}
+
+static int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	struct bpf_prog_info info;
+	u32 info_len = attr->info.info_len, ulen, i;
+	int err = check_uarg_tail_zero(attr->info.info, sizeof(info), info_len);
+
+	if (err)
+		return err;
+	info_len = min(info_len, (u32)sizeof(info));
+	memset(&info, 0, sizeof(info));
+	if (copy_from_user(&info, (void *)attr->info.info, info_len))
+		return -EFAULT;
+	info.type = prog->type;
+	info.id = prog->id;
+	info.load_time = prog->load_time;
+	info.created_by_uid = prog->created_by_uid;
+	info.gpl_compatible = prog->gpl_compatible;
+	memcpy(info.tag, prog->tag, sizeof(prog->tag));
+	memcpy(info.name, prog->name, sizeof(prog->name));
+	ulen = info.nr_map_ids;
+	info.nr_map_ids = prog->used_map_cnt;
+	ulen = min(ulen, info.nr_map_ids);
+	for (i = 0; i < ulen; i++)
+		if (copy_to_user((u32 *)info.map_ids + i, &prog->used_maps[i]->id, sizeof(u32)))
+			return -EFAULT;
+	info.run_time_ns = 0;		/* counted only with BPF_ENABLE_STATS */
+	info.run_cnt = 0;
+	info.recursion_misses = 0;
+	info.verified_insns = prog->verified_insns;
+	ulen = info.xlated_prog_len;
+	info.xlated_prog_len = prog->len * sizeof(struct bpf_insn);
+	if (info.xlated_prog_len && ulen) {
+		ulen = min(ulen, info.xlated_prog_len);
+		/* the program as it runs, map pointers shown as their ids (bpf_insn_prepare_dump) */
+		for (i = 0; i < ulen / sizeof(struct bpf_insn) || (i * sizeof(struct bpf_insn) < ulen); i++) {
+			struct bpf_insn insn[2] = { prog->insnsi[i] };
+			u32 n = 1, bytes;
+			if (insn[0].code == (BPF_LD | BPF_IMM | BPF_DW) && i + 1 < prog->len) {
+				u64 imm = (u32)prog->insnsi[i].imm | (u64)prog->insnsi[i + 1].imm << 32;
+				u32 k;
+				insn[1] = prog->insnsi[i + 1];
+				n = 2;
+				for (k = 0; k < prog->used_map_cnt; k++) {
+					struct bpf_map *m = prog->used_maps[k];
+					u32 off;
+					if (imm == (u64)m) {
+						insn[0].src_reg = BPF_PSEUDO_MAP_FD;
+						insn[0].imm = m->id;
+						insn[1].imm = 0;
+					} else if (m->ops->map_direct_value_meta &&
+						   !m->ops->map_direct_value_meta(m, imm, &off)) {
+						insn[0].src_reg = BPF_PSEUDO_MAP_VALUE;
+						insn[0].imm = m->id;
+						insn[1].imm = off;
+					}
+				}
+			}
+			bytes = min(n * (u32)sizeof(struct bpf_insn), ulen - i * (u32)sizeof(struct bpf_insn));
+			if (copy_to_user((struct bpf_insn *)info.xlated_prog_insns + i, insn, bytes))
+				return -EFAULT;
+			i += n - 1;
+		}
+	}
+	info.jited_prog_len = 0;	/* interpreted */
+	info.nr_jited_ksyms = 0;
+	info.nr_jited_func_lens = 0;
+	info.nr_func_info = info.nr_line_info = info.nr_jited_line_info = info.nr_prog_tags = 0;
+	if (copy_to_user((void *)attr->info.info, &info, info_len) ||
+	    copy_to_user(&uattr->info.info_len, &info_len, sizeof(info_len)))
+		return -EFAULT;
+	return 0;
+}
+
+static int bpf_obj_get_info_by_fd(const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	struct file *f;
+
+	if (CHECK_ATTR(attr, info.info))
+		return -EINVAL;
+	f = fget_borrowed(attr->info.bpf_fd);
+	if (!f)
+		return -EBADFD;
+	if (f->f_op == &bpf_prog_fops)
+		return bpf_prog_get_info_by_fd((struct bpf_prog *)f->private_data, attr, uattr);
+	if (f->f_op == &bpf_map_fops)
+		return bpf_map_get_info_by_fd((struct bpf_map *)f->private_data, attr, uattr);
+	return -EINVAL;
+}
+
+/* ---- by id: BPF_{PROG,MAP}_GET_NEXT_ID, BPF_{PROG,MAP}_GET_FD_BY_ID ---- */
+#define INT_MAX 0x7fffffff
+
+/* the first id past start in an id-ordered list of maps or programs, 0 if none */
+#define NEXT_ID(type, list, start) ({ \
+	type *obj; \
+	u32 found = 0; \
+	list_for_each_entry(obj, list, id_node) \
+		if (obj->id > (start)) { \
+			found = obj->id; \
+			break; \
+		} \
+	found; })
+
+static int bpf_obj_get_next_id(const union bpf_attr *attr, union bpf_attr *uattr, bool maps)
+{
+	raw_spinlock_t *lock = maps ? &map_idr_lock : &prog_idr_lock;
+	u32 next_id = attr->start_id, found;
+	unsigned long flags;
+
+	if (CHECK_ATTR(attr, next_id) || next_id >= INT_MAX)
+		return -EINVAL;
+	if (current->uid != 0)		/* capable(CAP_SYS_ADMIN) */
+		return -EPERM;
+	flags = _raw_spin_lock_irqsave(lock);
+	found = maps ? NEXT_ID(struct bpf_map, &map_ids, next_id) : NEXT_ID(struct bpf_prog, &prog_ids, next_id);
+	_raw_spin_unlock_irqrestore(lock, flags);
+	if (!found)
+		return -ENOENT;
+	return copy_to_user(&uattr->next_id, &found, sizeof(found)) ? -EFAULT : 0;
+}
+
+static int bpf_prog_get_fd_by_id(const union bpf_attr *attr)
+{
+	struct bpf_prog *prog, *found = NULL;
+	unsigned long flags;
+	int fd;
+
+	if (CHECK_ATTR(attr, prog_id))
+		return -EINVAL;
+	if (current->uid != 0)
+		return -EPERM;
+	flags = _raw_spin_lock_irqsave(&prog_idr_lock);
+	list_for_each_entry(prog, &prog_ids, id_node)
+		if (prog->id == attr->prog_id && inc_not_zero(&prog->refcnt))
+			found = prog;
+	_raw_spin_unlock_irqrestore(&prog_idr_lock, flags);
+	if (!found)
+		return -ENOENT;
+	fd = bpf_anon_inode_getfd(&bpf_prog_fops, found, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		bpf_prog_put(found);
+	return fd;
+}
+
+#define BPF_OBJ_FLAG_MASK (BPF_F_RDONLY | BPF_F_WRONLY)
+
+static int bpf_map_get_fd_by_id(const union bpf_attr *attr)
+{
+	struct bpf_map *map, *found = NULL;
+	unsigned long flags;
+	int fd, f_flags;
+
+	if (CHECK_ATTR(attr, open_flags) || attr->open_flags & ~BPF_OBJ_FLAG_MASK)
+		return -EINVAL;
+	if (current->uid != 0)
+		return -EPERM;
+	if ((attr->open_flags & BPF_F_RDONLY) && (attr->open_flags & BPF_F_WRONLY))
+		return -EINVAL;
+	f_flags = attr->open_flags & BPF_F_RDONLY ? O_RDONLY : attr->open_flags & BPF_F_WRONLY ? O_WRONLY : O_RDWR;
+	flags = _raw_spin_lock_irqsave(&map_idr_lock);
+	list_for_each_entry(map, &map_ids, id_node)
+		if (map->id == attr->map_id && inc_not_zero(&map->refcnt))
+			found = map;
+	_raw_spin_unlock_irqrestore(&map_idr_lock, flags);
+	if (!found)
+		return -ENOENT;
+	fd = bpf_anon_inode_getfd(&bpf_map_fops, found, f_flags | O_CLOEXEC);
+	if (fd < 0)
+		bpf_map_put(found);
+	return fd;
+}
+
+/* ---- BPF_PROG_TEST_RUN ---- */
+static int bpf_prog_test_run(const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	struct bpf_prog *prog;
+
+	if (CHECK_ATTR(attr, test.batch_size))
+		return -EINVAL;
+	if ((attr->test.ctx_size_in && !attr->test.ctx_in) || (!attr->test.ctx_size_in && attr->test.ctx_in))
+		return -EINVAL;
+	if ((attr->test.ctx_size_out && !attr->test.ctx_out) || (!attr->test.ctx_size_out && attr->test.ctx_out))
+		return -EINVAL;
+	prog = prog_from_fd(attr->test.prog_fd);
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	if (!prog->prog_ops->test_run)
+		return -ENOTSUPP;
+	return prog->prog_ops->test_run(prog, attr, uattr);
+}
+
+static long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
+{
+	union bpf_attr attr;
+	int err = check_uarg_tail_zero((u64)uattr, sizeof(attr), size);
+
+	if (err)
+		return err;
+	size = min(size, (unsigned int)sizeof(attr));
+	memset(&attr, 0, sizeof(attr));
+	if (copy_from_user(&attr, uattr, size))
+		return -EFAULT;
+	switch (cmd) {
+	case BPF_MAP_CREATE:
+		return map_create(&attr);
+	case BPF_MAP_LOOKUP_ELEM:
+		return map_lookup_elem(&attr);
+	case BPF_MAP_UPDATE_ELEM:
+		return map_update_elem(&attr);
+	case BPF_MAP_DELETE_ELEM:
+		return map_delete_elem(&attr);
+	case BPF_MAP_GET_NEXT_KEY:
+		return map_get_next_key(&attr);
+	case BPF_PROG_LOAD:
+		return bpf_prog_load(&attr, uattr);
+	case BPF_OBJ_GET_INFO_BY_FD:
+		return bpf_obj_get_info_by_fd(&attr, uattr);
+	case BPF_PROG_TEST_RUN:
+		return bpf_prog_test_run(&attr, uattr);
+	case BPF_PROG_GET_NEXT_ID:
+		return bpf_obj_get_next_id(&attr, uattr, false);
+	case BPF_MAP_GET_NEXT_ID:
+		return bpf_obj_get_next_id(&attr, uattr, true);
+	case BPF_PROG_GET_FD_BY_ID:
+		return bpf_prog_get_fd_by_id(&attr);
+	case BPF_MAP_GET_FD_BY_ID:
+		return bpf_map_get_fd_by_id(&attr);
+	}
+	return -EINVAL;
+}
+
+SYSCALL_DEFINE3(bpf, int, cmd, union bpf_attr *, uattr, unsigned int, size)
+{
+	return __sys_bpf(cmd, uattr, size);
+}

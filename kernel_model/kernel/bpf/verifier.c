@@ -1,0 +1,3124 @@
+/* The eBPF verifier (kernel/bpf/verifier.c of 6.1): the program's control flow first
+ * (check_subprogs, check_cfg: jumps in range, every instruction reachable, back-edges for the
+ * privileged only), then every path simulated (do_check) on abstract registers and stack: the
+ * type of each value (scalar with signed/unsigned 64/32-bit bounds and a tnum, pointer to ctx,
+ * stack, map or map value, maybe-null), every memory access checked against its object, every
+ * helper call against its prototype; branches pushed on a stack and explored depth first,
+ * states checkpointed at prune points so an equal (or contained) state ends a path, and an
+ * equal one on the path itself is an infinite loop.  The log is 6.1's: each instruction as it
+ * is processed, the registers it changed after it, the message of what it rejects, and at
+ * log level 1 only the failing path (a finished path's lines are rolled back).
+ * Then the rewrites: map fds become map pointers, helper numbers call offsets. */
+#include "../../include/bpf_verifier.h"
+
+#define S64_MIN ((s64)(-0x7fffffffffffffffL - 1))
+#define S64_MAX ((s64)0x7fffffffffffffffL)
+#define U64_MAX (~0UL)
+#define S32_MIN ((s32)(-0x7fffffff - 1))
+#define S32_MAX ((s32)0x7fffffff)
+#define U32_MAX (~0U)
+#define BPF_COMPLEXITY_LIMIT_JMP_SEQ 8192
+#define BPF_COMPLEXITY_LIMIT_STATES 64
+#define BPF_MAX_VAR_OFF (1 << 29)
+#define BPF_MAX_VAR_SIZ (1 << 29)
+#define PERF_MAX_TRACE_SIZE 2048
+
+struct bpf_verifier_stack_elem {
+	struct bpf_verifier_state st;
+	int insn_idx;
+	int prev_insn_idx;
+	u32 log_pos;
+	struct bpf_verifier_stack_elem *next;
+};
+
+struct bpf_verifier_state_list {
+	struct bpf_verifier_state state;
+	struct bpf_verifier_state_list *next;
+	int miss_cnt, hit_cnt;
+};
+
+struct bpf_insn_aux_data {
+	bool seen;
+	bool prune_point;
+	u8 cfg_state;		/* check_cfg's DFS marks */
+	u8 cfg_branch;
+	u32 map_index;		/* ld_imm64 of a map: which used_maps */
+	u64 map_off;
+	struct bpf_map *map_ptr;	/* a map helper call: the map every path passes (or POISON) */
+	u32 new_idx;		/* after do_misc_fixups: where the instruction's patch starts */
+};
+
+#define BPF_MAP_PTR_POISON ((struct bpf_map *)0xeB9FUL)
+
+struct bpf_call_arg_meta {
+	struct bpf_map *map_ptr;
+	int regno;
+};
+
+struct bpf_verifier_env {
+	struct bpf_prog *prog;
+	struct bpf_verifier_log log;
+	struct bpf_verifier_state *cur_state;
+	struct bpf_verifier_stack_elem *head;
+	int stack_size;
+	struct bpf_verifier_state_list **explored_states;
+	struct bpf_verifier_state_list *free_list;	/* dropped checkpoints a path may still walk up */
+	struct bpf_insn_aux_data *insn_aux_data;
+	struct bpf_map *used_maps[64];
+	u32 used_map_cnt;
+	u32 id_gen;
+	int insn_idx, prev_insn_idx;
+	u32 insn_processed, prev_insn_processed;
+	u32 jmps_processed, prev_jmps_processed;
+	u32 total_states, peak_states, max_states_per_insn, free_states;
+	u32 longest_mark_read_walk;
+	u32 prev_log_len, prev_insn_print_len;
+	u32 scratched_regs;
+	u64 scratched_stack_slots;
+	u32 max_ctx_offset;
+	u32 stack_depth;
+	bool allow_ptr_leaks, allow_uninit_stack, bpf_capable;
+	bool test_state_freq;
+	int *insn_stack;	/* check_cfg */
+};
+
+/* ---- the log ---- */
+void bpf_verifier_log_write(struct bpf_verifier_log *log, const char *fmt, ...)
+{
+	__builtin_va_list args;
+	u32 n;
+
+	if (!log->level || !log->ubuf || log->len_used >= log->len_total - 1)
+		return;
+	__builtin_va_start(args, fmt);
+	n = vscnprintf(log->kbuf, sizeof(log->kbuf), fmt, args);
+	__builtin_va_end(args);
+	n = min(log->len_total - log->len_used - 1, n);
+	log->kbuf[n] = '\0';
+	if (!copy_to_user(log->ubuf + log->len_used, log->kbuf, n + 1))
+		log->len_used += n;
+	else
+		log->ubuf = NULL;
+}
+#define verbose(env, ...) bpf_verifier_log_write(&(env)->log, __VA_ARGS__)
+
+static bool bpf_verifier_log_full(const struct bpf_verifier_log *log);
+
+/* back to new_pos; a full log stays as it filled (bpf_verifier_log_needed()) */
+static void bpf_vlog_reset(struct bpf_verifier_log *log, u32 new_pos)
+{
+	char zero = 0;
+
+	if (!log->level || !log->ubuf || bpf_verifier_log_full(log) || new_pos > log->len_used)
+		return;
+	log->len_used = new_pos;
+	if (copy_to_user(log->ubuf + new_pos, &zero, 1))
+		log->ubuf = NULL;
+}
+
+static bool bpf_verifier_log_full(const struct bpf_verifier_log *log)
+{
+	return log->len_used >= log->len_total - 1;
+}
+
+static const char *reg_type_str(u32 type, char *buf)
+{
+	static const char *const str[] = {
+		[NOT_INIT] = "?", [SCALAR_VALUE] = "scalar", [PTR_TO_CTX] = "ctx",
+		[CONST_PTR_TO_MAP] = "map_ptr", [PTR_TO_MAP_VALUE] = "map_value",
+		[PTR_TO_MAP_KEY] = "map_key", [PTR_TO_STACK] = "fp",
+	};
+	scnprintf(buf, 32, "%s%s", str[base_type(type)], type & PTR_MAYBE_NULL ? "_or_null" : "");
+	return buf;
+}
+
+static void mark_reg_scratched(struct bpf_verifier_env *env, u32 regno) { env->scratched_regs |= 1U << regno; }
+static void mark_stack_slot_scratched(struct bpf_verifier_env *env, u32 spi) { env->scratched_stack_slots |= 1UL << spi; }
+
+static void print_liveness(struct bpf_verifier_env *env, u8 live)
+{
+	if (live & (REG_LIVE_READ | REG_LIVE_WRITTEN | REG_LIVE_DONE))
+		verbose(env, "_");
+	if (live & REG_LIVE_READ)
+		verbose(env, "r");
+	if (live & REG_LIVE_WRITTEN)
+		verbose(env, "w");
+	if (live & REG_LIVE_DONE)
+		verbose(env, "D");
+}
+
+static void print_reg(struct bpf_verifier_env *env, const struct bpf_reg_state *reg)
+{
+	u32 t = reg->type;
+	char tb[32];
+
+	if ((t == SCALAR_VALUE || t == PTR_TO_STACK) && tnum_is_const(reg->var_off)) {
+		verbose(env, "%s%ld", t == SCALAR_VALUE ? "" : reg_type_str(t, tb), (s64)(reg->var_off.value + reg->off));
+		return;
+	}
+	{
+		const char *sep = "";
+#define verbose_a(fmt, ...) ({ verbose(env, "%s" fmt, sep, __VA_ARGS__); sep = ","; })
+		verbose(env, "%s(", reg_type_str(t, tb));
+		if (reg->id)
+			verbose_a("id=%d", reg->id);
+		if (t != SCALAR_VALUE)
+			verbose_a("off=%d", reg->off);
+		if (base_type(t) == CONST_PTR_TO_MAP || base_type(t) == PTR_TO_MAP_KEY || base_type(t) == PTR_TO_MAP_VALUE)
+			verbose_a("ks=%d,vs=%d", reg->map_ptr->key_size, reg->map_ptr->value_size);
+		if (tnum_is_const(reg->var_off)) {
+			verbose_a("imm=%lx", reg->var_off.value);
+		} else {
+			if (reg->smin_value != (s64)reg->umin_value && reg->smin_value != S64_MIN)
+				verbose_a("smin=%ld", reg->smin_value);
+			if (reg->smax_value != (s64)reg->umax_value && reg->smax_value != S64_MAX)
+				verbose_a("smax=%ld", reg->smax_value);
+			if (reg->umin_value != 0)
+				verbose_a("umin=%lu", reg->umin_value);
+			if (reg->umax_value != U64_MAX)
+				verbose_a("umax=%lu", reg->umax_value);
+			if (!tnum_is_unknown(reg->var_off)) {
+				char tn_buf[48];
+				tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
+				verbose_a("var_off=%s", tn_buf);
+			}
+			if (reg->s32_min_value != reg->smin_value && reg->s32_min_value != S32_MIN)
+				verbose_a("s32_min=%d", reg->s32_min_value);
+			if (reg->s32_max_value != reg->smax_value && reg->s32_max_value != S32_MAX)
+				verbose_a("s32_max=%d", reg->s32_max_value);
+			if (reg->u32_min_value != reg->umin_value && reg->u32_min_value != 0)
+				verbose_a("u32_min=%d", (int)reg->u32_min_value);
+			if (reg->u32_max_value != reg->umax_value && reg->u32_max_value != U32_MAX)
+				verbose_a("u32_max=%d", (int)reg->u32_max_value);
+		}
+#undef verbose_a
+		verbose(env, ")");
+	}
+}
+
+static const char slot_type_char[] = { [STACK_INVALID] = '?', [STACK_SPILL] = 'r', [STACK_MISC] = 'm', [STACK_ZERO] = '0' };
+
+static void print_verifier_state(struct bpf_verifier_env *env, const struct bpf_verifier_state *state, bool print_all)
+{
+	int i, j;
+
+	for (i = 0; i < MAX_BPF_REG; i++) {
+		const struct bpf_reg_state *reg = &state->regs[i];
+		if (reg->type == NOT_INIT)
+			continue;
+		if (!print_all && !(env->scratched_regs & (1U << i)))
+			continue;
+		verbose(env, " R%d", i);
+		print_liveness(env, reg->live);
+		verbose(env, "=");
+		print_reg(env, reg);
+	}
+	for (i = 0; i < (int)(state->allocated_stack / BPF_REG_SIZE); i++) {
+		char types_buf[BPF_REG_SIZE + 1], tb[32];
+		bool valid = false;
+
+		for (j = 0; j < BPF_REG_SIZE; j++) {
+			if (state->stack[i].slot_type[j] != STACK_INVALID)
+				valid = true;
+			types_buf[j] = slot_type_char[state->stack[i].slot_type[j]];
+		}
+		types_buf[BPF_REG_SIZE] = 0;
+		if (!valid)
+			continue;
+		if (!print_all && !(env->scratched_stack_slots & (1UL << i)))
+			continue;
+		verbose(env, " fp%d", (-i - 1) * BPF_REG_SIZE);
+		print_liveness(env, state->stack[i].spilled_ptr.live);
+		if (state->stack[i].slot_type[BPF_REG_SIZE - 1] == STACK_SPILL) {
+			const struct bpf_reg_state *reg = &state->stack[i].spilled_ptr;
+			verbose(env, "=%s", reg->type == SCALAR_VALUE ? "" : reg_type_str(reg->type, tb));
+			if (reg->type == SCALAR_VALUE && tnum_is_const(reg->var_off))
+				verbose(env, "%ld", (s64)(reg->var_off.value + reg->off));
+		} else {
+			verbose(env, "=%s", types_buf);
+		}
+	}
+	verbose(env, "\n");
+	if (!print_all) {
+		env->scratched_regs = 0;
+		env->scratched_stack_slots = 0;
+	}
+}
+
+static u32 vlog_alignment(u32 pos)
+{
+	return ALIGN(max(pos + 8 / 2, 40U), 8) - pos - 1;
+}
+
+static void print_insn_state(struct bpf_verifier_env *env, const struct bpf_verifier_state *state)
+{
+	if (env->prev_log_len && env->prev_log_len == env->log.len_used) {
+		u32 pad = vlog_alignment(env->prev_insn_print_len), i;
+		char spaces[64];
+
+		bpf_vlog_reset(&env->log, env->prev_log_len - 1);
+		for (i = 0; i < pad && i < sizeof(spaces) - 2; i++)
+			spaces[i] = ' ';
+		spaces[i++] = ';';
+		spaces[i] = 0;
+		verbose(env, "%s", spaces);
+	} else {
+		verbose(env, "%d:", env->insn_idx);
+	}
+	print_verifier_state(env, state, false);
+}
+
+/* ---- register state ---- */
+static void __mark_reg32_unbounded(struct bpf_reg_state *reg)
+{
+	reg->s32_min_value = S32_MIN;
+	reg->s32_max_value = S32_MAX;
+	reg->u32_min_value = 0;
+	reg->u32_max_value = U32_MAX;
+}
+
+static void __mark_reg64_unbounded(struct bpf_reg_state *reg)
+{
+	reg->smin_value = S64_MIN;
+	reg->smax_value = S64_MAX;
+	reg->umin_value = 0;
+	reg->umax_value = U64_MAX;
+}
+
+static void __mark_reg_unbounded(struct bpf_reg_state *reg)
+{
+	__mark_reg64_unbounded(reg);
+	__mark_reg32_unbounded(reg);
+}
+
+static void ___mark_reg_known(struct bpf_reg_state *reg, u64 imm)
+{
+	reg->var_off = tnum_const(imm);
+	reg->smin_value = (s64)imm;
+	reg->smax_value = (s64)imm;
+	reg->umin_value = imm;
+	reg->umax_value = imm;
+	reg->s32_min_value = (s32)imm;
+	reg->s32_max_value = (s32)imm;
+	reg->u32_min_value = (u32)imm;
+	reg->u32_max_value = (u32)imm;
+}
+
+static void __mark_reg_known(struct bpf_reg_state *reg, u64 imm)
+{
+	reg->off = 0;
+	reg->id = 0;
+	___mark_reg_known(reg, imm);
+}
+
+static void __mark_reg32_known(struct bpf_reg_state *reg, u64 imm)
+{
+	reg->var_off = tnum_const_subreg(reg->var_off, imm);
+	reg->s32_min_value = (s32)imm;
+	reg->s32_max_value = (s32)imm;
+	reg->u32_min_value = (u32)imm;
+	reg->u32_max_value = (u32)imm;
+}
+
+static void __mark_reg_known_zero(struct bpf_reg_state *reg) { __mark_reg_known(reg, 0); }
+
+static void __mark_reg_const_zero(struct bpf_reg_state *reg)
+{
+	__mark_reg_known(reg, 0);
+	reg->type = SCALAR_VALUE;
+}
+
+static void __mark_reg_unknown(struct bpf_reg_state *reg)
+{
+	u8 live = reg->live;
+
+	memset(reg, 0, sizeof(*reg));
+	reg->live = live;
+	reg->type = SCALAR_VALUE;
+	reg->var_off = tnum_unknown;
+	__mark_reg_unbounded(reg);
+}
+
+static void __mark_reg_not_init(struct bpf_reg_state *reg)
+{
+	__mark_reg_unknown(reg);
+	reg->type = NOT_INIT;
+}
+
+static void __update_reg32_bounds(struct bpf_reg_state *reg)
+{
+	struct tnum var32_off = tnum_subreg(reg->var_off);
+
+	reg->s32_min_value = max(reg->s32_min_value, (s32)(var32_off.value | (var32_off.mask & (u32)S32_MIN)));
+	reg->s32_max_value = min(reg->s32_max_value, (s32)(var32_off.value | (var32_off.mask & S32_MAX)));
+	reg->u32_min_value = max(reg->u32_min_value, (u32)var32_off.value);
+	reg->u32_max_value = min(reg->u32_max_value, (u32)(var32_off.value | var32_off.mask));
+}
+
+static void __update_reg64_bounds(struct bpf_reg_state *reg)
+{
+	reg->smin_value = max(reg->smin_value, (s64)(reg->var_off.value | (reg->var_off.mask & (u64)S64_MIN)));
+	reg->smax_value = min(reg->smax_value, (s64)(reg->var_off.value | (reg->var_off.mask & S64_MAX)));
+	reg->umin_value = max(reg->umin_value, reg->var_off.value);
+	reg->umax_value = min(reg->umax_value, reg->var_off.value | reg->var_off.mask);
+}
+
+static void __update_reg_bounds(struct bpf_reg_state *reg)
+{
+	__update_reg32_bounds(reg);
+	__update_reg64_bounds(reg);
+}
+
+static void __reg32_deduce_bounds(struct bpf_reg_state *reg)
+{
+	if (reg->s32_min_value >= 0 || reg->s32_max_value < 0) {
+		reg->s32_min_value = reg->u32_min_value = max((u32)reg->s32_min_value, reg->u32_min_value);
+		reg->s32_max_value = reg->u32_max_value = min((u32)reg->s32_max_value, reg->u32_max_value);
+		return;
+	}
+	if ((s32)reg->u32_max_value >= 0) {
+		reg->s32_min_value = reg->u32_min_value;
+		reg->s32_max_value = reg->u32_max_value = min((u32)reg->s32_max_value, reg->u32_max_value);
+	} else if ((s32)reg->u32_min_value < 0) {
+		reg->s32_min_value = reg->u32_min_value = max((u32)reg->s32_min_value, reg->u32_min_value);
+		reg->s32_max_value = reg->u32_max_value;
+	}
+}
+
+static void __reg64_deduce_bounds(struct bpf_reg_state *reg)
+{
+	if (reg->smin_value >= 0 || reg->smax_value < 0) {
+		reg->smin_value = reg->umin_value = max((u64)reg->smin_value, reg->umin_value);
+		reg->smax_value = reg->umax_value = min((u64)reg->smax_value, reg->umax_value);
+		return;
+	}
+	if ((s64)reg->umax_value >= 0) {
+		reg->smin_value = reg->umin_value;
+		reg->smax_value = reg->umax_value = min((u64)reg->smax_value, reg->umax_value);
+	} else if ((s64)reg->umin_value < 0) {
+		reg->smin_value = reg->umin_value = max((u64)reg->smin_value, reg->umin_value);
+		reg->smax_value = reg->umax_value;
+	}
+}
+
+static void __reg_bound_offset(struct bpf_reg_state *reg)
+{
+	struct tnum var64_off = tnum_intersect(reg->var_off, tnum_range(reg->umin_value, reg->umax_value));
+	struct tnum var32_off = tnum_intersect(tnum_subreg(var64_off),
+					       tnum_range(reg->u32_min_value, reg->u32_max_value));
+
+	reg->var_off = tnum_or(tnum_clear_subreg(var64_off), var32_off);
+}
+
+static void reg_bounds_sync(struct bpf_reg_state *reg)
+{
+	__update_reg_bounds(reg);
+	__reg32_deduce_bounds(reg);
+	__reg64_deduce_bounds(reg);
+	__reg_bound_offset(reg);
+	__update_reg_bounds(reg);
+}
+
+static bool __reg32_bound_s64(s32 a) { return a >= 0 && a <= S32_MAX; }
+static bool __reg64_bound_s32(s64 a) { return a >= S32_MIN && a <= S32_MAX; }
+static bool __reg64_bound_u32(u64 a) { return a > 0 && a < U32_MAX; }
+
+static void __reg_assign_32_into_64(struct bpf_reg_state *reg)
+{
+	reg->umin_value = reg->u32_min_value;
+	reg->umax_value = reg->u32_max_value;
+	if (__reg32_bound_s64(reg->s32_min_value) && __reg32_bound_s64(reg->s32_max_value)) {
+		reg->smin_value = reg->s32_min_value;
+		reg->smax_value = reg->s32_max_value;
+	} else {
+		reg->smin_value = 0;
+		reg->smax_value = U32_MAX;
+	}
+}
+
+static void __reg_combine_32_into_64(struct bpf_reg_state *reg)
+{
+	if (tnum_equals_const(tnum_clear_subreg(reg->var_off), 0))
+		__reg_assign_32_into_64(reg);
+	else
+		__mark_reg64_unbounded(reg);
+	reg_bounds_sync(reg);
+}
+
+static void __reg_combine_64_into_32(struct bpf_reg_state *reg)
+{
+	__mark_reg32_unbounded(reg);
+	if (__reg64_bound_s32(reg->smin_value) && __reg64_bound_s32(reg->smax_value)) {
+		reg->s32_min_value = (s32)reg->smin_value;
+		reg->s32_max_value = (s32)reg->smax_value;
+	}
+	if (__reg64_bound_u32(reg->umin_value) && __reg64_bound_u32(reg->umax_value)) {
+		reg->u32_min_value = (u32)reg->umin_value;
+		reg->u32_max_value = (u32)reg->umax_value;
+	}
+	reg_bounds_sync(reg);
+}
+
+static void zext_32_to_64(struct bpf_reg_state *reg)
+{
+	reg->var_off = tnum_subreg(reg->var_off);
+	__reg_assign_32_into_64(reg);
+}
+
+/* coerce_reg_to_size(): the value of a load of size bytes */
+static void coerce_reg_to_size(struct bpf_reg_state *reg, int size)
+{
+	u64 mask = size == 8 ? U64_MAX : (1UL << (size * 8)) - 1;
+
+	reg->var_off = tnum_cast(reg->var_off, size);
+	if ((reg->umin_value & ~mask) == (reg->umax_value & ~mask)) {
+		reg->umin_value &= mask;
+		reg->umax_value &= mask;
+	} else {
+		reg->umin_value = 0;
+		reg->umax_value = mask;
+	}
+	reg->smin_value = reg->umin_value;
+	reg->smax_value = reg->umax_value;
+	if (size >= 4)
+		__reg_combine_64_into_32(reg);
+	else {
+		__mark_reg32_unbounded(reg);
+		reg_bounds_sync(reg);
+	}
+}
+
+static bool __is_scalar_unbounded(const struct bpf_reg_state *reg)
+{
+	return tnum_is_unknown(reg->var_off) && reg->smin_value == S64_MIN && reg->smax_value == S64_MAX &&
+	       reg->umin_value == 0 && reg->umax_value == U64_MAX && reg->s32_min_value == S32_MIN &&
+	       reg->s32_max_value == S32_MAX && reg->u32_min_value == 0 && reg->u32_max_value == U32_MAX;
+}
+
+static bool register_is_null(const struct bpf_reg_state *reg)
+{
+	return reg->type == SCALAR_VALUE && tnum_equals_const(reg->var_off, 0);
+}
+
+static bool register_is_const(const struct bpf_reg_state *reg)
+{
+	return reg->type == SCALAR_VALUE && tnum_is_const(reg->var_off);
+}
+
+static bool register_is_bounded(const struct bpf_reg_state *reg)
+{
+	return reg->type == SCALAR_VALUE && !__is_scalar_unbounded(reg);
+}
+
+static bool is_pointer_value(struct bpf_verifier_env *env, int regno)
+{
+	return !env->allow_ptr_leaks && env->cur_state->regs[regno].type != SCALAR_VALUE;
+}
+
+static struct bpf_reg_state *cur_regs(struct bpf_verifier_env *env) { return env->cur_state->regs; }
+
+static void mark_reg_unknown(struct bpf_verifier_env *env, struct bpf_reg_state *regs, u32 regno)
+{
+	__mark_reg_unknown(regs + regno);
+}
+
+static void mark_reg_not_init(struct bpf_verifier_env *env, struct bpf_reg_state *regs, u32 regno)
+{
+	__mark_reg_not_init(regs + regno);
+}
+
+static void mark_reg_known_zero(struct bpf_verifier_env *env, struct bpf_reg_state *regs, u32 regno)
+{
+	__mark_reg_known_zero(regs + regno);
+}
+
+static void init_reg_state(struct bpf_verifier_env *env, struct bpf_reg_state *regs)
+{
+	int i;
+
+	for (i = 0; i < MAX_BPF_REG; i++) {
+		mark_reg_not_init(env, regs, i);
+		regs[i].live = REG_LIVE_NONE;
+	}
+	regs[BPF_REG_FP].type = PTR_TO_STACK;
+	mark_reg_known_zero(env, regs, BPF_REG_FP);
+	regs[BPF_REG_FP].type = PTR_TO_STACK;
+	regs[BPF_REG_1].type = PTR_TO_CTX;
+	mark_reg_known_zero(env, regs, BPF_REG_1);
+	regs[BPF_REG_1].type = PTR_TO_CTX;
+}
+
+/* mark_reg_read(): a read of a register (idx >= 0) or a stack slot (idx = -1 - spi) is a read in
+ * every checkpoint up the path until one where the path wrote it; mark_read in the statistics
+ * is the longest such walk. */
+static struct bpf_reg_state *live_slot(struct bpf_verifier_state *st, int idx)
+{
+	return idx >= 0 ? &st->regs[idx] : &st->stack[-1 - idx].spilled_ptr;
+}
+
+static void mark_reg_read(struct bpf_verifier_env *env, int idx)
+{
+	struct bpf_verifier_state *pst = env->cur_state->parent;
+	struct bpf_reg_state *state = live_slot(env->cur_state, idx), *parent;
+	u32 cnt = 0;
+
+	while (pst) {
+		parent = live_slot(pst, idx);
+		if (state->live & REG_LIVE_WRITTEN)
+			break;
+		if (parent->live & REG_LIVE_READ64)
+			break;
+		parent->live |= REG_LIVE_READ64;
+		parent->live &= ~REG_LIVE_READ32;
+		state = parent;
+		pst = pst->parent;
+		cnt++;
+	}
+	if (env->longest_mark_read_walk < cnt)
+		env->longest_mark_read_walk = cnt;
+}
+
+enum reg_arg_type { SRC_OP, DST_OP, DST_OP_NO_MARK };
+
+static int check_reg_arg(struct bpf_verifier_env *env, u32 regno, enum reg_arg_type t)
+{
+	struct bpf_reg_state *regs = cur_regs(env), *reg;
+
+	if (regno >= MAX_BPF_REG) {
+		verbose(env, "R%d is invalid\n", regno);
+		return -EINVAL;
+	}
+	mark_reg_scratched(env, regno);
+	reg = &regs[regno];
+	if (t == SRC_OP) {
+		if (reg->type == NOT_INIT) {
+			verbose(env, "R%d !read_ok\n", regno);
+			return -EACCES;
+		}
+		if (regno != BPF_REG_FP)
+			mark_reg_read(env, regno);
+	} else {
+		if (regno == BPF_REG_FP) {
+			verbose(env, "frame pointer is read only\n");
+			return -EACCES;
+		}
+		reg->live |= REG_LIVE_WRITTEN;
+		if (t == DST_OP)
+			mark_reg_unknown(env, regs, regno);
+	}
+	return 0;
+}
+
+/* ---- scalar arithmetic: each op on the 32-bit and the 64-bit bounds (6.1's rules) ---- */
+#define SCALAR_OPS(SFX, S, U, SMIN, SMAX, UMAX_T, smin, smax, umin, umax, KNOWN, MARK_KNOWN, SUBREG) \
+static bool signed_add##SFX##_overflows(S a, S b) { S res = (S)((U)a + (U)b); return b < 0 ? res > a : res < a; } \
+static bool signed_sub##SFX##_overflows(S a, S b) { S res = (S)((U)a - (U)b); return b < 0 ? res < a : res > a; } \
+static void scalar##SFX##_min_max_add(struct bpf_reg_state *dst, struct bpf_reg_state *src) \
+{ \
+	if (signed_add##SFX##_overflows(dst->smin, src->smin) || signed_add##SFX##_overflows(dst->smax, src->smax)) { \
+		dst->smin = SMIN; dst->smax = SMAX; \
+	} else { dst->smin += src->smin; dst->smax += src->smax; } \
+	if ((U)(dst->umin + src->umin) < src->umin || (U)(dst->umax + src->umax) < src->umax) { \
+		dst->umin = 0; dst->umax = UMAX_T; \
+	} else { dst->umin += src->umin; dst->umax += src->umax; } \
+} \
+static void scalar##SFX##_min_max_sub(struct bpf_reg_state *dst, struct bpf_reg_state *src) \
+{ \
+	if (signed_sub##SFX##_overflows(dst->smin, src->smax) || signed_sub##SFX##_overflows(dst->smax, src->smin)) { \
+		dst->smin = SMIN; dst->smax = SMAX; \
+	} else { dst->smin -= src->smax; dst->smax -= src->smin; } \
+	if (dst->umin < src->umax) { dst->umin = 0; dst->umax = UMAX_T; } \
+	else { dst->umin -= src->umax; dst->umax -= src->umin; } \
+} \
+static void scalar##SFX##_min_max_mul(struct bpf_reg_state *dst, struct bpf_reg_state *src) \
+{ \
+	if (src->smin < 0 || dst->smin < 0 || src->umax > (UMAX_T >> (sizeof(U) * 4)) || \
+	    dst->umax > (UMAX_T >> (sizeof(U) * 4))) { \
+		dst->smin = SMIN; dst->smax = SMAX; dst->umin = 0; dst->umax = UMAX_T; return; \
+	} \
+	dst->umin *= src->umin; dst->umax *= src->umax; \
+	if (dst->umax > (U)SMAX) { dst->smin = SMIN; dst->smax = SMAX; } \
+	else { dst->smin = dst->umin; dst->smax = dst->umax; } \
+} \
+static void scalar##SFX##_min_max_and(struct bpf_reg_state *dst, struct bpf_reg_state *src) \
+{ \
+	struct tnum v = SUBREG(dst->var_off); \
+	if (KNOWN(src->var_off) && KNOWN(dst->var_off)) { MARK_KNOWN(dst, v.value); return; } \
+	dst->umin = v.value; dst->umax = min(dst->umax, src->umax); \
+	if (dst->smin < 0 || src->smin < 0) { dst->smin = SMIN; dst->smax = SMAX; } \
+	else { dst->smin = dst->umin; dst->smax = dst->umax; } \
+} \
+static void scalar##SFX##_min_max_or(struct bpf_reg_state *dst, struct bpf_reg_state *src) \
+{ \
+	struct tnum v = SUBREG(dst->var_off); \
+	if (KNOWN(src->var_off) && KNOWN(dst->var_off)) { MARK_KNOWN(dst, v.value); return; } \
+	dst->umin = max(dst->umin, src->umin); dst->umax = v.value | v.mask; \
+	if (dst->smin < 0 || src->smin < 0) { dst->smin = SMIN; dst->smax = SMAX; } \
+	else { dst->smin = dst->umin; dst->smax = dst->umax; } \
+} \
+static void scalar##SFX##_min_max_xor(struct bpf_reg_state *dst, struct bpf_reg_state *src) \
+{ \
+	struct tnum v = SUBREG(dst->var_off); \
+	if (KNOWN(src->var_off) && KNOWN(dst->var_off)) { MARK_KNOWN(dst, v.value); return; } \
+	dst->umin = v.value; dst->umax = v.value | v.mask; \
+	if (dst->smin >= 0 && src->smin >= 0) { dst->smin = dst->umin; dst->smax = dst->umax; } \
+	else { dst->smin = SMIN; dst->smax = SMAX; } \
+}
+#define SUBREG64(t) (t)
+#define MARK64(r, v) __mark_reg_known(r, v)
+#define MARK32(r, v) __mark_reg32_known(r, v)
+SCALAR_OPS(, s64, u64, S64_MIN, S64_MAX, U64_MAX, smin_value, smax_value, umin_value, umax_value,
+	   tnum_is_const, MARK64, SUBREG64)
+SCALAR_OPS(32, s32, u32, S32_MIN, S32_MAX, U32_MAX, s32_min_value, s32_max_value, u32_min_value, u32_max_value,
+	   tnum_subreg_is_const, MARK32, tnum_subreg)
+
+static void __scalar32_min_max_lsh(struct bpf_reg_state *dst, u64 umin_val, u64 umax_val)
+{
+	dst->s32_min_value = S32_MIN;
+	dst->s32_max_value = S32_MAX;
+	if (umax_val > 31 || dst->u32_max_value > 1ULL << (31 - umax_val)) {
+		dst->u32_min_value = 0;
+		dst->u32_max_value = U32_MAX;
+	} else {
+		dst->u32_min_value <<= umin_val;
+		dst->u32_max_value <<= umax_val;
+	}
+}
+
+static void scalar32_min_max_lsh(struct bpf_reg_state *dst, struct bpf_reg_state *src)
+{
+	struct tnum subreg = tnum_subreg(dst->var_off);
+
+	__scalar32_min_max_lsh(dst, src->u32_min_value, src->u32_max_value);
+	dst->var_off = tnum_subreg(tnum_lshift(subreg, src->u32_min_value));
+	__mark_reg64_unbounded(dst);
+	__update_reg32_bounds(dst);
+}
+
+static void scalar_min_max_lsh(struct bpf_reg_state *dst, struct bpf_reg_state *src)
+{
+	u64 umin_val = src->umin_value, umax_val = src->umax_value;
+
+	if (umin_val == 32 && umax_val == 32) {
+		dst->smax_value = (s64)dst->s32_max_value << 32;
+		dst->smin_value = (s64)dst->s32_min_value << 32;
+	} else {
+		dst->smax_value = S64_MAX;
+		dst->smin_value = S64_MIN;
+	}
+	if (dst->umax_value > 1ULL << (63 - umax_val)) {
+		dst->umin_value = 0;
+		dst->umax_value = U64_MAX;
+	} else {
+		dst->umin_value <<= umin_val;
+		dst->umax_value <<= umax_val;
+	}
+	__scalar32_min_max_lsh(dst, umin_val, umax_val);
+	dst->var_off = tnum_lshift(dst->var_off, umin_val);
+	__update_reg_bounds(dst);
+}
+
+static void scalar32_min_max_rsh(struct bpf_reg_state *dst, struct bpf_reg_state *src)
+{
+	struct tnum subreg = tnum_subreg(dst->var_off);
+
+	dst->s32_min_value = S32_MIN;
+	dst->s32_max_value = S32_MAX;
+	dst->var_off = tnum_rshift(subreg, src->u32_min_value);
+	dst->u32_min_value >>= src->u32_max_value;
+	dst->u32_max_value >>= src->u32_min_value;
+	__mark_reg64_unbounded(dst);
+	__update_reg32_bounds(dst);
+}
+
+static void scalar_min_max_rsh(struct bpf_reg_state *dst, struct bpf_reg_state *src)
+{
+	dst->smin_value = S64_MIN;
+	dst->smax_value = S64_MAX;
+	dst->var_off = tnum_rshift(dst->var_off, src->umin_value);
+	dst->umin_value >>= src->umax_value;
+	dst->umax_value >>= src->umin_value;
+	__mark_reg32_unbounded(dst);
+	__update_reg_bounds(dst);
+}
+
+static void scalar32_min_max_arsh(struct bpf_reg_state *dst, struct bpf_reg_state *src)
+{
+	u64 umin_val = src->u32_min_value;
+
+	dst->s32_min_value = (u32)(((s32)dst->s32_min_value) >> umin_val);
+	dst->s32_max_value = (u32)(((s32)dst->s32_max_value) >> umin_val);
+	dst->var_off = tnum_arshift(tnum_subreg(dst->var_off), umin_val, 32);
+	dst->u32_min_value = 0;
+	dst->u32_max_value = U32_MAX;
+	__mark_reg64_unbounded(dst);
+	__update_reg32_bounds(dst);
+}
+
+static void scalar_min_max_arsh(struct bpf_reg_state *dst, struct bpf_reg_state *src)
+{
+	u64 umin_val = src->umin_value;
+
+	dst->smin_value >>= umin_val;
+	dst->smax_value >>= umin_val;
+	dst->var_off = tnum_arshift(dst->var_off, umin_val, 64);
+	dst->umin_value = 0;
+	dst->umax_value = U64_MAX;
+	__mark_reg32_unbounded(dst);
+	__update_reg_bounds(dst);
+}
+
+static int adjust_scalar_min_max_vals(struct bpf_verifier_env *env, struct bpf_insn *insn,
+				      struct bpf_reg_state *dst, struct bpf_reg_state src)
+{
+	u8 opcode = BPF_OP(insn->code);
+	u64 insn_bitness = BPF_CLASS(insn->code) == BPF_ALU64 ? 64 : 32;
+	bool alu32 = BPF_CLASS(insn->code) != BPF_ALU64, src_known;
+
+	if (alu32) {
+		src_known = tnum_subreg_is_const(src.var_off);
+		if ((src_known && (src.s32_min_value != src.s32_max_value || src.u32_min_value != src.u32_max_value)) ||
+		    src.s32_min_value > src.s32_max_value || src.u32_min_value > src.u32_max_value) {
+			__mark_reg_unknown(dst);
+			return 0;
+		}
+	} else {
+		src_known = tnum_is_const(src.var_off);
+		if ((src_known && (src.smin_value != src.smax_value || src.umin_value != src.umax_value)) ||
+		    src.smin_value > src.smax_value || src.umin_value > src.umax_value) {
+			__mark_reg_unknown(dst);
+			return 0;
+		}
+	}
+	if (!src_known && opcode != BPF_ADD && opcode != BPF_SUB && opcode != BPF_AND) {
+		__mark_reg_unknown(dst);
+		return 0;
+	}
+	switch (opcode) {
+	case BPF_ADD:
+		scalar32_min_max_add(dst, &src);
+		scalar_min_max_add(dst, &src);
+		dst->var_off = tnum_add(dst->var_off, src.var_off);
+		break;
+	case BPF_SUB:
+		scalar32_min_max_sub(dst, &src);
+		scalar_min_max_sub(dst, &src);
+		dst->var_off = tnum_sub(dst->var_off, src.var_off);
+		break;
+	case BPF_MUL:
+		dst->var_off = tnum_mul(dst->var_off, src.var_off);
+		scalar32_min_max_mul(dst, &src);
+		scalar_min_max_mul(dst, &src);
+		break;
+	case BPF_AND:
+		dst->var_off = tnum_and(dst->var_off, src.var_off);
+		scalar32_min_max_and(dst, &src);
+		scalar_min_max_and(dst, &src);
+		__update_reg_bounds(dst);
+		break;
+	case BPF_OR:
+		dst->var_off = tnum_or(dst->var_off, src.var_off);
+		scalar32_min_max_or(dst, &src);
+		scalar_min_max_or(dst, &src);
+		__update_reg_bounds(dst);
+		break;
+	case BPF_XOR:
+		dst->var_off = tnum_xor(dst->var_off, src.var_off);
+		scalar32_min_max_xor(dst, &src);
+		scalar_min_max_xor(dst, &src);
+		__update_reg_bounds(dst);
+		break;
+	case BPF_LSH:
+		if (src.umax_value >= insn_bitness) {
+			__mark_reg_unknown(dst);
+			break;
+		}
+		if (alu32)
+			scalar32_min_max_lsh(dst, &src);
+		else
+			scalar_min_max_lsh(dst, &src);
+		break;
+	case BPF_RSH:
+		if (src.umax_value >= insn_bitness) {
+			__mark_reg_unknown(dst);
+			break;
+		}
+		if (alu32)
+			scalar32_min_max_rsh(dst, &src);
+		else
+			scalar_min_max_rsh(dst, &src);
+		break;
+	case BPF_ARSH:
+		if (src.umax_value >= insn_bitness) {
+			__mark_reg_unknown(dst);
+			break;
+		}
+		if (alu32)
+			scalar32_min_max_arsh(dst, &src);
+		else
+			scalar_min_max_arsh(dst, &src);
+		break;
+	default:
+		__mark_reg_unknown(dst);
+		break;
+	}
+	if (alu32)
+		zext_32_to_64(dst);
+	reg_bounds_sync(dst);
+	return 0;
+}
+
+/* ---- pointer arithmetic ---- */
+static const char *const alu_str[16] = {
+	"+=", "-=", "*=", "/=", "|=", "&=", "<<=", ">>=", "neg", "%=", "^=", "=", "s>>=", "endian",
+};
+
+static bool check_reg_sane_offset(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, u32 type)
+{
+	bool known = tnum_is_const(reg->var_off);
+	s64 val = reg->var_off.value, smin = reg->smin_value;
+	char tb[32];
+
+	if (known && (val >= BPF_MAX_VAR_OFF || val <= -BPF_MAX_VAR_OFF)) {
+		verbose(env, "math between %s pointer and %ld is not allowed\n", reg_type_str(type, tb), val);
+		return false;
+	}
+	if (reg->off >= BPF_MAX_VAR_OFF || reg->off <= -BPF_MAX_VAR_OFF) {
+		verbose(env, "%s pointer offset %d is not allowed\n", reg_type_str(type, tb), reg->off);
+		return false;
+	}
+	if (smin == S64_MIN) {
+		verbose(env, "math between %s pointer and register with unbounded min value is not allowed\n",
+			reg_type_str(type, tb));
+		return false;
+	}
+	if (smin >= BPF_MAX_VAR_OFF || smin <= -BPF_MAX_VAR_OFF) {
+		verbose(env, "value %ld makes %s pointer be out of bounds\n", smin, reg_type_str(type, tb));
+		return false;
+	}
+	return true;
+}
+
+static int adjust_ptr_min_max_vals(struct bpf_verifier_env *env, struct bpf_insn *insn,
+				   const struct bpf_reg_state *ptr_reg, const struct bpf_reg_state *off_reg)
+{
+	struct bpf_reg_state *regs = cur_regs(env), *dst_reg = &regs[insn->dst_reg];
+	bool known = tnum_is_const(off_reg->var_off);
+	s64 smin_val = off_reg->smin_value, smax_val = off_reg->smax_value;
+	s64 smin_ptr = ptr_reg->smin_value, smax_ptr = ptr_reg->smax_value;
+	u64 umin_val = off_reg->umin_value, umax_val = off_reg->umax_value;
+	u64 umin_ptr = ptr_reg->umin_value, umax_ptr = ptr_reg->umax_value;
+	u8 opcode = BPF_OP(insn->code);
+	u32 dst = insn->dst_reg;
+	struct bpf_reg_state ptr = *ptr_reg;
+	char tb[32];
+
+	if ((known && (smin_val != smax_val || umin_val != umax_val)) || smin_val > smax_val || umin_val > umax_val) {
+		__mark_reg_unknown(dst_reg);
+		return 0;
+	}
+	if (BPF_CLASS(insn->code) != BPF_ALU64) {
+		if (opcode == BPF_SUB && env->allow_ptr_leaks) {
+			__mark_reg_unknown(dst_reg);
+			return 0;
+		}
+		verbose(env, "R%d 32-bit pointer arithmetic prohibited\n", dst);
+		return -EACCES;
+	}
+	if (ptr.type & PTR_MAYBE_NULL) {
+		verbose(env, "R%d pointer arithmetic on %s prohibited, null-check it first\n", dst, reg_type_str(ptr.type, tb));
+		return -EACCES;
+	}
+	if (base_type(ptr.type) == CONST_PTR_TO_MAP && !(known && smin_val == 0 && opcode == BPF_ADD)) {
+		verbose(env, "R%d pointer arithmetic on %s prohibited\n", dst, reg_type_str(ptr.type, tb));
+		return -EACCES;
+	}
+	dst_reg->type = ptr.type;
+	dst_reg->id = ptr.id;
+	dst_reg->map_ptr = ptr.map_ptr;
+	if (!check_reg_sane_offset(env, off_reg, ptr.type) || !check_reg_sane_offset(env, &ptr, ptr.type))
+		return -EINVAL;
+	__mark_reg32_unbounded(dst_reg);
+	switch (opcode) {
+	case BPF_ADD:
+		if (known && (ptr.off + smin_val == (s64)(s32)(ptr.off + smin_val))) {
+			dst_reg->smin_value = smin_ptr;
+			dst_reg->smax_value = smax_ptr;
+			dst_reg->umin_value = umin_ptr;
+			dst_reg->umax_value = umax_ptr;
+			dst_reg->var_off = ptr.var_off;
+			dst_reg->off = ptr.off + smin_val;
+			break;
+		}
+		if (signed_add_overflows(smin_ptr, smin_val) || signed_add_overflows(smax_ptr, smax_val)) {
+			dst_reg->smin_value = S64_MIN;
+			dst_reg->smax_value = S64_MAX;
+		} else {
+			dst_reg->smin_value = smin_ptr + smin_val;
+			dst_reg->smax_value = smax_ptr + smax_val;
+		}
+		if (umin_ptr + umin_val < umin_ptr || umax_ptr + umax_val < umax_ptr) {
+			dst_reg->umin_value = 0;
+			dst_reg->umax_value = U64_MAX;
+		} else {
+			dst_reg->umin_value = umin_ptr + umin_val;
+			dst_reg->umax_value = umax_ptr + umax_val;
+		}
+		dst_reg->var_off = tnum_add(ptr.var_off, off_reg->var_off);
+		dst_reg->off = ptr.off;
+		break;
+	case BPF_SUB:
+		if (dst_reg == off_reg) {
+			verbose(env, "R%d tried to subtract pointer from scalar\n", dst);
+			return -EACCES;
+		}
+		if (ptr.type == PTR_TO_STACK) {
+			verbose(env, "R%d subtraction from stack pointer prohibited\n", dst);
+			return -EACCES;
+		}
+		if (known && (ptr.off - smin_val == (s64)(s32)(ptr.off - smin_val))) {
+			dst_reg->smin_value = smin_ptr;
+			dst_reg->smax_value = smax_ptr;
+			dst_reg->umin_value = umin_ptr;
+			dst_reg->umax_value = umax_ptr;
+			dst_reg->var_off = ptr.var_off;
+			dst_reg->off = ptr.off - smin_val;
+			break;
+		}
+		if (signed_sub_overflows(smin_ptr, smax_val) || signed_sub_overflows(smax_ptr, smin_val)) {
+			dst_reg->smin_value = S64_MIN;
+			dst_reg->smax_value = S64_MAX;
+		} else {
+			dst_reg->smin_value = smin_ptr - smax_val;
+			dst_reg->smax_value = smax_ptr - smin_val;
+		}
+		if (umin_ptr < umax_val) {
+			dst_reg->umin_value = 0;
+			dst_reg->umax_value = U64_MAX;
+		} else {
+			dst_reg->umin_value = umin_ptr - umax_val;
+			dst_reg->umax_value = umax_ptr - umin_val;
+		}
+		dst_reg->var_off = tnum_sub(ptr.var_off, off_reg->var_off);
+		dst_reg->off = ptr.off;
+		break;
+	case BPF_AND:
+	case BPF_OR:
+	case BPF_XOR:
+		verbose(env, "R%d bitwise operator %s on pointer prohibited\n", dst, alu_str[opcode >> 4]);
+		return -EACCES;
+	default:
+		verbose(env, "R%d pointer arithmetic with %s operator prohibited\n", dst, alu_str[opcode >> 4]);
+		return -EACCES;
+	}
+	if (!check_reg_sane_offset(env, dst_reg, ptr.type))
+		return -EINVAL;
+	reg_bounds_sync(dst_reg);
+	return 0;
+}
+
+static int adjust_reg_min_max_vals(struct bpf_verifier_env *env, struct bpf_insn *insn)
+{
+	struct bpf_reg_state *regs = cur_regs(env), *dst_reg = &regs[insn->dst_reg], *src_reg, off_reg;
+	const struct bpf_reg_state *ptr_reg = NULL;
+	u8 opcode = BPF_OP(insn->code);
+
+	if (dst_reg->type != SCALAR_VALUE)
+		ptr_reg = dst_reg;
+	else
+		dst_reg->id = 0;
+	if (BPF_SRC(insn->code) == BPF_X) {
+		src_reg = &regs[insn->src_reg];
+		if (src_reg->type != SCALAR_VALUE) {
+			if (dst_reg->type != SCALAR_VALUE) {
+				if (opcode == BPF_SUB && env->allow_ptr_leaks) {
+					mark_reg_unknown(env, regs, insn->dst_reg);
+					return 0;
+				}
+				verbose(env, "R%d pointer %s pointer prohibited\n", insn->dst_reg, alu_str[opcode >> 4]);
+				return -EACCES;
+			}
+			off_reg = *dst_reg;
+			return adjust_ptr_min_max_vals(env, insn, src_reg, &off_reg);
+		} else if (ptr_reg) {
+			off_reg = *src_reg;
+			return adjust_ptr_min_max_vals(env, insn, ptr_reg, &off_reg);
+		}
+	} else {
+		memset(&off_reg, 0, sizeof(off_reg));
+		off_reg.type = SCALAR_VALUE;
+		__mark_reg_known(&off_reg, insn->imm);
+		src_reg = &off_reg;
+		if (ptr_reg)
+			return adjust_ptr_min_max_vals(env, insn, ptr_reg, src_reg);
+	}
+	return adjust_scalar_min_max_vals(env, insn, dst_reg, *src_reg);
+}
+
+static int check_alu_op(struct bpf_verifier_env *env, struct bpf_insn *insn)
+{
+	struct bpf_reg_state *regs = cur_regs(env);
+	u8 opcode = BPF_OP(insn->code);
+	int err;
+
+	if (opcode == BPF_END || opcode == BPF_NEG) {
+		if (opcode == BPF_NEG) {
+			if (BPF_SRC(insn->code) != BPF_K || insn->src_reg != BPF_REG_0 || insn->off != 0 || insn->imm != 0) {
+				verbose(env, "BPF_NEG uses reserved fields\n");
+				return -EINVAL;
+			}
+		} else if (insn->src_reg != BPF_REG_0 || insn->off != 0 ||
+			   (insn->imm != 16 && insn->imm != 32 && insn->imm != 64) || BPF_CLASS(insn->code) == BPF_ALU64) {
+			verbose(env, "BPF_END uses reserved fields\n");
+			return -EINVAL;
+		}
+		err = check_reg_arg(env, insn->dst_reg, SRC_OP);
+		if (err)
+			return err;
+		if (is_pointer_value(env, insn->dst_reg)) {
+			verbose(env, "R%d pointer arithmetic prohibited\n", insn->dst_reg);
+			return -EACCES;
+		}
+		return check_reg_arg(env, insn->dst_reg, DST_OP);
+	} else if (opcode == BPF_MOV) {
+		if (BPF_SRC(insn->code) == BPF_X) {
+			if (insn->imm != 0 || insn->off != 0) {
+				verbose(env, "BPF_MOV uses reserved fields\n");
+				return -EINVAL;
+			}
+			err = check_reg_arg(env, insn->src_reg, SRC_OP);
+			if (err)
+				return err;
+		} else if (insn->src_reg != BPF_REG_0 || insn->off != 0) {
+			verbose(env, "BPF_MOV uses reserved fields\n");
+			return -EINVAL;
+		}
+		err = check_reg_arg(env, insn->dst_reg, DST_OP_NO_MARK);
+		if (err)
+			return err;
+		if (BPF_SRC(insn->code) == BPF_X) {
+			struct bpf_reg_state *src_reg = regs + insn->src_reg, *dst_reg = regs + insn->dst_reg;
+			if (BPF_CLASS(insn->code) == BPF_ALU64) {
+				if (src_reg->type == SCALAR_VALUE && !src_reg->id)
+					src_reg->id = ++env->id_gen;
+				*dst_reg = *src_reg;
+				dst_reg->live |= REG_LIVE_WRITTEN;
+			} else {
+				if (is_pointer_value(env, insn->src_reg)) {
+					verbose(env, "R%d partial copy of pointer\n", insn->src_reg);
+					return -EACCES;
+				} else if (src_reg->type == SCALAR_VALUE) {
+					*dst_reg = *src_reg;
+					dst_reg->id = 0;
+					dst_reg->live |= REG_LIVE_WRITTEN;
+				} else {
+					mark_reg_unknown(env, regs, insn->dst_reg);
+				}
+				zext_32_to_64(dst_reg);
+				reg_bounds_sync(dst_reg);
+			}
+		} else {
+			mark_reg_unknown(env, regs, insn->dst_reg);
+			regs[insn->dst_reg].type = SCALAR_VALUE;
+			if (BPF_CLASS(insn->code) == BPF_ALU64)
+				__mark_reg_known(regs + insn->dst_reg, (u64)(s64)insn->imm);
+			else
+				__mark_reg_known(regs + insn->dst_reg, (u32)insn->imm);
+		}
+		return 0;
+	} else if (opcode > BPF_END) {
+		verbose(env, "invalid BPF_ALU opcode %x\n", opcode);
+		return -EINVAL;
+	}
+	if (BPF_SRC(insn->code) == BPF_X) {
+		if (insn->imm != 0 || insn->off != 0) {
+			verbose(env, "BPF_ALU uses reserved fields\n");
+			return -EINVAL;
+		}
+		err = check_reg_arg(env, insn->src_reg, SRC_OP);
+		if (err)
+			return err;
+	} else if (insn->src_reg != BPF_REG_0 || insn->off != 0) {
+		verbose(env, "BPF_ALU uses reserved fields\n");
+		return -EINVAL;
+	}
+	err = check_reg_arg(env, insn->dst_reg, SRC_OP);
+	if (err)
+		return err;
+	if ((opcode == BPF_MOD || opcode == BPF_DIV) && BPF_SRC(insn->code) == BPF_K && insn->imm == 0) {
+		verbose(env, "div by zero\n");
+		return -EINVAL;
+	}
+	if ((opcode == BPF_LSH || opcode == BPF_RSH || opcode == BPF_ARSH) && BPF_SRC(insn->code) == BPF_K) {
+		int size = BPF_CLASS(insn->code) == BPF_ALU64 ? 64 : 32;
+		if (insn->imm < 0 || insn->imm >= size) {
+			verbose(env, "invalid shift %d\n", insn->imm);
+			return -EINVAL;
+		}
+	}
+	err = check_reg_arg(env, insn->dst_reg, DST_OP_NO_MARK);
+	if (err)
+		return err;
+	return adjust_reg_min_max_vals(env, insn);
+}
+
+/* ---- memory: stack, map values, context ---- */
+enum bpf_access_src { ACCESS_DIRECT = 1, ACCESS_HELPER = 2 };
+
+static void grow_stack_state(struct bpf_verifier_state *state, int size)
+{
+	if (size > (int)state->allocated_stack)
+		state->allocated_stack = size;
+}
+
+static void update_stack_depth(struct bpf_verifier_env *env, int off)
+{
+	if ((u32)-off > env->stack_depth)
+		env->stack_depth = -off;
+}
+
+static int check_stack_access_within_bounds(struct bpf_verifier_env *env, int regno, int off, int access_size,
+					    enum bpf_access_src src, enum bpf_access_type type)
+{
+	struct bpf_reg_state *reg = cur_regs(env) + regno;
+	struct bpf_verifier_state *state = env->cur_state;
+	const char *err_extra = src == ACCESS_HELPER ? " indirect access to" : type == BPF_READ ? " read from" : " write to";
+	s64 min_off, max_off, min_valid_off;
+	int err = 0;
+
+	if (tnum_is_const(reg->var_off)) {
+		min_off = (s64)reg->var_off.value + off;
+		max_off = min_off + access_size;
+	} else {
+		if (reg->smax_value >= BPF_MAX_VAR_OFF || reg->smin_value <= -BPF_MAX_VAR_OFF) {
+			verbose(env, "invalid unbounded variable-offset%s stack R%d\n", err_extra, regno);
+			return -EACCES;
+		}
+		min_off = reg->smin_value + off;
+		max_off = reg->smax_value + off + access_size;
+	}
+	min_valid_off = type == BPF_WRITE || env->allow_uninit_stack ? -MAX_BPF_STACK : -(s64)state->allocated_stack;
+	if (min_off < min_valid_off || min_off > -1)
+		err = -EACCES;
+	if (!err && max_off > 0)
+		err = -EINVAL;
+	if (!err && access_size < 0)
+		err = -EFAULT;
+	if (err) {
+		if (tnum_is_const(reg->var_off)) {
+			verbose(env, "invalid%s stack R%d off=%d size=%d\n", err_extra, regno, off, access_size);
+		} else {
+			char tn_buf[48];
+			tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
+			verbose(env, "invalid variable-offset%s stack R%d var_off=%s size=%d\n", err_extra, regno,
+				tn_buf, access_size);
+		}
+		return err;
+	}
+	grow_stack_state(state, ALIGN(-min_off, BPF_REG_SIZE));
+	return 0;
+}
+
+static bool is_spilled_reg(const struct bpf_stack_state *stack)
+{
+	return stack->slot_type[BPF_REG_SIZE - 1] == STACK_SPILL;
+}
+
+static void save_register_state(struct bpf_verifier_state *state, int spi, struct bpf_reg_state *reg)
+{
+	int i;
+
+	state->stack[spi].spilled_ptr = *reg;
+	state->stack[spi].spilled_ptr.live |= REG_LIVE_WRITTEN;
+	for (i = 0; i < BPF_REG_SIZE; i++)
+		state->stack[spi].slot_type[i] = STACK_SPILL;
+}
+
+static int check_stack_write(struct bpf_verifier_env *env, int ptr_regno, int off, int size, int value_regno,
+			     const struct bpf_insn *insn)
+{
+	struct bpf_verifier_state *state = env->cur_state;
+	struct bpf_reg_state *ptr = cur_regs(env) + ptr_regno, *reg = NULL;
+	int i, spi;
+
+	if (value_regno >= 0)
+		reg = cur_regs(env) + value_regno;
+	if (!tnum_is_const(ptr->var_off)) {
+		/* variable offset: every byte it may hit becomes unknown data */
+		s64 min_off = ptr->smin_value + off, max_off = ptr->smax_value + off + size;
+		bool zero = (reg && register_is_null(reg)) || (!reg && BPF_CLASS(insn->code) == BPF_ST && insn->imm == 0);
+		for (i = min_off; i < max_off; i++) {
+			int slot = -i - 1;
+			spi = slot / BPF_REG_SIZE;
+			if (is_spilled_reg(&state->stack[spi])) {
+				int j;
+				for (j = 0; j < BPF_REG_SIZE; j++)
+					state->stack[spi].slot_type[j] = STACK_MISC;
+				state->stack[spi].spilled_ptr.type = NOT_INIT;
+			}
+			if (!(zero && state->stack[spi].slot_type[slot % BPF_REG_SIZE] == STACK_ZERO))
+				state->stack[spi].slot_type[slot % BPF_REG_SIZE] = STACK_MISC;
+			mark_stack_slot_scratched(env, spi);
+		}
+		update_stack_depth(env, min_off);
+		return 0;
+	}
+	off += ptr->var_off.value;
+	{
+		int slot = -off - 1;
+		spi = slot / BPF_REG_SIZE;
+		update_stack_depth(env, off);
+		mark_stack_slot_scratched(env, spi);
+		if (reg && !(off % BPF_REG_SIZE) && size == BPF_REG_SIZE && register_is_bounded(reg) &&
+		    !register_is_null(reg) && env->bpf_capable) {
+			save_register_state(state, spi, reg);
+		} else if (reg && reg->type != SCALAR_VALUE) {
+			if (size != BPF_REG_SIZE) {
+				verbose(env, "invalid size of register spill\n");
+				return -EACCES;
+			}
+			save_register_state(state, spi, reg);
+		} else {
+			u8 type = STACK_MISC;
+
+			state->stack[spi].spilled_ptr.type = NOT_INIT;
+			if (is_spilled_reg(&state->stack[spi]))
+				for (i = 0; i < BPF_REG_SIZE; i++)
+					state->stack[spi].slot_type[i] = STACK_MISC;
+			if (size == BPF_REG_SIZE)
+				state->stack[spi].spilled_ptr.live |= REG_LIVE_WRITTEN;
+			if ((reg && register_is_null(reg)) || (!reg && BPF_CLASS(insn->code) == BPF_ST && insn->imm == 0))
+				type = STACK_ZERO;
+			for (i = 0; i < size; i++)
+				state->stack[spi].slot_type[(slot - i) % BPF_REG_SIZE] = type;
+		}
+	}
+	return 0;
+}
+
+static int check_stack_read(struct bpf_verifier_env *env, int ptr_regno, int off, int size, int dst_regno)
+{
+	struct bpf_verifier_state *state = env->cur_state;
+	struct bpf_reg_state *ptr = cur_regs(env) + ptr_regno, *regs = cur_regs(env);
+	int i, slot, spi, zeros = 0;
+
+	if (!tnum_is_const(ptr->var_off)) {
+		if (dst_regno >= 0)
+			mark_reg_unknown(env, regs, dst_regno);
+		return 0;
+	}
+	off += ptr->var_off.value;
+	slot = -off - 1;
+	spi = slot / BPF_REG_SIZE;
+	mark_reg_read(env, -1 - spi);
+	if (is_spilled_reg(&state->stack[spi])) {
+		struct bpf_reg_state *reg = &state->stack[spi].spilled_ptr;
+		if (size != BPF_REG_SIZE) {
+			if (reg->type != SCALAR_VALUE) {
+				verbose(env, "invalid size of register fill\n");
+				return -EACCES;
+			}
+			if (dst_regno >= 0) {
+				mark_reg_unknown(env, regs, dst_regno);
+				regs[dst_regno].live |= REG_LIVE_WRITTEN;
+			}
+			return 0;
+		}
+		if (dst_regno >= 0) {
+			regs[dst_regno] = *reg;
+			regs[dst_regno].live |= REG_LIVE_WRITTEN;
+		}
+		return 0;
+	}
+	for (i = 0; i < size; i++) {
+		u8 type = state->stack[spi].slot_type[(slot - i) % BPF_REG_SIZE];
+		if (type == STACK_MISC)
+			continue;
+		if (type == STACK_ZERO) {
+			zeros++;
+			continue;
+		}
+		if (type == STACK_INVALID && env->allow_uninit_stack)
+			continue;
+		verbose(env, "invalid read from stack off %d+%d size %d\n", off, i, size);
+		return -EACCES;
+	}
+	if (dst_regno >= 0) {
+		if (zeros == size)
+			__mark_reg_const_zero(&regs[dst_regno]);
+		else
+			mark_reg_unknown(env, regs, dst_regno);
+		regs[dst_regno].live |= REG_LIVE_WRITTEN;
+	}
+	return 0;
+}
+
+static int __check_mem_access(struct bpf_verifier_env *env, int regno, int off, int size, u32 mem_size,
+			      bool zero_size_allowed)
+{
+	bool size_ok = size > 0 || (size == 0 && zero_size_allowed);
+	struct bpf_reg_state *reg = &cur_regs(env)[regno];
+
+	if (off >= 0 && size_ok && (u64)off + size <= mem_size)
+		return 0;
+	if (base_type(reg->type) == PTR_TO_MAP_KEY)
+		verbose(env, "invalid access to map key, key_size=%d off=%d size=%d\n", mem_size, off, size);
+	else if (base_type(reg->type) == PTR_TO_MAP_VALUE)
+		verbose(env, "invalid access to map value, value_size=%d off=%d size=%d\n", mem_size, off, size);
+	else
+		verbose(env, "invalid access to memory, mem_size=%u off=%d size=%d\n", mem_size, off, size);
+	return -EACCES;
+}
+
+static int check_mem_region_access(struct bpf_verifier_env *env, u32 regno, int off, int size, u32 mem_size,
+				   bool zero_size_allowed)
+{
+	struct bpf_reg_state *reg = &cur_regs(env)[regno];
+	int err;
+
+	if (reg->smin_value < 0 && (reg->smin_value == S64_MIN || (off + reg->smin_value != (s64)(s32)(off + reg->smin_value)) ||
+				    reg->smin_value + off < 0)) {
+		verbose(env, "R%d min value is negative, either use unsigned index or do a if (index >=0) check.\n", regno);
+		return -EACCES;
+	}
+	err = __check_mem_access(env, regno, reg->smin_value + off, size, mem_size, zero_size_allowed);
+	if (err) {
+		verbose(env, "R%d min value is outside of the allowed memory range\n", regno);
+		return err;
+	}
+	if (reg->umax_value >= BPF_MAX_VAR_OFF) {
+		verbose(env, "R%d unbounded memory access, make sure to bounds check any such access\n", regno);
+		return -EACCES;
+	}
+	err = __check_mem_access(env, regno, reg->umax_value + off, size, mem_size, zero_size_allowed);
+	if (err) {
+		verbose(env, "R%d max value is outside of the allowed memory range\n", regno);
+		return err;
+	}
+	return 0;
+}
+
+static int check_map_access(struct bpf_verifier_env *env, u32 regno, int off, int size, bool zero_size_allowed)
+{
+	struct bpf_reg_state *reg = &cur_regs(env)[regno];
+
+	return check_mem_region_access(env, regno, off, size, reg->map_ptr->value_size, zero_size_allowed);
+}
+
+static int check_ctx_access(struct bpf_verifier_env *env, int insn_idx, int off, int size, enum bpf_access_type t)
+{
+	if (env->prog->ops->is_valid_access && env->prog->ops->is_valid_access(off, size, t, env->prog)) {
+		if ((u32)(off + size) > env->max_ctx_offset)
+			env->max_ctx_offset = off + size;
+		return 0;
+	}
+	verbose(env, "invalid bpf_context access off=%d size=%d\n", off, size);
+	return -EACCES;
+}
+
+static int check_ptr_off_reg(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, int regno)
+{
+	char tb[32];
+
+	if (reg->off < 0) {
+		verbose(env, "negative offset %s ptr R%d off=%d disallowed\n", reg_type_str(reg->type, tb), regno, reg->off);
+		return -EACCES;
+	}
+	if (reg->off) {
+		verbose(env, "dereference of modified %s ptr R%d off=%d disallowed\n", reg_type_str(reg->type, tb),
+			regno, reg->off);
+		return -EACCES;
+	}
+	if (!tnum_is_const(reg->var_off) || reg->var_off.value) {
+		char tn_buf[48];
+		tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
+		verbose(env, "variable %s access var_off=%s disallowed\n", reg_type_str(reg->type, tb), tn_buf);
+		return -EACCES;
+	}
+	return 0;
+}
+
+static int check_ptr_alignment(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, int off, int size)
+{
+	struct tnum reg_off;
+
+	if (reg->type != PTR_TO_STACK || size == 1)
+		return 0;
+	reg_off = tnum_add(reg->var_off, tnum_const(reg->off + off));
+	if (!tnum_is_const(tnum_and(reg_off, tnum_const(size - 1))) || (reg_off.value & (size - 1))) {
+		char tn_buf[48];
+		tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
+		verbose(env, "misaligned stack access off %s+%d+%d size %d\n", tn_buf, reg->off, off, size);
+		return -EACCES;
+	}
+	return 0;
+}
+
+static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regno, int off, int bpf_size,
+			    enum bpf_access_type t, int value_regno, const struct bpf_insn *insn)
+{
+	struct bpf_reg_state *regs = cur_regs(env), *reg = regs + regno;
+	int size = bpf_size == BPF_B ? 1 : bpf_size == BPF_H ? 2 : bpf_size == BPF_W ? 4 : 8, err;
+	char tb[32];
+
+	err = check_ptr_alignment(env, reg, off, size);
+	if (err)
+		return err;
+	off += reg->off;
+	if (reg->type == PTR_TO_MAP_VALUE) {
+		if (t == BPF_WRITE && (reg->map_ptr->map_flags & BPF_F_RDONLY_PROG)) {
+			verbose(env, "write into map forbidden, value_size=%d off=%d size=%d\n",
+				reg->map_ptr->value_size, off, size);
+			return -EACCES;
+		}
+		if (t == BPF_READ && (reg->map_ptr->map_flags & BPF_F_WRONLY_PROG)) {
+			verbose(env, "read from map forbidden, value_size=%d off=%d size=%d\n",
+				reg->map_ptr->value_size, off, size);
+			return -EACCES;
+		}
+		err = check_map_access(env, regno, off, size, false);
+		if (!err && t == BPF_READ && value_regno >= 0)
+			mark_reg_unknown(env, regs, value_regno);
+	} else if (reg->type == PTR_TO_CTX) {
+		if (t == BPF_WRITE && value_regno >= 0 && is_pointer_value(env, value_regno)) {
+			verbose(env, "R%d leaks addr into ctx\n", value_regno);
+			return -EACCES;
+		}
+		err = check_ptr_off_reg(env, reg, regno);
+		if (err < 0)
+			return err;
+		err = check_ctx_access(env, insn_idx, off, size, t);
+		if (!err && t == BPF_READ && value_regno >= 0)
+			mark_reg_unknown(env, regs, value_regno);
+	} else if (reg->type == PTR_TO_STACK) {
+		err = check_stack_access_within_bounds(env, regno, off, size, ACCESS_DIRECT, t);
+		if (err)
+			return err;
+		if (t == BPF_READ)
+			err = check_stack_read(env, regno, off, size, value_regno);
+		else
+			err = check_stack_write(env, regno, off, size, value_regno, insn);
+	} else {
+		verbose(env, "R%d invalid mem access '%s'\n", regno, reg_type_str(reg->type, tb));
+		return -EACCES;
+	}
+	if (!err && size < BPF_REG_SIZE && value_regno >= 0 && t == BPF_READ && regs[value_regno].type == SCALAR_VALUE)
+		coerce_reg_to_size(&regs[value_regno], size);
+	return err;
+}
+
+static int check_atomic(struct bpf_verifier_env *env, int insn_idx, struct bpf_insn *insn)
+{
+	int load_reg, err;
+	char tb[32];
+
+	switch (insn->imm) {
+	case BPF_ADD: case BPF_ADD | BPF_FETCH:
+	case BPF_AND: case BPF_AND | BPF_FETCH:
+	case BPF_OR: case BPF_OR | BPF_FETCH:
+	case BPF_XOR: case BPF_XOR | BPF_FETCH:
+	case BPF_XCHG:
+	case BPF_CMPXCHG:
+		break;
+	default:
+		verbose(env, "BPF_ATOMIC uses invalid atomic opcode %02x\n", insn->imm);
+		return -EINVAL;
+	}
+	if (BPF_SIZE(insn->code) != BPF_W && BPF_SIZE(insn->code) != BPF_DW) {
+		verbose(env, "invalid atomic operand size\n");
+		return -EINVAL;
+	}
+	err = check_reg_arg(env, insn->src_reg, SRC_OP);
+	if (err)
+		return err;
+	err = check_reg_arg(env, insn->dst_reg, SRC_OP);
+	if (err)
+		return err;
+	if (insn->imm == BPF_CMPXCHG) {
+		err = check_reg_arg(env, BPF_REG_0, SRC_OP);
+		if (err)
+			return err;
+		if (is_pointer_value(env, BPF_REG_0)) {
+			verbose(env, "R%d leaks addr into mem\n", BPF_REG_0);
+			return -EACCES;
+		}
+	}
+	if (is_pointer_value(env, insn->src_reg)) {
+		verbose(env, "R%d leaks addr into mem\n", insn->src_reg);
+		return -EACCES;
+	}
+	if (cur_regs(env)[insn->dst_reg].type == PTR_TO_CTX) {
+		verbose(env, "BPF_ATOMIC stores into R%d %s is not allowed\n", insn->dst_reg,
+			reg_type_str(cur_regs(env)[insn->dst_reg].type, tb));
+		return -EACCES;
+	}
+	if (insn->imm & BPF_FETCH)
+		load_reg = insn->imm == BPF_CMPXCHG ? BPF_REG_0 : insn->src_reg;
+	else
+		load_reg = -1;
+	/* a read of the old value, then a write */
+	err = check_mem_access(env, insn_idx, insn->dst_reg, insn->off, BPF_SIZE(insn->code), BPF_READ, load_reg, insn);
+	if (!err && load_reg >= 0)
+		cur_regs(env)[load_reg].live |= REG_LIVE_WRITTEN;
+	if (err)
+		return err;
+	return check_mem_access(env, insn_idx, insn->dst_reg, insn->off, BPF_SIZE(insn->code), BPF_WRITE, -1, insn);
+}
+
+/* ---- states: the exploration stack and the checkpoints ---- */
+static struct bpf_verifier_state *push_stack(struct bpf_verifier_env *env, int insn_idx, int prev_insn_idx)
+{
+	struct bpf_verifier_stack_elem *elem = kmalloc(sizeof(*elem), GFP_KERNEL);
+
+	if (!elem)
+		return NULL;
+	elem->insn_idx = insn_idx;
+	elem->prev_insn_idx = prev_insn_idx;
+	elem->next = env->head;
+	elem->log_pos = env->log.len_used;
+	env->head = elem;
+	env->stack_size++;
+	elem->st = *env->cur_state;
+	if (env->stack_size > BPF_COMPLEXITY_LIMIT_JMP_SEQ) {
+		verbose(env, "The sequence of %d jumps is too complex.\n", env->stack_size);
+		return NULL;
+	}
+	if (elem->st.parent)
+		++elem->st.parent->branches;
+	return &elem->st;
+}
+
+static int pop_stack(struct bpf_verifier_env *env, int *prev_insn_idx, int *insn_idx, bool pop_log)
+{
+	struct bpf_verifier_stack_elem *elem = env->head;
+
+	if (!elem)
+		return -ENOENT;
+	*env->cur_state = elem->st;
+	if (pop_log)
+		bpf_vlog_reset(&env->log, elem->log_pos);
+	if (insn_idx)
+		*insn_idx = elem->insn_idx;
+	if (prev_insn_idx)
+		*prev_insn_idx = elem->prev_insn_idx;
+	env->head = elem->next;
+	kfree(elem);
+	env->stack_size--;
+	return 0;
+}
+
+static void free_stack(struct bpf_verifier_env *env)
+{
+	while (pop_stack(env, NULL, NULL, false) == 0)
+		;
+}
+
+static void update_branch_counts(struct bpf_verifier_env *env, struct bpf_verifier_state *st)
+{
+	while (st) {
+		u32 br = --st->branches;
+		if (br)
+			break;
+		st = st->parent;
+	}
+}
+
+/* an explored state's scalar covers the current one's: its range and known bits */
+static bool range_within(const struct bpf_reg_state *old, const struct bpf_reg_state *cur)
+{
+	return old->umin_value <= cur->umin_value && old->umax_value >= cur->umax_value &&
+	       old->smin_value <= cur->smin_value && old->smax_value >= cur->smax_value &&
+	       old->u32_min_value <= cur->u32_min_value && old->u32_max_value >= cur->u32_max_value &&
+	       old->s32_min_value <= cur->s32_min_value && old->s32_max_value >= cur->s32_max_value;
+}
+
+static bool regsafe(const struct bpf_reg_state *rold, const struct bpf_reg_state *rcur)
+{
+	if (rold->type == NOT_INIT)
+		return true;
+	if (rcur->type == NOT_INIT)
+		return false;
+	if (rold->type == SCALAR_VALUE) {
+		if (rcur->type != SCALAR_VALUE)
+			return false;
+		return range_within(rold, rcur) && tnum_in(rold->var_off, rcur->var_off);
+	}
+	if (rold->type != rcur->type || rold->off != rcur->off || rold->map_ptr != rcur->map_ptr)
+		return false;
+	if ((rold->type & PTR_MAYBE_NULL) && rold->id != rcur->id)
+		return false;
+	return range_within(rold, rcur) && tnum_in(rold->var_off, rcur->var_off);
+}
+
+static bool stacksafe(struct bpf_verifier_env *env, const struct bpf_verifier_state *old,
+		      const struct bpf_verifier_state *cur)
+{
+	u32 i;
+
+	for (i = 0; i < old->allocated_stack; i++) {
+		u32 spi = i / BPF_REG_SIZE, k = i % BPF_REG_SIZE;
+		u8 o = old->stack[spi].slot_type[k];
+		u8 c = i < cur->allocated_stack ? cur->stack[spi].slot_type[k] : STACK_INVALID;
+
+		if (o == STACK_INVALID && env->allow_uninit_stack && c != STACK_SPILL)
+			continue;
+		if (o == STACK_MISC && (c == STACK_ZERO || c == STACK_MISC || (c == STACK_INVALID && env->allow_uninit_stack)))
+			continue;
+		if (o != c)
+			return false;
+		if (k == BPF_REG_SIZE - 1 && o == STACK_SPILL &&
+		    !regsafe(&old->stack[spi].spilled_ptr, &cur->stack[spi].spilled_ptr))
+			return false;
+	}
+	return true;
+}
+
+static bool states_equal(struct bpf_verifier_env *env, const struct bpf_verifier_state *old,
+			 const struct bpf_verifier_state *cur)
+{
+	int i;
+
+	for (i = 0; i < MAX_BPF_REG; i++)
+		if (!regsafe(&old->regs[i], &cur->regs[i]))
+			return false;
+	return stacksafe(env, old, cur);
+}
+
+/* states_maybe_looping(): the registers exactly the same */
+static bool states_maybe_looping(const struct bpf_verifier_state *old, const struct bpf_verifier_state *cur)
+{
+	int i;
+
+	for (i = 0; i < MAX_BPF_REG; i++) {
+		const struct bpf_reg_state *a = &old->regs[i], *b = &cur->regs[i];
+		if (a->type != b->type || a->off != b->off || a->id != b->id || a->map_ptr != b->map_ptr ||
+		    a->var_off.value != b->var_off.value || a->var_off.mask != b->var_off.mask ||
+		    a->smin_value != b->smin_value || a->smax_value != b->smax_value ||
+		    a->umin_value != b->umin_value || a->umax_value != b->umax_value ||
+		    a->s32_min_value != b->s32_min_value || a->s32_max_value != b->s32_max_value ||
+		    a->u32_min_value != b->u32_min_value || a->u32_max_value != b->u32_max_value)
+			return false;
+	}
+	return true;
+}
+
+static int is_state_visited(struct bpf_verifier_env *env, int insn_idx)
+{
+	struct bpf_verifier_state_list *new_sl, *sl, **pprev;
+	struct bpf_verifier_state *cur = env->cur_state;
+	bool add_new_state = env->test_state_freq;
+	int i, states_cnt = 0;
+
+	if (!env->insn_aux_data[insn_idx].prune_point)
+		return 0;
+	if (env->jmps_processed - env->prev_jmps_processed >= 2 &&
+	    env->insn_processed - env->prev_insn_processed >= 8)
+		add_new_state = true;
+	pprev = &env->explored_states[insn_idx];
+	sl = *pprev;
+	while (sl) {
+		states_cnt++;
+		if (sl->state.branches) {
+			if (states_maybe_looping(&sl->state, cur) && states_equal(env, &sl->state, cur)) {
+				verbose(env, "infinite loop detected at insn %d\n", insn_idx);
+				return -EINVAL;
+			}
+			if (env->jmps_processed - env->prev_jmps_processed < 20 &&
+			    env->insn_processed - env->prev_insn_processed < 100)
+				add_new_state = false;
+			goto miss;
+		}
+		if (states_equal(env, &sl->state, cur)) {
+			sl->hit_cnt++;
+			return 1;
+		}
+miss:
+		if (add_new_state)
+			sl->miss_cnt++;
+		if (sl->miss_cnt > sl->hit_cnt * 3 + 3) {
+			/* unlikely to prune anything: dropped (kept until the end, a parent still) */
+			*pprev = sl->next;
+			sl->next = env->free_list;
+			env->free_list = sl;
+			sl = *pprev;
+			continue;
+		}
+		pprev = &sl->next;
+		sl = *pprev;
+	}
+	if ((u32)states_cnt > env->max_states_per_insn)
+		env->max_states_per_insn = states_cnt;
+	if (!add_new_state)
+		return 0;
+	new_sl = kzalloc(sizeof(*new_sl), GFP_KERNEL);
+	if (!new_sl)
+		return -ENOMEM;
+	env->total_states++;
+	env->peak_states++;
+	env->prev_jmps_processed = env->jmps_processed;
+	env->prev_insn_processed = env->insn_processed;
+	new_sl->state = *cur;
+	new_sl->state.insn_idx = insn_idx;
+	new_sl->next = env->explored_states[insn_idx];
+	env->explored_states[insn_idx] = new_sl;
+	cur->parent = &new_sl->state;
+	/* writes from here on are not writes from the checkpoint's point of view */
+	for (i = 0; i < MAX_BPF_REG; i++)
+		cur->regs[i].live = REG_LIVE_NONE;
+	for (i = 0; i < MAX_BPF_STACK_SLOTS; i++)
+		cur->stack[i].spilled_ptr.live = REG_LIVE_NONE;
+	return 0;
+}
+
+/* ---- conditional jumps: which way, and what each way tells ---- */
+static bool reg_type_not_null(u32 type)
+{
+	return type == PTR_TO_STACK || type == PTR_TO_MAP_VALUE || type == PTR_TO_CTX ||
+	       type == CONST_PTR_TO_MAP || type == PTR_TO_MAP_KEY;
+}
+
+/* is_branch32_taken() / is_branch64_taken(): 1 taken, 0 not, -1 either, from the bounds */
+#define IS_BRANCH_TAKEN(SFX, U, S, OFF, umin, umax, smin, smax) \
+static int is_branch##SFX##_taken(struct bpf_reg_state *reg, U val, u8 opcode) \
+{ \
+	struct tnum t = OFF; \
+	S sval = (S)val; \
+\
+	switch (opcode) { \
+	case BPF_JEQ: \
+		if (tnum_is_const(t)) \
+			return !!tnum_equals_const(t, val); \
+		break; \
+	case BPF_JNE: \
+		if (tnum_is_const(t)) \
+			return !tnum_equals_const(t, val); \
+		break; \
+	case BPF_JSET: \
+		if ((~t.mask & t.value) & val) \
+			return 1; \
+		if (!((t.mask | t.value) & val)) \
+			return 0; \
+		break; \
+	case BPF_JGT: return reg->umin > val ? 1 : reg->umax <= val ? 0 : -1; \
+	case BPF_JSGT: return reg->smin > sval ? 1 : reg->smax <= sval ? 0 : -1; \
+	case BPF_JLT: return reg->umax < val ? 1 : reg->umin >= val ? 0 : -1; \
+	case BPF_JSLT: return reg->smax < sval ? 1 : reg->smin >= sval ? 0 : -1; \
+	case BPF_JGE: return reg->umin >= val ? 1 : reg->umax < val ? 0 : -1; \
+	case BPF_JSGE: return reg->smin >= sval ? 1 : reg->smax < sval ? 0 : -1; \
+	case BPF_JLE: return reg->umax <= val ? 1 : reg->umin > val ? 0 : -1; \
+	case BPF_JSLE: return reg->smax <= sval ? 1 : reg->smin > sval ? 0 : -1; \
+	} \
+	return -1; \
+}
+IS_BRANCH_TAKEN(32, u32, s32, tnum_subreg(reg->var_off), u32_min_value, u32_max_value, s32_min_value, s32_max_value)
+IS_BRANCH_TAKEN(64, u64, s64, reg->var_off, umin_value, umax_value, smin_value, smax_value)
+
+static int is_branch_taken(struct bpf_reg_state *reg, u64 val, u8 opcode, bool is_jmp32)
+{
+	if (reg->type != SCALAR_VALUE) {
+		if (!reg_type_not_null(reg->type) || val != 0)
+			return -1;
+		return opcode == BPF_JEQ ? 0 : opcode == BPF_JNE ? 1 : -1;
+	}
+	if (is_jmp32)
+		return is_branch32_taken(reg, val, opcode);
+	return is_branch64_taken(reg, val, opcode);
+}
+
+/* What the comparison of a register with val teaches each way (true: the jump is taken). */
+static void reg_set_min_max(struct bpf_reg_state *true_reg, struct bpf_reg_state *false_reg, u64 val, u32 val32,
+			    u8 opcode, bool is_jmp32)
+{
+	struct tnum false_32off = tnum_subreg(false_reg->var_off), false_64off = false_reg->var_off;
+	struct tnum true_32off = tnum_subreg(true_reg->var_off), true_64off = true_reg->var_off;
+	s64 sval = (s64)val;
+	s32 sval32 = (s32)val32;
+
+	if (false_reg->type != SCALAR_VALUE)
+		return;
+	switch (opcode) {
+	case BPF_JEQ:
+	case BPF_JNE: {
+		/* the register is val one way; its copies (same id) stay copies */
+		struct bpf_reg_state *reg = opcode == BPF_JEQ ? true_reg : false_reg;
+		struct tnum *off32 = opcode == BPF_JEQ ? &true_32off : &false_32off;
+		struct tnum *off64 = opcode == BPF_JEQ ? &true_64off : &false_64off;
+		if (is_jmp32) {
+			__mark_reg32_known(reg, val32);
+			*off32 = tnum_subreg(reg->var_off);
+		} else {
+			___mark_reg_known(reg, val);
+			*off64 = reg->var_off;
+		}
+		break;
+	}
+	case BPF_JSET:
+		if (is_jmp32) {
+			false_32off = tnum_and(false_32off, tnum_const(~val32));
+			if (!(val32 & (val32 - 1)))
+				true_32off = tnum_or(true_32off, tnum_const(val32));
+		} else {
+			false_64off = tnum_and(false_64off, tnum_const(~val));
+			if (!(val & (val - 1)))
+				true_64off = tnum_or(true_64off, tnum_const(val));
+		}
+		break;
+	case BPF_JGE:
+	case BPF_JGT:
+		if (is_jmp32) {
+			u32 false_umax = opcode == BPF_JGT ? val32 : val32 - 1;
+			u32 true_umin = opcode == BPF_JGT ? val32 + 1 : val32;
+			false_reg->u32_max_value = min(false_reg->u32_max_value, false_umax);
+			true_reg->u32_min_value = max(true_reg->u32_min_value, true_umin);
+		} else {
+			u64 false_umax = opcode == BPF_JGT ? val : val - 1;
+			u64 true_umin = opcode == BPF_JGT ? val + 1 : val;
+			false_reg->umax_value = min(false_reg->umax_value, false_umax);
+			true_reg->umin_value = max(true_reg->umin_value, true_umin);
+		}
+		break;
+	case BPF_JSGE:
+	case BPF_JSGT:
+		if (is_jmp32) {
+			s32 false_smax = opcode == BPF_JSGT ? sval32 : sval32 - 1;
+			s32 true_smin = opcode == BPF_JSGT ? sval32 + 1 : sval32;
+			false_reg->s32_max_value = min(false_reg->s32_max_value, false_smax);
+			true_reg->s32_min_value = max(true_reg->s32_min_value, true_smin);
+		} else {
+			s64 false_smax = opcode == BPF_JSGT ? sval : sval - 1;
+			s64 true_smin = opcode == BPF_JSGT ? sval + 1 : sval;
+			false_reg->smax_value = min(false_reg->smax_value, false_smax);
+			true_reg->smin_value = max(true_reg->smin_value, true_smin);
+		}
+		break;
+	case BPF_JLE:
+	case BPF_JLT:
+		if (is_jmp32) {
+			u32 false_umin = opcode == BPF_JLT ? val32 : val32 + 1;
+			u32 true_umax = opcode == BPF_JLT ? val32 - 1 : val32;
+			false_reg->u32_min_value = max(false_reg->u32_min_value, false_umin);
+			true_reg->u32_max_value = min(true_reg->u32_max_value, true_umax);
+		} else {
+			u64 false_umin = opcode == BPF_JLT ? val : val + 1;
+			u64 true_umax = opcode == BPF_JLT ? val - 1 : val;
+			false_reg->umin_value = max(false_reg->umin_value, false_umin);
+			true_reg->umax_value = min(true_reg->umax_value, true_umax);
+		}
+		break;
+	case BPF_JSLE:
+	case BPF_JSLT:
+		if (is_jmp32) {
+			s32 false_smin = opcode == BPF_JSLT ? sval32 : sval32 + 1;
+			s32 true_smax = opcode == BPF_JSLT ? sval32 - 1 : sval32;
+			false_reg->s32_min_value = max(false_reg->s32_min_value, false_smin);
+			true_reg->s32_max_value = min(true_reg->s32_max_value, true_smax);
+		} else {
+			s64 false_smin = opcode == BPF_JSLT ? sval : sval + 1;
+			s64 true_smax = opcode == BPF_JSLT ? sval - 1 : sval;
+			false_reg->smin_value = max(false_reg->smin_value, false_smin);
+			true_reg->smax_value = min(true_reg->smax_value, true_smax);
+		}
+		break;
+	default:
+		return;
+	}
+	if (is_jmp32) {
+		false_reg->var_off = tnum_or(tnum_clear_subreg(false_64off), tnum_subreg(false_32off));
+		true_reg->var_off = tnum_or(tnum_clear_subreg(true_64off), tnum_subreg(true_32off));
+		__reg_combine_32_into_64(false_reg);
+		__reg_combine_32_into_64(true_reg);
+	} else {
+		false_reg->var_off = false_64off;
+		true_reg->var_off = true_64off;
+		__reg_combine_64_into_32(false_reg);
+		__reg_combine_64_into_32(true_reg);
+	}
+}
+
+static u8 flip_opcode(u32 opcode)
+{
+	static const u8 opcode_flip[16] = {
+		[BPF_JEQ >> 4] = BPF_JEQ, [BPF_JNE >> 4] = BPF_JNE, [BPF_JSET >> 4] = BPF_JSET,
+		[BPF_JGE >> 4] = BPF_JLE, [BPF_JGT >> 4] = BPF_JLT, [BPF_JLE >> 4] = BPF_JGE,
+		[BPF_JLT >> 4] = BPF_JGT, [BPF_JSGE >> 4] = BPF_JSLE, [BPF_JSGT >> 4] = BPF_JSLT,
+		[BPF_JSLE >> 4] = BPF_JSGE, [BPF_JSLT >> 4] = BPF_JSGT,
+	};
+	return opcode_flip[opcode >> 4];
+}
+
+static void reg_set_min_max_inv(struct bpf_reg_state *true_reg, struct bpf_reg_state *false_reg, u64 val,
+				u32 val32, u8 opcode, bool is_jmp32)
+{
+	opcode = flip_opcode(opcode);
+	if (opcode)
+		reg_set_min_max(true_reg, false_reg, val, val32, opcode, is_jmp32);
+}
+
+static void __reg_combine_min_max(struct bpf_reg_state *src_reg, struct bpf_reg_state *dst_reg)
+{
+	src_reg->umin_value = dst_reg->umin_value = max(src_reg->umin_value, dst_reg->umin_value);
+	src_reg->umax_value = dst_reg->umax_value = min(src_reg->umax_value, dst_reg->umax_value);
+	src_reg->smin_value = dst_reg->smin_value = max(src_reg->smin_value, dst_reg->smin_value);
+	src_reg->smax_value = dst_reg->smax_value = min(src_reg->smax_value, dst_reg->smax_value);
+	src_reg->var_off = dst_reg->var_off = tnum_intersect(src_reg->var_off, dst_reg->var_off);
+	reg_bounds_sync(src_reg);
+	reg_bounds_sync(dst_reg);
+}
+
+static void reg_combine_min_max(struct bpf_reg_state *true_src, struct bpf_reg_state *true_dst,
+				struct bpf_reg_state *false_src, struct bpf_reg_state *false_dst, u8 opcode)
+{
+	if (opcode == BPF_JEQ)
+		__reg_combine_min_max(true_src, true_dst);
+	else if (opcode == BPF_JNE)
+		__reg_combine_min_max(false_src, false_dst);
+}
+
+static void find_equal_scalars(struct bpf_verifier_state *vstate, struct bpf_reg_state *known_reg)
+{
+	int i;
+
+	for (i = 0; i < MAX_BPF_REG; i++)
+		if (vstate->regs[i].type == SCALAR_VALUE && vstate->regs[i].id == known_reg->id)
+			vstate->regs[i] = *known_reg;
+	for (i = 0; i < MAX_BPF_STACK_SLOTS; i++)
+		if (is_spilled_reg(&vstate->stack[i]) && vstate->stack[i].spilled_ptr.type == SCALAR_VALUE &&
+		    vstate->stack[i].spilled_ptr.id == known_reg->id)
+			vstate->stack[i].spilled_ptr = *known_reg;
+}
+
+/* after "if rX == 0": a maybe-null pointer (and every copy of it) is null one way, valid the other */
+static void mark_ptr_or_null_reg(struct bpf_reg_state *reg, u32 id, bool is_null)
+{
+	if (!(reg->type & PTR_MAYBE_NULL) || reg->id != id)
+		return;
+	if (is_null) {
+		reg->type = SCALAR_VALUE;
+		__mark_reg_known_zero(reg);
+	} else {
+		reg->type &= ~PTR_MAYBE_NULL;
+		reg->id = 0;
+	}
+}
+
+static void mark_ptr_or_null_regs(struct bpf_verifier_state *vstate, u32 regno, bool is_null)
+{
+	u32 id = vstate->regs[regno].id;
+	int i;
+
+	for (i = 0; i < MAX_BPF_REG; i++)
+		mark_ptr_or_null_reg(&vstate->regs[i], id, is_null);
+	for (i = 0; i < MAX_BPF_STACK_SLOTS; i++)
+		if (is_spilled_reg(&vstate->stack[i]))
+			mark_ptr_or_null_reg(&vstate->stack[i].spilled_ptr, id, is_null);
+}
+
+static int check_cond_jmp_op(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx)
+{
+	struct bpf_verifier_state *this_branch = env->cur_state, *other_branch;
+	struct bpf_reg_state *regs = this_branch->regs, *dst_reg, *other_branch_regs, *src_reg = NULL;
+	u8 opcode = BPF_OP(insn->code);
+	bool is_jmp32;
+	int pred = -1, err;
+
+	if (opcode == BPF_JA || opcode > BPF_JSLE) {
+		verbose(env, "invalid BPF_JMP/JMP32 opcode %x\n", opcode);
+		return -EINVAL;
+	}
+	err = check_reg_arg(env, insn->dst_reg, SRC_OP);
+	if (err)
+		return err;
+	dst_reg = &regs[insn->dst_reg];
+	if (BPF_SRC(insn->code) == BPF_X) {
+		if (insn->imm != 0) {
+			verbose(env, "BPF_JMP/JMP32 uses reserved fields\n");
+			return -EINVAL;
+		}
+		err = check_reg_arg(env, insn->src_reg, SRC_OP);
+		if (err)
+			return err;
+		src_reg = &regs[insn->src_reg];
+		if (is_pointer_value(env, insn->src_reg)) {
+			verbose(env, "R%d pointer comparison prohibited\n", insn->src_reg);
+			return -EACCES;
+		}
+	} else if (insn->src_reg != BPF_REG_0) {
+		verbose(env, "BPF_JMP/JMP32 uses reserved fields\n");
+		return -EINVAL;
+	}
+	is_jmp32 = BPF_CLASS(insn->code) == BPF_JMP32;
+	if (BPF_SRC(insn->code) == BPF_K)
+		pred = is_branch_taken(dst_reg, is_jmp32 ? (u64)(u32)insn->imm : (u64)(s64)insn->imm, opcode, is_jmp32);
+	else if (src_reg->type == SCALAR_VALUE && is_jmp32 && tnum_is_const(tnum_subreg(src_reg->var_off)))
+		pred = is_branch_taken(dst_reg, tnum_subreg(src_reg->var_off).value, opcode, is_jmp32);
+	else if (src_reg->type == SCALAR_VALUE && !is_jmp32 && tnum_is_const(src_reg->var_off))
+		pred = is_branch_taken(dst_reg, src_reg->var_off.value, opcode, is_jmp32);
+	if (pred == 1) {
+		*insn_idx += insn->off;
+		if (env->log.level & BPF_LOG_LEVEL)
+			print_insn_state(env, this_branch);
+		return 0;
+	} else if (pred == 0) {
+		if (env->log.level & BPF_LOG_LEVEL)
+			print_insn_state(env, this_branch);
+		return 0;
+	}
+	other_branch = push_stack(env, *insn_idx + insn->off + 1, *insn_idx);
+	if (!other_branch)
+		return -EFAULT;
+	other_branch_regs = other_branch->regs;
+	if (BPF_SRC(insn->code) == BPF_X) {
+		if (dst_reg->type == SCALAR_VALUE && src_reg->type == SCALAR_VALUE) {
+			if (tnum_is_const(src_reg->var_off) || (is_jmp32 && tnum_is_const(tnum_subreg(src_reg->var_off))))
+				reg_set_min_max(&other_branch_regs[insn->dst_reg], dst_reg, src_reg->var_off.value,
+						tnum_subreg(src_reg->var_off).value, opcode, is_jmp32);
+			else if (tnum_is_const(dst_reg->var_off) || (is_jmp32 && tnum_is_const(tnum_subreg(dst_reg->var_off))))
+				reg_set_min_max_inv(&other_branch_regs[insn->src_reg], src_reg, dst_reg->var_off.value,
+						    tnum_subreg(dst_reg->var_off).value, opcode, is_jmp32);
+			else if (!is_jmp32 && (opcode == BPF_JEQ || opcode == BPF_JNE))
+				reg_combine_min_max(&other_branch_regs[insn->src_reg], &other_branch_regs[insn->dst_reg],
+						    src_reg, dst_reg, opcode);
+			if (src_reg->id) {
+				find_equal_scalars(this_branch, src_reg);
+				find_equal_scalars(other_branch, &other_branch_regs[insn->src_reg]);
+			}
+		}
+	} else if (dst_reg->type == SCALAR_VALUE) {
+		reg_set_min_max(&other_branch_regs[insn->dst_reg], dst_reg, (u64)(s64)insn->imm, (u32)insn->imm,
+				opcode, is_jmp32);
+	}
+	if (dst_reg->type == SCALAR_VALUE && dst_reg->id) {
+		find_equal_scalars(this_branch, dst_reg);
+		find_equal_scalars(other_branch, &other_branch_regs[insn->dst_reg]);
+	}
+	if (!is_jmp32 && BPF_SRC(insn->code) == BPF_K && insn->imm == 0 &&
+	    (opcode == BPF_JEQ || opcode == BPF_JNE) && (dst_reg->type & PTR_MAYBE_NULL)) {
+		mark_ptr_or_null_regs(this_branch, insn->dst_reg, opcode == BPF_JNE);
+		mark_ptr_or_null_regs(other_branch, insn->dst_reg, opcode == BPF_JEQ);
+	} else if (is_pointer_value(env, insn->dst_reg)) {
+		verbose(env, "R%d pointer comparison prohibited\n", insn->dst_reg);
+		return -EACCES;
+	}
+	if (env->log.level & BPF_LOG_LEVEL)
+		print_insn_state(env, this_branch);
+	return 0;
+}
+
+/* ---- helper calls ---- */
+static const u32 map_key_value_types[] = { PTR_TO_STACK, 0x100 + 1, 0x100 + 2, PTR_TO_MAP_KEY, PTR_TO_MAP_VALUE };
+static const char *const map_key_value_names = "fp, pkt, pkt_meta, map_key, map_value";
+static const char *const mem_names = "fp, pkt, pkt_meta, map_key, map_value, mem, alloc_mem, buf";
+
+static int check_reg_type(struct bpf_verifier_env *env, u32 regno, u8 arg_type)
+{
+	struct bpf_reg_state *reg = cur_regs(env) + regno;
+	const char *expected;
+	char tb[32];
+	u32 i;
+
+	switch (arg_type) {
+	case ARG_CONST_MAP_PTR:
+		if (reg->type == CONST_PTR_TO_MAP)
+			return 0;
+		expected = "map_ptr";
+		break;
+	case ARG_PTR_TO_MAP_KEY:
+	case ARG_PTR_TO_MAP_VALUE:
+		for (i = 0; i < ARRAY_SIZE(map_key_value_types); i++)
+			if (reg->type == map_key_value_types[i])
+				return 0;
+		expected = map_key_value_names;
+		break;
+	case ARG_PTR_TO_MEM:
+	case ARG_PTR_TO_UNINIT_MEM:
+		if (reg->type == PTR_TO_STACK || reg->type == PTR_TO_MAP_KEY || reg->type == PTR_TO_MAP_VALUE)
+			return 0;
+		expected = mem_names;
+		break;
+	case ARG_CONST_SIZE:
+	case ARG_CONST_SIZE_OR_ZERO:
+		if (reg->type == SCALAR_VALUE)
+			return 0;
+		expected = "scalar";
+		break;
+	case ARG_PTR_TO_CTX:
+		if (reg->type == PTR_TO_CTX)
+			return 0;
+		expected = "ctx";
+		break;
+	default:
+		return 0;
+	}
+	verbose(env, "R%d type=%s expected=%s\n", regno, reg_type_str(reg->type, tb), expected);
+	return -EACCES;
+}
+
+/* A helper's access to the stack: memory it reads must be initialized (uninitialized bytes are
+ * allowed to the privileged); as a helper may write anything, each byte it touches becomes
+ * STACK_MISC (6.1's "clobber").  raw: memory the helper fills (ARG_PTR_TO_UNINIT_MEM), each
+ * byte written as by a one-byte store. */
+static int check_stack_range_initialized(struct bpf_verifier_env *env, int regno, int off, int access_size,
+					 bool zero_size_allowed, struct bpf_call_arg_meta *meta)
+{
+	struct bpf_reg_state *reg = cur_regs(env) + regno;
+	struct bpf_verifier_state *state = env->cur_state;
+	int err, min_off, max_off, i, j, slot, spi;
+	bool raw = meta && meta->regno == -1;
+
+	if (access_size == 0 && !zero_size_allowed) {
+		verbose(env, "invalid zero-sized read\n");
+		return -EACCES;
+	}
+	err = check_stack_access_within_bounds(env, regno, off, access_size, ACCESS_HELPER, BPF_WRITE);
+	if (err)
+		return err;
+	if (tnum_is_const(reg->var_off)) {
+		min_off = max_off = reg->var_off.value + off;
+	} else {
+		min_off = reg->smin_value + off;
+		max_off = reg->smax_value + off;
+		raw = false;
+	}
+	update_stack_depth(env, min_off);
+	if (raw) {
+		static const struct bpf_insn call = { .code = BPF_JMP | BPF_CALL };
+		for (i = 0; i < access_size; i++) {
+			err = check_stack_write(env, regno, off + i, 1, -1, &call);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+	for (i = min_off; i < max_off + access_size; i++) {
+		u8 *stype;
+
+		slot = -i - 1;
+		spi = slot / BPF_REG_SIZE;
+		stype = &state->stack[spi].slot_type[slot % BPF_REG_SIZE];
+		if (*stype == STACK_MISC)
+			goto mark;
+		if (*stype == STACK_ZERO || (*stype == STACK_INVALID && env->allow_uninit_stack)) {
+			*stype = STACK_MISC;
+			goto mark;
+		}
+		if (is_spilled_reg(&state->stack[spi]) &&
+		    (state->stack[spi].spilled_ptr.type == SCALAR_VALUE || env->allow_ptr_leaks)) {
+			__mark_reg_unknown(&state->stack[spi].spilled_ptr);
+			for (j = 0; j < BPF_REG_SIZE; j++)
+				if (state->stack[spi].slot_type[j] == STACK_SPILL)
+					state->stack[spi].slot_type[j] = STACK_MISC;
+			goto mark;
+		}
+		if (tnum_is_const(reg->var_off)) {
+			verbose(env, "invalid indirect read from stack R%d off %d+%d size %d\n", regno, min_off,
+				i - min_off, access_size);
+		} else {
+			char tn_buf[48];
+			tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
+			verbose(env, "invalid indirect read from stack R%d var_off %s+%d size %d\n", regno, tn_buf,
+				i - min_off, access_size);
+		}
+		return -EACCES;
+mark:
+		mark_reg_read(env, -1 - spi);
+	}
+	return 0;
+}
+
+/* meta: the helper writes the memory (ARG_PTR_TO_UNINIT_MEM) */
+static int check_helper_mem_access(struct bpf_verifier_env *env, int regno, int access_size,
+				   bool zero_size_allowed, struct bpf_call_arg_meta *meta)
+{
+	struct bpf_reg_state *reg = cur_regs(env) + regno;
+	char tb[32];
+
+	switch (base_type(reg->type)) {
+	case PTR_TO_MAP_KEY:
+		return check_mem_region_access(env, regno, reg->off, access_size, reg->map_ptr->key_size, false);
+	case PTR_TO_MAP_VALUE:
+		return check_map_access(env, regno, reg->off, access_size, zero_size_allowed);
+	case PTR_TO_STACK:
+		return check_stack_range_initialized(env, regno, reg->off, access_size, zero_size_allowed, meta);
+	default:
+		if (zero_size_allowed && access_size == 0 && register_is_null(reg))
+			return 0;
+		verbose(env, "R%d type=%s ", regno, reg_type_str(reg->type, tb));
+		verbose(env, "expected=%s\n", mem_names);
+		return -EACCES;
+	}
+}
+
+static int check_mem_size_reg(struct bpf_verifier_env *env, struct bpf_reg_state *reg, u32 regno,
+			      bool zero_size_allowed, bool uninit)
+{
+	struct bpf_call_arg_meta wmeta = { .regno = -1 };
+	struct bpf_call_arg_meta *meta = uninit ? &wmeta : NULL;
+	int err;
+
+	if (reg->smin_value < 0) {
+		verbose(env, "R%d min value is negative, either use unsigned or 'var &= const'\n", regno);
+		return -EACCES;
+	}
+	if (reg->umin_value == 0) {
+		err = check_helper_mem_access(env, regno - 1, 0, zero_size_allowed, meta);
+		if (err)
+			return err;
+	}
+	if (reg->umax_value >= BPF_MAX_VAR_SIZ) {
+		verbose(env, "R%d unbounded memory access, use 'var &= const' or 'if (var < const)'\n", regno);
+		return -EACCES;
+	}
+	return check_helper_mem_access(env, regno - 1, reg->umax_value, zero_size_allowed, meta);
+}
+
+static int check_func_arg(struct bpf_verifier_env *env, u32 arg, struct bpf_call_arg_meta *meta,
+			  const struct bpf_func_proto *fn)
+{
+	u32 regno = BPF_REG_1 + arg;
+	struct bpf_reg_state *reg = cur_regs(env) + regno;
+	u8 arg_type = fn->arg_type[arg];
+	int err;
+
+	if (arg_type == ARG_DONTCARE)
+		return 0;
+	err = check_reg_arg(env, regno, SRC_OP);
+	if (err)
+		return err;
+	if (arg_type == ARG_ANYTHING) {
+		if (is_pointer_value(env, regno)) {
+			verbose(env, "R%d leaks addr into helper function\n", regno);
+			return -EACCES;
+		}
+		return 0;
+	}
+	err = check_reg_type(env, regno, arg_type);
+	if (err)
+		return err;
+	if (reg->type == PTR_TO_CTX) {
+		err = check_ptr_off_reg(env, reg, regno);
+		if (err)
+			return err;
+	}
+	switch (arg_type) {
+	case ARG_CONST_MAP_PTR:
+		meta->map_ptr = reg->map_ptr;
+		break;
+	case ARG_PTR_TO_MAP_KEY:
+		if (!meta->map_ptr) {
+			verbose(env, "invalid map_ptr to access map->key\n");
+			return -EACCES;
+		}
+		err = check_helper_mem_access(env, regno, meta->map_ptr->key_size, false, NULL);
+		break;
+	case ARG_PTR_TO_MAP_VALUE:
+		if (!meta->map_ptr) {
+			verbose(env, "invalid map_ptr to access map->value\n");
+			return -EACCES;
+		}
+		err = check_helper_mem_access(env, regno, meta->map_ptr->value_size, false, NULL);
+		break;
+	case ARG_CONST_SIZE:
+	case ARG_CONST_SIZE_OR_ZERO:
+		err = check_mem_size_reg(env, reg, regno, arg_type == ARG_CONST_SIZE_OR_ZERO,
+					 fn->arg_type[arg - 1] == ARG_PTR_TO_UNINIT_MEM);
+		break;
+	}
+	return err;
+}
+
+static int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx_p)
+{
+	const struct bpf_func_proto *fn = NULL;
+	struct bpf_call_arg_meta meta;
+	struct bpf_reg_state *regs;
+	int i, err, func_id = insn->imm;
+	static const int caller_saved[] = { BPF_REG_0, BPF_REG_1, BPF_REG_2, BPF_REG_3, BPF_REG_4, BPF_REG_5 };
+
+	if (func_id < 0 || func_id >= __BPF_FUNC_MAX_ID) {
+		verbose(env, "invalid func %s#%d\n", func_id_name(func_id), func_id);
+		return -EINVAL;
+	}
+	if (env->prog->ops->get_func_proto)
+		fn = env->prog->ops->get_func_proto(func_id, env->prog);
+	if (!fn) {
+		verbose(env, "unknown func %s#%d\n", func_id_name(func_id), func_id);
+		return -EINVAL;
+	}
+	if (!env->prog->gpl_compatible && fn->gpl_only) {
+		verbose(env, "cannot call GPL-restricted function from non-GPL compatible program\n");
+		return -EINVAL;
+	}
+	memset(&meta, 0, sizeof(meta));
+	for (i = 0; i < 5; i++) {
+		err = check_func_arg(env, i, &meta, fn);
+		if (err)
+			return err;
+	}
+	if (func_id == BPF_FUNC_map_lookup_elem || func_id == BPF_FUNC_map_update_elem ||
+	    func_id == BPF_FUNC_map_delete_elem) {
+		struct bpf_insn_aux_data *aux = &env->insn_aux_data[*insn_idx_p];
+
+		if ((meta.map_ptr->map_flags & BPF_F_RDONLY_PROG) && func_id != BPF_FUNC_map_lookup_elem) {
+			verbose(env, "write into map forbidden\n");
+			return -EACCES;
+		}
+		if (!aux->map_ptr)
+			aux->map_ptr = meta.map_ptr;
+		else if (aux->map_ptr != meta.map_ptr)
+			aux->map_ptr = BPF_MAP_PTR_POISON;
+	}
+	regs = cur_regs(env);
+	for (i = 0; i < (int)ARRAY_SIZE(caller_saved); i++) {
+		mark_reg_not_init(env, regs, caller_saved[i]);
+		check_reg_arg(env, caller_saved[i], DST_OP_NO_MARK);
+	}
+	switch (fn->ret_type) {
+	case RET_INTEGER:
+		mark_reg_unknown(env, regs, BPF_REG_0);
+		break;
+	case RET_VOID:
+		regs[BPF_REG_0].type = NOT_INIT;
+		break;
+	case RET_PTR_TO_MAP_VALUE_OR_NULL:
+		mark_reg_known_zero(env, regs, BPF_REG_0);
+		if (!meta.map_ptr) {
+			verbose(env, "kernel subsystem misconfigured verifier\n");
+			return -EINVAL;
+		}
+		regs[BPF_REG_0].map_ptr = meta.map_ptr;
+		regs[BPF_REG_0].type = PTR_TO_MAP_VALUE | PTR_MAYBE_NULL;
+		regs[BPF_REG_0].id = ++env->id_gen;
+		break;
+	}
+	return 0;
+}
+
+/* ---- loads of 64-bit immediates: maps by fd become map pointers ---- */
+static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
+{
+	struct bpf_insn_aux_data *aux = &env->insn_aux_data[env->insn_idx];
+	struct bpf_reg_state *regs = cur_regs(env), *dst_reg;
+	int err;
+
+	if (BPF_SIZE(insn->code) != BPF_DW) {
+		verbose(env, "invalid BPF_LD_IMM insn\n");
+		return -EINVAL;
+	}
+	if (insn->off != 0) {
+		verbose(env, "BPF_LD_IMM64 uses reserved fields\n");
+		return -EINVAL;
+	}
+	err = check_reg_arg(env, insn->dst_reg, DST_OP);
+	if (err)
+		return err;
+	dst_reg = &regs[insn->dst_reg];
+	if (insn->src_reg == 0) {
+		u64 imm = ((u64)(insn + 1)->imm << 32) | (u32)insn->imm;
+		dst_reg->type = SCALAR_VALUE;
+		__mark_reg_known(&regs[insn->dst_reg], imm);
+		return 0;
+	}
+	mark_reg_known_zero(env, regs, insn->dst_reg);
+	dst_reg->map_ptr = env->used_maps[aux->map_index];
+	if (insn->src_reg == BPF_PSEUDO_MAP_VALUE) {
+		dst_reg->type = PTR_TO_MAP_VALUE;
+		dst_reg->off = aux->map_off;
+	} else {
+		dst_reg->type = CONST_PTR_TO_MAP;
+	}
+	return 0;
+}
+
+/* ---- the control-flow graph (check_subprogs, check_cfg) ---- */
+static int check_subprogs(struct bpf_verifier_env *env)
+{
+	struct bpf_insn *insn = env->prog->insnsi;
+	int i, insn_cnt = env->prog->len;
+
+	for (i = 0; i < insn_cnt; i++) {
+		u8 code = insn[i].code;
+		int off;
+
+		if (code == (BPF_JMP | BPF_CALL) && insn[i].src_reg == BPF_PSEUDO_CALL) {
+			verbose(env, "function calls to other bpf functions are not supported here\n");
+			return -EINVAL;
+		}
+		if (BPF_CLASS(code) != BPF_JMP && BPF_CLASS(code) != BPF_JMP32)
+			goto next;
+		if (BPF_OP(code) == BPF_EXIT || BPF_OP(code) == BPF_CALL)
+			goto next;
+		off = i + insn[i].off + 1;
+		if (off < 0 || off >= insn_cnt) {
+			verbose(env, "jump out of range from insn %d to %d\n", i, off);
+			return -EINVAL;
+		}
+next:
+		if (i == insn_cnt - 1 && code != (BPF_JMP | BPF_EXIT) && code != (BPF_JMP | BPF_JA)) {
+			verbose(env, "last insn is not an exit or jmp\n");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+enum { DISCOVERED = 0x10, EXPLORED = 0x20, FALLTHROUGH = 1, BRANCH = 2 };
+enum { DONE_EXPLORING = 0, KEEP_EXPLORING = 1 };
+
+static int push_insn(int t, int w, int e, struct bpf_verifier_env *env, bool loop_ok, int *cur_stack)
+{
+	struct bpf_insn_aux_data *aux = env->insn_aux_data;
+
+	if (e == FALLTHROUGH && aux[t].cfg_state >= (DISCOVERED | FALLTHROUGH))
+		return DONE_EXPLORING;
+	if (e == BRANCH && aux[t].cfg_state >= (DISCOVERED | BRANCH))
+		return DONE_EXPLORING;
+	if (w < 0 || w >= (int)env->prog->len) {
+		verbose(env, "jump out of range from insn %d to %d\n", t, w);
+		return -EINVAL;
+	}
+	if (e == BRANCH)
+		aux[w].prune_point = true;
+	if (aux[w].cfg_state == 0) {
+		aux[t].cfg_state = DISCOVERED | e;
+		aux[w].cfg_state = DISCOVERED;
+		env->insn_stack[(*cur_stack)++] = w;
+		return KEEP_EXPLORING;
+	} else if ((aux[w].cfg_state & 0xF0) == DISCOVERED) {
+		if (loop_ok && env->bpf_capable)
+			return DONE_EXPLORING;
+		verbose(env, "back-edge from insn %d to %d\n", t, w);
+		return -EINVAL;
+	} else if (aux[w].cfg_state == EXPLORED) {
+		aux[t].cfg_state = DISCOVERED | e;
+	} else {
+		verbose(env, "insn state internal bug\n");
+		return -EFAULT;
+	}
+	return DONE_EXPLORING;
+}
+
+static int visit_insn(int t, struct bpf_verifier_env *env, int *cur_stack)
+{
+	struct bpf_insn *insns = env->prog->insnsi;
+	struct bpf_insn_aux_data *aux = env->insn_aux_data;
+	int ret;
+
+	if (BPF_CLASS(insns[t].code) != BPF_JMP && BPF_CLASS(insns[t].code) != BPF_JMP32)
+		return push_insn(t, t + (insns[t].code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1), FALLTHROUGH, env,
+				 false, cur_stack);
+	switch (BPF_OP(insns[t].code)) {
+	case BPF_EXIT:
+		return DONE_EXPLORING;
+	case BPF_CALL:
+		ret = push_insn(t, t + 1, FALLTHROUGH, env, false, cur_stack);
+		if (ret)
+			return ret;
+		aux[t + 1].prune_point = true;
+		return ret;
+	case BPF_JA:
+		if (BPF_SRC(insns[t].code) != BPF_K)
+			return -EINVAL;
+		ret = push_insn(t, t + insns[t].off + 1, FALLTHROUGH, env, true, cur_stack);
+		if (ret)
+			return ret;
+		aux[t + insns[t].off + 1].prune_point = true;
+		return ret;
+	default:
+		aux[t].prune_point = true;
+		ret = push_insn(t, t + 1, FALLTHROUGH, env, true, cur_stack);
+		if (ret)
+			return ret;
+		return push_insn(t, t + insns[t].off + 1, BRANCH, env, true, cur_stack);
+	}
+}
+
+static int check_cfg(struct bpf_verifier_env *env)
+{
+	int insn_cnt = env->prog->len, cur_stack = 1, ret = 0, i;
+
+	env->insn_stack = kmalloc((u64)insn_cnt * sizeof(int), GFP_KERNEL);
+	if (!env->insn_stack)
+		return -ENOMEM;
+	env->insn_stack[0] = 0;
+	env->insn_aux_data[0].cfg_state = DISCOVERED;
+	while (cur_stack > 0) {
+		int t = env->insn_stack[cur_stack - 1];
+
+		ret = visit_insn(t, env, &cur_stack);
+		if (ret == DONE_EXPLORING) {
+			env->insn_aux_data[t].cfg_state = EXPLORED;
+			cur_stack--;
+		} else if (ret < 0) {
+			goto err;
+		}
+	}
+	for (i = 0; i < insn_cnt; i++) {
+		struct bpf_insn *insn = &env->prog->insnsi[i];
+
+		if (env->insn_aux_data[i].cfg_state != EXPLORED) {
+			verbose(env, "unreachable insn %d\n", i);
+			ret = -EINVAL;
+			goto err;
+		}
+		if (insn->code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			if (env->insn_aux_data[i + 1].cfg_state) {
+				verbose(env, "jump into the middle of ldimm64 insn %d\n", i);
+				ret = -EINVAL;
+				goto err;
+			}
+			i++;
+		}
+	}
+	ret = 0;
+err:
+	kfree(env->insn_stack);
+	env->insn_stack = NULL;
+	return ret;
+}
+
+/* bpf_opcode_in_insntable(): the opcodes the interpreter has */
+static bool bpf_opcode_in_insntable(u8 code)
+{
+	u8 cls = BPF_CLASS(code), op = BPF_OP(code);
+
+	switch (cls) {
+	case BPF_ALU:
+	case BPF_ALU64:
+		if (op == BPF_END)
+			return cls == BPF_ALU;
+		if (op == BPF_NEG)
+			return BPF_SRC(code) == BPF_K;
+		return op <= BPF_ARSH;
+	case BPF_JMP:
+		if (op == BPF_JA || op == BPF_CALL || op == BPF_EXIT || op == 0xf0 /* BPF_TAIL_CALL */)
+			return BPF_SRC(code) == BPF_K;
+		return op <= BPF_JSLE;
+	case BPF_JMP32:
+		return op != BPF_JA && op != BPF_CALL && op != BPF_EXIT && op <= BPF_JSLE;
+	case BPF_LD:
+		if (BPF_MODE(code) == BPF_ABS || BPF_MODE(code) == BPF_IND)
+			return BPF_SIZE(code) != BPF_DW;
+		return code == (BPF_LD | BPF_IMM | BPF_DW);
+	case BPF_LDX:
+	case BPF_ST:
+		return BPF_MODE(code) == BPF_MEM;
+	case BPF_STX:
+		return BPF_MODE(code) == BPF_MEM ||
+		       (BPF_MODE(code) == BPF_ATOMIC && (BPF_SIZE(code) == BPF_W || BPF_SIZE(code) == BPF_DW));
+	}
+	return false;
+}
+
+static int resolve_pseudo_ldimm64(struct bpf_verifier_env *env)
+{
+	struct bpf_insn *insn = env->prog->insnsi;
+	int insn_cnt = env->prog->len, i;
+	u32 j;
+
+	for (i = 0; i < insn_cnt; i++, insn++) {
+		if (BPF_CLASS(insn->code) == BPF_LDX && (BPF_MODE(insn->code) != BPF_MEM || insn->imm != 0)) {
+			verbose(env, "BPF_LDX uses reserved fields\n");
+			return -EINVAL;
+		}
+		if (insn[0].code == (BPF_LD | BPF_IMM | BPF_DW)) {
+			struct bpf_insn_aux_data *aux = &env->insn_aux_data[i];
+			struct bpf_map *map;
+			u64 addr;
+			int fd;
+
+			if (i == insn_cnt - 1 || insn[1].code != 0 || insn[1].dst_reg != 0 || insn[1].src_reg != 0 ||
+			    insn[1].off != 0) {
+				verbose(env, "invalid bpf_ld_imm64 insn\n");
+				return -EINVAL;
+			}
+			if (insn[0].src_reg == 0)
+				goto next_insn;
+			if (!(insn[0].src_reg == BPF_PSEUDO_MAP_VALUE ||
+			      (insn[0].src_reg == BPF_PSEUDO_MAP_FD && insn[1].imm == 0))) {
+				verbose(env, "unrecognized bpf_ld_imm64 insn\n");
+				return -EINVAL;
+			}
+			fd = insn[0].imm;
+			map = bpf_map_get_by_fd(fd);
+			if (IS_ERR(map)) {
+				verbose(env, "fd %d is not pointing to valid bpf_map\n", fd);
+				return PTR_ERR(map);
+			}
+			if (insn[0].src_reg == BPF_PSEUDO_MAP_FD) {
+				addr = (unsigned long)map;
+			} else {
+				u32 off = insn[1].imm;
+				int err;
+
+				if (off >= BPF_MAX_VAR_OFF) {
+					verbose(env, "direct value offset of %u is not allowed\n", off);
+					bpf_map_put(map);
+					return -EINVAL;
+				}
+				if (!map->ops->map_direct_value_addr) {
+					verbose(env, "no direct value access support for this map type\n");
+					bpf_map_put(map);
+					return -EINVAL;
+				}
+				err = map->ops->map_direct_value_addr(map, &addr, off);
+				if (err) {
+					verbose(env, "invalid access to map value pointer, value_size=%u off=%u\n",
+						map->value_size, off);
+					bpf_map_put(map);
+					return err;
+				}
+				aux->map_off = off;
+				addr += off;
+			}
+			insn[0].imm = (u32)addr;
+			insn[1].imm = addr >> 32;
+			for (j = 0; j < env->used_map_cnt; j++) {
+				if (env->used_maps[j] == map) {
+					aux->map_index = j;
+					bpf_map_put(map);
+					goto next_insn;
+				}
+			}
+			if (env->used_map_cnt >= ARRAY_SIZE(env->used_maps)) {
+				bpf_map_put(map);
+				return -E2BIG;
+			}
+			aux->map_index = env->used_map_cnt;
+			env->used_maps[env->used_map_cnt++] = map;	/* the reference goes to the program */
+next_insn:
+			insn++;
+			i++;
+			continue;
+		}
+		if (!bpf_opcode_in_insntable(insn->code)) {
+			verbose(env, "unknown opcode %02x\n", insn->code);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* ---- the walk over every path ---- */
+static int check_ld_abs(struct bpf_verifier_env *env, struct bpf_insn *insn)
+{
+	if (env->prog->type != BPF_PROG_TYPE_SOCKET_FILTER) {
+		verbose(env, "BPF_LD_[ABS|IND] instructions not allowed for this program type\n");
+		return -EINVAL;
+	}
+	/* no socket buffers reach a program here: what would read one is refused */
+	verbose(env, "BPF_LD_[ABS|IND] instructions not allowed for this program type\n");
+	return -EINVAL;
+}
+
+static int do_check(struct bpf_verifier_env *env)
+{
+	bool pop_log = !(env->log.level & BPF_LOG_LEVEL2);
+	struct bpf_verifier_state *state = env->cur_state;
+	struct bpf_insn *insns = env->prog->insnsi;
+	struct bpf_reg_state *regs;
+	int insn_cnt = env->prog->len, prev_insn_idx = -1;
+	bool do_print_state = false;
+
+	for (;;) {
+		struct bpf_insn *insn;
+		u8 class;
+		int err;
+
+		env->prev_insn_idx = prev_insn_idx;
+		if (env->insn_idx >= insn_cnt) {
+			verbose(env, "invalid insn idx %d insn_cnt %d\n", env->insn_idx, insn_cnt);
+			return -EFAULT;
+		}
+		insn = &insns[env->insn_idx];
+		class = BPF_CLASS(insn->code);
+		if (++env->insn_processed > BPF_COMPLEXITY_LIMIT_INSNS) {
+			verbose(env, "BPF program is too large. Processed %d insn\n", env->insn_processed);
+			return -E2BIG;
+		}
+		err = is_state_visited(env, env->insn_idx);
+		if (err < 0)
+			return err;
+		if (err == 1) {
+			if (env->log.level & BPF_LOG_LEVEL) {
+				if (do_print_state)
+					verbose(env, "\nfrom %d to %d: safe\n", env->prev_insn_idx, env->insn_idx);
+				else
+					verbose(env, "%d: safe\n", env->insn_idx);
+			}
+			goto process_bpf_exit;
+		}
+		if (env->log.level & BPF_LOG_LEVEL2 && do_print_state) {
+			verbose(env, "\nfrom %d to %d:", env->prev_insn_idx, env->insn_idx);
+			print_verifier_state(env, state, true);
+			do_print_state = false;
+		}
+		if (env->log.level & BPF_LOG_LEVEL) {
+			if (env->scratched_regs || env->scratched_stack_slots)
+				print_insn_state(env, state);
+			env->prev_log_len = env->log.len_used;
+			verbose(env, "%d: ", env->insn_idx);
+			print_bpf_insn(&env->log, insn, env->allow_ptr_leaks);
+			env->prev_insn_print_len = env->log.len_used - env->prev_log_len;
+			env->prev_log_len = env->log.len_used;
+		}
+		regs = cur_regs(env);
+		env->insn_aux_data[env->insn_idx].seen = true;
+		prev_insn_idx = env->insn_idx;
+
+		if (class == BPF_ALU || class == BPF_ALU64) {
+			err = check_alu_op(env, insn);
+			if (err)
+				return err;
+		} else if (class == BPF_LDX) {
+			err = check_reg_arg(env, insn->src_reg, SRC_OP);
+			if (err)
+				return err;
+			err = check_reg_arg(env, insn->dst_reg, DST_OP_NO_MARK);
+			if (err)
+				return err;
+			err = check_mem_access(env, env->insn_idx, insn->src_reg, insn->off, BPF_SIZE(insn->code),
+					       BPF_READ, insn->dst_reg, insn);
+			if (err)
+				return err;
+		} else if (class == BPF_STX) {
+			if (BPF_MODE(insn->code) == BPF_ATOMIC) {
+				err = check_atomic(env, env->insn_idx, insn);
+				if (err)
+					return err;
+				env->insn_idx++;
+				continue;
+			}
+			if (BPF_MODE(insn->code) != BPF_MEM || insn->imm != 0) {
+				verbose(env, "BPF_STX uses reserved fields\n");
+				return -EINVAL;
+			}
+			err = check_reg_arg(env, insn->src_reg, SRC_OP);
+			if (err)
+				return err;
+			err = check_reg_arg(env, insn->dst_reg, SRC_OP);
+			if (err)
+				return err;
+			err = check_mem_access(env, env->insn_idx, insn->dst_reg, insn->off, BPF_SIZE(insn->code),
+					       BPF_WRITE, insn->src_reg, insn);
+			if (err)
+				return err;
+		} else if (class == BPF_ST) {
+			char tb[32];
+
+			if (BPF_MODE(insn->code) != BPF_MEM || insn->src_reg != BPF_REG_0) {
+				verbose(env, "BPF_ST uses reserved fields\n");
+				return -EINVAL;
+			}
+			err = check_reg_arg(env, insn->dst_reg, SRC_OP);
+			if (err)
+				return err;
+			if (regs[insn->dst_reg].type == PTR_TO_CTX) {
+				verbose(env, "BPF_ST stores into R%d %s is not allowed\n", insn->dst_reg,
+					reg_type_str(regs[insn->dst_reg].type, tb));
+				return -EACCES;
+			}
+			err = check_mem_access(env, env->insn_idx, insn->dst_reg, insn->off, BPF_SIZE(insn->code),
+					       BPF_WRITE, -1, insn);
+			if (err)
+				return err;
+		} else if (class == BPF_JMP || class == BPF_JMP32) {
+			u8 opcode = BPF_OP(insn->code);
+
+			env->jmps_processed++;
+			if (opcode == BPF_CALL) {
+				if (BPF_SRC(insn->code) != BPF_K || insn->off != 0 ||
+				    (insn->src_reg != BPF_REG_0 && insn->src_reg != BPF_PSEUDO_CALL &&
+				     insn->src_reg != BPF_PSEUDO_KFUNC_CALL) ||
+				    insn->dst_reg != BPF_REG_0 || class == BPF_JMP32) {
+					verbose(env, "BPF_CALL uses reserved fields\n");
+					return -EINVAL;
+				}
+				if (insn->src_reg != BPF_REG_0) {
+					verbose(env, "function calls are not supported here\n");
+					return -EINVAL;
+				}
+				err = check_helper_call(env, insn, &env->insn_idx);
+				if (err)
+					return err;
+			} else if (opcode == BPF_JA) {
+				if (BPF_SRC(insn->code) != BPF_K || insn->imm != 0 || insn->src_reg != BPF_REG_0 ||
+				    insn->dst_reg != BPF_REG_0 || class == BPF_JMP32) {
+					verbose(env, "BPF_JA uses reserved fields\n");
+					return -EINVAL;
+				}
+				env->insn_idx += insn->off + 1;
+				continue;
+			} else if (opcode == BPF_EXIT) {
+				if (BPF_SRC(insn->code) != BPF_K || insn->imm != 0 || insn->src_reg != BPF_REG_0 ||
+				    insn->dst_reg != BPF_REG_0 || class == BPF_JMP32) {
+					verbose(env, "BPF_EXIT uses reserved fields\n");
+					return -EINVAL;
+				}
+				err = check_reg_arg(env, BPF_REG_0, SRC_OP);
+				if (err)
+					return err;
+				if (is_pointer_value(env, BPF_REG_0)) {
+					verbose(env, "R0 leaks addr as return value\n");
+					return -EACCES;
+				}
+process_bpf_exit:
+				env->scratched_regs = ~0U;
+				env->scratched_stack_slots = ~0UL;
+				update_branch_counts(env, env->cur_state);
+				err = pop_stack(env, &prev_insn_idx, &env->insn_idx, pop_log);
+				if (err < 0) {
+					if (err != -ENOENT)
+						return err;
+					break;
+				}
+				do_print_state = true;
+				continue;
+			} else {
+				err = check_cond_jmp_op(env, insn, &env->insn_idx);
+				if (err)
+					return err;
+			}
+		} else if (class == BPF_LD) {
+			u8 mode = BPF_MODE(insn->code);
+
+			if (mode == BPF_ABS || mode == BPF_IND) {
+				err = check_ld_abs(env, insn);
+				if (err)
+					return err;
+			} else if (mode == BPF_IMM) {
+				err = check_ld_imm(env, insn);
+				if (err)
+					return err;
+				env->insn_idx++;
+			} else {
+				verbose(env, "invalid BPF_LD mode\n");
+				return -EINVAL;
+			}
+		} else {
+			verbose(env, "unknown insn class %d\n", class);
+			return -EINVAL;
+		}
+		env->insn_idx++;
+	}
+	return 0;
+}
+
+/* ---- after verification: what the program runs as (do_misc_fixups) ----
+ * A division or modulo by a register gets 6.1's guard (x / 0 = 0, x % 0 = x), a lookup in one
+ * array or hash map its inline form, every helper number its call offset.  Patches grow the
+ * program; the jumps across them are moved (bpf_patch_insn_data). */
+#define MAX_PATCH 16
+
+static int patch_program(struct bpf_verifier_env *env, u32 *new_len, struct bpf_insn *out, bool count_only)
+{
+	struct bpf_prog *prog = env->prog;
+	u32 i, n = 0;
+
+	for (i = 0; i < prog->len; i++) {
+		struct bpf_insn *insn = &prog->insnsi[i], buf[MAX_PATCH];
+		int cnt = 0;
+		u8 code = insn->code;
+
+		if (code == (BPF_ALU64 | BPF_MOD | BPF_X) || code == (BPF_ALU64 | BPF_DIV | BPF_X) ||
+		    code == (BPF_ALU | BPF_MOD | BPF_X) || code == (BPF_ALU | BPF_DIV | BPF_X)) {
+			bool is64 = BPF_CLASS(code) == BPF_ALU64, isdiv = BPF_OP(code) == BPF_DIV;
+			u8 jcls = is64 ? BPF_JMP : BPF_JMP32;
+
+			if (isdiv) {
+				buf[cnt++] = (struct bpf_insn){ .code = jcls | BPF_JNE | BPF_K, .dst_reg = insn->src_reg, .off = 2 };
+				buf[cnt++] = (struct bpf_insn){ .code = BPF_ALU | BPF_XOR | BPF_X, .dst_reg = insn->dst_reg,
+								.src_reg = insn->dst_reg };
+				buf[cnt++] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = 1 };
+				buf[cnt++] = *insn;
+			} else {
+				buf[cnt++] = (struct bpf_insn){ .code = jcls | BPF_JEQ | BPF_K, .dst_reg = insn->src_reg,
+								.off = 1 + (is64 ? 0 : 1) };
+				buf[cnt++] = *insn;
+				if (!is64) {
+					buf[cnt++] = (struct bpf_insn){ .code = BPF_JMP | BPF_JA, .off = 1 };
+					buf[cnt++] = (struct bpf_insn){ .code = BPF_ALU | BPF_MOV | BPF_X, .dst_reg = insn->dst_reg,
+									.src_reg = insn->dst_reg };
+				}
+			}
+		} else if (code == (BPF_JMP | BPF_CALL)) {
+			struct bpf_map *map = env->insn_aux_data[i].map_ptr;
+			const struct bpf_func_proto *fn = env->prog->ops->get_func_proto(insn->imm, env->prog);
+
+			if (insn->imm == BPF_FUNC_map_lookup_elem && map && map != BPF_MAP_PTR_POISON &&
+			    map->ops->map_gen_lookup) {
+				cnt = map->ops->map_gen_lookup(map, buf);
+				if (cnt <= 0 || cnt > MAX_PATCH) {
+					if (cnt == -EOPNOTSUPP)
+						goto call;
+					verbose(env, "bpf verifier is misconfigured\n");
+					return -EINVAL;
+				}
+			} else {
+call:
+				if (!fn || !fn->func) {
+					verbose(env, "kernel subsystem misconfigured func %s#%d\n", func_id_name(insn->imm),
+						insn->imm);
+					return -EFAULT;
+				}
+				buf[cnt] = *insn;
+				buf[cnt++].imm = (s32)((char *)fn->func - (char *)__bpf_call_base);
+			}
+		} else {
+			buf[cnt++] = *insn;
+		}
+		if (!count_only)
+			memcpy(out + n, buf, cnt * sizeof(buf[0]));
+		env->insn_aux_data[i].new_idx = n;
+		n += cnt;
+	}
+	*new_len = n;
+	return 0;
+}
+
+static int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog **progp)
+{
+	struct bpf_prog *prog = *progp, *new_prog;
+	struct bpf_insn_aux_data *aux = env->insn_aux_data;
+	u32 new_len, i;
+	int err;
+
+	err = patch_program(env, &new_len, NULL, true);
+	if (err)
+		return err;
+	new_prog = kzalloc(sizeof(*new_prog) + (u64)new_len * sizeof(struct bpf_insn), GFP_KERNEL);
+	if (!new_prog)
+		return -ENOMEM;
+	*new_prog = *prog;
+	new_prog->len = new_len;
+	patch_program(env, &new_len, new_prog->insnsi, false);
+	/* the original jumps, from where each now is to where its target now starts */
+	for (i = 0; i < prog->len; i++) {
+		struct bpf_insn *insn = &prog->insnsi[i];
+		u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
+		u32 at = aux[i].new_idx;	/* jumps are never patched: each is where its patch starts */
+
+		if ((cls != BPF_JMP && cls != BPF_JMP32) || op == BPF_CALL || op == BPF_EXIT)
+			continue;
+		new_prog->insnsi[at].off = (s32)aux[i + insn->off + 1].new_idx - (s32)at - 1;
+	}
+	kfree(prog);
+	*progp = new_prog;
+	env->prog = new_prog;
+	return 0;
+}
+
+static void print_verification_stats(struct bpf_verifier_env *env)
+{
+	if (env->log.level & BPF_LOG_STATS) {
+		verbose(env, "verification time %d usec\n", 0);
+		verbose(env, "stack depth %d\n", env->stack_depth);
+		verbose(env, "\n");
+	}
+	verbose(env, "processed %d insns (limit %d) max_states_per_insn %d total_states %d peak_states %d mark_read %d\n",
+		env->insn_processed, BPF_COMPLEXITY_LIMIT_INSNS, env->max_states_per_insn, env->total_states,
+		env->peak_states, env->longest_mark_read_walk);
+}
+
+static void free_explored_states(struct bpf_verifier_env *env)
+{
+	struct bpf_verifier_state_list *fl, *fn;
+	u32 i;
+
+	for (fl = env->free_list; fl; fl = fn) {
+		fn = fl->next;
+		kfree(fl);
+	}
+	for (i = 0; i < env->prog->len; i++) {
+		struct bpf_verifier_state_list *sl = env->explored_states[i], *n;
+		for (; sl; sl = n) {
+			n = sl->next;
+			kfree(sl);
+		}
+	}
+}
+
+int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uattr)
+{
+	struct bpf_prog *prog = *progp;
+	struct bpf_verifier_env *env = kzalloc(sizeof(*env), GFP_KERNEL);
+	struct bpf_verifier_log *log;
+	int ret;
+	u32 i;
+
+	if (!env)
+		return -ENOMEM;
+	log = &env->log;
+	env->prog = prog;
+	env->insn_aux_data = kzalloc(sizeof(*env->insn_aux_data) * prog->len, GFP_KERNEL);
+	env->explored_states = kzalloc(sizeof(*env->explored_states) * prog->len, GFP_KERNEL);
+	env->cur_state = kzalloc(sizeof(*env->cur_state), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!env->insn_aux_data || !env->explored_states || !env->cur_state)
+		goto err_free_env;
+	log->level = attr->log_level;
+	log->ubuf = (char *)attr->log_buf;
+	log->len_total = attr->log_size;
+	if (log->level || log->ubuf || log->len_total) {
+		ret = -EINVAL;
+		if (log->len_total < 128 || log->len_total > 0xffffffffU >> 2 || !log->level || !log->ubuf ||
+		    log->level & ~BPF_LOG_MASK)
+			goto err_free_env;
+	}
+	/* capable(CAP_BPF / CAP_PERFMON): root */
+	env->bpf_capable = env->allow_ptr_leaks = env->allow_uninit_stack = current->uid == 0;
+	env->test_state_freq = attr->prog_flags & BPF_F_TEST_STATE_FREQ;
+
+	bpf_prog_calc_tag(prog);
+	ret = check_subprogs(env);
+	if (ret < 0)
+		goto skip_full_check;
+	ret = resolve_pseudo_ldimm64(env);
+	if (ret < 0)
+		goto skip_full_check;
+	ret = check_cfg(env);
+	if (ret < 0)
+		goto skip_full_check;
+	init_reg_state(env, env->cur_state->regs);
+	env->cur_state->branches = 1;
+	if (env->log.level & BPF_LOG_LEVEL2)
+		verbose(env, "func#0 @0\n");
+	/* every register is new: the first instruction's line shows them */
+	env->scratched_regs = ~0U;
+	env->scratched_stack_slots = ~0UL;
+	ret = do_check(env);
+	free_stack(env);
+	if (!ret && !(env->log.level & BPF_LOG_LEVEL2))
+		bpf_vlog_reset(&env->log, 0);
+skip_full_check:
+	free_explored_states(env);
+	if (ret == 0)
+		ret = do_misc_fixups(env, progp);
+	prog = *progp;
+	print_verification_stats(env);
+	prog->verified_insns = env->insn_processed;
+	prog->stack_depth = env->stack_depth;
+	prog->max_ctx_offset = env->max_ctx_offset;
+	if (log->level && bpf_verifier_log_full(log))
+		ret = -ENOSPC;
+	if (log->level && !log->ubuf)
+		ret = -EFAULT;
+	if (env->used_map_cnt) {
+		/* the program keeps the maps it names */
+		prog->used_maps = kmalloc(sizeof(env->used_maps[0]) * env->used_map_cnt, GFP_KERNEL);
+		if (!prog->used_maps) {
+			for (i = 0; i < env->used_map_cnt; i++)
+				bpf_map_put(env->used_maps[i]);
+			if (!ret)
+				ret = -ENOMEM;
+		} else {
+			memcpy(prog->used_maps, env->used_maps, sizeof(env->used_maps[0]) * env->used_map_cnt);
+			prog->used_map_cnt = env->used_map_cnt;
+		}
+	}
+err_free_env:
+	kfree(env->cur_state);
+	kfree(env->explored_states);
+	kfree(env->insn_aux_data);
+	kfree(env);
+	return ret;
+}

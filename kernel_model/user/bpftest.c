@@ -1,0 +1,309 @@
+/* bpftest CMD ARGS... [CMD ARGS...]: bpf() calls from a program, one command after another,
+ * one line of result each, for tests/machine/test_bpf.py.  Byte strings are hex (little-endian
+ * as in memory); results are numbers, an error a negative errno.  Built for the emulated kernel,
+ * and with -DHOST as a static program for the real 6.1 (tests/data/bpf/, real-tracefs -s).
+ *
+ *   map TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES [FLAGS [NAME]]   -> map fd
+ *   upd FD KEY VALUE [FLAGS]   get FD KEY   del FD KEY   next FD KEY|-
+ *   load TYPE INSNS [LOG_LEVEL [LICENSE]]  -> prog fd, then the verifier log's lines, "| "-prefixed
+ *   run FD [CTX [CPU]]                     -> the program's return value (BPF_PROG_TEST_RUN)
+ *   minfo FD   pinfo FD                    -> BPF_OBJ_GET_INFO_BY_FD fields
+ *   raw CMD ATTR [SIZE]                    -> bpf(CMD, ATTR, SIZE) as it returns
+ *   close FD
+ *   cpus N                                 -> the possible cpus (values a per-cpu lookup prints)
+ *   pid                                    -> this process's pid
+ */
+#ifdef HOST
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+static long syscall6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long r = syscall(nr, a, b, c, d, e, f);
+	return r < 0 ? -(long)errno : r;
+}
+#else
+#include "libc.h"
+#endif
+#include "../include/uapi/bpf.h"
+
+#define NR_bpf 321
+#define NR_close 3
+
+static char out[8192];
+static unsigned long outn;
+
+static void flush(void)
+{
+	write(1, out, outn);
+	outn = 0;
+}
+static void puts_(const char *s)
+{
+	while (*s) {
+		if (outn == sizeof(out))
+			flush();
+		out[outn++] = *s++;
+	}
+}
+static void putnum(long v)
+{
+	char tmp[24];
+	int k = 0;
+	unsigned long u = v < 0 ? -(unsigned long)v : (unsigned long)v;
+
+	if (v < 0)
+		puts_("-");
+	do tmp[k++] = '0' + u % 10; while (u /= 10);
+	while (k) {
+		char c[2] = { tmp[--k], 0 };
+		puts_(c);
+	}
+}
+static void puthex(const unsigned char *p, unsigned long n)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		char c[3] = { digits[p[i] >> 4], digits[p[i] & 15], 0 };
+		puts_(c);
+	}
+}
+static long num(const char *s)
+{
+	long v = 0, neg = 0;
+
+	if (*s == '-')
+		neg = 1, s++;
+	if (s[0] == '0' && s[1] == 'x')
+		for (s += 2; *s; s++)
+			v = v * 16 + (*s <= '9' ? *s - '0' : (*s | 32) - 'a' + 10);
+	else
+		while (*s >= '0' && *s <= '9')
+			v = v * 10 + (*s++ - '0');
+	return neg ? -v : v;
+}
+static unsigned long unhex(const char *s, unsigned char *buf, unsigned long room)
+{
+	unsigned long n = 0;
+
+	for (; s[0] && s[1] && n < room; s += 2) {
+		int hi = s[0] <= '9' ? s[0] - '0' : (s[0] | 32) - 'a' + 10;
+		int lo = s[1] <= '9' ? s[1] - '0' : (s[1] | 32) - 'a' + 10;
+		buf[n++] = hi << 4 | lo;
+	}
+	return n;
+}
+
+static long sys_bpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	return syscall6(NR_bpf, cmd, (long)attr, size, 0, 0, 0);
+}
+
+static void zero(void *p, unsigned long n)
+{
+	unsigned char *c = p;
+
+	while (n--)
+		*c++ = 0;
+}
+
+static unsigned char key[4096], value[65536], insns[65536], ctx[128];
+static char log[65536];
+static long ncpus = 1;	/* possible cpus: how many values a per-cpu map's lookup gives */
+
+/* the map's sizes, to print its keys and values */
+static void map_info(int fd, struct bpf_map_info *info)
+{
+	union bpf_attr ia;
+
+	zero(&ia, sizeof(ia));
+	zero(info, sizeof(*info));
+	ia.info.bpf_fd = fd;
+	ia.info.info_len = sizeof(*info);
+	ia.info.info = (unsigned long)info;
+	sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &ia, sizeof(ia));
+}
+
+static void result(const char *cmd, long r)
+{
+	puts_(cmd);
+	puts_(": ");
+	putnum(r);
+}
+
+int main(int argc, char **argv)
+{
+	union bpf_attr attr;
+	int i = 1;
+
+	while (i < argc) {
+		const char *cmd = argv[i++];
+		long r;
+
+		zero(&attr, sizeof(attr));
+		if (!strcmp(cmd, "map") && i + 4 <= argc) {
+			attr.map_type = num(argv[i]);
+			attr.key_size = num(argv[i + 1]);
+			attr.value_size = num(argv[i + 2]);
+			attr.max_entries = num(argv[i + 3]);
+			i += 4;
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.map_flags = num(argv[i++]);
+			result(cmd, sys_bpf(BPF_MAP_CREATE, &attr, sizeof(attr)));
+		} else if (!strcmp(cmd, "upd") && i + 3 <= argc) {
+			attr.map_fd = num(argv[i]);
+			unhex(argv[i + 1], key, sizeof(key));
+			unhex(argv[i + 2], value, sizeof(value));
+			attr.key = (unsigned long)key;
+			attr.value = (unsigned long)value;
+			i += 3;
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.flags = num(argv[i++]);
+			result(cmd, sys_bpf(BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr)));
+		} else if ((!strcmp(cmd, "get") || !strcmp(cmd, "del")) && i + 2 <= argc) {
+			struct bpf_map_info info;
+			map_info(num(argv[i]), &info);
+			attr.map_fd = num(argv[i]);
+			unhex(argv[i + 1], key, sizeof(key));
+			attr.key = (unsigned long)key;
+			if (cmd[0] == 'g')
+				attr.value = (unsigned long)value;
+			i += 2;
+			r = sys_bpf(cmd[0] == 'g' ? BPF_MAP_LOOKUP_ELEM : BPF_MAP_DELETE_ELEM, &attr, sizeof(attr));
+			result(cmd, r);
+			if (cmd[0] == 'g' && r == 0) {
+				unsigned long n = info.value_size;
+				if (info.type == BPF_MAP_TYPE_PERCPU_HASH || info.type == BPF_MAP_TYPE_PERCPU_ARRAY)
+					n = ((n + 7) & ~7UL) * ncpus;
+				puts_(" ");
+				puthex(value, n);
+			}
+		} else if (!strcmp(cmd, "next") && i + 2 <= argc) {
+			struct bpf_map_info info;
+			map_info(num(argv[i]), &info);
+			attr.map_fd = num(argv[i]);
+			if (strcmp(argv[i + 1], "-")) {
+				unhex(argv[i + 1], key, sizeof(key));
+				attr.key = (unsigned long)key;
+			}
+			attr.next_key = (unsigned long)value;
+			i += 2;
+			r = sys_bpf(BPF_MAP_GET_NEXT_KEY, &attr, sizeof(attr));
+			result(cmd, r);
+			if (r == 0) {
+				puts_(" ");
+				puthex(value, info.key_size);
+			}
+		} else if (!strcmp(cmd, "load") && i + 2 <= argc) {
+			unsigned long n = unhex(argv[i + 1], insns, sizeof(insns));
+			const char *lic = "GPL";
+			attr.prog_type = num(argv[i]);
+			attr.insns = (unsigned long)insns;
+			attr.insn_cnt = n / 8;
+			i += 2;
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.log_level = num(argv[i++]);
+			if (i < argc && argv[i][0] == 'L' && argv[i][1] == '=')
+				lic = argv[i++] + 2;
+			attr.license = (unsigned long)lic;
+			zero(log, sizeof(log));
+			if (attr.log_level) {
+				attr.log_buf = (unsigned long)log;
+				attr.log_size = sizeof(log);
+			}
+			result(cmd, sys_bpf(BPF_PROG_LOAD, &attr, sizeof(attr)));
+			if (log[0]) {
+				char *p = log;
+				puts_("\n| ");
+				for (; *p; p++) {
+					char c[2] = { *p, 0 };
+					if (*p == '\n' && p[1])
+						puts_("\n| ");
+					else if (*p != '\n')
+						puts_(c);
+				}
+			}
+		} else if (!strcmp(cmd, "run") && i + 1 <= argc) {
+			attr.test.prog_fd = num(argv[i++]);
+			if (i < argc && argv[i][0] != '-' && !(argv[i][0] >= 'a' && argv[i][0] <= 'z')) {
+				attr.test.ctx_size_in = unhex(argv[i++], ctx, sizeof(ctx));
+				attr.test.ctx_in = attr.test.ctx_size_in ? (unsigned long)ctx : 0;
+			}
+			r = sys_bpf(BPF_PROG_TEST_RUN, &attr, sizeof(attr));
+			result(cmd, r);
+			if (r == 0) {
+				puts_(" retval ");
+				putnum(attr.test.retval);
+			}
+		} else if (!strcmp(cmd, "minfo") && i + 1 <= argc) {
+			struct bpf_map_info info;
+			zero(&info, sizeof(info));
+			attr.info.bpf_fd = num(argv[i++]);
+			attr.info.info_len = sizeof(info);
+			attr.info.info = (unsigned long)&info;
+			r = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr));
+			result(cmd, r);
+			if (r == 0) {
+				puts_(" type "); putnum(info.type);
+				puts_(" id "); putnum(info.id > 0);
+				puts_(" key_size "); putnum(info.key_size);
+				puts_(" value_size "); putnum(info.value_size);
+				puts_(" max_entries "); putnum(info.max_entries);
+				puts_(" map_flags "); putnum(info.map_flags);
+				puts_(" name "); puts_(info.name);
+				puts_(" info_len "); putnum(attr.info.info_len);
+			}
+		} else if (!strcmp(cmd, "pinfo") && i + 1 <= argc) {
+			struct bpf_prog_info info;
+			unsigned int map_ids[4] = { 0 };
+			zero(&info, sizeof(info));
+			info.nr_map_ids = 4;
+			info.map_ids = (unsigned long)map_ids;
+			info.xlated_prog_len = sizeof(insns);
+			info.xlated_prog_insns = (unsigned long)insns;
+			attr.info.bpf_fd = num(argv[i++]);
+			attr.info.info_len = sizeof(info);
+			attr.info.info = (unsigned long)&info;
+			r = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr));
+			result(cmd, r);
+			if (r == 0) {
+				puts_(" type "); putnum(info.type);
+				puts_(" tag "); puthex(info.tag, 8);
+				puts_(" name "); puts_(info.name);
+				puts_(" nr_map_ids "); putnum(info.nr_map_ids);
+				puts_(" gpl "); putnum(info.gpl_compatible);
+				puts_(" uid "); putnum(info.created_by_uid);
+				puts_(" xlated_len "); putnum(info.xlated_prog_len);
+				puts_(" verified_insns "); putnum(info.verified_insns);
+			}
+		} else if (!strcmp(cmd, "raw") && i + 2 <= argc) {
+			static unsigned char big[8192];
+			unsigned long n = unhex(argv[i + 1], big, sizeof(big));
+			int c = num(argv[i]);
+			i += 2;
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				n = num(argv[i++]);
+			result(cmd, syscall6(NR_bpf, c, (long)big, n, 0, 0, 0));
+		} else if (!strcmp(cmd, "pid")) {
+			result(cmd, syscall6(39 /* getpid */, 0, 0, 0, 0, 0, 0));
+		} else if (!strcmp(cmd, "cpus") && i + 1 <= argc) {
+			ncpus = num(argv[i++]);
+			result(cmd, ncpus);
+		} else if (!strcmp(cmd, "close") && i + 1 <= argc) {
+			result(cmd, syscall6(NR_close, num(argv[i++]), 0, 0, 0, 0, 0));
+		} else {
+			puts_("bad command: ");
+			puts_(cmd);
+			puts_("\n");
+			flush();
+			return 2;
+		}
+		puts_("\n");
+	}
+	flush();
+	return 0;
+}

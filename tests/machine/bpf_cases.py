@@ -1,0 +1,198 @@
+"""bpf() cases run as `bpftest ARGS...` both in the emulated kernel and on the real Linux 6.1
+(`python3 tests/machine/bpf_cases.py` captures the latter into tests/data/bpf/reference.txt
+through ../shared/tools/real-tracefs): each case's output must be the real kernel's."""
+from __future__ import annotations
+
+import sys
+
+from bpf_asm import *  # noqa: F401,F403
+
+OK0 = prog(mov64_imm(R0, 0), exit_())
+K4 = "01000000"
+
+
+def lookup_prog(fd: int) -> str:
+    """key 0 on the stack, look it up in map fd; returns the value's first u64 or 0."""
+    return prog(st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4), ld_map_fd(R1, fd),
+                call(FN_map_lookup_elem), jmp_imm(JEQ, R0, 0, 1), ldx(DW, R0, R0, 0), exit_())
+
+
+CASES: dict[str, list[str]] = {
+    # maps
+    "hash_crud": ["map", "1", "4", "8", "4", "upd", "3", K4, "2a00000000000000", "get", "3", K4,
+                  "upd", "3", K4, "2b00000000000000", "1", "upd", "3", K4, "2b00000000000000", "2",
+                  "get", "3", K4],
+    "hash_flags_delete": ["map", "1", "4", "8", "4", "upd", "3", "02000000", "00", "2", "upd", "3", K4, "00", "4",
+                          "upd", "3", K4, "00", "3", "upd", "3", K4, "07", "del", "3", K4, "del", "3", K4],
+    "hash_delete_get": ["map", "1", "4", "8", "4", "upd", "3", K4, "07", "del", "3", K4, "get", "3", K4],
+    "hash_full": ["map", "1", "4", "4", "2", "upd", "3", "01000000", "01000000",
+                  "upd", "3", "02000000", "02000000", "upd", "3", "03000000", "03000000",
+                  "upd", "3", "02000000", "05000000"],
+    "hash_full_no_prealloc": ["map", "1", "4", "4", "2", "1",
+                              "upd", "3", "01000000", "01000000", "upd", "3", "02000000", "02000000",
+                              "upd", "3", "03000000", "03000000", "del", "3", "01000000",
+                              "upd", "3", "03000000", "03000000"],
+    "hash_next_key": ["map", "1", "4", "4", "8", "next", "3", "-", "upd", "3", "07000000", "00000000",
+                      "next", "3", "-", "next", "3", "07000000", "next", "3", "09000000"],
+    "array_ops": ["map", "2", "4", "8", "3", "get", "3", "02000000", "get", "3", "03000000",
+                  "upd", "3", "02000000", "0102030405060708", "get", "3", "02000000",
+                  "upd", "3", "03000000", "0102030405060708", "upd", "3", "00000000", "00", "1"],
+    "array_next_delete": ["map", "2", "4", "8", "3", "del", "3", "00000000", "next", "3", "-",
+                          "next", "3", "01000000", "next", "3", "02000000", "next", "3", "09000000"],
+    "map_create_errors": ["map", "2", "8", "4", "1", "map", "2", "4", "0", "1", "map", "1", "4", "4", "0",
+                          "map", "1", "0", "4", "1", "map", "99", "4", "4", "1"],
+    "map_create_flag_errors": ["map", "1", "4", "4", "1", "2", "map", "2", "4", "4", "1", "24",
+                               "map", "5", "4", "8", "2", "4", "map", "2", "4", "4", "1", "8", "map", "1", "4", "4", "1", "64"],
+    "map_fd_errors": ["get", "0", K4, "get", "99", K4, "upd", "-1", K4, K4, "next", "42", "-"],
+    "map_info": ["map", "1", "8", "16", "32", "minfo", "3", "map", "6", "4", "4", "2", "minfo", "4",
+                 "minfo", "9"],
+    "percpu_array": ["cpus", "2", "map", "6", "4", "4", "2", "get", "3", "01000000",
+                     "upd", "3", "01000000", "0100000000000000" "0200000000000000", "get", "3", "01000000"],
+    # programs that load
+    "load_ok": ["load", "17", OK0, "1", "pinfo", "3", "run", "3"],
+    "load_ok_loglevel2": ["load", "17", OK0, "2"],
+    "run_lookup": ["map", "2", "4", "8", "1", "upd", "3", "00000000", "2a00000000000000",
+                   "load", "17", lookup_prog(3), "pinfo", "4", "run", "4"],
+    "run_alu": ["load", "17", prog(mov64_imm(R0, 7), alu64_imm(MUL, R0, 6), mov64_imm(R1, 0),
+                                 alu64_reg(DIV, R0, R1), alu64_imm(ADD, R0, 40), mov32_imm(R2, -1),
+                                 alu64_imm(RSH, R2, 28), alu64_reg(ADD, R0, R2), alu32_imm(NEG, R0, 0),
+                                 alu64_imm(AND, R0, 0xff), exit_()), "run", "3"],
+    "run_ctx": ["load", "17", prog(ldx(DW, R0, R1, 8), ldx(DW, R2, R1, 0), alu64_reg(SUB, R0, R2), exit_()),
+                "1", "run", "3", "0300000000000000" "0a00000000000000"],
+    "run_atomic": ["load", "17", prog(st(DW, R10, -8, 5), mov64_imm(R1, 3), atomic(DW, ADD | FETCH, R10, R1, -8),
+                                     ldx(DW, R0, R10, -8), alu64_imm(LSH, R0, 8), alu64_reg(OR, R0, R1),
+                                     exit_()), "run", "3"],
+    "run_loop": ["load", "17", prog(mov64_imm(R0, 0), mov64_imm(R1, 0), alu64_reg(ADD, R0, R1),
+                                   alu64_imm(ADD, R1, 1), jmp_imm(JLT, R1, 10, -3), exit_()), "run", "3"],
+    "test_run_unsupported": ["load", "2", OK0, "run", "3", "load", "5", OK0, "run", "4"],
+    # programs the verifier rejects
+    "r0_not_init": ["load", "17", prog(exit_()), "1"],
+    "r2_not_read_ok": ["load", "17", prog(mov64_reg(R0, R2), exit_()), "1"],
+    "stack_uninit": ["load", "17", prog(ldx(DW, R0, R10, -8), exit_()), "1"],
+    "stack_oob": ["load", "17", prog(st(DW, R10, -520, 0), mov64_imm(R0, 0), exit_()), "1"],
+    "stack_positive": ["load", "17", prog(st(DW, R10, 8, 0), mov64_imm(R0, 0), exit_()), "1"],
+    "null_deref": ["map", "1", "4", "8", "4",
+                   "load", "17", prog(st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4),
+                                      ld_map_fd(R1, 3), call(FN_map_lookup_elem), ldx(DW, R0, R0, 0),
+                                      exit_()), "1"],
+    "map_value_oob": ["map", "1", "4", "8", "4",
+                      "load", "17", prog(st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4),
+                                         ld_map_fd(R1, 3), call(FN_map_lookup_elem), jmp_imm(JEQ, R0, 0, 1),
+                                         ldx(DW, R0, R0, 4), exit_()), "1"],
+    "unknown_helper": ["load", "2", prog(call(9999), mov64_imm(R0, 0), exit_()), "1"],
+    "helper_wrong_prog_type": ["load", "2", prog(call(9), mov64_imm(R0, 0), exit_()), "1"],
+    "ctx_write_kprobe": ["load", "2", prog(st(DW, R1, 0, 0), mov64_imm(R0, 0), exit_()), "1"],
+    "ctx_oob_kprobe": ["load", "2", prog(ldx(DW, R0, R1, 168), exit_()), "1"],
+    "ctx_tracepoint_head": ["load", "5", prog(ldx(DW, R0, R1, 0), exit_()), "1",
+                            "load", "5", prog(ldx(DW, R0, R1, 8), exit_()), "1"],
+    "unreachable": ["load", "17", prog(mov64_imm(R0, 0), exit_(), mov64_imm(R0, 1), exit_()), "1"],
+    "jump_out_of_range": ["load", "17", prog(ja(5), mov64_imm(R0, 0), exit_()), "1"],
+    "infinite_loop": ["load", "17", prog(mov64_imm(R0, 0), jmp_imm(JEQ, R0, 0, -1), exit_()), "1"],
+    "del_attr_tail": ["map", "1", "4", "4", "2", "raw", "3", "03000000" "00000000" + "00" * 8 + "0100000000000000", "32"],
+    "bounded_loop_ok": ["load", "17", prog(mov64_imm(R0, 0), mov64_imm(R1, 0), alu64_reg(ADD, R0, R1),
+                                          alu64_imm(ADD, R1, 1), jmp_imm(JLT, R1, 100, -3), exit_()), "1"],
+    "unbounded_loop": ["load", "2", prog(ldx(DW, R1, R1, 0), mov64_imm(R0, 0), alu64_imm(ADD, R0, 1),
+                                        jmp_reg(JLT, R0, R1, -2), exit_()), "1"],
+    "branches_log2": ["map", "2", "4", "8", "1",
+                      "load", "17", prog(st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4),
+                                         ld_map_fd(R1, 3), call(FN_map_lookup_elem), jmp_imm(JNE, R0, 0, 2),
+                                         mov64_imm(R0, 1), exit_(), ldx(W, R1, R0, 0), alu64_imm(AND, R1, 15),
+                                         mov64_reg(R0, R1), exit_()), "2"],
+    "comm_helper": ["load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -16), mov64_imm(R2, 16),
+                                      call(FN_get_current_comm), ldx(B, R0, R10, -16), exit_()), "1", "run", "3"],
+    "probe_read_kernel_user_addr": ["load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), mov64_imm(R2, 8),
+                                                      mov64_imm(R3, 4096), call(FN_probe_read_kernel), exit_()),
+                                    "run", "3"],
+    "scalar_bounds_log": ["load", "2", prog(ldx(DW, R2, R1, 0), alu64_imm(AND, R2, 0xff), alu64_imm(ADD, R2, 3),
+                                           mov64_reg(R3, R2), alu64_imm(RSH, R3, 1), alu32_imm(MOV, R4, -1),
+                                           mov64_imm(R0, 0), exit_()), "2"],
+    "bad_opcode": ["load", "17", prog(insn(0xff), mov64_imm(R0, 0), exit_()), "1"],
+    "fall_off": ["load", "17", prog(mov64_imm(R0, 0)), "1"],
+    "write_fp": ["load", "17", prog(mov64_imm(R10, 0), mov64_imm(R0, 0), exit_()), "1"],
+    "no_log_rejected": ["load", "17", prog(exit_())],
+    "map_fd_not_map": ["load", "17", prog(ld_map_fd(R1, 0), mov64_imm(R0, 0), exit_()), "1"],
+    "lookup_key_uninit": ["map", "1", "4", "8", "4",
+                          "load", "17", prog(mov64_reg(R2, R10), alu64_imm(ADD, R2, -4), ld_map_fd(R1, 3),
+                                             call(FN_map_lookup_elem), mov64_imm(R0, 0), exit_()), "1"],
+    "gpl_only_helper_ok": ["load", "2", prog(call(FN_ktime_get_ns), exit_()), "1", "L=Proprietary"],
+    "empty_prog": ["load", "17", ""],
+    "run_hash_lookup": ["map", "1", "4", "8", "4", "upd", "3", "00000000", "2a00000000000000",
+                        "load", "17", lookup_prog(3), "pinfo", "4", "run", "4"],
+    "run_update_from_prog": ["map", "1", "4", "8", "4",
+                             "load", "17", prog(st(W, R10, -4, 1), st(DW, R10, -16, 7), mov64_reg(R2, R10),
+                                                alu64_imm(ADD, R2, -4), mov64_reg(R3, R10), alu64_imm(ADD, R3, -16),
+                                                ld_map_fd(R1, 3), mov64_imm(R4, 0), call(FN_map_update_elem),
+                                                exit_()), "run", "4", "get", "3", "01000000"],
+    "run_percpu_lookup": ["cpus", "2", "map", "5", "4", "8", "2",
+                          "upd", "3", "00000000", "0500000000000000" "0500000000000000",
+                          "load", "17", lookup_prog(3), "1", "run", "4"],
+    "run_map_value_atomic": ["map", "2", "4", "8", "1",
+                             "load", "17", prog(st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4),
+                                                ld_map_fd(R1, 3), call(FN_map_lookup_elem), jmp_imm(JEQ, R0, 0, 3),
+                                                mov64_imm(R1, 5), atomic(DW, ADD, R0, R1, 0), mov64_imm(R0, 0),
+                                                exit_()), "run", "4", "run", "4", "get", "3", "00000000"],
+    "spill_fill": ["load", "17", prog(ld_imm64(R1, 0x123456789), stx(DW, R10, R1, -8), ldx(DW, R0, R10, -8),
+                                     alu64_imm(RSH, R0, 4), exit_()), "2", "run", "3"],
+    "ptr_bitwise": ["load", "17", prog(mov64_reg(R0, R10), alu64_imm(AND, R0, 7), mov64_imm(R0, 0), exit_()), "1"],
+    "ptr_alu32": ["load", "17", prog(mov64_reg(R2, R10), alu32_imm(ADD, R2, 8), mov64_imm(R0, 0), exit_()), "1"],
+    "variable_map_value": ["map", "2", "4", "16", "1",
+                           "load", "2", prog(ldx(DW, R6, R1, 0), st(W, R10, -4, 0), mov64_reg(R2, R10),
+                                             alu64_imm(ADD, R2, -4), ld_map_fd(R1, 3), call(FN_map_lookup_elem),
+                                             jmp_imm(JEQ, R0, 0, 4), alu64_imm(AND, R6, 15), alu64_reg(ADD, R0, R6),
+                                             ldx(B, R0, R0, 0), exit_(), exit_()), "1"],
+    "variable_map_value_ok": ["map", "2", "4", "16", "1",
+                              "load", "2", prog(ldx(DW, R6, R1, 0), st(W, R10, -4, 0), mov64_reg(R2, R10),
+                                                alu64_imm(ADD, R2, -4), ld_map_fd(R1, 3), call(FN_map_lookup_elem),
+                                                jmp_imm(JEQ, R0, 0, 4), alu64_imm(AND, R6, 7), alu64_reg(ADD, R0, R6),
+                                                ldx(W, R0, R0, 0), exit_(), exit_()), "1"],
+    "div_by_zero_imm": ["load", "17", prog(mov64_imm(R0, 1), alu64_imm(DIV, R0, 0), exit_()), "1"],
+    "bad_shift": ["load", "17", prog(mov64_imm(R0, 1), alu32_imm(LSH, R0, 32), exit_()), "1"],
+    "probe_read_kernel_unmapped": ["load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), mov64_imm(R2, 8),
+                                                     ld_imm64(R3, 0xffff800000000000), call(FN_probe_read_kernel),
+                                                     exit_()), "run", "3"],
+    "probe_read_kernel_noncanonical": ["load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), mov64_imm(R2, 8),
+                                                         ld_imm64(R3, 0x8000000000000000), call(FN_probe_read_kernel),
+                                                         exit_()), "run", "3"],
+    "ids": ["map", "2", "4", "4", "1", "load", "17", OK0, "raw", "12", "00000000", "12", "raw", "11", "00000000", "12",
+            "raw", "14", "ffffff7f", "12", "raw", "13", "ffffff7f", "12", "close", "3", "raw", "12", "ffffff7f", "12"],
+    "log_too_small": ["raw", "5", "11000000" "03000000" + "00" * 8 + "00" * 8 + "01000000" + "0a000000", "128"],
+}
+
+
+def reference_script(cases: dict[str, list[str]], binary: str) -> str:
+    lines = []
+    for name, args in cases.items():
+        quoted = " ".join("'" + a + "'" for a in args)
+        lines.append(f"echo '=== {name}'; {binary} {quoted}; echo \"=== rc $?\"")
+    return "\n".join(lines) + "\n"
+
+
+def parse(output: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    name = None
+    for line in output.splitlines(keepends=True):
+        if line.startswith("=== rc"):
+            continue
+        if line.startswith("=== "):
+            name = line[4:].strip()
+            out[name] = ""
+        elif name is not None:
+            out[name] += line
+    return out
+
+
+if __name__ == "__main__":
+    import subprocess
+    import tempfile
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", f"{d}/bpftest",
+                        str(repo / "kernel_model/user/bpftest.c")], check=True)
+        Path(d, "run.sh").write_text(reference_script(CASES, "/mnt/host/bpftest"))
+        res = subprocess.run(["/work/shared/tools/real-tracefs", "-s", f"{d}:/mnt/host", "-t", "300",
+                              "-c", "sh /mnt/host/run.sh"], capture_output=True, text=True, timeout=400)
+    dest = repo / "tests/data/bpf/reference.txt"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(res.stdout)
+    print(res.stdout[-2000:], file=sys.stderr)

@@ -1,0 +1,79 @@
+"""bpf() in the emulated kernel, from a guest program (`bpftest`, kernel_model/user/bpftest.c):
+maps, program loads with the verifier's log, test runs.  Each case of bpf_cases.py ran on the
+real Linux 6.1 too (tests/data/bpf/reference.txt): the emulated kernel must answer the same,
+errnos and log lines, once the kernel addresses in the log are set aside."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bpf_cases import CASES, parse
+
+REFERENCE = parse((Path(__file__).resolve().parents[1] / "data/bpf/reference.txt").read_text())
+ADDRESS = re.compile(r"0xffff[0-9a-f]{12}")
+
+# Where this kernel knowingly differs from 6.1, and why: (case, the reference's text, ours).
+DIFFERENCES: list[tuple[str, str, str]] = []
+
+
+@pytest.fixture(scope="module")
+def machine(vmlinux):
+    from tracefs_sim.machine import Machine, MachineOptions
+    m = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=2))
+    m.start()
+    yield m
+    m.stop()
+
+
+def run_case(machine, args: list[str]) -> str:
+    out: list[bytes] = []
+    proc = machine.spawn(["bpftest", *args], out.append)
+    status = proc.wait(60)
+    assert status is not None, f"bpftest {args} did not finish"
+    return b"".join(out).decode()
+
+
+def normalize(text: str) -> str:
+    return ADDRESS.sub("ADDR", text)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_as_linux(machine, name):
+    if name not in REFERENCE:
+        pytest.skip(f"{name}: no reference output captured yet (python3 tests/machine/bpf_cases.py)")
+    expected = REFERENCE[name]
+    for case, theirs, ours in DIFFERENCES:
+        if case == name:
+            expected = expected.replace(theirs, ours)
+    assert normalize(run_case(machine, CASES[name])) == normalize(expected)
+
+
+def test_helpers_see_the_calling_task(machine):
+    """get_current_pid_tgid and get_current_comm, run by BPF_PROG_TEST_RUN, are the caller's."""
+    from bpf_asm import (ADD, B, FN_get_current_comm, FN_get_current_pid_tgid, LSH, OR, R0, R1, R2, R6,
+                         R10, alu64_imm, alu64_reg, call, exit_, ldx, mov64_imm, mov64_reg, prog)
+    pid_prog = prog(call(FN_get_current_pid_tgid), exit_())
+    # the first two bytes of the comm, as a number
+    comm_prog = prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -16), mov64_imm(R2, 16), call(FN_get_current_comm),
+                     ldx(B, R6, R10, -15), alu64_imm(LSH, R6, 8), ldx(B, R0, R10, -16), alu64_reg(OR, R0, R6),
+                     exit_())
+    out = run_case(machine, ["pid", "load", "17", pid_prog, "run", "3", "load", "17", comm_prog, "run", "4"])
+    lines = out.splitlines()
+    pid = int(lines[0].split()[1])
+    assert lines[2] == f"run: 0 retval {pid}"
+    assert lines[4] == f"run: 0 retval {ord('b') | ord('p') << 8}"
+
+
+def test_coarse_clock_is_the_clock_at_a_tick(machine):
+    """ktime_get_coarse_ns is the clock at a jiffies update (a multiple of the 4 ms tick here),
+    never ahead of ktime_get_ns."""
+    from bpf_asm import (FN_ktime_get_ns, MOD, R0, R6, RSH, SUB, alu64_imm, alu64_reg, call, exit_, mov64_reg,
+                         prog)
+    FN_ktime_get_coarse_ns = 160
+    phase = prog(call(FN_ktime_get_coarse_ns), alu64_imm(MOD, R0, 4_000_000), exit_())
+    behind = prog(call(FN_ktime_get_coarse_ns), mov64_reg(R6, R0), call(FN_ktime_get_ns), alu64_reg(SUB, R0, R6),
+                  alu64_imm(RSH, R0, 63), exit_())
+    out = run_case(machine, ["load", "17", phase, "run", "3", "load", "17", behind, "run", "4"]).splitlines()
+    assert out[1] == "run: 0 retval 0" and out[3] == "run: 0 retval 0", out
