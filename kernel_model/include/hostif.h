@@ -43,6 +43,8 @@ struct hostif_cpu {
 	u64 now_ns;		/* 32: virtual clock, written by the host */
 	u64 next_event_ns;	/* 40: earliest timer on this cpu, read by the host at hlt */
 	u64 db_arg[4];		/* 48: doorbell arguments */
+	u64 user_state;		/* 80: the user task running here has FPU/SSE registers and an FS
+				 * base of its own: the machine's CPL switch keeps them */
 };
 
 /*
@@ -73,6 +75,7 @@ struct host_requests {
 
 _Static_assert(offsetof(struct hostif_cpu, now_ns) == 32, "hostif layout");
 _Static_assert(offsetof(struct hostif_cpu, db_arg) == 48, "hostif layout");
+_Static_assert(offsetof(struct hostif_cpu, user_state) == 80, "hostif layout");
 _Static_assert(sizeof(struct host_request) == 256, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");
 #endif

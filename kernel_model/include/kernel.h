@@ -41,12 +41,7 @@ struct pt_regs {
 };
 static __always_inline bool user_mode(struct pt_regs *r) { return (r->cs & 3) == 3; }
 
-/* ---- memory ---- */
-struct mm_struct {
-	u64 *pgd;
-	int users;
-};
-extern struct mm_struct init_mm;
+/* ---- memory: struct mm_struct, vm_area_struct in mm.h ---- */
 
 /* ---- files ---- */
 struct file;
@@ -106,7 +101,13 @@ struct file {
 #define MAX_PRIO 140
 #define DEFAULT_PRIO 120
 
-struct thread_struct { u64 sp; };
+/* arch/x86/include/asm/processor.h: sp first (__switch_to_asm), the user FS base */
+struct thread_struct {
+	u64 sp;
+	unsigned long fsbase;
+};
+/* the FPU/SSE registers of a user task, saved at each switch (fxsave: the CPU has no xsave) */
+struct fxregs_state { u8 bytes[512]; } __aligned(16);
 struct rcu_head;
 typedef void (*rcu_callback_t)(struct rcu_head *head);
 struct rcu_head {
@@ -164,6 +165,10 @@ struct task_struct {
 	int trace_overrun;		/* calls not hooked because ret_stack was full */
 	int pad_ftrace;
 	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
+	/* mm, threads, signals (mmap.c, memory.c, fork.c, signal.c, futex.c) */
+	int *set_child_tid;		/* CLONE_CHILD_SETTID */
+	int *clear_child_tid;		/* CLONE_CHILD_CLEARTID, set_tid_address(): zeroed and woken at exit */
+	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 
 struct rq {
@@ -222,6 +227,7 @@ void *memcpy(void *d, const void *s, size_t n);
 void *memset(void *d, int c, size_t n);
 size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
+int memcmp(const void *a, const void *b, size_t n);
 char *strscpy_pad(char *d, const char *s, size_t n);
 int scnprintf(char *buf, size_t size, const char *fmt, ...);
 int vscnprintf(char *buf, size_t size, const char *fmt, __builtin_va_list ap);
@@ -276,7 +282,9 @@ struct mm_struct *mm_alloc(void);
 int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec);
 int map_user_page_shared(struct mm_struct *mm, u64 va, void *page, bool exec);
 void *user_page(struct mm_struct *mm, u64 va);
-int dup_mm_pages(struct mm_struct *dst, struct mm_struct *src);
+void vma_cache_init(void);
+void fpu_init_user(struct task_struct *t);
+void fpu_save(struct task_struct *t);
 void mmput(struct mm_struct *mm);
 void switch_mm(struct mm_struct *mm);
 bool access_ok(const void *uaddr, size_t len);

@@ -78,6 +78,42 @@ static noinline struct pt_regs *copy_thread(struct task_struct *p, struct pt_reg
 	return regs;
 }
 
+/* ---- the address space (copy_mm): a copy-on-write duplicate, or the same one (CLONE_VM) ---- */
+static noinline struct mm_struct *dup_mm(struct task_struct *tsk, struct mm_struct *oldmm)
+{
+	struct mm_struct *mm = mm_alloc();
+
+	if (!mm)
+		return NULL;
+	mm->owner = tsk;
+	mm->mmap_base = oldmm->mmap_base;
+	mm->task_size = oldmm->task_size;
+	memcpy(&mm->start_code, &oldmm->start_code,
+	       offsetof(struct mm_struct, rss_stat) - offsetof(struct mm_struct, start_code));
+	mm->exe_image = oldmm->exe_image;
+	mm->flags = oldmm->flags;
+	if (dup_mmap(mm, oldmm)) {
+		mmput(mm);
+		return NULL;
+	}
+	return mm;
+}
+
+static inline int copy_mm(unsigned long clone_flags, struct task_struct *tsk)
+{
+	struct mm_struct *oldmm = current->mm;
+
+	if (!oldmm)
+		return 0;
+	if (clone_flags & CLONE_VM) {
+		__atomic_add_fetch(&oldmm->mm_users, 1, __ATOMIC_RELAXED);
+		tsk->mm = oldmm;
+		return 0;
+	}
+	tsk->mm = dup_mm(tsk, oldmm);
+	return tsk->mm ? 0 : -ENOMEM;
+}
+
 static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)(void *), void *arg,
 						 unsigned long clone_flags)
 {
@@ -96,16 +132,21 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->vruntime = parent->vruntime;
 	p->oom_score_adj = parent->oom_score_adj;
+	if (parent->mm) {	/* the user registers beyond pt_regs: arch_dup_task_struct() */
+		fpu_save(parent);
+		p->fpu = parent->fpu;
+		p->thread.fsbase = parent->thread.fsbase;
+	}
 	if (fn) {
 		p->flags = PF_KTHREAD;
 	} else {
-		p->mm = mm_alloc();
-		if (!p->mm || dup_mm_pages(p->mm, parent->mm))
+		if (copy_mm(clone_flags, p))
 			goto free_stack;
 		for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
 			if (parent->files[fd])
 				p->files[fd] = get_file(parent->files[fd]);
-		p->host_id = parent->host_id;
+		/* (host_id stays the spawned process's own: the host hears of its exit alone,
+		 * as a shell waits for its child and not for the grandchildren) */
 	}
 	copy_thread(p, regs, fn, arg);
 	spin_lock_irqsave(&sched_lock, flags);
@@ -226,4 +267,10 @@ SYSCALL_DEFINE5(clone, unsigned long, clone_flags, unsigned long, newsp, int *, 
 SYSCALL_DEFINE0(fork)
 {
 	return kernel_clone(current_pt_regs(), 0);
+}
+
+SYSCALL_DEFINE1(set_tid_address, int *, tidptr)
+{
+	current->clear_child_tid = tidptr;
+	return current->pid;
 }

@@ -51,6 +51,16 @@ notrace size_t strlen(const char *s)
 	return p - s;
 }
 
+int memcmp(const void *a, const void *b, size_t n)
+{
+	const u8 *p = a, *q = b;
+
+	for (; n; n--, p++, q++)
+		if (*p != *q)
+			return *p - *q;
+	return 0;
+}
+
 int strcmp(const char *a, const char *b)
 {
 	while (*a && *a == *b)

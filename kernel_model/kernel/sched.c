@@ -175,6 +175,15 @@ notrace struct task_struct *__switch_to(struct task_struct *prev, struct task_st
 
 	pc->curr_task = next;
 	pc->h.top_of_stack = (u64)next->stack + THREAD_SIZE;
+	/* a user task's FPU/SSE registers and FS base (switch_fpu_prepare, x86_fsbase_write) */
+	if (prev->mm)
+		asm volatile("fxsave64 %0" : "=m"(prev->fpu));
+	pc->h.user_state = next->mm && !(next->mm->flags & (1UL << MMF_GENREGS_ONLY));
+	if (next->mm) {
+		asm volatile("fxrstor64 %0" : : "m"(next->fpu));
+		asm volatile("wrmsr" : : "c"(0xc0000100), "a"((u32)next->thread.fsbase),
+			     "d"((u32)(next->thread.fsbase >> 32)));
+	}
 	return prev;
 }
 

@@ -38,30 +38,6 @@ SYSCALL_DEFINE3(lseek, unsigned int, fd, off_t, offset, unsigned int, whence)
 	return sys_ni_syscall();
 }
 
-/* arch/x86/kernel/sys_x86_64.c */
-SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot, unsigned long, flags, unsigned long, fd, unsigned long, off)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mprotect.c */
-SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mmap.c */
-SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mmap.c */
-SYSCALL_DEFINE1(brk, unsigned long, brk)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/signal.c */
 SYSCALL_DEFINE4(rt_sigaction, int, sig, const struct sigaction *, act, struct sigaction *, oact, size_t, sigsetsize)
 {
@@ -866,12 +842,6 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 	return sys_ni_syscall();
 }
 
-/* arch/x86/kernel/process_32.c */
-SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/time/time.c */
 SYSCALL_DEFINE1(adjtimex, struct __kernel_timex *, txc_p)
 {
@@ -1138,12 +1108,6 @@ SYSCALL_DEFINE5(remap_file_pages, unsigned long, start, unsigned long, size, uns
 
 /* fs/readdir.c */
 SYSCALL_DEFINE3(getdents64, unsigned int, fd, struct linux_dirent64 *, dirent, unsigned int, count)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/fork.c */
-SYSCALL_DEFINE1(set_tid_address, int *, tidptr)
 {
 	return sys_ni_syscall();
 }

@@ -11,7 +11,10 @@ from pathlib import Path
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from .cpu import Cpu
+from unicorn.x86_const import UC_X86_REG_CR2
+
+from . import page_fault
+from .cpu import CR3, CS, RIP, RSP, Cpu
 from .hooks import HookContext, HookTable
 from .int3_table import Int3Table
 from .hostif import (
@@ -43,6 +46,8 @@ USER_EXCEPTIONS = {0: ("asm_exc_divide_error", None), 3: ("asm_exc_int3", None),
                    6: ("asm_exc_invalid_op", None), 13: ("asm_exc_general_protection", 0),
                    14: ("asm_exc_page_fault", 4)}
 VEC_GP = 13  # `int $n` from user mode to a gate it may not use: #GP, as in Linux
+VEC_DF, VEC_PF = 8, 14
+USER_ADDR_END = 1 << 47
 T = TypeVar("T")
 
 
@@ -237,6 +242,21 @@ class Machine:
     def _on_intr(self, uc, intno: int, cpu: Cpu) -> None:
         if intno == 3 and self._hooks.on_breakpoint(cpu.index):
             return  # a probe's int3 (kernel mode): the handler moved RIP on
+        # Unicorn: a #PF a hook took leaves QEMU believing it is still being delivered, so the
+        # next #PF outside a CPL change is promoted to a double fault.  This kernel has no
+        # double faults of its own (its stacks are always mapped): a #DF is that #PF.
+        if intno in (VEC_PF, VEC_DF):
+            # user mode, or the kernel touching user memory (uaccess): the kernel's handler
+            # pages it in or fixes the access up; a kernel address is a kernel bug
+            regs = cpu.read_regs()
+            user = bool(regs[CS] & 3)
+            cr2 = uc.reg_read(UC_X86_REG_CR2)
+            if user or cr2 < USER_ADDR_END:
+                code = page_fault.error_code(self._mem, regs[CR3], cr2, regs[RIP], regs[RSP], user)
+                cpu.fault_address = cr2
+                cpu.pending_exception = (VEC_PF, code)
+                uc.emu_stop()
+                return
         if cpu.in_user_mode():
             # the task gets the fault (it dies by the signal), delivered between runs
             vector = intno if intno in USER_EXCEPTIONS else VEC_GP
