@@ -74,18 +74,6 @@ SYSCALL_DEFINE4(pwrite64, unsigned int, fd, const char *, buf, size_t, count, lo
 	return sys_ni_syscall();
 }
 
-/* fs/read_write.c */
-SYSCALL_DEFINE3(readv, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE3(writev, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/open.c */
 SYSCALL_DEFINE2(access, const char *, filename, int, mode)
 {

@@ -20,7 +20,7 @@ def machine(make_machine):
     return make_machine(cpus=2, workload="none")
 
 
-@pytest.mark.parametrize("prog", GLIBC)
+@pytest.mark.parametrize("prog", ALL)
 def test_a_static_program_gets_its_arguments_and_auxv(machine, run_program, prog):
     status, out = run_program(machine, [prog, "hello", "one", "two words"])
     assert status == 0, out
@@ -30,22 +30,23 @@ def test_a_static_program_gets_its_arguments_and_auxv(machine, run_program, prog
     assert lines[5] == f"AT_PAGESZ=4096 AT_EXECFN={prog} AT_PLATFORM=x86_64 random=1"
 
 
-@pytest.mark.parametrize("prog", GLIBC)
+@pytest.mark.parametrize("prog", ALL)
 def test_malloc_of_small_and_large_blocks(machine, run_program, prog):
     status, out = run_program(machine, [prog, "malloc"])
     assert status == 0, out
     assert out.decode().splitlines() == ["brk grew: yes", "malloc ok"]
 
 
-@pytest.mark.parametrize("prog", GLIBC)
+@pytest.mark.parametrize("prog", ALL)
 def test_fork_gives_the_child_its_own_copy(machine, run_program, prog):
     status, out = run_program(machine, [prog, "fork"])
     assert status == 0, out
     assert out.decode().splitlines() == ["child sees 2", "parent sees 1, child exited 7"]
 
 
-def test_mmap_mprotect_munmap(machine, run_program):
-    status, out = run_program(machine, ["progtest", "mmap"])
+@pytest.mark.parametrize("prog", ALL)
+def test_mmap_mprotect_munmap(machine, run_program, prog):
+    status, out = run_program(machine, [prog, "mmap"])
     assert status == 0, out
     assert out.decode().splitlines() == ["fresh page reads 0", "after mprotect: written",
                                          "middle page kept: written", "mmap ok"]
