@@ -32,6 +32,7 @@ struct boot_params {
 	u64 seeded;
 	u64 seed;
 	u64 workload;
+	u64 boot_realtime_ns;	/* CLOCK_REALTIME when the virtual clock read 0 */
 };
 
 /* The head of every CPU's per-CPU area; %gs points at it. */

@@ -25,6 +25,7 @@
 
 #define __pa(x) ((u64)(x) >= __START_KERNEL_map ? (u64)(x) - __START_KERNEL_map : (u64)(x) - PAGE_OFFSET)
 #define IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-4095)
+#define ERR_PTR(e) ((void *)(long)(e))
 #define PTR_ERR(p) ((long)(p))
 #define __va(x) ((void *)((u64)(x) + PAGE_OFFSET))
 
@@ -168,6 +169,18 @@ struct task_struct {
 	/* mm, threads, signals (mmap.c, memory.c, fork.c, signal.c, futex.c) */
 	int *set_child_tid;		/* CLONE_CHILD_SETTID */
 	int *clear_child_tid;		/* CLONE_CHILD_CLEARTID, set_tid_address(): zeroed and woken at exit */
+	struct task_struct *group_leader;	/* the thread group's first task (tgid is its pid) */
+	int exit_signal;		/* sent to the parent at exit; -1: a thread, reaped at once */
+	struct signal_struct *signal;	/* shared by the thread group (signal.h) */
+	struct sighand_struct *sighand;	/* the handlers, shared with CLONE_SIGHAND */
+	u64 blocked;			/* the signal mask */
+	u64 pending;			/* signals sent to this thread, not yet delivered */
+	struct sigqueue_info {		/* what the sender said of each (the pending siginfo) */
+		int code, errno;
+		pid_t pid;
+		uid_t uid;
+		u64 addr;
+	} sigq[64];
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 
@@ -325,7 +338,18 @@ void tick_irq_enter(void);
 
 /* fork.c / exit.c / exec.c */
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu);
-long kernel_clone(struct pt_regs *regs, unsigned long clone_flags);
+struct kernel_clone_args {
+	u64 flags;
+	int *pidfd;
+	int *child_tid;
+	int *parent_tid;
+	int exit_signal;
+	unsigned long stack;
+	unsigned long stack_size;
+	unsigned long tls;
+};
+long kernel_clone(struct kernel_clone_args *args);
+void clone_set_child_tid(struct task_struct *p);
 void __noreturn do_exit(long code);
 #define WNOHANG 1
 long do_wait(pid_t pid, int *ustatus, int options);

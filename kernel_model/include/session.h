@@ -18,10 +18,10 @@ struct session_task {
 	void *scratch[4];		/* the pages its calls' blobs are laid out in */
 };
 
-/* The task's process died on the host: what it sleeps in gives up (as for SIGKILL). */
+/* A SIGKILL is pending, or the task's process died on the host: what it sleeps in gives up. */
 static inline bool fatal_signal_pending(struct task_struct *t)
 {
-	return t->session && t->session->killed;
+	return (t->session && t->session->killed) || (t->pending & (1UL << 8) /* SIGKILL */);
 }
 
 void session_init(void);

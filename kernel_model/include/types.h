@@ -60,6 +60,7 @@ typedef _Bool bool;
 #define EEXIST 17
 #define ENODEV 19
 #define EOVERFLOW 75
+#define EOPNOTSUPP 95
 #define ENOTDIR 20
 #define EISDIR 21
 #define EINVAL 22

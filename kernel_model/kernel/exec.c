@@ -8,6 +8,7 @@
 #include "../include/binfmts.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
+#include "../include/signal.h"
 
 extern const struct user_program user_programs[];
 extern const u64 nr_user_programs;
@@ -204,6 +205,7 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 		return retval;
 	bprm->mm = NULL;
 	me->flags &= ~PF_KTHREAD;
+	flush_signal_handlers(me);
 	__set_task_comm(me, kbasename(bprm->filename), true);
 	return 0;
 }

@@ -298,6 +298,8 @@ void schedule_tail(struct task_struct *prev)
 {
 	finish_task_switch(prev);
 	preempt_enable_no_resched();
+	if (current->set_child_tid)
+		clone_set_child_tid(current);
 }
 
 void scheduler_tick(void)

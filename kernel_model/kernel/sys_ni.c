@@ -38,24 +38,6 @@ SYSCALL_DEFINE3(lseek, unsigned int, fd, off_t, offset, unsigned int, whence)
 	return sys_ni_syscall();
 }
 
-/* kernel/signal.c */
-SYSCALL_DEFINE4(rt_sigaction, int, sig, const struct sigaction *, act, struct sigaction *, oact, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE4(rt_sigprocmask, int, how, sigset_t *, nset, sigset_t *, oset, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
-/* arch/x86/kernel/signal.c */
-SYSCALL_DEFINE0(rt_sigreturn)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/ioctl.c */
 SYSCALL_DEFINE3(ioctl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
 {
@@ -278,18 +260,6 @@ SYSCALL_DEFINE0(vfork)
 	return sys_ni_syscall();
 }
 
-/* kernel/signal.c */
-SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(newuname, struct new_utsname *, name)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/sem.c */
 SYSCALL_DEFINE3(semget, key_t, key, int, nsems, int, semflg)
 {
@@ -478,18 +448,6 @@ SYSCALL_DEFINE3(lchown, const char *, filename, uid_t, user, gid_t, group)
 
 /* kernel/sys.c */
 SYSCALL_DEFINE1(umask, int, mask)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/time.c */
-SYSCALL_DEFINE2(gettimeofday, struct __kernel_old_timeval *, tv, struct timezone *, tz)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(getrlimit, unsigned int, resource, struct rlimit *, rlim)
 {
 	return sys_ni_syscall();
 }
@@ -938,12 +896,6 @@ SYSCALL_DEFINE4(quotactl, unsigned int, cmd, const char *, special, qid_t, id, v
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE0(gettid)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/readahead.c */
 SYSCALL_DEFINE3(readahead, int, fd, loff_t, offset, size_t, count)
 {
@@ -1018,24 +970,6 @@ SYSCALL_DEFINE2(lremovexattr, const char *, pathname, const char *, name)
 
 /* fs/xattr.c */
 SYSCALL_DEFINE2(fremovexattr, int, fd, const char *, name)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE2(tkill, pid_t, pid, int, sig)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/time.c */
-SYSCALL_DEFINE1(time, __kernel_old_time_t *, tloc)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/futex/syscalls.c */
-SYSCALL_DEFINE6(futex, u32 *, uaddr, int, op, u32, val, const struct __kernel_timespec *, utime, u32 *, uaddr2, u32, val3)
 {
 	return sys_ni_syscall();
 }
@@ -1154,32 +1088,8 @@ SYSCALL_DEFINE2(clock_settime, const clockid_t, which_clock, const struct __kern
 	return sys_ni_syscall();
 }
 
-/* kernel/time/posix-stubs.c */
-SYSCALL_DEFINE2(clock_gettime, const clockid_t, which_clock, struct __kernel_timespec *, tp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/posix-stubs.c */
-SYSCALL_DEFINE2(clock_getres, const clockid_t, which_clock, struct __kernel_timespec *, tp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/posix-stubs.c */
-SYSCALL_DEFINE4(clock_nanosleep, const clockid_t, which_clock, int, flags, const struct __kernel_timespec *, rqtp, struct __kernel_timespec *, rmtp)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/eventpoll.c */
 SYSCALL_DEFINE4(epoll_ctl, int, epfd, int, op, int, fd, struct epoll_event *, event)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE3(tgkill, pid_t, tgid, pid_t, pid, int, sig)
 {
 	return sys_ni_syscall();
 }
@@ -1564,12 +1474,6 @@ SYSCALL_DEFINE2(fanotify_init, unsigned int, flags, unsigned int, event_f_flags)
 
 /* fs/notify/fanotify/fanotify_user.c */
 SYSCALL_DEFINE5(fanotify_mark, int, fanotify_fd, unsigned int, flags, __u64, mask, int, dfd, const char *, pathname)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE4(prlimit64, pid_t, pid, unsigned int, resource, const struct rlimit64 *, new_rlim, struct rlimit64 *, old_rlim)
 {
 	return sys_ni_syscall();
 }

@@ -8,38 +8,38 @@
  */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/signal.h"
 
-#define SIGILL	4
-#define SIGTRAP	5
-#define SIGFPE	8
-#define SIGKILL	9
-#define SIGSEGV	11
+#define FPE_INTDIV	1
+#define ILL_ILLOPN	2
+#define TRAP_BRKPT	1
 
-static void __noreturn force_sig_fault(int sig)
+/* The signal goes to the task; it is taken on the way back to user mode. */
+static void do_trap(int sig, int code, unsigned long addr)
 {
 	local_irq_enable();	/* cond_local_irq_enable(): the fault came from user mode */
-	do_group_exit(sig);
+	force_sig_fault(sig, code, addr);
+	local_irq_disable();
 }
 
 void exc_divide_error(struct pt_regs *regs)
 {
-	force_sig_fault(SIGFPE);
+	do_trap(SIGFPE, FPE_INTDIV, regs->ip);
 }
 
 void exc_int3(struct pt_regs *regs)
 {
-	force_sig_fault(SIGTRAP);
+	do_trap(SIGTRAP, TRAP_BRKPT, 0);
 }
 
 void exc_invalid_op(struct pt_regs *regs)
 {
-	force_sig_fault(SIGILL);
+	do_trap(SIGILL, ILL_ILLOPN, regs->ip);
 }
 
 void exc_general_protection(struct pt_regs *regs)
 {
-
-	force_sig_fault(SIGSEGV);
+	do_trap(SIGSEGV, SI_KERNEL, 0);
 }
 
 /* ---- page faults (arch/x86/mm/fault.c) ---- */
@@ -92,7 +92,7 @@ static noinline void __bad_area_nosemaphore(struct pt_regs *regs, unsigned long 
 		panic("BUG: unable to handle page fault for a user address in the kernel");
 	}
 	show_signal_msg(regs, error_code, address);
-	force_sig_fault(SIGSEGV);
+	force_sig_fault(SIGSEGV, (error_code & X86_PF_PROT) ? SEGV_ACCERR : SEGV_MAPERR, address);
 }
 
 noinline void bad_area_nosemaphore(struct pt_regs *regs, unsigned long error_code,
@@ -158,7 +158,8 @@ static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_
 	if (fault & VM_FAULT_OOM) {
 		if (!user_mode(regs) && fixup_exception(regs, 14, error_code, address))
 			return;
-		force_sig_fault(SIGKILL);	/* pagefault_out_of_memory(): the OOM killer's choice */
+		force_sig_fault(SIGKILL, SI_KERNEL, 0);	/* pagefault_out_of_memory(): the OOM killer's */
+		return;
 	}
 	if (fault & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
 		bad_area_nosemaphore(regs, error_code, address);

@@ -83,3 +83,42 @@ def test_page_faults_are_on_the_trace(machine, run_program, image):
 def test_the_kernels_own_programs_are_elf_images_too(machine, run_program):
     assert run_program(machine, ["echo", "a", "b"]) == (0, b"a b\n")
     assert (BUILD / "echo.img").read_bytes()[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_pthreads_share_memory_and_join(machine, run_program, prog):
+    """clone(CLONE_VM|CLONE_THREAD|CLONE_SETTLS|...) threads in one address space, a mutex
+    (futex WAIT/WAKE) and pthread_join (CLONE_CHILD_CLEARTID's wake)."""
+    status, out = run_program(machine, [prog, "threads"])
+    assert status == 0, out
+    assert out.decode().splitlines() == ["thread 0 returned 1", "thread 1 returned 2", "counter=20000"]
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_a_handler_runs_on_its_signal(machine, run_program, prog):
+    cap = EventCapture(machine)
+    cap.enable("signal:signal_generate", "signal:signal_deliver")
+    assert run_program(machine, [prog, "signal"]) == (0, b"handler saw signal 10\n")
+    recs = [r for r in cap.records() if r.fields.get("sig") == 10]
+    generate = [r.fields for r in recs if r.event == "signal:signal_generate"]
+    deliver = [r.fields for r in recs if r.event == "signal:signal_deliver"]
+    assert len(generate) == 1 and generate[0]["comm"] == prog.encode()[:15]
+    assert (generate[0]["code"], generate[0]["group"], generate[0]["result"]) == (0, 1, 0)  # SI_USER, kill()
+    assert len(deliver) == 1 and deliver[0]["sa_handler"] != 0
+    assert deliver[0]["sa_flags"] & 0x04000000  # SA_RESTORER: the libc's rt_sigreturn trampoline
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_a_fatal_signal_ends_every_thread(machine, run_program, prog):
+    assert run_program(machine, [prog, "kill"]) == (128 + 15, b"killing myself\n")
+    assert run_program(machine, ["true"])[0] == 0
+
+
+def test_uname_and_limits(machine, run_program):
+    assert run_program(machine, ["progtest", "uname"]) == (0, b"Linux 6.1.0-tracefs-sim x86_64 stack=8388608\n")
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_clocks(machine, run_program, prog):
+    assert run_program(machine, [prog, "clock"]) == (
+        0, b"slept at least 2ms: yes\nrealtime after 2025: yes\ncpu time > 0: yes\n")

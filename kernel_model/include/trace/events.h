@@ -376,3 +376,4 @@ TRACE_EVENT(kfree,
 #include "events/rcu.h"
 #include "events/printk.h"
 #include "events/exceptions.h"
+#include "events/signal.h"

@@ -10,7 +10,10 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int shared_value = 1;
@@ -186,6 +189,53 @@ static int cmd_signal(void)
 	return got != SIGUSR1;
 }
 
+static int cmd_uname(void)
+{
+	struct utsname u;
+	struct rlimit stack;
+
+	if (uname(&u) || getrlimit(RLIMIT_STACK, &stack))
+		return printf("uname: %s\n", strerror(errno)), 1;
+	printf("%s %s %s stack=%lu\n", u.sysname, u.release, u.machine, (unsigned long)stack.rlim_cur);
+	return 0;
+}
+
+/* SIGTERM with no handler ends the process, and every thread with it */
+static void *sleeper(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+static int cmd_kill(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, sleeper, NULL);
+	printf("killing myself\n");
+	fflush(stdout);
+	kill(getpid(), SIGTERM);
+	return 0;
+}
+
+static int cmd_clock(void)
+{
+	struct timespec m0, m1, r, cpu;
+	struct timespec nap = { 0, 2000000 };
+
+	clock_gettime(CLOCK_MONOTONIC, &m0);
+	nanosleep(&nap, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	long slept = (m1.tv_sec - m0.tv_sec) * 1000000000L + m1.tv_nsec - m0.tv_nsec;
+	printf("slept at least 2ms: %s\n", slept >= 2000000 ? "yes" : "no");
+	printf("realtime after 2025: %s\n", r.tv_sec > 1735689600 ? "yes" : "no");
+	printf("cpu time > 0: %s\n", cpu.tv_sec > 0 || cpu.tv_nsec > 0 ? "yes" : "no");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "hello";
@@ -208,6 +258,12 @@ int main(int argc, char **argv)
 		return cmd_threads();
 	if (!strcmp(cmd, "signal"))
 		return cmd_signal();
-	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|segv|wprotect|stack|threads|signal\n", argv[0]);
+	if (!strcmp(cmd, "uname"))
+		return cmd_uname();
+	if (!strcmp(cmd, "kill"))
+		return cmd_kill();
+	if (!strcmp(cmd, "clock"))
+		return cmd_clock();
+	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|segv|wprotect|stack|threads|signal|uname|kill|clock\n", argv[0]);
 	return 2;
 }

@@ -53,10 +53,11 @@ class HostInterface:
     def percpu_pa(self, cpu: int) -> int:
         return kernel_virt_to_phys(self.percpu_va(cpu))
 
-    def write_boot_params(self, nr_cpus: int, ram_size: int, seed: int | None, workload: str) -> None:
+    def write_boot_params(self, nr_cpus: int, ram_size: int, seed: int | None, workload: str,
+                          boot_realtime_ns: int) -> None:
         self.mem.write(self.boot_params, struct.pack(
-            "<6Q", BOOT_MAGIC, nr_cpus, ram_size, seed is not None, (seed or 0) & (2**64 - 1),
-            WORKLOADS[workload]))
+            "<7Q", BOOT_MAGIC, nr_cpus, ram_size, seed is not None, (seed or 0) & (2**64 - 1),
+            WORKLOADS[workload], boot_realtime_ns))
         for cpu in range(nr_cpus):
             pa = self.percpu_pa(cpu)
             self.mem.put_u64(pa + CPU_SELF, self.percpu_va(cpu))

@@ -6,6 +6,7 @@ import itertools
 import os
 import struct
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable, Iterable
@@ -14,7 +15,7 @@ from typing import TypeVar
 from unicorn.x86_const import UC_X86_REG_CR2
 
 from . import page_fault
-from .cpu import CR3, CS, RIP, RSP, Cpu
+from .cpu import CR3, CS, RDI, RIP, RSI, RSP, Cpu
 from .hooks import HookContext, HookTable
 from .int3_table import Int3Table
 from .hostif import (
@@ -47,6 +48,7 @@ USER_EXCEPTIONS = {0: ("asm_exc_divide_error", None), 3: ("asm_exc_int3", None),
                    14: ("asm_exc_page_fault", 4)}
 VEC_GP = 13  # `int $n` from user mode to a gate it may not use: #GP, as in Linux
 VEC_DF, VEC_PF = 8, 14
+SEEDED_BOOT_REALTIME_NS = 1_767_225_600 * 10**9  # 2026-01-01T00:00:00Z
 USER_ADDR_END = 1 << 47
 T = TypeVar("T")
 
@@ -125,7 +127,9 @@ class Machine:
         code_end = img.lookup("__ftrace_tramp_end") or img.lookup("_etext")
         cr3 = build_boot_page_tables(mem, (code_end.addr - KERNEL_MAP, img.addr("_end") - KERNEL_MAP))
         self._hostif = HostInterface(img, mem)
-        self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload)
+        # the wall clock at boot: the host's (live), or a fixed date (seeded: the same every run)
+        realtime = time.time_ns() if self.options.seed is None else SEEDED_BOOT_REALTIME_NS
+        self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload, realtime)
         self.tracing.attach(mem)
         for fn in self._attach_fns:
             fn(mem)
@@ -252,7 +256,8 @@ class Machine:
             user = bool(regs[CS] & 3)
             cr2 = uc.reg_read(UC_X86_REG_CR2)
             if user or cr2 < USER_ADDR_END:
-                code = page_fault.error_code(self._mem, regs[CR3], cr2, regs[RIP], regs[RSP], user)
+                code = page_fault.error_code(self._mem, regs[CR3], cr2, regs[RIP], regs[RSP], regs[RSI],
+                                             regs[RDI], user)
                 cpu.fault_address = cr2
                 cpu.pending_exception = (VEC_PF, code)
                 uc.emu_stop()

@@ -60,7 +60,7 @@ def _read(mem: PhysMem, cr3: int, vaddr: int, size: int) -> bytes:
     return out
 
 
-def error_code(mem: PhysMem, cr3: int, cr2: int, rip: int, rsp: int, user: bool) -> int:
+def error_code(mem: PhysMem, cr3: int, cr2: int, rip: int, rsp: int, rsi: int, rdi: int, user: bool) -> int:
     code = X86_PF_USER if user else 0
     leaf = _leaf(mem, cr3, cr2)
     if leaf is not None:
@@ -77,17 +77,22 @@ def error_code(mem: PhysMem, cr3: int, cr2: int, rip: int, rsp: int, user: bool)
     insn = next(_decoder().disasm(text, rip, 1), None) if text else None
     if insn is None:
         return code
-    if _writes(insn, cr2, rsp):
+    if _writes(insn, cr2, rsp, rsi, rdi):
         code |= X86_PF_WRITE
     return code
 
 
-def _writes(insn, cr2: int, rsp: int) -> bool:
+def _writes(insn, cr2: int, rsp: int, rsi: int, rdi: int) -> bool:
     from capstone import CS_AC_WRITE
     from capstone.x86 import X86_OP_MEM
 
     if insn.mnemonic in _STACK_WRITERS and rsp - 64 <= cr2 < rsp:
         return True
+    mnemonic = insn.mnemonic.split()[-1]
+    if mnemonic[:-1] in ("movs", "cmps", "stos", "lods", "scas"):
+        # string instructions: the fault is at the element in hand, at %rdi (the one
+        # stored to, for movs and stos) or %rsi
+        return mnemonic[:-1] in ("movs", "stos") and rdi <= cr2 < rdi + 8
     ops = insn.operands
     if ops and ops[0].type == X86_OP_MEM and insn.mnemonic.startswith(("mov", "vmov", "stos")):
         return True  # stores whose access Capstone does not always say (movups, movdqa...)
