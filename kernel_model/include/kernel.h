@@ -181,6 +181,9 @@ struct task_struct {
 		uid_t uid;
 		u64 addr;
 	} sigq[64];
+	u64 saved_sigmask;		/* rt_sigsuspend's caller's mask, back once a handler ran */
+	bool restore_sigmask;
+	struct vfork_done *vfork_done;	/* CLONE_VFORK: the parent waits until we exec or exit */
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 
@@ -338,6 +341,11 @@ void tick_irq_enter(void);
 
 /* fork.c / exit.c / exec.c */
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu);
+struct vfork_done {
+	bool done;
+	struct task_struct *parent;
+};
+void mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct kernel_clone_args {
 	u64 flags;
 	int *pidfd;

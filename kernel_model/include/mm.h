@@ -237,6 +237,7 @@ struct pt_regs;
 /* mm.c: page tables */
 u64 *lookup_pte(struct mm_struct *mm, u64 va, bool alloc);
 void flush_tlb_page(struct vm_area_struct *vma, unsigned long addr);
+void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end);
 /* mmap.c */
 struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);

@@ -181,6 +181,7 @@ static noinline int exec_mmap(struct mm_struct *mm)
 	struct task_struct *tsk = current;
 	struct mm_struct *old_mm = tsk->mm;
 
+	mm_release(tsk, old_mm);	/* exec_mm_release(): a vfork parent goes on */
 	mm->owner = tsk;
 	tsk->mm = mm;
 	switch_mm(mm);

@@ -48,16 +48,23 @@ static noinline void forget_original_parent(struct task_struct *father)
 	}
 }
 
-/* mm_release(): a thread's CLONE_CHILD_CLEARTID word is zeroed and its waiter woken (pthread_join) */
-static noinline void exit_mm_release(struct task_struct *tsk)
+/* The task leaves its address space (exit, exec): a CLONE_CHILD_CLEARTID word is zeroed and
+ * its waiter woken (pthread_join), a vfork parent resumes. */
+noinline void mm_release(struct task_struct *tsk, struct mm_struct *mm)
 {
 	int *tidptr = tsk->clear_child_tid;
+	struct vfork_done *vfork = tsk->vfork_done;
 
-	if (!tidptr || !tsk->mm)
-		return;
-	tsk->clear_child_tid = NULL;
-	if (tsk->mm->mm_users > 1 && !copy_to_user(tidptr, &(int){ 0 }, sizeof(int)))
-		futex_wake((u32 *)tidptr, 1 /* FLAGS_SHARED */, 1, ~0U);
+	if (tidptr && mm) {
+		tsk->clear_child_tid = NULL;
+		if (mm->mm_users > 1 && !copy_to_user(tidptr, &(int){ 0 }, sizeof(int)))
+			futex_wake((u32 *)tidptr, 1 /* FLAGS_SHARED */, 1, ~0U);
+	}
+	if (vfork) {	/* complete_vfork_done() */
+		tsk->vfork_done = NULL;
+		WRITE_ONCE(vfork->done, true);
+		wake_up_process(vfork->parent);
+	}
 }
 
 void __noreturn do_exit(long code)
@@ -69,7 +76,7 @@ void __noreturn do_exit(long code)
 
 	tsk->flags |= PF_EXITING;
 	tsk->exit_code = code;
-	exit_mm_release(tsk);
+	mm_release(tsk, tsk->mm);
 	if (tsk->signal)
 		group_dead = !__atomic_sub_fetch(&tsk->signal->nr_threads, 1, __ATOMIC_ACQ_REL);
 	trace_sched_process_exit(tsk);

@@ -283,6 +283,23 @@ long kernel_clone(struct kernel_clone_args *args)
 	trace_pid_fork(current, p);
 	if (args->flags & CLONE_PARENT_SETTID)
 		copy_to_user(args->parent_tid, &nr, sizeof(nr));
+	if (args->flags & CLONE_VFORK) {
+		struct vfork_done vfork = { .parent = current };
+
+		p->vfork_done = &vfork;
+		wake_up_new_task(p);
+		for (;;) {	/* wait_for_vfork_done(): until the child execs or exits */
+			set_current_state(TASK_UNINTERRUPTIBLE);
+			if (READ_ONCE(vfork.done) || fatal_signal_pending(current))
+				break;
+			schedule();
+		}
+		set_current_state(TASK_RUNNING);
+		if (!READ_ONCE(vfork.done)) {	/* killed: the child must not touch our stack */
+			p->vfork_done = NULL;
+		}
+		return nr;
+	}
 	wake_up_new_task(p);
 	return nr;
 }
@@ -313,7 +330,7 @@ static int clone_flags_valid(unsigned long clone_flags)
 	if ((clone_flags & CLONE_SIGHAND) && !(clone_flags & CLONE_VM))
 		return -EINVAL;
 	if (clone_flags & (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
-			   CLONE_NEWPID | CLONE_NEWNET | CLONE_PIDFD | CLONE_VFORK | CLONE_PTRACE))
+			   CLONE_NEWPID | CLONE_NEWNET | CLONE_PIDFD | CLONE_PTRACE))
 		return -EINVAL;	/* (not modelled) */
 	return 0;
 }
@@ -339,6 +356,13 @@ SYSCALL_DEFINE5(clone, unsigned long, clone_flags, unsigned long, newsp, int *, 
 SYSCALL_DEFINE0(fork)
 {
 	struct kernel_clone_args args = { .exit_signal = SIGCHLD };
+
+	return kernel_clone(&args);
+}
+
+SYSCALL_DEFINE0(vfork)
+{
+	struct kernel_clone_args args = { .flags = CLONE_VFORK | CLONE_VM, .exit_signal = SIGCHLD };
 
 	return kernel_clone(&args);
 }

@@ -199,6 +199,7 @@ noinline void zap_page_range(struct vm_area_struct *vma, unsigned long start, un
 		if (!(old & _PAGE_SPECIAL))
 			put_page(pte_page(old));
 	}
+	flush_tlb_mm_range(vma->vm_mm, start, end);
 }
 
 /* fork: the child maps the parent's pages; private writable ones become copy-on-write in both. */
@@ -224,6 +225,7 @@ noinline int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_stru
 			get_page(pte_page(pte));
 		*dst = pte;
 	}
+	flush_tlb_mm_range(src_vma->vm_mm, src_vma->vm_start, src_vma->vm_end);
 	return 0;
 }
 
@@ -247,4 +249,5 @@ noinline void change_protection(struct vm_area_struct *vma, unsigned long start,
 		*pte = new;
 		flush_tlb_page(vma, addr);
 	}
+	flush_tlb_mm_range(vma->vm_mm, start, end);
 }

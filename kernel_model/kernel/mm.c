@@ -181,10 +181,19 @@ notrace void switch_mm(struct mm_struct *mm)
 }
 
 /* A present PTE changed: this CPU's TLB forgets it.  Another CPU reloads CR3 (a full
- * flush) before it runs this address space again. */
+ * flush) before it runs another address space; one that runs this one too (a thread)
+ * hears of it from flush_tlb_mm_range(). */
 void flush_tlb_page(struct vm_area_struct *vma, unsigned long addr)
 {
 	asm volatile("invlpg (%0)" : : "r"(addr) : "memory");
+}
+
+/* After a range of PTEs changed: the other CPUs that may run this address space forget
+ * theirs (Linux's shootdown IPIs; here the machine flushes their TLBs). */
+void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	if (READ_ONCE(mm->mm_users) > 1)
+		host_doorbell(PORT_TLB, 0);
 }
 
 /*

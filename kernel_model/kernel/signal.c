@@ -488,10 +488,10 @@ static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 		.di = regs->di, .si = regs->si, .bp = regs->bp, .bx = regs->bx,
 		.dx = regs->dx, .ax = regs->ax, .cx = regs->cx, .sp = regs->sp,
 		.ip = regs->ip, .flags = regs->flags, .cs = regs->cs, .ss = regs->ss,
-		.oldmask = t->blocked, .fpstate = fp,
+		.oldmask = t->restore_sigmask ? t->saved_sigmask : t->blocked, .fpstate = fp,
 	};
 	sc->cr2 = ksig->info.addr;
-	frame.uc.uc_sigmask = t->blocked;
+	frame.uc.uc_sigmask = t->restore_sigmask ? t->saved_sigmask : t->blocked;	/* sigmask_to_save() */
 	if (copy_to_user((void *)fp, &t->fpu, sizeof(t->fpu)) ||
 	    copy_to_user((void *)frame_addr, &frame, sizeof(frame)))
 		return -EFAULT;
@@ -534,7 +534,16 @@ static noinline void handle_signal(struct ksignal *ksig, struct pt_regs *regs)
 	}
 	if (!(ksig->ka.sa_flags & SA_NODEFER))
 		ksig->ka.sa_mask |= sigmask(ksig->sig);
+	current->restore_sigmask = false;	/* the frame holds it: rt_sigreturn restores it */
 	set_current_blocked(current->blocked | ksig->ka.sa_mask);
+}
+
+static void restore_saved_sigmask(void)
+{
+	if (current->restore_sigmask) {
+		current->restore_sigmask = false;
+		set_current_blocked(current->saved_sigmask);
+	}
 }
 
 /* On the way back to user mode with a signal pending (exit_to_user_mode_loop). */
@@ -560,6 +569,39 @@ void arch_do_signal_or_restart(struct pt_regs *regs)
 			break;
 		}
 	}
+	restore_saved_sigmask();
+}
+
+/* Sleep until a signal comes (to a handler, or fatal) */
+static long sigsuspend(void)
+{
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (signal_pending(current))
+			break;
+		schedule();
+	}
+	set_current_state(TASK_RUNNING);
+	return -ERESTARTNOHAND;
+}
+
+SYSCALL_DEFINE0(pause)
+{
+	return sigsuspend();
+}
+
+SYSCALL_DEFINE2(rt_sigsuspend, sigset_t *, unewset, size_t, sigsetsize)
+{
+	u64 newset;
+
+	if (sigsetsize != sizeof(u64))
+		return -EINVAL;
+	if (copy_from_user(&newset, unewset, sizeof(newset)))
+		return -EFAULT;
+	current->saved_sigmask = current->blocked;
+	current->restore_sigmask = true;
+	set_current_blocked(newset);
+	return sigsuspend();
 }
 
 SYSCALL_DEFINE0(rt_sigreturn)

@@ -134,12 +134,6 @@ SYSCALL_DEFINE2(dup2, unsigned int, oldfd, unsigned int, newfd)
 	return sys_ni_syscall();
 }
 
-/* kernel/signal.c */
-SYSCALL_DEFINE0(pause)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/time/itimer.c */
 SYSCALL_DEFINE2(getitimer, int, which, struct __kernel_old_itimerval *, value)
 {
@@ -250,12 +244,6 @@ SYSCALL_DEFINE5(setsockopt, int, fd, int, level, int, optname, char *, optval, i
 
 /* net/socket.c */
 SYSCALL_DEFINE5(getsockopt, int, fd, int, level, int, optname, char *, optval, int *, optlen)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/fork.c */
-SYSCALL_DEFINE0(vfork)
 {
 	return sys_ni_syscall();
 }
@@ -628,12 +616,6 @@ SYSCALL_DEFINE4(rt_sigtimedwait, const sigset_t *, uthese, siginfo_t *, uinfo, c
 
 /* kernel/signal.c */
 SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE2(rt_sigsuspend, sigset_t *, unewset, size_t, sigsetsize)
 {
 	return sys_ni_syscall();
 }

@@ -122,3 +122,8 @@ def test_uname_and_limits(machine, run_program):
 def test_clocks(machine, run_program, prog):
     assert run_program(machine, [prog, "clock"]) == (
         0, b"slept at least 2ms: yes\nrealtime after 2025: yes\ncpu time > 0: yes\n")
+
+
+@pytest.mark.parametrize("prog", GLIBC)  # (musl's posix_spawn waits for its child on a pipe: pipe2)
+def test_posix_spawn_vforks_and_execs_another_program(machine, run_program, prog):
+    assert run_program(machine, [prog, "spawn"]) == (0, b"spawned echo\nchild exited 0\n")

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,6 +237,23 @@ static int cmd_clock(void)
 	return 0;
 }
 
+/* posix_spawn (clone with CLONE_VM|CLONE_VFORK in glibc, vfork in musl) of another program */
+static int cmd_spawn(char **argv)
+{
+	char *child[] = { "echo", "spawned", "echo", NULL };
+	int status;
+	pid_t pid;
+
+	(void)argv;
+	if (posix_spawn(&pid, "/bin/echo", NULL, NULL, child, NULL))
+		return printf("posix_spawn: %s\n", strerror(errno)), 1;
+	fflush(stdout);
+	if (waitpid(pid, &status, 0) != pid)
+		return printf("waitpid: %s\n", strerror(errno)), 1;
+	printf("child exited %d\n", WEXITSTATUS(status));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "hello";
@@ -264,6 +282,8 @@ int main(int argc, char **argv)
 		return cmd_kill();
 	if (!strcmp(cmd, "clock"))
 		return cmd_clock();
-	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|segv|wprotect|stack|threads|signal|uname|kill|clock\n", argv[0]);
+	if (!strcmp(cmd, "spawn"))
+		return cmd_spawn(argv);
+	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|segv|wprotect|stack|threads|signal|uname|kill|clock|spawn\n", argv[0]);
 	return 2;
 }

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import time
 
+from unicorn.unicorn_const import UC_CTL_IO_WRITE, UC_CTL_TLB_FLUSH
 from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_MODE_64, UC_PROT_ALL, Uc, UcError
 from unicorn.unicorn_py3.unicorn import uclib
 from unicorn.x86_const import (
@@ -270,6 +271,10 @@ class Cpu:
             return
         for addr, end in ranges:
             self.uc.ctl_remove_cache(addr, end)
+
+    def flush_tlb(self) -> None:
+        """Forget every cached translation (another CPU changed page tables this one may use)."""
+        self.uc.ctl(UC_CTL_TLB_FLUSH, UC_CTL_IO_WRITE)
 
     def in_user_mode(self) -> bool:
         return bool(self.read_regs()[CS] & 3)

@@ -19,7 +19,7 @@ from .cpu import CR3, CS, RDI, RIP, RSI, RSP, Cpu
 from .hooks import HookContext, HookTable
 from .int3_table import Int3Table
 from .hostif import (
-    PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
+    PORT_CODE, PORT_CONSOLE, PORT_TLB, PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
     PORT_SPAWNED, PORT_TRACE, PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
@@ -200,6 +200,10 @@ class Machine:
             self._runner.raise_irq(value & 0xFF, VEC_RESCHED)
         elif port == PORT_IPI_TIMER:
             self._runner.raise_irq(value & 0xFF, VEC_TIMER)
+        elif port == PORT_TLB:
+            for other in self._cpus:  # stopped: this CPU (in its hook) used invlpg itself
+                if other is not cpu:
+                    other.flush_tlb()
         elif port == PORT_CONSOLE:
             text, length, _, _ = hostif.doorbell_args(cpu.index)
             self._console += hostif.read_kernel(text, min(length, CONSOLE_LINE_MAX))
