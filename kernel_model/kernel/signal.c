@@ -201,10 +201,8 @@ void force_sig_fault(int sig, int code, unsigned long addr)
 	struct sigqueue_info info = { .code = code, .addr = addr };
 	struct k_sigaction *ka;
 
-	if (!t->signal) {	/* (a task with no signal state: it just dies) */
-		local_irq_enable();
-		do_group_exit(sig);
-	}
+	if (!t->signal)	/* a session task: its signals are the host's */
+		return;
 	ka = &t->sighand->action[sig - 1];
 	if (ka->sa_handler == SIG_IGN || (t->blocked & sigmask(sig))) {
 		ka->sa_handler = SIG_DFL;
@@ -611,6 +609,8 @@ SYSCALL_DEFINE0(rt_sigreturn)
 	struct rt_sigframe frame;
 	struct sigcontext_64 *sc = &frame.uc.uc_mcontext;
 
+	if (!current->signal)	/* a session task: the host returned from its handler */
+		return regs->ax;
 	if (copy_from_user(&frame, (void *)frame_addr, sizeof(frame)))
 		goto badframe;
 	set_current_blocked(frame.uc.uc_sigmask);
