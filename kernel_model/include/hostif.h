@@ -21,7 +21,8 @@
 #define PORT_CODE	0x518	/* db_arg: physical address of a page just filled with user code */
 #define PORT_IPI_TIMER	0x519	/* al = target cpu: inject the local timer vector (a tick broadcast) */
 #define PORT_CONSOLE	0x51a	/* db_arg: text address, length: the serial console's output */
-#define PORT_TLB	0x51b	/* a user address space other CPUs may run lost translations:
+#define PORT_SESSION_REPLY 0x51b	/* the session ring's reply is written (kernel/session.c) */
+#define PORT_TLB	0x51c	/* a user address space other CPUs may run lost translations:
 				 * they forget every user one (the TLB shootdown's IPIs) */
 
 #define WORKLOAD_NONE	0

@@ -377,6 +377,7 @@ void files_init(void);
 struct file *fget(unsigned int fd);
 int get_unused_fd_flags(unsigned int flags);
 void fd_install(unsigned int fd, struct file *f);
+int replace_fd(unsigned int fd, struct file *file, unsigned int flags);
 struct file *hostpipe_open(u64 host_id);
 struct file *filp_open_path(const char *path, int flags);
 void fput(struct file *f);

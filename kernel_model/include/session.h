@@ -16,7 +16,18 @@ struct session_task {
 	bool killed;			/* its process died on the host: it ends at the next chance */
 	bool entered;			/* a call is loaded (or running): no other is taken */
 	void *scratch[4];		/* the pages its calls' blobs are laid out in */
+	u64 serving;			/* the serial of the served call it makes, or 0 */
+	bool serving_new_fd;		/* ... which returns a new fd (SESSION_SC_NEW_FD) */
 };
+
+/* A served call's access to its caller's memory (mm.c's uaccess for such a task). */
+static inline bool session_remote_uaccess(struct task_struct *t)
+{
+	return t->session && t->session->serving;
+}
+long session_copy_from_user(void *to, u64 from, u64 n);
+long session_copy_to_user(u64 to, const void *from, u64 n);
+long session_strncpy_from_user(char *dst, u64 src, long count);
 
 /* A SIGKILL is pending, or the task's process died on the host: what it sleeps in gives up. */
 static inline bool fatal_signal_pending(struct task_struct *t)

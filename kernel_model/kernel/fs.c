@@ -219,6 +219,20 @@ void fd_install(unsigned int fd, struct file *f)
 	current->files[fd] = f;
 }
 
+/* fs/file.c: install `file` at `fd` (a reference of its own), closing what was there */
+int replace_fd(unsigned int fd, struct file *file, unsigned int flags)
+{
+	struct file *old;
+
+	if (fd >= NR_OPEN_DEFAULT)
+		return -EBADF;
+	old = current->files[fd];
+	current->files[fd] = get_file(file);
+	if (old)
+		fput(old);
+	return fd;
+}
+
 int close_fd(unsigned int fd)
 {
 	struct file *f = fget(fd);

@@ -1,6 +1,7 @@
 /* Address spaces: user page tables, thread stacks, uaccess. */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
+#include "../include/session.h"
 
 #define PTE_P _PAGE_PRESENT
 #define PTE_W _PAGE_RW
@@ -213,6 +214,8 @@ bool access_ok(const void *uaddr, size_t len)
 
 long copy_from_user(void *to, const void *from, size_t n)
 {
+	if (session_remote_uaccess(current))
+		return session_copy_from_user(to, (u64)from, n);
 	if (!current->mm || !access_ok(from, n))
 		return n;
 	return copy_user_enhanced_fast_string(to, from, n);
@@ -220,6 +223,8 @@ long copy_from_user(void *to, const void *from, size_t n)
 
 long copy_to_user(void *to, const void *from, size_t n)
 {
+	if (session_remote_uaccess(current))
+		return session_copy_to_user((u64)to, from, n);
 	if (!current->mm || !access_ok(to, n))
 		return n;
 	return copy_user_enhanced_fast_string(to, from, n);
@@ -230,6 +235,8 @@ long strncpy_from_user(char *dst, const char *src, long count)
 {
 	long i = 0;
 
+	if (session_remote_uaccess(current))
+		return session_strncpy_from_user(dst, (u64)src, count);
 	while (i < count) {
 		long chunk = min(count - i, (long)(PAGE_SIZE - (((u64)src + i) & (PAGE_SIZE - 1)))), k;
 

@@ -19,7 +19,11 @@
  *    waits for the next record in the same way;
  *  - execve becomes an exec here when the host's succeeded (the supervisor tells: the EXEC
  *    record), with the new comm and sched_process_exec; exit and exit_group run do_exit; a
- *    death by a signal ends the task when its EXIT record comes.
+ *    death by a signal ends the task when its EXIT record comes;
+ *  - a call the supervisor asks this kernel to answer (SESSION_SC_SERVE: the host does not
+ *    make it) is made the same way with the caller's own arguments; the supervisor reads and
+ *    writes the caller's memory for it (session_uaccess), and gets its result in the ring's
+ *    reply.
  *
  * The ring is drained by the host's "call function" interrupt (irq.c), which moves each
  * record onto its task's queue and wakes the task; the supervisor rings it when the kernel
@@ -249,6 +253,90 @@ int session_exec_mm(struct task_struct *tsk)
 	return 0;
 }
 
+/* ---- served calls ---- */
+
+/* A served call is done: its result, to the supervisor that waits. */
+static void serve_reply(struct session_task *st, long ret)
+{
+	struct session_reply *r = &session_ring.reply;
+
+	r->ret = ret;
+	__atomic_store_n(&r->serial, st->serving, __ATOMIC_RELEASE);
+	st->serving = 0;
+	host_doorbell(PORT_SESSION_REPLY, 0);
+}
+
+/* How long the kernel waits for the supervisor to do one access (it waits on the call, so it
+ * answers at once; only a dead one takes this long). */
+#define UACCESS_TIMEOUT_NS 2000000000ULL
+
+/* One request (at most SESSION_UACCESS_MAX bytes) to the supervisor: its result, -1 if none. */
+static long long uaccess_request(u64 serial, unsigned int op, u64 addr, void *buf, u64 len)
+{
+	struct session_reply *r = &session_ring.reply;
+	struct session_uaccess *ua = &r->uaccess;
+	u64 asked = ua->asked + 1, deadline = ktime_get() + UACCESS_TIMEOUT_NS;
+	long long result;
+
+	if (__atomic_load_n(&r->abandoned, __ATOMIC_ACQUIRE) == serial)
+		return -1;
+	ua->op = op;
+	ua->addr = addr;
+	ua->len = len;
+	if (op == SESSION_UACCESS_WRITE)
+		memcpy(ua->data, buf, len);
+	__atomic_store_n(&ua->asked, asked, __ATOMIC_RELEASE);
+	host_doorbell(PORT_SESSION_REPLY, 0);
+	while (__atomic_load_n(&ua->answered, __ATOMIC_ACQUIRE) != asked) {
+		if (__atomic_load_n(&r->abandoned, __ATOMIC_ACQUIRE) == serial || ktime_get() > deadline)
+			return -1;
+		cpu_relax();
+	}
+	result = ua->result;
+	if (result >= 0 && op != SESSION_UACCESS_WRITE)	/* a string's NUL too, when it came */
+		memcpy(buf, ua->data, op == SESSION_UACCESS_STRING && (u64)result < len ? result + 1 : result);
+	return result;
+}
+
+/* The bytes not copied (copy_*_user's result); for SESSION_UACCESS_STRING, strncpy_from_user's. */
+static long session_uaccess(unsigned int op, u64 uaddr, void *buf, u64 len)
+{
+	u64 serial = current->session->serving, done = 0;
+
+	while (done < len) {
+		u64 n = len - done < SESSION_UACCESS_MAX ? len - done : SESSION_UACCESS_MAX;
+		long long got = uaccess_request(serial, op, uaddr + done, (u8 *)buf + done, n);
+
+		if (got < 0)
+			return op == SESSION_UACCESS_STRING ? -EFAULT : (long)(len - done);
+		done += got;
+		if (op == SESSION_UACCESS_STRING && (u64)got < n)
+			return done;	/* the NUL */
+		if ((u64)got < n)
+			return len - done;
+	}
+	return op == SESSION_UACCESS_STRING ? (long)len : 0;
+}
+
+/*
+ * copy_from_user and friends for a task making a served call (mm.c): its user pointers are
+ * its host process's, and the supervisor reads and writes there.
+ */
+long session_copy_from_user(void *to, u64 from, u64 n)
+{
+	return session_uaccess(SESSION_UACCESS_READ, from, to, n);
+}
+
+long session_copy_to_user(u64 to, const void *from, u64 n)
+{
+	return session_uaccess(SESSION_UACCESS_WRITE, to, (void *)from, n);
+}
+
+long session_strncpy_from_user(char *dst, u64 src, long count)
+{
+	return session_uaccess(SESSION_UACCESS_STRING, src, dst, count);
+}
+
 /* ---- waiting for the host ---- */
 
 /* Sleep until the task has a record queued (or was killed); the first one, left queued. */
@@ -313,6 +401,50 @@ static bool may_block(int nr)
 	}
 }
 
+/* The task's fd `from` under the number `to` (closing what `to` was); `to` or -errno. */
+static int renumber_fd(int from, int to)
+{
+	struct file *f = fget(from);
+	int ret;
+
+	if (!f)
+		return -EBADF;
+	ret = replace_fd(to, f, 0);
+	if (ret >= 0)
+		close_fd(from);
+	return ret;
+}
+
+/*
+ * The fd a served call made is the host fd the supervisor gave the process (SESSION_REC_FD,
+ * which the supervisor writes before it takes the process's next call): the task's fd takes
+ * that number, so the process's later calls on it name it the same here.  Returns the number,
+ * or -errno (the fd closed) when the process got none.
+ */
+static long take_fd_record(struct session_task *st, int kfd)
+{
+	struct queued_record *q = wait_for_record(st);
+	long host;
+
+	if (q->rec.type != SESSION_REC_FD || q->rec.fd.kernel != kfd) {
+		/* the supervisor never said (it died): the fd stays as it is */
+		return kfd;
+	}
+	unqueue(q);
+	retire(1);
+	host = q->rec.fd.host;
+	kfree(q);
+	if (host < 0) {
+		close_fd(kfd);
+		return host;
+	}
+	if (host != kfd && renumber_fd(kfd, host) < 0) {
+		close_fd(kfd);
+		return -EMFILE;
+	}
+	return host;
+}
+
 /* do_syscall_64, once the call's sys_enter is recorded: the record is done with. */
 void session_syscall_entered(void)
 {
@@ -325,6 +457,14 @@ void session_syscall_done(struct pt_regs *regs)
 	struct session_task *st = current->session;
 
 	st->entered = false;
+	if (st->serving) {	/* the host does not make it: nothing to wait for */
+		bool new_fd = st->serving_new_fd && (long)regs->ax >= 0;
+
+		serve_reply(st, regs->ax);
+		if (new_fd)	/* the process's number for it comes next: sys_exit shows that */
+			regs->ax = take_fd_record(st, regs->ax);
+		return;
+	}
 	if (may_block(regs->orig_ax) && !st->killed)
 		wait_for_record(st);
 }
@@ -341,6 +481,9 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 	u64 args[6], used = 0;
 	int i, b;
 
+	/* a served call's pointers are its host process's (session_uaccess): it has no blobs */
+	st->serving = rec->sc.flags & SESSION_SC_SERVE ? rec->sc.serial : 0;
+	st->serving_new_fd = rec->sc.flags & SESSION_SC_NEW_FD;
 	for (i = 0; i < 6; i++)
 		args[i] = rec->sc.args[i];
 	for (b = 0; b < rec->sc.nr_blobs && p + sizeof(struct session_blob) <= end; b++) {

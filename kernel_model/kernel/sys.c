@@ -1,5 +1,5 @@
-/* The process's identity and limits (kernel/sys.c): gettid, uname (the kernel's utsname:
- * 6.1), and the resource limits as a fresh Debian login has them (getrlimit, prlimit64;
+/* The process's identity and limits (kernel/sys.c; uname is in syscall.c): gettid, and the
+ * resource limits as a fresh Debian login has them (getrlimit, prlimit64;
  * they are reported, and only RLIMIT_STACK bounds anything here: the stack's growth). */
 #include "../include/syscalls.h"
 
@@ -47,11 +47,6 @@ static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
 SYSCALL_DEFINE0(gettid)
 {
 	return current->pid;
-}
-
-SYSCALL_DEFINE1(newuname, struct new_utsname *, name)
-{
-	return copy_to_user(name, &init_uts_ns.name, sizeof(*name)) ? -EFAULT : 0;
 }
 
 /* The limits can be read; setting one to what it is succeeds, anything else is EPERM

@@ -8,8 +8,9 @@ the server answers with JSON lines.
     {"op": "exec", "argv": [...]}
                               -> {"output": BASE64} ... as the program writes (batched),
                                  then {"error": MSG} if it could not start, then {"status": N}
-    {"op": "session"}         -> {"offset": N, "size": N} with two descriptors (SCM_RIGHTS): the
-                                 machine's RAM file and the doorbell eventfd, for a session's
+    {"op": "session"}         -> {"offset": N, "size": N} with three descriptors (SCM_RIGHTS): the
+                                 machine's RAM file, the doorbell eventfd and the reply eventfd (the
+                                 kernel answered a served call), for a session's
                                  supervisor to write the kernel's session ring; or {"error": MSG}
                                  (a seeded machine, or a kernel without the ring)
     {"op": "disasm", "target": SYMBOL or ADDR}
@@ -241,7 +242,7 @@ async def _send_session_ring(machine: Any, stream: trio.SocketStream) -> None:
     if ring is None:
         raise _BadRequest("this machine serves no session ring (seeded, or a kernel without one)")
     message = json.dumps({"offset": ring.offset, "size": ring.size}).encode() + b"\n"
-    fds = array.array("i", [ring.ram_fd, ring.doorbell_fd])
+    fds = array.array("i", [ring.ram_fd, ring.doorbell_fd, ring.reply_fd])
     await stream.socket.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
 
 
@@ -441,25 +442,25 @@ def info(path: str, timeout: float | None = 10.0) -> dict:
     raise ControlError(f"the daemon on {path} closed the connection without answering")
 
 
-def session_ring(path: str, timeout: float | None = 10.0) -> tuple[int, int, int, int]:
-    """The daemon's session ring: (RAM file fd, ring offset, ring size, doorbell fd); the fds
+def session_ring(path: str, timeout: float | None = 10.0) -> tuple[int, int, int, int, int]:
+    """The daemon's session ring: (RAM file fd, ring offset, ring size, doorbell fd, reply fd); the fds
     are the caller's to close. A machine without one is a ControlError saying so."""
     with _connect(path, timeout) as sock:
         _send_request(sock, path, {"op": "session"})
         try:
-            data, fds, _, _ = socket.recv_fds(sock, 4096, 2)
+            data, fds, _, _ = socket.recv_fds(sock, 4096, 3)
         except OSError as e:
             raise ControlError(f"lost the connection to {path}: {e}") from None
         try:
             message = json.loads(data.split(b"\n")[0])
         except ValueError:
             message = None
-        if not isinstance(message, dict) or "error" in message or len(fds) != 2:
+        if not isinstance(message, dict) or "error" in message or len(fds) != 3:
             for fd in fds:
                 os.close(fd)
             error = message.get("error") if isinstance(message, dict) else None
             raise ControlError(error or f"garbled answer from {path}")
-        return fds[0], int(message["offset"]), int(message["size"]), fds[1]
+        return fds[0], int(message["offset"]), int(message["size"]), fds[1], fds[2]
 
 
 def disassemble(path: str, target: str, timeout: float | None = 10.0) -> dict:

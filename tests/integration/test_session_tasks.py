@@ -111,6 +111,22 @@ def test_common_pid_filter_and_event_fork_follow_session_pids():
     assert str(shell) in section(out, "forked")
 
 
+def test_uname_is_answered_by_the_emulated_kernel():
+    # a served call: the kernel makes it (its sys_exit shows), the host does not, and what the
+    # kernel wrote is what the process gets: tools see the release of the kernel they trace
+    host = os.uname()
+    out = run(f"cd {T}; echo 1 > events/syscalls/sys_exit_newuname/enable; echo '== uname'; uname -srm;"
+              "python3 -c 'import os; print(os.uname().release)';"
+              "echo '== trace'; grep -c 'sys_newuname -> 0x0' trace")
+    uname = section(out, "uname")
+    assert uname[0].startswith("Linux 6.1.") and uname[0].endswith(" x86_64"), uname
+    assert uname[1].startswith("6.1.") and uname[1] != host.release
+    assert section(out, "trace") == ["2"]
+    # without the kernel's tasks (--no-mirror) the host answers
+    out = run("echo '== uname'; uname -r", "--no-mirror")
+    assert section(out, "uname") == [host.release]
+
+
 def test_a_seeded_machine_keeps_its_runs_its_own():
     out = run(f"echo 1 > {T}/events/raw_syscalls/sys_enter/enable; ls / > /dev/null;"
               f"echo '== sessions'; grep -c -- '-1[0-9][0-9][0-9] ' {T}/trace || true", "--seed", "1")

@@ -23,7 +23,14 @@ enum session_record_type {
 	SESSION_REC_NEW_TASK = 2,	/* a task the supervisor saw first: task */
 	SESSION_REC_EXIT = 3,		/* the process ended without exit(2)/exit_group(2): exit */
 	SESSION_REC_EXEC = 4,		/* the outcome of the task's last execve: exec */
+	SESSION_REC_FD = 5,		/* the fd a served call made, as the process got it: fd */
 };
+
+/* sc.flags */
+#define SESSION_SC_SERVE 1	/* the kernel answers the call: the host does not make it (no
+				 * blobs: its pointers are the caller's, see session_uaccess) */
+#define SESSION_SC_NEW_FD 2	/* ... and what it returns is a new fd: the process gets a host fd
+				 * for it, whose number an FD record then gives the kernel's */
 
 /* How a blob (the bytes behind a pointer argument, copied on the host) is laid out in the
  * task's user memory before the call is made there; the argument then points at it. */
@@ -49,8 +56,9 @@ struct session_record {
 		struct {
 			int nr;			/* x86-64 system call number */
 			unsigned short nr_blobs;	/* blobs that follow args */
-			unsigned short pad;
+			unsigned short flags;		/* SESSION_SC_* */
 			unsigned long long args[6];
+			unsigned long long serial;	/* SESSION_SC_SERVE: what its reply carries */
 		} sc;
 		struct {
 			int tgid;
@@ -67,7 +75,49 @@ struct session_record {
 			int pad;
 			char comm[16];		/* the task's name after it (a success) */
 		} exec;
+		struct {
+			int kernel;		/* the fd the kernel's call returned */
+			int host;		/* the number the process got for it, or -errno: none */
+		} fd;
 	};
+};
+
+/*
+ * A served call (SESSION_SC_SERVE) is made by the kernel with the caller's own arguments: its
+ * pointers are addresses in the host process.  Each access the kernel makes to that memory
+ * (copy_from_user, copy_to_user, strncpy_from_user) is asked of the supervisor, which waits on
+ * the call and does it with process_vm_readv/writev: the kernel fills a request and rings
+ * PORT_SESSION_REPLY, then spins until `answered` is its request.  One call at a time: the
+ * supervisor takes no other notification meanwhile.
+ */
+#define SESSION_UACCESS_MAX (16UL << 10)	/* bytes per request: longer accesses take several */
+
+enum session_uaccess_op {
+	SESSION_UACCESS_READ = 1,	/* len bytes at addr, into data */
+	SESSION_UACCESS_WRITE = 2,	/* data's len bytes to addr */
+	SESSION_UACCESS_STRING = 3,	/* a NUL-terminated string at addr, at most len bytes */
+};
+
+struct session_uaccess {
+	volatile unsigned long long asked;	/* kernel: this request's number (written last) */
+	volatile unsigned long long answered;	/* supervisor: the last it answered (written last) */
+	unsigned int op;			/* enum session_uaccess_op */
+	unsigned int pad;
+	unsigned long long addr;
+	unsigned long long len;
+	long long result;			/* bytes copied (STRING: up to, not with, the NUL) or -1 */
+	unsigned char data[SESSION_UACCESS_MAX];
+};
+
+/* The end of a served call, written by the kernel, which then rings PORT_SESSION_REPLY. */
+struct session_reply {
+	volatile unsigned long long serial;	/* the call's sc.serial: written last */
+	long long ret;				/* what the call returned (-errno on failure) */
+	/* supervisor: the serial of a call it stopped waiting for (the kernel was too slow): its
+	 * memory accesses fail at once from then on */
+	volatile unsigned long long abandoned;
+	unsigned long long pad;
+	struct session_uaccess uaccess;
 };
 
 struct session_ring {
@@ -91,6 +141,7 @@ struct session_ring {
 	volatile unsigned long long retired;
 	unsigned long long pad3[5];
 	unsigned char data[SESSION_RING_DATA_SIZE];
+	struct session_reply reply;
 };
 
 #endif

@@ -19,8 +19,8 @@ from .cpu import CR3, CS, RDI, RIP, RSI, RSP, Cpu
 from .hooks import HookContext, HookTable
 from .int3_table import Int3Table
 from .hostif import (
-    PORT_CODE, PORT_CONSOLE, PORT_TLB, PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
-    PORT_SPAWNED, PORT_TRACE, PORT_WRITE, HostInterface,
+    PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
+    PORT_SESSION_REPLY, PORT_SPAWNED, PORT_TLB, PORT_TRACE, PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
@@ -114,6 +114,7 @@ class Machine:
         self._console = bytearray()  # the serial console's output, its last CONSOLE_KEEP bytes
         self._int3 = Int3Table()  # int3s redirected natively (probe engines' guest-handled points)
         self._session_doorbell: SessionDoorbell | None = None
+        self._session_reply_fd = -1
 
     # ---- boot ----
     def start(self) -> None:
@@ -335,8 +336,13 @@ class Machine:
             def ring() -> None:
                 self._runner.submit(lambda: self._runner.raise_irq(0, VEC_CALL_FUNC))
             self._session_doorbell = SessionDoorbell(ring)
+            # the kernel's "reply written" doorbell goes straight to this eventfd (native/ports.c)
+            self._session_reply_fd = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
+            for cpu in self._cpus:
+                cpu.events.notify_port = PORT_SESSION_REPLY
+                cpu.events.notify_fd = self._session_reply_fd
         offset, size = where
-        return SessionRingAccess(self._mem.fd, offset, size, self._session_doorbell.fd)
+        return SessionRingAccess(self._mem.fd, offset, size, self._session_doorbell.fd, self._session_reply_fd)
 
     def session_stats(self) -> dict[str, int] | None:
         """The session ring's counters: records a supervisor produced, the kernel retired,

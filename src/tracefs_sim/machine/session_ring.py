@@ -28,11 +28,13 @@ _POLL_S = 0.001
 
 @dataclass(frozen=True)
 class SessionRingAccess:
-    """What a supervisor needs: the RAM file, where the ring is in it, and the doorbell."""
+    """What a supervisor needs: the RAM file, where the ring is in it, the doorbell, and the
+    eventfd the kernel writes when it has answered a call the supervisor asked it to serve."""
     ram_fd: int
     offset: int
     size: int
     doorbell_fd: int
+    reply_fd: int
 
 
 class SessionDoorbell:

@@ -35,10 +35,11 @@ class Mirror:
     offset: int
     size: int
     doorbell_fd: int
+    reply_fd: int
     helpers: tuple[str, ...]
 
     def init_args(self) -> list[str]:
-        ring = f"{self.ram_fd}:{self.offset}:{self.size}:{self.doorbell_fd}"
+        ring = f"{self.ram_fd}:{self.offset}:{self.size}:{self.doorbell_fd}:{self.reply_fd}"
         return ["--ring", ring, *(arg for path in self.helpers for arg in ("--helper", path))]
 
 
@@ -90,6 +91,7 @@ def _become_init(argv: list[str], env: dict[str, str], host_ns: str, nr_cpus: in
         if mirror is not None:
             os.set_inheritable(mirror.ram_fd, True)
             os.set_inheritable(mirror.doorbell_fd, True)
+            os.set_inheritable(mirror.reply_fd, True)
             options += mirror.init_args()
         init_argv = [str(INIT), *options, "--", *argv]
         os.execve(INIT, init_argv, env)

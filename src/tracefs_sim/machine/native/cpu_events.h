@@ -24,6 +24,10 @@ struct cpu_events {
 	uc_emu_stop_fn emu_stop;
 	uint64_t passed_at;    /* CLOCK_MONOTONIC ns a doorbell was last sent on its way */
 	uint64_t quiet_ns;
+	/* A doorbell for another process of the host (a session's supervisor, waiting for the
+	 * kernel to answer a call it serves): an eventfd written here, no Python.  -1: none. */
+	uint32_t notify_port;
+	int32_t notify_fd;
 };
 
 static inline uint64_t cpu_events_clock(void)

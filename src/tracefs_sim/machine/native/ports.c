@@ -9,10 +9,13 @@
  * between slices; calling Python for it would take the GIL from the trace
  * core's threads once per page.  A doorbell after a quiet spell ends the
  * native loop's slice (see cpu_events.h).  Every other port goes to the
- * Python callback.
+ * Python callback, but the notify port, whose doorbell is for another process of the host:
+ * it goes to an eventfd.
  *
  * No Unicorn header or library: see slice.c.
  */
+#include <unistd.h>
+
 #include "cpu_events.h"
 
 /* UC_HOOK_INSN (UC_X86_INS_OUT) callback */
@@ -29,6 +32,14 @@ void port_out_hook(uc_engine *uc, uint32_t port, int size, uint32_t value, void 
 				e->passed_at = now;
 				e->emu_stop(uc);
 			}
+		}
+		return;
+	}
+	if (port == e->notify_port && e->notify_fd >= 0) {
+		uint64_t one = 1;
+
+		if (write(e->notify_fd, &one, sizeof(one)) < 0) {
+			/* full (never read) or closed: the waiter has gone, nothing to tell */
 		}
 		return;
 	}

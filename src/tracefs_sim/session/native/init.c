@@ -1,7 +1,7 @@
 /*
  * tracefs-sim-init: pid 1 of a session's PID namespace.
  *
- *   tracefs-sim-init [--terminal] [--report-fd FD] [--ring RAM_FD:OFFSET:SIZE:DOORBELL_FD]
+ *   tracefs-sim-init [--terminal] [--report-fd FD] [--ring RAM_FD:OFFSET:SIZE:DOORBELL_FD:REPLY_FD]
  *                    [--helper PATH]... -- PROGRAM [ARG...]
  *
  * Started by `tracefs-sim shell`/`run` (session/launch.py) once the namespace's /proc is
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 {
 	bool terminal = false, mirrored = false;
 	char *helper_paths[16];
-	int nr_helpers = 0, ram_fd = -1, bell_fd = -1;
+	int nr_helpers = 0, ram_fd = -1, bell_fd = -1, reply_fd = -1;
 	unsigned long long ring_offset = 0, ring_size = 0;
 	int listener = -1, sigfd, status = 0, i, go[2];
 	pid_t program, supervisor = 0;
@@ -232,7 +232,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--report-fd") && i + 1 < argc)
 			report_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--ring") && i + 1 < argc &&
-			 sscanf(argv[i + 1], "%d:%llu:%llu:%d", &ram_fd, &ring_offset, &ring_size, &bell_fd) == 4)
+			 sscanf(argv[i + 1], "%d:%llu:%llu:%d:%d", &ram_fd, &ring_offset, &ring_size, &bell_fd,
+				&reply_fd) == 5)
 			i++;
 		else if (!strcmp(argv[i], "--helper") && i + 1 < argc && nr_helpers < 16)
 			helper_paths[nr_helpers++] = argv[++i];
@@ -241,7 +242,7 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc - 1 || strcmp(argv[i], "--")) {
 		fprintf(stderr, "usage: tracefs-sim-init [--terminal] [--report-fd FD] "
-			"[--ring RAM_FD:OFFSET:SIZE:DOORBELL_FD] [--helper PATH]... -- PROGRAM [ARG...]\n");
+			"[--ring RAM_FD:OFFSET:SIZE:DOORBELL_FD:REPLY_FD] [--helper PATH]... -- PROGRAM [ARG...]\n");
 		return 2;
 	}
 	if (getpid() != 1) {
@@ -262,6 +263,8 @@ int main(int argc, char **argv)
 		die("cannot open the session's tracefs and debugfs mounts");
 	if (ram_fd >= 0) {
 		mirrored = mirror_init(ram_fd, ring_offset, ring_size, bell_fd, helper_paths, nr_helpers);
+		if (mirrored)
+			serve_init(reply_fd);
 		if (!mirrored)
 			fprintf(stderr, "tracefs-sim-init: the emulated kernel has no session ring: "
 				"the session's processes are not its tasks\n");

@@ -86,8 +86,28 @@ static unsigned long long now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * The doorbell (an eventfd the machine turns into the kernel's interrupt) is rung when the
+ * kernel said it waits for records, but at most once per BELL_GAP_NS while calls flow: a
+ * record that comes sooner waits for the bell thread, and the kernel takes the batch.  So a
+ * tight loop of calls costs the host one wake-up of the machine per gap, not one per call.
+ * Records someone waits for (a served call, the fd its process got) ring at once.
+ */
+#define BELL_GAP_NS 100000ULL
+static unsigned long long last_rung;
+static bool bell_late;		/* a record waits for the bell thread */
+static pthread_cond_t bell_cond = PTHREAD_COND_INITIALIZER;
+
+/* Under lock. */
+static void ring_bell(void)
+{
+	ring->consumer_waiting = 0;
+	last_rung = now_ns();
+	eventfd_write(doorbell_fd, 1);
+}
+
 /* Under lock: append a record (rec->len set, a multiple of 8); counts it lost when full. */
-static void produce(const struct session_record *rec)
+static bool produce(const struct session_record *rec)
 {
 	unsigned long long head = ring->head, size = SESSION_RING_DATA_SIZE;
 	unsigned long long tail = __atomic_load_n(&ring->tail, __ATOMIC_ACQUIRE);
@@ -95,7 +115,7 @@ static void produce(const struct session_record *rec)
 
 	if (head + pad + rec->len - tail > size) {
 		ring->lost++;
-		return;
+		return false;
 	}
 	if (pad) {
 		struct session_record *p = (void *)&ring->data[off];
@@ -110,9 +130,42 @@ static void produce(const struct session_record *rec)
 	/* the kernel sets consumer_waiting, then looks at head: the one who looks last sees */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&ring->consumer_waiting, __ATOMIC_SEQ_CST)) {
-		ring->consumer_waiting = 0;
-		eventfd_write(doorbell_fd, 1);
+		bool urgent = rec->type == SESSION_REC_FD ||
+			      (rec->type == SESSION_REC_SYSCALL && (rec->sc.flags & SESSION_SC_SERVE));
+
+		if (urgent || now_ns() - last_rung >= BELL_GAP_NS)
+			ring_bell();
+		else if (!bell_late) {
+			bell_late = true;
+			pthread_cond_signal(&bell_cond);
+		}
 	}
+	return true;
+}
+
+/* The bell thread: rings for the records that came too soon after the last ring. */
+static void *ring_late(void *unused __attribute__((unused)))
+{
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		unsigned long long wait;
+		struct timespec ts;
+
+		while (!bell_late)
+			pthread_cond_wait(&bell_cond, &lock);
+		wait = last_rung + BELL_GAP_NS - now_ns();
+		if (wait <= BELL_GAP_NS) {	/* (else the gap is over already) */
+			pthread_mutex_unlock(&lock);
+			ts.tv_sec = 0;
+			ts.tv_nsec = wait;
+			nanosleep(&ts, NULL);
+			pthread_mutex_lock(&lock);
+		}
+		bell_late = false;
+		if (__atomic_load_n(&ring->consumer_waiting, __ATOMIC_SEQ_CST))
+			ring_bell();
+	}
+	return NULL;
 }
 
 /* ---- what the supervisor knows of the session's tasks (under lock) ---- */
@@ -211,8 +264,11 @@ static struct known *meet(pid_t tid, pid_t creator)
 	k->helper = parent && parent->helper;
 	k->next = known_tasks[(unsigned int)tid % BUCKETS];
 	known_tasks[(unsigned int)tid % BUCKETS] = k;
-	if (k->tgid == tid)
+	if (k->tgid == tid) {
 		watch_exit(tid);
+		if (parent)
+			serve_fork(parent->tgid, tid);	/* (a fork copies the fd table) */
+	}
 
 	rec.len = sizeof(rec);
 	rec.ts = now_ns();
@@ -292,6 +348,7 @@ static void exec_outcome(struct known *k)
 		char comm[32];
 
 		rec.exec.result = 0;
+		serve_exec(k->tgid);
 		if (read_proc(k->tid, "comm", comm, sizeof(comm)) > 0)
 			memcpy(rec.exec.comm, comm, strcspn(comm, "\n") < 15 ? strcspn(comm, "\n") : 15);
 	} else {
@@ -353,16 +410,21 @@ static bool add_strv(struct session_record *rec, size_t room, pid_t pid, int arg
 	return add_blob(rec, room, arg, SESSION_BLOB_STRV, count, strings, used);
 }
 
-/* The call's record: number, arguments, and what is behind its pointers. */
-static void build_syscall(struct session_record *rec, size_t room, const struct seccomp_notif *req)
+/* The call's record: number, arguments, and what is behind its pointers (none for a call the
+ * kernel serves: it reads and writes the caller's memory itself, serve.c). */
+static void build_syscall(struct session_record *rec, size_t room, const struct seccomp_notif *req, int how)
 {
-	const struct arg_rule *rules = req->data.nr < SYSCALL_ARGS_NR ? syscall_args[req->data.nr] : NULL;
+	bool served = how & SERVE_CALL;
+	const struct arg_rule *rules = req->data.nr < SYSCALL_ARGS_NR && !served ? syscall_args[req->data.nr] : NULL;
 	int i;
 
 	rec->type = SESSION_REC_SYSCALL;
 	rec->tid = req->pid;
 	rec->ts = now_ns();
 	rec->sc.nr = req->data.nr;
+	rec->sc.nr_blobs = 0;
+	rec->sc.flags = (served ? SESSION_SC_SERVE : 0) | (how & SERVE_NEW_FD ? SESSION_SC_NEW_FD : 0);
+	rec->sc.serial = 0;
 	for (i = 0; i < 6; i++)
 		rec->sc.args[i] = req->data.args[i];
 	rec->len = offsetof(struct session_record, sc) + sizeof(rec->sc);
@@ -431,13 +493,18 @@ static int exec_error(pid_t pid, const char *path)
 
 /* Before the call is answered: what happened since the task's last call, and the call's
  * record (built in `rec`, room bytes). */
-void mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room)
+unsigned long long mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room,
+			       int *how, pid_t *tgid)
 {
+	static unsigned long long serials;
+	unsigned long long served = 0;
 	struct known *k;
 	long nr = req->data.nr;
 
+	*how = 0;
+	*tgid = req->pid;
 	if (!ring)
-		return;
+		return 0;
 	pthread_mutex_lock(&lock);
 	k = find(req->pid);
 	if (!k)
@@ -450,7 +517,9 @@ void mirror_call(const struct seccomp_notif *req, struct session_record *rec, si
 		exec_outcome(k);
 	if (k->helper && nr != __NR_exit && nr != __NR_exit_group)
 		goto out;
-	build_syscall(rec, room, req);
+	*tgid = k->tgid;
+	*how = serve_wanted(req, k->tgid);
+	build_syscall(rec, room, req, *how);
 	switch (nr) {
 	case __NR_clone:
 	case __NR_clone3:
@@ -481,14 +550,38 @@ void mirror_call(const struct seccomp_notif *req, struct session_record *rec, si
 	case __NR_exit_group:
 		k->exited = true;
 		break;
+	case __NR_close:
+		serve_fd_closed(k->tgid, (long)req->data.args[0]);
+		break;
 	}
-	produce(rec);
+	if (rec->sc.flags & SESSION_SC_SERVE)
+		rec->sc.serial = ++serials;
+	if (produce(rec) && (rec->sc.flags & SESSION_SC_SERVE))
+		served = rec->sc.serial;
 	if (nr == __NR_exit) {
 		k->exited = true;
 		if (k->tid != k->tgid)
 			forget(req->pid);	/* a thread ends; its process's end is watched */
 	}
 out:
+	pthread_mutex_unlock(&lock);
+	return served;
+}
+
+struct session_ring *mirror_ring(void)
+{
+	return ring;
+}
+
+void mirror_fd_given(pid_t tid, int kfd, int fd)
+{
+	struct session_record rec = { .type = SESSION_REC_FD, .tid = tid, .len = sizeof(rec) };
+
+	rec.ts = now_ns();
+	rec.fd.kernel = kfd;
+	rec.fd.host = fd;
+	pthread_mutex_lock(&lock);
+	produce(&rec);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -524,6 +617,7 @@ static void process_ended(pid_t tgid, int pidfd)
 		}
 	}
 	pthread_mutex_unlock(&lock);
+	serve_exit(tgid);
 	epoll_ctl(exits_epoll, EPOLL_CTL_DEL, pidfd, NULL);
 	close(pidfd);
 }
@@ -573,7 +667,8 @@ void mirror_start(void)
 	if (!ring)
 		return;
 	exits_epoll = epoll_create1(EPOLL_CLOEXEC);
-	if (exits_epoll < 0 || pthread_create(&thread, NULL, watch_exits, NULL)) {
+	if (exits_epoll < 0 || pthread_create(&thread, NULL, watch_exits, NULL) ||
+	    pthread_create(&thread, NULL, ring_late, NULL)) {
 		fprintf(stderr, "tracefs-sim-init: cannot watch the session's processes: %s\n", strerror(errno));
 		ring = NULL;
 	}

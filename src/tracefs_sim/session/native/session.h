@@ -65,7 +65,35 @@ struct session_record;
 bool mirror_init(int ram_fd, unsigned long long offset, unsigned long long size, int doorbell_fd,
 		 char **helper_paths, int nr_helper_paths);
 void mirror_start(void);
-void mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room);
+/* Writes the call's record; returns its serial when the kernel is to answer the call (serve.c;
+ * *how: its SERVE_* flags, *tgid: the caller's process), else 0. */
+unsigned long long mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room,
+			       int *how, pid_t *tgid);
+struct session_ring *mirror_ring(void);
+
+/* mirror.c: the FD record: the kernel's fd `kfd` is the process's `fd` (-errno: it got none). */
+void mirror_fd_given(pid_t tid, int kfd, int fd);
+
+/* serve.c: the calls the emulated kernel answers instead of the host. */
+enum {
+	SERVE_CALL = 1,		/* serve_wanted: the kernel answers it */
+	SERVE_NEW_FD = 2,	/* ... and it returns a new fd */
+	SERVE_REFUSE = 4,	/* serve_wanted: neither the kernel nor the host makes it (ENODEV) */
+	SERVE_ANSWERED = 1,	/* serve_answer: done */
+	SERVE_UNANSWERED = 0,	/* ... the kernel did not answer (too slow, or ENOSYS): the
+				 * caller answers (answer.c, or the host) */
+};
+void serve_init(int reply_fd);
+/* How the call is served (SERVE_* flags), or 0: not; `tgid` is the caller's process. */
+int serve_wanted(const struct seccomp_notif *req, pid_t tgid);
+/* Wait for the kernel's answer to the served call `serial` and give it to the caller. */
+int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsigned long long serial,
+		 int how);
+/* What the supervisor learns of a process's fds and life (mirror.c). */
+void serve_fd_closed(pid_t tgid, long fd);
+void serve_fork(pid_t parent, pid_t child);
+void serve_exec(pid_t tgid);
+void serve_exit(pid_t tgid);
 
 /* Reading a target's memory (process_vm_readv).  Returns the length of the NUL-terminated
  * string copied into buf (at most size - 1 bytes), or -1 when unreadable or too long. */

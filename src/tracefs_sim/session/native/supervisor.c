@@ -22,6 +22,9 @@ void supervise(int listener, struct in_flight *in_flight)
 	size_t size = sizeof(*req);
 	static unsigned long long record[SESSION_RECORD_MAX / 8];
 	struct session_record *rec = (void *)record;
+	unsigned long long serial;
+	pid_t tgid;
+	int how;
 
 	/* the kernel's notification may be larger than this header's struct */
 	if (syscall(__NR_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == 0 && sizes.seccomp_notif > size)
@@ -41,8 +44,12 @@ void supervise(int listener, struct in_flight *in_flight)
 		in_flight->id = req->id;
 		in_flight->nr = req->data.nr;
 		__atomic_store_n(&in_flight->busy, 1, __ATOMIC_RELEASE);
-		mirror_call(req, rec, sizeof(record));
-		if (!answer_notification(listener, req))
+		serial = mirror_call(req, rec, sizeof(record), &how, &tgid);
+		if (serial && serve_answer(listener, req, tgid, serial, how) == SERVE_ANSWERED)
+			;
+		else if (how & SERVE_REFUSE)
+			respond(listener, req->id, ENODEV, 0);
+		else if (!answer_notification(listener, req))
 			respond_continue(listener, req->id);
 		__atomic_store_n(&in_flight->busy, 0, __ATOMIC_RELEASE);
 	}

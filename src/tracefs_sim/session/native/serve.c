@@ -1,0 +1,354 @@
+/*
+ * Served calls: the system calls of a session's processes that the emulated kernel answers
+ * instead of the host.  The supervisor flags the call's record in the session ring
+ * (SESSION_SC_SERVE, mirror.c) and waits here: the call's task in the kernel makes it with the
+ * caller's own arguments, asking the supervisor for each access to the caller's memory (the
+ * ring's uaccess request; done here with process_vm_readv/writev), then writes its result to
+ * the ring's reply (kernel_model/kernel/session.c).  The supervisor answers the notification
+ * with that result; the host never makes the call.
+ *
+ * What is served:
+ *  - uname(2), so that a session's tools see the release of the kernel they trace (6.1), as
+ *    perf, bpftrace and BCC look up its headers, debug info and features by it;
+ *  - perf_event_open(2) and bpf(2), the kernel's perf events and BPF (a kernel without them
+ *    answers ENOSYS: answer.c then says so to the caller), and the calls on the fds they make.
+ *
+ * An fd such a call makes in the kernel becomes a host fd of the process: a placeholder file
+ * the supervisor adds to it (SECCOMP_IOCTL_NOTIF_ADDFD, atomically with the answer), whose
+ * number the kernel's fd then takes (an FD record), so that the process and the kernel name it
+ * alike.  read(2) and ioctl(2) on it are served; close(2) goes to both (mirrored); mmap(2) is
+ * refused (no perf ring buffers yet).  The supervisor keeps, per process, which of its fds are
+ * such placeholders: forks copy the set, a successful exec drops the close-on-exec ones.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "session_ring.h"
+
+/* How long a caller waits for the kernel (a paused or far-behind machine): then its call is
+ * left to the host, as a session without the kernel would have it. */
+#define SERVE_TIMEOUT_MS 2000
+
+static int reply_fd = -1;
+
+/* ---- the fds of the kernel's objects, per process ---- */
+
+#define MAX_SERVED_FD 4096	/* fds past this are never the kernel's (EMFILE) */
+#define WORDS (MAX_SERVED_FD / 64)
+
+struct served_fds {
+	struct served_fds *next;
+	pid_t tgid;
+	unsigned long long open[WORDS], cloexec[WORDS];
+};
+
+#define FD_BUCKETS 256
+static struct served_fds *fd_tables[FD_BUCKETS];
+static pthread_mutex_t fd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Under fd_lock: the process's table, made if `make`. */
+static struct served_fds *fds_of(pid_t tgid, bool make)
+{
+	struct served_fds **head = &fd_tables[(unsigned int)tgid % FD_BUCKETS], *t;
+
+	for (t = *head; t; t = t->next)
+		if (t->tgid == tgid)
+			return t;
+	if (!make || !(t = calloc(1, sizeof(*t))))
+		return NULL;
+	t->tgid = tgid;
+	t->next = *head;
+	*head = t;
+	return t;
+}
+
+static bool bit(const unsigned long long *set, long fd)
+{
+	return fd >= 0 && fd < MAX_SERVED_FD && (set[fd / 64] >> (fd % 64) & 1);
+}
+
+static bool is_served_fd(pid_t tgid, long fd)
+{
+	struct served_fds *t;
+	bool yes;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	yes = t && bit(t->open, fd);
+	pthread_mutex_unlock(&fd_lock);
+	return yes;
+}
+
+static void add_served_fd(pid_t tgid, int fd, bool cloexec)
+{
+	struct served_fds *t;
+
+	if (fd < 0 || fd >= MAX_SERVED_FD)
+		return;
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, true);
+	if (t) {
+		t->open[fd / 64] |= 1ULL << (fd % 64);
+		if (cloexec)
+			t->cloexec[fd / 64] |= 1ULL << (fd % 64);
+		else
+			t->cloexec[fd / 64] &= ~(1ULL << (fd % 64));
+	}
+	pthread_mutex_unlock(&fd_lock);
+}
+
+void serve_fd_closed(pid_t tgid, long fd)
+{
+	struct served_fds *t;
+
+	if (fd < 0 || fd >= MAX_SERVED_FD)
+		return;
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	if (t)
+		t->open[fd / 64] &= ~(1ULL << (fd % 64));
+	pthread_mutex_unlock(&fd_lock);
+}
+
+void serve_fork(pid_t parent, pid_t child)
+{
+	struct served_fds *from, *to;
+
+	pthread_mutex_lock(&fd_lock);
+	from = fds_of(parent, false);
+	if (from && (to = fds_of(child, true))) {
+		memcpy(to->open, from->open, sizeof(to->open));
+		memcpy(to->cloexec, from->cloexec, sizeof(to->cloexec));
+	}
+	pthread_mutex_unlock(&fd_lock);
+}
+
+void serve_exec(pid_t tgid)
+{
+	struct served_fds *t;
+	int i;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	for (i = 0; t && i < WORDS; i++) {
+		t->open[i] &= ~t->cloexec[i];
+		t->cloexec[i] = 0;
+	}
+	pthread_mutex_unlock(&fd_lock);
+}
+
+void serve_exit(pid_t tgid)
+{
+	struct served_fds **p = &fd_tables[(unsigned int)tgid % FD_BUCKETS], *t;
+
+	pthread_mutex_lock(&fd_lock);
+	for (; (t = *p); p = &t->next)
+		if (t->tgid == tgid) {
+			*p = t->next;
+			free(t);
+			break;
+		}
+	pthread_mutex_unlock(&fd_lock);
+}
+
+/* ---- which calls ---- */
+
+/* bpf(2) commands that return a new fd (include/uapi/linux/bpf.h, 6.1) */
+static bool bpf_cmd_makes_fd(unsigned long long cmd)
+{
+	switch (cmd) {
+	case 0:		/* BPF_MAP_CREATE */
+	case 5:		/* BPF_PROG_LOAD */
+	case 7:		/* BPF_OBJ_GET */
+	case 13:	/* BPF_PROG_GET_FD_BY_ID */
+	case 14:	/* BPF_MAP_GET_FD_BY_ID */
+	case 17:	/* BPF_RAW_TRACEPOINT_OPEN */
+	case 18:	/* BPF_BTF_LOAD */
+	case 19:	/* BPF_BTF_GET_FD_BY_ID */
+	case 28:	/* BPF_LINK_CREATE */
+	case 30:	/* BPF_LINK_GET_FD_BY_ID */
+	case 32:	/* BPF_ENABLE_STATS */
+	case 33:	/* BPF_ITER_CREATE */
+		return true;
+	default:
+		return false;
+	}
+}
+
+#define PERF_FLAG_FD_CLOEXEC (1UL << 3)
+
+int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
+{
+	const unsigned long long *args = req->data.args;
+
+	if (reply_fd < 0)
+		return 0;
+	switch (req->data.nr) {
+	case __NR_uname:
+		return SERVE_CALL;
+	case __NR_perf_event_open:
+		return SERVE_CALL | SERVE_NEW_FD;
+	case __NR_bpf:
+		return SERVE_CALL | (bpf_cmd_makes_fd(args[0]) ? SERVE_NEW_FD : 0);
+	case __NR_read:
+	case __NR_ioctl:
+		return is_served_fd(tgid, (long)args[0]) ? SERVE_CALL : 0;
+	case __NR_mmap:
+		return is_served_fd(tgid, (long)args[4]) ? SERVE_REFUSE : 0;
+	default:
+		return 0;
+	}
+}
+
+void serve_init(int fd)
+{
+	reply_fd = fd;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static ssize_t target_io(pid_t pid, bool write, unsigned long long addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	return write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
+		     : process_vm_readv(pid, &local, 1, &remote, 1, 0);
+}
+
+/* A string at addr, at most len bytes: its length (the NUL copied too) or len without one. */
+static long long read_string(pid_t pid, unsigned long long addr, unsigned char *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		/* a page at a time: the string may end just before an unmapped one */
+		size_t n = 4096 - (addr + done) % 4096;
+		unsigned char *nul;
+
+		if (n > len - done)
+			n = len - done;
+		if (target_io(pid, false, addr + done, buf + done, n) != (ssize_t)n)
+			return -1;
+		nul = memchr(buf + done, 0, n);
+		if (nul)
+			return nul - buf;
+		done += n;
+	}
+	return len;
+}
+
+/* The kernel's request for the caller's memory, done. */
+static void answer_uaccess(pid_t pid, struct session_uaccess *ua, unsigned long long asked)
+{
+	size_t len = ua->len <= sizeof(ua->data) ? ua->len : sizeof(ua->data);
+	ssize_t n;
+
+	switch (ua->op) {
+	case SESSION_UACCESS_READ:
+	case SESSION_UACCESS_WRITE:
+		n = target_io(pid, ua->op == SESSION_UACCESS_WRITE, ua->addr, ua->data, len);
+		ua->result = n < 0 ? -1 : n;
+		break;
+	case SESSION_UACCESS_STRING:
+		ua->result = read_string(pid, ua->addr, ua->data, len);
+		break;
+	default:
+		ua->result = -1;
+	}
+	__atomic_store_n(&ua->answered, asked, __ATOMIC_RELEASE);
+}
+
+/* Wait until the reply is the one for `serial`, answering the kernel's accesses to the
+ * caller's memory meanwhile; false on timeout. */
+static bool wait_reply(struct session_reply *r, pid_t pid, unsigned long long serial)
+{
+	long long deadline = now_ms() + SERVE_TIMEOUT_MS;
+
+	while (__atomic_load_n(&r->serial, __ATOMIC_ACQUIRE) != serial) {
+		struct pollfd p = { .fd = reply_fd, .events = POLLIN };
+		unsigned long long asked = __atomic_load_n(&r->uaccess.asked, __ATOMIC_ACQUIRE);
+		long long left = deadline - now_ms();
+		uint64_t count;
+
+		if (asked != r->uaccess.answered) {
+			answer_uaccess(pid, &r->uaccess, asked);
+			continue;
+		}
+		if (left <= 0) {
+			__atomic_store_n(&r->abandoned, serial, __ATOMIC_RELEASE);
+			return false;
+		}
+		if (poll(&p, 1, (int)left) > 0 && read(reply_fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+			return false;
+	}
+	return true;
+}
+
+/* The host fd for the kernel's new fd `kfd`, given to the process with the answer: its
+ * number, or -errno (then the call fails with it). */
+static int give_fd(int listener, const struct seccomp_notif *req, pid_t tgid, bool cloexec)
+{
+	struct seccomp_notif_addfd addfd = {
+		.id = req->id,
+		.flags = SECCOMP_ADDFD_FLAG_SEND,
+		.newfd_flags = cloexec ? O_CLOEXEC : 0,
+	};
+	int placeholder = memfd_create(req->data.nr == __NR_bpf ? "bpf" : "perf_event", MFD_CLOEXEC), fd;
+
+	if (placeholder < 0)
+		return -ENFILE;
+	addfd.srcfd = placeholder;
+	fd = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd);
+	close(placeholder);
+	if (fd < 0)
+		return -errno;
+	add_served_fd(tgid, fd, cloexec);
+	return fd;
+}
+
+int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsigned long long serial,
+		 int how)
+{
+	struct session_ring *ring = mirror_ring();
+	long long ret;
+	int fd;
+
+	if (!ring || !wait_reply(&ring->reply, req->pid, serial))
+		return SERVE_UNANSWERED;
+	ret = ring->reply.ret;
+	if (ret == -ENOSYS)
+		return SERVE_UNANSWERED;	/* a kernel without it: answer.c says so */
+	if (ret < 0) {
+		respond(listener, req->id, (int)-ret, 0);
+		return SERVE_ANSWERED;
+	}
+	if (!(how & SERVE_NEW_FD)) {
+		respond(listener, req->id, 0, ret);
+		return SERVE_ANSWERED;
+	}
+	fd = give_fd(listener, req, tgid, req->data.nr == __NR_bpf ||
+		     (req->data.nr == __NR_perf_event_open && (req->data.args[4] & PERF_FLAG_FD_CLOEXEC)));
+	if (fd < 0 && fd != -ENOENT)	/* ENOENT: the caller is gone */
+		respond(listener, req->id, -fd, 0);
+	mirror_fd_given(req->pid, (int)ret, fd);
+	return SERVE_ANSWERED;
+}
