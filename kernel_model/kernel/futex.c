@@ -7,6 +7,7 @@
  */
 #include "../include/syscalls.h"
 #include "../include/signal.h"
+#include "../include/session.h"
 
 #define FUTEX_WAIT		0
 #define FUTEX_WAKE		1
@@ -160,6 +161,8 @@ noinline long do_futex(u32 *uaddr, int op, u32 val, ktime_t *timeout, u32 *uaddr
 		if (cmd != FUTEX_WAIT_BITSET)
 			return -ENOSYS;
 	}
+	if (current->session && (cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET))
+		return 0;	/* a session task waits on the host (session.c waits for its return) */
 	switch (cmd) {
 	case FUTEX_WAIT:
 		val3 = FUTEX_BITSET_MATCH_ANY;

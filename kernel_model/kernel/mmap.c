@@ -9,6 +9,7 @@
  */
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
+#include "../include/session.h"
 
 #define PROT_READ	0x1
 #define PROT_WRITE	0x2
@@ -38,6 +39,13 @@
 #define stack_guard_gap	(256UL << 12)	/* 256 pages, as 6.1's default */
 
 static struct kmem_cache *vm_area_cachep;
+
+/* A session task's address space is the host's: its mmap, munmap, mprotect and brk are not
+ * modelled here (ENOSYS, as before there was an mm), so its stub and scratch pages stay. */
+static inline bool hosts_address_space(void)
+{
+	return current->session != NULL;
+}
 
 void vma_cache_init(void)
 {
@@ -328,6 +336,8 @@ noinline int __vm_munmap(unsigned long start, size_t len, bool downgrade)
 
 SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
 {
+	if (hosts_address_space())
+		return -ENOSYS;
 	return __vm_munmap(addr, len, true);
 }
 
@@ -506,6 +516,8 @@ noinline unsigned long ksys_mmap_pgoff(unsigned long addr, unsigned long len, un
 SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot,
 		unsigned long, flags, unsigned long, fd, unsigned long, off)
 {
+	if (hosts_address_space())
+		return -ENOSYS;
 	if (off & ~PAGE_MASK)
 		return -EINVAL;
 	return ksys_mmap_pgoff(addr, len, prot, flags, fd, off >> 12);
@@ -617,6 +629,8 @@ out:
 
 SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
 {
+	if (hosts_address_space())
+		return -ENOSYS;
 	return do_mprotect_pkey(start, len, prot, -1);
 }
 
@@ -675,6 +689,8 @@ SYSCALL_DEFINE1(brk, unsigned long, brk)
 	unsigned long newbrk, oldbrk, origbrk;
 	struct vm_area_struct *next, *brkvma;
 
+	if (hosts_address_space())
+		return -ENOSYS;
 	mutex_lock(&mm->mmap_lock);
 	origbrk = mm->brk;
 	if (brk < mm->start_brk)

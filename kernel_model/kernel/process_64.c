@@ -1,6 +1,7 @@
 /* Per-thread CPU state of user tasks (arch/x86/kernel/process_64.c): arch_prctl's FS and GS
  * bases.  The FS base is written to the CPU at each switch to a user task (sched.c). */
 #include "../include/syscalls.h"
+#include "../include/session.h"
 
 #define ARCH_SET_GS	0x1001
 #define ARCH_SET_FS	0x1002
@@ -36,7 +37,11 @@ noinline long do_arch_prctl_common(int option, unsigned long arg2)
 
 SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
 {
-	long ret = do_arch_prctl_64(current, option, arg2);
+	long ret;
+
+	if (current->session)	/* the host's thread state: not modelled for session tasks */
+		return -ENOSYS;
+	ret = do_arch_prctl_64(current, option, arg2);
 
 	if (ret == -EINVAL)
 		ret = do_arch_prctl_common(option, arg2);

@@ -573,6 +573,8 @@ void arch_do_signal_or_restart(struct pt_regs *regs)
 /* Sleep until a signal comes (to a handler, or fatal) */
 static long sigsuspend(void)
 {
+	if (current->session)	/* it waits on the host, for the host's signal (session.c) */
+		return -ERESTARTNOHAND;
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (signal_pending(current))
@@ -596,6 +598,8 @@ SYSCALL_DEFINE2(rt_sigsuspend, sigset_t *, unewset, size_t, sigsetsize)
 		return -EINVAL;
 	if (copy_from_user(&newset, unewset, sizeof(newset)))
 		return -EFAULT;
+	if (current->session)
+		return sigsuspend();
 	current->saved_sigmask = current->blocked;
 	current->restore_sigmask = true;
 	set_current_blocked(newset);
