@@ -348,3 +348,32 @@ def test_funcgraph_irqs_off_skips_interrupt_handlers(machine):
     assert {e[1] for evs in graph_events(machine, recs).values() for e in evs} >= {"hrtimer_interrupt"}
     # (exits of calls hooked before the change may still come, in any context, as in Linux)
     assert all(r[3] & FLAG_HARDIRQ for r in recs if r[2] == TRACE_GRAPH_ENT)
+
+
+def test_stack_tracer_keeps_the_deepest_stack(machine):
+    sites = machine.sites
+    assert sites.read_stack_max() == (0, [])
+    sites.set_stack_tracer(frozenset({"vfs_read"}))
+    assert "vfs_read" in {name for name, _, _ in sites.enabled()}
+    run(machine, ["cat", "/etc/passwd"])
+    size, entries = sites.read_stack_max()
+    names = [sym(machine, addr) for addr, _ in entries]
+    # from the measured function's site up to the system call's entry, each return address
+    # where its slot lies: the deepest first, the depths falling to the entry's
+    assert names == ["vfs_read", "ksys_read", "__x64_sys_read", "do_syscall_64", "entry_SYSCALL_64_after_hwframe"]
+    assert entries[0][0] == machine.image.mcount_sites["vfs_read"] + 5
+    depths = [depth for _, depth in entries]
+    assert depths[0] == size and depths == sorted(depths, reverse=True) and depths[-1] > 0
+    # a stack no deeper than the maximum changes nothing; a lower maximum is passed again
+    run(machine, ["cat", "/etc/passwd"])
+    assert sites.read_stack_max() == (size, entries)
+    sites.set_stack_max_size(0)
+    run(machine, ["cat", "/etc/passwd"])
+    assert sites.read_stack_max()[0] == size
+    # off: the sites go back to their nops, the maximum stays
+    sites.set_stack_tracer(None)
+    assert sites.patched_count == 0
+    sites.set_stack_max_size(0)
+    run(machine, ["cat", "/etc/passwd"])
+    assert sites.read_stack_max() == (0, entries)
+    assert_text_restored(machine)
