@@ -17,6 +17,9 @@
 struct ftrace_control ftrace_control;
 struct ftrace_probes ftrace_probes;
 struct ftrace_site_entry ftrace_site_map[FTRACE_MAP_ENTRIES];
+/* tracing_thresh (ns), host-written: not 0, function_graph hooks returns but records only
+ * the exits that took at least this long (trace_graph_thresh_return()), and no entries */
+u64 tracing_thresh;
 
 /* task_struct.trace_recursion bits (include/linux/trace_recursion.h) */
 #define TRACE_FTRACE_BIT	0	/* + context: normal, softirq, hardirq */
@@ -409,7 +412,7 @@ static notrace void graph_entry(struct task_struct *t, u32 slots, u8 site_flags,
 	rs->slots = slots;
 	t->curr_ret_stack = depth + 1;
 	*retp = (unsigned long)return_to_handler;
-	if (slots) {
+	if (slots && !READ_ONCE(tracing_thresh)) {
 		struct percpu *pc = this_cpu();
 		struct trace_write w;
 		struct ftrace_graph_ent_entry *e = trace_event_reserve_inline(pc, slots, sizeof(*e), &w);
@@ -593,11 +596,13 @@ notrace unsigned long ftrace_return_to_handler(unsigned long flags)
 		struct percpu *pc = this_cpu();
 		struct ftrace_graph_ret_entry *e;
 		struct trace_write w;
-		u64 rettime;
+		u64 rettime, thresh;
 
 		preempt_disable();
 		rettime = trace_clock_read(pc);
-		e = trace_event_reserve_inline(pc, rs->slots, sizeof(*e), &w);
+		thresh = READ_ONCE(tracing_thresh);
+		e = thresh && rettime - rs->calltime < thresh ? NULL
+			: trace_event_reserve_inline(pc, rs->slots, sizeof(*e), &w);
 		if (e) {
 			trace_entry_fill(pc, &e->ent, TRACE_GRAPH_RET, flags, t->pid);
 			e->ret.func = rs->func;

@@ -129,7 +129,8 @@ def test_stack_tracer_in_a_session():
     host = _host_sysctls()
     T = "/sys/kernel/tracing"
     result = run("-c", f"""
-echo '== off'; cat /proc/sys/kernel/stack_tracer_enabled {T}/stack_max_size {T}/stack_trace_filter; cat {T}/stack_trace
+echo '== off'; cat /proc/sys/kernel/stack_tracer_enabled {T}/stack_max_size {T}/stack_trace_filter
+cat {T}/stack_trace
 echo vfs_read > {T}/stack_trace_filter; echo 'vfs_read:traceon' 2>&1 >> {T}/stack_trace_filter | grep -c 'No such device'
 echo 'vfs_read:nosuch' >> {T}/stack_trace_filter || echo refused
 echo 1 > /proc/sys/kernel/stack_tracer_enabled; tracefs-sim exec cat /etc/hostname > /dev/null

@@ -135,6 +135,26 @@ def test_graph_entries_and_exits_nest(machine):
     assert_text_restored(machine)
 
 
+def test_tracing_thresh_records_only_slow_exits(machine):
+    sites = machine.sites
+    sites.set_graph(0, frozenset(sites.functions), graph_functions=frozenset({"vfs_read"}), graph_notrace=NONE)
+    run(machine, ["cat", "/etc/passwd"])
+    every = [e for events in graph_events(machine, records(machine)).values() for e in events]
+    exits = [e for e in every if e[0] == "exit"]
+    durations = sorted(rettime - calltime for _, _, _, _, calltime, rettime, _ in exits)
+    thresh = durations[len(durations) // 2] + 1
+    sites.set_graph_thresh(thresh)
+    run(machine, ["cat", "/etc/passwd"])
+    events = [e for events in graph_events(machine, records(machine)).values() for e in events]
+    # no entries; exits only of the calls that took at least the threshold (vfs_read among them)
+    assert events and all(e[0] == "exit" and e[5] - e[4] >= thresh for e in events)
+    assert "vfs_read" in {e[1] for e in events} and len(events) < len(exits)
+    sites.set_graph_thresh(0)
+    run(machine, ["cat", "/etc/passwd"])
+    assert "enter" in {e[0] for events in graph_events(machine, records(machine)).values() for e in events}
+    sites.set_graph(0, None, graph_functions=NONE, graph_notrace=NONE)
+
+
 def test_graph_notrace_drops_function_and_children(machine):
     sites = machine.sites
     sites.set_graph(0, frozenset(sites.functions), graph_functions=frozenset({"vfs_read"}),

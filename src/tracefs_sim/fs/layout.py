@@ -63,6 +63,7 @@ def build_tree(core: TraceCore) -> Tree:
     if synth is not None:
         # O_TRUNC removes every synthetic event (EBUSY, failing the open, while one is in use).
         add("synthetic_events", MODE_READ_WRITE, read=synth.read, write=synth.write, truncate=synth.truncate)
+    add("tracing_thresh", MODE_READ_WRITE, read=core.tracing_thresh.read, write=core.tracing_thresh.write)
     stack = core.stack_tracer
     if stack is not None:
         add("stack_max_size", MODE_READ_WRITE, read=stack.read_max_size, write=stack.write_max_size)
@@ -135,6 +136,8 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     add(top, "tracing_cpumask", MODE_READ_WRITE, "tracing_cpumask",
         read=ta.read_tracing_cpumask, write=ta.write_tracing_cpumask)
     add(top, "tracing_on", MODE_READ_WRITE, "tracing_on", read=ta.read_tracing_on, write=ta.write_tracing_on)
+    add(top, "tracing_max_latency", MODE_READ_WRITE, "tracing_max_latency", read=ta.max_latency.read,
+        write=ta.max_latency.write)
     if ta.functions is not None:
         _add_function_files(top, ta.functions, add)
 

@@ -146,6 +146,9 @@ class FtraceSites:
         self._stack_pa = kernel_virt_to_phys(stack.addr)
         self._stack_fields = {name: image.abi_value(f"stack_tracer.{name}")
                               for name in ("seq", "max_size", "nr_entries", "dump", "index")}
+        thresh = image.lookup("tracing_thresh")
+        self._thresh_pa = None if thresh is None else kernel_virt_to_phys(thresh.addr)
+        self._thresh = 0
         self._caller = image.addr("ftrace_caller")
         self._regs_caller = image.addr("ftrace_regs_caller")
         self._addrs = addrs
@@ -213,6 +216,13 @@ class FtraceSites:
             raise ValueError(f"max_graph_depth {depth} out of range")
         with self._lock:
             self._max_graph_depth = depth
+            self._write_control()
+
+    def set_graph_thresh(self, ns: int) -> None:
+        """tracing_thresh: not 0, function_graph records only the exits that took at least
+        ns, and no entries."""
+        with self._lock:
+            self._thresh = ns & 0xFFFFFFFFFFFFFFFF
             self._write_control()
 
     def set_graph_irqs(self, on: bool) -> None:
@@ -545,6 +555,8 @@ class FtraceSites:
         lay = self.layout
         struct.pack_into("<I", buf, base + lay.control_max_graph_depth, self._max_graph_depth)
         struct.pack_into("<I", buf, base + lay.control_graph_skip_irqs, int(not self._graph_irqs))
+        if self._thresh_pa is not None:
+            struct.pack_into("<Q", buf, self._thresh_pa, self._thresh)
         filtered = 0
         for slot in range(lay.slots):
             pids, notrace = self._pids.get(slot, ((), ()))

@@ -23,6 +23,7 @@ from .trace_eprobe import EprobeEventOps
 from .trace_kprobe import KprobeEventOps
 from .trace_stack import StackTracer
 from .trace_synth import SyntheticEvents
+from .tracing_nsecs import NsecsFile
 from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 from .trigger import TriggerTable
 
@@ -81,6 +82,8 @@ class TraceCore:
             triggers=TriggerTable(self.guest.triggers, self.guest.hist_maps))
         # the stack tracer (trace_stack.c): its files, and kernel.stack_tracer_enabled
         self.stack_tracer = None if ftrace_sites is None else StackTracer(ftrace_sites, symbolize)
+        # tracing_thresh: function_graph's duration threshold
+        self.tracing_thresh = NsecsFile(None if ftrace_sites is None else ftrace_sites.set_graph_thresh)
         self.top = self._make_array(0)
         self.instances = Instances(self._make_array, self.guest.nr_slots)
         self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)
