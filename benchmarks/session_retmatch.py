@@ -5,9 +5,10 @@ Not run in CI; by hand (root, /dev/fuse):
     .venv/bin/python benchmarks/session_retmatch.py [--show 15]
 
 For each workload, one `tracefs-sim run --workload none` session records
-raw_syscalls:sys_exit (`NR nr = ret`) while strace (the oracle: it sees the host's real
-results) runs the workload under `-f -n`. Each process's calls in strace's log are aligned with
-its task's sys_exit records (by syscall number, difflib: a call either side may lack, such as
+raw_syscalls:sys_exit (`NR nr = ret`) while the workload runs, and the same
+command line runs on the host under strace `-f -n` (the oracle: it sees the host's real results;
+it runs outside the session, as strace's ptrace of a session process is not mirrored). The processes of the two runs are paired in the order they
+first appear, and each one's calls in strace's log are aligned with its task's sys_exit records (by syscall number, difflib: a call either side may lack, such as
 the first execve, whose sys_exit the kernel records before the task has the workload's pid)
 and their results compared. Calls the kernel does not model (its ret -ENOSYS) are counted
 apart; mmap/brk-style addresses are compared as they are (the kernel's address space is its
@@ -21,6 +22,7 @@ import difflib
 import errno
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -37,6 +39,8 @@ WORKLOADS = {
     "python3 -c pass": "python3 -c pass",
 }
 
+# calls whose result is a pid: the two runs' pids differ
+PID_RESULTS = {"getpid", "gettid", "getppid", "clone", "clone3", "fork", "vfork", "wait4", "waitid"}
 STRACE_LINE = re.compile(r"^(\d+) +\[ *(\d+)\] (?:<\.\.\. (\w+) resumed>|(\w+)\().*?(?:= (.*))?$")
 TRACE_LINE = re.compile(r"^ *(\S.*)-(\d+) +\[\d{3}\] \S{5} +[\d.]+: sys_exit: NR (-?\d+) = (-?\d+)$")
 
@@ -91,12 +95,17 @@ def trace_calls(path: str) -> dict[int, list[tuple[int, int]]]:
 
 
 def run_workload(command: str, work: str) -> tuple[str, str]:
+    """The same command line twice: on the host under strace (the oracle; strace's ptrace of a
+    session process is not mirrored, so it runs outside the session), and in a session with
+    raw_syscalls:sys_exit recorded. Both start it as `sh -c`, from `work`."""
     strace_out, trace_out = os.path.join(work, "strace.txt"), os.path.join(work, "trace.txt")
+    line = f"cd {work} && {command} > /dev/null 2>&1"
+    subprocess.run(["strace", "-f", "-n", "-qqq", "-o", strace_out, "sh", "-c", line],
+                   capture_output=True, timeout=900)
     t = "/sys/kernel/tracing"
     script = (f"echo 65536 > {t}/buffer_size_kb && echo 1 > {t}/events/raw_syscalls/sys_exit/enable && "
-              f"cd {work} && strace -f -n -qqq -o {strace_out} {command} > /dev/null 2>&1; "
-              f"echo 0 > {t}/events/raw_syscalls/sys_exit/enable; cat {t}/trace > {trace_out}; "
-              f"grep -c overrun {t}/per_cpu/cpu*/stats > /dev/null")
+              f"sh -c {shlex.quote(line)}; echo 0 > {t}/events/raw_syscalls/sys_exit/enable; "
+              f"cat {t}/trace > {trace_out}")
     result = subprocess.run([TRACEFS_SIM, "run", "--workload", "none", "-c", script],
                             capture_output=True, text=True, timeout=900)
     if result.returncode:
@@ -105,17 +114,25 @@ def run_workload(command: str, work: str) -> tuple[str, str]:
 
 
 def compare(strace_out: str, trace_out: str, mismatches: collections.Counter) -> tuple[int, int, int]:
-    """(aligned calls, equal rets, calls the kernel does not model)."""
+    """(aligned calls, equal rets, calls the kernel does not model). The runs' processes are
+    paired in the order they first appear (the session's shell, which starts the command, is
+    left out: its first sys_exit comes first)."""
     host, kernel = strace_calls(strace_out), trace_calls(trace_out)
+    kernel.pop(min(kernel, default=None), None)
     aligned = equal = unmodelled = 0
-    for pid, hcalls in host.items():
-        kcalls = kernel.get(pid, [])
+    pids = dict(zip(host, kernel))	# a host pid in a result (getpid, clone, wait4...) as the session's
+    for hpid, kpid in zip(host, kernel):
+        hcalls, kcalls = host[hpid], kernel[kpid]
         matcher = difflib.SequenceMatcher(None, [nr for nr, _, _ in hcalls], [nr for nr, _ in kcalls],
                                           autojunk=False)
         for block in matcher.get_matching_blocks():
             for i in range(block.size):
                 nr, name, hret = hcalls[block.a + i]
                 kret = kcalls[block.b + i][1]
+                if name in PID_RESULTS:
+                    if hret not in pids and hret > 0:
+                        continue	# a pid outside the run (strace's): nothing to compare
+                    hret = pids.get(hret, hret)
                 if kret == ENOSYS and hret != ENOSYS:
                     unmodelled += 1
                     continue
