@@ -66,9 +66,13 @@ cat /etc/hostname > /dev/null
 echo made > new.txt
 cat new.txt > /dev/null
 mkdir newdir
+echo 1 > $T/events/syscalls/sys_exit_renameat2/enable; echo 1 > $T/events/syscalls/sys_exit_unlinkat/enable
+echo 1 > $T/events/syscalls/sys_exit_rename/enable; echo 1 > $T/events/syscalls/sys_exit_unlink/enable
+echo 1 > $T/events/syscalls/sys_exit_rmdir/enable
+cp new.txt copy.txt; mv copy.txt moved.txt; rm moved.txt; rm -f absent.txt; rmdir newdir
 echo 0 > $T/events/enable
 echo '== lines'
-grep -E '^ *(python3|cat|mkdir)-' $T/trace | sed -n 's/^ *\([a-z0-9]*\)-[0-9]* .*[0-9]\.[0-9]\{6\}: /\1 /p'
+grep -E '^ *(python3|cat|mkdir|mv|rm|rmdir)-' $T/trace | sed -n 's/^ *\([a-z0-9]*\)-[0-9]* .*[0-9]\.[0-9]\{6\}: /\1 /p'
 echo '== end'
 """
 
@@ -85,7 +89,7 @@ def test_a_session_cat_opens_host_files_in_its_own_namespace(tmp_path):
     out = result.stdout
     lines = out.split("== lines\n")[1].split("== end\n")[0].splitlines()
     hostfd = int(out.split("== hostfd\n")[1].split()[0])
-    assert (work / "new.txt").read_text() == "made\n" and (work / "newdir").is_dir()
+    assert (work / "new.txt").read_text() == "made\n" and not (work / "newdir").exists()
     # python3's open: the host's fd is sys_exit_openat's ret
     py = [line for line in lines if line.startswith("python3 ")]
     at = next(i for i, line in enumerate(py) if 'filename="/etc/hostname"' in line)
@@ -99,3 +103,7 @@ def test_a_session_cat_opens_host_files_in_its_own_namespace(tmp_path):
     assert 'cat sys_openat -> 0x3' in cat
     # mkdir's call: the host made the directory, the kernel takes it as done
     assert [line for line in lines if re.fullmatch(r"mkdir sys_mkdir(at)? -> .*", line)] == ["mkdir sys_mkdir -> 0x0"]
+    # and the removals and the rename: as the host's calls went (rm -f of a missing file: ENOENT)
+    changes = [line for line in lines if re.fullmatch(r"(mv|rm|rmdir) sys_(rename\w*|unlink\w*|rmdir) -> .*", line)]
+    assert changes == ["mv sys_renameat2 -> 0x0", "rm sys_unlinkat -> 0x0",
+                       "rm sys_unlinkat -> 0xfffffffffffffffe", "rmdir sys_rmdir -> 0x0"], changes
