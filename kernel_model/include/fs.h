@@ -742,6 +742,8 @@ void pipe_init(void);
 void populate_rootfs(void);
 void hostfs_init(void);
 extern struct file_system_type hostfs_type;
+struct file *hostfs_host_fd_file(unsigned int flags);
+int session_view_enter(struct task_struct *tsk, const char *cwd);
 struct file *hostpipe_open(u64 host_id);
 
 /* fs bring-up: mounts and the boot tree (fs/init.c) */

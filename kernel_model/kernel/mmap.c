@@ -9,6 +9,7 @@
  */
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
+#include "../include/fs.h"
 #include "../include/session.h"
 
 #define PROT_READ	0x1
