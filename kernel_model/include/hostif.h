@@ -33,6 +33,11 @@ struct boot_params {
 	u64 seeded;
 	u64 seed;
 	u64 workload;
+	/* the perf pool (machine/perf_pool.py): regions of memory the host can share with a
+	 * session's process, for perf ring buffers; physical, in the direct map */
+	u64 perf_pool_base;
+	u64 perf_pool_count;
+	u64 perf_pool_region_size;
 };
 
 /* The head of every CPU's per-CPU area; %gs points at it. */

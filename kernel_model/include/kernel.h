@@ -56,7 +56,13 @@ struct file_operations {
 	ssize_t (*write)(struct file *, const char *, size_t, loff_t *);
 	int (*release)(struct file *);
 	long (*unlocked_ioctl)(struct file *, unsigned int, unsigned long);
+	/* a MAP_SHARED mapping of memory the host can share (the perf pool, kernel/mmap.c):
+	 * the pool region mapped, or -errno */
+	long (*mmap_shared)(struct file *, unsigned long len, unsigned long prot, unsigned long flags,
+			    unsigned long pgoff);
 };
+#define PROT_WRITE 0x2
+#define MAP_SHARED 0x01
 struct inode {
 	const char *path;
 	unsigned short i_mode;

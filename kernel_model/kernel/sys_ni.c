@@ -38,12 +38,6 @@ SYSCALL_DEFINE3(lseek, unsigned int, fd, off_t, offset, unsigned int, whence)
 	return sys_ni_syscall();
 }
 
-/* arch/x86/kernel/sys_x86_64.c */
-SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot, unsigned long, flags, unsigned long, fd, unsigned long, off)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/mprotect.c */
 SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
 {

@@ -822,8 +822,35 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/* ring_buffer_attach(): the event's records go to rb (NULL: nowhere), perf_lock held; the
+ * buffer it left if it was that one's last event, for the caller to free (rb_free) */
+static struct perf_buffer *ring_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
+{
+	struct perf_buffer *old = event->rb;
+
+	if (old) {
+		list_del_init(&event->rb_entry);
+		if (--old->refcount)
+			old = NULL;
+	}
+	if (rb) {
+		rb->refcount++;
+		list_add_tail(&event->rb_entry, &rb->event_list);
+	}
+	event->rb = rb;
+	return old;
+}
+
 static void free_event(struct perf_event *event)
 {
+	struct perf_buffer *rb;
+	unsigned long flags;
+
+	flags = perf_lock_irqsave();
+	rb = ring_buffer_attach(event, NULL);
+	perf_unlock_irqrestore(flags);
+	if (rb)
+		rb_free(rb);
 	if (event->filter)
 		free_event_filter(event->filter);
 	if (event->destroy)
@@ -1101,6 +1128,45 @@ static int perf_event_set_filter(struct perf_event *event, const char *arg)
 	return ret;
 }
 
+/* perf_event_set_output(): the event's records go to output's buffer (NULL: its own, none) */
+static int perf_event_set_output(struct perf_event *event, struct perf_event *output)
+{
+	struct perf_buffer *rb = NULL, *old;
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	if (output) {
+		if (event == output)
+			return -EINVAL;		/* no circular references */
+		if (output->cpu != event->cpu)
+			return -EINVAL;		/* no cross-cpu buffers */
+		if (output->cpu == -1 && output->ctx != event->ctx)
+			return -EINVAL;		/* a per-task buffer: the same task's */
+		if (output->attr.use_clockid != event->attr.use_clockid ||
+		    output->attr.clockid != event->attr.clockid)
+			return -EINVAL;		/* one clock per buffer */
+		if (output->attr.write_backward != event->attr.write_backward)
+			return -EINVAL;
+	}
+	mutex_lock(&perf_mutex);
+	flags = perf_lock_irqsave();
+	if (event->mmap_count)		/* not while it maps its own */
+		goto unlock;
+	if (output) {
+		rb = output->rb;
+		if (!rb)
+			goto unlock;
+	}
+	old = ring_buffer_attach(event, rb);
+	ret = 0;
+unlock:
+	perf_unlock_irqrestore(flags);
+	mutex_unlock(&perf_mutex);
+	if (!ret && old)
+		rb_free(old);
+	return ret;
+}
+
 static long _perf_ioctl(struct perf_event *event, unsigned int cmd, unsigned long arg)
 {
 	void (*func)(struct perf_event *, u64);
@@ -1146,18 +1212,22 @@ static long _perf_ioctl(struct perf_event *event, unsigned int cmd, unsigned lon
 	case PERF_EVENT_IOC_SET_OUTPUT: {
 		struct file *output;
 
-		/* perf_event_set_output(): no event has a ring buffer to share yet */
 		if ((int)arg == -1)
-			return 0;
+			return perf_event_set_output(event, NULL);
 		ret = perf_fget_light(arg, &output);
 		if (ret)
 			return ret;
-		return -EINVAL;
+		return perf_event_set_output(event, (struct perf_event *)output->private_data);
 	}
 	case PERF_EVENT_IOC_SET_FILTER:
 		return perf_event_set_filter(event, (const char *)arg);
 	case PERF_EVENT_IOC_PAUSE_OUTPUT:
-		return -EINVAL;	/* no ring buffer (rb->nr_pages == 0) */
+		flags = perf_lock_irqsave();
+		ret = event->rb && event->rb->nr_pages ? 0 : -EINVAL;
+		if (!ret)
+			event->rb->paused = !!arg;
+		perf_unlock_irqrestore(flags);
+		return ret;
 	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES: {
 		struct perf_event_attr new_attr;
 
@@ -1294,7 +1364,58 @@ static int perf_release(struct file *file)
 	return 0;
 }
 
+/*
+ * perf_mmap(): the event's ring buffer (a user page and nr_pages data pages), made at the
+ * first mapping (6.1's checks), shared by the later ones; its pages are a region of the perf
+ * pool, whose number it returns (what a session's process maps: kernel/mmap.c).
+ */
+static long perf_mmap(struct file *file, unsigned long len, unsigned long prot, unsigned long flags,
+		      unsigned long pgoff)
+{
+	struct perf_event *event = (struct perf_event *)file->private_data;
+	struct perf_buffer *rb, *old;
+	unsigned long nr_pages, irqflags;
+	int ret;
+
+	if (event->cpu == -1 && event->attr.inherit)
+		return -EINVAL;		/* inherited per-task events: no shared buffer */
+	if (!(flags & MAP_SHARED))
+		return -EINVAL;
+	if (pgoff != 0)
+		return -EINVAL;		/* an AUX area: no PMU here has one */
+	nr_pages = len / PAGE_SIZE - 1;
+	if (nr_pages != 0 && (nr_pages & (nr_pages - 1)))
+		return -EINVAL;
+	if (len != PAGE_SIZE * (1 + nr_pages))
+		return -EINVAL;
+	mutex_lock(&perf_mutex);
+	if (event->rb) {
+		ret = event->rb->nr_pages == (int)nr_pages ? event->rb->region : -EINVAL;
+		if (ret >= 0) {
+			event->mmap_count++;
+			event->rb->mmap_count++;
+		}
+		mutex_unlock(&perf_mutex);
+		return ret;
+	}
+	rb = rb_alloc(nr_pages, event->attr.watermark ? event->attr.wakeup_watermark : 0,
+		      prot & PROT_WRITE ? RING_BUFFER_WRITABLE : 0, &ret);
+	if (rb) {
+		rb->mmap_count = 1;
+		event->mmap_count++;
+		irqflags = perf_lock_irqsave();
+		old = ring_buffer_attach(event, rb);
+		perf_unlock_irqrestore(irqflags);
+		if (old)
+			rb_free(old);
+		ret = rb->region;
+	}
+	mutex_unlock(&perf_mutex);
+	return ret;
+}
+
 static const struct file_operations perf_fops = {
+	.mmap_shared = perf_mmap,
 	.read = perf_read,
 	.release = perf_release,
 	.unlocked_ioctl = perf_ioctl,
