@@ -80,5 +80,6 @@ struct host_requests {
 _Static_assert(offsetof(struct hostif_cpu, now_ns) == 32, "hostif layout");
 _Static_assert(offsetof(struct hostif_cpu, db_arg) == 48, "hostif layout");
 _Static_assert(sizeof(struct host_request) == 256, "hostif layout");
+_Static_assert(offsetof(struct boot_params, perf_pool_base) == 48, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");
 #endif
