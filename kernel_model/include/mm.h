@@ -58,4 +58,7 @@ void __free_pages(struct page *page, unsigned int order);
 void free_pages(unsigned long addr, unsigned int order);
 #define free_page(addr) free_pages((unsigned long)(addr), 0)
 extern u64 nr_free_pages;
+/* include/uapi/asm-generic/mman-common.h, mman.h */
+#define PROT_WRITE 0x2
+#define MAP_SHARED 0x01
 #endif

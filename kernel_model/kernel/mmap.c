@@ -7,6 +7,7 @@
  * have no mappings of their own yet: any other mmap is ENOSYS, as before.
  */
 #include "../include/syscalls.h"
+#include "../include/fs.h"
 #include "../include/session.h"
 
 SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot, unsigned long, flags, unsigned long, fd, unsigned long, off)
@@ -27,8 +28,10 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 	if (!file)
 		return -EBADF;
 	if (!file->f_op || !file->f_op->mmap_shared)
-		return -ENODEV;
-	region = file->f_op->mmap_shared(file, len, prot, flags, off / PAGE_SIZE);
+		region = -ENODEV;
+	else
+		region = file->f_op->mmap_shared(file, len, prot, flags, off / PAGE_SIZE);
+	fput(file);
 	if (region < 0)
 		return region;
 	session_serve_region(current, region);
