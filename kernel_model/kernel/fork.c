@@ -185,6 +185,7 @@ void session_free_process(struct task_struct *p)
 
 void session_wake_new_task(struct task_struct *parent, struct task_struct *p)
 {
+	perf_event_fork(parent, p);
 	trace_sched_process_fork(parent, p);
 	trace_pid_fork(parent, p);
 	wake_up_new_task(p);
@@ -200,6 +201,7 @@ long kernel_clone(struct pt_regs *regs, unsigned long clone_flags)
 
 	if (!p)
 		return -ENOMEM;
+	perf_event_fork(current, p);
 	trace_sched_process_fork(current, p);
 	trace_pid_fork(current, p);
 	wake_up_new_task(p);
@@ -213,6 +215,7 @@ pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu)
 	if (!p)
 		return -ENOMEM;
 	p->cpu = cpu;
+	perf_event_fork(current, p);
 	trace_sched_process_fork(current, p);
 	trace_pid_fork(current, p);
 	if (name)	/* kthread_create(): named once forked */

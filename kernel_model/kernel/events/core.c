@@ -765,6 +765,19 @@ static void perf_group_read_sizes(struct perf_event *leader)
 }
 
 /* ---- allocation and freeing ---- */
+/* is_sb_event(): an event that asks for side-band records (the exec, fork and exit paths look
+ * only while there is one) */
+static int nr_sb_events;
+
+static bool is_sb_event(struct perf_event *event)
+{
+	struct perf_event_attr *attr = &event->attr;
+
+	return attr->mmap || attr->mmap_data || attr->mmap2 || attr->comm || attr->comm_exec || attr->task;
+}
+
+static void perf_event_task(struct task_struct *task, struct task_struct *parent, int type);
+
 static struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu, struct task_struct *task,
 					   struct perf_event *group_leader, struct perf_event *parent_event)
 {
@@ -815,6 +828,8 @@ static struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu
 	perf_event__header_size(event);
 	if (task)
 		static_key_slow_inc(&perf_sched_events);	/* account_event(): a per-task event */
+	if (is_sb_event(event))
+		__atomic_add_fetch(&nr_sb_events, 1, __ATOMIC_RELAXED);
 	return event;
 err_free:
 	kfree(event);
@@ -856,6 +871,8 @@ static void free_event(struct perf_event *event)
 		event->destroy(event);
 	if (event->hw.target)
 		static_key_slow_dec(&perf_sched_events);
+	if (is_sb_event(event))
+		__atomic_sub_fetch(&nr_sb_events, 1, __ATOMIC_RELAXED);
 	kfree(event);
 }
 
@@ -1321,6 +1338,7 @@ static void perf_event_exit_ctx(struct task_struct *task)
 
 void perf_event_exit_task(struct task_struct *child)
 {
+	perf_event_task(child, child->parent, PERF_RECORD_EXIT);
 	perf_event_exit_ctx(child);
 }
 
@@ -1493,7 +1511,7 @@ out:
 }
 
 /* ---- exec: enable_on_exec, remove_on_exec ---- */
-void perf_event_exec(void)
+static void perf_event_enable_on_exec(void)
 {
 	struct perf_event_context *ctx, *free_ctx = NULL;
 	struct perf_event *event, *tmp;
@@ -1528,6 +1546,133 @@ void perf_event_exec(void)
 	perf_unlock_irqrestore(flags);
 	mutex_unlock(&perf_mutex);
 	free_dead_events(&dead);
+}
+
+/* ---- side-band records (perf_iterate_sb): COMM, FORK, EXIT, to the events that ask ---- */
+
+/* each event of this cpu's context and of `task`'s that could be counting here; perf_lock held */
+static void perf_iterate_sb(struct task_struct *task, void (*output)(struct perf_event *, void *), void *data)
+{
+	int cpu = smp_processor_id(), i;
+	struct perf_event_context *ctxs[2] = { &perf_cpu_context[cpu].ctx, task ? task->perf_event_ctxp : NULL };
+	struct perf_event *event;
+
+	for (i = 0; i < 2; i++) {
+		if (!ctxs[i])
+			continue;
+		list_for_each_entry(event, &ctxs[i]->event_list, event_entry)
+			if (event->state >= PERF_EVENT_STATE_INACTIVE && (event->cpu == -1 || event->cpu == cpu))
+				output(event, data);
+	}
+}
+
+/* a record of `size` bytes, then its sample_id */
+static void perf_event_sb_output(struct perf_event *event, struct perf_event_header *header, const void *body,
+				 unsigned int size)
+{
+	struct perf_output_handle handle;
+	struct perf_sample_data sample;
+	u16 record_size = header->size;
+
+	header->size += event->attr.sample_id_all ? event->id_header_size : 0;
+	perf_event_header__init_id(&sample, event);
+	if (!perf_output_begin(&handle, event, header->size)) {
+		perf_output_put(&handle, *header);
+		perf_output_copy(&handle, body, size);
+		perf_event__output_id_sample(event, &handle, &sample);
+		perf_output_end(&handle);
+	}
+	header->size = record_size;
+}
+
+struct perf_comm_event {
+	struct task_struct *task;
+	bool exec;
+};
+
+static void perf_event_comm_output(struct perf_event *event, void *data)
+{
+	struct perf_comm_event *ce = data;
+	struct {
+		u32 pid, tid;
+		char comm[TASK_COMM_LEN];
+	} body = { 0 };
+	unsigned int len = ALIGN(strlen(ce->task->comm) + 1, sizeof(u64));
+	struct perf_event_header header = {
+		.type = PERF_RECORD_COMM,
+		.misc = ce->exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
+		.size = sizeof(header) + 8 + len,
+	};
+
+	if (!event->attr.comm && !event->attr.comm_exec)
+		return;
+	body.pid = perf_event_pid(event, ce->task);
+	body.tid = perf_event_tid(event, ce->task);
+	memcpy(body.comm, ce->task->comm, strlen(ce->task->comm));
+	perf_event_sb_output(event, &header, &body, 8 + len);
+}
+
+/* perf_event_comm(): the task's name changed (exec: by an exec) */
+static void perf_event_comm(struct task_struct *task, bool exec)
+{
+	struct perf_comm_event ce = { task, exec };
+	unsigned long flags;
+
+	if (!READ_ONCE(nr_sb_events))
+		return;
+	flags = perf_lock_irqsave();
+	perf_iterate_sb(task, perf_event_comm_output, &ce);
+	perf_unlock_irqrestore(flags);
+}
+
+struct perf_task_event {
+	struct task_struct *task, *parent;
+	int type;
+	u64 time;
+};
+
+static void perf_event_task_output(struct perf_event *event, void *data)
+{
+	struct perf_task_event *te = data;
+	struct {
+		u32 pid, ppid, tid, ptid;
+		u64 time;
+	} body;
+	struct perf_event_header header = { .type = te->type, .misc = 0, .size = sizeof(header) + sizeof(body) };
+
+	if (!event->attr.comm && !event->attr.mmap && !event->attr.mmap2 && !event->attr.mmap_data &&
+	    !event->attr.task)
+		return;
+	body.pid = perf_event_pid(event, te->task);
+	body.tid = perf_event_tid(event, te->task);
+	body.ppid = te->parent ? perf_event_pid(event, te->parent) : 0;
+	body.ptid = te->parent ? perf_event_tid(event, te->parent) : 0;
+	body.time = te->time;
+	perf_event_sb_output(event, &header, &body, sizeof(body));
+}
+
+/* perf_event_task(): PERF_RECORD_FORK (of task by parent) or EXIT */
+static void perf_event_task(struct task_struct *task, struct task_struct *parent, int type)
+{
+	struct perf_task_event te = { task, parent, type, perf_clock() };
+	unsigned long flags;
+
+	if (!READ_ONCE(nr_sb_events))
+		return;
+	flags = perf_lock_irqsave();
+	perf_iterate_sb(type == PERF_RECORD_FORK ? parent : task, perf_event_task_output, &te);
+	perf_unlock_irqrestore(flags);
+}
+
+void perf_event_fork(struct task_struct *parent, struct task_struct *task)
+{
+	perf_event_task(task, parent, PERF_RECORD_FORK);
+}
+
+void perf_event_exec(void)
+{
+	perf_event_enable_on_exec();
+	perf_event_comm(current, true);
 }
 
 void perf_event_init(void)
