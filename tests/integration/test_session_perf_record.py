@@ -72,3 +72,11 @@ def test_perf_record_of_sched_switch_with_kernel_call_chains(tmp_path):
     assert "entry_SYSCALL_64_after_hwframe" in bottoms, script
     assert bottoms & {"secondary_startup_64", "_text"}, script
     assert any(m.group(4) in ("perf", "sleep") for m in switches), script
+
+
+def test_side_band_records_of_a_child_that_execs(tmp_path):
+    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "sb"), str(DATA / "perf_sideband.c")], check=True, timeout=60)
+    result = run(str(tmp_path / "sb"))
+    assert result.returncode == 0, result.stderr
+    # one FORK (the session process's), one COMM with the exec flag, one EXIT, each in one cpu's buffer
+    assert result.stdout.splitlines() == ["cpus 1 fork 1 comm 1 exit 1"], result.stderr
