@@ -35,10 +35,10 @@ static inline void session_serve_region(struct task_struct *t, int region)
 	t->session->serving_region = region;
 }
 
-/* The task's process died on the host: what it sleeps in gives up (as for SIGKILL). */
+/* A SIGKILL is pending, or the task's process died on the host: what it sleeps in gives up. */
 static inline bool fatal_signal_pending(struct task_struct *t)
 {
-	return t->session && t->session->killed;
+	return (t->session && t->session->killed) || (t->pending & (1UL << 8) /* SIGKILL */);
 }
 
 void session_init(void);

@@ -50,5 +50,5 @@ def test_the_direct_map_covers_the_pool_and_nothing_past_it():
 
 def test_the_kernel_is_told_where_the_pool_is(make_machine, image):
     m = make_machine()
-    params = struct.unpack("<9Q", m.read_memory(image.addr("boot_params"), 72))
-    assert params[6:] == (POOL_BASE, POOL_REGIONS, REGION_SIZE)
+    params = struct.unpack("<10Q", m.read_memory(image.addr("boot_params"), 80))
+    assert params[7:] == (POOL_BASE, POOL_REGIONS, REGION_SIZE)

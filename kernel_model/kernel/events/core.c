@@ -10,7 +10,6 @@
 #include "../../include/trace/filter.h"
 
 #define CLONE_THREAD 0x00010000
-#define ERR_PTR(err) ((void *)(long)(err))
 #define PERF_NR_CONTEXTS 4	/* task, softirq, hardirq, NMI */
 
 notrace_spinlock_t perf_lock;
