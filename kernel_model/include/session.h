@@ -18,6 +18,7 @@ struct session_task {
 	void *scratch[4];		/* the pages its calls' blobs are laid out in */
 	u64 serving;			/* the serial of the served call it makes, or 0 */
 	bool serving_new_fd;		/* ... which returns a new fd (SESSION_SC_NEW_FD) */
+	int serving_region;		/* ... which mapped this perf pool region (-1: none) */
 	struct session_record *start;	/* a root's NEW_TASK (its cwd and fds), until it runs */
 	struct {			/* the call's paths as they were before the host made it */
 		const char *name;	/* their last component (in the task's scratch), NULL: none */
@@ -38,6 +39,11 @@ static inline bool session_remote_uaccess(struct task_struct *t)
 long session_copy_from_user(void *to, u64 from, u64 n);
 long session_copy_to_user(u64 to, const void *from, u64 n);
 long session_strncpy_from_user(char *dst, u64 src, long count);
+/* A served mmap(2) mapped this perf pool region: the supervisor gives the process its file. */
+static inline void session_serve_region(struct task_struct *t, int region)
+{
+	t->session->serving_region = region;
+}
 
 /* A SIGKILL is pending, or the task's process died on the host: what it sleeps in gives up. */
 static inline bool fatal_signal_pending(struct task_struct *t)

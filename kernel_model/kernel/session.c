@@ -264,6 +264,7 @@ static void serve_reply(struct session_task *st, long ret)
 	struct session_reply *r = &session_ring.reply;
 
 	r->ret = ret;
+	r->region = st->serving_region;
 	__atomic_store_n(&r->serial, st->serving, __ATOMIC_RELEASE);
 	st->serving = 0;
 	host_doorbell(PORT_SESSION_REPLY, 0);
@@ -503,6 +504,7 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 	/* a served call's pointers are its host process's (session_uaccess): it has no blobs */
 	st->serving = rec->sc.flags & SESSION_SC_SERVE ? rec->sc.serial : 0;
 	st->serving_new_fd = rec->sc.flags & SESSION_SC_NEW_FD;
+	st->serving_region = -1;
 	for (i = 0; i < 6; i++)
 		args[i] = rec->sc.args[i];
 	for (b = 0; b < rec->sc.nr_blobs && p + sizeof(struct session_blob) <= end; b++) {

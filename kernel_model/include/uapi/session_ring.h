@@ -141,7 +141,7 @@ struct session_reply {
 	/* supervisor: the serial of a call it stopped waiting for (the kernel was too slow): its
 	 * memory accesses fail at once from then on */
 	volatile unsigned long long abandoned;
-	unsigned long long pad;
+	long long region;			/* a served mmap(2): the perf pool region it maps */
 	struct session_uaccess uaccess;
 };
 
