@@ -58,7 +58,7 @@ struct hostif_hpet {
 };
 
 #define HOST_REQ_SLOTS 16
-#define HOST_REQ_ARGV 240
+#define HOST_REQ_ARGV 1008
 struct host_request {
 	u64 id;
 	u32 argc;
@@ -74,6 +74,6 @@ struct host_requests {
 
 _Static_assert(offsetof(struct hostif_cpu, now_ns) == 32, "hostif layout");
 _Static_assert(offsetof(struct hostif_cpu, db_arg) == 48, "hostif layout");
-_Static_assert(sizeof(struct host_request) == 256, "hostif layout");
+_Static_assert(sizeof(struct host_request) == 1024, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");
 #endif

@@ -2,6 +2,8 @@
  * program types (their helpers and what of their context they may read), and the helpers
  * that read memory that may not be there. */
 #include "../include/bpf.h"
+#include "../include/trace/trace.h"
+#include "../include/jump_label.h"
 
 #define PERF_MAX_TRACE_SIZE 2048
 
@@ -201,3 +203,134 @@ const struct bpf_verifier_ops raw_tracepoint_verifier_ops = {
 const struct bpf_prog_ops raw_tracepoint_prog_ops = {
 	.test_run = bpf_prog_test_run_raw_tp,
 };
+
+/* ---- the programs of an attach point (kernel/bpf/core.c's bpf_prog_array) ---- */
+
+/* bpf_prog_array_copy(): old without exclude, with include at the end; -EEXIST if it is there */
+int bpf_prog_array_copy(struct bpf_prog_array *old, struct bpf_prog *exclude, struct bpf_prog *include,
+			struct bpf_prog_array **new_array)
+{
+	u32 i, n = 0, cnt = old ? old->cnt : 0;
+	struct bpf_prog_array *array;
+
+	for (i = 0; i < cnt; i++)
+		if (include && old->progs[i] == include)
+			return -EEXIST;
+	array = kzalloc(sizeof(*array) + sizeof(array->progs[0]) * (cnt + 1), GFP_KERNEL);
+	if (!array)
+		return -ENOMEM;
+	for (i = 0; i < cnt; i++)
+		if (old->progs[i] != exclude)
+			array->progs[n++] = old->progs[i];
+	if (include)
+		array->progs[n++] = include;
+	array->cnt = n;
+	if (!n) {
+		kfree(array);
+		array = NULL;
+	}
+	*new_array = array;
+	return 0;
+}
+
+static void bpf_prog_array_free_rcu(struct rcu_head *rcu)
+{
+	struct bpf_prog_array *array = container_of(rcu, struct bpf_prog_array, rcu);
+
+	if (array->put)
+		bpf_prog_put(array->put);
+	kfree(array);
+}
+
+/* An array no longer published, and the reference of the program it no longer holds: once
+ * every cpu that may be running them has passed a quiescent state. */
+void bpf_prog_array_free_put(struct bpf_prog_array *array, struct bpf_prog *put)
+{
+	if (!array) {
+		array = kzalloc(sizeof(*array), GFP_KERNEL);
+		if (!array) {
+			/* no memory for the callback: leak the reference, never free a running program */
+			return;
+		}
+	}
+	array->put = put;
+	call_rcu(&array->rcu, bpf_prog_array_free_rcu);
+}
+
+/* ---- raw tracepoints (include/trace/bpf_probe.h, bpf_trace_run*) ---- */
+
+/* __bpf_trace_run(): a program that is already running on this cpu is not entered again */
+static notrace void __bpf_trace_run(struct bpf_prog *prog, u64 *args)
+{
+	int cpu = smp_processor_id();
+
+	if (unlikely(++prog->active[cpu] != 1))
+		__atomic_add_fetch(&prog->misses, 1, __ATOMIC_RELAXED);	/* bpf_prog_inc_misses_counter() */
+	else
+		(void)bpf_prog_run(prog, args);
+	prog->active[cpu]--;
+}
+
+/* what __bpf_trace_<event>() calls (kernel/events.c), preemption off */
+notrace void bpf_trace_run(struct bpf_prog_array *progs, u64 *args)
+{
+	u32 i;
+
+	for (i = 0; i < progs->cnt; i++)
+		__bpf_trace_run(progs->progs[i], args);
+}
+
+extern const struct trace_event_meta __start_ftrace_events[], __stop_ftrace_events[];
+static DEFINE_MUTEX(bpf_event_mutex);
+
+/* bpf_get_raw_tracepoint(): the tracepoint of that name (the syscalls:* events have none of
+ * their own: they ride on raw_syscalls' sys_enter/sys_exit) */
+struct tracepoint *bpf_get_raw_tracepoint(const char *name)
+{
+	const struct trace_event_meta *meta;
+
+	for (meta = __start_ftrace_events; meta < __stop_ftrace_events; meta++) {
+		struct tracepoint *tp = container_of(meta->key, struct tracepoint, key);
+
+		if (meta->syscall_nr < 0 && !strcmp(tp->name, name))
+			return tp;
+	}
+	return NULL;
+}
+
+/* bpf_probe_register(): the program on the tracepoint, holding a reference of its own;
+ * EINVAL if it reads arguments the tracepoint does not have, EEXIST if it is there already */
+int bpf_probe_register(struct tracepoint *tp, struct bpf_prog *prog)
+{
+	struct bpf_prog_array *old, *new;
+	int err;
+
+	if (prog->max_ctx_offset > tp->num_args * sizeof(u64))
+		return -EINVAL;
+	mutex_lock(&bpf_event_mutex);
+	old = tp->bpf_raw;
+	err = bpf_prog_array_copy(old, NULL, prog, &new);
+	if (!err) {
+		bpf_prog_inc(prog);
+		__atomic_store_n(&tp->bpf_raw, new, __ATOMIC_RELEASE);
+		if (old)
+			bpf_prog_array_free_put(old, NULL);
+		static_key_slow_inc(&tp->kernel_key);
+	}
+	mutex_unlock(&bpf_event_mutex);
+	return err;
+}
+
+void bpf_probe_unregister(struct tracepoint *tp, struct bpf_prog *prog)
+{
+	struct bpf_prog_array *old, *new;
+
+	mutex_lock(&bpf_event_mutex);
+	old = tp->bpf_raw;
+	if (!bpf_prog_array_copy(old, prog, NULL, &new)) {
+		__atomic_store_n(&tp->bpf_raw, new, __ATOMIC_RELEASE);
+		static_key_slow_dec(&tp->kernel_key);
+		bpf_prog_array_free_put(old, prog);
+	}
+	mutex_unlock(&bpf_event_mutex);
+}

@@ -1,0 +1,114 @@
+"""BPF programs attached where the guest's tracepoints fire (kernel/bpf_trace.c, the tracepoint's
+kernel_key sites calling __bpf_trace_<event>() and perf_trace_<event>()): a raw tracepoint
+program through BPF_RAW_TRACEPOINT_OPEN's link, and a tracepoint program through
+PERF_EVENT_IOC_SET_BPF on a tracepoint perf event, each counting the syscalls it sees into a
+hash map that the same guest program reads back (bpftest, kernel_model/user/bpftest.c)."""
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from bpf_asm import (ADD, DW, FN_map_lookup_elem, FN_map_update_elem, JEQ, MAP_HASH, PROG_KPROBE,
+                     PROG_RAW_TRACEPOINT, PROG_TRACEPOINT, R0, R1, R2, R3, R4, R6, R10, W, alu64_imm, atomic,
+                     call, exit_, ja, jmp_imm, ld_map_fd, ldx, mov64_imm, mov64_reg, prog, st, stx)
+from guest_events import number_events
+from test_bpf import machine, run_case  # noqa: F401 (the module's machine fixture)
+
+EINVAL, ENOENT, EEXIST, EACCES, EBADF = 22, 2, 17, 13, 9
+NR_getpid = 39
+
+
+def count_by_syscall(map_fd: int, nr_offset: int = 8) -> str:
+    """counts[*(u32 *)(ctx + nr_offset)]++ : the syscall number sits at 8 in all three contexts (a raw
+    tracepoint's args[1], raw_syscalls:sys_enter's `id`, syscalls:sys_enter_*'s __syscall_nr)"""
+    return prog(
+        ldx(W, R6, R1, nr_offset),
+        stx(W, R10, R6, -4),
+        mov64_reg(R2, R10), alu64_imm(ADD, R2, -4),
+        ld_map_fd(R1, map_fd),
+        call(FN_map_lookup_elem),
+        jmp_imm(JEQ, R0, 0, 3),
+        mov64_imm(R1, 1),
+        atomic(DW, ADD, R0, R1, 0),
+        ja(9),
+        st(DW, R10, -16, 1),
+        ld_map_fd(R1, map_fd),
+        mov64_reg(R2, R10), alu64_imm(ADD, R2, -4),
+        mov64_reg(R3, R10), alu64_imm(ADD, R3, -16),
+        mov64_imm(R4, 0),
+        call(FN_map_update_elem),
+        mov64_imm(R0, 0),
+        exit_(),
+    )
+
+
+def bpftest(machine, *args) -> list[str]:
+    return run_case(machine, list(map(str, args))).splitlines()
+
+
+def key(nr: int) -> str:
+    return struct.pack("<I", nr).hex()
+
+
+def count(line: str) -> int:
+    """the u64 value of a `get: 0 <hex>` line"""
+    assert line.startswith("get: 0 "), line
+    return struct.unpack("<Q", bytes.fromhex(line.split()[2]))[0]
+
+
+def test_raw_tracepoint_counts_sys_enter_into_a_hash_map(machine):
+    """fds 3 map, 4 prog, 5 link: 37 getpid() counted while the link is open, none after"""
+    out = bpftest(machine, "map", MAP_HASH, 4, 8, 64, "load", PROG_RAW_TRACEPOINT, count_by_syscall(3),
+                  "rawtp", 4, "sys_enter", "calls", 37, "get", 3, key(NR_getpid),
+                  "close", 5, "calls", 10, "get", 3, key(NR_getpid))
+    assert out[:4] == ["map: 3", "load: 4", "rawtp: 5", "calls: 37"], out
+    assert count(out[4]) == 37
+    assert out[5] == "close: 0"
+    assert count(out[7]) == 37
+
+
+def test_raw_tracepoint_open_errors(machine):
+    """6.1's answers: no such tracepoint ENOENT, a map's fd EINVAL, no fd EBADF, a program of
+    another type EINVAL, the same program twice on a tracepoint EEXIST"""
+    out = bpftest(machine, "map", MAP_HASH, 4, 8, 64, "load", PROG_RAW_TRACEPOINT, count_by_syscall(3),
+                  "rawtp", 4, "no_such_tracepoint", "rawtp", 3, "sys_enter", "rawtp", 9, "sys_enter",
+                  "load", PROG_KPROBE, prog(mov64_imm(R0, 0), exit_()), "rawtp", 5, "sys_enter",
+                  "rawtp", 4, "sys_enter", "rawtp", 4, "sys_enter")
+    assert out == ["map: 3", "load: 4", f"rawtp: -{ENOENT}", f"rawtp: -{EINVAL}", f"rawtp: -{EBADF}",
+                   "load: 5", f"rawtp: -{EINVAL}", "rawtp: 6", f"rawtp: -{EEXIST}"], out
+
+
+def test_raw_tracepoint_program_reads_only_the_arguments_there(machine):
+    """args[2] is past sys_enter's two arguments (EINVAL), within sched_switch's four"""
+    past_args = prog(ldx(DW, R0, R1, 16), exit_())
+    out = bpftest(machine, "load", PROG_RAW_TRACEPOINT, past_args, "rawtp", 3, "sys_enter",
+                  "rawtp", 3, "sched_switch")
+    assert out == ["load: 3", f"rawtp: -{EINVAL}", "rawtp: 4"], out
+
+
+@pytest.mark.parametrize("event", ["sys_enter", "sys_enter_getpid"])
+def test_tracepoint_program_on_a_perf_event_counts(machine, event):
+    """PERF_EVENT_IOC_SET_BPF: raw_syscalls:sys_enter (a tracepoint's record) and
+    syscalls:sys_enter_getpid (perf_call_bpf_enter's context); closing the event detaches"""
+    ids = number_events(machine)
+    out = bpftest(machine, "map", MAP_HASH, 4, 8, 64, "load", PROG_TRACEPOINT, count_by_syscall(3),
+                  "tpev", ids[event], "setbpf", 5, 4, "calls", 25, "get", 3, key(NR_getpid),
+                  "close", 5, "calls", 10, "get", 3, key(NR_getpid))
+    assert out[:5] == ["map: 3", "load: 4", "tpev: 5", "setbpf: 0", "calls: 25"], out
+    assert count(out[5]) == 25
+    assert count(out[8]) == 25
+
+
+def test_set_bpf_errors(machine):
+    """a program of another type EINVAL; one reading past the record EACCES (sys_enter_getpid's
+    record ends with the int __syscall_nr at 12), checked before the event's own program; a
+    second program on the event EEXIST; an fd that is no program EINVAL"""
+    ids = number_events(machine)
+    past_record = prog(ldx(DW, R0, R1, 16), exit_())
+    ok = prog(mov64_imm(R0, 1), exit_())
+    out = bpftest(machine, "load", PROG_TRACEPOINT, ok, "tpev", ids["sys_enter_getpid"],
+                  "load", PROG_RAW_TRACEPOINT, ok, "setbpf", 4, 5, "setbpf", 4, 3,
+                  "load", PROG_TRACEPOINT, past_record, "setbpf", 4, 6, "setbpf", 4, 3, "setbpf", 4, 4)
+    assert out == ["load: 3", "tpev: 4", "load: 5", f"setbpf: -{EINVAL}", "setbpf: 0", "load: 6",
+                   f"setbpf: -{EACCES}", f"setbpf: -{EEXIST}", f"setbpf: -{EINVAL}"], out
