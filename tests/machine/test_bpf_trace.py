@@ -6,6 +6,7 @@ hash map that the same guest program reads back (bpftest, kernel_model/user/bpft
 from __future__ import annotations
 
 import struct
+import time
 
 import pytest
 
@@ -17,6 +18,7 @@ from test_bpf import machine, run_case  # noqa: F401 (the module's machine fixtu
 
 EINVAL, ENOENT, EEXIST, EACCES, EBADF = 22, 2, 17, 13, 9
 NR_getpid = 39
+NOP5 = bytes([0x0F, 0x1F, 0x44, 0x00, 0x00])
 
 
 def count_by_syscall(map_fd: int, nr_offset: int = 8) -> str:
@@ -112,3 +114,28 @@ def test_set_bpf_errors(machine):
                   "load", PROG_TRACEPOINT, past_record, "setbpf", 4, 6, "setbpf", 4, 3, "setbpf", 4, 4)
     assert out == ["load: 3", "tpev: 4", "load: 5", f"setbpf: -{EINVAL}", "setbpf: 0", "load: 6",
                    f"setbpf: -{EACCES}", f"setbpf: -{EEXIST}", f"setbpf: -{EINVAL}"], out
+
+
+def test_an_exiting_process_leaves_no_program_attached(machine):
+    """A process that exits with its link and its perf event open: the exit closes them, which
+    detaches the programs; once a grace period has passed no program is left in the kernel
+    (BPF_PROG_GET_NEXT_ID from 0: ENOENT) and sys_enter's kernel sites are nops again."""
+    ids = number_events(machine)
+    out = bpftest(machine, "map", MAP_HASH, 4, 8, 64, "load", PROG_RAW_TRACEPOINT, count_by_syscall(3),
+                  "rawtp", 4, "sys_enter", "load", PROG_TRACEPOINT, count_by_syscall(3),
+                  "tpev", ids["sys_enter"], "setbpf", 7, 6, "calls", 3)
+    assert out == ["map: 3", "load: 4", "rawtp: 5", "load: 6", "tpev: 7", "setbpf: 0", "calls: 3"], out
+    deadline = time.monotonic() + 20
+    while True:
+        left = bpftest(machine, "raw", 11, "00" * 12, 12)  # BPF_PROG_GET_NEXT_ID
+        if left == [f"raw: -{ENOENT}"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert left == [f"raw: -{ENOENT}"]
+    image = machine.image
+    tp = image.lookup("__tracepoint_sys_enter")
+    host_key = next(e.key_addr for e in image.events if e.name == "sys_enter")
+    sites = [e.code for e in image.jump_entries if tp.addr <= e.key < tp.addr + tp.size and e.key != host_key]
+    assert sites
+    for site in sites:
+        assert machine.read_memory(site, 5) == NOP5
