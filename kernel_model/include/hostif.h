@@ -22,6 +22,8 @@
 #define PORT_IPI_TIMER	0x519	/* al = target cpu: inject the local timer vector (a tick broadcast) */
 #define PORT_CONSOLE	0x51a	/* db_arg: text address, length: the serial console's output */
 #define PORT_SESSION_REPLY 0x51b	/* the session ring's reply is written (kernel/session.c) */
+#define PORT_HOSTFS	0x51c	/* outl: eax = physical address of a struct hostfs_req (uapi/hostfs.h),
+				 * served at once (natively: src/tracefs_sim/machine/native/hostfs.c) */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1
@@ -73,6 +75,7 @@ struct host_requests {
 };
 
 _Static_assert(offsetof(struct hostif_cpu, now_ns) == 32, "hostif layout");
+
 _Static_assert(offsetof(struct hostif_cpu, db_arg) == 48, "hostif layout");
 _Static_assert(sizeof(struct host_request) == 1024, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");

@@ -1,4 +1,4 @@
-/* Core kernel structures: per-CPU data, tasks, runqueues, timers, files. */
+/* Core kernel structures: per-CPU data, tasks, runqueues, timers. */
 #ifndef _KERNEL_H
 #define _KERNEL_H
 #include "types.h"
@@ -48,37 +48,11 @@ struct mm_struct {
 };
 extern struct mm_struct init_mm;
 
-/* ---- files ---- */
+/* ---- files: include/fs.h (the VFS, fs/) ---- */
 struct file;
-struct inode;
-struct file_operations {
-	ssize_t (*read)(struct file *, char *, size_t, loff_t *);
-	ssize_t (*write)(struct file *, const char *, size_t, loff_t *);
-	int (*release)(struct file *);
-	long (*unlocked_ioctl)(struct file *, unsigned int, unsigned long);
-};
-struct inode {
-	const char *path;
-	unsigned short i_mode;
-	const struct file_operations *i_fop;
-	const char *data;		/* contents of a static file */
-	size_t size;
-	int (*show)(char *buf, size_t len);	/* generated contents (procfs) */
-};
-struct file {
-	const struct file_operations *f_op;
-	struct inode *f_inode;
-	loff_t f_pos;
-	unsigned int f_flags;
-	unsigned int f_mode;
-	int f_count;
-	u64 private_data;
-};
-#define FMODE_READ 1
-#define FMODE_WRITE 2
-#define NR_OPEN_DEFAULT 16
-#define S_IFREG 0100000
-#define S_IFCHR 0020000
+struct file_operations;
+struct fs_struct;
+struct files_struct;
 
 /* ---- tasks ---- */
 #define TASK_RUNNING			0x00000000
@@ -156,7 +130,9 @@ struct task_struct {
 	u64 timer_slack_ns;	/* added to a sleep's hrtimer: its expiry may be that late */
 	int (*threadfn)(void *);
 	void *threadarg;
-	struct file *files[NR_OPEN_DEFAULT];
+	/* fs: the task's root and cwd, its fd table (fs/file.c; shared per CLONE_FS, CLONE_FILES) */
+	struct fs_struct *fs;
+	struct files_struct *files;
 	struct rcu_head rcu;		/* delayed_put_task_struct() after a grace period */
 	/* function tracers (kernel/ftrace.c): Linux's trace_recursion bits, the graph return stack */
 	unsigned long trace_recursion;
@@ -226,6 +202,8 @@ void *memcpy(void *d, const void *s, size_t n);
 void *memset(void *d, int c, size_t n);
 size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
 char *strscpy_pad(char *d, const char *s, size_t n);
 int scnprintf(char *buf, size_t size, const char *fmt, ...);
 int vscnprintf(char *buf, size_t size, const char *fmt, __builtin_va_list ap);
@@ -336,21 +314,24 @@ void put_task_struct(struct task_struct *t);
 void put_task_struct_rcu_user(struct task_struct *t);
 extern struct task_struct *init_task_p;
 
-/* fs.c */
-void files_init(void);
-struct file *fget(unsigned int fd);
-int get_unused_fd_flags(unsigned int flags);
-void fd_install(unsigned int fd, struct file *f);
+/* fs/ (include/fs.h has the rest) */
+void vfs_caches_init(void);
+void vfs_mount_init(void);
+struct file *filp_open(const char *filename, int flags, unsigned short mode);
 int replace_fd(unsigned int fd, struct file *file, unsigned int flags);
 struct file *hostpipe_open(u64 host_id);
-struct file *filp_open_path(const char *path, int flags);
-void fput(struct file *f);
+int init_dup(struct file *file);
 struct file *get_file(struct file *f);
-int close_fd(unsigned int fd);
-ssize_t ksys_read(unsigned int fd, char *buf, size_t count);
-ssize_t ksys_write(unsigned int fd, const char *buf, size_t count);
-long do_sys_open(int dfd, const char *filename, int flags, unsigned short mode);
-struct file *anon_inode_getfile(const char *name, const struct file_operations *fops, void *priv, int flags);
+void fput(struct file *file);
+int copy_files(unsigned long clone_flags, struct task_struct *tsk);
+int copy_fs(unsigned long clone_flags, struct task_struct *tsk);
+int copy_files_and_fs_of(struct task_struct *from, struct task_struct *tsk);
+void exit_files(struct task_struct *tsk);
+void exit_fs(struct task_struct *tsk);
+void do_close_on_exec(struct files_struct *files);
+int unshare_files(void);
+int unshare_fs_struct(void);
+int host_view_enter(void);
 
 /* smpboot.c: per-cpu threads (ksoftirqd/N, ...) */
 struct smp_hotplug_thread {

@@ -94,6 +94,8 @@ int do_execve_packed(const char *filename, const char *args, int argc, size_t ar
 		return -ENOENT;
 	if (args_len > ARGS_MAX || argc > 64)
 		return -E2BIG;
+	if (unshare_files())
+		return -ENOMEM;
 	mm = mm_alloc();
 	if (!mm)
 		return -ENOMEM;
@@ -107,6 +109,7 @@ int do_execve_packed(const char *filename, const char *args, int argc, size_t ar
 	switch_mm(mm);
 	if (old)
 		mmput(old);
+	do_close_on_exec(tsk->files);
 	__set_task_comm(tsk, prog->name, true);
 	perf_event_exec();
 	memset(regs, 0, sizeof(*regs));

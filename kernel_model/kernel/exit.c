@@ -50,16 +50,14 @@ void __noreturn do_exit(long code)
 {
 	struct task_struct *tsk = current, *parent;
 	unsigned long flags;
-	int fd;
 
 	tsk->flags |= PF_EXITING;
 	tsk->exit_code = code;
 	trace_sched_process_exit(tsk);
 	if (tsk->session)
 		session_task_exit(tsk);
-	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-		if (tsk->files[fd])
-			close_fd(fd);
+	exit_files(tsk);
+	exit_fs(tsk);
 	perf_event_exit_task(tsk);
 	spin_lock_irqsave(&sched_lock, flags);
 	forget_original_parent(tsk);

@@ -84,7 +84,6 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 {
 	struct task_struct *parent = current, *p = alloc_task();
 	unsigned long flags;
-	int fd;
 
 	if (!p)
 		return NULL;
@@ -103,10 +102,9 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		p->mm = mm_alloc();
 		if (!p->mm || dup_mm_pages(p->mm, parent->mm))
 			goto free_stack;
-		for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-			if (parent->files[fd])
-				p->files[fd] = get_file(parent->files[fd]);
 	}
+	if (copy_files(clone_flags, p) || copy_fs(clone_flags, p))
+		goto free_files;
 	copy_thread(p, regs, fn, arg);
 	if (perf_event_init_task(p, clone_flags))
 		goto free_perf;
@@ -121,9 +119,9 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	return p;
 free_perf:
 	perf_event_free_task(p);
-	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-		if (p->files[fd])
-			fput(p->files[fd]);
+free_files:
+	exit_files(p);
+	exit_fs(p);
 free_stack:
 	if (p->mm)
 		mmput(p->mm);
@@ -138,7 +136,6 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 {
 	struct task_struct *p = alloc_task();
 	unsigned long flags;
-	int fd;
 
 	if (!p)
 		return NULL;
@@ -151,9 +148,13 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
-	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-		if (parent->files[fd])
-			p->files[fd] = get_file(parent->files[fd]);
+	if (copy_files_and_fs_of(parent, p)) {
+		exit_files(p);
+		exit_fs(p);
+		free_thread_stack(p->stack);
+		put_task_struct(p);
+		return NULL;
+	}
 	copy_thread(p, NULL, NULL, NULL);
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = pid;
@@ -168,16 +169,14 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 void session_free_process(struct task_struct *p)
 {
 	unsigned long flags;
-	int fd;
 
 	perf_event_free_task(p);
 	spin_lock_irqsave(&sched_lock, flags);
 	list_del_init(&p->sibling);
 	list_del_init(&p->tasks);
 	spin_unlock_irqrestore(&sched_lock, flags);
-	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-		if (p->files[fd])
-			fput(p->files[fd]);
+	exit_files(p);
+	exit_fs(p);
 	if (p->mm)
 		mmput(p->mm);
 	free_thread_stack(p->stack);

@@ -85,7 +85,8 @@ class CpuEvents(ctypes.Structure):  # struct cpu_events in native/cpu_events.h
                 ("deferred", ctypes.c_int32), ("deferred_port", ctypes.c_uint32),
                 ("python_out", ctypes.c_void_p),
                 ("emu_stop", ctypes.c_void_p), ("passed_at", ctypes.c_uint64), ("quiet_ns", ctypes.c_uint64),
-                ("notify_port", ctypes.c_uint32), ("notify_fd", ctypes.c_int32)]
+                ("notify_port", ctypes.c_uint32), ("notify_fd", ctypes.c_int32),
+                ("hostfs_port", ctypes.c_uint32), ("pad", ctypes.c_uint32), ("hostfs", ctypes.c_void_p)]
 
 
 def _uclib_address(name: str) -> int:

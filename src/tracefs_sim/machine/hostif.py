@@ -9,8 +9,8 @@ from .image import KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 
 (PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE, PORT_TRACE, PORT_CODE,
- PORT_IPI_TIMER, PORT_CONSOLE, PORT_SESSION_REPLY) = (0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517, 0x518,
-                                                       0x519, 0x51A, 0x51B)
+ PORT_IPI_TIMER, PORT_CONSOLE, PORT_SESSION_REPLY, PORT_HOSTFS) = (
+    0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517, 0x518, 0x519, 0x51A, 0x51B, 0x51C)
 WORKLOADS = {"none": 0, "default": 1}
 BOOT_MAGIC = 0x74736D6B72656E6C
 

@@ -13,9 +13,10 @@ from typing import TypeVar
 
 from .cpu import Cpu
 from .hooks import HookContext, HookTable
+from .hostfs import HostFs
 from .int3_table import Int3Table
 from .hostif import (
-    PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
+    PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_HOSTFS, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
     PORT_SESSION_REPLY, PORT_SPAWNED, PORT_TRACE, PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
@@ -94,6 +95,7 @@ class Machine:
         self.nr_cpus = options.cpus
         self.image = KernelImage(options.kernel_image or default_kernel_image())
         self._mem: PhysMem | None = None
+        self._hostfs: HostFs | None = None
         self._runner = None
         self._ready = threading.Event()
         self._processes: dict[int, Process] = {}
@@ -128,8 +130,10 @@ class Machine:
         gdt, entry = img.addr("gdt_page"), img.addr("entry_SYSCALL_64")
         self._cpus = [Cpu(i, mem, cr3, gdt, self._hostif.percpu_va(i), entry, self._int3)
                       for i in range(self.nr_cpus)]
+        self._hostfs = HostFs(mem)
         for cpu in self._cpus:
             cpu.add_hooks(self._on_out, self._on_intr, self._on_invalid)
+            cpu.events.hostfs_port, cpu.events.hostfs = PORT_HOSTFS, self._hostfs.address
         lay = self._hostif.layout
         self._hooks.attach(self._cpus, [
             HookContext(cpu, mem, self._hostif.percpu_pa(cpu.index) + lay.percpu_curr, lay.pid, lay.comm)
@@ -169,6 +173,8 @@ class Machine:
         atexit.unregister(self.stop)
         self._runner.request_stop()
         self._runner.join()
+        if self._hostfs is not None:
+            self._hostfs.close()
         self._release_processes(None)  # the machine is gone: report as killed by SIGKILL
 
     def _release_processes(self, reason: str | None) -> None:
