@@ -115,10 +115,211 @@ static const struct bpf_func_proto bpf_get_current_task_proto = {
 	.ret_type = RET_INTEGER,
 };
 
+/* ---- bpf_trace_printk(): a line of the trace, as the bpf_trace:bpf_trace_printk event ---- */
+#define MAX_TRACE_PRINTK_VARARGS	3
+#define MAX_BPRINTF_BUF			1024
+#define MAX_BPRINTF_BIN_ARGS		512
+
+static bool printk_isprint(unsigned char c) { return c >= 0x20 && c < 0x7f; }
+static bool printk_isspace(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+static bool printk_ispunct(unsigned char c)
+{
+	return printk_isprint(c) && c != ' ' && !(c >= '0' && c <= '9') && !((c | 32) >= 'a' && (c | 32) <= 'z');
+}
+
+/* one conversion of bstr_printf(): flags, width, the digits (or the text) */
+struct printk_spec {
+	bool left, plus, space, zero;
+	int width;
+};
+
+static u32 printk_put(char *buf, u32 pos, char c)
+{
+	if (pos < MAX_BPRINTF_BUF - 1)
+		buf[pos] = c;
+	return pos + 1;
+}
+
+static u32 printk_field(char *buf, u32 pos, const struct printk_spec *sp, const char *sign, const char *body,
+			int len)
+{
+	int signlen = sign ? 1 : 0, pad = sp->width - len - signlen, i;
+
+	if (!sp->left && !sp->zero)
+		for (; pad > 0; pad--)
+			pos = printk_put(buf, pos, ' ');
+	if (sign)
+		pos = printk_put(buf, pos, *sign);
+	if (!sp->left && sp->zero)
+		for (; pad > 0; pad--)
+			pos = printk_put(buf, pos, '0');
+	for (i = 0; i < len; i++)
+		pos = printk_put(buf, pos, body[i]);
+	for (; pad > 0; pad--)
+		pos = printk_put(buf, pos, ' ');
+	return pos;
+}
+
+static u32 printk_number(char *buf, u32 pos, const struct printk_spec *sp, u64 v, bool is_signed, int base,
+			 bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[24], out[24];
+	const char *sign = NULL;
+	int n = 0, i;
+
+	if (is_signed && (s64)v < 0) {
+		sign = "-";
+		v = -v;
+	} else if (is_signed && sp->plus) {
+		sign = "+";
+	} else if (is_signed && sp->space) {
+		sign = " ";
+	}
+	do {
+		tmp[n++] = digits[v % base];
+		v /= base;
+	} while (v);
+	for (i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return printk_field(buf, pos, sp, sign, out, n);
+}
+
+/*
+ * bpf_bprintf_prepare() and bstr_printf() in one pass: the conversions 6.1 takes for
+ * bpf_trace_printk() (%d %i %u %x %X with l/ll, %c, %s, flags and a width, %%; at most three),
+ * a string read without faulting (the user's below TASK_SIZE); -EINVAL for anything else,
+ * and for the %p ones, which this kernel does not format yet.  The length, as vsnprintf's.
+ */
+static int bpf_trace_format(char *buf, const char *fmt, u32 fmt_size, const u64 *args)
+{
+	u32 pos = 0, i, num_spec = 0, end;
+	char str[MAX_BPRINTF_BIN_ARGS];
+
+	for (end = 0; end < fmt_size && fmt[end]; end++)
+		;
+	if (end == fmt_size)
+		return -EINVAL;
+	for (i = 0; i < end; i++) {
+		unsigned char c = fmt[i];
+		struct printk_spec sp = { 0 };
+		bool lng = false;
+		u64 arg;
+
+		if (c < 0x80 && !printk_isprint(c) && !printk_isspace(c))
+			return -EINVAL;
+		if (c != '%') {
+			pos = printk_put(buf, pos, c);
+			continue;
+		}
+		if (fmt[i + 1] == '%') {
+			pos = printk_put(buf, pos, '%');
+			i++;
+			continue;
+		}
+		if (num_spec >= MAX_TRACE_PRINTK_VARARGS)
+			return -EINVAL;
+		i++;
+		if ((unsigned char)fmt[i] >= 0x80)
+			return -EINVAL;
+		for (;; i++) {
+			if (fmt[i] == '0')
+				sp.zero = true;
+			else if (fmt[i] == '+')
+				sp.plus = true;
+			else if (fmt[i] == '-')
+				sp.left = true;
+			else if (fmt[i] == ' ')
+				sp.space = true;
+			else
+				break;
+		}
+		while (fmt[i] >= '0' && fmt[i] <= '9')
+			sp.width = sp.width * 10 + (fmt[i++] - '0');
+		arg = args[num_spec++];
+		if (fmt[i] == 'p')
+			return -EINVAL;
+		if (fmt[i] == 's') {
+			long n;
+
+			if (fmt[i + 1] != 0 && !printk_isspace(fmt[i + 1]) && !printk_ispunct(fmt[i + 1]))
+				return -EINVAL;
+			/* bpf_trace_copy_string() */
+			if (arg < TASK_SIZE_MAX)
+				n = strncpy_from_user_nofault(str, (const void *)arg, sizeof(str));
+			else
+				n = strncpy_from_kernel_nofault(str, (const void *)arg, sizeof(str));
+			if (n < 0)
+				n = 1, str[0] = 0;
+			pos = printk_field(buf, pos, &sp, NULL, str, n - 1);
+			continue;
+		}
+		if (fmt[i] == 'c') {
+			char ch = (char)arg;
+
+			pos = printk_field(buf, pos, &sp, NULL, &ch, 1);
+			continue;
+		}
+		if (fmt[i] == 'l') {
+			lng = true;
+			i++;
+		}
+		if (fmt[i] == 'l')
+			i++;
+		switch (fmt[i]) {
+		case 'd':
+		case 'i':
+			pos = printk_number(buf, pos, &sp, lng ? arg : (u64)(s64)(s32)arg, true, 10, false);
+			break;
+		case 'u':
+			pos = printk_number(buf, pos, &sp, lng ? arg : (u32)arg, false, 10, false);
+			break;
+		case 'x':
+		case 'X':
+			pos = printk_number(buf, pos, &sp, lng ? arg : (u32)arg, false, 16, fmt[i] == 'X');
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	buf[pos < MAX_BPRINTF_BUF ? pos : MAX_BPRINTF_BUF - 1] = 0;
+	return pos;
+}
+
+static char bpf_printk_buf[NR_CPUS][MAX_BPRINTF_BUF];
+static int bpf_printk_busy[NR_CPUS];
+
+BPF_CALL_x(bpf_trace_printk)
+{
+	const u64 args[MAX_TRACE_PRINTK_VARARGS] = { r3, r4, r5 };
+	unsigned long flags = arch_local_irq_save();
+	int cpu = smp_processor_id(), ret;
+
+	if (bpf_printk_busy[cpu]) {	/* try_get_buffers() */
+		arch_local_irq_restore(flags);
+		return -EBUSY;
+	}
+	bpf_printk_busy[cpu] = 1;
+	arch_local_irq_restore(flags);
+	ret = bpf_trace_format(bpf_printk_buf[cpu], (const char *)r1, r2, args);
+	if (ret >= 0)
+		trace_bpf_trace_printk(bpf_printk_buf[cpu]);
+	bpf_printk_busy[cpu] = 0;
+	return ret;
+}
+static const struct bpf_func_proto bpf_trace_printk_proto = {
+	.func = bpf_trace_printk,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_MEM, ARG_CONST_SIZE },
+};
+
 /* bpf_tracing_func_proto(): what every tracing program may call */
 static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const struct bpf_prog *prog)
 {
 	switch (func_id) {
+	case BPF_FUNC_trace_printk:
+		return &bpf_trace_printk_proto;
 	case BPF_FUNC_ktime_get_coarse_ns:
 		return &bpf_ktime_get_coarse_ns_proto;
 	case BPF_FUNC_get_current_pid_tgid:

@@ -139,3 +139,29 @@ def test_an_exiting_process_leaves_no_program_attached(machine):
     assert sites
     for site in sites:
         assert machine.read_memory(site, 5) == NOP5
+
+
+def printk_prog(fmt: bytes, *args: int) -> str:
+    """bpf_trace_printk(fmt on the stack, its size, args...); return what it returned"""
+    from bpf_asm import FN_trace_printk, R5, ld_imm64
+    fmt = fmt + b"\0" * (-len(fmt) % 8 or 8)
+    insns = []
+    for k in range(0, len(fmt), 8):
+        insns += [ld_imm64(R1, int.from_bytes(fmt[k:k + 8], "little")), stx(DW, R10, R1, k - len(fmt))]
+    insns += [mov64_reg(R1, R10), alu64_imm(ADD, R1, -len(fmt)), mov64_imm(R2, len(fmt))]
+    insns += [mov64_imm(reg, value) for reg, value in zip((R3, R4, R5), args)]
+    return prog(*insns, call(FN_trace_printk), exit_())
+
+
+def test_trace_printk_writes_the_bpf_trace_printk_event(machine):
+    """the formatted line is the bpf_trace:bpf_trace_printk event's bpf_string; the helper returns
+    its length; more conversions than the three arguments: -EINVAL and no record"""
+    from guest_events import EventCapture
+    capture = EventCapture(machine)
+    capture.enable("bpf_trace:bpf_trace_printk")
+    out = bpftest(machine, "load", PROG_RAW_TRACEPOINT, printk_prog(b"%d|%-4x|%c %%\n", -42, 255, ord("Z")),
+                  "run", 3, "load", PROG_RAW_TRACEPOINT, printk_prog(b"%d%d%d%d\n", 1, 2, 3), "run", 4)
+    assert out == ["load: 3", "run: 0 retval 13", "load: 4", f"run: 0 retval {2**32 - EINVAL}"], out
+    records = [r for r in capture.wait_for("bpf_trace:bpf_trace_printk") if r.event == "bpf_trace:bpf_trace_printk"]
+    capture.disable("bpf_trace:bpf_trace_printk")
+    assert [r.fields["bpf_string"] for r in records] == [b"-42|ff  |Z %\n"]

@@ -118,7 +118,7 @@ def test_jump_labels_point_at_nops_and_keys(image):
 def test_event_formats_match_linux(image):
     real = real_formats()
     events = {f"{e.system}/{e.name}": e for e in image.events}
-    expected = [k for k in real if k.split("/")[0] in ("sched", "raw_syscalls", "kmem", "syscalls")]
+    expected = [k for k in real if k.split("/")[0] in ("sched", "raw_syscalls", "kmem", "syscalls", "bpf_trace")]
     assert set(expected) <= set(events), set(expected) - set(events)
     for key in expected:
         assert render(events[key]) == real[key], key

@@ -375,3 +375,4 @@ TRACE_EVENT(kfree,
 #include "events/task.h"
 #include "events/rcu.h"
 #include "events/printk.h"
+#include "events/bpf_trace.h"
