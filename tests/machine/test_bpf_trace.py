@@ -155,13 +155,20 @@ def printk_prog(fmt: bytes, *args: int) -> str:
 
 def test_trace_printk_writes_the_bpf_trace_printk_event(machine):
     """the formatted line is the bpf_trace:bpf_trace_printk event's bpf_string; the helper returns
-    its length; more conversions than the three arguments: -EINVAL and no record"""
+    its length; more conversions than the three arguments: -EINVAL and no record.  Lines and
+    lengths as the real 6.1 printed them for these programs (bpftest -DHOST in real-tracefs)."""
     from guest_events import EventCapture
     capture = EventCapture(machine)
     capture.enable("bpf_trace:bpf_trace_printk")
     out = bpftest(machine, "load", PROG_RAW_TRACEPOINT, printk_prog(b"%d|%-4x|%c %%\n", -42, 255, ord("Z")),
-                  "run", 3, "load", PROG_RAW_TRACEPOINT, printk_prog(b"%d%d%d%d\n", 1, 2, 3), "run", 4)
-    assert out == ["load: 3", "run: 0 retval 13", "load: 4", f"run: 0 retval {2**32 - EINVAL}"], out
-    records = [r for r in capture.wait_for("bpf_trace:bpf_trace_printk") if r.event == "bpf_trace:bpf_trace_printk"]
+                  "run", 3, "load", PROG_RAW_TRACEPOINT, printk_prog(b"%s|%5s|%+d\n", 0, 0, 7), "run", 4)
+    out += bpftest(machine, "load", PROG_RAW_TRACEPOINT, printk_prog(b"%d%d%d%d\n", 1, 2, 3), "run", 3,
+                   "load", PROG_RAW_TRACEPOINT, printk_prog(b"[% 5d|%-+4d|%lx]\n", 3, 4, -1), "run", 4)
+    assert out == ["load: 3", "run: 0 retval 13", "load: 4", "run: 0 retval 10", "load: 3",
+                   f"run: 0 retval {2**32 - EINVAL}", "load: 4", "run: 0 retval 30"], out
+    records = [r for r in capture.wait_for("bpf_trace:bpf_trace_printk",
+                                         where=lambda r: r.fields["bpf_string"][:1] == b"[")
+               if r.event == "bpf_trace:bpf_trace_printk"]
     capture.disable("bpf_trace:bpf_trace_printk")
-    assert [r.fields["bpf_string"] for r in records] == [b"-42|ff  |Z %\n"]
+    assert [r.fields["bpf_string"] for r in records] == [b"-42|ff  |Z %\n", b"|     |+7\n",
+                                                         b"[    3|+4  |ffffffffffffffff]\n"]
