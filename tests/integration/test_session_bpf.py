@@ -59,3 +59,20 @@ def test_a_raw_tracepoint_program_counts_a_sessions_syscalls(tmp_path, host_bpft
     assert lines[:4] == ["map: 3", "load: 4", "rawtp: 5", "calls: 37"], lines
     assert count(lines[4]) == 37
     assert lines[5] == "rc 0"
+
+
+def test_a_tracepoint_program_on_a_sessions_perf_event(tmp_path, host_bpftest):
+    """As BCC and bpftrace attach to a tracepoint: perf_event_open on the event's id (read from
+    the session's tracefs), PERF_EVENT_IOC_SET_BPF with the program, both served by the kernel;
+    the process's own getpid() calls are counted there."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "machine"))
+    from test_bpf_trace import NR_getpid, count, count_by_syscall, key
+    script = ("id=$(cat /sys/kernel/tracing/events/raw_syscalls/sys_enter/id) && "
+              f"{host_bpftest} map 1 4 8 64 load 5 {count_by_syscall(3)} tpev $id setbpf 5 4 "
+              f"calls 25 get 3 {key(NR_getpid)}; echo rc $?")
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=150, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:5] == ["map: 3", "load: 4", "tpev: 5", "setbpf: 0", "calls: 25"], lines
+    assert count(lines[5]) == 25
+    assert lines[6] == "rc 0"
