@@ -25,6 +25,7 @@
 
 #define __pa(x) ((u64)(x) >= __START_KERNEL_map ? (u64)(x) - __START_KERNEL_map : (u64)(x) - PAGE_OFFSET)
 #define IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-4095)
+#define ERR_PTR(e) ((void *)(long)(e))
 #define PTR_ERR(p) ((long)(p))
 #define __va(x) ((void *)((u64)(x) + PAGE_OFFSET))
 
@@ -41,12 +42,7 @@ struct pt_regs {
 };
 static __always_inline bool user_mode(struct pt_regs *r) { return (r->cs & 3) == 3; }
 
-/* ---- memory ---- */
-struct mm_struct {
-	u64 *pgd;
-	int users;
-};
-extern struct mm_struct init_mm;
+/* ---- memory: struct mm_struct, vm_area_struct in mm.h ---- */
 
 /* ---- files: include/fs.h (the VFS, fs/) ---- */
 struct file;
@@ -81,7 +77,13 @@ struct files_struct;
 #define MAX_PRIO 140
 #define DEFAULT_PRIO 120
 
-struct thread_struct { u64 sp; };
+/* arch/x86/include/asm/processor.h: sp first (__switch_to_asm), the user FS base */
+struct thread_struct {
+	u64 sp;
+	unsigned long fsbase;
+};
+/* the FPU/SSE registers of a user task, saved at each switch (fxsave: the CPU has no xsave) */
+struct fxregs_state { u8 bytes[512]; } __aligned(16);
 struct rcu_head;
 typedef void (*rcu_callback_t)(struct rcu_head *head);
 struct rcu_head {
@@ -144,6 +146,25 @@ struct task_struct {
 	/* perf_events (kernel/events/core.c) */
 	struct perf_event_context *perf_event_ctxp;	/* its per-task events, NULL: none */
 	int perf_sched_migrated;	/* moved cpus: counted as it comes in (cpu-migrations) */
+	/* mm, threads, signals (mmap.c, memory.c, fork.c, signal.c, futex.c) */
+	int *set_child_tid;		/* CLONE_CHILD_SETTID */
+	int *clear_child_tid;		/* CLONE_CHILD_CLEARTID, set_tid_address(): zeroed and woken at exit */
+	struct task_struct *group_leader;	/* the thread group's first task (tgid is its pid) */
+	int exit_signal;		/* sent to the parent at exit; -1: a thread, reaped at once */
+	struct signal_struct *signal;	/* shared by the thread group (signal.h) */
+	struct sighand_struct *sighand;	/* the handlers, shared with CLONE_SIGHAND */
+	u64 blocked;			/* the signal mask */
+	u64 pending;			/* signals sent to this thread, not yet delivered */
+	struct sigqueue_info {		/* what the sender said of each (the pending siginfo) */
+		int code, errno;
+		pid_t pid;
+		uid_t uid;
+		u64 addr;
+	} sigq[64];
+	u64 saved_sigmask;		/* rt_sigsuspend's caller's mask, back once a handler ran */
+	bool restore_sigmask;
+	struct vfork_done *vfork_done;	/* CLONE_VFORK: the parent waits until we exec or exit */
+	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 
 struct rq {
@@ -258,7 +279,9 @@ struct mm_struct *mm_alloc(void);
 int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec);
 int map_user_page_shared(struct mm_struct *mm, u64 va, void *page, bool exec);
 void *user_page(struct mm_struct *mm, u64 va);
-int dup_mm_pages(struct mm_struct *dst, struct mm_struct *src);
+void vma_cache_init(void);
+void fpu_init_user(struct task_struct *t);
+void fpu_save(struct task_struct *t);
 void mmput(struct mm_struct *mm);
 void switch_mm(struct mm_struct *mm);
 bool access_ok(const void *uaddr, size_t len);
@@ -299,7 +322,23 @@ void tick_irq_enter(void);
 
 /* fork.c / exit.c / exec.c */
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu);
-long kernel_clone(struct pt_regs *regs, unsigned long clone_flags);
+struct vfork_done {
+	bool done;
+	struct task_struct *parent;
+};
+void mm_release(struct task_struct *tsk, struct mm_struct *mm);
+struct kernel_clone_args {
+	u64 flags;
+	int *pidfd;
+	int *child_tid;
+	int *parent_tid;
+	int exit_signal;
+	unsigned long stack;
+	unsigned long stack_size;
+	unsigned long tls;
+};
+long kernel_clone(struct kernel_clone_args *args);
+void clone_set_child_tid(struct task_struct *p);
 void __noreturn do_exit(long code);
 #define WNOHANG 1
 long do_wait(pid_t pid, int *ustatus, int options);

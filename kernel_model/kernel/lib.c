@@ -51,21 +51,21 @@ notrace size_t strlen(const char *s)
 	return p - s;
 }
 
+int memcmp(const void *a, const void *b, size_t n)
+{
+	const u8 *p = a, *q = b;
+
+	for (; n; n--, p++, q++)
+		if (*p != *q)
+			return *p - *q;
+	return 0;
+}
+
 int strcmp(const char *a, const char *b)
 {
 	while (*a && *a == *b)
 		a++, b++;
 	return (u8)*a - (u8)*b;
-}
-
-int memcmp(const void *a, const void *b, size_t n)
-{
-	const u8 *x = a, *y = b;
-
-	for (; n; n--, x++, y++)
-		if (*x != *y)
-			return *x - *y;
-	return 0;
 }
 
 int strncmp(const char *a, const char *b, size_t n)

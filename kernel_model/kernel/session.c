@@ -214,6 +214,7 @@ static struct mm_struct *session_mm(void **scratch)
 
 	if (!mm)
 		return NULL;
+	mm->flags |= 1UL << MMF_GENREGS_ONLY;	/* the stub's registers are loaded from each record */
 	if (!stub_page) {
 		static const u8 stub[] = { 0x0f, 0x05, 0x0f, 0x0b };	/* syscall; ud2 */
 

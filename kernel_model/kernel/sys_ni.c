@@ -14,48 +14,6 @@ SYSCALL_DEFINE3(poll, struct pollfd *, ufds, unsigned int, nfds, int, timeout_ms
 	return sys_ni_syscall();
 }
 
-/* arch/x86/kernel/sys_x86_64.c */
-SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot, unsigned long, flags, unsigned long, fd, unsigned long, off)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mprotect.c */
-SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mmap.c */
-SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mmap.c */
-SYSCALL_DEFINE1(brk, unsigned long, brk)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE4(rt_sigaction, int, sig, const struct sigaction *, act, struct sigaction *, oact, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE4(rt_sigprocmask, int, how, sigset_t *, nset, sigset_t *, oset, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
-/* arch/x86/kernel/signal.c */
-SYSCALL_DEFINE0(rt_sigreturn)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/select.c */
 SYSCALL_DEFINE5(select, int, n, fd_set *, inp, fd_set *, outp, fd_set *, exp, struct __kernel_old_timeval *, tvp)
 {
@@ -106,12 +64,6 @@ SYSCALL_DEFINE3(shmat, int, shmid, char *, shmaddr, int, shmflg)
 
 /* ipc/shm.c */
 SYSCALL_DEFINE3(shmctl, int, shmid, int, cmd, struct shmid_ds *, buf)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE0(pause)
 {
 	return sys_ni_syscall();
 }
@@ -224,18 +176,6 @@ SYSCALL_DEFINE5(getsockopt, int, fd, int, level, int, optname, char *, optval, i
 	return sys_ni_syscall();
 }
 
-/* kernel/fork.c */
-SYSCALL_DEFINE0(vfork)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/sem.c */
 SYSCALL_DEFINE3(semget, key_t, key, int, nsems, int, semflg)
 {
@@ -310,18 +250,6 @@ SYSCALL_DEFINE3(fchown, unsigned int, fd, uid_t, user, gid_t, group)
 
 /* fs/open.c */
 SYSCALL_DEFINE3(lchown, const char *, filename, uid_t, user, gid_t, group)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/time.c */
-SYSCALL_DEFINE2(gettimeofday, struct __kernel_old_timeval *, tv, struct timezone *, tz)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(getrlimit, unsigned int, resource, struct rlimit *, rlim)
 {
 	return sys_ni_syscall();
 }
@@ -507,12 +435,6 @@ SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)
 }
 
 /* kernel/signal.c */
-SYSCALL_DEFINE2(rt_sigsuspend, sigset_t *, unewset, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
 SYSCALL_DEFINE2(sigaltstack, const stack_t *, uss, stack_t *, uoss)
 {
 	return sys_ni_syscall();
@@ -656,12 +578,6 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 	return sys_ni_syscall();
 }
 
-/* arch/x86/kernel/process_32.c */
-SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/time/time.c */
 SYSCALL_DEFINE1(adjtimex, struct __kernel_timex *, txc_p)
 {
@@ -758,12 +674,6 @@ SYSCALL_DEFINE4(quotactl, unsigned int, cmd, const char *, special, qid_t, id, v
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE0(gettid)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/readahead.c */
 SYSCALL_DEFINE3(readahead, int, fd, loff_t, offset, size_t, count)
 {
@@ -842,24 +752,6 @@ SYSCALL_DEFINE2(fremovexattr, int, fd, const char *, name)
 	return sys_ni_syscall();
 }
 
-/* kernel/signal.c */
-SYSCALL_DEFINE2(tkill, pid_t, pid, int, sig)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/time.c */
-SYSCALL_DEFINE1(time, __kernel_old_time_t *, tloc)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/futex/syscalls.c */
-SYSCALL_DEFINE6(futex, u32 *, uaddr, int, op, u32, val, const struct __kernel_timespec *, utime, u32 *, uaddr2, u32, val3)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/sched/core.c */
 SYSCALL_DEFINE3(sched_setaffinity, pid_t, pid, unsigned int, len, unsigned long *, user_mask_ptr)
 {
@@ -910,12 +802,6 @@ SYSCALL_DEFINE1(epoll_create, int, size)
 
 /* mm/mmap.c */
 SYSCALL_DEFINE5(remap_file_pages, unsigned long, start, unsigned long, size, unsigned long, prot, unsigned long, pgoff, unsigned long, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/fork.c */
-SYSCALL_DEFINE1(set_tid_address, int *, tidptr)
 {
 	return sys_ni_syscall();
 }
@@ -974,32 +860,8 @@ SYSCALL_DEFINE2(clock_settime, const clockid_t, which_clock, const struct __kern
 	return sys_ni_syscall();
 }
 
-/* kernel/time/posix-stubs.c */
-SYSCALL_DEFINE2(clock_gettime, const clockid_t, which_clock, struct __kernel_timespec *, tp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/posix-stubs.c */
-SYSCALL_DEFINE2(clock_getres, const clockid_t, which_clock, struct __kernel_timespec *, tp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/posix-stubs.c */
-SYSCALL_DEFINE4(clock_nanosleep, const clockid_t, which_clock, int, flags, const struct __kernel_timespec *, rqtp, struct __kernel_timespec *, rmtp)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/eventpoll.c */
 SYSCALL_DEFINE4(epoll_ctl, int, epfd, int, op, int, fd, struct epoll_event *, event)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE3(tgkill, pid_t, tgid, pid_t, pid, int, sig)
 {
 	return sys_ni_syscall();
 }
@@ -1306,12 +1168,6 @@ SYSCALL_DEFINE2(fanotify_init, unsigned int, flags, unsigned int, event_f_flags)
 
 /* fs/notify/fanotify/fanotify_user.c */
 SYSCALL_DEFINE5(fanotify_mark, int, fanotify_fd, unsigned int, flags, __u64, mask, int, dfd, const char *, pathname)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE4(prlimit64, pid_t, pid, unsigned int, resource, const struct rlimit64 *, new_rlim, struct rlimit64 *, old_rlim)
 {
 	return sys_ni_syscall();
 }

@@ -375,4 +375,6 @@ TRACE_EVENT(kfree,
 #include "events/task.h"
 #include "events/rcu.h"
 #include "events/printk.h"
+#include "events/exceptions.h"
+#include "events/signal.h"
 #include "events/bpf_trace.h"
