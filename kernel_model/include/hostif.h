@@ -70,7 +70,7 @@ struct hostif_hpet {
 };
 
 #define HOST_REQ_SLOTS 16
-#define HOST_REQ_ARGV 240
+#define HOST_REQ_ARGV 1008
 struct host_request {
 	u64 id;
 	u32 argc;
@@ -88,7 +88,7 @@ _Static_assert(offsetof(struct hostif_cpu, now_ns) == 32, "hostif layout");
 
 _Static_assert(offsetof(struct hostif_cpu, db_arg) == 48, "hostif layout");
 _Static_assert(offsetof(struct hostif_cpu, user_state) == 80, "hostif layout");
-_Static_assert(sizeof(struct host_request) == 256, "hostif layout");
+_Static_assert(sizeof(struct host_request) == 1024, "hostif layout");
 _Static_assert(offsetof(struct boot_params, perf_pool_base) == 56, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");
 #endif

@@ -132,6 +132,7 @@ struct perf_event {
 	void (*destroy)(struct perf_event *event);
 	void *tp_event;			/* a tracepoint event: its trace_event_meta */
 	struct event_filter *filter;	/* a tracepoint event's PERF_EVENT_IOC_SET_FILTER */
+	struct bpf_prog *prog;		/* a tracepoint event's PERF_EVENT_IOC_SET_BPF */
 	/* sampling */
 	u16 header_size;		/* a sample's fixed fields past the header and the ids */
 	u16 id_header_size;		/* the sample_id fields */
@@ -217,9 +218,12 @@ static __always_inline struct list_head *perf_trace_head(struct tracepoint *tp)
 }
 int perf_trace_init(struct perf_event *event);
 void perf_trace_destroy(struct perf_event *event);
+int perf_event_set_bpf_prog(struct perf_event *event, struct bpf_prog *prog);
 void *perf_trace_buf_alloc(int size, struct pt_regs **regs, int *rctxp);
 void perf_trace_buf_submit(void *raw_data, int size, int rctx, u16 type, u64 count,
 			   struct pt_regs *regs, struct list_head *head, struct task_struct *task);
+void perf_trace_run_bpf_submit(void *raw_data, int size, int rctx, struct tracepoint *tp, u64 count,
+			       struct pt_regs *regs, struct list_head *head, struct task_struct *task);
 
 /* hooks */
 void __perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr);

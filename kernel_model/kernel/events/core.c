@@ -8,6 +8,7 @@
 #include "../../include/perf_event.h"
 #include "../../include/bitops.h"
 #include "../../include/trace/filter.h"
+#include "../../include/bpf.h"
 
 #define CLONE_THREAD 0x00010000
 #define PERF_NR_CONTEXTS 4	/* task, softirq, hardirq, NMI */
@@ -1240,6 +1241,16 @@ static long _perf_ioctl(struct perf_event *event, unsigned int cmd, unsigned lon
 	}
 	case PERF_EVENT_IOC_SET_FILTER:
 		return perf_event_set_filter(event, (const char *)arg);
+	case PERF_EVENT_IOC_SET_BPF: {
+		struct bpf_prog *prog = bpf_prog_get_by_fd(arg);
+
+		if (IS_ERR(prog))
+			return PTR_ERR(prog);
+		ret = perf_event_set_bpf_prog(event, prog);
+		if (ret)
+			bpf_prog_put(prog);
+		return ret;
+	}
 	case PERF_EVENT_IOC_PAUSE_OUTPUT:
 		flags = perf_lock_irqsave();
 		ret = event->rb && event->rb->nr_pages ? 0 : -EINVAL;

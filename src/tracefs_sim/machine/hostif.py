@@ -18,7 +18,7 @@ BOOT_MAGIC = 0x74736D6B72656E6C
 # struct hostif_cpu (head of each per-CPU area)
 CPU_SELF, CPU_ID, CPU_TOP_OF_STACK, CPU_USER_RSP, CPU_NOW_NS, CPU_NEXT_EVENT, CPU_DB_ARG, CPU_USER_STATE = (
     0, 8, 16, 24, 32, 40, 48, 80)
-HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 256, 240
+HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1008
 # struct hostif_hpet: the HPET's comparator and where its interrupt goes
 HPET_DEADLINE, HPET_CPU, HPET_VECTOR = 0, 8, 16
 HPET_DISARMED = 2**64 - 1  # also a local APIC timer's deadline that is not armed
