@@ -376,7 +376,8 @@ class Machine:
         return caught_up(self._mem.u64, where[0], timeout)
 
     def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None) -> Process:
-        if not argv or os.path.basename(argv[0]) not in self.programs():
+        # a path is the guest's to find (its "/" is the host's); a bare name one of its own
+        if not argv or ("/" not in argv[0] and argv[0] not in self.programs()):
             raise FileNotFoundError(2, "No such file or directory", argv[0] if argv else "")
         self._check_running()
         proc = Process(next(self._ids), on_output)
