@@ -26,8 +26,9 @@ struct linux_binprm {
 	int argc, envc;
 	const char *filename;		/* the name exec was given */
 	unsigned long exec;		/* where that name is on the new stack (AT_EXECFN) */
-	const struct user_program *file;
+	struct file *file;		/* the program: a held image or the VFS's */
 	char buf[BINPRM_BUF_SIZE];	/* the file's first bytes */
+	char interp[128];		/* the interpreter a dynamically linked one names */
 };
 
 int begin_new_exec(struct linux_binprm *bprm);
@@ -35,7 +36,7 @@ void setup_new_exec(struct linux_binprm *bprm);
 int setup_arg_pages(struct linux_binprm *bprm, unsigned long stack_top, int executable_stack);
 void finalize_exec(struct linux_binprm *bprm);
 int load_elf_binary(struct linux_binprm *bprm);
-ssize_t image_read(const struct user_program *file, void *buf, size_t count, loff_t pos);
-unsigned long vm_mmap_image(const struct user_program *file, unsigned long addr, unsigned long len,
+const struct user_program *user_program_of(struct file *file);
+unsigned long vm_mmap_image(struct file *file, unsigned long addr, unsigned long len,
 			    unsigned long prot, unsigned long flags, unsigned long pgoff);
 #endif

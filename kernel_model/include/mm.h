@@ -127,8 +127,6 @@ struct mm_struct {
 	int tlb_flush_pending, tlb_flush_batched;
 	struct { void *xol_area; } uprobes_state;
 	long hugetlb_usage;
-	/* past 6.1's fields: the model's own */
-	const void *exe_image;		/* the embedded ELF image it was exec'd from */
 };
 _Static_assert(offsetof(struct mm_struct, pgd) == 72, "mm_struct.pgd as 6.1's");
 _Static_assert(offsetof(struct mm_struct, mm_users) == 84, "mm_struct.mm_users as 6.1's");

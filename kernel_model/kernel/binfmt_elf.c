@@ -6,6 +6,7 @@
  * interpreter (dynamically linked) needs a file system to find it: ENOENT, as on Linux
  * when the interpreter is missing.
  */
+#include "../include/fs.h"
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
 #include "../include/elf.h"
@@ -46,9 +47,10 @@ static unsigned long clear_user(void *to, unsigned long n)
 	return 0;
 }
 
-static noinline Elf64_Phdr *load_elf_phdrs(const Elf64_Ehdr *elf_ex, const struct user_program *file)
+static noinline Elf64_Phdr *load_elf_phdrs(const Elf64_Ehdr *elf_ex, struct file *file)
 {
 	unsigned int size = sizeof(Elf64_Phdr) * elf_ex->e_phnum;
+	loff_t pos = elf_ex->e_phoff;
 	Elf64_Phdr *phdata;
 
 	if (elf_ex->e_phentsize != sizeof(Elf64_Phdr) || size == 0 || size > 65536 || size > ELF_MIN_ALIGN)
@@ -56,7 +58,7 @@ static noinline Elf64_Phdr *load_elf_phdrs(const Elf64_Ehdr *elf_ex, const struc
 	phdata = kmalloc(size, GFP_KERNEL);
 	if (!phdata)
 		return NULL;
-	if (image_read(file, phdata, size, elf_ex->e_phoff) != size) {
+	if (kernel_read(file, phdata, size, &pos) != size) {
 		kfree(phdata);
 		return NULL;
 	}
@@ -69,7 +71,7 @@ static inline int make_prot(u32 p_flags)
 		(p_flags & PF_X ? PROT_EXEC : 0);
 }
 
-static noinline unsigned long elf_map(const struct user_program *file, unsigned long addr,
+static noinline unsigned long elf_map(struct file *file, unsigned long addr,
 				      const Elf64_Phdr *eppnt, int prot, int type,
 				      unsigned long total_size)
 {
@@ -100,7 +102,7 @@ static noinline int padzero(unsigned long elf_bss)
 	return 0;
 }
 
-static noinline unsigned long elf_load(const struct user_program *file, unsigned long addr,
+static noinline unsigned long elf_load(struct file *file, unsigned long addr,
 				       const Elf64_Phdr *eppnt, int prot, int type,
 				       unsigned long total_size)
 {
@@ -284,7 +286,14 @@ noinline int load_elf_binary(struct linux_binprm *bprm)
 		return -ENOEXEC;
 	for (i = 0; i < elf_ex->e_phnum; i++)
 		if (elf_phdata[i].p_type == PT_INTERP) {
-			retval = -ENOENT;	/* the interpreter: no file system to open it from */
+			/* a dynamically linked program: this kernel does not load interpreters;
+			 * the caller may say which one it named (bprm->interp) */
+			loff_t pos = elf_phdata[i].p_offset;
+			size_t n = min((size_t)elf_phdata[i].p_filesz, sizeof(bprm->interp) - 1);
+			ssize_t got = kernel_read(bprm->file, bprm->interp, n, &pos);
+
+			bprm->interp[got > 0 ? got : 0] = 0;
+			retval = -ENOEXEC;
 			goto out_free_ph;
 		}
 
@@ -387,8 +396,8 @@ noinline int load_elf_binary(struct linux_binprm *bprm)
 	if (elf_ex->e_type == ET_DYN)	/* a static PIE's brk is out of the mmap area */
 		elf_brk = ELF_ET_DYN_BASE;
 	mm->start_brk = mm->brk = ELF_PAGEALIGN(elf_brk);
-	mm->exe_image = bprm->file;
-	if (bprm->file->flags & 2)
+	mm->exe_file = get_file(bprm->file);
+	if (user_program_of(bprm->file) && user_program_of(bprm->file)->flags & 2)
 		mm->flags |= 1UL << MMF_GENREGS_ONLY;
 	this_cpu()->h.user_state = !(mm->flags & (1UL << MMF_GENREGS_ONLY));
 	finalize_exec(bprm);

@@ -1,11 +1,12 @@
 /*
  * execve (fs/exec.c): the new address space with its stack and the argument and
  * environment strings on it, then the binary format's loader (binfmt_elf.c), which maps the
- * program.  The programs are the ELF images the kernel holds (kernel_model/user/, found by
- * the name's last component) until the VFS gives files.
+ * program.  The program is a file: one of the ELF images the kernel holds (kernel_model/user/,
+ * found by the name's last component) or the VFS's (open_exec).
  */
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
+#include "../include/fs.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 #include "../include/perf_event.h"
@@ -14,25 +15,51 @@
 extern const struct user_program user_programs[];
 extern const u64 nr_user_programs;
 
-static noinline const struct user_program *find_program(const char *filename)
+/* ---- the programs the kernel holds, as read-only files ---- */
+static ssize_t user_program_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	const struct user_program *prog = iocb->ki_filp->private_data;
+	size_t n;
+
+	if (iocb->ki_pos < 0 || (u64)iocb->ki_pos >= prog->image_size)
+		return 0;
+	n = copy_to_iter(prog->image + iocb->ki_pos, min((u64)iov_iter_count(to),
+							    prog->image_size - iocb->ki_pos), to);
+	iocb->ki_pos += n;
+	return n;
+}
+
+static const struct file_operations user_program_fops = {
+	.read_iter = user_program_read_iter,
+	.llseek = generic_file_llseek,
+};
+
+/* the held program a file reads, NULL for the VFS's files */
+const struct user_program *user_program_of(struct file *file)
+{
+	return file->f_op == &user_program_fops ? file->private_data : NULL;
+}
+
+/* The file exec runs: the kernel's own programs (kernel_model/user/) by the name's last
+ * component, as if they were on every directory of PATH, else the name through the VFS
+ * (a tracefs-sim exec program's / is the host's: hostfs). */
+static noinline struct file *open_exec(const char *filename)
 {
 	const char *base = kbasename(filename);
+	struct file *file;
 	u64 i;
 
 	for (i = 0; i < nr_user_programs; i++)
 		if (!strcmp(user_programs[i].name, base))
-			return &user_programs[i];
-	return NULL;
-}
-
-/* kernel_read() of a held image */
-ssize_t image_read(const struct user_program *file, void *buf, size_t count, loff_t pos)
-{
-	if (pos < 0 || (u64)pos >= file->image_size)
-		return 0;
-	count = min(count, file->image_size - pos);
-	memcpy(buf, file->image + pos, count);
-	return count;
+			return anon_inode_getfile(base, &user_program_fops, (void *)&user_programs[i], O_RDONLY);
+	file = filp_open(filename, O_RDONLY, 0);
+	if (IS_ERR(file))
+		return file;
+	if (!S_ISREG(file->f_inode->i_mode)) {
+		fput(file);
+		return ERR_PTR(-EACCES);
+	}
+	return file;
 }
 
 /* ---- the new stack, filled before the old address space goes ---- */
@@ -268,20 +295,26 @@ noinline int bprm_execve(struct linux_binprm *bprm)
 }
 
 static noinline int do_execveat_common(int fd, const char *filename, const char *const *argv,
-				       const char *const *envp, int flags, bool from_user)
+				       const char *const *envp, int flags, bool from_user, char *interp)
 {
 	struct linux_binprm *bprm = kmalloc(sizeof(*bprm), GFP_KERNEL);
+	loff_t pos;
 	int retval;
 
 	if (!bprm)
 		return -ENOMEM;
 	memset(bprm, 0, sizeof(*bprm));
 	bprm->filename = filename;
-	bprm->file = find_program(filename);
-	retval = -ENOENT;
-	if (!bprm->file)
+	bprm->file = open_exec(filename);
+	if (IS_ERR(bprm->file)) {
+		retval = PTR_ERR(bprm->file);
+		bprm->file = NULL;
 		goto out_free;
-	image_read(bprm->file, bprm->buf, BINPRM_BUF_SIZE, 0);
+	}
+	pos = 0;
+	retval = kernel_read(bprm->file, bprm->buf, BINPRM_BUF_SIZE, &pos);
+	if (retval < 0)
+		goto out_free;
 	retval = bprm_mm_init(bprm);
 	if (retval)
 		goto out_free;
@@ -303,17 +336,22 @@ static noinline int do_execveat_common(int fd, const char *filename, const char 
 	if (retval < 0)
 		goto out;
 	retval = bprm_execve(bprm);
+	if (retval == -ENOEXEC && interp)
+		memcpy(interp, bprm->interp, sizeof(bprm->interp));
 out:
 	if (bprm->mm)	/* not taken: the old address space stays */
 		mmput(bprm->mm);
 out_free:
+	if (bprm->file)
+		fput(bprm->file);
 	kfree(bprm);
 	return retval;
 }
 
 /* From a kernel thread (init, a program the host asked for): becomes a user process when
  * its fn returns, through regs. */
-int kernel_execve(const char *filename, const char *const *argv, int argc, struct pt_regs *regs)
+int kernel_execve(const char *filename, const char *const *argv, int argc, struct pt_regs *regs,
+		  char *interp)
 {
 	const char *vec[33];
 	const char *const envp[] = { NULL };
@@ -324,7 +362,7 @@ int kernel_execve(const char *filename, const char *const *argv, int argc, struc
 	for (i = 0; i < argc; i++)
 		vec[i] = argv[i];
 	vec[argc] = NULL;
-	return do_execveat_common(-100, filename, vec, envp, 0, false);
+	return do_execveat_common(-100, filename, vec, envp, 0, false, interp);
 }
 
 SYSCALL_DEFINE3(execve, const char *, filename, const char *const *, argv, const char *const *, envp)
@@ -337,5 +375,5 @@ SYSCALL_DEFINE3(execve, const char *, filename, const char *const *, argv, const
 		return ret < 0 ? ret : -ENAMETOOLONG;
 	if (current->session)	/* a host program: exec'd here when it was on the host */
 		return session_execve(path);
-	return do_execveat_common(-100, path, argv, envp, 0, true);
+	return do_execveat_common(-100, path, argv, envp, 0, true, NULL);
 }

@@ -1,4 +1,5 @@
 /* Task creation: kernel_clone for fork(2)/clone(2) and kernel threads. */
+#include "../include/fs.h"
 #include "../include/syscalls.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
@@ -113,7 +114,7 @@ static noinline struct mm_struct *dup_mm(struct task_struct *tsk, struct mm_stru
 	mm->task_size = oldmm->task_size;
 	memcpy(&mm->start_code, &oldmm->start_code,
 	       offsetof(struct mm_struct, rss_stat) - offsetof(struct mm_struct, start_code));
-	mm->exe_image = oldmm->exe_image;
+	mm->exe_file = oldmm->exe_file ? get_file(oldmm->exe_file) : NULL;
 	mm->flags = oldmm->flags;
 	if (dup_mmap(mm, oldmm)) {
 		mmput(mm);

@@ -3,6 +3,7 @@
  * ksoftirqd/N (softirq.c), rcu_sched (rcu.c) and the kworkers (workqueue.c)
  * start here too. */
 #include "../include/kernel.h"
+#include "../include/fs.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 
@@ -26,6 +27,29 @@ struct spawn_req {
 	char argv[HOST_REQ_ARGV];
 };
 
+/* exec of what the host asked for failed: say why on its stderr (out) and exit as a shell
+ * does, 127 when there is no such program, 126 when it cannot run here */
+static void exec_failed(struct file *out, const char *name, int err, const char *interp)
+{
+	char msg[320];
+	loff_t pos = 0;
+	int n;
+
+	if (err == -ENOEXEC && interp[0])
+		n = scnprintf(msg, sizeof(msg), "%s: cannot execute: dynamically linked (needs the "
+			      "interpreter %s); this kernel runs statically linked programs only\n",
+			      name, interp);
+	else if (err == -ENOEXEC)
+		n = scnprintf(msg, sizeof(msg), "%s: cannot execute: Exec format error\n", name);
+	else if (err == -ENOENT)
+		n = scnprintf(msg, sizeof(msg), "%s: No such file or directory\n", name);
+	else
+		n = scnprintf(msg, sizeof(msg), "%s: cannot execute: error %d\n", name, -err);
+	kernel_write(out, msg, n, &pos);
+	fput(out);
+	do_exit((err == -ENOENT ? 127 : 126) << 8);
+}
+
 static int spawn_program(void *arg)
 {
 	struct spawn_req *req = arg;
@@ -33,6 +57,7 @@ static int spawn_program(void *arg)
 	const char *vec[32];
 	const char *p = req->argv;
 	struct file *in, *out;
+	char interp[128];
 	int i, ret;
 
 	for (i = 0; i < req->argc && i < 32; i++) {
@@ -53,11 +78,12 @@ static int spawn_program(void *arg)
 	init_dup(out);
 	init_dup(out);
 	fput(in);
+	interp[0] = 0;
+	ret = kernel_execve(vec[0], vec, i, regs, interp);
+	if (ret)	/* as a shell says it: 127 not found, 126 found but not runnable */
+		exec_failed(out, vec[0], ret, interp);
 	fput(out);
-	ret = kernel_execve(vec[0], vec, i, regs);
 	kfree(req);
-	if (ret)
-		do_exit(127 << 8);
 	return 0;
 }
 

@@ -40,7 +40,7 @@ static int kernel_init(void *unused)
 	init_dup(console);
 	init_dup(console);
 	fput(console);
-	if (kernel_execve("/sbin/init", boot_params.workload == WORKLOAD_DEFAULT ? argv_default : argv_none, 2, regs))
+	if (kernel_execve("/sbin/init", boot_params.workload == WORKLOAD_DEFAULT ? argv_default : argv_none, 2, regs, NULL))
 		panic("No working init found");
 	host_doorbell(PORT_READY, 1);	/* init is exec'd: returning to its user mode */
 	return 0;

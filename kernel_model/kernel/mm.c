@@ -1,4 +1,5 @@
 /* Address spaces: user page tables, thread stacks, uaccess. */
+#include "../include/fs.h"
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
@@ -171,6 +172,8 @@ void mmput(struct mm_struct *mm)
 	if (__atomic_sub_fetch(&mm->mm_users, 1, __ATOMIC_ACQ_REL))
 		return;
 	exit_mmap(mm);
+	if (mm->exe_file)
+		fput(mm->exe_file);
 	free_pgtables(mm->pgd, 4);
 	free_page(mm->pgd);
 	kmem_cache_free(mm_cachep, mm);

@@ -7,6 +7,7 @@
  * top-down search starts at TASK_SIZE - 128 MiB, the brk right after the program's bss,
  * so a seeded run lays a program out the same way every time.
  */
+#include "../include/fs.h"
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
 #include "../include/fs.h"
@@ -558,20 +559,25 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 	return ksys_mmap_pgoff(addr, len, prot, flags, fd, off >> 12);
 }
 
-/* ---- mappings of a program image the kernel holds (binfmt_elf's elf_map) ---- */
-/* filemap_fault() for a held image: the page at vmf->pgoff, past its end zero-filled */
+/* ---- mappings of the program's file (binfmt_elf's elf_map) ---- */
+/* filemap_fault() without a page cache: the file's page at vmf->pgoff read through
+ * kernel_read, past its end zero-filled (a page wholly past it: SIGBUS).  The file is the
+ * mm's exe_file, which the mm holds as long as it has these mappings. */
 static int image_fault(struct vm_fault *vmf)
 {
-	const struct user_program *file = vmf->vma->vm_private_data;
+	struct file *file = vmf->vma->vm_private_data;
+	loff_t pos = vmf->pgoff << 12;
 	struct page *page;
 	ssize_t n;
 
-	if ((vmf->pgoff << 12) >= ALIGN(file->image_size, PAGE_SIZE))
-		return VM_FAULT_SIGBUS;
 	page = alloc_page(GFP_HIGHUSER_MOVABLE);
 	if (!page)
 		return VM_FAULT_OOM;
-	n = image_read(file, page_address(page), PAGE_SIZE, vmf->pgoff << 12);
+	n = kernel_read(file, page_address(page), PAGE_SIZE, &pos);
+	if (n <= 0) {
+		free_page(page);
+		return VM_FAULT_SIGBUS;
+	}
 	memset((u8 *)page_address(page) + n, 0, PAGE_SIZE - n);
 	vmf->page = page;
 	return 0;
@@ -582,7 +588,7 @@ static const struct vm_operations_struct image_vm_ops = {
 	.fault = image_fault,
 };
 
-unsigned long vm_mmap_image(const struct user_program *file, unsigned long addr, unsigned long len,
+unsigned long vm_mmap_image(struct file *file, unsigned long addr, unsigned long len,
 			    unsigned long prot, unsigned long flags, unsigned long pgoff)
 {
 	struct mm_struct *mm = current->mm;

@@ -41,7 +41,8 @@ def test_malloc_of_small_and_large_blocks(machine, run_program, prog):
 def test_fork_gives_the_child_its_own_copy(machine, run_program, prog):
     status, out = run_program(machine, [prog, "fork"])
     assert status == 0, out
-    assert out.decode().splitlines() == ["child sees 2", "parent sees 1, child exited 7"]
+    assert out.decode().splitlines() == ["child sees 2", "parent sees 1, child exited 7",
+                                      f"parent read {4 * 4096 + 100} bytes, all the child's"]
 
 
 @pytest.mark.parametrize("prog", ALL)
@@ -127,3 +128,37 @@ def test_clocks(machine, run_program, prog):
 @pytest.mark.parametrize("prog", GLIBC)  # (musl's posix_spawn waits for its child on a pipe: pipe2)
 def test_posix_spawn_vforks_and_execs_another_program(machine, run_program, prog):
     assert run_program(machine, [prog, "spawn"]) == (0, b"spawned echo\nchild exited 0\n")
+
+
+BUSYBOX = "/bin/busybox"
+
+
+def _static_busybox() -> bool:
+    import os
+    if not os.path.exists(BUSYBOX):
+        return False
+    with open(BUSYBOX, "rb") as f:
+        return b"/ld-linux" not in f.read(4096)
+
+
+@pytest.mark.skipif(not _static_busybox(), reason="needs Debian's busybox-static at /bin/busybox")
+def test_a_host_program_runs_from_the_vfs(machine, run_program):
+    """A path is exec'd through the VFS (the program's / is the host's, hostfs): its pages
+    come in on fault through kernel_read; a shell, a pipe and an exec'd second program."""
+    import os
+    names = sorted(n for n in os.listdir("/") if not n.startswith("."))
+    status, out = run_program(machine, [BUSYBOX, "ls", "-1", "/"])
+    assert status == 0, out
+    assert sorted(out.decode().split()) == names
+    status, out = run_program(machine, [BUSYBOX, "sh", "-c", f"ls / | {BUSYBOX} wc -l"])
+    assert (status, out) == (0, f"{len(names)}\n".encode())
+
+
+def test_a_dynamically_linked_program_cannot_run(machine, run_program):
+    """Its interpreter is not loaded: 126, as a shell gives for a file it cannot execute."""
+    import os
+    dynamic = next((p for p in ("/bin/ls", "/usr/bin/env", "/bin/sh") if os.path.exists(p)), None)
+    if dynamic is None:
+        pytest.skip("no dynamically linked program on the host")
+    assert run_program(machine, [dynamic])[0] == 126
+    assert run_program(machine, ["/nonexistent/prog"])[0] == 127

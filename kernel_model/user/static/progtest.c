@@ -67,12 +67,19 @@ static int cmd_malloc(void)
 }
 
 /* the child's write is its own copy: the parent keeps its value */
+/* pages the parent wrote before fork: after it they are copy-on-write in both */
+static char cow_buf[4 * 4096 + 100];
+
 static int cmd_fork(void)
 {
-	int status;
+	int status, p[2];
+	long n, total = 0;
 	pid_t pid;
 
+	memset(cow_buf, 'p', sizeof(cow_buf));
 	fflush(stdout);
+	if (pipe(p))
+		return printf("pipe: %s\n", strerror(errno)), 1;
 	pid = fork();
 	if (pid < 0) {
 		printf("fork: %s\n", strerror(errno));
@@ -82,13 +89,20 @@ static int cmd_fork(void)
 		shared_value = 2;
 		printf("child sees %d\n", shared_value);
 		fflush(stdout);
-		_exit(7);
+		memset(cow_buf, 'c', sizeof(cow_buf));
+		_exit(write(p[1], cow_buf, sizeof(cow_buf)) == sizeof(cow_buf) ? 7 : 1);
 	}
+	close(p[1]);
+	/* the kernel's copy to user space write-faults on each of the five pages in turn */
+	while ((n = read(p[0], cow_buf + total, sizeof(cow_buf) - total)) > 0)
+		total += n;
 	if (waitpid(pid, &status, 0) != pid) {
 		printf("waitpid: %s\n", strerror(errno));
 		return 1;
 	}
 	printf("parent sees %d, child exited %d\n", shared_value, WEXITSTATUS(status));
+	printf("parent read %ld bytes, %s\n", total,
+	       memchr(cow_buf, 'p', sizeof(cow_buf)) ? "some its own" : "all the child's");
 	return 0;
 }
 

@@ -240,8 +240,17 @@ class Cpu:
     def raise_exception(self, handler: int, top_of_stack: int, error_code: int | None) -> None:
         """Deliver a CPU exception the last run stopped at (the faulting
         instruction not executed): the frame, plus the error code for the
-        vectors that have one."""
-        self._enter_handler(self.read_regs(), handler, top_of_stack, error_code)
+        vectors that have one.
+
+        From kernel mode too the CPL-0 snapshot is restored first (the registers then go
+        back): Unicorn's QEMU clears the exception it is delivering (old_exception) only when
+        it delivers it itself, so after a hook took one a second kernel-mode #PF became a #DF
+        and a third a triple fault, which QEMU retries forever (a uaccess writing across
+        three copy-on-write pages never returned).  The snapshot holds none pending."""
+        v = self.read_regs()
+        if not v[CS] & 3:
+            self._enter_kernel_mode(v[CR3])
+        self._enter_handler(v, handler, top_of_stack, error_code)
         if self.fault_address is not None:  # after the kernel-mode snapshot, which has its own
             self.uc.reg_write(UC_X86_REG_CR2, self.fault_address)
             self.fault_address = None

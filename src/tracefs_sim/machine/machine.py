@@ -49,7 +49,7 @@ USER_EXCEPTIONS = {0: ("asm_exc_divide_error", None), 3: ("asm_exc_int3", None),
                    6: ("asm_exc_invalid_op", None), 13: ("asm_exc_general_protection", 0),
                    14: ("asm_exc_page_fault", 4)}
 VEC_GP = 13  # `int $n` from user mode to a gate it may not use: #GP, as in Linux
-VEC_DF, VEC_PF = 8, 14
+VEC_PF = 14
 SEEDED_BOOT_REALTIME_NS = 1_767_225_600 * 10**9  # 2026-01-01T00:00:00Z
 USER_ADDR_END = 1 << 47
 T = TypeVar("T")
@@ -263,10 +263,9 @@ class Machine:
     def _on_intr(self, uc, intno: int, cpu: Cpu) -> None:
         if intno == 3 and self._hooks.on_breakpoint(cpu.index):
             return  # a probe's int3 (kernel mode): the handler moved RIP on
-        # Unicorn: a #PF a hook took leaves QEMU believing it is still being delivered, so the
-        # next #PF outside a CPL change is promoted to a double fault.  This kernel has no
-        # double faults of its own (its stacks are always mapped): a #DF is that #PF.
-        if intno in (VEC_PF, VEC_DF):
+        # (a #PF a hook takes stays pending in QEMU until the CPL-0 snapshot is restored:
+        # Cpu.raise_exception does that, from kernel mode too, or the next would be a #DF)
+        if intno == VEC_PF:
             # user mode, or the kernel touching user memory (uaccess): the kernel's handler
             # pages it in or fixes the access up; a kernel address is a kernel bug
             regs = cpu.read_regs()
@@ -384,7 +383,8 @@ class Machine:
         return caught_up(self._mem.u64, where[0], timeout)
 
     def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None) -> Process:
-        if not argv or os.path.basename(argv[0]) not in self.programs():
+        # a path is the guest's to find (its "/" is the host's); a bare name one of its own
+        if not argv or ("/" not in argv[0] and argv[0] not in self.programs()):
             raise FileNotFoundError(2, "No such file or directory", argv[0] if argv else "")
         self._check_running()
         proc = Process(next(self._ids), on_output)
