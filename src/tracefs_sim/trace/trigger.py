@@ -94,6 +94,8 @@ class TriggerTable:
         self.hist_maps = hist_maps
         self._arrays: dict[int, EventTriggers] = {}
         self._probes: list[GuestTrigger] = []  # eprobes' triggers: on the files, in no trigger file
+        # synthetic events for hist actions: name -> (event, its guest address) or None
+        self.find_synth: Callable[[str], tuple[object, int] | None] = lambda name: None
         self._lock = threading.Lock()
 
     def add_probe(self, trigger: GuestTrigger) -> None:
@@ -252,7 +254,7 @@ class EventTriggers:
             if rest is None:
                 raise hist_trigger.HistError(errno.EINVAL)
             param, filter_text = hist_trigger.split_filter(text)
-            spec = hist_trigger.parse(param, event, remove)
+            spec = hist_trigger.parse(param, event, remove, self._hist_env(event))
             new = Trigger(COMMANDS["hist"], None, hist=spec)
             if filter_text is not None:
                 new.filter_text, new.filter = self._parse_filter(event, filter_text.encode("latin-1"))
@@ -260,6 +262,8 @@ class EventTriggers:
             found = next((t for t in triggers if t.same(new)), None)
             if remove:
                 if found is not None:
+                    if self._var_users(found):     # its variables are referenced: EBUSY
+                        raise hist_trigger.HistError(errno.EBUSY)
                     self._remove(event, found)
                 return
             if found is not None:
@@ -280,12 +284,26 @@ class EventTriggers:
             except Exception:
                 new.map.destroy()
                 raise
+            for action in spec.actions:     # the synthetic events it names are in use
+                if action.synth is not None:
+                    action.synth.ref += 1
         except hist_trigger.HistError as error:
             if error.message is not None:
                 pos = command.find(error.at) if error.at else 0
                 self._log_error(f"hist:{event.system}:{event.name}", error.message, command.encode("latin-1"),
                                 max(pos, 0))
             raise OSError(error.errno, str(error)) from None
+
+    def _hist_env(self, event: TraceEvent) -> hist_trigger.HistEnv:
+        def find_var(name: str) -> list:
+            return [(t.hist, (lambda m=t.map: m.addr)) for triggers in self._lists.values() for t in triggers
+                    if t.hist is not None and t.hist.find_var(name) is not None]
+        return hist_trigger.HistEnv(find_var, self._find_event, self.table.find_synth)
+
+    def _var_users(self, found: Trigger) -> bool:
+        """check_var_refs(): another hist trigger refers to one of its variables."""
+        return any(t is not found and t.hist is not None and any(r.owner is found.hist for r in t.hist.refs)
+                   for triggers in self._lists.values() for t in triggers)
 
     def read_hist(self, event: TraceEvent) -> bytes:
         """hist_show(): each hist trigger of the event, in the trigger list's order."""
@@ -353,6 +371,9 @@ class EventTriggers:
             self._soft_release(found.target)
         if found.map is not None:
             found.map.destroy()
+        for action in found.hist.actions if found.hist is not None else ():
+            if action.synth is not None:
+                action.synth.ref -= 1
 
     def release_all(self) -> None:
         """The array goes away: every trigger removed."""
