@@ -16,9 +16,9 @@
 #define HIST_VALS_MAX		3		/* TRACING_MAP_VALS_MAX (hitcount included) */
 #define HIST_KEY_SIZE_MAX	512		/* MAX_FILTER_STR_VAL + HIST_STACKTRACE_SIZE, rounded */
 #define HIST_STR_MAX		256		/* MAX_FILTER_STR_VAL: a string key's size */
-#define HIST_VARS_MAX		8		/* variables of one map (its elements' vars[]) */
+#define HIST_VARS_MAX		16		/* TRACING_MAP_VARS_MAX: variables of one map (its elements' vars[]) */
 #define HIST_VAR_REFS_MAX	8		/* $var references of one map (var_ref_vals[0..]) */
-#define HIST_EXPR_MAX		32		/* expression steps of one map's variables */
+#define HIST_EXPR_MAX		64		/* expression steps of one map's variables */
 #define HIST_ACTIONS_MAX	2
 #define HIST_PARAMS_MAX		8		/* an action's arguments */
 #define HIST_REF_VALS_MAX	(HIST_VAR_REFS_MAX + HIST_ACTIONS_MAX * HIST_PARAMS_MAX)
@@ -154,7 +154,7 @@ struct hist_map {
 	u32 n_actions;
 	u32 pad;
 	struct hist_var vars[HIST_VARS_MAX];
-	struct hist_var_ref refs[HIST_VAR_REFS_MAX];
+	struct hist_var_ref refs[HIST_VAR_REFS_MAX];	/* (8-aligned: vars[] is 64 bytes) */
 	struct hist_expr expr[HIST_EXPR_MAX];
 	struct hist_action actions[HIST_ACTIONS_MAX];
 };

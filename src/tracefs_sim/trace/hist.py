@@ -59,7 +59,6 @@ ERR_TOO_MANY_PARAMS = "Too many action params"
 ERR_PARAM_NOT_FOUND = "Couldn't find param"
 ERR_INVALID_PARAM = "Invalid action param"
 ERR_ACTION_NOT_FOUND = "No action found"
-ERR_NO_SAVE_PARAMS = "No params found for save()"
 ERR_ACTION_MISMATCH = "Handler doesn't support action"
 ERR_NO_CLOSING_PAREN = "No closing paren found"
 ERR_SUBSYS_NOT_FOUND = "Missing subsystem"
@@ -70,7 +69,7 @@ ERR_INVALID_STR_OPERAND = "String type can not be an operand in expression"
 ERR_UNARY_MINUS_SUBEXPR = "Unary minus not supported in sub-expressions"
 ERR_DIVISION_BY_ZERO = "Division by zero"
 ERR_EVENT_FILE_NOT_FOUND = "Event file not found"
-VARS_MAX, ACTIONS_MAX, PARAMS_MAX = 8, 2, 8
+VARS_MAX, ACTIONS_MAX, PARAMS_MAX = 16, 2, 8     # TRACING_MAP_VARS_MAX; the guest's hist_action
 
 # modifiers of values that only keys may have, and of keys that only values may have
 _KEY_ONLY = ("buckets", "log2", "sym", "sym-offset", "syscall")
@@ -82,11 +81,17 @@ class HistError(Exception):
     """A hist command refused: errno, and (message, the text whose first occurrence in the
     command the caret points at) when 6.1 logs it."""
 
-    def __init__(self, err: int, message: str | None = None, at: str | None = None):
+    def __init__(self, err: int, message: str | None = None, at: str | None = None,
+                 more: Sequence[tuple[str, str]] = ()):
         super().__init__(message or "hist command refused")
         self.errno = err
         self.message = message
         self.at = at
+        self.more = tuple(more)     # further error_log entries 6.1 adds, (message, at) each
+
+    @property
+    def entries(self) -> list[tuple[str, str | None]]:
+        return ([(self.message, self.at)] if self.message is not None else []) + list(self.more)
 
 
 @dataclass(frozen=True)
@@ -232,6 +237,7 @@ class HistEnv:
     find_event(system, event); find_synth(name) -> (event, its guest address) or None."""
 
     find_var: Callable[[str], list[tuple[HistSpec, Callable[[], int]]]]
+    find_own_var: Callable[[str], bool]     # a hist trigger of this event has it
     find_event: Callable[[str, str], TraceEvent | None]
     find_synth: Callable[[str], tuple[object, int] | None]
 
@@ -347,8 +353,8 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
     if (var_defs or action_strs) and env is None:
         raise HistError(errno.EINVAL)
     parser = _ExprParser(spec, fields, env, remove)
-    for var_name, text in var_defs:        # create_var_fields()
-        if spec.find_var(var_name) is not None or (not remove and env.find_var(var_name)):
+    for var_name, text in var_defs:        # create_var_fields(): unique among the event's
+        if spec.find_var(var_name) is not None or (not remove and env.find_own_var(var_name)):
             raise HistError(errno.EINVAL, ERR_DUPLICATE_VAR, var_name)
         expr = parser.parse(text, [0])
         if expr.is_string:      # (string variables are not here yet)
@@ -435,8 +441,8 @@ class _ExprParser:
         if text.startswith("$"):
             var_name = text[1:]
             ref = self.var_ref(var_name, read_once)
-            if ref is None:
-                raise HistError(errno.EINVAL, ERR_VAR_NOT_FOUND, var_name)
+            if ref is None:     # (parse_var_ref(), then parse_atom() tries it as a field)
+                raise HistError(errno.EINVAL, ERR_VAR_NOT_FOUND, var_name, [(ERR_FIELD_NOT_FOUND, text)])
             index = self.spec.refs.index(ref)
             var = ref.owner.vars[ref.var]
             return Expr(f"${var_name}", (HistExprStep("ref", offset=index),), var.expr.usecs, var=var)
@@ -452,9 +458,7 @@ class _ExprParser:
             self.spec.timestamps = True
             usecs = modifier == "usecs"
             return Expr(text, (HistExprStep("ts_usecs" if usecs else "ts"),), usecs)
-        if modifier == "usecs":
-            raise HistError(errno.EINVAL, ERR_BAD_FIELD_MODIFIER, modifier)
-        f = _field(text, self.fields, key=False)
+        f = _field(text, self.fields, key=False, usecs=True)
         if f.kind == "cpu":
             return Expr(f.text(), (HistExprStep("cpu"),))
         if f.kind in ("str", "dyn_str"):
@@ -489,8 +493,10 @@ class _ExprParser:
                 raise HistError(errno.EINVAL, ERR_PARAM_NOT_FOUND, text)
             return HistParam("ref", self.spec.refs.index(ref)), ref.owner.vars[ref.var].expr.is_string
         f = self.fields.get(text)
-        if f is None or not f.size:
-            raise HistError(errno.EINVAL, ERR_PARAM_NOT_FOUND, text)
+        if f is None or not f.size:     # create_target_field_var(), then on the match event's
+            raise HistError(errno.EINVAL, ERR_FIELD_NOT_FOUND, text,
+                            [("Couldn't parse field variable", text), (ERR_FIELD_NOT_FOUND, text),
+                             ("Couldn't create histogram for field", text)])
         made = _field(text, self.fields, key=False)
         if made.kind in ("str", "dyn_str"):
             return HistParam(made.kind, made.offset, made.size), True
@@ -522,7 +528,7 @@ class _ExprParser:
             if not dot or not system:
                 raise HistError(errno.EINVAL, ERR_SUBSYS_NOT_FOUND, target)
             if not match_event or self.env.find_event(system, match_event) is None:
-                raise HistError(errno.EINVAL, ERR_INVALID_SUBSYS_EVENT, target)
+                raise HistError(errno.EINVAL, ERR_INVALID_SUBSYS_EVENT, match_event or target)
             head = f"onmatch({system}.{match_event})"
         else:
             if not target.startswith("$"):
@@ -534,16 +540,16 @@ class _ExprParser:
             head = f"{handler}({target})"
         if action_name == "save":
             if handler == "onmatch":
-                raise HistError(errno.EINVAL, ERR_ACTION_MISMATCH, "save")
+                raise HistError(errno.EINVAL, ERR_ACTION_MISMATCH, rest)
             if not params:
-                raise HistError(errno.EINVAL, ERR_NO_SAVE_PARAMS, params_str)
+                raise HistError(errno.EINVAL, ERR_INVALID_PARAM, "")
             made = [self._param(p) for p in params]
             guest = HistAction(handler, "save", tuple(m for m, _ in made), track_ref)
             return Action(f"{head}.save({','.join(params)})", guest, handler,
                           [(p, string) for p, (_, string) in zip(params, made)])
         if action_name == "snapshot":
             if handler == "onmatch":
-                raise HistError(errno.EINVAL, ERR_ACTION_MISMATCH, "snapshot")
+                raise HistError(errno.EINVAL, ERR_ACTION_MISMATCH, rest)
             guest = HistAction(handler, "snapshot", (), track_ref)
             return Action(f"{head}.snapshot()", guest, handler)
         use_trace = action_name == "trace"
@@ -582,12 +588,13 @@ def _apply(op: str, a: int, b: int) -> int:
     return a // b if b else mask
 
 
-def _field(text: str, fields: dict, key: bool) -> HistFieldDef:
-    """parse_field() and the checks of create_key_field() / __create_val_field()."""
+def _field(text: str, fields: dict, key: bool, usecs: bool = False) -> HistFieldDef:
+    """parse_field() and the checks of create_key_field() / __create_val_field(); usecs: the
+    modifier is allowed (variables' fields)."""
     name, modifier = _strsep(text, ".")
     buckets = 0
     if modifier is not None:
-        ok = modifier in ("hex", "sym", "symXoffset", "syscall", "log2")
+        ok = modifier in ("hex", "sym", "symXoffset", "syscall", "log2") or (usecs and modifier == "usecs")
         ok |= modifier == "execname" and name == "common_pid"
         if modifier.startswith("bucket"):
             tail = modifier[6:]

@@ -288,9 +288,9 @@ class EventTriggers:
                 if action.synth is not None:
                     action.synth.ref += 1
         except hist_trigger.HistError as error:
-            if error.message is not None:
-                pos = command.find(error.at) if error.at else 0
-                self._log_error(f"hist:{event.system}:{event.name}", error.message, command.encode("latin-1"),
+            for message, at in error.entries:
+                pos = command.find(at) if at else 0
+                self._log_error(f"hist:{event.system}:{event.name}", message, command.encode("latin-1"),
                                 max(pos, 0))
             raise OSError(error.errno, str(error)) from None
 
@@ -298,7 +298,10 @@ class EventTriggers:
         def find_var(name: str) -> list:
             return [(t.hist, (lambda m=t.map: m.addr)) for triggers in self._lists.values() for t in triggers
                     if t.hist is not None and t.hist.find_var(name) is not None]
-        return hist_trigger.HistEnv(find_var, self._find_event, self.table.find_synth)
+        def find_own_var(name: str) -> bool:
+            return any(t.hist is not None and t.hist.find_var(name) is not None
+                       for t in self._lists.get(event.id, []))
+        return hist_trigger.HistEnv(find_var, find_own_var, self._find_event, self.table.find_synth)
 
     def _var_users(self, found: Trigger) -> bool:
         """check_var_refs(): another hist trigger refers to one of its variables."""
