@@ -298,3 +298,34 @@ EXPECTED_LOG = {
     b"hist:keys=next_pid:" + b":".join(b"%c=%d" % (ord("a") + i, i + 1) for i in range(17)):
         [(b"Too many variables defined", 90)],
 }
+
+
+def test_named_triggers_share_one_map(core):
+    """6.1 (real-tracefs): a second `name=foo` trigger must match the first (the size aside) and
+    aggregates into its map; it prints the first's spec with its own filter, pauses alone."""
+    t = core.top.triggers
+    switch, wakeup, waking = ev(core), ev(core, name="sched_wakeup"), ev(core, name="sched_waking")
+    t.write(switch, b"hist:name=foo:keys=common_pid:vals=hitcount\n")
+    t.write(wakeup, b"hist:name=foo:keys=common_pid:vals=hitcount if common_pid > 0\n")
+    t.write(waking, b"hist:name=foo:keys=common_pid:size=256\n")
+    assert errno_of(t.write, ev(core, name="sched_process_exec"), b"hist:name=foo:keys=common_cpu\n") == errno.EINVAL
+    assert core.top.error_log.read().split(b"] ", 1)[1] == (
+        b"hist:sched:sched_process_exec: error: Named hist trigger doesn't match existing named trigger "
+        b"(includes variables)\n  Command: hist:name=foo:keys=common_cpu\n" + b" " * 21 + b"^\n")
+    assert t.read(wakeup) == (b"hist:name=foo:keys=common_pid:vals=hitcount:sort=hitcount:size=2048"
+                              b" if common_pid > 0 [active]\n")
+    assert t.read(waking) == b"hist:name=foo:keys=common_pid:vals=hitcount:sort=hitcount:size=2048 [active]\n"
+    maps = {g.hist for g in core.guest.triggers.table}
+    assert len(maps) == 1 and len(core.guest.hist_maps.specs) == 1
+    (addr,) = maps
+    core.guest.hist_maps.put(addr, key(7), (4,), hits=4)
+    assert t.read_hist(wakeup).split(b"\n")[5] == t.read_hist(switch).split(b"\n")[5] == \
+        b"{ common_pid:          7 } hitcount:          4"
+    t.write(switch, b"hist:name=foo:keys=common_pid:vals=hitcount:pause\n")
+    assert t.read(switch).endswith(b"[paused]\n") and t.read(wakeup).endswith(b"[active]\n")
+    assert [g.paused for g in core.guest.triggers.table if g.event.name == "sched_switch"] == [True]
+    t.write(switch, b"!hist:name=foo:keys=common_pid:vals=hitcount\n")
+    t.write(waking, b"!hist:name=foo:keys=common_pid\n")
+    assert core.guest.hist_maps.specs    # still sched_wakeup's
+    t.write(wakeup, b"!hist:name=foo:keys=common_pid:vals=hitcount if common_pid > 0\n")
+    assert core.guest.hist_maps.specs == {}

@@ -17,7 +17,10 @@ and `+ - * /` and `-(...)`; actions `onmatch(SYS.EVENT).SYNTH(args)` / `.trace(S
 `onmax($var)` and `onchange($var)` with `.save(fields)`, `.snapshot()` or `.trace()` run in
 the guest after the element is updated, as 6.1's hist_trigger_actions().
 
-Not here yet: stacktrace keys, shared (`name=`) histograms' common map; those fail with EINVAL.
+A named trigger (`name=NAME`) whose name another has already (on any event, in any trace
+array) must match it and then aggregates into its map, as 6.1's set_named_trigger_data().
+
+Not here yet: stacktrace keys (EINVAL).
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ ERR_INVALID_STR_OPERAND = "String type can not be an operand in expression"
 ERR_UNARY_MINUS_SUBEXPR = "Unary minus not supported in sub-expressions"
 ERR_DIVISION_BY_ZERO = "Division by zero"
 ERR_EVENT_FILE_NOT_FOUND = "Event file not found"
+ERR_NAMED_MISMATCH = "Named hist trigger doesn't match existing named trigger (includes variables)"
 VARS_MAX, ACTIONS_MAX, PARAMS_MAX = 16, 2, 8     # TRACING_MAP_VARS_MAX; the guest's hist_action
 
 # modifiers of values that only keys may have, and of keys that only values may have
@@ -148,7 +152,7 @@ class HistSpec:
 
     def print_text(self, filter_text: bytes | None, paused: bool) -> bytes:
         """event_hist_trigger_print()."""
-        out = "hist:" + (f"{self.name}:" if self.name else "")
+        out = "hist:" + (f"name={self.name}:" if self.name else "")
         out += "keys=" + ",".join(k.text() for k in self.keys)
         out += ":vals=" + ",".join(["hitcount"] + [v.text() for v in self.vals[1:]])
         if self.vars:
@@ -875,6 +879,13 @@ class HistMap:
     def __init__(self, maps: HistMapOps, spec: HistSpec):
         self._maps = maps
         self.addr = maps.create(spec.map_spec())
+        self.users = 1      # the triggers aggregating into it (named ones share it)
+
+    def release(self) -> None:
+        """A trigger using it is gone; the last one frees it."""
+        self.users -= 1
+        if not self.users:
+            self.destroy()
 
     def read(self) -> HistSnapshot:
         return self._maps.read(self.addr)

@@ -96,6 +96,7 @@ class TriggerTable:
         self._probes: list[GuestTrigger] = []  # eprobes' triggers: on the files, in no trigger file
         # synthetic events for hist actions: name -> (event, its guest address) or None
         self.find_synth: Callable[[str], tuple[object, int] | None] = lambda name: None
+        self.named: dict[str, list[Trigger]] = {}     # named hist triggers (named_triggers), oldest first
         self._lock = threading.Lock()
 
     def add_probe(self, trigger: GuestTrigger) -> None:
@@ -171,7 +172,7 @@ class EventTriggers:
     def _print(self, t: Trigger) -> bytes:
         """event_trigger_print() / event_enable_trigger_print() / event_hist_trigger_print()."""
         if t.hist is not None:
-            return t.hist.print_text(t.filter_text, t.map.paused)
+            return t.hist.print_text(t.filter_text, t.paused or t.map.paused)
         name = t.command.name
         if t.command.enable:
             name += f":{t.target.system}:{t.target.name}"
@@ -260,6 +261,9 @@ class EventTriggers:
                 new.filter_text, new.filter = self._parse_filter(event, filter_text.encode("latin-1"))
             triggers = self._lists.get(event.id, [])
             found = next((t for t in triggers if t.same(new)), None)
+            named = self.table.named.get(spec.name, []) if spec.name else []
+            if named and not remove and not (named[0].hist.matches(spec) and named[0].hist.name == spec.name):
+                raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_NAMED_MISMATCH, spec.name)
             if remove:
                 if found is not None:
                     if self._var_users(found):     # its variables are referenced: EBUSY
@@ -268,7 +272,11 @@ class EventTriggers:
                 return
             if found is not None:
                 if spec.pause or spec.cont:
-                    found.map.paused = spec.pause
+                    if found.hist.name:     # a named trigger's own (its map is shared)
+                        found.paused = spec.pause
+                        self.table.push()
+                    else:
+                        found.map.paused = spec.pause
                 elif spec.clear:
                     found.map.clear()
                 else:
@@ -276,14 +284,22 @@ class EventTriggers:
                 return
             if spec.cont or spec.clear:
                 raise hist_trigger.HistError(errno.ENOENT, hist_trigger.ERR_TRIGGER_ENOENT_CLEAR, "")
-            new.map = hist_trigger.HistMap(self.table.hist_maps, spec)
+            if named:       # the named trigger's map (and what it aggregates)
+                new.map, new.hist = named[0].map, named[0].hist
+                new.map.users += 1
+            else:
+                new.map = hist_trigger.HistMap(self.table.hist_maps, spec)
             try:
-                if spec.pause:
+                if spec.pause and spec.name:
+                    new.paused = True
+                elif spec.pause:
                     new.map.paused = True
                 self._register(event, new, at_tail=True)
             except Exception:
-                new.map.destroy()
+                new.map.release()
                 raise
+            if spec.name:
+                self.table.named.setdefault(spec.name, []).append(new)
             for action in spec.actions:     # the synthetic events it names are in use
                 if action.synth is not None:
                     action.synth.ref += 1
@@ -312,7 +328,8 @@ class EventTriggers:
         """hist_show(): each hist trigger of the event, in the trigger list's order."""
         with self._lock:
             shown = [t for t in self._lists.get(event.id, []) if t.hist is not None]
-            texts = [hist_trigger.hist_text(t.hist, t.hist.print_text(t.filter_text, t.map.paused), t.map.read(),
+            texts = [hist_trigger.hist_text(t.hist, t.hist.print_text(t.filter_text, t.paused or t.map.paused),
+                                            t.map.read(),
                                             self.hist_context) for t in shown]
         return b"\n\n".join(texts)
 
@@ -373,7 +390,13 @@ class EventTriggers:
         if found.target is not None:
             self._soft_release(found.target)
         if found.map is not None:
-            found.map.destroy()
+            found.map.release()
+        if found.hist is not None and found.hist.name:
+            named = self.table.named.get(found.hist.name, [])
+            if found in named:
+                named.remove(found)
+            if not named:
+                self.table.named.pop(found.hist.name, None)
         for action in found.hist.actions if found.hist is not None else ():
             if action.synth is not None:
                 action.synth.ref -= 1
