@@ -93,14 +93,17 @@ restore_regs_and_return_to_usermode:
 	.size \name, .-\name
 	.endm
 
-/* CPU exceptions taken in user mode (the machine delivers them; a kernel-mode
- * one is a panic).  Those with a hardware error code have it in orig_ax. */
+/* CPU exceptions (the machine delivers those of user mode, and page faults on user
+ * addresses from the kernel).  Those with a hardware error code have it in orig_ax: it
+ * goes to the handler as its second argument, and orig_ax becomes -1 (idtentry.h). */
 	.macro IDTENTRY_ERRORCODE name handler
 	.globl \name
 	.type \name, @function
 \name:
 	PUSH_REGS
 	movq	%rsp, %rdi
+	movq	15*8(%rsp), %rsi
+	movq	$-1, 15*8(%rsp)
 	call	\handler
 	movq	%rsp, %rdi
 	call	irqentry_exit

@@ -22,6 +22,10 @@
 #define PORT_IPI_TIMER	0x519	/* al = target cpu: inject the local timer vector (a tick broadcast) */
 #define PORT_CONSOLE	0x51a	/* db_arg: text address, length: the serial console's output */
 #define PORT_SESSION_REPLY 0x51b	/* the session ring's reply is written (kernel/session.c) */
+#define PORT_HOSTFS	0x51c	/* outl: eax = physical address of a struct hostfs_req (uapi/hostfs.h),
+				 * served at once (natively: src/tracefs_sim/machine/native/hostfs.c) */
+#define PORT_TLB	0x51d	/* a user address space other CPUs may run lost translations:
+				 * they forget every user one (the TLB shootdown's IPIs) */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1
@@ -33,6 +37,7 @@ struct boot_params {
 	u64 seeded;
 	u64 seed;
 	u64 workload;
+	u64 boot_realtime_ns;	/* CLOCK_REALTIME when the virtual clock read 0 */
 };
 
 /* The head of every CPU's per-CPU area; %gs points at it. */
@@ -44,6 +49,8 @@ struct hostif_cpu {
 	u64 now_ns;		/* 32: virtual clock, written by the host */
 	u64 next_event_ns;	/* 40: earliest timer on this cpu, read by the host at hlt */
 	u64 db_arg[4];		/* 48: doorbell arguments */
+	u64 user_state;		/* 80: the user task running here has FPU/SSE registers and an FS
+				 * base of its own: the machine's CPL switch keeps them */
 };
 
 /*
@@ -73,7 +80,9 @@ struct host_requests {
 };
 
 _Static_assert(offsetof(struct hostif_cpu, now_ns) == 32, "hostif layout");
+
 _Static_assert(offsetof(struct hostif_cpu, db_arg) == 48, "hostif layout");
+_Static_assert(offsetof(struct hostif_cpu, user_state) == 80, "hostif layout");
 _Static_assert(sizeof(struct host_request) == 256, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");
 #endif

@@ -1,4 +1,4 @@
-/* Core kernel structures: per-CPU data, tasks, runqueues, timers, files. */
+/* Core kernel structures: per-CPU data, tasks, runqueues, timers. */
 #ifndef _KERNEL_H
 #define _KERNEL_H
 #include "types.h"
@@ -25,6 +25,7 @@
 
 #define __pa(x) ((u64)(x) >= __START_KERNEL_map ? (u64)(x) - __START_KERNEL_map : (u64)(x) - PAGE_OFFSET)
 #define IS_ERR(p) ((unsigned long)(p) >= (unsigned long)-4095)
+#define ERR_PTR(e) ((void *)(long)(e))
 #define PTR_ERR(p) ((long)(p))
 #define __va(x) ((void *)((u64)(x) + PAGE_OFFSET))
 
@@ -41,44 +42,13 @@ struct pt_regs {
 };
 static __always_inline bool user_mode(struct pt_regs *r) { return (r->cs & 3) == 3; }
 
-/* ---- memory ---- */
-struct mm_struct {
-	u64 *pgd;
-	int users;
-};
-extern struct mm_struct init_mm;
+/* ---- memory: struct mm_struct, vm_area_struct in mm.h ---- */
 
-/* ---- files ---- */
+/* ---- files: include/fs.h (the VFS, fs/) ---- */
 struct file;
-struct inode;
-struct file_operations {
-	ssize_t (*read)(struct file *, char *, size_t, loff_t *);
-	ssize_t (*write)(struct file *, const char *, size_t, loff_t *);
-	int (*release)(struct file *);
-	long (*unlocked_ioctl)(struct file *, unsigned int, unsigned long);
-};
-struct inode {
-	const char *path;
-	unsigned short i_mode;
-	const struct file_operations *i_fop;
-	const char *data;		/* contents of a static file */
-	size_t size;
-	int (*show)(char *buf, size_t len);	/* generated contents (procfs) */
-};
-struct file {
-	const struct file_operations *f_op;
-	struct inode *f_inode;
-	loff_t f_pos;
-	unsigned int f_flags;
-	unsigned int f_mode;
-	int f_count;
-	u64 private_data;
-};
-#define FMODE_READ 1
-#define FMODE_WRITE 2
-#define NR_OPEN_DEFAULT 16
-#define S_IFREG 0100000
-#define S_IFCHR 0020000
+struct file_operations;
+struct fs_struct;
+struct files_struct;
 
 /* ---- tasks ---- */
 #define TASK_RUNNING			0x00000000
@@ -107,7 +77,13 @@ struct file {
 #define MAX_PRIO 140
 #define DEFAULT_PRIO 120
 
-struct thread_struct { u64 sp; };
+/* arch/x86/include/asm/processor.h: sp first (__switch_to_asm), the user FS base */
+struct thread_struct {
+	u64 sp;
+	unsigned long fsbase;
+};
+/* the FPU/SSE registers of a user task, saved at each switch (fxsave: the CPU has no xsave) */
+struct fxregs_state { u8 bytes[512]; } __aligned(16);
 struct rcu_head;
 typedef void (*rcu_callback_t)(struct rcu_head *head);
 struct rcu_head {
@@ -156,7 +132,9 @@ struct task_struct {
 	u64 timer_slack_ns;	/* added to a sleep's hrtimer: its expiry may be that late */
 	int (*threadfn)(void *);
 	void *threadarg;
-	struct file *files[NR_OPEN_DEFAULT];
+	/* fs: the task's root and cwd, its fd table (fs/file.c; shared per CLONE_FS, CLONE_FILES) */
+	struct fs_struct *fs;
+	struct files_struct *files;
 	struct rcu_head rcu;		/* delayed_put_task_struct() after a grace period */
 	/* function tracers (kernel/ftrace.c): Linux's trace_recursion bits, the graph return stack */
 	unsigned long trace_recursion;
@@ -168,6 +146,25 @@ struct task_struct {
 	/* perf_events (kernel/events/core.c) */
 	struct perf_event_context *perf_event_ctxp;	/* its per-task events, NULL: none */
 	int perf_sched_migrated;	/* moved cpus: counted as it comes in (cpu-migrations) */
+	/* mm, threads, signals (mmap.c, memory.c, fork.c, signal.c, futex.c) */
+	int *set_child_tid;		/* CLONE_CHILD_SETTID */
+	int *clear_child_tid;		/* CLONE_CHILD_CLEARTID, set_tid_address(): zeroed and woken at exit */
+	struct task_struct *group_leader;	/* the thread group's first task (tgid is its pid) */
+	int exit_signal;		/* sent to the parent at exit; -1: a thread, reaped at once */
+	struct signal_struct *signal;	/* shared by the thread group (signal.h) */
+	struct sighand_struct *sighand;	/* the handlers, shared with CLONE_SIGHAND */
+	u64 blocked;			/* the signal mask */
+	u64 pending;			/* signals sent to this thread, not yet delivered */
+	struct sigqueue_info {		/* what the sender said of each (the pending siginfo) */
+		int code, errno;
+		pid_t pid;
+		uid_t uid;
+		u64 addr;
+	} sigq[64];
+	u64 saved_sigmask;		/* rt_sigsuspend's caller's mask, back once a handler ran */
+	bool restore_sigmask;
+	struct vfork_done *vfork_done;	/* CLONE_VFORK: the parent waits until we exec or exit */
+	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 
 struct rq {
@@ -226,6 +223,8 @@ void *memcpy(void *d, const void *s, size_t n);
 void *memset(void *d, int c, size_t n);
 size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
 char *strscpy_pad(char *d, const char *s, size_t n);
 int scnprintf(char *buf, size_t size, const char *fmt, ...);
 int vscnprintf(char *buf, size_t size, const char *fmt, __builtin_va_list ap);
@@ -280,7 +279,9 @@ struct mm_struct *mm_alloc(void);
 int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec);
 int map_user_page_shared(struct mm_struct *mm, u64 va, void *page, bool exec);
 void *user_page(struct mm_struct *mm, u64 va);
-int dup_mm_pages(struct mm_struct *dst, struct mm_struct *src);
+void vma_cache_init(void);
+void fpu_init_user(struct task_struct *t);
+void fpu_save(struct task_struct *t);
 void mmput(struct mm_struct *mm);
 void switch_mm(struct mm_struct *mm);
 bool access_ok(const void *uaddr, size_t len);
@@ -321,7 +322,23 @@ void tick_irq_enter(void);
 
 /* fork.c / exit.c / exec.c */
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu);
-long kernel_clone(struct pt_regs *regs, unsigned long clone_flags);
+struct vfork_done {
+	bool done;
+	struct task_struct *parent;
+};
+void mm_release(struct task_struct *tsk, struct mm_struct *mm);
+struct kernel_clone_args {
+	u64 flags;
+	int *pidfd;
+	int *child_tid;
+	int *parent_tid;
+	int exit_signal;
+	unsigned long stack;
+	unsigned long stack_size;
+	unsigned long tls;
+};
+long kernel_clone(struct kernel_clone_args *args);
+void clone_set_child_tid(struct task_struct *p);
 void __noreturn do_exit(long code);
 #define WNOHANG 1
 long do_wait(pid_t pid, int *ustatus, int options);
@@ -336,21 +353,24 @@ void put_task_struct(struct task_struct *t);
 void put_task_struct_rcu_user(struct task_struct *t);
 extern struct task_struct *init_task_p;
 
-/* fs.c */
-void files_init(void);
-struct file *fget(unsigned int fd);
-int get_unused_fd_flags(unsigned int flags);
-void fd_install(unsigned int fd, struct file *f);
+/* fs/ (include/fs.h has the rest) */
+void vfs_caches_init(void);
+void vfs_mount_init(void);
+struct file *filp_open(const char *filename, int flags, unsigned short mode);
 int replace_fd(unsigned int fd, struct file *file, unsigned int flags);
 struct file *hostpipe_open(u64 host_id);
-struct file *filp_open_path(const char *path, int flags);
-void fput(struct file *f);
+int init_dup(struct file *file);
 struct file *get_file(struct file *f);
-int close_fd(unsigned int fd);
-ssize_t ksys_read(unsigned int fd, char *buf, size_t count);
-ssize_t ksys_write(unsigned int fd, const char *buf, size_t count);
-long do_sys_open(int dfd, const char *filename, int flags, unsigned short mode);
-struct file *anon_inode_getfile(const char *name, const struct file_operations *fops, void *priv, int flags);
+void fput(struct file *file);
+int copy_files(unsigned long clone_flags, struct task_struct *tsk);
+int copy_fs(unsigned long clone_flags, struct task_struct *tsk);
+int copy_files_and_fs_of(struct task_struct *from, struct task_struct *tsk);
+void exit_files(struct task_struct *tsk);
+void exit_fs(struct task_struct *tsk);
+void do_close_on_exec(struct files_struct *files);
+int unshare_files(void);
+int unshare_fs_struct(void);
+int host_view_enter(void);
 
 /* smpboot.c: per-cpu threads (ksoftirqd/N, ...) */
 struct smp_hotplug_thread {

@@ -18,6 +18,10 @@ static __always_inline bool list_empty(const struct list_head *h) { return h->ne
 #define list_for_each_entry(pos, head, m) \
 	for (pos = list_entry((head)->next, typeof(*pos), m); &pos->m != (head); \
 	     pos = list_entry(pos->m.next, typeof(*pos), m))
+#define list_last_entry(h, t, m) list_entry((h)->prev, t, m)
+#define list_for_each_entry_reverse(pos, head, m) \
+	for (pos = list_entry((head)->prev, typeof(*pos), m); &pos->m != (head); \
+	     pos = list_entry(pos->m.prev, typeof(*pos), m))
 #define list_for_each_entry_safe(pos, n, head, m) \
 	for (pos = list_entry((head)->next, typeof(*pos), m), n = list_entry(pos->m.next, typeof(*pos), m); \
 	     &pos->m != (head); pos = n, n = list_entry(n->m.next, typeof(*n), m))

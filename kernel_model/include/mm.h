@@ -6,6 +6,8 @@
 #include "types.h"
 #include "list.h"
 #include "gfp.h"
+#include "spinlock.h"
+#include "mutex.h"
 
 struct kmem_cache;
 struct page {
@@ -22,6 +24,7 @@ struct page {
 _Static_assert(sizeof(struct page) == 64, "struct page is 64 bytes, as on x86-64 Linux");
 
 #define PG_slab		(1UL << 9)
+#define PG_anon		(1UL << 20)	/* anonymous memory (Linux: PAGE_MAPPING_ANON in ->mapping) */
 #define PG_head		(1UL << 16)	/* the first page of a block of order > 0 */
 
 /* arch/x86/include/asm/pgtable_64_types.h, page_64.h: no KASLR, so the default base */
@@ -58,4 +61,205 @@ void __free_pages(struct page *page, unsigned int order);
 void free_pages(unsigned long addr, unsigned int order);
 #define free_page(addr) free_pages((unsigned long)(addr), 0)
 extern u64 nr_free_pages;
+
+/* ---- address spaces (include/linux/mm_types.h as 6.1 lays them out on x86-64) ---- */
+struct vm_area_struct;
+struct file;
+struct task_struct;
+struct pt_regs;
+/* 6.1 keeps the VMAs in a maple tree; here mm_mt holds them in a list sorted by address
+ * (vm_list), with the size and the first fields of 6.1's tree. */
+struct maple_tree {
+	spinlock_t ma_lock;
+	unsigned int ma_flags;
+	struct list_head vmas;		/* (6.1: void *ma_root, then padding) */
+};
+/* arch/x86/include/asm/mmu.h */
+typedef struct { u64 ctx_id; u8 pad[128]; } mm_context_t;
+struct mm_rss_stat { long count[4]; };
+enum { MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES };
+#define AT_VECTOR_SIZE 48
+
+struct mm_struct {
+	struct maple_tree mm_mt;
+	unsigned long (*get_unmapped_area)(struct file *, unsigned long, unsigned long,
+					   unsigned long, unsigned long);
+	unsigned long mmap_base;
+	unsigned long mmap_legacy_base;
+	unsigned long mmap_compat_base;
+	unsigned long mmap_compat_legacy_base;
+	unsigned long task_size;
+	u64 *pgd;
+	int membarrier_state;
+	int mm_users;			/* tasks sharing it (threads) */
+	int mm_count;			/* references to the struct */
+	long pgtables_bytes;
+	int map_count;			/* VMAs */
+	spinlock_t page_table_lock;
+	union {				/* 6.1: struct rw_semaphore mmap_lock (40 bytes) */
+		struct mutex mmap_lock;
+		u8 __mmap_lock_size[40];
+	};
+	struct list_head mmlist;
+	long futex_unique_id;
+	unsigned long hiwater_rss, hiwater_vm;
+	unsigned long total_vm, locked_vm;
+	long pinned_vm;
+	unsigned long data_vm, exec_vm, stack_vm, def_flags;
+	unsigned int write_protect_seq;
+	spinlock_t arg_lock;
+	unsigned long start_code, end_code, start_data, end_data;
+	unsigned long start_brk, brk, start_stack;
+	unsigned long arg_start, arg_end, env_start, env_end;
+	unsigned long saved_auxv[AT_VECTOR_SIZE];
+	struct mm_rss_stat rss_stat;
+	void *binfmt;
+	mm_context_t context;
+	unsigned long flags;
+	spinlock_t ioctx_lock;
+	void *ioctx_table;
+	struct task_struct *owner;
+	void *user_ns;
+	struct file *exe_file;
+	void *notifier_subscriptions;
+	unsigned long numa_next_scan, numa_scan_offset;
+	int numa_scan_seq;
+	int tlb_flush_pending, tlb_flush_batched;
+	struct { void *xol_area; } uprobes_state;
+	long hugetlb_usage;
+	/* past 6.1's fields: the model's own */
+	const void *exe_image;		/* the embedded ELF image it was exec'd from */
+};
+_Static_assert(offsetof(struct mm_struct, pgd) == 72, "mm_struct.pgd as 6.1's");
+_Static_assert(offsetof(struct mm_struct, mm_users) == 84, "mm_struct.mm_users as 6.1's");
+_Static_assert(offsetof(struct mm_struct, map_count) == 104, "mm_struct.map_count as 6.1's");
+_Static_assert(offsetof(struct mm_struct, mmap_lock) == 112, "mm_struct.mmap_lock as 6.1's");
+_Static_assert(offsetof(struct mm_struct, total_vm) == 192, "mm_struct.total_vm as 6.1's");
+_Static_assert(offsetof(struct mm_struct, start_code) == 256, "mm_struct.start_code as 6.1's");
+_Static_assert(offsetof(struct mm_struct, brk) == 296, "mm_struct.brk as 6.1's");
+_Static_assert(offsetof(struct mm_struct, env_end) == 336, "mm_struct.env_end as 6.1's");
+_Static_assert(offsetof(struct mm_struct, saved_auxv) == 344, "mm_struct.saved_auxv as 6.1's");
+_Static_assert(offsetof(struct mm_struct, rss_stat) == 728, "mm_struct.rss_stat as 6.1's");
+_Static_assert(offsetof(struct mm_struct, context) == 768, "mm_struct.context as 6.1's");
+_Static_assert(offsetof(struct mm_struct, flags) == 904, "mm_struct.flags as 6.1's");
+_Static_assert(offsetof(struct mm_struct, owner) == 928, "mm_struct.owner as 6.1's");
+_Static_assert(offsetof(struct mm_struct, exe_file) == 944, "mm_struct.exe_file as 6.1's");
+_Static_assert(offsetof(struct mm_struct, uprobes_state) == 992, "mm_struct.uprobes_state as 6.1's");
+extern struct mm_struct init_mm;
+/* mm->flags, past 6.1's MMF_* bits: the program uses the general registers only (the kernel's
+ * own, built -mgeneral-regs-only): its FPU, SSE and FS base need no keeping (hostif.h) */
+#define MMF_GENREGS_ONLY	30
+
+struct vm_fault;
+struct vm_operations_struct {
+	const char *name;
+	int (*fault)(struct vm_fault *vmf);	/* fill vmf->page with the page at vmf->pgoff */
+};
+struct vm_area_struct {
+	unsigned long vm_start, vm_end;
+	struct mm_struct *vm_mm;
+	u64 vm_page_prot;		/* the PTE bits of its pages */
+	unsigned long vm_flags;
+	struct { u64 rb[3]; unsigned long rb_subtree_last; } shared;
+	struct list_head anon_vma_chain;
+	void *anon_vma;
+	const struct vm_operations_struct *vm_ops;
+	unsigned long vm_pgoff;		/* file offset of vm_start, in pages */
+	struct file *vm_file;
+	void *vm_private_data;
+	long swap_readahead_info;
+	void *vm_policy;
+	void *vm_userfaultfd_ctx;
+	/* past 6.1's fields: the model's own */
+	struct list_head vm_list;	/* in mm->mm_mt.vmas, by address */
+};
+_Static_assert(offsetof(struct vm_area_struct, vm_flags) == 32, "vm_area_struct as 6.1's");
+_Static_assert(offsetof(struct vm_area_struct, anon_vma) == 88, "vm_area_struct as 6.1's");
+_Static_assert(offsetof(struct vm_area_struct, vm_pgoff) == 104, "vm_area_struct as 6.1's");
+_Static_assert(offsetof(struct vm_area_struct, vm_file) == 112, "vm_area_struct as 6.1's");
+_Static_assert(offsetof(struct vm_area_struct, vm_list) == 152, "vm_area_struct: 6.1's 152 bytes first");
+
+/* include/linux/mm.h */
+#define VM_NONE		0x00000000UL
+#define VM_READ		0x00000001UL
+#define VM_WRITE	0x00000002UL
+#define VM_EXEC		0x00000004UL
+#define VM_SHARED	0x00000008UL
+#define VM_MAYREAD	0x00000010UL
+#define VM_MAYWRITE	0x00000020UL
+#define VM_MAYEXEC	0x00000040UL
+#define VM_MAYSHARE	0x00000080UL
+#define VM_GROWSDOWN	0x00000100UL
+#define VM_DENYWRITE	0x00000800UL
+#define VM_LOCKED	0x00002000UL
+#define VM_ACCOUNT	0x00100000UL
+#define VM_NORESERVE	0x00200000UL
+#define VM_DONTEXPAND	0x00040000UL
+#define VM_DATA_DEFAULT_FLAGS	(VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC)
+#define VM_STACK_FLAGS	(VM_GROWSDOWN | VM_DATA_DEFAULT_FLAGS | VM_ACCOUNT)
+
+/* include/linux/mm.h: the fault's flags and result */
+#define FAULT_FLAG_WRITE	0x01
+#define FAULT_FLAG_USER		0x40
+#define FAULT_FLAG_INSTRUCTION	0x100
+#define VM_FAULT_OOM		0x000001
+#define VM_FAULT_SIGBUS		0x000002
+#define VM_FAULT_SIGSEGV	0x000040
+#define VM_FAULT_ERROR		(VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV)
+struct vm_fault {
+	struct vm_area_struct *vma;
+	unsigned int flags;
+	unsigned long pgoff;
+	unsigned long address;		/* page-aligned */
+	u64 *pte;			/* its PTE, once allocated */
+	u64 orig_pte;
+	struct page *page;		/* from ->fault: a page holding the file's data, one reference */
+};
+
+/* arch/x86/include/asm/trap_pf.h: the page fault's error code */
+#define X86_PF_PROT	(1UL << 0)
+#define X86_PF_WRITE	(1UL << 1)
+#define X86_PF_USER	(1UL << 2)
+#define X86_PF_INSTR	(1UL << 4)
+
+/* PTE bits (arch/x86/include/asm/pgtable_types.h) */
+#define _PAGE_PRESENT	0x001UL
+#define _PAGE_RW	0x002UL
+#define _PAGE_USER	0x004UL
+#define _PAGE_ACCESSED	0x020UL
+#define _PAGE_DIRTY	0x040UL
+#define _PAGE_SPECIAL	(1UL << 9)	/* software: a page other address spaces map too (session.c) */
+#define _PAGE_NX	(1UL << 63)
+#define PTE_PFN_MASK	0x000ffffffffff000UL
+
+struct task_struct;
+struct pt_regs;
+/* mm.c: page tables */
+u64 *lookup_pte(struct mm_struct *mm, u64 va, bool alloc);
+void flush_tlb_page(struct vm_area_struct *vma, unsigned long addr);
+void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end);
+/* mmap.c */
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
+void vm_area_free(struct vm_area_struct *vma);
+int insert_vm_struct(struct mm_struct *mm, struct vm_area_struct *vma);
+unsigned long do_mmap(struct file *file, unsigned long addr, unsigned long len, unsigned long prot,
+		      unsigned long flags, unsigned long pgoff, unsigned long *populate);
+unsigned long vm_mmap_pgoff(struct file *file, unsigned long addr, unsigned long len,
+			    unsigned long prot, unsigned long flag, unsigned long pgoff);
+int __do_munmap(struct mm_struct *mm, unsigned long start, size_t len, bool downgrade);
+int __vm_munmap(unsigned long start, size_t len, bool downgrade);
+int vm_brk_flags(unsigned long addr, unsigned long request, unsigned long flags);
+u64 vm_get_page_prot(unsigned long vm_flags);
+void exit_mmap(struct mm_struct *mm);
+int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
+int expand_stack(struct vm_area_struct *vma, unsigned long address);
+/* memory.c */
+int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
+		    struct pt_regs *regs);
+void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
+void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+static inline void get_page(struct page *page) { __atomic_add_fetch(&page->_refcount, 1, __ATOMIC_RELAXED); }
+static inline int page_count(struct page *page) { return __atomic_load_n(&page->_refcount, __ATOMIC_RELAXED); }
 #endif

@@ -29,10 +29,10 @@ long session_copy_from_user(void *to, u64 from, u64 n);
 long session_copy_to_user(u64 to, const void *from, u64 n);
 long session_strncpy_from_user(char *dst, u64 src, long count);
 
-/* The task's process died on the host: what it sleeps in gives up (as for SIGKILL). */
+/* A SIGKILL is pending, or the task's process died on the host: what it sleeps in gives up. */
 static inline bool fatal_signal_pending(struct task_struct *t)
 {
-	return t->session && t->session->killed;
+	return (t->session && t->session->killed) || (t->pending & (1UL << 8) /* SIGKILL */);
 }
 
 void session_init(void);

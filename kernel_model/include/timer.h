@@ -146,4 +146,5 @@ int hrtimer_cancel(struct hrtimer *timer);
 u64 hrtimer_forward(struct hrtimer *timer, ktime_t now, ktime_t interval);
 u64 hrtimer_next_event(int cpu);
 int schedule_hrtimeout_range(ktime_t *expires, u64 delta, enum hrtimer_mode mode);
+long hrtimer_nanosleep(ktime_t rqtp, enum hrtimer_mode mode, clockid_t clockid);
 #endif

@@ -58,6 +58,9 @@ typedef _Bool bool;
 #define EFAULT 14
 #define EBUSY 16
 #define EEXIST 17
+#define ENODEV 19
+#define EOVERFLOW 75
+#define EOPNOTSUPP 95
 #define ENOTDIR 20
 #define EISDIR 21
 #define EINVAL 22

@@ -1,14 +1,14 @@
 /* epoll: instances with a ready list; waiters sleep with a timeout.  No file
  * type here reports readiness yet, so waits end by timeout. */
-#include "../include/syscalls.h"
+#include "../include/fs.h"
 
 struct eventpoll {
 	struct list_head rdllist;
 };
 
-static int ep_release(struct file *f)
+static int ep_release(struct inode *inode, struct file *f)
 {
-	kfree((void *)f->private_data);
+	kfree(f->private_data);
 	return 0;
 }
 static const struct file_operations eventpoll_fops = { .release = ep_release };
@@ -21,20 +21,21 @@ SYSCALL_DEFINE1(epoll_create1, int, flags)
 
 	if (flags & ~02000000)
 		return -EINVAL;
-	fd = get_unused_fd_flags(0);
+	fd = get_unused_fd_flags(flags & O_CLOEXEC);
 	if (fd < 0)
 		return fd;
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
-	f = filp_open_path("/dev/null", 0);
-	if (!ep || IS_ERR(f)) {
-		if (!IS_ERR(f))
-			fput(f);
-		kfree(ep);
+	if (!ep) {
+		put_unused_fd(fd);
 		return -ENOMEM;
 	}
 	INIT_LIST_HEAD(&ep->rdllist);
-	f->f_op = &eventpoll_fops;
-	f->private_data = (u64)ep;
+	f = anon_inode_getfile("[eventpoll]", &eventpoll_fops, ep, O_RDWR | (flags & O_CLOEXEC));
+	if (IS_ERR(f)) {
+		kfree(ep);
+		put_unused_fd(fd);
+		return PTR_ERR(f);
+	}
 	fd_install(fd, f);
 	return fd;
 }
@@ -57,17 +58,21 @@ static noinline int ep_poll(struct eventpoll *ep, void *events, int maxevents, l
 
 static noinline int do_epoll_wait(int epfd, void *events, int maxevents, long timeout)
 {
-	struct file *f = fget(epfd);
+	struct file *f;
+	int error;
 
 	if (maxevents <= 0 || maxevents > 0x7fffffff / 12)
 		return -EINVAL;
 	if (!access_ok(events, (size_t)maxevents * 12))
 		return -EFAULT;
+	f = fget(epfd);
 	if (!f)
 		return -EBADF;
-	if (f->f_op != &eventpoll_fops)
-		return -EINVAL;
-	return ep_poll((struct eventpoll *)f->private_data, events, maxevents, timeout);
+	error = -EINVAL;
+	if (f->f_op == &eventpoll_fops)
+		error = ep_poll(f->private_data, events, maxevents, timeout);
+	fput(f);
+	return error;
 }
 
 SYSCALL_DEFINE4(epoll_wait, int, epfd, struct epoll_event *, events, int, maxevents, int, timeout)

@@ -1,25 +1,18 @@
-/* execve: replace the address space with an embedded user program. */
+/*
+ * execve (fs/exec.c): the new address space with its stack and the argument and
+ * environment strings on it, then the binary format's loader (binfmt_elf.c), which maps the
+ * program.  The programs are the ELF images the kernel holds (kernel_model/user/, found by
+ * the name's last component) until the VFS gives files.
+ */
 #include "../include/syscalls.h"
+#include "../include/binfmts.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 #include "../include/perf_event.h"
+#include "../include/signal.h"
 
-struct user_program {
-	const char *name;
-	const u8 *image;	/* flat image loaded at load_addr */
-	u64 image_size;
-	u64 load_addr;
-	u64 entry;
-	u64 mem_size;		/* image + bss */
-	u64 flags;		/* bit 0: started by the kernel itself (init) */
-	u64 text_size;		/* the executable pages from load_addr; the rest is no-execute */
-};
 extern const struct user_program user_programs[];
 extern const u64 nr_user_programs;
-
-#define STACK_TOP 0x00007ffffffff000UL
-#define STACK_PAGES 8
-#define ARGS_MAX 1536	/* packed argv bytes (a kmalloc-2k object) */
 
 static noinline const struct user_program *find_program(const char *filename)
 {
@@ -32,47 +25,170 @@ static noinline const struct user_program *find_program(const char *filename)
 	return NULL;
 }
 
-static noinline int load_image(struct mm_struct *mm, const struct user_program *prog)
+/* kernel_read() of a held image */
+ssize_t image_read(const struct user_program *file, void *buf, size_t count, loff_t pos)
 {
-	u64 va;
+	if (pos < 0 || (u64)pos >= file->image_size)
+		return 0;
+	count = min(count, file->image_size - pos);
+	memcpy(buf, file->image + pos, count);
+	return count;
+}
 
-	for (va = 0; va < prog->mem_size; va += PAGE_SIZE) {
-		u8 *page = alloc_page_zeroed();
-		if (!page || map_user_page(mm, prog->load_addr + va, page, va < prog->text_size))
-			return -ENOMEM;
-		if (va < prog->image_size)
-			memcpy(page, prog->image + va, min(PAGE_SIZE, prog->image_size - va));
-		if (va < prog->text_size)
-			host_code_page(page);
+/* ---- the new stack, filled before the old address space goes ---- */
+static noinline int __bprm_mm_init(struct linux_binprm *bprm)
+{
+	struct mm_struct *mm = bprm->mm;
+	struct vm_area_struct *vma = vm_area_alloc(mm);
+
+	if (!vma)
+		return -ENOMEM;
+	vma->vm_end = STACK_TOP;
+	vma->vm_start = vma->vm_end - PAGE_SIZE;
+	vma->vm_flags = VM_STACK_FLAGS;
+	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+	vma->vm_pgoff = vma->vm_start >> 12;
+	if (insert_vm_struct(mm, vma)) {
+		vm_area_free(vma);
+		return -ENOMEM;
+	}
+	bprm->vma = vma;
+	mm->stack_vm = mm->total_vm = 1;
+	bprm->p = vma->vm_end - sizeof(void *);
+	return 0;
+}
+
+static noinline int bprm_mm_init(struct linux_binprm *bprm)
+{
+	bprm->mm = mm_alloc();
+	if (!bprm->mm)
+		return -ENOMEM;
+	return __bprm_mm_init(bprm);
+}
+
+/* The page of the new stack at pos, in kernel memory (get_user_pages on the new mm). */
+static noinline void *get_arg_page(struct linux_binprm *bprm, unsigned long pos)
+{
+	struct vm_area_struct *vma = bprm->vma;
+	u64 *pte;
+
+	if (pos < vma->vm_start) {
+		if (vma->vm_end - (pos & ~(PAGE_SIZE - 1)) > (8UL << 20) / 4)	/* _STK_LIM / 4 */
+			return NULL;
+		vma->vm_start = pos & ~(PAGE_SIZE - 1);
+		vma->vm_pgoff = vma->vm_start >> 12;
+	}
+	pte = lookup_pte(bprm->mm, pos, false);
+	if (!pte || !(*pte & _PAGE_PRESENT))
+		if (handle_mm_fault(vma, pos, FAULT_FLAG_WRITE, NULL))
+			return NULL;
+	pte = lookup_pte(bprm->mm, pos, false);
+	return __va(*pte & PTE_PFN_MASK);
+}
+
+/* Bytes onto the new stack at bprm->p - len (downwards). */
+static int put_arg_bytes(struct linux_binprm *bprm, const char *src, unsigned long len)
+{
+	unsigned long pos;
+
+	if (len > bprm->p)
+		return -E2BIG;
+	bprm->p -= len;
+	for (pos = bprm->p; len; ) {
+		unsigned long off = pos & (PAGE_SIZE - 1), n = min(len, PAGE_SIZE - off);
+		u8 *page = get_arg_page(bprm, pos);
+
+		if (!page)
+			return -E2BIG;
+		memcpy(page + off, src, n);
+		src += n, pos += n, len -= n;
 	}
 	return 0;
 }
 
-/* argv strings at the stack top, then NULL-terminated argv[], argc at %rsp */
-static noinline u64 setup_arg_pages(struct mm_struct *mm, const char *args, int argc, size_t args_len)
+/* One string, NUL included: from the kernel, or from the old address space. */
+static noinline int copy_string(struct linux_binprm *bprm, const char *str, bool from_user, char *tmp)
 {
-	u64 va, sp, strings, *vec;
-	u8 *top;
-	int i;
+	long len;
 
-	for (va = STACK_TOP - STACK_PAGES * PAGE_SIZE; va < STACK_TOP; va += PAGE_SIZE) {
-		void *page = alloc_page_zeroed();
-		if (!page || map_user_page(mm, va, page, false))
-			return 0;
+	if (!from_user)
+		return put_arg_bytes(bprm, str, strlen(str) + 1);
+	len = strncpy_from_user(tmp, str, MAX_ARG_STRLEN);
+	if (len < 0)
+		return -EFAULT;
+	if (len >= (long)MAX_ARG_STRLEN)
+		return -E2BIG;
+	return put_arg_bytes(bprm, tmp, len + 1);
+}
+
+/* argv or envp, last string first, so they read in order upwards from bprm->p */
+static noinline int copy_strings(int argc, const char *const *argv, bool from_user,
+				 struct linux_binprm *bprm)
+{
+	char *tmp = NULL;
+	int ret = 0;
+
+	if (from_user) {
+		tmp = (char *)__get_free_pages(GFP_KERNEL, 5);	/* MAX_ARG_STRLEN */
+		if (!tmp)
+			return -ENOMEM;
 	}
-	top = user_page(mm, STACK_TOP - PAGE_SIZE);
-	strings = STACK_TOP - ALIGN(args_len, 16);
-	memcpy(top + (strings - (STACK_TOP - PAGE_SIZE)), args, args_len);
-	sp = (strings - (argc + 2) * 8) & ~15UL;
-	vec = (u64 *)(top + (sp - (STACK_TOP - PAGE_SIZE)));
-	vec[0] = argc;
-	for (i = 0, va = strings; i < argc; i++) {
-		vec[1 + i] = va;
-		va += strlen(args) + 1;
-		args += strlen(args) + 1;
+	while (argc-- > 0) {
+		const char *str;
+
+		if (from_user) {
+			if (copy_from_user(&str, argv + argc, sizeof(str))) {
+				ret = -EFAULT;
+				break;
+			}
+		} else {
+			str = argv[argc];
+		}
+		ret = copy_string(bprm, str, from_user, tmp);
+		if (ret)
+			break;
 	}
-	vec[1 + argc] = 0;
-	return sp;
+	if (tmp)
+		free_pages((unsigned long)tmp, 5);
+	return ret;
+}
+
+/* The number of strings in a user vector (count()) */
+static int count(const char *const *argv, bool from_user)
+{
+	int i = 0;
+
+	if (!argv)
+		return 0;
+	for (;;) {
+		const char *p;
+
+		if (from_user) {
+			if (copy_from_user(&p, argv + i, sizeof(p)))
+				return -EFAULT;
+		} else {
+			p = argv[i];
+		}
+		if (!p)
+			return i;
+		if (++i >= 0x8000)	/* MAX_ARG_STRINGS, bounded by the stack's quarter */
+			return -E2BIG;
+	}
+}
+
+/* ---- the point of no return ---- */
+static noinline int exec_mmap(struct mm_struct *mm)
+{
+	struct task_struct *tsk = current;
+	struct mm_struct *old_mm = tsk->mm;
+
+	mm_release(tsk, old_mm);	/* exec_mm_release(): a vfork parent goes on */
+	mm->owner = tsk;
+	tsk->mm = mm;
+	switch_mm(mm);
+	if (old_mm)
+		mmput(old_mm);
+	return 0;
 }
 
 void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
@@ -81,110 +197,145 @@ void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
 	strscpy_pad(tsk->comm, buf, TASK_COMM_LEN);
 }
 
-/* args: argc NUL-terminated strings packed in kernel memory */
-int do_execve_packed(const char *filename, const char *args, int argc, size_t args_len, struct pt_regs *regs)
+noinline int begin_new_exec(struct linux_binprm *bprm)
 {
-	const struct user_program *prog = find_program(filename);
-	struct task_struct *tsk = current;
-	struct mm_struct *mm, *old;
-	pid_t old_pid = tsk->pid;
-	u64 sp;
+	struct task_struct *me = current;
+	int retval;
 
-	if (!prog)
-		return -ENOENT;
-	if (args_len > ARGS_MAX || argc > 64)
-		return -E2BIG;
-	mm = mm_alloc();
-	if (!mm)
-		return -ENOMEM;
-	if (load_image(mm, prog) || !(sp = setup_arg_pages(mm, args, argc, args_len))) {
-		mmput(mm);
-		return -ENOMEM;
-	}
-	old = tsk->mm;
-	tsk->mm = mm;
-	tsk->flags &= ~PF_KTHREAD;
-	switch_mm(mm);
-	if (old)
-		mmput(old);
-	__set_task_comm(tsk, prog->name, true);
+	retval = unshare_files();	/* (a file table of its own before the old one's fds close) */
+	if (retval)
+		return retval;
+	retval = exec_mmap(bprm->mm);
+	if (retval)
+		return retval;
+	bprm->mm = NULL;
+	me->flags &= ~PF_KTHREAD;
+	flush_signal_handlers(me);
+	do_close_on_exec(me->files);
+	__set_task_comm(me, kbasename(bprm->filename), true);
 	perf_event_exec();
-	memset(regs, 0, sizeof(*regs));
-	regs->ip = prog->entry;
-	regs->sp = sp;
-	regs->cs = __USER_CS;
-	regs->ss = __USER_DS;
-	regs->flags = X86_EFLAGS_IF | 0x2;
-	trace_sched_process_exec(tsk, old_pid, filename);
 	return 0;
 }
 
-/* From a kernel thread: becomes a user process when its fn returns. */
+noinline void setup_new_exec(struct linux_binprm *bprm)
+{
+	struct mm_struct *mm = current->mm;
+
+	/* arch_pick_mmap_layout(): top-down below the stack's gap, not randomized */
+	mm->mmap_base = STACK_TOP - (128UL << 20);
+	mm->task_size = TASK_SIZE_MAX;
+}
+
+/* The stack VMA as the program starts with it: 128 KiB made room for below its contents. */
+noinline int setup_arg_pages(struct linux_binprm *bprm, unsigned long stack_top, int executable_stack)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma = bprm->vma;
+	unsigned long stack_base;
+
+	/* built where it runs (stack_top is STACK_TOP, not randomized): no shift */
+	mm->arg_start = bprm->p;
+	mutex_lock(&mm->mmap_lock);
+	stack_base = vma->vm_start - 131072UL;
+	if (vma->vm_end - stack_base > (8UL << 20))
+		stack_base = vma->vm_end - (8UL << 20);
+	expand_stack(vma, stack_base);
+	mm->start_stack = bprm->p;
+	mutex_unlock(&mm->mmap_lock);
+	return 0;
+}
+
+void finalize_exec(struct linux_binprm *bprm)
+{
+}
+
+static noinline int exec_binprm(struct linux_binprm *bprm)
+{
+	pid_t old_pid = current->pid;
+	int ret;
+
+	/* search_binary_handler(): ELF is the one format */
+	ret = load_elf_binary(bprm);
+	if (ret < 0)
+		return ret;
+	trace_sched_process_exec(current, old_pid, bprm->filename);
+	return 0;
+}
+
+noinline int bprm_execve(struct linux_binprm *bprm)
+{
+	return exec_binprm(bprm);
+}
+
+static noinline int do_execveat_common(int fd, const char *filename, const char *const *argv,
+				       const char *const *envp, int flags, bool from_user)
+{
+	struct linux_binprm *bprm = kmalloc(sizeof(*bprm), GFP_KERNEL);
+	int retval;
+
+	if (!bprm)
+		return -ENOMEM;
+	memset(bprm, 0, sizeof(*bprm));
+	bprm->filename = filename;
+	bprm->file = find_program(filename);
+	retval = -ENOENT;
+	if (!bprm->file)
+		goto out_free;
+	image_read(bprm->file, bprm->buf, BINPRM_BUF_SIZE, 0);
+	retval = bprm_mm_init(bprm);
+	if (retval)
+		goto out_free;
+	retval = bprm->argc = count(argv, from_user);
+	if (retval < 0)
+		goto out;
+	retval = bprm->envc = count(envp, from_user);
+	if (retval < 0)
+		goto out;
+	/* the file name exec was given, then envp, then argv, downwards */
+	retval = copy_string(bprm, filename, false, NULL);
+	if (retval < 0)
+		goto out;
+	bprm->exec = bprm->p;
+	retval = copy_strings(bprm->envc, envp, from_user, bprm);
+	if (retval < 0)
+		goto out;
+	retval = copy_strings(bprm->argc, argv, from_user, bprm);
+	if (retval < 0)
+		goto out;
+	retval = bprm_execve(bprm);
+out:
+	if (bprm->mm)	/* not taken: the old address space stays */
+		mmput(bprm->mm);
+out_free:
+	kfree(bprm);
+	return retval;
+}
+
+/* From a kernel thread (init, a program the host asked for): becomes a user process when
+ * its fn returns, through regs. */
 int kernel_execve(const char *filename, const char *const *argv, int argc, struct pt_regs *regs)
 {
-	char *buf = kmalloc(ARGS_MAX, GFP_KERNEL);
-	size_t len = 0;
-	int i, ret;
+	const char *vec[33];
+	const char *const envp[] = { NULL };
+	int i;
 
-	if (!buf)
-		return -ENOMEM;
-	for (i = 0; i < argc; i++) {
-		size_t l = strlen(argv[i]) + 1;
-		if (len + l > ARGS_MAX) {
-			kfree(buf);
-			return -E2BIG;
-		}
-		memcpy(buf + len, argv[i], l);
-		len += l;
-	}
-	ret = do_execve_packed(filename, buf, argc, len, regs);
-	kfree(buf);
-	return ret;
+	if (argc > 32)
+		return -E2BIG;
+	for (i = 0; i < argc; i++)
+		vec[i] = argv[i];
+	vec[argc] = NULL;
+	return do_execveat_common(-100, filename, vec, envp, 0, false);
 }
 
 SYSCALL_DEFINE3(execve, const char *, filename, const char *const *, argv, const char *const *, envp)
 {
-	char *buf = kmalloc(ARGS_MAX, GFP_KERNEL);
 	char path[256];
-	size_t len = 0;
-	int argc = 0;
 	long ret;
 
-	if (!buf)
-		return -ENOMEM;
 	ret = strncpy_from_user(path, filename, sizeof(path));
-	if (ret < 0 || ret == sizeof(path)) {
-		kfree(buf);
+	if (ret < 0 || ret == sizeof(path))
 		return ret < 0 ? ret : -ENAMETOOLONG;
-	}
-	if (current->session) {	/* a host program: exec'd here when it was on the host */
-		kfree(buf);
+	if (current->session)	/* a host program: exec'd here when it was on the host */
 		return session_execve(path);
-	}
-	for (;;) {
-		const char *uarg;
-		long l;
-
-		if (copy_from_user(&uarg, argv + argc, sizeof(uarg))) {
-			ret = -EFAULT;
-			goto out;
-		}
-		if (!uarg)
-			break;
-		if (argc >= 64) {
-			ret = -E2BIG;
-			goto out;
-		}
-		l = strncpy_from_user(buf + len, uarg, ARGS_MAX - len);
-		if (l < 0 || len + l + 1 >= ARGS_MAX) {
-			ret = l < 0 ? l : -E2BIG;
-			goto out;
-		}
-		len += l + 1;
-		argc++;
-	}
-	ret = do_execve_packed(path, buf, argc, len, current_pt_regs());
-out:
-	kfree(buf);
-	return ret;
+	return do_execveat_common(-100, path, argv, envp, 0, true);
 }

@@ -3,6 +3,9 @@
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 #include "../include/perf_event.h"
+#include "../include/signal.h"
+
+int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset);
 
 /* A task's last reference once no cpu can be looking at it. */
 static void delayed_put_task_struct(struct rcu_head *rhp)
@@ -46,20 +49,41 @@ static noinline void forget_original_parent(struct task_struct *father)
 	}
 }
 
+/* The task leaves its address space (exit, exec): a CLONE_CHILD_CLEARTID word is zeroed and
+ * its waiter woken (pthread_join), a vfork parent resumes. */
+noinline void mm_release(struct task_struct *tsk, struct mm_struct *mm)
+{
+	int *tidptr = tsk->clear_child_tid;
+	struct vfork_done *vfork = tsk->vfork_done;
+
+	if (tidptr && mm) {
+		tsk->clear_child_tid = NULL;
+		if (mm->mm_users > 1 && !copy_to_user(tidptr, &(int){ 0 }, sizeof(int)))
+			futex_wake((u32 *)tidptr, 1 /* FLAGS_SHARED */, 1, ~0U);
+	}
+	if (vfork) {	/* complete_vfork_done() */
+		tsk->vfork_done = NULL;
+		WRITE_ONCE(vfork->done, true);
+		wake_up_process(vfork->parent);
+	}
+}
+
 void __noreturn do_exit(long code)
 {
 	struct task_struct *tsk = current, *parent;
+	bool thread = tsk->exit_signal == -1, group_dead = true;
 	unsigned long flags;
-	int fd;
 
 	tsk->flags |= PF_EXITING;
 	tsk->exit_code = code;
+	mm_release(tsk, tsk->mm);
+	if (tsk->signal)
+		group_dead = !__atomic_sub_fetch(&tsk->signal->nr_threads, 1, __ATOMIC_ACQ_REL);
 	trace_sched_process_exit(tsk);
 	if (tsk->session)
 		session_task_exit(tsk);
-	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-		if (tsk->files[fd])
-			close_fd(fd);
+	exit_files(tsk);
+	exit_fs(tsk);
 	perf_event_exit_task(tsk);
 	spin_lock_irqsave(&sched_lock, flags);
 	forget_original_parent(tsk);
@@ -70,14 +94,21 @@ void __noreturn do_exit(long code)
 	 * `exec` runs programs from, so it waits for them too; other kernel
 	 * threads ignore signals, and their children are reaped at once.
 	 */
-	tsk->exit_state = parent && (parent->mm || parent == kthreadd_task) ? EXIT_ZOMBIE : EXIT_DEAD;
+	/* a thread is reaped at once; its group's leader waits for the last of them */
+	tsk->exit_state = !thread && parent && (parent->mm || parent == kthreadd_task) ? EXIT_ZOMBIE : EXIT_DEAD;
 	if (tsk->exit_state == EXIT_DEAD) {
 		list_del_init(&tsk->sibling);
 		list_del_init(&tsk->tasks);
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
+	if (!thread && parent && parent->signal && tsk->exit_signal > 0 && group_dead)
+		do_notify_parent(tsk, tsk->exit_signal);
 	if (parent && tsk->exit_state == EXIT_ZOMBIE)
 		wake_up_process(parent);
+	else if (thread && group_dead && tsk->group_leader->exit_state == EXIT_ZOMBIE && parent) {
+		do_notify_parent(tsk->group_leader, tsk->group_leader->exit_signal);
+		wake_up_process(parent);	/* the leader can be reaped now */
+	}
 	/* do_task_dead: finish_task_switch frees what is left */
 	local_irq_disable();
 	tsk->__state = TASK_DEAD;
@@ -85,8 +116,18 @@ void __noreturn do_exit(long code)
 	panic("do_exit: dead task scheduled again");
 }
 
+/* exit_group(), or a fatal signal: the whole thread group ends with this code */
 void __noreturn do_group_exit(int exit_code)
 {
+	struct signal_struct *sig = current->signal;
+
+	if (sig && (sig->flags & SIGNAL_GROUP_EXIT)) {
+		exit_code = sig->group_exit_code;
+	} else if (sig && sig->nr_threads > 1) {
+		sig->group_exit_code = exit_code;
+		sig->flags |= SIGNAL_GROUP_EXIT;
+		zap_other_threads(current);
+	}
 	do_exit(exit_code);
 }
 
@@ -126,7 +167,7 @@ static noinline long wait_consider_children(pid_t pid, int *status, bool *any)
 		if (pid > 0 && p->pid != pid)
 			continue;
 		*any = true;
-		if (p->exit_state == EXIT_ZOMBIE && !p->on_cpu) {
+		if (p->exit_state == EXIT_ZOMBIE && !p->on_cpu && (!p->signal || !p->signal->nr_threads)) {
 			pid_t ret = p->pid;
 			*status = p->exit_code;
 			spin_unlock_irqrestore(&sched_lock, flags);
@@ -151,6 +192,10 @@ long do_wait(pid_t pid, int *ustatus, int options)
 		if (!ret && any && fatal_signal_pending(current)) {
 			set_current_state(TASK_RUNNING);
 			return -EINTR;
+		}
+		if (!ret && any && !(options & WNOHANG) && signal_pending(current)) {
+			set_current_state(TASK_RUNNING);
+			return -ERESTARTSYS;
 		}
 		if (ret || !any || (options & WNOHANG)) {
 			set_current_state(TASK_RUNNING);

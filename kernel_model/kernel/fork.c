@@ -4,12 +4,33 @@
 #include "../include/trace/trace_pid.h"
 #include "../include/session.h"
 #include "../include/perf_event.h"
+#include "../include/signal.h"
 
 #define CSIGNAL		0x000000ff	/* the exit signal, not a flag */
 #define CLONE_VM	0x00000100
 #define CLONE_FS	0x00000200
 #define CLONE_FILES	0x00000400
+#define CLONE_SIGHAND	0x00000800
+#define CLONE_PIDFD	0x00001000
+#define CLONE_PTRACE	0x00002000
+#define CLONE_VFORK	0x00004000
+#define CLONE_PARENT	0x00008000
+#define CLONE_THREAD	0x00010000
+#define CLONE_NEWNS	0x00020000
+#define CLONE_SYSVSEM	0x00040000
+#define CLONE_SETTLS	0x00080000
+#define CLONE_PARENT_SETTID	0x00100000
+#define CLONE_CHILD_CLEARTID	0x00200000
+#define CLONE_DETACHED	0x00400000
 #define CLONE_UNTRACED	0x00800000
+#define CLONE_CHILD_SETTID	0x01000000
+#define CLONE_NEWCGROUP	0x02000000
+#define CLONE_NEWUTS	0x04000000
+#define CLONE_NEWIPC	0x08000000
+#define CLONE_NEWUSER	0x10000000
+#define CLONE_NEWPID	0x20000000
+#define CLONE_NEWNET	0x40000000
+#define CLONE_IO	0x80000000UL
 #define SIGCHLD 17
 /* kthreadd's kernel threads: kernel_thread(fn, arg, CLONE_FS | CLONE_FILES | SIGCHLD) */
 #define KTHREAD_CLONE_FLAGS (CLONE_VM | CLONE_UNTRACED | CLONE_FS | CLONE_FILES)
@@ -41,6 +62,7 @@ struct task_struct *alloc_task(void)
 
 void put_task_struct(struct task_struct *t)
 {
+	release_signal(t);
 	if (t->pid)	/* a task that got a pid: sched_process_free's place */
 		trace_pid_free(t);
 	kmem_cache_free(task_struct_cachep, t);
@@ -79,15 +101,51 @@ static noinline struct pt_regs *copy_thread(struct task_struct *p, struct pt_reg
 	return regs;
 }
 
-static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)(void *), void *arg,
-						 unsigned long clone_flags)
+/* ---- the address space (copy_mm): a copy-on-write duplicate, or the same one (CLONE_VM) ---- */
+static noinline struct mm_struct *dup_mm(struct task_struct *tsk, struct mm_struct *oldmm)
 {
+	struct mm_struct *mm = mm_alloc();
+
+	if (!mm)
+		return NULL;
+	mm->owner = tsk;
+	mm->mmap_base = oldmm->mmap_base;
+	mm->task_size = oldmm->task_size;
+	memcpy(&mm->start_code, &oldmm->start_code,
+	       offsetof(struct mm_struct, rss_stat) - offsetof(struct mm_struct, start_code));
+	mm->exe_image = oldmm->exe_image;
+	mm->flags = oldmm->flags;
+	if (dup_mmap(mm, oldmm)) {
+		mmput(mm);
+		return NULL;
+	}
+	return mm;
+}
+
+static inline int copy_mm(unsigned long clone_flags, struct task_struct *tsk)
+{
+	struct mm_struct *oldmm = current->mm;
+
+	if (!oldmm)
+		return 0;
+	if (clone_flags & CLONE_VM) {
+		__atomic_add_fetch(&oldmm->mm_users, 1, __ATOMIC_RELAXED);
+		tsk->mm = oldmm;
+		return 0;
+	}
+	tsk->mm = dup_mm(tsk, oldmm);
+	return tsk->mm ? 0 : -ENOMEM;
+}
+
+static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)(void *), void *arg,
+						 struct kernel_clone_args *args)
+{
+	unsigned long clone_flags = args->flags;
 	struct task_struct *parent = current, *p = alloc_task();
 	unsigned long flags;
-	int fd;
 
 	if (!p)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	p->stack = alloc_thread_stack();
 	if (!p->stack)
 		goto free_task;
@@ -97,40 +155,64 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->vruntime = parent->vruntime;
 	p->oom_score_adj = parent->oom_score_adj;
+	if (parent->mm) {	/* the user registers beyond pt_regs: arch_dup_task_struct() */
+		fpu_save(parent);
+		p->fpu = parent->fpu;
+		p->thread.fsbase = parent->thread.fsbase;
+	}
+	if (copy_signal(clone_flags, p))
+		goto free_stack;
 	if (fn) {
 		p->flags = PF_KTHREAD;
 	} else {
-		p->mm = mm_alloc();
-		if (!p->mm || dup_mm_pages(p->mm, parent->mm))
+		if (copy_mm(clone_flags, p))
 			goto free_stack;
-		for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-			if (parent->files[fd])
-				p->files[fd] = get_file(parent->files[fd]);
 	}
-	copy_thread(p, regs, fn, arg);
+	if (copy_files(clone_flags, p) || copy_fs(clone_flags, p))
+		goto free_files;
+	regs = copy_thread(p, regs, fn, arg);
+	if (!fn) {
+		if (args->stack)
+			regs->sp = args->stack;
+		if (clone_flags & CLONE_SETTLS)
+			p->thread.fsbase = args->tls;
+	}
+	p->set_child_tid = clone_flags & CLONE_CHILD_SETTID ? args->child_tid : NULL;
+	p->clear_child_tid = clone_flags & CLONE_CHILD_CLEARTID ? args->child_tid : NULL;
 	if (perf_event_init_task(p, clone_flags))
 		goto free_perf;
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = p->tgid = alloc_pid();
-	p->parent = (parent->flags & PF_IDLE) ? NULL : parent;
-	if (p->parent)
-		list_add_tail(&p->sibling, &parent->children);
+	if (clone_flags & CLONE_THREAD) {	/* a thread: of its creator's group, child of its parent */
+		p->tgid = parent->tgid;
+		p->group_leader = parent->group_leader;
+		p->exit_signal = -1;
+		p->parent = parent->parent;
+		p->signal->nr_threads++;
+	} else {
+		p->group_leader = p;
+		p->exit_signal = args->exit_signal;
+		p->parent = (clone_flags & CLONE_PARENT) ? parent->parent :
+			(parent->flags & PF_IDLE) ? NULL : parent;
+		if (p->parent)
+			list_add_tail(&p->sibling, &p->parent->children);
+	}
 	list_add_tail(&p->tasks, &task_list);
 	spin_unlock_irqrestore(&sched_lock, flags);
 	trace_task_newtask(p, clone_flags);
 	return p;
 free_perf:
 	perf_event_free_task(p);
-	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-		if (p->files[fd])
-			fput(p->files[fd]);
+free_files:
+	exit_files(p);
+	exit_fs(p);
 free_stack:
 	if (p->mm)
 		mmput(p->mm);
 	free_thread_stack(p->stack);
 free_task:
 	put_task_struct(p);
-	return NULL;
+	return ERR_PTR(-ENOMEM);
 }
 
 /* A session task's child: the pid the host gave it; its address space is the caller's to make. */
@@ -138,7 +220,6 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 {
 	struct task_struct *p = alloc_task();
 	unsigned long flags;
-	int fd;
 
 	if (!p)
 		return NULL;
@@ -151,9 +232,13 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
-	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-		if (parent->files[fd])
-			p->files[fd] = get_file(parent->files[fd]);
+	if (copy_files_and_fs_of(parent, p)) {
+		exit_files(p);
+		exit_fs(p);
+		free_thread_stack(p->stack);
+		put_task_struct(p);
+		return NULL;
+	}
 	copy_thread(p, NULL, NULL, NULL);
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = pid;
@@ -168,16 +253,14 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 void session_free_process(struct task_struct *p)
 {
 	unsigned long flags;
-	int fd;
 
 	perf_event_free_task(p);
 	spin_lock_irqsave(&sched_lock, flags);
 	list_del_init(&p->sibling);
 	list_del_init(&p->tasks);
 	spin_unlock_irqrestore(&sched_lock, flags);
-	for (fd = 0; fd < NR_OPEN_DEFAULT; fd++)
-		if (p->files[fd])
-			fput(p->files[fd]);
+	exit_files(p);
+	exit_fs(p);
 	if (p->mm)
 		mmput(p->mm);
 	free_thread_stack(p->stack);
@@ -191,28 +274,49 @@ void session_wake_new_task(struct task_struct *parent, struct task_struct *p)
 	wake_up_new_task(p);
 }
 
-long kernel_clone(struct pt_regs *regs, unsigned long clone_flags)
+long kernel_clone(struct kernel_clone_args *args)
 {
 	struct task_struct *p;
+	pid_t nr;
 
 	if (current->session)	/* the host made the child: take it as it is */
 		return session_clone();
-	p = copy_process(regs, NULL, NULL, clone_flags);
-
-	if (!p)
-		return -ENOMEM;
+	p = copy_process(current_pt_regs(), NULL, NULL, args);
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	nr = p->pid;
 	trace_sched_process_fork(current, p);
 	trace_pid_fork(current, p);
+	if (args->flags & CLONE_PARENT_SETTID)
+		copy_to_user(args->parent_tid, &nr, sizeof(nr));
+	if (args->flags & CLONE_VFORK) {
+		struct vfork_done vfork = { .parent = current };
+
+		p->vfork_done = &vfork;
+		wake_up_new_task(p);
+		for (;;) {	/* wait_for_vfork_done(): until the child execs or exits */
+			set_current_state(TASK_UNINTERRUPTIBLE);
+			if (READ_ONCE(vfork.done) || fatal_signal_pending(current))
+				break;
+			schedule();
+		}
+		set_current_state(TASK_RUNNING);
+		if (!READ_ONCE(vfork.done)) {	/* killed: the child must not touch our stack */
+			p->vfork_done = NULL;
+		}
+		return nr;
+	}
 	wake_up_new_task(p);
-	return p->pid;
+	return nr;
 }
 
 pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu)
 {
-	struct task_struct *p = copy_process(NULL, fn, arg, KTHREAD_CLONE_FLAGS);
+	struct kernel_clone_args args = { .flags = KTHREAD_CLONE_FLAGS, .exit_signal = SIGCHLD };
+	struct task_struct *p = copy_process(NULL, fn, arg, &args);
 
-	if (!p)
-		return -ENOMEM;
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	p->cpu = cpu;
 	trace_sched_process_fork(current, p);
 	trace_pid_fork(current, p);
@@ -222,16 +326,62 @@ pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu)
 	return p->pid;
 }
 
+/* What copy_process() accepts (its checks, in its order; namespaces are not modelled) */
+static int clone_flags_valid(unsigned long clone_flags)
+{
+	if ((clone_flags & (CLONE_NEWNS | CLONE_FS)) == (CLONE_NEWNS | CLONE_FS))
+		return -EINVAL;
+	if ((clone_flags & CLONE_THREAD) && !(clone_flags & CLONE_SIGHAND))
+		return -EINVAL;
+	if ((clone_flags & CLONE_SIGHAND) && !(clone_flags & CLONE_VM))
+		return -EINVAL;
+	if (clone_flags & (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
+			   CLONE_NEWPID | CLONE_NEWNET | CLONE_PIDFD | CLONE_PTRACE))
+		return -EINVAL;	/* (not modelled) */
+	return 0;
+}
+
 SYSCALL_DEFINE5(clone, unsigned long, clone_flags, unsigned long, newsp, int *, parent_tidptr,
 		int *, child_tidptr, unsigned long, tls)
 {
-	/* fork-like clones only: threads (CLONE_VM) are not modelled */
-	if (clone_flags & CLONE_VM || (clone_flags & 0xff) != SIGCHLD || newsp)
-		return -EINVAL;
-	return kernel_clone(current_pt_regs(), clone_flags & ~CSIGNAL);
+	struct kernel_clone_args args = {
+		.flags = clone_flags & ~CSIGNAL,
+		.parent_tid = parent_tidptr,
+		.child_tid = child_tidptr,
+		.exit_signal = clone_flags & CSIGNAL,
+		.stack = newsp,
+		.tls = tls,
+	};
+	int err = clone_flags_valid(args.flags);
+
+	if (err)
+		return err;
+	return kernel_clone(&args);
 }
 
 SYSCALL_DEFINE0(fork)
 {
-	return kernel_clone(current_pt_regs(), 0);
+	struct kernel_clone_args args = { .exit_signal = SIGCHLD };
+
+	return kernel_clone(&args);
+}
+
+SYSCALL_DEFINE0(vfork)
+{
+	struct kernel_clone_args args = { .flags = CLONE_VFORK | CLONE_VM, .exit_signal = SIGCHLD };
+
+	return kernel_clone(&args);
+}
+
+/* schedule_tail(): a new task's first act, in its own address space */
+void clone_set_child_tid(struct task_struct *p)
+{
+	if (p->set_child_tid)
+		copy_to_user(p->set_child_tid, &p->pid, sizeof(p->pid));
+}
+
+SYSCALL_DEFINE1(set_tid_address, int *, tidptr)
+{
+	current->clear_child_tid = tidptr;
+	return current->pid;
 }

@@ -32,7 +32,7 @@ static int spawn_program(void *arg)
 	struct pt_regs *regs = (struct pt_regs *)((char *)current->stack + THREAD_SIZE) - 1;
 	const char *vec[32];
 	const char *p = req->argv;
-	struct file *out;
+	struct file *in, *out;
 	int i, ret;
 
 	for (i = 0; i < req->argc && i < 32; i++) {
@@ -41,12 +41,19 @@ static int spawn_program(void *arg)
 	}
 	current->host_id = req->id;
 	host_spawned(req->id, current->pid);
-	fd_install(0, filp_open_path("/dev/null", 0));
+	/* its own fd table and root, as a usermode helper's (kernel threads share init's) */
+	if (unshare_files() || unshare_fs_struct())
+		do_exit(127 << 8);
+	host_view_enter();	/* its "/" is the host's (fs/init.c) */
+	in = filp_open("/dev/null", 0, 0);
 	out = hostpipe_open(req->id);
-	if (out) {
-		fd_install(1, out);
-		fd_install(2, get_file(out));
-	}
+	if (IS_ERR(in) || IS_ERR(out))
+		do_exit(127 << 8);
+	init_dup(in);
+	init_dup(out);
+	init_dup(out);
+	fput(in);
+	fput(out);
 	ret = kernel_execve(vec[0], vec, i, regs);
 	kfree(req);
 	if (ret)

@@ -51,11 +51,28 @@ notrace size_t strlen(const char *s)
 	return p - s;
 }
 
+int memcmp(const void *a, const void *b, size_t n)
+{
+	const u8 *p = a, *q = b;
+
+	for (; n; n--, p++, q++)
+		if (*p != *q)
+			return *p - *q;
+	return 0;
+}
+
 int strcmp(const char *a, const char *b)
 {
 	while (*a && *a == *b)
 		a++, b++;
 	return (u8)*a - (u8)*b;
+}
+
+int strncmp(const char *a, const char *b, size_t n)
+{
+	for (; n && *a && *a == *b; n--)
+		a++, b++;
+	return n ? (u8)*a - (u8)*b : 0;
 }
 
 char *strscpy_pad(char *d, const char *s, size_t n)
@@ -100,7 +117,7 @@ static size_t put_num(char *buf, size_t pos, size_t size, u64 v, int base, int w
 	return pos;
 }
 
-/* %d %u %x %lu %ld %lx %s %c, optional width (0: zero-padded); returns bytes written. */
+/* %d %u %x %o %lu %ld %lx %s %c, optional width (0: zero-padded); returns bytes written. */
 int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	size_t pos = 0;
@@ -132,6 +149,9 @@ int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			break;
 		case 'x':
 			pos = put_num(buf, pos, size, lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned int), 16, width, false, pad);
+			break;
+		case 'o':
+			pos = put_num(buf, pos, size, lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned int), 8, width, false, pad);
 			break;
 		case 's': {
 			const char *s = va_arg(ap, const char *);

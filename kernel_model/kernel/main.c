@@ -30,10 +30,16 @@ static int kernel_init(void *unused)
 
 	init_task_p = current;
 	kthreads_init();
-	console = filp_open_path("/dev/null", 2);
-	fd_install(0, console);
-	fd_install(1, get_file(console));
-	fd_install(2, get_file(console));
+	vfs_mount_init();
+	if (unshare_files())
+		panic("No fd table for init");
+	console = filp_open("/dev/null", 2, 0);
+	if (IS_ERR(console))
+		panic("No /dev/null for init's console");
+	init_dup(console);
+	init_dup(console);
+	init_dup(console);
+	fput(console);
 	if (kernel_execve("/sbin/init", boot_params.workload == WORKLOAD_DEFAULT ? argv_default : argv_none, 2, regs))
 		panic("No working init found");
 	host_doorbell(PORT_READY, 1);	/* init is exec'd: returning to its user mode */
@@ -59,7 +65,7 @@ void start_kernel(void)
 	mem_init();
 	printk_init();
 	fork_init();
-	files_init();
+	vfs_caches_init();
 	perf_event_init();
 	random_init();
 	session_init();

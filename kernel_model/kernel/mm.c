@@ -3,16 +3,16 @@
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 
-#define PTE_P 0x001UL
-#define PTE_W 0x002UL
-#define PTE_U 0x004UL
-#define PTE_ADDR 0x000ffffffffff000UL
+#define PTE_P _PAGE_PRESENT
+#define PTE_W _PAGE_RW
+#define PTE_U _PAGE_USER
+#define PTE_ADDR PTE_PFN_MASK
 /* No-execute, as Linux maps data (and Unicorn's stores stay fast: see
  * machine/paging.py).  Pages filled with code are reported: host_code_page. */
-#define PTE_NX (1UL << 63)
-/* Software bit (ignored by the MMU): a page other address spaces map too, which mmput()
- * leaves alone (session.c's stub and sink). */
-#define PTE_SHARED (1UL << 9)
+#define PTE_NX _PAGE_NX
+/* A page other address spaces map too, which mmput() leaves alone (session.c's stub and
+ * sink): _PAGE_SPECIAL, as Linux marks pages that have no struct page to count. */
+#define PTE_SHARED _PAGE_SPECIAL
 
 struct mm_struct init_mm;
 static struct kmem_cache *mm_cachep;
@@ -23,7 +23,9 @@ void mem_init(void)
 
 	asm volatile("movq %%cr3, %0" : "=r"(pgd));
 	init_mm.pgd = __va(pgd & PTE_ADDR);
-	init_mm.users = 1;
+	init_mm.mm_users = 1;
+	init_mm.mm_count = 1;
+	INIT_LIST_HEAD(&init_mm.mm_mt.vmas);
 	page_alloc_init(init_mm.pgd);
 	kmem_cache_init();
 }
@@ -47,8 +49,27 @@ void free_thread_stack(void *p)
 	free_pages((unsigned long)p, THREAD_SIZE_ORDER);
 }
 
+/* ---- a user task's FPU/SSE state (arch/x86/kernel/fpu/) ---- */
+/* fpstate_init_fxstate(): the x87 control word and MXCSR as after reset */
+void fpu_init_user(struct task_struct *t)
+{
+	memset(&t->fpu, 0, sizeof(t->fpu));
+	*(u16 *)&t->fpu.bytes[0] = 0x37f;	/* cwd */
+	*(u32 *)&t->fpu.bytes[24] = 0x1f80;	/* mxcsr */
+	if (t == current)
+		asm volatile("fxrstor64 %0" : : "m"(t->fpu));
+}
+
+/* The current task's live registers into its thread struct (before they are copied). */
+void fpu_save(struct task_struct *t)
+{
+	if (t == current)
+		asm volatile("fxsave64 %0" : "=m"(t->fpu));
+}
+
 void proc_caches_init(void)
 {
+	vma_cache_init();
 	mm_cachep = kmem_cache_create("mm_struct", sizeof(struct mm_struct), 0,
 				      SLAB_HWCACHE_ALIGN | SLAB_PANIC | SLAB_ACCOUNT, NULL);
 }
@@ -67,7 +88,11 @@ struct mm_struct *mm_alloc(void)
 	}
 	/* the kernel half is shared by every address space */
 	memcpy(mm->pgd + 256, init_mm.pgd + 256, 256 * sizeof(u64));
-	mm->users = 1;
+	mm->mm_users = 1;
+	mm->mm_count = 1;
+	mm->task_size = TASK_SIZE_MAX;
+	INIT_LIST_HEAD(&mm->mm_mt.vmas);
+	__mutex_init(&mm->mmap_lock);
 	return mm;
 }
 
@@ -85,7 +110,7 @@ static u64 *walk(u64 *table, int idx, bool alloc)
 	return __va(e & PTE_ADDR);
 }
 
-static u64 *lookup_pte(struct mm_struct *mm, u64 va, bool alloc)
+u64 *lookup_pte(struct mm_struct *mm, u64 va, bool alloc)
 {
 	u64 *t = mm->pgd;
 
@@ -124,41 +149,6 @@ void *user_page(struct mm_struct *mm, u64 va)
 	return pte && (*pte & PTE_P) ? __va(*pte & PTE_ADDR) : NULL;
 }
 
-/* fork: copy every present user page into dst */
-int dup_mm_pages(struct mm_struct *dst, struct mm_struct *src)
-{
-	int i, j, k, l;
-
-	for (i = 0; i < 256; i++) {
-		u64 *pud = walk(src->pgd, i, false);
-		if (!pud)
-			continue;
-		for (j = 0; j < 512; j++) {
-			u64 *pmd = walk(pud, j, false);
-			if (!pmd)
-				continue;
-			for (k = 0; k < 512; k++) {
-				u64 *pt = walk(pmd, k, false);
-				if (!pt)
-					continue;
-				for (l = 0; l < 512; l++) {
-					u64 va = ((u64)i << 39) | ((u64)j << 30) | ((u64)k << 21) | ((u64)l << 12);
-					void *np;
-					if (!(pt[l] & PTE_P))
-						continue;
-					np = (void *)__get_free_pages(GFP_HIGHUSER_MOVABLE, 0);
-					if (!np || map_user_page(dst, va, np, !(pt[l] & PTE_NX)))
-						return -ENOMEM;
-					memcpy(np, __va(pt[l] & PTE_ADDR), PAGE_SIZE);
-					if (!(pt[l] & PTE_NX))
-						host_code_page(np);
-				}
-			}
-		}
-	}
-	return 0;
-}
-
 static void free_pgtables(u64 *table, int level)
 {
 	int i, n = level == 4 ? 256 : 512;
@@ -175,10 +165,12 @@ static void free_pgtables(u64 *table, int level)
 		free_page(table);
 }
 
+/* The address space's last user is gone: its VMAs, pages and page tables. */
 void mmput(struct mm_struct *mm)
 {
-	if (--mm->users)
+	if (__atomic_sub_fetch(&mm->mm_users, 1, __ATOMIC_ACQ_REL))
 		return;
+	exit_mmap(mm);
 	free_pgtables(mm->pgd, 4);
 	free_page(mm->pgd);
 	kmem_cache_free(mm_cachep, mm);
@@ -189,57 +181,71 @@ notrace void switch_mm(struct mm_struct *mm)
 	asm volatile("movq %0, %%cr3" : : "r"(__pa((mm ? mm : &init_mm)->pgd)) : "memory");
 }
 
-/* ---- uaccess: user pointers are checked against the page tables ---- */
+/* A present PTE changed: this CPU's TLB forgets it.  Another CPU reloads CR3 (a full
+ * flush) before it runs another address space; one that runs this one too (a thread)
+ * hears of it from flush_tlb_mm_range(). */
+void flush_tlb_page(struct vm_area_struct *vma, unsigned long addr)
+{
+	asm volatile("invlpg (%0)" : : "r"(addr) : "memory");
+}
+
+/* After a range of PTEs changed: the other CPUs that may run this address space forget
+ * theirs (Linux's shootdown IPIs; here the machine flushes their TLBs). */
+void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	if (READ_ONCE(mm->mm_users) > 1)
+		host_doorbell(PORT_TLB, 0);
+}
+
+/*
+ * ---- uaccess (arch/x86/include/asm/uaccess.h, lib/usercopy.c) ----
+ * access_ok() checks the range only; the copy itself may fault: the page fault handler
+ * brings the page in (demand paging, COW), and where it cannot, the copy's exception table
+ * entry makes it return what it did not copy.
+ */
+unsigned long copy_user_enhanced_fast_string(void *to, const void *from, unsigned int len);
+
 bool access_ok(const void *uaddr, size_t len)
 {
-	u64 a = (u64)uaddr, end = a + len, va;
-	struct mm_struct *mm = current->mm;
+	u64 a = (u64)uaddr, end = a + len;
 
-	if (end < a || end > TASK_SIZE_MAX)
-		return false;
-	if (session_remote_uaccess(current))	/* the host process's memory: its copies say */
-		return true;
-	if (!mm)
-		return false;
-	for (va = a & ~(PAGE_SIZE - 1); va < end; va += PAGE_SIZE)
-		if (!user_page(mm, va))
-			return false;
-	return true;
+	return end >= a && end <= TASK_SIZE_MAX;
 }
 
 long copy_from_user(void *to, const void *from, size_t n)
 {
 	if (session_remote_uaccess(current))
 		return session_copy_from_user(to, (u64)from, n);
-	if (!access_ok(from, n))
+	if (!current->mm || !access_ok(from, n))
 		return n;
-	memcpy(to, from, n);
-	return 0;
+	return copy_user_enhanced_fast_string(to, from, n);
 }
 
 long copy_to_user(void *to, const void *from, size_t n)
 {
 	if (session_remote_uaccess(current))
 		return session_copy_to_user((u64)to, from, n);
-	if (!access_ok(to, n))
+	if (!current->mm || !access_ok(to, n))
 		return n;
-	memcpy(to, from, n);
-	return 0;
+	return copy_user_enhanced_fast_string(to, from, n);
 }
 
+/* lib/strncpy_from_user.c: a page at most at a time, up to its NUL */
 long strncpy_from_user(char *dst, const char *src, long count)
 {
-	long i;
+	long i = 0;
 
 	if (session_remote_uaccess(current))
 		return session_strncpy_from_user(dst, (u64)src, count);
-	for (i = 0; i < count; i++) {
-		if (((u64)(src + i) & (PAGE_SIZE - 1)) == 0 || i == 0)
-			if (!access_ok(src + i, 1))
-				return -EFAULT;
-		dst[i] = src[i];
-		if (!dst[i])
-			return i;
+	while (i < count) {
+		long chunk = min(count - i, (long)(PAGE_SIZE - (((u64)src + i) & (PAGE_SIZE - 1)))), k;
+
+		if (copy_from_user(dst + i, src + i, chunk))
+			return -EFAULT;
+		for (k = 0; k < chunk; k++)
+			if (!dst[i + k])
+				return i + k;
+		i += chunk;
 	}
 	return count;
 }

@@ -6,7 +6,7 @@
  * console, whose lines go to the host.  /dev/kmsg takes messages from user
  * space ("<facility*8+level>text"), as journald and cron log through it.
  */
-#include "../include/kernel.h"
+#include "../include/fs.h"
 #include "../include/semaphore.h"
 #include "../include/trace/trace.h"
 #include <stdarg.h>

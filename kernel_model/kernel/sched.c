@@ -179,6 +179,15 @@ notrace struct task_struct *__switch_to(struct task_struct *prev, struct task_st
 
 	pc->curr_task = next;
 	pc->h.top_of_stack = (u64)next->stack + THREAD_SIZE;
+	/* a user task's FPU/SSE registers and FS base (switch_fpu_prepare, x86_fsbase_write) */
+	if (prev->mm)
+		asm volatile("fxsave64 %0" : "=m"(prev->fpu));
+	pc->h.user_state = next->mm && !(next->mm->flags & (1UL << MMF_GENREGS_ONLY));
+	if (next->mm) {
+		asm volatile("fxrstor64 %0" : : "m"(next->fpu));
+		asm volatile("wrmsr" : : "c"(0xc0000100), "a"((u32)next->thread.fsbase),
+			     "d"((u32)(next->thread.fsbase >> 32)));
+	}
 	return prev;
 }
 
@@ -295,6 +304,8 @@ void schedule_tail(struct task_struct *prev)
 {
 	finish_task_switch(prev);
 	preempt_enable_no_resched();
+	if (current->set_child_tid)
+		clone_set_child_tid(current);
 }
 
 void scheduler_tick(void)

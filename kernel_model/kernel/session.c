@@ -31,7 +31,7 @@
  * `syscall` it returns to, scratch pages for the blobs, and a window that calls may write
  * into freely (their output buffers), every page of it one shared physical page.
  */
-#include "../include/kernel.h"
+#include "../include/fs.h"
 #include "../include/session.h"
 #include "../include/trace/trace.h"
 #include "../include/uapi/session_ring.h"
@@ -154,6 +154,8 @@ static void deliver(struct queued_record *q)
 		st->killed = true;
 	if (st->task && (st->waiting || st->killed))
 		wake_up_process(st->task);
+	else if (st->task)	/* asleep in a call (a pipe, a FIFO): its wait ends (wait.c) */
+		try_to_wake_up(st->task, TASK_INTERRUPTIBLE, 0);
 }
 
 /* The host's interrupt: move what the ring holds onto the tasks' queues. */
@@ -212,6 +214,7 @@ static struct mm_struct *session_mm(void **scratch)
 
 	if (!mm)
 		return NULL;
+	mm->flags |= 1UL << MMF_GENREGS_ONLY;	/* the stub's registers are loaded from each record */
 	if (!stub_page) {
 		static const u8 stub[] = { 0x0f, 0x05, 0x0f, 0x0b };	/* syscall; ud2 */
 
@@ -410,6 +413,7 @@ static int renumber_fd(int from, int to)
 	if (!f)
 		return -EBADF;
 	ret = replace_fd(to, f, 0);
+	fput(f);	/* fget's reference (replace_fd took its own) */
 	if (ret >= 0)
 		close_fd(from);
 	return ret;

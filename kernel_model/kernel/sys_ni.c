@@ -8,110 +8,8 @@
  */
 #include "../include/syscalls.h"
 
-/* fs/stat.c */
-SYSCALL_DEFINE2(newstat, const char *, filename, struct stat *, statbuf)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/stat.c */
-SYSCALL_DEFINE2(newfstat, unsigned int, fd, struct stat *, statbuf)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/stat.c */
-SYSCALL_DEFINE2(newlstat, const char *, filename, struct stat *, statbuf)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/select.c */
 SYSCALL_DEFINE3(poll, struct pollfd *, ufds, unsigned int, nfds, int, timeout_msecs)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE3(lseek, unsigned int, fd, off_t, offset, unsigned int, whence)
-{
-	return sys_ni_syscall();
-}
-
-/* arch/x86/kernel/sys_x86_64.c */
-SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot, unsigned long, flags, unsigned long, fd, unsigned long, off)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mprotect.c */
-SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mmap.c */
-SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/mmap.c */
-SYSCALL_DEFINE1(brk, unsigned long, brk)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE4(rt_sigaction, int, sig, const struct sigaction *, act, struct sigaction *, oact, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE4(rt_sigprocmask, int, how, sigset_t *, nset, sigset_t *, oset, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
-/* arch/x86/kernel/signal.c */
-SYSCALL_DEFINE0(rt_sigreturn)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE4(pread64, unsigned int, fd, char *, buf, size_t, count, loff_t, pos)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE4(pwrite64, unsigned int, fd, const char *, buf, size_t, count, loff_t, pos)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE3(readv, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE3(writev, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE2(access, const char *, filename, int, mode)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/pipe.c */
-SYSCALL_DEFINE1(pipe, int *, fildes)
 {
 	return sys_ni_syscall();
 }
@@ -170,24 +68,6 @@ SYSCALL_DEFINE3(shmctl, int, shmid, int, cmd, struct shmid_ds *, buf)
 	return sys_ni_syscall();
 }
 
-/* fs/file.c */
-SYSCALL_DEFINE1(dup, unsigned int, fildes)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/file.c */
-SYSCALL_DEFINE2(dup2, unsigned int, oldfd, unsigned int, newfd)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE0(pause)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/time/itimer.c */
 SYSCALL_DEFINE2(getitimer, int, which, struct __kernel_old_itimerval *, value)
 {
@@ -202,12 +82,6 @@ SYSCALL_DEFINE1(alarm, unsigned int, seconds)
 
 /* kernel/time/itimer.c */
 SYSCALL_DEFINE3(setitimer, int, which, struct __kernel_old_itimerval *, value, struct __kernel_old_itimerval *, ovalue)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE4(sendfile64, int, out_fd, int, in_fd, loff_t *, offset, size_t, count)
 {
 	return sys_ni_syscall();
 }
@@ -302,18 +176,6 @@ SYSCALL_DEFINE5(getsockopt, int, fd, int, level, int, optname, char *, optval, i
 	return sys_ni_syscall();
 }
 
-/* kernel/fork.c */
-SYSCALL_DEFINE0(vfork)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/sem.c */
 SYSCALL_DEFINE3(semget, key_t, key, int, nsems, int, semflg)
 {
@@ -362,122 +224,14 @@ SYSCALL_DEFINE3(msgctl, int, msqid, int, cmd, struct msqid_ds *, buf)
 	return sys_ni_syscall();
 }
 
-/* fs/fcntl.c */
-SYSCALL_DEFINE3(fcntl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/locks.c */
 SYSCALL_DEFINE2(flock, unsigned int, fd, unsigned int, cmd)
 {
 	return sys_ni_syscall();
 }
 
-/* fs/sync.c */
-SYSCALL_DEFINE1(fsync, unsigned int, fd)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/sync.c */
-SYSCALL_DEFINE1(fdatasync, unsigned int, fd)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE2(truncate, const char *, path, long, length)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE2(ftruncate, unsigned int, fd, off_t, length)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/readdir.c */
 SYSCALL_DEFINE3(getdents, unsigned int, fd, struct linux_dirent *, dirent, unsigned int, count)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/d_path.c */
-SYSCALL_DEFINE2(getcwd, char *, buf, unsigned long, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE1(chdir, const char *, filename)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE1(fchdir, unsigned int, fd)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE2(rename, const char *, oldname, const char *, newname)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE2(mkdir, const char *, pathname, umode_t, mode)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE1(rmdir, const char *, pathname)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE2(creat, const char *, pathname, umode_t, mode)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE2(link, const char *, oldname, const char *, newname)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE1(unlink, const char *, pathname)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE2(symlink, const char *, oldname, const char *, newname)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/stat.c */
-SYSCALL_DEFINE3(readlink, const char *, path, char *, buf, int, bufsiz)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE2(chmod, const char *, filename, umode_t, mode)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE2(fchmod, unsigned int, fd, umode_t, mode)
 {
 	return sys_ni_syscall();
 }
@@ -496,24 +250,6 @@ SYSCALL_DEFINE3(fchown, unsigned int, fd, uid_t, user, gid_t, group)
 
 /* fs/open.c */
 SYSCALL_DEFINE3(lchown, const char *, filename, uid_t, user, gid_t, group)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(umask, int, mask)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/time.c */
-SYSCALL_DEFINE2(gettimeofday, struct __kernel_old_timeval *, tv, struct timezone *, tz)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(getrlimit, unsigned int, resource, struct rlimit *, rlim)
 {
 	return sys_ni_syscall();
 }
@@ -699,12 +435,6 @@ SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)
 }
 
 /* kernel/signal.c */
-SYSCALL_DEFINE2(rt_sigsuspend, sigset_t *, unewset, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
 SYSCALL_DEFINE2(sigaltstack, const stack_t *, uss, stack_t *, uoss)
 {
 	return sys_ni_syscall();
@@ -712,12 +442,6 @@ SYSCALL_DEFINE2(sigaltstack, const stack_t *, uss, stack_t *, uoss)
 
 /* fs/utimes.c */
 SYSCALL_DEFINE2(utime, char *, filename, struct utimbuf *, times)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE3(mknod, const char *, filename, umode_t, mode, unsigned, dev)
 {
 	return sys_ni_syscall();
 }
@@ -854,12 +578,6 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 	return sys_ni_syscall();
 }
 
-/* arch/x86/kernel/process_32.c */
-SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/time/time.c */
 SYSCALL_DEFINE1(adjtimex, struct __kernel_timex *, txc_p)
 {
@@ -868,18 +586,6 @@ SYSCALL_DEFINE1(adjtimex, struct __kernel_timex *, txc_p)
 
 /* kernel/sys.c */
 SYSCALL_DEFINE2(setrlimit, unsigned int, resource, struct rlimit *, rlim)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE1(chroot, const char *, filename)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/sync.c */
-SYSCALL_DEFINE0(sync)
 {
 	return sys_ni_syscall();
 }
@@ -968,12 +674,6 @@ SYSCALL_DEFINE4(quotactl, unsigned int, cmd, const char *, special, qid_t, id, v
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE0(gettid)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/readahead.c */
 SYSCALL_DEFINE3(readahead, int, fd, loff_t, offset, size_t, count)
 {
@@ -1052,24 +752,6 @@ SYSCALL_DEFINE2(fremovexattr, int, fd, const char *, name)
 	return sys_ni_syscall();
 }
 
-/* kernel/signal.c */
-SYSCALL_DEFINE2(tkill, pid_t, pid, int, sig)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/time.c */
-SYSCALL_DEFINE1(time, __kernel_old_time_t *, tloc)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/futex/syscalls.c */
-SYSCALL_DEFINE6(futex, u32 *, uaddr, int, op, u32, val, const struct __kernel_timespec *, utime, u32 *, uaddr2, u32, val3)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/sched/core.c */
 SYSCALL_DEFINE3(sched_setaffinity, pid_t, pid, unsigned int, len, unsigned long *, user_mask_ptr)
 {
@@ -1120,18 +802,6 @@ SYSCALL_DEFINE1(epoll_create, int, size)
 
 /* mm/mmap.c */
 SYSCALL_DEFINE5(remap_file_pages, unsigned long, start, unsigned long, size, unsigned long, prot, unsigned long, pgoff, unsigned long, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/readdir.c */
-SYSCALL_DEFINE3(getdents64, unsigned int, fd, struct linux_dirent64 *, dirent, unsigned int, count)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/fork.c */
-SYSCALL_DEFINE1(set_tid_address, int *, tidptr)
 {
 	return sys_ni_syscall();
 }
@@ -1190,32 +860,8 @@ SYSCALL_DEFINE2(clock_settime, const clockid_t, which_clock, const struct __kern
 	return sys_ni_syscall();
 }
 
-/* kernel/time/posix-stubs.c */
-SYSCALL_DEFINE2(clock_gettime, const clockid_t, which_clock, struct __kernel_timespec *, tp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/posix-stubs.c */
-SYSCALL_DEFINE2(clock_getres, const clockid_t, which_clock, struct __kernel_timespec *, tp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/posix-stubs.c */
-SYSCALL_DEFINE4(clock_nanosleep, const clockid_t, which_clock, int, flags, const struct __kernel_timespec *, rqtp, struct __kernel_timespec *, rmtp)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/eventpoll.c */
 SYSCALL_DEFINE4(epoll_ctl, int, epfd, int, op, int, fd, struct epoll_event *, event)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE3(tgkill, pid_t, tgid, pid_t, pid, int, sig)
 {
 	return sys_ni_syscall();
 }
@@ -1346,18 +992,6 @@ SYSCALL_DEFINE4(migrate_pages, pid_t, pid, unsigned long, maxnode, const unsigne
 	return sys_ni_syscall();
 }
 
-/* fs/namei.c */
-SYSCALL_DEFINE3(mkdirat, int, dfd, const char *, pathname, umode_t, mode)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE4(mknodat, int, dfd, const char *, filename, umode_t, mode, unsigned int, dev)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/open.c */
 SYSCALL_DEFINE5(fchownat, int, dfd, const char *, filename, uid_t, user, gid_t, group, int, flag)
 {
@@ -1366,54 +1000,6 @@ SYSCALL_DEFINE5(fchownat, int, dfd, const char *, filename, uid_t, user, gid_t, 
 
 /* fs/utimes.c */
 SYSCALL_DEFINE3(futimesat, int, dfd, const char *, filename, struct __kernel_old_timeval *, utimes)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/stat.c */
-SYSCALL_DEFINE4(newfstatat, int, dfd, const char *, filename, struct stat *, statbuf, int, flag)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE3(unlinkat, int, dfd, const char *, pathname, int, flag)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE4(renameat, int, olddfd, const char *, oldname, int, newdfd, const char *, newname)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE5(linkat, int, olddfd, const char *, oldname, int, newdfd, const char *, newname, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/namei.c */
-SYSCALL_DEFINE3(symlinkat, const char *, oldname, int, newdfd, const char *, newname)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/stat.c */
-SYSCALL_DEFINE4(readlinkat, int, dfd, const char *, pathname, char *, buf, int, bufsiz)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE3(fchmodat, int, dfd, const char *, filename, umode_t, mode)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE3(faccessat, int, dfd, const char *, filename, int, mode)
 {
 	return sys_ni_syscall();
 }
@@ -1544,18 +1130,6 @@ SYSCALL_DEFINE2(eventfd2, unsigned int, count, int, flags)
 	return sys_ni_syscall();
 }
 
-/* fs/file.c */
-SYSCALL_DEFINE3(dup3, unsigned int, oldfd, unsigned int, newfd, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/pipe.c */
-SYSCALL_DEFINE2(pipe2, int *, fildes, int, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/notify/inotify/inotify_user.c */
 SYSCALL_DEFINE1(inotify_init1, int, flags)
 {
@@ -1594,12 +1168,6 @@ SYSCALL_DEFINE2(fanotify_init, unsigned int, flags, unsigned int, event_f_flags)
 
 /* fs/notify/fanotify/fanotify_user.c */
 SYSCALL_DEFINE5(fanotify_mark, int, fanotify_fd, unsigned int, flags, __u64, mask, int, dfd, const char *, pathname)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE4(prlimit64, pid_t, pid, unsigned int, resource, const struct rlimit64 *, new_rlim, struct rlimit64 *, old_rlim)
 {
 	return sys_ni_syscall();
 }
@@ -1682,12 +1250,6 @@ SYSCALL_DEFINE4(sched_getattr, pid_t, pid, struct sched_attr *, uattr, unsigned 
 	return sys_ni_syscall();
 }
 
-/* fs/namei.c */
-SYSCALL_DEFINE5(renameat2, int, olddfd, const char *, oldname, int, newdfd, const char *, newname, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/seccomp.c */
 SYSCALL_DEFINE3(seccomp, unsigned int, op, unsigned int, flags, void *, uargs)
 {
@@ -1762,12 +1324,6 @@ SYSCALL_DEFINE2(pkey_alloc, unsigned long, flags, unsigned long, init_val)
 
 /* mm/mprotect.c */
 SYSCALL_DEFINE1(pkey_free, int, pkey)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/stat.c */
-SYSCALL_DEFINE5(statx, int, dfd, const char *, filename, unsigned, flags, unsigned int, mask, struct statx *, buffer)
 {
 	return sys_ni_syscall();
 }
@@ -1862,20 +1418,8 @@ SYSCALL_DEFINE3(close_range, unsigned int, fd, unsigned int, max_fd, unsigned in
 	return sys_ni_syscall();
 }
 
-/* fs/open.c */
-SYSCALL_DEFINE4(openat2, int, dfd, const char *, filename, struct open_how *, how, size_t, usize)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/pid.c */
 SYSCALL_DEFINE3(pidfd_getfd, int, pidfd, int, fd, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE4(faccessat2, int, dfd, const char *, filename, int, mode, int, flags)
 {
 	return sys_ni_syscall();
 }

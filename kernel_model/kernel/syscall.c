@@ -2,6 +2,7 @@
 #include "../include/syscalls.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
+#include "../include/signal.h"
 
 typedef long (*sys_call_ptr_t)(const struct pt_regs *);
 #define __SYSCALL(nr, sym) extern long __x64_##sym(const struct pt_regs *);
@@ -37,13 +38,20 @@ void syscall_exit_to_user_mode(struct pt_regs *regs)
 
 	if (current->session)	/* its next call, when the host made it */
 		session_exit_to_user_mode(regs);
-	for (;;) {
+	for (;;) {	/* exit_to_user_mode_loop() */
 		local_irq_disable();
 		pc = this_cpu();
-		if (!READ_ONCE(pc->need_resched))
-			break;
-		local_irq_enable();
-		preempt_schedule_irq();
+		if (READ_ONCE(pc->need_resched)) {
+			local_irq_enable();
+			preempt_schedule_irq();
+			continue;
+		}
+		if (task_sigpending(current) && !current->session) {
+			local_irq_enable();
+			arch_do_signal_or_restart(regs);
+			continue;
+		}
+		break;
 	}
 }
 

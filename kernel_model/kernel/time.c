@@ -239,9 +239,9 @@ static noinline long __sched do_nanosleep(struct hrtimer_sleeper *t, enum hrtime
 			schedule();
 		hrtimer_cancel(&t->timer);
 		mode = HRTIMER_MODE_ABS;
-	} while (t->task);
+	} while (t->task && !signal_pending(current));
 	set_current_state(TASK_RUNNING);
-	return 0;
+	return t->task ? -EINTR : 0;	/* a signal's handler interrupted it */
 }
 
 noinline long hrtimer_nanosleep(ktime_t rqtp, enum hrtimer_mode mode, clockid_t clockid)

@@ -1,46 +1,182 @@
 /*
- * CPU exceptions in user mode (arch/x86/kernel/traps.c, arch/x86/mm/fault.c):
- * this kernel has no demand paging and no signal handlers, so every user
- * fault is fatal to the task, as an unhandled signal is in Linux: the
- * process dies by the signal (wait status = the signal number, no core dump
- * with the default RLIMIT_CORE of 0).  The machine only delivers exceptions
- * raised in user mode; one in the kernel is a panic.
+ * CPU exceptions (arch/x86/kernel/traps.c, arch/x86/mm/fault.c).  A page fault is
+ * resolved from the address space's VMAs (demand paging, COW: mm/memory.c); what cannot be
+ * resolved, and every other exception in user mode, is fatal to the task, as an unhandled
+ * signal is in Linux: the process dies by the signal (wait status = the signal number, no
+ * core dump with the default RLIMIT_CORE of 0).  The machine delivers page faults on user
+ * addresses from kernel mode too (uaccess); any other exception in the kernel is a panic.
  */
 #include "../include/kernel.h"
+#include "../include/trace/trace.h"
+#include "../include/signal.h"
 
-#define SIGILL	4
-#define SIGTRAP	5
-#define SIGFPE	8
-#define SIGSEGV	11
+#define FPE_INTDIV	1
+#define ILL_ILLOPN	2
+#define TRAP_BRKPT	1
 
-static void __noreturn force_sig_fault(int sig)
+/* The signal goes to the task; it is taken on the way back to user mode. */
+static void do_trap(int sig, int code, unsigned long addr)
 {
 	local_irq_enable();	/* cond_local_irq_enable(): the fault came from user mode */
-	do_group_exit(sig);
+	force_sig_fault(sig, code, addr);
+	local_irq_disable();
 }
 
 void exc_divide_error(struct pt_regs *regs)
 {
-	force_sig_fault(SIGFPE);
+	do_trap(SIGFPE, FPE_INTDIV, regs->ip);
 }
 
 void exc_int3(struct pt_regs *regs)
 {
-	force_sig_fault(SIGTRAP);
+	do_trap(SIGTRAP, TRAP_BRKPT, 0);
 }
 
 void exc_invalid_op(struct pt_regs *regs)
 {
-	force_sig_fault(SIGILL);
+	do_trap(SIGILL, ILL_ILLOPN, regs->ip);
 }
 
 void exc_general_protection(struct pt_regs *regs)
 {
-	force_sig_fault(SIGSEGV);
+	do_trap(SIGSEGV, SI_KERNEL, 0);
 }
 
-/* no VMAs to fix a fault up from: bad_area() for every user page fault */
-void exc_page_fault(struct pt_regs *regs)
+/* ---- page faults (arch/x86/mm/fault.c) ---- */
+struct exception_table_entry { u64 insn, fixup; };
+extern const struct exception_table_entry __start___ex_table[], __stop___ex_table[];
+
+noinline const struct exception_table_entry *search_exception_tables(unsigned long addr)
 {
-	force_sig_fault(SIGSEGV);
+	const struct exception_table_entry *e;
+
+	for (e = __start___ex_table; e < __stop___ex_table; e++)
+		if (e->insn == addr)
+			return e;
+	return NULL;
+}
+
+/* A uaccess that faulted on what it may not touch resumes at its fixup. */
+noinline int fixup_exception(struct pt_regs *regs, int trapnr, unsigned long error_code,
+			     unsigned long fault_addr)
+{
+	const struct exception_table_entry *e = search_exception_tables(regs->ip);
+
+	if (!e)
+		return 0;
+	regs->ip = e->fixup;
+	return 1;
+}
+
+/* show_unhandled_signals (1 by default): the kernel log says where a process segfaulted */
+static void show_signal_msg(struct pt_regs *regs, unsigned long error_code, unsigned long address)
+{
+	struct task_struct *tsk = current;
+	struct vm_area_struct *vma = tsk->mm ? find_vma(tsk->mm, regs->ip) : NULL;
+
+	if (vma && vma->vm_start <= regs->ip && vma->vm_ops)	/* print_vma_addr(): the file's mapping */
+		printk(KERN_INFO "%s[%d]: segfault at %lx ip %016lx sp %016lx error %lx in %s[%lx+%lx]\n",
+		       tsk->comm, tsk->pid, address, regs->ip, regs->sp, error_code, tsk->comm,
+		       vma->vm_start, vma->vm_end - vma->vm_start);
+	else
+		printk(KERN_INFO "%s[%d]: segfault at %lx ip %016lx sp %016lx error %lx\n",
+		       tsk->comm, tsk->pid, address, regs->ip, regs->sp, error_code);
+}
+
+static noinline void __bad_area_nosemaphore(struct pt_regs *regs, unsigned long error_code,
+					    unsigned long address)
+{
+	if (!user_mode(regs)) {
+		if (fixup_exception(regs, 14, error_code, address))
+			return;
+		panic("BUG: unable to handle page fault for a user address in the kernel");
+	}
+	show_signal_msg(regs, error_code, address);
+	force_sig_fault(SIGSEGV, (error_code & X86_PF_PROT) ? SEGV_ACCERR : SEGV_MAPERR, address);
+}
+
+noinline void bad_area_nosemaphore(struct pt_regs *regs, unsigned long error_code,
+				   unsigned long address)
+{
+	__bad_area_nosemaphore(regs, error_code, address);
+}
+
+static inline void bad_area(struct pt_regs *regs, unsigned long error_code, unsigned long address)
+{
+	mutex_unlock(&current->mm->mmap_lock);
+	__bad_area_nosemaphore(regs, error_code, address);
+}
+
+static inline bool access_error(unsigned long error_code, struct vm_area_struct *vma)
+{
+	if (error_code & X86_PF_WRITE)
+		return !(vma->vm_flags & VM_WRITE);
+	if (error_code & X86_PF_PROT)	/* read, present */
+		return true;
+	return !(vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC));	/* vma_is_accessible() */
+}
+
+static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_code,
+				      unsigned long address)
+{
+	struct task_struct *tsk = current;
+	struct mm_struct *mm = tsk->mm;
+	struct vm_area_struct *vma;
+	unsigned int flags = 0;
+	int fault;
+
+	if (user_mode(regs)) {
+		local_irq_enable();
+		flags |= FAULT_FLAG_USER;
+	} else if (regs->flags & X86_EFLAGS_IF) {
+		local_irq_enable();
+	}
+	if (!mm || tsk->session) {	/* nothing here faults in: session memory is all mapped */
+		bad_area_nosemaphore(regs, error_code, address);
+		return;
+	}
+	if (error_code & X86_PF_WRITE)
+		flags |= FAULT_FLAG_WRITE;
+	if (error_code & X86_PF_INSTR)
+		flags |= FAULT_FLAG_INSTRUCTION;
+	mutex_lock(&mm->mmap_lock);
+	vma = find_vma(mm, address);
+	if (!vma) {
+		bad_area(regs, error_code, address);
+		return;
+	}
+	if (vma->vm_start > address && (!(vma->vm_flags & VM_GROWSDOWN) || expand_stack(vma, address))) {
+		bad_area(regs, error_code, address);
+		return;
+	}
+	if (access_error(error_code, vma)) {
+		bad_area(regs, error_code, address);	/* bad_area_access_error() */
+		return;
+	}
+	fault = handle_mm_fault(vma, address, flags, regs);
+	mutex_unlock(&mm->mmap_lock);
+	if (fault & VM_FAULT_OOM) {
+		if (!user_mode(regs) && fixup_exception(regs, 14, error_code, address))
+			return;
+		force_sig_fault(SIGKILL, SI_KERNEL, 0);	/* pagefault_out_of_memory(): the OOM killer's */
+		return;
+	}
+	if (fault & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))
+		bad_area_nosemaphore(regs, error_code, address);
+}
+
+/* noinstr in Linux: not traceable; its events say what faulted */
+notrace void exc_page_fault(struct pt_regs *regs, unsigned long error_code)
+{
+	unsigned long address;
+
+	asm volatile("movq %%cr2, %0" : "=r"(address));
+	if (user_mode(regs))
+		trace_page_fault_user(address, regs, error_code);
+	else
+		trace_page_fault_kernel(address, regs, error_code);
+	if (address >= TASK_SIZE_MAX)
+		panic("BUG: unable to handle page fault for a kernel address");
+	do_user_addr_fault(regs, error_code, address);
+	local_irq_disable();
 }

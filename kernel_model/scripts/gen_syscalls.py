@@ -31,8 +31,8 @@ Outputs (paths under kernel_model/):
                            entries 6.1 defines nowhere (its weak __x64_sys_<name>);
 - SYSCALLS.md              which syscalls the model implements and which return ENOSYS.
 
-The syscalls the model implements are the SYSCALL_DEFINEs found in kernel_model/kernel/**/*.c (other
-than the generated sys_ni.c); their signatures must be 6.1's.
+The syscalls the model implements are the SYSCALL_DEFINEs found in kernel_model/{kernel,kernel/events,kernel/bpf,fs,
+fs/proc,drivers}/*.c (other than the generated sys_ni.c); their signatures must be 6.1's.
 """
 from __future__ import annotations
 
@@ -54,6 +54,8 @@ GENERATED_NI = "sys_ni.c"
 NI_ENTRY = "sys_ni_syscall"
 NI_NAME = NI_ENTRY[len("sys_"):]
 # Trees whose SYSCALL_DEFINEs an x86-64 kernel does not build.
+# Where the model's own SYSCALL_DEFINEs are.
+MODEL_SOURCE_DIRS = ("kernel", "kernel/events", "kernel/bpf", "fs", "fs/proc", "drivers")
 SKIPPED_DIRS = ("Documentation/", "samples/", "scripts/", "tools/", "arch/x86/um/")
 
 
@@ -295,10 +297,12 @@ def syscall_definitions(files: Iterator[tuple[str, str]]) -> tuple[list[Entry], 
 
 def model_implemented(model: Path) -> dict[str, Definition]:
     implemented = {}
-    for path in sorted((model / "kernel").rglob("*.c")):
+    sources = [p for d in MODEL_SOURCE_DIRS for p in sorted((model / d).glob("*.c"))]
+    for path in sources:
         if path.name == GENERATED_NI:
             continue
-        for definition in find_definitions(path.relative_to(model).as_posix(), path.read_text()):
+        rel = path.relative_to(model).as_posix()
+        for definition in find_definitions(rel, path.read_text()):
             if definition.name == NI_NAME:
                 continue    # the entry of numbers no syscall has, not a syscall
             if definition.name in implemented:

@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 		dprintf(2, "dd: failed to open '%s': %s\n", in, strerror(-ifd));
 		return 1;
 	}
-	if (out && (ofd = open(out, O_WRONLY, 0)) < 0) {
+	if (out && (ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666)) < 0) {
 		dprintf(2, "dd: failed to open '%s': %s\n", out, strerror(-ofd));
 		return 1;
 	}

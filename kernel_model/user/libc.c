@@ -50,7 +50,9 @@ long atol(const char *s)
 }
 
 static const char *const errnames[] = {
-	[1] = "Operation not permitted", [2] = "No such file or directory", [9] = "Bad file descriptor",
+	[1] = "Operation not permitted", [2] = "No such file or directory", [6] = "No such device or address",
+	[9] = "Bad file descriptor", [17] = "File exists", [20] = "Not a directory", [28] = "No space left on device",
+	[39] = "Directory not empty", [40] = "Too many levels of symbolic links",
 	[12] = "Cannot allocate memory", [13] = "Permission denied", [14] = "Bad address",
 	[21] = "Is a directory", [22] = "Invalid argument", [24] = "Too many open files",
 	[30] = "Read-only file system", [36] = "File name too long", [38] = "Function not implemented",

@@ -2,7 +2,6 @@
 and clean-up, and the reference outputs of Linux 6.1."""
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -87,10 +86,9 @@ def reference_section(name: str, command: str) -> str:
 
 
 def emulated_passwd() -> str:
-    """/etc/passwd as the emulated kernel's in-memory filesystem holds it (a C string literal)."""
-    source = (REPO / "kernel_model/kernel/fs.c").read_text()
-    literal = re.search(r"passwd\[\]\s*=\s*((?:\s*\"(?:[^\"\\]|\\.)*\")+)\s*;", source).group(1)
-    return "".join(re.findall(r"\"((?:[^\"\\]|\\.)*)\"", literal)).encode().decode("unicode_escape")
+    """/etc/passwd as a program `tracefs-sim exec` runs reads it: the host's, through the
+    emulated kernel's hostfs."""
+    return Path("/etc/passwd").read_text()
 
 
 # Set in the environment of everything a test starts: processes that inherited it are the

@@ -28,7 +28,7 @@ def user_copies(machine, program_bytes: bytes) -> list[int]:
                                           (b"\xcd\x41", 128 + 11)])  # int $0x41, a DPL 0 gate: #GP -> SIGSEGV
 def test_user_fault_kills_the_process(make_machine, run_program, fill, status):
     m = make_machine(cpus=1)
-    text = (BUILD / "user" / "sleep.bin").read_bytes()[:256]
+    text = (BUILD / "user" / "sleep.img").read_bytes()[:256]
     proc = m.spawn(["sleep", "2"])
     deadline = time.monotonic() + 5
     while not (pages := user_copies(m, text)) and time.monotonic() < deadline:

@@ -27,7 +27,7 @@ def test_a_program_takes_slab_objects_and_pages(make_machine, run_program):
     task = tasks[0].fields
     assert task["bytes_alloc"] >= task["bytes_req"] and task["bytes_alloc"] % 64 == 0
     assert task["accounted"] == 1 and task["gfp_flags"] == GFP_KERNEL | GFP_ZERO and task["node"] == -1
-    files = {r.fields["ptr"] for r in allocs if symbol(m, r.fields["call_site"]) == "alloc_file"}
+    files = {r.fields["ptr"] for r in allocs if symbol(m, r.fields["call_site"]) == "__alloc_file"}
     freed = {r.fields["ptr"]: r.fields["name"] for r in recs if r.event == "kmem:kmem_cache_free"}
     assert files and all(freed.get(p) == b"filp" for p in files)  # cat's files closed at exit
     # kmalloc's sizes are its caches': a power of two (or 96, 192) at least what was asked

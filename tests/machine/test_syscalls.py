@@ -1,7 +1,7 @@
 """User programs entering the kernel with `syscall`: output, exit status."""
-import pytest
+from pathlib import Path
 
-PASSWD_FIRST = b"root:x:0:0:root:/root:/bin/bash\n"
+import pytest
 
 
 @pytest.fixture
@@ -10,16 +10,14 @@ def machine(make_machine):
 
 
 def test_cat_passwd(machine, run_program):
-    status, out = run_program(machine, ["cat", "/etc/passwd"])
-    assert status == 0
-    assert out.startswith(PASSWD_FIRST)
-    assert b"\nnobody:x:65534:65534:" in out
+    """A spawned program's "/" is the host's (hostfs)."""
+    assert run_program(machine, ["cat", "/etc/passwd"]) == (0, Path("/etc/passwd").read_bytes())
 
 
 def test_cat_several_files_and_proc(machine, run_program):
     status, out = run_program(machine, ["cat", "/etc/hostname", "/proc/version"])
     assert status == 0
-    assert out.startswith(b"tracefs-sim\nLinux version 6.1.0")
+    assert out.startswith(Path("/etc/hostname").read_bytes() + b"Linux version 6.1.0")
 
 
 def test_cat_missing_file(machine, run_program):

@@ -375,3 +375,5 @@ TRACE_EVENT(kfree,
 #include "events/task.h"
 #include "events/rcu.h"
 #include "events/printk.h"
+#include "events/exceptions.h"
+#include "events/signal.h"

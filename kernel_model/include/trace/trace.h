@@ -8,6 +8,7 @@
 #ifndef _TRACE_H
 #define _TRACE_H
 #include "../kernel.h"
+#include "../signal.h"	/* signal events: struct k_sigaction */
 #include "ring.h"
 
 struct static_key { int enabled; };

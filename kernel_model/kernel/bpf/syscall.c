@@ -2,13 +2,9 @@
  * task's table (anon inodes "bpf-map" / "bpf-prog"), their ids, and the commands on them.
  * Every command's attribute tail past its last field must be zero (CHECK_ATTR: EINVAL), and a
  * bigger union than this kernel's must end in zeros (E2BIG), as 6.1. */
-#include "../../include/syscalls.h"
+#include "../../include/fs.h"
 #include "../../include/bpf.h"
 
-#define O_RDONLY	0
-#define O_WRONLY	1
-#define O_RDWR		2
-#define O_CLOEXEC	02000000
 #define EBADFD		77
 
 /* ---- ids (6.1: idr_alloc_cyclic from 1): the objects in id order, each list under its lock ---- */
@@ -68,8 +64,8 @@ void bpf_map_init_from_attr(struct bpf_map *map, union bpf_attr *attr)
 /* ---- fds: an anonymous file whose f_op says what it holds ---- */
 static ssize_t bpf_dummy_read(struct file *f, char *buf, size_t n, loff_t *pos) { return -EINVAL; }
 static ssize_t bpf_dummy_write(struct file *f, const char *buf, size_t n, loff_t *pos) { return -EINVAL; }
-static int bpf_map_release(struct file *f);
-static int bpf_prog_release(struct file *f);
+static int bpf_map_release(struct inode *inode, struct file *f);
+static int bpf_prog_release(struct inode *inode, struct file *f);
 static const struct file_operations bpf_map_fops = {
 	.read = bpf_dummy_read, .write = bpf_dummy_write, .release = bpf_map_release,
 };
@@ -85,11 +81,11 @@ static int bpf_anon_inode_getfd(const struct file_operations *fops, void *priv, 
 
 	if (fd < 0)
 		return fd;
-	f = filp_open_path("/dev/null", flags & 3);
-	if (IS_ERR(f))
+	f = anon_inode_getfile(fops == &bpf_map_fops ? "bpf-map" : "bpf-prog", fops, priv, flags);
+	if (IS_ERR(f)) {
+		put_unused_fd(fd);
 		return PTR_ERR(f);
-	f->f_op = fops;
-	f->private_data = (u64)priv;
+	}
 	fd_install(fd, f);
 	return fd;
 }
@@ -108,16 +104,26 @@ void bpf_map_put(struct bpf_map *map)
 	}
 }
 
-static int bpf_map_release(struct file *f)
+static int bpf_map_release(struct inode *inode, struct file *f)
 {
 	bpf_map_put((struct bpf_map *)f->private_data);
 	return 0;
 }
 
+/* The file at fd, a borrowed reference: the fd table keeps it while the call uses it. */
+static struct file *fget_borrowed(int fd)
+{
+	struct file *f = fd < 0 ? NULL : fget(fd);
+
+	if (f)
+		fput(f);
+	return f;
+}
+
 /* __bpf_map_get(fdget(fd)): EBADF for no file, EINVAL for a file that is not a map */
 static struct bpf_map *map_from_fd(int fd, struct file **filep)
 {
-	struct file *f = fd < 0 ? NULL : fget(fd);
+	struct file *f = fget_borrowed(fd);
 
 	if (!f)
 		return (void *)(long)-EBADF;
@@ -390,7 +396,7 @@ void bpf_prog_put(struct bpf_prog *prog)
 	}
 }
 
-static int bpf_prog_release(struct file *f)
+static int bpf_prog_release(struct inode *inode, struct file *f)
 {
 	bpf_prog_put((struct bpf_prog *)f->private_data);
 	return 0;
@@ -398,7 +404,7 @@ static int bpf_prog_release(struct file *f)
 
 static struct bpf_prog *prog_from_fd(int fd)
 {
-	struct file *f = fd < 0 ? NULL : fget(fd);
+	struct file *f = fget_borrowed(fd);
 
 	if (!f)
 		return (void *)(long)-EBADF;
@@ -621,7 +627,7 @@ static int bpf_obj_get_info_by_fd(const union bpf_attr *attr, union bpf_attr *ua
 
 	if (CHECK_ATTR(attr, info.info))
 		return -EINVAL;
-	f = (int)attr->info.bpf_fd < 0 ? NULL : fget(attr->info.bpf_fd);
+	f = fget_borrowed(attr->info.bpf_fd);
 	if (!f)
 		return -EBADFD;
 	if (f->f_op == &bpf_prog_fops)

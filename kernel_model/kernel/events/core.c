@@ -4,12 +4,11 @@
  * contexts, groups, inheritance over fork, enable_on_exec, the event fd (read, ioctl, close).
  * Locking: include/perf_event.h.
  */
-#include "../../include/syscalls.h"
+#include "../../include/fs.h"
 #include "../../include/perf_event.h"
 #include "../../include/bitops.h"
 #include "../../include/trace/filter.h"
 
-#define O_RDWR 2
 #define CLONE_THREAD 0x00010000
 #define ERR_PTR(err) ((void *)(long)(err))
 #define PERF_NR_CONTEXTS 4	/* task, softirq, hardirq, NMI */
@@ -1059,11 +1058,15 @@ static ssize_t perf_read(struct file *file, char *buf, size_t count, loff_t *ppo
 /* ---- ioctl ---- */
 static int perf_copy_attr(struct perf_event_attr *uattr, struct perf_event_attr *attr);
 
+/* The perf event file at fd (a borrowed reference: the fd table keeps it while it is used). */
 static int perf_fget_light(int fd, struct file **filep)
 {
 	struct file *f = fget(fd);
+	bool ours = f && f->f_op == &perf_fops;
 
-	if (!f || f->f_op != &perf_fops)
+	if (f)
+		fput(f);
+	if (!ours)
 		return -EBADF;
 	*filep = f;
 	return 0;
@@ -1287,7 +1290,7 @@ static void perf_event_release_kernel(struct perf_event *event)
 	free_event(event);
 }
 
-static int perf_release(struct file *file)
+static int perf_release(struct inode *inode, struct file *file)
 {
 	if (file->private_data)
 		perf_event_release_kernel((struct perf_event *)file->private_data);
@@ -1557,9 +1560,6 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid
 		return -EINVAL;
 	if (flags & PERF_FLAG_PID_CGROUP)
 		return -EBADF;	/* no cgroup file system: pid is no cgroup directory's fd */
-	event_fd = get_unused_fd_flags(O_RDWR);
-	if (event_fd < 0)
-		return event_fd;
 	if (group_fd != -1) {
 		err = perf_fget_light(group_fd, &group);
 		if (err)
@@ -1612,9 +1612,15 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid
 			goto err_alloc;
 		}
 	}
+	event_fd = get_unused_fd_flags(O_RDWR);	/* (6.1 takes it first: EMFILE before the rest) */
+	if (event_fd < 0) {
+		err = event_fd;
+		goto err_alloc;
+	}
 	event_file = anon_inode_getfile("[perf_event]", &perf_fops, event, O_RDWR);
 	if (IS_ERR(event_file)) {
 		err = PTR_ERR(event_file);
+		put_unused_fd(event_fd);
 		goto err_alloc;
 	}
 	irqflags = perf_lock_irqsave();
@@ -1646,6 +1652,7 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid
 	fd_install(event_fd, event_file);
 	return event_fd;
 err_file:
+	put_unused_fd(event_fd);
 	event_file->f_op = &perf_dead_fops;
 	fput(event_file);
 err_alloc:

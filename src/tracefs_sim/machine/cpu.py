@@ -20,19 +20,21 @@ from __future__ import annotations
 import ctypes
 import time
 
+from unicorn.unicorn_const import UC_CTL_IO_WRITE, UC_CTL_TLB_FLUSH
 from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_MODE_64, UC_PROT_ALL, Uc, UcError
 from unicorn.unicorn_py3.unicorn import uclib
 from unicorn.x86_const import (
-    UC_X86_INS_OUT, UC_X86_INS_SYSCALL, UC_X86_REG_CR0, UC_X86_REG_CR3, UC_X86_REG_CR4,
+    UC_X86_INS_OUT, UC_X86_INS_SYSCALL, UC_X86_REG_CR0, UC_X86_REG_CR2, UC_X86_REG_CR3, UC_X86_REG_CR4,
     UC_X86_REG_CS, UC_X86_REG_EFLAGS, UC_X86_REG_GDTR, UC_X86_REG_MSR, UC_X86_REG_R8,
     UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13,
     UC_X86_REG_R14, UC_X86_REG_R15, UC_X86_REG_RAX, UC_X86_REG_RBP, UC_X86_REG_RBX,
     UC_X86_REG_RCX, UC_X86_REG_RDI, UC_X86_REG_RDX, UC_X86_REG_RIP, UC_X86_REG_RSI,
-    UC_X86_REG_RSP, UC_X86_REG_SS,
+    UC_X86_REG_RSP, UC_X86_REG_SS, UC_X86_REG_FPCW, UC_X86_REG_FPSW, UC_X86_REG_FPTAG, UC_X86_REG_MXCSR,
+    UC_X86_REG_FS_BASE, UC_X86_REG_ST0, UC_X86_REG_ST7, UC_X86_REG_XMM0, UC_X86_REG_XMM15,
 )
 
 from . import native_lib
-from .hostif import PORT_TRACE
+from .hostif import CPU_USER_STATE, PORT_TRACE
 from .int3_table import Int3Table
 from .paging import PhysMem, kernel_virt_to_phys
 from .slicer import SlicedUc, Slicer, SliceTimer
@@ -55,7 +57,7 @@ _REGS = [UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX, UC_X86_
          UC_X86_REG_RDI, UC_X86_REG_RBP, UC_X86_REG_RSP, UC_X86_REG_R8, UC_X86_REG_R9,
          UC_X86_REG_R10, UC_X86_REG_R11, UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14,
          UC_X86_REG_R15, UC_X86_REG_RIP, UC_X86_REG_EFLAGS, UC_X86_REG_CR3, UC_X86_REG_CS]
-RSP, RIP, EFLAGS, CR3, CS = 7, 16, 17, 18, 19
+RSI, RDI, RSP, RIP, EFLAGS, CR3, CS = 4, 5, 7, 16, 17, 18, 19
 _NWRITE = 18
 _SYSCALL_NREGS = 19  # the syscall hook's batch (native/syscall.c): _REGS up to CR3
 
@@ -69,6 +71,14 @@ _OUT_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_i
 CODE_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_void_p)
 
 
+# What a user task keeps across the CPL switch's snapshot restore (NR_USER_STATE in
+# native/syscall.c): the x87 and SSE registers and the FS base.
+_USER_STATE_REGS = ([UC_X86_REG_FPCW, UC_X86_REG_FPSW, UC_X86_REG_FPTAG, UC_X86_REG_MXCSR, UC_X86_REG_FS_BASE]
+                    + list(range(UC_X86_REG_ST0, UC_X86_REG_ST7 + 1))
+                    + list(range(UC_X86_REG_XMM0, UC_X86_REG_XMM15 + 1)))
+assert len(_USER_STATE_REGS) == 29
+
+
 class _SyscallCpu(ctypes.Structure):  # struct syscall_cpu in native/syscall.c
     _fields_ = [("reg_read_batch", ctypes.c_void_p), ("reg_write_batch", ctypes.c_void_p),
                 ("context_restore", ctypes.c_void_p), ("context_save", ctypes.c_void_p),
@@ -77,7 +87,11 @@ class _SyscallCpu(ctypes.Structure):  # struct syscall_cpu in native/syscall.c
                 ("entry", ctypes.c_uint64), ("fmask", ctypes.c_uint64),
                 ("cr3_id", ctypes.c_int), ("error", ctypes.c_int),
                 ("ids", ctypes.c_int * _SYSCALL_NREGS), ("vals", ctypes.c_uint64 * _SYSCALL_NREGS),
-                ("ptrs", ctypes.c_void_p * _SYSCALL_NREGS)]
+                ("ptrs", ctypes.c_void_p * _SYSCALL_NREGS),
+                ("user_state", ctypes.c_void_p),
+                ("us_ids", ctypes.c_int * len(_USER_STATE_REGS)),
+                ("us_vals", (ctypes.c_uint8 * 16) * len(_USER_STATE_REGS)),
+                ("us_ptrs", ctypes.c_void_p * len(_USER_STATE_REGS))]
 
 
 class CpuEvents(ctypes.Structure):  # struct cpu_events in native/cpu_events.h
@@ -85,7 +99,8 @@ class CpuEvents(ctypes.Structure):  # struct cpu_events in native/cpu_events.h
                 ("deferred", ctypes.c_int32), ("deferred_port", ctypes.c_uint32),
                 ("python_out", ctypes.c_void_p),
                 ("emu_stop", ctypes.c_void_p), ("passed_at", ctypes.c_uint64), ("quiet_ns", ctypes.c_uint64),
-                ("notify_port", ctypes.c_uint32), ("notify_fd", ctypes.c_int32)]
+                ("notify_port", ctypes.c_uint32), ("notify_fd", ctypes.c_int32),
+                ("hostfs_port", ctypes.c_uint32), ("pad", ctypes.c_uint32), ("hostfs", ctypes.c_void_p)]
 
 
 def _uclib_address(name: str) -> int:
@@ -163,11 +178,16 @@ class Cpu:
             (ctypes.c_int * _SYSCALL_NREGS)(*_REGS[:_SYSCALL_NREGS]))
         vals = ctypes.addressof(sc) + _SyscallCpu.vals.offset
         sc.ptrs[:] = [vals + 8 * i for i in range(_SYSCALL_NREGS)]
+        sc.user_state = mem.address + kernel_virt_to_phys(gs_base) + CPU_USER_STATE
+        sc.us_ids[:] = _USER_STATE_REGS
+        us_vals = ctypes.addressof(sc) + _SyscallCpu.us_vals.offset
+        sc.us_ptrs[:] = [us_vals + 16 * i for i in range(len(_USER_STATE_REGS))]
         # what the hooks leave for the run loop (entering_idle: see the property)
         self.events = CpuEvents(deferred_port=PORT_TRACE, notify_fd=-1)
         self._on_out = None  # the machine's `out` handler (add_hooks)
         # A user-mode exception the run stopped at: (vector, error code), delivered between runs.
         self.pending_exception: tuple[int, int | None] | None = None
+        self.fault_address: int | None = None  # a pending page fault's CR2
         self._slicer: Slicer | None = None
 
     @property
@@ -218,6 +238,9 @@ class Cpu:
         instruction not executed): the frame, plus the error code for the
         vectors that have one."""
         self._enter_handler(self.read_regs(), handler, top_of_stack, error_code)
+        if self.fault_address is not None:  # after the kernel-mode snapshot, which has its own
+            self.uc.reg_write(UC_X86_REG_CR2, self.fault_address)
+            self.fault_address = None
 
     def _enter_handler(self, v, handler: int, top_of_stack: int, error_code: int | None) -> None:
         rflags = v[EFLAGS]
@@ -250,6 +273,10 @@ class Cpu:
             return
         for addr, end in ranges:
             self.uc.ctl_remove_cache(addr, end)
+
+    def flush_tlb(self) -> None:
+        """Forget every cached translation (another CPU changed page tables this one may use)."""
+        self.uc.ctl(UC_CTL_TLB_FLUSH, UC_CTL_IO_WRITE)
 
     def in_user_mode(self) -> bool:
         return bool(self.read_regs()[CS] & 3)

@@ -9,14 +9,14 @@ from .image import KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 
 (PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE, PORT_TRACE, PORT_CODE,
- PORT_IPI_TIMER, PORT_CONSOLE, PORT_SESSION_REPLY) = (0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517, 0x518,
-                                                       0x519, 0x51A, 0x51B)
+ PORT_IPI_TIMER, PORT_CONSOLE, PORT_SESSION_REPLY, PORT_HOSTFS, PORT_TLB) = (
+    0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517, 0x518, 0x519, 0x51A, 0x51B, 0x51C, 0x51D)
 WORKLOADS = {"none": 0, "default": 1}
 BOOT_MAGIC = 0x74736D6B72656E6C
 
 # struct hostif_cpu (head of each per-CPU area)
-CPU_SELF, CPU_ID, CPU_TOP_OF_STACK, CPU_USER_RSP, CPU_NOW_NS, CPU_NEXT_EVENT, CPU_DB_ARG = (
-    0, 8, 16, 24, 32, 40, 48)
+CPU_SELF, CPU_ID, CPU_TOP_OF_STACK, CPU_USER_RSP, CPU_NOW_NS, CPU_NEXT_EVENT, CPU_DB_ARG, CPU_USER_STATE = (
+    0, 8, 16, 24, 32, 40, 48, 80)
 HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 256, 240
 # struct hostif_hpet: the HPET's comparator and where its interrupt goes
 HPET_DEADLINE, HPET_CPU, HPET_VECTOR = 0, 8, 16
@@ -54,10 +54,11 @@ class HostInterface:
     def percpu_pa(self, cpu: int) -> int:
         return kernel_virt_to_phys(self.percpu_va(cpu))
 
-    def write_boot_params(self, nr_cpus: int, ram_size: int, seed: int | None, workload: str) -> None:
+    def write_boot_params(self, nr_cpus: int, ram_size: int, seed: int | None, workload: str,
+                          boot_realtime_ns: int) -> None:
         self.mem.write(self.boot_params, struct.pack(
-            "<6Q", BOOT_MAGIC, nr_cpus, ram_size, seed is not None, (seed or 0) & (2**64 - 1),
-            WORKLOADS[workload]))
+            "<7Q", BOOT_MAGIC, nr_cpus, ram_size, seed is not None, (seed or 0) & (2**64 - 1),
+            WORKLOADS[workload], boot_realtime_ns))
         for cpu in range(nr_cpus):
             pa = self.percpu_pa(cpu)
             self.mem.put_u64(pa + CPU_SELF, self.percpu_va(cpu))

@@ -389,9 +389,9 @@ class KernelImage:
         table = self.addr("user_programs")
         count = self.u64(self.addr("nr_user_programs"))
         out = []
-        entry = struct.Struct("<8Q")  # struct user_program in kernel/exec.c
+        entry = struct.Struct("<4Q")  # struct user_program in kernel_model/include/binfmts.h
         for i in range(count):
-            name, _img, _size, _load, _entry, _mem, flags, _text = entry.unpack(
+            name, _img, _size, flags = entry.unpack(
                 self.read(table + entry.size * i, entry.size))
             out.append(Program(self.cstring(name), bool(flags & 1)))
         return out

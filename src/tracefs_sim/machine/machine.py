@@ -6,17 +6,22 @@ import itertools
 import os
 import struct
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from .cpu import Cpu
+from unicorn.x86_const import UC_X86_REG_CR2
+
+from . import page_fault
+from .cpu import CR3, CS, RDI, RIP, RSI, RSP, Cpu
 from .hooks import HookContext, HookTable
+from .hostfs import HostFs
 from .int3_table import Int3Table
 from .hostif import (
-    PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
-    PORT_SESSION_REPLY, PORT_SPAWNED, PORT_TRACE, PORT_WRITE, HostInterface,
+    PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_HOSTFS, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
+    PORT_SESSION_REPLY, PORT_SPAWNED, PORT_TLB, PORT_TRACE, PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
@@ -43,6 +48,9 @@ USER_EXCEPTIONS = {0: ("asm_exc_divide_error", None), 3: ("asm_exc_int3", None),
                    6: ("asm_exc_invalid_op", None), 13: ("asm_exc_general_protection", 0),
                    14: ("asm_exc_page_fault", 4)}
 VEC_GP = 13  # `int $n` from user mode to a gate it may not use: #GP, as in Linux
+VEC_DF, VEC_PF = 8, 14
+SEEDED_BOOT_REALTIME_NS = 1_767_225_600 * 10**9  # 2026-01-01T00:00:00Z
+USER_ADDR_END = 1 << 47
 T = TypeVar("T")
 
 
@@ -94,6 +102,7 @@ class Machine:
         self.nr_cpus = options.cpus
         self.image = KernelImage(options.kernel_image or default_kernel_image())
         self._mem: PhysMem | None = None
+        self._hostfs: HostFs | None = None
         self._runner = None
         self._ready = threading.Event()
         self._processes: dict[int, Process] = {}
@@ -121,15 +130,19 @@ class Machine:
         code_end = img.lookup("__ftrace_tramp_end") or img.lookup("_etext")
         cr3 = build_boot_page_tables(mem, (code_end.addr - KERNEL_MAP, img.addr("_end") - KERNEL_MAP))
         self._hostif = HostInterface(img, mem)
-        self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload)
+        # the wall clock at boot: the host's (live), or a fixed date (seeded: the same every run)
+        realtime = time.time_ns() if self.options.seed is None else SEEDED_BOOT_REALTIME_NS
+        self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload, realtime)
         self.tracing.attach(mem)
         for fn in self._attach_fns:
             fn(mem)
         gdt, entry = img.addr("gdt_page"), img.addr("entry_SYSCALL_64")
         self._cpus = [Cpu(i, mem, cr3, gdt, self._hostif.percpu_va(i), entry, self._int3)
                       for i in range(self.nr_cpus)]
+        self._hostfs = HostFs(mem)
         for cpu in self._cpus:
             cpu.add_hooks(self._on_out, self._on_intr, self._on_invalid)
+            cpu.events.hostfs_port, cpu.events.hostfs = PORT_HOSTFS, self._hostfs.address
         lay = self._hostif.layout
         self._hooks.attach(self._cpus, [
             HookContext(cpu, mem, self._hostif.percpu_pa(cpu.index) + lay.percpu_curr, lay.pid, lay.comm)
@@ -169,6 +182,8 @@ class Machine:
         atexit.unregister(self.stop)
         self._runner.request_stop()
         self._runner.join()
+        if self._hostfs is not None:
+            self._hostfs.close()
         self._release_processes(None)  # the machine is gone: report as killed by SIGKILL
 
     def _release_processes(self, reason: str | None) -> None:
@@ -192,6 +207,10 @@ class Machine:
             self._runner.raise_irq(value & 0xFF, VEC_RESCHED)
         elif port == PORT_IPI_TIMER:
             self._runner.raise_irq(value & 0xFF, VEC_TIMER)
+        elif port == PORT_TLB:
+            for other in self._cpus:  # stopped: this CPU (in its hook) used invlpg itself
+                if other is not cpu:
+                    other.flush_tlb()
         elif port == PORT_CONSOLE:
             text, length, _, _ = hostif.doorbell_args(cpu.index)
             self._console += hostif.read_kernel(text, min(length, CONSOLE_LINE_MAX))
@@ -238,6 +257,22 @@ class Machine:
     def _on_intr(self, uc, intno: int, cpu: Cpu) -> None:
         if intno == 3 and self._hooks.on_breakpoint(cpu.index):
             return  # a probe's int3 (kernel mode): the handler moved RIP on
+        # Unicorn: a #PF a hook took leaves QEMU believing it is still being delivered, so the
+        # next #PF outside a CPL change is promoted to a double fault.  This kernel has no
+        # double faults of its own (its stacks are always mapped): a #DF is that #PF.
+        if intno in (VEC_PF, VEC_DF):
+            # user mode, or the kernel touching user memory (uaccess): the kernel's handler
+            # pages it in or fixes the access up; a kernel address is a kernel bug
+            regs = cpu.read_regs()
+            user = bool(regs[CS] & 3)
+            cr2 = uc.reg_read(UC_X86_REG_CR2)
+            if user or cr2 < USER_ADDR_END:
+                code = page_fault.error_code(self._mem, regs[CR3], cr2, regs[RIP], regs[RSP], regs[RSI],
+                                             regs[RDI], user)
+                cpu.fault_address = cr2
+                cpu.pending_exception = (VEC_PF, code)
+                uc.emu_stop()
+                return
         if cpu.in_user_mode():
             # the task gets the fault (it dies by the signal), delivered between runs
             vector = intno if intno in USER_EXCEPTIONS else VEC_GP

@@ -11,6 +11,8 @@ typedef struct uc_struct uc_engine;
 typedef void (*out_fn)(uc_engine *uc, uint32_t port, int size, uint32_t value, void *user_data);
 typedef int (*uc_emu_stop_fn)(uc_engine *uc);
 
+struct hostfs;
+
 struct cpu_events {
 	int32_t entering_idle; /* the idle doorbell came: a stop right after `hlt` is a halt */
 	int32_t python_ran;    /* a hook ran Python in this slice: the run loop looks at the CPU */
@@ -28,7 +30,12 @@ struct cpu_events {
 	 * kernel to answer a call it serves): an eventfd written here, no Python.  -1: none. */
 	uint32_t notify_port;
 	int32_t notify_fd;
+	uint32_t hostfs_port;  /* served here (hostfs.c), no Python */
+	uint32_t pad;
+	struct hostfs *hostfs; /* the machine's (NULL: none) */
 };
+
+void hostfs_serve(struct hostfs *h, uint64_t pa);
 
 static inline uint64_t cpu_events_clock(void)
 {

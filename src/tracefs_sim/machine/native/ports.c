@@ -8,7 +8,8 @@
  * flow).  It is only noted here, and the run loop passes it on to Python
  * between slices; calling Python for it would take the GIL from the trace
  * core's threads once per page.  A doorbell after a quiet spell ends the
- * native loop's slice (see cpu_events.h).  Every other port goes to the
+ * native loop's slice (see cpu_events.h).  The hostfs port is served here
+ * (hostfs.c): the guest's file reads never reach Python.  Every other port goes to the
  * Python callback, but the notify port, whose doorbell is for another process of the host:
  * it goes to an eventfd.
  *
@@ -33,6 +34,10 @@ void port_out_hook(uc_engine *uc, uint32_t port, int size, uint32_t value, void 
 				e->emu_stop(uc);
 			}
 		}
+		return;
+	}
+	if (port == e->hostfs_port) {
+		hostfs_serve(e->hostfs, value);
 		return;
 	}
 	if (port == e->notify_port && e->notify_fd >= 0) {

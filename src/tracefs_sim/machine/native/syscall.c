@@ -33,6 +33,10 @@ enum { REG_RCX = 2, REG_R11 = 11, REG_RIP = 16, REG_EFLAGS = 17, REG_CR3 = 18,
 
 #define SYSCALL_INSN_LEN 2 /* Unicorn adds it to RIP after the hook returns */
 
+/* A user task's registers that the CPL-0 snapshot would overwrite (it holds the whole CPU):
+ * the FPU and SSE registers and the FS base (cpu.py's _USER_STATE_REGS). */
+#define NR_USER_STATE 29
+
 /* One per CPU: the hook's user_data, filled by cpu.py. */
 struct syscall_cpu {
 	uc_batch_fn reg_read_batch;
@@ -50,6 +54,12 @@ struct syscall_cpu {
 	int ids[SYSCALL_NREGS];
 	uint64_t vals[SYSCALL_NREGS];
 	void *ptrs[SYSCALL_NREGS]; /* &vals[i] */
+	/* hostif_cpu.user_state in guest RAM: the kernel sets it while a task with user
+	 * registers of its own runs on this CPU */
+	const volatile uint64_t *user_state;
+	int us_ids[NR_USER_STATE];
+	uint8_t us_vals[NR_USER_STATE][16];
+	void *us_ptrs[NR_USER_STATE]; /* &us_vals[i] */
 };
 
 /* Restore the CPL-0 snapshot, keeping address space cr3: the snapshot is
@@ -57,15 +67,21 @@ struct syscall_cpu {
  * task restores its own page tables.  Returns a Unicorn error, 0 if none. */
 int kernel_mode_enter(uc_engine *uc, struct syscall_cpu *c, uint64_t cr3)
 {
-	int err = c->context_restore(uc, c->kctx);
+	int keep = *c->user_state != 0, err = 0;
 
-	if (err || cr3 == c->kctx_cr3)
-		return err;
-	err = c->reg_write(uc, c->cr3_id, &cr3);
+	if (keep)
+		err = c->reg_read_batch(uc, c->us_ids, c->us_ptrs, NR_USER_STATE);
 	if (!err)
-		err = c->context_save(uc, c->kctx);
-	if (!err)
-		c->kctx_cr3 = cr3;
+		err = c->context_restore(uc, c->kctx);
+	if (!err && cr3 != c->kctx_cr3) {
+		err = c->reg_write(uc, c->cr3_id, &cr3);
+		if (!err)
+			err = c->context_save(uc, c->kctx);
+		if (!err)
+			c->kctx_cr3 = cr3;
+	}
+	if (!err && keep)
+		err = c->reg_write_batch(uc, c->us_ids, c->us_ptrs, NR_USER_STATE);
 	return err;
 }
 

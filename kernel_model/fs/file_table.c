@@ -1,0 +1,95 @@
+/* struct file lifetime (Linux's fs/file_table.c): alloc_empty_file, alloc_file_pseudo (pipes),
+ * fput → __fput at the last reference (->release, then the path it held). */
+#include "../include/fs.h"
+
+static struct kmem_cache *filp_cachep;
+
+static noinline struct file *__alloc_file(int flags, const void *cred)
+{
+	struct file *f = kmem_cache_zalloc(filp_cachep, GFP_KERNEL);
+
+	if (!f)
+		return (void *)(long)-ENOMEM;
+	f->f_count = 1;
+	f->f_flags = flags;
+	f->f_mode = ((flags + 1) & O_ACCMODE) | FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE;
+	mutex_init(&f->f_pos_lock);
+	return f;
+}
+
+noinline struct file *alloc_empty_file(int flags, const void *cred)
+{
+	return __alloc_file(flags, cred);
+}
+
+noinline struct file *alloc_file(const struct path *path, int flags, const struct file_operations *fop)
+{
+	struct file *file = alloc_empty_file(flags, NULL);
+
+	if (IS_ERR(file))
+		return file;
+	file->f_path = *path;
+	file->f_inode = path->dentry->d_inode;
+	file->f_mapping = file->f_inode->i_mapping;
+	file->f_op = fop;
+	file->f_mode |= FMODE_OPENED;
+	if ((file->f_mode & FMODE_READ) && (fop->read || fop->read_iter))
+		file->f_mode |= FMODE_CAN_READ;
+	if ((file->f_mode & FMODE_WRITE) && (fop->write || fop->write_iter))
+		file->f_mode |= FMODE_CAN_WRITE;
+	return file;
+}
+
+/* A file on an inode that no directory names (pipes): a dentry of its own on the fs root. */
+noinline struct file *alloc_file_pseudo(struct inode *inode, struct vfsmount *mnt, const char *name,
+					int flags, const struct file_operations *fops)
+{
+	struct qstr this = QSTR_INIT((const unsigned char *)name, strlen(name));
+	struct path path;
+	struct file *file;
+
+	path.dentry = d_alloc(mnt->mnt_sb->s_root, &this);
+	if (!path.dentry)
+		return (void *)(long)-ENOMEM;
+	path.mnt = mntget(mnt);
+	d_instantiate(path.dentry, inode);
+	file = alloc_file(&path, flags, fops);
+	if (IS_ERR(file)) {
+		ihold(inode);
+		path_put(&path);
+	}
+	return file;
+}
+
+struct file *get_file(struct file *f)
+{
+	__atomic_add_fetch(&f->f_count, 1, __ATOMIC_RELAXED);
+	return f;
+}
+
+noinline void __fput(struct file *file)
+{
+	struct inode *inode = file->f_inode;
+
+	if (file->f_mode & FMODE_OPENED) {
+		if (file->f_op && file->f_op->release)
+			file->f_op->release(inode, file);
+		if ((file->f_mode & FMODE_WRITE) && inode)
+			__atomic_sub_fetch(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+	}
+	if (file->f_path.dentry)
+		path_put(&file->f_path);
+	kmem_cache_free(filp_cachep, file);
+}
+
+noinline void fput(struct file *file)
+{
+	if (__atomic_sub_fetch(&file->f_count, 1, __ATOMIC_ACQ_REL) == 0)
+		__fput(file);
+}
+
+void files_init(void)
+{
+	filp_cachep = kmem_cache_create("filp", sizeof(struct file), 0,
+					SLAB_HWCACHE_ALIGN | SLAB_PANIC | SLAB_ACCOUNT, NULL);
+}

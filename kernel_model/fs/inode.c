@@ -1,0 +1,110 @@
+/* Inodes (Linux's fs/inode.c): allocation per super block, reference counts, link counts;
+ * the last iput of an unlinked inode evicts it (its pages, then the inode). */
+#include "../include/fs.h"
+
+static struct kmem_cache *inode_cachep;
+static spinlock_t inode_lock;
+static unsigned int last_ino;
+
+notrace unsigned int get_next_ino(void)
+{
+	return __atomic_add_fetch(&last_ino, 1, __ATOMIC_RELAXED);
+}
+
+struct timespec64 current_time(struct inode *inode)
+{
+	u64 ns = ktime_get();
+
+	return (struct timespec64){ .tv_sec = ns / 1000000000UL, .tv_nsec = ns % 1000000000UL };
+}
+
+noinline struct inode *new_inode(struct super_block *sb)
+{
+	struct inode *inode = kmem_cache_zalloc(inode_cachep, GFP_KERNEL);
+	unsigned long flags;
+
+	if (!inode)
+		return NULL;
+	inode->i_sb = sb;
+	inode->i_blkbits = 12;
+	inode->i_count = 1;
+	inode->i_nlink = 1;
+	inode->i_data.host = inode;
+	inode->i_mapping = &inode->i_data;
+	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
+	mutex_init(&inode->i_rwsem);
+	INIT_LIST_HEAD(&inode->i_dentry);
+	spin_lock_irqsave(&inode_lock, flags);
+	list_add(&inode->i_sb_list, &sb->s_inodes);
+	spin_unlock_irqrestore(&inode_lock, flags);
+	return inode;
+}
+
+struct inode *ihold(struct inode *inode)
+{
+	__atomic_add_fetch(&inode->i_count, 1, __ATOMIC_RELAXED);
+	return inode;
+}
+
+/* The inode's pages go (truncate_inode_pages_final), then the inode. */
+noinline void evict(struct inode *inode)
+{
+	struct address_space *m = &inode->i_data;
+	unsigned long i, flags;
+
+	if (inode->i_sb->s_op && inode->i_sb->s_op->evict_inode)
+		inode->i_sb->s_op->evict_inode(inode);
+	for (i = 0; i < m->nr_slots; i++)
+		if (m->pages[i])
+			__free_pages(virt_to_page(m->pages[i]), 0);
+	kfree(m->pages);
+	if (S_ISLNK(inode->i_mode))
+		kfree(inode->i_link);
+	spin_lock_irqsave(&inode_lock, flags);
+	list_del_init(&inode->i_sb_list);
+	spin_unlock_irqrestore(&inode_lock, flags);
+	kmem_cache_free(inode_cachep, inode);
+}
+
+noinline void iput(struct inode *inode)
+{
+	if (inode && __atomic_sub_fetch(&inode->i_count, 1, __ATOMIC_ACQ_REL) == 0)
+		evict(inode);
+}
+
+noinline void inode_init_owner(struct inode *inode, const struct inode *dir, umode_t mode)
+{
+	inode->i_uid = current->uid;
+	if (dir && (dir->i_mode & S_ISGID)) {
+		inode->i_gid = dir->i_gid;
+		if (S_ISDIR(mode))
+			mode |= S_ISGID;
+	} else {
+		inode->i_gid = current->uid;
+	}
+	inode->i_mode = mode;
+}
+
+noinline void init_special_inode(struct inode *inode, umode_t mode, dev_t rdev)
+{
+	extern const struct file_operations pipefifo_fops;
+
+	inode->i_mode = mode;
+	if (S_ISCHR(mode)) {
+		inode->i_fop = &def_chr_fops;
+		inode->i_rdev = rdev;
+	} else if (S_ISFIFO(mode)) {
+		inode->i_fop = &pipefifo_fops;
+	} else {
+		inode->i_rdev = rdev;	/* block devices and sockets: no driver, open gives ENXIO */
+	}
+}
+
+void set_nlink(struct inode *inode, unsigned int nlink) { inode->i_nlink = nlink; }
+noinline void inc_nlink(struct inode *inode) { inode->i_nlink++; }
+noinline void drop_nlink(struct inode *inode) { inode->i_nlink--; }
+
+void inode_init(void)
+{
+	inode_cachep = kmem_cache_create("inode_cache", sizeof(struct inode), 8, SLAB_PANIC, NULL);
+}

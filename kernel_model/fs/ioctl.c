@@ -1,0 +1,93 @@
+/* ioctl (Linux's fs/ioctl.c): do_vfs_ioctl takes the generic requests (FIOCLEX, FIONCLEX,
+ * FIONBIO, FIOASYNC, FIONREAD on a regular file, FIGETBSZ), vfs_ioctl hands the rest to the
+ * file's ->unlocked_ioctl (ENOTTY without one: no terminal here answers TCGETS). */
+#include "../include/fs.h"
+
+#define FIBMAP		1
+#define FIGETBSZ	2
+#define FIONREAD	0x541B
+#define FIONBIO		0x5421
+#define FIONCLEX	0x5450
+#define FIOCLEX		0x5451
+#define FIOASYNC	0x5452
+#define ENOIOCTLCMD	515
+
+noinline long vfs_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	int error = -ENOTTY;
+
+	if (!filp->f_op->unlocked_ioctl)
+		goto out;
+	error = filp->f_op->unlocked_ioctl(filp, cmd, arg);
+	if (error == -ENOIOCTLCMD)
+		error = -ENOTTY;
+out:
+	return error;
+}
+
+static notrace int ioctl_fionbio(struct file *filp, int *argp)
+{
+	int on;
+
+	if (copy_from_user(&on, argp, sizeof(on)))
+		return -EFAULT;
+	spin_lock(&filp->f_lock);
+	if (on)
+		filp->f_flags |= O_NONBLOCK;
+	else
+		filp->f_flags &= ~O_NONBLOCK;
+	spin_unlock(&filp->f_lock);
+	return 0;
+}
+
+noinline int do_vfs_ioctl(struct file *filp, unsigned int fd, unsigned int cmd, unsigned long arg)
+{
+	void *argp = (void *)arg;
+	struct inode *inode = filp->f_inode;
+
+	switch (cmd) {
+	case FIOCLEX:
+		set_close_on_exec(fd, 1);
+		return 0;
+	case FIONCLEX:
+		set_close_on_exec(fd, 0);
+		return 0;
+	case FIONBIO:
+		return ioctl_fionbio(filp, argp);
+	case FIOASYNC: {
+		int on;
+
+		return copy_from_user(&on, argp, sizeof(on)) ? -EFAULT : on ? -ENOTTY : 0;
+	}
+	case FIGETBSZ: {
+		int bsz = inode->i_sb->s_blocksize;
+
+		if (!S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode))
+			return -ENOTTY;
+		return copy_to_user(argp, &bsz, sizeof(bsz)) ? -EFAULT : 0;
+	}
+	case FIONREAD:
+		if (!S_ISREG(inode->i_mode))
+			return vfs_ioctl(filp, cmd, arg);
+		{
+			int n = inode->i_size - filp->f_pos;
+
+			return copy_to_user(argp, &n, sizeof(n)) ? -EFAULT : 0;
+		}
+	}
+	return -ENOIOCTLCMD;
+}
+
+SYSCALL_DEFINE3(ioctl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
+{
+	struct file *f = fget(fd);
+	int error;
+
+	if (!f)
+		return -EBADF;
+	error = do_vfs_ioctl(f, fd, cmd, arg);
+	if (error == -ENOIOCTLCMD)
+		error = vfs_ioctl(f, cmd, arg);
+	fput(f);
+	return error;
+}

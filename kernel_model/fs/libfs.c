@@ -1,0 +1,241 @@
+/*
+ * Library routines for file systems whose tree is the dcache (Linux's fs/libfs.c): tmpfs,
+ * devtmpfs.  A name exists while its dentry is hashed and positive; lookups of other names
+ * make negative dentries; readdir walks d_subdirs (".", "..", then the children).
+ */
+#include "../include/fs.h"
+
+noinline int always_delete_dentry(const struct dentry *dentry)
+{
+	return 1;
+}
+
+const struct dentry_operations simple_dentry_operations = {
+	.d_delete = always_delete_dentry,
+};
+
+noinline struct dentry *simple_lookup(struct inode *dir, struct dentry *dentry, unsigned int flags)
+{
+	if (dentry->d_name.len > NAME_MAX)
+		return (void *)(long)-ENAMETOOLONG;
+	if (!dentry->d_sb->s_d_op)
+		dentry->d_op = &simple_dentry_operations;
+	d_add(dentry, NULL);
+	return NULL;
+}
+
+noinline int simple_getattr(const struct path *path, struct kstat *stat, u32 request_mask, unsigned int query_flags)
+{
+	struct inode *inode = path->dentry->d_inode;
+
+	generic_fillattr(NULL, inode, stat);
+	stat->blocks = inode->i_mapping->nrpages << (PAGE_SHIFT - 9);
+	return 0;
+}
+
+noinline int dcache_dir_open(struct inode *inode, struct file *file)
+{
+	return 0;
+}
+
+noinline int dcache_dir_close(struct inode *inode, struct file *file)
+{
+	return 0;
+}
+
+noinline loff_t dcache_dir_lseek(struct file *file, loff_t offset, int whence)
+{
+	switch (whence) {
+	case SEEK_CUR:
+		offset += file->f_pos;
+		/* fall through */
+	case SEEK_SET:
+		if (offset >= 0)
+			break;
+		/* fall through */
+	default:
+		return -EINVAL;
+	}
+	file->f_pos = offset;
+	return offset;
+}
+
+static notrace bool simple_positive(const struct dentry *d)
+{
+	return d->d_inode && !d_unhashed(d);
+}
+
+/* ".", "..", then the positive children: position n > 1 is the (n-2)th of them. */
+noinline int dcache_readdir(struct file *file, struct dir_context *ctx)
+{
+	struct dentry *dentry = file->f_path.dentry, *child;
+	loff_t n;
+
+	if (ctx->pos == 0) {
+		if (!ctx->actor(ctx, ".", 1, ctx->pos, dentry->d_inode->i_ino, DT_DIR))
+			return 0;
+		ctx->pos = 1;
+	}
+	if (ctx->pos == 1) {
+		struct dentry *parent = dentry->d_parent;
+
+		if (!ctx->actor(ctx, "..", 2, ctx->pos, parent->d_inode->i_ino, DT_DIR))
+			return 0;
+		ctx->pos = 2;
+	}
+	n = 2;
+	list_for_each_entry(child, &dentry->d_subdirs, d_child) {
+		if (!simple_positive(child))
+			continue;
+		if (n++ < ctx->pos)
+			continue;
+		if (!ctx->actor(ctx, (const char *)child->d_name.name, child->d_name.len, ctx->pos,
+				child->d_inode->i_ino, fs_umode_to_dtype(child->d_inode->i_mode)))
+			return 0;
+		ctx->pos = n;
+	}
+	return 0;
+}
+
+noinline ssize_t generic_read_dir(struct file *filp, char *buf, size_t siz, loff_t *ppos)
+{
+	return -EISDIR;
+}
+
+const struct file_operations simple_dir_operations = {
+	.open = dcache_dir_open,
+	.release = dcache_dir_close,
+	.llseek = dcache_dir_lseek,
+	.read = generic_read_dir,
+	.iterate_shared = dcache_readdir,
+	.fsync = noop_fsync,
+};
+
+const struct inode_operations simple_dir_inode_operations = {
+	.lookup = simple_lookup,
+};
+
+noinline int simple_empty(struct dentry *dentry)
+{
+	struct dentry *child;
+
+	list_for_each_entry(child, &dentry->d_subdirs, d_child)
+		if (simple_positive(child))
+			return 0;
+	return 1;
+}
+
+noinline int simple_link(struct dentry *old_dentry, struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = old_dentry->d_inode;
+
+	inode->i_ctime = dir->i_ctime = dir->i_mtime = current_time(inode);
+	inc_nlink(inode);
+	ihold(inode);
+	dget(dentry);	/* the file system pins its names */
+	d_instantiate(dentry, inode);
+	return 0;
+}
+
+noinline int simple_unlink(struct inode *dir, struct dentry *dentry)
+{
+	struct inode *inode = dentry->d_inode;
+
+	inode->i_ctime = dir->i_ctime = dir->i_mtime = current_time(inode);
+	drop_nlink(inode);
+	dput(dentry);	/* the pin simple_link/mknod took */
+	return 0;
+}
+
+noinline int simple_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	if (!simple_empty(dentry))
+		return -ENOTEMPTY;
+	drop_nlink(dentry->d_inode);
+	simple_unlink(dir, dentry);
+	drop_nlink(dir);
+	return 0;
+}
+
+noinline int simple_rename(struct inode *old_dir, struct dentry *old_dentry, struct inode *new_dir,
+			   struct dentry *new_dentry, unsigned int flags)
+{
+	struct inode *inode = old_dentry->d_inode;
+	int they_are_dirs = d_is_dir(old_dentry);
+
+	if (flags & ~RENAME_NOREPLACE)
+		return -EINVAL;
+	if (new_dentry->d_inode) {
+		if (they_are_dirs && !simple_empty(new_dentry))
+			return -ENOTEMPTY;
+		if (they_are_dirs) {
+			drop_nlink(new_dentry->d_inode);
+			drop_nlink(old_dir);
+		}
+		simple_unlink(new_dir, new_dentry);
+	} else if (they_are_dirs) {
+		drop_nlink(old_dir);
+		inc_nlink(new_dir);
+	}
+	old_dir->i_ctime = old_dir->i_mtime = new_dir->i_ctime = new_dir->i_mtime =
+		inode->i_ctime = current_time(old_dir);
+	return 0;
+}
+
+noinline int noop_fsync(struct file *file, loff_t start, loff_t end, int datasync)
+{
+	return 0;
+}
+
+noinline const char *simple_get_link(struct dentry *dentry, struct inode *inode, char *buf)
+{
+	return inode->i_link;
+}
+
+const struct inode_operations simple_symlink_inode_operations = {
+	.get_link = simple_get_link,
+};
+
+int simple_open(struct inode *inode, struct file *file)
+{
+	if (inode->i_private)
+		file->private_data = inode->i_private;
+	return 0;
+}
+
+noinline ssize_t simple_read_from_buffer(void *to, size_t count, loff_t *ppos, const void *from, size_t available)
+{
+	loff_t pos = *ppos;
+	size_t ret;
+
+	if (pos < 0)
+		return -EINVAL;
+	if ((size_t)pos >= available || !count)
+		return 0;
+	if (count > available - pos)
+		count = available - pos;
+	ret = copy_to_user(to, (const char *)from + pos, count);
+	if (ret == count)
+		return -EFAULT;
+	count -= ret;
+	*ppos = pos + count;
+	return count;
+}
+
+/* A file system the kernel keeps to itself (pipefs, anon_inodefs): a root and the dentry
+ * operations of its files (Linux's init_pseudo). */
+noinline int init_pseudo(struct super_block *sb, const struct dentry_operations *dops)
+{
+	struct inode *root = new_inode(sb);
+
+	if (!root)
+		return -ENOMEM;
+	root->i_ino = 1;
+	root->i_mode = S_IFDIR | 0600;
+	root->i_op = &simple_dir_inode_operations;
+	root->i_fop = &simple_dir_operations;
+	set_nlink(root, 2);
+	sb->s_d_op = dops;
+	sb->s_root = d_make_root(root);
+	return sb->s_root ? 0 : -ENOMEM;
+}

@@ -1,0 +1,1439 @@
+/*
+ * Path name lookup (Linux's fs/namei.c): getname() copies a user path into a struct filename;
+ * a walk (struct nameidata) starts at the task's root or cwd or a directory fd (path_init),
+ * takes one component at a time (link_path_walk → walk_component: ".", ".." across mounts,
+ * the dcache (lookup_fast) or the file system (__lookup_slow), mounts (step_into)), follows
+ * symlinks (at most MAXSYMLINKS per walk: ELOOP) and ends at the last component, which the
+ * caller looks up its way: path_lookupat (stat, chdir...), path_openat (open, O_CREAT),
+ * filename_create (mkdir, mknod, symlink, link), the parent for unlink/rmdir/rename.
+ * The operations on names: vfs_mkdir, vfs_mknod, vfs_symlink, vfs_link, vfs_unlink,
+ * vfs_rmdir, vfs_rename, vfs_readlink, and their syscalls.
+ */
+#include "../include/fs.h"
+
+enum { LAST_NORM, LAST_ROOT, LAST_DOT, LAST_DOTDOT };
+
+struct nameidata {
+	struct path path;		/* where the walk is */
+	struct qstr last;		/* the last component, unlooked */
+	struct path root;
+	unsigned int flags;
+	int last_type;
+	int total_link_count;
+	int dfd;
+	struct filename *name;
+	char *links[MAXSYMLINKS + 1];	/* bodies of the symlinks being walked (freed at the end) */
+	int nr_links;
+	/* what is done with the last component once a trailing symlink is walked: a lookup
+	 * (lookup_last) or an open (open_last_lookups, with the file and flags) */
+	int (*last_fn)(struct nameidata *nd);
+	struct file *file;
+	const struct open_flags *op;
+	const struct path *base;	/* vfs_path_lookup: the walk's start and root */
+};
+
+static DEFINE_MUTEX(rename_mutex);	/* s_vfs_rename_mutex */
+
+/* ---- getname ---- */
+static struct kmem_cache *names_cachep;
+
+noinline struct filename *getname_flags(const char *filename, int flags, int *empty)
+{
+	struct filename *result = kmem_cache_zalloc(names_cachep, GFP_KERNEL);
+	char *kname;
+	long len;
+
+	if (!result)
+		return (void *)(long)-ENOMEM;
+	kname = (char *)result->iname;
+	result->name = kname;
+	len = strncpy_from_user(kname, filename, EMBEDDED_NAME_MAX);
+	if (len < 0) {
+		kmem_cache_free(names_cachep, result);
+		return (void *)len;
+	}
+	if (len == EMBEDDED_NAME_MAX) {
+		kmem_cache_free(names_cachep, result);
+		return (void *)(long)-ENAMETOOLONG;
+	}
+	result->refcnt = 1;
+	if (!len) {
+		if (empty)
+			*empty = 1;
+		if (!(flags & LOOKUP_EMPTY)) {
+			kmem_cache_free(names_cachep, result);
+			return (void *)(long)-ENOENT;
+		}
+	}
+	result->uptr = filename;
+	return result;
+}
+
+noinline struct filename *getname(const char *filename)
+{
+	return getname_flags(filename, 0, NULL);
+}
+
+noinline struct filename *getname_kernel(const char *filename)
+{
+	struct filename *result = kmem_cache_zalloc(names_cachep, GFP_KERNEL);
+	size_t len = strlen(filename) + 1;
+
+	if (!result)
+		return (void *)(long)-ENOMEM;
+	if (len > EMBEDDED_NAME_MAX) {
+		kmem_cache_free(names_cachep, result);
+		return (void *)(long)-ENAMETOOLONG;
+	}
+	memcpy(result->iname, filename, len);
+	result->name = result->iname;
+	result->refcnt = 1;
+	return result;
+}
+
+noinline void putname(struct filename *name)
+{
+	if (IS_ERR(name) || !name)
+		return;
+	if (--name->refcnt > 0)
+		return;
+	kmem_cache_free(names_cachep, name);
+}
+
+/* ---- permissions ---- */
+noinline int generic_permission(void *idmap, struct inode *inode, int mask)
+{
+	umode_t mode = inode->i_mode;
+	int granted;
+
+	mask &= MAY_READ | MAY_WRITE | MAY_EXEC;
+	if (current->uid == inode->i_uid)
+		granted = (mode >> 6) & 7;
+	else if (current->uid == inode->i_gid)
+		granted = (mode >> 3) & 7;
+	else
+		granted = mode & 7;
+	if ((mask & ~granted) == 0)
+		return 0;
+	if (current->uid == 0) {	/* CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH */
+		if (!(mask & MAY_EXEC) || S_ISDIR(mode) || (mode & 0111))
+			return 0;
+	}
+	return -EACCES;
+}
+
+noinline int inode_permission(struct inode *inode, int mask)
+{
+	if ((mask & MAY_WRITE) && (inode->i_sb->s_flags & SB_RDONLY) &&
+	    (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode) || S_ISLNK(inode->i_mode)))
+		return -EROFS;
+	if (inode->i_op && inode->i_op->permission)
+		return inode->i_op->permission(inode, mask);
+	return generic_permission(NULL, inode, mask);
+}
+
+static notrace int may_lookup(struct nameidata *nd)
+{
+	return inode_permission(nd->path.dentry->d_inode, MAY_EXEC);
+}
+
+/* ---- the walk ---- */
+static notrace void set_root(struct nameidata *nd)
+{
+	get_fs_root(current->fs, &nd->root);
+}
+
+noinline int nd_jump_root(struct nameidata *nd)
+{
+	path_put(&nd->path);
+	nd->path = nd->root;
+	path_get(&nd->path);
+	return 0;
+}
+
+noinline const char *path_init(struct nameidata *nd, unsigned int flags)
+{
+	const char *s = nd->name->name;
+
+	nd->flags = flags;
+	nd->last_type = LAST_ROOT;
+	nd->total_link_count = 0;
+	nd->nr_links = 0;
+	if (nd->base) {
+		nd->root = *nd->base;
+		path_get(&nd->root);
+		nd->path = nd->root;
+		path_get(&nd->path);
+		return s;
+	}
+	set_root(nd);
+	if (*s == '/') {
+		nd->path = nd->root;
+		path_get(&nd->path);
+	} else if (nd->dfd == AT_FDCWD) {
+		get_fs_pwd(current->fs, &nd->path);
+	} else {
+		struct file *f = fget_raw(nd->dfd);
+
+		if (!f)
+			return (void *)(long)-EBADF;
+		if (*s && !d_is_dir(f->f_path.dentry)) {
+			fput(f);
+			return (void *)(long)-ENOTDIR;
+		}
+		nd->path = f->f_path;
+		path_get(&nd->path);
+		fput(f);
+	}
+	return s;
+}
+
+noinline void terminate_walk(struct nameidata *nd)
+{
+	int i;
+
+	path_put(&nd->path);
+	path_put(&nd->root);
+	for (i = 0; i < nd->nr_links; i++)
+		kfree(nd->links[i]);
+	nd->nr_links = 0;
+}
+
+/* Down through whatever is mounted on path. */
+static notrace void follow_mounts(struct path *path)
+{
+	while (d_mountpoint(path->dentry)) {
+		struct vfsmount *mounted = lookup_mnt(path);
+
+		if (!mounted)
+			break;
+		dput(path->dentry);
+		mntput(path->mnt);
+		path->mnt = mounted;
+		path->dentry = dget(mounted->mnt_root);
+	}
+}
+
+static notrace int follow_dotdot(struct nameidata *nd)
+{
+	for (;;) {
+		struct mount *mnt = real_mount(nd->path.mnt);
+
+		if (nd->path.dentry == nd->root.dentry && nd->path.mnt == nd->root.mnt)
+			return 0;	/* chroot or namespace root: ".." is itself */
+		if (nd->path.dentry != nd->path.mnt->mnt_root) {
+			struct dentry *parent = dget_parent(nd->path.dentry);
+
+			dput(nd->path.dentry);
+			nd->path.dentry = parent;
+			break;
+		}
+		if (mnt->mnt_parent == mnt)
+			return 0;
+		/* up to the mount point, and try again from there */
+		path_put(&nd->path);
+		nd->path.mnt = mntget(&mnt->mnt_parent->mnt);
+		nd->path.dentry = dget(mnt->mnt_mountpoint);
+	}
+	follow_mounts(&nd->path);
+	return 0;
+}
+
+noinline int handle_dots(struct nameidata *nd, int type)
+{
+	if (type == LAST_DOTDOT)
+		return follow_dotdot(nd);
+	return 0;
+}
+
+noinline struct dentry *lookup_fast(struct nameidata *nd)
+{
+	struct dentry *dentry = d_lookup(nd->path.dentry, &nd->last);
+
+	if (dentry && dentry->d_op && dentry->d_op->d_revalidate &&
+	    dentry->d_op->d_revalidate(dentry, nd->flags) <= 0) {
+		d_drop(dentry);
+		dput(dentry);
+		return NULL;
+	}
+	return dentry;
+}
+
+/* Ask the file system (its ->lookup), under the directory's lock. */
+noinline struct dentry *__lookup_slow(const struct qstr *name, struct dentry *dir, unsigned int flags)
+{
+	struct inode *inode = dir->d_inode;
+	struct dentry *dentry, *old;
+
+	dentry = d_lookup(dir, name);	/* made while we waited for the lock? */
+	if (dentry)
+		return dentry;
+	if (inode->i_flags & S_DEAD)	/* a removed directory holds no names */
+		return (void *)(long)-ENOENT;
+	dentry = d_alloc(dir, name);
+	if (!dentry)
+		return (void *)(long)-ENOMEM;
+	old = inode->i_op->lookup(inode, dentry, flags);
+	if (old) {
+		dput(dentry);
+		dentry = old;
+	}
+	return dentry;
+}
+
+static notrace struct dentry *lookup_slow(const struct qstr *name, struct dentry *dir, unsigned int flags)
+{
+	struct inode *inode = dir->d_inode;
+	struct dentry *res;
+
+	if (!inode->i_op || !inode->i_op->lookup)
+		return (void *)(long)-ENOTDIR;
+	mutex_lock(&inode->i_rwsem);
+	res = __lookup_slow(name, dir, flags);
+	mutex_unlock(&inode->i_rwsem);
+	return res;
+}
+
+/* The link's body, kept in nd until the walk ends. */
+static notrace const char *get_link(struct nameidata *nd, struct dentry *link)
+{
+	struct inode *inode = link->d_inode;
+	const char *res;
+	char *buf;
+
+	if (++nd->total_link_count > MAXSYMLINKS || nd->nr_links >= MAXSYMLINKS)
+		return (void *)(long)-ELOOP;
+	if (inode->i_link)
+		return inode->i_link;
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf)
+		return (void *)(long)-ENOMEM;
+	nd->links[nd->nr_links++] = buf;
+	res = inode->i_op->get_link(link, inode, buf);
+	return res;
+}
+
+static int walk_symlink(struct nameidata *nd, const char *body);
+noinline int walk_component(struct nameidata *nd, int last);
+
+/*
+ * Move the walk onto dentry (found in nd->path), across mounts; a symlink there is walked when
+ * it is not the last component or the walk follows the last one.
+ */
+noinline int step_into(struct nameidata *nd, int last, struct dentry *dentry)
+{
+	struct path path = { mntget(nd->path.mnt), dentry };
+	const char *body;
+	int err;
+
+	follow_mounts(&path);
+	if (!path.dentry->d_inode || !S_ISLNK(path.dentry->d_inode->i_mode) ||
+	    (last && !(nd->flags & LOOKUP_FOLLOW))) {
+		path_put(&nd->path);
+		nd->path = path;
+		return 0;
+	}
+	body = get_link(nd, path.dentry);
+	if (IS_ERR(body)) {
+		path_put(&path);
+		return PTR_ERR(body);
+	}
+	path_put(&path);
+	err = walk_symlink(nd, body);
+	if (err)
+		return err;
+	if (!last)	/* the link's own last component, a directory on the way */
+		return walk_component(nd, 0);
+	return nd->last_fn(nd);
+}
+
+noinline int walk_component(struct nameidata *nd, int last);
+static notrace int lookup_last(struct nameidata *nd)
+{
+	if (nd->last_type == LAST_NORM && nd->last.name[nd->last.len])
+		nd->flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
+	return walk_component(nd, 1);
+}
+
+noinline int walk_component(struct nameidata *nd, int last)
+{
+	struct dentry *dentry;
+
+	if (nd->last_type != LAST_NORM)
+		return handle_dots(nd, nd->last_type);
+	dentry = lookup_fast(nd);
+	if (!dentry) {
+		dentry = lookup_slow(&nd->last, nd->path.dentry, nd->flags);
+		if (IS_ERR(dentry))
+			return PTR_ERR(dentry);
+	}
+	if (!dentry->d_inode && !last) {
+		dput(dentry);
+		return -ENOENT;
+	}
+	return step_into(nd, last, dentry);
+}
+
+/*
+ * Walk name up to its last component (left in nd->last, nd->last_type); nd->path is then
+ * the directory holding it.  A trailing slash makes the last component a directory.
+ */
+static noinline int link_path_walk(const char *name, struct nameidata *nd)
+	__asm__("link_path_walk.part.0.constprop.0");
+static noinline int link_path_walk(const char *name, struct nameidata *nd)
+{
+	while (*name == '/')
+		name++;
+	if (!*name) {
+		nd->last_type = LAST_ROOT;
+		return 0;
+	}
+	for (;;) {
+		const char *end = name;
+		int err, type = LAST_NORM;
+
+		err = may_lookup(nd);
+		if (err)
+			return err;
+		while (*end && *end != '/')
+			end++;
+		if (end - name > NAME_MAX)
+			return -ENAMETOOLONG;
+		if (name[0] == '.' && end - name == 1)
+			type = LAST_DOT;
+		else if (name[0] == '.' && name[1] == '.' && end - name == 2)
+			type = LAST_DOTDOT;
+		nd->last.name = (const unsigned char *)name;
+		nd->last.len = end - name;
+		nd->last.hash = full_name_hash(nd->path.dentry, name, end - name);
+		nd->last_type = type;
+		while (*end == '/')
+			end++;
+		if (!*end) {
+			if (end > name + nd->last.len)	/* trailing slashes */
+				nd->flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
+			return 0;
+		}
+		err = walk_component(nd, 0);
+		if (err)
+			return err;
+		if (!d_is_dir(nd->path.dentry))
+			return -ENOTDIR;
+		name = end;
+	}
+}
+
+/* A symlink's body, from where the walk is ("/": from the root). */
+static notrace int walk_symlink(struct nameidata *nd, const char *body)
+{
+	unsigned int flags = nd->flags;
+	int err;
+
+	if (*body == '/')
+		nd_jump_root(nd);
+	nd->flags |= LOOKUP_FOLLOW;	/* components inside a link are always followed */
+	err = link_path_walk(body, nd);
+	nd->flags = (nd->flags & LOOKUP_DIRECTORY) | flags;
+	return err;
+}
+
+noinline int complete_walk(struct nameidata *nd)
+{
+	if ((nd->flags & LOOKUP_DIRECTORY) && !d_is_dir(nd->path.dentry))
+		return -ENOTDIR;
+	return 0;
+}
+
+/* Walk to the object itself: nd->path is it (with a reference) on success. */
+noinline int path_lookupat(struct nameidata *nd, unsigned int flags, struct path *path)
+{
+	const char *s = path_init(nd, flags);
+	int err;
+
+	nd->last_fn = lookup_last;
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	err = link_path_walk(s, nd);
+	if (!err && nd->last_type != LAST_ROOT)
+		err = lookup_last(nd);
+	if (!err && !nd->path.dentry->d_inode)
+		err = -ENOENT;
+	if (!err)
+		err = complete_walk(nd);
+	if (!err) {
+		*path = nd->path;
+		nd->path.mnt = NULL;
+		nd->path.dentry = NULL;
+	}
+	terminate_walk(nd);
+	return err;
+}
+
+noinline int filename_lookup(int dfd, struct filename *name, unsigned int flags, struct path *path, struct path *root)
+{
+	struct nameidata nd = { .dfd = dfd, .name = name };
+
+	if (IS_ERR(name))
+		return PTR_ERR(name);
+	return path_lookupat(&nd, flags, path);
+}
+
+/* Walk to the parent of the last component: nd keeps the parent and nd->last. */
+static notrace int path_parentat(struct nameidata *nd, unsigned int flags)
+{
+	const char *s = path_init(nd, flags);
+
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	return link_path_walk(s, nd);
+}
+
+/* name below (mnt, dentry), which is also the walk's root ("/" and ".." stop there). */
+noinline int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt, const char *name,
+			     unsigned int flags, struct path *path)
+{
+	struct path base = { mnt, dentry };
+	struct filename *fn = getname_kernel(name);
+	struct nameidata nd = { .dfd = AT_FDCWD, .name = fn, .base = &base };
+	int err;
+
+	if (IS_ERR(fn))
+		return PTR_ERR(fn);
+	err = path_lookupat(&nd, flags, path);
+	putname(fn);
+	return err;
+}
+
+noinline int kern_path(const char *name, unsigned int flags, struct path *path)
+{
+	struct filename *fn = getname_kernel(name);
+	int err = filename_lookup(AT_FDCWD, fn, flags, path, NULL);
+
+	putname(fn);
+	return err;
+}
+
+noinline int user_path_at_empty(int dfd, const char *name, unsigned int flags, struct path *path, int *empty)
+{
+	struct filename *fn = getname_flags(name, flags, empty);
+	int err;
+
+	if (IS_ERR(fn))
+		return PTR_ERR(fn);
+	if (!fn->name[0] && (flags & LOOKUP_EMPTY)) {	/* AT_EMPTY_PATH: the fd itself */
+		struct file *f = fget_raw(dfd);
+
+		putname(fn);
+		if (dfd == AT_FDCWD) {
+			get_fs_pwd(current->fs, path);
+			return 0;
+		}
+		if (!f)
+			return -EBADF;
+		*path = f->f_path;
+		path_get(path);
+		fput(f);
+		return 0;
+	}
+	err = filename_lookup(dfd, fn, flags, path, NULL);
+	putname(fn);
+	return err;
+}
+
+/* The last component under a locked parent: the dcache, else the file system. */
+static notrace struct dentry *lookup_one_qstr_excl(const struct qstr *name, struct dentry *base, unsigned int flags)
+{
+	struct dentry *dentry = d_lookup(base, name), *old;
+	struct inode *dir = base->d_inode;
+
+	if (dentry)
+		return dentry;
+	if (!dir->i_op || !dir->i_op->lookup)
+		return (void *)(long)-ENOTDIR;
+	if (dir->i_flags & S_DEAD)
+		return (void *)(long)-ENOENT;
+	dentry = d_alloc(base, name);
+	if (!dentry)
+		return (void *)(long)-ENOMEM;
+	old = dir->i_op->lookup(dir, dentry, flags);
+	if (old) {
+		dput(dentry);
+		dentry = old;
+	}
+	return dentry;
+}
+
+noinline struct dentry *lookup_one_len(const char *name, struct dentry *base, int len)
+{
+	struct qstr q = QSTR_INIT((const unsigned char *)name, len);
+
+	q.hash = full_name_hash(base, name, len);
+	return lookup_one_qstr_excl(&q, base, 0);
+}
+
+/* ---- open ---- */
+noinline int may_open(void *idmap, const struct path *path, int acc_mode, int flag)
+{
+	struct dentry *dentry = path->dentry;
+	struct inode *inode = dentry->d_inode;
+	int error;
+
+	if (!inode)
+		return -ENOENT;
+	switch (inode->i_mode & S_IFMT) {
+	case S_IFLNK:
+		return -ELOOP;
+	case S_IFDIR:
+		if (acc_mode & MAY_WRITE)
+			return -EISDIR;
+		break;
+	case S_IFBLK:
+	case S_IFCHR:
+		if (path->mnt->mnt_flags & MNT_NODEV)
+			return -EACCES;
+		/* fall through */
+	case S_IFIFO:
+	case S_IFSOCK:
+		flag &= ~O_TRUNC;
+		break;
+	}
+	if ((acc_mode & MAY_WRITE) && __mnt_is_readonly(path->mnt) &&
+	    (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode)))
+		return -EROFS;
+	error = inode_permission(inode, acc_mode & (MAY_READ | MAY_WRITE | MAY_EXEC));
+	if (error)
+		return error;
+	return 0;
+}
+
+static notrace int open_to_namei_flags(int flag) { return flag; }
+
+/* O_CREAT and the plain open of the last component. */
+static notrace int open_last_lookups(struct nameidata *nd)
+{
+	struct file *file = nd->file;
+	const struct open_flags *op = nd->op;
+	struct dentry *dir = nd->path.dentry, *dentry;
+	int open_flag = op->open_flag, err;
+
+	if (nd->last_type != LAST_NORM) {
+		if (open_flag & O_CREAT)
+			return -EISDIR;
+		return handle_dots(nd, nd->last_type);
+	}
+	if (!(open_flag & O_CREAT)) {
+		if (nd->last.name[nd->last.len])
+			nd->flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
+		return walk_component(nd, 1);
+	}
+	if (nd->last.name[nd->last.len])	/* "name/" with O_CREAT */
+		return -EISDIR;
+	mutex_lock(&dir->d_inode->i_rwsem);
+	dentry = lookup_one_qstr_excl(&nd->last, dir, 0);
+	if (IS_ERR(dentry)) {
+		mutex_unlock(&dir->d_inode->i_rwsem);
+		return PTR_ERR(dentry);
+	}
+	if (!dentry->d_inode) {
+		struct inode *d = dir->d_inode;
+
+		err = __mnt_is_readonly(nd->path.mnt) ? -EROFS : inode_permission(d, MAY_WRITE | MAY_EXEC);
+		if (!err && !d->i_op->create)
+			err = -EACCES;
+		if (!err)
+			err = d->i_op->create(d, dentry, op->mode & ~current->fs->umask, true);
+		mutex_unlock(&dir->d_inode->i_rwsem);
+		if (err) {
+			dput(dentry);
+			return err;
+		}
+		file->f_mode |= FMODE_CREATED;
+		dput(nd->path.dentry);
+		nd->path.dentry = dentry;
+		return 0;
+	}
+	mutex_unlock(&dir->d_inode->i_rwsem);
+	if (open_flag & O_EXCL) {
+		dput(dentry);
+		return -EEXIST;
+	}
+	return step_into(nd, 1, dentry);
+}
+
+static notrace int do_open(struct nameidata *nd, struct file *file, const struct open_flags *op)
+{
+	int open_flag = op->open_flag, acc_mode = op->acc_mode, error;
+	bool do_truncate = false;
+
+	if (!nd->path.dentry->d_inode)
+		return -ENOENT;
+	error = complete_walk(nd);
+	if (error)
+		return error;
+	if (file->f_mode & FMODE_CREATED) {
+		open_flag &= ~O_TRUNC;
+		acc_mode = 0;
+	} else if ((open_flag & O_DIRECTORY) && !d_is_dir(nd->path.dentry)) {
+		return -ENOTDIR;
+	} else if (d_is_dir(nd->path.dentry) && (open_flag & O_CREAT)) {
+		return -EISDIR;
+	}
+	if (!S_ISREG(nd->path.dentry->d_inode->i_mode))
+		open_flag &= ~O_TRUNC;
+	else if (open_flag & O_TRUNC)
+		do_truncate = true;
+	error = may_open(NULL, &nd->path, acc_mode, open_flag);
+	if (!error && !(file->f_mode & FMODE_OPENED))
+		error = vfs_open(&nd->path, file);
+	if (!error && do_truncate)
+		error = do_truncate_file(file);
+	return error;
+}
+
+noinline struct file *path_openat(struct nameidata *nd, const struct open_flags *op, unsigned flags)
+{
+	struct file *file = alloc_empty_file(op->open_flag, NULL);
+	const char *s;
+	int error;
+
+	if (IS_ERR(file))
+		return file;
+	if (file->f_flags & O_PATH) {	/* do_o_path: the object itself, no may_open */
+		struct path path;
+
+		error = path_lookupat(nd, flags, &path);
+		if (!error) {
+			error = vfs_open(&path, file);
+			path_put(&path);
+		}
+		goto out;
+	}
+	s = path_init(nd, flags);
+	nd->last_fn = open_last_lookups;
+	nd->file = file;
+	nd->op = op;
+	error = IS_ERR(s) ? PTR_ERR(s) : link_path_walk(s, nd);
+	if (!error) {
+		error = open_last_lookups(nd);
+		if (!error)
+			error = do_open(nd, file, op);
+	}
+	terminate_walk(nd);
+out:
+	if (!error)
+		return file;
+	fput(file);
+	return (void *)(long)error;
+}
+
+noinline struct file *do_filp_open(int dfd, struct filename *pathname, const struct open_flags *op)
+{
+	struct nameidata nd = { .dfd = dfd, .name = pathname };
+
+	return path_openat(&nd, op, op->lookup_flags);
+}
+
+/* ---- creating names ---- */
+noinline struct dentry *filename_create(int dfd, struct filename *name, struct path *path, unsigned int lookup_flags)
+{
+	struct nameidata nd = { .dfd = dfd, .name = name };
+	bool want_dir = lookup_flags & LOOKUP_DIRECTORY;
+	struct dentry *dentry;
+	int err;
+
+	if (IS_ERR(name))
+		return (void *)name;
+	err = path_parentat(&nd, 0);
+	if (err)
+		goto fail;
+	if (nd.last_type != LAST_NORM) {
+		err = -EEXIST;
+		goto fail;
+	}
+	if (__mnt_is_readonly(nd.path.mnt)) {
+		/* EEXIST before EROFS, as mnt_want_write comes after the lookup in 6.1 */
+		dentry = lookup_one_qstr_excl(&nd.last, nd.path.dentry, 0);
+		err = IS_ERR(dentry) ? PTR_ERR(dentry) : dentry->d_inode ? -EEXIST : -EROFS;
+		if (!IS_ERR(dentry))
+			dput(dentry);
+		goto fail;
+	}
+	mutex_lock(&nd.path.dentry->d_inode->i_rwsem);
+	dentry = lookup_one_qstr_excl(&nd.last, nd.path.dentry, 0);
+	if (IS_ERR(dentry)) {
+		err = PTR_ERR(dentry);
+		goto unlock;
+	}
+	if (dentry->d_inode) {
+		dput(dentry);
+		err = -EEXIST;
+		goto unlock;
+	}
+	if (!want_dir && nd.last.name[nd.last.len]) {	/* "name/" for a non-directory */
+		dput(dentry);
+		err = -ENOENT;
+		goto unlock;
+	}
+	*path = nd.path;
+	nd.path.mnt = NULL;
+	nd.path.dentry = NULL;
+	terminate_walk(&nd);
+	return dentry;
+unlock:
+	mutex_unlock(&nd.path.dentry->d_inode->i_rwsem);
+fail:
+	terminate_walk(&nd);
+	return (void *)(long)err;
+}
+
+noinline void done_path_create(struct path *path, struct dentry *dentry)
+{
+	dput(dentry);
+	mutex_unlock(&path->dentry->d_inode->i_rwsem);
+	path_put(path);
+}
+
+struct dentry *kern_path_create(int dfd, const char *pathname, struct path *path, unsigned int lookup_flags)
+{
+	struct filename *fn = getname_kernel(pathname);
+	struct dentry *d = filename_create(dfd, fn, path, lookup_flags);
+
+	putname(fn);
+	return d;
+}
+
+static notrace int may_create(struct inode *dir)
+{
+	return inode_permission(dir, MAY_WRITE | MAY_EXEC);
+}
+
+noinline int vfs_mkdir(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode)
+{
+	int error = may_create(dir);
+
+	if (error)
+		return error;
+	if (!dir->i_op->mkdir)
+		return -EPERM;
+	return dir->i_op->mkdir(dir, dentry, (mode & (S_IALLUGO | S_ISVTX)) | S_IFDIR);
+}
+
+noinline int vfs_mknod(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev)
+{
+	int error = may_create(dir);
+
+	if (error)
+		return error;
+	if ((S_ISCHR(mode) || S_ISBLK(mode)) && current->uid != 0)
+		return -EPERM;
+	if (!dir->i_op->mknod)
+		return -EPERM;
+	return dir->i_op->mknod(dir, dentry, mode, dev);
+}
+
+noinline int vfs_symlink(void *idmap, struct inode *dir, struct dentry *dentry, const char *oldname)
+{
+	int error = may_create(dir);
+
+	if (error)
+		return error;
+	if (!dir->i_op->symlink)
+		return -EPERM;
+	return dir->i_op->symlink(dir, dentry, oldname);
+}
+
+noinline int vfs_link(struct dentry *old_dentry, void *idmap, struct inode *dir, struct dentry *new_dentry, struct inode **delegated)
+{
+	struct inode *inode = old_dentry->d_inode;
+	int error;
+
+	if (!inode)
+		return -ENOENT;
+	error = may_create(dir);
+	if (error)
+		return error;
+	if (dir->i_sb != inode->i_sb)
+		return -EXDEV;
+	if (S_ISDIR(inode->i_mode))
+		return -EPERM;
+	if (!dir->i_op->link)
+		return -EPERM;
+	return dir->i_op->link(old_dentry, dir, new_dentry);
+}
+
+static notrace umode_t mode_strip_umask(umode_t mode)
+{
+	return mode & ~current->fs->umask;
+}
+
+noinline int do_mkdirat(int dfd, struct filename *name, umode_t mode)
+{
+	struct path path;
+	struct dentry *dentry = filename_create(dfd, name, &path, LOOKUP_DIRECTORY);
+	int error;
+
+	if (IS_ERR(dentry)) {
+		putname(name);
+		return PTR_ERR(dentry);
+	}
+	error = vfs_mkdir(NULL, path.dentry->d_inode, dentry, mode_strip_umask(mode));
+	done_path_create(&path, dentry);
+	putname(name);
+	return error;
+}
+
+SYSCALL_DEFINE3(mkdirat, int, dfd, const char *, pathname, umode_t, mode)
+{
+	return do_mkdirat(dfd, getname(pathname), mode);
+}
+
+SYSCALL_DEFINE2(mkdir, const char *, pathname, umode_t, mode)
+{
+	return do_mkdirat(AT_FDCWD, getname(pathname), mode);
+}
+
+static notrace int may_mknod(umode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+	case S_IFCHR:
+	case S_IFBLK:
+	case S_IFIFO:
+	case S_IFSOCK:
+	case 0:
+		return 0;
+	case S_IFDIR:
+		return -EPERM;
+	default:
+		return -EINVAL;
+	}
+}
+
+noinline int do_mknodat(int dfd, struct filename *name, umode_t mode, unsigned int dev)
+{
+	struct path path;
+	struct dentry *dentry;
+	int error = may_mknod(mode);
+
+	if (error) {
+		putname(name);
+		return error;
+	}
+	dentry = filename_create(dfd, name, &path, 0);
+	if (IS_ERR(dentry)) {
+		putname(name);
+		return PTR_ERR(dentry);
+	}
+	mode = mode_strip_umask(mode);
+	switch (mode & S_IFMT) {
+	case 0:
+	case S_IFREG:
+		error = path.dentry->d_inode->i_op->create ?
+			(may_create(path.dentry->d_inode) ?:
+			 path.dentry->d_inode->i_op->create(path.dentry->d_inode, dentry, (mode & S_IALLUGO) | S_IFREG, true)) :
+			-EACCES;
+		break;
+	case S_IFCHR:
+	case S_IFBLK:
+		error = vfs_mknod(NULL, path.dentry->d_inode, dentry, mode, ((dev >> 8) & 0xfff) << 20 | (dev & 0xff) | ((dev >> 12) & 0xfff00));
+		break;
+	case S_IFIFO:
+	case S_IFSOCK:
+		error = vfs_mknod(NULL, path.dentry->d_inode, dentry, mode, 0);
+		break;
+	}
+	done_path_create(&path, dentry);
+	putname(name);
+	return error;
+}
+
+SYSCALL_DEFINE4(mknodat, int, dfd, const char *, filename, umode_t, mode, unsigned int, dev)
+{
+	return do_mknodat(dfd, getname(filename), mode, dev);
+}
+
+SYSCALL_DEFINE3(mknod, const char *, filename, umode_t, mode, unsigned, dev)
+{
+	return do_mknodat(AT_FDCWD, getname(filename), mode, dev);
+}
+
+noinline int do_symlinkat(struct filename *from, int newdfd, struct filename *to)
+{
+	struct path path;
+	struct dentry *dentry;
+	int error;
+
+	if (IS_ERR(from)) {
+		error = PTR_ERR(from);
+		goto out;
+	}
+	dentry = filename_create(newdfd, to, &path, 0);
+	error = PTR_ERR(dentry);
+	if (IS_ERR(dentry))
+		goto out;
+	error = vfs_symlink(NULL, path.dentry->d_inode, dentry, from->name);
+	done_path_create(&path, dentry);
+out:
+	putname(to);
+	putname(from);
+	return error;
+}
+
+SYSCALL_DEFINE3(symlinkat, const char *, oldname, int, newdfd, const char *, newname)
+{
+	return do_symlinkat(getname(oldname), newdfd, getname(newname));
+}
+
+SYSCALL_DEFINE2(symlink, const char *, oldname, const char *, newname)
+{
+	return do_symlinkat(getname(oldname), AT_FDCWD, getname(newname));
+}
+
+noinline int do_linkat(int olddfd, struct filename *old, int newdfd, struct filename *new, int flags)
+{
+	struct dentry *new_dentry;
+	struct path old_path, new_path;
+	int error;
+
+	if ((flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH)) != 0) {
+		error = -EINVAL;
+		goto out_putnames;
+	}
+	error = filename_lookup(olddfd, old, (flags & AT_SYMLINK_FOLLOW) ? LOOKUP_FOLLOW : 0, &old_path, NULL);
+	if (error)
+		goto out_putnames;
+	new_dentry = filename_create(newdfd, new, &new_path, 0);
+	error = PTR_ERR(new_dentry);
+	if (IS_ERR(new_dentry))
+		goto out_putpath;
+	error = -EXDEV;
+	if (old_path.mnt == new_path.mnt)
+		error = vfs_link(old_path.dentry, NULL, new_path.dentry->d_inode, new_dentry, NULL);
+	done_path_create(&new_path, new_dentry);
+out_putpath:
+	path_put(&old_path);
+out_putnames:
+	putname(old);
+	putname(new);
+	return error;
+}
+
+SYSCALL_DEFINE5(linkat, int, olddfd, const char *, oldname, int, newdfd, const char *, newname, int, flags)
+{
+	return do_linkat(olddfd, getname(oldname), newdfd, getname(newname), flags);
+}
+
+SYSCALL_DEFINE2(link, const char *, oldname, const char *, newname)
+{
+	return do_linkat(AT_FDCWD, getname(oldname), AT_FDCWD, getname(newname), 0);
+}
+
+/* ---- removing names ---- */
+static notrace int may_delete(struct inode *dir, struct dentry *victim, bool isdir)
+{
+	int error;
+
+	if (!victim->d_inode)
+		return -ENOENT;
+	error = inode_permission(dir, MAY_WRITE | MAY_EXEC);
+	if (error)
+		return error;
+	if (isdir) {
+		if (!d_is_dir(victim))
+			return -ENOTDIR;
+		if (victim == victim->d_sb->s_root)
+			return -EBUSY;
+	} else if (d_is_dir(victim)) {
+		return -EISDIR;
+	}
+	return 0;
+}
+
+noinline int vfs_rmdir(void *idmap, struct inode *dir, struct dentry *dentry)
+{
+	int error = may_delete(dir, dentry, true);
+
+	if (error)
+		return error;
+	if (!dir->i_op->rmdir)
+		return -EPERM;
+	if (d_mountpoint(dentry))
+		return -EBUSY;
+	error = dir->i_op->rmdir(dir, dentry);
+	if (!error) {
+		dentry->d_inode->i_flags |= S_DEAD;
+		d_delete(dentry);
+	}
+	return error;
+}
+
+noinline int vfs_unlink(void *idmap, struct inode *dir, struct dentry *dentry, struct inode **delegated)
+{
+	int error = may_delete(dir, dentry, false);
+
+	if (error)
+		return error;
+	if (!dir->i_op->unlink)
+		return -EPERM;
+	if (d_mountpoint(dentry))
+		return -EBUSY;
+	error = dir->i_op->unlink(dir, dentry);
+	if (!error)
+		d_delete(dentry);
+	return error;
+}
+
+/* unlink and rmdir: the parent, then the victim under its lock. */
+static notrace struct dentry *lookup_victim(int dfd, struct filename *name, struct nameidata *nd, int *err, bool rmdir)
+{
+	struct dentry *dentry;
+
+	nd->dfd = dfd;
+	nd->name = name;
+	*err = path_parentat(nd, 0);
+	if (*err)
+		return NULL;
+	if (nd->last_type != LAST_NORM) {
+		*err = !rmdir ? -EISDIR : nd->last_type == LAST_DOT ? -EINVAL :
+		       nd->last_type == LAST_DOTDOT ? -ENOTEMPTY : -EBUSY;
+		return NULL;
+	}
+	mutex_lock(&nd->path.dentry->d_inode->i_rwsem);
+	dentry = lookup_one_qstr_excl(&nd->last, nd->path.dentry, 0);
+	if (IS_ERR(dentry)) {
+		*err = PTR_ERR(dentry);
+		mutex_unlock(&nd->path.dentry->d_inode->i_rwsem);
+		return NULL;
+	}
+	if (!dentry->d_inode) {
+		*err = -ENOENT;
+	} else if (__mnt_is_readonly(nd->path.mnt)) {
+		*err = -EROFS;
+	} else if (!rmdir && nd->last.name[nd->last.len] && !d_is_dir(dentry)) {
+		*err = -ENOTDIR;
+	} else {
+		return dentry;
+	}
+	dput(dentry);
+	mutex_unlock(&nd->path.dentry->d_inode->i_rwsem);
+	return NULL;
+}
+
+noinline int do_rmdir(int dfd, struct filename *name)
+{
+	struct nameidata nd = {};
+	struct dentry *dentry;
+	int error;
+
+	if (IS_ERR(name))
+		return PTR_ERR(name);
+	dentry = lookup_victim(dfd, name, &nd, &error, true);
+	if (dentry) {
+		error = vfs_rmdir(NULL, nd.path.dentry->d_inode, dentry);
+		dput(dentry);
+		mutex_unlock(&nd.path.dentry->d_inode->i_rwsem);
+	}
+	terminate_walk(&nd);
+	putname(name);
+	return error;
+}
+
+SYSCALL_DEFINE1(rmdir, const char *, pathname)
+{
+	return do_rmdir(AT_FDCWD, getname(pathname));
+}
+
+noinline int do_unlinkat(int dfd, struct filename *name)
+{
+	struct nameidata nd = {};
+	struct dentry *dentry;
+	int error;
+
+	if (IS_ERR(name))
+		return PTR_ERR(name);
+	dentry = lookup_victim(dfd, name, &nd, &error, false);
+	if (dentry) {
+		error = vfs_unlink(NULL, nd.path.dentry->d_inode, dentry, NULL);
+		dput(dentry);
+		mutex_unlock(&nd.path.dentry->d_inode->i_rwsem);
+	}
+	terminate_walk(&nd);
+	putname(name);
+	return error;
+}
+
+SYSCALL_DEFINE3(unlinkat, int, dfd, const char *, pathname, int, flag)
+{
+	if ((flag & ~AT_REMOVEDIR) != 0)
+		return -EINVAL;
+	if (flag & AT_REMOVEDIR)
+		return do_rmdir(dfd, getname(pathname));
+	return do_unlinkat(dfd, getname(pathname));
+}
+
+SYSCALL_DEFINE1(unlink, const char *, pathname)
+{
+	return do_unlinkat(AT_FDCWD, getname(pathname));
+}
+
+/* ---- rename ---- */
+static notrace bool is_ancestor(struct dentry *a, struct dentry *d)
+{
+	for (; d != d->d_parent; d = d->d_parent)
+		if (d == a)
+			return true;
+	return d == a;
+}
+
+noinline int vfs_rename(struct inode *old_dir, struct dentry *old_dentry, struct inode *new_dir,
+			struct dentry *new_dentry, unsigned int flags)
+{
+	bool is_dir = d_is_dir(old_dentry);
+	int error;
+
+	if (old_dentry->d_inode == new_dentry->d_inode)
+		return 0;
+	error = may_delete(old_dir, old_dentry, is_dir);
+	if (error)
+		return error;
+	if (!new_dentry->d_inode)
+		error = may_create(new_dir);
+	else
+		error = may_delete(new_dir, new_dentry, is_dir);
+	if (error)
+		return error;
+	if (!old_dir->i_op->rename)
+		return -EPERM;
+	if (is_ancestor(old_dentry, new_dentry->d_parent))
+		return -EINVAL;
+	if (d_mountpoint(old_dentry) || d_mountpoint(new_dentry))
+		return -EBUSY;
+	error = old_dir->i_op->rename(old_dir, old_dentry, new_dir, new_dentry, flags);
+	if (error)
+		return error;
+	if (new_dentry->d_inode) {
+		if (is_dir)
+			new_dentry->d_inode->i_flags |= S_DEAD;
+		d_delete(new_dentry);
+	}
+	d_move(old_dentry, new_dentry);
+	return 0;
+}
+
+noinline int do_renameat2(int olddfd, struct filename *from, int newdfd, struct filename *to, unsigned int flags)
+{
+	struct nameidata ond = {}, nnd = {};
+	struct dentry *old_dentry = NULL, *new_dentry = NULL;
+	struct inode *a, *b;
+	int error;
+
+	if (IS_ERR(from) || IS_ERR(to)) {
+		error = IS_ERR(from) ? PTR_ERR(from) : PTR_ERR(to);
+		goto put_names;
+	}
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) {
+		error = -EINVAL;
+		goto put_names;
+	}
+	if (flags & (RENAME_EXCHANGE | RENAME_WHITEOUT)) {
+		error = (flags & RENAME_EXCHANGE) && (flags & RENAME_NOREPLACE) ? -EINVAL : -EINVAL;
+		goto put_names;
+	}
+	ond.dfd = olddfd;
+	ond.name = from;
+	nnd.dfd = newdfd;
+	nnd.name = to;
+	error = path_parentat(&ond, 0);
+	if (error)
+		goto exit1;
+	error = path_parentat(&nnd, 0);
+	if (error)
+		goto exit1;
+	error = -EXDEV;
+	if (ond.path.mnt != nnd.path.mnt)
+		goto exit1;
+	error = -EBUSY;
+	if (ond.last_type != LAST_NORM)
+		goto exit1;
+	if (nnd.last_type != LAST_NORM)
+		goto exit1;
+	error = -EROFS;
+	if (__mnt_is_readonly(ond.path.mnt))
+		goto exit1;
+	mutex_lock(&rename_mutex);
+	a = ond.path.dentry->d_inode;
+	b = nnd.path.dentry->d_inode;
+	if (a == b) {
+		mutex_lock(&a->i_rwsem);
+	} else if (a < b) {
+		mutex_lock(&a->i_rwsem);
+		mutex_lock(&b->i_rwsem);
+	} else {
+		mutex_lock(&b->i_rwsem);
+		mutex_lock(&a->i_rwsem);
+	}
+	old_dentry = lookup_one_qstr_excl(&ond.last, ond.path.dentry, 0);
+	error = PTR_ERR(old_dentry);
+	if (IS_ERR(old_dentry)) {
+		old_dentry = NULL;
+		goto exit_lock;
+	}
+	error = -ENOENT;
+	if (!old_dentry->d_inode)
+		goto exit_lock;
+	new_dentry = lookup_one_qstr_excl(&nnd.last, nnd.path.dentry, 0);
+	error = PTR_ERR(new_dentry);
+	if (IS_ERR(new_dentry)) {
+		new_dentry = NULL;
+		goto exit_lock;
+	}
+	error = -EEXIST;
+	if ((flags & RENAME_NOREPLACE) && new_dentry->d_inode)
+		goto exit_lock;
+	error = -ENOTDIR;
+	if (!d_is_dir(old_dentry) && (ond.last.name[ond.last.len] || nnd.last.name[nnd.last.len]))
+		goto exit_lock;
+	error = -EINVAL;	/* source is an ancestor of the target */
+	if (is_ancestor(old_dentry, nnd.path.dentry))
+		goto exit_lock;
+	error = -ENOTEMPTY;	/* target is an ancestor of the source */
+	if (is_ancestor(new_dentry, ond.path.dentry))
+		goto exit_lock;
+	error = vfs_rename(a, old_dentry, b, new_dentry, flags);
+exit_lock:
+	if (new_dentry)
+		dput(new_dentry);
+	if (old_dentry)
+		dput(old_dentry);
+	mutex_unlock(&a->i_rwsem);
+	if (a != b)
+		mutex_unlock(&b->i_rwsem);
+	mutex_unlock(&rename_mutex);
+exit1:
+	terminate_walk(&ond);
+	terminate_walk(&nnd);
+put_names:
+	putname(from);
+	putname(to);
+	return error;
+}
+
+SYSCALL_DEFINE5(renameat2, int, olddfd, const char *, oldname, int, newdfd, const char *, newname, unsigned int, flags)
+{
+	return do_renameat2(olddfd, getname(oldname), newdfd, getname(newname), flags);
+}
+
+SYSCALL_DEFINE4(renameat, int, olddfd, const char *, oldname, int, newdfd, const char *, newname)
+{
+	return do_renameat2(olddfd, getname(oldname), newdfd, getname(newname), 0);
+}
+
+SYSCALL_DEFINE2(rename, const char *, oldname, const char *, newname)
+{
+	return do_renameat2(AT_FDCWD, getname(oldname), AT_FDCWD, getname(newname), 0);
+}
+
+/* ---- readlink ---- */
+noinline int readlink_copy(char *buffer, int buflen, const char *link)
+{
+	int len = PTR_ERR(link);
+
+	if (IS_ERR(link))
+		return len;
+	len = strlen(link);
+	if (len > buflen)
+		len = buflen;
+	if (copy_to_user(buffer, link, len))
+		len = -EFAULT;
+	return len;
+}
+
+noinline int vfs_readlink(struct dentry *dentry, char *buffer, int buflen)
+{
+	struct inode *inode = dentry->d_inode;
+	char *buf;
+	int res;
+
+	if (!S_ISLNK(inode->i_mode))
+		return -EINVAL;
+	if (inode->i_link)
+		return readlink_copy(buffer, buflen, inode->i_link);
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	res = readlink_copy(buffer, buflen, inode->i_op->get_link(dentry, inode, buf));
+	kfree(buf);
+	return res;
+}
+
+noinline int do_readlinkat(int dfd, const char *pathname, char *buf, int bufsiz)
+{
+	struct path path;
+	int error, empty = 0;
+
+	if (bufsiz <= 0)
+		return -EINVAL;
+	error = user_path_at_empty(dfd, pathname, LOOKUP_EMPTY, &path, &empty);
+	if (error)
+		return error;
+	error = vfs_readlink(path.dentry, buf, bufsiz);
+	if (error == -EINVAL && empty)
+		error = -ENOENT;
+	path_put(&path);
+	return error;
+}
+
+SYSCALL_DEFINE4(readlinkat, int, dfd, const char *, pathname, char *, buf, int, bufsiz)
+{
+	return do_readlinkat(dfd, pathname, buf, bufsiz);
+}
+
+SYSCALL_DEFINE3(readlink, const char *, path, char *, buf, int, bufsiz)
+{
+	return do_readlinkat(AT_FDCWD, path, buf, bufsiz);
+}
+
+/* ---- for the kernel's own boot-time tree (init/do_mounts, initramfs) ---- */
+int init_mkdir(const char *pathname, umode_t mode)
+{
+	struct path path;
+	struct dentry *dentry = kern_path_create(AT_FDCWD, pathname, &path, LOOKUP_DIRECTORY);
+	int error;
+
+	if (IS_ERR(dentry))
+		return PTR_ERR(dentry);
+	error = vfs_mkdir(NULL, path.dentry->d_inode, dentry, mode);
+	done_path_create(&path, dentry);
+	return error;
+}
+
+int init_mknod(const char *filename, umode_t mode, unsigned int dev)
+{
+	struct path path;
+	struct dentry *dentry = kern_path_create(AT_FDCWD, filename, &path, 0);
+	int error;
+
+	if (IS_ERR(dentry))
+		return PTR_ERR(dentry);
+	error = vfs_mknod(NULL, path.dentry->d_inode, dentry, mode, dev);
+	done_path_create(&path, dentry);
+	return error;
+}
+
+int init_symlink(const char *oldname, const char *newname)
+{
+	struct path path;
+	struct dentry *dentry = kern_path_create(AT_FDCWD, newname, &path, 0);
+	int error;
+
+	if (IS_ERR(dentry))
+		return PTR_ERR(dentry);
+	error = vfs_symlink(NULL, path.dentry->d_inode, dentry, oldname);
+	done_path_create(&path, dentry);
+	return error;
+}
+
+void namei_init(void)
+{
+	names_cachep = kmem_cache_create("names_cache", PATH_MAX, 0, SLAB_HWCACHE_ALIGN | SLAB_PANIC, NULL);
+}

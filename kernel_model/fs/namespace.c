@@ -1,0 +1,206 @@
+/*
+ * Mounts (Linux's fs/namespace.c): a tree of struct mount, one namespace.  A dentry that has
+ * something mounted on it is DCACHE_MOUNTED; lookup_mnt() finds the mount on (mnt, dentry)
+ * in the mount hash.  /proc/mounts lists the tree in mount order.
+ */
+#include "../include/fs.h"
+
+#define M_HASH 64
+static struct list_head mount_hashtable[M_HASH];
+static LIST_HEAD(namespace_list);	/* every mount, in mount order (mnt_ns->list) */
+static spinlock_t mount_lock;
+static int mnt_id_next = 20;
+struct vfsmount *root_mnt;
+
+static notrace struct list_head *m_hash(struct vfsmount *mnt, struct dentry *dentry)
+{
+	return &mount_hashtable[(((u64)mnt >> 6) + ((u64)dentry >> 6)) % M_HASH];
+}
+
+noinline struct vfsmount *mntget(struct vfsmount *mnt)
+{
+	if (mnt)
+		__atomic_add_fetch(&real_mount(mnt)->mnt_count, 1, __ATOMIC_RELAXED);
+	return mnt;
+}
+
+/* Mounts live as long as the namespace (there is no umount): the count is only kept. */
+noinline void mntput(struct vfsmount *mnt)
+{
+	if (mnt)
+		__atomic_sub_fetch(&real_mount(mnt)->mnt_count, 1, __ATOMIC_RELAXED);
+}
+
+bool __mnt_is_readonly(struct vfsmount *mnt)
+{
+	return (mnt->mnt_flags & MNT_READONLY) || (mnt->mnt_sb->s_flags & SB_RDONLY);
+}
+
+noinline struct mount *__lookup_mnt(struct vfsmount *mnt, struct dentry *dentry)
+{
+	struct mount *p;
+
+	list_for_each_entry(p, m_hash(mnt, dentry), mnt_hash)
+		if (&p->mnt_parent->mnt == mnt && p->mnt_mountpoint == dentry)
+			return p;
+	return NULL;
+}
+
+/* The mount on path (the last one mounted there), with a reference; NULL: none. */
+noinline struct vfsmount *lookup_mnt(const struct path *path)
+{
+	struct mount *child, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&mount_lock, flags);
+	list_for_each_entry(child, m_hash(path->mnt, path->dentry), mnt_hash)
+		if (&child->mnt_parent->mnt == path->mnt && child->mnt_mountpoint == path->dentry)
+			found = child;
+	if (found)
+		mntget(&found->mnt);
+	spin_unlock_irqrestore(&mount_lock, flags);
+	return found ? &found->mnt : NULL;
+}
+
+noinline struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data)
+{
+	struct super_block *mount_nodev(struct file_system_type *fs_type, int flags, void *data);
+	struct mount *mnt;
+	struct super_block *sb;
+
+	if (!type)
+		return (void *)(long)-ENODEV;
+	mnt = kzalloc(sizeof(*mnt), GFP_KERNEL);
+	if (!mnt)
+		return (void *)(long)-ENOMEM;
+	sb = mount_nodev(type, flags & SB_RDONLY, data);
+	if (IS_ERR(sb)) {
+		kfree(mnt);
+		return (void *)sb;
+	}
+	mnt->mnt_devname = name;
+	mnt->mnt_id = mnt_id_next++;
+	mnt->mnt_count = 1;
+	mnt->mnt.mnt_sb = sb;
+	mnt->mnt.mnt_root = dget(sb->s_root);
+	mnt->mnt.mnt_flags = (flags & SB_RDONLY) ? MNT_READONLY | MNT_RELATIME : MNT_RELATIME;
+	mnt->mnt_parent = mnt;
+	mnt->mnt_mountpoint = mnt->mnt.mnt_root;
+	INIT_LIST_HEAD(&mnt->mnt_hash);
+	INIT_LIST_HEAD(&mnt->mnt_mounts);
+	INIT_LIST_HEAD(&mnt->mnt_child);
+	INIT_LIST_HEAD(&mnt->mnt_list);
+	return &mnt->mnt;
+}
+
+/* attach_recursive_mnt's work for a new mount: it goes on where. */
+noinline int do_add_mount_at(struct vfsmount *newm, const struct path *where)
+{
+	struct mount *mnt = real_mount(newm), *parent = real_mount(where->mnt);
+	unsigned long flags;
+
+	if (!d_is_dir(where->dentry) && S_ISDIR(newm->mnt_root->d_inode->i_mode))
+		return -ENOTDIR;
+	spin_lock_irqsave(&mount_lock, flags);
+	mnt->mnt_parent = parent;
+	mnt->mnt_mountpoint = dget(where->dentry);
+	mntget(where->mnt);
+	where->dentry->d_flags |= DCACHE_MOUNTED;
+	list_add_tail(&mnt->mnt_hash, m_hash(where->mnt, where->dentry));
+	list_add_tail(&mnt->mnt_child, &parent->mnt_mounts);
+	list_add_tail(&mnt->mnt_list, &namespace_list);
+	spin_unlock_irqrestore(&mount_lock, flags);
+	return 0;
+}
+
+/* Another mount of old's tree (a bind mount of its root), attached nowhere yet. */
+noinline struct vfsmount *clone_mnt(struct vfsmount *old)
+{
+	struct mount *mnt = kzalloc(sizeof(*mnt), GFP_KERNEL), *o = real_mount(old);
+
+	if (!mnt)
+		return (void *)(long)-ENOMEM;
+	mnt->mnt_devname = o->mnt_devname;
+	mnt->mnt_id = mnt_id_next++;
+	mnt->mnt_count = 1;
+	mnt->mnt.mnt_sb = old->mnt_sb;
+	mnt->mnt.mnt_root = dget(old->mnt_root);
+	mnt->mnt.mnt_flags = old->mnt_flags;
+	mnt->mnt_parent = mnt;
+	mnt->mnt_mountpoint = mnt->mnt.mnt_root;
+	INIT_LIST_HEAD(&mnt->mnt_hash);
+	INIT_LIST_HEAD(&mnt->mnt_mounts);
+	INIT_LIST_HEAD(&mnt->mnt_child);
+	INIT_LIST_HEAD(&mnt->mnt_list);
+	return &mnt->mnt;
+}
+
+/* The namespace's root: rootfs ("/"), its own parent. */
+void mnt_set_root(struct vfsmount *mnt)
+{
+	root_mnt = mnt;
+	list_add_tail(&real_mount(mnt)->mnt_list, &namespace_list);
+}
+
+/* The root of a tree of its own (the host view): listed, attached nowhere. */
+void mnt_add_tree(struct vfsmount *mnt)
+{
+	list_add_tail(&real_mount(mnt)->mnt_list, &namespace_list);
+}
+
+static notrace void seq_escape_path(struct seq_file *m, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\\')
+			seq_printf(m, "\\%03o", (u8)*s);
+		else
+			seq_putc(m, *s);
+	}
+}
+
+/* /proc/mounts: "devname mountpoint type options 0 0", relative to the reader's root */
+int show_mounts(struct seq_file *m, void *v)
+{
+	struct mount *mnt;
+	struct path root;
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+
+	if (!buf)
+		return -ENOMEM;
+	get_fs_root(current->fs, &root);
+	list_for_each_entry(mnt, &namespace_list, mnt_list) {
+		struct path p = { &mnt->mnt, mnt->mnt.mnt_root };
+		char *end = buf + PATH_MAX, *name = end;
+		int len = PATH_MAX;
+		extern int prepend_path(const struct path *, const struct path *, char **, int *);
+		struct super_block *sb = mnt->mnt.mnt_sb;
+
+		if (prepend_path(&p, &root, &name, &len) != 0)
+			continue;	/* not under the reader's root */
+		seq_escape_path(m, mnt->mnt_devname ? mnt->mnt_devname : "none");
+		seq_putc(m, ' ');
+		seq_write(m, name, end - name);
+		seq_printf(m, " %s %s", sb->s_type->name, __mnt_is_readonly(&mnt->mnt) ? "ro" : "rw");
+		if (mnt->mnt.mnt_flags & MNT_NOSUID)
+			seq_puts(m, ",nosuid");
+		if (mnt->mnt.mnt_flags & MNT_NODEV)
+			seq_puts(m, ",nodev");
+		if (mnt->mnt.mnt_flags & MNT_NOEXEC)
+			seq_puts(m, ",noexec");
+		seq_puts(m, ",relatime");
+		if (sb->s_op && sb->s_op->show_options)
+			sb->s_op->show_options(m, mnt->mnt.mnt_root);
+		seq_puts(m, " 0 0\n");
+	}
+	path_put(&root);
+	kfree(buf);
+	return 0;
+}
+
+void mnt_init(void)
+{
+	int i;
+
+	for (i = 0; i < M_HASH; i++)
+		INIT_LIST_HEAD(&mount_hashtable[i]);
+}

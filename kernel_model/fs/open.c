@@ -1,0 +1,465 @@
+/*
+ * Opening and the calls on a path or an fd that are not reads or writes (Linux's fs/open.c):
+ * open/openat/openat2/creat (do_sys_openat2 → getname → do_filp_open → … → vfs_open →
+ * do_dentry_open), close's partner filp_close (file.c), truncate/ftruncate, access/faccessat,
+ * chdir/fchdir/chroot, chmod/fchmod/fchmodat.
+ */
+#include "../include/fs.h"
+
+struct open_how { u64 flags; u64 mode; u64 resolve; };
+#define RESOLVE_NO_XDEV		0x01
+#define RESOLVE_NO_MAGICLINKS	0x02
+#define RESOLVE_NO_SYMLINKS	0x04
+#define RESOLVE_BENEATH		0x08
+#define RESOLVE_IN_ROOT		0x10
+#define RESOLVE_CACHED		0x20
+#define VALID_RESOLVE_FLAGS	0x3f
+#define S_IALLUGO_OPEN		(S_ISUID | S_ISGID | S_ISVTX | 0777)
+
+noinline int do_dentry_open(struct file *f, struct inode *inode, int (*open)(struct inode *, struct file *))
+{
+	int error;
+
+	path_get(&f->f_path);
+	f->f_inode = inode;
+	f->f_mapping = inode->i_mapping;
+	if (f->f_flags & O_PATH) {
+		f->f_mode = FMODE_PATH | FMODE_OPENED;
+		f->f_op = NULL;
+		return 0;
+	}
+	if (f->f_mode & FMODE_WRITE)
+		__atomic_add_fetch(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+	f->f_op = inode->i_fop;
+	if (!f->f_op) {
+		error = -ENODEV;
+		goto cleanup;
+	}
+	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
+		f->f_mode |= FMODE_ATOMIC_POS;
+	if (!open)
+		open = f->f_op->open;
+	if (open) {
+		error = open(inode, f);
+		if (error)
+			goto cleanup;
+	}
+	f->f_mode |= FMODE_OPENED;
+	if ((f->f_mode & FMODE_READ) && (f->f_op->read || f->f_op->read_iter))
+		f->f_mode |= FMODE_CAN_READ;
+	if ((f->f_mode & FMODE_WRITE) && (f->f_op->write || f->f_op->write_iter))
+		f->f_mode |= FMODE_CAN_WRITE;
+	f->f_flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
+	return 0;
+cleanup:
+	if (f->f_mode & FMODE_WRITE)
+		__atomic_sub_fetch(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+	path_put(&f->f_path);
+	f->f_path.mnt = NULL;
+	f->f_path.dentry = NULL;
+	f->f_inode = NULL;
+	return error;
+}
+
+noinline int vfs_open(const struct path *path, struct file *file)
+{
+	file->f_path = *path;
+	return do_dentry_open(file, path->dentry->d_inode, NULL);
+}
+
+int nonseekable_open(struct inode *inode, struct file *filp)
+{
+	filp->f_mode &= ~(FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE);
+	return 0;
+}
+
+int stream_open(struct inode *inode, struct file *filp)
+{
+	filp->f_mode &= ~(FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE | FMODE_ATOMIC_POS);
+	filp->f_mode |= FMODE_STREAM;
+	return 0;
+}
+
+noinline int do_truncate(void *idmap, struct dentry *dentry, loff_t length, unsigned int time_attrs, struct file *filp)
+{
+	struct inode *inode = dentry->d_inode;
+	struct iattr newattrs = { .ia_valid = ATTR_SIZE | time_attrs, .ia_size = length };
+	int ret;
+
+	if (length < 0)
+		return -EINVAL;
+	if (!inode->i_op || !inode->i_op->setattr)
+		return -EINVAL;
+	mutex_lock(&inode->i_rwsem);
+	ret = inode->i_op->setattr(dentry, &newattrs);
+	mutex_unlock(&inode->i_rwsem);
+	return ret;
+}
+
+/* O_TRUNC of an opened regular file (namei.c's do_open) */
+int do_truncate_file(struct file *file)
+{
+	return do_truncate(NULL, file->f_path.dentry, 0, 0, file);
+}
+
+noinline long vfs_truncate(const struct path *path, loff_t length)
+{
+	struct inode *inode = path->dentry->d_inode;
+	int error;
+
+	if (S_ISDIR(inode->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->i_mode))
+		return -EINVAL;
+	if (__mnt_is_readonly(path->mnt))
+		return -EROFS;
+	error = inode_permission(inode, MAY_WRITE);
+	if (error)
+		return error;
+	return do_truncate(NULL, path->dentry, length, 0, NULL);
+}
+
+noinline long do_sys_truncate(const char *pathname, loff_t length)
+{
+	struct path path;
+	int error;
+
+	if (length < 0)	/* sorry, but loff_t says... */
+		return -EINVAL;
+	error = user_path_at_empty(AT_FDCWD, pathname, LOOKUP_FOLLOW, &path, NULL);
+	if (!error) {
+		error = vfs_truncate(&path, length);
+		path_put(&path);
+	}
+	return error;
+}
+
+SYSCALL_DEFINE2(truncate, const char *, path, long, length)
+{
+	return do_sys_truncate(path, length);
+}
+
+noinline long do_sys_ftruncate(unsigned int fd, loff_t length, int small)
+{
+	struct file *f;
+	struct inode *inode;
+	int error;
+
+	if (length < 0)
+		return -EINVAL;
+	f = fget(fd);
+	if (!f)
+		return -EBADF;
+	error = -EINVAL;
+	inode = f->f_inode;
+	if (!(f->f_flags & O_LARGEFILE) && small)
+		goto out;
+	if (S_ISDIR(inode->i_mode) || !(f->f_mode & FMODE_WRITE))
+		goto out;
+	if (!S_ISREG(inode->i_mode))
+		goto out;
+	error = -EPERM;
+	if (f->f_flags & O_APPEND)
+		goto out;
+	error = do_truncate(NULL, f->f_path.dentry, length, 0, f);
+out:
+	fput(f);
+	return error;
+}
+
+SYSCALL_DEFINE2(ftruncate, unsigned int, fd, off_t, length)
+{
+	return do_sys_ftruncate(fd, length, 1);
+}
+
+noinline long do_faccessat(int dfd, const char *filename, int mode, int flags)
+{
+	struct path path;
+	struct inode *inode;
+	unsigned int lookup_flags = LOOKUP_FOLLOW;
+	int res;
+
+	if (mode & ~7)	/* where's F_OK, X_OK, W_OK, R_OK? */
+		return -EINVAL;
+	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (flags & AT_SYMLINK_NOFOLLOW)
+		lookup_flags &= ~LOOKUP_FOLLOW;
+	if (flags & AT_EMPTY_PATH)
+		lookup_flags |= LOOKUP_EMPTY;
+	res = user_path_at_empty(dfd, filename, lookup_flags, &path, NULL);
+	if (res)
+		return res;
+	inode = path.dentry->d_inode;
+	if ((mode & MAY_EXEC) && S_ISREG(inode->i_mode)) {
+		res = -EACCES;
+		if (path.mnt->mnt_flags & MNT_NOEXEC)
+			goto out;
+	}
+	res = inode_permission(inode, mode | MAY_ACCESS);
+	if (!res && (mode & MAY_WRITE) && __mnt_is_readonly(path.mnt) &&
+	    (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode) || S_ISLNK(inode->i_mode)))
+		res = -EROFS;
+out:
+	path_put(&path);
+	return res;
+}
+
+SYSCALL_DEFINE3(faccessat, int, dfd, const char *, filename, int, mode)
+{
+	return do_faccessat(dfd, filename, mode, 0);
+}
+
+SYSCALL_DEFINE4(faccessat2, int, dfd, const char *, filename, int, mode, int, flags)
+{
+	return do_faccessat(dfd, filename, mode, flags);
+}
+
+SYSCALL_DEFINE2(access, const char *, filename, int, mode)
+{
+	return do_faccessat(AT_FDCWD, filename, mode, 0);
+}
+
+SYSCALL_DEFINE1(chdir, const char *, filename)
+{
+	struct path path;
+	int error = user_path_at_empty(AT_FDCWD, filename, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path, NULL);
+
+	if (error)
+		return error;
+	error = inode_permission(path.dentry->d_inode, MAY_EXEC);
+	if (!error)
+		set_fs_pwd(current->fs, &path);
+	path_put(&path);
+	return error;
+}
+
+SYSCALL_DEFINE1(fchdir, unsigned int, fd)
+{
+	struct file *f = fget_raw(fd);
+	int error;
+
+	if (!f)
+		return -EBADF;
+	error = -ENOTDIR;
+	if (d_is_dir(f->f_path.dentry)) {
+		error = inode_permission(f->f_inode, MAY_EXEC);
+		if (!error)
+			set_fs_pwd(current->fs, &f->f_path);
+	}
+	fput(f);
+	return error;
+}
+
+SYSCALL_DEFINE1(chroot, const char *, filename)
+{
+	struct path path;
+	int error = user_path_at_empty(AT_FDCWD, filename, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path, NULL);
+
+	if (error)
+		return error;
+	error = inode_permission(path.dentry->d_inode, MAY_EXEC);
+	if (!error && current->uid != 0)
+		error = -EPERM;
+	if (!error)
+		set_fs_root(current->fs, &path);
+	path_put(&path);
+	return error;
+}
+
+noinline int chmod_common(const struct path *path, umode_t mode)
+{
+	struct inode *inode = path->dentry->d_inode;
+	struct iattr newattrs = { .ia_valid = ATTR_MODE };
+	int error;
+
+	if (__mnt_is_readonly(path->mnt))
+		return -EROFS;
+	if (current->uid != 0 && current->uid != inode->i_uid)
+		return -EPERM;
+	newattrs.ia_mode = (mode & S_IALLUGO) | (inode->i_mode & ~S_IALLUGO);
+	mutex_lock(&inode->i_rwsem);
+	error = inode->i_op && inode->i_op->setattr ? inode->i_op->setattr(path->dentry, &newattrs) : -EPERM;
+	mutex_unlock(&inode->i_rwsem);
+	return error;
+}
+
+noinline int vfs_fchmod(struct file *file, umode_t mode)
+{
+	return chmod_common(&file->f_path, mode);
+}
+
+SYSCALL_DEFINE2(fchmod, unsigned int, fd, umode_t, mode)
+{
+	struct file *f = fget(fd);
+	int err = -EBADF;
+
+	if (f) {
+		err = vfs_fchmod(f, mode);
+		fput(f);
+	}
+	return err;
+}
+
+noinline int do_fchmodat(int dfd, const char *filename, umode_t mode)
+{
+	struct path path;
+	int error = user_path_at_empty(dfd, filename, LOOKUP_FOLLOW, &path, NULL);
+
+	if (!error) {
+		error = chmod_common(&path, mode);
+		path_put(&path);
+	}
+	return error;
+}
+
+SYSCALL_DEFINE3(fchmodat, int, dfd, const char *, filename, umode_t, mode)
+{
+	return do_fchmodat(dfd, filename, mode);
+}
+
+SYSCALL_DEFINE2(chmod, const char *, filename, umode_t, mode)
+{
+	return do_fchmodat(AT_FDCWD, filename, mode);
+}
+
+/* ---- open ---- */
+static notrace int build_open_flags(const struct open_how *how, struct open_flags *op)
+{
+	u64 flags = how->flags;
+	int lookup_flags = 0;
+	int acc_mode = "\004\002\006\006"[flags & O_ACCMODE];
+
+	if (flags & ~VALID_OPEN_FLAGS)
+		return -EINVAL;
+	if (how->resolve & ~VALID_RESOLVE_FLAGS)
+		return -EINVAL;
+	if ((how->resolve & RESOLVE_BENEATH) && (how->resolve & RESOLVE_IN_ROOT))
+		return -EINVAL;
+	if ((flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE) {
+		if (how->mode & ~S_IALLUGO_OPEN)
+			return -EINVAL;
+		op->mode = how->mode | S_IFREG;
+	} else {
+		if (how->mode != 0)
+			return -EINVAL;
+		op->mode = 0;
+	}
+	if (flags & __O_TMPFILE)
+		return (flags & O_DIRECTORY) ? -EOPNOTSUPP : -EINVAL;	/* no O_TMPFILE here */
+	if (flags & __O_SYNC)
+		flags |= O_DSYNC;
+	if (flags & O_PATH) {
+		if (flags & ~(O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC))
+			return -EINVAL;
+		acc_mode = 0;
+	}
+	op->open_flag = flags;
+	if (flags & O_TRUNC)
+		acc_mode |= MAY_WRITE;
+	if (flags & O_APPEND)
+		acc_mode |= 0x08;	/* MAY_APPEND */
+	op->acc_mode = acc_mode;
+	op->intent = flags & O_PATH ? 0 : 0x100;
+	if (flags & O_CREAT) {
+		if (flags & O_EXCL)
+			flags |= O_NOFOLLOW;
+	}
+	if (flags & O_DIRECTORY)
+		lookup_flags |= LOOKUP_DIRECTORY;
+	if (!(flags & O_NOFOLLOW))
+		lookup_flags |= LOOKUP_FOLLOW;
+	op->lookup_flags = lookup_flags;
+	return 0;
+}
+
+struct file *file_open_name(struct filename *name, int flags, umode_t mode)
+{
+	struct open_how how = { .flags = flags & VALID_OPEN_FLAGS, .mode = (flags & O_CREAT) ? mode & S_IALLUGO_OPEN : 0 };
+	struct open_flags op;
+	int err = build_open_flags(&how, &op);
+
+	if (err)
+		return (void *)(long)err;
+	return do_filp_open(AT_FDCWD, name, &op);
+}
+
+noinline struct file *filp_open(const char *filename, int flags, umode_t mode)
+{
+	struct filename *name = getname_kernel(filename);
+	struct file *file = (void *)name;
+
+	if (!IS_ERR(name)) {
+		file = file_open_name(name, flags, mode);
+		putname(name);
+	}
+	return file;
+}
+
+noinline long do_sys_openat2(int dfd, const char *filename, struct open_how *how)
+{
+	struct open_flags op;
+	int fd = build_open_flags(how, &op);
+	struct filename *tmp;
+
+	if (fd)
+		return fd;
+	tmp = getname(filename);
+	if (IS_ERR(tmp))
+		return PTR_ERR(tmp);
+	fd = get_unused_fd_flags(how->flags);
+	if (fd >= 0) {
+		struct file *f = do_filp_open(dfd, tmp, &op);
+
+		if (IS_ERR(f)) {
+			put_unused_fd(fd);
+			fd = PTR_ERR(f);
+		} else {
+			fd_install(fd, f);
+		}
+	}
+	putname(tmp);
+	return fd;
+}
+
+noinline long do_sys_open(int dfd, const char *filename, int flags, umode_t mode)
+{
+	struct open_how how = { .flags = flags & VALID_OPEN_FLAGS, .mode = (flags & O_CREAT) ? mode & S_IALLUGO_OPEN : 0 };
+
+	if ((flags & __O_TMPFILE) == __O_TMPFILE)
+		how.mode = mode & S_IALLUGO_OPEN;
+	if (how.flags & O_PATH)	/* O_PATH only keeps its own flags (build_open_how) */
+		how.flags &= O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC;
+	return do_sys_openat2(dfd, filename, &how);
+}
+
+SYSCALL_DEFINE3(open, const char *, filename, int, flags, umode_t, mode)
+{
+	return do_sys_open(AT_FDCWD, filename, flags | O_LARGEFILE, mode);
+}
+
+SYSCALL_DEFINE4(openat, int, dfd, const char *, filename, int, flags, umode_t, mode)
+{
+	return do_sys_open(dfd, filename, flags | O_LARGEFILE, mode);
+}
+
+SYSCALL_DEFINE4(openat2, int, dfd, const char *, filename, struct open_how *, how, size_t, usize)
+{
+	struct open_how tmp = {};
+
+	if (usize < sizeof(tmp))
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	if (copy_from_user(&tmp, how, sizeof(tmp)))
+		return -EFAULT;
+	if (tmp.flags & ~(u64)VALID_OPEN_FLAGS)
+		return -EINVAL;
+	tmp.flags |= O_LARGEFILE;
+	return do_sys_openat2(dfd, filename, &tmp);
+}
+
+SYSCALL_DEFINE2(creat, const char *, pathname, umode_t, mode)
+{
+	return do_sys_open(AT_FDCWD, pathname, O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, mode);
+}

@@ -1,0 +1,557 @@
+/*
+ * Pipes and FIFOs (Linux's fs/pipe.c): a ring of PIPE_DEF_BUFFERS page buffers; a reader
+ * sleeps on rd_wait while the ring is empty and writers remain, a writer on wr_wait while it
+ * is full; each side wakes the other.  pipe2() makes an inode on the internal pipefs mount and
+ * two files on it; a FIFO (mknod S_IFIFO) gets its pipe at the first open (fifo_open), where an
+ * open for one side waits for the other (wait_for_partner) unless O_NONBLOCK.
+ */
+#include "../include/fs.h"
+
+#define PIPEFS_MAGIC 0x50495045
+#define PIPE_BUF_FLAG_CAN_MERGE 0x10
+static struct vfsmount *pipe_mnt;
+const struct file_operations pipefifo_fops;
+
+static notrace unsigned int pipe_occupancy(unsigned int head, unsigned int tail) { return head - tail; }
+static notrace bool pipe_empty(unsigned int head, unsigned int tail) { return head == tail; }
+static notrace bool pipe_full(unsigned int head, unsigned int tail, unsigned int limit)
+{
+	return pipe_occupancy(head, tail) >= limit;
+}
+
+noinline struct pipe_inode_info *alloc_pipe_info(void)
+{
+	struct pipe_inode_info *pipe = kzalloc(sizeof(*pipe), GFP_KERNEL);
+
+	if (!pipe)
+		return NULL;
+	pipe->bufs = kzalloc(PIPE_DEF_BUFFERS * sizeof(struct pipe_buffer), GFP_KERNEL);
+	if (!pipe->bufs) {
+		kfree(pipe);
+		return NULL;
+	}
+	init_waitqueue_head(&pipe->rd_wait);
+	init_waitqueue_head(&pipe->wr_wait);
+	pipe->r_counter = pipe->w_counter = 1;
+	pipe->max_usage = PIPE_DEF_BUFFERS;
+	pipe->ring_size = PIPE_DEF_BUFFERS;
+	mutex_init(&pipe->mutex);
+	return pipe;
+}
+
+noinline void free_pipe_info(struct pipe_inode_info *pipe)
+{
+	unsigned int i;
+
+	for (i = 0; i < pipe->ring_size; i++)
+		if (pipe->bufs[i].page)
+			__free_pages(virt_to_page(pipe->bufs[i].page), 0);
+	if (pipe->tmp_page)
+		__free_pages(virt_to_page(pipe->tmp_page), 0);
+	kfree(pipe->bufs);
+	kfree(pipe);
+}
+
+static notrace void anon_pipe_buf_release(struct pipe_inode_info *pipe, struct pipe_buffer *buf)
+{
+	/* keep one page for the next write, as 6.1's tmp_page */
+	if (!pipe->tmp_page)
+		pipe->tmp_page = buf->page;
+	else
+		__free_pages(virt_to_page(buf->page), 0);
+	buf->page = NULL;
+}
+
+noinline ssize_t pipe_read(struct kiocb *iocb, struct iov_iter *to)
+{
+	size_t total_len = iov_iter_count(to);
+	struct file *filp = iocb->ki_filp;
+	struct pipe_inode_info *pipe = filp->private_data;
+	bool was_full;
+	ssize_t ret = 0;
+
+	if (!total_len)
+		return 0;
+	mutex_lock(&pipe->mutex);
+	was_full = pipe_full(pipe->head, pipe->tail, pipe->max_usage);
+	for (;;) {
+		unsigned int head = pipe->head, tail = pipe->tail, mask = pipe->ring_size - 1;
+
+		if (!pipe_empty(head, tail)) {
+			struct pipe_buffer *buf = &pipe->bufs[tail & mask];
+			size_t chars = min((size_t)buf->len, total_len), written;
+
+			written = copy_to_iter((char *)buf->page + buf->offset, chars, to);
+			if (written < chars) {
+				if (!ret)
+					ret = -EFAULT;
+				break;
+			}
+			ret += chars;
+			buf->offset += chars;
+			buf->len -= chars;
+			if (!buf->len) {
+				anon_pipe_buf_release(pipe, buf);
+				tail++;
+				pipe->tail = tail;
+			}
+			total_len -= chars;
+			if (!total_len)
+				break;	/* common path: read succeeded */
+			if (!pipe_empty(head, tail))	/* More to do? */
+				continue;
+		}
+		if (!pipe->writers)
+			break;
+		if (ret)
+			break;
+		if (filp->f_flags & O_NONBLOCK) {
+			ret = -EAGAIN;
+			break;
+		}
+		mutex_unlock(&pipe->mutex);
+		/* we're going to sleep: wake any writer that waits for room first */
+		if (was_full)
+			wake_up_interruptible(&pipe->wr_wait);
+		if (wait_event_interruptible(pipe->rd_wait, !pipe_empty(READ_ONCE(pipe->head), READ_ONCE(pipe->tail)) ||
+							    !READ_ONCE(pipe->writers)) < 0)
+			return -ERESTARTSYS;
+		mutex_lock(&pipe->mutex);
+		was_full = pipe_full(pipe->head, pipe->tail, pipe->max_usage);
+	}
+	mutex_unlock(&pipe->mutex);
+	if (was_full)
+		wake_up_interruptible(&pipe->wr_wait);
+	return ret;
+}
+
+noinline ssize_t pipe_write(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *filp = iocb->ki_filp;
+	struct pipe_inode_info *pipe = filp->private_data;
+	size_t total_len = iov_iter_count(from);
+	ssize_t ret = 0;
+	bool was_empty = false;
+	unsigned int head, mask;
+	size_t chars;
+
+	if (!total_len)
+		return 0;
+	mutex_lock(&pipe->mutex);
+	if (!pipe->readers) {
+		ret = -EPIPE;	/* (SIGPIPE goes with it once signals are modelled) */
+		goto out;
+	}
+	/* merge into the last buffer when it has room */
+	head = pipe->head;
+	was_empty = pipe_empty(head, pipe->tail);
+	mask = pipe->ring_size - 1;
+	chars = total_len & (PAGE_SIZE - 1);
+	if (chars && !was_empty) {
+		struct pipe_buffer *buf = &pipe->bufs[(head - 1) & mask];
+		unsigned int offset = buf->offset + buf->len;
+
+		if ((buf->flags & PIPE_BUF_FLAG_CAN_MERGE) && offset + chars <= PAGE_SIZE) {
+			size_t copied = copy_from_iter((char *)buf->page + offset, chars, from);
+
+			if (copied < chars) {
+				ret = -EFAULT;
+				goto out;
+			}
+			buf->len += chars;
+			ret = chars;
+			if (!iov_iter_count(from))
+				goto out;
+		}
+	}
+	for (;;) {
+		if (!pipe->readers) {
+			if (!ret)
+				ret = -EPIPE;
+			break;
+		}
+		head = pipe->head;
+		if (!pipe_full(head, pipe->tail, pipe->max_usage)) {
+			struct pipe_buffer *buf = &pipe->bufs[head & mask];
+			void *page = pipe->tmp_page;
+			size_t copied;
+
+			if (!page) {
+				page = alloc_page_zeroed();
+				if (!page) {
+					if (!ret)
+						ret = -ENOMEM;
+					break;
+				}
+			}
+			pipe->tmp_page = NULL;
+			pipe->head = head + 1;
+			buf->page = page;
+			buf->offset = 0;
+			buf->len = 0;
+			buf->flags = (filp->f_flags & 040000) ? 0 : PIPE_BUF_FLAG_CAN_MERGE;	/* O_DIRECT: packets */
+			copied = copy_from_iter(page, PAGE_SIZE, from);
+			if (!copied && iov_iter_count(from)) {
+				if (!ret)
+					ret = -EFAULT;
+				break;
+			}
+			buf->len = copied;
+			ret += copied;
+			if (!iov_iter_count(from))
+				break;
+		}
+		if (!pipe_full(head + 1, pipe->tail, pipe->max_usage))
+			continue;
+		/* Wait for buffer space to become available. */
+		if (filp->f_flags & O_NONBLOCK) {
+			if (!ret)
+				ret = -EAGAIN;
+			break;
+		}
+		mutex_unlock(&pipe->mutex);
+		wake_up_interruptible(&pipe->rd_wait);	/* readers take what is there first */
+		if (wait_event_interruptible(pipe->wr_wait, !pipe_full(READ_ONCE(pipe->head), READ_ONCE(pipe->tail),
+									pipe->max_usage) || !READ_ONCE(pipe->readers)) < 0) {
+			if (!ret)
+				ret = -ERESTARTSYS;
+			return ret;
+		}
+		mutex_lock(&pipe->mutex);
+		was_empty = true;
+	}
+out:
+	mutex_unlock(&pipe->mutex);
+	if (ret > 0)
+		wake_up_interruptible(&pipe->rd_wait);
+	if (ret > 0)
+		filp->f_inode->i_mtime = filp->f_inode->i_ctime = current_time(filp->f_inode);
+	return ret;
+}
+
+noinline int pipe_release(struct inode *inode, struct file *file)
+{
+	struct pipe_inode_info *pipe = file->private_data;
+	bool free_it;
+
+	mutex_lock(&pipe->mutex);
+	if (file->f_mode & FMODE_READ)
+		pipe->readers--;
+	if (file->f_mode & FMODE_WRITE)
+		pipe->writers--;
+	/* Was that the last reader or writer, but not the other side? */
+	if (!pipe->readers != !pipe->writers) {
+		wake_up_interruptible_all(&pipe->rd_wait);
+		wake_up_interruptible_all(&pipe->wr_wait);
+	}
+	free_it = !--pipe->files;
+	if (free_it)
+		inode->i_pipe = NULL;
+	mutex_unlock(&pipe->mutex);
+	if (free_it)
+		free_pipe_info(pipe);
+	return 0;
+}
+
+#define FIONREAD 0x541B
+noinline long pipe_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct pipe_inode_info *pipe = filp->private_data;
+	unsigned int count = 0, head, tail, mask;
+
+	if (cmd != FIONREAD)
+		return -515;	/* ENOIOCTLCMD */
+	mutex_lock(&pipe->mutex);
+	head = pipe->head;
+	tail = pipe->tail;
+	mask = pipe->ring_size - 1;
+	while (tail != head) {
+		count += pipe->bufs[tail & mask].len;
+		tail++;
+	}
+	mutex_unlock(&pipe->mutex);
+	return copy_to_user((void *)arg, &count, sizeof(count)) ? -EFAULT : 0;
+}
+
+#define F_SETPIPE_SZ 1031
+#define F_GETPIPE_SZ 1032
+noinline long pipe_fcntl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct pipe_inode_info *pipe = file->f_op == &pipefifo_fops ? file->private_data : NULL;
+
+	if (!pipe)
+		return -EBADF;
+	if (cmd == F_GETPIPE_SZ)
+		return pipe->max_usage * PAGE_SIZE;
+	/* F_SETPIPE_SZ: the ring stays PIPE_DEF_BUFFERS pages; a smaller size limits its use */
+	if (arg == 0 || arg > PIPE_DEF_BUFFERS * PAGE_SIZE)
+		return arg ? -EPERM : -EINVAL;
+	{
+		unsigned int nr = (arg + PAGE_SIZE - 1) / PAGE_SIZE, pow = 1;
+
+		while (pow < nr)
+			pow <<= 1;
+		mutex_lock(&pipe->mutex);
+		if (pipe_occupancy(pipe->head, pipe->tail) > pow) {
+			mutex_unlock(&pipe->mutex);
+			return -EBUSY;
+		}
+		pipe->max_usage = pow;
+		mutex_unlock(&pipe->mutex);
+		wake_up_interruptible_all(&pipe->wr_wait);
+		return pow * PAGE_SIZE;
+	}
+}
+
+static notrace bool wait_for_partner(struct pipe_inode_info *pipe, unsigned int *cnt)
+{
+	unsigned int cur = *cnt;
+	long ret;
+
+	mutex_unlock(&pipe->mutex);
+	ret = wait_event_interruptible(pipe->rd_wait, READ_ONCE(*cnt) != cur);
+	mutex_lock(&pipe->mutex);
+	return ret == 0;
+}
+
+static notrace void wake_up_partner(struct pipe_inode_info *pipe)
+{
+	wake_up_interruptible_all(&pipe->rd_wait);
+}
+
+static DEFINE_MUTEX(pipe_lock_fifo);	/* inode->i_lock's part in fifo_open: the pipe's making */
+
+noinline int fifo_open(struct inode *inode, struct file *filp)
+{
+	struct pipe_inode_info *pipe;
+	bool is_pipe = inode->i_sb->s_magic == PIPEFS_MAGIC;
+	int ret;
+
+	filp->f_version = 0;
+	mutex_lock(&pipe_lock_fifo);
+	if (inode->i_pipe) {
+		pipe = inode->i_pipe;
+		pipe->files++;
+	} else {
+		pipe = alloc_pipe_info();
+		if (!pipe) {
+			mutex_unlock(&pipe_lock_fifo);
+			return -ENOMEM;
+		}
+		pipe->files = 1;
+		inode->i_pipe = pipe;
+	}
+	mutex_unlock(&pipe_lock_fifo);
+	filp->private_data = pipe;
+	mutex_lock(&pipe->mutex);
+	stream_open(inode, filp);
+	switch (filp->f_mode & (FMODE_READ | FMODE_WRITE)) {
+	case FMODE_READ:
+		pipe->r_counter++;
+		if (pipe->readers++ == 0)
+			wake_up_partner(pipe);
+		if (!is_pipe && !pipe->writers) {
+			if ((filp->f_flags & O_NONBLOCK)) {
+				/* suppress EPOLLHUP until we have seen a writer */
+				filp->f_version = pipe->w_counter;
+			} else if (!wait_for_partner(pipe, &pipe->w_counter)) {
+				ret = -ERESTARTSYS;
+				goto err_rd;
+			}
+		}
+		break;
+	case FMODE_WRITE:
+		ret = -ENXIO;
+		if (!is_pipe && (filp->f_flags & O_NONBLOCK) && !pipe->readers)
+			goto err;
+		pipe->w_counter++;
+		if (!pipe->writers++)
+			wake_up_partner(pipe);
+		if (!is_pipe && !pipe->readers) {
+			if (!wait_for_partner(pipe, &pipe->r_counter)) {
+				ret = -ERESTARTSYS;
+				goto err_wr;
+			}
+		}
+		break;
+	case FMODE_READ | FMODE_WRITE:
+		pipe->readers++;
+		pipe->writers++;
+		pipe->r_counter++;
+		pipe->w_counter++;
+		if (pipe->readers == 1 || pipe->writers == 1)
+			wake_up_partner(pipe);
+		break;
+	default:
+		ret = -EINVAL;
+		goto err;
+	}
+	mutex_unlock(&pipe->mutex);
+	return 0;
+err_rd:
+	if (!--pipe->readers)
+		wake_up_interruptible(&pipe->wr_wait);
+	goto err;
+err_wr:
+	if (!--pipe->writers)
+		wake_up_interruptible_all(&pipe->rd_wait);
+err:
+	mutex_unlock(&pipe->mutex);
+	mutex_lock(&pipe_lock_fifo);
+	if (!--pipe->files) {
+		inode->i_pipe = NULL;
+		mutex_unlock(&pipe_lock_fifo);
+		free_pipe_info(pipe);
+	} else {
+		mutex_unlock(&pipe_lock_fifo);
+	}
+	return ret;
+}
+
+const struct file_operations pipefifo_fops = {
+	.open = fifo_open,
+	.llseek = no_llseek,
+	.read_iter = pipe_read,
+	.write_iter = pipe_write,
+	.unlocked_ioctl = pipe_ioctl,
+	.release = pipe_release,
+	.fcntl = pipe_fcntl,
+};
+
+static notrace struct inode *get_pipe_inode(void)
+{
+	struct inode *inode = new_inode(pipe_mnt->mnt_sb);
+	struct pipe_inode_info *pipe;
+
+	if (!inode)
+		return NULL;
+	inode->i_ino = get_next_ino();
+	pipe = alloc_pipe_info();
+	if (!pipe) {
+		iput(inode);
+		return NULL;
+	}
+	inode->i_pipe = pipe;
+	pipe->files = 2;
+	pipe->readers = pipe->writers = 1;
+	inode->i_fop = &pipefifo_fops;
+	inode->i_mode = S_IFIFO | 0600;
+	inode->i_uid = current->uid;
+	inode->i_gid = current->uid;
+	return inode;
+}
+
+noinline int create_pipe_files(struct file **res, int flags)
+{
+	struct inode *inode = get_pipe_inode();
+	struct file *f;
+
+	if (!inode)
+		return -ENFILE;
+	f = alloc_file_pseudo(inode, pipe_mnt, "", O_WRONLY | (flags & (O_NONBLOCK | O_DIRECT)), &pipefifo_fops);
+	if (IS_ERR(f)) {
+		free_pipe_info(inode->i_pipe);
+		iput(inode);
+		return PTR_ERR(f);
+	}
+	f->private_data = inode->i_pipe;
+	res[0] = alloc_file_pseudo(ihold(inode), pipe_mnt, "", O_RDONLY | (flags & O_NONBLOCK), &pipefifo_fops);
+	if (IS_ERR(res[0])) {
+		iput(inode);
+		fput(f);
+		return PTR_ERR(res[0]);
+	}
+	res[0]->private_data = inode->i_pipe;
+	res[1] = f;
+	stream_open(inode, res[0]);
+	stream_open(inode, res[1]);
+	return 0;
+}
+
+static notrace int __do_pipe_flags(int *fd, struct file **files, int flags)
+{
+	int error, fdw, fdr;
+
+	if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
+		return -EINVAL;
+	error = create_pipe_files(files, flags);
+	if (error)
+		return error;
+	error = get_unused_fd_flags(flags);
+	if (error < 0)
+		goto err_read_pipe;
+	fdr = error;
+	error = get_unused_fd_flags(flags);
+	if (error < 0)
+		goto err_fdr;
+	fdw = error;
+	fd[0] = fdr;
+	fd[1] = fdw;
+	return 0;
+err_fdr:
+	put_unused_fd(fdr);
+err_read_pipe:
+	fput(files[0]);
+	fput(files[1]);
+	return error;
+}
+
+noinline int do_pipe2(int *fildes, int flags)
+{
+	struct file *files[2];
+	int fd[2];
+	int error = __do_pipe_flags(fd, files, flags);
+
+	if (!error) {
+		if (copy_to_user(fildes, fd, sizeof(fd))) {
+			fput(files[0]);
+			fput(files[1]);
+			put_unused_fd(fd[0]);
+			put_unused_fd(fd[1]);
+			error = -EFAULT;
+		} else {
+			fd_install(fd[0], files[0]);
+			fd_install(fd[1], files[1]);
+		}
+	}
+	return error;
+}
+
+SYSCALL_DEFINE2(pipe2, int *, fildes, int, flags)
+{
+	return do_pipe2(fildes, flags);
+}
+
+SYSCALL_DEFINE1(pipe, int *, fildes)
+{
+	return do_pipe2(fildes, 0);
+}
+
+static char *pipefs_dname(struct dentry *dentry, char *buffer, int buflen)
+{
+	return dynamic_dname(buffer, buflen, "pipe:[%lu]", dentry->d_inode->i_ino);
+}
+
+static const struct dentry_operations pipefs_dentry_operations = {
+	.d_delete = always_delete_dentry,
+	.d_dname = pipefs_dname,
+};
+
+static int pipefs_fill_super(struct super_block *sb, void *data)
+{
+	return init_pseudo(sb, &pipefs_dentry_operations);
+}
+
+static struct file_system_type pipe_fs_type = {
+	.name = "pipefs",
+	.fill_super = pipefs_fill_super,
+	.magic = PIPEFS_MAGIC,
+};
+
+void pipe_init(void)
+{
+	register_filesystem(&pipe_fs_type);
+	pipe_mnt = vfs_kern_mount(&pipe_fs_type, 0, "pipefs", NULL);
+	if (IS_ERR(pipe_mnt))
+		panic("pipefs: kernel mount failed");
+}

@@ -1,0 +1,437 @@
+/*
+ * The per-process directories (Linux's fs/proc/base.c, array.c, fd.c): /proc/PID holds comm,
+ * status, mounts, the cwd and root links, and fd/ (a link per open fd, named by d_path:
+ * "/tmp/x", "pipe:[N]", "anon_inode:[eventpoll]").  A directory's dentry is valid while its
+ * process lives (pid_revalidate).
+ */
+#include "internal.h"
+
+/* The task of a /proc/PID inode, with sched_lock held (NULL: gone, lock released). */
+struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
+{
+	struct task_struct *t;
+
+	spin_lock_irqsave(&sched_lock, *flags);
+	t = find_task_by_pid(PROC_I_PID(inode));
+	if (!t || t->exit_state == EXIT_DEAD) {
+		spin_unlock_irqrestore(&sched_lock, *flags);
+		return NULL;
+	}
+	return t;
+}
+
+static int pid_revalidate(struct dentry *dentry, unsigned int flags)
+{
+	unsigned long irq;
+	struct task_struct *t = dentry->d_inode ? get_proc_task_locked(dentry->d_inode, &irq) : NULL;
+
+	if (!t)
+		return 0;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	return 1;
+}
+
+const struct dentry_operations proc_pid_dentry_operations = {
+	.d_revalidate = pid_revalidate,
+	.d_delete = always_delete_dentry,
+};
+
+static const char *const task_state_array[] = {
+	"R (running)", "S (sleeping)", "D (disk sleep)", "T (stopped)", "t (tracing stop)",
+	"X (dead)", "Z (zombie)", "P (parked)", "I (idle)",
+};
+
+static notrace const char *get_task_state(struct task_struct *tsk)
+{
+	unsigned int state = (READ_ONCE(tsk->__state) | tsk->exit_state) & TASK_REPORT;
+	int i = 0;
+
+	if ((READ_ONCE(tsk->__state) & TASK_IDLE) == TASK_IDLE)
+		return task_state_array[8];
+	while (state) {
+		state >>= 1;
+		i++;
+	}
+	return task_state_array[i];
+}
+
+/* The fields a show prints, copied out under sched_lock. */
+struct task_snap {
+	char comm[TASK_COMM_LEN];
+	const char *state;
+	pid_t pid, tgid, ppid;
+	uid_t uid;
+	int umask, fdsize;
+};
+
+static notrace int snap_task(void *pid, struct task_snap *s)
+{
+	struct task_struct *t;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	t = find_task_by_pid((pid_t)(long)pid);
+	if (!t) {
+		spin_unlock_irqrestore(&sched_lock, flags);
+		return -ESRCH;
+	}
+	memcpy(s->comm, t->comm, TASK_COMM_LEN);
+	s->comm[TASK_COMM_LEN - 1] = 0;
+	s->state = get_task_state(t);
+	s->pid = t->pid;
+	s->tgid = t->tgid;
+	s->ppid = t->parent ? t->parent->tgid : 0;
+	s->uid = t->uid;
+	s->umask = t->fs ? t->fs->umask : -1;
+	s->fdsize = t->files ? t->files->fdt->max_fds : 0;
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return 0;
+}
+
+static int proc_pid_comm_show(struct seq_file *m, void *pid)
+{
+	struct task_snap s;
+	int err = snap_task(pid, &s);
+
+	if (!err)
+		seq_printf(m, "%s\n", s.comm);
+	return err;
+}
+
+noinline int proc_pid_status(struct seq_file *m, void *pid)
+{
+	struct task_snap s;
+	int err = snap_task(pid, &s);
+
+	if (err)
+		return err;
+	seq_printf(m, "Name:\t%s\n", s.comm);
+	if (s.umask >= 0)
+		seq_printf(m, "Umask:\t%04o\n", s.umask);
+	seq_printf(m, "State:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n",
+		   s.state, s.tgid, s.pid, s.ppid);
+	seq_printf(m, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n", s.uid, s.uid, s.uid, s.uid,
+		   s.uid, s.uid, s.uid, s.uid);
+	seq_printf(m, "FDSize:\t%d\nGroups:\t\nNStgid:\t%d\nNSpid:\t%d\nThreads:\t1\n", s.fdsize, s.tgid, s.pid);
+	return 0;
+}
+
+static int proc_pid_mounts_show(struct seq_file *m, void *pid)
+{
+	return show_mounts(m, pid);
+}
+
+/* cwd and root: the task's fs_struct paths */
+static notrace int get_task_path(struct inode *inode, struct path *path, bool root)
+{
+	unsigned long flags;
+	struct task_struct *t = get_proc_task_locked(inode, &flags);
+	int err = -ENOENT;
+
+	if (!t)
+		return -ENOENT;
+	if (t->fs) {
+		*path = root ? t->fs->root : t->fs->pwd;
+		path_get(path);
+		err = 0;
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return err;
+}
+
+static const char *path_link(struct path *path, char *buf)
+{
+	char *p = d_path(path, buf, PATH_MAX);
+
+	path_put(path);
+	return p;	/* at the end of buf, or an error */
+}
+
+static const char *proc_cwd_link(struct dentry *dentry, struct inode *inode, char *buf)
+{
+	struct path path;
+	int err = get_task_path(inode, &path, false);
+
+	return err ? (void *)(long)err : path_link(&path, buf);
+}
+
+static const char *proc_root_link(struct dentry *dentry, struct inode *inode, char *buf)
+{
+	struct path path;
+	int err = get_task_path(inode, &path, true);
+
+	return err ? (void *)(long)err : path_link(&path, buf);
+}
+
+/* ---- fd/ ---- */
+static notrace struct files_struct *get_task_files(struct inode *inode)
+{
+	unsigned long flags;
+	struct task_struct *t = get_proc_task_locked(inode, &flags);
+	struct files_struct *files = NULL;
+
+	if (!t)
+		return NULL;
+	files = t->files;
+	if (files)
+		__atomic_add_fetch(&files->count, 1, __ATOMIC_RELAXED);
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return files;
+}
+
+static notrace struct file *fget_task_fd(struct inode *inode, unsigned int fd)
+{
+	struct files_struct *files = get_task_files(inode);
+	struct file *file = NULL;
+	unsigned long irq;
+
+	if (!files)
+		return NULL;
+	spin_lock_irqsave(&files->file_lock, irq);
+	if (fd < files->fdt->max_fds && files->fdt->fd[fd])
+		file = get_file(files->fdt->fd[fd]);
+	spin_unlock_irqrestore(&files->file_lock, irq);
+	put_files_struct(files);
+	return file;
+}
+
+static const char *proc_fd_link(struct dentry *dentry, struct inode *inode, char *buf)
+{
+	struct file *file = fget_task_fd(inode, (unsigned int)(long)inode->i_entry);
+	struct path path;
+
+	if (!file)
+		return (void *)(long)-ENOENT;
+	path = file->f_path;
+	path_get(&path);
+	fput(file);
+	return path_link(&path, buf);
+}
+
+static const struct inode_operations proc_fd_link_inode_operations = {
+	.get_link = proc_fd_link,
+};
+
+static notrace int fd_from_name(const struct qstr *name)
+{
+	unsigned int i, fd = 0;
+
+	if (!name->len || name->len > 9 || (name->name[0] == '0' && name->len > 1))
+		return -1;
+	for (i = 0; i < name->len; i++) {
+		if (name->name[i] < '0' || name->name[i] > '9')
+			return -1;
+		fd = fd * 10 + name->name[i] - '0';
+	}
+	return fd;
+}
+
+static noinline struct dentry *proc_lookupfd(struct inode *dir, struct dentry *dentry, unsigned int flags)
+{
+	int fd = fd_from_name(&dentry->d_name);
+	struct file *file;
+	struct inode *inode;
+	umode_t mode = S_IFLNK;
+
+	if (fd < 0)
+		return (void *)(long)-ENOENT;
+	file = fget_task_fd(dir, fd);
+	if (!file)
+		return (void *)(long)-ENOENT;
+	if (file->f_mode & FMODE_READ)
+		mode |= 0500;
+	if (file->f_mode & FMODE_WRITE)
+		mode |= 0300;
+	fput(file);
+	inode = proc_make_inode(dir->i_sb, mode, 0);
+	if (!inode)
+		return (void *)(long)-ENOMEM;
+	inode->i_private = dir->i_private;
+	inode->i_entry = (void *)(long)fd;
+	inode->i_op = &proc_fd_link_inode_operations;
+	inode->i_size = 64;
+	d_add(dentry, inode);
+	return NULL;
+}
+
+static noinline int proc_readfd(struct file *file, struct dir_context *ctx)
+{
+	struct inode *inode = file->f_inode;
+	struct files_struct *files;
+	unsigned int fd;
+
+	if (ctx->pos == 0) {
+		if (!ctx->actor(ctx, ".", 1, 0, inode->i_ino, DT_DIR))
+			return 0;
+		ctx->pos = 1;
+	}
+	if (ctx->pos == 1) {
+		if (!ctx->actor(ctx, "..", 2, 1, inode->i_ino, DT_DIR))
+			return 0;
+		ctx->pos = 2;
+	}
+	files = get_task_files(inode);
+	if (!files)
+		return 0;
+	for (fd = ctx->pos - 2; fd < files->fdt->max_fds; fd++, ctx->pos++) {
+		char name[12];
+		int len;
+
+		if (!READ_ONCE(files->fdt->fd[fd]))
+			continue;
+		len = scnprintf(name, sizeof(name), "%u", fd);
+		if (!ctx->actor(ctx, name, len, ctx->pos, 0x10000 + fd, DT_LNK))
+			break;
+	}
+	put_files_struct(files);
+	return 0;
+}
+
+static const struct file_operations proc_fd_operations = {
+	.read = generic_read_dir,
+	.iterate_shared = proc_readfd,
+	.llseek = default_llseek,
+};
+
+static const struct inode_operations proc_fd_inode_operations = {
+	.lookup = proc_lookupfd,
+};
+
+/* ---- /proc/PID ---- */
+static const struct pid_entry tgid_base_stuff[] = {
+	{ "fd", S_IFDIR | 0500, NULL, NULL, &proc_fd_inode_operations, &proc_fd_operations },
+	{ "status", S_IFREG | 0444, proc_pid_status },
+	{ "comm", S_IFREG | 0644, proc_pid_comm_show },
+	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
+	{ "cwd", S_IFLNK | 0777, NULL, proc_cwd_link },
+	{ "root", S_IFLNK | 0777, NULL, proc_root_link },
+};
+
+struct dentry *proc_pident_instantiate(struct dentry *dentry, const struct pid_entry *p, void *private);
+
+static noinline struct dentry *proc_tgid_base_lookup(struct inode *dir, struct dentry *dentry, unsigned int flags)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(tgid_base_stuff); i++)
+		if (!strcmp(tgid_base_stuff[i].name, (const char *)dentry->d_name.name))
+			return proc_pident_instantiate(dentry, &tgid_base_stuff[i], dir->i_private);
+	return (void *)(long)-ENOENT;
+}
+
+static noinline int proc_tgid_base_readdir(struct file *file, struct dir_context *ctx)
+{
+	struct inode *inode = file->f_inode;
+	size_t nr = ARRAY_SIZE(tgid_base_stuff);
+
+	if (ctx->pos == 0) {
+		if (!ctx->actor(ctx, ".", 1, 0, inode->i_ino, DT_DIR))
+			return 0;
+		ctx->pos = 1;
+	}
+	if (ctx->pos == 1) {
+		if (!ctx->actor(ctx, "..", 2, 1, 1, DT_DIR))
+			return 0;
+		ctx->pos = 2;
+	}
+	for (; ctx->pos < (loff_t)(nr + 2); ctx->pos++) {
+		const struct pid_entry *p = &tgid_base_stuff[ctx->pos - 2];
+
+		if (!ctx->actor(ctx, p->name, strlen(p->name), ctx->pos, 0x2000 + ctx->pos,
+				fs_umode_to_dtype(p->mode)))
+			return 0;
+	}
+	return 0;
+}
+
+static const struct file_operations proc_tgid_base_operations = {
+	.read = generic_read_dir,
+	.iterate_shared = proc_tgid_base_readdir,
+	.llseek = default_llseek,
+};
+
+static const struct inode_operations proc_tgid_base_inode_operations = {
+	.lookup = proc_tgid_base_lookup,
+};
+
+noinline struct dentry *proc_pid_lookup(struct dentry *dentry, unsigned int flags)
+{
+	int pid = fd_from_name(&dentry->d_name);
+	struct task_struct *t;
+	struct inode *inode;
+	unsigned long irq;
+	uid_t uid;
+
+	if (pid <= 0)
+		return (void *)(long)-ENOENT;
+	spin_lock_irqsave(&sched_lock, irq);
+	t = find_task_by_pid(pid);
+	if (!t || t->pid != t->tgid || t->exit_state == EXIT_DEAD) {
+		spin_unlock_irqrestore(&sched_lock, irq);
+		return (void *)(long)-ENOENT;
+	}
+	uid = t->uid;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	inode = proc_make_inode(dentry->d_sb, S_IFDIR | 0555, 0);
+	if (!inode)
+		return (void *)(long)-ENOMEM;
+	inode->i_uid = inode->i_gid = uid;
+	inode->i_private = (void *)(long)pid;
+	inode->i_op = &proc_tgid_base_inode_operations;
+	inode->i_fop = &proc_tgid_base_operations;
+	set_nlink(inode, 2 + 1);
+	dentry->d_op = &proc_pid_dentry_operations;
+	d_add(dentry, inode);
+	return NULL;
+}
+
+/* The processes after the fixed entries: position 2 + nr_entries + n is the nth by pid. */
+noinline int proc_pid_readdir(struct file *file, struct dir_context *ctx)
+{
+	loff_t base = ctx->pos;
+	pid_t next = 0;
+
+	/* pids in ascending order, one lookup each: resumable at the next larger pid */
+	for (;;) {
+		struct task_struct *t;
+		unsigned long irq;
+		pid_t best = 0;
+		char name[12];
+		int len;
+
+		spin_lock_irqsave(&sched_lock, irq);
+		list_for_each_entry(t, &task_list, tasks)
+			if (t->pid == t->tgid && t->pid > next && t->exit_state != EXIT_DEAD &&
+			    !(t->flags & PF_IDLE) && (!best || t->pid < best))
+				best = t->pid;
+		spin_unlock_irqrestore(&sched_lock, irq);
+		if (!best)
+			break;
+		next = best;
+		if (file->f_version && best <= (pid_t)file->f_version)
+			continue;
+		len = scnprintf(name, sizeof(name), "%d", best);
+		if (!ctx->actor(ctx, name, len, ctx->pos, 0x100000 + best, DT_DIR))
+			break;
+		file->f_version = best;
+		ctx->pos++;
+	}
+	(void)base;
+	return 0;
+}
+
+/* ---- the files: single_open on the entry's show ---- */
+int proc_single_open(struct inode *inode, struct file *file)
+{
+	const struct pid_entry *p = inode->i_entry;
+
+	return single_open(file, p->show, inode->i_private);
+}
+
+extern loff_t seq_lseek(struct file *file, loff_t offset, int whence);
+const struct file_operations proc_single_file_operations = {
+	.open = proc_single_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};

@@ -1,0 +1,850 @@
+/*
+ * Reads, writes and seeks (Linux's fs/read_write.c, lib/iov_iter.c's copies): read/write,
+ * pread64/pwrite64, readv/writev (import_iovec, do_iter_read/write → ->read_iter/->write_iter,
+ * or ->read/->write per segment), lseek, sendfile, kernel_read/kernel_write on kernel buffers.
+ */
+#include "../include/fs.h"
+
+#define UIO_MAXIOV 1024
+#define UIO_FASTIOV 8
+
+/* ---- iov_iter ---- */
+void iov_iter_kvec(struct iov_iter *i, unsigned int direction, const struct kvec *kvec,
+		   unsigned long nr_segs, size_t count)
+{
+	*i = (struct iov_iter){ .iter_type = ITER_KVEC, .data_source = direction, .kvec = kvec,
+				.nr_segs = nr_segs, .count = count };
+}
+
+static notrace void iov_iter_init(struct iov_iter *i, unsigned int direction, const struct iovec *iov,
+				  unsigned long nr_segs, size_t count)
+{
+	*i = (struct iov_iter){ .iter_type = ITER_IOVEC, .data_source = direction, .iov = iov,
+				.nr_segs = nr_segs, .count = count };
+}
+
+static notrace void iov_iter_ubuf(struct iov_iter *i, unsigned int direction, void *buf, size_t count)
+{
+	*i = (struct iov_iter){ .iter_type = ITER_UBUF, .data_source = direction, .ubuf = buf,
+				.nr_segs = 1, .count = count };
+}
+
+/* The current segment: its address and what is left of it. */
+static notrace void *iter_seg(const struct iov_iter *i, size_t *len)
+{
+	if (i->iter_type == ITER_UBUF) {
+		*len = i->count;
+		return (char *)i->ubuf + i->iov_offset;
+	}
+	*len = i->iov[0].iov_len - i->iov_offset;
+	return (char *)i->iov[0].iov_base + i->iov_offset;
+}
+
+void iov_iter_advance(struct iov_iter *i, size_t bytes)
+{
+	bytes = min(bytes, i->count);
+	i->count -= bytes;
+	if (i->iter_type == ITER_UBUF) {
+		i->iov_offset += bytes;
+		return;
+	}
+	while (bytes) {
+		size_t left = i->iov[0].iov_len - i->iov_offset;
+
+		if (bytes < left) {
+			i->iov_offset += bytes;
+			return;
+		}
+		bytes -= left;
+		i->iov++;
+		i->nr_segs--;
+		i->iov_offset = 0;
+	}
+	while (i->nr_segs && i->count && !i->iov[0].iov_len) {
+		i->iov++;
+		i->nr_segs--;
+	}
+}
+
+/* Copy between kernel memory and the iterator: user segments through copy_*_user (a fault
+ * ends the copy short), kernel ones by memcpy. */
+static notrace size_t iterate(struct iov_iter *i, void *kaddr, size_t bytes, bool to_iter)
+{
+	size_t done = 0;
+
+	bytes = min(bytes, i->count);
+	while (done < bytes) {
+		size_t len, n;
+		void *seg = iter_seg(i, &len);
+
+		n = min(len, bytes - done);
+		if (!n) {
+			iov_iter_advance(i, 0);
+			if (!i->nr_segs)
+				break;
+			continue;
+		}
+		if (i->iter_type == ITER_KVEC) {
+			if (to_iter)
+				memcpy(seg, (char *)kaddr + done, n);
+			else
+				memcpy((char *)kaddr + done, seg, n);
+		} else if (to_iter ? copy_to_user(seg, (char *)kaddr + done, n) :
+				     copy_from_user((char *)kaddr + done, seg, n)) {
+			break;
+		}
+		done += n;
+		iov_iter_advance(i, n);
+	}
+	return done;
+}
+
+noinline size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
+{
+	return iterate(i, (void *)addr, bytes, true);
+}
+
+noinline size_t _copy_from_iter(void *addr, size_t bytes, struct iov_iter *i)
+{
+	return iterate(i, addr, bytes, false);
+}
+
+size_t copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i) { return _copy_to_iter(addr, bytes, i); }
+size_t copy_from_iter(void *addr, size_t bytes, struct iov_iter *i) { return _copy_from_iter(addr, bytes, i); }
+
+noinline size_t iov_iter_zero(size_t bytes, struct iov_iter *i)
+{
+	static const char zeros[256];
+	size_t done = 0;
+
+	while (done < bytes && i->count) {
+		size_t n = _copy_to_iter(zeros, min(bytes - done, sizeof(zeros)), i);
+
+		if (!n)
+			break;
+		done += n;
+	}
+	return done;
+}
+
+/* ---- seeking ---- */
+static notrace loff_t vfs_setpos(struct file *file, loff_t offset, loff_t maxsize)
+{
+	if (offset < 0 || offset > maxsize)
+		return -EINVAL;
+	if (offset != file->f_pos) {
+		file->f_pos = offset;
+		file->f_version = 0;
+	}
+	return offset;
+}
+
+noinline loff_t generic_file_llseek_size(struct file *file, loff_t offset, int whence, loff_t maxsize, loff_t eof)
+{
+	switch (whence) {
+	case SEEK_END:
+		offset += eof;
+		break;
+	case SEEK_CUR:
+		if (offset == 0)
+			return file->f_pos;
+		offset += file->f_pos;
+		break;
+	case SEEK_DATA:
+		if ((unsigned long long)offset >= (unsigned long long)eof)
+			return -ENXIO;
+		break;
+	case SEEK_HOLE:
+		if ((unsigned long long)offset >= (unsigned long long)eof)
+			return -ENXIO;
+		offset = eof;
+		break;
+	}
+	return vfs_setpos(file, offset, maxsize);
+}
+
+noinline loff_t generic_file_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct inode *inode = file->f_mapping->host;
+
+	return generic_file_llseek_size(file, offset, whence, inode->i_sb->s_maxbytes, inode->i_size);
+}
+
+loff_t fixed_size_llseek(struct file *file, loff_t offset, int whence, loff_t size)
+{
+	switch (whence) {
+	case SEEK_SET: case SEEK_CUR: case SEEK_END:
+		return generic_file_llseek_size(file, offset, whence, size, size);
+	default:
+		return -EINVAL;
+	}
+}
+
+noinline loff_t noop_llseek(struct file *file, loff_t offset, int whence)
+{
+	return file->f_pos;
+}
+
+loff_t no_llseek(struct file *file, loff_t offset, int whence)
+{
+	return -ESPIPE;
+}
+
+noinline loff_t default_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct inode *inode = file->f_inode;
+	loff_t retval;
+
+	switch (whence) {
+	case SEEK_END:
+		offset += inode->i_size;
+		break;
+	case SEEK_CUR:
+		if (offset == 0) {
+			retval = file->f_pos;
+			goto out;
+		}
+		offset += file->f_pos;
+		break;
+	case SEEK_DATA:
+		if (offset >= inode->i_size) {
+			retval = -ENXIO;
+			goto out;
+		}
+		break;
+	case SEEK_HOLE:
+		if (offset >= inode->i_size) {
+			retval = -ENXIO;
+			goto out;
+		}
+		offset = inode->i_size;
+		break;
+	}
+	retval = -EINVAL;
+	if (offset >= 0) {
+		if (offset != file->f_pos) {
+			file->f_pos = offset;
+			file->f_version = 0;
+		}
+		retval = offset;
+	}
+out:
+	return retval;
+}
+
+noinline loff_t vfs_llseek(struct file *file, loff_t offset, int whence)
+{
+	if (!(file->f_mode & FMODE_LSEEK) || !file->f_op->llseek)
+		return -ESPIPE;
+	return file->f_op->llseek(file, offset, whence);
+}
+
+noinline off_t ksys_lseek(unsigned int fd, off_t offset, unsigned int whence)
+{
+	struct file *f = fget(fd);
+	off_t retval;
+
+	if (!f)
+		return -EBADF;
+	retval = -EINVAL;
+	if (whence <= SEEK_HOLE) {
+		loff_t res = vfs_llseek(f, offset, whence);
+
+		retval = res;
+		if (res != (loff_t)retval)
+			retval = -EOVERFLOW;	/* LFS: should only happen on 32 bit platforms */
+	}
+	fput(f);
+	return retval;
+}
+
+SYSCALL_DEFINE3(lseek, unsigned int, fd, off_t, offset, unsigned int, whence)
+{
+	return ksys_lseek(fd, offset, whence);
+}
+
+/* ---- read / write ---- */
+noinline int rw_verify_area(int read_write, struct file *file, const loff_t *ppos, size_t count)
+{
+	if ((ssize_t)count < 0)
+		return -EINVAL;
+	if (ppos) {
+		loff_t pos = *ppos;
+
+		if (pos < 0) {
+			if (!(file->f_mode & 0x2000000))	/* FMODE_UNSIGNED_OFFSET */
+				return -EINVAL;
+		} else if ((loff_t)(pos + count) < pos) {
+			return -EOVERFLOW;
+		}
+	}
+	return 0;
+}
+
+static notrace ssize_t new_sync_read(struct file *filp, char *buf, size_t len, loff_t *ppos)
+{
+	struct kiocb kiocb;
+	struct iov_iter iter;
+	ssize_t ret;
+
+	init_sync_kiocb(&kiocb, filp);
+	kiocb.ki_pos = ppos ? *ppos : 0;
+	iov_iter_ubuf(&iter, READ, buf, len);
+	ret = filp->f_op->read_iter(&kiocb, &iter);
+	if (ppos)
+		*ppos = kiocb.ki_pos;
+	return ret;
+}
+
+static notrace ssize_t new_sync_write(struct file *filp, const char *buf, size_t len, loff_t *ppos)
+{
+	struct kiocb kiocb;
+	struct iov_iter iter;
+	ssize_t ret;
+
+	init_sync_kiocb(&kiocb, filp);
+	kiocb.ki_pos = ppos ? *ppos : 0;
+	iov_iter_ubuf(&iter, WRITE, (void *)buf, len);
+	ret = filp->f_op->write_iter(&kiocb, &iter);
+	if (ret > 0 && ppos)
+		*ppos = kiocb.ki_pos;
+	return ret;
+}
+
+noinline ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)
+{
+	ssize_t ret;
+
+	if (!(file->f_mode & FMODE_READ))
+		return -EBADF;
+	if (!(file->f_mode & FMODE_CAN_READ))
+		return -EINVAL;
+	if (!access_ok(buf, count))
+		return -EFAULT;
+	ret = rw_verify_area(READ, file, pos, count);
+	if (ret)
+		return ret;
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;
+	if (file->f_op->read)
+		ret = file->f_op->read(file, buf, count, pos);
+	else
+		ret = new_sync_read(file, buf, count, pos);
+	return ret;
+}
+
+noinline ssize_t vfs_write(struct file *file, const char *buf, size_t count, loff_t *pos)
+{
+	ssize_t ret;
+
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (!(file->f_mode & FMODE_CAN_WRITE))
+		return -EINVAL;
+	if (!access_ok(buf, count))
+		return -EFAULT;
+	ret = rw_verify_area(WRITE, file, pos, count);
+	if (ret)
+		return ret;
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;
+	if (file->f_op->write)
+		ret = file->f_op->write(file, buf, count, pos);
+	else
+		ret = new_sync_write(file, buf, count, pos);
+	return ret;
+}
+
+/* Reads into kernel memory: only files with ->read_iter, as 6.1's __kernel_read. */
+noinline ssize_t __kernel_read(struct file *file, void *buf, size_t count, loff_t *pos)
+{
+	struct kvec iov = { .iov_base = buf, .iov_len = min(count, (size_t)MAX_RW_COUNT) };
+	struct kiocb kiocb;
+	struct iov_iter iter;
+	ssize_t ret;
+
+	if (!(file->f_mode & FMODE_READ))
+		return -EBADF;
+	if (!(file->f_mode & FMODE_CAN_READ) || !file->f_op->read_iter)
+		return -EINVAL;
+	init_sync_kiocb(&kiocb, file);
+	kiocb.ki_pos = pos ? *pos : 0;
+	iov_iter_kvec(&iter, READ, &iov, 1, iov.iov_len);
+	ret = file->f_op->read_iter(&kiocb, &iter);
+	if (ret > 0 && pos)
+		*pos = kiocb.ki_pos;
+	return ret;
+}
+
+noinline ssize_t kernel_read(struct file *file, void *buf, size_t count, loff_t *pos)
+{
+	ssize_t ret = rw_verify_area(READ, file, pos, count);
+
+	if (ret)
+		return ret;
+	return __kernel_read(file, buf, count, pos);
+}
+
+noinline ssize_t __kernel_write(struct file *file, const void *buf, size_t count, loff_t *pos)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = min(count, (size_t)MAX_RW_COUNT) };
+	struct kiocb kiocb;
+	struct iov_iter iter;
+	ssize_t ret;
+
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (!(file->f_mode & FMODE_CAN_WRITE) || !file->f_op->write_iter)
+		return -EINVAL;
+	init_sync_kiocb(&kiocb, file);
+	kiocb.ki_pos = pos ? *pos : 0;
+	iov_iter_kvec(&iter, WRITE, &iov, 1, iov.iov_len);
+	ret = file->f_op->write_iter(&kiocb, &iter);
+	if (ret > 0 && pos)
+		*pos = kiocb.ki_pos;
+	return ret;
+}
+
+noinline ssize_t kernel_write(struct file *file, const void *buf, size_t count, loff_t *pos)
+{
+	ssize_t ret = rw_verify_area(WRITE, file, pos, count);
+
+	if (ret)
+		return ret;
+	return __kernel_write(file, buf, count, pos);
+}
+
+/* f_pos for a read or write: a stream has none. */
+static notrace loff_t *file_ppos(struct file *file)
+{
+	return file->f_mode & FMODE_STREAM ? NULL : &file->f_pos;
+}
+
+noinline ssize_t ksys_read(unsigned int fd, char *buf, size_t count)
+{
+	struct file *f = fget(fd);
+	ssize_t ret = -EBADF;
+
+	if (f) {
+		loff_t pos, *ppos = file_ppos(f);
+
+		if (ppos) {
+			pos = *ppos;
+			ppos = &pos;
+		}
+		ret = vfs_read(f, buf, count, ppos);
+		if (ret >= 0 && ppos)
+			f->f_pos = pos;
+		fput(f);
+	}
+	return ret;
+}
+
+SYSCALL_DEFINE3(read, unsigned int, fd, char *, buf, size_t, count)
+{
+	return ksys_read(fd, buf, count);
+}
+
+noinline ssize_t ksys_write(unsigned int fd, const char *buf, size_t count)
+{
+	struct file *f = fget(fd);
+	ssize_t ret = -EBADF;
+
+	if (f) {
+		loff_t pos, *ppos = file_ppos(f);
+
+		if (ppos) {
+			pos = *ppos;
+			ppos = &pos;
+		}
+		ret = vfs_write(f, buf, count, ppos);
+		if (ret >= 0 && ppos)
+			f->f_pos = pos;
+		fput(f);
+	}
+	return ret;
+}
+
+SYSCALL_DEFINE3(write, unsigned int, fd, const char *, buf, size_t, count)
+{
+	return ksys_write(fd, buf, count);
+}
+
+noinline ssize_t ksys_pread64(unsigned int fd, char *buf, size_t count, loff_t pos)
+{
+	struct file *f;
+	ssize_t ret = -EBADF;
+
+	if (pos < 0)
+		return -EINVAL;
+	f = fget(fd);
+	if (f) {
+		ret = -ESPIPE;
+		if (f->f_mode & FMODE_PREAD)
+			ret = vfs_read(f, buf, count, &pos);
+		fput(f);
+	}
+	return ret;
+}
+
+SYSCALL_DEFINE4(pread64, unsigned int, fd, char *, buf, size_t, count, loff_t, pos)
+{
+	return ksys_pread64(fd, buf, count, pos);
+}
+
+noinline ssize_t ksys_pwrite64(unsigned int fd, const char *buf, size_t count, loff_t pos)
+{
+	struct file *f;
+	ssize_t ret = -EBADF;
+
+	if (pos < 0)
+		return -EINVAL;
+	f = fget(fd);
+	if (f) {
+		ret = -ESPIPE;
+		if (f->f_mode & FMODE_PWRITE)
+			ret = vfs_write(f, buf, count, &pos);
+		fput(f);
+	}
+	return ret;
+}
+
+SYSCALL_DEFINE4(pwrite64, unsigned int, fd, const char *, buf, size_t, count, loff_t, pos)
+{
+	return ksys_pwrite64(fd, buf, count, pos);
+}
+
+/* ---- readv / writev ---- */
+noinline ssize_t __import_iovec(int type, const struct iovec *uvec, unsigned nr_segs, unsigned fast_segs,
+				struct iovec **iovp, struct iov_iter *i)
+{
+	struct iovec *iov = *iovp;
+	size_t total = 0;
+	unsigned int seg;
+
+	if (nr_segs == 0) {
+		iov_iter_init(i, type, iov, 0, 0);
+		*iovp = NULL;
+		return 0;
+	}
+	if (nr_segs > UIO_MAXIOV)
+		return -EINVAL;
+	if (nr_segs > fast_segs) {
+		iov = kmalloc(nr_segs * sizeof(struct iovec), GFP_KERNEL);
+		if (!iov)
+			return -ENOMEM;
+	}
+	if (copy_from_user(iov, uvec, nr_segs * sizeof(struct iovec))) {
+		if (iov != *iovp)
+			kfree(iov);
+		return -EFAULT;
+	}
+	for (seg = 0; seg < nr_segs; seg++) {
+		ssize_t len = (ssize_t)iov[seg].iov_len;
+
+		if (len < 0 || !access_ok(iov[seg].iov_base, len)) {
+			if (iov != *iovp)
+				kfree(iov);
+			return len < 0 ? -EINVAL : -EFAULT;
+		}
+		if (len > MAX_RW_COUNT - (ssize_t)total) {
+			len = MAX_RW_COUNT - total;
+			iov[seg].iov_len = len;
+		}
+		total += len;
+	}
+	iov_iter_init(i, type, iov, nr_segs, total);
+	*iovp = iov == *iovp ? NULL : iov;
+	return total;
+}
+
+noinline ssize_t import_iovec(int type, const struct iovec *uvec, unsigned nr_segs, unsigned fast_segs,
+			      struct iovec **iovp, struct iov_iter *i)
+{
+	return __import_iovec(type, uvec, nr_segs, fast_segs, iovp, i);
+}
+
+/* A file with only ->read / ->write: one call per segment. */
+static notrace ssize_t do_loop_readv_writev(struct file *filp, struct iov_iter *iter, loff_t *ppos, int type)
+{
+	ssize_t ret = 0;
+
+	while (iov_iter_count(iter)) {
+		size_t len;
+		void *base = iter_seg(iter, &len);
+		ssize_t nr;
+
+		if (type == READ)
+			nr = filp->f_op->read(filp, base, len, ppos);
+		else
+			nr = filp->f_op->write(filp, base, len, ppos);
+		if (nr < 0) {
+			if (!ret)
+				ret = nr;
+			break;
+		}
+		ret += nr;
+		if (nr != (ssize_t)len)
+			break;
+		iov_iter_advance(iter, nr);
+	}
+	return ret;
+}
+
+noinline ssize_t do_iter_readv_writev(struct file *filp, struct iov_iter *iter, loff_t *ppos, int type)
+{
+	struct kiocb kiocb;
+	ssize_t ret;
+
+	init_sync_kiocb(&kiocb, filp);
+	kiocb.ki_pos = ppos ? *ppos : 0;
+	if (type == READ)
+		ret = filp->f_op->read_iter(&kiocb, iter);
+	else
+		ret = filp->f_op->write_iter(&kiocb, iter);
+	if (ppos)
+		*ppos = kiocb.ki_pos;
+	return ret;
+}
+
+noinline ssize_t do_iter_read(struct file *file, struct iov_iter *iter, loff_t *pos)
+{
+	size_t tot_len;
+	ssize_t ret;
+
+	if (!(file->f_mode & FMODE_READ))
+		return -EBADF;
+	if (!(file->f_mode & FMODE_CAN_READ))
+		return -EINVAL;
+	tot_len = iov_iter_count(iter);
+	if (!tot_len)
+		return 0;
+	ret = rw_verify_area(READ, file, pos, tot_len);
+	if (ret < 0)
+		return ret;
+	if (file->f_op->read_iter)
+		return do_iter_readv_writev(file, iter, pos, READ);
+	return do_loop_readv_writev(file, iter, pos, READ);
+}
+
+noinline ssize_t do_iter_write(struct file *file, struct iov_iter *iter, loff_t *pos)
+{
+	size_t tot_len;
+	ssize_t ret;
+
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (!(file->f_mode & FMODE_CAN_WRITE))
+		return -EINVAL;
+	tot_len = iov_iter_count(iter);
+	if (!tot_len)
+		return 0;
+	ret = rw_verify_area(WRITE, file, pos, tot_len);
+	if (ret < 0)
+		return ret;
+	if (file->f_op->write_iter)
+		return do_iter_readv_writev(file, iter, pos, WRITE);
+	return do_loop_readv_writev(file, iter, pos, WRITE);
+}
+
+noinline ssize_t vfs_readv(struct file *file, const struct iovec *vec, unsigned long vlen, loff_t *pos, int flags)
+{
+	struct iovec iovstack[UIO_FASTIOV], *iov = iovstack;
+	struct iov_iter iter;
+	ssize_t ret = import_iovec(READ, vec, vlen, UIO_FASTIOV, &iov, &iter);
+
+	if (ret >= 0) {
+		ret = do_iter_read(file, &iter, pos);
+		kfree(iov);
+	}
+	return ret;
+}
+
+noinline ssize_t vfs_writev(struct file *file, const struct iovec *vec, unsigned long vlen, loff_t *pos, int flags)
+{
+	struct iovec iovstack[UIO_FASTIOV], *iov = iovstack;
+	struct iov_iter iter;
+	ssize_t ret = import_iovec(WRITE, vec, vlen, UIO_FASTIOV, &iov, &iter);
+
+	if (ret >= 0) {
+		ret = do_iter_write(file, &iter, pos);
+		kfree(iov);
+	}
+	return ret;
+}
+
+noinline ssize_t do_readv(unsigned long fd, const struct iovec *vec, unsigned long vlen, int flags)
+{
+	struct file *f = fget(fd);
+	ssize_t ret = -EBADF;
+
+	if (f) {
+		loff_t pos, *ppos = file_ppos(f);
+
+		if (ppos) {
+			pos = *ppos;
+			ppos = &pos;
+		}
+		ret = vfs_readv(f, vec, vlen, ppos, flags);
+		if (ret >= 0 && ppos)
+			f->f_pos = pos;
+		fput(f);
+	}
+	return ret;
+}
+
+noinline ssize_t do_writev(unsigned long fd, const struct iovec *vec, unsigned long vlen, int flags)
+{
+	struct file *f = fget(fd);
+	ssize_t ret = -EBADF;
+
+	if (f) {
+		loff_t pos, *ppos = file_ppos(f);
+
+		if (ppos) {
+			pos = *ppos;
+			ppos = &pos;
+		}
+		ret = vfs_writev(f, vec, vlen, ppos, flags);
+		if (ret >= 0 && ppos)
+			f->f_pos = pos;
+		fput(f);
+	}
+	return ret;
+}
+
+SYSCALL_DEFINE3(readv, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen)
+{
+	return do_readv(fd, vec, vlen, 0);
+}
+
+SYSCALL_DEFINE3(writev, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen)
+{
+	return do_writev(fd, vec, vlen, 0);
+}
+
+/* ---- sendfile: through a kernel bounce buffer (6.1 splices through a pipe) ---- */
+noinline long do_splice_direct(struct file *in, loff_t *ppos, struct file *out, loff_t *opos, size_t len)
+{
+	char *buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	long done = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while ((size_t)done < len) {
+		struct kvec kv = { buf, min(len - done, PAGE_SIZE) };
+		struct iov_iter it;
+		struct kiocb kiocb;
+		ssize_t n, w;
+
+		init_sync_kiocb(&kiocb, in);
+		kiocb.ki_pos = *ppos;
+		iov_iter_kvec(&it, READ, &kv, 1, kv.iov_len);
+		n = in->f_op->read_iter(&kiocb, &it);
+		if (n <= 0) {
+			if (!done)
+				done = n;
+			break;
+		}
+		*ppos = kiocb.ki_pos;
+		if (out->f_op->write_iter) {
+			kv.iov_len = n;
+			init_sync_kiocb(&kiocb, out);
+			kiocb.ki_pos = *opos;
+			iov_iter_kvec(&it, WRITE, &kv, 1, n);
+			w = out->f_op->write_iter(&kiocb, &it);
+			if (w > 0)
+				*opos = kiocb.ki_pos;
+		} else {
+			w = -EINVAL;
+		}
+		if (w <= 0) {
+			*ppos -= n;
+			if (!done)
+				done = w;
+			break;
+		}
+		done += w;
+		if (w < n) {
+			*ppos -= n - w;
+			break;
+		}
+	}
+	kfree(buf);
+	return done;
+}
+
+noinline ssize_t do_sendfile(int out_fd, int in_fd, loff_t *ppos, size_t count, loff_t max)
+{
+	struct file *in = fget(in_fd), *out = NULL;
+	loff_t pos, out_pos;
+	ssize_t retval = -EBADF;
+
+	if (!in)
+		goto out;
+	if (!(in->f_mode & FMODE_READ))
+		goto fput_in;
+	retval = -ESPIPE;
+	if (!ppos) {
+		pos = in->f_pos;
+	} else {
+		pos = *ppos;
+		if (!(in->f_mode & FMODE_PREAD))
+			goto fput_in;
+	}
+	retval = rw_verify_area(READ, in, &pos, count);
+	if (retval < 0)
+		goto fput_in;
+	if (count > MAX_RW_COUNT)
+		count = MAX_RW_COUNT;
+	retval = -EBADF;
+	out = fget(out_fd);
+	if (!out)
+		goto fput_in;
+	if (!(out->f_mode & FMODE_WRITE))
+		goto fput_out;
+	out_pos = out->f_pos;
+	retval = rw_verify_area(WRITE, out, &out_pos, count);
+	if (retval < 0)
+		goto fput_out;
+	retval = -EINVAL;
+	if (!in->f_op->read_iter)
+		goto fput_out;
+	if (!max)
+		max = in->f_inode->i_sb->s_maxbytes;
+	if (pos + count > max) {
+		retval = -EOVERFLOW;
+		if (pos >= max)
+			goto fput_out;
+		count = max - pos;
+	}
+	retval = do_splice_direct(in, &pos, out, &out_pos, count);
+	if (!(out->f_mode & FMODE_STREAM))
+		out->f_pos = out_pos;
+	if (ppos)
+		*ppos = pos;
+	else
+		in->f_pos = pos;
+fput_out:
+	fput(out);
+fput_in:
+	fput(in);
+out:
+	return retval;
+}
+
+SYSCALL_DEFINE4(sendfile64, int, out_fd, int, in_fd, loff_t *, offset, size_t, count)
+{
+	loff_t pos;
+	ssize_t ret;
+
+	if (offset) {
+		if (copy_from_user(&pos, offset, sizeof(loff_t)))
+			return -EFAULT;
+		ret = do_sendfile(out_fd, in_fd, &pos, count, 0);
+		if (copy_to_user(offset, &pos, sizeof(loff_t)))
+			return -EFAULT;
+		return ret;
+	}
+	return do_sendfile(out_fd, in_fd, NULL, count, 0);
+}

@@ -1,0 +1,407 @@
+/*
+ * tmpfs (Linux's mm/shmem.c): files in pages of memory, directories and names in the dcache
+ * (libfs).  A mount may hold at most half of RAM (size=50%, as tmpfs's default): past that a
+ * write gets ENOSPC.  Directory sizes count BOGO_DIRENT_SIZE per entry, as 6.1's.
+ */
+#include "../include/fs.h"
+
+#define TMPFS_MAGIC 0x01021994
+#define BOGO_DIRENT_SIZE 20
+
+struct shmem_sb_info {
+	unsigned long max_blocks;	/* pages this mount may hold */
+	unsigned long used_blocks;
+	umode_t mode;			/* of its root */
+};
+
+static const struct inode_operations shmem_inode_operations;
+static const struct inode_operations shmem_dir_inode_operations;
+static const struct file_operations shmem_file_operations;
+
+static notrace struct shmem_sb_info *SHMEM_SB(struct super_block *sb) { return sb->s_fs_info; }
+
+noinline struct inode *shmem_get_inode(struct super_block *sb, struct inode *dir, umode_t mode, dev_t dev, unsigned long flags)
+{
+	struct inode *inode = new_inode(sb);
+
+	if (!inode)
+		return NULL;
+	inode->i_ino = get_next_ino();
+	inode_init_owner(inode, dir, mode);
+	inode->i_generation = (u32)get_random_u64();
+	switch (mode & S_IFMT) {
+	default:
+		inode->i_op = &shmem_inode_operations;
+		init_special_inode(inode, mode, dev);
+		break;
+	case S_IFREG:
+		inode->i_op = &shmem_inode_operations;
+		inode->i_fop = &shmem_file_operations;
+		break;
+	case S_IFDIR:
+		inc_nlink(inode);
+		inode->i_size = 2 * BOGO_DIRENT_SIZE;
+		inode->i_op = &shmem_dir_inode_operations;
+		inode->i_fop = &simple_dir_operations;
+		break;
+	case S_IFLNK:
+		break;
+	}
+	return inode;
+}
+
+/* ---- pages ---- */
+static notrace void **shmem_slot(struct address_space *m, unsigned long index, bool grow)
+{
+	if (index >= m->nr_slots) {
+		unsigned long n = max(16UL, m->nr_slots);
+		void **pages;
+
+		if (!grow)
+			return NULL;
+		while (n <= index)
+			n *= 2;
+		pages = kzalloc(n * sizeof(void *), GFP_KERNEL);
+		if (!pages)
+			return NULL;
+		if (m->pages)
+			memcpy(pages, m->pages, m->nr_slots * sizeof(void *));
+		kfree(m->pages);
+		m->pages = pages;
+		m->nr_slots = n;
+	}
+	return &m->pages[index];
+}
+
+/* The page at index, made (zeroed) for a write: shmem_get_folio's work. */
+noinline int shmem_write_begin(struct file *file, struct address_space *mapping, loff_t pos, unsigned len, void **pagep)
+{
+	struct inode *inode = mapping->host;
+	struct shmem_sb_info *sbinfo = SHMEM_SB(inode->i_sb);
+	void **slot = shmem_slot(mapping, pos >> PAGE_SHIFT, true);
+
+	if (!slot)
+		return -ENOMEM;
+	if (!*slot) {
+		if (sbinfo->used_blocks >= sbinfo->max_blocks)
+			return -ENOSPC;
+		*slot = alloc_page_zeroed();
+		if (!*slot)
+			return -ENOSPC;
+		sbinfo->used_blocks++;
+		mapping->nrpages++;
+		inode->i_blocks += PAGE_SIZE >> 9;
+	}
+	*pagep = *slot;
+	return 0;
+}
+
+noinline int shmem_write_end(struct file *file, struct address_space *mapping, loff_t pos, unsigned len, unsigned copied, void *page)
+{
+	struct inode *inode = mapping->host;
+
+	if (pos + copied > inode->i_size)
+		inode->i_size = pos + copied;
+	return copied;
+}
+
+noinline ssize_t generic_perform_write(struct kiocb *iocb, struct iov_iter *i)
+{
+	struct file *file = iocb->ki_filp;
+	loff_t pos = iocb->ki_pos;
+	ssize_t written = 0;
+	int status = 0;
+
+	do {
+		unsigned long offset = pos & (PAGE_SIZE - 1);
+		size_t bytes = min(PAGE_SIZE - offset, iov_iter_count(i)), copied;
+		void *page;
+
+		status = shmem_write_begin(file, file->f_mapping, pos, bytes, &page);
+		if (status)
+			break;
+		copied = copy_from_iter((char *)page + offset, bytes, i);
+		status = shmem_write_end(file, file->f_mapping, pos, bytes, copied, page);
+		if (!copied) {
+			status = -EFAULT;
+			break;
+		}
+		pos += copied;
+		written += copied;
+	} while (iov_iter_count(i));
+	if (!written)
+		return status;
+	iocb->ki_pos += written;
+	return written;
+}
+
+noinline ssize_t generic_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file->f_mapping->host;
+	ssize_t ret;
+	loff_t limit = inode->i_sb->s_maxbytes;
+
+	mutex_lock(&inode->i_rwsem);
+	if (iocb->ki_flags & IOCB_APPEND)
+		iocb->ki_pos = inode->i_size;
+	ret = iov_iter_count(from);
+	if (ret > 0 && iocb->ki_pos >= limit) {
+		ret = -EFBIG;
+	} else if (ret > 0) {
+		if ((loff_t)iov_iter_count(from) > limit - iocb->ki_pos)
+			from->count = limit - iocb->ki_pos;
+		inode->i_mtime = inode->i_ctime = current_time(inode);
+		ret = generic_perform_write(iocb, from);
+	}
+	mutex_unlock(&inode->i_rwsem);
+	return ret;
+}
+
+noinline ssize_t shmem_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file->f_mapping->host;
+	loff_t pos = iocb->ki_pos;
+	ssize_t retval = 0;
+
+	while (iov_iter_count(to)) {
+		unsigned long index = pos >> PAGE_SHIFT, offset = pos & (PAGE_SIZE - 1);
+		loff_t isize = inode->i_size;
+		size_t nr, ret;
+		void **slot;
+
+		if (pos >= isize)
+			break;
+		nr = min((loff_t)(PAGE_SIZE - offset), isize - pos);
+		slot = shmem_slot(file->f_mapping, index, false);
+		if (slot && *slot)
+			ret = copy_to_iter((char *)*slot + offset, nr, to);
+		else
+			ret = iov_iter_zero(nr, to);	/* a hole */
+		retval += ret;
+		pos += ret;
+		if (ret != nr) {
+			if (!retval)
+				retval = -EFAULT;
+			break;
+		}
+	}
+	iocb->ki_pos = pos;
+	return retval;
+}
+
+/* Pages past newsize go (a partial last page is zeroed past it). */
+static notrace void shmem_truncate_range(struct inode *inode, loff_t newsize)
+{
+	struct address_space *m = inode->i_mapping;
+	struct shmem_sb_info *sbinfo = SHMEM_SB(inode->i_sb);
+	unsigned long first = (newsize + PAGE_SIZE - 1) >> PAGE_SHIFT, i;
+
+	for (i = first; i < m->nr_slots; i++) {
+		if (m->pages[i]) {
+			__free_pages(virt_to_page(m->pages[i]), 0);
+			m->pages[i] = NULL;
+			m->nrpages--;
+			sbinfo->used_blocks--;
+			inode->i_blocks -= PAGE_SIZE >> 9;
+		}
+	}
+	if ((newsize & (PAGE_SIZE - 1)) && (newsize >> PAGE_SHIFT) < m->nr_slots && m->pages[newsize >> PAGE_SHIFT])
+		memset((char *)m->pages[newsize >> PAGE_SHIFT] + (newsize & (PAGE_SIZE - 1)), 0,
+		       PAGE_SIZE - (newsize & (PAGE_SIZE - 1)));
+}
+
+noinline int shmem_setattr(struct dentry *dentry, struct iattr *attr)
+{
+	struct inode *inode = dentry->d_inode;
+
+	if ((attr->ia_valid & ATTR_SIZE) && S_ISREG(inode->i_mode)) {
+		loff_t oldsize = inode->i_size, newsize = attr->ia_size;
+
+		if (newsize > inode->i_sb->s_maxbytes)
+			return -EFBIG;
+		if (newsize != oldsize) {
+			if (newsize < oldsize)
+				shmem_truncate_range(inode, newsize);
+			inode->i_size = newsize;
+			inode->i_ctime = inode->i_mtime = current_time(inode);
+		}
+	}
+	if (attr->ia_valid & ATTR_MODE) {
+		inode->i_mode = attr->ia_mode;
+		inode->i_ctime = current_time(inode);
+	}
+	return 0;
+}
+
+noinline int shmem_getattr(const struct path *path, struct kstat *stat, u32 request_mask, unsigned int query_flags)
+{
+	generic_fillattr(NULL, path->dentry->d_inode, stat);
+	return 0;
+}
+
+static void shmem_evict_inode(struct inode *inode)
+{
+	struct shmem_sb_info *sbinfo = SHMEM_SB(inode->i_sb);
+
+	sbinfo->used_blocks -= inode->i_mapping->nrpages;
+}
+
+/* ---- names ---- */
+noinline int shmem_mknod(struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev)
+{
+	struct inode *inode = shmem_get_inode(dir->i_sb, dir, mode, dev, 0);
+
+	if (!inode)
+		return -ENOSPC;
+	dir->i_size += BOGO_DIRENT_SIZE;
+	dir->i_ctime = dir->i_mtime = current_time(dir);
+	d_instantiate(dentry, inode);
+	dget(dentry);	/* Extra count - pin the dentry in core */
+	return 0;
+}
+
+noinline int shmem_mkdir(struct inode *dir, struct dentry *dentry, umode_t mode)
+{
+	int error = shmem_mknod(dir, dentry, mode | S_IFDIR, 0);
+
+	if (error)
+		return error;
+	inc_nlink(dir);
+	return 0;
+}
+
+noinline int shmem_create(struct inode *dir, struct dentry *dentry, umode_t mode, bool excl)
+{
+	return shmem_mknod(dir, dentry, mode | S_IFREG, 0);
+}
+
+noinline int shmem_link(struct dentry *old_dentry, struct inode *dir, struct dentry *dentry)
+{
+	dir->i_size += BOGO_DIRENT_SIZE;
+	return simple_link(old_dentry, dir, dentry);
+}
+
+noinline int shmem_unlink(struct inode *dir, struct dentry *dentry)
+{
+	dir->i_size -= BOGO_DIRENT_SIZE;
+	return simple_unlink(dir, dentry);
+}
+
+noinline int shmem_rmdir(struct inode *dir, struct dentry *dentry)
+{
+	if (!simple_empty(dentry))
+		return -ENOTEMPTY;
+	drop_nlink(dentry->d_inode);
+	drop_nlink(dir);
+	return shmem_unlink(dir, dentry);
+}
+
+noinline int shmem_rename2(struct inode *old_dir, struct dentry *old_dentry, struct inode *new_dir,
+			   struct dentry *new_dentry, unsigned int flags)
+{
+	bool existed = new_dentry->d_inode;
+	int err = simple_rename(old_dir, old_dentry, new_dir, new_dentry, flags);
+
+	if (err)
+		return err;
+	if (existed)	/* simple_unlink took the target's entry; shmem_unlink's size goes too */
+		new_dir->i_size -= BOGO_DIRENT_SIZE;
+	old_dir->i_size -= BOGO_DIRENT_SIZE;
+	new_dir->i_size += BOGO_DIRENT_SIZE;
+	return 0;
+}
+
+noinline int shmem_symlink(struct inode *dir, struct dentry *dentry, const char *symname)
+{
+	size_t len = strlen(symname) + 1;
+	struct inode *inode;
+
+	if (len > PAGE_SIZE)
+		return -ENAMETOOLONG;
+	inode = shmem_get_inode(dir->i_sb, dir, S_IFLNK | 0777, 0, 0);
+	if (!inode)
+		return -ENOSPC;
+	inode->i_size = len - 1;
+	inode->i_link = kmalloc(len, GFP_KERNEL);
+	if (!inode->i_link) {
+		iput(inode);
+		return -ENOMEM;
+	}
+	memcpy(inode->i_link, symname, len);
+	inode->i_op = &simple_symlink_inode_operations;
+	dir->i_size += BOGO_DIRENT_SIZE;
+	dir->i_ctime = dir->i_mtime = current_time(dir);
+	d_instantiate(dentry, inode);
+	dget(dentry);
+	return 0;
+}
+
+static const struct inode_operations shmem_inode_operations = {
+	.getattr = shmem_getattr,
+	.setattr = shmem_setattr,
+};
+
+static const struct inode_operations shmem_dir_inode_operations = {
+	.create = shmem_create,
+	.lookup = simple_lookup,
+	.link = shmem_link,
+	.unlink = shmem_unlink,
+	.symlink = shmem_symlink,
+	.mkdir = shmem_mkdir,
+	.rmdir = shmem_rmdir,
+	.mknod = shmem_mknod,
+	.rename = shmem_rename2,
+	.setattr = shmem_setattr,
+};
+
+static const struct file_operations shmem_file_operations = {
+	.llseek = generic_file_llseek,
+	.read_iter = shmem_file_read_iter,
+	.write_iter = generic_file_write_iter,
+	.fsync = noop_fsync,
+};
+
+static int shmem_show_options(struct seq_file *seq, struct dentry *root)
+{
+	struct shmem_sb_info *sbinfo = SHMEM_SB(root->d_sb);
+
+	seq_printf(seq, ",size=%luk", sbinfo->max_blocks << (PAGE_SHIFT - 10));
+	if (sbinfo->mode != (0777 | S_ISVTX))
+		seq_printf(seq, ",mode=%03o", sbinfo->mode);
+	return 0;
+}
+
+static const struct super_operations shmem_ops = {
+	.evict_inode = shmem_evict_inode,
+	.show_options = shmem_show_options,
+};
+
+/* data: the root's mode (NULL: 1777) */
+static noinline int shmem_fill_super(struct super_block *sb, void *data)
+{
+	struct shmem_sb_info *sbinfo = kzalloc(sizeof(*sbinfo), GFP_KERNEL);
+	struct inode *inode;
+
+	if (!sbinfo)
+		return -ENOMEM;
+	sbinfo->max_blocks = (boot_params.ram_size >> PAGE_SHIFT) / 2;
+	sbinfo->mode = data ? *(umode_t *)data : 0777 | S_ISVTX;
+	sb->s_fs_info = sbinfo;
+	sb->s_op = &shmem_ops;
+	inode = shmem_get_inode(sb, NULL, S_IFDIR | sbinfo->mode, 0, 0);
+	sb->s_root = d_make_root(inode);
+	return sb->s_root ? 0 : -ENOMEM;
+}
+
+struct file_system_type shmem_fs_type = {
+	.name = "tmpfs",
+	.fill_super = shmem_fill_super,
+	.magic = TMPFS_MAGIC,
+};
+
+void shmem_init(void)
+{
+	register_filesystem(&shmem_fs_type);
+}

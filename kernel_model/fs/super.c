@@ -1,0 +1,46 @@
+/* Super blocks (Linux's fs/super.c): one per mounted instance here (tmpfs, proc, devtmpfs
+ * are all "nodev" file systems, each mount a new anonymous device). */
+#include "../include/fs.h"
+
+static LIST_HEAD(super_blocks);
+static unsigned int unnamed_dev_next = 1;
+
+static noinline struct super_block *alloc_super(struct file_system_type *type, int flags)
+{
+	struct super_block *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	INIT_LIST_HEAD(&s->s_inodes);
+	s->s_type = type;
+	s->s_flags = flags;
+	s->s_blocksize = PAGE_SIZE;
+	s->s_blocksize_bits = 12;
+	s->s_maxbytes = MAX_LFS_FILESIZE;
+	s->s_magic = type->magic;
+	return s;
+}
+
+/* get_anon_bdev(): 0:N, a device number for a file system without a disk */
+static notrace dev_t get_anon_bdev(void)
+{
+	return MKDEV(0, unnamed_dev_next++);
+}
+
+noinline struct super_block *mount_nodev(struct file_system_type *fs_type, int flags, void *data)
+{
+	struct super_block *s = alloc_super(fs_type, flags);
+	int error;
+
+	if (!s)
+		return (void *)(long)-ENOMEM;
+	s->s_dev = get_anon_bdev();
+	scnprintf(s->s_id, sizeof(s->s_id), "%s", fs_type->name);
+	error = fs_type->fill_super(s, data);
+	if (error) {
+		kfree(s);
+		return (void *)(long)error;
+	}
+	list_add_tail(&s->s_list, &super_blocks);
+	return s;
+}

@@ -1,0 +1,749 @@
+/*
+ * The VFS (kernel_model/fs/): the structures probes reach into, with Linux 6.1's offsets for
+ * the fields a probe or a tool dereferences (pinned below against 6.1's BTF, `pahole`), and
+ * the interfaces between the VFS core and the file systems (tmpfs, devtmpfs, procfs, pipefs).
+ */
+#ifndef _FS_H
+#define _FS_H
+#include "syscalls.h"
+#include "wait.h"
+#include "uapi/hostfs.h"
+
+#ifndef ENXIO
+#define ENXIO 6
+#endif
+#define EXDEV 18
+#define ENODEV 19
+#define ENFILE 23
+#define ENOTTY 25
+#define EFBIG 27
+#define EPIPE 32
+#define ENOTEMPTY 39
+#define ELOOP 40
+#define EOVERFLOW 75
+#define EOPNOTSUPP 95
+#define ERANGE 34
+#ifndef PAGE_SHIFT
+#define PAGE_SHIFT 12
+#endif
+typedef unsigned short umode_t;
+
+/* ---- uapi: open flags, modes, *at flags ---- */
+#define O_ACCMODE	00000003
+#define O_RDONLY	00000000
+#define O_WRONLY	00000001
+#define O_RDWR		00000002
+#define O_CREAT		00000100
+#define O_EXCL		00000200
+#define O_NOCTTY	00000400
+#define O_TRUNC		00001000
+#define O_APPEND	00002000
+#define O_NONBLOCK	00004000
+#define O_DSYNC		00010000
+#define FASYNC		00020000
+#define O_DIRECT	00040000
+#define O_LARGEFILE	00100000
+#define O_DIRECTORY	00200000
+#define O_NOFOLLOW	00400000
+#define O_NOATIME	01000000
+#define O_CLOEXEC	02000000
+#define __O_SYNC	04000000
+#define O_PATH		010000000
+#define __O_TMPFILE	020000000
+#define VALID_OPEN_FLAGS (O_RDONLY | O_WRONLY | O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | \
+			  O_APPEND | O_NONBLOCK | O_DSYNC | FASYNC | O_DIRECT | O_LARGEFILE | \
+			  O_DIRECTORY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC | __O_SYNC | O_PATH | __O_TMPFILE)
+
+#define AT_FDCWD		-100
+#define AT_SYMLINK_NOFOLLOW	0x100
+#define AT_REMOVEDIR		0x200
+#define AT_EACCESS		0x200
+#define AT_SYMLINK_FOLLOW	0x400
+#define AT_NO_AUTOMOUNT		0x800
+#define AT_EMPTY_PATH		0x1000
+#define AT_STATX_SYNC_TYPE	0x6000
+#define RENAME_NOREPLACE	1
+#define RENAME_EXCHANGE		2
+#define RENAME_WHITEOUT		4
+
+#define S_IFMT   00170000
+#define S_IFSOCK 0140000
+#define S_IFLNK	 0120000
+#define S_IFREG  0100000
+#define S_IFBLK  0060000
+#define S_IFDIR  0040000
+#define S_IFCHR  0020000
+#define S_IFIFO  0010000
+#define S_ISUID  0004000
+#define S_ISGID  0002000
+#define S_ISVTX  0001000
+#define S_IALLUGO 07777
+#define S_ISLNK(m)	(((m) & S_IFMT) == S_IFLNK)
+#define S_ISREG(m)	(((m) & S_IFMT) == S_IFREG)
+#define S_ISDIR(m)	(((m) & S_IFMT) == S_IFDIR)
+#define S_ISCHR(m)	(((m) & S_IFMT) == S_IFCHR)
+#define S_ISBLK(m)	(((m) & S_IFMT) == S_IFBLK)
+#define S_ISFIFO(m)	(((m) & S_IFMT) == S_IFIFO)
+#define S_ISSOCK(m)	(((m) & S_IFMT) == S_IFSOCK)
+#define S_DEAD		(1 << 4)	/* i_flags: a removed directory */
+#define S_PRIVATE	(1 << 9)
+#define MAY_EXEC	0x01
+#define MAY_WRITE	0x02
+#define MAY_READ	0x04
+#define MAY_ACCESS	0x10
+#define MAY_OPEN	0x20
+
+#define SEEK_SET 0
+#define SEEK_CUR 1
+#define SEEK_END 2
+#define SEEK_DATA 3
+#define SEEK_HOLE 4
+#define MAX_LFS_FILESIZE 0x7fffffffffffffffL
+#define MAX_RW_COUNT (0x7ffff000L)	/* INT_MAX & PAGE_MASK */
+#define PATH_MAX 4096
+#define NAME_MAX 255
+#define MAXSYMLINKS 40
+#define NR_OPEN_DEFAULT 64		/* BITS_PER_LONG: the fd_array[] in files_struct */
+#define RLIMIT_NOFILE_CUR 1024		/* INR_OPEN_CUR: the soft RLIMIT_NOFILE of init */
+
+#define MKDEV(ma, mi)	(((ma) << 20) | (mi))
+#define MAJOR(dev)	((unsigned int)((dev) >> 20))
+#define MINOR(dev)	((unsigned int)((dev) & ((1U << 20) - 1)))
+typedef u32 dev_t;
+typedef unsigned int fmode_t;
+#define FMODE_READ		0x1
+#define FMODE_WRITE		0x2
+#define FMODE_LSEEK		0x4
+#define FMODE_PREAD		0x8
+#define FMODE_PWRITE		0x10
+#define FMODE_EXEC		0x20
+#define FMODE_ATOMIC_POS	0x8000
+#define FMODE_PATH		0x4000
+#define FMODE_CAN_READ		0x20000
+#define FMODE_CAN_WRITE		0x40000
+#define FMODE_OPENED		0x80000
+#define FMODE_CREATED		0x100000
+#define FMODE_STREAM		0x200000
+#define FMODE_NOWAIT		0x8000000
+
+struct timespec64 { s64 tv_sec; long tv_nsec; };
+
+/* ---- struct filename: getname()'s copy of a user path (name first, as opensnoop reads) ---- */
+struct filename {
+	const char *name;		/* pointer to the actual string */
+	const char *uptr;		/* original userland pointer */
+	int refcnt;
+	void *aname;
+	char iname[];
+};
+#define EMBEDDED_NAME_MAX (PATH_MAX - sizeof(struct filename))
+
+struct qstr {
+	union {
+		struct { u32 hash; u32 len; };
+		u64 hash_len;
+	};
+	const unsigned char *name;
+};
+#define QSTR_INIT(n, l) { { { .hash = 0, .len = l } }, .name = n }
+
+struct vfsmount;
+struct dentry;
+struct path {
+	struct vfsmount *mnt;
+	struct dentry *dentry;
+};
+
+struct inode;
+struct super_block;
+struct file;
+struct kstat;
+struct dir_context;
+struct iov_iter;
+struct kiocb;
+struct seq_file;
+struct iattr;
+
+struct dentry_operations {
+	int (*d_revalidate)(struct dentry *, unsigned int);
+	int (*d_delete)(const struct dentry *);
+	char *(*d_dname)(struct dentry *, char *, int);	/* the name of a dentry no directory holds */
+};
+
+#define DNAME_INLINE_LEN 32
+#define DCACHE_MOUNTED		0x00010000
+#define DCACHE_OP_DELETE	0x00000008
+#define DCACHE_OP_REVALIDATE	0x00000004
+#define DCACHE_HASHED		0x00000010	/* on the dentry hash (Linux: !d_unhashed()) */
+struct dentry {
+	unsigned int d_flags;
+	u32 d_seq;
+	struct list_head d_hash;	/* 6.1: hlist_bl_node, 16 bytes */
+	struct dentry *d_parent;
+	struct qstr d_name;
+	struct inode *d_inode;		/* NULL: a negative dentry */
+	unsigned char d_iname[DNAME_INLINE_LEN];
+	struct { spinlock_t lock; int count; } d_lockref;
+	const struct dentry_operations *d_op;
+	struct super_block *d_sb;
+	unsigned long d_time;
+	void *d_fsdata;
+	struct list_head d_lru;
+	struct list_head d_child;	/* in the parent's d_subdirs */
+	struct list_head d_subdirs;
+	struct list_head d_alias;	/* d_u */
+};
+
+struct inode_operations {
+	struct dentry *(*lookup)(struct inode *, struct dentry *, unsigned int);
+	const char *(*get_link)(struct dentry *, struct inode *, char *buf);
+	int (*permission)(struct inode *, int);
+	int (*readlink)(struct dentry *, char *, int);
+	int (*create)(struct inode *, struct dentry *, umode_t, bool);
+	int (*link)(struct dentry *, struct inode *, struct dentry *);
+	int (*unlink)(struct inode *, struct dentry *);
+	int (*symlink)(struct inode *, struct dentry *, const char *);
+	int (*mkdir)(struct inode *, struct dentry *, umode_t);
+	int (*rmdir)(struct inode *, struct dentry *);
+	int (*mknod)(struct inode *, struct dentry *, umode_t, dev_t);
+	int (*rename)(struct inode *, struct dentry *, struct inode *, struct dentry *, unsigned int);
+	int (*setattr)(struct dentry *, struct iattr *);
+	int (*getattr)(const struct path *, struct kstat *, u32, unsigned int);
+};
+
+struct file_operations {
+	loff_t (*llseek)(struct file *, loff_t, int);
+	ssize_t (*read)(struct file *, char *, size_t, loff_t *);
+	ssize_t (*write)(struct file *, const char *, size_t, loff_t *);
+	ssize_t (*read_iter)(struct kiocb *, struct iov_iter *);
+	ssize_t (*write_iter)(struct kiocb *, struct iov_iter *);
+	int (*iterate_shared)(struct file *, struct dir_context *);
+	long (*unlocked_ioctl)(struct file *, unsigned int, unsigned long);
+	int (*open)(struct inode *, struct file *);
+	int (*release)(struct inode *, struct file *);
+	int (*fsync)(struct file *, loff_t, loff_t, int datasync);
+	long (*fcntl)(struct file *, unsigned int, unsigned long);	/* pipe_fcntl's place */
+};
+
+/* A file's pages (mm/filemap's address space, reduced to its page array). */
+struct address_space {
+	struct inode *host;
+	void **pages;			/* kernel addresses of the pages, by index; NULL: a hole */
+	unsigned long nr_slots;
+	unsigned long nrpages;
+};
+
+struct pipe_inode_info;
+struct inode {
+	umode_t i_mode;
+	unsigned short i_opflags;
+	uid_t i_uid;
+	uid_t i_gid;
+	unsigned int i_flags;
+	void *i_acl, *i_default_acl;
+	const struct inode_operations *i_op;
+	struct super_block *i_sb;
+	struct address_space *i_mapping;
+	void *i_security;
+	unsigned long i_ino;
+	unsigned int i_nlink;
+	dev_t i_rdev;
+	loff_t i_size;
+	struct timespec64 i_atime, i_mtime, i_ctime;
+	spinlock_t i_lock;
+	unsigned short i_bytes;
+	u8 i_blkbits, i_write_hint;
+	u64 i_blocks;
+	unsigned long i_state;
+	struct mutex i_rwsem;		/* 6.1: an rw_semaphore */
+	struct list_head i_sb_list;	/* in its super block's s_inodes */
+	struct list_head i_dentry;	/* the dentries naming it */
+	int i_count;
+	int i_writecount;
+	const struct file_operations *i_fop;
+	void *i_flctx;
+	struct address_space i_data;
+	union {
+		struct pipe_inode_info *i_pipe;
+		char *i_link;
+	};
+	u32 i_generation;
+	void *i_private;
+	const void *i_entry;		/* procfs: the entry (or fd) it was made from (6.1: PROC_I(inode)) */
+};
+
+struct file_system_type;
+struct super_operations {
+	struct inode *(*alloc_inode)(struct super_block *sb);
+	void (*evict_inode)(struct inode *);
+	int (*show_options)(struct seq_file *, struct dentry *);
+};
+#define SB_RDONLY	1
+#define SB_NOUSER	(1 << 31)
+struct super_block {
+	struct list_head s_list;
+	dev_t s_dev;
+	unsigned char s_blocksize_bits;
+	unsigned long s_blocksize;
+	loff_t s_maxbytes;
+	struct file_system_type *s_type;
+	const struct super_operations *s_op;
+	void *dq_op, *s_qcop, *s_export_op;
+	unsigned long s_flags;
+	unsigned long s_iflags;
+	unsigned long s_magic;
+	struct dentry *s_root;
+	const struct dentry_operations *s_d_op;	/* the default of its dentries */
+	unsigned long s_next_ino;
+	struct list_head s_inodes;
+	u8 __pad[968 - 144];
+	char s_id[32];
+	void *s_fs_info;
+};
+
+#define MNT_NOSUID	0x01
+#define MNT_NODEV	0x02
+#define MNT_NOEXEC	0x04
+#define MNT_NOATIME	0x08
+#define MNT_RELATIME	0x20
+#define MNT_READONLY	0x40
+struct vfsmount {
+	struct dentry *mnt_root;
+	struct super_block *mnt_sb;
+	int mnt_flags;
+	void *mnt_userns;
+};
+struct mount {
+	struct list_head mnt_hash;
+	struct mount *mnt_parent;
+	struct dentry *mnt_mountpoint;
+	struct vfsmount mnt;
+	u8 __rcu[16];
+	void *mnt_pcp;
+	struct list_head mnt_mounts;	/* its children */
+	struct list_head mnt_child;	/* in its parent's mnt_mounts */
+	struct list_head mnt_instance;
+	const char *mnt_devname;
+	struct list_head mnt_list;	/* in the namespace's list, in mount order */
+	int mnt_count;
+	int mnt_id;
+};
+static inline struct mount *real_mount(struct vfsmount *mnt) { return container_of(mnt, struct mount, mnt); }
+
+#define FS_REQUIRES_DEV 1
+struct file_system_type {
+	const char *name;
+	int fs_flags;
+	int (*fill_super)(struct super_block *sb, void *data);
+	struct file_system_type *next;
+	unsigned long magic;
+};
+
+struct fown_struct { u8 __b[32]; };
+struct file {
+	union {
+		struct { void *next, *func; } f_rcuhead;	/* 6.1's callback_head: 16 bytes */
+		unsigned int f_iocb_flags;
+	};
+	struct path f_path;
+	struct inode *f_inode;
+	const struct file_operations *f_op;
+	spinlock_t f_lock;
+	long f_count;
+	unsigned int f_flags;
+	fmode_t f_mode;
+	struct mutex f_pos_lock;
+	u8 __pad_pos[104 - 72 - sizeof(struct mutex)];
+	loff_t f_pos;
+	struct fown_struct f_owner;
+	const void *f_cred;
+	u8 f_ra[32];
+	u64 f_version;
+	void *f_security;
+	void *private_data;
+	void *f_ep;
+	struct address_space *f_mapping;
+	u32 f_wb_err, f_sb_err;
+};
+
+struct fs_struct {
+	int users;
+	spinlock_t lock;
+	u32 seq;
+	int umask;
+	int in_exec;
+	struct path root, pwd;
+};
+
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+	unsigned long *close_on_exec;
+	unsigned long *open_fds;
+	unsigned long *full_fds_bits;
+	struct rcu_head rcu;
+};
+struct files_struct {
+	int count;
+	bool resize_in_progress;
+	wait_queue_head_t resize_wait;
+	u8 __pad_wait[32 - 8 - sizeof(wait_queue_head_t)];
+	struct fdtable *fdt;
+	struct fdtable fdtab;
+	spinlock_t file_lock __aligned(64);
+	unsigned int next_fd;
+	unsigned long close_on_exec_init[1];
+	unsigned long open_fds_init[1];
+	unsigned long full_fds_bits_init[1];
+	struct file *fd_array[NR_OPEN_DEFAULT];
+} __aligned(64);
+
+/* struct kstat and the user's struct stat / statx */
+struct kstat {
+	u32 result_mask;
+	umode_t mode;
+	unsigned int nlink;
+	u32 blksize;
+	u64 attributes, attributes_mask;
+	u64 ino;
+	dev_t dev, rdev;
+	uid_t uid, gid;
+	loff_t size;
+	struct timespec64 atime, mtime, ctime, btime;
+	u64 blocks;
+	u64 mnt_id;
+};
+
+/* getdents64: the dir_context an ->iterate_shared fills */
+struct dir_context;
+typedef bool (*filldir_t)(struct dir_context *, const char *, int, loff_t, u64, unsigned int);
+struct dir_context {
+	filldir_t actor;
+	loff_t pos;
+};
+#define DT_UNKNOWN 0
+#define DT_FIFO 1
+#define DT_CHR 2
+#define DT_DIR 4
+#define DT_BLK 6
+#define DT_REG 8
+#define DT_LNK 10
+#define DT_SOCK 12
+static inline unsigned char fs_umode_to_dtype(umode_t mode) { return (mode & S_IFMT) >> 12; }
+
+/* iov_iter / kiocb: the ->read_iter / ->write_iter interface */
+struct iovec { void *iov_base; size_t iov_len; };
+struct kvec { void *iov_base; size_t iov_len; };
+enum iter_type { ITER_IOVEC, ITER_KVEC, ITER_UBUF };
+struct iov_iter {
+	u8 iter_type;
+	bool data_source;		/* WRITE: the iterator's memory is read */
+	size_t iov_offset;		/* in the current segment */
+	size_t count;			/* bytes left */
+	union {
+		const struct iovec *iov;
+		const struct kvec *kvec;
+		void *ubuf;
+	};
+	unsigned long nr_segs;
+};
+#define READ 0
+#define WRITE 1
+struct kiocb {
+	struct file *ki_filp;
+	loff_t ki_pos;
+	int ki_flags;
+};
+#define IOCB_APPEND	(1 << 1)
+#define IOCB_NOWAIT	(1 << 7)
+
+struct iattr {
+	unsigned int ia_valid;
+	umode_t ia_mode;
+	loff_t ia_size;
+};
+#define ATTR_MODE	(1 << 0)
+#define ATTR_SIZE	(1 << 3)
+
+/* ---- nameidata-facing helpers (namei.c) ---- */
+#define LOOKUP_FOLLOW		0x0001
+#define LOOKUP_DIRECTORY	0x0002
+#define LOOKUP_EMPTY		0x4000
+#define LOOKUP_PARENT		0x0010
+
+struct open_flags {
+	int open_flag;
+	umode_t mode;
+	int acc_mode;
+	int intent;
+	int lookup_flags;
+};
+
+/* pipes (pipe.c) */
+#define PIPE_DEF_BUFFERS 16
+struct pipe_buffer {
+	void *page;		/* 6.1: struct page *; here the page's kernel address */
+	unsigned int offset, len;
+	const void *ops;
+	unsigned int flags;
+	unsigned long private;
+};
+struct pipe_inode_info {
+	struct mutex mutex;
+	wait_queue_head_t rd_wait, wr_wait;
+	unsigned int head, tail;
+	unsigned int max_usage, ring_size;
+	unsigned int nr_accounted;
+	unsigned int readers, writers, files;
+	unsigned int r_counter, w_counter;
+	bool poll_usage;
+	void *tmp_page;
+	void *fasync_readers, *fasync_writers;
+	struct pipe_buffer *bufs;
+	void *user;
+};
+
+/* /proc files made by a show function (seq_file.c) */
+struct seq_file {
+	char *buf;
+	size_t size, count, from;
+	loff_t index;
+	int (*show)(struct seq_file *, void *);
+	void *private;
+};
+
+/* 6.1's offsets of what probes and tools dereference (pahole on 6.1's BTF vmlinux) */
+_Static_assert(offsetof(struct filename, name) == 0 && offsetof(struct filename, uptr) == 8 &&
+	       offsetof(struct filename, iname) == 32, "struct filename as 6.1's");
+_Static_assert(offsetof(struct path, mnt) == 0 && offsetof(struct path, dentry) == 8, "struct path");
+_Static_assert(offsetof(struct qstr, name) == 8 && sizeof(struct qstr) == 16, "struct qstr");
+_Static_assert(offsetof(struct dentry, d_parent) == 24 && offsetof(struct dentry, d_name) == 32 &&
+	       offsetof(struct dentry, d_inode) == 48 && offsetof(struct dentry, d_iname) == 56 &&
+	       offsetof(struct dentry, d_sb) == 104, "struct dentry as 6.1's");
+_Static_assert(offsetof(struct inode, i_mode) == 0 && offsetof(struct inode, i_uid) == 4 &&
+	       offsetof(struct inode, i_op) == 32 && offsetof(struct inode, i_sb) == 40 &&
+	       offsetof(struct inode, i_ino) == 64 && offsetof(struct inode, i_nlink) == 72 &&
+	       offsetof(struct inode, i_rdev) == 76 && offsetof(struct inode, i_size) == 80 &&
+	       offsetof(struct inode, i_atime) == 88 && offsetof(struct inode, i_mtime) == 104 &&
+	       offsetof(struct inode, i_ctime) == 120, "struct inode as 6.1's");
+_Static_assert(offsetof(struct super_block, s_dev) == 16 && offsetof(struct super_block, s_type) == 40 &&
+	       offsetof(struct super_block, s_magic) == 96 && offsetof(struct super_block, s_root) == 104 &&
+	       offsetof(struct super_block, s_id) == 968, "struct super_block as 6.1's");
+_Static_assert(offsetof(struct vfsmount, mnt_root) == 0 && offsetof(struct vfsmount, mnt_sb) == 8 &&
+	       offsetof(struct vfsmount, mnt_flags) == 16, "struct vfsmount");
+_Static_assert(offsetof(struct mount, mnt_parent) == 16 && offsetof(struct mount, mnt_mountpoint) == 24 &&
+	       offsetof(struct mount, mnt) == 32 && offsetof(struct mount, mnt_devname) == 136, "struct mount");
+_Static_assert(offsetof(struct file, f_path) == 16 && offsetof(struct file, f_inode) == 32 &&
+	       offsetof(struct file, f_op) == 40 && offsetof(struct file, f_count) == 56 &&
+	       offsetof(struct file, f_flags) == 64 && offsetof(struct file, f_mode) == 68 &&
+	       offsetof(struct file, f_pos) == 104 && offsetof(struct file, private_data) == 200 &&
+	       offsetof(struct file, f_mapping) == 216, "struct file as 6.1's");
+_Static_assert(offsetof(struct fs_struct, umask) == 12 && offsetof(struct fs_struct, root) == 24 &&
+	       offsetof(struct fs_struct, pwd) == 40, "struct fs_struct");
+_Static_assert(offsetof(struct files_struct, fdt) == 32 && offsetof(struct files_struct, fdtab) == 40 &&
+	       offsetof(struct files_struct, next_fd) == 132 && offsetof(struct files_struct, fd_array) == 160,
+	       "struct files_struct");
+_Static_assert(offsetof(struct fdtable, fd) == 8 && offsetof(struct fdtable, open_fds) == 24, "struct fdtable");
+_Static_assert(offsetof(struct pipe_inode_info, head) == 80 && offsetof(struct pipe_inode_info, readers) == 100 &&
+	       offsetof(struct pipe_inode_info, bufs) == 152, "struct pipe_inode_info");
+
+/* ---- interfaces ---- */
+extern const struct dentry_operations simple_dentry_operations;
+
+/* super.c, filesystems.c, namespace.c */
+int register_filesystem(struct file_system_type *fs);
+struct file_system_type *get_fs_type(const char *name);
+struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data);
+int do_add_mount_at(struct vfsmount *mnt, const struct path *where);
+struct vfsmount *lookup_mnt(const struct path *path);
+struct vfsmount *clone_mnt(struct vfsmount *old);
+void mnt_set_root(struct vfsmount *mnt);
+void mnt_add_tree(struct vfsmount *mnt);
+struct vfsmount *mntget(struct vfsmount *mnt);
+void mntput(struct vfsmount *mnt);
+void mnt_init(void);
+int show_mounts(struct seq_file *m, void *v);
+int show_filesystems(struct seq_file *m, void *v);
+bool __mnt_is_readonly(struct vfsmount *mnt);
+extern struct vfsmount *root_mnt;
+
+/* dcache.c, inode.c */
+struct dentry *d_alloc(struct dentry *parent, const struct qstr *name);
+struct dentry *d_alloc_name(struct dentry *parent, const char *name);
+struct dentry *d_make_root(struct inode *root_inode);
+struct dentry *d_lookup(const struct dentry *parent, const struct qstr *name);
+void d_add(struct dentry *dentry, struct inode *inode);
+void d_instantiate(struct dentry *dentry, struct inode *inode);
+void d_delete(struct dentry *dentry);
+void d_drop(struct dentry *dentry);
+void d_move(struct dentry *dentry, struct dentry *target);
+struct dentry *dget(struct dentry *dentry);
+struct dentry *dget_parent(struct dentry *dentry);
+void dput(struct dentry *dentry);
+char *d_path(const struct path *path, char *buf, int buflen);
+char *dynamic_dname(char *buffer, int buflen, const char *fmt, ...);
+struct file *anon_inode_getfile(const char *name, const struct file_operations *fops, void *priv, int flags);
+u32 full_name_hash(const void *salt, const char *name, unsigned int len);
+void path_get(const struct path *path);
+void path_put(const struct path *path);
+static inline bool d_is_dir(const struct dentry *d) { return d->d_inode && S_ISDIR(d->d_inode->i_mode); }
+static inline bool d_mountpoint(const struct dentry *d) { return d->d_flags & DCACHE_MOUNTED; }
+static inline bool d_unhashed(const struct dentry *d) { return !(d->d_flags & DCACHE_HASHED); }
+struct inode *new_inode(struct super_block *sb);
+struct inode *ihold(struct inode *inode);
+void iput(struct inode *inode);
+void inode_init_owner(struct inode *inode, const struct inode *dir, umode_t mode);
+void init_special_inode(struct inode *inode, umode_t mode, dev_t rdev);
+unsigned int get_next_ino(void);
+struct timespec64 current_time(struct inode *inode);
+void set_nlink(struct inode *inode, unsigned int nlink);
+void inc_nlink(struct inode *inode);
+void drop_nlink(struct inode *inode);
+void vfs_caches_init(void);
+
+/* namei.c */
+struct filename *getname(const char *filename);
+struct filename *getname_flags(const char *filename, int flags, int *empty);
+struct filename *getname_kernel(const char *filename);
+void putname(struct filename *name);
+int filename_lookup(int dfd, struct filename *name, unsigned int flags, struct path *path, struct path *root);
+int kern_path(const char *name, unsigned int flags, struct path *path);
+int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt, const char *name, unsigned int flags,
+		    struct path *path);
+int user_path_at_empty(int dfd, const char *name, unsigned int flags, struct path *path, int *empty);
+struct file *do_filp_open(int dfd, struct filename *pathname, const struct open_flags *op);
+int inode_permission(struct inode *inode, int mask);
+struct dentry *kern_path_create(int dfd, const char *pathname, struct path *path, unsigned int lookup_flags);
+void done_path_create(struct path *path, struct dentry *dentry);
+int vfs_mkdir(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode);
+int vfs_mknod(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev);
+int vfs_symlink(void *idmap, struct inode *dir, struct dentry *dentry, const char *oldname);
+int init_mkdir(const char *pathname, umode_t mode);
+int init_mknod(const char *filename, umode_t mode, unsigned int dev);
+int init_symlink(const char *oldname, const char *newname);
+
+/* open.c, file_table.c, file.c */
+struct file *alloc_empty_file(int flags, const void *cred);
+struct file *alloc_file_pseudo(struct inode *inode, struct vfsmount *mnt, const char *name,
+			       int flags, const struct file_operations *fops);
+struct file *filp_open(const char *filename, int flags, umode_t mode);
+int vfs_open(const struct path *path, struct file *file);
+int filp_close(struct file *filp, void *id);
+int do_truncate(void *idmap, struct dentry *dentry, loff_t start, unsigned int time_attrs, struct file *filp);
+int do_truncate_file(struct file *file);
+void files_init(void);
+int nonseekable_open(struct inode *inode, struct file *filp);
+int stream_open(struct inode *inode, struct file *filp);
+int get_unused_fd_flags(unsigned int flags);
+void put_unused_fd(unsigned int fd);
+void fd_install(unsigned int fd, struct file *file);
+struct file *fget(unsigned int fd);
+struct file *fget_raw(unsigned int fd);
+void fput(struct file *file);
+struct file *get_file(struct file *f);
+int close_fd(unsigned int fd);
+void set_close_on_exec(unsigned int fd, int flag);
+bool get_close_on_exec(unsigned int fd);
+int replace_fd(unsigned int fd, struct file *file, unsigned int flags);
+int f_dupfd(unsigned int from, struct file *file, unsigned flags);
+struct files_struct *dup_fd(struct files_struct *oldf, int *errorp);
+void do_close_on_exec(struct files_struct *files);
+void exit_files(struct task_struct *tsk);
+int copy_files(unsigned long clone_flags, struct task_struct *tsk);
+struct fs_struct *copy_fs_struct(struct fs_struct *old);
+int copy_fs(unsigned long clone_flags, struct task_struct *tsk);
+void exit_fs(struct task_struct *tsk);
+void put_fs_struct(struct fs_struct *fs);
+void put_files_struct(struct files_struct *files);
+int unshare_files(void);
+int unshare_fs_struct(void);
+void set_fs_pwd(struct fs_struct *fs, const struct path *path);
+void set_fs_root(struct fs_struct *fs, const struct path *path);
+void get_fs_root(struct fs_struct *fs, struct path *root);
+void get_fs_pwd(struct fs_struct *fs, struct path *pwd);
+extern struct files_struct init_files;
+extern struct fs_struct init_fs;
+
+/* read_write.c */
+ssize_t kernel_read(struct file *file, void *buf, size_t count, loff_t *pos);
+ssize_t kernel_write(struct file *file, const void *buf, size_t count, loff_t *pos);
+ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos);
+ssize_t vfs_write(struct file *file, const char *buf, size_t count, loff_t *pos);
+loff_t generic_file_llseek(struct file *file, loff_t offset, int whence);
+loff_t default_llseek(struct file *file, loff_t offset, int whence);
+loff_t noop_llseek(struct file *file, loff_t offset, int whence);
+loff_t no_llseek(struct file *file, loff_t offset, int whence);
+loff_t fixed_size_llseek(struct file *file, loff_t offset, int whence, loff_t size);
+ssize_t ksys_read(unsigned int fd, char *buf, size_t count);
+ssize_t ksys_write(unsigned int fd, const char *buf, size_t count);
+size_t copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i);
+size_t copy_from_iter(void *addr, size_t bytes, struct iov_iter *i);
+size_t iov_iter_zero(size_t bytes, struct iov_iter *i);
+void iov_iter_advance(struct iov_iter *i, size_t bytes);
+void iov_iter_kvec(struct iov_iter *i, unsigned int direction, const struct kvec *kvec,
+		   unsigned long nr_segs, size_t count);
+static inline size_t iov_iter_count(const struct iov_iter *i) { return i->count; }
+static inline void init_sync_kiocb(struct kiocb *kiocb, struct file *filp)
+{
+	kiocb->ki_filp = filp;
+	kiocb->ki_pos = 0;
+	kiocb->ki_flags = (filp->f_flags & O_APPEND) ? IOCB_APPEND : 0;
+}
+
+/* stat.c */
+void generic_fillattr(void *idmap, struct inode *inode, struct kstat *stat);
+int vfs_getattr(const struct path *path, struct kstat *stat, u32 request_mask, unsigned int flags);
+
+/* libfs.c */
+struct dentry *simple_lookup(struct inode *dir, struct dentry *dentry, unsigned int flags);
+int dcache_dir_open(struct inode *inode, struct file *file);
+int dcache_dir_close(struct inode *inode, struct file *file);
+loff_t dcache_dir_lseek(struct file *file, loff_t offset, int whence);
+int dcache_readdir(struct file *file, struct dir_context *ctx);
+ssize_t generic_read_dir(struct file *filp, char *buf, size_t siz, loff_t *ppos);
+int simple_unlink(struct inode *dir, struct dentry *dentry);
+int simple_rmdir(struct inode *dir, struct dentry *dentry);
+int simple_rename(struct inode *old_dir, struct dentry *old_dentry, struct inode *new_dir,
+		  struct dentry *new_dentry, unsigned int flags);
+int simple_link(struct dentry *old_dentry, struct inode *dir, struct dentry *dentry);
+int simple_empty(struct dentry *dentry);
+int simple_getattr(const struct path *path, struct kstat *stat, u32 request_mask, unsigned int flags);
+int noop_fsync(struct file *file, loff_t start, loff_t end, int datasync);
+int always_delete_dentry(const struct dentry *dentry);
+const char *simple_get_link(struct dentry *dentry, struct inode *inode, char *buf);
+int simple_open(struct inode *inode, struct file *file);
+int init_pseudo(struct super_block *sb, const struct dentry_operations *dops);
+ssize_t simple_read_from_buffer(void *to, size_t count, loff_t *ppos, const void *from, size_t available);
+extern const struct file_operations simple_dir_operations;
+extern const struct inode_operations simple_dir_inode_operations;
+extern const struct inode_operations simple_symlink_inode_operations;
+
+/* seq_file.c */
+ssize_t seq_read(struct file *file, char *buf, size_t size, loff_t *ppos);
+int single_open(struct file *file, int (*show)(struct seq_file *, void *), void *data);
+int single_release(struct inode *inode, struct file *file);
+void seq_printf(struct seq_file *m, const char *fmt, ...);
+void seq_puts(struct seq_file *m, const char *s);
+void seq_putc(struct seq_file *m, char c);
+void seq_write(struct seq_file *m, const void *data, size_t len);
+int seq_path(struct seq_file *m, const struct path *path, const char *esc);
+
+/* char_dev.c, drivers/mem.c */
+extern const struct file_operations def_chr_fops;
+int register_chrdev_region_fops(unsigned int major, unsigned int minor, const struct file_operations *fops);
+void chr_dev_init(void);
+
+/* shmem.c, devtmpfs.c, proc/, pipe.c, initramfs.c */
+void shmem_init(void);
+void devtmpfs_init(void);
+int devtmpfs_mount(void);
+void proc_root_init(void);
+void pipe_init(void);
+void populate_rootfs(void);
+void hostfs_init(void);
+extern struct file_system_type hostfs_type;
+struct file *hostpipe_open(u64 host_id);
+
+/* fs bring-up: mounts and the boot tree (fs/init.c) */
+void vfs_mount_init(void);
+#endif

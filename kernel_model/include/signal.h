@@ -1,0 +1,135 @@
+/* Signals (include/linux/signal.h, arch/x86/include/uapi/asm/sigcontext.h, ucontext.h):
+ * the frame a handler runs on, as x86-64 Linux lays it out on the user stack. */
+#ifndef _SIGNAL_H
+#define _SIGNAL_H
+#include "kernel.h"
+
+#define _NSIG		64
+#define SIGHUP		1
+#define SIGINT		2
+#define SIGQUIT		3
+#define SIGILL		4
+#define SIGTRAP		5
+#define SIGABRT		6
+#define SIGBUS		7
+#define SIGFPE		8
+#define SIGKILL		9
+#define SIGUSR1		10
+#define SIGSEGV		11
+#define SIGUSR2		12
+#define SIGPIPE		13
+#define SIGALRM		14
+#define SIGTERM		15
+#define SIGCHLD		17
+#define SIGCONT		18
+#define SIGSTOP		19
+#define SIGTSTP		20
+#define SIGTTIN		21
+#define SIGTTOU		22
+#define SIGURG		23
+#define SIGWINCH	28
+
+struct sigcontext_64 {
+	u64 r8, r9, r10, r11, r12, r13, r14, r15;
+	u64 di, si, bp, bx, dx, ax, cx, sp, ip, flags;
+	u16 cs, gs, fs, ss;
+	u64 err, trapno, oldmask, cr2;
+	u64 fpstate;			/* the fxsave area's user address */
+	u64 reserved1[8];
+};
+struct k_sigaltstack { void *ss_sp; int ss_flags; int pad; size_t ss_size; };
+struct ucontext {
+	unsigned long uc_flags;
+	struct ucontext *uc_link;
+	struct k_sigaltstack uc_stack;
+	struct sigcontext_64 uc_mcontext;
+	u64 uc_sigmask;
+};
+struct kernel_siginfo {
+	int si_signo, si_errno, si_code, pad;
+	union {
+		struct { int pid; unsigned int uid; } kill;
+		struct { u64 addr; } fault;
+		u8 bytes[112];
+	};
+};
+struct rt_sigframe {
+	char *pretcode;
+	struct ucontext uc;
+	struct kernel_siginfo info;
+	/* fp state follows, 64-byte aligned */
+};
+_Static_assert(sizeof(struct sigcontext_64) == 256, "sigcontext as x86-64's");
+_Static_assert(sizeof(struct ucontext) == 304, "ucontext as x86-64's");
+_Static_assert(sizeof(struct kernel_siginfo) == 128, "siginfo as Linux's");
+
+#define SIG_DFL		0UL
+#define SIG_IGN		1UL
+#define SA_NOCLDSTOP	0x00000001
+#define SA_NOCLDWAIT	0x00000002
+#define SA_SIGINFO	0x00000004
+#define SA_RESTORER	0x04000000
+#define SA_ONSTACK	0x08000000
+#define SA_RESTART	0x10000000
+#define SA_NODEFER	0x40000000
+#define SA_RESETHAND	0x80000000UL
+#define SIG_BLOCK	0
+#define SIG_UNBLOCK	1
+#define SIG_SETMASK	2
+#define SI_USER		0
+#define SI_KERNEL	0x80
+#define SI_TKILL	(-6)
+#define SEGV_MAPERR	1
+#define SEGV_ACCERR	2
+#define ERESTARTSYS		512
+#define ERESTARTNOINTR		513
+#define ERESTARTNOHAND		514
+#define ERESTART_RESTARTBLOCK	516
+
+#define sigmask(sig)	(1UL << ((sig) - 1))
+/* what the kernel does with a signal no handler takes (kernel/signal.c's sig_kernel_*) */
+#define SIG_KERNEL_ONLY_MASK	(sigmask(SIGKILL) | sigmask(SIGSTOP))
+#define SIG_KERNEL_IGNORE_MASK	(sigmask(SIGCONT) | sigmask(SIGCHLD) | sigmask(SIGWINCH) | sigmask(SIGURG))
+#define SIG_KERNEL_STOP_MASK	(sigmask(SIGSTOP) | sigmask(SIGTSTP) | sigmask(SIGTTIN) | sigmask(SIGTTOU))
+#define SIG_KERNEL_COREDUMP_MASK (sigmask(SIGQUIT) | sigmask(SIGILL) | sigmask(SIGTRAP) | \
+	sigmask(SIGABRT) | sigmask(SIGFPE) | sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(31) | \
+	sigmask(24) | sigmask(25))
+
+struct k_sigaction {
+	unsigned long sa_handler;
+	unsigned long sa_flags;
+	unsigned long sa_restorer;
+	u64 sa_mask;
+};
+struct sighand_struct {
+	int count;
+	struct k_sigaction action[_NSIG];
+};
+/* the thread group's (include/linux/sched/signal.h) */
+#define SIGNAL_GROUP_EXIT	0x00000004
+struct signal_struct {
+	int sigcnt;			/* tasks referring to it */
+	int nr_threads;			/* of them alive */
+	int flags;
+	int group_exit_code;
+};
+
+static inline bool task_sigpending(struct task_struct *t)
+{
+	return t->signal && (t->pending & ~t->blocked & ~0UL);
+}
+static inline bool signal_pending(struct task_struct *t)
+{
+	return t->signal && (t->pending & (~t->blocked | sigmask(SIGKILL)));
+}
+
+unsigned long get_sigframe_size(void);
+int copy_signal(unsigned long clone_flags, struct task_struct *p);
+void release_signal(struct task_struct *p);
+void flush_signal_handlers(struct task_struct *t);
+void force_sig_fault(int sig, int code, unsigned long addr);
+int send_sig_info(int sig, int code, struct task_struct *p);
+void zap_other_threads(struct task_struct *p);
+void do_notify_parent(struct task_struct *tsk, int sig);
+void arch_do_signal_or_restart(struct pt_regs *regs);
+#endif

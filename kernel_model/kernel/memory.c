@@ -1,0 +1,253 @@
+/*
+ * Page faults on user memory (mm/memory.c): demand paging of anonymous memory (the zero
+ * page for reads, a fresh page for writes) and of file-backed mappings through the VMA's
+ * ->fault, copy-on-write after fork, and the page-table walks of munmap, mprotect and fork.
+ */
+#include "../include/kernel.h"
+
+#define PAGE_MASK (~(PAGE_SIZE - 1))
+
+/* mm/memory.c: the shared zero page, mapped read-only wherever anonymous memory is read
+ * before it is written (_PAGE_SPECIAL: no reference is counted, no one frees it). */
+static u8 empty_zero_page[PAGE_SIZE] __aligned(PAGE_SIZE);
+
+static inline bool vma_is_anonymous(struct vm_area_struct *vma)
+{
+	return !vma->vm_ops;
+}
+
+static inline struct page *pte_page(u64 pte)
+{
+	return pfn_to_page((pte & PTE_PFN_MASK) >> 12);
+}
+
+static inline void *pte_addr(u64 pte)
+{
+	return __va(pte & PTE_PFN_MASK);
+}
+
+static inline void put_page(struct page *page)
+{
+	__free_pages(page, 0);
+}
+
+/* Set the PTE of vmf->address to page, and drop stale translations of code. */
+noinline void do_set_pte(struct vm_fault *vmf, struct page *page, u64 prot)
+{
+	void *addr = page_address(page);
+
+	if (!(prot & _PAGE_NX))
+		host_code_page(addr);
+	*vmf->pte = __pa(addr) | prot;
+	if (vmf->orig_pte & _PAGE_PRESENT)
+		flush_tlb_page(vmf->vma, vmf->address);
+}
+
+static struct page *alloc_anon_page(bool zero)
+{
+	struct page *page = alloc_page(GFP_HIGHUSER_MOVABLE | (zero ? __GFP_ZERO : 0));
+
+	if (page)
+		page->flags |= PG_anon;
+	return page;
+}
+
+static inline int do_anonymous_page(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct page *page;
+
+	if (!(vmf->flags & FAULT_FLAG_WRITE) && !(vma->vm_flags & VM_SHARED)) {
+		/* a read: the zero page, until written */
+		*vmf->pte = __pa(empty_zero_page) | (vma->vm_page_prot & ~_PAGE_RW) | _PAGE_SPECIAL;
+		return 0;
+	}
+	page = alloc_anon_page(true);
+	if (!page)
+		return VM_FAULT_OOM;
+	do_set_pte(vmf, page, vma->vm_page_prot | _PAGE_RW | _PAGE_DIRTY);
+	return 0;
+}
+
+/* The page of the file at vmf->pgoff, from the VMA's ->fault. */
+noinline int __do_fault(struct vm_fault *vmf)
+{
+	return vmf->vma->vm_ops->fault(vmf);
+}
+
+static inline int do_read_fault(struct vm_fault *vmf)
+{
+	int ret = __do_fault(vmf);
+
+	if (ret)
+		return ret;
+	/* private: read-only until written (then copied: do_wp_page) */
+	do_set_pte(vmf, vmf->page, vmf->vma->vm_flags & VM_SHARED ? vmf->vma->vm_page_prot :
+		   vmf->vma->vm_page_prot & ~_PAGE_RW);
+	return 0;
+}
+
+static inline int do_cow_fault(struct vm_fault *vmf)
+{
+	struct page *page = alloc_anon_page(false);
+	int ret;
+
+	if (!page)
+		return VM_FAULT_OOM;
+	ret = __do_fault(vmf);
+	if (ret) {
+		put_page(page);
+		return ret;
+	}
+	memcpy(page_address(page), page_address(vmf->page), PAGE_SIZE);
+	put_page(vmf->page);
+	do_set_pte(vmf, page, vmf->vma->vm_page_prot | _PAGE_RW | _PAGE_DIRTY);
+	return 0;
+}
+
+noinline int do_fault(struct vm_fault *vmf)
+{
+	if (!(vmf->flags & FAULT_FLAG_WRITE))
+		return do_read_fault(vmf);
+	return do_cow_fault(vmf);	/* (no shared file mappings yet) */
+}
+
+/* Break COW: a copy of the page (or of the zero page) that this address space owns. */
+noinline int wp_page_copy(struct vm_fault *vmf)
+{
+	u64 old = vmf->orig_pte;
+	struct page *page = alloc_anon_page(!!(old & _PAGE_SPECIAL));
+
+	if (!page)
+		return VM_FAULT_OOM;
+	if (!(old & _PAGE_SPECIAL))
+		memcpy(page_address(page), pte_addr(old), PAGE_SIZE);
+	do_set_pte(vmf, page, vmf->vma->vm_page_prot | _PAGE_RW | _PAGE_DIRTY);
+	if (!(old & _PAGE_SPECIAL))
+		put_page(pte_page(old));
+	return 0;
+}
+
+noinline int do_wp_page(struct vm_fault *vmf)
+{
+	u64 pte = vmf->orig_pte;
+	struct page *page;
+
+	if (vmf->vma->vm_flags & VM_SHARED) {
+		*vmf->pte = pte | _PAGE_RW | _PAGE_DIRTY;
+		flush_tlb_page(vmf->vma, vmf->address);
+		return 0;
+	}
+	page = pte_page(pte);
+	if (!(pte & _PAGE_SPECIAL) && (page->flags & PG_anon) && page_count(page) == 1) {
+		/* wp_page_reuse(): no one else maps it any more */
+		*vmf->pte = pte | _PAGE_RW | _PAGE_DIRTY;
+		flush_tlb_page(vmf->vma, vmf->address);
+		return 0;
+	}
+	return wp_page_copy(vmf);
+}
+
+static inline int handle_pte_fault(struct vm_fault *vmf)
+{
+	vmf->orig_pte = *vmf->pte;
+	if (!(vmf->orig_pte & _PAGE_PRESENT))
+		return vma_is_anonymous(vmf->vma) ? do_anonymous_page(vmf) : do_fault(vmf);
+	if ((vmf->flags & FAULT_FLAG_WRITE) && !(vmf->orig_pte & _PAGE_RW))
+		return do_wp_page(vmf);
+	/* spurious: another thread got there first, or a stale TLB entry */
+	flush_tlb_page(vmf->vma, vmf->address);
+	return 0;
+}
+
+static noinline int __handle_mm_fault(struct vm_area_struct *vma, unsigned long address,
+				      unsigned int flags)
+{
+	struct vm_fault vmf = {
+		.vma = vma,
+		.address = address & PAGE_MASK,
+		.flags = flags,
+		.pgoff = vma->vm_pgoff + (((address & PAGE_MASK) - vma->vm_start) >> 12),
+	};
+
+	vmf.pte = lookup_pte(vma->vm_mm, vmf.address, true);
+	if (!vmf.pte)
+		return VM_FAULT_OOM;
+	return handle_pte_fault(&vmf);
+}
+
+/* The caller holds mmap_lock and checked the access against the VMA. */
+noinline int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
+			     struct pt_regs *regs)
+{
+	return __handle_mm_fault(vma, address, flags);
+}
+
+/* ---- page-table walks over a VMA's range ---- */
+noinline void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	unsigned long addr;
+
+	for (addr = start; addr < end; addr += PAGE_SIZE) {
+		u64 *pte = lookup_pte(vma->vm_mm, addr, false), old;
+
+		if (!pte || !(*pte & _PAGE_PRESENT))
+			continue;
+		old = *pte;
+		*pte = 0;
+		flush_tlb_page(vma, addr);
+		if (!(old & _PAGE_SPECIAL))
+			put_page(pte_page(old));
+	}
+	flush_tlb_mm_range(vma->vm_mm, start, end);
+}
+
+/* fork: the child maps the parent's pages; private writable ones become copy-on-write in both. */
+noinline int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
+{
+	unsigned long addr;
+
+	for (addr = src_vma->vm_start; addr < src_vma->vm_end; addr += PAGE_SIZE) {
+		u64 *src = lookup_pte(src_vma->vm_mm, addr, false), *dst, pte;
+
+		if (!src || !(*src & _PAGE_PRESENT))
+			continue;
+		dst = lookup_pte(dst_vma->vm_mm, addr, true);
+		if (!dst)
+			return -ENOMEM;
+		pte = *src;
+		if (!(src_vma->vm_flags & VM_SHARED) && (pte & _PAGE_RW)) {
+			pte &= ~_PAGE_RW;	/* copy-on-write */
+			*src = pte;
+			flush_tlb_page(src_vma, addr);
+		}
+		if (!(pte & _PAGE_SPECIAL))
+			get_page(pte_page(pte));
+		*dst = pte;
+	}
+	flush_tlb_mm_range(src_vma->vm_mm, src_vma->vm_start, src_vma->vm_end);
+	return 0;
+}
+
+/* mprotect: the range's PTEs take the VMA's new protection (private pages stay COW). */
+noinline void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	unsigned long addr;
+
+	for (addr = start; addr < end; addr += PAGE_SIZE) {
+		u64 *pte = lookup_pte(vma->vm_mm, addr, false), old, new;
+
+		if (!pte || !(*pte & _PAGE_PRESENT))
+			continue;
+		old = *pte;
+		new = (old & (PTE_PFN_MASK | _PAGE_SPECIAL | _PAGE_DIRTY)) | (vma->vm_page_prot & ~_PAGE_RW);
+		if ((vma->vm_flags & VM_WRITE) && ((vma->vm_flags & VM_SHARED) ||
+		    (!(old & _PAGE_SPECIAL) && (old & _PAGE_RW))))
+			new |= _PAGE_RW;
+		if ((old & _PAGE_NX) && !(new & _PAGE_NX))
+			host_code_page(pte_addr(old));
+		*pte = new;
+		flush_tlb_page(vma, addr);
+	}
+	flush_tlb_mm_range(vma->vm_mm, start, end);
+}

@@ -1,0 +1,786 @@
+/*
+ * Virtual memory areas (mm/mmap.c, mm/mprotect.c, mm/util.c): the list of an address
+ * space's VMAs (6.1 keeps them in a maple tree; here a list sorted by address stands in),
+ * mmap, munmap, mprotect, brk, the stack's growth, and their copy at fork.
+ *
+ * Addresses are not randomized (as with `setarch -R` or randomize_va_space=0): mmap's
+ * top-down search starts at TASK_SIZE - 128 MiB, the brk right after the program's bss,
+ * so a seeded run lays a program out the same way every time.
+ */
+#include "../include/syscalls.h"
+#include "../include/binfmts.h"
+#include "../include/session.h"
+
+#define PROT_READ	0x1
+#define PROT_WRITE	0x2
+#define PROT_EXEC	0x4
+#define PROT_GROWSDOWN	0x01000000
+#define PROT_GROWSUP	0x02000000
+#define MAP_SHARED	0x01
+#define MAP_PRIVATE	0x02
+#define MAP_SHARED_VALIDATE 0x03
+#define MAP_TYPE	0x0f
+#define MAP_FIXED	0x10
+#define MAP_ANONYMOUS	0x20
+#define MAP_GROWSDOWN	0x0100
+#define MAP_DENYWRITE	0x0800
+#define MAP_EXECUTABLE	0x1000
+#define MAP_LOCKED	0x2000
+#define MAP_NORESERVE	0x4000
+#define MAP_POPULATE	0x8000
+#define MAP_NONBLOCK	0x10000
+#define MAP_STACK	0x20000
+#define MAP_FIXED_NOREPLACE 0x100000
+#define MAX_MAP_COUNT	65530		/* sysctl_max_map_count */
+#define MMAP_GAP	(128UL << 20)	/* mmap_base(): TASK_SIZE less the stack's gap, at least 128 MiB */
+#define PAGE_MASK	(~(PAGE_SIZE - 1))
+#define PAGE_ALIGN(x)	ALIGN(x, PAGE_SIZE)
+#define offset_in_page(p) ((unsigned long)(p) & (PAGE_SIZE - 1))
+#define stack_guard_gap	(256UL << 12)	/* 256 pages, as 6.1's default */
+
+static struct kmem_cache *vm_area_cachep;
+
+/* A session task's address space is the host's: its mmap, munmap, mprotect and brk are not
+ * modelled here (ENOSYS, as before there was an mm), so its stub and scratch pages stay. */
+static inline bool hosts_address_space(void)
+{
+	return current->session != NULL;
+}
+
+void vma_cache_init(void)
+{
+	vm_area_cachep = kmem_cache_create("vm_area_struct", sizeof(struct vm_area_struct), 0,
+					   SLAB_PANIC | SLAB_ACCOUNT, NULL);
+}
+
+struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma = kmem_cache_zalloc(vm_area_cachep, GFP_KERNEL);
+
+	if (vma) {
+		vma->vm_mm = mm;
+		INIT_LIST_HEAD(&vma->vm_list);
+		INIT_LIST_HEAD(&vma->anon_vma_chain);
+	}
+	return vma;
+}
+
+void vm_area_free(struct vm_area_struct *vma)
+{
+	kmem_cache_free(vm_area_cachep, vma);
+}
+
+static struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
+{
+	struct vm_area_struct *new = kmem_cache_zalloc(vm_area_cachep, GFP_KERNEL);
+
+	if (new) {
+		*new = *orig;
+		INIT_LIST_HEAD(&new->vm_list);
+		INIT_LIST_HEAD(&new->anon_vma_chain);
+	}
+	return new;
+}
+
+/* mm/mmap.c: protection_map[] for x86-64 (no execute-only, NX for what is not VM_EXEC) */
+u64 vm_get_page_prot(unsigned long vm_flags)
+{
+	/* PROT_NONE: present for the kernel only (6.1: _PAGE_PROTNONE), so the data stays */
+	u64 prot = _PAGE_PRESENT | _PAGE_ACCESSED;
+
+	if (vm_flags & (VM_READ | VM_WRITE | VM_EXEC))
+		prot |= _PAGE_USER;
+	if ((vm_flags & (VM_WRITE | VM_SHARED)) == (VM_WRITE | VM_SHARED))
+		prot |= _PAGE_RW;	/* private writable pages get _PAGE_RW when written (COW) */
+	if (!(vm_flags & VM_EXEC))
+		prot |= _PAGE_NX;
+	return prot;
+}
+
+static inline void vma_set_page_prot(struct vm_area_struct *vma)
+{
+	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+}
+
+static inline struct vm_area_struct *vma_next(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	return vma->vm_list.next == &mm->mm_mt.vmas ? NULL :
+		list_entry(vma->vm_list.next, struct vm_area_struct, vm_list);
+}
+
+static inline struct vm_area_struct *vma_prev(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	return vma->vm_list.prev == &mm->mm_mt.vmas ? NULL :
+		list_entry(vma->vm_list.prev, struct vm_area_struct, vm_list);
+}
+
+/* The first VMA that ends above addr (it may start above it too). */
+noinline struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+
+	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list)
+		if (vma->vm_end > addr)
+			return vma;
+	return NULL;
+}
+
+static struct vm_area_struct *find_vma_intersection(struct mm_struct *mm, unsigned long start,
+						    unsigned long end)
+{
+	struct vm_area_struct *vma = find_vma(mm, start);
+
+	return vma && vma->vm_start < end ? vma : NULL;
+}
+
+/* Into the sorted list; the caller checked that it overlaps none. */
+noinline void vma_link(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	struct vm_area_struct *next = find_vma(mm, vma->vm_start);
+
+	list_add_tail(&vma->vm_list, next ? &next->vm_list : &mm->mm_mt.vmas);
+	mm->map_count++;
+}
+
+static void vma_unlink(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	list_del_init(&vma->vm_list);
+	mm->map_count--;
+}
+
+noinline int insert_vm_struct(struct mm_struct *mm, struct vm_area_struct *vma)
+{
+	if (find_vma_intersection(mm, vma->vm_start, vma->vm_end))
+		return -ENOMEM;
+	vma_link(mm, vma);
+	mm->total_vm += (vma->vm_end - vma->vm_start) >> 12;
+	return 0;
+}
+
+static bool vma_mergeable(struct vm_area_struct *vma, unsigned long vm_flags,
+			  const struct vm_operations_struct *ops, void *priv, unsigned long pgoff)
+{
+	return vma->vm_flags == vm_flags && vma->vm_ops == ops && vma->vm_private_data == priv &&
+		!vma->vm_file && (!ops || vma->vm_pgoff + ((vma->vm_end - vma->vm_start) >> 12) == pgoff);
+}
+
+/* mm/mmap.c: extend the VMA before [addr, end) over it when they are alike. */
+noinline struct vm_area_struct *vma_merge(struct mm_struct *mm, struct vm_area_struct *prev,
+					  unsigned long addr, unsigned long end, unsigned long vm_flags,
+					  const struct vm_operations_struct *ops, void *priv,
+					  unsigned long pgoff)
+{
+	struct vm_area_struct *next;
+
+	if (!prev || prev->vm_end != addr || !vma_mergeable(prev, vm_flags, ops, priv, pgoff))
+		return NULL;
+	next = vma_next(mm, prev);
+	prev->vm_end = end;
+	if (next && next->vm_start == end && vma_mergeable(next, vm_flags, ops, priv,
+							   pgoff + ((end - addr) >> 12))) {
+		prev->vm_end = next->vm_end;
+		vma_unlink(mm, next);
+		vm_area_free(next);
+	}
+	return prev;
+}
+
+/* Cut vma in two at addr; new_below: the new VMA is the lower part. */
+noinline int __split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr,
+			 int new_below)
+{
+	struct vm_area_struct *new;
+
+	if (mm->map_count >= MAX_MAP_COUNT)
+		return -ENOMEM;
+	new = vm_area_dup(vma);
+	if (!new)
+		return -ENOMEM;
+	if (new_below) {
+		new->vm_end = addr;
+		vma->vm_pgoff += (addr - vma->vm_start) >> 12;
+		vma->vm_start = addr;
+		list_add_tail(&new->vm_list, &vma->vm_list);
+	} else {
+		new->vm_start = addr;
+		new->vm_pgoff += (addr - vma->vm_start) >> 12;
+		vma->vm_end = addr;
+		list_add(&new->vm_list, &vma->vm_list);
+	}
+	mm->map_count++;
+	return 0;
+}
+
+/* ---- where a new mapping goes ---- */
+noinline unsigned long vm_unmapped_area(struct mm_struct *mm, unsigned long length,
+					unsigned long low, unsigned long high)
+{
+	struct vm_area_struct *vma;
+	unsigned long gap_end = high;
+
+	/* top down: the highest gap below high that fits */
+	list_for_each_entry_reverse(vma, &mm->mm_mt.vmas, vm_list) {
+		if (vma->vm_start >= gap_end)
+			continue;
+		if (vma->vm_end <= gap_end && gap_end - vma->vm_end >= length)
+			return gap_end - length;
+		gap_end = vma->vm_start;
+		if (vma->vm_flags & VM_GROWSDOWN)	/* the stack keeps its guard gap */
+			gap_end = gap_end > stack_guard_gap ? gap_end - stack_guard_gap : 0;
+		if (gap_end < low + length)
+			return -ENOMEM;
+	}
+	return gap_end >= low + length ? gap_end - length : -ENOMEM;
+}
+
+noinline unsigned long arch_get_unmapped_area_topdown(struct file *filp, unsigned long addr,
+						      unsigned long len, unsigned long pgoff,
+						      unsigned long flags)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (len > TASK_SIZE_MAX)
+		return -ENOMEM;
+	if (flags & MAP_FIXED)
+		return addr;
+	if (addr) {	/* a hint: taken when free */
+		addr = PAGE_ALIGN(addr);
+		if (TASK_SIZE_MAX - len >= addr && !find_vma_intersection(mm, addr, addr + len))
+			return addr;
+	}
+	return vm_unmapped_area(mm, len, PAGE_SIZE * 16, mm->mmap_base);
+}
+
+noinline unsigned long get_unmapped_area(struct file *file, unsigned long addr, unsigned long len,
+					 unsigned long pgoff, unsigned long flags)
+{
+	unsigned long ret;
+
+	if (len > TASK_SIZE_MAX)
+		return -ENOMEM;
+	ret = arch_get_unmapped_area_topdown(file, addr, len, pgoff, flags);
+	if (IS_ERR((void *)ret))
+		return ret;
+	if (ret > TASK_SIZE_MAX - len || offset_in_page(ret))
+		return -EINVAL;
+	return ret;
+}
+
+/* ---- unmapping ---- */
+noinline void unmap_region(struct mm_struct *mm, struct vm_area_struct *vma,
+			   unsigned long start, unsigned long end)
+{
+	zap_page_range(vma, start, end);
+}
+
+/* Remove [start, start+len) from the address space. */
+noinline int do_mas_align_munmap(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct vm_area_struct *vma = find_vma(mm, start), *next;
+	int err;
+
+	if (!vma || vma->vm_start >= end)
+		return 0;
+	if (start > vma->vm_start) {
+		if (end < vma->vm_end && mm->map_count >= MAX_MAP_COUNT)
+			return -ENOMEM;
+		err = __split_vma(mm, vma, start, 0);
+		if (err)
+			return err;
+		vma = vma_next(mm, vma);
+	}
+	for (; vma && vma->vm_start < end; vma = next) {
+		next = vma_next(mm, vma);
+		if (vma->vm_end > end) {
+			err = __split_vma(mm, vma, end, 1);
+			if (err)
+				return err;
+			next = vma;
+			vma = vma_prev(mm, vma);
+		}
+		unmap_region(mm, vma, vma->vm_start, vma->vm_end);
+		mm->total_vm -= (vma->vm_end - vma->vm_start) >> 12;
+		vma_unlink(mm, vma);
+		vm_area_free(vma);
+	}
+	return 0;
+}
+
+noinline int do_mas_munmap(struct mm_struct *mm, unsigned long start, size_t len)
+{
+	unsigned long end;
+
+	if (offset_in_page(start) || start > TASK_SIZE_MAX || len > TASK_SIZE_MAX - start)
+		return -EINVAL;
+	end = start + PAGE_ALIGN(len);
+	if (end == start)
+		return -EINVAL;
+	return do_mas_align_munmap(mm, start, end);
+}
+
+int __do_munmap(struct mm_struct *mm, unsigned long start, size_t len, bool downgrade)
+{
+	return do_mas_munmap(mm, start, len);
+}
+
+noinline int __vm_munmap(unsigned long start, size_t len, bool downgrade)
+{
+	struct mm_struct *mm = current->mm;
+	int ret;
+
+	mutex_lock(&mm->mmap_lock);
+	ret = do_mas_munmap(mm, start, len);
+	mutex_unlock(&mm->mmap_lock);
+	return ret;
+}
+
+SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
+{
+	if (hosts_address_space())
+		return -ENOSYS;
+	return __vm_munmap(addr, len, true);
+}
+
+/* ---- mapping ---- */
+static unsigned long __mmap_region(struct file *file, const struct vm_operations_struct *ops,
+				   void *priv, unsigned long addr, unsigned long len,
+				   unsigned long vm_flags, unsigned long pgoff);
+
+noinline unsigned long mmap_region(struct file *file, unsigned long addr, unsigned long len,
+				   unsigned long vm_flags, unsigned long pgoff)
+{
+	return __mmap_region(file, NULL, NULL, addr, len, vm_flags, pgoff);
+}
+
+static unsigned long __mmap_region(struct file *file, const struct vm_operations_struct *ops,
+				   void *priv, unsigned long addr, unsigned long len,
+				   unsigned long vm_flags, unsigned long pgoff)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma, *prev;
+
+	/* what is there goes (MAP_FIXED, or a place get_unmapped_area found free) */
+	if (do_mas_munmap(mm, addr, len))
+		return -ENOMEM;
+	vma = find_vma(mm, addr);
+	prev = vma ? vma_prev(mm, vma) : (list_empty(&mm->mm_mt.vmas) ? NULL :
+		list_entry(mm->mm_mt.vmas.prev, struct vm_area_struct, vm_list));
+	if (!file && !(vm_flags & VM_SHARED) &&
+	    (vma = vma_merge(mm, prev, addr, addr + len, vm_flags, ops, priv, pgoff)))
+		goto out;
+	if (mm->map_count >= MAX_MAP_COUNT)
+		return -ENOMEM;
+	vma = vm_area_alloc(mm);
+	if (!vma)
+		return -ENOMEM;
+	vma->vm_start = addr;
+	vma->vm_end = addr + len;
+	vma->vm_flags = vm_flags;
+	vma->vm_pgoff = pgoff;
+	vma->vm_ops = ops;
+	vma->vm_private_data = priv;
+	vma_set_page_prot(vma);
+	vma_link(mm, vma);
+out:
+	mm->total_vm += len >> 12;
+	if (vm_flags & VM_EXEC)
+		mm->exec_vm += len >> 12;
+	else if ((vm_flags & (VM_WRITE | VM_SHARED | VM_GROWSDOWN)) == VM_WRITE)
+		mm->data_vm += len >> 12;
+	return addr;
+}
+
+static unsigned long calc_vm_prot_bits(unsigned long prot)
+{
+	return (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_WRITE : 0) |
+		(prot & PROT_EXEC ? VM_EXEC : 0);
+}
+
+static unsigned long __do_mmap(struct file *file, const struct vm_operations_struct *ops, void *priv,
+			       unsigned long addr, unsigned long len, unsigned long prot,
+			       unsigned long flags, unsigned long pgoff, unsigned long *populate);
+
+noinline unsigned long do_mmap(struct file *file, unsigned long addr, unsigned long len,
+			       unsigned long prot, unsigned long flags, unsigned long pgoff,
+			       unsigned long *populate)
+{
+	return __do_mmap(file, NULL, NULL, addr, len, prot, flags, pgoff, populate);
+}
+
+static unsigned long __do_mmap(struct file *file, const struct vm_operations_struct *ops, void *priv,
+			       unsigned long addr, unsigned long len, unsigned long prot,
+			       unsigned long flags, unsigned long pgoff, unsigned long *populate)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long vm_flags;
+
+	*populate = 0;
+	if (!len)
+		return -EINVAL;
+	if (!(flags & MAP_FIXED))
+		addr = addr < PAGE_SIZE * 16 ? 0 : addr;	/* round_hint_to_min() */
+	len = PAGE_ALIGN(len);
+	if (!len)
+		return -ENOMEM;
+	if ((pgoff + (len >> 12)) < pgoff)
+		return -EOVERFLOW;
+	if (mm->map_count > MAX_MAP_COUNT)
+		return -ENOMEM;
+	addr = get_unmapped_area(file, addr, len, pgoff, flags);
+	if (IS_ERR((void *)addr))
+		return addr;
+	if (flags & MAP_FIXED_NOREPLACE && find_vma_intersection(mm, addr, addr + len))
+		return -EEXIST;
+	vm_flags = calc_vm_prot_bits(prot) | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
+	if (flags & MAP_GROWSDOWN)
+		vm_flags |= VM_GROWSDOWN;
+	if (file)
+		return -ENODEV;	/* no file here has an mmap operation yet */
+	switch (flags & MAP_TYPE) {
+	case MAP_SHARED:
+	case MAP_SHARED_VALIDATE:
+		if (vm_flags & VM_GROWSDOWN)
+			return -EINVAL;
+		pgoff = 0;
+		vm_flags |= VM_SHARED | VM_MAYSHARE;
+		*populate = len;	/* no shmem: its pages exist from the start, shared by fork */
+		break;
+	case MAP_PRIVATE:
+		if (!ops)	/* anonymous */
+			pgoff = addr >> 12;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (flags & MAP_NORESERVE)
+		vm_flags |= VM_NORESERVE;
+	addr = __mmap_region(file, ops, priv, addr, len, vm_flags, pgoff);
+	if (!IS_ERR((void *)addr) && (flags & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE)
+		*populate = len;
+	return addr;
+}
+
+/* mm/gup.c: fault the range in now (MAP_POPULATE, shared anonymous memory) */
+noinline int __mm_populate(unsigned long start, unsigned long len, int ignore_errors)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long addr;
+
+	for (addr = start; addr < start + len; addr += PAGE_SIZE) {
+		struct vm_area_struct *vma = find_vma(mm, addr);
+		u64 *pte;
+
+		if (!vma || vma->vm_start > addr)
+			return -ENOMEM;
+		pte = lookup_pte(mm, addr, false);
+		if (pte && (*pte & _PAGE_PRESENT))
+			continue;
+		if (handle_mm_fault(vma, addr, (vma->vm_flags & VM_WRITE) ? FAULT_FLAG_WRITE : 0,
+				    NULL) & VM_FAULT_ERROR)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+noinline unsigned long vm_mmap_pgoff(struct file *file, unsigned long addr, unsigned long len,
+				     unsigned long prot, unsigned long flag, unsigned long pgoff)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long ret, populate;
+
+	mutex_lock(&mm->mmap_lock);
+	ret = do_mmap(file, addr, len, prot, flag, pgoff, &populate);
+	if (populate && !IS_ERR((void *)ret))
+		__mm_populate(ret, populate, 1);
+	mutex_unlock(&mm->mmap_lock);
+	return ret;
+}
+
+noinline unsigned long ksys_mmap_pgoff(unsigned long addr, unsigned long len, unsigned long prot,
+				       unsigned long flags, unsigned long fd, unsigned long pgoff)
+{
+	struct file *file = NULL;
+	unsigned long ret;
+
+	if (!(flags & MAP_ANONYMOUS)) {
+		file = fget(fd);
+		if (!file)
+			return -EBADF;
+	}
+	ret = vm_mmap_pgoff(file, addr, len, prot, flags, pgoff);
+	if (file)
+		fput(file);
+	return ret;
+}
+
+SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot,
+		unsigned long, flags, unsigned long, fd, unsigned long, off)
+{
+	if (hosts_address_space())
+		return -ENOSYS;
+	if (off & ~PAGE_MASK)
+		return -EINVAL;
+	return ksys_mmap_pgoff(addr, len, prot, flags, fd, off >> 12);
+}
+
+/* ---- mappings of a program image the kernel holds (binfmt_elf's elf_map) ---- */
+/* filemap_fault() for a held image: the page at vmf->pgoff, past its end zero-filled */
+static int image_fault(struct vm_fault *vmf)
+{
+	const struct user_program *file = vmf->vma->vm_private_data;
+	struct page *page;
+	ssize_t n;
+
+	if ((vmf->pgoff << 12) >= ALIGN(file->image_size, PAGE_SIZE))
+		return VM_FAULT_SIGBUS;
+	page = alloc_page(GFP_HIGHUSER_MOVABLE);
+	if (!page)
+		return VM_FAULT_OOM;
+	n = image_read(file, page_address(page), PAGE_SIZE, vmf->pgoff << 12);
+	memset((u8 *)page_address(page) + n, 0, PAGE_SIZE - n);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct image_vm_ops = {
+	.name = "image",
+	.fault = image_fault,
+};
+
+unsigned long vm_mmap_image(const struct user_program *file, unsigned long addr, unsigned long len,
+			    unsigned long prot, unsigned long flags, unsigned long pgoff)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long ret, populate;
+
+	mutex_lock(&mm->mmap_lock);
+	/* the file is anonymous to do_mmap: the VMA's ops give its pages */
+	ret = __do_mmap(NULL, &image_vm_ops, (void *)file, addr, len, prot, flags & ~MAP_ANONYMOUS,
+			pgoff, &populate);
+	mutex_unlock(&mm->mmap_lock);
+	return ret;
+}
+
+/* ---- mprotect ---- */
+noinline int mprotect_fixup(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long start,
+			    unsigned long end, unsigned long newflags)
+{
+	int err;
+
+	if (newflags == vma->vm_flags)
+		return 0;
+	if (start != vma->vm_start && (err = __split_vma(mm, vma, start, 1)))
+		return err;
+	if (end != vma->vm_end && (err = __split_vma(mm, vma, end, 0)))
+		return err;
+	vma->vm_flags = newflags;
+	vma_set_page_prot(vma);
+	change_protection(vma, start, end);
+	return 0;
+}
+
+noinline int do_mprotect_pkey(unsigned long start, size_t len, unsigned long prot, int pkey)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma, *next;
+	unsigned long end, nstart, newflags;
+	int err = 0;
+
+	if (start & ~PAGE_MASK)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	len = PAGE_ALIGN(len);
+	end = start + len;
+	if (end <= start)
+		return -ENOMEM;
+	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_GROWSDOWN | PROT_GROWSUP))
+		return -EINVAL;
+	mutex_lock(&mm->mmap_lock);
+	vma = find_vma(mm, start);
+	if (!vma || vma->vm_start > start) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (nstart = start; nstart < end; vma = next) {
+		unsigned long tmp = min(vma->vm_end, end);
+
+		newflags = calc_vm_prot_bits(prot) | (vma->vm_flags & ~(VM_READ | VM_WRITE | VM_EXEC));
+		if ((newflags & ~(newflags >> 4)) & (VM_READ | VM_WRITE | VM_EXEC)) {
+			err = -EACCES;	/* beyond VM_MAY* */
+			break;
+		}
+		next = vma_next(mm, vma);
+		err = mprotect_fixup(mm, vma, nstart, tmp, newflags);
+		if (err)
+			break;
+		nstart = tmp;
+		if (nstart >= end)
+			break;
+		if (!next || next->vm_start != nstart) {
+			err = -ENOMEM;
+			break;
+		}
+	}
+out:
+	mutex_unlock(&mm->mmap_lock);
+	return err;
+}
+
+SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
+{
+	if (hosts_address_space())
+		return -ENOSYS;
+	return do_mprotect_pkey(start, len, prot, -1);
+}
+
+/* ---- brk ---- */
+noinline int do_brk_flags(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr,
+			  unsigned long len, unsigned long flags)
+{
+	flags |= VM_DATA_DEFAULT_FLAGS | VM_ACCOUNT | mm->def_flags;
+	if (mm->map_count > MAX_MAP_COUNT)
+		return -ENOMEM;
+	if (vma && vma->vm_end == addr && vma_mergeable(vma, flags, NULL, NULL, 0)) {
+		vma->vm_end = addr + len;	/* the brk grows in place */
+	} else {
+		vma = vm_area_alloc(mm);
+		if (!vma)
+			return -ENOMEM;
+		vma->vm_start = addr;
+		vma->vm_end = addr + len;
+		vma->vm_pgoff = addr >> 12;
+		vma->vm_flags = flags;
+		vma_set_page_prot(vma);
+		vma_link(mm, vma);
+	}
+	mm->total_vm += len >> 12;
+	mm->data_vm += len >> 12;
+	return 0;
+}
+
+/* An anonymous mapping at addr (ELF bss, brk) */
+noinline int vm_brk_flags(unsigned long addr, unsigned long request, unsigned long flags)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long len = PAGE_ALIGN(request);
+	struct vm_area_struct *prev;
+	int ret;
+
+	if (len < request)
+		return -ENOMEM;
+	if (!len)
+		return 0;
+	mutex_lock(&mm->mmap_lock);
+	ret = do_mas_munmap(mm, addr, len);
+	if (!ret) {
+		prev = find_vma(mm, addr);
+		prev = prev ? vma_prev(mm, prev) : (list_empty(&mm->mm_mt.vmas) ? NULL :
+			list_entry(mm->mm_mt.vmas.prev, struct vm_area_struct, vm_list));
+		ret = do_brk_flags(mm, prev, addr, len, flags);
+	}
+	mutex_unlock(&mm->mmap_lock);
+	return ret;
+}
+
+SYSCALL_DEFINE1(brk, unsigned long, brk)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long newbrk, oldbrk, origbrk;
+	struct vm_area_struct *next, *brkvma;
+
+	if (hosts_address_space())
+		return -ENOSYS;
+	mutex_lock(&mm->mmap_lock);
+	origbrk = mm->brk;
+	if (brk < mm->start_brk)
+		goto out;
+	newbrk = PAGE_ALIGN(brk);
+	oldbrk = PAGE_ALIGN(mm->brk);
+	if (oldbrk == newbrk) {
+		mm->brk = brk;
+		goto out;
+	}
+	if (brk <= mm->brk) {	/* shrink */
+		mm->brk = brk;
+		if (do_mas_align_munmap(mm, newbrk, oldbrk))
+			mm->brk = origbrk;
+		goto out;
+	}
+	next = find_vma(mm, oldbrk);
+	if (next && newbrk + PAGE_SIZE > next->vm_start -
+	    ((next->vm_flags & VM_GROWSDOWN) ? stack_guard_gap : 0))
+		goto out;
+	brkvma = find_vma_intersection(mm, mm->start_brk, oldbrk);
+	if (!brkvma && oldbrk > PAGE_SIZE)
+		brkvma = find_vma_intersection(mm, oldbrk - PAGE_SIZE, oldbrk);
+	if (do_brk_flags(mm, brkvma, oldbrk, newbrk - oldbrk, 0) < 0)
+		goto out;
+	mm->brk = brk;
+out:
+	brk = mm->brk;
+	mutex_unlock(&mm->mmap_lock);
+	return brk;
+}
+
+/* ---- the stack ---- */
+noinline int expand_stack(struct vm_area_struct *vma, unsigned long address)
+{
+	struct vm_area_struct *prev;
+	unsigned long grow;
+
+	address &= PAGE_MASK;
+	if (!(vma->vm_flags & VM_GROWSDOWN) || address >= vma->vm_start)
+		return address >= vma->vm_start ? 0 : -EFAULT;
+	prev = vma_prev(vma->vm_mm, vma);
+	if (prev && prev->vm_end + stack_guard_gap > address && (prev->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)))
+		return -ENOMEM;
+	grow = (vma->vm_start - address) >> 12;
+	if (((vma->vm_end - address) >> 12) > (8UL << 20) / PAGE_SIZE)	/* RLIMIT_STACK, 8 MiB */
+		return -ENOMEM;
+	vma->vm_start = address;
+	vma->vm_pgoff -= grow;
+	vma->vm_mm->total_vm += grow;
+	vma->vm_mm->stack_vm += grow;
+	return 0;
+}
+
+/* ---- fork and exit ---- */
+noinline int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
+{
+	struct vm_area_struct *mpnt, *tmp;
+	int ret = 0;
+
+	mutex_lock(&oldmm->mmap_lock);
+	mm->total_vm = oldmm->total_vm;
+	mm->data_vm = oldmm->data_vm;
+	mm->exec_vm = oldmm->exec_vm;
+	mm->stack_vm = oldmm->stack_vm;
+	list_for_each_entry(mpnt, &oldmm->mm_mt.vmas, vm_list) {
+		tmp = vm_area_dup(mpnt);
+		if (!tmp) {
+			ret = -ENOMEM;
+			break;
+		}
+		tmp->vm_mm = mm;
+		list_add_tail(&tmp->vm_list, &mm->mm_mt.vmas);
+		mm->map_count++;
+		ret = copy_page_range(tmp, mpnt);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&oldmm->mmap_lock);
+	return ret;
+}
+
+/* The VMAs of an address space that is going (the pages go with its page tables). */
+noinline void exit_mmap(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma, *n;
+
+	list_for_each_entry_safe(vma, n, &mm->mm_mt.vmas, vm_list) {
+		list_del_init(&vma->vm_list);
+		vm_area_free(vma);
+	}
+	mm->map_count = 0;
+}

@@ -1,0 +1,49 @@
+/* Per-thread CPU state of user tasks (arch/x86/kernel/process_64.c): arch_prctl's FS and GS
+ * bases.  The FS base is written to the CPU at each switch to a user task (sched.c). */
+#include "../include/syscalls.h"
+#include "../include/session.h"
+
+#define ARCH_SET_GS	0x1001
+#define ARCH_SET_FS	0x1002
+#define ARCH_GET_FS	0x1003
+#define ARCH_GET_GS	0x1004
+#define MSR_FS_BASE	0xc0000100
+
+noinline long do_arch_prctl_64(struct task_struct *task, int option, unsigned long arg2)
+{
+	switch (option) {
+	case ARCH_SET_FS:
+		if (arg2 >= TASK_SIZE_MAX)
+			return -EPERM;
+		task->thread.fsbase = arg2;
+		if (task == current)
+			asm volatile("wrmsr" : : "c"(MSR_FS_BASE), "a"((u32)arg2), "d"((u32)(arg2 >> 32)));
+		return 0;
+	case ARCH_GET_FS:
+		return copy_to_user((void *)arg2, &task->thread.fsbase, sizeof(unsigned long)) ? -EFAULT : 0;
+	case ARCH_SET_GS:
+	case ARCH_GET_GS:
+		return -EINVAL;	/* the kernel's %gs is the per-cpu area here: no user GS base */
+	default:
+		return -EINVAL;
+	}
+}
+
+/* do_arch_prctl_common(): the options shared with 32-bit (CPUID faulting, AMX): none here */
+noinline long do_arch_prctl_common(int option, unsigned long arg2)
+{
+	return -EINVAL;
+}
+
+SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
+{
+	long ret;
+
+	if (current->session)	/* the host's thread state: not modelled for session tasks */
+		return -ENOSYS;
+	ret = do_arch_prctl_64(current, option, arg2);
+
+	if (ret == -EINVAL)
+		ret = do_arch_prctl_common(option, arg2);
+	return ret;
+}

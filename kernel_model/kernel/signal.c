@@ -1,0 +1,642 @@
+/*
+ * Signals (kernel/signal.c, arch/x86/kernel/signal.c): sending (signal_generate), the
+ * handlers (rt_sigaction) and mask (rt_sigprocmask), delivery on the way back to user mode
+ * (signal_deliver) onto an rt_sigframe as x86-64 Linux lays it out, rt_sigreturn, and the
+ * default actions: ignore, or end the thread group (a core-dumping signal too: RLIMIT_CORE
+ * is 0, so the status is the signal alone).  Job control (stop/continue) is not modelled:
+ * SIGSTOP and the stop signals are ignored by default.  The session's tasks (host processes)
+ * take no signals here.
+ */
+#include "../include/syscalls.h"
+#include "../include/signal.h"
+#include "../include/trace/trace.h"
+#include "../include/session.h"
+
+#define FRAME_ALIGNMENT		16
+#define MAX_FRAME_PADDING	(FRAME_ALIGNMENT - 1)
+#define MAX_XSAVE_PADDING	63	/* the fp state is 64-byte aligned below the frame */
+#define UC_SIGCONTEXT_SS	0x2
+#define UC_STRICT_RESTORE_SS	0x4
+#define SS_DISABLE		2
+#define X86_EFLAGS_TF		0x100UL
+#define X86_EFLAGS_DF		0x400UL
+#define X86_EFLAGS_RF		0x10000UL
+/* the flags a handler may change (FIX_EFLAGS) */
+#define FIX_EFLAGS	(0x1UL | 0x4UL | 0x10UL | 0x40UL | 0x80UL | 0x100UL | 0x400UL | 0x800UL | \
+			 0x40000UL | 0x10000UL)
+#define __NR_restart_syscall 219
+
+enum { TRACE_SIGNAL_DELIVERED, TRACE_SIGNAL_IGNORED, TRACE_SIGNAL_ALREADY_PENDING,
+       TRACE_SIGNAL_OVERFLOW_FAIL, TRACE_SIGNAL_LOSE_INFO };
+
+/* The largest frame a handler may need (AT_MINSIGSTKSZ): siginfo and ucontext, the fxsave
+ * area (no xsave on this CPU), and their alignment (init_sigframe_size()). */
+unsigned long get_sigframe_size(void)
+{
+	unsigned long size = sizeof(struct rt_sigframe) + MAX_FRAME_PADDING +
+			     sizeof(struct fxregs_state) + MAX_XSAVE_PADDING;
+
+	return ALIGN(size, FRAME_ALIGNMENT);
+}
+
+/* ---- the structures a task shares (copy_process) ---- */
+int copy_signal(unsigned long clone_flags, struct task_struct *p)
+{
+	struct task_struct *cur = current;
+
+	if ((clone_flags & 0x00000800 /* CLONE_SIGHAND */) && cur->sighand) {
+		p->sighand = cur->sighand;
+		__atomic_add_fetch(&p->sighand->count, 1, __ATOMIC_RELAXED);
+	} else {
+		p->sighand = kmalloc(sizeof(*p->sighand), GFP_KERNEL);
+		if (!p->sighand)
+			return -ENOMEM;
+		if (cur->sighand)
+			memcpy(p->sighand->action, cur->sighand->action, sizeof(p->sighand->action));
+		else
+			memset(p->sighand->action, 0, sizeof(p->sighand->action));
+		p->sighand->count = 1;
+	}
+	if ((clone_flags & 0x00010000 /* CLONE_THREAD */) && cur->signal) {
+		p->signal = cur->signal;
+		__atomic_add_fetch(&p->signal->sigcnt, 1, __ATOMIC_RELAXED);
+	} else {
+		p->signal = kmalloc(sizeof(*p->signal), GFP_KERNEL);
+		if (!p->signal)
+			return -ENOMEM;
+		memset(p->signal, 0, sizeof(*p->signal));
+		p->signal->sigcnt = 1;
+		p->signal->nr_threads = 1;
+	}
+	p->blocked = cur->blocked;
+	p->pending = 0;
+	return 0;
+}
+
+void release_signal(struct task_struct *p)
+{
+	if (p->sighand && !__atomic_sub_fetch(&p->sighand->count, 1, __ATOMIC_ACQ_REL))
+		kfree(p->sighand);
+	if (p->signal && !__atomic_sub_fetch(&p->signal->sigcnt, 1, __ATOMIC_ACQ_REL))
+		kfree(p->signal);
+	p->sighand = NULL;
+	p->signal = NULL;
+}
+
+/* exec: handlers go back to the default, ignored signals stay ignored */
+void flush_signal_handlers(struct task_struct *t)
+{
+	int i;
+
+	if (!t->sighand)
+		return;
+	if (t->sighand->count > 1) {	/* unshare_sighand() */
+		struct sighand_struct *n = kmalloc(sizeof(*n), GFP_KERNEL);
+
+		if (!n)
+			return;
+		memcpy(n->action, t->sighand->action, sizeof(n->action));
+		n->count = 1;
+		__atomic_sub_fetch(&t->sighand->count, 1, __ATOMIC_ACQ_REL);
+		t->sighand = n;
+	}
+	for (i = 0; i < _NSIG; i++) {
+		struct k_sigaction *ka = &t->sighand->action[i];
+
+		if (ka->sa_handler != SIG_IGN)
+			ka->sa_handler = SIG_DFL;
+		ka->sa_flags = 0;
+		ka->sa_restorer = 0;
+		ka->sa_mask = 0;
+	}
+}
+
+/* ---- sending ---- */
+static notrace_spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
+
+static bool sig_ignored(struct task_struct *t, int sig)
+{
+	unsigned long handler = t->sighand->action[sig - 1].sa_handler;
+
+	if (t->blocked & sigmask(sig))
+		return false;	/* it may be unblocked, then taken */
+	return handler == SIG_IGN || (handler == SIG_DFL && (sigmask(sig) & SIG_KERNEL_IGNORE_MASK));
+}
+
+/* Make the task notice: woken from an interruptible sleep, or sent into the kernel. */
+static void signal_wake_up(struct task_struct *t, bool fatal)
+{
+	if (try_to_wake_up(t, TASK_INTERRUPTIBLE | (fatal ? TASK_UNINTERRUPTIBLE : 0), 0))
+		return;
+	if (t != current && READ_ONCE(t->on_cpu))
+		smp_send_reschedule(t->cpu);	/* kick_process(): it sees it on its way out */
+}
+
+/* The thread of t's group that takes a signal sent to the group (complete_signal()). */
+static struct task_struct *group_target(struct task_struct *t, int sig)
+{
+	struct task_struct *p, *found = t;
+	unsigned long flags;
+
+	if (!(t->blocked & sigmask(sig)) || !t->signal || t->signal->nr_threads <= 1)
+		return t;
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(p, &task_list, tasks)
+		if (p->signal == t->signal && !p->exit_state && !(p->blocked & sigmask(sig))) {
+			found = p;
+			break;
+		}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return found;
+}
+
+static noinline int __send_signal_locked(int sig, struct sigqueue_info *info, struct task_struct *t,
+					 bool group)
+{
+	struct task_struct *target = group ? group_target(t, sig) : t;
+	int result = TRACE_SIGNAL_DELIVERED;
+
+	if (sig_ignored(target, sig) && sig != SIGKILL)
+		result = TRACE_SIGNAL_IGNORED;
+	else if (target->pending & sigmask(sig))
+		result = TRACE_SIGNAL_ALREADY_PENDING;	/* legacy signals do not queue twice */
+	trace_signal_generate(sig, info, t, group, result);
+	if (result != TRACE_SIGNAL_DELIVERED)
+		return 0;
+	target->sigq[sig - 1] = *info;
+	target->pending |= sigmask(sig);
+	if (!(target->blocked & sigmask(sig)) || sig == SIGKILL)
+		signal_wake_up(target, sig == SIGKILL);
+	return 0;
+}
+
+static int send_signal(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
+{
+	unsigned long flags = arch_local_irq_save();
+	int ret;
+
+	/* none for the host's processes, and kernel threads ignore them all */
+	if (!t->signal || t->session || t->exit_state || (t->flags & PF_KTHREAD))
+		ret = 0;
+	else {
+		notrace_spin_lock(&siglock);
+		ret = __send_signal_locked(sig, info, t, group);
+		notrace_spin_unlock(&siglock);
+	}
+	arch_local_irq_restore(flags);
+	return ret;
+}
+
+int send_sig_info(int sig, int code, struct task_struct *p)
+{
+	struct sigqueue_info info = { .code = code };
+
+	return send_signal(sig, &info, p, false);
+}
+
+/* A fault's signal: to this thread, and taken even if blocked or ignored (force_sig_info). */
+void force_sig_fault(int sig, int code, unsigned long addr)
+{
+	struct task_struct *t = current;
+	struct sigqueue_info info = { .code = code, .addr = addr };
+	struct k_sigaction *ka;
+
+	if (!t->signal)	/* a session task: its signals are the host's */
+		return;
+	ka = &t->sighand->action[sig - 1];
+	if (ka->sa_handler == SIG_IGN || (t->blocked & sigmask(sig))) {
+		ka->sa_handler = SIG_DFL;
+		t->blocked &= ~sigmask(sig);
+	}
+	send_signal(sig, &info, t, false);
+}
+
+/* exit_group, or a fatal signal: every other thread of the group gets SIGKILL.
+ * Lock order: siglock, then sched_lock (which try_to_wake_up takes). */
+void zap_other_threads(struct task_struct *p)
+{
+	struct task_struct *t, *wake[64];
+	unsigned long flags = arch_local_irq_save(), f2;
+	int n = 0, i;
+
+	notrace_spin_lock(&siglock);
+	spin_lock_irqsave(&sched_lock, f2);
+	list_for_each_entry(t, &task_list, tasks)
+		if (t != p && t->signal == p->signal && !t->exit_state) {
+			t->pending |= sigmask(SIGKILL);
+			t->sigq[SIGKILL - 1] = (struct sigqueue_info){ .code = SI_KERNEL };
+			if (n < (int)ARRAY_SIZE(wake))
+				wake[n++] = t;
+		}
+	spin_unlock_irqrestore(&sched_lock, f2);
+	for (i = 0; i < n; i++)
+		signal_wake_up(wake[i], true);
+	notrace_spin_unlock(&siglock);
+	arch_local_irq_restore(flags);
+}
+
+/* A child's end, told to its parent (SIGCHLD, group-wide) */
+#define CLD_EXITED	1
+#define CLD_KILLED	2
+void do_notify_parent(struct task_struct *tsk, int sig)
+{
+	struct sigqueue_info info = {
+		.code = (tsk->exit_code & 0x7f) ? CLD_KILLED : CLD_EXITED,
+		.pid = tsk->tgid, .uid = tsk->uid,
+	};
+
+	if (tsk->parent)
+		send_signal(sig, &info, tsk->parent, true);
+}
+
+static noinline int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid)
+{
+	struct task_struct *p = find_task_by_pid(pid);
+
+	if (!p || p->exit_state)
+		return -ESRCH;
+	if (p->group_leader && p->group_leader != p)
+		p = p->group_leader;
+	if (!sig)
+		return 0;
+	return send_signal(sig, info, p, true);
+}
+
+SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
+{
+	struct sigqueue_info info = { .code = SI_USER, .pid = current->tgid, .uid = current->uid };
+
+	if (sig < 0 || sig > _NSIG)
+		return -EINVAL;
+	if (pid > 0)
+		return kill_pid_info(sig, &info, pid);
+	if (pid == 0)	/* the caller's process group: process groups are not modelled, its own */
+		return kill_pid_info(sig, &info, current->tgid);
+	return -ESRCH;
+}
+
+static noinline int do_tkill(pid_t tgid, pid_t pid, int sig)
+{
+	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current->uid };
+	struct task_struct *p = find_task_by_pid(pid);
+
+	if (!p || p->exit_state || (tgid > 0 && p->tgid != tgid))
+		return -ESRCH;
+	if (!sig)
+		return 0;
+	return send_signal(sig, &info, p, false);
+}
+
+SYSCALL_DEFINE3(tgkill, pid_t, tgid, pid_t, pid, int, sig)
+{
+	if (pid <= 0 || tgid <= 0)
+		return -EINVAL;
+	if (sig < 0 || sig > _NSIG)
+		return -EINVAL;
+	return do_tkill(tgid, pid, sig);
+}
+
+SYSCALL_DEFINE2(tkill, pid_t, pid, int, sig)
+{
+	if (pid <= 0)
+		return -EINVAL;
+	if (sig < 0 || sig > _NSIG)
+		return -EINVAL;
+	return do_tkill(0, pid, sig);
+}
+
+/* ---- handlers and the mask ---- */
+struct user_sigaction { unsigned long handler, flags, restorer; u64 mask; };
+
+noinline int do_sigaction(int sig, struct k_sigaction *act, struct k_sigaction *oact)
+{
+	struct k_sigaction *k;
+
+	if (sig < 1 || sig > _NSIG || (act && (sigmask(sig) & SIG_KERNEL_ONLY_MASK)))
+		return -EINVAL;
+	if (!current->sighand)
+		return -EINVAL;
+	k = &current->sighand->action[sig - 1];
+	if (oact)
+		*oact = *k;
+	if (act) {
+		*k = *act;
+		k->sa_mask &= ~SIG_KERNEL_ONLY_MASK;
+		if (sig_ignored(current, sig))	/* setting SIG_IGN discards what is pending */
+			current->pending &= ~sigmask(sig);
+	}
+	return 0;
+}
+
+SYSCALL_DEFINE4(rt_sigaction, int, sig, const struct sigaction *, act, struct sigaction *, oact,
+		size_t, sigsetsize)
+{
+	struct k_sigaction new, old;
+	struct user_sigaction u;
+	int ret;
+
+	if (sigsetsize != sizeof(u64))
+		return -EINVAL;
+	if (act) {
+		if (copy_from_user(&u, act, sizeof(u)))
+			return -EFAULT;
+		new = (struct k_sigaction){ u.handler, u.flags, u.restorer, u.mask };
+	}
+	ret = do_sigaction(sig, act ? &new : NULL, oact ? &old : NULL);
+	if (!ret && oact) {
+		u = (struct user_sigaction){ old.sa_handler, old.sa_flags, old.sa_restorer, old.sa_mask };
+		if (copy_to_user(oact, &u, sizeof(u)))
+			return -EFAULT;
+	}
+	return ret;
+}
+
+static void set_current_blocked(u64 mask)
+{
+	current->blocked = mask & ~SIG_KERNEL_ONLY_MASK;
+}
+
+noinline int sigprocmask(int how, u64 *set, u64 *oldset)
+{
+	u64 blocked = current->blocked;
+
+	if (oldset)
+		*oldset = blocked;
+	if (!set)
+		return 0;
+	switch (how) {
+	case SIG_BLOCK:
+		blocked |= *set;
+		break;
+	case SIG_UNBLOCK:
+		blocked &= ~*set;
+		break;
+	case SIG_SETMASK:
+		blocked = *set;
+		break;
+	default:
+		return -EINVAL;
+	}
+	set_current_blocked(blocked);
+	return 0;
+}
+
+SYSCALL_DEFINE4(rt_sigprocmask, int, how, sigset_t *, nset, sigset_t *, oset, size_t, sigsetsize)
+{
+	u64 new, old;
+	int ret;
+
+	if (sigsetsize != sizeof(u64))
+		return -EINVAL;
+	if (nset && copy_from_user(&new, nset, sizeof(new)))
+		return -EFAULT;
+	ret = sigprocmask(how, nset ? &new : NULL, &old);
+	if (!ret && oset && copy_to_user(oset, &old, sizeof(old)))
+		return -EFAULT;
+	return ret;
+}
+
+/* ---- delivery ---- */
+struct ksignal {
+	struct k_sigaction ka;
+	struct sigqueue_info info;
+	int sig;
+};
+
+/* The next signal to take, with its handler; or false when none (the defaults acted). */
+static noinline bool get_signal(struct ksignal *ksig)
+{
+	struct task_struct *t = current;
+
+	for (;;) {
+		struct k_sigaction *ka;
+		unsigned long flags;
+		u64 ready;
+		int sig;
+
+		if (t->signal->flags & SIGNAL_GROUP_EXIT) {	/* the group is exiting: so do we */
+			local_irq_enable();
+			do_exit(t->signal->group_exit_code);
+		}
+		flags = arch_local_irq_save();
+		notrace_spin_lock(&siglock);
+		ready = t->pending & ~t->blocked;
+		if (!ready) {
+			notrace_spin_unlock(&siglock);
+			arch_local_irq_restore(flags);
+			return false;
+		}
+		/* synchronous (fault) signals first, then the lowest */
+		sig = __builtin_ctzl(ready & (sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) |
+					      sigmask(SIGTRAP) | sigmask(SIGFPE)) ?: ready) + 1;
+		t->pending &= ~sigmask(sig);
+		ksig->info = t->sigq[sig - 1];
+		notrace_spin_unlock(&siglock);
+		arch_local_irq_restore(flags);
+		ka = &t->sighand->action[sig - 1];
+		trace_signal_deliver(sig, &ksig->info, ka);
+		if (ka->sa_handler == SIG_IGN)
+			continue;
+		if (ka->sa_handler != SIG_DFL) {
+			ksig->ka = *ka;
+			ksig->sig = sig;
+			if (ka->sa_flags & SA_RESETHAND)
+				ka->sa_handler = SIG_DFL;
+			return true;
+		}
+		if (sigmask(sig) & (SIG_KERNEL_IGNORE_MASK | SIG_KERNEL_STOP_MASK))
+			continue;	/* (job control is not modelled) */
+		local_irq_enable();
+		do_group_exit(sig);	/* killed by it (no core: RLIMIT_CORE is 0) */
+	}
+}
+
+/* The frame below the interrupted stack: fp state, then siginfo and ucontext (__setup_rt_frame). */
+static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
+{
+	struct task_struct *t = current;
+	unsigned long sp = regs->sp - 128;	/* the red zone */
+	unsigned long fp, frame_addr;
+	struct rt_sigframe frame;
+	struct sigcontext_64 *sc = &frame.uc.uc_mcontext;
+
+	if (!(ksig->ka.sa_flags & SA_RESTORER))
+		return -EFAULT;	/* x86-64 needs the libc's restorer */
+	fpu_save(t);
+	sp = (sp - sizeof(struct fxregs_state)) & ~63UL;
+	fp = sp;
+	sp = ((sp - sizeof(struct rt_sigframe)) & ~15UL) - 8;
+	frame_addr = sp;
+	memset(&frame, 0, sizeof(frame));
+	frame.pretcode = (char *)ksig->ka.sa_restorer;
+	if (ksig->ka.sa_flags & SA_SIGINFO) {
+		frame.info.si_signo = ksig->sig;
+		frame.info.si_errno = ksig->info.errno;
+		frame.info.si_code = ksig->info.code;
+		if (ksig->sig == SIGSEGV || ksig->sig == SIGBUS || ksig->sig == SIGILL || ksig->sig == SIGFPE)
+			frame.info.fault.addr = ksig->info.addr;
+		else
+			frame.info.kill.pid = ksig->info.pid, frame.info.kill.uid = ksig->info.uid;
+	}
+	frame.uc.uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
+	frame.uc.uc_stack.ss_flags = SS_DISABLE;
+	*sc = (struct sigcontext_64){
+		.r8 = regs->r8, .r9 = regs->r9, .r10 = regs->r10, .r11 = regs->r11,
+		.r12 = regs->r12, .r13 = regs->r13, .r14 = regs->r14, .r15 = regs->r15,
+		.di = regs->di, .si = regs->si, .bp = regs->bp, .bx = regs->bx,
+		.dx = regs->dx, .ax = regs->ax, .cx = regs->cx, .sp = regs->sp,
+		.ip = regs->ip, .flags = regs->flags, .cs = regs->cs, .ss = regs->ss,
+		.oldmask = t->restore_sigmask ? t->saved_sigmask : t->blocked, .fpstate = fp,
+	};
+	sc->cr2 = ksig->info.addr;
+	frame.uc.uc_sigmask = t->restore_sigmask ? t->saved_sigmask : t->blocked;	/* sigmask_to_save() */
+	if (copy_to_user((void *)fp, &t->fpu, sizeof(t->fpu)) ||
+	    copy_to_user((void *)frame_addr, &frame, sizeof(frame)))
+		return -EFAULT;
+	regs->di = ksig->sig;
+	regs->ax = 0;
+	regs->si = frame_addr + offsetof(struct rt_sigframe, info);
+	regs->dx = frame_addr + offsetof(struct rt_sigframe, uc);
+	regs->ip = ksig->ka.sa_handler;
+	regs->sp = frame_addr;
+	regs->cs = __USER_CS;
+	regs->ss = __USER_DS;
+	regs->flags &= ~(X86_EFLAGS_DF | X86_EFLAGS_RF | X86_EFLAGS_TF);
+	fpu_init_user(t);	/* the handler starts with a clean FPU (fpu__clear_user_states) */
+	return 0;
+}
+
+static noinline void handle_signal(struct ksignal *ksig, struct pt_regs *regs)
+{
+	if ((long)regs->orig_ax >= 0) {	/* from a system call: restart or EINTR */
+		switch ((long)regs->ax) {
+		case -ERESTART_RESTARTBLOCK:
+		case -ERESTARTNOHAND:
+			regs->ax = -EINTR;
+			break;
+		case -ERESTARTSYS:
+			if (!(ksig->ka.sa_flags & SA_RESTART)) {
+				regs->ax = -EINTR;
+				break;
+			}
+			/* fall through */
+		case -ERESTARTNOINTR:
+			regs->ax = regs->orig_ax;
+			regs->ip -= 2;
+			break;
+		}
+	}
+	if (setup_rt_frame(ksig, regs)) {
+		force_sig_fault(SIGSEGV, SI_KERNEL, 0);	/* force_sigsegv(): no usable stack */
+		return;
+	}
+	if (!(ksig->ka.sa_flags & SA_NODEFER))
+		ksig->ka.sa_mask |= sigmask(ksig->sig);
+	current->restore_sigmask = false;	/* the frame holds it: rt_sigreturn restores it */
+	set_current_blocked(current->blocked | ksig->ka.sa_mask);
+}
+
+static void restore_saved_sigmask(void)
+{
+	if (current->restore_sigmask) {
+		current->restore_sigmask = false;
+		set_current_blocked(current->saved_sigmask);
+	}
+}
+
+/* On the way back to user mode with a signal pending (exit_to_user_mode_loop). */
+void arch_do_signal_or_restart(struct pt_regs *regs)
+{
+	struct ksignal ksig;
+
+	if (get_signal(&ksig)) {
+		handle_signal(&ksig, regs);
+		return;
+	}
+	if ((long)regs->orig_ax >= 0) {	/* no handler: the call restarts */
+		switch ((long)regs->ax) {
+		case -ERESTARTNOHAND:
+		case -ERESTARTSYS:
+		case -ERESTARTNOINTR:
+			regs->ax = regs->orig_ax;
+			regs->ip -= 2;
+			break;
+		case -ERESTART_RESTARTBLOCK:
+			regs->ax = __NR_restart_syscall;
+			regs->ip -= 2;
+			break;
+		}
+	}
+	restore_saved_sigmask();
+}
+
+/* Sleep until a signal comes (to a handler, or fatal) */
+static long sigsuspend(void)
+{
+	if (current->session)	/* it waits on the host, for the host's signal (session.c) */
+		return -ERESTARTNOHAND;
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (signal_pending(current))
+			break;
+		schedule();
+	}
+	set_current_state(TASK_RUNNING);
+	return -ERESTARTNOHAND;
+}
+
+SYSCALL_DEFINE0(pause)
+{
+	return sigsuspend();
+}
+
+SYSCALL_DEFINE2(rt_sigsuspend, sigset_t *, unewset, size_t, sigsetsize)
+{
+	u64 newset;
+
+	if (sigsetsize != sizeof(u64))
+		return -EINVAL;
+	if (copy_from_user(&newset, unewset, sizeof(newset)))
+		return -EFAULT;
+	if (current->session)
+		return sigsuspend();
+	current->saved_sigmask = current->blocked;
+	current->restore_sigmask = true;
+	set_current_blocked(newset);
+	return sigsuspend();
+}
+
+SYSCALL_DEFINE0(rt_sigreturn)
+{
+	struct pt_regs *regs = current_pt_regs();
+	unsigned long frame_addr = regs->sp - 8;
+	struct rt_sigframe frame;
+	struct sigcontext_64 *sc = &frame.uc.uc_mcontext;
+
+	if (!current->signal)	/* a session task: the host returned from its handler */
+		return regs->ax;
+	if (copy_from_user(&frame, (void *)frame_addr, sizeof(frame)))
+		goto badframe;
+	set_current_blocked(frame.uc.uc_sigmask);
+	regs->r8 = sc->r8, regs->r9 = sc->r9, regs->r10 = sc->r10, regs->r11 = sc->r11;
+	regs->r12 = sc->r12, regs->r13 = sc->r13, regs->r14 = sc->r14, regs->r15 = sc->r15;
+	regs->di = sc->di, regs->si = sc->si, regs->bp = sc->bp, regs->bx = sc->bx;
+	regs->dx = sc->dx, regs->ax = sc->ax, regs->cx = sc->cx, regs->sp = sc->sp;
+	regs->ip = sc->ip;
+	regs->cs = __USER_CS;
+	regs->ss = __USER_DS;
+	regs->flags = (regs->flags & ~FIX_EFLAGS) | (sc->flags & FIX_EFLAGS);
+	regs->orig_ax = -1;	/* no restart of the call the signal interrupted */
+	if (sc->fpstate) {
+		if (copy_from_user(&current->fpu, (void *)sc->fpstate, sizeof(current->fpu)))
+			goto badframe;
+		*(u32 *)&current->fpu.bytes[24] &= 0xffff;	/* MXCSR: the defined bits only */
+		asm volatile("fxrstor64 %0" : : "m"(current->fpu));
+	} else {
+		fpu_init_user(current);
+	}
+	return regs->ax;
+badframe:
+	force_sig_fault(SIGSEGV, SI_KERNEL, 0);
+	return 0;
+}

@@ -1,0 +1,78 @@
+/* Wait queues as Linux's kernel/sched/wait.c: __wake_up() walks the queue and wakes its
+ * sleepers (an exclusive one ends the walk once nr are woken); a sleeper queues itself with
+ * prepare_to_wait_event(), sets its state, checks its condition and schedules. */
+#include "../include/wait.h"
+#include "../include/session.h"
+
+void init_waitqueue_head(struct wait_queue_head *wq_head)
+{
+	wq_head->lock = (spinlock_t)__SPIN_LOCK_UNLOCKED;
+	INIT_LIST_HEAD(&wq_head->head);
+}
+
+static int __wake_up_common(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive)
+{
+	struct wait_queue_entry *curr, *next;
+
+	list_for_each_entry_safe(curr, next, &wq_head->head, entry) {
+		unsigned int flags = curr->flags;
+
+		if (try_to_wake_up(curr->private, mode, 0) && (flags & WQ_FLAG_EXCLUSIVE) && !--nr_exclusive)
+			break;
+	}
+	return nr_exclusive;
+}
+
+noinline void __wake_up(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive, void *key)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&wq_head->lock, flags);
+	__wake_up_common(wq_head, mode, nr_exclusive);
+	spin_unlock_irqrestore(&wq_head->lock, flags);
+}
+
+/*
+ * A session task mirrors a host process: it never waits here longer than the host's call did.
+ * Its next record (the host's next call, so this one returned there) ends the wait as a
+ * signal would, when what it waits for never comes here (the host's data came from outside).
+ */
+static notrace bool wait_interrupted(struct task_struct *t)
+{
+	return fatal_signal_pending(t) || (t->session && !list_empty(&t->session->queue));
+}
+
+noinline long prepare_to_wait_event(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry, int state)
+{
+	unsigned long flags;
+	long ret = 0;
+
+	spin_lock_irqsave(&wq_head->lock, flags);
+	if (wait_interrupted(current)) {
+		/* the entry may be queued: finish_wait() takes it off */
+		list_del_init(&wq_entry->entry);
+		ret = -ERESTARTSYS;
+	} else {
+		if (list_empty(&wq_entry->entry)) {
+			if (wq_entry->flags & WQ_FLAG_EXCLUSIVE)
+				list_add_tail(&wq_entry->entry, &wq_head->head);
+			else
+				list_add(&wq_entry->entry, &wq_head->head);
+		}
+		set_current_state(state);
+	}
+	spin_unlock_irqrestore(&wq_head->lock, flags);
+	return ret;
+}
+
+noinline void finish_wait(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry)
+{
+	unsigned long flags;
+
+	set_current_state(TASK_RUNNING);
+	if (!list_empty(&wq_entry->entry)) {
+		spin_lock_irqsave(&wq_head->lock, flags);
+		list_del_init(&wq_entry->entry);
+		spin_unlock_irqrestore(&wq_head->lock, flags);
+	}
+}

@@ -1,0 +1,638 @@
+/*
+ * fsop FAMILY DIR: drives one family of file system calls inside DIR (which must not exist)
+ * (or `fsop ls DIR`: an existing directory's entries, sorted)
+ * and prints each call and its result, one a line ("mkdir(d) = 0", "rmdir(d) = -39"), with
+ * nothing that depends on the file system's kind or the machine (no inode numbers, times,
+ * directory sizes, DIR itself).  The same binary runs on a Linux host too: its output there
+ * is the specification of its output in the emulated kernel (tests/machine/test_vfs.py).
+ */
+#include "libc.h"
+
+#define AT_FDCWD -100
+#define O_RDWR 2
+#define O_EXCL 0200
+#define O_APPEND 02000
+#define O_NONBLOCK 04000
+#define O_DIRECTORY 0200000
+#define O_NOFOLLOW 0400000
+#define O_CLOEXEC 02000000
+#define O_PATH 010000000
+#define AT_SYMLINK_NOFOLLOW 0x100
+#define AT_REMOVEDIR 0x200
+#define AT_EMPTY_PATH 0x1000
+
+static long sc(long nr, long a, long b, long c, long d, long e) { return syscall6(nr, a, b, c, d, e, 0); }
+#define L(x) ((long)(x))
+
+static void show(const char *what, long ret)
+{
+	printf("%s = %ld\n", what, ret);
+}
+
+static char name_buf[256];
+
+/* a call shown with its name: R("open(f, O_CREAT)", sc(...)) */
+#define R(what, call) show(what, (call))
+
+struct kstat_user {
+	unsigned long st_dev, st_ino, st_nlink;
+	unsigned int st_mode, st_uid, st_gid, pad;
+	unsigned long st_rdev;
+	long st_size, st_blksize, st_blocks;
+	unsigned long times[6];
+	long unused[3];
+};
+
+static void octal(unsigned int v, char *out)
+{
+	char tmp[16];
+	int k = 0, i = 0;
+
+	do tmp[k++] = '0' + (v & 7); while (v >>= 3);
+	out[i++] = '0';
+	while (k)
+		out[i++] = tmp[--k];
+	out[i] = 0;
+}
+
+static void show_stat(const char *what, long ret, struct kstat_user *st, int with_size)
+{
+	char mode[16];
+
+	if (ret) {
+		show(what, ret);
+		return;
+	}
+	octal(st->st_mode, mode);
+	if (with_size)
+		printf("%s = 0 mode=%s nlink=%lu size=%ld\n", what, mode, st->st_nlink, st->st_size);
+	else
+		printf("%s = 0 mode=%s nlink=%lu\n", what, mode, st->st_nlink);
+}
+
+static void fam_open(void)
+{
+	char longname[300];
+	int fd;
+
+	memset(longname, 'x', 256);
+	longname[256] = 0;
+	R("open(missing)", open("missing", O_RDONLY, 0));
+	R("open(, O_RDONLY)", open("", O_RDONLY, 0));
+	fd = open("f", O_WRONLY | O_CREAT | O_EXCL, 0644);
+	R("open(f, O_CREAT|O_EXCL)", fd);
+	R("write(f, hello)", write(fd, "hello", 5));
+	R("read(f opened O_WRONLY)", read(fd, name_buf, 5));
+	R("close(f)", close(fd));
+	R("close(f) again", close(fd));
+	R("open(f, O_CREAT|O_EXCL) again", open("f", O_WRONLY | O_CREAT | O_EXCL, 0644));
+	R("open(f, O_DIRECTORY)", open("f", O_RDONLY | O_DIRECTORY, 0));
+	R("open(f/)", open("f/", O_RDONLY, 0));
+	R("open(f/x)", open("f/x", O_RDONLY, 0));
+	R("mkdir(d)", sc(83, L("d"), 0755, 0, 0, 0));
+	R("open(d, O_WRONLY)", open("d", O_WRONLY, 0));
+	R("open(d/, O_CREAT)", open("d/", O_WRONLY | O_CREAT, 0644));
+	R("open(d, O_CREAT)", open("d", O_RDONLY | O_CREAT, 0644));
+	R("open(xxx...256)", open(longname, O_RDONLY, 0));
+	fd = open("d", O_RDONLY | O_DIRECTORY, 0);
+	R("open(d, O_DIRECTORY)", fd);
+	R("read(d)", read(fd, name_buf, 10));
+	R("openat(d, g, O_CREAT)", sc(257, fd, L("g"), O_RDWR | O_CREAT, 0600, 0));
+	R("openat(d, ../f)", sc(257, fd, L("../f"), O_RDONLY, 0, 0));
+	R("openat(d, missing/..)", sc(257, fd, L("missing/.."), O_RDONLY, 0, 0));
+	R("openat(99, f)", sc(257, 99, L("f"), O_RDONLY, 0, 0));
+	R("openat(3, x)", sc(257, 3, L("x"), O_RDONLY, 0, 0));
+	R("open(d/g)", open("d/g", O_RDONLY, 0));
+	fd = open("f", O_WRONLY | O_TRUNC, 0);
+	R("open(f, O_TRUNC)", fd);
+	R("lseek(f, 0, SEEK_END) after O_TRUNC", sc(8, fd, 0, 2, 0, 0));
+	fd = open("f", O_WRONLY | O_APPEND, 0);
+	R("write(f O_APPEND, ab)", write(fd, "ab", 2));
+	R("lseek(f, 0, SEEK_SET)", sc(8, fd, 0, 0, 0, 0));
+	R("write(f O_APPEND, cd)", write(fd, "cd", 2));
+	R("lseek(f, 0, SEEK_CUR)", sc(8, fd, 0, 1, 0, 0));
+	fd = open("f", O_RDONLY | O_CLOEXEC, 0);
+	R("fcntl(O_CLOEXEC fd, F_GETFD)", sc(72, fd, 1, 0, 0, 0));
+	R("fcntl(O_CLOEXEC fd, F_GETFL) & O_ACCMODE|O_APPEND", sc(72, fd, 3, 0, 0, 0) & (3 | O_APPEND));
+	fd = open("f", O_PATH, 0);
+	R("open(f, O_PATH)", fd);
+	R("read(O_PATH fd)", read(fd, name_buf, 1));
+	R("fstat(O_PATH fd)", sc(5, fd, L(name_buf), 0, 0, 0) ? -1 : 0);
+	R("open(f, O_RDONLY|O_CREAT, 04000) mode", open("f", O_RDONLY | O_CREAT, 0) >= 0);
+	R("creat(c)", sc(85, L("c"), 0600, 0, 0, 0));
+	R("open(/dev/null, O_RDWR)", open("/dev/null", O_RDWR, 0) >= 0);
+}
+
+static void fam_rw(void)
+{
+	char buf[64];
+	struct { void *base; size_t len; } iov[3];
+	int fd = open("f", O_RDWR | O_CREAT, 0644), fd2;
+	long off;
+
+	R("write(f, 0123456789)", write(fd, "0123456789", 10));
+	R("lseek(f, 2, SEEK_SET)", sc(8, fd, 2, 0, 0, 0));
+	R("read(f, 3)", read(fd, buf, 3));
+	buf[3] = 0;
+	printf("  read %s\n", buf);
+	R("lseek(f, -1, SEEK_CUR)", sc(8, fd, -1, 1, 0, 0));
+	R("lseek(f, -20, SEEK_CUR)", sc(8, fd, -20, 1, 0, 0));
+	R("lseek(f, -3, SEEK_END)", sc(8, fd, -3, 2, 0, 0));
+	R("lseek(f, 0, 7)", sc(8, fd, 0, 7, 0, 0));
+	R("lseek(f, 100, SEEK_DATA)", sc(8, fd, 100, 3, 0, 0));
+	R("lseek(f, 2, SEEK_HOLE)", sc(8, fd, 2, 4, 0, 0));
+	R("pread64(f, 4, 6)", sc(17, fd, L(buf), 4, 6, 0));
+	buf[4] = 0;
+	printf("  pread %s\n", buf);
+	R("pread64(f, 4, -1)", sc(17, fd, L(buf), 4, -1, 0));
+	R("pwrite64(f, XY, 20)", sc(18, fd, L("XY"), 2, 20, 0));
+	R("lseek(f, 0, SEEK_CUR) after pwrite", sc(8, fd, 0, 1, 0, 0));
+	R("lseek(f, 0, SEEK_END)", sc(8, fd, 0, 2, 0, 0));
+	R("pread64(f, 12, 8)", sc(17, fd, L(buf), 12, 8, 0));
+	for (off = 0; off < 12; off++)
+		printf("%d ", buf[off]);
+	printf("\n");
+	iov[0].base = "ab"; iov[0].len = 2;
+	iov[1].base = "cde"; iov[1].len = 3;
+	iov[2].base = "f"; iov[2].len = 0;
+	R("lseek(f, 0, SEEK_SET)", sc(8, fd, 0, 0, 0, 0));
+	R("writev(f, ab cde)", sc(20, fd, L(iov), 3, 0, 0));
+	iov[0].base = buf; iov[0].len = 1;
+	iov[1].base = buf + 10; iov[1].len = 4;
+	R("lseek(f, 0, SEEK_SET)", sc(8, fd, 0, 0, 0, 0));
+	R("readv(f, 1+4)", sc(19, fd, L(iov), 2, 0, 0));
+	buf[1] = 0;
+	buf[14] = 0;
+	printf("  readv %s %s\n", buf, buf + 10);
+	R("readv(f, 1025 segments)", sc(19, fd, L(iov), 1025, 0, 0));
+	R("read(f, bad address)", read(fd, (void *)16, 4));
+	R("write(f, bad address)", write(fd, (void *)16, 4));
+	R("ftruncate(f, 3)", sc(77, fd, 3, 0, 0, 0));
+	R("lseek(f, 0, SEEK_END) after ftruncate", sc(8, fd, 0, 2, 0, 0));
+	R("ftruncate(f, -1)", sc(77, fd, -1, 0, 0, 0));
+	R("truncate(f, 5000)", sc(76, L("f"), 5000, 0, 0, 0));
+	R("pread64(f, 4, 4000) of the hole", sc(17, fd, L(buf), 4, 4000, 0));
+	printf("  %d %d %d %d\n", buf[0], buf[1], buf[2], buf[3]);
+	R("truncate(missing, 1)", sc(76, L("missing"), 1, 0, 0, 0));
+	R("mkdir(d)", sc(83, L("d"), 0755, 0, 0, 0));
+	R("truncate(d, 1)", sc(76, L("d"), 1, 0, 0, 0));
+	R("fsync(f)", sc(74, fd, 0, 0, 0, 0));
+	R("fdatasync(f)", sc(75, fd, 0, 0, 0, 0));
+	R("fsync(99)", sc(74, 99, 0, 0, 0, 0));
+	fd2 = open("g", O_WRONLY | O_CREAT, 0644);
+	off = 1;
+	R("sendfile(g, f, &1, 3)", sc(40, fd2, fd, L(&off), 3, 0));
+	printf("  offset %ld\n", off);
+	R("sendfile(g, f, NULL, 100)", sc(40, fd2, fd, 0, 100, 0));
+	R("lseek(g, 0, SEEK_END)", sc(8, fd2, 0, 2, 0, 0));
+	R("sendfile(f, g opened O_WRONLY)", sc(40, fd, fd2, 0, 10, 0));
+	R("read(/dev/zero, 8)", read(open("/dev/zero", O_RDONLY, 0), buf, 8));
+	R("read(/dev/null, 8)", read(open("/dev/null", O_RDONLY, 0), buf, 8));
+	R("write(/dev/full, 1)", write(open("/dev/full", O_WRONLY, 0), "x", 1));
+	R("read(/dev/urandom, 32)", read(open("/dev/urandom", O_RDONLY, 0), buf, 32));
+	R("lseek(/dev/null, 5, SEEK_SET)", sc(8, open("/dev/null", O_RDONLY, 0), 5, 0, 0, 0));
+}
+
+static void fam_stat(void)
+{
+	struct kstat_user st;
+	int fd;
+
+	sc(95, 022, 0, 0, 0, 0);	/* umask */
+	fd = open("f", O_WRONLY | O_CREAT, 0666);
+	write(fd, "abc", 3);
+	show_stat("stat(f)", sc(4, L("f"), L(&st), 0, 0, 0), &st, 1);
+	show_stat("fstat(f)", sc(5, fd, L(&st), 0, 0, 0), &st, 1);
+	R("stat(missing)", sc(4, L("missing"), L(&st), 0, 0, 0));
+	R("stat(f/x)", sc(4, L("f/x"), L(&st), 0, 0, 0));
+	R("stat()", sc(4, L(""), L(&st), 0, 0, 0));
+	R("stat(f, bad address)", sc(4, L("f"), 16, 0, 0, 0));
+	R("fstat(99)", sc(5, 99, L(&st), 0, 0, 0));
+	R("symlink(f, l)", sc(88, L("f"), L("l"), 0, 0, 0));
+	show_stat("stat(l)", sc(4, L("l"), L(&st), 0, 0, 0), &st, 1);
+	show_stat("lstat(l)", sc(6, L("l"), L(&st), 0, 0, 0), &st, 1);
+	show_stat("newfstatat(fd, , AT_EMPTY_PATH)", sc(262, fd, L(""), L(&st), AT_EMPTY_PATH, 0), &st, 1);
+	R("newfstatat(fd, , 0)", sc(262, fd, L(""), L(&st), 0, 0));
+	show_stat("newfstatat(AT_FDCWD, l, AT_SYMLINK_NOFOLLOW)", sc(262, AT_FDCWD, L("l"), L(&st), AT_SYMLINK_NOFOLLOW, 0), &st, 1);
+	R("newfstatat(AT_FDCWD, f, 0x1)", sc(262, AT_FDCWD, L("f"), L(&st), 1, 0));
+	R("mkdir(d, 0700)", sc(83, L("d"), 0700, 0, 0, 0));
+	show_stat("stat(d)", sc(4, L("d"), L(&st), 0, 0, 0), &st, 0);
+	R("mkdir(d/e)", sc(83, L("d/e"), 0777, 0, 0, 0));
+	show_stat("stat(d) with a subdirectory", sc(4, L("d"), L(&st), 0, 0, 0), &st, 0);
+	show_stat("stat(d/e) (umask 022)", sc(4, L("d/e"), L(&st), 0, 0, 0), &st, 0);
+	{
+		unsigned int sx[64];
+
+		memset(sx, 0, sizeof(sx));
+		R("statx(f, STATX_BASIC_STATS)", sc(332, AT_FDCWD, L("f"), 0, 0x7ff, L(sx)));
+		printf("  mask&0x7ff=%u mode=%u size=%u\n", sx[0] & 0x7ff, sx[7] & 0xffff, sx[10]);
+		R("statx(f, flags 0x6000)", sc(332, AT_FDCWD, L("f"), 0x6000, 0x7ff, L(sx)));
+		R("statx(f, mask 0x80000000)", sc(332, AT_FDCWD, L("f"), 0, 0x80000000UL, L(sx)));
+	}
+	R("chmod(f, 0600)", sc(90, L("f"), 0600, 0, 0, 0));
+	show_stat("stat(f) after chmod", sc(4, L("f"), L(&st), 0, 0, 0), &st, 1);
+	R("fchmod(fd, 0640)", sc(91, fd, 0640, 0, 0, 0));
+	show_stat("stat(f) after fchmod", sc(4, L("f"), L(&st), 0, 0, 0), &st, 1);
+	R("access(f, R_OK|W_OK)", sc(21, L("f"), 6, 0, 0, 0));
+	R("access(f, 8)", sc(21, L("f"), 8, 0, 0, 0));
+	R("access(missing, F_OK)", sc(21, L("missing"), 0, 0, 0, 0));
+	R("faccessat(AT_FDCWD, d, X_OK)", sc(269, AT_FDCWD, L("d"), 1, 0, 0));
+	R("mknod(p, S_IFIFO|0644)", sc(133, L("p"), 0010644, 0, 0, 0));
+	show_stat("stat(p)", sc(4, L("p"), L(&st), 0, 0, 0), &st, 1);
+	R("mknod(n, S_IFCHR|0600, 1:3)", sc(133, L("n"), 0020600, (1 << 8) | 3, 0, 0));
+	sc(4, L("n"), L(&st), 0, 0, 0);
+	printf("  rdev=%lu\n", st.st_rdev);
+	R("mknod(q, S_IFDIR)", sc(133, L("q"), 0040755, 0, 0, 0));
+	R("mknod(q, 0170000)", sc(133, L("q"), 0170000, 0, 0, 0));
+	R("mknodat(AT_FDCWD, f, S_IFREG)", sc(259, AT_FDCWD, L("f"), 0100644, 0, 0));
+	R("mknod(r, 0644)", sc(133, L("r"), 0644, 0, 0, 0));
+	show_stat("stat(r)", sc(4, L("r"), L(&st), 0, 0, 0), &st, 1);
+}
+
+struct dirent_user { unsigned long ino; long off; unsigned short reclen; unsigned char type; char name[]; };
+
+/* the directory's names, sorted, with their types */
+static void list_dir(const char *what, int fd)
+{
+	static char buf[4096];
+	static char names[256][64];
+	int n = 0, i, j;
+	long r;
+
+	while ((r = sc(217, fd, L(buf), sizeof(buf), 0, 0)) > 0) {
+		long pos = 0;
+
+		while (pos < r && n < 256) {
+			struct dirent_user *d = (void *)(buf + pos);
+
+			names[n][0] = '0' + d->type / 10;
+			names[n][1] = '0' + d->type % 10;
+			names[n][2] = ' ';
+			size_t len = strlen(d->name);
+
+			if (len > 60)
+				len = 60;
+			memcpy(names[n] + 3, d->name, len);
+			names[n][3 + len] = 0;
+			n++;
+			pos += d->reclen;
+		}
+	}
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strcmp(names[j - 1] + 3, names[j] + 3) > 0; j--) {
+			char t[64];
+
+			memcpy(t, names[j], 64);
+			memcpy(names[j], names[j - 1], 64);
+			memcpy(names[j - 1], t, 64);
+		}
+	printf("%s: getdents64 = %ld:", what, r);
+	for (i = 0; i < n; i++)
+		printf(" [%s]", names[i]);
+	printf("\n");
+}
+
+static void show_cwd(const char *what, const char *base)
+{
+	char buf[512];
+	long r = sc(79, L(buf), sizeof(buf), 0, 0, 0);
+	size_t bl = strlen(base);
+
+	if (r < 0)
+		show(what, r);
+	else
+		printf("%s = DIR+%ld %s\n", what, r - (long)bl, strncmp(buf, base, bl) ? buf : buf + bl);
+}
+
+static void fam_dir(const char *base)
+{
+	int fd, i;
+	char small[4];
+
+	R("mkdir(d)", sc(83, L("d"), 0755, 0, 0, 0));
+	R("mkdir(d) again", sc(83, L("d"), 0755, 0, 0, 0));
+	R("mkdir(d/)", sc(83, L("d/"), 0755, 0, 0, 0));
+	R("mkdir(e/)", sc(83, L("e/"), 0755, 0, 0, 0));
+	R("mkdir(missing/x)", sc(83, L("missing/x"), 0755, 0, 0, 0));
+	R("mkdir(.)", sc(83, L("."), 0755, 0, 0, 0));
+	R("mkdirat(AT_FDCWD, d/s)", sc(258, AT_FDCWD, L("d/s"), 0755, 0, 0));
+	for (i = 0; i < 5; i++) {
+		char n[8] = "d/f0";
+
+		n[3] = '0' + i;
+		close(open(n, O_WRONLY | O_CREAT, 0644));
+	}
+	R("symlink(f0, d/l)", sc(88, L("f0"), L("d/l"), 0, 0, 0));
+	fd = open("d", O_RDONLY | O_DIRECTORY, 0);
+	list_dir("d", fd);
+	R("lseek(d, 0, SEEK_SET)", sc(8, fd, 0, 0, 0, 0));
+	list_dir("d again", fd);
+	R("getdents64(d, 4 bytes)", sc(217, open("d", O_RDONLY, 0), L(small), sizeof(small), 0, 0));
+	R("getdents64(f)", sc(217, open("d/f0", O_RDONLY, 0), L(name_buf), sizeof(name_buf), 0, 0));
+	R("getdents64(99)", sc(217, 99, L(name_buf), sizeof(name_buf), 0, 0));
+	R("rmdir(d)", sc(84, L("d"), 0, 0, 0, 0));
+	R("rmdir(d/f0)", sc(84, L("d/f0"), 0, 0, 0, 0));
+	R("rmdir(d/.)", sc(84, L("d/."), 0, 0, 0, 0));
+	R("rmdir(d/..)", sc(84, L("d/.."), 0, 0, 0, 0));
+	R("unlink(d)", sc(87, L("d"), 0, 0, 0, 0));
+	R("unlink(d/f0/)", sc(87, L("d/f0/"), 0, 0, 0, 0));
+	R("unlink(d/f0)", sc(87, L("d/f0"), 0, 0, 0, 0));
+	R("unlink(d/f0) again", sc(87, L("d/f0"), 0, 0, 0, 0));
+	R("unlinkat(AT_FDCWD, d/s, AT_REMOVEDIR)", sc(263, AT_FDCWD, L("d/s"), AT_REMOVEDIR, 0, 0));
+	R("unlinkat(AT_FDCWD, d/f1, 0x1)", sc(263, AT_FDCWD, L("d/f1"), 1, 0, 0));
+	R("rename(d/f1, d/g1)", sc(82, L("d/f1"), L("d/g1"), 0, 0, 0));
+	R("rename(d/f2, d/g1) (replaces)", sc(82, L("d/f2"), L("d/g1"), 0, 0, 0));
+	R("rename(missing, x)", sc(82, L("missing"), L("x"), 0, 0, 0));
+	R("mkdir(d/sub)", sc(83, L("d/sub"), 0755, 0, 0, 0));
+	R("rename(d, d/sub/d)", sc(82, L("d"), L("d/sub/d"), 0, 0, 0));
+	R("rename(d/g1, d/sub) (file onto dir)", sc(82, L("d/g1"), L("d/sub"), 0, 0, 0));
+	R("rename(d/sub, d/g1) (dir onto file)", sc(82, L("d/sub"), L("d/g1"), 0, 0, 0));
+	R("renameat2(d/g1, d/f3, RENAME_NOREPLACE)", sc(316, AT_FDCWD, L("d/g1"), AT_FDCWD, L("d/f3"), 1));
+	R("renameat2(d/g1, d/h, RENAME_NOREPLACE)", sc(316, AT_FDCWD, L("d/g1"), AT_FDCWD, L("d/h"), 1));
+	R("rename(d/sub, e)", sc(82, L("d/sub"), L("e"), 0, 0, 0));
+	R("mkdir(d/full); mknod(d/full/x)", sc(83, L("d/full"), 0755, 0, 0, 0) | sc(133, L("d/full/x"), 0100644, 0, 0, 0));
+	R("rename(e, d/full) (onto non-empty)", sc(82, L("e"), L("d/full"), 0, 0, 0));
+	R("rename(d/full, e) (onto empty)", sc(82, L("d/full"), L("e"), 0, 0, 0));
+	R("rename(d/h, /dev/null) (across mounts)", sc(82, L("d/h"), L("/dev/null"), 0, 0, 0) == -18);
+	list_dir("d at the end", open("d", O_RDONLY, 0));
+	list_dir("e at the end", open("e", O_RDONLY, 0));
+	show_cwd("getcwd", base);
+	R("chdir(d)", sc(80, L("d"), 0, 0, 0, 0));
+	show_cwd("getcwd in d", base);
+	R("getcwd(buf, 2)", sc(79, L(small), 2, 0, 0, 0));
+	R("open(f3) relative to d", open("f3", O_RDONLY, 0) >= 0);
+	R("chdir(..)", sc(80, L(".."), 0, 0, 0, 0));
+	show_cwd("getcwd after ..", base);
+	R("chdir(d/f3)", sc(80, L("d/f3"), 0, 0, 0, 0));
+	R("chdir(missing)", sc(80, L("missing"), 0, 0, 0, 0));
+	R("fchdir(d's fd)", sc(81, fd, 0, 0, 0, 0));
+	show_cwd("getcwd after fchdir", base);
+	R("fchdir(f's fd)", sc(81, open("f3", O_RDONLY, 0), 0, 0, 0, 0));
+	R("mkdir(gone); chdir(gone)", sc(83, L("gone"), 0755, 0, 0, 0) | sc(80, L("gone"), 0, 0, 0, 0));
+	R("rmdir(../gone)", sc(84, L("../gone"), 0, 0, 0, 0));
+	R("getcwd in a removed directory", sc(79, L(name_buf), sizeof(name_buf), 0, 0, 0));
+	R("mkdir(x) in a removed directory", sc(83, L("x"), 0755, 0, 0, 0));
+	R("chdir(..) from a removed directory", sc(80, L(".."), 0, 0, 0, 0));
+	show_cwd("getcwd after", base);
+	R("chdir(gone)", sc(80, L("gone"), 0, 0, 0, 0));
+	R("open(., O_RDONLY) in a removed directory", open(".", O_RDONLY, 0) >= 0);
+	R("creat(x) in a removed directory", sc(85, L("x"), 0644, 0, 0, 0));
+	R("chdir(/)", sc(80, L("/"), 0, 0, 0, 0));
+	show_cwd("getcwd at /", "");
+	R("chdir(/..)", sc(80, L("/.."), 0, 0, 0, 0));
+	show_cwd("getcwd at /..", "");
+}
+
+static void fam_link(void)
+{
+	char buf[64];
+	struct kstat_user st;
+	long r;
+
+	close(open("f", O_WRONLY | O_CREAT, 0644));
+	R("symlink(f, l)", sc(88, L("f"), L("l"), 0, 0, 0));
+	R("symlink(f, l) again", sc(88, L("f"), L("l"), 0, 0, 0));
+	r = sc(89, L("l"), L(buf), sizeof(buf), 0, 0);
+	R("readlink(l)", r);
+	buf[r > 0 ? r : 0] = 0;
+	printf("  -> %s\n", buf);
+	R("readlink(l, 1 byte)", sc(89, L("l"), L(buf), 1, 0, 0));
+	R("readlink(l, 0 bytes)", sc(89, L("l"), L(buf), 0, 0, 0));
+	R("readlink(f)", sc(89, L("f"), L(buf), sizeof(buf), 0, 0));
+	R("readlink(missing)", sc(89, L("missing"), L(buf), sizeof(buf), 0, 0));
+	R("readlinkat(AT_FDCWD, l)", sc(267, AT_FDCWD, L("l"), L(buf), sizeof(buf), 0));
+	R("symlink(missing, dangling)", sc(88, L("missing"), L("dangling"), 0, 0, 0));
+	R("open(dangling)", open("dangling", O_RDONLY, 0));
+	R("open(dangling, O_CREAT) makes its target", open("dangling", O_WRONLY | O_CREAT, 0644) >= 0);
+	R("stat(missing) after", sc(4, L("missing"), L(&st), 0, 0, 0));
+	R("open(l, O_NOFOLLOW)", open("l", O_RDONLY | O_NOFOLLOW, 0));
+	R("open(l, O_NOFOLLOW|O_PATH)", open("l", O_NOFOLLOW | O_PATH, 0) >= 0);
+	R("symlink(loop1, loop2)", sc(88, L("loop1"), L("loop2"), 0, 0, 0));
+	R("symlink(loop2, loop1)", sc(88, L("loop2"), L("loop1"), 0, 0, 0));
+	R("open(loop1)", open("loop1", O_RDONLY, 0));
+	R("stat(loop1/x)", sc(4, L("loop1/x"), L(&st), 0, 0, 0));
+	R("mkdir(d)", sc(83, L("d"), 0755, 0, 0, 0));
+	R("symlink(d, ld)", sc(88, L("d"), L("ld"), 0, 0, 0));
+	R("open(ld/new, O_CREAT)", open("ld/new", O_WRONLY | O_CREAT, 0644) >= 0);
+	R("stat(d/new)", sc(4, L("d/new"), L(&st), 0, 0, 0));
+	R("symlink(../f, d/up)", sc(88, L("../f"), L("d/up"), 0, 0, 0));
+	R("open(ld/up)", open("ld/up", O_RDONLY, 0) >= 0);
+	R("rmdir(ld)", sc(84, L("ld"), 0, 0, 0, 0));
+	R("unlink(ld/)", sc(87, L("ld/"), 0, 0, 0, 0));
+	R("link(f, h)", sc(86, L("f"), L("h"), 0, 0, 0));
+	show_stat("stat(f) with 2 links", sc(4, L("f"), L(&st), 0, 0, 0), &st, 1);
+	R("link(f, h) again", sc(86, L("f"), L("h"), 0, 0, 0));
+	R("link(d, dl)", sc(86, L("d"), L("dl"), 0, 0, 0));
+	R("link(l, hl) (the link itself)", sc(86, L("l"), L("hl"), 0, 0, 0));
+	show_stat("lstat(hl)", sc(6, L("hl"), L(&st), 0, 0, 0), &st, 1);
+	R("linkat(l, hf, AT_SYMLINK_FOLLOW)", sc(265, AT_FDCWD, L("l"), AT_FDCWD, L("hf"), 0x400));
+	show_stat("lstat(hf)", sc(6, L("hf"), L(&st), 0, 0, 0), &st, 1);
+	R("unlink(f)", sc(87, L("f"), 0, 0, 0, 0));
+	show_stat("stat(h) after unlink(f)", sc(4, L("h"), L(&st), 0, 0, 0), &st, 1);
+	R("open(l) after unlink(f)", open("l", O_RDONLY, 0));
+	R("link(/dev/null, x) (across mounts)", sc(86, L("/dev/null"), L("x"), 0, 0, 0));
+	{
+		int fd = open("h", O_RDWR, 0);
+
+		R("unlink(h) while open", sc(87, L("h"), 0, 0, 0, 0));
+		R("unlink(hf) while open", sc(87, L("hf"), 0, 0, 0, 0));
+		R("write(unlinked h, abc)", write(fd, "abc", 3));
+		R("pread64(unlinked h)", sc(17, fd, L(buf), 8, 0, 0));
+		show_stat("fstat(unlinked h)", sc(5, fd, L(&st), 0, 0, 0), &st, 1);
+	}
+}
+
+static void fam_fd(void)
+{
+	int fd = open("f", O_RDWR | O_CREAT, 0644), i, n;
+	long r;
+
+	R("dup(f)", sc(32, fd, 0, 0, 0, 0));
+	R("dup(99)", sc(32, 99, 0, 0, 0, 0));
+	R("dup2(f, 10)", sc(33, fd, 10, 0, 0, 0));
+	R("dup2(f, f)", sc(33, fd, fd, 0, 0, 0));
+	R("dup2(99, 99)", sc(33, 99, 99, 0, 0, 0));
+	R("dup2(f, 5000)", sc(33, fd, 5000, 0, 0, 0));
+	R("dup3(f, f, 0)", sc(292, fd, fd, 0, 0, 0));
+	R("dup3(f, 11, O_CLOEXEC)", sc(292, fd, 11, O_CLOEXEC, 0, 0));
+	R("fcntl(11, F_GETFD)", sc(72, 11, 1, 0, 0, 0));
+	R("dup3(f, 12, 1)", sc(292, fd, 12, 1, 0, 0));
+	R("write(10, abc)", write(10, "abc", 3));
+	R("lseek(f, 0, SEEK_CUR) shares the offset", sc(8, fd, 0, 1, 0, 0));
+	R("fcntl(f, F_DUPFD, 20)", sc(72, fd, 0, 20, 0, 0));
+	R("fcntl(f, F_DUPFD, 20) again", sc(72, fd, 0, 20, 0, 0));
+	R("fcntl(f, F_DUPFD_CLOEXEC, 0)", sc(72, fd, 1030, 0, 0, 0));
+	R("fcntl(f, F_DUPFD, 5000)", sc(72, fd, 0, 5000, 0, 0));
+	R("fcntl(f, F_SETFD, FD_CLOEXEC)", sc(72, fd, 2, 1, 0, 0));
+	R("fcntl(f, F_GETFD)", sc(72, fd, 1, 0, 0, 0));
+	R("fcntl(f, F_GETFL)", sc(72, fd, 3, 0, 0, 0) & ~0100000);
+	R("fcntl(f, F_SETFL, O_APPEND|O_NONBLOCK)", sc(72, fd, 4, O_APPEND | O_NONBLOCK, 0, 0));
+	R("fcntl(f, F_GETFL) after", sc(72, fd, 3, 0, 0, 0) & ~0100000);
+	R("fcntl(f, 12345)", sc(72, fd, 12345, 0, 0, 0));
+	R("fcntl(99, F_GETFD)", sc(72, 99, 1, 0, 0, 0));
+	R("ioctl(f, FIONREAD)", sc(16, fd, 0x541B, L(&n), 0, 0));
+	sc(8, fd, 0, 0, 0, 0);
+	sc(16, fd, 0x541B, L(&n), 0, 0);
+	printf("  FIONREAD at 0: %d\n", n);
+	R("ioctl(f, TCGETS)", sc(16, fd, 0x5401, L(name_buf), 0, 0));
+	R("ioctl(f, FIOCLEX)", sc(16, fd, 0x5451, 0, 0, 0));
+	R("ioctl(f, FIONCLEX); F_GETFD", sc(16, fd, 0x5450, 0, 0, 0) | sc(72, fd, 1, 0, 0, 0));
+	R("ioctl(99, FIONREAD)", sc(16, 99, 0x541B, L(&n), 0, 0));
+	R("ioctl(/dev/null, TCGETS)", sc(16, open("/dev/null", O_RDONLY, 0), 0x5401, L(name_buf), 0, 0));
+	R("open(/dev/tty)", open("/dev/tty", O_RDWR, 0));
+	for (i = 0; i < 3000; i++) {
+		r = open("/dev/null", O_RDONLY, 0);
+		if (r < 0)
+			break;
+		n = r;
+	}
+	R("open until it fails", r);
+	printf("  the last fd %d\n", n);
+	R("dup2(f, 1023)", sc(33, fd, 1023, 0, 0, 0));
+	R("dup2(f, 1024)", sc(33, fd, 1024, 0, 0, 0));
+	R("close(1023)", close(1023));
+	R("open(/dev/null) again", open("/dev/null", O_RDONLY, 0));
+	R("close(-1)", close(-1));
+}
+
+static void fam_pipe(void)
+{
+	int p[2], q[2], status, n;
+	static char buf[70000];
+	long r, total;
+
+	R("pipe2(p, 0)", sc(293, L(p), 0, 0, 0, 0));
+	printf("  fds %d %d\n", p[0], p[1]);
+	R("write(p[1], hello)", write(p[1], "hello", 5));
+	R("ioctl(p[0], FIONREAD)", sc(16, p[0], 0x541B, L(&n), 0, 0));
+	printf("  FIONREAD %d\n", n);
+	R("read(p[0], 3)", read(p[0], buf, 3));
+	R("read(p[0], 10)", read(p[0], buf, 10));
+	R("lseek(p[0])", sc(8, p[0], 0, 0, 0, 0));
+	R("pread64(p[0])", sc(17, p[0], L(buf), 1, 0, 0));
+	R("write(p[0])", write(p[0], "x", 1));
+	R("read(p[1])", read(p[1], buf, 1));
+	R("fsync(p[1])", sc(74, p[1], 0, 0, 0, 0));
+	R("fcntl(p[1], F_GETPIPE_SZ)", sc(72, p[1], 1032, 0, 0, 0));
+	R("fcntl(p[0], F_GETFL)", sc(72, p[0], 3, 0, 0, 0));
+	R("fcntl(p[0], F_SETFL, O_NONBLOCK)", sc(72, p[0], 4, O_NONBLOCK, 0, 0));
+	R("read(empty p[0], O_NONBLOCK)", read(p[0], buf, 10));
+	R("pipe2(q, O_NONBLOCK|O_CLOEXEC)", sc(293, L(q), O_NONBLOCK | O_CLOEXEC, 0, 0, 0));
+	R("fcntl(q[1], F_GETFD)", sc(72, q[1], 1, 0, 0, 0));
+	memset(buf, 'a', sizeof(buf));
+	R("write(q[1], 70000) fills it", write(q[1], buf, 70000));
+	R("write(full q[1])", write(q[1], buf, 1));
+	R("pipe2(q, 0x1)", sc(293, L(q), 1, 0, 0, 0));
+	R("pipe2(bad address)", sc(293, 16, 0, 0, 0, 0));
+	/* a child writes 200000 bytes in pieces and exits; the parent reads them all, then EOF */
+	sc(72, p[0], 4, 0, 0, 0);
+	if (fork() == 0) {
+		close(p[0]);
+		memset(buf, 'b', sizeof(buf));
+		for (total = 0; total < 200000; total += 5000)
+			if (write(p[1], buf, 5000) != 5000)
+				exit(1);
+		exit(7);
+	}
+	close(p[1]);
+	for (total = 0; (r = read(p[0], buf, sizeof(buf))) > 0; total += r)
+		;
+	R("read until EOF", r);
+	printf("  read %ld bytes\n", total);
+	R("wait4", wait4(-1, &status, 0, NULL) > 0);
+	printf("  status %d\n", status);
+	/* a FIFO */
+	R("mknod(fifo, S_IFIFO)", sc(133, L("fifo"), 0010600, 0, 0, 0));
+	R("open(fifo, O_WRONLY|O_NONBLOCK) without a reader", open("fifo", O_WRONLY | O_NONBLOCK, 0));
+	n = open("fifo", O_RDONLY | O_NONBLOCK, 0);
+	R("open(fifo, O_RDONLY|O_NONBLOCK)", n >= 0);
+	R("read(fifo) without a writer", read(n, buf, 1));
+	r = open("fifo", O_WRONLY, 0);
+	R("open(fifo, O_WRONLY) with a reader", r >= 0);
+	R("write(fifo, xyz)", write(r, "xyz", 3));
+	R("read(fifo)", read(n, buf, 10));
+	if (fork() == 0) {
+		int w = open("fifo", O_WRONLY, 0);
+
+		write(w, "from the child", 14);
+		exit(0);
+	}
+	close(r);
+	wait4(-1, &status, 0, NULL);	/* the FIFO keeps its bytes while a reader (n) holds it */
+	R("read(fifo) what an exited child wrote", read(n, buf, 100));
+	R("pipe(p)", sc(22, L(p), 0, 0, 0, 0));
+	R("fstat(p[0]) is a FIFO", (sc(5, p[0], L(buf), 0, 0, 0) | (((struct kstat_user *)buf)->st_mode & 0170000)) == 0010000);
+}
+
+/* exec closes O_CLOEXEC fds, keeps the others; fork shares the open file (its offset) */
+static void fam_exec(int argc, char **argv)
+{
+	char *args[] = { "fsop", "exec-child", argv[2], NULL };
+	int fd = open("f", O_RDWR | O_CREAT, 0644), status;
+
+	if (argc > 1 && !strcmp(argv[1], "exec-child")) {
+		R("child: fcntl(3, F_GETFD)", sc(72, 3, 1, 0, 0, 0));
+		R("child: fcntl(4, F_GETFD)", sc(72, 4, 1, 0, 0, 0));
+		R("child: write(3, xy)", write(3, "xy", 2));
+		exit(0);
+	}
+	R("open(f)", fd);
+	R("open(f, O_CLOEXEC)", open("f", O_RDONLY | O_CLOEXEC, 0));
+	if (fork() == 0) {
+		R("child: write(f, abc)", write(fd, "abc", 3));
+		exit(0);
+	}
+	wait4(-1, &status, 0, NULL);
+	R("parent: lseek(f, 0, SEEK_CUR) after the child's write", sc(8, fd, 0, 1, 0, 0));
+	if (fork() == 0) {
+		execve(argv[0], args, NULL);
+		exit(99);
+	}
+	wait4(-1, &status, 0, NULL);
+	R("the exec'd child's status", status);
+	R("parent: lseek(f, 0, SEEK_CUR) after the exec'd child's write", sc(8, fd, 0, 1, 0, 0));
+}
+
+int main(int argc, char **argv)
+{
+	const char *fam = argc > 1 ? argv[1] : "";
+	const char *dir = argc > 2 ? argv[2] : "";
+
+	if (!strcmp(fam, "exec-child")) {
+		fam_exec(argc, argv);
+		return 0;
+	}
+	if (!strcmp(fam, "ls") && argc == 3) {	/* an existing directory's names and types */
+		int fd = open(dir, O_RDONLY | O_DIRECTORY, 0);
+
+		if (fd < 0) {
+			show("open", fd);
+			return 1;
+		}
+		list_dir(dir, fd);
+		return 0;
+	}
+	if (argc != 3 || sc(83, L(dir), 0755, 0, 0, 0) || sc(80, L(dir), 0, 0, 0, 0)) {
+		dprintf(2, "usage: fsop FAMILY NEW-DIR\n");
+		return 2;
+	}
+	if (!strcmp(fam, "open"))
+		fam_open();
+	else if (!strcmp(fam, "rw"))
+		fam_rw();
+	else if (!strcmp(fam, "stat"))
+		fam_stat();
+	else if (!strcmp(fam, "dir"))
+		fam_dir(dir);
+	else if (!strcmp(fam, "link"))
+		fam_link();
+	else if (!strcmp(fam, "fd"))
+		fam_fd();
+	else if (!strcmp(fam, "pipe"))
+		fam_pipe();
+	else if (!strcmp(fam, "exec"))
+		fam_exec(argc, argv);
+	else
+		return 2;
+	return 0;
+}

@@ -1,0 +1,289 @@
+/*
+ * A test program against a real libc (glibc or musl), statically linked: what a user's
+ * `gcc -static` program does, one behaviour per subcommand (tests/machine/test_progs.py).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int shared_value = 1;
+
+static int cmd_hello(int argc, char **argv)
+{
+	printf("hello from %s, argc=%d\n", argv[0], argc);
+	for (int i = 0; i < argc; i++)
+		printf("argv[%d]=%s\n", i, argv[i]);
+	printf("AT_PAGESZ=%lu AT_EXECFN=%s AT_PLATFORM=%s random=%d\n", getauxval(AT_PAGESZ),
+	       (char *)getauxval(AT_EXECFN), (char *)getauxval(AT_PLATFORM), getauxval(AT_RANDOM) != 0);
+	return 0;
+}
+
+/* small blocks from the brk heap, large ones mmap'd; each written and read back */
+static int cmd_malloc(void)
+{
+	enum { SMALL = 2000, LARGE = 8 };
+	static char *small[SMALL];
+	char *large[LARGE];
+	void *brk0 = sbrk(0);
+
+	for (int i = 0; i < SMALL; i++) {
+		small[i] = malloc(16 + i % 200);
+		memset(small[i], i & 0xff, 16 + i % 200);
+	}
+	for (int i = 0; i < LARGE; i++) {
+		large[i] = malloc((1 << 20) + i * 4096);
+		memset(large[i], 0x5a ^ i, (1 << 20) + i * 4096);
+	}
+	for (int i = 0; i < SMALL; i++)
+		for (int k = 0; k < 16 + i % 200; k++)
+			if (small[i][k] != (char)(i & 0xff)) {
+				printf("small block %d corrupt at %d\n", i, k);
+				return 1;
+			}
+	for (int i = 0; i < LARGE; i++)
+		for (int k = 0; k < (1 << 20) + i * 4096; k += 997)
+			if (large[i][k] != (char)(0x5a ^ i)) {
+				printf("large block %d corrupt at %d\n", i, k);
+				return 1;
+			}
+	printf("brk grew: %s\n", sbrk(0) > brk0 ? "yes" : "no");
+	for (int i = 0; i < LARGE; i++)
+		free(large[i]);
+	for (int i = 0; i < SMALL; i++)
+		free(small[i]);
+	printf("malloc ok\n");
+	return 0;
+}
+
+/* the child's write is its own copy: the parent keeps its value */
+static int cmd_fork(void)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		printf("fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		shared_value = 2;
+		printf("child sees %d\n", shared_value);
+		fflush(stdout);
+		_exit(7);
+	}
+	if (waitpid(pid, &status, 0) != pid) {
+		printf("waitpid: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("parent sees %d, child exited %d\n", shared_value, WEXITSTATUS(status));
+	return 0;
+}
+
+static int cmd_mmap(void)
+{
+	char *p = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return printf("mmap: %s\n", strerror(errno)), 1;
+	printf("fresh page reads %d\n", p[4096]);
+	strcpy(p + 4096, "written");
+	if (mprotect(p + 4096, 4096, PROT_READ))
+		return printf("mprotect: %s\n", strerror(errno)), 1;
+	printf("after mprotect: %s\n", p + 4096);
+	if (munmap(p, 4096) || munmap(p + 8192, 4096))
+		return printf("munmap: %s\n", strerror(errno)), 1;
+	printf("middle page kept: %s\n", p + 4096);
+	if (mprotect(p, 4096, PROT_READ) == 0 || errno != ENOMEM)
+		return printf("mprotect of an unmapped page did not fail with ENOMEM\n"), 1;
+	printf("mmap ok\n");
+	return 0;
+}
+
+static int cmd_segv(void)
+{
+	printf("about to fault\n");
+	fflush(stdout);
+	*(volatile int *)16 = 1;
+	return 0;
+}
+
+static int cmd_wprotect(void)
+{
+	char *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	printf("read-only page reads %d\n", p[0]);
+	fflush(stdout);
+	p[0] = 1;
+	return 0;
+}
+
+static int cmd_stack(int depth)
+{
+	volatile char buf[4096];
+
+	buf[0] = depth;
+	if (depth > 0)
+		return cmd_stack(depth - 1) + buf[0] - depth;
+	printf("deep stack ok\n");
+	return 0;
+}
+
+static int counter;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *worker(void *arg)
+{
+	for (int i = 0; i < 10000; i++) {
+		pthread_mutex_lock(&lock);
+		counter++;
+		pthread_mutex_unlock(&lock);
+	}
+	return arg;
+}
+
+static int cmd_threads(void)
+{
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, worker, (void *)(long)(i + 1)))
+			return printf("pthread_create failed\n"), 1;
+	for (int i = 0; i < 2; i++) {
+		void *ret;
+
+		pthread_join(t[i], &ret);
+		printf("thread %d returned %ld\n", i, (long)ret);
+	}
+	printf("counter=%d\n", counter);
+	return counter != 20000;
+}
+
+static volatile sig_atomic_t got;
+
+static void on_usr1(int sig)
+{
+	got = sig;
+}
+
+static int cmd_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL))
+		return printf("sigaction: %s\n", strerror(errno)), 1;
+	kill(getpid(), SIGUSR1);
+	printf("handler saw signal %d\n", (int)got);
+	return got != SIGUSR1;
+}
+
+static int cmd_uname(void)
+{
+	struct utsname u;
+	struct rlimit stack;
+
+	if (uname(&u) || getrlimit(RLIMIT_STACK, &stack))
+		return printf("uname: %s\n", strerror(errno)), 1;
+	printf("%s %s %s stack=%lu\n", u.sysname, u.release, u.machine, (unsigned long)stack.rlim_cur);
+	return 0;
+}
+
+/* SIGTERM with no handler ends the process, and every thread with it */
+static void *sleeper(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+static int cmd_kill(void)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, sleeper, NULL);
+	printf("killing myself\n");
+	fflush(stdout);
+	kill(getpid(), SIGTERM);
+	return 0;
+}
+
+static int cmd_clock(void)
+{
+	struct timespec m0, m1, r, cpu;
+	struct timespec nap = { 0, 2000000 };
+
+	clock_gettime(CLOCK_MONOTONIC, &m0);
+	nanosleep(&nap, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+	long slept = (m1.tv_sec - m0.tv_sec) * 1000000000L + m1.tv_nsec - m0.tv_nsec;
+	printf("slept at least 2ms: %s\n", slept >= 2000000 ? "yes" : "no");
+	printf("realtime after 2025: %s\n", r.tv_sec > 1735689600 ? "yes" : "no");
+	printf("cpu time > 0: %s\n", cpu.tv_sec > 0 || cpu.tv_nsec > 0 ? "yes" : "no");
+	return 0;
+}
+
+/* posix_spawn (clone with CLONE_VM|CLONE_VFORK in glibc, vfork in musl) of another program */
+static int cmd_spawn(char **argv)
+{
+	char *child[] = { "echo", "spawned", "echo", NULL };
+	int status;
+	pid_t pid;
+
+	(void)argv;
+	if (posix_spawn(&pid, "/bin/echo", NULL, NULL, child, NULL))
+		return printf("posix_spawn: %s\n", strerror(errno)), 1;
+	fflush(stdout);
+	if (waitpid(pid, &status, 0) != pid)
+		return printf("waitpid: %s\n", strerror(errno)), 1;
+	printf("child exited %d\n", WEXITSTATUS(status));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "hello";
+
+	if (!strcmp(cmd, "hello"))
+		return cmd_hello(argc, argv);
+	if (!strcmp(cmd, "malloc"))
+		return cmd_malloc();
+	if (!strcmp(cmd, "fork"))
+		return cmd_fork();
+	if (!strcmp(cmd, "mmap"))
+		return cmd_mmap();
+	if (!strcmp(cmd, "segv"))
+		return cmd_segv();
+	if (!strcmp(cmd, "wprotect"))
+		return cmd_wprotect();
+	if (!strcmp(cmd, "stack"))
+		return cmd_stack(200);
+	if (!strcmp(cmd, "threads"))
+		return cmd_threads();
+	if (!strcmp(cmd, "signal"))
+		return cmd_signal();
+	if (!strcmp(cmd, "uname"))
+		return cmd_uname();
+	if (!strcmp(cmd, "kill"))
+		return cmd_kill();
+	if (!strcmp(cmd, "clock"))
+		return cmd_clock();
+	if (!strcmp(cmd, "spawn"))
+		return cmd_spawn(argv);
+	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|segv|wprotect|stack|threads|signal|uname|kill|clock|spawn\n", argv[0]);
+	return 2;
+}

@@ -1,0 +1,129 @@
+"""Real programs in the emulated kernel: statically linked x86-64 ELF programs against glibc
+(non-PIE and static PIE) and musl, loaded by binfmt_elf, running on demand-paged memory with
+copy-on-write after fork (kernel_model/user/static/progtest.c; kernel/binfmt_elf.c,
+mmap.c, memory.c, traps.c)."""
+from pathlib import Path
+
+import pytest
+from guest_events import EventCapture
+
+BUILD = Path(__file__).resolve().parents[2] / "kernel_model" / "build" / "user"
+SIGSEGV_STATUS = 128 + 11  # the machine's status of a process killed by SIGSEGV (a shell's 139)
+X86_PF_WRITE, X86_PF_USER, X86_PF_INSTR = 0x2, 0x4, 0x10
+
+GLIBC = ["progtest", "progtest-pie"]
+ALL = GLIBC + (["progtest-musl"] if (BUILD / "progtest-musl.img").exists() else [])
+
+
+@pytest.fixture
+def machine(make_machine):
+    return make_machine(cpus=2, workload="none")
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_a_static_program_gets_its_arguments_and_auxv(machine, run_program, prog):
+    status, out = run_program(machine, [prog, "hello", "one", "two words"])
+    assert status == 0, out
+    lines = out.decode().splitlines()
+    assert lines[0] == f"hello from {prog}, argc=4"
+    assert lines[1:5] == [f"argv[0]={prog}", "argv[1]=hello", "argv[2]=one", "argv[3]=two words"]
+    assert lines[5] == f"AT_PAGESZ=4096 AT_EXECFN={prog} AT_PLATFORM=x86_64 random=1"
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_malloc_of_small_and_large_blocks(machine, run_program, prog):
+    status, out = run_program(machine, [prog, "malloc"])
+    assert status == 0, out
+    assert out.decode().splitlines() == ["brk grew: yes", "malloc ok"]
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_fork_gives_the_child_its_own_copy(machine, run_program, prog):
+    status, out = run_program(machine, [prog, "fork"])
+    assert status == 0, out
+    assert out.decode().splitlines() == ["child sees 2", "parent sees 1, child exited 7"]
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_mmap_mprotect_munmap(machine, run_program, prog):
+    status, out = run_program(machine, [prog, "mmap"])
+    assert status == 0, out
+    assert out.decode().splitlines() == ["fresh page reads 0", "after mprotect: written",
+                                         "middle page kept: written", "mmap ok"]
+
+
+def test_the_stack_grows_on_demand(machine, run_program):
+    assert run_program(machine, ["progtest", "stack"]) == (0, b"deep stack ok\n")
+
+
+@pytest.mark.parametrize("cmd, said", [("segv", b"about to fault\n"), ("wprotect", b"read-only page reads 0\n")])
+def test_a_bad_access_dies_by_sigsegv(machine, run_program, cmd, said):
+    status, out = run_program(machine, ["progtest", cmd])
+    assert (status, out) == (SIGSEGV_STATUS, said)
+    assert b"progtest[" in machine.console_output() and b"]: segfault at " in machine.console_output()
+    assert run_program(machine, ["true"])[0] == 0  # the machine goes on
+
+
+def test_page_faults_are_on_the_trace(machine, run_program, image):
+    cap = EventCapture(machine)
+    cap.enable("exceptions:page_fault_user", "exceptions:page_fault_kernel")
+    assert run_program(machine, ["progtest", "segv"])[0] == SIGSEGV_STATUS
+    recs = cap.records()
+    user = [r.fields for r in recs if r.event == "exceptions:page_fault_user"]
+    # the first touch of the text is an instruction fetch of a page not yet there
+    assert any(f["error_code"] == X86_PF_USER | X86_PF_INSTR for f in user)
+    # the bad write at address 16: user, write, not present
+    assert any(f["address"] == 16 and f["error_code"] == X86_PF_USER | X86_PF_WRITE for f in user)
+    # the kernel's own faults on user memory: zeroing the end of the data page (padzero)
+    kernel = [r.fields for r in recs if r.event == "exceptions:page_fault_kernel"]
+    assert kernel and all(f["address"] < 1 << 47 and not f["error_code"] & X86_PF_USER for f in kernel)
+    assert all(image.kallsyms_lookup(f["ip"]) for f in kernel)  # faults in kernel text
+
+
+def test_the_kernels_own_programs_are_elf_images_too(machine, run_program):
+    assert run_program(machine, ["echo", "a", "b"]) == (0, b"a b\n")
+    assert (BUILD / "echo.img").read_bytes()[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_pthreads_share_memory_and_join(machine, run_program, prog):
+    """clone(CLONE_VM|CLONE_THREAD|CLONE_SETTLS|...) threads in one address space, a mutex
+    (futex WAIT/WAKE) and pthread_join (CLONE_CHILD_CLEARTID's wake)."""
+    status, out = run_program(machine, [prog, "threads"])
+    assert status == 0, out
+    assert out.decode().splitlines() == ["thread 0 returned 1", "thread 1 returned 2", "counter=20000"]
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_a_handler_runs_on_its_signal(machine, run_program, prog):
+    cap = EventCapture(machine)
+    cap.enable("signal:signal_generate", "signal:signal_deliver")
+    assert run_program(machine, [prog, "signal"]) == (0, b"handler saw signal 10\n")
+    recs = [r for r in cap.records() if r.fields.get("sig") == 10]
+    generate = [r.fields for r in recs if r.event == "signal:signal_generate"]
+    deliver = [r.fields for r in recs if r.event == "signal:signal_deliver"]
+    assert len(generate) == 1 and generate[0]["comm"] == prog.encode()[:15]
+    assert (generate[0]["code"], generate[0]["group"], generate[0]["result"]) == (0, 1, 0)  # SI_USER, kill()
+    assert len(deliver) == 1 and deliver[0]["sa_handler"] != 0
+    assert deliver[0]["sa_flags"] & 0x04000000  # SA_RESTORER: the libc's rt_sigreturn trampoline
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_a_fatal_signal_ends_every_thread(machine, run_program, prog):
+    assert run_program(machine, [prog, "kill"]) == (128 + 15, b"killing myself\n")
+    assert run_program(machine, ["true"])[0] == 0
+
+
+def test_uname_and_limits(machine, run_program):
+    assert run_program(machine, ["progtest", "uname"]) == (0, b"Linux 6.1.0-tracefs-sim x86_64 stack=8388608\n")
+
+
+@pytest.mark.parametrize("prog", ALL)
+def test_clocks(machine, run_program, prog):
+    assert run_program(machine, [prog, "clock"]) == (
+        0, b"slept at least 2ms: yes\nrealtime after 2025: yes\ncpu time > 0: yes\n")
+
+
+@pytest.mark.parametrize("prog", GLIBC)  # (musl's posix_spawn waits for its child on a pipe: pipe2)
+def test_posix_spawn_vforks_and_execs_another_program(machine, run_program, prog):
+    assert run_program(machine, [prog, "spawn"]) == (0, b"spawned echo\nchild exited 0\n")

@@ -1,0 +1,147 @@
+"""The VFS (kernel_model/fs/): each family of file calls, driven by the guest program `fsop`
+(kernel_model/user/fsop.c), gives in the emulated kernel what it gives on this Linux host:
+the same static binary runs on both, in a new directory, and prints every call's result.
+Then the emulated kernel's own file systems: procfs, devtmpfs, the boot tree, the mounts; and
+that nothing a guest program does reaches the host's directories."""
+import resource
+import subprocess
+from pathlib import Path
+
+import pytest
+
+FSOP = Path(__file__).resolve().parents[2] / "kernel_model" / "build" / "user" / "fsop.elf"
+FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec"]
+
+
+@pytest.fixture
+def machine(make_machine):
+    return make_machine(cpus=2)
+
+
+def _nofile_1024():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
+
+
+def on_host(vmlinux, family: str, workdir: Path) -> bytes:
+    """fsop's output on this Linux host (RLIMIT_NOFILE 1024, as init's in the guest)."""
+    out = subprocess.run([str(FSOP), family, str(workdir / family)], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, close_fds=True,
+                         preexec_fn=_nofile_1024, timeout=60, check=True).stdout
+    assert out.count(b"\n") > 5
+    return out
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_call_family_gives_what_linux_gives(vmlinux, machine, run_program, tmp_path, family):
+    expected = on_host(vmlinux, family, tmp_path)
+    status, out = run_program(machine, ["fsop", family, f"/tmp/{family}"])
+    assert status == 0
+    assert out.decode().splitlines() == expected.decode().splitlines()
+
+
+def test_what_a_program_wrote_stays(vmlinux, machine, run_program, tmp_path):
+    """A second run meets what the first left behind (its directory: EEXIST), and the
+    first's files are there, with what the host's run left in its own."""
+    on_host(vmlinux, "rw", tmp_path)
+    assert run_program(machine, ["fsop", "rw", "/run/x"])[0] == 0
+    assert run_program(machine, ["fsop", "rw", "/run/x"]) == (2, b"usage: fsop FAMILY NEW-DIR\n")
+    for name in ("f", "g"):
+        assert run_program(machine, ["cat", f"/run/x/{name}"]) == (0, (tmp_path / "rw" / name).read_bytes())
+
+
+def test_proc(machine, run_program):
+    status, out = run_program(machine, ["cat", "/proc/self/comm", "/proc/self/status", "/proc/filesystems"])
+    assert status == 0
+    lines = out.decode().splitlines()
+    assert lines[0] == "cat"
+    status_fields = dict(l.split(":\t", 1) for l in lines[1:] if ":\t" in l)
+    assert status_fields["Name"] == "cat" and status_fields["State"] == "R (running)"
+    assert status_fields["Pid"] == status_fields["Tgid"] and int(status_fields["PPid"]) > 1
+    assert status_fields["Umask"] == "0022" and status_fields["FDSize"] == "64"
+    assert "nodev\ttmpfs" in lines and "nodev\tproc" in lines and "nodev\tdevtmpfs" in lines
+    assert "nodev\tpipefs" in lines
+
+
+def test_proc_mounts_lists_the_host_view(machine, run_program):
+    """A spawned program's tree: the host's "/" (hostfs, read-only), the kernel's own file
+    systems on it; the services' boot tree (rootfs) is not under its root, so not listed."""
+    status, out = run_program(machine, ["cat", "/proc/mounts"])
+    assert status == 0
+    mounts = [l.split() for l in out.decode().splitlines()]
+    assert [(m[0], m[1], m[2]) for m in mounts] == [
+        ("hostfs", "/", "hostfs"), ("proc", "/proc", "proc"), ("udev", "/dev", "devtmpfs"),
+        ("tmpfs", "/dev/shm", "tmpfs"), ("tmpfs", "/tmp", "tmpfs"), ("tmpfs", "/run", "tmpfs")]
+    assert mounts[0][3].startswith("ro,") and mounts[4][3].startswith("rw,nosuid,nodev,")
+    assert all(m[4:] == ["0", "0"] for m in mounts)
+
+
+def test_the_root_is_the_hosts_read_only(machine, run_program):
+    assert run_program(machine, ["cat", "/etc/hostname"]) == (0, Path("/etc/hostname").read_bytes())
+    status, out = run_program(machine, ["dd", "if=/dev/zero", "of=/etc/new", "count=1"])
+    assert status == 1 and b"Read-only file system" in out
+    status, out = run_program(machine, ["dd", "if=/dev/zero", "of=/etc/hostname", "count=1"])
+    assert status == 1 and b"Read-only file system" in out
+    status, out = run_program(machine, ["fsop", "open", "/newdir"])
+    assert status == 2
+
+
+def test_dev_nodes(machine, run_program):
+    status, out = run_program(machine, ["dd", "if=/dev/urandom", "of=/dev/null", "bs=512", "count=4"])
+    assert status == 0 and out.endswith(b"2048 bytes copied\n")
+    status, out = run_program(machine, ["cat", "/dev/tty"])
+    assert status == 1 and out == b"cat: /dev/tty: No such device or address\n"
+
+
+def test_nothing_reaches_the_hosts_directories(machine, run_program, tmp_path):
+    """The host's tree is read-only to a guest program (hostfs: EROFS), and the guest's /tmp
+    is its own tmpfs over the host's: nothing a program does lands on the host."""
+    here = Path(__file__).resolve().parent
+    before = sorted(p.name for p in here.iterdir())
+    status, out = run_program(machine, ["fsop", "rw", str(here / "fsop-was-here")])
+    assert status == 2 and not (here / "fsop-was-here").exists()
+    assert run_program(machine, ["cat", str(here / "test_vfs.py")])[1] == Path(__file__).read_bytes()
+    status, _ = run_program(machine, ["fsop", "dir", str(tmp_path)])   # no such directory in the guest's /tmp
+    assert status == 2
+    status, _ = run_program(machine, ["fsop", "dir", f"/tmp/{tmp_path.name}"])
+    assert status == 0 and not any(tmp_path.iterdir())
+    assert sorted(p.name for p in here.iterdir()) == before
+
+
+def test_host_kernel_file_systems_are_sealed(machine, run_program):
+    """The host's /sys (sysfs, tracefs, debugfs...) is an empty directory to the guest; its
+    /proc is the guest's own procfs."""
+    status, out = run_program(machine, ["cat", "/sys/kernel/tracing/trace", "/sys/kernel/debug"])
+    assert status == 1
+    assert out == (b"cat: /sys/kernel/tracing/trace: No such file or directory\n"
+                   b"cat: /sys/kernel/debug: No such file or directory\n")
+    assert run_program(machine, ["cat", "/proc/self/comm"]) == (0, b"cat\n")
+
+
+def _host_listing(path: str) -> str:
+    """fsop ls's line for a host directory: every name with its type, sorted."""
+    import os
+    entries = [(".", 4), ("..", 4)]
+    with os.scandir(path) as it:
+        for e in it:
+            kind = 10 if e.is_symlink() else 4 if e.is_dir(follow_symlinks=False) else \
+                8 if e.is_file(follow_symlinks=False) else None
+            if kind is None:
+                kind = {0o010000: 1, 0o020000: 2, 0o060000: 6, 0o140000: 12}[os.lstat(e.path).st_mode & 0o170000]
+            entries.append((e.name[:60], kind))
+    return f"{path}: getdents64 = 0:" + "".join(f" [{k:02d} {n}]" for n, k in sorted(entries, key=lambda x: x[0]))
+
+
+def test_host_directories_list_as_on_the_host(machine, run_program):
+    here = str(Path(__file__).resolve().parent)
+    for path in ("/etc", here):
+        status, out = run_program(machine, ["fsop", "ls", path])
+        assert status == 0
+        assert out.decode().strip() == _host_listing(path)
+
+
+def test_host_symlinks_are_walked_by_the_guest(machine, run_program):
+    """/bin/sh on the host is a chain of links (merged /usr, the alternatives): the guest
+    reads each and walks it; a large binary comes through whole."""
+    target = Path("/bin/sh")
+    assert run_program(machine, ["cat", "/bin/sh"]) == (0, target.read_bytes())
