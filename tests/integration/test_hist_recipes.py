@@ -10,7 +10,7 @@ from simtest import REPO, tracefs_sim
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                 reason="needs /dev/fuse, root and mount namespaces")
 
-SYM_ENTRY = (r"^\{ call_site: \[ffffffff[0-9a-f]{8}\] (\w+) +\} hitcount: +(\d+)  bytes_req: +(\d+)"
+SYM_ENTRY = (r"^\{ call_site: \[(ffffffff[0-9a-f]{8})\] (\w+) +\} hitcount: +(\d+)  bytes_req: +(\d+)"
              r"  bytes_alloc: +(\d+)$")
 
 
@@ -31,13 +31,14 @@ def test_hist_kmalloc_recipe():
     assert lines[at + 1:at + 6] == ["# event histogram", "#", "# trigger info: " + info, "#", ""]
     entries = [re.match(SYM_ENTRY, line) for line in lines[at + 6:lines.index("", at + 6)]]
     assert entries and all(entries), result.stdout
-    names = [m.group(1) for m in entries]
-    assert "getname" in names and len(set(names)) == len(names)      # one entry per call site
-    alloc = [int(m.group(4)) for m in entries]
+    sites = [m.group(1) for m in entries]
+    assert "hostfs_lookup" in [m.group(2) for m in entries]     # cat opens /etc/passwd
+    assert len(set(sites)) == len(sites)                          # one entry per call site
+    alloc = [int(m.group(5)) for m in entries]
     assert alloc == sorted(alloc, reverse=True)
-    assert all(int(m.group(3)) <= int(m.group(4)) for m in entries)   # asked for <= given
+    assert all(int(m.group(4)) <= int(m.group(5)) for m in entries)   # asked for <= given
     hits, n, dropped = totals(lines, at)
-    assert n == len(entries) and dropped == 0 and hits == sum(int(m.group(2)) for m in entries)
+    assert n == len(entries) and dropped == 0 and hits == sum(int(m.group(3)) for m in entries)
 
 
 def test_hist_read_execname_recipe():
