@@ -284,6 +284,8 @@ class EventTriggers:
                 return
             if spec.cont or spec.clear:
                 raise hist_trigger.HistError(errno.ENOENT, hist_trigger.ERR_TRIGGER_ENOENT_CLEAR, "")
+            if any(a.guest.action == "snapshot" for a in spec.actions):
+                self._alloc_snapshot()      # action_create(): tracing_alloc_snapshot_instance()
             if named:       # the named trigger's map (and what it aggregates)
                 new.map, new.hist = named[0].map, named[0].hist
                 new.map.users += 1
