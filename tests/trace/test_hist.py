@@ -329,3 +329,20 @@ def test_named_triggers_share_one_map(core):
     assert core.guest.hist_maps.specs    # still sched_wakeup's
     t.write(wakeup, b"!hist:name=foo:keys=common_pid:vals=hitcount if common_pid > 0\n")
     assert core.guest.hist_maps.specs == {}
+
+
+def test_timestamps_set_the_trace_clock(synth_core):
+    """6.1 (real-tracefs): a trigger with timestamps sets its clock= (global by default) as the
+    trace array's trace_clock; an unknown one is "Couldn't set trace_clock" under its name."""
+    core = synth_core
+    t, waking = core.top.triggers, ev(core, name="sched_waking")
+    assert core.top.read_trace_clock().startswith(b"[local] ")
+    t.write(waking, b"hist:keys=pid:ts0=common_timestamp.usecs:clock=mono\n")
+    assert b" [mono] " in core.top.read_trace_clock()
+    assert t.read(waking).endswith(b":size=2048:clock=mono [active]\n")
+    cmd = b"hist:keys=prio:t=common_timestamp:clock=bogus"
+    assert errno_of(t.write, waking, cmd + b"\n") == errno.EINVAL
+    assert core.top.error_log.read().split(b"] ", 1)[1] == (
+        b"hist:sched:sched_waking: error: Couldn't set trace_clock\n  Command: " + cmd + b"\n" + b" " * 51 + b"^\n")
+    t.write(ev(core), b"hist:keys=next_pid:lat=common_timestamp.usecs-$ts0\n")
+    assert core.top.read_trace_clock().startswith(b"local [global] ")

@@ -72,6 +72,7 @@ ERR_INVALID_STR_OPERAND = "String type can not be an operand in expression"
 ERR_UNARY_MINUS_SUBEXPR = "Unary minus not supported in sub-expressions"
 ERR_DIVISION_BY_ZERO = "Division by zero"
 ERR_EVENT_FILE_NOT_FOUND = "Event file not found"
+ERR_SET_CLOCK_FAIL = "Couldn't set trace_clock"
 ERR_NAMED_MISMATCH = "Named hist trigger doesn't match existing named trigger (includes variables)"
 VARS_MAX, ACTIONS_MAX, PARAMS_MAX = 16, 2, 8     # TRACING_MAP_VARS_MAX; the guest's hist_action
 
@@ -141,7 +142,8 @@ class HistSpec:
     vars: list[HistVar] = dataclass_field(default_factory=list)
     refs: list[VarRef] = dataclass_field(default_factory=list)
     actions: list[Action] = dataclass_field(default_factory=list)
-    timestamps: bool = False        # hist_data->enable_timestamps: clock= is shown
+    timestamps: bool = False        # hist_data->enable_timestamps: clock= is shown, and set
+    clock: str = "global"
 
     @property
     def key_size(self) -> int:
@@ -161,7 +163,7 @@ class HistSpec:
                                    for i, d in self.sort)
         out += f":size={1 << self.map_bits}"
         if self.timestamps:
-            out += ":clock=global"
+            out += f":clock={self.clock}"
         out += "".join(":" + a.text for a in self.actions)
         text = out.encode()
         if filter_text is not None:
@@ -277,6 +279,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
     param = param.replace(".sym-offset", ".symXoffset")
     var_defs: list[tuple[str, str]] = []
     action_strs: list[str] = []
+    clock = "global"
     keys_str = vals_str = sort_str = name = None
     map_bits = 0
     pause = cont = clear = False
@@ -306,8 +309,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
                     raise HistError(errno.EINVAL)
                 map_bits = bits
             elif lhs == "clock=":
-                if value != "global":       # (only the trace clock a histogram's timestamps use)
-                    raise HistError(errno.EINVAL)
+                clock = value
             else:
                 if len(var_defs) >= VARS_MAX:
                     raise HistError(errno.EINVAL, ERR_TOO_MANY_VARS, part)
@@ -354,6 +356,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
         raise HistError(errno.EINVAL)
     spec = HistSpec(keys, vals, _sort_keys(sort_str, vals, keys), map_bits or MAP_BITS_DEFAULT, name,
                     pause, cont, clear)
+    spec.clock = clock
     if (var_defs or action_strs) and env is None:
         raise HistError(errno.EINVAL)
     parser = _ExprParser(spec, fields, env, remove)
@@ -755,10 +758,14 @@ def _heapsort(items: list, cmp: Callable) -> None:
 
 @dataclass
 class HistContext:
-    """What printing keys needs: kallsyms_lookup() and the syscalls' names."""
+    """What printing keys needs (kallsyms_lookup() and the syscalls' names), and the trace
+    array's clock."""
 
     symbolize: Callable[[int], tuple[str, int, int] | None]
     syscall_names: dict[int, str] = dataclass_field(default_factory=dict)
+    # tracing_set_clock() of the trace array (a trigger with timestamps sets its clock=); OSError
+    # (EINVAL): no such clock
+    set_clock: Callable[[str], None] | None = None
 
 
 def _sym(ctx: HistContext, addr: int, offset: bool) -> str:

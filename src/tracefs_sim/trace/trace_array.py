@@ -136,7 +136,8 @@ class TraceArray:
             shared.ftrace, slot, self.options, self.events, guest, top_level=self.top_level)
         self.snapshot = Snapshot(self)
         self.triggers = self.events.make_triggers(shared.triggers, self.snapshot.alloc,
-                                                  HistContext(shared.symbolize, _syscall_names(self.registry)))
+                                                  HistContext(shared.symbolize, _syscall_names(self.registry),
+                                                              lambda name: self.write_trace_clock(name.encode())))
 
     @property
     def output_flags(self) -> OutputFlags:

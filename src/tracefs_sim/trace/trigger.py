@@ -284,6 +284,11 @@ class EventTriggers:
                 return
             if spec.cont or spec.clear:
                 raise hist_trigger.HistError(errno.ENOENT, hist_trigger.ERR_TRIGGER_ENOENT_CLEAR, "")
+            if spec.timestamps and self.hist_context.set_clock is not None:
+                try:    # hist_register_trigger(): tracing_set_clock() (the buffers start afresh)
+                    self.hist_context.set_clock(spec.clock)
+                except OSError:
+                    raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_SET_CLOCK_FAIL, spec.clock) from None
             if any(a.guest.action == "snapshot" for a in spec.actions):
                 self._alloc_snapshot()      # action_create(): tracing_alloc_snapshot_instance()
             if named:       # the named trigger's map (and what it aggregates)
