@@ -17,6 +17,9 @@
 struct ftrace_control ftrace_control;
 struct ftrace_probes ftrace_probes;
 struct ftrace_site_entry ftrace_site_map[FTRACE_MAP_ENTRIES];
+/* tracing_thresh (ns), host-written: not 0, function_graph hooks returns but records only
+ * the exits that took at least this long (trace_graph_thresh_return()), and no entries */
+u64 tracing_thresh;
 
 /* task_struct.trace_recursion bits (include/linux/trace_recursion.h) */
 #define TRACE_FTRACE_BIT	0	/* + context: normal, softirq, hardirq */
@@ -220,6 +223,31 @@ static notrace unsigned long graph_ret_addr(struct task_struct *t, int *idx, uns
 }
 
 /*
+ * The return addresses of the traced function's context from its site on:
+ * the site's call (function+5), the function's caller, then the
+ * frame-pointer chain (the walk starts from the saved registers), each
+ * hooked return given as the real one.  Appended to calls[n..max); the new n.
+ */
+notrace int ftrace_unwind(struct task_struct *t, struct pt_regs *regs, unsigned long *calls, int n, int max)
+{
+	unsigned long lo = regs->sp, hi = regs->sp + THREAD_SIZE, bp = regs->bp;
+	int idx = t->curr_ret_stack;
+
+	calls[n++] = regs->ip + MCOUNT_INSN_SIZE;
+	calls[n++] = graph_ret_addr(t, &idx, *(unsigned long *)regs->sp);
+	while (n < max && bp >= lo && bp + 16 <= hi && !(bp & 7)) {
+		unsigned long ret = graph_ret_addr(t, &idx, ((unsigned long *)bp)[1]);
+
+		if (ret < (unsigned long)_stext || ret >= (unsigned long)_etext)
+			break;
+		calls[n++] = ret;
+		lo = bp + 16;
+		bp = ((unsigned long *)bp)[0];
+	}
+	return n;
+}
+
+/*
  * __ftrace_trace_stack() for func_stack_trace: the return addresses as
  * Linux's unwinder reports them past the tracer's own frames: the one into
  * the trampoline (its call of the dispatcher, just below regs), the site's
@@ -231,22 +259,11 @@ static notrace void trace_stack(struct task_struct *t, u32 slots, struct pt_regs
 {
 	struct trace_event_file file = { slots, TRACE_STACK, 0 };
 	unsigned long calls[FTRACE_STACK_MAX];
-	unsigned long lo = regs->sp, hi = regs->sp + THREAD_SIZE, bp = regs->bp;
-	int n = 0, idx = t->curr_ret_stack;
 	struct stack_entry *e;
+	int n;
 
-	calls[n++] = ((unsigned long *)regs)[-1];
-	calls[n++] = regs->ip + MCOUNT_INSN_SIZE;
-	calls[n++] = graph_ret_addr(t, &idx, *(unsigned long *)regs->sp);
-	while (n < FTRACE_STACK_MAX && bp >= lo && bp + 16 <= hi && !(bp & 7)) {
-		unsigned long ret = graph_ret_addr(t, &idx, ((unsigned long *)bp)[1]);
-
-		if (ret < (unsigned long)_stext || ret >= (unsigned long)_etext)
-			break;
-		calls[n++] = ret;
-		lo = bp + 16;
-		bp = ((unsigned long *)bp)[0];
-	}
+	calls[0] = ((unsigned long *)regs)[-1];
+	n = ftrace_unwind(t, regs, calls, 1, FTRACE_STACK_MAX);
 	e = trace_event_buffer_reserve(&file, sizeof(*e) + n * sizeof(long));
 	if (!e)
 		return;
@@ -395,7 +412,7 @@ static notrace void graph_entry(struct task_struct *t, u32 slots, u8 site_flags,
 	rs->slots = slots;
 	t->curr_ret_stack = depth + 1;
 	*retp = (unsigned long)return_to_handler;
-	if (slots) {
+	if (slots && !READ_ONCE(tracing_thresh)) {
 		struct percpu *pc = this_cpu();
 		struct trace_write w;
 		struct ftrace_graph_ent_entry *e = trace_event_reserve_inline(pc, slots, sizeof(*e), &w);
@@ -420,6 +437,8 @@ static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ft
 
 	if (unlikely(st.flags & FTRACE_SITE_PROBES))
 		ftrace_run_probes(t, idx, regs);
+	if (unlikely(st.flags & FTRACE_SITE_STACK))
+		check_stack(t, regs);
 	if (unlikely((fn | graph) & filtered)) {
 		fn = (fn & ~filtered) | ftrace_pid_slots(fn & filtered, t->pid);
 		graph = (graph & ~filtered) | ftrace_pid_slots(graph & filtered, t->pid);
@@ -524,7 +543,7 @@ notrace void ftrace_dispatch(struct pt_regs *regs)
 	struct ftrace_entry *e;
 
 	if (unlikely(trace_fast_check(pc, slots, sizeof(*e), &f) | (t == NULL) | ftrace_cpu_busy[pc->h.cpu] |
-		     (st & (0xff00 | FTRACE_SITE_PROBES << 16)) |	/* function_graph, function probes */
+		     (st & (0xff00 | (FTRACE_SITE_PROBES | FTRACE_SITE_STACK) << 16)) |	/* function_graph, probes, stack tracer */
 		     (func_slots & READ_ONCE(ftrace_control.slow_slots))))
 		return ftrace_dispatch_slow(regs);
 	e = trace_fast_claim(pc, &f, sizeof(*e));
@@ -577,11 +596,13 @@ notrace unsigned long ftrace_return_to_handler(unsigned long flags)
 		struct percpu *pc = this_cpu();
 		struct ftrace_graph_ret_entry *e;
 		struct trace_write w;
-		u64 rettime;
+		u64 rettime, thresh;
 
 		preempt_disable();
 		rettime = trace_clock_read(pc);
-		e = trace_event_reserve_inline(pc, rs->slots, sizeof(*e), &w);
+		thresh = READ_ONCE(tracing_thresh);
+		e = thresh && rettime - rs->calltime < thresh ? NULL
+			: trace_event_reserve_inline(pc, rs->slots, sizeof(*e), &w);
 		if (e) {
 			trace_entry_fill(pc, &e->ent, TRACE_GRAPH_RET, flags, t->pid);
 			e->ret.func = rs->func;

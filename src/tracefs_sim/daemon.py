@@ -16,6 +16,7 @@ from .fs import TracefsOperations, build_tree
 from .fs.layout import add_debug_views, add_session_views
 from .fs.operations import SessionSync
 from .host_heap import fix_mmap_threshold
+from .lib.sysctl import SysctlFile
 from .machine.contract import ServedMachine
 from .probes.ftrace import FtraceEnabled
 from .trace.kallsyms_file import KallsymsView, KptrRestrict
@@ -94,9 +95,11 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
         if stack.kprobe_views is not None:
             add_debug_views(tree, stack.kprobe_views)
         kptr_restrict = KptrRestrict()
-        sysctls: dict[str, KptrRestrict | FtraceEnabled] = {"kptr_restrict": kptr_restrict}
+        sysctls: dict[str, SysctlFile] = {"kptr_restrict": kptr_restrict}
         if stack.ftrace_sites is not None:
             sysctls["ftrace_enabled"] = FtraceEnabled(stack.ftrace_sites)
+        if tracing.stack_tracer is not None:
+            sysctls["stack_tracer_enabled"] = tracing.stack_tracer.sysctl
         add_session_views(tree, namespace.ProcMountsView(mountpoint),
                           KallsymsView(machine.kallsyms(), kptr_restrict), sysctls)
         operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once,

@@ -26,6 +26,7 @@ DEBUG_TRACING_DIR = DEBUGFS_DIR + "/tracing"
 DEBUG_VIEWS_DIR = ".tracefs-sim-debug"
 PROC_MOUNTS_VIEW = "proc-mounts"   # in DEBUG_VIEWS_DIR: ProcMountsView
 PROC_KALLSYMS_VIEW = "proc-kallsyms"   # trace/kallsyms_file.py's KallsymsView
+_PROC_SYS_KERNEL = "/proc/sys/kernel"
 SYSCTL_KERNEL_VIEW = "sysctl-kernel"   # /proc/sys/kernel's tracing sysctls (fs/layout.py)
 
 # How Linux 6.1 lists tracefs in /proc/mounts.
@@ -228,8 +229,12 @@ class Overlay:
         views = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR)
         files = {PROC_MOUNTS_VIEW: "/proc/mounts", PROC_KALLSYMS_VIEW: "/proc/kallsyms"}
         sysctls = os.path.join(views, SYSCTL_KERNEL_VIEW)
-        for name in sorted(os.listdir(sysctls)) if os.path.isdir(sysctls) else ():
-            files[os.path.join(SYSCTL_KERNEL_VIEW, name)] = os.path.join("/proc/sys/kernel", name)
+        served = sorted(os.listdir(sysctls)) if os.path.isdir(sysctls) else []
+        missing = [name for name in served if not os.path.lexists(os.path.join(_PROC_SYS_KERNEL, name))]
+        if missing:
+            self._lay_sysctl_dir(missing)
+        for name in served:
+            files[os.path.join(SYSCTL_KERNEL_VIEW, name)] = os.path.join(_PROC_SYS_KERNEL, name)
         for name, target in files.items():
             if not os.path.lexists(target):
                 continue   # a file this host's kernel lacks cannot be made in /proc
@@ -241,6 +246,34 @@ class Overlay:
                 os.close(fd)
             self._mounted.append(target)
         self._bind_views({"sysctl-debug": "/proc/sys/debug"})
+
+    def _lay_sysctl_dir(self, missing: list[str]) -> None:
+        """Make room in /proc/sys/kernel for the emulated kernel's sysctls this host's kernel
+        lacks (a file cannot be made in /proc): a tmpfs over it holds an entry per host entry,
+        each with the host's bound over it (from a detached clone taken before), and an empty
+        file per missing one, which bind_proc_views covers with the view."""
+        host = sc.open_tree_clone(_PROC_SYS_KERNEL)
+        try:
+            base = f"/proc/self/fd/{host}"
+            names = sorted(os.listdir(base))
+            sc.mount("tracefs-sim", _PROC_SYS_KERNEL, "tmpfs", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC, "mode=0555")
+            self._mounted.append(_PROC_SYS_KERNEL)
+            for name in names:
+                source, target = os.path.join(base, name), os.path.join(_PROC_SYS_KERNEL, name)
+                if os.path.isdir(source):
+                    os.mkdir(target)
+                else:
+                    os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+                fd = sc.open_tree_clone(source)
+                try:
+                    sc.move_mount_fd(fd, target)
+                finally:
+                    os.close(fd)
+                self._mounted.append(target)
+            for name in missing:
+                os.close(os.open(os.path.join(_PROC_SYS_KERNEL, name), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        finally:
+            os.close(host)
 
     def _bind_views(self, views: dict[str, str]) -> None:
         assert_private(self._host_ns)

@@ -28,7 +28,7 @@ TOP_FILES = {
     "printk_formats": 0o440, "saved_cmdlines": 0o440, "saved_cmdlines_size": 0o640, "saved_tgids": 0o440, "set_event": 0o640,
     "set_event_notrace_pid": 0o640, "set_event_pid": 0o640, "snapshot": 0o640, "trace": 0o640, "trace_clock": 0o640,
     "trace_marker": 0o220, "trace_marker_raw": 0o220, "trace_options": 0o640, "trace_pipe": 0o440, "tracing_cpumask": 0o640,
-    "tracing_on": 0o640,
+    "tracing_on": 0o640, "tracing_max_latency": 0o640, "tracing_thresh": 0o640,
 }
 CPU_FILES = {"buffer_size_kb": 0o640, "snapshot": 0o640, "snapshot_raw": 0o440, "stats": 0o440, "trace": 0o640,
              "trace_pipe": 0o440, "trace_pipe_raw": 0o440}

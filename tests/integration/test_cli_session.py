@@ -106,7 +106,7 @@ echo '== off'; cat /proc/sys/kernel/ftrace_enabled; grep -c . {T}/enabled_functi
 echo 5 > /proc/sys/kernel/ftrace_enabled; tracefs-sim exec cat /etc/hostname > /dev/null
 echo '== on'; cat /proc/sys/kernel/ftrace_enabled; grep -c . {T}/enabled_functions; grep -c 'cat-.*vfs_read' {T}/trace
 echo abc > /proc/sys/kernel/ftrace_enabled || echo refused
-echo '== absent'; for f in stack_tracer_enabled perf_event_paranoid traceoff_on_warning; do
+echo '== absent'; for f in perf_event_paranoid traceoff_on_warning; do
     cat /proc/sys/kernel/$f 2>/dev/null || echo "no $f"; echo 1 2>/dev/null > /proc/sys/kernel/$f || echo "no write"; done
 """)
     assert result.returncode == 0, result.stderr
@@ -119,8 +119,46 @@ echo '== absent'; for f in stack_tracer_enabled perf_event_paranoid traceoff_on_
     on = section(out, "on")
     assert on[:2] == ["5", "1"] and int(on[2]) > 0, out
     assert out.count("refused") == 2
-    assert section(out, "absent") == ["no stack_tracer_enabled", "no write", "no perf_event_paranoid", "no write",
-                                      "no traceoff_on_warning", "no write"]
+    assert section(out, "absent") == ["no perf_event_paranoid", "no write", "no traceoff_on_warning", "no write"]
+    assert _host_sysctls() == host
+
+
+def test_stack_tracer_in_a_session():
+    """kernel.stack_tracer_enabled is the emulated kernel's: on, stack_trace shows the deepest
+    stack of the functions stack_trace_filter names; bad writes are refused as 6.1 does."""
+    host = _host_sysctls()
+    T = "/sys/kernel/tracing"
+    result = run("-c", f"""
+echo '== off'; cat /proc/sys/kernel/stack_tracer_enabled {T}/stack_max_size {T}/stack_trace_filter
+cat {T}/stack_trace
+echo vfs_read > {T}/stack_trace_filter; echo 'vfs_read:traceon' 2>&1 >> {T}/stack_trace_filter | grep -c 'No such device'
+echo 'vfs_read:nosuch' >> {T}/stack_trace_filter || echo refused
+echo 1 > /proc/sys/kernel/stack_tracer_enabled; tracefs-sim exec cat /etc/hostname > /dev/null
+echo 0 > /proc/sys/kernel/stack_tracer_enabled
+echo '== on'; cat /proc/sys/kernel/stack_tracer_enabled {T}/stack_trace_filter {T}/stack_max_size {T}/stack_trace
+echo '== bad'; echo abc > {T}/stack_max_size || echo refused; echo 0 > {T}/stack_max_size
+echo '== reset'; cat {T}/stack_max_size; head -3 {T}/stack_trace
+""")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    from simtest import section
+    off = section(out, "off")
+    assert off[:6] == ["0", "0", "#### all functions enabled ####",
+                       "        Depth    Size   Location    (0 entries)", "        -----    ----   --------", "#"]
+    assert "#  Stack tracer disabled" in off
+    on = section(out, "on")
+    assert on[:2] == ["0", "vfs_read"], out
+    size = int(on[2])
+    assert on[3] == "        Depth    Size   Location    (5 entries)"
+    rows = [line.split() for line in on[5:]]
+    assert [row[3].split("+")[0] for row in rows] == ["vfs_read", "ksys_read", "__x64_sys_read", "do_syscall_64",
+                                                      "entry_SYSCALL_64_after_hwframe"]
+    assert rows[0][:2] == ["0)", str(size)] and rows[0][3].startswith("vfs_read+0x5/")
+    depths = [int(row[1]) for row in rows]
+    assert [int(row[2]) for row in rows] == [a - b for a, b in zip(depths, depths[1:] + [0])]
+    assert out.count("refused") == 2
+    reset = section(out, "reset")
+    assert reset[0] == "0" and reset[1].endswith("(5 entries)") and reset[3] == "#"
     assert _host_sysctls() == host
 
 

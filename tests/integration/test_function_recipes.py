@@ -191,3 +191,19 @@ def test_func_no_repeats_through_a_session(tmp_path):
     assert stamps[0] <= float(match.group(1)) <= stamps[1] <= stamps[2]
     assert re.match(CONTEXT + r"do_exit <-__x64_sys_exit_group$", trace[2]), trace
     assert "\tfield:u16 count;\toffset:24;\tsize:2;\tsigned:0;" in lines
+
+
+def test_stack_tracer_recipe():
+    """The deepest stack while dd runs: stack_max_size is the first frame's depth, each frame's
+    size the difference to the next one's."""
+    lines = run_recipe("stack_tracer.sh").splitlines()
+    size = int(lines[0])
+    match = re.fullmatch(r"        Depth    Size   Location    \((\d+) entries\)", lines[1])
+    assert match and lines[2] == "        -----    ----   --------", lines
+    rows = [re.fullmatch(r" *(\d+)\) +(\d+) +(\d+)   (\w+)\+0x([0-9a-f]+)/0x[0-9a-f]+", line) for line in lines[3:]]
+    assert len(rows) == int(match.group(1)) > 3 and all(rows), lines
+    assert [int(row.group(1)) for row in rows] == list(range(len(rows)))
+    depths = [int(row.group(2)) for row in rows]
+    assert depths[0] == size and depths == sorted(depths, reverse=True)
+    assert [int(row.group(3)) for row in rows] == [a - b for a, b in zip(depths, depths[1:] + [0])]
+    assert rows[0].group(5) == "5"   # measured at the function's entry: its site's return

@@ -185,6 +185,25 @@ def test_funcgraph_shows_a_programs_call_graph_for_a_duration(tmp_path):
     assert section(out, "after") == ["nop", ALL_ENABLED, ALL_ENABLED]
 
 
+def test_funcslower_shows_the_slow_returns(tmp_path):
+    """funcslower writes tracing_thresh: function_graph then records only the returns of the
+    calls that took that long, each with its function named (its entry was not recorded)."""
+    # cat runs once funcslower has cleared the trace
+    start = START_CAT_ONCE_TRACING.replace("done; tracefs-sim", "done; sleep 0.5; tracefs-sim")
+    out = run(f"{start} start_cat function_graph & echo '== slow';"
+              f"timeout 60 funcslower-perf -d 2 vfs_read 1; echo \"== status $?\"; wait; "
+              f"echo '== thresh'; cat {T}/tracing_thresh; {FUNCTION_AFTER}",
+              tmp_path, "--workload", "none", "--cpus", "1")
+    assert "== status 0" in out
+    lines = section(out, "slow")
+    assert lines[0] == 'Tracing "vfs_read" slower than 1 us for 2 seconds...'
+    assert lines[-2:] == ["", "Ending tracing..."]
+    slow = [re.fullmatch(r" 0\) [ +!#*@$] +(\d+)\.\d{3} us \|  \} /\* vfs_read \*/", line) for line in lines[1:-2]]
+    assert slow and all(slow) and all(int(m.group(1)) >= 1 for m in slow), lines
+    assert section(out, "thresh") == ["0"]
+    assert section(out, "after") == ["nop", ALL_ENABLED, ALL_ENABLED]
+
+
 def test_functrace_shows_a_programs_calls_for_a_duration(tmp_path):
     out = run(f"{START_CAT_ONCE_TRACING} start_cat function & echo '== trace';"
               f"timeout 60 functrace-perf -H -d 2 'vfs_*'; echo \"== status $?\"; wait; {FUNCTION_AFTER}",

@@ -129,10 +129,30 @@ def test_graph_entries_and_exits_nest(machine):
             assert calltime < enter_ts <= rettime < ts  # the entry record is written after calltime
             assert rettime > calltime and overrun == 0
     assert not stack
-    assert {"vfs_read", "ramfs_read", "simple_read_from_buffer", "copy_to_user"} <= seen
+    assert {"vfs_read", "hostfs_read_iter", "copy_to_iter", "copy_to_user"} <= seen
     assert "ksys_read" not in seen and "do_syscall_64" not in seen  # outside set_graph_function
     sites.set_graph(0, None, graph_functions=NONE, graph_notrace=NONE)
     assert_text_restored(machine)
+
+
+def test_tracing_thresh_records_only_slow_exits(machine):
+    sites = machine.sites
+    sites.set_graph(0, frozenset(sites.functions), graph_functions=frozenset({"vfs_read"}), graph_notrace=NONE)
+    run(machine, ["cat", "/etc/passwd"])
+    every = [e for events in graph_events(machine, records(machine)).values() for e in events]
+    exits = [e for e in every if e[0] == "exit"]
+    durations = sorted(rettime - calltime for _, _, _, _, calltime, rettime, _ in exits)
+    thresh = durations[len(durations) // 2] + 1
+    sites.set_graph_thresh(thresh)
+    run(machine, ["cat", "/etc/passwd"])
+    events = [e for events in graph_events(machine, records(machine)).values() for e in events]
+    # no entries; exits only of the calls that took at least the threshold (vfs_read among them)
+    assert events and all(e[0] == "exit" and e[5] - e[4] >= thresh for e in events)
+    assert "vfs_read" in {e[1] for e in events} and len(events) < len(exits)
+    sites.set_graph_thresh(0)
+    run(machine, ["cat", "/etc/passwd"])
+    assert "enter" in {e[0] for events in graph_events(machine, records(machine)).values() for e in events}
+    sites.set_graph(0, None, graph_functions=NONE, graph_notrace=NONE)
 
 
 def test_graph_notrace_drops_function_and_children(machine):
@@ -142,7 +162,7 @@ def test_graph_notrace_drops_function_and_children(machine):
     proc, _ = run(machine, ["cat", "/etc/passwd"])
     events = graph_events(machine, records(machine))[proc.pid]
     seen = {e[1] for e in events}
-    assert "simple_read_from_buffer" in seen
+    assert "copy_to_iter" in seen
     assert "copy_to_user" not in seen
     # access_ok runs in vfs_read itself (depth 1) and under copy_to_user (not traced)
     assert {e[2] for e in events if e[1] == "access_ok"} == {1}
@@ -348,3 +368,32 @@ def test_funcgraph_irqs_off_skips_interrupt_handlers(machine):
     assert {e[1] for evs in graph_events(machine, recs).values() for e in evs} >= {"hrtimer_interrupt"}
     # (exits of calls hooked before the change may still come, in any context, as in Linux)
     assert all(r[3] & FLAG_HARDIRQ for r in recs if r[2] == TRACE_GRAPH_ENT)
+
+
+def test_stack_tracer_keeps_the_deepest_stack(machine):
+    sites = machine.sites
+    assert sites.read_stack_max() == (0, [])
+    sites.set_stack_tracer(frozenset({"vfs_read"}))
+    assert "vfs_read" in {name for name, _, _ in sites.enabled()}
+    run(machine, ["cat", "/etc/passwd"])
+    size, entries = sites.read_stack_max()
+    names = [sym(machine, addr) for addr, _ in entries]
+    # from the measured function's site up to the system call's entry, each return address
+    # where its slot lies: the deepest first, the depths falling to the entry's
+    assert names == ["vfs_read", "ksys_read", "__x64_sys_read", "do_syscall_64", "entry_SYSCALL_64_after_hwframe"]
+    assert entries[0][0] == machine.image.mcount_sites["vfs_read"] + 5
+    depths = [depth for _, depth in entries]
+    assert depths[0] == size and depths == sorted(depths, reverse=True) and depths[-1] > 0
+    # a stack no deeper than the maximum changes nothing; a lower maximum is passed again
+    run(machine, ["cat", "/etc/passwd"])
+    assert sites.read_stack_max() == (size, entries)
+    sites.set_stack_max_size(0)
+    run(machine, ["cat", "/etc/passwd"])
+    assert sites.read_stack_max()[0] == size
+    # off: the sites go back to their nops, the maximum stays
+    sites.set_stack_tracer(None)
+    assert sites.patched_count == 0
+    sites.set_stack_max_size(0)
+    run(machine, ["cat", "/etc/passwd"])
+    assert sites.read_stack_max() == (0, entries)
+    assert_text_restored(machine)

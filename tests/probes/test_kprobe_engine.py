@@ -73,7 +73,9 @@ def test_int3_and_optimised_hits_fetch_and_restore(machine):
     base = m.image.addr("do_sys_openat2")
     # +5 push %rbp (its successor is covered by the optprobe at +6: stays int3),
     # +6 mov %rsp,%rbp.. (optimisable), the call to getname (emulated int3)
-    call = next(i for i in X.decode(m.image.read(base, 64), base) if i.cs.mnemonic == "call")
+    getname = m.image.addr("getname")
+    call = next(i for i in X.decode(m.image.read(base, 128), base)
+                if i.cs.mnemonic == "call" and i.cs.op_str == hex(getname))
     args = parse_args(["filename=+0(%si):ustring", "dfd=%di:s32", "$comm"])
     got = {}
 
@@ -380,7 +382,7 @@ def test_ftrace_kind_at_function_entry(machine):
     assert "do_sys_openat2+0x0    [FTRACE]" in list_of(eng)
     out = run(m, ["cat", "/etc/passwd"])
     assert [b"/etc/passwd", -100 & 0xFFFFFFFF, b"cat", addr + 1] in vals
-    assert ("ret", len(out)) in vals  # cat's read of the whole file
+    assert ("ret", min(len(out), 1024)) in vals  # cat's first read (its buffer is 1 KiB)
     k.unregister()
     r.unregister()
     assert text_of(m)[0] == text_of(m)[1]

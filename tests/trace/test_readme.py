@@ -14,8 +14,16 @@ def test_every_section_is_linux_text_in_linux_order():
 
 
 def test_all_base_files_give_linux_base_part():
-    base = {path for path, _ in _SECTIONS if not path.startswith("events")} - DYNAMIC
+    base = {path for path, _ in _SECTIONS if not path.startswith("events")} - DYNAMIC - STACK
     assert readme_text(base) == REAL[:REAL.index("\n  available_filter_functions")]
+
+
+STACK = {"stack_trace", "stack_max_size", "stack_trace_filter"}
+
+
+def test_stack_tracer_part_as_linux():
+    start = REAL.index("  stack_trace\t")
+    assert readme_text(STACK) == REAL[start:REAL.index("  dynamic_events")]
 
 
 DYNAMIC = {"dynamic_events", "kprobe_events", "uprobe_events", "synthetic_events"}

@@ -36,6 +36,7 @@
 #define FTRACE_GRAPH_FUNCTION	0x01	/* in set_graph_function */
 #define FTRACE_GRAPH_NOTRACE	0x02	/* in set_graph_notrace */
 #define FTRACE_SITE_PROBES	0x04	/* function probes (set_ftrace_filter commands) sit here */
+#define FTRACE_SITE_STACK	0x08	/* the stack tracer measures the stack here (stack_trace_filter) */
 
 struct ftrace_site_state {		/* host-written, one per site */
 	u8 func_slots;			/* bit s: slot s traces it with `function` */
@@ -121,6 +122,31 @@ _Static_assert(offsetof(struct ftrace_control, slots) == 28, "ftrace_control lay
 _Static_assert(sizeof(struct ftrace_control) == 28 + 520 * TRACE_SLOTS, "ftrace_control layout");
 _Static_assert(offsetof(struct task_struct, ret_stack) + sizeof(((struct task_struct *)0)->ret_stack)
 	       <= 2048 - 16, "task_struct must fit the largest kmalloc class");
+
+/*
+ * The stack tracer (kernel/trace_stack.c, Linux's kernel/trace/trace_stack.c):
+ * the deepest stack seen at a function entry its filter lets through, its
+ * return addresses and, for each, how deep in the stack its slot lies.
+ * seq is odd while a cpu updates it: the host reads (and writes max_size)
+ * with every cpu stopped, and tries again while seq is odd.
+ */
+#define STACK_TRACE_ENTRIES	500
+
+struct stack_tracer {
+	u32 lock;			/* stack_trace_max_lock */
+	u32 seq;
+	u64 max_size;			/* stack_trace_max_size: stack_max_size */
+	u32 nr_entries;			/* stack_trace_nr_entries */
+	u32 pad;
+	u64 dump[STACK_TRACE_ENTRIES];	/* stack_dump_trace */
+	u32 index[STACK_TRACE_ENTRIES];	/* stack_trace_index: depth of each entry's slot */
+};
+
+_Static_assert(offsetof(struct stack_tracer, dump) == 24, "stack_tracer layout");
+
+extern struct stack_tracer stack_tracer;
+void check_stack(struct task_struct *t, struct pt_regs *regs);
+int ftrace_unwind(struct task_struct *t, struct pt_regs *regs, unsigned long *calls, int n, int max);
 
 extern struct ftrace_control ftrace_control;
 extern struct ftrace_probes ftrace_probes;

@@ -7,13 +7,13 @@ import errno
 
 from ..namespace import (DEBUG_VIEWS_DIR, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, SYSCTL_KERNEL_VIEW,
                          ProcMountsView)
-from ..probes.ftrace import FtraceEnabled
+from ..lib.sysctl import SysctlFile
 from ..trace import readme
 from ..trace.core import TraceCore
 from ..trace.event_control import EventControl
 from ..trace.events import EventRegistry, TraceEvent
 from ..trace.function_tracer import FunctionTracing
-from ..trace.kallsyms_file import KallsymsView, KptrRestrict
+from ..trace.kallsyms_file import KallsymsView
 from ..trace.raw_pipe import RawPageReader
 from ..trace.ring_buffer import entry_header_format, page_header_format
 from ..trace.trace_array import TraceArray
@@ -63,6 +63,12 @@ def build_tree(core: TraceCore) -> Tree:
     if synth is not None:
         # O_TRUNC removes every synthetic event (EBUSY, failing the open, while one is in use).
         add("synthetic_events", MODE_READ_WRITE, read=synth.read, write=synth.write, truncate=synth.truncate)
+    add("tracing_thresh", MODE_READ_WRITE, read=core.tracing_thresh.read, write=core.tracing_thresh.write)
+    stack = core.stack_tracer
+    if stack is not None:
+        add("stack_max_size", MODE_READ_WRITE, read=stack.read_max_size, write=stack.write_max_size)
+        add("stack_trace", MODE_READ_ONLY, read=stack.read_trace)
+        add("stack_trace_filter", MODE_READ_WRITE, session=stack.filter.open)
     cmdlines = ta.cmdlines
     add("saved_cmdlines", MODE_READ_ONLY, read=cmdlines.read_saved_cmdlines)
     add("saved_cmdlines_size", MODE_READ_WRITE, read=cmdlines.read_size, write=cmdlines.write_size)
@@ -130,6 +136,8 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     add(top, "tracing_cpumask", MODE_READ_WRITE, "tracing_cpumask",
         read=ta.read_tracing_cpumask, write=ta.write_tracing_cpumask)
     add(top, "tracing_on", MODE_READ_WRITE, "tracing_on", read=ta.read_tracing_on, write=ta.write_tracing_on)
+    add(top, "tracing_max_latency", MODE_READ_WRITE, "tracing_max_latency", read=ta.max_latency.read,
+        write=ta.max_latency.write)
     if ta.functions is not None:
         _add_function_files(top, ta.functions, add)
 
@@ -313,9 +321,9 @@ def _views_dir(tree: Tree) -> DirNode:
 
 # Linux 6.1's tracing sysctls under /proc/sys/kernel that this kernel does not have (yet): the
 # session covers the host's with files whose open says so (ENOENT, as on a kernel built
-# without the feature), so that a session's write never reaches the host's. (stack_tracer_enabled,
-# traceoff_on_warning, ftrace_dump_on_oops, tracepoint_printk: no stack tracer, WARN or oops
-# dump, or printk of events; perf_event_*: no perf events.)
+# without the feature), so that a session's write never reaches the host's. (stack_tracer_enabled:
+# the kernel's where it has function tracing; traceoff_on_warning, ftrace_dump_on_oops,
+# tracepoint_printk: no WARN or oops dump, or printk of events; perf_event_*: no perf events.)
 ABSENT_SYSCTLS = ("stack_tracer_enabled", "traceoff_on_warning", "ftrace_dump_on_oops", "tracepoint_printk",
                   "perf_event_paranoid", "perf_event_max_sample_rate", "perf_event_mlock_kb",
                   "perf_event_max_stack", "perf_event_max_contexts_per_stack", "perf_cpu_time_max_percent")
@@ -326,7 +334,7 @@ def _absent() -> object:
 
 
 def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: KallsymsView,
-                      sysctls: dict[str, KptrRestrict | FtraceEnabled]) -> None:
+                      sysctls: dict[str, SysctlFile]) -> None:
     """Files a session lays over /proc: `proc-mounts` (/proc/mounts, as each
     reader sees it), `proc-kallsyms` (/proc/kallsyms, as kptr_restrict lets its reader see it)
     and `sysctl-kernel/` (/proc/sys/kernel's tracing sysctls: the kernel's, or absent)."""
@@ -337,4 +345,6 @@ def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: Kallsym
     for name, sysctl in sysctls.items():
         tree.add_file(directory, name, _MODE_SYSCTL_RW, read=sysctl.read, write_at=sysctl.write_at)
     for name in ABSENT_SYSCTLS:
+        if name in sysctls:
+            continue
         tree.add_file(directory, name, _MODE_SYSCTL_RW, opened=_absent)

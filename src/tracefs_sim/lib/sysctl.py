@@ -4,6 +4,7 @@ proc_dointvec_minmax), for the emulated kernel's sysctls wherever they are serve
 from __future__ import annotations
 
 import errno
+from typing import Protocol
 
 from .kstrtox import fixup_radix, parse_integer
 
@@ -54,3 +55,11 @@ def parse_sysctl_int(data: bytes, minimum: int, maximum: int) -> tuple[int, int]
     tail = rest[length:]
     unread = len(tail.lstrip(_SPACES))
     return value, len(left) - unread
+
+
+class SysctlFile(Protocol):
+    """A sysctl the emulated kernel serves: its text, and a write at a file position."""
+
+    def read(self) -> bytes: ...
+
+    def write_at(self, data: bytes, offset: int = 0) -> int: ...

@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import struct
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -57,6 +58,7 @@ class FtraceLayout:
     graph_function: int  # ftrace_site_state.flags
     graph_notrace: int
     site_probes: int
+    site_stack: int  # FTRACE_SITE_STACK: the stack tracer measures here
     probes_max: int  # FTRACE_PROBES_MAX
     probe_size: int
     probes_size: int
@@ -86,7 +88,7 @@ class FtraceLayout:
             a("TRACE_SLOTS"), a("MCOUNT_INSN_SIZE"), a("FTRACE_MAX_SITES"), a("FTRACE_PIDS_MAX"),
             a("FTRACE_MAP_GRAIN"), a("FTRACE_MAP_ENTRIES"), a("sizeof(ftrace_site_entry)"),
             a("ftrace_site_entry.index"), a("FTRACE_GRAPH_FUNCTION"), a("FTRACE_GRAPH_NOTRACE"),
-            a("FTRACE_SITE_PROBES"), a("FTRACE_PROBES_MAX"), a("sizeof(ftrace_probe)"), a("sizeof(ftrace_probes)"),
+            a("FTRACE_SITE_PROBES"), a("FTRACE_SITE_STACK"), a("FTRACE_PROBES_MAX"), a("sizeof(ftrace_probe)"), a("sizeof(ftrace_probes)"),
             a("ftrace_probes.first"), a("ftrace_probes.counts"), a("ftrace_probes.probe"),
             a("sizeof(ftrace_slot_state)"), a("ftrace_slot_state.nr_pids"), a("ftrace_slot_state.nr_notrace_pids"),
             a("ftrace_slot_state.pids"), a("ftrace_slot_state.notrace_pids"), a("sizeof(ftrace_control)"),
@@ -138,6 +140,15 @@ class FtraceSites:
         self._probes_pa = kernel_virt_to_phys(probes.addr)
         repeats = image.lookup("ftrace_repeats")   # [TRACE_SLOTS][NR_CPUS] func-no-repeats states
         self._repeats = None if repeats is None else (kernel_virt_to_phys(repeats.addr), repeats.size // lay.slots)
+        stack = image.lookup("stack_tracer")
+        if stack is None or stack.size != image.abi_value("sizeof(stack_tracer)"):
+            raise ValueError("kernel image's stack_tracer layout does not match its host ABI")
+        self._stack_pa = kernel_virt_to_phys(stack.addr)
+        self._stack_fields = {name: image.abi_value(f"stack_tracer.{name}")
+                              for name in ("seq", "max_size", "nr_entries", "dump", "index")}
+        thresh = image.lookup("tracing_thresh")
+        self._thresh_pa = None if thresh is None else kernel_virt_to_phys(thresh.addr)
+        self._thresh = 0
         self._caller = image.addr("ftrace_caller")
         self._regs_caller = image.addr("ftrace_regs_caller")
         self._addrs = addrs
@@ -158,6 +169,7 @@ class FtraceSites:
         self._graph_functions: frozenset[int] = frozenset()
         self._graph_notrace: frozenset[int] = frozenset()
         self._kprobes: set[int] = set()
+        self._stack_sites: frozenset[int] = frozenset()  # the stack tracer's (none while it is off)
         # /proc/sys/kernel/ftrace_enabled: 0 keeps every site a nop, whatever wants it
         self._calls_enabled = True
         self._sites = bytearray(4 * len(addrs))
@@ -204,6 +216,13 @@ class FtraceSites:
             raise ValueError(f"max_graph_depth {depth} out of range")
         with self._lock:
             self._max_graph_depth = depth
+            self._write_control()
+
+    def set_graph_thresh(self, ns: int) -> None:
+        """tracing_thresh: not 0, function_graph records only the exits that took at least
+        ns, and no entries."""
+        with self._lock:
+            self._thresh = ns & 0xFFFFFFFFFFFFFFFF
             self._write_control()
 
     def set_graph_irqs(self, on: bool) -> None:
@@ -270,6 +289,49 @@ class FtraceSites:
         with self._lock:
             self._machine.guest_op(clear)
 
+    def set_stack_tracer(self, funcs: frozenset[str] | None) -> None:
+        """The functions the stack tracer measures the stack at (None: it is off)."""
+        sites = frozenset() if funcs is None else self._indexes(funcs)
+        with self._lock:
+            self._stack_sites = sites
+            self._update()
+
+    def read_stack_max(self) -> tuple[int, list[tuple[int, int]]]:
+        """The stack tracer's deepest stack as the guest keeps it: stack_trace_max_size and
+        each entry's (return address, depth of its slot)."""
+        def read():
+            buf, f = self._mem.buf, self._stack_fields
+            base = self._stack_pa
+            if struct.unpack_from("<I", buf, base + f["seq"])[0] & 1:
+                return None   # a cpu stopped in the middle of an update
+            size, = struct.unpack_from("<Q", buf, base + f["max_size"])
+            nr, = struct.unpack_from("<I", buf, base + f["nr_entries"])
+            dump = struct.unpack_from(f"<{nr}Q", buf, base + f["dump"])
+            index = struct.unpack_from(f"<{nr}I", buf, base + f["index"])
+            return size, list(zip(dump, index))
+        return self._stack_op(read, (0, []))
+
+    def set_stack_max_size(self, size: int) -> None:
+        """stack_max_size written: the size a stack must pass to become the deepest."""
+        def write():
+            base, f = self._stack_pa, self._stack_fields
+            if struct.unpack_from("<I", self._mem.buf, base + f["seq"])[0] & 1:
+                return None
+            struct.pack_into("<Q", self._mem.buf, base + f["max_size"], size & 0xFFFFFFFFFFFFFFFF)
+            return True
+        self._stack_op(write, None)
+
+    def _stack_op(self, fn, unattached):
+        """fn() with every cpu stopped, again while it finds an update under way (None)."""
+        while True:
+            with self._lock:
+                if self._mem is None:
+                    return unattached
+                got = self._machine.with_cpus_stopped(fn)
+            if got is not None:
+                return got
+            time.sleep(0.0001)
+
     def set_kprobe(self, name: str, on: bool) -> None:
         i = self._index[name]
         with self._lock:
@@ -329,6 +391,8 @@ class FtraceSites:
             users = [0] * len(self.functions)
             for probe in self._probes:  # each probe is an ftrace_ops of its own
                 users[self._index[probe.function]] += 1
+            for i in self._stack_sites:  # so is the stack tracer's
+                users[i] += 1
             for i, name in enumerate(self.functions):
                 fn, graph, kprobe = s[4 * i], s[4 * i + 1], s[4 * i + 3]
                 if fn | graph | kprobe or users[i]:
@@ -354,11 +418,14 @@ class FtraceSites:
             sites[4 * i + 3] = 1
         for probe in self._probes:
             sites[4 * self._index[probe.function] + 2] |= self.layout.site_probes
+        for i in self._stack_sites:
+            sites[4 * i + 2] |= self.layout.site_stack
         return sites
 
     def _on(self, sites: bytes | bytearray, i: int) -> bool:
         """Whether site i calls a trampoline."""
-        return bool(sites[4 * i] | sites[4 * i + 1] | sites[4 * i + 3] | sites[4 * i + 2] & self.layout.site_probes)
+        return bool(sites[4 * i] | sites[4 * i + 1] | sites[4 * i + 3]
+                    | sites[4 * i + 2] & (self.layout.site_probes | self.layout.site_stack))
 
     def _update(self) -> None:
         """Write the sites whose state changed; patch those whose call changes (on, off, or
@@ -488,6 +555,8 @@ class FtraceSites:
         lay = self.layout
         struct.pack_into("<I", buf, base + lay.control_max_graph_depth, self._max_graph_depth)
         struct.pack_into("<I", buf, base + lay.control_graph_skip_irqs, int(not self._graph_irqs))
+        if self._thresh_pa is not None:
+            struct.pack_into("<Q", buf, self._thresh_pa, self._thresh)
         filtered = 0
         for slot in range(lay.slots):
             pids, notrace = self._pids.get(slot, ((), ()))

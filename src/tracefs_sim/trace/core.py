@@ -21,7 +21,9 @@ from .kernel_symbols import ImageSymbols
 from .trace_array import BufferExpansion, TraceArray, TraceGlobals
 from .trace_eprobe import EprobeEventOps
 from .trace_kprobe import KprobeEventOps
+from .trace_stack import StackTracer
 from .trace_synth import SyntheticEvents
+from .tracing_nsecs import NsecsFile
 from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 from .trigger import TriggerTable
 
@@ -78,6 +80,10 @@ class TraceCore:
             symbolize=symbolize, kernel=kernel_identity(machine), ftrace=ftrace,
             irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up,
             triggers=TriggerTable(self.guest.triggers, self.guest.hist_maps))
+        # the stack tracer (trace_stack.c): its files, and kernel.stack_tracer_enabled
+        self.stack_tracer = None if ftrace_sites is None else StackTracer(ftrace_sites, symbolize)
+        # tracing_thresh: function_graph's duration threshold
+        self.tracing_thresh = NsecsFile(None if ftrace_sites is None else ftrace_sites.set_graph_thresh)
         self.top = self._make_array(0)
         self.instances = Instances(self._make_array, self.guest.nr_slots)
         self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)

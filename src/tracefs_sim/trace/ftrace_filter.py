@@ -176,17 +176,20 @@ class FunctionFilter:
     mod_notrace), and, for set_ftrace_filter, the array's function commands."""
 
     def __init__(self, functions: Sequence[str], empty_text: bytes, on_change: Callable[[], None], *,
-                 commands=None, enable: bool = True):
+                 commands=None, enable: bool = True, orphan_commands: Sequence[str] = ()):
         """functions: the traceable functions in address order (available_filter_functions);
         empty_text: what reading an empty set shows; on_change(): the set changed;
         commands: set_ftrace_filter's FunctionCommands; enable: set_ftrace_filter (False:
-        set_ftrace_notrace, where commands are refused and `:mod:` entries trace nothing)."""
+        set_ftrace_notrace, where commands are refused and `:mod:` entries trace nothing);
+        orphan_commands: without `commands`, the function commands that exist but have no trace
+        array to act on here (ENODEV: stack_trace_filter's)."""
         self._commands = commands
         self._functions = functions
         self._order = {name: i for i, name in enumerate(functions)}
         self._empty_text = empty_text
         self._on_change = on_change
         self._enable = enable
+        self._orphan_commands = frozenset(orphan_commands)
         self.names: frozenset[str] = frozenset()
         self.mod_flag = False                      # FTRACE_HASH_FL_MOD of the set
         self.mods: list[tuple[str, str]] = []     # (func, module), the newest first
@@ -240,6 +243,9 @@ class FunctionFilter:
             self._mod(names, func, param if has_param else None)
         elif self._commands is not None:
             self._commands.run(token)  # the glob keeps its `!`: it unregisters
+        elif command in self._orphan_commands:
+            # a filter of no trace array (stack_trace_filter): the command has none to act on
+            raise OSError(errno.ENODEV, f"{command!r} needs a trace array")
         else:
             raise OSError(errno.EINVAL, f"no command {command!r} here")
 

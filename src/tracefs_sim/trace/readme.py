@@ -49,6 +49,15 @@ _SECTIONS: tuple[tuple[str, str], ...] = (
      "\t\t\t  option name\n"),
     ("saved_cmdlines_size",
      "  saved_cmdlines_size\t- echo command number in here to store comm-pid list\n"),
+    # the stack tracer (CONFIG_STACK_TRACER)
+    ("stack_trace", "  stack_trace\t\t- Shows the max stack trace when active\n"),
+    ("stack_max_size",
+     "  stack_max_size\t- Shows current max stack size that was traced\n"
+     "\t\t\t  Write into this file to reset the max size (trigger a\n"
+     "\t\t\t  new trace)\n"),
+    ("stack_trace_filter",
+     "  stack_trace_filter\t- Like set_ftrace_filter but limits what stack_trace\n"
+     "\t\t\t  traces\n"),
     # the dynamic events (CONFIG_DYNAMIC_EVENTS, KPROBE_EVENTS, UPROBE_EVENTS; the synthetic
     # events' lines are CONFIG_HIST_TRIGGERS')
     ("dynamic_events",

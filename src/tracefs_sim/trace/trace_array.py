@@ -34,6 +34,7 @@ from .hist import HistContext
 from .snapshot import Snapshot
 from .trace_output import TraceOutput
 from .tracers import NOP, TracerRegistry
+from .tracing_nsecs import NsecsFile
 from .trigger import TriggerTable
 
 log = logging.getLogger(__name__)
@@ -135,6 +136,7 @@ class TraceArray:
         self.functions = None if shared.ftrace is None else FunctionTracing(
             shared.ftrace, slot, self.options, self.events, guest, top_level=self.top_level)
         self.snapshot = Snapshot(self)
+        self.max_latency = NsecsFile()   # tracing_max_latency (no latency tracer sets it here)
         self.triggers = self.events.make_triggers(shared.triggers, self.snapshot.alloc,
                                                   HistContext(shared.symbolize, _syscall_names(self.registry),
                                                               lambda name: self.write_trace_clock(name.encode())))
