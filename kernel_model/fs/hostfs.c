@@ -5,13 +5,30 @@
  * tree changes under it), symlinks are read from the host and walked by this VFS, so no walk
  * leaves the host's "/" or follows a host link on the host.  Sizes and times come from the
  * host only when a stat asks for them.
+ *
+ * A mount without SB_RDONLY is the session's (fs/init.c's session view): its users are the
+ * session's tasks, whose calls the host made already.  There a change (a write, a create, an
+ * unlink, a rename, a mkdir...) is taken as done: it succeeds without touching the host (this
+ * file system has no way to write there), and since lookups always ask the host, the next one
+ * finds what the host's call left.  The host's device nodes are files whose reads find nothing
+ * and whose writes are taken (the host's device had them).
  */
 #include "../include/fs.h"
+#include "../include/session.h"
 
 #define HOSTFS_SUPER_MAGIC 0x00c0ffee
 
 static const struct inode_operations hostfs_dir_iops, hostfs_link_iops, hostfs_file_iops;
 static const struct file_operations hostfs_dir_fops, hostfs_file_fops;
+static const struct file_operations hostfs_dev_fops;
+
+/* An inode made by a session task's create that the host does not show (yet): no host node. */
+#define HOSTFS_NO_NODE 0xffffffffu
+
+static notrace bool hostfs_mirror(const struct super_block *sb)
+{
+	return !(sb->s_flags & SB_RDONLY);
+}
 
 /* One request to the host, on a kmalloc'd request (physically contiguous: slab memory). */
 static notrace long hostfs_call(struct hostfs_req *req)
@@ -61,7 +78,10 @@ static notrace struct inode *hostfs_iget(struct super_block *sb, u32 handle, umo
 		break;
 	default:
 		inode->i_op = &hostfs_file_iops;
-		init_special_inode(inode, mode, 0);	/* no host device is reached from here */
+		if (hostfs_mirror(sb) && (S_ISCHR(mode) || S_ISBLK(mode)))
+			inode->i_fop = &hostfs_dev_fops;	/* the host's device served the session's call */
+		else
+			init_special_inode(inode, mode, 0);	/* no host device is reached from here */
 	}
 	return inode;
 }
@@ -70,16 +90,31 @@ noinline struct dentry *hostfs_lookup(struct inode *dir, struct dentry *dentry, 
 {
 	struct hostfs_req *req;
 	struct inode *inode = NULL;
+	unsigned short before = 0;
 	long err;
 
 	if (dentry->d_name.len >= sizeof(req->name))
 		return (void *)(long)-ENAMETOOLONG;
+	/* a session task's call that adds or removes it: the host made it already, and the call
+	 * finds the name as it was before (it existed: the host's node, or one without a node) */
+	if (hostfs_mirror(dir->i_sb) && current->session &&
+	    session_lookup_before((const char *)dentry->d_name.name, dentry->d_name.len, &before)) {
+		if (!before) {
+			d_add(dentry, NULL);
+			return NULL;
+		}
+	}
 	req = req_alloc(HOSTFS_LOOKUP, HOSTFS_I(dir));
 	if (!req)
 		return (void *)(long)-ENOMEM;
 	memcpy(req->name, dentry->d_name.name, dentry->d_name.len + 1);
-	err = hostfs_call(req);
-	if (!err) {
+	err = HOSTFS_I(dir) == HOSTFS_NO_NODE ? -ENOENT : hostfs_call(req);
+	if (err == -ENOENT && before) {
+		err = 0;
+		inode = hostfs_iget(dir->i_sb, HOSTFS_NO_NODE, before, get_next_ino());
+		if (!inode)
+			err = -ENOMEM;
+	} else if (!err) {
 		inode = hostfs_iget(dir->i_sb, req->new_handle, req->mode, req->ino);
 		if (!inode) {
 			req->op = HOSTFS_RELEASE;
@@ -98,9 +133,14 @@ noinline struct dentry *hostfs_lookup(struct inode *dir, struct dentry *dentry, 
 noinline int hostfs_getattr(const struct path *path, struct kstat *stat, u32 request_mask, unsigned int query_flags)
 {
 	struct inode *inode = path->dentry->d_inode;
-	struct hostfs_req *req = req_alloc(HOSTFS_GETATTR, HOSTFS_I(inode));
+	struct hostfs_req *req;
 	long err;
 
+	if (HOSTFS_I(inode) == HOSTFS_NO_NODE) {
+		generic_fillattr(NULL, inode, stat);
+		return 0;
+	}
+	req = req_alloc(HOSTFS_GETATTR, HOSTFS_I(inode));
 	if (!req)
 		return -ENOMEM;
 	err = hostfs_call(req);
@@ -127,10 +167,14 @@ noinline int hostfs_getattr(const struct path *path, struct kstat *stat, u32 req
 noinline ssize_t hostfs_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct inode *inode = iocb->ki_filp->f_inode;
-	struct hostfs_req *req = req_alloc(HOSTFS_READ, HOSTFS_I(inode));
-	void *page = alloc_page_zeroed();
+	struct hostfs_req *req;
+	void *page;
 	ssize_t done = 0;
 
+	if (HOSTFS_I(inode) == HOSTFS_NO_NODE)
+		return 0;
+	req = req_alloc(HOSTFS_READ, HOSTFS_I(inode));
+	page = alloc_page_zeroed();
 	if (!req || !page) {
 		kfree(req);
 		if (page)
@@ -237,29 +281,152 @@ static void hostfs_evict_inode(struct inode *inode)
 {
 	struct hostfs_req *req = req_alloc(HOSTFS_RELEASE, HOSTFS_I(inode));
 
-	if (req && HOSTFS_I(inode)) {	/* the root's node (0) stays */
+	if (req && HOSTFS_I(inode) && HOSTFS_I(inode) != HOSTFS_NO_NODE) {	/* the root's node (0) stays */
 		hostfs_call(req);
 	}
 	kfree(req);
 }
 
+/* ---- the session's mount: changes the host made already ---- */
+
+/* A session task's write: the host wrote it. */
+noinline ssize_t hostfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	size_t n = iov_iter_count(from);
+	struct inode *inode = iocb->ki_filp->f_inode;
+
+	iov_iter_advance(from, n);
+	iocb->ki_pos += n;
+	if (S_ISREG(inode->i_mode) && iocb->ki_pos > inode->i_size)
+		inode->i_size = iocb->ki_pos;
+	return n;
+}
+
+/* The host's device: what the session task read there is the host's to know. */
+static ssize_t hostfs_dev_read(struct file *file, char *buf, size_t count, loff_t *ppos)
+{
+	return 0;
+}
+
+static ssize_t hostfs_dev_write(struct file *file, const char *buf, size_t count, loff_t *ppos)
+{
+	return count;
+}
+
+/* An fd a session's process had from outside the session (a terminal, a pipe): its calls
+ * were the host's. */
+struct file *hostfs_host_fd_file(unsigned int flags)
+{
+	return anon_inode_getfile("[hostfd]", &hostfs_dev_fops, NULL, flags);
+}
+
+/* What the host's call made, as the host shows it now (a node-less inode if it shows none). */
+static notrace int hostfs_instantiate(struct inode *dir, struct dentry *dentry, umode_t mode)
+{
+	struct hostfs_req *req;
+	struct inode *inode = NULL;
+
+	if (dentry->d_name.len >= sizeof(req->name))
+		return -ENAMETOOLONG;
+	req = req_alloc(HOSTFS_LOOKUP, HOSTFS_I(dir));
+	if (!req)
+		return -ENOMEM;
+	memcpy(req->name, dentry->d_name.name, dentry->d_name.len + 1);
+	if (HOSTFS_I(dir) != HOSTFS_NO_NODE && !hostfs_call(req))
+		inode = hostfs_iget(dir->i_sb, req->new_handle, req->mode, req->ino);
+	else
+		inode = hostfs_iget(dir->i_sb, HOSTFS_NO_NODE, mode, get_next_ino());
+	kfree(req);
+	if (!inode)
+		return -ENOMEM;
+	d_instantiate(dentry, inode);
+	return 0;
+}
+
+noinline int hostfs_create(struct inode *dir, struct dentry *dentry, umode_t mode, bool excl)
+{
+	return hostfs_instantiate(dir, dentry, S_IFREG | (mode & 07777));
+}
+
+noinline int hostfs_mkdir(struct inode *dir, struct dentry *dentry, umode_t mode)
+{
+	return hostfs_instantiate(dir, dentry, S_IFDIR | (mode & 07777));
+}
+
+noinline int hostfs_mknod(struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev)
+{
+	return hostfs_instantiate(dir, dentry, mode);
+}
+
+noinline int hostfs_symlink(struct inode *dir, struct dentry *dentry, const char *target)
+{
+	return hostfs_instantiate(dir, dentry, S_IFLNK | 0777);
+}
+
+static int hostfs_link(struct dentry *old, struct inode *dir, struct dentry *dentry)
+{
+	return hostfs_instantiate(dir, dentry, old->d_inode->i_mode);
+}
+
+/* unlink, rmdir: the host removed it (its dentry goes: it is never kept). */
+noinline int hostfs_unlink(struct inode *dir, struct dentry *dentry)
+{
+	return 0;
+}
+
+noinline int hostfs_rename2(struct inode *old_dir, struct dentry *old_dentry,
+			    struct inode *new_dir, struct dentry *new_dentry, unsigned int flags)
+{
+	return 0;
+}
+
+noinline int hostfs_setattr(struct dentry *dentry, struct iattr *attr)
+{
+	struct inode *inode = dentry->d_inode;
+
+	if (attr->ia_valid & ATTR_SIZE)
+		inode->i_size = attr->ia_size;
+	if (attr->ia_valid & ATTR_MODE)
+		inode->i_mode = (inode->i_mode & S_IFMT) | (attr->ia_mode & 07777);
+	return 0;
+}
+
 static const struct inode_operations hostfs_dir_iops = {
 	.lookup = hostfs_lookup,
 	.getattr = hostfs_getattr,
+	.create = hostfs_create,
+	.link = hostfs_link,
+	.unlink = hostfs_unlink,
+	.symlink = hostfs_symlink,
+	.mkdir = hostfs_mkdir,
+	.rmdir = hostfs_unlink,
+	.mknod = hostfs_mknod,
+	.rename = hostfs_rename2,
+	.setattr = hostfs_setattr,
 };
 
 static const struct inode_operations hostfs_link_iops = {
 	.get_link = hostfs_get_link,
 	.getattr = hostfs_getattr,
+	.setattr = hostfs_setattr,
 };
 
 static const struct inode_operations hostfs_file_iops = {
 	.getattr = hostfs_getattr,
+	.setattr = hostfs_setattr,
 };
 
 static const struct file_operations hostfs_file_fops = {
 	.llseek = default_llseek,
 	.read_iter = hostfs_read_iter,
+	.write_iter = hostfs_write_iter,
+	.fsync = noop_fsync,
+};
+
+static const struct file_operations hostfs_dev_fops = {
+	.llseek = noop_llseek,
+	.read = hostfs_dev_read,
+	.write = hostfs_dev_write,
 };
 
 static const struct file_operations hostfs_dir_fops = {
@@ -284,7 +451,6 @@ static int hostfs_fill_super(struct super_block *sb, void *data)
 		return -ENOMEM;
 	sb->s_op = &hostfs_sbops;
 	sb->s_d_op = &hostfs_dentry_ops;
-	sb->s_flags |= SB_RDONLY;
 	sb->s_root = d_make_root(root);
 	return sb->s_root ? 0 : -ENOMEM;
 }

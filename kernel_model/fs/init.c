@@ -149,3 +149,53 @@ int host_view_enter(void)
 	set_fs_pwd(current->fs, &host_root);
 	return 0;
 }
+
+/*
+ * The session view: the root of the session's tasks (kernel/session.c), the host processes of
+ * a `tracefs-sim shell`/`run` session.  Their files are the host's: the host's "/" (hostfs,
+ * taking their changes as the host's, see hostfs.c), and on it only this kernel's /proc (their
+ * /dev, /tmp and /run are the host's, where their calls were made).
+ */
+static struct path session_root;
+
+static notrace int session_view_init(void)
+{
+	struct vfsmount *host = vfs_kern_mount(&hostfs_type, 0, "hostfs", NULL);
+	struct path src, where;
+
+	if (IS_ERR(host))
+		return PTR_ERR(host);
+	mnt_add_tree(host);
+	session_root.mnt = host;
+	session_root.dentry = host->mnt_root;
+	if (kern_path("/proc", LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &src))
+		return 0;
+	if (!vfs_path_lookup(session_root.dentry, session_root.mnt, "proc", LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &where)) {
+		struct vfsmount *mnt = clone_mnt(src.mnt);
+
+		if (!IS_ERR(mnt) && do_add_mount_at(mnt, &where))
+			printk(KERN_ERR "session view: no /proc\n");
+		path_put(&where);
+	}
+	path_put(&src);
+	return 0;
+}
+
+/* The task's root becomes the session view's "/", its cwd `cwd` there (or "/" if the host's
+ * cwd is not there: a directory since removed). */
+int session_view_enter(struct task_struct *tsk, const char *cwd)
+{
+	struct path pwd;
+
+	if (!session_root.mnt && session_view_init())
+		return -ENOENT;
+	set_fs_root(tsk->fs, &session_root);
+	if (cwd && cwd[0] == '/' &&
+	    !vfs_path_lookup(session_root.dentry, session_root.mnt, cwd + 1, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &pwd)) {
+		set_fs_pwd(tsk->fs, &pwd);
+		path_put(&pwd);
+	} else {
+		set_fs_pwd(tsk->fs, &session_root);
+	}
+	return 0;
+}

@@ -131,6 +131,8 @@ struct bpf_prog {
 	u32 used_map_cnt;
 	u32 stack_depth;		/* bytes of stack the verifier saw used */
 	u32 max_ctx_offset;		/* end of the furthest context access */
+	int active[NR_CPUS];		/* runs on each cpu now (a tracepoint's program: no recursion) */
+	u64 misses;			/* runs skipped for that */
 	unsigned int (*bpf_func)(const void *ctx, const struct bpf_insn *insn);
 	const struct bpf_verifier_ops *ops;
 	const struct bpf_prog_ops *prog_ops;
@@ -140,6 +142,22 @@ struct bpf_prog {
 extern const struct bpf_verifier_ops kprobe_verifier_ops, tracepoint_verifier_ops,
 	raw_tracepoint_verifier_ops;
 extern const struct bpf_prog_ops kprobe_prog_ops, tracepoint_prog_ops, raw_tracepoint_prog_ops;
+
+/*
+ * The programs on an attach point (bpf_prog_array): replaced whole under the attach point's
+ * mutex, read lock-free with preemption off; the old array, and the references of programs no
+ * longer in the new one, go after a grace period.
+ */
+#define BPF_TRACE_MAX_PROGS	64
+struct bpf_prog_array {
+	struct rcu_head rcu;
+	struct bpf_prog *put;		/* the program detached by this replacement, put with it */
+	u32 cnt;
+	struct bpf_prog *progs[];
+};
+int bpf_prog_array_copy(struct bpf_prog_array *old, struct bpf_prog *exclude, struct bpf_prog *include,
+			struct bpf_prog_array **new_array);
+void bpf_prog_array_free_put(struct bpf_prog_array *array, struct bpf_prog *put);
 
 /* core.c: the interpreter */
 u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
@@ -152,7 +170,12 @@ int bpf_check(struct bpf_prog **prog, union bpf_attr *attr, union bpf_attr *uatt
 void bpf_map_put(struct bpf_map *map);
 struct bpf_map *bpf_map_get_by_fd(int fd);	/* a reference, or an ERR_PTR */
 void bpf_prog_put(struct bpf_prog *prog);
+void bpf_prog_inc(struct bpf_prog *prog);
 struct bpf_prog *bpf_prog_get_by_fd(int fd);
+/* bpf_trace.c: raw tracepoints */
+struct tracepoint *bpf_get_raw_tracepoint(const char *name);
+int bpf_probe_register(struct tracepoint *tp, struct bpf_prog *prog);
+void bpf_probe_unregister(struct tracepoint *tp, struct bpf_prog *prog);
 /* test_run.c */
 int bpf_prog_test_run_raw_tp(struct bpf_prog *prog, const union bpf_attr *kattr, union bpf_attr *uattr);
 /* maccess.c */

@@ -223,6 +223,10 @@ struct file_operations {
 	int (*release)(struct inode *, struct file *);
 	int (*fsync)(struct file *, loff_t, loff_t, int datasync);
 	long (*fcntl)(struct file *, unsigned int, unsigned long);	/* pipe_fcntl's place */
+	/* a MAP_SHARED mapping of memory the host can share (the perf pool, kernel/mmap.c):
+	 * the pool region mapped, or -errno */
+	long (*mmap_shared)(struct file *, unsigned long len, unsigned long prot, unsigned long flags,
+			    unsigned long pgoff);
 };
 
 /* A file's pages (mm/filemap's address space, reduced to its page array). */
@@ -742,6 +746,8 @@ void pipe_init(void);
 void populate_rootfs(void);
 void hostfs_init(void);
 extern struct file_system_type hostfs_type;
+struct file *hostfs_host_fd_file(unsigned int flags);
+int session_view_enter(struct task_struct *tsk, const char *cwd);
 struct file *hostpipe_open(u64 host_id);
 
 /* fs bring-up: mounts and the boot tree (fs/init.c) */

@@ -38,6 +38,11 @@ struct boot_params {
 	u64 seed;
 	u64 workload;
 	u64 boot_realtime_ns;	/* CLOCK_REALTIME when the virtual clock read 0 */
+	/* the perf pool (machine/perf_pool.py): regions of memory the host can share with a
+	 * session's process, for perf ring buffers; physical, in the direct map */
+	u64 perf_pool_base;
+	u64 perf_pool_count;
+	u64 perf_pool_region_size;
 };
 
 /* The head of every CPU's per-CPU area; %gs points at it. */
@@ -65,7 +70,7 @@ struct hostif_hpet {
 };
 
 #define HOST_REQ_SLOTS 16
-#define HOST_REQ_ARGV 240
+#define HOST_REQ_ARGV 1008
 struct host_request {
 	u64 id;
 	u32 argc;
@@ -83,6 +88,7 @@ _Static_assert(offsetof(struct hostif_cpu, now_ns) == 32, "hostif layout");
 
 _Static_assert(offsetof(struct hostif_cpu, db_arg) == 48, "hostif layout");
 _Static_assert(offsetof(struct hostif_cpu, user_state) == 80, "hostif layout");
-_Static_assert(sizeof(struct host_request) == 256, "hostif layout");
+_Static_assert(sizeof(struct host_request) == 1024, "hostif layout");
+_Static_assert(offsetof(struct boot_params, perf_pool_base) == 56, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");
 #endif

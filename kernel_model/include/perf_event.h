@@ -58,7 +58,7 @@ struct hw_perf_event {
 /* kernel/events/ring_buffer.c */
 #define RING_BUFFER_WRITABLE	0x01	/* mapped writable: the reader's data_tail holds records back */
 struct perf_buffer {
-	int refcount;
+	int refcount;			/* the events attached (ring_buffer_attach) */
 	int mmap_count;
 	int nr_pages;			/* data pages: a power of 2 */
 	int overwrite;			/* read-only mapping: the oldest records are written over */
@@ -70,6 +70,7 @@ struct perf_buffer {
 	u64 wakeup_head;		/* head at the last watermark wakeup */
 	long watermark;
 	struct list_head event_list;	/* the events that write here */
+	int region;			/* the perf pool's region its pages are in */
 	struct perf_event_mmap_page *user_page;
 	void *data_pages[];		/* each page on its own, as the mapping takes them */
 };
@@ -131,11 +132,13 @@ struct perf_event {
 	void (*destroy)(struct perf_event *event);
 	void *tp_event;			/* a tracepoint event: its trace_event_meta */
 	struct event_filter *filter;	/* a tracepoint event's PERF_EVENT_IOC_SET_FILTER */
+	struct bpf_prog *prog;		/* a tracepoint event's PERF_EVENT_IOC_SET_BPF */
 	/* sampling */
 	u16 header_size;		/* a sample's fixed fields past the header and the ids */
 	u16 id_header_size;		/* the sample_id fields */
 	struct perf_buffer *rb;		/* where its records go (its own mmap, or SET_OUTPUT's) */
 	struct list_head rb_entry;	/* on rb->event_list */
+	int mmap_count;			/* its fd's mappings of rb */
 };
 
 struct perf_event_context {
@@ -186,9 +189,9 @@ void perf_event_del_from_source(struct perf_event *event);
 } while (0)
 
 /* kernel/events/ring_buffer.c */
-struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags);
+struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags, int *err);
 void rb_free(struct perf_buffer *rb);
-void *perf_mmap_to_page(struct perf_buffer *rb, unsigned long pgoff);
+int perf_pool_region_pages(void);
 int perf_output_begin(struct perf_output_handle *handle, struct perf_event *event, unsigned int size);
 void perf_output_copy(struct perf_output_handle *handle, const void *buf, unsigned int len);
 void perf_output_skip(struct perf_output_handle *handle, unsigned int len);
@@ -215,9 +218,12 @@ static __always_inline struct list_head *perf_trace_head(struct tracepoint *tp)
 }
 int perf_trace_init(struct perf_event *event);
 void perf_trace_destroy(struct perf_event *event);
+int perf_event_set_bpf_prog(struct perf_event *event, struct bpf_prog *prog);
 void *perf_trace_buf_alloc(int size, struct pt_regs **regs, int *rctxp);
 void perf_trace_buf_submit(void *raw_data, int size, int rctx, u16 type, u64 count,
 			   struct pt_regs *regs, struct list_head *head, struct task_struct *task);
+void perf_trace_run_bpf_submit(void *raw_data, int size, int rctx, struct tracepoint *tp, u64 count,
+			       struct pt_regs *regs, struct list_head *head, struct task_struct *task);
 
 /* hooks */
 void __perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr);
@@ -259,5 +265,6 @@ int perf_event_init_task(struct task_struct *child, unsigned long clone_flags);
 void perf_event_free_task(struct task_struct *task);
 void perf_event_exit_task(struct task_struct *child);
 void perf_event_exec(void);
+void perf_event_fork(struct task_struct *parent, struct task_struct *task);	/* PERF_RECORD_FORK */
 void perf_event_init(void);
 #endif

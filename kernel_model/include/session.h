@@ -18,7 +18,18 @@ struct session_task {
 	void *scratch[4];		/* the pages its calls' blobs are laid out in */
 	u64 serving;			/* the serial of the served call it makes, or 0 */
 	bool serving_new_fd;		/* ... which returns a new fd (SESSION_SC_NEW_FD) */
+	int serving_region;		/* ... which mapped this perf pool region (-1: none) */
+	struct session_record *start;	/* a root's NEW_TASK (its cwd and fds), until it runs */
+	struct {			/* the call's paths as they were before the host made it */
+		const char *name;	/* their last component (in the task's scratch), NULL: none */
+		unsigned int len;
+		unsigned short mode;	/* 0: it did not exist */
+	} before[2];
 };
+
+/* hostfs's lookup of `name` in a session task's call: what it named before the host's call
+ * (*mode, 0 for nothing), once, if the call says (SESSION_SC_PRESTAT). */
+bool session_lookup_before(const char *name, unsigned int len, unsigned short *mode);
 
 /* A served call's access to its caller's memory (mm.c's uaccess for such a task). */
 static inline bool session_remote_uaccess(struct task_struct *t)
@@ -28,6 +39,11 @@ static inline bool session_remote_uaccess(struct task_struct *t)
 long session_copy_from_user(void *to, u64 from, u64 n);
 long session_copy_to_user(u64 to, const void *from, u64 n);
 long session_strncpy_from_user(char *dst, u64 src, long count);
+/* A served mmap(2) mapped this perf pool region: the supervisor gives the process its file. */
+static inline void session_serve_region(struct task_struct *t, int region)
+{
+	t->session->serving_region = region;
+}
 
 /* A SIGKILL is pending, or the task's process died on the host: what it sleeps in gives up. */
 static inline bool fatal_signal_pending(struct task_struct *t)

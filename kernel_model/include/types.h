@@ -39,6 +39,9 @@ typedef _Bool bool;
 #define offsetof(t, m) __builtin_offsetof(t, m)
 #define container_of(p, t, m) ((t *)((char *)(p) - offsetof(t, m)))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* COUNT_ARGS(a, b, c): 3, up to 12 */
+#define __COUNT_ARGS(_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _n, X...) _n
+#define COUNT_ARGS(X...) __COUNT_ARGS(, ##X, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define min(a, b) ((a) < (b) ? (a) : (b))
 #define max(a, b) ((a) > (b) ? (a) : (b))
 #define ALIGN(x, a) (((x) + (a) - 1) & ~((u64)(a) - 1))

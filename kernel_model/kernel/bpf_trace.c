@@ -2,6 +2,8 @@
  * program types (their helpers and what of their context they may read), and the helpers
  * that read memory that may not be there. */
 #include "../include/bpf.h"
+#include "../include/trace/trace.h"
+#include "../include/jump_label.h"
 
 #define PERF_MAX_TRACE_SIZE 2048
 
@@ -113,10 +115,211 @@ static const struct bpf_func_proto bpf_get_current_task_proto = {
 	.ret_type = RET_INTEGER,
 };
 
+/* ---- bpf_trace_printk(): a line of the trace, as the bpf_trace:bpf_trace_printk event ---- */
+#define MAX_TRACE_PRINTK_VARARGS	3
+#define MAX_BPRINTF_BUF			1024
+#define MAX_BPRINTF_BIN_ARGS		512
+
+static bool printk_isprint(unsigned char c) { return c >= 0x20 && c < 0x7f; }
+static bool printk_isspace(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+static bool printk_ispunct(unsigned char c)
+{
+	return printk_isprint(c) && c != ' ' && !(c >= '0' && c <= '9') && !((c | 32) >= 'a' && (c | 32) <= 'z');
+}
+
+/* one conversion of bstr_printf(): flags, width, the digits (or the text) */
+struct printk_spec {
+	bool left, plus, space, zero;
+	int width;
+};
+
+static u32 printk_put(char *buf, u32 pos, char c)
+{
+	if (pos < MAX_BPRINTF_BUF - 1)
+		buf[pos] = c;
+	return pos + 1;
+}
+
+static u32 printk_field(char *buf, u32 pos, const struct printk_spec *sp, const char *sign, const char *body,
+			int len)
+{
+	int signlen = sign ? 1 : 0, pad = sp->width - len - signlen, i;
+
+	if (!sp->left && !sp->zero)
+		for (; pad > 0; pad--)
+			pos = printk_put(buf, pos, ' ');
+	if (sign)
+		pos = printk_put(buf, pos, *sign);
+	if (!sp->left && sp->zero)
+		for (; pad > 0; pad--)
+			pos = printk_put(buf, pos, '0');
+	for (i = 0; i < len; i++)
+		pos = printk_put(buf, pos, body[i]);
+	for (; pad > 0; pad--)
+		pos = printk_put(buf, pos, ' ');
+	return pos;
+}
+
+static u32 printk_number(char *buf, u32 pos, const struct printk_spec *sp, u64 v, bool is_signed, int base,
+			 bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[24], out[24];
+	const char *sign = NULL;
+	int n = 0, i;
+
+	if (is_signed && (s64)v < 0) {
+		sign = "-";
+		v = -v;
+	} else if (is_signed && sp->plus) {
+		sign = "+";
+	} else if (is_signed && sp->space) {
+		sign = " ";
+	}
+	do {
+		tmp[n++] = digits[v % base];
+		v /= base;
+	} while (v);
+	for (i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return printk_field(buf, pos, sp, sign, out, n);
+}
+
+/*
+ * bpf_bprintf_prepare() and bstr_printf() in one pass: the conversions 6.1 takes for
+ * bpf_trace_printk() (%d %i %u %x %X with l/ll, %c, %s, flags and a width, %%; at most three),
+ * a string read without faulting (the user's below TASK_SIZE); -EINVAL for anything else,
+ * and for the %p ones, which this kernel does not format yet.  The length, as vsnprintf's.
+ */
+static int bpf_trace_format(char *buf, const char *fmt, u32 fmt_size, const u64 *args)
+{
+	u32 pos = 0, i, num_spec = 0, end;
+	char str[MAX_BPRINTF_BIN_ARGS];
+
+	for (end = 0; end < fmt_size && fmt[end]; end++)
+		;
+	if (end == fmt_size)
+		return -EINVAL;
+	for (i = 0; i < end; i++) {
+		unsigned char c = fmt[i];
+		struct printk_spec sp = { 0 };
+		bool lng = false;
+		u64 arg;
+
+		if (c < 0x80 && !printk_isprint(c) && !printk_isspace(c))
+			return -EINVAL;
+		if (c != '%') {
+			pos = printk_put(buf, pos, c);
+			continue;
+		}
+		if (fmt[i + 1] == '%') {
+			pos = printk_put(buf, pos, '%');
+			i++;
+			continue;
+		}
+		if (num_spec >= MAX_TRACE_PRINTK_VARARGS)
+			return -EINVAL;
+		i++;
+		if ((unsigned char)fmt[i] >= 0x80)
+			return -EINVAL;
+		for (;; i++) {
+			if (fmt[i] == '0')
+				sp.zero = true;
+			else if (fmt[i] == '+')
+				sp.plus = true;
+			else if (fmt[i] == '-')
+				sp.left = true;
+			else if (fmt[i] == ' ')
+				sp.space = true;
+			else
+				break;
+		}
+		while (fmt[i] >= '0' && fmt[i] <= '9')
+			sp.width = sp.width * 10 + (fmt[i++] - '0');
+		arg = args[num_spec++];
+		if (fmt[i] == 'p')
+			return -EINVAL;
+		if (fmt[i] == 's') {
+			long n;
+
+			if (fmt[i + 1] != 0 && !printk_isspace(fmt[i + 1]) && !printk_ispunct(fmt[i + 1]))
+				return -EINVAL;
+			/* bpf_trace_copy_string() */
+			if (arg < TASK_SIZE_MAX)
+				n = strncpy_from_user_nofault(str, (const void *)arg, sizeof(str));
+			else
+				n = strncpy_from_kernel_nofault(str, (const void *)arg, sizeof(str));
+			if (n < 0)
+				n = 1, str[0] = 0;
+			pos = printk_field(buf, pos, &sp, NULL, str, n - 1);
+			continue;
+		}
+		if (fmt[i] == 'c') {
+			char ch = (char)arg;
+
+			pos = printk_field(buf, pos, &sp, NULL, &ch, 1);
+			continue;
+		}
+		if (fmt[i] == 'l') {
+			lng = true;
+			i++;
+		}
+		if (fmt[i] == 'l')
+			i++;
+		switch (fmt[i]) {
+		case 'd':
+		case 'i':
+			pos = printk_number(buf, pos, &sp, lng ? arg : (u64)(s64)(s32)arg, true, 10, false);
+			break;
+		case 'u':
+			pos = printk_number(buf, pos, &sp, lng ? arg : (u32)arg, false, 10, false);
+			break;
+		case 'x':
+		case 'X':
+			pos = printk_number(buf, pos, &sp, lng ? arg : (u32)arg, false, 16, fmt[i] == 'X');
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	buf[pos < MAX_BPRINTF_BUF ? pos : MAX_BPRINTF_BUF - 1] = 0;
+	return pos;
+}
+
+static char bpf_printk_buf[NR_CPUS][MAX_BPRINTF_BUF];
+static int bpf_printk_busy[NR_CPUS];
+
+BPF_CALL_x(bpf_trace_printk)
+{
+	const u64 args[MAX_TRACE_PRINTK_VARARGS] = { r3, r4, r5 };
+	unsigned long flags = arch_local_irq_save();
+	int cpu = smp_processor_id(), ret;
+
+	if (bpf_printk_busy[cpu]) {	/* try_get_buffers() */
+		arch_local_irq_restore(flags);
+		return -EBUSY;
+	}
+	bpf_printk_busy[cpu] = 1;
+	arch_local_irq_restore(flags);
+	ret = bpf_trace_format(bpf_printk_buf[cpu], (const char *)r1, r2, args);
+	if (ret >= 0)
+		trace_bpf_trace_printk(bpf_printk_buf[cpu]);
+	bpf_printk_busy[cpu] = 0;
+	return ret;
+}
+static const struct bpf_func_proto bpf_trace_printk_proto = {
+	.func = bpf_trace_printk,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_MEM, ARG_CONST_SIZE },
+};
+
 /* bpf_tracing_func_proto(): what every tracing program may call */
 static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const struct bpf_prog *prog)
 {
 	switch (func_id) {
+	case BPF_FUNC_trace_printk:
+		return &bpf_trace_printk_proto;
 	case BPF_FUNC_ktime_get_coarse_ns:
 		return &bpf_ktime_get_coarse_ns_proto;
 	case BPF_FUNC_get_current_pid_tgid:
@@ -201,3 +404,134 @@ const struct bpf_verifier_ops raw_tracepoint_verifier_ops = {
 const struct bpf_prog_ops raw_tracepoint_prog_ops = {
 	.test_run = bpf_prog_test_run_raw_tp,
 };
+
+/* ---- the programs of an attach point (kernel/bpf/core.c's bpf_prog_array) ---- */
+
+/* bpf_prog_array_copy(): old without exclude, with include at the end; -EEXIST if it is there */
+int bpf_prog_array_copy(struct bpf_prog_array *old, struct bpf_prog *exclude, struct bpf_prog *include,
+			struct bpf_prog_array **new_array)
+{
+	u32 i, n = 0, cnt = old ? old->cnt : 0;
+	struct bpf_prog_array *array;
+
+	for (i = 0; i < cnt; i++)
+		if (include && old->progs[i] == include)
+			return -EEXIST;
+	array = kzalloc(sizeof(*array) + sizeof(array->progs[0]) * (cnt + 1), GFP_KERNEL);
+	if (!array)
+		return -ENOMEM;
+	for (i = 0; i < cnt; i++)
+		if (old->progs[i] != exclude)
+			array->progs[n++] = old->progs[i];
+	if (include)
+		array->progs[n++] = include;
+	array->cnt = n;
+	if (!n) {
+		kfree(array);
+		array = NULL;
+	}
+	*new_array = array;
+	return 0;
+}
+
+static void bpf_prog_array_free_rcu(struct rcu_head *rcu)
+{
+	struct bpf_prog_array *array = container_of(rcu, struct bpf_prog_array, rcu);
+
+	if (array->put)
+		bpf_prog_put(array->put);
+	kfree(array);
+}
+
+/* An array no longer published, and the reference of the program it no longer holds: once
+ * every cpu that may be running them has passed a quiescent state. */
+void bpf_prog_array_free_put(struct bpf_prog_array *array, struct bpf_prog *put)
+{
+	if (!array) {
+		array = kzalloc(sizeof(*array), GFP_KERNEL);
+		if (!array) {
+			/* no memory for the callback: leak the reference, never free a running program */
+			return;
+		}
+	}
+	array->put = put;
+	call_rcu(&array->rcu, bpf_prog_array_free_rcu);
+}
+
+/* ---- raw tracepoints (include/trace/bpf_probe.h, bpf_trace_run*) ---- */
+
+/* __bpf_trace_run(): a program that is already running on this cpu is not entered again */
+static notrace void __bpf_trace_run(struct bpf_prog *prog, u64 *args)
+{
+	int cpu = smp_processor_id();
+
+	if (unlikely(++prog->active[cpu] != 1))
+		__atomic_add_fetch(&prog->misses, 1, __ATOMIC_RELAXED);	/* bpf_prog_inc_misses_counter() */
+	else
+		(void)bpf_prog_run(prog, args);
+	prog->active[cpu]--;
+}
+
+/* what __bpf_trace_<event>() calls (kernel/events.c), preemption off */
+notrace void bpf_trace_run(struct bpf_prog_array *progs, u64 *args)
+{
+	u32 i;
+
+	for (i = 0; i < progs->cnt; i++)
+		__bpf_trace_run(progs->progs[i], args);
+}
+
+extern const struct trace_event_meta __start_ftrace_events[], __stop_ftrace_events[];
+static DEFINE_MUTEX(bpf_event_mutex);
+
+/* bpf_get_raw_tracepoint(): the tracepoint of that name (the syscalls:* events have none of
+ * their own: they ride on raw_syscalls' sys_enter/sys_exit) */
+struct tracepoint *bpf_get_raw_tracepoint(const char *name)
+{
+	const struct trace_event_meta *meta;
+
+	for (meta = __start_ftrace_events; meta < __stop_ftrace_events; meta++) {
+		struct tracepoint *tp = container_of(meta->key, struct tracepoint, key);
+
+		if (meta->syscall_nr < 0 && !strcmp(tp->name, name))
+			return tp;
+	}
+	return NULL;
+}
+
+/* bpf_probe_register(): the program on the tracepoint, holding a reference of its own;
+ * EINVAL if it reads arguments the tracepoint does not have, EEXIST if it is there already */
+int bpf_probe_register(struct tracepoint *tp, struct bpf_prog *prog)
+{
+	struct bpf_prog_array *old, *new;
+	int err;
+
+	if (prog->max_ctx_offset > tp->num_args * sizeof(u64))
+		return -EINVAL;
+	mutex_lock(&bpf_event_mutex);
+	old = tp->bpf_raw;
+	err = bpf_prog_array_copy(old, NULL, prog, &new);
+	if (!err) {
+		bpf_prog_inc(prog);
+		__atomic_store_n(&tp->bpf_raw, new, __ATOMIC_RELEASE);
+		if (old)
+			bpf_prog_array_free_put(old, NULL);
+		static_key_slow_inc(&tp->kernel_key);
+	}
+	mutex_unlock(&bpf_event_mutex);
+	return err;
+}
+
+void bpf_probe_unregister(struct tracepoint *tp, struct bpf_prog *prog)
+{
+	struct bpf_prog_array *old, *new;
+
+	mutex_lock(&bpf_event_mutex);
+	old = tp->bpf_raw;
+	if (!bpf_prog_array_copy(old, prog, NULL, &new)) {
+		__atomic_store_n(&tp->bpf_raw, new, __ATOMIC_RELEASE);
+		static_key_slow_dec(&tp->kernel_key);
+		bpf_prog_array_free_put(old, prog);
+	}
+	mutex_unlock(&bpf_event_mutex);
+}

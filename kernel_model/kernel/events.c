@@ -119,7 +119,7 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
  * (no frame, no register saved for after a call).
  */
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
-	struct tracepoint __tracepoint_##name = { #name, { 0 }, { 0, 0, 0 } }; \
+	struct tracepoint __tracepoint_##name = { #name, { 0 }, { 0, 0, 0 }, .num_args = COUNT_ARGS(args) }; \
 	notrace void trace_event_raw_event_##name(proto); \
 	static noinline notrace void trace_event_slow_##name(unsigned long irqflags, proto) \
 	{ \
@@ -187,8 +187,9 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 #undef TRACE_EVENT
 
 /*
- * pass 2b: perf_trace_<name>(), what the tracepoint's perf_key sites call (include/trace/perf.h
- * of Linux): the same record, in perf's buffer, to the perf events active on this cpu.
+ * pass 2b: perf_trace_<name>(), what the tracepoint's kernel_key sites call (include/trace/perf.h
+ * of Linux): the same record, in perf's buffer, to the tracepoint programs attached to its perf
+ * events, then to the perf events active on this cpu.
  */
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
 	notrace void perf_trace_##name(proto) \
@@ -200,7 +201,7 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 		struct pt_regs *__regs; \
 		int __entry_size, __rctx; \
 		tstruct \
-		if (!__head) \
+		if (!__head && !READ_ONCE(__tp->prog_array)) \
 			return; \
 		__entry_size = perf_trace_entry_size(sizeof(*__entry) + __dyn_size); \
 		__entry = perf_trace_buf_alloc(__entry_size, &__regs, &__rctx); \
@@ -208,7 +209,45 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 			return; \
 		perf_fetch_caller_regs(__regs); \
 		{ assign } \
-		perf_trace_buf_submit(__entry, __entry_size, __rctx, __tp->file.type, 1, __regs, __head, NULL); \
+		perf_trace_run_bpf_submit(__entry, __entry_size, __rctx, __tp, 1, __regs, __head, NULL); \
+	}
+#include "../include/trace/events.h"
+#undef TRACE_EVENT
+
+/*
+ * pass 2c: __bpf_trace_<name>() (include/trace/bpf_probe.h): the tracepoint's arguments, each
+ * as a u64 (zero-extended from its own size), to its raw tracepoint programs.
+ */
+#define __CAST_TO_U64(x) ({ \
+	typeof(x) __src = (x); \
+	__typeof__(__builtin_choose_expr(sizeof(x) == 1, (u8)0, \
+		__builtin_choose_expr(sizeof(x) == 2, (u16)0, \
+		__builtin_choose_expr(sizeof(x) == 4, (u32)0, (u64)0)))) __dst; \
+	__builtin_memcpy(&__dst, &__src, sizeof(__dst)); \
+	(u64)__dst; })
+#define __BPF_CAST1(a) __CAST_TO_U64(a)
+#define __BPF_CAST2(a, ...) __CAST_TO_U64(a), __BPF_CAST1(__VA_ARGS__)
+#define __BPF_CAST3(a, ...) __CAST_TO_U64(a), __BPF_CAST2(__VA_ARGS__)
+#define __BPF_CAST4(a, ...) __CAST_TO_U64(a), __BPF_CAST3(__VA_ARGS__)
+#define __BPF_CAST5(a, ...) __CAST_TO_U64(a), __BPF_CAST4(__VA_ARGS__)
+#define __BPF_CAST6(a, ...) __CAST_TO_U64(a), __BPF_CAST5(__VA_ARGS__)
+#define __BPF_CAST7(a, ...) __CAST_TO_U64(a), __BPF_CAST6(__VA_ARGS__)
+#define __BPF_CAST8(a, ...) __CAST_TO_U64(a), __BPF_CAST7(__VA_ARGS__)
+#define __BPF_CAST9(a, ...) __CAST_TO_U64(a), __BPF_CAST8(__VA_ARGS__)
+#define __BPF_CAST10(a, ...) __CAST_TO_U64(a), __BPF_CAST9(__VA_ARGS__)
+#define __BPF_CAST11(a, ...) __CAST_TO_U64(a), __BPF_CAST10(__VA_ARGS__)
+#define __BPF_CAST12(a, ...) __CAST_TO_U64(a), __BPF_CAST11(__VA_ARGS__)
+#define __BPF_CASTN(n, ...) __BPF_CASTN_(n, __VA_ARGS__)
+#define __BPF_CASTN_(n, ...) __BPF_CAST##n(__VA_ARGS__)
+#define CAST_TO_U64(...) __BPF_CASTN(COUNT_ARGS(__VA_ARGS__), __VA_ARGS__)
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
+	notrace void __bpf_trace_##name(proto) \
+	{ \
+		struct bpf_prog_array *__progs = READ_ONCE(__tracepoint_##name.bpf_raw); \
+		if (__progs) { \
+			u64 __args[] = { CAST_TO_U64(args) }; \
+			bpf_trace_run(__progs, __args); \
+		} \
 	}
 #include "../include/trace/events.h"
 #undef TRACE_EVENT

@@ -269,6 +269,7 @@ void session_free_process(struct task_struct *p)
 
 void session_wake_new_task(struct task_struct *parent, struct task_struct *p)
 {
+	perf_event_fork(parent, p);
 	trace_sched_process_fork(parent, p);
 	trace_pid_fork(parent, p);
 	wake_up_new_task(p);
@@ -285,6 +286,7 @@ long kernel_clone(struct kernel_clone_args *args)
 	if (IS_ERR(p))
 		return PTR_ERR(p);
 	nr = p->pid;
+	perf_event_fork(current, p);
 	trace_sched_process_fork(current, p);
 	trace_pid_fork(current, p);
 	if (args->flags & CLONE_PARENT_SETTID)
@@ -318,6 +320,7 @@ pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu)
 	if (IS_ERR(p))
 		return PTR_ERR(p);
 	p->cpu = cpu;
+	perf_event_fork(current, p);
 	trace_sched_process_fork(current, p);
 	trace_pid_fork(current, p);
 	if (name)	/* kthread_create(): named once forked */

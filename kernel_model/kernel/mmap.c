@@ -9,7 +9,9 @@
  */
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
+#include "../include/fs.h"
 #include "../include/session.h"
+#include "../include/fs.h"
 
 #define PROT_READ	0x1
 #define PROT_WRITE	0x2
@@ -513,11 +515,44 @@ noinline unsigned long ksys_mmap_pgoff(unsigned long addr, unsigned long len, un
 	return ret;
 }
 
+/*
+ * A session process's served mmap(2) of a file with mmap_shared (a perf event): what it maps is
+ * made in a region of the machine's perf pool, which the served call's reply names; the
+ * supervisor gives the process that region's memory file in place of the fd and the host makes
+ * the mapping (session/native/serve.c), so the process maps the very pages the kernel writes.
+ */
+static long session_mmap_shared(unsigned long len, unsigned long prot, unsigned long flags, unsigned long fd,
+				unsigned long off)
+{
+	struct file *file;
+	long region;
+
+	if (!session_remote_uaccess(current))
+		return -ENOSYS;
+	if ((off & ~PAGE_MASK) || !len)
+		return -EINVAL;
+	len = PAGE_ALIGN(len);
+	if (!len)
+		return -ENOMEM;
+	file = fget(fd);
+	if (!file)
+		return -EBADF;
+	if (!file->f_op || !file->f_op->mmap_shared)
+		region = -ENODEV;
+	else
+		region = file->f_op->mmap_shared(file, len, prot, flags, off >> 12);
+	fput(file);
+	if (region < 0)
+		return region;
+	session_serve_region(current, region);
+	return 0;
+}
+
 SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot,
 		unsigned long, flags, unsigned long, fd, unsigned long, off)
 {
 	if (hosts_address_space())
-		return -ENOSYS;
+		return session_mmap_shared(len, prot, flags, fd, off);
 	if (off & ~PAGE_MASK)
 		return -EINVAL;
 	return ksys_mmap_pgoff(addr, len, prot, flags, fd, off >> 12);

@@ -264,6 +264,7 @@ static void serve_reply(struct session_task *st, long ret)
 	struct session_reply *r = &session_ring.reply;
 
 	r->ret = ret;
+	r->region = st->serving_region;
 	__atomic_store_n(&r->serial, st->serving, __ATOMIC_RELEASE);
 	st->serving = 0;
 	host_doorbell(PORT_SESSION_REPLY, 0);
@@ -338,6 +339,20 @@ long session_copy_to_user(u64 to, const void *from, u64 n)
 long session_strncpy_from_user(char *dst, u64 src, long count)
 {
 	return session_uaccess(SESSION_UACCESS_STRING, src, dst, count);
+}
+
+bool session_lookup_before(const char *name, unsigned int len, unsigned short *mode)
+{
+	struct session_task *st = current->session;
+	int i;
+
+	for (i = 0; st && i < 2; i++)
+		if (st->before[i].name && st->before[i].len == len && !memcmp(st->before[i].name, name, len)) {
+			st->before[i].name = NULL;
+			*mode = st->before[i].mode;
+			return true;
+		}
+	return false;
 }
 
 /* ---- waiting for the host ---- */
@@ -483,11 +498,13 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 {
 	const u8 *p = (const u8 *)(rec + 1), *end = (const u8 *)rec + rec->len;
 	u64 args[6], used = 0;
+	const char *laid[6] = { NULL };
 	int i, b;
 
 	/* a served call's pointers are its host process's (session_uaccess): it has no blobs */
 	st->serving = rec->sc.flags & SESSION_SC_SERVE ? rec->sc.serial : 0;
 	st->serving_new_fd = rec->sc.flags & SESSION_SC_NEW_FD;
+	st->serving_region = -1;
 	for (i = 0; i < 6; i++)
 		args[i] = rec->sc.args[i];
 	for (b = 0; b < rec->sc.nr_blobs && p + sizeof(struct session_blob) <= end; b++) {
@@ -509,6 +526,7 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 		if (blob->kind == SESSION_BLOB_IN && blob->len <= room && blob->len <= PAGE_SIZE - used % PAGE_SIZE) {
 			memcpy(k, p, blob->len);
 			args[blob->arg] = at;
+			laid[blob->arg] = blob->len && !k[blob->len - 1] ? (const char *)k : NULL;
 			used += ALIGN(blob->len, 8);
 		} else if (blob->kind == SESSION_BLOB_STRV) {
 			/* the pointer array, then the strings (in one page) */
@@ -531,6 +549,24 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 next:
 		p += ALIGN(blob->len, 8);
 	}
+	for (i = 0; i < 2; i++) {
+		u32 before = rec->sc.serial >> (32 * i);
+		const char *path = laid[SESSION_PRESTAT_ARG(before)], *last;
+		unsigned int len;
+
+		st->before[i].name = NULL;
+		if (!(rec->sc.flags & SESSION_SC_PRESTAT) || !(before & SESSION_PRESTAT_VALID) || !path)
+			continue;
+		/* the last component: trailing slashes are not part of it */
+		len = strlen(path);
+		while (len > 1 && path[len - 1] == '/')
+			len--;
+		for (last = path + len; last > path && last[-1] != '/'; last--)
+			;
+		st->before[i].name = last;
+		st->before[i].len = path + len - last;
+		st->before[i].mode = SESSION_PRESTAT_MODE(before);
+	}
 	regs->orig_ax = regs->ax = (u64)(u32)rec->sc.nr;
 	regs->di = args[0];
 	regs->si = args[1];
@@ -549,9 +585,59 @@ next:
  * On the way back to user mode (syscall_exit_to_user_mode): the task's next call, once the
  * host made it.  Records that are not calls act here: a death by a signal ends the task.
  */
+/*
+ * A task without a parent in the session, as its process was when the supervisor first saw
+ * it: the session view (fs/init.c: the host's files, this kernel's /proc), the host's cwd, and
+ * the fds it came with (the files at their paths when the view has them, as the host opened
+ * them; hostfs's host fds for the others: terminals, pipes, sockets).
+ */
+static void session_start(const struct session_record *rec)
+{
+	const u8 *p = (const u8 *)(rec + 1), *end = (const u8 *)rec + rec->len;
+	int i;
+
+	if (!rec->task.cwd_len || p + rec->task.cwd_len > end || p[rec->task.cwd_len - 1])
+		return;
+	if (session_view_enter(current, (const char *)p))
+		return;
+	p += ALIGN(rec->task.cwd_len, 8);
+	for (i = 0; i < rec->task.nr_fds && p + sizeof(struct session_fd) <= end; i++) {
+		const struct session_fd *f = (const void *)p;
+		const char *path = (const char *)(f + 1);
+		unsigned int flags = f->flags & (O_ACCMODE | O_APPEND | O_NONBLOCK | O_DIRECTORY | O_PATH);
+		struct file *file = NULL;
+
+		p += sizeof(*f);
+		if (!f->path_len || p + f->path_len > end || path[f->path_len - 1])
+			break;
+		p += ALIGN(f->path_len, 8);
+		if (path[0] == '/') {
+			file = filp_open(path, flags, 0);
+			if (IS_ERR(file))
+				file = NULL;
+			else if (!S_ISCHR(file->f_inode->i_mode) && !S_ISFIFO(file->f_inode->i_mode))
+				file->f_pos = f->pos;
+		}
+		if (!file) {
+			file = hostfs_host_fd_file(flags & (O_ACCMODE | O_APPEND | O_NONBLOCK));
+			if (IS_ERR(file))
+				continue;
+		}
+		if (f->fd >= 0 && replace_fd(f->fd, file, f->flags & O_CLOEXEC) < 0)
+			printk(KERN_WARNING "session: %d: no fd %d\n", current->pid, f->fd);
+		fput(file);
+	}
+}
+
 void session_exit_to_user_mode(struct pt_regs *regs)
 {
 	struct session_task *st = current->session;
+
+	if (st->start) {
+		session_start(st->start);
+		kfree(st->start);
+		st->start = NULL;
+	}
 
 	while (!st->entered) {
 		struct queued_record *q = wait_for_record(st);
@@ -640,6 +726,11 @@ static struct task_struct *session_fork(struct task_struct *parent, struct sessi
 		session_free_process(p);
 		return NULL;
 	}
+	if (parent == init_task_p && rec->len > sizeof(*rec) && rec->task.cwd_len) {
+		st->start = kmalloc(rec->len, GFP_KERNEL);
+		if (st->start)
+			memcpy(st->start, rec, rec->len);
+	}
 	st->task = p;
 	session_tasks_created++;
 	return p;
@@ -726,6 +817,7 @@ void session_task_exit(struct task_struct *tsk)
 
 	spin_lock_irqsave(&session_lock, flags);
 	list_del_init(&st->node);
+	kfree(st->start);
 	list_for_each_entry_safe(q, n, &st->queue, node) {
 		kfree(q);
 		dropped++;

@@ -9,6 +9,10 @@
  *   run FD [CTX [CPU]]                     -> the program's return value (BPF_PROG_TEST_RUN)
  *   minfo FD   pinfo FD                    -> BPF_OBJ_GET_INFO_BY_FD fields
  *   raw CMD ATTR [SIZE]                    -> bpf(CMD, ATTR, SIZE) as it returns
+ *   rawtp FD NAME                          -> a link fd (BPF_RAW_TRACEPOINT_OPEN)
+ *   tpev ID                                -> a perf event fd on tracepoint ID, this process's
+ *   setbpf EVFD FD                         -> PERF_EVENT_IOC_SET_BPF
+ *   calls N                                -> N getpid() calls
  *   close FD
  *   cpus N                                 -> the possible cpus (values a per-cpu lookup prints)
  *   pid                                    -> this process's pid
@@ -28,8 +32,11 @@ static long syscall6(long nr, long a, long b, long c, long d, long e, long f)
 #include "libc.h"
 #endif
 #include "../include/uapi/bpf.h"
+#include "../include/uapi/perf_event.h"
 
 #define NR_bpf 321
+#define NR_perf_event_open 298
+#define NR_ioctl 16
 #define NR_close 3
 
 static char out[8192];
@@ -288,6 +295,27 @@ int main(int argc, char **argv)
 			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
 				n = num(argv[i++]);
 			result(cmd, syscall6(NR_bpf, c, (long)big, n, 0, 0, 0));
+		} else if (!strcmp(cmd, "rawtp") && i + 2 <= argc) {
+			attr.raw_tracepoint.prog_fd = num(argv[i]);
+			attr.raw_tracepoint.name = (unsigned long)argv[i + 1];
+			i += 2;
+			result(cmd, sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &attr, sizeof(attr)));
+		} else if (!strcmp(cmd, "tpev") && i + 1 <= argc) {
+			struct perf_event_attr pa;
+			zero(&pa, sizeof(pa));
+			pa.type = PERF_TYPE_TRACEPOINT;
+			pa.size = sizeof(pa);
+			pa.config = num(argv[i++]);
+			pa.sample_period = 1;
+			result(cmd, syscall6(NR_perf_event_open, (long)&pa, 0, -1, -1, 0, 0));
+		} else if (!strcmp(cmd, "setbpf") && i + 2 <= argc) {
+			result(cmd, syscall6(NR_ioctl, num(argv[i]), PERF_EVENT_IOC_SET_BPF, num(argv[i + 1]), 0, 0, 0));
+			i += 2;
+		} else if (!strcmp(cmd, "calls") && i + 1 <= argc) {
+			long n = num(argv[i++]), k;
+			for (k = 0; k < n; k++)
+				syscall6(39 /* getpid */, 0, 0, 0, 0, 0, 0);
+			result(cmd, n);
 		} else if (!strcmp(cmd, "pid")) {
 			result(cmd, syscall6(39 /* getpid */, 0, 0, 0, 0, 0, 0));
 		} else if (!strcmp(cmd, "cpus") && i + 1 <= argc) {

@@ -47,3 +47,63 @@ def test_opensnoop_style_probes_name_the_files(tmp_path):
     assert {"/etc/hostname", "/proc/self/comm", "/nonexistent"} <= gets
     dentries = {re.search(r'name="([^"]*)"', l).group(1) for l in lines if l.startswith("vo: ")}
     assert {"hostname", "comm"} <= dentries and "nonexistent" not in dentries
+
+
+SESSION_SCRIPT = r"""
+T=/sys/kernel/tracing
+echo 'p:myprobe do_sys_openat2 filename=+0($arg2):ustring' > $T/kprobe_events
+echo 'p:vo vfs_open name=+0(+40(+8($arg1))):string' >> $T/kprobe_events
+echo 'p:vr vfs_read name=+0(+40(+24($arg1))):string' >> $T/kprobe_events
+echo 1 > $T/events/kprobes/enable
+echo 1 > $T/events/syscalls/sys_exit_openat/enable
+echo 1 > $T/events/syscalls/sys_exit_write/enable
+echo 1 > $T/events/syscalls/sys_exit_mkdir/enable; echo 1 > $T/events/syscalls/sys_exit_mkdirat/enable
+cd "$WORK"
+echo '== cwd'; pwd
+echo '== hostfd'
+python3 -c 'import os; print(os.open("/etc/hostname", os.O_RDONLY))'
+cat /etc/hostname > /dev/null
+echo made > new.txt
+cat new.txt > /dev/null
+mkdir newdir
+echo 1 > $T/events/syscalls/sys_exit_renameat2/enable; echo 1 > $T/events/syscalls/sys_exit_unlinkat/enable
+echo 1 > $T/events/syscalls/sys_exit_rename/enable; echo 1 > $T/events/syscalls/sys_exit_unlink/enable
+echo 1 > $T/events/syscalls/sys_exit_rmdir/enable
+cp new.txt copy.txt; mv copy.txt moved.txt; rm moved.txt; rm -f absent.txt; rmdir newdir
+echo 0 > $T/events/enable
+echo '== lines'
+grep -E '^ *(python3|cat|mkdir|mv|rm|rmdir)-' $T/trace | sed -n 's/^ *\([a-z0-9]*\)-[0-9]* .*[0-9]\.[0-9]\{6\}: /\1 /p'
+echo '== end'
+"""
+
+
+def test_a_session_cat_opens_host_files_in_its_own_namespace(tmp_path):
+    # a session's processes: hostfs at "/", their cwd, the kernel's /proc; what they create
+    # on the host (a file, a directory) is there for the kernel's lookups after
+    work = tmp_path / "work"
+    work.mkdir()
+    os.chmod(tmp_path, 0o755)
+    result = tracefs_sim("run", "--workload", "none", "-c", SESSION_SCRIPT, timeout=180,
+                         env={**os.environ, "WORK": str(work)})
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    lines = out.split("== lines\n")[1].split("== end\n")[0].splitlines()
+    hostfd = int(out.split("== hostfd\n")[1].split()[0])
+    assert (work / "new.txt").read_text() == "made\n" and not (work / "newdir").exists()
+    # python3's open: the host's fd is sys_exit_openat's ret
+    py = [line for line in lines if line.startswith("python3 ")]
+    at = next(i for i, line in enumerate(py) if 'filename="/etc/hostname"' in line)
+    assert py[at + 1] == 'python3 vo: (vfs_open+0x0/0x30) name="hostname"', py[at:at + 3]
+    assert py[at + 2] == f"python3 sys_openat -> {hostfd:#x}", py[at:at + 3]
+    cat = [line for line in lines if line.startswith("cat ")]
+    assert 'cat vr: (vfs_read+0x0/0x' in "\n".join(cat)
+    assert any(re.fullmatch(r'cat vr: \(vfs_read\+0x0/0x[0-9a-f]+\) name="hostname"', line) for line in cat), cat
+    # the file the shell created on the host, then cat's open of it (relative: the cwd)
+    assert any(re.fullmatch(r'cat vo: \(vfs_open\+0x0/0x[0-9a-f]+\) name="new.txt"', line) for line in cat), cat
+    assert 'cat sys_openat -> 0x3' in cat
+    # mkdir's call: the host made the directory, the kernel takes it as done
+    assert [line for line in lines if re.fullmatch(r"mkdir sys_mkdir(at)? -> .*", line)] == ["mkdir sys_mkdir -> 0x0"]
+    # and the removals and the rename: as the host's calls went (rm -f of a missing file: ENOENT)
+    changes = [line for line in lines if re.fullmatch(r"(mv|rm|rmdir) sys_(rename\w*|unlink\w*|rmdir) -> .*", line)]
+    assert changes == ["mv sys_renameat2 -> 0x0", "rm sys_unlinkat -> 0x0",
+                       "rm sys_unlinkat -> 0xfffffffffffffffe", "rmdir sys_rmdir -> 0x0"], changes

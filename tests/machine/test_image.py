@@ -101,7 +101,7 @@ def test_mcount_sites_are_nops_at_entry(image):
 
 def test_jump_labels_point_at_nops_and_keys(image):
     # the host's: the events' keys, and the one that saves comms while any event is on; the
-    # kernel's own (include/jump_label.h): each tracepoint's perf_key, perf's software and
+    # kernel's own (include/jump_label.h): each tracepoint's kernel_key, perf's software and
     # scheduler hooks
     keys = {ev.key_addr for ev in image.events} | {image.addr("trace_cmdline_key")}
     holders = [image.lookup(f"__tracepoint_{ev.name}") for ev in image.events if ev.syscall_nr is None]
@@ -118,7 +118,7 @@ def test_jump_labels_point_at_nops_and_keys(image):
 def test_event_formats_match_linux(image):
     real = real_formats()
     events = {f"{e.system}/{e.name}": e for e in image.events}
-    expected = [k for k in real if k.split("/")[0] in ("sched", "raw_syscalls", "kmem", "syscalls")]
+    expected = [k for k in real if k.split("/")[0] in ("sched", "raw_syscalls", "kmem", "syscalls", "bpf_trace")]
     assert set(expected) <= set(events), set(expected) - set(events)
     for key in expected:
         assert render(events[key]) == real[key], key

@@ -377,3 +377,4 @@ TRACE_EVENT(kfree,
 #include "events/printk.h"
 #include "events/exceptions.h"
 #include "events/signal.h"
+#include "events/bpf_trace.h"

@@ -13,19 +13,28 @@
 
 struct static_key { int enabled; };
 /*
- * A tracepoint: its key and event file belong to the host's tracing; perf_key, and the per-cpu
- * lists of the perf events active on it, to the kernel's perf_events (kernel/trace_event_perf.c):
- * each site has a second jump label that calls perf_trace_<event>() (Linux registers perf's
- * probe on the same tracepoint; here each owner patches its own sites).
+ * A tracepoint: its key and event file belong to the host's tracing; kernel_key to the kernel's
+ * own users of the tracepoint (Linux registers their probes on the same tracepoint; here each
+ * owner patches its own sites): perf_events, with the per-cpu lists of the perf events active on
+ * it and the BPF programs attached to those (kernel/trace_event_perf.c), and raw tracepoint BPF
+ * programs (kernel/bpf_trace.c).  Each site has a second jump label that calls
+ * perf_trace_<event>() and __bpf_trace_<event>() (kernel/events.c) while any of them is there;
+ * each returns at once when it has nothing to do.
  */
+struct bpf_prog_array;
 struct tracepoint {
 	const char *name;
 	struct static_key key;
 	struct trace_event_file file;
-	struct static_key perf_key;
+	struct static_key kernel_key;	/* perf_refcount + raw tracepoint links */
 	int perf_refcount;
 	struct list_head *perf_events;	/* [NR_CPUS], while perf_refcount */
+	struct bpf_prog_array *prog_array;	/* tracepoint programs of its perf events (call->prog_array) */
+	struct bpf_prog_array *bpf_raw;	/* raw tracepoint programs (each Linux's probe on the tracepoint) */
+	u32 num_args;
 };
+/* kernel/bpf_trace.c: run a raw tracepoint's programs on its arguments */
+void bpf_trace_run(struct bpf_prog_array *progs, u64 *args);
 struct jump_entry { u64 code; u64 target; u64 key; };
 
 static __always_inline bool arch_static_branch(struct static_key *key)
@@ -197,6 +206,7 @@ static __always_inline void trace_irq_restore(unsigned long flags)
 	extern struct tracepoint __tracepoint_##name; \
 	void trace_event_raw_event_##name(proto); \
 	void perf_trace_##name(proto); \
+	void __bpf_trace_##name(proto); \
 	static __always_inline void trace_##name(proto) \
 	{ \
 		if (static_branch_unlikely(&__tracepoint_##name.key)) { \
@@ -204,9 +214,10 @@ static __always_inline void trace_irq_restore(unsigned long flags)
 			trace_event_raw_event_##name(args); \
 			preempt_enable_no_resched(); \
 		} \
-		if (static_branch_unlikely(&__tracepoint_##name.perf_key)) { \
+		if (static_branch_unlikely(&__tracepoint_##name.kernel_key)) { \
 			preempt_disable(); \
 			perf_trace_##name(args); \
+			__bpf_trace_##name(args); \
 			preempt_enable_no_resched(); \
 		} \
 	}
@@ -241,6 +252,7 @@ static __always_inline u32 ftrace_syscall_exit_wanted(struct pt_regs *regs, long
 	void perf_trace_##name(proto); \
 	void ftrace_##probe(proto); \
 	void perf_##probe(proto); \
+	void __bpf_trace_##name(proto); \
 	static __always_inline void trace_##name(proto) \
 	{ \
 		if (static_branch_unlikely(&__tracepoint_##name.key)) { \
@@ -250,10 +262,11 @@ static __always_inline u32 ftrace_syscall_exit_wanted(struct pt_regs *regs, long
 				ftrace_##probe(args); \
 			preempt_enable_no_resched(); \
 		} \
-		if (static_branch_unlikely(&__tracepoint_##name.perf_key)) { \
+		if (static_branch_unlikely(&__tracepoint_##name.kernel_key)) { \
 			preempt_disable(); \
 			perf_trace_##name(args); \
 			perf_##probe(args); \
+			__bpf_trace_##name(args); \
 			preempt_enable_no_resched(); \
 		} \
 	}

@@ -32,6 +32,17 @@ enum session_record_type {
 #define SESSION_SC_NEW_FD 2	/* ... and what it returns is a new fd: the process gets a host fd
 				 * for it, whose number an FD record then gives the kernel's */
 
+#define SESSION_SC_PRESTAT 4	/* a call that adds or removes names (mkdir, unlink, rename, an
+				 * O_CREAT open...): its serial says what its paths named before the
+				 * host made it (the kernel makes it after), SESSION_PRESTAT_* */
+
+/* sc.serial of a SESSION_SC_PRESTAT call: up to two paths (slot 0 at bit 0, slot 1 at bit
+ * 32), each the argument it is, and the st_mode its last component had before the call (0: it
+ * did not exist) */
+#define SESSION_PRESTAT_VALID	(1U << 31)
+#define SESSION_PRESTAT_ARG(x)	(((x) >> 16) & 7)
+#define SESSION_PRESTAT_MODE(x)	((x) & 0xffff)
+
 /* How a blob (the bytes behind a pointer argument, copied on the host) is laid out in the
  * task's user memory before the call is made there; the argument then points at it. */
 enum session_blob_kind {
@@ -66,6 +77,11 @@ struct session_record {
 			int creator;		/* the task whose clone made it; 0: unknown */
 			int helper;		/* a process of the simulator's own tools: no calls follow */
 			char comm[16];		/* its name when first seen */
+			/* a process without a parent in the session (ppid 0): what it started with, in
+			 * the payload: its cwd (cwd_len bytes with the NUL, padded to 8), then nr_fds
+			 * struct session_fd, each followed by its path (padded to 8) */
+			unsigned short cwd_len;
+			unsigned short nr_fds;
 		} task;
 		struct {
 			int status;		/* as wait4 reports it */
@@ -80,6 +96,15 @@ struct session_record {
 			int host;		/* the number the process got for it, or -errno: none */
 		} fd;
 	};
+};
+
+/* An fd a process without a parent in the session had when first seen (NEW_TASK). */
+struct session_fd {
+	int fd;
+	unsigned int flags;		/* its open flags (fdinfo's, O_CLOEXEC included) */
+	long long pos;			/* its offset */
+	unsigned short path_len;	/* bytes of the path that follows, with the NUL */
+	unsigned short pad[3];
 };
 
 /*
@@ -116,7 +141,7 @@ struct session_reply {
 	/* supervisor: the serial of a call it stopped waiting for (the kernel was too slow): its
 	 * memory accesses fail at once from then on */
 	volatile unsigned long long abandoned;
-	unsigned long long pad;
+	long long region;			/* a served mmap(2): the perf pool region it maps */
 	struct session_uaccess uaccess;
 };
 

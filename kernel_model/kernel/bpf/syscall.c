@@ -72,6 +72,10 @@ static const struct file_operations bpf_map_fops = {
 static const struct file_operations bpf_prog_fops = {
 	.read = bpf_dummy_read, .write = bpf_dummy_write, .release = bpf_prog_release,
 };
+static int bpf_link_release(struct inode *inode, struct file *f);
+static const struct file_operations bpf_link_fops = {
+	.read = bpf_dummy_read, .write = bpf_dummy_write, .release = bpf_link_release,
+};
 
 /* anon_inode_getfd(name, fops, priv, flags): a new fd on a file of its own (no path). */
 static int bpf_anon_inode_getfd(const struct file_operations *fops, void *priv, int flags)
@@ -81,7 +85,8 @@ static int bpf_anon_inode_getfd(const struct file_operations *fops, void *priv, 
 
 	if (fd < 0)
 		return fd;
-	f = anon_inode_getfile(fops == &bpf_map_fops ? "bpf-map" : "bpf-prog", fops, priv, flags);
+	f = anon_inode_getfile(fops == &bpf_map_fops ? "bpf-map" : fops == &bpf_prog_fops ? "bpf-prog" : "bpf_link",
+			       fops, priv, flags);
 	if (IS_ERR(f)) {
 		put_unused_fd(fd);
 		return PTR_ERR(f);
@@ -413,6 +418,11 @@ static struct bpf_prog *prog_from_fd(int fd)
 	return (struct bpf_prog *)f->private_data;
 }
 
+void bpf_prog_inc(struct bpf_prog *prog)
+{
+	__atomic_add_fetch(&prog->refcnt, 1, __ATOMIC_RELAXED);
+}
+
 struct bpf_prog *bpf_prog_get_by_fd(int fd)
 {
 	struct bpf_prog *prog = prog_from_fd(fd);
@@ -739,6 +749,76 @@ static int bpf_prog_test_run(const union bpf_attr *attr, union bpf_attr *uattr)
 	return prog->prog_ops->test_run(prog, attr, uattr);
 }
 
+/* ---- links: a program attached for as long as the link's fd is open ---- */
+struct bpf_raw_tp_link {
+	struct bpf_prog *prog;
+	struct tracepoint *tp;
+};
+
+static int bpf_link_release(struct inode *inode, struct file *f)
+{
+	struct bpf_raw_tp_link *link = (struct bpf_raw_tp_link *)f->private_data;
+
+	bpf_probe_unregister(link->tp, link->prog);
+	bpf_prog_put(link->prog);
+	kfree(link);
+	return 0;
+}
+
+/* bpf_raw_tp_link_attach(): a raw tracepoint program on the tracepoint of that name */
+static int bpf_raw_tp_link_attach(struct bpf_prog *prog, const char *user_tp_name)
+{
+	struct bpf_raw_tp_link *link;
+	struct tracepoint *tp;
+	char buf[128];
+	int err, fd;
+
+	switch (prog->type) {
+	case BPF_PROG_TYPE_RAW_TRACEPOINT:
+		if (strncpy_from_user(buf, user_tp_name, sizeof(buf) - 1) < 0)
+			return -EFAULT;
+		buf[sizeof(buf) - 1] = 0;
+		break;
+	default:
+		return -EINVAL;
+	}
+	tp = bpf_get_raw_tracepoint(buf);
+	if (!tp)
+		return -ENOENT;
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return -ENOMEM;
+	link->prog = prog;
+	link->tp = tp;
+	err = bpf_probe_register(tp, prog);
+	if (err) {
+		kfree(link);
+		return err;
+	}
+	fd = bpf_anon_inode_getfd(&bpf_link_fops, link, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		bpf_probe_unregister(tp, prog);
+		kfree(link);
+	}
+	return fd;
+}
+
+static int bpf_raw_tracepoint_open(const union bpf_attr *attr)
+{
+	struct bpf_prog *prog;
+	int fd;
+
+	if (CHECK_ATTR(attr, raw_tracepoint.prog_fd))
+		return -EINVAL;
+	prog = bpf_prog_get_by_fd(attr->raw_tracepoint.prog_fd);
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	fd = bpf_raw_tp_link_attach(prog, (const char *)attr->raw_tracepoint.name);
+	if (fd < 0)
+		bpf_prog_put(prog);
+	return fd;
+}
+
 static long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 {
 	union bpf_attr attr;
@@ -775,6 +855,8 @@ static long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return bpf_prog_get_fd_by_id(&attr);
 	case BPF_MAP_GET_FD_BY_ID:
 		return bpf_map_get_fd_by_id(&attr);
+	case BPF_RAW_TRACEPOINT_OPEN:
+		return bpf_raw_tracepoint_open(&attr);
 	}
 	return -EINVAL;
 }

@@ -8,9 +8,9 @@
 #include "../../include/perf_event.h"
 #include "../../include/bitops.h"
 #include "../../include/trace/filter.h"
+#include "../../include/bpf.h"
 
 #define CLONE_THREAD 0x00010000
-#define ERR_PTR(err) ((void *)(long)(err))
 #define PERF_NR_CONTEXTS 4	/* task, softirq, hardirq, NMI */
 
 notrace_spinlock_t perf_lock;
@@ -765,6 +765,19 @@ static void perf_group_read_sizes(struct perf_event *leader)
 }
 
 /* ---- allocation and freeing ---- */
+/* is_sb_event(): an event that asks for side-band records (the exec, fork and exit paths look
+ * only while there is one) */
+static int nr_sb_events;
+
+static bool is_sb_event(struct perf_event *event)
+{
+	struct perf_event_attr *attr = &event->attr;
+
+	return attr->mmap || attr->mmap_data || attr->mmap2 || attr->comm || attr->comm_exec || attr->task;
+}
+
+static void perf_event_task(struct task_struct *task, struct task_struct *parent, int type);
+
 static struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu, struct task_struct *task,
 					   struct perf_event *group_leader, struct perf_event *parent_event)
 {
@@ -815,20 +828,51 @@ static struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu
 	perf_event__header_size(event);
 	if (task)
 		static_key_slow_inc(&perf_sched_events);	/* account_event(): a per-task event */
+	if (is_sb_event(event))
+		__atomic_add_fetch(&nr_sb_events, 1, __ATOMIC_RELAXED);
 	return event;
 err_free:
 	kfree(event);
 	return ERR_PTR(err);
 }
 
+/* ring_buffer_attach(): the event's records go to rb (NULL: nowhere), perf_lock held; the
+ * buffer it left if it was that one's last event, for the caller to free (rb_free) */
+static struct perf_buffer *ring_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
+{
+	struct perf_buffer *old = event->rb;
+
+	if (old) {
+		list_del_init(&event->rb_entry);
+		if (--old->refcount)
+			old = NULL;
+	}
+	if (rb) {
+		rb->refcount++;
+		list_add_tail(&event->rb_entry, &rb->event_list);
+	}
+	event->rb = rb;
+	return old;
+}
+
 static void free_event(struct perf_event *event)
 {
+	struct perf_buffer *rb;
+	unsigned long flags;
+
+	flags = perf_lock_irqsave();
+	rb = ring_buffer_attach(event, NULL);
+	perf_unlock_irqrestore(flags);
+	if (rb)
+		rb_free(rb);
 	if (event->filter)
 		free_event_filter(event->filter);
 	if (event->destroy)
 		event->destroy(event);
 	if (event->hw.target)
 		static_key_slow_dec(&perf_sched_events);
+	if (is_sb_event(event))
+		__atomic_sub_fetch(&nr_sb_events, 1, __ATOMIC_RELAXED);
 	kfree(event);
 }
 
@@ -1104,6 +1148,45 @@ static int perf_event_set_filter(struct perf_event *event, const char *arg)
 	return ret;
 }
 
+/* perf_event_set_output(): the event's records go to output's buffer (NULL: its own, none) */
+static int perf_event_set_output(struct perf_event *event, struct perf_event *output)
+{
+	struct perf_buffer *rb = NULL, *old;
+	unsigned long flags;
+	int ret = -EINVAL;
+
+	if (output) {
+		if (event == output)
+			return -EINVAL;		/* no circular references */
+		if (output->cpu != event->cpu)
+			return -EINVAL;		/* no cross-cpu buffers */
+		if (output->cpu == -1 && output->ctx != event->ctx)
+			return -EINVAL;		/* a per-task buffer: the same task's */
+		if (output->attr.use_clockid != event->attr.use_clockid ||
+		    output->attr.clockid != event->attr.clockid)
+			return -EINVAL;		/* one clock per buffer */
+		if (output->attr.write_backward != event->attr.write_backward)
+			return -EINVAL;
+	}
+	mutex_lock(&perf_mutex);
+	flags = perf_lock_irqsave();
+	if (event->mmap_count)		/* not while it maps its own */
+		goto unlock;
+	if (output) {
+		rb = output->rb;
+		if (!rb)
+			goto unlock;
+	}
+	old = ring_buffer_attach(event, rb);
+	ret = 0;
+unlock:
+	perf_unlock_irqrestore(flags);
+	mutex_unlock(&perf_mutex);
+	if (!ret && old)
+		rb_free(old);
+	return ret;
+}
+
 static long _perf_ioctl(struct perf_event *event, unsigned int cmd, unsigned long arg)
 {
 	void (*func)(struct perf_event *, u64);
@@ -1149,18 +1232,32 @@ static long _perf_ioctl(struct perf_event *event, unsigned int cmd, unsigned lon
 	case PERF_EVENT_IOC_SET_OUTPUT: {
 		struct file *output;
 
-		/* perf_event_set_output(): no event has a ring buffer to share yet */
 		if ((int)arg == -1)
-			return 0;
+			return perf_event_set_output(event, NULL);
 		ret = perf_fget_light(arg, &output);
 		if (ret)
 			return ret;
-		return -EINVAL;
+		return perf_event_set_output(event, (struct perf_event *)output->private_data);
 	}
 	case PERF_EVENT_IOC_SET_FILTER:
 		return perf_event_set_filter(event, (const char *)arg);
+	case PERF_EVENT_IOC_SET_BPF: {
+		struct bpf_prog *prog = bpf_prog_get_by_fd(arg);
+
+		if (IS_ERR(prog))
+			return PTR_ERR(prog);
+		ret = perf_event_set_bpf_prog(event, prog);
+		if (ret)
+			bpf_prog_put(prog);
+		return ret;
+	}
 	case PERF_EVENT_IOC_PAUSE_OUTPUT:
-		return -EINVAL;	/* no ring buffer (rb->nr_pages == 0) */
+		flags = perf_lock_irqsave();
+		ret = event->rb && event->rb->nr_pages ? 0 : -EINVAL;
+		if (!ret)
+			event->rb->paused = !!arg;
+		perf_unlock_irqrestore(flags);
+		return ret;
 	case PERF_EVENT_IOC_MODIFY_ATTRIBUTES: {
 		struct perf_event_attr new_attr;
 
@@ -1251,6 +1348,7 @@ static void perf_event_exit_ctx(struct task_struct *task)
 
 void perf_event_exit_task(struct task_struct *child)
 {
+	perf_event_task(child, child->parent, PERF_RECORD_EXIT);
 	perf_event_exit_ctx(child);
 }
 
@@ -1297,7 +1395,58 @@ static int perf_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * perf_mmap(): the event's ring buffer (a user page and nr_pages data pages), made at the
+ * first mapping (6.1's checks), shared by the later ones; its pages are a region of the perf
+ * pool, whose number it returns (what a session's process maps: kernel/mmap.c).
+ */
+static long perf_mmap(struct file *file, unsigned long len, unsigned long prot, unsigned long flags,
+		      unsigned long pgoff)
+{
+	struct perf_event *event = (struct perf_event *)file->private_data;
+	struct perf_buffer *rb, *old;
+	unsigned long nr_pages, irqflags;
+	int ret;
+
+	if (event->cpu == -1 && event->attr.inherit)
+		return -EINVAL;		/* inherited per-task events: no shared buffer */
+	if (!(flags & MAP_SHARED))
+		return -EINVAL;
+	if (pgoff != 0)
+		return -EINVAL;		/* an AUX area: no PMU here has one */
+	nr_pages = len / PAGE_SIZE - 1;
+	if (nr_pages != 0 && (nr_pages & (nr_pages - 1)))
+		return -EINVAL;
+	if (len != PAGE_SIZE * (1 + nr_pages))
+		return -EINVAL;
+	mutex_lock(&perf_mutex);
+	if (event->rb) {
+		ret = event->rb->nr_pages == (int)nr_pages ? event->rb->region : -EINVAL;
+		if (ret >= 0) {
+			event->mmap_count++;
+			event->rb->mmap_count++;
+		}
+		mutex_unlock(&perf_mutex);
+		return ret;
+	}
+	rb = rb_alloc(nr_pages, event->attr.watermark ? event->attr.wakeup_watermark : 0,
+		      prot & PROT_WRITE ? RING_BUFFER_WRITABLE : 0, &ret);
+	if (rb) {
+		rb->mmap_count = 1;
+		event->mmap_count++;
+		irqflags = perf_lock_irqsave();
+		old = ring_buffer_attach(event, rb);
+		perf_unlock_irqrestore(irqflags);
+		if (old)
+			rb_free(old);
+		ret = rb->region;
+	}
+	mutex_unlock(&perf_mutex);
+	return ret;
+}
+
 static const struct file_operations perf_fops = {
+	.mmap_shared = perf_mmap,
 	.read = perf_read,
 	.release = perf_release,
 	.unlocked_ioctl = perf_ioctl,
@@ -1372,7 +1521,7 @@ out:
 }
 
 /* ---- exec: enable_on_exec, remove_on_exec ---- */
-void perf_event_exec(void)
+static void perf_event_enable_on_exec(void)
 {
 	struct perf_event_context *ctx, *free_ctx = NULL;
 	struct perf_event *event, *tmp;
@@ -1407,6 +1556,133 @@ void perf_event_exec(void)
 	perf_unlock_irqrestore(flags);
 	mutex_unlock(&perf_mutex);
 	free_dead_events(&dead);
+}
+
+/* ---- side-band records (perf_iterate_sb): COMM, FORK, EXIT, to the events that ask ---- */
+
+/* each event of this cpu's context and of `task`'s that could be counting here; perf_lock held */
+static void perf_iterate_sb(struct task_struct *task, void (*output)(struct perf_event *, void *), void *data)
+{
+	int cpu = smp_processor_id(), i;
+	struct perf_event_context *ctxs[2] = { &perf_cpu_context[cpu].ctx, task ? task->perf_event_ctxp : NULL };
+	struct perf_event *event;
+
+	for (i = 0; i < 2; i++) {
+		if (!ctxs[i])
+			continue;
+		list_for_each_entry(event, &ctxs[i]->event_list, event_entry)
+			if (event->state >= PERF_EVENT_STATE_INACTIVE && (event->cpu == -1 || event->cpu == cpu))
+				output(event, data);
+	}
+}
+
+/* a record of `size` bytes, then its sample_id */
+static void perf_event_sb_output(struct perf_event *event, struct perf_event_header *header, const void *body,
+				 unsigned int size)
+{
+	struct perf_output_handle handle;
+	struct perf_sample_data sample;
+	u16 record_size = header->size;
+
+	header->size += event->attr.sample_id_all ? event->id_header_size : 0;
+	perf_event_header__init_id(&sample, event);
+	if (!perf_output_begin(&handle, event, header->size)) {
+		perf_output_put(&handle, *header);
+		perf_output_copy(&handle, body, size);
+		perf_event__output_id_sample(event, &handle, &sample);
+		perf_output_end(&handle);
+	}
+	header->size = record_size;
+}
+
+struct perf_comm_event {
+	struct task_struct *task;
+	bool exec;
+};
+
+static void perf_event_comm_output(struct perf_event *event, void *data)
+{
+	struct perf_comm_event *ce = data;
+	struct {
+		u32 pid, tid;
+		char comm[TASK_COMM_LEN];
+	} body = { 0 };
+	unsigned int len = ALIGN(strlen(ce->task->comm) + 1, sizeof(u64));
+	struct perf_event_header header = {
+		.type = PERF_RECORD_COMM,
+		.misc = ce->exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
+		.size = sizeof(header) + 8 + len,
+	};
+
+	if (!event->attr.comm && !event->attr.comm_exec)
+		return;
+	body.pid = perf_event_pid(event, ce->task);
+	body.tid = perf_event_tid(event, ce->task);
+	memcpy(body.comm, ce->task->comm, strlen(ce->task->comm));
+	perf_event_sb_output(event, &header, &body, 8 + len);
+}
+
+/* perf_event_comm(): the task's name changed (exec: by an exec) */
+static void perf_event_comm(struct task_struct *task, bool exec)
+{
+	struct perf_comm_event ce = { task, exec };
+	unsigned long flags;
+
+	if (!READ_ONCE(nr_sb_events))
+		return;
+	flags = perf_lock_irqsave();
+	perf_iterate_sb(task, perf_event_comm_output, &ce);
+	perf_unlock_irqrestore(flags);
+}
+
+struct perf_task_event {
+	struct task_struct *task, *parent;
+	int type;
+	u64 time;
+};
+
+static void perf_event_task_output(struct perf_event *event, void *data)
+{
+	struct perf_task_event *te = data;
+	struct {
+		u32 pid, ppid, tid, ptid;
+		u64 time;
+	} body;
+	struct perf_event_header header = { .type = te->type, .misc = 0, .size = sizeof(header) + sizeof(body) };
+
+	if (!event->attr.comm && !event->attr.mmap && !event->attr.mmap2 && !event->attr.mmap_data &&
+	    !event->attr.task)
+		return;
+	body.pid = perf_event_pid(event, te->task);
+	body.tid = perf_event_tid(event, te->task);
+	body.ppid = te->parent ? perf_event_pid(event, te->parent) : 0;
+	body.ptid = te->parent ? perf_event_tid(event, te->parent) : 0;
+	body.time = te->time;
+	perf_event_sb_output(event, &header, &body, sizeof(body));
+}
+
+/* perf_event_task(): PERF_RECORD_FORK (of task by parent) or EXIT */
+static void perf_event_task(struct task_struct *task, struct task_struct *parent, int type)
+{
+	struct perf_task_event te = { task, parent, type, perf_clock() };
+	unsigned long flags;
+
+	if (!READ_ONCE(nr_sb_events))
+		return;
+	flags = perf_lock_irqsave();
+	perf_iterate_sb(type == PERF_RECORD_FORK ? parent : task, perf_event_task_output, &te);
+	perf_unlock_irqrestore(flags);
+}
+
+void perf_event_fork(struct task_struct *parent, struct task_struct *task)
+{
+	perf_event_task(task, parent, PERF_RECORD_FORK);
+}
+
+void perf_event_exec(void)
+{
+	perf_event_enable_on_exec();
+	perf_event_comm(current, true);
 }
 
 void perf_event_init(void)

@@ -4,6 +4,11 @@
  * data_head, room up to the reader's data_tail (or over the oldest records when the mapping is
  * read-only: overwrite), records that find no room counted and reported in a PERF_RECORD_LOST.
  * Every writer holds perf_lock (include/perf_event.h), so there is no nesting to handle.
+ *
+ * The pages are those of a region of the perf pool (boot_params, machine/perf_pool.py): memory
+ * the host shares, so that a session's process maps the very pages written here (the region's
+ * memory file takes the event's fd before the host makes the process's mmap: kernel/mmap.c,
+ * session/native/serve.c).  A region is the buffer's while it lives.
  */
 #include "../../include/perf_event.h"
 
@@ -18,55 +23,95 @@ static bool ring_buffer_has_space(u64 head, u64 tail, u64 data_size, u64 size)
 	return ((tail - (head + 1)) & (data_size - 1)) >= size;
 }
 
+/* ---- the perf pool's regions ---- */
+
+static spinlock_t perf_pool_lock;
+#define PERF_POOL_MAX 256
+static u64 perf_pool_busy[PERF_POOL_MAX / 64];
+
+static int perf_pool_count(void)
+{
+	return min(boot_params.perf_pool_count, (u64)PERF_POOL_MAX);
+}
+
+/* pages a region holds: the user page and the data pages */
+int perf_pool_region_pages(void)
+{
+	return perf_pool_count() ? boot_params.perf_pool_region_size >> 12 : 0;
+}
+
+static void *perf_pool_page(int region, int page)
+{
+	return __va(boot_params.perf_pool_base + region * boot_params.perf_pool_region_size +
+		    ((u64)page << 12));
+}
+
+/* a free region, now the caller's; -1: none */
+static int perf_pool_get(void)
+{
+	unsigned long flags;
+	int i, n = perf_pool_count();
+
+	spin_lock_irqsave(&perf_pool_lock, flags);
+	for (i = 0; i < n; i++)
+		if (!(perf_pool_busy[i / 64] >> (i % 64) & 1)) {
+			perf_pool_busy[i / 64] |= 1ULL << (i % 64);
+			break;
+		}
+	spin_unlock_irqrestore(&perf_pool_lock, flags);
+	return i < n ? i : -1;
+}
+
+static void perf_pool_put(int region)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&perf_pool_lock, flags);
+	perf_pool_busy[region / 64] &= ~(1ULL << (region % 64));
+	spin_unlock_irqrestore(&perf_pool_lock, flags);
+}
+
 void rb_free(struct perf_buffer *rb)
 {
-	int i;
-
-	for (i = 0; i < rb->nr_pages; i++)
-		if (rb->data_pages[i])
-			free_pages((unsigned long)rb->data_pages[i], 0);
-	if (rb->user_page)
-		free_pages((unsigned long)rb->user_page, 0);
+	perf_pool_put(rb->region);
 	kfree(rb);
 }
 
-struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags)
+/* 6.1's rb_alloc(), its pages a pool region's; NULL with *err: ENOMEM (no region free, or
+ * more pages than a region holds) */
+struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags, int *err)
 {
-	struct perf_buffer *rb = kzalloc(sizeof(*rb) + nr_pages * sizeof(void *), GFP_KERNEL);
-	int i;
+	struct perf_buffer *rb;
+	int i, region;
 
+	*err = -ENOMEM;
+	if (nr_pages + 1 > perf_pool_region_pages())
+		return NULL;
+	rb = kzalloc(sizeof(*rb) + nr_pages * sizeof(void *), GFP_KERNEL);
 	if (!rb)
 		return NULL;
-	rb->nr_pages = nr_pages;
-	rb->user_page = (void *)get_zeroed_page(GFP_KERNEL);
-	for (i = 0; i < nr_pages; i++)
-		rb->data_pages[i] = (void *)get_zeroed_page(GFP_KERNEL);
-	for (i = 0; i < nr_pages && rb->user_page; i++)
-		if (!rb->data_pages[i])
-			break;
-	if (!rb->user_page || i < nr_pages) {
-		rb_free(rb);
+	region = perf_pool_get();
+	if (region < 0) {
+		kfree(rb);
 		return NULL;
+	}
+	rb->region = region;
+	rb->nr_pages = nr_pages;
+	rb->user_page = perf_pool_page(region, 0);
+	memset(rb->user_page, 0, PAGE_SIZE);
+	for (i = 0; i < nr_pages; i++) {
+		rb->data_pages[i] = perf_pool_page(region, 1 + i);
+		memset(rb->data_pages[i], 0, PAGE_SIZE);
 	}
 	rb->overwrite = !(flags & RING_BUFFER_WRITABLE);
 	rb->watermark = watermark ? min(watermark, (long)perf_data_size(rb)) : (long)perf_data_size(rb) / 2;
-	rb->refcount = 1;
 	INIT_LIST_HEAD(&rb->event_list);
 	rb->user_page->size = offsetof(struct perf_event_mmap_page, __reserved);
 	rb->user_page->capabilities = 1UL << 1;		/* cap_bit0_is_deprecated */
 	rb->user_page->data_offset = PAGE_SIZE;
 	rb->user_page->data_size = perf_data_size(rb);
+	*err = 0;
 	return rb;
-}
-
-/* the kernel address of page pgoff of the mapping: the user page, then the data pages */
-void *perf_mmap_to_page(struct perf_buffer *rb, unsigned long pgoff)
-{
-	if (pgoff == 0)
-		return rb->user_page;
-	if (pgoff > (unsigned long)rb->nr_pages)
-		return NULL;
-	return rb->data_pages[pgoff - 1];
 }
 
 /* Room for size bytes at data_head (perf_lock held); 0, or -ENOSPC with the loss counted. */

@@ -371,6 +371,10 @@ class SessionRingInfo(Protocol):
     def size(self) -> int: ...
     @property
     def doorbell_fd(self) -> int: ...
+    @property
+    def reply_fd(self) -> int: ...
+    @property
+    def pool_fds(self) -> tuple[int, ...]: ...  # the perf pool's region files (machine/perf_pool.py)
 
 
 class SpawnedProgram(Protocol):

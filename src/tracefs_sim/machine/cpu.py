@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import time
+from collections.abc import Sequence
 
 from unicorn.unicorn_const import UC_CTL_IO_WRITE, UC_CTL_TLB_FLUSH
 from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_MODE_64, UC_PROT_ALL, Uc, UcError
@@ -136,7 +137,8 @@ def hook_failed(uc: Uc, e: BaseException) -> None:
 
 class Cpu:
     def __init__(self, index: int, mem: PhysMem, cr3: int, gdt: int, gs_base: int,
-                 syscall_entry: int, int3_table: Int3Table | None = None):
+                 syscall_entry: int, int3_table: Int3Table | None = None,
+                 regions: Sequence[tuple[int, int, int]] = ()):
         self.index = index
         # kernel-mode int3s redirected natively (shared by the machine's CPUs), see int3_table.py
         self.int3_table = Int3Table() if int3_table is None else int3_table
@@ -147,6 +149,8 @@ class Cpu:
         # flushed when full, at no measured cost to speed.
         uc.ctl_set_tcg_buffer_size(TCG_BUFFER_BYTES)
         uc.mem_map_ptr(0, mem.size, UC_PROT_ALL, mem.address)
+        for pa, size, address in regions:  # memory beyond RAM shared with the host (perf_pool.py)
+            uc.mem_map_ptr(pa, size, UC_PROT_ALL, address)
         uc.reg_write(UC_X86_REG_CR3, cr3)
         uc.reg_write(UC_X86_REG_CR4, CR4_PAE | CR4_PGE | CR4_OSFXSR)
         uc.reg_write(UC_X86_REG_MSR, (MSR_EFER, EFER_SCE | EFER_LME | EFER_LMA | EFER_NX))

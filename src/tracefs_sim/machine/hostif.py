@@ -6,6 +6,7 @@ import struct
 from dataclasses import dataclass
 
 from .image import KernelImage
+from .perf_pool import PerfPool
 from .paging import PhysMem, kernel_virt_to_phys
 
 (PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE, PORT_TRACE, PORT_CODE,
@@ -17,7 +18,7 @@ BOOT_MAGIC = 0x74736D6B72656E6C
 # struct hostif_cpu (head of each per-CPU area)
 CPU_SELF, CPU_ID, CPU_TOP_OF_STACK, CPU_USER_RSP, CPU_NOW_NS, CPU_NEXT_EVENT, CPU_DB_ARG, CPU_USER_STATE = (
     0, 8, 16, 24, 32, 40, 48, 80)
-HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 256, 240
+HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1008
 # struct hostif_hpet: the HPET's comparator and where its interrupt goes
 HPET_DEADLINE, HPET_CPU, HPET_VECTOR = 0, 8, 16
 HPET_DISARMED = 2**64 - 1  # also a local APIC timer's deadline that is not armed
@@ -55,10 +56,11 @@ class HostInterface:
         return kernel_virt_to_phys(self.percpu_va(cpu))
 
     def write_boot_params(self, nr_cpus: int, ram_size: int, seed: int | None, workload: str,
-                          boot_realtime_ns: int) -> None:
+                          boot_realtime_ns: int, pool: PerfPool | None = None) -> None:
         self.mem.write(self.boot_params, struct.pack(
-            "<7Q", BOOT_MAGIC, nr_cpus, ram_size, seed is not None, (seed or 0) & (2**64 - 1),
-            WORKLOADS[workload], boot_realtime_ns))
+            "<10Q", BOOT_MAGIC, nr_cpus, ram_size, seed is not None, (seed or 0) & (2**64 - 1),
+            WORKLOADS[workload], boot_realtime_ns, pool.base if pool else 0, pool.count if pool else 0,
+            pool.region_size if pool else 0))
         for cpu in range(nr_cpus):
             pa = self.percpu_pa(cpu)
             self.mem.put_u64(pa + CPU_SELF, self.percpu_va(cpu))

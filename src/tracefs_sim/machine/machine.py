@@ -28,6 +28,7 @@ from .kallsyms import kallsyms_text
 from .paging import PAGE_4K, PhysMem, build_boot_page_tables, kernel_virt_to_phys
 from .process import Process, TaskInfo
 from .runloop import VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER, Runner
+from .perf_pool import PerfPool
 from .session_ring import (LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, SessionDoorbell, SessionRingAccess,
                            caught_up, ring_location)
 from .tracing import GuestTracing
@@ -102,6 +103,7 @@ class Machine:
         self.nr_cpus = options.cpus
         self.image = KernelImage(options.kernel_image or default_kernel_image())
         self._mem: PhysMem | None = None
+        self._perf_pool: PerfPool | None = None
         self._hostfs: HostFs | None = None
         self._runner = None
         self._ready = threading.Event()
@@ -128,16 +130,20 @@ class Machine:
             mem.write(seg.vaddr - KERNEL_MAP, seg.data)
         # executable up to the end of the text, ftrace's trampoline (linked past _etext) included
         code_end = img.lookup("__ftrace_tramp_end") or img.lookup("_etext")
-        cr3 = build_boot_page_tables(mem, (code_end.addr - KERNEL_MAP, img.addr("_end") - KERNEL_MAP))
+        pool = self._perf_pool = PerfPool()
+        cr3 = build_boot_page_tables(mem, (code_end.addr - KERNEL_MAP, img.addr("_end") - KERNEL_MAP),
+                                     (pool.base, pool.end))
         self._hostif = HostInterface(img, mem)
         # the wall clock at boot: the host's (live), or a fixed date (seeded: the same every run)
         realtime = time.time_ns() if self.options.seed is None else SEEDED_BOOT_REALTIME_NS
-        self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload, realtime)
+        self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload, realtime,
+                                       pool)
         self.tracing.attach(mem)
         for fn in self._attach_fns:
             fn(mem)
         gdt, entry = img.addr("gdt_page"), img.addr("entry_SYSCALL_64")
-        self._cpus = [Cpu(i, mem, cr3, gdt, self._hostif.percpu_va(i), entry, self._int3)
+        regions = [(r.pa, pool.region_size, r.address) for r in pool.regions]
+        self._cpus = [Cpu(i, mem, cr3, gdt, self._hostif.percpu_va(i), entry, self._int3, regions)
                       for i in range(self.nr_cpus)]
         self._hostfs = HostFs(mem)
         for cpu in self._cpus:
@@ -348,7 +354,8 @@ class Machine:
                 cpu.events.notify_port = PORT_SESSION_REPLY
                 cpu.events.notify_fd = self._session_reply_fd
         offset, size = where
-        return SessionRingAccess(self._mem.fd, offset, size, self._session_doorbell.fd, self._session_reply_fd)
+        return SessionRingAccess(self._mem.fd, offset, size, self._session_doorbell.fd, self._session_reply_fd,
+                                 tuple(self._perf_pool.fds))
 
     def session_stats(self) -> dict[str, int] | None:
         """The session ring's counters: records a supervisor produced, the kernel retired,

@@ -27,7 +27,7 @@ PTE_NX = 1 << 63
 PAGE_4K, PAGE_2M = 1 << 12, 1 << 21
 # Boot page tables live in the first 64 KiB of RAM, below the kernel (16 MiB).
 PML4, PDPT_DIRECT, PD_DIRECT, PDPT_KERNEL, PD_KERNEL = 0x1000, 0x2000, 0x3000, 0x4000, 0x5000
-PT_KERNEL_SPLIT, BOOT_TABLES_END = 0x6000, 0x10000  # 4 KiB tables where 2 MiB pages hold code and data
+PT_KERNEL_SPLIT, PD_DIRECT_HIGH, BOOT_TABLES_END = 0x6000, 0xF000, 0x10000  # 4 KiB tables where 2 MiB pages hold code and data
 
 
 class PhysMem:
@@ -56,12 +56,20 @@ class PhysMem:
         struct.pack_into("<Q", self.buf, pa, value)
 
 
-def build_boot_page_tables(mem: PhysMem, data: tuple[int, int]) -> int:
+def build_boot_page_tables(mem: PhysMem, data: tuple[int, int], high: tuple[int, int] | None = None) -> int:
     """Kernel map (0xffffffff80000000 -> 0) and direct map (PAGE_OFFSET -> 0)
     over all RAM; no-execute: the direct map, and in the kernel map the kernel
     image's data, the physical range data=(start, end).  2 MiB pages, but 4 KiB
-    ones where a 2 MiB page holds both data and code.  Returns CR3."""
+    ones where a 2 MiB page holds both data and code.  high=(start, end): memory
+    in the second GiB (the perf pool, perf_pool.py), in the direct map too.
+    Returns CR3."""
     assert mem.size <= 1 << 30, "boot page tables cover at most 1 GiB"
+    if high is not None:
+        start, end = high
+        assert 1 << 30 <= start <= end <= 2 << 30 and not (start | end) & (PAGE_2M - 1), "high memory: 2 MiB pages of the second GiB"
+        mem.put_u64(PDPT_DIRECT + 8, PD_DIRECT_HIGH | PTE_P | PTE_W)
+        for base in range(start, end, PAGE_2M):
+            mem.put_u64(PD_DIRECT_HIGH + 8 * ((base >> 21) & 511), base | PTE_P | PTE_W | PTE_PS | PTE_NX)
     data_start, data_end = (data[0] + PAGE_4K - 1) & ~(PAGE_4K - 1), data[1]  # text ends mid-page
     mem.put_u64(PML4 + 8 * ((PAGE_OFFSET >> 39) & 511), PDPT_DIRECT | PTE_P | PTE_W)
     mem.put_u64(PDPT_DIRECT, PD_DIRECT | PTE_P | PTE_W)
@@ -80,7 +88,7 @@ def build_boot_page_tables(mem: PhysMem, data: tuple[int, int]) -> int:
         if base + PAGE_2M <= data_start or base >= data_end or (data_start <= base and base + PAGE_2M <= data_end):
             mem.put_u64(PD_KERNEL + 8 * i, base | PTE_P | PTE_W | PTE_PS | nx(base, base + PAGE_2M))
             continue
-        assert next_table < BOOT_TABLES_END, "kernel image too large for the boot page tables"
+        assert next_table < PD_DIRECT_HIGH, "kernel image too large for the boot page tables"
         for j in range(PAGE_2M // PAGE_4K):
             pa = base + j * PAGE_4K
             mem.put_u64(next_table + 8 * j, pa | PTE_P | PTE_W | nx(pa, pa + PAGE_4K))

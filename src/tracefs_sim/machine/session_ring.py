@@ -38,6 +38,7 @@ class SessionRingAccess:
     size: int
     doorbell_fd: int
     reply_fd: int
+    pool_fds: tuple[int, ...] = ()  # the perf pool's region files (perf_pool.py), by region
 
 
 class SessionDoorbell:

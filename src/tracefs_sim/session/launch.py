@@ -37,10 +37,12 @@ class Mirror:
     doorbell_fd: int
     reply_fd: int
     helpers: tuple[str, ...]
+    pool_fds: tuple[int, ...] = ()  # the perf pool's memory files, by region (serve.c)
 
     def init_args(self) -> list[str]:
         ring = f"{self.ram_fd}:{self.offset}:{self.size}:{self.doorbell_fd}:{self.reply_fd}"
-        return ["--ring", ring, *(arg for path in self.helpers for arg in ("--helper", path))]
+        pool = ["--perf-pool", ",".join(map(str, self.pool_fds))] if self.pool_fds else []
+        return ["--ring", ring, *pool, *(arg for path in self.helpers for arg in ("--helper", path))]
 
 
 def run(argv: list[str], env: dict[str, str], host_ns: str, nr_cpus: int,
@@ -92,6 +94,8 @@ def _become_init(argv: list[str], env: dict[str, str], host_ns: str, nr_cpus: in
             os.set_inheritable(mirror.ram_fd, True)
             os.set_inheritable(mirror.doorbell_fd, True)
             os.set_inheritable(mirror.reply_fd, True)
+            for fd in mirror.pool_fds:
+                os.set_inheritable(fd, True)
             options += mirror.init_args()
         init_argv = [str(INIT), *options, "--", *argv]
         os.execve(INIT, init_argv, env)

@@ -2,6 +2,7 @@
  * tracefs-sim-init: pid 1 of a session's PID namespace.
  *
  *   tracefs-sim-init [--terminal] [--report-fd FD] [--ring RAM_FD:OFFSET:SIZE:DOORBELL_FD:REPLY_FD]
+ *                    [--perf-pool FD,FD,...]
  *                    [--helper PATH]... -- PROGRAM [ARG...]
  *
  * Started by `tracefs-sim shell`/`run` (session/launch.py) once the namespace's /proc is
@@ -217,7 +218,7 @@ int main(int argc, char **argv)
 {
 	bool terminal = false, mirrored = false;
 	char *helper_paths[16];
-	int nr_helpers = 0, ram_fd = -1, bell_fd = -1, reply_fd = -1;
+	int nr_helpers = 0, ram_fd = -1, bell_fd = -1, reply_fd = -1, pool_fds[256], nr_pool = 0;
 	unsigned long long ring_offset = 0, ring_size = 0;
 	int listener = -1, sigfd, status = 0, i, go[2];
 	pid_t program, supervisor = 0;
@@ -235,14 +236,23 @@ int main(int argc, char **argv)
 			 sscanf(argv[i + 1], "%d:%llu:%llu:%d:%d", &ram_fd, &ring_offset, &ring_size, &bell_fd,
 				&reply_fd) == 5)
 			i++;
-		else if (!strcmp(argv[i], "--helper") && i + 1 < argc && nr_helpers < 16)
+		else if (!strcmp(argv[i], "--perf-pool") && i + 1 < argc) {
+			char *p = argv[++i], *end;
+
+			/* the perf pool's memory files, by region (serve.c) */
+			while (*p && nr_pool < 256) {
+				pool_fds[nr_pool++] = (int)strtol(p, &end, 10);
+				p = *end == ',' ? end + 1 : end + strlen(end);
+			}
+		} else if (!strcmp(argv[i], "--helper") && i + 1 < argc && nr_helpers < 16)
 			helper_paths[nr_helpers++] = argv[++i];
 		else
 			break;
 	}
 	if (i >= argc - 1 || strcmp(argv[i], "--")) {
 		fprintf(stderr, "usage: tracefs-sim-init [--terminal] [--report-fd FD] "
-			"[--ring RAM_FD:OFFSET:SIZE:DOORBELL_FD:REPLY_FD] [--helper PATH]... -- PROGRAM [ARG...]\n");
+			"[--ring RAM_FD:OFFSET:SIZE:DOORBELL_FD:REPLY_FD] [--perf-pool FD,FD,...] [--helper PATH]... "
+			"-- PROGRAM [ARG...]\n");
 		return 2;
 	}
 	if (getpid() != 1) {
@@ -264,7 +274,7 @@ int main(int argc, char **argv)
 	if (ram_fd >= 0) {
 		mirrored = mirror_init(ram_fd, ring_offset, ring_size, bell_fd, helper_paths, nr_helpers);
 		if (mirrored)
-			serve_init(reply_fd);
+			serve_init(reply_fd, pool_fds, nr_pool);
 		if (!mirrored)
 			fprintf(stderr, "tracefs-sim-init: the emulated kernel has no session ring: "
 				"the session's processes are not its tasks\n");

@@ -242,10 +242,77 @@ static void watch_exit(pid_t tgid)
 		close(fd);
 }
 
+/* Append `len` bytes to a record being built in `buf` (SESSION_RECORD_MAX), padded to 8. */
+static bool append(struct session_record *rec, const void *data, size_t len)
+{
+	size_t at = rec->len, padded = (len + 7) & ~7UL;
+
+	if (at + padded > SESSION_RECORD_MAX)
+		return false;
+	memset((char *)rec + at, 0, padded);
+	memcpy((char *)rec + at, data, len);
+	rec->len = at + padded;
+	return true;
+}
+
+/* A process without a parent in the session: its cwd and fds, for the kernel's copy. */
+static void describe_start(pid_t tid, struct session_record *rec)
+{
+	char path[64], target[PATH_MAX], info[512];
+	struct dirent *d;
+	ssize_t n;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)tid);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0 || n > 1024)
+		n = 0;
+	target[n] = 0;
+	if (!append(rec, target, n + 1))
+		return;
+	rec->task.cwd_len = n + 1;
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)tid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		struct session_fd f = { 0 };
+		size_t before = rec->len;
+		char *p;
+
+		if (d->d_name[0] == '.')
+			continue;
+		f.fd = atoi(d->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)tid, f.fd);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0 || n > 1024)
+			n = 0;
+		target[n] = 0;
+		snprintf(path, sizeof(path), "fdinfo/%d", f.fd);
+		if (read_proc(tid, path, info, sizeof(info)) < 0)
+			continue;
+		p = strstr(info, "pos:");
+		f.pos = p ? strtoll(p + 4, NULL, 10) : 0;
+		p = strstr(info, "flags:");
+		f.flags = p ? strtoul(p + 6, NULL, 8) : 0;
+		f.path_len = n + 1;
+		if (!append(rec, &f, sizeof(f)) || !append(rec, target, n + 1)) {
+			rec->len = before;
+			break;
+		}
+		rec->task.nr_fds++;
+	}
+	closedir(dir);
+}
+
 /* A task seen for the first time: known, and announced to the kernel. */
 static struct known *meet(pid_t tid, pid_t creator)
 {
-	struct session_record rec = { .type = SESSION_REC_NEW_TASK, .tid = tid };
+	union {
+		struct session_record rec;
+		char bytes[SESSION_RECORD_MAX];
+	} u = { .rec = { .type = SESSION_REC_NEW_TASK, .tid = tid } };
+	struct session_record *rec = &u.rec;
 	struct known *k, *parent;
 	char status[2048], *name;
 	pid_t ppid;
@@ -270,19 +337,21 @@ static struct known *meet(pid_t tid, pid_t creator)
 			serve_fork(parent->tgid, tid);	/* (a fork copies the fd table) */
 	}
 
-	rec.len = sizeof(rec);
-	rec.ts = now_ns();
-	rec.task.tgid = k->tgid;
-	rec.task.ppid = find(ppid) ? ppid : 0;
-	rec.task.creator = creator ? creator : (parent ? parent->tid : 0);
-	rec.task.helper = k->helper;
+	rec->len = sizeof(*rec);
+	rec->ts = now_ns();
+	rec->task.tgid = k->tgid;
+	rec->task.ppid = find(ppid) ? ppid : 0;
+	rec->task.creator = creator ? creator : (parent ? parent->tid : 0);
+	rec->task.helper = k->helper;
 	name = strstr(status, "Name:\t");
 	if (name) {
 		size_t n = strcspn(name + 6, "\n");
 
-		memcpy(rec.task.comm, name + 6, n < 15 ? n : 15);
+		memcpy(rec->task.comm, name + 6, n < 15 ? n : 15);
 	}
-	produce(&rec);
+	if (!rec->task.ppid && !rec->task.creator && k->tgid == tid && !k->helper)
+		describe_start(tid, rec);
+	produce(rec);
 	return k;
 }
 
@@ -410,6 +479,80 @@ static bool add_strv(struct session_record *rec, size_t room, pid_t pid, int arg
 	return add_blob(rec, room, arg, SESSION_BLOB_STRV, count, strings, used);
 }
 
+/*
+ * The calls that add or remove names: which arguments are their paths (and directory fds), so
+ * that the record says what each path named before the host's call (SESSION_SC_PRESTAT): the
+ * kernel makes the call after the host did, and would see the host's result instead.
+ */
+struct prestat_rule { short nr; signed char dfd[2], path[2]; signed char creat_flags; };
+
+static const struct prestat_rule prestat_rules[] = {
+	{ 83, { -1, -1 }, { 0, -1 }, -1 },	/* mkdir */
+	{ 258, { 0, -1 }, { 1, -1 }, -1 },	/* mkdirat */
+	{ 84, { -1, -1 }, { 0, -1 }, -1 },	/* rmdir */
+	{ 87, { -1, -1 }, { 0, -1 }, -1 },	/* unlink */
+	{ 263, { 0, -1 }, { 1, -1 }, -1 },	/* unlinkat */
+	{ 82, { -1, -1 }, { 0, 1 }, -1 },	/* rename */
+	{ 264, { 0, 2 }, { 1, 3 }, -1 },	/* renameat */
+	{ 316, { 0, 2 }, { 1, 3 }, -1 },	/* renameat2 */
+	{ 86, { -1, -1 }, { 0, 1 }, -1 },	/* link */
+	{ 265, { 0, 2 }, { 1, 3 }, -1 },	/* linkat */
+	{ 88, { -1, -1 }, { 1, -1 }, -1 },	/* symlink */
+	{ 266, { 1, -1 }, { 2, -1 }, -1 },	/* symlinkat */
+	{ 133, { -1, -1 }, { 0, -1 }, -1 },	/* mknod */
+	{ 259, { 0, -1 }, { 1, -1 }, -1 },	/* mknodat */
+	{ 85, { -1, -1 }, { 0, -1 }, -1 },	/* creat */
+	{ 2, { -1, -1 }, { 0, -1 }, 1 },	/* open (O_CREAT) */
+	{ 257, { 0, -1 }, { 1, -1 }, 2 },	/* openat (O_CREAT) */
+};
+
+/* The st_mode `path` (relative to the task's dfd) names now, without following a last link;
+ * 0 if nothing. */
+static unsigned int prestat(pid_t pid, long long dfd, const char *path)
+{
+	char where[64];
+	struct stat st;
+	int dir, ret;
+
+	if (path[0] == '/')
+		snprintf(where, sizeof(where), "/proc/%d/root", (int)pid);
+	else if ((int)dfd == AT_FDCWD)
+		snprintf(where, sizeof(where), "/proc/%d/cwd", (int)pid);
+	else
+		snprintf(where, sizeof(where), "/proc/%d/fd/%d", (int)pid, (int)dfd);
+	dir = open(where, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return 0;
+	ret = fstatat(dir, path[0] == '/' ? path + 1 : path, &st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH);
+	close(dir);
+	return ret ? 0 : st.st_mode & 0xffff;
+}
+
+static void add_prestat(struct session_record *rec, pid_t pid, const unsigned long long *args)
+{
+	const struct prestat_rule *r = NULL;
+	unsigned int i, slot;
+
+	for (i = 0; i < sizeof(prestat_rules) / sizeof(prestat_rules[0]); i++)
+		if (prestat_rules[i].nr == rec->sc.nr)
+			r = &prestat_rules[i];
+	if (!r || (r->creat_flags >= 0 && !(args[(int)r->creat_flags] & O_CREAT)))
+		return;
+	for (slot = 0; slot < 2; slot++) {
+		char buf[PATH_MAX];
+		unsigned int mode;
+
+		if (r->path[slot] < 0 || !args[(int)r->path[slot]] ||
+		    read_target_string(pid, args[(int)r->path[slot]], buf, sizeof(buf)) <= 0)
+			continue;
+		mode = prestat(pid, r->dfd[slot] < 0 ? AT_FDCWD : (long long)args[(int)r->dfd[slot]], buf);
+		rec->sc.serial |= (unsigned long long)(SESSION_PRESTAT_VALID | (unsigned int)r->path[slot] << 16 | mode)
+				  << (32 * slot);
+	}
+	if (rec->sc.serial)
+		rec->sc.flags |= SESSION_SC_PRESTAT;
+}
+
 /* The call's record: number, arguments, and what is behind its pointers (none for a call the
  * kernel serves: it reads and writes the caller's memory itself, serve.c). */
 static void build_syscall(struct session_record *rec, size_t room, const struct seccomp_notif *req, int how)
@@ -462,6 +605,8 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 			break;
 		}
 	}
+	if (!served)
+		add_prestat(rec, req->pid, req->data.args);
 	rec->len = (rec->len + 7) / 8 * 8;
 }
 

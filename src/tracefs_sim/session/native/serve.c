@@ -16,8 +16,13 @@
  * An fd such a call makes in the kernel becomes a host fd of the process: a placeholder file
  * the supervisor adds to it (SECCOMP_IOCTL_NOTIF_ADDFD, atomically with the answer), whose
  * number the kernel's fd then takes (an FD record), so that the process and the kernel name it
- * alike.  read(2) and ioctl(2) on it are served; close(2) goes to both (mirrored); mmap(2) is
- * refused (no perf ring buffers yet).  The supervisor keeps, per process, which of its fds are
+ * alike.  read(2) and ioctl(2) on it are served; close(2) goes to both (mirrored).  mmap(2) of
+ * it is served too: the kernel makes the perf ring buffer in a region of the machine's perf
+ * pool (machine/perf_pool.py, kernel/mmap.c) and says which; the supervisor puts that region's
+ * memory file in place of the fd (SECCOMP_ADDFD_FLAG_SETFD, as dup2 would) and lets the host
+ * make the call, which so maps the very pages the kernel writes.  The process's later calls on
+ * the fd are still the kernel's.  poll(2) on it is the host's: a memory file is always ready
+ * (perf then polls busily).  The supervisor keeps, per process, which of its fds are
  * such placeholders: forks copy the set, a successful exec drops the close-on-exec ones.
  */
 #define _GNU_SOURCE
@@ -43,6 +48,8 @@
 #define SERVE_TIMEOUT_MS 2000
 
 static int reply_fd = -1;
+#define MAX_POOL 256
+static int pool_fds[MAX_POOL], nr_pool;
 
 /* ---- the fds of the kernel's objects, per process ---- */
 
@@ -207,15 +214,22 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 	case __NR_ioctl:
 		return is_served_fd(tgid, (long)args[0]) ? SERVE_CALL : 0;
 	case __NR_mmap:
-		return is_served_fd(tgid, (long)args[4]) ? SERVE_REFUSE : 0;
+		return is_served_fd(tgid, (long)args[4]) ? SERVE_CALL | SERVE_MAP : 0;
 	default:
 		return 0;
 	}
 }
 
-void serve_init(int fd)
+void serve_init(int fd, const int *pool, int nr)
 {
+	int i;
+
 	reply_fd = fd;
+	for (i = 0; i < nr && i < MAX_POOL; i++) {
+		pool_fds[i] = pool[i];
+		fcntl(pool[i], F_SETFD, FD_CLOEXEC);	/* the supervisor's, never the session's */
+	}
+	nr_pool = i;
 }
 
 static long long now_ms(void)
@@ -325,6 +339,49 @@ static int give_fd(int listener, const struct seccomp_notif *req, pid_t tgid, bo
 	return fd;
 }
 
+static bool is_cloexec(pid_t tgid, long fd)
+{
+	struct served_fds *t;
+	bool yes;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	yes = t && bit(t->cloexec, fd);
+	pthread_mutex_unlock(&fd_lock);
+	return yes;
+}
+
+/* A served mmap: the fd becomes the file of the pool region the kernel mapped (the reply's),
+ * then the host makes the call.  Never the placeholder: without the kernel's answer, ENODEV. */
+static int answer_map(int listener, const struct seccomp_notif *req, pid_t tgid, struct session_ring *ring,
+		      unsigned long long serial)
+{
+	long long ret, region;
+	struct seccomp_notif_addfd addfd = {
+		.id = req->id,
+		.flags = SECCOMP_ADDFD_FLAG_SETFD,
+		.newfd = (unsigned int)req->data.args[4],
+	};
+
+	if (!ring || !wait_reply(&ring->reply, req->pid, serial))
+		return respond(listener, req->id, ENODEV, 0), SERVE_ANSWERED;
+	ret = ring->reply.ret;
+	region = ring->reply.region;
+	if (ret < 0)
+		return respond(listener, req->id, ret == -ENOSYS ? ENODEV : (int)-ret, 0), SERVE_ANSWERED;
+	if (region < 0 || region >= nr_pool)
+		return respond(listener, req->id, ENODEV, 0), SERVE_ANSWERED;
+	addfd.srcfd = pool_fds[region];
+	addfd.newfd_flags = is_cloexec(tgid, (long)req->data.args[4]) ? O_CLOEXEC : 0;
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd) < 0) {
+		if (errno != ENOENT)	/* ENOENT: the caller is gone */
+			respond(listener, req->id, errno, 0);
+		return SERVE_ANSWERED;
+	}
+	respond_continue(listener, req->id);
+	return SERVE_ANSWERED;
+}
+
 int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsigned long long serial,
 		 int how)
 {
@@ -332,6 +389,8 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 	long long ret;
 	int fd;
 
+	if (how & SERVE_MAP)
+		return answer_map(listener, req, tgid, ring, serial);
 	if (!ring || !wait_reply(&ring->reply, req->pid, serial))
 		return SERVE_UNANSWERED;
 	ret = ring->reply.ret;

@@ -78,12 +78,14 @@ void mirror_fd_given(pid_t tid, int kfd, int fd);
 enum {
 	SERVE_CALL = 1,		/* serve_wanted: the kernel answers it */
 	SERVE_NEW_FD = 2,	/* ... and it returns a new fd */
-	SERVE_REFUSE = 4,	/* serve_wanted: neither the kernel nor the host makes it (ENODEV) */
+	SERVE_MAP = 4,		/* ... an mmap: the kernel says which perf pool region it maps, the
+				 * host then maps that region's file (never the placeholder) */
 	SERVE_ANSWERED = 1,	/* serve_answer: done */
 	SERVE_UNANSWERED = 0,	/* ... the kernel did not answer (too slow, or ENOSYS): the
 				 * caller answers (answer.c, or the host) */
 };
-void serve_init(int reply_fd);
+/* reply_fd: the kernel's "answered" eventfd; pool_fds: the perf pool's memory files, by region */
+void serve_init(int reply_fd, const int *pool_fds, int nr_pool);
 /* How the call is served (SERVE_* flags), or 0: not; `tgid` is the caller's process. */
 int serve_wanted(const struct seccomp_notif *req, pid_t tgid);
 /* Wait for the kernel's answer to the served call `serial` and give it to the caller. */

@@ -47,8 +47,6 @@ void supervise(int listener, struct in_flight *in_flight)
 		serial = mirror_call(req, rec, sizeof(record), &how, &tgid);
 		if (serial && serve_answer(listener, req, tgid, serial, how) == SERVE_ANSWERED)
 			;
-		else if (how & SERVE_REFUSE)
-			respond(listener, req->id, ENODEV, 0);
 		else if (!answer_notification(listener, req))
 			respond_continue(listener, req->id);
 		__atomic_store_n(&in_flight->busy, 0, __ATOMIC_RELEASE);

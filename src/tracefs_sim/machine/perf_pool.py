@@ -1,0 +1,57 @@
+"""Shareable regions of guest memory for perf ring buffers.
+
+A session's process maps a perf event's ring buffer (mmap of the event's fd) on the host,
+where the kernel that writes it is emulated: the host cannot map guest RAM at an offset the
+perf fd gives.  So the machine keeps a pool of regions, each its own memory file, mapped into
+every CPU's physical address space above RAM (and by the boot page tables' direct map, so
+that the kernel reaches them with __va()).  The kernel builds a ring buffer in a free region
+(kernel_model/kernel/events/ring_buffer.c) and tells the session's supervisor which; the
+supervisor gives the process that region's file in place of the event's fd before the host
+makes its mmap, which then maps the very pages the kernel writes.
+"""
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+from dataclasses import dataclass
+
+POOL_BASE = 0x4000_0000  # physical: above RAM (1 GiB), the second GiB of the direct map
+POOL_REGIONS = 64
+REGION_SIZE = 4 << 20  # a user page and up to 512 data pages (perf's largest 1 + 2^n that fits)
+
+
+@dataclass(frozen=True)
+class PoolRegion:
+    pa: int  # guest physical address
+    fd: int  # its memory file
+    address: int  # where the host maps it
+
+
+class PerfPool:
+    def __init__(self, base: int = POOL_BASE, count: int = POOL_REGIONS, size: int = REGION_SIZE):
+        self.base, self.count, self.region_size = base, count, size
+        self.regions: list[PoolRegion] = []
+        self._maps: list[mmap.mmap] = []
+        self._cbufs = []
+        for i in range(count):
+            fd = os.memfd_create(f"perf-ring-{i}", os.MFD_CLOEXEC)
+            os.ftruncate(fd, size)
+            buf = mmap.mmap(fd, size, mmap.MAP_SHARED)
+            cbuf = (ctypes.c_char * size).from_buffer(buf)
+            self._maps.append(buf)
+            self._cbufs.append(cbuf)
+            self.regions.append(PoolRegion(base + i * size, fd, ctypes.addressof(cbuf)))
+
+    @property
+    def end(self) -> int:
+        return self.base + self.count * self.region_size
+
+    @property
+    def fds(self) -> list[int]:
+        return [r.fd for r in self.regions]
+
+    def read(self, index: int, offset: int, size: int) -> bytes:
+        if not 0 <= offset <= offset + size <= self.region_size:
+            raise ValueError(f"range {offset:#x}+{size} outside a pool region")
+        return self._maps[index][offset:offset + size]

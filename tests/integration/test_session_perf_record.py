@@ -1,0 +1,82 @@
+"""perf ring buffers in a session: the emulated kernel writes them in its perf pool's regions,
+which a session's process maps (the supervisor gives it the region's file in place of the
+event's fd). Debian's perf records tracepoints with kernel call chains and `perf script` reads
+them back with the emulated kernel's symbols."""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from simtest import tracefs_sim
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                       reason="needs /dev/fuse, root and namespaces"),
+]
+DATA = Path(__file__).parent / "data"
+EINVAL, ENOMEM = 22, 12
+SWITCH = re.compile(r"^ *(\S+) +(\d+) \[(\d{3})\] +\d+\.\d{6}: +sched:sched_switch: prev_comm=(\S+) prev_pid=(\d+) "
+                    r"prev_prio=\d+ prev_state=\S+ ==> next_comm=\S+ next_pid=\d+ next_prio=\d+$")
+FRAME = re.compile(r"^\s+([0-9a-f]{16}) (\S+) \(\[kernel\.kallsyms\]\)$")
+
+
+def run(script: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    return tracefs_sim("run", "-c", script, timeout=timeout)
+
+
+def test_a_session_process_reads_samples_from_a_mapped_ring_buffer(tmp_path):
+    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "ring"), str(DATA / "perf_ring.c")], check=True, timeout=60)
+    result = run(f"{tmp_path / 'ring'} $(cat /sys/kernel/tracing/events/syscalls/sys_enter_getuid/id)")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        f"private {EINVAL}", f"pages4 {EINVAL}", f"pgoff {EINVAL}",
+        f"toobig {ENOMEM}",             # more pages than a pool region holds
+        "cycles 200",                   # 200 buffers made and freed: more than the pool's regions
+        "set_output 0", f"mapped_set_output -1 {EINVAL}",
+        "samples 10 10 size 4096",      # 5 getuids, each sampled by both events, all the caller's
+    ], result.stderr
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_record_of_sched_switch_with_kernel_call_chains(tmp_path):
+    data = tmp_path / "perf.data"
+    result = run(f"perf record -o {data} -e sched:sched_switch -a -g sleep 1 && perf script -i {data} -F comm,pid,"
+                 f"cpu,time,event,trace,ip,sym,dso && echo == && cat /proc/kallsyms")
+    assert result.returncode == 0, result.stderr
+    script, kallsyms = result.stdout.split("\n==\n")
+    symbols = {}
+    for line in kallsyms.splitlines():
+        addr, _, name = line.split()[:3]
+        symbols[name] = int(addr, 16)
+    switches, chains, chain = [], [], None
+    for line in script.splitlines():
+        if m := SWITCH.match(line):
+            switches.append(m)
+            chain = []
+            chains.append(chain)
+        elif (f := FRAME.match(line)) and chain is not None:
+            chain.append((int(f.group(1), 16), f.group(2)))
+    assert len(switches) >= 3, script
+    assert "Captured and wrote" in result.stderr
+    # every sample's chain starts in __schedule, and each frame is the emulated kernel's symbol
+    assert all(chain and chain[0][1] == "__schedule" for chain in chains), script
+    for chain in chains:
+        for addr, name in chain:
+            assert symbols[name] <= addr, (name, hex(addr))
+    # the chains go down to where each task entered the kernel: a session process's system
+    # call (its task waits there for the host's next record), an idle cpu's start
+    bottoms = {chain[-1][1] for chain in chains}
+    assert "entry_SYSCALL_64_after_hwframe" in bottoms, script
+    assert bottoms & {"secondary_startup_64", "_text"}, script
+    assert any(m.group(4) in ("perf", "sleep") for m in switches), script
+
+
+def test_side_band_records_of_a_child_that_execs(tmp_path):
+    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "sb"), str(DATA / "perf_sideband.c")], check=True, timeout=60)
+    result = run(str(tmp_path / "sb"))
+    assert result.returncode == 0, result.stderr
+    # one FORK (the session process's), one COMM with the exec flag, one EXIT, each in one cpu's buffer
+    assert result.stdout.splitlines() == ["cpus 1 fork 1 comm 1 exit 1"], result.stderr
