@@ -31,7 +31,9 @@ EXPECTED = {
        "switch function_graph on, every function (target <= 50)", "switch function_graph off"],
     "events": ["function tracer, every function: events/s to a trace_pipe reader",
                "function tracer, every function: events/s written by the guest",
-               "function tracer on/off: workload time (slowdown)"],
+               "function tracer on/off: workload time (slowdown)",
+               "sched + raw_syscalls events/s with hist:keys=common_pid.execname:vals=hitcount on sys_enter,"
+               " over without"],
 }
 
 

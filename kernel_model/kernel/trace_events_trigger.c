@@ -14,7 +14,14 @@
 #include "../include/trace/tracing_map.h"
 
 struct event_triggers event_triggers;
-static u8 trigger_scratch[NR_CPUS][BUF_PAGE_SIZE] __aligned(8);
+/*
+ * A record with triggers is built in its cpu's scratch at the depth of the
+ * triggers running (a hist action's synthetic event is written while the
+ * record that caused it is still to be committed).
+ */
+#define TRIGGER_DEPTH_MAX 3
+static u8 trigger_scratch[NR_CPUS][TRIGGER_DEPTH_MAX][BUF_PAGE_SIZE] __aligned(8);
+static u32 trigger_depth[NR_CPUS];
 /* a char * field's string, as filter_pred_pchar() copies it (USTRING_BUF_SIZE) */
 #define TRIG_STR_BUF 1024
 static u8 trigger_str[NR_CPUS][TRIG_STR_BUF];
@@ -22,9 +29,11 @@ long kg_read_string(u8 *dst, u64 va, long max, bool user);	/* kernel/trace_probe
 
 notrace void *event_trigger_scratch(u32 len)
 {
-	if (len > BUF_MAX_DATA_SIZE)
+	u32 cpu = this_cpu()->h.cpu, depth = trigger_depth[cpu];
+
+	if (len > BUF_MAX_DATA_SIZE || depth >= TRIGGER_DEPTH_MAX)
 		return NULL;
-	return trigger_scratch[this_cpu()->h.cpu];
+	return trigger_scratch[cpu][depth];
 }
 
 static __always_inline void trig_copy(void *d, const void *s, u32 n)
@@ -281,7 +290,7 @@ static notrace void trig_stack(u32 slot, unsigned long irqflags, unsigned long w
 }
 
 /* tracing_snapshot_instance(): the host swaps the slot's buffers at this time */
-static notrace void trig_snapshot(u32 slot)
+notrace void event_trigger_snapshot(u32 slot)
 {
 	struct event_snapshot_reqs *r = &event_triggers.snapshot[slot];
 	u64 seq = r->seq;
@@ -347,7 +356,7 @@ static notrace void trig_run(const struct event_trigger *t, const void *rec, uns
 		break;
 	case ETT_SNAPSHOT:
 		if (trig_count(t, true))
-			trig_snapshot(t->slot);
+			event_trigger_snapshot(t->slot);
 		break;
 	case ETT_ENABLE_EVENT:
 	case ETT_DISABLE_EVENT: {
@@ -363,7 +372,7 @@ static notrace void trig_run(const struct event_trigger *t, const void *rec, uns
 		break;
 	}
 	case ETT_HIST:
-		hist_trigger((struct hist_map *)t->file, rec);
+		hist_trigger((struct hist_map *)t->file, rec, t->slot);
 		break;
 	case ETT_ENABLE_HIST:
 	case ETT_DISABLE_HIST:
@@ -391,6 +400,7 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 
 	if (type >= EVENT_TRIGGER_TYPES)
 		return;
+	trigger_depth[pc->h.cpu]++;
 	first = event_triggers.first[type];
 	trig = READ_ONCE(file->slots) >> EVENT_TRIGGER_SHIFT;
 	/*
@@ -433,4 +443,5 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 			continue;
 		trig_run(t, rec, irqflags, writer, bp);
 	}
+	trigger_depth[pc->h.cpu]--;
 }

@@ -4,10 +4,16 @@
  * cmpxchg, elements taken in order until max_elts, then drops) and
  * event_hist_trigger() of trace_events_hist.c (the key from the record's
  * fields: numbers as u64, log2 and buckets applied; strings copied NUL-ended;
- * the sums of the values).  Nothing here is traceable.
+ * the sums of the values; variables, their expressions and $var references,
+ * resolve_var_refs() in the element of the same key in the variable's map;
+ * the actions onmatch / onmax / onchange with trace, save and snapshot).
+ * Nothing here is traceable.
  */
 #include "../include/kernel.h"
 #include "../include/trace/tracing_map.h"
+#include "../include/trace/ring.h"
+#include "../include/trace/trigger.h"
+#include "../include/trace/synth.h"
 
 struct hist_map hist_maps[HIST_MAPS_MAX];
 u8 hist_arena[HIST_ARENA_SIZE] __aligned(4096);
@@ -89,6 +95,28 @@ static __always_inline u64 hist_log2(u64 v)
 	return n ? (64 - __builtin_clzl(n)) & 63 : 0;
 }
 
+/* tracing_map_lookup(): the element of key, NULL when there is none */
+static notrace u8 *tracing_map_lookup(struct hist_map *m, const u8 *key)
+{
+	u32 key_hash = jhash(key, m->key_size, 0), idx, size = 2U << m->map_bits, n;
+
+	if (!key_hash)
+		key_hash = 1;
+	idx = key_hash >> (32 - (m->map_bits + 1));
+	for (n = 0; n < size; n++, idx++) {
+		struct tracing_map_entry *e = &m->map[idx & (size - 1)];
+		u32 test_key = READ_ONCE(e->key), val;
+
+		if (!test_key)
+			return NULL;
+		val = READ_ONCE(e->val);
+		if (test_key == key_hash && val &&
+		    keys_match(key, m->elts + (u64)(val - 1) * m->elt_size, m->key_size))
+			return m->elts + (u64)(val - 1) * m->elt_size;
+	}
+	return NULL;
+}
+
 /* tracing_map_insert(): the element of key, NULL when the map is full (a drop) */
 static notrace u8 *tracing_map_insert(struct hist_map *m, const u8 *key)
 {
@@ -153,11 +181,186 @@ static notrace u8 *tracing_map_insert(struct hist_map *m, const u8 *key)
 	}
 }
 
-notrace void hist_trigger(struct hist_map *m, const void *rec)
+/* ns2usecs() */
+static __always_inline u64 hist_usecs(u64 ns)
+{
+	return (ns + 500) / 1000;
+}
+
+/* hist_fn_call() of a variable's expression: its steps in postfix order */
+static notrace u64 hist_expr_eval(const struct hist_map *m, const struct hist_var *v, const u8 *r,
+				  const u64 *ref_vals, u64 ts)
+{
+	u64 stack[HIST_EXPR_MAX];
+	u32 sp = 0, i;
+
+	for (i = v->expr; i < (u32)v->expr + v->n_expr && i < HIST_EXPR_MAX; i++) {
+		const struct hist_expr *e = &m->expr[i];
+		u64 a, b;
+
+		switch (e->op) {
+		case HE_FIELD:
+			stack[sp++] = hist_read(r + e->offset, e->size, e->is_signed);
+			continue;
+		case HE_CPU:
+			stack[sp++] = this_cpu()->h.cpu;
+			continue;
+		case HE_TS:
+			stack[sp++] = ts;
+			continue;
+		case HE_TS_USECS:
+			stack[sp++] = hist_usecs(ts);
+			continue;
+		case HE_REF:
+			stack[sp++] = ref_vals[e->offset];
+			continue;
+		case HE_CONST:
+			stack[sp++] = e->val;
+			continue;
+		case HE_NEG:
+			if (sp)
+				stack[sp - 1] = -stack[sp - 1];
+			continue;
+		}
+		if (sp < 2)
+			return 0;
+		b = stack[--sp];
+		a = stack[sp - 1];
+		switch (e->op) {
+		case HE_PLUS: a += b; break;
+		case HE_MINUS: a -= b; break;
+		case HE_MULT: a *= b; break;
+		case HE_DIV:
+			/* hist_field_div(), and div_by_mult_and_shift() for a constant divisor */
+			if (!b)
+				a = -1;
+			else if (!(b & (b - 1)))
+				a >>= __builtin_ctzl(b);
+			else if (e->val && b <= (1UL << 20) && a < (1UL << 20))
+				a = (a * ((1UL << 20) / b) + ((1UL << 20) - 1)) >> 20;
+			else
+				a /= b;
+			break;
+		}
+		stack[sp - 1] = a;
+	}
+	return sp ? stack[sp - 1] : 0;
+}
+
+/*
+ * resolve_var_refs(): each reference to another map's variable (self: to this
+ * map's) read from the element of key there; false when one is not set
+ */
+static notrace bool hist_resolve_refs(struct hist_map *m, const u8 *key, u64 *ref_vals, bool self)
+{
+	u32 i;
+
+	for (i = 0; i < m->n_refs && i < HIST_VAR_REFS_MAX; i++) {
+		const struct hist_var_ref *ref = &m->refs[i];
+		struct hist_map *vm = ref->map;
+		u64 *vars, *set, bit = 1UL << ref->var;
+		u8 *elt;
+
+		if (!vm || (self && vm != m) || (!self && vm == m))
+			continue;
+		elt = tracing_map_lookup(vm, key);
+		if (!elt)
+			return false;
+		vars = (u64 *)(elt + vm->vars_offset);
+		set = &vars[vm->n_vars];
+		if (!(READ_ONCE(*set) & bit))
+			return false;
+		ref_vals[i] = READ_ONCE(vars[ref->var]);
+		if (!self && ref->read_once)
+			__atomic_fetch_and(set, ~bit, __ATOMIC_RELAXED);
+	}
+	return true;
+}
+
+/* an argument of an action (a field of the record: the field var's value) */
+static notrace u64 hist_param_value(const struct hist_param *p, const u8 *r, const u64 *ref_vals)
+{
+	u32 loc;
+
+	switch (p->kind) {
+	case HP_REF:
+		return ref_vals[p->offset];
+	case HP_STR:
+		return (u64)(r + p->offset);
+	case HP_DYN_STR:
+		loc = *(const u32 *)(r + p->offset);
+		return (u64)(r + (loc & 0xffff));
+	default:
+		return hist_read(r + p->offset, p->size, p->is_signed);
+	}
+}
+
+/* save_track_data(): the arguments kept in the element, strings copied */
+static notrace void hist_save(const struct hist_action *a, u8 *elt, const u8 *r, const u64 *ref_vals)
+{
+	u32 i, j;
+
+	for (i = 0; i < a->n_params && i < HIST_PARAMS_MAX; i++) {
+		const struct hist_param *p = &a->params[i];
+		u8 *dst = elt + a->save_offset + p->save_at;
+		u64 v = hist_param_value(p, r, ref_vals);
+
+		if (p->kind == HP_STR || p->kind == HP_DYN_STR) {
+			const char *s = (const char *)v;
+			u32 n = p->kind == HP_STR ? p->size : STR_VAR_LEN_MAX;
+
+			for (j = 0; j < STR_VAR_LEN_MAX - 1 && j < n && s[j]; j++)
+				dst[j] = s[j];
+			dst[j] = 0;
+		} else {
+			*(u64 *)dst = v;
+		}
+	}
+}
+
+/* hist_trigger_actions(): action_trace(), ontrack_action() */
+static notrace void hist_actions(struct hist_map *m, u8 *elt, const u8 *r, u64 *ref_vals, u32 slot)
+{
+	unsigned int idx[HIST_PARAMS_MAX];
+	u32 i, j;
+
+	for (i = 0; i < m->n_actions && i < HIST_ACTIONS_MAX; i++) {
+		const struct hist_action *a = &m->actions[i];
+
+		if (a->handler != HA_ONMATCH) {
+			/* check_track_val_max() / check_track_val_changed(), save_track_val() */
+			u64 *track = (u64 *)(elt + a->track_offset), val = ref_vals[a->track_ref];
+
+			if (a->handler == HA_ONMAX ? val <= READ_ONCE(*track) : val == READ_ONCE(*track))
+				continue;
+			WRITE_ONCE(*track, val);
+			if (a->action == HA_SAVE || a->action == HA_SNAPSHOT)
+				hist_save(a, elt, r, ref_vals);
+		}
+		if (a->action == HA_SNAPSHOT) {
+			event_trigger_snapshot(slot);
+		} else if (a->action == HA_TRACE) {
+			/* the arguments that are fields: field vars, after the references */
+			for (j = 0; j < a->n_params && j < HIST_PARAMS_MAX; j++) {
+				const struct hist_param *p = &a->params[j];
+
+				if (p->kind == HP_REF) {
+					idx[j] = p->offset;
+				} else {
+					idx[j] = HIST_VAR_REFS_MAX + i * HIST_PARAMS_MAX + j;
+					ref_vals[idx[j]] = hist_param_value(p, r, ref_vals);
+				}
+			}
+			trace_synth(a->synth, ref_vals, idx);
+		}
+	}
+}
+
+notrace void hist_trigger(struct hist_map *m, const void *rec, u32 slot)
 {
 	const u8 *r = rec;
 	u8 *key = hist_key[this_cpu()->h.cpu], *elt;
-	u64 *sums;
+	u64 ref_vals[HIST_REF_VALS_MAX], ts = 0, *sums;
 	u32 i, j;
 
 	if (READ_ONCE(m->paused))
@@ -201,10 +404,12 @@ notrace void hist_trigger(struct hist_map *m, const void *rec)
 			v = v / k->buckets * k->buckets;
 		*(u64 *)(key + k->key_offset) = v;
 	}
+	if (m->n_refs && !hist_resolve_refs(m, key, ref_vals, false))
+		return;
 	elt = tracing_map_insert(m, key);
 	if (!elt)
 		return;
-	sums = (u64 *)(elt + m->elt_size - 8 * m->n_vals);
+	sums = (u64 *)(elt + m->sums_offset);
 	for (i = 0; i < m->n_vals; i++) {
 		const struct hist_val_field *f = &m->vals[i];
 		u64 v;
@@ -217,4 +422,17 @@ notrace void hist_trigger(struct hist_map *m, const void *rec)
 			v = hist_read(r + f->offset, f->size, f->is_signed);
 		__atomic_fetch_add(&sums[i], v, __ATOMIC_RELAXED);
 	}
+	if (m->n_vars) {
+		/* tracing_map_set_var() of each variable: its expression on this record */
+		u64 *vars = (u64 *)(elt + m->vars_offset), set = 0;
+
+		ts = trace_clock_read(this_cpu());
+		for (i = 0; i < m->n_vars && i < HIST_VARS_MAX; i++) {
+			WRITE_ONCE(vars[i], hist_expr_eval(m, &m->vars[i], r, ref_vals, ts));
+			set |= 1UL << i;
+		}
+		__atomic_fetch_or(&vars[m->n_vars], set, __ATOMIC_RELAXED);
+	}
+	if (m->n_actions && hist_resolve_refs(m, key, ref_vals, true))
+		hist_actions(m, elt, r, ref_vals, slot);
 }

@@ -10,7 +10,7 @@ from simtest import REPO, tracefs_sim
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                 reason="needs /dev/fuse, root and mount namespaces")
 
-SYM_ENTRY = (r"^\{ call_site: \[ffffffff[0-9a-f]{8}\] (\w+) +\} hitcount: +(\d+)  bytes_req: +(\d+)"
+SYM_ENTRY = (r"^\{ call_site: \[(ffffffff[0-9a-f]{8})\] (\w+) +\} hitcount: +(\d+)  bytes_req: +(\d+)"
              r"  bytes_alloc: +(\d+)$")
 
 
@@ -31,13 +31,14 @@ def test_hist_kmalloc_recipe():
     assert lines[at + 1:at + 6] == ["# event histogram", "#", "# trigger info: " + info, "#", ""]
     entries = [re.match(SYM_ENTRY, line) for line in lines[at + 6:lines.index("", at + 6)]]
     assert entries and all(entries), result.stdout
-    names = [m.group(1) for m in entries]
-    assert "getname" in names and len(set(names)) == len(names)      # one entry per call site
-    alloc = [int(m.group(4)) for m in entries]
+    sites = [m.group(1) for m in entries]
+    assert "hostfs_lookup" in [m.group(2) for m in entries]     # cat opens /etc/passwd
+    assert len(set(sites)) == len(sites)                          # one entry per call site
+    alloc = [int(m.group(5)) for m in entries]
     assert alloc == sorted(alloc, reverse=True)
-    assert all(int(m.group(3)) <= int(m.group(4)) for m in entries)   # asked for <= given
+    assert all(int(m.group(4)) <= int(m.group(5)) for m in entries)   # asked for <= given
     hits, n, dropped = totals(lines, at)
-    assert n == len(entries) and dropped == 0 and hits == sum(int(m.group(2)) for m in entries)
+    assert n == len(entries) and dropped == 0 and hits == sum(int(m.group(3)) for m in entries)
 
 
 def test_hist_read_execname_recipe():
@@ -56,3 +57,40 @@ def test_hist_read_execname_recipe():
     assert lines[paused] == "hist:keys=common_pid.execname:vals=hitcount:sort=hitcount.descending:size=2048 [paused]"
     cleared = lines.index("== hist after clear:")
     assert lines[cleared + 6:cleared + 11] == ["", "Totals:", "    Hits: 0", "    Entries: 0", "    Dropped: 0"]
+
+
+def test_hist_wakeup_latency_recipe():
+    """histogram.rst's wakeup latency: variables, an expression of common_timestamp.usecs and a
+    $ref, onmatch() writing the synthetic event (whose hist counts it), onmax().save()."""
+    result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "hist_wakeup_latency.sh"), timeout=240)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    at = lines.index("== triggers:")
+    assert lines[at + 1:at + 4] == [
+        "hist:keys=pid:vals=hitcount:ts0=common_timestamp.usecs:sort=hitcount:size=2048:clock=global [active]",
+        "hist:keys=next_pid:vals=hitcount:wakeup_lat=common_timestamp.usecs-$ts0:sort=hitcount:size=2048:"
+        "clock=global:onmatch(sched.sched_waking).wakeup_latency($wakeup_lat,next_pid,next_prio) [active]",
+        "hist:keys=pid,prio:vals=hitcount:sort=pid,prio:size=2048 [active]"]
+    at = lines.index("== wakeup_latency hist:")
+    body = lines[at + 6:lines.index("", at + 6)]
+    entries = [re.match(r"^\{ pid: +(\d+), prio: +(\d+) \} hitcount: +(\d+)$", line) for line in body]
+    assert entries and all(entries), result.stdout
+    pids = [int(m.group(1)) for m in entries]
+    assert pids == sorted(pids)
+    hits = sum(int(m.group(3)) for m in entries)
+    assert totals(lines, at)[:2] == (hits, len(entries))
+    at = lines.index("== trace:")
+    events = [re.search(r" wakeup_latency: lat=(\d+) pid=(\d+) prio=(\d+)$", line)
+              for line in lines[at + 1:lines.index("== busy:")]]
+    assert events and all(events), result.stdout
+    assert {int(m.group(2)) for m in events} <= set(pids)
+    assert "sched_waking's hist is in use" in lines and "wakeup_latency is in use" in lines
+    at = lines.index("== onmax:")
+    body = lines[at + 6:lines.index("", at + 6)]
+    keys, saved = body[0::2], body[1::2]
+    assert keys and all(re.match(r"^\{ next_pid: +\d+ \} hitcount: +\d+$", k) for k in keys), result.stdout
+    pattern = (r"^\tmax: +(\d+)  next_comm: (.{32})  prev_pid: +\d+  prev_prio: +\d+  prev_comm: .{32}$")
+    found = [re.match(pattern, line) for line in saved]
+    assert all(found), result.stdout
+    assert any(int(m.group(1)) > 0 and m.group(1) and m.group(2).strip() for m in found)
+    assert lines[-1] == "== done"

@@ -2,6 +2,7 @@
 its errors with the error_log entries of Linux 6.1 (checked against the real kernel with
 real-tracefs), and the `hist` file printed from a map's entries."""
 import errno
+import re
 import struct
 
 import pytest
@@ -171,3 +172,177 @@ def test_heapsort_is_lib_sort(items, order):
     entries = items.split()
     hist._heapsort(entries, lambda x, y: (x[0] > y[0]) - (x[0] < y[0]))
     assert " ".join(entries) == order
+
+
+# ---- variables, expressions and actions ----
+
+WAKING = b"hist:keys=pid:ts0=common_timestamp.usecs"
+SWITCH = (b"hist:keys=next_pid:wakeup_lat=common_timestamp.usecs-$ts0:"
+          b"onmatch(sched.sched_waking).wakeup_latency($wakeup_lat,next_pid,next_prio)")
+
+
+@pytest.fixture
+def synth_core():
+    from kprobe_fakes import FakeKprobeEngine, KprobeMachine
+    machine = KprobeMachine()
+    core = TraceCore(machine, ftrace_sites=None, kprobe_engine=FakeKprobeEngine(machine))
+    core.synth.write(b"wakeup_latency u64 lat; pid_t pid; int prio\n")
+    return core
+
+
+def test_variables_and_onmatch_read_back_and_guest_maps(synth_core):
+    core = synth_core
+    t, waking, switch = core.top.triggers, ev(core, name="sched_waking"), ev(core)
+    t.write(waking, WAKING + b"\n")
+    t.write(switch, SWITCH + b" if next_prio < 130\n")
+    assert t.read(waking) == (b"hist:keys=pid:vals=hitcount:ts0=common_timestamp.usecs:sort=hitcount:size=2048:"
+                              b"clock=global [active]\n")
+    assert t.read(switch) == (b"hist:keys=next_pid:vals=hitcount:wakeup_lat=common_timestamp.usecs-$ts0:"
+                              b"sort=hitcount:size=2048:clock=global:onmatch(sched.sched_waking)."
+                              b"wakeup_latency($wakeup_lat,next_pid,next_prio) if next_prio < 130 [active]\n")
+    maps = core.guest.hist_maps.specs
+    (g_waking,) = [g for g in core.guest.triggers.table if g.event.name == "sched_waking"]
+    (g_switch,) = [g for g in core.guest.triggers.table if g.event.name == "sched_switch"]
+    assert [[s.op for s in v] for v in maps[g_waking.hist].vars] == [["ts_usecs"]]
+    spec = maps[g_switch.hist]
+    assert [[s.op for s in v] for v in spec.vars] == [["ts_usecs", "ref", "minus"]]
+    # $ts0: sched_waking's map, read once; $wakeup_lat: this map's own (0)
+    assert [(r.map, r.var, r.read_once) for r in spec.refs] == [(g_waking.hist, 0, True), (0, 0, False)]
+    (action,) = spec.actions
+    ev_synth = core.synth.find("wakeup_latency")
+    assert action.handler == "onmatch" and action.action == "trace"
+    assert action.synth == core.guest.synth_events.address(ev_synth.guest_index)
+    assert [(p.kind, p.offset, p.size) for p in action.params] == [("ref", 1, 0), ("num", 56, 4), ("num", 60, 4)]
+    # in use: the variable sched_switch refers to, the synthetic event the action names
+    assert errno_of(t.write, waking, b"!" + WAKING + b"\n") == errno.EBUSY
+    assert ev_synth.ref == 1
+    t.write(switch, b"!" + SWITCH + b" if next_prio < 130\n")
+    assert ev_synth.ref == 0
+    t.write(waking, b"!" + WAKING + b"\n")
+    assert maps == {}
+
+
+def test_onmax_save_and_the_hist_file(synth_core):
+    core = synth_core
+    t, switch = core.top.triggers, ev(core)
+    cmd = b"hist:keys=next_pid:lat=next_prio*2+1,x=3:onmax($lat).save(next_comm,prev_pid)"
+    t.write(switch, cmd.replace(b",x=3", b"") + b"\n")
+    assert t.read(switch) == (b"hist:keys=next_pid:vals=hitcount:lat=next_prio*2+1:sort=hitcount:size=2048:"
+                              b"onmax($lat).save(next_comm,prev_pid) [active]\n")
+    (g,) = core.guest.triggers.table
+    spec = core.guest.hist_maps.specs[g.hist]
+    assert [(s.op, s.val) for s in spec.vars[0]] == [("field", 0), ("const", 2), ("mult", 0), ("const", 1),
+                                                     ("plus", 0)]
+    (action,) = spec.actions
+    assert (action.handler, action.action, action.track_ref) == ("onmax", "save", 0)
+    assert [p.kind for p in action.params] == ["str", "num"]
+    saved = b"swapper/1".ljust(256, b"\0") + struct.pack("<Q", 7)
+    core.guest.hist_maps.entries[g.hist].append(HistEntry(key(5), b"", (3,), ((241, saved),)))
+    body = core.top.triggers.read_hist(switch).split(b"\n")
+    assert body[5:7] == [b"{ next_pid:          5 } hitcount:          3",
+                         b"\tmax:        241  next_comm: swapper/1                         prev_pid:          7"]
+
+
+@pytest.mark.parametrize("command, errs", [   # as 6.1 logs them (real-tracefs)
+    (b"hist:keys=next_pid:lat=common_timestamp.usecs-$nope", errno.EINVAL),
+    (b"hist:keys=next_pid:lat=common_timestamp-$ts0", errno.EINVAL),
+    (b"hist:keys=next_pid:lat=next_prio/0", errno.EDOM),
+    (b"hist:keys=next_pid:lat=next_comm+1", errno.EINVAL),
+    (b"hist:keys=next_pid:lat=1+2+3+4+5", errno.EINVAL),
+    (b"hist:keys=next_pid:lat=-(next_prio)+1", errno.EINVAL),
+    (SWITCH.replace(b".wakeup_latency(", b".nosuch("), errno.EINVAL),
+    (SWITCH.replace(b",next_prio)", b")"), errno.EINVAL),
+    (SWITCH.replace(b",next_pid,", b",next_comm,"), errno.EINVAL),
+    (SWITCH.replace(b"sched.sched_waking", b"sched.nosuch"), errno.EINVAL),
+    (SWITCH.replace(b"sched.sched_waking", b"sched_waking"), errno.EINVAL),
+    (SWITCH.replace(b",next_pid,", b",nofield,"), errno.EINVAL),
+    (b"hist:keys=next_pid:lat=common_timestamp.usecs-$ts0:onmax($lat).save()", errno.EINVAL),
+    (b"hist:keys=next_pid:lat=common_timestamp.usecs-$ts0:onmatch(sched.sched_waking).save(next_comm)",
+     errno.EINVAL),
+    (b"hist:keys=next_pid:lat=common_timestamp.bad", errno.EINVAL),
+    (b"hist:keys=next_pid:" + b":".join(b"%c=%d" % (ord("a") + i, i + 1) for i in range(17)), errno.EINVAL),
+])
+def test_variable_and_action_errors(synth_core, command, errs):
+    core = synth_core
+    t, switch = core.top.triggers, ev(core)
+    t.write(ev(core, name="sched_waking"), WAKING + b"\n")
+    assert errno_of(t.write, switch, command + b"\n") == errs
+    assert t.read(switch).startswith(b"# Available triggers:")
+    got = [(m.group(1), len(m.group(2)) - 11)
+           for m in re.finditer(rb"error: (.*)\n  Command: .*\n( *)\^\n", core.top.error_log.read())]
+    assert got == EXPECTED_LOG[command]
+
+
+EXPECTED_LOG = {
+    b"hist:keys=next_pid:lat=common_timestamp.usecs-$nope": [(b"Couldn't find variable", 47),
+                                                             (b"Couldn't find field", 46)],
+    b"hist:keys=next_pid:lat=common_timestamp-$ts0": [(b"Timestamp units in expression don't match", 0)],
+    b"hist:keys=next_pid:lat=next_prio/0": [(b"Division by zero", 33)],
+    b"hist:keys=next_pid:lat=next_comm+1": [(b"String type can not be an operand in expression", 23)],
+    b"hist:keys=next_pid:lat=1+2+3+4+5": [(b"Too many subexpressions (3 max)", 23)],
+    b"hist:keys=next_pid:lat=-(next_prio)+1": [(b"Unary minus not supported in sub-expressions", 25)],
+    SWITCH.replace(b".wakeup_latency(", b".nosuch("): [(b"Couldn't find synthetic event", 86)],
+    SWITCH.replace(b",next_prio)", b")"): [(b"Param count doesn't match synthetic event field count", 86)],
+    SWITCH.replace(b",next_pid,", b",next_comm,"): [(b"Param type doesn't match synthetic event field type",
+                                                     113)],
+    SWITCH.replace(b"sched.sched_waking", b"sched.nosuch"): [(b"Invalid subsystem or event name", 72)],
+    SWITCH.replace(b"sched.sched_waking", b"sched_waking"): [(b"Missing subsystem", 66)],
+    SWITCH.replace(b",next_pid,", b",nofield,"): [(b"Couldn't find field", 113),
+                                                  (b"Couldn't parse field variable", 113),
+                                                  (b"Couldn't find field", 113),
+                                                  (b"Couldn't create histogram for field", 113)],
+    b"hist:keys=next_pid:lat=common_timestamp.usecs-$ts0:onmax($lat).save()": [(b"Invalid action param", 0)],
+    b"hist:keys=next_pid:lat=common_timestamp.usecs-$ts0:onmatch(sched.sched_waking).save(next_comm)":
+        [(b"Handler doesn't support action", 79)],
+    b"hist:keys=next_pid:lat=common_timestamp.bad": [(b"Invalid field modifier", 40)],
+    b"hist:keys=next_pid:" + b":".join(b"%c=%d" % (ord("a") + i, i + 1) for i in range(17)):
+        [(b"Too many variables defined", 90)],
+}
+
+
+def test_named_triggers_share_one_map(core):
+    """6.1 (real-tracefs): a second `name=foo` trigger must match the first (the size aside) and
+    aggregates into its map; it prints the first's spec with its own filter, pauses alone."""
+    t = core.top.triggers
+    switch, wakeup, waking = ev(core), ev(core, name="sched_wakeup"), ev(core, name="sched_waking")
+    t.write(switch, b"hist:name=foo:keys=common_pid:vals=hitcount\n")
+    t.write(wakeup, b"hist:name=foo:keys=common_pid:vals=hitcount if common_pid > 0\n")
+    t.write(waking, b"hist:name=foo:keys=common_pid:size=256\n")
+    assert errno_of(t.write, ev(core, name="sched_process_exec"), b"hist:name=foo:keys=common_cpu\n") == errno.EINVAL
+    assert core.top.error_log.read().split(b"] ", 1)[1] == (
+        b"hist:sched:sched_process_exec: error: Named hist trigger doesn't match existing named trigger "
+        b"(includes variables)\n  Command: hist:name=foo:keys=common_cpu\n" + b" " * 21 + b"^\n")
+    assert t.read(wakeup) == (b"hist:name=foo:keys=common_pid:vals=hitcount:sort=hitcount:size=2048"
+                              b" if common_pid > 0 [active]\n")
+    assert t.read(waking) == b"hist:name=foo:keys=common_pid:vals=hitcount:sort=hitcount:size=2048 [active]\n"
+    maps = {g.hist for g in core.guest.triggers.table}
+    assert len(maps) == 1 and len(core.guest.hist_maps.specs) == 1
+    (addr,) = maps
+    core.guest.hist_maps.put(addr, key(7), (4,), hits=4)
+    assert t.read_hist(wakeup).split(b"\n")[5] == t.read_hist(switch).split(b"\n")[5] == \
+        b"{ common_pid:          7 } hitcount:          4"
+    t.write(switch, b"hist:name=foo:keys=common_pid:vals=hitcount:pause\n")
+    assert t.read(switch).endswith(b"[paused]\n") and t.read(wakeup).endswith(b"[active]\n")
+    assert [g.paused for g in core.guest.triggers.table if g.event.name == "sched_switch"] == [True]
+    t.write(switch, b"!hist:name=foo:keys=common_pid:vals=hitcount\n")
+    t.write(waking, b"!hist:name=foo:keys=common_pid\n")
+    assert core.guest.hist_maps.specs    # still sched_wakeup's
+    t.write(wakeup, b"!hist:name=foo:keys=common_pid:vals=hitcount if common_pid > 0\n")
+    assert core.guest.hist_maps.specs == {}
+
+
+def test_timestamps_set_the_trace_clock(synth_core):
+    """6.1 (real-tracefs): a trigger with timestamps sets its clock= (global by default) as the
+    trace array's trace_clock; an unknown one is "Couldn't set trace_clock" under its name."""
+    core = synth_core
+    t, waking = core.top.triggers, ev(core, name="sched_waking")
+    assert core.top.read_trace_clock().startswith(b"[local] ")
+    t.write(waking, b"hist:keys=pid:ts0=common_timestamp.usecs:clock=mono\n")
+    assert b" [mono] " in core.top.read_trace_clock()
+    assert t.read(waking).endswith(b":size=2048:clock=mono [active]\n")
+    cmd = b"hist:keys=prio:t=common_timestamp:clock=bogus"
+    assert errno_of(t.write, waking, cmd + b"\n") == errno.EINVAL
+    assert core.top.error_log.read().split(b"] ", 1)[1] == (
+        b"hist:sched:sched_waking: error: Couldn't set trace_clock\n  Command: " + cmd + b"\n" + b" " * 51 + b"^\n")
+    t.write(ev(core), b"hist:keys=next_pid:lat=common_timestamp.usecs-$ts0\n")
+    assert core.top.read_trace_clock().startswith(b"local [global] ")

@@ -124,6 +124,8 @@ void *event_trigger_scratch(u32 len);
  */
 void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u32 pid_slots,
 			   unsigned long irqflags, unsigned long writer, unsigned long bp);
+/* tracing_snapshot_instance() of a slot: the host takes the snapshot */
+void event_trigger_snapshot(u32 slot);
 /* kernel/trace_probe.c: an eprobe's record from the record of the event it is attached to */
 void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqflags);
 #endif

@@ -120,6 +120,30 @@ def read_through_fuse(mnt: str, blocks: int, what: str, on: Callable[[], None],
             Sample(f"{what} events read per dd block", "events", reader.lines / blocks)]
 
 
+HIST_TRIGGER = "hist:keys=common_pid.execname:vals=hitcount"
+
+
+def with_hist_trigger(mnt: str, blocks: int, systems: Callable[[str], Callable[[], None]],
+                      without: list[Sample]) -> list[Sample]:
+    """The same read with a hist trigger on raw_syscalls:sys_enter (its map updated in the
+    guest at each event), and its events/s over those of `without` (taken just before)."""
+    trigger = os.path.join(mnt, "events", "raw_syscalls", "sys_enter", "trigger")
+
+    def on() -> None:
+        systems("1")()
+        write(trigger, HIST_TRIGGER)
+
+    def off() -> None:
+        write(trigger, "!" + HIST_TRIGGER)
+        systems("0")()
+    with_hist = read_through_fuse(mnt, blocks, f"sched + raw_syscalls, {HIST_TRIGGER} on sys_enter", on, off)
+    figure = f"sched + raw_syscalls events/s with {HIST_TRIGGER} on sys_enter, over without"
+    base, hist = without[0].value, with_hist[0].value
+    if base is None or hist is None:
+        return [*with_hist, Sample(figure, "ratio", None, "a read failed")]
+    return [*with_hist, Sample(figure, "ratio", hist / base)]
+
+
 def function_guest_side(k: TracedKernel, counts: Counts, blocks: int) -> list[Sample]:
     figure = "function tracer, every function: events/s written by the guest"
     try:
@@ -136,11 +160,20 @@ def function_guest_side(k: TracedKernel, counts: Counts, blocks: int) -> list[Sa
             Sample("function tracer on/off: workload time (slowdown)", "ratio", on / off)]
 
 
+class _NoSnapshots:
+    """The captured run's triggers: none asked for a snapshot."""
+
+    @staticmethod
+    def snapshot_requests(slot: int) -> list[int]:
+        return []
+
+
 class _CapturedGuest:
     """Stands in for the guest's rings: hands out the pages captured, once."""
 
     def __init__(self, pages: list):
         self._pages = pages
+        self.triggers = _NoSnapshots()
 
     def drain(self, slot: int) -> list:
         pages, self._pages = self._pages, []
@@ -242,8 +275,10 @@ def session(quick: bool):
 
             def sample() -> list[Sample]:
                 before = kernel.runs_set_aside
+                without = read_through_fuse(mnt, dd_blocks, "sched + raw_syscalls", systems("1"), systems("0"))
                 return [
-                    *read_through_fuse(mnt, dd_blocks, "sched + raw_syscalls", systems("1"), systems("0")),
+                    *without,
+                    *with_hist_trigger(mnt, dd_blocks, systems, without),
                     *read_through_fuse(mnt, function_blocks, "function tracer, every function:",
                                        tracer("function"), tracer("nop")),
                     *function_guest_side(kernel, counts, blocks),

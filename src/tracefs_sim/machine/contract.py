@@ -185,12 +185,66 @@ class HistField:
 
 
 @dataclass(frozen=True)
+class HistExprStep:
+    """One step of a variable's expression, in postfix order (struct hist_expr).  op: "field"
+    (a numeric field of the record), "cpu", "ts", "ts_usecs", "ref" (var_ref_vals[offset]),
+    "const" (val), "plus", "minus", "mult", "div" (val != 0: by the constant val), "neg"."""
+
+    op: str
+    offset: int = 0
+    size: int = 0
+    is_signed: bool = False
+    val: int = 0
+
+
+@dataclass(frozen=True)
+class HistVarRef:
+    """A $var reference (struct hist_var_ref): variable `var` of the map at `map` (0: the map
+    being made), read from the element of the referring event's key."""
+
+    map: int
+    var: int
+    read_once: bool = False
+
+
+@dataclass(frozen=True)
+class HistParam:
+    """An action's argument: kind "ref" (var_ref_vals[offset]), "num", "str", "dyn_str" (a
+    field of the record)."""
+
+    kind: str
+    offset: int = 0
+    size: int = 0
+    is_signed: bool = False
+
+    @property
+    def saved_size(self) -> int:
+        """Its room among an element's saved values (a string: STR_VAR_LEN_MAX bytes)."""
+        return 256 if self.kind in ("str", "dyn_str") else 8
+
+
+@dataclass(frozen=True)
+class HistAction:
+    """struct hist_action: handler "onmatch" "onmax" "onchange", action "trace" (trace_synth()
+    of the synthetic event at `synth`), "save" or "snapshot"."""
+
+    handler: str
+    action: str
+    params: tuple[HistParam, ...] = ()
+    track_ref: int = 0      # onmax / onchange: the var_ref_vals index of the tracked value
+    synth: int = 0
+
+
+@dataclass(frozen=True)
 class HistMapSpec:
     map_bits: int
     key_size: int
     keys: tuple[HistField, ...]
     vals: tuple[HistField, ...]
     comm: bool = False      # an execname key: each element keeps the comm of its first hit
+    vars: tuple[tuple[HistExprStep, ...], ...] = ()   # each variable's expression
+    refs: tuple[HistVarRef, ...] = ()
+    actions: tuple[HistAction, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -198,6 +252,7 @@ class HistEntry:
     key: bytes
     comm: bytes             # b"" without an execname key
     sums: tuple[int, ...]
+    tracked: tuple[tuple[int, bytes], ...] = ()   # per onmax / onchange action: the value, the saved bytes
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ _PRED = struct.Struct("<BBBBBBHHHIQ")       # struct trigger_pred
 class GuestEventTriggers:
     """contract.EventTriggerOps over the guest's event_triggers."""
 
-    def __init__(self, machine: Machine, set_trigger_bits: Callable[[dict[tuple[str, str], set[int]]], None]):
+    def __init__(self, machine: Machine, set_trigger_bits: Callable[[dict[tuple[str, str], set[int]], dict[tuple[str, str], int]], None]):
         """set_trigger_bits(event key -> slots): the events' EVENT_FILE_FL_TRIGGER_MODE bits
         (GuestTracing keeps them with the rest of the files' state)."""
         self._machine = machine
@@ -100,9 +100,11 @@ class GuestEventTriggers:
                 if self._mem is not None:
                     self._write_table()
             bits: dict[tuple[str, str], set[int]] = {}
+            ids: dict[tuple[str, str], int] = {}
             for t in triggers:
                 bits.setdefault((t.event.system, t.event.name), set()).add(t.slot)
-            self._set_trigger_bits(bits)
+                ids[(t.event.system, t.event.name)] = t.event_id
+            self._set_trigger_bits(bits, ids)
         self._machine.with_cpus_stopped(swap)
 
     def read_count(self, count: TriggerCount) -> int:

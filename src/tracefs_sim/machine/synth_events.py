@@ -37,6 +37,9 @@ class GuestSynthEvents:
         self._lock = threading.Lock()
         self._entries: dict[int, bytes] = {}  # index -> the entry as written (slots 0)
         self._slots: dict[int, int] = {}
+        self._ids: dict[int, int] = {}        # index -> event id
+        self._triggered: dict[int, int] = {}  # index -> the slots whose triggers it runs
+        self._trigger_shift = image.abi_value("EVENT_TRIGGER_SHIFT")
 
     def attach(self, mem: PhysMem) -> None:
         with self._lock:
@@ -65,6 +68,7 @@ class GuestSynthEvents:
                 entry[self._kinds + i] = kind
             self._entries[index] = bytes(entry)
             self._slots[index] = 0
+            self._ids[index] = event_id
             self._write(index)
             return index
 
@@ -77,14 +81,34 @@ class GuestSynthEvents:
         with self._lock:
             del self._entries[index]
             del self._slots[index]
+            del self._ids[index]
+            self._triggered.pop(index, None)
             if self._mem is not None:
                 self._machine.with_cpus_stopped(
                     lambda: self._mem.write(self._table + index * self._size, bytes(self._size)))
 
+    def has_event(self, event_id: int) -> bool:
+        with self._lock:
+            return event_id in self._ids.values()
+
+    def set_trigger_slots(self, slots_by_id: dict[int, set[int]]) -> None:
+        """EVENT_FILE_FL_TRIGGER_MODE of every synthetic event: the slots whose triggers
+        trace_synth() runs (called with the CPUs stopped)."""
+        with self._lock:
+            for index, event_id in self._ids.items():
+                bits = sum(1 << (self._trigger_shift + s) for s in slots_by_id.get(event_id, ()))
+                if bits != self._triggered.get(index, 0):
+                    self._triggered[index] = bits
+                    if self._mem is not None:
+                        self._mem.write(*self._entry(index))
+
+    def _entry(self, index: int) -> tuple[int, bytes]:
+        entry = bytearray(self._entries[index])
+        struct.pack_into("<I", entry, self._file_slots, self._slots[index] | self._triggered.get(index, 0))
+        return self._table + index * self._size, bytes(entry)
+
     def _write(self, index: int) -> None:
         if self._mem is None:
             return
-        entry = bytearray(self._entries[index])
-        struct.pack_into("<I", entry, self._file_slots, self._slots[index])
-        at = self._table + index * self._size
-        self._machine.with_cpus_stopped(lambda: self._mem.write(at, bytes(entry)))
+        at, entry = self._entry(index)
+        self._machine.with_cpus_stopped(lambda: self._mem.write(at, entry))

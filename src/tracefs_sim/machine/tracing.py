@@ -246,9 +246,12 @@ class GuestTracing:
                 self._set_file_bit(event, slot, not off and slot in self._enabled.get(key, ()))
         self._machine.guest_op(apply)
 
-    def _set_trigger_bits(self, bits: dict[tuple[str, str], set[int]]) -> None:
+    def _set_trigger_bits(self, bits: dict[tuple[str, str], set[int]], ids: dict[tuple[str, str], int]) -> None:
         """EVENT_FILE_FL_TRIGGER_MODE of every event: the slots whose triggers its writer runs
-        (called with the CPUs stopped)."""
+        (called with the CPUs stopped); a synthetic event's are in its synth_events entry."""
+        synth = {ids[key]: slots for key, slots in bits.items() if self.synth_events.has_event(ids[key])}
+        self.synth_events.set_trigger_slots(synth)
+        bits = {key: slots for key, slots in bits.items() if ids[key] not in synth}
         with self._lock:
             for key in self._triggered.keys() | bits.keys():
                 if key not in self._events:

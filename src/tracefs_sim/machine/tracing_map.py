@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 _MAP_HEAD = struct.Struct("<8I2Q2Q")            # struct hist_map up to keys[]
 _KEY = struct.Struct("<BBBBHHIIQ")               # struct hist_key_field
 _VAL = struct.Struct("<BBBBHH")                  # struct hist_val_field
+_TAIL = struct.Struct("<6I")                     # hist_map from sums_offset to vars[]
+_VAR = struct.Struct("<HH")                      # struct hist_var
+_REF = struct.Struct("<QHB5x")                   # struct hist_var_ref
+_EXPR = struct.Struct("<BBBBHHQ")                # struct hist_expr
+_ACTION = struct.Struct("<BBBBIIIQ")             # struct hist_action up to params[]
+_PARAM = struct.Struct("<BBBBHH")                # struct hist_param
 _COMM_LEN = 16
 
 
@@ -37,6 +43,16 @@ class GuestHistMaps:
         self._kind = {"num": a("HF_NUM"), "cpu": a("HF_CPU"), "str": a("HF_STR"), "dyn_str": a("HF_DYN_STR"),
                       "hitcount": a("HF_HITCOUNT")}
         self._log2, self._buckets = a("HF_LOG2"), a("HF_BUCKETS")
+        self._ops = {op: a("HE_" + op.upper()) for op in ("field", "cpu", "ts", "ts_usecs", "ref", "const", "plus",
+                                                          "minus", "mult", "div", "neg")}
+        self._params = {k: a("HP_" + k.upper()) for k in ("ref", "num", "str", "dyn_str")}
+        self._handlers = {k: a("HA_" + k.upper()) for k in ("onmatch", "onmax", "onchange", "trace", "save",
+                                                            "snapshot")}
+        self._limits = (a("HIST_VARS_MAX"), a("HIST_VAR_REFS_MAX"), a("HIST_EXPR_MAX"), a("HIST_ACTIONS_MAX"),
+                        a("HIST_PARAMS_MAX"))
+        self._tail_at, self._vars_at, self._refs_at = a("hist_map.sums_offset"), a("hist_map.vars"), a("hist_map.refs")
+        self._expr_at, self._actions_at, self._action_size = a("hist_map.expr"), a("hist_map.actions"), \
+            a("sizeof(hist_action)")
         self._size = a("sizeof(hist_map)")
         if a("sizeof(hist_key_field)") != _KEY.size or a("sizeof(hist_val_field)") != _VAL.size or \
                 a("hist_map.keys") != _MAP_HEAD.size:
@@ -57,11 +73,31 @@ class GuestHistMaps:
             self._mem = mem
 
     @staticmethod
-    def _elt_size(spec: HistMapSpec) -> int:
-        return spec.key_size + (_COMM_LEN if spec.comm else 0) + 8 * len(spec.vals)
+    def _layout(spec: HistMapSpec) -> tuple[int, int, list[tuple[int, int]], int]:
+        """An element: the key, the comm, the sums, the variables and the set ones, then per
+        onmax / onchange action its value and saved arguments: (sums, vars, [(track, save)],
+        size)."""
+        sums = spec.key_size + (_COMM_LEN if spec.comm else 0)
+        at = vars_at = sums + 8 * len(spec.vals)
+        at += 8 * (len(spec.vars) + 1) if spec.vars else 0
+        tracks = []
+        for act in spec.actions:
+            if act.handler == "onmatch":
+                tracks.append((0, 0))
+                continue
+            tracks.append((at, at + 8))
+            at += 8 + (sum(p.saved_size for p in act.params) if act.action != "trace" else 0)
+        return sums, vars_at, tracks, at
+
+    @classmethod
+    def _elt_size(cls, spec: HistMapSpec) -> int:
+        return cls._layout(spec)[3]
 
     def create(self, spec: HistMapSpec) -> int:
-        if len(spec.keys) > self._keys_max or len(spec.vals) > self._vals_max:
+        vars_max, refs_max, expr_max, actions_max, params_max = self._limits
+        if len(spec.keys) > self._keys_max or len(spec.vals) > self._vals_max or len(spec.vars) > vars_max or \
+                len(spec.refs) > refs_max or sum(len(v) for v in spec.vars) > expr_max or \
+                len(spec.actions) > actions_max or any(len(a.params) > params_max for a in spec.actions):
             raise OSError(errno.EINVAL, "too many histogram fields")
         max_elts = 1 << spec.map_bits
         table = 8 * 2 * max_elts
@@ -109,6 +145,28 @@ class GuestHistMaps:
         for i, v in enumerate(spec.vals):
             _VAL.pack_into(buf, pa + self._vals_at + _VAL.size * i, self._kind[v.kind], v.size & 0xFF,
                            int(v.is_signed), 0, v.offset, 0)
+        sums, vars_at, tracks, _ = self._layout(spec)
+        _TAIL.pack_into(buf, pa + self._tail_at, sums, vars_at, len(spec.vars), len(spec.refs), len(spec.actions), 0)
+        step = 0
+        for i, steps in enumerate(spec.vars):
+            _VAR.pack_into(buf, pa + self._vars_at + _VAR.size * i, step, len(steps))
+            for e in steps:
+                _EXPR.pack_into(buf, pa + self._expr_at + _EXPR.size * step, self._ops[e.op], e.size & 0xFF,
+                                int(e.is_signed), 0, e.offset, 0, e.val & 0xFFFFFFFFFFFFFFFF)
+                step += 1
+        own = self._maps_va + index * self._size
+        for i, r in enumerate(spec.refs):
+            _REF.pack_into(buf, pa + self._refs_at + _REF.size * i, r.map or own, r.var, int(r.read_once))
+        for i, act in enumerate(spec.actions):
+            at = pa + self._actions_at + self._action_size * i
+            track, save = tracks[i]
+            _ACTION.pack_into(buf, at, self._handlers[act.handler], self._handlers[act.action], len(act.params),
+                              act.track_ref, track, save, 0, act.synth)
+            save_at = 0
+            for j, p in enumerate(act.params):
+                _PARAM.pack_into(buf, at + _ACTION.size + _PARAM.size * j, self._params[p.kind], p.size & 0xFF,
+                                 int(p.is_signed), 0, p.offset, save_at)
+                save_at += p.saved_size
 
     def _index(self, addr: int) -> int:
         index, rest = divmod(addr - self._maps_va, self._size)
@@ -133,9 +191,10 @@ class GuestHistMaps:
                 hits, drops = head[8], head[9]
                 base = kernel_virt_to_phys(self._arena_va) + at
                 size = 2 << spec.map_bits
-                elt_size = self._elt_size(spec)
+                sums_at, _, tracks, elt_size = self._layout(spec)
                 elts = base + 8 * size
                 n_vals = len(spec.vals)
+                onx = [(i, t) for i, t in enumerate(tracks) if spec.actions[i].handler != "onmatch"]
                 out = []
                 for key_hash, val in struct.iter_unpack("<II", bytes(buf[base:base + 8 * size])):
                     if not key_hash or not val:
@@ -143,8 +202,13 @@ class GuestHistMaps:
                     e = elts + (val - 1) * elt_size
                     key = bytes(buf[e:e + spec.key_size])
                     comm = bytes(buf[e + spec.key_size:e + spec.key_size + _COMM_LEN]) if spec.comm else b""
-                    sums = struct.unpack_from(f"<{n_vals}Q", buf, e + elt_size - 8 * n_vals)
-                    out.append(HistEntry(key, comm, sums))
+                    sums = struct.unpack_from(f"<{n_vals}Q", buf, e + sums_at)
+                    tracked = tuple(
+                        (struct.unpack_from("<Q", buf, e + track)[0],
+                         bytes(buf[e + save:e + save + sum(p.saved_size for p in spec.actions[i].params)])
+                         if spec.actions[i].action != "trace" else b"")
+                        for i, (track, save) in onx)
+                    out.append(HistEntry(key, comm, sums, tracked))
                 return HistSnapshot(hits, drops, tuple(out))
         return self._machine.with_cpus_stopped(take)
 

@@ -102,6 +102,14 @@ class TraceCore:
                            lambda slot: self._array(slot).events, self.top.error_log.log)
             # synthetic events: written by the guest's trace_synth() (a histogram's action)
             self.synth = SyntheticEvents(self.dynamic, self.registry, self.guest.synth_events)
+            self.globals.triggers.find_synth = self._find_synth
+
+    def _find_synth(self, name: str):
+        """A hist action's synthetic event: (the event, its entry in the guest's synth_events)."""
+        ev = self.synth.find(name) if self.synth is not None else None
+        if ev is None or ev.guest_index is None:
+            return None
+        return ev, self.guest.synth_events.address(ev.guest_index)
 
     def _make_array(self, slot: int) -> TraceArray:
         array = TraceArray(self.globals, slot)

@@ -16,6 +16,7 @@ from . import filter as event_filter
 from .error_log import ErrorLog
 from .events import EventRegistry, TraceEvent
 from .hist import HistContext
+from .trace_synth import SynthTraceEvent
 from .trigger import EventTriggers, TriggerTable
 from ..lib.kstrtox import kstrtoul_from_user, kstrtoull, or_none
 
@@ -282,6 +283,8 @@ class EventControl:
         """The event triggers of this array's events (trigger.py), which hold events in soft
         mode as Linux's trace_event_trigger_enable_disable() does."""
         def soft(event: TraceEvent, on: bool) -> None:
+            if isinstance(event, SynthTraceEvent):
+                return  # its triggers run whether it records or not (its entry's trigger bits)
             f = self.files[event.id]
             (self.soft_enable if on else self.soft_release)(f)
 
@@ -292,6 +295,8 @@ class EventControl:
                 return None
 
         def is_tracepoint(event: TraceEvent) -> bool:
+            if isinstance(event, SynthTraceEvent):     # trace_synth() runs its triggers
+                return True
             try:
                 self._guest.event_file(event.desc)
             except KeyError:

@@ -10,8 +10,17 @@ most 2 more) its numeric fields, .hex .percent .graph; sort= at most 2 of them, 
 error_log entry `hist:SYS:EVENT: error: ...` with the caret under the first occurrence of the
 bad token in the command, as its errpos() finds it.
 
-Not here yet: variables and expressions (`$var`, `common_timestamp`, `+ - * /`), actions
-(onmatch/onmax/onchange), stacktrace keys; those commands fail with EINVAL.
+Variables (`NAME=EXPR`) are set in each element from an expression of fields,
+`common_timestamp[.usecs]`, `cpu`, numeric constants, `$var` references (to this trigger's
+variables or another hist trigger's of the trace array, read in the element of the same key)
+and `+ - * /` and `-(...)`; actions `onmatch(SYS.EVENT).SYNTH(args)` / `.trace(SYNTH,args)`,
+`onmax($var)` and `onchange($var)` with `.save(fields)`, `.snapshot()` or `.trace()` run in
+the guest after the element is updated, as 6.1's hist_trigger_actions().
+
+A named trigger (`name=NAME`) whose name another has already (on any event, in any trace
+array) must match it and then aggregates into its map, as 6.1's set_named_trigger_data().
+
+Not here yet: stacktrace keys (EINVAL).
 """
 
 from __future__ import annotations
@@ -21,7 +30,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field as dataclass_field
 
 from ..lib.kstrtox import kstrtoull, or_none
-from ..machine.contract import HistEntry, HistField, HistMapOps, HistMapSpec, HistSnapshot
+from ..machine.contract import (HistAction, HistEntry, HistExprStep, HistField, HistMapOps, HistMapSpec,
+                                HistParam, HistSnapshot, HistVarRef)
 from .events import COMMON_FIELDS, TraceEvent
 
 MAP_BITS_DEFAULT, MAP_BITS_MIN, MAP_BITS_MAX = 11, 7, 17
@@ -38,6 +48,33 @@ ERR_TOO_MANY_SORT_FIELDS = "Too many sort fields (Max = 2)"
 ERR_INVALID_SORT_FIELD = "Sort field must be a key or a val"
 ERR_TRIGGER_EEXIST = "Hist trigger already exists"
 ERR_TRIGGER_ENOENT_CLEAR = "Can't clear or continue a nonexistent hist trigger"
+ERR_DUPLICATE_VAR = "Variable already defined"
+ERR_VAR_NOT_UNIQUE = "Variable name not unique, need to use fully qualified name (subsys.event.var) for variable"
+ERR_TOO_MANY_VARS = "Too many variables defined"
+ERR_TOO_MANY_SUBEXPR = "Too many subexpressions (3 max)"
+ERR_TIMESTAMP_MISMATCH = "Timestamp units in expression don't match"
+ERR_SYNTH_EVENT_NOT_FOUND = "Couldn't find synthetic event"
+ERR_SYNTH_COUNT_MISMATCH = "Param count doesn't match synthetic event field count"
+ERR_SYNTH_TYPE_MISMATCH = "Param type doesn't match synthetic event field type"
+ERR_ONX_NOT_VAR = "For onmax(x) or onchange(x), x must be a variable"
+ERR_ONX_VAR_NOT_FOUND = "Couldn't find onmax or onchange variable"
+ERR_TOO_MANY_PARAMS = "Too many action params"
+ERR_PARAM_NOT_FOUND = "Couldn't find param"
+ERR_INVALID_PARAM = "Invalid action param"
+ERR_ACTION_NOT_FOUND = "No action found"
+ERR_ACTION_MISMATCH = "Handler doesn't support action"
+ERR_NO_CLOSING_PAREN = "No closing paren found"
+ERR_SUBSYS_NOT_FOUND = "Missing subsystem"
+ERR_INVALID_SUBSYS_EVENT = "Invalid subsystem or event name"
+ERR_INVALID_REF_KEY = "Using variable references in keys not supported"
+ERR_VAR_NOT_FOUND = "Couldn't find variable"
+ERR_INVALID_STR_OPERAND = "String type can not be an operand in expression"
+ERR_UNARY_MINUS_SUBEXPR = "Unary minus not supported in sub-expressions"
+ERR_DIVISION_BY_ZERO = "Division by zero"
+ERR_EVENT_FILE_NOT_FOUND = "Event file not found"
+ERR_SET_CLOCK_FAIL = "Couldn't set trace_clock"
+ERR_NAMED_MISMATCH = "Named hist trigger doesn't match existing named trigger (includes variables)"
+VARS_MAX, ACTIONS_MAX, PARAMS_MAX = 16, 2, 8     # TRACING_MAP_VARS_MAX; the guest's hist_action
 
 # modifiers of values that only keys may have, and of keys that only values may have
 _KEY_ONLY = ("buckets", "log2", "sym", "sym-offset", "syscall")
@@ -49,11 +86,17 @@ class HistError(Exception):
     """A hist command refused: errno, and (message, the text whose first occurrence in the
     command the caret points at) when 6.1 logs it."""
 
-    def __init__(self, err: int, message: str | None = None, at: str | None = None):
+    def __init__(self, err: int, message: str | None = None, at: str | None = None,
+                 more: Sequence[tuple[str, str]] = ()):
         super().__init__(message or "hist command refused")
         self.errno = err
         self.message = message
         self.at = at
+        self.more = tuple(more)     # further error_log entries 6.1 adds, (message, at) each
+
+    @property
+    def entries(self) -> list[tuple[str, str | None]]:
+        return ([(self.message, self.at)] if self.message is not None else []) + list(self.more)
 
 
 @dataclass(frozen=True)
@@ -96,6 +139,11 @@ class HistSpec:
     pause: bool = False
     cont: bool = False
     clear: bool = False
+    vars: list[HistVar] = dataclass_field(default_factory=list)
+    refs: list[VarRef] = dataclass_field(default_factory=list)
+    actions: list[Action] = dataclass_field(default_factory=list)
+    timestamps: bool = False        # hist_data->enable_timestamps: clock= is shown, and set
+    clock: str = "global"
 
     @property
     def key_size(self) -> int:
@@ -106,12 +154,17 @@ class HistSpec:
 
     def print_text(self, filter_text: bytes | None, paused: bool) -> bytes:
         """event_hist_trigger_print()."""
-        out = "hist:" + (f"{self.name}:" if self.name else "")
+        out = "hist:" + (f"name={self.name}:" if self.name else "")
         out += "keys=" + ",".join(k.text() for k in self.keys)
         out += ":vals=" + ",".join(["hitcount"] + [v.text() for v in self.vals[1:]])
+        if self.vars:
+            out += ":" + ",".join(f"{v.name}={v.expr.text}" for v in self.vars)
         out += ":sort=" + ",".join((self.field(i).text() if i else "hitcount") + (".descending" if d else "")
                                    for i, d in self.sort)
         out += f":size={1 << self.map_bits}"
+        if self.timestamps:
+            out += f":clock={self.clock}"
+        out += "".join(":" + a.text for a in self.actions)
         text = out.encode()
         if filter_text is not None:
             text += b" if " + filter_text
@@ -121,14 +174,78 @@ class HistSpec:
         """hist_trigger_match() less the filter and name (the callers compare those)."""
         return len(self.keys) == len(other.keys) and len(self.vals) == len(other.vals) and \
             all(a.same(b) for a, b in zip(self.keys + self.vals, other.keys + other.vals)) and \
-            self.sort == other.sort
+            self.sort == other.sort and [(v.name, v.expr.text) for v in self.vars] == \
+            [(v.name, v.expr.text) for v in other.vars] and [a.text for a in self.actions] == \
+            [a.text for a in other.actions]
 
     def map_spec(self) -> HistMapSpec:
         keys = tuple(HistField(k.kind, k.offset, k.size, k.is_signed, k.modifier == "log2", k.buckets,
                                k.key_offset, k.key_size) for k in self.keys)
         vals = tuple(HistField(v.kind, v.offset, v.size, v.is_signed) for v in self.vals)
         return HistMapSpec(self.map_bits, self.key_size, keys, vals,
-                           comm=any(k.modifier == "execname" for k in self.keys))
+                           comm=any(k.modifier == "execname" for k in self.keys),
+                           vars=tuple(v.expr.steps for v in self.vars),
+                           refs=tuple(HistVarRef(0 if r.owner is self else r.owner_map(), r.var, r.read_once)
+                                      for r in self.refs),
+                           actions=tuple(a.guest for a in self.actions))
+
+    def find_var(self, name: str) -> int | None:
+        return next((i for i, v in enumerate(self.vars) if v.name == name), None)
+
+
+@dataclass
+class Expr:
+    """A parsed expression (a struct hist_field tree): its text as 6.1 prints it, its steps
+    for the guest."""
+
+    text: str
+    steps: tuple[HistExprStep, ...]
+    usecs: bool = False         # HIST_FIELD_FL_TIMESTAMP_USECS
+    is_string: bool = False
+    const: int | None = None    # HIST_FIELD_FL_CONST
+    var: HistVar | None = None  # a reference: the variable
+
+
+@dataclass
+class HistVar:
+    name: str
+    expr: Expr
+
+
+@dataclass
+class VarRef:
+    """A $var reference: variable `var` of the hist trigger `owner` (whose map is at
+    owner_map())."""
+
+    name: str
+    owner: HistSpec
+    var: int
+    owner_map: Callable[[], int]
+    read_once: bool = False
+
+
+@dataclass
+class Action:
+    """An action of a hist trigger: its text as print_actions_spec() shows it, what the guest
+    runs, and for the hist file the names of what it saves."""
+
+    text: str
+    guest: HistAction
+    handler: str
+    save_names: list[tuple[str, bool]] = dataclass_field(default_factory=list)   # (name, is_string)
+    synth: object = None        # the synthetic event it names (its ref taken)
+
+
+@dataclass
+class HistEnv:
+    """What parsing a hist command with variables and actions looks up: find_var(name) the
+    hist triggers of the trace array having that variable, as [(spec, map address getter)];
+    find_event(system, event); find_synth(name) -> (event, its guest address) or None."""
+
+    find_var: Callable[[str], list[tuple[HistSpec, Callable[[], int]]]]
+    find_own_var: Callable[[str], bool]     # a hist trigger of this event has it
+    find_event: Callable[[str, str], TraceEvent | None]
+    find_synth: Callable[[str], tuple[object, int] | None]
 
 
 def _strsep(text: str, delim: str) -> tuple[str, str | None]:
@@ -156,10 +273,13 @@ def split_filter(param_and_filter: str) -> tuple[str, str | None]:
         return param_and_filter[:p - 1].strip(), param_and_filter[p:].strip()
 
 
-def parse(param: str, event: TraceEvent, remove: bool = False) -> HistSpec:
+def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | None = None) -> HistSpec:
     """parse_hist_trigger_attrs() and create_hist_data() of the text after `hist:` (the filter
     split off)."""
     param = param.replace(".sym-offset", ".symXoffset")
+    var_defs: list[tuple[str, str]] = []
+    action_strs: list[str] = []
+    clock = "global"
     keys_str = vals_str = sort_str = name = None
     map_bits = 0
     pause = cont = clear = False
@@ -188,17 +308,22 @@ def parse(param: str, event: TraceEvent, remove: bool = False) -> HistSpec:
                 if not MAP_BITS_MIN <= bits <= MAP_BITS_MAX:
                     raise HistError(errno.EINVAL)
                 map_bits = bits
+            elif lhs == "clock=":
+                clock = value
             else:
-                # clock= and variables: not implemented here
-                raise HistError(errno.EINVAL)
+                if len(var_defs) >= VARS_MAX:
+                    raise HistError(errno.EINVAL, ERR_TOO_MANY_VARS, part)
+                var_defs.append((part[:eq], value))
         elif part == "pause":
             pause = True
         elif part in ("cont", "continue"):
             cont = True
         elif part == "clear":
             clear = True
+        elif part.startswith(("onmatch(", "onmax(", "onchange(")) and len(action_strs) < ACTIONS_MAX:
+            action_strs.append(part)
         else:
-            raise HistError(errno.EINVAL)   # actions (onmatch, onmax, onchange): not here yet
+            raise HistError(errno.EINVAL)
     if keys_str is None:
         raise HistError(errno.EINVAL)
     fields = {f.name: f for f in (*COMMON_FIELDS, *event.desc.fields)}
@@ -231,15 +356,252 @@ def parse(param: str, event: TraceEvent, remove: bool = False) -> HistSpec:
         raise HistError(errno.EINVAL)
     spec = HistSpec(keys, vals, _sort_keys(sort_str, vals, keys), map_bits or MAP_BITS_DEFAULT, name,
                     pause, cont, clear)
+    spec.clock = clock
+    if (var_defs or action_strs) and env is None:
+        raise HistError(errno.EINVAL)
+    parser = _ExprParser(spec, fields, env, remove)
+    for var_name, text in var_defs:        # create_var_fields(): unique among the event's
+        if spec.find_var(var_name) is not None or (not remove and env.find_own_var(var_name)):
+            raise HistError(errno.EINVAL, ERR_DUPLICATE_VAR, var_name)
+        expr = parser.parse(text, [0])
+        if expr.is_string:      # (string variables are not here yet)
+            raise HistError(errno.EINVAL)
+        spec.vars.append(HistVar(var_name, expr))
+    for text in action_strs:
+        spec.actions.append(parser.action(text, event))
     return spec
 
 
-def _field(text: str, fields: dict, key: bool) -> HistFieldDef:
-    """parse_field() and the checks of create_key_field() / __create_val_field()."""
+_OPS = {"-": "minus", "+": "plus", "/": "div", "*": "mult"}
+
+
+def _contains_operator(text: str) -> tuple[str | None, int]:
+    """contains_operator(): the root operator (the rightmost of the lowest precedence)."""
+    minus, plus = text.rfind("-"), text.rfind("+")
+    if minus == 0:
+        return "neg", 0
+    if minus >= 0 or plus >= 0:
+        return ("+", plus) if plus > minus else ("-", minus)
+    div, mult = text.rfind("/"), text.rfind("*")
+    if div >= 0 or mult >= 0:
+        return ("*", mult) if mult > div else ("/", div)
+    return None, -1
+
+
+class _ExprParser:
+    """parse_expr() / parse_atom() / the actions' parsers of one hist command."""
+
+    def __init__(self, spec: HistSpec, fields: dict, env: HistEnv | None, remove: bool):
+        self.spec, self.fields, self.env, self.remove = spec, fields, env, remove
+
+    def parse(self, text: str, n_subexprs: list[int]) -> Expr:
+        if n_subexprs[0] > 3:
+            raise HistError(errno.EINVAL, ERR_TOO_MANY_SUBEXPR, text)
+        op, at = _contains_operator(text)
+        if op is None:
+            return self._atom(text, read_once=False)
+        n_subexprs[0] += 1
+        if op == "neg":
+            if n_subexprs[0] > 3:
+                raise HistError(errno.EINVAL, ERR_TOO_MANY_SUBEXPR, text)
+            inner = text[1:]
+            close = inner.rfind(")")
+            if not inner.startswith("(") or close < 0:
+                raise HistError(errno.EINVAL)
+            if close != len(inner) - 1:
+                raise HistError(errno.EINVAL, ERR_UNARY_MINUS_SUBEXPR, inner[1:])
+            sub = self.parse(inner[1:close], n_subexprs)
+            if sub.is_string:
+                raise HistError(errno.EINVAL, ERR_INVALID_STR_OPERAND, inner[1:])
+            return Expr(f"-({sub.text})", sub.steps + (HistExprStep("neg"),), sub.usecs)
+        left, right = text[:at], text[at + 1:]
+        if not left or not right:
+            raise HistError(errno.EINVAL)
+        a = self.parse(left, n_subexprs)
+        if a.is_string:
+            raise HistError(errno.EINVAL, ERR_INVALID_STR_OPERAND, left)
+        b = self.parse(right, n_subexprs)
+        if b.is_string:
+            raise HistError(errno.EINVAL, ERR_INVALID_STR_OPERAND, right)
+        for operand in (a, b):      # expression operands are read once
+            if operand.var is not None and operand.steps[-1].op == "ref":
+                ref = self.spec.refs[operand.steps[-1].offset]
+                ref.read_once = True
+        ua = a.var.expr.usecs if a.var is not None else a.usecs
+        ub = b.var.expr.usecs if b.var is not None else b.usecs
+        if ua != ub:
+            raise HistError(errno.EINVAL, ERR_TIMESTAMP_MISMATCH, "")
+        name = _OPS[op]
+        ca = a.var.expr.const if a.var is not None else a.const
+        cb = b.var.expr.const if b.var is not None else b.const
+        if name == "div" and cb is not None and not cb:
+            raise HistError(errno.EDOM, ERR_DIVISION_BY_ZERO, right)
+        text_out = f"{a.text}{op}{b.text}"
+        if ca is not None and cb is not None:
+            value = _apply(name, ca, cb)
+            return Expr(text_out, (HistExprStep("const", val=value),), a.usecs, const=value)
+        step = HistExprStep(name, val=cb if name == "div" and cb is not None else 0)
+        return Expr(text_out, a.steps + b.steps + (step,), a.usecs)
+
+    def _atom(self, text: str, read_once: bool) -> Expr:
+        """parse_atom(): a $var, a constant, common_timestamp, cpu or a field."""
+        if text.startswith("$"):
+            var_name = text[1:]
+            ref = self.var_ref(var_name, read_once)
+            if ref is None:     # (parse_var_ref(), then parse_atom() tries it as a field)
+                raise HistError(errno.EINVAL, ERR_VAR_NOT_FOUND, var_name, [(ERR_FIELD_NOT_FOUND, text)])
+            index = self.spec.refs.index(ref)
+            var = ref.owner.vars[ref.var]
+            return Expr(f"${var_name}", (HistExprStep("ref", offset=index),), var.expr.usecs, var=var)
+        if text[:1].isdigit():
+            value = or_none(kstrtoull, text)
+            if value is None or value >= 1 << 64:
+                raise HistError(errno.EINVAL, "Expecting numeric literal", text)
+            return Expr(str(value), (HistExprStep("const", val=value),), const=value)
+        name, modifier = _strsep(text, ".")
+        if name == "common_timestamp":
+            if modifier not in (None, "usecs"):
+                raise HistError(errno.EINVAL, ERR_BAD_FIELD_MODIFIER, modifier)
+            self.spec.timestamps = True
+            usecs = modifier == "usecs"
+            return Expr(text, (HistExprStep("ts_usecs" if usecs else "ts"),), usecs)
+        f = _field(text, self.fields, key=False, usecs=True)
+        if f.kind == "cpu":
+            return Expr(f.text(), (HistExprStep("cpu"),))
+        if f.kind in ("str", "dyn_str"):
+            return Expr(f.text(), (), is_string=True)
+        return Expr(f.text(), (HistExprStep("field", f.offset, f.size, f.is_signed),))
+
+    def var_ref(self, var_name: str, read_once: bool = False) -> VarRef | None:
+        """find_event_var() and create_var_ref(): one reference per variable."""
+        own = self.spec.find_var(var_name)
+        if own is not None:
+            owner, getter, index = self.spec, (lambda: 0), own
+        else:
+            found = self.env.find_var(var_name) if self.env is not None else []
+            if len(found) > 1:
+                raise HistError(errno.EINVAL, ERR_VAR_NOT_UNIQUE, var_name)
+            if not found:
+                return None
+            owner, getter = found[0]
+            index = owner.find_var(var_name)
+        for ref in self.spec.refs:
+            if ref.owner is owner and ref.var == index:
+                return ref
+        ref = VarRef(var_name, owner, index, getter, read_once)
+        self.spec.refs.append(ref)
+        return ref
+
+    def _param(self, text: str) -> tuple[HistParam, bool]:
+        """An action's argument: a $var (a reference) or a field of the event (a field var)."""
+        if text.startswith("$"):
+            ref = self.var_ref(text[1:])
+            if ref is None:
+                raise HistError(errno.EINVAL, ERR_PARAM_NOT_FOUND, text)
+            return HistParam("ref", self.spec.refs.index(ref)), ref.owner.vars[ref.var].expr.is_string
+        f = self.fields.get(text)
+        if f is None or not f.size:     # create_target_field_var(), then on the match event's
+            raise HistError(errno.EINVAL, ERR_FIELD_NOT_FOUND, text,
+                            [("Couldn't parse field variable", text), (ERR_FIELD_NOT_FOUND, text),
+                             ("Couldn't create histogram for field", text)])
+        made = _field(text, self.fields, key=False)
+        if made.kind in ("str", "dyn_str"):
+            return HistParam(made.kind, made.offset, made.size), True
+        if made.kind == "cpu":
+            raise HistError(errno.EINVAL, ERR_PARAM_NOT_FOUND, text)
+        return HistParam("num", made.offset, made.size, made.is_signed), False
+
+    def action(self, text: str, event: TraceEvent) -> Action:
+        """onmatch_parse() / track_data_parse() and action_parse()."""
+        handler = text[:text.index("(")]
+        rest = text[len(handler) + 1:]
+        close = rest.find(")")
+        if close < 0:
+            raise HistError(errno.EINVAL, ERR_NO_CLOSING_PAREN, rest)
+        target, rest = rest[:close], rest[close + 1:]
+        if not rest.startswith("."):
+            raise HistError(errno.EINVAL, ERR_ACTION_NOT_FOUND, rest)
+        rest = rest[1:]
+        paren = rest.find("(")
+        if paren < 0 or not rest.endswith(")"):
+            raise HistError(errno.EINVAL, ERR_NO_CLOSING_PAREN if paren >= 0 else ERR_ACTION_NOT_FOUND, rest)
+        action_name, params_str = rest[:paren], rest[paren + 1:-1]
+        params = [p.strip() for p in params_str.split(",")] if params_str.strip() else []
+        if len(params) > PARAMS_MAX:
+            raise HistError(errno.EINVAL, ERR_TOO_MANY_PARAMS, params_str)
+        track_ref = 0
+        if handler == "onmatch":
+            system, dot, match_event = target.partition(".")
+            if not dot or not system:
+                raise HistError(errno.EINVAL, ERR_SUBSYS_NOT_FOUND, target)
+            if not match_event or self.env.find_event(system, match_event) is None:
+                raise HistError(errno.EINVAL, ERR_INVALID_SUBSYS_EVENT, match_event or target)
+            head = f"onmatch({system}.{match_event})"
+        else:
+            if not target.startswith("$"):
+                raise HistError(errno.EINVAL, ERR_ONX_NOT_VAR, target)
+            ref = self.var_ref(target[1:])
+            if ref is None:
+                raise HistError(errno.EINVAL, ERR_ONX_VAR_NOT_FOUND, target[1:])
+            track_ref = self.spec.refs.index(ref)
+            head = f"{handler}({target})"
+        if action_name == "save":
+            if handler == "onmatch":
+                raise HistError(errno.EINVAL, ERR_ACTION_MISMATCH, rest)
+            if not params:
+                raise HistError(errno.EINVAL, ERR_INVALID_PARAM, "")
+            made = [self._param(p) for p in params]
+            guest = HistAction(handler, "save", tuple(m for m, _ in made), track_ref)
+            return Action(f"{head}.save({','.join(params)})", guest, handler,
+                          [(p, string) for p, (_, string) in zip(params, made)])
+        if action_name == "snapshot":
+            if handler == "onmatch":
+                raise HistError(errno.EINVAL, ERR_ACTION_MISMATCH, rest)
+            guest = HistAction(handler, "snapshot", (), track_ref)
+            return Action(f"{head}.snapshot()", guest, handler)
+        use_trace = action_name == "trace"
+        if use_trace:
+            if not params:
+                raise HistError(errno.EINVAL, ERR_SYNTH_EVENT_NOT_FOUND, params_str)
+            synth_name, params = params[0], params[1:]
+        else:
+            synth_name = action_name
+        found = self.env.find_synth(synth_name)
+        if found is None:
+            raise HistError(errno.EINVAL, ERR_SYNTH_EVENT_NOT_FOUND, synth_name)
+        synth, address = found
+        if len(params) != len(synth.fields):
+            raise HistError(errno.EINVAL, ERR_SYNTH_COUNT_MISMATCH, synth_name)
+        made = []
+        for p, f in zip(params, synth.fields):
+            param, is_string = self._param(p)
+            if is_string != bool(f.is_string):
+                raise HistError(errno.EINVAL, ERR_SYNTH_TYPE_MISMATCH, p)
+            made.append(param)
+        guest = HistAction(handler, "trace", tuple(made), track_ref, address)
+        body = ",".join(([synth_name] if use_trace else []) + params)
+        return Action(f"{head}.{action_name}({body})", guest, handler, synth=synth)
+
+
+def _apply(op: str, a: int, b: int) -> int:
+    """The value of a constant expression (hist_fn_call() at parse time)."""
+    mask = (1 << 64) - 1
+    if op == "plus":
+        return (a + b) & mask
+    if op == "minus":
+        return (a - b) & mask
+    if op == "mult":
+        return (a * b) & mask
+    return a // b if b else mask
+
+
+def _field(text: str, fields: dict, key: bool, usecs: bool = False) -> HistFieldDef:
+    """parse_field() and the checks of create_key_field() / __create_val_field(); usecs: the
+    modifier is allowed (variables' fields)."""
     name, modifier = _strsep(text, ".")
     buckets = 0
     if modifier is not None:
-        ok = modifier in ("hex", "sym", "symXoffset", "syscall", "log2")
+        ok = modifier in ("hex", "sym", "symXoffset", "syscall", "log2") or (usecs and modifier == "usecs")
         ok |= modifier == "execname" and name == "common_pid"
         if modifier.startswith("bucket"):
             tail = modifier[6:]
@@ -396,10 +758,14 @@ def _heapsort(items: list, cmp: Callable) -> None:
 
 @dataclass
 class HistContext:
-    """What printing keys needs: kallsyms_lookup() and the syscalls' names."""
+    """What printing keys needs (kallsyms_lookup() and the syscalls' names), and the trace
+    array's clock."""
 
     symbolize: Callable[[int], tuple[str, int, int] | None]
     syscall_names: dict[int, str] = dataclass_field(default_factory=dict)
+    # tracing_set_clock() of the trace array (a trigger with timestamps sets its clock=); OSError
+    # (EINVAL): no such clock
+    set_clock: Callable[[str], None] | None = None
 
 
 def _sym(ctx: HistContext, addr: int, offset: bool) -> str:
@@ -472,6 +838,31 @@ def _val_text(v: HistFieldDef, val: int, total: int, top: int) -> str:
     return f" {v.name}: {val:10d}"
 
 
+def _tracked_text(spec: HistSpec, entry: HistEntry) -> str:
+    """print_actions() / track_data_print(): each onmax / onchange value and what it saved."""
+    out = ""
+    tracked = iter(entry.tracked)
+    for action in spec.actions:
+        if action.handler == "onmatch":
+            continue
+        value, saved = next(tracked, (0, b""))
+        if action.guest.action == "snapshot":
+            continue
+        out += f"\n\t{'max' if action.handler == 'onmax' else 'changed'}: {value:10d}"
+        if action.guest.action != "save":
+            continue
+        at = 0
+        for (name, is_string), param in zip(action.save_names, action.guest.params):
+            raw = saved[at:at + param.saved_size]
+            at += param.saved_size
+            if is_string:
+                text = raw.split(b"\0", 1)[0].decode("latin-1")
+                out += f"  {name}: {text:<32}"
+            else:
+                out += f"  {name}: {int.from_bytes(raw[:8], 'little'):10d}"
+    return out
+
+
 def hist_text(spec: HistSpec, info: bytes, snapshot: HistSnapshot, ctx: HistContext) -> bytes:
     """hist_trigger_show() of one hist trigger (without the separator before a second)."""
     entries = sort_entries(spec, snapshot.entries)
@@ -482,6 +873,7 @@ def hist_text(spec: HistSpec, info: bytes, snapshot: HistSnapshot, ctx: HistCont
         line = _key_text(spec, e, ctx) + _val_text(HITCOUNT, e.sums[0], totals[0], tops[0])
         for j, v in enumerate(spec.vals[1:], start=1):
             line += " " + _val_text(v, e.sums[j], totals[j], tops[j])
+        line += _tracked_text(spec, e)
         lines.append(line + "\n")
     head = b"# event histogram\n#\n# trigger info: " + info + b"#\n\n"
     tail = f"\nTotals:\n    Hits: {snapshot.hits}\n    Entries: {len(entries)}\n    Dropped: {snapshot.drops}\n"
@@ -494,6 +886,13 @@ class HistMap:
     def __init__(self, maps: HistMapOps, spec: HistSpec):
         self._maps = maps
         self.addr = maps.create(spec.map_spec())
+        self.users = 1      # the triggers aggregating into it (named ones share it)
+
+    def release(self) -> None:
+        """A trigger using it is gone; the last one frees it."""
+        self.users -= 1
+        if not self.users:
+            self.destroy()
 
     def read(self) -> HistSnapshot:
         return self._maps.read(self.addr)

@@ -138,7 +138,8 @@ class TraceArray:
         self.snapshot = Snapshot(self)
         self.max_latency = NsecsFile()   # tracing_max_latency (no latency tracer sets it here)
         self.triggers = self.events.make_triggers(shared.triggers, self.snapshot.alloc,
-                                                  HistContext(shared.symbolize, _syscall_names(self.registry)))
+                                                  HistContext(shared.symbolize, _syscall_names(self.registry),
+                                                              lambda name: self.write_trace_clock(name.encode())))
 
     @property
     def output_flags(self) -> OutputFlags:

@@ -94,6 +94,9 @@ class TriggerTable:
         self.hist_maps = hist_maps
         self._arrays: dict[int, EventTriggers] = {}
         self._probes: list[GuestTrigger] = []  # eprobes' triggers: on the files, in no trigger file
+        # synthetic events for hist actions: name -> (event, its guest address) or None
+        self.find_synth: Callable[[str], tuple[object, int] | None] = lambda name: None
+        self.named: dict[str, list[Trigger]] = {}     # named hist triggers (named_triggers), oldest first
         self._lock = threading.Lock()
 
     def add_probe(self, trigger: GuestTrigger) -> None:
@@ -169,7 +172,7 @@ class EventTriggers:
     def _print(self, t: Trigger) -> bytes:
         """event_trigger_print() / event_enable_trigger_print() / event_hist_trigger_print()."""
         if t.hist is not None:
-            return t.hist.print_text(t.filter_text, t.map.paused)
+            return t.hist.print_text(t.filter_text, t.paused or t.map.paused)
         name = t.command.name
         if t.command.enable:
             name += f":{t.target.system}:{t.target.name}"
@@ -252,19 +255,28 @@ class EventTriggers:
             if rest is None:
                 raise hist_trigger.HistError(errno.EINVAL)
             param, filter_text = hist_trigger.split_filter(text)
-            spec = hist_trigger.parse(param, event, remove)
+            spec = hist_trigger.parse(param, event, remove, self._hist_env(event))
             new = Trigger(COMMANDS["hist"], None, hist=spec)
             if filter_text is not None:
                 new.filter_text, new.filter = self._parse_filter(event, filter_text.encode("latin-1"))
             triggers = self._lists.get(event.id, [])
             found = next((t for t in triggers if t.same(new)), None)
+            named = self.table.named.get(spec.name, []) if spec.name else []
+            if named and not remove and not (named[0].hist.matches(spec) and named[0].hist.name == spec.name):
+                raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_NAMED_MISMATCH, spec.name)
             if remove:
                 if found is not None:
+                    if self._var_users(found):     # its variables are referenced: EBUSY
+                        raise hist_trigger.HistError(errno.EBUSY)
                     self._remove(event, found)
                 return
             if found is not None:
                 if spec.pause or spec.cont:
-                    found.map.paused = spec.pause
+                    if found.hist.name:     # a named trigger's own (its map is shared)
+                        found.paused = spec.pause
+                        self.table.push()
+                    else:
+                        found.map.paused = spec.pause
                 elif spec.clear:
                     found.map.clear()
                 else:
@@ -272,26 +284,59 @@ class EventTriggers:
                 return
             if spec.cont or spec.clear:
                 raise hist_trigger.HistError(errno.ENOENT, hist_trigger.ERR_TRIGGER_ENOENT_CLEAR, "")
-            new.map = hist_trigger.HistMap(self.table.hist_maps, spec)
+            if spec.timestamps and self.hist_context.set_clock is not None:
+                try:    # hist_register_trigger(): tracing_set_clock() (the buffers start afresh)
+                    self.hist_context.set_clock(spec.clock)
+                except OSError:
+                    raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_SET_CLOCK_FAIL, spec.clock) from None
+            if any(a.guest.action == "snapshot" for a in spec.actions):
+                self._alloc_snapshot()      # action_create(): tracing_alloc_snapshot_instance()
+            if named:       # the named trigger's map (and what it aggregates)
+                new.map, new.hist = named[0].map, named[0].hist
+                new.map.users += 1
+            else:
+                new.map = hist_trigger.HistMap(self.table.hist_maps, spec)
             try:
-                if spec.pause:
+                if spec.pause and spec.name:
+                    new.paused = True
+                elif spec.pause:
                     new.map.paused = True
                 self._register(event, new, at_tail=True)
             except Exception:
-                new.map.destroy()
+                new.map.release()
                 raise
+            if spec.name:
+                self.table.named.setdefault(spec.name, []).append(new)
+            for action in spec.actions:     # the synthetic events it names are in use
+                if action.synth is not None:
+                    action.synth.ref += 1
         except hist_trigger.HistError as error:
-            if error.message is not None:
-                pos = command.find(error.at) if error.at else 0
-                self._log_error(f"hist:{event.system}:{event.name}", error.message, command.encode("latin-1"),
+            for message, at in error.entries:
+                pos = command.find(at) if at else 0
+                self._log_error(f"hist:{event.system}:{event.name}", message, command.encode("latin-1"),
                                 max(pos, 0))
             raise OSError(error.errno, str(error)) from None
+
+    def _hist_env(self, event: TraceEvent) -> hist_trigger.HistEnv:
+        def find_var(name: str) -> list:
+            return [(t.hist, (lambda m=t.map: m.addr)) for triggers in self._lists.values() for t in triggers
+                    if t.hist is not None and t.hist.find_var(name) is not None]
+        def find_own_var(name: str) -> bool:
+            return any(t.hist is not None and t.hist.find_var(name) is not None
+                       for t in self._lists.get(event.id, []))
+        return hist_trigger.HistEnv(find_var, find_own_var, self._find_event, self.table.find_synth)
+
+    def _var_users(self, found: Trigger) -> bool:
+        """check_var_refs(): another hist trigger refers to one of its variables."""
+        return any(t is not found and t.hist is not None and any(r.owner is found.hist for r in t.hist.refs)
+                   for triggers in self._lists.values() for t in triggers)
 
     def read_hist(self, event: TraceEvent) -> bytes:
         """hist_show(): each hist trigger of the event, in the trigger list's order."""
         with self._lock:
             shown = [t for t in self._lists.get(event.id, []) if t.hist is not None]
-            texts = [hist_trigger.hist_text(t.hist, t.hist.print_text(t.filter_text, t.map.paused), t.map.read(),
+            texts = [hist_trigger.hist_text(t.hist, t.hist.print_text(t.filter_text, t.paused or t.map.paused),
+                                            t.map.read(),
                                             self.hist_context) for t in shown]
         return b"\n\n".join(texts)
 
@@ -352,7 +397,16 @@ class EventTriggers:
         if found.target is not None:
             self._soft_release(found.target)
         if found.map is not None:
-            found.map.destroy()
+            found.map.release()
+        if found.hist is not None and found.hist.name:
+            named = self.table.named.get(found.hist.name, [])
+            if found in named:
+                named.remove(found)
+            if not named:
+                self.table.named.pop(found.hist.name, None)
+        for action in found.hist.actions if found.hist is not None else ():
+            if action.synth is not None:
+                action.synth.ref -= 1
 
     def release_all(self) -> None:
         """The array goes away: every trigger removed."""
