@@ -91,7 +91,7 @@ def test_listing_and_modes(mount):
                                     "instances", "options", "per_cpu", "printk_formats", "saved_cmdlines", "saved_cmdlines_size",
                                     "saved_tgids", "set_event", "set_event_notrace_pid", "set_event_pid", "snapshot", "trace",
                                     "trace_clock", "trace_marker", "trace_marker_raw", "trace_options", "trace_pipe", "tracing_cpumask",
-                                    "tracing_on"])
+                                    "tracing_max_latency", "tracing_on", "tracing_thresh"])
     assert sh(mnt, "ls per_cpu").stdout.split() == ["cpu0", "cpu1"]
     assert sh(mnt, "ls per_cpu/cpu1").stdout.split() == ["buffer_size_kb", "snapshot", "snapshot_raw", "stats",
                                                           "trace", "trace_pipe", "trace_pipe_raw"]

@@ -30,7 +30,8 @@ def test_function_vfs_read_recipe():
     records = [line for line in lines if not line.startswith("#")]
     assert records, out
     for line in records:
-        assert re.match(CONTEXT + r"vfs_read <-ksys_read$", line), line
+        # (its loader's pread64 of the libraries too, as on Linux)
+        assert re.match(CONTEXT + r"vfs_read <-ksys_p?read(64)?$", line), line
 
 
 def test_function_graph_vfs_read_recipe():
@@ -189,7 +190,7 @@ def test_func_no_repeats_through_a_session(tmp_path):
     assert match, trace
     stamps = [float(re.search(r"(\d+\.\d{6}): ", line).group(1)) for line in trace]
     assert stamps[0] <= float(match.group(1)) <= stamps[1] <= stamps[2]
-    assert re.match(CONTEXT + r"do_exit <-__x64_sys_exit_group$", trace[2]), trace
+    assert re.match(CONTEXT + r"do_exit <-do_group_exit$", trace[2]), trace   # exit_group, as 6.1
     assert "\tfield:u16 count;\toffset:24;\tsize:2;\tsigned:0;" in lines
 
 
