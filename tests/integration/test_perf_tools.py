@@ -158,7 +158,7 @@ FUNCTION_AFTER = (f"echo '== after'; cat {T}/current_tracer {T}/set_ftrace_filte
 ALL_ENABLED = "#### all functions enabled ####"
 # CPU, then a duration column of 15 characters (blank on a call's opening line), then the call
 # indented two spaces per level.
-GRAPH_LINE = re.compile(r"^ 0\)(?: {15}| [ +!#*@$] +\d+\.\d{3} us +)\|  ( *)(\w+\(\)(?: \{|;)|\})$")
+GRAPH_LINE = re.compile(r"^ 0\)(?: {15}| [ +!#*@$] +\d+\.\d{3} us +)\|  ( *)([\w.]+\(\)(?: \{|;)|\})$")   # (names such as f.constprop.0)
 
 
 def test_funcgraph_shows_a_programs_call_graph_for_a_duration(tmp_path):
