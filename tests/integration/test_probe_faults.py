@@ -5,6 +5,7 @@ answers."""
 
 import os
 import re
+from pathlib import Path
 
 import pytest
 from simtest import section, tracefs_sim
@@ -61,17 +62,18 @@ echo '== again'; tracefs-sim exec cat /proc/version
 def _instructions(listing: list[str]) -> tuple[int, list[int]]:
     """(function address, offsets of its instructions) from `tracefs-sim disasm FUNC`."""
     base = int(re.match(r"^([0-9a-f]{16}) <\w+>:$", listing[0]).group(1), 16)
-    return base, [int(line.split(":")[0], 16) - base for line in listing[1:]]
+    # (a long instruction's bytes go on over a second line, objdump's way: no mnemonic there)
+    return base, [int(line.split(":")[0], 16) - base for line in listing[1:] if len(line.split("\t")) >= 3]
 
 
 def test_a_probe_on_every_instruction_of_a_function():
     # vfs_read holds calls (direct and indirect), conditional and unconditional jumps, a cmov,
-    # two rets and padding: every instruction boundary gets a probe, optimized where the engine
+    # rets and padding: every instruction boundary gets a probe, optimized where the engine
     # can, then all as int3. dd must still copy the file exactly.
     out = run(f"""
 echo '== disasm'; tracefs-sim disasm vfs_read
 base=$(tracefs-sim disasm vfs_read | sed -n '1s/ .*//p')
-for a in $(tracefs-sim disasm vfs_read | sed -n '2,$s/:.*//p'); do
+for a in $(tracefs-sim disasm vfs_read | awk -F'\t' 'NR > 1 && NF >= 3 {{ sub(/:.*/, "", $1); print $1 }}'); do
     off=$((0x$a - 0x$base)); echo "p:kprobes/i$off vfs_read+$off" >> {T}/kprobe_events || echo "refused $off"
 done
 echo '== reference'; tracefs-sim exec dd if=/etc/passwd bs=7 | md5sum; tracefs-sim exec cat /etc/passwd | wc -c
@@ -97,13 +99,13 @@ echo '== restored'; tracefs-sim disasm vfs_read
     assert sorted(hits) == offsets
     # The control flow the counts must follow: the first instructions run on every call; each
     # call leaves by one of the rets; the padding after the rets never runs.
-    code = {int(l.split(":")[0], 16) - base: l.split("\t")[-1] for l in listing[1:]}
+    code = {int(l.split(":")[0], 16) - base: l.split("\t")[-1] for l in listing[1:] if len(l.split("\t")) >= 3}
     rets = [off for off, text in code.items() if text.startswith("ret")]
     padding = [off for off, text in code.items() if text.startswith("nop") and "ftrace site" not in text]
     calls = hits[0]
     assert calls >= 2 * (1 + int(reference[1]) // 7)     # two dd runs, 7 bytes a read
     assert hits[offsets[1]] == hits[offsets[2]] == calls
-    assert sum(hits[off] for off in rets) == calls and len(rets) == 2
+    assert sum(hits[off] for off in rets) == calls and len(rets) >= 2
     assert padding and all(hits[off] == 0 for off in padding)
 
 
@@ -268,7 +270,7 @@ echo '== profile'; cat {T}/kprobe_profile
     assert [l for l in out.splitlines() if l.startswith("refused")] == [
         "refused [2] 0", "refused [ 1] 0", "refused [x] 0"]
     assert rearmed[0] == "1" and _debug_list(rearmed[1:4]) == probes
-    assert re.search(r"\sjmp\s", rearmed[4]) and rearmed[5:] == ["tracefs-sim"]
+    assert re.search(r"\sjmp\s", rearmed[4]) and rearmed[5:] == [Path("/etc/hostname").read_text().strip()]
     profile = _profile(out)
     assert profile["mid"][0] > 0 and profile["ret"][0] > 0 and profile["w"] == (0, 0)
 
