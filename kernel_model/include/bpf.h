@@ -67,7 +67,7 @@ static __always_inline bool bpf_map_flags_access_ok(u32 flags)
 	return (flags & (BPF_F_RDONLY | BPF_F_WRONLY)) != (BPF_F_RDONLY | BPF_F_WRONLY) &&
 	       (flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)) != (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG);
 }
-u32 jhash(const void *key, u32 length, u32 initval);
+#include "jhash.h"
 u32 bpf_num_possible_cpus(void);
 
 /* ---- helper prototypes (what the verifier checks a call against) ---- */

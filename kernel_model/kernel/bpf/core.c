@@ -228,7 +228,6 @@ u64 bpf_prog_run(const struct bpf_prog *prog, const void *ctx)
 }
 
 /* ---- the tag: SHA-1 of the program with map fds zeroed, its first 8 bytes ---- */
-static u32 rol32(u32 w, int s) { return w << s | w >> (32 - s); }
 
 static void sha1_block(u32 h[5], const u8 *p)
 {
