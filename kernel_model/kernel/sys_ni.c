@@ -572,12 +572,6 @@ SYSCALL_DEFINE2(pivot_root, const char *, new_root, const char *, put_old)
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, unsigned long, arg4, unsigned long, arg5)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/time/time.c */
 SYSCALL_DEFINE1(adjtimex, struct __kernel_timex *, txc_p)
 {

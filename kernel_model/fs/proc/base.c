@@ -163,6 +163,42 @@ static const char *proc_root_link(struct dentry *dentry, struct inode *inode, ch
 	return err ? (void *)(long)err : path_link(&path, buf);
 }
 
+/* The task's address space, a reference held (get_task_mm(): NULL for a kernel thread or
+ * one that is exiting); mmput() when done. */
+static notrace struct mm_struct *get_proc_task_mm(struct inode *inode)
+{
+	unsigned long flags;
+	struct task_struct *t = get_proc_task_locked(inode, &flags);
+	struct mm_struct *mm = NULL;
+
+	if (!t)
+		return NULL;
+	if (t->mm && !(t->flags & (PF_KTHREAD | PF_EXITING)) && !t->exit_state) {
+		mm = t->mm;
+		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return mm;
+}
+
+/* exe: the file the process runs (mm->exe_file), by its path */
+static const char *proc_exe_link(struct dentry *dentry, struct inode *inode, char *buf)
+{
+	struct mm_struct *mm = get_proc_task_mm(inode);
+	struct path path;
+
+	if (!mm)
+		return (void *)(long)-ENOENT;
+	if (!mm->exe_file) {
+		mmput(mm);
+		return (void *)(long)-ENOENT;
+	}
+	path = mm->exe_file->f_path;
+	path_get(&path);
+	mmput(mm);
+	return path_link(&path, buf);
+}
+
 /* ---- fd/ ---- */
 static notrace struct files_struct *get_task_files(struct inode *inode)
 {
@@ -305,6 +341,7 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
 	{ "cwd", S_IFLNK | 0777, NULL, proc_cwd_link },
 	{ "root", S_IFLNK | 0777, NULL, proc_root_link },
+	{ "exe", S_IFLNK | 0777, NULL, proc_exe_link },
 };
 
 struct dentry *proc_pident_instantiate(struct dentry *dentry, const struct pid_entry *p, void *private);
