@@ -175,3 +175,27 @@ def test_busybox_find_walks_the_hosts_etc(machine, run_program):
     status, out = run_program(machine, [BUSYBOX, "find", "/etc"], timeout=120)
     assert status == 0
     assert sorted(out.decode(errors="surrogateescape").splitlines()) == sorted(expected)
+
+
+def test_a_dynamically_linked_program_cannot_run(machine, run_program):
+    """Its interpreter is not loaded: 126, as a shell gives for a file it cannot execute, and
+    the message says what it needs (kthreadd writes it with kernel_write: hostpipe's write_iter)."""
+    dynamic = next((p for p in ("/bin/ls", "/usr/bin/env", "/bin/sh") if os.path.exists(p)), None)
+    if dynamic is None:
+        pytest.skip("no dynamically linked program on the host")
+    status, out = run_program(machine, [dynamic])
+    assert status == 126
+    assert out.decode().startswith(f"{dynamic}: cannot execute: dynamically linked (needs the interpreter /")
+    assert run_program(machine, ["/nonexistent/prog"]) == (127, b"/nonexistent/prog: No such file or directory\n")
+
+
+def test_a_file_that_is_not_elf_cannot_run(machine, run_program):
+    """ENOEXEC: 126 and the shell's words. (The program's /tmp is the kernel's own tmpfs, so the
+    file is made in the host's /var/tmp.)"""
+    import tempfile
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as d:
+        path = os.path.join(d, "notelf")
+        with open(path, "w") as f:
+            f.write("just text\n")
+        os.chmod(path, 0o755)
+        assert run_program(machine, [path]) == (126, f"{path}: cannot execute: Exec format error\n".encode())
