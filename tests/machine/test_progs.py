@@ -199,3 +199,26 @@ def test_a_file_that_is_not_elf_cannot_run(machine, run_program):
             f.write("just text\n")
         os.chmod(path, 0o755)
         assert run_program(machine, [path]) == (126, f"{path}: cannot execute: Exec format error\n".encode())
+
+
+@pytest.mark.skipif(not _static_busybox(), reason="needs Debian's busybox-static at /bin/busybox")
+def test_proc_pid_maps_and_cmdline(machine, run_program):
+    """maps as 6.1's show_map_vma prints it (the program's file mappings with offset, device and
+    inode, the brk's [heap], the [stack]; names from column 73), cmdline the argument strings."""
+    real = os.path.realpath(BUSYBOX)
+    ino = os.stat(real).st_ino
+    script = "cat /proc/$$/cmdline; echo; cat /proc/self/maps"  # (the shell execs its last command)
+    status, out = run_program(machine, [BUSYBOX, "sh", "-c", script])
+    assert status == 0, out
+    cmdline, maps = out.split(b"\n", 1)
+    lines = maps.decode().splitlines()
+    files = [line for line in lines if line.endswith(real)]
+    assert files and all(len(line) == 73 + len(real) for line in files)
+    first = files[0].split()
+    assert first[1:3] == ["r--p", "00000000"] and int(first[4]) == ino
+    assert any(line.split()[1] == "r-xp" for line in files)  # the text
+    assert sum(line.endswith("[heap]") for line in lines) >= 1
+    assert lines[-1].endswith("[stack]") and lines[-1].split()[1] == "rw-p"
+    assert cmdline == f"{BUSYBOX}\0sh\0-c\0{script}\0".encode()
+    # a kernel thread's are empty
+    assert run_program(machine, [BUSYBOX, "sh", "-c", "cat /proc/2/cmdline /proc/2/maps | wc -c"]) == (0, b"0\n")

@@ -163,17 +163,17 @@ static const char *proc_root_link(struct dentry *dentry, struct inode *inode, ch
 	return err ? (void *)(long)err : path_link(&path, buf);
 }
 
-/* The task's address space, a reference held (get_task_mm(): NULL for a kernel thread or
- * one that is exiting); mmput() when done. */
-static notrace struct mm_struct *get_proc_task_mm(struct inode *inode)
+/* The address space of process pid, a reference held (get_task_mm(): NULL for a kernel
+ * thread or one that is exiting); mmput() when done. */
+static notrace struct mm_struct *get_pid_task_mm(pid_t pid)
 {
-	unsigned long flags;
-	struct task_struct *t = get_proc_task_locked(inode, &flags);
+	struct task_struct *t;
 	struct mm_struct *mm = NULL;
+	unsigned long flags;
 
-	if (!t)
-		return NULL;
-	if (t->mm && !(t->flags & (PF_KTHREAD | PF_EXITING)) && !t->exit_state) {
+	spin_lock_irqsave(&sched_lock, flags);
+	t = find_task_by_pid(pid);
+	if (t && t->mm && !(t->flags & (PF_KTHREAD | PF_EXITING)) && !t->exit_state) {
 		mm = t->mm;
 		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
 	}
@@ -184,7 +184,7 @@ static notrace struct mm_struct *get_proc_task_mm(struct inode *inode)
 /* exe: the file the process runs (mm->exe_file), by its path */
 static const char *proc_exe_link(struct dentry *dentry, struct inode *inode, char *buf)
 {
-	struct mm_struct *mm = get_proc_task_mm(inode);
+	struct mm_struct *mm = get_pid_task_mm(PROC_I_PID(inode));
 	struct path path;
 
 	if (!mm)
@@ -197,6 +197,106 @@ static const char *proc_exe_link(struct dentry *dentry, struct inode *inode, cha
 	path_get(&path);
 	mmput(mm);
 	return path_link(&path, buf);
+}
+
+/* cmdline (get_mm_cmdline): the argument strings as they are in the process's memory now;
+ * where it wrote over the last NUL (setproctitle), up to the first NUL from arg_start. */
+static int proc_pid_cmdline_show(struct seq_file *m, void *pid)
+{
+	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
+	unsigned long arg_start, arg_end, pos, len;
+	char *page, c = 0;
+
+	if (!mm)
+		return 0;	/* a kernel thread: empty */
+	page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!page) {
+		mmput(mm);
+		return -ENOMEM;
+	}
+	arg_start = mm->arg_start;
+	arg_end = mm->arg_end;
+	if (arg_end > arg_start && access_remote_vm(mm, arg_end - 1, &c, 1, 0) == 1 && c) {
+		/* get_mm_proctitle(): one page at most, to its first NUL */
+		unsigned long n = 0;
+
+		len = access_remote_vm(mm, arg_start, page, PAGE_SIZE, 0);
+		while (n < len && page[n])
+			n++;
+		seq_write(m, page, n);
+	} else {
+		for (pos = arg_start; pos < arg_end; pos += len) {
+			len = access_remote_vm(mm, pos, page, min(arg_end - pos, PAGE_SIZE), 0);
+			if (!len)
+				break;
+			seq_write(m, page, len);
+		}
+	}
+	kfree(page);
+	mmput(mm);
+	return 0;
+}
+
+/* ---- maps (fs/proc/task_mmu.c: show_map_vma) ---- */
+static void seq_pad_to(struct seq_file *m, size_t line_start, size_t width)
+{
+	while (m->count < m->size && m->count - line_start < width)
+		seq_putc(m, ' ');
+	seq_putc(m, ' ');
+}
+
+static void show_map_vma(struct seq_file *m, struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct file *file = vma->vm_file;
+	unsigned long flags = vma->vm_flags, ino = 0;
+	unsigned long long pgoff = 0;
+	size_t line = m->count;
+	const char *name = NULL;
+	dev_t dev = 0;
+
+	if (file) {
+		dev = file->f_inode->i_sb->s_dev;
+		ino = file->f_inode->i_ino;
+		pgoff = (unsigned long long)vma->vm_pgoff << 12;
+	}
+	seq_printf(m, "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu ", vma->vm_start, vma->vm_end,
+		   flags & VM_READ ? 'r' : '-', flags & VM_WRITE ? 'w' : '-', flags & VM_EXEC ? 'x' : '-',
+		   flags & VM_MAYSHARE ? 's' : 'p', pgoff, MAJOR(dev), MINOR(dev), ino);
+	if (file) {
+		char *buf = kmalloc(PATH_MAX, GFP_KERNEL), *p;
+
+		seq_pad_to(m, line, 25 + sizeof(void *) * 6 - 1);
+		p = buf ? d_path(&file->f_path, buf, PATH_MAX) : (char *)(long)-ENOMEM;
+		if (!IS_ERR(p))
+			for (; *p; p++)	/* seq_file_path(m, file, "\n"): a newline as \012 */
+				*p == '\n' ? seq_puts(m, "\\012") : seq_putc(m, *p);
+		kfree(buf);
+	} else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk) {
+		name = "[heap]";
+	} else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack) {
+		name = "[stack]";
+	}
+	if (name) {
+		seq_pad_to(m, line, 25 + sizeof(void *) * 6 - 1);
+		seq_puts(m, name);
+	}
+	seq_putc(m, '\n');
+}
+
+static int proc_pid_maps_show(struct seq_file *m, void *pid)
+{
+	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
+	struct vm_area_struct *vma;
+
+	if (!mm)
+		return 0;
+	mutex_lock(&mm->mmap_lock);
+	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list)
+		show_map_vma(m, vma);
+	mutex_unlock(&mm->mmap_lock);
+	mmput(mm);
+	return 0;
 }
 
 /* ---- fd/ ---- */
@@ -342,6 +442,8 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "cwd", S_IFLNK | 0777, NULL, proc_cwd_link },
 	{ "root", S_IFLNK | 0777, NULL, proc_root_link },
 	{ "exe", S_IFLNK | 0777, NULL, proc_exe_link },
+	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
+	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
 };
 
 struct dentry *proc_pident_instantiate(struct dentry *dentry, const struct pid_entry *p, void *private);
