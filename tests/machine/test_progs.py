@@ -222,3 +222,37 @@ def test_proc_pid_maps_and_cmdline(machine, run_program):
     assert cmdline == f"{BUSYBOX}\0sh\0-c\0{script}\0".encode()
     # a kernel thread's are empty
     assert run_program(machine, [BUSYBOX, "sh", "-c", "cat /proc/2/cmdline /proc/2/maps | wc -c"]) == (0, b"0\n")
+
+
+USERPROG = Path(__file__).resolve().parents[1] / "data" / "userprog.c"
+
+
+@pytest.fixture(scope="module")
+def user_programs():
+    """tests/data/userprog.c built with each static toolchain the host has, in the host's
+    /var/tmp (a program's /tmp is the kernel's own tmpfs): {name: path}."""
+    import shutil
+    import subprocess
+    import tempfile
+    d = tempfile.mkdtemp(dir="/var/tmp", prefix="tracefs-sim-userprog-")
+    built = {}
+    for name, cc in (("gcc", ["gcc", "-static", "-O1", "-pthread"]), ("musl", ["musl-gcc", "-static", "-O1"])):
+        if shutil.which(cc[0]):
+            out = os.path.join(d, f"userprog-{name}")
+            subprocess.run([*cc, "-o", out, str(USERPROG)], check=True, timeout=120)
+            built[name] = out
+    yield built
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.parametrize("toolchain", ["gcc", "musl"])
+def test_a_users_static_program_runs_as_on_the_host(machine, run_program, user_programs, toolchain):
+    """The same binary on the host and in the emulated kernel: the same output and exit status
+    (file mmap private and shared read-only, threads, a signal, fork + execve, exit 5)."""
+    import subprocess
+    if toolchain not in user_programs:
+        pytest.skip(f"no {toolchain} static toolchain")
+    path = user_programs[toolchain]
+    host = subprocess.run([path, "5"], capture_output=True, timeout=60)
+    assert host.returncode == 5 and b"child exited 42" in host.stdout
+    assert run_program(machine, [path, "5"], timeout=120) == (5, host.stdout)
