@@ -256,3 +256,32 @@ def test_a_users_static_program_runs_as_on_the_host(machine, run_program, user_p
     host = subprocess.run([path, "5"], capture_output=True, timeout=60)
     assert host.returncode == 5 and b"child exited 42" in host.stdout
     assert run_program(machine, [path, "5"], timeout=120) == (5, host.stdout)
+
+
+def _seeded_trace(vmlinux, seed, argv):
+    from tracefs_sim.machine import Machine, MachineOptions
+    m = Machine(MachineOptions(cpus=2, seed=seed, workload="default", kernel_image=vmlinux))
+    out = []
+    try:
+        m.start()
+        cap = EventCapture(m)
+        cap.enable("raw_syscalls:sys_enter", "raw_syscalls:sys_exit", "sched:sched_switch",
+                   "exceptions:page_fault_user", "sched:sched_process_exec")
+        status = m.spawn(argv, out.append).wait(120)
+        assert m._runner.wait_paused()
+        return status, b"".join(out), cap.records()
+    finally:
+        m.stop()
+
+
+def test_a_users_program_under_a_seed_gives_the_same_trace(vmlinux, user_programs):
+    """--seed N: the same program and input give the same trace, timestamps included (the
+    program's syscalls, faults and switches, with the default workload running beside it)."""
+    if "gcc" not in user_programs:
+        pytest.skip("no gcc static toolchain")
+    argv = [user_programs["gcc"], "3"]
+    a = _seeded_trace(vmlinux, 11, argv)
+    b = _seeded_trace(vmlinux, 11, argv)
+    assert a[0] == 3 and b"child exited 42" in a[1]
+    assert any(r.event == "sched:sched_process_exec" for r in a[2])
+    assert a == b
