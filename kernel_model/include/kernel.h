@@ -164,6 +164,9 @@ struct task_struct {
 	u64 saved_sigmask;		/* rt_sigsuspend's caller's mask, back once a handler ran */
 	bool restore_sigmask;
 	struct vfork_done *vfork_done;	/* CLONE_VFORK: the parent waits until we exec or exit */
+	unsigned long sas_ss_sp;	/* sigaltstack(2): the alternate signal stack */
+	size_t sas_ss_size;
+	unsigned int sas_ss_flags;
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 

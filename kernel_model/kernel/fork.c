@@ -161,6 +161,13 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		p->fpu = parent->fpu;
 		p->thread.fsbase = parent->thread.fsbase;
 	}
+	/* the alternate signal stack: a fork's child keeps it, a thread (which would share it)
+	 * does not (sas_ss_reset) */
+	if ((clone_flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM) {
+		p->sas_ss_sp = parent->sas_ss_sp;
+		p->sas_ss_size = parent->sas_ss_size;
+		p->sas_ss_flags = parent->sas_ss_flags;
+	}
 	if (copy_signal(clone_flags, p))
 		goto free_stack;
 	if (fn) {

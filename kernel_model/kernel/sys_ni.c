@@ -434,12 +434,6 @@ SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)
 	return sys_ni_syscall();
 }
 
-/* kernel/signal.c */
-SYSCALL_DEFINE2(sigaltstack, const stack_t *, uss, stack_t *, uoss)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/utimes.c */
 SYSCALL_DEFINE2(utime, char *, filename, struct utimbuf *, times)
 {

@@ -1,5 +1,6 @@
 /* A user's own program (tests/machine/test_progs.py builds it with gcc -static and musl-gcc
- * -static): file mmap, stdio, malloc, pthreads, a signal, fork + execve of a static program. */
+ * -static): file mmap, stdio, malloc, pthreads, signals (one on a sigaltstack), fork + execve of a static program. */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -12,7 +13,17 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t got;
+static char altstack[65536];
+static volatile int on_alt;
 static void on_usr1(int sig) { got = sig; }
+static void on_usr2(int sig)
+{
+	char here;
+	stack_t now;
+
+	sigaltstack(NULL, &now);
+	on_alt = &here >= altstack && &here < altstack + sizeof(altstack) && now.ss_flags == SS_ONSTACK;
+}
 
 static void *worker(void *arg)
 {
@@ -53,6 +64,16 @@ int main(int argc, char **argv)
 	signal(SIGUSR1, on_usr1);
 	kill(getpid(), SIGUSR1);
 	printf("signal: %d\n", (int)got);
+	/* a handler on the alternate stack (SA_ONSTACK) */
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) }, old;
+	struct sigaction sa = { .sa_handler = on_usr2, .sa_flags = SA_ONSTACK };
+	if (sigaltstack(&ss, NULL) || sigaction(SIGUSR2, &sa, NULL))
+		return perror("sigaltstack"), 1;
+	raise(SIGUSR2);
+	sigaltstack(NULL, &old);
+	printf("sigaltstack: handler on it %d, after: flags %d size %zu\n", on_alt, old.ss_flags, old.ss_size);
+	ss.ss_size = 100;
+	printf("too small: %s\n", sigaltstack(&ss, NULL) ? strerror(errno) : "taken");
 	/* fork + execve of a static program (itself) */
 	fflush(stdout);
 	pid_t pid = fork();
