@@ -292,10 +292,70 @@ void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
 	strscpy_pad(tsk->comm, buf, TASK_COMM_LEN);
 }
 
+/*
+ * The exec'ing task becomes the process's only thread (fs/exec.c): the others get SIGKILL
+ * and are waited for; a thread that is not the group's leader then takes the leader's pid
+ * (the process's) and its place as its parent's child, and the leader is released.
+ */
+static noinline int de_thread(struct task_struct *tsk)
+{
+	struct signal_struct *sig = tsk->signal;
+	struct task_struct *leader = tsk->group_leader;
+	unsigned long flags;
+	pid_t tid;
+
+	if (!sig || READ_ONCE(sig->nr_threads) <= 1)
+		goto no_thread_group;
+	if ((sig->flags & SIGNAL_GROUP_EXIT) || sig->group_exec_task)
+		return -EAGAIN;
+	sig->group_exec_task = tsk;
+	if (leader != tsk) {	/* the host hears of the process's end from this task now */
+		spin_lock_irqsave(&sched_lock, flags);
+		tsk->host_id = leader->host_id;
+		leader->host_id = 0;
+		spin_unlock_irqrestore(&sched_lock, flags);
+	}
+	zap_other_threads(tsk);
+	for (;;) {	/* each exiting thread wakes us once its exit_state is set */
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		if (READ_ONCE(sig->nr_threads) <= 1 && (leader == tsk || READ_ONCE(leader->exit_state)))
+			break;
+		schedule();
+	}
+	set_current_state(TASK_RUNNING);
+	if (leader != tsk) {
+		while (READ_ONCE(leader->on_cpu))
+			cpu_relax();	/* another cpu is finishing its switch away from it */
+		spin_lock_irqsave(&sched_lock, flags);
+		tid = tsk->pid;
+		tsk->pid = leader->pid;	/* exchange_tids() */
+		leader->pid = tid;
+		tsk->group_leader = tsk;
+		leader->group_leader = tsk;
+		tsk->exit_signal = leader->exit_signal;
+		leader->exit_signal = -1;
+		tsk->parent = leader->parent;
+		if (!list_empty(&leader->sibling)) {	/* list_replace_init() */
+			list_add(&tsk->sibling, &leader->sibling);
+			list_del_init(&leader->sibling);
+		}
+		spin_unlock_irqrestore(&sched_lock, flags);
+		release_task(leader);
+	}
+	sig->group_exec_task = NULL;
+	sig->flags = 0;
+no_thread_group:
+	return 0;
+}
+
 noinline int begin_new_exec(struct linux_binprm *bprm)
 {
 	struct task_struct *me = current;
 	int retval;
+
+	retval = de_thread(me);
+	if (retval)
+		return retval;
 
 	retval = unshare_files();	/* (a file table of its own before the old one's fds close) */
 	if (retval)

@@ -285,3 +285,20 @@ def test_a_users_program_under_a_seed_gives_the_same_trace(vmlinux, user_program
     assert a[0] == 3 and b"child exited 42" in a[1]
     assert any(r.event == "sched:sched_process_exec" for r in a[2])
     assert a == b
+
+
+@pytest.mark.parametrize("who", ["leader", "thread"])
+def test_execve_from_a_multithreaded_program(machine, run_program, who):
+    """de_thread(): the other threads go, and a thread that is not the leader takes the
+    process's pid; the new program is the process's only thread (its exit status the caller's)."""
+    import shutil
+    import subprocess
+    import tempfile
+    if not shutil.which("gcc"):
+        pytest.skip("no gcc")
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as d:
+        path = os.path.join(d, "dethread")
+        subprocess.run(["gcc", "-static", "-O1", "-pthread", "-o", path,
+                        str(Path(__file__).resolve().parents[1] / "data" / "dethread.c")], check=True, timeout=120)
+        status, out = run_program(machine, [path, who], timeout=60)
+    assert (status, out) == (7, b"pid kept 1, tid is the pid 1, threads:\t1\n")

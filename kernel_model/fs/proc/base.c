@@ -5,6 +5,7 @@
  * process lives (pid_revalidate).
  */
 #include "internal.h"
+#include "../../include/signal.h"
 
 /* The task of a /proc/PID inode, with sched_lock held (NULL: gone, lock released). */
 struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
@@ -61,7 +62,7 @@ struct task_snap {
 	const char *state;
 	pid_t pid, tgid, ppid;
 	uid_t uid;
-	int umask, fdsize;
+	int umask, fdsize, threads;
 };
 
 static notrace int snap_task(void *pid, struct task_snap *s)
@@ -84,6 +85,7 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->uid = t->uid;
 	s->umask = t->fs ? t->fs->umask : -1;
 	s->fdsize = t->files ? t->files->fdt->max_fds : 0;
+	s->threads = t->signal ? t->signal->nr_threads : 1;
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return 0;
 }
@@ -112,7 +114,8 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 		   s.state, s.tgid, s.pid, s.ppid);
 	seq_printf(m, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n", s.uid, s.uid, s.uid, s.uid,
 		   s.uid, s.uid, s.uid, s.uid);
-	seq_printf(m, "FDSize:\t%d\nGroups:\t\nNStgid:\t%d\nNSpid:\t%d\nThreads:\t1\n", s.fdsize, s.tgid, s.pid);
+	seq_printf(m, "FDSize:\t%d\nGroups:\t\nNStgid:\t%d\nNSpid:\t%d\nThreads:\t%d\n", s.fdsize, s.tgid, s.pid,
+		   s.threads);
 	return 0;
 }
 
