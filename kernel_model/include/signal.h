@@ -113,6 +113,8 @@ struct signal_struct {
 	int flags;
 	int group_exit_code;
 	struct task_struct *group_exec_task;	/* de_thread(): the thread that execs, the others go */
+	u64 cutime, cstime;			/* of the reaped children (wait_task_zombie) */
+	unsigned long cmin_flt, cmaj_flt;
 };
 
 static inline bool task_sigpending(struct task_struct *t)

@@ -174,6 +174,14 @@ static noinline long wait_consider_children(pid_t pid, int *status, bool *any)
 		if (p->exit_state == EXIT_ZOMBIE && !p->on_cpu && (!p->signal || !p->signal->nr_threads)) {
 			pid_t ret = p->pid;
 			*status = p->exit_code;
+			if (current->signal && p->signal) {	/* wait_task_zombie(): its times to ours */
+				struct signal_struct *psig = current->signal, *sig = p->signal;
+
+				psig->cutime += p->utime + sig->cutime;
+				psig->cstime += p->stime + sig->cstime;
+				psig->cmin_flt += p->min_flt + sig->cmin_flt;
+				psig->cmaj_flt += p->maj_flt + sig->cmaj_flt;
+			}
 			spin_unlock_irqrestore(&sched_lock, flags);
 			release_task(p);
 			return ret;

@@ -156,6 +156,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->vruntime = parent->vruntime;
 	p->oom_score_adj = parent->oom_score_adj;
+	p->start_time = ktime_get();
 	if (parent->mm) {	/* the user registers beyond pt_regs: arch_dup_task_struct() */
 		fpu_save(parent);
 		p->fpu = parent->fpu;

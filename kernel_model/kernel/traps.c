@@ -155,6 +155,8 @@ static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_
 	}
 	fault = handle_mm_fault(vma, address, flags, regs);
 	mutex_unlock(&mm->mmap_lock);
+	if (!(fault & VM_FAULT_ERROR))
+		tsk->min_flt++;	/* mm_account_fault(): no fault here waits for I/O (major) */
 	if (fault & VM_FAULT_OOM) {
 		if (!user_mode(regs) && fixup_exception(regs, 14, error_code, address))
 			return;

@@ -302,3 +302,23 @@ def test_execve_from_a_multithreaded_program(machine, run_program, who):
                         str(Path(__file__).resolve().parents[1] / "data" / "dethread.c")], check=True, timeout=120)
         status, out = run_program(machine, [path, who], timeout=60)
     assert (status, out) == (7, b"pid kept 1, tid is the pid 1, threads:\t1\n")
+
+
+@pytest.mark.skipif(not _static_busybox(), reason="needs Debian's busybox-static at /bin/busybox")
+def test_proc_pid_stat_as_6_1_prints_it(machine, run_program):
+    """do_task_stat's 52 fields: the cat reading its own, the shell's (sleeping, its parent
+    kthreadd, its handlers), a kernel thread's; busybox ps reads them."""
+    status, out = run_program(machine, [BUSYBOX, "sh", "-c", "echo $$; cat /proc/self/stat /proc/$$/stat /proc/2/stat; ps"])
+    assert status == 0, out
+    lines = out.decode().splitlines()
+    shell = int(lines[0])
+    mine, sh, kthread = (line.split() for line in lines[1:4])
+    assert all(len(f) == 52 for f in (mine, sh, kthread))
+    assert mine[1:4] == ["(cat)", "R", str(shell)] and sh[0] == str(shell) and sh[1:4] == ["(busybox)", "S", "2"]
+    assert int(mine[9]) > 0 and int(mine[22]) > 0 and int(mine[23]) > 0  # minflt, vsize, rss
+    assert mine[19] == "1" and mine[17:19] == ["20", "0"]  # threads; priority, nice
+    assert int(mine[25]) < int(mine[26]) and int(mine[27]) > 1 << 46  # start/end code, start stack
+    assert int(sh[33]) & (1 << 16)  # the shell catches SIGCHLD (sigcatch)
+    assert kthread[1:3] == ["(kthreadd)", "S"] and int(kthread[8]) & 0x00200000  # PF_KTHREAD
+    assert kthread[22:24] == ["0", "0"] and kthread[44:51] == ["0"] * 7  # no mm: start_data..env_end
+    assert any(line.split()[-1] == "[kthreadd]" for line in lines[4:])  # ps

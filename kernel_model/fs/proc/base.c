@@ -240,6 +240,158 @@ static int proc_pid_cmdline_show(struct seq_file *m, void *pid)
 	return 0;
 }
 
+/* ---- stat (fs/proc/array.c: do_task_stat, whole group) ---- */
+static inline u64 nsec_to_clock_t(u64 ns)
+{
+	return ns / (1000000000UL / 100);	/* USER_HZ */
+}
+
+/* cputime_adjust(): the group's run time split as its ticks were, user and system */
+static void cputime_adjust(u64 rtime, u64 *ut, u64 *st)
+{
+	u64 stime = *st, utime = *ut;
+
+	if (stime == 0)
+		utime = rtime;
+	else if (utime == 0)
+		stime = rtime, utime = 0;
+	else {	/* scale_stime(): rtime * stime / total, losing low bits until it fits 64 */
+		u64 total = stime + utime, r = rtime, st = stime;
+
+		while (r > 0xffffffffUL || st > 0xffffffffUL) {
+			r >>= 1, st >>= 1, total >>= 1;
+		}
+		stime = total ? r * st / total : 0;
+		if (stime > rtime)
+			stime = rtime;
+		utime = rtime - stime;
+	}
+	*ut = utime;
+	*st = stime;
+}
+
+/* the pages its mappings have in memory (get_mm_rss) */
+static unsigned long mm_rss(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	unsigned long addr, n = 0;
+
+	mutex_lock(&mm->mmap_lock);
+	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list)
+		for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+			u64 *pte = lookup_pte(mm, addr, false);
+
+			n += pte && (*pte & _PAGE_PRESENT) && !(*pte & _PAGE_SPECIAL);
+		}
+	mutex_unlock(&mm->mmap_lock);
+	return n;
+}
+
+struct stat_snap {
+	char comm[TASK_COMM_LEN];
+	char state;
+	pid_t pid, ppid;
+	unsigned int flags;
+	int prio, threads, exit_signal, cpu, exit_code;
+	bool running;
+	unsigned long min_flt, maj_flt, cmin_flt, cmaj_flt;
+	u64 utime, stime, rtime, cutime, cstime, start_time, pending, blocked, ignored, caught;
+};
+
+static notrace int snap_stat(pid_t pid, struct stat_snap *s)
+{
+	struct task_struct *leader, *t;
+	unsigned long flags;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	spin_lock_irqsave(&sched_lock, flags);
+	leader = find_task_by_pid(pid);
+	if (!leader) {
+		spin_unlock_irqrestore(&sched_lock, flags);
+		return -ESRCH;
+	}
+	memcpy(s->comm, leader->comm, TASK_COMM_LEN);
+	s->comm[TASK_COMM_LEN - 1] = 0;
+	s->state = get_task_state(leader)[0];
+	s->pid = leader->pid;
+	s->ppid = leader->parent ? leader->parent->tgid : 0;
+	s->flags = leader->flags;
+	s->prio = leader->prio;
+	s->threads = leader->signal ? leader->signal->nr_threads : 1;
+	s->running = leader->__state == TASK_RUNNING;
+	s->exit_signal = leader->exit_signal;
+	s->cpu = leader->cpu;
+	s->exit_code = leader->exit_code;
+	s->start_time = leader->start_time;
+	s->pending = leader->pending;
+	s->blocked = leader->blocked;
+	list_for_each_entry(t, &task_list, tasks)	/* the live threads of the group */
+		if (t->tgid == leader->tgid) {
+			s->min_flt += t->min_flt;
+			s->maj_flt += t->maj_flt;
+			s->utime += t->utime;
+			s->stime += t->stime;
+			s->rtime += t->sum_exec_runtime;
+		}
+	if (leader->signal) {
+		s->cutime = leader->signal->cutime;
+		s->cstime = leader->signal->cstime;
+		s->cmin_flt = leader->signal->cmin_flt;
+		s->cmaj_flt = leader->signal->cmaj_flt;
+	}
+	if (leader->sighand)	/* collect_sigign_sigcatch() */
+		for (i = 1; i <= 64; i++) {
+			unsigned long h = (unsigned long)leader->sighand->action[i - 1].sa_handler;
+
+			if (h == (unsigned long)SIG_IGN)
+				s->ignored |= 1UL << (i - 1);
+			else if (h != (unsigned long)SIG_DFL)
+				s->caught |= 1UL << (i - 1);
+		}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return 0;
+}
+
+static int proc_pid_stat_show(struct seq_file *m, void *pid)
+{
+	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
+	struct stat_snap s;
+	unsigned long vsize = 0, rss = 0;
+	int err = snap_stat((pid_t)(long)pid, &s);
+
+	if (err) {
+		if (mm)
+			mmput(mm);
+		return err;
+	}
+	if (mm) {
+		vsize = mm->total_vm << 12;
+		rss = mm_rss(mm);
+	}
+	cputime_adjust(s.rtime, &s.utime, &s.stime);
+	/* no process groups or sessions are modelled (nothing calls setsid/setpgid here): 0,
+	 * as a process's before any did; no task has a controlling terminal */
+	seq_printf(m, "%d (%s) %c %d 0 0 0 -1 %u %lu %lu %lu %lu %lu %lu %lu %lu %d %d %d 0 %lu %lu %lu %lu",
+		   s.pid, s.comm, s.state, s.ppid, s.flags, s.min_flt, s.cmin_flt, s.maj_flt, s.cmaj_flt,
+		   nsec_to_clock_t(s.utime), nsec_to_clock_t(s.stime), nsec_to_clock_t(s.cutime),
+		   nsec_to_clock_t(s.cstime), s.prio - 100, s.prio - DEFAULT_PRIO, s.threads,
+		   nsec_to_clock_t(s.start_time), vsize, rss, ~0UL);
+	seq_printf(m, " %lu %lu %lu 0 0 %lu %lu %lu %lu %d 0 0 %d %d 0 0 0 0 0",
+		   mm ? mm->start_code : 0, mm ? mm->end_code : 0, mm ? mm->start_stack : 0,
+		   s.pending & 0x7fffffffUL, s.blocked & 0x7fffffffUL, s.ignored & 0x7fffffffUL,
+		   s.caught & 0x7fffffffUL, s.threads < 2 && !s.running, s.exit_signal, s.cpu);
+	if (mm)
+		seq_printf(m, " %lu %lu %lu %lu %lu %lu %lu", mm->start_data, mm->end_data, mm->start_brk,
+			   mm->arg_start, mm->arg_end, mm->env_start, mm->env_end);
+	else
+		seq_puts(m, " 0 0 0 0 0 0 0");
+	seq_printf(m, " %d\n", s.exit_code);
+	if (mm)
+		mmput(mm);
+	return 0;
+}
+
 /* ---- maps (fs/proc/task_mmu.c: show_map_vma) ---- */
 static void seq_pad_to(struct seq_file *m, size_t line_start, size_t width)
 {
@@ -446,6 +598,7 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "root", S_IFLNK | 0777, NULL, proc_root_link },
 	{ "exe", S_IFLNK | 0777, NULL, proc_exe_link },
 	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
+	{ "stat", S_IFREG | 0444, proc_pid_stat_show },
 	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
 };
 
