@@ -1,0 +1,218 @@
+/*
+ * nettest FAMILY: drives sockets over the loopback and prints each call's result, one a line
+ * ("connect(refused) = -111"), with nothing that depends on the machine (no port numbers,
+ * addresses only of the loopback).  Families: tcp (a server and a forked client: handshake,
+ * data both ways, more than a window's worth, EOF, a reset, the errors of misuse), unix
+ * (socketpair, stream and datagram).  The same binary runs on a Linux host too: its output
+ * there is the specification of its output in the emulated kernel (tests/machine/test_net.py).
+ */
+#include "libc.h"
+
+#define AF_UNIX 1
+#define AF_INET 2
+#define SOCK_STREAM 1
+#define SOCK_DGRAM 2
+#define SOCK_NONBLOCK 04000
+#define SOL_SOCKET 1
+#define SO_REUSEADDR 2
+#define SO_TYPE 3
+#define SO_ERROR 4
+#define SO_ACCEPTCONN 30
+#define MSG_PEEK 2
+#define MSG_DONTWAIT 0x40
+#define MSG_NOSIGNAL 0x4000
+#define SHUT_WR 1
+#define NR_socket 41
+#define NR_connect 42
+#define NR_accept 43
+#define NR_sendto 44
+#define NR_recvfrom 45
+#define NR_shutdown 48
+#define NR_bind 49
+#define NR_listen 50
+#define NR_getsockname 51
+#define NR_getpeername 52
+#define NR_socketpair 53
+#define NR_setsockopt 54
+#define NR_getsockopt 55
+#define NR_accept4 288
+#define NR_pipe2 293
+
+struct sockaddr_in { unsigned short family, port; unsigned int addr; char zero[8]; };
+
+static long sc(long nr, long a, long b, long c, long d, long e, long f) { return syscall6(nr, a, b, c, d, e, f); }
+#define L(x) ((long)(x))
+static void show(const char *what, long ret) { printf("%s = %ld\n", what, ret); }
+static unsigned short htons(unsigned short x) { return (unsigned short)(x << 8 | x >> 8); }
+static unsigned int loopback(unsigned char last) { return 127 | (unsigned int)last << 24; }
+
+static long sock_in(int type) { return sc(NR_socket, AF_INET, type, 0, 0, 0, 0); }
+static long bind_in(int fd, unsigned int addr, unsigned short port)
+{
+	struct sockaddr_in sin = { AF_INET, htons(port), addr, { 0 } };
+
+	return sc(NR_bind, fd, L(&sin), sizeof(sin), 0, 0, 0);
+}
+static long connect_in(int fd, unsigned int addr, unsigned short port)
+{
+	struct sockaddr_in sin = { AF_INET, htons(port), addr, { 0 } };
+
+	return sc(NR_connect, fd, L(&sin), sizeof(sin), 0, 0, 0);
+}
+static unsigned short port_of(int fd)
+{
+	struct sockaddr_in sin;
+	int len = sizeof(sin);
+
+	sc(NR_getsockname, fd, L(&sin), L(&len), 0, 0, 0);
+	return htons(sin.port);
+}
+static long readall(int fd, char *buf, long want)
+{
+	long got = 0, n;
+
+	while (got < want && (n = read(fd, buf + got, want - got)) > 0)
+		got += n;
+	return n < 0 && !got ? n : got;
+}
+
+/* the client's lines go through a pipe, printed by the parent after its own */
+static char clog[2048];
+static int clog_len;
+static void cshow(const char *what, long ret)
+{
+	char line[128];
+	int n = 0;
+	const char *p = what;
+	char tmp[24];
+	int k = 0;
+	unsigned long u = ret < 0 ? -ret : ret;
+
+	while (*p)
+		line[n++] = *p++;
+	line[n++] = ' '; line[n++] = '='; line[n++] = ' ';
+	if (ret < 0)
+		line[n++] = '-';
+	do tmp[k++] = '0' + u % 10; while (u /= 10);
+	while (k)
+		line[n++] = tmp[--k];
+	line[n++] = '\n';
+	memcpy(clog + clog_len, line, n);
+	clog_len += n;
+}
+
+static int memcmp_(const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+
+	for (; n; n--, x++, y++)
+		if (*x != *y)
+			return *x - *y;
+	return 0;
+}
+
+static char big[200000];
+
+static int tcp(void)
+{
+	int srv = sock_in(SOCK_STREAM), one = 1, pfd[2], status, a, len, type;
+	struct sockaddr_in peer;
+	unsigned short port;
+	char buf[64];
+	long r, pid, i;
+
+	show("socket(AF_INET, SOCK_STREAM)", srv >= 0);
+	show("setsockopt(SO_REUSEADDR)", sc(NR_setsockopt, srv, SOL_SOCKET, SO_REUSEADDR, L(&one), 4, 0));
+	show("bind(10.0.0.1)", bind_in(srv, 0x0100000a, 0));
+	show("bind(127.0.0.1:0)", bind_in(srv, loopback(1), 0));
+	show("bind(again)", bind_in(srv, loopback(1), 0));
+	port = port_of(srv);
+	show("port is ephemeral", port >= 32768);
+	show("accept(not listening)", sc(NR_accept4, srv, 0, 0, 0, 0, 0));
+	show("listen(8)", sc(NR_listen, srv, 8, 0, 0, 0, 0));
+	len = 4;
+	sc(NR_getsockopt, srv, SOL_SOCKET, SO_ACCEPTCONN, L(&one), L(&len), 0);
+	show("SO_ACCEPTCONN", one);
+	{
+		int other = sock_in(SOCK_STREAM);
+
+		show("bind(same port, other socket)", bind_in(other, loopback(1), port));
+		show("connect(no listener)", connect_in(other, loopback(1), 1));
+		close(other);
+		other = sock_in(SOCK_STREAM);
+		show("getpeername(unconnected)", sc(NR_getpeername, other, L(&peer), L(&len), 0, 0, 0));
+		show("send(unconnected)", sc(NR_sendto, other, L("x"), 1, MSG_NOSIGNAL, 0, 0));
+		show("recv(unconnected)", sc(NR_recvfrom, other, L(buf), 1, 0, 0, 0));
+		show("shutdown(unconnected)", sc(NR_shutdown, other, SHUT_WR, 0, 0, 0, 0));
+		close(other);
+	}
+	sc(NR_pipe2, L(pfd), 0, 0, 0, 0, 0);
+	for (i = 0; i < (long)sizeof(big); i++)
+		big[i] = (char)(i * 7);
+	pid = fork();
+	if (pid == 0) {
+		int c = sock_in(SOCK_STREAM);
+
+		close(pfd[0]);
+		cshow("client: connect", connect_in(c, loopback(1), port));
+		cshow("client: connect(again)", connect_in(c, loopback(1), port));
+		cshow("client: write(hello)", write(c, "hello", 5));
+		cshow("client: read(reply)", readall(c, buf, 5));
+		cshow("client: reply is world", memcmp_(buf, "world", 5) == 0);
+		cshow("client: write(200000)", write(c, big, sizeof(big)));
+		cshow("client: shutdown(SHUT_WR)", sc(NR_shutdown, c, SHUT_WR, 0, 0, 0, 0));
+		cshow("client: read(after peer close)", read(c, buf, sizeof(buf)));
+		close(c);
+		/* a second connection: the server closes it with our data unread: a reset */
+		c = sock_in(SOCK_STREAM);
+		cshow("client: connect(2)", connect_in(c, loopback(1), port));
+		cshow("client: write(unread)", write(c, "unread", 6));
+		cshow("client: read(reset)", read(c, buf, sizeof(buf)));
+		cshow("client: write(after reset)", sc(NR_sendto, c, L("x"), 1, MSG_NOSIGNAL, 0, 0));
+		close(c);
+		write(pfd[1], clog, clog_len);
+		exit(0);
+	}
+	close(pfd[1]);
+	len = sizeof(peer);
+	a = sc(NR_accept4, srv, L(&peer), L(&len), 0, 0, 0);
+	show("accept", a >= 0);
+	show("peer address is 127.0.0.1", peer.family == AF_INET && peer.addr == loopback(1) && len == 16);
+	len = 4;
+	sc(NR_getsockopt, a, SOL_SOCKET, SO_TYPE, L(&type), L(&len), 0);
+	show("SO_TYPE", type);
+	show("read(hello)", readall(a, buf, 5));
+	show("hello is hello", memcmp_(buf, "hello", 5) == 0);
+	show("write(world)", write(a, "world", 5));
+	{
+		static char in[200000];
+		long got = readall(a, in, sizeof(in));
+		long same = 1;
+
+		show("read(200000)", got);
+		for (i = 0; i < got; i++)
+			if (in[i] != (char)(i * 7))
+				same = 0;
+		show("data intact", same);
+	}
+	show("read(EOF)", read(a, buf, sizeof(buf)));
+	show("close", close(a));
+	a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
+	show("accept(2)", a >= 0);
+	show("recv(MSG_PEEK)", sc(NR_recvfrom, a, L(buf), 6, MSG_PEEK, 0, 0));
+	show("close(unread)", close(a));
+	wait4(pid, &status, 0, NULL);
+	show("client exit status", status);
+	close(srv);
+	while ((r = read(pfd[0], buf, sizeof(buf))) > 0)
+		write(1, buf, r);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "tcp"))
+		return tcp();
+	dprintf(2, "usage: nettest tcp|unix\n");
+	return 2;
+}
