@@ -7,7 +7,8 @@
  * __sys_shutdown_sock, __sys_socketpair, __sys_getsockname/__sys_getpeername,
  * __sys_setsockopt/__sys_getsockopt), and read/write on a socket (sock_read_iter,
  * sock_write_iter).  A session's (host) processes keep the host's network: their socket
- * calls run on the host, not here.
+ * calls run on the host; here a session task makes no socket (ENOSYS, as before sockets were
+ * modelled), so its other socket calls find none.
  */
 #include "../include/net.h"
 #include "../include/slab.h"
@@ -173,6 +174,8 @@ static noinline int __sys_socket(int family, int type, int protocol)
 	struct socket *sock;
 	int flags = type & ~SOCK_TYPE_MASK, retval;
 
+	if (current->session)	/* a session's process keeps the host's network */
+		return -ENOSYS;
 	if (flags & ~(SOCK_CLOEXEC | SOCK_NONBLOCK))
 		return -EINVAL;
 	type &= SOCK_TYPE_MASK;
@@ -193,6 +196,8 @@ static noinline int __sys_socketpair(int family, int type, int protocol, int *us
 	struct file *newfile1, *newfile2;
 	int fd1, fd2, err, flags = type & ~SOCK_TYPE_MASK;
 
+	if (current->session)	/* a session's process keeps the host's network */
+		return -ENOSYS;
 	if (flags & ~(SOCK_CLOEXEC | SOCK_NONBLOCK))
 		return -EINVAL;
 	type &= SOCK_TYPE_MASK;

@@ -9,12 +9,7 @@
 #include "libc.h"
 
 #define AF_UNIX 1
-#define AF_INET 2
-#define SOCK_STREAM 1
 #define SOCK_DGRAM 2
-#define SOCK_NONBLOCK 04000
-#define SOL_SOCKET 1
-#define SO_REUSEADDR 2
 #define SO_TYPE 3
 #define SO_ERROR 4
 #define SO_ACCEPTCONN 30
@@ -38,12 +33,10 @@
 #define NR_accept4 288
 #define NR_pipe2 293
 
-struct sockaddr_in { unsigned short family, port; unsigned int addr; char zero[8]; };
 
 static long sc(long nr, long a, long b, long c, long d, long e, long f) { return syscall6(nr, a, b, c, d, e, f); }
 #define L(x) ((long)(x))
 static void show(const char *what, long ret) { printf("%s = %ld\n", what, ret); }
-static unsigned short htons(unsigned short x) { return (unsigned short)(x << 8 | x >> 8); }
 static unsigned int loopback(unsigned char last) { return 127 | (unsigned int)last << 24; }
 
 static long sock_in(int type) { return sc(NR_socket, AF_INET, type, 0, 0, 0, 0); }
@@ -65,7 +58,7 @@ static unsigned short port_of(int fd)
 	int len = sizeof(sin);
 
 	sc(NR_getsockname, fd, L(&sin), L(&len), 0, 0, 0);
-	return htons(sin.port);
+	return htons(sin.sin_port);
 }
 static long readall(int fd, char *buf, long want)
 {
@@ -177,7 +170,7 @@ static int tcp(void)
 	len = sizeof(peer);
 	a = sc(NR_accept4, srv, L(&peer), L(&len), 0, 0, 0);
 	show("accept", a >= 0);
-	show("peer address is 127.0.0.1", peer.family == AF_INET && peer.addr == loopback(1) && len == 16);
+	show("peer address is 127.0.0.1", peer.sin_family == AF_INET && peer.sin_addr == loopback(1) && len == 16);
 	len = 4;
 	sc(NR_getsockopt, a, SOL_SOCKET, SO_TYPE, L(&type), L(&len), 0);
 	show("SO_TYPE", type);

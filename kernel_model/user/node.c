@@ -1,5 +1,23 @@
-/* Background node: a libuv-like loop doing a mix of syscalls. */
+/* Background node: a libuv-like loop doing a mix of syscalls; now and then it asks redis
+ * (127.0.0.1:6379) for a PING over a new connection, and less often checks that sshd
+ * (127.0.0.1:22) answers with its banner. */
 #include "libc.h"
+
+/* one request on a new connection: send, read the answer, hang up */
+static void ask(unsigned short port, const char *req, size_t len)
+{
+	char buf[128];
+	int fd = tcp_connect(port);
+
+	if (fd < 0)
+		return;
+	if (len)
+		write(fd, req, len);
+	read(fd, buf, sizeof(buf));
+	if (!len)	/* sshd speaks first: our banner after its */
+		write(fd, "SSH-2.0-check\r\n", 15);
+	close(fd);
+}
 
 int main(void)
 {
@@ -22,6 +40,10 @@ int main(void)
 			write(fd, buf, 64);
 			close(fd);
 		}
+		if (random_u64() % 4 == 0)
+			ask(6379, "PING\r\n", 6);
+		if (random_u64() % 16 == 0)
+			ask(22, NULL, 0);
 		if (random_u64() % 4 == 0) {
 			fd = open("/srv/app/server.js", O_RDONLY, 0);
 			if (fd >= 0) {
