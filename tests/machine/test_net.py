@@ -30,3 +30,49 @@ def test_a_family_gives_what_linux_gives(machine, run_program, family):
     status, out = run_program(machine, ["nettest", family], timeout=120)
     assert status == 0
     assert out.decode().splitlines() == expected.splitlines()
+
+
+NET_EVENTS = ("sock:inet_sock_set_state", "tcp:tcp_retransmit_skb", "tcp:tcp_send_reset", "tcp:tcp_receive_reset",
+              "tcp:tcp_destroy_sock", "net:net_dev_queue", "net:net_dev_xmit", "net:netif_rx",
+              "net:netif_receive_skb", "napi:napi_poll", "skb:kfree_skb", "irq:softirq_raise")
+TCP_ESTABLISHED, TCP_SYN_SENT, TCP_SYN_RECV, TCP_CLOSE, TCP_LISTEN = 1, 2, 3, 7, 10
+NET_RX_SOFTIRQ = 3
+
+
+def test_the_traffic_shows_in_the_events(machine, run_program):
+    """nettest's connections, packets, the refused connect and the reset, as the sock, tcp,
+    net, napi and skb events show them (whatever else runs: only nettest's ports count)."""
+    cap = EventCapture(machine)
+    cap.enable(*NET_EVENTS)
+    status, _ = run_program(machine, ["nettest", "tcp"], timeout=120)
+    assert status == 0
+    recs = cap.records()
+    by = lambda name: [r.fields for r in recs if r.event == name]
+    states = by("sock:inet_sock_set_state")
+    listen = [s for s in states if s["newstate"] == TCP_LISTEN]
+    assert listen and all(s["protocol"] == 6 and s["family"] == 2 for s in states)
+    port = listen[0]["sport"]
+    assert port >= 32768 and bytes(listen[0]["saddr"]) == b"\x7f\0\0\1"
+    mine = [(s["oldstate"], s["newstate"]) for s in states if port in (s["sport"], s["dport"])]
+    # two connections: the client's side, the server's child, each established
+    assert mine.count((TCP_SYN_SENT, TCP_ESTABLISHED)) == 2
+    assert mine.count((TCP_CLOSE, TCP_SYN_RECV)) == 2 and mine.count((TCP_SYN_RECV, TCP_ESTABLISHED)) == 2
+    assert (TCP_LISTEN, TCP_CLOSE) in mine
+    # the connect to a port nobody listens on: SYN_SENT, the reset, CLOSE
+    refused = [s for s in states if s["dport"] == 1]
+    assert [(s["oldstate"], s["newstate"]) for s in refused] == [(TCP_CLOSE, TCP_SYN_SENT), (TCP_SYN_SENT, TCP_CLOSE)]
+    drops = by("skb:kfree_skb")
+    assert any(d["reason"] == 2 for d in drops)  # SKB_DROP_REASON_NO_SOCKET: that SYN
+    assert any(r["dport"] == 1 for r in by("tcp:tcp_receive_reset"))
+    # the server closed with data unread: its reset, the client's receive of it
+    assert any(r["sport"] == port for r in by("tcp:tcp_send_reset"))
+    assert any(r["dport"] == port for r in by("tcp:tcp_receive_reset"))
+    assert len([d for d in by("tcp:tcp_destroy_sock") if port in (d["sport"], d["dport"])]) >= 4
+    # every packet through the loopback: queued, sent, received by the NET_RX softirq
+    for name in ("net:net_dev_queue", "net:net_dev_xmit", "net:netif_rx", "net:netif_receive_skb"):
+        assert all(bytes(r["name"]).rstrip(b"\0") == b"lo" for r in by(name)), name
+        assert len(by(name)) > 20, name
+    assert all(r["rc"] == 0 for r in by("net:net_dev_xmit"))
+    assert any(r["vec"] == NET_RX_SOFTIRQ for r in by("irq:softirq_raise"))
+    assert by("napi:napi_poll") and all(bytes(r["dev_name"]).rstrip(b"\0") == b"(no_device)"
+                                        for r in by("napi:napi_poll"))
