@@ -2,8 +2,8 @@
  * nettest FAMILY: drives sockets over the loopback and prints each call's result, one a line
  * ("connect(refused) = -111"), with nothing that depends on the machine (no port numbers,
  * addresses only of the loopback).  Families: tcp (a server and a forked client: handshake,
- * data both ways, more than a window's worth, EOF, a reset, the errors of misuse), unix
- * (socketpair, stream and datagram).  The same binary runs on a Linux host too: its output
+ * data both ways, more than a window's worth, EOF, a reset, the errors of misuse), slow (a
+ * reader with a small receive buffer, late: what did not fit comes again).  The same binary runs on a Linux host too: its output
  * there is the specification of its output in the emulated kernel (tests/machine/test_net.py).
  */
 #include "libc.h"
@@ -13,6 +13,7 @@
 #define SO_TYPE 3
 #define SO_ERROR 4
 #define SO_ACCEPTCONN 30
+#define SO_RCVBUF 8
 #define MSG_PEEK 2
 #define MSG_DONTWAIT 0x40
 #define MSG_NOSIGNAL 0x4000
@@ -202,10 +203,55 @@ static int tcp(void)
 	return 0;
 }
 
+/*
+ * A reader slower than its sender: the server's receive buffer is small (SO_RCVBUF 4096) and it
+ * sleeps before it reads; the client sends more than fits.  Nothing is lost to the programs.
+ */
+static int slow(void)
+{
+	int srv = sock_in(SOCK_STREAM), rcvbuf = 4096, status, a, len = 4;
+	static char in[65536];
+	unsigned short port;
+	long pid, got, i, same = 1;
+
+	show("setsockopt(SO_RCVBUF, 4096)", sc(NR_setsockopt, srv, SOL_SOCKET, SO_RCVBUF, L(&rcvbuf), 4, 0));
+	sc(NR_getsockopt, srv, SOL_SOCKET, SO_RCVBUF, L(&rcvbuf), L(&len), 0);
+	show("SO_RCVBUF", rcvbuf);
+	show("bind", bind_in(srv, loopback(1), 0));
+	show("listen", sc(NR_listen, srv, 1, 0, 0, 0, 0));
+	port = port_of(srv);
+	for (i = 0; i < (long)sizeof(in); i++)
+		big[i] = (char)(i * 13);
+	pid = fork();
+	if (pid == 0) {
+		int c = sock_in(SOCK_STREAM);
+
+		if (connect_in(c, loopback(1), port) || write(c, big, sizeof(in)) != sizeof(in))
+			exit(1);
+		close(c);
+		exit(0);
+	}
+	a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
+	show("accept", a >= 0);
+	msleep(1500);
+	got = readall(a, in, sizeof(in));
+	show("read(65536)", got);
+	for (i = 0; i < got; i++)
+		if (in[i] != (char)(i * 13))
+			same = 0;
+	show("data intact", same);
+	show("read(EOF)", read(a, in, 1));
+	wait4(pid, &status, 0, NULL);
+	show("client exit status", status);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "tcp"))
 		return tcp();
-	dprintf(2, "usage: nettest tcp|unix\n");
+	if (argc == 2 && !strcmp(argv[1], "slow"))
+		return slow();
+	dprintf(2, "usage: nettest tcp|slow\n");
 	return 2;
 }
