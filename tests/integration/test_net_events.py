@@ -4,6 +4,7 @@ enabling them, printed as Linux 6.1 prints them."""
 
 import os
 import re
+from pathlib import Path
 
 import pytest
 from simtest import tracefs_sim
@@ -42,3 +43,16 @@ def test_the_services_traffic_shows_within_two_seconds():
     transitions = re.findall(r"dport=6379 .* oldstate=(\w+) newstate=(\w+)", result.stdout)
     assert ("TCP_SYN_SENT", "TCP_ESTABLISHED") in transitions
     assert any(line for line in lines if " node-" in line and "newstate=TCP_SYN_SENT" in line)
+
+
+def test_tcpretrans_recipe_shows_the_retransmissions():
+    """perf-tools' tcpretrans (a kprobe on tcp_retransmit_skb) while nettest's sender outruns
+    its reader: a line per retransmission, sent by the timer (the idle task's softirq, or any
+    task the tick interrupted)."""
+    script = Path(__file__).resolve().parents[2] / "mountpoint_scripts" / "session_tcpretrans.sh"
+    result = tracefs_sim("run", "--workload", "none", str(script), timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["TIME", "PID", "LADDR:LPORT", "--", "RADDR:RPORT", "STATE"]
+    rows = lines[1:]
+    assert rows and all(re.match(r"^\d\d:\d\d:\d\d \d+ +-:- +R> -:- +- *$", row) for row in rows), rows
