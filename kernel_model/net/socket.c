@@ -706,4 +706,5 @@ void sock_init(void)
 	net_dev_init();
 	loopback_net_init();
 	inet_init();
+	af_unix_init();
 }

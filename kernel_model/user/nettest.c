@@ -3,7 +3,8 @@
  * ("connect(refused) = -111"), with nothing that depends on the machine (no port numbers,
  * addresses only of the loopback).  Families: tcp (a server and a forked client: handshake,
  * data both ways, more than a window's worth, EOF, a reset, the errors of misuse), slow (a
- * reader with a small receive buffer, late: what did not fit comes again).  The same binary runs on a Linux host too: its output
+ * reader with a small receive buffer, late: what did not fit comes again), unix (socketpair,
+ * stream and datagram).  The same binary runs on a Linux host too: its output
  * there is the specification of its output in the emulated kernel (tests/machine/test_net.py).
  */
 #include "libc.h"
@@ -246,12 +247,80 @@ static int slow(void)
 	return 0;
 }
 
+/* socketpair(AF_UNIX): a stream pair (data, more than its buffer through a child, EOF, EPIPE)
+ * and a datagram pair (message boundaries, truncation, nonblocking) */
+static int unix_(void)
+{
+	int sv[2], dv[2], status;
+	char buf[64];
+	long pid, i, got, same = 1;
+	static char in[300000];
+
+	show("socketpair(AF_UNIX, SOCK_STREAM)", sc(NR_socketpair, AF_UNIX, SOCK_STREAM, 0, L(sv), 0, 0));
+	show("write(hello)", write(sv[0], "hello", 5));
+	show("read", read(sv[1], buf, sizeof(buf)));
+	show("hello is hello", memcmp_(buf, "hello", 5) == 0);
+	show("recv(nonblocking, empty)", sc(NR_recvfrom, sv[1], L(buf), 1, MSG_DONTWAIT, 0, 0));
+	for (i = 0; i < (long)sizeof(in); i++)
+		big[i % sizeof(big)] = (char)(i * 3);
+	pid = fork();
+	if (pid == 0) {
+		long n = 0;
+
+		close(sv[1]);
+		for (i = 0; i < (long)sizeof(in); i += n) {
+			long chunk = sizeof(in) - i < 100000 ? sizeof(in) - i : 100000;
+
+			for (n = 0; n < chunk; n++)
+				big[n] = (char)((i + n) * 3);
+			n = write(sv[0], big, chunk);
+			if (n <= 0)
+				exit(1);
+		}
+		sc(NR_shutdown, sv[0], SHUT_WR, 0, 0, 0, 0);
+		n = read(sv[0], buf, sizeof(buf));	/* the parent's close: EOF */
+		exit(n == 0 ? 0 : 2);
+	}
+	close(sv[0]);
+	got = readall(sv[1], in, sizeof(in));
+	show("read(300000)", got);
+	for (i = 0; i < got; i++)
+		if (in[i] != (char)(i * 3))
+			same = 0;
+	show("data intact", same);
+	show("read(EOF)", read(sv[1], buf, sizeof(buf)));
+	close(sv[1]);
+	wait4(pid, &status, 0, NULL);
+	show("child exit status", status);
+	show("socketpair(AF_UNIX, SOCK_STREAM)", sc(NR_socketpair, AF_UNIX, SOCK_STREAM, 0, L(sv), 0, 0));
+	close(sv[1]);
+	show("send(peer closed)", sc(NR_sendto, sv[0], L("x"), 1, MSG_NOSIGNAL, 0, 0));
+	show("read(peer closed)", read(sv[0], buf, sizeof(buf)));
+	close(sv[0]);
+	show("socketpair(AF_UNIX, SOCK_DGRAM)", sc(NR_socketpair, AF_UNIX, SOCK_DGRAM, 0, L(dv), 0, 0));
+	show("send(a)", write(dv[0], "a", 1));
+	show("send(bcd)", write(dv[0], "bcd", 3));
+	show("send(hello)", write(dv[0], "hello", 5));
+	show("recv", read(dv[1], buf, sizeof(buf)));
+	show("recv", read(dv[1], buf, sizeof(buf)));
+	show("recv(2 of hello)", read(dv[1], buf, 2));
+	show("he is he", memcmp_(buf, "he", 2) == 0);
+	show("recv(nonblocking, empty)", sc(NR_recvfrom, dv[1], L(buf), sizeof(buf), MSG_DONTWAIT, 0, 0));
+	show("send(the other way)", write(dv[1], "back", 4));
+	show("recv", read(dv[0], buf, sizeof(buf)));
+	close(dv[0]);
+	close(dv[1]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "unix"))
+		return unix_();
 	if (argc == 2 && !strcmp(argv[1], "tcp"))
 		return tcp();
 	if (argc == 2 && !strcmp(argv[1], "slow"))
 		return slow();
-	dprintf(2, "usage: nettest tcp|slow\n");
+	dprintf(2, "usage: nettest tcp|slow|unix\n");
 	return 2;
 }
