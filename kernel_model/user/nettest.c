@@ -4,7 +4,7 @@
  * addresses only of the loopback).  Families: tcp (a server and a forked client: handshake,
  * data both ways, more than a window's worth, EOF, a reset, the errors of misuse), slow (a
  * reader with a small receive buffer, late: what did not fit comes again), unix (socketpair,
- * stream and datagram).  The same binary runs on a Linux host too: its output
+ * stream and datagram), udp (datagrams, their source, a connected socket).  The same binary runs on a Linux host too: its output
  * there is the specification of its output in the emulated kernel (tests/machine/test_net.py).
  */
 #include "libc.h"
@@ -313,14 +313,50 @@ static int unix_(void)
 	return 0;
 }
 
+/* UDP on the loopback: datagrams with their source, truncation, a connected socket */
+static int udp(void)
+{
+	int s = sock_in(SOCK_DGRAM), c = sock_in(SOCK_DGRAM), d = sock_in(SOCK_DGRAM), len;
+	struct sockaddr_in to = { AF_INET, 0, 0, { 0 } }, from;
+	char buf[64];
+
+	show("socket(AF_INET, SOCK_DGRAM)", s >= 0 && c >= 0);
+	show("bind(10.0.0.1)", bind_in(s, 0x0100000a, 0));
+	show("bind(127.0.0.1:0)", bind_in(s, loopback(1), 0));
+	to.sin_port = htons(port_of(s));
+	to.sin_addr = loopback(1);
+	show("send(no address)", sc(NR_sendto, c, L("x"), 1, 0, 0, 0));
+	show("sendto(ping)", sc(NR_sendto, c, L("ping"), 4, 0, L(&to), sizeof(to)));
+	len = sizeof(from);
+	show("recvfrom", sc(NR_recvfrom, s, L(buf), sizeof(buf), 0, L(&from), L(&len)));
+	show("from 127.0.0.1, the sender's port", from.sin_family == AF_INET && from.sin_addr == loopback(1) &&
+	     htons(from.sin_port) == port_of(c) && len == 16);
+	show("sendto(hello world)", sc(NR_sendto, c, L("hello world"), 11, 0, L(&to), sizeof(to)));
+	show("recv(5 of it)", sc(NR_recvfrom, s, L(buf), 5, 0, 0, 0));
+	show("recv(nonblocking, empty)", sc(NR_recvfrom, s, L(buf), sizeof(buf), MSG_DONTWAIT, 0, 0));
+	show("connect", sc(NR_connect, c, L(&to), sizeof(to), 0, 0, 0));
+	show("send(abc)", write(c, "abc", 3));
+	show("recv", read(s, buf, sizeof(buf)));
+	show("getpeername", sc(NR_getpeername, c, L(&from), L(&len), 0, 0, 0));
+	show("peer is the server", htons(from.sin_port) == port_of(s));
+	to.sin_port = htons(1);
+	show("sendto(a port nobody has)", sc(NR_sendto, d, L("x"), 1, 0, L(&to), sizeof(to)));
+	close(s);
+	close(c);
+	close(d);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "udp"))
+		return udp();
 	if (argc == 2 && !strcmp(argv[1], "unix"))
 		return unix_();
 	if (argc == 2 && !strcmp(argv[1], "tcp"))
 		return tcp();
 	if (argc == 2 && !strcmp(argv[1], "slow"))
 		return slow();
-	dprintf(2, "usage: nettest tcp|slow|unix\n");
+	dprintf(2, "usage: nettest tcp|slow|unix|udp\n");
 	return 2;
 }

@@ -1,6 +1,6 @@
 /*
  * PF_INET sockets (Linux's net/ipv4/af_inet.c): inet_create (TCP for SOCK_STREAM, UDP for
- * SOCK_DGRAM), inet_bind, inet_listen, inet_stream_connect (__inet_stream_connect: the
+ * SOCK_DGRAM: udp.c), inet_bind, inet_listen, inet_stream_connect (__inet_stream_connect: the
  * protocol's connect, then the wait for the handshake), inet_accept, inet_getname,
  * inet_sendmsg / inet_recvmsg, inet_shutdown, inet_release; inet_sk_set_state()
  * (sock:inet_sock_set_state).  Addresses: the loopback network, 127.0.0.0/8.
@@ -31,6 +31,13 @@ static noinline int inet_create(struct socket *sock, int protocol, int kern)
 		protocol = IPPROTO_TCP;
 		answer_prot = &tcp_prot;
 		answer_ops = &inet_stream_ops;
+		break;
+	case SOCK_DGRAM:
+		if (protocol && protocol != IPPROTO_UDP)
+			return -EPROTONOSUPPORT;
+		protocol = IPPROTO_UDP;
+		answer_prot = &udp_prot;
+		answer_ops = &inet_dgram_ops;
 		break;
 	default:
 		return -ESOCKTNOSUPPORT;
@@ -322,6 +329,7 @@ void tcp_init(void);
 void inet_init(void)
 {
 	tcp_prot.slab = kmem_cache_create("TCP", sizeof(struct tcp_sock), 64, SLAB_PANIC | SLAB_ACCOUNT, NULL);
+	udp_prot.slab = kmem_cache_create("UDP", sizeof(struct inet_sock), 64, SLAB_PANIC | SLAB_ACCOUNT, NULL);
 	tcp_init();
 	sock_register(&inet_family_ops);
 }

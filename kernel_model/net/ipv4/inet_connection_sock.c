@@ -183,6 +183,23 @@ noinline struct sock *__inet_lookup_listener(__be32 daddr, u16 hnum)
 	return found;
 }
 
+/* udp.c: the UDP socket bound to a local port (and address), with a reference */
+noinline struct sock *__udp4_lib_lookup(__be32 daddr, u16 hnum)
+{
+	struct sock *sk, *found = NULL;
+
+	spin_lock(&inet_hashinfo.lock);
+	list_for_each_entry(sk, &inet_hashinfo.bhash, __sk_common.skc_bind_node)
+		if (sk->sk_protocol == IPPROTO_UDP && sk->sk_num == hnum &&
+		    (!sk->sk_rcv_saddr || sk->sk_rcv_saddr == daddr)) {
+			found = sk;
+			sock_hold(sk);
+			break;
+		}
+	spin_unlock(&inet_hashinfo.lock);
+	return found;
+}
+
 noinline int inet_csk_listen_start(struct sock *sk)
 {
 	struct inet_connection_sock *icsk = inet_csk(sk);

@@ -1,7 +1,7 @@
 /*
  * IPv4 input (Linux's net/ipv4/ip_input.c): ip_rcv → ip_rcv_core (the header's checks) →
  * ip_rcv_finish (the route: a loopback address is local) → ip_local_deliver →
- * ip_local_deliver_finish → ip_protocol_deliver_rcu → tcp_v4_rcv.
+ * ip_local_deliver_finish → ip_protocol_deliver_rcu → tcp_v4_rcv or udp_rcv.
  */
 #include "../../include/net.h"
 
@@ -12,6 +12,9 @@ static noinline void ip_protocol_deliver_rcu(struct sk_buff *skb, int protocol)
 	switch (protocol) {
 	case IPPROTO_TCP:
 		tcp_v4_rcv(skb);
+		break;
+	case IPPROTO_UDP:
+		udp_rcv(skb);
 		break;
 	default:
 		kfree_skb_reason(skb, SKB_DROP_REASON_IP_NOPROTO);

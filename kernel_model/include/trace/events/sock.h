@@ -50,6 +50,23 @@ tcp_state_names
 #define show_tcp_state_name(val)        \
 	__print_symbolic(val, tcp_state_names)
 
+TRACE_EVENT(sock_rcvqueue_full,
+	TP_PROTO(struct sock *sk, struct sk_buff *skb),
+	TP_ARGS(sk, skb),
+	TP_STRUCT__entry(
+		__field(int, rmem_alloc)
+		__field(unsigned int, truesize)
+		__field(int, sk_rcvbuf)
+	),
+	TP_fast_assign(
+		__entry->rmem_alloc = READ_ONCE(sk->sk_rmem_alloc);
+		__entry->truesize   = skb->truesize;
+		__entry->sk_rcvbuf  = READ_ONCE(sk->sk_rcvbuf);
+	),
+	TP_printk("rmem_alloc=%d truesize=%u sk_rcvbuf=%d",
+		__entry->rmem_alloc, __entry->truesize, __entry->sk_rcvbuf)
+)
+
 TRACE_EVENT(inet_sock_set_state,
 	TP_PROTO(const struct sock *sk, const int oldstate, const int newstate),
 	TP_ARGS(sk, oldstate, newstate),
