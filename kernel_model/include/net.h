@@ -741,6 +741,7 @@ void tcp_v4_send_reset(const struct sock *sk, struct sk_buff *skb);
 int tcp_v4_send_synack(const struct sock *sk, struct request_sock *req);
 int tcp_rcv_state_process(struct sock *sk, struct sk_buff *skb);
 void tcp_rcv_established(struct sock *sk, struct sk_buff *skb);
+void tcp_rcv_space_adjust(struct sock *sk);
 int tcp_connect(struct sock *sk);
 void tcp_send_ack(struct sock *sk);
 void tcp_send_fin(struct sock *sk);

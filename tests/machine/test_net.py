@@ -34,7 +34,8 @@ def test_a_family_gives_what_linux_gives(machine, run_program, family):
 
 NET_EVENTS = ("sock:inet_sock_set_state", "tcp:tcp_retransmit_skb", "tcp:tcp_send_reset", "tcp:tcp_receive_reset",
               "tcp:tcp_destroy_sock", "net:net_dev_queue", "net:net_dev_xmit", "net:netif_rx",
-              "net:netif_receive_skb", "napi:napi_poll", "skb:kfree_skb", "irq:softirq_raise")
+              "net:netif_receive_skb", "napi:napi_poll", "skb:kfree_skb", "skb:skb_copy_datagram_iovec",
+              "tcp:tcp_rcv_space_adjust", "irq:softirq_raise")
 TCP_ESTABLISHED, TCP_SYN_SENT, TCP_SYN_RECV, TCP_CLOSE, TCP_LISTEN = 1, 2, 3, 7, 10
 NET_RX_SOFTIRQ = 3
 
@@ -74,6 +75,9 @@ def test_the_traffic_shows_in_the_events(machine, run_program):
         assert len(by(name)) > 20, name
     assert all(r["rc"] == 0 for r in by("net:net_dev_xmit"))
     assert any(r["vec"] == NET_RX_SOFTIRQ for r in by("irq:softirq_raise"))
+    # what the readers copied: hello, world, 200000 bytes
+    assert sum(r["len"] for r in by("skb:skb_copy_datagram_iovec")) >= 200010
+    assert any(r["sport"] == port for r in by("tcp:tcp_rcv_space_adjust"))
     assert by("napi:napi_poll") and all(bytes(r["dev_name"]).rstrip(b"\0") == b"(no_device)"
                                         for r in by("napi:napi_poll"))
 

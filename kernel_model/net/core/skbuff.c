@@ -195,6 +195,7 @@ noinline void skb_queue_purge(struct sk_buff_head *list)
 /* net/core/datagram.c: len bytes from offset of the skb's data to the user */
 noinline int skb_copy_datagram_iter(const struct sk_buff *skb, int offset, struct iov_iter *to, int len)
 {
+	trace_skb_copy_datagram_iovec(skb, len);
 	if (copy_to_iter(skb->data + offset, len, to) != (size_t)len)
 		return -EFAULT;
 	return 0;

@@ -208,6 +208,7 @@ static noinline int tcp_recvmsg_locked(struct sock *sk, struct msghdr *msg, size
 				copied += used;
 				len -= used;
 				found = true;
+				tcp_rcv_space_adjust(sk);
 				if (used + offset < skb->len)
 					break;
 			}

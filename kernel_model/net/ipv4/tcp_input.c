@@ -11,6 +11,12 @@
 static notrace bool before(u32 seq1, u32 seq2) { return (s32)(seq1 - seq2) < 0; }
 #define after(seq2, seq1) before(seq1, seq2)
 
+/* the receiver's buffer autotuning (DRS) is not modelled: its tracepoint, at its start, fires */
+noinline void tcp_rcv_space_adjust(struct sock *sk)
+{
+	trace_tcp_rcv_space_adjust(sk);
+}
+
 static noinline void tcp_drop_reason(struct sock *sk, struct sk_buff *skb, enum skb_drop_reason reason)
 {
 	kfree_skb_reason(skb, reason);

@@ -116,3 +116,17 @@ TRACE_EVENT(consume_skb,
 	),
 	TP_printk("skbaddr=%p", __entry->skbaddr)
 )
+
+TRACE_EVENT(skb_copy_datagram_iovec,
+	TP_PROTO(const struct sk_buff *skb, int len),
+	TP_ARGS(skb, len),
+	TP_STRUCT__entry(
+		__field(	const void *,		skbaddr		)
+		__field(	int,			len		)
+	),
+	TP_fast_assign(
+		__entry->skbaddr = skb;
+		__entry->len = len;
+	),
+	TP_printk("skbaddr=%p len=%d", __entry->skbaddr, __entry->len)
+)

@@ -107,3 +107,4 @@ TRACE_EVENT(ev, \
 )
 TCP_EVENT_SK(tcp_receive_reset)
 TCP_EVENT_SK(tcp_destroy_sock)
+TCP_EVENT_SK(tcp_rcv_space_adjust)
