@@ -86,18 +86,6 @@ SYSCALL_DEFINE3(setitimer, int, which, struct __kernel_old_itimerval *, value, s
 	return sys_ni_syscall();
 }
 
-/* net/socket.c */
-SYSCALL_DEFINE3(sendmsg, int, fd, struct user_msghdr *, msg, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE3(recvmsg, int, fd, struct user_msghdr *, msg, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/sem.c */
 SYSCALL_DEFINE3(semget, key_t, key, int, nsems, int, semflg)
 {

@@ -561,6 +561,139 @@ SYSCALL_DEFINE6(recvfrom, int, fd, void *, ubuf, size_t, size, unsigned int, fla
 	return __sys_recvfrom(fd, ubuf, size, flags, addr, addr_len);
 }
 
+/* sendmsg / recvmsg: the user's msghdr (include/linux/socket.h) */
+struct user_msghdr {
+	void *msg_name;
+	int msg_namelen;
+	struct iovec *msg_iov;
+	size_t msg_iovlen;
+	void *msg_control;
+	size_t msg_controllen;
+	unsigned int msg_flags;
+};
+
+/* the name into kernel memory, the iovec as the message's iterator; ancillary data
+ * (SCM_RIGHTS, IP_PKTINFO...) is not modelled: EOPNOTSUPP */
+static noinline int copy_msghdr_from_user(struct msghdr *kmsg, struct user_msghdr *umsg,
+					  struct sockaddr_storage *addr, void **uaddr, struct iovec **iov, int type)
+{
+	struct user_msghdr msg;
+	ssize_t err;
+
+	if (copy_from_user(&msg, umsg, sizeof(msg)))
+		return -EFAULT;
+	if (msg.msg_controllen)
+		return -EOPNOTSUPP;
+	kmsg->msg_name = NULL;
+	kmsg->msg_namelen = 0;
+	*uaddr = msg.msg_name;
+	if (msg.msg_name && msg.msg_namelen) {
+		if (type == WRITE) {
+			err = move_addr_to_kernel(msg.msg_name, msg.msg_namelen, addr);
+			if (err < 0)
+				return err;
+			kmsg->msg_namelen = msg.msg_namelen;
+		}
+		kmsg->msg_name = addr;
+	}
+	if (msg.msg_iovlen > UIO_MAXIOV)
+		return -EMSGSIZE;
+	kmsg->msg_flags = msg.msg_flags;
+	err = __import_iovec(type, msg.msg_iov, msg.msg_iovlen, UIO_FASTIOV, iov, &kmsg->msg_iter);
+	return err < 0 ? err : 0;
+}
+
+static noinline long ___sys_sendmsg(struct socket *sock, struct user_msghdr *msg, unsigned int flags)
+{
+	struct sockaddr_storage address;
+	struct iovec iovstack[UIO_FASTIOV], *iov = iovstack;
+	struct msghdr msg_sys;
+	void *uaddr;
+	int err;
+
+	err = copy_msghdr_from_user(&msg_sys, msg, &address, &uaddr, &iov, WRITE);
+	if (err < 0)
+		return err;
+	if (sock->file->f_flags & O_NONBLOCK)
+		flags |= MSG_DONTWAIT;
+	msg_sys.msg_flags = flags;
+	err = sock_sendmsg(sock, &msg_sys);	/* ____sys_sendmsg() */
+	kfree(iov);
+	return err;
+}
+
+static noinline long __sys_sendmsg(int fd, struct user_msghdr *msg, unsigned int flags)
+{
+	struct file *file;
+	struct socket *sock;
+	int err;
+
+	sock = sockfd_lookup_light(fd, &err, &file);
+	if (!sock)
+		return err;
+	err = ___sys_sendmsg(sock, msg, flags);
+	fput(file);
+	return err;
+}
+
+SYSCALL_DEFINE3(sendmsg, int, fd, struct user_msghdr *, msg, unsigned int, flags)
+{
+	return __sys_sendmsg(fd, msg, flags);
+}
+
+static noinline long ___sys_recvmsg(struct socket *sock, struct user_msghdr *msg, unsigned int flags)
+{
+	struct sockaddr_storage addr;
+	struct iovec iovstack[UIO_FASTIOV], *iov = iovstack;
+	struct msghdr msg_sys;
+	size_t zero = 0;
+	unsigned int out_flags = 0;
+	void *uaddr;
+	int err, len;
+
+	err = copy_msghdr_from_user(&msg_sys, msg, &addr, &uaddr, &iov, READ);
+	if (err < 0)
+		return err;
+	if (!msg_sys.msg_name)
+		uaddr = NULL;
+	memset(&addr, 0, sizeof(addr));
+	msg_sys.msg_namelen = 0;
+	if (sock->file->f_flags & O_NONBLOCK)
+		flags |= MSG_DONTWAIT;
+	len = sock_recvmsg(sock, &msg_sys, flags);	/* ____sys_recvmsg() */
+	kfree(iov);
+	if (len < 0)
+		return len;
+	if (uaddr) {
+		err = move_addr_to_user(&addr, msg_sys.msg_namelen, uaddr, &msg->msg_namelen);
+		if (err < 0)
+			return err;
+	}
+	if (copy_to_user(&msg->msg_flags, &out_flags, sizeof(out_flags)) ||
+	    copy_to_user(&msg->msg_controllen, &zero, sizeof(zero)))
+		return -EFAULT;
+	return len;
+}
+
+static noinline long __sys_recvmsg(int fd, struct user_msghdr *msg, unsigned int flags)
+{
+	struct file *file;
+	struct socket *sock;
+	int err;
+
+	sock = sockfd_lookup_light(fd, &err, &file);
+	if (!sock)
+		return err;
+	err = ___sys_recvmsg(sock, msg, flags);
+	fput(file);
+	return err;
+}
+
+SYSCALL_DEFINE3(recvmsg, int, fd, struct user_msghdr *, msg, unsigned int, flags)
+{
+	return __sys_recvmsg(fd, msg, flags);
+}
+
 static noinline int __sys_setsockopt(int fd, int level, int optname, char *optval, int optlen)
 {
 	struct file *file;

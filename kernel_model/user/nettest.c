@@ -32,9 +32,13 @@
 #define NR_socketpair 53
 #define NR_setsockopt 54
 #define NR_getsockopt 55
+#define NR_sendmsg 46
+#define NR_recvmsg 47
 #define NR_accept4 288
 #define NR_pipe2 293
 
+
+struct iovec { void *iov_base; size_t iov_len; };
 
 static long sc(long nr, long a, long b, long c, long d, long e, long f) { return syscall6(nr, a, b, c, d, e, f); }
 #define L(x) ((long)(x))
@@ -339,6 +343,22 @@ static int udp(void)
 	show("recv", read(s, buf, sizeof(buf)));
 	show("getpeername", sc(NR_getpeername, c, L(&from), L(&len), 0, 0, 0));
 	show("peer is the server", htons(from.sin_port) == port_of(s));
+	{
+		struct iovec iov[2] = { { "gather", 6 }, { "ed", 2 } }, riov[2];
+		struct msghdr_u { void *name; int namelen; struct iovec *iov; size_t iovlen; void *control;
+				  size_t controllen; unsigned int flags; } m = { &to, sizeof(to), iov, 2, 0, 0, 0 };
+		char a[3], b[16];
+
+		show("sendmsg(2 iovecs, to the server)", sc(NR_sendmsg, d, L(&m), 0, 0, 0, 0));
+		riov[0].iov_base = a; riov[0].iov_len = 3;
+		riov[1].iov_base = b; riov[1].iov_len = sizeof(b);
+		memset(&from, 0, sizeof(from));
+		m = (struct msghdr_u){ &from, sizeof(from), riov, 2, 0, 0, 0 };
+		show("recvmsg(2 iovecs)", sc(NR_recvmsg, s, L(&m), 0, 0, 0, 0));
+		show("scattered", memcmp_(a, "gat", 3) == 0 && memcmp_(b, "hered", 5) == 0);
+		show("msg_namelen", m.namelen);
+		show("from d's port", htons(from.sin_port) == port_of(d));
+	}
 	to.sin_port = htons(1);
 	show("sendto(a port nobody has)", sc(NR_sendto, d, L("x"), 1, 0, L(&to), sizeof(to)));
 	close(s);
