@@ -747,6 +747,7 @@ void tcp_send_ack(struct sock *sk);
 void tcp_send_fin(struct sock *sk);
 void tcp_send_active_reset(struct sock *sk, gfp_t priority);
 void tcp_push(struct sock *sk);
+void tcp_push_header(struct sk_buff *skb, __be16 sport, __be16 dport, u32 seq, u32 ack, u8 flags, u16 window);
 void tcp_write_queue_purge(struct sock *sk);
 int tcp_retransmit_skb(struct sock *sk, struct sk_buff *skb, int segs);
 void tcp_init_xmit_timers(struct sock *sk);

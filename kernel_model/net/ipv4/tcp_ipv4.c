@@ -74,18 +74,7 @@ noinline void tcp_v4_send_reset(const struct sock *sk, struct sk_buff *skb)
 	if (!rep)
 		return;
 	skb_reserve(rep, MAX_HEADER);
-	{
-		struct tcphdr *rth = skb_push(rep, sizeof(*rth));
-
-		skb_reset_transport_header(rep);
-		memset(rth, 0, sizeof(*rth));
-		rth->source = th->dest;
-		rth->dest = th->source;
-		rth->seq = htonl(seq);
-		rth->ack_seq = htonl(ack);
-		((u8 *)rth)[12] = (sizeof(*rth) / 4) << 4;
-		((u8 *)rth)[13] = flags;
-	}
+	tcp_push_header(rep, th->dest, th->source, seq, ack, flags, 0);
 	if (sk)
 		trace_tcp_send_reset(sk, skb);
 	ip_build_and_send_pkt(rep, sk, ip_hdr(skb)->daddr, ip_hdr(skb)->saddr, IPPROTO_TCP);
@@ -94,22 +83,13 @@ noinline void tcp_v4_send_reset(const struct sock *sk, struct sk_buff *skb)
 noinline int tcp_v4_send_synack(const struct sock *sk, struct request_sock *req)
 {
 	struct sk_buff *skb = alloc_skb(MAX_HEADER, GFP_ATOMIC);
-	struct tcphdr *th;
 	int window = sk->sk_rcvbuf < TCP_MAX_WINDOW ? sk->sk_rcvbuf : TCP_MAX_WINDOW;
 
 	if (!skb)
 		return -ENOMEM;
 	skb_reserve(skb, MAX_HEADER);
-	th = skb_push(skb, sizeof(*th));
-	skb_reset_transport_header(skb);
-	memset(th, 0, sizeof(*th));
-	th->source = htons(req->__req_common.skc_num);
-	th->dest = req->__req_common.skc_dport;
-	th->seq = htonl(req->snt_isn);
-	th->ack_seq = htonl(req->rcv_isn + 1);
-	((u8 *)th)[12] = (sizeof(*th) / 4) << 4;
-	((u8 *)th)[13] = TCPHDR_SYN | TCPHDR_ACK;
-	th->window = htons(window);
+	tcp_push_header(skb, htons(req->__req_common.skc_num), req->__req_common.skc_dport, req->snt_isn,
+			req->rcv_isn + 1, TCPHDR_SYN | TCPHDR_ACK, window);
 	return ip_build_and_send_pkt(skb, sk, req->__req_common.skc_rcv_saddr, req->__req_common.skc_daddr,
 				     IPPROTO_TCP);
 }

@@ -25,8 +25,9 @@ static noinline u16 tcp_select_window(struct sock *sk)
 	return free_space;
 }
 
-static notrace void tcp_fill_header(struct sock *sk, struct sk_buff *skb, __be16 sport, __be16 dport, u32 seq,
-				    u32 ack, u8 flags, u16 window)
+/* the TCP header in front of the data (no options); the ack field only with TCPHDR_ACK */
+noinline void tcp_push_header(struct sk_buff *skb, __be16 sport, __be16 dport, u32 seq, u32 ack, u8 flags,
+			      u16 window)
 {
 	struct tcphdr *th = skb_push(skb, sizeof(struct tcphdr));
 
@@ -54,7 +55,7 @@ static noinline int __tcp_transmit_skb(struct sock *sk, struct sk_buff *skb, int
 	}
 	tcb = TCP_SKB_CB(skb);
 	skb->sk = sk;
-	tcp_fill_header(sk, skb, inet->inet_sport, inet->inet_dport, tcb->seq, tp->rcv_nxt, tcb->tcp_flags,
+	tcp_push_header(skb, inet->inet_sport, inet->inet_dport, tcb->seq, tp->rcv_nxt, tcb->tcp_flags,
 			tcp_select_window(sk));
 	return ip_queue_xmit(sk, skb);
 }
