@@ -5,8 +5,6 @@
  */
 #include "../include/fs.h"
 
-#define UIO_MAXIOV 1024
-#define UIO_FASTIOV 8
 
 /* ---- iov_iter ---- */
 void iov_iter_kvec(struct iov_iter *i, unsigned int direction, const struct kvec *kvec,

@@ -687,6 +687,11 @@ void iov_iter_advance(struct iov_iter *i, size_t bytes);
 void iov_iter_kvec(struct iov_iter *i, unsigned int direction, const struct kvec *kvec,
 		   unsigned long nr_segs, size_t count);
 static inline size_t iov_iter_count(const struct iov_iter *i) { return i->count; }
+#define UIO_MAXIOV 1024
+#define UIO_FASTIOV 8
+/* lib/iov_iter.c: a user iovec array as an iterator; *iovp is set to what to kfree (or NULL) */
+ssize_t __import_iovec(int type, const struct iovec *uvec, unsigned nr_segs, unsigned fast_segs,
+		       struct iovec **iovp, struct iov_iter *i);
 static inline void init_sync_kiocb(struct kiocb *kiocb, struct file *filp)
 {
 	kiocb->ki_filp = filp;

@@ -5,6 +5,7 @@
  */
 #define CREATE_TRACE_POINTS
 #include "../include/kernel.h"
+#include "../include/net.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
 #include "../include/trace/trigger.h"
@@ -47,6 +48,7 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 
 #define TRACE_DEFINE_ENUM(a)
 #define TRACE_PRINT_ENUM(a)
+#define TRACE_PRINT_ENUM_OF(sys, a)
 #define TRACE_PRINT_VALUE(name, value)
 #define TRACE_PRINT_STRUCT(s)
 
@@ -270,6 +272,11 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 #define TRACE_PRINT_ENUM(a) \
 	static const struct trace_eval_map __used __aligned(8) __section("_ftrace_eval_map") \
 		__eval_map_##a = { __stringify(TRACE_SYSTEM), #a, a, 0 }
+/* an enum the printer knows in one system, whose name another system's eval map replaces */
+#undef TRACE_PRINT_ENUM_OF
+#define TRACE_PRINT_ENUM_OF(sys, a) \
+	static const struct trace_eval_map __used __aligned(8) __section("_ftrace_eval_map") \
+		__eval_map_##sys##_##a = { __stringify(TRACE_SYSTEM), #a, a, 0 }
 #undef TRACE_PRINT_VALUE
 #undef TRACE_PRINT_STRUCT
 #define TRACE_PRINT_VALUE(name, value) \

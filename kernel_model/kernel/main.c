@@ -1,5 +1,6 @@
 /* Boot: start_kernel on cpu 0, start_secondary on the others, then init. */
 #include "../include/kernel.h"
+#include "../include/net.h"
 #include "../include/session.h"
 #include "../include/perf_event.h"
 
@@ -75,6 +76,7 @@ void start_kernel(void)
 	rcu_init();
 	init_timers();
 	workqueue_init_early();
+	sock_init();
 	rest_init();
 	host_doorbell(PORT_READY, 0);	/* secondary cpus may start */
 	cpu_startup_entry();

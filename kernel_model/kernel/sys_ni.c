@@ -86,96 +86,6 @@ SYSCALL_DEFINE3(setitimer, int, which, struct __kernel_old_itimerval *, value, s
 	return sys_ni_syscall();
 }
 
-/* net/socket.c */
-SYSCALL_DEFINE3(socket, int, family, int, type, int, protocol)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE3(connect, int, fd, struct sockaddr *, uservaddr, int, addrlen)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE3(accept, int, fd, struct sockaddr *, upeer_sockaddr, int *, upeer_addrlen)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE6(sendto, int, fd, void *, buff, size_t, len, unsigned int, flags, struct sockaddr *, addr, int, addr_len)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE6(recvfrom, int, fd, void *, ubuf, size_t, size, unsigned int, flags, struct sockaddr *, addr, int *, addr_len)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE3(sendmsg, int, fd, struct user_msghdr *, msg, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE3(recvmsg, int, fd, struct user_msghdr *, msg, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE2(shutdown, int, fd, int, how)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE3(bind, int, fd, struct sockaddr *, umyaddr, int, addrlen)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE2(listen, int, fd, int, backlog)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE3(getsockname, int, fd, struct sockaddr *, usockaddr, int *, usockaddr_len)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE3(getpeername, int, fd, struct sockaddr *, usockaddr, int *, usockaddr_len)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE4(socketpair, int, family, int, type, int, protocol, int *, usockvec)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE5(setsockopt, int, fd, int, level, int, optname, char *, optval, int, optlen)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE5(getsockopt, int, fd, int, level, int, optname, char *, optval, int *, optlen)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/sem.c */
 SYSCALL_DEFINE3(semget, key_t, key, int, nsems, int, semflg)
 {
@@ -1096,12 +1006,6 @@ SYSCALL_DEFINE4(timerfd_settime, int, ufd, int, flags, const struct __kernel_iti
 
 /* fs/timerfd.c */
 SYSCALL_DEFINE2(timerfd_gettime, int, ufd, struct __kernel_itimerspec *, otmr)
-{
-	return sys_ni_syscall();
-}
-
-/* net/socket.c */
-SYSCALL_DEFINE4(accept4, int, fd, struct sockaddr *, upeer_sockaddr, int *, upeer_addrlen, int, flags)
 {
 	return sys_ni_syscall();
 }

@@ -26,6 +26,12 @@ unsigned int getuid(void) { return syscall6(102, 0, 0, 0, 0, 0, 0); }
 int epoll_create1(int flags) { return syscall6(291, flags, 0, 0, 0, 0, 0); }
 int epoll_wait(int epfd, struct epoll_event *ev, int maxevents, int timeout) { return syscall6(232, epfd, (long)ev, maxevents, timeout, 0, 0); }
 long getrandom(void *buf, size_t len, unsigned int flags) { return syscall6(318, (long)buf, len, flags, 0, 0, 0); }
+int socket(int domain, int type, int protocol) { return syscall6(41, domain, type, protocol, 0, 0, 0); }
+int connect(int fd, const struct sockaddr_in *addr, int len) { return syscall6(42, fd, (long)addr, len, 0, 0, 0); }
+int bind(int fd, const struct sockaddr_in *addr, int len) { return syscall6(49, fd, (long)addr, len, 0, 0, 0); }
+int listen(int fd, int backlog) { return syscall6(50, fd, backlog, 0, 0, 0, 0); }
+int setsockopt(int fd, int level, int name, const void *val, int len) { return syscall6(54, fd, level, name, (long)val, len, 0); }
+int accept4(int fd, struct sockaddr_in *addr, int *len, int flags) { return syscall6(288, fd, (long)addr, (long)len, flags, 0, 0); }
 void exit(int code) { for (;;) syscall6(231, code, 0, 0, 0, 0, 0); }
 
 size_t strlen(const char *s) { size_t n = 0; while (s[n]) n++; return n; }
@@ -130,4 +136,37 @@ void msleep(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
+}
+
+int tcp_listen(unsigned short port, int backlog)
+{
+	struct sockaddr_in sin = { AF_INET, htons(port), INADDR_LOOPBACK_BE, { 0 } };
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), err;
+
+	if (fd < 0)
+		return fd;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	err = bind(fd, &sin, sizeof(sin));
+	if (!err)
+		err = listen(fd, backlog);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int tcp_connect(unsigned short port)
+{
+	struct sockaddr_in sin = { AF_INET, htons(port), INADDR_LOOPBACK_BE, { 0 } };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), err;
+
+	if (fd < 0)
+		return fd;
+	err = connect(fd, &sin, sizeof(sin));
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
 }

@@ -25,6 +25,26 @@ int nanosleep(const struct timespec *req, struct timespec *rem);
 int epoll_create1(int flags);
 int epoll_wait(int epfd, struct epoll_event *ev, int maxevents, int timeout);
 long getrandom(void *buf, size_t len, unsigned int flags);
+
+/* sockets: IPv4 on the loopback */
+#define AF_INET 2
+#define SOCK_STREAM 1
+#define SOCK_NONBLOCK 04000
+#define SOL_SOCKET 1
+#define SO_REUSEADDR 2
+#define INADDR_LOOPBACK_BE 0x0100007fu	/* 127.0.0.1, in network order */
+struct sockaddr_in { unsigned short sin_family, sin_port; unsigned int sin_addr; char sin_zero[8]; };
+static inline unsigned short htons(unsigned short x) { return (unsigned short)(x << 8 | x >> 8); }
+int socket(int domain, int type, int protocol);
+int bind(int fd, const struct sockaddr_in *addr, int len);
+int listen(int fd, int backlog);
+int accept4(int fd, struct sockaddr_in *addr, int *len, int flags);
+int connect(int fd, const struct sockaddr_in *addr, int len);
+int setsockopt(int fd, int level, int name, const void *val, int len);
+/* a listening socket on 127.0.0.1:port (SO_REUSEADDR, nonblocking accept), or -errno */
+int tcp_listen(unsigned short port, int backlog);
+/* a socket connected to 127.0.0.1:port, or -errno */
+int tcp_connect(unsigned short port);
 void exit(int code) __attribute__((noreturn));
 
 size_t strlen(const char *s);

@@ -16,7 +16,7 @@ P = r"([0-9a-f]{16}|\(____ptrval____\))"  # %p: hashed, or before the hash key i
 # what each event's text looks like as 6.1 prints it (the services' start at boot shows too)
 EVENTS = {
     "irq/irq_handler_entry": r"irq_handler_entry: irq=0 name=timer$",
-    "irq/softirq_entry": r"softirq_entry: vec=\d+ \[action=(TIMER|RCU|SCHED)\]$",
+    "irq/softirq_entry": r"softirq_entry: vec=\d+ \[action=(TIMER|NET_RX|RCU|SCHED)\]$",
     "irq_vectors/local_timer_entry": r"local_timer_entry: vector=236$",
     "timer/hrtimer_start": r"hrtimer_start: hrtimer=" + P + r" function=\w+ expires=\d+ softexpires=\d+ "
                            r"mode=(ABS|REL)\S* was_armed=[01]$",

@@ -242,6 +242,21 @@ def test_helpers():
     assert arr.format({"arr": [1, 0x20, 0xFFFFFFFF], "buf": b"\x01\x02\x03\x04"}) == "{0x1,0x20,0xffffffff} {0x201,0x403}"
 
 
+def test_ip_addresses_as_vsprintf_prints_them():
+    """%pI4 / %pi4 / %pI6 / %pI6c of an array field (lib/vsprintf.c): the v4-mapped form the
+    sock and tcp events store for an IPv4 socket, the longest run of zero words compressed."""
+    f = [FieldDesc("__u8[4]", "a4", 8, 4, False), FieldDesc("__u8[16]", "a6", 12, 16, False)]
+    pf = compile_print_fmt('"%pI4 %pi4 %pI6c|%pI6", REC->a4, REC->a4, REC->a6, REC->a6', f)
+    mapped = [0] * 10 + [0xFF, 0xFF, 127, 0, 0, 1]
+    assert pf.format({"a4": [127, 0, 0, 1], "a6": mapped}) == (
+        "127.0.0.1 127.000.000.001 ::ffff:127.0.0.1|0000:0000:0000:0000:0000:ffff:7f00:0001")
+    six = compile_print_fmt('"%pI6c", REC->a6', f)
+    assert six.format({"a6": bytes(16)}) == "::"
+    assert six.format({"a6": bytes.fromhex("20010db8000000000001000000000001")}) == "2001:db8::1:0:0:1"
+    assert six.format({"a6": bytes.fromhex("20010db8000100000001000100010001")}) == "2001:db8:1:0:1:1:1:1"
+    assert six.format({"a6": bytes.fromhex("fe800000000000000200" "5efe0a000001")}) == "fe80::200:5efe:10.0.0.1"
+
+
 @pytest.mark.parametrize(
     "bad",
     [
@@ -249,7 +264,8 @@ def test_helpers():
         '"%d"',  # a conversion without an argument
         '"%d", REC->a, REC->a',  # an argument too many
         '"%s", REC->a',  # %s of a number
-        '"%pI4", REC->a',  # an unsupported %p extension
+        '"%pM", REC->a',  # an unsupported %p extension
+        '"%pI4", REC->a',  # an address of a number
         '"%d", REC->nosuch',
         '"%d", __no_such_helper(REC->a)',
         '"%n", REC->a',

@@ -378,3 +378,11 @@ TRACE_EVENT(kfree,
 #include "events/exceptions.h"
 #include "events/signal.h"
 #include "events/bpf_trace.h"
+/* the network's events: declared where include/net.h is (kernel_model/net/, events.c) */
+#ifdef _NET_H
+#include "events/sock.h"
+#include "events/tcp.h"
+#include "events/net.h"
+#include "events/napi.h"
+#include "events/skb.h"
+#endif

@@ -200,6 +200,7 @@ static __always_inline void trace_irq_restore(unsigned long flags)
 #ifndef CREATE_TRACE_POINTS
 #define TRACE_DEFINE_ENUM(a)
 #define TRACE_PRINT_ENUM(a)
+#define TRACE_PRINT_ENUM_OF(sys, a)
 #define TRACE_PRINT_VALUE(name, value)
 #define TRACE_PRINT_STRUCT(s)
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \

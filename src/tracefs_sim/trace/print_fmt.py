@@ -12,8 +12,10 @@ no per-conversion calls.
 Conversions: ``%d %i %u %o %x %X %c %s %%`` with flags ``-+ #0``, width, precision and the
 ``hh h l ll z t`` qualifiers, formatted as the kernel's number()/string() do (``%#x`` of 0 is
 ``0x0``; a precision never hides the digit 0); ``%p`` (hashed), ``%px``, ``%pK``
-(kptr_restrict 0: hashed), ``%pS``/``%ps``/``%pB`` (symbols).  Other ``%p`` extensions
-(``%pI4``, ``%pM``, ...) are not supported and fail at compile time, as any unknown helper.
+(kptr_restrict 0: hashed), ``%pS``/``%ps``/``%pB`` (symbols), ``%pI4``/``%pi4``/``%pI6``/``%pi6``/``%pI6c`` of an address
+array (lib/vsprintf.c's ip4_string / ip6_string / ip6_compressed_string).  Other ``%p``
+extensions (``%pM``, ``%pISpc``, ...) are not supported and fail at compile time, as any
+unknown helper.
 
 Records map field names to values: ints for numbers and pointers, bytes (or str) for char
 arrays and ``__data_loc`` strings, a sequence of ints for numeric arrays, bytes for dynamic
@@ -707,6 +709,11 @@ def _conversion(ns: _Namespace, m: re.Match, arg: _Expr, ptr_ext: str) -> tuple[
             return "%s", arg.code
         text = f"{arg.code}[:{precision}]" if precision >= 0 else arg.code
         return "%s", f"_widen({text}, {flags}, {width})"
+    if conv == "p" and ptr_ext[:2] in ("I4", "i4", "I6", "i6"):
+        if not isinstance(arg.type, _Array) and arg.type != _BUF:
+            raise PrintFmtError(f"%p{ptr_ext} of a non-array")
+        printer = ns.bind(_ip_conversion(ptr_ext, flags, width))
+        return "%s", f"{printer}({arg.code})"
     _need_int(arg.type)
     if conv == "c":
         char = f"chr({arg.code} & 255)"
@@ -723,6 +730,65 @@ def _conversion(ns: _Namespace, m: re.Match, arg: _Expr, ptr_ext: str) -> tuple[
         return "%" + spec + {"x": "x", "X": "X"}.get(conv, "d"), value
     base = {"o": 8, "x": 16, "X": 16}.get(conv, 10)
     return "%s", f"_number({value}, {base}, {flags}, {width}, {precision}, {conv != 'X'}, {t.signed})"
+
+
+def _ip4_string(addr: bytes, leading_zeros: bool) -> str:
+    return ".".join(f"{b:03d}" if leading_zeros else str(b) for b in addr[:4])
+
+
+def _ip6_compressed_string(addr: bytes) -> str:
+    """lib/vsprintf.c ip6_compressed_string(): the longest run of zero words (two or more)
+    as '::', words in hex without leading zeros, a v4-mapped or ISATAP address's last four
+    bytes as IPv4."""
+    words = [int.from_bytes(addr[i : i + 2], "big") for i in range(0, 16, 2)]
+    v4mapped = words[:5] == [0, 0, 0, 0, 0] and words[5] == 0xFFFF
+    isatap = (words[4] | 0x0200) == 0x0200 and words[5] == 0x5EFE
+    use_ipv4 = v4mapped or isatap
+    span = 6 if use_ipv4 else 8
+    zero_len = [0] * span
+    for i in range(span):
+        for j in range(i, span):
+            if words[j]:
+                break
+            zero_len[i] += 1
+    longest, colonpos = 1, -1
+    for i in range(span):
+        if zero_len[i] > longest:
+            longest, colonpos = zero_len[i], i
+    out, needcolon, i = "", False, 0
+    while i < span:
+        if i == colonpos:
+            out += "::" if (needcolon or i == 0) else ":"
+            needcolon = False
+            i += longest
+            continue
+        if needcolon:
+            out += ":"
+        out += f"{words[i]:x}"
+        needcolon = True
+        i += 1
+    if use_ipv4:
+        out += (":" if needcolon else "") + _ip4_string(addr[12:16], False)
+    return out
+
+
+def _ip_conversion(ext: str, flags: int, width: int) -> Callable[[object], str]:
+    """%pI4, %pi4, %pI6, %pi6, %pI6c: the address bytes of an array field."""
+    kind = ext[:2]
+    compressed = kind == "I6" and ext[2:3] == "c"
+
+    def ip(values) -> str:
+        addr = bytes(values)
+        if kind in ("I4", "i4"):
+            text = _ip4_string(addr, kind == "i4")
+        elif compressed:
+            text = _ip6_compressed_string(addr)
+        else:
+            sep = ":" if kind == "I6" else ""
+            text = sep.join(addr[i : i + 2].hex() for i in range(0, 16, 2))
+        return _widen(text, flags, width)
+
+    return ip
 
 
 # addr -> text, given (symbolize, hash_pointer)

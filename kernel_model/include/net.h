@@ -1,0 +1,767 @@
+/*
+ * The network stack (Linux 6.1's include/linux/net.h, skbuff.h, netdevice.h, include/net/sock.h,
+ * inet_sock.h, inet_connection_sock.h, tcp.h, af_unix.h, reduced to what kernel_model/net/ uses):
+ * sockets as files of sockfs, struct sock (its sock_common head with 6.1's offsets, which probes
+ * read: skc_daddr, skc_rcv_saddr, skc_dport, skc_num, skc_family, skc_state), sk_buffs with
+ * shared, reference-counted data, the loopback device, TCP over IPv4, AF_UNIX.
+ */
+#ifndef _NET_H
+#define _NET_H
+#include "fs.h"
+#include "wait.h"
+#include "timer.h"
+#include "interrupt.h"
+
+static __always_inline void __list_splice(const struct list_head *list, struct list_head *prev,
+					  struct list_head *next)
+{
+	struct list_head *first = list->next, *last = list->prev;
+
+	first->prev = prev;
+	prev->next = first;
+	last->next = next;
+	next->prev = last;
+}
+static __always_inline void list_splice_init(struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head, head->next);
+		INIT_LIST_HEAD(list);
+	}
+}
+static __always_inline void list_splice_tail_init(struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head->prev, head);
+		INIT_LIST_HEAD(list);
+	}
+}
+
+#ifndef spin_lock_init
+#define spin_lock_init(l) (*(l) = (spinlock_t)__SPIN_LOCK_UNLOCKED)
+#endif
+#ifndef fallthrough
+#define fallthrough __attribute__((__fallthrough__))
+#endif
+
+#ifndef ENOTSOCK
+#define ENOTSOCK	88
+#define EDESTADDRREQ	89
+#define EMSGSIZE	90
+#define EPROTOTYPE	91
+#define ENOPROTOOPT	92
+#define EPROTONOSUPPORT	93
+#define ESOCKTNOSUPPORT	94
+#define EOPNOTSUPP	95
+#define EAFNOSUPPORT	97
+#define EADDRINUSE	98
+#define EADDRNOTAVAIL	99
+#define ENETUNREACH	101
+#define ENETDOWN	100
+#define ECONNABORTED	103
+#define ECONNRESET	104
+#define ENOBUFS		105
+#define EISCONN		106
+#define ENOTCONN	107
+#define ETIMEDOUT	110
+#define ECONNREFUSED	111
+#define EALREADY	114
+#define EINPROGRESS	115
+#endif
+
+#define AF_UNSPEC	0
+#define AF_UNIX		1
+#define AF_INET		2
+#define AF_INET6	10
+#define PF_UNIX		AF_UNIX
+#define PF_INET		AF_INET
+#define NPROTO		46
+
+#define SOCK_STREAM	1
+#define SOCK_DGRAM	2
+#define SOCK_RAW	3
+#define SOCK_SEQPACKET	5
+#define SOCK_TYPE_MASK	0xf
+#define SOCK_NONBLOCK	O_NONBLOCK
+#define SOCK_CLOEXEC	O_CLOEXEC
+
+#define IPPROTO_IP	0
+#define IPPROTO_TCP	6
+#define IPPROTO_UDP	17
+#define IPPROTO_DCCP	33
+#define IPPROTO_SCTP	132
+#define IPPROTO_MPTCP	262
+
+#define MSG_PEEK	2
+#define MSG_DONTWAIT	0x40
+#define MSG_WAITALL	0x100
+#define MSG_NOSIGNAL	0x4000
+#define MSG_CMSG_CLOEXEC 0x40000000
+
+#define SHUT_RD		0
+#define SHUT_WR		1
+#define SHUT_RDWR	2
+#define RCV_SHUTDOWN	1
+#define SEND_SHUTDOWN	2
+#define SHUTDOWN_MASK	3
+
+#define SOL_SOCKET	1
+#define SO_REUSEADDR	2
+#define SO_TYPE		3
+#define SO_ERROR	4
+#define SO_SNDBUF	7
+#define SO_RCVBUF	8
+#define SO_KEEPALIVE	9
+#define SO_REUSEPORT	15
+#define SO_ACCEPTCONN	30
+#define SO_PROTOCOL	38
+#define SO_DOMAIN	39
+#define SOL_TCP		6
+#define TCP_NODELAY	1
+#define TCP_MAXSEG	2
+
+#define SOMAXCONN	4096
+#define SOCK_MIN_RCVBUF	2304
+#define SOCK_MIN_SNDBUF	4608
+#define SYSCTL_WMEM_DEFAULT 212992	/* net.core.wmem_default */
+#define SYSCTL_RMEM_DEFAULT 212992
+#define SYSCTL_RMEM_MAX	212992
+#define TCP_RMEM_DEFAULT 131072		/* net.ipv4.tcp_rmem[1] */
+#define TCP_WMEM_DEFAULT 16384		/* net.ipv4.tcp_wmem[1] */
+
+typedef unsigned char __u8;
+typedef unsigned short __u16;
+typedef unsigned int __u32;
+typedef unsigned long long __u64;
+typedef u16 __be16;
+typedef u32 __be32;
+typedef u32 __wsum;
+typedef u16 sa_family_t;
+
+static __always_inline u16 htons(u16 x) { return __builtin_bswap16(x); }
+static __always_inline u16 ntohs(u16 x) { return __builtin_bswap16(x); }
+static __always_inline u32 htonl(u32 x) { return __builtin_bswap32(x); }
+static __always_inline u32 ntohl(u32 x) { return __builtin_bswap32(x); }
+#define INADDR_ANY	0u
+#define INADDR_LOOPBACK	0x7f000001u
+static __always_inline bool ipv4_is_loopback(__be32 addr) { return (addr & htonl(0xff000000)) == htonl(0x7f000000); }
+
+struct sockaddr { sa_family_t sa_family; char sa_data[14]; };
+struct in_addr { __be32 s_addr; };
+struct sockaddr_in { sa_family_t sin_family; __be16 sin_port; struct in_addr sin_addr; u8 __pad[8]; };
+#define UNIX_PATH_MAX 108
+struct sockaddr_un { sa_family_t sun_family; char sun_path[UNIX_PATH_MAX]; };
+struct sockaddr_storage { sa_family_t ss_family; char __data[126]; };
+
+/* a socket call's message: the name, the data as an iov_iter (include/linux/socket.h) */
+struct msghdr {
+	void *msg_name;
+	int msg_namelen;
+	struct iov_iter msg_iter;
+	unsigned int msg_flags;
+};
+
+/* ---- sk_buffs (include/linux/skbuff.h) ---- */
+struct sk_buff_head {
+	struct sk_buff *next, *prev;
+	u32 qlen;
+	spinlock_t lock;
+};
+
+/* at the end of the data buffer: the references of the skbs sharing it (clones) */
+struct skb_shared_info {
+	int dataref;
+};
+
+struct sk_buff {
+	struct sk_buff *next, *prev;
+	struct sock *sk;
+	struct net_device *dev;
+	char cb[48] __aligned(8);		/* the protocol's control block (tcp_skb_cb) */
+	unsigned int len, data_len;
+	u16 mac_len, hdr_len;
+	u8 cloned:1, pkt_type:3, ip_summed:2;
+	__be16 protocol;
+	u16 transport_header, network_header, mac_header;
+	unsigned char *head, *data;
+	unsigned int tail, end;			/* offsets from head */
+	unsigned int truesize;
+	int users;
+};
+
+#define CHECKSUM_UNNECESSARY	1
+#define PACKET_HOST		0
+#define PACKET_LOOPBACK		5
+#define ETH_P_IP		0x0800
+#define ETH_HLEN		14
+#define MAX_HEADER		128	/* room for the headers in front of the data */
+
+static __always_inline struct skb_shared_info *skb_shinfo(const struct sk_buff *skb)
+{
+	return (struct skb_shared_info *)(skb->head + skb->end);
+}
+static __always_inline unsigned char *skb_tail_pointer(const struct sk_buff *skb) { return skb->head + skb->tail; }
+static __always_inline unsigned int skb_headroom(const struct sk_buff *skb) { return skb->data - skb->head; }
+static __always_inline void skb_reserve(struct sk_buff *skb, int len) { skb->data += len; skb->tail += len; }
+static __always_inline unsigned char *skb_network_header(const struct sk_buff *skb) { return skb->head + skb->network_header; }
+static __always_inline unsigned char *skb_transport_header(const struct sk_buff *skb) { return skb->head + skb->transport_header; }
+static __always_inline void skb_reset_network_header(struct sk_buff *skb) { skb->network_header = skb->data - skb->head; }
+static __always_inline void skb_reset_transport_header(struct sk_buff *skb) { skb->transport_header = skb->data - skb->head; }
+static __always_inline void skb_reset_mac_header(struct sk_buff *skb) { skb->mac_header = skb->data - skb->head; }
+static __always_inline bool skb_queue_empty(const struct sk_buff_head *list) { return list->next == (const struct sk_buff *)list; }
+static __always_inline struct sk_buff *skb_peek(const struct sk_buff_head *list)
+{
+	struct sk_buff *skb = list->next;
+
+	return skb == (struct sk_buff *)list ? NULL : skb;
+}
+static __always_inline void __skb_queue_head_init(struct sk_buff_head *list)
+{
+	list->prev = list->next = (struct sk_buff *)list;
+	list->qlen = 0;
+}
+#define skb_queue_walk_safe(queue, skb, tmp) \
+	for (skb = (queue)->next, tmp = skb->next; skb != (struct sk_buff *)(queue); skb = tmp, tmp = skb->next)
+
+enum skb_drop_reason {
+	SKB_NOT_DROPPED_YET = 0,
+	SKB_DROP_REASON_NOT_SPECIFIED,
+	SKB_DROP_REASON_NO_SOCKET,
+	SKB_DROP_REASON_PKT_TOO_SMALL,
+	SKB_DROP_REASON_TCP_CSUM,
+	SKB_DROP_REASON_SOCKET_FILTER,
+	SKB_DROP_REASON_UDP_CSUM,
+	SKB_DROP_REASON_NETFILTER_DROP,
+	SKB_DROP_REASON_OTHERHOST,
+	SKB_DROP_REASON_IP_CSUM,
+	SKB_DROP_REASON_IP_INHDR,
+	SKB_DROP_REASON_IP_RPFILTER,
+	SKB_DROP_REASON_UNICAST_IN_L2_MULTICAST,
+	SKB_DROP_REASON_XFRM_POLICY,
+	SKB_DROP_REASON_IP_NOPROTO,
+	SKB_DROP_REASON_SOCKET_RCVBUFF,
+	SKB_DROP_REASON_PROTO_MEM,
+	SKB_DROP_REASON_TCP_MD5NOTFOUND,
+	SKB_DROP_REASON_TCP_MD5UNEXPECTED,
+	SKB_DROP_REASON_TCP_MD5FAILURE,
+	SKB_DROP_REASON_SOCKET_BACKLOG,
+	SKB_DROP_REASON_TCP_FLAGS,
+	SKB_DROP_REASON_TCP_ZEROWINDOW,
+	SKB_DROP_REASON_TCP_OLD_DATA,
+	SKB_DROP_REASON_TCP_OVERWINDOW,
+	SKB_DROP_REASON_TCP_OFOMERGE,
+	SKB_DROP_REASON_TCP_RFC7323_PAWS,
+	SKB_DROP_REASON_TCP_INVALID_SEQUENCE,
+	SKB_DROP_REASON_TCP_RESET,
+	SKB_DROP_REASON_TCP_INVALID_SYN,
+	SKB_DROP_REASON_TCP_CLOSE,
+	SKB_DROP_REASON_TCP_FASTOPEN,
+	SKB_DROP_REASON_TCP_OLD_ACK,
+	SKB_DROP_REASON_TCP_TOO_OLD_ACK,
+	SKB_DROP_REASON_TCP_ACK_UNSENT_DATA,
+	SKB_DROP_REASON_TCP_OFO_QUEUE_PRUNE,
+	SKB_DROP_REASON_TCP_OFO_DROP,
+	SKB_DROP_REASON_IP_OUTNOROUTES,
+	SKB_DROP_REASON_BPF_CGROUP_EGRESS,
+	SKB_DROP_REASON_IPV6DISABLED,
+	SKB_DROP_REASON_NEIGH_CREATEFAIL,
+	SKB_DROP_REASON_NEIGH_FAILED,
+	SKB_DROP_REASON_NEIGH_QUEUEFULL,
+	SKB_DROP_REASON_NEIGH_DEAD,
+	SKB_DROP_REASON_TC_EGRESS,
+	SKB_DROP_REASON_QDISC_DROP,
+	SKB_DROP_REASON_CPU_BACKLOG,
+	SKB_DROP_REASON_XDP,
+	SKB_DROP_REASON_TC_INGRESS,
+	SKB_DROP_REASON_UNHANDLED_PROTO,
+	SKB_DROP_REASON_SKB_CSUM,
+	SKB_DROP_REASON_SKB_GSO_SEG,
+	SKB_DROP_REASON_SKB_UCOPY_FAULT,
+	SKB_DROP_REASON_DEV_HDR,
+	SKB_DROP_REASON_DEV_READY,
+	SKB_DROP_REASON_FULL_RING,
+	SKB_DROP_REASON_NOMEM,
+	SKB_DROP_REASON_HDR_TRUNC,
+	SKB_DROP_REASON_TAP_FILTER,
+	SKB_DROP_REASON_TAP_TXFILTER,
+	SKB_DROP_REASON_ICMP_CSUM,
+	SKB_DROP_REASON_INVALID_PROTO,
+	SKB_DROP_REASON_IP_INADDRERRORS,
+	SKB_DROP_REASON_IP_INNOROUTES,
+	SKB_DROP_REASON_PKT_TOO_BIG,
+	SKB_DROP_REASON_TC_CHAIN_NOTFOUND,
+	SKB_DROP_REASON_MAX,
+};
+
+/* net/core/skbuff.c */
+struct sk_buff *__alloc_skb(unsigned int size, gfp_t priority, int flags, int node);
+static __always_inline struct sk_buff *alloc_skb(unsigned int size, gfp_t priority)
+{
+	return __alloc_skb(size, priority, 0, -1);
+}
+struct sk_buff *skb_clone(struct sk_buff *skb, gfp_t gfp_mask);
+void kfree_skb_reason(struct sk_buff *skb, enum skb_drop_reason reason);
+#define kfree_skb(skb) kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED)
+void consume_skb(struct sk_buff *skb);
+void __kfree_skb(struct sk_buff *skb);
+void *skb_put(struct sk_buff *skb, unsigned int len);
+void *skb_push(struct sk_buff *skb, unsigned int len);
+void *skb_pull(struct sk_buff *skb, unsigned int len);
+void skb_queue_head_init(struct sk_buff_head *list);
+void skb_queue_tail(struct sk_buff_head *list, struct sk_buff *newsk);
+struct sk_buff *skb_dequeue(struct sk_buff_head *list);
+void skb_unlink(struct sk_buff *skb, struct sk_buff_head *list);
+void skb_queue_purge(struct sk_buff_head *list);
+void __skb_queue_tail(struct sk_buff_head *list, struct sk_buff *newsk);
+struct sk_buff *__skb_dequeue(struct sk_buff_head *list);
+void __skb_unlink(struct sk_buff *skb, struct sk_buff_head *list);
+int skb_copy_datagram_iter(const struct sk_buff *skb, int offset, struct iov_iter *to, int len);
+
+/* ---- devices (include/linux/netdevice.h, net/core/dev.c) ---- */
+#define IFNAMSIZ 16
+struct net_device;
+typedef enum { NETDEV_TX_OK = 0, NETDEV_TX_BUSY = 0x10 } netdev_tx_t;
+struct net_device_ops {
+	netdev_tx_t (*ndo_start_xmit)(struct sk_buff *skb, struct net_device *dev);
+};
+struct net_device {
+	char name[IFNAMSIZ];
+	int ifindex;
+	unsigned int mtu;
+	unsigned int flags;
+	const struct net_device_ops *netdev_ops;
+	u64 tx_packets, tx_bytes, rx_packets, rx_bytes, rx_dropped;
+};
+#define IFF_UP		0x1
+#define IFF_LOOPBACK	0x8
+
+#define NAPIF_STATE_SCHED 1
+struct napi_struct {
+	struct list_head poll_list;
+	unsigned long state;
+	int weight;
+	int (*poll)(struct napi_struct *, int);
+	struct net_device *dev;
+};
+
+/* per cpu: the backlog of received packets, a NAPI context of its own (process_backlog) */
+struct softnet_data {
+	struct list_head poll_list;
+	struct sk_buff_head input_pkt_queue;
+	struct napi_struct backlog;
+	unsigned int processed, dropped, time_squeeze;
+};
+extern struct softnet_data softnet_data[NR_CPUS];
+extern int netdev_max_backlog;
+extern struct net_device *blackhole_netdev;
+extern struct net_device *loopback_dev;
+
+int dev_queue_xmit(struct sk_buff *skb);
+int __netif_rx(struct sk_buff *skb);
+int netif_rx(struct sk_buff *skb);
+int netif_receive_skb(struct sk_buff *skb);
+void net_dev_init(void);
+void loopback_net_init(void);
+int eth_header(struct sk_buff *skb, struct net_device *dev, unsigned short type);
+
+/* ::ffff:a.b.c.d (include/net/ipv6.h), for the events' v6 fields: nothing traceable */
+static __always_inline void ipv6_addr_set_v4mapped(__be32 addr, __u8 *v6)
+{
+	*(u64 *)v6 = 0;
+	*(u32 *)(v6 + 8) = htonl(0x0000ffff);
+	*(__be32 *)(v6 + 12) = addr;
+}
+
+/* ---- sockets (include/linux/net.h) ---- */
+typedef enum {
+	SS_FREE = 0, SS_UNCONNECTED, SS_CONNECTING, SS_CONNECTED, SS_DISCONNECTING
+} socket_state;
+
+struct socket_wq {
+	wait_queue_head_t wait;
+};
+
+struct socket;
+struct sock;
+struct proto_ops {
+	int family;
+	int (*release)(struct socket *sock);
+	int (*bind)(struct socket *sock, struct sockaddr *myaddr, int sockaddr_len);
+	int (*connect)(struct socket *sock, struct sockaddr *vaddr, int sockaddr_len, int flags);
+	int (*socketpair)(struct socket *sock1, struct socket *sock2);
+	int (*accept)(struct socket *sock, struct socket *newsock, int flags, bool kern);
+	int (*getname)(struct socket *sock, struct sockaddr *addr, int peer);
+	int (*listen)(struct socket *sock, int len);
+	int (*shutdown)(struct socket *sock, int flags);
+	int (*setsockopt)(struct socket *sock, int level, int optname, void *optval, unsigned int optlen);
+	int (*getsockopt)(struct socket *sock, int level, int optname, void *optval, int *optlen);
+	int (*sendmsg)(struct socket *sock, struct msghdr *m, size_t total_len);
+	int (*recvmsg)(struct socket *sock, struct msghdr *m, size_t total_len, int flags);
+};
+
+struct socket {
+	socket_state state;
+	short type;
+	unsigned long flags;
+	struct file *file;
+	struct sock *sk;
+	const struct proto_ops *ops;
+	struct socket_wq wq;
+	struct inode *inode;		/* its sockfs inode (6.1: SOCK_INODE(), a socket_alloc) */
+};
+
+struct net_proto_family {
+	int family;
+	int (*create)(struct socket *sock, int protocol, int kern);
+};
+int sock_register(const struct net_proto_family *fam);
+
+/* socket.c */
+struct socket *sock_alloc(void);
+void sock_release(struct socket *sock);
+int sock_create(int family, int type, int protocol, struct socket **res);
+int sock_sendmsg(struct socket *sock, struct msghdr *msg);
+int sock_recvmsg(struct socket *sock, struct msghdr *msg, int flags);
+struct socket *sock_from_file(struct file *file);
+void sock_init(void);
+
+/* ---- struct sock (include/net/sock.h) ---- */
+struct sock_common {
+	union {
+		u64 skc_addrpair;
+		struct {
+			__be32 skc_daddr;
+			__be32 skc_rcv_saddr;
+		};
+	};
+	union {
+		unsigned int skc_hash;
+		u16 skc_u16hashes[2];
+	};
+	union {
+		u32 skc_portpair;
+		struct {
+			__be16 skc_dport;
+			u16 skc_num;
+		};
+	};
+	unsigned short skc_family;
+	volatile unsigned char skc_state;
+	unsigned char skc_reuse:4;
+	unsigned char skc_reuseport:1;
+	unsigned char skc_ipv6only:1;
+	unsigned char skc_net_refcnt:1;
+	int skc_bound_dev_if;
+	struct list_head skc_node;	/* in the established or the listening table */
+	struct list_head skc_bind_node;	/* with its local port (inet_csk_get_port) */
+	int skc_refcnt;
+};
+
+typedef struct {
+	spinlock_t slock;
+	int owned;
+} socket_lock_t;
+
+struct proto;
+struct sock {
+	struct sock_common __sk_common;
+#define sk_daddr	__sk_common.skc_daddr
+#define sk_rcv_saddr	__sk_common.skc_rcv_saddr
+#define sk_dport	__sk_common.skc_dport
+#define sk_num		__sk_common.skc_num
+#define sk_family	__sk_common.skc_family
+#define sk_state	__sk_common.skc_state
+#define sk_reuse	__sk_common.skc_reuse
+#define sk_node		__sk_common.skc_node
+#define sk_refcnt	__sk_common.skc_refcnt
+	socket_lock_t sk_lock;
+	struct {			/* packets that came while the owner held the lock */
+		struct sk_buff *head, *tail;
+		int len;
+	} sk_backlog;
+	struct sk_buff_head sk_receive_queue;
+	struct sk_buff_head sk_write_queue;
+	int sk_rcvbuf, sk_sndbuf;
+	int sk_rmem_alloc, sk_wmem_queued;
+	int sk_err;
+	u8 sk_shutdown;
+	u8 sk_userlocks;
+	u16 sk_type;
+	u16 sk_protocol;
+	u16 sk_max_ack_backlog, sk_ack_backlog;
+	unsigned long sk_flags;
+	struct socket *sk_socket;
+	struct socket_wq *sk_wq;
+	struct proto *sk_prot;
+	u64 sk_cookie;
+	void (*sk_state_change)(struct sock *sk);
+	void (*sk_data_ready)(struct sock *sk);
+	void (*sk_write_space)(struct sock *sk);
+	int (*sk_backlog_rcv)(struct sock *sk, struct sk_buff *skb);
+	void (*sk_destruct)(struct sock *sk);
+};
+#define SOCK_DEAD	1
+#define SOCK_DONE	2
+#define SOCK_RCVBUF_LOCK 2
+
+struct proto {
+	const char *name;
+	unsigned int obj_size;
+	void (*close)(struct sock *sk, long timeout);
+	int (*connect)(struct sock *sk, struct sockaddr *uaddr, int addr_len);
+	void (*shutdown)(struct sock *sk, int how);
+	int (*sendmsg)(struct sock *sk, struct msghdr *msg, size_t len);
+	int (*recvmsg)(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *addr_len);
+	int (*backlog_rcv)(struct sock *sk, struct sk_buff *skb);
+	int (*init)(struct sock *sk);
+	void (*destroy)(struct sock *sk);
+	void (*unhash)(struct sock *sk);
+	struct kmem_cache *slab;
+};
+
+static __always_inline bool sock_flag(const struct sock *sk, int flag) { return sk->sk_flags & (1UL << flag); }
+static __always_inline void sock_set_flag(struct sock *sk, int flag) { sk->sk_flags |= 1UL << flag; }
+static __always_inline void sock_hold(struct sock *sk) { __atomic_add_fetch(&sk->sk_refcnt, 1, __ATOMIC_RELAXED); }
+static __always_inline bool sock_owned_by_user(const struct sock *sk) { return READ_ONCE(sk->sk_lock.owned); }
+static __always_inline long sock_rcvtimeo(const struct sock *sk, bool noblock) { return noblock ? 0 : -1; }
+#define bh_lock_sock(sk)	spin_lock(&(sk)->sk_lock.slock)
+#define bh_unlock_sock(sk)	spin_unlock(&(sk)->sk_lock.slock)
+
+/* net/core/sock.c */
+struct sock *sk_alloc(int family, gfp_t priority, struct proto *prot, int kern);
+void sk_free(struct sock *sk);
+void sock_put(struct sock *sk);
+void sock_init_data(struct socket *sock, struct sock *sk);
+void lock_sock(struct sock *sk);
+void release_sock(struct sock *sk);
+int sk_add_backlog(struct sock *sk, struct sk_buff *skb, unsigned int limit);
+void sock_def_wakeup(struct sock *sk);
+void sock_def_readable(struct sock *sk);
+int sk_wait_data(struct sock *sk, long *timeo);
+int sock_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen);
+int sock_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen);
+int sk_reset_timer(struct sock *sk, struct timer_list *timer, unsigned long expires);
+void sk_stop_timer(struct sock *sk, struct timer_list *timer);
+int sock_error(struct sock *sk);
+void sk_common_release(struct sock *sk);
+int sock_no_socketpair(struct socket *sock1, struct socket *sock2);
+int sock_no_accept(struct socket *sock, struct socket *newsock, int flags, bool kern);
+int sock_no_listen(struct socket *sock, int backlog);
+
+/* Sleep with the socket released until cond (or a signal): sk_wait_event() of 6.1. */
+#define sk_wait_event(__sk, __cond) ({					\
+	int __rc;							\
+	release_sock(__sk);						\
+	__rc = wait_event_interruptible((__sk)->sk_wq->wait, (__cond));	\
+	lock_sock(__sk);						\
+	__rc;								\
+})
+
+/* ---- IPv4 and TCP (include/net/inet_sock.h, inet_connection_sock.h, tcp.h) ---- */
+enum {
+	TCP_ESTABLISHED = 1,
+	TCP_SYN_SENT,
+	TCP_SYN_RECV,
+	TCP_FIN_WAIT1,
+	TCP_FIN_WAIT2,
+	TCP_TIME_WAIT,
+	TCP_CLOSE,
+	TCP_CLOSE_WAIT,
+	TCP_LAST_ACK,
+	TCP_LISTEN,
+	TCP_CLOSING,
+	TCP_NEW_SYN_RECV,
+	TCP_MAX_STATES
+};
+#define TCPF_ESTABLISHED	(1 << TCP_ESTABLISHED)
+#define TCPF_SYN_SENT		(1 << TCP_SYN_SENT)
+#define TCPF_SYN_RECV		(1 << TCP_SYN_RECV)
+#define TCPF_FIN_WAIT1		(1 << TCP_FIN_WAIT1)
+#define TCPF_FIN_WAIT2		(1 << TCP_FIN_WAIT2)
+#define TCPF_CLOSE		(1 << TCP_CLOSE)
+#define TCPF_CLOSE_WAIT		(1 << TCP_CLOSE_WAIT)
+#define TCPF_LAST_ACK		(1 << TCP_LAST_ACK)
+#define TCPF_LISTEN		(1 << TCP_LISTEN)
+#define TCPF_CLOSING		(1 << TCP_CLOSING)
+
+struct iphdr {
+	u8 ihl:4, version:4;
+	u8 tos;
+	__be16 tot_len;
+	__be16 id;
+	__be16 frag_off;
+	u8 ttl;
+	u8 protocol;
+	u16 check;
+	__be32 saddr;
+	__be32 daddr;
+};
+struct tcphdr {
+	__be16 source;
+	__be16 dest;
+	__be32 seq;
+	__be32 ack_seq;
+	u16 res1:4, doff:4, fin:1, syn:1, rst:1, psh:1, ack:1, urg:1, ece:1, cwr:1;
+	__be16 window;
+	u16 check;
+	__be16 urg_ptr;
+};
+struct udphdr {
+	__be16 source;
+	__be16 dest;
+	__be16 len;
+	u16 check;
+};
+#define TCPHDR_FIN 0x01
+#define TCPHDR_SYN 0x02
+#define TCPHDR_RST 0x04
+#define TCPHDR_PSH 0x08
+#define TCPHDR_ACK 0x10
+
+static __always_inline struct iphdr *ip_hdr(const struct sk_buff *skb) { return (struct iphdr *)skb_network_header(skb); }
+static __always_inline struct tcphdr *tcp_hdr(const struct sk_buff *skb) { return (struct tcphdr *)skb_transport_header(skb); }
+static __always_inline struct udphdr *udp_hdr(const struct sk_buff *skb) { return (struct udphdr *)skb_transport_header(skb); }
+
+struct inet_sock {
+	struct sock sk;
+#define inet_daddr	sk.__sk_common.skc_daddr
+#define inet_rcv_saddr	sk.__sk_common.skc_rcv_saddr
+#define inet_dport	sk.__sk_common.skc_dport
+#define inet_num	sk.__sk_common.skc_num
+	__be32 inet_saddr;
+	__be16 inet_sport;
+	u16 inet_id;
+	u8 tos, ttl;
+};
+static __always_inline struct inet_sock *inet_sk(const struct sock *sk) { return (struct inet_sock *)sk; }
+
+/* a connection that has seen a SYN and sent the SYN-ACK (include/net/request_sock.h) */
+struct request_sock {
+	struct sock_common __req_common;	/* addresses as the child's; skc_state TCP_NEW_SYN_RECV */
+	struct request_sock *dl_next;
+	struct sock *rsk_listener;
+	u32 snt_isn, rcv_isn;
+	u8 num_retrans;
+};
+
+struct inet_connection_sock {
+	struct inet_sock icsk_inet;
+	struct {				/* request_sock_queue: embryos, then children to accept */
+		struct request_sock *syn_head;	/* SYN received, SYN-ACK sent */
+		struct sock *rskq_accept_head, *rskq_accept_tail;
+		int qlen;
+	} icsk_accept_queue;
+	struct timer_list icsk_retransmit_timer;
+	unsigned long icsk_timeout;
+	u32 icsk_rto;
+	u8 icsk_retransmits;
+	u8 icsk_backoff;
+	u8 icsk_pending;
+	struct sock *icsk_accept_next;		/* in its listener's accept queue */
+};
+static __always_inline struct inet_connection_sock *inet_csk(const struct sock *sk) { return (struct inet_connection_sock *)sk; }
+#define ICSK_TIME_RETRANS	1
+
+struct tcp_sock {
+	struct inet_connection_sock inet_conn;
+	u32 rcv_nxt;		/* what we want to receive next */
+	u32 copied_seq;		/* head of yet unread data */
+	u32 snd_una;		/* first byte we want an ack for */
+	u32 snd_nxt;		/* next sequence we send */
+	u32 write_seq;		/* tail+1 of data held in the send buffer */
+	u32 snd_wnd, rcv_wnd;
+	u32 mss_cache;
+	u32 total_retrans;
+	u8 nonagle;
+	struct sk_buff_head rtx_queue;	/* sent, not acked (6.1 keeps an rbtree) */
+};
+static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk) { return (struct tcp_sock *)sk; }
+
+/* what TCP keeps in skb->cb (include/net/tcp.h) */
+struct tcp_skb_cb {
+	u32 seq;
+	u32 end_seq;
+	u8 tcp_flags;
+	u32 ack_seq;
+};
+#define TCP_SKB_CB(__skb) ((struct tcp_skb_cb *)&((__skb)->cb[0]))
+
+#define TCP_TIMEOUT_INIT	((unsigned)(1 * HZ))	/* RFC6298 2.1 initial RTO value */
+#define TCP_RTO_MAX		((unsigned)(120 * HZ))
+#define TCP_RTO_MIN		((unsigned)(HZ / 5))
+#define TCP_SYN_RETRIES		6
+#define TCP_RETR2		15
+#define TCP_MSS_DEFAULT		536U
+#define TCP_MAX_WINDOW		65535
+
+#define IP_MAX_MTU		0xFFFFU
+/* the MSS of a path of this MTU: IP's and TCP's headers (no options) off an IP packet's at most */
+static __always_inline u32 tcp_mss_for_mtu(u32 mtu)
+{
+	return min(mtu, IP_MAX_MTU) - sizeof(struct iphdr) - sizeof(struct tcphdr);
+}
+
+extern struct proto tcp_prot;
+extern const struct proto_ops inet_stream_ops;
+extern struct proto udp_prot;
+extern const struct proto_ops inet_dgram_ops;
+
+/* ip_output.c / ip_input.c */
+int ip_queue_xmit(struct sock *sk, struct sk_buff *skb);
+int ip_build_and_send_pkt(struct sk_buff *skb, const struct sock *sk, __be32 saddr, __be32 daddr, u8 protocol);
+int ip_rcv(struct sk_buff *skb, struct net_device *dev);
+
+/* af_inet.c, inet_connection_sock.c, inet_hashtables.c (here in tcp_ipv4.c) */
+void inet_sk_set_state(struct sock *sk, int state);
+int inet_csk_get_port(struct sock *sk, unsigned short snum);
+int inet_csk_listen_start(struct sock *sk);
+struct sock *inet_csk_accept(struct sock *sk, int flags, int *err, bool kern);
+struct sock *inet_csk_clone_lock(const struct sock *sk, const struct request_sock *req, gfp_t priority);
+void inet_csk_reqsk_queue_add(struct sock *sk, struct sock *child);
+void inet_csk_listen_stop(struct sock *sk);
+void inet_csk_destroy_sock(struct sock *sk);
+void inet_hash(struct sock *sk);
+void inet_unhash(struct sock *sk);
+int inet_hash_connect(struct sock *sk);
+struct sock *__inet_lookup_established(__be32 saddr, __be16 sport, __be32 daddr, u16 hnum);
+struct sock *__inet_lookup_listener(__be32 daddr, u16 hnum);
+void inet_put_port(struct sock *sk);
+int __inet_inherit_port(const struct sock *sk, struct sock *child);
+void inet_init(void);
+
+/* tcp*.c */
+void tcp_set_state(struct sock *sk, int state);
+void tcp_done(struct sock *sk);
+int tcp_v4_connect(struct sock *sk, struct sockaddr *uaddr, int addr_len);
+int tcp_v4_rcv(struct sk_buff *skb);
+int tcp_v4_do_rcv(struct sock *sk, struct sk_buff *skb);
+int tcp_v4_conn_request(struct sock *sk, struct sk_buff *skb);
+struct sock *tcp_v4_syn_recv_sock(const struct sock *sk, struct sk_buff *skb, struct request_sock *req);
+void tcp_v4_send_reset(const struct sock *sk, struct sk_buff *skb);
+int tcp_v4_send_synack(const struct sock *sk, struct request_sock *req);
+int tcp_rcv_state_process(struct sock *sk, struct sk_buff *skb);
+void tcp_rcv_established(struct sock *sk, struct sk_buff *skb);
+void tcp_rcv_space_adjust(struct sock *sk);
+int tcp_connect(struct sock *sk);
+void tcp_send_ack(struct sock *sk);
+void tcp_send_fin(struct sock *sk);
+void tcp_send_active_reset(struct sock *sk, gfp_t priority);
+void tcp_push(struct sock *sk);
+void tcp_push_header(struct sk_buff *skb, __be16 sport, __be16 dport, u32 seq, u32 ack, u8 flags, u16 window);
+void tcp_write_queue_purge(struct sock *sk);
+int tcp_retransmit_skb(struct sock *sk, struct sk_buff *skb, int segs);
+void tcp_init_xmit_timers(struct sock *sk);
+void tcp_clear_xmit_timers(struct sock *sk);
+void tcp_rearm_rto(struct sock *sk);
+int tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size);
+int tcp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *addr_len);
+void tcp_close(struct sock *sk, long timeout);
+void tcp_shutdown(struct sock *sk, int how);
+int tcp_disconnect(struct sock *sk, int flags);
+
+/* udp.c */
+int udp_rcv(struct sk_buff *skb);
+
+/* af_unix.c */
+void af_unix_init(void);
+#endif

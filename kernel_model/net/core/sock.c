@@ -1,0 +1,254 @@
+/*
+ * struct sock (Linux's net/core/sock.c): allocation from the protocol's slab, the socket
+ * lock (a spinlock and an owner flag: a task owns the socket while it works on it; what the
+ * receive softirq brings meanwhile waits on sk_backlog and is processed by release_sock()),
+ * the default wakeups on the socket's wait queue, timers that hold a reference, the generic
+ * socket options.
+ */
+#include "../../include/net.h"
+#include "../../include/slab.h"
+#include "../../include/trace/trace.h"
+
+static u64 sk_cookie_gen;
+
+noinline struct sock *sk_alloc(int family, gfp_t priority, struct proto *prot, int kern)
+{
+	struct sock *sk = kmem_cache_zalloc(prot->slab, priority);
+
+	if (!sk)
+		return NULL;
+	sk->sk_family = family;
+	sk->sk_prot = prot;
+	sk->sk_refcnt = 1;
+	spin_lock_init(&sk->sk_lock.slock);
+	return sk;
+}
+
+static noinline void __sk_destruct(struct sock *sk)
+{
+	if (sk->sk_destruct)
+		sk->sk_destruct(sk);
+	skb_queue_purge(&sk->sk_receive_queue);
+	skb_queue_purge(&sk->sk_write_queue);
+	kmem_cache_free(sk->sk_prot->slab, sk);
+}
+
+noinline void sk_free(struct sock *sk)
+{
+	sock_put(sk);
+}
+
+noinline void sock_put(struct sock *sk)
+{
+	if (__atomic_sub_fetch(&sk->sk_refcnt, 1, __ATOMIC_ACQ_REL) == 0)
+		__sk_destruct(sk);
+}
+
+noinline void sock_def_wakeup(struct sock *sk)
+{
+	if (sk->sk_wq)
+		wake_up_interruptible_all(&sk->sk_wq->wait);
+}
+
+noinline void sock_def_readable(struct sock *sk)
+{
+	if (sk->sk_wq)
+		wake_up_interruptible_all(&sk->sk_wq->wait);
+}
+
+static noinline void sock_def_write_space(struct sock *sk)
+{
+	if (sk->sk_wq)
+		wake_up_interruptible_all(&sk->sk_wq->wait);
+}
+
+noinline void sock_init_data(struct socket *sock, struct sock *sk)
+{
+	skb_queue_head_init(&sk->sk_receive_queue);
+	skb_queue_head_init(&sk->sk_write_queue);
+	sk->sk_rcvbuf = SYSCTL_RMEM_DEFAULT;
+	sk->sk_sndbuf = SYSCTL_WMEM_DEFAULT;
+	sk->sk_state = TCP_CLOSE;
+	sk->sk_socket = sock;
+	if (sock) {
+		sk->sk_type = sock->type;
+		sk->sk_wq = &sock->wq;
+		sock->sk = sk;
+	}
+	sk->sk_state_change = sock_def_wakeup;
+	sk->sk_data_ready = sock_def_readable;
+	sk->sk_write_space = sock_def_write_space;
+	sk->sk_cookie = __atomic_add_fetch(&sk_cookie_gen, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- the socket lock ---- */
+static noinline void __lock_sock(struct sock *sk)
+{
+	/* another task owns it: wait (spinning with the lock dropped, as the owner's work is short) */
+	while (sock_owned_by_user(sk)) {
+		spin_unlock(&sk->sk_lock.slock);
+		local_bh_enable();
+		schedule();
+		local_bh_disable();
+		spin_lock(&sk->sk_lock.slock);
+	}
+}
+
+noinline void lock_sock(struct sock *sk)
+{
+	local_bh_disable();
+	spin_lock(&sk->sk_lock.slock);
+	if (sk->sk_lock.owned)
+		__lock_sock(sk);
+	sk->sk_lock.owned = 1;
+	spin_unlock(&sk->sk_lock.slock);
+	local_bh_enable();
+}
+
+/* the packets that came while the socket was owned, in order (with the lock dropped) */
+static noinline void __release_sock(struct sock *sk)
+{
+	struct sk_buff *skb, *next;
+
+	while ((skb = sk->sk_backlog.head) != NULL) {
+		sk->sk_backlog.head = sk->sk_backlog.tail = NULL;
+		spin_unlock(&sk->sk_lock.slock);
+		local_bh_enable();
+		do {
+			next = skb->next;
+			skb->next = NULL;
+			sk->sk_backlog_rcv(sk, skb);
+			skb = next;
+		} while (skb);
+		local_bh_disable();
+		spin_lock(&sk->sk_lock.slock);
+	}
+	sk->sk_backlog.len = 0;
+}
+
+noinline void release_sock(struct sock *sk)
+{
+	local_bh_disable();
+	spin_lock(&sk->sk_lock.slock);
+	if (sk->sk_backlog.tail)
+		__release_sock(sk);
+	sk->sk_lock.owned = 0;
+	spin_unlock(&sk->sk_lock.slock);
+	local_bh_enable();
+}
+
+/* with the slock held (softirq): queue for the owner, or drop past the limit */
+noinline int sk_add_backlog(struct sock *sk, struct sk_buff *skb, unsigned int limit)
+{
+	if ((unsigned int)(sk->sk_backlog.len + sk->sk_rmem_alloc) > limit)
+		return -ENOBUFS;
+	skb->next = NULL;
+	if (!sk->sk_backlog.tail)
+		sk->sk_backlog.head = skb;
+	else
+		sk->sk_backlog.tail->next = skb;
+	sk->sk_backlog.tail = skb;
+	sk->sk_backlog.len += skb->truesize;
+	return 0;
+}
+
+/* Wait for data in the receive queue (the socket locked); 0 when the wait was interrupted. */
+noinline int sk_wait_data(struct sock *sk, long *timeo)
+{
+	int rc;
+
+	rc = sk_wait_event(sk, !skb_queue_empty(&sk->sk_receive_queue) || READ_ONCE(sk->sk_err) ||
+			       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) || sk->sk_backlog.tail);
+	return rc == 0;
+}
+
+/* a timer holds a reference on its socket while it is pending */
+noinline int sk_reset_timer(struct sock *sk, struct timer_list *timer, unsigned long expires)
+{
+	if (!mod_timer(timer, expires)) {
+		sock_hold(sk);
+		return 0;
+	}
+	return 1;
+}
+
+noinline void sk_stop_timer(struct sock *sk, struct timer_list *timer)
+{
+	if (del_timer(timer))
+		sock_put(sk);
+}
+
+noinline int sock_error(struct sock *sk)
+{
+	int err = READ_ONCE(sk->sk_err);
+
+	if (!err)
+		return 0;
+	return -__atomic_exchange_n(&sk->sk_err, 0, __ATOMIC_RELAXED);
+}
+
+/* ---- SOL_SOCKET options ---- */
+noinline int sock_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen)
+{
+	struct sock *sk = sock->sk;
+	int val;
+
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_user(&val, optval, sizeof(val)))
+		return -EFAULT;
+	lock_sock(sk);
+	switch (optname) {
+	case SO_REUSEADDR:
+		sk->sk_reuse = val ? 1 : 0;
+		break;
+	case SO_KEEPALIVE:
+		break;
+	case SO_SNDBUF:
+		val = min(val, SYSCTL_RMEM_MAX);
+		sk->sk_sndbuf = max(val * 2, SOCK_MIN_SNDBUF);
+		break;
+	case SO_RCVBUF:
+		val = min(val, SYSCTL_RMEM_MAX);
+		sk->sk_userlocks |= SOCK_RCVBUF_LOCK;
+		sk->sk_rcvbuf = max(val * 2, SOCK_MIN_RCVBUF);
+		break;
+	default:
+		release_sock(sk);
+		return -ENOPROTOOPT;
+	}
+	release_sock(sk);
+	return 0;
+}
+
+noinline int sock_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen)
+{
+	struct sock *sk = sock->sk;
+	int len, v;
+
+	if (copy_from_user(&len, optlen, sizeof(len)))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	switch (optname) {
+	case SO_TYPE:		v = sk->sk_type; break;
+	case SO_ERROR:		v = -sock_error(sk); break;
+	case SO_REUSEADDR:	v = sk->sk_reuse; break;
+	case SO_SNDBUF:		v = sk->sk_sndbuf; break;
+	case SO_RCVBUF:		v = sk->sk_rcvbuf; break;
+	case SO_ACCEPTCONN:	v = sk->sk_state == TCP_LISTEN; break;
+	case SO_PROTOCOL:	v = sk->sk_protocol; break;
+	case SO_DOMAIN:		v = sk->sk_family; break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	if (len > (int)sizeof(int))
+		len = sizeof(int);
+	if (copy_to_user(optval, &v, len) || copy_to_user(optlen, &len, sizeof(len)))
+		return -EFAULT;
+	return 0;
+}
+
+int sock_no_socketpair(struct socket *sock1, struct socket *sock2) { return -EOPNOTSUPP; }
+int sock_no_accept(struct socket *sock, struct socket *newsock, int flags, bool kern) { return -EOPNOTSUPP; }
+int sock_no_listen(struct socket *sock, int backlog) { return -EOPNOTSUPP; }

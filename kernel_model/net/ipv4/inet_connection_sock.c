@@ -1,0 +1,355 @@
+/*
+ * Connection sockets (Linux's net/ipv4/inet_connection_sock.c, with the port and lookup
+ * tables of inet_hashtables.c): local ports (inet_csk_get_port, the ephemeral range of
+ * net.ipv4.ip_local_port_range for connect), listening (inet_csk_listen_start), the accept
+ * queue (inet_csk_reqsk_queue_add, inet_csk_accept), children (inet_csk_clone_lock), and the
+ * tables the receive path looks sockets up in.
+ */
+#include "../../include/net.h"
+#include "../../include/slab.h"
+
+#define LOCAL_PORT_LOW	32768
+#define LOCAL_PORT_HIGH	60999
+
+static struct {
+	spinlock_t lock;
+	struct list_head ehash;		/* connections (not listening) */
+	struct list_head lhash;		/* listeners */
+	struct list_head bhash;		/* every socket with a local port */
+} inet_hashinfo;
+
+void inet_hashinfo_init(void)
+{
+	spin_lock_init(&inet_hashinfo.lock);
+	INIT_LIST_HEAD(&inet_hashinfo.ehash);
+	INIT_LIST_HEAD(&inet_hashinfo.lhash);
+	INIT_LIST_HEAD(&inet_hashinfo.bhash);
+}
+
+static notrace void hashinfo_lock(void)
+{
+	local_bh_disable();
+	spin_lock(&inet_hashinfo.lock);
+}
+
+static notrace void hashinfo_unlock(void)
+{
+	spin_unlock(&inet_hashinfo.lock);
+	local_bh_enable();
+}
+
+/* two sockets on one port conflict unless both said SO_REUSEADDR and the other is not listening */
+static noinline bool inet_bind_conflict(const struct sock *sk, const struct sock *sk2, bool relax)
+{
+	if (sk->sk_rcv_saddr && sk2->sk_rcv_saddr && sk->sk_rcv_saddr != sk2->sk_rcv_saddr)
+		return false;
+	if (relax && sk->sk_reuse && sk2->sk_reuse && sk2->sk_state != TCP_LISTEN)
+		return false;
+	return true;
+}
+
+static notrace bool port_in_use(const struct sock *sk, u16 port, bool relax)
+{
+	struct sock *sk2;
+
+	list_for_each_entry(sk2, &inet_hashinfo.bhash, __sk_common.skc_bind_node)
+		if (sk2 != sk && sk2->sk_num == port && sk2->sk_family == sk->sk_family &&
+		    sk2->sk_protocol == sk->sk_protocol && inet_bind_conflict(sk, sk2, relax))
+			return true;
+	return false;
+}
+
+static notrace void inet_bind_hash(struct sock *sk, u16 port)
+{
+	inet_sk(sk)->inet_num = port;
+	list_add_tail(&sk->__sk_common.skc_bind_node, &inet_hashinfo.bhash);
+}
+
+/* 0, or 1 when the port is taken; 0 asks for a free one */
+noinline int inet_csk_get_port(struct sock *sk, unsigned short snum)
+{
+	int ret = 1;
+
+	hashinfo_lock();
+	if (!snum) {
+		u32 range = LOCAL_PORT_HIGH - LOCAL_PORT_LOW + 1, i;
+		u32 offset = (u32)get_random_u64() % range;
+
+		for (i = 0; i < range; i++) {
+			u16 port = LOCAL_PORT_LOW + (offset + i) % range;
+
+			if (!port_in_use(sk, port, false)) {
+				snum = port;
+				break;
+			}
+		}
+		if (!snum)
+			goto out;
+	} else if (port_in_use(sk, snum, true)) {
+		goto out;
+	}
+	inet_bind_hash(sk, snum);
+	ret = 0;
+out:
+	hashinfo_unlock();
+	return ret;
+}
+
+/* a child takes its listener's port */
+noinline int __inet_inherit_port(const struct sock *sk, struct sock *child)
+{
+	hashinfo_lock();
+	inet_bind_hash(child, sk->sk_num);
+	hashinfo_unlock();
+	return 0;
+}
+
+noinline void inet_put_port(struct sock *sk)
+{
+	hashinfo_lock();
+	if (sk->__sk_common.skc_bind_node.next) {
+		list_del_init(&sk->__sk_common.skc_bind_node);
+		sk->__sk_common.skc_bind_node.next = NULL;
+	}
+	hashinfo_unlock();
+}
+
+noinline void inet_hash(struct sock *sk)
+{
+	hashinfo_lock();
+	sock_hold(sk);
+	list_add_tail(&sk->sk_node, sk->sk_state == TCP_LISTEN ? &inet_hashinfo.lhash : &inet_hashinfo.ehash);
+	hashinfo_unlock();
+}
+
+noinline void inet_unhash(struct sock *sk)
+{
+	bool hashed;
+
+	hashinfo_lock();
+	hashed = sk->sk_node.next != NULL;
+	if (hashed) {
+		list_del_init(&sk->sk_node);
+		sk->sk_node.next = NULL;
+	}
+	hashinfo_unlock();
+	if (hashed)
+		sock_put(sk);
+}
+
+/* connect: a free local port whose 4-tuple no connection has, then hashed */
+noinline int inet_hash_connect(struct sock *sk)
+{
+	int err = 0;
+
+	if (!inet_sk(sk)->inet_num)
+		err = inet_csk_get_port(sk, 0) ? -EADDRNOTAVAIL : 0;
+	if (err)
+		return err;
+	inet_sk(sk)->inet_sport = htons(inet_sk(sk)->inet_num);
+	inet_hash(sk);
+	return 0;
+}
+
+/* with a reference, or NULL */
+noinline struct sock *__inet_lookup_established(__be32 saddr, __be16 sport, __be32 daddr, u16 hnum)
+{
+	struct sock *sk, *found = NULL;
+
+	spin_lock(&inet_hashinfo.lock);
+	list_for_each_entry(sk, &inet_hashinfo.ehash, sk_node)
+		if (sk->sk_daddr == saddr && sk->sk_dport == sport && sk->sk_rcv_saddr == daddr &&
+		    sk->sk_num == hnum) {
+			found = sk;
+			sock_hold(sk);
+			break;
+		}
+	spin_unlock(&inet_hashinfo.lock);
+	return found;
+}
+
+noinline struct sock *__inet_lookup_listener(__be32 daddr, u16 hnum)
+{
+	struct sock *sk, *found = NULL;
+
+	spin_lock(&inet_hashinfo.lock);
+	list_for_each_entry(sk, &inet_hashinfo.lhash, sk_node)
+		if (sk->sk_num == hnum && (!sk->sk_rcv_saddr || sk->sk_rcv_saddr == daddr)) {
+			found = sk;
+			sock_hold(sk);
+			break;
+		}
+	spin_unlock(&inet_hashinfo.lock);
+	return found;
+}
+
+/* udp.c: the UDP socket bound to a local port (and address), with a reference */
+noinline struct sock *__udp4_lib_lookup(__be32 daddr, u16 hnum)
+{
+	struct sock *sk, *found = NULL;
+
+	spin_lock(&inet_hashinfo.lock);
+	list_for_each_entry(sk, &inet_hashinfo.bhash, __sk_common.skc_bind_node)
+		if (sk->sk_protocol == IPPROTO_UDP && sk->sk_num == hnum &&
+		    (!sk->sk_rcv_saddr || sk->sk_rcv_saddr == daddr)) {
+			found = sk;
+			sock_hold(sk);
+			break;
+		}
+	spin_unlock(&inet_hashinfo.lock);
+	return found;
+}
+
+noinline int inet_csk_listen_start(struct sock *sk)
+{
+	struct inet_connection_sock *icsk = inet_csk(sk);
+	struct inet_sock *inet = inet_sk(sk);
+
+	icsk->icsk_accept_queue.syn_head = NULL;
+	icsk->icsk_accept_queue.rskq_accept_head = icsk->icsk_accept_queue.rskq_accept_tail = NULL;
+	icsk->icsk_accept_queue.qlen = 0;
+	sk->sk_ack_backlog = 0;
+	inet_sk_set_state(sk, TCP_LISTEN);
+	if (!inet->inet_num && inet_csk_get_port(sk, 0)) {
+		inet_sk_set_state(sk, TCP_CLOSE);
+		return -EADDRINUSE;
+	}
+	inet->inet_sport = htons(inet->inet_num);
+	inet_hash(sk);
+	return 0;
+}
+
+/* softirq, the listener's lock held: a child to accept */
+noinline void inet_csk_reqsk_queue_add(struct sock *sk, struct sock *child)
+{
+	struct inet_connection_sock *icsk = inet_csk(sk);
+
+	inet_csk(child)->icsk_accept_next = NULL;
+	if (!icsk->icsk_accept_queue.rskq_accept_head)
+		icsk->icsk_accept_queue.rskq_accept_head = child;
+	else
+		inet_csk(icsk->icsk_accept_queue.rskq_accept_tail)->icsk_accept_next = child;
+	icsk->icsk_accept_queue.rskq_accept_tail = child;
+	sk->sk_ack_backlog++;
+}
+
+static notrace struct sock *reqsk_queue_remove(struct sock *sk)
+{
+	struct inet_connection_sock *icsk = inet_csk(sk);
+	struct sock *child;
+
+	local_bh_disable();
+	spin_lock(&sk->sk_lock.slock);
+	child = icsk->icsk_accept_queue.rskq_accept_head;
+	if (child) {
+		icsk->icsk_accept_queue.rskq_accept_head = inet_csk(child)->icsk_accept_next;
+		if (!icsk->icsk_accept_queue.rskq_accept_head)
+			icsk->icsk_accept_queue.rskq_accept_tail = NULL;
+		sk->sk_ack_backlog--;
+	}
+	spin_unlock(&sk->sk_lock.slock);
+	local_bh_enable();
+	return child;
+}
+
+noinline struct sock *inet_csk_accept(struct sock *sk, int flags, int *err, bool kern)
+{
+	struct inet_connection_sock *icsk = inet_csk(sk);
+	struct sock *newsk = NULL;
+	int error;
+
+	lock_sock(sk);
+	error = -EINVAL;
+	if (sk->sk_state != TCP_LISTEN)
+		goto out_err;
+	while (!READ_ONCE(icsk->icsk_accept_queue.rskq_accept_head)) {
+		error = -EAGAIN;
+		if (flags & O_NONBLOCK)
+			goto out_err;
+		/* inet_csk_wait_for_connect() */
+		if (sk_wait_event(sk, READ_ONCE(icsk->icsk_accept_queue.rskq_accept_head) ||
+				      READ_ONCE(sk->sk_state) != TCP_LISTEN)) {
+			error = -ERESTARTSYS;
+			goto out_err;
+		}
+		error = -EINVAL;
+		if (sk->sk_state != TCP_LISTEN)
+			goto out_err;
+	}
+	newsk = reqsk_queue_remove(sk);
+	release_sock(sk);
+	return newsk;
+out_err:
+	release_sock(sk);
+	*err = error;
+	return NULL;
+}
+
+/* a child of the listener for a request: its addresses, ports, state SYN_RECV */
+noinline struct sock *inet_csk_clone_lock(const struct sock *sk, const struct request_sock *req, gfp_t priority)
+{
+	struct sock *newsk = sk_alloc(sk->sk_family, priority, sk->sk_prot, 0);
+	struct inet_sock *newinet;
+
+	if (!newsk)
+		return NULL;
+	sock_init_data(NULL, newsk);
+	if (sk->sk_prot->init)
+		sk->sk_prot->init(newsk);
+	newsk->sk_type = sk->sk_type;
+	newsk->sk_protocol = sk->sk_protocol;
+	newsk->sk_backlog_rcv = sk->sk_backlog_rcv;
+	newsk->sk_rcvbuf = sk->sk_rcvbuf;
+	newsk->sk_sndbuf = sk->sk_sndbuf;
+	newsk->sk_wq = NULL;
+	newsk->__sk_common.skc_daddr = req->__req_common.skc_daddr;
+	newsk->__sk_common.skc_rcv_saddr = req->__req_common.skc_rcv_saddr;
+	newsk->__sk_common.skc_dport = req->__req_common.skc_dport;
+	newsk->__sk_common.skc_num = req->__req_common.skc_num;
+	newinet = inet_sk(newsk);
+	newinet->inet_saddr = req->__req_common.skc_rcv_saddr;
+	newinet->inet_sport = htons(req->__req_common.skc_num);
+	newinet->ttl = 64;
+	newsk->sk_state = TCP_CLOSE;
+	inet_sk_set_state(newsk, TCP_SYN_RECV);
+	return newsk;
+}
+
+/* an orphan whose connection ended: timers off, queues purged, the last reference dropped */
+noinline void inet_csk_destroy_sock(struct sock *sk)
+{
+	if (sk->sk_prot->destroy)
+		sk->sk_prot->destroy(sk);
+	inet_put_port(sk);
+	sock_put(sk);
+}
+
+/* close of a listener: its embryos and unaccepted children go */
+noinline void inet_csk_listen_stop(struct sock *sk)
+{
+	struct inet_connection_sock *icsk = inet_csk(sk);
+	struct request_sock *req;
+	struct sock *child;
+
+	while ((child = reqsk_queue_remove(sk)) != NULL) {
+		lock_sock(child);
+		tcp_send_active_reset(child, GFP_ATOMIC);
+		tcp_set_state(child, TCP_CLOSE);
+		sock_set_flag(child, SOCK_DEAD);
+		release_sock(child);
+		inet_csk_destroy_sock(child);
+	}
+	local_bh_disable();
+	spin_lock(&sk->sk_lock.slock);
+	req = icsk->icsk_accept_queue.syn_head;
+	icsk->icsk_accept_queue.syn_head = NULL;
+	icsk->icsk_accept_queue.qlen = 0;
+	spin_unlock(&sk->sk_lock.slock);
+	local_bh_enable();
+	while (req) {
+		struct request_sock *next = req->dl_next;
+
+		kfree(req);
+		req = next;
+	}
+}

@@ -1,0 +1,399 @@
+/*
+ * TCP, the socket side (Linux's net/ipv4/tcp.c): tcp_set_state (sock:inet_sock_set_state;
+ * leaving for CLOSE unhashes and frees the port), tcp_sendmsg → tcp_sendmsg_locked (data cut
+ * in segments of mss_cache on the write queue, waiting for room past sk_sndbuf), tcp_push,
+ * tcp_recvmsg → tcp_recvmsg_locked (waiting in sk_wait_data; a window update goes out as the
+ * reader frees room: tcp_cleanup_rbuf), tcp_shutdown / tcp_close (FIN, or a reset when unread
+ * data is thrown away), tcp_disconnect, tcp_done.
+ */
+#include "../../include/net.h"
+#include "../../include/slab.h"
+#include "../../include/signal.h"
+#include "../../include/trace/trace.h"
+
+noinline void tcp_set_state(struct sock *sk, int state)
+{
+	int oldstate = sk->sk_state;
+
+	inet_sk_set_state(sk, state);
+	if (state == TCP_CLOSE && oldstate != TCP_CLOSE) {
+		sk->sk_prot->unhash(sk);
+		inet_put_port(sk);
+	}
+}
+
+/* the connection is over: no timers; an orphan goes, a socket with a file is woken */
+noinline void tcp_done(struct sock *sk)
+{
+	tcp_set_state(sk, TCP_CLOSE);
+	tcp_clear_xmit_timers(sk);
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	if (!sock_flag(sk, SOCK_DEAD))
+		sk->sk_state_change(sk);
+	else
+		inet_csk_destroy_sock(sk);
+}
+
+static noinline int tcp_init_sock(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	skb_queue_head_init(&tp->rtx_queue);
+	tcp_init_xmit_timers(sk);
+	inet_csk(sk)->icsk_rto = TCP_TIMEOUT_INIT;
+	tp->mss_cache = TCP_MSS_DEFAULT;
+	sk->sk_state = TCP_CLOSE;
+	sk->sk_sndbuf = TCP_WMEM_DEFAULT;
+	sk->sk_rcvbuf = TCP_RMEM_DEFAULT;
+	return 0;
+}
+
+static noinline void tcp_v4_destroy_sock(struct sock *sk)
+{
+
+	trace_tcp_destroy_sock(sk);
+	tcp_clear_xmit_timers(sk);
+	tcp_write_queue_purge(sk);
+	skb_queue_purge(&sk->sk_receive_queue);
+	sk->sk_rmem_alloc = 0;
+}
+
+/* sk_stream_wait_connect(): the handshake of a connect() in progress */
+static noinline int sk_stream_wait_connect(struct sock *sk, bool nonblock)
+{
+	for (;;) {
+		if (sk->sk_err)
+			return sock_error(sk);
+		if ((1 << sk->sk_state) & ~(TCPF_SYN_SENT | TCPF_SYN_RECV))
+			return -EPIPE;
+		if (nonblock)
+			return -EAGAIN;
+		if (sk_wait_event(sk, !((1 << READ_ONCE(sk->sk_state)) & (TCPF_SYN_SENT | TCPF_SYN_RECV))))
+			return -ERESTARTSYS;
+		if ((1 << sk->sk_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT))
+			return 0;
+	}
+}
+
+static notrace bool sk_stream_memory_free(const struct sock *sk)
+{
+	return READ_ONCE(sk->sk_wmem_queued) < READ_ONCE(sk->sk_sndbuf);
+}
+
+/* sk_stream_wait_memory(): room in the send buffer */
+static noinline int sk_stream_wait_memory(struct sock *sk, bool nonblock)
+{
+	if (nonblock)
+		return -EAGAIN;
+	if (sk_wait_event(sk, sk_stream_memory_free(sk) || READ_ONCE(sk->sk_err) ||
+			      (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)))
+		return -ERESTARTSYS;
+	if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN))
+		return -EPIPE;
+	return 0;
+}
+
+static noinline int sk_stream_error(struct sock *sk, int flags, int err)
+{
+	if (err == -EPIPE)
+		err = sock_error(sk) ? : -EPIPE;
+	if (err == -EPIPE && !(flags & MSG_NOSIGNAL))
+		send_sig_info(SIGPIPE, 0, current);
+	return err;
+}
+
+static noinline int tcp_sendmsg_locked(struct sock *sk, struct msghdr *msg, size_t size)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
+	int copied = 0, err;
+
+	if ((1 << sk->sk_state) & ~(TCPF_ESTABLISHED | TCPF_CLOSE_WAIT)) {
+		err = sk_stream_wait_connect(sk, nonblock);
+		if (err != 0)
+			goto do_error;
+	}
+	err = -EPIPE;
+	if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN))
+		goto do_error;
+	while (iov_iter_count(&msg->msg_iter)) {
+		struct sk_buff *skb;
+		size_t copy = min(iov_iter_count(&msg->msg_iter), (size_t)tp->mss_cache);
+
+		if (!sk_stream_memory_free(sk)) {
+			tcp_push(sk);
+			err = sk_stream_wait_memory(sk, nonblock);
+			if (err)
+				goto do_error;
+			continue;
+		}
+		skb = alloc_skb(MAX_HEADER + copy, GFP_KERNEL);
+		if (!skb) {
+			err = -ENOBUFS;
+			goto do_error;
+		}
+		skb_reserve(skb, MAX_HEADER);
+		if (copy_from_iter(skb_put(skb, copy), copy, &msg->msg_iter) != copy) {
+			__kfree_skb(skb);
+			err = -EFAULT;
+			goto do_error;
+		}
+		TCP_SKB_CB(skb)->seq = tp->write_seq;
+		TCP_SKB_CB(skb)->end_seq = tp->write_seq + copy;
+		TCP_SKB_CB(skb)->tcp_flags = TCPHDR_ACK | TCPHDR_PSH;
+		tp->write_seq += copy;
+		skb_queue_tail(&sk->sk_write_queue, skb);
+		sk->sk_wmem_queued += skb->truesize;
+		copied += copy;
+	}
+	tcp_push(sk);
+	return copied;
+do_error:
+	if (copied) {
+		tcp_push(sk);
+		return copied;
+	}
+	return sk_stream_error(sk, msg->msg_flags, err);
+}
+
+noinline int tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
+{
+	int ret;
+
+	lock_sock(sk);
+	ret = tcp_sendmsg_locked(sk, msg, size);
+	release_sock(sk);
+	return ret;
+}
+
+/* the reader freed room: tell the sender when the window it knows grew a good deal */
+static noinline void tcp_cleanup_rbuf(struct sock *sk, int copied)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 free_space = sk->sk_rcvbuf - sk->sk_rmem_alloc;
+
+	if (free_space > TCP_MAX_WINDOW)
+		free_space = TCP_MAX_WINDOW;
+	if (copied > 0 && sk->sk_state != TCP_CLOSE && free_space >= 2 * tp->rcv_wnd)
+		tcp_send_ack(sk);
+}
+
+static noinline int tcp_recvmsg_locked(struct sock *sk, struct msghdr *msg, size_t len, int flags)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	bool nonblock = flags & MSG_DONTWAIT;
+	u32 peek_seq = tp->copied_seq, *seq = (flags & MSG_PEEK) ? &peek_seq : &tp->copied_seq;
+	int copied = 0, err = 0;
+	size_t target = (flags & MSG_WAITALL) ? len : 1;
+
+	if (sk->sk_state == TCP_LISTEN)
+		return -ENOTCONN;
+	do {
+		struct sk_buff *skb, *tmp;
+		bool found = false;
+
+		skb_queue_walk_safe(&sk->sk_receive_queue, skb, tmp) {
+			u32 offset = *seq - TCP_SKB_CB(skb)->seq;
+
+			if (offset < skb->len) {
+				size_t used = min((size_t)(skb->len - offset), len);
+
+				err = skb_copy_datagram_iter(skb, offset, &msg->msg_iter, used);
+				if (err) {
+					if (!copied)
+						copied = -EFAULT;
+					goto out;
+				}
+				*seq += used;
+				copied += used;
+				len -= used;
+				found = true;
+				tcp_rcv_space_adjust(sk);
+				if (used + offset < skb->len)
+					break;
+			}
+			if (!(flags & MSG_PEEK) && *seq == TCP_SKB_CB(skb)->end_seq) {
+				skb_unlink(skb, &sk->sk_receive_queue);
+				sk->sk_rmem_alloc -= skb->truesize;
+				__kfree_skb(skb);	/* tcp_eat_recv_skb() */
+			}
+			if (!len)
+				break;
+		}
+		if (found && (size_t)copied >= target)
+			break;
+		if (copied && (size_t)copied >= target)
+			break;
+		if (sk->sk_err) {
+			copied = copied ? : sock_error(sk);
+			break;
+		}
+		if (sk->sk_shutdown & RCV_SHUTDOWN)
+			break;
+		if (sk->sk_state == TCP_CLOSE) {
+			copied = copied ? : -ENOTCONN;
+			break;
+		}
+		if (nonblock) {
+			copied = copied ? : -EAGAIN;
+			break;
+		}
+		if (!len)
+			break;
+		tcp_cleanup_rbuf(sk, copied);
+		if (!sk_wait_data(sk, NULL)) {
+			copied = copied ? : -ERESTARTSYS;
+			break;
+		}
+	} while (len > 0);
+out:
+	tcp_cleanup_rbuf(sk, copied);
+	return copied;
+}
+
+noinline int tcp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *addr_len)
+{
+	int ret;
+
+	lock_sock(sk);
+	ret = tcp_recvmsg_locked(sk, msg, len, flags);
+	release_sock(sk);
+	return ret;
+}
+
+/* the state a close or a shutdown(SHUT_WR) moves to, and whether a FIN goes */
+static const unsigned char new_state[16] = {
+	[0]			= TCP_CLOSE,
+	[TCP_ESTABLISHED]	= TCP_FIN_WAIT1 | 0x10,
+	[TCP_SYN_SENT]		= TCP_CLOSE,
+	[TCP_SYN_RECV]		= TCP_FIN_WAIT1 | 0x10,
+	[TCP_FIN_WAIT1]		= TCP_FIN_WAIT1,
+	[TCP_FIN_WAIT2]		= TCP_FIN_WAIT2,
+	[TCP_TIME_WAIT]		= TCP_CLOSE,
+	[TCP_CLOSE]		= TCP_CLOSE,
+	[TCP_CLOSE_WAIT]	= TCP_LAST_ACK | 0x10,
+	[TCP_LAST_ACK]		= TCP_LAST_ACK,
+	[TCP_LISTEN]		= TCP_CLOSE,
+	[TCP_CLOSING]		= TCP_CLOSING,
+	[TCP_NEW_SYN_RECV]	= TCP_CLOSE,
+};
+
+static noinline int tcp_close_state(struct sock *sk)
+{
+	int next = (int)new_state[sk->sk_state];
+	int ns = next & 0xf;
+
+	tcp_set_state(sk, ns);
+	return next & 0x10;
+}
+
+noinline void tcp_shutdown(struct sock *sk, int how)
+{
+	if (!(how & SEND_SHUTDOWN))
+		return;
+	if ((1 << sk->sk_state) & (TCPF_ESTABLISHED | TCPF_SYN_SENT | TCPF_SYN_RECV | TCPF_CLOSE_WAIT)) {
+		if (tcp_close_state(sk))
+			tcp_send_fin(sk);
+	}
+}
+
+noinline int tcp_disconnect(struct sock *sk, int flags)
+{
+	int old_state = sk->sk_state;
+
+	if (old_state != TCP_CLOSE)
+		tcp_set_state(sk, TCP_CLOSE);
+	if (old_state == TCP_LISTEN)
+		inet_csk_listen_stop(sk);
+	else if ((1 << old_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT | TCPF_FIN_WAIT1 | TCPF_FIN_WAIT2 |
+				    TCPF_CLOSING | TCPF_LAST_ACK))
+		tcp_send_active_reset(sk, GFP_KERNEL);
+	tcp_clear_xmit_timers(sk);
+	skb_queue_purge(&sk->sk_receive_queue);
+	tcp_write_queue_purge(sk);
+	sk->sk_rmem_alloc = 0;
+	inet_sk(sk)->inet_dport = 0;
+	inet_sk(sk)->inet_daddr = 0;
+	sk->sk_shutdown = 0;
+	sk->sk_err = ECONNRESET;
+	sk->sk_state_change(sk);
+	return 0;
+}
+
+static notrace void sock_orphan(struct sock *sk)
+{
+	local_bh_disable();
+	spin_lock(&sk->sk_lock.slock);
+	sock_set_flag(sk, SOCK_DEAD);
+	sk->sk_socket = NULL;
+	sk->sk_wq = NULL;
+	spin_unlock(&sk->sk_lock.slock);
+	local_bh_enable();
+}
+
+noinline void tcp_close(struct sock *sk, long timeout)
+{
+	struct sk_buff *skb;
+	int data_was_unread = 0, state;
+
+	lock_sock(sk);
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	if (sk->sk_state == TCP_LISTEN) {
+		tcp_set_state(sk, TCP_CLOSE);
+		inet_csk_listen_stop(sk);
+		goto adjudge_to_death;
+	}
+	while ((skb = skb_dequeue(&sk->sk_receive_queue)) != NULL) {
+		u32 len = TCP_SKB_CB(skb)->end_seq - TCP_SKB_CB(skb)->seq;
+
+		data_was_unread += len;
+		sk->sk_rmem_alloc -= skb->truesize;
+		__kfree_skb(skb);
+	}
+	if (sk->sk_state == TCP_CLOSE)
+		goto adjudge_to_death;
+	if (data_was_unread) {
+		/* RFC 2525 2.17: unread data is lost, the peer is told by a reset */
+		tcp_set_state(sk, TCP_CLOSE);
+		tcp_send_active_reset(sk, GFP_KERNEL);
+	} else if (tcp_close_state(sk)) {
+		tcp_send_fin(sk);
+	}
+adjudge_to_death:
+	state = sk->sk_state;
+	sock_hold(sk);
+	sock_orphan(sk);
+	release_sock(sk);	/* the backlog: a packet there may end the connection */
+	local_bh_disable();
+	bh_lock_sock(sk);
+	if (state == TCP_CLOSE) {	/* else the orphan lives on until its connection ends (tcp_done) */
+		bh_unlock_sock(sk);
+		tcp_clear_xmit_timers(sk);
+		inet_csk_destroy_sock(sk);
+	} else {
+		bh_unlock_sock(sk);
+	}
+	local_bh_enable();
+	sock_put(sk);
+}
+
+struct proto tcp_prot = {
+	.name = "TCP",
+	.obj_size = sizeof(struct tcp_sock),
+	.close = tcp_close,
+	.connect = tcp_v4_connect,
+	.shutdown = tcp_shutdown,
+	.sendmsg = tcp_sendmsg,
+	.recvmsg = tcp_recvmsg,
+	.backlog_rcv = tcp_v4_do_rcv,
+	.init = tcp_init_sock,
+	.destroy = tcp_v4_destroy_sock,
+	.unhash = inet_unhash,
+};
+
+void inet_hashinfo_init(void);
+
+void tcp_init(void)
+{
+	inet_hashinfo_init();
+}

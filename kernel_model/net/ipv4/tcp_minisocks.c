@@ -1,0 +1,59 @@
+/*
+ * Requests and children (Linux's net/ipv4/tcp_minisocks.c): tcp_check_req (the ACK of our
+ * SYN-ACK turns the request into a child socket, on the listener's accept queue) and
+ * tcp_child_process (the child takes the segment: SYN_RECV → ESTABLISHED; the listener's
+ * accept() is woken).
+ */
+#include "../../include/net.h"
+#include "../../include/slab.h"
+
+static notrace void reqsk_unlink(struct sock *sk, struct request_sock *req)
+{
+	struct request_sock **pp = &inet_csk(sk)->icsk_accept_queue.syn_head;
+
+	while (*pp && *pp != req)
+		pp = &(*pp)->dl_next;
+	if (*pp) {
+		*pp = req->dl_next;
+		inet_csk(sk)->icsk_accept_queue.qlen--;
+	}
+}
+
+noinline struct sock *tcp_check_req(struct sock *sk, struct sk_buff *skb, struct request_sock *req)
+{
+	struct tcp_skb_cb *tcb = TCP_SKB_CB(skb);
+	struct sock *child;
+
+	if (tcb->tcp_flags & TCPHDR_RST) {
+		reqsk_unlink(sk, req);
+		kfree(req);
+		kfree_skb_reason(skb, SKB_DROP_REASON_TCP_RESET);
+		return sk;	/* nothing more: the caller sees the listener and returns */
+	}
+	if (!(tcb->tcp_flags & TCPHDR_ACK) || tcb->ack_seq != req->snt_isn + 1)
+		return NULL;	/* reset */
+	child = tcp_v4_syn_recv_sock(sk, skb, req);
+	if (!child)
+		return NULL;
+	reqsk_unlink(sk, req);
+	kfree(req);
+	inet_csk_reqsk_queue_add(sk, child);	/* inet_csk_complete_hashdance() */
+	return child;
+}
+
+noinline int tcp_child_process(struct sock *parent, struct sock *child, struct sk_buff *skb)
+{
+	int ret;
+
+	if (child == parent)
+		return 0;
+	bh_lock_sock(child);
+	ret = tcp_rcv_state_process(child, skb);
+	bh_unlock_sock(child);
+	parent->sk_data_ready(parent);
+	if (ret) {
+		tcp_v4_send_reset(child, skb);
+		kfree_skb_reason(skb, SKB_DROP_REASON_TCP_FLAGS);
+	}
+	return 0;
+}

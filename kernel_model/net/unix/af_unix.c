@@ -1,0 +1,344 @@
+/*
+ * Unix domain sockets (Linux's net/unix/af_unix.c), as far as socketpair() makes them: a pair
+ * of connected SOCK_STREAM or SOCK_DGRAM sockets; unix_stream_sendmsg queues the data as
+ * sk_buffs on the peer's receive queue (waiting while the peer's buffer is full),
+ * unix_stream_recvmsg copies from one's own (a partly read skb keeps its rest), a datagram is
+ * one skb read whole or truncated; shutdown and close tell the peer (EOF, EPIPE).  Names
+ * (bind, connect, listen, accept) are not modelled: EOPNOTSUPP.
+ */
+#include "../../include/net.h"
+#include "../../include/slab.h"
+#include "../../include/signal.h"
+
+struct unix_sock {
+	struct sock sk;
+	struct sock *peer;
+};
+static __always_inline struct unix_sock *unix_sk(const struct sock *sk) { return (struct unix_sock *)sk; }
+static __always_inline struct sock *unix_peer(const struct sock *sk) { return unix_sk(sk)->peer; }
+
+static struct proto unix_proto = { .name = "UNIX", .obj_size = sizeof(struct unix_sock) };
+static const struct proto_ops unix_stream_ops, unix_dgram_ops;
+
+#define unix_state_lock(s)	spin_lock(&(s)->sk_lock.slock)
+#define unix_state_unlock(s)	spin_unlock(&(s)->sk_lock.slock)
+
+static noinline int unix_create(struct socket *sock, int protocol, int kern)
+{
+	struct sock *sk;
+
+	if (protocol && protocol != PF_UNIX)
+		return -EPROTONOSUPPORT;
+	sock->state = SS_UNCONNECTED;
+	switch (sock->type) {
+	case SOCK_STREAM:
+		sock->ops = &unix_stream_ops;
+		break;
+	case SOCK_DGRAM:
+		sock->ops = &unix_dgram_ops;
+		break;
+	default:
+		return -ESOCKTNOSUPPORT;
+	}
+	sk = sk_alloc(PF_UNIX, GFP_KERNEL, &unix_proto, kern);
+	if (!sk)
+		return -ENOMEM;
+	sock_init_data(sock, sk);
+	sk->sk_state = TCP_CLOSE;
+	return 0;
+}
+
+static noinline int unix_socketpair(struct socket *socka, struct socket *sockb)
+{
+	struct sock *ska = socka->sk, *skb = sockb->sk;
+
+	sock_hold(ska);
+	sock_hold(skb);
+	unix_sk(ska)->peer = skb;
+	unix_sk(skb)->peer = ska;
+	ska->sk_state = skb->sk_state = TCP_ESTABLISHED;
+	socka->state = sockb->state = SS_CONNECTED;
+	return 0;
+}
+
+static noinline int unix_release_sock(struct sock *sk)
+{
+	struct sock *peer;
+
+	unix_state_lock(sk);
+	sock_set_flag(sk, SOCK_DEAD);
+	sk->sk_shutdown = SHUTDOWN_MASK;
+	peer = unix_peer(sk);
+	unix_sk(sk)->peer = NULL;
+	sk->sk_state = TCP_CLOSE;
+	sk->sk_socket = NULL;
+	sk->sk_wq = NULL;
+	unix_state_unlock(sk);
+	if (peer) {
+		unix_state_lock(peer);
+		if (sk->sk_type == SOCK_STREAM)
+			peer->sk_shutdown = SHUTDOWN_MASK;
+		unix_state_unlock(peer);
+		peer->sk_state_change(peer);
+		sock_put(peer);
+	}
+	skb_queue_purge(&sk->sk_receive_queue);
+	sock_put(sk);
+	return 0;
+}
+
+static noinline int unix_release(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	if (!sk)
+		return 0;
+	sock->sk = NULL;
+	return unix_release_sock(sk);
+}
+
+static noinline int unix_shutdown(struct socket *sock, int mode)
+{
+	struct sock *sk = sock->sk, *other;
+
+	if (mode < SHUT_RD || mode > SHUT_RDWR)
+		return -EINVAL;
+	mode++;	/* RCV_SHUTDOWN 1, SEND_SHUTDOWN 2 */
+	unix_state_lock(sk);
+	sk->sk_shutdown |= mode;
+	other = unix_peer(sk);
+	unix_state_unlock(sk);
+	sk->sk_state_change(sk);
+	if (other && sk->sk_type == SOCK_STREAM) {
+		int peer_mode = (mode & RCV_SHUTDOWN ? SEND_SHUTDOWN : 0) | (mode & SEND_SHUTDOWN ? RCV_SHUTDOWN : 0);
+
+		unix_state_lock(other);
+		other->sk_shutdown |= peer_mode;
+		unix_state_unlock(other);
+		other->sk_state_change(other);
+	}
+	return 0;
+}
+
+static noinline int unix_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
+{
+	struct sockaddr_un *sunaddr = (struct sockaddr_un *)uaddr;
+
+	if (peer && !unix_peer(sock->sk))
+		return -ENOTCONN;
+	sunaddr->sun_family = AF_UNIX;
+	return sizeof(short);	/* unnamed */
+}
+
+static notrace bool unix_peer_full(const struct sock *other)
+{
+	return READ_ONCE(other->sk_rmem_alloc) >= READ_ONCE(other->sk_rcvbuf);
+}
+
+/* wait for room in the peer's buffer; 0, or -errno */
+static noinline int unix_wait_for_peer(struct sock *sk, struct sock *other, bool nonblock)
+{
+	if (nonblock)
+		return -EAGAIN;
+	if (wait_event_interruptible(sk->sk_wq->wait, !unix_peer_full(other) || sock_flag(other, SOCK_DEAD) ||
+							  (READ_ONCE(other->sk_shutdown) & RCV_SHUTDOWN)))
+		return -ERESTARTSYS;
+	return 0;
+}
+
+static noinline int unix_send(struct socket *sock, struct msghdr *msg, size_t len, bool stream)
+{
+	struct sock *sk = sock->sk, *other = unix_peer(sk);
+	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
+	size_t sent = 0;
+	int err;
+
+	if (msg->msg_name)
+		return stream ? -EOPNOTSUPP : -EISCONN;
+	if (!other)
+		return stream ? -ENOTCONN : -EDESTADDRREQ;
+	if (!stream && len > (size_t)sk->sk_sndbuf - 32)
+		return -EMSGSIZE;
+	do {
+		size_t size = stream ? min(len - sent, (size_t)(sk->sk_sndbuf / 2 - 64)) : len;
+		struct sk_buff *skb;
+
+		err = -EPIPE;
+		if ((sk->sk_shutdown & SEND_SHUTDOWN) || sock_flag(other, SOCK_DEAD) ||
+		    (other->sk_shutdown & RCV_SHUTDOWN))
+			goto pipe_err;
+		if (unix_peer_full(other)) {
+			err = unix_wait_for_peer(sk, other, nonblock);
+			if (err)
+				goto out_err;
+			continue;
+		}
+		skb = alloc_skb(size, GFP_KERNEL);
+		if (!skb) {
+			err = -ENOBUFS;
+			goto out_err;
+		}
+		if (copy_from_iter(skb_put(skb, size), size, &msg->msg_iter) != size) {
+			__kfree_skb(skb);
+			err = -EFAULT;
+			goto out_err;
+		}
+		unix_state_lock(other);
+		if (sock_flag(other, SOCK_DEAD) || (other->sk_shutdown & RCV_SHUTDOWN)) {
+			unix_state_unlock(other);
+			__kfree_skb(skb);
+			err = -EPIPE;
+			goto pipe_err;
+		}
+		skb->sk = other;
+		skb_queue_tail(&other->sk_receive_queue, skb);
+		other->sk_rmem_alloc += skb->truesize;
+		unix_state_unlock(other);
+		other->sk_data_ready(other);
+		sent += size;
+	} while (sent < len);
+	return sent;
+pipe_err:
+	if (sent)
+		return sent;
+	if (stream && !(msg->msg_flags & MSG_NOSIGNAL))
+		send_sig_info(SIGPIPE, 0, current);
+	return err;
+out_err:
+	return sent ? (int)sent : err;
+}
+
+static noinline int unix_stream_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	return unix_send(sock, msg, len, true);
+}
+
+static noinline int unix_dgram_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	return unix_send(sock, msg, len, false);
+}
+
+/* the head of the queue, or why there is none (0: EOF) */
+static noinline struct sk_buff *unix_wait_skb(struct sock *sk, bool nonblock, int *err)
+{
+	for (;;) {
+		struct sk_buff *skb = skb_peek(&sk->sk_receive_queue);
+
+		if (skb)
+			return skb;
+		*err = 0;
+		if (sk->sk_shutdown & RCV_SHUTDOWN)
+			return NULL;
+		*err = -EAGAIN;
+		if (nonblock)
+			return NULL;
+		if (wait_event_interruptible(sk->sk_wq->wait, !skb_queue_empty(&sk->sk_receive_queue) ||
+								  (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN))) {
+			*err = -ERESTARTSYS;
+			return NULL;
+		}
+	}
+}
+
+static noinline void unix_consume(struct sock *sk, struct sk_buff *skb)
+{
+	struct sock *other;
+
+	skb_unlink(skb, &sk->sk_receive_queue);
+	unix_state_lock(sk);
+	sk->sk_rmem_alloc -= skb->truesize;
+	other = unix_peer(sk);
+	unix_state_unlock(sk);
+	consume_skb(skb);
+	if (other && other->sk_wq)	/* a writer waiting for room */
+		wake_up_interruptible_all(&other->sk_wq->wait);
+}
+
+static noinline int unix_stream_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags)
+{
+	struct sock *sk = sock->sk;
+	bool nonblock = flags & MSG_DONTWAIT;
+	int copied = 0, err = 0;
+
+	if (flags & MSG_PEEK)
+		return -EOPNOTSUPP;
+	while ((size_t)copied < size) {
+		struct sk_buff *skb = copied ? skb_peek(&sk->sk_receive_queue) : unix_wait_skb(sk, nonblock, &err);
+		size_t chunk;
+
+		if (!skb)
+			break;
+		chunk = min((size_t)skb->len, size - copied);
+		if (skb_copy_datagram_iter(skb, 0, &msg->msg_iter, chunk)) {
+			if (!copied)
+				copied = -EFAULT;
+			break;
+		}
+		copied += chunk;
+		skb_pull(skb, chunk);
+		if (!skb->len)
+			unix_consume(sk, skb);
+	}
+	return copied ? copied : err;
+}
+
+static noinline int unix_dgram_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags)
+{
+	struct sock *sk = sock->sk;
+	struct sk_buff *skb;
+	int err;
+	size_t len;
+
+	if (flags & MSG_PEEK)
+		return -EOPNOTSUPP;
+	skb = unix_wait_skb(sk, flags & MSG_DONTWAIT, &err);
+	if (!skb)
+		return err;
+	len = min((size_t)skb->len, size);
+	if (skb_copy_datagram_iter(skb, 0, &msg->msg_iter, len))
+		return -EFAULT;
+	unix_consume(sk, skb);
+	return len;
+}
+
+static int unix_no_bind(struct socket *sock, struct sockaddr *a, int len) { return -EOPNOTSUPP; }
+static int unix_no_connect(struct socket *sock, struct sockaddr *a, int len, int flags) { return -EOPNOTSUPP; }
+
+static const struct proto_ops unix_stream_ops = {
+	.family = PF_UNIX,
+	.release = unix_release,
+	.bind = unix_no_bind,
+	.connect = unix_no_connect,
+	.socketpair = unix_socketpair,
+	.accept = sock_no_accept,
+	.getname = unix_getname,
+	.listen = sock_no_listen,
+	.shutdown = unix_shutdown,
+	.sendmsg = unix_stream_sendmsg,
+	.recvmsg = unix_stream_recvmsg,
+};
+
+static const struct proto_ops unix_dgram_ops = {
+	.family = PF_UNIX,
+	.release = unix_release,
+	.bind = unix_no_bind,
+	.connect = unix_no_connect,
+	.socketpair = unix_socketpair,
+	.accept = sock_no_accept,
+	.getname = unix_getname,
+	.listen = sock_no_listen,
+	.shutdown = unix_shutdown,
+	.sendmsg = unix_dgram_sendmsg,
+	.recvmsg = unix_dgram_recvmsg,
+};
+
+static const struct net_proto_family unix_family_ops = {
+	.family = PF_UNIX,
+	.create = unix_create,
+};
+
+void af_unix_init(void)
+{
+	unix_proto.slab = kmem_cache_create("UNIX", sizeof(struct unix_sock), 64, SLAB_PANIC | SLAB_ACCOUNT, NULL);
+	sock_register(&unix_family_ops);
+}

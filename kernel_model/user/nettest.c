@@ -1,0 +1,382 @@
+/*
+ * nettest FAMILY: drives sockets over the loopback and prints each call's result, one a line
+ * ("connect(refused) = -111"), with nothing that depends on the machine (no port numbers,
+ * addresses only of the loopback).  Families: tcp (a server and a forked client: handshake,
+ * data both ways, more than a window's worth, EOF, a reset, the errors of misuse), slow (a
+ * reader with a small receive buffer, late: what did not fit comes again), unix (socketpair,
+ * stream and datagram), udp (datagrams, their source, a connected socket).  The same binary runs on a Linux host too: its output
+ * there is the specification of its output in the emulated kernel (tests/machine/test_net.py).
+ */
+#include "libc.h"
+
+#define AF_UNIX 1
+#define SOCK_DGRAM 2
+#define SO_TYPE 3
+#define SO_ERROR 4
+#define SO_ACCEPTCONN 30
+#define SO_RCVBUF 8
+#define MSG_PEEK 2
+#define MSG_DONTWAIT 0x40
+#define MSG_NOSIGNAL 0x4000
+#define SHUT_WR 1
+#define NR_socket 41
+#define NR_connect 42
+#define NR_accept 43
+#define NR_sendto 44
+#define NR_recvfrom 45
+#define NR_shutdown 48
+#define NR_bind 49
+#define NR_listen 50
+#define NR_getsockname 51
+#define NR_getpeername 52
+#define NR_socketpair 53
+#define NR_setsockopt 54
+#define NR_getsockopt 55
+#define NR_sendmsg 46
+#define NR_recvmsg 47
+#define NR_accept4 288
+#define NR_pipe2 293
+
+
+struct iovec { void *iov_base; size_t iov_len; };
+
+static long sc(long nr, long a, long b, long c, long d, long e, long f) { return syscall6(nr, a, b, c, d, e, f); }
+#define L(x) ((long)(x))
+static void show(const char *what, long ret) { printf("%s = %ld\n", what, ret); }
+static unsigned int loopback(unsigned char last) { return 127 | (unsigned int)last << 24; }
+
+static long sock_in(int type) { return sc(NR_socket, AF_INET, type, 0, 0, 0, 0); }
+static long bind_in(int fd, unsigned int addr, unsigned short port)
+{
+	struct sockaddr_in sin = { AF_INET, htons(port), addr, { 0 } };
+
+	return sc(NR_bind, fd, L(&sin), sizeof(sin), 0, 0, 0);
+}
+static long connect_in(int fd, unsigned int addr, unsigned short port)
+{
+	struct sockaddr_in sin = { AF_INET, htons(port), addr, { 0 } };
+
+	return sc(NR_connect, fd, L(&sin), sizeof(sin), 0, 0, 0);
+}
+static unsigned short port_of(int fd)
+{
+	struct sockaddr_in sin;
+	int len = sizeof(sin);
+
+	sc(NR_getsockname, fd, L(&sin), L(&len), 0, 0, 0);
+	return htons(sin.sin_port);
+}
+static long readall(int fd, char *buf, long want)
+{
+	long got = 0, n;
+
+	while (got < want && (n = read(fd, buf + got, want - got)) > 0)
+		got += n;
+	return n < 0 && !got ? n : got;
+}
+
+/* the client's lines go through a pipe, printed by the parent after its own */
+static char clog[2048];
+static int clog_len;
+static void cshow(const char *what, long ret)
+{
+	char line[128];
+	int n = 0;
+	const char *p = what;
+	char tmp[24];
+	int k = 0;
+	unsigned long u = ret < 0 ? -ret : ret;
+
+	while (*p)
+		line[n++] = *p++;
+	line[n++] = ' '; line[n++] = '='; line[n++] = ' ';
+	if (ret < 0)
+		line[n++] = '-';
+	do tmp[k++] = '0' + u % 10; while (u /= 10);
+	while (k)
+		line[n++] = tmp[--k];
+	line[n++] = '\n';
+	memcpy(clog + clog_len, line, n);
+	clog_len += n;
+}
+
+static int memcmp_(const void *a, const void *b, size_t n)
+{
+	const unsigned char *x = a, *y = b;
+
+	for (; n; n--, x++, y++)
+		if (*x != *y)
+			return *x - *y;
+	return 0;
+}
+
+static char big[200000];
+
+static int tcp(void)
+{
+	int srv = sock_in(SOCK_STREAM), one = 1, pfd[2], status, a, len, type;
+	struct sockaddr_in peer;
+	unsigned short port;
+	char buf[64];
+	long r, pid, i;
+
+	show("socket(AF_INET, SOCK_STREAM)", srv >= 0);
+	show("setsockopt(SO_REUSEADDR)", sc(NR_setsockopt, srv, SOL_SOCKET, SO_REUSEADDR, L(&one), 4, 0));
+	show("bind(10.0.0.1)", bind_in(srv, 0x0100000a, 0));
+	show("bind(127.0.0.1:0)", bind_in(srv, loopback(1), 0));
+	show("bind(again)", bind_in(srv, loopback(1), 0));
+	port = port_of(srv);
+	show("port is ephemeral", port >= 32768);
+	show("accept(not listening)", sc(NR_accept4, srv, 0, 0, 0, 0, 0));
+	show("listen(8)", sc(NR_listen, srv, 8, 0, 0, 0, 0));
+	len = 4;
+	sc(NR_getsockopt, srv, SOL_SOCKET, SO_ACCEPTCONN, L(&one), L(&len), 0);
+	show("SO_ACCEPTCONN", one);
+	{
+		int other = sock_in(SOCK_STREAM);
+
+		show("bind(same port, other socket)", bind_in(other, loopback(1), port));
+		show("connect(no listener)", connect_in(other, loopback(1), 1));
+		close(other);
+		other = sock_in(SOCK_STREAM);
+		show("getpeername(unconnected)", sc(NR_getpeername, other, L(&peer), L(&len), 0, 0, 0));
+		show("send(unconnected)", sc(NR_sendto, other, L("x"), 1, MSG_NOSIGNAL, 0, 0));
+		show("recv(unconnected)", sc(NR_recvfrom, other, L(buf), 1, 0, 0, 0));
+		show("shutdown(unconnected)", sc(NR_shutdown, other, SHUT_WR, 0, 0, 0, 0));
+		close(other);
+	}
+	sc(NR_pipe2, L(pfd), 0, 0, 0, 0, 0);
+	for (i = 0; i < (long)sizeof(big); i++)
+		big[i] = (char)(i * 7);
+	pid = fork();
+	if (pid == 0) {
+		int c = sock_in(SOCK_STREAM);
+
+		close(pfd[0]);
+		cshow("client: connect", connect_in(c, loopback(1), port));
+		cshow("client: connect(again)", connect_in(c, loopback(1), port));
+		cshow("client: write(hello)", write(c, "hello", 5));
+		cshow("client: read(reply)", readall(c, buf, 5));
+		cshow("client: reply is world", memcmp_(buf, "world", 5) == 0);
+		cshow("client: write(200000)", write(c, big, sizeof(big)));
+		cshow("client: shutdown(SHUT_WR)", sc(NR_shutdown, c, SHUT_WR, 0, 0, 0, 0));
+		cshow("client: read(after peer close)", read(c, buf, sizeof(buf)));
+		close(c);
+		/* a second connection: the server closes it with our data unread: a reset */
+		c = sock_in(SOCK_STREAM);
+		cshow("client: connect(2)", connect_in(c, loopback(1), port));
+		cshow("client: write(unread)", write(c, "unread", 6));
+		cshow("client: read(reset)", read(c, buf, sizeof(buf)));
+		cshow("client: write(after reset)", sc(NR_sendto, c, L("x"), 1, MSG_NOSIGNAL, 0, 0));
+		close(c);
+		write(pfd[1], clog, clog_len);
+		exit(0);
+	}
+	close(pfd[1]);
+	len = sizeof(peer);
+	a = sc(NR_accept4, srv, L(&peer), L(&len), 0, 0, 0);
+	show("accept", a >= 0);
+	show("peer address is 127.0.0.1", peer.sin_family == AF_INET && peer.sin_addr == loopback(1) && len == 16);
+	len = 4;
+	sc(NR_getsockopt, a, SOL_SOCKET, SO_TYPE, L(&type), L(&len), 0);
+	show("SO_TYPE", type);
+	show("read(hello)", readall(a, buf, 5));
+	show("hello is hello", memcmp_(buf, "hello", 5) == 0);
+	show("write(world)", write(a, "world", 5));
+	{
+		static char in[200000];
+		long got = readall(a, in, sizeof(in));
+		long same = 1;
+
+		show("read(200000)", got);
+		for (i = 0; i < got; i++)
+			if (in[i] != (char)(i * 7))
+				same = 0;
+		show("data intact", same);
+	}
+	show("read(EOF)", read(a, buf, sizeof(buf)));
+	show("close", close(a));
+	a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
+	show("accept(2)", a >= 0);
+	show("recv(MSG_PEEK)", sc(NR_recvfrom, a, L(buf), 6, MSG_PEEK, 0, 0));
+	show("close(unread)", close(a));
+	wait4(pid, &status, 0, NULL);
+	show("client exit status", status);
+	close(srv);
+	while ((r = read(pfd[0], buf, sizeof(buf))) > 0)
+		write(1, buf, r);
+	return 0;
+}
+
+/*
+ * A reader slower than its sender: the server's receive buffer is small (SO_RCVBUF 4096) and it
+ * sleeps before it reads; the client sends more than fits.  Nothing is lost to the programs.
+ */
+static int slow(void)
+{
+	int srv = sock_in(SOCK_STREAM), rcvbuf = 4096, status, a, len = 4;
+	static char in[65536];
+	unsigned short port;
+	long pid, got, i, same = 1;
+
+	show("setsockopt(SO_RCVBUF, 4096)", sc(NR_setsockopt, srv, SOL_SOCKET, SO_RCVBUF, L(&rcvbuf), 4, 0));
+	sc(NR_getsockopt, srv, SOL_SOCKET, SO_RCVBUF, L(&rcvbuf), L(&len), 0);
+	show("SO_RCVBUF", rcvbuf);
+	show("bind", bind_in(srv, loopback(1), 0));
+	show("listen", sc(NR_listen, srv, 1, 0, 0, 0, 0));
+	port = port_of(srv);
+	for (i = 0; i < (long)sizeof(in); i++)
+		big[i] = (char)(i * 13);
+	pid = fork();
+	if (pid == 0) {
+		int c = sock_in(SOCK_STREAM);
+
+		if (connect_in(c, loopback(1), port) || write(c, big, sizeof(in)) != sizeof(in))
+			exit(1);
+		close(c);
+		exit(0);
+	}
+	a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
+	show("accept", a >= 0);
+	msleep(1500);
+	got = readall(a, in, sizeof(in));
+	show("read(65536)", got);
+	for (i = 0; i < got; i++)
+		if (in[i] != (char)(i * 13))
+			same = 0;
+	show("data intact", same);
+	show("read(EOF)", read(a, in, 1));
+	wait4(pid, &status, 0, NULL);
+	show("client exit status", status);
+	return 0;
+}
+
+/* socketpair(AF_UNIX): a stream pair (data, more than its buffer through a child, EOF, EPIPE)
+ * and a datagram pair (message boundaries, truncation, nonblocking) */
+static int unix_(void)
+{
+	int sv[2], dv[2], status;
+	char buf[64];
+	long pid, i, got, same = 1;
+	static char in[300000];
+
+	show("socketpair(AF_UNIX, SOCK_STREAM)", sc(NR_socketpair, AF_UNIX, SOCK_STREAM, 0, L(sv), 0, 0));
+	show("write(hello)", write(sv[0], "hello", 5));
+	show("read", read(sv[1], buf, sizeof(buf)));
+	show("hello is hello", memcmp_(buf, "hello", 5) == 0);
+	show("recv(nonblocking, empty)", sc(NR_recvfrom, sv[1], L(buf), 1, MSG_DONTWAIT, 0, 0));
+	for (i = 0; i < (long)sizeof(in); i++)
+		big[i % sizeof(big)] = (char)(i * 3);
+	pid = fork();
+	if (pid == 0) {
+		long n = 0;
+
+		close(sv[1]);
+		for (i = 0; i < (long)sizeof(in); i += n) {
+			long chunk = sizeof(in) - i < 100000 ? sizeof(in) - i : 100000;
+
+			for (n = 0; n < chunk; n++)
+				big[n] = (char)((i + n) * 3);
+			n = write(sv[0], big, chunk);
+			if (n <= 0)
+				exit(1);
+		}
+		sc(NR_shutdown, sv[0], SHUT_WR, 0, 0, 0, 0);
+		n = read(sv[0], buf, sizeof(buf));	/* the parent's close: EOF */
+		exit(n == 0 ? 0 : 2);
+	}
+	close(sv[0]);
+	got = readall(sv[1], in, sizeof(in));
+	show("read(300000)", got);
+	for (i = 0; i < got; i++)
+		if (in[i] != (char)(i * 3))
+			same = 0;
+	show("data intact", same);
+	show("read(EOF)", read(sv[1], buf, sizeof(buf)));
+	close(sv[1]);
+	wait4(pid, &status, 0, NULL);
+	show("child exit status", status);
+	show("socketpair(AF_UNIX, SOCK_STREAM)", sc(NR_socketpair, AF_UNIX, SOCK_STREAM, 0, L(sv), 0, 0));
+	close(sv[1]);
+	show("send(peer closed)", sc(NR_sendto, sv[0], L("x"), 1, MSG_NOSIGNAL, 0, 0));
+	show("read(peer closed)", read(sv[0], buf, sizeof(buf)));
+	close(sv[0]);
+	show("socketpair(AF_UNIX, SOCK_DGRAM)", sc(NR_socketpair, AF_UNIX, SOCK_DGRAM, 0, L(dv), 0, 0));
+	show("send(a)", write(dv[0], "a", 1));
+	show("send(bcd)", write(dv[0], "bcd", 3));
+	show("send(hello)", write(dv[0], "hello", 5));
+	show("recv", read(dv[1], buf, sizeof(buf)));
+	show("recv", read(dv[1], buf, sizeof(buf)));
+	show("recv(2 of hello)", read(dv[1], buf, 2));
+	show("he is he", memcmp_(buf, "he", 2) == 0);
+	show("recv(nonblocking, empty)", sc(NR_recvfrom, dv[1], L(buf), sizeof(buf), MSG_DONTWAIT, 0, 0));
+	show("send(the other way)", write(dv[1], "back", 4));
+	show("recv", read(dv[0], buf, sizeof(buf)));
+	close(dv[0]);
+	close(dv[1]);
+	return 0;
+}
+
+/* UDP on the loopback: datagrams with their source, truncation, a connected socket */
+static int udp(void)
+{
+	int s = sock_in(SOCK_DGRAM), c = sock_in(SOCK_DGRAM), d = sock_in(SOCK_DGRAM), len;
+	struct sockaddr_in to = { AF_INET, 0, 0, { 0 } }, from;
+	char buf[64];
+
+	show("socket(AF_INET, SOCK_DGRAM)", s >= 0 && c >= 0);
+	show("bind(10.0.0.1)", bind_in(s, 0x0100000a, 0));
+	show("bind(127.0.0.1:0)", bind_in(s, loopback(1), 0));
+	to.sin_port = htons(port_of(s));
+	to.sin_addr = loopback(1);
+	show("send(no address)", sc(NR_sendto, c, L("x"), 1, 0, 0, 0));
+	show("sendto(ping)", sc(NR_sendto, c, L("ping"), 4, 0, L(&to), sizeof(to)));
+	len = sizeof(from);
+	show("recvfrom", sc(NR_recvfrom, s, L(buf), sizeof(buf), 0, L(&from), L(&len)));
+	show("from 127.0.0.1, the sender's port", from.sin_family == AF_INET && from.sin_addr == loopback(1) &&
+	     htons(from.sin_port) == port_of(c) && len == 16);
+	show("sendto(hello world)", sc(NR_sendto, c, L("hello world"), 11, 0, L(&to), sizeof(to)));
+	show("recv(5 of it)", sc(NR_recvfrom, s, L(buf), 5, 0, 0, 0));
+	show("recv(nonblocking, empty)", sc(NR_recvfrom, s, L(buf), sizeof(buf), MSG_DONTWAIT, 0, 0));
+	show("connect", sc(NR_connect, c, L(&to), sizeof(to), 0, 0, 0));
+	show("send(abc)", write(c, "abc", 3));
+	show("recv", read(s, buf, sizeof(buf)));
+	show("getpeername", sc(NR_getpeername, c, L(&from), L(&len), 0, 0, 0));
+	show("peer is the server", htons(from.sin_port) == port_of(s));
+	{
+		struct iovec iov[2] = { { "gather", 6 }, { "ed", 2 } }, riov[2];
+		struct msghdr_u { void *name; int namelen; struct iovec *iov; size_t iovlen; void *control;
+				  size_t controllen; unsigned int flags; } m = { &to, sizeof(to), iov, 2, 0, 0, 0 };
+		char a[3], b[16];
+
+		show("sendmsg(2 iovecs, to the server)", sc(NR_sendmsg, d, L(&m), 0, 0, 0, 0));
+		riov[0].iov_base = a; riov[0].iov_len = 3;
+		riov[1].iov_base = b; riov[1].iov_len = sizeof(b);
+		memset(&from, 0, sizeof(from));
+		m = (struct msghdr_u){ &from, sizeof(from), riov, 2, 0, 0, 0 };
+		show("recvmsg(2 iovecs)", sc(NR_recvmsg, s, L(&m), 0, 0, 0, 0));
+		show("scattered", memcmp_(a, "gat", 3) == 0 && memcmp_(b, "hered", 5) == 0);
+		show("msg_namelen", m.namelen);
+		show("from d's port", htons(from.sin_port) == port_of(d));
+	}
+	to.sin_port = htons(1);
+	show("sendto(a port nobody has)", sc(NR_sendto, d, L("x"), 1, 0, L(&to), sizeof(to)));
+	close(s);
+	close(c);
+	close(d);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "udp"))
+		return udp();
+	if (argc == 2 && !strcmp(argv[1], "unix"))
+		return unix_();
+	if (argc == 2 && !strcmp(argv[1], "tcp"))
+		return tcp();
+	if (argc == 2 && !strcmp(argv[1], "slow"))
+		return slow();
+	dprintf(2, "usage: nettest tcp|slow|unix|udp\n");
+	return 2;
+}

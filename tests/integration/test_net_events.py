@@ -1,0 +1,58 @@
+"""The network in a session: with the default workload (node asking redis over TCP about
+twice a second), `sock:inet_sock_set_state` and the packet events show within two seconds of
+enabling them, printed as Linux 6.1 prints them."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from simtest import tracefs_sim
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                reason="needs /dev/fuse, root and mount namespaces")
+
+T = "/sys/kernel/tracing"
+P = r"([0-9a-f]{16}|\(____ptrval____\))"
+STATE = r"TCP_[A-Z_12]+"
+EVENTS = {
+    "sock/inet_sock_set_state": r"inet_sock_set_state: family=AF_INET protocol=IPPROTO_TCP sport=\d+ dport=\d+ "
+                                r"saddr=127\.0\.0\.1 daddr=127\.0\.0\.1 saddrv6=::ffff:127\.0\.0\.1 "
+                                r"daddrv6=::ffff:127\.0\.0\.1 oldstate=" + STATE + " newstate=" + STATE + "$",
+    "net/net_dev_queue": r"net_dev_queue: dev=lo skbaddr=" + P + r" len=\d+$",
+    "net/netif_receive_skb": r"netif_receive_skb: dev=lo skbaddr=" + P + r" len=\d+$",
+    "napi/napi_poll": r"napi_poll: napi poll on napi struct " + P + r" for device \(no_device\) work \d+ budget 64$",
+    "tcp/tcp_destroy_sock": r"tcp_destroy_sock: family=AF_INET sport=\d+ dport=\d+ saddr=127\.0\.0\.1 "
+                            r"daddr=127\.0\.0\.1 saddrv6=::ffff:127\.0\.0\.1 daddrv6=::ffff:127\.0\.0\.1 "
+                            r"sock_cookie=[0-9a-f]+$",
+}
+
+
+def test_the_services_traffic_shows_within_two_seconds():
+    enable = "; ".join(f"echo 1 > {T}/events/{e}/enable" for e in EVENTS)
+    result = tracefs_sim("run", "--workload", "default", "-c",
+                         f"{enable}; sleep 2; echo 0 > {T}/tracing_on; cat {T}/trace", timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if not line.startswith("#")]
+    for event, text in EVENTS.items():
+        name = event.split("/")[1]
+        mine = [line for line in lines if f" {name}: " in line]
+        assert mine, f"{event} did not fire"
+        assert all(re.search(text, line) for line in mine), (event, [l for l in mine if not re.search(text, l)])
+    # a connection to redis, from its start to its end
+    transitions = re.findall(r"dport=6379 .* oldstate=(\w+) newstate=(\w+)", result.stdout)
+    assert ("TCP_SYN_SENT", "TCP_ESTABLISHED") in transitions
+    assert any(line for line in lines if " node-" in line and "newstate=TCP_SYN_SENT" in line)
+
+
+def test_tcpretrans_recipe_shows_the_retransmissions():
+    """perf-tools' tcpretrans (a kprobe on tcp_retransmit_skb) while nettest's sender outruns
+    its reader: a line per retransmission, sent by the timer (the idle task's softirq, or any
+    task the tick interrupted)."""
+    script = Path(__file__).resolve().parents[2] / "mountpoint_scripts" / "session_tcpretrans.sh"
+    result = tracefs_sim("run", "--workload", "none", str(script), timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["TIME", "PID", "LADDR:LPORT", "--", "RADDR:RPORT", "STATE"]
+    rows = lines[1:]
+    assert rows and all(re.match(r"^\d\d:\d\d:\d\d \d+ +-:- +R> -:- +- *$", row) for row in rows), rows
