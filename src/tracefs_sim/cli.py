@@ -294,7 +294,7 @@ def cmd_mount(args: argparse.Namespace) -> int:
     log_path = _log_path(socket_path)
     ready_r, ready_w = os.pipe()
 
-    def detach():
+    def detach() -> None:
         os.close(ready_r)
         os.setsid()
         _redirect(0, os.devnull, os.O_RDONLY)
@@ -445,7 +445,7 @@ def _start_session_daemon(options, host_ns: str, debug: bool) -> int:
     ready_r, ready_w = os.pipe()
     parent = os.getpid()
 
-    def attach():
+    def attach() -> None:
         os.close(ready_r)
         # The daemon must not outlive its session, even if the session is SIGKILLed.
         _syscalls.set_parent_death_signal(signal.SIGTERM)
@@ -458,7 +458,7 @@ def _start_session_daemon(options, host_ns: str, debug: bool) -> int:
         _redirect(0, os.devnull, os.O_RDONLY)
         os.dup2(2, 1)  # the script's stdout stays the script's
 
-    def orphaned():
+    def orphaned() -> None:
         # SIGKILLed, the session could not end its script: the daemon, told by the parent-death
         # signal, does (they share the session's namespace, which nothing else is in).
         if os.getppid() != parent:

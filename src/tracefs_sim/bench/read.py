@@ -72,7 +72,7 @@ def _marker_latencies(instance: str, count: int) -> list[float]:
     arrived: dict[int, float] = {}
     got_all = threading.Event()
 
-    def reader():
+    def reader() -> None:
         for line in cat.stdout:
             now = time.perf_counter()
             tail = line.rsplit(b"bench-marker-", 1)

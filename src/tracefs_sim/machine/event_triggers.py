@@ -89,7 +89,7 @@ class GuestEventTriggers:
             if t.target is not None:
                 self._image.event_file(t.target)   # KeyError: not a tracepoint of this kernel
 
-        def swap():
+        def swap() -> None:
             with self._lock:
                 self._take_counts()
                 self._triggers = triggers

@@ -229,7 +229,7 @@ class HookContext:
 class HookTable:
     """The machine's code hooks: kept by handle, installed on every CPU."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._hooks: dict[int, tuple[int, Callable[[HookContext], None], list[int]]] = {}
         self._next = 1
         self._cpus: list[Cpu] = []

@@ -38,7 +38,7 @@ def _hook_address() -> int:
 class Int3Table:
     """int3 address -> where the CPU continues, read natively by every CPU."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._table = _Table()
         self._cpus: list[tuple[_Cpu, object]] = []  # per-CPU hook data and the fallback it calls
 

@@ -391,7 +391,7 @@ class Machine:
         self._processes[proc.host_id] = proc
         posted = threading.Event()
 
-        def post():
+        def post() -> None:
             if self._hostif.post_request(proc.host_id, argv):
                 self._runner.raise_irq(0, VEC_CALL_FUNC)
                 self._runner.begin_work()
@@ -482,7 +482,7 @@ class Machine:
         if not (start <= addr and addr + len(data) <= end):
             raise ValueError(f"{addr:#x}+{len(data)} is not kernel text")
 
-        def poke():
+        def poke() -> None:
             self._mem.write(kernel_virt_to_phys(addr), bytes(data))
             self._drop_translations([(addr, addr + len(data))])
         self._stop_machine(poke)

@@ -184,7 +184,7 @@ class Runner:
             return fn()
         done, box = threading.Event(), []
 
-        def run():
+        def run() -> None:
             try:
                 box.append(fn())
             except BaseException as e:  # re-raised in the caller

@@ -192,7 +192,7 @@ class GuestTracing:
                 raise ValueError(f"event id {event_id} does not fit common_type")
         keys = [self._remember(event) for event, _ in ids]
 
-        def apply():
+        def apply() -> None:
             with self._lock:
                 for key, (event, event_id) in zip(keys, ids):
                     self._ids[key] = event_id
@@ -239,7 +239,7 @@ class GuestTracing:
         self._check_slot(slot)
         key = self._remember(event)
 
-        def apply():
+        def apply() -> None:
             with self._lock:
                 soft = self._soft_off.setdefault(key, set())
                 (soft.add if off else soft.discard)(slot)
@@ -266,7 +266,7 @@ class GuestTracing:
     def record_cmdlines(self, holder: object, on: bool) -> None:
         """tracing_start/stop_cmdline_record(): something other than a tracepoint (a
         function tracer, a kprobe event) records while `holder` is on, so comms are saved."""
-        def apply():
+        def apply() -> None:
             with self._lock:
                 (self._cmdline_holders.add if on else self._cmdline_holders.discard)(holder)
                 self._update_cmdline_key()
@@ -303,7 +303,7 @@ class GuestTracing:
     def set_recording(self, slot: int, on: bool) -> None:
         self._check_slot(slot)
 
-        def apply():
+        def apply() -> None:
             with self._lock:
                 self._recording[slot] = bool(on)
                 if self._mem is not None:
@@ -326,7 +326,7 @@ class GuestTracing:
         """tracing_cpumask: the slot records only on the CPUs in mask."""
         self._check_slot(slot)
 
-        def apply():
+        def apply() -> None:
             with self._lock:
                 self._cpumasks[slot] = mask
                 self._write_cpumasks()

@@ -175,7 +175,7 @@ class GuestHistMaps:
         return index
 
     def destroy(self, addr: int) -> None:
-        def free():
+        def free() -> None:
             with self._lock:
                 self._used.pop(self._index(addr))
         self._machine.with_cpus_stopped(free)
@@ -214,7 +214,7 @@ class GuestHistMaps:
 
     def clear(self, addr: int) -> None:
         """tracing_map_clear(): no entries, no hits, no drops."""
-        def wipe():
+        def wipe() -> None:
             with self._lock:
                 index = self._index(addr)
                 at, need, spec = self._used[index]
@@ -228,7 +228,7 @@ class GuestHistMaps:
         self._machine.with_cpus_stopped(wipe)
 
     def set_paused(self, addr: int, paused: bool) -> None:
-        def write():
+        def write() -> None:
             with self._lock:
                 pa = kernel_virt_to_phys(self._maps_va) + self._index(addr) * self._size
                 struct.pack_into("<I", self._mem.buf, pa + self._paused_at, int(paused))

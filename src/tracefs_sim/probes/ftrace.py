@@ -508,7 +508,7 @@ class FtraceSites:
     def _write_probes(self, probes: list[FunctionProbe]) -> None:
         """Take the guest's counts back, then write the new table, with every CPU stopped
         (a count decremented in between would be lost)."""
-        def swap():
+        def swap() -> None:
             if self._mem is not None:
                 buf = self._mem.buf
                 for probe in self._probes:

@@ -189,7 +189,7 @@ class _Code:
     """The kcalloc'ed fetch_insn[FETCH_INSN_MAX] buffer, filled slot by slot as the kernel
     does: slot 15 is the end marker, so a program reaching it is "too much nested"."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.slots: list[dict | None] = [None] * FETCH_INSN_MAX
         self.slots[FETCH_INSN_MAX - 1] = {"op": "end"}
         self.i = 0
