@@ -6,7 +6,7 @@ import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypedDict, TypeVar, Unpack
 
 import pyfuse3
 
@@ -132,6 +132,25 @@ class FileNode(Node):
     file_type = stat.S_IFREG
 
 
+class FileBindings(TypedDict, total=False):
+    """What add_file() binds a FileNode to (its fields of the same names)."""
+
+    read: Callable[[], bytes]
+    read_as: Callable[[int], bytes]
+    write: Callable[[bytes], int | None]
+    write_as: Callable[[bytes, int], int | None]
+    write_at: Callable[[bytes, int], int | None]
+    truncate: Callable[[], None]
+    opened: Callable[[], object]
+    released: Callable[[object], None]
+    session: Callable[..., object]
+    pipe: PipeSource
+    pages: PageSource
+
+
+N = TypeVar("N", bound=Node)
+
+
 class Tree:
     """Inode table of one mount."""
 
@@ -151,11 +170,11 @@ class Tree:
         node = DirNode(self._next_inode(), name, mode, self.created_ns, hidden=hidden)
         return self._attach(parent, node)
 
-    def add_file(self, parent: DirNode, name: str, mode: int, **bindings) -> FileNode:
+    def add_file(self, parent: DirNode, name: str, mode: int, **bindings: Unpack[FileBindings]) -> FileNode:
         node = FileNode(self._next_inode(), name, mode, self.created_ns, **bindings)
         return self._attach(parent, node)
 
-    def _attach(self, parent: DirNode, node: Node):
+    def _attach(self, parent: DirNode, node: N) -> N:
         if node.name in parent.children:
             raise ValueError(f"{node.name} already in directory inode {parent.inode}")
         parent.children[node.name] = node
