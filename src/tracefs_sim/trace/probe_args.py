@@ -25,6 +25,7 @@ from typing import Callable, Protocol, Sequence
 # spaces: CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE).
 from ..machine.contract import TASK_SIZE
 from ..lib.kstrtox import ULLONG_MAX as _ULLONG_MAX, kstrtoll, kstrtouint, kstrtoull, or_none, simple_strtoull
+from .print_fmt import Symbolizer
 from .probe_log import ProbeError, ProbeLog, silent_error
 
 __all__ = [
@@ -540,8 +541,7 @@ class FetchContext(Protocol):
     def symbolize(self, addr: int) -> "tuple[str, int, int] | None": ...
 
 
-# addr -> (symbol, offset into it, symbol size) or None (kallsyms_lookup).
-Symbolizer = Callable[[int], "tuple[str, int, int] | None"]
+
 
 
 def sprint_symbol(symbolize: Symbolizer, addr: int) -> str:
