@@ -98,3 +98,11 @@ def _field_code(field: FieldLike) -> tuple[str, _Fixup | None]:
 def _rest_of(offset: int, type_: str) -> _Fixup:
     is_string = "char" in type_
     return lambda value, payload: _cstring(bytes(payload[offset:])) if is_string else bytes(payload[offset:])
+
+
+def int_field(record: Record, name: str) -> int:
+    """A number field's value (TypeError: the field is a string or an array)."""
+    value = record[name]
+    if not isinstance(value, int):
+        raise TypeError(f"field {name} is not a number")
+    return value
