@@ -12,9 +12,15 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Callable
+from types import FrameType
+from typing import TYPE_CHECKING
 
 from . import _syscalls, control, namespace
 from .session import launch
+
+if TYPE_CHECKING:  # (the commands that run no machine never import one)
+    from .machine import MachineOptions
 
 PROG = "tracefs-sim"
 # Boot of the emulated machine plus the FUSE mount; generous for a loaded CI box.
@@ -124,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def _options(args: argparse.Namespace):
+def _options(args: argparse.Namespace) -> MachineOptions:
     # Imported here: exec and umount need none of the emulator (Unicorn) at all.
     from .machine import MachineOptions
 
@@ -233,8 +239,8 @@ def _redirect(fd: int, path: str, flags: int) -> None:
     os.close(target)
 
 
-def _daemon_child(prepare, mountpoint: str, options, ready_fd: int, debug: bool,
-                  finish=None) -> None:
+def _daemon_child(prepare: Callable[[], None], mountpoint: str, options: MachineOptions, ready_fd: int,
+                  debug: bool, finish: Callable[[], None] | None = None) -> None:
     """The forked daemon's whole life, after `prepare()` set up its process, and `finish()`
     once it served: never returns into the caller's code."""
     status = 1
@@ -380,6 +386,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 class _Terminate(Exception):
     """SIGTERM/SIGHUP while the session is being set up: clean up, then exit."""
 
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
 
 def cmd_shell(args: argparse.Namespace) -> int:
     return _session(args, ["bash"], banner=True)
@@ -396,7 +406,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> int:
     options = _options(args)
 
-    def terminate(signum, frame):
+    def terminate(signum: int, frame: FrameType | None) -> None:
         raise _Terminate(signum)
 
     for sig in (signal.SIGTERM, signal.SIGHUP):
@@ -421,7 +431,7 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
         _report_lost_calls(socket_path)
         return status
     except _Terminate as e:
-        return 128 + e.args[0]
+        return 128 + e.signum
     finally:
         for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
             signal.signal(sig, signal.SIG_IGN)  # clean-up must run to its end
@@ -440,7 +450,7 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
             print(f"{PROG}: {problem}", file=sys.stderr)
 
 
-def _start_session_daemon(options, host_ns: str, debug: bool) -> int:
+def _start_session_daemon(options: MachineOptions, host_ns: str, debug: bool) -> int:
     namespace.assert_private(host_ns)
     ready_r, ready_w = os.pipe()
     parent = os.getpid()
@@ -474,7 +484,7 @@ def _start_session_daemon(options, host_ns: str, debug: bool) -> int:
     return pid
 
 
-def _session_mirror(socket_path: str, options) -> "launch.Mirror | None":
+def _session_mirror(socket_path: str, options: MachineOptions) -> "launch.Mirror | None":
     """The daemon's session ring, for the session's processes to be its kernel's tasks; none
     for a seeded machine (its runs must not depend on what the host's processes do)."""
     if options.seed is not None:
