@@ -17,8 +17,9 @@ import logging
 import struct
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
-from ..machine.contract import GuestTracingOps, TaskRecord
+from ..machine.contract import GuestPageInfo, TaskRecord
 from . import _drain
 from .cmdlines import SavedCmdlines
 from .event_control import EventFile
@@ -37,8 +38,23 @@ _UNKNOWN_TASK = (b"", 0)
 _TASKS_KEPT = 4096
 
 
+class _SnapshotRequests(Protocol):
+    def snapshot_requests(self, slot: int) -> list[int]: ...
+
+
+class DrainSource(Protocol):
+    """What the drain takes from the guest's half of tracing (contract.GuestTracingOps): its
+    pages, the snapshots its triggers asked for, its saved comms."""
+
+    @property
+    def triggers(self) -> _SnapshotRequests: ...
+
+    def drain(self, slot: int) -> Sequence[GuestPageInfo]: ...
+    def saved_comms(self) -> dict[int, str]: ...
+
+
 class Drain:
-    def __init__(self, guest: GuestTracingOps, arrays: Callable[[], Iterable[TraceArray]], cmdlines: SavedCmdlines,
+    def __init__(self, guest: DrainSource, arrays: Callable[[], Iterable[TraceArray]], cmdlines: SavedCmdlines,
                  tasks: Callable[[], Sequence[TaskRecord]]):
         """guest: the guest half of tracing; arrays(): the live trace arrays; tasks(): the machine's live
         tasks (pid, tgid, comm), asked when a record names a pid not seen before."""
