@@ -99,13 +99,25 @@ class PipeSource:
     recording: Callable[[], bool]
 
 
+class PageReader(Protocol):
+    def read(self, count: int) -> bytes | None: ...
+
+
+class FileSession(Protocol):
+    """An open file's own state (FileNode.session): what it reads and writes, and its close."""
+
+    def read(self) -> bytes: ...
+    def write(self, data: bytes) -> int | None: ...
+    def release(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class PageSource:
     """What a consuming read of binary pages (trace_pipe_raw) reads from: open_reader() gives
     each open file its reader, whose read(count) returns bytes, or None while the buffer is
     empty; waiters wake when data arrives."""
 
-    open_reader: Callable[[], object]
+    open_reader: Callable[[], PageReader]
     waiters: Waiters
 
 
@@ -134,7 +146,7 @@ class FileNode(Node):
     truncate: Callable[[], None] | None = None
     opened: Callable[[], object] | None = None
     released: Callable[[object], None] | None = None
-    session: Callable[..., object] | None = None
+    session: Callable[..., FileSession] | None = None
     pipe: PipeSource | None = None
     pages: PageSource | None = None
     settled: bool = False
@@ -153,7 +165,7 @@ class FileBindings(TypedDict, total=False):
     truncate: Callable[[], None]
     opened: Callable[[], object]
     released: Callable[[object], None]
-    session: Callable[..., object]
+    session: Callable[..., FileSession]
     pipe: PipeSource
     pages: PageSource
 
