@@ -12,9 +12,15 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Callable
+from types import FrameType
+from typing import TYPE_CHECKING
 
 from . import _syscalls, control, namespace
 from .session import launch
+
+if TYPE_CHECKING:  # (the commands that run no machine never import one)
+    from .machine import MachineOptions
 
 PROG = "tracefs-sim"
 # Boot of the emulated machine plus the FUSE mount; generous for a loaded CI box.
@@ -124,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def _options(args: argparse.Namespace):
+def _options(args: argparse.Namespace) -> MachineOptions:
     # Imported here: exec and umount need none of the emulator (Unicorn) at all.
     from .machine import MachineOptions
 
@@ -233,8 +239,8 @@ def _redirect(fd: int, path: str, flags: int) -> None:
     os.close(target)
 
 
-def _daemon_child(prepare, mountpoint: str, options, ready_fd: int, debug: bool,
-                  finish=None) -> None:
+def _daemon_child(prepare: Callable[[], None], mountpoint: str, options: MachineOptions, ready_fd: int,
+                  debug: bool, finish: Callable[[], None] | None = None) -> None:
     """The forked daemon's whole life, after `prepare()` set up its process, and `finish()`
     once it served: never returns into the caller's code."""
     status = 1
@@ -294,7 +300,7 @@ def cmd_mount(args: argparse.Namespace) -> int:
     log_path = _log_path(socket_path)
     ready_r, ready_w = os.pipe()
 
-    def detach():
+    def detach() -> None:
         os.close(ready_r)
         os.setsid()
         _redirect(0, os.devnull, os.O_RDONLY)
@@ -380,6 +386,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 class _Terminate(Exception):
     """SIGTERM/SIGHUP while the session is being set up: clean up, then exit."""
 
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
 
 def cmd_shell(args: argparse.Namespace) -> int:
     return _session(args, ["bash"], banner=True)
@@ -396,7 +406,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> int:
     options = _options(args)
 
-    def terminate(signum, frame):
+    def terminate(signum: int, frame: FrameType | None) -> None:
         raise _Terminate(signum)
 
     for sig in (signal.SIGTERM, signal.SIGHUP):
@@ -421,7 +431,7 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
         _report_lost_calls(socket_path)
         return status
     except _Terminate as e:
-        return 128 + e.args[0]
+        return 128 + e.signum
     finally:
         for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
             signal.signal(sig, signal.SIG_IGN)  # clean-up must run to its end
@@ -440,12 +450,12 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
             print(f"{PROG}: {problem}", file=sys.stderr)
 
 
-def _start_session_daemon(options, host_ns: str, debug: bool) -> int:
+def _start_session_daemon(options: MachineOptions, host_ns: str, debug: bool) -> int:
     namespace.assert_private(host_ns)
     ready_r, ready_w = os.pipe()
     parent = os.getpid()
 
-    def attach():
+    def attach() -> None:
         os.close(ready_r)
         # The daemon must not outlive its session, even if the session is SIGKILLed.
         _syscalls.set_parent_death_signal(signal.SIGTERM)
@@ -458,7 +468,7 @@ def _start_session_daemon(options, host_ns: str, debug: bool) -> int:
         _redirect(0, os.devnull, os.O_RDONLY)
         os.dup2(2, 1)  # the script's stdout stays the script's
 
-    def orphaned():
+    def orphaned() -> None:
         # SIGKILLed, the session could not end its script: the daemon, told by the parent-death
         # signal, does (they share the session's namespace, which nothing else is in).
         if os.getppid() != parent:
@@ -474,7 +484,7 @@ def _start_session_daemon(options, host_ns: str, debug: bool) -> int:
     return pid
 
 
-def _session_mirror(socket_path: str, options) -> "launch.Mirror | None":
+def _session_mirror(socket_path: str, options: MachineOptions) -> "launch.Mirror | None":
     """The daemon's session ring, for the session's processes to be its kernel's tasks; none
     for a seeded machine (its runs must not depend on what the host's processes do)."""
     if options.seed is not None:

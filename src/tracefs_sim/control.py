@@ -34,12 +34,18 @@ import socket
 import stat
 import sys
 import threading
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 # The server imports trio where it runs (`import trio` below, ~60 ms): the client commands
 # (`exec`, `disasm`, `umount`) and the CLI's start-up never need it.
 if TYPE_CHECKING:
     import trio
+
+    from .machine.contract import ServedMachine
+
+# a request or an answer: one JSON object
+JsonObject = dict[str, Any]
 
 RUN_DIR = "/run/tracefs-sim"
 ENV_VAR = "TRACEFS_SIM_CONTROL"
@@ -109,12 +115,12 @@ def daemon_from_pidfile(socket_path: str) -> int | None:
 # server
 
 
-async def serve(machine: Any, path: str, *, task_status: Any = None) -> None:
+async def serve(machine: ServedMachine, path: str, *,
+                task_status: trio.TaskStatus[list[trio.SocketListener]] | None = None) -> None:
     """Serve control requests for `machine` on `path` until cancelled."""
     import trio
 
-    if task_status is None:  # not started with nursery.start()
-        task_status = trio.TASK_STATUS_IGNORED
+    status = trio.TASK_STATUS_IGNORED if task_status is None else task_status  # (not from nursery.start())
     sock = _bind(path)
     identity = os.stat(path)
     pidfile = pidfile_path(path)
@@ -123,7 +129,7 @@ async def serve(machine: Any, path: str, *, task_status: Any = None) -> None:
             f.write(f"{os.getpid()} {_start_time(os.getpid())}\n")
         listener = trio.SocketListener(trio.socket.from_stdlib_socket(sock))
         handler = functools.partial(_handle, machine)
-        await trio.serve_listeners(handler, [listener], task_status=task_status)
+        await trio.serve_listeners(handler, [listener], task_status=status)
     finally:
         # Remove our files only if a newer daemon has not replaced them meanwhile.
         try:
@@ -175,7 +181,7 @@ class _BadRequest(Exception):
     pass
 
 
-async def _handle(machine: Any, stream: trio.SocketStream) -> None:
+async def _handle(machine: ServedMachine, stream: trio.SocketStream) -> None:
     import trio
 
     async with stream:
@@ -207,7 +213,7 @@ async def _handle(machine: Any, stream: trio.SocketStream) -> None:
             print(f"tracefs-sim: control request failed: {e!r}", file=sys.stderr)
 
 
-async def _read_request(stream: trio.SocketStream) -> tuple[dict, bytes]:
+async def _read_request(stream: trio.SocketStream) -> tuple[JsonObject, bytes]:
     import trio
 
     buf = bytearray()
@@ -232,11 +238,11 @@ async def _read_request(stream: trio.SocketStream) -> tuple[dict, bytes]:
     return request, rest
 
 
-async def _send(stream: trio.SocketStream, message: dict) -> None:
+async def _send(stream: trio.SocketStream, message: JsonObject) -> None:
     await stream.send_all(json.dumps(message).encode() + b"\n")
 
 
-async def _send_session_ring(machine: Any, stream: trio.SocketStream) -> None:
+async def _send_session_ring(machine: ServedMachine, stream: trio.SocketStream) -> None:
     import trio
 
     ring = await trio.to_thread.run_sync(machine.session_ring)
@@ -247,7 +253,7 @@ async def _send_session_ring(machine: Any, stream: trio.SocketStream) -> None:
     await stream.socket.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
 
 
-def _describe(machine: Any) -> dict:
+def _describe(machine: ServedMachine) -> JsonObject:
     return {
         "cpus": machine.nr_cpus,
         "kallsyms": machine.kallsyms(),
@@ -257,22 +263,27 @@ def _describe(machine: Any) -> dict:
     }
 
 
-def _disassemble(machine: Any, target: str) -> dict:
+def _disassemble(machine: ServedMachine, target: str) -> JsonObject:
     # Imported here: Capstone is for this request only, not for every `tracefs-sim exec`.
     from . import disasm
+    from .machine.image import KernelImage
+
+    image = machine.image
+    if not isinstance(image, KernelImage):
+        return {"error": "this machine has no kernel image to disassemble"}
 
     try:
-        name, start, end = disasm.resolve_function(machine.image, target)
+        name, start, end = disasm.resolve_function(image, target)
     except disasm.DisasmError as e:
         return {"error": str(e)}
     code = machine.read_memory(start, end - start)  # live: what the CPUs execute now
-    notes = disasm.site_notes(machine.image, start, code)
-    listing = disasm.format_listing(name, start, code, disasm.kernel_symbolizer(machine.image), notes)
+    notes = disasm.site_notes(image, start, code)
+    listing = disasm.format_listing(name, start, code, disasm.kernel_symbolizer(image), notes)
     return {"symbol": name, "start": start, "bytes": code.hex(),
             "notes": sorted(notes.items()), "listing": listing}
 
 
-async def _exec(machine: Any, stream: trio.SocketStream, argv: Any, rest: bytes) -> None:
+async def _exec(machine: ServedMachine, stream: trio.SocketStream, argv: Any, rest: bytes) -> None:
     import trio
 
     if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
@@ -407,7 +418,7 @@ def _connect(path: str, timeout: float | None) -> socket.socket:
     return sock
 
 
-def _replies(sock: socket.socket, path: str):
+def _replies(sock: socket.socket, path: str) -> Iterator[JsonObject]:
     """The JSON messages the server sends, until it closes; socket failures as ControlError."""
     try:
         with sock.makefile("rb") as f:
@@ -425,14 +436,14 @@ def _replies(sock: socket.socket, path: str):
         raise ControlError(f"lost the connection to {path}: {e.strerror}") from None
 
 
-def _send_request(sock: socket.socket, path: str, request: dict) -> None:
+def _send_request(sock: socket.socket, path: str, request: JsonObject) -> None:
     try:
         sock.sendall(json.dumps(request).encode() + b"\n")
     except OSError as e:
         raise ControlError(f"lost the connection to {path}: {e.strerror}") from None
 
 
-def info(path: str, timeout: float | None = 10.0) -> dict:
+def info(path: str, timeout: float | None = 10.0) -> JsonObject:
     """Ask the daemon on `path` about its machine: cpus, kallsyms, programs, pid."""
     with _connect(path, timeout) as sock:
         _send_request(sock, path, {"op": "info"})
@@ -465,7 +476,7 @@ def session_ring(path: str, timeout: float | None = 10.0) -> tuple[int, int, int
         return fds[0], int(message["offset"]), int(message["size"]), fds[1], fds[2], fds[3:]
 
 
-def disassemble(path: str, target: str, timeout: float | None = 10.0) -> dict:
+def disassemble(path: str, target: str, timeout: float | None = 10.0) -> JsonObject:
     """Ask the daemon on `path` for the live code of kernel function `target` (a name or a hex
     address): symbol, start, bytes (hex), notes ([address, text]), listing. An unknown target
     is a ControlError saying so."""

@@ -7,6 +7,8 @@ import logging
 import os
 import signal
 import time
+from types import FrameType
+from typing import TYPE_CHECKING
 
 import pyfuse3
 import trio
@@ -23,6 +25,9 @@ from .trace.kallsyms_file import KallsymsView, KptrRestrict
 from .stack import build_stack
 from .trace.core import TraceCore
 
+if TYPE_CHECKING:  # (the machine is imported when a daemon runs one)
+    from .machine import MachineOptions
+
 log = logging.getLogger(__name__)
 
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
@@ -37,7 +42,7 @@ def fuse_options() -> set[str]:
     return options
 
 
-def run_daemon(mountpoint: str, options, *, ready_fd: int | None = None, debug: bool = False) -> int:
+def run_daemon(mountpoint: str, options: "MachineOptions", *, ready_fd: int | None = None, debug: bool = False) -> int:
     """Serve the simulator at mountpoint until SIGTERM/SIGINT/SIGHUP; returns 0 after a clean
     unmount. options: MachineOptions. ready_fd, if given, gets one byte once the mount answers."""
     from .machine import Machine
@@ -64,7 +69,7 @@ def serve_machine(machine: ServedMachine, mountpoint: str, *, ready_fd: int | No
     return 0
 
 
-def _interrupt(signum, frame):
+def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 

@@ -11,9 +11,17 @@ import bisect
 import re
 import struct
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from capstone import CS_ARCH_X86, CS_MODE_64, CS_OPT_SYNTAX_ATT, Cs, CsInsn, x86
+
+if TYPE_CHECKING:  # (the image is read by whoever asks: this module only names its types)
+    from .machine.image import KernelImage, Symbol
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
 
 # The 5-byte nop at every traceable function's entry (-mfentry -mrecord-mcount) and at every
 # jump label: what "off" looks like.
@@ -36,7 +44,7 @@ _BYTES_PER_ROW = 7  # objdump's for x86-64
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]+|[0-9a-fA-F]{16}")
 
 # (symbol, offset) for an address, as KernelImage.symbolize answers.
-Symbolize = Callable[[int], "tuple[object, int] | None"]
+Symbolize = Callable[[int], "tuple[_Named, int] | None"]
 
 
 class DisasmError(Exception):
@@ -55,7 +63,7 @@ class Line:
 # which function
 
 
-def resolve_function(image, target: str) -> tuple[str, int, int]:
+def resolve_function(image: KernelImage, target: str) -> tuple[str, int, int]:
     """(name, start, end) of the kernel function named `target`, or containing the address
     `target`: 0x-prefixed hex, or the 16 hex digits /proc/kallsyms prints."""
     symbol = image.lookup(target)
@@ -71,7 +79,7 @@ def resolve_function(image, target: str) -> tuple[str, int, int]:
     return symbol.name, symbol.addr, _function_end(image, symbol)
 
 
-def _function_end(image, symbol) -> int:
+def _function_end(image: KernelImage, symbol: Symbol) -> int:
     if symbol.size:
         return symbol.addr + symbol.size
     # An asm label without .size runs to the next text symbol (or the end of the text).
@@ -80,7 +88,7 @@ def _function_end(image, symbol) -> int:
     return text[i] if i < len(text) else image.text_range[1]
 
 
-def kernel_symbolizer(image) -> Symbolize:
+def kernel_symbolizer(image: KernelImage) -> Symbolize:
     """Names for any address in the image: functions as KernelImage.symbolize has them, data
     (what a rip-relative operand points at) by the symbol holding it."""
     # Of the symbols starting at one address (_sdata and the first .data object), the one with
@@ -88,7 +96,7 @@ def kernel_symbolizer(image) -> Symbolize:
     data = sorted((s for s in image.symbols if not s.is_text), key=lambda s: (s.addr, s.size))
     starts = [s.addr for s in data]
 
-    def symbolize(addr: int):
+    def symbolize(addr: int) -> tuple[Symbol, int] | None:
         hit = image.symbolize(addr)
         if hit is not None:
             return hit
@@ -104,10 +112,10 @@ def kernel_symbolizer(image) -> Symbolize:
 # what the patch sites hold
 
 
-def site_notes(image, start: int, code: bytes) -> dict[int, str]:
+def site_notes(image: KernelImage, start: int, code: bytes) -> dict[int, str]:
     """Address -> what the patch site there is and what its live bytes make it do."""
     end = start + len(code)
-    notes = {}
+    notes: dict[int, str] = {}
     for site in image.mcount_sites.values():
         if start <= site and site + len(NOP5) <= end:
             notes[site] = f"ftrace site ({_ftrace_state(code[site - start:site - start + 5])})"
@@ -141,7 +149,7 @@ def _jump_state(live: bytes, site: int, target: int) -> str:
     return "unexpected bytes"
 
 
-def _key_name(image, key: int) -> str:
+def _key_name(image: KernelImage, key: int) -> str:
     # syscalls:* events ride on raw_syscalls' keys: such a key is raw_syscalls'.
     events = [f"{e.system}:{e.name}" for e in image.events
               if e.key_addr == key and e.syscall_nr is None]
@@ -228,7 +236,7 @@ def _is_branch(insn: CsInsn) -> bool:
     return any(g in (x86.X86_GRP_JUMP, x86.X86_GRP_CALL) for g in insn.groups)
 
 
-def _memory(insn: CsInsn, op) -> str:
+def _memory(insn: CsInsn, op: Any) -> str:  # (a capstone X86Op)
     mem = op.mem
     segment = ""
     if mem.segment and mem.segment not in _NULL_SEGMENTS:

@@ -25,4 +25,4 @@ def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD_BYTES) -> bool:
         mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return False
-    return mallopt(M_MMAP_THRESHOLD, threshold) == 1
+    return bool(mallopt(M_MMAP_THRESHOLD, threshold) == 1)

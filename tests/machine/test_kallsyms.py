@@ -42,7 +42,7 @@ def test_the_images_kallsyms(image):
     jiffies = image.lookup("jiffies")
     assert image.kallsyms_lookup(jiffies.addr)[:2] == (jiffies, 0)
     assert image.kallsyms_lookup(image.addr("_end")) is None
-    lines = kallsyms_text(image).splitlines()
+    lines = kallsyms_text(image.kallsyms).splitlines()
     assert len(lines) == len(image.symbols)
     assert [int(l.split()[0], 16) for l in lines] == sorted(s.addr for s in image.symbols)
     assert lines.index(f"{image.addr('_stext'):016x} T _stext") > lines.index(f"{image.addr('_stext'):016x} T startup_64")

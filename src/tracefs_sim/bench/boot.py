@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from .launch import READY_TIMEOUT_S as TIMEOUT_S, mounted, tracefs_sim
@@ -58,7 +59,7 @@ def _run_true_time() -> Sample:
 
 
 @contextmanager
-def session(quick: bool):
+def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
     with tempfile.TemporaryDirectory(prefix="tracefs-sim-bench-") as mountpoint:
         def sample() -> list[Sample]:
             try:

@@ -27,11 +27,12 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ..daemon import GC_THRESHOLDS
 from ..machine import Machine, MachineOptions
+from ..machine.contract import GuestPageInfo
 from .realtime import realtime_if_permitted
 from ..trace.drain import Drain
 from ..trace.core import TraceCore
@@ -69,6 +70,7 @@ class PipeReader:
         self._thread.start()
 
     def _count(self) -> None:
+        assert self._cat.stdout is not None  # (a pipe)
         while data := os.read(self._cat.stdout.fileno(), 1 << 16):
             self.lines += data.count(b"\n")
             self.last_read = time.perf_counter()
@@ -78,14 +80,16 @@ class PipeReader:
             time.sleep(0.05)
 
     def close(self) -> None:
+        stdout, stderr = self._cat.stdout, self._cat.stderr
+        assert stdout is not None and stderr is not None  # (pipes)
         if self._cat.poll() is not None:
             self.error = (f"the trace_pipe reader exited {self._cat.returncode}: "
-                          + self._cat.stderr.read().decode(errors="replace").strip()[-160:])
+                          + stderr.read().decode(errors="replace").strip()[-160:])
         self._cat.kill()
         self._cat.wait()
         self._thread.join(5)
-        self._cat.stdout.close()
-        self._cat.stderr.close()
+        stdout.close()
+        stderr.close()
 
 
 def write(path: str, text: str) -> None:
@@ -171,15 +175,15 @@ class _NoSnapshots:
 class _CapturedGuest:
     """Stands in for the guest's rings: hands out the pages captured, once."""
 
-    def __init__(self, pages: list):
+    def __init__(self, pages: list[GuestPageInfo]):
         self._pages = pages
         self.triggers = _NoSnapshots()
 
-    def drain(self, slot: int) -> list:
+    def drain(self, slot: int) -> list[GuestPageInfo]:
         pages, self._pages = self._pages, []
         return pages
 
-    def saved_comms(self) -> dict:
+    def saved_comms(self) -> dict[int, str]:
         return {}
 
 
@@ -196,13 +200,13 @@ class HostStages:
             self.machine.stop()
             raise
 
-    def _capture(self, calls: int) -> list:
+    def _capture(self, calls: int) -> list[GuestPageInfo]:
         """The guest pages of the run as the daemon's drain gets them, partly filled ones
         again as they fill (events the guest lost meanwhile change no rate measured on them)."""
         guest, top = self.tracing.guest, self.tracing.top
         for system in SYSTEMS:
             top.events.write_enable(b"1", system)
-        pages: list = []
+        pages: list[GuestPageInfo] = []
         done = threading.Event()
 
         def take() -> None:
@@ -256,7 +260,7 @@ class HostStages:
 
 
 @contextmanager
-def session(quick: bool):
+def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
     dd_blocks = QUICK_BLOCKS if quick else BLOCKS
     function_blocks = QUICK_FUNCTION_BLOCKS if quick else FUNCTION_BLOCKS
     blocks = QUICK_TIME_BLOCKS if quick else TIME_BLOCKS
@@ -268,7 +272,10 @@ def session(quick: bool):
         try:
             stages = HostStages(QUICK_STAGE_CALLS if quick else STAGE_CALLS)
             def systems(value: str) -> Callable[[], None]:
-                return lambda: [write(os.path.join(mnt, "events", s, "enable"), value) for s in SYSTEMS]
+                def write_all() -> None:
+                    for s in SYSTEMS:
+                        write(os.path.join(mnt, "events", s, "enable"), value)
+                return write_all
 
             def tracer(name: str) -> Callable[[], None]:
                 return lambda: write(os.path.join(mnt, "current_tracer"), name)

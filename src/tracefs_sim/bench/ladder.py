@@ -26,8 +26,7 @@ instruction.  The kprobe rows check that the engine armed them as named
 from __future__ import annotations
 
 from collections import Counter
-
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -78,7 +77,7 @@ def _function_sites(k: TracedKernel) -> frozenset[int]:
 
 
 def _kprobe(event: str, where: Callable[[TracedKernel], str], args: str = FETCH_ARGS,
-            kind: str = "p") -> tuple[Callable, Callable]:
+            kind: str = "p") -> tuple[Callable[[TracedKernel], None], Callable[[TracedKernel], None]]:
     def arm(k: TracedKernel) -> None:
         k.probe(f"{kind}:kprobes/{event} {where(k)} {args}")
         k.enable("kprobes", event)
@@ -135,7 +134,8 @@ MECHANISMS = (
 TRACEPOINT_OFF = MECHANISMS[0]
 
 
-def _fresh_count(blocks: int, watch: frozenset[int] = frozenset(), mechanism=None) -> tuple[int, Counter]:
+def _fresh_count(blocks: int, watch: frozenset[int] = frozenset(),
+                 mechanism: Mechanism | None = None) -> tuple[int, Counter[int]]:
     """TracedKernel.count on a machine of its own, seeded (so every counting run starts from
     the same state), with `mechanism` armed. One run a machine: on a seeded machine the run
     after a counting run stalls for minutes (its slices execute nothing until a timer tick;
@@ -158,7 +158,7 @@ def _fresh_count(blocks: int, watch: frozenset[int] = frozenset(), mechanism=Non
 class Counts:
     """Instructions and hits of the workload from counting runs, per mechanism."""
 
-    def __init__(self, blocks: int, mechanisms=MECHANISMS):
+    def __init__(self, blocks: int, mechanisms: Sequence[Mechanism] = MECHANISMS):
         k = TracedKernel(seed=1)
         try:
             points = {m.name: m.points(k) for m in mechanisms}
@@ -193,7 +193,7 @@ class Counts:
         return self.insns + self.insns_per_block * (blocks - self.blocks)
 
 
-def timed_costs(k: TracedKernel, counts: Counts, blocks: int, mechanisms=MECHANISMS,
+def timed_costs(k: TracedKernel, counts: Counts, blocks: int, mechanisms: Sequence[Mechanism] = MECHANISMS,
                 pairs: int = PAIRS) -> tuple[dict[str, float | str], list[float]]:
     """Host CPU seconds per hit of each mechanism (or why it could not be measured), each
     from its runs alternated with runs with everything off (traced.side_by_side: the least of
@@ -209,9 +209,10 @@ def timed_costs(k: TracedKernel, counts: Counts, blocks: int, mechanisms=MECHANI
                 check_kind(k, m)
             finally:
                 m.disarm(k)
+        event = m.event
         try:
             runs = k.side_by_side(blocks, lambda: m.arm(k), lambda: m.disarm(k),
-                                  (lambda: k.hits(m.event)) if m.event else None, pairs)
+                                  (lambda: k.hits(event)) if event else None, pairs)
         except EventsLost as e:
             out[m.name] = f"{m.name}: {e}"
             continue
@@ -226,7 +227,7 @@ def timed_costs(k: TracedKernel, counts: Counts, blocks: int, mechanisms=MECHANI
 
 
 @contextmanager
-def session(quick: bool):
+def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
     counts = Counts(QUICK_COUNT_BLOCKS if quick else COUNT_BLOCKS)
     blocks = QUICK_TIME_BLOCKS if quick else TIME_BLOCKS
     pairs = QUICK_PAIRS if quick else PAIRS
@@ -256,6 +257,7 @@ def summary(figures: list[Figure]) -> str:
     rows = [("mechanism", "guest insns/hit", "host µs/hit")]
     for m in MECHANISMS:
         cells = [medians.get(f"{m.name}: {what}") for what in ("guest insns/hit", "host time/hit")]
-        rows.append((m.name, *("FAILED" if c is None else fmt(c) for c in cells)))
+        insns, host = ("FAILED" if c is None else fmt(c) for c in cells)
+        rows.append((m.name, insns, host))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)

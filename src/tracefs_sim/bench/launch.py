@@ -33,6 +33,8 @@ def mounted(mountpoint: str, *options: str) -> Iterator[float]:
     daemon = subprocess.Popen(tracefs_sim("mount", "--foreground", *options, "--", mountpoint),
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE)
+    stderr = daemon.stderr
+    assert stderr is not None  # (a pipe)
     try:
         while True:
             try:
@@ -44,7 +46,7 @@ def mounted(mountpoint: str, *options: str) -> Iterator[float]:
                 pass  # mounted, not answering yet
             if daemon.poll() is not None:
                 raise RuntimeError("the daemon ended before the mount was ready: "
-                                   + daemon.stderr.read().decode(errors="replace").strip())
+                                   + stderr.read().decode(errors="replace").strip())
             if time.perf_counter() - t0 > READY_TIMEOUT_S:
                 raise RuntimeError(f"the mount was not ready after {READY_TIMEOUT_S:.0f} s")
             time.sleep(POLL_S)
@@ -58,7 +60,7 @@ def mounted(mountpoint: str, *options: str) -> Iterator[float]:
             daemon.wait()
         if _mounted_at(mountpoint):  # a daemon that died leaves its mount (stat: ENOTCONN)
             subprocess.run(["fusermount3", "-u", "-z", mountpoint], capture_output=True, timeout=20)
-        daemon.stderr.close()
+        stderr.close()
 
 
 def _mounted_at(mountpoint: str) -> bool:

@@ -19,6 +19,7 @@ import sys
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from .launch import READY_TIMEOUT_S, tracefs_sim
@@ -82,7 +83,7 @@ def _session_run(script_env: dict[str, str], mirrored: bool) -> dict[str, list[f
 
 
 @contextmanager
-def session(quick: bool):
+def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
     # --quick lists /etc (about 1,000 names) instead of /usr/share (tens of thousands)
     calls, forks, tree = (2000, 20, "/etc") if quick else (200_000, 200, "/usr/share")
     with tempfile.TemporaryDirectory(prefix="tracefs-sim-bench-") as scratch:

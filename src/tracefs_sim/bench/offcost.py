@@ -16,13 +16,13 @@ thread wakes once a slice and is not counted)."""
 
 from __future__ import annotations
 
-import inspect
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from unicorn import UC_HOOK_CODE
+from unicorn import UC_HOOK_CODE, Uc
 from unicorn.x86_const import UC_X86_REG_RDI, UC_X86_REG_RIP, UC_X86_REG_RSP
 
 from ..machine import Machine, MachineOptions
@@ -47,7 +47,7 @@ class Snapshot:
         m.start()
         try:
             time.sleep(0.2)  # let boot settle into idle
-            self.ram = m._runner.stop_machine(lambda: bytes(m._mem.buf))
+            self.ram = m.with_cpus_stopped(lambda: bytes(m._ram().buf))
             self.image = m.image
             self.gs_base = m._hostif.percpu_va(0)
         finally:
@@ -75,7 +75,7 @@ class Snapshot:
             cpu = self.cpu(iterations)
             n = [0]
 
-            def hook(uc, addr, size, data):
+            def hook(uc: Uc, addr: int, size: int, data: object) -> None:
                 n[0] += 1
             cpu.uc.hook_add(UC_HOOK_CODE, hook)
             cpu.uc.emu_start(self.func, self.ret)
@@ -93,10 +93,9 @@ class Snapshot:
     def run_in_machine(self, iterations: int, live: bool) -> float:
         """The machine's CPU with all its hooks, run in a live or a seeded machine's slices."""
         cpu = self.cpu(iterations)
-        # Every hook the machine installs, whatever their number: the workload never fires them
-        # (no I/O, no interrupt), so handlers that do nothing cost what the real ones would.
-        handlers = len(inspect.signature(cpu.add_hooks).parameters)
-        cpu.add_hooks(*[_ignore] * handlers)
+        # Every hook the machine installs: the workload never fires them (no I/O, no
+        # interrupt), so handlers that do nothing cost what the real ones would.
+        cpu.add_hooks(_ignore_out, _ignore_intr, _ignore_invalid)
         timer = SliceTimer(LIVE_SLICE_NS) if live else None
         try:
             t = time.thread_time()
@@ -108,8 +107,16 @@ class Snapshot:
                 timer.close()
 
 
-def _ignore(*args) -> None:
+def _ignore_out(uc: Uc, port: int, size: int, value: int, cpu: Cpu) -> None:
     return None
+
+
+def _ignore_intr(uc: Uc, intno: int, cpu: Cpu) -> None:
+    return None
+
+
+def _ignore_invalid(uc: Uc, cpu: Cpu) -> bool:
+    return False
 
 
 def build_images() -> tuple[str, str]:
@@ -120,7 +127,7 @@ def build_images() -> tuple[str, str]:
 
 
 @contextmanager
-def session(quick: bool):
+def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
     iterations = QUICK_ITERATIONS if quick else ITERATIONS
     pg_path, nopg_path = build_images()
     pg, nopg = Snapshot(pg_path), Snapshot(nopg_path)

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from .ladder import MECHANISMS, QUICK_PAIRS, QUICK_TIME_BLOCKS, TIME_BLOCKS, Counts, timed_costs
@@ -40,7 +41,7 @@ def cold_functions(blocks: int) -> list[str]:
 def arm_cold(k: TracedKernel, candidates: list[str]) -> list[str]:
     """COLD_PROBES enabled kprobes on cold functions, two per function: at its entry and at
     the instruction after its mcount site; the events made, to remove."""
-    made = []
+    made: list[str] = []
     for func in candidates:
         for where in (func, f"{func}+{k.machine.image.abi_value('MCOUNT_INSN_SIZE')}"):
             if len(made) == COLD_PROBES:
@@ -73,7 +74,7 @@ def switch_times(k: TracedKernel, tracer: str) -> tuple[float, float]:
 
 
 @contextmanager
-def session(quick: bool):
+def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
     count_blocks = QUICK_COUNT_BLOCKS if quick else COUNT_BLOCKS
     blocks = QUICK_TIME_BLOCKS if quick else TIME_BLOCKS
     pairs = QUICK_PAIRS if quick else PAIRS

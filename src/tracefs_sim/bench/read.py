@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from .events import write
@@ -69,11 +70,13 @@ def _marker_latencies(instance: str, count: int) -> list[float]:
     """Seconds from each trace_marker write's start to its line reaching the reader. (From its
     return, a loaded host could schedule the reader first and make the figure negative.)"""
     cat = subprocess.Popen(["cat", os.path.join(instance, "trace_pipe")], stdout=subprocess.PIPE)
+    lines = cat.stdout
+    assert lines is not None  # (a pipe)
     arrived: dict[int, float] = {}
     got_all = threading.Event()
 
-    def reader():
-        for line in cat.stdout:
+    def reader() -> None:
+        for line in lines:
             now = time.perf_counter()
             tail = line.rsplit(b"bench-marker-", 1)
             if len(tail) == 2:
@@ -95,12 +98,12 @@ def _marker_latencies(instance: str, count: int) -> list[float]:
         cat.kill()
         cat.wait()
         thread.join(5)
-        cat.stdout.close()
+        lines.close()
     return [arrived[i] - written[i] for i in written if i in arrived]
 
 
 @contextmanager
-def session(quick: bool):
+def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
     markers = QUICK_MARKERS if quick else MARKERS
     with tempfile.TemporaryDirectory(prefix="tracefs-sim-bench-") as mnt, \
             mounted(mnt, "--workload", "none"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def _run(script: Path) -> Sample:
 
 
 @contextmanager
-def session(quick: bool):
+def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
     scripts = recipes()
     if not scripts:
         raise FileNotFoundError(f"no recipes in {SCRIPTS}")

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from types import ModuleType
 
 # name on the command line -> module in this package
 BENCHMARKS = {"boot": "boot", "off-cost": "offcost", "smp": "smp", "events": "events",
@@ -70,12 +71,13 @@ class UnknownBenchmark(ValueError):
 Session = Callable[[bool], AbstractContextManager[Callable[[], list[Sample]]]]
 
 
-def _module(name: str):
+def _module(name: str) -> ModuleType:
     return importlib.import_module(f"{__package__}.{BENCHMARKS[name]}")
 
 
 def _session(name: str) -> Session:
-    return _module(name).session
+    session: Session = _module(name).session
+    return session
 
 
 def summaries(names: list[str], figures: list[Figure]) -> list[str]:
@@ -125,9 +127,9 @@ def fmt(value: float) -> str:
 def table(figures: list[Figure]) -> str:
     rows = [("benchmark", "figure", "median", "min–max", "unit", "n")]
     for f in figures:
-        if f.samples:
-            s = f.spread
-            rows.append((f.benchmark, f.name, fmt(f.median), f"{fmt(s['min'])}–{fmt(s['max'])}",
+        median, s = f.median, f.spread
+        if median is not None and s is not None:
+            rows.append((f.benchmark, f.name, fmt(median), f"{fmt(s['min'])}–{fmt(s['max'])}",
                          f.unit, str(len(f.samples))))
         for failure in dict.fromkeys(f.failures):  # each distinct failure once
             rows.append((f.benchmark, f.name, "FAILED", failure, "", str(f.failures.count(failure))))

@@ -8,6 +8,7 @@ scaling on this host would be min(N, host cores) times the 1-CPU figure."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ..machine import Machine, MachineOptions
@@ -37,7 +38,7 @@ def _calls_per_second(cpus: int, calls: int) -> float | str:
 
 
 @contextmanager
-def session(quick: bool):
+def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
     calls = QUICK_CALLS if quick else CALLS
 
     def sample() -> list[Sample]:
@@ -49,7 +50,8 @@ def session(quick: bool):
                            else Sample(figure, "calls/s", None, rate))
         one = rates[1]
         for n in CPU_COUNTS[1:]:
-            if isinstance(one, float) and isinstance(rates[n], float):
-                samples.append(Sample(f"{n} CPUs / 1 CPU throughput", "ratio", rates[n] / one))
+            rate = rates[n]
+            if isinstance(one, float) and isinstance(rate, float):
+                samples.append(Sample(f"{n} CPUs / 1 CPU throughput", "ratio", rate / one))
         return samples
     yield sample

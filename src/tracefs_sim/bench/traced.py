@@ -36,9 +36,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from unicorn import UC_HOOK_BLOCK, UC_HOOK_CODE
+from unicorn import UC_HOOK_BLOCK, UC_HOOK_CODE, Uc
 
 from ..machine import Machine, MachineOptions
+from ..machine.cpu import Cpu
 from ..machine.paging import kernel_virt_to_phys
 from ..stack import build_stack
 from .realtime import realtime_if_permitted
@@ -120,7 +121,7 @@ class RingDrain:
         """(seq, lost, page_lost) of a CPU's ring as the guest has them now: read in place, as
         GuestTracing reads it, without stopping the CPUs (page_lost[s] is stored before seq
         becomes s, so every page up to the seq read has its count in place)."""
-        buf, at, lay = self._machine._mem.buf, self._rings[cpu], self._layout
+        buf, at, lay = self._machine._ram().buf, self._rings[cpu], self._layout
         return (struct.unpack_from("<Q", buf, at + lay.ring_seq)[0], struct.unpack_from("<Q", buf, at + lay.ring_lost)[0],
                 struct.unpack_from(f"<{lay.ring_pages}Q", buf, at + lay.ring_page_lost))
 
@@ -302,16 +303,16 @@ class TracedKernel:
                 disarm()
         return SideBySide(tuple(off), tuple(on), sum(counted) / len(counted) if counted else 0)
 
-    def count(self, blocks: int, watch: frozenset[int] = frozenset()) -> tuple[int, Counter]:
+    def count(self, blocks: int, watch: frozenset[int] = frozenset()) -> tuple[int, Counter[int]]:
         """Guest instructions the workload's run executed (the idle machine's around it
         included: a seeded machine makes that the same each time), and how many times each
         address in `watch` executed."""
         total = [0]
-        seen: Counter = Counter()
+        seen: Counter[int] = Counter()
 
         take = self.ring.take
 
-        def on_insn(uc, addr, size, data):
+        def on_insn(uc: Uc, addr: int, size: int, data: object) -> None:
             total[0] += 1
             if addr in watch:
                 seen[addr] += 1
@@ -329,7 +330,7 @@ class TracedKernel:
         blocks_run = [0]
         take = self.ring.take
 
-        def on_block(uc, addr, size, data):
+        def on_block(uc: Uc, addr: int, size: int, data: object) -> None:
             blocks_run[0] += 1
             if addr in starts:
                 seen.add(addr)
@@ -339,19 +340,19 @@ class TracedKernel:
         self._run_hooked(blocks, UC_HOOK_BLOCK, on_block)
         return seen
 
-    def _run_hooked(self, blocks: int, kind: int, hook) -> None:
+    def _run_hooked(self, blocks: int, kind: int, hook: Callable[[Uc, int, int, object], None]) -> None:
         """The workload's run with `hook` of `kind` on every CPU (code translated before the
         hook has no call to it: the translations are dropped on both sides)."""
         m = self.machine
 
-        def add():
+        def add() -> list[tuple[Cpu, int]]:
             out = []
             for cpu in m._cpus:
                 out.append((cpu, cpu.uc.hook_add(kind, hook)))
                 cpu.uc.ctl_flush_tb()
             return out
 
-        def remove(handles):
+        def remove(handles: list[tuple[Cpu, int]]) -> None:
             for cpu, handle in handles:
                 cpu.uc.hook_del(handle)
                 cpu.uc.ctl_flush_tb()
@@ -381,10 +382,10 @@ def optimisable_offset(kernel: TracedKernel, func: str) -> int:
     optimised kprobe (its decision, read back from debug/kprobes/list)."""
     from capstone import CS_ARCH_X86, CS_MODE_64, Cs
 
-    sym = kernel.machine.image.lookup(func)
+    sym = kernel.machine.image.symbol(func)
     code = kernel.machine.image.read(sym.addr, sym.size)
     for addr, _, _, _ in Cs(CS_ARCH_X86, CS_MODE_64).disasm_lite(code, sym.addr):
-        off = addr - sym.addr
+        off: int = addr - sym.addr
         if off < 5:
             continue
         try:

@@ -6,15 +6,19 @@ import errno
 import functools
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from typing import Any, ParamSpec, TypeVar
 
 import pyfuse3
 import trio
 
 from .process import opened_nonblocking
 from .signals import signal_pending
-from .tree import DirNode, FileNode, Node, PageSource, PipeSource, Tree, Waiters
+from .tree import DirNode, FileNode, FileSession, Node, PageReader, PageSource, PipeSource, Tree, Waiters
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 log = logging.getLogger(__name__)
 
@@ -24,12 +28,12 @@ SIGNAL_POLL_SECONDS = 0.05
 _READERS_GONE_POLL_SECONDS = 0.01
 
 
-def _fuse_errors(handler):
+def _fuse_errors(handler: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
     """Turn OSError into its errno and any other failure into EIO, logged: a bug in one
     request must not take the mount down."""
 
     @functools.wraps(handler)
-    async def wrapper(*args, **kwargs):
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return await handler(*args, **kwargs)
         except pyfuse3.FUSEError:
@@ -60,9 +64,9 @@ class OpenFile:
     content: bytes | None = None
     open_token: object = None   # what node.opened() returned, for node.released()
     has_read: bool = False      # a pipe reader that got data ends when tracing is off
-    page_reader: object = None  # a trace_pipe_raw reader's own page and position
+    page_reader: PageReader | None = None  # a trace_pipe_raw reader's own page and position
     released: bool = False      # node.released() has run (at the first flush, or release)
-    session: object = None      # what node.session() made for this open file
+    session: FileSession | None = None  # what node.session() made for this open file
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,8 @@ class TracefsOperations(pyfuse3.Operations):
         return node
 
     @_fuse_errors
-    async def lookup(self, parent_inode, name, ctx=None):
+    async def lookup(self, parent_inode: int, name: bytes,
+                     ctx: pyfuse3.RequestContext | None = None) -> pyfuse3.EntryAttributes:
         parent = self._dir(parent_inode)
         child = parent.children.get(os.fsdecode(name))
         if child is None:
@@ -130,11 +135,12 @@ class TracefsOperations(pyfuse3.Operations):
         return child.attributes()
 
     @_fuse_errors
-    async def getattr(self, inode, ctx=None):
+    async def getattr(self, inode: int, ctx: pyfuse3.RequestContext | None = None) -> pyfuse3.EntryAttributes:
         return self._node(inode).attributes()
 
     @_fuse_errors
-    async def setattr(self, inode, attr, fields, fh, ctx):
+    async def setattr(self, inode: int, attr: pyfuse3.EntryAttributes, fields: pyfuse3.SetattrFields,
+                      fh: int | None, ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
         node = self._node(inode)
         # As simple_setattr on tracefs: attributes change, contents do not (truncating to 0
         # is how a shell's `>` may arrive, and is a no-op for control files).
@@ -153,21 +159,21 @@ class TracefsOperations(pyfuse3.Operations):
         return node.attributes()
 
     @_fuse_errors
-    async def opendir(self, inode, ctx):
+    async def opendir(self, inode: int, ctx: pyfuse3.RequestContext) -> int:
         self._dir(inode)
         return inode
 
     @_fuse_errors
-    async def readdir(self, fh, start_id, token):
+    async def readdir(self, fh: int, start_id: int, token: pyfuse3.ReaddirToken) -> None:
         directory = self._dir(fh)
-        entries = [(".", directory), ("..", self.tree.parent_of(directory))]
+        entries: list[tuple[str, Node]] = [(".", directory), ("..", self.tree.parent_of(directory))]
         entries += sorted((name, child) for name, child in directory.children.items() if not child.hidden)
         for index in range(start_id, len(entries)):
             name, node = entries[index]
             if not pyfuse3.readdir_reply(token, os.fsencode(name), node.attributes(), index + 1):
                 return
 
-    async def releasedir(self, fh):
+    async def releasedir(self, fh: int) -> None:
         pass
 
     async def _session_caught_up(self) -> None:
@@ -176,7 +182,7 @@ class TracefsOperations(pyfuse3.Operations):
             await trio.to_thread.run_sync(sync.wait)
 
     @_fuse_errors
-    async def open(self, inode, flags, ctx):
+    async def open(self, inode: int, flags: int, ctx: pyfuse3.RequestContext) -> pyfuse3.FileInfo:
         node = self._node(inode)
         if not isinstance(node, FileNode):
             raise pyfuse3.FUSEError(errno.EISDIR)
@@ -201,7 +207,7 @@ class TracefsOperations(pyfuse3.Operations):
         return pyfuse3.FileInfo(fh=fh, direct_io=True, keep_cache=False, nonseekable=is_pipe)
 
     @_fuse_errors
-    async def read(self, fh, off, size):
+    async def read(self, fh: int, off: int, size: int) -> bytes:
         handle = self._open_files[fh]
         node = handle.node
         consuming = node.pipe is not None or node.pages is not None
@@ -227,7 +233,7 @@ class TracefsOperations(pyfuse3.Operations):
             if not data and self._ending:
                 self._told_eof.add(fh)
             return data
-        read = handle.session.read if handle.session is not None else node.read
+        read: Callable[[], bytes] | None = handle.session.read if handle.session is not None else node.read
         if node.read_as is not None:
             read_as, opener = node.read_as, handle.pid
             read = lambda: read_as(opener)  # noqa: E731
@@ -276,8 +282,11 @@ class TracefsOperations(pyfuse3.Operations):
         """tracing_buffers_read: blocks while the CPU buffer is empty, whether tracing is on
         or not (unlike trace_pipe, a raw reader never gets EOF from tracing off)."""
         caught_up = False
+        reader = handle.page_reader
+        if reader is None:
+            raise pyfuse3.FUSEError(errno.EBADF)
         while not self._ending:
-            data = handle.page_reader.read(size)
+            data = reader.read(size)
             if data is not None:
                 return data
             if not caught_up:
@@ -323,7 +332,7 @@ class TracefsOperations(pyfuse3.Operations):
             waiters.remove(wake)
 
     @_fuse_errors
-    async def write(self, fh, off, buf):
+    async def write(self, fh: int, off: int, buf: bytes) -> int:
         handle = self._open_files[fh]
         node = handle.node
         await self._session_caught_up()
@@ -341,7 +350,7 @@ class TracefsOperations(pyfuse3.Operations):
         return len(buf) if taken is None else taken
 
     @_fuse_errors
-    async def release(self, fh):
+    async def release(self, fh: int) -> None:
         handle = self._open_files.pop(fh, None)
         self._told_eof.discard(fh)
         if handle is not None:
@@ -349,7 +358,7 @@ class TracefsOperations(pyfuse3.Operations):
             if handle.session is not None:
                 _end_session(handle.session.release)
 
-    async def flush(self, fh):
+    async def flush(self, fh: int) -> None:
         # FUSE sends RELEASE after close() has returned, but FLUSH before: undoing what open
         # did (a `trace` reader's pause of tracing) here makes it done when close() returns, as
         # on Linux, so the next command sees tracing on again. (A dup()ed descriptor's first
@@ -364,11 +373,11 @@ class TracefsOperations(pyfuse3.Operations):
             handle.released = True
             handle.node.released(handle.open_token)
 
-    async def forget(self, inode_list):
+    async def forget(self, inode_list: Sequence[tuple[int, int]]) -> None:
         pass   # inodes live as long as the mount
 
     @_fuse_errors
-    async def statfs(self, ctx):
+    async def statfs(self, ctx: pyfuse3.RequestContext) -> pyfuse3.StatvfsData:
         stat = pyfuse3.StatvfsData()
         stat.f_bsize = stat.f_frsize = 4096
         stat.f_namemax = 255
@@ -376,43 +385,49 @@ class TracefsOperations(pyfuse3.Operations):
 
     # tracefs directories have no create: a new file is refused with EACCES, and mknod,
     # mkdir, unlink, rmdir, rename, link, symlink with EPERM, as the VFS answers Linux's.
-    async def create(self, parent_inode, name, mode, flags, ctx):
+    async def create(self, parent_inode: int, name: bytes, mode: int, flags: int,
+                     ctx: pyfuse3.RequestContext) -> tuple[pyfuse3.FileInfo, pyfuse3.EntryAttributes]:
         raise pyfuse3.FUSEError(errno.EACCES)
 
-    async def mknod(self, parent_inode, name, mode, rdev, ctx):
+    async def mknod(self, parent_inode: int, name: bytes, mode: int, rdev: int,
+                    ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
         raise pyfuse3.FUSEError(errno.EPERM)
 
     @_fuse_errors
-    async def mkdir(self, parent_inode, name, mode, ctx):
+    async def mkdir(self, parent_inode: int, name: bytes, mode: int,
+                    ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
         parent = self._dir(parent_inode)
         if parent.make_child is None:
             raise pyfuse3.FUSEError(errno.EPERM)
-        name = os.fsdecode(name)
-        if name in parent.children:
+        text = os.fsdecode(name)
+        if text in parent.children:
             raise pyfuse3.FUSEError(errno.EEXIST)
-        parent.make_child(name)
-        return parent.children[name].attributes()
+        parent.make_child(text)
+        return parent.children[text].attributes()
 
-    async def unlink(self, parent_inode, name, ctx):
+    async def unlink(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
         raise pyfuse3.FUSEError(errno.EPERM)
 
     @_fuse_errors
-    async def rmdir(self, parent_inode, name, ctx):
+    async def rmdir(self, parent_inode: int, name: bytes, ctx: pyfuse3.RequestContext) -> None:
         parent = self._dir(parent_inode)
         if parent.remove_child is None:
             raise pyfuse3.FUSEError(errno.EPERM)
         child = parent.children.get(os.fsdecode(name))
         if child is None:
             raise pyfuse3.FUSEError(errno.ENOENT)
-        if any(self.tree.is_under(h.node, child) for h in self._open_files.values()):
+        if isinstance(child, DirNode) and any(self.tree.is_under(h.node, child) for h in self._open_files.values()):
             raise pyfuse3.FUSEError(errno.EBUSY)   # a file of the instance is open (tr->ref)
         parent.remove_child(child.name)
 
-    async def rename(self, parent_inode_old, name_old, parent_inode_new, name_new, flags, ctx):
+    async def rename(self, parent_inode_old: int, name_old: bytes, parent_inode_new: int, name_new: bytes,
+                     flags: int, ctx: pyfuse3.RequestContext) -> None:
         raise pyfuse3.FUSEError(errno.EPERM)
 
-    async def link(self, inode, new_parent_inode, new_name, ctx):
+    async def link(self, inode: int, new_parent_inode: int, new_name: bytes,
+                   ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
         raise pyfuse3.FUSEError(errno.EPERM)
 
-    async def symlink(self, parent_inode, name, target, ctx):
+    async def symlink(self, parent_inode: int, name: bytes, target: bytes,
+                      ctx: pyfuse3.RequestContext) -> pyfuse3.EntryAttributes:
         raise pyfuse3.FUSEError(errno.EPERM)

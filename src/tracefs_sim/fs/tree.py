@@ -6,7 +6,7 @@ import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypedDict, TypeVar, Unpack
 
 import pyfuse3
 
@@ -99,13 +99,25 @@ class PipeSource:
     recording: Callable[[], bool]
 
 
+class PageReader(Protocol):
+    def read(self, count: int) -> bytes | None: ...
+
+
+class FileSession(Protocol):
+    """An open file's own state (FileNode.session): what it reads and writes, and its close."""
+
+    def read(self) -> bytes: ...
+    def write(self, data: bytes) -> int | None: ...
+    def release(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class PageSource:
     """What a consuming read of binary pages (trace_pipe_raw) reads from: open_reader() gives
     each open file its reader, whose read(count) returns bytes, or None while the buffer is
     empty; waiters wake when data arrives."""
 
-    open_reader: Callable[[], object]
+    open_reader: Callable[[], PageReader]
     waiters: Waiters
 
 
@@ -134,12 +146,31 @@ class FileNode(Node):
     truncate: Callable[[], None] | None = None
     opened: Callable[[], object] | None = None
     released: Callable[[object], None] | None = None
-    session: Callable[..., object] | None = None
+    session: Callable[..., FileSession] | None = None
     pipe: PipeSource | None = None
     pages: PageSource | None = None
     settled: bool = False
 
     file_type = stat.S_IFREG
+
+
+class FileBindings(TypedDict, total=False):
+    """What add_file() binds a FileNode to (its fields of the same names)."""
+
+    read: Callable[[], bytes]
+    read_as: Callable[[int], bytes]
+    write: Callable[[bytes], int | None]
+    write_as: Callable[[bytes, int], int | None]
+    write_at: Callable[[bytes, int], int | None]
+    truncate: Callable[[], None]
+    opened: Callable[[], object]
+    released: Callable[[object], None]
+    session: Callable[..., FileSession]
+    pipe: PipeSource
+    pages: PageSource
+
+
+N = TypeVar("N", bound=Node)
 
 
 class Tree:
@@ -162,11 +193,11 @@ class Tree:
         node = DirNode(self._next_inode(), name, mode, self.created_ns, hidden=hidden, volatile=volatile)
         return self._attach(parent, node)
 
-    def add_file(self, parent: DirNode, name: str, mode: int, **bindings) -> FileNode:
+    def add_file(self, parent: DirNode, name: str, mode: int, **bindings: Unpack[FileBindings]) -> FileNode:
         node = FileNode(self._next_inode(), name, mode, self.created_ns, **bindings)
         return self._attach(parent, node)
 
-    def _attach(self, parent: DirNode, node: Node):
+    def _attach(self, parent: DirNode, node: N) -> N:
         if node.name in parent.children:
             raise ValueError(f"{node.name} already in directory inode {parent.inode}")
         parent.children[node.name] = node

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from unicorn.unicorn_const import UC_CTL_IO_WRITE, UC_CTL_TLB_FLUSH
 from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_MODE_64, UC_PROT_ALL, Uc, UcError
@@ -65,11 +65,18 @@ _SYSCALL_NREGS = 19  # the syscall hook's batch (native/syscall.c): _REGS up to 
 # The batch calls and hook callbacks of every syscall, interrupt and probe hit, without the
 # binding's per-call argument conversions and callback wrappers (a third of a call's cost).
 _BATCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
-_reg_read_batch = _BATCH(ctypes.cast(uclib.uc_reg_read_batch, ctypes.c_void_p).value)
-_reg_write_batch = _BATCH(ctypes.cast(uclib.uc_reg_write_batch, ctypes.c_void_p).value)
+_reg_read_batch = _BATCH(native_lib.address(uclib.uc_reg_read_batch))
+_reg_write_batch = _BATCH(native_lib.address(uclib.uc_reg_write_batch))
 _INTR_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p)
 _OUT_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p)
 CODE_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_void_p)
+
+Regs = ctypes.Array[ctypes.c_uint64]  # the registers of _REGS, by index (read_regs)
+# the machine's handlers: `out` to a port (uc, port, size, value, cpu), an interrupt or
+# exception (uc, vector, cpu), an invalid opcode (uc, cpu) -> whether the kernel handles it
+OutHandler = Callable[[Uc, int, int, int, "Cpu"], None]
+IntrHandler = Callable[[Uc, int, "Cpu"], None]
+InvalidHandler = Callable[[Uc, "Cpu"], bool]
 
 
 # What a user task keeps across the CPL switch's snapshot restore (NR_USER_STATE in
@@ -105,33 +112,35 @@ class CpuEvents(ctypes.Structure):  # struct cpu_events in native/cpu_events.h
 
 
 def _uclib_address(name: str) -> int:
-    return ctypes.cast(getattr(uclib, name), ctypes.c_void_p).value
+    return native_lib.address(getattr(uclib, name))
 
 
-def _syscall_native():
+def _syscall_native() -> tuple[int, Callable[..., int]]:
     """(address of syscall_insn_hook, kernel_mode_enter) from native/syscall.c."""
     lib = native_lib.load("syscall")
     enter = lib.kernel_mode_enter
     enter.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
     enter.restype = ctypes.c_int
-    return ctypes.cast(lib.syscall_insn_hook, ctypes.c_void_p).value, enter
+    return native_lib.address(lib.syscall_insn_hook), enter
 
 
 def kernel_mode_enter_address() -> int:
     """native/syscall.c's kernel_mode_enter(uc, struct syscall_cpu *, cr3), for the native run loop."""
-    return ctypes.cast(native_lib.load("syscall").kernel_mode_enter, ctypes.c_void_p).value
+    return native_lib.address(native_lib.load("syscall").kernel_mode_enter)
 
 
-def add_raw_hook(uc: Uc, htype: int, callback, begin: int = 1, end: int = 0, *aux) -> int:
+def add_raw_hook(uc: Uc, htype: int, callback: ctypes._CFunctionType, begin: int = 1, end: int = 0,
+                 *aux: int) -> int:
     """uc.hook_add() for a ctypes callback (a CFUNCTYPE of a function taking the C
     arguments) that guards itself with hook_failed(); the Uc keeps it alive."""
-    return uc._Uc__do_hook_add(htype, callback, begin, end, *aux)
+    do_hook_add: Callable[..., int] = getattr(uc, "_Uc__do_hook_add")  # (the binding's, unwrapped)
+    return do_hook_add(htype, callback, begin, end, *aux)
 
 
 def hook_failed(uc: Uc, e: BaseException) -> None:
     """What the binding does for an exception in a hook: emu_start raises it."""
     if uc._hook_exception is None:
-        uc._hook_exception = e
+        uc._hook_exception = e  # type: ignore[assignment]  # (emu_start re-raises any exception)
     uc.emu_stop()
 
 
@@ -168,7 +177,7 @@ class Cpu:
         self._vals = (ctypes.c_uint64 * n)()
         base = ctypes.addressof(self._vals)
         self._ptrs = (ctypes.c_void_p * n)(*[base + 8 * i for i in range(n)])
-        self._batch = (self._h.value, ctypes.addressof(self._ids), ctypes.addressof(self._ptrs))
+        self._batch = (native_lib.address(self._h), ctypes.addressof(self._ids), ctypes.addressof(self._ptrs))
         # kernel-mode snapshot used for every user->kernel transition; kept by
         # native/syscall.c (with the CR3 it holds), whose hook is the `syscall` instruction
         self._kctx = uc.context_save()
@@ -177,7 +186,7 @@ class Cpu:
             _uclib_address("uc_reg_read_batch"), _uclib_address("uc_reg_write_batch"),
             _uclib_address("uc_context_restore"), _uclib_address("uc_context_save"),
             _uclib_address("uc_reg_write"), _uclib_address("uc_emu_stop"),
-            ctypes.cast(self._kctx.context, ctypes.c_void_p).value, cr3,
+            native_lib.address(self._kctx.context), cr3,
             syscall_entry, SYSCALL_FMASK, UC_X86_REG_CR3, 0,
             (ctypes.c_int * _SYSCALL_NREGS)(*_REGS[:_SYSCALL_NREGS]))
         vals = ctypes.addressof(sc) + _SyscallCpu.vals.offset
@@ -188,7 +197,7 @@ class Cpu:
         sc.us_ptrs[:] = [us_vals + 16 * i for i in range(len(_USER_STATE_REGS))]
         # what the hooks leave for the run loop (entering_idle: see the property)
         self.events = CpuEvents(deferred_port=PORT_TRACE, notify_fd=-1)
-        self._on_out = None  # the machine's `out` handler (add_hooks)
+        self._on_out: OutHandler | None = None  # the machine's `out` handler (add_hooks)
         # A user-mode exception the run stopped at: (vector, error code), delivered between runs.
         self.pending_exception: tuple[int, int | None] | None = None
         self.fault_address: int | None = None  # a pending page fault's CR2
@@ -208,10 +217,10 @@ class Cpu:
         """For the native run loop: (uc_engine, struct cpu_events, struct syscall_cpu,
         its error field) addresses."""
         sc = ctypes.addressof(self._sc)
-        return self._h.value, ctypes.addressof(self.events), sc, sc + _SyscallCpu.error.offset
+        return native_lib.address(self._h), ctypes.addressof(self.events), sc, sc + _SyscallCpu.error.offset
 
     # ---- registers ----
-    def read_regs(self):
+    def read_regs(self) -> Regs:
         h, ids, ptrs = self._batch
         _reg_read_batch(h, ids, ptrs, len(_REGS))
         return self._vals
@@ -255,7 +264,7 @@ class Cpu:
             self.uc.reg_write(UC_X86_REG_CR2, self.fault_address)
             self.fault_address = None
 
-    def _enter_handler(self, v, handler: int, top_of_stack: int, error_code: int | None) -> None:
+    def _enter_handler(self, v: Regs, handler: int, top_of_stack: int, error_code: int | None) -> None:
         rflags = v[EFLAGS]
         cs, rsp, rip = v[CS], v[RSP], v[RIP]
         if cs & 3:
@@ -275,7 +284,7 @@ class Cpu:
         v[EFLAGS] = rflags & ~(EFLAGS_IF | EFLAGS_TF)
         self._write_regs()
 
-    def drop_translations(self, ranges) -> None:
+    def drop_translations(self, ranges: Iterable[tuple[int, int]]) -> None:
         """Forget translated code of these executable kernel-map ranges (this CPU
         stopped or in a hook).
         ctl_remove_cache finds a page through the CPU's current privilege: stopped
@@ -295,32 +304,33 @@ class Cpu:
         return bool(self.read_regs()[CS] & 3)
 
     def pc(self) -> int:
-        return self.uc.reg_read(UC_X86_REG_RIP)
+        return int(self.uc.reg_read(UC_X86_REG_RIP))
 
     def set_start(self, rip: int, rsp: int) -> None:
         self.uc.reg_write(UC_X86_REG_RIP, rip)
         self.uc.reg_write(UC_X86_REG_RSP, rsp)
 
-    def add_hooks(self, on_out, on_intr, on_invalid) -> None:
+    def add_hooks(self, on_out: OutHandler, on_intr: IntrHandler, on_invalid: InvalidHandler) -> None:
         """on_invalid: an invalid opcode (Unicorn reports #UD apart from other
         exceptions); it returns False to end the run with UC_ERR_INSN_INVALID."""
         uc, cpu, events = self.uc, self, self.events
         self._on_out = on_out
 
-        def on_interrupt(handle, intno, key):
+        def on_interrupt(handle: int | None, intno: int, key: int | None) -> None:
             events.python_ran = 1
             try:
                 on_intr(uc, intno, cpu)
             except BaseException as e:
                 hook_failed(uc, e)
 
-        def on_port(handle, port, size, value, key):  # called by native/ports.c
+        def on_port(handle: int | None, port: int, size: int, value: int, key: int | None) -> None:
+            # (called by native/ports.c)
             try:
                 on_out(uc, port, size, value, cpu)
             except BaseException as e:
                 hook_failed(uc, e)
 
-        def on_invalid_insn(uc_, key):
+        def on_invalid_insn(uc_: Uc, key: object) -> bool:
             events.python_ran = 1
             return on_invalid(uc, cpu)
         handle = ctypes.c_size_t()  # `syscall`: native, the CPU's state in self._sc
@@ -330,7 +340,7 @@ class Cpu:
         if err:
             raise UcError(err)
         self._python_out = _OUT_CFUNC(on_port)  # kept alive: native/ports.c calls it
-        events.python_out = ctypes.cast(self._python_out, ctypes.c_void_p).value
+        events.python_out = native_lib.address(self._python_out)
         err = uclib.uc_hook_add(self._h, ctypes.byref(handle), UC_HOOK_INSN,
                                 ctypes.cast(native_lib.load("ports").port_out_hook, ctypes.c_void_p),
                                 ctypes.byref(events), ctypes.c_uint64(1), ctypes.c_uint64(0),
@@ -346,7 +356,7 @@ class Cpu:
         of this thread's CPU time when a timer is given and no hook prevents it
         (returns None), else budget_bytes of guest code (returns the bytes
         executed).  Needs add_hooks() first."""
-        done = self._slicer.run(self.pc(), budget_bytes, until, timer)
+        done = self._hooked().run(self.pc(), budget_bytes, until, timer)
         if self._sc.error:  # the syscall hook failed and stopped the run
             raise UcError(self._sc.error)
         return done
@@ -354,7 +364,7 @@ class Cpu:
     def slice_by_time(self) -> bool:
         """Set the CPU up for slices the slice timer ends (what the native run
         loop runs); False if a hook needs them ended by code executed."""
-        return self._slicer.use_timer()
+        return self._hooked().use_timer()
 
     def check_run(self) -> None:
         """After slices run by the native loop: raise what emu_start would have
@@ -371,9 +381,15 @@ class Cpu:
         if self.events.deferred:
             self.events.deferred = 0
             self.events.passed_at = time.monotonic_ns()  # CLOCK_MONOTONIC, as cpu_events.h
-            self._on_out(self.uc, self.events.deferred_port, 1, 0, self)
+            if self._on_out is not None:
+                self._on_out(self.uc, self.events.deferred_port, 1, 0, self)
 
     def slice_executed(self) -> int:
         """Bytes of code this CPU has executed in its current slice, when the
         slice is ended by code executed (seeded machines)."""
-        return self._slicer.executed
+        return self._hooked().executed
+
+    def _hooked(self) -> Slicer:
+        if self._slicer is None:
+            raise RuntimeError("the CPU has no hooks yet (add_hooks)")
+        return self._slicer

@@ -74,7 +74,7 @@ class GuestEventTriggers:
     def attach(self, mem: PhysMem) -> None:
         with self._lock:
             self._mem = mem
-            self._write_table()
+            self._write_table(mem)
 
     def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None:
         triggers = sorted(triggers, key=lambda t: t.event_id)   # (stable: each event's order kept)
@@ -89,7 +89,7 @@ class GuestEventTriggers:
             if t.target is not None:
                 self._image.event_file(t.target)   # KeyError: not a tracepoint of this kernel
 
-        def swap():
+        def swap() -> None:
             with self._lock:
                 self._take_counts()
                 self._triggers = triggers
@@ -98,7 +98,7 @@ class GuestEventTriggers:
                     if t.count is not None:
                         self._count_index.setdefault(id(t.count), len(self._count_index))
                 if self._mem is not None:
-                    self._write_table()
+                    self._write_table(self._mem)
             bits: dict[tuple[str, str], set[int]] = {}
             ids: dict[tuple[str, str], int] = {}
             for t in triggers:
@@ -108,18 +108,19 @@ class GuestEventTriggers:
         self._machine.with_cpus_stopped(swap)
 
     def read_count(self, count: TriggerCount) -> int:
-        def read():
+        def read() -> int:
             with self._lock:
                 i = self._count_index.get(id(count))
                 if i is None or self._mem is None:
                     return count.value
-                return struct.unpack_from("<q", self._mem.buf, self._base + self._counts + 8 * i)[0]
+                value: int = struct.unpack_from("<q", self._mem.buf, self._base + self._counts + 8 * i)[0]
+                return value
         return self._machine.guest_op(read)
 
     def snapshot_requests(self, slot: int) -> list[int]:
         """The times of the snapshots the slot's triggers asked for since the last call, oldest
         first (at most EVENT_SNAPSHOT_REQS of them: earlier ones are gone)."""
-        def read():
+        def read() -> list[int]:
             with self._lock:
                 if self._mem is None:
                     return []
@@ -139,8 +140,8 @@ class GuestEventTriggers:
                 i = self._count_index[id(t.count)]
                 t.count.value = struct.unpack_from("<q", self._mem.buf, self._base + self._counts + 8 * i)[0]
 
-    def _write_table(self) -> None:
-        buf, base, triggers = self._mem.buf, self._base, self._triggers
+    def _write_table(self, mem: PhysMem) -> None:
+        buf, base, triggers = mem.buf, self._base, self._triggers
         struct.pack_into("<I", buf, base, 0)   # no entry is valid while the table changes
         first = [len(triggers)] * self._types
         for k in reversed(range(len(triggers))):

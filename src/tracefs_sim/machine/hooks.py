@@ -18,9 +18,10 @@ import logging
 import struct
 from typing import Callable
 
-from unicorn import UC_HOOK_CODE
+from unicorn import UC_HOOK_CODE, Uc
 from unicorn.unicorn_py3.unicorn import uclib
 
+from . import native_lib
 from .cpu import _REGS, CODE_CFUNC, CR3, Cpu, _reg_read_batch, add_raw_hook, hook_failed
 from .image import KERNEL_MAP, PAGE_OFFSET
 from .paging import PhysMem
@@ -43,8 +44,8 @@ _I32 = struct.Struct("<i")
 _REG_VALUES = struct.Struct(f"<{len(REG_NAMES)}Q")
 # uc_reg_read/uc_reg_write without the binding's argument conversions (see cpu.py)
 _REG_CFUNC = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
-_reg_write = _REG_CFUNC(ctypes.cast(uclib.uc_reg_write, ctypes.c_void_p).value)
-_reg_read = _REG_CFUNC(ctypes.cast(uclib.uc_reg_read, ctypes.c_void_p).value)
+_reg_write = _REG_CFUNC(native_lib.address(uclib.uc_reg_write))
+_reg_read = _REG_CFUNC(native_lib.address(uclib.uc_reg_read))
 
 
 class HookContext:
@@ -63,7 +64,7 @@ class HookContext:
         self._comm_off = task_comm
         self._val = ctypes.c_uint64()
         self._vals = cpu._vals  # the CPU's batch buffers (cpu.read_regs order)
-        self._batch = (cpu._h.value, ctypes.addressof(cpu._ids), ctypes.addressof(cpu._ptrs), len(_REGS))
+        self._batch = (native_lib.address(cpu._h), ctypes.addressof(cpu._ids), ctypes.addressof(cpu._ptrs), len(_REGS))
         self._val_addr = ctypes.addressof(self._val)
         self._snap: tuple[int, ...] | None = None  # regs() of the current callback
 
@@ -147,10 +148,10 @@ class HookContext:
         out = []
         while vaddr < end:
             n = min(end, (vaddr | 0xFFF) + 1) - vaddr
-            pa = self.translate(vaddr, cr3)
-            if pa is None:
+            page = self.translate(vaddr, cr3)
+            if page is None:
                 return None
-            out.append(self.ram[pa:pa + n])
+            out.append(self.ram[page:page + n])
             vaddr += n
         return b"".join(out)
 
@@ -223,13 +224,14 @@ class HookContext:
         return self.ram[at:at + 16].split(b"\0", 1)[0]
 
     def current_task_addr(self) -> int:
-        return _U64.unpack_from(self.ram, self._curr_pa)[0]
+        addr: int = _U64.unpack_from(self.ram, self._curr_pa)[0]
+        return addr
 
 
 class HookTable:
     """The machine's code hooks: kept by handle, installed on every CPU."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._hooks: dict[int, tuple[int, Callable[[HookContext], None], list[int]]] = {}
         self._next = 1
         self._cpus: list[Cpu] = []
@@ -262,7 +264,8 @@ class HookTable:
     def _install(self, addr: int, callback: Callable[[HookContext], None]) -> list[int]:
         handles = []
         for cpu, ctx in zip(self._cpus, self._contexts):
-            def on_code(handle, address, size, key, ctx=ctx, callback=callback, uc=cpu.uc):
+            def on_code(handle: int | None, address: int, size: int, key: int | None, ctx: HookContext = ctx,
+                        callback: Callable[[HookContext], None] = callback, uc: Uc = cpu.uc) -> None:
                 ctx._snap = None  # (inline _enter: this is the hot path)
                 try:
                     callback(ctx)
@@ -279,7 +282,7 @@ class HookTable:
         was it interrupted there (a kernel-mode interrupt frame in the live
         part of its stack: rip, __KERNEL_CS, flags, rsp, __KERNEL_DS)?  The
         kernel is not preemptible, so a context switched out never is."""
-        def inside(addr):
+        def inside(addr: int) -> bool:
             return any(lo <= addr < hi for lo, hi in ranges)
         for ctx in self._contexts:
             ctx._enter()

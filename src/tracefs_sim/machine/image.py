@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import SymbolTableSection
+from elftools.elf.sections import Section, SymbolTableSection
 
 from .kallsyms import Kallsyms, kallsyms_order
 
@@ -180,7 +180,8 @@ class KernelImage:
         return self._raw[off : off + size]
 
     def u64(self, addr: int) -> int:
-        return struct.unpack("<Q", self.read(addr, 8))[0]
+        value: int = struct.unpack("<Q", self.read(addr, 8))[0]
+        return value
 
     def cstring(self, addr: int) -> str:
         sec = self._placed_at(addr, 1)
@@ -215,7 +216,7 @@ class KernelImage:
         return out
 
     @staticmethod
-    def _section_letter(section) -> str:
+    def _section_letter(section: Section) -> str:
         flags = section["sh_flags"]
         if flags & 0x4:  # SHF_EXECINSTR
             return "t"
@@ -234,19 +235,22 @@ class KernelImage:
     def lookup(self, name: str) -> Symbol | None:
         return self._by_name.get(name)
 
-    def addr(self, name: str) -> int:
+    def symbol(self, name: str) -> Symbol:
         sym = self._by_name.get(name)
         if sym is None:
             raise KeyError(f"kernel symbol {name} missing")
-        return sym.addr
+        return sym
+
+    def addr(self, name: str) -> int:
+        return self.symbol(name).addr
 
     @cached_property
-    def kallsyms(self) -> Kallsyms:
+    def kallsyms(self) -> Kallsyms[Symbol]:
         """The kallsyms table (what /proc/kallsyms lists and the kernel's lookups use)."""
         # ftrace_caller, linked apart (vmlinux.lds), stands for Linux's dynamic trampolines:
         # memory outside the image, which no lookup names
-        tramp = self.lookup("__ftrace_tramp_start"), self.lookup("__ftrace_tramp_end")
-        unnamed = (tramp[0].addr, tramp[1].addr) if None not in tramp else None
+        start, end = self.lookup("__ftrace_tramp_start"), self.lookup("__ftrace_tramp_end")
+        unnamed = (start.addr, end.addr) if start is not None and end is not None else None
         return Kallsyms(self.symbols, self.addr("_stext"), self.addr("_end"), unnamed)
 
     def kallsyms_lookup(self, addr: int) -> tuple[Symbol, int, int] | None:
@@ -404,13 +408,15 @@ class KernelImage:
         from capstone import CS_ARCH_X86, CS_MODE_64, Cs
 
         text = self._elf.get_section_by_name(".text")
+        if text is None:
+            raise ValueError("the kernel image has no .text")
         data, base = text.data(), text["sh_addr"]
         md = Cs(CS_ARCH_X86, CS_MODE_64)
         md.skipdata = True
         # Every symbol starts an instruction: only the pieces between them that hold an 0xf4
         # byte are decoded (most do not), with disasm_lite (tuples, ~3x faster than objects).
         starts = sorted({base} | {s.addr for s in self._text_syms if base < s.addr < base + len(data)})
-        sites = set()
+        sites: set[int] = set()
         for start, end in zip(starts, [*starts[1:], base + len(data)]):
             piece = data[start - base:end - base]
             if b"\xf4" in piece:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ctypes
 
-from unicorn import UC_HOOK_INTR
+from unicorn import UC_HOOK_INTR, Uc
 from unicorn.unicorn_py3.unicorn import uclib
 from unicorn.x86_const import UC_X86_REG_CS, UC_X86_REG_RIP
 
@@ -32,25 +32,25 @@ class _Cpu(ctypes.Structure):  # struct int3_cpu
 
 
 def _hook_address() -> int:
-    return ctypes.cast(native_lib.load("int3").int3_intr_hook, ctypes.c_void_p).value
+    return native_lib.address(native_lib.load("int3").int3_intr_hook)
 
 
 class Int3Table:
     """int3 address -> where the CPU continues, read natively by every CPU."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._table = _Table()
         self._cpus: list[tuple[_Cpu, object]] = []  # per-CPU hook data and the fallback it calls
 
-    def install(self, uc, fallback) -> None:
+    def install(self, uc: Uc, fallback: ctypes._CFunctionType) -> None:
         """Make the native hook uc's interrupt hook, calling fallback (a ctypes
         UC_HOOK_INTR callback: void (uc, intno, user_data)) for what it does
         not redirect."""
         c = _Cpu(ctypes.addressof(self._table),
-                 ctypes.cast(uclib.uc_reg_read, ctypes.c_void_p).value,
-                 ctypes.cast(uclib.uc_reg_write, ctypes.c_void_p).value,
+                 native_lib.address(uclib.uc_reg_read),
+                 native_lib.address(uclib.uc_reg_write),
                  UC_X86_REG_RIP, UC_X86_REG_CS,
-                 ctypes.cast(fallback, ctypes.c_void_p).value, None, 0)
+                 native_lib.address(fallback), None, 0)
         self._cpus.append((c, fallback))  # both must live as long as the hook
         handle = ctypes.c_size_t()
         err = uclib.uc_hook_add(uc._uch, ctypes.byref(handle), UC_HOOK_INTR,

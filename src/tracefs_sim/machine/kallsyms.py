@@ -13,13 +13,19 @@ are found too (CONFIG_KALLSYMS_ALL, which Debian's kernel has).  Only addresses 
 from __future__ import annotations
 
 import bisect
-from typing import Protocol, Sequence
+from typing import Generic, Protocol, Sequence, TypeVar
 
 
 class _Sym(Protocol):
-    name: str
-    addr: int
-    type: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def addr(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+
+
+S = TypeVar("S", bound=_Sym)
 
 
 def _linker_provided(name: str) -> bool:
@@ -30,17 +36,17 @@ def _linker_provided(name: str) -> bool:
             or name.endswith(("_start", "_end")))
 
 
-def kallsyms_order(symbols: Sequence[_Sym]) -> list:
+def kallsyms_order(symbols: Sequence[S]) -> list[S]:
     """The symbols in the order of the kallsyms table (compare_symbols() of scripts/kallsyms.c;
     the last tie-break, the order nm listed them in, is taken as the name's)."""
     return sorted(symbols, key=lambda s: (s.addr, _linker_provided(s.name),
                                           len(s.name) - len(s.name.lstrip("_")), s.name))
 
 
-class Kallsyms:
+class Kallsyms(Generic[S]):
     """kallsyms_lookup_size_offset() over a symbol table."""
 
-    def __init__(self, symbols: Sequence[_Sym], start: int, end: int,
+    def __init__(self, symbols: Sequence[S], start: int, end: int,
                  unnamed: tuple[int, int] | None = None):
         """unnamed: a [start, end) range no lookup names, though its symbols are listed: the
         model's stand-in for memory outside the image (Linux's dynamic ftrace trampolines)."""
@@ -49,7 +55,7 @@ class Kallsyms:
         self._start, self._end = start, end
         self._unnamed = unnamed
 
-    def lookup(self, addr: int) -> "tuple[_Sym, int, int] | None":
+    def lookup(self, addr: int) -> tuple[S, int, int] | None:
         """(symbol, offset into it, size) for an address in [_stext, _end), else None."""
         if not self._start <= addr < self._end:
             return None
@@ -65,7 +71,7 @@ class Kallsyms:
         return self.table[first], addr - start, stop - start
 
 
-def kallsyms_text(image) -> str:
+def kallsyms_text(kallsyms: Kallsyms[S]) -> str:
     """`%016lx %c %s` lines in the kallsyms table's order, as /proc/kallsyms prints them
     to a privileged reader."""
-    return "".join(f"{s.addr:016x} {s.type} {s.name}\n" for s in image.kallsyms.table)
+    return "".join(f"{s.addr:016x} {s.type} {s.name}\n" for s in kallsyms.table)

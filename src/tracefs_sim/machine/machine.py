@@ -12,6 +12,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+from unicorn import Uc
 from unicorn.x86_const import UC_X86_REG_CR2
 
 from . import page_fault
@@ -105,7 +106,7 @@ class Machine:
         self._mem: PhysMem | None = None
         self._perf_pool: PerfPool | None = None
         self._hostfs: HostFs | None = None
-        self._runner = None
+        self._runner: Runner | None = None
         self._ready = threading.Event()
         self._processes: dict[int, Process] = {}
         self._ids = itertools.count(1)
@@ -130,6 +131,8 @@ class Machine:
             mem.write(seg.vaddr - KERNEL_MAP, seg.data)
         # executable up to the end of the text, ftrace's trampoline (linked past _etext) included
         code_end = img.lookup("__ftrace_tramp_end") or img.lookup("_etext")
+        if code_end is None:
+            raise MachineError("the kernel image has no _etext")
         pool = self._perf_pool = PerfPool()
         cr3 = build_boot_page_tables(mem, (code_end.addr - KERNEL_MAP, img.addr("_end") - KERNEL_MAP),
                                      (pool.base, pool.end))
@@ -159,17 +162,18 @@ class Machine:
                    VEC_RESCHED: img.addr("asm_sysvec_reschedule_ipi"),
                    VEC_CALL_FUNC: img.addr("asm_sysvec_call_function")}
         exceptions = {vec: img.addr(entry) for vec, (entry, _) in USER_EXCEPTIONS.items()}
-        self._runner = Runner(self._cpus, self._hostif, vectors, img.addr("irq_entries_start"), exceptions,
-                              img.halt_resume_sites, self._fault, seeded=self.options.seed is not None)
-        self._runner.bring_online(0)
+        runner = self._runner = Runner(self._cpus, self._hostif, vectors, img.addr("irq_entries_start"),
+                                       exceptions, img.halt_resume_sites, self._fault,
+                                       seeded=self.options.seed is not None)
+        runner.bring_online(0)
         # the run-loop thread must leave emu_start before the interpreter frees Unicorn
         atexit.register(self.stop)
-        self._runner.start()
+        runner.start()
         while not self._ready.wait(0.05):
             if self.panic_message:
                 self.stop()
                 raise MachineError(self.panic_message)
-            if self._runner.clock.wall_elapsed() > BOOT_TIMEOUT * 1e9:
+            if runner.clock.wall_elapsed() > BOOT_TIMEOUT * 1e9:
                 self.stop()
                 raise MachineError("kernel did not start init")
 
@@ -177,7 +181,7 @@ class Machine:
         idle = self.image.addr("idle_stacks")
         for i in range(1, self.nr_cpus):
             self._cpus[i].set_start(self.image.addr("secondary_startup_64"), idle + (i + 1) * THREAD_SIZE)
-            self._runner.bring_online(i)
+            self._loop().bring_online(i)
 
     def stop(self) -> None:
         with self._lock:
@@ -186,8 +190,8 @@ class Machine:
                 return
             self._stopped = True
         atexit.unregister(self.stop)
-        self._runner.request_stop()
-        self._runner.join()
+        self._loop().request_stop()
+        self._loop().join()
         if self._hostfs is not None:
             self._hostfs.close()
         self._release_processes(None)  # the machine is gone: report as killed by SIGKILL
@@ -202,7 +206,7 @@ class Machine:
             proc._killed(reason)
 
     # ---- guest -> host ----
-    def _on_out(self, uc, port: int, size: int, value: int, cpu: Cpu) -> None:
+    def _on_out(self, uc: Uc, port: int, size: int, value: int, cpu: Cpu) -> None:
         hostif = self._hostif
         if port == PORT_TRACE:
             self.tracing.doorbell()
@@ -210,9 +214,9 @@ class Machine:
             cpu.entering_idle = True
             self.tracing.cpu_idle(hostif.percpu_pa(cpu.index) + hostif.layout.percpu_trace_pending)
         elif port == PORT_IPI:
-            self._runner.raise_irq(value & 0xFF, VEC_RESCHED)
+            self._loop().raise_irq(value & 0xFF, VEC_RESCHED)
         elif port == PORT_IPI_TIMER:
-            self._runner.raise_irq(value & 0xFF, VEC_TIMER)
+            self._loop().raise_irq(value & 0xFF, VEC_TIMER)
         elif port == PORT_TLB:
             for other in self._cpus:  # stopped: this CPU (in its hook) used invlpg itself
                 if other is not cpu:
@@ -230,8 +234,8 @@ class Machine:
             host_id, status, _, _ = hostif.doorbell_args(cpu.index)
             proc = self._processes.pop(host_id, None)
             if proc is not None:
-                proc._exit(status, self._runner.cpu_now(cpu))
-                self._runner.end_work()
+                proc._exit(status, self._loop().cpu_now(cpu))
+                self._loop().end_work()
         elif port == PORT_SPAWNED:
             host_id, pid, _, _ = hostif.doorbell_args(cpu.index)
             proc = self._processes.get(host_id)
@@ -245,7 +249,7 @@ class Machine:
             if value & 0xFF == 0:
                 self._bring_up_secondaries()
             else:
-                self._runner.booted()
+                self._loop().booted()
                 self._ready.set()
         elif port == PORT_PANIC:
             msg_va, length, _, _ = hostif.doorbell_args(cpu.index)
@@ -254,13 +258,13 @@ class Machine:
                         self._oops(cpu))
             uc.emu_stop()
 
-    def _on_invalid(self, uc, cpu: Cpu) -> bool:
+    def _on_invalid(self, uc: Uc, cpu: Cpu) -> bool:
         if not cpu.in_user_mode():
             return False  # a kernel bug: the run ends with UC_ERR_INSN_INVALID, a panic
         self._on_intr(uc, 6, cpu)  # #UD
         return True
 
-    def _on_intr(self, uc, intno: int, cpu: Cpu) -> None:
+    def _on_intr(self, uc: Uc, intno: int, cpu: Cpu) -> None:
         if intno == 3 and self._hooks.on_breakpoint(cpu.index):
             return  # a probe's int3 (kernel mode): the handler moved RIP on
         # (a #PF a hook takes stays pending in QEMU until the CPL-0 snapshot is restored:
@@ -272,7 +276,7 @@ class Machine:
             user = bool(regs[CS] & 3)
             cr2 = uc.reg_read(UC_X86_REG_CR2)
             if user or cr2 < USER_ADDR_END:
-                code = page_fault.error_code(self._mem, regs[CR3], cr2, regs[RIP], regs[RSP], regs[RSI],
+                code = page_fault.error_code(self._ram(), regs[CR3], cr2, regs[RIP], regs[RSP], regs[RSI],
                                              regs[RDI], user)
                 cpu.fault_address = cr2
                 cpu.pending_exception = (VEC_PF, code)
@@ -294,15 +298,15 @@ class Machine:
                  "r11", "r12", "r13", "r14", "r15", "rip", "eflags", "cr3", "cs"]
         lines = [" ".join(f"{n}={x:#x}" for n, x in zip(names, v))]
 
-        def sym(addr):
+        def sym(addr: int) -> str:
             hit = self.image.symbolize(addr)
             return f"{hit[0].name}+{hit[1]:#x}" if hit else f"{addr:#x}"
         lines.append(f"RIP: {sym(v[16])}")
         rbp = v[6]
         for _ in range(16):
             try:
-                ret = self._mem.u64(kernel_virt_to_phys(rbp + 8))
-                rbp = self._mem.u64(kernel_virt_to_phys(rbp))
+                ret = self._ram().u64(kernel_virt_to_phys(rbp + 8))
+                rbp = self._ram().u64(kernel_virt_to_phys(rbp))
             except ValueError:
                 break
             lines.append(f"  {sym(ret)}")
@@ -311,7 +315,7 @@ class Machine:
     def _fault(self, cpu: int, message: str) -> None:
         if self.panic_message is None:
             self.panic_message = message
-        self._runner.fail(message)
+        self._loop().fail(message)
         # no CPU runs any more: a program in flight is as dead as after SIGKILL
         self._release_processes(self.panic_message)
 
@@ -328,10 +332,10 @@ class Machine:
     def now_ns(self) -> int:
         if self._runner is None:
             return 0
-        return self._runner.clock.now()
+        return self._loop().clock.now()
 
     def kallsyms(self) -> str:
-        return kallsyms_text(self.image)
+        return kallsyms_text(self.image.kallsyms)
 
     def programs(self) -> list[str]:
         return [p.name for p in self.image.programs if not p.internal]
@@ -345,7 +349,7 @@ class Machine:
         self._check_running()
         if self._session_doorbell is None:
             def ring() -> None:
-                self._runner.submit(lambda: self._runner.raise_irq(0, VEC_CALL_FUNC))
+                self._loop().submit(lambda: self._loop().raise_irq(0, VEC_CALL_FUNC))
             self._session_doorbell = SessionDoorbell(ring)
             # the kernel's "reply written" doorbell goes straight to this eventfd (native/ports.c)
             self._session_reply_fd = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
@@ -353,8 +357,8 @@ class Machine:
                 cpu.events.notify_port = PORT_SESSION_REPLY
                 cpu.events.notify_fd = self._session_reply_fd
         offset, size = where
-        return SessionRingAccess(self._mem.fd, offset, size, self._session_doorbell.fd, self._session_reply_fd,
-                                 tuple(self._perf_pool.fds))
+        return SessionRingAccess(self._ram().fd, offset, size, self._session_doorbell.fd, self._session_reply_fd,
+                                 tuple(self._perf_pool.fds) if self._perf_pool is not None else ())
 
     def session_stats(self) -> dict[str, int] | None:
         """The session ring's counters: records a supervisor produced, the kernel retired,
@@ -362,7 +366,7 @@ class Machine:
         where = ring_location(self.image)
         if where is None or self._session_doorbell is None or self._mem is None:
             return None
-        return {name: self._mem.u64(where[0] + offset)
+        return {name: self._ram().u64(where[0] + offset)
                 for name, offset in (("produced", PRODUCED_OFFSET), ("retired", RETIRED_OFFSET),
                                      ("lost", LOST_OFFSET))}
 
@@ -371,7 +375,7 @@ class Machine:
         where = ring_location(self.image)
         if where is None or self._session_doorbell is None or self._mem is None:
             return False
-        return self._mem.u64(where[0] + RETIRED_OFFSET) < self._mem.u64(where[0] + PRODUCED_OFFSET)
+        return self._ram().u64(where[0] + RETIRED_OFFSET) < self._ram().u64(where[0] + PRODUCED_OFFSET)
 
     def session_caught_up(self, timeout: float = SESSION_CATCH_UP_S) -> bool:
         """Wait until the kernel has acted on everything a session's supervisor told it so far
@@ -380,7 +384,7 @@ class Machine:
         where = ring_location(self.image)
         if where is None or self._session_doorbell is None or self._mem is None:
             return True
-        return caught_up(self._mem.u64, where[0], timeout)
+        return caught_up(self._ram().u64, where[0], timeout)
 
     def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None) -> Process:
         # a path is the guest's to find (its "/" is the host's); a bare name one of its own
@@ -391,10 +395,10 @@ class Machine:
         self._processes[proc.host_id] = proc
         posted = threading.Event()
 
-        def post():
+        def post() -> None:
             if self._hostif.post_request(proc.host_id, argv):
-                self._runner.raise_irq(0, VEC_CALL_FUNC)
-                self._runner.begin_work()
+                self._loop().raise_irq(0, VEC_CALL_FUNC)
+                self._loop().begin_work()
                 posted.set()
 
         try:
@@ -417,7 +421,7 @@ class Machine:
         return self._stop_machine(self._read_tasks)
 
     def _read_tasks(self) -> list[TaskInfo]:
-        mem, lay, hostif = self._mem, self._hostif.layout, self._hostif
+        mem, lay, hostif = self._ram(), self._hostif.layout, self._hostif
         out = []
         for cpu in range(self.nr_cpus):
             idle = mem.u64(hostif.percpu_pa(cpu) + lay.percpu_idle)
@@ -438,7 +442,7 @@ class Machine:
         return out
 
     def _task_info(self, task: int) -> TaskInfo:
-        mem, lay = self._mem, self._hostif.layout
+        mem, lay = self._ram(), self._hostif.layout
         pid, tgid = struct.unpack_from("<ii", mem.buf, kernel_virt_to_phys(task + lay.pid))
         comm = mem.read(kernel_virt_to_phys(task + lay.comm), 16).split(b"\0", 1)[0]
         return TaskInfo(pid, tgid, comm.decode(errors="replace"))
@@ -449,7 +453,7 @@ class Machine:
         if size < 0 or not self._is_kernel_range(vaddr, size):
             raise ValueError(f"{vaddr:#x}+{size} is not kernel memory")
         pa = kernel_virt_to_phys(vaddr)
-        return self.with_cpus_stopped(lambda: self._mem.read(pa, size))
+        return self.with_cpus_stopped(lambda: self._ram().read(pa, size))
 
     def on_ram_loaded(self, fn: Callable[[PhysMem], None]) -> None:
         """fn(mem) once the guest's RAM is loaded, before any CPU runs (now,
@@ -472,7 +476,7 @@ class Machine:
 
         def poke() -> None:
             for addr, data in batch:
-                self._mem.write(kernel_virt_to_phys(addr), data)
+                self._ram().write(kernel_virt_to_phys(addr), data)
             self._drop_translations([(addr, addr + len(data)) for addr, data in batch])
         self._stop_machine(poke)
 
@@ -482,8 +486,8 @@ class Machine:
         if not (start <= addr and addr + len(data) <= end):
             raise ValueError(f"{addr:#x}+{len(data)} is not kernel text")
 
-        def poke():
-            self._mem.write(kernel_virt_to_phys(addr), bytes(data))
+        def poke() -> None:
+            self._ram().write(kernel_virt_to_phys(addr), bytes(data))
             self._drop_translations([(addr, addr + len(data))])
         self._stop_machine(poke)
 
@@ -517,10 +521,10 @@ class Machine:
         if not data:
             return True
 
-        def release():
+        def release() -> bool:
             if self._hooks.executing([(addr, addr + len(data)), *callees], THREAD_SIZE):
                 return False
-            self._mem.write(kernel_virt_to_phys(addr), bytes(data))
+            self._ram().write(kernel_virt_to_phys(addr), bytes(data))
             self._drop_translations([(addr, addr + len(data))])
             return True
         return self._stop_machine(release)
@@ -555,21 +559,31 @@ class Machine:
 
     def _stop_machine(self, fn: Callable[[], T]) -> T:
         self._check_running()
-        return self._runner.stop_machine(fn)
+        return self._loop().stop_machine(fn)
 
     def with_cpus_stopped(self, fn: Callable[[], T]) -> T:
         """fn reads (or writes) guest memory between two slices (no CPU half-way
         through a store); seeded, at the pause; stopped or panicked, right away."""
         if self.running:
-            return self._runner.stop_machine(fn)
+            return self._loop().stop_machine(fn)
         return fn()
 
     def guest_op(self, fn: Callable[[], T]) -> T:
         """A host operation on guest memory: seeded, it acts while the machine
         is paused (deterministic); live, right away."""
         if self.options.seed is not None and self.running:
-            return self._runner.stop_machine(fn)
+            return self._loop().stop_machine(fn)
         return fn()
+
+    def _loop(self) -> Runner:
+        if self._runner is None:
+            raise MachineError("machine is not started")
+        return self._runner
+
+    def _ram(self) -> PhysMem:
+        if self._mem is None:
+            raise MachineError("machine is not started")
+        return self._mem
 
     def _check_running(self) -> None:
         if self.panic_message:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import struct
 from functools import lru_cache
+from typing import Any
 
 from .paging import PTE_NX, PTE_P, PTE_PS, PhysMem
 
@@ -26,7 +27,7 @@ _STACK_WRITERS = frozenset({"push", "pushf", "pushfq", "call", "enter"})
 
 
 @lru_cache(maxsize=1)
-def _decoder():
+def _decoder() -> Any:  # a capstone Cs, detail on
     from capstone import CS_ARCH_X86, CS_MODE_64, Cs
 
     md = Cs(CS_ARCH_X86, CS_MODE_64)
@@ -38,7 +39,7 @@ def _leaf(mem: PhysMem, cr3: int, vaddr: int) -> int | None:
     """The page's last-level entry (None where a level is absent)."""
     table = cr3 & PTE_ADDR
     for shift in (39, 30, 21, 12):
-        entry = _U64.unpack_from(mem.buf, table + 8 * ((vaddr >> shift) & 511))[0]
+        entry: int = _U64.unpack_from(mem.buf, table + 8 * ((vaddr >> shift) & 511))[0]
         if not entry & PTE_P:
             return None
         if shift != 12 and entry & PTE_PS:
@@ -89,7 +90,7 @@ def error_code(mem: PhysMem, cr3: int, cr2: int, rip: int, rsp: int, rsi: int, r
     return code
 
 
-def _writes(insn, cr2: int, rsp: int, rsi: int, rdi: int) -> bool:
+def _writes(insn: Any, cr2: int, rsp: int, rsi: int, rdi: int) -> bool:
     from capstone import CS_AC_WRITE
     from capstone.x86 import X86_OP_MEM
 

@@ -50,7 +50,8 @@ class PhysMem:
         self.buf[pa : pa + len(data)] = data
 
     def u64(self, pa: int) -> int:
-        return struct.unpack_from("<Q", self.buf, pa)[0]
+        value: int = struct.unpack_from("<Q", self.buf, pa)[0]
+        return value
 
     def put_u64(self, pa: int, value: int) -> None:
         struct.pack_into("<Q", self.buf, pa, value)

@@ -40,7 +40,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import threading
-from typing import Callable
+from typing import Callable, TypeVar
 
 from unicorn import UcError
 from unicorn.x86_const import UC_X86_REG_RIP
@@ -48,9 +48,11 @@ from unicorn.x86_const import UC_X86_REG_RIP
 from . import native_lib
 from .clock import LiveClock, SeededClock
 from .cpu import _REGS, Cpu, _uclib_address, kernel_mode_enter_address
-from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_TOP_OF_STACK
+from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_TOP_OF_STACK, HostInterface
 from .image import KERNEL_MAP, PAGE_OFFSET
 from .slicer import SliceTimer
+
+T = TypeVar("T")
 
 VEC_TIMER, VEC_RESCHED, VEC_CALL_FUNC = 1, 2, 4
 FIRST_EXTERNAL_VECTOR = 0x20  # external vector v enters at irq_entries + 8 * (v - 0x20)
@@ -112,7 +114,7 @@ class NativeLoop(ctypes.Structure):  # struct loop in native/runloop.c
 
 
 @functools.cache
-def _loop_run():
+def _loop_run() -> Callable[[ctypes._CArgObject], int]:
     fn = native_lib.load("slice").loop_run
     fn.argtypes = [ctypes.c_void_p]
     fn.restype = ctypes.c_int
@@ -120,7 +122,7 @@ def _loop_run():
 
 
 class Runner:
-    def __init__(self, cpus: list[Cpu], hostif, vectors: dict[int, int], irq_entries: int,
+    def __init__(self, cpus: list[Cpu], hostif: HostInterface, vectors: dict[int, int], irq_entries: int,
                  exceptions: dict[int, int], halt_sites: frozenset[int], on_fault: Callable[[int, str], None],
                  seeded: bool):
         self.cpus = cpus
@@ -131,7 +133,7 @@ class Runner:
         self.halt_sites = halt_sites
         self.on_fault = on_fault
         self.seeded = seeded
-        self.clock = SeededClock() if seeded else LiveClock()
+        self.clock: SeededClock | LiveClock = SeededClock() if seeded else LiveClock()
         self._states = (CpuState * len(cpus))()  # one array: the native loop's cpus
         self.state = list(self._states)
         self._lock = threading.Condition()
@@ -178,26 +180,29 @@ class Runner:
         if self._native is not None:
             self._native.exit_request = 1
 
-    def stop_machine(self, fn: Callable[[], object]):
+    def stop_machine(self, fn: Callable[[], T]) -> T:
         """Run fn with no CPU executing (on the run-loop thread)."""
-        if threading.current_thread() is self._thread:
+        thread = self._thread
+        if threading.current_thread() is thread:
             return fn()
-        done, box = threading.Event(), []
+        done = threading.Event()
+        result: list[T] = []
+        error: list[BaseException] = []
 
-        def run():
+        def run() -> None:
             try:
-                box.append(fn())
+                result.append(fn())
             except BaseException as e:  # re-raised in the caller
-                box.append(e)
+                error.append(e)
             finally:
                 done.set()
         self.submit(run)
         while not done.wait(0.1):
-            if self._stopping or not self._thread.is_alive():
+            if self._stopping or thread is None or not thread.is_alive():
                 raise RuntimeError("machine stopped")
-        if isinstance(box[0], BaseException):
-            raise box[0]
-        return box[0]
+        if error:
+            raise error[0]
+        return result[0]
 
     def wait_paused(self, timeout: float = 60.0) -> bool:
         """Seeded: wait until the machine holds with no command-requested work."""
@@ -231,7 +236,7 @@ class Runner:
         """The time on a CPU that is running a slice (from its hooks): seeded,
         the round's time plus the code it has executed in the slice."""
         if self.seeded:
-            return self._now + cpu.slice_executed() * self.clock.NS_PER_BYTE
+            return self._now + cpu.slice_executed() * SeededClock.NS_PER_BYTE
         return self.clock.now()
 
     def raise_irq(self, cpu: int, vec: int) -> None:
@@ -327,7 +332,10 @@ class Runner:
             cpu.entering_idle = False
         cpu.pass_on_deferred()
 
-    def _new_native_loop(self) -> NativeLoop:
+    def _new_native_loop(self, timer: SliceTimer) -> NativeLoop:
+        clock = self.clock
+        if not isinstance(clock, LiveClock):
+            raise RuntimeError("the native loop runs live machines")
         sites = sorted(self.halt_sites)
         self._halt_sites = (ctypes.c_uint64 * len(sites))(*sites)  # kept alive
         mem = self.hostif.mem
@@ -342,8 +350,8 @@ class Runner:
             base = ctypes.addressof(st) + CpuState.vals.offset
             st.ptrs[:] = [base + 8 * k for k in range(len(_REGS))]
         return NativeLoop(
-            timer=self._timer.handle, budget_ns=self._timer.budget_ns, ram=mem.address,
-            ram_size=mem.size, clock_zero=self.clock.zero_ns,
+            timer=timer.handle, budget_ns=timer.budget_ns, ram=mem.address,
+            ram_size=mem.size, clock_zero=clock.zero_ns,
             handlers=(ctypes.c_uint64 * 3)(*(self.vectors[v] for v in (VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER))),
             irq_entries=self.irq_entries, hpet_pa=self.hostif.hpet,
             halt_sites=ctypes.addressof(self._halt_sites), nr_halt_sites=len(sites),
@@ -359,7 +367,7 @@ class Runner:
         """Slices until Python has something to do (native/runloop.c)."""
         loop = self._native
         with self._lock:
-            if self._stopping or self._commands:
+            if loop is None or self._stopping or self._commands:
                 return
             loop.exit_request = 0
         why = _loop_run()(ctypes.byref(loop))
@@ -388,8 +396,8 @@ class Runner:
 
     def _loop(self) -> None:
         if not self.seeded:
-            self._timer = SliceTimer(LIVE_SLICE_NS)
-            self._native = self._new_native_loop()
+            timer = self._timer = SliceTimer(LIVE_SLICE_NS)
+            self._native = self._new_native_loop(timer)
         try:
             while True:
                 self._hold_if_paused()
@@ -431,8 +439,8 @@ class Runner:
                         self._lock.acquire()
                     continue
                 self._lock.wait(IDLE_POLL_S)
-        if held:  # pace the work that follows from here, not from boot
-            self.clock.sync_wall()
+        if held and isinstance(self.clock, SeededClock):  # pace the work that follows from here,
+            self.clock.sync_wall()                          # not from boot
 
     def _sleep_until(self, deadline_ns: int) -> None:
         """Live, all CPUs halted: sleep until the next timer or a request."""
@@ -445,6 +453,8 @@ class Runner:
 
     def _advance_seeded(self, now: int, ran: int) -> None:
         clock = self.clock
+        if not isinstance(clock, SeededClock):
+            raise RuntimeError("a live machine's clock is not advanced")
         slice_ns = SLICE_BYTES * clock.NS_PER_BYTE
         if ran:
             clock.vnow = now + ran * clock.NS_PER_BYTE

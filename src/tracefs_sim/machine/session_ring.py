@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from .image import KERNEL_MAP
+from .image import KERNEL_MAP, KernelImage
 
 # struct session_ring (kernel_model/include/uapi/session_ring.h; tests/machine/test_session_ring.py
 # checks these against the header): where its counters are.
@@ -62,7 +62,7 @@ class SessionDoorbell:
                 return  # the machine stopped
 
 
-def ring_location(image, symbol: str = "session_ring") -> tuple[int, int] | None:
+def ring_location(image: KernelImage, symbol: str = "session_ring") -> tuple[int, int] | None:
     """The physical address and size of the kernel's session ring, if the kernel has one."""
     sym = image.lookup(symbol)
     if sym is None:

@@ -38,7 +38,8 @@ from __future__ import annotations
 import ctypes
 import functools
 import logging
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import capstone
 from capstone import x86 as cs_x86
@@ -74,7 +75,7 @@ def _native() -> ctypes.CDLL:
 
 
 def _emu_stop_address() -> int:
-    return ctypes.cast(uclib.uc_emu_stop, ctypes.c_void_p).value
+    return native_lib.address(uclib.uc_emu_stop)
 
 
 class EngineFlags(NamedTuple):
@@ -83,9 +84,9 @@ class EngineFlags(NamedTuple):
     skip_sync_pc_on_exit: int  # the next exit keeps RIP as it is (set by uc_reg_write of RIP)
 
 
-def _disassemble(symbol: str, size: int) -> list:
+def _disassemble(symbol: str, size: int) -> list[Any]:  # (capstone CsInsn, detail on)
     try:
-        fn = ctypes.cast(getattr(uclib, symbol), ctypes.c_void_p).value
+        fn = native_lib.address(getattr(uclib, symbol))
     except AttributeError:
         return []
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
@@ -93,7 +94,7 @@ def _disassemble(symbol: str, size: int) -> list:
     return list(md.disasm(ctypes.string_at(fn, size), fn))
 
 
-def _byte_operand(insn, mnemonic: str, base: int | None = None) -> int | None:
+def _byte_operand(insn: Any, mnemonic: str, base: int | None = None) -> int | None:
     """disp of `mnemonic byte ptr [base + disp], 0` (any base register if None)."""
     if insn.mnemonic != mnemonic or len(insn.operands) != 2:
         return None
@@ -102,7 +103,7 @@ def _byte_operand(insn, mnemonic: str, base: int | None = None) -> int | None:
             or (base is not None and mem.mem.base != base)
             or imm.type != cs_x86.X86_OP_IMM or imm.imm != 0):
         return None
-    return mem.mem.disp
+    return int(mem.mem.disp)
 
 
 def _find_engine_flags() -> EngineFlags | None:
@@ -120,8 +121,8 @@ def _find_engine_flags() -> EngineFlags | None:
         return None
     no_exit_request = _byte_operand(head[1], "cmp", dst.reg)
     helper = _disassemble("helper_check_exit_request_x86_64", 128)
-    tested = {_byte_operand(i, "cmp", cs_x86.X86_REG_RDI) for i in helper} - {None}
-    cleared = {_byte_operand(i, "mov", cs_x86.X86_REG_RDI) for i in helper} - {None}
+    tested = {d for i in helper if (d := _byte_operand(i, "cmp", cs_x86.X86_REG_RDI)) is not None}
+    cleared = {d for i in helper if (d := _byte_operand(i, "mov", cs_x86.X86_REG_RDI)) is not None}
     if no_exit_request is None or len(tested & cleared) != 1:
         return None
     return EngineFlags(no_exit_request, (tested & cleared).pop())
@@ -145,7 +146,7 @@ def set_exit_checks(uc: Uc, on: bool) -> bool:
     flags = engine_flags()
     if flags is None:
         return False
-    ctypes.c_uint8.from_address(uc._uch.value + flags.no_exit_request).value = not on
+    ctypes.c_uint8.from_address(native_lib.address(uc._uch) + flags.no_exit_request).value = not on
     return True
 
 
@@ -159,8 +160,9 @@ class SlicedUc(Uc):
         self.mid_block_hooks: set[int] = set()
 
     # the binding's one funnel for hook_add() and raw ctypes callbacks (cpu.add_raw_hook)
-    def _Uc__do_hook_add(self, htype: int, fptr, begin: int, end: int, *args) -> int:
-        handle = super()._Uc__do_hook_add(htype, fptr, begin, end, *args)
+    def _Uc__do_hook_add(self, htype: int, fptr: object, begin: int, end: int, *args: int) -> int:
+        do_hook_add: Callable[..., int] = getattr(super(), "_Uc__do_hook_add")
+        handle = do_hook_add(htype, fptr, begin, end, *args)
         if htype & MID_BLOCK_HOOKS:
             self.mid_block_hooks.add(handle)
         return handle
@@ -177,7 +179,7 @@ class SliceTimer:
     def __init__(self, budget_ns: int):
         self.budget_ns = budget_ns
         self._lib = _native()
-        self._t = self._lib.slice_timer_new(_emu_stop_address())
+        self._t: int | None = self._lib.slice_timer_new(_emu_stop_address())
         if not self._t:
             raise RuntimeError("slice timer thread not started")
 
@@ -193,13 +195,15 @@ class SliceTimer:
     @property
     def handle(self) -> int:
         """The native timer (struct slice_timer *), for the native run loop."""
+        if self._t is None:
+            raise RuntimeError("the slice timer is closed")
         return self._t
 
     @property
     def stops(self) -> int:
         """Stops the thread has issued (a stop that came before emu_start began is
         lost, and repeated once the slice has run a budget more)."""
-        return self._lib.slice_timer_stops(self._t)
+        return int(self._lib.slice_timer_stops(self._t))
 
     def close(self) -> None:
         """Ends the thread; call with no slice running."""
@@ -229,14 +233,14 @@ class Slicer:
         checks = bool(self._uc.mid_block_hooks) or engine_flags() is None
         by_time = timer is not None and not checks
         self._configure(block_hook=not by_time, checks=checks)
-        if by_time:
+        if timer is not None and by_time:
             timer.run(self._uc, pc, until)
             return None
         s = self._slice
         s.left = budget_bytes
         s.executed = 0
         self._uc.emu_start(pc, until)
-        return s.executed
+        return int(s.executed)
 
     def use_timer(self) -> bool:
         """Set the CPU up for slices a SliceTimer ends (the native run loop runs
@@ -250,7 +254,7 @@ class Slicer:
     def executed(self) -> int:
         """Bytes executed so far in the current (or last) slice ended by code
         executed; hooks read it mid-slice (seeded machines)."""
-        return self._slice.executed
+        return int(self._slice.executed)
 
     def _configure(self, block_hook: bool, checks: bool) -> None:
         if block_hook == (self._block_hook is not None) and checks == self._checks:

@@ -83,9 +83,10 @@ class GuestSynthEvents:
             del self._slots[index]
             del self._ids[index]
             self._triggered.pop(index, None)
-            if self._mem is not None:
+            mem = self._mem
+            if mem is not None:
                 self._machine.with_cpus_stopped(
-                    lambda: self._mem.write(self._table + index * self._size, bytes(self._size)))
+                    lambda: mem.write(self._table + index * self._size, bytes(self._size)))
 
     def has_event(self, event_id: int) -> bool:
         with self._lock:
@@ -108,7 +109,8 @@ class GuestSynthEvents:
         return self._table + index * self._size, bytes(entry)
 
     def _write(self, index: int) -> None:
-        if self._mem is None:
+        mem = self._mem
+        if mem is None:
             return
         at, entry = self._entry(index)
-        self._machine.with_cpus_stopped(lambda: self._mem.write(at, entry))
+        self._machine.with_cpus_stopped(lambda: mem.write(at, entry))

@@ -59,17 +59,19 @@ class GuestPidLists:
         self._check_slot(slot)
         with self._lock:
             self._lists[(slot, notrace)] = None if pids is None else frozenset(pids)
-            if self._mem is not None:
-                self._machine.with_cpus_stopped(lambda: self._write_list(slot, notrace))
+            mem = self._mem
+            if mem is not None:
+                self._machine.with_cpus_stopped(lambda: self._write_list(mem, slot, notrace))
 
     def event_pids(self, slot: int, notrace: bool) -> frozenset[int] | None:
         """The list as it is now (forks and frees change it while event-fork is on)."""
         self._check_slot(slot)
         with self._lock:
             kept = self._lists.get((slot, notrace))
-            if self._mem is None or kept is None:
+            mem = self._mem
+            if mem is None or kept is None:
                 return kept
-            guest = self._machine.with_cpus_stopped(lambda: self._read_list(slot, notrace))
+            guest = self._machine.with_cpus_stopped(lambda: self._read_list(mem, slot, notrace))
             return guest | frozenset(pid for pid in kept if pid >= self._pid_max)
 
     def set_event_fork(self, slot: int, on: bool) -> None:
@@ -83,35 +85,36 @@ class GuestPidLists:
         with self._lock:
             mask = self._fork[offset] & ~(1 << slot) | int(on) << slot
             self._fork[offset] = mask
-            if self._mem is not None:
-                self._machine.with_cpus_stopped(lambda: struct.pack_into("<I", self._mem.buf, self._control + offset, mask))
+            mem = self._mem
+            if mem is not None:
+                self._machine.with_cpus_stopped(lambda: struct.pack_into("<I", mem.buf, self._control + offset, mask))
 
     def attach(self, mem: PhysMem) -> None:
         """The guest's RAM is loaded (before any CPU runs): write the state set so far."""
         with self._lock:
             self._mem = mem
             for slot, notrace in list(self._lists):
-                self._write_list(slot, notrace)
+                self._write_list(mem, slot, notrace)
             for offset, mask in self._fork.items():
                 struct.pack_into("<I", mem.buf, self._control + offset, mask)
 
     def _bits(self, slot: int, notrace: bool) -> int:
         return self._control + (self._notrace_pids if notrace else self._pids) + slot * self._bits_size
 
-    def _write_list(self, slot: int, notrace: bool) -> None:
+    def _write_list(self, mem: PhysMem, slot: int, notrace: bool) -> None:
         pids = self._lists.get((slot, notrace))
         words = [0] * self._words
         for pid in pids or ():
             if pid < self._pid_max:
                 words[pid // 64] |= 1 << pid % 64
-        buf = self._mem.buf
+        buf = mem.buf
         struct.pack_into(f"<{self._words}Q", buf, self._bits(slot, notrace), *words)
         present = self._control + (self._event_notrace_pids if notrace else self._event_pids)
         mask = struct.unpack_from("<I", buf, present)[0] & ~(1 << slot) | int(pids is not None) << slot
         struct.pack_into("<I", buf, present, mask)
 
-    def _read_list(self, slot: int, notrace: bool) -> frozenset[int]:
-        words = struct.unpack_from(f"<{self._words}Q", self._mem.buf, self._bits(slot, notrace))
+    def _read_list(self, mem: PhysMem, slot: int, notrace: bool) -> frozenset[int]:
+        words = struct.unpack_from(f"<{self._words}Q", mem.buf, self._bits(slot, notrace))
         pids = []
         for i, word in enumerate(words):
             while word:

@@ -104,12 +104,12 @@ class GuestTracing:
         self.layout = layout = RingLayout.of(image)
         self.nr_slots = layout.slots
         self._nr_cpus = machine.nr_cpus
-        control = image.lookup("trace_control")
-        pages = image.lookup("trace_pages")
+        control = image.symbol("trace_control")
+        pages = image.symbol("trace_pages")
         if control.size != layout.control_size or \
                 pages.size != layout.slots * layout.nr_cpus * layout.ring_pages * layout.page_size:
             raise ValueError("kernel image's trace ring layout does not match this machine")
-        saved = image.lookup("saved_cmdlines")
+        saved = image.symbol("saved_cmdlines")
         if saved.size != layout.saved_cmdlines_size:
             raise ValueError("kernel image's saved_cmdlines layout does not match this machine")
         self._saved_cmdlines = kernel_virt_to_phys(saved.addr)
@@ -176,7 +176,7 @@ class GuestTracing:
 
     def cpu_idle(self, trace_pending_pa: int) -> None:
         """A CPU is about to halt: it takes no ticks, so pick up its pending flag here."""
-        buf = self._mem.buf
+        buf = self._ram().buf
         if struct.unpack_from("<I", buf, trace_pending_pa)[0]:
             struct.pack_into("<I", buf, trace_pending_pa, 0)
             self.doorbell()
@@ -192,7 +192,7 @@ class GuestTracing:
                 raise ValueError(f"event id {event_id} does not fit common_type")
         keys = [self._remember(event) for event, _ in ids]
 
-        def apply():
+        def apply() -> None:
             with self._lock:
                 for key, (event, event_id) in zip(keys, ids):
                     self._ids[key] = event_id
@@ -226,7 +226,7 @@ class GuestTracing:
         self._check_slot(slot)
         key = self._remember(event)
 
-        def read():
+        def read() -> bool:
             if self._mem is None:
                 return slot in self._enabled.get(key, ()) and slot not in self._soft_off.get(key, ())
             pa = kernel_virt_to_phys(self._image.event_file(event) + self.layout.file_slots)
@@ -239,7 +239,7 @@ class GuestTracing:
         self._check_slot(slot)
         key = self._remember(event)
 
-        def apply():
+        def apply() -> None:
             with self._lock:
                 soft = self._soft_off.setdefault(key, set())
                 (soft.add if off else soft.discard)(slot)
@@ -266,7 +266,7 @@ class GuestTracing:
     def record_cmdlines(self, holder: object, on: bool) -> None:
         """tracing_start/stop_cmdline_record(): something other than a tracepoint (a
         function tracer, a kprobe event) records while `holder` is on, so comms are saved."""
-        def apply():
+        def apply() -> None:
             with self._lock:
                 (self._cmdline_holders.add if on else self._cmdline_holders.discard)(holder)
                 self._update_cmdline_key()
@@ -287,13 +287,13 @@ class GuestTracing:
         """pid -> comm of the tasks the guest saw switching or waking while an
         event was enabled (Linux's saved_cmdlines: its last SAVED_CMDLINES
         tasks), for naming tasks that exited before their events were read."""
-        def read():
+        def read() -> dict[int, str]:
             if self._mem is None:
                 return {}
             lay = self.layout
             raw = self._mem.read(self._saved_cmdlines + lay.saved_cmdlines_entry,
                                  lay.saved_cmdlines * lay.saved_cmdline_size)
-            out = {}
+            out: dict[int, str] = {}
             for pid, comm in struct.iter_unpack("<i16s", raw):
                 if pid > 0:  # 0: unused, or being rewritten
                     out[pid] = comm.split(b"\0", 1)[0].decode(errors="replace")
@@ -303,7 +303,7 @@ class GuestTracing:
     def set_recording(self, slot: int, on: bool) -> None:
         self._check_slot(slot)
 
-        def apply():
+        def apply() -> None:
             with self._lock:
                 self._recording[slot] = bool(on)
                 if self._mem is not None:
@@ -315,7 +315,7 @@ class GuestTracing:
         """The slot's recording bit as the guest has it (traceon/traceoff probes flip it)."""
         self._check_slot(slot)
 
-        def read():
+        def read() -> bool:
             if self._mem is None:
                 return self._recording[slot]
             recording = self._control + self.layout.control_recording
@@ -326,7 +326,7 @@ class GuestTracing:
         """tracing_cpumask: the slot records only on the CPUs in mask."""
         self._check_slot(slot)
 
-        def apply():
+        def apply() -> None:
             with self._lock:
                 self._cpumasks[slot] = mask
                 self._write_cpumasks()
@@ -420,8 +420,14 @@ class GuestTracing:
     def _set_bit(self, pa: int, bit: int, on: bool) -> None:
         """One bit of a guest u32 the guest also changes (a narrow race: the guest's own
         flips are atomic, this read-modify-write is not)."""
-        word = struct.unpack_from("<I", self._mem.buf, pa)[0]
-        struct.pack_into("<I", self._mem.buf, pa, word | 1 << bit if on else word & ~(1 << bit))
+        buf = self._ram().buf
+        word = struct.unpack_from("<I", buf, pa)[0]
+        struct.pack_into("<I", buf, pa, word | 1 << bit if on else word & ~(1 << bit))
+
+    def _ram(self) -> PhysMem:
+        if self._mem is None:
+            raise RuntimeError("the guest's RAM is not loaded yet")
+        return self._mem
 
     def _set_file_bit(self, event: EventName, slot: int, on: bool) -> None:
         if self._mem is not None:

@@ -9,6 +9,7 @@ with atomics of its own, which a host read-modify-write would race).
 from __future__ import annotations
 
 import errno
+import mmap
 import struct
 import threading
 from typing import TYPE_CHECKING
@@ -110,14 +111,17 @@ class GuestHistMaps:
                     raise OSError(errno.ENOMEM, "no histogram map left")
                 at = self._fit(need)
                 self._used[index] = (at, need, spec)
-                if self._mem is None:
-                    raise OSError(errno.ENODEV, "the machine has no memory yet")
-                buf = self._mem.buf
+                buf = self._buf()
                 base = kernel_virt_to_phys(self._arena_va) + at
                 buf[base:base + need] = bytes(need)
                 self._write_head(index, at, table, spec)
                 return self._maps_va + index * self._size
         return self._machine.with_cpus_stopped(make)
+
+    def _buf(self) -> mmap.mmap:
+        if self._mem is None:
+            raise OSError(errno.ENODEV, "the machine has no memory yet")
+        return self._mem.buf
 
     def _fit(self, need: int) -> int:
         """First fit in the arena."""
@@ -131,7 +135,7 @@ class GuestHistMaps:
         return at
 
     def _write_head(self, index: int, at: int, table: int, spec: HistMapSpec) -> None:
-        buf = self._mem.buf
+        buf = self._buf()
         pa = kernel_virt_to_phys(self._maps_va) + index * self._size
         buf[pa:pa + self._size] = bytes(self._size)
         comm_offset = spec.key_size if spec.comm else 0
@@ -175,7 +179,7 @@ class GuestHistMaps:
         return index
 
     def destroy(self, addr: int) -> None:
-        def free():
+        def free() -> None:
             with self._lock:
                 self._used.pop(self._index(addr))
         self._machine.with_cpus_stopped(free)
@@ -185,7 +189,7 @@ class GuestHistMaps:
             with self._lock:
                 index = self._index(addr)
                 at, _, spec = self._used[index]
-                buf = self._mem.buf
+                buf = self._buf()
                 pa = kernel_virt_to_phys(self._maps_va) + index * self._size
                 head = _MAP_HEAD.unpack_from(buf, pa)
                 hits, drops = head[8], head[9]
@@ -214,11 +218,11 @@ class GuestHistMaps:
 
     def clear(self, addr: int) -> None:
         """tracing_map_clear(): no entries, no hits, no drops."""
-        def wipe():
+        def wipe() -> None:
             with self._lock:
                 index = self._index(addr)
                 at, need, spec = self._used[index]
-                buf = self._mem.buf
+                buf = self._buf()
                 base = kernel_virt_to_phys(self._arena_va) + at
                 buf[base:base + need] = bytes(need)
                 pa = kernel_virt_to_phys(self._maps_va) + index * self._size
@@ -228,15 +232,15 @@ class GuestHistMaps:
         self._machine.with_cpus_stopped(wipe)
 
     def set_paused(self, addr: int, paused: bool) -> None:
-        def write():
+        def write() -> None:
             with self._lock:
                 pa = kernel_virt_to_phys(self._maps_va) + self._index(addr) * self._size
-                struct.pack_into("<I", self._mem.buf, pa + self._paused_at, int(paused))
+                struct.pack_into("<I", self._buf(), pa + self._paused_at, int(paused))
         self._machine.with_cpus_stopped(write)
 
     def paused(self, addr: int) -> bool:
         def read() -> bool:
             with self._lock:
                 pa = kernel_virt_to_phys(self._maps_va) + self._index(addr) * self._size
-                return bool(struct.unpack_from("<I", self._mem.buf, pa + self._paused_at)[0])
+                return bool(struct.unpack_from("<I", self._buf(), pa + self._paused_at)[0])
         return self._machine.with_cpus_stopped(read)

@@ -24,12 +24,15 @@ import errno
 import struct
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..lib.sysctl import parse_sysctl_int
 from ..machine.contract import GuestRam, PatchableImage, PatchableMachine
 from ..machine.paging import kernel_virt_to_phys
+
+T = TypeVar("T")
 
 # ftrace_probe.cmd, by name (the guest's numbers: FTRACE_PROBE_<name> of the host ABI)
 PROBE_TRACEON, PROBE_TRACEOFF, PROBE_TRACEON_COUNT, PROBE_TRACEOFF_COUNT = (
@@ -151,7 +154,7 @@ class FtraceSites:
         self._thresh = 0
         self._caller = image.addr("ftrace_caller")
         self._regs_caller = image.addr("ftrace_regs_caller")
-        self._addrs = addrs
+        self._addrs: list[int] = addrs
         self._map, self._map_slots = self._site_map(image, addrs, lay)
         names = []
         for addr in addrs:
@@ -247,20 +250,21 @@ class FtraceSites:
         task's entry becomes -1, so a list whose tasks all went is empty, not gone."""
         self._check_slot(slot)
 
-        def read():
-            lists = []
+        def read(mem: GuestRam) -> tuple[frozenset[int] | None, frozenset[int] | None]:
+            lists: list[frozenset[int] | None] = []
             lay = self.layout
             for offset, count in ((lay.slot_pids, lay.slot_nr_pids), (lay.slot_notrace_pids, lay.slot_nr_notrace_pids)):
                 st = self._control + lay.slot_state(slot)
-                nr = min(struct.unpack_from("<I", self._mem.buf, st + count)[0], lay.pids_max)
-                pids = struct.unpack_from(f"<{nr}i", self._mem.buf, st + offset)
+                nr = min(struct.unpack_from("<I", mem.buf, st + count)[0], lay.pids_max)
+                pids = struct.unpack_from(f"<{nr}i", mem.buf, st + offset)
                 lists.append(frozenset(p for p in pids if p >= 0) if nr else None)
-            return tuple(lists)
+            return lists[0], lists[1]
         with self._lock:
-            if self._mem is None:
+            mem = self._mem
+            if mem is None:
                 pids, notrace = self._pids.get(slot, ((), ()))
                 return frozenset(pids) or None, frozenset(notrace) or None
-            return self._machine.with_cpus_stopped(read)
+            return self._machine.with_cpus_stopped(lambda: read(mem))
 
     def set_stack_trace(self, slot: int, on: bool) -> None:
         self._check_slot(slot)
@@ -299,8 +303,8 @@ class FtraceSites:
     def read_stack_max(self) -> tuple[int, list[tuple[int, int]]]:
         """The stack tracer's deepest stack as the guest keeps it: stack_trace_max_size and
         each entry's (return address, depth of its slot)."""
-        def read():
-            buf, f = self._mem.buf, self._stack_fields
+        def read(mem: GuestRam) -> tuple[int, list[tuple[int, int]]] | None:
+            buf, f = mem.buf, self._stack_fields
             base = self._stack_pa
             if struct.unpack_from("<I", buf, base + f["seq"])[0] & 1:
                 return None   # a cpu stopped in the middle of an update
@@ -309,25 +313,27 @@ class FtraceSites:
             dump = struct.unpack_from(f"<{nr}Q", buf, base + f["dump"])
             index = struct.unpack_from(f"<{nr}I", buf, base + f["index"])
             return size, list(zip(dump, index))
-        return self._stack_op(read, (0, []))
+        return self._stack_op(read) or (0, [])
 
     def set_stack_max_size(self, size: int) -> None:
         """stack_max_size written: the size a stack must pass to become the deepest."""
-        def write():
+        def write(mem: GuestRam) -> bool | None:
             base, f = self._stack_pa, self._stack_fields
-            if struct.unpack_from("<I", self._mem.buf, base + f["seq"])[0] & 1:
+            if struct.unpack_from("<I", mem.buf, base + f["seq"])[0] & 1:
                 return None
-            struct.pack_into("<Q", self._mem.buf, base + f["max_size"], size & 0xFFFFFFFFFFFFFFFF)
+            struct.pack_into("<Q", mem.buf, base + f["max_size"], size & 0xFFFFFFFFFFFFFFFF)
             return True
-        self._stack_op(write, None)
+        self._stack_op(write)
 
-    def _stack_op(self, fn, unattached):
-        """fn() with every cpu stopped, again while it finds an update under way (None)."""
+    def _stack_op(self, fn: Callable[[GuestRam], T | None]) -> T | None:
+        """fn(mem) with every cpu stopped, again while it finds an update under way (None);
+        None before the RAM is loaded."""
         while True:
             with self._lock:
-                if self._mem is None:
-                    return unattached
-                got = self._machine.with_cpus_stopped(fn)
+                mem = self._mem
+                if mem is None:
+                    return None
+                got = self._machine.with_cpus_stopped(lambda: fn(mem))
             if got is not None:
                 return got
             time.sleep(0.0001)
@@ -355,11 +361,12 @@ class FtraceSites:
 
     def read_counter(self, counter: ProbeCounter) -> int:
         """A count as the guest has it now."""
-        def read():
+        def read() -> int:
             i = self._counter_index.get(id(counter))
             if i is None or self._mem is None:
                 return counter.value
-            return struct.unpack_from("<q", self._mem.buf, self._probes_pa + self.layout.probes_counts + 8 * i)[0]
+            value: int = struct.unpack_from("<q", self._mem.buf, self._probes_pa + self.layout.probes_counts + 8 * i)[0]
+            return value
         with self._lock:
             return self._machine.guest_op(read)
 
@@ -383,7 +390,7 @@ class FtraceSites:
     def enabled(self) -> list[tuple[str, int, str]]:
         """enabled_functions: (name, number of users, the R/I/D flag columns); none while
         ftrace_enabled is off (no record was updated, as Linux's)."""
-        out = []
+        out: list[tuple[str, int, str]] = []
         with self._lock:
             if not self._calls_enabled:
                 return out
@@ -439,10 +446,11 @@ class FtraceSites:
             if self._target(old, i) != self._target(new, i):
                 patches.append((self._addrs[i], self._site_bytes(i, new)))
         self._sites = new
-        if self._mem is None:
+        mem = self._mem
+        if mem is None:
             return  # written at attach
         # state first: a site that starts calling a trampoline finds its state there
-        self._machine.guest_op(lambda: self._write_sites(changed))
+        self._machine.guest_op(lambda: self._write_sites(mem, changed))
         self._patch(patches)
 
     def _patch(self, patches: list[tuple[int, bytes]]) -> None:
@@ -454,13 +462,13 @@ class FtraceSites:
             for addr, data in patches:
                 self._mem.write(kernel_virt_to_phys(addr), data)
 
-    def _target(self, sites, i: int) -> int | None:
+    def _target(self, sites: bytes | bytearray, i: int) -> int | None:
         """The trampoline site i calls in state `sites`; None: its nop."""
         if not self._calls_enabled or not self._on(sites, i):
             return None
         return self._regs_caller if sites[4 * i + 3] else self._caller
 
-    def _site_bytes(self, i: int, sites) -> bytes:
+    def _site_bytes(self, i: int, sites: bytes | bytearray) -> bytes:
         site, target = self._addrs[i], self._target(sites, i)
         if target is None:
             return self._image.read(site, self.layout.insn_size)
@@ -490,15 +498,15 @@ class FtraceSites:
             for i, slot in enumerate(self._map_slots):
                 struct.pack_into("<H", mem.buf, self._map + self.layout.map_entry_size * slot + self.layout.map_entry_index,
                              i + 1)
-            self._write_sites(range(len(self._addrs)))
-            self._write_probe_table()
+            self._write_sites(mem, range(len(self._addrs)))
+            self._write_probe_table(mem)
             for i in range(len(self._addrs)):
                 if self._on(self._sites, i):
                     mem.write(kernel_virt_to_phys(self._addrs[i]), self._site_bytes(i, self._sites))
             self._write_control_now()
 
-    def _write_sites(self, indexes) -> None:
-        buf, base = self._mem.buf, self._map
+    def _write_sites(self, mem: GuestRam, indexes: Iterable[int]) -> None:
+        buf, base = mem.buf, self._map
         for i in indexes:
             entry = base + self.layout.map_entry_size * self._map_slots[i]
             buf[entry:entry + 4] = self._sites[4 * i:4 * i + 4]
@@ -508,7 +516,7 @@ class FtraceSites:
     def _write_probes(self, probes: list[FunctionProbe]) -> None:
         """Take the guest's counts back, then write the new table, with every CPU stopped
         (a count decremented in between would be lost)."""
-        def swap():
+        def swap() -> None:
             if self._mem is not None:
                 buf = self._mem.buf
                 for probe in self._probes:
@@ -522,11 +530,11 @@ class FtraceSites:
                 if probe.counter is not None:
                     self._counter_index.setdefault(id(probe.counter), len(self._counter_index))
             if self._mem is not None:
-                self._write_probe_table()
+                self._write_probe_table(self._mem)
         self._machine.with_cpus_stopped(swap)
 
-    def _write_probe_table(self) -> None:
-        buf, base, probes = self._mem.buf, self._probes_pa, self._probes
+    def _write_probe_table(self, mem: GuestRam) -> None:
+        buf, base, probes = mem.buf, self._probes_pa, self._probes
         struct.pack_into("<I", buf, base, 0)  # no entry is valid while the table changes
         lay = self.layout
         first = [len(probes)] * lay.max_sites
@@ -551,6 +559,8 @@ class FtraceSites:
             self._machine.guest_op(self._write_control_now)
 
     def _write_control_now(self) -> None:
+        if self._mem is None:
+            return
         buf, base = self._mem.buf, self._control
         lay = self.layout
         struct.pack_into("<I", buf, base + lay.control_max_graph_depth, self._max_graph_depth)
@@ -583,7 +593,7 @@ class FtraceSites:
         return frozenset(self._index[n] for n in names)  # KeyError: not a traceable function
 
     @staticmethod
-    def _set_or_drop(table: dict, slot: int, sites: frozenset[int] | None) -> None:
+    def _set_or_drop(table: dict[int, frozenset[int]], slot: int, sites: frozenset[int] | None) -> None:
         if sites is None:
             table.pop(slot, None)
         else:

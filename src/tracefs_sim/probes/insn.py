@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
-import capstone  # type: ignore[import-untyped]
+import capstone
 from capstone import x86
 
 from ..machine.contract import SymbolInfo

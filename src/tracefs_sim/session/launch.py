@@ -13,6 +13,7 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 from .. import _syscalls as sc
 from .. import namespace
@@ -128,7 +129,7 @@ def _wait(init_pid: int, report_r: int, terminal: bool) -> int:
     back; on `fg`, give the terminal back to the program and let it go on."""
     program: int | None = None  # its host pid, which is also its process group's id
 
-    def forward(signum, frame):
+    def forward(signum: int, frame: FrameType | None) -> None:
         try:
             if program is not None:
                 os.killpg(program, signum)

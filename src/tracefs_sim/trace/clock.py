@@ -6,7 +6,7 @@ run stamps events identically each time.
 
 import itertools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 # USER_HZ: trace_clock_jiffies() reports jiffies converted to clock_t ticks.
@@ -72,7 +72,7 @@ class TraceClocks:
             TraceClock("x86-tsc", False, derived(tsc), tsc),
         )
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[TraceClock]:
         return iter(self._clocks)
 
     def get(self, name: str) -> TraceClock | None:

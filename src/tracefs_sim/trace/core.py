@@ -22,7 +22,7 @@ from .trace_array import BufferExpansion, TraceArray, TraceGlobals
 from .trace_eprobe import EprobeEventOps
 from .trace_kprobe import KprobeEventOps
 from .trace_stack import StackTracer
-from .trace_synth import SyntheticEvents
+from .trace_synth import SynthEvent, SyntheticEvents
 from .tracing_nsecs import NsecsFile
 from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 from .trigger import TriggerTable
@@ -104,7 +104,7 @@ class TraceCore:
             self.synth = SyntheticEvents(self.dynamic, self.registry, self.guest.synth_events)
             self.globals.triggers.find_synth = self._find_synth
 
-    def _find_synth(self, name: str):
+    def _find_synth(self, name: str) -> tuple[SynthEvent, int] | None:
         """A hist action's synthetic event: (the event, its entry in the guest's synth_events)."""
         ev = self.synth.find(name) if self.synth is not None else None
         if ev is None or ev.guest_index is None:

@@ -10,15 +10,20 @@ Python here is per batch, per event type, per run of one pid's events, or for th
 that must be filtered or learnt from.
 """
 
+from __future__ import annotations
+
 import functools
 import logging
 import struct
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
-from ..machine.contract import GuestTracingOps, TaskRecord
+from ..machine.contract import GuestPageInfo, TaskRecord
 from . import _drain
 from .cmdlines import SavedCmdlines
+from .event_control import EventFile
+from .events import TraceEvent
 from .filter import EventFilter
 from .ftrace_records import FTRACE_RECORDS
 from .rb_page import PageFormatError, WalkPoint
@@ -33,8 +38,23 @@ _UNKNOWN_TASK = (b"", 0)
 _TASKS_KEPT = 4096
 
 
+class _SnapshotRequests(Protocol):
+    def snapshot_requests(self, slot: int) -> list[int]: ...
+
+
+class DrainSource(Protocol):
+    """What the drain takes from the guest's half of tracing (contract.GuestTracingOps): its
+    pages, the snapshots its triggers asked for, its saved comms."""
+
+    @property
+    def triggers(self) -> _SnapshotRequests: ...
+
+    def drain(self, slot: int) -> Sequence[GuestPageInfo]: ...
+    def saved_comms(self) -> dict[int, str]: ...
+
+
 class Drain:
-    def __init__(self, guest: GuestTracingOps, arrays: Callable[[], Iterable[TraceArray]], cmdlines: SavedCmdlines,
+    def __init__(self, guest: DrainSource, arrays: Callable[[], Iterable[TraceArray]], cmdlines: SavedCmdlines,
                  tasks: Callable[[], Sequence[TaskRecord]]):
         """guest: the guest half of tracing; arrays(): the live trace arrays; tasks(): the machine's live
         tasks (pid, tgid, comm), asked when a record names a pid not seen before."""
@@ -104,7 +124,7 @@ class Drain:
             self._resets[array.slot] = (array, array.guest_resets)
             for key in [k for k in self._progress if k[0] == array.slot]:
                 del self._progress[key]
-        per_cpu: dict[int, list] = {}
+        per_cpu: dict[int, list[tuple[bytes, bytes]]] = {}
         lost: dict[int, int] = {}
         # the snapshot triggers' swaps asked for until now: asked before the pages are taken,
         # so that every record before a swap is among them
@@ -141,7 +161,7 @@ class Drain:
                 kept += array.snapshot.swap_at(from_ns(ts), entries)
         return kept + sum(array.add_entries(cpu, batch) for cpu, batch in entries.items())
 
-    def _keep(self, array: TraceArray, cpu: int, pages: list, batch: "_Batch") -> list[Entry]:
+    def _keep(self, array: TraceArray, cpu: int, pages: list[tuple[bytes, bytes]], batch: "_Batch") -> list[Entry]:
         """The entries (time in the array's clock) of the events of (page bytes, spans from
         _drain.walk) pages that the array keeps, their tasks' comms saved."""
         options = array.options
@@ -159,7 +179,7 @@ class Drain:
             log.warning("slot %d cpu %d: %d events shorter than their header skipped", array.slot, cpu, short)
         return keep
 
-    def _special(self, batch: "_Batch", cpu: int, record_cmd: bool, plan: tuple, payload: bytes, pid: int,
+    def _special(self, batch: "_Batch", cpu: int, record_cmd: bool, plan: _Special, payload: bytes, pid: int,
                  task: tuple[bytes, int]) -> tuple[tuple[bytes, int], bool]:
         """An event whose plan is (event file, switch): learn the comms a sched_switch names
         and apply the event's filter. Returns (the task of pid now, whether the event is kept)."""
@@ -172,7 +192,7 @@ class Drain:
             return task, event_filter.matches(file.event.decoder.decode(payload), cpu, task[0])
         return task, True
 
-    def _learn_from_switch(self, fields: tuple, record_cmd: bool) -> None:
+    def _learn_from_switch(self, fields: _SwitchFields, record_cmd: bool) -> None:
         """A sched_switch names both tasks' comms as they were then: what Linux saves at every
         switch (tracing_record_taskinfo_sched_switch). It also catches a comm an exec changed
         after the task was first seen, and a task gone before the batch.
@@ -195,6 +215,11 @@ class Drain:
 # (_special). The C loop knows the first two by identity.
 _DROP = _drain.DROP
 _KEEP = _drain.KEEP
+# a sched_switch's (prev_comm, prev_pid, next_comm, next_pid), as unpacked
+_SwitchFields = tuple[bytes, int, bytes, int]
+# an event type's plan (an object): _DROP, _KEEP, or _Special, (its file, its sched_switch
+# fields' reader or None)
+_Special = tuple[EventFile, Callable[[bytes], _SwitchFields] | None]
 # sched_switch as Linux 6.1 lays it out: prev_comm[16] at 8, prev_pid at 24, (prev_prio,
 # prev_state), next_comm[16] at 40, next_pid at 56; read with one unpack when the event has
 # that layout, through its decoder otherwise.
@@ -206,19 +231,19 @@ class _Batch:
     """What one batch works out once: each event type's plan, and the tasks of pids not seen
     before (the machine asked once a batch at most, as is the guest's saved comms)."""
 
-    def __init__(self, drain: Drain, files: dict):
+    def __init__(self, drain: Drain, files: dict[int, EventFile]):
         self._drain = drain
         self._files = files
         self.plans: dict[int, object] = {}
         self._tasks_asked = False
         self._saved: dict[int, str] | None = None
 
-    def plan(self, event_type: int):
+    def plan(self, event_type: int) -> object:
         file = self._files.get(event_type)
         if file is None:
             # The function tracers' records: the guest wrote them only for this array's
             # tracer, filters and ftrace pids; no event file governs them.
-            plan = _KEEP if event_type in FTRACE_RECORDS else _DROP
+            plan: object = _KEEP if event_type in FTRACE_RECORDS else _DROP
         else:
             event = file.event
             switch = _switch_fields(event) if (event.system, event.name) == ("sched", "sched_switch") else None
@@ -243,14 +268,18 @@ class _Batch:
         return cache[pid]
 
 
-def _switch_fields(event) -> Callable[[bytes], tuple]:
+def _switch_fields(event: TraceEvent) -> Callable[[bytes], _SwitchFields]:
     """payload -> (prev_comm, prev_pid, next_comm, next_pid) of a sched_switch record."""
     fields = {f.name: (f.offset, f.size) for f in event.desc.fields}
     if all(fields.get(name) == (offset, size) for name, offset, size in _SWITCH_FIELDS):
         return _SWITCH.unpack_from
     decode = event.decoder.decode
 
-    def decoded(payload) -> tuple:
+    def decoded(payload: bytes) -> _SwitchFields:
         values = decode(payload)
-        return values["prev_comm"], values["prev_pid"], values["next_comm"], values["next_pid"]
+        prev_comm, prev_pid, next_comm, next_pid = (values["prev_comm"], values["prev_pid"], values["next_comm"],
+                                                    values["next_pid"])
+        assert isinstance(prev_comm, bytes) and isinstance(next_comm, bytes)  # (char[16]s)
+        assert isinstance(prev_pid, int) and isinstance(next_pid, int)
+        return prev_comm, prev_pid, next_comm, next_pid
     return decoded

@@ -10,9 +10,9 @@ from typing import Protocol
 
 from ..machine.contract import GuestTracingOps
 from .fields import FieldLike, RecordField
-from .ftrace_records import FTRACE_RECORDS, TRACE_FN, TRACE_FUNC_REPEATS, TRACE_RAW_DATA, SymFlags
-from .print_fmt import compile_print_fmt
-from .records import RecordDecoder
+from .ftrace_records import FTRACE_RECORDS, TRACE_FN, TRACE_FUNC_REPEATS, TRACE_RAW_DATA, FtraceRecordDesc, SymFlags
+from .print_fmt import PointerHash, PrintFmt, Symbolizer, compile_print_fmt
+from .records import Payload, Record, RecordDecoder, int_field
 
 # Event types below this number are ftrace's own record types (enum trace_type in trace.h:
 # function, print, graph entry/exit, ...); registered events get ids from here on, in
@@ -59,7 +59,7 @@ def _field_line(field: FieldLike) -> str:
 class _FtraceEventDesc:
     system: str
     name: str
-    fields: tuple
+    fields: tuple[FieldLike, ...]
     print_fmt: str
 
 
@@ -77,7 +77,8 @@ MARKER_WRITER = b"tracing_mark_write"
 _DEFAULT_SYM = SymFlags()
 
 
-def _print_body(payload, verbose: bool, symbolize, hash_pointer=None, sym_flags=None) -> bytes:
+def _print_body(payload: Payload, verbose: bool, symbolize: Symbolizer, hash_pointer: PointerHash | None = None,
+                sym_flags: SymFlags | None = None) -> bytes:
     """TRACE_PRINT: seq_print_ip_sym(ip) + ": " + buf (trace_print_print)."""
     text = bytes(payload[16:]).split(b"\0", 1)[0]
     return MARKER_WRITER + b": " + text + (b"" if text.endswith(b"\n") else b"\n")
@@ -104,7 +105,7 @@ class TraceEvent:
         return RecordDecoder((*COMMON_FIELDS, *self.desc.fields))
 
     @cached_property
-    def print_fmt(self):
+    def print_fmt(self) -> PrintFmt:
         # the kernel's enum constants the format names (tracepoints of the image only)
         names = dict(getattr(self.desc, "print_names", ()))
         return compile_print_fmt(self.desc.print_fmt, self.desc.fields, names, self.kernel_strings)
@@ -117,7 +118,9 @@ class TraceEvent:
         if self.ftrace:
             if self.id == TRACE_PRINT:
                 return _print_body
-            line = self.desc.line
+            desc = self.desc
+            assert isinstance(desc, FtraceRecordDesc)  # (ftrace's records but TRACE_PRINT)
+            line = desc.line
             return lambda payload, verbose, symbolize, hash_pointer=None, sym_flags=None: line(payload, symbolize,
                                                                                               _DEFAULT_SYM)
         decode = self.decoder.decode
@@ -127,29 +130,31 @@ class TraceEvent:
         print_fmt = self.print_fmt.function
         head = self.name.encode() + b": "
 
-        def body(payload, verbose: bool, symbolize, hash_pointer=None, sym_flags=None) -> bytes:
-            return head + print_fmt(decode(payload), symbolize, hash_pointer).encode("utf-8", "surrogateescape") + b"\n"
+        def body(payload: Payload, verbose: bool, symbolize: Symbolizer, hash_pointer: PointerHash | None = None,
+                 sym_flags: SymFlags | None = None) -> bytes:
+            text: str = print_fmt(decode(payload), symbolize, hash_pointer)
+            return head + text.encode("utf-8", "surrogateescape") + b"\n"
 
         return body
 
-    def _syscall_body(self, record: dict, verbose: bool) -> bytes:
+    def _syscall_body(self, record: Record, verbose: bool) -> bytes:
         """print_syscall_enter/exit: `sys_NAME(arg: hex, ...)` and `sys_NAME -> 0xRET`, from
         the syscall metadata rather than the print fmt."""
         kind, _, call = self.name.partition("_")[2].partition("_")
         name = f"sys_{call}".encode()
         if kind == "exit":
-            return b"%s -> 0x%x\n" % (name, record["ret"] & 0xFFFFFFFFFFFFFFFF)
+            return b"%s -> 0x%x\n" % (name, int_field(record, "ret") & 0xFFFFFFFFFFFFFFFF)
         args = [f for f in self.desc.fields if f.name != "__syscall_nr"]
         parts = []
         for field in args:
             type_ = (field.type.encode() + b" ") if verbose else b""
-            parts.append(b"%s%s: %x" % (type_, field.name.encode(), record[field.name] & 0xFFFFFFFFFFFFFFFF))
+            parts.append(b"%s%s: %x" % (type_, field.name.encode(), int_field(record, field.name) & 0xFFFFFFFFFFFFFFFF))
         return name + b"(" + b", ".join(parts) + b")\n"
 
-    def raw_body(self, payload) -> bytes:
+    def raw_body(self, payload: Payload) -> bytes:
         """The raw option's text: the print record's own (trace_print_raw), `type: N` for every
         other event, whose raw output is trace_nop_print."""
-        if self.id in (TRACE_FN, TRACE_FUNC_REPEATS, TRACE_RAW_DATA):
+        if self.id in (TRACE_FN, TRACE_FUNC_REPEATS, TRACE_RAW_DATA) and isinstance(self.desc, FtraceRecordDesc):
             return self.desc.raw_line(payload)
         if self.id == TRACE_PRINT:
             text = bytes(payload[16:]).split(b"\0", 1)[0]

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import errno
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..lib.kstrtox import kstrtoll, kstrtoull, or_none
 from .fields import FieldLike
@@ -251,7 +251,11 @@ def _match_end(buf: bytes, pat: bytes, length: int) -> bool:
     return buf[:end].ljust(end, b"\0")[end - len(pat) :] == pat
 
 
-def _build_regex(op: bytes, pattern: bytes) -> tuple[Callable[[bytes, bytes, int], bool], bytes, bool]:
+# a string predicate's matcher: (the value, the pattern, the value's room or 0) -> match
+_Match = Callable[[bytes, bytes, int], bool]
+
+
+def _build_regex(op: bytes, pattern: bytes) -> tuple[_Match, bytes, bool]:
     """filter_build_regex(): (match function, pattern, negate) for a string operand."""
     if op != _GLOB:
         return _match_full, pattern, False
@@ -286,15 +290,17 @@ def _glob_match_fn(buf: bytes, pat: bytes, length: int) -> bool:
 # Predicates: callables (record, cpu, comm, read_string) -> bool
 
 
-Record = Mapping[str, object]
+# A decoded record (records.RecordDecoder): each value as its field's kind makes it (an int
+# for a number, bytes for a string), which the predicate compiled for that field relies on.
+Record = Mapping[str, Any]
 ReadString = Callable[[int, bool], "bytes | None"]
 Pred = Callable[[Record, int, bytes, "ReadString | None"], bool]
 
 
-def _as_bytes(value: object) -> bytes:
+def _as_bytes(value: bytes | str) -> bytes:
     if isinstance(value, str):
         return value.encode("utf-8", "surrogateescape")
-    return bytes(value)  # type: ignore[arg-type]
+    return bytes(value)
 
 
 @dataclass(frozen=True)
@@ -367,16 +373,16 @@ def _numeric_test(field: _Field, op: bytes, val: int) -> Pred:
     if op in (_EQ, _NE):
         want = val & mask
         if op == _EQ:
-            return lambda rec, cpu, comm, rs: (rec[name] & mask) == want  # type: ignore[operator]
-        return lambda rec, cpu, comm, rs: (rec[name] & mask) != want  # type: ignore[operator]
+            return lambda rec, cpu, comm, rs: (rec[name] & mask) == want
+        return lambda rec, cpu, comm, rs: (rec[name] & mask) != want
     if field.is_signed:
         sign = 1 << (8 * size - 1)
-        conv = lambda v: ((v & mask) ^ sign) - sign  # noqa: E731
+        conv: Callable[[int], int] = lambda v: ((v & mask) ^ sign) - sign  # noqa: E731
     else:
         conv = lambda v: v & mask  # noqa: E731
     if op == _BAND:
         bits = val & mask
-        return lambda rec, cpu, comm, rs: (rec[name] & bits) != 0  # type: ignore[operator]
+        return lambda rec, cpu, comm, rs: (rec[name] & bits) != 0
     ref = conv(val)
     if op == _LT:
         return lambda rec, cpu, comm, rs: conv(rec[name]) < ref
@@ -393,7 +399,7 @@ def _signed(val: int, size: int) -> int:
     return val - (1 << bits) if val >> (bits - 1) else val
 
 
-_MATCH_NAMES = {_match_full: "full", _match_front: "front", _match_middle: "middle", _match_end: "end",
+_MATCH_NAMES: dict[_Match, str] = {_match_full: "full", _match_front: "front", _match_middle: "middle", _match_end: "end",
                 _glob_match_fn: "glob"}
 _STRING_KINDS = {_COMM: "comm", _STATIC_STRING: "str", _DYN_STRING: "dyn_str", _PTR_STRING: "ptr_str"}
 
@@ -406,7 +412,7 @@ def _string_pred(field: _Field, op: bytes, pattern: bytes, ustring: bool) -> Pre
     return _with_spec(_string_test(field, match, pat, negate, ustring), spec)
 
 
-def _string_test(field: _Field, match, pat: bytes, negate: bool, ustring: bool) -> Pred:
+def _string_test(field: _Field, match: _Match, pat: bytes, negate: bool, ustring: bool) -> Pred:
     name = field.name
     if field.kind == _COMM:
         return lambda rec, cpu, comm, rs: match(comm[:_TASK_COMM_LEN], pat, _TASK_COMM_LEN) != negate
@@ -425,7 +431,7 @@ def _string_test(field: _Field, match, pat: bytes, negate: bool, ustring: bool) 
 
     def pointer(rec: Record, cpu: int, comm: bytes, rs: ReadString | None) -> bool:
         # filter_pred_pchar(): an unreadable pointer is no match, whatever the operator.
-        data = rs(rec[name], ustring) if rs is not None else None  # type: ignore[arg-type]
+        data = rs(rec[name], ustring) if rs is not None else None
         if data is None:
             return False
         value = _cstr(data[: _STR_BUF - 1]) + b"\0"

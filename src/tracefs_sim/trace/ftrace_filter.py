@@ -30,11 +30,15 @@ one or a forked child's too, and so does not say the writer is done).
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from .ftrace_hash import DEFAULT_BITS, FtraceHash
 from .glob import glob_match
 from ..lib.kstrtox import simple_strtoull
+
+if TYPE_CHECKING:  # (the commands' module matches functions with this one's globs)
+    from .function_commands import FunctionCommands
 
 # FTRACE_BUFF_MAX (KSYM_SYMBOL_LEN + 4): a token is at most one byte less.
 FTRACE_BUFF_MAX = 670
@@ -176,7 +180,7 @@ class FunctionFilter:
     mod_notrace), and, for set_ftrace_filter, the array's function commands."""
 
     def __init__(self, functions: Sequence[str], empty_text: bytes, on_change: Callable[[], None], *,
-                 commands=None, enable: bool = True, orphan_commands: Sequence[str] = ()):
+                 commands: FunctionCommands | None = None, enable: bool = True, orphan_commands: Sequence[str] = ()):
         """functions: the traceable functions in address order (available_filter_functions);
         empty_text: what reading an empty set shows; on_change(): the set changed;
         commands: set_ftrace_filter's FunctionCommands; enable: set_ftrace_filter (False:
@@ -213,7 +217,7 @@ class FunctionFilter:
         self.open(readable=False, writable=True, truncate=True).release()
 
     # what a session shows and commits
-    def _text(self, names, flag: bool) -> bytes:
+    def _text(self, names: Iterable[str], flag: bool) -> bytes:
         if not names and not flag:
             text = self._empty_text
         else:
@@ -226,9 +230,9 @@ class FunctionFilter:
     def _commit(self, names: set[str], flag: bool) -> None:
         if self._enable:
             flag = bool(self.mods)   # ftrace_regex_release(): FL_MOD while entries wait
-        names = frozenset(names)
-        if names != self.names or flag != self.mod_flag:
-            self.names, self.mod_flag = names, flag
+        frozen = frozenset(names)
+        if frozen != self.names or flag != self.mod_flag:
+            self.names, self.mod_flag = frozen, flag
             self._on_change()
 
     def _process(self, token: str, names: set[str]) -> None:
@@ -300,6 +304,8 @@ class _Session:
     def write(self, data: bytes) -> int:
         if not data:
             return 0
+        if self._parser is None:
+            raise OSError(errno.EBADF, "not open for writing")
         count = self._parser.feed(data)
         token = self._parser.take()
         if token is not None:
@@ -307,7 +313,7 @@ class _Session:
         return count
 
     def release(self) -> None:
-        if not self._writable:
+        if self._parser is None:
             return
         rest = self._parser.take_rest()
         if rest is not None:
@@ -421,13 +427,18 @@ class GraphSession(_Session):
         return self._owner.read()
 
     def _apply(self, token: str) -> None:
-        self._owner._set_hash(self._new, token)
+        self._owner._set_hash(self._working(), token)
 
     def _commit(self) -> None:
-        self._owner._commit(self._new)
+        self._owner._commit(self._working())
+
+    def _working(self) -> FtraceHash:
+        if self._new is None:
+            raise OSError(errno.EBADF, "not open for writing")
+        return self._new
 
 
-def _write_all(session, data: bytes) -> None:
+def _write_all(session: _Session, data: bytes) -> None:
     """What a writer that retries short writes does (a shell's echo), then close(); the first
     failing write ends it with its error, after the close."""
     error = None

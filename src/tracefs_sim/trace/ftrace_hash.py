@@ -1,6 +1,8 @@
 """struct ftrace_hash (ftrace.c): function addresses in hash buckets, whose iteration order is
 the order set_graph_function and the function probes are listed in."""
 
+from collections.abc import Iterator
+
 # ftrace.c's hash sizes, and hash_64()'s multiplier (include/linux/hash.h)
 DEFAULT_BITS = 10
 _MAX_BITS = 12
@@ -29,7 +31,7 @@ class FtraceHash:
     def __contains__(self, ip: int) -> bool:
         return ip in self.buckets[self._key(ip)]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         for bucket in self.buckets:
             yield from bucket
 

@@ -7,6 +7,8 @@ import struct
 from dataclasses import dataclass
 
 from .fields import RecordField
+from .print_fmt import Symbolizer
+from .records import Payload
 
 # enum trace_type in trace.h
 TRACE_FN = 1
@@ -39,7 +41,7 @@ KRETPROBE_TRAMPOLINE = "arch_rethook_trampoline"
 KRETPROBE_MSG = b"[unknown/kretprobe'd]"
 
 
-def print_ip_sym(addr: int, symbolize, flags: SymFlags) -> bytes:
+def print_ip_sym(addr: int, symbolize: Symbolizer | None, flags: SymFlags) -> bytes:
     """seq_print_ip_sym(): `0` for no address, else trace_seq_print_sym() -- the symbol
     (`name+0xoff/0xsize` with sym-offset, sprint_symbol's `0x%lx` or else `0x%08lx` when
     unknown, `[unknown/kretprobe'd]` for the kretprobe trampoline) -- and ` <%016lx>` after it
@@ -67,10 +69,10 @@ class FtraceRecordDesc:
 
     system: str
     name: str
-    fields: tuple
+    fields: tuple[RecordField, ...]
     print_fmt: str
 
-    def line(self, payload, symbolize, flags: SymFlags) -> bytes:
+    def line(self, payload: Payload, symbolize: Symbolizer | None, flags: SymFlags) -> bytes:
         """The record's text after the context prefix, newline included (func_repeats:
         repeats_line())."""
         if self.name == "function":
@@ -89,7 +91,7 @@ class FtraceRecordDesc:
         return b"<-- %s (%d) (start: %x  end: %x) over: %d\n" % (
             print_ip_sym(func, symbolize, SymFlags()), depth, calltime, rettime, depth)
 
-    def raw_line(self, payload) -> bytes:
+    def raw_line(self, payload: Payload) -> bytes:
         """The raw option's text (trace_fn_raw, trace_func_repeats_raw; the others print
         `type: N` like trace_nop)."""
         if self.name == "function":
@@ -103,14 +105,14 @@ class FtraceRecordDesc:
         return b""
 
 
-def _raw_data_text(payload) -> bytes:
+def _raw_data_text(payload: Payload) -> bytes:
     """trace_raw_data() (its trace and raw text): the id, then every byte of the record past
     it, as long as the ring's length of the record (a multiple of 4) says."""
     data = bytes(payload)
     return b"# %x buf:" % int.from_bytes(data[8:12], "little") + b"".join(b" %02x" % c for c in data[12:]) + b"\n"
 
 
-def _fn_text(ip: int, parent_ip: int, symbolize, flags: SymFlags) -> bytes:
+def _fn_text(ip: int, parent_ip: int, symbolize: Symbolizer | None, flags: SymFlags) -> bytes:
     """print_fn_trace(): the function, and its parent with print-parent."""
     text = print_ip_sym(ip, symbolize, flags)
     if flags.print_parent and parent_ip:
@@ -118,7 +120,7 @@ def _fn_text(ip: int, parent_ip: int, symbolize, flags: SymFlags) -> bytes:
     return text
 
 
-def repeats_line(payload, ts: int, in_ns: bool, symbolize, flags: SymFlags) -> bytes:
+def repeats_line(payload: Payload, ts: int, in_ns: bool, symbolize: Symbolizer | None, flags: SymFlags) -> bytes:
     """trace_func_repeats_print(): the repeated call, how many times, and when the last of
     them was (the record's time stamp ts less its delta, as trace_print_time() prints it)."""
     _, _, _, _, ip, parent_ip, count, top, bottom = FUNC_REPEATS_RECORD.unpack_from(payload, 0)
@@ -130,7 +132,7 @@ def repeats_line(payload, ts: int, in_ns: bool, symbolize, flags: SymFlags) -> b
     return _fn_text(ip, parent_ip, symbolize, flags) + b" (repeats: %d, last_ts:%s)\n" % (count, when)
 
 
-def stack_callers(payload) -> list[int]:
+def stack_callers(payload: Payload) -> list[int]:
     """The addresses of a kernel_stack record, up to its end or a ULONG_MAX terminator."""
     count = (len(payload) - STACK_HEAD.size) // 8
     callers = struct.unpack_from(f"<{count}Q", payload, STACK_HEAD.size)

@@ -154,7 +154,7 @@ class FunctionCommands:
             raise OSError(errno.EINVAL, "enable_event needs system:event")
         event, has_count, rest = rest.partition(":")
         file, file_addr = self.events.find_probe_target(system, event)
-        counted = has_count
+        counted = bool(has_count)
         if glob.startswith("!"):
             self._unregister(command, counted, glob[1:])
             return
@@ -179,11 +179,11 @@ class FunctionCommands:
                 return probe
         return None
 
-    def _register(self, command: str, counted: bool, glob: str, init: Callable[[], object]) -> None:
-        probe = self._find(command, counted)
-        created = probe is None
-        if created:
-            probe = FuncProbe(command, counted)
+    def _register(self, command: str, counted: bool, glob: str,
+                  init: Callable[[], ProbeCounter | EventProbeData | None]) -> None:
+        found = self._find(command, counted)
+        created = found is None
+        probe = FuncProbe(command, counted) if found is None else found
         old = probe.hash
         new = old.copy()
         matched = match_functions(self._functions, glob, by_index=True)

@@ -27,12 +27,13 @@ class FtracePidFilter(PidFilter):
     """set_ftrace_pid / set_ftrace_notrace_pid: set_event_pid's grammar, `no pid` when there is
     no list, kept in the guest's ftrace_control (where function-fork changes it too)."""
 
-    def __init__(self, load, store) -> None:
+    def __init__(self, load: Callable[[], frozenset[int] | None],
+                 store: Callable[[frozenset[int] | None], None]) -> None:
         super().__init__(load, self._checked(store))
 
     @staticmethod
-    def _checked(store):
-        def write(pids):
+    def _checked(store: Callable[[frozenset[int] | None], None]) -> Callable[[frozenset[int] | None], None]:
+        def write(pids: frozenset[int] | None) -> None:
             try:
                 store(pids)
             except ValueError:
@@ -50,7 +51,7 @@ class GraphFilters:
     """set_graph_function, set_graph_notrace and max_graph_depth: global in Linux 6.1 (the
     graph tracer exists only at the top level)."""
 
-    def __init__(self, sites, on_change) -> None:
+    def __init__(self, sites: FtraceSites, on_change: Callable[[], None]) -> None:
         self._sites = sites
         self.functions = GraphFilter(sites.functions, sites.address, ALL_ENABLED, on_change)
         self.notrace = GraphFilter(sites.functions, sites.address, NONE_DISABLED, on_change)
@@ -180,7 +181,7 @@ class FunctionTracing:
             self._apply()
             self._guest.record_cmdlines(self, new is not None)
 
-    def _function_option(self, apply, on: bool) -> None:
+    def _function_option(self, apply: Callable[[int, bool], None], on: bool) -> None:
         with self._lock:
             if self._tracer == "function":
                 apply(self.slot, on)

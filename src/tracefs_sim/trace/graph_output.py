@@ -11,6 +11,7 @@ from .ftrace_records import GRAPH_ENT_RECORD, GRAPH_RET_RECORD, TRACE_FN, TRACE_
     TRACE_STACK
 from .events import TRACE_PRINT
 from .ftrace_records import SymFlags
+from .options import TraceOptions
 from .records import ENTRY_HEADER
 from .ring_buffer import Entry, RingBuffer
 from .trace_output import TraceOutput, find_mark, lat_flags
@@ -37,7 +38,7 @@ class GraphFlags:
     latency_format: bool = False
 
     @classmethod
-    def from_options(cls, options) -> "GraphFlags":
+    def from_options(cls, options: TraceOptions) -> "GraphFlags":
         return cls(overrun=options["funcgraph-overrun"], cpu=options["funcgraph-cpu"],
                    overhead=options["funcgraph-overhead"], proc=options["funcgraph-proc"],
                    duration=options["funcgraph-duration"], abstime=options["funcgraph-abstime"],
@@ -205,7 +206,7 @@ class GraphPrinter:
         return True
 
     # the records
-    def _entry(self, cpu: int, pid: int, entry: Entry, peek) -> tuple[bytes, bool]:
+    def _entry(self, cpu: int, pid: int, entry: Entry, peek: Callable[[], Entry | None]) -> tuple[bytes, bool]:
         _, _, _, _, func, depth = GRAPH_ENT_RECORD.unpack_from(entry.payload, 0)
         if self._skip_irq_entry(cpu, func, depth):
             return b"", False
@@ -218,7 +219,7 @@ class GraphPrinter:
             if ret[0] == TRACE_GRAPH_RET and ret[3] == pid and ret[4] == func:
                 leaf = ret
         indent = b" " * (depth * TRACE_GRAPH_INDENT)
-        if leaf is None:
+        if leaf is None or following is None:
             state.depth = depth
             if 0 <= depth < FTRACE_RETFUNC_DEPTH:
                 state.enter_funcs[depth] = func
@@ -241,7 +242,7 @@ class GraphPrinter:
         if 0 <= depth < FTRACE_RETFUNC_DEPTH:
             func_match = state.enter_funcs.get(depth, 0) == func
             state.enter_funcs[depth] = 0
-        text = self._prologue(cpu, pid, entry)
+        text: bytes = self._prologue(cpu, pid, entry)
         text += self._duration(rettime - calltime) + b" " * (depth * TRACE_GRAPH_INDENT)
         if func_match and not self._flags.tail:
             text += b"}\n"
@@ -282,9 +283,10 @@ def render(printer: GraphPrinter, streams: Iterable[tuple[int, Iterator[Entry]]]
             break
         _, cpu = min(live)
         entry = heads[cpu]
+        assert entry is not None  # (a live one)
         heads[cpu] = next(iterators[cpu], None)
         taken[cpu] += 1
-        text, used_next = printer.line(cpu, entry, lambda cpu=cpu: heads[cpu])
+        text, used_next = printer.line(cpu, entry, lambda: heads[cpu])
         if used_next:
             heads[cpu] = next(iterators[cpu], None)
             taken[cpu] += 1

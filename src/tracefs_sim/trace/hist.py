@@ -27,12 +27,17 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 from dataclasses import dataclass, field as dataclass_field
 
 from ..lib.kstrtox import kstrtoull, or_none
 from ..machine.contract import (HistAction, HistEntry, HistExprStep, HistField, HistMapOps, HistMapSpec,
                                 HistParam, HistSnapshot, HistVarRef)
 from .events import COMMON_FIELDS, TraceEvent
+from .fields import FieldLike
+
+if TYPE_CHECKING:  # (synthetic events are what a hist action traces)
+    from .trace_synth import SynthEvent
 
 MAP_BITS_DEFAULT, MAP_BITS_MIN, MAP_BITS_MAX = 11, 7, 17
 KEYS_MAX, VALS_MAX, SORT_KEYS_MAX = 3, 3, 2
@@ -233,7 +238,7 @@ class Action:
     guest: HistAction
     handler: str
     save_names: list[tuple[str, bool]] = dataclass_field(default_factory=list)   # (name, is_string)
-    synth: object = None        # the synthetic event it names (its ref taken)
+    synth: SynthEvent | None = None  # the synthetic event it names (its ref taken)
 
 
 @dataclass
@@ -245,7 +250,7 @@ class HistEnv:
     find_var: Callable[[str], list[tuple[HistSpec, Callable[[], int]]]]
     find_own_var: Callable[[str], bool]     # a hist trigger of this event has it
     find_event: Callable[[str, str], TraceEvent | None]
-    find_synth: Callable[[str], tuple[object, int] | None]
+    find_synth: Callable[[str], tuple[SynthEvent, int] | None]
 
 
 def _strsep(text: str, delim: str) -> tuple[str, str | None]:
@@ -361,7 +366,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
         raise HistError(errno.EINVAL)
     parser = _ExprParser(spec, fields, env, remove)
     for var_name, text in var_defs:        # create_var_fields(): unique among the event's
-        if spec.find_var(var_name) is not None or (not remove and env.find_own_var(var_name)):
+        if spec.find_var(var_name) is not None or (not remove and env is not None and env.find_own_var(var_name)):
             raise HistError(errno.EINVAL, ERR_DUPLICATE_VAR, var_name)
         expr = parser.parse(text, [0])
         if expr.is_string:      # (string variables are not here yet)
@@ -391,7 +396,12 @@ def _contains_operator(text: str) -> tuple[str | None, int]:
 class _ExprParser:
     """parse_expr() / parse_atom() / the actions' parsers of one hist command."""
 
-    def __init__(self, spec: HistSpec, fields: dict, env: HistEnv | None, remove: bool):
+    def _env(self) -> HistEnv:
+        if self.env is None:  # (parse_hist() refuses variables and actions without one)
+            raise HistError(errno.EINVAL)
+        return self.env
+
+    def __init__(self, spec: HistSpec, fields: dict[str, FieldLike], env: HistEnv | None, remove: bool):
         self.spec, self.fields, self.env, self.remove = spec, fields, env, remove
 
     def parse(self, text: str, n_subexprs: list[int]) -> Expr:
@@ -484,7 +494,10 @@ class _ExprParser:
             if not found:
                 return None
             owner, getter = found[0]
-            index = owner.find_var(var_name)
+            theirs = owner.find_var(var_name)
+            if theirs is None:  # (find_var() found it there)
+                return None
+            index = theirs
         for ref in self.spec.refs:
             if ref.owner is owner and ref.var == index:
                 return ref
@@ -534,7 +547,7 @@ class _ExprParser:
             system, dot, match_event = target.partition(".")
             if not dot or not system:
                 raise HistError(errno.EINVAL, ERR_SUBSYS_NOT_FOUND, target)
-            if not match_event or self.env.find_event(system, match_event) is None:
+            if not match_event or self._env().find_event(system, match_event) is None:
                 raise HistError(errno.EINVAL, ERR_INVALID_SUBSYS_EVENT, match_event or target)
             head = f"onmatch({system}.{match_event})"
         else:
@@ -566,19 +579,19 @@ class _ExprParser:
             synth_name, params = params[0], params[1:]
         else:
             synth_name = action_name
-        found = self.env.find_synth(synth_name)
+        found = self._env().find_synth(synth_name)
         if found is None:
             raise HistError(errno.EINVAL, ERR_SYNTH_EVENT_NOT_FOUND, synth_name)
         synth, address = found
         if len(params) != len(synth.fields):
             raise HistError(errno.EINVAL, ERR_SYNTH_COUNT_MISMATCH, synth_name)
-        made = []
+        trace_params = []
         for p, f in zip(params, synth.fields):
             param, is_string = self._param(p)
             if is_string != bool(f.is_string):
                 raise HistError(errno.EINVAL, ERR_SYNTH_TYPE_MISMATCH, p)
-            made.append(param)
-        guest = HistAction(handler, "trace", tuple(made), track_ref, address)
+            trace_params.append(param)
+        guest = HistAction(handler, "trace", tuple(trace_params), track_ref, address)
         body = ",".join(([synth_name] if use_trace else []) + params)
         return Action(f"{head}.{action_name}({body})", guest, handler, synth=synth)
 
@@ -595,7 +608,7 @@ def _apply(op: str, a: int, b: int) -> int:
     return a // b if b else mask
 
 
-def _field(text: str, fields: dict, key: bool, usecs: bool = False) -> HistFieldDef:
+def _field(text: str, fields: dict[str, FieldLike], key: bool, usecs: bool = False) -> HistFieldDef:
     """parse_field() and the checks of create_key_field() / __create_val_field(); usecs: the
     modifier is allowed (variables' fields)."""
     name, modifier = _strsep(text, ".")
@@ -719,7 +732,7 @@ def _comparator(spec: HistSpec, index: int, descending: bool) -> Callable[[HistE
     return by_key
 
 
-def _heapsort(items: list, cmp: Callable) -> None:
+def _heapsort(items: list[Any], cmp: Callable[[Any, Any], int]) -> None:
     """lib/sort.c sort_r(), on a list: the bottom-up heapsort, comparisons as its."""
     num = len(items)
     n, a = num, num // 2

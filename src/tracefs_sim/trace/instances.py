@@ -3,7 +3,7 @@ recording into its own guest slot."""
 
 import errno
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from .trace_array import TraceArray
 
@@ -17,7 +17,7 @@ class Instances:
         self._arrays: dict[str, TraceArray] = {}
         self._lock = threading.Lock()
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[TraceArray]:
         with self._lock:
             return iter(list(self._arrays.values()))
 

@@ -7,11 +7,13 @@ import bisect
 from collections import Counter
 from collections.abc import Callable
 
+from ..machine.contract import KernelSymbols
+
 
 class ImageSymbols:
     """kprobe_spec.KernelSymbols over a KernelImage and the machine's read_memory()."""
 
-    def __init__(self, image, read_memory: Callable[[int, int], bytes]):
+    def __init__(self, image: KernelSymbols, read_memory: Callable[[int, int], bytes]):
         self._image = image
         self._read = read_memory
         self._counts = Counter(s.name for s in image.symbols)

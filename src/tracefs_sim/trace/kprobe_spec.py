@@ -32,6 +32,7 @@ from .ftrace_records import SymFlags, print_ip_sym
 from .probe_args import (
     MAX_ARGSTR_LEN,
     MAX_TRACE_ARGS,
+    ArgValue,
     ArgField,
     ArgFlags,
     ProbeArg,
@@ -159,7 +160,7 @@ class KprobeSpec:
         values = decode_args(self.args, payload, self.head_size)
         return self.format_record(ip, ret_ip, values, symbolize, sym_flags)
 
-    def format_record(self, ip: int, ret_ip: int, values: Sequence,
+    def format_record(self, ip: int, ret_ip: int, values: Sequence[ArgValue],
                       symbolize: Symbolizer, sym_flags: SymFlags = SymFlags()) -> str:
         """print_kprobe_event()/print_kretprobe_event(): the trace line after the context
         columns.  ``ip`` is the probed address (kretprobe: the function), ``ret_ip`` the
@@ -288,6 +289,7 @@ def create_kprobe(command: str, symbols: KernelSymbols, *,
         if symbol is not None:
             name = f"{'r' if is_return else 'p'}_{symbol}_{offset}"
         else:
+            assert addr is not None  # (no symbol: an address)
             name = f"{'r' if is_return else 'p'}_{_hashed(hash_pointer, addr)}"
         event = _sanitize_event_name(name[:MAX_EVENT_NAME_LEN - 1])
 

@@ -25,6 +25,7 @@ from typing import Callable, Protocol, Sequence
 # spaces: CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE).
 from ..machine.contract import TASK_SIZE
 from ..lib.kstrtox import ULLONG_MAX as _ULLONG_MAX, kstrtoll, kstrtouint, kstrtoull, or_none, simple_strtoull
+from .print_fmt import Symbolizer
 from .probe_log import ProbeError, ProbeLog, silent_error
 
 __all__ = [
@@ -189,7 +190,7 @@ class _Code:
     """The kcalloc'ed fetch_insn[FETCH_INSN_MAX] buffer, filled slot by slot as the kernel
     does: slot 15 is the end marker, so a program reaching it is "too much nested"."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.slots: list[dict | None] = [None] * FETCH_INSN_MAX
         self.slots[FETCH_INSN_MAX - 1] = {"op": "end"}
         self.i = 0
@@ -540,8 +541,7 @@ class FetchContext(Protocol):
     def symbolize(self, addr: int) -> "tuple[str, int, int] | None": ...
 
 
-# addr -> (symbol, offset into it, symbol size) or None (kallsyms_lookup).
-Symbolizer = Callable[[int], "tuple[str, int, int] | None"]
+
 
 
 def sprint_symbol(symbolize: Symbolizer, addr: int) -> str:
@@ -774,12 +774,18 @@ def encode_args(args: Sequence[ProbeArg], values: Sequence, head_size: int) -> b
     return bytes(fixed + dyn)
 
 
-def decode_args(args: Sequence[ProbeArg], record: bytes, head_size: int) -> list:
+# a fetched value as decode_args() gives it back: a number, a string's bytes (None: length
+# 0, a fault), or an array of them
+ArgItem = int | bytes | None
+ArgValue = ArgItem | list[ArgItem]
+
+
+def decode_args(args: Sequence[ProbeArg], record: bytes, head_size: int) -> list[ArgValue]:
     """The values back from a whole record (header included), as print_probe_args() reads
     them: a string is what "%s" prints from its location (None: length 0, a fault)."""
-    out = []
+    out: list[ArgValue] = []
     for a in args:
-        items = []
+        items: list[ArgItem] = []
         for j in range(a.count or 1):
             at = head_size + a.offset + j * a.type.size
             raw = struct.unpack_from(_PACK[a.type.size], record, at)[0]
@@ -792,10 +798,10 @@ def decode_args(args: Sequence[ProbeArg], record: bytes, head_size: int) -> list
     return out
 
 
-def _format_one(t: FetchType, v, symbolize: Symbolizer) -> str:
-    if t.is_string:
-        return FAULT_STRING if v is None else '"' + v.decode("utf-8", "surrogateescape") + '"'
-    v = 0 if v is None else v
+def _format_one(t: FetchType, item: ArgItem, symbolize: Symbolizer) -> str:
+    if isinstance(item, bytes) or t.is_string:
+        return FAULT_STRING if not isinstance(item, bytes) else '"' + item.decode("utf-8", "surrogateescape") + '"'
+    v = 0 if item is None else item
     bits = 8 * t.size
     if t.name == "symbol":
         return sprint_symbol(symbolize, v)
@@ -806,14 +812,15 @@ def _format_one(t: FetchType, v, symbolize: Symbolizer) -> str:
     return str(v)
 
 
-def format_args(args: Sequence[ProbeArg], values: Sequence, symbolize: Symbolizer) -> str:
+def format_args(args: Sequence[ProbeArg], values: Sequence[ArgValue], symbolize: Symbolizer) -> str:
     """print_probe_args(): `` name=value`` for each argument, arrays as ``{a,b}``."""
     parts = []
     for a, v in zip(args, values):
-        if a.count:
-            items = v if v is not None else [None] * a.count
-            parts.append(f" {a.name}={{" + ",".join(_format_one(a.type, x, symbolize)
-                                                     for x in items) + "}")
+        if isinstance(v, list):
+            parts.append(f" {a.name}={{" + ",".join(_format_one(a.type, x, symbolize) for x in v) + "}")
+        elif a.count:
+            parts.append(f" {a.name}={{" + ",".join(_format_one(a.type, v, symbolize)
+                                                     for _ in range(a.count)) + "}")
         else:
             parts.append(f" {a.name}=" + _format_one(a.type, v, symbolize))
     return "".join(parts)

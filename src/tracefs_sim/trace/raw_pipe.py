@@ -10,15 +10,28 @@ length a read asks for bounds what is taken: with less than a page, only the who
 that fit in `count` - 16 bytes are taken, and a read of 16 bytes or less takes nothing.
 """
 
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
 from .rb_page import RB_LEN_TIME_EXTEND, TS_MASK, PageWriter, event_length
-from .ring_buffer import BUF_PAGE_HDR_SIZE, PAGE_SIZE
+from .ring_buffer import BUF_PAGE_HDR_SIZE, PAGE_SIZE, RingBuffer
+
+
+class PagedBuffer(Protocol):
+    """What a raw reader reads: a trace array's buffer, or its snapshot's, with the lock its
+    readers take."""
+
+    @property
+    def buffer(self) -> RingBuffer: ...
+    @property
+    def buffer_lock(self) -> AbstractContextManager[Any]: ...
 
 
 class RawPageReader:
     """One open trace_pipe_raw: read(count) -> bytes, or None when the CPU buffer is empty
     (the caller then blocks or answers EAGAIN, as tracing_buffers_read does)."""
 
-    def __init__(self, trace_array, cpu: int):
+    def __init__(self, trace_array: PagedBuffer, cpu: int):
         self._ta = trace_array
         self._cpu = cpu
         self._spare = b""

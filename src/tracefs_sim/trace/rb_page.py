@@ -229,7 +229,7 @@ def data_end(page: bytes | bytearray | memoryview) -> int:
     of the page; its real end is where that padding starts.
     """
     page = memoryview(page).cast("B")
-    commit = _HEADER.unpack_from(page, 0)[1] & _COMMIT_SIZE_MASK
+    commit: int = _HEADER.unpack_from(page, 0)[1] & _COMMIT_SIZE_MASK
     data = page[BUF_PAGE_HDR_SIZE:]
     off = 0
     while off < commit:

@@ -7,7 +7,17 @@ __data_loc strings (cut at the first NUL), a list of ints for other fixed arrays
 
 import re
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .fields import FieldLike
+
+# A field's value (see above), a decoded record, and what records are read from.
+FieldValue = int | bytes | list[int]
+Record = dict[str, FieldValue]
+Payload = bytes | bytearray | memoryview
+# a fix-up of what the struct unpacked (the field's raw value) into its value
+_Fixup = Callable[[Any, Payload], FieldValue]
 
 _INT_CODES = {1: "b", 2: "h", 4: "i", 8: "q"}
 _ARRAY = re.compile(r"^(.*)\[(\d*)\]$")
@@ -26,10 +36,10 @@ class RecordDecoder:
 
     __slots__ = ("_struct", "_names", "_fixups", "_min_size")
 
-    def __init__(self, fields: Sequence):
+    def __init__(self, fields: Sequence[FieldLike]):
         fmt = "<"
         names: list[str] = []
-        fixups = []           # (name, function(value, payload) -> value)
+        fixups: list[tuple[str, _Fixup]] = []
         pos = 0
         for f in sorted(fields, key=lambda f: f.offset):
             if f.size == 0:    # a flexible array at the end: the rest of the record
@@ -49,22 +59,22 @@ class RecordDecoder:
         self._fixups = tuple(fixups)
         self._min_size = self._struct.size
 
-    def decode(self, payload) -> dict:
+    def decode(self, payload: Payload) -> Record:
         if len(payload) < self._min_size:
             payload = bytes(payload).ljust(self._min_size, b"\0")
-        out = dict(zip(self._names, self._struct.unpack_from(payload, 0)))
+        out: Record = dict(zip(self._names, self._struct.unpack_from(payload, 0)))
         if self._fixups:
             for name, fixup in self._fixups:
                 out[name] = fixup(out.get(name), payload)
         return out
 
 
-def _field_code(field) -> tuple[str, object]:
+def _field_code(field: FieldLike) -> tuple[str, _Fixup | None]:
     """The struct code of a field and the fix-up its unpacked value needs (or None)."""
     if field.type.startswith("__data_loc"):
         is_string = "char" in field.type
 
-        def data_loc(loc: int, payload) -> bytes:
+        def data_loc(loc: int, payload: Payload) -> bytes:
             start, length = loc & 0xFFFF, loc >> 16
             value = bytes(payload[start:start + length])
             return _cstring(value) if is_string else value
@@ -85,6 +95,14 @@ def _field_code(field) -> tuple[str, object]:
     return (code if field.is_signed else code.upper()), None
 
 
-def _rest_of(offset: int, type_: str):
+def _rest_of(offset: int, type_: str) -> _Fixup:
     is_string = "char" in type_
     return lambda value, payload: _cstring(bytes(payload[offset:])) if is_string else bytes(payload[offset:])
+
+
+def int_field(record: Record, name: str) -> int:
+    """A number field's value (TypeError: the field is a string or an array)."""
+    value = record[name]
+    if not isinstance(value, int):
+        raise TypeError(f"field {name} is not a number")
+    return value

@@ -30,11 +30,17 @@ from ._entry import (  # noqa: E402
     PAGE_SIZE as PAGE_SIZE,
     PAGE_TIMESTAMP_OFFSET as PAGE_TIMESTAMP_OFFSET,
     TS_SHIFT as EVENT_TIME_DELTA_BITS,
-    TYPE_DATA_LEN_MAX as RINGBUF_TYPE_DATA_TYPE_LEN_MAX,
-    TYPE_PADDING as RINGBUF_TYPE_PADDING,
-    TYPE_TIME_EXTEND as RINGBUF_TYPE_TIME_EXTEND,
-    TYPE_TIME_STAMP as RINGBUF_TYPE_TIME_STAMP,
+    TYPE_DATA_LEN_MAX,
+    TYPE_PADDING,
+    TYPE_TIME_EXTEND,
+    TYPE_TIME_STAMP,
 )
+
+# enum ring_buffer_type
+RINGBUF_TYPE_DATA_TYPE_LEN_MAX = TYPE_DATA_LEN_MAX
+RINGBUF_TYPE_PADDING = TYPE_PADDING
+RINGBUF_TYPE_TIME_EXTEND = TYPE_TIME_EXTEND
+RINGBUF_TYPE_TIME_STAMP = TYPE_TIME_STAMP
 
 PAGE_TIMESTAMP_SIZE = PAGE_COMMIT_OFFSET - PAGE_TIMESTAMP_OFFSET
 PAGE_COMMIT_SIZE = BUF_PAGE_HDR_SIZE - PAGE_COMMIT_OFFSET
@@ -96,12 +102,12 @@ class CpuBuffer:
     commit_overrun: int = 0     # records lost while a nested writer filled the buffer
     dropped_events: int = 0     # records refused when full in non-overwrite mode
     read_events: int = 0        # records consumed by readers
-    pages: deque = field(default_factory=deque)   # deque[list[Entry]], oldest first
+    pages: deque[list[Entry]] = field(default_factory=deque)   # oldest first
     tail_used: int = 0          # bytes used on the newest page
     reported_overrun: int = 0   # overrun a consuming reader has already been told about
     # beside `pages`: the bytes each page was filled with (the oldest page's figure counts
     # records a reader may have taken since), and their sum
-    page_bytes: deque = field(default_factory=deque, init=False)
+    page_bytes: deque[int] = field(default_factory=deque, init=False)
     _filled: int = field(default=0, init=False, repr=False)
 
     @property
@@ -113,14 +119,16 @@ class CpuBuffer:
         """Bytes of the records in the buffer."""
         if not self.pages:
             return 0
-        return self._filled - self.page_bytes[0] + sum(map(_LENGTH, self.pages[0]))
+        taken: int = sum(map(_LENGTH, self.pages[0]))
+        return self._filled - self.page_bytes[0] + taken
 
     @property
     def oldest_event_ts(self) -> int:
         """Time stamp of the oldest record still in the buffer (0: none)."""
         for page in self.pages:
             if page:
-                return page[0].ts
+                ts: int = page[0].ts
+                return ts
         return 0
 
     def reset(self) -> None:

@@ -11,7 +11,12 @@ import errno
 import threading
 
 from ..lib.kstrtox import kstrtoul_from_user
-from .ring_buffer import RingBuffer, WaitQueue
+from typing import TYPE_CHECKING
+
+from .ring_buffer import Entry, RingBuffer, WaitQueue
+
+if TYPE_CHECKING:  # (the trace array holds its snapshot)
+    from .trace_array import TraceArray
 
 # print_snapshot_help(): show_snapshot_main_help() and show_snapshot_percpu_help()
 _MAIN_HELP = (
@@ -37,7 +42,7 @@ _FREED_SIZE = 1
 class Snapshot:
     """One trace array's snapshot buffer and its files."""
 
-    def __init__(self, array):
+    def __init__(self, array: TraceArray) -> None:
         """array: the TraceArray whose main buffer it swaps with."""
         self._array = array
         self.allocated = False
@@ -48,7 +53,7 @@ class Snapshot:
 
     # the same lock discipline as the main buffer's readers (raw_pipe.RawPageReader)
     @property
-    def buffer_lock(self):
+    def buffer_lock(self) -> threading.RLock:
         return self._array.buffer_lock
 
     def alloc(self) -> None:
@@ -110,7 +115,7 @@ class Snapshot:
             self.buffer.clock = array.buffer.clock
         self.waiters.wake()
 
-    def swap_at(self, ts: int, entries: dict[int, list]) -> int:
+    def swap_at(self, ts: int, entries: dict[int, list[Entry]]) -> int:
         """A snapshot trigger's swap at time ts: the entries (per cpu, oldest first) up to ts
         go to the main buffer first, the rest stay in `entries` for after the swap. Returns
         the entries kept."""

@@ -18,13 +18,14 @@ import errno
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from ..machine.contract import GuestTrigger
+from ..machine.contract import GuestTrigger, GuestTriggerPred
 from ..probes.kprobes import KprobeEngine
 from ..probes.kprobes.guest import FIELD_DYN_STRING, FIELD_PTR_STRING, FIELD_SIGNED, FIELD_STATIC_STRING
 from ..probes.kprobes.point import GuestProbe
 from .dynevent import DynamicEvents, DynEvent, argv_split
 from .event_control import EventControl, EventFile
 from .events import EventRegistry, TraceEvent
+from .fields import FieldLike
 from .filter import (
     ERROR_LOG_LOCATION, FILTER_DYN_STRING, FILTER_PTR_STRING, FILTER_STATIC_STRING, FilterParseError,
     filter_assign_type, parse_event_filter,
@@ -32,7 +33,7 @@ from .filter import (
 from .ftrace_records import SymFlags
 from .kernel_symbols import ImageSymbols
 from .probe_args import (
-    MAX_TRACE_ARGS, ArgFlags, FetchInsn, ProbeArg, Symbolizer, arg_fields, decode_args, format_args, parse_probe_arg,
+    MAX_TRACE_ARGS, ArgField, ArgFlags, FetchInsn, ProbeArg, Symbolizer, arg_fields, decode_args, format_args, parse_probe_arg,
     print_fmt,
 )
 from .probe_guest import compile_args
@@ -49,7 +50,7 @@ _STRING_KINDS = {FILTER_DYN_STRING: FIELD_DYN_STRING, FILTER_STATIC_STRING: FIEL
                  FILTER_PTR_STRING: FIELD_PTR_STRING}
 
 
-def _field_kind(field) -> int:
+def _field_kind(field: FieldLike) -> int:
     """What get_event_field() reads a field as, in the guest's LOAD_FIELD terms: a string
     kind, or the size and sign of a number."""
     kind = _STRING_KINDS.get(filter_assign_type(field.type))
@@ -77,7 +78,7 @@ class EprobeSpec:
         words += [f"{a.name}={a.comm}" for a in self.args]
         return " ".join(words) + "\n"
 
-    def format(self) -> tuple[list, str]:
+    def format(self) -> tuple[list[ArgField], str]:
         """(fields, print fmt): the arguments after the common fields; PROBE_PRINT_EVENT."""
         return arg_fields(self.args, _HEAD_SIZE), print_fmt(self.args, "", "")
 
@@ -107,14 +108,14 @@ class TraceEprobe:
     event (trace_probe.EventProbe: enabling it in a slot attaches it there)."""
 
     def __init__(self, ops: EprobeEventOps, spec: EprobeSpec, target: TraceEvent, event: ProbeEvent,
-                 program: GuestProbe, preds: tuple = ()):
+                 program: GuestProbe, preds: tuple[GuestTriggerPred, ...] = ()):
         self.ops = ops
         self.spec = spec
         self.target = target  # the attached event
         self.event = event
         self.program = program  # its record program in the guest's tables
         self.preds = preds  # its filter on the attached event, as the guest runs it
-        self._attached: dict[int, tuple[EventFile, object]] = {}  # slot -> (file, guest trigger)
+        self._attached: dict[int, tuple[EventFile, GuestTrigger]] = {}  # slot -> (file, guest trigger)
 
     # ---- trace_probe.EventProbe ----
     def set_record_slots(self, slots: int) -> None:
@@ -281,7 +282,7 @@ class EprobeEventOps:
             return None
         return ev
 
-    def _register(self, spec: EprobeSpec, target: TraceEvent, preds: tuple) -> None:
+    def _register(self, spec: EprobeSpec, target: TraceEvent, preds: tuple[GuestTriggerPred, ...]) -> None:
         fields, fmt = spec.format()
         event_id = self._registry.alloc_event_id()
         record = compile_args(event_id, spec.args)

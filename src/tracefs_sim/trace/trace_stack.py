@@ -9,7 +9,7 @@ a stack must pass to be kept (0 starts over)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..lib.kstrtox import kstrtoul_from_user
 from ..lib.sysctl import parse_sysctl_int
@@ -29,7 +29,7 @@ _INT_MIN, _INT_MAX = -2**31, 2**31 - 1
 
 
 class StackTracer:
-    def __init__(self, sites: FtraceSites, symbolize):
+    def __init__(self, sites: FtraceSites, symbolize: Callable[[int], tuple[str, int, int] | None]):
         """sites: the kernel's function sites; symbolize: kallsyms_lookup() (addr -> (name,
         offset, size) or None)."""
         self._sites = sites

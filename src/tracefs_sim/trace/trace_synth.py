@@ -22,7 +22,8 @@ from ..lib.kstrtox import kstrtouint, or_none
 from ..machine.contract import GuestSynthOps, GuestTracingOps
 from .dynevent import DynamicEvents, DynEvent, argv_split
 from .events import EventRegistry, TraceEvent
-from .probe_args import ArgField, is_good_name
+from .ftrace_records import SymFlags
+from .probe_args import ArgField, Symbolizer, is_good_name
 from .probe_log import ProbeError, silent_error
 from .trace_probe import ProbeEventDesc
 
@@ -161,7 +162,8 @@ class SynthTraceEvent(TraceEvent):
         assert self.synth is not None
         synth = self.synth
 
-        def body(payload: bytes, verbose: bool, symbolize, hash_pointer: object = None, sym_flags=None) -> bytes:
+        def body(payload: bytes, verbose: bool, symbolize: Symbolizer, hash_pointer: object = None,
+                 sym_flags: SymFlags | None = None) -> bytes:
             return synth.print_record(payload, verbose, symbolize).encode("utf-8", "surrogateescape")
         return body
 
@@ -209,7 +211,7 @@ class SynthEvent:
         """__synth_event_show()."""
         return self.name + "\t" + "; ".join(f"{f.shown_type} {f.name}" for f in self.fields) + "\n"
 
-    def print_record(self, payload: bytes, verbose: bool, symbolize) -> str:
+    def print_record(self, payload: bytes, verbose: bool, symbolize: Symbolizer) -> str:
         """print_synth_event()."""
         parts = [f"{self.name}: "]
         n = 0
@@ -222,10 +224,10 @@ class SynthEvent:
             if f.is_string:
                 if f.is_dynamic:
                     loc = struct.unpack_from("<I", payload, at)[0]
-                    text = bytes(payload[loc & 0xFFFF:]).split(b"\0", 1)[0]
+                    string = bytes(payload[loc & 0xFFFF:]).split(b"\0", 1)[0]
                 else:
-                    text = bytes(payload[at:at + STR_VAR_LEN_MAX]).split(b"\0", 1)[0]
-                parts.append(f"{f.name}={text.decode('utf-8', 'surrogateescape')}{space}")
+                    string = bytes(payload[at:at + STR_VAR_LEN_MAX]).split(b"\0", 1)[0]
+                parts.append(f"{f.name}={string.decode('utf-8', 'surrogateescape')}{space}")
             elif f.is_stack:
                 loc = struct.unpack_from("<I", payload, at)[0]
                 offs, length = loc & 0xFFFF, loc >> 16

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import errno
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Protocol
 from dataclasses import dataclass, field
 
 from ..lib.kstrtox import kstrtoull, or_none
@@ -23,6 +24,9 @@ from ..machine.contract import EventTriggerOps, GuestTrigger, GuestTriggerPred, 
 from . import filter as event_filter
 from . import hist as hist_trigger
 from .events import TraceEvent
+
+if TYPE_CHECKING:  # (a hist action traces one)
+    from .trace_synth import SynthEvent
 
 # trigger_process_regex(): the command ends at the first of these
 _COMMAND_END = b": \t"
@@ -84,6 +88,23 @@ class Trigger:
         return self.command.trigger_type == other.command.trigger_type and (
             not self.command.enable or self.target is other.target)
 
+    def histogram(self) -> tuple[hist_trigger.HistSpec, hist_trigger.HistMap]:
+        """A registered hist trigger's spec and map (ValueError: not one)."""
+        if self.hist is None or self.map is None:
+            raise ValueError(f"a {self.command.name} trigger has no histogram")
+        return self.hist, self.map
+
+
+class _File(Protocol):
+    """An event file (event_control.EventFile) as the triggers use it."""
+
+    @property
+    def event(self) -> TraceEvent: ...
+
+
+def _address_of(hist_map: hist_trigger.HistMap) -> Callable[[], int]:
+    return lambda: hist_map.addr
+
 
 class TriggerTable:
     """Every trace array's triggers, as one table for the guest, and the guest's histogram
@@ -95,7 +116,7 @@ class TriggerTable:
         self._arrays: dict[int, EventTriggers] = {}
         self._probes: list[GuestTrigger] = []  # eprobes' triggers: on the files, in no trigger file
         # synthetic events for hist actions: name -> (event, its guest address) or None
-        self.find_synth: Callable[[str], tuple[object, int] | None] = lambda name: None
+        self.find_synth: Callable[[str], tuple[SynthEvent, int] | None] = lambda name: None
         self.named: dict[str, list[Trigger]] = {}     # named hist triggers (named_triggers), oldest first
         self._lock = threading.Lock()
 
@@ -138,7 +159,8 @@ class TriggerTable:
 class EventTriggers:
     """One trace array's event triggers (the `triggers` list of each trace_event_file)."""
 
-    def __init__(self, table: TriggerTable, slot: int, files, soft_enable: Callable, soft_release: Callable,
+    def __init__(self, table: TriggerTable, slot: int, files: Callable[[], Mapping[int, _File]],
+                 soft_enable: Callable[[TraceEvent], None], soft_release: Callable[[TraceEvent], None],
                  find_event: Callable[[str, str], TraceEvent | None],
                  alloc_snapshot: Callable[[], None], runs_triggers: Callable[[TraceEvent], bool],
                  log_error: Callable[[str, str, bytes, int], None], hist_context: hist_trigger.HistContext):
@@ -172,9 +194,10 @@ class EventTriggers:
     def _print(self, t: Trigger) -> bytes:
         """event_trigger_print() / event_enable_trigger_print() / event_hist_trigger_print()."""
         if t.hist is not None:
-            return t.hist.print_text(t.filter_text, t.paused or t.map.paused)
+            spec, hist_map = t.histogram()
+            return spec.print_text(t.filter_text, t.paused or hist_map.paused)
         name = t.command.name
-        if t.command.enable:
+        if t.command.enable and t.target is not None:
             name += f":{t.target.system}:{t.target.name}"
         text = name.encode()
         text += b":unlimited" if t.count is None else b":count=%d" % self.table.read_count(t.count)
@@ -210,7 +233,7 @@ class EventTriggers:
             if rest is None:
                 raise OSError(errno.EINVAL, "enable_event needs an event")
             param, filter_text = _separate_filter(rest, required=True)
-            system, sep, param = param.partition(b":")
+            system, sep, param = (param or b"").partition(b":")
             if not sep:
                 raise OSError(errno.EINVAL, "enable_event needs SYSTEM:EVENT")
             name, sep, param = param.partition(b":")
@@ -262,7 +285,7 @@ class EventTriggers:
             triggers = self._lists.get(event.id, [])
             found = next((t for t in triggers if t.same(new)), None)
             named = self.table.named.get(spec.name, []) if spec.name else []
-            if named and not remove and not (named[0].hist.matches(spec) and named[0].hist.name == spec.name):
+            if named and not remove and not (named[0].histogram()[0].matches(spec) and named[0].histogram()[0].name == spec.name):
                 raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_NAMED_MISMATCH, spec.name)
             if remove:
                 if found is not None:
@@ -271,14 +294,15 @@ class EventTriggers:
                     self._remove(event, found)
                 return
             if found is not None:
+                found_spec, found_map = found.histogram()
                 if spec.pause or spec.cont:
-                    if found.hist.name:     # a named trigger's own (its map is shared)
+                    if found_spec.name:     # a named trigger's own (its map is shared)
                         found.paused = spec.pause
                         self.table.push()
                     else:
-                        found.map.paused = spec.pause
+                        found_map.paused = spec.pause
                 elif spec.clear:
-                    found.map.clear()
+                    found_map.clear()
                 else:
                     raise hist_trigger.HistError(errno.EEXIST, hist_trigger.ERR_TRIGGER_EEXIST, "")
                 return
@@ -292,18 +316,19 @@ class EventTriggers:
             if any(a.guest.action == "snapshot" for a in spec.actions):
                 self._alloc_snapshot()      # action_create(): tracing_alloc_snapshot_instance()
             if named:       # the named trigger's map (and what it aggregates)
-                new.map, new.hist = named[0].map, named[0].hist
-                new.map.users += 1
+                new.hist, new_map = named[0].histogram()
+                new_map.users += 1
             else:
-                new.map = hist_trigger.HistMap(self.table.hist_maps, spec)
+                new_map = hist_trigger.HistMap(self.table.hist_maps, spec)
+            new.map = new_map
             try:
                 if spec.pause and spec.name:
                     new.paused = True
                 elif spec.pause:
-                    new.map.paused = True
+                    new_map.paused = True
                 self._register(event, new, at_tail=True)
             except Exception:
-                new.map.release()
+                new_map.release()
                 raise
             if spec.name:
                 self.table.named.setdefault(spec.name, []).append(new)
@@ -318,9 +343,10 @@ class EventTriggers:
             raise OSError(error.errno, str(error)) from None
 
     def _hist_env(self, event: TraceEvent) -> hist_trigger.HistEnv:
-        def find_var(name: str) -> list:
-            return [(t.hist, (lambda m=t.map: m.addr)) for triggers in self._lists.values() for t in triggers
-                    if t.hist is not None and t.hist.find_var(name) is not None]
+        def find_var(name: str) -> list[tuple[hist_trigger.HistSpec, Callable[[], int]]]:
+            found = [t.histogram() for triggers in self._lists.values() for t in triggers
+                     if t.hist is not None and t.hist.find_var(name) is not None]
+            return [(spec, _address_of(hist_map)) for spec, hist_map in found]
         def find_own_var(name: str) -> bool:
             return any(t.hist is not None and t.hist.find_var(name) is not None
                        for t in self._lists.get(event.id, []))
@@ -334,10 +360,9 @@ class EventTriggers:
     def read_hist(self, event: TraceEvent) -> bytes:
         """hist_show(): each hist trigger of the event, in the trigger list's order."""
         with self._lock:
-            shown = [t for t in self._lists.get(event.id, []) if t.hist is not None]
-            texts = [hist_trigger.hist_text(t.hist, t.hist.print_text(t.filter_text, t.paused or t.map.paused),
-                                            t.map.read(),
-                                            self.hist_context) for t in shown]
+            shown = [(t, *t.histogram()) for t in self._lists.get(event.id, []) if t.hist is not None]
+            texts = [hist_trigger.hist_text(spec, spec.print_text(t.filter_text, t.paused or hist_map.paused),
+                                            hist_map.read(), self.hist_context) for t, spec, hist_map in shown]
         return b"\n\n".join(texts)
 
     def truncate(self, event: TraceEvent) -> None:
