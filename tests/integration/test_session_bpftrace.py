@@ -49,3 +49,19 @@ def test_count_syscalls_by_comm(tmp_path):
     # the marker's runs after the program was attached; bpftrace's own calls after it attached
     assert by_comm.get("bt_marker", 0) > 0, out + err
     assert by_comm.get("bpftrace", 0) > 0, out + err
+
+
+def test_printf_through_a_perf_event_array(tmp_path):
+    """printf() is bpf_perf_event_output() into a BPF_OUTPUT perf event per cpu (a perf event
+    array map), read by bpftrace from the mapped ring buffers it waits for with epoll: each
+    system call of the marker, by number, ending with its exit_group (231)."""
+    marker = tmp_path / "bt_marker"
+    shutil.copy("/bin/true", marker)
+    out, err = bpftrace_while(
+        tmp_path, 'tracepoint:raw_syscalls:sys_enter /comm == "bt_marker"/ { printf("%s %d\\n", comm, args->id); }',
+        str(marker))
+    lines = out.splitlines()
+    assert lines[0] == "Attaching 1 probe...", out + err
+    calls = [line.split() for line in lines[1:] if line]
+    assert calls and all(comm == "bt_marker" and nr.isdigit() for comm, nr in calls), out
+    assert ["bt_marker", "231"] in calls, out

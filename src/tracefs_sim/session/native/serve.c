@@ -70,6 +70,7 @@ struct served_fds {
 	struct served_fds *next;
 	pid_t tgid;
 	unsigned long long open[WORDS], cloexec[WORDS];
+	short mapped[MAX_SERVED_FD];	/* 1 + the pool region an fd's mmap made it, 0: none */
 };
 
 #define FD_BUCKETS 256
@@ -109,6 +110,31 @@ static bool is_served_fd(pid_t tgid, long fd)
 	return yes;
 }
 
+/* The pool region fd's mmap made it, -1: none (yet) */
+static int mapped_region(pid_t tgid, long fd)
+{
+	struct served_fds *t;
+	int region = -1;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	if (t && bit(t->open, fd))
+		region = t->mapped[fd] - 1;
+	pthread_mutex_unlock(&fd_lock);
+	return region;
+}
+
+static void set_mapped(pid_t tgid, long fd, int region)
+{
+	struct served_fds *t;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	if (t && bit(t->open, fd))
+		t->mapped[fd] = (short)(region + 1);
+	pthread_mutex_unlock(&fd_lock);
+}
+
 static void add_served_fd(pid_t tgid, int fd, bool cloexec)
 {
 	struct served_fds *t;
@@ -119,6 +145,7 @@ static void add_served_fd(pid_t tgid, int fd, bool cloexec)
 	t = fds_of(tgid, true);
 	if (t) {
 		t->open[fd / 64] |= 1ULL << (fd % 64);
+		t->mapped[fd] = 0;
 		if (cloexec)
 			t->cloexec[fd / 64] |= 1ULL << (fd % 64);
 		else
@@ -245,7 +272,7 @@ static int pidfd_getfd_of(pid_t pid, int fd)
 static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_t tgid)
 {
 	const unsigned long long *args = req->data.args;
-	int op = (int)args[1], fd = (int)args[2], epfd, ret, err = 0;
+	int op = (int)args[1], fd = (int)args[2], epfd, ret, err = 0, region;
 	struct epoll_event ev = { 0 };
 	struct epoll_watch *w;
 
@@ -253,6 +280,7 @@ static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_
 		respond(listener, req->id, EFAULT, 0);
 		return;
 	}
+	region = mapped_region(tgid, fd);
 	epfd = pidfd_getfd_of(req->pid, (int)args[0]);
 	if (epfd < 0) {
 		respond(listener, req->id, EBADF, 0);
@@ -271,6 +299,7 @@ static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_
 		} else {
 			w->next = watches;
 			watches = w;
+			watch_region(w, region);
 		}
 	}
 	if (!w) {
@@ -323,6 +352,7 @@ void serve_fork(pid_t parent, pid_t child)
 	if (from && (to = fds_of(child, true))) {
 		memcpy(to->open, from->open, sizeof(to->open));
 		memcpy(to->cloexec, from->cloexec, sizeof(to->cloexec));
+		memcpy(to->mapped, from->mapped, sizeof(to->mapped));
 	}
 	pthread_mutex_unlock(&fd_lock);
 }
@@ -567,6 +597,7 @@ static int answer_map(int listener, const struct seccomp_notif *req, pid_t tgid,
 		return respond(listener, req->id, ENODEV, 0), SERVE_ANSWERED;
 	addfd.srcfd = pool_fds[region];
 	addfd.newfd_flags = is_cloexec(tgid, (long)req->data.args[4]) ? O_CLOEXEC : 0;
+	set_mapped(tgid, (long)req->data.args[4], (int)region);
 	pthread_mutex_lock(&watch_lock);
 	{
 		struct epoll_watch *w = watch_of(tgid, (int)req->data.args[4]);
