@@ -65,3 +65,15 @@ def test_printf_through_a_perf_event_array(tmp_path):
     calls = [line.split() for line in lines[1:] if line]
     assert calls and all(comm == "bt_marker" and nr.isdigit() for comm, nr in calls), out
     assert ["bt_marker", "231"] in calls, out
+
+
+def test_list_kprobes(tmp_path):
+    """`bpftrace -l 'kprobe:vfs_*'` lists the emulated kernel's traceable functions of that
+    name (its available_filter_functions), not the host's."""
+    result = tracefs_sim("run", "-c", "bpftrace -l 'kprobe:vfs_*' && echo == && "
+                         "cat /sys/kernel/debug/tracing/available_filter_functions", timeout=200, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    listed, functions = result.stdout.split("\n==\n")
+    expected = {f"kprobe:{name}" for name in functions.split() if name.startswith("vfs_")}
+    assert "kprobe:vfs_read" in expected
+    assert set(listed.split()) == expected, listed
