@@ -5,6 +5,8 @@ what it prints on Linux 6.1."""
 import os
 import re
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from simtest import tracefs_sim
@@ -15,6 +17,7 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("bpftrace") is None, reason="bpftrace is not installed"),
 ]
 COUNT = re.compile(r"^@\[(.+)\]: (\d+)$")
+BPFTEST = Path(__file__).resolve().parents[2] / "kernel_model/user/bpftest.c"
 
 
 def bpftrace_while(tmp_path, program: str, workload: str, runs: int = 30) -> tuple[str, str]:
@@ -77,3 +80,22 @@ def test_list_kprobes(tmp_path):
     expected = {f"kprobe:{name}" for name in functions.split() if name.startswith("vfs_")}
     assert "kprobe:vfs_read" in expected
     assert set(listed.split()) == expected, listed
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_killed_bpftrace_leaves_nothing_in_the_kernel(tmp_path):
+    """bpftrace killed by SIGKILL mid-run: its process's exit closes its fds in the kernel, so
+    its programs (detached from their perf events) and maps are freed: BPF_PROG_GET_NEXT_ID and
+    BPF_MAP_GET_NEXT_ID from id 0 find none (the frees wait for an RCU grace period)."""
+    bpftest = tmp_path / "bpftest"
+    subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", str(bpftest), str(BPFTEST)], check=True, timeout=120)
+    ids = f"{bpftest} raw 11 0000000000000000 8 raw 12 0000000000000000 8"
+    script = (f"bpftrace -e 'tracepoint:raw_syscalls:sys_enter {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
+              f"for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 3; "
+              f"{ids}; kill -KILL $bt; wait $bt; echo killed $?; "
+              f"for i in $(seq 100); do {ids} >ids.out; grep -q ': 0' ids.out || break; sleep 0.1; done; cat ids.out")
+    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines == ["raw: 0", "raw: 0", "killed 137", "raw: -2", "raw: -2"], \
+        result.stdout + (tmp_path / "bt.out").read_text()

@@ -221,7 +221,7 @@ static void unwatch(pid_t tgid, long fd)
 }
 
 /* Every 2 ms: an edge for each watched buffer with records written since the last one and
- * not all read. */
+ * not all read.  Ends when nothing is watched (the next epoll_ctl starts it again). */
 static void *watch_buffers(void *unused)
 {
 	const struct timespec tick = { 0, 2000000 };
@@ -232,6 +232,11 @@ static void *watch_buffers(void *unused)
 
 		nanosleep(&tick, NULL);
 		pthread_mutex_lock(&watch_lock);
+		if (!watches) {
+			watcher_started = false;
+			pthread_mutex_unlock(&watch_lock);
+			return NULL;
+		}
 		for (w = watches; w; w = w->next) {
 			unsigned long long head, tail;
 			uint64_t one = 1;
