@@ -10,7 +10,7 @@ need_pkgs=()
 # program); the second is the real clients the integration tests run against it (inside
 # the private namespace only).
 for pkg in libfuse3-dev fuse3 pkg-config gcc make python3-venv python3-dev musl-tools \
-           trace-cmd linux-perf perf-tools-unstable; do
+           trace-cmd linux-perf perf-tools-unstable bpftrace; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need_pkgs+=("$pkg")
 done
 if ((${#need_pkgs[@]})); then

@@ -38,6 +38,10 @@ struct bpf_map_ops {
 	int (*map_direct_value_meta)(const struct bpf_map *map, u64 imm, u32 *off);
 	/* map_gen_lookup(): the instructions a program's lookup becomes, in insn_buf; their count */
 	int (*map_gen_lookup)(struct bpf_map *map, struct bpf_insn *insn_buf);
+	/* fd arrays: the syscall's update, whose value is an fd, through the map's file map_file */
+	int (*map_fd_update_elem)(struct bpf_map *map, struct file *map_file, void *key, void *value, u64 flags);
+	/* a file of the map is closed (fd arrays drop what was put through it) */
+	void (*map_release)(struct bpf_map *map, struct file *map_file);
 };
 
 struct bpf_map {
@@ -55,8 +59,9 @@ struct bpf_map {
 };
 
 extern const struct bpf_map_ops htab_map_ops, htab_percpu_map_ops;
-extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops;
+extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops, perf_event_array_map_ops;
 void bpf_map_init_from_attr(struct bpf_map *map, union bpf_attr *attr);
+struct bpf_event_entry **bpf_perf_event_array_slot(struct bpf_map *map, u32 index);	/* NULL: past the end */
 static __always_inline bool bpf_map_is_percpu(const struct bpf_map *map)
 {
 	return map->map_type == BPF_MAP_TYPE_PERCPU_HASH || map->map_type == BPF_MAP_TYPE_PERCPU_ARRAY ||

@@ -178,6 +178,14 @@ void perf_tp_event(u16 event_type, u64 count, void *record, int entry_size, stru
 		   struct list_head *head, int rctx, struct task_struct *task);
 int perf_event_add_to_source(struct perf_event *event, struct list_head *lists);
 void perf_event_del_from_source(struct perf_event *event);
+struct file *perf_event_get(unsigned int fd);
+/* a slot of a BPF perf event array: the event's file, and the map's file it was put through */
+struct bpf_event_entry {
+	struct file *perf_file;
+	struct file *map_file;
+};
+struct bpf_event_entry *perf_event_array_xchg(struct bpf_event_entry **slot, struct bpf_event_entry *ee);
+int perf_event_bpf_output(struct bpf_event_entry **slot, struct perf_raw_record *raw, struct pt_regs *regs);
 
 /* the caller's registers, as perf_arch_fetch_caller_regs(): where a sample of it points */
 #define perf_fetch_caller_regs(regs) do { \

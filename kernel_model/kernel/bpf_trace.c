@@ -4,6 +4,7 @@
 #include "../include/bpf.h"
 #include "../include/trace/trace.h"
 #include "../include/jump_label.h"
+#include "../include/perf_event.h"
 
 #define PERF_MAX_TRACE_SIZE 2048
 
@@ -314,6 +315,63 @@ static const struct bpf_func_proto bpf_trace_printk_proto = {
 	.arg_type = { ARG_PTR_TO_MEM, ARG_CONST_SIZE },
 };
 
+/* ---- bpf_perf_event_output(): a record of the program's data in a BPF_OUTPUT perf event ---- */
+static long bpf_perf_event_output_regs(struct pt_regs *regs, struct bpf_map *map, u64 flags, void *data, u64 size)
+{
+	struct perf_raw_record raw = { .size = size, .data = data };
+	u64 index = flags & BPF_F_INDEX_MASK;
+	struct bpf_event_entry **slot;
+
+	if (unlikely(flags & ~BPF_F_INDEX_MASK))
+		return -EINVAL;
+	if (index == BPF_F_CURRENT_CPU)
+		index = smp_processor_id();
+	slot = bpf_perf_event_array_slot(map, index);
+	if (unlikely(!slot))
+		return -E2BIG;
+	return perf_event_bpf_output(slot, &raw, regs);
+}
+
+/* a kprobe program's context is the probed registers */
+BPF_CALL_x(bpf_perf_event_output)
+{
+	return bpf_perf_event_output_regs((struct pt_regs *)r1, (struct bpf_map *)r2, r3, (void *)r4, r5);
+}
+static const struct bpf_func_proto bpf_perf_event_output_proto = {
+	.func = bpf_perf_event_output,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO },
+};
+
+/* a tracepoint program's context starts with the pointer to the event's registers */
+BPF_CALL_x(bpf_perf_event_output_tp)
+{
+	return bpf_perf_event_output_regs(*(struct pt_regs **)r1, (struct bpf_map *)r2, r3, (void *)r4, r5);
+}
+static const struct bpf_func_proto bpf_perf_event_output_proto_tp = {
+	.func = bpf_perf_event_output_tp,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO },
+};
+
+/* a raw tracepoint program has no registers: the helper's caller's (bpf_get_raw_tp_regs()) */
+static struct pt_regs bpf_raw_tp_regs[NR_CPUS];
+BPF_CALL_x(bpf_perf_event_output_raw_tp)
+{
+	struct pt_regs *regs = &bpf_raw_tp_regs[smp_processor_id()];
+
+	perf_fetch_caller_regs(regs);
+	return bpf_perf_event_output_regs(regs, (struct bpf_map *)r2, r3, (void *)r4, r5);
+}
+static const struct bpf_func_proto bpf_perf_event_output_proto_raw_tp = {
+	.func = bpf_perf_event_output_raw_tp,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO },
+};
+
 /* bpf_tracing_func_proto(): what every tracing program may call */
 static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const struct bpf_prog *prog)
 {
@@ -361,8 +419,15 @@ static bool kprobe_prog_is_valid_access(int off, int size, enum bpf_access_type 
 	return true;
 }
 
+static const struct bpf_func_proto *kprobe_prog_func_proto(int func_id, const struct bpf_prog *prog)
+{
+	if (func_id == BPF_FUNC_perf_event_output)
+		return &bpf_perf_event_output_proto;
+	return bpf_tracing_func_proto(func_id, prog);
+}
+
 const struct bpf_verifier_ops kprobe_verifier_ops = {
-	.get_func_proto = bpf_tracing_func_proto,
+	.get_func_proto = kprobe_prog_func_proto,
 	.is_valid_access = kprobe_prog_is_valid_access,
 };
 const struct bpf_prog_ops kprobe_prog_ops = { };
@@ -379,8 +444,15 @@ static bool tp_prog_is_valid_access(int off, int size, enum bpf_access_type type
 	return true;
 }
 
+static const struct bpf_func_proto *tp_prog_func_proto(int func_id, const struct bpf_prog *prog)
+{
+	if (func_id == BPF_FUNC_perf_event_output)
+		return &bpf_perf_event_output_proto_tp;
+	return bpf_tracing_func_proto(func_id, prog);
+}
+
 const struct bpf_verifier_ops tracepoint_verifier_ops = {
-	.get_func_proto = bpf_tracing_func_proto,
+	.get_func_proto = tp_prog_func_proto,
 	.is_valid_access = tp_prog_is_valid_access,
 };
 const struct bpf_prog_ops tracepoint_prog_ops = { };
@@ -397,8 +469,15 @@ static bool raw_tp_prog_is_valid_access(int off, int size, enum bpf_access_type 
 	return true;
 }
 
+static const struct bpf_func_proto *raw_tp_prog_func_proto(int func_id, const struct bpf_prog *prog)
+{
+	if (func_id == BPF_FUNC_perf_event_output)
+		return &bpf_perf_event_output_proto_raw_tp;
+	return bpf_tracing_func_proto(func_id, prog);
+}
+
 const struct bpf_verifier_ops raw_tracepoint_verifier_ops = {
-	.get_func_proto = bpf_tracing_func_proto,
+	.get_func_proto = raw_tp_prog_func_proto,
 	.is_valid_access = raw_tp_prog_is_valid_access,
 };
 const struct bpf_prog_ops raw_tracepoint_prog_ops = {

@@ -24,6 +24,7 @@ FN_map_lookup_elem, FN_map_update_elem, FN_map_delete_elem = 1, 2, 3
 FN_ktime_get_ns, FN_trace_printk, FN_get_smp_processor_id = 5, 6, 8
 FN_get_current_pid_tgid, FN_get_current_uid_gid, FN_get_current_comm = 14, 15, 16
 FN_probe_read_kernel, FN_probe_read_kernel_str = 113, 115
+FN_perf_event_output = 25
 
 
 def insn(code: int, dst: int = 0, src: int = 0, off: int = 0, imm: int = 0) -> bytes:

@@ -17,6 +17,13 @@ def lookup_prog(fd: int) -> str:
                 call(FN_map_lookup_elem), jmp_imm(JEQ, R0, 0, 1), ldx(DW, R0, R0, 0), exit_())
 
 
+def perf_output_prog(fd: int) -> str:
+    """bpf_perf_event_output(ctx, map fd, BPF_F_CURRENT_CPU, 8 zero bytes on the stack, 8)"""
+    return prog(mov64_reg(R6, R1), st(DW, R10, -8, 0), mov64_reg(R1, R6), ld_map_fd(R2, fd), mov32_imm(R3, -1),
+                mov64_reg(R4, R10), alu64_imm(ADD, R4, -8), mov64_imm(R5, 8), call(FN_perf_event_output),
+                mov64_imm(R0, 0), exit_())
+
+
 CASES: dict[str, list[str]] = {
     # maps
     "hash_crud": ["map", "1", "4", "8", "4", "upd", "3", K4, "2a00000000000000", "get", "3", K4,
@@ -48,6 +55,16 @@ CASES: dict[str, list[str]] = {
                  "minfo", "9"],
     "percpu_array": ["cpus", "2", "map", "6", "4", "4", "2", "get", "3", "01000000",
                      "upd", "3", "01000000", "0100000000000000" "0200000000000000", "get", "3", "01000000"],
+    # perf event arrays: fds of perf events as values; the syscall cannot look one up
+    "perf_event_array_ops": ["map", "4", "4", "4", "2", "map", "4", "4", "8", "2", "get", "3", K4,
+                             "upd", "3", K4, "03000000", "upd", "3", "05000000", "03000000",
+                             "upd", "3", K4, "03000000", "1"],
+    "perf_event_array_delete": ["map", "4", "4", "4", "2", "del", "3", K4, "del", "3", "05000000",
+                                "next", "3", "-", "minfo", "3"],
+    # which maps a helper takes
+    "perf_output_to_perf_event_array": ["map", "4", "4", "4", "2", "load", "2", perf_output_prog(3), "1"],
+    "perf_output_to_hash": ["map", "1", "4", "4", "2", "load", "2", perf_output_prog(3), "1"],
+    "lookup_in_perf_event_array": ["map", "4", "4", "4", "2", "load", "2", lookup_prog(3), "1"],
     # programs that load
     "load_ok": ["load", "17", OK0, "1", "pinfo", "3", "run", "3"],
     "load_ok_loglevel2": ["load", "17", OK0, "2"],

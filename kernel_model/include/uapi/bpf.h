@@ -152,6 +152,10 @@ enum bpf_prog_type {
 #define BPF_NOEXIST	1
 #define BPF_EXIST	2
 #define BPF_F_LOCK	4
+/* bpf_perf_event_output() flags: the array's index, or this cpu's */
+#define BPF_F_INDEX_MASK	0xffffffffULL
+#define BPF_F_CURRENT_CPU	BPF_F_INDEX_MASK
+#define BPF_F_CTXLEN_MASK	(0xfffffULL << 32)
 /* prog_flags */
 #define BPF_F_STRICT_ALIGNMENT	(1U << 0)
 #define BPF_F_ANY_ALIGNMENT	(1U << 1)
@@ -333,7 +337,9 @@ enum bpf_func_id {
 	BPF_FUNC_map_delete_elem, BPF_FUNC_probe_read, BPF_FUNC_ktime_get_ns,
 	BPF_FUNC_trace_printk, BPF_FUNC_get_prandom_u32, BPF_FUNC_get_smp_processor_id,
 	BPF_FUNC_get_current_pid_tgid = 14, BPF_FUNC_get_current_uid_gid = 15,
-	BPF_FUNC_get_current_comm = 16, BPF_FUNC_get_current_task = 35,
+	BPF_FUNC_get_current_comm = 16, BPF_FUNC_perf_event_read = 22, BPF_FUNC_perf_event_output = 25,
+	BPF_FUNC_get_stackid = 27, BPF_FUNC_get_current_task = 35, BPF_FUNC_perf_event_read_value = 55,
+	BPF_FUNC_skb_output = 111, BPF_FUNC_xdp_output = 121,
 	BPF_FUNC_probe_read_str = 45, BPF_FUNC_probe_read_user = 112,
 	BPF_FUNC_probe_read_kernel = 113, BPF_FUNC_probe_read_user_str = 114,
 	BPF_FUNC_probe_read_kernel_str = 115, BPF_FUNC_ktime_get_coarse_ns = 160,

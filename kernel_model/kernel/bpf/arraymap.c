@@ -1,6 +1,10 @@
 /* Array maps (kernel/bpf/arraymap.c): BPF_MAP_TYPE_ARRAY and PERCPU_ARRAY.  Every element
- * exists from creation, zeroed; a per-cpu array keeps one value per possible cpu. */
+ * exists from creation, zeroed; a per-cpu array keeps one value per possible cpu.  And the fd
+ * array BPF_MAP_TYPE_PERF_EVENT_ARRAY: perf events put in by fd, where bpf_perf_event_output()
+ * writes. */
 #include "../../include/bpf.h"
+#include "../../include/fs.h"
+#include "../../include/perf_event.h"
 
 #define ARRAY_CREATE_FLAG_MASK (BPF_F_NUMA_NODE | BPF_F_MMAPABLE | BPF_F_RDONLY | BPF_F_WRONLY | \
 				BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG | BPF_F_PRESERVE_ELEMS | BPF_F_INNER_MAP)
@@ -33,11 +37,9 @@ static int array_map_alloc_check(union bpf_attr *attr)
 	return 0;
 }
 
-static struct bpf_map *array_map_alloc(union bpf_attr *attr)
+/* an array of max_entries elements, stride bytes apart, elem_size of each a cpu's value */
+static struct bpf_map *array_alloc(union bpf_attr *attr, u32 elem_size, u64 stride)
 {
-	bool percpu = attr->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
-	u32 elem_size = ALIGN(attr->value_size, 8);
-	u64 stride = (u64)elem_size * (percpu ? bpf_num_possible_cpus() : 1);
 	u64 size = stride * attr->max_entries;
 	struct bpf_array *array;
 
@@ -55,6 +57,14 @@ static struct bpf_map *array_map_alloc(union bpf_attr *attr)
 	array->stride = stride;
 	bpf_map_init_from_attr(&array->map, attr);
 	return &array->map;
+}
+
+static struct bpf_map *array_map_alloc(union bpf_attr *attr)
+{
+	bool percpu = attr->map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	u32 elem_size = ALIGN(attr->value_size, 8);
+
+	return array_alloc(attr, elem_size, (u64)elem_size * (percpu ? bpf_num_possible_cpus() : 1));
 }
 
 static void array_map_free(struct bpf_map *map)
@@ -239,4 +249,111 @@ const struct bpf_map_ops percpu_array_map_ops = {
 	.map_delete_elem = array_map_delete_elem,
 	.map_lookup_percpu = percpu_array_lookup_all,
 	.map_update_percpu = percpu_array_update_all,
+};
+
+/* ---- BPF_MAP_TYPE_PERF_EVENT_ARRAY: a struct bpf_event_entry pointer per index ---- */
+static int fd_array_map_alloc_check(union bpf_attr *attr)
+{
+	/* only file descriptors can be stored in this type of map */
+	if (attr->value_size != sizeof(u32))
+		return -EINVAL;
+	/* Program read-only/write-only not supported for special maps yet. */
+	if (attr->map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG))
+		return -EINVAL;
+	return array_map_alloc_check(attr);
+}
+
+static struct bpf_map *perf_event_array_map_alloc(union bpf_attr *attr)
+{
+	return array_alloc(attr, sizeof(struct bpf_event_entry *), sizeof(struct bpf_event_entry *));
+}
+
+struct bpf_event_entry **bpf_perf_event_array_slot(struct bpf_map *map, u32 index)
+{
+	return array_elem(map, &index);
+}
+
+static void *fd_array_map_lookup_elem(struct bpf_map *map, void *key)
+{
+	return NULL;	/* the verifier lets no program look one up */
+}
+
+static void bpf_event_entry_free(struct bpf_event_entry *ee)
+{
+	fput(ee->perf_file);
+	kfree(ee);
+}
+
+/* bpf_fd_array_map_update_elem() with perf_event_fd_array_get_ptr() */
+static int perf_event_fd_array_update_elem(struct bpf_map *map, struct file *map_file, void *key, void *value,
+					   u64 map_flags)
+{
+	u32 index = *(u32 *)key, fd = *(u32 *)value;
+	struct bpf_event_entry *ee, *old;
+	struct perf_event *event;
+	struct file *perf_file;
+
+	if (map_flags != BPF_ANY)
+		return -EINVAL;
+	if (index >= map->max_entries)
+		return -E2BIG;
+	perf_file = perf_event_get(fd);
+	if (IS_ERR(perf_file))
+		return PTR_ERR(perf_file);
+	event = perf_file->private_data;
+	if (event->attr.inherit) {	/* perf_event_read_local() refuses it */
+		fput(perf_file);
+		return -EOPNOTSUPP;
+	}
+	ee = kzalloc(sizeof(*ee), GFP_KERNEL);
+	if (!ee) {
+		fput(perf_file);
+		return -ENOMEM;
+	}
+	ee->perf_file = perf_file;
+	ee->map_file = map_file;
+	old = perf_event_array_xchg(bpf_perf_event_array_slot(map, index), ee);
+	if (old)
+		bpf_event_entry_free(old);
+	return 0;
+}
+
+static long fd_array_map_delete_elem(struct bpf_map *map, void *key)
+{
+	u32 index = *(u32 *)key;
+	struct bpf_event_entry *old;
+
+	if (index >= map->max_entries)
+		return -E2BIG;
+	old = perf_event_array_xchg(bpf_perf_event_array_slot(map, index), NULL);
+	if (!old)
+		return -ENOENT;
+	bpf_event_entry_free(old);
+	return 0;
+}
+
+/* perf_event_fd_array_release(): the events put in through this file of the map go */
+static void perf_event_fd_array_release(struct bpf_map *map, struct file *map_file)
+{
+	struct bpf_event_entry **slot, *ee;
+	u32 i;
+
+	for (i = 0; i < map->max_entries; i++) {
+		slot = bpf_perf_event_array_slot(map, i);
+		ee = READ_ONCE(*slot);
+		if (ee && ee->map_file == map_file && perf_event_array_xchg(slot, NULL) == ee)
+			bpf_event_entry_free(ee);
+	}
+}
+
+/* every entry went with the file it was put through, before the map's last reference */
+const struct bpf_map_ops perf_event_array_map_ops = {
+	.map_alloc_check = fd_array_map_alloc_check,
+	.map_alloc = perf_event_array_map_alloc,
+	.map_free = array_map_free,
+	.map_get_next_key = array_map_get_next_key,
+	.map_lookup_elem = fd_array_map_lookup_elem,
+	.map_delete_elem = fd_array_map_delete_elem,
+	.map_fd_update_elem = perf_event_fd_array_update_elem,
+	.map_release = perf_event_fd_array_release,
 };

@@ -111,7 +111,11 @@ void bpf_map_put(struct bpf_map *map)
 
 static int bpf_map_release(struct inode *inode, struct file *f)
 {
-	bpf_map_put((struct bpf_map *)f->private_data);
+	struct bpf_map *map = f->private_data;
+
+	if (map->ops->map_release)
+		map->ops->map_release(map, f);
+	bpf_map_put(map);
 	return 0;
 }
 
@@ -186,6 +190,7 @@ static const struct bpf_map_ops *find_map_ops(u32 type)
 	case BPF_MAP_TYPE_PERCPU_HASH: return &htab_percpu_map_ops;
 	case BPF_MAP_TYPE_ARRAY: return &array_map_ops;
 	case BPF_MAP_TYPE_PERCPU_ARRAY: return &percpu_array_map_ops;
+	case BPF_MAP_TYPE_PERF_EVENT_ARRAY: return &perf_event_array_map_ops;
 	}
 	return NULL;
 }
@@ -297,7 +302,9 @@ static int map_lookup_elem(union bpf_attr *attr)
 	err = -ENOMEM;
 	if (!value)
 		goto free_key;
-	if (map->ops->map_lookup_percpu) {
+	if (map->ops->map_fd_update_elem) {
+		err = -ENOTSUPP;	/* an fd array without map_fd_sys_lookup_elem */
+	} else if (map->ops->map_lookup_percpu) {
 		err = map->ops->map_lookup_percpu(map, key, value);
 	} else {
 		unsigned long flags = arch_local_irq_save();
@@ -317,6 +324,7 @@ free_key:
 
 static int map_update_elem(union bpf_attr *attr)
 {
+	struct file *f = fget_borrowed(attr->map_fd);
 	struct bpf_map *map;
 	void *key, *value;
 	int err;
@@ -331,7 +339,9 @@ static int map_update_elem(union bpf_attr *attr)
 		kfree(key);
 		return PTR_ERR(value);
 	}
-	if (map->ops->map_update_percpu)
+	if (map->ops->map_fd_update_elem)
+		err = map->ops->map_fd_update_elem(map, f, key, value, attr->flags);
+	else if (map->ops->map_update_percpu)
 		err = map->ops->map_update_percpu(map, key, value, attr->flags);
 	else
 		err = map->ops->map_update_elem(map, key, value, attr->flags);

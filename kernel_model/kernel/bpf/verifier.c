@@ -2326,6 +2326,38 @@ static int check_func_arg(struct bpf_verifier_env *env, u32 arg, struct bpf_call
 	return err;
 }
 
+/* check_map_func_compatibility(): the map types a helper takes, and the helpers a map type
+ * may be passed to, for the types and helpers of this kernel */
+static int check_map_func_compatibility(struct bpf_verifier_env *env, struct bpf_map *map, int func_id)
+{
+	if (!map)
+		return 0;
+	switch (map->map_type) {
+	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
+		if (func_id != BPF_FUNC_perf_event_read && func_id != BPF_FUNC_perf_event_output &&
+		    func_id != BPF_FUNC_skb_output && func_id != BPF_FUNC_perf_event_read_value &&
+		    func_id != BPF_FUNC_xdp_output)
+			goto error;
+		break;
+	default:
+		break;
+	}
+	switch (func_id) {
+	case BPF_FUNC_perf_event_read:
+	case BPF_FUNC_perf_event_output:
+	case BPF_FUNC_perf_event_read_value:
+	case BPF_FUNC_skb_output:
+	case BPF_FUNC_xdp_output:
+		if (map->map_type != BPF_MAP_TYPE_PERF_EVENT_ARRAY)
+			goto error;
+		break;
+	}
+	return 0;
+error:
+	verbose(env, "cannot pass map_type %d into func %s#%d\n", map->map_type, func_id_name(func_id), func_id);
+	return -EINVAL;
+}
+
 static int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx_p)
 {
 	const struct bpf_func_proto *fn = NULL;
@@ -2354,6 +2386,9 @@ static int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn
 		if (err)
 			return err;
 	}
+	err = check_map_func_compatibility(env, meta.map_ptr, func_id);
+	if (err)
+		return err;
 	if (func_id == BPF_FUNC_map_lookup_elem || func_id == BPF_FUNC_map_update_elem ||
 	    func_id == BPF_FUNC_map_delete_elem) {
 		struct bpf_insn_aux_data *aux = &env->insn_aux_data[*insn_idx_p];

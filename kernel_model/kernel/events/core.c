@@ -463,6 +463,56 @@ static void perf_event_output(struct perf_event *event, struct perf_sample_data 
 	perf_output_end(&handle);
 }
 
+/*
+ * BPF's perf event arrays (kernel/bpf/arraymap.c) keep an entry per slot, replaced and used
+ * under perf_lock, so a program on another cpu never writes to an event being freed.
+ */
+struct bpf_event_entry *perf_event_array_xchg(struct bpf_event_entry **slot, struct bpf_event_entry *ee)
+{
+	unsigned long flags = perf_lock_irqsave();
+	struct bpf_event_entry *old = *slot;
+
+	*slot = ee;
+	perf_unlock_irqrestore(flags);
+	return old;
+}
+
+/*
+ * __bpf_perf_event_output() + perf_event_output(): a sample of raw (PERF_SAMPLE_RAW) on the
+ * slot's BPF_OUTPUT event, which must be active on this cpu; not counted.  -ENOSPC when its
+ * buffer has no room (a lost record).
+ */
+int perf_event_bpf_output(struct bpf_event_entry **slot, struct perf_raw_record *raw, struct pt_regs *regs)
+{
+	struct perf_output_handle handle;
+	struct perf_event_header header;
+	struct perf_sample_data data;
+	struct perf_event *event;
+	unsigned long flags = perf_lock_irqsave();
+	int err = -ENOENT;
+
+	if (!*slot)
+		goto out;
+	event = (*slot)->perf_file->private_data;
+	err = -EINVAL;
+	if (event->attr.type != PERF_TYPE_SOFTWARE || event->attr.config != PERF_COUNT_SW_BPF_OUTPUT)
+		goto out;
+	err = -EOPNOTSUPP;
+	if (event->oncpu != smp_processor_id())
+		goto out;
+	memset(&data, 0, sizeof(data));
+	data.raw = raw;
+	perf_prepare_sample(&header, &data, event, regs);
+	err = perf_output_begin(&handle, event, header.size);
+	if (!err) {
+		perf_output_sample(&handle, &header, &data, event);
+		perf_output_end(&handle);
+	}
+out:
+	perf_unlock_irqrestore(flags);
+	return err;
+}
+
 /* __perf_event_overflow(): REFRESH's limit, then the sample */
 static void perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
 {
@@ -1114,6 +1164,20 @@ static int perf_fget_light(int fd, struct file **filep)
 		return -EBADF;
 	*filep = f;
 	return 0;
+}
+
+/* perf_event_get(): the perf event file at fd, a reference the caller puts (fput) */
+struct file *perf_event_get(unsigned int fd)
+{
+	struct file *f = fget(fd);
+
+	if (!f)
+		return ERR_PTR(-EBADF);
+	if (f->f_op != &perf_fops) {
+		fput(f);
+		return ERR_PTR(-EBADF);
+	}
+	return f;
 }
 
 /* perf_event_set_filter() → ftrace_profile_set_filter(): a tracepoint event's, once */

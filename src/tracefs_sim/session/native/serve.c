@@ -24,6 +24,13 @@
  * the fd are still the kernel's.  poll(2) on it is the host's: a memory file is always ready
  * (perf then polls busily).  The supervisor keeps, per process, which of its fds are
  * such placeholders: forks copy the set, a successful exec drops the close-on-exec ones.
+ *
+ * epoll_ctl(2) of such an fd (libbpf's perf buffers, bpftrace) is answered here: a memory file
+ * has no poll, so the supervisor puts an eventfd of its own in the caller's epoll instance in
+ * the fd's place (the instance taken with pidfd_getfd, the caller's event and data kept), edge
+ * triggered, and a watcher thread writes it when the kernel has written records the reader has
+ * not read (the mapped buffer's data_head moved past data_tail), as perf_poll() reports a
+ * wakeup once.  The eventfd goes when the fd is closed, or the process exits or execs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +43,9 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <linux/perf_event.h>
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +70,7 @@ struct served_fds {
 	struct served_fds *next;
 	pid_t tgid;
 	unsigned long long open[WORDS], cloexec[WORDS];
+	short mapped[MAX_SERVED_FD];	/* 1 + the pool region an fd's mmap made it, 0: none */
 };
 
 #define FD_BUCKETS 256
@@ -99,6 +110,31 @@ static bool is_served_fd(pid_t tgid, long fd)
 	return yes;
 }
 
+/* The pool region fd's mmap made it, -1: none (yet) */
+static int mapped_region(pid_t tgid, long fd)
+{
+	struct served_fds *t;
+	int region = -1;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	if (t && bit(t->open, fd))
+		region = t->mapped[fd] - 1;
+	pthread_mutex_unlock(&fd_lock);
+	return region;
+}
+
+static void set_mapped(pid_t tgid, long fd, int region)
+{
+	struct served_fds *t;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	if (t && bit(t->open, fd))
+		t->mapped[fd] = (short)(region + 1);
+	pthread_mutex_unlock(&fd_lock);
+}
+
 static void add_served_fd(pid_t tgid, int fd, bool cloexec)
 {
 	struct served_fds *t;
@@ -109,12 +145,191 @@ static void add_served_fd(pid_t tgid, int fd, bool cloexec)
 	t = fds_of(tgid, true);
 	if (t) {
 		t->open[fd / 64] |= 1ULL << (fd % 64);
+		t->mapped[fd] = 0;
 		if (cloexec)
 			t->cloexec[fd / 64] |= 1ULL << (fd % 64);
 		else
 			t->cloexec[fd / 64] &= ~(1ULL << (fd % 64));
 	}
 	pthread_mutex_unlock(&fd_lock);
+}
+
+/* ---- epoll on served fds: an eventfd in the fd's place, written on new records ---- */
+
+static ssize_t target_io(pid_t pid, bool write, unsigned long long addr, void *buf, size_t len);
+
+struct epoll_watch {
+	struct epoll_watch *next;
+	pid_t tgid;
+	int fd;			/* the process's served fd */
+	int efd;		/* the supervisor's eventfd, in the process's epoll instances */
+	int region;		/* the pool region the fd maps, -1 until known */
+	struct perf_event_mmap_page *page;	/* that region's user page, read only */
+	unsigned long long signalled;	/* data_head when the eventfd was last written */
+};
+
+static struct epoll_watch *watches;
+static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t watcher;
+static bool watcher_started;
+
+/* Under watch_lock */
+static struct epoll_watch *watch_of(pid_t tgid, int fd)
+{
+	struct epoll_watch *w;
+
+	for (w = watches; w; w = w->next)
+		if (w->tgid == tgid && w->fd == fd)
+			return w;
+	return NULL;
+}
+
+/* Under watch_lock: the watch's region from now on (an mmap of its fd) */
+static void watch_region(struct epoll_watch *w, int region)
+{
+	void *page;
+
+	if (w->region == region || region < 0 || region >= nr_pool)
+		return;
+	page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, pool_fds[region], 0);
+	if (page == MAP_FAILED)
+		return;
+	if (w->page)
+		munmap(w->page, 4096);
+	w->page = page;
+	w->region = region;
+	w->signalled = __atomic_load_n(&w->page->data_tail, __ATOMIC_ACQUIRE);
+}
+
+/* Under watch_lock: the process's watches of fd (fd < 0: all of them) go; their eventfds
+ * leave the epoll instances with them. */
+static void unwatch(pid_t tgid, long fd)
+{
+	struct epoll_watch **p = &watches, *w;
+
+	while ((w = *p)) {
+		if (w->tgid != tgid || (fd >= 0 && w->fd != fd)) {
+			p = &w->next;
+			continue;
+		}
+		*p = w->next;
+		close(w->efd);
+		if (w->page)
+			munmap(w->page, 4096);
+		free(w);
+	}
+}
+
+/* Every 2 ms: an edge for each watched buffer with records written since the last one and
+ * not all read.  Ends when nothing is watched (the next epoll_ctl starts it again). */
+static void *watch_buffers(void *unused)
+{
+	const struct timespec tick = { 0, 2000000 };
+
+	(void)unused;
+	for (;;) {
+		struct epoll_watch *w;
+
+		nanosleep(&tick, NULL);
+		pthread_mutex_lock(&watch_lock);
+		if (!watches) {
+			watcher_started = false;
+			pthread_mutex_unlock(&watch_lock);
+			return NULL;
+		}
+		for (w = watches; w; w = w->next) {
+			unsigned long long head, tail;
+			uint64_t one = 1;
+
+			if (!w->page)
+				continue;
+			head = __atomic_load_n(&w->page->data_head, __ATOMIC_ACQUIRE);
+			tail = __atomic_load_n(&w->page->data_tail, __ATOMIC_ACQUIRE);
+			if (head != tail && head != w->signalled) {
+				w->signalled = head;
+				if (write(w->efd, &one, sizeof(one)) < 0 && errno == EAGAIN) {
+					/* a full count: drain it, the edge comes with the next write */
+					uint64_t n;
+
+					if (read(w->efd, &n, sizeof(n)) == sizeof(n))
+						(void)write(w->efd, &one, sizeof(one));
+				}
+			}
+		}
+		pthread_mutex_unlock(&watch_lock);
+	}
+	return NULL;
+}
+
+static int pidfd_getfd_of(pid_t pid, int fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), got;
+
+	if (pidfd < 0)
+		return -1;
+	got = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	return got;
+}
+
+/* epoll_ctl(epfd, op, fd, event) of a served fd, answered: the same on the caller's epoll
+ * instance with the watch's eventfd, edge triggered. */
+static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_t tgid)
+{
+	const unsigned long long *args = req->data.args;
+	int op = (int)args[1], fd = (int)args[2], epfd, ret, err = 0, region;
+	struct epoll_event ev = { 0 };
+	struct epoll_watch *w;
+
+	if (op != EPOLL_CTL_DEL && target_io(req->pid, false, args[3], &ev, sizeof(ev)) != sizeof(ev)) {
+		respond(listener, req->id, EFAULT, 0);
+		return;
+	}
+	region = mapped_region(tgid, fd);
+	epfd = pidfd_getfd_of(req->pid, (int)args[0]);
+	if (epfd < 0) {
+		respond(listener, req->id, EBADF, 0);
+		return;
+	}
+	pthread_mutex_lock(&watch_lock);
+	w = watch_of(tgid, fd);
+	if (!w && op == EPOLL_CTL_ADD && (w = calloc(1, sizeof(*w)))) {
+		w->tgid = tgid;
+		w->fd = fd;
+		w->region = -1;
+		w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (w->efd < 0) {
+			free(w);
+			w = NULL;
+		} else {
+			w->next = watches;
+			watches = w;
+			watch_region(w, region);
+		}
+	}
+	if (!w) {
+		err = op == EPOLL_CTL_ADD ? ENOMEM : ENOENT;
+	} else {
+		ev.events |= EPOLLET;
+		ret = epoll_ctl(epfd, op, w->efd, &ev);
+		if (ret < 0)
+			err = errno;
+	}
+	if (!watcher_started && !err && pthread_create(&watcher, NULL, watch_buffers, NULL) == 0) {
+		pthread_detach(watcher);
+		watcher_started = true;
+	}
+	pthread_mutex_unlock(&watch_lock);
+	close(epfd);
+	respond(listener, req->id, err, 0);
+}
+
+bool serve_locally(int listener, const struct seccomp_notif *req, pid_t tgid, int how)
+{
+	if (!(how & SERVE_EPOLL))
+		return false;
+	answer_epoll_ctl(listener, req, tgid);
+	return true;
 }
 
 void serve_fd_closed(pid_t tgid, long fd)
@@ -128,6 +343,9 @@ void serve_fd_closed(pid_t tgid, long fd)
 	if (t)
 		t->open[fd / 64] &= ~(1ULL << (fd % 64));
 	pthread_mutex_unlock(&fd_lock);
+	pthread_mutex_lock(&watch_lock);
+	unwatch(tgid, fd);
+	pthread_mutex_unlock(&watch_lock);
 }
 
 void serve_fork(pid_t parent, pid_t child)
@@ -139,6 +357,7 @@ void serve_fork(pid_t parent, pid_t child)
 	if (from && (to = fds_of(child, true))) {
 		memcpy(to->open, from->open, sizeof(to->open));
 		memcpy(to->cloexec, from->cloexec, sizeof(to->cloexec));
+		memcpy(to->mapped, from->mapped, sizeof(to->mapped));
 	}
 	pthread_mutex_unlock(&fd_lock);
 }
@@ -150,6 +369,11 @@ void serve_exec(pid_t tgid)
 
 	pthread_mutex_lock(&fd_lock);
 	t = fds_of(tgid, false);
+	pthread_mutex_lock(&watch_lock);
+	for (i = 0; t && i < MAX_SERVED_FD; i++)
+		if (bit(t->cloexec, i))
+			unwatch(tgid, i);
+	pthread_mutex_unlock(&watch_lock);
 	for (i = 0; t && i < WORDS; i++) {
 		t->open[i] &= ~t->cloexec[i];
 		t->cloexec[i] = 0;
@@ -161,6 +385,9 @@ void serve_exit(pid_t tgid)
 {
 	struct served_fds **p = &fd_tables[(unsigned int)tgid % FD_BUCKETS], *t;
 
+	pthread_mutex_lock(&watch_lock);
+	unwatch(tgid, -1);
+	pthread_mutex_unlock(&watch_lock);
 	pthread_mutex_lock(&fd_lock);
 	for (; (t = *p); p = &t->next)
 		if (t->tgid == tgid) {
@@ -215,6 +442,8 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 		return is_served_fd(tgid, (long)args[0]) ? SERVE_CALL : 0;
 	case __NR_mmap:
 		return is_served_fd(tgid, (long)args[4]) ? SERVE_CALL | SERVE_MAP : 0;
+	case __NR_epoll_ctl:
+		return is_served_fd(tgid, (long)args[2]) ? SERVE_EPOLL : 0;
 	default:
 		return 0;
 	}
@@ -373,6 +602,15 @@ static int answer_map(int listener, const struct seccomp_notif *req, pid_t tgid,
 		return respond(listener, req->id, ENODEV, 0), SERVE_ANSWERED;
 	addfd.srcfd = pool_fds[region];
 	addfd.newfd_flags = is_cloexec(tgid, (long)req->data.args[4]) ? O_CLOEXEC : 0;
+	set_mapped(tgid, (long)req->data.args[4], (int)region);
+	pthread_mutex_lock(&watch_lock);
+	{
+		struct epoll_watch *w = watch_of(tgid, (int)req->data.args[4]);
+
+		if (w)
+			watch_region(w, (int)region);
+	}
+	pthread_mutex_unlock(&watch_lock);
 	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd) < 0) {
 		if (errno != ENOENT)	/* ENOENT: the caller is gone */
 			respond(listener, req->id, errno, 0);

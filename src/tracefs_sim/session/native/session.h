@@ -80,6 +80,7 @@ enum {
 	SERVE_NEW_FD = 2,	/* ... and it returns a new fd */
 	SERVE_MAP = 4,		/* ... an mmap: the kernel says which perf pool region it maps, the
 				 * host then maps that region's file (never the placeholder) */
+	SERVE_EPOLL = 8,	/* epoll_ctl of a served fd: the supervisor answers it (serve_locally) */
 	SERVE_ANSWERED = 1,	/* serve_answer: done */
 	SERVE_UNANSWERED = 0,	/* ... the kernel did not answer (too slow, or ENOSYS): the
 				 * caller answers (answer.c, or the host) */
@@ -91,6 +92,8 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid);
 /* Wait for the kernel's answer to the served call `serial` and give it to the caller. */
 int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsigned long long serial,
 		 int how);
+/* A call the supervisor answers itself (SERVE_EPOLL); false: not such a call. */
+bool serve_locally(int listener, const struct seccomp_notif *req, pid_t tgid, int how);
 /* What the supervisor learns of a process's fds and life (mirror.c). */
 void serve_fd_closed(pid_t tgid, long fd);
 void serve_fork(pid_t parent, pid_t child);

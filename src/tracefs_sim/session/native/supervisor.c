@@ -47,6 +47,8 @@ void supervise(int listener, struct in_flight *in_flight)
 		serial = mirror_call(req, rec, sizeof(record), &how, &tgid);
 		if (serial && serve_answer(listener, req, tgid, serial, how) == SERVE_ANSWERED)
 			;
+		else if (serve_locally(listener, req, tgid, how))
+			;
 		else if (!answer_notification(listener, req))
 			respond_continue(listener, req->id);
 		__atomic_store_n(&in_flight->busy, 0, __ATOMIC_RELEASE);

@@ -1,0 +1,102 @@
+"""Debian's bpftrace, unmodified, in a session: its maps, programs and perf events are the
+emulated kernel's (served bpf(2), perf_event_open(2), and the calls on their fds), and it prints
+what it prints on Linux 6.1."""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from simtest import tracefs_sim
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                       reason="needs /dev/fuse, root and namespaces"),
+    pytest.mark.skipif(shutil.which("bpftrace") is None, reason="bpftrace is not installed"),
+]
+COUNT = re.compile(r"^@\[(.+)\]: (\d+)$")
+BPFTEST = Path(__file__).resolve().parents[2] / "kernel_model/user/bpftest.c"
+
+
+def bpftrace_while(tmp_path, program: str, workload: str, runs: int = 30) -> tuple[str, str]:
+    """bpftrace -e PROGRAM in a session, stopped by SIGINT once WORKLOAD ran RUNS times (from
+    when bpftrace says it attaches, 0.3 s apart: attaching takes a while on a loaded box).
+    Its stdout, and its stderr."""
+    out, err = tmp_path / "bt.out", tmp_path / "bt.err"
+    script = (f"bpftrace -e '{program}' >{out} 2>{err} & bt=$!; "
+              f"for i in $(seq 300); do grep -q Attaching {out} && break; sleep 0.1; done; "
+              f"for i in $(seq {runs}); do {workload}; sleep 0.3; done; "
+              f"kill -INT $bt; wait $bt; echo bpftrace exited $?")
+    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "bpftrace exited 0" in result.stdout, result.stdout + result.stderr + out.read_text() + err.read_text()
+    return out.read_text(), err.read_text()
+
+
+def test_count_syscalls_by_comm(tmp_path):
+    """`@[comm] = count()` on raw_syscalls:sys_enter: a per-cpu hash map in the kernel, counted
+    by a tracepoint program attached through a perf event (PERF_EVENT_IOC_SET_BPF), read back
+    at exit (BPF_MAP_GET_NEXT_KEY, LOOKUP_ELEM) and printed in bpftrace's order, smallest first."""
+    marker = tmp_path / "bt_marker"
+    shutil.copy("/bin/true", marker)
+    out, err = bpftrace_while(tmp_path, "tracepoint:raw_syscalls:sys_enter { @[comm] = count() }", str(marker))
+    lines = out.splitlines()
+    assert lines[0] == "Attaching 1 probe...", out + err
+    counts = [COUNT.match(line) for line in lines[1:] if line]
+    assert counts and all(counts), out
+    values = [int(m.group(2)) for m in counts]
+    assert values == sorted(values), out
+    by_comm = {m.group(1): int(m.group(2)) for m in counts}
+    # the marker's runs after the program was attached; bpftrace's own calls after it attached
+    assert by_comm.get("bt_marker", 0) > 0, out + err
+    assert by_comm.get("bpftrace", 0) > 0, out + err
+
+
+def test_printf_through_a_perf_event_array(tmp_path):
+    """printf() is bpf_perf_event_output() into a BPF_OUTPUT perf event per cpu (a perf event
+    array map), read by bpftrace from the mapped ring buffers it waits for with epoll: each
+    system call of the marker, by number, ending with its exit_group (231)."""
+    marker = tmp_path / "bt_marker"
+    shutil.copy("/bin/true", marker)
+    out, err = bpftrace_while(
+        tmp_path, 'tracepoint:raw_syscalls:sys_enter /comm == "bt_marker"/ { printf("%s %d\\n", comm, args->id); }',
+        str(marker))
+    lines = out.splitlines()
+    assert lines[0] == "Attaching 1 probe...", out + err
+    calls = [line.split() for line in lines[1:] if line]
+    assert calls and all(comm == "bt_marker" and nr.isdigit() for comm, nr in calls), out
+    assert ["bt_marker", "231"] in calls, out
+
+
+def test_list_kprobes(tmp_path):
+    """`bpftrace -l 'kprobe:vfs_*'` lists the emulated kernel's traceable functions of that
+    name (its available_filter_functions), not the host's."""
+    result = tracefs_sim("run", "-c", "bpftrace -l 'kprobe:vfs_*' && echo == && "
+                         "cat /sys/kernel/debug/tracing/available_filter_functions", timeout=200, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    listed, functions = result.stdout.split("\n==\n")
+    expected = {f"kprobe:{name}" for name in functions.split() if name.startswith("vfs_")}
+    assert "kprobe:vfs_read" in expected
+    assert set(listed.split()) == expected, listed
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_killed_bpftrace_leaves_nothing_in_the_kernel(tmp_path):
+    """bpftrace killed by SIGKILL mid-run: its process's exit closes its fds in the kernel, so
+    its programs (detached from their perf events) and maps are freed: BPF_PROG_GET_NEXT_ID and
+    BPF_MAP_GET_NEXT_ID from id 0 find none (the frees wait for an RCU grace period)."""
+    bpftest = tmp_path / "bpftest"
+    subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", str(bpftest), str(BPFTEST)], check=True, timeout=120)
+    ids = f"{bpftest} raw 11 0000000000000000 8 raw 12 0000000000000000 8"
+    script = (f"bpftrace -e 'tracepoint:raw_syscalls:sys_enter {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
+              f"for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 3; "
+              f"{ids}; kill -KILL $bt; wait $bt; echo killed $?; "
+              f"for i in $(seq 100); do {ids} >ids.out; grep -q ': 0' ids.out || break; sleep 0.1; done; cat ids.out")
+    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines == ["raw: 0", "raw: 0", "killed 137", "raw: -2", "raw: -2"], \
+        result.stdout + (tmp_path / "bt.out").read_text()
+
