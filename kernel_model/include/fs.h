@@ -106,10 +106,7 @@ typedef unsigned short umode_t;
 #define NR_OPEN_DEFAULT 64		/* BITS_PER_LONG: the fd_array[] in files_struct */
 #define RLIMIT_NOFILE_CUR 1024		/* INR_OPEN_CUR: the soft RLIMIT_NOFILE of init */
 
-#define MKDEV(ma, mi)	(((ma) << 20) | (mi))
-#define MAJOR(dev)	((unsigned int)((dev) >> 20))
-#define MINOR(dev)	((unsigned int)((dev) & ((1U << 20) - 1)))
-typedef u32 dev_t;
+#include "kdev_t.h"
 typedef unsigned int fmode_t;
 #define FMODE_READ		0x1
 #define FMODE_WRITE		0x2

@@ -164,6 +164,7 @@ struct task_struct {
 	u64 saved_sigmask;		/* rt_sigsuspend's caller's mask, back once a handler ran */
 	bool restore_sigmask;
 	struct vfork_done *vfork_done;	/* CLONE_VFORK: the parent waits until we exec or exit */
+	struct blk_plug *plug;		/* blk_start_plug()'s, until blk_finish_plug() */
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 

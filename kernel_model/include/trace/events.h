@@ -378,3 +378,4 @@ TRACE_EVENT(kfree,
 #include "events/exceptions.h"
 #include "events/signal.h"
 #include "events/bpf_trace.h"
+#include "events/block.h"
