@@ -180,7 +180,7 @@ static noinline blk_status_t __blk_mq_issue_directly(struct blk_mq_hw_ctx *hctx,
 	return q->tag_set->ops->queue_rq(hctx, &bd);
 }
 
-static noinline blk_status_t blk_mq_request_issue_directly(struct request *rq, bool last)
+noinline blk_status_t blk_mq_request_issue_directly(struct request *rq, bool last)
 {
 	return __blk_mq_issue_directly(rq->mq_hctx, rq, last);
 }
@@ -262,7 +262,11 @@ noinline void blk_mq_submit_bio(struct bio *bio)
 	rq = blk_mq_get_new_requests(q, plug, bio);
 	trace_block_getrq(bio);
 	blk_mq_bio_to_request(rq, bio);
-	if (plug && bio_op(bio) != REQ_OP_FLUSH) {
+	if (op_is_flush(bio->bi_opf)) {
+		blk_insert_flush(rq);
+		return;
+	}
+	if (plug) {
 		blk_add_rq_to_plug(plug, rq);
 		return;
 	}

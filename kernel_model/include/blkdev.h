@@ -53,6 +53,7 @@ enum req_flag_bits {
 #define REQ_RAHEAD	(1U << __REQ_RAHEAD)
 #define REQ_BACKGROUND	(1U << __REQ_BACKGROUND)
 #define op_is_write(op)	((op) & 1)
+#define op_is_flush(op)	((op) & (REQ_FUA | REQ_PREFLUSH))
 
 #define BLK_STS_OK		0
 #define BLK_STS_NOTSUPP		1
@@ -201,6 +202,8 @@ bool blk_update_request(struct request *rq, blk_status_t error, unsigned int nr_
 void blk_mq_complete_request(struct request *rq);
 struct request *blk_mq_tag_to_rq(struct request_queue *q, unsigned int tag);
 void blk_mq_submit_bio(struct bio *bio);
+blk_status_t blk_mq_request_issue_directly(struct request *rq, bool last);
+void blk_insert_flush(struct request *rq);
 void blk_fill_rwbs(char *rwbs, blk_opf_t opf);
 
 /* plugs (block/blk-core.c) */

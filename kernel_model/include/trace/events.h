@@ -379,3 +379,5 @@ TRACE_EVENT(kfree,
 #include "events/signal.h"
 #include "events/bpf_trace.h"
 #include "events/block.h"
+#include "events/filemap.h"
+#include "events/writeback.h"

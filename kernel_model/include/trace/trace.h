@@ -10,6 +10,7 @@
 #include "../kernel.h"
 #include "../signal.h"	/* signal events: struct k_sigaction */
 #include "../blkdev.h"	/* block events: bios, requests */
+#include "../pagemap.h"	/* filemap and writeback events */
 #include "ring.h"
 
 struct static_key { int enabled; };
