@@ -7,7 +7,7 @@
 #include "../include/slab.h"
 #include "../include/trace/trace.h"
 
-noinline struct bio *bio_alloc(struct block_device *bdev, unsigned short nr_vecs, blk_opf_t opf, gfp_t gfp)
+notrace struct bio *bio_alloc(struct block_device *bdev, unsigned short nr_vecs, blk_opf_t opf, gfp_t gfp)
 {
 	struct bio *bio;
 

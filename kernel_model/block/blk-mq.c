@@ -42,7 +42,7 @@ struct request_queue *blk_mq_init_queue(struct blk_mq_tag_set *set)
 	return q;
 }
 
-struct request *blk_mq_tag_to_rq(struct request_queue *q, unsigned int tag)
+notrace struct request *blk_mq_tag_to_rq(struct request_queue *q, unsigned int tag)
 {
 	return tag < q->tag_set->queue_depth ? q->static_rqs[tag] : NULL;
 }
@@ -101,7 +101,7 @@ static noinline struct request *__blk_mq_alloc_requests(struct request_queue *q,
 	return rq;
 }
 
-static noinline struct request *blk_mq_get_new_requests(struct request_queue *q, struct blk_plug *plug,
+static notrace struct request *blk_mq_get_new_requests(struct request_queue *q, struct blk_plug *plug,
 							 struct bio *bio)
 {
 	return __blk_mq_alloc_requests(q, bio->bi_opf);
@@ -171,7 +171,7 @@ noinline void blk_mq_complete_request(struct request *rq)
 	rq->q->tag_set->ops->complete(rq);
 }
 
-static noinline blk_status_t __blk_mq_issue_directly(struct blk_mq_hw_ctx *hctx, struct request *rq, bool last)
+static notrace blk_status_t __blk_mq_issue_directly(struct blk_mq_hw_ctx *hctx, struct request *rq, bool last)
 {
 	struct request_queue *q = rq->q;
 	struct blk_mq_queue_data bd = { .rq = rq, .last = last };
@@ -180,7 +180,7 @@ static noinline blk_status_t __blk_mq_issue_directly(struct blk_mq_hw_ctx *hctx,
 	return q->tag_set->ops->queue_rq(hctx, &bd);
 }
 
-noinline blk_status_t blk_mq_request_issue_directly(struct request *rq, bool last)
+notrace blk_status_t blk_mq_request_issue_directly(struct request *rq, bool last)
 {
 	return __blk_mq_issue_directly(rq->mq_hctx, rq, last);
 }
@@ -216,7 +216,7 @@ static void blk_mq_commit_rqs(struct blk_mq_hw_ctx *hctx, int *queued, bool from
 }
 
 /* The plug's requests to the driver, oldest first; it is told of the last. */
-static noinline void blk_mq_plug_issue_direct(struct blk_plug *plug, bool from_schedule)
+static notrace void blk_mq_plug_issue_direct(struct blk_plug *plug, bool from_schedule)
 {
 	struct request *list = NULL, *rq;
 	struct blk_mq_hw_ctx *hctx = NULL;

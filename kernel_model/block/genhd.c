@@ -11,7 +11,7 @@
 static struct gendisk *disks[MAX_DISKS];
 static unsigned int nr_ext_minors;
 
-struct gendisk *blk_mq_alloc_disk(struct blk_mq_tag_set *set, void *queuedata)
+notrace struct gendisk *blk_mq_alloc_disk(struct blk_mq_tag_set *set, void *queuedata)
 {
 	struct gendisk *disk = kzalloc(sizeof(*disk), GFP_KERNEL);
 	struct block_device *bdev = kzalloc(sizeof(*bdev), GFP_KERNEL);

@@ -30,7 +30,7 @@ static struct wait_queue_head wb_waitq = {
 
 static void wb_workfn(struct work_struct *work);
 
-void bdi_writeback_init(struct bdi_writeback *wb, dev_t dev, struct super_block *sb)
+notrace void bdi_writeback_init(struct bdi_writeback *wb, dev_t dev, struct super_block *sb)
 {
 	if (!bdi_wq)
 		bdi_wq = alloc_workqueue("writeback", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
@@ -94,7 +94,7 @@ noinline void __mark_inode_dirty(struct inode *inode, int flags)
 		wb_wakeup_delayed(wb);
 }
 
-noinline void mark_inode_dirty(struct inode *inode)
+notrace void mark_inode_dirty(struct inode *inode)
 {
 	__mark_inode_dirty(inode, I_DIRTY);
 }
@@ -224,7 +224,7 @@ static void finish_writeback_work(struct bdi_writeback *wb, struct wb_writeback_
 	}
 }
 
-static noinline long wb_check_start_all(struct bdi_writeback *wb)
+static notrace long wb_check_start_all(struct bdi_writeback *wb)
 {
 	int reason = __atomic_exchange_n(&wb->start_all_reason, -1, __ATOMIC_ACQ_REL);
 	struct wb_writeback_work work = {
@@ -239,7 +239,7 @@ static noinline long wb_check_start_all(struct bdi_writeback *wb)
 	return wb_writeback(wb, &work);
 }
 
-static noinline long wb_check_old_data_flush(struct bdi_writeback *wb)
+static notrace long wb_check_old_data_flush(struct bdi_writeback *wb)
 {
 	unsigned long expired = wb->last_old_flush + centisecs_to_jiffies(dirty_writeback_interval);
 	struct wb_writeback_work work = {
@@ -258,7 +258,7 @@ static noinline long wb_check_old_data_flush(struct bdi_writeback *wb)
 	return wb_writeback(wb, &work);
 }
 
-static noinline long wb_do_writeback(struct bdi_writeback *wb)
+static notrace long wb_do_writeback(struct bdi_writeback *wb)
 {
 	struct wb_writeback_work *work;
 	long wrote = 0;

@@ -32,7 +32,7 @@ noinline bool folio_clear_dirty_for_io(void *page)
 }
 
 /* __folio_start_writeback */
-noinline void folio_start_writeback(void *page)
+notrace void folio_start_writeback(void *page)
 {
 	page_of(page)->flags |= PG_writeback;
 }
