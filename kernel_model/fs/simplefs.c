@@ -271,13 +271,12 @@ static noinline int simplefs_setattr(struct dentry *dentry, struct iattr *attr)
 
 		if (newsize > inode->i_sb->s_maxbytes)
 			return -EFBIG;
-		mutex_lock(&inode->i_rwsem);
+		/* (the caller holds i_rwsem: no write or writeback of the file meanwhile) */
 		if (newsize < inode->i_size) {
 			truncate_inode_pages(inode->i_mapping, newsize);
 			simplefs_free_blocks(inode, (newsize + PAGE_SIZE - 1) >> PAGE_SHIFT);
 		}
 		inode->i_size = newsize;
-		mutex_unlock(&inode->i_rwsem);
 		inode->i_ctime = inode->i_mtime = current_time(inode);
 		mark_inode_dirty(inode);
 	}

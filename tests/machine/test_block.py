@@ -85,3 +85,19 @@ def test_sync_is_written_back_by_a_kworker(make_machine, run_program):
     comms = {r.fields["next_pid"]: r.fields["next_comm"].rstrip(b"\0") for r in recs if r.event == "sched:sched_switch"}
     assert issue.fields["comm"].rstrip(b"\0").startswith(b"kworker/")
     assert comms.get(issue.fields["common_pid"], b"kworker/").startswith(b"kworker/")
+
+
+def test_rewriting_a_file_truncates_it(make_machine, run_program):
+    """O_TRUNC of a written file (the VFS holds its lock over the truncation): its cached pages
+    leave the cache (mm_filemap_delete_from_page_cache); the new data go to the disk."""
+    m = make_machine(cpus=2, workload="none")
+    cap = EventCapture(m)
+    cap.enable("filemap:mm_filemap_delete_from_page_cache", "block:block_rq_issue")
+    for size in ("16384", "8192"):
+        status, out = run_program(m, ["diskwriter", "/mnt/t", size, "fsync"], timeout=60)
+        assert (status, out) == (0, f"/mnt/t: {size} bytes, fsync = 0\n".encode())
+    recs = cap.wait_for("filemap:mm_filemap_delete_from_page_cache", timeout=30)
+    deleted = sorted(r.fields["index"] for r in recs if r.event == "filemap:mm_filemap_delete_from_page_cache")
+    assert deleted == [0, 1, 2, 3]
+    writes = [r.fields["sector"] for r in recs if r.event == "block:block_rq_issue" and r.fields["bytes"] == 4096]
+    assert len(writes) == 6
