@@ -77,17 +77,17 @@ trace_modules = [
     for source in sorted(TRACE_NATIVE.glob("*.c"))
 ]
 # name -> its sources (the slice timer, block hook and live run loop; the int3 redirect; the
-# syscall and out instructions, with the hostfs server: machine/slicer.py, runloop.py,
+# syscall and out instructions, with the hostfs server; the disk (nvme.c): machine/slicer.py, runloop.py,
 # int3_table.py, cpu.py, hostfs.py)
 machine_libraries = {
-    "slice": ("slice.c", "runloop.c"),
+    "slice": ("slice.c", "runloop.c", "nvme.c"),
     "int3": ("int3.c",),
     "syscall": ("syscall.c",),
     "ports": ("ports.c", "hostfs.c"),
 }
 ctypes_libraries = [
     CtypesLibrary(f"tracefs_sim.machine.native.{name}", _sources(MACHINE_NATIVE, *files),
-                  depends=[*_headers(MACHINE_NATIVE), str(KERNEL_UAPI / "hostfs.h")],
+                  depends=[*_headers(MACHINE_NATIVE), str(KERNEL_UAPI / "hostfs.h"), str(KERNEL_UAPI / "nvme.h")],
                   include_dirs=[str(KERNEL_UAPI)], extra_compile_args=[*CFLAGS, "-pthread"], extra_link_args=["-pthread"])
     for name, files in machine_libraries.items()
 ]

@@ -5,7 +5,8 @@
  */
 #include "../include/fs.h"
 
-extern struct file_system_type shmem_fs_type, proc_fs_type;
+extern struct file_system_type shmem_fs_type, proc_fs_type, simplefs_fs_type;
+void simplefs_init(void);
 void dcache_init(void);
 void inode_init(void);
 void namei_init(void);
@@ -69,6 +70,7 @@ void vfs_caches_init(void)
 	user_programs_init();
 	chr_dev_init();
 	hostfs_init();
+	simplefs_init();
 }
 
 void vfs_mount_init(void)
@@ -90,12 +92,16 @@ void vfs_mount_init(void)
 	mkdir_p("/tmp", 01777);
 	mkdir_p("/run", 0755);
 	mkdir_p("/root", 0700);
+	mkdir_p("/mnt", 0755);
 	if (mount_at(&proc_fs_type, "proc", "/proc", MNT_NOSUID | MNT_NODEV | MNT_NOEXEC, 0555) ||
 	    devtmpfs_mount() ||
 	    mount_at(&shmem_fs_type, "tmpfs", "/dev/shm", MNT_NOSUID | MNT_NODEV, 01777) ||
 	    mount_at(&shmem_fs_type, "tmpfs", "/tmp", MNT_NOSUID | MNT_NODEV, 01777) ||
 	    mount_at(&shmem_fs_type, "tmpfs", "/run", MNT_NOSUID | MNT_NODEV, 0755))
 		panic("VFS: Unable to mount the boot file systems");
+	/* the disk (drivers/nvme), where the machine has one */
+	if (mount_at(&simplefs_fs_type, "/dev/nvme0n1", "/mnt", MNT_NOSUID | MNT_NODEV, 0755) == -ENODEV)
+		printk(KERN_INFO "no disk: nothing mounted on /mnt\n");
 	root->mnt_flags |= MNT_READONLY;	/* mount -o remount,ro / */
 	host_view_init();
 }
@@ -140,6 +146,7 @@ void host_view_init(void)
 	clone_onto_host_view("/dev/shm", "dev/shm");
 	clone_onto_host_view("/tmp", "tmp");
 	clone_onto_host_view("/run", "run");
+	clone_onto_host_view("/mnt", "mnt");
 }
 
 /* The calling task's root and cwd become the host view's "/" (a spawned program's). */

@@ -34,6 +34,7 @@ noinline struct inode *new_inode(struct super_block *sb)
 	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
 	mutex_init(&inode->i_rwsem);
 	INIT_LIST_HEAD(&inode->i_dentry);
+	INIT_LIST_HEAD(&inode->i_io_list);
 	spin_lock_irqsave(&inode_lock, flags);
 	list_add(&inode->i_sb_list, &sb->s_inodes);
 	spin_unlock_irqrestore(&inode_lock, flags);

@@ -3,7 +3,7 @@
  * (libfs).  A mount may hold at most half of RAM (size=50%, as tmpfs's default): past that a
  * write gets ENOSPC.  Directory sizes count BOGO_DIRENT_SIZE per entry, as 6.1's.
  */
-#include "../include/fs.h"
+#include "../include/pagemap.h"
 
 #define TMPFS_MAGIC 0x01021994
 #define BOGO_DIRENT_SIZE 20
@@ -17,6 +17,7 @@ struct shmem_sb_info {
 static const struct inode_operations shmem_inode_operations;
 static const struct inode_operations shmem_dir_inode_operations;
 static const struct file_operations shmem_file_operations;
+static const struct address_space_operations shmem_aops;
 
 static notrace struct shmem_sb_info *SHMEM_SB(struct super_block *sb) { return sb->s_fs_info; }
 
@@ -37,6 +38,7 @@ noinline struct inode *shmem_get_inode(struct super_block *sb, struct inode *dir
 	case S_IFREG:
 		inode->i_op = &shmem_inode_operations;
 		inode->i_fop = &shmem_file_operations;
+		inode->i_mapping->a_ops = &shmem_aops;
 		break;
 	case S_IFDIR:
 		inc_nlink(inode);
@@ -50,35 +52,13 @@ noinline struct inode *shmem_get_inode(struct super_block *sb, struct inode *dir
 	return inode;
 }
 
-/* ---- pages ---- */
-static notrace void **shmem_slot(struct address_space *m, unsigned long index, bool grow)
-{
-	if (index >= m->nr_slots) {
-		unsigned long n = max(16UL, m->nr_slots);
-		void **pages;
-
-		if (!grow)
-			return NULL;
-		while (n <= index)
-			n *= 2;
-		pages = kzalloc(n * sizeof(void *), GFP_KERNEL);
-		if (!pages)
-			return NULL;
-		if (m->pages)
-			memcpy(pages, m->pages, m->nr_slots * sizeof(void *));
-		kfree(m->pages);
-		m->pages = pages;
-		m->nr_slots = n;
-	}
-	return &m->pages[index];
-}
-
+/* ---- pages (in the mapping's array: mm/filemap.c's mapping_slot) ---- */
 /* The page at index, made (zeroed) for a write: shmem_get_folio's work. */
 noinline int shmem_write_begin(struct file *file, struct address_space *mapping, loff_t pos, unsigned len, void **pagep)
 {
 	struct inode *inode = mapping->host;
 	struct shmem_sb_info *sbinfo = SHMEM_SB(inode->i_sb);
-	void **slot = shmem_slot(mapping, pos >> PAGE_SHIFT, true);
+	void **slot = mapping_slot(mapping, pos >> PAGE_SHIFT, true);
 
 	if (!slot)
 		return -ENOMEM;
@@ -105,59 +85,6 @@ noinline int shmem_write_end(struct file *file, struct address_space *mapping, l
 	return copied;
 }
 
-noinline ssize_t generic_perform_write(struct kiocb *iocb, struct iov_iter *i)
-{
-	struct file *file = iocb->ki_filp;
-	loff_t pos = iocb->ki_pos;
-	ssize_t written = 0;
-	int status = 0;
-
-	do {
-		unsigned long offset = pos & (PAGE_SIZE - 1);
-		size_t bytes = min(PAGE_SIZE - offset, iov_iter_count(i)), copied;
-		void *page;
-
-		status = shmem_write_begin(file, file->f_mapping, pos, bytes, &page);
-		if (status)
-			break;
-		copied = copy_from_iter((char *)page + offset, bytes, i);
-		status = shmem_write_end(file, file->f_mapping, pos, bytes, copied, page);
-		if (!copied) {
-			status = -EFAULT;
-			break;
-		}
-		pos += copied;
-		written += copied;
-	} while (iov_iter_count(i));
-	if (!written)
-		return status;
-	iocb->ki_pos += written;
-	return written;
-}
-
-noinline ssize_t generic_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
-{
-	struct file *file = iocb->ki_filp;
-	struct inode *inode = file->f_mapping->host;
-	ssize_t ret;
-	loff_t limit = inode->i_sb->s_maxbytes;
-
-	mutex_lock(&inode->i_rwsem);
-	if (iocb->ki_flags & IOCB_APPEND)
-		iocb->ki_pos = inode->i_size;
-	ret = iov_iter_count(from);
-	if (ret > 0 && iocb->ki_pos >= limit) {
-		ret = -EFBIG;
-	} else if (ret > 0) {
-		if ((loff_t)iov_iter_count(from) > limit - iocb->ki_pos)
-			from->count = limit - iocb->ki_pos;
-		inode->i_mtime = inode->i_ctime = current_time(inode);
-		ret = generic_perform_write(iocb, from);
-	}
-	mutex_unlock(&inode->i_rwsem);
-	return ret;
-}
-
 noinline ssize_t shmem_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct file *file = iocb->ki_filp;
@@ -174,7 +101,7 @@ noinline ssize_t shmem_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		if (pos >= isize)
 			break;
 		nr = min((loff_t)(PAGE_SIZE - offset), isize - pos);
-		slot = shmem_slot(file->f_mapping, index, false);
+		slot = mapping_slot(file->f_mapping, index, false);
 		if (slot && *slot)
 			ret = copy_to_iter((char *)*slot + offset, nr, to);
 		else
@@ -354,6 +281,12 @@ static const struct inode_operations shmem_dir_inode_operations = {
 	.mknod = shmem_mknod,
 	.rename = shmem_rename2,
 	.setattr = shmem_setattr,
+};
+
+/* its pages are written through generic_perform_write (mm/filemap.c), never written back */
+static const struct address_space_operations shmem_aops = {
+	.write_begin = shmem_write_begin,
+	.write_end = shmem_write_end,
 };
 
 static const struct file_operations shmem_file_operations = {

@@ -1,6 +1,7 @@
 /* fsync, fdatasync, sync (Linux's fs/sync.c): vfs_fsync_range → the file's ->fsync (tmpfs:
- * noop_fsync, nothing to write back); a file without one (a pipe) gives EINVAL. */
-#include "../include/fs.h"
+ * noop_fsync, nothing to write back; simplefs: its pages written, the disk flushed); a file
+ * without one (a pipe) gives EINVAL.  sync(2): fs/fs-writeback.c's flushers. */
+#include "../include/pagemap.h"
 
 noinline int vfs_fsync_range(struct file *file, loff_t start, loff_t end, int datasync)
 {
@@ -36,9 +37,17 @@ SYSCALL_DEFINE1(fdatasync, unsigned int, fd)
 	return do_fsync(fd, 1);
 }
 
-/* Every file system here lives in memory: nothing to write back. */
+static void sync_inodes_one_sb(struct super_block *sb, void *arg)
+{
+	sync_inodes_sb(sb);
+}
+
+/* The flushers start, then each file system's dirty inodes are written and waited for (those
+ * in memory only have none). */
 noinline void ksys_sync(void)
 {
+	wakeup_flusher_threads(WB_REASON_SYNC);
+	iterate_supers(sync_inodes_one_sb, NULL);
 }
 
 SYSCALL_DEFINE0(sync)

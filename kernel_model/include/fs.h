@@ -106,10 +106,7 @@ typedef unsigned short umode_t;
 #define NR_OPEN_DEFAULT 64		/* BITS_PER_LONG: the fd_array[] in files_struct */
 #define RLIMIT_NOFILE_CUR 1024		/* INR_OPEN_CUR: the soft RLIMIT_NOFILE of init */
 
-#define MKDEV(ma, mi)	(((ma) << 20) | (mi))
-#define MAJOR(dev)	((unsigned int)((dev) >> 20))
-#define MINOR(dev)	((unsigned int)((dev) & ((1U << 20) - 1)))
-typedef u32 dev_t;
+#include "kdev_t.h"
 typedef unsigned int fmode_t;
 #define FMODE_READ		0x1
 #define FMODE_WRITE		0x2
@@ -230,11 +227,14 @@ struct file_operations {
 };
 
 /* A file's pages (mm/filemap's address space, reduced to its page array). */
+struct address_space_operations;
 struct address_space {
 	struct inode *host;
 	void **pages;			/* kernel addresses of the pages, by index; NULL: a hole */
 	unsigned long nr_slots;
 	unsigned long nrpages;
+	unsigned long writeback_index;	/* where the last cyclic writeback stopped */
+	const struct address_space_operations *a_ops;	/* include/pagemap.h; NULL: memory only */
 };
 
 struct pipe_inode_info;
@@ -274,6 +274,10 @@ struct inode {
 	u32 i_generation;
 	void *i_private;
 	const void *i_entry;		/* procfs: the entry (or fd) it was made from (6.1: PROC_I(inode)) */
+	/* writeback (fs/fs-writeback.c): its flusher, its place in the flusher's dirty list */
+	struct bdi_writeback *i_wb;
+	struct list_head i_io_list;
+	unsigned long dirtied_when;	/* jiffies of its first dirtying */
 };
 
 struct file_system_type;
@@ -557,6 +561,7 @@ extern const struct dentry_operations simple_dentry_operations;
 /* super.c, filesystems.c, namespace.c */
 int register_filesystem(struct file_system_type *fs);
 struct file_system_type *get_fs_type(const char *name);
+void iterate_supers(void (*f)(struct super_block *, void *), void *arg);
 struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data);
 int do_add_mount_at(struct vfsmount *mnt, const struct path *where);
 struct vfsmount *lookup_mnt(const struct path *path);

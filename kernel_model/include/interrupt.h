@@ -76,4 +76,5 @@ void irq_set_handler(unsigned int irq, irq_flow_handler_t handle, const char *na
 void handle_edge_irq(struct irq_desc *desc);
 void generic_handle_irq_desc(struct irq_desc *desc);
 unsigned int lapic_assign_legacy_vector(unsigned int irq, int cpu);
+unsigned int assign_irq_vector(unsigned int irq, int cpu);
 #endif

@@ -170,6 +170,7 @@ struct task_struct {
 	u64 utime, stime;		/* ns, by the ticks it took in user and kernel mode */
 	unsigned long min_flt, maj_flt;	/* page faults it took (mm_account_fault) */
 	u64 start_time;			/* ktime at fork */
+	struct blk_plug *plug;		/* blk_start_plug()'s, until blk_finish_plug() */
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 

@@ -26,6 +26,20 @@ void finish_wait(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_en
 
 /* Sleep until cond; -ERESTARTSYS (-512) when a fatal signal interrupts. */
 #define ERESTARTSYS 512
+
+/* Sleep until cond, uninterruptibly (TASK_UNINTERRUPTIBLE: the state `D` of a task waiting
+ * for its I/O). */
+#define wait_event(wq_head, condition) do {					\
+	struct wait_queue_entry __wq_entry = { .private = current };		\
+	INIT_LIST_HEAD(&__wq_entry.entry);					\
+	for (;;) {								\
+		prepare_to_wait_event(&(wq_head), &__wq_entry, TASK_UNINTERRUPTIBLE); \
+		if (condition)							\
+			break;							\
+		schedule();							\
+	}									\
+	finish_wait(&(wq_head), &__wq_entry);					\
+} while (0)
 #define wait_event_interruptible(wq_head, condition) ({				\
 	long __ret = 0;								\
 	struct wait_queue_entry __wq_entry = { .private = current };		\

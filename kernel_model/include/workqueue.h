@@ -76,6 +76,8 @@ struct workqueue_struct *alloc_workqueue(const char *name, unsigned int flags, i
 bool queue_work_on(int cpu, struct workqueue_struct *wq, struct work_struct *work);
 bool queue_delayed_work_on(int cpu, struct workqueue_struct *wq, struct delayed_work *work,
 			   unsigned long delay);
+bool mod_delayed_work_on(int cpu, struct workqueue_struct *wq, struct delayed_work *dwork,
+			 unsigned long delay);
 static __always_inline bool queue_work(struct workqueue_struct *wq, struct work_struct *work)
 {
 	return queue_work_on(WORK_CPU_UNBOUND, wq, work);

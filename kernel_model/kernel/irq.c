@@ -29,6 +29,23 @@ unsigned int lapic_assign_legacy_vector(unsigned int irq, int cpu)
 	return vector;
 }
 
+/* A free vector for a device's (MSI) interrupt on cpu, past the legacy ones' block
+ * (arch/x86/kernel/apic/vector.c's assign_irq_vector); 0: none left. */
+notrace unsigned int assign_irq_vector(unsigned int irq, int cpu)
+{
+	unsigned int vector;
+
+	for (vector = FIRST_EXTERNAL_VECTOR + 1; vector < LOCAL_TIMER_VECTOR; vector++) {
+		if (vector >= IRQ0_VECTOR && vector < IRQ0_VECTOR + 16)
+			continue;
+		if (!vector_irq[cpu][vector]) {
+			vector_irq[cpu][vector] = irq_to_desc(irq);
+			return vector;
+		}
+	}
+	return 0;
+}
+
 static __always_inline struct pt_regs *set_irq_regs(struct pt_regs *new_regs)
 {
 	struct pt_regs *old_regs = this_cpu()->irq_regs;

@@ -21,6 +21,7 @@ u64 gdt_page[16] __aligned(4096) = {
 };
 
 void random_init(void);
+void nvme_init(void);
 
 static int kernel_init(void *unused)
 {
@@ -31,6 +32,7 @@ static int kernel_init(void *unused)
 
 	init_task_p = current;
 	kthreads_init();
+	nvme_init();	/* the disk, before the mounts: one is on it */
 	vfs_mount_init();
 	if (unshare_files())
 		panic("No fd table for init");

@@ -48,7 +48,7 @@ noinline long prepare_to_wait_event(struct wait_queue_head *wq_head, struct wait
 	long ret = 0;
 
 	spin_lock_irqsave(&wq_head->lock, flags);
-	if (wait_interrupted(current)) {
+	if ((state & TASK_INTERRUPTIBLE) && wait_interrupted(current)) {	/* signal_pending_state() */
 		/* the entry may be queued: finish_wait() takes it off */
 		list_del_init(&wq_entry->entry);
 		ret = -ERESTARTSYS;

@@ -119,6 +119,21 @@ bool queue_delayed_work_on(int cpu, struct workqueue_struct *wq, struct delayed_
 	return ret;
 }
 
+/* Queue dwork after delay whether or not it is pending: an armed timer is taken back first
+ * (try_to_grab_pending's timer case); a work already on a worklist stays there. */
+bool mod_delayed_work_on(int cpu, struct workqueue_struct *wq, struct delayed_work *dwork,
+			 unsigned long delay)
+{
+	struct work_struct *work = &dwork->work;
+	unsigned long flags = arch_local_irq_save();
+	bool pending = __atomic_fetch_or(&work->data, WORK_STRUCT_PENDING, __ATOMIC_ACQUIRE) & WORK_STRUCT_PENDING;
+
+	if (!pending || del_timer(&dwork->timer))
+		__queue_delayed_work(cpu, wq, dwork, delay);
+	arch_local_irq_restore(flags);
+	return pending;
+}
+
 /* A work done: the oldest inactive one of its pwq takes its place.  pool->lock held. */
 static void pwq_dec_nr_in_flight(struct pool_workqueue *pwq)
 {

@@ -20,6 +20,7 @@ int main(int argc, char **argv)
 		spawn("/usr/bin/redis-server");
 		spawn("/usr/bin/node");
 		spawn("/usr/sbin/cron");
+		spawn("/usr/sbin/diskwriter");
 	}
 	for (;;)
 		if (wait4(-1, &status, 0, NULL) < 0)

@@ -15,7 +15,7 @@ T = "/sys/kernel/tracing"
 P = r"([0-9a-f]{16}|\(____ptrval____\))"  # %p: hashed, or before the hash key is ready
 # what each event's text looks like as 6.1 prints it (the services' start at boot shows too)
 EVENTS = {
-    "irq/irq_handler_entry": r"irq_handler_entry: irq=0 name=timer$",
+    "irq/irq_handler_entry": r"irq_handler_entry: irq=(0 name=timer|24 name=nvme0q1)$",
     "irq/softirq_entry": r"softirq_entry: vec=\d+ \[action=(TIMER|NET_RX|RCU|SCHED)\]$",
     "irq_vectors/local_timer_entry": r"local_timer_entry: vector=236$",
     "timer/hrtimer_start": r"hrtimer_start: hrtimer=" + P + r" function=\w+ expires=\d+ softexpires=\d+ "
@@ -32,6 +32,12 @@ EVENTS = {
     "sched/sched_process_free": r"sched_process_free: comm=\S+ pid=\d+ prio=120$",
     "rcu/rcu_utilization": r"rcu_utilization: (Start|End) (scheduler-tick|context switch|RCU core)$",
     "printk/console": r"console: CRON\[\d+\]: \(root\) CMD \(true\)$",
+    # the disk writer's appends, fsyncs and syncs (the flusher's kworker writes too)
+    "block/block_rq_issue": r"block_rq_issue: 259,0 (WS?|FF) \d+ \(\) \d+ \+ \d+ \[(diskwriter|kworker/\d+:\d+)\]$",
+    "block/block_rq_complete": r"block_rq_complete: 259,0 (WS?|FF) \(\) \d+ \+ \d+ \[0\]$",
+    "filemap/mm_filemap_add_to_page_cache": r"mm_filemap_add_to_page_cache: dev 259:0 ino [0-9a-f]+ "
+                                            r"pfn=0x[0-9a-f]+ ofs=\d+ order=0$",
+    "writeback/writeback_dirty_folio": r"writeback_dirty_folio: bdi 259:0: ino=\d+ index=\d+$",
 }
 
 

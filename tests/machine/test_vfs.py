@@ -65,13 +65,15 @@ def test_proc(machine, run_program):
 
 def test_proc_mounts_lists_the_host_view(machine, run_program):
     """A spawned program's tree: the host's "/" (hostfs, read-only), the kernel's own file
-    systems on it; the services' boot tree (rootfs) is not under its root, so not listed."""
+    systems on it (the disk's on /mnt, where the host has a /mnt); the services' boot tree
+    (rootfs) is not under its root, so not listed."""
     status, out = run_program(machine, ["cat", "/proc/mounts"])
     assert status == 0
     mounts = [l.split() for l in out.decode().splitlines()]
     assert [(m[0], m[1], m[2]) for m in mounts] == [
         ("hostfs", "/", "hostfs"), ("proc", "/proc", "proc"), ("udev", "/dev", "devtmpfs"),
-        ("tmpfs", "/dev/shm", "tmpfs"), ("tmpfs", "/tmp", "tmpfs"), ("tmpfs", "/run", "tmpfs")]
+        ("tmpfs", "/dev/shm", "tmpfs"), ("tmpfs", "/tmp", "tmpfs"), ("tmpfs", "/run", "tmpfs")] + (
+        [("/dev/nvme0n1", "/mnt", "simplefs")] if Path("/mnt").is_dir() else [])
     assert mounts[0][3].startswith("ro,") and mounts[4][3].startswith("rw,nosuid,nodev,")
     assert all(m[4:] == ["0", "0"] for m in mounts)
 

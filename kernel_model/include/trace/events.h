@@ -378,6 +378,9 @@ TRACE_EVENT(kfree,
 #include "events/exceptions.h"
 #include "events/signal.h"
 #include "events/bpf_trace.h"
+#include "events/block.h"
+#include "events/filemap.h"
+#include "events/writeback.h"
 /* the network's events: declared where include/net.h is (kernel_model/net/, events.c) */
 #ifdef _NET_H
 #include "events/sock.h"

@@ -9,6 +9,8 @@
 #define _TRACE_H
 #include "../kernel.h"
 #include "../signal.h"	/* signal events: struct k_sigaction */
+#include "../blkdev.h"	/* block events: bios, requests */
+#include "../pagemap.h"	/* filemap and writeback events */
 #include "ring.h"
 
 struct static_key { int enabled; };

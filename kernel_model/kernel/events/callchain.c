@@ -16,12 +16,6 @@ static bool kernel_text_address(u64 addr)
 	return addr >= (u64)_stext && addr < (u64)_etext;
 }
 
-/* the task's registers at its entry from user mode (task_pt_regs) */
-static struct pt_regs *task_pt_regs(struct task_struct *task)
-{
-	return (struct pt_regs *)((char *)task->stack + THREAD_SIZE) - 1;
-}
-
 static int perf_callchain_kernel(u64 *ips, int nr, int max, struct pt_regs *regs)
 {
 	struct task_struct *task = current;

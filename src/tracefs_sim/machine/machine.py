@@ -20,6 +20,7 @@ from .cpu import CR3, CS, RDI, RIP, RSI, RSP, Cpu
 from .hooks import HookContext, HookTable
 from .hostfs import HostFs
 from .int3_table import Int3Table
+from .nvme import NvmeDisk
 from .hostif import (
     PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_HOSTFS, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
     PORT_SESSION_REPLY, PORT_SPAWNED, PORT_TLB, PORT_TRACE, PORT_WRITE, HostInterface,
@@ -106,6 +107,7 @@ class Machine:
         self._mem: PhysMem | None = None
         self._perf_pool: PerfPool | None = None
         self._hostfs: HostFs | None = None
+        self.disk: NvmeDisk | None = None
         self._runner: Runner | None = None
         self._ready = threading.Event()
         self._processes: dict[int, Process] = {}
@@ -149,6 +151,7 @@ class Machine:
         self._cpus = [Cpu(i, mem, cr3, gdt, self._hostif.percpu_va(i), entry, self._int3, regions)
                       for i in range(self.nr_cpus)]
         self._hostfs = HostFs(mem)
+        self.disk = NvmeDisk(img.addr("nvme_bar"), mem)
         for cpu in self._cpus:
             cpu.add_hooks(self._on_out, self._on_intr, self._on_invalid)
             cpu.events.hostfs_port, cpu.events.hostfs = PORT_HOSTFS, self._hostfs.address
@@ -164,7 +167,7 @@ class Machine:
         exceptions = {vec: img.addr(entry) for vec, (entry, _) in USER_EXCEPTIONS.items()}
         runner = self._runner = Runner(self._cpus, self._hostif, vectors, img.addr("irq_entries_start"),
                                        exceptions, img.halt_resume_sites, self._fault,
-                                       seeded=self.options.seed is not None)
+                                       seeded=self.options.seed is not None, disk=self.disk)
         runner.bring_online(0)
         # the run-loop thread must leave emu_start before the interpreter frees Unicorn
         atexit.register(self.stop)

@@ -110,7 +110,8 @@ class NativeLoop(ctypes.Structure):  # struct loop in native/runloop.c
                 ("rip_id", ctypes.c_int32), ("nr_cpus", ctypes.c_int32),
                 ("cpus", ctypes.c_void_p),
                 ("exit_request", ctypes.c_int32), ("cursor", ctypes.c_int32),
-                ("cpu", ctypes.c_int32), ("error", ctypes.c_int32)]
+                ("cpu", ctypes.c_int32), ("error", ctypes.c_int32),
+                ("nvme", ctypes.c_void_p)]
 
 
 @functools.cache
@@ -124,8 +125,9 @@ def _loop_run() -> Callable[[ctypes._CArgObject], int]:
 class Runner:
     def __init__(self, cpus: list[Cpu], hostif: HostInterface, vectors: dict[int, int], irq_entries: int,
                  exceptions: dict[int, int], halt_sites: frozenset[int], on_fault: Callable[[int, str], None],
-                 seeded: bool):
+                 seeded: bool, disk=None):
         self.cpus = cpus
+        self.disk = disk  # the NVMe-like disk (nvme.py), or None
         self.hostif = hostif
         self.vectors = vectors  # VEC_* -> handler address
         self.irq_entries = irq_entries  # the stub of external vector 0x20
@@ -250,6 +252,14 @@ class Runner:
             cpu, vector = fired
             self.state[cpu].irr[vector // 64] |= 1 << (vector % 64)
 
+    def _nvme_fire(self, now: int) -> None:
+        """native/runloop.c's nvme_fire: the disk fetches what its doorbell announced and
+        completes what is due, raising its interrupt for the completions it posts."""
+        fired = self.disk.poll(now) if self.disk is not None else None
+        if fired is not None and fired[0] < len(self.state):
+            cpu, vector = fired
+            self.state[cpu].irr[vector // 64] |= 1 << (vector % 64)
+
     def fail(self, message: str) -> None:
         self.request_stop()
 
@@ -293,6 +303,7 @@ class Runner:
             if not st.online:
                 continue
             self._hpet_fire(now)
+            self._nvme_fire(now)
             if self.hostif.lapic_timer_fire(i, now):
                 st.pending |= VEC_TIMER
             if st.halted and not _raised(st):
@@ -361,7 +372,8 @@ class Runner:
             reg_read_batch=_uclib_address("uc_reg_read_batch"),
             reg_write_batch=_uclib_address("uc_reg_write_batch"),
             kernel_mode_enter=kernel_mode_enter_address(), rip_id=UC_X86_REG_RIP,
-            nr_cpus=len(self.cpus), cpus=ctypes.addressof(self._states))
+            nr_cpus=len(self.cpus), cpus=ctypes.addressof(self._states),
+            nvme=self.disk.address if self.disk is not None else None)
 
     def _run_native(self) -> None:
         """Slices until Python has something to do (native/runloop.c)."""
@@ -386,10 +398,12 @@ class Runner:
             self._sleep_until(self._next_event())
 
     def _next_event(self) -> int:
-        """The earliest timer that wakes a halted CPU: its local APIC timer's, or the HPET's."""
+        """The earliest event that wakes a halted CPU: its local APIC timer's, the HPET's, or
+        the disk's next completion."""
         local = min((self.hostif.next_event(i) for i, st in enumerate(self.state)
                      if st.online and st.halted), default=NEVER)
-        return min(local, self.hostif.hpet_deadline())
+        disk = self.disk.next_event() if self.disk is not None else NEVER
+        return min(local, self.hostif.hpet_deadline(), disk)
 
     def _all_idle(self) -> bool:
         return all(st.halted and not _raised(st) for st in self.state if st.online)

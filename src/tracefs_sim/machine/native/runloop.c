@@ -19,8 +19,9 @@
  *   LOOP_BAD_STACK an interrupt frame would go outside RAM: runloop.py
  *                 delivers it itself, and fails as it always did.
  * External interrupts wait in a CPU's irr (one bit per vector, as the local
- * APIC's request register); the only device is the HPET, whose comparator
- * fires when the clock reaches the deadline the guest wrote (hpet_fire).
+ * APIC's request register); the devices are the HPET, whose comparator
+ * fires when the clock reaches the deadline the guest wrote (hpet_fire), and
+ * the disk (nvme.c: nvme_fire).
  * It is called through ctypes, which releases the GIL for the whole call.
  *
  * No Unicorn header or library: see slice.c.
@@ -32,6 +33,7 @@
 #include "cpu_events.h"
 
 struct slice_timer;
+struct nvme_dev;
 void slice_timer_begin(struct slice_timer *t, uc_engine *uc, uint64_t budget_ns);
 void slice_timer_end(struct slice_timer *t);
 
@@ -104,7 +106,10 @@ struct loop {
 	int32_t cursor;            /* the CPU whose turn is next */
 	int32_t cpu;               /* out: the CPU the return is about */
 	int32_t error;             /* out: LOOP_ERROR's Unicorn error */
+	struct nvme_dev *nvme;     /* the disk (nvme.c), or NULL */
 };
+
+uint32_t nvme_poll(struct nvme_dev *d, uint8_t *ram, uint64_t ram_size, uint64_t now, uint32_t *cpu);
 
 static uint64_t live_now(const struct loop *l)
 {
@@ -206,6 +211,15 @@ static void hpet_fire(struct loop *l, uint64_t now)
 		l->cpus[cpu].irr[vector / 64] |= (uint64_t)1 << (vector % 64);
 }
 
+/* runloop.py's Runner._nvme_fire: the disk fetches and completes commands, its MSI raised. */
+static void nvme_fire(struct loop *l, uint64_t now)
+{
+	uint32_t cpu = 0, vector = nvme_poll(l->nvme, l->ram, l->ram_size, now, &cpu);
+
+	if (vector && cpu < (uint32_t)l->nr_cpus)
+		l->cpus[cpu].irr[vector / 64] |= (uint64_t)1 << (vector % 64);
+}
+
 /* runloop.py's Runner._deliver: the most urgent pending vector, if the CPU takes interrupts. */
 static int deliver(struct loop *l, struct loop_cpu *c)
 {
@@ -291,6 +305,7 @@ int loop_run(struct loop *l)
 				continue;
 			now = live_now(l);
 			hpet_fire(l, now);
+			nvme_fire(l, now);
 			lapic_timer_fire(l, c, now);
 			if (c->halted && !c->pending && !irr_any(c))
 				continue;

@@ -1,0 +1,159 @@
+/*
+ * The page cache and writeback (include/linux/pagemap.h, page-flags.h, writeback.h,
+ * backing-dev-defs.h, reduced): a file's pages in its address_space by index (kernel
+ * addresses, as shmem keeps them), their state in struct page's flags with 6.1's bit numbers,
+ * the operations a file system gives its mappings, the writeback control, and a block
+ * device's bdi_writeback with its dirty inodes and its flusher work (mm/filemap.c,
+ * mm/page-writeback.c, fs/fs-writeback.c).
+ */
+#ifndef _PAGEMAP_H
+#define _PAGEMAP_H
+#include "fs.h"
+#include "mm.h"
+#include "workqueue.h"
+
+typedef unsigned long ino_t;
+#ifndef LONG_MAX
+#define LONG_MAX ((long)(~0UL >> 1))
+#endif
+
+/* enum pageflags' bits (6.1) */
+#define PG_locked	(1UL << 0)
+#define PG_referenced	(1UL << 1)
+#define PG_uptodate	(1UL << 2)
+#define PG_dirty	(1UL << 3)
+#define PG_lru		(1UL << 4)
+#define PG_active	(1UL << 5)
+#define PG_writeback	(1UL << 15)
+
+struct writeback_control;
+struct address_space_operations {
+	int (*writepage)(struct address_space *mapping, void *page, unsigned long index, struct writeback_control *wbc);
+	int (*read_folio)(struct file *, void *page, unsigned long index);
+	bool (*dirty_folio)(struct address_space *, void *page, unsigned long index);
+	int (*write_begin)(struct file *, struct address_space *mapping, loff_t pos, unsigned len, void **pagep);
+	int (*write_end)(struct file *, struct address_space *mapping, loff_t pos, unsigned len, unsigned copied,
+			 void *page);
+};
+
+/* inode->i_state (6.1's bits) */
+#define I_DIRTY_SYNC		(1 << 0)
+#define I_DIRTY_DATASYNC	(1 << 1)
+#define I_DIRTY_PAGES		(1 << 2)
+#define I_NEW			(1 << 3)
+#define I_WILL_FREE		(1 << 4)
+#define I_FREEING		(1 << 5)
+#define I_CLEAR			(1 << 6)
+#define I_SYNC			(1 << 7)
+#define I_REFERENCED		(1 << 8)
+#define I_DIRTY_TIME		(1 << 11)
+#define I_DIRTY_INODE (I_DIRTY_SYNC | I_DIRTY_DATASYNC)
+#define I_DIRTY (I_DIRTY_INODE | I_DIRTY_PAGES)
+
+enum writeback_sync_modes { WB_SYNC_NONE, WB_SYNC_ALL };
+enum wb_reason {
+	WB_REASON_BACKGROUND,
+	WB_REASON_VMSCAN,
+	WB_REASON_SYNC,
+	WB_REASON_PERIODIC,
+	WB_REASON_LAPTOP_TIMER,
+	WB_REASON_FS_FREE_SPACE,
+	WB_REASON_FORKER_THREAD,
+	WB_REASON_FOREIGN_FLUSH,
+	WB_REASON_MAX,
+};
+
+struct writeback_control {
+	long nr_to_write;		/* pages to write; decremented per page written */
+	long pages_skipped;
+	loff_t range_start;
+	loff_t range_end;
+	enum writeback_sync_modes sync_mode;
+	unsigned for_kupdate:1;
+	unsigned for_background:1;
+	unsigned tagged_writepages:1;
+	unsigned for_reclaim:1;
+	unsigned range_cyclic:1;
+	unsigned for_sync:1;
+};
+
+/* A block device's flusher (6.1: bdi_writeback, one per backing_dev_info here). */
+struct bdi_writeback {
+	char name[32];			/* the bdi's device name, "MAJOR:MINOR" */
+	spinlock_t list_lock;
+	struct list_head b_dirty;	/* dirty inodes, oldest dirtied first */
+	struct list_head work_list;	/* queued wb_writeback_work */
+	struct delayed_work dwork;	/* wb_workfn on bdi_wq */
+	unsigned long last_old_flush;	/* jiffies of the last periodic flush */
+	int start_all_reason;		/* wb_start_writeback()'s, -1: none asked */
+	struct list_head bdi_list;	/* in bdi_list */
+	struct super_block *sb;		/* the file system on the device */
+};
+
+struct wb_completion {
+	int count;
+};
+
+struct wb_writeback_work {
+	long nr_pages;
+	struct super_block *sb;
+	enum writeback_sync_modes sync_mode;
+	unsigned int for_kupdate:1;
+	unsigned int range_cyclic:1;
+	unsigned int for_background:1;
+	unsigned int for_sync:1;
+	unsigned int auto_free:1;
+	enum wb_reason reason;
+	struct list_head list;
+	struct wb_completion *done;
+};
+
+/* bdi_dev_name(inode_to_bdi(inode)): a file system without a block device has none */
+static __always_inline const char *inode_bdi_name(struct inode *inode)
+{
+	return inode->i_wb ? inode->i_wb->name : "(unknown)";
+}
+
+static __always_inline struct page *page_of(void *kaddr) { return virt_to_page(kaddr); }
+static __always_inline bool PageDirty(void *p) { return page_of(p)->flags & PG_dirty; }
+static __always_inline bool PageWriteback(void *p) { return page_of(p)->flags & PG_writeback; }
+static __always_inline bool PageUptodate(void *p) { return page_of(p)->flags & PG_uptodate; }
+
+/* mm/filemap.c */
+void **mapping_slot(struct address_space *m, unsigned long index, bool grow);
+int filemap_add_folio(struct address_space *mapping, void *page, unsigned long index, gfp_t gfp);
+#define FGP_ACCESSED	0x00000001
+#define FGP_CREAT	0x00000004
+#define FGP_WRITE	0x00000008
+void *__filemap_get_folio(struct address_space *mapping, unsigned long index, int fgp_flags, gfp_t gfp);
+void filemap_remove_folio(struct address_space *mapping, unsigned long index);
+void truncate_inode_pages(struct address_space *mapping, loff_t lstart);
+ssize_t generic_file_read_iter(struct kiocb *iocb, struct iov_iter *iter);
+ssize_t generic_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
+int filemap_fdatawrite_wbc(struct address_space *mapping, struct writeback_control *wbc);
+int file_write_and_wait_range(struct file *file, loff_t start, loff_t end);
+int filemap_fdatawait_range(struct address_space *mapping, loff_t start, loff_t end);
+void folio_wait_writeback(void *page);
+void folio_end_writeback(void *page);
+bool filemap_dirty_folio(struct address_space *mapping, void *page, unsigned long index);
+/* mm/swap.c */
+void folio_mark_accessed(void *page);
+/* mm/page-writeback.c */
+bool folio_mark_dirty(struct address_space *mapping, void *page, unsigned long index);
+bool folio_clear_dirty_for_io(void *page);
+void folio_start_writeback(void *page);
+int do_writepages(struct address_space *mapping, struct writeback_control *wbc);
+extern unsigned int dirty_writeback_interval;
+extern unsigned int dirty_expire_interval;
+/* fs/fs-writeback.c */
+void __mark_inode_dirty(struct inode *inode, int flags);
+void bdi_writeback_init(struct bdi_writeback *wb, dev_t dev, struct super_block *sb);
+void bdi_writeback_exit(struct bdi_writeback *wb);
+void mark_inode_dirty(struct inode *inode);
+extern long global_dirty_pages;
+void inode_attach_wb(struct inode *inode, struct bdi_writeback *wb);
+void inode_io_list_del(struct inode *inode);
+void wakeup_flusher_threads(enum wb_reason reason);
+void sync_inodes_sb(struct super_block *sb);
+void wb_wakeup_delayed(struct bdi_writeback *wb);
+#endif

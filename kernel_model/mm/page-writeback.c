@@ -1,0 +1,98 @@
+/*
+ * Dirty pages and their writing (mm/page-writeback.c): `folio_mark_dirty` (the mapping's
+ * `dirty_folio`), the flusher's intervals (`dirty_writeback_interval`: 5 s,
+ * `dirty_expire_interval`: 30 s, in centiseconds as /proc/sys/vm/dirty_*_centisecs), and a
+ * mapping's writeback: `do_writepages` → `write_cache_pages` over its dirty pages in the
+ * range, each cleared for I/O (`folio_clear_dirty_for_io`) and given to the file system's
+ * `writepage` (`__writepage`), under a plug so they go to the disk together.
+ */
+#include "../include/pagemap.h"
+#include "../include/blkdev.h"
+#include "../include/trace/trace.h"
+
+unsigned int dirty_writeback_interval = 5 * 100;	/* centiseconds */
+unsigned int dirty_expire_interval = 30 * 100;
+
+noinline bool folio_mark_dirty(struct address_space *mapping, void *page, unsigned long index)
+{
+	if (mapping->a_ops && mapping->a_ops->dirty_folio)
+		return mapping->a_ops->dirty_folio(mapping, page, index);
+	return false;
+}
+
+noinline bool folio_clear_dirty_for_io(void *page)
+{
+	struct page *p = page_of(page);
+
+	if (!(p->flags & PG_dirty))
+		return false;
+	p->flags &= ~PG_dirty;
+	__atomic_sub_fetch(&global_dirty_pages, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* __folio_start_writeback */
+notrace void folio_start_writeback(void *page)
+{
+	page_of(page)->flags |= PG_writeback;
+}
+
+static noinline int __writepage(struct address_space *mapping, void *page, unsigned long index,
+				struct writeback_control *wbc)
+{
+	return mapping->a_ops->writepage(mapping, page, index, wbc);
+}
+
+noinline int write_cache_pages(struct address_space *mapping, struct writeback_control *wbc)
+{
+	struct inode *inode = mapping->host;
+	unsigned long index, end, i;
+	int ret = 0;
+
+	if (wbc->range_cyclic) {
+		index = mapping->writeback_index;
+		end = ~0UL;
+	} else {
+		index = wbc->range_start >> PAGE_SHIFT;
+		end = wbc->range_end >> PAGE_SHIFT;
+	}
+	mutex_lock(&inode->i_rwsem);	/* the page array does not move under us */
+	for (i = index; i <= end && i < mapping->nr_slots; i++) {
+		void *page = mapping->pages[i];
+
+		if (!page || !PageDirty(page))
+			continue;
+		if (PageWriteback(page)) {
+			if (wbc->sync_mode == WB_SYNC_NONE)
+				continue;
+			folio_wait_writeback(page);
+		}
+		if (!folio_clear_dirty_for_io(page))
+			continue;
+		trace_wbc_writepage(wbc, inode_bdi_name(inode));
+		ret = __writepage(mapping, page, i, wbc);
+		if (ret)
+			break;
+		if (--wbc->nr_to_write <= 0 && wbc->sync_mode == WB_SYNC_NONE) {
+			i++;
+			break;
+		}
+	}
+	if (wbc->range_cyclic)
+		mapping->writeback_index = i < mapping->nr_slots ? i : 0;
+	mutex_unlock(&inode->i_rwsem);
+	return ret;
+}
+
+noinline int do_writepages(struct address_space *mapping, struct writeback_control *wbc)
+{
+	struct blk_plug plug;
+	int ret;
+
+	if (wbc->nr_to_write <= 0)
+		return 0;
+	blk_start_plug(&plug);
+	ret = write_cache_pages(mapping, wbc);
+	blk_finish_plug(&plug);
+	return ret;
+}

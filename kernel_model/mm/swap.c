@@ -1,0 +1,14 @@
+/* Page aging (mm/swap.c): an access marks a page referenced, a second one active. */
+#include "../include/pagemap.h"
+
+noinline void folio_mark_accessed(void *page)
+{
+	struct page *p = page_of(page);
+
+	if (!(p->flags & PG_referenced))
+		p->flags |= PG_referenced;
+	else if (!(p->flags & PG_active)) {
+		p->flags |= PG_active;	/* folio_activate */
+		p->flags &= ~PG_referenced;
+	}
+}

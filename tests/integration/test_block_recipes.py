@@ -1,0 +1,61 @@
+"""The disk through tracefs: seed 001's NVMe recipe as written, and perf-tools' block I/O
+scripts (Debian perf-tools-unstable, unmodified) on the disk writer's I/O."""
+
+import os
+import re
+import shutil
+
+import pytest
+from simtest import REPO, section, tracefs_sim
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                reason="needs /dev/fuse, root and mount namespaces")
+needs_perf_tools = pytest.mark.skipif(shutil.which("iosnoop-perf") is None,
+                                      reason="perf-tools-unstable is not installed")
+needs_mnt = pytest.mark.skipif(not os.path.isdir("/mnt"), reason="the host view mounts the disk on the host's /mnt")
+
+CONTEXT = r"^ {0,16}\S.{0,15}-\d+ +\[\d{3}\] [.dDbXnNphHsSzZ0-9]{5} +\d+\.\d{6}: "
+# perf-tools' lock file is for the host's real ftrace: a private /var/tmp for the session
+PRIVATE_VAR_TMP = "mount -t tmpfs perf-tools-lock /var/tmp;"
+
+
+@needs_mnt
+def test_nvme_latency_recipe():
+    result = tracefs_sim("run", "--workload", "none", str(REPO / "mountpoint_scripts" / "nvme_latency.sh"),
+                         timeout=180)
+    assert result.returncode == 0, result.stderr
+    events = [l for l in section(result.stdout, "events") if not l.startswith("/mnt/")]  # (the program's own line)
+    issues = [l for l in events if " block_rq_issue: " in l]
+    completes = [l for l in events if " block_rq_complete: " in l]
+    # four 4 KiB writes from the program's fsync, then the cache flush
+    assert [re.sub(r" \d+ \+ 8 ", " N + 8 ", l.split(": ", 1)[1]) for l in issues] == \
+        ["block_rq_issue: 259,0 WS 4096 () N + 8 [diskwriter]"] * 4 + ["block_rq_issue: 259,0 FF 0 () 0 + 0 [diskwriter]"]
+    assert [l for l in events if not re.match(CONTEXT + r"block_rq_(issue|complete): ", l)] == []
+    # completed in the disk's interrupt: hardirq context
+    assert len(completes) == 5
+    assert [l for l in completes if not (re.search(r"\] d.h", l) and l.endswith(" [0]"))] == []
+    graph = section(result.stdout, "graph")
+    assert graph[:3] == ["# tracer: function_graph", "#", "# CPU  DURATION                  FUNCTION CALLS"]
+    calls = [l.split("|", 1)[1].strip() for l in graph[4:] if "|" in l]
+    assert calls[:5] == ["nvme_queue_rq() {", "nvme_prep_rq() {", "nvme_setup_cmd() {", "nvme_setup_rw();", "}"]
+    assert "blk_mq_start_request();" in calls and "nvme_map_data();" in calls
+
+
+@needs_perf_tools
+def test_iosnoop_and_iolatency_show_the_disk_writers_io():
+    result = tracefs_sim("run", "--workload", "default", "-c",
+                         PRIVATE_VAR_TMP + "echo '== iosnoop'; timeout 60 iosnoop-perf 2; "
+                         "echo '== iolatency'; timeout 60 iolatency-perf 2 1", timeout=240)
+    assert result.returncode == 0, result.stderr
+    snoop = section(result.stdout, "iosnoop")
+    assert snoop[:2] == ["Tracing block I/O for 2 seconds (buffered)...",
+                         "COMM         PID    TYPE DEV      BLOCK        BYTES     LATms"]
+    rows = [l.split() for l in snoop[2:] if l.strip() and not l.startswith("Ending")]
+    assert rows, snoop
+    for comm, pid, kind, dev, block, size, lat in rows:
+        assert (comm == "diskwriter" or comm.startswith("kworker/")) and dev == "259,0", rows
+        assert kind in ("W", "WS", "FF") and int(size) in (0, 4096) and float(lat) >= 0
+    latency = section(result.stdout, "iolatency")
+    assert latency[0] == "Tracing block I/O. Output every 2 seconds."
+    counts = [int(m.group(1)) for l in latency if (m := re.match(r"^ +\d+ -> \d+ +: (\d+) +\|", l))]
+    assert counts and sum(counts) > 0, latency
