@@ -12,6 +12,7 @@
 #include "../include/binfmts.h"
 #include "../include/fs.h"
 #include "../include/session.h"
+#include "../include/uprobes.h"
 #include "../include/fs.h"
 
 #define PROT_READ	0x1
@@ -579,14 +580,22 @@ static int image_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	}
 	memset((u8 *)page_address(page) + n, 0, PAGE_SIZE - n);
+	if (!(vmf->vma->vm_flags & VM_WRITE))	/* uprobe_mmap(): valid_vma() */
+		uprobe_page_in(file, (u64)vmf->pgoff << 12, page_address(page));
 	vmf->page = page;
 	return 0;
 }
 
-static const struct vm_operations_struct image_vm_ops = {
+const struct vm_operations_struct image_vm_ops = {
 	.name = "image",
 	.fault = image_fault,
 };
+
+/* The program's file a VMA maps (NULL: not a mapping of it). */
+struct file *vma_image_file(struct vm_area_struct *vma)
+{
+	return vma->vm_ops == &image_vm_ops ? vma->vm_private_data : NULL;
+}
 
 unsigned long vm_mmap_image(struct file *file, unsigned long addr, unsigned long len,
 			    unsigned long prot, unsigned long flags, unsigned long pgoff)

@@ -46,7 +46,7 @@ class FakeUprobeEngine:
     def __init__(self):
         self.probes: list[FakeUprobe] = []
 
-    def register(self, inode, size, offset, ref_ctr_offset, *, is_return, on_hit):
+    def register(self, path, inode, size, offset, ref_ctr_offset, *, is_return, on_hit):
         if offset > size or ref_ctr_offset % 2:
             raise OSError(errno.EINVAL, "bad uprobe")
         probe = FakeUprobe(self, inode, offset, is_return, on_hit)

@@ -47,10 +47,11 @@ class UprobeEngine(Protocol):
     """uprobe_register()/uprobe_unregister() of kernel/events/uprobes.c, as the probes layer
     implements them."""
 
-    def register(self, inode: tuple[int, int], size: int, offset: int, ref_ctr_offset: int, *,
+    def register(self, path: str, inode: tuple[int, int], size: int, offset: int, ref_ctr_offset: int, *,
                  is_return: bool, on_hit: Callable[[object], None]) -> UprobeHandle:
-        """A consumer of the uprobe at inode+offset (is_return: a uretprobe: on_hit runs at
-        the function's return); OSError with uprobe_register()'s errno."""
+        """A consumer of the uprobe at inode+offset of the file at path (is_return: a
+        uretprobe: on_hit runs at the function's return); OSError with uprobe_register()'s
+        errno."""
         ...
 
 
@@ -84,7 +85,7 @@ class TraceUprobe:
         """probe_event_enable(): uprobe_register() (OSError with its errno)."""
         if self.handle is None:
             self.handle = self.ops.engine.register(
-                self.spec.path.inode, self.spec.path.size, self.spec.offset, self.spec.ref_ctr_offset,
+                self.spec.filename, self.spec.path.inode, self.spec.path.size, self.spec.offset, self.spec.ref_ctr_offset,
                 is_return=self.spec.is_return, on_hit=_hit_handler(self.event, self.spec))
 
     def disarm(self) -> None:
