@@ -12,24 +12,30 @@
 
 #define UPROBES_MAX		64
 #define UPROBE_SWBP_INSN	0xcc
-#define MAX_UINSN_BYTES		16
 
 /* uprobe_point.flags */
 #define UPROBE_ARMED		0x1	/* the int3 is wanted in the file's pages */
 #define UPROBE_RET		0x2	/* a consumer wants the return (uretprobe) */
 #define UPROBE_EMU_CALL		0x4	/* call rel32: emulated, not stepped */
 #define UPROBE_EMU_JMP		0x8	/* jmp rel8/rel32: emulated */
+#define UPROBE_EMU_JCC		0x10	/* jcc rel8/rel32: emulated (cc: its condition) */
+#define UPROBE_XOL_BYTES	48
 
 struct uprobe_point {			/* host-written */
 	u64 ino;			/* the file's inode (hostfs: the host's st_ino) */
 	u64 offset;			/* of the probed instruction in the file */
 	u32 flags;
-	u32 len;			/* bytes of the instruction */
+	u32 len;			/* bytes of the original instruction */
 	s64 rel;			/* an emulated branch: its displacement */
 	u32 n_entry;			/* consumers with a handler at the hit */
 	u32 n_ret;			/* consumers with a handler at the return */
 	u64 nhit;			/* guest-counted hits */
-	u8 insn[MAX_UINSN_BYTES];	/* the original instruction */
+	u32 xol_len;			/* the out-of-line code (a jump back follows it) */
+	u32 riprel_at;			/* 0, or where in it the original rip (bp + len) goes, 8 bytes:
+					 * a RIP-relative operand rewritten to a scratch register */
+	u32 cc;				/* an emulated jcc's condition (its opcode's low nibble) */
+	u32 pad;
+	u8 xol[UPROBE_XOL_BYTES];
 };
 
 struct uprobe_points {

@@ -286,7 +286,7 @@ HOST_ABI_SIZE(uprobe_point);
 HOST_ABI_OFFSET(uprobe_points, p);
 HOST_ABI_OFFSET(uprobe_point, flags);
 HOST_ABI_OFFSET(uprobe_point, nhit);
-HOST_ABI_OFFSET(uprobe_point, insn);
+HOST_ABI_OFFSET(uprobe_point, xol);
 HOST_ABI_OFFSET(task_struct, mm);
 HOST_ABI_OFFSET(mm_struct, mm_mt);
 HOST_ABI_OFFSET(mm_struct, pgd);

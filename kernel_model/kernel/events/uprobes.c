@@ -24,7 +24,7 @@
 #define PROT_EXEC	0x4
 #define MAP_PRIVATE	0x02
 #define MAP_ANONYMOUS	0x20
-#define XOL_SLOT_BYTES	32
+#define XOL_SLOT_BYTES	64
 #define XOL_SLOTS	(PAGE_SIZE / XOL_SLOT_BYTES)
 #define UTASKS		64
 #define MAX_URETPROBE_DEPTH 16
@@ -218,12 +218,15 @@ static unsigned long xol_get_insn_slot(struct mm_struct *mm, struct uprobe_point
 
 		if (!area->slot_bp[i]) {
 			unsigned long next = bp_vaddr + p->len;
+			u32 n = p->xol_len;
 
-			memcpy(code, p->insn, p->len);
-			code[p->len] = 0xff;			/* jmp *0(%rip) */
-			code[p->len + 1] = 0x25;
-			memset(code + p->len + 2, 0, 4);
-			memcpy(code + p->len + 6, &next, 8);
+			memcpy(code, p->xol, n);
+			if (p->riprel_at)			/* riprel_pre_xol(): the scratch register */
+				memcpy(code + p->riprel_at, &next, 8);
+			code[n] = 0xff;				/* jmp *0(%rip) */
+			code[n + 1] = 0x25;
+			memset(code + n + 2, 0, 4);
+			memcpy(code + n + 6, &next, 8);
 			host_code_page(area->kaddr);
 			area->slot_bp[i] = bp_vaddr;
 		}
@@ -295,6 +298,25 @@ static int handle_trampoline(struct pt_regs *regs)
 	return 1;
 }
 
+/* check_jmp_cond(): whether a jcc with condition cc jumps under these flags */
+static bool check_jmp_cond(u32 cc, unsigned long flags)
+{
+	bool cf = flags & 0x1, pf = flags & 0x4, zf = flags & 0x40, sf = flags & 0x80, of = flags & 0x800;
+	bool taken;
+
+	switch (cc >> 1) {
+	case 0: taken = of; break;
+	case 1: taken = cf; break;
+	case 2: taken = zf; break;
+	case 3: taken = cf || zf; break;
+	case 4: taken = sf; break;
+	case 5: taken = pf; break;
+	case 6: taken = sf != of; break;
+	default: taken = zf || sf != of; break;
+	}
+	return taken != (cc & 1);
+}
+
 /*
  * handle_swbp(): a user-mode int3 (regs->ip past it).  1: handled (the task goes on at
  * regs->ip); 0: not a uprobe's (the task gets its SIGTRAP).
@@ -340,6 +362,10 @@ int uprobe_handle_swbp(struct pt_regs *regs)
 	}
 	if (p->flags & UPROBE_EMU_JMP) {
 		regs->ip = bp_vaddr + p->len + p->rel;
+		return 1;
+	}
+	if (p->flags & UPROBE_EMU_JCC) {
+		regs->ip = bp_vaddr + p->len + (check_jmp_cond(p->cc, regs->flags) ? p->rel : 0);
 		return 1;
 	}
 	slot = xol_get_insn_slot(mm, p, bp_vaddr);

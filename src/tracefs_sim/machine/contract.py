@@ -467,9 +467,9 @@ class PatchableMachine(Protocol):
     def text_poke(self, addr: int, data: bytes) -> None: ...
 
     # -- user text (uprobes) --
-    def poke_user_text(self, collect: Callable[[GuestRam, list[int]], list[tuple[int, bytes]]]) -> int:
+    def poke_user_text(self, collect: Callable[[GuestRam, list[int]], list[tuple[int, bytes, bool]]]) -> int:
         """With CPUs stopped, collect(ram, live task_struct addresses) gives (physical address,
-        bytes) patches of user pages; each is written, its page's translations dropped."""
+        bytes, code) patches; each is written, a code page's translations dropped."""
         ...
 
     def text_poke_batch(self, patches: Iterable[tuple[int, bytes]]) -> None:

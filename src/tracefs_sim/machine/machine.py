@@ -453,16 +453,17 @@ class Machine:
             node = mem.u64(kernel_virt_to_phys(node))
         return out
 
-    def poke_user_text(self, collect: Callable[[GuestRam, list[int]], list[tuple[int, bytes]]]) -> int:
-        """Patch code in user pages (uprobes' breakpoints): with every CPU stopped,
-        collect(ram, tasks) -- the RAM and the live tasks' task_struct addresses, a view no
-        CPU changes meanwhile -- gives (physical address, bytes) patches; each is written
-        and every CPU's translations of its page are dropped.  The number of patches."""
+    def poke_user_text(self, collect: Callable[[GuestRam, list[int]], list[tuple[int, bytes, bool]]]) -> int:
+        """Patch code in user pages (uprobes' breakpoints), and the kernel data that goes with
+        it: with every CPU stopped, collect(ram, tasks) -- the RAM and the live tasks'
+        task_struct addresses, a view no CPU changes meanwhile -- gives (physical address,
+        bytes, code) patches; each is written, and for code every CPU's translations of its
+        page are dropped.  The number of patches."""
         def poke() -> int:
             patches = collect(self._mem, self._task_addrs())
-            for pa, data in patches:
+            for pa, data, _ in patches:
                 self._mem.write(pa, data)
-            pages = sorted({KERNEL_MAP + (pa & ~(PAGE_4K - 1)) for pa, _ in patches})
+            pages = sorted({KERNEL_MAP + (pa & ~(PAGE_4K - 1)) for pa, _, code in patches if code})
             if pages:
                 self._drop_translations([(va, va + PAGE_4K) for va in pages])
             return len(patches)
