@@ -56,5 +56,5 @@ int uprobe_handle_swbp(struct pt_regs *regs);
 void uprobe_clear_state(struct mm_struct *mm);
 void uprobe_free_utask(struct task_struct *t);
 /* the host's handlers run here (a code hook): consumer `k` of point `idx` */
-void uprobe_dispatch(struct pt_regs *regs, u64 idx, u64 k, u64 func, u64 is_ret);
+void uprobe_dispatch(struct pt_regs *regs, u64 idx, u64 k, u64 func, u64 is_ret, unsigned long *fault);
 #endif

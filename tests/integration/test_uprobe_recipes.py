@@ -67,10 +67,11 @@ def test_uprobe_busybox_recipe():
     out = run_recipe("uprobe_busybox.sh")
     assert "hello" in out.splitlines()
     starts = section(out, "busybox starting")
-    assert any(re.match(CONTEXT + r'bb_start: \(0x[0-9a-f]+\) argc=4 argv0="/bin/busybox" argv1="sh"$', l)
-               for l in starts), out
-    assert any(re.match(CONTEXT + r'bb_start: \(0x[0-9a-f]+\) argc=3 argv0="/bin/busybox" argv1="echo"$', l)
-               for l in starts), out
+    text = f"0x{int.from_bytes(Path('/bin/busybox').read_bytes()[0x1000:0x1004], 'little'):x}"
+    assert any(re.match(CONTEXT + r'bb_start: \(0x[0-9a-f]+\) argc=4 argv0="/bin/busybox" argv1="sh" text=' + text
+                        + "$", l) for l in starts), out
+    assert any(re.match(CONTEXT + r'bb_start: \(0x[0-9a-f]+\) argc=3 argv0="/bin/busybox" argv1="echo" text=' + text
+                        + "$", l) for l in starts), out
     profile = section(out, "uprobe_profile")
     assert len(profile) == 1 and profile[0].split()[:2] == ["/bin/busybox", "bb_start"]
     assert int(profile[0].split()[2]) == len(starts)

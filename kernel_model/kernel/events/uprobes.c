@@ -109,11 +109,16 @@ static int find_active_uprobe(struct mm_struct *mm, unsigned long bp_vaddr)
 	return found;
 }
 
-/* The host's handlers are a code hook here; the compiler must keep the call. */
-noinline notrace void uprobe_dispatch(struct pt_regs *regs, u64 idx, u64 k, u64 func, u64 is_ret)
+/* The host's handlers are a code hook here; the compiler must keep the call.  A handler
+ * whose fetch met a user page not mapped in yet sets *fault to its address (fault NULL: the
+ * last try, a fault is a fault) and records nothing. */
+noinline notrace void uprobe_dispatch(struct pt_regs *regs, u64 idx, u64 k, u64 func, u64 is_ret,
+				      unsigned long *fault)
 {
-	asm volatile("" : : "r"(regs), "r"(idx), "r"(k), "r"(func), "r"(is_ret) : "memory");
+	asm volatile("" : : "r"(regs), "r"(idx), "r"(k), "r"(func), "r"(is_ret), "r"(fault) : "memory");
 }
+
+#define UPROBE_FAULT_TRIES 8
 
 /*
  * The record a handler staged, written as 6.1 writes a uprobe event's: trace_event_buffer_reserve()
@@ -149,7 +154,18 @@ static void handler_chain(struct uprobe_point *p, u32 idx, struct pt_regs *regs,
 	u32 n = is_ret ? READ_ONCE(p->n_ret) : READ_ONCE(p->n_entry);
 
 	for (u32 k = 0; k < n; k++) {
-		uprobe_dispatch(regs, idx, k, func, is_ret);
+		/* the fetch's copy_from_user() faults pages in, as Linux's does (the handler runs
+		 * where it may sleep): the page is brought in and the handler runs again */
+		for (int tries = 1; ; tries++) {
+			unsigned long fault = 0;
+			u8 byte;
+
+			uprobe_dispatch(regs, idx, k, func, is_ret, tries < UPROBE_FAULT_TRIES ? &fault : NULL);
+			if (!fault)
+				break;
+			if (copy_from_user(&byte, (void *)fault, 1))	/* not mapped: a fault it is */
+				tries = UPROBE_FAULT_TRIES - 1;
+		}
 		uprobe_commit();
 	}
 }

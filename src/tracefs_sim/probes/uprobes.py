@@ -310,7 +310,7 @@ class UprobeEngine:
         """uprobe_dispatch(regs, idx, k, func, is_ret): consumer k of the point's handlers
         (at the hit, or at the return) runs."""
         v = ctx.regs()
-        regs_va, idx, k, func, is_ret = (v[REG_INDEX[r]] for r in ("di", "si", "dx", "cx", "r8"))
+        regs_va, idx, k, func, is_ret, fault_at = (v[REG_INDEX[r]] for r in ("di", "si", "dx", "cx", "r8", "r9"))
         point = next((p for p in self._points.values() if p.index == idx), None)
         if point is None:
             return
@@ -322,8 +322,13 @@ class UprobeEngine:
         if raw is None:
             return
         consumer = consumers[k]
+        hit = UprobeHit(ctx, self._stage, PT_REGS_FRAME.unpack(raw), func, point.offset, bool(is_ret),
+                        bool(fault_at))
+        consumer.on_hit(hit)
+        if hit.fault is not None:  # the guest faults the page in and asks again
+            ctx.write(fault_at, _U64.pack(hit.fault))
+            return
         consumer.nhit += 1
-        consumer.on_hit(UprobeHit(ctx, self._stage, PT_REGS_FRAME.unpack(raw), func, point.offset, bool(is_ret)))
 
 
 class UprobeHit:
@@ -331,10 +336,14 @@ class UprobeHit:
     process_fetch_insn() has it: every memory access is a copy from user memory) and where
     it stages its record."""
 
-    __slots__ = ("ip", "ret_ip", "cpu", "_ctx", "_stage", "_regs", "_base")
+    __slots__ = ("ip", "ret_ip", "cpu", "fault", "_ctx", "_stage", "_regs", "_base", "_may_fault")
 
     def __init__(self, ctx: HookContext, stage: ProbeStage, regs: tuple[int, ...], func: int, offset: int,
-                 is_return: bool):
+                 is_return: bool, may_fault: bool = False):
+        """may_fault: a read of a user page not mapped in yet is to be retried once the guest
+        has faulted it in (``fault``: its address); else it reads as a fault."""
+        self.fault: int | None = None
+        self._may_fault = may_fault
         self._ctx = ctx
         self._stage = stage
         self._regs = regs
@@ -356,7 +365,18 @@ class UprobeHit:
         addr &= _M64
         if addr + size > TASK_SIZE:
             return None
-        return self._ctx.read(addr, size)
+        data = self._ctx.read(addr, size)
+        if data is None:
+            self._faulted(addr, size)
+        return data
+
+    def _faulted(self, addr: int, size: int) -> None:
+        """The first page of [addr, addr+size) that does not read: the guest brings it in."""
+        if self._may_fault and self.fault is None:
+            page = addr & ~0xFFF
+            while page < addr + size and self._ctx.read(max(page, addr), 1) is not None:
+                page += 0x1000
+            self.fault = max(page, addr)
 
     def read_kernel(self, addr: int, size: int) -> bytes | None:
         return self.read_user(addr, size)  # copy_from_user(): a kernel address faults
@@ -365,7 +385,10 @@ class UprobeHit:
         """strncpy_from_user() for string and ustring alike."""
         if addr >= TASK_SIZE:
             return None
-        return self._ctx.read_string(addr, limit)
+        data = self._ctx.read_string(addr, limit)
+        if data is None:
+            self._faulted(addr, limit)
+        return data
 
     def comm(self) -> bytes:
         return self._ctx.current_comm()
@@ -381,5 +404,5 @@ class UprobeHit:
 
     def record(self, event_type: int, slots: int, payload: bytes) -> None:
         """Stage the record; uprobe_commit() writes it after the hook."""
-        if len(payload) <= self._stage.max_payload:
+        if self.fault is None and len(payload) <= self._stage.max_payload:
             self._stage.put(self._ctx, event_type, slots, self.reg("flags"), payload)
