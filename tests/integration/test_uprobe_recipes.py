@@ -98,3 +98,18 @@ def test_bad_uprobe_commands_through_the_mount(mounted):
         "trace_uprobe: error: Invalid uprobe offset", "  Command: p /bin/busybox:0x1zz", " " * 26 + "^",
         "trace_uprobe: error: Invalid $-variable specified", "  Command: p /bin/busybox:0x10 $arg1", " " * 31 + "^",
     ], r.stdout
+
+
+def test_filter_on_a_uprobe_event():
+    """An event filter on a uprobe event's fetch arg keeps only the matching hits: the child's
+    write into the pipe (fd 4), not the writes to stdout."""
+    script = (f". {SCRIPTS}/uprobe_offset.sh; PROG={REPO}/kernel_model/build/user/progtest.elf; cd /sys/kernel/tracing;"
+              'echo "p:write_fd $PROG:$(file_offset "$PROG" __libc_write) fd=%di:s32 count=%dx:u64" >> uprobe_events;'
+              "echo 'fd == 4' > events/uprobes/write_fd/filter; echo 1 > events/uprobes/write_fd/enable;"
+              'tracefs-sim exec "$PROG" fork > /dev/null; echo 0 > events/uprobes/write_fd/enable;'
+              "echo '== trace'; grep -v '^#' trace")
+    result = tracefs_sim("run", "-c", script, timeout=300)
+    assert result.returncode == 0, result.stderr
+    lines = section(result.stdout, "trace")
+    assert lines and all(re.match(CONTEXT + r"write_fd: \(0x[0-9a-f]+\) fd=4 count=16484$", l) for l in lines), \
+        result.stdout
