@@ -10,7 +10,7 @@
 #define _UPROBES_H
 #include "types.h"
 
-#define UPROBES_MAX		64
+#define UPROBES_MAX		256
 #define UPROBE_SWBP_INSN	0xcc
 
 /* uprobe_point.flags */
