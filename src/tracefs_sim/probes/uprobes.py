@@ -247,13 +247,17 @@ class UprobeEngine:
                 out.append((entry_pa + _NHIT, bytes(8), False))
             out.append((_direct_pa(self._table), struct.pack("<I", count), False))
             if install is not None:
-                out += [(pa, byte, True) for pa in self._mapped(ram, tasks, point)]
+                # verify_opcode(): the int3 goes where it is not yet, the original byte back
+                # only where the int3 still is (a page the process rewrote keeps its bytes)
+                out += [(pa, byte, True) for pa in self._mapped(ram, tasks, point, install)
+                        if (ram.read(pa, 1) == UPROBE_SWBP_INSN) != install]
             return out
         self._machine.poke_user_text(patches)
 
-    def _mapped(self, ram: GuestRam, tasks: list[int], point: Point) -> list[int]:
+    def _mapped(self, ram: GuestRam, tasks: list[int], point: Point, register: bool = True) -> list[int]:
         """register_for_each_vma(): the physical address of the probed byte in every present
-        page of a non-writable mapping of the file, in each address space once."""
+        page of a mapping of the file (to register: a non-writable one, valid_vma()), in each
+        address space once."""
         off = self._off
 
         def u64(va: int) -> int:
@@ -276,7 +280,7 @@ class UprobeEngine:
                 node = u64(node)
                 if u64(vma + off["vm_area_struct.vm_ops"]) != self._image_vm_ops:
                     continue
-                if u64(vma + off["vm_area_struct.vm_flags"]) & _VM_WRITE:
+                if register and u64(vma + off["vm_area_struct.vm_flags"]) & _VM_WRITE:
                     continue
                 file = u64(vma + off["vm_area_struct.vm_private_data"])
                 inode = u64(file + off["file.f_inode"]) if file else 0
