@@ -55,6 +55,7 @@ void uprobe_page_in(struct file *file, u64 pos, void *kaddr);
 int uprobe_handle_swbp(struct pt_regs *regs);
 void uprobe_clear_state(struct mm_struct *mm);
 void uprobe_free_utask(struct task_struct *t);
+void uprobe_copy_process(struct task_struct *t, struct mm_struct *oldmm);
 /* the host's handlers run here (a code hook): consumer `k` of point `idx` */
 void uprobe_dispatch(struct pt_regs *regs, u64 idx, u64 k, u64 func, u64 is_ret, unsigned long *fault);
 #endif

@@ -159,3 +159,16 @@ def test_register_errnos(stack):
     with pytest.raises(OSError) as e:
         engine.register(str(PROGTEST), inode_of(PROGTEST), size, int3_at, 0, is_return=False, on_hit=print)
     assert e.value.errno == ENOTSUPP
+
+
+def test_uretprobe_on_fork_returns_in_parent_and_child(stack):
+    """A uretprobe on fork(): the child inherits the pending return (and the XOL page), so both
+    return through the trampoline, the child with 0 and the parent with the child's pid."""
+    m, engine = stack
+    hits = Hits()
+    c = register(engine, PROGTEST, file_offset(PROGTEST, "__libc_fork"), hits, is_return=True)
+    out = run(m, [str(PROGTEST), "fork"])
+    assert b"parent sees 1, child exited 7" in out, out
+    retvals = sorted(r for _, _, _, _, r in hits.hits)
+    assert len(retvals) == 2 and retvals[0] == 0 and retvals[1] > 0, hits.hits
+    c.unregister()

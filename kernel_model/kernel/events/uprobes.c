@@ -408,3 +408,31 @@ void uprobe_free_utask(struct task_struct *t)
 	if (utask)
 		WRITE_ONCE(utask->task, NULL);
 }
+
+/*
+ * uprobe_copy_process(): a fork's child (its own mm, a copy of oldmm's mappings) gets the
+ * parent's XOL area -- the same page, shared copy-on-write, whose slots mean the same in both
+ * -- and the parent's pending uretprobe returns (dup_utask()): the child returns through the
+ * trampoline as well.
+ */
+void uprobe_copy_process(struct task_struct *t, struct mm_struct *oldmm)
+{
+	struct xol_area *area = READ_ONCE(oldmm->uprobes_state.xol_area), *copy;
+	struct uprobe_task *utask, *child;
+
+	if (!area)
+		return;
+	copy = kmalloc(sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return;
+	memcpy(copy, area, sizeof(*copy));
+	t->mm->uprobes_state.xol_area = copy;
+	utask = get_utask(current, false);
+	if (!utask || !utask->depth)
+		return;
+	child = get_utask(t, true);
+	if (child) {
+		child->depth = utask->depth;
+		memcpy(child->ri, utask->ri, sizeof(child->ri));
+	}
+}
