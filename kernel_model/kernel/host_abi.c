@@ -293,7 +293,7 @@ HOST_ABI_OFFSET(mm_struct, pgd);
 HOST_ABI_OFFSET(vm_area_struct, vm_flags);
 HOST_ABI_OFFSET(vm_area_struct, vm_ops);
 HOST_ABI_OFFSET(vm_area_struct, vm_pgoff);
-HOST_ABI_OFFSET(vm_area_struct, vm_private_data);
+HOST_ABI_OFFSET(vm_area_struct, vm_file);
 HOST_ABI_OFFSET(vm_area_struct, vm_list);
 HOST_ABI_OFFSET(file, f_inode);
 HOST_ABI_OFFSET(inode, i_ino);

@@ -31,7 +31,7 @@
 
 struct uprobe_points uprobe_points __section(".data");
 
-struct file *vma_image_file(struct vm_area_struct *vma);
+struct file *vma_mapped_file(struct vm_area_struct *vma);
 
 struct xol_area {
 	unsigned long vaddr;		/* where the page is mapped; slot 0: the trampoline */
@@ -91,7 +91,7 @@ static int find_active_uprobe(struct mm_struct *mm, unsigned long bp_vaddr)
 
 	mutex_lock(&mm->mmap_lock);
 	vma = find_vma(mm, bp_vaddr);
-	file = vma && vma->vm_start <= bp_vaddr ? vma_image_file(vma) : NULL;
+	file = vma && vma->vm_start <= bp_vaddr ? vma_mapped_file(vma) : NULL;
 	if (file) {
 		u64 ino = inode_of(file), offset = bp_vaddr - vma->vm_start + (vma->vm_pgoff << 12);
 		u32 n = READ_ONCE(uprobe_points.count);

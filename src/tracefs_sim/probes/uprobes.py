@@ -44,7 +44,7 @@ UPROBE_ARMED, UPROBE_RET, UPROBE_EMU_CALL, UPROBE_EMU_JMP, UPROBE_EMU_JCC = 1, 2
 _POINT = struct.Struct("<QQIIqIIQIIII48s")
 _NHIT = 40
 _U64 = struct.Struct("<Q")
-_VM_WRITE = 0x2
+_VM_WRITE, _VM_MAYSHARE = 0x2, 0x80
 _PTE_PRESENT, _PTE_PS = 0x1, 0x80
 _PTE_PFN = 0x000FFFFFFFFFF000
 _M64 = (1 << 64) - 1
@@ -167,7 +167,7 @@ class UprobeEngine:
         image = machine.image
         self._table = required_symbol(image, "uprobe_points")
         self._dispatch = required_symbol(image, "uprobe_dispatch")
-        self._image_vm_ops = required_symbol(image, "image_vm_ops")
+        self._file_vm_ops = required_symbol(image, "file_vm_ops")
         abi = image.abi_value
         self._max = abi("UPROBES_MAX")
         self._point_size = abi("sizeof(uprobe_point)")
@@ -176,7 +176,7 @@ class UprobeEngine:
             raise RuntimeError("kernel image's uprobe_point layout does not match this host")
         self._off = {name: abi(name) for name in (
             "task_struct.mm", "mm_struct.mm_mt", "mm_struct.pgd", "vm_area_struct.vm_flags",
-            "vm_area_struct.vm_ops", "vm_area_struct.vm_pgoff", "vm_area_struct.vm_private_data",
+            "vm_area_struct.vm_ops", "vm_area_struct.vm_pgoff", "vm_area_struct.vm_file",
             "vm_area_struct.vm_list", "file.f_inode", "inode.i_ino")}
         self.lock = threading.RLock()  # uprobes_treelock and the register mutex
         self._points: dict[tuple[tuple[int, int], int], Point] = {}
@@ -278,11 +278,11 @@ class UprobeEngine:
                 n += 1
                 vma = node - off["vm_area_struct.vm_list"]
                 node = u64(node)
-                if u64(vma + off["vm_area_struct.vm_ops"]) != self._image_vm_ops:
+                if u64(vma + off["vm_area_struct.vm_ops"]) != self._file_vm_ops:
                     continue
-                if register and u64(vma + off["vm_area_struct.vm_flags"]) & _VM_WRITE:
+                if register and u64(vma + off["vm_area_struct.vm_flags"]) & (_VM_WRITE | _VM_MAYSHARE):
                     continue
-                file = u64(vma + off["vm_area_struct.vm_private_data"])
+                file = u64(vma + off["vm_area_struct.vm_file"])
                 inode = u64(file + off["file.f_inode"]) if file else 0
                 if not inode or u64(inode + off["inode.i_ino"]) != point.inode[1]:
                     continue
