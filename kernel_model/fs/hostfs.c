@@ -439,6 +439,12 @@ static const struct super_operations hostfs_sbops = {
 	.evict_inode = hostfs_evict_inode,
 };
 
+/* A file of the host's filesystem (its i_ino is the host's st_ino): uprobes name these. */
+notrace bool hostfs_inode(const struct inode *inode)
+{
+	return inode->i_sb->s_op == &hostfs_sbops;
+}
+
 static const struct dentry_operations hostfs_dentry_ops = {
 	.d_delete = always_delete_dentry,
 };

@@ -4,6 +4,7 @@
 #include "../include/session.h"
 #include "../include/perf_event.h"
 #include "../include/signal.h"
+#include "../include/uprobes.h"
 
 int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset);
 
@@ -85,6 +86,7 @@ void __noreturn do_exit(long code)
 	exit_files(tsk);
 	exit_fs(tsk);
 	perf_event_exit_task(tsk);
+	uprobe_free_utask(tsk);
 	spin_lock_irqsave(&sched_lock, flags);
 	forget_original_parent(tsk);
 	parent = tsk->parent;

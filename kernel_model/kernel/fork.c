@@ -4,6 +4,7 @@
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
 #include "../include/session.h"
+#include "../include/uprobes.h"
 #include "../include/perf_event.h"
 #include "../include/signal.h"
 
@@ -135,7 +136,10 @@ static inline int copy_mm(unsigned long clone_flags, struct task_struct *tsk)
 		return 0;
 	}
 	tsk->mm = dup_mm(tsk, oldmm);
-	return tsk->mm ? 0 : -ENOMEM;
+	if (!tsk->mm)
+		return -ENOMEM;
+	uprobe_copy_process(tsk, oldmm);	/* the XOL page and pending uretprobe returns */
+	return 0;
 }
 
 static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)(void *), void *arg,

@@ -18,6 +18,9 @@
 #include "trace/trigger.h"
 #include "trace/tracing_map.h"
 #include "trace/synth.h"
+#include "uprobes.h"
+#include "mm.h"
+#include "fs.h"
 
 struct host_abi_entry {
 	char name[56];
@@ -276,3 +279,21 @@ HOST_ABI_OFFSET(hist_map, vars);
 HOST_ABI_OFFSET(hist_map, refs);
 HOST_ABI_OFFSET(hist_map, expr);
 HOST_ABI_OFFSET(hist_map, actions);
+
+/* uprobes: the host's engine (probes/uprobes.py) fills the points and walks the mappings */
+HOST_ABI_CONST(UPROBES_MAX);
+HOST_ABI_SIZE(uprobe_point);
+HOST_ABI_OFFSET(uprobe_points, p);
+HOST_ABI_OFFSET(uprobe_point, flags);
+HOST_ABI_OFFSET(uprobe_point, nhit);
+HOST_ABI_OFFSET(uprobe_point, xol);
+HOST_ABI_OFFSET(task_struct, mm);
+HOST_ABI_OFFSET(mm_struct, mm_mt);
+HOST_ABI_OFFSET(mm_struct, pgd);
+HOST_ABI_OFFSET(vm_area_struct, vm_flags);
+HOST_ABI_OFFSET(vm_area_struct, vm_ops);
+HOST_ABI_OFFSET(vm_area_struct, vm_pgoff);
+HOST_ABI_OFFSET(vm_area_struct, vm_file);
+HOST_ABI_OFFSET(vm_area_struct, vm_list);
+HOST_ABI_OFFSET(file, f_inode);
+HOST_ABI_OFFSET(inode, i_ino);

@@ -1,6 +1,7 @@
 /* Address spaces: user page tables, thread stacks, uaccess. */
 #include "../include/fs.h"
 #include "../include/kernel.h"
+#include "../include/uprobes.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 
@@ -172,6 +173,7 @@ void mmput(struct mm_struct *mm)
 	if (__atomic_sub_fetch(&mm->mm_users, 1, __ATOMIC_ACQ_REL))
 		return;
 	exit_mmap(mm);
+	uprobe_clear_state(mm);
 	if (mm->exe_file)
 		fput(mm->exe_file);
 	free_pgtables(mm->pgd, 4);

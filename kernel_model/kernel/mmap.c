@@ -12,6 +12,7 @@
 #include "../include/binfmts.h"
 #include "../include/fs.h"
 #include "../include/session.h"
+#include "../include/uprobes.h"
 #include "../include/fs.h"
 
 #define PROT_READ	0x1
@@ -435,14 +436,22 @@ static int filemap_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	}
 	memset((u8 *)page_address(page) + n, 0, PAGE_SIZE - n);
+	if (!(vmf->vma->vm_flags & (VM_WRITE | VM_MAYSHARE)))	/* uprobe_mmap(): valid_vma() */
+		uprobe_page_in(file, (u64)vmf->pgoff << 12, page_address(page));
 	vmf->page = page;
 	return 0;
 }
 
-static const struct vm_operations_struct file_vm_ops = {
+const struct vm_operations_struct file_vm_ops = {
 	.name = "file",
 	.fault = filemap_fault,
 };
+
+/* The file a VMA maps with its pages read from it (NULL: none). */
+struct file *vma_mapped_file(struct vm_area_struct *vma)
+{
+	return vma->vm_ops == &file_vm_ops ? vma->vm_file : NULL;
+}
 
 static unsigned long __do_mmap(struct file *file, const struct vm_operations_struct *ops, void *priv,
 			       unsigned long addr, unsigned long len, unsigned long prot,

@@ -9,6 +9,7 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 #include "../include/signal.h"
+#include "../include/uprobes.h"
 
 #define FPE_INTDIV	1
 #define ILL_ILLOPN	2
@@ -29,7 +30,14 @@ void exc_divide_error(struct pt_regs *regs)
 
 void exc_int3(struct pt_regs *regs)
 {
-	do_trap(SIGTRAP, TRAP_BRKPT, 0);
+	int handled;
+
+	/* do_int3_user(): a uprobe's breakpoint (arch_uprobe_exception_notify()), or the task's */
+	local_irq_enable();
+	handled = uprobe_handle_swbp(regs);
+	local_irq_disable();
+	if (!handled)
+		do_trap(SIGTRAP, TRAP_BRKPT, 0);
 }
 
 void exc_invalid_op(struct pt_regs *regs)

@@ -10,6 +10,7 @@ from .machine.contract import PatchableMachine, TracedMachine
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
 from .probes.kprobes.debugfs import KprobeDebugViews
+from .probes.uprobes import UprobeEngine
 from .trace.core import TraceCore
 
 
@@ -26,11 +27,15 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
     """Everything the machine and its kernel allow: a machine that can be patched (a
     contract.PatchableMachine) whose kernel was built with ftrace_caller gets the function
     tracers, and with kprobe_insn_slots too, kprobes (kprobes at function entries go through
-    the ftrace sites: one FtraceSites for both)."""
-    sites = engine = None
+    the ftrace sites: one FtraceSites for both); with uprobe_points as well, uprobes (their
+    handlers' records go through the kprobe engine's probe stage)."""
+    sites = engine = uprobes = None
     if isinstance(machine, PatchableMachine) and machine.image.lookup("ftrace_caller") is not None:
         sites = FtraceSites(machine)
         if machine.image.lookup("kprobe_insn_slots") is not None:
             engine = KprobeEngine(machine, sites)
-    core = TraceCore(machine, ftrace_sites=sites, kprobe_engine=engine, realtime_at_boot_ns=realtime_at_boot_ns)
+            if machine.image.lookup("uprobe_points") is not None:
+                uprobes = UprobeEngine(machine, engine.stage)
+    core = TraceCore(machine, ftrace_sites=sites, kprobe_engine=engine, uprobe_engine=uprobes,
+                     realtime_at_boot_ns=realtime_at_boot_ns)
     return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine))

@@ -9,7 +9,7 @@ import re
 import shutil
 
 import pytest
-from simtest import section, tracefs_sim
+from simtest import REPO, section, tracefs_sim
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -123,3 +123,23 @@ echo '== kprobe_events'; cat {T}/kprobe_events
     assert section(out, "blacklisted") == ["exc_page_fault is blacklisted function, skip it.",
                                            "  Error: Failed to add events.", "status 254"]
     assert section(out, "kprobe_events") == []
+
+
+def test_perf_probe_x_writes_uprobe_events_that_hit():
+    """`perf probe -x BINARY` on a static program: the file offsets it computes go to
+    uprobe_events as on Linux (a %return one as r:), the events hit when the emulated kernel
+    runs the program, and `perf probe -d` removes them."""
+    prog = REPO / "kernel_model" / "build" / "user" / "progtest.elf"
+    out = run(f"perf probe -x {prog} -a __libc_write > /dev/null 2>&1; perf probe -x {prog} -a '__uname%return'"
+              f" > /dev/null 2>&1; echo '== events'; cat {T}/uprobe_events;"
+              f"echo 1 > {T}/events/probe_progtest/enable; tracefs-sim exec {prog} uname > /dev/null;"
+              f"echo 0 > {T}/events/probe_progtest/enable; echo '== trace'; grep -v '^#' {T}/trace;"
+              f"perf probe -d 'probe_progtest:*' > /dev/null 2>&1; echo '== after'; cat {T}/uprobe_events")
+    events = [re.sub(r":0x[0-9a-f]{16}$", ":OFFS", l) for l in section(out, "events")]
+    assert events == [f"p:probe_progtest/__libc_write {prog}:OFFS",
+                      f"r:probe_progtest/__uname__return {prog}:OFFS"], out
+    trace = section(out, "trace")
+    record = RECORD.replace("0-9]", "0-9a-f]")  # a uprobe record's context: DNZff (6.1's borrow)
+    assert any(re.match(record + r"__libc_write: \(0x[0-9a-f]+\)$", l) for l in trace), out
+    assert any(re.match(record + r"__uname__return: \(0x[0-9a-f]+ <- 0x[0-9a-f]+\)$", l) for l in trace), out
+    assert section(out, "after") == []

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 
 import pytest
-from simtest import section, tracefs_sim
+from simtest import REPO, section, tracefs_sim
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -229,3 +229,19 @@ def test_functrace_shows_a_programs_calls_for_a_duration(tmp_path):
     written = re.search(r"^# entries-in-buffer/entries-written: (\d+)/(\d+) +#P:2$", "\n".join(lines), re.M)
     assert written and int(written.group(1)) == int(written.group(2)) == len(records)
     assert section(out, "after") == ["nop", ALL_ENABLED, ALL_ENABLED]
+
+
+def test_uprobe_traces_a_static_programs_function(tmp_path):
+    """perf-tools' uprobe (objdump finds the symbol, it writes uprobe_events) on a static glibc
+    program the emulated kernel runs, for a duration; then its event is gone."""
+    prog = REPO / "kernel_model" / "build" / "user" / "progtest.elf"
+    start = (f"(for i in $(seq 200); do grep -q __libc_write {T}/uprobe_events && break; sleep 0.05; done;"
+             f" tracefs-sim exec {prog} uname > /dev/null) &")
+    out = run(f"{start} echo '== uprobe'; timeout 60 uprobe-perf -d 6 'p:{prog}:__libc_write fd=%di:s32 count=%dx:u64'"
+              f" 2>&1; echo \"== status $?\"; wait; echo '== after'; cat {T}/uprobe_events; ls -A /var/tmp",
+              tmp_path, timeout=200)
+    lines = section(out, "uprobe")
+    assert any(re.match(r"^ *progtest\.elf-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: __libc_write: \(0x[0-9a-f]+\) "
+                        r"fd=1 count=\d+$", l) for l in lines), out
+    assert out.count("== status 0\n") == 1
+    assert section(out, "after") == []

@@ -39,7 +39,7 @@ def build_tree(core: TraceCore) -> Tree:
     ta = core.top
     events = core.registry
     instances = core.instances
-    dynamic, kprobes, synth = core.dynamic, core.kprobes, core.synth
+    dynamic, kprobes, synth, uprobes = core.dynamic, core.kprobes, core.synth, core.uprobes
     # Paths as README names them: what exists decides which README sections appear.
     paths: set[str] = set()
 
@@ -60,6 +60,11 @@ def build_tree(core: TraceCore) -> Tree:
         add("kprobe_events", MODE_READ_WRITE, read=kprobes.read_kprobe_events,
             write=kprobes.write_kprobe_events, truncate=kprobes.release_all)
         add("kprobe_profile", MODE_READ_ONLY, read=kprobes.read_profile)
+    if uprobes is not None:
+        # O_TRUNC removes every uprobe event (EBUSY, failing the open, while one is enabled).
+        add("uprobe_events", MODE_READ_WRITE, read=uprobes.read_uprobe_events,
+            write=uprobes.write_uprobe_events, truncate=uprobes.release_all)
+        add("uprobe_profile", MODE_READ_ONLY, read=uprobes.read_profile)
     if synth is not None:
         # O_TRUNC removes every synthetic event (EBUSY, failing the open, while one is in use).
         add("synthetic_events", MODE_READ_WRITE, read=synth.read, write=synth.write, truncate=synth.truncate)

@@ -466,6 +466,12 @@ class PatchableMachine(Protocol):
     # -- kernel text --
     def text_poke(self, addr: int, data: bytes) -> None: ...
 
+    # -- user text (uprobes) --
+    def poke_user_text(self, collect: Callable[[GuestRam, list[int]], list[tuple[int, bytes, bool]]]) -> int:
+        """With CPUs stopped, collect(ram, live task_struct addresses) gives (physical address,
+        bytes, code) patches; each is written, a code page's translations dropped."""
+        ...
+
     def text_poke_batch(self, patches: Iterable[tuple[int, bytes]]) -> None:
         """Every patch in one stop-the-world, each range's translations dropped."""
         ...

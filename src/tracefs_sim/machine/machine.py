@@ -17,6 +17,7 @@ from unicorn.x86_const import UC_X86_REG_CR2
 
 from . import page_fault
 from .cpu import CR3, CS, RDI, RIP, RSI, RSP, Cpu
+from .contract import GuestRam
 from .hooks import HookContext, HookTable
 from .hostfs import HostFs
 from .int3_table import Int3Table
@@ -443,6 +444,37 @@ class Machine:
             node = mem.u64(kernel_virt_to_phys(node))
             seen += 1
         return out
+
+    def _task_addrs(self) -> list[int]:
+        """The live tasks' task_struct addresses (CPUs stopped)."""
+        mem, lay, hostif = self._mem, self._hostif.layout, self._hostif
+        head = hostif.task_list_va
+        node = mem.u64(kernel_virt_to_phys(head))
+        out = []
+        while node != head and len(out) < 65536:
+            task = node - lay.tasks
+            state = mem.u64(kernel_virt_to_phys(task + lay.state))
+            exit_state = struct.unpack_from("<i", mem.buf, kernel_virt_to_phys(task + lay.exit_state))[0]
+            if not exit_state and state != 0x80:  # TASK_DEAD
+                out.append(task)
+            node = mem.u64(kernel_virt_to_phys(node))
+        return out
+
+    def poke_user_text(self, collect: Callable[[GuestRam, list[int]], list[tuple[int, bytes, bool]]]) -> int:
+        """Patch code in user pages (uprobes' breakpoints), and the kernel data that goes with
+        it: with every CPU stopped, collect(ram, tasks) -- the RAM and the live tasks'
+        task_struct addresses, a view no CPU changes meanwhile -- gives (physical address,
+        bytes, code) patches; each is written, and for code every CPU's translations of its
+        page are dropped.  The number of patches."""
+        def poke() -> int:
+            patches = collect(self._mem, self._task_addrs())
+            for pa, data, _ in patches:
+                self._mem.write(pa, data)
+            pages = sorted({KERNEL_MAP + (pa & ~(PAGE_4K - 1)) for pa, _, code in patches if code})
+            if pages:
+                self._drop_translations([(va, va + PAGE_4K) for va in pages])
+            return len(patches)
+        return self.with_cpus_stopped(poke)
 
     def _task_info(self, task: int) -> TaskInfo:
         mem, lay = self._ram(), self._hostif.layout

@@ -23,6 +23,7 @@ from .trace_eprobe import EprobeEventOps
 from .trace_kprobe import KprobeEventOps
 from .trace_stack import StackTracer
 from .trace_synth import SynthEvent, SyntheticEvents
+from .trace_uprobe import UprobeEngine, UprobeEventOps
 from .tracing_nsecs import NsecsFile
 from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 from .trigger import TriggerTable
@@ -51,10 +52,12 @@ def _section(image: KernelSymbols, name: str) -> tuple[int, int] | None:
 
 class TraceCore:
     def __init__(self, machine: TracedMachine, *, ftrace_sites: FtraceSites | None,
-                 kprobe_engine: KprobeEngine | None, realtime_at_boot_ns: int = 0):
+                 kprobe_engine: KprobeEngine | None, uprobe_engine: UprobeEngine | None = None,
+                 realtime_at_boot_ns: int = 0):
         """machine: what the tracing core traces; ftrace_sites: its function entries' sites
         (None: a kernel without function tracing); kprobe_engine: the probe engine kprobe
-        events register with (None: no kprobe events); realtime_at_boot_ns: the wall clock at
+        events register with (None: no kprobe events); uprobe_engine: the one uprobe events
+        register with (None: no uprobe events); realtime_at_boot_ns: the wall clock at
         the machine's boot (the realtime trace clocks count from it)."""
         image = machine.image
         self.registry = EventRegistry(image.events, image.tracepoint_strings)
@@ -92,6 +95,7 @@ class TraceCore:
         self.dynamic: DynamicEvents | None = None
         self.kprobes: KprobeEventOps | None = None
         self.synth: SyntheticEvents | None = None
+        self.uprobes: UprobeEventOps | None = None
         if kprobe_engine is not None:
             # Their errors go to the top-level error_log, as Linux's tracing_log_err(NULL, ...).
             self.dynamic = DynamicEvents(self.top.error_log)
@@ -103,6 +107,8 @@ class TraceCore:
             # synthetic events: written by the guest's trace_synth() (a histogram's action)
             self.synth = SyntheticEvents(self.dynamic, self.registry, self.guest.synth_events)
             self.globals.triggers.find_synth = self._find_synth
+            if uprobe_engine is not None:
+                self.uprobes = UprobeEventOps(self.dynamic, self.registry, uprobe_engine)
 
     def _find_synth(self, name: str) -> tuple[SynthEvent, int] | None:
         """A hist action's synthetic event: (the event, its entry in the guest's synth_events)."""

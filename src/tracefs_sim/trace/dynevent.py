@@ -186,6 +186,22 @@ class DynamicEvents:
                     self._error_log.log(e.location, e.message, e.command.encode("latin-1"), e.pos)
                 raise OSError(e.errno, e.message or errno.errorcode.get(e.errno, "")) from None
 
+    def write_kind(self, data: bytes, ops: DynEventOps) -> None:
+        """A write to one kind's own file (kprobe_events, uprobe_events):
+        create_or_delete_trace_kprobe()/_uprobe() for each command -- a removal of that kind's
+        events, or a create only that kind may claim (unclaimed: EINVAL, unlogged)."""
+        def command(text: str) -> None:
+            if text[:1] == "-":
+                self.release(text, ops)
+                return
+            try:
+                ops.create(text)
+            except ProbeError as e:
+                if e.errno == errno.ECANCELED:
+                    raise silent_error(errno.EINVAL) from None
+                raise
+        self.run(data, command)
+
     def release(self, command: str, ops: DynEventOps | None) -> None:
         """dyn_event_release(): every matching event (of one kind; None: of any), in order,
         until one refuses (EBUSY); ENOENT if none matches."""

@@ -37,15 +37,20 @@ from .probe_args import (
     ArgFlags,
     ProbeArg,
     Symbolizer,
-    arg_fields,
     decode_args,
     format_args,
     parse_probe_arg,
-    print_fmt,
     split_symbol_offset,
 )
 from .probe_log import ProbeError, ProbeLog
-from .trace_probe import MAX_EVENT_NAME_LEN, compare_arg_type, match_command_args, parse_event_name
+from .trace_probe import (
+    MAX_EVENT_NAME_LEN,
+    compare_arg_type,
+    match_command_args,
+    parse_event_name,
+    probe_event_fields,
+    probe_event_print_fmt,
+)
 
 __all__ = [
     "KPROBE_EVENT_SYSTEM",
@@ -133,18 +138,11 @@ class KprobeSpec:
 
     def fields(self) -> list[ArgField]:
         """The event's own fields in the format file (after the common ones)."""
-        if self.is_return:
-            head = [ArgField("unsigned long", "__probe_func", 8, 8, False),
-                    ArgField("unsigned long", "__probe_ret_ip", 16, 8, False)]
-        else:
-            head = [ArgField("unsigned long", "__probe_ip", 8, 8, False)]
-        return head + arg_fields(self.args, self.head_size)
+        return probe_event_fields(self.args, self.is_return)
 
     def print_fmt(self) -> str:
         """What follows ``print fmt: `` in the format file."""
-        if self.is_return:
-            return print_fmt(self.args, "(%lx <- %lx)", ", REC->__probe_func, REC->__probe_ret_ip")
-        return print_fmt(self.args, "(%lx)", ", REC->__probe_ip")
+        return probe_event_print_fmt(self.args, self.is_return)
 
     def format(self) -> tuple[list[ArgField], str]:
         """(fields, print fmt) of the event's format file."""

@@ -11,6 +11,7 @@ import struct
 from collections.abc import Callable
 
 from .kprobe_spec import KprobeSpec
+from .uprobe_spec import UprobeSpec
 from .probe_args import ARGUMENT_REGISTERS, MAX_STRING_SIZE, TASK_SIZE, ProbeArg, encode_args
 
 _CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
@@ -41,6 +42,9 @@ def _load(insn) -> Callable | None:
     if op == "imm":
         value = insn.immediate
         return lambda hit: value
+    if op == "foffs":
+        file_offset = insn.immediate
+        return lambda hit: hit.file_vaddr(file_offset)
     return None
 
 
@@ -131,8 +135,9 @@ def compile_fetch(arg: ProbeArg) -> Callable | None:
     return fetch
 
 
-def record_body(spec: KprobeSpec) -> Callable[[object], bytes]:
-    """hit -> the record body after the common header (hit: a ProbeHit)."""
+def record_body(spec: KprobeSpec | UprobeSpec) -> Callable[[object], bytes]:
+    """hit -> the record body after the common header (hit: a ProbeHit, or a uprobe's hit:
+    the probed address, or the function and the return address, then the arguments)."""
     args = spec.args
     head = spec.head_size
     fetches = [compile_fetch(a) for a in args]

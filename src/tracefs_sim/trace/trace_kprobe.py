@@ -30,7 +30,7 @@ from .kprobe_spec import (
     trace_kprobe_match,
 )
 from .probe_guest import compile_args
-from .probe_log import ProbeError, silent_error
+from .probe_log import ProbeError
 from .probe_record import record_body
 from .trace_probe import ProbeEvent
 
@@ -87,7 +87,7 @@ class KprobeEventOps:
         return self._dynamic.show(self)
 
     def write_kprobe_events(self, data: bytes) -> None:
-        self._dynamic.run(data, self._kprobe_events_command)
+        self._dynamic.write_kind(data, self)
 
     def release_all(self) -> None:
         """An open of kprobe_events with O_TRUNC: every kprobe event goes, unless one is
@@ -97,18 +97,6 @@ class KprobeEventOps:
     def read_profile(self) -> bytes:
         with self._dynamic.lock:
             return "".join(tk.profile_line() for tk in self.probes()).encode("latin-1")
-
-    def _kprobe_events_command(self, text: str) -> None:
-        """create_or_delete_trace_kprobe()."""
-        if text[:1] == "-":
-            self._dynamic.release(text, self)
-            return
-        try:
-            self.create(text)
-        except ProbeError as e:
-            if e.errno == errno.ECANCELED:
-                raise silent_error(errno.EINVAL) from None
-            raise
 
     # ---- dyn_event_operations ----
     def create(self, command: str) -> None:

@@ -20,7 +20,7 @@ from typing import Protocol
 from ..machine.contract import GuestTracingOps
 from .events import EventRegistry, TraceEvent
 from .ftrace_records import SymFlags
-from .probe_args import ArgField, ProbeArg, Symbolizer, is_good_name, is_good_system_name
+from .probe_args import ArgField, ProbeArg, Symbolizer, arg_fields, is_good_name, is_good_system_name, print_fmt
 from .probe_log import ProbeLog
 
 MAX_EVENT_NAME_LEN = 64
@@ -209,3 +209,21 @@ def match_command_args(args: Sequence[ProbeArg], argv: Sequence[str]) -> bool:
     if len(args) < len(argv):
         return False
     return all(word == f"{a.name}={a.comm}" for a, word in zip(args, argv))
+
+
+def probe_event_fields(args: Sequence[ProbeArg], is_return: bool) -> list[ArgField]:
+    """A kprobe's or uprobe's fields after the common ones: the probed address (a return
+    probe: the function, then the return address), then the arguments."""
+    if is_return:
+        head = [ArgField("unsigned long", "__probe_func", 8, 8, False),
+                ArgField("unsigned long", "__probe_ret_ip", 16, 8, False)]
+    else:
+        head = [ArgField("unsigned long", "__probe_ip", 8, 8, False)]
+    return head + arg_fields(args, 24 if is_return else 16)
+
+
+def probe_event_print_fmt(args: Sequence[ProbeArg], is_return: bool) -> str:
+    """__set_print_fmt() with PROBE_PRINT_RETURN or PROBE_PRINT_NORMAL."""
+    if is_return:
+        return print_fmt(args, "(%lx <- %lx)", ", REC->__probe_func, REC->__probe_ret_ip")
+    return print_fmt(args, "(%lx)", ", REC->__probe_ip")
