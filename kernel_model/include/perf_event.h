@@ -17,6 +17,7 @@
 
 struct perf_event;
 struct perf_event_context;
+struct perf_pool_status;
 
 #define PERF_EF_START	0x01		/* start the counter when adding */
 #define PERF_EF_RELOAD	0x02
@@ -67,10 +68,12 @@ struct perf_buffer {
 	u64 lost;			/* records dropped since the last PERF_RECORD_LOST */
 	u64 events;			/* records since the last wakeup (wakeup_events) */
 	u64 wakeup;			/* wakeups due (watermark, wakeup_events) */
+	u64 woken;			/* ... of them given (perf_output_wakeup) */
 	u64 wakeup_head;		/* head at the last watermark wakeup */
 	long watermark;
 	struct list_head event_list;	/* the events that write here */
 	int region;			/* the perf pool's region its pages are in */
+	struct perf_pool_status *status;	/* the region's status page (uapi/perf_pool.h) */
 	struct perf_event_mmap_page *user_page;
 	void *data_pages[];		/* each page on its own, as the mapping takes them */
 };
@@ -192,6 +195,7 @@ void perf_event_del_from_source(struct perf_event *event);
 struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags, int *err);
 void rb_free(struct perf_buffer *rb);
 int perf_pool_region_pages(void);
+void perf_output_wakeup(struct perf_buffer *rb);
 int perf_output_begin(struct perf_output_handle *handle, struct perf_event *event, unsigned int size);
 void perf_output_copy(struct perf_output_handle *handle, const void *buf, unsigned int len);
 void perf_output_skip(struct perf_output_handle *handle, unsigned int len);

@@ -80,3 +80,32 @@ def test_side_band_records_of_a_child_that_execs(tmp_path):
     assert result.returncode == 0, result.stderr
     # one FORK (the session process's), one COMM with the exec flag, one EXIT, each in one cpu's buffer
     assert result.stdout.splitlines() == ["cpus 1 fork 1 comm 1 exit 1"], result.stderr
+
+
+def test_poll_of_perf_fds_waits_for_the_kernels_wakeup(tmp_path):
+    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "poll"), str(DATA / "perf_poll.c"), "-lpthread"], check=True,
+                   timeout=60)
+    result = run(f"{tmp_path / 'poll'} $(cat /sys/kernel/tracing/events/syscalls/sys_enter_getuid/id)")
+    assert result.returncode == 0, result.stderr
+    # what the same program prints on the reference 6.1 (real-tracefs)
+    assert result.stdout.splitlines() == [
+        "empty 0 0", "one sample 0 0",    # wakeup_events 2: no wakeup after one sample
+        "wakeup 1 0x1", "taken 0 0",     # a poll takes the wakeup
+        "pipe 1 0 0x1",                  # a host fd of the same set
+        "woken 1 0x1",                   # asleep in poll until the kernel's wakeup
+        "set_output 10 0x1",             # the buffer's wakeup, seen on an event redirected to it
+        "timeout 0 0", "ppoll 0 0 100000000",
+        "signal -1 Interrupted system call",
+    ], result.stderr
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_record_sleeps_in_poll_until_woken(tmp_path):
+    data = tmp_path / "perf.data"
+    result = run(f"perf record -o {data} -e sched:sched_switch -a sleep 1")
+    assert result.returncode == 0, result.stderr
+    # perf counts the polls that returned: one per wakeup of the half-full buffer, or the end
+    # (a poll that never waited would return thousands of times)
+    woken = re.search(r"Woken up (\d+) times", result.stderr)
+    assert woken and int(woken.group(1)) < 100, result.stderr
+    assert "were lost" not in result.stderr

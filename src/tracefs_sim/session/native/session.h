@@ -80,12 +80,15 @@ enum {
 	SERVE_NEW_FD = 2,	/* ... and it returns a new fd */
 	SERVE_MAP = 4,		/* ... an mmap: the kernel says which perf pool region it maps, the
 				 * host then maps that region's file (never the placeholder) */
+	SERVE_HELD = 8,		/* a poll of served fds: mirrored as any call, and answered by the
+				 * supervisor when they are ready (not SERVE_CALL) */
 	SERVE_ANSWERED = 1,	/* serve_answer: done */
 	SERVE_UNANSWERED = 0,	/* ... the kernel did not answer (too slow, or ENOSYS): the
 				 * caller answers (answer.c, or the host) */
 };
-/* reply_fd: the kernel's "answered" eventfd; pool_fds: the perf pool's memory files, by region */
-void serve_init(int reply_fd, const int *pool_fds, int nr_pool);
+/* reply_fd: the kernel's "answered" eventfd; wake_fd: its perf buffer wakeups' (or -1);
+ * pool_fds: the perf pool's memory files, by region */
+void serve_init(int reply_fd, int wake_fd, const int *pool_fds, int nr_pool);
 /* How the call is served (SERVE_* flags), or 0: not; `tgid` is the caller's process. */
 int serve_wanted(const struct seccomp_notif *req, pid_t tgid);
 /* Wait for the kernel's answer to the served call `serial` and give it to the caller. */
