@@ -14,6 +14,7 @@
 #include "jump_label.h"
 #include "uapi/perf_event.h"
 #include "trace/ftrace.h"
+#include "timer.h"
 
 struct perf_event;
 struct perf_event_context;
@@ -54,6 +55,7 @@ struct hw_perf_event {
 	u64 last_period;
 	s64 period_left;
 	struct task_struct *target;	/* the task of a per-task event */
+	struct hrtimer hrtimer;		/* a sampling cpu-clock/task-clock's period */
 };
 
 /* kernel/events/ring_buffer.c */

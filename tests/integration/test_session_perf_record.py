@@ -109,3 +109,35 @@ def test_perf_record_sleeps_in_poll_until_woken(tmp_path):
     woken = re.search(r"Woken up (\d+) times", result.stderr)
     assert woken and int(woken.group(1)) < 100, result.stderr
     assert "were lost" not in result.stderr
+
+
+SAMPLE = re.compile(r"^ *(\S+) +(\d+) \[(\d{3})\] +(\d+) cpu-clock:\S*: *$")
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_cpu_clock_sampling_with_kernel_call_chains(tmp_path):
+    freq, count = tmp_path / "freq.data", tmp_path / "count.data"
+    fields = "-F comm,tid,cpu,period,event,ip,sym,dso"
+    result = run(f"perf record -o {freq} -F 99 -a -g sleep 1 && perf script -i {freq} {fields} && echo == && "
+                 f"perf record -o {count} -e cpu-clock -c 2000000 -a sleep 0.5 && perf script -i {count} {fields} "
+                 f"&& echo == && perf report -i {freq} --stdio --no-children --sort sym")
+    assert result.returncode == 0, result.stderr
+    by_freq, by_count, report = result.stdout.split("\n==\n")
+    samples, chains = [], []
+    for line in by_freq.splitlines():
+        if m := SAMPLE.match(line):
+            samples.append(m)
+            chains.append([])
+        elif (f := FRAME.match(line)) and chains:
+            chains[-1].append(f.group(2))
+    # each cpu's hrtimer takes samples (both cpus idle most of the second); a frequency is a
+    # fixed period for an hrtimer (1e9 / 99 ns), as on Linux
+    assert len(samples) >= 10, by_freq
+    assert {m.group(3) for m in samples} == {"000", "001"}, by_freq
+    assert {m.group(4) for m in samples} == {"10101010"}, by_freq
+    # a sample's chain is the interrupted context's (the kernel's frames: a sample in user
+    # mode has none), down to where the cpu started
+    assert sum(bool(chain) for chain in chains) >= len(chains) / 2, by_freq
+    assert any(chain[-1] in ("_text", "secondary_startup_64") for chain in chains), by_freq
+    assert set(re.findall(r"\] +(\d+) cpu-clock:", by_count)) == {"2000000"}, by_count
+    assert "Samples:" in report and "cpu-clock" in report, report

@@ -622,15 +622,114 @@ static void perf_clock_event_update(struct perf_event *event)
 	event->hw.prev_count = now;
 }
 
+/*
+ * A sampling clock's period is an hrtimer of its cpu (perf_swevent_hrtimer() of 6.1): each
+ * expiry, in the local timer's interrupt, is a sample of the interrupted context (get_irq_regs:
+ * its IP, and its call chain by frame pointers).
+ */
+static enum hrtimer_restart perf_swevent_hrtimer(struct hrtimer *hrtimer)
+{
+	struct perf_event *event = container_of(hrtimer, struct perf_event, hw.hrtimer);
+	enum hrtimer_restart ret = HRTIMER_RESTART;
+	struct pt_regs *regs = this_cpu()->irq_regs;
+	struct perf_sample_data data;
+	unsigned long flags;
+	u64 period;
+
+	flags = perf_lock_irqsave();
+	if (event->state != PERF_EVENT_STATE_ACTIVE || (event->hw.state & PERF_HES_STOPPED) ||
+	    event->oncpu != smp_processor_id()) {
+		perf_unlock_irqrestore(flags);
+		return HRTIMER_NORESTART;
+	}
+	event->pmu->read(event);
+	memset(&data, 0, sizeof(data));
+	data.period = event->hw.last_period;
+	if (regs && !perf_exclude_event(event, regs) &&
+	    !(event->attr.exclude_idle && current->pid == 0))
+		perf_event_overflow(event, &data, regs);
+	if (event->state != PERF_EVENT_STATE_ACTIVE)	/* REFRESH's limit ran out */
+		ret = HRTIMER_NORESTART;
+	period = max((u64)10000, event->hw.sample_period);
+	hrtimer_forward(hrtimer, ktime_get(), period);
+	perf_unlock_irqrestore(flags);
+	return ret;
+}
+
+/* perf_swevent_start_hrtimer(): the rest of the period left at the last stop, or a whole one */
+static void perf_swevent_start_hrtimer(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	s64 period;
+
+	if (!is_sampling_event(event))
+		return;
+	period = hwc->period_left;
+	if (period) {
+		if (period < 0)
+			period = 10000;
+		hwc->period_left = 0;
+	} else {
+		period = max((u64)10000, hwc->sample_period);
+	}
+	hrtimer_start_on(&hwc->hrtimer, period, 0, HRTIMER_MODE_REL_PINNED_HARD, event->oncpu);
+}
+
+static void perf_swevent_cancel_hrtimer(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!is_sampling_event(event))
+		return;
+	if (hrtimer_active(&hwc->hrtimer)) {
+		s64 left = hrtimer_get_expires(&hwc->hrtimer) - ktime_get();
+
+		hwc->period_left = left > 0 ? left : -1;
+	}
+	hrtimer_try_to_cancel(&hwc->hrtimer);	/* (perf_lock held: a callback running elsewhere sees
+						 * the event stopped) */
+}
+
+static void perf_clock_event_destroy(struct perf_event *event)
+{
+	hrtimer_cancel(&event->hw.hrtimer);
+	while (hrtimer_callback_running(&event->hw.hrtimer))
+		cpu_relax();
+}
+
+/*
+ * perf_swevent_init_hrtimer(): hrtimers have a fixed rate, so a frequency is a period at once
+ * (and the event no longer a frequency one, as perf reads it back: attr.freq 0).
+ */
+static void perf_swevent_init_hrtimer(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!is_sampling_event(event))
+		return;
+	hrtimer_init(&hwc->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	hwc->hrtimer.function = perf_swevent_hrtimer;
+	event->destroy = perf_clock_event_destroy;
+	if (event->attr.freq) {
+		event->attr.sample_period = 1000000000ULL / event->attr.sample_freq;
+		hwc->sample_period = event->attr.sample_period;
+		hwc->period_left = hwc->sample_period;
+		hwc->last_period = hwc->sample_period;
+		event->attr.freq = 0;
+	}
+}
+
 static int perf_clock_event_add(struct perf_event *event, int flags)
 {
 	event->hw.prev_count = perf_clock();
 	event->hw.state = 0;
+	perf_swevent_start_hrtimer(event);
 	return 0;
 }
 
 static void perf_clock_event_del(struct perf_event *event, int flags)
 {
+	perf_swevent_cancel_hrtimer(event);
 	perf_clock_event_update(event);
 	event->hw.state = PERF_HES_STOPPED;
 }
@@ -641,6 +740,7 @@ static int cpu_clock_event_init(struct perf_event *event)
 		return -ENOENT;
 	if (event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;
+	perf_swevent_init_hrtimer(event);
 	return 0;
 }
 
@@ -650,6 +750,7 @@ static int task_clock_event_init(struct perf_event *event)
 		return -ENOENT;
 	if (event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;
+	perf_swevent_init_hrtimer(event);
 	return 0;
 }
 
