@@ -141,3 +141,18 @@ def test_cpu_clock_sampling_with_kernel_call_chains(tmp_path):
     assert any(chain[-1] in ("_text", "secondary_startup_64") for chain in chains), by_freq
     assert set(re.findall(r"\] +(\d+) cpu-clock:", by_count)) == {"2000000"}, by_count
     assert "Samples:" in report and "cpu-clock" in report, report
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_sched_record_and_latency(tmp_path):
+    data = tmp_path / "sched.data"
+    result = run(f"perf sched record -o {data} sleep 1 && perf sched latency -i {data} && "
+                 f"perf sched timehist -i {data}")
+    assert result.returncode == 0, result.stderr
+    # perf sched maps 1024 data pages a cpu (-m 1024): a pool region holds them
+    assert "Captured and wrote" in result.stderr
+    latency, _, timehist = result.stdout.partition("task name")
+    assert re.search(r"^ +sleep:\d+ +\| +[\d.]+ ms \| +\d+ \|", latency, re.M), latency
+    assert re.search(r"^ +TOTAL: +\| +[\d.]+ ms \| +\d+ \|", latency, re.M), latency
+    # timehist: a line per switch, the sleep among the tasks
+    assert re.search(r"^ +\d+\.\d{6} \[000[01]\] +sleep\[\d+\]", timehist, re.M), timehist
