@@ -489,6 +489,7 @@ class FakeFtraceSites:
         self.function_slots: dict[int, frozenset[str]] = {}
         self.graph_slots: dict[int, tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
         self.max_graph_depth = 0
+        self.graph_thresh = 0
         self.pids: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
         self.stack_trace: dict[int, bool] = {}
         self.no_repeats: dict[int, bool] = {}
@@ -515,6 +516,9 @@ class FakeFtraceSites:
 
     def set_max_graph_depth(self, depth: int) -> None:
         self.max_graph_depth = depth
+
+    def set_graph_thresh(self, ns: int) -> None:
+        self.graph_thresh = ns
 
     def set_pids(self, slot: int, pids, notrace_pids) -> None:
         self.pids[slot] = (frozenset(pids), frozenset(notrace_pids))

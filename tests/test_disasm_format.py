@@ -66,6 +66,9 @@ OBJDUMP_FORMS = [
     ("0f20d8", "mov    %cr3,%rax"),
     ("0f0110", "lgdt   (%rax)"),
     ("cd03", "int    $0x3"),
+    ("49d33cd4", "sarq   %cl,(%r12,%rdx,8)"),
+    ("d36b48", "shrl   %cl,0x48(%rbx)"),
+    ("48d3e0", "shl    %cl,%rax"),
 ]
 
 

@@ -211,7 +211,9 @@ def _render(insn: CsInsn, symbolize: Symbolize) -> Line:
     if insn.opcode[0] in _STRING_OPCODES:
         # objdump names the segments of the string operands: %ds:(%rsi), %es:(%rdi).
         parts = [_STRING_SEGMENTS.get(part, part) for part in parts]
-    has_register = any(re.fullmatch(r"%\w+", part) for part in parts)
+    # A register operand tells the size, so objdump drops the suffix; a shift's count %cl does not.
+    sized = parts[1:] if insn.opcode[0] in (0xD2, 0xD3) else parts
+    has_register = any(re.fullmatch(r"%\w+", part) for part in sized)
     mnemonic = " ".join([*prefixes, _mnemonic(insn, branch, has_register)])
     text = f"{mnemonic:<6} {','.join(parts)}" if parts else mnemonic
     return Line(insn.address, bytes(insn.bytes), text, note)

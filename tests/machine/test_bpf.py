@@ -32,7 +32,10 @@ def run_case(machine, args: list[str]) -> str:
     proc = machine.spawn(["bpftest", *args], out.append)
     status = proc.wait(60)
     assert status is not None, f"bpftest {args} did not finish"
-    return b"".join(out).decode()
+    text = b"".join(out).decode()
+    # bpftest prints an errno line for a failed call and exits 0; anything else is a crash
+    assert status == 0, (status, proc.killed_by, text, machine.console_output()[-2000:])
+    return text
 
 
 def normalize(text: str) -> str:

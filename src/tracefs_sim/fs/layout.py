@@ -145,7 +145,7 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     for name in ta.options.file_names(top_level):
         tree.add_file(options_dir, name, MODE_READ_WRITE,
                       read=lambda name=name: ta.options.read_option(name),
-                      write=lambda data, name=name: ta.options.write_option(name, data))
+                      write=lambda data, name=name: ta.options.write_option(name, data), settled=True)
 
     per_cpu = tree.mkdir(top, "per_cpu")
     for cpu in range(ta.nr_cpus):
@@ -206,49 +206,54 @@ def _add_events(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry,
                        ("set_event_notrace_pid", control.notrace_pid_filter)):
         add(top, name, MODE_READ_WRITE, name, read=pids.read, write=pids.write, truncate=pids.clear)
     add(events_dir, "enable", MODE_READ_WRITE, "events/enable",
-        read=control.read_enable, write=control.write_enable)
-    add(events_dir, "header_event", MODE_READ_ONLY, "events/header_event", read=_text(entry_header_format()))
-    add(events_dir, "header_page", MODE_READ_ONLY, "events/header_page", read=_text(page_header_format()))
+        read=control.read_enable, write=control.write_enable, settled=True)
+    add(events_dir, "header_event", MODE_READ_ONLY, "events/header_event", read=_text(entry_header_format()),
+        settled=True)
+    add(events_dir, "header_page", MODE_READ_ONLY, "events/header_page", read=_text(page_header_format()),
+        settled=True)
     for system in events.systems():
         system_events = events.events(system)
-        system_dir = _add_system_dir(tree, events_dir, system, system_events, control, add, note)
+        system_dir = _add_system_dir(tree, events_dir, system, system_events, control, add, note,
+                                     volatile=not any(events.is_builtin(e) for e in system_events))
         for event in system_events:
-            _add_event_dir(tree, system_dir, event, control, add, note)
+            _add_event_dir(tree, system_dir, event, control, add, note, volatile=not events.is_builtin(event))
     return EventDirs(tree, events_dir, control)
 
 
 def _add_system_dir(tree: Tree, events_dir: DirNode, system: str, system_events: list[TraceEvent],
-                    control: EventControl, add, note) -> DirNode:
-    system_dir = tree.mkdir(events_dir, system)
+                    control: EventControl, add, note, *, volatile: bool) -> DirNode:
+    """volatile: the directory goes with its last (dynamic) event (Node.volatile)."""
+    system_dir = tree.mkdir(events_dir, system, volatile=volatile)
     note("events/<system>")
     # ftrace's own record types cannot be enabled or filtered: no enable/filter files.
     if not all(e.ftrace for e in system_events):
         add(system_dir, "enable", MODE_READ_WRITE, "events/<system>/enable",
             read=lambda system=system: control.read_enable(system),
-            write=lambda data, system=system: control.write_enable(data, system))
+            write=lambda data, system=system: control.write_enable(data, system), settled=True)
         add(system_dir, "filter", MODE_READ_WRITE, "events/<system>/filter",
             read=control.read_system_filter,
-            write=lambda data, system=system: control.write_system_filter(system, data))
+            write=lambda data, system=system: control.write_system_filter(system, data), settled=True)
     return system_dir
 
 
 def _add_event_dir(tree: Tree, system_dir: DirNode, event: TraceEvent, control: EventControl, add,
-                   note) -> None:
-    event_dir = tree.mkdir(system_dir, event.name)
+                   note, *, volatile: bool) -> None:
+    """volatile: a dynamic event's directory, which goes while its system's stays."""
+    event_dir = tree.mkdir(system_dir, event.name, volatile=volatile)
     note("events/<system>/<event>")
     add(event_dir, "format", MODE_READ_ONLY, "events/<system>/<event>/format",
-        read=_text(event.format_text()))
-    add(event_dir, "id", MODE_READ_ONLY, "events/<system>/<event>/id", read=_text(event.id_text()))
+        read=_text(event.format_text()), settled=True)
+    add(event_dir, "id", MODE_READ_ONLY, "events/<system>/<event>/id", read=_text(event.id_text()), settled=True)
     if not event.ftrace:
         add(event_dir, "enable", MODE_READ_WRITE, "events/<system>/<event>/enable",
             read=lambda e=event: control.read_enable(e.system, e.name),
-            write=lambda data, e=event: control.write_enable(data, e.system, e.name))
+            write=lambda data, e=event: control.write_enable(data, e.system, e.name), settled=True)
         add(event_dir, "filter", MODE_READ_WRITE, "events/<system>/<event>/filter",
             read=lambda e=event: control.read_filter(e),
-            write=lambda data, e=event: control.write_filter(e, data))
+            write=lambda data, e=event: control.write_filter(e, data), settled=True)
     add(event_dir, "trigger", MODE_READ_WRITE, "events/<system>/<event>/trigger",
         read=lambda e=event: control.triggers.read(e), write=lambda data, e=event: control.triggers.write(e, data),
-        truncate=lambda e=event: control.triggers.truncate(e))
+        truncate=lambda e=event: control.triggers.truncate(e), settled=True)
     add(event_dir, "hist", MODE_READ_ONLY, "events/<system>/<event>/hist",
         read=lambda e=event: control.triggers.read_hist(e))
 
@@ -270,8 +275,8 @@ class EventDirs:
         system_dir = self._events_dir.children.get(event.system)
         if system_dir is None:
             system_dir = _add_system_dir(self._tree, self._events_dir, event.system, [event], self._control,
-                                         self._add, lambda path: None)
-        _add_event_dir(self._tree, system_dir, event, self._control, self._add, lambda path: None)
+                                         self._add, lambda path: None, volatile=True)
+        _add_event_dir(self._tree, system_dir, event, self._control, self._add, lambda path: None, volatile=True)
 
     def event_removed(self, event) -> None:
         system_dir = self._events_dir.children.get(event.system)

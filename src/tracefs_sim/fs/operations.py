@@ -180,8 +180,9 @@ class TracefsOperations(pyfuse3.Operations):
         node = self._node(inode)
         if not isinstance(node, FileNode):
             raise pyfuse3.FUSEError(errno.EISDIR)
-        await self._session_caught_up()
         writing = flags & os.O_ACCMODE != os.O_RDONLY
+        if writing or not node.settled:  # a settled file's text does not wait for the replay
+            await self._session_caught_up()
         if writing and flags & os.O_TRUNC and node.truncate is not None:
             node.truncate()
         handle = OpenFile(node, ctx.pid, bool(flags & os.O_NONBLOCK))
@@ -204,9 +205,9 @@ class TracefsOperations(pyfuse3.Operations):
         handle = self._open_files[fh]
         node = handle.node
         consuming = node.pipe is not None or node.pages is not None
-        if off == 0 or consuming:
+        if (off == 0 or consuming) and not node.settled:
             await self._session_caught_up()
-        if self._catch_up is not None and not consuming and (off == 0 or handle.content is None):
+        if not (consuming or node.settled) and (off == 0 or handle.content is None):
             await self._caught_up()
         if node.pipe is not None:
             self._pipe_reads += 1

@@ -17,6 +17,8 @@ MODE_READ_ONLY = 0o440      # TRACE_MODE_READ: -r--r-----
 MODE_READ_WRITE = 0o640     # TRACE_MODE_WRITE: -rw-r-----
 MODE_WRITE_ONLY = 0o200     # free_buffer: --w-------
 MODE_MARKER = 0o220         # trace_marker: --w--w----
+# How long the kernel may keep a name that cannot vanish on its own (Node.volatile).
+STABLE_ENTRY_S = 3600.0
 
 
 @dataclass(eq=False)
@@ -31,6 +33,11 @@ class Node:
     atime_ns: int = 0
     ctime_ns: int = 0
     hidden: bool = False    # found by lookup, never listed by readdir (the daemon's side door)
+    # May vanish while its parent stays (a dynamic event's directory): the kernel must look
+    # its name up each time. Every other name lives as long as its directory (an instance's
+    # files go with the instance's rmdir, which drops the cached names itself), so the
+    # kernel may keep it: a path walk then costs no FUSE lookups.
+    volatile: bool = False
 
     file_type = 0
 
@@ -55,7 +62,7 @@ class Node:
         attr.st_ctime_ns = self.ctime_ns
         # Contents change behind the kernel's back; never let it cache what a node is.
         attr.attr_timeout = 0
-        attr.entry_timeout = 0
+        attr.entry_timeout = 0 if self.volatile else STABLE_ENTRY_S
         return attr
 
 
@@ -115,7 +122,9 @@ class FileNode(Node):
     when its last descriptor is closed (FUSE RELEASE, queued before that close() returns);
     a node
     with `pipe` (text) or `pages` (binary pages) is a consuming read that blocks until data
-    or a signal."""
+    or a signal. `settled`: what it shows is control state that only its writers change
+    (an event's format, enable, filter...), so reading it waits neither for the session's
+    replay nor for a drain (trace-cmd stat reads thousands of them); writes still wait."""
 
     read: Callable[[], bytes] | None = None
     read_as: Callable[[int], bytes] | None = None
@@ -128,6 +137,7 @@ class FileNode(Node):
     session: Callable[..., object] | None = None
     pipe: PipeSource | None = None
     pages: PageSource | None = None
+    settled: bool = False
 
     file_type = stat.S_IFREG
 
@@ -147,8 +157,9 @@ class Tree:
         self._last_inode += 1
         return self._last_inode
 
-    def mkdir(self, parent: DirNode, name: str, mode: int = MODE_DIR, *, hidden: bool = False) -> DirNode:
-        node = DirNode(self._next_inode(), name, mode, self.created_ns, hidden=hidden)
+    def mkdir(self, parent: DirNode, name: str, mode: int = MODE_DIR, *, hidden: bool = False,
+              volatile: bool = False) -> DirNode:
+        node = DirNode(self._next_inode(), name, mode, self.created_ns, hidden=hidden, volatile=volatile)
         return self._attach(parent, node)
 
     def add_file(self, parent: DirNode, name: str, mode: int, **bindings) -> FileNode:

@@ -203,6 +203,11 @@ class EventRegistry:
             self._systems[event.system][event.name] = event
             self._by_id[event.id] = event
         self._next_id = max(FIRST_EVENT_ID, max(self._by_id) + 1)
+        self._builtin = frozenset(self._by_id.values())
+
+    def is_builtin(self, event: TraceEvent) -> bool:
+        """Whether the event was there from boot (it never goes away), not a dynamic one."""
+        return event in self._builtin
 
     @staticmethod
     def _check_new(system: dict[str, TraceEvent], event: TraceEvent) -> None:
