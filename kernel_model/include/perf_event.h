@@ -198,6 +198,8 @@ struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags, int *err);
 void rb_free(struct perf_buffer *rb);
 int perf_pool_region_pages(void);
 void perf_output_wakeup(struct perf_buffer *rb);
+struct perf_buffer *perf_pool_buffer(int region);
+void perf_pool_unmapped(int region);
 int perf_output_begin(struct perf_output_handle *handle, struct perf_event *event, unsigned int size);
 void perf_output_copy(struct perf_output_handle *handle, const void *buf, unsigned int len);
 void perf_output_skip(struct perf_output_handle *handle, unsigned int len);

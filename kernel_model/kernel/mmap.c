@@ -12,6 +12,7 @@
 #include "../include/binfmts.h"
 #include "../include/fs.h"
 #include "../include/session.h"
+#include "../include/perf_event.h"
 #include "../include/fs.h"
 
 #define PROT_READ	0x1
@@ -339,8 +340,15 @@ noinline int __vm_munmap(unsigned long start, size_t len, bool downgrade)
 
 SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
 {
-	if (hosts_address_space())
+	if (hosts_address_space()) {
+		/* the host unmaps; what was a perf buffer's mapping goes here (perf_mmap_close) */
+		u64 regions = current->session->perf_unmap;
+
+		current->session->perf_unmap = 0;
+		for (; regions; regions &= regions - 1)
+			perf_pool_unmapped(__builtin_ctzll(regions));
 		return -ENOSYS;
+	}
 	return __vm_munmap(addr, len, true);
 }
 

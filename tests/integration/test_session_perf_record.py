@@ -156,3 +156,15 @@ def test_perf_sched_record_and_latency(tmp_path):
     assert re.search(r"^ +TOTAL: +\| +[\d.]+ ms \| +\d+ \|", latency, re.M), latency
     # timehist: a line per switch, the sleep among the tasks
     assert re.search(r"^ +\d+\.\d{6} \[000[01]\] +sleep\[\d+\]", timehist, re.M), timehist
+
+
+def test_munmap_of_a_ring_buffer_reaches_the_kernel(tmp_path):
+    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "munmap"), str(DATA / "perf_munmap.c")], check=True, timeout=60)
+    result = run(f"{tmp_path / 'munmap'} $(cat /sys/kernel/tracing/events/syscalls/sys_enter_getuid/id)")
+    assert result.returncode == 0, result.stderr
+    # what the same program prints on the reference 6.1 (real-tracefs)
+    assert result.stdout.splitlines() == [
+        "mapped 100",                   # each unmapped buffer's pool region comes back (64 regions)
+        f"mapped again other size {EINVAL}", "unmapped, other size 0",
+        f"set_output while mapped {EINVAL}", f"set_output unmapped {EINVAL}",
+    ], result.stderr

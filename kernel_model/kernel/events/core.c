@@ -1546,6 +1546,42 @@ static long perf_mmap(struct file *file, unsigned long len, unsigned long prot, 
 	return ret;
 }
 
+/*
+ * perf_mmap_close(): a session's process unmapped the buffer in the region (the supervisor saw
+ * its munmap: kernel/mmap.c).  The mapping event's count goes; at the buffer's last mapping every
+ * event writing there lets go of it (their records then go nowhere), and it is freed.
+ */
+void perf_pool_unmapped(int region)
+{
+	struct perf_buffer *rb, *old, *to_free = NULL;
+	struct perf_event *event, *tmp;
+	unsigned long flags;
+
+	mutex_lock(&perf_mutex);
+	rb = perf_pool_buffer(region);
+	if (!rb || !rb->mmap_count) {
+		mutex_unlock(&perf_mutex);
+		return;
+	}
+	list_for_each_entry(event, &rb->event_list, rb_entry)
+		if (event->mmap_count) {
+			event->mmap_count--;
+			break;
+		}
+	if (!--rb->mmap_count) {
+		flags = perf_lock_irqsave();
+		list_for_each_entry_safe(event, tmp, &rb->event_list, rb_entry) {
+			old = ring_buffer_attach(event, NULL);
+			if (old)
+				to_free = old;
+		}
+		perf_unlock_irqrestore(flags);
+	}
+	mutex_unlock(&perf_mutex);
+	if (to_free)
+		rb_free(to_free);
+}
+
 static const struct file_operations perf_fops = {
 	.mmap_shared = perf_mmap,
 	.read = perf_read,

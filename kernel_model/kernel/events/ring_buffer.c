@@ -29,6 +29,13 @@ static bool ring_buffer_has_space(u64 head, u64 tail, u64 data_size, u64 size)
 static spinlock_t perf_pool_lock;
 #define PERF_POOL_MAX 256
 static u64 perf_pool_busy[PERF_POOL_MAX / 64];
+static struct perf_buffer *perf_pool_rb[PERF_POOL_MAX];	/* the buffer each region holds */
+
+/* the buffer in the region (perf_mutex held), or NULL */
+struct perf_buffer *perf_pool_buffer(int region)
+{
+	return region >= 0 && region < PERF_POOL_MAX ? perf_pool_rb[region] : NULL;
+}
 
 static int perf_pool_count(void)
 {
@@ -80,6 +87,7 @@ static struct perf_pool_status *perf_pool_status(int region)
 
 void rb_free(struct perf_buffer *rb)
 {
+	perf_pool_rb[rb->region] = NULL;
 	perf_pool_put(rb->region);
 	kfree(rb);
 }
@@ -103,6 +111,7 @@ struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags, int *err)
 		return NULL;
 	}
 	rb->region = region;
+	perf_pool_rb[region] = rb;
 	rb->status = perf_pool_status(region);
 	rb->status->wakeups = 0;
 	__atomic_add_fetch(&rb->status->generation, 1, __ATOMIC_RELEASE);

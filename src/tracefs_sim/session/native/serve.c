@@ -230,6 +230,47 @@ void serve_exit(pid_t tgid)
 
 static bool polls_served_fd(const struct seccomp_notif *req, pid_t tgid);
 
+/*
+ * A munmap (SERVE_UNMAP) of a process with served fds: the perf pool regions its range maps
+ * (the regions' memory files are named perf-ring-N), as a mask for the kernel, which lets go
+ * of their buffers' mappings (SESSION_SC_PERF_UNMAP); its fds no longer poll them.
+ */
+unsigned long long serve_unmapped_regions(pid_t tgid, unsigned long long addr, unsigned long long len)
+{
+	char path[64], line[512];
+	unsigned long long mask = 0;
+	FILE *maps;
+	int region;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tgid);
+	maps = fopen(path, "re");
+	if (!maps)
+		return 0;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long long start, end;
+		const char *name = strstr(line, "/memfd:perf-ring-");
+
+		if (!name || sscanf(line, "%llx-%llx", &start, &end) != 2 || end <= addr || start >= addr + len)
+			continue;
+		region = atoi(name + strlen("/memfd:perf-ring-"));
+		if (region >= 0 && region < 64 && region < nr_pool)
+			mask |= 1ULL << region;
+	}
+	fclose(maps);
+	if (mask) {
+		struct served_fds *t;
+		int fd;
+
+		pthread_mutex_lock(&fd_lock);
+		t = fds_of(tgid, false);
+		for (fd = 0; t && fd < MAX_SERVED_FD; fd++)
+			if (t->region[fd] && t->region[fd] <= 64 && (mask >> (t->region[fd] - 1) & 1))
+				t->region[fd] = 0;
+		pthread_mutex_unlock(&fd_lock);
+	}
+	return mask;
+}
+
 /* ---- which calls ---- */
 
 /* bpf(2) commands that return a new fd (include/uapi/linux/bpf.h, 6.1) */
@@ -275,6 +316,8 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 		return is_served_fd(tgid, (long)args[0]) ? SERVE_CALL : 0;
 	case __NR_mmap:
 		return is_served_fd(tgid, (long)args[4]) ? SERVE_CALL | SERVE_MAP : 0;
+	case __NR_munmap:
+		return has_served_fds(tgid) ? SERVE_UNMAP : 0;
 	case __NR_poll:
 	case __NR_ppoll:
 		return wake_fd >= 0 && has_served_fds(tgid) && polls_served_fd(req, tgid) ? SERVE_HELD : 0;

@@ -80,6 +80,8 @@ enum {
 	SERVE_NEW_FD = 2,	/* ... and it returns a new fd */
 	SERVE_MAP = 4,		/* ... an mmap: the kernel says which perf pool region it maps, the
 				 * host then maps that region's file (never the placeholder) */
+	SERVE_UNMAP = 16,	/* a munmap, maybe of perf buffers: mirrored with the regions it
+				 * unmaps (serve_unmapped_regions), made by the host */
 	SERVE_HELD = 8,		/* a poll of served fds: mirrored as any call, and answered by the
 				 * supervisor when they are ready (not SERVE_CALL) */
 	SERVE_ANSWERED = 1,	/* serve_answer: done */
@@ -94,6 +96,7 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid);
 /* Wait for the kernel's answer to the served call `serial` and give it to the caller. */
 int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsigned long long serial,
 		 int how);
+unsigned long long serve_unmapped_regions(pid_t tgid, unsigned long long addr, unsigned long long len);
 /* What the supervisor learns of a process's fds and life (mirror.c). */
 void serve_fd_closed(pid_t tgid, long fd);
 void serve_fork(pid_t parent, pid_t child);
