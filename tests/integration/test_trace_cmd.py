@@ -17,7 +17,7 @@ pytestmark = [
 
 T = "/sys/kernel/tracing"
 # One trace-cmd call: bounded, and its exit status reported on its own line.
-TC = "timeout 30 trace-cmd"
+TC = "timeout 120 trace-cmd"  # generous: a loaded CI box
 # `trace` / `trace-cmd show` line of a sched_switch; and `trace-cmd report`'s line of one
 # (the sched_switch plugin's form: prev_comm:prev_pid [prio] state ==> next_comm:next_pid [prio]).
 SHOW_SWITCH = re.compile(r"^ *\S.*-(\d+) +\[(\d{3})\] \S{5} +(\d+\.\d{6}): sched_switch: prev_comm=(.*) "
@@ -29,7 +29,7 @@ REPORT_SWITCH = re.compile(r"^(?:\w+:)? *\S.*-(\d+) +\[(\d{3})\] +(\d+\.\d{6}): 
 REPORT_GETUID = re.compile(r"^(?:\w+:)? *(\S.*)-(\d+) +\[(\d{3})\] +\d+\.\d{6}: sys_enter_getuid: *$")
 
 
-def run(script: str, tmp_path, *options: str, timeout: float = 150) -> str:
+def run(script: str, tmp_path, *options: str, timeout: float = 400) -> str:
     result = tracefs_sim("run", *options, "-c", script, timeout=timeout, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
@@ -117,16 +117,19 @@ def test_record_a_command_then_report(tmp_path, options):
 
 
 def test_function_tracer_start_show_and_list_functions(tmp_path):
+    # list -f takes a regular expression: 'vfs_*' is every name with "vfs" in it, as grep reads it
     out = run(f"{TC} start -p function -l vfs_read; echo \"== start $?\"; tracefs-sim exec cat /etc/passwd >/dev/null;"
               f"{TC} stop; echo '== show'; {TC} show; echo '== filter'; cat {T}/set_ftrace_filter;"
               f"echo '== list'; {TC} list -f 'vfs_*'; echo '== available';"
-              f"grep '^vfs_' {T}/available_filter_functions; {TC} reset; echo '== after'; cat {T}/current_tracer",
+              f"grep 'vfs_*' {T}/available_filter_functions; {TC} reset; echo '== after'; cat {T}/current_tracer",
               tmp_path,
               "--workload", "none")  # only the programs the test runs
     assert "== start 0" in out
     calls = [l for l in section(out, "show") if not l.startswith("#")]
-    assert calls and all(re.match(r"^ +cat-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: vfs_read <-ksys_read$", l)
-                         for l in calls), calls
+    # every task's vfs_read is traced (the session's own shells and trace-cmd too); cat's among them
+    records = [re.match(r"^ +(\S.*)-\d+ +\[\d{3}\] \S{5} +\d+\.\d{6}: vfs_read <-([\w.]+)$", l) for l in calls]
+    assert calls and all(records), calls
+    assert ("cat", "ksys_read") in [m.groups() for m in records], calls
     assert section(out, "filter") == ["vfs_read"]
     assert section(out, "list") == section(out, "available") and "vfs_read" in section(out, "list")
     assert section(out, "after") == ["nop"]
@@ -153,8 +156,9 @@ def test_record_function_and_function_graph_then_report(tmp_path):
               "--workload", "none")  # only the programs the test runs
     assert "== record 0" in out and "== graph record 0" in out
     functions = [l for l in section(out, "function") if "function:" in l]
-    assert functions and all(re.match(r"^ +cat-\d+ +\[\d{3}\] +\d+\.\d{6}: function: +vfs_read$", l)
-                             for l in functions), section(out, "function")
+    records = [re.match(r"^ +(\S.*)-\d+ +\[\d{3}\] +\d+\.\d{6}: function: +vfs_read$", l) for l in functions]
+    assert functions and all(records), section(out, "function")
+    assert "cat" in [m.group(1) for m in records], section(out, "function")
     graph = [l for l in section(out, "graph") if "funcgraph_" in l]
     # every call nests under vfs_read: opened at depth 0 and closed again
     assert graph and graph[0].endswith("|  vfs_read() {"), graph
