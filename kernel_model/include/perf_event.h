@@ -273,6 +273,8 @@ int perf_event_init_task(struct task_struct *child, unsigned long clone_flags);
 void perf_event_free_task(struct task_struct *task);
 void perf_event_exit_task(struct task_struct *child);
 void perf_event_exec(void);
+struct file;
+void perf_event_mmap(struct file *file, u64 addr, u64 len, u64 pgoff, u32 prot, u32 flags);
 void perf_event_fork(struct task_struct *parent, struct task_struct *task);	/* PERF_RECORD_FORK */
 void perf_event_init(void);
 #endif

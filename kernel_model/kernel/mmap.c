@@ -607,6 +607,8 @@ unsigned long vm_mmap_image(struct file *file, unsigned long addr, unsigned long
 	ret = __do_mmap(NULL, &image_vm_ops, (void *)file, addr, len, prot, flags & ~MAP_ANONYMOUS,
 			pgoff, &populate);
 	mutex_unlock(&mm->mmap_lock);
+	if ((long)ret >= 0)	/* an address, not -errno */
+		perf_event_mmap(file, ret, PAGE_ALIGN(len), pgoff, prot, flags & MAP_TYPE);
 	return ret;
 }
 

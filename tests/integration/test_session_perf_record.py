@@ -168,3 +168,18 @@ def test_munmap_of_a_ring_buffer_reaches_the_kernel(tmp_path):
         f"mapped again other size {EINVAL}", "unmapped, other size 0",
         f"set_output while mapped {EINVAL}", f"set_output unmapped {EINVAL}",
     ], result.stderr
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_mmap2_records_of_an_emulated_programs_image(tmp_path):
+    data = tmp_path / "perf.data"
+    result = run(f"perf record -o {data} -e sched:sched_switch -a -- tracefs-sim exec getuid-loop 1000 && "
+                 f"perf script -i {data} --show-mmap-events")
+    assert result.returncode == 0, result.stderr
+    # the kernel's own record of the program's text, as the loader maps it (perf's synthesized
+    # ones, from /proc, are the host processes' and come at time 0)
+    mmaps = re.findall(r"^ *getuid-loop +(\d+) .*PERF_RECORD_MMAP2 (\d+)/(\d+): \[0x([0-9a-f]+)\(0x([0-9a-f]+)\) "
+                       r"@ 0x?[0-9a-f]* [0-9a-f]+:[0-9a-f]+ \d+ \d+\]: r-xp (\S+)$", result.stdout, re.M)
+    assert mmaps, result.stdout
+    tid, pid, _, addr, size, name = mmaps[0]
+    assert tid == pid and int(size, 16) > 0 and name.endswith("getuid-loop"), mmaps

@@ -1811,6 +1811,87 @@ static void perf_event_task(struct task_struct *task, struct task_struct *parent
 	perf_unlock_irqrestore(flags);
 }
 
+struct perf_mmap_event {
+	struct task_struct *task;
+	u64 addr, len, pgoff, ino, ino_generation;
+	u32 maj, min, prot, flags;
+	bool exec;
+	const char *name;
+	unsigned int name_size;		/* with its NUL and padding to 8 bytes */
+	u8 *body;			/* room for the largest body: 64 bytes and the name */
+};
+
+/* perf_event_mmap_output(): PERF_RECORD_MMAP2 (attr.mmap2) or MMAP, to the events that ask */
+static void perf_event_mmap_output(struct perf_event *event, void *data)
+{
+	struct perf_mmap_event *me = data;
+	struct perf_event_header header = {
+		.type = event->attr.mmap2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP,
+		.misc = PERF_RECORD_MISC_USER | (me->exec ? 0 : PERF_RECORD_MISC_MMAP_DATA),
+	};
+	u8 *p = me->body;
+	u32 ids[2];
+
+	if (!((me->exec && (event->attr.mmap || event->attr.mmap2)) || (!me->exec && event->attr.mmap_data)))
+		return;
+	ids[0] = perf_event_pid(event, me->task);
+	ids[1] = perf_event_tid(event, me->task);
+	memcpy(p, ids, 8);
+	memcpy(p + 8, &me->addr, 8);
+	memcpy(p + 16, &me->len, 8);
+	memcpy(p + 24, &me->pgoff, 8);
+	p += 32;
+	if (event->attr.mmap2) {
+		memcpy(p, &me->maj, 4);
+		memcpy(p + 4, &me->min, 4);
+		memcpy(p + 8, &me->ino, 8);
+		memcpy(p + 16, &me->ino_generation, 8);
+		memcpy(p + 24, &me->prot, 4);
+		memcpy(p + 28, &me->flags, 4);
+		p += 32;
+	}
+	memset(p, 0, me->name_size);
+	memcpy(p, me->name, strlen(me->name));
+	p += me->name_size;
+	header.size = sizeof(header) + (p - me->body);
+	perf_event_sb_output(event, &header, me->body, p - me->body);
+}
+
+/*
+ * perf_event_mmap(): a program's file mapped (binfmt_elf's images: kernel/mmap.c), told to the
+ * events that ask for mappings (executable ones: attr.mmap/mmap2; others: mmap_data), with the
+ * file's path, device, inode, protection and MAP_ type, as 6.1's.
+ */
+void perf_event_mmap(struct file *file, u64 addr, u64 len, u64 pgoff, u32 prot, u32 flags)
+{
+	struct perf_mmap_event me = {
+		.task = current, .addr = addr, .len = len, .pgoff = (u64)pgoff << PAGE_SHIFT,
+		.prot = prot & 7, .flags = flags, .exec = prot & 4,	/* PROT_READ|WRITE|EXEC; EXEC */
+	};
+	unsigned long irqflags;
+	char *buf, *name;
+
+	if (!READ_ONCE(nr_sb_events) || !file)
+		return;
+	buf = kmalloc(PATH_MAX + 64 + PATH_MAX, GFP_KERNEL);
+	if (!buf)
+		return;
+	name = d_path(&file->f_path, buf, PATH_MAX);
+	if (IS_ERR(name))
+		name = "//toolong";
+	me.name = name;
+	me.name_size = ALIGN(strlen(name) + 1, sizeof(u64));
+	me.body = (u8 *)buf + PATH_MAX;
+	me.maj = MAJOR(file->f_inode->i_sb->s_dev);
+	me.min = MINOR(file->f_inode->i_sb->s_dev);
+	me.ino = file->f_inode->i_ino;
+	me.ino_generation = file->f_inode->i_generation;
+	irqflags = perf_lock_irqsave();
+	perf_iterate_sb(current, perf_event_mmap_output, &me);
+	perf_unlock_irqrestore(irqflags);
+	kfree(buf);
+}
+
 void perf_event_fork(struct task_struct *parent, struct task_struct *task)
 {
 	perf_event_task(task, parent, PERF_RECORD_FORK);
