@@ -27,9 +27,18 @@ def run(script: str, timeout: float = 180) -> subprocess.CompletedProcess:
     return tracefs_sim("run", "-c", script, timeout=timeout)
 
 
+GETUID_ID = "$(cat /sys/kernel/tracing/events/syscalls/sys_enter_getuid/id)"
+
+
+def run_program(tmp_path, name: str, args: str = GETUID_ID) -> subprocess.CompletedProcess:
+    """data/NAME.c built and run in a session (by default with the id of sys_enter_getuid)."""
+    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / name), str(DATA / f"{name}.c"), "-lpthread"], check=True,
+                   timeout=60)
+    return run(f"{tmp_path / name} {args}")
+
+
 def test_a_session_process_reads_samples_from_a_mapped_ring_buffer(tmp_path):
-    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "ring"), str(DATA / "perf_ring.c")], check=True, timeout=60)
-    result = run(f"{tmp_path / 'ring'} $(cat /sys/kernel/tracing/events/syscalls/sys_enter_getuid/id)")
+    result = run_program(tmp_path, "perf_ring")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         f"private {EINVAL}", f"pages4 {EINVAL}", f"pgoff {EINVAL}",
@@ -75,17 +84,14 @@ def test_perf_record_of_sched_switch_with_kernel_call_chains(tmp_path):
 
 
 def test_side_band_records_of_a_child_that_execs(tmp_path):
-    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "sb"), str(DATA / "perf_sideband.c")], check=True, timeout=60)
-    result = run(str(tmp_path / "sb"))
+    result = run_program(tmp_path, "perf_sideband", "")
     assert result.returncode == 0, result.stderr
     # one FORK (the session process's), one COMM with the exec flag, one EXIT, each in one cpu's buffer
     assert result.stdout.splitlines() == ["cpus 1 fork 1 comm 1 exit 1"], result.stderr
 
 
 def test_poll_of_perf_fds_waits_for_the_kernels_wakeup(tmp_path):
-    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "poll"), str(DATA / "perf_poll.c"), "-lpthread"], check=True,
-                   timeout=60)
-    result = run(f"{tmp_path / 'poll'} $(cat /sys/kernel/tracing/events/syscalls/sys_enter_getuid/id)")
+    result = run_program(tmp_path, "perf_poll")
     assert result.returncode == 0, result.stderr
     # what the same program prints on the reference 6.1 (real-tracefs)
     assert result.stdout.splitlines() == [
@@ -159,8 +165,7 @@ def test_perf_sched_record_and_latency(tmp_path):
 
 
 def test_munmap_of_a_ring_buffer_reaches_the_kernel(tmp_path):
-    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "munmap"), str(DATA / "perf_munmap.c")], check=True, timeout=60)
-    result = run(f"{tmp_path / 'munmap'} $(cat /sys/kernel/tracing/events/syscalls/sys_enter_getuid/id)")
+    result = run_program(tmp_path, "perf_munmap")
     assert result.returncode == 0, result.stderr
     # what the same program prints on the reference 6.1 (real-tracefs)
     assert result.stdout.splitlines() == [
