@@ -188,3 +188,12 @@ def test_mmap2_records_of_an_emulated_programs_image(tmp_path):
     assert mmaps, result.stdout
     tid, pid, _, addr, size, name = mmaps[0]
     assert tid == pid and int(size, 16) > 0 and name.endswith("getuid-loop"), mmaps
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_top_shows_the_emulated_kernels_samples():
+    # perf top reads keys from its stdin: a pipe that stays open for the few seconds it runs
+    result = run("sleep 10 | timeout -s INT 5 perf top --stdio -d 1")
+    # each refresh: the samples per second the cpu-clock hrtimers took, the hottest symbols
+    assert re.search(r"PerfTop: +[1-9]\d* irqs/sec +kernel:", result.stdout), result.stdout[-3000:]
+    assert re.search(r"^ +\d+\.\d+% +\[kernel\] +\[k\] \S+", result.stdout, re.M), result.stdout[-3000:]
