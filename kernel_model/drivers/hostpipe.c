@@ -2,24 +2,27 @@
  * file whose writes go to the host (host_write) with the program's id. */
 #include "../include/fs.h"
 
-static ssize_t hostpipe_write(struct file *f, const char *buf, size_t count, loff_t *ppos)
+/* ->write_iter, so that the kernel's own writes reach it too (kernel_write: kthreadd's message
+ * when a program cannot be exec'd), not only a program's write(2)/writev(2). */
+static ssize_t hostpipe_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	char tmp[256];
 	size_t done = 0;
 
-	while (done < count) {
-		size_t n = min(count - done, sizeof(tmp));
+	while (iov_iter_count(from)) {
+		size_t want = min(iov_iter_count(from), sizeof(tmp)), n = copy_from_iter(tmp, want, from);
 
-		if (copy_from_user(tmp, buf + done, n))
-			return done ? (ssize_t)done : -EFAULT;
-		host_write((u64)f->private_data, tmp, n);
+		if (n)
+			host_write((u64)iocb->ki_filp->private_data, tmp, n);
 		done += n;
+		if (n < want)
+			return done ? (ssize_t)done : -EFAULT;
 	}
 	return done;
 }
 
 static const struct file_operations hostpipe_fops = {
-	.write = hostpipe_write,
+	.write_iter = hostpipe_write_iter,
 	.llseek = no_llseek,
 };
 

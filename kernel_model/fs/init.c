@@ -11,6 +11,7 @@ void inode_init(void);
 void namei_init(void);
 void files_struct_init(void);
 void anon_inode_init(void);
+void user_programs_init(void);
 
 void host_view_init(void);
 
@@ -65,6 +66,7 @@ void vfs_caches_init(void)
 	devtmpfs_init();
 	pipe_init();
 	anon_inode_init();
+	user_programs_init();
 	chr_dev_init();
 	hostfs_init();
 }

@@ -37,6 +37,4 @@ int setup_arg_pages(struct linux_binprm *bprm, unsigned long stack_top, int exec
 void finalize_exec(struct linux_binprm *bprm);
 int load_elf_binary(struct linux_binprm *bprm);
 const struct user_program *user_program_of(struct file *file);
-unsigned long vm_mmap_image(struct file *file, unsigned long addr, unsigned long len,
-			    unsigned long prot, unsigned long flags, unsigned long pgoff);
 #endif

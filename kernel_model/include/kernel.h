@@ -164,6 +164,12 @@ struct task_struct {
 	u64 saved_sigmask;		/* rt_sigsuspend's caller's mask, back once a handler ran */
 	bool restore_sigmask;
 	struct vfork_done *vfork_done;	/* CLONE_VFORK: the parent waits until we exec or exit */
+	unsigned long sas_ss_sp;	/* sigaltstack(2): the alternate signal stack */
+	size_t sas_ss_size;
+	unsigned int sas_ss_flags;
+	u64 utime, stime;		/* ns, by the ticks it took in user and kernel mode */
+	unsigned long min_flt, maj_flt;	/* page faults it took (mm_account_fault) */
+	u64 start_time;			/* ktime at fork */
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 

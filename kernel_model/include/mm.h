@@ -253,6 +253,7 @@ void exit_mmap(struct mm_struct *mm);
 int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
 int expand_stack(struct vm_area_struct *vma, unsigned long address);
 /* memory.c */
+int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len, unsigned int gup_flags);
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
 		    struct pt_regs *regs);
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);

@@ -112,6 +112,9 @@ struct signal_struct {
 	int nr_threads;			/* of them alive */
 	int flags;
 	int group_exit_code;
+	struct task_struct *group_exec_task;	/* de_thread(): the thread that execs, the others go */
+	u64 cutime, cstime;			/* of the reaped children (wait_task_zombie) */
+	unsigned long cmin_flt, cmaj_flt;
 };
 
 static inline bool task_sigpending(struct task_struct *t)
@@ -130,6 +133,7 @@ void flush_signal_handlers(struct task_struct *t);
 void force_sig_fault(int sig, int code, unsigned long addr);
 int send_sig_info(int sig, int code, struct task_struct *p);
 void zap_other_threads(struct task_struct *p);
+void release_task(struct task_struct *p);
 void do_notify_parent(struct task_struct *tsk, int sig);
 void arch_do_signal_or_restart(struct pt_regs *regs);
 #endif

@@ -40,6 +40,71 @@ const struct user_program *user_program_of(struct file *file)
 	return file->f_op == &user_program_fops ? file->private_data : NULL;
 }
 
+/*
+ * Their files are on a private mount no path reaches, as the blobs Linux embeds and runs
+ * (kernel/usermode_driver.c's umd_setup_blob: a file on a private tmpfs): one inode per
+ * program, and a name from that mount's root, "/cat", which is what /proc/PID/exe shows (a
+ * static glibc program reads it at start and wants it absolute).
+ */
+#define USER_PROGRAM_FS_MAGIC	0x01021994	/* TMPFS_MAGIC */
+static struct vfsmount *user_program_mnt;
+static struct inode **user_program_inodes;
+
+static char *user_program_dname(struct dentry *dentry, char *buffer, int buflen)
+{
+	return dynamic_dname(buffer, buflen, "/%s", dentry->d_name.name);
+}
+
+static const struct dentry_operations user_program_dentry_operations = {
+	.d_delete = always_delete_dentry,
+	.d_dname = user_program_dname,
+};
+
+static int user_program_fill_super(struct super_block *sb, void *data)
+{
+	return init_pseudo(sb, &user_program_dentry_operations);
+}
+
+static struct file_system_type user_program_fs_type = {
+	.name = "tmpfs",
+	.fill_super = user_program_fill_super,
+	.magic = USER_PROGRAM_FS_MAGIC,
+};
+
+void user_programs_init(void)
+{
+	u64 i;
+
+	user_program_mnt = vfs_kern_mount(&user_program_fs_type, 0, "user_programs", NULL);
+	user_program_inodes = kmalloc(nr_user_programs * sizeof(*user_program_inodes), GFP_KERNEL);
+	if (IS_ERR(user_program_mnt) || !user_program_inodes)
+		panic("user_programs_init() failed");
+	for (i = 0; i < nr_user_programs; i++) {
+		struct inode *inode = new_inode(user_program_mnt->mnt_sb);
+
+		if (!inode)
+			panic("user_programs_init() inode allocation failed");
+		inode->i_ino = get_next_ino();
+		inode->i_mode = S_IFREG | 0555;
+		inode->i_size = user_programs[i].image_size;
+		user_program_inodes[i] = inode;
+	}
+}
+
+static struct file *user_program_open(u64 i)
+{
+	struct inode *inode = ihold(user_program_inodes[i]);
+	struct file *file = alloc_file_pseudo(inode, user_program_mnt, user_programs[i].name, O_RDONLY,
+					      &user_program_fops);
+
+	if (IS_ERR(file)) {
+		iput(inode);
+		return file;
+	}
+	file->private_data = (void *)&user_programs[i];
+	return file;
+}
+
 /* The file exec runs: the kernel's own programs (kernel_model/user/) by the name's last
  * component, as if they were on every directory of PATH, else the name through the VFS
  * (a tracefs-sim exec program's / is the host's: hostfs). */
@@ -51,7 +116,7 @@ static noinline struct file *open_exec(const char *filename)
 
 	for (i = 0; i < nr_user_programs; i++)
 		if (!strcmp(user_programs[i].name, base))
-			return anon_inode_getfile(base, &user_program_fops, (void *)&user_programs[i], O_RDONLY);
+			return user_program_open(i);
 	file = filp_open(filename, O_RDONLY, 0);
 	if (IS_ERR(file))
 		return file;
@@ -208,11 +273,14 @@ static noinline int exec_mmap(struct mm_struct *mm)
 {
 	struct task_struct *tsk = current;
 	struct mm_struct *old_mm = tsk->mm;
+	unsigned long flags;
 
 	mm_release(tsk, old_mm);	/* exec_mm_release(): a vfork parent goes on */
 	mm->owner = tsk;
+	spin_lock_irqsave(&sched_lock, flags);	/* (task_lock: /proc's readers of tsk->mm) */
 	tsk->mm = mm;
 	switch_mm(mm);
+	spin_unlock_irqrestore(&sched_lock, flags);
 	if (old_mm)
 		mmput(old_mm);
 	return 0;
@@ -224,10 +292,70 @@ void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
 	strscpy_pad(tsk->comm, buf, TASK_COMM_LEN);
 }
 
+/*
+ * The exec'ing task becomes the process's only thread (fs/exec.c): the others get SIGKILL
+ * and are waited for; a thread that is not the group's leader then takes the leader's pid
+ * (the process's) and its place as its parent's child, and the leader is released.
+ */
+static noinline int de_thread(struct task_struct *tsk)
+{
+	struct signal_struct *sig = tsk->signal;
+	struct task_struct *leader = tsk->group_leader;
+	unsigned long flags;
+	pid_t tid;
+
+	if (!sig || READ_ONCE(sig->nr_threads) <= 1)
+		goto no_thread_group;
+	if ((sig->flags & SIGNAL_GROUP_EXIT) || sig->group_exec_task)
+		return -EAGAIN;
+	sig->group_exec_task = tsk;
+	if (leader != tsk) {	/* the host hears of the process's end from this task now */
+		spin_lock_irqsave(&sched_lock, flags);
+		tsk->host_id = leader->host_id;
+		leader->host_id = 0;
+		spin_unlock_irqrestore(&sched_lock, flags);
+	}
+	zap_other_threads(tsk);
+	for (;;) {	/* each exiting thread wakes us once its exit_state is set */
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		if (READ_ONCE(sig->nr_threads) <= 1 && (leader == tsk || READ_ONCE(leader->exit_state)))
+			break;
+		schedule();
+	}
+	set_current_state(TASK_RUNNING);
+	if (leader != tsk) {
+		while (READ_ONCE(leader->on_cpu))
+			cpu_relax();	/* another cpu is finishing its switch away from it */
+		spin_lock_irqsave(&sched_lock, flags);
+		tid = tsk->pid;
+		tsk->pid = leader->pid;	/* exchange_tids() */
+		leader->pid = tid;
+		tsk->group_leader = tsk;
+		leader->group_leader = tsk;
+		tsk->exit_signal = leader->exit_signal;
+		leader->exit_signal = -1;
+		tsk->parent = leader->parent;
+		if (!list_empty(&leader->sibling)) {	/* list_replace_init() */
+			list_add(&tsk->sibling, &leader->sibling);
+			list_del_init(&leader->sibling);
+		}
+		spin_unlock_irqrestore(&sched_lock, flags);
+		release_task(leader);
+	}
+	sig->group_exec_task = NULL;
+	sig->flags = 0;
+no_thread_group:
+	return 0;
+}
+
 noinline int begin_new_exec(struct linux_binprm *bprm)
 {
 	struct task_struct *me = current;
 	int retval;
+
+	retval = de_thread(me);
+	if (retval)
+		return retval;
 
 	retval = unshare_files();	/* (a file table of its own before the old one's fds close) */
 	if (retval)

@@ -23,7 +23,7 @@ void put_task_struct_rcu_user(struct task_struct *t)
 	call_rcu(&t->rcu, delayed_put_task_struct);
 }
 
-static noinline void release_task(struct task_struct *p)
+noinline void release_task(struct task_struct *p)
 {
 	unsigned long flags;
 
@@ -101,6 +101,8 @@ void __noreturn do_exit(long code)
 		list_del_init(&tsk->tasks);
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
+	if (tsk->signal && tsk->signal->group_exec_task)	/* de_thread() waits for us */
+		wake_up_process(tsk->signal->group_exec_task);
 	if (!thread && parent && parent->signal && tsk->exit_signal > 0 && group_dead)
 		do_notify_parent(tsk, tsk->exit_signal);
 	if (parent && tsk->exit_state == EXIT_ZOMBIE)
@@ -123,6 +125,8 @@ void __noreturn do_group_exit(int exit_code)
 
 	if (sig && (sig->flags & SIGNAL_GROUP_EXIT)) {
 		exit_code = sig->group_exit_code;
+	} else if (sig && sig->group_exec_task) {
+		exit_code = 0;	/* another thread execs: only this one goes */
 	} else if (sig && sig->nr_threads > 1) {
 		sig->group_exit_code = exit_code;
 		sig->flags |= SIGNAL_GROUP_EXIT;
@@ -170,6 +174,14 @@ static noinline long wait_consider_children(pid_t pid, int *status, bool *any)
 		if (p->exit_state == EXIT_ZOMBIE && !p->on_cpu && (!p->signal || !p->signal->nr_threads)) {
 			pid_t ret = p->pid;
 			*status = p->exit_code;
+			if (current->signal && p->signal) {	/* wait_task_zombie(): its times to ours */
+				struct signal_struct *psig = current->signal, *sig = p->signal;
+
+				psig->cutime += p->utime + sig->cutime;
+				psig->cstime += p->stime + sig->cstime;
+				psig->cmin_flt += p->min_flt + sig->cmin_flt;
+				psig->cmaj_flt += p->maj_flt + sig->cmaj_flt;
+			}
 			spin_unlock_irqrestore(&sched_lock, flags);
 			release_task(p);
 			return ret;

@@ -156,10 +156,18 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->vruntime = parent->vruntime;
 	p->oom_score_adj = parent->oom_score_adj;
+	p->start_time = ktime_get();
 	if (parent->mm) {	/* the user registers beyond pt_regs: arch_dup_task_struct() */
 		fpu_save(parent);
 		p->fpu = parent->fpu;
 		p->thread.fsbase = parent->thread.fsbase;
+	}
+	/* the alternate signal stack: a fork's child keeps it, a thread (which would share it)
+	 * does not (sas_ss_reset) */
+	if ((clone_flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM) {
+		p->sas_ss_sp = parent->sas_ss_sp;
+		p->sas_ss_size = parent->sas_ss_size;
+		p->sas_ss_flags = parent->sas_ss_flags;
 	}
 	if (copy_signal(clone_flags, p))
 		goto free_stack;

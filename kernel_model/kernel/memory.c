@@ -251,3 +251,34 @@ noinline void change_protection(struct vm_area_struct *vma, unsigned long start,
 	}
 	flush_tlb_mm_range(vma->vm_mm, start, end);
 }
+
+/* ---- another address space's memory (access_remote_vm: /proc/PID/cmdline) ---- */
+/* Read len bytes at addr of mm into buf, faulting in what is not there (get_user_pages_remote);
+ * returns how many it read, short where the range stops being mapped. */
+noinline int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len,
+			      unsigned int gup_flags)
+{
+	int done = 0;
+
+	mutex_lock(&mm->mmap_lock);
+	while (done < len) {
+		unsigned long off = addr & (PAGE_SIZE - 1), n = min((unsigned long)(len - done), PAGE_SIZE - off);
+		struct vm_area_struct *vma = find_vma(mm, addr);
+		u64 *pte;
+
+		if (!vma || vma->vm_start > addr || !(vma->vm_flags & VM_READ))
+			break;
+		pte = lookup_pte(mm, addr, false);
+		if ((!pte || !(*pte & _PAGE_PRESENT)) &&
+		    (handle_mm_fault(vma, addr, 0, NULL) & VM_FAULT_ERROR))
+			break;
+		pte = lookup_pte(mm, addr, false);
+		if (!pte || !(*pte & _PAGE_PRESENT))
+			break;
+		memcpy((u8 *)buf + done, (u8 *)pte_addr(*pte) + off, n);
+		done += n;
+		addr += n;
+	}
+	mutex_unlock(&mm->mmap_lock);
+	return done;
+}

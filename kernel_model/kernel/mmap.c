@@ -71,6 +71,8 @@ struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
 
 void vm_area_free(struct vm_area_struct *vma)
 {
+	if (vma->vm_file)
+		fput(vma->vm_file);
 	kmem_cache_free(vm_area_cachep, vma);
 }
 
@@ -80,6 +82,8 @@ static struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
 
 	if (new) {
 		*new = *orig;
+		if (new->vm_file)
+			get_file(new->vm_file);
 		INIT_LIST_HEAD(&new->vm_list);
 		INIT_LIST_HEAD(&new->anon_vma_chain);
 	}
@@ -390,8 +394,13 @@ static unsigned long __mmap_region(struct file *file, const struct vm_operations
 	vma->vm_pgoff = pgoff;
 	vma->vm_ops = ops;
 	vma->vm_private_data = priv;
+	if (file)
+		vma->vm_file = get_file(file);
 	vma_set_page_prot(vma);
 	vma_link(mm, vma);
+	if (file)	/* perf's MMAP2: VM_READ/WRITE/EXEC are PROT_'s bits */
+		perf_event_mmap(file, addr, len, pgoff, vm_flags & (VM_READ | VM_WRITE | VM_EXEC),
+				vm_flags & VM_SHARED ? MAP_SHARED : MAP_PRIVATE);
 out:
 	mm->total_vm += len >> 12;
 	if (vm_flags & VM_EXEC)
@@ -417,6 +426,34 @@ noinline unsigned long do_mmap(struct file *file, unsigned long addr, unsigned l
 {
 	return __do_mmap(file, NULL, NULL, addr, len, prot, flags, pgoff, populate);
 }
+
+/* filemap_fault() without a page cache: the file's page at vmf->pgoff read through
+ * kernel_read, past its end zero-filled (a page wholly past it: SIGBUS).  Each fault reads
+ * its own copy, so a shared mapping of a file is read-only here. */
+static int filemap_fault(struct vm_fault *vmf)
+{
+	struct file *file = vmf->vma->vm_file;
+	loff_t pos = vmf->pgoff << 12;
+	struct page *page;
+	ssize_t n;
+
+	page = alloc_page(GFP_HIGHUSER_MOVABLE);
+	if (!page)
+		return VM_FAULT_OOM;
+	n = kernel_read(file, page_address(page), PAGE_SIZE, &pos);
+	if (n <= 0) {
+		free_page(page);
+		return VM_FAULT_SIGBUS;
+	}
+	memset((u8 *)page_address(page) + n, 0, PAGE_SIZE - n);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct file_vm_ops = {
+	.name = "file",
+	.fault = filemap_fault,
+};
 
 static unsigned long __do_mmap(struct file *file, const struct vm_operations_struct *ops, void *priv,
 			       unsigned long addr, unsigned long len, unsigned long prot,
@@ -445,15 +482,31 @@ static unsigned long __do_mmap(struct file *file, const struct vm_operations_str
 	vm_flags = calc_vm_prot_bits(prot) | VM_MAYREAD | VM_MAYWRITE | VM_MAYEXEC;
 	if (flags & MAP_GROWSDOWN)
 		vm_flags |= VM_GROWSDOWN;
-	if (file)
-		return -ENODEV;	/* no file here has an mmap operation yet */
+	if (file) {
+		/* a regular file's pages come from reads of it (file_vm_ops); other files have
+		 * no ->mmap here */
+		if (!S_ISREG(file->f_inode->i_mode) || !file->f_op || !file->f_op->read_iter)
+			return -ENODEV;
+		if (!(file->f_mode & FMODE_READ))
+			return -EACCES;
+		if ((flags & MAP_TYPE) != MAP_PRIVATE) {
+			if ((prot & PROT_WRITE) && !(file->f_mode & FMODE_WRITE))
+				return -EACCES;
+			if (prot & PROT_WRITE)
+				return -ENODEV;	/* no page cache to write back through yet */
+			vm_flags &= ~VM_MAYWRITE;	/* (as for a file not open for writing) */
+		}
+		ops = &file_vm_ops;
+	}
 	switch (flags & MAP_TYPE) {
 	case MAP_SHARED:
 	case MAP_SHARED_VALIDATE:
 		if (vm_flags & VM_GROWSDOWN)
 			return -EINVAL;
-		pgoff = 0;
 		vm_flags |= VM_SHARED | VM_MAYSHARE;
+		if (file)
+			break;
+		pgoff = 0;
 		*populate = len;	/* no shmem: its pages exist from the start, shared by fork */
 		break;
 	case MAP_PRIVATE:
@@ -565,51 +618,6 @@ SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, pr
 	if (off & ~PAGE_MASK)
 		return -EINVAL;
 	return ksys_mmap_pgoff(addr, len, prot, flags, fd, off >> 12);
-}
-
-/* ---- mappings of the program's file (binfmt_elf's elf_map) ---- */
-/* filemap_fault() without a page cache: the file's page at vmf->pgoff read through
- * kernel_read, past its end zero-filled (a page wholly past it: SIGBUS).  The file is the
- * mm's exe_file, which the mm holds as long as it has these mappings. */
-static int image_fault(struct vm_fault *vmf)
-{
-	struct file *file = vmf->vma->vm_private_data;
-	loff_t pos = vmf->pgoff << 12;
-	struct page *page;
-	ssize_t n;
-
-	page = alloc_page(GFP_HIGHUSER_MOVABLE);
-	if (!page)
-		return VM_FAULT_OOM;
-	n = kernel_read(file, page_address(page), PAGE_SIZE, &pos);
-	if (n <= 0) {
-		free_page(page);
-		return VM_FAULT_SIGBUS;
-	}
-	memset((u8 *)page_address(page) + n, 0, PAGE_SIZE - n);
-	vmf->page = page;
-	return 0;
-}
-
-static const struct vm_operations_struct image_vm_ops = {
-	.name = "image",
-	.fault = image_fault,
-};
-
-unsigned long vm_mmap_image(struct file *file, unsigned long addr, unsigned long len,
-			    unsigned long prot, unsigned long flags, unsigned long pgoff)
-{
-	struct mm_struct *mm = current->mm;
-	unsigned long ret, populate;
-
-	mutex_lock(&mm->mmap_lock);
-	/* the file is anonymous to do_mmap: the VMA's ops give its pages */
-	ret = __do_mmap(NULL, &image_vm_ops, (void *)file, addr, len, prot, flags & ~MAP_ANONYMOUS,
-			pgoff, &populate);
-	mutex_unlock(&mm->mmap_lock);
-	if ((long)ret >= 0)	/* an address, not -errno */
-		perf_event_mmap(file, ret, PAGE_ALIGN(len), pgoff, prot, flags & MAP_TYPE);
-	return ret;
 }
 
 /* ---- mprotect ---- */
@@ -762,9 +770,9 @@ SYSCALL_DEFINE1(brk, unsigned long, brk)
 	if (next && newbrk + PAGE_SIZE > next->vm_start -
 	    ((next->vm_flags & VM_GROWSDOWN) ? stack_guard_gap : 0))
 		goto out;
+	/* mas_prev(&mas, mm->start_brk): the heap's VMA; the first brk makes its own, as 6.1's
+	 * (the bss before it stays a VMA of its own) */
 	brkvma = find_vma_intersection(mm, mm->start_brk, oldbrk);
-	if (!brkvma && oldbrk > PAGE_SIZE)
-		brkvma = find_vma_intersection(mm, oldbrk - PAGE_SIZE, oldbrk);
 	if (do_brk_flags(mm, brkvma, oldbrk, newbrk - oldbrk, 0) < 0)
 		goto out;
 	mm->brk = brk;

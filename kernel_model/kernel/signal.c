@@ -17,7 +17,11 @@
 #define MAX_XSAVE_PADDING	63	/* the fp state is 64-byte aligned below the frame */
 #define UC_SIGCONTEXT_SS	0x2
 #define UC_STRICT_RESTORE_SS	0x4
+#define SS_ONSTACK		1
 #define SS_DISABLE		2
+#define SS_AUTODISARM		(1U << 31)
+#define SS_FLAG_BITS		SS_AUTODISARM
+#define MINSIGSTKSZ		2048
 #define X86_EFLAGS_TF		0x100UL
 #define X86_EFLAGS_DF		0x400UL
 #define X86_EFLAGS_RF		0x10000UL
@@ -451,7 +455,86 @@ static noinline bool get_signal(struct ksignal *ksig)
 	}
 }
 
-/* The frame below the interrupted stack: fp state, then siginfo and ucontext (__setup_rt_frame). */
+/* ---- the alternate signal stack (sigaltstack(2)) ---- */
+static inline int __on_sig_stack(unsigned long sp)
+{
+	return sp > current->sas_ss_sp && sp - current->sas_ss_sp <= current->sas_ss_size;
+}
+
+static inline int on_sig_stack(unsigned long sp)
+{
+	if (current->sas_ss_flags & SS_AUTODISARM)	/* it may be in use, and is not ours to say */
+		return 0;
+	return __on_sig_stack(sp);
+}
+
+static inline int sas_ss_flags(unsigned long sp)
+{
+	if (!current->sas_ss_size)
+		return SS_DISABLE;
+	return on_sig_stack(sp) ? SS_ONSTACK : 0;
+}
+
+void sas_ss_reset(struct task_struct *p)
+{
+	p->sas_ss_sp = 0;
+	p->sas_ss_size = 0;
+	p->sas_ss_flags = SS_DISABLE;
+}
+
+struct sigaltstack_user { void *ss_sp; int ss_flags; size_t ss_size; };	/* stack_t */
+
+static noinline int do_sigaltstack(const struct sigaltstack_user *ss, struct sigaltstack_user *oss,
+				   unsigned long sp, size_t min_ss_size)
+{
+	struct task_struct *t = current;
+
+	if (oss) {
+		memset(oss, 0, sizeof(*oss));
+		oss->ss_sp = (void *)t->sas_ss_sp;
+		oss->ss_size = t->sas_ss_size;
+		oss->ss_flags = sas_ss_flags(sp) | (t->sas_ss_flags & SS_FLAG_BITS);
+	}
+	if (ss) {
+		unsigned long ss_sp = (unsigned long)ss->ss_sp;
+		size_t ss_size = ss->ss_size;
+		unsigned int ss_flags = ss->ss_flags, ss_mode;
+
+		if (on_sig_stack(sp))
+			return -EPERM;
+		ss_mode = ss_flags & ~SS_FLAG_BITS;
+		if (ss_mode != SS_DISABLE && ss_mode != SS_ONSTACK && ss_mode != 0)
+			return -EINVAL;
+		if (ss_mode == SS_DISABLE) {
+			ss_size = 0;
+			ss_sp = 0;
+		} else if (ss_size < min_ss_size) {
+			return -ENOMEM;
+		}
+		t->sas_ss_sp = ss_sp;
+		t->sas_ss_size = ss_size;
+		t->sas_ss_flags = ss_flags;
+	}
+	return 0;
+}
+
+SYSCALL_DEFINE2(sigaltstack, const stack_t *, uss, stack_t *, uoss)
+{
+	struct sigaltstack_user new, old;
+	int err;
+
+	if (current->session)	/* a host process: its stack is the host's business */
+		return -ENOSYS;
+	if (uss && copy_from_user(&new, uss, sizeof(new)))
+		return -EFAULT;
+	err = do_sigaltstack(uss ? &new : NULL, uoss ? &old : NULL, current_pt_regs()->sp, MINSIGSTKSZ);
+	if (!err && uoss && copy_to_user(uoss, &old, sizeof(old)))
+		err = -EFAULT;
+	return err;
+}
+
+/* The frame below the interrupted stack, or at the top of the alternate one for an SA_ONSTACK
+ * handler (get_sigframe): fp state, then siginfo and ucontext (__setup_rt_frame). */
 static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 {
 	struct task_struct *t = current;
@@ -459,13 +542,21 @@ static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 	unsigned long fp, frame_addr;
 	struct rt_sigframe frame;
 	struct sigcontext_64 *sc = &frame.uc.uc_mcontext;
+	bool onsigstack = on_sig_stack(sp), entering_altstack = false;
 
 	if (!(ksig->ka.sa_flags & SA_RESTORER))
 		return -EFAULT;	/* x86-64 needs the libc's restorer */
+	if ((ksig->ka.sa_flags & SA_ONSTACK) && sas_ss_flags(sp) == 0) {
+		sp = t->sas_ss_sp + t->sas_ss_size;
+		entering_altstack = true;
+	}
 	fpu_save(t);
 	sp = (sp - sizeof(struct fxregs_state)) & ~63UL;
 	fp = sp;
 	sp = ((sp - sizeof(struct rt_sigframe)) & ~15UL) - 8;
+	/* on the alternate stack and past its end: an address that faults (SIGSEGV) */
+	if ((onsigstack || entering_altstack) && !__on_sig_stack(sp))
+		return -EFAULT;
 	frame_addr = sp;
 	memset(&frame, 0, sizeof(frame));
 	frame.pretcode = (char *)ksig->ka.sa_restorer;
@@ -479,7 +570,9 @@ static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 			frame.info.kill.pid = ksig->info.pid, frame.info.kill.uid = ksig->info.uid;
 	}
 	frame.uc.uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
-	frame.uc.uc_stack.ss_flags = SS_DISABLE;
+	frame.uc.uc_stack.ss_sp = (void *)t->sas_ss_sp;	/* save_altstack_ex() */
+	frame.uc.uc_stack.ss_flags = sas_ss_flags(regs->sp);
+	frame.uc.uc_stack.ss_size = t->sas_ss_size;
 	*sc = (struct sigcontext_64){
 		.r8 = regs->r8, .r9 = regs->r9, .r10 = regs->r10, .r11 = regs->r11,
 		.r12 = regs->r12, .r13 = regs->r13, .r14 = regs->r14, .r15 = regs->r15,
@@ -503,6 +596,8 @@ static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 	regs->ss = __USER_DS;
 	regs->flags &= ~(X86_EFLAGS_DF | X86_EFLAGS_RF | X86_EFLAGS_TF);
 	fpu_init_user(t);	/* the handler starts with a clean FPU (fpu__clear_user_states) */
+	if (t->sas_ss_flags & SS_AUTODISARM)
+		sas_ss_reset(t);
 	return 0;
 }
 
@@ -618,6 +713,13 @@ SYSCALL_DEFINE0(rt_sigreturn)
 	if (copy_from_user(&frame, (void *)frame_addr, sizeof(frame)))
 		goto badframe;
 	set_current_blocked(frame.uc.uc_sigmask);
+	{	/* restore_altstack(): what the handler left in uc_stack (errors other than a fault
+		 * are squashed, as 6.1's) */
+		struct sigaltstack_user st = { frame.uc.uc_stack.ss_sp, frame.uc.uc_stack.ss_flags,
+					       frame.uc.uc_stack.ss_size };
+
+		do_sigaltstack(&st, NULL, regs->sp, MINSIGSTKSZ);
+	}
 	regs->r8 = sc->r8, regs->r9 = sc->r9, regs->r10 = sc->r10, regs->r11 = sc->r11;
 	regs->r12 = sc->r12, regs->r13 = sc->r13, regs->r14 = sc->r14, regs->r15 = sc->r15;
 	regs->di = sc->di, regs->si = sc->si, regs->bp = sc->bp, regs->bx = sc->bx;

@@ -99,3 +99,36 @@ SYSCALL_DEFINE2(getrlimit, unsigned int, resource, struct rlimit *, rlim)
 		return -EFAULT;
 	return ret;
 }
+
+#define PR_SET_NAME	15
+#define PR_GET_NAME	16
+
+/* prctl(2): the task's name (PR_SET_NAME: busybox names an applet it exec'd through
+ * /proc/self/exe; task:task_rename).  The other options are not modelled: EINVAL, as 6.1
+ * gives for an option it does not know. */
+SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, unsigned long, arg4,
+		unsigned long, arg5)
+{
+	struct task_struct *me = current;
+	char comm[TASK_COMM_LEN];
+	unsigned long flags;
+
+	switch (option) {
+	case PR_SET_NAME:
+		comm[sizeof(comm) - 1] = 0;
+		if (strncpy_from_user(comm, (const char *)arg2, sizeof(comm) - 1) < 0)
+			return -EFAULT;
+		set_task_comm(me, comm);
+		return 0;
+	case PR_GET_NAME:
+		spin_lock_irqsave(&sched_lock, flags);	/* get_task_comm() */
+		memcpy(comm, me->comm, sizeof(comm));
+		spin_unlock_irqrestore(&sched_lock, flags);
+		comm[sizeof(comm) - 1] = 0;
+		if (copy_to_user((void *)arg2, comm, sizeof(comm)))
+			return -EFAULT;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}

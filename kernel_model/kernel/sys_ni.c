@@ -434,12 +434,6 @@ SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)
 	return sys_ni_syscall();
 }
 
-/* kernel/signal.c */
-SYSCALL_DEFINE2(sigaltstack, const stack_t *, uss, stack_t *, uoss)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/utimes.c */
 SYSCALL_DEFINE2(utime, char *, filename, struct utimbuf *, times)
 {
@@ -568,12 +562,6 @@ SYSCALL_DEFINE3(modify_ldt, int, func, void *, ptr, unsigned long, bytecount)
 
 /* fs/namespace.c */
 SYSCALL_DEFINE2(pivot_root, const char *, new_root, const char *, put_old)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, unsigned long, arg4, unsigned long, arg5)
 {
 	return sys_ni_syscall();
 }

@@ -59,8 +59,20 @@ static void tick_sched_do_timer(struct tick_sched *ts, ktime_t now)
 		tick_do_update_jiffies64(now);
 }
 
+/* account_process_tick(): the tick's time to the task it interrupted, user or system */
+static void account_process_tick(struct task_struct *p, int user_tick)
+{
+	if (p->flags & PF_IDLE)
+		return;
+	if (user_tick)
+		p->utime += TICK_NSEC;
+	else
+		p->stime += TICK_NSEC;
+}
+
 static void update_process_times(int user_tick)
 {
+	account_process_tick(current, user_tick);
 	run_local_timers();
 	rcu_sched_clock_irq(user_tick);
 	scheduler_tick();

@@ -74,7 +74,7 @@ static void show_signal_msg(struct pt_regs *regs, unsigned long error_code, unsi
 	struct task_struct *tsk = current;
 	struct vm_area_struct *vma = tsk->mm ? find_vma(tsk->mm, regs->ip) : NULL;
 
-	if (vma && vma->vm_start <= regs->ip && vma->vm_ops)	/* print_vma_addr(): the file's mapping */
+	if (vma && vma->vm_start <= regs->ip && vma->vm_file)	/* print_vma_addr(): the file's mapping */
 		printk(KERN_INFO "%s[%d]: segfault at %lx ip %016lx sp %016lx error %lx in %s[%lx+%lx]\n",
 		       tsk->comm, tsk->pid, address, regs->ip, regs->sp, error_code, tsk->comm,
 		       vma->vm_start, vma->vm_end - vma->vm_start);
@@ -155,6 +155,8 @@ static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_
 	}
 	fault = handle_mm_fault(vma, address, flags, regs);
 	mutex_unlock(&mm->mmap_lock);
+	if (!(fault & VM_FAULT_ERROR))
+		tsk->min_flt++;	/* mm_account_fault(): no fault here waits for I/O (major) */
 	if (fault & VM_FAULT_OOM) {
 		if (!user_mode(regs) && fixup_exception(regs, 14, error_code, address))
 			return;

@@ -98,6 +98,21 @@ def test_exec_in_the_mounts_kernel(mounted):
     assert result.stderr == "tracefs-sim exec: nosuchprog: no such program\n"
 
 
+@pytest.mark.skipif(not os.path.exists("/bin/busybox") or b"/ld-linux" in open("/bin/busybox", "rb").read(4096),
+                    reason="needs Debian's busybox-static at /bin/busybox")
+def test_exec_of_busybox_sh_with_a_pipe(mounted):
+    """The issue's command: a shell, a pipe and two applets, all emulated tasks."""
+    names = [n for n in os.listdir("/") if not n.startswith(".")]
+    result = tracefs_sim("exec", "--mount", str(mounted), "/bin/busybox", "sh", "-c", "ls / | wc -l", timeout=120)
+    assert (result.returncode, result.stdout) == (0, f"{len(names)}\n"), result.stderr
+
+
+def test_exec_of_a_dynamically_linked_program_says_why_not(mounted):
+    result = tracefs_sim("exec", "--mount", str(mounted), "/bin/ls", timeout=60)
+    assert result.returncode == 126
+    assert "/bin/ls: cannot execute: dynamically linked (needs the interpreter /" in result.stdout + result.stderr
+
+
 def test_exec_status_and_stderr_of_the_program(mounted):
     result = tracefs_sim("exec", "--mount", str(mounted), "cat", "/no/such/file", timeout=60)
     assert result.returncode != 0

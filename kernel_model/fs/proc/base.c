@@ -5,6 +5,7 @@
  * process lives (pid_revalidate).
  */
 #include "internal.h"
+#include "../../include/signal.h"
 
 /* The task of a /proc/PID inode, with sched_lock held (NULL: gone, lock released). */
 struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
@@ -61,7 +62,7 @@ struct task_snap {
 	const char *state;
 	pid_t pid, tgid, ppid;
 	uid_t uid;
-	int umask, fdsize;
+	int umask, fdsize, threads;
 };
 
 static notrace int snap_task(void *pid, struct task_snap *s)
@@ -84,6 +85,7 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->uid = t->uid;
 	s->umask = t->fs ? t->fs->umask : -1;
 	s->fdsize = t->files ? t->files->fdt->max_fds : 0;
+	s->threads = t->signal ? t->signal->nr_threads : 1;
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return 0;
 }
@@ -112,7 +114,8 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 		   s.state, s.tgid, s.pid, s.ppid);
 	seq_printf(m, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n", s.uid, s.uid, s.uid, s.uid,
 		   s.uid, s.uid, s.uid, s.uid);
-	seq_printf(m, "FDSize:\t%d\nGroups:\t\nNStgid:\t%d\nNSpid:\t%d\nThreads:\t1\n", s.fdsize, s.tgid, s.pid);
+	seq_printf(m, "FDSize:\t%d\nGroups:\t\nNStgid:\t%d\nNSpid:\t%d\nThreads:\t%d\n", s.fdsize, s.tgid, s.pid,
+		   s.threads);
 	return 0;
 }
 
@@ -161,6 +164,294 @@ static const char *proc_root_link(struct dentry *dentry, struct inode *inode, ch
 	int err = get_task_path(inode, &path, true);
 
 	return err ? (void *)(long)err : path_link(&path, buf);
+}
+
+/* The address space of process pid, a reference held (get_task_mm(): NULL for a kernel
+ * thread or one that is exiting); mmput() when done. */
+static notrace struct mm_struct *get_pid_task_mm(pid_t pid)
+{
+	struct task_struct *t;
+	struct mm_struct *mm = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	t = find_task_by_pid(pid);
+	if (t && t->mm && !(t->flags & (PF_KTHREAD | PF_EXITING)) && !t->exit_state) {
+		mm = t->mm;
+		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return mm;
+}
+
+/* exe: the file the process runs (mm->exe_file), by its path */
+static const char *proc_exe_link(struct dentry *dentry, struct inode *inode, char *buf)
+{
+	struct mm_struct *mm = get_pid_task_mm(PROC_I_PID(inode));
+	struct path path;
+
+	if (!mm)
+		return (void *)(long)-ENOENT;
+	if (!mm->exe_file) {
+		mmput(mm);
+		return (void *)(long)-ENOENT;
+	}
+	path = mm->exe_file->f_path;
+	path_get(&path);
+	mmput(mm);
+	return path_link(&path, buf);
+}
+
+/* cmdline (get_mm_cmdline): the argument strings as they are in the process's memory now;
+ * where it wrote over the last NUL (setproctitle), up to the first NUL from arg_start. */
+static int proc_pid_cmdline_show(struct seq_file *m, void *pid)
+{
+	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
+	unsigned long arg_start, arg_end, pos, len;
+	char *page, c = 0;
+
+	if (!mm)
+		return 0;	/* a kernel thread: empty */
+	page = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!page) {
+		mmput(mm);
+		return -ENOMEM;
+	}
+	arg_start = mm->arg_start;
+	arg_end = mm->arg_end;
+	if (arg_end > arg_start && access_remote_vm(mm, arg_end - 1, &c, 1, 0) == 1 && c) {
+		/* get_mm_proctitle(): one page at most, to its first NUL */
+		unsigned long n = 0;
+
+		len = access_remote_vm(mm, arg_start, page, PAGE_SIZE, 0);
+		while (n < len && page[n])
+			n++;
+		seq_write(m, page, n);
+	} else {
+		for (pos = arg_start; pos < arg_end; pos += len) {
+			len = access_remote_vm(mm, pos, page, min(arg_end - pos, PAGE_SIZE), 0);
+			if (!len)
+				break;
+			seq_write(m, page, len);
+		}
+	}
+	kfree(page);
+	mmput(mm);
+	return 0;
+}
+
+/* ---- stat (fs/proc/array.c: do_task_stat, whole group) ---- */
+static inline u64 nsec_to_clock_t(u64 ns)
+{
+	return ns / (1000000000UL / 100);	/* USER_HZ */
+}
+
+/* cputime_adjust(): the group's run time split as its ticks were, user and system */
+static void cputime_adjust(u64 rtime, u64 *ut, u64 *st)
+{
+	u64 stime = *st, utime = *ut;
+
+	if (stime == 0)
+		utime = rtime;
+	else if (utime == 0)
+		stime = rtime, utime = 0;
+	else {	/* scale_stime(): rtime * stime / total, losing low bits until it fits 64 */
+		u64 total = stime + utime, r = rtime, st = stime;
+
+		while (r > 0xffffffffUL || st > 0xffffffffUL) {
+			r >>= 1, st >>= 1, total >>= 1;
+		}
+		stime = total ? r * st / total : 0;
+		if (stime > rtime)
+			stime = rtime;
+		utime = rtime - stime;
+	}
+	*ut = utime;
+	*st = stime;
+}
+
+/* the pages its mappings have in memory (get_mm_rss) */
+static unsigned long mm_rss(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+	unsigned long addr, n = 0;
+
+	mutex_lock(&mm->mmap_lock);
+	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list)
+		for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+			u64 *pte = lookup_pte(mm, addr, false);
+
+			n += pte && (*pte & _PAGE_PRESENT) && !(*pte & _PAGE_SPECIAL);
+		}
+	mutex_unlock(&mm->mmap_lock);
+	return n;
+}
+
+struct stat_snap {
+	char comm[TASK_COMM_LEN];
+	char state;
+	pid_t pid, ppid;
+	unsigned int flags;
+	int prio, threads, exit_signal, cpu, exit_code;
+	bool running;
+	unsigned long min_flt, maj_flt, cmin_flt, cmaj_flt;
+	u64 utime, stime, rtime, cutime, cstime, start_time, pending, blocked, ignored, caught;
+};
+
+static notrace int snap_stat(pid_t pid, struct stat_snap *s)
+{
+	struct task_struct *leader, *t;
+	unsigned long flags;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	spin_lock_irqsave(&sched_lock, flags);
+	leader = find_task_by_pid(pid);
+	if (!leader) {
+		spin_unlock_irqrestore(&sched_lock, flags);
+		return -ESRCH;
+	}
+	memcpy(s->comm, leader->comm, TASK_COMM_LEN);
+	s->comm[TASK_COMM_LEN - 1] = 0;
+	s->state = get_task_state(leader)[0];
+	s->pid = leader->pid;
+	s->ppid = leader->parent ? leader->parent->tgid : 0;
+	s->flags = leader->flags;
+	s->prio = leader->prio;
+	s->threads = leader->signal ? leader->signal->nr_threads : 1;
+	s->running = leader->__state == TASK_RUNNING;
+	s->exit_signal = leader->exit_signal;
+	s->cpu = leader->cpu;
+	s->exit_code = leader->exit_code;
+	s->start_time = leader->start_time;
+	s->pending = leader->pending;
+	s->blocked = leader->blocked;
+	list_for_each_entry(t, &task_list, tasks)	/* the live threads of the group */
+		if (t->tgid == leader->tgid) {
+			s->min_flt += t->min_flt;
+			s->maj_flt += t->maj_flt;
+			s->utime += t->utime;
+			s->stime += t->stime;
+			s->rtime += t->sum_exec_runtime;
+		}
+	if (leader->signal) {
+		s->cutime = leader->signal->cutime;
+		s->cstime = leader->signal->cstime;
+		s->cmin_flt = leader->signal->cmin_flt;
+		s->cmaj_flt = leader->signal->cmaj_flt;
+	}
+	if (leader->sighand)	/* collect_sigign_sigcatch() */
+		for (i = 1; i <= 64; i++) {
+			unsigned long h = (unsigned long)leader->sighand->action[i - 1].sa_handler;
+
+			if (h == (unsigned long)SIG_IGN)
+				s->ignored |= 1UL << (i - 1);
+			else if (h != (unsigned long)SIG_DFL)
+				s->caught |= 1UL << (i - 1);
+		}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return 0;
+}
+
+static int proc_pid_stat_show(struct seq_file *m, void *pid)
+{
+	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
+	struct stat_snap s;
+	unsigned long vsize = 0, rss = 0;
+	int err = snap_stat((pid_t)(long)pid, &s);
+
+	if (err) {
+		if (mm)
+			mmput(mm);
+		return err;
+	}
+	if (mm) {
+		vsize = mm->total_vm << 12;
+		rss = mm_rss(mm);
+	}
+	cputime_adjust(s.rtime, &s.utime, &s.stime);
+	/* no process groups or sessions are modelled (nothing calls setsid/setpgid here): 0,
+	 * as a process's before any did; no task has a controlling terminal */
+	seq_printf(m, "%d (%s) %c %d 0 0 0 -1 %u %lu %lu %lu %lu %lu %lu %lu %lu %d %d %d 0 %lu %lu %lu %lu",
+		   s.pid, s.comm, s.state, s.ppid, s.flags, s.min_flt, s.cmin_flt, s.maj_flt, s.cmaj_flt,
+		   nsec_to_clock_t(s.utime), nsec_to_clock_t(s.stime), nsec_to_clock_t(s.cutime),
+		   nsec_to_clock_t(s.cstime), s.prio - 100, s.prio - DEFAULT_PRIO, s.threads,
+		   nsec_to_clock_t(s.start_time), vsize, rss, ~0UL);
+	seq_printf(m, " %lu %lu %lu 0 0 %lu %lu %lu %lu %d 0 0 %d %d 0 0 0 0 0",
+		   mm ? mm->start_code : 0, mm ? mm->end_code : 0, mm ? mm->start_stack : 0,
+		   s.pending & 0x7fffffffUL, s.blocked & 0x7fffffffUL, s.ignored & 0x7fffffffUL,
+		   s.caught & 0x7fffffffUL, s.threads < 2 && !s.running, s.exit_signal, s.cpu);
+	if (mm)
+		seq_printf(m, " %lu %lu %lu %lu %lu %lu %lu", mm->start_data, mm->end_data, mm->start_brk,
+			   mm->arg_start, mm->arg_end, mm->env_start, mm->env_end);
+	else
+		seq_puts(m, " 0 0 0 0 0 0 0");
+	seq_printf(m, " %d\n", s.exit_code);
+	if (mm)
+		mmput(mm);
+	return 0;
+}
+
+/* ---- maps (fs/proc/task_mmu.c: show_map_vma) ---- */
+static void seq_pad_to(struct seq_file *m, size_t line_start, size_t width)
+{
+	while (m->count < m->size && m->count - line_start < width)
+		seq_putc(m, ' ');
+	seq_putc(m, ' ');
+}
+
+static void show_map_vma(struct seq_file *m, struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct file *file = vma->vm_file;
+	unsigned long flags = vma->vm_flags, ino = 0;
+	unsigned long long pgoff = 0;
+	size_t line = m->count;
+	const char *name = NULL;
+	dev_t dev = 0;
+
+	if (file) {
+		dev = file->f_inode->i_sb->s_dev;
+		ino = file->f_inode->i_ino;
+		pgoff = (unsigned long long)vma->vm_pgoff << 12;
+	}
+	seq_printf(m, "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %lu ", vma->vm_start, vma->vm_end,
+		   flags & VM_READ ? 'r' : '-', flags & VM_WRITE ? 'w' : '-', flags & VM_EXEC ? 'x' : '-',
+		   flags & VM_MAYSHARE ? 's' : 'p', pgoff, MAJOR(dev), MINOR(dev), ino);
+	if (file) {
+		char *buf = kmalloc(PATH_MAX, GFP_KERNEL), *p;
+
+		seq_pad_to(m, line, 25 + sizeof(void *) * 6 - 1);
+		p = buf ? d_path(&file->f_path, buf, PATH_MAX) : (char *)(long)-ENOMEM;
+		if (!IS_ERR(p))
+			for (; *p; p++)	/* seq_file_path(m, file, "\n"): a newline as \012 */
+				*p == '\n' ? seq_puts(m, "\\012") : seq_putc(m, *p);
+		kfree(buf);
+	} else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk) {
+		name = "[heap]";
+	} else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack) {
+		name = "[stack]";
+	}
+	if (name) {
+		seq_pad_to(m, line, 25 + sizeof(void *) * 6 - 1);
+		seq_puts(m, name);
+	}
+	seq_putc(m, '\n');
+}
+
+static int proc_pid_maps_show(struct seq_file *m, void *pid)
+{
+	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
+	struct vm_area_struct *vma;
+
+	if (!mm)
+		return 0;
+	mutex_lock(&mm->mmap_lock);
+	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list)
+		show_map_vma(m, vma);
+	mutex_unlock(&mm->mmap_lock);
+	mmput(mm);
+	return 0;
 }
 
 /* ---- fd/ ---- */
@@ -305,6 +596,10 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
 	{ "cwd", S_IFLNK | 0777, NULL, proc_cwd_link },
 	{ "root", S_IFLNK | 0777, NULL, proc_root_link },
+	{ "exe", S_IFLNK | 0777, NULL, proc_exe_link },
+	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
+	{ "stat", S_IFREG | 0444, proc_pid_stat_show },
+	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
 };
 
 struct dentry *proc_pident_instantiate(struct dentry *dentry, const struct pid_entry *p, void *private);

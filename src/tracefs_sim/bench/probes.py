@@ -30,9 +30,9 @@ def cold_functions(blocks: int) -> list[str]:
     """Traceable functions the workload (and the idle machine around it) never executes."""
     k = TracedKernel(seed=1)
     try:
-        sites = {k.sites.address(name): name for name in k.sites.functions}
-        _, seen = k.count(blocks, frozenset(sites))
-        return [name for addr, name in sites.items() if not seen[addr]]
+        starts = {k.machine.image.addr(name): name for name in k.sites.functions}
+        seen = k.reached(blocks, frozenset(starts))
+        return [name for addr, name in starts.items() if addr not in seen]
     finally:
         k.close()
 

@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from unicorn import UC_HOOK_CODE
+from unicorn import UC_HOOK_BLOCK, UC_HOOK_CODE
 
 from ..machine import Machine, MachineOptions
 from ..machine.paging import kernel_virt_to_phys
@@ -53,6 +53,7 @@ DRAIN_WAIT_S = 0.2  # one wait for a doorbell (bounds how long close() takes)
 # a counting run hands the pages back every this many instructions: a page of function
 # events takes ~30,000, the ring's 8 pages ~240,000
 TAKE_EVERY_INSNS = 10_000
+TAKE_EVERY_BLOCKS = 2_000
 
 
 class EventsLost(RuntimeError):
@@ -305,7 +306,6 @@ class TracedKernel:
         """Guest instructions the workload's run executed (the idle machine's around it
         included: a seeded machine makes that the same each time), and how many times each
         address in `watch` executed."""
-        m = self.machine
         total = [0]
         seen: Counter = Counter()
 
@@ -318,11 +318,37 @@ class TracedKernel:
             if not total[0] % TAKE_EVERY_INSNS:
                 take(wait=False)
 
+        self._run_hooked(blocks, UC_HOOK_CODE, on_insn)
+        return total[0], seen
+
+    def reached(self, blocks: int, starts: frozenset[int]) -> set[int]:
+        """Which of the code addresses `starts` (functions' first instructions) the workload's
+        run reached. A function is entered at its start, which begins a translated block:
+        one hook call per block instead of count()'s one per instruction."""
+        seen: set[int] = set()
+        blocks_run = [0]
+        take = self.ring.take
+
+        def on_block(uc, addr, size, data):
+            blocks_run[0] += 1
+            if addr in starts:
+                seen.add(addr)
+            if not blocks_run[0] % TAKE_EVERY_BLOCKS:
+                take(wait=False)
+
+        self._run_hooked(blocks, UC_HOOK_BLOCK, on_block)
+        return seen
+
+    def _run_hooked(self, blocks: int, kind: int, hook) -> None:
+        """The workload's run with `hook` of `kind` on every CPU (code translated before the
+        hook has no call to it: the translations are dropped on both sides)."""
+        m = self.machine
+
         def add():
             out = []
             for cpu in m._cpus:
-                out.append((cpu, cpu.uc.hook_add(UC_HOOK_CODE, on_insn)))
-                cpu.uc.ctl_flush_tb()  # code translated before has no call to the hook
+                out.append((cpu, cpu.uc.hook_add(kind, hook)))
+                cpu.uc.ctl_flush_tb()
             return out
 
         def remove(handles):
@@ -335,7 +361,6 @@ class TracedKernel:
             self.run(blocks)
         finally:
             m._stop_machine(lambda: remove(handles))
-        return total[0], seen
 
 
 def set_aside(kernel: TracedKernel, before: int) -> Sample:

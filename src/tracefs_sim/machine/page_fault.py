@@ -6,7 +6,8 @@ fault), U from the privilege the fault came from, I when the bytes that could no
 fetched are the instruction's own on a page that is absent or no-execute, and W when the
 faulting instruction writes memory.  That is certain for a data access to a present page
 the access may read (a user page for user mode, any page for the kernel: only a write can
-fault there); for an absent page the instruction tells (its operands as Capstone decodes
+fault there); a fault at the very start of the page after rip's, absent, is the fetch of
+an instruction further on in the block Unicorn translates; for an absent page the instruction tells (its operands as Capstone decodes
 them, and the stack writes of push, call and enter), and where it would not, a write taken
 for a read costs one more fault (the zero page mapped, then its copy-on-write).
 """
@@ -71,6 +72,12 @@ def error_code(mem: PhysMem, cr3: int, cr2: int, rip: int, rsp: int, rsi: int, r
         insn = next(_decoder().disasm(text, rip, 1), None) if text else None
         if insn is None or rip + insn.size > cr2:
             return code | X86_PF_INSTR  # its own bytes could not be fetched
+    if leaf is None and cr2 == page == (rip & ~0xFFF) + 0x1000:
+        # Unicorn translates a block of instructions ahead of the one it resumes at (rip),
+        # and the block may run on into the next page: a fetch fault there comes with rip at
+        # the block's start. Taken for a fetch (a data access at exactly that address costs
+        # one more fault: the page mapped readable, then the access faults again on it).
+        return code | X86_PF_INSTR
     if leaf is not None and (not user or leaf & PTE_U):
         return code | X86_PF_WRITE  # readable where it is: only a write faults
     text = _read(mem, cr3, rip, 16)
