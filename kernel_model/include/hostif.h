@@ -26,6 +26,8 @@
 				 * served at once (natively: src/tracefs_sim/machine/native/hostfs.c) */
 #define PORT_TLB	0x51d	/* a user address space other CPUs may run lost translations:
 				 * they forget every user one (the TLB shootdown's IPIs) */
+#define PORT_PERF_WAKEUP 0x520	/* al = perf pool region: a wakeup of the buffer there, which a
+				 * session's supervisor waits for (uapi/perf_pool.h) */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1

@@ -14,9 +14,11 @@
 #include "jump_label.h"
 #include "uapi/perf_event.h"
 #include "trace/ftrace.h"
+#include "timer.h"
 
 struct perf_event;
 struct perf_event_context;
+struct perf_pool_status;
 
 #define PERF_EF_START	0x01		/* start the counter when adding */
 #define PERF_EF_RELOAD	0x02
@@ -53,6 +55,7 @@ struct hw_perf_event {
 	u64 last_period;
 	s64 period_left;
 	struct task_struct *target;	/* the task of a per-task event */
+	struct hrtimer hrtimer;		/* a sampling cpu-clock/task-clock's period */
 };
 
 /* kernel/events/ring_buffer.c */
@@ -67,10 +70,12 @@ struct perf_buffer {
 	u64 lost;			/* records dropped since the last PERF_RECORD_LOST */
 	u64 events;			/* records since the last wakeup (wakeup_events) */
 	u64 wakeup;			/* wakeups due (watermark, wakeup_events) */
+	u64 woken;			/* ... of them given (perf_output_wakeup) */
 	u64 wakeup_head;		/* head at the last watermark wakeup */
 	long watermark;
 	struct list_head event_list;	/* the events that write here */
 	int region;			/* the perf pool's region its pages are in */
+	struct perf_pool_status *status;	/* the region's status page (uapi/perf_pool.h) */
 	struct perf_event_mmap_page *user_page;
 	void *data_pages[];		/* each page on its own, as the mapping takes them */
 };
@@ -200,6 +205,9 @@ int perf_event_bpf_output(struct bpf_event_entry **slot, struct perf_raw_record 
 struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags, int *err);
 void rb_free(struct perf_buffer *rb);
 int perf_pool_region_pages(void);
+void perf_output_wakeup(struct perf_buffer *rb);
+struct perf_buffer *perf_pool_buffer(int region);
+void perf_pool_unmapped(int region);
 int perf_output_begin(struct perf_output_handle *handle, struct perf_event *event, unsigned int size);
 void perf_output_copy(struct perf_output_handle *handle, const void *buf, unsigned int len);
 void perf_output_skip(struct perf_output_handle *handle, unsigned int len);
@@ -273,6 +281,8 @@ int perf_event_init_task(struct task_struct *child, unsigned long clone_flags);
 void perf_event_free_task(struct task_struct *task);
 void perf_event_exit_task(struct task_struct *child);
 void perf_event_exec(void);
+struct file;
+void perf_event_mmap(struct file *file, u64 addr, u64 len, u64 pgoff, u32 prot, u32 flags);
 void perf_event_fork(struct task_struct *parent, struct task_struct *task);	/* PERF_RECORD_FORK */
 void perf_event_init(void);
 #endif

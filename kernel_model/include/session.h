@@ -19,6 +19,7 @@ struct session_task {
 	u64 serving;			/* the serial of the served call it makes, or 0 */
 	bool serving_new_fd;		/* ... which returns a new fd (SESSION_SC_NEW_FD) */
 	int serving_region;		/* ... which mapped this perf pool region (-1: none) */
+	u64 perf_unmap;			/* the perf pool regions its munmap unmaps (a mask) */
 	struct session_record *start;	/* a root's NEW_TASK (its cwd and fds), until it runs */
 	struct {			/* the call's paths as they were before the host made it */
 		const char *name;	/* their last component (in the task's scratch), NULL: none */

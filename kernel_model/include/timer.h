@@ -137,12 +137,14 @@ static __always_inline bool hrtimer_active(const struct hrtimer *timer)
 void hrtimer_init(struct hrtimer *timer, clockid_t clock_id, enum hrtimer_mode mode);
 void hrtimer_init_sleeper(struct hrtimer_sleeper *sl, clockid_t clock_id, enum hrtimer_mode mode);
 void hrtimer_start_range_ns(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrtimer_mode mode);
+void hrtimer_start_on(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrtimer_mode mode, int cpu);
 static __always_inline void hrtimer_start(struct hrtimer *timer, ktime_t tim, enum hrtimer_mode mode)
 {
 	hrtimer_start_range_ns(timer, tim, 0, mode);
 }
 int hrtimer_try_to_cancel(struct hrtimer *timer);
 int hrtimer_cancel(struct hrtimer *timer);
+bool hrtimer_callback_running(struct hrtimer *timer);
 u64 hrtimer_forward(struct hrtimer *timer, ktime_t now, ktime_t interval);
 u64 hrtimer_next_event(int cpu);
 int schedule_hrtimeout_range(ktime_t *expires, u64 delta, enum hrtimer_mode mode);

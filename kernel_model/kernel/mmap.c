@@ -13,6 +13,7 @@
 #include "../include/fs.h"
 #include "../include/session.h"
 #include "../include/uprobes.h"
+#include "../include/perf_event.h"
 #include "../include/fs.h"
 
 #define PROT_READ	0x1
@@ -344,8 +345,15 @@ noinline int __vm_munmap(unsigned long start, size_t len, bool downgrade)
 
 SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
 {
-	if (hosts_address_space())
+	if (hosts_address_space()) {
+		/* the host unmaps; what was a perf buffer's mapping goes here (perf_mmap_close) */
+		u64 regions = current->session->perf_unmap;
+
+		current->session->perf_unmap = 0;
+		for (; regions; regions &= regions - 1)
+			perf_pool_unmapped(__builtin_ctzll(regions));
 		return -ENOSYS;
+	}
 	return __vm_munmap(addr, len, true);
 }
 
@@ -391,6 +399,9 @@ static unsigned long __mmap_region(struct file *file, const struct vm_operations
 		vma->vm_file = get_file(file);
 	vma_set_page_prot(vma);
 	vma_link(mm, vma);
+	if (file)	/* perf's MMAP2: VM_READ/WRITE/EXEC are PROT_'s bits */
+		perf_event_mmap(file, addr, len, pgoff, vm_flags & (VM_READ | VM_WRITE | VM_EXEC),
+				vm_flags & VM_SHARED ? MAP_SHARED : MAP_PRIVATE);
 out:
 	mm->total_vm += len >> 12;
 	if (vm_flags & VM_EXEC)

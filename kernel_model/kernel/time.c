@@ -72,20 +72,33 @@ static bool remove_hrtimer(struct hrtimer *timer)
 	return true;
 }
 
-void hrtimer_start_range_ns(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrtimer_mode mode)
+/*
+ * Queue the timer on `cpu` (a pinned timer started for another cpu: perf's per-cpu events are
+ * scheduled in from wherever their owner runs); when it is that cpu's first, the cpu is
+ * reprogrammed here, or woken (an idle one looks at its timers again; a busy one's tick runs
+ * them).
+ */
+void hrtimer_start_on(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrtimer_mode mode, int cpu)
 {
-	int cpu = smp_processor_id();
 	unsigned long flags;
-	bool was_armed;
+	bool was_armed, first;
 
 	raw_spin_lock_irqsave(&hrtimer_lock, flags);
 	was_armed = remove_hrtimer(timer);
 	if (mode & HRTIMER_MODE_REL)
 		tim += ktime_get();
 	hrtimer_set_expires_range_ns(timer, tim, delta_ns);
-	if (enqueue_hrtimer(timer, cpu, mode, was_armed))
+	first = enqueue_hrtimer(timer, cpu, mode, was_armed);
+	if (first)
 		hrtimer_reprogram(cpu);
 	raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
+	if (first && cpu != smp_processor_id())
+		smp_send_reschedule(cpu);
+}
+
+void hrtimer_start_range_ns(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrtimer_mode mode)
+{
+	hrtimer_start_on(timer, tim, delta_ns, mode, smp_processor_id());
 }
 
 /* 1: it was queued and is not any more; 0: it was not queued (it may be running) */
@@ -139,19 +152,36 @@ notrace u64 hrtimer_next_event(int cpu)
 	return next;
 }
 
+/* the timer whose callback each cpu runs (hrtimer_cpu_base's `running`) */
+static struct hrtimer *hrtimer_running[NR_CPUS];
+
+/* hrtimer_callback_running(): whether some cpu runs the timer's callback now */
+bool hrtimer_callback_running(struct hrtimer *timer)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		if (READ_ONCE(hrtimer_running[cpu]) == timer)
+			return true;
+	return false;
+}
+
 /* hrtimer_lock held and interrupts off on entry and exit; dropped while the callback runs. */
 static void __run_hrtimer(struct hrtimer *timer, ktime_t *now)
 {
 	enum hrtimer_restart (*fn)(struct hrtimer *) = timer->function;
 	enum hrtimer_restart restart;
+	int cpu = smp_processor_id();
 
 	trace_hrtimer_cancel(timer);	/* debug_deactivate() */
 	__remove_hrtimer(timer, HRTIMER_STATE_INACTIVE);
+	WRITE_ONCE(hrtimer_running[cpu], timer);
 	raw_spin_unlock(&hrtimer_lock);
 	trace_hrtimer_expire_entry(timer, now);
 	restart = fn(timer);
 	trace_hrtimer_expire_exit(timer);
 	raw_spin_lock(&hrtimer_lock);
+	WRITE_ONCE(hrtimer_running[cpu], NULL);
 	if (restart != HRTIMER_NORESTART && !(timer->state & HRTIMER_STATE_ENQUEUED))
 		enqueue_hrtimer(timer, smp_processor_id(), HRTIMER_MODE_ABS, false);
 }

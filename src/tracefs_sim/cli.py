@@ -489,10 +489,10 @@ def _session_mirror(socket_path: str, options: MachineOptions) -> "launch.Mirror
     for a seeded machine (its runs must not depend on what the host's processes do)."""
     if options.seed is not None:
         return None
-    ram_fd, offset, size, doorbell_fd, reply_fd, pool_fds = control.session_ring(socket_path)
+    ram_fd, offset, size, doorbell_fd, reply_fd, pool_fds, wake_fd = control.session_ring(socket_path)
     tool = shutil.which(PROG, path=os.path.dirname(sys.executable))
     helpers = (os.path.realpath(tool),) if tool else ()
-    return launch.Mirror(ram_fd, offset, size, doorbell_fd, reply_fd, helpers, tuple(pool_fds))
+    return launch.Mirror(ram_fd, offset, size, doorbell_fd, reply_fd, helpers, tuple(pool_fds), wake_fd)
 
 
 def _report_lost_calls(socket_path: str) -> None:

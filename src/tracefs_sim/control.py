@@ -248,8 +248,10 @@ async def _send_session_ring(machine: ServedMachine, stream: trio.SocketStream) 
     ring = await trio.to_thread.run_sync(machine.session_ring)
     if ring is None:
         raise _BadRequest("this machine serves no session ring (seeded, or a kernel without one)")
-    message = json.dumps({"offset": ring.offset, "size": ring.size, "pool": len(ring.pool_fds)}).encode() + b"\n"
-    fds = array.array("i", [ring.ram_fd, ring.doorbell_fd, ring.reply_fd, *ring.pool_fds])
+    wake = [ring.wake_fd] if ring.wake_fd >= 0 else []
+    message = json.dumps({"offset": ring.offset, "size": ring.size, "pool": len(ring.pool_fds),
+                          "wake": len(wake)}).encode() + b"\n"
+    fds = array.array("i", [ring.ram_fd, ring.doorbell_fd, ring.reply_fd, *ring.pool_fds, *wake])
     await stream.socket.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
 
 
@@ -454,26 +456,29 @@ def info(path: str, timeout: float | None = 10.0) -> JsonObject:
     raise ControlError(f"the daemon on {path} closed the connection without answering")
 
 
-def session_ring(path: str, timeout: float | None = 10.0) -> tuple[int, int, int, int, int, list[int]]:
+def session_ring(path: str, timeout: float | None = 10.0) -> tuple[int, int, int, int, int, list[int], int]:
     """The daemon's session ring: (RAM file fd, ring offset, ring size, doorbell fd, reply fd, the perf
-    pool's region files); the fds are the caller's to close. A machine without one is a ControlError
-    saying so."""
+    pool's region files, the perf wakeup eventfd or -1); the fds are the caller's to close. A machine
+    without one is a ControlError saying so."""
     with _connect(path, timeout) as sock:
         _send_request(sock, path, {"op": "session"})
         try:
-            data, fds, _, _ = socket.recv_fds(sock, 4096, 3 + SESSION_POOL_MAX)
+            data, fds, _, _ = socket.recv_fds(sock, 4096, 4 + SESSION_POOL_MAX)
         except OSError as e:
             raise ControlError(f"lost the connection to {path}: {e}") from None
         try:
             message = json.loads(data.split(b"\n")[0])
         except ValueError:
             message = None
-        if not isinstance(message, dict) or "error" in message or len(fds) != 3 + message.get("pool", 0):
+        if not isinstance(message, dict) or "error" in message or \
+                len(fds) != 3 + message.get("pool", 0) + message.get("wake", 0):
             for fd in fds:
                 os.close(fd)
             error = message.get("error") if isinstance(message, dict) else None
             raise ControlError(error or f"garbled answer from {path}")
-        return fds[0], int(message["offset"]), int(message["size"]), fds[1], fds[2], fds[3:]
+        pool_end = 3 + message.get("pool", 0)
+        wake = fds[pool_end] if message.get("wake") else -1
+        return fds[0], int(message["offset"]), int(message["size"]), fds[1], fds[2], fds[3:pool_end], wake
 
 
 def disassemble(path: str, target: str, timeout: float | None = 10.0) -> JsonObject:

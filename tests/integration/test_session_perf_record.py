@@ -27,9 +27,18 @@ def run(script: str, timeout: float = 180) -> subprocess.CompletedProcess:
     return tracefs_sim("run", "-c", script, timeout=timeout)
 
 
+GETUID_ID = "$(cat /sys/kernel/tracing/events/syscalls/sys_enter_getuid/id)"
+
+
+def run_program(tmp_path, name: str, args: str = GETUID_ID) -> subprocess.CompletedProcess:
+    """data/NAME.c built and run in a session (by default with the id of sys_enter_getuid)."""
+    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / name), str(DATA / f"{name}.c"), "-lpthread"], check=True,
+                   timeout=60)
+    return run(f"{tmp_path / name} {args}")
+
+
 def test_a_session_process_reads_samples_from_a_mapped_ring_buffer(tmp_path):
-    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "ring"), str(DATA / "perf_ring.c")], check=True, timeout=60)
-    result = run(f"{tmp_path / 'ring'} $(cat /sys/kernel/tracing/events/syscalls/sys_enter_getuid/id)")
+    result = run_program(tmp_path, "perf_ring")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         f"private {EINVAL}", f"pages4 {EINVAL}", f"pgoff {EINVAL}",
@@ -75,8 +84,116 @@ def test_perf_record_of_sched_switch_with_kernel_call_chains(tmp_path):
 
 
 def test_side_band_records_of_a_child_that_execs(tmp_path):
-    subprocess.run(["gcc", "-O1", "-o", str(tmp_path / "sb"), str(DATA / "perf_sideband.c")], check=True, timeout=60)
-    result = run(str(tmp_path / "sb"))
+    result = run_program(tmp_path, "perf_sideband", "")
     assert result.returncode == 0, result.stderr
     # one FORK (the session process's), one COMM with the exec flag, one EXIT, each in one cpu's buffer
     assert result.stdout.splitlines() == ["cpus 1 fork 1 comm 1 exit 1"], result.stderr
+
+
+def test_poll_of_perf_fds_waits_for_the_kernels_wakeup(tmp_path):
+    result = run_program(tmp_path, "perf_poll")
+    assert result.returncode == 0, result.stderr
+    # what the same program prints on the reference 6.1 (real-tracefs)
+    assert result.stdout.splitlines() == [
+        "empty 0 0", "one sample 0 0",    # wakeup_events 2: no wakeup after one sample
+        "wakeup 1 0x1", "taken 0 0",     # a poll takes the wakeup
+        "pipe 1 0 0x1",                  # a host fd of the same set
+        "woken 1 0x1",                   # asleep in poll until the kernel's wakeup
+        "set_output 10 0x1",             # the buffer's wakeup, seen on an event redirected to it
+        "timeout 0 0", "ppoll 0 0 100000000",
+        "signal -1 Interrupted system call",
+    ], result.stderr
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_record_sleeps_in_poll_until_woken(tmp_path):
+    data = tmp_path / "perf.data"
+    result = run(f"perf record -o {data} -e sched:sched_switch -a sleep 1")
+    assert result.returncode == 0, result.stderr
+    # perf counts the polls that returned: one per wakeup of the half-full buffer, or the end
+    # (a poll that never waited would return thousands of times)
+    woken = re.search(r"Woken up (\d+) times", result.stderr)
+    assert woken and int(woken.group(1)) < 100, result.stderr
+    assert "were lost" not in result.stderr
+
+
+SAMPLE = re.compile(r"^ *(\S+) +(\d+) \[(\d{3})\] +(\d+) cpu-clock:\S*: *$")
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_cpu_clock_sampling_with_kernel_call_chains(tmp_path):
+    freq, count = tmp_path / "freq.data", tmp_path / "count.data"
+    fields = "-F comm,tid,cpu,period,event,ip,sym,dso"
+    result = run(f"perf record -o {freq} -F 99 -a -g sleep 1 && perf script -i {freq} {fields} && echo == && "
+                 f"perf record -o {count} -e cpu-clock -c 2000000 -a sleep 0.5 && perf script -i {count} {fields} "
+                 f"&& echo == && perf report -i {freq} --stdio --no-children --sort sym")
+    assert result.returncode == 0, result.stderr
+    by_freq, by_count, report = result.stdout.split("\n==\n")
+    samples, chains = [], []
+    for line in by_freq.splitlines():
+        if m := SAMPLE.match(line):
+            samples.append(m)
+            chains.append([])
+        elif (f := FRAME.match(line)) and chains:
+            chains[-1].append(f.group(2))
+    # each cpu's hrtimer takes samples (both cpus idle most of the second); a frequency is a
+    # fixed period for an hrtimer (1e9 / 99 ns), as on Linux
+    assert len(samples) >= 10, by_freq
+    assert {m.group(3) for m in samples} == {"000", "001"}, by_freq
+    assert {m.group(4) for m in samples} == {"10101010"}, by_freq
+    # a sample's chain is the interrupted context's (the kernel's frames: a sample in user
+    # mode has none), down to where the cpu started
+    assert sum(bool(chain) for chain in chains) >= len(chains) / 2, by_freq
+    assert any(chain[-1] in ("_text", "secondary_startup_64") for chain in chains), by_freq
+    assert set(re.findall(r"\] +(\d+) cpu-clock:", by_count)) == {"2000000"}, by_count
+    assert "Samples:" in report and "cpu-clock" in report, report
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_sched_record_and_latency(tmp_path):
+    data = tmp_path / "sched.data"
+    result = run(f"perf sched record -o {data} sleep 1 && perf sched latency -i {data} && "
+                 f"perf sched timehist -i {data}")
+    assert result.returncode == 0, result.stderr
+    # perf sched maps 1024 data pages a cpu (-m 1024): a pool region holds them
+    assert "Captured and wrote" in result.stderr
+    latency, _, timehist = result.stdout.partition("task name")
+    assert re.search(r"^ +sleep:\d+ +\| +[\d.]+ ms \| +\d+ \|", latency, re.M), latency
+    assert re.search(r"^ +TOTAL: +\| +[\d.]+ ms \| +\d+ \|", latency, re.M), latency
+    # timehist: a line per switch, the sleep among the tasks
+    assert re.search(r"^ +\d+\.\d{6} \[000[01]\] +sleep\[\d+\]", timehist, re.M), timehist
+
+
+def test_munmap_of_a_ring_buffer_reaches_the_kernel(tmp_path):
+    result = run_program(tmp_path, "perf_munmap")
+    assert result.returncode == 0, result.stderr
+    # what the same program prints on the reference 6.1 (real-tracefs)
+    assert result.stdout.splitlines() == [
+        "mapped 100",                   # each unmapped buffer's pool region comes back (64 regions)
+        f"mapped again other size {EINVAL}", "unmapped, other size 0",
+        f"set_output while mapped {EINVAL}", f"set_output unmapped {EINVAL}",
+    ], result.stderr
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_mmap2_records_of_an_emulated_programs_image(tmp_path):
+    data = tmp_path / "perf.data"
+    result = run(f"perf record -o {data} -e sched:sched_switch -a -- tracefs-sim exec getuid-loop 1000 && "
+                 f"perf script -i {data} --show-mmap-events")
+    assert result.returncode == 0, result.stderr
+    # the kernel's own record of the program's text, as the loader maps it (perf's synthesized
+    # ones, from /proc, are the host processes' and come at time 0)
+    mmaps = re.findall(r"^ *getuid-loop +(\d+) .*PERF_RECORD_MMAP2 (\d+)/(\d+): \[0x([0-9a-f]+)\(0x([0-9a-f]+)\) "
+                       r"@ 0x?[0-9a-f]* [0-9a-f]+:[0-9a-f]+ \d+ \d+\]: r-xp (\S+)$", result.stdout, re.M)
+    assert mmaps, result.stdout
+    tid, pid, _, addr, size, name = mmaps[0]
+    assert tid == pid and int(size, 16) > 0 and name.endswith("getuid-loop"), mmaps
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_top_shows_the_emulated_kernels_samples():
+    # perf top reads keys from its stdin: a pipe that stays open for the few seconds it runs
+    result = run("sleep 10 | timeout -s INT 5 perf top --stdio -d 1")
+    # each refresh: the samples per second the cpu-clock hrtimers took, the hottest symbols
+    assert re.search(r"PerfTop: +[1-9]\d* irqs/sec +kernel:", result.stdout), result.stdout[-3000:]
+    assert re.search(r"^ +\d+\.\d+% +\[kernel\] +\[k\] \S+", result.stdout, re.M), result.stdout[-3000:]

@@ -196,6 +196,7 @@ struct perf_event_header {
 #define PERF_RECORD_MISC_CPUMODE_MASK	(7 << 0)
 #define PERF_RECORD_MISC_KERNEL		(1 << 0)
 #define PERF_RECORD_MISC_USER		(2 << 0)
+#define PERF_RECORD_MISC_MMAP_DATA	(1 << 13)
 #define PERF_RECORD_MISC_COMM_EXEC	(1 << 13)
 
 enum perf_event_type {

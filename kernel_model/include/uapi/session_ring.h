@@ -36,6 +36,9 @@ enum session_record_type {
 				 * O_CREAT open...): its serial says what its paths named before the
 				 * host made it (the kernel makes it after), SESSION_PRESTAT_* */
 
+#define SESSION_SC_PERF_UNMAP 8	/* a munmap of perf ring buffers: sc.serial is the mask of the
+				 * perf pool regions the range maps in the process (< 64) */
+
 /* sc.serial of a SESSION_SC_PRESTAT call: up to two paths (slot 0 at bit 0, slot 1 at bit
  * 32), each the argument it is, and the st_mode its last component had before the call (0: it
  * did not exist) */

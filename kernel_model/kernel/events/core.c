@@ -672,15 +672,114 @@ static void perf_clock_event_update(struct perf_event *event)
 	event->hw.prev_count = now;
 }
 
+/*
+ * A sampling clock's period is an hrtimer of its cpu (perf_swevent_hrtimer() of 6.1): each
+ * expiry, in the local timer's interrupt, is a sample of the interrupted context (get_irq_regs:
+ * its IP, and its call chain by frame pointers).
+ */
+static enum hrtimer_restart perf_swevent_hrtimer(struct hrtimer *hrtimer)
+{
+	struct perf_event *event = container_of(hrtimer, struct perf_event, hw.hrtimer);
+	enum hrtimer_restart ret = HRTIMER_RESTART;
+	struct pt_regs *regs = this_cpu()->irq_regs;
+	struct perf_sample_data data;
+	unsigned long flags;
+	u64 period;
+
+	flags = perf_lock_irqsave();
+	if (event->state != PERF_EVENT_STATE_ACTIVE || (event->hw.state & PERF_HES_STOPPED) ||
+	    event->oncpu != smp_processor_id()) {
+		perf_unlock_irqrestore(flags);
+		return HRTIMER_NORESTART;
+	}
+	event->pmu->read(event);
+	memset(&data, 0, sizeof(data));
+	data.period = event->hw.last_period;
+	if (regs && !perf_exclude_event(event, regs) &&
+	    !(event->attr.exclude_idle && current->pid == 0))
+		perf_event_overflow(event, &data, regs);
+	if (event->state != PERF_EVENT_STATE_ACTIVE)	/* REFRESH's limit ran out */
+		ret = HRTIMER_NORESTART;
+	period = max((u64)10000, event->hw.sample_period);
+	hrtimer_forward(hrtimer, ktime_get(), period);
+	perf_unlock_irqrestore(flags);
+	return ret;
+}
+
+/* perf_swevent_start_hrtimer(): the rest of the period left at the last stop, or a whole one */
+static void perf_swevent_start_hrtimer(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	s64 period;
+
+	if (!is_sampling_event(event))
+		return;
+	period = hwc->period_left;
+	if (period) {
+		if (period < 0)
+			period = 10000;
+		hwc->period_left = 0;
+	} else {
+		period = max((u64)10000, hwc->sample_period);
+	}
+	hrtimer_start_on(&hwc->hrtimer, period, 0, HRTIMER_MODE_REL_PINNED_HARD, event->oncpu);
+}
+
+static void perf_swevent_cancel_hrtimer(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!is_sampling_event(event))
+		return;
+	if (hrtimer_active(&hwc->hrtimer)) {
+		s64 left = hrtimer_get_expires(&hwc->hrtimer) - ktime_get();
+
+		hwc->period_left = left > 0 ? left : -1;
+	}
+	hrtimer_try_to_cancel(&hwc->hrtimer);	/* (perf_lock held: a callback running elsewhere sees
+						 * the event stopped) */
+}
+
+static void perf_clock_event_destroy(struct perf_event *event)
+{
+	hrtimer_cancel(&event->hw.hrtimer);
+	while (hrtimer_callback_running(&event->hw.hrtimer))
+		cpu_relax();
+}
+
+/*
+ * perf_swevent_init_hrtimer(): hrtimers have a fixed rate, so a frequency is a period at once
+ * (and the event no longer a frequency one, as perf reads it back: attr.freq 0).
+ */
+static void perf_swevent_init_hrtimer(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!is_sampling_event(event))
+		return;
+	hrtimer_init(&hwc->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	hwc->hrtimer.function = perf_swevent_hrtimer;
+	event->destroy = perf_clock_event_destroy;
+	if (event->attr.freq) {
+		event->attr.sample_period = 1000000000ULL / event->attr.sample_freq;
+		hwc->sample_period = event->attr.sample_period;
+		hwc->period_left = hwc->sample_period;
+		hwc->last_period = hwc->sample_period;
+		event->attr.freq = 0;
+	}
+}
+
 static int perf_clock_event_add(struct perf_event *event, int flags)
 {
 	event->hw.prev_count = perf_clock();
 	event->hw.state = 0;
+	perf_swevent_start_hrtimer(event);
 	return 0;
 }
 
 static void perf_clock_event_del(struct perf_event *event, int flags)
 {
+	perf_swevent_cancel_hrtimer(event);
 	perf_clock_event_update(event);
 	event->hw.state = PERF_HES_STOPPED;
 }
@@ -691,6 +790,7 @@ static int cpu_clock_event_init(struct perf_event *event)
 		return -ENOENT;
 	if (event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;
+	perf_swevent_init_hrtimer(event);
 	return 0;
 }
 
@@ -700,6 +800,7 @@ static int task_clock_event_init(struct perf_event *event)
 		return -ENOENT;
 	if (event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;
+	perf_swevent_init_hrtimer(event);
 	return 0;
 }
 
@@ -1509,6 +1610,42 @@ static long perf_mmap(struct file *file, unsigned long len, unsigned long prot, 
 	return ret;
 }
 
+/*
+ * perf_mmap_close(): a session's process unmapped the buffer in the region (the supervisor saw
+ * its munmap: kernel/mmap.c).  The mapping event's count goes; at the buffer's last mapping every
+ * event writing there lets go of it (their records then go nowhere), and it is freed.
+ */
+void perf_pool_unmapped(int region)
+{
+	struct perf_buffer *rb, *old, *to_free = NULL;
+	struct perf_event *event, *tmp;
+	unsigned long flags;
+
+	mutex_lock(&perf_mutex);
+	rb = perf_pool_buffer(region);
+	if (!rb || !rb->mmap_count) {
+		mutex_unlock(&perf_mutex);
+		return;
+	}
+	list_for_each_entry(event, &rb->event_list, rb_entry)
+		if (event->mmap_count) {
+			event->mmap_count--;
+			break;
+		}
+	if (!--rb->mmap_count) {
+		flags = perf_lock_irqsave();
+		list_for_each_entry_safe(event, tmp, &rb->event_list, rb_entry) {
+			old = ring_buffer_attach(event, NULL);
+			if (old)
+				to_free = old;
+		}
+		perf_unlock_irqrestore(flags);
+	}
+	mutex_unlock(&perf_mutex);
+	if (to_free)
+		rb_free(to_free);
+}
+
 static const struct file_operations perf_fops = {
 	.mmap_shared = perf_mmap,
 	.read = perf_read,
@@ -1736,6 +1873,87 @@ static void perf_event_task(struct task_struct *task, struct task_struct *parent
 	flags = perf_lock_irqsave();
 	perf_iterate_sb(type == PERF_RECORD_FORK ? parent : task, perf_event_task_output, &te);
 	perf_unlock_irqrestore(flags);
+}
+
+struct perf_mmap_event {
+	struct task_struct *task;
+	u64 addr, len, pgoff, ino, ino_generation;
+	u32 maj, min, prot, flags;
+	bool exec;
+	const char *name;
+	unsigned int name_size;		/* with its NUL and padding to 8 bytes */
+	u8 *body;			/* room for the largest body: 64 bytes and the name */
+};
+
+/* perf_event_mmap_output(): PERF_RECORD_MMAP2 (attr.mmap2) or MMAP, to the events that ask */
+static void perf_event_mmap_output(struct perf_event *event, void *data)
+{
+	struct perf_mmap_event *me = data;
+	struct perf_event_header header = {
+		.type = event->attr.mmap2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP,
+		.misc = PERF_RECORD_MISC_USER | (me->exec ? 0 : PERF_RECORD_MISC_MMAP_DATA),
+	};
+	u8 *p = me->body;
+	u32 ids[2];
+
+	if (!((me->exec && (event->attr.mmap || event->attr.mmap2)) || (!me->exec && event->attr.mmap_data)))
+		return;
+	ids[0] = perf_event_pid(event, me->task);
+	ids[1] = perf_event_tid(event, me->task);
+	memcpy(p, ids, 8);
+	memcpy(p + 8, &me->addr, 8);
+	memcpy(p + 16, &me->len, 8);
+	memcpy(p + 24, &me->pgoff, 8);
+	p += 32;
+	if (event->attr.mmap2) {
+		memcpy(p, &me->maj, 4);
+		memcpy(p + 4, &me->min, 4);
+		memcpy(p + 8, &me->ino, 8);
+		memcpy(p + 16, &me->ino_generation, 8);
+		memcpy(p + 24, &me->prot, 4);
+		memcpy(p + 28, &me->flags, 4);
+		p += 32;
+	}
+	memset(p, 0, me->name_size);
+	memcpy(p, me->name, strlen(me->name));
+	p += me->name_size;
+	header.size = sizeof(header) + (p - me->body);
+	perf_event_sb_output(event, &header, me->body, p - me->body);
+}
+
+/*
+ * perf_event_mmap(): a program's file mapped (binfmt_elf's images: kernel/mmap.c), told to the
+ * events that ask for mappings (executable ones: attr.mmap/mmap2; others: mmap_data), with the
+ * file's path, device, inode, protection and MAP_ type, as 6.1's.
+ */
+void perf_event_mmap(struct file *file, u64 addr, u64 len, u64 pgoff, u32 prot, u32 flags)
+{
+	struct perf_mmap_event me = {
+		.task = current, .addr = addr, .len = len, .pgoff = (u64)pgoff << PAGE_SHIFT,
+		.prot = prot & 7, .flags = flags, .exec = prot & 4,	/* PROT_READ|WRITE|EXEC; EXEC */
+	};
+	unsigned long irqflags;
+	char *buf, *name;
+
+	if (!READ_ONCE(nr_sb_events) || !file)
+		return;
+	buf = kmalloc(PATH_MAX + 64 + PATH_MAX, GFP_KERNEL);
+	if (!buf)
+		return;
+	name = d_path(&file->f_path, buf, PATH_MAX);
+	if (IS_ERR(name))
+		name = "//toolong";
+	me.name = name;
+	me.name_size = ALIGN(strlen(name) + 1, sizeof(u64));
+	me.body = (u8 *)buf + PATH_MAX;
+	me.maj = MAJOR(file->f_inode->i_sb->s_dev);
+	me.min = MINOR(file->f_inode->i_sb->s_dev);
+	me.ino = file->f_inode->i_ino;
+	me.ino_generation = file->f_inode->i_generation;
+	irqflags = perf_lock_irqsave();
+	perf_iterate_sb(current, perf_event_mmap_output, &me);
+	perf_unlock_irqrestore(irqflags);
+	kfree(buf);
 }
 
 void perf_event_fork(struct task_struct *parent, struct task_struct *task)

@@ -11,6 +11,7 @@
  * session/native/serve.c).  A region is the buffer's while it lives.
  */
 #include "../../include/perf_event.h"
+#include "../../include/uapi/perf_pool.h"
 
 static u64 perf_data_size(struct perf_buffer *rb)
 {
@@ -28,16 +29,24 @@ static bool ring_buffer_has_space(u64 head, u64 tail, u64 data_size, u64 size)
 static spinlock_t perf_pool_lock;
 #define PERF_POOL_MAX 256
 static u64 perf_pool_busy[PERF_POOL_MAX / 64];
+static struct perf_buffer *perf_pool_rb[PERF_POOL_MAX];	/* the buffer each region holds */
+
+/* the buffer in the region (perf_mutex held), or NULL */
+struct perf_buffer *perf_pool_buffer(int region)
+{
+	return region >= 0 && region < PERF_POOL_MAX ? perf_pool_rb[region] : NULL;
+}
 
 static int perf_pool_count(void)
 {
 	return min(boot_params.perf_pool_count, (u64)PERF_POOL_MAX);
 }
 
-/* pages a region holds: the user page and the data pages */
+/* pages a region holds for a buffer: the user page and the data pages (its last page is
+ * the status page, uapi/perf_pool.h) */
 int perf_pool_region_pages(void)
 {
-	return perf_pool_count() ? boot_params.perf_pool_region_size >> 12 : 0;
+	return perf_pool_count() ? (boot_params.perf_pool_region_size >> 12) - PERF_POOL_STATUS_PAGES : 0;
 }
 
 static void *perf_pool_page(int region, int page)
@@ -71,8 +80,14 @@ static void perf_pool_put(int region)
 	spin_unlock_irqrestore(&perf_pool_lock, flags);
 }
 
+static struct perf_pool_status *perf_pool_status(int region)
+{
+	return perf_pool_page(region, perf_pool_region_pages());
+}
+
 void rb_free(struct perf_buffer *rb)
 {
+	perf_pool_rb[rb->region] = NULL;
 	perf_pool_put(rb->region);
 	kfree(rb);
 }
@@ -96,6 +111,10 @@ struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags, int *err)
 		return NULL;
 	}
 	rb->region = region;
+	perf_pool_rb[region] = rb;
+	rb->status = perf_pool_status(region);
+	rb->status->wakeups = 0;
+	__atomic_add_fetch(&rb->status->generation, 1, __ATOMIC_RELEASE);
 	rb->nr_pages = nr_pages;
 	rb->user_page = perf_pool_page(region, 0);
 	memset(rb->user_page, 0, PAGE_SIZE);
@@ -195,10 +214,30 @@ void perf_output_skip(struct perf_output_handle *handle, unsigned int len)
 	handle->head += len;
 }
 
-/* publish the records: the reader sees data_head move past them */
+/*
+ * perf_output_wakeup(): the buffer's pollers are told (rb->poll = EPOLLIN): here the region's
+ * status page, which the session's supervisor reads to answer a poll of the buffer's fds, and
+ * its doorbell when it sleeps on the buffer.
+ */
+void perf_output_wakeup(struct perf_buffer *rb)
+{
+	struct perf_pool_status *st = rb->status;
+
+	rb->woken = rb->wakeup;
+	__atomic_add_fetch(&st->wakeups, 1, __ATOMIC_SEQ_CST);
+	asm volatile("mfence" ::: "memory");	/* the count before the look at `waiting` (host too) */
+	if (__atomic_load_n(&st->waiting, __ATOMIC_SEQ_CST)) {
+		st->waiting = 0;
+		host_doorbell(PORT_PERF_WAKEUP, rb->region);
+	}
+}
+
+/* publish the records: the reader sees data_head move past them; a wakeup due is given */
 void perf_output_end(struct perf_output_handle *handle)
 {
 	struct perf_buffer *rb = handle->rb;
 
 	__atomic_store_n(&rb->user_page->data_head, rb->head, __ATOMIC_RELEASE);
+	if (rb->wakeup != rb->woken)	/* perf_output_put_handle() */
+		perf_output_wakeup(rb);
 }

@@ -375,6 +375,8 @@ class SessionRingInfo(Protocol):
     def reply_fd(self) -> int: ...
     @property
     def pool_fds(self) -> tuple[int, ...]: ...  # the perf pool's region files (machine/perf_pool.py)
+    @property
+    def wake_fd(self) -> int: ...  # written by the kernel at a perf buffer's wakeup (uapi/perf_pool.h)
 
 
 class SpawnedProgram(Protocol):

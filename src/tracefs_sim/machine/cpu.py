@@ -108,7 +108,8 @@ class CpuEvents(ctypes.Structure):  # struct cpu_events in native/cpu_events.h
                 ("python_out", ctypes.c_void_p),
                 ("emu_stop", ctypes.c_void_p), ("passed_at", ctypes.c_uint64), ("quiet_ns", ctypes.c_uint64),
                 ("notify_port", ctypes.c_uint32), ("notify_fd", ctypes.c_int32),
-                ("hostfs_port", ctypes.c_uint32), ("pad", ctypes.c_uint32), ("hostfs", ctypes.c_void_p)]
+                ("hostfs_port", ctypes.c_uint32), ("pad", ctypes.c_uint32), ("hostfs", ctypes.c_void_p),
+                ("wake_port", ctypes.c_uint32), ("wake_fd", ctypes.c_int32)]
 
 
 def _uclib_address(name: str) -> int:
@@ -196,7 +197,7 @@ class Cpu:
         us_vals = ctypes.addressof(sc) + _SyscallCpu.us_vals.offset
         sc.us_ptrs[:] = [us_vals + 16 * i for i in range(len(_USER_STATE_REGS))]
         # what the hooks leave for the run loop (entering_idle: see the property)
-        self.events = CpuEvents(deferred_port=PORT_TRACE, notify_fd=-1)
+        self.events = CpuEvents(deferred_port=PORT_TRACE, notify_fd=-1, wake_fd=-1)
         self._on_out: OutHandler | None = None  # the machine's `out` handler (add_hooks)
         # A user-mode exception the run stopped at: (vector, error code), delivered between runs.
         self.pending_exception: tuple[int, int | None] | None = None

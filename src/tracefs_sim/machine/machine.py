@@ -24,7 +24,7 @@ from .int3_table import Int3Table
 from .nvme import NvmeDisk
 from .hostif import (
     PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_HOSTFS, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
-    PORT_SESSION_REPLY, PORT_SPAWNED, PORT_TLB, PORT_TRACE, PORT_WRITE, HostInterface,
+    PORT_PERF_WAKEUP, PORT_SESSION_REPLY, PORT_SPAWNED, PORT_TLB, PORT_TRACE, PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
@@ -123,6 +123,7 @@ class Machine:
         self._int3 = Int3Table()  # int3s redirected natively (probe engines' guest-handled points)
         self._session_doorbell: SessionDoorbell | None = None
         self._session_reply_fd = -1
+        self._perf_wake_fd = -1
 
     # ---- boot ----
     def start(self) -> None:
@@ -357,12 +358,17 @@ class Machine:
             self._session_doorbell = SessionDoorbell(ring)
             # the kernel's "reply written" doorbell goes straight to this eventfd (native/ports.c)
             self._session_reply_fd = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
+            # and its perf buffers' wakeups to this one (uapi/perf_pool.h)
+            self._perf_wake_fd = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
             for cpu in self._cpus:
                 cpu.events.notify_port = PORT_SESSION_REPLY
                 cpu.events.notify_fd = self._session_reply_fd
+                cpu.events.wake_port = PORT_PERF_WAKEUP
+                cpu.events.wake_fd = self._perf_wake_fd
         offset, size = where
         return SessionRingAccess(self._ram().fd, offset, size, self._session_doorbell.fd, self._session_reply_fd,
-                                 tuple(self._perf_pool.fds) if self._perf_pool is not None else ())
+                                 tuple(self._perf_pool.fds) if self._perf_pool is not None else (),
+                                 self._perf_wake_fd)
 
     def session_stats(self) -> dict[str, int] | None:
         """The session ring's counters: records a supervisor produced, the kernel retired,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 POOL_BASE = 0x4000_0000  # physical: above RAM (1 GiB), the second GiB of the direct map
 POOL_REGIONS = 64
-REGION_SIZE = 4 << 20  # a user page and up to 512 data pages (perf's largest 1 + 2^n that fits)
+REGION_SIZE = 8 << 20  # a user page, up to 1024 data pages (perf sched record: -m 1024), the status page
 
 
 @dataclass(frozen=True)

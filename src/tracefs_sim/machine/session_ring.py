@@ -39,6 +39,7 @@ class SessionRingAccess:
     doorbell_fd: int
     reply_fd: int
     pool_fds: tuple[int, ...] = ()  # the perf pool's region files (perf_pool.py), by region
+    wake_fd: int = -1  # the eventfd the kernel writes at a wakeup of a perf buffer (uapi/perf_pool.h)
 
 
 class SessionDoorbell:

@@ -39,11 +39,13 @@ class Mirror:
     reply_fd: int
     helpers: tuple[str, ...]
     pool_fds: tuple[int, ...] = ()  # the perf pool's memory files, by region (serve.c)
+    wake_fd: int = -1  # the kernel's perf buffer wakeups (serve.c's poll)
 
     def init_args(self) -> list[str]:
         ring = f"{self.ram_fd}:{self.offset}:{self.size}:{self.doorbell_fd}:{self.reply_fd}"
         pool = ["--perf-pool", ",".join(map(str, self.pool_fds))] if self.pool_fds else []
-        return ["--ring", ring, *pool, *(arg for path in self.helpers for arg in ("--helper", path))]
+        wake = ["--perf-wake", str(self.wake_fd)] if self.wake_fd >= 0 else []
+        return ["--ring", ring, *pool, *wake, *(arg for path in self.helpers for arg in ("--helper", path))]
 
 
 def run(argv: list[str], env: dict[str, str], host_ns: str, nr_cpus: int,
@@ -95,7 +97,7 @@ def _become_init(argv: list[str], env: dict[str, str], host_ns: str, nr_cpus: in
             os.set_inheritable(mirror.ram_fd, True)
             os.set_inheritable(mirror.doorbell_fd, True)
             os.set_inheritable(mirror.reply_fd, True)
-            for fd in mirror.pool_fds:
+            for fd in (*mirror.pool_fds, *([mirror.wake_fd] if mirror.wake_fd >= 0 else [])):
                 os.set_inheritable(fd, True)
             options += mirror.init_args()
         init_argv = [str(INIT), *options, "--", *argv]

@@ -33,6 +33,9 @@ struct cpu_events {
 	uint32_t hostfs_port;  /* served here (hostfs.c), no Python */
 	uint32_t pad;
 	struct hostfs *hostfs; /* the machine's (NULL: none) */
+	/* A second such doorbell: a wakeup of a perf buffer a session's supervisor polls for. */
+	uint32_t wake_port;
+	int32_t wake_fd;
 };
 
 void hostfs_serve(struct hostfs *h, uint64_t pa);

@@ -10,8 +10,8 @@
  * core's threads once per page.  A doorbell after a quiet spell ends the
  * native loop's slice (see cpu_events.h).  The hostfs port is served here
  * (hostfs.c): the guest's file reads never reach Python.  Every other port goes to the
- * Python callback, but the notify port, whose doorbell is for another process of the host:
- * it goes to an eventfd.
+ * Python callback, but the notify and wake ports, whose doorbells are for another process of
+ * the host: each goes to an eventfd.
  *
  * No Unicorn header or library: see slice.c.
  */
@@ -40,10 +40,10 @@ void port_out_hook(uc_engine *uc, uint32_t port, int size, uint32_t value, void 
 		hostfs_serve(e->hostfs, value);
 		return;
 	}
-	if (port == e->notify_port && e->notify_fd >= 0) {
+	if ((port == e->notify_port && e->notify_fd >= 0) || (port == e->wake_port && e->wake_fd >= 0)) {
 		uint64_t one = 1;
 
-		if (write(e->notify_fd, &one, sizeof(one)) < 0) {
+		if (write(port == e->notify_port ? e->notify_fd : e->wake_fd, &one, sizeof(one)) < 0) {
 			/* full (never read) or closed: the waiter has gone, nothing to tell */
 		}
 		return;

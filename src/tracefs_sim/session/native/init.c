@@ -218,7 +218,7 @@ int main(int argc, char **argv)
 {
 	bool terminal = false, mirrored = false;
 	char *helper_paths[16];
-	int nr_helpers = 0, ram_fd = -1, bell_fd = -1, reply_fd = -1, pool_fds[256], nr_pool = 0;
+	int nr_helpers = 0, ram_fd = -1, bell_fd = -1, reply_fd = -1, pool_fds[256], nr_pool = 0, wake_fd = -1;
 	unsigned long long ring_offset = 0, ring_size = 0;
 	int listener = -1, sigfd, status = 0, i, go[2];
 	pid_t program, supervisor = 0;
@@ -244,14 +244,17 @@ int main(int argc, char **argv)
 				pool_fds[nr_pool++] = (int)strtol(p, &end, 10);
 				p = *end == ',' ? end + 1 : end + strlen(end);
 			}
-		} else if (!strcmp(argv[i], "--helper") && i + 1 < argc && nr_helpers < 16)
+		} else if (!strcmp(argv[i], "--perf-wake") && i + 1 < argc)
+			wake_fd = atoi(argv[++i]);	/* the perf buffers' wakeups (serve.c) */
+		else if (!strcmp(argv[i], "--helper") && i + 1 < argc && nr_helpers < 16)
 			helper_paths[nr_helpers++] = argv[++i];
 		else
 			break;
 	}
 	if (i >= argc - 1 || strcmp(argv[i], "--")) {
 		fprintf(stderr, "usage: tracefs-sim-init [--terminal] [--report-fd FD] "
-			"[--ring RAM_FD:OFFSET:SIZE:DOORBELL_FD:REPLY_FD] [--perf-pool FD,FD,...] [--helper PATH]... "
+			"[--ring RAM_FD:OFFSET:SIZE:DOORBELL_FD:REPLY_FD] [--perf-pool FD,FD,...] [--perf-wake FD] "
+			"[--helper PATH]... "
 			"-- PROGRAM [ARG...]\n");
 		return 2;
 	}
@@ -274,7 +277,7 @@ int main(int argc, char **argv)
 	if (ram_fd >= 0) {
 		mirrored = mirror_init(ram_fd, ring_offset, ring_size, bell_fd, helper_paths, nr_helpers);
 		if (mirrored)
-			serve_init(reply_fd, pool_fds, nr_pool);
+			serve_init(reply_fd, wake_fd, pool_fds, nr_pool);
 		if (!mirrored)
 			fprintf(stderr, "tracefs-sim-init: the emulated kernel has no session ring: "
 				"the session's processes are not its tasks\n");

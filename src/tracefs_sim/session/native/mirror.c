@@ -665,6 +665,14 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 	*tgid = k->tgid;
 	*how = serve_wanted(req, k->tgid);
 	build_syscall(rec, room, req, *how);
+	if (*how & SERVE_UNMAP) {
+		unsigned long long regions = serve_unmapped_regions(k->tgid, req->data.args[0], req->data.args[1]);
+
+		if (regions) {
+			rec->sc.flags |= SESSION_SC_PERF_UNMAP;
+			rec->sc.serial = regions;
+		}
+	}
 	switch (nr) {
 	case __NR_clone:
 	case __NR_clone3:

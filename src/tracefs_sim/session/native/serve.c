@@ -21,9 +21,18 @@
  * pool (machine/perf_pool.py, kernel/mmap.c) and says which; the supervisor puts that region's
  * memory file in place of the fd (SECCOMP_ADDFD_FLAG_SETFD, as dup2 would) and lets the host
  * make the call, which so maps the very pages the kernel writes.  The process's later calls on
- * the fd are still the kernel's.  poll(2) on it is the host's: a memory file is always ready
- * (perf then polls busily).  The supervisor keeps, per process, which of its fds are
- * such placeholders: forks copy the set, a successful exec drops the close-on-exec ones.
+ * the fd are still the kernel's.  The supervisor keeps, per process, which of its fds are
+ * such placeholders (forks copy the set, a successful exec drops the close-on-exec ones), and
+ * which perf pool region each one's buffer is in (its mmap, or PERF_EVENT_IOC_SET_OUTPUT).
+ *
+ * poll(2) and ppoll(2) of a set with such fds are held (the host's poll would find a memory
+ * file always ready, and perf would poll busily): the supervisor answers the call when one of
+ * the fds is ready, from the kernel's word in the region's status page (uapi/perf_pool.h: a
+ * wakeup of the buffer since the last poll, rb->poll of Linux's perf_poll) or the host's for
+ * the others (a copy of the process's fd, pidfd_getfd), or at the timeout.  A thread of its
+ * own holds them, woken by the kernel's PORT_PERF_WAKEUP doorbell (wake_fd) or by the host
+ * fds; a signal for the caller ends the call as it ends Linux's poll (-ERESTARTNOHAND), its
+ * death lets go of it (SECCOMP_IOCTL_NOTIF_ID_VALID).
  *
  * epoll_ctl(2) of such an fd (libbpf's perf buffers, bpftrace) is answered here: a memory file
  * has no poll, so the supervisor puts an eventfd of its own in the caller's epoll instance in
@@ -35,6 +44,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -47,19 +57,22 @@
 #include <sys/eventfd.h>
 #include <linux/perf_event.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "session.h"
 #include "session_ring.h"
+#include "perf_pool.h"
 
 /* How long a caller waits for the kernel (a paused or far-behind machine): then its call is
  * left to the host, as a session without the kernel would have it. */
 #define SERVE_TIMEOUT_MS 2000
 
-static int reply_fd = -1;
+static int reply_fd = -1, wake_fd = -1;
 #define MAX_POOL 256
 static int pool_fds[MAX_POOL], nr_pool;
+static struct perf_pool_status *pool_status[MAX_POOL];	/* each region's last page */
 
 /* ---- the fds of the kernel's objects, per process ---- */
 
@@ -70,7 +83,7 @@ struct served_fds {
 	struct served_fds *next;
 	pid_t tgid;
 	unsigned long long open[WORDS], cloexec[WORDS];
-	short mapped[MAX_SERVED_FD];	/* 1 + the pool region an fd's mmap made it, 0: none */
+	unsigned short region[MAX_SERVED_FD];	/* 1 + the pool region of the fd's buffer; 0: none */
 };
 
 #define FD_BUCKETS 256
@@ -110,30 +123,7 @@ static bool is_served_fd(pid_t tgid, long fd)
 	return yes;
 }
 
-/* The pool region fd's mmap made it, -1: none (yet) */
-static int mapped_region(pid_t tgid, long fd)
-{
-	struct served_fds *t;
-	int region = -1;
-
-	pthread_mutex_lock(&fd_lock);
-	t = fds_of(tgid, false);
-	if (t && bit(t->open, fd))
-		region = t->mapped[fd] - 1;
-	pthread_mutex_unlock(&fd_lock);
-	return region;
-}
-
-static void set_mapped(pid_t tgid, long fd, int region)
-{
-	struct served_fds *t;
-
-	pthread_mutex_lock(&fd_lock);
-	t = fds_of(tgid, false);
-	if (t && bit(t->open, fd))
-		t->mapped[fd] = (short)(region + 1);
-	pthread_mutex_unlock(&fd_lock);
-}
+static int region_of(pid_t tgid, long fd);
 
 static void add_served_fd(pid_t tgid, int fd, bool cloexec)
 {
@@ -145,7 +135,7 @@ static void add_served_fd(pid_t tgid, int fd, bool cloexec)
 	t = fds_of(tgid, true);
 	if (t) {
 		t->open[fd / 64] |= 1ULL << (fd % 64);
-		t->mapped[fd] = 0;
+		t->region[fd] = 0;
 		if (cloexec)
 			t->cloexec[fd / 64] |= 1ULL << (fd % 64);
 		else
@@ -285,7 +275,7 @@ static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_
 		respond(listener, req->id, EFAULT, 0);
 		return;
 	}
-	region = mapped_region(tgid, fd);
+	region = region_of(tgid, fd) - 1;  /* -1: not mapped (yet) */
 	epfd = pidfd_getfd_of(req->pid, (int)args[0]);
 	if (epfd < 0) {
 		respond(listener, req->id, EBADF, 0);
@@ -340,12 +330,53 @@ void serve_fd_closed(pid_t tgid, long fd)
 		return;
 	pthread_mutex_lock(&fd_lock);
 	t = fds_of(tgid, false);
-	if (t)
+	if (t) {
 		t->open[fd / 64] &= ~(1ULL << (fd % 64));
+		t->region[fd] = 0;
+	}
 	pthread_mutex_unlock(&fd_lock);
 	pthread_mutex_lock(&watch_lock);
 	unwatch(tgid, fd);
 	pthread_mutex_unlock(&watch_lock);
+}
+
+/* The pool region of the buffer the fd's event writes to (1 + it), or 0: none. */
+static int region_of(pid_t tgid, long fd)
+{
+	struct served_fds *t;
+	int region = 0;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	if (t && bit(t->open, fd))
+		region = t->region[fd];
+	pthread_mutex_unlock(&fd_lock);
+	return region;
+}
+
+static void set_region(pid_t tgid, long fd, int region)
+{
+	struct served_fds *t;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	if (t && bit(t->open, fd))
+		t->region[fd] = region;
+	pthread_mutex_unlock(&fd_lock);
+}
+
+static bool has_served_fds(pid_t tgid)
+{
+	struct served_fds *t;
+	bool any = false;
+	int i;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	for (i = 0; t && i < WORDS && !any; i++)
+		any = t->open[i] != 0;
+	pthread_mutex_unlock(&fd_lock);
+	return any;
 }
 
 void serve_fork(pid_t parent, pid_t child)
@@ -357,7 +388,7 @@ void serve_fork(pid_t parent, pid_t child)
 	if (from && (to = fds_of(child, true))) {
 		memcpy(to->open, from->open, sizeof(to->open));
 		memcpy(to->cloexec, from->cloexec, sizeof(to->cloexec));
-		memcpy(to->mapped, from->mapped, sizeof(to->mapped));
+		memcpy(to->region, from->region, sizeof(to->region));
 	}
 	pthread_mutex_unlock(&fd_lock);
 }
@@ -396,6 +427,49 @@ void serve_exit(pid_t tgid)
 			break;
 		}
 	pthread_mutex_unlock(&fd_lock);
+}
+
+static bool polls_served_fd(const struct seccomp_notif *req, pid_t tgid);
+
+/*
+ * A munmap (SERVE_UNMAP) of a process with served fds: the perf pool regions its range maps
+ * (the regions' memory files are named perf-ring-N), as a mask for the kernel, which lets go
+ * of their buffers' mappings (SESSION_SC_PERF_UNMAP); its fds no longer poll them.
+ */
+unsigned long long serve_unmapped_regions(pid_t tgid, unsigned long long addr, unsigned long long len)
+{
+	char path[64], line[512];
+	unsigned long long mask = 0;
+	FILE *maps;
+	int region;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tgid);
+	maps = fopen(path, "re");
+	if (!maps)
+		return 0;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long long start, end;
+		const char *name = strstr(line, "/memfd:perf-ring-");
+
+		if (!name || sscanf(line, "%llx-%llx", &start, &end) != 2 || end <= addr || start >= addr + len)
+			continue;
+		region = atoi(name + strlen("/memfd:perf-ring-"));
+		if (region >= 0 && region < 64 && region < nr_pool)
+			mask |= 1ULL << region;
+	}
+	fclose(maps);
+	if (mask) {
+		struct served_fds *t;
+		int fd;
+
+		pthread_mutex_lock(&fd_lock);
+		t = fds_of(tgid, false);
+		for (fd = 0; t && fd < MAX_SERVED_FD; fd++)
+			if (t->region[fd] && t->region[fd] <= 64 && (mask >> (t->region[fd] - 1) & 1))
+				t->region[fd] = 0;
+		pthread_mutex_unlock(&fd_lock);
+	}
+	return mask;
 }
 
 /* ---- which calls ---- */
@@ -442,6 +516,11 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 		return is_served_fd(tgid, (long)args[0]) ? SERVE_CALL : 0;
 	case __NR_mmap:
 		return is_served_fd(tgid, (long)args[4]) ? SERVE_CALL | SERVE_MAP : 0;
+	case __NR_munmap:
+		return has_served_fds(tgid) ? SERVE_UNMAP : 0;
+	case __NR_poll:
+	case __NR_ppoll:
+		return wake_fd >= 0 && has_served_fds(tgid) && polls_served_fd(req, tgid) ? SERVE_HELD : 0;
 	case __NR_epoll_ctl:
 		return is_served_fd(tgid, (long)args[2]) ? SERVE_EPOLL : 0;
 	default:
@@ -449,16 +528,27 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 	}
 }
 
-void serve_init(int fd, const int *pool, int nr)
+void serve_init(int fd, int wake, const int *pool, int nr)
 {
 	int i;
 
 	reply_fd = fd;
 	for (i = 0; i < nr && i < MAX_POOL; i++) {
+		struct stat st;
+		void *page = MAP_FAILED;
+
 		pool_fds[i] = pool[i];
 		fcntl(pool[i], F_SETFD, FD_CLOEXEC);	/* the supervisor's, never the session's */
+		if (fstat(pool[i], &st) == 0 && st.st_size >= PERF_POOL_STATUS_PAGES * 4096)
+			page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, pool[i],
+				    st.st_size - PERF_POOL_STATUS_PAGES * 4096);
+		pool_status[i] = page == MAP_FAILED ? NULL : page;
 	}
 	nr_pool = i;
+	if (wake >= 0) {
+		fcntl(wake, F_SETFD, FD_CLOEXEC);
+		wake_fd = wake;
+	}
 }
 
 static long long now_ms(void)
@@ -580,6 +670,363 @@ static bool is_cloexec(pid_t tgid, long fd)
 	return yes;
 }
 
+/* ---- poll(2) and ppoll(2) of served fds (see the top) ---- */
+
+#define HELD_MAX_FDS 1024	/* a larger set is left to the host */
+#define HELD_CHECK_MS 20	/* how often the holder looks for a signal to a held call's caller */
+#define ERESTARTNOHAND 514	/* poll's answer to a signal: EINTR after a handler, else restarted */
+
+struct held_poll {
+	struct held_poll *next;
+	uint64_t id;
+	pid_t pid, tgid;
+	int nr;
+	unsigned long long ufds, tsp;
+	unsigned int nfds;
+	long long deadline_ms;		/* -1: none */
+	struct pollfd *fds;		/* the caller's set, revents as they will be answered */
+	int *copy;			/* a host fd's copy (-1: a served fd, a negative one or none) */
+	bool *bad;			/* an fd the process does not have: POLLNVAL */
+};
+
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct held_poll *held_new;	/* handed over to the holder, under held_lock */
+static int held_listener = -1, held_bell = -1;
+static bool holder_started;
+/* what the supervisor's polls took of each region's wakeups (perf_poll's xchg), under held_lock */
+static unsigned long long seen_generation[MAX_POOL], seen_wakeups[MAX_POOL];
+
+static bool read_pollfds(pid_t pid, unsigned long long addr, unsigned int nfds, struct pollfd *fds)
+{
+	return nfds == 0 || target_io(pid, false, addr, fds, nfds * sizeof(*fds)) == (ssize_t)(nfds * sizeof(*fds));
+}
+
+/* serve_wanted: whether a poll/ppoll names one of the process's served fds (and can be held) */
+static bool polls_served_fd(const struct seccomp_notif *req, pid_t tgid)
+{
+	unsigned int nfds = (unsigned int)req->data.args[1], i;
+	struct pollfd fds[64];
+
+	if (nfds > HELD_MAX_FDS)
+		return false;
+	if (req->data.nr == __NR_ppoll && req->data.args[3])
+		return false;	/* a signal mask for the wait: only the host can apply it */
+	for (i = 0; i < nfds; i += 64) {
+		unsigned int n = nfds - i < 64 ? nfds - i : 64, j;
+
+		if (!read_pollfds(req->pid, req->data.args[0] + i * sizeof(*fds), n, fds))
+			return false;
+		for (j = 0; j < n; j++)
+			if (is_served_fd(tgid, fds[j].fd))
+				return true;
+	}
+	return false;
+}
+
+static struct perf_pool_status *status_of(int region)
+{
+	return region >= 0 && region < nr_pool ? pool_status[region] : NULL;
+}
+
+/* Under held_lock: whether the region had a wakeup the polls did not take yet. */
+static bool wakeup_pending(int region)
+{
+	struct perf_pool_status *st = status_of(region);
+
+	return st && (__atomic_load_n(&st->generation, __ATOMIC_SEQ_CST) != seen_generation[region] ||
+		      __atomic_load_n(&st->wakeups, __ATOMIC_SEQ_CST) != seen_wakeups[region]);
+}
+
+/* Under held_lock: whether the region had a wakeup since a poll last took one; takes it. */
+static bool take_wakeup(int region)
+{
+	struct perf_pool_status *st = status_of(region);
+	unsigned long long gen, wakeups;
+
+	if (!wakeup_pending(region))
+		return false;
+	gen = __atomic_load_n(&st->generation, __ATOMIC_ACQUIRE);
+	wakeups = __atomic_load_n(&st->wakeups, __ATOMIC_ACQUIRE);
+	seen_generation[region] = gen;
+	seen_wakeups[region] = wakeups;
+	return wakeups != 0;
+}
+
+/* Under held_lock: one pass of do_poll(), each fd's revents; how many are ready. */
+static int poll_pass(struct held_poll *h)
+{
+	int count = 0;
+	unsigned int i;
+
+	for (i = 0; i < h->nfds; i++) {
+		struct pollfd *p = &h->fds[i];
+		short mask = p->events | POLLERR | POLLHUP;
+
+		p->revents = 0;
+		if (p->fd < 0)
+			continue;
+		if (h->bad[i]) {
+			p->revents = POLLNVAL;
+		} else if (h->copy[i] < 0) {
+			/* the kernel's event: EPOLLIN after a wakeup of its buffer */
+			if (take_wakeup(region_of(h->tgid, p->fd) - 1))
+				p->revents = POLLIN & mask;
+		} else {
+			struct pollfd q = { .fd = h->copy[i], .events = p->events };
+
+			if (poll(&q, 1, 0) > 0)
+				p->revents = q.revents & (mask | POLLNVAL);
+		}
+		if (p->revents)
+			count++;
+	}
+	return count;
+}
+
+static void free_held(struct held_poll *h)
+{
+	unsigned int i;
+
+	for (i = 0; h->copy && i < h->nfds; i++)
+		if (h->copy[i] >= 0)
+			close(h->copy[i]);
+	free(h->fds);
+	free(h->copy);
+	free(h->bad);
+	free(h);
+}
+
+/*
+ * Whether a signal the thread does not block is pending for it.  The caller of a held call
+ * cannot take it (the filter's wait is killable only, once the supervisor took the call), so
+ * the holder answers as Linux's poll does when a signal comes: -ERESTARTNOHAND.
+ */
+static bool signal_pending(pid_t tid)
+{
+	char path[64], buf[2048], *p;
+	unsigned long long pending = 0, blocked = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	if ((p = strstr(buf, "\nSigPnd:")))
+		pending |= strtoull(p + 8, NULL, 16);
+	if ((p = strstr(buf, "\nShdPnd:")))
+		pending |= strtoull(p + 8, NULL, 16);
+	if ((p = strstr(buf, "\nSigBlk:")))
+		blocked = strtoull(p + 8, NULL, 16);
+	return (pending & ~blocked) != 0;
+}
+
+/* Give the held call its result: the revents written back, the count (0: the timeout). */
+static void answer_held(struct held_poll *h, int count)
+{
+	if (h->nfds && target_io(h->pid, true, h->ufds, h->fds, h->nfds * sizeof(*h->fds)) !=
+			       (ssize_t)(h->nfds * sizeof(*h->fds))) {
+		respond(held_listener, h->id, EFAULT, 0);
+		return;
+	}
+	if (h->nr == __NR_ppoll && h->tsp) {	/* ppoll(2) leaves the time not slept there */
+		long long left = h->deadline_ms < 0 ? 0 : h->deadline_ms - now_ms();
+		struct timespec ts = { 0, 0 };
+
+		if (left > 0) {
+			ts.tv_sec = left / 1000;
+			ts.tv_nsec = left % 1000 * 1000000;
+		}
+		target_io(h->pid, true, h->tsp, &ts, sizeof(ts));
+	}
+	respond(held_listener, h->id, 0, count);
+}
+
+/* Under held_lock: tell the kernel to ring for the held calls' buffers; how many host fds
+ * they wait on, and whether a wakeup came meanwhile. */
+static unsigned int arm(struct held_poll *held, bool *pending)
+{
+	unsigned int n = 0, i;
+	struct held_poll *h;
+
+	*pending = false;
+	for (h = held; h; h = h->next)
+		for (i = 0; i < h->nfds; i++) {
+			int region;
+
+			if (h->copy[i] >= 0) {
+				n++;
+				continue;
+			}
+			region = h->fds[i].fd >= 0 ? region_of(h->tgid, h->fds[i].fd) - 1 : -1;
+			if (status_of(region)) {
+				__atomic_store_n(&status_of(region)->waiting, 1, __ATOMIC_SEQ_CST);
+				/* a wakeup before `waiting` was seen rang no bell: look now */
+				*pending |= wakeup_pending(region);
+			}
+		}
+	return n;
+}
+
+/* The holder: answers held calls as their fds get ready, lets go of interrupted ones. */
+static void *hold_polls(void *unused __attribute__((unused)))
+{
+	struct held_poll *held = NULL;
+
+	for (;;) {
+		struct held_poll **p, *h;
+		struct pollfd *wait;
+		long long now, timeout = HELD_CHECK_MS;
+		unsigned int n, i;
+		uint64_t count;
+		bool pending;
+
+		pthread_mutex_lock(&held_lock);
+		while (held_new) {
+			h = held_new;
+			held_new = h->next;
+			h->next = held;
+			held = h;
+		}
+		now = now_ms();
+		for (p = &held; (h = *p);) {
+			int ready = poll_pass(h);
+
+			if (ready || (h->deadline_ms >= 0 && now >= h->deadline_ms)) {
+				answer_held(h, ready);
+			} else if (signal_pending(h->pid)) {
+				respond(held_listener, h->id, ERESTARTNOHAND, 0);
+			} else if (ioctl(held_listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->id) == 0) {
+				if (h->deadline_ms >= 0 && h->deadline_ms - now < timeout)
+					timeout = h->deadline_ms - now;
+				p = &h->next;
+				continue;
+			}
+			/* answered, or interrupted (a signal, the caller's death) */
+			*p = h->next;
+			free_held(h);
+		}
+		n = 2 + arm(held, &pending);
+		pthread_mutex_unlock(&held_lock);
+		wait = calloc(n, sizeof(*wait));
+		if (!wait) {
+			usleep(1000);
+			continue;
+		}
+		wait[0] = (struct pollfd){ .fd = wake_fd, .events = POLLIN };
+		wait[1] = (struct pollfd){ .fd = held_bell, .events = POLLIN };
+		for (h = held, n = 2; h; h = h->next)
+			for (i = 0; i < h->nfds; i++)
+				if (h->copy[i] >= 0)
+					wait[n++] = (struct pollfd){ .fd = h->copy[i], .events = h->fds[i].events };
+		if (poll(wait, n, pending || timeout < 0 ? 0 : (int)timeout) > 0) {
+			if (wait[0].revents)
+				(void)!read(wake_fd, &count, sizeof(count));
+			if (wait[1].revents)
+				(void)!read(held_bell, &count, sizeof(count));
+		}
+		free(wait);
+	}
+	return NULL;
+}
+
+/* A poll/ppoll naming served fds (SERVE_HELD): answered now when ready (or not to wait), else
+ * handed to the holder. */
+static int hold_poll(int listener, const struct seccomp_notif *req, pid_t tgid)
+{
+	struct held_poll *h = calloc(1, sizeof(*h));
+	unsigned int nfds = (unsigned int)req->data.args[1], i;
+	long long timeout_ms = -1;
+	int pidfd = -1, ready, err = 0;
+
+	if (!h)
+		return SERVE_UNANSWERED;
+	h->id = req->id;
+	h->pid = req->pid;
+	h->tgid = tgid;
+	h->nr = req->data.nr;
+	h->ufds = req->data.args[0];
+	h->nfds = nfds;
+	h->fds = calloc(nfds ? nfds : 1, sizeof(*h->fds));
+	h->copy = calloc(nfds ? nfds : 1, sizeof(*h->copy));
+	h->bad = calloc(nfds ? nfds : 1, sizeof(*h->bad));
+	if (!h->fds || !h->copy || !h->bad)
+		goto unanswered;
+	for (i = 0; i < nfds; i++)
+		h->copy[i] = -1;
+	if (!read_pollfds(req->pid, h->ufds, nfds, h->fds))
+		err = EFAULT;
+	if (!err && req->data.nr == __NR_poll) {
+		if ((int)req->data.args[2] >= 0)
+			timeout_ms = (int)req->data.args[2];
+	} else if (!err && (h->tsp = req->data.args[2])) {
+		struct timespec ts;
+
+		if (target_io(req->pid, false, h->tsp, &ts, sizeof(ts)) != sizeof(ts))
+			err = EFAULT;
+		else if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+			err = EINVAL;
+		else
+			timeout_ms = ts.tv_sec * 1000LL + (ts.tv_nsec + 999999) / 1000000;
+	}
+	if (err) {
+		respond(listener, req->id, err, 0);
+		free_held(h);
+		return SERVE_ANSWERED;
+	}
+	h->deadline_ms = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
+	/* the process's other fds: a copy each, whose readiness is theirs */
+	for (i = 0; i < nfds; i++) {
+		if (h->fds[i].fd < 0 || is_served_fd(tgid, h->fds[i].fd))
+			continue;
+		if (pidfd < 0 && (pidfd = (int)syscall(SYS_pidfd_open, tgid, 0)) < 0)
+			goto unanswered;
+		h->copy[i] = (int)syscall(SYS_pidfd_getfd, pidfd, h->fds[i].fd, 0);
+		if (h->copy[i] < 0) {
+			if (errno != EBADF)
+				goto unanswered;
+			h->bad[i] = true;
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	pidfd = -1;
+	pthread_mutex_lock(&held_lock);
+	held_listener = listener;
+	ready = poll_pass(h);
+	if (ready || timeout_ms == 0) {
+		answer_held(h, ready);
+		pthread_mutex_unlock(&held_lock);
+		free_held(h);
+		return SERVE_ANSWERED;
+	}
+	if (!holder_started) {
+		pthread_t thread;
+
+		held_bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		holder_started = held_bell >= 0 && pthread_create(&thread, NULL, hold_polls, NULL) == 0;
+	}
+	if (!holder_started) {
+		pthread_mutex_unlock(&held_lock);
+		goto unanswered;
+	}
+	h->next = held_new;
+	held_new = h;
+	pthread_mutex_unlock(&held_lock);
+	eventfd_write(held_bell, 1);
+	return SERVE_ANSWERED;
+unanswered:
+	if (pidfd >= 0)
+		close(pidfd);
+	free_held(h);
+	return SERVE_UNANSWERED;	/* the host's poll, as before */
+}
+
 /* A served mmap: the fd becomes the file of the pool region the kernel mapped (the reply's),
  * then the host makes the call.  Never the placeholder: without the kernel's answer, ENODEV. */
 static int answer_map(int listener, const struct seccomp_notif *req, pid_t tgid, struct session_ring *ring,
@@ -602,7 +1049,6 @@ static int answer_map(int listener, const struct seccomp_notif *req, pid_t tgid,
 		return respond(listener, req->id, ENODEV, 0), SERVE_ANSWERED;
 	addfd.srcfd = pool_fds[region];
 	addfd.newfd_flags = is_cloexec(tgid, (long)req->data.args[4]) ? O_CLOEXEC : 0;
-	set_mapped(tgid, (long)req->data.args[4], (int)region);
 	pthread_mutex_lock(&watch_lock);
 	{
 		struct epoll_watch *w = watch_of(tgid, (int)req->data.args[4]);
@@ -616,6 +1062,7 @@ static int answer_map(int listener, const struct seccomp_notif *req, pid_t tgid,
 			respond(listener, req->id, errno, 0);
 		return SERVE_ANSWERED;
 	}
+	set_region(tgid, (long)req->data.args[4], (int)region + 1);
 	respond_continue(listener, req->id);
 	return SERVE_ANSWERED;
 }
@@ -627,6 +1074,8 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 	long long ret;
 	int fd;
 
+	if (how & SERVE_HELD)
+		return hold_poll(listener, req, tgid);
 	if (how & SERVE_MAP)
 		return answer_map(listener, req, tgid, ring, serial);
 	if (!ring || !wait_reply(&ring->reply, req->pid, serial))
@@ -639,6 +1088,10 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 		return SERVE_ANSWERED;
 	}
 	if (!(how & SERVE_NEW_FD)) {
+		if (req->data.nr == __NR_ioctl && (unsigned int)req->data.args[1] == PERF_EVENT_IOC_SET_OUTPUT)
+			/* the event writes where the other does (-1: nowhere) */
+			set_region(tgid, (long)req->data.args[0], (int)req->data.args[2] == -1 ? 0 :
+				   region_of(tgid, (long)(int)req->data.args[2]));
 		respond(listener, req->id, 0, ret);
 		return SERVE_ANSWERED;
 	}

@@ -80,18 +80,24 @@ enum {
 	SERVE_NEW_FD = 2,	/* ... and it returns a new fd */
 	SERVE_MAP = 4,		/* ... an mmap: the kernel says which perf pool region it maps, the
 				 * host then maps that region's file (never the placeholder) */
-	SERVE_EPOLL = 8,	/* epoll_ctl of a served fd: the supervisor answers it (serve_locally) */
+	SERVE_UNMAP = 16,	/* a munmap, maybe of perf buffers: mirrored with the regions it
+				 * unmaps (serve_unmapped_regions), made by the host */
+	SERVE_HELD = 8,		/* a poll of served fds: mirrored as any call, and answered by the
+				 * supervisor when they are ready (not SERVE_CALL) */
+	SERVE_EPOLL = 32,	/* epoll_ctl of a served fd: the supervisor answers it (serve_locally) */
 	SERVE_ANSWERED = 1,	/* serve_answer: done */
 	SERVE_UNANSWERED = 0,	/* ... the kernel did not answer (too slow, or ENOSYS): the
 				 * caller answers (answer.c, or the host) */
 };
-/* reply_fd: the kernel's "answered" eventfd; pool_fds: the perf pool's memory files, by region */
-void serve_init(int reply_fd, const int *pool_fds, int nr_pool);
+/* reply_fd: the kernel's "answered" eventfd; wake_fd: its perf buffer wakeups' (or -1);
+ * pool_fds: the perf pool's memory files, by region */
+void serve_init(int reply_fd, int wake_fd, const int *pool_fds, int nr_pool);
 /* How the call is served (SERVE_* flags), or 0: not; `tgid` is the caller's process. */
 int serve_wanted(const struct seccomp_notif *req, pid_t tgid);
 /* Wait for the kernel's answer to the served call `serial` and give it to the caller. */
 int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsigned long long serial,
 		 int how);
+unsigned long long serve_unmapped_regions(pid_t tgid, unsigned long long addr, unsigned long long len);
 /* A call the supervisor answers itself (SERVE_EPOLL); false: not such a call. */
 bool serve_locally(int listener, const struct seccomp_notif *req, pid_t tgid, int how);
 /* What the supervisor learns of a process's fds and life (mirror.c). */

@@ -45,7 +45,7 @@ void supervise(int listener, struct in_flight *in_flight)
 		in_flight->nr = req->data.nr;
 		__atomic_store_n(&in_flight->busy, 1, __ATOMIC_RELEASE);
 		serial = mirror_call(req, rec, sizeof(record), &how, &tgid);
-		if (serial && serve_answer(listener, req, tgid, serial, how) == SERVE_ANSWERED)
+		if ((serial || (how & SERVE_HELD)) && serve_answer(listener, req, tgid, serial, how) == SERVE_ANSWERED)
 			;
 		else if (serve_locally(listener, req, tgid, how))
 			;
