@@ -453,10 +453,10 @@ class Machine:
 
     def _task_addrs(self) -> list[int]:
         """The live tasks' task_struct addresses (CPUs stopped)."""
-        mem, lay, hostif = self._mem, self._hostif.layout, self._hostif
+        mem, lay, hostif = self._ram(), self._hostif.layout, self._hostif
         head = hostif.task_list_va
         node = mem.u64(kernel_virt_to_phys(head))
-        out = []
+        out: list[int] = []
         while node != head and len(out) < 65536:
             task = node - lay.tasks
             state = mem.u64(kernel_virt_to_phys(task + lay.state))
@@ -473,9 +473,9 @@ class Machine:
         bytes, code) patches; each is written, and for code every CPU's translations of its
         page are dropped.  The number of patches."""
         def poke() -> int:
-            patches = collect(self._mem, self._task_addrs())
+            patches = collect(self._ram(), self._task_addrs())
             for pa, data, _ in patches:
-                self._mem.write(pa, data)
+                self._ram().write(pa, data)
             pages = sorted({KERNEL_MAP + (pa & ~(PAGE_4K - 1)) for pa, _, code in patches if code})
             if pages:
                 self._drop_translations([(va, va + PAGE_4K) for va in pages])

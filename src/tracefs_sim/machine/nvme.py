@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import mmap
+from typing import Any
 
 from . import native_lib
 from .paging import PhysMem, kernel_virt_to_phys
@@ -27,7 +28,7 @@ class NvmeState(ctypes.Structure):  # struct nvme_dev in native/nvme.c
 
 
 @functools.cache
-def _nvme_poll():
+def _nvme_poll() -> Any:  # a ctypes foreign function
     fn = native_lib.load("slice").nvme_poll
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64,
                    ctypes.POINTER(ctypes.c_uint32)]

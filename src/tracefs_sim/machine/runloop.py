@@ -40,7 +40,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import threading
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from unicorn import UcError
 from unicorn.x86_const import UC_X86_REG_RIP
@@ -51,6 +51,9 @@ from .cpu import _REGS, Cpu, _uclib_address, kernel_mode_enter_address
 from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_TOP_OF_STACK, HostInterface
 from .image import KERNEL_MAP, PAGE_OFFSET
 from .slicer import SliceTimer
+
+if TYPE_CHECKING:
+    from .nvme import NvmeDisk
 
 T = TypeVar("T")
 
@@ -125,7 +128,7 @@ def _loop_run() -> Callable[[ctypes._CArgObject], int]:
 class Runner:
     def __init__(self, cpus: list[Cpu], hostif: HostInterface, vectors: dict[int, int], irq_entries: int,
                  exceptions: dict[int, int], halt_sites: frozenset[int], on_fault: Callable[[int, str], None],
-                 seeded: bool, disk=None):
+                 seeded: bool, disk: NvmeDisk | None = None):
         self.cpus = cpus
         self.disk = disk  # the NVMe-like disk (nvme.py), or None
         self.hostif = hostif

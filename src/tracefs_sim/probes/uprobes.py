@@ -261,7 +261,7 @@ class UprobeEngine:
         off = self._off
 
         def u64(va: int) -> int:
-            return _U64.unpack(ram.read(_direct_pa(va), 8))[0]
+            return int(_U64.unpack(ram.read(_direct_pa(va), 8))[0])
 
         out: set[int] = set()
         seen: set[int] = set()
@@ -305,7 +305,7 @@ class UprobeEngine:
                 return None
             if shift != 12 and entry & _PTE_PS:
                 size = 1 << shift
-                return (entry & _PTE_PFN & ~(size - 1)) + (va & (size - 1))
+                return int((entry & _PTE_PFN & ~(size - 1)) + (va & (size - 1)))
             table = entry & _PTE_PFN
         return table + (va & 0xFFF)
 

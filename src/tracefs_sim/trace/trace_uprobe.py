@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from ..probes.uprobes import UprobeHit
 from .dynevent import DynamicEvents, DynEvent
 from .events import EventRegistry
 from .probe_log import ProbeError, silent_error
@@ -48,7 +49,7 @@ class UprobeEngine(Protocol):
     implements them."""
 
     def register(self, path: str, inode: tuple[int, int], size: int, offset: int, ref_ctr_offset: int, *,
-                 is_return: bool, on_hit: Callable[[object], None]) -> UprobeHandle:
+                 is_return: bool, on_hit: Callable[[UprobeHit], None]) -> UprobeHandle:
         """A consumer of the uprobe at inode+offset of the file at path (is_return: a
         uretprobe: on_hit runs at the function's return); OSError with uprobe_register()'s
         errno."""
@@ -174,13 +175,13 @@ class UprobeEventOps:
         self._dynamic.add(tu)
 
 
-def _hit_handler(event: ProbeEvent, spec: UprobeSpec) -> Callable[[object], None]:
+def _hit_handler(event: ProbeEvent, spec: UprobeSpec) -> Callable[[UprobeHit], None]:
     """uprobe_dispatcher()/uretprobe_dispatcher() -> uprobe_trace_func() for one probe: runs
     on the machine's thread at each hit, recording in the slots that have the event on."""
     body = record_body(spec)
     event_id = event.id
 
-    def on_hit(hit) -> None:
+    def on_hit(hit: UprobeHit) -> None:
         slots = event.slots
         if slots:
             hit.record(event_id, slots, body(hit))

@@ -173,7 +173,7 @@ def create_uprobe(command: str, lookup: PathLookup) -> UprobeSpec | None:
         try:
             ref_ctr_offset = kstrtoull(arg[rctr + 1:rctr_end], 0)
         except OSError as e:
-            raise log.error(at + rctr + 1, "BAD_REFCNT", e.errno) from None
+            raise log.error(at + rctr + 1, "BAD_REFCNT", e.errno or errno.EINVAL) from None
         arg = arg[:rctr]
     pct = arg.find("%")
     if pct >= 0:
@@ -184,7 +184,7 @@ def create_uprobe(command: str, lookup: PathLookup) -> UprobeSpec | None:
     try:
         offset = kstrtoull(arg, 0)
     except OSError as e:
-        raise log.error(at, "BAD_UPROBE_OFFS", e.errno) from None
+        raise log.error(at, "BAD_UPROBE_OFFS", e.errno or errno.EINVAL) from None
 
     log.index = 0
     group = UPROBE_EVENT_SYSTEM
