@@ -16,6 +16,7 @@ depends on this module and on nothing else of the machine.
 """
 from __future__ import annotations
 
+import mmap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
@@ -93,7 +94,7 @@ class GuestRam(Protocol):
     """The guest's physical RAM, shared with every CPU (paging.PhysMem)."""
 
     @property
-    def buf(self) -> bytearray | memoryview: ...  # (an mmap: writable, sliceable)
+    def buf(self) -> bytearray | memoryview | mmap.mmap: ...  # (writable, sliceable)
     @property
     def size(self) -> int: ...
 
