@@ -103,6 +103,10 @@ def kernel_symbolizer(image: KernelImage) -> Symbolize:
         i = bisect.bisect_right(starts, addr) - 1
         if i >= 0 and addr < data[i].addr + max(data[i].size, 1):
             return data[i], addr - data[i].addr
+        # past an object's end, before the next one: objdump names it by that object too
+        # (`<new_state+0x10>`, a table's end a loop compares with)
+        if i >= 0 and i + 1 < len(data) and data[i].size and addr < data[i + 1].addr:
+            return data[i], addr - data[i].addr
         return None
 
     return symbolize
