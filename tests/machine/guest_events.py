@@ -43,6 +43,10 @@ class EventCapture:
             self._by_id[100 + i] = desc
             self._by_name[f"{desc.system}:{desc.name}"] = desc
         self._decoders = {}
+        # A drain hands back the page being written each time, grown; how many of each
+        # page's events were returned already, so that each record is returned once.
+        self._taken: dict[tuple[int, int], int] = {}
+        self._seen: list[Record] = []
         machine.tracing.set_recording(self.SLOT, True)
 
     def enable(self, *names: str) -> None:
@@ -54,27 +58,30 @@ class EventCapture:
             self.machine.tracing.enable_event(self._by_name[name], self.SLOT, False)
 
     def records(self) -> list[Record]:
-        """Everything the guest committed so far, oldest first."""
+        """Everything the guest committed since the capture began, oldest first."""
         for _ in range(2):  # the round in progress commits what it ran (see test_tracing.settle)
             self.machine.read_memory(self.machine.image.text_range[0], 1)
         pages = {}
         for page in self.machine.tracing.drain(self.SLOT):
             pages[(page.cpu, page.seq)] = page
-        out = []
-        for (cpu, _), page in sorted(pages.items()):
-            for e in decode_page(page.data).events:
+        out = self._seen
+        for (cpu, seq), page in sorted(pages.items()):
+            events = decode_page(page.data).events
+            taken = self._taken.get((cpu, seq), 0)
+            self._taken[(cpu, seq)] = len(events)
+            for e in events[taken:]:
                 payload = bytes(e.payload)
                 type_ = int.from_bytes(payload[:2], "little")
                 desc = self._by_id[type_]
                 out.append(Record(f"{desc.system}:{desc.name}", cpu, e.timestamp, self._decode(desc, payload)))
-        return sorted(out, key=lambda r: r.ts)
+        out.sort(key=lambda r: r.ts)
+        return list(out)
 
     def wait_for(self, name: str, timeout: float = 10.0, where=lambda r: True) -> list[Record]:
         """Records gathered until one of event `name` satisfying where() came (or the timeout)."""
-        seen: list[Record] = []
         deadline = time.monotonic() + timeout
         while True:
-            seen += self.records()
+            seen = self.records()
             if any(r.event == name and where(r) for r in seen) or time.monotonic() > deadline:
                 return seen
             time.sleep(0.05)

@@ -40,7 +40,7 @@ def test_three_cpus_spinning_on_a_lock_queue_and_record_the_contention(make_mach
     while not any(r.event == "lock:contention_end" for r in recs) and time.monotonic() < deadline:
         for proc in [m.spawn(["dd", "if=/etc/passwd", "of=/dev/null", "bs=1", "count=200"]) for _ in range(6)]:
             proc.wait(30)
-        recs += cap.records()
+        recs = cap.records()
     begin = next(r for r in recs if r.event == "lock:contention_begin")
     assert begin.fields["flags"] == 1  # LCB_F_SPIN
     ends = [r for r in recs if r.event == "lock:contention_end" and r.cpu == begin.cpu and r.ts > begin.ts]
