@@ -281,6 +281,8 @@ class FakeTriggers:
     """contract.EventTriggerOps without a guest: the table handed over is kept in `table`;
     tests act as the guest would (take a count, ask for a snapshot at a time)."""
 
+    shift = 16   # EVENT_TRIGGER_SHIFT
+
     def __init__(self):
         self.table: list = []
         self.requests: dict[int, list[int]] = {}

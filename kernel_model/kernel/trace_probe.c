@@ -16,8 +16,41 @@
 #include "../include/kprobes.h"
 #include "../include/trace/trigger.h"
 #include "../include/trace/synth.h"
+#include "../include/trace/trace_pid.h"
 
 struct probe_stage probe_stage[NR_CPUS];
+
+/* a kprobe event's file is its kg_probe's head (the trigger's enable_event target too) */
+_Static_assert(offsetof(struct kg_probe, slots) == offsetof(struct trace_event_file, slots) &&
+	       offsetof(struct kg_probe, type) == offsetof(struct trace_event_file, type),
+	       "kg_probe starts as a trace_event_file");
+
+/*
+ * kprobe_trace_func()'s trace_trigger_soft_disabled() for an event with
+ * triggers (EVENT_TRIGGER_SHIFT bits of its file's slots): rec, filled in
+ * this cpu's event_trigger_scratch(), goes through the triggers and is
+ * committed in the slots that record the event (its low bits) by them.
+ */
+notrace void probe_trigger_commit(const struct trace_event_file *file, void *rec, u32 len, unsigned long irqflags)
+{
+	event_triggers_record(file, rec, len, trace_pid_filter_event(this_cpu(), EVENT_SLOTS_MASK), irqflags,
+			      (unsigned long)probe_trigger_commit, (unsigned long)__builtin_frame_address(0));
+}
+
+/* the record of a probe event with triggers, its body built elsewhere first */
+static notrace void kg_record_triggered(const struct trace_event_file *file, const u8 *body, u32 len,
+					unsigned long irqflags)
+{
+	struct trace_entry *rec = event_trigger_scratch(sizeof(*rec) + len);
+
+	if (!rec)
+		return;
+	preempt_disable();	/* the record shows the probed context's count */
+	tracing_generic_entry_update(rec, file, irqflags);
+	memcpy(rec + 1, body, len);
+	probe_trigger_commit(file, rec, sizeof(*rec) + len, irqflags);
+	preempt_enable_no_resched();
+}
 
 notrace void probe_stage_commit(void)
 {
@@ -25,7 +58,11 @@ notrace void probe_stage_commit(void)
 	unsigned long flags = arch_local_irq_save();
 	u32 len = st->len;
 
-	if (len <= PROBE_STAGE_MAX) {
+	if (len <= PROBE_STAGE_MAX && (st->slots >> EVENT_TRIGGER_SHIFT)) {
+		struct trace_event_file file = { st->slots, st->type, 0 };
+
+		kg_record_triggered(&file, st->data, len, st->irqflags);
+	} else if (len <= PROBE_STAGE_MAX) {
 		struct trace_event_file file = { st->slots, st->type, 0 };
 		struct trace_entry *rec;
 
@@ -417,6 +454,10 @@ static notrace void kg_record(struct kg_probe *kp, u32 slots, u64 addr, u64 ret_
 			__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
 			return;
 		}
+	if (slots >> EVENT_TRIGGER_SHIFT) {	/* its file is kp's head */
+		kg_record_triggered((const struct trace_event_file *)kp, body, pos, regs->flags);
+		return;
+	}
 	preempt_disable();
 	rec = trace_event_buffer_reserve(&file, sizeof(*rec) + pos);
 	if (rec) {
@@ -598,7 +639,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 		kg_busy[cpu] = 1;
 		regs->ip = caller;
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
-		if (likely(kp->plain))
+		if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
 			kg_record_plain(kp, slots, func, ret_addr, regs);
 		else
 			kg_record(kp, slots, func, ret_addr, caller, regs, kg_body[cpu]);
@@ -632,7 +673,7 @@ static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *re
 			continue;
 		}
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
-		if (likely(kp->plain))
+		if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
 			kg_record_plain(kp, slots, pt->addr, 0, regs);
 		else
 			kg_record(kp, slots, pt->addr, 0, pt->addr + 1, regs, kg_body[cpu]);

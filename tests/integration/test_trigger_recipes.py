@@ -134,3 +134,57 @@ def test_snapshot_trigger_recipe():
     at = lines.index("== the snapshot ends before sleep's switch; the trace goes on from it:")
     assert int(lines[at + 1]) > 0, result.stdout
     assert re.match(CONTEXT + r"sched_switch: prev_comm=sleep .* prev_state=S ==>", lines[at + 2]), result.stdout
+
+
+KPROBE = "events/kprobes/myuid/trigger"
+
+
+@pytest.mark.parametrize("fetch", ["regs=%di", "nr=+120(%di):u64"])   # plain; a record the guest builds first
+def test_triggers_on_a_kprobe_event(quiet, fetch):
+    """kprobe_trace_func()'s triggers: in soft mode from the first trigger (0*), run by the
+    guest's kprobe handler at the hit, with filters on the probe's own fields."""
+    run, guest = quiet
+    run(f"echo 'p:myuid __x64_sys_getuid {fetch}' > kprobe_events")
+    assert run(f"cat {KPROBE}").startswith("# Available triggers:\n# traceon traceoff snapshot")
+
+    # hist: one entry per task, the program's three calls
+    assert run(f"echo 'hist:keys=common_pid.execname' > {KPROBE}; cat {KPROBE}; "
+               "cat events/kprobes/myuid/enable") == \
+        "hist:keys=common_pid.execname:vals=hitcount:sort=hitcount:size=2048 [active]\n0*\n"
+    guest("getuid-loop", "3")
+    hist = run("cat events/kprobes/myuid/hist")
+    assert hist.startswith("# event histogram\n#\n# trigger info: hist:keys=common_pid.execname:vals=hitcount:"
+                           "sort=hitcount:size=2048 [active]\n#\n\n"), hist
+    entry = [line for line in hist.splitlines() if "getuid-loop" in line]
+    assert len(entry) == 1 and re.fullmatch(r"\{ common_pid: getuid-loop +\[ +\d+\] \} hitcount: +3", entry[0]), hist
+    # soft mode: the event records nothing while only triggers hold it
+    assert "myuid:" not in run("cat trace")
+
+    # stacktrace and traceoff, filtered on the comm; the record itself once enabled
+    # (the newest trigger runs first: the stack trace before tracing goes off)
+    run(f"echo '!hist:keys=common_pid.execname' > {KPROBE}; echo 'traceoff:1 if comm == \"getuid-loop\"' > {KPROBE}; "
+        f"echo 'stacktrace:1 if comm == \"getuid-loop\"' > {KPROBE}; echo 1 > events/kprobes/myuid/enable")
+    assert run(f"cat {KPROBE}") == ('stacktrace:count=1 if comm == "getuid-loop"\n'
+                                    'traceoff:count=1 if comm == "getuid-loop"\n')
+    guest("getuid-loop", "3")
+    assert run(f"cat {KPROBE}; cat tracing_on") == ('stacktrace:count=0 if comm == "getuid-loop"\n'
+                                                  'traceoff:count=0 if comm == "getuid-loop"\n0\n')
+    lines = run("cat trace").splitlines()
+    mine = [i for i, line in enumerate(lines) if line.lstrip().startswith("getuid-loop-")]
+    # the first call's record, its stack trace (post triggers: after the record); then nothing
+    assert len(mine) == 2, lines
+    assert re.match(CONTEXT + r"myuid: \(__(x64|do)_sys_getuid\+0x0/0x[0-9a-f]+\) ", lines[mine[0]]), lines
+    assert re.match(CONTEXT + "<stack trace>$", lines[mine[1]]), lines
+    assert " => entry_SYSCALL_64_after_hwframe" in lines[mine[1] + 1:], lines[mine[1]:]
+
+    # enable_event from a kprobe event: the target soft-enabled until the probe fires
+    run(f"echo '!traceoff' > {KPROBE}; echo '!stacktrace' > {KPROBE}; echo 1 > tracing_on; echo > trace; "
+        f"echo 'enable_event:raw_syscalls:sys_exit:1 if comm == \"getuid-loop\"' > {KPROBE}")
+    assert run("cat events/raw_syscalls/sys_exit/enable") == "0*\n"
+    guest("getuid-loop", "2")
+    assert run("cat events/raw_syscalls/sys_exit/enable") == "1*\n"
+    assert re.search(r"getuid-loop-\d+ .* sys_exit: NR 102 = 0", run("cat trace")), run("cat trace")
+    # the event in use by a trigger and enabled: EBUSY, as 6.1; then it goes
+    assert "busy" in run("echo 0 > events/kprobes/myuid/enable; echo '-:myuid' >> kprobe_events").lower()
+    run(f"echo '!enable_event:raw_syscalls:sys_exit' > {KPROBE}; echo 0 > events/raw_syscalls/sys_exit/enable")
+    assert run("echo '-:myuid' >> kprobe_events; cat kprobe_events") == ""

@@ -126,6 +126,8 @@ void event_triggers_record(const struct trace_event_file *file, void *rec, u32 l
 			   unsigned long irqflags, unsigned long writer, unsigned long bp);
 /* tracing_snapshot_instance() of a slot: the host takes the snapshot */
 void event_trigger_snapshot(u32 slot);
+/* kernel/trace_probe.c: a probe event's record (in the scratch) through its file's triggers */
+void probe_trigger_commit(const struct trace_event_file *file, void *rec, u32 len, unsigned long irqflags);
 /* kernel/trace_probe.c: an eprobe's record from the record of the event it is attached to */
 void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqflags);
 #endif

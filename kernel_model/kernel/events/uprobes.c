@@ -19,6 +19,7 @@
 #include "../../include/uprobes.h"
 #include "../../include/trace/trace.h"
 #include "../../include/trace/probe_stage.h"
+#include "../../include/trace/trigger.h"
 
 #define PROT_READ	0x1
 #define PROT_EXEC	0x4
@@ -133,15 +134,22 @@ static void uprobe_commit(void)
 
 	if (len && len <= PROBE_STAGE_MAX) {
 		struct trace_event_file file = { st->slots, st->type, 0 };
+		bool triggers = st->slots >> EVENT_TRIGGER_SHIFT;
 		struct trace_entry *rec;
 
-		rec = trace_event_buffer_reserve(&file, sizeof(*rec) + len);
+		/* with triggers, built in the scratch for them (uprobe_trace_func()'s
+		 * trace_trigger_soft_disabled()), which commit it */
+		rec = triggers ? event_trigger_scratch(sizeof(*rec) + len)
+			       : trace_event_buffer_reserve(&file, sizeof(*rec) + len);
 		if (rec) {
 			trace_entry_fill_count(this_cpu(), rec, st->type, st->irqflags, trace_current_pid(this_cpu()), 0);
 			rec->flags -= 1;
 			rec->preempt_count = 0xff;
 			memcpy(rec + 1, st->data, len);
-			trace_event_commit(rec, sizeof(*rec) + len);
+			if (triggers)
+				probe_trigger_commit(&file, rec, sizeof(*rec) + len, st->irqflags);
+			else
+				trace_event_commit(rec, sizeof(*rec) + len);
 		}
 	}
 	st->len = 0;

@@ -279,6 +279,7 @@ class HistMapOps(Protocol):
 class EventTriggerOps(Protocol):
     """The guest's event triggers (event_triggers.GuestEventTriggers)."""
 
+    shift: int  # EVENT_TRIGGER_SHIFT: a trace_event_file's slot s runs its triggers at bit shift + s
     def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None: ...  # all of them, each event's in order
     def read_count(self, count: TriggerCount) -> int: ...  # as the guest has it now
     def snapshot_requests(self, slot: int) -> list[int]: ...  # times of the snapshots asked since last time

@@ -251,7 +251,8 @@ class GuestTracing:
         (called with the CPUs stopped); a synthetic event's are in its synth_events entry."""
         synth = {ids[key]: slots for key, slots in bits.items() if self.synth_events.has_event(ids[key])}
         self.synth_events.set_trigger_slots(synth)
-        bits = {key: slots for key, slots in bits.items() if ids[key] not in synth}
+        # a probe event's are in its probes' entries (the trace core's ProbeEvent sets them)
+        bits = {key: slots for key, slots in bits.items() if ids[key] not in synth and self._is_tracepoint(key)}
         with self._lock:
             for key in self._triggered.keys() | bits.keys():
                 if key not in self._events:
@@ -262,6 +263,13 @@ class GuestTracing:
                         pa = kernel_virt_to_phys(self._image.event_file(self._events[key]) + self.layout.file_slots)
                         self._set_bit(pa, self._trigger_shift + slot, slot in new)
             self._triggered = {key: set(slots) for key, slots in bits.items()}
+
+    def _is_tracepoint(self, key: tuple[str, str]) -> bool:
+        try:
+            self._image.event_desc(*key)
+        except KeyError:
+            return False
+        return True
 
     def record_cmdlines(self, holder: object, on: bool) -> None:
         """tracing_start/stop_cmdline_record(): something other than a tracepoint (a

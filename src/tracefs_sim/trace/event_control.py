@@ -16,6 +16,7 @@ from . import filter as event_filter
 from .error_log import ErrorLog
 from .events import EventRegistry, TraceEvent
 from .hist import HistContext
+from .trace_probe import ProbeTraceEvent
 from .trace_synth import SynthTraceEvent
 from .trigger import EventTriggers, TriggerTable
 from ..lib.kstrtox import kstrtoul_from_user, kstrtoull, or_none
@@ -103,14 +104,14 @@ class EventControl:
         if enable:
             if not soft:
                 if f.soft_mode:
-                    self._guest.set_event_soft_disabled(f.event.desc, self.slot, False)
+                    f.event.set_soft_disabled(self._guest, self.slot, False)
             else:
                 f.soft_mode += 1
                 if f.soft_mode > 1:
                     return
             if not f.enabled:
                 if soft:  # entering soft mode keeps the event off until a probe enables it
-                    self._guest.set_event_soft_disabled(f.event.desc, self.slot, True)
+                    f.event.set_soft_disabled(self._guest, self.slot, True)
                 f.event.set_enabled(self._guest, self.slot, True)
                 f.enabled = f.was_enabled = True
             return
@@ -127,11 +128,11 @@ class EventControl:
             f.enabled = False
         if f.soft_mode or soft_disabled:
             # in soft mode "disabled" is soft-disabled; leaving it, the flag is cleared
-            self._guest.set_event_soft_disabled(f.event.desc, self.slot, bool(f.soft_mode))
+            f.event.set_soft_disabled(self._guest, self.slot, bool(f.soft_mode))
 
     def _soft_disabled(self, f: EventFile) -> bool:
         """EVENT_FILE_FL_SOFT_DISABLED: enabled, yet the guest does not record it."""
-        return f.enabled and not self._guest.event_recording(f.event.desc, self.slot)
+        return f.enabled and not f.event.recording(self._guest, self.slot)
 
     # soft mode, for the enable_event / disable_event function probes
     def find_probe_target(self, system: str, name: str) -> tuple[EventFile, int]:
@@ -297,6 +298,8 @@ class EventControl:
         def is_tracepoint(event: TraceEvent) -> bool:
             if isinstance(event, SynthTraceEvent):     # trace_synth() runs its triggers
                 return True
+            if isinstance(event, ProbeTraceEvent):     # kprobe and uprobe events' writers do
+                return event.probe is not None and event.probe.runs_triggers
             try:
                 self._guest.event_file(event.desc)
             except KeyError:

@@ -179,6 +179,20 @@ class TraceEvent:
         static key in the guest; dynamic events arm their own probes)."""
         guest.enable_event(self.desc, slot, on)
 
+    def set_soft_disabled(self, guest: GuestTracingOps, slot: int, off: bool) -> None:
+        """EVENT_FILE_FL_SOFT_DISABLED of the event enabled in `slot`: armed, not recording."""
+        guest.set_event_soft_disabled(self.desc, slot, off)
+
+    def recording(self, guest: GuestTracingOps, slot: int) -> bool:
+        """Whether the event records in `slot` now (an event in soft mode may not; function
+        probes and triggers flip that in the guest)."""
+        return guest.event_recording(self.desc, slot)
+
+    def set_trigger_bits(self, bits: int) -> bool:
+        """EVENT_FILE_FL_TRIGGER_MODE of an event that keeps its own (a probe event); False:
+        the guest's trigger table sets this event's (tracepoints, synthetic events)."""
+        return False
+
 
 class EventListener(Protocol):
     """Told when a dynamic event comes and goes (trace arrays' event files, the fs tree)."""

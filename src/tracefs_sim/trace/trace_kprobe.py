@@ -146,7 +146,8 @@ class KprobeEventOps:
             # register_kprobe_event() takes the id before the probe is armed: a failure below
             # does not give it back.
             fields, fmt = spec.format()
-            event = ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec)
+            event = ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec,
+                               runs_triggers=True)
         spec, kprobe = self._arm(spec, event)
         tk = TraceKprobe(self, spec, kprobe, event)
         self._dynamic.add(tk)
@@ -206,7 +207,7 @@ def _hit_handler(event: ProbeEvent, spec: KprobeSpec) -> Callable[[ProbeHit], No
     event_id = event.id
 
     def on_hit(hit: ProbeHit) -> None:
-        slots = event.slots
+        slots = event.file_slots
         if slots:
             hit.record(event_id, slots, body(hit))
     return on_hit

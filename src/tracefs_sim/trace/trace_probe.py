@@ -82,17 +82,40 @@ class ProbeTraceEvent(TraceEvent):
         self.probe.set_slot(slot, on)
         guest.record_cmdlines(self, bool(self.probe.slots))
 
+    def set_soft_disabled(self, guest: GuestTracingOps, slot: int, off: bool) -> None:
+        assert self.probe is not None
+        self.probe.set_soft_disabled(slot, off)
+
+    def recording(self, guest: GuestTracingOps, slot: int) -> bool:
+        assert self.probe is not None
+        return bool(self.probe.file_slots >> slot & 1)
+
+    def set_trigger_bits(self, bits: int) -> bool:
+        assert self.probe is not None
+        if not self.probe.runs_triggers:
+            return False
+        self.probe.set_trigger_bits(bits)
+        return True
+
 
 class ProbeEvent:
     """struct trace_probe_event: one group/event and the probes that feed it."""
 
     def __init__(self, event_id: int, group: str, name: str, fields: Sequence[ArgField], print_fmt: str,
-                 printer: RecordPrinter):
-        """printer: how its records print (the first probe's; appended ones are alike)."""
+                 printer: RecordPrinter, *, runs_triggers: bool = False):
+        """printer: how its records print (the first probe's; appended ones are alike);
+        runs_triggers: its records' writers run the event's triggers (kprobe_trace_func()'s
+        trace_trigger_soft_disabled(); the guest's probe_trigger_commit())."""
         self.printer = printer
+        self.runs_triggers = runs_triggers
         self.probes: list[EventProbe] = []
-        # Bit s: trace-array slot s has the event enabled (what the probes record with).
+        # Bit s: trace-array slot s has the event enabled (armed for it).
         self.slots = 0
+        # EVENT_FILE_FL_SOFT_DISABLED per slot (a trigger holds the event in soft mode), and
+        # EVENT_FILE_FL_TRIGGER_MODE: the guest's trigger bits (already shifted), set by the
+        # trigger table
+        self.soft_off = 0
+        self.trigger_bits = 0
         self._lock = threading.Lock()
         self.trace_event = ProbeTraceEvent(event_id, ProbeEventDesc(group, name, tuple(fields), print_fmt),
                                            probe=self)
@@ -106,6 +129,27 @@ class ProbeEvent:
         """trace_probe_is_enabled()."""
         return bool(self.slots)
 
+    @property
+    def file_slots(self) -> int:
+        """What its records' writers are given, as a tracepoint's trace_event_file.slots: the
+        slots that record it, and above them the slots whose triggers run."""
+        return self.slots & ~self.soft_off | self.trigger_bits
+
+    def set_soft_disabled(self, slot: int, off: bool) -> None:
+        with self._lock:
+            self.soft_off = self.soft_off | (1 << slot) if off else self.soft_off & ~(1 << slot)
+            self._write_slots()
+
+    def set_trigger_bits(self, bits: int) -> None:
+        with self._lock:
+            if bits != self.trigger_bits:
+                self.trigger_bits = bits
+                self._write_slots()
+
+    def _write_slots(self) -> None:
+        for probe in self.probes:
+            probe.set_record_slots(self.file_slots)
+
     def set_slot(self, slot: int, on: bool) -> None:
         """enable_trace_kprobe()/disable_trace_kprobe(): the first slot arms every probe of the
         event, the last one disarms them."""
@@ -114,8 +158,7 @@ class ProbeEvent:
             after = before | (1 << slot) if on else before & ~(1 << slot)
             self.slots = after
             try:
-                for probe in self.probes:  # what they record in
-                    probe.set_record_slots(after)
+                self._write_slots()  # what they record in
                 if after and not before:
                     self._arm()
                 elif before and not after:
@@ -123,8 +166,7 @@ class ProbeEvent:
                         probe.disarm()
             except BaseException:
                 self.slots = before
-                for probe in self.probes:
-                    probe.set_record_slots(before)
+                self._write_slots()
                 raise
 
     def _arm(self) -> None:
@@ -151,7 +193,7 @@ class ProbeEvent:
         with self._lock:
             if not self.slots:
                 return
-            probe.set_record_slots(self.slots)
+            probe.set_record_slots(self.file_slots)
             try:
                 probe.arm()
             except OSError:

@@ -169,7 +169,8 @@ class UprobeEventOps:
             raise event_exists_error(spec)
         else:
             fields, fmt = spec.format()
-            event = ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec)
+            event = ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec,
+                               runs_triggers=True)
         tu = TraceUprobe(self, spec, event)
         event.append(tu, self._registry)  # (an enabled event arms it now; OSError: it could not)
         self._dynamic.add(tu)
@@ -182,7 +183,7 @@ def _hit_handler(event: ProbeEvent, spec: UprobeSpec) -> Callable[[UprobeHit], N
     event_id = event.id
 
     def on_hit(hit: UprobeHit) -> None:
-        slots = event.slots
+        slots = event.file_slots
         if slots:
             hit.record(event_id, slots, body(hit))
     return on_hit

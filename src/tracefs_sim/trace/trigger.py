@@ -118,6 +118,7 @@ class TriggerTable:
         # synthetic events for hist actions: name -> (event, its guest address) or None
         self.find_synth: Callable[[str], tuple[SynthEvent, int] | None] = lambda name: None
         self.named: dict[str, list[Trigger]] = {}     # named hist triggers (named_triggers), oldest first
+        self._own_bits: dict[int, TraceEvent] = {}    # events with triggers at the last push()
         self._lock = threading.Lock()
 
     def add_probe(self, trigger: GuestTrigger) -> None:
@@ -147,10 +148,20 @@ class TriggerTable:
         self.push()
 
     def push(self) -> None:
-        """Hand the guest every trigger (each event's newest first)."""
+        """Hand the guest every trigger (each event's newest first); then the trigger bits of
+        the events that keep their own (probe events: their writers are given them)."""
         with self._lock:
             table = [g for array in self._arrays.values() for g in array.guest_triggers()] + self._probes
             self.guest.set_triggers(table)
+            bits: dict[int, int] = {}
+            events: dict[int, TraceEvent] = {}
+            for array in self._arrays.values():
+                for event in array.triggered_events():
+                    bits[event.id] = bits.get(event.id, 0) | 1 << (self.guest.shift + array.slot)
+                    events[event.id] = event
+            for event_id, event in {**self._own_bits, **events}.items():
+                event.set_trigger_bits(bits.get(event_id, 0))
+            self._own_bits = events
 
     def read_count(self, count: TriggerCount) -> int:
         return self.guest.read_count(count)
@@ -449,6 +460,11 @@ class EventTriggers:
         return bool(self._lists.get(event.id))
 
     # ---- the guest's table ----
+    def triggered_events(self) -> list[TraceEvent]:
+        """The events that have triggers here (EVENT_FILE_FL_TRIGGER_MODE)."""
+        files = self._files()
+        return [files[event_id].event for event_id, triggers in self._lists.items() if triggers and event_id in files]
+
     def guest_triggers(self) -> list[GuestTrigger]:
         out = []
         for event_id, triggers in self._lists.items():
