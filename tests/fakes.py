@@ -529,6 +529,12 @@ class FakeFtraceSites:
         pids, notrace = self.pids.get(slot, (frozenset(), frozenset()))
         return pids or None, notrace or None
 
+    def set_profiler(self, funcs) -> None:
+        self.profiled = funcs
+
+    def read_profile(self) -> list:
+        return [[]]
+
     def set_stack_trace(self, slot: int, on: bool) -> None:
         self.stack_trace[slot] = on
 

@@ -98,7 +98,7 @@ struct ftrace_ret_stack {
 	u64 func;		/* the traced function */
 	u64 calltime;
 	u32 slots;		/* trace-array slots that record its exit */
-	u32 pad;
+	u32 profile;		/* the function profiler's: its site's index + 1; 0: not profiled */
 };
 struct task_struct {
 	struct thread_struct thread;	/* must stay first: __switch_to_asm uses offset 0 */

@@ -17,6 +17,7 @@
 struct ftrace_control ftrace_control;
 struct ftrace_probes ftrace_probes;
 struct ftrace_site_entry ftrace_site_map[FTRACE_MAP_ENTRIES];
+struct ftrace_profiler ftrace_profiler;
 /* tracing_thresh (ns), host-written: not 0, function_graph hooks returns but records only
  * the exits that took at least this long (trace_graph_thresh_return()), and no entries */
 u64 tracing_thresh;
@@ -410,6 +411,7 @@ static notrace void graph_entry(struct task_struct *t, u32 slots, u8 site_flags,
 	rs->func = ip;
 	rs->calltime = trace_clock_local(this_cpu());
 	rs->slots = slots;
+	rs->profile = 0;
 	t->curr_ret_stack = depth + 1;
 	*retp = (unsigned long)return_to_handler;
 	if (slots && !READ_ONCE(tracing_thresh)) {
@@ -424,6 +426,55 @@ static notrace void graph_entry(struct task_struct *t, u32 slots, u8 site_flags,
 			trace_event_commit_inline(e, sizeof(*e), &w);
 		}
 	}
+}
+
+/*
+ * profile_graph_entry() through function_graph_enter(): the return is
+ * pushed (no room: an overrun, and no count, as 6.1's push fails first),
+ * then function_profile_call() counts the hit in this cpu's record.
+ */
+static notrace void profile_entry(struct task_struct *t, long idx, unsigned long ip, struct pt_regs *regs)
+{
+	unsigned long *retp = (unsigned long *)regs->sp;
+	int depth = t->curr_ret_stack;
+	struct ftrace_profile_stat *stat = &ftrace_profiler.stat[this_cpu()->h.cpu];
+	struct ftrace_profile *rec;
+	struct ftrace_ret_stack *rs;
+
+	if (!READ_ONCE(ftrace_profiler.enabled) || (unsigned long)idx >= FTRACE_MAX_SITES)
+		return;
+	if (depth >= FTRACE_RETFUNC_DEPTH) {
+		t->trace_overrun++;
+		return;
+	}
+	rs = &t->ret_stack[depth];
+	rs->ret = *retp;
+	rs->func = ip;
+	rs->calltime = trace_clock_local(this_cpu());
+	rs->slots = 0;
+	rs->profile = idx + 1;
+	t->curr_ret_stack = depth + 1;
+	*retp = (unsigned long)return_to_handler;
+	rec = &stat->rec[idx];
+	if (!rec->order)
+		rec->order = ++stat->nr;
+	rec->counter++;
+}
+
+/* profile_graph_return(): the call's time, to this cpu's record of it (none: not counted here) */
+static notrace void profile_return(const struct ftrace_ret_stack *rs, u64 rettime)
+{
+	struct ftrace_profile *rec;
+	u64 calltime;
+
+	if (!READ_ONCE(ftrace_profiler.enabled) || !rs->calltime || rs->profile > FTRACE_MAX_SITES)
+		return;
+	rec = &ftrace_profiler.stat[this_cpu()->h.cpu].rec[rs->profile - 1];
+	if (!rec->order)
+		return;
+	calltime = rettime - rs->calltime;
+	rec->time += calltime;
+	rec->time_squared += calltime * calltime;
 }
 
 /*
@@ -458,6 +509,8 @@ static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ft
 	}
 	if (graph)
 		graph_entry(t, graph, st.flags, ip, regs, regs->flags);
+	else if (unlikely(st.flags & FTRACE_SITE_PROFILE))	/* one graph user at a time, as 6.1's fgraph */
+		profile_entry(t, idx, ip, regs);
 }
 
 /*
@@ -543,7 +596,8 @@ notrace void ftrace_dispatch(struct pt_regs *regs)
 	struct ftrace_entry *e;
 
 	if (unlikely(trace_fast_check(pc, slots, sizeof(*e), &f) | (t == NULL) | ftrace_cpu_busy[pc->h.cpu] |
-		     (st & (0xff00 | (FTRACE_SITE_PROBES | FTRACE_SITE_STACK) << 16)) |	/* function_graph, probes, stack tracer */
+		     (st & (0xff00 | (FTRACE_SITE_PROBES | FTRACE_SITE_STACK | FTRACE_SITE_PROFILE) << 16)) |
+		     /* function_graph, probes, stack tracer, profiler */
 		     (func_slots & READ_ONCE(ftrace_control.slow_slots))))
 		return ftrace_dispatch_slow(regs);
 	e = trace_fast_claim(pc, &f, sizeof(*e));
@@ -614,5 +668,7 @@ notrace unsigned long ftrace_return_to_handler(unsigned long flags)
 		}
 		preempt_enable_no_resched();
 	}
+	if (unlikely(rs->profile))
+		profile_return(rs, trace_clock_read(this_cpu()));
 	return rs->ret;
 }

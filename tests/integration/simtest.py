@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tracefs_sim import control
 
 TRACEFS_SIM = str(Path(sys.executable).parent / "tracefs-sim")
@@ -143,3 +145,20 @@ def section(output: str, title: str) -> list[str]:
     start = lines.index(f"== {title}") + 1
     end = next((i for i in range(start, len(lines)) if lines[i].startswith("== ")), len(lines))
     return lines[start:end]
+
+
+@pytest.fixture
+def quiet(mount_at):
+    """(run(script) -> its output and errors, guest(*argv) runs a program in the kernel) on a
+    machine with no workload: the programs the tests run make the calls the filters pick."""
+    mounted = mount_at("--workload", "none")
+
+    def run(script):
+        result = sh(mounted, script)
+        return result.stdout + result.stderr
+
+    def guest(*argv):
+        result = tracefs_sim("exec", "--mount", str(mounted), *argv, timeout=60)
+        assert result.returncode == 0, result.stderr
+
+    return run, guest

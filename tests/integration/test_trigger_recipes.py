@@ -6,7 +6,7 @@ import os
 import re
 
 import pytest
-from simtest import REPO, sh, tracefs_sim
+from simtest import REPO, quiet, tracefs_sim  # noqa: F401 (quiet: a fixture)
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                 reason="needs /dev/fuse, root and mount namespaces")
@@ -14,23 +14,6 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() 
 CONTEXT = r"^ {0,16}\S.{0,15}-\d+ +\[\d{3}\] [.dDbXnNphHsSzZ0-9]{5} +\d+\.\d{6}: "
 GETUID = 102      # getuid's number: the programs' calls the filters pick
 ENTER = "events/raw_syscalls/sys_enter/trigger"
-
-
-@pytest.fixture
-def quiet(mount_at):
-    """(run(script) -> its output and errors, guest(*argv) runs a program in the kernel) on a
-    machine with no workload: the programs the tests run make the calls the filters pick."""
-    mounted = mount_at("--workload", "none")
-
-    def run(script):
-        result = sh(mounted, script)
-        return result.stdout + result.stderr
-
-    def guest(*argv):
-        result = tracefs_sim("exec", "--mount", str(mounted), *argv, timeout=60)
-        assert result.returncode == 0, result.stderr
-
-    return run, guest
 
 
 def test_triggers_fire_at_the_event(quiet):

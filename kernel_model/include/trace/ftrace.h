@@ -37,6 +37,7 @@
 #define FTRACE_GRAPH_NOTRACE	0x02	/* in set_graph_notrace */
 #define FTRACE_SITE_PROBES	0x04	/* function probes (set_ftrace_filter commands) sit here */
 #define FTRACE_SITE_STACK	0x08	/* the stack tracer measures the stack here (stack_trace_filter) */
+#define FTRACE_SITE_PROFILE	0x10	/* the function profiler counts and times it */
 
 struct ftrace_site_state {		/* host-written, one per site */
 	u8 func_slots;			/* bit s: slot s traces it with `function` */
@@ -148,6 +149,39 @@ extern struct stack_tracer stack_tracer;
 void check_stack(struct task_struct *t, struct pt_regs *regs);
 int ftrace_unwind(struct task_struct *t, struct pt_regs *regs, unsigned long *calls, int n, int max);
 
+/*
+ * The function profiler (6.1's ftrace.c built with the graph tracer:
+ * profile_graph_entry() / profile_graph_return()): per cpu, a record per
+ * site, its hits counted on the cpu of the entry, its time (ns, children
+ * included: graph-time) added on the cpu of the return.  `order` lists the
+ * cpu's records in the order of their first hit (6.1's profile pages); the
+ * host zeroes the whole table when the profiler starts, with every cpu
+ * stopped, and sets `enabled`.
+ */
+struct ftrace_profile {
+	u64 counter;
+	u64 time;
+	u64 time_squared;
+	u32 order;			/* 1 + its place among the cpu's records; 0: not hit */
+	u32 pad;
+};
+
+struct ftrace_profile_stat {
+	u32 nr;				/* records hit (the last order given) */
+	u32 pad;
+	struct ftrace_profile rec[FTRACE_MAX_SITES];	/* by site index */
+};
+
+struct ftrace_profiler {
+	u32 enabled;			/* ftrace_profile_enabled */
+	u32 pad;
+	struct ftrace_profile_stat stat[NR_CPUS];
+};
+
+_Static_assert(sizeof(struct ftrace_profile) == 32, "ftrace_profile layout");
+_Static_assert(offsetof(struct ftrace_profiler, stat) == 8, "ftrace_profiler layout");
+
+extern struct ftrace_profiler ftrace_profiler;
 extern struct ftrace_control ftrace_control;
 extern struct ftrace_probes ftrace_probes;
 extern struct ftrace_site_entry ftrace_site_map[FTRACE_MAP_ENTRIES];

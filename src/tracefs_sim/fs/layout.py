@@ -74,6 +74,12 @@ def build_tree(core: TraceCore) -> Tree:
         add("stack_max_size", MODE_READ_WRITE, read=stack.read_max_size, write=stack.write_max_size)
         add("stack_trace", MODE_READ_ONLY, read=stack.read_trace)
         add("stack_trace_filter", MODE_READ_WRITE, session=stack.filter.open)
+    profiler = core.function_profiler
+    if profiler is not None:
+        add("function_profile_enabled", MODE_READ_WRITE, read=profiler.read_enabled, write=profiler.write_enabled)
+        stat_dir = tree.mkdir(root, "trace_stat")
+        for cpu in range(ta.nr_cpus):
+            tree.add_file(stat_dir, f"function{cpu}", MODE_READ_ONLY, read=lambda cpu=cpu: profiler.read_stat(cpu))
     cmdlines = ta.cmdlines
     add("saved_cmdlines", MODE_READ_ONLY, read=cmdlines.read_saved_cmdlines)
     add("saved_cmdlines_size", MODE_READ_WRITE, read=cmdlines.read_size, write=cmdlines.write_size)

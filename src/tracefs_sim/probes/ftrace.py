@@ -44,6 +44,9 @@ PROBE_COMMANDS = (PROBE_TRACEON, PROBE_TRACEOFF, PROBE_TRACEON_COUNT, PROBE_TRAC
 CALL_REL32 = 0xE8
 
 
+_PROFILE = struct.Struct("<QQQII")  # struct ftrace_profile
+
+
 @dataclass(frozen=True)
 class FtraceLayout:
     """The guest's function-tracer tables (include/trace/ftrace.h), from the image's host ABI:
@@ -83,6 +86,7 @@ class FtraceLayout:
     control_no_repeats: int
     control_slots: int
     commands: dict[str, int]  # PROBE_* -> ftrace_probe.cmd
+    site_profile: int  # FTRACE_SITE_PROFILE: the function profiler counts here
 
     @classmethod
     def of(cls, image: PatchableImage) -> FtraceLayout:
@@ -98,7 +102,7 @@ class FtraceLayout:
             a("ftrace_control.max_graph_depth"), a("ftrace_control.graph_filtered"),
             a("ftrace_control.pid_filtered"), a("ftrace_control.stack_trace"), a("ftrace_control.graph_skip_irqs"),
             a("ftrace_control.slow_slots"), a("ftrace_control.no_repeats"), a("ftrace_control.slots"),
-            {name: a(f"FTRACE_PROBE_{name}") for name in PROBE_COMMANDS})
+            {name: a(f"FTRACE_PROBE_{name}") for name in PROBE_COMMANDS}, a("FTRACE_SITE_PROFILE"))
 
     def slot_state(self, slot: int) -> int:
         """A slot's struct ftrace_slot_state's offset in ftrace_control."""
@@ -149,6 +153,14 @@ class FtraceSites:
         self._stack_pa = kernel_virt_to_phys(stack.addr)
         self._stack_fields = {name: image.abi_value(f"stack_tracer.{name}")
                               for name in ("seq", "max_size", "nr_entries", "dump", "index")}
+        profiler = image.lookup("ftrace_profiler")
+        if profiler is None or profiler.size != image.abi_value("sizeof(ftrace_profiler)") or \
+                image.abi_value("sizeof(ftrace_profile)") != _PROFILE.size:
+            raise ValueError("kernel image's ftrace_profiler layout does not match its host ABI")
+        self._profiler_pa = kernel_virt_to_phys(profiler.addr)
+        self._profile_stat = (image.abi_value("ftrace_profiler.stat"), image.abi_value("sizeof(ftrace_profile_stat)"),
+                              image.abi_value("ftrace_profile_stat.rec"))
+        self._profiling = False
         thresh = image.lookup("tracing_thresh")
         self._thresh_pa = None if thresh is None else kernel_virt_to_phys(thresh.addr)
         self._thresh = 0
@@ -173,6 +185,7 @@ class FtraceSites:
         self._graph_notrace: frozenset[int] = frozenset()
         self._kprobes: set[int] = set()
         self._stack_sites: frozenset[int] = frozenset()  # the stack tracer's (none while it is off)
+        self._profile_sites: frozenset[int] = frozenset()  # the function profiler's
         # /proc/sys/kernel/ftrace_enabled: 0 keeps every site a nop, whatever wants it
         self._calls_enabled = True
         self._sites = bytearray(4 * len(addrs))
@@ -300,6 +313,46 @@ class FtraceSites:
             self._stack_sites = sites
             self._update()
 
+    def set_profiler(self, funcs: frozenset[str] | None) -> None:
+        """The functions the function profiler counts and times (None: it is off).  Turned on,
+        it starts from zero (ftrace_profile_init() resets every cpu's records); turned off, the
+        records stay for reading."""
+        sites = frozenset() if funcs is None else self._indexes(funcs)
+        with self._lock:
+            start = funcs is not None and not self._profiling
+            self._profiling = funcs is not None
+            mem = self._mem
+            if mem is not None:
+                def flag() -> None:
+                    if start:
+                        size = self._profile_stat[1] * self._machine.nr_cpus
+                        base = self._profiler_pa + self._profile_stat[0]
+                        mem.buf[base:base + size] = bytes(size)
+                    struct.pack_into("<I", mem.buf, self._profiler_pa, int(self._profiling))
+                self._machine.with_cpus_stopped(flag)
+            self._profile_sites = sites
+            self._update()
+
+    def read_profile(self) -> list[list[tuple[str, int, int, int]]]:
+        """Per cpu, the profiler's records in the order of their first hit there: (function,
+        hits, time in ns, sum of the squared times)."""
+        def read() -> list[list[tuple[str, int, int, int]]]:
+            mem = self._mem
+            if mem is None:
+                return [[] for _ in range(self._machine.nr_cpus)]
+            stat_at, stat_size, rec_at = self._profile_stat
+            out = []
+            for cpu in range(self._machine.nr_cpus):
+                base = self._profiler_pa + stat_at + stat_size * cpu + rec_at
+                table = mem.buf[base:base + _PROFILE.size * len(self._addrs)]
+                recs = [(order, self.functions[i], counter, time_ns, squared)
+                        for i, (counter, time_ns, squared, order, _) in enumerate(_PROFILE.iter_unpack(table))
+                        if order]
+                out.append([r[1:] for r in sorted(recs)])
+            return out
+        with self._lock:
+            return self._machine.with_cpus_stopped(read)
+
     def read_stack_max(self) -> tuple[int, list[tuple[int, int]]]:
         """The stack tracer's deepest stack as the guest keeps it: stack_trace_max_size and
         each entry's (return address, depth of its slot)."""
@@ -400,6 +453,8 @@ class FtraceSites:
                 users[self._index[probe.function]] += 1
             for i in self._stack_sites:  # so is the stack tracer's
                 users[i] += 1
+            for i in self._profile_sites:  # and the profiler's fgraph_ops
+                users[i] += 1
             for i, name in enumerate(self.functions):
                 fn, graph, kprobe = s[4 * i], s[4 * i + 1], s[4 * i + 3]
                 if fn | graph | kprobe or users[i]:
@@ -427,12 +482,14 @@ class FtraceSites:
             sites[4 * self._index[probe.function] + 2] |= self.layout.site_probes
         for i in self._stack_sites:
             sites[4 * i + 2] |= self.layout.site_stack
+        for i in self._profile_sites:
+            sites[4 * i + 2] |= self.layout.site_profile
         return sites
 
     def _on(self, sites: bytes | bytearray, i: int) -> bool:
         """Whether site i calls a trampoline."""
         return bool(sites[4 * i] | sites[4 * i + 1] | sites[4 * i + 3]
-                    | sites[4 * i + 2] & (self.layout.site_probes | self.layout.site_stack))
+                    | sites[4 * i + 2] & (self.layout.site_probes | self.layout.site_stack | self.layout.site_profile))
 
     def _update(self) -> None:
         """Write the sites whose state changed; patch those whose call changes (on, off, or
@@ -504,6 +561,7 @@ class FtraceSites:
                 if self._on(self._sites, i):
                     mem.write(kernel_virt_to_phys(self._addrs[i]), self._site_bytes(i, self._sites))
             self._write_control_now()
+            struct.pack_into("<I", mem.buf, self._profiler_pa, int(self._profiling))
 
     def _write_sites(self, mem: GuestRam, indexes: Iterable[int]) -> None:
         buf, base = mem.buf, self._map

@@ -22,6 +22,7 @@ from .trace_array import BufferExpansion, TraceArray, TraceGlobals
 from .trace_eprobe import EprobeEventOps
 from .trace_kprobe import KprobeEventOps
 from .trace_stack import StackTracer
+from .function_profile import FunctionProfiler
 from .trace_synth import SynthEvent, SyntheticEvents
 from .trace_uprobe import UprobeEngine, UprobeEventOps
 from .tracing_nsecs import NsecsFile
@@ -88,6 +89,9 @@ class TraceCore:
         # tracing_thresh: function_graph's duration threshold
         self.tracing_thresh = NsecsFile(None if ftrace_sites is None else ftrace_sites.set_graph_thresh)
         self.top = self._make_array(0)
+        # the function profiler (ftrace.c): function_profile_enabled, trace_stat/functionN
+        self.function_profiler = None if ftrace_sites is None or self.top.functions is None else \
+            FunctionProfiler(ftrace_sites, self.top.functions, lambda: self.tracing_thresh.ns)
         self.instances = Instances(self._make_array, self.guest.nr_slots)
         self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)
         # trace arrays keep their event files in step with the dynamic events

@@ -137,6 +137,7 @@ class FunctionTracing:
         self.slot = slot
         self._lock = threading.RLock()
         self._tracer: str | None = None
+        self._filter_watchers: list[Callable[[], None]] = []
         self.commands = FunctionCommands(sites.functions, sites.address, slot, sites.read_counter,
                                          ftrace.update_probes, events)
         ftrace.add_commands(self.commands)
@@ -204,12 +205,19 @@ class FunctionTracing:
         base = frozenset(self._sites.functions) if self.filter.selects_all else self.filter.names
         return base - self.notrace.names
 
+    def watch_filter(self, fn: Callable[[], None]) -> None:
+        """fn() after each change of the filters (another user of this array's global_ops
+        hash: the function profiler)."""
+        self._filter_watchers.append(fn)
+
     def _apply(self) -> None:
         with self._lock:
             if self._tracer == "function":
                 self._sites.set_function(self.slot, self.traced())
             elif self._tracer == "function_graph":
                 self._set_graph(self.traced())
+        for fn in self._filter_watchers:
+            fn()
 
     def _set_graph(self, funcs: frozenset[str] | None) -> None:
         if self.graph is None:
