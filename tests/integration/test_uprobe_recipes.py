@@ -113,3 +113,25 @@ def test_filter_on_a_uprobe_event():
     lines = section(result.stdout, "trace")
     assert lines and all(re.match(CONTEXT + r"write_fd: \(0x[0-9a-f]+\) fd=4 count=16484$", l) for l in lines), \
         result.stdout
+
+
+def test_triggers_on_a_uprobe_event():
+    """uprobe_trace_func()'s triggers: a hist trigger on the uprobe's own fetch arg counts every
+    write() of the program by fd, with the event itself left in soft mode (it records nothing),
+    and a traceoff filtered on the fd fires at the pipe's write."""
+    script = (f". {SCRIPTS}/uprobe_offset.sh; PROG={REPO}/kernel_model/build/user/progtest.elf; cd /sys/kernel/tracing;"
+              'echo "p:write_fd $PROG:$(file_offset "$PROG" __libc_write) fd=%di:s32 count=%dx:u64" >> uprobe_events;'
+              "echo 'traceoff:1 if fd == 4' > events/uprobes/write_fd/trigger;"
+              "echo 'hist:keys=fd:vals=count' > events/uprobes/write_fd/trigger;"
+              "echo '== enable'; cat events/uprobes/write_fd/enable;"
+              'tracefs-sim exec "$PROG" fork > /dev/null;'
+              "echo '== hist'; cat events/uprobes/write_fd/hist; echo '== tracing_on'; cat tracing_on;"
+              "echo '== trace'; grep -v '^#' trace; echo 1 > tracing_on")
+    result = tracefs_sim("run", "-c", script, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert section(result.stdout, "enable") == ["0*"], result.stdout
+    hist = section(result.stdout, "hist")
+    assert hist[2] == "# trigger info: hist:keys=fd:vals=hitcount,count:sort=hitcount:size=2048 [active]", hist
+    assert any(re.fullmatch(r"\{ fd: +4 \} hitcount: +\d+  count: +\d+", line) for line in hist), hist
+    assert section(result.stdout, "tracing_on") == ["0"], result.stdout
+    assert section(result.stdout, "trace") == [], result.stdout
