@@ -255,17 +255,15 @@ static notrace bool trig_filter_match(const struct event_trigger *t, const void 
  * __trace_stack() of the trigger's trace array: the event's writer, then the
  * return addresses of the frame-pointer chain from the writer's frame.
  */
-static notrace void trig_stack(u32 slot, unsigned long irqflags, unsigned long writer, unsigned long bp)
+/* the return addresses of the frame-pointer chain from frame bp: at most max into calls */
+notrace u32 trigger_unwind(unsigned long bp, unsigned long *calls, u32 max)
 {
-	struct percpu *pc = this_cpu();
-	struct task_struct *t = pc->curr_task;
-	unsigned long calls[FTRACE_STACK_MAX], lo = bp, hi = (bp & ~(THREAD_SIZE - 1)) + THREAD_SIZE;
-	struct stack_entry *e;
-	u32 slots = 1U << slot;
-	int n = 0, idx = t ? t->curr_ret_stack : 0;
+	struct task_struct *t = this_cpu()->curr_task;
+	unsigned long lo = bp, hi = (bp & ~(THREAD_SIZE - 1)) + THREAD_SIZE;
+	int idx = t ? t->curr_ret_stack : 0;
+	u32 n = 0;
 
-	calls[n++] = writer;
-	while (n < FTRACE_STACK_MAX && bp >= lo && bp + 16 <= hi && !(bp & 7)) {
+	while (n < max && bp >= lo && bp + 16 <= hi && !(bp & 7)) {
 		unsigned long ret = ((unsigned long *)bp)[1];
 
 		if (t && ret == (unsigned long)return_to_handler && idx > 0)
@@ -276,6 +274,19 @@ static notrace void trig_stack(u32 slot, unsigned long irqflags, unsigned long w
 		lo = bp + 16;
 		bp = ((unsigned long *)bp)[0];
 	}
+	return n;
+}
+
+static notrace void trig_stack(u32 slot, unsigned long irqflags, unsigned long writer, unsigned long bp)
+{
+	struct percpu *pc = this_cpu();
+	unsigned long calls[FTRACE_STACK_MAX];
+	struct stack_entry *e;
+	u32 slots = 1U << slot;
+	int n = 1;
+
+	calls[0] = writer;
+	n += trigger_unwind(bp, calls + 1, FTRACE_STACK_MAX - 1);
 	slots &= trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
 	if (!slots)
 		return;
@@ -372,7 +383,7 @@ static notrace void trig_run(const struct event_trigger *t, const void *rec, uns
 		break;
 	}
 	case ETT_HIST:
-		hist_trigger((struct hist_map *)t->file, rec, t->slot);
+		hist_trigger((struct hist_map *)t->file, rec, t->slot, bp);
 		break;
 	case ETT_ENABLE_HIST:
 	case ETT_DISABLE_HIST:

@@ -311,7 +311,9 @@ static notrace void hist_actions(struct hist_map *m, u8 *elt, const u8 *r, u64 *
 	}
 }
 
-notrace void hist_trigger(struct hist_map *m, const void *rec, u32 slot)
+/* bp: the frame of the event's writer, whose caller's stack a stacktrace key is
+ * (stack_trace_save() skipping the tracing's own frames, HIST_STACKTRACE_SKIP) */
+notrace void hist_trigger(struct hist_map *m, const void *rec, u32 slot, unsigned long bp)
 {
 	const u8 *r = rec;
 	u8 *key = hist_key[this_cpu()->h.cpu], *elt;
@@ -349,6 +351,9 @@ notrace void hist_trigger(struct hist_map *m, const void *rec, u32 slot)
 		case HF_CPU:
 			v = this_cpu()->h.cpu;
 			break;
+		case HF_STACKTRACE:	/* the rest of the entries stay zero */
+			trigger_unwind(bp, (unsigned long *)(key + k->key_offset), HIST_STACKTRACE_DEPTH);
+			continue;
 		default:
 			v = hist_read(r + k->offset, k->size, k->is_signed);
 			break;

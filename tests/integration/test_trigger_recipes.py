@@ -171,3 +171,22 @@ def test_triggers_on_a_kprobe_event(quiet, fetch):
     assert "busy" in run("echo 0 > events/kprobes/myuid/enable; echo '-:myuid' >> kprobe_events").lower()
     run(f"echo '!enable_event:raw_syscalls:sys_exit' > {KPROBE}; echo 0 > events/raw_syscalls/sys_exit/enable")
     assert run("echo '-:myuid' >> kprobe_events; cat kprobe_events") == ""
+
+
+def test_hist_stacktrace_key(quiet):
+    """hist:keys=stacktrace: the stack of the event's caller, walked in the emulated kernel at
+    the event, one entry per distinct stack."""
+    run, guest = quiet
+    assert run(f"echo 'hist:keys=stacktrace if id == {GETUID}' > {ENTER}; cat {ENTER}") == \
+        f"hist:keys=stacktrace:vals=hitcount:sort=hitcount:size=2048 if id == {GETUID} [active]\n"
+    guest("getuid-loop", "3")
+    hist = run("cat events/raw_syscalls/sys_enter/hist")
+    entries = hist.split("\n\n")[1].split("\n{ ")
+    assert len(entries) == 1, hist
+    lines = entries[0].splitlines()
+    assert lines[0] == "{ stacktrace:", hist
+    assert re.fullmatch(r"         do_syscall_64\+0x[0-9a-f]+/0x[0-9a-f]+", lines[1]), hist
+    assert re.fullmatch(r"         entry_SYSCALL_64_after_hwframe\+0x[0-9a-f]+/0x[0-9a-f]+", lines[-2]), hist
+    assert lines[-1] == "} hitcount:          3", hist
+    assert "Invalid argument" in run(f"echo 'hist:keys=stacktrace.hex' > {ENTER}")
+    run(f"echo '!hist:keys=stacktrace if id == {GETUID}' > {ENTER}")

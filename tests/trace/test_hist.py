@@ -346,3 +346,29 @@ def test_timestamps_set_the_trace_clock(synth_core):
         b"hist:sched:sched_waking: error: Couldn't set trace_clock\n  Command: " + cmd + b"\n" + b" " * 51 + b"^\n")
     t.write(ev(core), b"hist:keys=next_pid:lat=common_timestamp.usecs-$ts0\n")
     assert core.top.read_trace_clock().startswith(b"local [global] ")
+
+
+def test_stacktrace_keys(core):
+    """create_key_field()'s `stacktrace` (the event's caller's stack, one frame a line up to the
+    first zero, the key's brace closing on the last line); as a value or with a modifier it is
+    no field (6.1's errors)."""
+    t, e = core.top.triggers, ev(core)
+    t.hist_context.symbolize = lambda addr: {0x1000: ("__schedule", 0x182, 0x1c0),
+                                             0x2000: ("schedule", 0x19, 0x30)}.get(addr)
+    t.write(e, b"hist:keys=stacktrace,prev_pid\n")
+    assert t.read(e) == b"hist:keys=stacktrace,prev_pid:vals=hitcount:sort=hitcount:size=2048 [active]\n"
+    (addr,) = core.guest.hist_maps.specs
+    spec = core.guest.hist_maps.specs[addr]
+    assert [(k.kind, k.key_offset) for k in spec.keys] == [("stacktrace", 0), ("num", 128)]
+    core.guest.hist_maps.put(addr, key(0x1000, 0x2000, 0x3000, *[0] * 13, 12), (4,))
+    text = t.read_hist(e).decode()
+    assert text.split("\n\n")[1] == ("{ stacktrace:\n"
+                                     "         __schedule+0x182/0x1c0\n"
+                                     "         schedule+0x19/0x30\n"
+                                     "         0x3000\n"
+                                     ", prev_pid:         12} hitcount:          4")
+    for command, at in ((b"hist:keys=stacktrace.hex", "stacktrace.hex"), (b"hist:keys=prev_pid:vals=stacktrace", "stacktrace")):
+        assert errno_of(t.write, e, command + b"\n") == errno.EINVAL
+        log = core.top.error_log.read().decode().splitlines()
+        assert log[-3].endswith("hist:sched:sched_switch: error: Couldn't find field")
+        assert log[-1].index("^") - log[-2].index("hist:") == command.decode().index(at)

@@ -29,6 +29,8 @@
 #define HF_STR		3	/* char[size] */
 #define HF_DYN_STR	4	/* __data_loc char[] */
 #define HF_HITCOUNT	5	/* vals only: 1 a hit */
+#define HF_STACKTRACE	6	/* keys only: the event's caller's stack, HIST_STACKTRACE_DEPTH return addresses */
+#define HIST_STACKTRACE_DEPTH	16
 
 /* hist_expr.op: a variable's expression, in postfix order (parse_expr()'s tree, flattened) */
 #define HE_FIELD	1	/* a numeric field of the record (offset, size, is_signed) */
@@ -171,5 +173,5 @@ extern struct hist_map hist_maps[HIST_MAPS_MAX];
 extern u8 hist_arena[HIST_ARENA_SIZE];
 
 /* event_hist_trigger(): the record's key, found or inserted, its sums updated */
-void hist_trigger(struct hist_map *m, const void *rec, u32 slot);
+void hist_trigger(struct hist_map *m, const void *rec, u32 slot, unsigned long bp);
 #endif

@@ -124,6 +124,8 @@ void *event_trigger_scratch(u32 len);
  */
 void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u32 pid_slots,
 			   unsigned long irqflags, unsigned long writer, unsigned long bp);
+/* the return addresses of the frame-pointer chain from the frame bp (at most max) */
+u32 trigger_unwind(unsigned long bp, unsigned long *calls, u32 max);
 /* tracing_snapshot_instance() of a slot: the host takes the snapshot */
 void event_trigger_snapshot(u32 slot);
 /* kernel/trace_probe.c: a probe event's record (in the scratch) through its file's triggers */

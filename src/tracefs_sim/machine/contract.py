@@ -173,7 +173,7 @@ class GuestTrigger:
 class HistField:
     """A key or value of a histogram as the guest computes it (struct hist_key_field /
     hist_val_field).  kind: "num" (a record field), "cpu", "str" (char[size]), "dyn_str"
-    (__data_loc char[]), "hitcount" (values only)."""
+    (__data_loc char[]), "hitcount" (values only), "stacktrace" (keys only: the caller's stack)."""
 
     kind: str
     offset: int = 0         # in the record

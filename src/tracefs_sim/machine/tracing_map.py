@@ -42,7 +42,7 @@ class GuestHistMaps:
         self._nr = a("HIST_MAPS_MAX")
         self._arena_size = a("HIST_ARENA_SIZE")
         self._kind = {"num": a("HF_NUM"), "cpu": a("HF_CPU"), "str": a("HF_STR"), "dyn_str": a("HF_DYN_STR"),
-                      "hitcount": a("HF_HITCOUNT")}
+                      "hitcount": a("HF_HITCOUNT"), "stacktrace": a("HF_STACKTRACE")}
         self._log2, self._buckets = a("HF_LOG2"), a("HF_BUCKETS")
         self._ops = {op: a("HE_" + op.upper()) for op in ("field", "cpu", "ts", "ts_usecs", "ref", "const", "plus",
                                                           "minus", "mult", "div", "neg")}

@@ -20,12 +20,14 @@ the guest after the element is updated, as 6.1's hist_trigger_actions().
 A named trigger (`name=NAME`) whose name another has already (on any event, in any trace
 array) must match it and then aggregates into its map, as 6.1's set_named_trigger_data().
 
-Not here yet: stacktrace keys (EINVAL).
+A `stacktrace` key is the stack of the event's caller (16 return addresses at most, walked in
+the guest from the event's writer), printed one frame a line.
 """
 
 from __future__ import annotations
 
 import errno
+import struct
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 from dataclasses import dataclass, field as dataclass_field
@@ -109,7 +111,7 @@ class HistFieldDef:
     """struct hist_field of a key or value."""
 
     name: str                   # hist_field_name(): the field's name (cpu, CPU: the generic field's)
-    kind: str                   # "num" "cpu" "str" "dyn_str" "hitcount"
+    kind: str                   # "num" "cpu" "str" "dyn_str" "hitcount" "stacktrace"
     modifier: str | None = None
     buckets: int = 0
     offset: int = 0
@@ -130,6 +132,8 @@ class HistFieldDef:
 
 
 HITCOUNT = HistFieldDef("hitcount", "hitcount")
+HIST_STACKTRACE_DEPTH = 16
+STACKTRACE = HistFieldDef("stacktrace", "stacktrace", key_size=8 * HIST_STACKTRACE_DEPTH)
 
 
 @dataclass
@@ -349,7 +353,8 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
     offset = 0
     while len(keys) < KEYS_MAX and rest is not None:
         part, rest = _strsep(rest, ",")
-        key = _field(part, fields, key=True)
+        # create_key_field(): `stacktrace` as it is, the event's caller's stack
+        key = STACKTRACE if part == "stacktrace" else _field(part, fields, key=True)
         size = (key.key_size + 7) & ~7
         key = HistFieldDef(key.name, key.kind, key.modifier, key.buckets, key.offset, key.size, key.is_signed,
                            offset, size)
@@ -793,8 +798,18 @@ def _sym(ctx: HistContext, addr: int, offset: bool) -> str:
 def _key_text(spec: HistSpec, entry: HistEntry, ctx: HistContext) -> str:
     """hist_trigger_print_key()."""
     parts = []
+    multiline = False
     for k in spec.keys:
         raw = entry.key[k.key_offset:k.key_offset + k.key_size]
+        if k.kind == "stacktrace":     # hist_trigger_stacktrace_print(): up to the first 0
+            frames = []
+            for (addr,) in struct.iter_unpack("<Q", raw):
+                if not addr:
+                    break
+                frames.append(" " * 9 + _sym(ctx, addr, True) + "\n")
+            parts.append("stacktrace:\n" + "".join(frames))
+            multiline = True
+            continue
         if k.kind in ("str", "dyn_str"):
             text = raw.split(b"\0", 1)[0].decode("latin-1")
             parts.append(f"{k.name}: {text:<50}")
@@ -818,7 +833,7 @@ def _key_text(spec: HistSpec, entry: HistEntry, ctx: HistContext) -> str:
             parts.append(f"{k.name}: ~ {uval}-{(uval + k.buckets - 1) & 0xFFFFFFFFFFFFFFFF}")
         else:
             parts.append(f"{k.name}: {uval:10d}")
-    return "{ " + ", ".join(parts) + " }"
+    return "{ " + ", ".join(parts) + ("}" if multiline else " }")
 
 
 def _percentage(val: int, total: int) -> int | None:
