@@ -3,6 +3,7 @@ exits and system calls are what the trace sees, as on Linux."""
 
 import os
 import re
+import shutil
 
 import pytest
 from simtest import section, tracefs_sim
@@ -86,6 +87,17 @@ def test_a_sleep_on_the_host_sleeps_in_the_kernel():
     assert 0.3 < asleep < 2.0, asleep
 
 
+def test_a_sleep_to_a_deadline_of_the_hosts_clock_ends_with_the_hosts():
+    # python3's time.sleep() is clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) to a deadline
+    # of the host's clock, hours past the kernel's: the kernel's sleep ends when the host's
+    # did, and the commands after it are its tasks as before
+    out = run(f"echo 1 > {T}/events/sched/sched_process_exec/enable;"
+              f"python3 -c 'import time; time.sleep(0.2)'; /bin/true;"
+              f"echo 0 > {T}/events/sched/sched_process_exec/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    execs = [comm for comm, _, _, event, _ in events(section(out, "trace")) if event == "sched_process_exec"]
+    assert "true" in execs, execs
+
+
 def test_the_projects_own_tools_are_not_mirrored():
     # `tracefs-sim exec` is a task (bash forks and execs it), but none of its Python's calls
     # after its exec is the kernel's to see: only its end
@@ -139,3 +151,22 @@ def test_mount_of_tracefs_in_a_namespace_of_the_callers_own(tmp_path):
               f"echo '== outside'; grep -c {tmp_path} /proc/mounts || true")
     assert out.splitlines()[:2] == ["1", "1"]
     assert section(out, "outside") == ["0"]
+
+
+@pytest.mark.skipif(not (shutil.which("strace") and shutil.which("gdb")), reason="needs strace and gdb")
+def test_strace_and_gdb_work_on_session_processes():
+    # the supervisor's seccomp filter and ptrace coexist: strace sees every call of the traced
+    # shell and its child, gdb stops a program at its first instruction and lets it finish, and
+    # the processes under them are the kernel's tasks all the same
+    out = run(f"echo 1 > {T}/events/sched/sched_process_exec/enable;"
+              f"echo '== strace'; strace -f -e trace=execve,exit_group sh -c 'ls / > /dev/null' 2>&1;"
+              f"echo '== gdb'; gdb -nx -q -batch -ex starti -ex stepi -ex continue /bin/true 2>&1;"
+              f"echo 0 > {T}/events/sched/sched_process_exec/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    strace = section(out, "strace")
+    assert any('execve("/usr/bin/ls"' in line for line in strace), strace
+    assert sum("+++ exited with 0 +++" in line for line in strace) == 2, strace
+    gdb = section(out, "gdb")
+    assert any("Program stopped." in line for line in gdb) and "[Inferior 1 (process" in gdb[-1] \
+        and gdb[-1].endswith("exited normally]"), gdb
+    execs = {comm for comm, _, _, event, _ in events(section(out, "trace")) if event == "sched_process_exec"}
+    assert {"strace", "sh", "ls", "gdb", "true"} <= execs, execs
