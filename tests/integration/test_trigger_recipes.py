@@ -190,3 +190,16 @@ def test_hist_stacktrace_key(quiet):
     assert lines[-1] == "} hitcount:          3", hist
     assert "Invalid argument" in run(f"echo 'hist:keys=stacktrace.hex' > {ENTER}")
     run(f"echo '!hist:keys=stacktrace if id == {GETUID}' > {ENTER}")
+
+
+def test_hist_on_a_kretprobe_event(quiet):
+    """kretprobe_trace_func()'s triggers run at the return: a hist on $retval."""
+    run, guest = quiet
+    run("echo 'r:myret __x64_sys_getuid ret=$retval' > kprobe_events; "
+        "echo 'hist:keys=ret:vals=hitcount if comm == \"getuid-loop\"' > events/kprobes/myret/trigger")
+    guest("getuid-loop", "3")
+    hist = run("cat events/kprobes/myret/hist")
+    assert "\n{ ret:          0 } hitcount:          3\n" in hist, hist
+    run("echo '!hist:keys=ret:vals=hitcount if comm == \"getuid-loop\"' > events/kprobes/myret/trigger; "
+        "echo '-:myret' >> kprobe_events")
+    assert run("cat kprobe_events") == ""
