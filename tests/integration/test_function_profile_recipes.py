@@ -56,7 +56,10 @@ def test_function_profiler_counts_in_the_kernel(quiet):
     run("echo 0 > function_profile_enabled; echo function_graph > current_tracer")
     assert "Device or resource busy" in run("echo 1 > function_profile_enabled")
     assert run("cat function_profile_enabled") == "0\n"
-    run("echo nop > current_tracer")
+    run("echo function > current_tracer; echo 1 > function_profile_enabled")
+    assert "Device or resource busy" in run("echo function_graph > current_tracer")
+    assert run("cat current_tracer; cat function_profile_enabled") == "nop\n1\n"
+    run("echo 0 > function_profile_enabled")
 
 
 def test_function_profile_recipe():

@@ -29,6 +29,8 @@ class FakeTop:
     def traced(self):
         return frozenset({"vfs_read", "vfs_write"})
 
+    graph_busy = None
+
     def watch_filter(self, fn):
         self.watchers.append(fn)
 
@@ -76,3 +78,6 @@ def test_enable_file():
     with pytest.raises(OSError) as e:
         p.write_enabled(b"1\n")
     assert e.value.errno == errno.EBUSY and p.read_enabled() == b"0\n"
+    top.tracer = None
+    p.write_enabled(b"1\n")
+    assert top.graph_busy()                           # function_graph may not start now

@@ -6,7 +6,8 @@ select and times each (graph-time: the callees' time included), in the emulated 
 (kernel/ftrace.c's profile_entry()/profile_return(): one record per function per cpu, the hits
 on the cpu of the call, the time on the cpu of the return), never here.  Turned on it starts
 from zero; turned off, what it found stays readable.  It is a function graph user, and 6.1 has
-one at a time: while function_graph is the top-level tracer it cannot start (EBUSY).
+one at a time: while function_graph is the top-level tracer it cannot start, and while it
+runs function_graph cannot (EBUSY; the old tracer gone, nop stays, as tracing_set_tracer()).
 
 The real 6.1 this project checks against is built without the profiler (Debian's config), so
 the formats are those of 6.1's source: function_stat_headers(), function_stat_show(), the
@@ -39,6 +40,7 @@ class FunctionProfiler:
         self._lock = threading.Lock()   # ftrace_profile_lock
         self.enabled = False
         top.watch_filter(self._apply)
+        top.graph_busy = lambda: self.enabled
 
     def read_enabled(self) -> bytes:
         return b"%u\n" % self.enabled

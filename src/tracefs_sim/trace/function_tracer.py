@@ -138,6 +138,8 @@ class FunctionTracing:
         self._lock = threading.RLock()
         self._tracer: str | None = None
         self._filter_watchers: list[Callable[[], None]] = []
+        # another user of the function graph (6.1 has one at a time): the function profiler
+        self.graph_busy: Callable[[], bool] = lambda: False
         self.commands = FunctionCommands(sites.functions, sites.address, slot, sites.read_counter,
                                          ftrace.update_probes, events)
         ftrace.add_commands(self.commands)
@@ -175,6 +177,10 @@ class FunctionTracing:
             self._tracer = None
             self._sites.set_function(self.slot, None)
             self._set_graph(None)
+            if new == "function_graph" and self.graph_busy():
+                # register_ftrace_graph(): one function graph user at a time (the profiler)
+                self._guest.record_cmdlines(self, False)
+                raise OSError(errno.EBUSY, "the function graph is in use")
             self._tracer = new
             if new == "function":   # function_trace_init(): the options as they are now
                 self._sites.set_stack_trace(self.slot, self._options["func_stack_trace"])

@@ -233,7 +233,12 @@ class TraceArray:
                 # tr->trace_ref: the tracer cannot change under trace_pipe readers
                 raise OSError(errno.EBUSY, "trace_pipe is being read")
             if self.functions is not None:
-                self.functions.select(tracer.name)
+                try:
+                    self.functions.select(tracer.name)
+                except OSError:     # tracer_init() failed: the old tracer is gone, nop stays
+                    self.tracer = self.tracers.get("nop", self.top_level) or self.tracer
+                    self.options.current_tracer_options = tuple(option for option, _ in self.tracer.options)
+                    raise
             self.tracer = tracer
             self.options.current_tracer_options = tuple(option for option, _ in tracer.options)
             # tracer_init(): every tracer starts on empty buffers.
