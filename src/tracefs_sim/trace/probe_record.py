@@ -10,8 +10,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
-from .kprobe_spec import KprobeSpec
-from .uprobe_spec import UprobeSpec
+from .trace_probe import ProbeCommand
 from .probe_args import ARGUMENT_REGISTERS, MAX_STRING_SIZE, TASK_SIZE, ProbeArg, encode_args
 
 _CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
@@ -135,7 +134,7 @@ def compile_fetch(arg: ProbeArg) -> Callable | None:
     return fetch
 
 
-def record_body(spec: KprobeSpec | UprobeSpec) -> Callable[[object], bytes]:
+def record_body(spec: ProbeCommand) -> Callable[[object], bytes]:
     """hit -> the record body after the common header (hit: a ProbeHit, or a uprobe's hit:
     the probed address, or the function and the return address, then the arguments)."""
     args = spec.args

@@ -23,9 +23,7 @@ from .kernel_symbols import ImageSymbols
 from .kprobe_spec import (
     KprobeSpec,
     PointerHash,
-    check_existing,
     create_kprobe,
-    event_exists_error,
     registration_error,
     trace_kprobe_match,
 )
@@ -139,9 +137,9 @@ class KprobeEventOps:
     def _register(self, spec: KprobeSpec) -> None:
         event = self._find(spec.group, spec.event)
         if event is not None:
-            check_existing(spec, [tk.spec for tk in self.probes() if tk.event is event])
+            spec.check_existing([tk.spec for tk in self.probes() if tk.event is event])
         elif self._registry.get(spec.group, spec.event) is not None:
-            raise event_exists_error(spec)
+            raise spec.event_exists_error()
         else:
             # register_kprobe_event() takes the id before the probe is armed: a failure below
             # does not give it back.

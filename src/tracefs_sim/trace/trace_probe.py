@@ -11,20 +11,37 @@ probe_log's.
 
 from __future__ import annotations
 
+import errno
+import struct
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from ..machine.contract import GuestTracingOps
 from .events import EventRegistry, TraceEvent
 from .ftrace_records import SymFlags
-from .probe_args import ArgField, ProbeArg, Symbolizer, arg_fields, is_good_name, is_good_system_name, print_fmt
-from .probe_log import ProbeLog
+from .probe_args import (
+    MAX_TRACE_ARGS,
+    ArgField,
+    ArgFlags,
+    ArgValue,
+    ProbeArg,
+    Symbolizer,
+    arg_fields,
+    decode_args,
+    is_good_name,
+    is_good_system_name,
+    parse_probe_arg,
+    print_fmt,
+)
+from .probe_log import ProbeError, ProbeLog
 
 MAX_EVENT_NAME_LEN = 64
 _DEFAULT_SYM = SymFlags()
+_IP = struct.Struct("<Q")
+_IP_RET = struct.Struct("<QQ")  # a return probe's function and return address
 
 
 class EventProbe(Protocol):
@@ -227,3 +244,108 @@ def probe_event_print_fmt(args: Sequence[ProbeArg], is_return: bool) -> str:
     if is_return:
         return print_fmt(args, "(%lx <- %lx)", ", REC->__probe_func, REC->__probe_ret_ip")
     return print_fmt(args, "(%lx)", ", REC->__probe_ip")
+
+
+def parse_probe_args(words: Sequence[str], flags: ArgFlags, log: ProbeLog) -> tuple[ProbeArg, ...]:
+    """traceprobe_parse_probe_arg() for each FETCHARG word of a kprobe or uprobe command (the
+    words after the probe point): at most MAX_TRACE_ARGS, the rest ignored as Linux ignores
+    them; ``log`` points at each word in turn (its index 2 the first)."""
+    args: list[ProbeArg] = []
+    size = 0
+    for i, text in enumerate(words[:MAX_TRACE_ARGS]):
+        log.index = i + 2
+        arg = parse_probe_arg(text, i, args, size, flags, log)
+        args.append(arg)
+        size += arg.size
+    return tuple(args)
+
+
+class ProbeCommand:
+    """What a parsed kprobe and uprobe command share (the struct trace_probe part of struct
+    trace_kprobe and trace_uprobe, which trace_probe.c handles): the group/event, the kind
+    (return probe or not) and the fetch arguments -- so the format file, the record's head and
+    arguments, the read-back line's shape, the removal match and the checks of appending to an
+    event.  A kind (a frozen dataclass: KprobeSpec, UprobeSpec) adds its probe point and says
+    when two of its probes are the same one (``same_point``)."""
+
+    group: str
+    event: str
+    is_return: bool
+    args: tuple[ProbeArg, ...]
+    argv: tuple[str, ...]  # the command's words, for errors logged at registration
+    LOCATION: ClassVar[str]  # the error_log's location of its errors
+
+    @property
+    def head_size(self) -> int:
+        """sizeof the record's head before the arguments (the common fields, then ip, or a
+        return probe's function and return address)."""
+        return 24 if self.is_return else 16
+
+    def fields(self) -> list[ArgField]:
+        """The event's own fields in the format file (after the common ones)."""
+        return probe_event_fields(self.args, self.is_return)
+
+    def print_fmt(self) -> str:
+        """What follows ``print fmt: `` in the format file."""
+        return probe_event_print_fmt(self.args, self.is_return)
+
+    def format(self) -> tuple[list[ArgField], str]:
+        """(fields, print fmt) of the event's format file."""
+        return self.fields(), self.print_fmt()
+
+    def decode_record(self, payload: bytes) -> tuple[int, int, list[ArgValue]]:
+        """A record read back: (ip, ret_ip, argument values); ``ip`` is the probed address (a
+        return probe: the function), ``ret_ip`` the return address (0 for a probe)."""
+        if self.is_return:
+            ip, ret_ip = _IP_RET.unpack_from(payload, 8)
+        else:
+            ip, ret_ip = _IP.unpack_from(payload, 8)[0], 0
+        return ip, ret_ip, decode_args(self.args, payload, self.head_size)
+
+    def command_line(self, head: str, point: str) -> str:
+        """trace_kprobe_show()/trace_uprobe_show(): ``HEAD:GROUP/EVENT POINT NAME=FETCHARG...``."""
+        words = [f"{head}:{self.group}/{self.event}", point]
+        words += [f"{a.name}={a.comm}" for a in self.args]
+        return " ".join(words) + "\n"
+
+    def log(self, index: int) -> ProbeLog:
+        log = ProbeLog(self.argv, self.LOCATION)
+        log.index = index
+        return log
+
+    def matches(self, system: str | None, event: str, argv: Sequence[str], point: str) -> bool:
+        """trace_kprobe_match()/trace_uprobe_match(): whether a removal
+        ``-:[SYSTEM/]EVENT [POINT [NAME=FETCHARG...]]`` names this probe, ``point`` being the
+        probe point as the removal's word must spell it."""
+        if event and self.event != event:
+            return False
+        if system is not None and self.group != system:
+            return False
+        if not argv:
+            return True
+        if argv[0] != point:
+            return False
+        return match_command_args(self.args, argv[1:])
+
+    def same_point(self, other: ProbeCommand) -> bool:
+        """trace_kprobe_has_same_kprobe()/trace_uprobe_has_same_uprobe()'s point test."""
+        raise NotImplementedError
+
+    def check_existing(self, existing: Sequence[ProbeCommand]) -> None:
+        """append_trace_kprobe()/append_trace_uprobe(): the group/event is already this kind's
+        event, whose probes are ``existing`` (first the one that made it); this probe may join
+        it if it is of the same kind, has the same argument names and types, and is not the
+        same probe (the same point with the same arguments).  ProbeError(EEXIST) otherwise."""
+        first = existing[0]
+        if self.is_return != first.is_return:
+            raise self.log(0).error(0, "DIFF_PROBE_TYPE", errno.EEXIST)
+        diff = compare_arg_type(self.args, first.args)
+        if diff:
+            raise self.log(diff + 1).error(0, "DIFF_ARG_TYPE", errno.EEXIST)
+        for other in existing:
+            if self.same_point(other) and all(x.comm == y.comm for x, y in zip(other.args, self.args)):
+                raise self.log(0).error(0, "SAME_PROBE", errno.EEXIST)
+
+    def event_exists_error(self) -> ProbeError:
+        """The group/event name is taken by an event of another kind."""
+        return self.log(0).error(0, "EVENT_EXIST", errno.EEXIST)

@@ -28,11 +28,8 @@ from .uprobe_spec import (
     PathInfo,
     PathLookup,
     UprobeSpec,
-    check_existing,
     create_uprobe,
-    event_exists_error,
     ref_ctr_conflict,
-    trace_uprobe_match,
 )
 
 
@@ -154,7 +151,7 @@ class UprobeEventOps:
 
     def match(self, system: str | None, event: str, argv: Sequence[str], ev: DynEvent) -> bool:
         assert isinstance(ev, TraceUprobe)
-        return trace_uprobe_match(ev.spec, system, event, argv)
+        return ev.spec.matches(system, event, argv, ev.spec.point_text())
 
     # ---- register_trace_uprobe() ----
     def _register(self, spec: UprobeSpec) -> None:
@@ -163,10 +160,10 @@ class UprobeEventOps:
             raise silent_error(errno.EINVAL)  # "Reference counter offset mismatch." (pr_warn)
         same = [tu for tu in probes if (tu.spec.group, tu.spec.event) == (spec.group, spec.event)]
         if same:
-            check_existing(spec, [tu.spec for tu in same])
+            spec.check_existing([tu.spec for tu in same])
             event = same[0].event
         elif self._registry.get(spec.group, spec.event) is not None:
-            raise event_exists_error(spec)
+            raise spec.event_exists_error()
         else:
             fields, fmt = spec.format()
             event = ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec)
