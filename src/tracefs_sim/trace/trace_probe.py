@@ -1,5 +1,5 @@
 """The probe-event core shared by every probe kind (kernel/trace/trace_probe.c): kprobe events
-today (trace_kprobe.py), uprobe events and eprobes tomorrow.
+(trace_kprobe.py), uprobe events (trace_uprobe.py) and eprobes (trace_eprobe.py).
 
 A probe event (struct trace_probe_event) is one group/event in the EventRegistry with the
 probes that feed it: the first one made it, appended ones share its id and argument layout.
@@ -7,6 +7,12 @@ Enabling it in a trace array's slot hands each probe the slots to record in, arm
 first slot and disarming them after the last.  What each kind adds is its probes (EventProbe)
 and how its record prints (RecordPrinter); the fetch arguments are probe_args', their errors
 probe_log's.
+
+What kprobe and uprobe events share beyond that lives here too, as trace_probe.c holds what
+trace_kprobe.c and trace_uprobe.c have in common: the parsed command's common part
+(ProbeCommand) and the kind's side of dynevent's table and of its two files (ProbeEventKind:
+`kprobe_events`/`uprobe_events`, `kprobe_profile`/`uprobe_profile`, finding or making the
+event a new probe joins, freeing a probe).
 """
 
 from __future__ import annotations
@@ -14,12 +20,14 @@ from __future__ import annotations
 import errno
 import struct
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import ClassVar, Protocol
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 from ..machine.contract import GuestTracingOps
+from .dynevent import DynamicEvents, DynEvent
 from .events import EventRegistry, TraceEvent
 from .ftrace_records import SymFlags
 from .probe_args import (
@@ -260,7 +268,7 @@ def parse_probe_args(words: Sequence[str], flags: ArgFlags, log: ProbeLog) -> tu
     return tuple(args)
 
 
-class ProbeCommand:
+class ProbeCommand(ABC):
     """What a parsed kprobe and uprobe command share (the struct trace_probe part of struct
     trace_kprobe and trace_uprobe, which trace_probe.c handles): the group/event, the kind
     (return probe or not) and the fetch arguments -- so the format file, the record's head and
@@ -327,9 +335,13 @@ class ProbeCommand:
             return False
         return match_command_args(self.args, argv[1:])
 
+    @abstractmethod
     def same_point(self, other: ProbeCommand) -> bool:
         """trace_kprobe_has_same_kprobe()/trace_uprobe_has_same_uprobe()'s point test."""
-        raise NotImplementedError
+
+    @abstractmethod
+    def print_record(self, payload: bytes, symbolize: Symbolizer, sym_flags: SymFlags) -> str:
+        """print_kprobe_event()/print_uprobe_event() (its events' RecordPrinter)."""
 
     def check_existing(self, existing: Sequence[ProbeCommand]) -> None:
         """append_trace_kprobe()/append_trace_uprobe(): the group/event is already this kind's
@@ -349,3 +361,118 @@ class ProbeCommand:
     def event_exists_error(self) -> ProbeError:
         """The group/event name is taken by an event of another kind."""
         return self.log(0).error(0, "EVENT_EXIST", errno.EEXIST)
+
+
+class ProbeHitLike(Protocol):
+    """Where a probe's hit stages its record (the kprobe engine's ProbeHit, the uprobe
+    engine's UprobeHit)."""
+
+    def record(self, event_type: int, slots: int, payload: bytes) -> None: ...
+
+
+HitT = TypeVar("HitT", bound=ProbeHitLike)
+
+
+def hit_handler(event: ProbeEvent, body: Callable[[HitT], bytes]) -> Callable[[HitT], None]:
+    """kprobe_trace_func()/kretprobe_trace_func(), uprobe_trace_func() for one probe of an
+    event: runs on the machine's thread at each hit, recording ``body(hit)`` (the probe's
+    probe_record.record_body()) in the slots that have the event enabled."""
+    event_id = event.id
+
+    def on_hit(hit: HitT) -> None:
+        slots = event.slots
+        if slots:
+            hit.record(event_id, slots, body(hit))
+    return on_hit
+
+
+class ProbeEntry(EventProbe, DynEvent, Protocol):
+    """One probe of a kprobe or uprobe event (struct trace_kprobe, trace_uprobe): an entry of
+    the dynamic event list feeding its probe event."""
+
+    @property
+    def spec(self) -> ProbeCommand: ...
+    @property
+    def event(self) -> ProbeEvent: ...
+
+    def profile_line(self) -> str:
+        """Its line in the kind's profile file (probes_profile_seq_show())."""
+        ...
+
+    def unregister(self) -> None:
+        """Give its probe back to the engine (__unregister_trace_kprobe(), ...)."""
+        ...
+
+
+EntryT = TypeVar("EntryT", bound=ProbeEntry)
+
+
+class ProbeEventKind(ABC, Generic[EntryT]):
+    """What trace_kprobe.c and trace_uprobe.c do alike as a kind of dynamic event: the part of
+    dynevent's list that is theirs, their events file (its part of the list) and profile file,
+    is_busy/free of dyn_event_operations, and the event a new probe joins or makes.  A kind
+    adds create/show/match and how its probes register."""
+
+    def __init__(self, dynamic: DynamicEvents, registry: EventRegistry, entry: type[EntryT]):
+        """entry: the kind's probe class (its entries in the list)."""
+        self._dynamic = dynamic
+        self._registry = registry
+        self._entry = entry
+        dynamic.register(self)
+
+    def probes(self) -> list[EntryT]:
+        """The kind's probes, in creation order (for_each_trace_kprobe, for_each_trace_uprobe)."""
+        return [ev for ev in self._dynamic.of(self) if isinstance(ev, self._entry)]
+
+    # ---- the files ----
+    def read_events(self) -> bytes:
+        return self._dynamic.show(self)
+
+    def write_events(self, data: bytes) -> None:
+        self._dynamic.write_kind(data, self)
+
+    def release_all(self) -> None:
+        """An open of the events file with O_TRUNC: every event of the kind goes, unless one is
+        enabled (EBUSY, nothing removed)."""
+        self._dynamic.release_all(self)
+
+    def read_profile(self) -> bytes:
+        with self._dynamic.lock:
+            return "".join(p.profile_line() for p in self.probes()).encode("latin-1")
+
+    # ---- dyn_event_operations ----
+    @abstractmethod
+    def create(self, command: str) -> None: ...
+    @abstractmethod
+    def show(self, ev: DynEvent) -> str: ...
+    @abstractmethod
+    def match(self, system: str | None, event: str, argv: Sequence[str], ev: DynEvent) -> bool: ...
+
+    def is_busy(self, ev: DynEvent) -> bool:
+        assert isinstance(ev, self._entry)
+        return ev.event.enabled
+
+    def free(self, ev: DynEvent) -> None:
+        """unregister_trace_kprobe()/unregister_trace_uprobe(): a probe whose event has others
+        goes; the last one not while its event is enabled (EBUSY)."""
+        assert isinstance(ev, self._entry)
+        if len(ev.event.probes) == 1 and ev.event.enabled:
+            raise ProbeError(errno.EBUSY)
+        self._dynamic.remove(ev)
+        ev.unregister()
+        ev.event.unlink(ev, self._registry)
+
+    # ---- register_trace_kprobe()/register_trace_uprobe() ----
+    def _event_for(self, spec: ProbeCommand) -> ProbeEvent:
+        """The probe event a new probe joins: the kind's event of that group/event, if the
+        probe may join it (ProbeCommand.check_existing), else a new one -- unless the name is
+        another event's (EEXIST).  A new event takes its id now, before the probe is armed: a
+        failure after this does not give it back (register_kprobe_event() order)."""
+        same = [p for p in self.probes() if (p.spec.group, p.spec.event) == (spec.group, spec.event)]
+        if same:
+            spec.check_existing([p.spec for p in same])
+            return same[0].event
+        if self._registry.get(spec.group, spec.event) is not None:
+            raise spec.event_exists_error()
+        fields, fmt = spec.format()
+        return ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec)
