@@ -36,6 +36,7 @@ __all__ = [
     "FetchInsn",
     "ProbeArg",
     "FetchContext",
+    "UprobeFetchContext",
     "Symbolizer",
     "parse_probe_arg",
     "is_good_name",
@@ -476,7 +477,7 @@ class ProbeArg:
         elif op == "imm":
             val = insn.immediate
         elif op == "foffs":
-            val = ctx.file_vaddr(insn.immediate)
+            val = cast(UprobeFetchContext, ctx).file_vaddr(insn.immediate)  # (foffs: uprobes only)
         elif op == "arg":
             n = insn.param
             val = ctx.reg(ARGUMENT_REGISTERS[n]) if n < 6 else ctx.stack(n - 5)
@@ -564,10 +565,15 @@ class FetchContext(Protocol):
     def read_string(self, addr: int, user: bool, limit: int) -> bytes | None: ...  # up to the NUL
     def comm(self) -> bytes: ...
     def retval(self) -> int: ...  # regs_return_value(): ax at the return
-    # (uprobes) translate_user_vaddr(): where a file offset of the probed file is mapped, as
-    # the probed address is (the probed address - the probe's offset + the file offset)
-    def file_vaddr(self, file_offset: int) -> int: ...
     def symbolize(self, addr: int) -> "tuple[str, int, int] | None": ...
+
+
+class UprobeFetchContext(FetchContext, Protocol):
+    """A uprobe's hit: a probed file too (the parser takes ``@+OFFSET`` on uprobes only)."""
+
+    # translate_user_vaddr(): where a file offset of the probed file is mapped, as the probed
+    # address is (the probed address - the probe's offset + the file offset)
+    def file_vaddr(self, file_offset: int) -> int: ...
 
 
 
