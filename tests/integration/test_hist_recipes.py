@@ -94,3 +94,40 @@ def test_hist_wakeup_latency_recipe():
     assert all(found), result.stdout
     assert any(int(m.group(1)) > 0 and m.group(1) and m.group(2).strip() for m in found)
     assert lines[-1] == "== done"
+
+
+def test_hist_kmalloc_stacktrace_recipe():
+    result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "hist_kmalloc_stacktrace.sh"), timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    info = "hist:keys=stacktrace:vals=hitcount,bytes_req,bytes_alloc:sort=bytes_alloc:size=2048 [active]"
+    assert lines[1] == info
+    at = lines.index("== hist:")
+    body = "\n".join(lines[at + 6:lines.index("Totals:")])
+    entries = body.split("\n{ ")
+    assert entries[0].startswith("{ stacktrace:\n"), result.stdout
+    allocs = []
+    for entry in entries:
+        frames = entry.splitlines()
+        assert frames[0].endswith("stacktrace:"), entry
+        assert all(re.fullmatch(r" {9}\S+\+0x[0-9a-f]+/0x[0-9a-f]+", f) for f in frames[1:-1]), entry
+        assert any(re.match(r" {9}k[mz]alloc\+", f) for f in frames[1:-1]), entry     # the allocation's path
+        m = re.fullmatch(r"\} hitcount: +(\d+)  bytes_req: +(\d+)  bytes_alloc: +(\d+)", frames[-1])
+        assert m and int(m[2]) <= int(m[3]), entry
+        allocs.append(int(m[3]))
+    assert allocs == sorted(allocs)
+    hits, n, dropped = totals(lines, at)
+    assert n == len(entries) and dropped == 0
+
+
+def test_kprobe_hist_recipe():
+    result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "kprobe_hist.sh"), timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1:6] == ["hist:keys=dfd:vals=hitcount:sort=hitcount:size=2048 [active]",
+                          "hist:keys=common_pid.execname:vals=hitcount:sort=hitcount.descending:size=2048 [active]",
+                          "== enable:", "0*", "== hist:"], result.stdout
+    # every open the three cats make is relative to the cwd (AT_FDCWD as the u64 it was stored as)
+    assert re.search(r"\n\{ dfd: 4294967196 \} hitcount: +\d+\n", result.stdout), result.stdout
+    cats = [line for line in lines if re.fullmatch(r"\{ common_pid: cat +\[ *\d+\] \} hitcount: +\d+", line)]
+    assert len(cats) >= 3, result.stdout
