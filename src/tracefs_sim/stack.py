@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .machine.contract import PatchableMachine, TracedMachine
+from .machine.contract import KprobeRequestMachine, PatchableMachine, TracedMachine
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
 from .probes.kprobes.debugfs import KprobeDebugViews
@@ -38,4 +38,7 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
                 uprobes = UprobeEngine(machine, engine.stage)
     core = TraceCore(machine, ftrace_sites=sites, kprobe_engine=engine, uprobe_engine=uprobes,
                      realtime_at_boot_ns=realtime_at_boot_ns)
+    if core.kprobes is not None and isinstance(machine, KprobeRequestMachine):
+        # the kernel's kprobe PMU asks the engine for its probes
+        machine.serve_kprobe_requests(core.kprobes.serve_local)
     return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine))
