@@ -139,3 +139,22 @@ def test_a_name_kallsyms_has_twice(stacked):
         pytest.skip("every name of this kernel is one symbol")
     out = bpftest(machine, "kpev", PERF_TYPE_KPROBE, twice[0], 0, 0)
     assert out == [f"kpev: -{EADDRNOTAVAIL}"]
+
+
+def test_a_hit_runs_no_python(stacked, cpu_thread_calls):
+    """Python function calls on the CPU thread while bpftest makes 5000 getpid() calls under a
+    kprobe program: arming is a request (a few calls), each hit is the guest's alone"""
+    machine, _ = stacked
+    calls = cpu_thread_calls(machine)
+    bpftest(machine, "pid")  # the CPU thread is profiled from here on
+
+    def run(n: int) -> int:
+        before = calls[0]
+        out = bpftest(machine, "map", MAP_HASH, 4, 8, 64, "load", PROG_KPROBE, by_comm(3),
+                      "kpev", PERF_TYPE_KPROBE, "__do_sys_getpid", 0, 0, "setbpf", 5, 4, "calls", n,
+                      "get", 3, key(0))
+        assert count(out[5]) == n, out
+        return calls[0] - before
+    few, many = run(50), run(5050)
+    # a Python call a hit would be 5000 more; the longer run's slices and ticks make far fewer
+    assert many - few < 5000 // 5, (few, many)
