@@ -52,6 +52,14 @@ static inline bool fatal_signal_pending(struct task_struct *t)
 	return (t->session && t->session->killed) || (t->pending & (1UL << 8) /* SIGKILL */);
 }
 
+/* The host call a session task's handler sleeps in returned (its next record is queued): a
+ * wait here must end too, or the task would sleep past its process (an absolute deadline of
+ * the host's clock, a pipe the host drained). */
+static inline bool session_host_moved_on(struct task_struct *t)
+{
+	return t->session && !list_empty(&t->session->queue);
+}
+
 void session_init(void);
 void session_ring_interrupt(void);
 void session_exit_to_user_mode(struct pt_regs *regs);

@@ -114,7 +114,8 @@ static noinline void futex_wait_queue(struct futex_q *q, struct hrtimer_sleeper 
 	if (timeout)
 		hrtimer_start_range_ns(&timeout->timer, timeout->timer.softexpires,
 				       timeout->timer.expires - timeout->timer.softexpires, HRTIMER_MODE_ABS);
-	if (!READ_ONCE(q->woken) && (!timeout || timeout->task) && !signal_pending(current))
+	if (!READ_ONCE(q->woken) && (!timeout || timeout->task) && !signal_pending(current) &&
+	    !session_host_moved_on(current))	/* a session task: the host's futex returned */
 		schedule();
 	set_current_state(TASK_RUNNING);
 }

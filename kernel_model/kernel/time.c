@@ -8,6 +8,7 @@
 #include "../include/syscalls.h"
 #include "../include/clockchips.h"
 #include "../include/trace/trace.h"
+#include "../include/session.h"
 
 notrace u64 ktime_get(void)
 {
@@ -269,8 +270,10 @@ static noinline long __sched do_nanosleep(struct hrtimer_sleeper *t, enum hrtime
 			schedule();
 		hrtimer_cancel(&t->timer);
 		mode = HRTIMER_MODE_ABS;
-	} while (t->task && !signal_pending(current));
+	} while (t->task && !signal_pending(current) && !session_host_moved_on(current));
 	set_current_state(TASK_RUNNING);
+	if (session_host_moved_on(current))
+		return 0;	/* the host's sleep ended: so does this one (its deadline is the host's clock) */
 	return t->task ? -EINTR : 0;	/* a signal's handler interrupted it */
 }
 

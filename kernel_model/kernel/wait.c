@@ -39,7 +39,7 @@ noinline void __wake_up(struct wait_queue_head *wq_head, unsigned int mode, int 
  */
 static notrace bool wait_interrupted(struct task_struct *t)
 {
-	return fatal_signal_pending(t) || (t->session && !list_empty(&t->session->queue));
+	return fatal_signal_pending(t) || session_host_moved_on(t);
 }
 
 noinline long prepare_to_wait_event(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry, int state)

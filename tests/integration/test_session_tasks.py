@@ -86,6 +86,17 @@ def test_a_sleep_on_the_host_sleeps_in_the_kernel():
     assert 0.3 < asleep < 2.0, asleep
 
 
+def test_a_sleep_to_a_deadline_of_the_hosts_clock_ends_with_the_hosts():
+    # python3's time.sleep() is clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) to a deadline
+    # of the host's clock, hours past the kernel's: the kernel's sleep ends when the host's
+    # did, and the commands after it are its tasks as before
+    out = run(f"echo 1 > {T}/events/sched/sched_process_exec/enable;"
+              f"python3 -c 'import time; time.sleep(0.2)'; /bin/true;"
+              f"echo 0 > {T}/events/sched/sched_process_exec/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    execs = [comm for comm, _, _, event, _ in events(section(out, "trace")) if event == "sched_process_exec"]
+    assert "true" in execs, execs
+
+
 def test_the_projects_own_tools_are_not_mirrored():
     # `tracefs-sim exec` is a task (bash forks and execs it), but none of its Python's calls
     # after its exec is the kernel's to see: only its end

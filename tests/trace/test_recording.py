@@ -629,6 +629,21 @@ def test_a_task_gone_before_the_drain_is_named_from_the_guests_saved_cmdlines(si
     assert [l.split()[0] for l in sim.lines()] == ["getuid-loop-4343", "<...>-4444"]
 
 
+def test_a_task_that_exited_unnamed_is_named_when_its_last_switch_saves_it(sim):
+    """Pid 4343 recorded, then exited before the drain and before any switch saved its comm
+    (a zombie is not among the live tasks): its final switch saves the comm after the batch
+    kept its records unnamed, and the next read names them, as Linux's output does at print."""
+    sim.ta.events.write_enable(b"1\n", "sched", "sched_wakeup")
+    wakeup = sim.event("sched", "sched_wakeup").desc
+    values = dict(comm="sleep", pid=108, prio=120, target_cpu=1)
+    sim.guest.emit(0, wakeup, 1000, values, pid=4343, flags=0x1, preempt=2)
+    sim.drain()
+    assert sim.lines()[0].split()[0] == "<...>-4343"
+    sim.guest.saved = {4343: "cat"}
+    sim.drain()
+    assert sim.lines()[0].split()[0] == "cat-4343"
+
+
 @pytest.mark.parametrize("option", [None, "latency-format", "raw"])
 def test_trace_pipe_in_small_reads_gives_the_trace_files_order_and_delays(sim, option):
     """Each read merges only a window of each CPU's oldest records: reads of any size must

@@ -109,9 +109,13 @@ class Drain:
             if self._saved_seen.get(pid) == comm:
                 continue
             name = comm.encode(errors="replace")
+            # A task whose records were kept while it had no known name (it exited between
+            # its last switch and the batch): its final switch named it.
+            unnamed = False
             if pid in self._task_cache:
+                unnamed = not self._task_cache[pid][0]
                 self._task_cache[pid] = (name, self._task_cache[pid][1])
-            if self._cmdlines.find(pid) not in (b"<...>", name):
+            if unnamed or self._cmdlines.find(pid) not in (b"<...>", name):
                 self._cmdlines.save(pid, name)
         self._saved_seen = saved
 
