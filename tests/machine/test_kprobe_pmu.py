@@ -158,3 +158,12 @@ def test_a_hit_runs_no_python(stacked, cpu_thread_calls):
     few, many = run(50), run(5050)
     # a Python call a hit would be 5000 more; the longer run's slices and ticks make far fewer
     assert many - few < 5000 // 5, (few, many)
+
+
+def test_a_kprobe_event_counts_its_hits(stacked):
+    """Without a program, the event counts (kprobe_perf_func's records to its perf events): this
+    process's 25 getpid() on a per-task event; a kretprobe's event counts the returns"""
+    machine, _ = stacked
+    out = bpftest(machine, "kpevt", PERF_TYPE_KPROBE, "__do_sys_getpid", 0, 0,
+                  "kpevt", PERF_TYPE_KPROBE, "__do_sys_getpid", 0, 1, "calls", 25, "count", 3, "count", 4)
+    assert out == ["kpevt: 3", "kpevt: 4", "calls: 25", "count: 25", "count: 25"], out
