@@ -14,7 +14,7 @@ from bpf_asm import (ADD, DW, FN_get_current_comm, JEQ, MAP_HASH, PROG_KPROBE, P
                      R10, W, alu64_imm, call, exit_, jmp_reg, ld_imm64, ldx, mov64_imm, mov64_reg, prog, st, stx)
 from test_bpf_trace import count_into
 
-EINVAL, ENOENT, EADDRNOTAVAIL = 22, 2, 99
+EINVAL, ENOENT, EADDRNOTAVAIL, E2BIG = 22, 2, 99, 7
 PERF_TYPE_KPROBE = 6
 RAX = 80  # offsetof(struct pt_regs, ax)
 
@@ -112,7 +112,8 @@ def test_kprobe_by_address(stacked):
 def test_kprobe_pmu_errors(stacked):
     """6.1's answers: an unknown function ENOENT, a kretprobe off a function's entry EINVAL, a
     notrace function EINVAL, neither a name nor an address EINVAL; PERF_EVENT_IOC_SET_BPF of a
-    tracepoint program on a kprobe event EINVAL; another type than the PMU's ENOENT"""
+    tracepoint program on a kprobe event EINVAL; another type than the PMU's ENOENT; a name too
+    long E2BIG"""
     machine, stack = stacked
     notrace = next(name for name in ("do_syscall_64", "exc_page_fault") if machine.image.lookup(name))
     out = bpftest(machine, "kpev", PERF_TYPE_KPROBE, "no_such_function_here", 0, 0,
@@ -125,6 +126,9 @@ def test_kprobe_pmu_errors(stacked):
     out = bpftest(machine, "load", PROG_TRACEPOINT, prog(mov64_imm(R0, 0), exit_()),
                   "kpev", PERF_TYPE_KPROBE, "vfs_read", 0, 0, "setbpf", 4, 3)
     assert out == ["load: 3", "kpev: 4", f"setbpf: -{EINVAL}"], out
+    # a name of KSYM_NAME_LEN characters or more: E2BIG (strncpy_from_user filled the buffer)
+    assert bpftest(machine, "kpev", PERF_TYPE_KPROBE, "f" * 512, 0, 0) == [f"kpev: -{E2BIG}"]
+    assert bpftest(machine, "kpev", PERF_TYPE_KPROBE, "f" * 511, 0, 0) == [f"kpev: -{ENOENT}"]
     assert stack.kprobe_engine.point(machine.image.lookup("vfs_read").addr) is None  # closed at exit
 
 
