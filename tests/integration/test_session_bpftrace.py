@@ -102,6 +102,7 @@ def test_a_killed_bpftrace_leaves_nothing_in_the_kernel(tmp_path):
 
 
 
+EVENT_SOURCE = "/sys/bus/event_source/devices"
 HIST_ROW = re.compile(r"^\[(\d+[KMG]?)(?:, (\d+[KMG]?)\))?\]?\s+(\d+) \|@*\s*\|$")
 
 
@@ -137,8 +138,11 @@ def test_kprobe_printf_with_comm(tmp_path):
               f"for i in $(seq 30); do {marker}; sleep 0.3; done; "
               f"cat /sys/kernel/debug/kprobes/list >{listed}; "
               f"kill -INT $bt; wait $bt; echo bpftrace exited $?; echo ==; cat /sys/kernel/debug/kprobes/list")
+    host_pmus = sorted(os.listdir(EVENT_SOURCE)) if os.path.isdir(EVENT_SOURCE) else None
     result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
+    # the session's view was its own: the host's directory is as it was
+    assert (sorted(os.listdir(EVENT_SOURCE)) if os.path.isdir(EVENT_SOURCE) else None) == host_pmus
     head, after = result.stdout.split("==\n")
     assert head.splitlines() == ["6", "config:0", "bpftrace exited 0"], result.stdout + err.read_text()
     assert "do_sys_openat2+0x0" in listed.read_text(), listed.read_text()
