@@ -1,6 +1,11 @@
-/* The output of a program the host started (`tracefs-sim exec`): its stdout and stderr are a
- * file whose writes go to the host (host_write) with the program's id. */
+/* The output of a program the host started (`tracefs-sim exec`): its stdout and its stderr are
+ * each a file whose writes go to the host (host_write) with the program's id and which of the
+ * caller's two it is. */
 #include "../include/fs.h"
+
+/* private_data: the program's host id, shifted, and the fd (1 or 2) in the low bits */
+#define HOSTPIPE_ID(f)	((u64)(f)->private_data >> 2)
+#define HOSTPIPE_FD(f)	((int)((u64)(f)->private_data & 3))
 
 /* ->write_iter, so that the kernel's own writes reach it too (kernel_write: kthreadd's message
  * when a program cannot be exec'd), not only a program's write(2)/writev(2). */
@@ -13,7 +18,7 @@ static ssize_t hostpipe_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		size_t want = min(iov_iter_count(from), sizeof(tmp)), n = copy_from_iter(tmp, want, from);
 
 		if (n)
-			host_write((u64)iocb->ki_filp->private_data, tmp, n);
+			host_write(HOSTPIPE_ID(iocb->ki_filp), HOSTPIPE_FD(iocb->ki_filp), tmp, n);
 		done += n;
 		if (n < want)
 			return done ? (ssize_t)done : -EFAULT;
@@ -26,9 +31,10 @@ static const struct file_operations hostpipe_fops = {
 	.llseek = no_llseek,
 };
 
-struct file *hostpipe_open(u64 host_id)
+struct file *hostpipe_open(u64 host_id, int fd)
 {
-	struct file *f = anon_inode_getfile("[hostpipe]", &hostpipe_fops, (void *)host_id, O_WRONLY);
+	struct file *f = anon_inode_getfile("[hostpipe]", &hostpipe_fops, (void *)(host_id << 2 | (fd & 3)),
+					    O_WRONLY);
 
 	if (!IS_ERR(f))
 		stream_open(f->f_inode, f);

@@ -758,7 +758,7 @@ void hostfs_init(void);
 extern struct file_system_type hostfs_type;
 struct file *hostfs_host_fd_file(unsigned int flags);
 int session_view_enter(struct task_struct *tsk, const char *cwd);
-struct file *hostpipe_open(u64 host_id);
+struct file *hostpipe_open(u64 host_id, int fd);
 
 /* fs bring-up: mounts and the boot tree (fs/init.c) */
 void vfs_mount_init(void);

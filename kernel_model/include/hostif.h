@@ -11,7 +11,7 @@
 
 #define NR_CPUS 8
 #define PORT_IPI	0x510	/* al = target cpu: wake it and inject the reschedule vector */
-#define PORT_WRITE	0x511	/* db_arg: host id, kernel buffer address, length */
+#define PORT_WRITE	0x511	/* db_arg: host id, kernel buffer address, length, fd (1 or 2) */
 #define PORT_EXIT	0x512	/* db_arg: host id, exit status (wait status word) */
 #define PORT_PANIC	0x513	/* db_arg: message address, length */
 #define PORT_READY	0x514	/* al = 0: APs may start; al = 1: init is running */

@@ -269,7 +269,7 @@ const char *kbasename(const char *path);
 /* hostio.c */
 void host_doorbell(int port, u64 al);
 void __noreturn panic(const char *msg);
-void host_write(u64 id, const void *buf, size_t len);
+void host_write(u64 id, int fd, const void *buf, size_t len);
 void host_exit(u64 id, int status);
 void host_spawned(u64 id, pid_t pid);
 void host_code_page(const void *page);
@@ -367,7 +367,7 @@ void vfs_caches_init(void);
 void vfs_mount_init(void);
 struct file *filp_open(const char *filename, int flags, unsigned short mode);
 int replace_fd(unsigned int fd, struct file *file, unsigned int flags);
-struct file *hostpipe_open(u64 host_id);
+struct file *hostpipe_open(u64 host_id, int fd);
 int init_dup(struct file *file);
 struct file *get_file(struct file *f);
 void fput(struct file *file);

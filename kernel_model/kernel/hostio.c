@@ -6,7 +6,7 @@ notrace void host_doorbell(int port, u64 al)
 	asm volatile("outb %%al, %%dx" : : "a"(al), "d"(port) : "memory");
 }
 
-void host_write(u64 id, const void *buf, size_t len)
+void host_write(u64 id, int fd, const void *buf, size_t len)
 {
 	unsigned long flags = arch_local_irq_save();	/* db_arg is per-CPU */
 	struct percpu *pc = this_cpu();
@@ -14,6 +14,7 @@ void host_write(u64 id, const void *buf, size_t len)
 	pc->h.db_arg[0] = id;
 	pc->h.db_arg[1] = (u64)buf;
 	pc->h.db_arg[2] = len;
+	pc->h.db_arg[3] = fd;
 	host_doorbell(PORT_WRITE, 0);
 	arch_local_irq_restore(flags);
 }

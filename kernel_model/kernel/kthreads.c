@@ -27,7 +27,7 @@ struct spawn_req {
 	char argv[HOST_REQ_ARGV];
 };
 
-/* exec of what the host asked for failed: say why on its stderr (out) and exit as a shell
+/* exec of what the host asked for failed: say why on its stderr (`out`) and exit as a shell
  * does, 127 when there is no such program, 126 when it cannot run here */
 static void exec_failed(struct file *out, const char *name, int err, const char *interp)
 {
@@ -56,7 +56,7 @@ static int spawn_program(void *arg)
 	struct pt_regs *regs = (struct pt_regs *)((char *)current->stack + THREAD_SIZE) - 1;
 	const char *vec[32];
 	const char *p = req->argv;
-	struct file *in, *out;
+	struct file *in, *out, *err;
 	char interp[128];
 	int i, ret;
 
@@ -71,18 +71,20 @@ static int spawn_program(void *arg)
 		do_exit(127 << 8);
 	host_view_enter();	/* its "/" is the host's (fs/init.c) */
 	in = filp_open("/dev/null", 0, 0);
-	out = hostpipe_open(req->id);
-	if (IS_ERR(in) || IS_ERR(out))
+	out = hostpipe_open(req->id, 1);
+	err = hostpipe_open(req->id, 2);
+	if (IS_ERR(in) || IS_ERR(out) || IS_ERR(err))
 		do_exit(127 << 8);
 	init_dup(in);
 	init_dup(out);
-	init_dup(out);
+	init_dup(err);
 	fput(in);
+	fput(out);
 	interp[0] = 0;
 	ret = kernel_execve(vec[0], vec, i, regs, interp);
 	if (ret)	/* as a shell says it: 127 not found, 126 found but not runnable */
-		exec_failed(out, vec[0], ret, interp);
-	fput(out);
+		exec_failed(err, vec[0], ret, interp);
+	fput(err);
 	kfree(req);
 	return 0;
 }

@@ -360,7 +360,8 @@ def _daemon_socket(mount: str | None, purpose: str) -> str:
 def cmd_exec(args: argparse.Namespace) -> int:
     socket_path = _daemon_socket(args.mount, f"to run {args.program} in")
     try:
-        return control.exec_program(socket_path, [args.program, *args.args], sys.stdout.buffer)
+        return control.exec_program(socket_path, [args.program, *args.args], sys.stdout.buffer,
+                                    err_out=sys.stderr.buffer)
     except BrokenPipeError:
         # Whoever read our output stopped (`| head`): end as a shell pipeline would.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -6,7 +6,8 @@ the server answers with JSON lines.
     {"op": "info"}            -> {"cpus": N, "kallsyms": "...", "programs": [...], "pid": PID,
                                   "session": {"produced": N, "retired": N, "lost": N} or null}
     {"op": "exec", "argv": [...]}
-                              -> {"output": BASE64} ... as the program writes (batched),
+                              -> {"output": BASE64} (its stdout) and {"stderr": BASE64} ... as
+                                 the program writes, in its order (batched),
                                  then {"error": MSG} if it could not start, then {"status": N}
     {"op": "session"}         -> {"offset": N, "size": N} with three descriptors (SCM_RIGHTS): the
                                  machine's RAM file, the doorbell eventfd and the reply eventfd (the
@@ -293,7 +294,7 @@ async def _exec(machine: ServedMachine, stream: trio.SocketStream, argv: Any, re
     pump = _OutputPump(trio.lowlevel.current_trio_token())
     try:
         # spawn waits for the guest to start the program: never block the loop serving FUSE.
-        process = await trio.to_thread.run_sync(machine.spawn, argv, pump.write)
+        process = await trio.to_thread.run_sync(machine.spawn, argv, pump.write, pump.write_stderr)
     except FileNotFoundError:
         await _send(stream, {"error": f"tracefs-sim exec: {argv[0]}: no such program"})
         await _send(stream, {"status": 127})
@@ -318,9 +319,9 @@ async def _exec(machine: ServedMachine, stream: trio.SocketStream, argv: Any, re
             nursery.start_soon(_cancel_on_hangup, stream, rest, nursery.cancel_scope)
             nursery.start_soon(wait_exit)
             while True:
-                data, status = await pump.take()
-                if data:
-                    await _send(stream, {"output": base64.b64encode(data).decode("ascii")})
+                chunks, status = await pump.take()
+                for key, data in chunks:
+                    await _send(stream, {key: base64.b64encode(data).decode("ascii")})
                 if status is not None:
                     if process.killed_by:  # the kernel died under it: say so, as a shell says "Killed"
                         reason = process.killed_by.splitlines()[0]
@@ -348,25 +349,36 @@ async def _cancel_on_hangup(stream: trio.SocketStream, rest: bytes, scope: trio.
 
 
 class _OutputPump:
-    """Carries program output from machine threads to the connection, one wakeup per batch."""
+    """Carries program output from machine threads to the connection, one wakeup per batch;
+    each chunk tagged with the message key it goes under ("output": stdout, "stderr")."""
 
     def __init__(self, token: trio.lowlevel.TrioToken):
         import trio
 
         self._token = token
         self._lock = threading.Lock()
-        self._chunks: list[bytes] = []
+        self._chunks: list[tuple[str, bytes]] = []
         self._wake_pending = False
         self._discard = False
         self._status: int | None = None
         self._ready = trio.Event()
 
     def write(self, data: bytes) -> None:
-        """Called from a machine thread with what the program wrote."""
+        """Called from a machine thread with what the program wrote to its stdout."""
+        self._put("output", data)
+
+    def write_stderr(self, data: bytes) -> None:
+        """... and to its stderr."""
+        self._put("stderr", data)
+
+    def _put(self, key: str, data: bytes) -> None:
         with self._lock:
             if self._discard:
                 return
-            self._chunks.append(bytes(data))
+            if self._chunks and self._chunks[-1][0] == key:
+                self._chunks[-1] = (key, self._chunks[-1][1] + bytes(data))
+            else:
+                self._chunks.append((key, bytes(data)))
             if self._wake_pending:
                 return
             self._wake_pending = True
@@ -389,17 +401,18 @@ class _OutputPump:
             self._discard = True
             self._chunks.clear()
 
-    async def take(self) -> tuple[bytes, int | None]:
-        """Wait for output or the exit; return the output so far and the status once exited."""
+    async def take(self) -> tuple[list[tuple[str, bytes]], int | None]:
+        """Wait for output or the exit; return the output so far, in the order written, as
+        (key, bytes) chunks, and the status once exited."""
         import trio
 
         await self._ready.wait()
         self._ready = trio.Event()
         with self._lock:
-            data = b"".join(self._chunks)
-            self._chunks.clear()
+            chunks = self._chunks
+            self._chunks = []
             self._wake_pending = False
-        return data, self._status
+        return chunks, self._status
 
 
 # ---------------------------------------------------------------------------------------------
@@ -494,8 +507,10 @@ def disassemble(path: str, target: str, timeout: float | None = 10.0) -> JsonObj
     raise ControlError(f"the daemon on {path} closed the connection without answering")
 
 
-def exec_program(path: str, argv: list[str], out: BinaryIO, err: TextIO | None = None) -> int:
-    """Run `argv` in the emulated kernel; copy its output to `out`; return its exit status.
+def exec_program(path: str, argv: list[str], out: BinaryIO, err: TextIO | None = None,
+                 err_out: BinaryIO | None = None) -> int:
+    """Run `argv` in the emulated kernel; copy its stdout to `out` and its stderr to `err_out`
+    (to `out` when None); return its exit status.
 
     Errors the daemon reports (e.g. an unknown program, status 127) go to `err` (stderr)."""
     err = err if err is not None else sys.stderr
@@ -503,9 +518,11 @@ def exec_program(path: str, argv: list[str], out: BinaryIO, err: TextIO | None =
         sock.settimeout(None)  # a program may run as long as it likes
         _send_request(sock, path, {"op": "exec", "argv": list(argv)})
         for message in _replies(sock, path):
-            if "output" in message:
-                out.write(base64.b64decode(message["output"]))
-                out.flush()
+            if "output" in message or "stderr" in message:
+                key = "output" if "output" in message else "stderr"
+                to = out if key == "output" or err_out is None else err_out
+                to.write(base64.b64decode(message[key]))
+                to.flush()
             elif "error" in message:
                 print(message["error"], file=err)
             elif "status" in message:

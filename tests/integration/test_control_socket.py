@@ -49,7 +49,7 @@ class StandInMachine:
     def session_stats(self):
         return None   # no session ring
 
-    def spawn(self, argv, on_output=None):
+    def spawn(self, argv, on_output=None, on_stderr=None):
         self.spawned.append(argv)
         if argv[0] == "echo":
             return ScriptedProcess([(" ".join(argv[1:]) + "\n").encode()], 0, on_output)
@@ -194,6 +194,21 @@ def test_silent_client_is_dropped(server, monkeypatch):
         s.settimeout(5)
         s.connect(path)
         assert b"no request within" in s.makefile("rb").read()
+
+
+def test_exec_gives_the_programs_stderr_apart_from_its_stdout(machine_server):
+    # the emulated cat's fd 2 is a file of its own: what it writes there is the caller's stderr
+    path, _ = machine_server
+    out, err, err_out = io.BytesIO(), io.StringIO(), io.BytesIO()
+    assert control.exec_program(path, ["cat", "/etc/hostname", "/nonexistent"], out, err, err_out) == 1
+    with open("/etc/hostname", "rb") as f:
+        assert out.getvalue() == f.read()
+    assert err_out.getvalue() == b"cat: /nonexistent: No such file or directory\n"
+    assert err.getvalue() == ""
+    # without a place for it, stderr joins stdout, as before
+    out = io.BytesIO()
+    assert control.exec_program(path, ["cat", "/nonexistent"], out) == 1
+    assert out.getvalue() == b"cat: /nonexistent: No such file or directory\n"
 
 
 def test_exec_returns_when_the_kernel_panics_under_the_program(machine_server):

@@ -3,6 +3,7 @@ exits and system calls are what the trace sees, as on Linux."""
 
 import os
 import re
+import shutil
 
 import pytest
 from simtest import section, tracefs_sim
@@ -150,3 +151,22 @@ def test_mount_of_tracefs_in_a_namespace_of_the_callers_own(tmp_path):
               f"echo '== outside'; grep -c {tmp_path} /proc/mounts || true")
     assert out.splitlines()[:2] == ["1", "1"]
     assert section(out, "outside") == ["0"]
+
+
+@pytest.mark.skipif(not (shutil.which("strace") and shutil.which("gdb")), reason="needs strace and gdb")
+def test_strace_and_gdb_work_on_session_processes():
+    # the supervisor's seccomp filter and ptrace coexist: strace sees every call of the traced
+    # shell and its child, gdb stops a program at its first instruction and lets it finish, and
+    # the processes under them are the kernel's tasks all the same
+    out = run(f"echo 1 > {T}/events/sched/sched_process_exec/enable;"
+              f"echo '== strace'; strace -f -e trace=execve,exit_group sh -c 'ls / > /dev/null' 2>&1;"
+              f"echo '== gdb'; gdb -nx -q -batch -ex starti -ex stepi -ex continue /bin/true 2>&1;"
+              f"echo 0 > {T}/events/sched/sched_process_exec/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    strace = section(out, "strace")
+    assert any('execve("/usr/bin/ls"' in line for line in strace), strace
+    assert sum("+++ exited with 0 +++" in line for line in strace) == 2, strace
+    gdb = section(out, "gdb")
+    assert any("Program stopped." in line for line in gdb) and "[Inferior 1 (process" in gdb[-1] \
+        and gdb[-1].endswith("exited normally]"), gdb
+    execs = {comm for comm, _, _, event, _ in events(section(out, "trace")) if event == "sched_process_exec"}
+    assert {"strace", "sh", "ls", "gdb", "true"} <= execs, execs

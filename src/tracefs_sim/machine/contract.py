@@ -405,8 +405,10 @@ class ServedMachine(TracedMachine, Protocol):
     def kallsyms(self) -> str: ...  # /proc/kallsyms
     def programs(self) -> list[str]: ...
 
-    def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None) -> SpawnedProgram:
-        """Run an emulated program; FileNotFoundError for one the kernel does not have."""
+    def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None,
+              on_stderr: Callable[[bytes], None] | None = None) -> SpawnedProgram:
+        """Run an emulated program; its stdout to on_output, its stderr to on_stderr (else to
+        on_output); FileNotFoundError for one the kernel does not have."""
         ...
 
     # -- a session's processes as the kernel's tasks (session/, kernel/session.c) --

@@ -248,10 +248,10 @@ class Machine:
             self._console += hostif.read_kernel(text, min(length, CONSOLE_LINE_MAX))
             del self._console[:-CONSOLE_KEEP]
         elif port == PORT_WRITE:
-            host_id, buf, length, _ = hostif.doorbell_args(cpu.index)
+            host_id, buf, length, fd = hostif.doorbell_args(cpu.index)
             proc = self._processes.get(host_id)
             if proc is not None:
-                proc._output(hostif.read_kernel(buf, length))
+                proc._output(hostif.read_kernel(buf, length), fd)
         elif port == PORT_EXIT:
             host_id, status, _, _ = hostif.doorbell_args(cpu.index)
             proc = self._processes.pop(host_id, None)
@@ -415,12 +415,13 @@ class Machine:
             return True
         return caught_up(self._ram().u64, where[0], timeout)
 
-    def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None) -> Process:
+    def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None,
+              on_stderr: Callable[[bytes], None] | None = None) -> Process:
         # a path is the guest's to find (its "/" is the host's); a bare name one of its own
         if not argv or ("/" not in argv[0] and argv[0] not in self.programs()):
             raise FileNotFoundError(2, "No such file or directory", argv[0] if argv else "")
         self._check_running()
-        proc = Process(next(self._ids), on_output)
+        proc = Process(next(self._ids), on_output, on_stderr)
         self._processes[proc.host_id] = proc
         posted = threading.Event()
 

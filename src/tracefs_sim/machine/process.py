@@ -15,12 +15,15 @@ class TaskInfo:
 
 
 class Process:
-    """A program the host asked the guest to run (Machine.spawn)."""
+    """A program the host asked the guest to run (Machine.spawn): what it writes to its
+    stdout goes to on_output, to its stderr to on_stderr (to on_output too when there is none)."""
 
-    def __init__(self, host_id: int, on_output: Callable[[bytes], None] | None):
+    def __init__(self, host_id: int, on_output: Callable[[bytes], None] | None,
+                 on_stderr: Callable[[bytes], None] | None = None):
         self.host_id = host_id
         self.pid = -1
         self._on_output = on_output
+        self._on_stderr = on_stderr
         self._started = threading.Event()
         self._exited = threading.Event()
         self._status: int | None = None
@@ -39,11 +42,12 @@ class Process:
         self.pid = pid
         self._started.set()
 
-    def _output(self, data: bytes) -> None:
-        if self._on_output is None:
+    def _output(self, data: bytes, fd: int = 1) -> None:
+        deliver = self._on_stderr if fd == 2 and self._on_stderr is not None else self._on_output
+        if deliver is None:
             return
         try:
-            self._on_output(data)
+            deliver(data)
         except Exception:  # a consumer's bug must not take the machine down
             logging.getLogger(__name__).exception("on_output callback of pid %d failed", self.pid)
 
