@@ -26,6 +26,8 @@
 				 * served at once (natively: src/tracefs_sim/machine/native/hostfs.c) */
 #define PORT_TLB	0x51d	/* a user address space other CPUs may run lost translations:
 				 * they forget every user one (the TLB shootdown's IPIs) */
+#define PORT_UPROBE	0x51e	/* db_arg: address of a struct uprobe_call: the host's uprobe
+				 * handlers run (kernel/events/uprobes.c, probes/uprobes.py) */
 #define PORT_PERF_WAKEUP 0x520	/* al = perf pool region: a wakeup of the buffer there, which a
 				 * session's supervisor waits for (uapi/perf_pool.h) */
 #define PORT_KPROBE	0x521	/* db_arg: address of the struct kprobe_host_req posted

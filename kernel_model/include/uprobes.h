@@ -57,5 +57,10 @@ void uprobe_clear_state(struct mm_struct *mm);
 void uprobe_free_utask(struct task_struct *t);
 void uprobe_copy_process(struct task_struct *t, struct mm_struct *oldmm);
 /* the host's handlers run here (a code hook): consumer `k` of point `idx` */
+/* What uprobe_dispatch() hands the host at its doorbell (PORT_UPROBE): consumer k of point idx
+ * (at the hit, or at the return when is_ret) runs on regs; fault: see uprobe_dispatch(). */
+struct uprobe_call {
+	u64 regs, idx, k, func, is_ret, fault;
+};
 void uprobe_dispatch(struct pt_regs *regs, u64 idx, u64 k, u64 func, u64 is_ret, unsigned long *fault);
 #endif

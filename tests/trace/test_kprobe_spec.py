@@ -25,9 +25,7 @@ from tracefs_sim.trace.events import TraceEvent
 from tracefs_sim.trace.dynevent import ReleaseCommand, argv_split, iter_commands, parse_release
 from tracefs_sim.trace.kprobe_spec import (
     KprobeSpec,
-    check_existing,
     create_kprobe,
-    event_exists_error,
     registration_error,
     trace_kprobe_match,
 )
@@ -209,9 +207,9 @@ class Registry:
     def register(self, spec: KprobeSpec) -> None:
         siblings = [p for p in self.probes if (p.group, p.event) == (spec.group, spec.event)]
         if siblings:
-            check_existing(spec, siblings)
+            spec.check_existing(siblings)
         elif (spec.group, spec.event) in STATIC_EVENTS:
-            raise event_exists_error(spec)
+            raise spec.event_exists_error()
         resolved = spec.resolve_args(SYMS.lookup)
         err = resolved if isinstance(resolved, int) else arm(spec)
         if err:

@@ -109,13 +109,19 @@ static int find_active_uprobe(struct mm_struct *mm, unsigned long bp_vaddr)
 	return found;
 }
 
-/* The host's handlers are a code hook here; the compiler must keep the call.  A handler
- * whose fetch met a user page not mapped in yet sets *fault to its address (fault NULL: the
- * last try, a fault is a fault) and records nothing. */
+/* The host's handlers run at a doorbell (no code hook: a hook that may stop the CPU mid-block
+ * would slow every CPU down for as long as it is there).  A handler whose fetch met a user
+ * page not mapped in yet sets *fault to its address (fault NULL: the last try, a fault is a
+ * fault) and records nothing. */
 noinline notrace void uprobe_dispatch(struct pt_regs *regs, u64 idx, u64 k, u64 func, u64 is_ret,
 				      unsigned long *fault)
 {
-	asm volatile("" : : "r"(regs), "r"(idx), "r"(k), "r"(func), "r"(is_ret), "r"(fault) : "memory");
+	struct uprobe_call call = { (u64)regs, idx, k, func, is_ret, (u64)fault };
+	unsigned long flags = arch_local_irq_save();	/* db_arg is per-CPU */
+
+	this_cpu()->h.db_arg[0] = (u64)&call;
+	host_doorbell(PORT_UPROBE, 0);
+	arch_local_irq_restore(flags);
 }
 
 #define UPROBE_FAULT_TRIES 8

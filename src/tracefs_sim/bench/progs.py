@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
 
 from .launch import mounted, tracefs_sim
 from .runner import Sample
@@ -89,6 +90,8 @@ def _file_offsets(path: str, names: list[str] | None = None, count: int = 0) -> 
         elf = ELFFile(f)
         text = elf.get_section_by_name(".text")
         symtab = elf.get_section_by_name(".symtab")
+        if text is None or not isinstance(symtab, SymbolTableSection):
+            raise RuntimeError(f"{path} has no .text or no symbol table")
         lo, hi = text["sh_addr"], text["sh_addr"] + text["sh_size"]
         found: dict[str, int] = {}
         for sym in symtab.iter_symbols():

@@ -4,10 +4,14 @@ laid out by one function, for the top level and for every instance.
 """
 
 import errno
+from collections.abc import Callable
+from functools import partial
+from typing import Protocol, Unpack
 
 from ..namespace import (DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, SYSCTL_KERNEL_VIEW,
                          ProcMountsView)
 from ..lib.sysctl import SysctlFile
+from ..probes.kprobes.debugfs import KprobeDebugViews
 from ..trace import readme
 from ..trace.core import TraceCore
 from ..trace.event_control import EventControl
@@ -18,13 +22,28 @@ from ..trace.raw_pipe import RawPageReader
 from ..trace.ring_buffer import entry_header_format, page_header_format
 from ..trace.trace_array import TraceArray
 from .process import comm_of, traced_pid
-from .tree import (MODE_MARKER, MODE_READ_ONLY, MODE_READ_WRITE, MODE_WRITE_ONLY, DirNode, PageSource,
-                   PipeSource, Tree)
+from .tree import (MODE_MARKER, MODE_READ_ONLY, MODE_READ_WRITE, MODE_WRITE_ONLY, DirNode, FileBindings,
+                   PageSource, PipeSource, Tree)
+
+# note(path): told each README path a trace array's files create
+Note = Callable[[str], None]
 
 
-def _text(text: str):
+class AddFile(Protocol):
+    """Adds a file of a trace array under parent, noting its README path."""
+
+    def __call__(self, parent: DirNode, name: str, mode: int, path: str, **bindings: Unpack[FileBindings]) -> None:
+        ...
+
+
+def _text(text: str) -> Callable[[], bytes]:
     data = text.encode()
     return lambda: data
+
+
+def _close_trace(ta: TraceArray) -> Callable[[object], None]:
+    """`trace`'s release: what its open returned (whether it paused recording) back to the array."""
+    return lambda paused: ta.close_trace(bool(paused))
 
 
 def _discard(data: bytes) -> None:
@@ -46,7 +65,7 @@ def build_tree(core: TraceCore) -> Tree:
     readme_node = tree.add_file(root, "README", MODE_READ_ONLY)
     events.listeners.append(add_trace_array_files(tree, root, ta, events, paths.add, top_level=True))
 
-    def add(name: str, mode: int, **bindings) -> None:
+    def add(name: str, mode: int, **bindings: Unpack[FileBindings]) -> None:
         tree.add_file(root, name, mode, **bindings)
         paths.add(name)
 
@@ -103,13 +122,13 @@ def build_tree(core: TraceCore) -> Tree:
     return tree
 
 
-def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, note, *,
+def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, note: Note, *,
                           top_level: bool) -> "EventDirs":
     """The files every trace array has (init_tracer_tracefs, create_event_toplevel_files);
     note(path) is told each README path created; top_level: the global array, not an instance.
     Returns what keeps its events/ directory in step with dynamic events."""
 
-    def add(parent: DirNode, name: str, mode: int, path: str, **bindings) -> None:
+    def add(parent: DirNode, name: str, mode: int, path: str, **bindings: Unpack[FileBindings]) -> None:
         tree.add_file(parent, name, mode, **bindings)
         note(path)
 
@@ -125,7 +144,7 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     add(top, "free_buffer", MODE_WRITE_ONLY, "free_buffer",
         write=ta.write_free_buffer, released=lambda token: ta.release_free_buffer())
     add(top, "trace", MODE_READ_WRITE, "trace", read=ta.read_trace, write=_discard, truncate=ta.clear_trace,
-        opened=ta.open_trace, released=ta.close_trace)
+        opened=ta.open_trace, released=_close_trace(ta))
     add(top, "trace_clock", MODE_READ_WRITE, "trace_clock", read=ta.read_trace_clock, write=ta.write_trace_clock)
     add(top, "snapshot", MODE_READ_WRITE, "snapshot", read=ta.snapshot.read, write=ta.snapshot.write)
     # The writer of a marker is the host process that opened the file.
@@ -149,35 +168,34 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     options_dir = tree.mkdir(top, "options")
     for name in ta.options.file_names(top_level):
         tree.add_file(options_dir, name, MODE_READ_WRITE,
-                      read=lambda name=name: ta.options.read_option(name),
-                      write=lambda data, name=name: ta.options.write_option(name, data), settled=True)
+                      read=partial(ta.options.read_option, name), write=partial(ta.options.write_option, name),
+                      settled=True)
 
     per_cpu = tree.mkdir(top, "per_cpu")
     for cpu in range(ta.nr_cpus):
         cpu_dir = tree.mkdir(per_cpu, f"cpu{cpu}")
         add(cpu_dir, "buffer_size_kb", MODE_READ_WRITE, "per_cpu/cpu<N>/buffer_size_kb",
-            read=lambda cpu=cpu: ta.read_buffer_size_kb(cpu),
-            write=lambda data, cpu=cpu: ta.write_buffer_size_kb(data, cpu))
-        add(cpu_dir, "stats", MODE_READ_ONLY, "per_cpu/cpu<N>/stats", read=lambda cpu=cpu: ta.read_stats(cpu))
+            read=partial(ta.read_buffer_size_kb, cpu), write=partial(ta.write_buffer_size_kb, cpu=cpu))
+        add(cpu_dir, "stats", MODE_READ_ONLY, "per_cpu/cpu<N>/stats", read=partial(ta.read_stats, cpu))
         add(cpu_dir, "trace", MODE_READ_WRITE, "per_cpu/cpu<N>/trace",
-            read=lambda cpu=cpu: ta.read_trace(cpu), write=_discard, truncate=lambda cpu=cpu: ta.clear_trace(cpu),
-            opened=ta.open_trace, released=ta.close_trace)
+            read=partial(ta.read_trace, cpu), write=_discard, truncate=partial(ta.clear_trace, cpu),
+            opened=ta.open_trace, released=_close_trace(ta))
         # One wait queue for the whole buffer: a batch on any CPU wakes every pipe reader.
         add(cpu_dir, "trace_pipe", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe",
-            pipe=PipeSource(lambda size, cpu=cpu: ta.consume(cpu, size), ta.buffer.waiters, lambda: ta.tracing_on),
+            pipe=PipeSource(partial(ta.consume, cpu), ta.buffer.waiters, lambda: ta.tracing_on),
             opened=ta.open_pipe, released=ta.close_pipe)
         add(cpu_dir, "trace_pipe_raw", MODE_READ_ONLY, "per_cpu/cpu<N>/trace_pipe_raw",
-            pages=PageSource(lambda cpu=cpu: RawPageReader(ta, cpu), ta.buffer.waiters),
+            pages=PageSource(partial(RawPageReader, ta, cpu), ta.buffer.waiters),
             opened=ta.open_pipe, released=ta.close_pipe)
         add(cpu_dir, "snapshot", MODE_READ_WRITE, "per_cpu/cpu<N>/snapshot",
-            read=lambda cpu=cpu: ta.snapshot.read(cpu), write=lambda data, cpu=cpu: ta.snapshot.write(data, cpu))
+            read=partial(ta.snapshot.read, cpu), write=partial(ta.snapshot.write, cpu=cpu))
         add(cpu_dir, "snapshot_raw", MODE_READ_ONLY, "per_cpu/cpu<N>/snapshot_raw",
-            pages=PageSource(lambda cpu=cpu: RawPageReader(ta.snapshot, cpu), ta.snapshot.waiters))
+            pages=PageSource(partial(RawPageReader, ta.snapshot, cpu), ta.snapshot.waiters))
 
     return _add_events(tree, top, ta, events, add, note)
 
 
-def _add_function_files(top: DirNode, functions: FunctionTracing, add) -> None:
+def _add_function_files(top: DirNode, functions: FunctionTracing, add: AddFile) -> None:
     """The function tracers' files of a trace array (ftrace_init_tracefs,
     ftrace_init_dyn_tracefs): the filter and pid files, and with the graph tracer (top level
     only) the global ones."""
@@ -196,12 +214,12 @@ def _add_function_files(top: DirNode, functions: FunctionTracing, add) -> None:
     add(top, "enabled_functions", MODE_READ_ONLY, "enabled_functions", read=ftrace.read_enabled_functions)
     add(top, "max_graph_depth", MODE_READ_WRITE, "max_graph_depth", read=graph.read_max_depth,
         write=graph.write_max_depth)
-    for name, filter_file in (("set_graph_function", graph.functions), ("set_graph_notrace", graph.notrace)):
-        add(top, name, MODE_READ_WRITE, name, session=filter_file.open)
+    for name, graph_file in (("set_graph_function", graph.functions), ("set_graph_notrace", graph.notrace)):
+        add(top, name, MODE_READ_WRITE, name, session=graph_file.open)
 
 
-def _add_events(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, add,
-                note) -> "EventDirs":
+def _add_events(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry, add: AddFile,
+                note: Note) -> "EventDirs":
     control = ta.events
     events_dir = tree.mkdir(top, "events")
     note("events")
@@ -226,23 +244,23 @@ def _add_events(tree: Tree, top: DirNode, ta: TraceArray, events: EventRegistry,
 
 
 def _add_system_dir(tree: Tree, events_dir: DirNode, system: str, system_events: list[TraceEvent],
-                    control: EventControl, add, note, *, volatile: bool) -> DirNode:
+                    control: EventControl, add: AddFile, note: Note, *, volatile: bool) -> DirNode:
     """volatile: the directory goes with its last (dynamic) event (Node.volatile)."""
     system_dir = tree.mkdir(events_dir, system, volatile=volatile)
     note("events/<system>")
     # ftrace's own record types cannot be enabled or filtered: no enable/filter files.
     if not all(e.ftrace for e in system_events):
         add(system_dir, "enable", MODE_READ_WRITE, "events/<system>/enable",
-            read=lambda system=system: control.read_enable(system),
-            write=lambda data, system=system: control.write_enable(data, system), settled=True)
+            read=partial(control.read_enable, system), write=partial(control.write_enable, system=system),
+            settled=True)
         add(system_dir, "filter", MODE_READ_WRITE, "events/<system>/filter",
             read=control.read_system_filter,
-            write=lambda data, system=system: control.write_system_filter(system, data), settled=True)
+            write=partial(control.write_system_filter, system), settled=True)
     return system_dir
 
 
-def _add_event_dir(tree: Tree, system_dir: DirNode, event: TraceEvent, control: EventControl, add,
-                   note, *, volatile: bool) -> None:
+def _add_event_dir(tree: Tree, system_dir: DirNode, event: TraceEvent, control: EventControl, add: AddFile,
+                   note: Note, *, volatile: bool) -> None:
     """volatile: a dynamic event's directory, which goes while its system's stays."""
     event_dir = tree.mkdir(system_dir, event.name, volatile=volatile)
     note("events/<system>/<event>")
@@ -251,16 +269,15 @@ def _add_event_dir(tree: Tree, system_dir: DirNode, event: TraceEvent, control: 
     add(event_dir, "id", MODE_READ_ONLY, "events/<system>/<event>/id", read=_text(event.id_text()), settled=True)
     if not event.ftrace:
         add(event_dir, "enable", MODE_READ_WRITE, "events/<system>/<event>/enable",
-            read=lambda e=event: control.read_enable(e.system, e.name),
-            write=lambda data, e=event: control.write_enable(data, e.system, e.name), settled=True)
+            read=partial(control.read_enable, event.system, event.name),
+            write=partial(control.write_enable, system=event.system, name=event.name), settled=True)
         add(event_dir, "filter", MODE_READ_WRITE, "events/<system>/<event>/filter",
-            read=lambda e=event: control.read_filter(e),
-            write=lambda data, e=event: control.write_filter(e, data), settled=True)
+            read=partial(control.read_filter, event), write=partial(control.write_filter, event), settled=True)
     add(event_dir, "trigger", MODE_READ_WRITE, "events/<system>/<event>/trigger",
-        read=lambda e=event: control.triggers.read(e), write=lambda data, e=event: control.triggers.write(e, data),
-        truncate=lambda e=event: control.triggers.truncate(e), settled=True)
+        read=partial(control.triggers.read, event), write=partial(control.triggers.write, event),
+        truncate=partial(control.triggers.truncate, event), settled=True)
     add(event_dir, "hist", MODE_READ_ONLY, "events/<system>/<event>/hist",
-        read=lambda e=event: control.triggers.read_hist(e))
+        read=partial(control.triggers.read_hist, event))
 
 
 class EventDirs:
@@ -273,18 +290,22 @@ class EventDirs:
         self._events_dir = events_dir
         self._control = control
 
-    def _add(self, parent: DirNode, name: str, mode: int, path: str, **bindings) -> None:
+    def _add(self, parent: DirNode, name: str, mode: int, path: str, **bindings: Unpack[FileBindings]) -> None:
         self._tree.add_file(parent, name, mode, **bindings)
 
-    def event_added(self, event) -> None:
-        system_dir = self._events_dir.children.get(event.system)
+    def _system_dir(self, system: str) -> DirNode | None:
+        found = self._events_dir.children.get(system)
+        return found if isinstance(found, DirNode) else None
+
+    def event_added(self, event: TraceEvent) -> None:
+        system_dir = self._system_dir(event.system)
         if system_dir is None:
             system_dir = _add_system_dir(self._tree, self._events_dir, event.system, [event], self._control,
                                          self._add, lambda path: None, volatile=True)
         _add_event_dir(self._tree, system_dir, event, self._control, self._add, lambda path: None, volatile=True)
 
-    def event_removed(self, event) -> None:
-        system_dir = self._events_dir.children.get(event.system)
+    def event_removed(self, event: TraceEvent) -> None:
+        system_dir = self._system_dir(event.system)
         if system_dir is None or event.name not in system_dir.children:
             return
         self._tree.remove(system_dir, event.name)
@@ -301,11 +322,10 @@ _MODE_DEBUGFS_READ = 0o400
 _MODE_DEBUGFS_RW = 0o600
 
 
-def add_debug_views(tree: Tree, kprobe_views) -> None:
+def add_debug_views(tree: Tree, kprobe_views: KprobeDebugViews) -> None:
     """The emulated kernel's files that live outside tracefs on Linux, in a hidden directory of
     the root (namespace.DEBUG_VIEWS_DIR): `kprobes/` (debugfs's) and `sysctl-debug/`
-    (/proc/sys/debug), which the session's namespace binds at the Linux paths.
-    kprobe_views: a probes.kprobes.debugfs.KprobeDebugViews."""
+    (/proc/sys/debug), which the session's namespace binds at the Linux paths."""
     hidden = _views_dir(tree)
     kprobes = tree.mkdir(hidden, "kprobes", _MODE_DEBUGFS_DIR)
     tree.add_file(kprobes, "list", _MODE_DEBUGFS_READ, read=kprobe_views.read_list)
@@ -330,13 +350,11 @@ def add_pmu_views(tree: Tree, pmus: dict[str, tuple[int, dict[str, str]]]) -> No
     devices = tree.mkdir(_views_dir(tree), EVENT_SOURCE_VIEW, _MODE_SYSFS_DIR)
     for name, (pmu_type, formats) in pmus.items():
         pmu = tree.mkdir(devices, name, _MODE_SYSFS_DIR)
-        text = f"{pmu_type}\n".encode()
-        tree.add_file(pmu, "type", _MODE_SYSFS_READ, read=lambda text=text: text)
+        tree.add_file(pmu, "type", _MODE_SYSFS_READ, read=_text(f"{pmu_type}\n"))
         if formats:
             fmt = tree.mkdir(pmu, "format", _MODE_SYSFS_DIR)
             for field, spec in formats.items():
-                line = f"{spec}\n".encode()
-                tree.add_file(fmt, field, _MODE_SYSFS_READ, read=lambda line=line: line)
+                tree.add_file(fmt, field, _MODE_SYSFS_READ, read=_text(f"{spec}\n"))
 
 
 def _views_dir(tree: Tree) -> DirNode:

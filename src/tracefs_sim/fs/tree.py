@@ -168,6 +168,7 @@ class FileBindings(TypedDict, total=False):
     session: Callable[..., FileSession]
     pipe: PipeSource
     pages: PageSource
+    settled: bool
 
 
 N = TypeVar("N", bound=Node)

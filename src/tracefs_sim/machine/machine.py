@@ -120,6 +120,8 @@ class Machine:
         self.tracing = GuestTracing(self)
         self._attach_fns: list[Callable[[PhysMem], None]] = []  # see on_ram_loaded
         self._hooks = HookTable()  # code hooks and the int3 handler (probe engines)
+        # port -> a probe engine's handler of the guest's doorbell there (set_doorbell_handler)
+        self._doorbells: dict[int, Callable[[HookContext, tuple[int, int, int, int]], None]] = {}
         self._console = bytearray()  # the serial console's output, its last CONSOLE_KEEP bytes
         self._int3 = Int3Table()  # int3s redirected natively (probe engines' guest-handled points)
         self._session_doorbell: SessionDoorbell | None = None
@@ -281,6 +283,12 @@ class Machine:
                         hostif.read_kernel(msg_va, length).decode(errors="replace") + "\n" +
                         self._oops(cpu))
             uc.emu_stop()
+        else:
+            handler = self._doorbells.get(port)
+            if handler is not None:
+                ctx = self._hooks.context(cpu.index)
+                ctx._enter()
+                handler(ctx, hostif.doorbell_args(cpu.index))
 
     def _on_invalid(self, uc: Uc, cpu: Cpu) -> bool:
         if not cpu.in_user_mode():
@@ -564,6 +572,16 @@ class Machine:
         if self._runner is None:
             return self._hooks.add(addr, callback)
         return self._stop_machine(lambda: self._hooks.add(addr, callback))
+
+    def set_doorbell_handler(self, port: int,
+                             fn: Callable[[HookContext, tuple[int, int, int, int]], None] | None) -> None:
+        """fn(ctx, the CPU's doorbell arguments) runs on the CPU that rings `port` (an `out`
+        the guest makes where host code must run: unlike a code hook, it costs nothing
+        elsewhere); None removes it."""
+        if fn is None:
+            self._doorbells.pop(port, None)
+        else:
+            self._doorbells[port] = fn
 
     def remove_code_hook(self, handle: int) -> None:
         if self._runner is None or not self.running:

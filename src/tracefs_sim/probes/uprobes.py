@@ -10,9 +10,10 @@ reads in from then on, and registration puts it in the pages already mapped (eve
 process that maps the file, as Linux installs it in every mapping of the inode); the last
 consumer gone, the original byte goes back into each of them.
 
-A consumer's handler is host code (the trace_uprobe dispatcher: Python), reached through a
-code hook on the guest's uprobe_dispatch, which the guest calls only for a point that is
-armed -- nothing runs on the host for a program no enabled uprobe probes.  The handler gets
+A consumer's handler is host code (the trace_uprobe dispatcher: Python), reached through the
+doorbell (PORT_UPROBE) the guest's uprobe_dispatch rings, only for a point that is armed --
+nothing runs on the host for a program no enabled uprobe probes, and nothing slows the CPUs
+down meanwhile (a code hook would keep Unicorn's mid-block exit checks on everywhere).  The handler gets
 a UprobeHit: the user registers the int3 trap saved, user memory, and record staging (the
 guest commits the staged record right after the hook, as 6.1 writes a uprobe event's).
 """
@@ -26,7 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..machine.contract import TASK_SIZE, GuestRam, PatchableMachine
-from ..machine.hooks import REG_INDEX, HookContext
+from ..machine.hooks import HookContext
+from ..machine.hostif import PORT_UPROBE
 from ..machine.image import KERNEL_MAP, PAGE_OFFSET
 from . import insn as X
 from .kprobes.hit import ProbeStage
@@ -44,6 +46,7 @@ UPROBE_ARMED, UPROBE_RET, UPROBE_EMU_CALL, UPROBE_EMU_JMP, UPROBE_EMU_JCC = 1, 2
 _POINT = struct.Struct("<QQIIqIIQIIII48s")
 _NHIT = 40
 _U64 = struct.Struct("<Q")
+_CALL = struct.Struct("<6Q")  # struct uprobe_call (include/uprobes.h)
 _VM_WRITE, _VM_MAYSHARE = 0x2, 0x80
 _PTE_PRESENT, _PTE_PS = 0x1, 0x80
 _PTE_PFN = 0x000FFFFFFFFFF000
@@ -166,7 +169,6 @@ class UprobeEngine:
         self._stage = stage
         image = machine.image
         self._table = required_symbol(image, "uprobe_points")
-        self._dispatch = required_symbol(image, "uprobe_dispatch")
         self._file_vm_ops = required_symbol(image, "file_vm_ops")
         abi = image.abi_value
         self._max = abi("UPROBES_MAX")
@@ -180,7 +182,7 @@ class UprobeEngine:
             "vm_area_struct.vm_list", "file.f_inode", "inode.i_ino")}
         self.lock = threading.RLock()  # uprobes_treelock and the register mutex
         self._points: dict[tuple[tuple[int, int], int], Point] = {}
-        self._hook: int | None = None
+        machine.set_doorbell_handler(PORT_UPROBE, self._on_dispatch)
 
     # ---- uprobe_register / uprobe_unregister ----
     def register(self, path: str, inode: tuple[int, int], size: int, offset: int, ref_ctr_offset: int, *,
@@ -201,11 +203,6 @@ class UprobeEngine:
             first = not point.consumers
             point.consumers.append(consumer)
             self._points[(inode, offset)] = point
-            if self._hook is None:
-                # Kept from then on: the guest calls uprobe_dispatch only at an armed point's
-                # hit (and a code hook's removal makes the next exec of a program hang in this
-                # Unicorn: tests/probes/test_uprobes.py shows the hook staying harmless).
-                self._hook = self._machine.add_code_hook(self._dispatch, self._on_dispatch)
             self._sync(point, True if first else None)
             return consumer
 
@@ -310,11 +307,13 @@ class UprobeEngine:
         return table + (va & 0xFFF)
 
     # ---- the hit: handler_chain() / handle_uretprobe_chain() ----
-    def _on_dispatch(self, ctx: HookContext) -> None:
-        """uprobe_dispatch(regs, idx, k, func, is_ret): consumer k of the point's handlers
-        (at the hit, or at the return) runs."""
-        v = ctx.regs()
-        regs_va, idx, k, func, is_ret, fault_at = (v[REG_INDEX[r]] for r in ("di", "si", "dx", "cx", "r8", "r9"))
+    def _on_dispatch(self, ctx: HookContext, args: tuple[int, int, int, int]) -> None:
+        """uprobe_dispatch(regs, idx, k, func, is_ret, fault)'s doorbell, args[0] its struct
+        uprobe_call: consumer k of the point's handlers (at the hit, or at the return) runs."""
+        call = ctx.read(args[0], _CALL.size)
+        if call is None:
+            return
+        regs_va, idx, k, func, is_ret, fault_at = _CALL.unpack(call)
         point = next((p for p in self._points.values() if p.index == idx), None)
         if point is None:
             return

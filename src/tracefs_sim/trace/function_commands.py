@@ -12,7 +12,7 @@ and decrements the counts itself.
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_STACKTRACE,
@@ -93,38 +93,40 @@ class FunctionCommands:
         else:
             self._trace_command(glob, command, param if has_param else None)
 
+    def _probed(self) -> Iterator[tuple[FuncProbe, int, str]]:
+        """(probe, ip, function name) for every function of every probe, in order."""
+        for probe in self.probes:
+            for ip in probe.hash:
+                yield probe, ip, self._name[ip]
+
     def lines(self) -> bytes:
         """t_probe_show(): every probe's functions, as its ops print them."""
         out = []
-        for probe in self.probes:
-            for ip in probe.hash:
-                name = self._name[ip]
-                if probe.command in ("enable_event", "disable_event"):
-                    data = probe.events[ip]
-                    event = data.file.event
-                    count = self._read_counter(data.counter)
-                    tail = "unlimited" if count == -1 else f"count={count}"
-                    out.append(f"{name}:{probe.command}:{event.system}:{event.name}:{tail}\n")
-                elif probe.counted:
-                    out.append(f"{name}:{probe.command}:count={self._read_counter(probe.counters[ip])}\n")
-                else:
-                    out.append(f"{name}:{probe.command}:unlimited\n")
+        for probe, ip, name in self._probed():
+            if probe.command in ("enable_event", "disable_event"):
+                data = probe.events[ip]
+                event = data.file.event
+                count = self._read_counter(data.counter)
+                tail = "unlimited" if count == -1 else f"count={count}"
+                out.append(f"{name}:{probe.command}:{event.system}:{event.name}:{tail}\n")
+            elif probe.counted:
+                out.append(f"{name}:{probe.command}:count={self._read_counter(probe.counters[ip])}\n")
+            else:
+                out.append(f"{name}:{probe.command}:unlimited\n")
         return "".join(out).encode()
 
     def guest_probes(self) -> list[FunctionProbe]:
         """What the guest runs for this array, the newest probe first."""
         out = []
-        for probe in self.probes:
-            for ip in probe.hash:
-                name = self._name[ip]
-                if probe.command in ("enable_event", "disable_event"):
-                    data = probe.events[ip]
-                    cmd = PROBE_ENABLE_EVENT if data.enable else PROBE_DISABLE_EVENT
-                    out.append(FunctionProbe(name, cmd, self.slot, data.counter, data.event_file_addr))
-                else:
-                    slot = _TOP_SLOT if probe.command == "stacktrace" else self.slot
-                    out.append(FunctionProbe(name, _GUEST_COMMAND[probe.command, probe.counted], slot,
-                                             probe.counters.get(ip)))
+        for probe, ip, name in self._probed():
+            if probe.command in ("enable_event", "disable_event"):
+                data = probe.events[ip]
+                cmd = PROBE_ENABLE_EVENT if data.enable else PROBE_DISABLE_EVENT
+                out.append(FunctionProbe(name, cmd, self.slot, data.counter, data.event_file_addr))
+            else:
+                slot = _TOP_SLOT if probe.command == "stacktrace" else self.slot
+                out.append(FunctionProbe(name, _GUEST_COMMAND[probe.command, probe.counted], slot,
+                                         probe.counters.get(ip)))
         return out
 
     def clear(self) -> None:

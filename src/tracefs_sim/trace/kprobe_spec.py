@@ -12,7 +12,8 @@ parsed by dynevent.parse_release(); ``trace_kprobe_match`` says which probes it 
 
 What happens at registration is split the way the kernel splits it, so the registry
 (trace_kprobe.py) and the probe engine call in order: ``check_existing`` (same group/event
-already there: append or refuse), ``event_exists_error`` (the name belongs to another event),
+already there: append or refuse), ``event_exists_error`` (the name belongs to another event)
+-- both trace_probe.ProbeCommand's, shared with uprobes --,
 ``KprobeSpec.resolve_args`` (``@SYM`` addresses) and the engine's own arming, whose errno
 ``registration_error`` turns into Linux's answer (an instruction-boundary refusal is EILSEQ,
 a symbol not there is ENOENT -- accepted, unarmed, when it names a module or an address).
@@ -21,36 +22,24 @@ a symbol not there is ENOENT -- accepted, unarmed, when it names a module or an 
 from __future__ import annotations
 
 import errno
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from ..lib.kstrtox import kstrtoull, kstrtouint, or_none
 from .dynevent import argv_split
 from .ftrace_records import SymFlags, print_ip_sym
 from .probe_args import (
     MAX_ARGSTR_LEN,
-    MAX_TRACE_ARGS,
     ArgValue,
-    ArgField,
     ArgFlags,
     ProbeArg,
     Symbolizer,
-    decode_args,
     format_args,
-    parse_probe_arg,
     split_symbol_offset,
 )
 from .probe_log import ProbeError, ProbeLog
-from .trace_probe import (
-    MAX_EVENT_NAME_LEN,
-    compare_arg_type,
-    match_command_args,
-    parse_event_name,
-    probe_event_fields,
-    probe_event_print_fmt,
-)
+from .trace_probe import MAX_EVENT_NAME_LEN, ProbeCommand, parse_event_name, parse_probe_args
 
 __all__ = [
     "KPROBE_EVENT_SYSTEM",
@@ -59,8 +48,6 @@ __all__ = [
     "KprobeSpec",
     "create_kprobe",
     "trace_kprobe_match",
-    "check_existing",
-    "event_exists_error",
     "registration_error",
 ]
 
@@ -68,9 +55,6 @@ KPROBE_EVENT_SYSTEM = "kprobes"
 KRETPROBE_MAXACTIVE_MAX = 4096
 UINT_MAX = 0xFFFFFFFF
 _ENDBR64 = b"\xf3\x0f\x1e\xfa"
-
-_IP = struct.Struct("<Q")
-_IP_RET = struct.Struct("<QQ")  # a kretprobe's func and ret_ip
 
 # addr -> the value %p prints (hashed), or None while the hash key is not ready: Linux then
 # prints "(____ptrval____)" -- a fresh QEMU boot without entropy shows exactly that.
@@ -97,7 +81,9 @@ def _hashed(hash_pointer: PointerHash, addr: int) -> str:
 
 
 @dataclass(frozen=True)
-class KprobeSpec:
+class KprobeSpec(ProbeCommand):
+    LOCATION: ClassVar[str] = "trace_kprobe"
+
     group: str
     event: str
     is_return: bool
@@ -108,16 +94,6 @@ class KprobeSpec:
     args: tuple[ProbeArg, ...]
     on_func_entry: bool  # the symbol+offset is a function entry ($argN allowed)
     argv: tuple[str, ...] = ()  # the command's words, for errors logged at registration
-
-    @property
-    def head_size(self) -> int:
-        """sizeof(struct kprobe_trace_entry_head / kretprobe_trace_entry_head)."""
-        return 24 if self.is_return else 16
-
-    @property
-    def size(self) -> int:
-        """tp->size: bytes of the arguments' fixed part."""
-        return sum(a.size for a in self.args)
 
     def target_text(self, hash_pointer: PointerHash) -> str:
         """The probe point as read back: ``SYM``, ``SYM+OFFS`` or ``0x<hashed addr>``."""
@@ -132,30 +108,18 @@ class KprobeSpec:
         head = "r" if self.is_return else "p"
         if self.is_return and self.maxactive:
             head += str(self.maxactive)
-        words = [f"{head}:{self.group}/{self.event}", self.target_text(hash_pointer)]
-        words += [f"{a.name}={a.comm}" for a in self.args]
-        return " ".join(words) + "\n"
+        return self.command_line(head, self.target_text(hash_pointer))
 
-    def fields(self) -> list[ArgField]:
-        """The event's own fields in the format file (after the common ones)."""
-        return probe_event_fields(self.args, self.is_return)
-
-    def print_fmt(self) -> str:
-        """What follows ``print fmt: `` in the format file."""
-        return probe_event_print_fmt(self.args, self.is_return)
-
-    def format(self) -> tuple[list[ArgField], str]:
-        """(fields, print fmt) of the event's format file."""
-        return self.fields(), self.print_fmt()
+    def same_point(self, other: ProbeCommand) -> bool:
+        """trace_kprobe_has_same_kprobe(): the same symbol (an address probe's is "unknown")
+        and offset."""
+        assert isinstance(other, KprobeSpec)
+        return (other.symbol or "unknown") == (self.symbol or "unknown") and other.offset == self.offset
 
     def print_record(self, payload: bytes, symbolize: Symbolizer, sym_flags: SymFlags) -> str:
         """A record's trace line (trace_probe.RecordPrinter): its ip (and ret_ip) and arguments
         read back from the payload, then format_record()."""
-        if self.is_return:
-            ip, ret_ip = _IP_RET.unpack_from(payload, 8)
-        else:
-            ip, ret_ip = _IP.unpack_from(payload, 8)[0], 0
-        values = decode_args(self.args, payload, self.head_size)
+        ip, ret_ip, values = self.decode_record(payload)
         return self.format_record(ip, ret_ip, values, symbolize, sym_flags)
 
     def format_record(self, ip: int, ret_ip: int, values: Sequence[ArgValue],
@@ -182,11 +146,6 @@ class KprobeSpec:
                 return r
             args.append(r)
         return replace(self, args=tuple(args))
-
-    def log(self, index: int) -> ProbeLog:
-        log = ProbeLog(self.argv)
-        log.index = index
-        return log
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,16 +250,9 @@ def create_kprobe(command: str, symbols: KernelSymbols, *,
             name = f"{'r' if is_return else 'p'}_{_hashed(hash_pointer, addr)}"
         event = _sanitize_event_name(name[:MAX_EVENT_NAME_LEN - 1])
 
-    args: list[ProbeArg] = []
-    size = 0
-    # Linux parses at most MAX_TRACE_ARGS arguments and ignores the rest.
-    for i, text in enumerate(argv[2:2 + MAX_TRACE_ARGS]):
-        log.index = i + 2
-        arg = parse_probe_arg(text, i, args, size, flags, log)
-        args.append(arg)
-        size += arg.size
+    args = parse_probe_args(argv[2:], flags, log)
     return KprobeSpec(group, event, is_return, maxactive, symbol, offset,
-                      addr if symbol is None else None, tuple(args),
+                      addr if symbol is None else None, args,
                       bool(flags & ArgFlags.FENTRY), tuple(argv))
 
 
@@ -311,42 +263,12 @@ def create_kprobe(command: str, symbols: KernelSymbols, *,
 def trace_kprobe_match(spec: KprobeSpec, system: str | None, event: str, argv: Sequence[str],
                        hash_pointer: PointerHash) -> bool:
     """trace_kprobe_match(): whether a removal `-:[SYSTEM/]EVENT [POINT [NAME=FETCHARG...]]`
-    names this probe."""
-    if event and spec.event != event:
-        return False
-    if system is not None and spec.group != system:
-        return False
-    if not argv:
-        return True
-    if spec.target_text(hash_pointer)[:MAX_ARGSTR_LEN] != argv[0]:
-        return False
-    return match_command_args(spec.args, argv[1:])
+    names this probe (its point as it reads back, cut to MAX_ARGSTR_LEN)."""
+    return spec.matches(system, event, argv, spec.target_text(hash_pointer)[:MAX_ARGSTR_LEN])
 
 
 # ---------------------------------------------------------------------------------------------
-# Registration checks (register_trace_kprobe / append_trace_kprobe)
-
-
-def check_existing(spec: KprobeSpec, existing: Sequence[KprobeSpec]) -> None:
-    """A probe whose group/event is already a kprobe event: it may join that event (same
-    kind, same argument names and types, not the very same probe).  ``existing`` are the
-    probes of that event, first the one that created it.  Raises ProbeError(EEXIST)."""
-    first = existing[0]
-    if spec.is_return != first.is_return:
-        raise spec.log(0).error(0, "DIFF_PROBE_TYPE", errno.EEXIST)
-    diff = compare_arg_type(spec.args, first.args)
-    if diff:
-        raise spec.log(diff + 1).error(0, "DIFF_ARG_TYPE", errno.EEXIST)
-    for other in existing:
-        if ((other.symbol or "unknown") == (spec.symbol or "unknown")
-                and other.offset == spec.offset
-                and all(x.comm == y.comm for x, y in zip(other.args, spec.args))):
-            raise spec.log(0).error(0, "SAME_PROBE", errno.EEXIST)
-
-
-def event_exists_error(spec: KprobeSpec) -> ProbeError:
-    """The group/event name is taken by an event that is not a kprobe."""
-    return spec.log(0).error(0, "EVENT_EXIST", errno.EEXIST)
+# Registration (register_trace_kprobe)
 
 
 def registration_error(spec: KprobeSpec, err: int) -> ProbeError | None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence, cast
 
 from .fields import FieldLike
 
@@ -93,6 +93,12 @@ class _Array:
     elem: _Int
 
 
+# An expression's type: a C integer (or pointer), a numeric array, _STR or _BUF.
+_Type = _Int | _Array | str
+# What a record holds for an array field or a dynamic array: bytes, or a sequence of ints.
+_Values = bytes | Sequence[int]
+
+
 class _Expr:
     """A compiled expression: Python source over the record ``r`` (and the helpers bound in
     the event's namespace), its C type, and its value when it has no REC (folded at compile
@@ -100,23 +106,28 @@ class _Expr:
 
     __slots__ = ("code", "type", "is_const", "value")
 
-    def __init__(self, code: str, type_, is_const: bool = False, value: object = None):
+    def __init__(self, code: str, type_: _Type, is_const: bool = False, value: object = None):
         self.code = code
-        self.type = type_
+        self.type: _Type = type_
         self.is_const = is_const
         self.value = value
+
+
+# A helper's argument: an expression, or a {mask, name} pair of a flag table ("pair", mask, name).
+_Pair = tuple[str, _Expr, str]
+_Arg = _Expr | _Pair
 
 
 def _wrap(e: _Expr, t: _Int) -> str:
     """Source for e's value converted to t: nothing to do when t holds every value of e's type
     (values are kept normalised to their type)."""
-    src = e.type
+    src = _need_int(e.type)
     if src.signed == t.signed and src.bits <= t.bits or not src.signed and src.bits < t.bits:
         return e.code
     return t.code(e.code)
 
 
-def _const(value: object, type_) -> _Expr:
+def _const(value: object, type_: _Type) -> _Expr:
     # repr() of an int or str is a literal that reads back as the same value: a string from
     # the format can never become code.
     return _Expr(f"({value!r})", type_, True, value)
@@ -196,10 +207,13 @@ def _unescape(body: str) -> str:
         nxt = body[i + 1]
         if nxt in "01234567":
             m = re.match(r"[0-7]{1,3}", body[i + 1 :])
+            assert m is not None  # (nxt is an octal digit)
             out.append(chr(int(m.group(), 8)))
             i += 1 + len(m.group())
         elif nxt == "x":
             m = re.match(r"[0-9a-fA-F]+", body[i + 2 :])
+            if m is None:
+                raise PrintFmtError("\\x used with no following hex digits")
             out.append(chr(int(m.group(), 16) & 0xFF))
             i += 2 + len(m.group())
         else:
@@ -209,7 +223,7 @@ def _unescape(body: str) -> str:
 
 
 def _tokenize(text: str) -> list[tuple[str, str]]:
-    tokens = []
+    tokens: list[tuple[str, str]] = []
     pos = 0
     text = text.rstrip()
     while pos < len(text):
@@ -218,6 +232,7 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
             raise PrintFmtError(f"cannot read {text[pos:pos + 20]!r}")
         pos = m.end()
         kind = m.lastgroup
+        assert kind is not None  # (every alternative is a named group)
         tokens.append((kind, m.group(kind)))
     tokens.append(("end", ""))
     return tokens
@@ -244,10 +259,10 @@ class _Namespace:
         self.names[name] = obj
         return name
 
-    def call(self, fn: Callable, type_, *operands: _Expr) -> _Expr:
+    def call(self, fn: Callable[..., object], type_: _Type, *operands: _Expr) -> _Expr:
         return _Expr(f"{self.bind(fn)}({', '.join(o.code for o in operands)})", type_)
 
-    def fold(self, code: str, type_, *operands: _Expr) -> _Expr:
+    def fold(self, code: str, type_: _Type, *operands: _Expr) -> _Expr:
         """The expression, or its value once if every operand is a constant."""
         if all(o.is_const for o in operands):
             return _const(eval(code, self.names), type_)  # noqa: S307 - generated source only
@@ -399,8 +414,8 @@ class _Parser:
         if kind == "id" and tok in ("true", "false"):
             return _const(int(tok == "true"), _INT)
         if kind == "id" and tok in self.names and self.peek() != ("op", "("):
-            value = self.names[tok]  # an enum constant of the kernel's, or a variable's value
-            return _const(value, _INT if -2**31 <= value < 2**31 else _ULONG)
+            number = self.names[tok]  # an enum constant of the kernel's, or a variable's value
+            return _const(number, _INT if -2**31 <= number < 2**31 else _ULONG)
         if kind == "id" and self.peek() == ("op", "("):
             self.pos += 1
             return self.call(tok)
@@ -437,8 +452,8 @@ class _Parser:
         t = _Int(8 * field.size, bool(field.is_signed))
         return _Expr(t.code(read), t)
 
-    def args(self) -> list:
-        out = []
+    def args(self) -> list[_Arg]:
+        out: list[_Arg] = []
         if self.accept(")"):
             return out
         while True:
@@ -478,7 +493,7 @@ class _Parser:
         raise PrintFmtError(f"unsupported helper {name}()")
 
 
-def _need_int(t) -> _Int:
+def _need_int(t: _Type) -> _Int:
     if not isinstance(t, _Int):
         raise PrintFmtError("integer expected")
     return t
@@ -548,7 +563,7 @@ def _cmod(x: int, y: int) -> int:
     return x - _cdiv(x, y) * y if y else 0
 
 
-def _text(value) -> str:
+def _text(value: str | _Values) -> str:
     if isinstance(value, str):
         return value.split("\0", 1)[0]
     return bytes(value).split(b"\0", 1)[0].decode("utf-8", "surrogateescape")
@@ -557,19 +572,31 @@ def _text(value) -> str:
 _UL = _ULONG.wrap
 
 
-def _print_flags(ns: _Namespace, args) -> _Expr:
-    if len(args) < 2 or isinstance(args[0], tuple) or isinstance(args[1], tuple):
+def _pairs(args: Sequence[_Arg]) -> list[_Pair] | None:
+    """The args as {value, name} pairs, or None if one is not."""
+    pairs = [a for a in args if isinstance(a, tuple)]
+    return pairs if len(pairs) == len(args) else None
+
+
+def _const_int(e: _Expr) -> int:
+    assert isinstance(e.value, int)  # (a constant of an integer type)
+    return e.value
+
+
+def _print_flags(ns: _Namespace, args: list[_Arg]) -> _Expr:
+    value, delim = (args[0], args[1]) if len(args) >= 2 else (None, None)
+    if not isinstance(value, _Expr) or not isinstance(delim, _Expr):
         raise PrintFmtError("__print_flags(value, delim, {mask, name}...)")
-    value, delim = args[0], args[1]
     _need_int(value.type)
     if delim.type != _STR:
         raise PrintFmtError("__print_flags delimiter must be a string")
-    if not all(isinstance(a, tuple) for a in args[2:]):
+    pairs = _pairs(args[2:])
+    if pairs is None:
         raise PrintFmtError("__print_flags(value, delim, {mask, name}...)")
-    if not all(m.is_const for _, m, _ in args[2:]) or not delim.is_const:
+    if not all(m.is_const for _, m, _ in pairs) or not delim.is_const:
         raise PrintFmtError("__print_flags table must be constant")
-    table = [(_UL(mask.value), name) for _, mask, name in args[2:]]
-    sep = delim.value
+    table = [(_UL(_const_int(mask)), name) for _, mask, name in pairs]
+    sep = str(delim.value)
 
     def print_flags(flags: int) -> str:
         parts = []
@@ -587,16 +614,17 @@ def _print_flags(ns: _Namespace, args) -> _Expr:
     return ns.call(print_flags, _STR, _Expr(_wrap(value, _ULONG), _ULONG))
 
 
-def _print_symbolic(ns: _Namespace, args) -> _Expr:
-    if not args or isinstance(args[0], tuple) or not all(isinstance(a, tuple) for a in args[1:]):
+def _print_symbolic(ns: _Namespace, args: list[_Arg]) -> _Expr:
+    value = args[0] if args else None
+    pairs = _pairs(args[1:])
+    if not isinstance(value, _Expr) or pairs is None:
         raise PrintFmtError("__print_symbolic(value, {value, name}...)")
-    value = args[0]
     _need_int(value.type)
-    if not all(m.is_const for _, m, _ in args[1:]):
+    if not all(m.is_const for _, m, _ in pairs):
         raise PrintFmtError("__print_symbolic table must be constant")
     table: dict[int, str] = {}
-    for _, mask, name in args[1:]:
-        table.setdefault(_UL(mask.value), name)  # the first entry of a value wins
+    for _, mask, name in pairs:
+        table.setdefault(_UL(_const_int(mask)), name)  # the first entry of a value wins
 
     def print_symbolic(v: int) -> str:
         name = table.get(v)
@@ -605,20 +633,21 @@ def _print_symbolic(ns: _Namespace, args) -> _Expr:
     return ns.call(print_symbolic, _STR, _Expr(_wrap(value, _ULONG), _ULONG))
 
 
-def _plain_args(args, count: int, what: str) -> list[_Expr]:
-    if len(args) != count or any(isinstance(a, tuple) for a in args):
+def _plain_args(args: list[_Arg], count: int, what: str) -> list[_Expr]:
+    plain = [a for a in args if isinstance(a, _Expr)]
+    if len(args) != count or len(plain) != count:
         raise PrintFmtError(f"{what} takes {count} arguments")
-    return args
+    return plain
 
 
-def _print_hex(ns: _Namespace, args, concatenate: bool) -> _Expr:
+def _print_hex(ns: _Namespace, args: list[_Arg], concatenate: bool) -> _Expr:
     buf, length = _plain_args(args, 2, "__print_hex")
     _need_int(length.type)
     if buf.type != _BUF:
         raise PrintFmtError("__print_hex of a non-buffer")
     sep = "" if concatenate else " "
 
-    def print_hex(buf, length: int) -> str:
+    def print_hex(buf: _Values, length: int) -> str:
         data = bytes(buf)[: max(length, 0)]
         # trace_print_hex_seq() prints 16-byte chunks with "%*ph": no separator between chunks.
         return "".join(sep.join(f"{b:02x}" for b in data[i : i + 16]) for i in range(0, len(data), 16))
@@ -626,12 +655,12 @@ def _print_hex(ns: _Namespace, args, concatenate: bool) -> _Expr:
     return ns.call(print_hex, _STR, buf, length)
 
 
-def _print_array(ns: _Namespace, args) -> _Expr:
+def _print_array(ns: _Namespace, args: list[_Arg]) -> _Expr:
     arr, count, size = _plain_args(args, 3, "__print_array")
     _need_int(count.type)
     _need_int(size.type)
 
-    def print_array(values, n: int, el_size: int) -> str:
+    def print_array(values: _Values, n: int, el_size: int) -> str:
         if isinstance(values, (bytes, bytearray)):  # a dynamic array: raw little-endian bytes
             if el_size not in (1, 2, 4, 8):
                 items = [f"BAD SIZE:{el_size} 0x{values[0]:x}"] + [f"0x{b:x}" for b in values[1 : n * el_size]]
@@ -694,7 +723,7 @@ def _pointer_string(addr: int, flags: int, width: int, precision: int) -> str:
     return _number(addr, 16, flags, width, precision, True, False)
 
 
-def _conversion(ns: _Namespace, m: re.Match, arg: _Expr, ptr_ext: str) -> tuple[str, str]:
+def _conversion(ns: _Namespace, m: re.Match[str], arg: _Expr, ptr_ext: str) -> tuple[str, str]:
     """(the conversion's text in the Python %-template, the source of its operand)."""
     flag_text, width_text, prec_text, qual, conv = m.groups()
     flags = 0
@@ -772,12 +801,12 @@ def _ip6_compressed_string(addr: bytes) -> str:
     return out
 
 
-def _ip_conversion(ext: str, flags: int, width: int) -> Callable[[object], str]:
+def _ip_conversion(ext: str, flags: int, width: int) -> Callable[[_Values], str]:
     """%pI4, %pi4, %pI6, %pi6, %pI6c: the address bytes of an array field."""
     kind = ext[:2]
     compressed = kind == "I6" and ext[2:3] == "c"
 
-    def ip(values) -> str:
+    def ip(values: _Values) -> str:
         addr = bytes(values)
         if kind in ("I4", "i4"):
             text = _ip4_string(addr, kind == "i4")
@@ -803,7 +832,7 @@ def _pointer_conversion(ext: str, flags: int, width: int, precision: int) -> _Po
         return lambda addr, symbolize, hash_pointer: _pointer_string(addr, flags, width, precision)
     if kind in ("", "K"):  # %pK with kptr_restrict 0 hashes like %p
 
-        def hashed(addr, symbolize, hash_pointer):
+        def hashed(addr: int, symbolize: Symbolizer | None, hash_pointer: PointerHash | None) -> str:
             if addr == 0 or addr >= (1 << 64) - 4095:  # NULL and ERR_PTR values print as they are
                 return _pointer_string(addr, flags, width, precision)
             value = hash_pointer(addr) if hash_pointer is not None else None
@@ -816,7 +845,7 @@ def _pointer_conversion(ext: str, flags: int, width: int, precision: int) -> _Po
         with_offset = kind != "s"
         backtrace = kind == "B"
 
-        def symbol(addr, symbolize, hash_pointer):
+        def symbol(addr: int, symbolize: Symbolizer | None, hash_pointer: PointerHash | None) -> str:
             found = symbolize(addr - backtrace) if symbolize is not None else None
             if found is None:
                 text = f"0x{addr:x}"
@@ -885,14 +914,14 @@ def _compile(print_fmt: str, fields: Sequence[FieldLike], names: Mapping[str, in
     fmt = ""
     while parser.peek()[0] == "str":
         fmt += _unescape(parser.take()[1][1:-1])
-    args = []
+    args: list[_Expr] = []
     while parser.accept(","):
         args.append(parser.expression())
     if parser.peek()[0] != "end":
         raise PrintFmtError(f"unexpected {parser.peek()[1]!r}")
 
-    template = []
-    operands = []
+    template: list[str] = []
+    operands: list[str] = []
     pos = 0
     used = 0
     while True:
@@ -909,7 +938,9 @@ def _compile(print_fmt: str, fields: Sequence[FieldLike], names: Mapping[str, in
             continue
         ptr_ext = ""
         if m.group(5) == "p":  # vsnprintf() skips every alphanumeric after %p
-            ptr_ext = re.match(r"[A-Za-z0-9]*", fmt[pos:]).group()
+            ext = re.match(r"[A-Za-z0-9]*", fmt[pos:])
+            assert ext is not None  # (an empty match at worst)
+            ptr_ext = ext.group()
             pos += len(ptr_ext)
         if used >= len(args):
             raise PrintFmtError("more conversions than arguments")
@@ -935,4 +966,4 @@ def _compile(print_fmt: str, fields: Sequence[FieldLike], names: Mapping[str, in
         exec(compile(code, "<print fmt>", "exec"), ns.names)  # noqa: S102 - generated source only
     except SyntaxError as error:  # Python's compiler caps how deep parentheses nest
         raise PrintFmtError(f"expression nests too deeply ({error})") from None
-    return PrintFmt(print_fmt, code, ns.names["_print"])
+    return PrintFmt(print_fmt, code, cast(_Printer, ns.names["_print"]))

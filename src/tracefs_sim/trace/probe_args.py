@@ -19,7 +19,7 @@ import errno
 import struct
 from dataclasses import dataclass
 from enum import IntFlag
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Protocol, Sequence, TypedDict, Unpack, cast
 
 # Below TASK_SIZE a "kernel" string/deref reads user memory (x86's non-overlapping address
 # spaces: CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE).
@@ -36,6 +36,7 @@ __all__ = [
     "FetchInsn",
     "ProbeArg",
     "FetchContext",
+    "UprobeFetchContext",
     "Symbolizer",
     "parse_probe_arg",
     "is_good_name",
@@ -157,6 +158,8 @@ def find_fetch_type(name: str | None) -> FetchType | None:
         if slash < 0:
             return None
         bs = or_none(kstrtoull, name[slash + 1:])
+        if bs is None:
+            return None
         return {8: FETCH_TYPES["u8"], 16: FETCH_TYPES["u16"], 32: FETCH_TYPES["u32"],
                 64: FETCH_TYPES["u64"]}.get(bs)
     return FETCH_TYPES.get(name)
@@ -180,10 +183,24 @@ class FetchInsn:
     offset: int = 0
     size: int = 0
     immediate: int = 0
-    data: object = None
+    data: str | bytes | None = None  # a register's or symbol's name (str), an immediate string (bytes)
     basesize: int = 0
     lshift: int = 0
     rshift: int = 0
+
+
+class _InsnFields(TypedDict, total=False):
+    """A FetchInsn being built (its fields by name)."""
+
+    op: str
+    param: int
+    offset: int
+    size: int
+    immediate: int
+    data: str | bytes | None
+    basesize: int
+    lshift: int
+    rshift: int
 
 
 class _Code:
@@ -191,7 +208,7 @@ class _Code:
     does: slot 15 is the end marker, so a program reaching it is "too much nested"."""
 
     def __init__(self) -> None:
-        self.slots: list[dict | None] = [None] * FETCH_INSN_MAX
+        self.slots: list[_InsnFields | None] = [None] * FETCH_INSN_MAX
         self.slots[FETCH_INSN_MAX - 1] = {"op": "end"}
         self.i = 0
 
@@ -201,16 +218,22 @@ class _Code:
 
     def op(self, i: int | None = None) -> str:
         s = self.slots[self.i if i is None else i]
-        return s["op"] if s else "nop"
+        return s.get("op", "nop") if s else "nop"
 
-    def set(self, **kw) -> None:
+    def set(self, **kw: Unpack[_InsnFields]) -> None:
         self.slots[self.i] = kw
 
-    def update(self, **kw) -> None:
-        self.slots[self.i].update(kw)
+    def update(self, **kw: Unpack[_InsnFields]) -> None:
+        slot = self.slots[self.i]
+        assert slot is not None  # (what it updates was set)
+        slot.update(kw)
 
     def program(self) -> tuple[FetchInsn, ...]:
-        return tuple(FetchInsn(**s) for s in self.slots[: self.i + 1])
+        insns = []
+        for s in self.slots[: self.i + 1]:
+            assert s is not None  # (every slot up to the last one made is set)
+            insns.append(FetchInsn(**s))
+        return tuple(insns)
 
 
 class _Fail(Exception):
@@ -418,6 +441,7 @@ class ProbeArg:
                 continue
             if code[i + 1].op != "imm":
                 return -errno.EINVAL
+            assert isinstance(insn.data, str)  # (a symbol op's name)
             split = split_symbol_offset(insn.data)
             if split is None:
                 return -errno.EINVAL
@@ -430,7 +454,7 @@ class ProbeArg:
 
     # -- execution (process_fetch_insn + process_fetch_insn_bottom) --------------------------
 
-    def fetch(self, ctx: "FetchContext"):
+    def fetch(self, ctx: "FetchContext") -> "ArgValue":
         """The value this argument records at a hit: an int for a scalar (masked to its size,
         bitfield applied), bytes for a string (without the NUL), a list for an array.  A fault
         gives None (for a string: printed as "(fault)"; for a number Linux leaves the record's
@@ -443,7 +467,7 @@ class ProbeArg:
             insn = code[1]
         op = insn.op
         if op == "reg":
-            val = ctx.reg(insn.data)
+            val = ctx.reg(cast(str, insn.data))
         elif op == "stack":
             val = ctx.stack(insn.param)
         elif op == "stackp":
@@ -453,26 +477,26 @@ class ProbeArg:
         elif op == "imm":
             val = insn.immediate
         elif op == "foffs":
-            val = ctx.file_vaddr(insn.immediate)
+            val = cast(UprobeFetchContext, ctx).file_vaddr(insn.immediate)  # (foffs: uprobes only)
         elif op == "arg":
             n = insn.param
             val = ctx.reg(ARGUMENT_REGISTERS[n]) if n < 6 else ctx.stack(n - 5)
         elif op in ("comm", "data"):
             # $comm and immediate strings are the string itself, not an address.
-            text = ctx.comm() if op == "comm" else insn.data
+            text = ctx.comm() if op == "comm" else cast(bytes, insn.data)
             return text.split(b"\0", 1)[0][: MAX_STRING_SIZE - 1]
         else:
             raise ValueError(f"not a load op: {op}")
         return self._bottom(code, i + 1, val & _ULLONG_MAX, ctx)
 
-    def _bottom(self, code, i, val, ctx):
+    def _bottom(self, code: Sequence[FetchInsn], i: int, val: int, ctx: "FetchContext") -> "ArgValue":
         lval = val
-        i, val, lval = _deref_chain(code, i, val, lval, ctx)
-        if i is None:
+        at, val, lval = _deref_chain(code, i, val, lval, ctx)
+        if at is None:
             return None
-        s3 = i
+        s3 = at
         count = self.count or 1
-        out = []
+        out: list[ArgItem] = []
         for n in range(count):
             st = code[s3]
             if st.op in ("st_string", "st_ustring", "st_symstr"):
@@ -490,7 +514,8 @@ class ProbeArg:
         return out if self.count else out[0]
 
 
-def _deref_chain(code, i, val, lval, ctx):
+def _deref_chain(code: Sequence[FetchInsn], i: int, val: int, lval: int,
+                 ctx: "FetchContext") -> tuple[int | None, int, int]:
     """Stage 2: follow deref/uderef ops; (None, ...) on a fault."""
     while code[i].op in ("deref", "uderef"):
         lval = val
@@ -504,7 +529,7 @@ def _deref_chain(code, i, val, lval, ctx):
     return i, val, lval
 
 
-def _store_string(st: FetchInsn, val: int, ctx) -> bytes | None:
+def _store_string(st: FetchInsn, val: int, ctx: "FetchContext") -> bytes | None:
     addr = (val + st.offset) & _ULLONG_MAX
     if st.op == "st_symstr":
         return sprint_symbol(ctx.symbolize, addr).encode()
@@ -513,7 +538,7 @@ def _store_string(st: FetchInsn, val: int, ctx) -> bytes | None:
     return None if s is None else s[: MAX_STRING_SIZE - 1]
 
 
-def _store_value(st: FetchInsn, mod: FetchInsn, val: int, ctx) -> int | None:
+def _store_value(st: FetchInsn, mod: FetchInsn, val: int, ctx: "FetchContext") -> int | None:
     size = st.size
     if st.op == "st_raw":
         v = val & ((1 << (8 * size)) - 1)
@@ -540,10 +565,15 @@ class FetchContext(Protocol):
     def read_string(self, addr: int, user: bool, limit: int) -> bytes | None: ...  # up to the NUL
     def comm(self) -> bytes: ...
     def retval(self) -> int: ...  # regs_return_value(): ax at the return
-    # (uprobes) translate_user_vaddr(): where a file offset of the probed file is mapped, as
-    # the probed address is (the probed address - the probe's offset + the file offset)
-    def file_vaddr(self, file_offset: int) -> int: ...
     def symbolize(self, addr: int) -> "tuple[str, int, int] | None": ...
+
+
+class UprobeFetchContext(FetchContext, Protocol):
+    """A uprobe's hit: a probed file too (the parser takes ``@+OFFSET`` on uprobes only)."""
+
+    # translate_user_vaddr(): where a file offset of the probed file is mapped, as the probed
+    # address is (the probed address - the probe's offset + the file offset)
+    def file_vaddr(self, file_offset: int) -> int: ...
 
 
 
@@ -624,7 +654,7 @@ def _parse_body(arg: str, name: str, size: int, flags: ArgFlags, offset: int,
         # $comm and immediate strings are strings, never arrays.
         if count or (t is not None and t != "string"):
             raise _Fail(silent_error())
-        ftype = FETCH_TYPES["string"]
+        ftype: FetchType | None = FETCH_TYPES["string"]
     else:
         ftype = find_fetch_type(t)
     if ftype is None:
@@ -671,7 +701,7 @@ def _parse_body(arg: str, name: str, size: int, flags: ArgFlags, offset: int,
     if t is not None and not _parse_bitfield(t, ftype, code):
         raise _Fail(log.error(offset + t_at, "BAD_BITFIELD"))
     if count:
-        if code.slots[store_at]["op"] not in ("st_mem", "st_string", "st_ustring"):
+        if code.op(store_at) not in ("st_mem", "st_string", "st_ustring"):
             raise _Fail(log.error(type_pos, "BAD_STRING"))
         code.i += 1
         if code.op() != "nop":
@@ -735,13 +765,26 @@ def print_fmt(args: Sequence[ProbeArg], head_fmt: str, head_args: str) -> str:
 _PACK = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}
 
 
-def _dyn_len(item: bytes | None) -> int:
+def _dyn_len(item: "ArgItem") -> int:
     """What __get_data_size() reserves for one string: the string and its NUL, or nothing
     for a fault."""
+    assert not isinstance(item, int)  # (a string's value)
     return 0 if item is None else len(item) + 1
 
 
-def encode_args(args: Sequence[ProbeArg], values: Sequence, head_size: int) -> bytes:
+def _items(arg: ProbeArg, value: "ArgValue") -> "list[ArgItem]":
+    """An argument's value as a list of its elements (a scalar: one; a faulted array: None
+    each)."""
+    if not arg.count:
+        assert not isinstance(value, list)
+        return [value]
+    if value is None:
+        return [None] * arg.count
+    assert isinstance(value, list)
+    return value
+
+
+def encode_args(args: Sequence[ProbeArg], values: Sequence["ArgValue"], head_size: int) -> bytes:
     """store_trace_args(): the argument area of a record -- the fixed slots, then the strings
     (``head_size`` is what comes before the arguments: 16 kprobe, 24 kretprobe; data locations
     count from the record start).  Byte for byte as Linux 6.1 lays it out, including its
@@ -749,8 +792,7 @@ def encode_args(args: Sequence[ProbeArg], values: Sequence, head_size: int) -> b
     the next string overwrites its NUL, so it prints joined to the next string.  A number that
     faulted is left zero (the kernel leaves the reserved bytes as they were)."""
     fixed = bytearray(sum(a.size for a in args))
-    items_of = [(a, (v if v is not None else [None] * a.count) if a.count else [v])
-                for a, v in zip(args, values)]
+    items_of = [(a, _items(a, v)) for a, v in zip(args, values)]
     maxlen = sum(_dyn_len(x) for a, items in items_of if a.type.is_string for x in items)
     dyn = bytearray(maxlen)
     pos = 0  # next free byte of dyn
@@ -763,6 +805,7 @@ def encode_args(args: Sequence[ProbeArg], values: Sequence, head_size: int) -> b
                     struct.pack_into(_PACK[a.type.size], fixed, at, item)
                 continue
             offs = (base + pos) & 0xFFFF
+            assert not isinstance(item, int)  # (a string's value)
             if item is None:
                 loc, used = offs, 0
             elif a.type.name == "symstr":

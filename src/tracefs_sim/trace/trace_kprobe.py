@@ -13,7 +13,7 @@ that have the event enabled (or the guest does all that itself, from the compile
 from __future__ import annotations
 
 import errno
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from ..machine.contract import KprobeRequest
@@ -24,16 +24,13 @@ from .kernel_symbols import ImageSymbols
 from .kprobe_spec import (
     KprobeSpec,
     PointerHash,
-    check_existing,
     create_kprobe,
-    event_exists_error,
     registration_error,
     trace_kprobe_match,
 )
 from .probe_guest import compile_args
-from .probe_log import ProbeError
 from .probe_record import record_body
-from .trace_probe import ProbeEvent
+from .trace_probe import ProbeEvent, ProbeEventKind, hit_handler
 
 
 class TraceKprobe:
@@ -66,39 +63,26 @@ class TraceKprobe:
         nmissed = self.kprobe.nmissed if self.kprobe is not None else 0
         return f"  {self.spec.event:<44} {nhit:15} {nmissed:15}\n"
 
+    def unregister(self) -> None:
+        if self.kprobe is not None:
+            self.kprobe.unregister()
 
-class KprobeEventOps:
-    """trace_kprobe_ops, and the kprobe_events and kprobe_profile files."""
+
+class KprobeEventOps(ProbeEventKind[TraceKprobe]):
+    """trace_kprobe_ops, and the kprobe_events and kprobe_profile files (what they share with
+    uprobe events: trace_probe.ProbeEventKind)."""
 
     def __init__(self, dynamic: DynamicEvents, registry: EventRegistry, symbols: ImageSymbols,
                  engine: KprobeEngine, *, hash_pointer: PointerHash = lambda addr: None):
-        self._dynamic = dynamic
-        self._registry = registry
         self._symbols = symbols
         self._engine = engine
         self._hash = hash_pointer
         self._local: dict[int, Kprobe] = {}  # the kprobe PMU's probes, by their guest index
-        dynamic.register(self)
-
-    def probes(self) -> list[TraceKprobe]:
-        """Every kprobe event's probes, in creation order (for_each_trace_kprobe)."""
-        return [ev for ev in self._dynamic.of(self) if isinstance(ev, TraceKprobe)]
+        super().__init__(dynamic, registry, TraceKprobe)
 
     # ---- the files ----
-    def read_kprobe_events(self) -> bytes:
-        return self._dynamic.show(self)
-
-    def write_kprobe_events(self, data: bytes) -> None:
-        self._dynamic.write_kind(data, self)
-
-    def release_all(self) -> None:
-        """An open of kprobe_events with O_TRUNC: every kprobe event goes, unless one is
-        enabled (EBUSY, nothing removed)."""
-        self._dynamic.release_all(self)
-
-    def read_profile(self) -> bytes:
-        with self._dynamic.lock:
-            return "".join(tk.profile_line() for tk in self.probes()).encode("latin-1")
+    read_kprobe_events = ProbeEventKind.read_events
+    write_kprobe_events = ProbeEventKind.write_events
 
     # ---- dyn_event_operations ----
     def create(self, command: str) -> None:
@@ -111,20 +95,6 @@ class KprobeEventOps:
         """trace_kprobe_show()."""
         assert isinstance(ev, TraceKprobe)
         return ev.spec.command_text(self._hash)
-
-    def is_busy(self, ev: DynEvent) -> bool:
-        assert isinstance(ev, TraceKprobe)
-        return ev.event.enabled
-
-    def free(self, ev: DynEvent) -> None:
-        """unregister_trace_kprobe(): a probe whose event has others goes; the last one not
-        while its event is enabled (EBUSY)."""
-        assert isinstance(ev, TraceKprobe)
-        if len(ev.event.probes) == 1 and ev.event.enabled:
-            raise ProbeError(errno.EBUSY)
-        self._dynamic.remove(ev)
-        self._unregister(ev)
-        ev.event.unlink(ev, self._registry)
 
     def match(self, system: str | None, event: str, argv: Sequence[str], ev: DynEvent) -> bool:
         assert isinstance(ev, TraceKprobe)
@@ -178,24 +148,8 @@ class KprobeEventOps:
         return kprobe.guest.index
 
     # ---- register_trace_kprobe() ----
-    def _find(self, group: str, event: str) -> ProbeEvent | None:
-        """find_trace_kprobe()'s event."""
-        for tk in self.probes():
-            if (tk.spec.group, tk.spec.event) == (group, event):
-                return tk.event
-        return None
-
     def _register(self, spec: KprobeSpec) -> None:
-        event = self._find(spec.group, spec.event)
-        if event is not None:
-            check_existing(spec, [tk.spec for tk in self.probes() if tk.event is event])
-        elif self._registry.get(spec.group, spec.event) is not None:
-            raise event_exists_error(spec)
-        else:
-            # register_kprobe_event() takes the id before the probe is armed: a failure below
-            # does not give it back.
-            fields, fmt = spec.format()
-            event = ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec)
+        event = self._event_for(spec)
         spec, kprobe = self._arm(spec, event)
         tk = TraceKprobe(self, spec, kprobe, event)
         self._dynamic.add(tk)
@@ -203,7 +157,7 @@ class KprobeEventOps:
             event.append(tk, self._registry)
         except OSError:
             self._dynamic.remove(tk)
-            self._unregister(tk)
+            tk.unregister()
             raise
 
     def _arm(self, spec: KprobeSpec, event: ProbeEvent) -> tuple[KprobeSpec, Kprobe | None]:
@@ -225,11 +179,13 @@ class KprobeEventOps:
             return failed(-errno.ENOENT)
         try:
             guest = compile_args(event.id, resolved.args)
+            # (a trace kretprobe has no entry handler, rp.entry_handler being NULL: its record
+            # is made at the return)
             if resolved.is_return:
                 kprobe = self._engine.register(addr, on_hit=None, is_return=True, maxactive=resolved.maxactive,
-                                               on_return=_hit_handler(event, resolved), guest=guest)
+                                               on_return=hit_handler(event, record_body(resolved)), guest=guest)
             else:
-                kprobe = self._engine.register(addr, on_hit=_hit_handler(event, resolved), guest=guest)
+                kprobe = self._engine.register(addr, on_hit=hit_handler(event, record_body(resolved)), guest=guest)
         except OSError as e:
             return failed(-(e.errno or errno.EINVAL))
         # register_kretprobe() gave it the default pool if MAXACTIVE was not given
@@ -240,22 +196,3 @@ class KprobeEventOps:
             return spec.addr
         base = self._symbols.lookup(spec.symbol)
         return None if base is None else base + spec.offset
-
-    @staticmethod
-    def _unregister(tk: TraceKprobe) -> None:
-        if tk.kprobe is not None:
-            tk.kprobe.unregister()
-
-
-def _hit_handler(event: ProbeEvent, spec: KprobeSpec) -> Callable[[ProbeHit], None]:
-    """kprobe_trace_func()/kretprobe_trace_func() for one probe of an event: runs on the
-    machine's thread at every hit of an armed probe.  (A trace kretprobe has no entry handler,
-    rp.entry_handler being NULL: its record is made at the return.)"""
-    body = record_body(spec)
-    event_id = event.id
-
-    def on_hit(hit: ProbeHit) -> None:
-        slots = event.slots
-        if slots:
-            hit.record(event_id, slots, body(hit))
-    return on_hit

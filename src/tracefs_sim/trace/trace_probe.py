@@ -1,5 +1,5 @@
 """The probe-event core shared by every probe kind (kernel/trace/trace_probe.c): kprobe events
-today (trace_kprobe.py), uprobe events and eprobes tomorrow.
+(trace_kprobe.py), uprobe events (trace_uprobe.py) and eprobes (trace_eprobe.py).
 
 A probe event (struct trace_probe_event) is one group/event in the EventRegistry with the
 probes that feed it: the first one made it, appended ones share its id and argument layout.
@@ -7,24 +7,49 @@ Enabling it in a trace array's slot hands each probe the slots to record in, arm
 first slot and disarming them after the last.  What each kind adds is its probes (EventProbe)
 and how its record prints (RecordPrinter); the fetch arguments are probe_args', their errors
 probe_log's.
+
+What kprobe and uprobe events share beyond that lives here too, as trace_probe.c holds what
+trace_kprobe.c and trace_uprobe.c have in common: the parsed command's common part
+(ProbeCommand) and the kind's side of dynevent's table and of its two files (ProbeEventKind:
+`kprobe_events`/`uprobe_events`, `kprobe_profile`/`uprobe_profile`, finding or making the
+event a new probe joins, freeing a probe).
 """
 
 from __future__ import annotations
 
+import errno
+import struct
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Protocol
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 from ..machine.contract import GuestTracingOps
+from .dynevent import DynamicEvents, DynEvent
 from .events import EventRegistry, TraceEvent
 from .ftrace_records import SymFlags
-from .probe_args import ArgField, ProbeArg, Symbolizer, arg_fields, is_good_name, is_good_system_name, print_fmt
-from .probe_log import ProbeLog
+from .probe_args import (
+    MAX_TRACE_ARGS,
+    ArgField,
+    ArgFlags,
+    ArgValue,
+    ProbeArg,
+    Symbolizer,
+    arg_fields,
+    decode_args,
+    is_good_name,
+    is_good_system_name,
+    parse_probe_arg,
+    print_fmt,
+)
+from .probe_log import ProbeError, ProbeLog
 
 MAX_EVENT_NAME_LEN = 64
 _DEFAULT_SYM = SymFlags()
+_IP = struct.Struct("<Q")
+_IP_RET = struct.Struct("<QQ")  # a return probe's function and return address
 
 
 class EventProbe(Protocol):
@@ -227,3 +252,227 @@ def probe_event_print_fmt(args: Sequence[ProbeArg], is_return: bool) -> str:
     if is_return:
         return print_fmt(args, "(%lx <- %lx)", ", REC->__probe_func, REC->__probe_ret_ip")
     return print_fmt(args, "(%lx)", ", REC->__probe_ip")
+
+
+def parse_probe_args(words: Sequence[str], flags: ArgFlags, log: ProbeLog) -> tuple[ProbeArg, ...]:
+    """traceprobe_parse_probe_arg() for each FETCHARG word of a kprobe or uprobe command (the
+    words after the probe point): at most MAX_TRACE_ARGS, the rest ignored as Linux ignores
+    them; ``log`` points at each word in turn (its index 2 the first)."""
+    args: list[ProbeArg] = []
+    size = 0
+    for i, text in enumerate(words[:MAX_TRACE_ARGS]):
+        log.index = i + 2
+        arg = parse_probe_arg(text, i, args, size, flags, log)
+        args.append(arg)
+        size += arg.size
+    return tuple(args)
+
+
+class ProbeCommand(ABC):
+    """What a parsed kprobe and uprobe command share (the struct trace_probe part of struct
+    trace_kprobe and trace_uprobe, which trace_probe.c handles): the group/event, the kind
+    (return probe or not) and the fetch arguments -- so the format file, the record's head and
+    arguments, the read-back line's shape, the removal match and the checks of appending to an
+    event.  A kind (a frozen dataclass: KprobeSpec, UprobeSpec) adds its probe point and says
+    when two of its probes are the same one (``same_point``)."""
+
+    group: str
+    event: str
+    is_return: bool
+    args: tuple[ProbeArg, ...]
+    argv: tuple[str, ...]  # the command's words, for errors logged at registration
+    LOCATION: ClassVar[str]  # the error_log's location of its errors
+
+    @property
+    def head_size(self) -> int:
+        """sizeof the record's head before the arguments (the common fields, then ip, or a
+        return probe's function and return address)."""
+        return 24 if self.is_return else 16
+
+    def fields(self) -> list[ArgField]:
+        """The event's own fields in the format file (after the common ones)."""
+        return probe_event_fields(self.args, self.is_return)
+
+    def print_fmt(self) -> str:
+        """What follows ``print fmt: `` in the format file."""
+        return probe_event_print_fmt(self.args, self.is_return)
+
+    def format(self) -> tuple[list[ArgField], str]:
+        """(fields, print fmt) of the event's format file."""
+        return self.fields(), self.print_fmt()
+
+    def decode_record(self, payload: bytes) -> tuple[int, int, list[ArgValue]]:
+        """A record read back: (ip, ret_ip, argument values); ``ip`` is the probed address (a
+        return probe: the function), ``ret_ip`` the return address (0 for a probe)."""
+        if self.is_return:
+            ip, ret_ip = _IP_RET.unpack_from(payload, 8)
+        else:
+            ip, ret_ip = _IP.unpack_from(payload, 8)[0], 0
+        return ip, ret_ip, decode_args(self.args, payload, self.head_size)
+
+    def command_line(self, head: str, point: str) -> str:
+        """trace_kprobe_show()/trace_uprobe_show(): ``HEAD:GROUP/EVENT POINT NAME=FETCHARG...``."""
+        words = [f"{head}:{self.group}/{self.event}", point]
+        words += [f"{a.name}={a.comm}" for a in self.args]
+        return " ".join(words) + "\n"
+
+    def log(self, index: int) -> ProbeLog:
+        log = ProbeLog(self.argv, self.LOCATION)
+        log.index = index
+        return log
+
+    def matches(self, system: str | None, event: str, argv: Sequence[str], point: str) -> bool:
+        """trace_kprobe_match()/trace_uprobe_match(): whether a removal
+        ``-:[SYSTEM/]EVENT [POINT [NAME=FETCHARG...]]`` names this probe, ``point`` being the
+        probe point as the removal's word must spell it."""
+        if event and self.event != event:
+            return False
+        if system is not None and self.group != system:
+            return False
+        if not argv:
+            return True
+        if argv[0] != point:
+            return False
+        return match_command_args(self.args, argv[1:])
+
+    @abstractmethod
+    def same_point(self, other: ProbeCommand) -> bool:
+        """trace_kprobe_has_same_kprobe()/trace_uprobe_has_same_uprobe()'s point test."""
+
+    @abstractmethod
+    def print_record(self, payload: bytes, symbolize: Symbolizer, sym_flags: SymFlags) -> str:
+        """print_kprobe_event()/print_uprobe_event() (its events' RecordPrinter)."""
+
+    def check_existing(self, existing: Sequence[ProbeCommand]) -> None:
+        """append_trace_kprobe()/append_trace_uprobe(): the group/event is already this kind's
+        event, whose probes are ``existing`` (first the one that made it); this probe may join
+        it if it is of the same kind, has the same argument names and types, and is not the
+        same probe (the same point with the same arguments).  ProbeError(EEXIST) otherwise."""
+        first = existing[0]
+        if self.is_return != first.is_return:
+            raise self.log(0).error(0, "DIFF_PROBE_TYPE", errno.EEXIST)
+        diff = compare_arg_type(self.args, first.args)
+        if diff:
+            raise self.log(diff + 1).error(0, "DIFF_ARG_TYPE", errno.EEXIST)
+        for other in existing:
+            if self.same_point(other) and all(x.comm == y.comm for x, y in zip(other.args, self.args)):
+                raise self.log(0).error(0, "SAME_PROBE", errno.EEXIST)
+
+    def event_exists_error(self) -> ProbeError:
+        """The group/event name is taken by an event of another kind."""
+        return self.log(0).error(0, "EVENT_EXIST", errno.EEXIST)
+
+
+class ProbeHitLike(Protocol):
+    """Where a probe's hit stages its record (the kprobe engine's ProbeHit, the uprobe
+    engine's UprobeHit)."""
+
+    def record(self, event_type: int, slots: int, payload: bytes) -> None: ...
+
+
+HitT = TypeVar("HitT", bound=ProbeHitLike)
+
+
+def hit_handler(event: ProbeEvent, body: Callable[[HitT], bytes]) -> Callable[[HitT], None]:
+    """kprobe_trace_func()/kretprobe_trace_func(), uprobe_trace_func() for one probe of an
+    event: runs on the machine's thread at each hit, recording ``body(hit)`` (the probe's
+    probe_record.record_body()) in the slots that have the event enabled."""
+    event_id = event.id
+
+    def on_hit(hit: HitT) -> None:
+        slots = event.slots
+        if slots:
+            hit.record(event_id, slots, body(hit))
+    return on_hit
+
+
+class ProbeEntry(EventProbe, DynEvent, Protocol):
+    """One probe of a kprobe or uprobe event (struct trace_kprobe, trace_uprobe): an entry of
+    the dynamic event list feeding its probe event."""
+
+    @property
+    def spec(self) -> ProbeCommand: ...
+    @property
+    def event(self) -> ProbeEvent: ...
+
+    def profile_line(self) -> str:
+        """Its line in the kind's profile file (probes_profile_seq_show())."""
+        ...
+
+    def unregister(self) -> None:
+        """Give its probe back to the engine (__unregister_trace_kprobe(), ...)."""
+        ...
+
+
+EntryT = TypeVar("EntryT", bound=ProbeEntry)
+
+
+class ProbeEventKind(ABC, Generic[EntryT]):
+    """What trace_kprobe.c and trace_uprobe.c do alike as a kind of dynamic event: the part of
+    dynevent's list that is theirs, their events file (its part of the list) and profile file,
+    is_busy/free of dyn_event_operations, and the event a new probe joins or makes.  A kind
+    adds create/show/match and how its probes register."""
+
+    def __init__(self, dynamic: DynamicEvents, registry: EventRegistry, entry: type[EntryT]):
+        """entry: the kind's probe class (its entries in the list)."""
+        self._dynamic = dynamic
+        self._registry = registry
+        self._entry = entry
+        dynamic.register(self)
+
+    def probes(self) -> list[EntryT]:
+        """The kind's probes, in creation order (for_each_trace_kprobe, for_each_trace_uprobe)."""
+        return [ev for ev in self._dynamic.of(self) if isinstance(ev, self._entry)]
+
+    # ---- the files ----
+    def read_events(self) -> bytes:
+        return self._dynamic.show(self)
+
+    def write_events(self, data: bytes) -> None:
+        self._dynamic.write_kind(data, self)
+
+    def release_all(self) -> None:
+        """An open of the events file with O_TRUNC: every event of the kind goes, unless one is
+        enabled (EBUSY, nothing removed)."""
+        self._dynamic.release_all(self)
+
+    def read_profile(self) -> bytes:
+        with self._dynamic.lock:
+            return "".join(p.profile_line() for p in self.probes()).encode("latin-1")
+
+    # ---- dyn_event_operations ----
+    @abstractmethod
+    def create(self, command: str) -> None: ...
+    @abstractmethod
+    def show(self, ev: DynEvent) -> str: ...
+    @abstractmethod
+    def match(self, system: str | None, event: str, argv: Sequence[str], ev: DynEvent) -> bool: ...
+
+    def is_busy(self, ev: DynEvent) -> bool:
+        assert isinstance(ev, self._entry)
+        return ev.event.enabled
+
+    def free(self, ev: DynEvent) -> None:
+        """unregister_trace_kprobe()/unregister_trace_uprobe(): a probe whose event has others
+        goes; the last one not while its event is enabled (EBUSY)."""
+        assert isinstance(ev, self._entry)
+        if len(ev.event.probes) == 1 and ev.event.enabled:
+            raise ProbeError(errno.EBUSY)
+        self._dynamic.remove(ev)
+        ev.unregister()
+        ev.event.unlink(ev, self._registry)
+
+    # ---- register_trace_kprobe()/register_trace_uprobe() ----
+    def _event_for(self, spec: ProbeCommand) -> ProbeEvent:
+        """The probe event a new probe joins: the kind's event of that group/event, if the
+        probe may join it (ProbeCommand.check_existing), else a new one -- unless the name is
+        another event's (EEXIST).  A new event takes its id now, before the probe is armed: a
+        failure after this does not give it back (register_kprobe_event() order)."""
+        same = [p for p in self.probes() if (p.spec.group, p.spec.event) == (spec.group, spec.event)]
+        if same:
+            spec.check_existing([p.spec for p in same])
+            return same[0].event
+        if self._registry.get(spec.group, spec.event) is not None:
+            raise spec.event_exists_error()
+        fields, fmt = spec.format()
+        return ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec)

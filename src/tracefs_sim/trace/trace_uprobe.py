@@ -21,18 +21,15 @@ from typing import Protocol
 from ..probes.uprobes import UprobeHit
 from .dynevent import DynamicEvents, DynEvent
 from .events import EventRegistry
-from .probe_log import ProbeError, silent_error
+from .probe_log import silent_error
 from .probe_record import record_body
-from .trace_probe import ProbeEvent
+from .trace_probe import ProbeEvent, ProbeEventKind, hit_handler
 from .uprobe_spec import (
     PathInfo,
     PathLookup,
     UprobeSpec,
-    check_existing,
     create_uprobe,
-    event_exists_error,
     ref_ctr_conflict,
-    trace_uprobe_match,
 )
 
 
@@ -87,7 +84,7 @@ class TraceUprobe:
         if self.handle is None:
             self.handle = self.ops.engine.register(
                 self.spec.filename, self.spec.path.inode, self.spec.path.size, self.spec.offset, self.spec.ref_ctr_offset,
-                is_return=self.spec.is_return, on_hit=_hit_handler(self.event, self.spec))
+                is_return=self.spec.is_return, on_hit=hit_handler(self.event, record_body(self.spec)))
 
     def disarm(self) -> None:
         if self.handle is not None:
@@ -95,37 +92,27 @@ class TraceUprobe:
             self._nhit += handle.nhit
             handle.unregister()
 
+    def unregister(self) -> None:
+        """A uprobe is registered only while its event is enabled."""
+        self.disarm()
 
-class UprobeEventOps:
-    """trace_uprobe_ops, and the uprobe_events and uprobe_profile files."""
+    def profile_line(self) -> str:
+        return self.spec.profile_line(self.nhit)
+
+
+class UprobeEventOps(ProbeEventKind[TraceUprobe]):
+    """trace_uprobe_ops, and the uprobe_events and uprobe_profile files (what they share with
+    kprobe events: trace_probe.ProbeEventKind)."""
 
     def __init__(self, dynamic: DynamicEvents, registry: EventRegistry, engine: UprobeEngine,
                  lookup: PathLookup = host_path):
-        self._dynamic = dynamic
-        self._registry = registry
         self.engine = engine
         self._lookup = lookup
-        dynamic.register(self)
-
-    def probes(self) -> list[TraceUprobe]:
-        """for_each_trace_uprobe, in creation order."""
-        return [ev for ev in self._dynamic.of(self) if isinstance(ev, TraceUprobe)]
+        super().__init__(dynamic, registry, TraceUprobe)
 
     # ---- the files ----
-    def read_uprobe_events(self) -> bytes:
-        return self._dynamic.show(self)
-
-    def write_uprobe_events(self, data: bytes) -> None:
-        self._dynamic.write_kind(data, self)
-
-    def release_all(self) -> None:
-        """An open of uprobe_events with O_TRUNC: every uprobe event goes, unless one is
-        enabled (EBUSY, nothing removed)."""
-        self._dynamic.release_all(self)
-
-    def read_profile(self) -> bytes:
-        with self._dynamic.lock:
-            return "".join(tu.spec.profile_line(tu.nhit) for tu in self.probes()).encode("latin-1")
+    read_uprobe_events = ProbeEventKind.read_events
+    write_uprobe_events = ProbeEventKind.write_events
 
     # ---- dyn_event_operations ----
     def create(self, command: str) -> None:
@@ -138,51 +125,15 @@ class UprobeEventOps:
         assert isinstance(ev, TraceUprobe)
         return ev.spec.command_text()
 
-    def is_busy(self, ev: DynEvent) -> bool:
-        assert isinstance(ev, TraceUprobe)
-        return ev.event.enabled
-
-    def free(self, ev: DynEvent) -> None:
-        """unregister_trace_uprobe(): a probe whose event has others goes; the last one not
-        while its event is enabled (EBUSY)."""
-        assert isinstance(ev, TraceUprobe)
-        if len(ev.event.probes) == 1 and ev.event.enabled:
-            raise ProbeError(errno.EBUSY)
-        self._dynamic.remove(ev)
-        ev.disarm()
-        ev.event.unlink(ev, self._registry)
-
     def match(self, system: str | None, event: str, argv: Sequence[str], ev: DynEvent) -> bool:
         assert isinstance(ev, TraceUprobe)
-        return trace_uprobe_match(ev.spec, system, event, argv)
+        return ev.spec.matches(system, event, argv, ev.spec.point_text())
 
     # ---- register_trace_uprobe() ----
     def _register(self, spec: UprobeSpec) -> None:
-        probes = self.probes()
-        if ref_ctr_conflict(spec, [tu.spec for tu in probes]):
+        if ref_ctr_conflict(spec, [tu.spec for tu in self.probes()]):
             raise silent_error(errno.EINVAL)  # "Reference counter offset mismatch." (pr_warn)
-        same = [tu for tu in probes if (tu.spec.group, tu.spec.event) == (spec.group, spec.event)]
-        if same:
-            check_existing(spec, [tu.spec for tu in same])
-            event = same[0].event
-        elif self._registry.get(spec.group, spec.event) is not None:
-            raise event_exists_error(spec)
-        else:
-            fields, fmt = spec.format()
-            event = ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec)
+        event = self._event_for(spec)
         tu = TraceUprobe(self, spec, event)
         event.append(tu, self._registry)  # (an enabled event arms it now; OSError: it could not)
         self._dynamic.add(tu)
-
-
-def _hit_handler(event: ProbeEvent, spec: UprobeSpec) -> Callable[[UprobeHit], None]:
-    """uprobe_dispatcher()/uretprobe_dispatcher() -> uprobe_trace_func() for one probe: runs
-    on the machine's thread at each hit, recording in the slots that have the event on."""
-    body = record_body(spec)
-    event_id = event.id
-
-    def on_hit(hit: UprobeHit) -> None:
-        slots = event.slots
-        if slots:
-            hit.record(event_id, slots, body(hit))
-    return on_hit

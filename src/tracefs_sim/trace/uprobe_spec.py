@@ -14,40 +14,21 @@ spec knows its read-back line, its format-file fields and print fmt, and prints 
 from __future__ import annotations
 
 import errno
-import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from ..lib.kstrtox import kstrtoull
 from .dynevent import argv_split
 from .ftrace_records import SymFlags
-from .probe_args import (
-    MAX_TRACE_ARGS,
-    ArgField,
-    ArgFlags,
-    ProbeArg,
-    Symbolizer,
-    decode_args,
-    format_args,
-    parse_probe_arg,
-)
+from .probe_args import ArgFlags, ProbeArg, Symbolizer, format_args
 from .probe_log import ProbeError, ProbeLog
-from .trace_probe import (
-    MAX_EVENT_NAME_LEN,
-    compare_arg_type,
-    match_command_args,
-    parse_event_name,
-    probe_event_fields,
-    probe_event_print_fmt,
-)
+from .trace_probe import MAX_EVENT_NAME_LEN, ProbeCommand, parse_event_name, parse_probe_args
 
 UPROBE_EVENT_SYSTEM = "uprobes"
 LOCATION = "trace_uprobe"
 
 _DIGITS = tuple("0123456789")
-_VADDR = struct.Struct("<Q")
-_VADDR_RET = struct.Struct("<QQ")  # a uretprobe's func and return address
 
 
 class PathInfo(NamedTuple):
@@ -63,7 +44,9 @@ PathLookup = Callable[[str], PathInfo]
 
 
 @dataclass(frozen=True)
-class UprobeSpec:
+class UprobeSpec(ProbeCommand):
+    LOCATION: ClassVar[str] = LOCATION
+
     group: str
     event: str
     is_return: bool
@@ -74,11 +57,6 @@ class UprobeSpec:
     args: tuple[ProbeArg, ...]
     argv: tuple[str, ...] = ()  # the command's words, for errors logged at registration
 
-    @property
-    def head_size(self) -> int:
-        """SIZEOF_TRACE_ENTRY(is_return): the common header and vaddr[1 or 2]."""
-        return 24 if self.is_return else 16
-
     def point_text(self) -> str:
         """``PATH:0x%016lx[(0x%lx)]``, as trace_uprobe_show() prints the probe point."""
         text = f"{self.filename}:0x{self.offset:016x}"
@@ -88,41 +66,24 @@ class UprobeSpec:
 
     def command_text(self) -> str:
         """trace_uprobe_show(): the line uprobe_events and dynamic_events read back."""
-        words = [f"{'r' if self.is_return else 'p'}:{self.group}/{self.event}", self.point_text()]
-        words += [f"{a.name}={a.comm}" for a in self.args]
-        return " ".join(words) + "\n"
+        return self.command_line("r" if self.is_return else "p", self.point_text())
 
     def profile_line(self, nhit: int) -> str:
         """probes_profile_seq_show()."""
         return f"  {self.filename} {self.event:<44} {nhit:15}\n"
 
-    def fields(self) -> list[ArgField]:
-        """uprobe_event_define_fields(): vaddr[0] (and vaddr[1]), then the arguments."""
-        return probe_event_fields(self.args, self.is_return)
-
-    def print_fmt(self) -> str:
-        """What follows ``print fmt: `` in the format file."""
-        return probe_event_print_fmt(self.args, self.is_return)
-
-    def format(self) -> tuple[list[ArgField], str]:
-        return self.fields(), self.print_fmt()
+    def same_point(self, other: ProbeCommand) -> bool:
+        """trace_uprobe_has_same_uprobe(): the same inode and offset."""
+        assert isinstance(other, UprobeSpec)
+        return other.path.inode == self.path.inode and other.offset == self.offset
 
     def print_record(self, payload: bytes, symbolize: Symbolizer, sym_flags: SymFlags) -> str:
         """print_uprobe_event(): ``EVENT: (0x%lx)`` or ``EVENT: (0x%lx <- 0x%lx)`` (the return
         address, then the function), then the arguments.  No symbols: these are user
         addresses."""
-        if self.is_return:
-            func, ret_ip = _VADDR_RET.unpack_from(payload, 8)
-            where = f"0x{ret_ip:x} <- 0x{func:x}"
-        else:
-            where = f"0x{_VADDR.unpack_from(payload, 8)[0]:x}"
-        values = decode_args(self.args, payload, self.head_size)
+        func, ret_ip, values = self.decode_record(payload)
+        where = f"0x{ret_ip:x} <- 0x{func:x}" if self.is_return else f"0x{func:x}"
         return f"{self.event}: ({where}){format_args(self.args, values, symbolize)}\n"
-
-    def log(self, index: int) -> ProbeLog:
-        log = ProbeLog(self.argv, LOCATION)
-        log.index = index
-        return log
 
 
 def _basename_head(filename: str) -> str:
@@ -195,58 +156,15 @@ def create_uprobe(command: str, lookup: PathLookup) -> UprobeSpec | None:
         # snprintf(buf, MAX_EVENT_NAME_LEN, "%c_%s_0x%lx", 'p', ...): 'p' for a uretprobe too
         event = f"p_{_basename_head(filename)}_0x{offset:x}"[:MAX_EVENT_NAME_LEN - 1]
 
-    flags = ArgFlags.RETURN if is_return else ArgFlags(0)
-    args: list[ProbeArg] = []
-    size = 0
-    for i, text in enumerate(argv[2:2 + MAX_TRACE_ARGS]):  # the rest is ignored, as in Linux
-        log.index = i + 2
-        arg_ = parse_probe_arg(text, i, args, size, flags, log)
-        args.append(arg_)
-        size += arg_.size
-    return UprobeSpec(group, event, is_return, filename, offset, ref_ctr_offset, path, tuple(args), tuple(argv))
-
-
-def trace_uprobe_match(spec: UprobeSpec, system: str | None, event: str, argv: Sequence[str]) -> bool:
-    """trace_uprobe_match(): whether a removal ``-:[SYSTEM/]EVENT [PATH:OFFSET [ARGS...]]``
-    names this probe (the point as it reads back: ``PATH:0x%016lx[(0x%lx)]``)."""
-    if event and spec.event != event:
-        return False
-    if system is not None and spec.group != system:
-        return False
-    if not argv:
-        return True
-    if argv[0] != spec.point_text():
-        return False
-    return match_command_args(spec.args, argv[1:])
+    args = parse_probe_args(argv[2:], ArgFlags.RETURN if is_return else ArgFlags(0), log)
+    return UprobeSpec(group, event, is_return, filename, offset, ref_ctr_offset, path, args, tuple(argv))
 
 
 # ---------------------------------------------------------------------------------------------
-# Registration checks (register_trace_uprobe / append_trace_uprobe)
+# Registration (register_trace_uprobe)
 
 
 def ref_ctr_conflict(spec: UprobeSpec, others: Sequence[UprobeSpec]) -> bool:
     """validate_ref_ctr_offset(): another probe on the same inode and offset with another
     reference counter (the kernel refuses with EINVAL and only a pr_warn)."""
-    return any(o.path.inode == spec.path.inode and o.offset == spec.offset
-               and o.ref_ctr_offset != spec.ref_ctr_offset for o in others)
-
-
-def check_existing(spec: UprobeSpec, existing: Sequence[UprobeSpec]) -> None:
-    """The group/event is already a uprobe event: the spec may join it (same kind, same
-    argument names and types, not the same inode+offset with the same arguments).
-    ``existing``: that event's probes, the first one first.  ProbeError(EEXIST)."""
-    first = existing[0]
-    if spec.is_return != first.is_return:
-        raise spec.log(0).error(0, "DIFF_PROBE_TYPE", errno.EEXIST)
-    diff = compare_arg_type(spec.args, first.args)
-    if diff:
-        raise spec.log(diff + 1).error(0, "DIFF_ARG_TYPE", errno.EEXIST)
-    for other in existing:
-        if (other.path.inode == spec.path.inode and other.offset == spec.offset
-                and all(x.comm == y.comm for x, y in zip(other.args, spec.args))):
-            raise spec.log(0).error(0, "SAME_PROBE", errno.EEXIST)
-
-
-def event_exists_error(spec: UprobeSpec) -> ProbeError:
-    """The group/event name belongs to an event that is not a uprobe's."""
-    return spec.log(0).error(0, "EVENT_EXIST", errno.EEXIST)
+    return any(o.same_point(spec) and o.ref_ctr_offset != spec.ref_ctr_offset for o in others)
