@@ -193,6 +193,32 @@ static noinline long wait_consider_children(pid_t pid, int *status, bool *any)
 	return 0;
 }
 
+/*
+ * A session task's wait whose host call returned while no child it waits for has anything left
+ * to replay here: what ended the host's wait is no exit this kernel will see (a tracee's ptrace
+ * stop, a stopped child, a signal), so waiting on would hold the task -- and every later call
+ * of its process -- for good.  A child's exit that ended it is among the child's queued records
+ * (they came through the ring before the waiter's next one), so a busy child is waited for.
+ */
+static noinline bool session_wait_is_over(pid_t pid)
+{
+	struct task_struct *p;
+	unsigned long flags;
+	bool busy = false;
+
+	if (!session_host_moved_on(current))
+		return false;
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(p, &current->children, sibling) {
+		if (pid > 0 && p->pid != pid)
+			continue;
+		if (p->session && (p->session->entered || !list_empty(&p->session->queue)))
+			busy = true;
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return !busy;
+}
+
 long do_wait(pid_t pid, int *ustatus, int options)
 {
 	trace_sched_process_wait(pid > 0 ? pid : pid < -1 ? -pid : 0);	/* pid_nr(wo_pid) */
@@ -210,6 +236,10 @@ long do_wait(pid_t pid, int *ustatus, int options)
 		if (!ret && any && !(options & WNOHANG) && signal_pending(current)) {
 			set_current_state(TASK_RUNNING);
 			return -ERESTARTSYS;
+		}
+		if (!ret && any && !(options & WNOHANG) && session_wait_is_over(pid)) {
+			set_current_state(TASK_RUNNING);
+			return 0;	/* (the host's result is not known here) */
 		}
 		if (ret || !any || (options & WNOHANG)) {
 			set_current_state(TASK_RUNNING);
