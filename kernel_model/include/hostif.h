@@ -30,6 +30,9 @@
 				 * handlers run (kernel/events/uprobes.c, probes/uprobes.py) */
 #define PORT_PERF_WAKEUP 0x520	/* al = perf pool region: a wakeup of the buffer there, which a
 				 * session's supervisor waits for (uapi/perf_pool.h) */
+#define PORT_KPROBE	0x521	/* db_arg: address of the struct kprobe_host_req posted
+				 * (trace/kprobe_perf.h); the host answers it later, sets its
+				 * `done` and raises the call-function vector */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1

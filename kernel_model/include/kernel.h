@@ -273,6 +273,7 @@ void host_write(u64 id, int fd, const void *buf, size_t len);
 void host_exit(u64 id, int status);
 void host_spawned(u64 id, pid_t pid);
 void host_code_page(const void *page);
+void host_kprobe_request(void *req);
 void smp_send_reschedule(int cpu);
 
 /* page_alloc.c, slab.c (mm.h, slab.h) and mm.c */

@@ -137,7 +137,8 @@ struct perf_event {
 	void (*destroy)(struct perf_event *event);
 	void *tp_event;			/* a tracepoint event: its trace_event_meta */
 	struct event_filter *filter;	/* a tracepoint event's PERF_EVENT_IOC_SET_FILTER */
-	struct bpf_prog *prog;		/* a tracepoint event's PERF_EVENT_IOC_SET_BPF */
+	struct bpf_prog *prog;		/* a tracepoint or kprobe event's PERF_EVENT_IOC_SET_BPF */
+	struct kprobe_perf_call *kprobe_call;	/* a kprobe PMU event: its probe's (trace/kprobe_perf.h) */
 	/* sampling */
 	u16 header_size;		/* a sample's fixed fields past the header and the ids */
 	u16 id_header_size;		/* the sample_id fields */
@@ -235,6 +236,9 @@ static __always_inline struct list_head *perf_trace_head(struct tracepoint *tp)
 int perf_trace_init(struct perf_event *event);
 void perf_trace_destroy(struct perf_event *event);
 int perf_event_set_bpf_prog(struct perf_event *event, struct bpf_prog *prog);
+struct bpf_prog_array;
+/* trace_call_bpf(): the programs on ctx, none while another runs on this cpu; 0 if one said 0 */
+unsigned int trace_call_bpf(struct bpf_prog_array *progs, void *ctx);
 void *perf_trace_buf_alloc(int size, struct pt_regs **regs, int *rctxp);
 void perf_trace_buf_submit(void *raw_data, int size, int rctx, u16 type, u64 count,
 			   struct pt_regs *regs, struct list_head *head, struct task_struct *task);

@@ -12,6 +12,7 @@
 #include "trace/ftrace.h"
 #include "trace/ftrace_frame.h"
 #include "trace/probe_stage.h"
+#include "trace/kprobe_perf.h"
 #include "trace/ring.h"
 #include "trace/trace.h"
 #include "trace/trace_pid.h"
@@ -57,6 +58,22 @@ HOST_ABI_OFFSET(trace_control, rings);
 HOST_ABI_OFFSET(trace_control, cpu_slots);
 HOST_ABI_OFFSET(trace_event_file, slots);
 HOST_ABI_OFFSET(trace_event_file, type);
+
+/* include/trace/kprobe_perf.h: the kprobe engine's requests (PORT_KPROBE) */
+HOST_ABI_CONST(PORT_KPROBE);
+HOST_ABI_CONST(KPROBE_REQ_REGISTER);
+HOST_ABI_CONST(KPROBE_REQ_UNREGISTER);
+HOST_ABI_CONST(KPROBE_FUNC_LEN);
+HOST_ABI_CONST(PERF_TYPE_KPROBE);
+HOST_ABI_SIZE(kprobe_host_req);
+HOST_ABI_OFFSET(kprobe_host_req, op);
+HOST_ABI_OFFSET(kprobe_host_req, is_return);
+HOST_ABI_OFFSET(kprobe_host_req, addr);
+HOST_ABI_OFFSET(kprobe_host_req, offset);
+HOST_ABI_OFFSET(kprobe_host_req, probe);
+HOST_ABI_OFFSET(kprobe_host_req, result);
+HOST_ABI_OFFSET(kprobe_host_req, done);
+HOST_ABI_OFFSET(kprobe_host_req, func);
 
 /* include/trace/synth.h */
 HOST_ABI_CONST(SYNTH_EVENTS_MAX);

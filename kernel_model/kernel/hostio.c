@@ -93,3 +93,15 @@ const struct host_task_layout host_task_layout __used = {
 	offsetof(struct percpu, trace_pending),
 	offsetof(struct percpu, trace_clock_step),
 };
+
+/* A request to the host's kprobe engine (trace/kprobe_perf.h): answered later, by the host
+ * setting its `done` and raising the call-function vector. */
+void host_kprobe_request(void *req)
+{
+	unsigned long flags = arch_local_irq_save();
+	struct percpu *pc = this_cpu();
+
+	pc->h.db_arg[0] = (u64)req;
+	host_doorbell(PORT_KPROBE, 0);
+	arch_local_irq_restore(flags);
+}

@@ -8,6 +8,7 @@
 #include "../include/clockchips.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
+#include "../include/trace/kprobe_perf.h"
 
 /* arch/x86/include/asm/irq_vectors.h */
 #define FIRST_EXTERNAL_VECTOR	0x20
@@ -142,6 +143,7 @@ void sysvec_call_function(struct pt_regs *regs)
 {
 	irq_enter();
 	session_ring_interrupt();
+	kprobe_host_interrupt();
 	if (kthreadd_task && (READ_ONCE(host_requests.tail) != READ_ONCE(host_requests.head) ||
 			      session_roots_pending()))
 		wake_up_process(kthreadd_task);

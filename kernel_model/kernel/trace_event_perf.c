@@ -8,6 +8,7 @@
  */
 #include "../include/perf_event.h"
 #include "../include/bpf.h"
+#include "../include/trace/kprobe_perf.h"
 
 #define PERF_MAX_TRACE_SIZE	2048
 #define PERF_NR_CONTEXTS	4
@@ -186,15 +187,21 @@ static int trace_event_get_offsets(const struct trace_event_meta *meta)
 int perf_event_set_bpf_prog(struct perf_event *event, struct bpf_prog *prog)
 {
 	const struct trace_event_meta *meta = event->tp_event;
+	struct kprobe_perf_call *kcall = event->kprobe_call;
 	struct bpf_prog_array **slot, *old, *new;
 	int ret = -EEXIST;
 
-	if (!meta || prog->type != BPF_PROG_TYPE_TRACEPOINT)
-		return -EINVAL;	/* perf_event_set_bpf_handler(): no BPF_PROG_TYPE_PERF_EVENT here */
-	if (prog->max_ctx_offset > (u32)trace_event_get_offsets(meta))
-		return -EACCES;
+	if (kcall) {	/* a kprobe event: KPROBE programs, which read the probed registers */
+		if (prog->type != BPF_PROG_TYPE_KPROBE)
+			return -EINVAL;
+	} else {
+		if (!meta || prog->type != BPF_PROG_TYPE_TRACEPOINT)
+			return -EINVAL;	/* perf_event_set_bpf_handler(): no BPF_PROG_TYPE_PERF_EVENT here */
+		if (prog->max_ctx_offset > (u32)trace_event_get_offsets(meta))
+			return -EACCES;
+	}
 	mutex_lock(&event_mutex);
-	slot = perf_trace_prog_array(meta);
+	slot = kcall ? &kcall->prog_array : perf_trace_prog_array(meta);
 	old = *slot;
 	if (event->prog)
 		goto unlock;
@@ -221,7 +228,7 @@ static void perf_event_detach_bpf_prog(struct perf_event *event)
 	mutex_lock(&event_mutex);
 	if (!event->prog)
 		goto unlock;
-	slot = perf_trace_prog_array(event->tp_event);
+	slot = event->kprobe_call ? &event->kprobe_call->prog_array : perf_trace_prog_array(event->tp_event);
 	old = *slot;
 	if (!bpf_prog_array_copy(old, event->prog, NULL, &new)) {
 		__atomic_store_n(slot, new, __ATOMIC_RELEASE);
@@ -235,7 +242,7 @@ unlock:
 /* trace_call_bpf(): the programs on the record (its first 8 bytes the pt_regs pointer), none
  * while another program runs on this cpu; 0 if any of them said 0 (drop the sample) */
 static int bpf_prog_active[NR_CPUS];
-static notrace unsigned int trace_call_bpf(struct bpf_prog_array *progs, void *ctx)
+notrace unsigned int trace_call_bpf(struct bpf_prog_array *progs, void *ctx)
 {
 	int cpu = smp_processor_id();
 	unsigned int ret = 0;
@@ -360,4 +367,67 @@ notrace void perf_syscall_exit(struct pt_regs *regs, long ret)
 		return;
 	}
 	perf_trace_buf_submit(rec, size, rctx, syscall_exit_files[id].type, 1, regs, head, NULL);
+}
+
+/* ---- the kprobe PMU's events (perf_kprobe_init(), perf_kprobe_destroy()) ---- */
+
+/* attr.kprobe_func (config1): the function's name, a user string ("": none, the probe is at
+ * attr.kprobe_addr); attr.probe_offset (config2, as kprobe_addr): the offset in it.  An
+ * inherited event shares its parent's probe, as it shares its trace_event_call. */
+int perf_kprobe_init(struct perf_event *event, bool is_retprobe)
+{
+	struct kprobe_perf_call *call;
+	char *func = NULL;
+	long ret;
+
+	if (event->parent) {
+		call = event->parent->kprobe_call;
+		if (!call)
+			return -EINVAL;
+		mutex_lock(&event_mutex);
+		call->refcount++;
+		mutex_unlock(&event_mutex);
+		event->kprobe_call = call;
+		event->hw.source = call->perf_events;
+		return 0;
+	}
+	if (event->attr.kprobe_func) {
+		func = kzalloc(KPROBE_FUNC_LEN, GFP_KERNEL);
+		if (!func)
+			return -ENOMEM;
+		ret = strncpy_from_user(func, (const char *)event->attr.kprobe_func, KPROBE_FUNC_LEN);
+		if (ret == KPROBE_FUNC_LEN)
+			ret = -E2BIG;
+		if (ret < 0) {
+			kfree(func);
+			return ret;
+		}
+		if (func[0] == '\0') {
+			kfree(func);
+			func = NULL;
+		}
+	}
+	call = create_local_trace_kprobe(func, event->attr.kprobe_addr, event->attr.probe_offset, is_retprobe);
+	kfree(func);
+	if (IS_ERR(call))
+		return PTR_ERR(call);
+	event->kprobe_call = call;
+	event->hw.source = call->perf_events;
+	return 0;
+}
+
+void perf_kprobe_destroy(struct perf_event *event)
+{
+	struct kprobe_perf_call *call = event->kprobe_call;
+
+	perf_event_detach_bpf_prog(event);
+	mutex_lock(&event_mutex);
+	if (call->refcount > 1) {
+		call->refcount--;
+		call = NULL;
+	}
+	mutex_unlock(&event_mutex);
+	if (call)
+		destroy_local_trace_kprobe(call);
+	event->kprobe_call = NULL;
 }

@@ -17,6 +17,7 @@
 #include "../include/trace/trigger.h"
 #include "../include/trace/synth.h"
 #include "../include/trace/trace_pid.h"
+#include "../include/trace/kprobe_perf.h"
 
 struct probe_stage probe_stage[NR_CPUS];
 
@@ -594,6 +595,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 	pid_t pid = current->pid;
 	int cpu = this_cpu()->h.cpu;
 	struct kg_inst *in = NULL;
+	struct kprobe_perf_call *perf;
 	struct kg_probe *kp;
 	u32 *link, i = 0, p, slots;
 
@@ -622,6 +624,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 	p = in->probe % KG_MAX_PROBES;
 	kp = &kprobe_guest.probes[p];
 	slots = kp->is_return && i - kp->first_inst < kp->ninst ? kp->slots : 0;
+	perf = kp->is_return && i - kp->first_inst < kp->ninst ? __atomic_load_n(&kprobe_perf_calls[p], __ATOMIC_ACQUIRE) : NULL;
 	caller = ret_addr;
 	for (link = &in->next; *link; link = &kprobe_guest.insts[*link - 1].next) {
 		struct kg_inst *o = &kprobe_guest.insts[*link - 1];
@@ -635,21 +638,26 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 	kg_inst_put(i);
 	notrace_spin_unlock(&kg_inst_lock);
 	*(u64 *)slot = ret_addr;
-	if (slots && !kg_busy[cpu]) {	/* kretprobe_dispatcher() */
+	if ((slots || perf) && !kg_busy[cpu]) {	/* kretprobe_dispatcher() */
 		kg_busy[cpu] = 1;
 		regs->ip = caller;
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
-		if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
+		if (!slots)
+			;
+		else if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
 			kg_record_plain(kp, slots, func, ret_addr, regs);
 		else
 			kg_record(kp, slots, func, ret_addr, caller, regs, kg_body[cpu]);
+		if (perf)	/* kretprobe_perf_func() */
+			kprobe_perf_func(perf, func, ret_addr, regs);
 		kg_busy[cpu] = 0;
 	}
 	return 1;
 }
 
-/* kprobe_trace_func() for every enabled probe of a point; %ip reads as
- * after the int3 (kprobe_ftrace_handler's too) */
+/* kprobe_dispatcher() for every enabled probe of a point: kprobe_trace_func() for the
+ * slots that record it, kprobe_perf_func() for a probe with a perf call; %ip reads as after
+ * the int3 (kprobe_ftrace_handler's too) */
 static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *regs)
 {
 	int cpu = this_cpu()->h.cpu;
@@ -657,26 +665,37 @@ static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *re
 
 	if (unlikely(kg_busy[cpu])) {	/* reentered: kprobes_inc_nmissed_count() */
 		for (; p; p = kprobe_guest.probes[p - 1].next)
-			if (kprobe_guest.probes[p - 1].slots)
+			if (kprobe_guest.probes[p - 1].slots || kprobe_perf_calls[p - 1])
 				__atomic_add_fetch(&kprobe_guest.probes[p - 1].nmissed, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	kg_busy[cpu] = 1;
 	for (; p; p = kprobe_guest.probes[p - 1].next) {
 		struct kg_probe *kp = &kprobe_guest.probes[p - 1];
+		struct kprobe_perf_call *perf;
 		u32 slots = kp->slots;
 
-		if (!slots)
+		perf = __atomic_load_n(&kprobe_perf_calls[p - 1], __ATOMIC_ACQUIRE);
+		if (!slots && !perf)
 			continue;
 		if (kp->is_return) {	/* its hits count at the return */
 			kg_kret_entry(kp, p - 1, pt->addr, regs);
 			continue;
 		}
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
-		if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
+		if (!slots)
+			;
+		else if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
 			kg_record_plain(kp, slots, pt->addr, 0, regs);
 		else
 			kg_record(kp, slots, pt->addr, 0, pt->addr + 1, regs, kg_body[cpu]);
+		if (perf) {
+			u64 ip = regs->ip;
+
+			regs->ip = pt->addr + 1;	/* as after the int3 */
+			kprobe_perf_func(perf, pt->addr, 0, regs);
+			regs->ip = ip;
+		}
 	}
 	kg_busy[cpu] = 0;
 }

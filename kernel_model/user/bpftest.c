@@ -12,6 +12,10 @@
  *   rawtp FD NAME                          -> a link fd (BPF_RAW_TRACEPOINT_OPEN)
  *   tpev ID                                -> a perf event fd on tracepoint ID, this process's
  *   setbpf EVFD FD                         -> PERF_EVENT_IOC_SET_BPF
+ *   kpev TYPE FUNC ADDR|OFFSET RET         -> a perf event fd of the kprobe PMU (attr.type TYPE): at
+ *                                             FUNC+OFFSET, or ("-": no name) at ADDR; RET 1: a kretprobe;
+ *                                             every task's on cpu 0 (kpevt: this process's, any cpu)
+ *   count FD                               -> the count read(2) gives
  *   calls N                                -> N getpid() calls
  *   close FD
  *   cpus N                                 -> the possible cpus (values a per-cpu lookup prints)
@@ -308,6 +312,23 @@ int main(int argc, char **argv)
 			pa.config = num(argv[i++]);
 			pa.sample_period = 1;
 			result(cmd, syscall6(NR_perf_event_open, (long)&pa, 0, -1, -1, 0, 0));
+		} else if ((!strcmp(cmd, "kpev") || !strcmp(cmd, "kpevt")) && i + 4 <= argc) {
+			struct perf_event_attr pa;
+			int own = cmd[4] == 't';
+			zero(&pa, sizeof(pa));
+			pa.type = num(argv[i]);
+			pa.size = sizeof(pa);
+			pa.kprobe_func = strcmp(argv[i + 1], "-") ? (unsigned long)argv[i + 1] : 0;
+			pa.probe_offset = num(argv[i + 2]);
+			pa.config = num(argv[i + 3]);
+			pa.sample_period = 1;
+			i += 4;
+			/* kpev as bpftrace opens them: every task, cpu 0 */
+			result(cmd, syscall6(NR_perf_event_open, (long)&pa, own ? 0 : -1, own ? -1 : 0, -1, 0, 0));
+		} else if (!strcmp(cmd, "count") && i + 1 <= argc) {
+			unsigned long long c = 0;
+			long r = syscall6(0 /* read */, num(argv[i++]), (long)&c, sizeof(c), 0, 0, 0);
+			result(cmd, r < 0 ? r : (long)c);
 		} else if (!strcmp(cmd, "setbpf") && i + 2 <= argc) {
 			result(cmd, syscall6(NR_ioctl, num(argv[i]), PERF_EVENT_IOC_SET_BPF, num(argv[i + 1]), 0, 0, 0));
 			i += 2;

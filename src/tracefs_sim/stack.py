@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .machine.contract import PatchableMachine, TracedMachine
+from .machine.contract import KprobeRequestMachine, PatchableMachine, TracedMachine
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
 from .probes.kprobes.debugfs import KprobeDebugViews
@@ -21,6 +21,7 @@ class TracingStack:
     ftrace_sites: FtraceSites | None  # None: a kernel (or a machine) without function tracing
     kprobe_engine: KprobeEngine | None  # None: without kprobes
     kprobe_views: KprobeDebugViews | None  # /sys/kernel/debug/kprobes, with the engine
+    pmus: dict[str, tuple[int, dict[str, str]]]  # /sys/bus/event_source/devices: name -> (type, formats)
 
 
 def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> TracingStack:
@@ -38,4 +39,24 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
                 uprobes = UprobeEngine(machine, engine.stage)
     core = TraceCore(machine, ftrace_sites=sites, kprobe_engine=engine, uprobe_engine=uprobes,
                      realtime_at_boot_ns=realtime_at_boot_ns)
-    return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine))
+    if core.kprobes is not None and isinstance(machine, KprobeRequestMachine):
+        # the kernel's kprobe PMU asks the engine for its probes
+        machine.serve_kprobe_requests(core.kprobes.serve_local)
+    return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine),
+                        _pmus(machine, core.kprobes is not None))
+
+
+# include/uapi/linux/perf_event.h's fixed types
+PERF_TYPE_SOFTWARE, PERF_TYPE_TRACEPOINT = 1, 2
+
+
+def _pmus(machine: TracedMachine, kprobes: bool) -> dict[str, tuple[int, dict[str, str]]]:
+    """The PMUs the kernel registers (kernel/events/core.c): software and tracepoint, and the
+    kprobe PMU (its type the kernel's, its config bit 0 `retprobe`) where its requests have the
+    engine to answer them."""
+    pmus: dict[str, tuple[int, dict[str, str]]] = {"software": (PERF_TYPE_SOFTWARE, {}),
+                                                   "tracepoint": (PERF_TYPE_TRACEPOINT, {})}
+    abi = getattr(machine.image, "abi", {})
+    if kprobes and isinstance(machine, KprobeRequestMachine) and "PERF_TYPE_KPROBE" in abi:
+        pmus["kprobe"] = (abi["PERF_TYPE_KPROBE"], {"retprobe": "config:0"})
+    return pmus

@@ -100,3 +100,82 @@ def test_a_killed_bpftrace_leaves_nothing_in_the_kernel(tmp_path):
     assert lines == ["raw: 0", "raw: 0", "killed 137", "raw: -2", "raw: -2"], \
         result.stdout + (tmp_path / "bt.out").read_text()
 
+
+
+EVENT_SOURCE = "/sys/bus/event_source/devices"
+HIST_ROW = re.compile(r"^\[(\d+[KMG]?)(?:, (\d+[KMG]?)\))?\]?\s+(\d+) \|@*\s*\|$")
+
+
+def hist_rows(out: str, name: str) -> list[tuple[str, int]]:
+    """A bpftrace power-of-two histogram's rows, (its low bound as printed: "0", "2K"..., count),
+    after its `@name: ` line"""
+    lines = out.splitlines()
+    start = lines.index(f"@{name}: ") + 1
+    rows = []
+    for line in lines[start:]:
+        if not line:
+            break
+        m = HIST_ROW.match(line)
+        assert m, (line, out)
+        rows.append((m.group(1), int(m.group(3))))
+    return rows
+
+
+def test_kprobe_printf_with_comm(tmp_path):
+    """`kprobe:do_sys_openat2 { printf("%s %s\\n", comm, str(arg1)) }`: a kprobe PMU event
+    (perf_event_open of /sys/bus/event_source/devices/kprobe/type, the function's name in config1)
+    with a KPROBE program set on it, run by the guest's kprobe handler at each open: the marker's
+    opens (its loader's) show with its comm.  (str(arg1) reads a user pointer with
+    probe_read_kernel_str, as bpftrace 0.17 does: empty, as on the reference 6.1.)  The probe is
+    in the kernel's kprobes/list while bpftrace runs, and gone when it has exited."""
+    marker = tmp_path / "bt_marker"
+    shutil.copy("/bin/true", marker)
+    out, err, listed = tmp_path / "bt.out", tmp_path / "bt.err", tmp_path / "list"
+    program = 'kprobe:do_sys_openat2 { printf("%s %s\\n", comm, str(arg1)) }'
+    script = (f"cat /sys/bus/event_source/devices/kprobe/type /sys/bus/event_source/devices/kprobe/format/retprobe; "
+              f"bpftrace -e '{program}' >{out} 2>{err} & bt=$!; "
+              f"for i in $(seq 300); do grep -q Attaching {out} && break; sleep 0.1; done; "
+              f"for i in $(seq 30); do {marker}; sleep 0.3; done; "
+              f"cat /sys/kernel/debug/kprobes/list >{listed}; "
+              f"kill -INT $bt; wait $bt; echo bpftrace exited $?; echo ==; cat /sys/kernel/debug/kprobes/list")
+    host_pmus = sorted(os.listdir(EVENT_SOURCE)) if os.path.isdir(EVENT_SOURCE) else None
+    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # the session's view was its own: the host's directory is as it was
+    assert (sorted(os.listdir(EVENT_SOURCE)) if os.path.isdir(EVENT_SOURCE) else None) == host_pmus
+    head, after = result.stdout.split("==\n")
+    assert head.splitlines() == ["6", "config:0", "bpftrace exited 0"], result.stdout + err.read_text()
+    assert "do_sys_openat2+0x0" in listed.read_text(), listed.read_text()
+    assert "do_sys_openat2" not in after, after
+    lines = out.read_text().splitlines()
+    assert lines[0] == "Attaching 1 probe...", out.read_text() + err.read_text()
+    comms = [line.split(" ", 1)[0] for line in lines[1:] if line]
+    assert "bt_marker" in comms, out.read_text()
+
+
+def test_kretprobe_histogram_of_vfs_read(tmp_path):
+    """`kretprobe:vfs_read { @bytes = hist(retval) }`: a kretprobe (config bit 0) whose program
+    reads the return value from the registers at the return; bpftrace prints the power-of-two
+    histogram at Ctrl-C.  cat reads the file (its size) and then 0 at its end."""
+    data = tmp_path / "data"
+    data.write_bytes(b"x" * 3000)
+    out, err = bpftrace_while(tmp_path, "kretprobe:vfs_read { @bytes = hist(retval) }", f"cat {data} >/dev/null")
+    assert out.splitlines()[0] == "Attaching 1 probe...", out + err
+    rows = dict(hist_rows(out, "bytes"))
+    assert rows.get("0", 0) > 0, out
+    assert rows.get("2K", 0) > 0, out
+
+
+def test_kprobe_kretprobe_latency_with_delete(tmp_path):
+    """The issue's fourth one-liner: a kprobe and a kretprobe on one function (two PMU events,
+    one probed point), a map keyed by tid written at the entry and read and deleted at the
+    return; `nsecs` moves between the two, so the latencies are not all 0."""
+    marker = tmp_path / "bt_marker"
+    shutil.copy("/bin/true", marker)
+    program = ("kprobe:do_sys_open { @start[tid] = nsecs } "
+               "kretprobe:do_sys_open /@start[tid]/ { @lat = hist(nsecs - @start[tid]); delete(@start[tid]) }")
+    out, err = bpftrace_while(tmp_path, program, str(marker))
+    assert out.splitlines()[0] == "Attaching 2 probes...", out + err
+    rows = hist_rows(out, "lat")
+    assert sum(n for _, n in rows) > 0, out
+    assert any(n for low, n in rows if low != "0"), out

@@ -21,12 +21,10 @@ NR_getpid = 39
 NOP5 = bytes([0x0F, 0x1F, 0x44, 0x00, 0x00])
 
 
-def count_by_syscall(map_fd: int, nr_offset: int = 8) -> str:
-    """counts[*(u32 *)(ctx + nr_offset)]++ : the syscall number sits at 8 in all three contexts (a raw
-    tracepoint's args[1], raw_syscalls:sys_enter's `id`, syscalls:sys_enter_*'s __syscall_nr)"""
+def count_into(map_fd: int, *key_insns: bytes) -> str:
+    """counts[*(u32 *)(r10 - 4)]++ after key_insns stored the key there"""
     return prog(
-        ldx(W, R6, R1, nr_offset),
-        stx(W, R10, R6, -4),
+        *key_insns,
         mov64_reg(R2, R10), alu64_imm(ADD, R2, -4),
         ld_map_fd(R1, map_fd),
         call(FN_map_lookup_elem),
@@ -43,6 +41,12 @@ def count_by_syscall(map_fd: int, nr_offset: int = 8) -> str:
         mov64_imm(R0, 0),
         exit_(),
     )
+
+
+def count_by_syscall(map_fd: int, nr_offset: int = 8) -> str:
+    """counts[*(u32 *)(ctx + nr_offset)]++ : the syscall number sits at 8 in all three contexts (a raw
+    tracepoint's args[1], raw_syscalls:sys_enter's `id`, syscalls:sys_enter_*'s __syscall_nr)"""
+    return count_into(map_fd, ldx(W, R6, R1, nr_offset), stx(W, R10, R6, -4))
 
 
 def bpftest(machine, *args) -> list[str]:

@@ -1,6 +1,7 @@
 /* Helpers every program type may call (kernel/bpf/helpers.c): map access, time, the cpu,
  * the current task's ids and name. */
 #include "../../include/bpf.h"
+#include "../../include/trace/ftrace.h"
 
 BPF_CALL_x(bpf_map_lookup_elem)
 {
@@ -47,9 +48,12 @@ const struct bpf_func_proto bpf_get_smp_processor_id_proto = {
 	.ret_type = RET_INTEGER,
 };
 
+/* ktime_get_mono_fast_ns(): the clock that moves within an instruction slice (the trace
+ * clock, as perf's), not now_ns, which the host sets between slices: two reads a few hundred
+ * instructions apart (a kprobe and its kretprobe) must not tie */
 BPF_CALL_x(bpf_ktime_get_ns)
 {
-	return ktime_get();
+	return trace_clock_local(this_cpu());
 }
 const struct bpf_func_proto bpf_ktime_get_ns_proto = {
 	.func = bpf_ktime_get_ns,

@@ -6,6 +6,7 @@
  */
 #include "../../include/fs.h"
 #include "../../include/perf_event.h"
+#include "../../include/trace/kprobe_perf.h"
 #include "../../include/bitops.h"
 #include "../../include/trace/filter.h"
 #include "../../include/bpf.h"
@@ -850,6 +851,33 @@ static struct pmu perf_tracepoint = {
 	.name = "tracepoint",
 	.type = PERF_TYPE_TRACEPOINT,
 	.event_init = perf_tp_event_init,
+	.add = perf_tp_add,
+	.del = perf_swevent_del,
+	.read = perf_swevent_read,
+};
+
+/* ---- the kprobe PMU (perf_kprobe of 6.1): a probe of its own per event ---- */
+static int perf_kprobe_event_init(struct perf_event *event)
+{
+	int err;
+
+	if (event->attr.type != PERF_TYPE_KPROBE)
+		return -ENOENT;
+	if (!perfmon_capable())
+		return -EACCES;
+	if (event->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return -EOPNOTSUPP;	/* no branch sampling for probe events */
+	err = perf_kprobe_init(event, event->attr.config & PERF_PROBE_CONFIG_IS_RETPROBE);
+	if (err)
+		return err;
+	event->destroy = perf_kprobe_destroy;
+	return 0;
+}
+
+static struct pmu perf_kprobe = {
+	.name = "kprobe",
+	.type = PERF_TYPE_KPROBE,
+	.event_init = perf_kprobe_event_init,
 	.add = perf_tp_add,
 	.del = perf_swevent_del,
 	.read = perf_swevent_read,
@@ -1981,6 +2009,7 @@ void perf_event_init(void)
 	perf_pmu_register(&perf_cpu_clock);
 	perf_pmu_register(&perf_task_clock);
 	perf_pmu_register(&perf_tracepoint);
+	perf_pmu_register(&perf_kprobe);
 }
 
 /* ---- perf_event_open(2) ---- */

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Protocol, Unpack
 
-from ..namespace import (DEBUG_VIEWS_DIR, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, SYSCTL_KERNEL_VIEW,
+from ..namespace import (DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, SYSCTL_KERNEL_VIEW,
                          ProcMountsView)
 from ..lib.sysctl import SysctlFile
 from ..probes.kprobes.debugfs import KprobeDebugViews
@@ -344,6 +344,23 @@ def add_debug_views(tree: Tree, kprobe_views: KprobeDebugViews) -> None:
 
 
 _MODE_PROC_READ = 0o444
+_MODE_SYSFS_DIR = 0o755
+_MODE_SYSFS_READ = 0o444
+
+
+def add_pmu_views(tree: Tree, pmus: dict[str, tuple[int, dict[str, str]]]) -> None:
+    """`event-source/`: the emulated kernel's PMUs as sysfs shows them in
+    /sys/bus/event_source/devices (each `NAME/type`, and `NAME/format/FIELD` for the PMUs whose
+    attr fields have names: kprobe's `retprobe`), which the session binds there.  pmus: name ->
+    (its perf_event_attr.type, {format field: what it says, as "config:0"})."""
+    devices = tree.mkdir(_views_dir(tree), EVENT_SOURCE_VIEW, _MODE_SYSFS_DIR)
+    for name, (pmu_type, formats) in pmus.items():
+        pmu = tree.mkdir(devices, name, _MODE_SYSFS_DIR)
+        tree.add_file(pmu, "type", _MODE_SYSFS_READ, read=_text(f"{pmu_type}\n"))
+        if formats:
+            fmt = tree.mkdir(pmu, "format", _MODE_SYSFS_DIR)
+            for field, spec in formats.items():
+                tree.add_file(fmt, field, _MODE_SYSFS_READ, read=_text(f"{spec}\n"))
 
 
 def _views_dir(tree: Tree) -> DirNode:

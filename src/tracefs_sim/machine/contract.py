@@ -494,3 +494,28 @@ class PatchableMachine(Protocol):
                              fn: Callable[[HookContext, tuple[int, int, int, int]], None] | None) -> None: ...
     def set_breakpoint_handler(self, fn: Callable[[HookContext], bool] | None) -> None: ...
     def set_int3_redirect(self, addr: int, target: int | None) -> bool: ...
+
+
+@dataclass(frozen=True)
+class KprobeRequest:
+    """The kernel's request to the host's kprobe engine (struct kprobe_host_req of
+    include/trace/kprobe_perf.h): REGISTER (func: the function's name, "" for a probe at addr;
+    offset into func; is_return) or UNREGISTER (probe: what REGISTER answered)."""
+    register: bool
+    func: str
+    addr: int
+    offset: int
+    is_return: bool
+    probe: int
+
+
+# answers a request: REGISTER, the probe's index in the guest's tables or -errno; UNREGISTER, 0
+KprobeService = Callable[[KprobeRequest], int]
+
+
+@runtime_checkable
+class KprobeRequestMachine(Protocol):
+    """A machine whose kernel asks the host's kprobe engine for probes (its kprobe PMU:
+    kprobe_requests.py)."""
+
+    def serve_kprobe_requests(self, service: KprobeService | None) -> None: ...

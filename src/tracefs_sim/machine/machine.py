@@ -17,17 +17,18 @@ from unicorn.x86_const import UC_X86_REG_CR2
 
 from . import page_fault
 from .cpu import CR3, CS, RDI, RIP, RSI, RSP, Cpu
-from .contract import GuestRam
+from .contract import GuestRam, KprobeService
 from .hooks import HookContext, HookTable
 from .hostfs import HostFs
 from .int3_table import Int3Table
 from .nvme import NvmeDisk
 from .hostif import (
     PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_HOSTFS, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
-    PORT_PERF_WAKEUP, PORT_SESSION_REPLY, PORT_SPAWNED, PORT_TLB, PORT_TRACE, PORT_WRITE, HostInterface,
+    PORT_KPROBE, PORT_PERF_WAKEUP, PORT_SESSION_REPLY, PORT_SPAWNED, PORT_TLB, PORT_TRACE, PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
+from .kprobe_requests import KprobeRequests
 from .paging import PAGE_4K, PhysMem, build_boot_page_tables, kernel_virt_to_phys
 from .process import Process, TaskInfo
 from .runloop import VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER, Runner
@@ -126,6 +127,9 @@ class Machine:
         self._session_doorbell: SessionDoorbell | None = None
         self._session_reply_fd = -1
         self._perf_wake_fd = -1
+        # the kernel's requests to the kprobe engine (its kprobe PMU); a kernel without them has none
+        self._kprobe_requests = KprobeRequests(self.image, self._raise_call_function) \
+            if "kprobe_host_req.op" in self.image.abi else None
 
     # ---- boot ----
     def start(self) -> None:
@@ -148,6 +152,8 @@ class Machine:
         self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload, realtime,
                                        pool)
         self.tracing.attach(mem)
+        if self._kprobe_requests is not None:
+            self._kprobe_requests.attach(mem)
         for fn in self._attach_fns:
             fn(mem)
         gdt, entry = img.addr("gdt_page"), img.addr("entry_SYSCALL_64")
@@ -190,6 +196,15 @@ class Machine:
             self._cpus[i].set_start(self.image.addr("secondary_startup_64"), idle + (i + 1) * THREAD_SIZE)
             self._loop().bring_online(i)
 
+    def serve_kprobe_requests(self, service: KprobeService | None) -> None:
+        """The probe layer's answer to the kernel's kprobe requests (kprobe_requests.py)."""
+        if self._kprobe_requests is not None:
+            self._kprobe_requests.serve(service)
+
+    def _raise_call_function(self) -> None:
+        self._check_running()
+        self._loop().submit(lambda: self._loop().raise_irq(0, VEC_CALL_FUNC))
+
     def stop(self) -> None:
         with self._lock:
             if self._stopped or self._runner is None:
@@ -197,6 +212,8 @@ class Machine:
                 return
             self._stopped = True
         atexit.unregister(self.stop)
+        if self._kprobe_requests is not None:
+            self._kprobe_requests.stop()
         self._loop().request_stop()
         self._loop().join()
         if self._hostfs is not None:
@@ -252,6 +269,8 @@ class Machine:
             # found through the page's kernel-map alias: executable, the same on every CPU
             alias = KERNEL_MAP + hostif.doorbell_args(cpu.index)[0]
             self._drop_translations([(alias, alias + PAGE_4K)])
+        elif port == PORT_KPROBE and self._kprobe_requests is not None:
+            self._kprobe_requests.post(hostif.doorbell_args(cpu.index)[0])
         elif port == PORT_READY:
             if value & 0xFF == 0:
                 self._bring_up_secondaries()

@@ -16,7 +16,8 @@ import errno
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..probes.kprobes import Kprobe, KprobeEngine, ProbeHit
+from ..machine.contract import KprobeRequest
+from ..probes.kprobes import GuestRecord, Kprobe, KprobeEngine, ProbeHit
 from .dynevent import DynamicEvents, DynEvent
 from .events import EventRegistry
 from .kernel_symbols import ImageSymbols
@@ -76,6 +77,7 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
         self._symbols = symbols
         self._engine = engine
         self._hash = hash_pointer
+        self._local: dict[int, Kprobe] = {}  # the kprobe PMU's probes, by their guest index
         super().__init__(dynamic, registry, TraceKprobe)
 
     # ---- the files ----
@@ -97,6 +99,53 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
     def match(self, system: str | None, event: str, argv: Sequence[str], ev: DynEvent) -> bool:
         assert isinstance(ev, TraceKprobe)
         return trace_kprobe_match(ev.spec, system, event, argv, self._hash)
+
+    # ---- local trace_kprobes: the kprobe PMU's (the kernel's requests, PORT_KPROBE) ----
+    def serve_local(self, req: KprobeRequest) -> int:
+        """create_local_trace_kprobe() (the probe's index in the guest's tables, whose hits run
+        its perf call there, or -errno) and destroy_local_trace_kprobe() (0)."""
+        if req.register:
+            return self._create_local(req.func or None, req.addr, req.offset, req.is_return)
+        kp = self._local.pop(req.probe, None)
+        if kp is not None:
+            kp.unregister()
+        return 0
+
+    def _create_local(self, func: str | None, addr: int, offset: int, is_return: bool) -> int:
+        """Linux's order: the name (none: ENOENT, several: EADDRNOTAVAIL), the notrace function
+        (EINVAL), then register_kprobe()/register_kretprobe()'s checks.  The probe has no
+        arguments and records in no trace array: its guest record program only marks it the
+        guest's, the guest's perf call does the rest.  Enabled at once, as its perf event's
+        TRACE_REG_PERF_REGISTER does."""
+        if func is not None:
+            if ":" not in func:
+                count = self._symbols.count(func)
+                if count > 1:
+                    return -errno.EADDRNOTAVAIL
+                if count == 0:
+                    return -errno.ENOENT
+            base = self._symbols.lookup(func)
+            if base is None:
+                return -errno.ENOENT
+            addr = base + offset
+        elif not addr:
+            return -errno.EINVAL
+        if self._symbols.within_notrace_func(addr):
+            return -errno.EINVAL
+        try:
+            kprobe = self._engine.register(addr, on_hit=None, is_return=is_return, guest=GuestRecord(0, (), 0))
+        except OSError as e:
+            return -(e.errno or errno.EINVAL)
+        if kprobe.guest is None:  # the guest's tables are full
+            kprobe.unregister()
+            return -errno.ENOMEM
+        try:
+            kprobe.enable()
+        except OSError as e:
+            kprobe.unregister()
+            return -(e.errno or errno.EINVAL)
+        self._local[kprobe.guest.index] = kprobe
+        return kprobe.guest.index
 
     # ---- register_trace_kprobe() ----
     def _register(self, spec: KprobeSpec) -> None:
