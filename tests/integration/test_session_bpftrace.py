@@ -28,7 +28,11 @@ def bpftrace_while(tmp_path, program: str, workload: str, runs: int = 30) -> tup
     script = (f"bpftrace -e '{program}' >{out} 2>{err} & bt=$!; "
               f"for i in $(seq 300); do grep -q Attaching {out} && break; sleep 0.1; done; "
               f"for i in $(seq {runs}); do {workload}; sleep 0.3; done; "
-              f"kill -INT $bt; wait $bt; echo bpftrace exited $?")
+              f"kill -INT $bt; for i in $(seq 120); do kill -0 $bt 2>/dev/null || break; sleep 0.5; done; "
+              # still there a minute after SIGINT: say where its threads wait, then end it
+              f"if kill -0 $bt 2>/dev/null; then echo 'bpftrace hung after SIGINT:'; "
+              f"for t in /proc/$bt/task/*; do echo \"$t $(cat $t/wchan) $(cut -d' ' -f1-4 $t/syscall)\"; done; "
+              f"kill -9 $bt; fi; wait $bt; echo bpftrace exited $?")
     result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "bpftrace exited 0" in result.stdout, result.stdout + result.stderr + out.read_text() + err.read_text()
