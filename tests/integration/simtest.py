@@ -162,3 +162,11 @@ def quiet(mount_at):
         assert result.returncode == 0, result.stderr
 
     return run, guest
+
+
+# The function profiler's files: Linux 6.1 has them with CONFIG_FUNCTION_PROFILER, which the
+# reference kernel (Debian's build) lacks; their modes are 6.1's source's (ftrace.c's
+# TRACE_MODE_WRITE, trace_stat.c's directory and per-cpu files).
+FUNCTION_PROFILER_MODES = {"function_profile_enabled": ("-rw-r-----", "root", "root"),
+                           "trace_stat": ("drwxr-x---", "root", "root"),
+                           "trace_stat/function0": ("-rw-r-----", "root", "root")}

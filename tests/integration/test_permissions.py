@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from simtest import simulator_mounted_at, tracefs_sim, unmount
+from simtest import FUNCTION_PROFILER_MODES, simulator_mounted_at, tracefs_sim, unmount
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -36,7 +36,7 @@ def linux_modes() -> dict[str, tuple[str, str, str]]:
             continue
         path = os.path.normpath(os.path.join(directory, fields[-1]))
         modes[path] = (fields[0], fields[2], fields[3])
-    return modes
+    return {**FUNCTION_PROFILER_MODES, **modes}
 
 
 def reference_path(path: str, is_dir) -> str:
@@ -49,6 +49,8 @@ def reference_path(path: str, is_dir) -> str:
         parent = parts[i - 1] if i >= 1 else None
         if parent == "per_cpu":
             parts[i] = "cpu0"
+        elif parent == "trace_stat" and i == 1 and part.startswith("function"):
+            parts[i] = "function0"
         elif parent == "instances" and i == 1:
             parts[i] = "foo"
         elif parent == "events" and is_dir(here):

@@ -98,7 +98,8 @@ def build_tree(core: TraceCore) -> Tree:
         add("function_profile_enabled", MODE_READ_WRITE, read=profiler.read_enabled, write=profiler.write_enabled)
         stat_dir = tree.mkdir(root, "trace_stat")
         for cpu in range(ta.nr_cpus):
-            tree.add_file(stat_dir, f"function{cpu}", MODE_READ_ONLY, read=partial(profiler.read_stat, cpu))
+            # TRACE_MODE_WRITE, as trace_stat.c creates every stat file (it takes no write)
+            tree.add_file(stat_dir, f"function{cpu}", MODE_READ_WRITE, read=partial(profiler.read_stat, cpu))
     cmdlines = ta.cmdlines
     add("saved_cmdlines", MODE_READ_ONLY, read=cmdlines.read_saved_cmdlines)
     add("saved_cmdlines_size", MODE_READ_WRITE, read=cmdlines.read_size, write=cmdlines.write_size)
