@@ -36,8 +36,12 @@ def test_three_cpus_spinning_on_a_lock_queue_and_record_the_contention(make_mach
     cap = EventCapture(m)
     cap.enable("lock:contention_begin", "lock:contention_end")
     sched_lock = m.image.lookup("sched_lock").addr
-    recs, deadline = [], time.monotonic() + 30
-    while not any(r.event == "lock:contention_end" for r in recs) and time.monotonic() < deadline:
+    recs, deadline = [], time.monotonic() + 60
+
+    def seen() -> bool:   # a contention ended, and one was on the scheduler's lock
+        return any(r.event == "lock:contention_end" for r in recs) and \
+            any(r.fields["lock_addr"] == sched_lock for r in recs)
+    while not seen() and time.monotonic() < deadline:
         for proc in [m.spawn(["dd", "if=/etc/passwd", "of=/dev/null", "bs=1", "count=200"]) for _ in range(6)]:
             proc.wait(30)
         recs = cap.records()
