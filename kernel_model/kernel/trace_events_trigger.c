@@ -417,7 +417,7 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 	/*
 	 * event_triggers_call(): a file without TRIGGER_COND runs its triggers before the
 	 * record (__trace_trigger_soft_disabled); one with it, those whose filter matches,
-	 * the post triggers (traceoff, stacktrace) kept for after the commit.
+	 * the post triggers (traceoff, stacktrace) and snapshots kept for after the commit.
 	 */
 	for (i = first; i < nr && event_triggers.trigger[i].type == type; i++) {
 		const struct event_trigger *t = &event_triggers.trigger[i];
@@ -431,7 +431,12 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 				eprobe_trigger_func(t->counter, rec, irqflags);
 				continue;
 			}
-			if (t->flags & ETF_POST) {
+			/*
+			 * Post triggers, and a snapshot: 6.1 reserved the record in the ring buffer
+			 * before event_triggers_call() swapped it out, so the snapshot ends with the
+			 * record that triggered it.
+			 */
+			if ((t->flags & ETF_POST) || t->cmd == ETT_SNAPSHOT) {
 				tt |= 1UL << (8 * t->slot + trig_class(t->cmd));
 				continue;
 			}
