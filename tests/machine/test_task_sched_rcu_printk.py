@@ -65,4 +65,8 @@ def test_printk_logs_to_the_console_and_the_console_event(make_machine):
     recs = cap.wait_for("printk:console", timeout=30, where=lambda r: r.fields["msg"].startswith(b"CRON["))
     line = next(r.fields["msg"] for r in recs if r.event == "printk:console" and r.fields["msg"].startswith(b"CRON["))
     assert line.startswith(b"CRON[") and line.endswith(b"]: (root) CMD (true)")
+    # the console prints it once the event's printk reaches it (a moment after the event)
+    deadline = time.monotonic() + 10
+    while b"] " + line + b"\n" not in m.console_output() and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert b"] " + line + b"\n" in m.console_output()
