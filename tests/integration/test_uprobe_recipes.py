@@ -100,11 +100,16 @@ def test_bad_uprobe_commands_through_the_mount(mounted):
     ], r.stdout
 
 
+# a uprobe on progtest's write(): its fd and count (the shell is in the tracing directory after)
+WRITE_FD_PROBE = (f". {SCRIPTS}/uprobe_offset.sh; PROG={REPO}/kernel_model/build/user/progtest.elf;"
+                  "cd /sys/kernel/tracing;"
+                  'echo "p:write_fd $PROG:$(file_offset "$PROG" __libc_write) fd=%di:s32 count=%dx:u64" >> uprobe_events;')
+
+
 def test_filter_on_a_uprobe_event():
     """An event filter on a uprobe event's fetch arg keeps only the matching hits: the child's
     write into the pipe (fd 4), not the writes to stdout."""
-    script = (f". {SCRIPTS}/uprobe_offset.sh; PROG={REPO}/kernel_model/build/user/progtest.elf; cd /sys/kernel/tracing;"
-              'echo "p:write_fd $PROG:$(file_offset "$PROG" __libc_write) fd=%di:s32 count=%dx:u64" >> uprobe_events;'
+    script = (WRITE_FD_PROBE +
               "echo 'fd == 4' > events/uprobes/write_fd/filter; echo 1 > events/uprobes/write_fd/enable;"
               'tracefs-sim exec "$PROG" fork > /dev/null; echo 0 > events/uprobes/write_fd/enable;'
               "echo '== trace'; grep -v '^#' trace")
@@ -119,8 +124,7 @@ def test_triggers_on_a_uprobe_event():
     """uprobe_trace_func()'s triggers: a hist trigger on the uprobe's own fetch arg counts every
     write() of the program by fd, with the event itself left in soft mode (it records nothing),
     and a traceoff filtered on the fd fires at the pipe's write."""
-    script = (f". {SCRIPTS}/uprobe_offset.sh; PROG={REPO}/kernel_model/build/user/progtest.elf; cd /sys/kernel/tracing;"
-              'echo "p:write_fd $PROG:$(file_offset "$PROG" __libc_write) fd=%di:s32 count=%dx:u64" >> uprobe_events;'
+    script = (WRITE_FD_PROBE +
               "echo 'traceoff:1 if fd == 4' > events/uprobes/write_fd/trigger;"
               "echo 'hist:keys=fd:vals=count' > events/uprobes/write_fd/trigger;"
               "echo '== enable'; cat events/uprobes/write_fd/enable;"
