@@ -29,6 +29,7 @@ import array
 import base64
 import functools
 import hashlib
+import itertools
 import json
 import os
 import socket
@@ -375,10 +376,7 @@ class _OutputPump:
         with self._lock:
             if self._discard:
                 return
-            if self._chunks and self._chunks[-1][0] == key:
-                self._chunks[-1] = (key, self._chunks[-1][1] + bytes(data))
-            else:
-                self._chunks.append((key, bytes(data)))
+            self._chunks.append((key, bytes(data)))
             if self._wake_pending:
                 return
             self._wake_pending = True
@@ -412,7 +410,10 @@ class _OutputPump:
             chunks = self._chunks
             self._chunks = []
             self._wake_pending = False
-        return chunks, self._status
+        # one message per run of a stream's chunks (joined once: a program's many small writes)
+        runs = [(key, b"".join(data for _, data in group))
+                for key, group in itertools.groupby(chunks, key=lambda chunk: chunk[0])]
+        return runs, self._status
 
 
 # ---------------------------------------------------------------------------------------------
