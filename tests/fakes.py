@@ -179,6 +179,9 @@ class FakeMachine:
     def session_caught_up(self, timeout: float = 0.0) -> bool:
         return True
 
+    def btf(self) -> bytes | None:
+        return None
+
     def programs(self) -> list[str]:
         return []
 

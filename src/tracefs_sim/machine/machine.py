@@ -370,6 +370,9 @@ class Machine:
     def kallsyms(self) -> str:
         return kallsyms_text(self.image.kallsyms)
 
+    def btf(self) -> bytes | None:
+        return self.image.btf()
+
     def programs(self) -> list[str]:
         return [p.name for p in self.image.programs if not p.internal]
 
