@@ -185,7 +185,7 @@ class FakeMachine:
     def programs(self) -> list[str]:
         return []
 
-    def spawn(self, argv, on_output=None, on_stderr=None):
+    def spawn(self, argv, on_output=None, on_stderr=None, stdin=None):
         raise FileNotFoundError(argv[0])
 
     def tasks(self) -> list:
