@@ -247,6 +247,8 @@ HOST_ABI_OFFSET(event_triggers, snapshot);
 HOST_ABI_OFFSET(event_triggers, trigger);
 HOST_ABI_OFFSET(event_triggers, pred);
 HOST_ABI_OFFSET(event_triggers, strings);
+HOST_ABI_OFFSET(event_triggers, probe_soft_off);
+HOST_ABI_CONST(ETF_SOFT_WORD);
 
 /* include/trace/tracing_map.h: the histograms' maps */
 HOST_ABI_CONST(HIST_MAPS_MAX);

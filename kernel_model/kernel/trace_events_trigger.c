@@ -329,7 +329,7 @@ static notrace bool trig_count(const struct event_trigger *t, bool take)
 /* hist_enable_trigger(): every hist trigger of the target event in the slot paused or not */
 static notrace void trig_hist_enable(const struct event_trigger *t, bool enable)
 {
-	u32 type = READ_ONCE(t->file->type), nr = READ_ONCE(event_triggers.nr), i;
+	u32 type = t->target, nr = READ_ONCE(event_triggers.nr), i;
 
 	if (type >= EVENT_TRIGGER_TYPES)
 		return;
@@ -372,11 +372,12 @@ static notrace void trig_run(const struct event_trigger *t, const void *rec, uns
 	case ETT_ENABLE_EVENT:
 	case ETT_DISABLE_EVENT: {
 		/* event_enable_trigger(): the target's SOFT_DISABLED, its slot bit here */
-		bool enable = t->cmd == ETT_ENABLE_EVENT;
+		bool enable = t->cmd == ETT_ENABLE_EVENT, word = t->flags & ETF_SOFT_WORD;
 
-		if (enable == !!(READ_ONCE(t->file->slots) & bit) || !trig_count(t, true))
+		/* a probe event's: its soft_off word, a bit set while the slot does not record */
+		if (enable == (!!(READ_ONCE(t->file->slots) & bit) != word) || !trig_count(t, true))
 			break;
-		if (enable)
+		if (enable != word)
 			__atomic_fetch_or(&t->file->slots, bit, __ATOMIC_SEQ_CST);
 		else
 			__atomic_fetch_and(&t->file->slots, ~bit, __ATOMIC_SEQ_CST);
@@ -444,7 +445,7 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 		trig_run(t, rec, irqflags, writer, bp);
 	}
 	/* the record, in the slots that record it now (triggers may have changed them) */
-	slots = READ_ONCE(file->slots) & pid_slots & EVENT_SLOTS_MASK;
+	slots = probe_file_slots(READ_ONCE(file->slots), type) & pid_slots & EVENT_SLOTS_MASK;
 	dst = trace_event_reserve_inline(pc, slots, len, &w);
 	if (dst) {
 		trig_copy(dst, rec, len);

@@ -205,3 +205,25 @@ def test_hist_on_a_kretprobe_event(quiet):
     run("echo '!hist:keys=ret:vals=hitcount if comm == \"getuid-loop\"' > events/kprobes/myret/trigger; "
         "echo '-:myret' >> kprobe_events")
     assert run("cat kprobe_events") == ""
+
+
+def test_enable_event_whose_target_is_a_kprobe_event(quiet):
+    """6.1's event_enable_trigger() on a kprobe event: in soft mode (0*) until the trigger fires
+    at the syscall's entry in the emulated kernel, then its probe records (1*) -- the same
+    call's hit first, as the trigger runs before the probed function."""
+    run, guest = quiet
+    run("echo 'p:myuid __x64_sys_getuid' > kprobe_events; echo > trace; "
+        f"echo 'enable_event:kprobes:myuid:1 if id == {GETUID}' > {ENTER}")
+    assert run(f"cat {ENTER}; cat events/kprobes/myuid/enable") == \
+        f"enable_event:kprobes:myuid:count=1 if id == {GETUID}\n0*\n"
+    assert "myuid:" not in run("cat trace")
+    guest("getuid-loop", "2")
+    assert run(f"cat {ENTER}; cat events/kprobes/myuid/enable") == \
+        f"enable_event:kprobes:myuid:count=0 if id == {GETUID}\n1*\n"
+    mine = [line for line in run("cat trace").splitlines() if re.match(CONTEXT + "myuid: ", line)
+            and line.lstrip().startswith("getuid-loop-")]
+    assert len(mine) == 2, run("cat trace")
+    # held by the trigger: EBUSY; the trigger gone, the event stays on (it fired) until echo 0
+    assert "busy" in run("echo '-:myuid' >> kprobe_events").lower()
+    assert run(f"echo '!enable_event:kprobes:myuid' > {ENTER}; cat events/kprobes/myuid/enable") == "1\n"
+    assert run("echo 0 > events/kprobes/myuid/enable; echo '-:myuid' >> kprobe_events; cat kprobe_events") == ""

@@ -165,6 +165,8 @@ class GuestTrigger:
     cond: bool = False       # its file's EVENT_FILE_FL_TRIGGER_COND
     paused: bool = False
     target: EventName | None = None     # enable_event / disable_event / enable_hist / disable_hist
+    target_id: int = 0                  # the target's event id
+    target_probe: bool = False          # the target is a probe event (kprobe, uprobe, eprobe)
     hist: int = 0            # a hist trigger: its map (HistMapOps.create)
     data: int = 0            # eprobe
 
@@ -283,6 +285,9 @@ class EventTriggerOps(Protocol):
     def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None: ...  # all of them, each event's in order
     def read_count(self, count: TriggerCount) -> int: ...  # as the guest has it now
     def snapshot_requests(self, slot: int) -> list[int]: ...  # times of the snapshots asked since last time
+    # EVENT_FILE_FL_SOFT_DISABLED of a probe event (by id) in a slot, as its writers see it
+    def set_probe_soft_disabled(self, event_id: int, slot: int, off: bool) -> None: ...
+    def probe_soft_disabled(self, event_id: int, slot: int) -> bool: ...
 
 
 @runtime_checkable

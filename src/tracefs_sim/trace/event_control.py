@@ -290,10 +290,14 @@ class EventControl:
             (self.soft_enable if on else self.soft_release)(f)
 
         def find(system: str, name: str) -> TraceEvent | None:
+            """find_event_file(): a tracepoint, or a probe event (its soft mode is the
+            guest's too: ProbeTraceEvent.set_soft_disabled)."""
             try:
                 return self.find_probe_target(system, name)[0].event
             except OSError:
-                return None
+                pass
+            return next((f.event for f in self.files.values() if isinstance(f.event, ProbeTraceEvent)
+                         and f.event.system == system and f.event.name == name), None)
 
         def is_tracepoint(event: TraceEvent) -> bool:
             if isinstance(event, SynthTraceEvent):     # trace_synth() runs its triggers

@@ -24,6 +24,7 @@ from ..machine.contract import EventTriggerOps, GuestTrigger, GuestTriggerPred, 
 from . import filter as event_filter
 from . import hist as hist_trigger
 from .events import TraceEvent
+from .trace_probe import ProbeTraceEvent
 
 if TYPE_CHECKING:  # (a hist action traces one)
     from .trace_synth import SynthEvent
@@ -480,6 +481,8 @@ class EventTriggers:
                     event=event.desc, event_id=event.id, cmd=t.command.name, slot=self.slot,
                     preds=_guest_program(t.filter), count=t.count, post=t.command.post, cond=cond,
                     paused=t.paused, target=None if t.target is None else t.target.desc,
+                    target_id=0 if t.target is None else t.target.id,
+                    target_probe=isinstance(t.target, ProbeTraceEvent),
                     hist=0 if t.map is None else t.map.addr))
         return out
 
