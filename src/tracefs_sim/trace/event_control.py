@@ -302,8 +302,8 @@ class EventControl:
         def is_tracepoint(event: TraceEvent) -> bool:
             if isinstance(event, SynthTraceEvent):     # trace_synth() runs its triggers
                 return True
-            if isinstance(event, ProbeTraceEvent):     # kprobe and uprobe events' writers do
-                return event.probe is not None and event.probe.runs_triggers
+            if isinstance(event, ProbeTraceEvent):     # kprobe, uprobe and eprobe events' writers do
+                return True
             try:
                 self._guest.event_file(event.desc)
             except KeyError:

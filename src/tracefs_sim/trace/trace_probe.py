@@ -118,8 +118,6 @@ class ProbeTraceEvent(TraceEvent):
 
     def set_trigger_bits(self, bits: int) -> bool:
         assert self.probe is not None
-        if not self.probe.runs_triggers:
-            return False
         self.probe.set_trigger_bits(bits)
         return True
 
@@ -128,12 +126,12 @@ class ProbeEvent:
     """struct trace_probe_event: one group/event and the probes that feed it."""
 
     def __init__(self, event_id: int, group: str, name: str, fields: Sequence[ArgField], print_fmt: str,
-                 printer: RecordPrinter, *, runs_triggers: bool = False):
-        """printer: how its records print (the first probe's; appended ones are alike);
-        runs_triggers: its records' writers run the event's triggers (kprobe_trace_func()'s
-        trace_trigger_soft_disabled(); the guest's probe_trigger_commit())."""
+                 printer: RecordPrinter):
+        """printer: how its records print (the first probe's; appended ones are alike).  Its
+        records' writers run the event's triggers (kprobe_trace_func()'s
+        trace_trigger_soft_disabled(), __eprobe_trace_func()'s: the guest's
+        probe_trigger_commit())."""
         self.printer = printer
-        self.runs_triggers = runs_triggers
         self.probes: list[EventProbe] = []
         # Bit s: trace-array slot s has the event enabled (armed for it).
         self.slots = 0
@@ -514,6 +512,4 @@ class ProbeEventKind(ABC, Generic[EntryT]):
         if self._registry.get(spec.group, spec.event) is not None:
             raise spec.event_exists_error()
         fields, fmt = spec.format()
-        # (kprobe and uprobe events: their writers run the event's triggers)
-        return ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec,
-                          runs_triggers=True)
+        return ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec)

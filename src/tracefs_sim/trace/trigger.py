@@ -180,7 +180,8 @@ class EventTriggers:
         trace_event_enable_disable(file, 1/0, 1) of one of them; find_event(system, name):
         find_event_file(); alloc_snapshot(): tracing_alloc_snapshot_instance();
         runs_triggers(event): whether the event's writer in the guest runs triggers (the
-        kernel's tracepoints and syscalls do; kprobe events do not yet)."""
+        kernel's tracepoints and syscalls, probe and synthetic events do; ftrace's own
+        records do not)."""
         self._runs_triggers = runs_triggers
         self._log_error = log_error
         self.hist_context = hist_context
