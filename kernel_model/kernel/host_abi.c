@@ -292,6 +292,7 @@ HOST_ABI_CONST(HA_SAVE);
 HOST_ABI_CONST(HA_SNAPSHOT);
 HOST_ABI_SIZE(hist_action);
 HOST_ABI_SIZE(hist_map);
+HOST_ABI_SIZE(hist_cond_snapshot);
 HOST_ABI_SIZE(hist_key_field);
 HOST_ABI_SIZE(hist_val_field);
 HOST_ABI_OFFSET(hist_map, next_elt);

@@ -22,6 +22,8 @@ struct event_triggers event_triggers;
 #define TRIGGER_DEPTH_MAX 3
 static u8 trigger_scratch[NR_CPUS][TRIGGER_DEPTH_MAX][BUF_PAGE_SIZE] __aligned(8);
 static u32 trigger_depth[NR_CPUS];
+/* per depth, the slots whose snapshot a trigger asked for after the record's commit */
+static u32 trigger_snap_after[NR_CPUS][TRIGGER_DEPTH_MAX + 1];
 /* a char * field's string, as filter_pred_pchar() copies it (USTRING_BUF_SIZE) */
 #define TRIG_STR_BUF 1024
 static u8 trigger_str[NR_CPUS][TRIG_STR_BUF];
@@ -312,6 +314,22 @@ notrace void event_trigger_snapshot(u32 slot)
 	host_doorbell(PORT_TRACE, 0);
 }
 
+/*
+ * A snapshot asked by a hist action (save_track_data_snapshot()): 6.1 takes it inside
+ * event_triggers_call(), the record already reserved in the buffer swapped out, so the
+ * snapshot ends with that record: here it is asked once the record is committed.
+ */
+notrace void event_trigger_snapshot_after_record(u32 slot)
+{
+	struct percpu *pc = this_cpu();
+	u32 depth = trigger_depth[pc->h.cpu];
+
+	if (!depth || depth > TRIGGER_DEPTH_MAX)
+		event_trigger_snapshot(slot);
+	else
+		trigger_snap_after[pc->h.cpu][depth] |= 1U << slot;
+}
+
 /* the count of a counted trigger: false when it is used up; else taken (when take) */
 static notrace bool trig_count(const struct event_trigger *t, bool take)
 {
@@ -413,6 +431,7 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 	if (type >= EVENT_TRIGGER_TYPES)
 		return;
 	trigger_depth[pc->h.cpu]++;
+	trigger_snap_after[pc->h.cpu][trigger_depth[pc->h.cpu] % (TRIGGER_DEPTH_MAX + 1)] = 0;
 	first = event_triggers.first[type];
 	trig = READ_ONCE(file->slots) >> EVENT_TRIGGER_SHIFT;
 	/*
@@ -460,5 +479,8 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 			continue;
 		trig_run(t, rec, irqflags, writer, bp);
 	}
+	for (slots = trigger_snap_after[pc->h.cpu][trigger_depth[pc->h.cpu] % (TRIGGER_DEPTH_MAX + 1)]; slots;
+	     slots &= slots - 1)
+		event_trigger_snapshot(__builtin_ctz(slots));
 	trigger_depth[pc->h.cpu]--;
 }

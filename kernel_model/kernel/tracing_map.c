@@ -273,6 +273,28 @@ static notrace void hist_save(const struct hist_action *a, u8 *elt, const u8 *r,
 	}
 }
 
+/*
+ * save_track_data_snapshot(): tracing_snapshot_cond() with cond_snapshot_update(), the
+ * value tracked in the element against the one that took the last snapshot
+ */
+static notrace bool hist_cond_snapshot_update(struct hist_map *m, const struct hist_action *a, const u8 *elt, u64 val)
+{
+	struct hist_cond_snapshot *c = hist_cond_snapshot(m);
+	u32 i, n = m->key_size + (m->comm_offset ? TASK_COMM_LEN : 0);
+	bool take;
+
+	notrace_spin_lock(&c->lock);
+	take = a->handler == HA_ONMAX ? val > c->val : val != c->val;
+	if (take) {
+		c->val = val;
+		for (i = 0; i < n; i++)
+			c->key[i] = elt[i];
+		c->updated = 1;
+	}
+	notrace_spin_unlock(&c->lock);
+	return take;
+}
+
 /* hist_trigger_actions(): action_trace(), ontrack_action() */
 static notrace void hist_actions(struct hist_map *m, u8 *elt, const u8 *r, u64 *ref_vals, u32 slot)
 {
@@ -293,7 +315,8 @@ static notrace void hist_actions(struct hist_map *m, u8 *elt, const u8 *r, u64 *
 				hist_save(a, elt, r, ref_vals);
 		}
 		if (a->action == HA_SNAPSHOT) {
-			event_trigger_snapshot(slot);
+			if (hist_cond_snapshot_update(m, a, elt, ref_vals[a->track_ref]))
+				event_trigger_snapshot_after_record(slot);
 		} else if (a->action == HA_TRACE) {
 			/* the arguments that are fields: field vars, after the references */
 			for (j = 0; j < a->n_params && j < HIST_PARAMS_MAX; j++) {

@@ -131,3 +131,33 @@ def test_kprobe_hist_recipe():
     assert re.search(r"\n\{ dfd: 4294967196 \} hitcount: +\d+\n", result.stdout), result.stdout
     cats = [line for line in lines if re.fullmatch(r"\{ common_pid: cat +\[ *\d+\] \} hitcount: +\d+", line)]
     assert len(cats) >= 3, result.stdout
+
+
+def test_hist_wakeup_latency_snapshot_recipe():
+    """histogram.rst's onmax($wakeup_lat).snapshot(): the hist file's "Snapshot taken" section
+    (6.1's track_data_snapshot_print()) names the global maximum -- the largest of the entries'
+    maxima -- and its key, whose entry has it; the snapshot ends with the sched_switch that took
+    it; the snapshot file is EBUSY while the trigger holds it."""
+    result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "hist_wakeup_latency_snapshot.sh"), timeout=240)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    lines = out.splitlines()
+    at = lines.index("== hist:")
+    body = lines[at + 6:lines.index("", at + 6)]
+    keys, saved = body[0::2], body[1::2]
+    pids = [int(re.match(r"^\{ next_pid: +(\d+) \} hitcount: +\d+$", k).group(1)) for k in keys]
+    maxima = [int(re.match(r"^\tmax: +(\d+)  next_prio: +\d+  next_comm: sleep {27}  prev_pid: ", s).group(1))
+              for s in saved]
+    assert pids and len(maxima) == len(pids), out
+    section = re.search(r"\n\nSnapshot taken \(see tracing/snapshot\)\.  Details:\n"
+                        r"\ttriggering value \{ onmax\(\$wakeup_lat\) \}: +(\d+)\ttriggered by event with key: "
+                        r"\{ next_pid: +(\d+) \}\n\nTotals:\n", out)
+    assert section, out
+    value, pid = int(section.group(1)), int(section.group(2))
+    assert value == max(maxima) and maxima[pids.index(pid)] == value, out
+    # (at or near the end, as histogram.rst says: another cpu's records of the same moment may follow)
+    at = lines.index("== snapshot:")
+    assert any(re.search(rf" sched_switch: prev_comm=.* ==> next_comm=sleep next_pid={pid} next_prio=\d+$", line)
+               for line in lines[at + 1:at + 4]), out
+    assert "the snapshot is the hist trigger's" in lines and "free again" in lines, out
+    assert lines[-1] == "== done"

@@ -10,7 +10,7 @@ import pytest
 from fakes import FakeMachine
 from tracefs_sim.trace import hist
 from tracefs_sim.trace.core import TraceCore
-from tracefs_sim.machine.contract import HistEntry
+from tracefs_sim.machine.contract import HistEntry, HistSnapshot
 
 
 @pytest.fixture
@@ -241,6 +241,39 @@ def test_onmax_save_and_the_hist_file(synth_core):
     body = core.top.triggers.read_hist(switch).split(b"\n")
     assert body[5:7] == [b"{ next_pid:          5 } hitcount:          3",
                          b"\tmax:        241  next_comm: swapper/1                         prev_pid:          7"]
+
+
+def test_onmax_snapshot_section_and_the_cond_snapshot(synth_core):
+    """6.1 (real-tracefs): a snapshot action is the trace array's conditional snapshot: the
+    hist file shows what took the last snapshot between the entries and the totals (nothing
+    until one was taken), the snapshot file is EBUSY meanwhile (any value), a second snapshot
+    action in the array is EBUSY; the trigger gone, the file works again."""
+    core = synth_core
+    t, switch, wakeup = core.top.triggers, ev(core), ev(core, name="sched_wakeup")
+    cmd = b"hist:keys=next_pid:lat=next_prio*2:onmax($lat).save(prev_pid):onmax($lat).snapshot()"
+    t.write(switch, cmd + b"\n")
+    assert t.read(switch) == (b"hist:keys=next_pid:vals=hitcount:lat=next_prio*2:sort=hitcount:size=2048:"
+                              b"onmax($lat).save(prev_pid):onmax($lat).snapshot() [active]\n")
+    (g,) = core.guest.triggers.table
+    maps = core.guest.hist_maps
+    assert [(a.handler, a.action) for a in maps.specs[g.hist].actions] == [("onmax", "save"), ("onmax", "snapshot")]
+    maps.entries[g.hist].append(HistEntry(key(5), b"", (3,), ((240, struct.pack("<Q", 7)), (240, b""))))
+    assert b"Snapshot taken" not in t.read_hist(switch)
+    maps.read = lambda addr: HistSnapshot(3, 0, tuple(maps.entries[addr]), (240, HistEntry(key(5), b"", ())))
+    assert t.read_hist(switch).split(b"\n")[5:] == [
+        b"{ next_pid:          5 } hitcount:          3",
+        b"\tmax:        240  prev_pid:          7",
+        b"",
+        b"Snapshot taken (see tracing/snapshot).  Details:",
+        b"\ttriggering value { onmax($lat) }:        240\ttriggered by event with key: { next_pid:          5 }",
+        b"", b"Totals:", b"    Hits: 3", b"    Entries: 1", b"    Dropped: 0", b""]
+    for value in (b"0", b"1", b"2"):
+        assert errno_of(core.top.snapshot.write, value) == errno.EBUSY
+    assert errno_of(t.write, wakeup, b"hist:keys=pid:x=prio:onchange($x).snapshot()\n") == errno.EBUSY
+    assert t.read(wakeup).startswith(b"# Available triggers:")
+    t.write(switch, b"!" + cmd + b"\n")
+    core.top.snapshot.write(b"1")
+    assert core.top.snapshot.allocated
 
 
 @pytest.mark.parametrize("command, errs", [   # as 6.1 logs them (real-tracefs)

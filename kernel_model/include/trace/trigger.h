@@ -143,6 +143,8 @@ void event_triggers_record(const struct trace_event_file *file, void *rec, u32 l
 u32 trigger_unwind(unsigned long bp, unsigned long *calls, u32 max);
 /* tracing_snapshot_instance() of a slot: the host takes the snapshot */
 void event_trigger_snapshot(u32 slot);
+/* the same, asked by a trigger running on a record: once the record is committed */
+void event_trigger_snapshot_after_record(u32 slot);
 /* kernel/trace_probe.c: a probe event's record (in the scratch) through its file's triggers */
 void probe_trigger_commit(const struct trace_event_file *file, void *rec, u32 len, unsigned long irqflags);
 /* kernel/trace_probe.c: an eprobe's record from the record of the event it is attached to */

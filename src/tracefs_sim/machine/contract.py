@@ -263,6 +263,9 @@ class HistSnapshot:
     hits: int
     drops: int
     entries: tuple[HistEntry, ...]  # in the order of the map's table
+    # a snapshot action's conditional snapshot once one was taken: the value that took it and
+    # the element it was tracked in (its key, its comm)
+    cond_snapshot: tuple[int, HistEntry] | None = None
 
 
 @runtime_checkable

@@ -18,7 +18,7 @@ from .events import EventRegistry, TraceEvent
 from .hist import HistContext
 from .trace_probe import ProbeTraceEvent
 from .trace_synth import SynthTraceEvent
-from .trigger import EventTriggers, TriggerTable
+from .trigger import EventTriggers, SnapshotControl, TriggerTable
 from ..lib.kstrtox import kstrtoul_from_user, kstrtoull, or_none
 
 _PAGE_SIZE = 4096
@@ -279,7 +279,7 @@ class EventControl:
                             error.text, error.error_log_pos)
 
     # trigger
-    def make_triggers(self, table: TriggerTable, alloc_snapshot: Callable[[], None],
+    def make_triggers(self, table: TriggerTable, snapshot: SnapshotControl,
                       hist_context: HistContext) -> EventTriggers:
         """The event triggers of this array's events (trigger.py), which hold events in soft
         mode as Linux's trace_event_trigger_enable_disable() does."""
@@ -311,6 +311,6 @@ class EventControl:
             return not event.ftrace
 
         self.triggers = EventTriggers(table, self.slot, lambda: self.files, lambda e: soft(e, True),
-                                      lambda e: soft(e, False), find, alloc_snapshot, is_tracepoint,
+                                      lambda e: soft(e, False), find, snapshot, is_tracepoint,
                                       self._error_log.log, hist_context)
         return self.triggers

@@ -243,6 +243,7 @@ class Action:
     handler: str
     save_names: list[tuple[str, bool]] = dataclass_field(default_factory=list)   # (name, is_string)
     synth: SynthEvent | None = None  # the synthetic event it names (its ref taken)
+    track: str = ""                  # onmax / onchange: what it tracks, as written (track_data.var_str)
 
 
 @dataclass
@@ -576,7 +577,7 @@ class _ExprParser:
             if handler == "onmatch":
                 raise HistError(errno.EINVAL, ERR_ACTION_MISMATCH, rest)
             guest = HistAction(handler, "snapshot", (), track_ref)
-            return Action(f"{head}.snapshot()", guest, handler)
+            return Action(f"{head}.snapshot()", guest, handler, track=target)
         use_trace = action_name == "trace"
         if use_trace:
             if not params:
@@ -891,6 +892,18 @@ def _tracked_text(spec: HistSpec, entry: HistEntry) -> str:
     return out
 
 
+def _cond_snapshot_text(spec: HistSpec, snapshot: HistSnapshot, ctx: HistContext) -> str:
+    """track_data_snapshot_print(): once the trigger's snapshot action took a snapshot, the
+    value that took it and the key of the element it was tracked in."""
+    action = next((a for a in spec.actions if a.guest.action == "snapshot"), None)
+    if action is None or snapshot.cond_snapshot is None:
+        return ""
+    value, entry = snapshot.cond_snapshot
+    return (f"\nSnapshot taken (see tracing/snapshot).  Details:\n"
+            f"\ttriggering value {{ {action.handler}({action.track}) }}: {value:10d}"
+            f"\ttriggered by event with key: {_key_text(spec, entry, ctx)}\n")
+
+
 def hist_text(spec: HistSpec, info: bytes, snapshot: HistSnapshot, ctx: HistContext) -> bytes:
     """hist_trigger_show() of one hist trigger (without the separator before a second)."""
     entries = sort_entries(spec, snapshot.entries)
@@ -904,6 +917,7 @@ def hist_text(spec: HistSpec, info: bytes, snapshot: HistSnapshot, ctx: HistCont
         line += _tracked_text(spec, e)
         lines.append(line + "\n")
     head = b"# event histogram\n#\n# trigger info: " + info + b"#\n\n"
+    lines.append(_cond_snapshot_text(spec, snapshot, ctx))
     tail = f"\nTotals:\n    Hits: {snapshot.hits}\n    Entries: {len(entries)}\n    Dropped: {snapshot.drops}\n"
     return head + "".join(lines).encode("latin-1") + tail.encode()
 

@@ -137,7 +137,7 @@ class TraceArray:
             shared.ftrace, slot, self.options, self.events, guest, top_level=self.top_level)
         self.snapshot = Snapshot(self)
         self.max_latency = NsecsFile()   # tracing_max_latency (no latency tracer sets it here)
-        self.triggers = self.events.make_triggers(shared.triggers, self.snapshot.alloc,
+        self.triggers = self.events.make_triggers(shared.triggers, self.snapshot,
                                                   HistContext(shared.symbolize, _syscall_names(self.registry),
                                                               lambda name: self.write_trace_clock(name.encode())))
 

@@ -96,6 +96,14 @@ class Trigger:
         return self.hist, self.map
 
 
+class SnapshotControl(Protocol):
+    """A trace array's snapshot buffer as triggers use it (snapshot.Snapshot)."""
+
+    def alloc(self) -> None: ...   # tracing_alloc_snapshot_instance()
+    def cond_enable(self, owner: object) -> None: ...   # tracing_snapshot_cond_enable() (EBUSY)
+    def cond_disable(self, owner: object) -> None: ...  # tracing_snapshot_cond_disable() of its owner
+
+
 class _File(Protocol):
     """An event file (event_control.EventFile) as the triggers use it."""
 
@@ -174,11 +182,11 @@ class EventTriggers:
     def __init__(self, table: TriggerTable, slot: int, files: Callable[[], Mapping[int, _File]],
                  soft_enable: Callable[[TraceEvent], None], soft_release: Callable[[TraceEvent], None],
                  find_event: Callable[[str, str], TraceEvent | None],
-                 alloc_snapshot: Callable[[], None], runs_triggers: Callable[[TraceEvent], bool],
+                 snapshot: SnapshotControl, runs_triggers: Callable[[TraceEvent], bool],
                  log_error: Callable[[str, str, bytes, int], None], hist_context: hist_trigger.HistContext):
         """files(): the array's event files by id; soft_enable(event) / soft_release(event):
         trace_event_enable_disable(file, 1/0, 1) of one of them; find_event(system, name):
-        find_event_file(); alloc_snapshot(): tracing_alloc_snapshot_instance();
+        find_event_file(); snapshot: the array's snapshot buffer;
         runs_triggers(event): whether the event's writer in the guest runs triggers (the
         kernel's tracepoints and syscalls, probe and synthetic events do; ftrace's own
         records do not)."""
@@ -191,7 +199,7 @@ class EventTriggers:
         self._soft_enable = soft_enable
         self._soft_release = soft_release
         self._find_event = find_event
-        self._alloc_snapshot = alloc_snapshot
+        self._snapshot = snapshot
         self._lists: dict[int, list[Trigger]] = {}   # event id -> its triggers, newest first
         self._lock = threading.Lock()
         table.attach(self)
@@ -327,7 +335,8 @@ class EventTriggers:
                 except OSError:
                     raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_SET_CLOCK_FAIL, spec.clock) from None
             if any(a.guest.action == "snapshot" for a in spec.actions):
-                self._alloc_snapshot()      # action_create(): tracing_alloc_snapshot_instance()
+                # action_create(): tracing_snapshot_cond_enable() (EBUSY: the array has one)
+                self._snapshot.cond_enable(new)
             if named:       # the named trigger's map (and what it aggregates)
                 new.hist, new_map = named[0].histogram()
                 new_map.users += 1
@@ -342,6 +351,7 @@ class EventTriggers:
                 self._register(event, new, at_tail=True)
             except Exception:
                 new_map.release()
+                self._snapshot.cond_disable(new)
                 raise
             if spec.name:
                 self.table.named.setdefault(spec.name, []).append(new)
@@ -390,7 +400,7 @@ class EventTriggers:
         if any(t.same(new) for t in triggers):
             raise OSError(errno.EEXIST, "the event has a trigger of this type")
         if new.command.name == "snapshot":
-            self._alloc_snapshot()
+            self._snapshot.alloc()
         taken = []
         try:
             if new.target is not None:   # the target event in soft mode while the trigger holds it
@@ -436,6 +446,7 @@ class EventTriggers:
             self._soft_release(found.target)
         if found.map is not None:
             found.map.release()
+        self._snapshot.cond_disable(found)     # (its snapshot action's, if it has one)
         if found.hist is not None and found.hist.name:
             named = self.table.named.get(found.hist.name, [])
             if found in named:
