@@ -161,3 +161,34 @@ def test_hist_wakeup_latency_snapshot_recipe():
                for line in lines[at + 1:at + 4]), out
     assert "the snapshot is the hist trigger's" in lines and "free again" in lines, out
     assert lines[-1] == "== done"
+
+
+def test_hist_wakeup_latency_comm_recipe():
+    """A string variable (wcomm=comm on sched_waking) carried by onmatch() into a char[16]
+    field of the synthetic event, through fully qualified references: each wakeup_latency
+    record names the task it woke, the sleep program among them; the synthetic event's hist
+    counts them by pid and comm."""
+    result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "hist_wakeup_latency_comm.sh"), timeout=240)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    lines = out.splitlines()
+    at = lines.index("== triggers:")
+    assert lines[at + 1:at + 3] == [
+        "hist:keys=pid:vals=hitcount:ts0=common_timestamp.usecs,wcomm=comm:sort=hitcount:size=2048:clock=global "
+        "[active]",
+        "hist:keys=next_pid:vals=hitcount:wakeup_lat=common_timestamp.usecs-$sched.sched_waking.ts0:sort=hitcount:"
+        "size=2048:clock=global:onmatch(sched.sched_waking).wakeup_latency($wakeup_lat,next_pid,"
+        "sched.sched_waking.$wcomm) [active]"]
+    at = lines.index("== wakeup_latency hist:")
+    body = lines[at + 6:lines.index("", at + 6)]
+    entries = [re.match(r"^\{ pid: +(\d+), comm: (.{50}) \} hitcount: +(\d+)$", line) for line in body]
+    assert entries and all(entries), out
+    pairs = {(int(m.group(1)), m.group(2).rstrip()) for m in entries}
+    at = lines.index("== trace:")
+    records = [re.search(r" wakeup_latency: lat=\d+ pid=(\d+) comm=(\S+)$", line)
+               for line in lines[at + 1:lines.index("== done")]]
+    assert records and all(records), out
+    # the sleep program was woken from its sleep: its record and its hist entry name it
+    sleeps = {(int(m.group(1)), m.group(2)) for m in records if m.group(2) == "sleep"}
+    assert sleeps and sleeps <= pairs, out
+    assert {comm for _, comm in pairs} >= {"sleep"} and all(comm for _, comm in pairs), out

@@ -10,7 +10,7 @@ import pytest
 from fakes import FakeMachine
 from tracefs_sim.trace import hist
 from tracefs_sim.trace.core import TraceCore
-from tracefs_sim.machine.contract import HistEntry, HistSnapshot
+from tracefs_sim.machine.contract import HistEntry, HistExprStep, HistSnapshot
 
 
 @pytest.fixture
@@ -241,6 +241,48 @@ def test_onmax_save_and_the_hist_file(synth_core):
     body = core.top.triggers.read_hist(switch).split(b"\n")
     assert body[5:7] == [b"{ next_pid:          5 } hitcount:          3",
                          b"\tmax:        241  next_comm: swapper/1                         prev_pid:          7"]
+
+
+def test_string_variables_and_fully_qualified_references(synth_core):
+    """6.1 (real-tracefs): NAME=EXPR,NAME=EXPR in one assignment; a string variable (a char[16]
+    field) is kept in a string slot of the element, its value the slot's address, passed by
+    onmatch() to a char[16] field of the synthetic event; SYSTEM.EVENT.$var references read back
+    as 6.1 prints them ($SYSTEM.EVENT.var in an expression, as written in a parameter)."""
+    core = synth_core
+    core.synth.write(b"wakeup_comm u64 lat; pid_t pid; char comm[16]\n")
+    t, waking, switch = core.top.triggers, ev(core, name="sched_waking"), ev(core)
+    t.write(waking, b"hist:keys=pid:ts0=common_timestamp.usecs,wcomm=comm,wc2=comm\n")
+    assert t.read(waking) == (b"hist:keys=pid:vals=hitcount:ts0=common_timestamp.usecs,wcomm=comm,wc2=comm:"
+                              b"sort=hitcount:size=2048:clock=global [active]\n")
+    comm = {f.name: f for f in waking.desc.fields}["comm"]
+    maps = core.guest.hist_maps.specs
+    (g_waking,) = core.guest.triggers.table
+    assert maps[g_waking.hist].vars[1:] == ((HistExprStep("str", comm.offset, 16, val=0),),
+                                            (HistExprStep("str", comm.offset, 16, val=1),))
+    cmd = (b"hist:keys=next_pid:lat=common_timestamp.usecs-sched.sched_waking.$ts0:onmatch(sched.sched_waking)"
+           b".wakeup_comm($lat,next_pid,sched.sched_waking.$wcomm)")
+    t.write(switch, cmd + b"\n")
+    assert t.read(switch) == (b"hist:keys=next_pid:vals=hitcount:lat=common_timestamp.usecs-$sched.sched_waking.ts0:"
+                              b"sort=hitcount:size=2048:clock=global:onmatch(sched.sched_waking).wakeup_comm($lat,"
+                              b"next_pid,sched.sched_waking.$wcomm) [active]\n")
+    (g_switch,) = [g for g in core.guest.triggers.table if g.event.name == "sched_switch"]
+    spec = maps[g_switch.hist]
+    assert [(r.map, r.var) for r in spec.refs] == [(g_waking.hist, 0), (0, 0), (g_waking.hist, 1)]
+    (action,) = spec.actions
+    assert [(p.kind, p.offset) for p in action.params] == [("ref", 1), ("num", 56), ("ref", 2)]
+    # a number where the field is a string (and the other way): 6.1's type check
+    assert errno_of(t.write, switch, cmd.replace(b"$wcomm", b"$ts0") + b"\n") == errno.EINVAL
+    # qualified with another event's name: not there
+    assert errno_of(t.write, switch, b"hist:keys=next_pid:y=common_timestamp.usecs-sched.sched_wakeup.$ts0\n") == \
+        errno.EINVAL
+    assert errno_of(t.write, ev(core, name="sched_wakeup"), b"hist:keys=pid:a=prio,b\n") == errno.EINVAL
+    log = core.top.error_log.read().decode()
+    assert "error: Couldn't find variable\n  Command: hist:keys=next_pid:y=common_timestamp.usecs-sched.sched_wakeup" \
+        ".$ts0\n" + " " * 75 + "^" in log, log
+    assert "error: Malformed assignment\n  Command: hist:keys=pid:a=prio,b\n" + " " * 32 + "^" in log, log
+    t.write(switch, b"!" + cmd + b"\n")
+    t.write(waking, b"!hist:keys=pid:ts0=common_timestamp.usecs,wcomm=comm,wc2=comm\n")
+    assert maps == {}
 
 
 def test_onmax_snapshot_section_and_the_cond_snapshot(synth_core):

@@ -44,6 +44,14 @@
 #define HE_MULT		9
 #define HE_DIV		10	/* by 0: (u64)-1, as hist_field_div() */
 #define HE_NEG		11
+/*
+ * A string variable (a char[N] / __data_loc char[] field, offset and size): its
+ * string copied into the element's string slot `val` (STR_VAR_LEN_MAX bytes each,
+ * after the variables and their set word), the variable that slot's address, as
+ * 6.1's hist_trigger_elt_update() keeps it in field_var_str[]
+ */
+#define HE_STR		12
+#define HE_DYN_STR	13
 
 /* hist_param.kind: an action's argument */
 #define HP_REF		1	/* var_ref_vals[offset] */

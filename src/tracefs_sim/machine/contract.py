@@ -191,7 +191,9 @@ class HistField:
 class HistExprStep:
     """One step of a variable's expression, in postfix order (struct hist_expr).  op: "field"
     (a numeric field of the record), "cpu", "ts", "ts_usecs", "ref" (var_ref_vals[offset]),
-    "const" (val), "plus", "minus", "mult", "div" (val != 0: by the constant val), "neg"."""
+    "const" (val), "plus", "minus", "mult", "div" (val != 0: by the constant val), "neg";
+    "str" / "dyn_str": a string variable's only step, a char[N] / __data_loc char[] field
+    copied into the element's string slot val (STR_VAR_LEN_MAX bytes), the value its address."""
 
     op: str
     offset: int = 0
@@ -223,7 +225,10 @@ class HistParam:
     @property
     def saved_size(self) -> int:
         """Its room among an element's saved values (a string: STR_VAR_LEN_MAX bytes)."""
-        return 256 if self.kind in ("str", "dyn_str") else 8
+        return STR_VAR_LEN_MAX if self.kind in ("str", "dyn_str") else 8
+
+
+STR_VAR_LEN_MAX = 256   # a string's room in an element (MAX_FILTER_STR_VAL)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import struct
 import threading
 from typing import TYPE_CHECKING
 
-from .contract import HistEntry, HistField, HistMapSpec, HistSnapshot
+from .contract import STR_VAR_LEN_MAX, HistEntry, HistField, HistMapSpec, HistSnapshot
 from .paging import PhysMem, kernel_virt_to_phys
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class GuestHistMaps:
                       "hitcount": a("HF_HITCOUNT"), "stacktrace": a("HF_STACKTRACE")}
         self._log2, self._buckets = a("HF_LOG2"), a("HF_BUCKETS")
         self._ops = {op: a("HE_" + op.upper()) for op in ("field", "cpu", "ts", "ts_usecs", "ref", "const", "plus",
-                                                          "minus", "mult", "div", "neg")}
+                                                          "minus", "mult", "div", "neg", "str", "dyn_str")}
         self._params = {k: a("HP_" + k.upper()) for k in ("ref", "num", "str", "dyn_str")}
         self._handlers = {k: a("HA_" + k.upper()) for k in ("onmatch", "onmax", "onchange", "trace", "save",
                                                             "snapshot")}
@@ -76,12 +76,13 @@ class GuestHistMaps:
 
     @staticmethod
     def _layout(spec: HistMapSpec) -> tuple[int, int, list[tuple[int, int]], int]:
-        """An element: the key, the comm, the sums, the variables and the set ones, then per
-        onmax / onchange action its value and saved arguments: (sums, vars, [(track, save)],
-        size)."""
+        """An element: the key, the comm, the sums, the variables and the set ones, the
+        string variables' strings, then per onmax / onchange action its value and saved
+        arguments: (sums, vars, [(track, save)], size)."""
         sums = spec.key_size + (_COMM_LEN if spec.comm else 0)
         at = vars_at = sums + 8 * len(spec.vals)
         at += 8 * (len(spec.vars) + 1) if spec.vars else 0
+        at += STR_VAR_LEN_MAX * sum(1 for steps in spec.vars if steps and steps[0].op in ("str", "dyn_str"))
         tracks = []
         for act in spec.actions:
             if act.handler == "onmatch":

@@ -366,9 +366,13 @@ class EventTriggers:
             raise OSError(error.errno, str(error)) from None
 
     def _hist_env(self, event: TraceEvent) -> hist_trigger.HistEnv:
-        def find_var(name: str) -> list[tuple[hist_trigger.HistSpec, Callable[[], int]]]:
-            found = [t.histogram() for triggers in self._lists.values() for t in triggers
-                     if t.hist is not None and t.hist.find_var(name) is not None]
+        def find_var(name: str, system: str | None = None,
+                     event_name: str | None = None) -> list[tuple[hist_trigger.HistSpec, Callable[[], int]]]:
+            files = self._files()
+            found = [t.histogram() for event_id, triggers in self._lists.items() for t in triggers
+                     if t.hist is not None and t.hist.find_var(name) is not None and
+                     (system is None or (event_id in files and (files[event_id].event.system,
+                                                                files[event_id].event.name) == (system, event_name)))]
             return [(spec, _address_of(hist_map)) for spec, hist_map in found]
         def find_own_var(name: str) -> bool:
             return any(t.hist is not None and t.hist.find_var(name) is not None
