@@ -33,8 +33,8 @@ from .paging import PAGE_4K, PhysMem, build_boot_page_tables, kernel_virt_to_phy
 from .process import Process, TaskInfo
 from .runloop import VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER, Runner
 from .perf_pool import PerfPool
-from .session_ring import (LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, SessionDoorbell, SessionRingAccess,
-                           caught_up, ring_location)
+from .session_ring import (LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, RETIRED_UPTO_OFFSET, SessionDoorbell,
+                           SessionRingAccess, caught_up, ring_location)
 from .tracing import GuestTracing
 
 THREAD_SIZE = 16 * 1024
@@ -44,9 +44,10 @@ CONSOLE_KEEP, CONSOLE_LINE_MAX = 64 << 10, 4096
 BOOT_TIMEOUT = 20.0
 SPAWN_TIMEOUT = 20.0
 # How long a tracefs access of a session's process waits for the kernel to catch up with what
-# that session did before (a kernel falling far behind a busy session slows its tracefs
-# accesses by at most this much).
+# that session did before: while the kernel retires none of it (stuck), and in all (a kernel
+# far behind a busy session, still replaying, slows its tracefs accesses by at most this much).
 SESSION_CATCH_UP_S = 2.0
+SESSION_CATCH_UP_LIMIT_S = 15.0
 # CPU exceptions a user program can raise: vector -> (kernel entry, hardware error code or None).
 # Unicorn does not report the error code; a page fault's says "user access" (X86_PF_USER).
 USER_EXCEPTIONS = {0: ("asm_exc_divide_error", None), 3: ("asm_exc_int3", None),
@@ -412,16 +413,17 @@ class Machine:
         where = ring_location(self.image)
         if where is None or self._session_doorbell is None or self._mem is None:
             return False
-        return self._ram().u64(where[0] + RETIRED_OFFSET) < self._ram().u64(where[0] + PRODUCED_OFFSET)
+        return self._ram().u64(where[0] + RETIRED_UPTO_OFFSET) < self._ram().u64(where[0] + PRODUCED_OFFSET)
 
     def session_caught_up(self, timeout: float = SESSION_CATCH_UP_S) -> bool:
         """Wait until the kernel has acted on everything a session's supervisor told it so far
         (a call a session process made before it opened a tracefs file shows in the trace it
-        reads); at most `timeout` seconds. True at once without a session."""
+        reads); at most `timeout` seconds without progress (session_ring.caught_up). True at
+        once without a session."""
         where = ring_location(self.image)
         if where is None or self._session_doorbell is None or self._mem is None:
             return True
-        return caught_up(self._ram().u64, where[0], timeout)
+        return caught_up(self._ram().u64, where[0], timeout, max(timeout, SESSION_CATCH_UP_LIMIT_S))
 
     def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None,
               on_stderr: Callable[[bytes], None] | None = None) -> Process:
