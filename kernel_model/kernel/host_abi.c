@@ -249,7 +249,7 @@ HOST_ABI_OFFSET(event_triggers, snapshot);
 HOST_ABI_OFFSET(event_triggers, trigger);
 HOST_ABI_OFFSET(event_triggers, pred);
 HOST_ABI_OFFSET(event_triggers, strings);
-HOST_ABI_OFFSET(event_triggers, probe_soft_off);
+HOST_ABI_OFFSET(event_triggers, dyn_soft_off);
 HOST_ABI_CONST(ETF_SOFT_WORD);
 
 /* include/trace/tracing_map.h: the histograms' maps */

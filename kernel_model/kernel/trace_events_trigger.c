@@ -392,7 +392,7 @@ static notrace void trig_run(const struct event_trigger *t, const void *rec, uns
 		/* event_enable_trigger(): the target's SOFT_DISABLED, its slot bit here */
 		bool enable = t->cmd == ETT_ENABLE_EVENT, word = t->flags & ETF_SOFT_WORD;
 
-		/* a probe event's: its soft_off word, a bit set while the slot does not record */
+		/* a dynamic event's: its soft_off word, a bit set while the slot does not record */
 		if (enable == (!!(READ_ONCE(t->file->slots) & bit) != word) || !trig_count(t, true))
 			break;
 		if (enable != word)
@@ -464,7 +464,7 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 		trig_run(t, rec, irqflags, writer, bp);
 	}
 	/* the record, in the slots that record it now (triggers may have changed them) */
-	slots = probe_file_slots(READ_ONCE(file->slots), type) & pid_slots & EVENT_SLOTS_MASK;
+	slots = dyn_file_slots(READ_ONCE(file->slots), type) & pid_slots & EVENT_SLOTS_MASK;
 	dst = trace_event_reserve_inline(pc, slots, len, &w);
 	if (dst) {
 		trig_copy(dst, rec, len);

@@ -57,7 +57,7 @@ notrace void probe_stage_commit(void)
 {
 	struct probe_stage *st = &probe_stage[this_cpu()->h.cpu];
 	unsigned long flags = arch_local_irq_save();
-	u32 len = st->len, slots = probe_file_slots(st->slots, st->type);
+	u32 len = st->len, slots = dyn_file_slots(st->slots, st->type);
 
 	if (len <= PROBE_STAGE_MAX && (slots >> EVENT_TRIGGER_SHIFT)) {
 		struct trace_event_file file = { slots, st->type, 0 };
@@ -642,7 +642,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 		kg_busy[cpu] = 1;
 		regs->ip = caller;
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
-		slots = probe_file_slots(slots, kp->type);	/* hit, if soft-disabled */
+		slots = dyn_file_slots(slots, kp->type);	/* hit, if soft-disabled */
 		if (!slots)
 			;
 		else if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
@@ -684,7 +684,7 @@ static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *re
 			continue;
 		}
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
-		slots = probe_file_slots(slots, kp->type);	/* hit, if soft-disabled */
+		slots = dyn_file_slots(slots, kp->type);	/* hit, if soft-disabled */
 		if (!slots)
 			;
 		else if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
@@ -765,7 +765,7 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 			kg_busy[cpu] = 0;
 			return;
 		}
-	slots = probe_file_slots(slots, kp->type);
+	slots = dyn_file_slots(slots, kp->type);
 	if (slots >> EVENT_TRIGGER_SHIFT) {	/* the eprobe's own triggers: its file is kp's head */
 		kg_record_triggered((const struct trace_event_file *)kp, body, pos, irqflags);
 		kg_busy[cpu] = 0;

@@ -217,8 +217,8 @@ def test_triggers_on_the_eprobe_event_itself(s):
     assert s.read("events/eprobes/ww/enable") == b"0*\n" and s.read("events/sched/sched_switch/enable") == b"0*\n"
     assert sorted((t.event_id, t.cmd) for t in table.table if t.event_id == ep.id) == [(ep.id, "hist"),
                                                                                        (ep.id, "traceoff")]
-    assert program.slots == 1 | 1 << table.shift and table.probe_soft_disabled(ep.id, 0)
+    assert program.slots == 1 | 1 << table.shift and table.dyn_soft_disabled(ep.id, 0)
     s.write("events/eprobes/ww/trigger", b"!traceoff")
     s.write("events/eprobes/ww/trigger", b"!hist:keys=a")
     assert s.read("events/eprobes/ww/enable") == b"0\n" and s.read("events/sched/sched_switch/enable") == b"0\n"
-    assert table.table == [] and program.slots == 0 and not table.probe_soft_disabled(ep.id, 0)
+    assert table.table == [] and program.slots == 0 and not table.dyn_soft_disabled(ep.id, 0)

@@ -458,9 +458,9 @@ def test_enable_event_whose_target_is_a_kprobe_event(s):
     probe_id = int(s.read("events/kprobes/myprobe/id"))
     triggers = s.system.guest.triggers
     (t,) = triggers.table
-    assert (t.cmd, t.target_id, t.target_probe) == ("enable_event", probe_id, True)
-    assert triggers.probe_soft_disabled(probe_id, 0)
-    triggers.set_probe_soft_disabled(probe_id, 0, False)        # as the guest's trigger does
+    assert (t.cmd, t.target_id, t.target_dyn) == ("enable_event", probe_id, True)
+    assert triggers.dyn_soft_disabled(probe_id, 0)
+    triggers.set_dyn_soft_disabled(probe_id, 0, False)        # as the guest's trigger does
     assert s.read("events/kprobes/myprobe/enable") == b"1*\n"
     assert s.errno_of("kprobe_events", b"-:myprobe\n") == errno.EBUSY
     # the disable_event of the same target is the same trigger type (EEXIST); `!` removes it
@@ -474,6 +474,6 @@ def test_enable_event_whose_target_is_a_kprobe_event(s):
     assert s.read("events/kprobes/myprobe/enable") == b"0*\n"
     s.write("events/sched/sched_switch/trigger", b"!disable_event:kprobes:myprobe\n")
     assert s.read("events/kprobes/myprobe/enable") == b"0\n"
-    assert not triggers.probe_soft_disabled(probe_id, 0)
+    assert not triggers.dyn_soft_disabled(probe_id, 0)
     s.write("kprobe_events", b"-:myprobe\n")
     assert s.errno_of("events/sched/sched_switch/trigger", b"enable_event:kprobes:myprobe\n") == errno.EINVAL

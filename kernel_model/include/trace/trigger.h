@@ -41,7 +41,7 @@
 #define ETF_POST		0x02	/* EVENT_CMD_FL_POST_TRIGGER: runs after the record is committed */
 #define ETF_COND		0x04	/* EVENT_FILE_FL_TRIGGER_COND of its file: filters are evaluated on the record */
 #define ETF_PAUSED		0x08
-#define ETF_SOFT_WORD		0x10	/* enable_event / disable_event: `file` is a probe event's soft_off word */
+#define ETF_SOFT_WORD		0x10	/* enable_event / disable_event: `file` is a dynamic event's soft_off word */
 
 struct event_trigger {
 	u16 type;			/* the event's id */
@@ -110,12 +110,13 @@ struct event_triggers {
 	struct trigger_pred pred[EVENT_TRIGGER_PREDS_MAX];
 	char strings[EVENT_TRIGGER_STRINGS];
 	/*
-	 * EVENT_FILE_FL_SOFT_DISABLED of the probe events (kprobe, uprobe, eprobe), by
-	 * type: bit s, slot s does not record it.  A probe event's writers are given its
-	 * slots by the host; what they record in is those less these (probe_file_slots()),
-	 * which the host sets and an enable_event / disable_event trigger flips.
+	 * EVENT_FILE_FL_SOFT_DISABLED of the dynamic events (kprobe, uprobe, eprobe and
+	 * synthetic events), by type: bit s, slot s does not record it.  Their writers are
+	 * given their slots by the host; what they record in is those less these
+	 * (dyn_file_slots()), which the host sets and an enable_event / disable_event
+	 * trigger flips.  (A tracepoint's soft mode is its trace_event_file's slot bit.)
 	 */
-	u32 probe_soft_off[EVENT_TRIGGER_TYPES];
+	u32 dyn_soft_off[EVENT_TRIGGER_TYPES];
 };
 
 _Static_assert(sizeof(struct event_trigger) == 24, "event_trigger layout");
@@ -123,10 +124,10 @@ _Static_assert(sizeof(struct trigger_pred) == 24, "trigger_pred layout");
 
 extern struct event_triggers event_triggers;
 
-/* a probe event's slots as its writer records in them (soft-disabled slots taken out) */
-static __always_inline u32 probe_file_slots(u32 slots, u32 type)
+/* a dynamic event's slots as its writer records in them (soft-disabled slots taken out) */
+static __always_inline u32 dyn_file_slots(u32 slots, u32 type)
 {
-	return type < EVENT_TRIGGER_TYPES ? slots & ~READ_ONCE(event_triggers.probe_soft_off[type]) : slots;
+	return type < EVENT_TRIGGER_TYPES ? slots & ~READ_ONCE(event_triggers.dyn_soft_off[type]) : slots;
 }
 
 /* per cpu, the record a writer with triggers builds before it goes to the rings */

@@ -139,7 +139,7 @@ static void uprobe_commit(void)
 	u32 len = st->len;
 
 	if (len && len <= PROBE_STAGE_MAX) {
-		struct trace_event_file file = { probe_file_slots(st->slots, st->type), st->type, 0 };
+		struct trace_event_file file = { dyn_file_slots(st->slots, st->type), st->type, 0 };
 		bool triggers = file.slots >> EVENT_TRIGGER_SHIFT;
 		struct trace_entry *rec;
 

@@ -166,7 +166,7 @@ class GuestTrigger:
     paused: bool = False
     target: EventName | None = None     # enable_event / disable_event / enable_hist / disable_hist
     target_id: int = 0                  # the target's event id
-    target_probe: bool = False          # the target is a probe event (kprobe, uprobe, eprobe)
+    target_dyn: bool = False            # the target is a dynamic event (probe or synthetic): its soft_off word
     hist: int = 0            # a hist trigger: its map (HistMapOps.create)
     data: int = 0            # eprobe
 
@@ -293,9 +293,9 @@ class EventTriggerOps(Protocol):
     def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None: ...  # all of them, each event's in order
     def read_count(self, count: TriggerCount) -> int: ...  # as the guest has it now
     def snapshot_requests(self, slot: int) -> list[int]: ...  # times of the snapshots asked since last time
-    # EVENT_FILE_FL_SOFT_DISABLED of a probe event (by id) in a slot, as its writers see it
-    def set_probe_soft_disabled(self, event_id: int, slot: int, off: bool) -> None: ...
-    def probe_soft_disabled(self, event_id: int, slot: int) -> bool: ...
+    # EVENT_FILE_FL_SOFT_DISABLED of a dynamic event (by id) in a slot, as its writers see it
+    def set_dyn_soft_disabled(self, event_id: int, slot: int, off: bool) -> None: ...
+    def dyn_soft_disabled(self, event_id: int, slot: int) -> bool: ...
 
 
 @runtime_checkable

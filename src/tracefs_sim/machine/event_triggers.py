@@ -60,7 +60,7 @@ class GuestEventTriggers:
         self._table = a("event_triggers.trigger")
         self._preds = a("event_triggers.pred")
         self._strings = a("event_triggers.strings")
-        self._soft_off = a("event_triggers.probe_soft_off")
+        self._soft_off = a("event_triggers.dyn_soft_off")
         table = image.lookup("event_triggers")
         if table is None or table.size != a("sizeof(event_triggers)"):
             raise ValueError("kernel image's event_triggers layout does not match its host ABI")
@@ -72,7 +72,7 @@ class GuestEventTriggers:
         self._triggers: list[GuestTrigger] = []
         self._count_index: dict[int, int] = {}     # id(count) -> its slot in the guest's counts
         self._snapshot_seen = [0] * a("TRACE_SLOTS")
-        self._soft_words: dict[int, int] = {}      # probe_soft_off set before the guest was attached
+        self._soft_words: dict[int, int] = {}      # dyn_soft_off set before the guest was attached
 
     def attach(self, mem: PhysMem) -> None:
         with self._lock:
@@ -93,7 +93,7 @@ class GuestEventTriggers:
                 raise OSError(errno.ENOMEM, f"event id {t.event_id} past the trigger table")
             if t.target is not None:
                 self._check_type(t.target_id)
-                if not t.target_probe:
+                if not t.target_dyn:
                     self._image.event_file(t.target)   # KeyError: not a tracepoint of this kernel
 
         def swap() -> None:
@@ -118,9 +118,9 @@ class GuestEventTriggers:
         if not 0 <= event_id < self._types:
             raise OSError(errno.ENOMEM, f"event id {event_id} past the trigger table")
 
-    def set_probe_soft_disabled(self, event_id: int, slot: int, off: bool) -> None:
-        """EVENT_FILE_FL_SOFT_DISABLED of a probe event in a slot: its bit in the guest's
-        probe_soft_off word (OSError ENOMEM: an id past the table can have none)."""
+    def set_dyn_soft_disabled(self, event_id: int, slot: int, off: bool) -> None:
+        """EVENT_FILE_FL_SOFT_DISABLED of a dynamic event (probe, synthetic) in a slot: its bit in the guest's
+        dyn_soft_off word (OSError ENOMEM: an id past the table can have none)."""
         self._check_type(event_id)
 
         def apply() -> None:
@@ -132,7 +132,7 @@ class GuestEventTriggers:
                     struct.pack_into("<I", self._mem.buf, self._base + self._soft_off + 4 * event_id, word)
         self._machine.guest_op(apply)
 
-    def probe_soft_disabled(self, event_id: int, slot: int) -> bool:
+    def dyn_soft_disabled(self, event_id: int, slot: int) -> bool:
         if not 0 <= event_id < self._types:
             return False
 
@@ -142,7 +142,7 @@ class GuestEventTriggers:
         return self._machine.guest_op(read)
 
     def _soft_word(self, event_id: int) -> int:
-        """A probe event's soft_off word as the guest has it now (the guest's triggers flip it)."""
+        """A dynamic event's soft_off word as the guest has it now (the guest's triggers flip it)."""
         if self._mem is None:
             return self._soft_words.get(event_id, 0)
         word: int = struct.unpack_from("<I", self._mem.buf, self._base + self._soft_off + 4 * event_id)[0]
@@ -192,12 +192,12 @@ class GuestEventTriggers:
         for k, t in enumerate(triggers):
             flags = (self._flag["post"] * t.post | self._flag["cond"] * t.cond |
                      self._flag["paused"] * t.paused | self._flag["counted"] * (t.count is not None) |
-                     self._flag["soft_word"] * t.target_probe)
+                     self._flag["soft_word"] * t.target_dyn)
             counter = t.data  # an eprobe's record program; a counted trigger's count below
             if t.count is not None:
                 counter = self._count_index[id(t.count)]
                 struct.pack_into("<q", buf, base + self._counts + 8 * counter, t.count.value)
-            if t.target_probe:      # a probe event's soft_off word
+            if t.target_dyn:      # a dynamic event's soft_off word
                 file = self._soft_off_va + 4 * t.target_id
             else:
                 file = t.hist or (self._image.event_file(t.target) if t.target is not None else 0)

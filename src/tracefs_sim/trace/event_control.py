@@ -284,19 +284,17 @@ class EventControl:
         """The event triggers of this array's events (trigger.py), which hold events in soft
         mode as Linux's trace_event_trigger_enable_disable() does."""
         def soft(event: TraceEvent, on: bool) -> None:
-            if isinstance(event, SynthTraceEvent):
-                return  # its triggers run whether it records or not (its entry's trigger bits)
             f = self.files[event.id]
             (self.soft_enable if on else self.soft_release)(f)
 
         def find(system: str, name: str) -> TraceEvent | None:
-            """find_event_file(): a tracepoint, or a probe event (its soft mode is the
-            guest's too: ProbeTraceEvent.set_soft_disabled)."""
+            """find_event_file(): a tracepoint, or a probe or synthetic event (their soft mode
+            is the guest's too: set_soft_disabled())."""
             try:
                 return self.find_probe_target(system, name)[0].event
             except OSError:
                 pass
-            return next((f.event for f in self.files.values() if isinstance(f.event, ProbeTraceEvent)
+            return next((f.event for f in self.files.values() if isinstance(f.event, (ProbeTraceEvent, SynthTraceEvent))
                          and f.event.system == system and f.event.name == name), None)
 
         def is_tracepoint(event: TraceEvent) -> bool:

@@ -110,11 +110,11 @@ class ProbeTraceEvent(TraceEvent):
     def set_soft_disabled(self, guest: GuestTracingOps, slot: int, off: bool) -> None:
         """EVENT_FILE_FL_SOFT_DISABLED: in the guest, where the event's writers look at it and
         an enable_event / disable_event trigger flips it."""
-        guest.triggers.set_probe_soft_disabled(self.id, slot, off)
+        guest.triggers.set_dyn_soft_disabled(self.id, slot, off)
 
     def recording(self, guest: GuestTracingOps, slot: int) -> bool:
         assert self.probe is not None
-        return bool(self.probe.slots >> slot & 1) and not guest.triggers.probe_soft_disabled(self.id, slot)
+        return bool(self.probe.slots >> slot & 1) and not guest.triggers.dyn_soft_disabled(self.id, slot)
 
     def set_trigger_bits(self, bits: int) -> bool:
         assert self.probe is not None

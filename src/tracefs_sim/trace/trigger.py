@@ -25,6 +25,7 @@ from . import filter as event_filter
 from . import hist as hist_trigger
 from .events import TraceEvent
 from .trace_probe import ProbeTraceEvent
+from .trace_synth import SynthTraceEvent
 
 if TYPE_CHECKING:  # (a hist action traces one)
     from .trace_synth import SynthEvent
@@ -498,7 +499,7 @@ class EventTriggers:
                     preds=_guest_program(t.filter), count=t.count, post=t.command.post, cond=cond,
                     paused=t.paused, target=None if t.target is None else t.target.desc,
                     target_id=0 if t.target is None else t.target.id,
-                    target_probe=isinstance(t.target, ProbeTraceEvent),
+                    target_dyn=isinstance(t.target, (ProbeTraceEvent, SynthTraceEvent)),
                     hist=0 if t.map is None else t.map.addr))
         return out
 
