@@ -285,6 +285,23 @@ def test_string_variables_and_fully_qualified_references(synth_core):
     assert maps == {}
 
 
+def test_a_variable_of_a_plain_field_stands_for_the_field(synth_core):
+    """6.1's local_field_var_ref() (real-tracefs): $NAME of the command's own variable defined
+    as a field is that field, in keys, values and expressions (histogram.rst's
+    `hist:keys=$testpid:testpid=pid:onmatch(...)...($testpid)`); a parameter stays a reference."""
+    core = synth_core
+    core.synth.write(b"wakeup_new_test pid_t pid\n")
+    t, waking, wakeup_new = core.top.triggers, ev(core, name="sched_waking"), ev(core, name="sched_wakeup_new")
+    t.write(waking, b"hist:keys=pid:a=prio,b=$a*2:vals=$a\n")
+    assert t.read(waking) == b"hist:keys=pid:vals=hitcount,prio:a=prio,b=prio*2:sort=hitcount:size=2048 [active]\n"
+    cmd = b"hist:keys=$testpid:testpid=pid:onmatch(sched.sched_wakeup_new).wakeup_new_test($testpid)"
+    t.write(wakeup_new, cmd + b"\n")
+    assert t.read(wakeup_new) == (b"hist:keys=pid:vals=hitcount:testpid=pid:sort=hitcount:size=2048:"
+                                  b"onmatch(sched.sched_wakeup_new).wakeup_new_test($testpid) [active]\n")
+    t.write(wakeup_new, b"!" + cmd + b"\n")
+    t.write(waking, b"!hist:keys=pid:a=prio,b=$a*2:vals=$a\n")
+
+
 def test_onmax_snapshot_section_and_the_cond_snapshot(synth_core):
     """6.1 (real-tracefs): a snapshot action is the trace array's conditional snapshot: the
     hist file shows what took the last snapshot between the entries and the totals (nothing

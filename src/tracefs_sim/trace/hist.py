@@ -355,6 +355,16 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
                 raise HistError(errno.EINVAL, ERR_TOO_MANY_VARS, var_name)
             var_defs.append((var_name, expr_text))
     fields = {f.name: f for f in (*COMMON_FIELDS, *event.desc.fields)}
+
+    def local_field(text: str) -> str:
+        """local_field_var_ref() / field_name_from_var(): `$NAME` of this command's variable
+        defined as a plain field (no operator, no reference) is that field."""
+        if text.startswith("$"):
+            for var_name, expr_text in var_defs:
+                if var_name == text[1:] and _contains_operator(expr_text)[0] is None and \
+                        not expr_text.startswith("$"):
+                    return expr_text
+        return text
     vals = [HITCOUNT]
     if vals_str is not None:
         rest = vals_str
@@ -364,7 +374,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
             part, rest = _strsep(rest, ",")
             if part == "hitcount":
                 continue
-            vals.append(_field(part, fields, key=False))
+            vals.append(_field(local_field(part), fields, key=False))
         if rest is not None and rest != "hitcount":
             raise HistError(errno.EINVAL)
     keys: list[HistFieldDef] = []
@@ -373,7 +383,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
     while len(keys) < KEYS_MAX and rest is not None:
         part, rest = _strsep(rest, ",")
         # create_key_field(): `stacktrace` as it is, the event's caller's stack
-        key = STACKTRACE if part == "stacktrace" else _field(part, fields, key=True)
+        key = STACKTRACE if part == "stacktrace" else _field(local_field(part), fields, key=True)
         size = (key.key_size + 7) & ~7
         key = HistFieldDef(key.name, key.kind, key.modifier, key.buckets, key.offset, key.size, key.is_signed,
                            offset, size)
@@ -388,7 +398,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
     spec.clock = clock
     if (var_defs or action_strs) and env is None:
         raise HistError(errno.EINVAL)
-    parser = _ExprParser(spec, fields, env, remove, event)
+    parser = _ExprParser(spec, fields, env, remove, event, local_field)
     for var_name, text in var_defs:        # create_var_fields(): unique among the event's
         if spec.find_var(var_name) is not None or (not remove and env is not None and env.find_own_var(var_name)):
             raise HistError(errno.EINVAL, ERR_DUPLICATE_VAR, var_name)
@@ -427,8 +437,10 @@ class _ExprParser:
         return self.env
 
     def __init__(self, spec: HistSpec, fields: dict[str, FieldLike], env: HistEnv | None, remove: bool,
-                 event: TraceEvent):
+                 event: TraceEvent, local_field: Callable[[str], str]):
+        """local_field(text): a $var of this command defined as a plain field, that field."""
         self.spec, self.fields, self.env, self.remove, self.event = spec, fields, env, remove, event
+        self.local_field = local_field
 
     def parse(self, text: str, n_subexprs: list[int]) -> Expr:
         if n_subexprs[0] > 3:
@@ -485,12 +497,17 @@ class _ExprParser:
         system = event = None
         if not text[:1].isdigit() and text.count(".") >= 2:    # SYSTEM.EVENT.REST
             system, event, rest = text.split(".", 2)
-            if (system, event) == (self.event.system, self.event.name) and not rest.startswith("$"):
-                text, system, event = rest, None, None      # local_field_var_ref(): this event's field
+            this = (system, event) == (self.event.system, self.event.name)
+            if this and not rest.startswith("$"):
+                text, system, event = rest, None, None      # (parse_field() of REST: this event's field)
+            elif this and self.local_field(rest) != rest:
+                text, system, event = self.local_field(rest), None, None
             elif rest.startswith("$"):
                 text = rest
             else:
                 system = event = None   # (parse_field() of the whole: no such field)
+        elif text.startswith("$"):
+            text = self.local_field(text)       # local_field_var_ref()
         if text.startswith("$"):
             var_name = text[1:]
             ref = self.var_ref(var_name, read_once, system, event)
