@@ -123,8 +123,10 @@ notrace void trace_synth(struct synth_event *event, const u64 *var_ref_vals, con
 	if (!READ_ONCE(event->file.slots))	/* neither enabled nor triggered anywhere */
 		return;
 	preempt_disable();
+	preempt_disable();	/* ring_buffer_nest_start(): 6.1's record shows one level more */
 	irqflags = arch_local_irq_save();
 	trace_event_raw_event_synth(event, var_ref_vals, var_ref_idx, irqflags);
 	trace_irq_restore(irqflags);
+	preempt_enable_no_resched();
 	preempt_enable_no_resched();
 }
