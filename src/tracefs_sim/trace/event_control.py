@@ -298,9 +298,7 @@ class EventControl:
                          and f.event.system == system and f.event.name == name), None)
 
         def is_tracepoint(event: TraceEvent) -> bool:
-            if isinstance(event, SynthTraceEvent):     # trace_synth() runs its triggers
-                return True
-            if isinstance(event, ProbeTraceEvent):     # kprobe, uprobe and eprobe events' writers do
+            if isinstance(event, (SynthTraceEvent, ProbeTraceEvent)):   # trace_synth() and probe writers do
                 return True
             try:
                 self._guest.event_file(event.desc)

@@ -342,7 +342,11 @@ class EventTriggers:
                 new.hist, new_map = named[0].histogram()
                 new_map.users += 1
             else:
-                new_map = hist_trigger.HistMap(self.table.hist_maps, spec)
+                try:
+                    new_map = hist_trigger.HistMap(self.table.hist_maps, spec)
+                except OSError:
+                    self._snapshot.cond_disable(new)
+                    raise
             new.map = new_map
             try:
                 if spec.pause and spec.name:
