@@ -20,6 +20,8 @@ struct event_triggers event_triggers;
  * record that caused it is still to be committed).
  */
 #define TRIGGER_DEPTH_MAX 3
+/* the record-writing triggers of one record run after its commit (more: before it) */
+#define TRIGGER_NESTED_MAX 16
 static u8 trigger_scratch[NR_CPUS][TRIGGER_DEPTH_MAX][BUF_PAGE_SIZE] __aligned(8);
 static u32 trigger_depth[NR_CPUS];
 /* per depth, the slots whose snapshot a trigger asked for after the record's commit */
@@ -425,6 +427,8 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 	struct percpu *pc = this_cpu();
 	u32 type = file->type, nr = READ_ONCE(event_triggers.nr), i, first, trig, slots;
 	u64 tt = 0;	/* per slot (8 bits each), the deferred commands' classes */
+	u16 nested[TRIGGER_NESTED_MAX];	/* the matched triggers that write records of their own */
+	u32 n_nested = 0;
 	struct trace_write w;
 	void *dst;
 
@@ -447,6 +451,15 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 		if (t->flags & ETF_COND) {
 			if (t->nr_preds && !trig_filter_match(t, rec, pc))
 				continue;
+			/*
+			 * A hist trigger (its actions' synthetic events) and an eprobe write records
+			 * of their own: 6.1 writes them with this record reserved, so they follow
+			 * it in the buffer; here they run once it is committed.
+			 */
+			if ((t->cmd == ETT_HIST || t->cmd == ETT_EVENT_EPROBE) && n_nested < TRIGGER_NESTED_MAX) {
+				nested[n_nested++] = i;
+				continue;
+			}
 			if (t->cmd == ETT_EVENT_EPROBE) {	/* EVENT_CMD_FL_NEEDS_REC: the record itself */
 				eprobe_trigger_func(t->counter, rec, irqflags);
 				continue;
@@ -469,6 +482,14 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 	if (dst) {
 		trig_copy(dst, rec, len);
 		trace_event_commit_inline(dst, len, &w);
+	}
+	for (i = 0; i < n_nested; i++) {
+		const struct event_trigger *t = &event_triggers.trigger[nested[i]];
+
+		if (t->cmd == ETT_EVENT_EPROBE)
+			eprobe_trigger_func(t->counter, rec, irqflags);
+		else
+			trig_run(t, rec, irqflags, writer, bp);
 	}
 	/* event_triggers_post_call(): every trigger of a deferred command */
 	for (i = first; tt && i < nr && event_triggers.trigger[i].type == type; i++) {

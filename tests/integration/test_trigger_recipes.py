@@ -276,3 +276,19 @@ def test_triggers_on_an_eprobe_event(quiet):
     run("echo '!enable_event:eprobes:myep' > events/kprobes/myuid/trigger; echo 0 > events/eprobes/myep/enable; "
         "echo '-:myuid' >> kprobe_events; echo '-:eprobes/myep' >> dynamic_events")
     assert run("cat dynamic_events") == ""
+
+
+def test_records_triggers_write_follow_the_triggering_record(quiet):
+    """6.1 runs a record's hist and eprobe triggers with the record reserved, so what they write
+    follows it in the buffer: each of the program's sys_enter records, then its eprobe's."""
+    run, guest = quiet
+    run("echo 'e:myep raw_syscalls.sys_enter nr=$id:u64' >> dynamic_events; "
+        "echo 1 > events/raw_syscalls/sys_enter/enable; echo 1 > events/eprobes/myep/enable")
+    guest("getuid-loop", "3")
+    run("echo 0 > events/eprobes/myep/enable; echo 0 > events/raw_syscalls/sys_enter/enable")
+    lines = [line for line in run("cat trace").splitlines() if re.match(r"^ *getuid-loop-\d+ ", line)]
+    getuid = [i for i, line in enumerate(lines) if re.search(rf" sys_enter: NR {GETUID} ", line)]
+    assert len(getuid) == 3, lines
+    assert all(re.search(rf": myep: \(raw_syscalls.sys_enter\) nr={GETUID}$", lines[i + 1]) for i in getuid), lines
+    run("echo '-:eprobes/myep' >> dynamic_events")
+    assert run("cat dynamic_events") == ""
