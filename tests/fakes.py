@@ -289,9 +289,17 @@ class FakeTriggers:
     def __init__(self):
         self.table: list = []
         self.requests: dict[int, list[int]] = {}
+        self.dyn_soft_off: dict[int, int] = {}    # probe event id -> its soft_off word
 
     def set_triggers(self, triggers) -> None:
         self.table = list(triggers)
+
+    def set_dyn_soft_disabled(self, event_id: int, slot: int, off: bool) -> None:
+        word = self.dyn_soft_off.get(event_id, 0)
+        self.dyn_soft_off[event_id] = word | 1 << slot if off else word & ~(1 << slot)
+
+    def dyn_soft_disabled(self, event_id: int, slot: int) -> bool:
+        return bool(self.dyn_soft_off.get(event_id, 0) >> slot & 1)
 
     def read_count(self, count) -> int:
         return count.value

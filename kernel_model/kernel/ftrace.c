@@ -13,6 +13,7 @@
 #include "../include/trace/ftrace.h"
 #include "../include/trace/ftrace_frame.h"
 #include "../include/trace/probe_stage.h"
+#include "../include/trace/trigger.h"
 
 struct ftrace_control ftrace_control;
 struct ftrace_probes ftrace_probes;
@@ -351,6 +352,15 @@ static notrace void ftrace_run_probes(struct task_struct *t, long idx, struct pt
 		case FTRACE_PROBE_ENABLE_EVENT:
 		case FTRACE_PROBE_DISABLE_EVENT:
 			probe_event(p, p->cmd == FTRACE_PROBE_ENABLE_EVENT);
+			break;
+		case FTRACE_PROBE_SNAPSHOT_COUNT:	/* ftrace_count_snapshot(): a count <= 0 is used up */
+			count = &ftrace_probes.counts[p->counter];
+			if (READ_ONCE(*count) <= 0)
+				break;
+			(*count)--;
+			/* fallthrough */
+		case FTRACE_PROBE_SNAPSHOT:		/* ftrace_snapshot(): tracing_snapshot_instance() */
+			event_trigger_snapshot(p->slot);
 			break;
 		}
 	}

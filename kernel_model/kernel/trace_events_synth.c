@@ -39,7 +39,7 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 {
 	struct percpu *pc = this_cpu();
 	const struct trace_event_file *file = &event->file;
-	u32 slots = READ_ONCE(file->slots), triggers = slots >> EVENT_TRIGGER_SHIFT;
+	u32 slots = dyn_file_slots(READ_ONCE(file->slots), file->type), triggers = slots >> EVENT_TRIGGER_SHIFT;
 	u32 i, n_u64, n_fields = READ_ONCE(event->n_fields), len, data_size = 0;
 	u32 fields_size = event->n_u64 * 8;
 	struct trace_entry *entry;
@@ -123,8 +123,10 @@ notrace void trace_synth(struct synth_event *event, const u64 *var_ref_vals, con
 	if (!READ_ONCE(event->file.slots))	/* neither enabled nor triggered anywhere */
 		return;
 	preempt_disable();
+	preempt_disable();	/* ring_buffer_nest_start(): 6.1's record shows one level more */
 	irqflags = arch_local_irq_save();
 	trace_event_raw_event_synth(event, var_ref_vals, var_ref_idx, irqflags);
 	trace_irq_restore(irqflags);
+	preempt_enable_no_resched();
 	preempt_enable_no_resched();
 }

@@ -20,8 +20,12 @@ struct event_triggers event_triggers;
  * record that caused it is still to be committed).
  */
 #define TRIGGER_DEPTH_MAX 3
+/* the record-writing triggers of one record run after its commit (more: before it) */
+#define TRIGGER_NESTED_MAX 16
 static u8 trigger_scratch[NR_CPUS][TRIGGER_DEPTH_MAX][BUF_PAGE_SIZE] __aligned(8);
 static u32 trigger_depth[NR_CPUS];
+/* per depth, the slots whose snapshot a trigger asked for after the record's commit */
+static u32 trigger_snap_after[NR_CPUS][TRIGGER_DEPTH_MAX + 1];
 /* a char * field's string, as filter_pred_pchar() copies it (USTRING_BUF_SIZE) */
 #define TRIG_STR_BUF 1024
 static u8 trigger_str[NR_CPUS][TRIG_STR_BUF];
@@ -312,6 +316,22 @@ notrace void event_trigger_snapshot(u32 slot)
 	host_doorbell(PORT_TRACE, 0);
 }
 
+/*
+ * A snapshot asked by a hist action (save_track_data_snapshot()): 6.1 takes it inside
+ * event_triggers_call(), the record already reserved in the buffer swapped out, so the
+ * snapshot ends with that record: here it is asked once the record is committed.
+ */
+notrace void event_trigger_snapshot_after_record(u32 slot)
+{
+	struct percpu *pc = this_cpu();
+	u32 depth = trigger_depth[pc->h.cpu];
+
+	if (!depth || depth > TRIGGER_DEPTH_MAX)
+		event_trigger_snapshot(slot);
+	else
+		trigger_snap_after[pc->h.cpu][depth] |= 1U << slot;
+}
+
 /* the count of a counted trigger: false when it is used up; else taken (when take) */
 static notrace bool trig_count(const struct event_trigger *t, bool take)
 {
@@ -329,7 +349,7 @@ static notrace bool trig_count(const struct event_trigger *t, bool take)
 /* hist_enable_trigger(): every hist trigger of the target event in the slot paused or not */
 static notrace void trig_hist_enable(const struct event_trigger *t, bool enable)
 {
-	u32 type = READ_ONCE(t->file->type), nr = READ_ONCE(event_triggers.nr), i;
+	u32 type = t->target, nr = READ_ONCE(event_triggers.nr), i;
 
 	if (type >= EVENT_TRIGGER_TYPES)
 		return;
@@ -372,11 +392,12 @@ static notrace void trig_run(const struct event_trigger *t, const void *rec, uns
 	case ETT_ENABLE_EVENT:
 	case ETT_DISABLE_EVENT: {
 		/* event_enable_trigger(): the target's SOFT_DISABLED, its slot bit here */
-		bool enable = t->cmd == ETT_ENABLE_EVENT;
+		bool enable = t->cmd == ETT_ENABLE_EVENT, word = t->flags & ETF_SOFT_WORD;
 
-		if (enable == !!(READ_ONCE(t->file->slots) & bit) || !trig_count(t, true))
+		/* a dynamic event's: its soft_off word, a bit set while the slot does not record */
+		if (enable == (!!(READ_ONCE(t->file->slots) & bit) != word) || !trig_count(t, true))
 			break;
-		if (enable)
+		if (enable != word)
 			__atomic_fetch_or(&t->file->slots, bit, __ATOMIC_SEQ_CST);
 		else
 			__atomic_fetch_and(&t->file->slots, ~bit, __ATOMIC_SEQ_CST);
@@ -406,12 +427,15 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 	struct percpu *pc = this_cpu();
 	u32 type = file->type, nr = READ_ONCE(event_triggers.nr), i, first, trig, slots;
 	u64 tt = 0;	/* per slot (8 bits each), the deferred commands' classes */
+	u16 nested[TRIGGER_NESTED_MAX];	/* the matched triggers that write records of their own */
+	u32 n_nested = 0;
 	struct trace_write w;
 	void *dst;
 
 	if (type >= EVENT_TRIGGER_TYPES)
 		return;
 	trigger_depth[pc->h.cpu]++;
+	trigger_snap_after[pc->h.cpu][trigger_depth[pc->h.cpu] % (TRIGGER_DEPTH_MAX + 1)] = 0;
 	first = event_triggers.first[type];
 	trig = READ_ONCE(file->slots) >> EVENT_TRIGGER_SHIFT;
 	/*
@@ -427,6 +451,15 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 		if (t->flags & ETF_COND) {
 			if (t->nr_preds && !trig_filter_match(t, rec, pc))
 				continue;
+			/*
+			 * A hist trigger (its actions' synthetic events) and an eprobe write records
+			 * of their own: 6.1 writes them with this record reserved, so they follow
+			 * it in the buffer; here they run once it is committed.
+			 */
+			if ((t->cmd == ETT_HIST || t->cmd == ETT_EVENT_EPROBE) && n_nested < TRIGGER_NESTED_MAX) {
+				nested[n_nested++] = i;
+				continue;
+			}
 			if (t->cmd == ETT_EVENT_EPROBE) {	/* EVENT_CMD_FL_NEEDS_REC: the record itself */
 				eprobe_trigger_func(t->counter, rec, irqflags);
 				continue;
@@ -444,11 +477,19 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 		trig_run(t, rec, irqflags, writer, bp);
 	}
 	/* the record, in the slots that record it now (triggers may have changed them) */
-	slots = READ_ONCE(file->slots) & pid_slots & EVENT_SLOTS_MASK;
+	slots = dyn_file_slots(READ_ONCE(file->slots), type) & pid_slots & EVENT_SLOTS_MASK;
 	dst = trace_event_reserve_inline(pc, slots, len, &w);
 	if (dst) {
 		trig_copy(dst, rec, len);
 		trace_event_commit_inline(dst, len, &w);
+	}
+	for (i = 0; i < n_nested; i++) {
+		const struct event_trigger *t = &event_triggers.trigger[nested[i]];
+
+		if (t->cmd == ETT_EVENT_EPROBE)
+			eprobe_trigger_func(t->counter, rec, irqflags);
+		else
+			trig_run(t, rec, irqflags, writer, bp);
 	}
 	/* event_triggers_post_call(): every trigger of a deferred command */
 	for (i = first; tt && i < nr && event_triggers.trigger[i].type == type; i++) {
@@ -459,5 +500,8 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 			continue;
 		trig_run(t, rec, irqflags, writer, bp);
 	}
+	for (slots = trigger_snap_after[pc->h.cpu][trigger_depth[pc->h.cpu] % (TRIGGER_DEPTH_MAX + 1)]; slots;
+	     slots &= slots - 1)
+		event_trigger_snapshot(__builtin_ctz(slots));
 	trigger_depth[pc->h.cpu]--;
 }

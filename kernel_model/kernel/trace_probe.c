@@ -57,14 +57,14 @@ notrace void probe_stage_commit(void)
 {
 	struct probe_stage *st = &probe_stage[this_cpu()->h.cpu];
 	unsigned long flags = arch_local_irq_save();
-	u32 len = st->len;
+	u32 len = st->len, slots = dyn_file_slots(st->slots, st->type);
 
-	if (len <= PROBE_STAGE_MAX && (st->slots >> EVENT_TRIGGER_SHIFT)) {
-		struct trace_event_file file = { st->slots, st->type, 0 };
+	if (len <= PROBE_STAGE_MAX && (slots >> EVENT_TRIGGER_SHIFT)) {
+		struct trace_event_file file = { slots, st->type, 0 };
 
 		kg_record_triggered(&file, st->data, len, st->irqflags);
 	} else if (len <= PROBE_STAGE_MAX) {
-		struct trace_event_file file = { st->slots, st->type, 0 };
+		struct trace_event_file file = { slots, st->type, 0 };
 		struct trace_entry *rec;
 
 		preempt_disable();	/* the record shows the probed context's count */
@@ -642,6 +642,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 		kg_busy[cpu] = 1;
 		regs->ip = caller;
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
+		slots = dyn_file_slots(slots, kp->type);	/* hit, if soft-disabled */
 		if (!slots)
 			;
 		else if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
@@ -683,6 +684,7 @@ static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *re
 			continue;
 		}
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
+		slots = dyn_file_slots(slots, kp->type);	/* hit, if soft-disabled */
 		if (!slots)
 			;
 		else if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
@@ -745,7 +747,7 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 	int cpu = this_cpu()->h.cpu;
 	u32 slots = READ_ONCE(kp->slots), pos = kp->args_size;
 	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg % KG_MAX_ARGS], *end = a + kp->nargs;
-	struct trace_event_file file = { slots, kp->type, 0 };
+	struct trace_event_file file;
 	struct trace_entry *out;
 	u8 *body = kg_body[cpu];
 
@@ -763,6 +765,17 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 			kg_busy[cpu] = 0;
 			return;
 		}
+	slots = dyn_file_slots(slots, kp->type);
+	if (slots >> EVENT_TRIGGER_SHIFT) {	/* the eprobe's own triggers: its file is kp's head */
+		kg_record_triggered((const struct trace_event_file *)kp, body, pos, irqflags);
+		kg_busy[cpu] = 0;
+		return;
+	}
+	if (!slots) {		/* soft-disabled */
+		kg_busy[cpu] = 0;
+		return;
+	}
+	file = (struct trace_event_file){ slots, kp->type, 0 };
 	preempt_disable();
 	out = trace_event_buffer_reserve(&file, sizeof(*out) + pos);
 	if (out) {

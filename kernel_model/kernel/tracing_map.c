@@ -142,9 +142,36 @@ static __always_inline u64 hist_usecs(u64 ns)
 	return (ns + 500) / 1000;
 }
 
+/* a string field of the record: where it is, *n its size (a __data_loc's from its descriptor) */
+static __always_inline const char *hist_field_str(const u8 *r, u32 offset, u32 size, bool dynamic, u32 *n)
+{
+	u32 loc;
+
+	if (!dynamic) {
+		*n = size;
+		return (const char *)r + offset;
+	}
+	loc = *(const u32 *)(r + offset);
+	*n = loc >> 16;
+	return (const char *)r + (loc & 0xffff);
+}
+
+/* a string variable's value: its string kept in the element's slot, that slot's address */
+static notrace u64 hist_var_str(const struct hist_map *m, const struct hist_expr *e, const u8 *r, u8 *elt)
+{
+	char *dst = (char *)elt + m->vars_offset + 8 * (m->n_vars + 1) + STR_VAR_LEN_MAX * e->val;
+	u32 n, j;
+	const char *s = hist_field_str(r, e->offset, e->size, e->op == HE_DYN_STR, &n);
+
+	for (j = 0; j < STR_VAR_LEN_MAX - 1 && j < n && s[j]; j++)	/* strscpy() */
+		dst[j] = s[j];
+	dst[j] = 0;
+	return (u64)dst;
+}
+
 /* hist_fn_call() of a variable's expression: its steps in postfix order */
 static notrace u64 hist_expr_eval(const struct hist_map *m, const struct hist_var *v, const u8 *r,
-				  const u64 *ref_vals, u64 ts)
+				  const u64 *ref_vals, u64 ts, u8 *elt)
 {
 	u64 stack[HIST_EXPR_MAX];
 	u32 sp = 0, i;
@@ -171,6 +198,10 @@ static notrace u64 hist_expr_eval(const struct hist_map *m, const struct hist_va
 			continue;
 		case HE_CONST:
 			stack[sp++] = e->val;
+			continue;
+		case HE_STR:
+		case HE_DYN_STR:
+			stack[sp++] = hist_var_str(m, e, r, elt);
 			continue;
 		case HE_NEG:
 			if (sp)
@@ -273,6 +304,28 @@ static notrace void hist_save(const struct hist_action *a, u8 *elt, const u8 *r,
 	}
 }
 
+/*
+ * save_track_data_snapshot(): tracing_snapshot_cond() with cond_snapshot_update(), the
+ * value tracked in the element against the one that took the last snapshot
+ */
+static notrace bool hist_cond_snapshot_update(struct hist_map *m, const struct hist_action *a, const u8 *elt, u64 val)
+{
+	struct hist_cond_snapshot *c = hist_cond_snapshot(m);
+	u32 i, n = m->key_size + (m->comm_offset ? TASK_COMM_LEN : 0);
+	bool take;
+
+	notrace_spin_lock(&c->lock);
+	take = a->handler == HA_ONMAX ? val > c->val : val != c->val;
+	if (take) {
+		c->val = val;
+		for (i = 0; i < n; i++)
+			c->key[i] = elt[i];
+		c->updated = 1;
+	}
+	notrace_spin_unlock(&c->lock);
+	return take;
+}
+
 /* hist_trigger_actions(): action_trace(), ontrack_action() */
 static notrace void hist_actions(struct hist_map *m, u8 *elt, const u8 *r, u64 *ref_vals, u32 slot)
 {
@@ -293,7 +346,8 @@ static notrace void hist_actions(struct hist_map *m, u8 *elt, const u8 *r, u64 *
 				hist_save(a, elt, r, ref_vals);
 		}
 		if (a->action == HA_SNAPSHOT) {
-			event_trigger_snapshot(slot);
+			if (hist_cond_snapshot_update(m, a, elt, ref_vals[a->track_ref]))
+				event_trigger_snapshot_after_record(slot);
 		} else if (a->action == HA_TRACE) {
 			/* the arguments that are fields: field vars, after the references */
 			for (j = 0; j < a->n_params && j < HIST_PARAMS_MAX; j++) {
@@ -334,15 +388,7 @@ notrace void hist_trigger(struct hist_map *m, const void *rec, u32 slot, unsigne
 		case HF_STR:
 		case HF_DYN_STR:
 			/* add_to_key(): strncpy of the field, at most str_size - 1 bytes */
-			if (k->kind == HF_STR) {
-				s = (const char *)r + k->offset;
-				n = k->size;
-			} else {
-				u32 loc = *(const u32 *)(r + k->offset);
-
-				s = (const char *)r + (loc & 0xffff);
-				n = loc >> 16;
-			}
+			s = hist_field_str(r, k->offset, k->size, k->kind == HF_DYN_STR, &n);
 			if (n > k->str_size - 1)
 				n = k->str_size - 1;
 			for (j = 0; j < n && s[j]; j++)
@@ -388,7 +434,7 @@ notrace void hist_trigger(struct hist_map *m, const void *rec, u32 slot, unsigne
 
 		ts = trace_clock_read(this_cpu());
 		for (i = 0; i < m->n_vars && i < HIST_VARS_MAX; i++) {
-			WRITE_ONCE(vars[i], hist_expr_eval(m, &m->vars[i], r, ref_vals, ts));
+			WRITE_ONCE(vars[i], hist_expr_eval(m, &m->vars[i], r, ref_vals, ts, elt));
 			set |= 1UL << i;
 		}
 		__atomic_fetch_or(&vars[m->n_vars], set, __ATOMIC_RELAXED);

@@ -7,7 +7,7 @@ import os
 import re
 
 import pytest
-from simtest import REPO, sh, tracefs_sim
+from simtest import REPO, quiet, sh, tracefs_sim  # noqa: F401 (quiet: a fixture)
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                 reason="needs /dev/fuse, root and mount namespaces")
@@ -81,3 +81,21 @@ def test_commands_through_the_mount(mount_at):
         result = run(f"echo '{bad}' >> set_ftrace_filter")
         assert result.returncode == 1 and message in result.stderr, bad
     assert run("cat set_ftrace_filter; cat events/sched/sched_switch/enable").stdout == ALL + "0\n"
+
+
+def test_snapshot_command_through_the_mount(quiet):
+    """func:snapshot:1 (6.1's ftrace_count_snapshot()): the guest asks for the snapshot when the
+    function runs, once: the snapshot holds what the trace held up to that call (the getuid
+    program's first system call's sys_enter), the trace goes on from there."""
+    run, guest = quiet
+    assert run("echo 1 > events/raw_syscalls/sys_enter/enable; echo '__do_sys_getuid:snapshot:1' > set_ftrace_filter;"
+               " cat set_ftrace_filter") == ALL + "__do_sys_getuid:snapshot:count=1\n"
+    assert "Snapshot is allocated" in run("cat snapshot")
+    guest("getuid-loop", "3")
+    assert run("cat set_ftrace_filter") == ALL + "__do_sys_getuid:snapshot:count=0\n"
+    mine = r"getuid-loop-\d+ .* sys_enter: NR 102 "
+    snap = [line for line in run("cat snapshot").splitlines() if re.search(mine, line)]
+    trace = [line for line in run("cat trace").splitlines() if re.search(mine, line)]
+    assert len(snap) == 1 and len(trace) == 2, (snap, trace)   # the first call's, then the other two
+    run("echo '!__do_sys_getuid:snapshot:0' >> set_ftrace_filter; echo 0 > events/raw_syscalls/sys_enter/enable")
+    assert run("cat set_ftrace_filter") == ALL

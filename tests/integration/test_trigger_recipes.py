@@ -205,3 +205,90 @@ def test_hist_on_a_kretprobe_event(quiet):
     run("echo '!hist:keys=ret:vals=hitcount if comm == \"getuid-loop\"' > events/kprobes/myret/trigger; "
         "echo '-:myret' >> kprobe_events")
     assert run("cat kprobe_events") == ""
+
+
+def test_enable_event_whose_target_is_a_kprobe_event(quiet):
+    """6.1's event_enable_trigger() on a kprobe event: in soft mode (0*) until the trigger fires
+    at the syscall's entry in the emulated kernel, then its probe records (1*) -- the same
+    call's hit first, as the trigger runs before the probed function."""
+    run, guest = quiet
+    run("echo 'p:myuid __x64_sys_getuid' > kprobe_events; echo > trace; "
+        f"echo 'enable_event:kprobes:myuid:1 if id == {GETUID}' > {ENTER}")
+    assert run(f"cat {ENTER}; cat events/kprobes/myuid/enable") == \
+        f"enable_event:kprobes:myuid:count=1 if id == {GETUID}\n0*\n"
+    assert "myuid:" not in run("cat trace")
+    guest("getuid-loop", "2")
+    assert run(f"cat {ENTER}; cat events/kprobes/myuid/enable") == \
+        f"enable_event:kprobes:myuid:count=0 if id == {GETUID}\n1*\n"
+    mine = [line for line in run("cat trace").splitlines() if re.match(CONTEXT + "myuid: ", line)
+            and line.lstrip().startswith("getuid-loop-")]
+    assert len(mine) == 2, run("cat trace")
+    # held by the trigger: EBUSY; the trigger gone, the event stays on (it fired) until echo 0
+    assert "busy" in run("echo '-:myuid' >> kprobe_events").lower()
+    assert run(f"echo '!enable_event:kprobes:myuid' > {ENTER}; cat events/kprobes/myuid/enable") == "1\n"
+    assert run("echo 0 > events/kprobes/myuid/enable; echo '-:myuid' >> kprobe_events; cat kprobe_events") == ""
+
+
+EPROBE = "events/eprobes/myep/trigger"
+
+
+def test_triggers_on_an_eprobe_event(quiet):
+    """An eprobe's record runs its own triggers in the emulated kernel (6.1's
+    __eprobe_trace_func() goes through trace_trigger_soft_disabled()): the first trigger holds
+    it in soft mode (0*, the attached event too), a hist on its fetched field counts the
+    program's calls, traceoff and stacktrace fire on its filter; the eprobe as the target of
+    an enable_event trigger on another event."""
+    run, guest = quiet
+    run("echo 'e:myep raw_syscalls.sys_enter nr=$id:u64' >> dynamic_events")
+    assert run(f"cat {EPROBE}").startswith("# Available triggers:\n# traceon traceoff snapshot")
+    assert run(f"echo 'hist:keys=nr:vals=hitcount if nr == {GETUID}' >> {EPROBE}; cat {EPROBE}; "
+               "cat events/eprobes/myep/enable; cat events/raw_syscalls/sys_enter/enable") == \
+        f"hist:keys=nr:vals=hitcount:sort=hitcount:size=2048 if nr == {GETUID} [active]\n0*\n0*\n"
+    guest("getuid-loop", "3")
+    hist = run("cat events/eprobes/myep/hist")
+    assert f"\n{{ nr:        {GETUID} }} hitcount:          3\n" in hist, hist
+    assert "myep:" not in run("cat trace")      # soft mode: no record of its own
+
+    run(f"echo '!hist:keys=nr:vals=hitcount if nr == {GETUID}' >> {EPROBE}; "
+        f"echo 'traceoff:1 if nr == {GETUID}' >> {EPROBE}; echo 'stacktrace:1 if nr == {GETUID}' >> {EPROBE}; "
+        "echo 1 > events/eprobes/myep/enable")
+    guest("getuid-loop", "3")
+    assert run(f"cat {EPROBE}; cat tracing_on") == (f"stacktrace:count=0 if nr == {GETUID}\n"
+                                                    f"traceoff:count=0 if nr == {GETUID}\n0\n")
+    lines = run("cat trace").splitlines()
+    at = next(i for i, line in enumerate(lines) if re.match(CONTEXT + rf"myep: \(raw_syscalls.sys_enter\) nr={GETUID}$", line))
+    # the record, then its stack trace (post triggers); nothing after them
+    assert re.match(CONTEXT + "<stack trace>$", lines[at + 1]), lines[at:]
+    assert not any(": myep: " in line for line in lines[at + 1:]), lines[at:]
+    run(f"echo '!traceoff' >> {EPROBE}; echo '!stacktrace' >> {EPROBE}; echo 0 > events/eprobes/myep/enable; "
+        "echo 1 > tracing_on; echo > trace")
+    assert run("cat events/eprobes/myep/enable; cat events/raw_syscalls/sys_enter/enable") == "0\n0\n"
+
+    # the target of enable_event from a kprobe event: soft mode, then it records
+    run("echo 'p:myuid __x64_sys_getuid' >> kprobe_events; "
+        "echo 'enable_event:eprobes:myep:1 if comm == \"getuid-loop\"' > events/kprobes/myuid/trigger")
+    assert run("cat events/eprobes/myep/enable") == "0*\n"
+    guest("getuid-loop", "2")
+    assert run("cat events/eprobes/myep/enable") == "1*\n"
+    mine = [line for line in run("cat trace").splitlines() if re.match(CONTEXT + rf"myep: .* nr={GETUID}$", line)
+            and line.lstrip().startswith("getuid-loop-")]
+    assert len(mine) == 1, run("cat trace")     # the second call's: the first fired it after its entry
+    run("echo '!enable_event:eprobes:myep' > events/kprobes/myuid/trigger; echo 0 > events/eprobes/myep/enable; "
+        "echo '-:myuid' >> kprobe_events; echo '-:eprobes/myep' >> dynamic_events")
+    assert run("cat dynamic_events") == ""
+
+
+def test_records_triggers_write_follow_the_triggering_record(quiet):
+    """6.1 runs a record's hist and eprobe triggers with the record reserved, so what they write
+    follows it in the buffer: each of the program's sys_enter records, then its eprobe's."""
+    run, guest = quiet
+    run("echo 'e:myep raw_syscalls.sys_enter nr=$id:u64' >> dynamic_events; "
+        "echo 1 > events/raw_syscalls/sys_enter/enable; echo 1 > events/eprobes/myep/enable")
+    guest("getuid-loop", "3")
+    run("echo 0 > events/eprobes/myep/enable; echo 0 > events/raw_syscalls/sys_enter/enable")
+    lines = [line for line in run("cat trace").splitlines() if re.match(r"^ *getuid-loop-\d+ ", line)]
+    getuid = [i for i, line in enumerate(lines) if re.search(rf" sys_enter: NR {GETUID} ", line)]
+    assert len(getuid) == 3, lines
+    assert all(re.search(rf": myep: \(raw_syscalls.sys_enter\) nr={GETUID}$", lines[i + 1]) for i in getuid), lines
+    run("echo '-:eprobes/myep' >> dynamic_events")
+    assert run("cat dynamic_events") == ""

@@ -200,3 +200,25 @@ def test_removal_matches_as_linux(s):
     s.write("dynamic_events", b"e:ww sched.sched_switch\ne:x/y sched.sched_switch\n")
     assert s.errno_of("-:eprobes/") == 0
     assert s.read("dynamic_events") == b"e:x/y sched.sched_switch\n"
+
+
+def test_triggers_on_the_eprobe_event_itself(s):
+    """6.1 (real-tracefs): an eprobe event's trigger file takes every command; the first
+    trigger holds the eprobe in soft mode, which attaches it (the attached event 0* too); the
+    eprobe's program records in its slot with the trigger bit above it, soft-disabled there."""
+    s.write("dynamic_events", b"e:ww sched.sched_switch a=$prev_pid:u32\n")
+    ep = s.core.registry.get("eprobes", "ww")
+    program = s.engine.programs[0]
+    table = s.core.guest.triggers
+    s.write("events/eprobes/ww/trigger", b"hist:keys=a")
+    s.write("events/eprobes/ww/trigger", b"traceoff:1 if a == 0")
+    assert s.read("events/eprobes/ww/trigger") == (b"traceoff:count=1 if a == 0\n"
+                                                   b"hist:keys=a:vals=hitcount:sort=hitcount:size=2048 [active]\n")
+    assert s.read("events/eprobes/ww/enable") == b"0*\n" and s.read("events/sched/sched_switch/enable") == b"0*\n"
+    assert sorted((t.event_id, t.cmd) for t in table.table if t.event_id == ep.id) == [(ep.id, "hist"),
+                                                                                       (ep.id, "traceoff")]
+    assert program.slots == 1 | 1 << table.shift and table.dyn_soft_disabled(ep.id, 0)
+    s.write("events/eprobes/ww/trigger", b"!traceoff")
+    s.write("events/eprobes/ww/trigger", b"!hist:keys=a")
+    assert s.read("events/eprobes/ww/enable") == b"0\n" and s.read("events/sched/sched_switch/enable") == b"0\n"
+    assert table.table == [] and program.slots == 0 and not table.dyn_soft_disabled(ep.id, 0)

@@ -7,8 +7,8 @@ import errno
 import pytest
 
 from tests.fakes import FakeFtraceSites, make_trace_array
-from tracefs_sim.probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_STACKTRACE,
-                                       PROBE_TRACEOFF, PROBE_TRACEON_COUNT)
+from tracefs_sim.probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_SNAPSHOT, PROBE_SNAPSHOT_COUNT,
+                                       PROBE_STACKTRACE, PROBE_TRACEOFF, PROBE_TRACEON_COUNT)
 from tracefs_sim.trace.function_commands import FunctionCommands
 from tracefs_sim.trace.function_tracer import FtraceGlobal
 
@@ -220,7 +220,26 @@ def test_probes_list_in_their_hash_order_as_linux_does():
     # ksys_write:traceoff:010, set_ftrace_filter lists ksys_write's first
     sites = {"vfs_read": 0xFFFFFFFF813669E0, "ksys_read": 0xFFFFFFFF81367550, "ksys_write": 0xFFFFFFFF81367680}
     commands = FunctionCommands(list(sites), sites.__getitem__, 0, lambda counter: counter.value, lambda: None,
-                                make_trace_array().events)
+                                make_trace_array().events, lambda: None)
     commands.run("ksys_read:traceoff:0x10")
     commands.run("ksys_write:traceoff:010")
     assert commands.lines() == b"ksys_write:traceoff:count=8\nksys_read:traceoff:count=16\n"
+
+
+def test_snapshot_command_as_linux(sites):
+    """6.1 (real-tracefs): func:snapshot[:N] allocates the array's snapshot buffer, reads back
+    `:unlimited` / `:count=N` (a counted and an unlimited registration apart), and the guest
+    asks for the array's snapshot at the hit (the count taken there); a bad count is EINVAL."""
+    inst = make_array(sites, slot=2)
+    assert not inst.snapshot.allocated
+    write(inst, "vfs_read:snapshot vfs_write:snapshot:3")
+    assert inst.snapshot.allocated
+    assert listing(inst) == ALL + "vfs_write:snapshot:count=3\nvfs_read:snapshot:unlimited\n"
+    table = {(p.function, p.command): p for p in sites.probes}
+    assert table["vfs_read", PROBE_SNAPSHOT].slot == 2 and table["vfs_read", PROBE_SNAPSHOT].counter is None
+    assert table["vfs_write", PROBE_SNAPSHOT_COUNT].counter.value == 3
+    fails(inst, "vfs_read:snapshot:abc", errno.EINVAL)
+    write(inst, "!vfs_read:snapshot")
+    assert listing(inst) == ALL + "vfs_write:snapshot:count=3\n"
+    write(inst, "!vfs_write:snapshot:0")
+    assert listing(inst) == ALL and sites.probes == []

@@ -10,7 +10,7 @@ import pytest
 from fakes import FakeMachine
 from tracefs_sim.trace import hist
 from tracefs_sim.trace.core import TraceCore
-from tracefs_sim.machine.contract import HistEntry
+from tracefs_sim.machine.contract import HistEntry, HistExprStep, HistSnapshot
 
 
 @pytest.fixture
@@ -241,6 +241,98 @@ def test_onmax_save_and_the_hist_file(synth_core):
     body = core.top.triggers.read_hist(switch).split(b"\n")
     assert body[5:7] == [b"{ next_pid:          5 } hitcount:          3",
                          b"\tmax:        241  next_comm: swapper/1                         prev_pid:          7"]
+
+
+def test_string_variables_and_fully_qualified_references(synth_core):
+    """6.1 (real-tracefs): NAME=EXPR,NAME=EXPR in one assignment; a string variable (a char[16]
+    field) is kept in a string slot of the element, its value the slot's address, passed by
+    onmatch() to a char[16] field of the synthetic event; SYSTEM.EVENT.$var references read back
+    as 6.1 prints them ($SYSTEM.EVENT.var in an expression, as written in a parameter)."""
+    core = synth_core
+    core.synth.write(b"wakeup_comm u64 lat; pid_t pid; char comm[16]\n")
+    t, waking, switch = core.top.triggers, ev(core, name="sched_waking"), ev(core)
+    t.write(waking, b"hist:keys=pid:ts0=common_timestamp.usecs,wcomm=comm,wc2=comm\n")
+    assert t.read(waking) == (b"hist:keys=pid:vals=hitcount:ts0=common_timestamp.usecs,wcomm=comm,wc2=comm:"
+                              b"sort=hitcount:size=2048:clock=global [active]\n")
+    comm = {f.name: f for f in waking.desc.fields}["comm"]
+    maps = core.guest.hist_maps.specs
+    (g_waking,) = core.guest.triggers.table
+    assert maps[g_waking.hist].vars[1:] == ((HistExprStep("str", comm.offset, 16, val=0),),
+                                            (HistExprStep("str", comm.offset, 16, val=1),))
+    cmd = (b"hist:keys=next_pid:lat=common_timestamp.usecs-sched.sched_waking.$ts0:onmatch(sched.sched_waking)"
+           b".wakeup_comm($lat,next_pid,sched.sched_waking.$wcomm)")
+    t.write(switch, cmd + b"\n")
+    assert t.read(switch) == (b"hist:keys=next_pid:vals=hitcount:lat=common_timestamp.usecs-$sched.sched_waking.ts0:"
+                              b"sort=hitcount:size=2048:clock=global:onmatch(sched.sched_waking).wakeup_comm($lat,"
+                              b"next_pid,sched.sched_waking.$wcomm) [active]\n")
+    (g_switch,) = [g for g in core.guest.triggers.table if g.event.name == "sched_switch"]
+    spec = maps[g_switch.hist]
+    assert [(r.map, r.var) for r in spec.refs] == [(g_waking.hist, 0), (0, 0), (g_waking.hist, 1)]
+    (action,) = spec.actions
+    assert [(p.kind, p.offset) for p in action.params] == [("ref", 1), ("num", 56), ("ref", 2)]
+    # a number where the field is a string (and the other way): 6.1's type check
+    assert errno_of(t.write, switch, cmd.replace(b"$wcomm", b"$ts0") + b"\n") == errno.EINVAL
+    # qualified with another event's name: not there
+    assert errno_of(t.write, switch, b"hist:keys=next_pid:y=common_timestamp.usecs-sched.sched_wakeup.$ts0\n") == \
+        errno.EINVAL
+    assert errno_of(t.write, ev(core, name="sched_wakeup"), b"hist:keys=pid:a=prio,b\n") == errno.EINVAL
+    log = core.top.error_log.read().decode()
+    assert "error: Couldn't find variable\n  Command: hist:keys=next_pid:y=common_timestamp.usecs-sched.sched_wakeup" \
+        ".$ts0\n" + " " * 75 + "^" in log, log
+    assert "error: Malformed assignment\n  Command: hist:keys=pid:a=prio,b\n" + " " * 32 + "^" in log, log
+    t.write(switch, b"!" + cmd + b"\n")
+    t.write(waking, b"!hist:keys=pid:ts0=common_timestamp.usecs,wcomm=comm,wc2=comm\n")
+    assert maps == {}
+
+
+def test_a_variable_of_a_plain_field_stands_for_the_field(synth_core):
+    """6.1's local_field_var_ref() (real-tracefs): $NAME of the command's own variable defined
+    as a field is that field, in keys, values and expressions (histogram.rst's
+    `hist:keys=$testpid:testpid=pid:onmatch(...)...($testpid)`); a parameter stays a reference."""
+    core = synth_core
+    core.synth.write(b"wakeup_new_test pid_t pid\n")
+    t, waking, wakeup_new = core.top.triggers, ev(core, name="sched_waking"), ev(core, name="sched_wakeup_new")
+    t.write(waking, b"hist:keys=pid:a=prio,b=$a*2:vals=$a\n")
+    assert t.read(waking) == b"hist:keys=pid:vals=hitcount,prio:a=prio,b=prio*2:sort=hitcount:size=2048 [active]\n"
+    cmd = b"hist:keys=$testpid:testpid=pid:onmatch(sched.sched_wakeup_new).wakeup_new_test($testpid)"
+    t.write(wakeup_new, cmd + b"\n")
+    assert t.read(wakeup_new) == (b"hist:keys=pid:vals=hitcount:testpid=pid:sort=hitcount:size=2048:"
+                                  b"onmatch(sched.sched_wakeup_new).wakeup_new_test($testpid) [active]\n")
+    t.write(wakeup_new, b"!" + cmd + b"\n")
+    t.write(waking, b"!hist:keys=pid:a=prio,b=$a*2:vals=$a\n")
+
+
+def test_onmax_snapshot_section_and_the_cond_snapshot(synth_core):
+    """6.1 (real-tracefs): a snapshot action is the trace array's conditional snapshot: the
+    hist file shows what took the last snapshot between the entries and the totals (nothing
+    until one was taken), the snapshot file is EBUSY meanwhile (any value), a second snapshot
+    action in the array is EBUSY; the trigger gone, the file works again."""
+    core = synth_core
+    t, switch, wakeup = core.top.triggers, ev(core), ev(core, name="sched_wakeup")
+    cmd = b"hist:keys=next_pid:lat=next_prio*2:onmax($lat).save(prev_pid):onmax($lat).snapshot()"
+    t.write(switch, cmd + b"\n")
+    assert t.read(switch) == (b"hist:keys=next_pid:vals=hitcount:lat=next_prio*2:sort=hitcount:size=2048:"
+                              b"onmax($lat).save(prev_pid):onmax($lat).snapshot() [active]\n")
+    (g,) = core.guest.triggers.table
+    maps = core.guest.hist_maps
+    assert [(a.handler, a.action) for a in maps.specs[g.hist].actions] == [("onmax", "save"), ("onmax", "snapshot")]
+    maps.entries[g.hist].append(HistEntry(key(5), b"", (3,), ((240, struct.pack("<Q", 7)), (240, b""))))
+    assert b"Snapshot taken" not in t.read_hist(switch)
+    maps.read = lambda addr: HistSnapshot(3, 0, tuple(maps.entries[addr]), (240, HistEntry(key(5), b"", ())))
+    assert t.read_hist(switch).split(b"\n")[5:] == [
+        b"{ next_pid:          5 } hitcount:          3",
+        b"\tmax:        240  prev_pid:          7",
+        b"",
+        b"Snapshot taken (see tracing/snapshot).  Details:",
+        b"\ttriggering value { onmax($lat) }:        240\ttriggered by event with key: { next_pid:          5 }",
+        b"", b"Totals:", b"    Hits: 3", b"    Entries: 1", b"    Dropped: 0", b""]
+    for value in (b"0", b"1", b"2"):
+        assert errno_of(core.top.snapshot.write, value) == errno.EBUSY
+    assert errno_of(t.write, wakeup, b"hist:keys=pid:x=prio:onchange($x).snapshot()\n") == errno.EBUSY
+    assert t.read(wakeup).startswith(b"# Available triggers:")
+    t.write(switch, b"!" + cmd + b"\n")
+    core.top.snapshot.write(b"1")
+    assert core.top.snapshot.allocated
 
 
 @pytest.mark.parametrize("command, errs", [   # as 6.1 logs them (real-tracefs)

@@ -443,3 +443,37 @@ def test_dynamic_events_are_listed_first_newest_first(s):
     s.node("instances").make_child("foo")
     s.write("instances/foo/events/enable", b"1\n")
     assert s.node("instances/foo/set_event").read().decode().splitlines()[:2] == ["kprobes:b", "kprobes:a"]
+
+
+# ---- a kprobe event as an enable_event / disable_event target -------------------------------
+
+def test_enable_event_whose_target_is_a_kprobe_event(s):
+    """6.1 (real-tracefs): `enable_event:kprobes:myprobe:2` on a tracepoint reads back so, the
+    probe event in soft mode (0*) until the trigger fires; the guest is given the probe event's
+    soft_off word to flip (its id), the trigger's count, and the event holds it (EBUSY)."""
+    s.write("kprobe_events", b"p:myprobe vfs_read\n")
+    s.write("events/sched/sched_switch/trigger", b"enable_event:kprobes:myprobe:2\n")
+    assert s.read("events/sched/sched_switch/trigger") == b"enable_event:kprobes:myprobe:count=2\n"
+    assert s.read("events/kprobes/myprobe/enable") == b"0*\n"
+    probe_id = int(s.read("events/kprobes/myprobe/id"))
+    triggers = s.system.guest.triggers
+    (t,) = triggers.table
+    assert (t.cmd, t.target_id, t.target_dyn) == ("enable_event", probe_id, True)
+    assert triggers.dyn_soft_disabled(probe_id, 0)
+    triggers.set_dyn_soft_disabled(probe_id, 0, False)        # as the guest's trigger does
+    assert s.read("events/kprobes/myprobe/enable") == b"1*\n"
+    assert s.errno_of("kprobe_events", b"-:myprobe\n") == errno.EBUSY
+    # the disable_event of the same target is the same trigger type (EEXIST); `!` removes it
+    assert s.errno_of("events/sched/sched_switch/trigger", b"disable_event:kprobes:myprobe\n") == errno.EEXIST
+    # (fired: removing it leaves the event enabled, as 6.1's __ftrace_event_enable_disable())
+    s.write("events/sched/sched_switch/trigger", b"!enable_event:kprobes:myprobe\n")
+    assert s.read("events/kprobes/myprobe/enable") == b"1\n"
+    s.write("events/kprobes/myprobe/enable", b"0\n")
+    # not fired: it goes with the trigger, its soft_off bit cleared
+    s.write("events/sched/sched_switch/trigger", b"disable_event:kprobes:myprobe\n")
+    assert s.read("events/kprobes/myprobe/enable") == b"0*\n"
+    s.write("events/sched/sched_switch/trigger", b"!disable_event:kprobes:myprobe\n")
+    assert s.read("events/kprobes/myprobe/enable") == b"0\n"
+    assert not triggers.dyn_soft_disabled(probe_id, 0)
+    s.write("kprobe_events", b"-:myprobe\n")
+    assert s.errno_of("events/sched/sched_switch/trigger", b"enable_event:kprobes:myprobe\n") == errno.EINVAL

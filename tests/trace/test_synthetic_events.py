@@ -216,3 +216,27 @@ def test_record_text(s):
     payload = struct.pack("<HBBi", d.id, 0, 0, 7) + struct.pack("<IIQQ", 32 | 4 << 16, 0, 0x400cc0, 0xFF) + b"abc\0"
     # print_synth_event() prints the flags after the field's separator, as 6.1 does
     assert d.body(payload, False, lambda a: None) == b"d: n=abc g=400cc0  (0x400cc0)x=-1\n"
+
+
+def test_soft_mode_and_as_an_enable_event_target(s):
+    """6.1 (real-tracefs): a trigger on a synthetic event holds it in soft mode (0*); so does an
+    enable_event whose target it is, the guest given its soft_off word (its id) to flip; 1* once
+    flipped; the event in use is EBUSY to remove."""
+    s.write("synthetic_events", WAKEUP)
+    synth = s.core.registry.get("synthetic", "wakeup_latency")
+    triggers = s.core.guest.triggers
+    s.write("events/synthetic/wakeup_latency/trigger", b"hist:keys=pid")
+    assert s.read("events/synthetic/wakeup_latency/enable") == b"0*\n"
+    assert triggers.dyn_soft_disabled(synth.id, 0)
+    s.write("events/sched/sched_wakeup/trigger", b"enable_event:synthetic:wakeup_latency:1")
+    assert s.read("events/sched/sched_wakeup/trigger") == b"enable_event:synthetic:wakeup_latency:count=1\n"
+    (t,) = [t for t in triggers.table if t.cmd == "enable_event"]
+    assert (t.target_id, t.target_dyn) == (synth.id, True)
+    triggers.set_dyn_soft_disabled(synth.id, 0, False)       # as the guest's trigger does
+    assert s.read("events/synthetic/wakeup_latency/enable") == b"1*\n"
+    assert s.errno_of("synthetic_events", "!wakeup_latency") == errno.EBUSY
+    s.write("events/sched/sched_wakeup/trigger", b"!enable_event:synthetic:wakeup_latency")
+    s.write("events/synthetic/wakeup_latency/trigger", b"!hist:keys=pid")
+    assert s.read("events/synthetic/wakeup_latency/enable") == b"1\n"     # it fired: it stays on
+    s.write("events/synthetic/wakeup_latency/enable", b"0")
+    assert s.errno_of("synthetic_events", "!wakeup_latency") == 0

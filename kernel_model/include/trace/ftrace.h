@@ -69,6 +69,8 @@ struct ftrace_site_entry {		/* host-written: ftrace_site_map's entry of a site *
 #define FTRACE_PROBE_STACKTRACE_COUNT	6	/* func:stacktrace:N */
 #define FTRACE_PROBE_ENABLE_EVENT	7	/* func:enable_event:sys:event[:N] (count -1: unlimited) */
 #define FTRACE_PROBE_DISABLE_EVENT	8	/* func:disable_event:sys:event[:N] */
+#define FTRACE_PROBE_SNAPSHOT		9	/* func:snapshot: the slot's snapshot, asked of the host */
+#define FTRACE_PROBE_SNAPSHOT_COUNT	10	/* func:snapshot:N */
 
 struct ftrace_probe {
 	u16 site;			/* index of the site */

@@ -44,6 +44,14 @@
 #define HE_MULT		9
 #define HE_DIV		10	/* by 0: (u64)-1, as hist_field_div() */
 #define HE_NEG		11
+/*
+ * A string variable (a char[N] / __data_loc char[] field, offset and size): its
+ * string copied into the element's string slot `val` (STR_VAR_LEN_MAX bytes each,
+ * after the variables and their set word), the variable that slot's address, as
+ * 6.1's hist_trigger_elt_update() keeps it in field_var_str[]
+ */
+#define HE_STR		12
+#define HE_DYN_STR	13
 
 /* hist_param.kind: an action's argument */
 #define HP_REF		1	/* var_ref_vals[offset] */
@@ -168,6 +176,25 @@ _Static_assert(sizeof(struct hist_expr) == 16, "hist_expr layout");
 _Static_assert(sizeof(struct hist_var_ref) == 16, "hist_var_ref layout");
 _Static_assert(sizeof(struct hist_param) == 8, "hist_param layout");
 _Static_assert(sizeof(struct hist_action) == 24 + 8 * HIST_PARAMS_MAX, "hist_action layout");
+
+/*
+ * A map with a snapshot action has its trace array's conditional snapshot (6.1's
+ * tr->cond_snapshot and its track_data) after its elements, 8-aligned: the value that
+ * took the last snapshot, and the key (and comm) of the element it was tracked in.
+ * cond_snapshot_update() lets a snapshot be taken only past that value (onmax) or
+ * off it (onchange), under tr->max_lock.
+ */
+struct hist_cond_snapshot {
+	u64 val;			/* track_data->track_val */
+	u32 updated;			/* a snapshot was taken */
+	notrace_spinlock_t lock;	/* tr->max_lock */
+	u8 key[];			/* key_size bytes, then the comm of an execname key */
+};
+
+static __always_inline struct hist_cond_snapshot *hist_cond_snapshot(const struct hist_map *m)
+{
+	return (struct hist_cond_snapshot *)(((unsigned long)m->elts + ((unsigned long)m->elt_size << m->map_bits) + 7) & ~7UL);
+}
 
 extern struct hist_map hist_maps[HIST_MAPS_MAX];
 extern u8 hist_arena[HIST_ARENA_SIZE];

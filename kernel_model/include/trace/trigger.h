@@ -41,6 +41,7 @@
 #define ETF_POST		0x02	/* EVENT_CMD_FL_POST_TRIGGER: runs after the record is committed */
 #define ETF_COND		0x04	/* EVENT_FILE_FL_TRIGGER_COND of its file: filters are evaluated on the record */
 #define ETF_PAUSED		0x08
+#define ETF_SOFT_WORD		0x10	/* enable_event / disable_event: `file` is a dynamic event's soft_off word */
 
 struct event_trigger {
 	u16 type;			/* the event's id */
@@ -50,7 +51,8 @@ struct event_trigger {
 	u16 nr_preds;			/* 0: no filter */
 	u32 counter;			/* index into event_triggers.counts */
 	u8 flags;
-	u8 pad[3];
+	u8 pad;
+	u16 target;			/* enable_hist / disable_hist: the target event's type */
 	struct trace_event_file *file;	/* enable_event / disable_event: the target event */
 };
 
@@ -107,12 +109,26 @@ struct event_triggers {
 	struct event_trigger trigger[EVENT_TRIGGERS_MAX];
 	struct trigger_pred pred[EVENT_TRIGGER_PREDS_MAX];
 	char strings[EVENT_TRIGGER_STRINGS];
+	/*
+	 * EVENT_FILE_FL_SOFT_DISABLED of the dynamic events (kprobe, uprobe, eprobe and
+	 * synthetic events), by type: bit s, slot s does not record it.  Their writers are
+	 * given their slots by the host; what they record in is those less these
+	 * (dyn_file_slots()), which the host sets and an enable_event / disable_event
+	 * trigger flips.  (A tracepoint's soft mode is its trace_event_file's slot bit.)
+	 */
+	u32 dyn_soft_off[EVENT_TRIGGER_TYPES];
 };
 
 _Static_assert(sizeof(struct event_trigger) == 24, "event_trigger layout");
 _Static_assert(sizeof(struct trigger_pred) == 24, "trigger_pred layout");
 
 extern struct event_triggers event_triggers;
+
+/* a dynamic event's slots as its writer records in them (soft-disabled slots taken out) */
+static __always_inline u32 dyn_file_slots(u32 slots, u32 type)
+{
+	return type < EVENT_TRIGGER_TYPES ? slots & ~READ_ONCE(event_triggers.dyn_soft_off[type]) : slots;
+}
 
 /* per cpu, the record a writer with triggers builds before it goes to the rings */
 void *event_trigger_scratch(u32 len);
@@ -128,6 +144,8 @@ void event_triggers_record(const struct trace_event_file *file, void *rec, u32 l
 u32 trigger_unwind(unsigned long bp, unsigned long *calls, u32 max);
 /* tracing_snapshot_instance() of a slot: the host takes the snapshot */
 void event_trigger_snapshot(u32 slot);
+/* the same, asked by a trigger running on a record: once the record is committed */
+void event_trigger_snapshot_after_record(u32 slot);
 /* kernel/trace_probe.c: a probe event's record (in the scratch) through its file's triggers */
 void probe_trigger_commit(const struct trace_event_file *file, void *rec, u32 len, unsigned long irqflags);
 /* kernel/trace_probe.c: an eprobe's record from the record of the event it is attached to */

@@ -139,8 +139,8 @@ static void uprobe_commit(void)
 	u32 len = st->len;
 
 	if (len && len <= PROBE_STAGE_MAX) {
-		struct trace_event_file file = { st->slots, st->type, 0 };
-		bool triggers = st->slots >> EVENT_TRIGGER_SHIFT;
+		struct trace_event_file file = { dyn_file_slots(st->slots, st->type), st->type, 0 };
+		bool triggers = file.slots >> EVENT_TRIGGER_SHIFT;
 		struct trace_entry *rec;
 
 		/* with triggers, built in the scratch for them (uprobe_trace_func()'s

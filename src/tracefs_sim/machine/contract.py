@@ -165,6 +165,8 @@ class GuestTrigger:
     cond: bool = False       # its file's EVENT_FILE_FL_TRIGGER_COND
     paused: bool = False
     target: EventName | None = None     # enable_event / disable_event / enable_hist / disable_hist
+    target_id: int = 0                  # the target's event id
+    target_dyn: bool = False            # the target is a dynamic event (probe or synthetic): its soft_off word
     hist: int = 0            # a hist trigger: its map (HistMapOps.create)
     data: int = 0            # eprobe
 
@@ -189,7 +191,9 @@ class HistField:
 class HistExprStep:
     """One step of a variable's expression, in postfix order (struct hist_expr).  op: "field"
     (a numeric field of the record), "cpu", "ts", "ts_usecs", "ref" (var_ref_vals[offset]),
-    "const" (val), "plus", "minus", "mult", "div" (val != 0: by the constant val), "neg"."""
+    "const" (val), "plus", "minus", "mult", "div" (val != 0: by the constant val), "neg";
+    "str" / "dyn_str": a string variable's only step, a char[N] / __data_loc char[] field
+    copied into the element's string slot val (STR_VAR_LEN_MAX bytes), the value its address."""
 
     op: str
     offset: int = 0
@@ -221,7 +225,10 @@ class HistParam:
     @property
     def saved_size(self) -> int:
         """Its room among an element's saved values (a string: STR_VAR_LEN_MAX bytes)."""
-        return 256 if self.kind in ("str", "dyn_str") else 8
+        return STR_VAR_LEN_MAX if self.kind in ("str", "dyn_str") else 8
+
+
+STR_VAR_LEN_MAX = 256   # a string's room in an element (MAX_FILTER_STR_VAL)
 
 
 @dataclass(frozen=True)
@@ -261,6 +268,9 @@ class HistSnapshot:
     hits: int
     drops: int
     entries: tuple[HistEntry, ...]  # in the order of the map's table
+    # a snapshot action's conditional snapshot once one was taken: the value that took it and
+    # the element it was tracked in (its key, its comm)
+    cond_snapshot: tuple[int, HistEntry] | None = None
 
 
 @runtime_checkable
@@ -283,6 +293,9 @@ class EventTriggerOps(Protocol):
     def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None: ...  # all of them, each event's in order
     def read_count(self, count: TriggerCount) -> int: ...  # as the guest has it now
     def snapshot_requests(self, slot: int) -> list[int]: ...  # times of the snapshots asked since last time
+    # EVENT_FILE_FL_SOFT_DISABLED of a dynamic event (by id) in a slot, as its writers see it
+    def set_dyn_soft_disabled(self, event_id: int, slot: int, off: bool) -> None: ...
+    def dyn_soft_disabled(self, event_id: int, slot: int) -> bool: ...
 
 
 @runtime_checkable

@@ -25,7 +25,7 @@ _CMDS = ("traceon", "traceoff", "stacktrace", "snapshot", "enable_event", "disab
 _KINDS = ("never", "num", "cpu", "comm", "str", "dyn_str", "ptr_str", "ptr_ustr")
 _NUM_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "band")
 _STR_OPS = ("full", "front", "middle", "end", "glob")
-_TRIGGER = struct.Struct("<HBBHHIB3xQ")     # struct event_trigger
+_TRIGGER = struct.Struct("<HBBHHIBxHQ")     # struct event_trigger
 _PRED = struct.Struct("<BBBBBBHHHIQ")       # struct trigger_pred
 
 
@@ -50,7 +50,7 @@ class GuestEventTriggers:
         self._kind = {name: a(f"TPK_{name.upper()}") for name in _KINDS}
         self._op = {**{name: a(f"TPO_{name.upper()}") for name in _NUM_OPS},
                     **{name: a(f"TPO_MATCH_{name.upper()}") for name in _STR_OPS}}
-        self._flag = {name: a(f"ETF_{name.upper()}") for name in ("counted", "post", "cond", "paused")}
+        self._flag = {name: a(f"ETF_{name.upper()}") for name in ("counted", "post", "cond", "paused", "soft_word")}
         if a("sizeof(event_trigger)") != _TRIGGER.size or a("sizeof(trigger_pred)") != _PRED.size:
             raise ValueError("kernel image's event_trigger layout does not match this machine")
         self._first = a("event_triggers.first")
@@ -60,21 +60,26 @@ class GuestEventTriggers:
         self._table = a("event_triggers.trigger")
         self._preds = a("event_triggers.pred")
         self._strings = a("event_triggers.strings")
+        self._soft_off = a("event_triggers.dyn_soft_off")
         table = image.lookup("event_triggers")
         if table is None or table.size != a("sizeof(event_triggers)"):
             raise ValueError("kernel image's event_triggers layout does not match its host ABI")
         self._base = kernel_virt_to_phys(table.addr)
+        self._soft_off_va = table.addr + self._soft_off
         self._set_trigger_bits = set_trigger_bits
         self._mem: PhysMem | None = None
         self._lock = threading.Lock()
         self._triggers: list[GuestTrigger] = []
         self._count_index: dict[int, int] = {}     # id(count) -> its slot in the guest's counts
         self._snapshot_seen = [0] * a("TRACE_SLOTS")
+        self._soft_words: dict[int, int] = {}      # dyn_soft_off set before the guest was attached
 
     def attach(self, mem: PhysMem) -> None:
         with self._lock:
             self._mem = mem
             self._write_table(mem)
+            for event_id, word in self._soft_words.items():
+                struct.pack_into("<I", mem.buf, self._base + self._soft_off + 4 * event_id, word)
 
     def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None:
         triggers = sorted(triggers, key=lambda t: t.event_id)   # (stable: each event's order kept)
@@ -87,7 +92,9 @@ class GuestEventTriggers:
             if not 0 <= t.event_id < self._types:
                 raise OSError(errno.ENOMEM, f"event id {t.event_id} past the trigger table")
             if t.target is not None:
-                self._image.event_file(t.target)   # KeyError: not a tracepoint of this kernel
+                self._check_type(t.target_id)
+                if not t.target_dyn:
+                    self._image.event_file(t.target)   # KeyError: not a tracepoint of this kernel
 
         def swap() -> None:
             with self._lock:
@@ -106,6 +113,40 @@ class GuestEventTriggers:
                 ids[(t.event.system, t.event.name)] = t.event_id
             self._set_trigger_bits(bits, ids)
         self._machine.with_cpus_stopped(swap)
+
+    def _check_type(self, event_id: int) -> None:
+        if not 0 <= event_id < self._types:
+            raise OSError(errno.ENOMEM, f"event id {event_id} past the trigger table")
+
+    def set_dyn_soft_disabled(self, event_id: int, slot: int, off: bool) -> None:
+        """EVENT_FILE_FL_SOFT_DISABLED of a dynamic event (probe, synthetic) in a slot: its bit in the guest's
+        dyn_soft_off word (OSError ENOMEM: an id past the table can have none)."""
+        self._check_type(event_id)
+
+        def apply() -> None:
+            with self._lock:
+                word = self._soft_word(event_id)
+                word = word | 1 << slot if off else word & ~(1 << slot)
+                self._soft_words[event_id] = word   # (for a guest not attached yet)
+                if self._mem is not None:
+                    struct.pack_into("<I", self._mem.buf, self._base + self._soft_off + 4 * event_id, word)
+        self._machine.guest_op(apply)
+
+    def dyn_soft_disabled(self, event_id: int, slot: int) -> bool:
+        if not 0 <= event_id < self._types:
+            return False
+
+        def read() -> bool:
+            with self._lock:
+                return bool(self._soft_word(event_id) >> slot & 1)
+        return self._machine.guest_op(read)
+
+    def _soft_word(self, event_id: int) -> int:
+        """A dynamic event's soft_off word as the guest has it now (the guest's triggers flip it)."""
+        if self._mem is None:
+            return self._soft_words.get(event_id, 0)
+        word: int = struct.unpack_from("<I", self._mem.buf, self._base + self._soft_off + 4 * event_id)[0]
+        return word
 
     def read_count(self, count: TriggerCount) -> int:
         def read() -> int:
@@ -150,14 +191,18 @@ class GuestEventTriggers:
         npred = nstr = 0
         for k, t in enumerate(triggers):
             flags = (self._flag["post"] * t.post | self._flag["cond"] * t.cond |
-                     self._flag["paused"] * t.paused | self._flag["counted"] * (t.count is not None))
+                     self._flag["paused"] * t.paused | self._flag["counted"] * (t.count is not None) |
+                     self._flag["soft_word"] * t.target_dyn)
             counter = t.data  # an eprobe's record program; a counted trigger's count below
             if t.count is not None:
                 counter = self._count_index[id(t.count)]
                 struct.pack_into("<q", buf, base + self._counts + 8 * counter, t.count.value)
-            file = t.hist or (self._image.event_file(t.target) if t.target is not None else 0)
+            if t.target_dyn:      # a dynamic event's soft_off word
+                file = self._soft_off_va + 4 * t.target_id
+            else:
+                file = t.hist or (self._image.event_file(t.target) if t.target is not None else 0)
             _TRIGGER.pack_into(buf, base + self._table + _TRIGGER.size * k, t.event_id, self._cmd[t.cmd], t.slot,
-                               npred, len(t.preds), counter, flags, file)
+                               npred, len(t.preds), counter, flags, t.target_id, file)
             for p in t.preds:
                 _PRED.pack_into(buf, base + self._preds + _PRED.size * npred, self._kind[p.kind], self._op[p.op],
                                 p.size & 0xFF, int(p.is_signed), int(p.when_to_branch), int(p.negate), p.target,

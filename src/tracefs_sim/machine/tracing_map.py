@@ -14,7 +14,7 @@ import struct
 import threading
 from typing import TYPE_CHECKING
 
-from .contract import HistEntry, HistField, HistMapSpec, HistSnapshot
+from .contract import STR_VAR_LEN_MAX, HistEntry, HistField, HistMapSpec, HistSnapshot
 from .paging import PhysMem, kernel_virt_to_phys
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ _REF = struct.Struct("<QHB5x")                   # struct hist_var_ref
 _EXPR = struct.Struct("<BBBBHHQ")                # struct hist_expr
 _ACTION = struct.Struct("<BBBBIIIQ")             # struct hist_action up to params[]
 _PARAM = struct.Struct("<BBBBHH")                # struct hist_param
+_COND = struct.Struct("<QII")                    # struct hist_cond_snapshot up to key[]
 _COMM_LEN = 16
 
 
@@ -45,7 +46,7 @@ class GuestHistMaps:
                       "hitcount": a("HF_HITCOUNT"), "stacktrace": a("HF_STACKTRACE")}
         self._log2, self._buckets = a("HF_LOG2"), a("HF_BUCKETS")
         self._ops = {op: a("HE_" + op.upper()) for op in ("field", "cpu", "ts", "ts_usecs", "ref", "const", "plus",
-                                                          "minus", "mult", "div", "neg")}
+                                                          "minus", "mult", "div", "neg", "str", "dyn_str")}
         self._params = {k: a("HP_" + k.upper()) for k in ("ref", "num", "str", "dyn_str")}
         self._handlers = {k: a("HA_" + k.upper()) for k in ("onmatch", "onmax", "onchange", "trace", "save",
                                                             "snapshot")}
@@ -56,7 +57,7 @@ class GuestHistMaps:
             a("sizeof(hist_action)")
         self._size = a("sizeof(hist_map)")
         if a("sizeof(hist_key_field)") != _KEY.size or a("sizeof(hist_val_field)") != _VAL.size or \
-                a("hist_map.keys") != _MAP_HEAD.size:
+                a("hist_map.keys") != _MAP_HEAD.size or a("sizeof(hist_cond_snapshot)") != _COND.size:
             raise ValueError("kernel image's hist_map layout does not match this machine")
         self._keys_at, self._vals_at = a("hist_map.keys"), a("hist_map.vals")
         self._paused_at = a("hist_map.paused")
@@ -75,12 +76,13 @@ class GuestHistMaps:
 
     @staticmethod
     def _layout(spec: HistMapSpec) -> tuple[int, int, list[tuple[int, int]], int]:
-        """An element: the key, the comm, the sums, the variables and the set ones, then per
-        onmax / onchange action its value and saved arguments: (sums, vars, [(track, save)],
-        size)."""
+        """An element: the key, the comm, the sums, the variables and the set ones, the
+        string variables' strings, then per onmax / onchange action its value and saved
+        arguments: (sums, vars, [(track, save)], size)."""
         sums = spec.key_size + (_COMM_LEN if spec.comm else 0)
         at = vars_at = sums + 8 * len(spec.vals)
         at += 8 * (len(spec.vars) + 1) if spec.vars else 0
+        at += STR_VAR_LEN_MAX * sum(1 for steps in spec.vars if steps and steps[0].op in ("str", "dyn_str"))
         tracks = []
         for act in spec.actions:
             if act.handler == "onmatch":
@@ -94,15 +96,32 @@ class GuestHistMaps:
     def _elt_size(cls, spec: HistMapSpec) -> int:
         return cls._layout(spec)[3]
 
+    @classmethod
+    def _cond_at(cls, spec: HistMapSpec) -> int | None:
+        """Where the map's struct hist_cond_snapshot is, from its table's start (after the
+        elements, 8-aligned); None: no snapshot action, none."""
+        if not any(a.action == "snapshot" for a in spec.actions):
+            return None
+        max_elts = 1 << spec.map_bits
+        return (8 * 2 * max_elts + max_elts * cls._elt_size(spec) + 7) & ~7
+
+    @classmethod
+    def _size_of(cls, spec: HistMapSpec) -> int:
+        """The arena bytes of a map: its table, its elements, its conditional snapshot."""
+        max_elts = 1 << spec.map_bits
+        cond = cls._cond_at(spec)
+        end = 8 * 2 * max_elts + max_elts * cls._elt_size(spec) if cond is None else \
+            cond + _COND.size + spec.key_size + (_COMM_LEN if spec.comm else 0)
+        return (end + 4095) & ~4095
+
     def create(self, spec: HistMapSpec) -> int:
         vars_max, refs_max, expr_max, actions_max, params_max = self._limits
         if len(spec.keys) > self._keys_max or len(spec.vals) > self._vals_max or len(spec.vars) > vars_max or \
                 len(spec.refs) > refs_max or sum(len(v) for v in spec.vars) > expr_max or \
                 len(spec.actions) > actions_max or any(len(a.params) > params_max for a in spec.actions):
             raise OSError(errno.EINVAL, "too many histogram fields")
-        max_elts = 1 << spec.map_bits
-        table = 8 * 2 * max_elts
-        need = (table + max_elts * self._elt_size(spec) + 4095) & ~4095
+        table = 8 * 2 * (1 << spec.map_bits)
+        need = self._size_of(spec)
 
         def make() -> int:
             with self._lock:
@@ -213,7 +232,16 @@ class GuestHistMaps:
                          if spec.actions[i].action != "trace" else b"")
                         for i, (track, save) in onx)
                     out.append(HistEntry(key, comm, sums, tracked))
-                return HistSnapshot(hits, drops, tuple(out))
+                cond_at = self._cond_at(spec)
+                cond = None
+                if cond_at is not None:
+                    value, updated, _ = _COND.unpack_from(buf, base + cond_at)
+                    c = base + cond_at + _COND.size
+                    if updated:
+                        cond = (value, HistEntry(bytes(buf[c:c + spec.key_size]),
+                                                 bytes(buf[c + spec.key_size:c + spec.key_size + _COMM_LEN])
+                                                 if spec.comm else b"", ()))
+                return HistSnapshot(hits, drops, tuple(out), cond)
         return self._machine.with_cpus_stopped(take)
 
     def clear(self, addr: int) -> None:
@@ -224,7 +252,10 @@ class GuestHistMaps:
                 at, need, spec = self._used[index]
                 buf = self._buf()
                 base = kernel_virt_to_phys(self._arena_va) + at
-                buf[base:base + need] = bytes(need)
+                # (the conditional snapshot is the trace array's, not the map's: it stays)
+                cond_at = self._cond_at(spec)
+                end = need if cond_at is None else cond_at
+                buf[base:base + end] = bytes(end)
                 pa = kernel_virt_to_phys(self._maps_va) + index * self._size
                 paused = struct.unpack_from("<I", buf, pa + self._paused_at)[0]
                 self._write_head(index, at, 8 * (2 << spec.map_bits), spec)

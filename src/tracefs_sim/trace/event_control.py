@@ -18,7 +18,7 @@ from .events import EventRegistry, TraceEvent
 from .hist import HistContext
 from .trace_probe import ProbeTraceEvent
 from .trace_synth import SynthTraceEvent
-from .trigger import EventTriggers, TriggerTable
+from .trigger import EventTriggers, SnapshotControl, TriggerTable
 from ..lib.kstrtox import kstrtoul_from_user, kstrtoull, or_none
 
 _PAGE_SIZE = 4096
@@ -279,27 +279,27 @@ class EventControl:
                             error.text, error.error_log_pos)
 
     # trigger
-    def make_triggers(self, table: TriggerTable, alloc_snapshot: Callable[[], None],
+    def make_triggers(self, table: TriggerTable, snapshot: SnapshotControl,
                       hist_context: HistContext) -> EventTriggers:
         """The event triggers of this array's events (trigger.py), which hold events in soft
         mode as Linux's trace_event_trigger_enable_disable() does."""
         def soft(event: TraceEvent, on: bool) -> None:
-            if isinstance(event, SynthTraceEvent):
-                return  # its triggers run whether it records or not (its entry's trigger bits)
             f = self.files[event.id]
             (self.soft_enable if on else self.soft_release)(f)
 
         def find(system: str, name: str) -> TraceEvent | None:
+            """find_event_file(): a tracepoint, or a probe or synthetic event (their soft mode
+            is the guest's too: set_soft_disabled())."""
             try:
                 return self.find_probe_target(system, name)[0].event
             except OSError:
-                return None
+                pass
+            return next((f.event for f in self.files.values() if isinstance(f.event, (ProbeTraceEvent, SynthTraceEvent))
+                         and f.event.system == system and f.event.name == name), None)
 
         def is_tracepoint(event: TraceEvent) -> bool:
-            if isinstance(event, SynthTraceEvent):     # trace_synth() runs its triggers
+            if isinstance(event, (SynthTraceEvent, ProbeTraceEvent)):   # trace_synth() and probe writers do
                 return True
-            if isinstance(event, ProbeTraceEvent):     # kprobe and uprobe events' writers do
-                return event.probe is not None and event.probe.runs_triggers
             try:
                 self._guest.event_file(event.desc)
             except KeyError:
@@ -307,6 +307,6 @@ class EventControl:
             return not event.ftrace
 
         self.triggers = EventTriggers(table, self.slot, lambda: self.files, lambda e: soft(e, True),
-                                      lambda e: soft(e, False), find, alloc_snapshot, is_tracepoint,
+                                      lambda e: soft(e, False), find, snapshot, is_tracepoint,
                                       self._error_log.log, hist_context)
         return self.triggers

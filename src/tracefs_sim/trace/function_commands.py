@@ -1,5 +1,6 @@
 """The commands of set_ftrace_filter (`func:traceon[:N]`, `func:traceoff[:N]`,
-`func:stacktrace[:N]`, `func:enable_event:sys:event[:N]`, `func:disable_event:sys:event[:N]`):
+`func:stacktrace[:N]`, `func:snapshot[:N]`, `func:enable_event:sys:event[:N]`,
+`func:disable_event:sys:event[:N]`):
 Linux 6.1's function probes (ftrace_process_regex, register/unregister_ftrace_function_probe in
 ftrace.c, the probe ops of trace_functions.c and trace_events.c), for one trace array.
 
@@ -15,8 +16,8 @@ import errno
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ..probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_STACKTRACE,
-                             PROBE_STACKTRACE_COUNT, PROBE_TRACEOFF, PROBE_TRACEOFF_COUNT,
+from ..probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_SNAPSHOT, PROBE_SNAPSHOT_COUNT,
+                             PROBE_STACKTRACE, PROBE_STACKTRACE_COUNT, PROBE_TRACEOFF, PROBE_TRACEOFF_COUNT,
                              PROBE_TRACEON, PROBE_TRACEON_COUNT, FunctionProbe, ProbeCounter)
 from .event_control import EventControl, EventFile
 from .ftrace_filter import compile_match, match_functions
@@ -27,11 +28,12 @@ from ..lib.kstrtox import kstrtoull
 # (trace_dump_stack() uses global_trace).
 _TOP_SLOT = 0
 
-COMMANDS = ("traceon", "traceoff", "stacktrace", "enable_event", "disable_event")
+COMMANDS = ("traceon", "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event")
 _GUEST_COMMAND = {
     ("traceon", False): PROBE_TRACEON, ("traceon", True): PROBE_TRACEON_COUNT,
     ("traceoff", False): PROBE_TRACEOFF, ("traceoff", True): PROBE_TRACEOFF_COUNT,
     ("stacktrace", False): PROBE_STACKTRACE, ("stacktrace", True): PROBE_STACKTRACE_COUNT,
+    ("snapshot", False): PROBE_SNAPSHOT, ("snapshot", True): PROBE_SNAPSHOT_COUNT,
 }
 
 
@@ -66,11 +68,12 @@ class FunctionCommands:
 
     def __init__(self, functions: Sequence[str], address: Callable[[str], int], slot: int,
                  read_counter: Callable[[ProbeCounter], int], on_change: Callable[[], None],
-                 events: EventControl):
+                 events: EventControl, alloc_snapshot: Callable[[], None]):
         """functions: the traceable functions (available_filter_functions order); address(name):
         a function's site; slot: the array's guest slot; read_counter: a count as the guest
         has it; on_change(): hand the guest the new table (OSError: it does not fit, and
-        nothing changed); events: the array's events, which enable_event/disable_event act on."""
+        nothing changed); events: the array's events, which enable_event/disable_event act on;
+        alloc_snapshot(): tracing_alloc_snapshot_instance() of the array (snapshot)."""
         self._functions = functions
         self._address = address
         self._name = {address(name): name for name in functions}
@@ -78,6 +81,7 @@ class FunctionCommands:
         self.events = events
         self._read_counter = read_counter
         self._on_change = on_change
+        self._alloc_snapshot = alloc_snapshot
         self.probes: list[FuncProbe] = []   # tr->func_probes: the newest first
 
     # ---- set_ftrace_filter ----
@@ -136,7 +140,8 @@ class FunctionCommands:
 
     # ---- the commands ----
     def _trace_command(self, glob: str, command: str, param: str | None) -> None:
-        """ftrace_trace_onoff_callback / ftrace_stacktrace_callback + ftrace_trace_probe_callback."""
+        """ftrace_trace_onoff_callback / ftrace_stacktrace_callback + ftrace_trace_probe_callback,
+        ftrace_trace_snapshot_callback (the snapshot buffer allocated first)."""
         counted = param is not None
         if glob.startswith("!"):
             self._unregister(command, counted, glob[1:])
@@ -145,6 +150,8 @@ class FunctionCommands:
         number = param.split(":", 1)[0] if param is not None else ""
         if number:
             count = _signed(kstrtoull(number, 0))
+        if command == "snapshot":
+            self._alloc_snapshot()
         self._register(command, counted, glob, lambda: ProbeCounter(count) if counted else None)
 
     def _event_command(self, glob: str, command: str, param: str | None) -> None:

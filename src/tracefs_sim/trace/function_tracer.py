@@ -125,9 +125,10 @@ class FtraceGlobal:
 
 class FunctionTracing:
     def __init__(self, ftrace: FtraceGlobal, slot: int, options: TraceOptions, events: EventControl,
-                 guest: GuestTracingOps, *, top_level: bool):
+                 alloc_snapshot: Callable[[], None], guest: GuestTracingOps, *, top_level: bool):
         """slot: the trace array's guest slot; options: its options (func_stack_trace goes to
         the guest); events: its events (what enable_event/disable_event commands act on);
+        alloc_snapshot: its snapshot buffer's allocation (the snapshot command);
         guest: saves comms while a tracer records; top_level: the global array, which alone
         has the graph tracer."""
         self._guest = guest
@@ -141,7 +142,7 @@ class FunctionTracing:
         # another user of the function graph (6.1 has one at a time): the function profiler
         self.graph_busy: Callable[[], bool] = lambda: False
         self.commands = FunctionCommands(sites.functions, sites.address, slot, sites.read_counter,
-                                         ftrace.update_probes, events)
+                                         ftrace.update_probes, events, alloc_snapshot)
         ftrace.add_commands(self.commands)
         self.filter = FunctionFilter(sites.functions, ALL_ENABLED, self._apply, commands=self.commands)
         self.notrace = FunctionFilter(sites.functions, NONE_DISABLED, self._apply, enable=False)

@@ -30,7 +30,7 @@ import errno
 import struct
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
-from dataclasses import dataclass, field as dataclass_field
+from dataclasses import dataclass, field as dataclass_field, replace
 
 from ..lib.kstrtox import kstrtoull, or_none
 from ..machine.contract import (HistAction, HistEntry, HistExprStep, HistField, HistMapOps, HistMapSpec,
@@ -58,6 +58,7 @@ ERR_TRIGGER_ENOENT_CLEAR = "Can't clear or continue a nonexistent hist trigger"
 ERR_DUPLICATE_VAR = "Variable already defined"
 ERR_VAR_NOT_UNIQUE = "Variable name not unique, need to use fully qualified name (subsys.event.var) for variable"
 ERR_TOO_MANY_VARS = "Too many variables defined"
+ERR_MALFORMED_ASSIGNMENT = "Malformed assignment"
 ERR_TOO_MANY_SUBEXPR = "Too many subexpressions (3 max)"
 ERR_TIMESTAMP_MISMATCH = "Timestamp units in expression don't match"
 ERR_SYNTH_EVENT_NOT_FOUND = "Couldn't find synthetic event"
@@ -231,6 +232,13 @@ class VarRef:
     var: int
     owner_map: Callable[[], int]
     read_once: bool = False
+    system: str | None = None   # a fully qualified reference (SYSTEM.EVENT.$var): as written
+    event: str | None = None
+
+    @property
+    def text_name(self) -> str:
+        """hist_field_name() of the reference: SYSTEM.EVENT.var when it was qualified."""
+        return f"{self.system}.{self.event}.{self.name}" if self.system is not None else self.name
 
 
 @dataclass
@@ -243,15 +251,17 @@ class Action:
     handler: str
     save_names: list[tuple[str, bool]] = dataclass_field(default_factory=list)   # (name, is_string)
     synth: SynthEvent | None = None  # the synthetic event it names (its ref taken)
+    track: str = ""                  # onmax / onchange: what it tracks, as written (track_data.var_str)
 
 
 @dataclass
 class HistEnv:
-    """What parsing a hist command with variables and actions looks up: find_var(name) the
-    hist triggers of the trace array having that variable, as [(spec, map address getter)];
+    """What parsing a hist command with variables and actions looks up: find_var(name,
+    system, event) the hist triggers of the trace array having that variable (those of the
+    event SYSTEM.EVENT only, when given), as [(spec, map address getter)];
     find_event(system, event); find_synth(name) -> (event, its guest address) or None."""
 
-    find_var: Callable[[str], list[tuple[HistSpec, Callable[[], int]]]]
+    find_var: Callable[[str, str | None, str | None], list[tuple[HistSpec, Callable[[], int]]]]
     find_own_var: Callable[[str], bool]     # a hist trigger of this event has it
     find_event: Callable[[str, str], TraceEvent | None]
     find_synth: Callable[[str], tuple[SynthEvent, int] | None]
@@ -286,7 +296,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
     """parse_hist_trigger_attrs() and create_hist_data() of the text after `hist:` (the filter
     split off)."""
     param = param.replace(".sym-offset", ".symXoffset")
-    var_defs: list[tuple[str, str]] = []
+    assignments: list[str] = []
     action_strs: list[str] = []
     clock = "global"
     keys_str = vals_str = sort_str = name = None
@@ -320,9 +330,9 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
             elif lhs == "clock=":
                 clock = value
             else:
-                if len(var_defs) >= VARS_MAX:
+                if len(assignments) >= VARS_MAX:
                     raise HistError(errno.EINVAL, ERR_TOO_MANY_VARS, part)
-                var_defs.append((part[:eq], value))
+                assignments.append(part)
         elif part == "pause":
             pause = True
         elif part in ("cont", "continue"):
@@ -335,7 +345,26 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
             raise HistError(errno.EINVAL)
     if keys_str is None:
         raise HistError(errno.EINVAL)
+    var_defs: list[tuple[str, str]] = []
+    for assignment in assignments:      # parse_var_defs(): each NAME=EXPR of NAME=EXPR,NAME=EXPR...
+        for text in assignment.split(","):
+            var_name, sep, expr_text = text.partition("=")
+            if not sep:
+                raise HistError(errno.EINVAL, ERR_MALFORMED_ASSIGNMENT, var_name)
+            if len(var_defs) >= VARS_MAX:
+                raise HistError(errno.EINVAL, ERR_TOO_MANY_VARS, var_name)
+            var_defs.append((var_name, expr_text))
     fields = {f.name: f for f in (*COMMON_FIELDS, *event.desc.fields)}
+
+    def local_field(text: str) -> str:
+        """local_field_var_ref() / field_name_from_var(): `$NAME` of this command's variable
+        defined as a plain field (no operator, no reference) is that field."""
+        if text.startswith("$"):
+            for var_name, expr_text in var_defs:
+                if var_name == text[1:] and _contains_operator(expr_text)[0] is None and \
+                        not expr_text.startswith("$"):
+                    return expr_text
+        return text
     vals = [HITCOUNT]
     if vals_str is not None:
         rest = vals_str
@@ -345,7 +374,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
             part, rest = _strsep(rest, ",")
             if part == "hitcount":
                 continue
-            vals.append(_field(part, fields, key=False))
+            vals.append(_field(local_field(part), fields, key=False))
         if rest is not None and rest != "hitcount":
             raise HistError(errno.EINVAL)
     keys: list[HistFieldDef] = []
@@ -354,7 +383,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
     while len(keys) < KEYS_MAX and rest is not None:
         part, rest = _strsep(rest, ",")
         # create_key_field(): `stacktrace` as it is, the event's caller's stack
-        key = STACKTRACE if part == "stacktrace" else _field(part, fields, key=True)
+        key = STACKTRACE if part == "stacktrace" else _field(local_field(part), fields, key=True)
         size = (key.key_size + 7) & ~7
         key = HistFieldDef(key.name, key.kind, key.modifier, key.buckets, key.offset, key.size, key.is_signed,
                            offset, size)
@@ -369,13 +398,14 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
     spec.clock = clock
     if (var_defs or action_strs) and env is None:
         raise HistError(errno.EINVAL)
-    parser = _ExprParser(spec, fields, env, remove)
+    parser = _ExprParser(spec, fields, env, remove, event, local_field)
     for var_name, text in var_defs:        # create_var_fields(): unique among the event's
         if spec.find_var(var_name) is not None or (not remove and env is not None and env.find_own_var(var_name)):
             raise HistError(errno.EINVAL, ERR_DUPLICATE_VAR, var_name)
         expr = parser.parse(text, [0])
-        if expr.is_string:      # (string variables are not here yet)
-            raise HistError(errno.EINVAL)
+        if expr.steps and expr.steps[0].op in ("str", "dyn_str"):   # a string field: its slot in the element
+            slot = sum(1 for v in spec.vars if v.expr.steps and v.expr.steps[0].op in ("str", "dyn_str"))
+            expr.steps = (replace(expr.steps[0], val=slot),)
         spec.vars.append(HistVar(var_name, expr))
     for text in action_strs:
         spec.actions.append(parser.action(text, event))
@@ -406,8 +436,11 @@ class _ExprParser:
             raise HistError(errno.EINVAL)
         return self.env
 
-    def __init__(self, spec: HistSpec, fields: dict[str, FieldLike], env: HistEnv | None, remove: bool):
-        self.spec, self.fields, self.env, self.remove = spec, fields, env, remove
+    def __init__(self, spec: HistSpec, fields: dict[str, FieldLike], env: HistEnv | None, remove: bool,
+                 event: TraceEvent, local_field: Callable[[str], str]):
+        """local_field(text): a $var of this command defined as a plain field, that field."""
+        self.spec, self.fields, self.env, self.remove, self.event = spec, fields, env, remove, event
+        self.local_field = local_field
 
     def parse(self, text: str, n_subexprs: list[int]) -> Expr:
         if n_subexprs[0] > 3:
@@ -459,15 +492,31 @@ class _ExprParser:
         return Expr(text_out, a.steps + b.steps + (step,), a.usecs)
 
     def _atom(self, text: str, read_once: bool) -> Expr:
-        """parse_atom(): a $var, a constant, common_timestamp, cpu or a field."""
+        """parse_atom(): a $var (or SYSTEM.EVENT.$var), a constant, common_timestamp, cpu or a
+        field."""
+        system = event = None
+        if not text[:1].isdigit() and text.count(".") >= 2:    # SYSTEM.EVENT.REST
+            system, event, rest = text.split(".", 2)
+            this = (system, event) == (self.event.system, self.event.name)
+            if this and not rest.startswith("$"):
+                text, system, event = rest, None, None      # (parse_field() of REST: this event's field)
+            elif this and self.local_field(rest) != rest:
+                text, system, event = self.local_field(rest), None, None
+            elif rest.startswith("$"):
+                text = rest
+            else:
+                system = event = None   # (parse_field() of the whole: no such field)
+        elif text.startswith("$"):
+            text = self.local_field(text)       # local_field_var_ref()
         if text.startswith("$"):
             var_name = text[1:]
-            ref = self.var_ref(var_name, read_once)
+            ref = self.var_ref(var_name, read_once, system, event)
             if ref is None:     # (parse_var_ref(), then parse_atom() tries it as a field)
                 raise HistError(errno.EINVAL, ERR_VAR_NOT_FOUND, var_name, [(ERR_FIELD_NOT_FOUND, text)])
             index = self.spec.refs.index(ref)
             var = ref.owner.vars[ref.var]
-            return Expr(f"${var_name}", (HistExprStep("ref", offset=index),), var.expr.usecs, var=var)
+            # (6.1 does not flag a reference to a string variable a string: it may be an operand)
+            return Expr(f"${ref.text_name}", (HistExprStep("ref", offset=index),), var.expr.usecs, var=var)
         if text[:1].isdigit():
             value = or_none(kstrtoull, text)
             if value is None or value >= 1 << 64:
@@ -483,17 +532,20 @@ class _ExprParser:
         f = _field(text, self.fields, key=False, usecs=True)
         if f.kind == "cpu":
             return Expr(f.text(), (HistExprStep("cpu"),))
-        if f.kind in ("str", "dyn_str"):
-            return Expr(f.text(), (), is_string=True)
+        if f.kind in ("str", "dyn_str"):    # (a string variable's value; no operand)
+            return Expr(f.text(), (HistExprStep(f.kind, f.offset, f.size),), is_string=True)
         return Expr(f.text(), (HistExprStep("field", f.offset, f.size, f.is_signed),))
 
-    def var_ref(self, var_name: str, read_once: bool = False) -> VarRef | None:
-        """find_event_var() and create_var_ref(): one reference per variable."""
-        own = self.spec.find_var(var_name)
+    def var_ref(self, var_name: str, read_once: bool = False, system: str | None = None,
+                event: str | None = None) -> VarRef | None:
+        """find_event_var() and create_var_ref(): one reference per variable (the first one
+        made says whether it was qualified).  SYSTEM.EVENT given: that event's registered hist
+        triggers' variable."""
+        own = self.spec.find_var(var_name) if system is None else None
         if own is not None:
             owner, getter, index = self.spec, (lambda: 0), own
         else:
-            found = self.env.find_var(var_name) if self.env is not None else []
+            found = self.env.find_var(var_name, system, event) if self.env is not None else []
             if len(found) > 1:
                 raise HistError(errno.EINVAL, ERR_VAR_NOT_UNIQUE, var_name)
             if not found:
@@ -506,18 +558,27 @@ class _ExprParser:
         for ref in self.spec.refs:
             if ref.owner is owner and ref.var == index:
                 return ref
-        ref = VarRef(var_name, owner, index, getter, read_once)
+        ref = VarRef(var_name, owner, index, getter, read_once, system, event)
         self.spec.refs.append(ref)
         return ref
 
     def _param(self, text: str) -> tuple[HistParam, bool]:
-        """An action's argument: a $var (a reference) or a field of the event (a field var)."""
+        """An action's argument: a $var (a reference) or a field of the event (a field var),
+        either maybe qualified: SYSTEM.EVENT.$var, SYSTEM.EVENT.field (trace_action_create())."""
+        system = event = None
+        if "." in text:
+            system, _, rest = text.partition(".")
+            event, dot, text = rest.partition(".")
+            if not dot:
+                raise HistError(errno.EINVAL)
+            if (system, event) == (self.event.system, self.event.name) and not text.startswith("$"):
+                system = event = None       # create_target_field_var(): a field of this event
         if text.startswith("$"):
-            ref = self.var_ref(text[1:])
+            ref = self.var_ref(text[1:], system=system, event=event)
             if ref is None:
                 raise HistError(errno.EINVAL, ERR_PARAM_NOT_FOUND, text)
             return HistParam("ref", self.spec.refs.index(ref)), ref.owner.vars[ref.var].expr.is_string
-        f = self.fields.get(text)
+        f = self.fields.get(text) if system is None else None   # (another event's field: not here)
         if f is None or not f.size:     # create_target_field_var(), then on the match event's
             raise HistError(errno.EINVAL, ERR_FIELD_NOT_FOUND, text,
                             [("Couldn't parse field variable", text), (ERR_FIELD_NOT_FOUND, text),
@@ -576,7 +637,7 @@ class _ExprParser:
             if handler == "onmatch":
                 raise HistError(errno.EINVAL, ERR_ACTION_MISMATCH, rest)
             guest = HistAction(handler, "snapshot", (), track_ref)
-            return Action(f"{head}.snapshot()", guest, handler)
+            return Action(f"{head}.snapshot()", guest, handler, track=target)
         use_trace = action_name == "trace"
         if use_trace:
             if not params:
@@ -891,6 +952,18 @@ def _tracked_text(spec: HistSpec, entry: HistEntry) -> str:
     return out
 
 
+def _cond_snapshot_text(spec: HistSpec, snapshot: HistSnapshot, ctx: HistContext) -> str:
+    """track_data_snapshot_print(): once the trigger's snapshot action took a snapshot, the
+    value that took it and the key of the element it was tracked in."""
+    action = next((a for a in spec.actions if a.guest.action == "snapshot"), None)
+    if action is None or snapshot.cond_snapshot is None:
+        return ""
+    value, entry = snapshot.cond_snapshot
+    return (f"\nSnapshot taken (see tracing/snapshot).  Details:\n"
+            f"\ttriggering value {{ {action.handler}({action.track}) }}: {value:10d}"
+            f"\ttriggered by event with key: {_key_text(spec, entry, ctx)}\n")
+
+
 def hist_text(spec: HistSpec, info: bytes, snapshot: HistSnapshot, ctx: HistContext) -> bytes:
     """hist_trigger_show() of one hist trigger (without the separator before a second)."""
     entries = sort_entries(spec, snapshot.entries)
@@ -904,6 +977,7 @@ def hist_text(spec: HistSpec, info: bytes, snapshot: HistSnapshot, ctx: HistCont
         line += _tracked_text(spec, e)
         lines.append(line + "\n")
     head = b"# event histogram\n#\n# trigger info: " + info + b"#\n\n"
+    lines.append(_cond_snapshot_text(spec, snapshot, ctx))
     tail = f"\nTotals:\n    Hits: {snapshot.hits}\n    Entries: {len(entries)}\n    Dropped: {snapshot.drops}\n"
     return head + "".join(lines).encode("latin-1") + tail.encode()
 

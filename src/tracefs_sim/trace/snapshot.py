@@ -46,6 +46,9 @@ class Snapshot:
         """array: the TraceArray whose main buffer it swaps with."""
         self._array = array
         self.allocated = False
+        # tr->cond_snapshot: a hist trigger's snapshot action, whose own test decides when a
+        # snapshot is taken (the guest's hist_cond_snapshot); the file is EBUSY meanwhile
+        self.cond_owner: object | None = None
         self.buffer = RingBuffer(array.nr_cpus, _FREED_SIZE, array.clock.read)
         # snapshot_raw readers wait here: only a swap brings the snapshot buffer records
         self.waiters = WaitQueue()
@@ -66,6 +69,21 @@ class Snapshot:
                 self.buffer.reset()
                 self.allocated = True
 
+    def cond_enable(self, owner: object) -> None:
+        """tracing_snapshot_cond_enable(): the buffer allocated; EBUSY when the array has a
+        conditional snapshot already."""
+        self.alloc()
+        with self._lock:
+            if self.cond_owner is not None:
+                raise OSError(errno.EBUSY, "the trace array has a conditional snapshot")
+            self.cond_owner = owner
+
+    def cond_disable(self, owner: object) -> None:
+        """tracing_snapshot_cond_disable(), when owner has it."""
+        with self._lock:
+            if self.cond_owner is owner:
+                self.cond_owner = None
+
     # ---- snapshot, per_cpu/cpuN/snapshot ----
     def read(self, cpu: int | None = None) -> bytes:
         """The buffer as `trace` shows the main one; empty, the help text."""
@@ -82,6 +100,8 @@ class Snapshot:
         """tracing_snapshot_write()."""
         value = kstrtoul_from_user(data, 10)
         array = self._array
+        if self.cond_owner is not None:
+            raise OSError(errno.EBUSY, "a hist trigger's snapshot action has the snapshot")
         if value == 0:
             if cpu is not None:
                 raise OSError(errno.EINVAL, "a per-cpu snapshot cannot be freed")

@@ -132,12 +132,12 @@ class TraceArray:
         self.events = EventControl(self.registry, slot, guest, self.error_log, self.expand_buffers)
         guest.set_recording(slot, True)
         self.options.watch("event-fork", lambda on: guest.pid_lists.set_event_fork(slot, on))
-        # enable_event / disable_event commands act on its events
-        self.functions = None if shared.ftrace is None else FunctionTracing(
-            shared.ftrace, slot, self.options, self.events, guest, top_level=self.top_level)
         self.snapshot = Snapshot(self)
+        # enable_event / disable_event commands act on its events, snapshot on its snapshot
+        self.functions = None if shared.ftrace is None else FunctionTracing(
+            shared.ftrace, slot, self.options, self.events, self.snapshot.alloc, guest, top_level=self.top_level)
         self.max_latency = NsecsFile()   # tracing_max_latency (no latency tracer sets it here)
-        self.triggers = self.events.make_triggers(shared.triggers, self.snapshot.alloc,
+        self.triggers = self.events.make_triggers(shared.triggers, self.snapshot,
                                                   HistContext(shared.symbolize, _syscall_names(self.registry),
                                                               lambda name: self.write_trace_clock(name.encode())))
 

@@ -119,14 +119,16 @@ class TraceEprobe:
 
     # ---- trace_probe.EventProbe ----
     def set_record_slots(self, slots: int) -> None:
-        """enable_eprobe()/disable_eprobe() in each slot that comes or goes."""
+        """enable_eprobe()/disable_eprobe() in each slot that comes or goes (the bits above
+        those are the slots whose triggers its record runs)."""
         ops = self.ops
-        for slot in sorted(set(self._attached) - _bits(slots)):
+        enabled = _bits(slots & ((1 << ops.triggers.guest.shift) - 1))
+        for slot in sorted(set(self._attached) - enabled):
             f, trigger = self._attached.pop(slot)
             ops.triggers.remove_probe(trigger)
             ops.event_control(slot).soft_release(f)
         ops.engine.set_program_slots(self.program, slots)
-        for slot in sorted(_bits(slots) - set(self._attached)):
+        for slot in sorted(enabled - set(self._attached)):
             control = ops.event_control(slot)
             try:
                 f, _ = control.find_probe_target(self.target.system, self.target.name)

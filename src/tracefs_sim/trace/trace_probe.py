@@ -108,17 +108,16 @@ class ProbeTraceEvent(TraceEvent):
         guest.record_cmdlines(self, bool(self.probe.slots))
 
     def set_soft_disabled(self, guest: GuestTracingOps, slot: int, off: bool) -> None:
-        assert self.probe is not None
-        self.probe.set_soft_disabled(slot, off)
+        """EVENT_FILE_FL_SOFT_DISABLED: in the guest, where the event's writers look at it and
+        an enable_event / disable_event trigger flips it."""
+        guest.triggers.set_dyn_soft_disabled(self.id, slot, off)
 
     def recording(self, guest: GuestTracingOps, slot: int) -> bool:
         assert self.probe is not None
-        return bool(self.probe.file_slots >> slot & 1)
+        return bool(self.probe.slots >> slot & 1) and not guest.triggers.dyn_soft_disabled(self.id, slot)
 
     def set_trigger_bits(self, bits: int) -> bool:
         assert self.probe is not None
-        if not self.probe.runs_triggers:
-            return False
         self.probe.set_trigger_bits(bits)
         return True
 
@@ -127,19 +126,18 @@ class ProbeEvent:
     """struct trace_probe_event: one group/event and the probes that feed it."""
 
     def __init__(self, event_id: int, group: str, name: str, fields: Sequence[ArgField], print_fmt: str,
-                 printer: RecordPrinter, *, runs_triggers: bool = False):
-        """printer: how its records print (the first probe's; appended ones are alike);
-        runs_triggers: its records' writers run the event's triggers (kprobe_trace_func()'s
-        trace_trigger_soft_disabled(); the guest's probe_trigger_commit())."""
+                 printer: RecordPrinter):
+        """printer: how its records print (the first probe's; appended ones are alike).  Its
+        records' writers run the event's triggers (kprobe_trace_func()'s
+        trace_trigger_soft_disabled(), __eprobe_trace_func()'s: the guest's
+        probe_trigger_commit())."""
         self.printer = printer
-        self.runs_triggers = runs_triggers
         self.probes: list[EventProbe] = []
         # Bit s: trace-array slot s has the event enabled (armed for it).
         self.slots = 0
-        # EVENT_FILE_FL_SOFT_DISABLED per slot (a trigger holds the event in soft mode), and
         # EVENT_FILE_FL_TRIGGER_MODE: the guest's trigger bits (already shifted), set by the
-        # trigger table
-        self.soft_off = 0
+        # trigger table.  (EVENT_FILE_FL_SOFT_DISABLED is the guest's: its writers take the
+        # soft-disabled slots out, ProbeTraceEvent.set_soft_disabled.)
         self.trigger_bits = 0
         self._lock = threading.Lock()
         self.trace_event = ProbeTraceEvent(event_id, ProbeEventDesc(group, name, tuple(fields), print_fmt),
@@ -157,13 +155,9 @@ class ProbeEvent:
     @property
     def file_slots(self) -> int:
         """What its records' writers are given, as a tracepoint's trace_event_file.slots: the
-        slots that record it, and above them the slots whose triggers run."""
-        return self.slots & ~self.soft_off | self.trigger_bits
-
-    def set_soft_disabled(self, slot: int, off: bool) -> None:
-        with self._lock:
-            self.soft_off = self.soft_off | (1 << slot) if off else self.soft_off & ~(1 << slot)
-            self._write_slots()
+        slots that have it enabled (less those soft-disabled, in the guest), and above them
+        the slots whose triggers run."""
+        return self.slots | self.trigger_bits
 
     def set_trigger_bits(self, bits: int) -> None:
         with self._lock:
@@ -518,6 +512,4 @@ class ProbeEventKind(ABC, Generic[EntryT]):
         if self._registry.get(spec.group, spec.event) is not None:
             raise spec.event_exists_error()
         fields, fmt = spec.format()
-        # (kprobe and uprobe events: their writers run the event's triggers)
-        return ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec,
-                          runs_triggers=True)
+        return ProbeEvent(self._registry.alloc_event_id(), spec.group, spec.event, fields, fmt, spec)

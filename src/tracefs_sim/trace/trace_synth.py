@@ -171,6 +171,15 @@ class SynthTraceEvent(TraceEvent):
         assert self.synth is not None
         self.synth.set_slot(guest, slot, on)
 
+    def set_soft_disabled(self, guest: GuestTracingOps, slot: int, off: bool) -> None:
+        """EVENT_FILE_FL_SOFT_DISABLED: in the guest, where trace_synth() looks at it and an
+        enable_event / disable_event trigger flips it."""
+        guest.triggers.set_dyn_soft_disabled(self.id, slot, off)
+
+    def recording(self, guest: GuestTracingOps, slot: int) -> bool:
+        assert self.synth is not None
+        return bool(self.synth.slots >> slot & 1) and not guest.triggers.dyn_soft_disabled(self.id, slot)
+
 
 class SynthEvent:
     """struct synth_event: an entry of the dynamic event list."""

@@ -24,6 +24,8 @@ from ..machine.contract import EventTriggerOps, GuestTrigger, GuestTriggerPred, 
 from . import filter as event_filter
 from . import hist as hist_trigger
 from .events import TraceEvent
+from .trace_probe import ProbeTraceEvent
+from .trace_synth import SynthTraceEvent
 
 if TYPE_CHECKING:  # (a hist action traces one)
     from .trace_synth import SynthEvent
@@ -93,6 +95,14 @@ class Trigger:
         if self.hist is None or self.map is None:
             raise ValueError(f"a {self.command.name} trigger has no histogram")
         return self.hist, self.map
+
+
+class SnapshotControl(Protocol):
+    """A trace array's snapshot buffer as triggers use it (snapshot.Snapshot)."""
+
+    def alloc(self) -> None: ...   # tracing_alloc_snapshot_instance()
+    def cond_enable(self, owner: object) -> None: ...   # tracing_snapshot_cond_enable() (EBUSY)
+    def cond_disable(self, owner: object) -> None: ...  # tracing_snapshot_cond_disable() of its owner
 
 
 class _File(Protocol):
@@ -173,13 +183,14 @@ class EventTriggers:
     def __init__(self, table: TriggerTable, slot: int, files: Callable[[], Mapping[int, _File]],
                  soft_enable: Callable[[TraceEvent], None], soft_release: Callable[[TraceEvent], None],
                  find_event: Callable[[str, str], TraceEvent | None],
-                 alloc_snapshot: Callable[[], None], runs_triggers: Callable[[TraceEvent], bool],
+                 snapshot: SnapshotControl, runs_triggers: Callable[[TraceEvent], bool],
                  log_error: Callable[[str, str, bytes, int], None], hist_context: hist_trigger.HistContext):
         """files(): the array's event files by id; soft_enable(event) / soft_release(event):
         trace_event_enable_disable(file, 1/0, 1) of one of them; find_event(system, name):
-        find_event_file(); alloc_snapshot(): tracing_alloc_snapshot_instance();
+        find_event_file(); snapshot: the array's snapshot buffer;
         runs_triggers(event): whether the event's writer in the guest runs triggers (the
-        kernel's tracepoints and syscalls do; kprobe events do not yet)."""
+        kernel's tracepoints and syscalls, probe and synthetic events do; ftrace's own
+        records do not)."""
         self._runs_triggers = runs_triggers
         self._log_error = log_error
         self.hist_context = hist_context
@@ -189,7 +200,7 @@ class EventTriggers:
         self._soft_enable = soft_enable
         self._soft_release = soft_release
         self._find_event = find_event
-        self._alloc_snapshot = alloc_snapshot
+        self._snapshot = snapshot
         self._lists: dict[int, list[Trigger]] = {}   # event id -> its triggers, newest first
         self._lock = threading.Lock()
         table.attach(self)
@@ -325,12 +336,17 @@ class EventTriggers:
                 except OSError:
                     raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_SET_CLOCK_FAIL, spec.clock) from None
             if any(a.guest.action == "snapshot" for a in spec.actions):
-                self._alloc_snapshot()      # action_create(): tracing_alloc_snapshot_instance()
+                # action_create(): tracing_snapshot_cond_enable() (EBUSY: the array has one)
+                self._snapshot.cond_enable(new)
             if named:       # the named trigger's map (and what it aggregates)
                 new.hist, new_map = named[0].histogram()
                 new_map.users += 1
             else:
-                new_map = hist_trigger.HistMap(self.table.hist_maps, spec)
+                try:
+                    new_map = hist_trigger.HistMap(self.table.hist_maps, spec)
+                except OSError:
+                    self._snapshot.cond_disable(new)
+                    raise
             new.map = new_map
             try:
                 if spec.pause and spec.name:
@@ -340,6 +356,7 @@ class EventTriggers:
                 self._register(event, new, at_tail=True)
             except Exception:
                 new_map.release()
+                self._snapshot.cond_disable(new)
                 raise
             if spec.name:
                 self.table.named.setdefault(spec.name, []).append(new)
@@ -354,9 +371,13 @@ class EventTriggers:
             raise OSError(error.errno, str(error)) from None
 
     def _hist_env(self, event: TraceEvent) -> hist_trigger.HistEnv:
-        def find_var(name: str) -> list[tuple[hist_trigger.HistSpec, Callable[[], int]]]:
-            found = [t.histogram() for triggers in self._lists.values() for t in triggers
-                     if t.hist is not None and t.hist.find_var(name) is not None]
+        def find_var(name: str, system: str | None = None,
+                     event_name: str | None = None) -> list[tuple[hist_trigger.HistSpec, Callable[[], int]]]:
+            files = self._files()
+            found = [t.histogram() for event_id, triggers in self._lists.items() for t in triggers
+                     if t.hist is not None and t.hist.find_var(name) is not None and
+                     (system is None or (event_id in files and (files[event_id].event.system,
+                                                                files[event_id].event.name) == (system, event_name)))]
             return [(spec, _address_of(hist_map)) for spec, hist_map in found]
         def find_own_var(name: str) -> bool:
             return any(t.hist is not None and t.hist.find_var(name) is not None
@@ -388,7 +409,7 @@ class EventTriggers:
         if any(t.same(new) for t in triggers):
             raise OSError(errno.EEXIST, "the event has a trigger of this type")
         if new.command.name == "snapshot":
-            self._alloc_snapshot()
+            self._snapshot.alloc()
         taken = []
         try:
             if new.target is not None:   # the target event in soft mode while the trigger holds it
@@ -434,6 +455,7 @@ class EventTriggers:
             self._soft_release(found.target)
         if found.map is not None:
             found.map.release()
+        self._snapshot.cond_disable(found)     # (its snapshot action's, if it has one)
         if found.hist is not None and found.hist.name:
             named = self.table.named.get(found.hist.name, [])
             if found in named:
@@ -480,6 +502,8 @@ class EventTriggers:
                     event=event.desc, event_id=event.id, cmd=t.command.name, slot=self.slot,
                     preds=_guest_program(t.filter), count=t.count, post=t.command.post, cond=cond,
                     paused=t.paused, target=None if t.target is None else t.target.desc,
+                    target_id=0 if t.target is None else t.target.id,
+                    target_dyn=isinstance(t.target, (ProbeTraceEvent, SynthTraceEvent)),
                     hist=0 if t.map is None else t.map.addr))
         return out
 
