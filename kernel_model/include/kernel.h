@@ -171,6 +171,10 @@ struct task_struct {
 	unsigned long min_flt, maj_flt;	/* page faults it took (mm_account_fault) */
 	u64 start_time;			/* ktime at fork */
 	struct blk_plug *plug;		/* blk_start_plug()'s, until blk_finish_plug() */
+	/* the rest of the credentials (6.1's struct cred; uid above is the real uid): kernel/cred.c */
+	uid_t suid, euid, fsuid;
+	gid_t gid, sgid, egid, fsgid;
+	struct robust_list_head *robust_list;	/* set_robust_list(): walked at exit (futex.c) */
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 

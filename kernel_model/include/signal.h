@@ -128,6 +128,7 @@ static inline bool signal_pending(struct task_struct *t)
 
 unsigned long get_sigframe_size(void);
 int copy_signal(unsigned long clone_flags, struct task_struct *p);
+int session_copy_sighand(struct task_struct *parent, struct task_struct *p, bool thread);
 void release_signal(struct task_struct *p);
 void flush_signal_handlers(struct task_struct *t);
 void force_sig_fault(int sig, int code, unsigned long addr);

@@ -7,6 +7,7 @@
 #include "../include/uprobes.h"
 
 int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset);
+void futex_exit_release(struct task_struct *tsk);
 
 /* A task's last reference once no cpu can be looking at it. */
 static void delayed_put_task_struct(struct rcu_head *rhp)
@@ -50,13 +51,15 @@ static noinline void forget_original_parent(struct task_struct *father)
 	}
 }
 
-/* The task leaves its address space (exit, exec): a CLONE_CHILD_CLEARTID word is zeroed and
- * its waiter woken (pthread_join), a vfork parent resumes. */
+/* The task leaves its address space (exit, exec): the robust futexes it held are marked dead
+ * (exit_mm_release()/exec_mm_release() first call futex_*_release()), a CLONE_CHILD_CLEARTID word
+ * is zeroed and its waiter woken (pthread_join), a vfork parent resumes. */
 noinline void mm_release(struct task_struct *tsk, struct mm_struct *mm)
 {
 	int *tidptr = tsk->clear_child_tid;
 	struct vfork_done *vfork = tsk->vfork_done;
 
+	futex_exit_release(tsk);
 	if (tidptr && mm) {
 		tsk->clear_child_tid = NULL;
 		if (mm->mm_users > 1 && !copy_to_user(tidptr, &(int){ 0 }, sizeof(int)))

@@ -36,6 +36,7 @@
 #include "../include/trace/trace.h"
 #include "../include/uapi/session_ring.h"
 #include "../include/perf_event.h"
+#include "../include/signal.h"
 
 struct session_ring session_ring __aligned(4096);
 
@@ -695,6 +696,7 @@ long session_execve(const char *filename)
 	if (!ret) {
 		ret = session_exec_mm(tsk);
 		if (!ret) {
+			flush_signal_handlers(tsk);
 			strscpy_pad(tsk->comm, q->rec.exec.comm, TASK_COMM_LEN);
 			perf_event_exec();
 			trace_sched_process_exec(tsk, old_pid, filename);

@@ -44,23 +44,42 @@ unsigned long get_sigframe_size(void)
 }
 
 /* ---- the structures a task shares (copy_process) ---- */
+/* copy_sighand(): the handlers of `cur`, shared (CLONE_SIGHAND) or copied; none: the defaults */
+static int copy_sighand(struct task_struct *cur, bool share, struct task_struct *p)
+{
+	if (share && cur && cur->sighand) {
+		p->sighand = cur->sighand;
+		__atomic_add_fetch(&p->sighand->count, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	p->sighand = kmalloc(sizeof(*p->sighand), GFP_KERNEL);
+	if (!p->sighand)
+		return -ENOMEM;
+	if (cur && cur->sighand)
+		memcpy(p->sighand->action, cur->sighand->action, sizeof(p->sighand->action));
+	else
+		memset(p->sighand->action, 0, sizeof(p->sighand->action));
+	p->sighand->count = 1;
+	return 0;
+}
+
+/*
+ * A session task's handlers: what its process set with rt_sigaction, so the calls that read
+ * or change them answer as Linux's do (its signals themselves are the host's: no signal_struct,
+ * nothing is sent or delivered here).  A child of a session process has its parent's (a thread
+ * shares them); one the host started has the defaults, which is all the kernel knows of it.
+ */
+int session_copy_sighand(struct task_struct *parent, struct task_struct *p, bool thread)
+{
+	return copy_sighand(parent->session ? parent : NULL, thread, p);
+}
+
 int copy_signal(unsigned long clone_flags, struct task_struct *p)
 {
 	struct task_struct *cur = current;
 
-	if ((clone_flags & 0x00000800 /* CLONE_SIGHAND */) && cur->sighand) {
-		p->sighand = cur->sighand;
-		__atomic_add_fetch(&p->sighand->count, 1, __ATOMIC_RELAXED);
-	} else {
-		p->sighand = kmalloc(sizeof(*p->sighand), GFP_KERNEL);
-		if (!p->sighand)
-			return -ENOMEM;
-		if (cur->sighand)
-			memcpy(p->sighand->action, cur->sighand->action, sizeof(p->sighand->action));
-		else
-			memset(p->sighand->action, 0, sizeof(p->sighand->action));
-		p->sighand->count = 1;
-	}
+	if (copy_sighand(cur, clone_flags & 0x00000800 /* CLONE_SIGHAND */, p))
+		return -ENOMEM;
 	if ((clone_flags & 0x00010000 /* CLONE_THREAD */) && cur->signal) {
 		p->signal = cur->signal;
 		__atomic_add_fetch(&p->signal->sigcnt, 1, __ATOMIC_RELAXED);

@@ -20,12 +20,6 @@ SYSCALL_DEFINE5(select, int, n, fd_set *, inp, fd_set *, outp, fd_set *, exp, st
 	return sys_ni_syscall();
 }
 
-/* kernel/sched/core.c */
-SYSCALL_DEFINE0(sched_yield)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/mremap.c */
 SYSCALL_DEFINE5(mremap, unsigned long, addr, unsigned long, old_len, unsigned long, new_len, unsigned long, flags, unsigned long, new_addr)
 {
@@ -170,18 +164,6 @@ SYSCALL_DEFINE2(getrusage, int, who, struct rusage *, ru)
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE1(sysinfo, struct sysinfo *, info)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(times, struct tms *, tbuf)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/ptrace.c */
 SYSCALL_DEFINE4(ptrace, long, request, long, pid, unsigned long, addr, unsigned long, data)
 {
@@ -190,36 +172,6 @@ SYSCALL_DEFINE4(ptrace, long, request, long, pid, unsigned long, addr, unsigned 
 
 /* kernel/printk/printk.c */
 SYSCALL_DEFINE3(syslog, int, type, char *, buf, int, len)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE0(getgid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(setuid, uid_t, uid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(setgid, gid_t, gid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE0(geteuid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE0(getegid)
 {
 	return sys_ni_syscall();
 }
@@ -242,24 +194,6 @@ SYSCALL_DEFINE0(setsid)
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE2(setreuid, uid_t, ruid, uid_t, euid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(setregid, gid_t, rgid, gid_t, egid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/groups.c */
-SYSCALL_DEFINE2(getgroups, int, gidsetsize, gid_t *, grouplist)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/groups.c */
 SYSCALL_DEFINE2(setgroups, int, gidsetsize, gid_t *, grouplist)
 {
@@ -267,43 +201,7 @@ SYSCALL_DEFINE2(setgroups, int, gidsetsize, gid_t *, grouplist)
 }
 
 /* kernel/sys.c */
-SYSCALL_DEFINE3(setresuid, uid_t, ruid, uid_t, euid, uid_t, suid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE3(getresuid, uid_t *, ruidp, uid_t *, euidp, uid_t *, suidp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE3(setresgid, gid_t, rgid, gid_t, egid, gid_t, sgid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE3(getresgid, gid_t *, rgidp, gid_t *, egidp, gid_t *, sgidp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
 SYSCALL_DEFINE1(getpgid, pid_t, pid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(setfsuid, uid_t, uid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(setfsgid, gid_t, gid)
 {
 	return sys_ni_syscall();
 }
@@ -656,12 +554,6 @@ SYSCALL_DEFINE3(sched_setaffinity, pid_t, pid, unsigned int, len, unsigned long 
 	return sys_ni_syscall();
 }
 
-/* kernel/sched/core.c */
-SYSCALL_DEFINE3(sched_getaffinity, pid_t, pid, unsigned int, len, unsigned long *, user_mask_ptr)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/aio.c */
 SYSCALL_DEFINE2(io_setup, unsigned, nr_events, aio_context_t *, ctxp)
 {
@@ -916,18 +808,6 @@ SYSCALL_DEFINE5(ppoll, struct pollfd *, ufds, unsigned int, nfds, struct __kerne
 
 /* kernel/fork.c */
 SYSCALL_DEFINE1(unshare, unsigned long, unshare_flags)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/futex/syscalls.c */
-SYSCALL_DEFINE2(set_robust_list, struct robust_list_head *, head, size_t, len)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/futex/syscalls.c */
-SYSCALL_DEFINE3(get_robust_list, int, pid, struct robust_list_head * *, head_ptr, size_t *, len_ptr)
 {
 	return sys_ni_syscall();
 }

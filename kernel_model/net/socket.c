@@ -44,8 +44,8 @@ noinline struct socket *sock_alloc(void)
 	init_waitqueue_head(&sock->wq.wait);
 	inode->i_ino = get_next_ino();
 	inode->i_mode = S_IFSOCK | 0777;
-	inode->i_uid = current->uid;
-	inode->i_gid = current->uid;
+	inode->i_uid = current->fsuid;
+	inode->i_gid = current->fsgid;
 	inode->i_private = sock;
 	sock->inode = inode;
 	sock->state = SS_UNCONNECTED;

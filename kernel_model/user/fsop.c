@@ -593,6 +593,115 @@ static void fam_exec(int argc, char **argv)
 	R("parent: lseek(f, 0, SEEK_CUR) after the exec'd child's write", sc(8, fd, 0, 1, 0, 0));
 }
 
+
+/* three ids as getresuid/getresgid give them */
+static void show_ids(const char *what, long nr)
+{
+	unsigned int r = 7, e = 7, s = 7;
+
+	R(what, sc(nr, L(&r), L(&e), L(&s), 0, 0));
+	printf("  %u %u %u\n", r, e, s);
+}
+
+/* vfork(2) in line: the child runs on this frame's stack while the parent waits */
+static inline long vfork_inline(void)
+{
+	long ret;
+
+	asm volatile("syscall" : "=a"(ret) : "0"(58L) : "rcx", "r11", "memory");
+	return ret;
+}
+
+struct robust_entry { struct robust_entry *next; long pad; unsigned int word; };
+struct robust_head { struct robust_entry *next; long futex_offset; struct robust_entry *pending; };
+
+/* a task's ids and what they allow (run as root), its robust futexes, the system's figures */
+static void fam_task(void)
+{
+	static struct robust_head head;
+	static struct robust_entry mine, other;
+	struct robust_head *got = 0;
+	unsigned long len = 0, mask[16];
+	long info[14], tms[4], r;
+	int status;
+
+	R("getuid()", sc(102, 0, 0, 0, 0, 0));
+	R("geteuid()", sc(107, 0, 0, 0, 0, 0));
+	R("getgid()", sc(104, 0, 0, 0, 0, 0));
+	R("getegid()", sc(108, 0, 0, 0, 0, 0));
+	show_ids("getresuid()", 118);
+	show_ids("getresgid()", 120);
+	R("getresuid(bad address)", sc(118, 16, L(&len), L(&len), 0, 0));
+	R("getgroups(-1)", sc(115, -1, 0, 0, 0, 0));
+	if (fork() == 0) {	/* the ids are the child's own */
+		R("setresgid(-1, 100, -1)", sc(119, -1, 100, -1, 0, 0));
+		show_ids("getresgid()", 120);
+		R("setfsgid(200) gives the old fsgid", sc(123, 200, 0, 0, 0, 0));
+		R("setfsgid(-1) gives the old fsgid", sc(123, -1, 0, 0, 0, 0));
+		R("setregid(-1, 0)", sc(114, -1, 0, 0, 0, 0));
+		show_ids("getresgid()", 120);
+		R("setresuid(-1, 1000, -1)", sc(117, -1, 1000, -1, 0, 0));
+		show_ids("getresuid()", 118);
+		R("geteuid()", sc(107, 0, 0, 0, 0, 0));
+		R("open(f, O_CREAT) in root's 0755 directory as 1000", sc(2, L("f"), 0100 | 1, 0644, 0, 0));
+		R("setuid(1000) without the capability", sc(105, 1000, 0, 0, 0, 0));
+		R("setresuid(2000, -1, -1) without it", sc(117, 2000, -1, -1, 0, 0));
+		R("setfsuid(0) gives the old fsuid", sc(122, 0, 0, 0, 0, 0));
+		R("setfsuid(-1) gives the old fsuid", sc(122, -1, 0, 0, 0, 0));
+		r = sc(2, L("f"), 0100 | 1, 0644, 0, 0);
+		R("open(f, O_CREAT) with fsuid 0", r >= 0);
+		R("setresuid(-1, 0, -1)", sc(117, -1, 0, -1, 0, 0));
+		R("setreuid(1000, 1000)", sc(113, 1000, 1000, 0, 0, 0));
+		show_ids("getresuid()", 118);
+		R("setuid(0) as 1000", sc(105, 0, 0, 0, 0, 0));
+		R("setfsuid(0) as 1000 gives the old fsuid", sc(122, 0, 0, 0, 0, 0));
+		R("setfsuid(-1): unchanged", sc(122, -1, 0, 0, 0, 0));
+		R("setgid(5) as 1000", sc(106, 5, 0, 0, 0, 0));
+		R("setuid(1000) as 1000", sc(105, 1000, 0, 0, 0, 0));
+		R("setuid(-1)", sc(105, -1, 0, 0, 0, 0));
+		exit(0);
+	}
+	R("wait4", wait4(-1, &status, 0, NULL) > 0);
+	R("the parent's geteuid()", sc(107, 0, 0, 0, 0, 0));
+	/* robust futexes: a child that ends holding a lock leaves it OWNER_DIED, not another's */
+	R("set_robust_list(head, 23)", sc(273, L(&head), 23, 0, 0, 0));
+	R("set_robust_list(head, 24)", sc(273, L(&head), 24, 0, 0, 0));
+	R("get_robust_list(0)", sc(274, 0, L(&got), L(&len), 0, 0));
+	printf("  head is ours %d, len %lu\n", got == &head, len);
+	R("get_robust_list(-1)", sc(274, -1, L(&got), L(&len), 0, 0));
+	head.next = &mine;
+	mine.next = &other;
+	other.next = (struct robust_entry *)&head;
+	head.futex_offset = (long)((char *)&mine.word - (char *)&mine);
+	other.word = 12345;
+	if (vfork_inline() == 0) {
+		mine.word = sc(186, 0, 0, 0, 0, 0) | 0x80000000;	/* held by us, a waiter */
+		sc(273, L(&head), 24, 0, 0, 0);
+		sc(60, 0, 0, 0, 0, 0);
+	}
+	wait4(-1, &status, 0, NULL);
+	printf("  after the vfork child's exit: %u (others' %u)\n", mine.word, other.word);
+	/* what the system says of itself */
+	R("sysinfo()", sc(99, L(info), 0, 0, 0, 0));
+	printf("  uptime > 0 %d, totalram >= freeram > 0 %d, mem_unit %u, procs > 0 %d\n", info[0] > 0,
+	       info[4] >= info[5] && info[5] > 0, (unsigned int)info[13], (unsigned short)info[10] > 0);
+	R("sysinfo(bad address)", sc(99, 16, 0, 0, 0, 0));
+	r = sc(100, L(tms), 0, 0, 0, 0);
+	R("times() > 0", r > 0);
+	printf("  utime, stime, cutime, cstime >= 0: %d\n", tms[0] >= 0 && tms[1] >= 0 && tms[2] >= 0 && tms[3] >= 0);
+	R("times(NULL) > 0", sc(100, 0, 0, 0, 0, 0) > 0);
+	R("times(bad address)", sc(100, 16, 0, 0, 0, 0));
+	R("sched_yield()", sc(24, 0, 0, 0, 0, 0));
+	memset(mask, 0, sizeof(mask));
+	r = sc(204, 0, sizeof(mask), L(mask), 0, 0);
+	R("sched_getaffinity(0, 128): a multiple of 8", r > 0 && r % 8 == 0);
+	printf("  cpu 0 in it %lu\n", mask[0] & 1);
+	R("sched_getaffinity(0, 12)", sc(204, 0, 12, L(mask), 0, 0));
+	R("sched_getaffinity(0, 0)", sc(204, 0, 0, L(mask), 0, 0));
+	R("sched_getaffinity(-1, 128)", sc(204, -1, sizeof(mask), L(mask), 0, 0));
+	R("sched_getaffinity(bad address)", sc(204, 0, sizeof(mask), 16, 0, 0));
+}
+
 int main(int argc, char **argv)
 {
 	const char *fam = argc > 1 ? argv[1] : "";
@@ -632,6 +741,8 @@ int main(int argc, char **argv)
 		fam_pipe();
 	else if (!strcmp(fam, "exec"))
 		fam_exec(argc, argv);
+	else if (!strcmp(fam, "task"))
+		fam_task();
 	else
 		return 2;
 	return 0;

@@ -170,3 +170,20 @@ def test_strace_and_gdb_work_on_session_processes():
         and gdb[-1].endswith("exited normally]"), gdb
     execs = {comm for comm, _, _, event, _ in events(section(out, "trace")) if event == "sched_process_exec"}
     assert {"strace", "sh", "ls", "gdb", "true"} <= execs, execs
+
+
+def test_a_session_process_ids_and_signal_handlers_are_answered_as_the_hosts_kernel_does():
+    """python3's signal module reads every signal's handler and sets one; rt_sigaction, geteuid,
+    getresuid and getgid return what the host's kernel returned (0; the session runs as root),
+    not ENOSYS or EINVAL (issue 15)."""
+    calls = ("rt_sigaction", "geteuid", "getresuid", "getgid")
+    enable = "".join(f"echo 1 > events/syscalls/sys_exit_{c}/enable;" for c in calls)
+    out = run(f"cd {T}; {enable} python3 -c 'import os, signal; signal.signal(signal.SIGUSR1, signal.SIG_IGN);"
+              f" print(os.getresuid(), os.geteuid(), os.getgid())'; echo 0 > events/syscalls/enable;"
+              f"echo '== trace'; grep -v '^#' trace")
+    # a sys_exit_* line: "python3-1004 [001] ...1. 0.293178: sys_geteuid -> 0x0"
+    rets = [m.groups() for m in (re.match(r"^ *python3-\d+ +\[\d{3}\] \S{5} +[\d.]+: sys_(\w+) -> (\S+)$", line)
+                                 for line in section(out, "trace")) if m]
+    by_call = {c: [ret for call, ret in rets if call == c] for c in calls}
+    assert len(by_call["rt_sigaction"]) > 60, rets   # every signal's handler, then SIGUSR1's
+    assert all(r == "0x0" for c in calls for r in by_call[c]) and all(by_call.values()), by_call

@@ -61,7 +61,8 @@ struct task_snap {
 	char comm[TASK_COMM_LEN];
 	const char *state;
 	pid_t pid, tgid, ppid;
-	uid_t uid;
+	uid_t uid, euid, suid, fsuid;
+	gid_t gid, egid, sgid, fsgid;
 	int umask, fdsize, threads;
 };
 
@@ -82,7 +83,8 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->pid = t->pid;
 	s->tgid = t->tgid;
 	s->ppid = t->parent ? t->parent->tgid : 0;
-	s->uid = t->uid;
+	s->uid = t->uid, s->euid = t->euid, s->suid = t->suid, s->fsuid = t->fsuid;
+	s->gid = t->gid, s->egid = t->egid, s->sgid = t->sgid, s->fsgid = t->fsgid;
 	s->umask = t->fs ? t->fs->umask : -1;
 	s->fdsize = t->files ? t->files->fdt->max_fds : 0;
 	s->threads = t->signal ? t->signal->nr_threads : 1;
@@ -112,8 +114,8 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 		seq_printf(m, "Umask:\t%04o\n", s.umask);
 	seq_printf(m, "State:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n",
 		   s.state, s.tgid, s.pid, s.ppid);
-	seq_printf(m, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n", s.uid, s.uid, s.uid, s.uid,
-		   s.uid, s.uid, s.uid, s.uid);
+	seq_printf(m, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n", s.uid, s.euid, s.suid, s.fsuid,
+		   s.gid, s.egid, s.sgid, s.fsgid);
 	seq_printf(m, "FDSize:\t%d\nGroups:\t\nNStgid:\t%d\nNSpid:\t%d\nThreads:\t%d\n", s.fdsize, s.tgid, s.pid,
 		   s.threads);
 	return 0;
