@@ -435,8 +435,37 @@ static const struct file_operations hostfs_dir_fops = {
 	.iterate_shared = hostfs_readdir,
 };
 
+/* As UML's: this file system's kind, the counts of the host's (here: the one the node is on;
+ * a node the host does not show yet, its root's) */
+static noinline int hostfs_statfs(struct dentry *dentry, struct kstatfs *sf)
+{
+	u32 node = HOSTFS_I(dentry->d_inode);
+	struct hostfs_req *req = req_alloc(HOSTFS_STATFS, node == HOSTFS_NO_NODE ? 0 : node);
+	long err;
+
+	if (!req)
+		return -ENOMEM;
+	err = hostfs_call(req);
+	if (!err) {
+		sf->f_blocks = req->sfs.blocks;
+		sf->f_bfree = req->sfs.bfree;
+		sf->f_bavail = req->sfs.bavail;
+		sf->f_files = req->sfs.files;
+		sf->f_ffree = req->sfs.ffree;
+		sf->f_bsize = req->sfs.bsize;
+		sf->f_namelen = req->sfs.namelen;
+		sf->f_frsize = req->sfs.frsize;
+		sf->f_fsid.val[0] = req->sfs.fsid[0];
+		sf->f_fsid.val[1] = req->sfs.fsid[1];
+		sf->f_type = HOSTFS_SUPER_MAGIC;
+	}
+	kfree(req);
+	return err;
+}
+
 static const struct super_operations hostfs_sbops = {
 	.evict_inode = hostfs_evict_inode,
+	.statfs = hostfs_statfs,
 };
 
 /* A file of the host's filesystem (its i_ino is the host's st_ino): uprobes name these. */

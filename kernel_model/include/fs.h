@@ -281,11 +281,21 @@ struct inode {
 };
 
 struct file_system_type;
+struct kstatfs {
+	long f_type, f_bsize;
+	u64 f_blocks, f_bfree, f_bavail, f_files, f_ffree;
+	struct { int val[2]; } f_fsid;
+	long f_namelen, f_frsize, f_flags, f_spare[4];
+};
 struct super_operations {
 	struct inode *(*alloc_inode)(struct super_block *sb);
 	void (*evict_inode)(struct inode *);
+	int (*statfs)(struct dentry *, struct kstatfs *);
 	int (*show_options)(struct seq_file *, struct dentry *);
 };
+extern const struct super_operations simple_super_operations;
+int simple_statfs(struct dentry *dentry, struct kstatfs *buf);
+int vfs_statfs(const struct path *path, struct kstatfs *buf);
 #define SB_RDONLY	1
 #define SB_NOUSER	(1 << 31)
 struct super_block {
@@ -315,6 +325,7 @@ struct super_block {
 #define MNT_NOATIME	0x08
 #define MNT_RELATIME	0x20
 #define MNT_READONLY	0x40
+#define MNT_INTERNAL	0x4000
 struct vfsmount {
 	struct dentry *mnt_root;
 	struct super_block *mnt_sb;
@@ -563,6 +574,7 @@ int register_filesystem(struct file_system_type *fs);
 struct file_system_type *get_fs_type(const char *name);
 void iterate_supers(void (*f)(struct super_block *, void *), void *arg);
 struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data);
+struct vfsmount *kern_mount(struct file_system_type *type);
 int do_add_mount_at(struct vfsmount *mnt, const struct path *where);
 struct vfsmount *lookup_mnt(const struct path *path);
 struct vfsmount *clone_mnt(struct vfsmount *old);

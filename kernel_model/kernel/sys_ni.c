@@ -260,18 +260,6 @@ SYSCALL_DEFINE2(ustat, unsigned, dev, struct ustat *, ubuf)
 	return sys_ni_syscall();
 }
 
-/* fs/statfs.c */
-SYSCALL_DEFINE2(statfs, const char *, pathname, struct statfs *, buf)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/statfs.c */
-SYSCALL_DEFINE2(fstatfs, unsigned int, fd, struct statfs *, buf)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/filesystems.c */
 SYSCALL_DEFINE3(sysfs, int, option, unsigned long, arg1, unsigned long, arg2)
 {

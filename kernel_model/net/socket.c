@@ -833,7 +833,7 @@ void sock_init(void)
 					      SLAB_PANIC | SLAB_ACCOUNT, NULL);
 	skb_init();
 	register_filesystem(&sock_fs_type);
-	sock_mnt = vfs_kern_mount(&sock_fs_type, 0, "sockfs", NULL);
+	sock_mnt = kern_mount(&sock_fs_type);
 	if (IS_ERR(sock_mnt))
 		panic("sockfs: kernel mount failed");
 	net_dev_init();

@@ -193,6 +193,33 @@ static void fam_rw(void)
 	R("lseek(/dev/null, 5, SEEK_SET)", sc(8, open("/dev/null", O_RDONLY, 0), 5, 0, 0, 0));
 }
 
+/* struct statfs (x86-64) */
+struct statfs_user { long type, bsize; unsigned long blocks, bfree, bavail, files, ffree; int fsid[2];
+		     long namelen, frsize, flags, spare[4]; };
+
+/* statfs, fstatfs: what does not depend on the file system the directory is on */
+static void fam_statfs(void)
+{
+	struct statfs_user sf;
+	int p[2];
+
+	memset(&sf, 0, sizeof(sf));
+	R("statfs(.)", sc(137, L("."), L(&sf), 0, 0, 0));
+	printf("  bsize %ld, namelen %ld, frsize == bsize %d, ST_VALID %ld, bfree <= blocks %d\n", sf.bsize,
+	       sf.namelen, sf.frsize == sf.bsize, sf.flags & 0x20, sf.bfree <= sf.blocks);
+	R("statfs(/proc)", sc(137, L("/proc"), L(&sf), 0, 0, 0));
+	printf("  type %ld, bsize %ld, namelen %ld, blocks %lu\n", sf.type, sf.bsize, sf.namelen, sf.blocks);
+	R("statfs(missing)", sc(137, L("missing"), L(&sf), 0, 0, 0));
+	R("statfs(f/x): f is no directory", sc(137, L("f/x"), L(&sf), 0, 0, 0));
+	R("statfs(bad buffer)", sc(137, L("."), 16, 0, 0, 0));
+	R("pipe(p)", sc(22, L(p), 0, 0, 0, 0));
+	R("fstatfs(p[0])", sc(138, p[0], L(&sf), 0, 0, 0));
+	printf("  type %ld, bsize %ld, namelen %ld, flags %ld\n", sf.type, sf.bsize, sf.namelen, sf.flags);
+	R("fstatfs(99)", sc(138, 99, L(&sf), 0, 0, 0));
+	close(p[0]);
+	close(p[1]);
+}
+
 static void fam_stat(void)
 {
 	struct kstat_user st;
@@ -247,6 +274,7 @@ static void fam_stat(void)
 	R("mknodat(AT_FDCWD, f, S_IFREG)", sc(259, AT_FDCWD, L("f"), 0100644, 0, 0));
 	R("mknod(r, 0644)", sc(133, L("r"), 0644, 0, 0, 0));
 	show_stat("stat(r)", sc(4, L("r"), L(&st), 0, 0, 0), &st, 1);
+	fam_statfs();
 }
 
 struct dirent_user { unsigned long ino; long off; unsigned short reclen; unsigned char type; char name[]; };

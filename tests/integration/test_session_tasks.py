@@ -187,3 +187,13 @@ def test_a_session_process_ids_and_signal_handlers_are_answered_as_the_hosts_ker
     by_call = {c: [ret for call, ret in rets if call == c] for c in calls}
     assert len(by_call["rt_sigaction"]) > 60, rets   # every signal's handler, then SIGUSR1's
     assert all(r == "0x0" for c in calls for r in by_call[c]) and all(by_call.values()), by_call
+
+
+def test_df_in_a_session_gets_its_file_systems_counts_from_the_kernel_too():
+    """df's statfs of / (hostfs: the host's counts) and of /proc return 0 in the kernel as on
+    the host, not ENOSYS (issue 15)."""
+    out = run(f"cd {T}; echo 1 > events/syscalls/sys_exit_statfs/enable; df / /proc > /dev/null;"
+              f"echo 0 > events/syscalls/enable; echo '== trace'; grep -v '^#' trace")
+    rets = [m.group(1) for m in (re.match(r"^ *df-\d+ +\[\d{3}\] \S{5} +[\d.]+: sys_statfs -> (\S+)$", line)
+                                 for line in section(out, "trace")) if m]
+    assert len(rets) >= 2 and set(rets) == {"0x0"}, out

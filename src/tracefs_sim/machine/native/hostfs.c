@@ -242,6 +242,23 @@ static int do_readlink(struct hostfs *h, struct hostfs_req *req)
 	return r < 0 ? -errno : (int)r;
 }
 
+static int do_statfs(struct hostfs *h, struct hostfs_req *req)
+{
+	struct hostfs_node *n = node(h, req->handle);
+	struct statfs sf;
+
+	if (!n)
+		return -EBADF;
+	if (fstatfs(n->fd, &sf))
+		return -errno;
+	req->sfs = (struct hostfs_statfs){
+		.blocks = sf.f_blocks, .bfree = sf.f_bfree, .bavail = sf.f_bavail, .files = sf.f_files,
+		.ffree = sf.f_ffree, .bsize = sf.f_bsize, .namelen = sf.f_namelen, .frsize = sf.f_frsize,
+		.fsid = { sf.f_fsid.__val[0], sf.f_fsid.__val[1] },
+	};
+	return 0;
+}
+
 /* The request at guest physical address pa: done in place. */
 void hostfs_serve(struct hostfs *h, uint64_t pa)
 {
@@ -265,6 +282,9 @@ void hostfs_serve(struct hostfs *h, uint64_t pa)
 		break;
 	case HOSTFS_READLINK:
 		req->result = do_readlink(h, req);
+		break;
+	case HOSTFS_STATFS:
+		req->result = do_statfs(h, req);
 		break;
 	case HOSTFS_RELEASE:
 		if (req->handle && node(h, req->handle)) {
