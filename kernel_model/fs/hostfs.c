@@ -463,6 +463,45 @@ static noinline int hostfs_statfs(struct dentry *dentry, struct kstatfs *sf)
 	return err;
 }
 
+/* The host's extended attribute `name` of the node (any name: the host's file system decides),
+ * through a bounce page: a value longer than a page is ERANGE here. */
+static noinline int hostfs_xattr_get(const struct xattr_handler *handler, struct dentry *dentry,
+				     struct inode *inode, const char *name, void *buffer, size_t size)
+{
+	struct hostfs_req *req;
+	void *page = NULL;
+	long n;
+
+	if (HOSTFS_I(inode) == HOSTFS_NO_NODE)
+		return -ENODATA;	/* made by a session's call since: none yet */
+	req = req_alloc(HOSTFS_GETXATTR, HOSTFS_I(inode));
+	if (size)
+		page = alloc_page_zeroed();
+	if (!req || (size && !page)) {
+		kfree(req);
+		if (page)
+			__free_pages(virt_to_page(page), 0);
+		return -ENOMEM;
+	}
+	strscpy_pad(req->name, name, sizeof(req->name));
+	req->buf = page ? __pa(page) : 0;
+	req->len = min(size, PAGE_SIZE);
+	n = hostfs_call(req);
+	if (n > 0 && size)
+		memcpy(buffer, page, n);
+	if (page)
+		__free_pages(virt_to_page(page), 0);
+	kfree(req);
+	return n;
+}
+
+static const struct xattr_handler hostfs_xattr_handler = {
+	.prefix = "",	/* every name */
+	.get = hostfs_xattr_get,
+};
+
+static const struct xattr_handler *hostfs_xattr_handlers[] = { &hostfs_xattr_handler, NULL };
+
 static const struct super_operations hostfs_sbops = {
 	.evict_inode = hostfs_evict_inode,
 	.statfs = hostfs_statfs,
@@ -485,6 +524,7 @@ static int hostfs_fill_super(struct super_block *sb, void *data)
 	if (!root)
 		return -ENOMEM;
 	sb->s_op = &hostfs_sbops;
+	sb->s_xattr = hostfs_xattr_handlers;
 	sb->s_d_op = &hostfs_dentry_ops;
 	sb->s_root = d_make_root(root);
 	return sb->s_root ? 0 : -ENOMEM;

@@ -23,6 +23,7 @@
 #define EOVERFLOW 75
 #define EOPNOTSUPP 95
 #define ERANGE 34
+#define ENODATA 61
 #ifndef PAGE_SHIFT
 #define PAGE_SHIFT 12
 #endif
@@ -293,6 +294,14 @@ struct super_operations {
 	int (*statfs)(struct dentry *, struct kstatfs *);
 	int (*show_options)(struct seq_file *, struct dentry *);
 };
+/* include/linux/xattr.h: the attributes of a name prefix ("" here: every name) */
+struct xattr_handler {
+	const char *name;
+	const char *prefix;
+	int flags;
+	int (*get)(const struct xattr_handler *, struct dentry *dentry, struct inode *inode,
+		   const char *name, void *buffer, size_t size);
+};
 extern const struct super_operations simple_super_operations;
 int simple_statfs(struct dentry *dentry, struct kstatfs *buf);
 int vfs_statfs(const struct path *path, struct kstatfs *buf);
@@ -314,7 +323,9 @@ struct super_block {
 	const struct dentry_operations *s_d_op;	/* the default of its dentries */
 	unsigned long s_next_ino;
 	struct list_head s_inodes;
-	u8 __pad[968 - 144];
+	u8 __pad0[168 - 144];
+	const struct xattr_handler **s_xattr;	/* NULL: no extended attributes (EOPNOTSUPP) */
+	u8 __pad[968 - 176];
 	char s_id[32];
 	void *s_fs_info;
 };
@@ -547,7 +558,8 @@ _Static_assert(offsetof(struct inode, i_mode) == 0 && offsetof(struct inode, i_u
 	       offsetof(struct inode, i_ctime) == 120, "struct inode as 6.1's");
 _Static_assert(offsetof(struct super_block, s_dev) == 16 && offsetof(struct super_block, s_type) == 40 &&
 	       offsetof(struct super_block, s_magic) == 96 && offsetof(struct super_block, s_root) == 104 &&
-	       offsetof(struct super_block, s_id) == 968, "struct super_block as 6.1's");
+	       offsetof(struct super_block, s_xattr) == 168 && offsetof(struct super_block, s_id) == 968,
+	       "struct super_block as 6.1's");
 _Static_assert(offsetof(struct vfsmount, mnt_root) == 0 && offsetof(struct vfsmount, mnt_sb) == 8 &&
 	       offsetof(struct vfsmount, mnt_flags) == 16, "struct vfsmount");
 _Static_assert(offsetof(struct mount, mnt_parent) == 16 && offsetof(struct mount, mnt_mountpoint) == 24 &&

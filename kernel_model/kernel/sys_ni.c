@@ -483,24 +483,6 @@ SYSCALL_DEFINE5(fsetxattr, int, fd, const char *, name, const void *, value, siz
 }
 
 /* fs/xattr.c */
-SYSCALL_DEFINE4(getxattr, const char *, pathname, const char *, name, void *, value, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE4(lgetxattr, const char *, pathname, const char *, name, void *, value, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE4(fgetxattr, int, fd, const char *, name, void *, value, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
 SYSCALL_DEFINE3(listxattr, const char *, pathname, char *, list, size_t, size)
 {
 	return sys_ni_syscall();

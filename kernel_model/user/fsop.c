@@ -1,6 +1,7 @@
 /*
  * fsop FAMILY DIR: drives one family of file system calls inside DIR (which must not exist)
- * (or `fsop ls DIR`: an existing directory's entries, sorted)
+ * (or `fsop ls DIR`: an existing directory's entries, sorted; `fsop xattr PATH...`: the extended
+ * attribute calls on each)
  * and prints each call and its result, one a line ("mkdir(d) = 0", "rmdir(d) = -39"), with
  * nothing that depends on the file system's kind or the machine (no inode numbers, times,
  * directory sizes, DIR itself).  The same binary runs on a Linux host too: its output there
@@ -730,6 +731,33 @@ static void fam_task(void)
 	R("sched_getaffinity(bad address)", sc(204, 0, sizeof(mask), 16, 0, 0));
 }
 
+/* fsop xattr PATH...: the extended attribute calls a `ls -l` and a user make on each path */
+static void xattrs(int argc, char **argv)
+{
+	static char value[300], longname[300];
+	int i;
+
+	memset(longname, 'a', sizeof(longname) - 1);
+	for (i = 2; i < argc; i++) {
+		long r;
+
+		printf("%s:\n", argv[i]);
+		R("lgetxattr(security.selinux, 255)", sc(192, L(argv[i]), L("security.selinux"), L(value), 255, 0));
+		R("getxattr(system.posix_acl_access, NULL, 0)", sc(191, L(argv[i]), L("system.posix_acl_access"), 0, 0, 0));
+		R("getxattr(user.tracefs_sim_none, NULL, 0)", sc(191, L(argv[i]), L("user.tracefs_sim_none"), 0, 0, 0));
+		r = sc(191, L(argv[i]), L("user.tracefs_sim"), L(value), sizeof(value), 0);
+		R("getxattr(user.tracefs_sim)", r);
+		if (r > 0) {
+			value[r] = 0;
+			printf("  %s\n", value);
+			R("getxattr(user.tracefs_sim, 1 byte)", sc(191, L(argv[i]), L("user.tracefs_sim"), L(value), 1, 0));
+			R("getxattr(user.tracefs_sim, bad buffer)", sc(191, L(argv[i]), L("user.tracefs_sim"), 16, 64, 0));
+		}
+		R("getxattr(\"\")", sc(191, L(argv[i]), L(""), 0, 0, 0));
+		R("getxattr(300-byte name)", sc(191, L(argv[i]), L(longname), 0, 0, 0));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *fam = argc > 1 ? argv[1] : "";
@@ -737,6 +765,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(fam, "exec-child")) {
 		fam_exec(argc, argv);
+		return 0;
+	}
+	if (!strcmp(fam, "xattr")) {
+		xattrs(argc, argv);
 		return 0;
 	}
 	if (!strcmp(fam, "ls") && argc == 3) {	/* an existing directory's names and types */

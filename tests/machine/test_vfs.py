@@ -150,3 +150,40 @@ def test_host_symlinks_are_walked_by_the_guest(machine, run_program):
     reads each and walks it; a large binary comes through whole."""
     target = Path("/bin/sh")
     assert run_program(machine, ["cat", "/bin/sh"]) == (0, target.read_bytes())
+
+
+@pytest.fixture
+def host_file_with_xattr():
+    """A host file outside /tmp (the guest's /tmp is its own) with a user attribute, if the
+    host's file system takes one."""
+    import shutil
+    import tempfile
+    d = Path(tempfile.mkdtemp(prefix="tracefs-sim-xattr-", dir="/var/tmp"))
+    try:
+        f = d / "f"
+        f.write_text("x\n")
+        try:
+            os.setxattr(f, "user.tracefs_sim", b"hello")
+        except OSError:
+            pytest.skip("/var/tmp takes no user attributes")
+        yield f
+    finally:
+        shutil.rmtree(d)
+
+
+def test_host_files_extended_attributes_are_the_hosts(machine, run_program, host_file_with_xattr):
+    """getxattr/lgetxattr of host files (hostfs asks the host, as `ls -l` does for every name):
+    a file with a user attribute, a symlink, a directory; ERANGE for a short buffer or a bad name."""
+    paths = [str(host_file_with_xattr), "/bin/sh", "/etc", str(Path(__file__).resolve().parent)]
+    expected = subprocess.run([str(FSOP), "xattr", *paths], stdout=subprocess.PIPE, timeout=60, check=True).stdout
+    assert b"  hello\n" in expected
+    assert run_program(machine, ["fsop", "xattr", *paths]) == (0, expected)
+
+
+def test_tmpfs_has_no_extended_attributes(machine, run_program):
+    """The guest's tmpfs is as a kernel built without CONFIG_TMPFS_XATTR: EOPNOTSUPP."""
+    status, out = run_program(machine, ["fsop", "xattr", "/tmp"])
+    assert status == 0
+    assert out.decode().splitlines()[1:4] == ["lgetxattr(security.selinux, 255) = -95",
+                                              "getxattr(system.posix_acl_access, NULL, 0) = -95",
+                                              "getxattr(user.tracefs_sim_none, NULL, 0) = -95"]

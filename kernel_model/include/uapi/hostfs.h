@@ -10,7 +10,8 @@
  * gives the rest (size, times: only when asked, so a seeded run that never stats a file
  * holds none of them); READ, READDIR (raw linux_dirent64 records from a host directory
  * cookie), READLINK fill a buffer of at most a page; RELEASE gives the node back; STATFS gives the
-counts of the host file system the node is on (fstatfs).  The host
+counts of the host file system the node is on (fstatfs); GETXATTR the node's extended attribute
+`name` into the buffer (len 0: its size only), as lgetxattr(2) gives it.  The host
  * holds a bounded number of nodes (ENFILE past it); the host's kernel file systems (proc,
  * sysfs, tracefs, debugfs, bpf, cgroup, FUSE, devpts, ...) are sealed: empty directories.
  */
@@ -18,7 +19,7 @@ counts of the host file system the node is on (fstatfs).  The host
 #define _UAPI_HOSTFS_H
 
 enum hostfs_op { HOSTFS_LOOKUP = 1, HOSTFS_GETATTR, HOSTFS_READ, HOSTFS_READDIR, HOSTFS_READLINK, HOSTFS_RELEASE,
-		HOSTFS_STATFS };
+		HOSTFS_STATFS, HOSTFS_GETXATTR };
 struct hostfs_stat {
 	unsigned long long dev, ino, nlink;
 	unsigned int mode, uid, gid, pad;
@@ -45,7 +46,7 @@ struct hostfs_req {
 		struct hostfs_stat st;		/* out (GETATTR) */
 		struct hostfs_statfs sfs;	/* out (STATFS) */
 	};
-	char name[256];			/* in (LOOKUP) */
+	char name[256];			/* in (LOOKUP, GETXATTR) */
 };
 _Static_assert(__builtin_offsetof(struct hostfs_req, st) == 48 && sizeof(struct hostfs_stat) == 120 &&
 	       __builtin_offsetof(struct hostfs_req, name) == 168, "struct hostfs_req");
