@@ -121,6 +121,7 @@ typedef unsigned int fmode_t;
 #define FMODE_CAN_WRITE		0x40000
 #define FMODE_OPENED		0x80000
 #define FMODE_CREATED		0x100000
+#define FMODE_RANDOM		0x1000
 #define FMODE_STREAM		0x200000
 #define FMODE_NOWAIT		0x8000000
 

@@ -578,12 +578,6 @@ SYSCALL_DEFINE4(semtimedop, int, semid, struct sembuf *, tsops, unsigned int, ns
 	return sys_ni_syscall();
 }
 
-/* mm/fadvise.c */
-SYSCALL_DEFINE4(fadvise64, int, fd, loff_t, offset, size_t, len, int, advice)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/time/posix-timers.c */
 SYSCALL_DEFINE3(timer_create, const clockid_t, which_clock, struct sigevent *, timer_event_spec, timer_t *, created_timer_id)
 {

@@ -192,6 +192,13 @@ static void fam_rw(void)
 	R("write(/dev/full, 1)", write(open("/dev/full", O_WRONLY, 0), "x", 1));
 	R("read(/dev/urandom, 32)", read(open("/dev/urandom", O_RDONLY, 0), buf, 32));
 	R("lseek(/dev/null, 5, SEEK_SET)", sc(8, open("/dev/null", O_RDONLY, 0), 5, 0, 0, 0));
+	R("fadvise64(f, 0, 0, POSIX_FADV_RANDOM)", sc(221, fd, 0, 0, 1, 0));
+	R("fadvise64(f, 0, 4096, POSIX_FADV_WILLNEED)", sc(221, fd, 0, 4096, 3, 0));
+	R("fadvise64(f, 0, 0, POSIX_FADV_DONTNEED)", sc(221, fd, 0, 0, 4, 0));
+	R("fadvise64(f, 0, 0, 6)", sc(221, fd, 0, 0, 6, 0));
+	R("fadvise64(f, 0, -1, POSIX_FADV_NORMAL)", sc(221, fd, 0, -1, 0, 0));
+	R("fadvise64(/dev/null, 0, 0, POSIX_FADV_SEQUENTIAL)", sc(221, open("/dev/null", O_RDONLY, 0), 0, 0, 2, 0));
+	R("fadvise64(99)", sc(221, 99, 0, 0, 0, 0));
 }
 
 /* struct statfs (x86-64) */
@@ -551,6 +558,7 @@ static void fam_pipe(void)
 	memset(buf, 'a', sizeof(buf));
 	R("write(q[1], 70000) fills it", write(q[1], buf, 70000));
 	R("write(full q[1])", write(q[1], buf, 1));
+	R("fadvise64(p[0], 0, 0, POSIX_FADV_NORMAL)", sc(221, p[0], 0, 0, 0, 0));
 	R("pipe2(q, 0x1)", sc(293, L(q), 1, 0, 0, 0));
 	R("pipe2(bad address)", sc(293, 16, 0, 0, 0, 0));
 	/* a child writes 200000 bytes in pieces and exits; the parent reads them all, then EOF */
