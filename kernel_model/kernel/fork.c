@@ -179,6 +179,9 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	if (fn) {
 		p->flags = PF_KTHREAD;
 	} else {
+		p->flags = PF_FORKNOEXEC;
+		p->pgrp = parent->pgrp;
+		p->sid = parent->sid;
 		if (copy_mm(clone_flags, p))
 			goto free_stack;
 	}
@@ -243,6 +246,9 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 		return NULL;
 	}
 	copy_creds(p, parent);
+	p->flags = PF_FORKNOEXEC;
+	p->pgrp = parent->pgrp;
+	p->sid = parent->sid;
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);

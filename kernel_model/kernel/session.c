@@ -697,6 +697,7 @@ long session_execve(const char *filename)
 		ret = session_exec_mm(tsk);
 		if (!ret) {
 			flush_signal_handlers(tsk);
+			tsk->flags &= ~PF_FORKNOEXEC;
 			strscpy_pad(tsk->comm, q->rec.exec.comm, TASK_COMM_LEN);
 			perf_event_exec();
 			trace_sched_process_exec(tsk, old_pid, filename);
@@ -724,6 +725,11 @@ static struct task_struct *session_fork(struct task_struct *parent, struct sessi
 	}
 	if (rec->task.comm[0])
 		strscpy_pad(p->comm, rec->task.comm, TASK_COMM_LEN);
+	if (!parent->session) {	/* a program the host started: its group and session are the host's */
+		p->flags &= ~PF_FORKNOEXEC;
+		p->pgrp = rec->task.pgid;
+		p->sid = rec->task.sid;
+	}
 	if (parent == current && perf_event_init_task(p, 0)) {	/* the forking task's inherited events */
 		p->session = NULL;
 		session_free_process(p);

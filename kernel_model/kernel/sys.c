@@ -464,3 +464,132 @@ SYSCALL_DEFINE1(sysinfo, struct sysinfo *, info)
 	do_sysinfo(&val);
 	return copy_to_user(info, &val, sizeof(val)) ? -EFAULT : 0;
 }
+
+/* ---- process groups and sessions (kernel/sys.c) ---- */
+
+/* every thread of the group of `p` (6.1 keeps them once, in the signal_struct's pids) */
+static void set_group_ids(struct task_struct *p, pid_t pgrp, pid_t sid)
+{
+	struct task_struct *t;
+
+	list_for_each_entry(t, &task_list, tasks)
+		if (t->tgid == p->tgid) {
+			t->pgrp = pgrp;
+			t->sid = sid;
+		}
+}
+
+/* whether a process group `pgrp` has a member in session `sid` */
+static bool pgrp_in_session(pid_t pgrp, pid_t sid)
+{
+	struct task_struct *t;
+
+	list_for_each_entry(t, &task_list, tasks)
+		if (t->pgrp == pgrp && t->sid == sid && !t->exit_state)
+			return true;
+	return false;
+}
+
+SYSCALL_DEFINE2(setpgid, pid_t, pid, pid_t, pgid)
+{
+	struct task_struct *p, *me = current;
+	unsigned long flags;
+	int err;
+
+	if (!pid)
+		pid = me->tgid;
+	if (!pgid)
+		pgid = pid;
+	if (pgid < 0)
+		return -EINVAL;
+	spin_lock_irqsave(&sched_lock, flags);
+	err = -ESRCH;
+	p = find_task_by_pid(pid);
+	if (!p)
+		goto out;
+	err = -EINVAL;
+	if (p->pid != p->tgid)	/* a thread that does not lead its group */
+		goto out;
+	if (p->parent && p->parent->tgid == me->tgid) {	/* a child of ours */
+		err = -EPERM;
+		if (p->sid != me->sid)
+			goto out;
+		err = -EACCES;
+		if (!(p->flags & PF_FORKNOEXEC))
+			goto out;
+	} else {
+		err = -ESRCH;
+		if (p->tgid != me->tgid)
+			goto out;
+	}
+	err = -EPERM;
+	if (p->sid == p->tgid)	/* a session leader */
+		goto out;
+	if (pgid != pid && !pgrp_in_session(pgid, me->sid))
+		goto out;
+	set_group_ids(p, pgid, p->sid);
+	err = 0;
+out:
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return err;
+}
+
+/* the process group (or session) of the task `pid` (0: the caller), ESRCH: none */
+static __always_inline int task_group_id(pid_t pid, bool session)
+{
+	struct task_struct *p = current;
+	unsigned long flags;
+	int ret = -ESRCH;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	if (pid)
+		p = find_task_by_pid(pid);
+	if (p)
+		ret = session ? p->sid : p->pgrp;
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return ret;
+}
+
+static noinline int do_getpgid(pid_t pid)
+{
+	return task_group_id(pid, false);
+}
+
+SYSCALL_DEFINE1(getpgid, pid_t, pid)
+{
+	return do_getpgid(pid);
+}
+
+SYSCALL_DEFINE0(getpgrp)
+{
+	return do_getpgid(0);
+}
+
+SYSCALL_DEFINE1(getsid, pid_t, pid)
+{
+	return task_group_id(pid, true);
+}
+
+/* A new session led by the caller, in a new process group of its own: not for a process group
+ * leader (a group with its pid as id exists: EPERM). */
+noinline int ksys_setsid(void)
+{
+	struct task_struct *me = current, *t;
+	unsigned long flags;
+	int err = -EPERM;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(t, &task_list, tasks)
+		if (t->pgrp == me->tgid && !t->exit_state)
+			goto out;
+	set_group_ids(me, me->tgid, me->tgid);
+	err = me->tgid;
+out:
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return err;
+}
+
+SYSCALL_DEFINE0(setsid)
+{
+	return ksys_setsid();
+}

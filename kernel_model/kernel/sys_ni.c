@@ -176,38 +176,8 @@ SYSCALL_DEFINE3(syslog, int, type, char *, buf, int, len)
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE2(setpgid, pid_t, pid, pid_t, pgid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE0(getpgrp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE0(setsid)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/groups.c */
 SYSCALL_DEFINE2(setgroups, int, gidsetsize, gid_t *, grouplist)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(getpgid, pid_t, pid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(getsid, pid_t, pid)
 {
 	return sys_ni_syscall();
 }

@@ -652,6 +652,46 @@ static inline long vfork_inline(void)
 struct robust_entry { struct robust_entry *next; long pad; unsigned int word; };
 struct robust_head { struct robust_entry *next; long futex_offset; struct robust_entry *pending; };
 
+/* process groups and sessions: what does not depend on the caller's own (the host's test
+ * runner's, init's in the guest) */
+static void fam_pgrp(void)
+{
+	long me = getpid(), child, moved, own;
+	int status, sync[2];
+	char byte;
+
+	R("getpgid(0) == getpgrp()", sc(121, 0, 0, 0, 0, 0) == sc(111, 0, 0, 0, 0, 0));
+	R("getsid(0) == getsid(getpid())", sc(124, 0, 0, 0, 0, 0) == sc(124, me, 0, 0, 0, 0));
+	R("getpgid(4000000)", sc(121, 4000000, 0, 0, 0, 0));
+	R("getsid(4000000)", sc(124, 4000000, 0, 0, 0, 0));
+	R("setpgid(0, -1)", sc(109, 0, -1, 0, 0, 0));
+	R("setpgid(4000000, 0)", sc(109, 4000000, 0, 0, 0, 0));
+	R("setpgid(0, 0)", sc(109, 0, 0, 0, 0, 0));
+	R("getpgrp() == getpid()", sc(111, 0, 0, 0, 0, 0) == me);
+	R("setsid() as a group leader", sc(112, 0, 0, 0, 0, 0));
+	R("setpgid(0, 4000000): no such group", sc(109, 0, 4000000, 0, 0, 0));
+	sc(22, L(sync), 0, 0, 0, 0);
+	child = fork();
+	if (child == 0) {	/* it goes on when the parent has moved it (a byte on the pipe) */
+		long pid = getpid();
+
+		read(sync[0], &byte, 1);
+		R("child: getpgrp() is its own after the parent's setpgid", sc(111, 0, 0, 0, 0, 0) == pid);
+		R("child: setpgid(0, parent's group)", sc(109, 0, me, 0, 0, 0));
+		R("child: setsid() == getpid() once the group is left", sc(112, 0, 0, 0, 0, 0) == pid);
+		R("child: getsid(0) == getpid()", sc(124, 0, 0, 0, 0, 0) == pid);
+		R("child: setpgid(0, 0) as a session leader", sc(109, 0, 0, 0, 0, 0));
+		exit(0);
+	}
+	moved = sc(109, child, 0, 0, 0, 0);
+	own = sc(121, child, 0, 0, 0, 0) == child;
+	write(sync[1], "x", 1);
+	wait4(-1, &status, 0, NULL);
+	R("setpgid(child, 0)", moved);
+	R("getpgid(child) == child", own);
+	R("the child's status", status);
+}
+
 /* a task's ids and what they allow (run as root), its robust futexes, the system's figures */
 static void fam_task(void)
 {
@@ -737,6 +777,7 @@ static void fam_task(void)
 	R("sched_getaffinity(0, 0)", sc(204, 0, 0, L(mask), 0, 0));
 	R("sched_getaffinity(-1, 128)", sc(204, -1, sizeof(mask), L(mask), 0, 0));
 	R("sched_getaffinity(bad address)", sc(204, 0, sizeof(mask), 16, 0, 0));
+	fam_pgrp();
 }
 
 /* fsop xattr PATH...: the extended attribute calls a `ls -l` and a user make on each path */

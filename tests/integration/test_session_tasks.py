@@ -197,3 +197,22 @@ def test_df_in_a_session_gets_its_file_systems_counts_from_the_kernel_too():
     rets = [m.group(1) for m in (re.match(r"^ *df-\d+ +\[\d{3}\] \S{5} +[\d.]+: sys_statfs -> (\S+)$", line)
                                  for line in section(out, "trace")) if m]
     assert len(rets) >= 2 and set(rets) == {"0x0"}, out
+
+
+def test_a_session_process_group_and_session_are_the_hosts():
+    """getpgrp/getsid of a session process, and setsid's new session, return in the kernel
+    what the host returned (the supervisor gives the kernel the first process's group and
+    session; the calls after follow), and /proc/PID/stat says the same (issue 15)."""
+    script = ("import os; s = open('/proc/self/stat').read().rsplit(')', 1)[1].split();"
+              " print(os.getpid(), os.getpgrp(), os.getsid(0), s[2], s[3])")
+    out = run(f"cd {T}; for e in getpgrp getsid setsid; do echo 1 > events/syscalls/sys_exit_$e/enable; done;"
+              f"echo '== first'; python3 -c \"{script}\"; echo '== second'; setsid python3 -c \"{script}\"; sleep 0.2;"
+              f"echo 0 > events/syscalls/enable; echo '== trace'; grep -v '^#' trace")
+    for name in ("first", "second"):
+        pid, pgrp, sid, stat_pgrp, stat_sid = map(int, section(out, name)[0].split())
+        assert (stat_pgrp, stat_sid) == (pgrp, sid), out
+        rets = {m.group(1): int(m.group(2), 16) for m in (
+            re.match(rf"^ *python3-{pid} +\[\d{{3}}\] \S{{5}} +[\d.]+: sys_(getpgrp|getsid) -> (0x[0-9a-f]+)$", line)
+            for line in section(out, "trace")) if m}
+        assert rets == {"getpgrp": pgrp, "getsid": sid}, out
+    assert sid == pid   # setsid made the second one a session leader

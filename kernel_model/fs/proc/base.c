@@ -292,7 +292,7 @@ static unsigned long mm_rss(struct mm_struct *mm)
 struct stat_snap {
 	char comm[TASK_COMM_LEN];
 	char state;
-	pid_t pid, ppid;
+	pid_t pid, ppid, pgrp, sid;
 	unsigned int flags;
 	int prio, threads, exit_signal, cpu, exit_code;
 	bool running;
@@ -318,6 +318,8 @@ static notrace int snap_stat(pid_t pid, struct stat_snap *s)
 	s->state = get_task_state(leader)[0];
 	s->pid = leader->pid;
 	s->ppid = leader->parent ? leader->parent->tgid : 0;
+	s->pgrp = leader->pgrp;
+	s->sid = leader->sid;
 	s->flags = leader->flags;
 	s->prio = leader->prio;
 	s->threads = leader->signal ? leader->signal->nr_threads : 1;
@@ -372,10 +374,9 @@ static int proc_pid_stat_show(struct seq_file *m, void *pid)
 		rss = mm_rss(mm);
 	}
 	cputime_adjust(s.rtime, &s.utime, &s.stime);
-	/* no process groups or sessions are modelled (nothing calls setsid/setpgid here): 0,
-	 * as a process's before any did; no task has a controlling terminal */
-	seq_printf(m, "%d (%s) %c %d 0 0 0 -1 %u %lu %lu %lu %lu %lu %lu %lu %lu %d %d %d 0 %lu %lu %lu %lu",
-		   s.pid, s.comm, s.state, s.ppid, s.flags, s.min_flt, s.cmin_flt, s.maj_flt, s.cmaj_flt,
+	/* no task has a controlling terminal */
+	seq_printf(m, "%d (%s) %c %d %d %d 0 -1 %u %lu %lu %lu %lu %lu %lu %lu %lu %d %d %d 0 %lu %lu %lu %lu",
+		   s.pid, s.comm, s.state, s.ppid, s.pgrp, s.sid, s.flags, s.min_flt, s.cmin_flt, s.maj_flt, s.cmaj_flt,
 		   nsec_to_clock_t(s.utime), nsec_to_clock_t(s.stime), nsec_to_clock_t(s.cutime),
 		   nsec_to_clock_t(s.cstime), s.prio - 100, s.prio - DEFAULT_PRIO, s.threads,
 		   nsec_to_clock_t(s.start_time), vsize, rss, ~0UL);
