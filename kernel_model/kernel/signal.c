@@ -137,13 +137,34 @@ void flush_signal_handlers(struct task_struct *t)
 /* ---- sending ---- */
 static notrace_spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
 
+static inline bool sig_handler_ignored(unsigned long handler, int sig);
+
 static bool sig_ignored(struct task_struct *t, int sig)
 {
-	unsigned long handler = t->sighand->action[sig - 1].sa_handler;
-
 	if (t->blocked & sigmask(sig))
 		return false;	/* it may be unblocked, then taken */
+	return sig_handler_ignored(t->sighand->action[sig - 1].sa_handler, sig);
+}
+
+static inline bool sig_handler_ignored(unsigned long handler, int sig)
+{
 	return handler == SIG_IGN || (handler == SIG_DFL && (sigmask(sig) & SIG_KERNEL_IGNORE_MASK));
+}
+
+/* do_sigaction()'s flush: the signal leaves every thread's pending set */
+static void flush_pending_in_group(struct task_struct *tsk, int sig)
+{
+	unsigned long flags = arch_local_irq_save();
+	struct task_struct *t;
+
+	notrace_spin_lock(&siglock);
+	spin_lock(&sched_lock);
+	list_for_each_entry(t, &task_list, tasks)
+		if (t == tsk || (t->signal && t->signal == tsk->signal))
+			t->pending &= ~sigmask(sig);
+	spin_unlock(&sched_lock);
+	notrace_spin_unlock(&siglock);
+	arch_local_irq_restore(flags);
 }
 
 /* Make the task notice: woken from an interruptible sleep, or sent into the kernel. */
@@ -345,8 +366,8 @@ noinline int do_sigaction(int sig, struct k_sigaction *act, struct k_sigaction *
 	if (act) {
 		*k = *act;
 		k->sa_mask &= ~SIG_KERNEL_ONLY_MASK;
-		if (sig_ignored(current, sig))	/* setting SIG_IGN discards what is pending */
-			current->pending &= ~sigmask(sig);
+		if (sig_handler_ignored(k->sa_handler, sig))	/* what is pending goes, blocked or not */
+			flush_pending_in_group(current, sig);
 	}
 	return 0;
 }
@@ -417,6 +438,28 @@ SYSCALL_DEFINE4(rt_sigprocmask, int, how, sigset_t *, nset, sigset_t *, oset, si
 	if (!ret && oset && copy_to_user(oset, &old, sizeof(old)))
 		return -EFAULT;
 	return ret;
+}
+
+/* the blocked signals sent to the task and not yet taken (a group's are queued on one of its
+ * threads here: each thread's own) */
+static noinline void do_sigpending(u64 *set)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	notrace_spin_lock(&siglock);
+	*set = current->pending & current->blocked;
+	notrace_spin_unlock(&siglock);
+	arch_local_irq_restore(flags);
+}
+
+SYSCALL_DEFINE2(rt_sigpending, sigset_t *, uset, size_t, sigsetsize)
+{
+	u64 set;
+
+	if (sigsetsize > sizeof(u64))
+		return -EINVAL;
+	do_sigpending(&set);
+	return copy_to_user(uset, &set, sigsetsize) ? -EFAULT : 0;
 }
 
 /* ---- delivery ---- */

@@ -195,12 +195,6 @@ SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
 }
 
 /* kernel/signal.c */
-SYSCALL_DEFINE2(rt_sigpending, sigset_t *, uset, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
 SYSCALL_DEFINE4(rt_sigtimedwait, const sigset_t *, uthese, siginfo_t *, uinfo, const struct __kernel_timespec *, uts, size_t, sigsetsize)
 {
 	return sys_ni_syscall();
@@ -1114,12 +1108,6 @@ SYSCALL_DEFINE2(pidfd_open, pid_t, pid, unsigned int, flags)
 
 /* kernel/fork.c */
 SYSCALL_DEFINE2(clone3, struct clone_args *, uargs, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE3(close_range, unsigned int, fd, unsigned int, max_fd, unsigned int, flags)
 {
 	return sys_ni_syscall();
 }

@@ -529,6 +529,18 @@ static void fam_fd(void)
 	R("close(1023)", close(1023));
 	R("open(/dev/null) again", open("/dev/null", O_RDONLY, 0));
 	R("close(-1)", close(-1));
+	R("close_range(100, 99, 0)", sc(436, 100, 99, 0, 0, 0));
+	R("close_range(100, 200, 1)", sc(436, 100, 200, 1, 0, 0));
+	R("close_range(100, 199, CLOSE_RANGE_CLOEXEC)", sc(436, 100, 199, 4, 0, 0));
+	R("fcntl(100, F_GETFD)", sc(72, 100, 1, 0, 0, 0));
+	R("fcntl(200, F_GETFD)", sc(72, 200, 1, 0, 0, 0));
+	R("close_range(10, ~0U, 0)", sc(436, 10, 0xffffffffL, 0, 0, 0));
+	R("fcntl(9, F_GETFD)", sc(72, 9, 1, 0, 0, 0));
+	R("fcntl(10, F_GETFD)", sc(72, 10, 1, 0, 0, 0));
+	R("close(500)", close(500));
+	R("open(/dev/null) takes the lowest free fd (10)", open("/dev/null", O_RDONLY, 0));
+	R("close_range(10, 10, CLOSE_RANGE_UNSHARE)", sc(436, 10, 10, 2, 0, 0));
+	R("close(10)", close(10));
 }
 
 static void fam_pipe(void)
@@ -769,6 +781,25 @@ static void fam_task(void)
 	R("times(NULL) > 0", sc(100, 0, 0, 0, 0, 0) > 0);
 	R("times(bad address)", sc(100, 16, 0, 0, 0, 0));
 	R("sched_yield()", sc(24, 0, 0, 0, 0, 0));
+	{
+		unsigned long set = 0, block = 1UL << 9;	/* SIGUSR1 */
+		unsigned long ign[4] = { 1, 0x04000000, 0, 0 };	/* SIG_IGN, SA_RESTORER */
+
+		R("rt_sigpending(set, 8)", sc(127, L(&set), 8, 0, 0, 0));
+		printf("  %lu\n", set);
+		R("rt_sigprocmask(SIG_BLOCK, SIGUSR1)", sc(14, 0, L(&block), 0, 8, 0));
+		R("kill(getpid(), SIGUSR1)", sc(62, getpid(), 10, 0, 0, 0));
+		R("rt_sigpending(set, 8)", sc(127, L(&set), 8, 0, 0, 0));
+		printf("  %lu\n", set);
+		R("rt_sigpending(set, 9)", sc(127, L(&set), 9, 0, 0, 0));
+		R("rt_sigpending(set, 4)", sc(127, L(&set), 4, 0, 0, 0));
+		R("rt_sigpending(bad address, 8)", sc(127, 16, 8, 0, 0, 0));
+		block = 0;
+		R("rt_sigaction(SIGUSR1, SIG_IGN) drops it", sc(13, 10, L(ign), 0, 8, 0));
+		R("rt_sigpending(set, 8)", sc(127, L(&set), 8, 0, 0, 0));
+		printf("  %lu\n", set);
+		R("rt_sigprocmask(SIG_SETMASK, none)", sc(14, 2, L(&block), 0, 8, 0));
+	}
 	memset(mask, 0, sizeof(mask));
 	r = sc(204, 0, sizeof(mask), L(mask), 0, 0);
 	R("sched_getaffinity(0, 128): a multiple of 8", r > 0 && r % 8 == 0);
