@@ -165,6 +165,16 @@ bool has_reapable_child(void)
 	return found;
 }
 
+/* wait4's pid: one child (> 0), any (-1), those of our process group (0) or of group -pid */
+static inline bool wait_eligible(struct task_struct *p, pid_t pid)
+{
+	if (pid > 0)
+		return p->pid == pid;
+	if (pid == 0)
+		return p->pgrp == current->pgrp;
+	return pid == -1 || p->pgrp == -pid;
+}
+
 /* Returns the pid of a reaped child, 0 if none exited yet, <0 on error. */
 static noinline long wait_consider_children(pid_t pid, int *status, bool *any)
 {
@@ -173,7 +183,7 @@ static noinline long wait_consider_children(pid_t pid, int *status, bool *any)
 
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry_safe(p, n, &current->children, sibling) {
-		if (pid > 0 && p->pid != pid)
+		if (!wait_eligible(p, pid))
 			continue;
 		*any = true;
 		if (p->exit_state == EXIT_ZOMBIE && !p->on_cpu && (!p->signal || !p->signal->nr_threads)) {
@@ -213,7 +223,7 @@ static noinline bool session_wait_is_over(pid_t pid)
 		return false;
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry(p, &current->children, sibling) {
-		if (pid > 0 && p->pid != pid)
+		if (!wait_eligible(p, pid))
 			continue;
 		if (p->session && (p->session->entered || !list_empty(&p->session->queue)))
 			busy = true;

@@ -702,6 +702,17 @@ static void fam_pgrp(void)
 	R("setpgid(child, 0)", moved);
 	R("getpgid(child) == child", own);
 	R("the child's status", status);
+	/* wait4 by process group: a child moved to a group of its own is not in ours */
+	child = fork();
+	if (child == 0) {
+		read(sync[0], &byte, 1);
+		exit(3);
+	}
+	R("setpgid(child, 0)", sc(109, child, 0, 0, 0, 0));
+	write(sync[1], "x", 1);
+	R("wait4(0): none in our group", wait4(0, &status, 0, NULL));
+	R("wait4(-child) == child", wait4(-child, &status, 0, NULL) == child);
+	R("its status", status);
 }
 
 /* a task's ids and what they allow (run as root), its robust futexes, the system's figures */
