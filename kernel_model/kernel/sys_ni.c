@@ -38,12 +38,6 @@ SYSCALL_DEFINE3(mincore, unsigned long, start, size_t, len, unsigned char *, vec
 	return sys_ni_syscall();
 }
 
-/* mm/madvise.c */
-SYSCALL_DEFINE3(madvise, unsigned long, start, size_t, len_in, int, behavior)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/shm.c */
 SYSCALL_DEFINE3(shmget, key_t, key, size_t, size, int, shmflg)
 {

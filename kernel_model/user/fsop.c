@@ -822,6 +822,68 @@ static void fam_task(void)
 	fam_pgrp();
 }
 
+/* the lines of /proc/self/maps: one per VMA */
+static long maps_lines(void)
+{
+	static char buf[16384];
+	int fd = open("/proc/self/maps", O_RDONLY, 0);
+	long n, total = 0, lines = 0, i;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0, total += n; i < n; i++)
+			lines += buf[i] == '\n';
+	close(fd);
+	return lines;
+}
+
+/* madvise on an anonymous mapping and a file's */
+static void fam_mm(void)
+{
+	long P = 4096, before;
+	char *p = (char *)sc(9, 0, 4 * 4096, 3, 0x22, -1), *f;
+	int fd, status, i;
+
+	for (i = 0; i < 4; i++)
+		p[i * P] = 'A' + i;
+	R("madvise(p, 1 page, MADV_DONTNEED)", sc(28, L(p), P, 4, 0, 0));
+	printf("  page 0 %d, page 1 %c\n", p[0], p[P]);
+	R("madvise(p + 1, 1 page, MADV_DONTNEED)", sc(28, L(p + 1), P, 4, 0, 0));
+	R("madvise(p, 1 page, 99)", sc(28, L(p), P, 99, 0, 0));
+	R("madvise(p, 0, MADV_DONTNEED)", sc(28, L(p), 0, 4, 0, 0));
+	R("madvise(p, -1, MADV_NORMAL)", sc(28, L(p), -1, 0, 0, 0));
+	R("madvise(p, 1 page, MADV_FREE)", sc(28, L(p + P), P, 8, 0, 0));
+	printf("  page 1 %c\n", p[P]);
+	R("madvise(p, 4 pages, MADV_WILLNEED)", sc(28, L(p), 4 * P, 3, 0, 0));
+	R("madvise(p, 4 pages, MADV_SEQUENTIAL)", sc(28, L(p), 4 * P, 2, 0, 0));
+	before = maps_lines();
+	R("madvise(p + 1 page, 1 page, MADV_DONTDUMP)", sc(28, L(p + P), P, 16, 0, 0));
+	printf("  VMAs: %ld more\n", maps_lines() - before);
+	R("madvise(p + 1 page, 1 page, MADV_DODUMP)", sc(28, L(p + P), P, 17, 0, 0));
+	R("madvise(p + 2 pages, 1 page, MADV_WIPEONFORK)", sc(28, L(p + 2 * P), P, 18, 0, 0));
+	R("madvise(p + 3 pages, 1 page, MADV_DONTFORK)", sc(28, L(p + 3 * P), P, 10, 0, 0));
+	if (fork() == 0)
+		exit(p[2 * P] == 0 && p[P] == 'B' ? 0 : 1);
+	wait4(-1, &status, 0, NULL);
+	R("a child's wiped page is empty, its others copied", status);
+	R("madvise(p, 4 pages, MADV_POPULATE_WRITE)", sc(28, L(p), 4 * P, 23, 0, 0));
+	R("munmap(p + 1 page, 1 page)", sc(11, L(p + P), P, 0, 0, 0));
+	R("madvise(p, 4 pages, MADV_DONTNEED) over the hole", sc(28, L(p), 4 * P, 4, 0, 0));
+	printf("  page 2 %d (zapped after the hole too)\n", p[2 * P]);
+	R("madvise(unmapped, 1 page, MADV_NORMAL)", sc(28, L(p + P), P, 0, 0, 0));
+	/* a file's private mapping */
+	fd = open("f", O_RDWR | 0100, 0644);
+	R("write(f, 1 page)", write(fd, p, P) == P);
+	f = (char *)sc(9, 0, P, 1, 2, fd);
+	R("madvise(file, MADV_FREE)", sc(28, L(f), P, 8, 0, 0));
+	R("madvise(file, MADV_WIPEONFORK)", sc(28, L(f), P, 18, 0, 0));
+	R("madvise(file, MADV_REMOVE)", sc(28, L(f), P, 9, 0, 0));
+	R("madvise(file, MADV_POPULATE_WRITE) read-only", sc(28, L(f), P, 23, 0, 0));
+	R("madvise(file, MADV_POPULATE_READ)", sc(28, L(f), P, 22, 0, 0));
+	R("madvise(file, MADV_DONTNEED)", sc(28, L(f), P, 4, 0, 0));
+	printf("  reads again: %d\n", f[0] == p[0]);
+	close(fd);
+}
+
 /* fsop xattr PATH...: the extended attribute calls a `ls -l` and a user make on each path */
 static void xattrs(int argc, char **argv)
 {
@@ -894,6 +956,8 @@ int main(int argc, char **argv)
 		fam_exec(argc, argv);
 	else if (!strcmp(fam, "task"))
 		fam_task();
+	else if (!strcmp(fam, "mm"))
+		fam_mm();
 	else
 		return 2;
 	return 0;

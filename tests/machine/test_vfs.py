@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 FSOP = Path(__file__).resolve().parents[2] / "kernel_model" / "build" / "user" / "fsop.elf"
-FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec", "task"]
+FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec", "task", "mm"]
 
 
 @pytest.fixture
