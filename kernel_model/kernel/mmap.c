@@ -637,9 +637,7 @@ noinline int mprotect_fixup(struct mm_struct *mm, struct vm_area_struct *vma, un
 
 	if (newflags == vma->vm_flags)
 		return 0;
-	if (start != vma->vm_start && (err = __split_vma(mm, vma, start, 1)))
-		return err;
-	if (end != vma->vm_end && (err = __split_vma(mm, vma, end, 0)))
+	if ((err = split_vma_range(mm, vma, start, end)))
 		return err;
 	vma->vm_flags = newflags;
 	vma_set_page_prot(vma);

@@ -42,7 +42,6 @@
 #define VM_MIXEDMAP	0x10000000UL
 #define VM_SPECIAL	(VM_IO | VM_DONTEXPAND | VM_PFNMAP | VM_MIXEDMAP)
 
-int __split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr, int new_below);
 
 static bool madvise_behavior_valid(int behavior)
 {
@@ -62,14 +61,11 @@ static bool madvise_behavior_valid(int behavior)
 static noinline int madvise_update_vma(struct vm_area_struct *vma, unsigned long start,
 				       unsigned long end, unsigned long new_flags)
 {
-	struct mm_struct *mm = vma->vm_mm;
 	int err;
 
 	if (new_flags == vma->vm_flags)
 		return 0;
-	if (start != vma->vm_start && (err = __split_vma(mm, vma, start, 1)))
-		return err;
-	if (end != vma->vm_end && (err = __split_vma(mm, vma, end, 0)))
+	if ((err = split_vma_range(vma->vm_mm, vma, start, end)))
 		return err;
 	vma->vm_flags = new_flags;
 	return 0;
