@@ -179,10 +179,13 @@ class FakeMachine:
     def session_caught_up(self, timeout: float = 0.0) -> bool:
         return True
 
+    def btf(self) -> bytes | None:
+        return None
+
     def programs(self) -> list[str]:
         return []
 
-    def spawn(self, argv, on_output=None, on_stderr=None):
+    def spawn(self, argv, on_output=None, on_stderr=None, stdin=None):
         raise FileNotFoundError(argv[0])
 
     def tasks(self) -> list:

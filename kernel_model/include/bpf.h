@@ -181,6 +181,11 @@ struct bpf_prog *bpf_prog_get_by_fd(int fd);
 struct tracepoint *bpf_get_raw_tracepoint(const char *name);
 int bpf_probe_register(struct tracepoint *tp, struct bpf_prog *prog);
 void bpf_probe_unregister(struct tracepoint *tp, struct bpf_prog *prog);
+/* btf.c: the kernel's own BTF (object 1, "vmlinux") */
+extern const struct file_operations btf_fops;
+u32 btf_next_id(u32 start_id);
+int btf_get_fd_by_id(u32 id);
+int btf_get_info_by_fd(const struct file *f, const union bpf_attr *attr, union bpf_attr *uattr);
 /* test_run.c */
 int bpf_prog_test_run_raw_tp(struct bpf_prog *prog, const union bpf_attr *kattr, union bpf_attr *uattr);
 /* maccess.c */

@@ -33,6 +33,7 @@
 #define PORT_KPROBE	0x521	/* db_arg: address of the struct kprobe_host_req posted
 				 * (trace/kprobe_perf.h); the host answers it later, sets its
 				 * `done` and raises the call-function vector */
+#define PORT_STDIN	0x522	/* db_arg: host id: a reader of its stdin found it empty: send more */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1
@@ -77,12 +78,19 @@ struct hostif_hpet {
 };
 
 #define HOST_REQ_SLOTS 16
-#define HOST_REQ_ARGV 1008
+#define HOST_REQ_ARGV 1000
+enum host_request_kind {
+	HOST_REQ_SPAWN,		/* run argv: the program `id` */
+	HOST_REQ_STDIN,		/* argv[0..len) is what program `id` reads next on its stdin; len 0: EOF */
+};
+#define HOST_SPAWN_STDIN 1	/* flags of a spawn: its stdin is the host's (HOST_REQ_STDIN), not /dev/null */
 struct host_request {
 	u64 id;
 	u32 argc;
 	u32 len;
-	char argv[HOST_REQ_ARGV];	/* argc NUL-terminated strings */
+	u32 kind;
+	u32 flags;
+	char argv[HOST_REQ_ARGV];	/* argc NUL-terminated strings (a spawn), data (stdin) */
 };
 struct host_requests {
 	u32 head;			/* written by the host */

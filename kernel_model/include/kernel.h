@@ -374,6 +374,8 @@ void vfs_mount_init(void);
 struct file *filp_open(const char *filename, int flags, unsigned short mode);
 int replace_fd(unsigned int fd, struct file *file, unsigned int flags);
 struct file *hostpipe_open(u64 host_id, int fd);
+struct file *hostpipe_open_input(u64 host_id);
+void hostpipe_input(u64 host_id, const char *data, u32 len);
 int init_dup(struct file *file);
 struct file *get_file(struct file *f);
 void fput(struct file *file);

@@ -7,6 +7,8 @@
  * own tasks take pids below it (fork.c's alloc_pid). */
 #define FIRST_SESSION_PID 1000
 
+struct queued_record;
+
 struct session_task {
 	struct list_head node;		/* in session.c's table, by tid */
 	struct list_head queue;		/* its records, oldest first */
@@ -15,6 +17,7 @@ struct session_task {
 	bool waiting;			/* asleep until a record comes */
 	bool killed;			/* its process died on the host: it ends at the next chance */
 	bool entered;			/* a call is loaded (or running): no other is taken */
+	struct queued_record *entering;	/* the record of the call loaded, until its sys_enter */
 	void *scratch[4];		/* the pages its calls' blobs are laid out in */
 	u64 serving;			/* the serial of the served call it makes, or 0 */
 	bool serving_new_fd;		/* ... which returns a new fd (SESSION_SC_NEW_FD) */

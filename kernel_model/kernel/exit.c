@@ -211,25 +211,31 @@ static noinline long wait_consider_children(pid_t pid, int *status, bool *any)
  * to replay here: what ended the host's wait is no exit this kernel will see (a tracee's ptrace
  * stop, a stopped child, a signal), so waiting on would hold the task -- and every later call
  * of its process -- for good.  A child's exit that ended it is among the child's queued records
- * (they came through the ring before the waiter's next one), so a busy child is waited for.
+ * (they came through the ring before the waiter's next one), so a busy child is waited for:
+ * one with records queued, or running a call.  A child asleep in a call with nothing queued
+ * waits for its host's call (a tracee stopped in it: strace), which no exit here can come
+ * before.  Returns 1 when the wait is over, 0 when it goes on, -1 when it goes on only for a
+ * busy child (which wakes no one when it falls asleep: look again soon).
  */
-static noinline bool session_wait_is_over(pid_t pid)
+static noinline int session_wait_is_over(pid_t pid)
 {
 	struct task_struct *p;
 	unsigned long flags;
 	bool busy = false;
 
 	if (!session_host_moved_on(current))
-		return false;
+		return 0;
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry(p, &current->children, sibling) {
+		struct session_task *st = p->session;
+
 		if (!wait_eligible(p, pid))
 			continue;
-		if (p->session && (p->session->entered || !list_empty(&p->session->queue)))
+		if (st && (!list_empty(&st->queue) || (st->entered && READ_ONCE(p->__state) == TASK_RUNNING)))
 			busy = true;
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
-	return !busy;
+	return busy ? -1 : 1;
 }
 
 long do_wait(pid_t pid, int *ustatus, int options)
@@ -250,9 +256,17 @@ long do_wait(pid_t pid, int *ustatus, int options)
 			set_current_state(TASK_RUNNING);
 			return -ERESTARTSYS;
 		}
-		if (!ret && any && !(options & WNOHANG) && session_wait_is_over(pid)) {
-			set_current_state(TASK_RUNNING);
-			return 0;	/* (the host's result is not known here) */
+		if (!ret && any && !(options & WNOHANG)) {
+			int over = session_wait_is_over(pid);
+
+			if (over > 0) {
+				set_current_state(TASK_RUNNING);
+				return 0;	/* (the host's result is not known here) */
+			}
+			if (over < 0) {
+				schedule_timeout(1);
+				continue;
+			}
 		}
 		if (ret || !any || (options & WNOHANG)) {
 			set_current_state(TASK_RUNNING);

@@ -24,6 +24,7 @@ static int cpu_stopper_thread(void *arg)
 struct spawn_req {
 	u64 id;
 	int argc;
+	u32 flags;		/* HOST_SPAWN_* */
 	char argv[HOST_REQ_ARGV];
 };
 
@@ -70,7 +71,7 @@ static int spawn_program(void *arg)
 	if (unshare_files() || unshare_fs_struct())
 		do_exit(127 << 8);
 	host_view_enter();	/* its "/" is the host's (fs/init.c) */
-	in = filp_open("/dev/null", 0, 0);
+	in = req->flags & HOST_SPAWN_STDIN ? hostpipe_open_input(req->id) : filp_open("/dev/null", 0, 0);
 	out = hostpipe_open(req->id, 1);
 	err = hostpipe_open(req->id, 2);
 	if (IS_ERR(in) || IS_ERR(out) || IS_ERR(err))
@@ -108,11 +109,18 @@ int kthreadd(void *unused)
 		session_create_roots();
 		while (hr->tail != READ_ONCE(hr->head)) {
 			struct host_request *slot = &hr->slot[hr->tail % HOST_REQ_SLOTS];
-			struct spawn_req *req = kmalloc(sizeof(*req), GFP_KERNEL);
+			struct spawn_req *req;
 
+			if (slot->kind == HOST_REQ_STDIN) {
+				hostpipe_input(slot->id, slot->argv, min(slot->len, (u32)HOST_REQ_ARGV));
+				WRITE_ONCE(hr->tail, hr->tail + 1);
+				continue;
+			}
+			req = kmalloc(sizeof(*req), GFP_KERNEL);
 			if (req) {
 				req->id = slot->id;
 				req->argc = slot->argc;
+				req->flags = slot->flags;
 				memcpy(req->argv, slot->argv, HOST_REQ_ARGV);
 				req->argv[HOST_REQ_ARGV - 1] = 0;
 				if (kernel_thread(spawn_program, req, "kthreadd", -1) < 0) {

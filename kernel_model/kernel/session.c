@@ -50,6 +50,8 @@ struct session_ring session_ring __aligned(4096);
 /* A record on its task's queue (a copy out of the ring). */
 struct queued_record {
 	struct list_head node;
+	struct list_head inflight;	/* on `inflight` until it is done with */
+	u64 seq;			/* its place in the ring's order: the first record is 1 */
 	struct session_record rec;	/* rec.len bytes, payload included */
 };
 
@@ -114,10 +116,39 @@ static struct queued_record *copy_out(const struct session_record *rec)
 	return q;
 }
 
-/* Records done with (struct session_ring's `retired`). */
-static void retire(u64 n)
+/*
+ * Records done with: struct session_ring's `retired` counts them, `retired_upto` says up to
+ * which record in the ring's order all are.  Tasks take their records in their own order, so
+ * a count can reach a number while an older record still waits on a slow task's queue: the
+ * daemon waits for `retired_upto`.  Records not done with are on `inflight`, oldest first.
+ */
+static LIST_HEAD(inflight);
+static u64 records_taken;	/* taken off the ring: the seq of the last */
+
+/* Under session_lock. */
+static void publish_retired(u64 n)
 {
+	u64 upto = list_empty(&inflight) ? records_taken :
+		   list_first_entry(&inflight, struct queued_record, inflight)->seq - 1;
+
 	__atomic_add_fetch(&session_ring.retired, n, __ATOMIC_RELEASE);
+	__atomic_store_n(&session_ring.retired_upto, upto, __ATOMIC_RELEASE);
+}
+
+/* Under session_lock. */
+static void __retire(struct queued_record *q)
+{
+	list_del_init(&q->inflight);
+	publish_retired(1);
+}
+
+static void retire(struct queued_record *q)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&session_lock, flags);
+	__retire(q);
+	spin_unlock_irqrestore(&session_lock, flags);
 }
 
 /* Under session_lock: put a record where it belongs, and wake whoever waits for it. */
@@ -145,8 +176,8 @@ static void deliver(struct queued_record *q)
 		 * end or an exec outcome only for a task that is there */
 		st = rec->type == SESSION_REC_SYSCALL ? lookup_or_park(rec->tid) : lookup(rec->tid);
 		if (!st) {
+			__retire(q);
 			kfree(q);
-			retire(1);
 			return;
 		}
 	}
@@ -189,11 +220,14 @@ notrace void session_ring_interrupt(void)
 				   !(len & 7)) {
 				struct queued_record *q = copy_out(rec);
 
+				records_taken++;
 				if (q) {
 					session_records_taken++;
+					q->seq = records_taken;
+					list_add_tail(&q->inflight, &inflight);
 					deliver(q);
 				} else {
-					retire(1);
+					publish_retired(1);	/* dropped: no memory for it */
 				}
 			} else {
 				panic("session ring: a record of a bad length");
@@ -451,7 +485,7 @@ static long take_fd_record(struct session_task *st, int kfd)
 		return kfd;
 	}
 	unqueue(q);
-	retire(1);
+	retire(q);
 	host = q->rec.fd.host;
 	kfree(q);
 	if (host < 0) {
@@ -468,7 +502,14 @@ static long take_fd_record(struct session_task *st, int kfd)
 /* do_syscall_64, once the call's sys_enter is recorded: the record is done with. */
 void session_syscall_entered(void)
 {
-	retire(1);
+	struct session_task *st = current->session;
+	struct queued_record *q = st->entering;
+
+	if (!q)
+		return;
+	st->entering = NULL;
+	retire(q);
+	kfree(q);
 }
 
 /* do_syscall_64, after the handler: a call that may block waits for the host's return. */
@@ -649,11 +690,13 @@ void session_exit_to_user_mode(struct pt_regs *regs)
 		if (rec->type == SESSION_REC_SYSCALL) {
 			load_syscall(st, regs, rec);
 			st->entered = true;
+			st->entering = q;	/* done with at its sys_enter */
+			continue;
 		} else if (rec->type == SESSION_REC_EXIT) {
 			int status = rec->exit.status;
 
+			retire(q);
 			kfree(q);
-			retire(1);
 			do_exit(status);
 		} else if (rec->type == SESSION_REC_NEW_TASK) {
 			/* a child its clone gave up on (the supervisor saw it late): forked now */
@@ -672,8 +715,7 @@ void session_exit_to_user_mode(struct pt_regs *regs)
 				session_wake_new_task(current, p);
 		}
 		/* (an EXEC record nobody waited for: its execve gave up on it) */
-		if (rec->type != SESSION_REC_SYSCALL)
-			retire(1);
+		retire(q);
 		kfree(q);
 	}
 }
@@ -691,7 +733,7 @@ long session_execve(const char *filename)
 	if (q->rec.type != SESSION_REC_EXEC)
 		return -ENOEXEC;	/* the supervisor never said (it died): the next record is a call */
 	unqueue(q);
-	retire(1);
+	retire(q);
 	ret = q->rec.exec.result;
 	if (!ret) {
 		ret = session_exec_mm(tsk);
@@ -772,7 +814,7 @@ long session_clone(void)
 	spin_unlock_irqrestore(&session_lock, flags);
 	if (!found)
 		return -EAGAIN;
-	retire(1);
+	retire(found);
 	if (child && !child->task) {
 		found->rec.task.comm[0] = 0;	/* a child has its parent's name */
 		p = session_fork(current, child, &found->rec);
@@ -806,8 +848,8 @@ void session_create_roots(void)
 		p = st && !st->task && init_task_p ? session_fork(init_task_p, st, &q->rec) : NULL;
 		if (p)
 			session_wake_new_task(init_task_p, p);
+		retire(q);
 		kfree(q);
-		retire(1);
 	}
 }
 
@@ -822,16 +864,18 @@ void session_task_exit(struct task_struct *tsk)
 	struct session_task *st = tsk->session;
 	struct queued_record *q, *n;
 	unsigned long flags;
-	u64 dropped = 0;
 
 	spin_lock_irqsave(&session_lock, flags);
 	list_del_init(&st->node);
 	kfree(st->start);
 	list_for_each_entry_safe(q, n, &st->queue, node) {
+		__retire(q);
 		kfree(q);
-		dropped++;
 	}
-	retire(dropped);
+	if (st->entering) {	/* a call loaded, never entered */
+		__retire(st->entering);
+		kfree(st->entering);
+	}
 	spin_unlock_irqrestore(&session_lock, flags);
 	tsk->session = NULL;
 	kfree(st);

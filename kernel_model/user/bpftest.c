@@ -8,6 +8,9 @@
  *   load TYPE INSNS [LOG_LEVEL [LICENSE]]  -> prog fd, then the verifier log's lines, "| "-prefixed
  *   run FD [CTX [CPU]]                     -> the program's return value (BPF_PROG_TEST_RUN)
  *   minfo FD   pinfo FD                    -> BPF_OBJ_GET_INFO_BY_FD fields
+ *   bnext ID   bfd ID                      -> BPF_BTF_GET_NEXT_ID's next id, BPF_BTF_GET_FD_BY_ID's fd
+ *   binfo FD NAME_LEN                      -> a BTF object's info: the data's first 4 bytes (of a
+ *                                             16-byte buffer), its size, id, name, kernel_btf
  *   raw CMD ATTR [SIZE]                    -> bpf(CMD, ATTR, SIZE) as it returns
  *   rawtp FD NAME                          -> a link fd (BPF_RAW_TRACEPOINT_OPEN)
  *   tpev ID                                -> a perf event fd on tracepoint ID, this process's
@@ -290,6 +293,40 @@ int main(int argc, char **argv)
 				puts_(" uid "); putnum(info.created_by_uid);
 				puts_(" xlated_len "); putnum(info.xlated_prog_len);
 				puts_(" verified_insns "); putnum(info.verified_insns);
+			}
+		} else if (!strcmp(cmd, "bnext") && i + 1 <= argc) {
+			attr.start_id = num(argv[i++]);
+			r = sys_bpf(BPF_BTF_GET_NEXT_ID, &attr, sizeof(attr));
+			result(cmd, r);
+			if (r == 0) {
+				puts_(" ");
+				putnum(attr.next_id);
+			}
+		} else if (!strcmp(cmd, "bfd") && i + 1 <= argc) {
+			attr.btf_id = num(argv[i++]);
+			result(cmd, sys_bpf(BPF_BTF_GET_FD_BY_ID, &attr, sizeof(attr)));
+		} else if (!strcmp(cmd, "binfo") && i + 2 <= argc) {
+			struct bpf_btf_info info;
+			static unsigned char data[16];
+			static char name[32];
+			zero(&info, sizeof(info));
+			info.btf = (unsigned long)data;
+			info.btf_size = sizeof(data);
+			info.name = (unsigned long)name;
+			info.name_len = num(argv[i + 1]);
+			attr.info.bpf_fd = num(argv[i]);
+			i += 2;
+			attr.info.info_len = sizeof(info);
+			attr.info.info = (unsigned long)&info;
+			r = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr));
+			result(cmd, r);
+			if (r == 0 || r == -28 /* ENOSPC */) {
+				puts_(" data "); puthex(data, 4);
+				puts_(" btf_size_over_16 "); putnum(info.btf_size > sizeof(data));
+				puts_(" id "); putnum(info.id);
+				puts_(" name "); puts_(name);
+				puts_(" name_len "); putnum(info.name_len);
+				puts_(" kernel_btf "); putnum(info.kernel_btf);
 			}
 		} else if (!strcmp(cmd, "raw") && i + 2 <= argc) {
 			static unsigned char big[8192];

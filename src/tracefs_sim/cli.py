@@ -357,11 +357,20 @@ def _daemon_socket(mount: str | None, purpose: str) -> str:
     return socket_path
 
 
+def _stdin_fd() -> int | None:
+    """This process's stdin, for the program to read (None when it has none)."""
+    try:
+        os.fstat(0)
+    except OSError:
+        return None
+    return 0
+
+
 def cmd_exec(args: argparse.Namespace) -> int:
     socket_path = _daemon_socket(args.mount, f"to run {args.program} in")
     try:
         return control.exec_program(socket_path, [args.program, *args.args], sys.stdout.buffer,
-                                    err_out=sys.stderr.buffer)
+                                    err_out=sys.stderr.buffer, stdin=_stdin_fd())
     except BrokenPipeError:
         # Whoever read our output stopped (`| head`): end as a shell pipeline would.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

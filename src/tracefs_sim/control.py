@@ -54,6 +54,7 @@ ENV_VAR = "TRACEFS_SIM_CONTROL"
 
 # A request is one short JSON line; anything longer is not a request of ours.
 _MAX_REQUEST = 1 << 16
+_MAX_FDS = 4  # fds a request may carry (exec: its stdin); more are cut by the kernel (MSG_CTRUNC)
 SESSION_POOL_MAX = 240  # perf pool files a session answer may carry (SCM_RIGHTS takes 253 fds)
 _REQUEST_TIMEOUT = 10.0
 # How long the server waits between checks of a running program's exit.
@@ -186,14 +187,15 @@ class _BadRequest(Exception):
 async def _handle(machine: ServedMachine, stream: trio.SocketStream) -> None:
     import trio
 
+    fds: list[int] = []
     async with stream:
         try:
-            request, rest = await _read_request(stream)
+            request, rest = await _read_request(stream, fds)
             op = request.get("op")
             if op == "info":
                 await _send(stream, _describe(machine))
             elif op == "exec":
-                await _exec(machine, stream, request.get("argv"), rest)
+                await _exec(machine, stream, request.get("argv"), rest, fds)
             elif op == "session":
                 await _send_session_ring(machine, stream)
             elif op == "disasm":
@@ -213,9 +215,13 @@ async def _handle(machine: ServedMachine, stream: trio.SocketStream) -> None:
             pass  # the client went away; nothing to tell it
         except Exception as e:  # a daemon bug must not take the filesystem down with it
             print(f"tracefs-sim: control request failed: {e!r}", file=sys.stderr)
+        finally:
+            for fd in fds:  # what no request took
+                os.close(fd)
 
 
-async def _read_request(stream: trio.SocketStream) -> tuple[JsonObject, bytes]:
+async def _read_request(stream: trio.SocketStream, fds: list[int]) -> tuple[JsonObject, bytes]:
+    """The request line, what followed it, and (into fds) the fds that came with it."""
     import trio
 
     buf = bytearray()
@@ -224,7 +230,10 @@ async def _read_request(stream: trio.SocketStream) -> tuple[JsonObject, bytes]:
         while b"\n" not in buf:
             if len(buf) > _MAX_REQUEST:
                 raise _BadRequest("request too long")
-            data = await stream.receive_some(4096)
+            data, ancdata, _, _ = await stream.socket.recvmsg(4096, socket.CMSG_SPACE(_MAX_FDS * 4))
+            for level, kind, payload in ancdata:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    fds.extend(array.array("i", payload[:len(payload) - len(payload) % 4]))
             if not data:
                 raise _BadRequest("connection closed before a complete request")
             buf += data
@@ -287,15 +296,20 @@ def _disassemble(machine: ServedMachine, target: str) -> JsonObject:
             "notes": sorted(notes.items()), "listing": listing}
 
 
-async def _exec(machine: ServedMachine, stream: trio.SocketStream, argv: Any, rest: bytes) -> None:
+async def _exec(machine: ServedMachine, stream: trio.SocketStream, argv: Any, rest: bytes,
+                fds: list[int]) -> None:
+    """Run argv; the one fd that came with the request, if any, is its stdin (spawn takes it)."""
     import trio
 
     if not (isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)):
         raise _BadRequest("exec needs argv, a non-empty list of strings")
+    if len(fds) > 1:
+        raise _BadRequest("exec takes one fd at most: the program's stdin")
+    stdin = fds.pop() if fds else None
     pump = _OutputPump(trio.lowlevel.current_trio_token())
     try:
         # spawn waits for the guest to start the program: never block the loop serving FUSE.
-        process = await trio.to_thread.run_sync(machine.spawn, argv, pump.write, pump.write_stderr)
+        process = await trio.to_thread.run_sync(machine.spawn, argv, pump.write, pump.write_stderr, stdin)
     except FileNotFoundError:
         await _send(stream, {"error": f"tracefs-sim exec: {argv[0]}: no such program"})
         await _send(stream, {"status": 127})
@@ -452,9 +466,11 @@ def _replies(sock: socket.socket, path: str) -> Iterator[JsonObject]:
         raise ControlError(f"lost the connection to {path}: {e.strerror}") from None
 
 
-def _send_request(sock: socket.socket, path: str, request: JsonObject) -> None:
+def _send_request(sock: socket.socket, path: str, request: JsonObject, fds: list[int] | None = None) -> None:
+    data = json.dumps(request).encode() + b"\n"
     try:
-        sock.sendall(json.dumps(request).encode() + b"\n")
+        sent = socket.send_fds(sock, [data], fds) if fds else 0  # the fds ride on the first bytes
+        sock.sendall(data[sent:])
     except OSError as e:
         raise ControlError(f"lost the connection to {path}: {e.strerror}") from None
 
@@ -509,15 +525,16 @@ def disassemble(path: str, target: str, timeout: float | None = 10.0) -> JsonObj
 
 
 def exec_program(path: str, argv: list[str], out: BinaryIO, err: TextIO | None = None,
-                 err_out: BinaryIO | None = None) -> int:
+                 err_out: BinaryIO | None = None, stdin: int | None = None) -> int:
     """Run `argv` in the emulated kernel; copy its stdout to `out` and its stderr to `err_out`
-    (to `out` when None); return its exit status.
+    (to `out` when None); its stdin is what it reads of the fd `stdin` (passed to the daemon
+    with the request), else /dev/null; return its exit status.
 
     Errors the daemon reports (e.g. an unknown program, status 127) go to `err` (stderr)."""
     err = err if err is not None else sys.stderr
     with _connect(path, 10.0) as sock:
         sock.settimeout(None)  # a program may run as long as it likes
-        _send_request(sock, path, {"op": "exec", "argv": list(argv)})
+        _send_request(sock, path, {"op": "exec", "argv": list(argv)}, fds=[stdin] if stdin is not None else [])
         for message in _replies(sock, path):
             if "output" in message or "stderr" in message:
                 key = "output" if "output" in message else "stderr"

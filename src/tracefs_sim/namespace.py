@@ -27,6 +27,8 @@ DEBUG_VIEWS_DIR = ".tracefs-sim-debug"
 PROC_MOUNTS_VIEW = "proc-mounts"   # in DEBUG_VIEWS_DIR: ProcMountsView
 EVENT_SOURCE_VIEW = "event-source"   # in DEBUG_VIEWS_DIR: /sys/bus/event_source/devices
 EVENT_SOURCE_DIR = "/sys/bus/event_source/devices"
+BTF_VIEW = "btf"   # in DEBUG_VIEWS_DIR: /sys/kernel/btf
+BTF_DIR = "/sys/kernel/btf"
 PROC_KALLSYMS_VIEW = "proc-kallsyms"   # trace/kallsyms_file.py's KallsymsView
 _PROC_SYS_KERNEL = "/proc/sys/kernel"
 SYSCTL_KERNEL_VIEW = "sysctl-kernel"   # /proc/sys/kernel's tracing sysctls (fs/layout.py)
@@ -220,8 +222,11 @@ class Overlay:
         """Bind the daemon's view of the emulated kernel's debugfs kprobes/ at its Linux path
         (after bind_debug_tracing), and of its PMUs over /sys/bus/event_source/devices (the
         host's are not the PMUs a session's perf_event_open reaches). Absent (a kernel image
-        without kprobes), a view is left out, as the files of a kernel without them."""
-        self._bind_views({"kprobes": DEBUGFS_DIR + "/kprobes", EVENT_SOURCE_VIEW: EVENT_SOURCE_DIR})
+        without kprobes), a view is left out, as the files of a kernel without them. The
+        kernel's BTF goes over /sys/kernel/btf (the host's would describe the host's kernel;
+        a host without the directory gets none: sysfs takes no new one)."""
+        self._bind_views({"kprobes": DEBUGFS_DIR + "/kprobes", EVENT_SOURCE_VIEW: EVENT_SOURCE_DIR,
+                          BTF_VIEW: BTF_DIR})
 
     def bind_proc_views(self) -> None:
         """Bind the daemon's /proc/mounts (the reader's mounts as a tracing tool expects them,

@@ -21,7 +21,10 @@ START_TIMEOUT = 90
 
 
 def tracefs_sim(*args: str, timeout: float = START_TIMEOUT, **kwargs) -> subprocess.CompletedProcess:
-    """`tracefs-sim ARGS` to completion, text output captured."""
+    """`tracefs-sim ARGS` to completion, text output captured; stdin /dev/null unless given
+    (`exec` passes its stdin to the program: never the test runner's)."""
+    if "input" not in kwargs:
+        kwargs.setdefault("stdin", subprocess.DEVNULL)
     return subprocess.run([TRACEFS_SIM, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
 
 

@@ -1,6 +1,7 @@
 """`tracefs-sim mount` / `umount` / `exec`, and the mounted tree driven with real cat, echo,
 ls and sh, compared with Linux 6.1 (captured in data/linux-6.1)."""
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -106,6 +107,25 @@ def test_exec_of_busybox_sh_with_a_pipe(mounted):
     names = [n for n in os.listdir("/") if not n.startswith(".")]
     result = tracefs_sim("exec", "--mount", str(mounted), "/bin/busybox", "sh", "-c", "ls / | wc -l", timeout=120)
     assert (result.returncode, result.stdout) == (0, f"{len(names)}\n"), result.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/bin/busybox") or b"/ld-linux" in open("/bin/busybox", "rb").read(4096),
+                    reason="needs Debian's busybox-static at /bin/busybox")
+def test_exec_reads_the_callers_stdin(mounted, tmp_path):
+    """The program's stdin is the caller's: a pipe (a shell's commands, more than one request's
+    worth of data) and a file, each to its end; without one, /dev/null."""
+    script = "echo hi from sh\nls / | wc -l\n"
+    result = tracefs_sim("exec", "--mount", str(mounted), "/bin/busybox", "sh", input=script, timeout=120)
+    names = [n for n in os.listdir("/") if not n.startswith(".")]
+    assert (result.returncode, result.stdout) == (0, f"hi from sh\n{len(names)}\n"), result.stderr
+    data = tmp_path / "data"
+    data.write_bytes(bytes(range(256)) * 40)  # ten requests' worth
+    with open(data, "rb") as f:
+        result = tracefs_sim("exec", "--mount", str(mounted), "/bin/busybox", "md5sum", stdin=f, timeout=120)
+    assert result.stdout.split()[0] == hashlib.md5(data.read_bytes()).hexdigest(), result.stdout + result.stderr
+    result = tracefs_sim("exec", "--mount", str(mounted), "/bin/busybox", "wc", "-c", stdin=subprocess.DEVNULL,
+                         timeout=120)
+    assert result.stdout.split() == ["0"], result.stdout + result.stderr
 
 
 def test_exec_of_a_dynamically_linked_program_says_why_not(mounted):

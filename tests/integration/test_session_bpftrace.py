@@ -74,6 +74,24 @@ def test_printf_through_a_perf_event_array(tmp_path):
     assert ["bt_marker", "231"] in calls, out
 
 
+def test_tracepoint_args_typed_by_the_kernels_btf(tmp_path):
+    """The one-liner the docs start with: `args->filename` of syscalls:sys_enter_openat. The
+    format's field types (`const char *`, `umode_t`) come from the kernel's BTF, which bpftrace
+    reads through bpf() (BPF_BTF_GET_NEXT_ID, BPF_BTF_GET_FD_BY_ID, BPF_OBJ_GET_INFO_BY_FD:
+    `bpftrace --info` says `btf: yes`); str() reads the name from the opener's memory."""
+    marker = tmp_path / "bt_marker"
+    shutil.copy("/bin/cat", marker)
+    (tmp_path / "opened").write_text("x\n")  # (a name within str()'s 64 bytes: run in tmp_path)
+    out, err = bpftrace_while(
+        tmp_path, 'tracepoint:syscalls:sys_enter_openat /comm == "bt_marker"/ { printf("%s %s\\n", comm, '
+        'str(args->filename)); }', f"{marker} opened > /dev/null")
+    lines = out.splitlines()
+    assert lines[0] == "Attaching 1 probe...", out + err
+    assert "bt_marker opened" in lines[1:], out + err
+    info = tracefs_sim("run", "-c", "bpftrace --info 2>&1 | grep -w btf", timeout=200, cwd=tmp_path)
+    assert info.stdout.split() == ["btf:", "yes"], info.stdout + info.stderr
+
+
 def test_list_kprobes(tmp_path):
     """`bpftrace -l 'kprobe:vfs_*'` lists the emulated kernel's traceable functions of that
     name (its available_filter_functions), not the host's."""

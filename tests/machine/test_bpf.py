@@ -80,3 +80,16 @@ def test_coarse_clock_is_the_clock_at_a_tick(machine):
                   alu64_imm(RSH, R0, 63), exit_())
     out = run_case(machine, ["load", "17", phase, "run", "3", "load", "17", behind, "run", "4"]).splitlines()
     assert out[1] == "run: 0 retval 0" and out[3] == "run: 0 retval 0", out
+
+
+def test_the_kernels_btf_is_object_1(machine):
+    """vmlinux's BTF (the image's .BTF, pahole's from the kernel's DWARF) as 6.1 shows it through
+    bpf(): the only BTF object, id 1, read-only, named "vmlinux", kernel_btf set, its data from
+    BTF's magic 0xeb9f; a name buffer too short gets what fits and ENOSPC; no id 2."""
+    out = run_case(machine, ["bnext", "0", "bnext", "1", "bfd", "2", "bfd", "1", "binfo", "3", "32",
+                             "binfo", "3", "4"])
+    assert out.splitlines() == [
+        "bnext: 0 1", "bnext: -2", "bfd: -2", "bfd: 3",
+        "binfo: 0 data 9feb0100 btf_size_over_16 1 id 1 name vmlinux name_len 7 kernel_btf 1",
+        "binfo: -28 data 9feb0100 btf_size_over_16 1 id 1 name vml name_len 7 kernel_btf 1"]
+    assert machine.btf()[:4] == b"\x9f\xeb\x01\x00"

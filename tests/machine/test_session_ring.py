@@ -17,8 +17,8 @@ PROGRAM = r"""
 #include "session_ring.h"
 int main(void)
 {
-	printf("%zu %zu %zu\n", offsetof(struct session_ring, lost), offsetof(struct session_ring, produced),
-	       offsetof(struct session_ring, retired));
+	printf("%zu %zu %zu %zu\n", offsetof(struct session_ring, lost), offsetof(struct session_ring, produced),
+	       offsetof(struct session_ring, retired), offsetof(struct session_ring, retired_upto));
 	return 0;
 }
 """
@@ -31,4 +31,44 @@ def test_the_counters_offsets_are_the_headers(tmp_path):
     subprocess.run(["gcc", "-I", str(UAPI), "-o", str(tmp_path / "offsets"), str(source)], check=True, timeout=60)
     out = subprocess.run([str(tmp_path / "offsets")], capture_output=True, text=True, check=True, timeout=10).stdout
     assert [int(n) for n in out.split()] == [session_ring.LOST_OFFSET, session_ring.PRODUCED_OFFSET,
-                                             session_ring.RETIRED_OFFSET]
+                                             session_ring.RETIRED_OFFSET, session_ring.RETIRED_UPTO_OFFSET]
+
+
+class _Ring:
+    """A ring whose kernel is done with `step` more records at each look at retired_upto;
+    `ahead` more are done with out of order (a fast task's newer records)."""
+
+    def __init__(self, produced: int, step: int, ahead: int = 0):
+        self.produced, self.upto, self.step, self.ahead = produced, 0, step, ahead
+
+    def read_u64(self, pa: int) -> int:
+        if pa == session_ring.PRODUCED_OFFSET:
+            return self.produced
+        if pa == session_ring.RETIRED_OFFSET:
+            return self.upto + self.ahead
+        assert pa == session_ring.RETIRED_UPTO_OFFSET
+        self.upto = min(self.upto + self.step, self.produced)
+        return self.upto
+
+
+def test_a_replay_still_progressing_is_waited_for_past_the_stall_time():
+    ring = _Ring(produced=400, step=1)  # a look each ms at most: ~0.4 s, far past the stall
+    assert session_ring.caught_up(ring.read_u64, 0, stall=0.05, limit=30.0)
+    assert ring.upto == 400
+
+
+def test_a_stuck_replay_is_given_up_after_the_stall_time():
+    ring = _Ring(produced=5, step=0)
+    assert not session_ring.caught_up(ring.read_u64, 0, stall=0.05, limit=30.0)
+    assert ring.upto == 0
+
+
+def test_newer_records_done_with_do_not_stand_for_an_older_one_still_waiting():
+    """retired (a count) reaches what was produced while retired_upto does not: not caught up."""
+    ring = _Ring(produced=5, step=0, ahead=5)
+    assert not session_ring.caught_up(ring.read_u64, 0, stall=0.05, limit=30.0)
+
+
+def test_a_progressing_replay_is_given_up_at_the_limit():
+    ring = _Ring(produced=10**9, step=1)
+    assert not session_ring.caught_up(ring.read_u64, 0, stall=5.0, limit=0.05)

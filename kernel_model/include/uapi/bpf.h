@@ -331,6 +331,15 @@ struct bpf_map_info {
 	__u64 map_extra;
 } __attribute__((aligned(8)));
 
+struct bpf_btf_info {
+	__aligned_u64 btf;
+	__u32 btf_size;
+	__u32 id;
+	__aligned_u64 name;
+	__u32 name_len;
+	__u32 kernel_btf;
+} __attribute__((aligned(8)));
+
 /* helpers, by number (___BPF_FUNC_MAPPER) */
 enum bpf_func_id {
 	BPF_FUNC_unspec, BPF_FUNC_map_lookup_elem, BPF_FUNC_map_update_elem,

@@ -164,11 +164,16 @@ struct session_ring {
 	volatile unsigned int consumer_waiting;	/* 1: the kernel found it empty: ring the doorbell */
 	unsigned int pad2;
 	/* records done with: a call made (its sys_enter recorded), another record acted on or
-	 * dropped.  When it reaches `produced`, the kernel has caught up with the session: the
-	 * daemon waits for that before it serves a tracefs file to the session's processes, so
-	 * that what they did before shows, and what they do after does not, as on Linux. */
+	 * dropped */
 	volatile unsigned long long retired;
-	unsigned long long pad3[5];
+	/* every record up to this one, in the order they were written (the first is 1), is done
+	 * with.  When it reaches what `produced` was, the kernel has caught up with the session
+	 * as it was then: the daemon waits for that before it serves a tracefs file to the
+	 * session's processes, so that what they did before shows, and what they do after does
+	 * not, as on Linux.  (Tasks take their records in their own order: `retired` can reach
+	 * that number while an older record still waits on a slow task's queue.) */
+	volatile unsigned long long retired_upto;
+	unsigned long long pad3[4];
 	unsigned char data[SESSION_RING_DATA_SIZE];
 	struct session_reply reply;
 };

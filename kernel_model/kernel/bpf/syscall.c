@@ -654,6 +654,11 @@ static int bpf_obj_get_info_by_fd(const union bpf_attr *attr, union bpf_attr *ua
 		return bpf_prog_get_info_by_fd((struct bpf_prog *)f->private_data, attr, uattr);
 	if (f->f_op == &bpf_map_fops)
 		return bpf_map_get_info_by_fd((struct bpf_map *)f->private_data, attr, uattr);
+	if (f->f_op == &btf_fops) {
+		int err = check_uarg_tail_zero(attr->info.info, sizeof(struct bpf_btf_info), attr->info.info_len);
+
+		return err ? err : btf_get_info_by_fd(f, attr, uattr);
+	}
 	return -EINVAL;
 }
 
@@ -738,6 +743,30 @@ static int bpf_map_get_fd_by_id(const union bpf_attr *attr)
 	if (fd < 0)
 		bpf_map_put(found);
 	return fd;
+}
+
+/* ---- BPF_BTF_GET_NEXT_ID, BPF_BTF_GET_FD_BY_ID (btf.c has the objects) ---- */
+static int bpf_btf_get_next_id(const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u32 found;
+
+	if (CHECK_ATTR(attr, next_id) || attr->start_id >= INT_MAX)
+		return -EINVAL;
+	if (current->uid != 0)
+		return -EPERM;
+	found = btf_next_id(attr->start_id);
+	if (!found)
+		return -ENOENT;
+	return copy_to_user(&uattr->next_id, &found, sizeof(found)) ? -EFAULT : 0;
+}
+
+static int bpf_btf_get_fd_by_id(const union bpf_attr *attr)
+{
+	if (CHECK_ATTR(attr, btf_id))
+		return -EINVAL;
+	if (current->uid != 0)
+		return -EPERM;
+	return btf_get_fd_by_id(attr->btf_id);
 }
 
 /* ---- BPF_PROG_TEST_RUN ---- */
@@ -867,6 +896,10 @@ static long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return bpf_map_get_fd_by_id(&attr);
 	case BPF_RAW_TRACEPOINT_OPEN:
 		return bpf_raw_tracepoint_open(&attr);
+	case BPF_BTF_GET_FD_BY_ID:
+		return bpf_btf_get_fd_by_id(&attr);
+	case BPF_BTF_GET_NEXT_ID:
+		return bpf_btf_get_next_id(&attr, uattr);
 	}
 	return -EINVAL;
 }

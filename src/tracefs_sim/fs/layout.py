@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Protocol, Unpack
 
-from ..namespace import (DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, SYSCTL_KERNEL_VIEW,
+from ..namespace import (BTF_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, SYSCTL_KERNEL_VIEW,
                          ProcMountsView)
 from ..lib.sysctl import SysctlFile
 from ..probes.kprobes.debugfs import KprobeDebugViews
@@ -362,6 +362,15 @@ def add_pmu_views(tree: Tree, pmus: dict[str, tuple[int, dict[str, str]]]) -> No
             fmt = tree.mkdir(pmu, "format", _MODE_SYSFS_DIR)
             for field, spec in formats.items():
                 tree.add_file(fmt, field, _MODE_SYSFS_READ, read=_text(f"{spec}\n"))
+
+
+def add_btf_view(tree: Tree, btf: bytes) -> None:
+    """`btf/vmlinux`: the emulated kernel's BTF as /sys/kernel/btf/vmlinux shows it (its size
+    in stat, as sysfs's: libbpf reads the file to the size it finds), which the session binds
+    at /sys/kernel/btf."""
+    directory = tree.mkdir(_views_dir(tree), BTF_VIEW, _MODE_SYSFS_DIR)
+    node = tree.add_file(directory, "vmlinux", _MODE_SYSFS_READ, read=lambda: btf, settled=True)
+    node.size = len(btf)
 
 
 def _views_dir(tree: Tree) -> DirNode:

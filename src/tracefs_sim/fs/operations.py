@@ -187,7 +187,11 @@ class TracefsOperations(pyfuse3.Operations):
         if not isinstance(node, FileNode):
             raise pyfuse3.FUSEError(errno.EISDIR)
         writing = flags & os.O_ACCMODE != os.O_RDONLY
-        if writing or not node.settled:  # a settled file's text does not wait for the replay
+        consuming = node.pipe is not None or node.pages is not None
+        # A settled file's text does not wait for the replay, nor does opening a pipe (its
+        # reads wait): a tool's reader that opens late must not miss its stop signal (a
+        # trace-cmd recorder that gets it before its open returns records nothing).
+        if writing or not (node.settled or consuming):
             await self._session_caught_up()
         if writing and flags & os.O_TRUNC and node.truncate is not None:
             node.truncate()

@@ -404,12 +404,14 @@ class ServedMachine(TracedMachine, Protocol):
     def start(self) -> None: ...
     def stop(self) -> None: ...
     def kallsyms(self) -> str: ...  # /proc/kallsyms
+    def btf(self) -> bytes | None: ...  # /sys/kernel/btf/vmlinux; None: not built
     def programs(self) -> list[str]: ...
 
     def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None,
-              on_stderr: Callable[[bytes], None] | None = None) -> SpawnedProgram:
+              on_stderr: Callable[[bytes], None] | None = None, stdin: int | None = None) -> SpawnedProgram:
         """Run an emulated program; its stdout to on_output, its stderr to on_stderr (else to
-        on_output); FileNotFoundError for one the kernel does not have."""
+        on_output), its stdin what it reads of the host fd `stdin` (which the machine takes
+        over and closes), else /dev/null; FileNotFoundError for one the kernel does not have."""
         ...
 
     # -- a session's processes as the kernel's tasks (session/, kernel/session.c) --

@@ -11,16 +11,18 @@ from .paging import PhysMem, kernel_virt_to_phys
 
 (PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE, PORT_TRACE, PORT_CODE,
  PORT_IPI_TIMER, PORT_CONSOLE, PORT_SESSION_REPLY, PORT_HOSTFS, PORT_TLB, PORT_UPROBE, PORT_PERF_WAKEUP,
- PORT_KPROBE) = (
+ PORT_KPROBE, PORT_STDIN) = (
     0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517, 0x518, 0x519, 0x51A, 0x51B, 0x51C, 0x51D, 0x51E,
-    0x520, 0x521)
+    0x520, 0x521, 0x522)
 WORKLOADS = {"none": 0, "default": 1}
 BOOT_MAGIC = 0x74736D6B72656E6C
 
 # struct hostif_cpu (head of each per-CPU area)
 CPU_SELF, CPU_ID, CPU_TOP_OF_STACK, CPU_USER_RSP, CPU_NOW_NS, CPU_NEXT_EVENT, CPU_DB_ARG, CPU_USER_STATE = (
     0, 8, 16, 24, 32, 40, 48, 80)
-HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1008
+HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1000
+HOST_REQ_SPAWN, HOST_REQ_STDIN = 0, 1  # enum host_request_kind
+HOST_SPAWN_STDIN = 1  # a spawn's flags: its stdin is the host's
 # struct hostif_hpet: the HPET's comparator and where its interrupt goes
 HPET_DEADLINE, HPET_CPU, HPET_VECTOR = 0, 8, 16
 HPET_DISARMED = 2**64 - 1  # also a local APIC timer's deadline that is not armed
@@ -107,16 +109,26 @@ class HostInterface:
     def read_kernel(self, vaddr: int, size: int) -> bytes:
         return self.mem.read(kernel_virt_to_phys(vaddr), size)
 
-    def post_request(self, req_id: int, argv: list[str]) -> bool:
-        """Queue a spawn request; False if the mailbox is full."""
-        head, tail = struct.unpack_from("<II", self.mem.buf, self.requests)
-        if head - tail >= HOST_REQ_SLOTS:
-            return False
+    def post_request(self, req_id: int, argv: list[str], host_stdin: bool = False) -> bool:
+        """Queue a spawn request (host_stdin: the program's stdin comes from post_input);
+        False if the mailbox is full."""
         packed = b"".join(a.encode() + b"\0" for a in argv)
         if len(packed) > HOST_REQ_ARGV:
             raise OSError(7, "Argument list too long")  # E2BIG
+        return self._post(req_id, HOST_REQ_SPAWN, len(argv), packed, HOST_SPAWN_STDIN if host_stdin else 0)
+
+    def post_input(self, req_id: int, data: bytes) -> bool:
+        """Queue what program req_id reads next on its stdin (b"": the end); False if the
+        mailbox is full."""
+        assert len(data) <= HOST_REQ_ARGV
+        return self._post(req_id, HOST_REQ_STDIN, 0, data, 0)
+
+    def _post(self, req_id: int, kind: int, argc: int, payload: bytes, flags: int) -> bool:
+        head, tail = struct.unpack_from("<II", self.mem.buf, self.requests)
+        if head - tail >= HOST_REQ_SLOTS:
+            return False
         slot = self.requests + 16 + (head % HOST_REQ_SLOTS) * HOST_REQ_SIZE
-        self.mem.write(slot, struct.pack("<QII", req_id, len(argv), len(packed)) +
-                       packed.ljust(HOST_REQ_ARGV, b"\0"))
+        self.mem.write(slot, struct.pack("<QIIII", req_id, argc, len(payload), kind, flags) +
+                       payload.ljust(HOST_REQ_ARGV, b"\0"))
         struct.pack_into("<I", self.mem.buf, self.requests, (head + 1) & 0xFFFFFFFF)
         return True

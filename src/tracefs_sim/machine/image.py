@@ -142,6 +142,14 @@ def update_event_printk(print_fmt: str, eval_string: str, value: int) -> str:
 
 
 class KernelImage:
+    def btf(self) -> bytes | None:
+        """The kernel's BTF (its .BTF section, pahole's from its DWARF), which Linux shows as
+        /sys/kernel/btf/vmlinux; None for an image without it."""
+        section = self._elf.get_section_by_name(".BTF")
+        if section is None or not section.data_size:
+            return None
+        return bytes(section.data())
+
     def __init__(self, path: str):
         self.path = path
         with open(path, "rb") as f:

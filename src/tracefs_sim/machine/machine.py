@@ -8,6 +8,7 @@ import struct
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from collections.abc import Callable, Iterable
 from typing import TypeVar
@@ -23,18 +24,19 @@ from .hostfs import HostFs
 from .int3_table import Int3Table
 from .nvme import NvmeDisk
 from .hostif import (
-    PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_HOSTFS, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC, PORT_READY,
-    PORT_KPROBE, PORT_PERF_WAKEUP, PORT_SESSION_REPLY, PORT_SPAWNED, PORT_TLB, PORT_TRACE, PORT_WRITE, HostInterface,
+    HOST_REQ_ARGV, PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_HOSTFS, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC,
+    PORT_READY, PORT_KPROBE, PORT_PERF_WAKEUP, PORT_SESSION_REPLY, PORT_SPAWNED, PORT_STDIN, PORT_TLB, PORT_TRACE,
+    PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
 from .kprobe_requests import KprobeRequests
 from .paging import PAGE_4K, PhysMem, build_boot_page_tables, kernel_virt_to_phys
-from .process import Process, TaskInfo
+from .process import Process, StdinPump, TaskInfo
 from .runloop import VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER, Runner
 from .perf_pool import PerfPool
-from .session_ring import (LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, SessionDoorbell, SessionRingAccess,
-                           caught_up, ring_location)
+from .session_ring import (LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, RETIRED_UPTO_OFFSET, SessionDoorbell,
+                           SessionRingAccess, caught_up, ring_location)
 from .tracing import GuestTracing
 
 THREAD_SIZE = 16 * 1024
@@ -44,9 +46,10 @@ CONSOLE_KEEP, CONSOLE_LINE_MAX = 64 << 10, 4096
 BOOT_TIMEOUT = 20.0
 SPAWN_TIMEOUT = 20.0
 # How long a tracefs access of a session's process waits for the kernel to catch up with what
-# that session did before (a kernel falling far behind a busy session slows its tracefs
-# accesses by at most this much).
+# that session did before: while the kernel retires none of it (stuck), and in all (a kernel
+# far behind a busy session, still replaying, slows its tracefs accesses by at most this much).
 SESSION_CATCH_UP_S = 2.0
+SESSION_CATCH_UP_LIMIT_S = 15.0
 # CPU exceptions a user program can raise: vector -> (kernel entry, hardware error code or None).
 # Unicorn does not report the error code; a page fault's says "user access" (X86_PF_USER).
 USER_EXCEPTIONS = {0: ("asm_exc_divide_error", None), 3: ("asm_exc_int3", None),
@@ -218,6 +221,8 @@ class Machine:
         self._loop().join()
         if self._hostfs is not None:
             self._hostfs.close()
+        if self._perf_pool is not None:
+            self._perf_pool.close()
         self._release_processes(None)  # the machine is gone: report as killed by SIGKILL
 
     def _release_processes(self, reason: str | None) -> None:
@@ -260,6 +265,10 @@ class Machine:
             if proc is not None:
                 proc._exit(status, self._loop().cpu_now(cpu))
                 self._loop().end_work()
+        elif port == PORT_STDIN:
+            proc = self._processes.get(hostif.doorbell_args(cpu.index)[0])
+            if proc is not None and proc.stdin is not None:
+                proc.stdin.want()
         elif port == PORT_SPAWNED:
             host_id, pid, _, _ = hostif.doorbell_args(cpu.index)
             proc = self._processes.get(host_id)
@@ -369,6 +378,9 @@ class Machine:
     def kallsyms(self) -> str:
         return kallsyms_text(self.image.kallsyms)
 
+    def btf(self) -> bytes | None:
+        return self.image.btf()
+
     def programs(self) -> list[str]:
         return [p.name for p in self.image.programs if not p.internal]
 
@@ -412,29 +424,32 @@ class Machine:
         where = ring_location(self.image)
         if where is None or self._session_doorbell is None or self._mem is None:
             return False
-        return self._ram().u64(where[0] + RETIRED_OFFSET) < self._ram().u64(where[0] + PRODUCED_OFFSET)
+        return self._ram().u64(where[0] + RETIRED_UPTO_OFFSET) < self._ram().u64(where[0] + PRODUCED_OFFSET)
 
     def session_caught_up(self, timeout: float = SESSION_CATCH_UP_S) -> bool:
         """Wait until the kernel has acted on everything a session's supervisor told it so far
         (a call a session process made before it opened a tracefs file shows in the trace it
-        reads); at most `timeout` seconds. True at once without a session."""
+        reads); at most `timeout` seconds without progress (session_ring.caught_up). True at
+        once without a session."""
         where = ring_location(self.image)
         if where is None or self._session_doorbell is None or self._mem is None:
             return True
-        return caught_up(self._ram().u64, where[0], timeout)
+        return caught_up(self._ram().u64, where[0], timeout, max(timeout, SESSION_CATCH_UP_LIMIT_S))
 
     def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None,
-              on_stderr: Callable[[bytes], None] | None = None) -> Process:
+              on_stderr: Callable[[bytes], None] | None = None, stdin: int | None = None) -> Process:
+        proc = Process(next(self._ids), on_output, on_stderr)
+        if stdin is not None:  # the pump owns the fd from here on (it ends with the process)
+            proc.stdin = StdinPump(stdin, HOST_REQ_ARGV, partial(self._post_input, proc.host_id), proc._exited)
         # a path is the guest's to find (its "/" is the host's); a bare name one of its own
         if not argv or ("/" not in argv[0] and argv[0] not in self.programs()):
+            proc._killed()
             raise FileNotFoundError(2, "No such file or directory", argv[0] if argv else "")
-        self._check_running()
-        proc = Process(next(self._ids), on_output, on_stderr)
         self._processes[proc.host_id] = proc
         posted = threading.Event()
 
         def post() -> None:
-            if self._hostif.post_request(proc.host_id, argv):
+            if self._hostif.post_request(proc.host_id, argv, host_stdin=stdin is not None):
                 self._loop().raise_irq(0, VEC_CALL_FUNC)
                 self._loop().begin_work()
                 posted.set()
@@ -447,6 +462,7 @@ class Machine:
                 self._check_running()
         except BaseException:
             self._processes.pop(proc.host_id, None)
+            proc._killed()
             raise
         if not proc._started.wait(SPAWN_TIMEOUT):
             self._check_running()
@@ -454,6 +470,20 @@ class Machine:
         if proc.pid < 0:  # released by stop() or a panic, not by the guest
             self._check_running()
         return proc
+
+    def _post_input(self, host_id: int, data: bytes) -> None:
+        """What program host_id reads next on its stdin (b"": its end), once the mailbox has room."""
+        posted = threading.Event()
+
+        def post() -> None:
+            if self._hostif.post_input(host_id, data):
+                self._loop().raise_irq(0, VEC_CALL_FUNC)
+                posted.set()
+
+        while not posted.is_set():
+            self._stop_machine(post)
+            if not posted.is_set():  # mailbox full: let kthreadd drain it
+                threading.Event().wait(0.01)
 
     def tasks(self) -> list[TaskInfo]:
         return self._stop_machine(self._read_tasks)

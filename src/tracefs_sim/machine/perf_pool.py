@@ -43,6 +43,17 @@ class PerfPool:
             self._cbufs.append(cbuf)
             self.regions.append(PoolRegion(base + i * size, fd, ctypes.addressof(cbuf)))
 
+    def close(self) -> None:
+        """Give the memory files back (the machine stopped: no CPU maps them any more); a
+        supervisor's copies of the fds keep theirs."""
+        self._cbufs.clear()  # (exports of the maps: a map with one cannot close)
+        for buf in self._maps:
+            buf.close()
+        self._maps.clear()
+        for region in self.regions:
+            os.close(region.fd)
+        self.regions.clear()
+
     @property
     def end(self) -> int:
         return self.base + self.count * self.region_size

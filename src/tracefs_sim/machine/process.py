@@ -2,9 +2,14 @@
 from __future__ import annotations
 
 import logging
+import os
+import select
 import threading
 from dataclasses import dataclass
 from typing import Callable
+
+# How often a pump waiting for its host fd looks whether its program is still there.
+_STDIN_POLL_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -12,6 +17,47 @@ class TaskInfo:
     pid: int
     tgid: int
     comm: str
+
+
+class StdinPump:
+    """A program's stdin from a host fd: each time the guest asks (a reader found its stdin
+    empty: PORT_STDIN), one read of up to `chunk` bytes, handed to post(data), b"" at the end.
+    Its own thread, as the read may wait on the host as long as the caller's stdin does; it
+    ends (and closes the fd) at the end of the input or of the program."""
+
+    def __init__(self, fd: int, chunk: int, post: Callable[[bytes], None], gone: threading.Event):
+        self._fd, self._chunk, self._post, self._gone = fd, chunk, post, gone
+        self._wanted = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="stdin pump", daemon=True)
+        self._thread.start()
+
+    def want(self) -> None:  # from a machine thread
+        self._wanted.set()
+
+    def _readable(self) -> bool:
+        while not self._gone.is_set():
+            if self._wanted.wait(_STDIN_POLL_S):
+                break
+        while not self._gone.is_set():
+            if select.select([self._fd], [], [], _STDIN_POLL_S)[0]:
+                return True
+        return False
+
+    def _run(self) -> None:
+        try:
+            while self._readable():
+                self._wanted.clear()
+                try:
+                    data = os.read(self._fd, self._chunk)
+                except OSError:
+                    data = b""
+                self._post(data)
+                if not data:
+                    return
+        except Exception:  # the machine stopped under it
+            logging.getLogger(__name__).debug("stdin pump ended", exc_info=True)
+        finally:
+            os.close(self._fd)
 
 
 class Process:
@@ -30,6 +76,7 @@ class Process:
         self.exit_ns: int | None = None  # the machine's clock (now_ns) when the guest reported the exit
         # why the host ended it when the guest could not (the panic message); None: exited in the guest
         self.killed_by: str | None = None
+        self.stdin: StdinPump | None = None  # its stdin from the host (Machine.spawn's stdin)
 
     def wait(self, timeout: float | None = None) -> int | None:
         """Exit status (0-255), or None on timeout."""

@@ -22,6 +22,7 @@ from .image import KERNEL_MAP, KernelImage
 LOST_OFFSET = 72       # records the supervisor could not write: the ring was full
 PRODUCED_OFFSET = 80   # records the supervisor wrote
 RETIRED_OFFSET = 144   # records the kernel is done with
+RETIRED_UPTO_OFFSET = 152  # ... all of them up to this one, in the order they were written
 # How often a wait for the kernel to catch up looks again: soon at first (the kernel usually
 # needs tens of microseconds: a tool reading many tracefs files waits once per file), then
 # every millisecond.
@@ -71,15 +72,23 @@ def ring_location(image: KernelImage, symbol: str = "session_ring") -> tuple[int
     return sym.addr - KERNEL_MAP, sym.size
 
 
-def caught_up(read_u64: Callable[[int], int], ring_pa: int, timeout: float) -> bool:
-    """Wait until the kernel has retired every record the supervisor had produced when this was
-    called, or `timeout` seconds; whether it did. read_u64(pa): a read of guest RAM."""
+def caught_up(read_u64: Callable[[int], int], ring_pa: int, stall: float, limit: float) -> bool:
+    """Wait until the kernel is done with every record the supervisor had produced when this
+    was called; whether it is. It gives up after `stall` seconds in which the kernel was done
+    with no record (a kernel stuck on a call: the reader gets what there is) or `limit`
+    seconds in all; a kernel that is only slow (a loaded machine replaying a long burst) is
+    waited for. read_u64(pa): a read of guest RAM."""
     target = read_u64(ring_pa + PRODUCED_OFFSET)
-    deadline = time.monotonic() + timeout
+    start = last_progress = time.monotonic()
+    retired = read_u64(ring_pa + RETIRED_OFFSET)
     pause = _FIRST_POLL_S
-    while read_u64(ring_pa + RETIRED_OFFSET) < target:
-        if time.monotonic() >= deadline:
+    while read_u64(ring_pa + RETIRED_UPTO_OFFSET) < target:
+        now = time.monotonic()
+        if now - last_progress >= stall or now - start >= limit:
             return False
         time.sleep(pause)
         pause = min(pause * 2, _POLL_S)
+        newly = read_u64(ring_pa + RETIRED_OFFSET)
+        if newly != retired:
+            retired, last_progress = newly, time.monotonic()
     return True
