@@ -39,8 +39,12 @@ noinline void do_set_pte(struct vm_fault *vmf, struct page *page, u64 prot)
 	if (!(prot & _PAGE_NX))
 		host_code_page(addr);
 	*vmf->pte = __pa(addr) | prot;
-	if (vmf->orig_pte & _PAGE_PRESENT)
+	if (vmf->orig_pte & _PAGE_PRESENT) {
+		/* another page than before (a COW copy): a thread of this mm on another CPU must not
+		 * go on reading the old one through its TLB (x86's flush_tlb_page shoots it down) */
 		flush_tlb_page(vmf->vma, vmf->address);
+		flush_tlb_mm_range(vmf->vma->vm_mm, vmf->address, vmf->address + PAGE_SIZE);
+	}
 }
 
 static struct page *alloc_anon_page(bool zero)
