@@ -83,6 +83,8 @@ void __noreturn do_exit(long code)
 	mm_release(tsk, tsk->mm);
 	if (tsk->signal)
 		group_dead = !__atomic_sub_fetch(&tsk->signal->nr_threads, 1, __ATOMIC_ACQ_REL);
+	if (tsk->signal && group_dead)
+		itimer_exit(tsk->signal);	/* the group's ITIMER_REAL goes with it */
 	trace_sched_process_exit(tsk);
 	if (tsk->session)
 		session_task_exit(tsk);

@@ -90,6 +90,7 @@ int copy_signal(unsigned long clone_flags, struct task_struct *p)
 		memset(p->signal, 0, sizeof(*p->signal));
 		p->signal->sigcnt = 1;
 		p->signal->nr_threads = 1;
+		itimer_init(p->signal);
 	}
 	p->blocked = cur->blocked;
 	p->pending = 0;
@@ -100,8 +101,10 @@ void release_signal(struct task_struct *p)
 {
 	if (p->sighand && !__atomic_sub_fetch(&p->sighand->count, 1, __ATOMIC_ACQ_REL))
 		kfree(p->sighand);
-	if (p->signal && !__atomic_sub_fetch(&p->signal->sigcnt, 1, __ATOMIC_ACQ_REL))
+	if (p->signal && !__atomic_sub_fetch(&p->signal->sigcnt, 1, __ATOMIC_ACQ_REL)) {
+		itimer_exit(p->signal);
 		kfree(p->signal);
+	}
 	p->sighand = NULL;
 	p->signal = NULL;
 }
@@ -499,6 +502,8 @@ static noinline bool get_signal(struct ksignal *ksig)
 		ksig->info = t->sigq[sig - 1];
 		notrace_spin_unlock(&siglock);
 		arch_local_irq_restore(flags);
+		if (sig == SIGALRM)	/* dequeue_signal(): an interval timer starts its next period */
+			itimer_rearm(t);
 		ka = &t->sighand->action[sig - 1];
 		trace_signal_deliver(sig, &ksig->info, ka);
 		if (ka->sa_handler == SIG_IGN)

@@ -56,24 +56,6 @@ SYSCALL_DEFINE3(shmctl, int, shmid, int, cmd, struct shmid_ds *, buf)
 	return sys_ni_syscall();
 }
 
-/* kernel/time/itimer.c */
-SYSCALL_DEFINE2(getitimer, int, which, struct __kernel_old_itimerval *, value)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/itimer.c */
-SYSCALL_DEFINE1(alarm, unsigned int, seconds)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/itimer.c */
-SYSCALL_DEFINE3(setitimer, int, which, struct __kernel_old_itimerval *, value, struct __kernel_old_itimerval *, ovalue)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/sem.c */
 SYSCALL_DEFINE3(semget, key_t, key, int, nsems, int, semflg)
 {

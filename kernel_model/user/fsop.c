@@ -664,6 +664,35 @@ static inline long vfork_inline(void)
 struct robust_entry { struct robust_entry *next; long pad; unsigned int word; };
 struct robust_head { struct robust_entry *next; long futex_offset; struct robust_entry *pending; };
 
+/* ITIMER_REAL and alarm; SIGALRM blocked, so it stays pending where it can be seen */
+static void fam_itimer(void)
+{
+	long it[4] = { 0, 0, 10, 0 }, old[4], bad[4] = { 0, 0, 1, 1000000 }, quick[4] = { 0, 0, 0, 50000 };
+	unsigned long block = 1UL << 13, set = 0, none = 0, ign[4] = { 1, 0x04000000, 0, 0 };
+	struct timespec nap = { 0, 300000000 };
+
+	R("getitimer(ITIMER_REAL) unarmed", sc(36, 0, L(old), 0, 0, 0));
+	printf("  %ld %ld %ld %ld\n", old[0], old[1], old[2], old[3]);
+	R("setitimer(ITIMER_REAL, 10 s)", sc(38, 0, L(it), 0, 0, 0));
+	R("getitimer(ITIMER_REAL)", sc(36, 0, L(old), 0, 0, 0));
+	printf("  9 s < left <= 10 s: %d, no interval: %d\n",
+	       old[2] * 1000000 + old[3] > 9000000 && old[2] * 1000000 + old[3] <= 10000000, !old[0] && !old[1]);
+	R("alarm(5) says the old one's seconds", sc(37, 5, 0, 0, 0, 0));
+	R("alarm(0) says 5", sc(37, 0, 0, 0, 0, 0));
+	R("setitimer(ITIMER_REAL, 1.000001 s)", sc(38, 0, L(bad), 0, 0, 0));
+	R("getitimer(5)", sc(36, 5, L(old), 0, 0, 0));
+	R("getitimer(bad address)", sc(36, 0, 16, 0, 0, 0));
+	R("rt_sigprocmask(SIG_BLOCK, SIGALRM)", sc(14, 0, L(&block), 0, 8, 0));
+	R("setitimer(ITIMER_REAL, 50 ms)", sc(38, 0, L(quick), L(old), 0, 0));
+	nanosleep(&nap, NULL);
+	R("rt_sigpending() after it ran out", sc(127, L(&set), 8, 0, 0, 0));
+	printf("  %lu\n", set);
+	R("getitimer(ITIMER_REAL) after", sc(36, 0, L(old), 0, 0, 0));
+	printf("  %ld %ld %ld %ld\n", old[0], old[1], old[2], old[3]);
+	sc(13, 14, L(ign), 0, 8, 0);	/* SIG_IGN: it goes */
+	R("rt_sigprocmask(SIG_SETMASK, none)", sc(14, 2, L(&none), 0, 8, 0));
+}
+
 /* process groups and sessions: what does not depend on the caller's own (the host's test
  * runner's, init's in the guest) */
 static void fam_pgrp(void)
@@ -820,6 +849,7 @@ static void fam_task(void)
 	R("sched_getaffinity(-1, 128)", sc(204, -1, sizeof(mask), L(mask), 0, 0));
 	R("sched_getaffinity(bad address)", sc(204, 0, sizeof(mask), 16, 0, 0));
 	fam_pgrp();
+	fam_itimer();
 }
 
 /* the lines of /proc/self/maps: one per VMA */
