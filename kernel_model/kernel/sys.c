@@ -593,3 +593,16 @@ SYSCALL_DEFINE0(setsid)
 {
 	return ksys_setsid();
 }
+
+/* the cpu the caller runs on (and its NUMA node: one node here) */
+SYSCALL_DEFINE3(getcpu, unsigned *, cpup, unsigned *, nodep, struct getcpu_cache *, unused)
+{
+	unsigned int cpu = smp_processor_id(), node = 0;
+	int err = 0;
+
+	if (cpup)
+		err |= copy_to_user(cpup, &cpu, sizeof(cpu)) ? -EFAULT : 0;
+	if (nodep)
+		err |= copy_to_user(nodep, &node, sizeof(node)) ? -EFAULT : 0;
+	return err ? -EFAULT : 0;
+}

@@ -884,12 +884,6 @@ SYSCALL_DEFINE2(setns, int, fd, int, flags)
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE3(getcpu, unsigned *, cpup, unsigned *, nodep, struct getcpu_cache *, unused)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/process_vm_access.c */
 SYSCALL_DEFINE6(process_vm_readv, pid_t, pid, const struct iovec *, lvec, unsigned long, liovcnt, const struct iovec *, rvec, unsigned long, riovcnt, unsigned long, flags)
 {

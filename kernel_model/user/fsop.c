@@ -822,6 +822,14 @@ static void fam_task(void)
 	R("times(bad address)", sc(100, 16, 0, 0, 0, 0));
 	R("sched_yield()", sc(24, 0, 0, 0, 0, 0));
 	{
+		unsigned int cpu = 999, node = 999;
+
+		R("getcpu(&cpu, &node, NULL)", sc(309, L(&cpu), L(&node), 0, 0, 0));
+		printf("  cpu < 64 %d, node %u\n", cpu < 64, node);
+		R("getcpu(NULL, NULL, NULL)", sc(309, 0, 0, 0, 0, 0));
+		R("getcpu(bad address)", sc(309, 16, 0, 0, 0, 0));
+	}
+	{
 		unsigned long set = 0, block = 1UL << 9;	/* SIGUSR1 */
 		unsigned long ign[4] = { 1, 0x04000000, 0, 0 };	/* SIG_IGN, SA_RESTORER */
 
