@@ -152,7 +152,16 @@ SYSCALL_DEFINE1(exit_group, int, error_code)
 	do_group_exit((error_code & 0xff) << 8);
 }
 
-/* A child that wait4 can reap now. */
+/* A zombie wait4 can reap now: switched away from for good, and not a group leader whose
+ * threads live on (delay_group_leader(): a leader that called pthread_exit, or whose other
+ * thread execs). */
+static bool reapable(const struct task_struct *p)
+{
+	return p->exit_state == EXIT_ZOMBIE && !p->on_cpu && (!p->signal || !p->signal->nr_threads);
+}
+
+/* A child that wait4 can reap now (kthreadd sleeps until it has one: a zombie leader of live
+ * threads counted here kept it looping). */
 bool has_reapable_child(void)
 {
 	struct task_struct *p;
@@ -161,7 +170,7 @@ bool has_reapable_child(void)
 
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry(p, &current->children, sibling)
-		if (p->exit_state == EXIT_ZOMBIE && !p->on_cpu)
+		if (reapable(p))
 			found = true;
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return found;
@@ -188,7 +197,7 @@ static noinline long wait_consider_children(pid_t pid, int *status, bool *any)
 		if (!wait_eligible(p, pid))
 			continue;
 		*any = true;
-		if (p->exit_state == EXIT_ZOMBIE && !p->on_cpu && (!p->signal || !p->signal->nr_threads)) {
+		if (reapable(p)) {
 			pid_t ret = p->pid;
 			*status = p->exit_code;
 			if (current->signal && p->signal) {	/* wait_task_zombie(): its times to ours */
