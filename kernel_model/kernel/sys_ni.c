@@ -626,12 +626,6 @@ SYSCALL_DEFINE4(kexec_load, unsigned long, entry, unsigned long, nr_segments, st
 	return sys_ni_syscall();
 }
 
-/* kernel/exit.c */
-SYSCALL_DEFINE5(waitid, int, which, pid_t, upid, struct siginfo *, infop, int, options, struct rusage *, ru)
-{
-	return sys_ni_syscall();
-}
-
 /* security/keys/keyctl.c */
 SYSCALL_DEFINE5(add_key, const char *, _type, const char *, _description, const void *, _payload, size_t, plen, key_serial_t, ringid)
 {

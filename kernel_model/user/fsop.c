@@ -664,6 +664,46 @@ static inline long vfork_inline(void)
 struct robust_entry { struct robust_entry *next; long pad; unsigned int word; };
 struct robust_head { struct robust_entry *next; long futex_offset; struct robust_entry *pending; };
 
+/* waitid: who ended, how, left waitable (WNOWAIT) or reaped */
+static void show_siginfo(const char *what, long ret, const int *si, long child)
+{
+	R(what, ret);
+	printf("  signo %d, code %d, pid is the child's %d, uid %d, status %d\n", si[0], si[2], si[4] == child,
+	       si[5], si[6]);
+}
+
+static void fam_waitid(void)
+{
+	int si[32], sync[2], status;
+	long child;
+	char byte;
+
+	memset(si, 0x55, sizeof(si));
+	R("waitid(P_ALL, WEXITED|WNOHANG) without children", sc(247, 0, 0, L(si), 4 | 1, 0));
+	R("waitid(P_ALL, 0)", sc(247, 0, 0, L(si), 0, 0));
+	R("waitid(P_PID, 0)", sc(247, 1, 0, L(si), 4, 0));
+	R("waitid(7)", sc(247, 7, 0, L(si), 4, 0));
+	R("waitid(P_PIDFD, 99)", sc(247, 3, 99, L(si), 4, 0));
+	sc(22, L(sync), 0, 0, 0, 0);
+	child = fork();
+	if (child == 0) {
+		read(sync[0], &byte, 1);
+		exit(7);
+	}
+	show_siginfo("waitid(P_ALL, WEXITED|WNOHANG) while it runs", sc(247, 0, 0, L(si), 4 | 1, 0), si, 0);
+	write(sync[1], "x", 1);
+	show_siginfo("waitid(P_PID, WEXITED|WNOWAIT)", sc(247, 1, child, L(si), 4 | 0x01000000, 0), si, child);
+	printf("  the rest left as it was: %d\n", si[3] == 0x55555555 && si[8] == 0x55555555);
+	show_siginfo("waitid(P_PID, WEXITED) again", sc(247, 1, child, L(si), 4, 0), si, child);
+	R("wait4(child) after", wait4(child, &status, 0, NULL));
+	child = fork();
+	if (child == 0) {
+		sc(62, getpid(), 9, 0, 0, 0);
+		exit(0);
+	}
+	show_siginfo("waitid(P_PGID, 0, WEXITED) of a killed child", sc(247, 2, 0, L(si), 4, 0), si, child);
+}
+
 /* ITIMER_REAL and alarm; SIGALRM blocked, so it stays pending where it can be seen */
 static void fam_itimer(void)
 {
@@ -858,6 +898,7 @@ static void fam_task(void)
 	R("sched_getaffinity(bad address)", sc(204, 0, sizeof(mask), 16, 0, 0));
 	fam_pgrp();
 	fam_itimer();
+	fam_waitid();
 }
 
 /* the lines of /proc/self/maps: one per VMA */
