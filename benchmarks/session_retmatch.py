@@ -30,6 +30,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRACEFS_SIM = os.path.join(ROOT, ".venv", "bin", "tracefs-sim")
 ENOSYS = -errno.ENOSYS
+SYSCALL_TABLE = os.path.join(ROOT, "kernel_model", "kernel", "syscall_table.h")
 
 WORKLOADS = {
     "ls -R /usr/share": "ls -R /usr/share",
@@ -94,14 +95,26 @@ def trace_calls(path: str) -> dict[int, list[tuple[int, int]]]:
     return calls
 
 
-def run_workload(command: str, work: str) -> tuple[str, str]:
+def syscall_names() -> dict[int, str]:
+    """number -> the table's entry point without `sys_` (the kernel's own table)."""
+    names = {}
+    with open(SYSCALL_TABLE) as f:
+        for m in re.finditer(r"^__SYSCALL\((\d+), sys_(\w+)\)", f.read(), re.M):
+            names[int(m.group(1))] = m.group(2)
+    return names
+
+
+def run_workload(command: str, work: str, oracle: bool = True) -> tuple[str | None, str]:
     """The same command line twice: on the host under strace (the oracle; strace's ptrace of a
     session process is not mirrored, so it runs outside the session), and in a session with
     raw_syscalls:sys_exit recorded. Both start it as `sh -c`, from `work`."""
     strace_out, trace_out = os.path.join(work, "strace.txt"), os.path.join(work, "trace.txt")
     line = f"cd {work} && {command} > /dev/null 2>&1"
-    subprocess.run(["strace", "-f", "-n", "-qqq", "-o", strace_out, "sh", "-c", line],
-                   capture_output=True, timeout=900)
+    if oracle:
+        subprocess.run(["strace", "-f", "-n", "-qqq", "-o", strace_out, "sh", "-c", line],
+                       capture_output=True, timeout=900)
+    else:
+        strace_out = None
     t = "/sys/kernel/tracing"
     script = (f"echo 65536 > {t}/buffer_size_kb && echo 1 > {t}/events/raw_syscalls/sys_exit/enable && "
               f"sh -c {shlex.quote(line)}; echo 0 > {t}/events/raw_syscalls/sys_exit/enable; "
@@ -113,12 +126,19 @@ def run_workload(command: str, work: str) -> tuple[str, str]:
     return strace_out, trace_out
 
 
-def compare(strace_out: str, trace_out: str, mismatches: collections.Counter) -> tuple[int, int, int]:
-    """(aligned calls, equal rets, calls the kernel does not model). The runs' processes are
-    paired in the order they first appear (the session's shell, which starts the command, is
-    left out: its first sys_exit comes first)."""
-    host, kernel = strace_calls(strace_out), trace_calls(trace_out)
+def compare(strace_out: str | None, trace_out: str, mismatches: collections.Counter,
+            missing: collections.Counter) -> tuple[int, int, int]:
+    """(aligned calls, equal rets, calls the kernel does not model; `missing` counts those by
+    number). The runs' processes are paired in the order they first appear (the session's shell,
+    which starts the command, is left out: its first sys_exit comes first). Without strace's log,
+    every call whose kernel ret is -ENOSYS counts as unmodelled."""
+    kernel = trace_calls(trace_out)
     kernel.pop(min(kernel, default=None), None)
+    if strace_out is None:
+        unmodelled = [nr for calls in kernel.values() for nr, ret in calls if ret == ENOSYS]
+        missing.update(unmodelled)
+        return 0, 0, len(unmodelled)
+    host = strace_calls(strace_out)
     aligned = equal = unmodelled = 0
     pids = dict(zip(host, kernel))	# a host pid in a result (getpid, clone, wait4...) as the session's
     for hpid, kpid in zip(host, kernel):
@@ -135,6 +155,7 @@ def compare(strace_out: str, trace_out: str, mismatches: collections.Counter) ->
                     hret = pids.get(hret, hret)
                 if kret == ENOSYS and hret != ENOSYS:
                     unmodelled += 1
+                    missing[nr] += 1
                     continue
                 aligned += 1
                 if kret == hret:
@@ -147,18 +168,28 @@ def compare(strace_out: str, trace_out: str, mismatches: collections.Counter) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--show", type=int, default=15, help="mismatches to list per workload")
+    parser.add_argument("--workload", action="append", metavar="CMD",
+                        help="a command line to run instead of the default workloads (repeatable)")
+    parser.add_argument("--no-oracle", action="store_true",
+                        help="no strace run: count the calls the kernel answers with ENOSYS")
     args = parser.parse_args()
+    names = syscall_names()
+    workloads = {command: command for command in args.workload} if args.workload else WORKLOADS
     totals = [0, 0, 0]
-    for title, command in WORKLOADS.items():
+    for title, command in workloads.items():
         mismatches: collections.Counter = collections.Counter()
+        missing: collections.Counter = collections.Counter()
         with tempfile.TemporaryDirectory(prefix="retmatch-") as work:
             os.chmod(work, 0o755)
-            aligned, equal, unmodelled = compare(*run_workload(command, work), mismatches)
+            aligned, equal, unmodelled = compare(*run_workload(command, work, not args.no_oracle),
+                                                 mismatches, missing)
         totals = [totals[0] + aligned, totals[1] + equal, totals[2] + unmodelled]
         print(f"{title}: {equal} of {aligned} calls to modelled syscalls return the host's result "
               f"({100.0 * equal / max(aligned, 1):.2f}%); {unmodelled} calls to unmodelled ones")
         for (name, hret, kret), n in mismatches.most_common(args.show):
             print(f"    {n:6d}  {name}: host {hret}, kernel {kret}")
+        if missing:
+            print("  unmodelled: " + ", ".join(f"{names.get(nr, nr)} {n}" for nr, n in missing.most_common()))
     print(f"total: {totals[1]} of {totals[0]} ({100.0 * totals[1] / max(totals[0], 1):.2f}%); "
           f"{totals[2]} calls to unmodelled syscalls")
 

@@ -44,7 +44,7 @@ static struct file_system_type anon_inode_fs_type = {
 
 void anon_inode_init(void)
 {
-	anon_inode_mnt = vfs_kern_mount(&anon_inode_fs_type, 0, "anon_inodefs", NULL);
+	anon_inode_mnt = kern_mount(&anon_inode_fs_type);
 	if (IS_ERR(anon_inode_mnt))
 		panic("anon_inode_init() kernel mount failed");
 	anon_inode_inode = new_inode(anon_inode_mnt->mnt_sb);

@@ -1,6 +1,7 @@
 /* fcntl (Linux's fs/fcntl.c): F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL/F_SETFL, and the
  * pipe's F_GETPIPE_SZ/F_SETPIPE_SZ.  (No record locks: F_GETLK/F_SETLK give EINVAL.) */
 #include "../include/fs.h"
+#include "../include/cred.h"
 
 #define F_DUPFD		0
 #define F_GETFD		1
@@ -17,7 +18,7 @@ static notrace int setfl(int fd, struct file *filp, unsigned int arg)
 {
 	struct inode *inode = filp->f_inode;
 
-	if ((arg & O_NOATIME) && !(filp->f_flags & O_NOATIME) && current->uid != 0 && current->uid != inode->i_uid)
+	if ((arg & O_NOATIME) && !(filp->f_flags & O_NOATIME) && !capable_fsuid() && current->fsuid != inode->i_uid)
 		return -EPERM;
 	spin_lock(&filp->f_lock);
 	filp->f_flags = (arg & SETFL_MASK) | (filp->f_flags & ~SETFL_MASK);

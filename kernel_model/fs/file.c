@@ -653,6 +653,66 @@ noinline int unshare_files(void)
 	return 0;
 }
 
+/* ---- close_range(2) ---- */
+#define CLOSE_RANGE_UNSHARE	(1U << 1)
+#define CLOSE_RANGE_CLOEXEC	(1U << 2)
+
+static notrace void __range_cloexec(struct files_struct *files, unsigned int fd, unsigned int max_fd)
+{
+	unsigned long irq;
+
+	spin_lock_irqsave(&files->file_lock, irq);
+	max_fd = min(max_fd, files->fdt->max_fds - 1);
+	for (; fd <= max_fd; fd++)
+		__set_bit(fd, files->fdt->close_on_exec);
+	spin_unlock_irqrestore(&files->file_lock, irq);
+}
+
+static notrace void __range_close(struct files_struct *files, unsigned int fd, unsigned int max_fd)
+{
+	unsigned long irq;
+	struct file *file;
+
+	for (; fd <= max_fd; fd++) {
+		spin_lock_irqsave(&files->file_lock, irq);
+		if (fd >= files->fdt->max_fds) {
+			spin_unlock_irqrestore(&files->file_lock, irq);
+			break;
+		}
+		file = pick_file(files, fd);
+		spin_unlock_irqrestore(&files->file_lock, irq);
+		if (file)
+			filp_close(file, files);
+	}
+}
+
+/* Close (or mark close-on-exec) every fd from fd to max_fd; CLOSE_RANGE_UNSHARE: in a table of
+ * the task's own first. */
+noinline int __close_range(unsigned int fd, unsigned int max_fd, unsigned int flags)
+{
+	int err;
+
+	if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
+		return -EINVAL;
+	if (fd > max_fd)
+		return -EINVAL;
+	if (flags & CLOSE_RANGE_UNSHARE) {
+		err = unshare_files();
+		if (err)
+			return err;
+	}
+	if (flags & CLOSE_RANGE_CLOEXEC)
+		__range_cloexec(current->files, fd, max_fd);
+	else
+		__range_close(current->files, fd, max_fd);
+	return 0;
+}
+
+SYSCALL_DEFINE3(close_range, unsigned int, fd, unsigned int, max_fd, unsigned int, flags)
+{
+	return __close_range(fd, max_fd, flags);
+}
+
 noinline int unshare_fs_struct(void)
 {
 	struct fs_struct *fs = current->fs, *new_fs;

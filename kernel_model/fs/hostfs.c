@@ -435,8 +435,76 @@ static const struct file_operations hostfs_dir_fops = {
 	.iterate_shared = hostfs_readdir,
 };
 
+/* As UML's: this file system's kind, the counts of the host's (here: the one the node is on;
+ * a node the host does not show yet, its root's) */
+static noinline int hostfs_statfs(struct dentry *dentry, struct kstatfs *sf)
+{
+	u32 node = HOSTFS_I(dentry->d_inode);
+	struct hostfs_req *req = req_alloc(HOSTFS_STATFS, node == HOSTFS_NO_NODE ? 0 : node);
+	long err;
+
+	if (!req)
+		return -ENOMEM;
+	err = hostfs_call(req);
+	if (!err) {
+		sf->f_blocks = req->sfs.blocks;
+		sf->f_bfree = req->sfs.bfree;
+		sf->f_bavail = req->sfs.bavail;
+		sf->f_files = req->sfs.files;
+		sf->f_ffree = req->sfs.ffree;
+		sf->f_bsize = req->sfs.bsize;
+		sf->f_namelen = req->sfs.namelen;
+		sf->f_frsize = req->sfs.frsize;
+		sf->f_fsid.val[0] = req->sfs.fsid[0];
+		sf->f_fsid.val[1] = req->sfs.fsid[1];
+		sf->f_type = HOSTFS_SUPER_MAGIC;
+	}
+	kfree(req);
+	return err;
+}
+
+/* The host's extended attribute `name` of the node (any name: the host's file system decides),
+ * through a bounce page: a value longer than a page is ERANGE here. */
+static noinline int hostfs_xattr_get(const struct xattr_handler *handler, struct dentry *dentry,
+				     struct inode *inode, const char *name, void *buffer, size_t size)
+{
+	struct hostfs_req *req;
+	void *page = NULL;
+	long n;
+
+	if (HOSTFS_I(inode) == HOSTFS_NO_NODE)
+		return -ENODATA;	/* made by a session's call since: none yet */
+	req = req_alloc(HOSTFS_GETXATTR, HOSTFS_I(inode));
+	if (size)
+		page = alloc_page_zeroed();
+	if (!req || (size && !page)) {
+		kfree(req);
+		if (page)
+			__free_pages(virt_to_page(page), 0);
+		return -ENOMEM;
+	}
+	strscpy_pad(req->name, name, sizeof(req->name));
+	req->buf = page ? __pa(page) : 0;
+	req->len = min(size, PAGE_SIZE);
+	n = hostfs_call(req);
+	if (n > 0 && size)
+		memcpy(buffer, page, n);
+	if (page)
+		__free_pages(virt_to_page(page), 0);
+	kfree(req);
+	return n;
+}
+
+static const struct xattr_handler hostfs_xattr_handler = {
+	.prefix = "",	/* every name */
+	.get = hostfs_xattr_get,
+};
+
+static const struct xattr_handler *hostfs_xattr_handlers[] = { &hostfs_xattr_handler, NULL };
+
 static const struct super_operations hostfs_sbops = {
 	.evict_inode = hostfs_evict_inode,
+	.statfs = hostfs_statfs,
 };
 
 /* A file of the host's filesystem (its i_ino is the host's st_ino): uprobes name these. */
@@ -456,6 +524,7 @@ static int hostfs_fill_super(struct super_block *sb, void *data)
 	if (!root)
 		return -ENOMEM;
 	sb->s_op = &hostfs_sbops;
+	sb->s_xattr = hostfs_xattr_handlers;
 	sb->s_d_op = &hostfs_dentry_ops;
 	sb->s_root = d_make_root(root);
 	return sb->s_root ? 0 : -ENOMEM;

@@ -235,7 +235,21 @@ noinline int init_pseudo(struct super_block *sb, const struct dentry_operations 
 	root->i_op = &simple_dir_inode_operations;
 	root->i_fop = &simple_dir_operations;
 	set_nlink(root, 2);
+	sb->s_op = &simple_super_operations;
 	sb->s_d_op = dops;
 	sb->s_root = d_make_root(root);
 	return sb->s_root ? 0 : -ENOMEM;
 }
+
+/* statfs of a file system that counts no blocks: its kind, the page as its block, NAME_MAX */
+noinline int simple_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	buf->f_type = dentry->d_sb->s_magic;
+	buf->f_bsize = PAGE_SIZE;
+	buf->f_namelen = NAME_MAX;
+	return 0;
+}
+
+const struct super_operations simple_super_operations = {
+	.statfs = simple_statfs,
+};

@@ -10,6 +10,7 @@
  * vfs_rmdir, vfs_rename, vfs_readlink, and their syscalls.
  */
 #include "../include/fs.h"
+#include "../include/cred.h"
 
 enum { LAST_NORM, LAST_ROOT, LAST_DOT, LAST_DOTDOT };
 
@@ -107,15 +108,15 @@ noinline int generic_permission(void *idmap, struct inode *inode, int mask)
 	int granted;
 
 	mask &= MAY_READ | MAY_WRITE | MAY_EXEC;
-	if (current->uid == inode->i_uid)
+	if (current->fsuid == inode->i_uid)
 		granted = (mode >> 6) & 7;
-	else if (current->uid == inode->i_gid)
+	else if (in_group_p(inode->i_gid))
 		granted = (mode >> 3) & 7;
 	else
 		granted = mode & 7;
 	if ((mask & ~granted) == 0)
 		return 0;
-	if (current->uid == 0) {	/* CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH */
+	if (capable_fsuid()) {	/* CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH */
 		if (!(mask & MAY_EXEC) || S_ISDIR(mode) || (mode & 0111))
 			return 0;
 	}

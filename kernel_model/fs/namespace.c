@@ -93,6 +93,16 @@ noinline struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flag
 	return &mnt->mnt;
 }
 
+/* A file system's internal mount (pipefs, sockfs, anon_inodefs): none of a user mount's flags */
+noinline struct vfsmount *kern_mount(struct file_system_type *type)
+{
+	struct vfsmount *mnt = vfs_kern_mount(type, 0, type->name, NULL);
+
+	if (!IS_ERR(mnt))
+		mnt->mnt_flags = MNT_INTERNAL;
+	return mnt;
+}
+
 /* attach_recursive_mnt's work for a new mount: it goes on where. */
 noinline int do_add_mount_at(struct vfsmount *newm, const struct path *where)
 {

@@ -551,7 +551,7 @@ static struct file_system_type pipe_fs_type = {
 void pipe_init(void)
 {
 	register_filesystem(&pipe_fs_type);
-	pipe_mnt = vfs_kern_mount(&pipe_fs_type, 0, "pipefs", NULL);
+	pipe_mnt = kern_mount(&pipe_fs_type);
 	if (IS_ERR(pipe_mnt))
 		panic("pipefs: kernel mount failed");
 }

@@ -306,8 +306,25 @@ static int shmem_show_options(struct seq_file *seq, struct dentry *root)
 	return 0;
 }
 
+/* the mount's size (half the RAM) and what its files hold; no inode limit is kept (0, as
+ * simple_statfs) */
+static noinline int shmem_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct shmem_sb_info *sbinfo = SHMEM_SB(dentry->d_sb);
+
+	buf->f_type = TMPFS_MAGIC;
+	buf->f_bsize = PAGE_SIZE;
+	buf->f_namelen = NAME_MAX;
+	if (sbinfo->max_blocks) {
+		buf->f_blocks = sbinfo->max_blocks;
+		buf->f_bavail = buf->f_bfree = sbinfo->max_blocks - READ_ONCE(sbinfo->used_blocks);
+	}
+	return 0;
+}
+
 static const struct super_operations shmem_ops = {
 	.evict_inode = shmem_evict_inode,
+	.statfs = shmem_statfs,
 	.show_options = shmem_show_options,
 };
 

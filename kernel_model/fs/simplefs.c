@@ -364,6 +364,7 @@ static const struct file_operations simplefs_file_operations = {
 
 static const struct super_operations simplefs_ops = {
 	.evict_inode = simplefs_evict_inode,
+	.statfs = simple_statfs,
 };
 
 /* data: the root's mode; the device: the first NVMe namespace (259:0) */

@@ -23,6 +23,7 @@
 #define EOVERFLOW 75
 #define EOPNOTSUPP 95
 #define ERANGE 34
+#define ENODATA 61
 #ifndef PAGE_SHIFT
 #define PAGE_SHIFT 12
 #endif
@@ -120,6 +121,7 @@ typedef unsigned int fmode_t;
 #define FMODE_CAN_WRITE		0x40000
 #define FMODE_OPENED		0x80000
 #define FMODE_CREATED		0x100000
+#define FMODE_RANDOM		0x1000
 #define FMODE_STREAM		0x200000
 #define FMODE_NOWAIT		0x8000000
 
@@ -281,11 +283,29 @@ struct inode {
 };
 
 struct file_system_type;
+struct kstatfs {
+	long f_type, f_bsize;
+	u64 f_blocks, f_bfree, f_bavail, f_files, f_ffree;
+	struct { int val[2]; } f_fsid;
+	long f_namelen, f_frsize, f_flags, f_spare[4];
+};
 struct super_operations {
 	struct inode *(*alloc_inode)(struct super_block *sb);
 	void (*evict_inode)(struct inode *);
+	int (*statfs)(struct dentry *, struct kstatfs *);
 	int (*show_options)(struct seq_file *, struct dentry *);
 };
+/* include/linux/xattr.h: the attributes of a name prefix ("" here: every name) */
+struct xattr_handler {
+	const char *name;
+	const char *prefix;
+	int flags;
+	int (*get)(const struct xattr_handler *, struct dentry *dentry, struct inode *inode,
+		   const char *name, void *buffer, size_t size);
+};
+extern const struct super_operations simple_super_operations;
+int simple_statfs(struct dentry *dentry, struct kstatfs *buf);
+int vfs_statfs(const struct path *path, struct kstatfs *buf);
 #define SB_RDONLY	1
 #define SB_NOUSER	(1 << 31)
 struct super_block {
@@ -304,7 +324,9 @@ struct super_block {
 	const struct dentry_operations *s_d_op;	/* the default of its dentries */
 	unsigned long s_next_ino;
 	struct list_head s_inodes;
-	u8 __pad[968 - 144];
+	u8 __pad0[168 - 144];
+	const struct xattr_handler **s_xattr;	/* NULL: no extended attributes (EOPNOTSUPP) */
+	u8 __pad[968 - 176];
 	char s_id[32];
 	void *s_fs_info;
 };
@@ -315,6 +337,7 @@ struct super_block {
 #define MNT_NOATIME	0x08
 #define MNT_RELATIME	0x20
 #define MNT_READONLY	0x40
+#define MNT_INTERNAL	0x4000
 struct vfsmount {
 	struct dentry *mnt_root;
 	struct super_block *mnt_sb;
@@ -536,7 +559,8 @@ _Static_assert(offsetof(struct inode, i_mode) == 0 && offsetof(struct inode, i_u
 	       offsetof(struct inode, i_ctime) == 120, "struct inode as 6.1's");
 _Static_assert(offsetof(struct super_block, s_dev) == 16 && offsetof(struct super_block, s_type) == 40 &&
 	       offsetof(struct super_block, s_magic) == 96 && offsetof(struct super_block, s_root) == 104 &&
-	       offsetof(struct super_block, s_id) == 968, "struct super_block as 6.1's");
+	       offsetof(struct super_block, s_xattr) == 168 && offsetof(struct super_block, s_id) == 968,
+	       "struct super_block as 6.1's");
 _Static_assert(offsetof(struct vfsmount, mnt_root) == 0 && offsetof(struct vfsmount, mnt_sb) == 8 &&
 	       offsetof(struct vfsmount, mnt_flags) == 16, "struct vfsmount");
 _Static_assert(offsetof(struct mount, mnt_parent) == 16 && offsetof(struct mount, mnt_mountpoint) == 24 &&
@@ -563,6 +587,7 @@ int register_filesystem(struct file_system_type *fs);
 struct file_system_type *get_fs_type(const char *name);
 void iterate_supers(void (*f)(struct super_block *, void *), void *arg);
 struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data);
+struct vfsmount *kern_mount(struct file_system_type *type);
 int do_add_mount_at(struct vfsmount *mnt, const struct path *where);
 struct vfsmount *lookup_mnt(const struct path *path);
 struct vfsmount *clone_mnt(struct vfsmount *old);

@@ -72,6 +72,7 @@ struct files_struct;
 #define PF_KTHREAD		0x00200000
 #define PF_IDLE			0x00000002
 #define PF_EXITING		0x00000004
+#define PF_FORKNOEXEC		0x00000040	/* forked but did not exec */
 #define PF_NO_SETAFFINITY	0x04000000
 #define TASK_COMM_LEN 16
 #define MAX_PRIO 140
@@ -171,6 +172,11 @@ struct task_struct {
 	unsigned long min_flt, maj_flt;	/* page faults it took (mm_account_fault) */
 	u64 start_time;			/* ktime at fork */
 	struct blk_plug *plug;		/* blk_start_plug()'s, until blk_finish_plug() */
+	/* the rest of the credentials (6.1's struct cred; uid above is the real uid): kernel/cred.c */
+	uid_t suid, euid, fsuid;
+	gid_t gid, sgid, egid, fsgid;
+	struct robust_list_head *robust_list;	/* set_robust_list(): walked at exit (futex.c) */
+	pid_t pgrp, sid;		/* its process group and session (6.1: signal->pids), each thread's */
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 

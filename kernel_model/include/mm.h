@@ -257,6 +257,21 @@ int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int le
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
 		    struct pt_regs *regs);
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+/* mmap.c */
+int __split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr, int new_below);
+
+/* The VMA made [start, end) by splitting off what lies outside (mprotect, madvise). */
+static inline int split_vma_range(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long start,
+				  unsigned long end)
+{
+	int err;
+
+	if (start != vma->vm_start && (err = __split_vma(mm, vma, start, 1)))
+		return err;
+	if (end != vma->vm_end && (err = __split_vma(mm, vma, end, 0)))
+		return err;
+	return 0;
+}
 int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma);
 void change_protection(struct vm_area_struct *vma, unsigned long start, unsigned long end);
 static inline void get_page(struct page *page) { __atomic_add_fetch(&page->_refcount, 1, __ATOMIC_RELAXED); }

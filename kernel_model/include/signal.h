@@ -3,6 +3,7 @@
 #ifndef _SIGNAL_H
 #define _SIGNAL_H
 #include "kernel.h"
+#include "timer.h"
 
 #define _NSIG		64
 #define SIGHUP		1
@@ -115,7 +116,13 @@ struct signal_struct {
 	struct task_struct *group_exec_task;	/* de_thread(): the thread that execs, the others go */
 	u64 cutime, cstime;			/* of the reaped children (wait_task_zombie) */
 	unsigned long cmin_flt, cmaj_flt;
+	struct hrtimer real_timer;		/* ITIMER_REAL (kernel/itimer.c): SIGALRM to leader_pid */
+	pid_t leader_pid;
+	ktime_t it_real_incr;			/* its interval, 0: none */
 };
+void itimer_init(struct signal_struct *sig);
+void itimer_exit(struct signal_struct *sig);
+void itimer_rearm(struct task_struct *tsk);
 
 static inline bool task_sigpending(struct task_struct *t)
 {
@@ -128,6 +135,7 @@ static inline bool signal_pending(struct task_struct *t)
 
 unsigned long get_sigframe_size(void);
 int copy_signal(unsigned long clone_flags, struct task_struct *p);
+int session_copy_sighand(struct task_struct *parent, struct task_struct *p, bool thread);
 void release_signal(struct task_struct *p);
 void flush_signal_handlers(struct task_struct *t);
 void force_sig_fault(int sig, int code, unsigned long addr);

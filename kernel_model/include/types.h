@@ -14,6 +14,7 @@ typedef long ssize_t;
 typedef long loff_t;
 typedef int pid_t;
 typedef unsigned int uid_t;
+typedef unsigned int gid_t;
 typedef unsigned int gfp_t;
 typedef _Bool bool;
 #define true 1

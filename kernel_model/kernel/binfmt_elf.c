@@ -174,7 +174,7 @@ static noinline int create_elf_tables(struct linux_binprm *bprm, const Elf64_Ehd
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long p = bprm->p & ~15UL;	/* arch_align_stack(), not randomized */
-	unsigned long *sp, *elf_info, u_platform, u_rand_bytes, uid = current->uid;
+	unsigned long *sp, *elf_info, u_platform, u_rand_bytes;
 	int argc = bprm->argc, envc = bprm->envc, items, ei_index;
 	u8 k_rand_bytes[16];
 	u64 r;
@@ -202,10 +202,10 @@ static noinline int create_elf_tables(struct linux_binprm *bprm, const Elf64_Ehd
 	NEW_AUX_ENT(AT_BASE, interp_load_addr);
 	NEW_AUX_ENT(AT_FLAGS, 0);
 	NEW_AUX_ENT(AT_ENTRY, e_entry);
-	NEW_AUX_ENT(AT_UID, uid);
-	NEW_AUX_ENT(AT_EUID, uid);
-	NEW_AUX_ENT(AT_GID, uid);
-	NEW_AUX_ENT(AT_EGID, uid);
+	NEW_AUX_ENT(AT_UID, current->uid);
+	NEW_AUX_ENT(AT_EUID, current->euid);
+	NEW_AUX_ENT(AT_GID, current->gid);
+	NEW_AUX_ENT(AT_EGID, current->egid);
 	NEW_AUX_ENT(AT_SECURE, 0);
 	NEW_AUX_ENT(AT_RANDOM, u_rand_bytes);
 	NEW_AUX_ENT(AT_HWCAP2, 0);

@@ -364,7 +364,7 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 	if (retval)
 		return retval;
 	bprm->mm = NULL;
-	me->flags &= ~PF_KTHREAD;
+	me->flags &= ~(PF_KTHREAD | PF_FORKNOEXEC);
 	flush_signal_handlers(me);
 	do_close_on_exec(me->files);
 	__set_task_comm(me, kbasename(bprm->filename), true);

@@ -7,6 +7,7 @@
 #include "../include/uprobes.h"
 
 int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset);
+void futex_exit_release(struct task_struct *tsk);
 
 /* A task's last reference once no cpu can be looking at it. */
 static void delayed_put_task_struct(struct rcu_head *rhp)
@@ -50,13 +51,15 @@ static noinline void forget_original_parent(struct task_struct *father)
 	}
 }
 
-/* The task leaves its address space (exit, exec): a CLONE_CHILD_CLEARTID word is zeroed and
- * its waiter woken (pthread_join), a vfork parent resumes. */
+/* The task leaves its address space (exit, exec): the robust futexes it held are marked dead
+ * (exit_mm_release()/exec_mm_release() first call futex_*_release()), a CLONE_CHILD_CLEARTID word
+ * is zeroed and its waiter woken (pthread_join), a vfork parent resumes. */
 noinline void mm_release(struct task_struct *tsk, struct mm_struct *mm)
 {
 	int *tidptr = tsk->clear_child_tid;
 	struct vfork_done *vfork = tsk->vfork_done;
 
+	futex_exit_release(tsk);
 	if (tidptr && mm) {
 		tsk->clear_child_tid = NULL;
 		if (mm->mm_users > 1 && !copy_to_user(tidptr, &(int){ 0 }, sizeof(int)))
@@ -80,6 +83,8 @@ void __noreturn do_exit(long code)
 	mm_release(tsk, tsk->mm);
 	if (tsk->signal)
 		group_dead = !__atomic_sub_fetch(&tsk->signal->nr_threads, 1, __ATOMIC_ACQ_REL);
+	if (tsk->signal && group_dead)
+		itimer_exit(tsk->signal);	/* the group's ITIMER_REAL goes with it */
 	trace_sched_process_exit(tsk);
 	if (tsk->session)
 		session_task_exit(tsk);
@@ -171,20 +176,38 @@ bool has_reapable_child(void)
 	return found;
 }
 
-/* Returns the pid of a reaped child, 0 if none exited yet, <0 on error. */
-static noinline long wait_consider_children(pid_t pid, int *status, bool *any)
+/* wait4's pid: one child (> 0), any (-1), those of our process group (0) or of group -pid */
+static inline bool wait_eligible(struct task_struct *p, pid_t pid)
+{
+	if (pid > 0)
+		return p->pid == pid;
+	if (pid == 0)
+		return p->pgrp == current->pgrp;
+	return pid == -1 || p->pgrp == -pid;
+}
+
+#define WNOWAIT		0x01000000	/* waitid: leave the child waitable */
+
+/* Returns the pid of a reaped child (WNOWAIT: one left as it is), 0 if none exited yet, <0 on
+ * error. */
+static noinline long wait_consider_children(pid_t pid, int *status, uid_t *uid, bool *any, int options)
 {
 	struct task_struct *p, *n;
 	unsigned long flags;
 
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry_safe(p, n, &current->children, sibling) {
-		if (pid > 0 && p->pid != pid)
+		if (!wait_eligible(p, pid))
 			continue;
 		*any = true;
 		if (reapable(p)) {
 			pid_t ret = p->pid;
 			*status = p->exit_code;
+			*uid = p->uid;
+			if (options & WNOWAIT) {
+				spin_unlock_irqrestore(&sched_lock, flags);
+				return ret;
+			}
 			if (current->signal && p->signal) {	/* wait_task_zombie(): its times to ours */
 				struct signal_struct *psig = current->signal, *sig = p->signal;
 
@@ -225,7 +248,7 @@ static noinline int session_wait_is_over(pid_t pid)
 	list_for_each_entry(p, &current->children, sibling) {
 		struct session_task *st = p->session;
 
-		if (pid > 0 && p->pid != pid)
+		if (!wait_eligible(p, pid))
 			continue;
 		if (st && (!list_empty(&st->queue) || (st->entered && READ_ONCE(p->__state) == TASK_RUNNING)))
 			busy = true;
@@ -234,16 +257,17 @@ static noinline int session_wait_is_over(pid_t pid)
 	return busy ? -1 : 1;
 }
 
-long do_wait(pid_t pid, int *ustatus, int options)
+/* The wait of wait4 and waitid: the child's pid and its wait status in *status. */
+static noinline long do_wait_status(pid_t pid, int *status, uid_t *uid, int options)
 {
 	trace_sched_process_wait(pid > 0 ? pid : pid < -1 ? -pid : 0);	/* pid_nr(wo_pid) */
 	for (;;) {
 		bool any = false;
-		int status = 0;
 		long ret;
 
+		*status = 0;
 		set_current_state(TASK_INTERRUPTIBLE);
-		ret = wait_consider_children(pid, &status, &any);
+		ret = wait_consider_children(pid, status, uid, &any, options);
 		if (!ret && any && fatal_signal_pending(current)) {
 			set_current_state(TASK_RUNNING);
 			return -EINTR;
@@ -266,14 +290,107 @@ long do_wait(pid_t pid, int *ustatus, int options)
 		}
 		if (ret || !any || (options & WNOHANG)) {
 			set_current_state(TASK_RUNNING);
-			if (!any)
-				return -ECHILD;
-			if (ret > 0 && ustatus && copy_to_user(ustatus, &status, sizeof(status)))
-				return -EFAULT;
-			return ret;
+			return any ? ret : -ECHILD;
 		}
 		schedule();
 	}
+}
+
+long do_wait(pid_t pid, int *ustatus, int options)
+{
+	int status;
+	uid_t uid;
+	long ret = do_wait_status(pid, &status, &uid, options);
+
+	if (ret > 0 && ustatus && copy_to_user(ustatus, &status, sizeof(status)))
+		return -EFAULT;
+	return ret;
+}
+
+/* ---- waitid (kernel_waitid): children that exited only (no stop or continue is modelled) ---- */
+#define P_ALL		0
+#define P_PID		1
+#define P_PGID		2
+#define P_PIDFD		3
+#define WSTOPPED	0x00000002
+#define WEXITED		0x00000004
+#define WCONTINUED	0x00000008
+#define __WNOTHREAD	0x20000000
+#define __WALL		0x40000000
+#define __WCLONE	0x80000000
+#define CLD_EXITED	1
+#define CLD_KILLED	2
+#define CLD_DUMPED	3
+
+struct waitid_info { int si_signo, si_errno, si_code, pad; int pid; unsigned int uid; int status; };
+
+static noinline long kernel_waitid(int which, pid_t upid, struct waitid_info *infop, int options)
+{
+	struct file *f;
+	int status;
+	uid_t uid;
+	long ret;
+
+	if (options & ~(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL))
+		return -EINVAL;
+	if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
+		return -EINVAL;
+	switch (which) {
+	case P_ALL:
+		upid = -1;
+		break;
+	case P_PID:
+		if (upid <= 0)
+			return -EINVAL;
+		break;
+	case P_PGID:
+		if (upid < 0)
+			return -EINVAL;
+		upid = upid ? -upid : -current->pgrp;
+		if (upid == 0 || upid == -1)
+			upid = 0;	/* the caller's group, when its id is 0 or 1 */
+		break;
+	case P_PIDFD:
+		f = upid < 0 ? NULL : fget(upid);
+		if (!f)
+			return -EBADF;
+		fput(f);
+		return -EINVAL;	/* no file is a pidfd here (pidfd_open is not modelled) */
+	default:
+		return -EINVAL;
+	}
+	memset(infop, 0, sizeof(*infop));
+	if (!(options & WEXITED))
+		return (options & WNOHANG) ? 0 : -ECHILD;	/* waits for a stop or a continue: none come */
+	ret = do_wait_status(upid, &status, &uid, options);
+	if (ret <= 0)
+		return ret;
+	infop->si_signo = SIGCHLD;
+	infop->pid = ret;
+	infop->uid = uid;
+	if ((status & 0x7f) == 0) {
+		infop->si_code = CLD_EXITED;
+		infop->status = (status >> 8) & 0xff;
+	} else {
+		infop->si_code = (status & 0x80) ? CLD_DUMPED : CLD_KILLED;
+		infop->status = status & 0x7f;
+	}
+	return ret;
+}
+
+struct siginfo;
+SYSCALL_DEFINE5(waitid, int, which, pid_t, upid, struct siginfo *, infop, int, options, struct rusage *, ru)
+{
+	struct waitid_info info;
+	long err = kernel_waitid(which, upid, &info, options);
+
+	if (err < 0)
+		return err;
+	/* what 6.1 puts there: si_signo, si_errno, si_code, then the sigchld union's pid, uid and
+	 * status (offsets 16..27); the rest of the siginfo is left as it was */
+	if (infop && (copy_to_user(infop, &info, 12) || copy_to_user((char *)infop + 16, &info.pid, 12)))
+		return -EFAULT;
+	return 0;
 }
 
 SYSCALL_DEFINE4(wait4, pid_t, upid, int *, stat_addr, int, options, struct rusage *, ru)

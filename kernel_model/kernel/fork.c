@@ -7,6 +7,7 @@
 #include "../include/uprobes.h"
 #include "../include/perf_event.h"
 #include "../include/signal.h"
+#include "../include/cred.h"
 
 #define CSIGNAL		0x000000ff	/* the exit signal, not a flag */
 #define CLONE_VM	0x00000100
@@ -154,7 +155,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	p->stack = alloc_thread_stack();
 	if (!p->stack)
 		goto free_task;
-	p->uid = parent->uid;
+	copy_creds(p, parent);
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
@@ -178,6 +179,9 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	if (fn) {
 		p->flags = PF_KTHREAD;
 	} else {
+		p->flags = PF_FORKNOEXEC;
+		p->pgrp = parent->pgrp;
+		p->sid = parent->sid;
 		if (copy_mm(clone_flags, p))
 			goto free_stack;
 	}
@@ -241,11 +245,14 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 		put_task_struct(p);
 		return NULL;
 	}
-	p->uid = parent->uid;
+	copy_creds(p, parent);
+	p->flags = PF_FORKNOEXEC;
+	p->pgrp = parent->pgrp;
+	p->sid = parent->sid;
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
-	if (copy_files_and_fs_of(parent, p)) {
+	if (session_copy_sighand(parent, p, tgid && tgid != pid) || copy_files_and_fs_of(parent, p)) {
 		exit_files(p);
 		exit_fs(p);
 		free_thread_stack(p->stack);

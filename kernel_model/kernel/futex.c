@@ -200,3 +200,160 @@ SYSCALL_DEFINE6(futex, u32 *, uaddr, int, op, u32, val, const struct __kernel_ti
 	}
 	return do_futex(uaddr, op, val, tp, uaddr2, (unsigned long)utime, val3);
 }
+
+/* ---- robust futexes (kernel/futex/core.c, syscalls.c): the locks a dying thread held ---- */
+#define FUTEX_WAITERS		0x80000000
+#define FUTEX_OWNER_DIED	0x40000000
+#define FUTEX_TID_MASK		0x3fffffff
+#define ROBUST_LIST_LIMIT	2048
+
+struct robust_list { struct robust_list *next; };
+struct robust_list_head {
+	struct robust_list list;
+	long futex_offset;
+	struct robust_list *list_op_pending;
+};
+
+/* arch/x86/include/asm/futex.h: a locked cmpxchg on the user's word; a fault the page fault
+ * handler cannot resolve lands on the fixup (-EFAULT) */
+static inline int futex_atomic_cmpxchg_inatomic(u32 *uval, u32 *uaddr, u32 oldval, u32 newval)
+{
+	int ret = 0;
+
+	if (!access_ok(uaddr, sizeof(u32)))
+		return -EFAULT;
+	asm volatile("1:\tlock cmpxchgl %3, %2\n"
+		     "2:\n"
+		     "\t.pushsection .text.unlikely, \"ax\"\n"
+		     "3:\tmovl %4, %0\n"
+		     "\tjmp 2b\n"
+		     "\t.popsection\n"
+		     "\t.pushsection __ex_table, \"a\"\n"
+		     "\t.balign 8\n"
+		     "\t.quad 1b, 3b\n"
+		     "\t.popsection\n"
+		     : "+r"(ret), "+a"(oldval), "+m"(*uaddr)
+		     : "r"(newval), "i"(-EFAULT)
+		     : "memory");
+	*uval = oldval;
+	return ret;
+}
+
+/* The dying thread owned the lock: OWNER_DIED for the next owner, a waiter woken to take it;
+ * or (pending_op) it was between taking and listing one: a waiter that may have been woken
+ * for it is woken again. */
+static int handle_futex_death(u32 *uaddr, struct task_struct *curr, bool pi, bool pending_op)
+{
+	u32 uval, nval, mval;
+	int err;
+
+	if ((unsigned long)uaddr % sizeof(*uaddr))
+		return -1;
+retry:
+	if (copy_from_user(&uval, uaddr, sizeof(uval)))
+		return -1;
+	if ((uval & FUTEX_TID_MASK) != (u32)curr->pid) {
+		if (pending_op && !pi && (!(uval & FUTEX_TID_MASK) || !(uval & FUTEX_WAITERS)))
+			futex_wake(uaddr, FLAGS_SHARED, 1, FUTEX_BITSET_MATCH_ANY);
+		return 0;
+	}
+	mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+	err = futex_atomic_cmpxchg_inatomic(&nval, uaddr, uval, mval);
+	if (err)
+		return -1;
+	if (nval != uval)
+		goto retry;
+	if (!pi && (uval & FUTEX_WAITERS))
+		futex_wake(uaddr, FLAGS_SHARED, 1, FUTEX_BITSET_MATCH_ANY);
+	return 0;
+}
+
+/* a robust-list pointer; bit 0 says a PI futex */
+static inline int fetch_robust_entry(struct robust_list **entry, struct robust_list **head, unsigned int *pi)
+{
+	unsigned long uentry;
+
+	if (copy_from_user(&uentry, head, sizeof(uentry)))
+		return -EFAULT;
+	*entry = (void *)(uentry & ~1UL);
+	*pi = uentry & 1;
+	return 0;
+}
+
+/* Walk the user's list (carefully: any fault or loop ends the walk) and mark its locks dead. */
+static void exit_robust_list(struct task_struct *curr)
+{
+	struct robust_list_head *head = curr->robust_list;
+	struct robust_list *entry, *next_entry = NULL, *pending;
+	unsigned int limit = ROBUST_LIST_LIMIT, pi, pip, next_pi;
+	long futex_offset;
+	int rc;
+
+	if (fetch_robust_entry(&entry, &head->list.next, &pi))
+		return;
+	if (copy_from_user(&futex_offset, &head->futex_offset, sizeof(futex_offset)))
+		return;
+	if (fetch_robust_entry(&pending, &head->list_op_pending, &pip))
+		return;
+	while (entry != &head->list) {
+		rc = fetch_robust_entry(&next_entry, &entry->next, &next_pi);
+		if (entry != pending &&
+		    handle_futex_death((u32 *)((char *)entry + futex_offset), curr, pi, false))
+			return;
+		if (rc)
+			return;
+		entry = next_entry;
+		pi = next_pi;
+		if (!--limit)
+			break;
+	}
+	if (pending)
+		handle_futex_death((u32 *)((char *)pending + futex_offset), curr, pip, true);
+}
+
+/* futex_exit_release(), futex_exec_release(): at exit and exec, while the task still has its
+ * address space.  A session task's locks are the host's business (its kernel did this). */
+void futex_exit_release(struct task_struct *tsk)
+{
+	if (unlikely(tsk->robust_list)) {
+		if (!tsk->session && tsk->mm)
+			exit_robust_list(tsk);
+		tsk->robust_list = NULL;
+	}
+}
+
+SYSCALL_DEFINE2(set_robust_list, struct robust_list_head *, head, size_t, len)
+{
+	if (unlikely(len != sizeof(*head)))
+		return -EINVAL;
+	current->robust_list = head;
+	return 0;
+}
+
+SYSCALL_DEFINE3(get_robust_list, int, pid, struct robust_list_head * *, head_ptr, size_t *, len_ptr)
+{
+	struct task_struct *p = current;
+	struct robust_list_head *head;
+	size_t len = sizeof(*head);
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	if (pid) {
+		p = find_task_by_pid(pid);
+		if (!p) {
+			spin_unlock_irqrestore(&sched_lock, flags);
+			return -ESRCH;
+		}
+	}
+	/* ptrace_may_access(PTRACE_MODE_READ_REALCREDS): the same user, or root */
+	if (p != current && current->euid != 0 &&
+	    (current->uid != p->uid || current->uid != p->euid || current->uid != p->suid)) {
+		spin_unlock_irqrestore(&sched_lock, flags);
+		return -EPERM;
+	}
+	head = p->robust_list;
+	spin_unlock_irqrestore(&sched_lock, flags);
+	if (copy_to_user(len_ptr, &len, sizeof(len)))
+		return -EFAULT;
+	return copy_to_user(head_ptr, &head, sizeof(head)) ? -EFAULT : 0;
+}

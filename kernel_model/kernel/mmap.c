@@ -637,9 +637,7 @@ noinline int mprotect_fixup(struct mm_struct *mm, struct vm_area_struct *vma, un
 
 	if (newflags == vma->vm_flags)
 		return 0;
-	if (start != vma->vm_start && (err = __split_vma(mm, vma, start, 1)))
-		return err;
-	if (end != vma->vm_end && (err = __split_vma(mm, vma, end, 0)))
+	if ((err = split_vma_range(mm, vma, start, end)))
 		return err;
 	vma->vm_flags = newflags;
 	vma_set_page_prot(vma);
@@ -825,6 +823,18 @@ noinline int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 	mm->exec_vm = oldmm->exec_vm;
 	mm->stack_vm = oldmm->stack_vm;
 	list_for_each_entry(mpnt, &oldmm->mm_mt.vmas, vm_list) {
+		if (mpnt->vm_flags & 0x00020000UL /* VM_DONTCOPY: madvise(MADV_DONTFORK) */) {
+			unsigned long pages = (mpnt->vm_end - mpnt->vm_start) >> 12;	/* vm_stat_account() */
+
+			mm->total_vm -= pages;
+			if (mpnt->vm_flags & VM_EXEC)
+				mm->exec_vm -= pages;
+			else if (mpnt->vm_flags & VM_GROWSDOWN)
+				mm->stack_vm -= pages;
+			else if ((mpnt->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE)
+				mm->data_vm -= pages;
+			continue;
+		}
 		tmp = vm_area_dup(mpnt);
 		if (!tmp) {
 			ret = -ENOMEM;
@@ -833,6 +843,8 @@ noinline int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		tmp->vm_mm = mm;
 		list_add_tail(&tmp->vm_list, &mm->mm_mt.vmas);
 		mm->map_count++;
+		if (mpnt->vm_flags & 0x02000000UL /* VM_WIPEONFORK: the child's starts empty */)
+			continue;
 		ret = copy_page_range(tmp, mpnt);
 		if (ret)
 			break;

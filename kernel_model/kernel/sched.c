@@ -4,6 +4,7 @@
 #include "../include/trace/trace.h"
 #include "../include/clockchips.h"
 #include "../include/perf_event.h"
+#include "../include/syscalls.h"
 
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
@@ -437,4 +438,56 @@ void __noreturn cpu_startup_entry(void)
 	local_irq_enable();
 	for (;;)
 		do_idle();
+}
+
+/* ---- sched_yield, the cpu mask (kernel/sched/core.c) ---- */
+
+/* the task goes to the back of its runqueue (this scheduler's yield_task): the others first */
+static noinline void do_sched_yield(void)
+{
+	schedule();
+}
+
+SYSCALL_DEFINE0(sched_yield)
+{
+	do_sched_yield();
+	return 0;
+}
+
+/* cpumask_size(): the bytes of a mask of NR_CPUS bits, in longs */
+#define CPUMASK_BYTES	(((NR_CPUS + 63) / 64) * sizeof(unsigned long))
+
+/* A task may run on every online cpu (there is no sched_setaffinity here). */
+noinline long sched_getaffinity(pid_t pid, unsigned long *mask)
+{
+	unsigned long flags;
+	int cpu;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	if (pid && !find_task_by_pid(pid)) {
+		spin_unlock_irqrestore(&sched_lock, flags);
+		return -ESRCH;
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	memset(mask, 0, CPUMASK_BYTES);
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		mask[cpu / 64] |= 1UL << (cpu % 64);
+	return 0;
+}
+
+SYSCALL_DEFINE3(sched_getaffinity, pid_t, pid, unsigned int, len, unsigned long *, user_mask_ptr)
+{
+	unsigned long mask[CPUMASK_BYTES / sizeof(unsigned long)];
+	unsigned int retlen;
+	long ret;
+
+	if ((len * 8) < (unsigned int)nr_cpu_ids)
+		return -EINVAL;
+	if (len & (sizeof(unsigned long) - 1))
+		return -EINVAL;
+	ret = sched_getaffinity(pid, mask);
+	if (ret)
+		return ret;
+	retlen = min(len, (unsigned int)CPUMASK_BYTES);
+	return copy_to_user(user_mask_ptr, mask, retlen) ? -EFAULT : (long)retlen;
 }

@@ -36,6 +36,7 @@
 #include "../include/trace/trace.h"
 #include "../include/uapi/session_ring.h"
 #include "../include/perf_event.h"
+#include "../include/signal.h"
 
 struct session_ring session_ring __aligned(4096);
 
@@ -737,6 +738,8 @@ long session_execve(const char *filename)
 	if (!ret) {
 		ret = session_exec_mm(tsk);
 		if (!ret) {
+			flush_signal_handlers(tsk);
+			tsk->flags &= ~PF_FORKNOEXEC;
 			strscpy_pad(tsk->comm, q->rec.exec.comm, TASK_COMM_LEN);
 			perf_event_exec();
 			trace_sched_process_exec(tsk, old_pid, filename);
@@ -764,6 +767,11 @@ static struct task_struct *session_fork(struct task_struct *parent, struct sessi
 	}
 	if (rec->task.comm[0])
 		strscpy_pad(p->comm, rec->task.comm, TASK_COMM_LEN);
+	if (!parent->session) {	/* a program the host started: its group and session are the host's */
+		p->flags &= ~PF_FORKNOEXEC;
+		p->pgrp = rec->task.pgid;
+		p->sid = rec->task.sid;
+	}
 	if (parent == current && perf_event_init_task(p, 0)) {	/* the forking task's inherited events */
 		p->session = NULL;
 		session_free_process(p);

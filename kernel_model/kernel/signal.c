@@ -44,23 +44,42 @@ unsigned long get_sigframe_size(void)
 }
 
 /* ---- the structures a task shares (copy_process) ---- */
+/* copy_sighand(): the handlers of `cur`, shared (CLONE_SIGHAND) or copied; none: the defaults */
+static int copy_sighand(struct task_struct *cur, bool share, struct task_struct *p)
+{
+	if (share && cur && cur->sighand) {
+		p->sighand = cur->sighand;
+		__atomic_add_fetch(&p->sighand->count, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	p->sighand = kmalloc(sizeof(*p->sighand), GFP_KERNEL);
+	if (!p->sighand)
+		return -ENOMEM;
+	if (cur && cur->sighand)
+		memcpy(p->sighand->action, cur->sighand->action, sizeof(p->sighand->action));
+	else
+		memset(p->sighand->action, 0, sizeof(p->sighand->action));
+	p->sighand->count = 1;
+	return 0;
+}
+
+/*
+ * A session task's handlers: what its process set with rt_sigaction, so the calls that read
+ * or change them answer as Linux's do (its signals themselves are the host's: no signal_struct,
+ * nothing is sent or delivered here).  A child of a session process has its parent's (a thread
+ * shares them); one the host started has the defaults, which is all the kernel knows of it.
+ */
+int session_copy_sighand(struct task_struct *parent, struct task_struct *p, bool thread)
+{
+	return copy_sighand(parent->session ? parent : NULL, thread, p);
+}
+
 int copy_signal(unsigned long clone_flags, struct task_struct *p)
 {
 	struct task_struct *cur = current;
 
-	if ((clone_flags & 0x00000800 /* CLONE_SIGHAND */) && cur->sighand) {
-		p->sighand = cur->sighand;
-		__atomic_add_fetch(&p->sighand->count, 1, __ATOMIC_RELAXED);
-	} else {
-		p->sighand = kmalloc(sizeof(*p->sighand), GFP_KERNEL);
-		if (!p->sighand)
-			return -ENOMEM;
-		if (cur->sighand)
-			memcpy(p->sighand->action, cur->sighand->action, sizeof(p->sighand->action));
-		else
-			memset(p->sighand->action, 0, sizeof(p->sighand->action));
-		p->sighand->count = 1;
-	}
+	if (copy_sighand(cur, clone_flags & 0x00000800 /* CLONE_SIGHAND */, p))
+		return -ENOMEM;
 	if ((clone_flags & 0x00010000 /* CLONE_THREAD */) && cur->signal) {
 		p->signal = cur->signal;
 		__atomic_add_fetch(&p->signal->sigcnt, 1, __ATOMIC_RELAXED);
@@ -71,6 +90,7 @@ int copy_signal(unsigned long clone_flags, struct task_struct *p)
 		memset(p->signal, 0, sizeof(*p->signal));
 		p->signal->sigcnt = 1;
 		p->signal->nr_threads = 1;
+		itimer_init(p->signal);
 	}
 	p->blocked = cur->blocked;
 	p->pending = 0;
@@ -81,8 +101,10 @@ void release_signal(struct task_struct *p)
 {
 	if (p->sighand && !__atomic_sub_fetch(&p->sighand->count, 1, __ATOMIC_ACQ_REL))
 		kfree(p->sighand);
-	if (p->signal && !__atomic_sub_fetch(&p->signal->sigcnt, 1, __ATOMIC_ACQ_REL))
+	if (p->signal && !__atomic_sub_fetch(&p->signal->sigcnt, 1, __ATOMIC_ACQ_REL)) {
+		itimer_exit(p->signal);
 		kfree(p->signal);
+	}
 	p->sighand = NULL;
 	p->signal = NULL;
 }
@@ -118,13 +140,34 @@ void flush_signal_handlers(struct task_struct *t)
 /* ---- sending ---- */
 static notrace_spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
 
+static inline bool sig_handler_ignored(unsigned long handler, int sig);
+
 static bool sig_ignored(struct task_struct *t, int sig)
 {
-	unsigned long handler = t->sighand->action[sig - 1].sa_handler;
-
 	if (t->blocked & sigmask(sig))
 		return false;	/* it may be unblocked, then taken */
+	return sig_handler_ignored(t->sighand->action[sig - 1].sa_handler, sig);
+}
+
+static inline bool sig_handler_ignored(unsigned long handler, int sig)
+{
 	return handler == SIG_IGN || (handler == SIG_DFL && (sigmask(sig) & SIG_KERNEL_IGNORE_MASK));
+}
+
+/* do_sigaction()'s flush: the signal leaves every thread's pending set */
+static void flush_pending_in_group(struct task_struct *tsk, int sig)
+{
+	unsigned long flags = arch_local_irq_save();
+	struct task_struct *t;
+
+	notrace_spin_lock(&siglock);
+	spin_lock(&sched_lock);
+	list_for_each_entry(t, &task_list, tasks)
+		if (t == tsk || (t->signal && t->signal == tsk->signal))
+			t->pending &= ~sigmask(sig);
+	spin_unlock(&sched_lock);
+	notrace_spin_unlock(&siglock);
+	arch_local_irq_restore(flags);
 }
 
 /* Make the task notice: woken from an interruptible sleep, or sent into the kernel. */
@@ -326,8 +369,8 @@ noinline int do_sigaction(int sig, struct k_sigaction *act, struct k_sigaction *
 	if (act) {
 		*k = *act;
 		k->sa_mask &= ~SIG_KERNEL_ONLY_MASK;
-		if (sig_ignored(current, sig))	/* setting SIG_IGN discards what is pending */
-			current->pending &= ~sigmask(sig);
+		if (sig_handler_ignored(k->sa_handler, sig))	/* what is pending goes, blocked or not */
+			flush_pending_in_group(current, sig);
 	}
 	return 0;
 }
@@ -400,6 +443,28 @@ SYSCALL_DEFINE4(rt_sigprocmask, int, how, sigset_t *, nset, sigset_t *, oset, si
 	return ret;
 }
 
+/* the blocked signals sent to the task and not yet taken (a group's are queued on one of its
+ * threads here: each thread's own) */
+static noinline void do_sigpending(u64 *set)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	notrace_spin_lock(&siglock);
+	*set = current->pending & current->blocked;
+	notrace_spin_unlock(&siglock);
+	arch_local_irq_restore(flags);
+}
+
+SYSCALL_DEFINE2(rt_sigpending, sigset_t *, uset, size_t, sigsetsize)
+{
+	u64 set;
+
+	if (sigsetsize > sizeof(u64))
+		return -EINVAL;
+	do_sigpending(&set);
+	return copy_to_user(uset, &set, sigsetsize) ? -EFAULT : 0;
+}
+
 /* ---- delivery ---- */
 struct ksignal {
 	struct k_sigaction ka;
@@ -437,6 +502,8 @@ static noinline bool get_signal(struct ksignal *ksig)
 		ksig->info = t->sigq[sig - 1];
 		notrace_spin_unlock(&siglock);
 		arch_local_irq_restore(flags);
+		if (sig == SIGALRM)	/* dequeue_signal(): an interval timer starts its next period */
+			itimer_rearm(t);
 		ka = &t->sighand->action[sig - 1];
 		trace_signal_deliver(sig, &ksig->info, ka);
 		if (ka->sa_handler == SIG_IGN)

@@ -2,6 +2,10 @@
  * resource limits as a fresh Debian login has them (getrlimit, prlimit64;
  * they are reported, and only RLIMIT_STACK bounds anything here: the stack's growth). */
 #include "../include/syscalls.h"
+#include "../include/cred.h"
+#include "../include/signal.h"
+#include "../include/mm.h"
+#include "../include/timer.h"
 
 #define RLIMIT_CPU	0
 #define RLIMIT_FSIZE	1
@@ -131,4 +135,474 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 	default:
 		return -EINVAL;
 	}
+}
+
+/* ---- the ids (kernel/sys.c): 6.1's rules, CAP_SETUID/CAP_SETGID being root's (cred.h) ---- */
+#define INVALID_ID	((uid_t)-1)
+
+SYSCALL_DEFINE0(geteuid)
+{
+	return current->euid;
+}
+
+SYSCALL_DEFINE0(getgid)
+{
+	return current->gid;
+}
+
+SYSCALL_DEFINE0(getegid)
+{
+	return current->egid;
+}
+
+long __sys_setregid(gid_t rgid, gid_t egid)
+{
+	struct task_struct *me = current;
+	gid_t new_gid = me->gid, new_egid = me->egid, new_sgid = me->sgid;
+
+	if (rgid != INVALID_ID) {
+		if (me->gid != rgid && me->egid != rgid && !capable_euid())
+			return -EPERM;
+		new_gid = rgid;
+	}
+	if (egid != INVALID_ID) {
+		if (me->gid != egid && me->egid != egid && me->sgid != egid && !capable_euid())
+			return -EPERM;
+		new_egid = egid;
+	}
+	if (rgid != INVALID_ID || (egid != INVALID_ID && egid != me->gid))
+		new_sgid = new_egid;
+	me->gid = new_gid;
+	me->egid = new_egid;
+	me->sgid = new_sgid;
+	me->fsgid = new_egid;
+	return 0;
+}
+
+SYSCALL_DEFINE2(setregid, gid_t, rgid, gid_t, egid)
+{
+	return __sys_setregid(rgid, egid);
+}
+
+long __sys_setgid(gid_t gid)
+{
+	struct task_struct *me = current;
+
+	if (gid == INVALID_ID)
+		return -EINVAL;
+	if (capable_euid())
+		me->gid = me->egid = me->sgid = me->fsgid = gid;
+	else if (gid == me->gid || gid == me->sgid)
+		me->egid = me->fsgid = gid;
+	else
+		return -EPERM;
+	return 0;
+}
+
+SYSCALL_DEFINE1(setgid, gid_t, gid)
+{
+	return __sys_setgid(gid);
+}
+
+long __sys_setreuid(uid_t ruid, uid_t euid)
+{
+	struct task_struct *me = current;
+	uid_t new_uid = me->uid, new_euid = me->euid, new_suid = me->suid;
+
+	if (ruid != INVALID_ID) {
+		if (me->uid != ruid && me->euid != ruid && !capable_euid())
+			return -EPERM;
+		new_uid = ruid;
+	}
+	if (euid != INVALID_ID) {
+		if (me->uid != euid && me->euid != euid && me->suid != euid && !capable_euid())
+			return -EPERM;
+		new_euid = euid;
+	}
+	if (ruid != INVALID_ID || (euid != INVALID_ID && euid != me->uid))
+		new_suid = new_euid;
+	me->uid = new_uid;
+	me->euid = new_euid;
+	me->suid = new_suid;
+	me->fsuid = new_euid;
+	return 0;
+}
+
+SYSCALL_DEFINE2(setreuid, uid_t, ruid, uid_t, euid)
+{
+	return __sys_setreuid(ruid, euid);
+}
+
+long __sys_setuid(uid_t uid)
+{
+	struct task_struct *me = current;
+
+	if (uid == INVALID_ID)
+		return -EINVAL;
+	if (capable_euid())
+		me->uid = me->suid = uid;
+	else if (uid != me->uid && uid != me->suid)
+		return -EPERM;
+	me->euid = me->fsuid = uid;
+	return 0;
+}
+
+SYSCALL_DEFINE1(setuid, uid_t, uid)
+{
+	return __sys_setuid(uid);
+}
+
+/* whether `id` is none of the three (one a set*id call may give only with the capability) */
+static inline bool new_id(u32 id, u32 a, u32 b, u32 c)
+{
+	return id != INVALID_ID && id != a && id != b && id != c;
+}
+
+long __sys_setresuid(uid_t ruid, uid_t euid, uid_t suid)
+{
+	struct task_struct *me = current;
+
+	if ((ruid == INVALID_ID || ruid == me->uid) &&
+	    (euid == INVALID_ID || (euid == me->euid && euid == me->fsuid)) &&
+	    (suid == INVALID_ID || suid == me->suid))
+		return 0;	/* a no-op */
+	if ((new_id(ruid, me->uid, me->euid, me->suid) || new_id(euid, me->uid, me->euid, me->suid) ||
+	     new_id(suid, me->uid, me->euid, me->suid)) && !capable_euid())
+		return -EPERM;
+	if (ruid != INVALID_ID)
+		me->uid = ruid;
+	if (euid != INVALID_ID)
+		me->euid = euid;
+	if (suid != INVALID_ID)
+		me->suid = suid;
+	me->fsuid = me->euid;
+	return 0;
+}
+
+SYSCALL_DEFINE3(setresuid, uid_t, ruid, uid_t, euid, uid_t, suid)
+{
+	return __sys_setresuid(ruid, euid, suid);
+}
+
+/* the three ids, as put_user() puts them: one at a time, stopping at the first fault */
+static long put_ids(u32 a, u32 *ap, u32 b, u32 *bp, u32 c, u32 *cp)
+{
+	if (copy_to_user(ap, &a, sizeof(a)) || copy_to_user(bp, &b, sizeof(b)) ||
+	    copy_to_user(cp, &c, sizeof(c)))
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL_DEFINE3(getresuid, uid_t *, ruidp, uid_t *, euidp, uid_t *, suidp)
+{
+	struct task_struct *me = current;
+
+	return put_ids(me->uid, ruidp, me->euid, euidp, me->suid, suidp);
+}
+
+long __sys_setresgid(gid_t rgid, gid_t egid, gid_t sgid)
+{
+	struct task_struct *me = current;
+
+	if ((rgid == INVALID_ID || rgid == me->gid) &&
+	    (egid == INVALID_ID || (egid == me->egid && egid == me->fsgid)) &&
+	    (sgid == INVALID_ID || sgid == me->sgid))
+		return 0;
+	if ((new_id(rgid, me->gid, me->egid, me->sgid) || new_id(egid, me->gid, me->egid, me->sgid) ||
+	     new_id(sgid, me->gid, me->egid, me->sgid)) && !capable_euid())
+		return -EPERM;
+	if (rgid != INVALID_ID)
+		me->gid = rgid;
+	if (egid != INVALID_ID)
+		me->egid = egid;
+	if (sgid != INVALID_ID)
+		me->sgid = sgid;
+	me->fsgid = me->egid;
+	return 0;
+}
+
+SYSCALL_DEFINE3(setresgid, gid_t, rgid, gid_t, egid, gid_t, sgid)
+{
+	return __sys_setresgid(rgid, egid, sgid);
+}
+
+SYSCALL_DEFINE3(getresgid, gid_t *, rgidp, gid_t *, egidp, gid_t *, sgidp)
+{
+	struct task_struct *me = current;
+
+	return put_ids(me->gid, rgidp, me->egid, egidp, me->sgid, sgidp);
+}
+
+/* setfsuid/setfsgid: the old id, whether or not the new one was allowed */
+long __sys_setfsuid(uid_t uid)
+{
+	struct task_struct *me = current;
+	uid_t old = me->fsuid;
+
+	if (uid != INVALID_ID && (uid == me->uid || uid == me->euid || uid == me->suid || uid == me->fsuid ||
+				  capable_euid()))
+		me->fsuid = uid;
+	return old;
+}
+
+SYSCALL_DEFINE1(setfsuid, uid_t, uid)
+{
+	return __sys_setfsuid(uid);
+}
+
+long __sys_setfsgid(gid_t gid)
+{
+	struct task_struct *me = current;
+	gid_t old = me->fsgid;
+
+	if (gid != INVALID_ID && (gid == me->gid || gid == me->egid || gid == me->sgid || gid == me->fsgid ||
+				  capable_euid()))
+		me->fsgid = gid;
+	return old;
+}
+
+SYSCALL_DEFINE1(setfsgid, gid_t, gid)
+{
+	return __sys_setfsgid(gid);
+}
+
+/* ---- times, sysinfo ---- */
+#define USER_HZ		100
+struct tms { long tms_utime, tms_stime, tms_cutime, tms_cstime; };
+
+static inline long nsec_to_clock_t(u64 ns)
+{
+	return ns / (1000000000UL / USER_HZ);
+}
+
+/* the thread group's user and system time: its live threads' (an ended thread's are not kept) */
+static __always_inline void thread_group_cputime(struct task_struct *tsk, u64 *utime, u64 *stime)
+{
+	struct task_struct *t;
+	unsigned long flags;
+
+	*utime = *stime = 0;
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(t, &task_list, tasks)
+		if (t->tgid == tsk->tgid && !(t->flags & PF_KTHREAD)) {
+			*utime += t->utime;
+			*stime += t->stime;
+		}
+	spin_unlock_irqrestore(&sched_lock, flags);
+}
+
+static noinline void do_sys_times(struct tms *tms)
+{
+	u64 tgutime, tgstime;
+	struct signal_struct *sig = current->signal;
+
+	thread_group_cputime(current, &tgutime, &tgstime);
+	tms->tms_utime = nsec_to_clock_t(tgutime);
+	tms->tms_stime = nsec_to_clock_t(tgstime);
+	tms->tms_cutime = nsec_to_clock_t(sig ? sig->cutime : 0);
+	tms->tms_cstime = nsec_to_clock_t(sig ? sig->cstime : 0);
+}
+
+SYSCALL_DEFINE1(times, struct tms *, tbuf)
+{
+	if (tbuf) {
+		struct tms tmp;
+
+		do_sys_times(&tmp);
+		if (copy_to_user(tbuf, &tmp, sizeof(tmp)))
+			return -EFAULT;
+	}
+	/* jiffies_64_to_clock_t(): HZ 250's 4 ms ticks in USER_HZ's 10 ms */
+	return (long)(jiffies_64 * TICK_NSEC / (1000000000UL / USER_HZ));
+}
+
+struct sysinfo {
+	long uptime;
+	unsigned long loads[3];
+	unsigned long totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+	unsigned short procs, pad;
+	unsigned long totalhigh, freehigh;
+	unsigned int mem_unit;
+	char _f[20 - 2 * sizeof(long) - sizeof(int)];
+};
+
+/* what /proc/uptime, /proc/loadavg and /proc/meminfo say: the time since boot, no load average
+ * (none is kept: 0.00), the tasks, the RAM in pages (no swap, no page cache counted apart) */
+static __always_inline void do_sysinfo(struct sysinfo *info)
+{
+	u64 ns = ktime_get();
+	struct task_struct *t;
+	unsigned long flags, mem_total;
+	unsigned int bitcount = 0, mem_unit;
+
+	memset(info, 0, sizeof(*info));
+	info->uptime = ns / 1000000000UL + (ns % 1000000000UL ? 1 : 0);
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(t, &task_list, tasks)
+		info->procs++;
+	spin_unlock_irqrestore(&sched_lock, flags);
+	info->totalram = boot_params.ram_size / PAGE_SIZE;
+	info->freeram = READ_ONCE(nr_free_pages);
+	info->mem_unit = PAGE_SIZE;
+	/* the sizes in bytes (mem_unit 1) where they fit in a long, as 6.1 does */
+	mem_total = info->totalram + info->totalswap;
+	for (mem_unit = info->mem_unit; mem_unit > 1; mem_unit >>= 1) {
+		bitcount++;
+		if (mem_total << 1 < mem_total)
+			return;
+		mem_total <<= 1;
+	}
+	info->mem_unit = 1;
+	info->totalram <<= bitcount;
+	info->freeram <<= bitcount;
+}
+
+SYSCALL_DEFINE1(sysinfo, struct sysinfo *, info)
+{
+	struct sysinfo val;
+
+	do_sysinfo(&val);
+	return copy_to_user(info, &val, sizeof(val)) ? -EFAULT : 0;
+}
+
+/* ---- process groups and sessions (kernel/sys.c) ---- */
+
+/* every thread of the group of `p` (6.1 keeps them once, in the signal_struct's pids) */
+static void set_group_ids(struct task_struct *p, pid_t pgrp, pid_t sid)
+{
+	struct task_struct *t;
+
+	list_for_each_entry(t, &task_list, tasks)
+		if (t->tgid == p->tgid) {
+			t->pgrp = pgrp;
+			t->sid = sid;
+		}
+}
+
+/* whether a process group `pgrp` has a member in session `sid` */
+static bool pgrp_in_session(pid_t pgrp, pid_t sid)
+{
+	struct task_struct *t;
+
+	list_for_each_entry(t, &task_list, tasks)
+		if (t->pgrp == pgrp && t->sid == sid && !t->exit_state)
+			return true;
+	return false;
+}
+
+SYSCALL_DEFINE2(setpgid, pid_t, pid, pid_t, pgid)
+{
+	struct task_struct *p, *me = current;
+	unsigned long flags;
+	int err;
+
+	if (!pid)
+		pid = me->tgid;
+	if (!pgid)
+		pgid = pid;
+	if (pgid < 0)
+		return -EINVAL;
+	spin_lock_irqsave(&sched_lock, flags);
+	err = -ESRCH;
+	p = find_task_by_pid(pid);
+	if (!p)
+		goto out;
+	err = -EINVAL;
+	if (p->pid != p->tgid)	/* a thread that does not lead its group */
+		goto out;
+	if (p->parent && p->parent->tgid == me->tgid) {	/* a child of ours */
+		err = -EPERM;
+		if (p->sid != me->sid)
+			goto out;
+		err = -EACCES;
+		if (!(p->flags & PF_FORKNOEXEC))
+			goto out;
+	} else {
+		err = -ESRCH;
+		if (p->tgid != me->tgid)
+			goto out;
+	}
+	err = -EPERM;
+	if (p->sid == p->tgid)	/* a session leader */
+		goto out;
+	if (pgid != pid && !pgrp_in_session(pgid, me->sid))
+		goto out;
+	set_group_ids(p, pgid, p->sid);
+	err = 0;
+out:
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return err;
+}
+
+/* the process group (or session) of the task `pid` (0: the caller), ESRCH: none */
+static __always_inline int task_group_id(pid_t pid, bool session)
+{
+	struct task_struct *p = current;
+	unsigned long flags;
+	int ret = -ESRCH;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	if (pid)
+		p = find_task_by_pid(pid);
+	if (p)
+		ret = session ? p->sid : p->pgrp;
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return ret;
+}
+
+static noinline int do_getpgid(pid_t pid)
+{
+	return task_group_id(pid, false);
+}
+
+SYSCALL_DEFINE1(getpgid, pid_t, pid)
+{
+	return do_getpgid(pid);
+}
+
+SYSCALL_DEFINE0(getpgrp)
+{
+	return do_getpgid(0);
+}
+
+SYSCALL_DEFINE1(getsid, pid_t, pid)
+{
+	return task_group_id(pid, true);
+}
+
+/* A new session led by the caller, in a new process group of its own: not for a process group
+ * leader (a group with its pid as id exists: EPERM). */
+noinline int ksys_setsid(void)
+{
+	struct task_struct *me = current, *t;
+	unsigned long flags;
+	int err = -EPERM;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(t, &task_list, tasks)
+		if (t->pgrp == me->tgid && !t->exit_state)
+			goto out;
+	set_group_ids(me, me->tgid, me->tgid);
+	err = me->tgid;
+out:
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return err;
+}
+
+SYSCALL_DEFINE0(setsid)
+{
+	return ksys_setsid();
+}
+
+/* the cpu the caller runs on (and its NUMA node: one node here) */
+SYSCALL_DEFINE3(getcpu, unsigned *, cpup, unsigned *, nodep, struct getcpu_cache *, unused)
+{
+	unsigned int cpu = smp_processor_id(), node = 0;
+	int err = 0;
+
+	if (cpup)
+		err |= copy_to_user(cpup, &cpu, sizeof(cpu)) ? -EFAULT : 0;
+	if (nodep)
+		err |= copy_to_user(nodep, &node, sizeof(node)) ? -EFAULT : 0;
+	return err ? -EFAULT : 0;
 }

@@ -20,12 +20,6 @@ SYSCALL_DEFINE5(select, int, n, fd_set *, inp, fd_set *, outp, fd_set *, exp, st
 	return sys_ni_syscall();
 }
 
-/* kernel/sched/core.c */
-SYSCALL_DEFINE0(sched_yield)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/mremap.c */
 SYSCALL_DEFINE5(mremap, unsigned long, addr, unsigned long, old_len, unsigned long, new_len, unsigned long, flags, unsigned long, new_addr)
 {
@@ -44,12 +38,6 @@ SYSCALL_DEFINE3(mincore, unsigned long, start, size_t, len, unsigned char *, vec
 	return sys_ni_syscall();
 }
 
-/* mm/madvise.c */
-SYSCALL_DEFINE3(madvise, unsigned long, start, size_t, len_in, int, behavior)
-{
-	return sys_ni_syscall();
-}
-
 /* ipc/shm.c */
 SYSCALL_DEFINE3(shmget, key_t, key, size_t, size, int, shmflg)
 {
@@ -64,24 +52,6 @@ SYSCALL_DEFINE3(shmat, int, shmid, char *, shmaddr, int, shmflg)
 
 /* ipc/shm.c */
 SYSCALL_DEFINE3(shmctl, int, shmid, int, cmd, struct shmid_ds *, buf)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/itimer.c */
-SYSCALL_DEFINE2(getitimer, int, which, struct __kernel_old_itimerval *, value)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/itimer.c */
-SYSCALL_DEFINE1(alarm, unsigned int, seconds)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/itimer.c */
-SYSCALL_DEFINE3(setitimer, int, which, struct __kernel_old_itimerval *, value, struct __kernel_old_itimerval *, ovalue)
 {
 	return sys_ni_syscall();
 }
@@ -170,18 +140,6 @@ SYSCALL_DEFINE2(getrusage, int, who, struct rusage *, ru)
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE1(sysinfo, struct sysinfo *, info)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(times, struct tms *, tbuf)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/ptrace.c */
 SYSCALL_DEFINE4(ptrace, long, request, long, pid, unsigned long, addr, unsigned long, data)
 {
@@ -194,122 +152,8 @@ SYSCALL_DEFINE3(syslog, int, type, char *, buf, int, len)
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE0(getgid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(setuid, uid_t, uid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(setgid, gid_t, gid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE0(geteuid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE0(getegid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(setpgid, pid_t, pid, pid_t, pgid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE0(getpgrp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE0(setsid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(setreuid, uid_t, ruid, uid_t, euid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(setregid, gid_t, rgid, gid_t, egid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/groups.c */
-SYSCALL_DEFINE2(getgroups, int, gidsetsize, gid_t *, grouplist)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/groups.c */
 SYSCALL_DEFINE2(setgroups, int, gidsetsize, gid_t *, grouplist)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE3(setresuid, uid_t, ruid, uid_t, euid, uid_t, suid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE3(getresuid, uid_t *, ruidp, uid_t *, euidp, uid_t *, suidp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE3(setresgid, gid_t, rgid, gid_t, egid, gid_t, sgid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE3(getresgid, gid_t *, rgidp, gid_t *, egidp, gid_t *, sgidp)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(getpgid, pid_t, pid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(setfsuid, uid_t, uid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(setfsgid, gid_t, gid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE1(getsid, pid_t, pid)
 {
 	return sys_ni_syscall();
 }
@@ -322,12 +166,6 @@ SYSCALL_DEFINE2(capget, cap_user_header_t, header, cap_user_data_t, dataptr)
 
 /* kernel/capability.c */
 SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE2(rt_sigpending, sigset_t *, uset, size_t, sigsetsize)
 {
 	return sys_ni_syscall();
 }
@@ -358,18 +196,6 @@ SYSCALL_DEFINE1(personality, unsigned int, personality)
 
 /* fs/statfs.c */
 SYSCALL_DEFINE2(ustat, unsigned, dev, struct ustat *, ubuf)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/statfs.c */
-SYSCALL_DEFINE2(statfs, const char *, pathname, struct statfs *, buf)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/statfs.c */
-SYSCALL_DEFINE2(fstatfs, unsigned int, fd, struct statfs *, buf)
 {
 	return sys_ni_syscall();
 }
@@ -597,24 +423,6 @@ SYSCALL_DEFINE5(fsetxattr, int, fd, const char *, name, const void *, value, siz
 }
 
 /* fs/xattr.c */
-SYSCALL_DEFINE4(getxattr, const char *, pathname, const char *, name, void *, value, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE4(lgetxattr, const char *, pathname, const char *, name, void *, value, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
-SYSCALL_DEFINE4(fgetxattr, int, fd, const char *, name, void *, value, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/xattr.c */
 SYSCALL_DEFINE3(listxattr, const char *, pathname, char *, list, size_t, size)
 {
 	return sys_ni_syscall();
@@ -652,12 +460,6 @@ SYSCALL_DEFINE2(fremovexattr, int, fd, const char *, name)
 
 /* kernel/sched/core.c */
 SYSCALL_DEFINE3(sched_setaffinity, pid_t, pid, unsigned int, len, unsigned long *, user_mask_ptr)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE3(sched_getaffinity, pid_t, pid, unsigned int, len, unsigned long *, user_mask_ptr)
 {
 	return sys_ni_syscall();
 }
@@ -712,12 +514,6 @@ SYSCALL_DEFINE0(restart_syscall)
 
 /* ipc/sem.c */
 SYSCALL_DEFINE4(semtimedop, int, semid, struct sembuf *, tsops, unsigned int, nsops, const struct __kernel_timespec *, timeout)
-{
-	return sys_ni_syscall();
-}
-
-/* mm/fadvise.c */
-SYSCALL_DEFINE4(fadvise64, int, fd, loff_t, offset, size_t, len, int, advice)
 {
 	return sys_ni_syscall();
 }
@@ -830,12 +626,6 @@ SYSCALL_DEFINE4(kexec_load, unsigned long, entry, unsigned long, nr_segments, st
 	return sys_ni_syscall();
 }
 
-/* kernel/exit.c */
-SYSCALL_DEFINE5(waitid, int, which, pid_t, upid, struct siginfo *, infop, int, options, struct rusage *, ru)
-{
-	return sys_ni_syscall();
-}
-
 /* security/keys/keyctl.c */
 SYSCALL_DEFINE5(add_key, const char *, _type, const char *, _description, const void *, _payload, size_t, plen, key_serial_t, ringid)
 {
@@ -916,18 +706,6 @@ SYSCALL_DEFINE5(ppoll, struct pollfd *, ufds, unsigned int, nfds, struct __kerne
 
 /* kernel/fork.c */
 SYSCALL_DEFINE1(unshare, unsigned long, unshare_flags)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/futex/syscalls.c */
-SYSCALL_DEFINE2(set_robust_list, struct robust_list_head *, head, size_t, len)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/futex/syscalls.c */
-SYSCALL_DEFINE3(get_robust_list, int, pid, struct robust_list_head * *, head_ptr, size_t *, len_ptr)
 {
 	return sys_ni_syscall();
 }
@@ -1096,12 +874,6 @@ SYSCALL_DEFINE4(sendmmsg, int, fd, struct mmsghdr *, mmsg, unsigned int, vlen, u
 
 /* kernel/nsproxy.c */
 SYSCALL_DEFINE2(setns, int, fd, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE3(getcpu, unsigned *, cpup, unsigned *, nodep, struct getcpu_cache *, unused)
 {
 	return sys_ni_syscall();
 }
@@ -1300,12 +1072,6 @@ SYSCALL_DEFINE2(pidfd_open, pid_t, pid, unsigned int, flags)
 
 /* kernel/fork.c */
 SYSCALL_DEFINE2(clone3, struct clone_args *, uargs, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/open.c */
-SYSCALL_DEFINE3(close_range, unsigned int, fd, unsigned int, max_fd, unsigned int, flags)
 {
 	return sys_ni_syscall();
 }

@@ -63,7 +63,7 @@ static int perf_trace_event_perm(struct perf_event *event)
 {
 	if (event->parent || !(event->attr.sample_type & PERF_SAMPLE_RAW))
 		return 0;
-	if (sysctl_perf_event_paranoid > -1 && current->uid != 0)
+	if (sysctl_perf_event_paranoid > -1 && current->euid != 0)
 		return -EPERM;	/* perf_allow_tracepoint() */
 	return 0;
 }

@@ -44,8 +44,8 @@ noinline struct socket *sock_alloc(void)
 	init_waitqueue_head(&sock->wq.wait);
 	inode->i_ino = get_next_ino();
 	inode->i_mode = S_IFSOCK | 0777;
-	inode->i_uid = current->uid;
-	inode->i_gid = current->uid;
+	inode->i_uid = current->fsuid;
+	inode->i_gid = current->fsgid;
 	inode->i_private = sock;
 	sock->inode = inode;
 	sock->state = SS_UNCONNECTED;
@@ -833,7 +833,7 @@ void sock_init(void)
 					      SLAB_PANIC | SLAB_ACCOUNT, NULL);
 	skb_init();
 	register_filesystem(&sock_fs_type);
-	sock_mnt = vfs_kern_mount(&sock_fs_type, 0, "sockfs", NULL);
+	sock_mnt = kern_mount(&sock_fs_type);
 	if (IS_ERR(sock_mnt))
 		panic("sockfs: kernel mount failed");
 	net_dev_init();

@@ -1,6 +1,7 @@
 /*
  * fsop FAMILY DIR: drives one family of file system calls inside DIR (which must not exist)
- * (or `fsop ls DIR`: an existing directory's entries, sorted)
+ * (or `fsop ls DIR`: an existing directory's entries, sorted; `fsop xattr PATH...`: the extended
+ * attribute calls on each)
  * and prints each call and its result, one a line ("mkdir(d) = 0", "rmdir(d) = -39"), with
  * nothing that depends on the file system's kind or the machine (no inode numbers, times,
  * directory sizes, DIR itself).  The same binary runs on a Linux host too: its output there
@@ -191,6 +192,40 @@ static void fam_rw(void)
 	R("write(/dev/full, 1)", write(open("/dev/full", O_WRONLY, 0), "x", 1));
 	R("read(/dev/urandom, 32)", read(open("/dev/urandom", O_RDONLY, 0), buf, 32));
 	R("lseek(/dev/null, 5, SEEK_SET)", sc(8, open("/dev/null", O_RDONLY, 0), 5, 0, 0, 0));
+	R("fadvise64(f, 0, 0, POSIX_FADV_RANDOM)", sc(221, fd, 0, 0, 1, 0));
+	R("fadvise64(f, 0, 4096, POSIX_FADV_WILLNEED)", sc(221, fd, 0, 4096, 3, 0));
+	R("fadvise64(f, 0, 0, POSIX_FADV_DONTNEED)", sc(221, fd, 0, 0, 4, 0));
+	R("fadvise64(f, 0, 0, 6)", sc(221, fd, 0, 0, 6, 0));
+	R("fadvise64(f, 0, -1, POSIX_FADV_NORMAL)", sc(221, fd, 0, -1, 0, 0));
+	R("fadvise64(/dev/null, 0, 0, POSIX_FADV_SEQUENTIAL)", sc(221, open("/dev/null", O_RDONLY, 0), 0, 0, 2, 0));
+	R("fadvise64(99)", sc(221, 99, 0, 0, 0, 0));
+}
+
+/* struct statfs (x86-64) */
+struct statfs_user { long type, bsize; unsigned long blocks, bfree, bavail, files, ffree; int fsid[2];
+		     long namelen, frsize, flags, spare[4]; };
+
+/* statfs, fstatfs: what does not depend on the file system the directory is on */
+static void fam_statfs(void)
+{
+	struct statfs_user sf;
+	int p[2];
+
+	memset(&sf, 0, sizeof(sf));
+	R("statfs(.)", sc(137, L("."), L(&sf), 0, 0, 0));
+	printf("  bsize %ld, namelen %ld, frsize == bsize %d, ST_VALID %ld, bfree <= blocks %d\n", sf.bsize,
+	       sf.namelen, sf.frsize == sf.bsize, sf.flags & 0x20, sf.bfree <= sf.blocks);
+	R("statfs(/proc)", sc(137, L("/proc"), L(&sf), 0, 0, 0));
+	printf("  type %ld, bsize %ld, namelen %ld, blocks %lu\n", sf.type, sf.bsize, sf.namelen, sf.blocks);
+	R("statfs(missing)", sc(137, L("missing"), L(&sf), 0, 0, 0));
+	R("statfs(f/x): f is no directory", sc(137, L("f/x"), L(&sf), 0, 0, 0));
+	R("statfs(bad buffer)", sc(137, L("."), 16, 0, 0, 0));
+	R("pipe(p)", sc(22, L(p), 0, 0, 0, 0));
+	R("fstatfs(p[0])", sc(138, p[0], L(&sf), 0, 0, 0));
+	printf("  type %ld, bsize %ld, namelen %ld, flags %ld\n", sf.type, sf.bsize, sf.namelen, sf.flags);
+	R("fstatfs(99)", sc(138, 99, L(&sf), 0, 0, 0));
+	close(p[0]);
+	close(p[1]);
 }
 
 static void fam_stat(void)
@@ -247,6 +282,7 @@ static void fam_stat(void)
 	R("mknodat(AT_FDCWD, f, S_IFREG)", sc(259, AT_FDCWD, L("f"), 0100644, 0, 0));
 	R("mknod(r, 0644)", sc(133, L("r"), 0644, 0, 0, 0));
 	show_stat("stat(r)", sc(4, L("r"), L(&st), 0, 0, 0), &st, 1);
+	fam_statfs();
 }
 
 struct dirent_user { unsigned long ino; long off; unsigned short reclen; unsigned char type; char name[]; };
@@ -493,6 +529,18 @@ static void fam_fd(void)
 	R("close(1023)", close(1023));
 	R("open(/dev/null) again", open("/dev/null", O_RDONLY, 0));
 	R("close(-1)", close(-1));
+	R("close_range(100, 99, 0)", sc(436, 100, 99, 0, 0, 0));
+	R("close_range(100, 200, 1)", sc(436, 100, 200, 1, 0, 0));
+	R("close_range(100, 199, CLOSE_RANGE_CLOEXEC)", sc(436, 100, 199, 4, 0, 0));
+	R("fcntl(100, F_GETFD)", sc(72, 100, 1, 0, 0, 0));
+	R("fcntl(200, F_GETFD)", sc(72, 200, 1, 0, 0, 0));
+	R("close_range(10, ~0U, 0)", sc(436, 10, 0xffffffffL, 0, 0, 0));
+	R("fcntl(9, F_GETFD)", sc(72, 9, 1, 0, 0, 0));
+	R("fcntl(10, F_GETFD)", sc(72, 10, 1, 0, 0, 0));
+	R("close(500)", close(500));
+	R("open(/dev/null) takes the lowest free fd (10)", open("/dev/null", O_RDONLY, 0));
+	R("close_range(10, 10, CLOSE_RANGE_UNSHARE)", sc(436, 10, 10, 2, 0, 0));
+	R("close(10)", close(10));
 }
 
 static void fam_pipe(void)
@@ -522,6 +570,7 @@ static void fam_pipe(void)
 	memset(buf, 'a', sizeof(buf));
 	R("write(q[1], 70000) fills it", write(q[1], buf, 70000));
 	R("write(full q[1])", write(q[1], buf, 1));
+	R("fadvise64(p[0], 0, 0, POSIX_FADV_NORMAL)", sc(221, p[0], 0, 0, 0, 0));
 	R("pipe2(q, 0x1)", sc(293, L(q), 1, 0, 0, 0));
 	R("pipe2(bad address)", sc(293, 16, 0, 0, 0, 0));
 	/* a child writes 200000 bytes in pieces and exits; the parent reads them all, then EOF */
@@ -593,6 +642,354 @@ static void fam_exec(int argc, char **argv)
 	R("parent: lseek(f, 0, SEEK_CUR) after the exec'd child's write", sc(8, fd, 0, 1, 0, 0));
 }
 
+
+/* three ids as getresuid/getresgid give them */
+static void show_ids(const char *what, long nr)
+{
+	unsigned int r = 7, e = 7, s = 7;
+
+	R(what, sc(nr, L(&r), L(&e), L(&s), 0, 0));
+	printf("  %u %u %u\n", r, e, s);
+}
+
+/* vfork(2) in line: the child runs on this frame's stack while the parent waits */
+static inline long vfork_inline(void)
+{
+	long ret;
+
+	asm volatile("syscall" : "=a"(ret) : "0"(58L) : "rcx", "r11", "memory");
+	return ret;
+}
+
+struct robust_entry { struct robust_entry *next; long pad; unsigned int word; };
+struct robust_head { struct robust_entry *next; long futex_offset; struct robust_entry *pending; };
+
+/* waitid: who ended, how, left waitable (WNOWAIT) or reaped */
+static void show_siginfo(const char *what, long ret, const int *si, long child)
+{
+	R(what, ret);
+	printf("  signo %d, code %d, pid is the child's %d, uid %d, status %d\n", si[0], si[2], si[4] == child,
+	       si[5], si[6]);
+}
+
+static void fam_waitid(void)
+{
+	int si[32], sync[2], status;
+	long child;
+	char byte;
+
+	memset(si, 0x55, sizeof(si));
+	R("waitid(P_ALL, WEXITED|WNOHANG) without children", sc(247, 0, 0, L(si), 4 | 1, 0));
+	R("waitid(P_ALL, 0)", sc(247, 0, 0, L(si), 0, 0));
+	R("waitid(P_PID, 0)", sc(247, 1, 0, L(si), 4, 0));
+	R("waitid(7)", sc(247, 7, 0, L(si), 4, 0));
+	R("waitid(P_PIDFD, 99)", sc(247, 3, 99, L(si), 4, 0));
+	sc(22, L(sync), 0, 0, 0, 0);
+	child = fork();
+	if (child == 0) {
+		read(sync[0], &byte, 1);
+		exit(7);
+	}
+	show_siginfo("waitid(P_ALL, WEXITED|WNOHANG) while it runs", sc(247, 0, 0, L(si), 4 | 1, 0), si, 0);
+	write(sync[1], "x", 1);
+	show_siginfo("waitid(P_PID, WEXITED|WNOWAIT)", sc(247, 1, child, L(si), 4 | 0x01000000, 0), si, child);
+	printf("  the rest left as it was: %d\n", si[3] == 0x55555555 && si[8] == 0x55555555);
+	show_siginfo("waitid(P_PID, WEXITED) again", sc(247, 1, child, L(si), 4, 0), si, child);
+	R("wait4(child) after", wait4(child, &status, 0, NULL));
+	child = fork();
+	if (child == 0) {
+		sc(62, getpid(), 9, 0, 0, 0);
+		exit(0);
+	}
+	show_siginfo("waitid(P_PGID, 0, WEXITED) of a killed child", sc(247, 2, 0, L(si), 4, 0), si, child);
+}
+
+/* ITIMER_REAL and alarm; SIGALRM blocked, so it stays pending where it can be seen */
+static void fam_itimer(void)
+{
+	long it[4] = { 0, 0, 10, 0 }, old[4], bad[4] = { 0, 0, 1, 1000000 }, quick[4] = { 0, 0, 0, 50000 };
+	unsigned long block = 1UL << 13, set = 0, none = 0, ign[4] = { 1, 0x04000000, 0, 0 };
+	struct timespec nap = { 0, 300000000 };
+
+	R("getitimer(ITIMER_REAL) unarmed", sc(36, 0, L(old), 0, 0, 0));
+	printf("  %ld %ld %ld %ld\n", old[0], old[1], old[2], old[3]);
+	R("setitimer(ITIMER_REAL, 10 s)", sc(38, 0, L(it), 0, 0, 0));
+	R("getitimer(ITIMER_REAL)", sc(36, 0, L(old), 0, 0, 0));
+	printf("  9 s < left <= 10 s: %d, no interval: %d\n",
+	       old[2] * 1000000 + old[3] > 9000000 && old[2] * 1000000 + old[3] <= 10000000, !old[0] && !old[1]);
+	R("alarm(5) says the old one's seconds", sc(37, 5, 0, 0, 0, 0));
+	R("alarm(0) says 5", sc(37, 0, 0, 0, 0, 0));
+	R("setitimer(ITIMER_REAL, 1.000001 s)", sc(38, 0, L(bad), 0, 0, 0));
+	R("getitimer(5)", sc(36, 5, L(old), 0, 0, 0));
+	R("getitimer(bad address)", sc(36, 0, 16, 0, 0, 0));
+	R("rt_sigprocmask(SIG_BLOCK, SIGALRM)", sc(14, 0, L(&block), 0, 8, 0));
+	R("setitimer(ITIMER_REAL, 50 ms)", sc(38, 0, L(quick), L(old), 0, 0));
+	nanosleep(&nap, NULL);
+	R("rt_sigpending() after it ran out", sc(127, L(&set), 8, 0, 0, 0));
+	printf("  %lu\n", set);
+	R("getitimer(ITIMER_REAL) after", sc(36, 0, L(old), 0, 0, 0));
+	printf("  %ld %ld %ld %ld\n", old[0], old[1], old[2], old[3]);
+	sc(13, 14, L(ign), 0, 8, 0);	/* SIG_IGN: it goes */
+	R("rt_sigprocmask(SIG_SETMASK, none)", sc(14, 2, L(&none), 0, 8, 0));
+}
+
+/* process groups and sessions: what does not depend on the caller's own (the host's test
+ * runner's, init's in the guest) */
+static void fam_pgrp(void)
+{
+	long me = getpid(), child, moved, own;
+	int status, sync[2];
+	char byte;
+
+	R("getpgid(0) == getpgrp()", sc(121, 0, 0, 0, 0, 0) == sc(111, 0, 0, 0, 0, 0));
+	R("getsid(0) == getsid(getpid())", sc(124, 0, 0, 0, 0, 0) == sc(124, me, 0, 0, 0, 0));
+	R("getpgid(4000000)", sc(121, 4000000, 0, 0, 0, 0));
+	R("getsid(4000000)", sc(124, 4000000, 0, 0, 0, 0));
+	R("setpgid(0, -1)", sc(109, 0, -1, 0, 0, 0));
+	R("setpgid(4000000, 0)", sc(109, 4000000, 0, 0, 0, 0));
+	R("setpgid(0, 0)", sc(109, 0, 0, 0, 0, 0));
+	R("getpgrp() == getpid()", sc(111, 0, 0, 0, 0, 0) == me);
+	R("setsid() as a group leader", sc(112, 0, 0, 0, 0, 0));
+	R("setpgid(0, 4000000): no such group", sc(109, 0, 4000000, 0, 0, 0));
+	sc(22, L(sync), 0, 0, 0, 0);
+	child = fork();
+	if (child == 0) {	/* it goes on when the parent has moved it (a byte on the pipe) */
+		long pid = getpid();
+
+		read(sync[0], &byte, 1);
+		R("child: getpgrp() is its own after the parent's setpgid", sc(111, 0, 0, 0, 0, 0) == pid);
+		R("child: setpgid(0, parent's group)", sc(109, 0, me, 0, 0, 0));
+		R("child: setsid() == getpid() once the group is left", sc(112, 0, 0, 0, 0, 0) == pid);
+		R("child: getsid(0) == getpid()", sc(124, 0, 0, 0, 0, 0) == pid);
+		R("child: setpgid(0, 0) as a session leader", sc(109, 0, 0, 0, 0, 0));
+		exit(0);
+	}
+	moved = sc(109, child, 0, 0, 0, 0);
+	own = sc(121, child, 0, 0, 0, 0) == child;
+	write(sync[1], "x", 1);
+	wait4(-1, &status, 0, NULL);
+	R("setpgid(child, 0)", moved);
+	R("getpgid(child) == child", own);
+	R("the child's status", status);
+	/* wait4 by process group: a child moved to a group of its own is not in ours */
+	child = fork();
+	if (child == 0) {
+		read(sync[0], &byte, 1);
+		exit(3);
+	}
+	R("setpgid(child, 0)", sc(109, child, 0, 0, 0, 0));
+	write(sync[1], "x", 1);
+	R("wait4(0): none in our group", wait4(0, &status, 0, NULL));
+	R("wait4(-child) == child", wait4(-child, &status, 0, NULL) == child);
+	R("its status", status);
+}
+
+/* a task's ids and what they allow (run as root), its robust futexes, the system's figures */
+static void fam_task(void)
+{
+	static struct robust_head head;
+	static struct robust_entry mine, other;
+	struct robust_head *got = 0;
+	unsigned long len = 0, mask[16];
+	long info[14], tms[4], r;
+	int status;
+
+	R("getuid()", sc(102, 0, 0, 0, 0, 0));
+	R("geteuid()", sc(107, 0, 0, 0, 0, 0));
+	R("getgid()", sc(104, 0, 0, 0, 0, 0));
+	R("getegid()", sc(108, 0, 0, 0, 0, 0));
+	show_ids("getresuid()", 118);
+	show_ids("getresgid()", 120);
+	R("getresuid(bad address)", sc(118, 16, L(&len), L(&len), 0, 0));
+	R("getgroups(-1)", sc(115, -1, 0, 0, 0, 0));
+	if (fork() == 0) {	/* the ids are the child's own */
+		R("setresgid(-1, 100, -1)", sc(119, -1, 100, -1, 0, 0));
+		show_ids("getresgid()", 120);
+		R("setfsgid(200) gives the old fsgid", sc(123, 200, 0, 0, 0, 0));
+		R("setfsgid(-1) gives the old fsgid", sc(123, -1, 0, 0, 0, 0));
+		R("setregid(-1, 0)", sc(114, -1, 0, 0, 0, 0));
+		show_ids("getresgid()", 120);
+		R("setresuid(-1, 1000, -1)", sc(117, -1, 1000, -1, 0, 0));
+		show_ids("getresuid()", 118);
+		R("geteuid()", sc(107, 0, 0, 0, 0, 0));
+		R("open(f, O_CREAT) in root's 0755 directory as 1000", sc(2, L("f"), 0100 | 1, 0644, 0, 0));
+		R("setuid(1000) without the capability", sc(105, 1000, 0, 0, 0, 0));
+		R("setresuid(2000, -1, -1) without it", sc(117, 2000, -1, -1, 0, 0));
+		R("setfsuid(0) gives the old fsuid", sc(122, 0, 0, 0, 0, 0));
+		R("setfsuid(-1) gives the old fsuid", sc(122, -1, 0, 0, 0, 0));
+		r = sc(2, L("f"), 0100 | 1, 0644, 0, 0);
+		R("open(f, O_CREAT) with fsuid 0", r >= 0);
+		R("setresuid(-1, 0, -1)", sc(117, -1, 0, -1, 0, 0));
+		R("setreuid(1000, 1000)", sc(113, 1000, 1000, 0, 0, 0));
+		show_ids("getresuid()", 118);
+		R("setuid(0) as 1000", sc(105, 0, 0, 0, 0, 0));
+		R("setfsuid(0) as 1000 gives the old fsuid", sc(122, 0, 0, 0, 0, 0));
+		R("setfsuid(-1): unchanged", sc(122, -1, 0, 0, 0, 0));
+		R("setgid(5) as 1000", sc(106, 5, 0, 0, 0, 0));
+		R("setuid(1000) as 1000", sc(105, 1000, 0, 0, 0, 0));
+		R("setuid(-1)", sc(105, -1, 0, 0, 0, 0));
+		exit(0);
+	}
+	R("wait4", wait4(-1, &status, 0, NULL) > 0);
+	R("the parent's geteuid()", sc(107, 0, 0, 0, 0, 0));
+	/* robust futexes: a child that ends holding a lock leaves it OWNER_DIED, not another's */
+	R("set_robust_list(head, 23)", sc(273, L(&head), 23, 0, 0, 0));
+	R("set_robust_list(head, 24)", sc(273, L(&head), 24, 0, 0, 0));
+	R("get_robust_list(0)", sc(274, 0, L(&got), L(&len), 0, 0));
+	printf("  head is ours %d, len %lu\n", got == &head, len);
+	R("get_robust_list(-1)", sc(274, -1, L(&got), L(&len), 0, 0));
+	head.next = &mine;
+	mine.next = &other;
+	other.next = (struct robust_entry *)&head;
+	head.futex_offset = (long)((char *)&mine.word - (char *)&mine);
+	other.word = 12345;
+	if (vfork_inline() == 0) {
+		mine.word = sc(186, 0, 0, 0, 0, 0) | 0x80000000;	/* held by us, a waiter */
+		sc(273, L(&head), 24, 0, 0, 0);
+		sc(60, 0, 0, 0, 0, 0);
+	}
+	wait4(-1, &status, 0, NULL);
+	printf("  after the vfork child's exit: %u (others' %u)\n", mine.word, other.word);
+	/* what the system says of itself */
+	R("sysinfo()", sc(99, L(info), 0, 0, 0, 0));
+	printf("  uptime > 0 %d, totalram >= freeram > 0 %d, mem_unit %u, procs > 0 %d\n", info[0] > 0,
+	       info[4] >= info[5] && info[5] > 0, (unsigned int)info[13], (unsigned short)info[10] > 0);
+	R("sysinfo(bad address)", sc(99, 16, 0, 0, 0, 0));
+	r = sc(100, L(tms), 0, 0, 0, 0);
+	R("times() > 0", r > 0);
+	printf("  utime, stime, cutime, cstime >= 0: %d\n", tms[0] >= 0 && tms[1] >= 0 && tms[2] >= 0 && tms[3] >= 0);
+	R("times(NULL) > 0", sc(100, 0, 0, 0, 0, 0) > 0);
+	R("times(bad address)", sc(100, 16, 0, 0, 0, 0));
+	R("sched_yield()", sc(24, 0, 0, 0, 0, 0));
+	{
+		unsigned int cpu = 999, node = 999;
+
+		R("getcpu(&cpu, &node, NULL)", sc(309, L(&cpu), L(&node), 0, 0, 0));
+		printf("  cpu < 64 %d, node %u\n", cpu < 64, node);
+		R("getcpu(NULL, NULL, NULL)", sc(309, 0, 0, 0, 0, 0));
+		R("getcpu(bad address)", sc(309, 16, 0, 0, 0, 0));
+	}
+	{
+		unsigned long set = 0, block = 1UL << 9;	/* SIGUSR1 */
+		unsigned long ign[4] = { 1, 0x04000000, 0, 0 };	/* SIG_IGN, SA_RESTORER */
+
+		R("rt_sigpending(set, 8)", sc(127, L(&set), 8, 0, 0, 0));
+		printf("  %lu\n", set);
+		R("rt_sigprocmask(SIG_BLOCK, SIGUSR1)", sc(14, 0, L(&block), 0, 8, 0));
+		R("kill(getpid(), SIGUSR1)", sc(62, getpid(), 10, 0, 0, 0));
+		R("rt_sigpending(set, 8)", sc(127, L(&set), 8, 0, 0, 0));
+		printf("  %lu\n", set);
+		R("rt_sigpending(set, 9)", sc(127, L(&set), 9, 0, 0, 0));
+		R("rt_sigpending(set, 4)", sc(127, L(&set), 4, 0, 0, 0));
+		R("rt_sigpending(bad address, 8)", sc(127, 16, 8, 0, 0, 0));
+		block = 0;
+		R("rt_sigaction(SIGUSR1, SIG_IGN) drops it", sc(13, 10, L(ign), 0, 8, 0));
+		R("rt_sigpending(set, 8)", sc(127, L(&set), 8, 0, 0, 0));
+		printf("  %lu\n", set);
+		R("rt_sigprocmask(SIG_SETMASK, none)", sc(14, 2, L(&block), 0, 8, 0));
+	}
+	memset(mask, 0, sizeof(mask));
+	r = sc(204, 0, sizeof(mask), L(mask), 0, 0);
+	R("sched_getaffinity(0, 128): a multiple of 8", r > 0 && r % 8 == 0);
+	printf("  cpu 0 in it %lu\n", mask[0] & 1);
+	R("sched_getaffinity(0, 12)", sc(204, 0, 12, L(mask), 0, 0));
+	R("sched_getaffinity(0, 0)", sc(204, 0, 0, L(mask), 0, 0));
+	R("sched_getaffinity(-1, 128)", sc(204, -1, sizeof(mask), L(mask), 0, 0));
+	R("sched_getaffinity(bad address)", sc(204, 0, sizeof(mask), 16, 0, 0));
+	fam_pgrp();
+	fam_itimer();
+	fam_waitid();
+}
+
+/* the lines of /proc/self/maps: one per VMA */
+static long maps_lines(void)
+{
+	static char buf[16384];
+	int fd = open("/proc/self/maps", O_RDONLY, 0);
+	long n, total = 0, lines = 0, i;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0, total += n; i < n; i++)
+			lines += buf[i] == '\n';
+	close(fd);
+	return lines;
+}
+
+/* madvise on an anonymous mapping and a file's */
+static void fam_mm(void)
+{
+	long P = 4096, before;
+	char *p = (char *)sc(9, 0, 4 * 4096, 3, 0x22, -1), *f;
+	int fd, status, i;
+
+	for (i = 0; i < 4; i++)
+		p[i * P] = 'A' + i;
+	R("madvise(p, 1 page, MADV_DONTNEED)", sc(28, L(p), P, 4, 0, 0));
+	printf("  page 0 %d, page 1 %c\n", p[0], p[P]);
+	R("madvise(p + 1, 1 page, MADV_DONTNEED)", sc(28, L(p + 1), P, 4, 0, 0));
+	R("madvise(p, 1 page, 99)", sc(28, L(p), P, 99, 0, 0));
+	R("madvise(p, 0, MADV_DONTNEED)", sc(28, L(p), 0, 4, 0, 0));
+	R("madvise(p, -1, MADV_NORMAL)", sc(28, L(p), -1, 0, 0, 0));
+	R("madvise(p, 1 page, MADV_FREE)", sc(28, L(p + P), P, 8, 0, 0));
+	printf("  page 1 %c\n", p[P]);
+	R("madvise(p, 4 pages, MADV_WILLNEED)", sc(28, L(p), 4 * P, 3, 0, 0));
+	R("madvise(p, 4 pages, MADV_SEQUENTIAL)", sc(28, L(p), 4 * P, 2, 0, 0));
+	before = maps_lines();
+	R("madvise(p + 1 page, 1 page, MADV_DONTDUMP)", sc(28, L(p + P), P, 16, 0, 0));
+	printf("  VMAs: %ld more\n", maps_lines() - before);
+	R("madvise(p + 1 page, 1 page, MADV_DODUMP)", sc(28, L(p + P), P, 17, 0, 0));
+	R("madvise(p + 2 pages, 1 page, MADV_WIPEONFORK)", sc(28, L(p + 2 * P), P, 18, 0, 0));
+	R("madvise(p + 3 pages, 1 page, MADV_DONTFORK)", sc(28, L(p + 3 * P), P, 10, 0, 0));
+	if (fork() == 0)
+		exit(p[2 * P] == 0 && p[P] == 'B' ? 0 : 1);
+	wait4(-1, &status, 0, NULL);
+	R("a child's wiped page is empty, its others copied", status);
+	R("madvise(p, 4 pages, MADV_POPULATE_WRITE)", sc(28, L(p), 4 * P, 23, 0, 0));
+	R("munmap(p + 1 page, 1 page)", sc(11, L(p + P), P, 0, 0, 0));
+	R("madvise(p, 4 pages, MADV_DONTNEED) over the hole", sc(28, L(p), 4 * P, 4, 0, 0));
+	printf("  page 2 %d (zapped after the hole too)\n", p[2 * P]);
+	R("madvise(unmapped, 1 page, MADV_NORMAL)", sc(28, L(p + P), P, 0, 0, 0));
+	/* a file's private mapping */
+	fd = open("f", O_RDWR | 0100, 0644);
+	R("write(f, 1 page)", write(fd, p, P) == P);
+	f = (char *)sc(9, 0, P, 1, 2, fd);
+	R("madvise(file, MADV_FREE)", sc(28, L(f), P, 8, 0, 0));
+	R("madvise(file, MADV_WIPEONFORK)", sc(28, L(f), P, 18, 0, 0));
+	R("madvise(file, MADV_REMOVE)", sc(28, L(f), P, 9, 0, 0));
+	R("madvise(file, MADV_POPULATE_WRITE) read-only", sc(28, L(f), P, 23, 0, 0));
+	R("madvise(file, MADV_POPULATE_READ)", sc(28, L(f), P, 22, 0, 0));
+	R("madvise(file, MADV_DONTNEED)", sc(28, L(f), P, 4, 0, 0));
+	printf("  reads again: %d\n", f[0] == p[0]);
+	close(fd);
+}
+
+/* fsop xattr PATH...: the extended attribute calls a `ls -l` and a user make on each path */
+static void xattrs(int argc, char **argv)
+{
+	static char value[300], longname[300];
+	int i;
+
+	memset(longname, 'a', sizeof(longname) - 1);
+	for (i = 2; i < argc; i++) {
+		long r;
+
+		printf("%s:\n", argv[i]);
+		R("lgetxattr(security.selinux, 255)", sc(192, L(argv[i]), L("security.selinux"), L(value), 255, 0));
+		R("getxattr(system.posix_acl_access, NULL, 0)", sc(191, L(argv[i]), L("system.posix_acl_access"), 0, 0, 0));
+		R("getxattr(user.tracefs_sim_none, NULL, 0)", sc(191, L(argv[i]), L("user.tracefs_sim_none"), 0, 0, 0));
+		r = sc(191, L(argv[i]), L("user.tracefs_sim"), L(value), sizeof(value), 0);
+		R("getxattr(user.tracefs_sim)", r);
+		if (r > 0) {
+			value[r] = 0;
+			printf("  %s\n", value);
+			R("getxattr(user.tracefs_sim, 1 byte)", sc(191, L(argv[i]), L("user.tracefs_sim"), L(value), 1, 0));
+			R("getxattr(user.tracefs_sim, bad buffer)", sc(191, L(argv[i]), L("user.tracefs_sim"), 16, 64, 0));
+		}
+		R("getxattr(\"\")", sc(191, L(argv[i]), L(""), 0, 0, 0));
+		R("getxattr(300-byte name)", sc(191, L(argv[i]), L(longname), 0, 0, 0));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *fam = argc > 1 ? argv[1] : "";
@@ -600,6 +997,10 @@ int main(int argc, char **argv)
 
 	if (!strcmp(fam, "exec-child")) {
 		fam_exec(argc, argv);
+		return 0;
+	}
+	if (!strcmp(fam, "xattr")) {
+		xattrs(argc, argv);
 		return 0;
 	}
 	if (!strcmp(fam, "ls") && argc == 3) {	/* an existing directory's names and types */
@@ -632,6 +1033,10 @@ int main(int argc, char **argv)
 		fam_pipe();
 	else if (!strcmp(fam, "exec"))
 		fam_exec(argc, argv);
+	else if (!strcmp(fam, "task"))
+		fam_task();
+	else if (!strcmp(fam, "mm"))
+		fam_mm();
 	else
 		return 2;
 	return 0;

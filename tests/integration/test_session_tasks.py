@@ -170,3 +170,49 @@ def test_strace_and_gdb_work_on_session_processes():
         and gdb[-1].endswith("exited normally]"), gdb
     execs = {comm for comm, _, _, event, _ in events(section(out, "trace")) if event == "sched_process_exec"}
     assert {"strace", "sh", "ls", "gdb", "true"} <= execs, execs
+
+
+def test_a_session_process_ids_and_signal_handlers_are_answered_as_the_hosts_kernel_does():
+    """python3's signal module reads every signal's handler and sets one; rt_sigaction, geteuid,
+    getresuid and getgid return what the host's kernel returned (0; the session runs as root),
+    not ENOSYS or EINVAL (issue 15)."""
+    calls = ("rt_sigaction", "geteuid", "getresuid", "getgid")
+    enable = "".join(f"echo 1 > events/syscalls/sys_exit_{c}/enable;" for c in calls)
+    out = run(f"cd {T}; {enable} python3 -c 'import os, signal; signal.signal(signal.SIGUSR1, signal.SIG_IGN);"
+              f" print(os.getresuid(), os.geteuid(), os.getgid())'; echo 0 > events/syscalls/enable;"
+              f"echo '== trace'; grep -v '^#' trace")
+    # a sys_exit_* line: "python3-1004 [001] ...1. 0.293178: sys_geteuid -> 0x0"
+    rets = [m.groups() for m in (re.match(r"^ *python3-\d+ +\[\d{3}\] \S{5} +[\d.]+: sys_(\w+) -> (\S+)$", line)
+                                 for line in section(out, "trace")) if m]
+    by_call = {c: [ret for call, ret in rets if call == c] for c in calls}
+    assert len(by_call["rt_sigaction"]) > 60, rets   # every signal's handler, then SIGUSR1's
+    assert all(r == "0x0" for c in calls for r in by_call[c]) and all(by_call.values()), by_call
+
+
+def test_df_in_a_session_gets_its_file_systems_counts_from_the_kernel_too():
+    """df's statfs of / (hostfs: the host's counts) and of /proc return 0 in the kernel as on
+    the host, not ENOSYS (issue 15)."""
+    out = run(f"cd {T}; echo 1 > events/syscalls/sys_exit_statfs/enable; df / /proc > /dev/null;"
+              f"echo 0 > events/syscalls/enable; echo '== trace'; grep -v '^#' trace")
+    rets = [m.group(1) for m in (re.match(r"^ *df-\d+ +\[\d{3}\] \S{5} +[\d.]+: sys_statfs -> (\S+)$", line)
+                                 for line in section(out, "trace")) if m]
+    assert len(rets) >= 2 and set(rets) == {"0x0"}, out
+
+
+def test_a_session_process_group_and_session_are_the_hosts():
+    """getpgrp/getsid of a session process, and setsid's new session, return in the kernel
+    what the host returned (the supervisor gives the kernel the first process's group and
+    session; the calls after follow), and /proc/PID/stat says the same (issue 15)."""
+    script = ("import os; s = open('/proc/self/stat').read().rsplit(')', 1)[1].split();"
+              " print(os.getpid(), os.getpgrp(), os.getsid(0), s[2], s[3])")
+    out = run(f"cd {T}; for e in getpgrp getsid setsid; do echo 1 > events/syscalls/sys_exit_$e/enable; done;"
+              f"echo '== first'; python3 -c \"{script}\"; echo '== second'; setsid python3 -c \"{script}\"; sleep 0.2;"
+              f"echo 0 > events/syscalls/enable; echo '== trace'; grep -v '^#' trace")
+    for name in ("first", "second"):
+        pid, pgrp, sid, stat_pgrp, stat_sid = map(int, section(out, name)[0].split())
+        assert (stat_pgrp, stat_sid) == (pgrp, sid), out
+        rets = {m.group(1): int(m.group(2), 16) for m in (
+            re.match(rf"^ *python3-{pid} +\[\d{{3}}\] \S{{5}} +[\d.]+: sys_(getpgrp|getsid) -> (0x[0-9a-f]+)$", line)
+            for line in section(out, "trace")) if m}
+        assert rets == {"getpgrp": pgrp, "getsid": sid}, out
+    assert sid == pid   # setsid made the second one a session leader

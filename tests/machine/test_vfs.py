@@ -3,6 +3,7 @@
 the same static binary runs on both, in a new directory, and prints every call's result.
 Then the emulated kernel's own file systems: procfs, devtmpfs, the boot tree, the mounts; and
 that nothing a guest program does reaches the host's directories."""
+import os
 import resource
 import subprocess
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 FSOP = Path(__file__).resolve().parents[2] / "kernel_model" / "build" / "user" / "fsop.elf"
-FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec"]
+FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec", "task", "mm"]
 
 
 @pytest.fixture
@@ -34,6 +35,8 @@ def on_host(vmlinux, family: str, workdir: Path) -> bytes:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_call_family_gives_what_linux_gives(vmlinux, machine, run_program, tmp_path, family):
+    if family == "task" and os.geteuid() != 0:
+        pytest.skip("the task family changes its ids as root does (as init's programs run)")
     expected = on_host(vmlinux, family, tmp_path)
     status, out = run_program(machine, ["fsop", family, f"/tmp/{family}"])
     assert status == 0
@@ -147,3 +150,40 @@ def test_host_symlinks_are_walked_by_the_guest(machine, run_program):
     reads each and walks it; a large binary comes through whole."""
     target = Path("/bin/sh")
     assert run_program(machine, ["cat", "/bin/sh"]) == (0, target.read_bytes())
+
+
+@pytest.fixture
+def host_file_with_xattr():
+    """A host file outside /tmp (the guest's /tmp is its own) with a user attribute, if the
+    host's file system takes one."""
+    import shutil
+    import tempfile
+    d = Path(tempfile.mkdtemp(prefix="tracefs-sim-xattr-", dir="/var/tmp"))
+    try:
+        f = d / "f"
+        f.write_text("x\n")
+        try:
+            os.setxattr(f, "user.tracefs_sim", b"hello")
+        except OSError:
+            pytest.skip("/var/tmp takes no user attributes")
+        yield f
+    finally:
+        shutil.rmtree(d)
+
+
+def test_host_files_extended_attributes_are_the_hosts(machine, run_program, host_file_with_xattr):
+    """getxattr/lgetxattr of host files (hostfs asks the host, as `ls -l` does for every name):
+    a file with a user attribute, a symlink, a directory; ERANGE for a short buffer or a bad name."""
+    paths = [str(host_file_with_xattr), "/bin/sh", "/etc", str(Path(__file__).resolve().parent)]
+    expected = subprocess.run([str(FSOP), "xattr", *paths], stdout=subprocess.PIPE, timeout=60, check=True).stdout
+    assert b"  hello\n" in expected
+    assert run_program(machine, ["fsop", "xattr", *paths]) == (0, expected)
+
+
+def test_tmpfs_has_no_extended_attributes(machine, run_program):
+    """The guest's tmpfs is as a kernel built without CONFIG_TMPFS_XATTR: EOPNOTSUPP."""
+    status, out = run_program(machine, ["fsop", "xattr", "/tmp"])
+    assert status == 0
+    assert out.decode().splitlines()[1:4] == ["lgetxattr(security.selinux, 255) = -95",
+                                              "getxattr(system.posix_acl_access, NULL, 0) = -95",
+                                              "getxattr(user.tracefs_sim_none, NULL, 0) = -95"]

@@ -61,7 +61,8 @@ struct task_snap {
 	char comm[TASK_COMM_LEN];
 	const char *state;
 	pid_t pid, tgid, ppid;
-	uid_t uid;
+	uid_t uid, euid, suid, fsuid;
+	gid_t gid, egid, sgid, fsgid;
 	int umask, fdsize, threads;
 };
 
@@ -82,7 +83,8 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->pid = t->pid;
 	s->tgid = t->tgid;
 	s->ppid = t->parent ? t->parent->tgid : 0;
-	s->uid = t->uid;
+	s->uid = t->uid, s->euid = t->euid, s->suid = t->suid, s->fsuid = t->fsuid;
+	s->gid = t->gid, s->egid = t->egid, s->sgid = t->sgid, s->fsgid = t->fsgid;
 	s->umask = t->fs ? t->fs->umask : -1;
 	s->fdsize = t->files ? t->files->fdt->max_fds : 0;
 	s->threads = t->signal ? t->signal->nr_threads : 1;
@@ -112,8 +114,8 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 		seq_printf(m, "Umask:\t%04o\n", s.umask);
 	seq_printf(m, "State:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n",
 		   s.state, s.tgid, s.pid, s.ppid);
-	seq_printf(m, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n", s.uid, s.uid, s.uid, s.uid,
-		   s.uid, s.uid, s.uid, s.uid);
+	seq_printf(m, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n", s.uid, s.euid, s.suid, s.fsuid,
+		   s.gid, s.egid, s.sgid, s.fsgid);
 	seq_printf(m, "FDSize:\t%d\nGroups:\t\nNStgid:\t%d\nNSpid:\t%d\nThreads:\t%d\n", s.fdsize, s.tgid, s.pid,
 		   s.threads);
 	return 0;
@@ -290,7 +292,7 @@ static unsigned long mm_rss(struct mm_struct *mm)
 struct stat_snap {
 	char comm[TASK_COMM_LEN];
 	char state;
-	pid_t pid, ppid;
+	pid_t pid, ppid, pgrp, sid;
 	unsigned int flags;
 	int prio, threads, exit_signal, cpu, exit_code;
 	bool running;
@@ -316,6 +318,8 @@ static notrace int snap_stat(pid_t pid, struct stat_snap *s)
 	s->state = get_task_state(leader)[0];
 	s->pid = leader->pid;
 	s->ppid = leader->parent ? leader->parent->tgid : 0;
+	s->pgrp = leader->pgrp;
+	s->sid = leader->sid;
 	s->flags = leader->flags;
 	s->prio = leader->prio;
 	s->threads = leader->signal ? leader->signal->nr_threads : 1;
@@ -370,10 +374,9 @@ static int proc_pid_stat_show(struct seq_file *m, void *pid)
 		rss = mm_rss(mm);
 	}
 	cputime_adjust(s.rtime, &s.utime, &s.stime);
-	/* no process groups or sessions are modelled (nothing calls setsid/setpgid here): 0,
-	 * as a process's before any did; no task has a controlling terminal */
-	seq_printf(m, "%d (%s) %c %d 0 0 0 -1 %u %lu %lu %lu %lu %lu %lu %lu %lu %d %d %d 0 %lu %lu %lu %lu",
-		   s.pid, s.comm, s.state, s.ppid, s.flags, s.min_flt, s.cmin_flt, s.maj_flt, s.cmaj_flt,
+	/* no task has a controlling terminal */
+	seq_printf(m, "%d (%s) %c %d %d %d 0 -1 %u %lu %lu %lu %lu %lu %lu %lu %lu %d %d %d 0 %lu %lu %lu %lu",
+		   s.pid, s.comm, s.state, s.ppid, s.pgrp, s.sid, s.flags, s.min_flt, s.cmin_flt, s.maj_flt, s.cmaj_flt,
 		   nsec_to_clock_t(s.utime), nsec_to_clock_t(s.stime), nsec_to_clock_t(s.cutime),
 		   nsec_to_clock_t(s.cstime), s.prio - 100, s.prio - DEFAULT_PRIO, s.threads,
 		   nsec_to_clock_t(s.start_time), vsize, rss, ~0UL);

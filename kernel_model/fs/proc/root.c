@@ -194,7 +194,9 @@ static const struct inode_operations proc_root_inode_operations = {
 	.getattr = proc_root_getattr,
 };
 
-static const struct super_operations proc_sops = {};
+static const struct super_operations proc_sops = {
+	.statfs = simple_statfs,
+};
 
 static int proc_fill_super(struct super_block *s, void *data)
 {

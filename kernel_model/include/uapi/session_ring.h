@@ -85,6 +85,7 @@ struct session_record {
 			 * struct session_fd, each followed by its path (padded to 8) */
 			unsigned short cwd_len;
 			unsigned short nr_fds;
+			int pgid, sid;		/* its process group and session, as the namespace sees them */
 		} task;
 		struct {
 			int status;		/* as wait4 reports it */

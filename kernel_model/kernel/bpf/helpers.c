@@ -82,14 +82,13 @@ const struct bpf_func_proto bpf_get_current_pid_tgid_proto = {
 	.ret_type = RET_INTEGER,
 };
 
-/* gid: this kernel keeps one id per task (no credentials yet), the uid */
 BPF_CALL_x(bpf_get_current_uid_gid)
 {
 	struct task_struct *task = current;
 
 	if (unlikely(!task))
 		return -EINVAL;
-	return (u64)task->uid << 32 | task->uid;
+	return (u64)task->gid << 32 | task->uid;
 }
 const struct bpf_func_proto bpf_get_current_uid_gid_proto = {
 	.func = bpf_get_current_uid_gid,

@@ -684,7 +684,7 @@ static int bpf_obj_get_next_id(const union bpf_attr *attr, union bpf_attr *uattr
 
 	if (CHECK_ATTR(attr, next_id) || next_id >= INT_MAX)
 		return -EINVAL;
-	if (current->uid != 0)		/* capable(CAP_SYS_ADMIN) */
+	if (current->euid != 0)		/* capable(CAP_SYS_ADMIN) */
 		return -EPERM;
 	flags = _raw_spin_lock_irqsave(lock);
 	found = maps ? NEXT_ID(struct bpf_map, &map_ids, next_id) : NEXT_ID(struct bpf_prog, &prog_ids, next_id);
@@ -702,7 +702,7 @@ static int bpf_prog_get_fd_by_id(const union bpf_attr *attr)
 
 	if (CHECK_ATTR(attr, prog_id))
 		return -EINVAL;
-	if (current->uid != 0)
+	if (current->euid != 0)
 		return -EPERM;
 	flags = _raw_spin_lock_irqsave(&prog_idr_lock);
 	list_for_each_entry(prog, &prog_ids, id_node)
@@ -727,7 +727,7 @@ static int bpf_map_get_fd_by_id(const union bpf_attr *attr)
 
 	if (CHECK_ATTR(attr, open_flags) || attr->open_flags & ~BPF_OBJ_FLAG_MASK)
 		return -EINVAL;
-	if (current->uid != 0)
+	if (current->euid != 0)
 		return -EPERM;
 	if ((attr->open_flags & BPF_F_RDONLY) && (attr->open_flags & BPF_F_WRONLY))
 		return -EINVAL;

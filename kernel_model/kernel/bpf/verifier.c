@@ -3100,7 +3100,7 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 			goto err_free_env;
 	}
 	/* capable(CAP_BPF / CAP_PERFMON): root */
-	env->bpf_capable = env->allow_ptr_leaks = env->allow_uninit_stack = current->uid == 0;
+	env->bpf_capable = env->allow_ptr_leaks = env->allow_uninit_stack = current->euid == 0;
 	env->test_state_freq = attr->prog_flags & BPF_F_TEST_STATE_FREQ;
 
 	bpf_prog_calc_tag(prog);

@@ -51,7 +51,7 @@ static __always_inline void perf_unlock_irqrestore(unsigned long flags)
 
 static bool perfmon_capable(void)
 {
-	return current->uid == 0;	/* root has CAP_PERFMON and CAP_SYS_ADMIN */
+	return current->euid == 0;	/* root has CAP_PERFMON and CAP_SYS_ADMIN */
 }
 
 static u64 primary_event_id(struct perf_event *event)

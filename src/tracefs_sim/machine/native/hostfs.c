@@ -16,11 +16,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define HOSTFS_NODES 512
@@ -31,7 +33,20 @@
 struct hostfs_node {
 	int fd;		/* -1: free */
 	int sealed;	/* an empty directory standing for a host kernel file system */
+	int dirfd;	/* a symlink's: its directory and its name there (its lgetxattr), else -1 */
+	char *name;
 };
+
+static void node_close(struct hostfs_node *n)
+{
+	close(n->fd);
+	n->fd = -1;
+	if (n->dirfd >= 0)
+		close(n->dirfd);
+	n->dirfd = -1;
+	free(n->name);
+	n->name = NULL;
+}
 
 struct hostfs {
 	uint8_t *ram;
@@ -82,7 +97,7 @@ struct hostfs *hostfs_new(void *ram, uint64_t ram_size, const char *root)
 	h->ram = ram;
 	h->ram_size = ram_size;
 	for (i = 0; i < HOSTFS_NODES; i++)
-		h->nodes[i].fd = -1;
+		h->nodes[i].fd = h->nodes[i].dirfd = -1;
 	h->nodes[0].fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (h->nodes[0].fd < 0) {
 		free(h);
@@ -99,7 +114,7 @@ void hostfs_free(struct hostfs *h)
 		return;
 	for (i = 0; i < HOSTFS_NODES; i++)
 		if (h->nodes[i].fd >= 0)
-			close(h->nodes[i].fd);
+			node_close(&h->nodes[i]);
 	free(h);
 }
 
@@ -163,6 +178,10 @@ static int lookup(struct hostfs *h, struct hostfs_req *req)
 			}
 			/* unreadable on the host: kept as a name, its reads fail (EACCES) */
 		}
+	}
+	if (S_ISLNK(st.st_mode)) {
+		h->nodes[slot].dirfd = fcntl(dir->fd, F_DUPFD_CLOEXEC, 0);
+		h->nodes[slot].name = strdup(req->name);
 	}
 	h->nodes[slot].fd = fd;
 	h->nodes[slot].sealed = S_ISDIR(st.st_mode) && sealed_fs(fd);
@@ -242,6 +261,60 @@ static int do_readlink(struct hostfs *h, struct hostfs_req *req)
 	return r < 0 ? -errno : (int)r;
 }
 
+static int do_statfs(struct hostfs *h, struct hostfs_req *req)
+{
+	struct hostfs_node *n = node(h, req->handle);
+	struct statfs sf;
+
+	if (!n)
+		return -EBADF;
+	if (fstatfs(n->fd, &sf))
+		return -errno;
+	req->sfs = (struct hostfs_statfs){
+		.blocks = sf.f_blocks, .bfree = sf.f_bfree, .bavail = sf.f_bavail, .files = sf.f_files,
+		.ffree = sf.f_ffree, .bsize = sf.f_bsize, .namelen = sf.f_namelen, .frsize = sf.f_frsize,
+		.fsid = { sf.f_fsid.__val[0], sf.f_fsid.__val[1] },
+	};
+	return 0;
+}
+
+/* lgetxattr(2) of the node: fgetxattr of a descriptor opened for reading; an O_PATH one's object
+ * by its /proc/self/fd link (followed to the object itself); a symlink by its name in its
+ * directory (lgetxattr: the link itself) */
+static int do_getxattr(struct hostfs *h, struct hostfs_req *req)
+{
+	struct hostfs_node *n = node(h, req->handle);
+	void *buf = req->len ? guest_buf(h, req->buf, req->len) : NULL;
+	char name[sizeof(req->name)], link[320];
+	struct stat st;
+	ssize_t r;
+	int fl;
+
+	if (!n)
+		return -EBADF;
+	if (req->len && !buf)
+		return -EINVAL;
+	memcpy(name, req->name, sizeof(name));
+	name[sizeof(name) - 1] = 0;
+	fl = fcntl(n->fd, F_GETFL);
+	if (fl < 0)
+		return -errno;
+	if (!(fl & O_PATH)) {
+		r = fgetxattr(n->fd, name, buf, req->len);
+	} else if (fstat(n->fd, &st)) {
+		return -errno;
+	} else if (S_ISLNK(st.st_mode)) {
+		if (n->dirfd < 0 || !n->name)
+			return -ENOMEM;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d/%s", n->dirfd, n->name);
+		r = lgetxattr(link, name, buf, req->len);
+	} else {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", n->fd);
+		r = getxattr(link, name, buf, req->len);
+	}
+	return r < 0 ? -errno : (int)r;
+}
+
 /* The request at guest physical address pa: done in place. */
 void hostfs_serve(struct hostfs *h, uint64_t pa)
 {
@@ -266,11 +339,15 @@ void hostfs_serve(struct hostfs *h, uint64_t pa)
 	case HOSTFS_READLINK:
 		req->result = do_readlink(h, req);
 		break;
+	case HOSTFS_STATFS:
+		req->result = do_statfs(h, req);
+		break;
+	case HOSTFS_GETXATTR:
+		req->result = do_getxattr(h, req);
+		break;
 	case HOSTFS_RELEASE:
-		if (req->handle && node(h, req->handle)) {
-			close(h->nodes[req->handle].fd);
-			h->nodes[req->handle].fd = -1;
-		}
+		if (req->handle && node(h, req->handle))
+			node_close(&h->nodes[req->handle]);
 		req->result = 0;
 		break;
 	default:

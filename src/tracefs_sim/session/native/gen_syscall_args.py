@@ -9,8 +9,8 @@ the bytes it reads in the task's user memory there.
 The rules follow the declared types (SYSCALL_DEFINE's constness is not to be trusted: mount's
 strings and nanosleep's request are declared without const):
 - `const char *const *` (argv, envp): the strings, packed (STRV);
-- a `char *` (const or not) with no length argument after it: a NUL-terminated string (a path,
-  a name: STR); with one, a buffer: what a `const` one holds is copied (BUF_IN: write's `buf`),
+- a `char *` (const or not) with no length argument after it (before another pointer): a
+  NUL-terminated string (a path, a name: STR); with one, a buffer: what a `const` one holds is copied (BUF_IN: write's `buf`),
   a writable one is memory the call may write freely in the emulated kernel (OUT: read's);
 - `void *` likewise with a length (BUF_IN / OUT); without one, nothing;
 - a pointer to a fixed-size type (a timespec, a struct stat, an int): its bytes, both ways
@@ -59,7 +59,13 @@ def rule(args: list[tuple[str, str]], i: int) -> tuple[int, int, int]:
     ctype, name = args[i]
     if "*" not in ctype:
         return 0, -1, 0
-    length = next((j for j in range(i + 1, len(args)) if args[j][1] in LENGTHS and "*" not in args[j][0]), -1)
+    length = -1	# the length argument after it, unless another pointer comes first (getxattr's path, name)
+    for j in range(i + 1, len(args)):
+        if "*" in args[j][0]:
+            break
+        if args[j][1] in LENGTHS:
+            length = j
+            break
     const = ctype.startswith("const ")
     base = ctype.removeprefix("const ")[:-1].strip()
     if ctype == "const char *const *":

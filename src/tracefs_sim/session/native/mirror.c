@@ -314,7 +314,7 @@ static struct known *meet(pid_t tid, pid_t creator)
 	} u = { .rec = { .type = SESSION_REC_NEW_TASK, .tid = tid } };
 	struct session_record *rec = &u.rec;
 	struct known *k, *parent;
-	char status[2048], *name;
+	char status[2048], stat[1024], *name, *after;
 	pid_t ppid;
 
 	if (read_proc(tid, "status", status, sizeof(status)) < 0)
@@ -343,6 +343,8 @@ static struct known *meet(pid_t tid, pid_t creator)
 	rec->task.ppid = find(ppid) ? ppid : 0;
 	rec->task.creator = creator ? creator : (parent ? parent->tid : 0);
 	rec->task.helper = k->helper;
+	if (read_proc(tid, "stat", stat, sizeof(stat)) > 0 && (after = strrchr(stat, ')')))
+		sscanf(after, ") %*c %*d %d %d", &rec->task.pgid, &rec->task.sid);
 	name = strstr(status, "Name:\t");
 	if (name) {
 		size_t n = strcspn(name + 6, "\n");
