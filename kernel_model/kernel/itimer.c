@@ -16,7 +16,7 @@ struct __kernel_old_timeval { long tv_sec, tv_usec; };
 struct __kernel_old_itimerval { struct __kernel_old_timeval it_interval, it_value; };
 struct itimerspec64 { struct { s64 tv_sec; long tv_nsec; } it_interval, it_value; };
 
-static noinline enum hrtimer_restart it_real_fn(struct hrtimer *timer)
+noinline enum hrtimer_restart it_real_fn(struct hrtimer *timer)
 {
 	struct signal_struct *sig = container_of(timer, struct signal_struct, real_timer);
 	struct task_struct *p;
@@ -161,7 +161,7 @@ SYSCALL_DEFINE3(setitimer, int, which, struct __kernel_old_itimerval *, value,
 }
 
 /* alarm(2): ITIMER_REAL in whole seconds; the old one's seconds, rounded, at least 1 if it ran */
-static noinline unsigned int alarm_setitimer(unsigned int seconds)
+static __always_inline unsigned int alarm_setitimer(unsigned int seconds)
 {
 	struct itimerspec64 it_new = { 0 }, it_old;
 
