@@ -30,14 +30,14 @@ noinline enum hrtimer_restart it_real_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-void itimer_init(struct signal_struct *sig)
+notrace void itimer_init(struct signal_struct *sig)
 {
 	hrtimer_init(&sig->real_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	sig->real_timer.function = it_real_fn;
 }
 
 /* the group is gone: its timer must not fire on freed memory */
-void itimer_exit(struct signal_struct *sig)
+notrace void itimer_exit(struct signal_struct *sig)
 {
 	hrtimer_cancel(&sig->real_timer);
 	while (hrtimer_callback_running(&sig->real_timer))
@@ -45,7 +45,7 @@ void itimer_exit(struct signal_struct *sig)
 	sig->it_real_incr = 0;
 }
 
-void itimer_rearm(struct task_struct *tsk)
+notrace void itimer_rearm(struct task_struct *tsk)
 {
 	struct signal_struct *sig = tsk->signal;
 	struct hrtimer *tmr = &sig->real_timer;
