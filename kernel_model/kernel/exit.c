@@ -258,7 +258,7 @@ static noinline int session_wait_is_over(pid_t pid)
 }
 
 /* The wait of wait4 and waitid: the child's pid and its wait status in *status. */
-static noinline long do_wait_status(pid_t pid, int *status, uid_t *uid, int options)
+static noinline notrace long do_wait_status(pid_t pid, int *status, uid_t *uid, int options)
 {
 	trace_sched_process_wait(pid > 0 ? pid : pid < -1 ? -pid : 0);	/* pid_nr(wo_pid) */
 	for (;;) {

@@ -16,7 +16,7 @@ struct __kernel_old_timeval { long tv_sec, tv_usec; };
 struct __kernel_old_itimerval { struct __kernel_old_timeval it_interval, it_value; };
 struct itimerspec64 { struct { s64 tv_sec; long tv_nsec; } it_interval, it_value; };
 
-static noinline enum hrtimer_restart it_real_fn(struct hrtimer *timer)
+noinline enum hrtimer_restart it_real_fn(struct hrtimer *timer)
 {
 	struct signal_struct *sig = container_of(timer, struct signal_struct, real_timer);
 	struct task_struct *p;
@@ -30,14 +30,14 @@ static noinline enum hrtimer_restart it_real_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-void itimer_init(struct signal_struct *sig)
+notrace void itimer_init(struct signal_struct *sig)
 {
 	hrtimer_init(&sig->real_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	sig->real_timer.function = it_real_fn;
 }
 
 /* the group is gone: its timer must not fire on freed memory */
-void itimer_exit(struct signal_struct *sig)
+notrace void itimer_exit(struct signal_struct *sig)
 {
 	hrtimer_cancel(&sig->real_timer);
 	while (hrtimer_callback_running(&sig->real_timer))
@@ -45,7 +45,7 @@ void itimer_exit(struct signal_struct *sig)
 	sig->it_real_incr = 0;
 }
 
-void itimer_rearm(struct task_struct *tsk)
+notrace void itimer_rearm(struct task_struct *tsk)
 {
 	struct signal_struct *sig = tsk->signal;
 	struct hrtimer *tmr = &sig->real_timer;
@@ -161,7 +161,7 @@ SYSCALL_DEFINE3(setitimer, int, which, struct __kernel_old_itimerval *, value,
 }
 
 /* alarm(2): ITIMER_REAL in whole seconds; the old one's seconds, rounded, at least 1 if it ran */
-static noinline unsigned int alarm_setitimer(unsigned int seconds)
+static __always_inline unsigned int alarm_setitimer(unsigned int seconds)
 {
 	struct itimerspec64 it_new = { 0 }, it_old;
 

@@ -69,7 +69,7 @@ static int copy_sighand(struct task_struct *cur, bool share, struct task_struct 
  * nothing is sent or delivered here).  A child of a session process has its parent's (a thread
  * shares them); one the host started has the defaults, which is all the kernel knows of it.
  */
-int session_copy_sighand(struct task_struct *parent, struct task_struct *p, bool thread)
+notrace int session_copy_sighand(struct task_struct *parent, struct task_struct *p, bool thread)
 {
 	return copy_sighand(parent->session ? parent : NULL, thread, p);
 }

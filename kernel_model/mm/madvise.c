@@ -58,7 +58,7 @@ static bool madvise_behavior_valid(int behavior)
 }
 
 /* the range's part of the VMA gets the new flags: split off at start and end first */
-static noinline int madvise_update_vma(struct vm_area_struct *vma, unsigned long start,
+static __always_inline int madvise_update_vma(struct vm_area_struct *vma, unsigned long start,
 				       unsigned long end, unsigned long new_flags)
 {
 	int err;
@@ -116,7 +116,7 @@ static long madvise_populate(struct vm_area_struct *vma, unsigned long start, un
 	return 0;
 }
 
-static noinline int madvise_vma_behavior(struct vm_area_struct *vma, unsigned long start,
+static __always_inline int madvise_vma_behavior(struct vm_area_struct *vma, unsigned long start,
 					 unsigned long end, int behavior)
 {
 	unsigned long new_flags = vma->vm_flags;
