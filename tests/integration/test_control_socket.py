@@ -49,7 +49,9 @@ class StandInMachine:
     def session_stats(self):
         return None   # no session ring
 
-    def spawn(self, argv, on_output=None, on_stderr=None):
+    def spawn(self, argv, on_output=None, on_stderr=None, stdin=None):
+        if stdin is not None:  # (the machine takes the fd over)
+            os.close(stdin)
         self.spawned.append(argv)
         if argv[0] == "echo":
             return ScriptedProcess([(" ".join(argv[1:]) + "\n").encode()], 0, on_output)
