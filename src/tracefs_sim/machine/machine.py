@@ -444,20 +444,9 @@ class Machine:
             proc._killed()
             raise FileNotFoundError(2, "No such file or directory", argv[0] if argv else "")
         self._processes[proc.host_id] = proc
-        posted = threading.Event()
-
-        def post() -> None:
-            if self._hostif.post_request(proc.host_id, argv, host_stdin=stdin is not None):
-                self._loop().raise_irq(0, VEC_CALL_FUNC)
-                self._loop().begin_work()
-                posted.set()
-
         try:
-            while not posted.is_set():
-                self._stop_machine(post)
-                if not posted.is_set():  # mailbox full: let kthreadd drain it
-                    threading.Event().wait(0.01)
-                self._check_running()
+            self._post_to_kthreadd(lambda: self._hostif.post_request(proc.host_id, argv, host_stdin=stdin is not None),
+                                   begin_work=True)
         except BaseException:
             self._processes.pop(proc.host_id, None)
             proc._killed()
@@ -471,15 +460,22 @@ class Machine:
 
     def _post_input(self, host_id: int, data: bytes) -> None:
         """What program host_id reads next on its stdin (b"": its end), once the mailbox has room."""
+        self._post_to_kthreadd(lambda: self._hostif.post_input(host_id, data))
+
+    def _post_to_kthreadd(self, post: Callable[[], bool], begin_work: bool = False) -> None:
+        """Put a request in kthreadd's mailbox (post(): whether it had room) and wake it,
+        retrying while the mailbox is full; begin_work: a spawn the seeded clock runs for."""
         posted = threading.Event()
 
-        def post() -> None:
-            if self._hostif.post_input(host_id, data):
+        def attempt() -> None:
+            if post():
                 self._loop().raise_irq(0, VEC_CALL_FUNC)
+                if begin_work:
+                    self._loop().begin_work()
                 posted.set()
 
         while not posted.is_set():
-            self._stop_machine(post)
+            self._stop_machine(attempt)
             if not posted.is_set():  # mailbox full: let kthreadd drain it
                 threading.Event().wait(0.01)
 
