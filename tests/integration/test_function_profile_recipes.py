@@ -66,11 +66,16 @@ def test_function_profile_recipe():
     result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "function_profile.sh"), timeout=180)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    names = []
+    hits: dict[str, int] = {}
     for cpu in range(2):
         at = lines.index(f"== the vfs functions by time, function{cpu}:")
         assert lines[at + 1:at + 3] == HEADERS.splitlines(), result.stdout
-        names += [m[1].strip() for m in map(LINE.fullmatch, lines[at + 3:at + 9]) if m]
-    # dd's reads and writes: vfs_read and vfs_write are among the functions that took longest
-    assert {"vfs_read", "vfs_write"} <= set(names), result.stdout
-    assert all(name.startswith("vfs_") for name in names), result.stdout
+        for line in lines[at + 3:]:
+            if line.startswith("=="):
+                break
+            m = LINE.fullmatch(line)
+            assert m, line
+            hits[m[1].strip()] = hits.get(m[1].strip(), 0) + int(m[2])
+    # dd's 100 reads and 100 writes (the session's own shell and cat add some of their own)
+    assert hits.get("vfs_read", 0) >= 100 and hits.get("vfs_write", 0) >= 100, result.stdout
+    assert all(name.startswith("vfs_") for name in hits), result.stdout
