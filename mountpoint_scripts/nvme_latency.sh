@@ -17,6 +17,7 @@ grep -E 'block_rq_(issue|complete):' $T/trace | head -n 20
 echo 0 > $T/events/block/enable
 echo > $T/trace
 echo nvme_queue_rq > $T/set_graph_function
+echo 0 > $T/options/funcgraph-irqs          # a timer tick inside it would hide the rest
 echo function_graph > $T/current_tracer
 echo 1 > $T/tracing_on
 tracefs-sim exec diskwriter /mnt/nvme-recipe 8192 fsync
@@ -25,4 +26,5 @@ echo '== graph'
 head -n 40 $T/trace
 echo nop > $T/current_tracer
 echo > $T/set_graph_function
+echo 1 > $T/options/funcgraph-irqs
 echo 1 > $T/tracing_on

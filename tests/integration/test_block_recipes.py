@@ -37,11 +37,12 @@ def test_nvme_latency_recipe():
     graph = section(result.stdout, "graph")
     assert graph[:3] == ["# tracer: function_graph", "#", "# CPU  DURATION                  FUNCTION CALLS"]
     calls = [l.split("|", 1)[1].strip() for l in graph[4:] if "|" in l]
-    # (an interrupt may nest in any of them, nvme_setup_rw() then opening a block of its own)
+    # (funcgraph-irqs is off: no interrupt nests in them)
     assert [re.sub(r"\(\)(;| \{)$", "", c) for c in calls[:4]] == \
         ["nvme_queue_rq", "nvme_prep_rq", "nvme_setup_cmd", "nvme_setup_rw"]
     assert calls[:3] == ["nvme_queue_rq() {", "nvme_prep_rq() {", "nvme_setup_cmd() {"]
-    assert "blk_mq_start_request();" in calls and "nvme_map_data();" in calls
+    assert "blk_mq_start_request();" in calls and "nvme_map_data();" in calls, graph
+    assert not [c for c in calls if "interrupt" in c or c.startswith("irq_")], graph
 
 
 @needs_perf_tools
