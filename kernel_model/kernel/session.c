@@ -59,6 +59,7 @@ struct queued_record {
 static struct list_head tid_buckets[TID_BUCKETS];
 static spinlock_t session_lock;
 static LIST_HEAD(pending_roots);	/* NEW_TASK records of tasks without a parent in the session */
+static struct wait_queue_head served_wq;	/* served calls waiting for older records */
 static void *stub_page, *sink_page;
 u64 session_records_taken, session_tasks_created;
 
@@ -103,6 +104,7 @@ void session_init(void)
 	session_ring.magic = SESSION_RING_MAGIC;	/* last: the host may look now */
 	for (i = 0; i < TID_BUCKETS; i++)
 		INIT_LIST_HEAD(&tid_buckets[i]);
+	init_waitqueue_head(&served_wq);
 }
 
 /* ---- the ring ---- */
@@ -124,6 +126,7 @@ static struct queued_record *copy_out(const struct session_record *rec)
  */
 static LIST_HEAD(inflight);
 static u64 records_taken;	/* taken off the ring: the seq of the last */
+static u64 given_up_upto;	/* older records a served call waited for in vain (see below) */
 
 /* Under session_lock. */
 static void publish_retired(u64 n)
@@ -132,7 +135,57 @@ static void publish_retired(u64 n)
 		   list_first_entry(&inflight, struct queued_record, inflight)->seq - 1;
 
 	__atomic_add_fetch(&session_ring.retired, n, __ATOMIC_RELEASE);
+	if (upto != session_ring.retired_upto && !list_empty(&served_wq.head))
+		wake_up_interruptible_all(&served_wq);
 	__atomic_store_n(&session_ring.retired_upto, upto, __ATOMIC_RELEASE);
+}
+
+/* Whether every record older than q is done with, but those given up on. */
+static bool older_records_done(struct queued_record *q)
+{
+	struct queued_record *r;
+	unsigned long flags;
+	bool done = true;
+
+	spin_lock_irqsave(&session_lock, flags);
+	list_for_each_entry(r, &inflight, inflight) {
+		if (r == q || r->seq > q->seq)
+			break;
+		if (r->seq > given_up_upto) {
+			done = false;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&session_lock, flags);
+	return done;
+}
+
+/*
+ * A call this kernel serves (perf_event_open, the calls on its fds, bpf) acts on the kernel as
+ * it is when the call is made here.  Other tasks' records may still wait on their queues (the
+ * kernel runs behind the host): the call first waits until the records written before its own
+ * are done with, so that it comes after what the session did before it, as on Linux: perf
+ * trace's DISABLE after the last calls of its workload, bpftrace's map reads after its
+ * events.  At most a second (the supervisor waits 2 s for the reply); records still there
+ * then are not waited for again by later calls.
+ */
+static void wait_for_older_records(struct queued_record *q)
+{
+	unsigned long deadline = jiffies + HZ;
+	struct wait_queue_entry wait = { .private = current };
+
+	INIT_LIST_HEAD(&wait.entry);
+	for (;;) {
+		/* (a fatal signal: the call is not made, nothing to wait for) */
+		if (prepare_to_wait_event(&served_wq, &wait, TASK_INTERRUPTIBLE) || older_records_done(q))
+			break;
+		if (time_after_eq(jiffies, deadline)) {
+			given_up_upto = max(given_up_upto, q->seq - 1);
+			break;
+		}
+		schedule_timeout(deadline - jiffies);
+	}
+	finish_wait(&served_wq, &wait);
 }
 
 /* Under session_lock. */
@@ -688,6 +741,8 @@ void session_exit_to_user_mode(struct pt_regs *regs)
 
 		unqueue(q);
 		if (rec->type == SESSION_REC_SYSCALL) {
+			if (rec->sc.flags & SESSION_SC_SERVE)
+				wait_for_older_records(q);
 			load_syscall(st, regs, rec);
 			st->entered = true;
 			st->entering = q;	/* done with at its sys_enter */

@@ -197,3 +197,30 @@ def test_perf_top_shows_the_emulated_kernels_samples():
     # each refresh: the samples per second the cpu-clock hrtimers took, the hottest symbols
     assert re.search(r"PerfTop: +[1-9]\d* irqs/sec +kernel:", result.stdout), result.stdout[-3000:]
     assert re.search(r"^ +\d+\.\d+% +\[kernel\] +\[k\] \S+", result.stdout, re.M), result.stdout[-3000:]
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_trace_shows_a_session_commands_system_calls(tmp_path):
+    """`perf trace -- CMD`: raw_syscalls:sys_enter/sys_exit perf events on the emulated kernel,
+    filtered to the command's pid; the calls are the host process's, as the kernel made them."""
+    (tmp_path / "file").write_text("twelve bytes")
+    out = tmp_path / "trace.out"
+    result = run(f"cd {tmp_path} && perf trace -o {out} -e openat,read,close -- cat file && "
+                 f"perf trace -s -- cat file")
+    assert result.returncode == 0, result.stderr
+    calls = re.findall(r"^ +\d+\.\d{3} \( *\d+\.\d{3} ms\): cat/(\d+) (\w+)\((.*?)\) += (-?\d+)", out.read_text(), re.M)
+    assert calls, out.read_text()
+    assert len({pid for pid, *_ in calls}) == 1, calls
+    # cat's own open of the file (the libraries' opens have O_CLOEXEC), then its read and close
+    opened = [i for i, (_, name, args, ret) in enumerate(calls)
+              if name == "openat" and re.fullmatch(r"dfd: CWD, filename: 0x[0-9a-f]+(, flags: RDONLY)?", args)]
+    assert opened and int(calls[opened[-1]][3]) >= 0, calls
+    fd = calls[opened[-1]][3]
+    after = [(name, re.sub(r"buf: 0x[0-9a-f]+", "buf", args), ret) for _, name, args, ret in calls[opened[-1] + 1:]]
+    assert after[:2] == [("read", f"fd: {fd}, buf, count: 131072", "12"),
+                         ("read", f"fd: {fd}, buf, count: 131072", "0")], calls
+    assert ("close", f"fd: {fd}", "0") in after, calls
+    # -s: a summary per thread, with the calls the kernel counted
+    assert result.stdout == "twelve bytes" * 2, result.stdout
+    assert re.search(r"^ cat \(\d+\), \d+ events, [\d.]+%$", result.stderr, re.M), result.stderr
+    assert re.search(r"^ +openat +\d+ +\d+ +[\d.]+ ", result.stderr, re.M), result.stderr
