@@ -74,6 +74,22 @@ def test_printf_through_a_perf_event_array(tmp_path):
     assert ["bt_marker", "231"] in calls, out
 
 
+def test_begin_and_end_probes(tmp_path):
+    """BEGIN and END: bpftrace 0.17 runs them with BPF_PROG_TEST_RUN of a raw tracepoint
+    program (a kernel with it has no need of the uprobe on bpftrace's BEGIN_trigger); their
+    printf()s come through the perf event array like any other, END's after the SIGINT."""
+    marker = tmp_path / "bt_marker"
+    shutil.copy("/bin/true", marker)
+    out, err = bpftrace_while(
+        tmp_path, 'BEGIN { printf("tracing\\n"); @start = nsecs; } '
+        'tracepoint:raw_syscalls:sys_enter /comm == "bt_marker"/ { @calls = count(); } '
+        'END { printf("ran %d ns\\n", (nsecs - @start) > 0); delete(@start); }', str(marker), runs=5)
+    lines = [line for line in out.splitlines() if line]
+    assert lines[:2] == ["Attaching 3 probes...", "tracing"], out + err
+    assert lines[2] == "ran 1 ns", out + err
+    assert re.fullmatch(r"@calls: [1-9]\d*", lines[3]) and len(lines) == 4, out + err
+
+
 def test_tracepoint_args_typed_by_the_kernels_btf(tmp_path):
     """The one-liner the docs start with: `args->filename` of syscalls:sys_enter_openat. The
     format's field types (`const char *`, `umode_t`) come from the kernel's BTF, which bpftrace

@@ -210,16 +210,41 @@ static void unwatch(pid_t tgid, long fd)
 	}
 }
 
-/* Every 2 ms: an edge for each watched buffer with records written since the last one and
- * not all read.  Ends when nothing is watched (the next epoll_ctl starts it again). */
+/* Under watch_lock: an edge for each watched buffer with records written since the last one
+ * and not all read. */
+static void signal_new_records(void)
+{
+	struct epoll_watch *w;
+
+	for (w = watches; w; w = w->next) {
+		unsigned long long head, tail;
+		uint64_t one = 1;
+
+		if (!w->page)
+			continue;
+		head = __atomic_load_n(&w->page->data_head, __ATOMIC_ACQUIRE);
+		tail = __atomic_load_n(&w->page->data_tail, __ATOMIC_ACQUIRE);
+		if (head != tail && head != w->signalled) {
+			w->signalled = head;
+			if (write(w->efd, &one, sizeof(one)) < 0 && errno == EAGAIN) {
+				/* a full count: drain it, the edge comes with the next write */
+				uint64_t n;
+
+				if (read(w->efd, &n, sizeof(n)) == sizeof(n))
+					(void)write(w->efd, &one, sizeof(one));
+			}
+		}
+	}
+}
+
+/* Every 2 ms: signal_new_records().  Ends when nothing is watched (the next epoll_ctl starts
+ * it again). */
 static void *watch_buffers(void *unused)
 {
 	const struct timespec tick = { 0, 2000000 };
 
 	(void)unused;
 	for (;;) {
-		struct epoll_watch *w;
-
 		nanosleep(&tick, NULL);
 		pthread_mutex_lock(&watch_lock);
 		if (!watches) {
@@ -227,28 +252,23 @@ static void *watch_buffers(void *unused)
 			pthread_mutex_unlock(&watch_lock);
 			return NULL;
 		}
-		for (w = watches; w; w = w->next) {
-			unsigned long long head, tail;
-			uint64_t one = 1;
-
-			if (!w->page)
-				continue;
-			head = __atomic_load_n(&w->page->data_head, __ATOMIC_ACQUIRE);
-			tail = __atomic_load_n(&w->page->data_tail, __ATOMIC_ACQUIRE);
-			if (head != tail && head != w->signalled) {
-				w->signalled = head;
-				if (write(w->efd, &one, sizeof(one)) < 0 && errno == EAGAIN) {
-					/* a full count: drain it, the edge comes with the next write */
-					uint64_t n;
-
-					if (read(w->efd, &n, sizeof(n)) == sizeof(n))
-						(void)write(w->efd, &one, sizeof(one));
-				}
-			}
-		}
+		signal_new_records();
 		pthread_mutex_unlock(&watch_lock);
 	}
 	return NULL;
+}
+
+/*
+ * Before a served call returns: what it made the kernel write (BPF_PROG_TEST_RUN of bpftrace's
+ * END program, its printf()s) is signalled now, not at the watcher's next tick, as Linux's
+ * perf_output wakes the buffer's pollers at once: the caller's next epoll_wait (bpftrace's last
+ * drain, with no timeout) sees it.
+ */
+static void served_call_done(void)
+{
+	pthread_mutex_lock(&watch_lock);
+	signal_new_records();
+	pthread_mutex_unlock(&watch_lock);
 }
 
 static int pidfd_getfd_of(pid_t pid, int fd)
@@ -1081,6 +1101,7 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 	if (!ring || !wait_reply(&ring->reply, req->pid, serial))
 		return SERVE_UNANSWERED;
 	ret = ring->reply.ret;
+	served_call_done();
 	if (ret == -ENOSYS)
 		return SERVE_UNANSWERED;	/* a kernel without it: answer.c says so */
 	if (ret < 0) {
