@@ -128,6 +128,33 @@ def test_exec_reads_the_callers_stdin(mounted, tmp_path):
     assert result.stdout.split() == ["0"], result.stdout + result.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/bin/busybox") or b"/ld-linux" in open("/bin/busybox", "rb").read(4096),
+                    reason="needs Debian's busybox-static at /bin/busybox")
+def test_a_reader_the_program_left_gets_the_end_of_its_input(mounted):
+    """A background child still reading the program's stdin when the program exits gets its
+    end (the caller no longer gives it any), so it ends rather than waiting in the kernel for
+    ever; here the caller's stdin is a pipe that stays open. (The child reads it as fd 3: a
+    background job's own stdin is /dev/null.)"""
+    sh(mounted, "echo > trace; echo 1 > events/sched/sched_process_exit/enable")
+    r, w = os.pipe()
+    try:
+        result = tracefs_sim("exec", "--mount", str(mounted), "/bin/busybox", "sh", "-c",
+                             "exec 3<&0; cat <&3 > /dev/null & echo $!", stdin=r, timeout=120)
+        assert result.returncode == 0, result.stderr
+        child = result.stdout.strip()
+        exits = ""
+        for _ in range(100):
+            exits = sh(mounted, "grep sched_process_exit trace").stdout
+            if f" pid={child} " in exits:
+                break
+            time.sleep(0.1)
+        assert f" pid={child} " in exits, exits
+    finally:
+        os.close(r)
+        os.close(w)
+        sh(mounted, "echo 0 > events/sched/sched_process_exit/enable; echo > trace")
+
+
 def test_exec_of_a_dynamically_linked_program_says_why_not(mounted):
     result = tracefs_sim("exec", "--mount", str(mounted), "/bin/ls", timeout=60)
     assert result.returncode == 126

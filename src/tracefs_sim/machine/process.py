@@ -23,7 +23,9 @@ class StdinPump:
     """A program's stdin from a host fd: each time the guest asks (a reader found its stdin
     empty: PORT_STDIN), one read of up to `chunk` bytes, handed to post(data), b"" at the end.
     Its own thread, as the read may wait on the host as long as the caller's stdin does; it
-    ends (and closes the fd) at the end of the input or of the program."""
+    ends (and closes the fd) at the end of the input or of the program: then the readers the
+    program left (a background child) get the end of their input, as the caller no longer
+    gives them any."""
 
     def __init__(self, fd: int, chunk: int, post: Callable[[bytes], None], gone: threading.Event):
         self._fd, self._chunk, self._post, self._gone = fd, chunk, post, gone
@@ -54,6 +56,7 @@ class StdinPump:
                 self._post(data)
                 if not data:
                     return
+            self._post(b"")
         except Exception:  # the machine stopped under it
             logging.getLogger(__name__).debug("stdin pump ended", exc_info=True)
         finally:
