@@ -507,6 +507,8 @@ class FakeFtraceSites:
         self.stack_trace: dict[int, bool] = {}
         self.no_repeats: dict[int, bool] = {}
         self.graph_irqs = True
+        self.graph_sleep_time = True
+        self.graph_graph_time = True
         self.probes: list = []
         self.calls: list[tuple] = []
 
@@ -551,6 +553,12 @@ class FakeFtraceSites:
 
     def set_graph_irqs(self, on: bool) -> None:
         self.graph_irqs = on
+
+    def set_graph_sleep_time(self, on: bool) -> None:
+        self.graph_sleep_time = on
+
+    def set_graph_graph_time(self, on: bool) -> None:
+        self.graph_graph_time = on
 
     def set_no_repeats(self, slot: int, on: bool) -> None:
         self.no_repeats[slot] = on

@@ -100,6 +100,7 @@ struct ftrace_ret_stack {
 	u64 calltime;
 	u32 slots;		/* trace-array slots that record its exit */
 	u32 profile;		/* the function profiler's: its site's index + 1; 0: not profiled */
+	u64 subtime;		/* the profiler's, graph-time off: its callees' time, not its own */
 };
 struct task_struct {
 	struct thread_struct thread;	/* must stay first: __switch_to_asm uses offset 0 */
@@ -142,7 +143,8 @@ struct task_struct {
 	int trace_graph_depth;		/* depth of the set_graph_function entry being traced */
 	int curr_ret_stack;		/* entries in ret_stack */
 	int trace_overrun;		/* calls not hooked because ret_stack was full */
-	int pad_ftrace;
+	u32 ftrace_timestamp_gen;	/* sleep-time off: the ftrace_control.sleep_time_off it was taken under */
+	u64 ftrace_timestamp;		/* ... and when the task was switched out */
 	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
 	/* perf_events (kernel/events/core.c) */
 	struct perf_event_context *perf_event_ctxp;	/* its per-task events, NULL: none */

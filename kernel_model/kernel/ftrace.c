@@ -463,6 +463,7 @@ static notrace void profile_entry(struct task_struct *t, long idx, unsigned long
 	rs->calltime = trace_clock_local(this_cpu());
 	rs->slots = 0;
 	rs->profile = idx + 1;
+	rs->subtime = 0;
 	t->curr_ret_stack = depth + 1;
 	*retp = (unsigned long)return_to_handler;
 	rec = &stat->rec[idx];
@@ -471,20 +472,53 @@ static notrace void profile_entry(struct task_struct *t, long idx, unsigned long
 	rec->counter++;
 }
 
-/* profile_graph_return(): the call's time, to this cpu's record of it (none: not counted here) */
-static notrace void profile_return(const struct ftrace_ret_stack *rs, u64 rettime)
+/*
+ * profile_graph_return(): the call's time, to this cpu's record of it (none: not counted here).
+ * With graph-time off, the function's own time: its callees' (parent: the caller's entry, NULL:
+ * none) go to its caller's subtime, and its own subtime is taken off.
+ */
+static notrace void profile_return(const struct ftrace_ret_stack *rs, struct ftrace_ret_stack *parent,
+				   u64 rettime)
 {
 	struct ftrace_profile *rec;
 	u64 calltime;
 
 	if (!READ_ONCE(ftrace_profiler.enabled) || !rs->calltime || rs->profile > FTRACE_MAX_SITES)
 		return;
+	calltime = rettime - rs->calltime;
+	if (READ_ONCE(ftrace_control.graph_time_off)) {
+		if (parent)
+			parent->subtime += calltime;
+		calltime = rs->subtime < calltime ? calltime - rs->subtime : 0;
+	}
 	rec = &ftrace_profiler.stat[this_cpu()->h.cpu].rec[rs->profile - 1];
 	if (!rec->order)
 		return;
-	calltime = rettime - rs->calltime;
 	rec->time += calltime;
 	rec->time_squared += calltime * calltime;
+}
+
+/*
+ * ftrace_graph_probe_sched_switch(), sleep-time off: the calls a task has on its return stack do
+ * not count the time it was switched out.  prev's switch-out time is noted; next's entries
+ * start that much later.  (Linux's is a probe on sched_switch while a graph user runs; here
+ * __schedule calls it while the option is off.)
+ */
+notrace void ftrace_graph_sleep_time_switch(struct task_struct *prev, struct task_struct *next)
+{
+	u32 gen = READ_ONCE(ftrace_control.sleep_time_off);
+	u64 now = trace_clock_local(this_cpu()), slept;
+	int i;
+
+	if (!gen)
+		return;
+	prev->ftrace_timestamp = now;
+	prev->ftrace_timestamp_gen = gen;
+	if (next->ftrace_timestamp_gen != gen || !next->ftrace_timestamp)
+		return;		/* not switched out since it went off */
+	slept = now - next->ftrace_timestamp;
+	for (i = 0; i < next->curr_ret_stack; i++)
+		next->ret_stack[i].calltime += slept;
 }
 
 /*
@@ -679,6 +713,6 @@ notrace unsigned long ftrace_return_to_handler(unsigned long flags)
 		preempt_enable_no_resched();
 	}
 	if (unlikely(rs->profile))
-		profile_return(rs, trace_clock_read(this_cpu()));
+		profile_return(rs, depth ? &t->ret_stack[depth - 1] : NULL, trace_clock_read(this_cpu()));
 	return rs->ret;
 }

@@ -157,6 +157,8 @@ HOST_ABI_OFFSET(ftrace_control, graph_skip_irqs);
 HOST_ABI_OFFSET(ftrace_control, slow_slots);
 HOST_ABI_OFFSET(ftrace_control, no_repeats);
 HOST_ABI_OFFSET(ftrace_control, slots);
+HOST_ABI_OFFSET(ftrace_control, sleep_time_off);
+HOST_ABI_OFFSET(ftrace_control, graph_time_off);
 
 /* include/trace/probe_stage.h */
 HOST_ABI_CONST(PROBE_STAGE_MAX);

@@ -270,6 +270,8 @@ static notrace void __sched __schedule(bool preempt)
 	if (static_branch_unlikely(&trace_cmdline_key))	/* Linux's probe_sched_switch */
 		tracing_record_taskinfo_sched_switch(prev, next);
 	trace_sched_switch(preempt, prev, next, prev_state);
+	if (unlikely(READ_ONCE(ftrace_control.sleep_time_off)))	/* options/sleep-time off */
+		ftrace_graph_sleep_time_switch(prev, next);
 	perf_event_task_sched_out(prev, next);	/* prepare_task_switch() */
 	prev = context_switch(rq, prev, next);
 	finish_task_switch(prev);

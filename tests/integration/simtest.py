@@ -169,7 +169,9 @@ def quiet(mount_at):
 
 # The function profiler's files: Linux 6.1 has them with CONFIG_FUNCTION_PROFILER, which the
 # reference kernel (Debian's build) lacks; their modes are 6.1's source's (ftrace.c's
-# TRACE_MODE_WRITE, trace_stat.c's directory and per-cpu files).
+# TRACE_MODE_WRITE, trace_stat.c's directory and per-cpu files, and function_graph's option
+# graph-time, an options/ file like the others).
 FUNCTION_PROFILER_MODES = {"function_profile_enabled": ("-rw-r-----", "root", "root"),
                            "trace_stat": ("drwxr-x---", "root", "root"),
-                           "trace_stat/function0": ("-rw-r-----", "root", "root")}
+                           "trace_stat/function0": ("-rw-r-----", "root", "root"),
+                           "options/graph-time": ("-rw-r-----", "root", "root")}

@@ -62,6 +62,36 @@ def test_function_profiler_counts_in_the_kernel(quiet):
     run("echo 0 > function_profile_enabled")
 
 
+def times(run) -> dict[str, float]:
+    """Every cpu's trace_stat/functionN: function -> its time in us, summed."""
+    found: dict[str, float] = {}
+    for cpu in range(2):
+        for m in re.finditer(r"^  (\S+) +\d+    ([\d.]+) us ", run(f"cat trace_stat/function{cpu}"), re.M):
+            found[m[1]] = found.get(m[1], 0.0) + float(m[2])
+    return found
+
+
+def test_graph_time_and_sleep_time(quiet):
+    """options/graph-time off: a function's time is its own, without its profiled callees'
+    (ksys_read's without vfs_read's, which holds the 4 KiB copies); options/sleep-time off: it
+    leaves out the time the task was switched out (a nanosleep's)."""
+    run, guest = quiet
+    assert run("cat options/graph-time options/sleep-time") == "1\n1\n"
+    run("echo 'ksys_read vfs_read hrtimer_nanosleep' > set_ftrace_filter; echo 1 > function_profile_enabled")
+    guest("dd", "if=/dev/zero", "of=/dev/null", "bs=4k", "count=50")
+    guest("sleep", "0.2")
+    on = times(run)
+    run("echo 0 > function_profile_enabled; echo 0 > options/graph-time; echo 0 > options/sleep-time; "
+        "echo 1 > function_profile_enabled")   # (starts over)
+    guest("dd", "if=/dev/zero", "of=/dev/null", "bs=4k", "count=50")
+    guest("sleep", "0.2")
+    off = times(run)
+    run("echo 0 > function_profile_enabled; echo 1 > options/graph-time; echo 1 > options/sleep-time; "
+        "echo > set_ftrace_filter")
+    assert on["ksys_read"] >= on["vfs_read"] and off["ksys_read"] < off["vfs_read"], (on, off)
+    assert on["hrtimer_nanosleep"] >= 150000 and off["hrtimer_nanosleep"] < 20000, (on, off)
+
+
 def test_function_profile_recipe():
     result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "function_profile.sh"), timeout=180)
     assert result.returncode == 0, result.stderr

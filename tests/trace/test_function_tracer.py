@@ -89,7 +89,11 @@ def test_tracer_options(sites):
     ta.write_current_tracer(b"function_graph")
     assert opts.read_trace_options().endswith(
         b"nofuncgraph-overrun\nfuncgraph-cpu\nfuncgraph-overhead\nnofuncgraph-proc\nfuncgraph-duration\n"
-        b"nofuncgraph-abstime\nfuncgraph-irqs\nnofuncgraph-tail\n")
+        b"nofuncgraph-abstime\nfuncgraph-irqs\nnofuncgraph-tail\nsleep-time\ngraph-time\n")
+    # sleep-time and graph-time (6.1's fgraph_sleep_time, fgraph_graph_time) reach the sites
+    opts.write_trace_options(b"nosleep-time")
+    opts.write_trace_options(b"nograph-time")
+    assert (sites.graph_sleep_time, sites.graph_graph_time) == (False, False)
 
 
 def test_instances_have_no_graph_tracer(sites):

@@ -113,6 +113,10 @@ struct ftrace_control {
 	u32 slow_slots;			/* pid_filtered | stack_trace | no_repeats: slots the fast path leaves alone */
 	u32 no_repeats;			/* bit s: options/func-no-repeats of slot s */
 	struct ftrace_slot_state slots[TRACE_SLOTS];
+	/* options/sleep-time off: not 0, a number the host changes each time it goes off (so that a
+	 * switch-out time taken before is not used); 0: on (6.1's fgraph_sleep_time) */
+	u32 sleep_time_off;
+	u32 graph_time_off;		/* options/graph-time off (6.1's !fgraph_graph_time) */
 };
 
 _Static_assert(sizeof(struct ftrace_site_state) == 4, "ftrace_site_state layout");
@@ -122,9 +126,7 @@ _Static_assert(sizeof(struct ftrace_slot_state) == 520, "ftrace_slot_state layou
 _Static_assert(offsetof(struct ftrace_control, slow_slots) == 20, "ftrace_control layout");
 _Static_assert(offsetof(struct ftrace_control, no_repeats) == 24, "ftrace_control layout");
 _Static_assert(offsetof(struct ftrace_control, slots) == 28, "ftrace_control layout");
-_Static_assert(sizeof(struct ftrace_control) == 28 + 520 * TRACE_SLOTS, "ftrace_control layout");
-_Static_assert(offsetof(struct task_struct, ret_stack) + sizeof(((struct task_struct *)0)->ret_stack)
-	       <= 2048 - 16, "task_struct must fit the largest kmalloc class");
+_Static_assert(sizeof(struct ftrace_control) == 28 + 520 * TRACE_SLOTS + 8, "ftrace_control layout");
 
 /*
  * The stack tracer (kernel/trace_stack.c, Linux's kernel/trace/trace_stack.c):
@@ -200,6 +202,7 @@ void ftrace_kprobe_hook(struct pt_regs *regs);
 void ftrace_dispatch(struct pt_regs *regs);
 void ftrace_regs_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs);
 unsigned long ftrace_return_to_handler(unsigned long flags);
+void ftrace_graph_sleep_time_switch(struct task_struct *prev, struct task_struct *next);
 
 /* kernel/trace_ring.c */
 u64 trace_clock_local(struct percpu *pc);

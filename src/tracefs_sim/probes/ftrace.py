@@ -87,6 +87,8 @@ class FtraceLayout:
     control_slow_slots: int
     control_no_repeats: int
     control_slots: int
+    control_sleep_time_off: int
+    control_graph_time_off: int
     commands: dict[str, int]  # PROBE_* -> ftrace_probe.cmd
     site_profile: int  # FTRACE_SITE_PROFILE: the function profiler counts here
 
@@ -104,6 +106,7 @@ class FtraceLayout:
             a("ftrace_control.max_graph_depth"), a("ftrace_control.graph_filtered"),
             a("ftrace_control.pid_filtered"), a("ftrace_control.stack_trace"), a("ftrace_control.graph_skip_irqs"),
             a("ftrace_control.slow_slots"), a("ftrace_control.no_repeats"), a("ftrace_control.slots"),
+            a("ftrace_control.sleep_time_off"), a("ftrace_control.graph_time_off"),
             {name: a(f"FTRACE_PROBE_{name}") for name in PROBE_COMMANDS}, a("FTRACE_SITE_PROFILE"))
 
     def slot_state(self, slot: int) -> int:
@@ -199,6 +202,9 @@ class FtraceSites:
         self._stack_trace = [False] * lay.slots
         self._no_repeats = [False] * lay.slots
         self._graph_irqs = True
+        self._sleep_time_off = 0   # options/sleep-time: 0 on; off, a new number each time
+        self._sleep_time_generation = 0
+        self._graph_time = True
         self._written_filtered = False  # the guest's graph_filtered (set_graph_function not empty)
         self._probes: list[FunctionProbe] = []   # the table, in the guest's order
         self._counter_index: dict[int, int] = {}  # id(counter) -> its slot in the guest's counts
@@ -247,6 +253,22 @@ class FtraceSites:
         """options/funcgraph-irqs (global in Linux 6.1: ftrace_graph_skip_irqs)."""
         with self._lock:
             self._graph_irqs = bool(on)
+            self._write_control()
+
+    def set_graph_sleep_time(self, on: bool) -> None:
+        """options/sleep-time (global in Linux 6.1: fgraph_sleep_time): off, the function
+        graph's durations and the profiler's times leave out the time a task was switched out."""
+        with self._lock:
+            if not on and not self._sleep_time_off:
+                self._sleep_time_generation = self._sleep_time_generation % 0xFFFFFFFF + 1
+            self._sleep_time_off = 0 if on else self._sleep_time_generation
+            self._write_control()
+
+    def set_graph_graph_time(self, on: bool) -> None:
+        """options/graph-time (global in Linux 6.1: fgraph_graph_time): off, the profiler's time
+        of a function leaves out its callees'."""
+        with self._lock:
+            self._graph_time = bool(on)
             self._write_control()
 
     def set_pids(self, slot: int, pids: frozenset[int], notrace_pids: frozenset[int]) -> None:
@@ -625,6 +647,8 @@ class FtraceSites:
         lay = self.layout
         struct.pack_into("<I", buf, base + lay.control_max_graph_depth, self._max_graph_depth)
         struct.pack_into("<I", buf, base + lay.control_graph_skip_irqs, int(not self._graph_irqs))
+        struct.pack_into("<I", buf, base + lay.control_sleep_time_off, self._sleep_time_off)
+        struct.pack_into("<I", buf, base + lay.control_graph_time_off, int(not self._graph_time))
         if self._thresh_pa is not None:
             struct.pack_into("<Q", buf, self._thresh_pa, self._thresh)
         filtered = 0

@@ -159,8 +159,10 @@ class FunctionTracing:
         self._options = options
         options.watch("func_stack_trace", lambda on: self._function_option(sites.set_stack_trace, on))
         options.watch("func-no-repeats", lambda on: self._function_option(sites.set_no_repeats, on))
-        if top_level:   # func_graph_set_flag(): ftrace_graph_skip_irqs, global
+        if top_level:   # func_graph_set_flag(): ftrace_graph_skip_irqs, fgraph_sleep_time, fgraph_graph_time
             options.watch("funcgraph-irqs", sites.set_graph_irqs)
+            options.watch("sleep-time", sites.set_graph_sleep_time)
+            options.watch("graph-time", sites.set_graph_graph_time)
         # the guest follows forks into the lists above
         options.watch("function-fork", lambda on: guest.pid_lists.set_function_fork(slot, on))
 

@@ -22,7 +22,8 @@ FUNCTION = Tracer("function", options=(("func_stack_trace", False), ("func-no-re
 FUNCTION_GRAPH = Tracer("function_graph", allow_instances=False, options=(
     ("funcgraph-overrun", False), ("funcgraph-cpu", True), ("funcgraph-overhead", True),
     ("funcgraph-proc", False), ("funcgraph-duration", True), ("funcgraph-abstime", False),
-    ("funcgraph-irqs", True), ("funcgraph-tail", False)))
+    ("funcgraph-irqs", True), ("funcgraph-tail", False), ("sleep-time", True),
+    ("graph-time", True)))   # (graph-time: 6.1 has it with CONFIG_FUNCTION_PROFILER, as here)
 
 
 class TracerRegistry:
