@@ -2,11 +2,14 @@
 # perf-tools (Debian perf-tools-unstable) on the session's own `cat`: kprobe-perf's probe on the
 # open path with its filename, and funcgraph-perf's call graph under vfs_read.
 # Run it: tracefs-sim run --workload none mountpoint_scripts/session_perf_tools.sh
-(sleep 1; cat /etc/hostname > /dev/null) &
+T=/sys/kernel/tracing
+# a cat once the tool has set its tracing up (it then traces for 2 s)
+cat_when() { for i in $(seq 100); do [ "$(< $1)" = "$2" ] 2>/dev/null && break; sleep 0.1; done; cat /etc/hostname > /dev/null; }
+cat_when $T/events/kprobes/do_sys_openat2/enable 1 &
 echo "== kprobe:"
-timeout 10 kprobe-perf -d 2 'p:do_sys_openat2 filename=+0(%si):string' 2>&1 | grep ' cat-' | grep -m 3 filename=
+timeout 20 kprobe-perf -d 2 'p:do_sys_openat2 filename=+0(%si):string' 2>&1 | grep ' cat-' | grep -m 3 filename=
 wait
-(sleep 1; cat /etc/hostname > /dev/null) &
+cat_when $T/current_tracer function_graph &
 echo "== funcgraph:"
-timeout 10 funcgraph-perf -d 2 vfs_read 2>&1 | grep -m 5 -E 'vfs_read|rw_verify_area'
+timeout 20 funcgraph-perf -d 2 vfs_read 2>&1 | grep -m 5 -E 'vfs_read|rw_verify_area'
 wait
