@@ -728,6 +728,28 @@ struct session_ring *mirror_ring(void)
 	return ring;
 }
 
+/*
+ * Wait, at most max_ms, until the kernel is done with every record written so far (it runs
+ * behind the host: it replays the calls as their records come), so that what a held poll
+ * then finds in the perf buffers is what the session did before the poll, as on Linux, where
+ * a task's events are in the buffers by the time it exits: `perf trace -- CMD` polls 100 ms
+ * after its child's exit for the last events, then reads no more.
+ */
+void mirror_catch_up(long long max_ms)
+{
+	const struct timespec pause = { 0, 200000 };
+	unsigned long long target, deadline;
+
+	if (!ring)
+		return;
+	pthread_mutex_lock(&lock);
+	target = ring->produced;
+	pthread_mutex_unlock(&lock);
+	deadline = now_ns() + (unsigned long long)max_ms * 1000000ULL;
+	while (__atomic_load_n(&ring->retired_upto, __ATOMIC_ACQUIRE) < target && now_ns() < deadline)
+		nanosleep(&pause, NULL);
+}
+
 void mirror_fd_given(pid_t tid, int kfd, int fd)
 {
 	struct session_record rec = { .type = SESSION_REC_FD, .tid = tid, .len = sizeof(rec) };

@@ -68,6 +68,7 @@
 /* How long a caller waits for the kernel (a paused or far-behind machine): then its call is
  * left to the host, as a session without the kernel would have it. */
 #define SERVE_TIMEOUT_MS 2000
+#define CATCH_UP_MS 1000	/* a held poll ending unready waits at most this for the kernel */
 
 static int reply_fd = -1, wake_fd = -1;
 #define MAX_POOL 256
@@ -707,6 +708,7 @@ struct held_poll {
 	struct pollfd *fds;		/* the caller's set, revents as they will be answered */
 	int *copy;			/* a host fd's copy (-1: a served fd, a negative one or none) */
 	bool *bad;			/* an fd the process does not have: POLLNVAL */
+	bool caught_up;			/* the kernel caught up with the session once since it came */
 };
 
 static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -904,7 +906,7 @@ static void *hold_polls(void *unused __attribute__((unused)))
 		long long now, timeout = HELD_CHECK_MS;
 		unsigned int n, i;
 		uint64_t count;
-		bool pending;
+		bool pending, catch_up;
 
 		pthread_mutex_lock(&held_lock);
 		while (held_new) {
@@ -914,9 +916,19 @@ static void *hold_polls(void *unused __attribute__((unused)))
 			held = h;
 		}
 		now = now_ms();
+		catch_up = false;
 		for (p = &held; (h = *p);) {
 			int ready = poll_pass(h);
+			bool ending = !ready && ((h->deadline_ms >= 0 && now >= h->deadline_ms) || signal_pending(h->pid));
 
+			if (ending && !h->caught_up) {
+				/* before it ends with nothing ready (a timeout, a signal: perf trace's
+				 * SIGCHLD), the kernel, which runs behind, catches up: the events of what
+				 * the session did before are in the buffers, as on Linux */
+				h->caught_up = catch_up = true;
+				p = &h->next;
+				continue;
+			}
 			if (ready || (h->deadline_ms >= 0 && now >= h->deadline_ms)) {
 				answer_held(h, ready);
 			} else if (signal_pending(h->pid)) {
@@ -930,6 +942,11 @@ static void *hold_polls(void *unused __attribute__((unused)))
 			/* answered, or interrupted (a signal, the caller's death) */
 			*p = h->next;
 			free_held(h);
+		}
+		if (catch_up) {
+			pthread_mutex_unlock(&held_lock);
+			mirror_catch_up(CATCH_UP_MS);
+			continue;
 		}
 		n = 2 + arm(held, &pending);
 		pthread_mutex_unlock(&held_lock);
@@ -1019,6 +1036,12 @@ static int hold_poll(int listener, const struct seccomp_notif *req, pid_t tgid)
 	pthread_mutex_lock(&held_lock);
 	held_listener = listener;
 	ready = poll_pass(h);
+	if (!ready && timeout_ms == 0) {	/* none ready: so it is, once the kernel caught up */
+		pthread_mutex_unlock(&held_lock);
+		mirror_catch_up(CATCH_UP_MS);
+		pthread_mutex_lock(&held_lock);
+		ready = poll_pass(h);
+	}
 	if (ready || timeout_ms == 0) {
 		answer_held(h, ready);
 		pthread_mutex_unlock(&held_lock);

@@ -70,6 +70,7 @@ void mirror_start(void);
 unsigned long long mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room,
 			       int *how, pid_t *tgid);
 struct session_ring *mirror_ring(void);
+void mirror_catch_up(long long max_ms);
 
 /* mirror.c: the FD record: the kernel's fd `kfd` is the process's `fd` (-errno: it got none). */
 void mirror_fd_given(pid_t tid, int kfd, int fd);
