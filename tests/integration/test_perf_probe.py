@@ -9,6 +9,7 @@ has a real tracefs perf would write."""
 import os
 import re
 import shutil
+import subprocess
 
 import pytest
 from simtest import REPO, section, tracefs_sim
@@ -250,3 +251,29 @@ timeout 30 perf probe -q -d 'probe:*'
     assert section(out, "list") == [
         "  probe:schedule       (on schedule@kernel/sched/core.c)",
         f"  probe:vfs_read       (on vfs_read:{call - start}@fs/read_write.c with pos)"]
+
+
+def test_session_shows_the_kernels_debuginfo_beside_the_hosts_files():
+    """/sys/kernel/notes is the emulated kernel's build-id (the one its vmlinux carries), the
+    vmlinux is at /usr/lib/debug/boot/vmlinux-RELEASE and the sources under the DWARF's
+    directory; the directories they are shown in still list the host's own entries, and the
+    host sees none of it."""
+    vmlinux = REPO / "kernel_model" / "build" / "vmlinux"
+    host_before = {d: sorted(os.listdir(d)) for d in ("/usr/lib/debug", "/usr/src") if os.path.isdir(d)}
+    out = run("""
+echo '== release'; uname -r
+echo '== notes'; od -An -tx1 -v /sys/kernel/notes | tr -d ' \\n'; echo
+echo '== vmlinux'; cmp /usr/lib/debug/boot/vmlinux-$(uname -r) """ + str(vmlinux) + """ && echo same
+echo '== source'; cmp /usr/src/linux-6.1.0-tracefs-sim/fs/read_write.c """ + str(REPO / "kernel_model/fs/read_write.c") + """ && echo same
+for d in /usr/lib/debug /usr/src; do echo "== ls $d"; ls -A $d; done
+""")
+    assert section(out, "release") == ["6.1.0-tracefs-sim"]
+    notes = subprocess.run(["readelf", "-n", str(vmlinux)], capture_output=True, text=True, check=True).stdout
+    build_id = re.search(r"Build ID: ([0-9a-f]{40})", notes).group(1)
+    # an Elf64_Nhdr (namesz 4, descsz 20, NT_GNU_BUILD_ID), "GNU\0", the build-id
+    assert section(out, "notes") == ["040000001400000003000000474e5500" + build_id]
+    assert section(out, "vmlinux") == ["same"] and section(out, "source") == ["same"]
+    for directory, entries in host_before.items():
+        added = {"/usr/lib/debug": "boot", "/usr/src": "linux-6.1.0-tracefs-sim"}[directory]
+        assert sorted(section(out, f"ls {directory}")) == sorted(set(entries) | {added}), out
+        assert sorted(os.listdir(directory)) == entries   # the host's, untouched
