@@ -162,6 +162,7 @@ class KernelImage:
         """UTS_RELEASE (what `uname -r` says), from the kernel's linux_banner."""
         return self.cstring(self.addr("linux_banner")).split()[2]
 
+    @cached_property
     def debug_comp_dir(self) -> str | None:
         """The directory the DWARF names its sources under (DW_AT_comp_dir of the first unit);
         None for an image without DWARF."""

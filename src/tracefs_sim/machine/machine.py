@@ -383,7 +383,7 @@ class Machine:
     def debuginfo(self) -> DebugInfo | None:
         """The image's debuginfo, when it has a build-id and DWARF whose sources are the ones
         it was built from (kernel_model/, the directory above its build/)."""
-        notes, comp_dir = self.image.notes(), self.image.debug_comp_dir()
+        notes, comp_dir = self.image.notes(), self.image.debug_comp_dir
         sources = Path(self.image.path).resolve().parents[1]
         if notes is None or comp_dir is None or not (sources / "Makefile").is_file():
             return None
