@@ -475,7 +475,10 @@ def _send_request(sock: socket.socket, path: str, request: JsonObject, fds: list
     data = json.dumps(request).encode() + b"\n"
     try:
         sent = socket.send_fds(sock, [data], fds) if fds else 0  # the fds ride on the first bytes
-        sock.sendall(data[sent:])
+        if sent < len(data):
+            # (nothing more to send is not sent: by then a short request may have been served
+            # and closed, and an empty send to a closed peer fails with EPIPE)
+            sock.sendall(data[sent:])
     except OSError as e:
         raise ControlError(f"lost the connection to {path}: {e.strerror}") from None
 
