@@ -182,6 +182,9 @@ class FakeMachine:
     def btf(self) -> bytes | None:
         return None
 
+    def debuginfo(self):
+        return None
+
     def programs(self) -> list[str]:
         return []
 

@@ -307,7 +307,7 @@ long strncpy_from_user(char *dst, const char *src, long count);
 
 
 
-/* sched.c */
+/* sched/core.c */
 void sched_init(void);
 void sched_init_idle(int cpu);
 void scheduler_tick(void);

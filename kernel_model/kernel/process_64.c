@@ -1,5 +1,5 @@
 /* Per-thread CPU state of user tasks (arch/x86/kernel/process_64.c): arch_prctl's FS and GS
- * bases.  The FS base is written to the CPU at each switch to a user task (sched.c). */
+ * bases.  The FS base is written to the CPU at each switch to a user task (sched/core.c). */
 #include "../include/syscalls.h"
 #include "../include/session.h"
 

@@ -433,6 +433,8 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
         machine = control.info(socket_path)
         overlay.bind_debug_tracing()
         overlay.bind_debug_views()
+        if machine.get("debuginfo"):
+            overlay.bind_debuginfo(**machine["debuginfo"])
         if banner:
             print(f"{PROG}: /sys/kernel/tracing is an emulated Linux 6.1 kernel with {machine['cpus']} "
                   f"CPUs; `{PROG} exec PROG` runs a program in it; exit to leave.", file=sys.stderr)

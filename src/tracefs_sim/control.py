@@ -4,7 +4,9 @@ Protocol: a unix stream socket, one request per connection. The client sends one
 the server answers with JSON lines.
 
     {"op": "info"}            -> {"cpus": N, "kallsyms": "...", "programs": [...], "pid": PID,
-                                  "session": {"produced": N, "retired": N, "lost": N} or null}
+                                  "session": {"produced": N, "retired": N, "lost": N} or null,
+                                  "debuginfo": {"vmlinux": PATH, "release": R, "comp_dir": DIR,
+                                                "sources": DIR} or null}
     {"op": "exec", "argv": [...]}
                               -> {"output": BASE64} (its stdout) and {"stderr": BASE64} ... as
                                  the program writes, in its order (batched),
@@ -267,12 +269,15 @@ async def _send_session_ring(machine: ServedMachine, stream: trio.SocketStream) 
 
 
 def _describe(machine: ServedMachine) -> JsonObject:
+    debuginfo = machine.debuginfo()
     return {
         "cpus": machine.nr_cpus,
         "kallsyms": machine.kallsyms(),
         "programs": list(machine.programs()),
         "pid": os.getpid(),
         "session": machine.session_stats(),
+        "debuginfo": None if debuginfo is None else {"vmlinux": debuginfo.vmlinux, "release": debuginfo.release,
+                                                      "comp_dir": debuginfo.comp_dir, "sources": debuginfo.sources},
     }
 
 
@@ -470,7 +475,9 @@ def _send_request(sock: socket.socket, path: str, request: JsonObject, fds: list
     data = json.dumps(request).encode() + b"\n"
     try:
         sent = socket.send_fds(sock, [data], fds) if fds else 0  # the fds ride on the first bytes
-        if sent < len(data):  # (sendall of nothing still sends: EPIPE once the daemon answered and closed)
+        if sent < len(data):
+            # (nothing more to send is not sent: by then a short request may have been served
+            # and closed, and an empty send to a closed peer fails with EPIPE)
             sock.sendall(data[sent:])
     except OSError as e:
         raise ControlError(f"lost the connection to {path}: {e.strerror}") from None

@@ -15,7 +15,7 @@ import trio
 
 from . import control, namespace
 from .fs import TracefsOperations, build_tree
-from .fs.layout import add_btf_view, add_debug_views, add_pmu_views, add_session_views
+from .fs.layout import add_btf_view, add_debug_views, add_notes_view, add_pmu_views, add_session_views
 from .fs.operations import SessionSync
 from .host_heap import fix_mmap_threshold
 from .lib.sysctl import SysctlFile
@@ -103,6 +103,9 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
         btf = machine.btf()
         if btf is not None:
             add_btf_view(tree, btf)
+        debuginfo = machine.debuginfo()
+        if debuginfo is not None:
+            add_notes_view(tree, debuginfo.notes)
         kptr_restrict = KptrRestrict()
         sysctls: dict[str, SysctlFile] = {"kptr_restrict": kptr_restrict}
         if stack.ftrace_sites is not None:

@@ -29,6 +29,11 @@ EVENT_SOURCE_VIEW = "event-source"   # in DEBUG_VIEWS_DIR: /sys/bus/event_source
 EVENT_SOURCE_DIR = "/sys/bus/event_source/devices"
 BTF_VIEW = "btf"   # in DEBUG_VIEWS_DIR: /sys/kernel/btf
 BTF_DIR = "/sys/kernel/btf"
+NOTES_VIEW = "kernel-notes"   # in DEBUG_VIEWS_DIR: /sys/kernel/notes (the build-id)
+NOTES_FILE = "/sys/kernel/notes"
+# Where Debian's linux-image-RELEASE-dbg puts the kernel's vmlinux, first of perf's vmlinux_path
+# entries a session can show without hiding any of the host's files.
+DEBUG_VMLINUX = "/usr/lib/debug/boot/vmlinux-{release}"
 PROC_KALLSYMS_VIEW = "proc-kallsyms"   # trace/kallsyms_file.py's KallsymsView
 _PROC_SYS_KERNEL = "/proc/sys/kernel"
 SYSCTL_KERNEL_VIEW = "sysctl-kernel"   # /proc/sys/kernel's tracing sysctls (fs/layout.py)
@@ -240,7 +245,11 @@ class Overlay:
         served = sorted(os.listdir(sysctls)) if os.path.isdir(sysctls) else []
         missing = [name for name in served if not os.path.lexists(os.path.join(_PROC_SYS_KERNEL, name))]
         if missing:
-            self._lay_sysctl_dir(missing)
+            # (a file cannot be made in /proc: a tmpfs holds an empty one per missing sysctl,
+            # which the view covers below)
+            self._lay_tmpfs_over(_PROC_SYS_KERNEL, 0o555)
+            for name in missing:
+                os.close(os.open(os.path.join(_PROC_SYS_KERNEL, name), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
         for name in served:
             files[os.path.join(SYSCTL_KERNEL_VIEW, name)] = os.path.join(_PROC_SYS_KERNEL, name)
         for name, target in files.items():
@@ -255,19 +264,21 @@ class Overlay:
             self._mounted.append(target)
         self._bind_views({"sysctl-debug": "/proc/sys/debug"})
 
-    def _lay_sysctl_dir(self, missing: list[str]) -> None:
-        """Make room in /proc/sys/kernel for the emulated kernel's sysctls this host's kernel
-        lacks (a file cannot be made in /proc): a tmpfs over it holds an entry per host entry,
-        each with the host's bound over it (from a detached clone taken before), and an empty
-        file per missing one, which bind_proc_views covers with the view."""
-        host = sc.open_tree_clone(_PROC_SYS_KERNEL)
+    def _lay_tmpfs_over(self, directory: str, mode: int) -> None:
+        """Make room in `directory` for entries the host's lacks, without hiding its own: a tmpfs
+        over it holds an entry per host entry, each with the host's bound over it (from a
+        detached clone taken before; a symlink is made again), to which the caller adds."""
+        host = sc.open_tree_clone(directory)
         try:
             base = f"/proc/self/fd/{host}"
             names = sorted(os.listdir(base))
-            sc.mount("tracefs-sim", _PROC_SYS_KERNEL, "tmpfs", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC, "mode=0555")
-            self._mounted.append(_PROC_SYS_KERNEL)
+            sc.mount("tracefs-sim", directory, "tmpfs", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC, f"mode={mode:o}")
+            self._mounted.append(directory)
             for name in names:
-                source, target = os.path.join(base, name), os.path.join(_PROC_SYS_KERNEL, name)
+                source, target = os.path.join(base, name), os.path.join(directory, name)
+                if os.path.islink(source):
+                    os.symlink(os.readlink(source), target)
+                    continue
                 if os.path.isdir(source):
                     os.mkdir(target)
                 else:
@@ -278,10 +289,38 @@ class Overlay:
                 finally:
                     os.close(fd)
                 self._mounted.append(target)
-            for name in missing:
-                os.close(os.open(os.path.join(_PROC_SYS_KERNEL, name), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
         finally:
             os.close(host)
+
+    def bind_debuginfo(self, vmlinux: str, release: str, comp_dir: str, sources: str) -> None:
+        """Show the emulated kernel's debuginfo where perf looks for the running kernel's: its
+        build-id (the daemon's view) over /sys/kernel/notes, its vmlinux at
+        /usr/lib/debug/boot/vmlinux-RELEASE and its sources at the directory its DWARF names.
+        A path the host lacks is made in a tmpfs over its nearest existing directory, which
+        shows that directory's own entries still (_lay_tmpfs_over)."""
+        assert_private(self._host_ns)
+        notes = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR, NOTES_VIEW)
+        if os.path.exists(notes) and os.path.exists(NOTES_FILE):
+            self._graft(notes, NOTES_FILE)
+        self._graft(vmlinux, DEBUG_VMLINUX.format(release=release))
+        self._graft(sources, comp_dir)
+
+    def _graft(self, source: str, target: str) -> None:
+        """Bind `source` (a file or a directory) at `target`, making `target` if the host lacks it."""
+        if not os.path.lexists(target):
+            top = os.path.dirname(target)
+            while not os.path.isdir(top):
+                top = os.path.dirname(top)
+            if top == "/":
+                raise NamespaceError(f"no directory of the host to show {target} in")
+            self._lay_tmpfs_over(top, os.stat(top).st_mode & 0o7777)
+            os.makedirs(os.path.dirname(target), 0o755, exist_ok=True)
+            if os.path.isdir(source):
+                os.mkdir(target, 0o755)
+            else:
+                os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        sc.mount(source, target, None, sc.MS_BIND)
+        self._mounted.append(target)
 
     def _bind_views(self, views: dict[str, str]) -> None:
         assert_private(self._host_ns)

@@ -49,6 +49,9 @@ class StandInMachine:
     def session_stats(self):
         return None   # no session ring
 
+    def debuginfo(self):
+        return None   # an image without DWARF or build-id
+
     def spawn(self, argv, on_output=None, on_stderr=None, stdin=None):
         if stdin is not None:  # (the machine takes the fd over)
             os.close(stdin)
@@ -110,6 +113,7 @@ def test_info(server):
     assert answer["programs"] == ["echo", "slow"]
     assert answer["pid"] == os.getpid()
     assert answer["session"] is None
+    assert answer["debuginfo"] is None
     assert os.stat(path).st_mode & 0o777 == 0o600
     assert os.stat(os.path.dirname(path)).st_mode & 0o777 == 0o700
     assert control.daemon_from_pidfile(path) == os.getpid()

@@ -1,12 +1,15 @@
-"""Debian's `perf probe` (linux-perf 6.1, unmodified) inside `tracefs-sim run`: without a vmlinux
-or debuginfo it resolves symbols through the namespace's /proc/kallsyms (the emulated kernel's),
-skips what debugfs's kprobes/blacklist lists, and writes kprobe_events as `_text+OFFSET`; the
-probes it adds hit when a program runs. Never run outside the namespace: the host has a real
-tracefs perf would write."""
+"""Debian's `perf probe` (linux-perf 6.1, unmodified) inside `tracefs-sim run`: it finds the running
+kernel's vmlinux where a distribution kernel's debug package puts it
+(/usr/lib/debug/boot/vmlinux-RELEASE, its build-id the one /sys/kernel/notes shows), resolves
+probe points, source lines and variables from its DWARF, skips what debugfs's kprobes/blacklist
+lists, and writes kprobe_events as `_text+OFFSET` (the namespace's /proc/kallsyms, the emulated
+kernel's); the probes it adds hit when a program runs. Never run outside the namespace: the host
+has a real tracefs perf would write."""
 
 import os
 import re
 import shutil
+import subprocess
 
 import pytest
 from simtest import REPO, section, tracefs_sim
@@ -42,9 +45,10 @@ def kallsyms_offset(out: str, name: str) -> int:
 def test_perf_probe_adds_lists_hits_and_deletes():
     out = run(f"""
 echo '== syms'; grep -wE '_text|do_sys_open|vfs_read|do_sys_openat2' /proc/kallsyms
-echo '== add'; for p in do_sys_open vfs_read 'vfs_read%return' do_sys_openat2+6; do
+echo '== add'; for p in do_sys_open vfs_read 'vfs_read%return' zz_openat2=do_sys_openat2+6; do
     timeout 30 perf probe -q -a "$p"; echo "status $?"; done
-echo '== list'; timeout 30 perf probe -l
+echo '== list'; timeout 30 perf probe -l 'probe:do_sys_open|probe:vfs_read*'
+echo '== list mid'; timeout 30 perf probe -l probe:zz_openat2
 echo '== kprobe_events'; cat {T}/kprobe_events
 echo '== debug list'; cat /sys/kernel/debug/kprobes/list
 echo 1 > {T}/events/probe/enable
@@ -56,22 +60,26 @@ echo '== delete'; timeout 30 perf probe -d 'probe:*' 2>&1; echo "status $?"
 echo '== after'; cat {T}/kprobe_events; ls {T}/events | grep -cx probe; timeout 30 perf probe -l
 """)
     assert section(out, "add") == ["status 0"] * 4
+    # With the DWARF, each as function@file. (The offset probe is listed apart: perf 6.1 carries
+    # the offset of one it lists over to the function entries it lists after it, as
+    # debuginfo__find_probe_point() sets none for those.)
     assert section(out, "list") == [
-        "  probe:do_sys_open    (on do_sys_open)", "  probe:do_sys_openat2 (on do_sys_openat2+6)",
-        "  probe:vfs_read       (on vfs_read)", "  probe:vfs_read__return (on vfs_read%return)"]
+        "  probe:do_sys_open    (on do_sys_open@fs/open.c)", "  probe:vfs_read       (on vfs_read@fs/read_write.c)",
+        "  probe:vfs_read__return (on vfs_read%return@fs/read_write.c)"]
+    assert section(out, "list mid") == ["  probe:zz_openat2     (on do_sys_openat2+6@fs/open.c)"]
     # What perf wrote, as kprobe_events reads it back (kretprobes get Linux's default maxactive)
     assert section(out, "kprobe_events") == [
         f"p:probe/do_sys_open _text+{kallsyms_offset(out, 'do_sys_open')}",
         f"p:probe/vfs_read _text+{kallsyms_offset(out, 'vfs_read')}",
         # (the README says kretprobes take an offset, as 6.1's does: perf then writes _text+OFF)
         f"r10:probe/vfs_read__return _text+{kallsyms_offset(out, 'vfs_read')}",
-        f"p:probe/do_sys_openat2 _text+{kallsyms_offset(out, 'do_sys_openat2') + 6}"]
+        f"p:probe/zz_openat2 _text+{kallsyms_offset(out, 'do_sys_openat2') + 6}"]
     listed = {re.sub(r"^\S+  ", "", line) for line in section(out, "debug list")}
     assert listed == {"k  do_sys_open+0x0    [DISABLED][FTRACE]", "k  vfs_read+0x0    [DISABLED][FTRACE]",
                       "r  vfs_read+0x0    [DISABLED][FTRACE]", "k  do_sys_openat2+0x6    [DISABLED]"}
     trace = section(out, "trace")
     opens = [l for l in trace if re.match(RECORD + r"do_sys_open: \(do_sys_open\+0x0/0x[0-9a-f]+\)$", l)]
-    mids = [l for l in trace if re.match(RECORD + r"do_sys_openat2: \(do_sys_openat2\+0x6/0x[0-9a-f]+\)$", l)]
+    mids = [l for l in trace if re.match(RECORD + r"zz_openat2: \(do_sys_openat2\+0x6/0x[0-9a-f]+\)$", l)]
     reads = [l for l in trace if re.match(RECORD + r"vfs_read: \(vfs_read\+0x0/0x[0-9a-f]+\)$", l)]
     returns = [l for l in trace if re.match(RECORD + r"vfs_read__return: \(\w+\+0x[0-9a-f]+/0x[0-9a-f]+ <- "
                                                      r"vfs_read\)$", l)]
@@ -80,11 +88,11 @@ echo '== after'; cat {T}/kprobe_events; ls {T}/events | grep -cx probe; timeout 
     assert any(line.lstrip().startswith("cat-") for line in opens + reads), trace
     profile = {line.split()[0]: int(line.split()[1]) for line in section(out, "profile")}
     assert profile == {"do_sys_open": len(opens), "vfs_read": len(reads), "vfs_read__return": len(returns),
-                       "do_sys_openat2": len(mids)}
+                       "zz_openat2": len(mids)}
     assert section(out, "delete")[-1] == "status 0"
     assert sorted(section(out, "delete")[:-1]) == [
-        f"Removed event: probe:{name}" for name in ("do_sys_open", "do_sys_openat2", "vfs_read",
-                                                    "vfs_read__return")]
+        f"Removed event: probe:{name}" for name in ("do_sys_open", "vfs_read", "vfs_read__return",
+                                                    "zz_openat2")]
     assert section(out, "after") == ["0"]
 
 
@@ -117,10 +125,12 @@ echo '== nosuch'; timeout 30 perf probe -a no_such_function 2>&1; echo "status $
 echo '== blacklisted'; timeout 30 perf probe -a exc_page_fault 2>&1; echo "status $?"
 echo '== kprobe_events'; cat {T}/kprobe_events
 """)
-    assert section(out, "nosuch") == ["Failed to find symbol no_such_function in kernel",
+    # (as perf says it with a kernel's debuginfo: the DWARF has no such function)
+    assert section(out, "nosuch") == ["Probe point 'no_such_function' not found.",
                                       "  Error: Failed to add events.", "status 254"]
     # perf reads debugfs's kprobes/blacklist (the emulated kernel's) and skips the function
     assert section(out, "blacklisted") == ["exc_page_fault is blacklisted function, skip it.",
+                                           "Probe point 'exc_page_fault' not found.",
                                            "  Error: Failed to add events.", "status 254"]
     assert section(out, "kprobe_events") == []
 
@@ -143,3 +153,148 @@ def test_perf_probe_x_writes_uprobe_events_that_hit():
     assert any(re.match(record + r"__libc_write: \(0x[0-9a-f]+\)$", l) for l in trace), out
     assert any(re.match(record + r"__uname__return: \(0x[0-9a-f]+ <- 0x[0-9a-f]+\)$", l) for l in trace), out
     assert section(out, "after") == []
+
+
+def test_perf_probe_with_debuginfo_fetches_variables_that_hit():
+    """C variables by name, as on a distribution kernel with its debug package: perf turns them
+    into the fetch args the DWARF locates (a register, a string at a register, a struct member
+    at an offset from one, $retval), the emulated kernel's kprobes fetch them at each hit."""
+    out = run(f"""
+echo '== syms'; grep -wE '_text|do_sys_open|vfs_read|try_to_wake_up' /proc/kallsyms
+echo '== add'; timeout 30 perf probe 'do_sys_open filename:string' 2>&1; echo "status $?"
+for p in 'vfs_read count' 'vfs_read%return $retval' 'try_to_wake_up p->comm:string p->pid'; do
+    timeout 30 perf probe -q "$p"; echo "status $?"; done
+echo '== kprobe_events'; cat {T}/kprobe_events
+echo '== list'; timeout 30 perf probe -l
+echo 1 > {T}/events/probe/enable
+tracefs-sim exec cat /etc/hostname > /dev/null
+echo 0 > {T}/events/probe/enable
+echo '== trace'; grep -v '^#' {T}/trace
+echo '== delete'; timeout 30 perf probe -q -d 'probe:*'; echo "status $?"; cat {T}/kprobe_events
+""")
+    assert section(out, "add") == [
+        "Added new event:", "  probe:do_sys_open    (on do_sys_open with filename:string)", "",
+        "You can now use it in all perf tools, such as:", "", "\tperf record -e probe:do_sys_open -aR sleep 1", "",
+        "status 0", "status 0", "status 0", "status 0"]
+    events = section(out, "kprobe_events")
+    assert events[:3] == [
+        f"p:probe/do_sys_open _text+{kallsyms_offset(out, 'do_sys_open')} filename_string=+0(%si):string",
+        f"p:probe/vfs_read _text+{kallsyms_offset(out, 'vfs_read')} count=%dx:x64",
+        f"r10:probe/vfs_read__return _text+{kallsyms_offset(out, 'vfs_read')} arg1=$retval"]
+    # struct task_struct's comm and pid at their offsets from p (in %di at the entry)
+    assert re.fullmatch(rf"p:probe/try_to_wake_up _text\+{kallsyms_offset(out, 'try_to_wake_up')} "
+                        r"comm=\+\d+\(%di\):string pid=\+\d+\(%di\):s32", events[3]), events
+    assert section(out, "list") == [
+        "  probe:do_sys_open    (on do_sys_open@fs/open.c with filename_string)",
+        "  probe:try_to_wake_up (on try_to_wake_up@kernel/sched/core.c with comm pid)",
+        "  probe:vfs_read       (on vfs_read@fs/read_write.c with count)",
+        "  probe:vfs_read__return (on vfs_read%return@fs/read_write.c with arg1)"]
+    trace = section(out, "trace")
+    assert any(re.match(RECORD + r'do_sys_open: \(do_sys_open\+0x0/0x[0-9a-f]+\) filename_string="/etc/hostname"$', l)
+               and l.lstrip().startswith("cat-") for l in trace), trace
+    reads = [l for l in trace if re.match(RECORD + r"vfs_read: \(vfs_read\+0x0/0x[0-9a-f]+\) count=0x[0-9a-f]+$", l)]
+    returns = [l for l in trace if re.match(RECORD + r"vfs_read__return: \(\w+\+0x[0-9a-f]+/0x[0-9a-f]+ <- vfs_read\) "
+                                                     r"arg1=0x[0-9a-f]+$", l)]
+    assert any(l.lstrip().startswith("cat-") for l in reads) and len(returns) == len(reads), trace
+    # cat's read of /etc/hostname returns its length
+    size = os.path.getsize("/etc/hostname")
+    assert any(l.lstrip().startswith("cat-") and l.endswith(f" arg1={size:#x}") for l in returns), trace
+    wakeups = [re.match(RECORD + r'try_to_wake_up: \(try_to_wake_up\+0x0/0x[0-9a-f]+\) comm="([^"]+)" pid=(\d+)$', l)
+               for l in trace if "try_to_wake_up:" in l]
+    assert wakeups and all(wakeups), trace
+    assert section(out, "delete") == ["status 0"]
+
+
+def _source_at(path, name: str) -> tuple[int, list[str]]:
+    """The line where `name`'s definition starts in `path` (1-based), and the file's lines."""
+    lines = path.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if re.match(rf"^\w.*\b{name}\(", line)) + 1
+    return start, lines
+
+
+def test_perf_probe_lines_vars_and_source_probes():
+    """perf probe -L prints kernel_model's own source (the session shows it where the DWARF
+    names it), -V the variables the DWARF has at a point, a probe on a source line lands on an
+    instruction the kprobe engine takes, and `schedule` is one probe in kernel/sched/core.c."""
+    start, source = _source_at(REPO / "kernel_model" / "fs" / "read_write.c", "vfs_read")
+    call = next(i for i in range(start, len(source)) if "new_sync_read(" in source[i]) + 1
+    out = run(f"""
+echo '== lines'; timeout 30 perf probe -L vfs_read 2>&1; echo "status $?"
+echo '== range'; timeout 30 perf probe -L fs/read_write.c:{call - 2}-{call} 2>&1; echo "status $?"
+echo '== vars'; timeout 30 perf probe -V vfs_read 2>&1; echo "status $?"
+echo '== add'; timeout 30 perf probe -q -a 'fs/read_write.c:{call} pos'; echo "status $?"
+timeout 30 perf probe -q -a schedule; echo "status $?"
+echo '== kprobe_events'; cat {T}/kprobe_events
+echo '== list'; timeout 30 perf probe -l
+timeout 30 perf probe -q -d 'probe:*'
+""")
+    lines = section(out, "lines")
+    assert lines[0] == f"<vfs_read@/usr/src/linux-6.1.0-tracefs-sim/fs/read_write.c:0>" and lines[-1] == "status 0"
+    body = lines[1:-1]
+    # each line of the function, from its first, numbered from 0 where there is code for it
+    assert [l[9:] for l in body] == source[start - 1:start - 1 + len(body)], lines
+    assert body[0] == f"      0  {source[start - 1]}" and source[start - 1 + len(body) - 2] == "}"
+    numbered = [int(l[:7]) for l in body if l[:7].strip()]
+    assert numbered == sorted(numbered) and call - start in numbered, lines
+    # a file's lines, numbered as in the file where -L vfs_read numbered them
+    assert section(out, "range") == [
+        f"</usr/src/linux-6.1.0-tracefs-sim/fs/read_write.c:{call - 2}>",
+        *[f"{n:7d}  {source[n - 1]}" if n - start in numbered else f"         {source[n - 1]}"
+          for n in range(call - 2, call + 1)], "status 0"]
+    assert section(out, "vars") == ["Available variables at vfs_read", "\t@<vfs_read+0>", "\t\tchar*\tbuf",
+                                    "\t\tloff_t*\tpos", "\t\tsize_t\tcount", "\t\tstruct file*\tfile", "status 0"]
+    assert section(out, "add") == ["status 0", "status 0"]
+    events = section(out, "kprobe_events")
+    # (a register the DWARF locates pos in at that line)
+    assert len(events) == 2 and re.fullmatch(r"p:probe/vfs_read _text\+\d+ pos=%\w+:x64", events[0]), events
+    assert re.fullmatch(r"p:probe/schedule _text\+\d+", events[1]), events
+    assert section(out, "list") == [
+        "  probe:schedule       (on schedule@kernel/sched/core.c)",
+        f"  probe:vfs_read       (on vfs_read:{call - start}@fs/read_write.c with pos)"]
+
+
+def test_session_shows_the_kernels_debuginfo_beside_the_hosts_files():
+    """/sys/kernel/notes is the emulated kernel's build-id (the one its vmlinux carries), the
+    vmlinux is at /usr/lib/debug/boot/vmlinux-RELEASE and the sources under the DWARF's
+    directory; the directories they are shown in still list the host's own entries, and the
+    host sees none of it."""
+    vmlinux = REPO / "kernel_model" / "build" / "vmlinux"
+    host_before = {d: sorted(os.listdir(d)) for d in ("/usr/lib/debug", "/usr/src") if os.path.isdir(d)}
+    out = run("""
+echo '== release'; uname -r
+echo '== notes'; od -An -tx1 -v /sys/kernel/notes | tr -d ' \\n'; echo
+echo '== vmlinux'; cmp /usr/lib/debug/boot/vmlinux-$(uname -r) """ + str(vmlinux) + """ && echo same
+echo '== source'; cmp /usr/src/linux-6.1.0-tracefs-sim/fs/read_write.c """ + str(REPO / "kernel_model/fs/read_write.c") + """ && echo same
+for d in /usr/lib/debug /usr/src; do echo "== ls $d"; ls -A $d; done
+""")
+    assert section(out, "release") == ["6.1.0-tracefs-sim"]
+    notes = subprocess.run(["readelf", "-n", str(vmlinux)], capture_output=True, text=True, check=True).stdout
+    build_id = re.search(r"Build ID: ([0-9a-f]{40})", notes).group(1)
+    # an Elf64_Nhdr (namesz 4, descsz 20, NT_GNU_BUILD_ID), "GNU\0", the build-id
+    assert section(out, "notes") == ["040000001400000003000000474e5500" + build_id]
+    assert section(out, "vmlinux") == ["same"] and section(out, "source") == ["same"]
+    for directory, entries in host_before.items():
+        added = {"/usr/lib/debug": "boot", "/usr/src": "linux-6.1.0-tracefs-sim"}[directory]
+        assert sorted(section(out, f"ls {directory}")) == sorted(set(entries) | {added}), out
+        assert sorted(os.listdir(directory)) == entries   # the host's, untouched
+
+
+def test_perf_report_and_annotate_read_the_kernels_vmlinux_and_source():
+    """Samples of the idle cpus: perf report resolves them in the vmlinux it found (perf's
+    `[kernel.vmlinux]`), perf annotate interleaves kernel_model's source with the disassembly."""
+    start, source = _source_at(REPO / "kernel_model" / "kernel" / "sched" / "core.c", "cpu_startup_entry")
+    out = run("""
+perf record -o perf.data -q -e cpu-clock -c 1000000 -a -- sleep 0.5 > /dev/null 2>&1; echo "== record $?"
+echo '== report'; perf report -i perf.data --stdio --sort dso,sym 2>&1 | grep -v '^#' | grep .
+echo '== annotate'; perf annotate -i perf.data --stdio -s cpu_startup_entry 2>&1
+""")
+    assert section(out, "record 0") == []
+    report = section(out, "report")
+    assert report and all(re.fullmatch(r" +\d+\.\d+%  \[kernel\.vmlinux\]  \[k\] \w+", l) for l in report), report
+    assert any(l.endswith("[k] cpu_startup_entry") for l in report), report
+    annotate = section(out, "annotate")
+    assert annotate[0].startswith(" Percent |\tSource code & Disassembly of elf for cpu-clock ("), annotate
+    # the function's own first line (from /usr/src/linux-6.1.0-tracefs-sim/kernel/sched/core.c),
+    # and its instructions with their share
+    assert any(re.fullmatch(rf" +: \d+ +{re.escape(source[start - 1].strip())}", l) for l in annotate), annotate
+    assert sum(bool(re.match(r" +\d+\.\d+ : +ffffffff8[0-9a-f]{7}:\s+\S", l)) for l in annotate) > 5, annotate

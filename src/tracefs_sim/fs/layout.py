@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Protocol, Unpack
 
-from ..namespace import (BTF_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, SYSCTL_KERNEL_VIEW,
+from ..namespace import (BTF_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, SYSCTL_KERNEL_VIEW,
                          ProcMountsView)
 from ..lib.sysctl import SysctlFile
 from ..probes.kprobes.debugfs import KprobeDebugViews
@@ -371,6 +371,13 @@ def add_btf_view(tree: Tree, btf: bytes) -> None:
     directory = tree.mkdir(_views_dir(tree), BTF_VIEW, _MODE_SYSFS_DIR)
     node = tree.add_file(directory, "vmlinux", _MODE_SYSFS_READ, read=lambda: btf, settled=True)
     node.size = len(btf)
+
+
+def add_notes_view(tree: Tree, notes: bytes) -> None:
+    """The emulated kernel's ELF notes (its build-id) as /sys/kernel/notes shows them, which the
+    session binds there: perf matches the vmlinux it finds against them."""
+    node = tree.add_file(_views_dir(tree), NOTES_VIEW, _MODE_SYSFS_READ, read=lambda: notes, settled=True)
+    node.size = len(notes)
 
 
 def _views_dir(tree: Tree) -> DirNode:

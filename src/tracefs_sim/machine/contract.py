@@ -407,6 +407,18 @@ class SpawnedProgram(Protocol):
     def wait(self, timeout: float | None = None) -> int | None: ...
 
 
+@dataclass(frozen=True)
+class DebugInfo:
+    """The kernel's debuginfo, where a session shows it as a distribution kernel with its debug
+    package installed shows its own (perf finds the vmlinux by `uname -r` and checks its build-id
+    against /sys/kernel/notes; perf probe -L reads the sources the DWARF names)."""
+    notes: bytes    # /sys/kernel/notes: the GNU build-id note
+    vmlinux: str    # the image's file (with DWARF), for /usr/lib/debug/boot/vmlinux-RELEASE
+    release: str    # UTS_RELEASE
+    comp_dir: str   # where the DWARF says the sources are
+    sources: str    # the directory that holds them on this machine
+
+
 @runtime_checkable
 class ServedMachine(TracedMachine, Protocol):
     """A traced machine that a daemon starts, serves and stops (daemon.py, control.py)."""
@@ -418,6 +430,7 @@ class ServedMachine(TracedMachine, Protocol):
     def stop(self) -> None: ...
     def kallsyms(self) -> str: ...  # /proc/kallsyms
     def btf(self) -> bytes | None: ...  # /sys/kernel/btf/vmlinux; None: not built
+    def debuginfo(self) -> DebugInfo | None: ...  # None: an image without DWARF or build-id
     def programs(self) -> list[str]: ...
 
     def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None,

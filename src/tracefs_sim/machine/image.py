@@ -150,6 +150,30 @@ class KernelImage:
             return None
         return bytes(section.data())
 
+    def notes(self) -> bytes | None:
+        """The kernel's ELF notes (its .notes section: the linker's GNU build-id), which Linux
+        shows as /sys/kernel/notes; None for an image without them."""
+        section = self._elf.get_section_by_name(".notes")
+        if section is None or not section.data_size:
+            return None
+        return bytes(section.data())
+
+    def release(self) -> str:
+        """UTS_RELEASE (what `uname -r` says), from the kernel's linux_banner."""
+        return self.cstring(self.addr("linux_banner")).split()[2]
+
+    @cached_property
+    def debug_comp_dir(self) -> str | None:
+        """The directory the DWARF names its sources under (DW_AT_comp_dir of the first unit);
+        None for an image without DWARF."""
+        if not self._elf.has_dwarf_info():
+            return None
+        unit = next(self._elf.get_dwarf_info().iter_CUs(), None)
+        if unit is None:
+            return None
+        comp_dir = unit.get_top_DIE().attributes.get("DW_AT_comp_dir")
+        return None if comp_dir is None else comp_dir.value.decode()
+
     def __init__(self, path: str):
         self.path = path
         with open(path, "rb") as f:

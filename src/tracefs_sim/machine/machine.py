@@ -18,7 +18,7 @@ from unicorn.x86_const import UC_X86_REG_CR2
 
 from . import page_fault
 from .cpu import CR3, CS, RDI, RIP, RSI, RSP, Cpu
-from .contract import GuestRam, KprobeService
+from .contract import DebugInfo, GuestRam, KprobeService
 from .hooks import HookContext, HookTable
 from .hostfs import HostFs
 from .int3_table import Int3Table
@@ -379,6 +379,15 @@ class Machine:
 
     def btf(self) -> bytes | None:
         return self.image.btf()
+
+    def debuginfo(self) -> DebugInfo | None:
+        """The image's debuginfo, when it has a build-id and DWARF whose sources are the ones
+        it was built from (kernel_model/, the directory above its build/)."""
+        notes, comp_dir = self.image.notes(), self.image.debug_comp_dir
+        sources = Path(self.image.path).resolve().parents[1]
+        if notes is None or comp_dir is None or not (sources / "Makefile").is_file():
+            return None
+        return DebugInfo(notes, str(Path(self.image.path).resolve()), self.image.release(), comp_dir, str(sources))
 
     def programs(self) -> list[str]:
         return [p.name for p in self.image.programs if not p.internal]

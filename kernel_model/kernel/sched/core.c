@@ -1,10 +1,11 @@
-/* The scheduler: per-CPU round-robin runqueues under one lock, wakeups
- * across CPUs, tick-driven preemption, the idle loop. */
-#include "../include/kernel.h"
-#include "../include/trace/trace.h"
-#include "../include/clockchips.h"
-#include "../include/perf_event.h"
-#include "../include/syscalls.h"
+/* The scheduler (kernel/sched/core.c, where Linux's DWARF places schedule()): per-CPU
+ * round-robin runqueues under one lock, wakeups across CPUs, tick-driven preemption, the
+ * idle loop. */
+#include "../../include/kernel.h"
+#include "../../include/trace/trace.h"
+#include "../../include/clockchips.h"
+#include "../../include/perf_event.h"
+#include "../../include/syscalls.h"
 
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
@@ -279,7 +280,7 @@ static notrace void __sched __schedule(bool preempt)
 
 /* Every task switches out and back in at the same preempt depth (this one,
  * plus the scheduler lock): the count is per cpu and carries over. */
-void __sched schedule(void)
+noinline void __sched schedule(void)	/* out of line at its callers, as 6.1's (one probe site) */
 {
 	preempt_disable();
 	__schedule(false);
