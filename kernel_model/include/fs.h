@@ -210,6 +210,7 @@ struct inode_operations {
 	int (*getattr)(const struct path *, struct kstat *, u32, unsigned int);
 };
 
+struct poll_table_struct;
 struct file_operations {
 	loff_t (*llseek)(struct file *, loff_t, int);
 	ssize_t (*read)(struct file *, char *, size_t, loff_t *);
@@ -222,6 +223,9 @@ struct file_operations {
 	int (*release)(struct inode *, struct file *);
 	int (*fsync)(struct file *, loff_t, loff_t, int datasync);
 	long (*fcntl)(struct file *, unsigned int, unsigned long);	/* pipe_fcntl's place */
+	/* what the file is ready for (EPOLL* bits), the caller queued on its wait queues by the
+	 * poll_table (include/poll.h); none: always ready (DEFAULT_POLLMASK) */
+	unsigned int (*poll)(struct file *, struct poll_table_struct *);
 	/* a MAP_SHARED mapping of memory the host can share (the perf pool, kernel/mmap.c):
 	 * the pool region mapped, or -errno */
 	long (*mmap_shared)(struct file *, unsigned long len, unsigned long prot, unsigned long flags,

@@ -8,18 +8,6 @@
  */
 #include "../include/syscalls.h"
 
-/* fs/select.c */
-SYSCALL_DEFINE3(poll, struct pollfd *, ufds, unsigned int, nfds, int, timeout_msecs)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/select.c */
-SYSCALL_DEFINE5(select, int, n, fd_set *, inp, fd_set *, outp, fd_set *, exp, struct __kernel_old_timeval *, tvp)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/mremap.c */
 SYSCALL_DEFINE5(mremap, unsigned long, addr, unsigned long, old_len, unsigned long, new_len, unsigned long, flags, unsigned long, new_addr)
 {
@@ -130,12 +118,6 @@ SYSCALL_DEFINE3(fchown, unsigned int, fd, uid_t, user, gid_t, group)
 
 /* fs/open.c */
 SYSCALL_DEFINE3(lchown, const char *, filename, uid_t, user, gid_t, group)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(getrusage, int, who, struct rusage *, ru)
 {
 	return sys_ni_syscall();
 }
@@ -692,18 +674,6 @@ SYSCALL_DEFINE3(futimesat, int, dfd, const char *, filename, struct __kernel_old
 	return sys_ni_syscall();
 }
 
-/* fs/select.c */
-SYSCALL_DEFINE6(pselect6, int, n, fd_set *, inp, fd_set *, outp, fd_set *, exp, struct __kernel_timespec *, tsp, void *, sig)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/select.c */
-SYSCALL_DEFINE5(ppoll, struct pollfd *, ufds, unsigned int, nfds, struct __kernel_timespec *, tsp, const sigset_t *, sigmask, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/fork.c */
 SYSCALL_DEFINE1(unshare, unsigned long, unshare_flags)
 {
@@ -764,12 +734,6 @@ SYSCALL_DEFINE2(timerfd_create, int, clockid, int, flags)
 	return sys_ni_syscall();
 }
 
-/* fs/eventfd.c */
-SYSCALL_DEFINE1(eventfd, unsigned int, count)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/open.c */
 SYSCALL_DEFINE4(fallocate, int, fd, int, mode, loff_t, offset, loff_t, len)
 {
@@ -790,12 +754,6 @@ SYSCALL_DEFINE2(timerfd_gettime, int, ufd, struct __kernel_itimerspec *, otmr)
 
 /* fs/signalfd.c */
 SYSCALL_DEFINE4(signalfd4, int, ufd, sigset_t *, user_mask, size_t, sizemask, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/eventfd.c */
-SYSCALL_DEFINE2(eventfd2, unsigned int, count, int, flags)
 {
 	return sys_ni_syscall();
 }
