@@ -1,0 +1,51 @@
+"""poll and select for the programs the host starts (`tracefs-sim exec`): busybox sh's `read`
+builtin polls its stdin (a pipe of the emulated kernel, or the caller's stdin through the host
+pipe file), and the calls show as syscalls:sys_enter_poll/sys_exit_poll and in the function
+tracer (do_sys_poll)."""
+import os
+
+import pytest
+from simtest import sh, tracefs_sim
+
+BUSYBOX_STATIC = os.path.exists("/bin/busybox") and b"/ld-linux" not in open("/bin/busybox", "rb").read(4096)
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0, reason="needs /dev/fuse and root"),
+    pytest.mark.skipif(not BUSYBOX_STATIC, reason="needs Debian's busybox-static at /bin/busybox"),
+]
+
+
+def test_busybox_read_builtin_from_a_pipe(mounted):
+    result = tracefs_sim("exec", "--mount", str(mounted), "/bin/busybox", "sh", "-c",
+                         "echo hi | { read x; echo got $x; }", timeout=120)
+    assert (result.returncode, result.stdout) == (0, "got hi\n"), result.stderr
+
+
+def test_busybox_read_builtin_from_the_callers_stdin(mounted):
+    result = tracefs_sim("exec", "--mount", str(mounted), "/bin/busybox", "sh", "-c",
+                         'while read l; do echo "<$l>"; done', input="a\nb\n", timeout=120)
+    assert (result.returncode, result.stdout) == (0, "<a>\n<b>\n"), result.stderr
+
+
+def test_poll_shows_in_the_syscall_events_and_the_function_tracer(mounted):
+    setup = sh(mounted, "echo 0 > tracing_on; echo > trace; echo do_sys_poll > set_ftrace_filter; "
+                        "echo function > current_tracer; "
+                        "echo 1 > events/syscalls/sys_enter_poll/enable; "
+                        "echo 1 > events/syscalls/sys_exit_poll/enable; echo 1 > tracing_on")
+    assert setup.returncode == 0, setup.stderr
+    try:
+        result = tracefs_sim("exec", "--mount", str(mounted), "/bin/busybox", "sh", "-c",
+                             "echo hi | { read x; echo got $x; }", timeout=120)
+        assert result.stdout == "got hi\n", result.stderr
+        trace = sh(mounted, "echo 0 > tracing_on; cat trace").stdout
+    finally:
+        sh(mounted, "echo nop > current_tracer; echo > set_ftrace_filter; echo 0 > events/enable; "
+                    "echo 1 > tracing_on")
+    enters = [line for line in trace.splitlines() if "sys_poll(ufds: " in line]
+    exits = [line for line in trace.splitlines() if "sys_poll -> 0x1" in line]
+    calls = [line for line in trace.splitlines() if "do_sys_poll <-__x64_sys_poll" in line]
+    assert enters and exits and calls, trace
+    # busybox's read builtin polls its stdin (nfds 1, no timeout) before each byte it reads
+    assert all(line.split()[0].startswith("busybox-") for line in enters + exits + calls), trace
+    assert enters[0].endswith(": sys_poll(ufds: " + enters[0].split("ufds: ")[1].split(",")[0]
+                              + ", nfds: 1, timeout_msecs: ffffffff)"), enters[0]
+    assert len(enters) == len(exits) == len(calls) >= 3, trace
