@@ -678,6 +678,7 @@ void fd_install(unsigned int fd, struct file *file);
 struct file *fget(unsigned int fd);
 struct file *fget_raw(unsigned int fd);
 void fput(struct file *file);
+void eventpoll_release_file(struct file *file);	/* kernel/epoll.c */
 struct file *get_file(struct file *f);
 int close_fd(unsigned int fd);
 void set_close_on_exec(unsigned int fd, int flag);

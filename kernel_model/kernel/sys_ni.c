@@ -476,12 +476,6 @@ SYSCALL_DEFINE3(io_cancel, aio_context_t, ctx_id, struct iocb *, iocb, struct io
 	return sys_ni_syscall();
 }
 
-/* fs/eventpoll.c */
-SYSCALL_DEFINE1(epoll_create, int, size)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/mmap.c */
 SYSCALL_DEFINE5(remap_file_pages, unsigned long, start, unsigned long, size, unsigned long, prot, unsigned long, pgoff, unsigned long, flags)
 {
@@ -532,12 +526,6 @@ SYSCALL_DEFINE1(timer_delete, timer_t, timer_id)
 
 /* kernel/time/posix-stubs.c */
 SYSCALL_DEFINE2(clock_settime, const clockid_t, which_clock, const struct __kernel_timespec *, tp)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/eventpoll.c */
-SYSCALL_DEFINE4(epoll_ctl, int, epfd, int, op, int, fd, struct epoll_event *, event)
 {
 	return sys_ni_syscall();
 }
@@ -712,12 +700,6 @@ SYSCALL_DEFINE6(move_pages, pid_t, pid, unsigned long, nr_pages, const void * *,
 
 /* fs/utimes.c */
 SYSCALL_DEFINE4(utimensat, int, dfd, const char *, filename, struct __kernel_timespec *, utimes, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/eventpoll.c */
-SYSCALL_DEFINE6(epoll_pwait, int, epfd, struct epoll_event *, events, int, maxevents, int, timeout, const sigset_t *, sigmask, size_t, sigsetsize)
 {
 	return sys_ni_syscall();
 }
@@ -1042,12 +1024,6 @@ SYSCALL_DEFINE3(pidfd_getfd, int, pidfd, int, fd, unsigned int, flags)
 
 /* mm/madvise.c */
 SYSCALL_DEFINE5(process_madvise, int, pidfd, const struct iovec *, vec, size_t, vlen, int, behavior, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/eventpoll.c */
-SYSCALL_DEFINE6(epoll_pwait2, int, epfd, struct epoll_event *, events, int, maxevents, const struct __kernel_timespec *, timeout, const sigset_t *, sigmask, size_t, sigsetsize)
 {
 	return sys_ni_syscall();
 }

@@ -95,3 +95,33 @@ def test_getrusage(machine, run_program):
         "thread: ret=0",
         "bad who: ret=-1 errno=Invalid argument",
     ]
+
+
+def test_epoll_on_pipes_an_eventfd_and_another_epoll(machine, run_program):
+    assert run(run_program, machine, "epoll") == [
+        "add: ret=0",
+        "empty, 50ms: ret=0",
+        "written: ret=1 events=IN data=42",
+        "level-triggered, again: ret=1 events=IN data=42",
+        "mod to EPOLLET: ret=0",
+        "edge, first: ret=1 events=IN data=43",
+        "edge, second: ret=0",
+        "edge, after a write: ret=1 events=IN data=43",
+        "oneshot, first: ret=1 events=IN data=44",
+        "oneshot, disabled: ret=0",
+        "add again: ret=-1 errno=File exists",
+        "del: ret=0",
+        "del again: ret=-1 errno=No such file or directory",
+        "add itself: ret=-1 errno=Invalid argument",
+        "add a regular file: ret=-1 errno=Operation not permitted",
+        "bad maxevents: ret=-1 errno=Invalid argument",
+        "not an epoll fd: ret=-1 errno=Invalid argument",
+        "writer closed: ret=1 events=HUP data=45",
+        "watched fd closed: ret=0",
+        "add a set to a set: ret=0",
+        "loop: ret=-1 errno=Too many levels of symbolic links",
+        "outer, idle: ret=0",
+        "outer, eventfd signalled: ret=1 events=IN data=47",
+        "poll of the set: ret=1 revents=IN",
+        "inner: ret=1 events=IN data=46",
+    ]

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -386,6 +387,93 @@ static int cmd_getrusage(void)
 	return 0;
 }
 
+static void show_epoll(const char *what, int ret, struct epoll_event *ev)
+{
+	if (ret < 0)
+		printf("%s: ret=%d errno=%s\n", what, ret, strerror(errno));
+	else if (ret == 0)
+		printf("%s: ret=0\n", what);
+	else
+		printf("%s: ret=%d events=%s data=%llu\n", what, ret, events(ev[0].events), (unsigned long long)ev[0].data.u64);
+}
+
+/* epoll on pipes, an eventfd and another epoll: level- and edge-triggered, one-shot, a closed
+ * file leaving the set, the errors of epoll_ctl */
+static int cmd_epoll(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 42 }, out[4];
+	int ep = epoll_create1(EPOLL_CLOEXEC), fds[2], ret, efd, ep2, file;
+	uint64_t one = 1;
+	char c;
+
+	if (ep < 0 || pipe(fds))
+		return 1;
+	ret = epoll_ctl(ep, EPOLL_CTL_ADD, fds[0], &ev);
+	printf("add: ret=%d\n", ret);
+	show_epoll("empty, 50ms", epoll_wait(ep, out, 4, 50), out);
+	if (fork() == 0) {
+		msleep(30);
+		_exit(write(fds[1], "ab", 2) != 2);
+	}
+	show_epoll("written", epoll_wait(ep, out, 4, 5000), out);
+	wait(NULL);
+	show_epoll("level-triggered, again", epoll_wait(ep, out, 4, 0), out);
+	ev.events = EPOLLIN | EPOLLET;
+	ev.data.u64 = 43;
+	printf("mod to EPOLLET: ret=%d\n", epoll_ctl(ep, EPOLL_CTL_MOD, fds[0], &ev));
+	show_epoll("edge, first", epoll_wait(ep, out, 4, 0), out);
+	show_epoll("edge, second", epoll_wait(ep, out, 4, 0), out);
+	write(fds[1], "c", 1);
+	show_epoll("edge, after a write", epoll_wait(ep, out, 4, 0), out);
+	ev.events = EPOLLIN | EPOLLONESHOT;
+	ev.data.u64 = 44;
+	epoll_ctl(ep, EPOLL_CTL_MOD, fds[0], &ev);
+	show_epoll("oneshot, first", epoll_wait(ep, out, 4, 0), out);
+	write(fds[1], "d", 1);
+	show_epoll("oneshot, disabled", epoll_wait(ep, out, 4, 0), out);
+	errno = 0;
+	show_epoll("add again", epoll_ctl(ep, EPOLL_CTL_ADD, fds[0], &ev), out);
+	show_epoll("del", epoll_ctl(ep, EPOLL_CTL_DEL, fds[0], NULL), out);
+	show_epoll("del again", epoll_ctl(ep, EPOLL_CTL_DEL, fds[0], NULL), out);
+	show_epoll("add itself", epoll_ctl(ep, EPOLL_CTL_ADD, ep, &ev), out);
+	file = open("/polltest-epoll-file", O_CREAT | O_RDWR, 0600);
+	if (file < 0)
+		file = open("/tmp/polltest-epoll-file", O_CREAT | O_RDWR, 0600);
+	show_epoll("add a regular file", epoll_ctl(ep, EPOLL_CTL_ADD, file, &ev), out);
+	show_epoll("bad maxevents", epoll_wait(ep, out, 0, 0), out);
+	show_epoll("not an epoll fd", epoll_wait(fds[0], out, 4, 0), out);
+	/* the write end: its reader gone, EPOLLERR; the read end: hung up once the writer goes */
+	ev.events = EPOLLIN;
+	ev.data.u64 = 45;
+	epoll_ctl(ep, EPOLL_CTL_ADD, fds[0], &ev);
+	while (read(fds[0], &c, 1) == 1 && c != 'd')
+		;
+	close(fds[1]);
+	show_epoll("writer closed", epoll_wait(ep, out, 4, 1000), out);
+	close(fds[0]);
+	show_epoll("watched fd closed", epoll_wait(ep, out, 4, 0), out);
+	/* an eventfd, and the set itself in another set and in poll */
+	efd = eventfd(0, EFD_NONBLOCK);
+	ev.events = EPOLLIN;
+	ev.data.u64 = 46;
+	epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev);
+	ep2 = epoll_create(1);
+	ev.data.u64 = 47;
+	show_epoll("add a set to a set", epoll_ctl(ep2, EPOLL_CTL_ADD, ep, &ev), out);
+	show_epoll("loop", epoll_ctl(ep, EPOLL_CTL_ADD, ep2, &ev), out);
+	show_epoll("outer, idle", epoll_wait(ep2, out, 4, 0), out);
+	write(efd, &one, sizeof(one));
+	show_epoll("outer, eventfd signalled", epoll_wait(ep2, out, 4, 0), out);
+	{
+		struct pollfd p = { .fd = ep, .events = POLLIN };
+
+		ret = poll(&p, 1, 0);
+		printf("poll of the set: ret=%d revents=%s\n", ret, events(p.revents));
+	}
+	show_epoll("inner", epoll_wait(ep, out, 4, 0), out);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -403,6 +491,8 @@ int main(int argc, char **argv)
 		return cmd_errors();
 	if (!strcmp(argv[1], "socket"))
 		return cmd_socket();
+	if (!strcmp(argv[1], "epoll"))
+		return cmd_epoll();
 	if (!strcmp(argv[1], "getrusage"))
 		return cmd_getrusage();
 	return 2;
