@@ -496,9 +496,27 @@ struct iattr {
 	unsigned int ia_valid;
 	umode_t ia_mode;
 	loff_t ia_size;
+	struct timespec64 ia_atime, ia_mtime, ia_ctime;	/* ATTR_ATIME/MTIME/CTIME: set to these */
 };
 #define ATTR_MODE	(1 << 0)
 #define ATTR_SIZE	(1 << 3)
+#define ATTR_ATIME	(1 << 4)
+#define ATTR_MTIME	(1 << 5)
+#define ATTR_CTIME	(1 << 6)
+#define ATTR_ATIME_SET	(1 << 7)
+#define ATTR_MTIME_SET	(1 << 8)
+#define ATTR_TIMES_SET	(1 << 16)
+#define ATTR_TOUCH	(1 << 17)
+/* a setattr's times (6.1's setattr_copy() for them) */
+static inline void setattr_copy_times(struct inode *inode, const struct iattr *attr)
+{
+	if (attr->ia_valid & ATTR_ATIME)
+		inode->i_atime = attr->ia_atime;
+	if (attr->ia_valid & ATTR_MTIME)
+		inode->i_mtime = attr->ia_mtime;
+	if (attr->ia_valid & ATTR_CTIME)
+		inode->i_ctime = attr->ia_ctime;
+}
 
 /* ---- nameidata-facing helpers (namei.c) ---- */
 #define LOOKUP_FOLLOW		0x0001

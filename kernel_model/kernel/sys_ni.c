@@ -164,12 +164,6 @@ SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)
 	return sys_ni_syscall();
 }
 
-/* fs/utimes.c */
-SYSCALL_DEFINE2(utime, char *, filename, struct utimbuf *, times)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/exec_domain.c */
 SYSCALL_DEFINE1(personality, unsigned int, personality)
 {
@@ -530,12 +524,6 @@ SYSCALL_DEFINE2(clock_settime, const clockid_t, which_clock, const struct __kern
 	return sys_ni_syscall();
 }
 
-/* fs/utimes.c */
-SYSCALL_DEFINE2(utimes, char *, filename, struct __kernel_old_timeval *, utimes)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/mempolicy.c */
 SYSCALL_DEFINE6(mbind, unsigned long, start, unsigned long, len, unsigned long, mode, const unsigned long *, nmask, unsigned long, maxnode, unsigned int, flags)
 {
@@ -656,12 +644,6 @@ SYSCALL_DEFINE5(fchownat, int, dfd, const char *, filename, uid_t, user, gid_t, 
 	return sys_ni_syscall();
 }
 
-/* fs/utimes.c */
-SYSCALL_DEFINE3(futimesat, int, dfd, const char *, filename, struct __kernel_old_timeval *, utimes)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/fork.c */
 SYSCALL_DEFINE1(unshare, unsigned long, unshare_flags)
 {
@@ -694,12 +676,6 @@ SYSCALL_DEFINE4(vmsplice, int, fd, const struct iovec *, uiov, unsigned long, nr
 
 /* mm/migrate.c */
 SYSCALL_DEFINE6(move_pages, pid_t, pid, unsigned long, nr_pages, const void * *, pages, const int *, nodes, int *, status, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/utimes.c */
-SYSCALL_DEFINE4(utimensat, int, dfd, const char *, filename, struct __kernel_timespec *, utimes, int, flags)
 {
 	return sys_ni_syscall();
 }

@@ -75,3 +75,11 @@ def test_a_session_process_poll_and_select_end_with_the_hosts():
     selects = [line for line in python if ": sys_pselect6" in line]
     assert len(selects) == 2 and "n: 1, inp: " in selects[0] and " -> 0x" in selects[1], python
     assert "sched_process_exec: filename=/bin/true" in trace
+
+
+def test_touch_sets_times_on_tmpfs_and_is_erofs_on_the_hosts_files(mounted):
+    result = tracefs_sim("exec", "--mount", str(mounted), "/bin/busybox", "sh", "-c",
+                         "echo x > /tmp/t; touch -d @1234567 /tmp/t; stat -c '%X %Y' /tmp/t; rm /tmp/t; "
+                         "touch /etc/passwd", timeout=120)
+    assert result.stdout == "1234567 1234567\n", result.stderr
+    assert (result.returncode, result.stderr) == (1, "touch: /etc/passwd: Read-only file system\n")

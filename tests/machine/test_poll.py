@@ -125,3 +125,21 @@ def test_epoll_on_pipes_an_eventfd_and_another_epoll(machine, run_program):
         "poll of the set: ret=1 revents=IN",
         "inner: ret=1 events=IN data=46",
     ]
+
+
+def test_utimensat_futimens_utimes_futimesat_utime_on_tmpfs(machine, run_program):
+    assert run(run_program, machine, "utimes") == [
+        "utimensat: ret=0 atime=1000.000000500 mtime=2000.000000600",
+        "atime omitted: ret=0 atime=1000.000000500 mtime=2500.000000600",
+        "both omitted, no such path: ret=0 atime=1000.000000500 mtime=2500.000000600",
+        "futimens: ret=0 atime=1100.000000000 mtime=2100.000000000",
+        "utimes: ret=0 atime=3000.000007000 mtime=4000.000008000",
+        "futimesat: ret=0 atime=3000.000007000 mtime=4000.000008000",
+        "utime: ret=0 atime=5000.000000000 mtime=6000.000000000",
+        "bad nsec: ret=-1 errno=Invalid argument",
+        "bad usec: ret=-1 errno=Invalid argument",
+        "bad flags: ret=-1 errno=Invalid argument",
+        "no such file: ret=-1 errno=No such file or directory",
+        "bad fd: ret=-1 errno=Bad file descriptor",
+        "now: recent=1",
+    ]

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -474,6 +475,61 @@ static int cmd_epoll(void)
 	return 0;
 }
 
+static void show_times(const char *what, int ret, const char *path)
+{
+	struct stat st;
+
+	if (ret < 0) {
+		printf("%s: ret=%d errno=%s\n", what, ret, strerror(errno));
+		return;
+	}
+	stat(path, &st);
+	printf("%s: ret=0 atime=%ld.%09ld mtime=%ld.%09ld\n", what, (long)st.st_atim.tv_sec, st.st_atim.tv_nsec,
+	       (long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+/* utimensat, futimens, utimes, utime on a tmpfs file; "now" shown as whether it is recent */
+static int cmd_utimes(void)
+{
+	const char *path = "/tmp/polltest-times";
+	struct timespec ts[2] = { { 1000, 500 }, { 2000, 600 } };
+	struct timeval tv[2] = { { 3000, 7 }, { 4000, 8 } };
+	struct utimbuf { long actime, modtime; } ub = { 5000, 6000 };
+	struct stat st;
+	int fd = open(path, O_CREAT | O_RDWR, 0644);
+
+	if (fd < 0)
+		return 1;
+	show_times("utimensat", utimensat(AT_FDCWD, path, ts, 0), path);
+	ts[0].tv_nsec = UTIME_OMIT;
+	ts[1].tv_sec = 2500;
+	show_times("atime omitted", utimensat(AT_FDCWD, path, ts, 0), path);
+	ts[0].tv_sec = 1;
+	ts[0].tv_nsec = UTIME_OMIT;
+	ts[1].tv_nsec = UTIME_OMIT;
+	show_times("both omitted, no such path", utimensat(AT_FDCWD, "/tmp/no/such", ts, 0), path);
+	ts[0] = (struct timespec){ 1100, 0 };
+	ts[1] = (struct timespec){ 2100, 0 };
+	show_times("futimens", futimens(fd, ts), path);
+	show_times("utimes", syscall(SYS_utimes, path, tv), path);
+	show_times("futimesat", syscall(SYS_futimesat, AT_FDCWD, path, tv), path);
+	show_times("utime", syscall(SYS_utime, path, &ub), path);
+	errno = 0;
+	ts[0].tv_nsec = 1000000000;
+	show_times("bad nsec", utimensat(AT_FDCWD, path, ts, 0), path);
+	tv[0].tv_usec = 1000000;
+	show_times("bad usec", syscall(SYS_utimes, path, tv), path);
+	show_times("bad flags", utimensat(AT_FDCWD, path, NULL, 0x4), path);
+	show_times("no such file", utimensat(AT_FDCWD, "/tmp/no-such-file", NULL, 0), path);
+	show_times("bad fd", futimens(12345, NULL), path);
+	if (utimensat(AT_FDCWD, path, NULL, 0) || stat(path, &st))
+		return 1;
+	printf("now: recent=%d\n", labs((long)st.st_mtim.tv_sec - (long)time(NULL)) <= 5 &&
+				  st.st_atim.tv_sec == st.st_mtim.tv_sec);
+	unlink(path);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -493,6 +549,8 @@ int main(int argc, char **argv)
 		return cmd_socket();
 	if (!strcmp(argv[1], "epoll"))
 		return cmd_epoll();
+	if (!strcmp(argv[1], "utimes"))
+		return cmd_utimes();
 	if (!strcmp(argv[1], "getrusage"))
 		return cmd_getrusage();
 	return 2;
