@@ -37,7 +37,7 @@ noinline void __wake_up(struct wait_queue_head *wq_head, unsigned int mode, int 
 
 /* A waiter with a wake function of its own (poll's, epoll's) stays queued until it removes
  * itself. */
-notrace noinline void add_wait_queue(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry)
+noinline void add_wait_queue(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry)
 {
 	unsigned long flags;
 
