@@ -92,7 +92,12 @@ static __always_inline bool ep_events_available(struct eventpoll *ep)
 
 /* ---- readiness ---- */
 
-static __poll_t ep_item_poll(const struct epitem *epi, poll_table *pt, int depth);
+/* 6.1's kallsyms names of these two are GCC's IPA-SRA clones (the model is built without):
+ * the symbols take those names */
+static __poll_t ep_item_poll(const struct epitem *epi, poll_table *pt, int depth)
+	__asm__("ep_item_poll.isra.0");
+static __poll_t __ep_eventpoll_poll(struct file *file, poll_table *wait, int depth)
+	__asm__("__ep_eventpoll_poll.isra.0");
 
 /* An epoll file's own readiness: an item on its ready list whose file still says so. */
 static noinline __poll_t __ep_eventpoll_poll(struct file *file, poll_table *wait, int depth)
