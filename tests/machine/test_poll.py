@@ -143,3 +143,12 @@ def test_utimensat_futimens_utimes_futimesat_utime_on_tmpfs(machine, run_program
         "bad fd: ret=-1 errno=Bad file descriptor",
         "now: recent=1",
     ]
+
+
+def test_a_signal_handler_interrupts_poll_select_and_epoll_wait(machine, run_program):
+    assert run(run_program, machine, "signal") == [
+        "poll: ret=-1 errno=Interrupted system call handler=1",
+        "select: ret=-1 errno=Interrupted system call handler=2 left 4..5s=1",
+        "epoll_wait: ret=-1 errno=Interrupted system call handler=3",
+        "poll with SA_RESTART: ret=-1 errno=Interrupted system call handler=4 revents=0",
+    ]

@@ -209,6 +209,68 @@ static int cmd_ppoll(void)
 	return 0;
 }
 
+static volatile sig_atomic_t got_alrm;
+
+static void on_alrm(int sig)
+{
+	got_alrm++;
+}
+
+static void arm(int ms)
+{
+	struct itimerval it = { .it_value = { 0, ms * 1000 } };
+
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* a signal's handler interrupts poll, select and epoll_wait: EINTR (no SA_RESTART restarts
+ * them); select writes back the time that was left */
+static int cmd_signal(void)
+{
+	struct sigaction sa = { .sa_handler = on_alrm };
+	struct pollfd p;
+	struct timeval tv = { 5, 0 };
+	fd_set r;
+	int fds[2], ret, ep;
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+
+	if (pipe(fds))
+		return 1;
+	sigaction(SIGALRM, &sa, NULL);
+	p.fd = fds[0];
+	p.events = POLLIN;
+	arm(50);
+	errno = 0;
+	ret = poll(&p, 1, -1);
+	printf("poll: ret=%d errno=%s handler=%d\n", ret, strerror(errno), (int)got_alrm);
+	FD_ZERO(&r);
+	FD_SET(fds[0], &r);
+	arm(50);
+	errno = 0;
+	ret = select(fds[0] + 1, &r, NULL, NULL, &tv);
+	printf("select: ret=%d errno=%s handler=%d left 4..5s=%d\n", ret, strerror(errno), (int)got_alrm,
+	       tv.tv_sec == 4 && tv.tv_usec > 0);
+	ep = epoll_create1(0);
+	epoll_ctl(ep, EPOLL_CTL_ADD, fds[0], &ev);
+	arm(50);
+	errno = 0;
+	ret = epoll_wait(ep, &out, 1, -1);
+	printf("epoll_wait: ret=%d errno=%s handler=%d\n", ret, strerror(errno), (int)got_alrm);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	if (fork() == 0) {
+		msleep(150);
+		_exit(write(fds[1], "x", 1) != 1);
+	}
+	arm(50);
+	errno = 0;
+	ret = poll(&p, 1, -1);
+	printf("poll with SA_RESTART: ret=%d errno=%s handler=%d revents=%s\n", ret, strerror(errno), (int)got_alrm,
+	       events(p.revents));
+	wait(NULL);
+	return 0;
+}
+
 /* eventfd: a counter behind a file, read whole or (EFD_SEMAPHORE) one at a time */
 static int cmd_eventfd(void)
 {
@@ -551,6 +613,8 @@ int main(int argc, char **argv)
 		return cmd_epoll();
 	if (!strcmp(argv[1], "utimes"))
 		return cmd_utimes();
+	if (!strcmp(argv[1], "signal"))
+		return cmd_signal();
 	if (!strcmp(argv[1], "getrusage"))
 		return cmd_getrusage();
 	return 2;
