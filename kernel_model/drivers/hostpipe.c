@@ -5,6 +5,7 @@
  * finds nothing left. */
 #include "../include/fs.h"
 #include "../include/wait.h"
+#include "../include/poll.h"
 
 /* private_data: the program's host id, shifted, and the fd (1 or 2) in the low bits */
 #define HOSTPIPE_ID(f)	((u64)(f)->private_data >> 2)
@@ -115,6 +116,26 @@ static ssize_t hostpipe_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	return n ? (ssize_t)n : (in->eof ? 0 : -EFAULT);
 }
 
+/* Readable when data is there, hung up when the host said there is no more (a pipe whose
+ * writers are gone); asking the host for more, once, when neither, as a reader would. */
+static __poll_t hostpipe_in_poll(struct file *f, poll_table *wait)
+{
+	struct hostpipe_in *in = f->private_data;
+	unsigned long flags;
+	__poll_t mask = 0;
+
+	poll_wait(f, &in->wait, wait);
+	spin_lock_irqsave(&hostpipe_lock, flags);
+	if (hostpipe_readable(in)) {
+		if (in->pos < in->len)
+			mask |= EPOLLIN | EPOLLRDNORM;
+		if (in->eof)
+			mask |= EPOLLHUP;
+	}
+	spin_unlock_irqrestore(&hostpipe_lock, flags);
+	return mask;
+}
+
 static int hostpipe_in_release(struct inode *inode, struct file *f)
 {
 	struct hostpipe_in *in = f->private_data;
@@ -129,6 +150,7 @@ static int hostpipe_in_release(struct inode *inode, struct file *f)
 
 static const struct file_operations hostpipe_in_fops = {
 	.read_iter = hostpipe_read_iter,
+	.poll = hostpipe_in_poll,
 	.release = hostpipe_in_release,
 	.llseek = no_llseek,
 };

@@ -15,6 +15,7 @@
  */
 #include "../include/fs.h"
 #include "../include/session.h"
+#include "../include/poll.h"
 
 #define HOSTFS_SUPER_MAGIC 0x00c0ffee
 
@@ -313,6 +314,15 @@ static ssize_t hostfs_dev_write(struct file *file, const char *buf, size_t count
 	return count;
 }
 
+/* What it is ready for is the host's to know: nothing here.  A session task's poll or
+ * epoll_wait on it sleeps until the host's call returned (its wait ends then, wait.c), as the
+ * process did; epoll_ctl takes it (a file without ->poll would be EPERM, which the host's
+ * call was not). */
+static __poll_t hostfs_dev_poll(struct file *file, struct poll_table_struct *wait)
+{
+	return 0;
+}
+
 /* An fd a session's process had from outside the session (a terminal, a pipe): its calls
  * were the host's. */
 struct file *hostfs_host_fd_file(unsigned int flags)
@@ -427,6 +437,7 @@ static const struct file_operations hostfs_dev_fops = {
 	.llseek = noop_llseek,
 	.read = hostfs_dev_read,
 	.write = hostfs_dev_write,
+	.poll = hostfs_dev_poll,
 };
 
 static const struct file_operations hostfs_dir_fops = {

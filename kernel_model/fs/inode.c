@@ -11,9 +11,10 @@ notrace unsigned int get_next_ino(void)
 	return __atomic_add_fetch(&last_ino, 1, __ATOMIC_RELAXED);
 }
 
+/* the wall clock, as 6.1's (ktime_get_coarse_real_ts64): a file's times are dates */
 struct timespec64 current_time(struct inode *inode)
 {
-	u64 ns = ktime_get();
+	u64 ns = boot_params.boot_realtime_ns + ktime_get();
 
 	return (struct timespec64){ .tv_sec = ns / 1000000000UL, .tv_nsec = ns % 1000000000UL };
 }

@@ -6,6 +6,7 @@
  * open for one side waits for the other (wait_for_partner) unless O_NONBLOCK.
  */
 #include "../include/fs.h"
+#include "../include/poll.h"
 
 #define PIPEFS_MAGIC 0x50495045
 #define PIPE_BUF_FLAG_CAN_MERGE 0x10
@@ -112,7 +113,7 @@ noinline ssize_t pipe_read(struct kiocb *iocb, struct iov_iter *to)
 		mutex_unlock(&pipe->mutex);
 		/* we're going to sleep: wake any writer that waits for room first */
 		if (was_full)
-			wake_up_interruptible(&pipe->wr_wait);
+			wake_up_interruptible_sync_poll(&pipe->wr_wait, EPOLLOUT | EPOLLWRNORM);
 		if (wait_event_interruptible(pipe->rd_wait, !pipe_empty(READ_ONCE(pipe->head), READ_ONCE(pipe->tail)) ||
 							    !READ_ONCE(pipe->writers)) < 0)
 			return -ERESTARTSYS;
@@ -121,7 +122,7 @@ noinline ssize_t pipe_read(struct kiocb *iocb, struct iov_iter *to)
 	}
 	mutex_unlock(&pipe->mutex);
 	if (was_full)
-		wake_up_interruptible(&pipe->wr_wait);
+		wake_up_interruptible_sync_poll(&pipe->wr_wait, EPOLLOUT | EPOLLWRNORM);
 	return ret;
 }
 
@@ -210,7 +211,7 @@ noinline ssize_t pipe_write(struct kiocb *iocb, struct iov_iter *from)
 			break;
 		}
 		mutex_unlock(&pipe->mutex);
-		wake_up_interruptible(&pipe->rd_wait);	/* readers take what is there first */
+		wake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM);	/* readers take what is there first */
 		if (wait_event_interruptible(pipe->wr_wait, !pipe_full(READ_ONCE(pipe->head), READ_ONCE(pipe->tail),
 									pipe->max_usage) || !READ_ONCE(pipe->readers)) < 0) {
 			if (!ret)
@@ -223,10 +224,41 @@ noinline ssize_t pipe_write(struct kiocb *iocb, struct iov_iter *from)
 out:
 	mutex_unlock(&pipe->mutex);
 	if (ret > 0)
-		wake_up_interruptible(&pipe->rd_wait);
+		wake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM);
 	if (ret > 0)
 		filp->f_inode->i_mtime = filp->f_inode->i_ctime = current_time(filp->f_inode);
 	return ret;
+}
+
+/* What the pipe is ready for: data to read (or no writer left: EPOLLHUP, except on a FIFO
+ * opened O_NONBLOCK before any writer came), room to write (or no reader: EPOLLERR).  The
+ * poller is queued first, then the state read, so a change in between wakes it. */
+static noinline __poll_t pipe_poll(struct file *filp, poll_table *wait)
+{
+	struct pipe_inode_info *pipe = filp->private_data;
+	unsigned int head, tail;
+	__poll_t mask;
+
+	if (filp->f_mode & FMODE_READ)
+		poll_wait(filp, &pipe->rd_wait, wait);
+	if (filp->f_mode & FMODE_WRITE)
+		poll_wait(filp, &pipe->wr_wait, wait);
+	head = READ_ONCE(pipe->head);
+	tail = READ_ONCE(pipe->tail);
+	mask = 0;
+	if (filp->f_mode & FMODE_READ) {
+		if (!pipe_empty(head, tail))
+			mask |= EPOLLIN | EPOLLRDNORM;
+		if (!pipe->writers && filp->f_version != pipe->w_counter)
+			mask |= EPOLLHUP;
+	}
+	if (filp->f_mode & FMODE_WRITE) {
+		if (!pipe_full(head, tail, pipe->max_usage))
+			mask |= EPOLLOUT | EPOLLWRNORM;
+		if (!pipe->readers)
+			mask |= EPOLLERR;
+	}
+	return mask;
 }
 
 noinline int pipe_release(struct inode *inode, struct file *file)
@@ -413,6 +445,7 @@ const struct file_operations pipefifo_fops = {
 	.llseek = no_llseek,
 	.read_iter = pipe_read,
 	.write_iter = pipe_write,
+	.poll = pipe_poll,
 	.unlocked_ioctl = pipe_ioctl,
 	.release = pipe_release,
 	.fcntl = pipe_fcntl,

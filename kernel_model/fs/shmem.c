@@ -159,6 +159,7 @@ noinline int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 		inode->i_mode = attr->ia_mode;
 		inode->i_ctime = current_time(inode);
 	}
+	setattr_copy_times(inode, attr);
 	return 0;
 }
 

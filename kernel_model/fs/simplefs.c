@@ -284,6 +284,9 @@ static noinline int simplefs_setattr(struct dentry *dentry, struct iattr *attr)
 		inode->i_mode = attr->ia_mode;
 		inode->i_ctime = current_time(inode);
 	}
+	setattr_copy_times(inode, attr);
+	if (attr->ia_valid & (ATTR_ATIME | ATTR_MTIME | ATTR_CTIME))
+		mark_inode_dirty(inode);
 	return 0;
 }
 

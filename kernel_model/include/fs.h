@@ -210,6 +210,7 @@ struct inode_operations {
 	int (*getattr)(const struct path *, struct kstat *, u32, unsigned int);
 };
 
+struct poll_table_struct;
 struct file_operations {
 	loff_t (*llseek)(struct file *, loff_t, int);
 	ssize_t (*read)(struct file *, char *, size_t, loff_t *);
@@ -222,6 +223,9 @@ struct file_operations {
 	int (*release)(struct inode *, struct file *);
 	int (*fsync)(struct file *, loff_t, loff_t, int datasync);
 	long (*fcntl)(struct file *, unsigned int, unsigned long);	/* pipe_fcntl's place */
+	/* what the file is ready for (EPOLL* bits), the caller queued on its wait queues by the
+	 * poll_table (include/poll.h); none: always ready (DEFAULT_POLLMASK) */
+	unsigned int (*poll)(struct file *, struct poll_table_struct *);
 	/* a MAP_SHARED mapping of memory the host can share (the perf pool, kernel/mmap.c):
 	 * the pool region mapped, or -errno */
 	long (*mmap_shared)(struct file *, unsigned long len, unsigned long prot, unsigned long flags,
@@ -492,9 +496,27 @@ struct iattr {
 	unsigned int ia_valid;
 	umode_t ia_mode;
 	loff_t ia_size;
+	struct timespec64 ia_atime, ia_mtime, ia_ctime;	/* ATTR_ATIME/MTIME/CTIME: set to these */
 };
 #define ATTR_MODE	(1 << 0)
 #define ATTR_SIZE	(1 << 3)
+#define ATTR_ATIME	(1 << 4)
+#define ATTR_MTIME	(1 << 5)
+#define ATTR_CTIME	(1 << 6)
+#define ATTR_ATIME_SET	(1 << 7)
+#define ATTR_MTIME_SET	(1 << 8)
+#define ATTR_TIMES_SET	(1 << 16)
+#define ATTR_TOUCH	(1 << 17)
+/* a setattr's times (6.1's setattr_copy() for them) */
+static inline void setattr_copy_times(struct inode *inode, const struct iattr *attr)
+{
+	if (attr->ia_valid & ATTR_ATIME)
+		inode->i_atime = attr->ia_atime;
+	if (attr->ia_valid & ATTR_MTIME)
+		inode->i_mtime = attr->ia_mtime;
+	if (attr->ia_valid & ATTR_CTIME)
+		inode->i_ctime = attr->ia_ctime;
+}
 
 /* ---- nameidata-facing helpers (namei.c) ---- */
 #define LOOKUP_FOLLOW		0x0001
@@ -674,6 +696,7 @@ void fd_install(unsigned int fd, struct file *file);
 struct file *fget(unsigned int fd);
 struct file *fget_raw(unsigned int fd);
 void fput(struct file *file);
+void eventpoll_release_file(struct file *file);	/* kernel/epoll.c */
 struct file *get_file(struct file *f);
 int close_fd(unsigned int fd);
 void set_close_on_exec(unsigned int fd, int flag);

@@ -397,6 +397,8 @@ struct proto_ops {
 	int (*getsockopt)(struct socket *sock, int level, int optname, void *optval, int *optlen);
 	int (*sendmsg)(struct socket *sock, struct msghdr *m, size_t total_len);
 	int (*recvmsg)(struct socket *sock, struct msghdr *m, size_t total_len, int flags);
+	/* sock_poll's: what the socket is ready for (include/poll.h) */
+	unsigned int (*poll)(struct file *file, struct socket *sock, struct poll_table_struct *wait);
 };
 
 struct socket {

@@ -134,6 +134,15 @@ static inline bool signal_pending(struct task_struct *t)
 }
 
 unsigned long get_sigframe_size(void);
+void restore_saved_sigmask(void);
+int set_user_sigmask(const void *umask, size_t sigsetsize);
+/* the mask set_user_sigmask() replaced, back, unless a signal interrupted the call: then its
+ * delivery (handle_signal's frame, or arch_do_signal_or_restart) puts it back */
+static inline void restore_saved_sigmask_unless(bool interrupted)
+{
+	if (!interrupted)
+		restore_saved_sigmask();
+}
 int copy_signal(unsigned long clone_flags, struct task_struct *p);
 int session_copy_sighand(struct task_struct *parent, struct task_struct *p, bool thread);
 void release_signal(struct task_struct *p);

@@ -4,9 +4,14 @@
 #define _WAIT_H
 #include "kernel.h"
 
+struct wait_queue_entry;
+/* a waiter's wake function (6.1's wait_queue_func_t): what __wake_up() calls for it with the
+ * waker's key (the poll mask of what happened, or NULL); NULL: wake `private`, a task */
+typedef int (*wait_queue_func_t)(struct wait_queue_entry *wq_entry, unsigned int mode, int flags, void *key);
 struct wait_queue_entry {
 	unsigned int flags;
-	struct task_struct *private;
+	void *private;
+	wait_queue_func_t func;
 	struct list_head entry;
 };
 typedef struct wait_queue_head {
@@ -22,6 +27,16 @@ void finish_wait(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_en
 #define wake_up(x) __wake_up(x, TASK_NORMAL, 1, NULL)
 #define wake_up_interruptible(x) __wake_up(x, TASK_INTERRUPTIBLE, 1, NULL)
 #define wake_up_interruptible_all(x) __wake_up(x, TASK_INTERRUPTIBLE, 0, NULL)
+/* with the poll mask of what happened, for poll's and epoll's wake functions */
+#define poll_to_key(m) ((void *)(unsigned long)(m))
+#define key_to_poll(k) ((unsigned int)(unsigned long)(k))
+#define wake_up_poll(x, m) __wake_up(x, TASK_NORMAL, 1, poll_to_key(m))
+#define wake_up_interruptible_poll(x, m) __wake_up(x, TASK_INTERRUPTIBLE, 1, poll_to_key(m))
+#define wake_up_interruptible_sync_poll(x, m) __wake_up(x, TASK_INTERRUPTIBLE, 1, poll_to_key(m))
+#define wake_up_interruptible_all_poll(x, m) __wake_up(x, TASK_INTERRUPTIBLE, 0, poll_to_key(m))
+static inline bool waitqueue_active(struct wait_queue_head *wq_head) { return !list_empty(&wq_head->head); }
+void add_wait_queue(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry);
+void remove_wait_queue(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry);
 #define TASK_NORMAL (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE)
 
 /* Sleep until cond; -ERESTARTSYS (-512) when a fatal signal interrupts. */

@@ -698,7 +698,7 @@ static noinline void handle_signal(struct ksignal *ksig, struct pt_regs *regs)
 	set_current_blocked(current->blocked | ksig->ka.sa_mask);
 }
 
-static void restore_saved_sigmask(void)
+notrace void restore_saved_sigmask(void)
 {
 	if (current->restore_sigmask) {
 		current->restore_sigmask = false;
@@ -730,6 +730,27 @@ void arch_do_signal_or_restart(struct pt_regs *regs)
 		}
 	}
 	restore_saved_sigmask();
+}
+
+/* ppoll's and pselect6's mask for the wait (6.1's set_user_sigmask): the caller's back when
+ * the call returns, or, when a signal interrupted it, once its handler's frame holds it
+ * (restore_saved_sigmask_unless).  A session task's mask is its host process's. */
+noinline int set_user_sigmask(const void *umask, size_t sigsetsize)
+{
+	u64 kmask;
+
+	if (!umask)
+		return 0;
+	if (sigsetsize != sizeof(u64))
+		return -EINVAL;
+	if (copy_from_user(&kmask, umask, sizeof(kmask)))
+		return -EFAULT;
+	if (current->session)
+		return 0;
+	current->saved_sigmask = current->blocked;
+	current->restore_sigmask = true;
+	set_current_blocked(kmask);
+	return 0;
 }
 
 /* Sleep until a signal comes (to a handler, or fatal) */

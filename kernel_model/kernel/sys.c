@@ -416,6 +416,74 @@ SYSCALL_DEFINE1(times, struct tms *, tbuf)
 	return (long)(jiffies_64 * TICK_NSEC / (1000000000UL / USER_HZ));
 }
 
+/* getrusage(2) (6.1's getrusage()): the caller's thread group's (RUSAGE_SELF), its reaped
+ * children's (RUSAGE_CHILDREN) or its own thread's (RUSAGE_THREAD) times and page faults;
+ * what the model does not count (the peak RSS, block I/O, context switches, signals) is 0. */
+#define RUSAGE_SELF	0
+#define RUSAGE_CHILDREN	(-1)
+#define RUSAGE_THREAD	1
+struct rusage_timeval { long tv_sec, tv_usec; };
+struct rusage {
+	struct rusage_timeval ru_utime, ru_stime;
+	long ru_maxrss, ru_ixrss, ru_idrss, ru_isrss, ru_minflt, ru_majflt, ru_nswap, ru_inblock,
+	     ru_oublock, ru_msgsnd, ru_msgrcv, ru_nsignals, ru_nvcsw, ru_nivcsw;
+};
+
+static __always_inline struct rusage_timeval ns_to_kernel_old_timeval(u64 ns)
+{
+	return (struct rusage_timeval){ ns / 1000000000UL, ns % 1000000000UL / 1000 };
+}
+
+noinline void getrusage(struct task_struct *p, int who, struct rusage *r)
+{
+	struct signal_struct *sig = p->signal;
+	u64 utime = 0, stime = 0;
+	unsigned long flags;
+
+	memset(r, 0, sizeof(*r));
+	switch (who) {
+	case RUSAGE_CHILDREN:
+		if (sig) {
+			utime = sig->cutime;
+			stime = sig->cstime;
+			r->ru_minflt = sig->cmin_flt;
+			r->ru_majflt = sig->cmaj_flt;
+		}
+		break;
+	case RUSAGE_THREAD:
+		utime = p->utime;
+		stime = p->stime;
+		r->ru_minflt = p->min_flt;
+		r->ru_majflt = p->maj_flt;
+		break;
+	default: {	/* RUSAGE_SELF: every live thread of the group */
+		struct task_struct *t;
+
+		spin_lock_irqsave(&sched_lock, flags);
+		list_for_each_entry(t, &task_list, tasks)
+			if (t->tgid == p->tgid && !(t->flags & PF_KTHREAD)) {
+				utime += t->utime;
+				stime += t->stime;
+				r->ru_minflt += t->min_flt;
+				r->ru_majflt += t->maj_flt;
+			}
+		spin_unlock_irqrestore(&sched_lock, flags);
+	}
+	}
+	r->ru_utime = ns_to_kernel_old_timeval(utime);
+	r->ru_stime = ns_to_kernel_old_timeval(stime);
+}
+
+SYSCALL_DEFINE2(getrusage, int, who, struct rusage *, ru)
+{
+	struct rusage r;
+
+	if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD)
+		return -EINVAL;
+	getrusage(current, who, &r);
+	return copy_to_user(ru, &r, sizeof(r)) ? -EFAULT : 0;
+}
+
 struct sysinfo {
 	long uptime;
 	unsigned long loads[3];

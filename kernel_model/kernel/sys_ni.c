@@ -8,18 +8,6 @@
  */
 #include "../include/syscalls.h"
 
-/* fs/select.c */
-SYSCALL_DEFINE3(poll, struct pollfd *, ufds, unsigned int, nfds, int, timeout_msecs)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/select.c */
-SYSCALL_DEFINE5(select, int, n, fd_set *, inp, fd_set *, outp, fd_set *, exp, struct __kernel_old_timeval *, tvp)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/mremap.c */
 SYSCALL_DEFINE5(mremap, unsigned long, addr, unsigned long, old_len, unsigned long, new_len, unsigned long, flags, unsigned long, new_addr)
 {
@@ -134,12 +122,6 @@ SYSCALL_DEFINE3(lchown, const char *, filename, uid_t, user, gid_t, group)
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE2(getrusage, int, who, struct rusage *, ru)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/ptrace.c */
 SYSCALL_DEFINE4(ptrace, long, request, long, pid, unsigned long, addr, unsigned long, data)
 {
@@ -178,12 +160,6 @@ SYSCALL_DEFINE4(rt_sigtimedwait, const sigset_t *, uthese, siginfo_t *, uinfo, c
 
 /* kernel/signal.c */
 SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/utimes.c */
-SYSCALL_DEFINE2(utime, char *, filename, struct utimbuf *, times)
 {
 	return sys_ni_syscall();
 }
@@ -494,12 +470,6 @@ SYSCALL_DEFINE3(io_cancel, aio_context_t, ctx_id, struct iocb *, iocb, struct io
 	return sys_ni_syscall();
 }
 
-/* fs/eventpoll.c */
-SYSCALL_DEFINE1(epoll_create, int, size)
-{
-	return sys_ni_syscall();
-}
-
 /* mm/mmap.c */
 SYSCALL_DEFINE5(remap_file_pages, unsigned long, start, unsigned long, size, unsigned long, prot, unsigned long, pgoff, unsigned long, flags)
 {
@@ -550,18 +520,6 @@ SYSCALL_DEFINE1(timer_delete, timer_t, timer_id)
 
 /* kernel/time/posix-stubs.c */
 SYSCALL_DEFINE2(clock_settime, const clockid_t, which_clock, const struct __kernel_timespec *, tp)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/eventpoll.c */
-SYSCALL_DEFINE4(epoll_ctl, int, epfd, int, op, int, fd, struct epoll_event *, event)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/utimes.c */
-SYSCALL_DEFINE2(utimes, char *, filename, struct __kernel_old_timeval *, utimes)
 {
 	return sys_ni_syscall();
 }
@@ -686,24 +644,6 @@ SYSCALL_DEFINE5(fchownat, int, dfd, const char *, filename, uid_t, user, gid_t, 
 	return sys_ni_syscall();
 }
 
-/* fs/utimes.c */
-SYSCALL_DEFINE3(futimesat, int, dfd, const char *, filename, struct __kernel_old_timeval *, utimes)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/select.c */
-SYSCALL_DEFINE6(pselect6, int, n, fd_set *, inp, fd_set *, outp, fd_set *, exp, struct __kernel_timespec *, tsp, void *, sig)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/select.c */
-SYSCALL_DEFINE5(ppoll, struct pollfd *, ufds, unsigned int, nfds, struct __kernel_timespec *, tsp, const sigset_t *, sigmask, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/fork.c */
 SYSCALL_DEFINE1(unshare, unsigned long, unshare_flags)
 {
@@ -740,18 +680,6 @@ SYSCALL_DEFINE6(move_pages, pid_t, pid, unsigned long, nr_pages, const void * *,
 	return sys_ni_syscall();
 }
 
-/* fs/utimes.c */
-SYSCALL_DEFINE4(utimensat, int, dfd, const char *, filename, struct __kernel_timespec *, utimes, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/eventpoll.c */
-SYSCALL_DEFINE6(epoll_pwait, int, epfd, struct epoll_event *, events, int, maxevents, int, timeout, const sigset_t *, sigmask, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/signalfd.c */
 SYSCALL_DEFINE3(signalfd, int, ufd, sigset_t *, user_mask, size_t, sizemask)
 {
@@ -760,12 +688,6 @@ SYSCALL_DEFINE3(signalfd, int, ufd, sigset_t *, user_mask, size_t, sizemask)
 
 /* fs/timerfd.c */
 SYSCALL_DEFINE2(timerfd_create, int, clockid, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/eventfd.c */
-SYSCALL_DEFINE1(eventfd, unsigned int, count)
 {
 	return sys_ni_syscall();
 }
@@ -790,12 +712,6 @@ SYSCALL_DEFINE2(timerfd_gettime, int, ufd, struct __kernel_itimerspec *, otmr)
 
 /* fs/signalfd.c */
 SYSCALL_DEFINE4(signalfd4, int, ufd, sigset_t *, user_mask, size_t, sizemask, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/eventfd.c */
-SYSCALL_DEFINE2(eventfd2, unsigned int, count, int, flags)
 {
 	return sys_ni_syscall();
 }
@@ -1084,12 +1000,6 @@ SYSCALL_DEFINE3(pidfd_getfd, int, pidfd, int, fd, unsigned int, flags)
 
 /* mm/madvise.c */
 SYSCALL_DEFINE5(process_madvise, int, pidfd, const struct iovec *, vec, size_t, vlen, int, behavior, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/eventpoll.c */
-SYSCALL_DEFINE6(epoll_pwait2, int, epfd, struct epoll_event *, events, int, maxevents, const struct __kernel_timespec *, timeout, const sigset_t *, sigmask, size_t, sigsetsize)
 {
 	return sys_ni_syscall();
 }

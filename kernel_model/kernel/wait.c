@@ -10,14 +10,17 @@ void init_waitqueue_head(struct wait_queue_head *wq_head)
 	INIT_LIST_HEAD(&wq_head->head);
 }
 
-static int __wake_up_common(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive)
+static int __wake_up_common(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive, void *key)
 {
 	struct wait_queue_entry *curr, *next;
 
 	list_for_each_entry_safe(curr, next, &wq_head->head, entry) {
 		unsigned int flags = curr->flags;
+		int ret = curr->func ? curr->func(curr, mode, 0, key) : try_to_wake_up(curr->private, mode, 0);
 
-		if (try_to_wake_up(curr->private, mode, 0) && (flags & WQ_FLAG_EXCLUSIVE) && !--nr_exclusive)
+		if (ret < 0)
+			break;
+		if (ret && (flags & WQ_FLAG_EXCLUSIVE) && !--nr_exclusive)
 			break;
 	}
 	return nr_exclusive;
@@ -28,7 +31,28 @@ noinline void __wake_up(struct wait_queue_head *wq_head, unsigned int mode, int 
 	unsigned long flags;
 
 	spin_lock_irqsave(&wq_head->lock, flags);
-	__wake_up_common(wq_head, mode, nr_exclusive);
+	__wake_up_common(wq_head, mode, nr_exclusive, key);
+	spin_unlock_irqrestore(&wq_head->lock, flags);
+}
+
+/* A waiter with a wake function of its own (poll's, epoll's) stays queued until it removes
+ * itself. */
+noinline void add_wait_queue(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry)
+{
+	unsigned long flags;
+
+	wq_entry->flags &= ~WQ_FLAG_EXCLUSIVE;
+	spin_lock_irqsave(&wq_head->lock, flags);
+	list_add(&wq_entry->entry, &wq_head->head);
+	spin_unlock_irqrestore(&wq_head->lock, flags);
+}
+
+noinline void remove_wait_queue(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&wq_head->lock, flags);
+	list_del_init(&wq_entry->entry);
 	spin_unlock_irqrestore(&wq_head->lock, flags);
 }
 

@@ -11,6 +11,7 @@
  * modelled), so its other socket calls find none.
  */
 #include "../include/net.h"
+#include "../include/poll.h"
 #include "../include/slab.h"
 #include "../include/signal.h"
 #include "../include/syscalls.h"
@@ -797,10 +798,21 @@ static noinline ssize_t sock_write_iter(struct kiocb *iocb, struct iov_iter *fro
 	return res;
 }
 
+/* A socket's readiness is its protocol's (tcp_poll, datagram_poll, unix_poll). */
+static noinline __poll_t sock_poll(struct file *file, poll_table *wait)
+{
+	struct socket *sock = file->private_data;
+
+	if (!sock->ops->poll)
+		return 0;
+	return sock->ops->poll(file, sock, wait);
+}
+
 static const struct file_operations socket_file_ops = {
 	.llseek = no_llseek,
 	.read_iter = sock_read_iter,
 	.write_iter = sock_write_iter,
+	.poll = sock_poll,
 	.release = sock_close,
 };
 

@@ -6,6 +6,7 @@
  * socket options.
  */
 #include "../../include/net.h"
+#include "../../include/poll.h"
 #include "../../include/slab.h"
 #include "../../include/trace/trace.h"
 
@@ -252,3 +253,23 @@ noinline int sock_getsockopt(struct socket *sock, int level, int optname, void *
 int sock_no_socketpair(struct socket *sock1, struct socket *sock2) { return -EOPNOTSUPP; }
 int sock_no_accept(struct socket *sock, struct socket *newsock, int flags, bool kern) { return -EOPNOTSUPP; }
 int sock_no_listen(struct socket *sock, int backlog) { return -EOPNOTSUPP; }
+
+/* A datagram socket's readiness (net/core/datagram.c): a datagram queued, an error, a shutdown;
+ * writable while its send buffer has room (nothing waits in it here: always). */
+noinline __poll_t datagram_poll(struct file *file, struct socket *sock, poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	__poll_t mask = 0;
+
+	poll_wait(file, &sk->sk_wq->wait, wait);	/* sock_poll_wait() */
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (sk->sk_shutdown & RCV_SHUTDOWN)
+		mask |= EPOLLRDHUP | EPOLLIN | EPOLLRDNORM;
+	if (sk->sk_shutdown == SHUTDOWN_MASK)
+		mask |= EPOLLHUP;
+	if (!skb_queue_empty(&sk->sk_receive_queue))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;	/* sock_writeable() */
+	return mask;
+}

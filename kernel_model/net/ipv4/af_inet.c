@@ -6,6 +6,7 @@
  * (sock:inet_sock_set_state).  Addresses: the loopback network, 127.0.0.0/8.
  */
 #include "../../include/net.h"
+#include "../../include/poll.h"
 #include "../../include/slab.h"
 #include "../../include/trace/trace.h"
 
@@ -317,6 +318,7 @@ const struct proto_ops inet_stream_ops = {
 	.setsockopt = inet_setsockopt,
 	.sendmsg = inet_sendmsg,
 	.recvmsg = inet_recvmsg,
+	.poll = tcp_poll,
 };
 
 static const struct net_proto_family inet_family_ops = {

@@ -7,6 +7,7 @@
  * data is thrown away), tcp_disconnect, tcp_done.
  */
 #include "../../include/net.h"
+#include "../../include/poll.h"
 #include "../../include/slab.h"
 #include "../../include/signal.h"
 #include "../../include/trace/trace.h"
@@ -396,4 +397,39 @@ void inet_hashinfo_init(void);
 void tcp_init(void)
 {
 	inet_hashinfo_init();
+}
+
+/* A TCP socket's readiness (6.1's tcp_poll): a listener's is its accept queue
+ * (inet_csk_listen_poll); a connection is readable with data queued or the peer's FIN
+ * (RCV_SHUTDOWN), writable with room in its send buffer, hung up once both directions are shut
+ * or it is closed; EPOLLERR with an error.  Until the handshake is done, neither. */
+noinline __poll_t tcp_poll(struct file *file, struct socket *sock, poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	__poll_t mask = 0;
+	u8 shutdown;
+	int state;
+
+	poll_wait(file, &sk->sk_wq->wait, wait);	/* sock_poll_wait() */
+	state = READ_ONCE(sk->sk_state);
+	if (state == TCP_LISTEN)
+		return READ_ONCE(inet_csk(sk)->icsk_accept_queue.rskq_accept_head) ? EPOLLIN | EPOLLRDNORM : 0;
+	shutdown = READ_ONCE(sk->sk_shutdown);
+	if (shutdown == SHUTDOWN_MASK || state == TCP_CLOSE)
+		mask |= EPOLLHUP;
+	if (shutdown & RCV_SHUTDOWN)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+	if (state != TCP_SYN_SENT && state != TCP_SYN_RECV) {
+		if (!skb_queue_empty(&sk->sk_receive_queue))	/* tcp_stream_is_readable() */
+			mask |= EPOLLIN | EPOLLRDNORM;
+		if (!(shutdown & SEND_SHUTDOWN)) {
+			if (sk_stream_memory_free(sk))
+				mask |= EPOLLOUT | EPOLLWRNORM;
+		} else {
+			mask |= EPOLLOUT | EPOLLWRNORM;
+		}
+	}
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	return mask;
 }

@@ -6,6 +6,7 @@
  * drop), no socket: a NO_SOCKET drop; udp_recvmsg one datagram a call, with its source.
  */
 #include "../../include/net.h"
+#include "../../include/poll.h"
 #include "../../include/slab.h"
 #include "../../include/trace/trace.h"
 
@@ -228,6 +229,12 @@ int inet_sendmsg(struct socket *sock, struct msghdr *msg, size_t size);
 int inet_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags);
 int inet_shutdown(struct socket *sock, int how);
 
+/* A UDP socket's readiness: datagram_poll's */
+noinline __poll_t udp_poll(struct file *file, struct socket *sock, poll_table *wait)
+{
+	return datagram_poll(file, sock, wait);
+}
+
 const struct proto_ops inet_dgram_ops = {
 	.family = PF_INET,
 	.release = inet_release,
@@ -240,4 +247,5 @@ const struct proto_ops inet_dgram_ops = {
 	.shutdown = inet_shutdown,
 	.sendmsg = inet_sendmsg,
 	.recvmsg = inet_recvmsg,
+	.poll = udp_poll,
 };

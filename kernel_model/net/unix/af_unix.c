@@ -7,6 +7,7 @@
  * (bind, connect, listen, accept) are not modelled: EOPNOTSUPP.
  */
 #include "../../include/net.h"
+#include "../../include/poll.h"
 #include "../../include/slab.h"
 #include "../../include/signal.h"
 
@@ -301,6 +302,48 @@ static noinline int unix_dgram_recvmsg(struct socket *sock, struct msghdr *msg, 
 	return len;
 }
 
+/* Writable while the peer's buffer has room (or the peer is gone: the write fails at once). */
+static notrace bool unix_writable(const struct sock *sk)
+{
+	struct sock *other = unix_peer(sk);
+
+	return !other || !unix_peer_full(other) || sock_flag(other, SOCK_DEAD) ||
+	       (READ_ONCE(other->sk_shutdown) & RCV_SHUTDOWN);
+}
+
+static __always_inline __poll_t unix_common_poll(struct file *file, struct socket *sock, poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	__poll_t mask = 0;
+	u8 shutdown;
+
+	poll_wait(file, &sk->sk_wq->wait, wait);	/* sock_poll_wait() */
+	shutdown = READ_ONCE(sk->sk_shutdown);
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (shutdown == SHUTDOWN_MASK)
+		mask |= EPOLLHUP;
+	if (shutdown & RCV_SHUTDOWN)
+		mask |= EPOLLRDHUP | EPOLLIN | EPOLLRDNORM;
+	if (!skb_queue_empty(&sk->sk_receive_queue))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (sk->sk_type == SOCK_STREAM && READ_ONCE(sk->sk_state) == TCP_CLOSE)
+		mask |= EPOLLHUP;
+	if (unix_writable(sk))
+		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
+	return mask;
+}
+
+static noinline __poll_t unix_poll(struct file *file, struct socket *sock, poll_table *wait)
+{
+	return unix_common_poll(file, sock, wait);
+}
+
+static noinline __poll_t unix_dgram_poll(struct file *file, struct socket *sock, poll_table *wait)
+{
+	return unix_common_poll(file, sock, wait);
+}
+
 static int unix_no_bind(struct socket *sock, struct sockaddr *a, int len) { return -EOPNOTSUPP; }
 static int unix_no_connect(struct socket *sock, struct sockaddr *a, int len, int flags) { return -EOPNOTSUPP; }
 
@@ -316,6 +359,7 @@ static const struct proto_ops unix_stream_ops = {
 	.shutdown = unix_shutdown,
 	.sendmsg = unix_stream_sendmsg,
 	.recvmsg = unix_stream_recvmsg,
+	.poll = unix_poll,
 };
 
 static const struct proto_ops unix_dgram_ops = {
@@ -330,6 +374,7 @@ static const struct proto_ops unix_dgram_ops = {
 	.shutdown = unix_shutdown,
 	.sendmsg = unix_dgram_sendmsg,
 	.recvmsg = unix_dgram_recvmsg,
+	.poll = unix_dgram_poll,
 };
 
 static const struct net_proto_family unix_family_ops = {
