@@ -32,6 +32,9 @@ if [ ! -f "$stamp" ] || ! cat pyproject.toml setup.py | cmp -s - "$stamp"; then
 fi
 # native code whose sources changed since: rebuilt in place (nothing to do when none did)
 PYTHONWARNINGS=ignore .venv/bin/python setup.py -q build_ext --inplace
+# the package's bytecode, as an install compiles it (an editable one does not): each start
+# then reads it instead of compiling ~100 modules (0.3 s), even where PYTHONDONTWRITEBYTECODE is set
+.venv/bin/python -m compileall -q src/tracefs_sim >/dev/null
 
 # the emulated kernel
 make -s -C kernel_model
