@@ -41,7 +41,8 @@ def test_opensnoop_style_probes_name_the_files(tmp_path):
     lines = out.split("== lines\n")[1].split("== end")[0].splitlines()
     opens = [l for l in lines if l.startswith("myprobe: ")]
     assert 'myprobe: (do_sys_openat2+0x0/0x' in opens[0] if opens else False
-    names = {re.search(r'filename="([^"]*)"', l).group(1) for l in opens}
+    # (a session task's open can read "(fault)", seen once in CI: which one is still to find)
+    names = {m.group(1) for l in opens if (m := re.search(r'filename="([^"]*)"', l))}
     assert {"/etc/hostname", "/proc/self/comm", "/nonexistent"} <= names
     gets = {re.search(r'arg1="([^"]*)"', l).group(1) for l in lines if l.startswith("getnameprobe: ")}
     assert {"/etc/hostname", "/proc/self/comm", "/nonexistent"} <= gets
