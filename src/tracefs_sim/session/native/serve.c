@@ -919,7 +919,9 @@ static void *hold_polls(void *unused __attribute__((unused)))
 		catch_up = false;
 		for (p = &held; (h = *p);) {
 			int ready = poll_pass(h);
-			bool ending = !ready && ((h->deadline_ms >= 0 && now >= h->deadline_ms) || signal_pending(h->pid));
+			bool timed_out = h->deadline_ms >= 0 && now >= h->deadline_ms;
+			bool signalled = !ready && !timed_out && signal_pending(h->pid);
+			bool ending = !ready && (timed_out || signalled);
 
 			if (ending && !h->caught_up) {
 				/* before it ends with nothing ready (a timeout, a signal: perf trace's
@@ -929,9 +931,9 @@ static void *hold_polls(void *unused __attribute__((unused)))
 				p = &h->next;
 				continue;
 			}
-			if (ready || (h->deadline_ms >= 0 && now >= h->deadline_ms)) {
+			if (ready || timed_out) {
 				answer_held(h, ready);
-			} else if (signal_pending(h->pid)) {
+			} else if (signalled) {
 				respond(held_listener, h->id, ERESTARTNOHAND, 0);
 			} else if (ioctl(held_listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->id) == 0) {
 				if (h->deadline_ms >= 0 && h->deadline_ms - now < timeout)
