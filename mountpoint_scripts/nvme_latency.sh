@@ -23,7 +23,7 @@ echo 1 > $T/tracing_on
 tracefs-sim exec diskwriter /mnt/nvme-recipe 8192 fsync
 echo 0 > $T/tracing_on
 echo '== graph'
-head -n 40 $T/trace
+head -n 80 $T/trace
 echo nop > $T/current_tracer
 echo > $T/set_graph_function
 echo 1 > $T/options/funcgraph-irqs

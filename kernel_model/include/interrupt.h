@@ -29,8 +29,11 @@ void open_softirq(int nr, void (*action)(struct softirq_action *));
 void raise_softirq(unsigned int nr);
 void raise_softirq_irqoff(unsigned int nr);
 void __raise_softirq_irqoff(unsigned int nr);
-void irq_enter(void);
-void irq_exit(void);
+void irq_enter_rcu(void);
+void irq_exit_rcu(void);
+/* the hardirq count alone, for handlers with nothing traceable (DEFINE_IDTENTRY_SYSVEC_SIMPLE) */
+#define __irq_enter_raw()	preempt_count_add(HARDIRQ_OFFSET)
+#define __irq_exit_raw()	preempt_count_add(-HARDIRQ_OFFSET)
 void softirq_init(void);
 void local_bh_disable(void);
 void local_bh_enable(void);

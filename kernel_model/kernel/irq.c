@@ -63,14 +63,16 @@ static noinline void __common_interrupt(struct pt_regs *regs, u32 vector)
 		generic_handle_irq_desc(desc);
 }
 
-/* Every external vector's stub (irq_entries_start) comes here with its number. */
-void common_interrupt(struct pt_regs *regs, unsigned long error_code)
+/* Every external vector's stub (irq_entries_start) comes here with its number. The entry
+ * functions are noinstr in 6.1 (DEFINE_IDTENTRY_IRQ/_SYSVEC): the first traceable calls are
+ * irq_enter_rcu() and the __-prefixed handler. */
+notrace void common_interrupt(struct pt_regs *regs, unsigned long error_code)
 {
 	struct pt_regs *old_regs = set_irq_regs(regs);
 
-	irq_enter();
+	irq_enter_rcu();
 	__common_interrupt(regs, (u8)error_code);
-	irq_exit();
+	irq_exit_rcu();
 	set_irq_regs(old_regs);
 }
 
@@ -118,36 +120,42 @@ static noinline void __sysvec_apic_timer_interrupt(struct pt_regs *regs)
 	trace_local_timer_exit(LOCAL_TIMER_VECTOR);
 }
 
-void sysvec_apic_timer_interrupt(struct pt_regs *regs)
+notrace void sysvec_apic_timer_interrupt(struct pt_regs *regs)
 {
 	struct pt_regs *old_regs = set_irq_regs(regs);
 
-	irq_enter();
+	irq_enter_rcu();
 	__sysvec_apic_timer_interrupt(regs);
-	irq_exit();
+	irq_exit_rcu();
 	set_irq_regs(old_regs);
 }
 
-/* need_resched was already set by the sender: the exit to the task does the rest */
-void sysvec_reschedule_ipi(struct pt_regs *regs)
+/* need_resched was already set by the sender: the exit to the task does the rest.
+ * DEFINE_IDTENTRY_SYSVEC_SIMPLE: the raw hardirq count, nothing traceable. */
+notrace void sysvec_reschedule_ipi(struct pt_regs *regs)
 {
-	irq_enter();
+	__irq_enter_raw();
 	trace_reschedule_entry(RESCHEDULE_VECTOR);
 	trace_reschedule_exit(RESCHEDULE_VECTOR);
-	irq_exit();
+	__irq_exit_raw();
 }
 
 /* The host queued requests (spawn a program: kthreadd services them) or wrote the session
  * ring (session.c moves its records to their tasks). */
-void sysvec_call_function(struct pt_regs *regs)
+static noinline void __sysvec_call_function(struct pt_regs *regs)
 {
-	irq_enter();
 	session_ring_interrupt();
 	kprobe_host_interrupt();
 	if (kthreadd_task && (READ_ONCE(host_requests.tail) != READ_ONCE(host_requests.head) ||
 			      session_roots_pending()))
 		wake_up_process(kthreadd_task);
-	irq_exit();
+}
+
+notrace void sysvec_call_function(struct pt_regs *regs)
+{
+	irq_enter_rcu();
+	__sysvec_call_function(regs);
+	irq_exit_rcu();
 }
 
 void syscall_exit_to_user_mode(struct pt_regs *regs);

@@ -1,7 +1,7 @@
 /*
  * Softirqs (kernel/softirq.c): a pending bit per vector, raised with
  * irq:softirq_raise; run by __do_softirq() with irq:softirq_entry/exit when
- * the last interrupt level exits (irq_exit), when bottom halves are enabled
+ * the last interrupt level exits (irq_exit_rcu), when bottom halves are enabled
  * again (local_bh_enable), or by the per-cpu ksoftirqd/N thread when raised
  * from task context or when they keep coming back.
  */
@@ -144,18 +144,19 @@ void local_bh_enable(void)
 	local_irq_enable();
 }
 
-noinline void irq_enter(void)
+/* Entered before the hardirq count is raised: traced even with funcgraph-irqs off, as on 6.1. */
+noinline void irq_enter_rcu(void)
 {
-	if (this_cpu()->curr_task == this_cpu()->rq.idle && !(preempt_count() & HARDIRQ_MASK))
+	__irq_enter_raw();
+	if (this_cpu()->curr_task == this_cpu()->rq.idle && (preempt_count() & HARDIRQ_MASK) == HARDIRQ_OFFSET)
 		tick_irq_enter();	/* the first interrupt in idle: jiffies may be behind */
-	preempt_count_add(HARDIRQ_OFFSET);
 	this_cpu()->stat_irqs++;
 }
 
 /* Interrupts off (the interrupt's handler ran with them off). */
-noinline void irq_exit(void)
+noinline void irq_exit_rcu(void)
 {
-	preempt_count_add(-HARDIRQ_OFFSET);
+	__irq_exit_raw();
 	if (!in_interrupt() && local_softirq_pending())
 		invoke_softirq();
 }

@@ -357,9 +357,9 @@ def test_funcgraph_irqs_off_skips_interrupt_handlers(machine):
     recs = records(machine)
     funcs = {e[1] for evs in graph_events(machine, recs).values() for e in evs}
     assert "hrtimer_interrupt" not in funcs and "__do_sys_getuid" in funcs
-    # nothing entered in an interrupt; irq_enter(), entered before it, returns inside it
+    # nothing entered in an interrupt; irq_enter_rcu(), entered before it, returns inside it
     in_irq = graph_events(machine, [r for r in recs if r[3] & FLAG_HARDIRQ])
-    assert {(e[0], e[1]) for evs in in_irq.values() for e in evs} <= {("exit", "irq_enter")}
+    assert {(e[0], e[1]) for evs in in_irq.values() for e in evs} <= {("exit", "irq_enter_rcu")}
     # a set_graph_function entered in an interrupt is still traced, with its children
     sites.set_graph(0, frozenset(sites.functions), graph_functions=frozenset({"hrtimer_interrupt"}),
                     graph_notrace=NONE)
