@@ -12,7 +12,10 @@
 struct kmem_cache;
 struct page {
 	unsigned long flags;		/* PG_* */
-	struct list_head slab_list;	/* a slab: in its cache's partial list */
+	union {
+		struct list_head slab_list;	/* a slab: in its cache's partial list */
+		unsigned long compound_head;	/* a tail page of a __GFP_COMP block: its head | 1 */
+	};
 	struct kmem_cache *slab_cache;	/* a slab: its cache */
 	void *freelist;			/* a slab: its first free object */
 	unsigned int inuse;		/* a slab: objects allocated */
@@ -39,6 +42,16 @@ extern unsigned long vmemmap_base;
 /* (__va and __pa: kernel.h) */
 #define page_address(page)	__va(page_to_pfn(page) << 12)
 #define virt_to_page(kaddr)	pfn_to_page(__pa(kaddr) >> 12)
+
+/* The first page of the compound block page is in (slabs and large kmallocs are compound):
+ * an object past a slab's first page is freed to the slab (page-flags.h). */
+static inline struct page *compound_head(struct page *page)
+{
+	unsigned long head = page->compound_head;
+
+	return head & 1 ? (struct page *)(head - 1) : page;
+}
+#define virt_to_head_page(kaddr)	compound_head(virt_to_page(kaddr))
 
 #define MAX_ORDER 11
 #define THREAD_SIZE_ORDER 2

@@ -112,6 +112,15 @@ found:
 	return pfn_to_page(pfn);
 }
 
+/* its tail pages lead to the head (compound_head()) */
+static void prep_compound_page(struct page *head, unsigned int order)
+{
+	u64 i;
+
+	for (i = 1; i < 1UL << order; i++)
+		head[i].compound_head = (unsigned long)head | 1;
+}
+
 static struct page *get_page_from_freelist(gfp_t gfp, unsigned int order)
 {
 	unsigned long flags;
@@ -125,6 +134,9 @@ static struct page *get_page_from_freelist(gfp_t gfp, unsigned int order)
 	page->flags = order ? PG_head : 0;
 	page->order = order;
 	page->_refcount = 1;
+	page->compound_head = 0;
+	if (order && (gfp & __GFP_COMP))
+		prep_compound_page(page, order);
 	if (gfp & __GFP_ZERO)
 		memset(page_address(page), 0, PAGE_SIZE << order);
 	return page;
@@ -154,7 +166,12 @@ unsigned long get_zeroed_page(gfp_t gfp)
 
 static __always_inline void free_pages_prepare(struct page *page, unsigned int order)
 {
+	u64 i;
+
 	trace_mm_page_free(page, order);
+	if (page->flags & PG_head)
+		for (i = 1; i < 1UL << order; i++)
+			page[i].compound_head = 0;	/* free_tail_pages_check() */
 	page->flags = 0;
 	page->slab_cache = NULL;
 }

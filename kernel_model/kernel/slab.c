@@ -182,7 +182,7 @@ void kmem_cache_free(struct kmem_cache *s, void *x)
 	if (!x)
 		return;
 	trace_kmem_cache_free(_RET_IP_, x, s);
-	slab_free(s, virt_to_page(x), x);
+	slab_free(s, virt_to_head_page(x), x);
 }
 
 /* ---- kmalloc ---- */
@@ -251,7 +251,7 @@ void kfree(const void *object)
 	trace_kfree(_RET_IP_, object);
 	if (unlikely(ZERO_OR_NULL_PTR(object)))
 		return;
-	page = virt_to_page(object);
+	page = virt_to_head_page(object);
 	if (unlikely(!(page->flags & PG_slab))) {
 		__free_pages(page, page->order);	/* free_large_kmalloc() */
 		return;
