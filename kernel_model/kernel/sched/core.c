@@ -193,7 +193,9 @@ notrace struct task_struct *__switch_to(struct task_struct *prev, struct task_st
 	return prev;
 }
 
-static noinline notrace void finish_task_switch(struct task_struct *prev)
+/* 6.1's kallsyms name is GCC's IPA-SRA clone's (the model is built without): the symbol takes it */
+static void finish_task_switch(struct task_struct *prev) __asm__("finish_task_switch.isra.0");
+static noinline void finish_task_switch(struct task_struct *prev)
 {
 	struct percpu *pc = this_cpu();
 	bool dead = prev->__state == TASK_DEAD;
