@@ -17,6 +17,9 @@
 #define PORT_READY	0x514	/* al = 0: APs may start; al = 1: init is running */
 #define PORT_SPAWNED	0x515	/* db_arg: host id, pid of the task that runs it */
 #define PORT_IDLE	0x516	/* this cpu halts next (sti; hlt): sleep until next_event_ns or an IPI */
+/* Follows every `hlt` (inline asm): the address after it goes in __halt_resume_sites, where the
+ * host's run loop knows a halted cpu by its stop address (machine/image.py halt_resume_sites). */
+#define HALT_RESUME_SITE	"911:\n.pushsection __halt_resume_sites, \"a\"\n.quad 911b\n.popsection\n"
 #define PORT_TRACE	0x517	/* a trace ring page filled, or a tick found committed trace data */
 #define PORT_CODE	0x518	/* db_arg: physical address of a page just filled with user code */
 #define PORT_IPI_TIMER	0x519	/* al = target cpu: inject the local timer vector (a tick broadcast) */

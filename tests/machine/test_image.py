@@ -99,6 +99,26 @@ def test_mcount_sites_are_nops_at_entry(image):
         assert name not in sites
 
 
+def test_every_hlt_is_a_halt_resume_site(image, vmlinux):
+    """The run loop knows a halted cpu by the kernel's list (HALT_RESUME_SITE): every `hlt` in
+    the text must be on it, as a disassembly of each function finds them."""
+    from capstone import CS_ARCH_X86, CS_MODE_64, Cs
+    from elftools.elf.elffile import ELFFile
+
+    with open(vmlinux, "rb") as f:
+        text = ELFFile(f).get_section_by_name(".text")
+        data, base = text.data(), text["sh_addr"]
+    md = Cs(CS_ARCH_X86, CS_MODE_64)
+    md.skipdata = True
+    starts = sorted({base} | {s.addr for s in image.symbols if s.is_text and base < s.addr < base + len(data)})
+    found = set()
+    for start, end in zip(starts, [*starts[1:], base + len(data)]):
+        piece = data[start - base:end - base]
+        if b"\xf4" in piece:
+            found.update(a + size for a, size, mnemonic, _ in md.disasm_lite(piece, start) if mnemonic == "hlt")
+    assert found and image.halt_resume_sites == found
+
+
 def test_jump_labels_point_at_nops_and_keys(image):
     # the host's: the events' keys, and the one that saves comms while any event is on; the
     # kernel's own (include/jump_label.h): each tracepoint's kernel_key, perf's software and

@@ -419,7 +419,7 @@ static notrace void do_idle(void)
 		tick_broadcast_enter();
 		/* the host reads trace_pending here: no ticks come while halted */
 		host_doorbell(PORT_IDLE, 0);
-		asm volatile("sti; hlt" ::: "memory");	/* default_idle: safe_halt */
+		asm volatile("sti; hlt\n" HALT_RESUME_SITE ::: "memory");	/* default_idle: safe_halt */
 		local_irq_disable();
 		tick_broadcast_exit();
 		WRITE_ONCE(current->polling, 1);

@@ -393,7 +393,8 @@ class KernelImage:
                 if map_system != system_name:
                     continue
                 if in_format:  # printed as a long, as eval_replace() does
-                    print_fmt = update_event_printk(print_fmt, eval_string, value - (value >> 63 << 64))
+                    if eval_string in print_fmt:  # (most are not: the scan is the start-up's cost)
+                        print_fmt = update_event_printk(print_fmt, eval_string, value - (value >> 63 << 64))
                 else:
                     names.append((eval_string, value))
             desc = EventDesc(system_name, string(name), field_table(fields, nr), print_fmt, key,
@@ -435,26 +436,10 @@ class KernelImage:
     # ---- code facts the run loop needs ----
     @cached_property
     def halt_resume_sites(self) -> frozenset[int]:
-        """Addresses right after each `hlt`: where a halted cpu stopped."""
-        # Imported here: only this table (and the disasm command) needs Capstone.
-        from capstone import CS_ARCH_X86, CS_MODE_64, Cs
-
-        text = self._elf.get_section_by_name(".text")
-        if text is None:
-            raise ValueError("the kernel image has no .text")
-        data, base = text.data(), text["sh_addr"]
-        md = Cs(CS_ARCH_X86, CS_MODE_64)
-        md.skipdata = True
-        # Every symbol starts an instruction: only the pieces between them that hold an 0xf4
-        # byte are decoded (most do not), with disasm_lite (tuples, ~3x faster than objects).
-        starts = sorted({base} | {s.addr for s in self._text_syms if base < s.addr < base + len(data)})
-        sites: set[int] = set()
-        for start, end in zip(starts, [*starts[1:], base + len(data)]):
-            piece = data[start - base:end - base]
-            if b"\xf4" in piece:
-                sites.update(address + size for address, size, mnemonic, _ in md.disasm_lite(piece, start)
-                             if mnemonic == "hlt")
-        return frozenset(sites)
+        """Addresses right after each `hlt`: where a halted cpu stopped. The kernel lists them
+        (HALT_RESUME_SITE in its hostif.h) in its __halt_resume_sites section."""
+        start, stop = self.addr("__start___halt_resume_sites"), self.addr("__stop___halt_resume_sites")
+        return frozenset(struct.unpack(f"<{(stop - start) // 8}Q", self.read(start, stop - start)))
 
     @cached_property
     def text_range(self) -> tuple[int, int]:
