@@ -285,6 +285,49 @@ def test_string_variables_and_fully_qualified_references(synth_core):
     assert maps == {}
 
 
+def test_a_field_of_the_matching_event_is_a_variable_of_a_histogram_made_there(synth_core):
+    """6.1's create_field_var_hist() (real-tracefs): an onmatch() parameter that is a field of
+    the matching event (qualified, or one this event lacks) becomes the variable synthetic_FIELD
+    of a hist trigger made on that event with the keys of its compatible histogram; it goes with
+    the trigger. Without a compatible histogram: "Matching event histogram not found"."""
+    core = synth_core
+    t, waking, switch = core.top.triggers, ev(core, name="sched_waking"), ev(core)
+    t.write(waking, WAKING + b"\n")
+    made = b"hist:keys=pid:vals=hitcount:synthetic_prio=prio:sort=hitcount:size=2048 [active]\n"
+    for param in (b"sched.sched_waking.prio", b"prio"):
+        cmd = SWITCH.replace(b"next_prio)", param + b")")
+        t.write(switch, cmd + b"\n")
+        assert t.read(waking).split(b"\n", 1)[1] == made
+        assert t.read(switch).endswith(b"wakeup_latency($wakeup_lat,next_pid," + param + b") [active]\n")
+        maps = core.guest.hist_maps.specs
+        (g_made,) = [g for g in core.guest.triggers.table if g.event.name == "sched_waking" and
+                     len(maps[g.hist].vars) == 1 and maps[g.hist].vars[0][0].op == "field"]
+        (g_switch,) = [g for g in core.guest.triggers.table if g.event.name == "sched_switch"]
+        (action,) = maps[g_switch.hist].actions
+        assert action.params[2].kind == "ref"
+        assert maps[g_switch.hist].refs[action.params[2].offset].map == g_made.hist
+        # the variable is in use; the trigger's removal takes the histogram made for it
+        assert errno_of(t.write, waking, b"!hist:keys=pid:synthetic_prio=prio\n") == errno.EBUSY
+        t.write(switch, b"!" + cmd + b"\n")
+        assert t.read(waking).count(b"\n") == 1
+    log = core.top.error_log.read().decode()
+    # the unqualified field was looked for on sched_switch first, and that is logged
+    assert log.count("error: Couldn't find field") == 1 and log.count("error: Couldn't parse field variable") == 1
+    # keys of another type (int against pid_t): no compatible histogram, nothing made
+    cmd = SWITCH.replace(b"keys=next_pid", b"keys=next_prio").replace(b"next_prio)", b"sched.sched_waking.prio)")
+    assert errno_of(t.write, switch, cmd + b"\n") == errno.EINVAL
+    assert "error: Matching event histogram not found\n  Command: " + cmd.decode() + "\n" + " " * 26 + "^" \
+        in core.top.error_log.read().decode()
+    # no such field there: the histogram's own error, then the field's
+    cmd = SWITCH.replace(b"next_prio)", b"sched.sched_waking.nope)")
+    assert errno_of(t.write, switch, cmd + b"\n") == errno.EINVAL
+    caret = "\n  Command: " + cmd.decode() + "\n" + " " * (11 + cmd.index(b"nope")) + "^\n"
+    assert core.top.error_log.read().decode().endswith(
+        "error: Couldn't find field" + caret + core.top.error_log.read().decode().splitlines()[-3][:15] +
+        "hist:sched:sched_switch: error: Couldn't create histogram for field" + caret)
+    assert t.read(waking).count(b"\n") == 1 and t.read(switch).startswith(b"# Available triggers")
+
+
 def test_a_variable_of_a_plain_field_stands_for_the_field(synth_core):
     """6.1's local_field_var_ref() (real-tracefs): $NAME of the command's own variable defined
     as a field is that field, in keys, values and expressions (histogram.rst's

@@ -82,6 +82,10 @@ ERR_DIVISION_BY_ZERO = "Division by zero"
 ERR_EVENT_FILE_NOT_FOUND = "Event file not found"
 ERR_SET_CLOCK_FAIL = "Couldn't set trace_clock"
 ERR_NAMED_MISMATCH = "Named hist trigger doesn't match existing named trigger (includes variables)"
+ERR_HIST_NOT_FOUND = "Matching event histogram not found"
+ERR_HIST_CREATE_FAIL = "Couldn't create histogram for field"
+ERR_FIELD_VAR_PARSE_FAIL = "Couldn't parse field variable"
+ERR_FIELD_VAR_CREATE_FAIL = "Couldn't create field variable"
 VARS_MAX, ACTIONS_MAX, PARAMS_MAX = 16, 2, 8     # TRACING_MAP_VARS_MAX; the guest's hist_action
 
 # modifiers of values that only keys may have, and of keys that only values may have
@@ -95,7 +99,7 @@ class HistError(Exception):
     command the caret points at) when 6.1 logs it."""
 
     def __init__(self, err: int, message: str | None = None, at: str | None = None,
-                 more: Sequence[tuple[str, str]] = ()):
+                 more: Sequence[tuple[str, str | None]] = ()):
         super().__init__(message or "hist command refused")
         self.errno = err
         self.message = message
@@ -154,6 +158,8 @@ class HistSpec:
     actions: list[Action] = dataclass_field(default_factory=list)
     timestamps: bool = False        # hist_data->enable_timestamps: clock= is shown, and set
     clock: str = "global"
+    # the variables of hist triggers its actions made on other events (SYSTEM, EVENT, NAME)
+    field_var_hists: list[tuple[str, str, str]] = dataclass_field(default_factory=list)
 
     @property
     def key_size(self) -> int:
@@ -201,6 +207,19 @@ class HistSpec:
 
     def find_var(self, name: str) -> int | None:
         return next((i for i, v in enumerate(self.vars) if v.name == name), None)
+
+
+def key_types(keys: Sequence[HistFieldDef], event: TraceEvent) -> list[tuple[str, int, bool]]:
+    """compatible_keys()'s view of a histogram's keys: each one's type, size and sign (its
+    field's type; the generic cpu's `unsigned int`, a stack's `unsigned long[]`)."""
+    fields = {f.name: f for f in (*COMMON_FIELDS, *event.desc.fields)}
+    def type_of(key: HistFieldDef) -> str:
+        if key.kind == "cpu":
+            return "unsigned int"
+        if key.kind == "stacktrace":
+            return "unsigned long[]"
+        return fields[key.name].type
+    return [(type_of(k), k.size, k.is_signed) for k in keys]
 
 
 @dataclass
@@ -265,6 +284,11 @@ class HistEnv:
     find_own_var: Callable[[str], bool]     # a hist trigger of this event has it
     find_event: Callable[[str, str], TraceEvent | None]
     find_synth: Callable[[str], tuple[SynthEvent, int] | None]
+    # create_field_var_hist(system, event, field, the target's key types): a hist trigger on
+    # that event with the keys of its histogram compatible with the target's and the variable
+    # synthetic_FIELD=FIELD, registered (HistError: none compatible, or its command failed)
+    make_field_var_hist: Callable[[str, str, str, list[tuple[str, int, bool]]], None]
+    log: Callable[[str, str], None]         # hist_err() of an error the command then gets past
 
 
 def _strsep(text: str, delim: str) -> tuple[str, str | None]:
@@ -562,9 +586,10 @@ class _ExprParser:
         self.spec.refs.append(ref)
         return ref
 
-    def _param(self, text: str) -> tuple[HistParam, bool]:
+    def _param(self, text: str, match: tuple[str, str] | None = None) -> tuple[HistParam, bool]:
         """An action's argument: a $var (a reference) or a field of the event (a field var),
-        either maybe qualified: SYSTEM.EVENT.$var, SYSTEM.EVENT.field (trace_action_create())."""
+        either maybe qualified: SYSTEM.EVENT.$var, SYSTEM.EVENT.field (trace_action_create());
+        match: onmatch()'s event, where a field this event lacks is looked for."""
         system = event = None
         if "." in text:
             system, _, rest = text.partition(".")
@@ -579,16 +604,45 @@ class _ExprParser:
                 raise HistError(errno.EINVAL, ERR_PARAM_NOT_FOUND, text)
             return HistParam("ref", self.spec.refs.index(ref)), ref.owner.vars[ref.var].expr.is_string
         f = self.fields.get(text) if system is None else None   # (another event's field: not here)
-        if f is None or not f.size:     # create_target_field_var(), then on the match event's
-            raise HistError(errno.EINVAL, ERR_FIELD_NOT_FOUND, text,
-                            [("Couldn't parse field variable", text), (ERR_FIELD_NOT_FOUND, text),
-                             ("Couldn't create histogram for field", text)])
+        if f is None or not f.size:
+            return self._other_event_field(text, system, event, match)
         made = _field(text, self.fields, key=False)
         if made.kind in ("str", "dyn_str"):
             return HistParam(made.kind, made.offset, made.size), True
         if made.kind == "cpu":
             raise HistError(errno.EINVAL, ERR_PARAM_NOT_FOUND, text)
         return HistParam("num", made.offset, made.size, made.is_signed), False
+
+    def _other_event_field(self, field: str, system: str | None, event: str | None,
+                           match: tuple[str, str] | None) -> tuple[HistParam, bool]:
+        """trace_action_create_field_var() past create_target_field_var(): the field of another
+        event (the one named, else onmatch()'s), read from the variable synthetic_FIELD of a hist
+        trigger made on that event for it (create_field_var_hist(), which the trigger's
+        removal takes away)."""
+        env = self._env()
+        if system is None:
+            if match is None:       # onmax()/onchange(): no other event to look at
+                raise HistError(errno.EINVAL, ERR_FIELD_VAR_CREATE_FAIL, field)
+            if not self.remove:     # (create_target_field_var() logged why this event has none)
+                env.log(ERR_FIELD_NOT_FOUND, field)
+                env.log(ERR_FIELD_VAR_PARSE_FAIL, field)
+            system, event = match
+        assert event is not None
+        var_name = f"synthetic_{field}"
+        made = (system, event, var_name)
+        # find_synthetic_field_var(): this command made it already. A removal (or a pause,
+        # continue or clear of a trigger there is) names the one its trigger made.
+        spec = self.spec
+        ref = None
+        if made in spec.field_var_hists or self.remove or spec.pause or spec.cont or spec.clear:
+            ref = self.var_ref(var_name, system=system, event=event)
+        if ref is None and not self.remove:
+            env.make_field_var_hist(system, event, field, key_types(spec.keys, self.event))
+            spec.field_var_hists.append(made)
+            ref = self.var_ref(var_name, system=system, event=event)
+        if ref is None:
+            raise HistError(errno.EINVAL, ERR_HIST_CREATE_FAIL, field)
+        return HistParam("ref", self.spec.refs.index(ref)), ref.owner.vars[ref.var].expr.is_string
 
     def action(self, text: str, event: TraceEvent) -> Action:
         """onmatch_parse() / track_data_parse() and action_parse()."""
@@ -609,6 +663,7 @@ class _ExprParser:
         if len(params) > PARAMS_MAX:
             raise HistError(errno.EINVAL, ERR_TOO_MANY_PARAMS, params_str)
         track_ref = 0
+        match: tuple[str, str] | None = None
         if handler == "onmatch":
             system, dot, match_event = target.partition(".")
             if not dot or not system:
@@ -616,6 +671,7 @@ class _ExprParser:
             if not match_event or self._env().find_event(system, match_event) is None:
                 raise HistError(errno.EINVAL, ERR_INVALID_SUBSYS_EVENT, match_event or target)
             head = f"onmatch({system}.{match_event})"
+            match = (system, match_event)
         else:
             if not target.startswith("$"):
                 raise HistError(errno.EINVAL, ERR_ONX_NOT_VAR, target)
@@ -653,7 +709,7 @@ class _ExprParser:
             raise HistError(errno.EINVAL, ERR_SYNTH_COUNT_MISMATCH, synth_name)
         trace_params = []
         for p, f in zip(params, synth.fields):
-            param, is_string = self._param(p)
+            param, is_string = self._param(p, match)
             if is_string != bool(f.is_string):
                 raise HistError(errno.EINVAL, ERR_SYNTH_TYPE_MISMATCH, p)
             trace_params.append(param)

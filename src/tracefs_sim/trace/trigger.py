@@ -80,6 +80,8 @@ class Trigger:
     paused: bool = False
     hist: hist_trigger.HistSpec | None = None   # a hist trigger: what it aggregates
     map: hist_trigger.HistMap | None = None     # and where (in the guest)
+    # the hist triggers its actions made on other events for their fields (field_var_hists)
+    field_var_hists: list[tuple[TraceEvent, Trigger]] = field(default_factory=list)
 
     def same(self, other: Trigger) -> bool:
         """register_trigger()'s test: one trigger of a type per event (enable triggers: per
@@ -299,78 +301,123 @@ class EventTriggers:
         try:
             if rest is None:
                 raise hist_trigger.HistError(errno.EINVAL)
-            param, filter_text = hist_trigger.split_filter(text)
-            spec = hist_trigger.parse(param, event, remove, self._hist_env(event))
-            new = Trigger(COMMANDS["hist"], None, hist=spec)
-            if filter_text is not None:
-                new.filter_text, new.filter = self._parse_filter(event, filter_text.encode("latin-1"))
-            triggers = self._lists.get(event.id, [])
-            found = next((t for t in triggers if t.same(new)), None)
-            named = self.table.named.get(spec.name, []) if spec.name else []
-            if named and not remove and not (named[0].histogram()[0].matches(spec) and named[0].histogram()[0].name == spec.name):
-                raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_NAMED_MISMATCH, spec.name)
-            if remove:
-                if found is not None:
-                    if self._var_users(found):     # its variables are referenced: EBUSY
-                        raise hist_trigger.HistError(errno.EBUSY)
-                    self._remove(event, found)
-                return
-            if found is not None:
-                found_spec, found_map = found.histogram()
-                if spec.pause or spec.cont:
-                    if found_spec.name:     # a named trigger's own (its map is shared)
-                        found.paused = spec.pause
-                        self.table.push()
-                    else:
-                        found_map.paused = spec.pause
-                elif spec.clear:
-                    found_map.clear()
-                else:
-                    raise hist_trigger.HistError(errno.EEXIST, hist_trigger.ERR_TRIGGER_EEXIST, "")
-                return
-            if spec.cont or spec.clear:
-                raise hist_trigger.HistError(errno.ENOENT, hist_trigger.ERR_TRIGGER_ENOENT_CLEAR, "")
-            if spec.timestamps and self.hist_context.set_clock is not None:
-                try:    # hist_register_trigger(): tracing_set_clock() (the buffers start afresh)
-                    self.hist_context.set_clock(spec.clock)
-                except OSError:
-                    raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_SET_CLOCK_FAIL, spec.clock) from None
-            if any(a.guest.action == "snapshot" for a in spec.actions):
-                # action_create(): tracing_snapshot_cond_enable() (EBUSY: the array has one)
-                self._snapshot.cond_enable(new)
-            if named:       # the named trigger's map (and what it aggregates)
-                new.hist, new_map = named[0].histogram()
-                new_map.users += 1
-            else:
-                try:
-                    new_map = hist_trigger.HistMap(self.table.hist_maps, spec)
-                except OSError:
-                    self._snapshot.cond_disable(new)
-                    raise
-            new.map = new_map
-            try:
-                if spec.pause and spec.name:
-                    new.paused = True
-                elif spec.pause:
-                    new_map.paused = True
-                self._register(event, new, at_tail=True)
-            except Exception:
-                new_map.release()
-                self._snapshot.cond_disable(new)
-                raise
-            if spec.name:
-                self.table.named.setdefault(spec.name, []).append(new)
-            for action in spec.actions:     # the synthetic events it names are in use
-                if action.synth is not None:
-                    action.synth.ref += 1
+            self._hist_command(event, text, remove, command)
         except hist_trigger.HistError as error:
             for message, at in error.entries:
-                pos = command.find(at) if at else 0
-                self._log_error(f"hist:{event.system}:{event.name}", message, command.encode("latin-1"),
-                                max(pos, 0))
+                self._log_hist_error(event, command, message, at)
             raise OSError(error.errno, str(error)) from None
 
-    def _hist_env(self, event: TraceEvent) -> hist_trigger.HistEnv:
+    def _log_hist_error(self, event: TraceEvent, command: str, message: str, at: str | None) -> None:
+        pos = command.find(at) if at else 0
+        self._log_error(f"hist:{event.system}:{event.name}", message, command.encode("latin-1"), max(pos, 0))
+
+    def _hist_command(self, event: TraceEvent, text: str, remove: bool, command: str) -> None:
+        """A hist command on the event (HistError: refused, nothing changed); command: the
+        one written, whose text error_log shows (a field variable's histogram's errors too)."""
+        made: list[tuple[TraceEvent, Trigger]] = []     # its actions' field variable histograms
+        try:
+            self._hist_trigger(event, text, remove, command, made)
+        except Exception:
+            for made_event, made_trigger in reversed(made):
+                self._remove(made_event, made_trigger)
+            raise
+
+    def _hist_trigger(self, event: TraceEvent, text: str, remove: bool, command: str,
+                      made: list[tuple[TraceEvent, Trigger]]) -> Trigger | None:
+        """The hist command's trigger, registered (None: it removed, paused, continued or
+        cleared one)."""
+        param, filter_text = hist_trigger.split_filter(text)
+        spec = hist_trigger.parse(param, event, remove, self._hist_env(event, command, made))
+        new = Trigger(COMMANDS["hist"], None, hist=spec, field_var_hists=made)
+        if filter_text is not None:
+            new.filter_text, new.filter = self._parse_filter(event, filter_text.encode("latin-1"))
+        triggers = self._lists.get(event.id, [])
+        found = next((t for t in triggers if t.same(new)), None)
+        named = self.table.named.get(spec.name, []) if spec.name else []
+        if named and not remove and not (named[0].histogram()[0].matches(spec) and named[0].histogram()[0].name == spec.name):
+            raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_NAMED_MISMATCH, spec.name)
+        if remove:
+            if found is not None:
+                if self._var_users(found):     # its variables are referenced: EBUSY
+                    raise hist_trigger.HistError(errno.EBUSY)
+                self._remove(event, found)
+            return None
+        if found is not None:
+            found_spec, found_map = found.histogram()
+            if spec.pause or spec.cont:
+                if found_spec.name:     # a named trigger's own (its map is shared)
+                    found.paused = spec.pause
+                    self.table.push()
+                else:
+                    found_map.paused = spec.pause
+            elif spec.clear:
+                found_map.clear()
+            else:
+                raise hist_trigger.HistError(errno.EEXIST, hist_trigger.ERR_TRIGGER_EEXIST, "")
+            return None
+        if spec.cont or spec.clear:
+            raise hist_trigger.HistError(errno.ENOENT, hist_trigger.ERR_TRIGGER_ENOENT_CLEAR, "")
+        if spec.timestamps and self.hist_context.set_clock is not None:
+            try:    # hist_register_trigger(): tracing_set_clock() (the buffers start afresh)
+                self.hist_context.set_clock(spec.clock)
+            except OSError:
+                raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_SET_CLOCK_FAIL, spec.clock) from None
+        if any(a.guest.action == "snapshot" for a in spec.actions):
+            # action_create(): tracing_snapshot_cond_enable() (EBUSY: the array has one)
+            self._snapshot.cond_enable(new)
+        if named:       # the named trigger's map (and what it aggregates)
+            new.hist, new_map = named[0].histogram()
+            new_map.users += 1
+        else:
+            try:
+                new_map = hist_trigger.HistMap(self.table.hist_maps, spec)
+            except OSError:
+                self._snapshot.cond_disable(new)
+                raise
+        new.map = new_map
+        try:
+            if spec.pause and spec.name:
+                new.paused = True
+            elif spec.pause:
+                new_map.paused = True
+            self._register(event, new, at_tail=True)
+        except Exception:
+            new_map.release()
+            self._snapshot.cond_disable(new)
+            raise
+        if spec.name:
+            self.table.named.setdefault(spec.name, []).append(new)
+        for action in spec.actions:     # the synthetic events it names are in use
+            if action.synth is not None:
+                action.synth.ref += 1
+        return new
+
+    def _make_field_var_hist(self, system: str, event_name: str, field_name: str,
+                             target_keys: list[tuple[str, int, bool]], command: str,
+                             made: list[tuple[TraceEvent, Trigger]]) -> None:
+        """create_field_var_hist(): on SYSTEM.EVENT, a hist trigger with the keys of its first
+        histogram whose keys are the target's kind (compatible_keys()) and its filter, and the
+        variable synthetic_FIELD=FIELD."""
+        found = self._find_event(system, event_name)
+        if found is None:
+            raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_EVENT_FILE_NOT_FOUND, system)
+        compatible = next((t for t in self._lists.get(found.id, []) if t.hist is not None and
+                           hist_trigger.key_types(t.hist.keys, found) == target_keys), None)
+        if compatible is None or compatible.hist is None:
+            raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_HIST_NOT_FOUND, field_name)
+        text = "keys=" + ",".join(k.name for k in compatible.hist.keys) + f":synthetic_{field_name}={field_name}"
+        if compatible.filter_text is not None:
+            text += " if " + compatible.filter_text.decode("latin-1")
+        try:
+            new = self._hist_trigger(found, text, False, command, [])
+        except hist_trigger.HistError as error:
+            raise hist_trigger.HistError(errno.EINVAL, None, None,
+                                         [*error.entries, (hist_trigger.ERR_HIST_CREATE_FAIL, field_name)]) from None
+        assert new is not None     # (a new command: registered or refused)
+        made.append((found, new))
+
+    def _hist_env(self, event: TraceEvent, command: str = "",
+                  made: list[tuple[TraceEvent, Trigger]] | None = None) -> hist_trigger.HistEnv:
         def find_var(name: str, system: str | None = None,
                      event_name: str | None = None) -> list[tuple[hist_trigger.HistSpec, Callable[[], int]]]:
             files = self._files()
@@ -382,7 +429,14 @@ class EventTriggers:
         def find_own_var(name: str) -> bool:
             return any(t.hist is not None and t.hist.find_var(name) is not None
                        for t in self._lists.get(event.id, []))
-        return hist_trigger.HistEnv(find_var, find_own_var, self._find_event, self.table.find_synth)
+        def make_field_var_hist(system: str, event_name: str, field_name: str,
+                                target_keys: list[tuple[str, int, bool]]) -> None:
+            self._make_field_var_hist(system, event_name, field_name, target_keys, command,
+                                      made if made is not None else [])
+        def log(message: str, at: str) -> None:
+            self._log_hist_error(event, command, message, at)
+        return hist_trigger.HistEnv(find_var, find_own_var, self._find_event, self.table.find_synth,
+                                    make_field_var_hist, log)
 
     def _var_users(self, found: Trigger) -> bool:
         """check_var_refs(): another hist trigger refers to one of its variables."""
@@ -465,6 +519,9 @@ class EventTriggers:
         for action in found.hist.actions if found.hist is not None else ():
             if action.synth is not None:
                 action.synth.ref -= 1
+        for made_event, made_trigger in reversed(found.field_var_hists):   # destroy_field_var_hists()
+            if made_trigger in self._lists.get(made_event.id, []):
+                self._remove(made_event, made_trigger)
 
     def release_all(self) -> None:
         """The array goes away: every trigger removed."""
