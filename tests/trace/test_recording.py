@@ -245,6 +245,30 @@ def test_overwrite_counts_overrun_and_lost_events_show_in_the_pipe(sim):
     assert first == f"CPU:0 [LOST {stats['overrun']} EVENTS]"
 
 
+def test_annotate_marks_where_a_cpus_records_start_after_overruns(sim):
+    """6.1's test_cpu_buff_start(): `trace` read while the buffer had overruns says where each
+    CPU's records start (not for the trace's first two records); not without overruns, nor in
+    trace_pipe, nor with annotate off."""
+    sim.ta.events.write_enable(b"1\n", "sched", "sched_switch")
+    sim.ta.write_buffer_size_kb(b"8\n")
+    for ts in (1000, 2000, 3000):
+        sim.switch(0, ts)
+    sim.switch(1, 4000)
+    sim.drain()
+    assert not any(line.startswith("#####") for line in sim.lines())
+    for i in range(200):                                   # cpu 1's buffer overruns
+        sim.switch(1, 5000 + i * 10)
+    sim.drain()
+    lines = sim.lines()
+    marks = [i for i, line in enumerate(lines) if line.startswith("#####")]
+    assert [lines[i] for i in marks] == ["##### CPU 1 buffer started ####"] and marks[0] == 3
+    assert " [001] " in lines[marks[0] + 1]
+    sim.ta.options.set("annotate", False)
+    assert not any(line.startswith("#####") for line in sim.lines())
+    sim.ta.options.set("annotate", True)
+    assert b"#####" not in sim.ta.consume(max_bytes=1 << 20)
+
+
 def test_overwrite_off_drops_new_events(sim):
     sim.ta.events.write_enable(b"1\n", "sched", "sched_switch")
     sim.ta.write_buffer_size_kb(b"8\n")
@@ -302,11 +326,21 @@ def test_output_options(sim):
 def test_trace_options_and_option_files(sim):
     opts = sim.ta.options
     assert opts.read_trace_options().decode().split() == [
-        "print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "nohex", "nobin", "context-info",
+        "print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "nohex", "nobin", "trace_printk",
+        "annotate", "noprintk-msg-only", "context-info",
         "nolatency-format", "record-cmd", "norecord-tgid", "overwrite", "nodisable_on_free", "irq-info", "markers",
-        "noevent-fork", "nopause-on-trace", "hash-ptr", "function-trace", "nofunction-fork", "nodisplay-graph"]
-    for bad in (b"nosuch\n", b"annotate\n", b"stacktrace\n", b"\n"):
+        "noevent-fork", "nopause-on-trace", "hash-ptr", "function-trace", "nofunction-fork", "nodisplay-graph",
+        "notest_nop_accept", "notest_nop_refuse"]
+    for bad in (b"nosuch\n", b"block\n", b"stacktrace\n", b"\n"):
         assert errno_of(opts.write_trace_options, bad) == errno.EINVAL
+    # the nop tracer's set_flag() takes one and refuses the other (6.1: real-tracefs); its
+    # file refuses only a change
+    opts.write_trace_options(b"test_nop_accept")
+    assert opts.read_option("test_nop_accept") == b"1\n"
+    assert errno_of(opts.write_trace_options, b"notest_nop_refuse") == errno.EINVAL
+    assert errno_of(opts.write_option, "test_nop_refuse", b"1") == errno.EINVAL
+    opts.write_option("test_nop_refuse", b"0")
+    assert opts.read_option("test_nop_refuse") == b"0\n"
     opts.write_trace_options(b" raw \n")
     assert opts.read_option("raw") == b"1\n"
     opts.write_trace_options(b"nofunction-trace")        # kept, with no effect here (nor on Linux's
@@ -326,6 +360,13 @@ def test_trace_marker(sim):
     assert lines[2].endswith(": " + "x" * 1024)
     sim.ta.options.set("raw", True)
     assert sim.lines()[0] == "4242 0 2274249000 # 0 hello"
+    # printk-msg-only (with trace_printk, on by default): the text alone, before raw's say
+    sim.ta.options.set("printk-msg-only", True)
+    assert sim.ta.read_trace().decode().splitlines()[-3:-1] == ["hello", "nonl"]
+    sim.ta.options.set("trace_printk", False)
+    assert sim.lines()[0] == "4242 0 2274249000 # 0 hello"
+    sim.ta.options.set("trace_printk", True)
+    sim.ta.options.set("printk-msg-only", False)
     sim.ta.options.set("raw", False)
     sim.ta.options.set("markers", False)
     assert errno_of(sim.ta.write_marker, b"x", 1, b"a") == errno.EINVAL

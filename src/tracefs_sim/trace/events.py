@@ -77,11 +77,16 @@ MARKER_WRITER = b"tracing_mark_write"
 _DEFAULT_SYM = SymFlags()
 
 
+def print_message(payload: Payload) -> bytes:
+    """TRACE_PRINT's buf, ending in its newline (trace_print_printk_msg_only())."""
+    text = bytes(payload[16:]).split(b"\0", 1)[0]
+    return text + (b"" if text.endswith(b"\n") else b"\n")
+
+
 def _print_body(payload: Payload, verbose: bool, symbolize: Symbolizer, hash_pointer: PointerHash | None = None,
                 sym_flags: SymFlags | None = None) -> bytes:
     """TRACE_PRINT: seq_print_ip_sym(ip) + ": " + buf (trace_print_print)."""
-    text = bytes(payload[16:]).split(b"\0", 1)[0]
-    return MARKER_WRITER + b": " + text + (b"" if text.endswith(b"\n") else b"\n")
+    return MARKER_WRITER + b": " + print_message(payload)
 
 
 @dataclass(frozen=True)

@@ -331,7 +331,7 @@ def graph_printer(output: TraceOutput, in_ns: bool, time_start: int) -> GraphPri
     """A function_graph printer for the options as they are now, with fresh per-CPU state (each
     open file has its own in Linux); output: the array's printers, for the other records."""
     flags = GraphFlags.from_options(output.options)
-    lines = output.line_printer(in_ns, time_start)
+    lines = output.record_printer(in_ns, time_start)
     registry = output.registry
     symbolize = output.symbolize
 

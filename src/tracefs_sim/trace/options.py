@@ -20,6 +20,9 @@ OPTIONS = (
     ("raw", False),             # "pid cpu ts type: N" lines
     ("hex", False),             # hex dump of the context fields
     ("bin", False),             # binary context fields
+    ("trace_printk", True),     # trace_printk() records (this kernel makes none); printk-msg-only needs it
+    ("annotate", True),         # `trace` marks where a CPU's records start after others lost theirs
+    ("printk-msg-only", False), # trace_marker (and trace_printk) records print their text alone
     ("context-info", True),     # the task-pid/cpu/flags/timestamp prefix and the header
     ("latency-format", False),  # the latency tracers' header and line format
     ("record-cmd", True),       # save comms of tasks that record events
@@ -40,7 +43,7 @@ OPTIONS = (
 _NAMES = tuple(name for name, _ in OPTIONS)
 # TOP_LEVEL_TRACE_FLAGS (of those present here): global in effect, so an instance's options/
 # has no file for them, though its trace_options still lists and takes them.
-TOP_LEVEL_ONLY = frozenset({"record-cmd"})
+TOP_LEVEL_ONLY = frozenset({"trace_printk", "printk-msg-only", "record-cmd"})
 # ZEROED_TRACE_FLAGS: what a new instance does not take over from the top level.
 _ZEROED_FOR_INSTANCES = frozenset({"event-fork", "function-fork"})
 _MAX_OPTION = 256
@@ -48,13 +51,14 @@ _MAX_OPTION = 256
 
 class TraceOptions:
     def __init__(self, tracer_options: tuple[tuple[str, bool], ...] = (),
-                 tracer_flags: dict[str, bool] | None = None) -> None:
+                 tracer_flags: dict[str, bool] | None = None, refused: frozenset[str] = frozenset()) -> None:
         """tracer_options: (name, default) of the options of every tracer this trace array may
         select (their files exist whichever tracer is current); tracer_flags: where their
         values live, shared by every array as Linux's struct tracer_flags is (one per
         tracer: options/func_stack_trace reads the same in every instance); None: here."""
         self._flags = {name: default for name, default in OPTIONS}
         self._tracer_names = tuple(name for name, _ in tracer_options)
+        self._refused = refused     # tracer options whose tracer's set_flag() says EINVAL
         self._tracer_flags = {} if tracer_flags is None else tracer_flags
         for name, default in tracer_options:
             self._tracer_flags.setdefault(name, default)
@@ -110,6 +114,8 @@ class TraceOptions:
             name = name[2:]
         if name not in _NAMES and name not in self.current_tracer_options:
             raise OSError(errno.EINVAL, f"no option {name!r}")
+        if name in self._refused:   # set_tracer_option(): the tracer's set_flag() asked, change or not
+            raise OSError(errno.EINVAL, f"the tracer refuses {name!r}")
         self.set(name, value)
 
     def read_option(self, name: str) -> bytes:
@@ -119,4 +125,6 @@ class TraceOptions:
         value = kstrtoul_from_user(data)
         if value not in (0, 1):
             raise OSError(errno.EINVAL, "options take 0 or 1")
+        if name in self._refused and self[name] != bool(value):   # trace_options_write(): a change only
+            raise OSError(errno.EINVAL, f"the tracer refuses {name!r}")
         self.set(name, bool(value))

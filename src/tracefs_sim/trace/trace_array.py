@@ -32,7 +32,7 @@ from .rb_page import event_length
 from .ring_buffer import Entry, RingBuffer
 from .hist import HistContext
 from .snapshot import Snapshot
-from .trace_output import TraceOutput
+from .trace_output import TraceOutput, annotated
 from .tracers import NOP, TracerRegistry
 from .tracing_nsecs import NsecsFile
 from .trigger import TriggerTable
@@ -102,8 +102,10 @@ class TraceArray:
         self.clock: TraceClock = self.clocks.default
         self.tracer = NOP
         self.top_level = slot == 0
-        self.options = TraceOptions(tuple(option for tracer in self.tracers.usable(self.top_level)
-                                          for option in tracer.options), self.tracers.flags)
+        usable = self.tracers.usable(self.top_level)
+        self.options = TraceOptions(tuple(option for tracer in usable for option in tracer.options),
+                                    self.tracers.flags, frozenset().union(*(t.refuses for t in usable)))
+        self.options.current_tracer_options = tuple(option for option, _ in self.tracer.options)
         self.cmdlines = shared.cmdlines
         self.registry = shared.registry
         self.kernel = shared.kernel
@@ -324,6 +326,8 @@ class TraceArray:
             sources = [(c, [page.copy() for page in buffer.cpu(c).pages]) for c in cpus]
             records = sum(buffer.cpu(c).entries for c in cpus)
             lines = self.output.line_printer(self.clock.in_ns, self.time_start)
+            if self.options["annotate"] and written > entries:   # (TRACE_FILE_ANNOTATE: overruns)
+                lines = annotated(lines)
         return _lines.trace_text(text.encode(), sources, lines, records)
 
     def _graph_current(self) -> bool:

@@ -16,7 +16,7 @@ from typing import cast
 
 from . import _lines
 from .cmdlines import SavedCmdlines
-from .events import TRACE_PRINT, EventRegistry, TraceEvent
+from .events import TRACE_PRINT, EventRegistry, TraceEvent, print_message
 from .ftrace_records import TRACE_FUNC_REPEATS, FtraceRecordDesc, SymFlags, repeats_line
 from .options import TraceOptions
 from .probe_args import Symbolizer
@@ -52,6 +52,14 @@ class TraceOutput:
         """A line printer for the options as they are now (print_trace_line):
         line(cpu, entry, time stamp of the next record, index of the record).  in_ns: the
         trace clock counts ns; time_start: its value when the buffers were last reset."""
+        line = self.record_printer(in_ns, time_start)
+        if self.options["printk-msg-only"] and self.options["trace_printk"]:
+            return _message_only(line)
+        return line
+
+    def record_printer(self, in_ns: bool, time_start: int) -> LinePrinter:
+        """line_printer() past what print_trace_line() decides before the record's own format
+        (a tracer's print_line, such as function_graph's, comes before those decisions)."""
         o = self.options
         opts = LineOptions(
             context_info=o["context-info"], irq_info=o["irq-info"], record_tgid=o["record-tgid"],
@@ -158,6 +166,29 @@ class TraceOutput:
             return head + body(event, entry)
 
         return line
+
+
+def _message_only(line: LinePrinter) -> LinePrinter:
+    """printk-msg-only: a trace_marker record is its text alone (trace_print_printk_msg_only())."""
+    def message_only(cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes:
+        if ENTRY_HEADER.unpack_from(entry.payload, 0)[0] == TRACE_PRINT:
+            return print_message(entry.payload)
+        return line(cpu, entry, next_ts, idx)
+    return message_only
+
+
+def annotated(line: LinePrinter) -> LinePrinter:
+    """annotate (test_cpu_buff_start()): in `trace` opened while the buffer had overruns, the
+    first record of each CPU but the trace's first two says where that CPU's records start."""
+    started: set[int] = set()
+
+    def annotate(cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes:
+        text = line(cpu, entry, next_ts, idx)
+        if cpu in started:
+            return text
+        started.add(cpu)
+        return b"##### CPU %d buffer started ####\n" % cpu + text if idx > 1 else text
+    return annotate
 
 
 # ---- the context columns (trace_print_context, trace_print_lat_context) ----

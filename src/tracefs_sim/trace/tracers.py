@@ -15,9 +15,12 @@ class Tracer:
     # The tracer's own options (struct tracer_flags): (name, default), in Linux's order; they
     # show in trace_options while it is the current tracer, and always under options/.
     options: tuple[tuple[str, bool], ...] = ()
+    refuses: frozenset[str] = frozenset()   # options its set_flag() refuses to set (EINVAL)
 
 
-NOP = Tracer("nop")
+# trace_nop.c's two options, which show how a tracer's set_flag() takes or refuses a change
+NOP = Tracer("nop", options=(("test_nop_accept", False), ("test_nop_refuse", False)),
+             refuses=frozenset({"test_nop_refuse"}))
 FUNCTION = Tracer("function", options=(("func_stack_trace", False), ("func-no-repeats", False)))
 FUNCTION_GRAPH = Tracer("function_graph", allow_instances=False, options=(
     ("funcgraph-overrun", False), ("funcgraph-cpu", True), ("funcgraph-overhead", True),
