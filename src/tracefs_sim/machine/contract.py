@@ -528,17 +528,21 @@ class PatchableMachine(Protocol):
 class KprobeRequest:
     """The kernel's request to the host's kprobe engine (struct kprobe_host_req of
     include/trace/kprobe_perf.h): REGISTER (func: the function's name, "" for a probe at addr;
-    offset into func; is_return) or UNREGISTER (probe: what REGISTER answered)."""
+    offset into func; is_return) or UNREGISTER (probe: what REGISTER answered) of a local probe;
+    with perf_event, the id of a kprobe event that perf opens as a tracepoint (register: its
+    first perf event, PERF_OPEN; else its last one went, PERF_CLOSE)."""
     register: bool
     func: str
     addr: int
     offset: int
     is_return: bool
     probe: int
+    perf_event: int = 0
 
 
-# answers a request: REGISTER, the probe's index in the guest's tables or -errno; UNREGISTER, 0
-KprobeService = Callable[[KprobeRequest], int]
+# answers a request: REGISTER, the probe's index in the guest's tables or -errno; UNREGISTER and
+# PERF_CLOSE, 0; PERF_OPEN, the indexes of the event's probes in the guest's tables or -errno
+KprobeService = Callable[[KprobeRequest], int | Sequence[int]]
 
 
 @runtime_checkable

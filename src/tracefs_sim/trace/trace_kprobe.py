@@ -104,11 +104,42 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
     def serve_local(self, req: KprobeRequest) -> int:
         """create_local_trace_kprobe() (the probe's index in the guest's tables, whose hits run
         its perf call there, or -errno) and destroy_local_trace_kprobe() (0)."""
+        if req.perf_event:
+            return self._perf_open(req.perf_event) if req.register else self._perf_close(req.perf_event)
         if req.register:
             return self._create_local(req.func or None, req.addr, req.offset, req.is_return)
         kp = self._local.pop(req.probe, None)
         if kp is not None:
             kp.unregister()
+        return 0
+
+    # ---- kprobe events as tracepoint perf sources (kprobe_register()'s perf half) ----
+    def _event_probes(self, event_id: int) -> list[TraceKprobe]:
+        return [tk for tk in self.probes() if tk.event.id == event_id]
+
+    def _perf_open(self, event_id: int) -> int | list[int]:
+        """TRACE_REG_PERF_REGISTER of the kprobe event with that id: its probes armed for perf
+        (TP_FLAG_PROFILE; the event may not go meanwhile), answered with their indexes in the
+        guest's tables, whose handlers run the kernel's perf call.  EINVAL: no kprobe event
+        has the id (a uprobe event's: not served yet), or a probe of it runs on the host (a
+        fetch argument the guest does not run), whose hits no perf call would see."""
+        with self._dynamic.lock:
+            probes = self._event_probes(event_id)
+            guest = [tk.kprobe.guest.index for tk in probes if tk.kprobe is not None and tk.kprobe.guest is not None]
+            if not guest or any(tk.kprobe is not None and tk.kprobe.guest is None for tk in probes):
+                return -errno.EINVAL
+            try:
+                probes[0].event.set_profile(True)
+            except OSError as e:
+                return -(e.errno or errno.EINVAL)
+            return guest
+
+    def _perf_close(self, event_id: int) -> int:
+        """TRACE_REG_PERF_UNREGISTER: perf's last event of it went."""
+        with self._dynamic.lock:
+            probes = self._event_probes(event_id)
+            if probes:
+                probes[0].event.set_profile(False)
         return 0
 
     def _create_local(self, func: str | None, addr: int, offset: int, is_return: bool) -> int:

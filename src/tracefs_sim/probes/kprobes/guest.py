@@ -143,6 +143,8 @@ class GuestTables:
         self._args_at, self._insts_at = a("kprobe_guest.args"), a("kprobe_guest.insts")
         self._machine = machine
         self._pa = kernel_virt_to_phys(sym.addr)
+        calls = image.lookup("kprobe_perf_calls")  # the kernel's perf call of each probe
+        self._perf_calls = None if calls is None else kernel_virt_to_phys(calls.addr) - self._pa
         self._mem: GuestRam | None = None
         self._free_points = list(range(a("KG_MAX_POINTS")))
         self._free_probes = list(range(a("KG_MAX_PROBES")))
@@ -233,6 +235,10 @@ class GuestTables:
             self._write(self._probes_at + _PROBE.size * index + _PROBE_FIRST_INST, struct.pack("<III", 0, 0, 0))
             self._retired.append(pool)
         self._args_used[probe.first_arg:probe.first_arg + probe.nargs] = [False] * probe.nargs
+        if self._perf_calls is not None:
+            # a kprobe event's probe removed while perf holds its event (a sibling stays): the
+            # index goes to the next probe without the event's perf call
+            self._write(self._perf_calls + 8 * index, bytes(8))
         self._free_probes.append(index)
 
     def set_slots(self, index: int, slots: int) -> None:
