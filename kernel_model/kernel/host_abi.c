@@ -76,6 +76,8 @@ HOST_ABI_OFFSET(kprobe_host_req, probe);
 HOST_ABI_OFFSET(kprobe_host_req, result);
 HOST_ABI_OFFSET(kprobe_host_req, done);
 HOST_ABI_OFFSET(kprobe_host_req, func);
+HOST_ABI_OFFSET(kprobe_host_req, fields);
+HOST_ABI_CONST(KPROBE_FIELDS_LEN);
 
 /* include/trace/synth.h */
 HOST_ABI_CONST(SYNTH_EVENTS_MAX);

@@ -109,6 +109,7 @@ static int perf_trace_kprobe_event_init(struct perf_event *event, u64 event_id)
 	if (IS_ERR(call))
 		return PTR_ERR(call);
 	event->kprobe_call = call;
+	event->tp_event = &call->meta;	/* its fields, for a filter */
 	event->hw.source = call->perf_events;
 	return 0;
 }

@@ -48,7 +48,51 @@ static void kprobe_perf_call_kfree(struct kprobe_perf_call *call)
 {
 	kfree(call->perf_events);
 	kfree(call->probes);
+	kfree(call->meta.fields);
+	kfree(call->fields_text);
 	kfree(call);
+}
+
+/* A kprobe event's fields (what filters name) from the host's lines
+ * "type\tname\toffset\tsize\tsigned\n"; -ENOMEM, -EINVAL: a line not so */
+static int kprobe_event_fields(struct kprobe_perf_call *call, const char *text)
+{
+	size_t len = strlen(text), i;
+	struct trace_field_meta *fields;
+	u32 n = 0, f;
+	char *t, *word[5];
+
+	for (i = 0; i < len; i++)
+		n += text[i] == '\n';
+	t = kmalloc(len + 1, GFP_KERNEL);
+	fields = kzalloc(sizeof(*fields) * (n ? n : 1), GFP_KERNEL);
+	if (!t || !fields) {
+		kfree(t);
+		kfree(fields);
+		return -ENOMEM;
+	}
+	memcpy(t, text, len + 1);
+	call->fields_text = t;
+	call->meta.fields = fields;
+	for (f = 0; f < n; f++) {
+		u32 num[3] = { 0, 0, 0 }, w;
+
+		for (w = 0; w < 5; w++) {
+			word[w] = t;
+			while (*t && *t != '\t' && *t != '\n')
+				t++;
+			if (!*t || (*t == '\n') != (w == 4))
+				return -EINVAL;
+			*t++ = 0;
+		}
+		for (w = 0; w < 3; w++)
+			for (i = 0; word[w + 2][i]; i++)
+				num[w] = num[w] * 10 + (word[w + 2][i] - '0');
+		fields[f] = (struct trace_field_meta){ word[0], word[1], num[0], num[1], num[2], 0 };
+	}
+	call->meta.nr_fields = n;
+	call->meta.syscall_nr = -1;
+	return 0;
 }
 
 /* A call with its per-cpu lists (a kprobe event's: room for its probes' indexes); NULL: no
@@ -217,6 +261,14 @@ struct kprobe_perf_call *kprobe_event_perf_get(u16 type)
 	}
 	call->type = type;
 	ret = kprobe_host_op(KPROBE_REQ_PERF_OPEN, type);
+	if (ret > 0 && ret <= KPROBE_EVENT_MAX_PROBES) {
+		kprobe_host_req.fields[KPROBE_FIELDS_LEN - 1] = 0;
+		i = kprobe_event_fields(call, kprobe_host_req.fields);
+		if (i < 0) {
+			kprobe_host_op(KPROBE_REQ_PERF_CLOSE, type);
+			ret = i;
+		}
+	}
 	if (ret <= 0 || ret > KPROBE_EVENT_MAX_PROBES) {
 		if (ret > 0)	/* armed, but more probes than an answer holds: give them back */
 			kprobe_host_op(KPROBE_REQ_PERF_CLOSE, type);

@@ -11,6 +11,7 @@
 #define _TRACE_KPROBE_PERF_H
 #include "../kernel.h"
 #include "probe_stage.h"
+#include "trace.h"
 
 #define PERF_TYPE_KPROBE	6	/* perf_pmu_register(&perf_kprobe, "kprobe", -1): the first
 					 * dynamic type (PERF_TYPE_MAX), as on the reference 6.1 */
@@ -23,6 +24,7 @@
  * kprobe_guest.probes written as u32s over func; the event may not go while perf holds it */
 enum { KPROBE_REQ_REGISTER = 1, KPROBE_REQ_UNREGISTER = 2, KPROBE_REQ_PERF_OPEN = 3, KPROBE_REQ_PERF_CLOSE = 4 };
 #define KPROBE_EVENT_MAX_PROBES	(KPROBE_FUNC_LEN / 4)
+#define KPROBE_FIELDS_LEN	4096
 
 /* One request to the host's probe engine; the kernel posts one at a time (kprobe_host_mutex). */
 struct kprobe_host_req {
@@ -37,6 +39,9 @@ struct kprobe_host_req {
 	volatile u32 done;		/* the host answered */
 	u32 pad;
 	char func[KPROBE_FUNC_LEN];	/* REGISTER: the function's name; "": by address */
+	char fields[KPROBE_FIELDS_LEN];	/* PERF_OPEN's answer: the event's fields after the common
+					 * ones (its format file's), a line each:
+					 * "type\tname\toffset\tsize\tsigned\n", NUL-terminated */
 };
 
 _Static_assert(offsetof(struct kprobe_host_req, addr) == 8, "kprobe_host_req layout");
@@ -55,6 +60,8 @@ struct kprobe_perf_call {
 	u16 nr_probes;				/* a kprobe event: its probes, */
 	u32 *probes;				/* their indexes in kprobe_guest.probes */
 	struct list_head node;			/* a kprobe event: on kprobe_event_calls */
+	struct trace_event_meta meta;		/* a kprobe event: its fields (for filters) */
+	char *fields_text;			/* the strings its fields point into */
 };
 
 /* the perf call of each probe of kprobe_guest.probes (NULL: none) */

@@ -1323,8 +1323,8 @@ static int perf_event_set_filter(struct perf_event *event, const char *arg)
 		return -ENOMEM;
 	len = strncpy_from_user(text, arg, PAGE_SIZE);
 	ret = len < 0 ? -EFAULT : len >= (long)PAGE_SIZE ? -EINVAL : 0;
-	if (!ret && (event->attr.type != PERF_TYPE_TRACEPOINT || !event->tp_event))
-		ret = -EINVAL;	/* (a kprobe event's fields are the host's: no filter on them yet) */
+	if (!ret && event->attr.type != PERF_TYPE_TRACEPOINT)
+		ret = -EINVAL;
 	if (!ret && event->filter)
 		ret = -EEXIST;
 	if (!ret) {

@@ -540,9 +540,18 @@ class KprobeRequest:
     perf_event: int = 0
 
 
+@dataclass(frozen=True)
+class KprobeEventAnswer:
+    """PERF_OPEN's answer: the indexes of the event's probes in the guest's tables, and its
+    fields after the common ones as its format file has them (type, name, offset, size,
+    signed), which the kernel's filters of its perf events name."""
+    probes: tuple[int, ...]
+    fields: tuple[tuple[str, str, int, int, bool], ...]
+
+
 # answers a request: REGISTER, the probe's index in the guest's tables or -errno; UNREGISTER and
-# PERF_CLOSE, 0; PERF_OPEN, the indexes of the event's probes in the guest's tables or -errno
-KprobeService = Callable[[KprobeRequest], int | Sequence[int]]
+# PERF_CLOSE, 0; PERF_OPEN, a KprobeEventAnswer or -errno
+KprobeService = Callable[[KprobeRequest], int | KprobeEventAnswer]
 
 
 @runtime_checkable

@@ -12,9 +12,9 @@ import errno
 import queue
 import struct
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from .contract import KprobeRequest, KprobeService
+from .contract import KprobeEventAnswer, KprobeRequest, KprobeService
 from .image import KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 
@@ -29,8 +29,8 @@ class KprobeRequests:
     def __init__(self, image: KernelImage, raise_irq: Callable[[], None]):
         a = image.abi_value
         self._off = {name: a(f"kprobe_host_req.{name}") for name in
-                     ("op", "is_return", "addr", "offset", "probe", "result", "done", "func")}
-        self._func_len = a("KPROBE_FUNC_LEN")
+                     ("op", "is_return", "addr", "offset", "probe", "result", "done", "func", "fields")}
+        self._func_len, self._fields_len = a("KPROBE_FUNC_LEN"), a("KPROBE_FIELDS_LEN")
         self._ops = a("KPROBE_REQ_REGISTER"), a("KPROBE_REQ_UNREGISTER"), a("KPROBE_REQ_PERF_OPEN"), \
             a("KPROBE_REQ_PERF_CLOSE")
         self._raise_irq = raise_irq
@@ -70,13 +70,7 @@ class KprobeRequests:
                 answer = self._answer(req)
             except Exception:  # the kernel must get an answer whatever happened here
                 answer = -errno.EINVAL
-            if isinstance(answer, int):
-                result = answer
-            elif len(answer) > self._func_len // 4:  # more probes than the answer holds
-                result = len(answer)
-            else:  # PERF_OPEN: the probes' indexes, over func
-                result = len(answer)
-                mem.write(pa + self._off["func"], struct.pack(f"<{result}I", *answer))
+            result = answer if isinstance(answer, int) else self._write_event(mem, pa, answer)
             mem.write(pa + self._off["result"], struct.pack("<i", result))
             mem.write(pa + self._off["done"], struct.pack("<I", 1))
             try:
@@ -84,7 +78,22 @@ class KprobeRequests:
             except Exception:  # the machine stopped meanwhile: nobody waits any more
                 return
 
-    def _answer(self, req: KprobeRequest | None) -> int | Sequence[int]:
+    def _write_event(self, mem: PhysMem, pa: int, answer: KprobeEventAnswer) -> int:
+        """PERF_OPEN's answer: the probes' indexes over func, the fields' lines in fields (more
+        than it holds: none, and filters find no field of the event); the number of probes
+        (more than func holds: the kernel gives them back)."""
+        n = len(answer.probes)
+        if n > self._func_len // 4:
+            return n
+        text = "".join(f"{t}\t{name}\t{off}\t{size}\t{int(signed)}\n"
+                       for t, name, off, size, signed in answer.fields).encode("latin-1")
+        if len(text) >= self._fields_len:
+            text = b""
+        mem.write(pa + self._off["func"], struct.pack(f"<{n}I", *answer.probes))
+        mem.write(pa + self._off["fields"], text + b"\0")
+        return n
+
+    def _answer(self, req: KprobeRequest | None) -> int | KprobeEventAnswer:
         service = self._service
         if req is None:
             return -errno.EINVAL

@@ -16,7 +16,7 @@ import errno
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..machine.contract import KprobeRequest
+from ..machine.contract import KprobeEventAnswer, KprobeRequest
 from ..probes.kprobes import GuestRecord, Kprobe, KprobeEngine, ProbeHit
 from .dynevent import DynamicEvents, DynEvent
 from .events import EventRegistry
@@ -117,10 +117,10 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
     def _event_probes(self, event_id: int) -> list[TraceKprobe]:
         return [tk for tk in self.probes() if tk.event.id == event_id]
 
-    def _perf_open(self, event_id: int) -> int | list[int]:
+    def _perf_open(self, event_id: int) -> int | KprobeEventAnswer:
         """TRACE_REG_PERF_REGISTER of the kprobe event with that id: its probes armed for perf
         (TP_FLAG_PROFILE; the event may not go meanwhile), answered with their indexes in the
-        guest's tables, whose handlers run the kernel's perf call.  EINVAL: no kprobe event
+        guest's tables, whose handlers run the kernel's perf call, and the event's fields.  EINVAL: no kprobe event
         has the id (a uprobe event's: not served yet), or a probe of it runs on the host (a
         fetch argument the guest does not run), whose hits no perf call would see."""
         with self._dynamic.lock:
@@ -128,11 +128,13 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
             guest = [tk.kprobe.guest.index for tk in probes if tk.kprobe is not None and tk.kprobe.guest is not None]
             if not guest or any(tk.kprobe is not None and tk.kprobe.guest is None for tk in probes):
                 return -errno.EINVAL
+            event = probes[0].event
             try:
-                probes[0].event.set_profile(True)
+                event.set_profile(True)
             except OSError as e:
                 return -(e.errno or errno.EINVAL)
-            return guest
+            return KprobeEventAnswer(tuple(guest), tuple((f.type, f.name, f.offset, f.size, f.is_signed)
+                                                         for f in event.trace_event.desc.fields))
 
     def _perf_close(self, event_id: int) -> int:
         """TRACE_REG_PERF_UNREGISTER: perf's last event of it went."""
