@@ -123,3 +123,33 @@ def test_perf_record_filter_on_a_kprobe_events_field(tmp_path):
     hits = [m for m, _ in samples(result.stdout)]
     assert hits and all(m.group(5).endswith('filename="/etc/hostname"') for m in hits), result.stdout
     assert any(m.group(1) == "cat" for m in hits), result.stdout
+
+
+@needs_perf
+def test_a_probe_appended_while_perf_holds_the_event(tmp_path):
+    """A second probe point appended to the event while `perf record` holds it is armed with it
+    and its hits are the event's samples too; removed again (it has a sibling: allowed), its
+    hits stop"""
+    data = tmp_path / "perf.data"
+    result = run("cd /sys/kernel/tracing && echo 'p:kprobes/opens do_sys_openat2' >> kprobe_events && "
+                 f"{{ perf record -o {data} -e kprobes:opens -a sleep 6 2>/dev/null & }} && "
+                 # perf holds the event once its probe is armed, and enables it once its
+                 # workload started (1 s later, on a loaded machine, at the latest)
+                 "for i in $(seq 100); do grep -q do_sys_openat2 /sys/kernel/debug/kprobes/list && break; "
+                 "sleep 0.1; done && sleep 1 && "
+                 # the kernel replays cat's calls as their records come: the removal waits a bit
+                 "echo 'p:kprobes/opens ksys_read' >> kprobe_events && cat /etc/hostname && sleep 1 && "
+                 "echo '-:kprobes/opens ksys_read' >> kprobe_events && cat /etc/hostname && wait && "
+                 f"perf script -i {data} -F comm,pid,event,trace && echo == && cat /proc/kallsyms")
+    assert result.returncode == 0, result.stderr
+    script, syms = result.stdout.split("\n==\n")
+    read = kallsyms(syms)["ksys_read"]
+    cats: dict[int, list[str]] = {}
+    for line in script.splitlines():
+        words = line.split()
+        if len(words) == 4 and words[0] == "cat":
+            cats.setdefault(int(words[1]), []).append(words[3])
+    assert len(cats) == 2, script  # each cat's opens
+    first, second = (cats[pid] for pid in sorted(cats))
+    assert f"({read:x})" in first, script  # its read of the file, through the appended probe
+    assert f"({read:x})" not in second, script

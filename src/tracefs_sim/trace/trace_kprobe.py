@@ -137,12 +137,24 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
                                                          for f in event.trace_event.desc.fields))
 
     def _perf_close(self, event_id: int) -> int:
-        """TRACE_REG_PERF_UNREGISTER: perf's last event of it went."""
+        """TRACE_REG_PERF_UNREGISTER: perf's last event of it went (the kernel cleared the
+        perf calls of the probes it was told of; those appended since are cleared here)."""
         with self._dynamic.lock:
             probes = self._event_probes(event_id)
+            for tk in probes:
+                if tk.kprobe is not None and tk.kprobe.guest is not None:
+                    self._engine.clear_perf_call(tk.kprobe.guest)
             if probes:
                 probes[0].event.set_profile(False)
         return 0
+
+    def _join_perf(self, tk: TraceKprobe) -> None:
+        """A probe appended to an event that perf holds (armed with the event): its hits run
+        the event's perf call too, as a sibling's."""
+        sibling = next((p.kprobe.guest for p in self._event_probes(tk.event.id)
+                        if p is not tk and p.kprobe is not None and p.kprobe.guest is not None), None)
+        if sibling is not None and tk.kprobe is not None and tk.kprobe.guest is not None:
+            self._engine.share_perf_call(sibling, tk.kprobe.guest)
 
     def _create_local(self, func: str | None, addr: int, offset: int, is_return: bool) -> int:
         """Linux's order: the name (none: ENOENT, several: EADDRNOTAVAIL), the notrace function
@@ -192,6 +204,8 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
             self._dynamic.remove(tk)
             tk.unregister()
             raise
+        if event.profile:
+            self._join_perf(tk)
 
     def _arm(self, spec: KprobeSpec, event: ProbeEvent) -> tuple[KprobeSpec, Kprobe | None]:
         """__register_trace_kprobe(): (the spec as registered, the engine's Kprobe), or (the

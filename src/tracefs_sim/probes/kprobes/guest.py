@@ -235,11 +235,20 @@ class GuestTables:
             self._write(self._probes_at + _PROBE.size * index + _PROBE_FIRST_INST, struct.pack("<III", 0, 0, 0))
             self._retired.append(pool)
         self._args_used[probe.first_arg:probe.first_arg + probe.nargs] = [False] * probe.nargs
-        if self._perf_calls is not None:
-            # a kprobe event's probe removed while perf holds its event (a sibling stays): the
-            # index goes to the next probe without the event's perf call
-            self._write(self._perf_calls + 8 * index, bytes(8))
+        # a kprobe event's probe removed while perf holds its event (a sibling stays): the
+        # index goes to the next probe without the event's perf call
+        self.set_perf_call(index, 0)
         self._free_probes.append(index)
+
+    def perf_call(self, index: int) -> int:
+        """The kernel's perf call of a probe (kprobe_perf_calls[index]; 0: none)."""
+        if self._perf_calls is None or self._mem is None:
+            return 0
+        return int(struct.unpack_from("<Q", self._mem.buf, self._pa + self._perf_calls + 8 * index)[0])
+
+    def set_perf_call(self, index: int, call: int) -> None:
+        if self._perf_calls is not None:
+            self._write(self._perf_calls + 8 * index, struct.pack("<Q", call))
 
     def set_slots(self, index: int, slots: int) -> None:
         self._write(self._probes_at + _PROBE.size * index, struct.pack("<I", slots))
