@@ -206,3 +206,24 @@ def test_an_id_no_kprobe_event_has_is_einval(stacked):
     """perf_trace_init(): an id that is no event's (nor a kprobe event's) EINVAL, as on 6.1"""
     machine, _ = stacked
     assert bpftest(machine, "kpevt", PERF_TYPE_TRACEPOINT, "-", 0, 65000) == [f"kpevt: -{EINVAL}"]
+
+
+def test_a_kprobe_program_on_a_kprobe_events_event(stacked):
+    """PERF_EVENT_IOC_SET_BPF on a kprobe event's tracepoint perf event takes a KPROBE program
+    (perf_event_set_bpf_prog(): the event is a kprobe's), run on the probed registers at each
+    hit; a tracepoint program is EINVAL there"""
+    machine, stack = stacked
+    kprobes = stack.core.kprobes
+    kprobes.write_kprobe_events(b"p:kprobes/gpid __do_sys_getpid\n")
+    try:
+        event_id = stack.core.registry.get("kprobes", "gpid").id
+        out = bpftest(machine, "map", MAP_HASH, 4, 8, 64, "load", PROG_KPROBE, by_comm(3),
+                      "kpev", PERF_TYPE_TRACEPOINT, "-", 0, event_id, "setbpf", 5, 4, "calls", 17,
+                      "get", 3, key(0))
+        assert out[:5] == ["map: 3", "load: 4", "kpev: 5", "setbpf: 0", "calls: 17"], out
+        assert count(out[5]) == 17
+        out = bpftest(machine, "load", PROG_TRACEPOINT, prog(mov64_imm(R0, 0), exit_()),
+                      "kpev", PERF_TYPE_TRACEPOINT, "-", 0, event_id, "setbpf", 4, 3)
+        assert out == ["load: 3", "kpev: 4", f"setbpf: -{EINVAL}"], out
+    finally:
+        kprobes.write_kprobe_events(b"-:kprobes/gpid\n")
