@@ -101,9 +101,11 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
         return trace_kprobe_match(ev.spec, system, event, argv, self._hash)
 
     # ---- local trace_kprobes: the kprobe PMU's (the kernel's requests, PORT_KPROBE) ----
-    def serve_local(self, req: KprobeRequest) -> int:
-        """create_local_trace_kprobe() (the probe's index in the guest's tables, whose hits run
-        its perf call there, or -errno) and destroy_local_trace_kprobe() (0)."""
+    def serve_local(self, req: KprobeRequest) -> int | KprobeEventAnswer:
+        """The kernel's requests: create_local_trace_kprobe() (the probe's index in the guest's
+        tables, whose hits run its perf call there, or -errno) and destroy_local_trace_kprobe()
+        (0); with perf_event, the perf half of a kprobe event's registration (_perf_open,
+        _perf_close)."""
         if req.perf_event:
             return self._perf_open(req.perf_event) if req.register else self._perf_close(req.perf_event)
         if req.register:
@@ -120,9 +122,10 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
     def _perf_open(self, event_id: int) -> int | KprobeEventAnswer:
         """TRACE_REG_PERF_REGISTER of the kprobe event with that id: its probes armed for perf
         (TP_FLAG_PROFILE; the event may not go meanwhile), answered with their indexes in the
-        guest's tables, whose handlers run the kernel's perf call, and the event's fields.  EINVAL: no kprobe event
-        has the id (a uprobe event's: not served yet), or a probe of it runs on the host (a
-        fetch argument the guest does not run), whose hits no perf call would see."""
+        guest's tables, whose handlers run the kernel's perf call, and the event's fields.
+        EINVAL: no kprobe event has the id (a uprobe event's: not served yet), or a probe of it
+        runs on the host (a fetch argument the guest does not run), whose hits no perf call
+        would see."""
         with self._dynamic.lock:
             probes = self._event_probes(event_id)
             guest = [tk.kprobe.guest.index for tk in probes if tk.kprobe is not None and tk.kprobe.guest is not None]
