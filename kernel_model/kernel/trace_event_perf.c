@@ -95,6 +95,25 @@ static int perf_trace_event_reg(const struct trace_event_meta *meta, struct perf
 	return 0;
 }
 
+/* A kprobe event of kprobe_events (its id the host's, its call shared by its perf events and
+ * armed for them by the first: kprobe_register()'s TRACE_REG_PERF_REGISTER); -EINVAL when the
+ * id is no kprobe event's, as for an id no event has. */
+static int perf_trace_kprobe_event_init(struct perf_event *event, u64 event_id)
+{
+	struct kprobe_perf_call *call;
+	int ret = perf_trace_event_perm(event);
+
+	if (ret)
+		return ret;
+	call = kprobe_event_perf_get(event_id);
+	if (IS_ERR(call))
+		return PTR_ERR(call);
+	event->kprobe_call = call;
+	event->tp_event = &call->meta;	/* its fields, for a filter */
+	event->hw.source = call->perf_events;
+	return 0;
+}
+
 int perf_trace_init(struct perf_event *event)
 {
 	const struct trace_event_meta *meta;
@@ -108,9 +127,12 @@ int perf_trace_init(struct perf_event *event)
 		ret = perf_trace_event_perm(event);
 		if (!ret)
 			ret = perf_trace_event_reg(meta, event);
-		break;
+		mutex_unlock(&event_mutex);
+		return ret;
 	}
 	mutex_unlock(&event_mutex);
+	if (event_id && event_id <= 0xffff)	/* a dynamic event's id: a kprobe event's? */
+		ret = perf_trace_kprobe_event_init(event, event_id);
 	return ret;
 }
 
@@ -121,6 +143,11 @@ void perf_trace_destroy(struct perf_event *event)
 	const struct trace_event_meta *meta = event->tp_event;
 
 	perf_event_detach_bpf_prog(event);
+	if (event->kprobe_call) {	/* a kprobe event */
+		kprobe_event_perf_put(event->kprobe_call);
+		event->kprobe_call = NULL;
+		return;
+	}
 	mutex_lock(&event_mutex);
 	if (meta->syscall_nr >= 0) {
 		int dir = meta_syscall_dir(meta);

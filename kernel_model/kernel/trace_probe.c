@@ -440,21 +440,32 @@ static __always_inline void kg_record_plain(const struct kg_probe *kp, u32 slots
 
 /* One record built in this CPU's kg_body first (strings: the size is known
  * once they are read), then copied into the ring.  ip: what %ip reads. */
+/* The record's body after the common fields (store_trace_args() after the head): its length,
+ * or -1 when larger than a record may be (a miss counted) */
+notrace int kg_record_body(struct kg_probe *kp, u64 addr, u64 ret_ip, u64 ip, struct pt_regs *regs, u8 *body)
+{
+	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg], *end = a + kp->nargs;
+	u32 head = kg_head(kp, body, addr, ret_ip);
+	u32 pos = head + kp->args_size;
+
+	for (; a < end; a++)	/* every slot is written: no zeroing first */
+		if (kg_fetch(a, regs, ip, body, head, &pos, NULL)) {
+			__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
+			return -1;
+		}
+	return pos;
+}
+
 static notrace void kg_record(struct kg_probe *kp, u32 slots, u64 addr, u64 ret_ip, u64 ip,
 			      struct pt_regs *regs, u8 *body)
 {
 	struct trace_event_file file = { slots, kp->type, 0 };
-	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg], *end = a + kp->nargs;
-	u32 head = kg_head(kp, body, addr, ret_ip);
-	u32 pos = head + kp->args_size;
+	int len = kg_record_body(kp, addr, ret_ip, ip, regs, body);
+	u32 pos = len;
 	struct trace_entry *rec;
 
-	for (; a < end; a++)	/* every slot is written: no zeroing first */
-		if (kg_fetch(a, regs, ip, body, head, &pos, NULL)) {
-			/* larger than a record may be */
-			__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
-			return;
-		}
+	if (len < 0)
+		return;
 	if (slots >> EVENT_TRIGGER_SHIFT) {	/* its file is kp's head */
 		kg_record_triggered((const struct trace_event_file *)kp, body, pos, regs->flags);
 		return;
@@ -650,7 +661,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 		else
 			kg_record(kp, slots, func, ret_addr, caller, regs, kg_body[cpu]);
 		if (perf)	/* kretprobe_perf_func() */
-			kprobe_perf_func(perf, func, ret_addr, regs);
+			kprobe_perf_func(perf, kp, func, ret_addr, caller, regs);
 		kg_busy[cpu] = 0;
 	}
 	return 1;
@@ -695,7 +706,7 @@ static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *re
 			u64 ip = regs->ip;
 
 			regs->ip = pt->addr + 1;	/* as after the int3 */
-			kprobe_perf_func(perf, pt->addr, 0, regs);
+			kprobe_perf_func(perf, kp, pt->addr, 0, pt->addr + 1, regs);
 			regs->ip = ip;
 		}
 	}

@@ -171,3 +171,59 @@ def test_a_kprobe_event_counts_its_hits(stacked):
     out = bpftest(machine, "kpevt", PERF_TYPE_KPROBE, "__do_sys_getpid", 0, 0,
                   "kpevt", PERF_TYPE_KPROBE, "__do_sys_getpid", 0, 1, "calls", 25, "count", 3, "count", 4)
     assert out == ["kpevt: 3", "kpevt: 4", "calls: 25", "count: 25", "count: 25"], out
+
+
+PERF_TYPE_TRACEPOINT = 2
+
+
+def test_a_kprobe_events_event_is_a_tracepoint_source(stacked):
+    """A kprobe event of kprobe_events opened by its id as a PERF_TYPE_TRACEPOINT event
+    (perf_trace_init() → kprobe_register(TRACE_REG_PERF_REGISTER)): armed for perf while its
+    tracefs enable is 0, each of bpftest's getpid() a sample of the per-task event (a kretprobe
+    event's too, at the return); two perf events share the arming; after their close the
+    probes are disarmed and the events can go"""
+    machine, stack = stacked
+    kprobes, registry = stack.core.kprobes, stack.core.registry
+    kprobes.write_kprobe_events(b"p:kprobes/gpid __do_sys_getpid\nr:kprobes/gpidret __do_sys_getpid $retval\n")
+    try:
+        entry, ret = registry.get("kprobes", "gpid"), registry.get("kprobes", "gpidret")
+        addr = machine.image.lookup("__do_sys_getpid").addr
+        assert stack.kprobe_engine.point(addr).kind is None  # registered, not armed
+        out = bpftest(machine, "kpevt", PERF_TYPE_TRACEPOINT, "-", 0, entry.id,
+                      "kpevt", PERF_TYPE_TRACEPOINT, "-", 0, ret.id,
+                      "kpevt", PERF_TYPE_TRACEPOINT, "-", 0, entry.id,
+                      "calls", 25, "count", 3, "count", 4, "close", 3, "calls", 5, "count", 5)
+        assert out == ["kpevt: 3", "kpevt: 4", "kpevt: 5", "calls: 25", "count: 25", "count: 25",
+                       "close: 0", "calls: 5", "count: 30"], out
+        assert stack.kprobe_engine.point(addr).kind is None  # disarmed with the last perf event
+        assert not entry.probe.enabled and not ret.probe.enabled
+    finally:
+        kprobes.write_kprobe_events(b"-:kprobes/gpid\n-:kprobes/gpidret\n")
+    assert registry.get("kprobes", "gpid") is None
+
+
+def test_an_id_no_kprobe_event_has_is_einval(stacked):
+    """perf_trace_init(): an id that is no event's (nor a kprobe event's) EINVAL, as on 6.1"""
+    machine, _ = stacked
+    assert bpftest(machine, "kpevt", PERF_TYPE_TRACEPOINT, "-", 0, 65000) == [f"kpevt: -{EINVAL}"]
+
+
+def test_a_kprobe_program_on_a_kprobe_events_event(stacked):
+    """PERF_EVENT_IOC_SET_BPF on a kprobe event's tracepoint perf event takes a KPROBE program
+    (perf_event_set_bpf_prog(): the event is a kprobe's), run on the probed registers at each
+    hit; a tracepoint program is EINVAL there"""
+    machine, stack = stacked
+    kprobes = stack.core.kprobes
+    kprobes.write_kprobe_events(b"p:kprobes/gpid __do_sys_getpid\n")
+    try:
+        event_id = stack.core.registry.get("kprobes", "gpid").id
+        out = bpftest(machine, "map", MAP_HASH, 4, 8, 64, "load", PROG_KPROBE, by_comm(3),
+                      "kpev", PERF_TYPE_TRACEPOINT, "-", 0, event_id, "setbpf", 5, 4, "calls", 17,
+                      "get", 3, key(0))
+        assert out[:5] == ["map: 3", "load: 4", "kpev: 5", "setbpf: 0", "calls: 17"], out
+        assert count(out[5]) == 17
+        out = bpftest(machine, "load", PROG_TRACEPOINT, prog(mov64_imm(R0, 0), exit_()),
+                      "kpev", PERF_TYPE_TRACEPOINT, "-", 0, event_id, "setbpf", 4, 3)
+        assert out == ["load: 3", "kpev: 4", f"setbpf: -{EINVAL}"], out
+    finally:
+        kprobes.write_kprobe_events(b"-:kprobes/gpid\n")

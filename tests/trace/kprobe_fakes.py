@@ -100,6 +100,8 @@ class FakeKprobeEngine:
         self.programs: list[SimpleNamespace] = []  # eprobes' record programs
         self.optimization = True
         self.lock = threading.RLock()
+        self._next_guest = 0
+        self.perf_calls: dict[int, int] = {}  # guest index -> the kernel's perf call
 
     def register(self, addr: int, *, on_hit, is_return: bool = False, maxactive: int = 0, on_return=None,
                  guest=None):  # the guest's record program: the fake plays hits with on_hit
@@ -114,8 +116,18 @@ class FakeKprobeEngine:
         if found[1] not in FUNCTIONS[found[0].name][3]:
             raise OSError(errno.EILSEQ, "not an instruction boundary")
         kp = FakeKprobe(self, addr, on_hit, is_return, maxactive, on_return)
+        # the guest's table entry: an index of its own (none for a probe the guest cannot run)
+        kp.guest = None if guest is None else SimpleNamespace(index=self._next_guest)
+        self._next_guest += 1
         self.probes.append(kp)
         return kp
+
+    # ---- the kernel's perf calls of guest probes (kprobe_perf_calls[]) ----
+    def share_perf_call(self, src, dst) -> None:
+        self.perf_calls[dst.index] = self.perf_calls.get(src.index, 0)
+
+    def clear_perf_call(self, probe) -> None:
+        self.perf_calls.pop(probe.index, None)
 
     # ---- record programs without a point (eprobes) ----
     def add_program(self, record):

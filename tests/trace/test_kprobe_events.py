@@ -477,3 +477,40 @@ def test_enable_event_whose_target_is_a_kprobe_event(s):
     assert not triggers.dyn_soft_disabled(probe_id, 0)
     s.write("kprobe_events", b"-:myprobe\n")
     assert s.errno_of("events/sched/sched_switch/trigger", b"enable_event:kprobes:myprobe\n") == errno.EINVAL
+
+
+def _perf(s, event_id: int, open_: bool):
+    """The kernel's PERF_OPEN / PERF_CLOSE request for a kprobe event (its tracepoint perf events)."""
+    from tracefs_sim.machine.contract import KprobeRequest
+    return s.kprobes.serve_local(KprobeRequest(open_, "", 0, 0, False, 0, perf_event=event_id))
+
+
+def test_perf_holds_a_kprobe_event(s):
+    """kprobe_register()'s TRACE_REG_PERF_REGISTER: perf's use arms the event's probes with its
+    enable 0 (answered with their guest indexes and the format's fields), makes its removal
+    EBUSY, and survives the trace's enable and disable; its end disarms them"""
+    s.write("kprobe_events", b"p:myprobe do_sys_open dfd=%di:s32\n", trunc=True)
+    event_id = int(s.read("events/kprobes/myprobe/id"))
+    (kp,) = s.engine.probes
+    answer = _perf(s, event_id, True)
+    assert answer.probes == (kp.guest.index,)
+    assert answer.fields == (("unsigned long", "__probe_ip", 8, 8, False), ("s32", "dfd", 16, 4, True))
+    assert kp.enabled and s.read("events/kprobes/myprobe/enable") == b"0\n"
+    assert s.errno_of("kprobe_events", b"-:myprobe\n") == errno.EBUSY
+    s.write("events/kprobes/myprobe/enable", b"1\n")
+    s.write("events/kprobes/myprobe/enable", b"0\n")
+    assert kp.enabled  # still perf's
+    assert _perf(s, event_id, False) == 0
+    assert not kp.enabled
+    s.write("kprobe_events", b"-:myprobe\n")
+    assert s.engine.probes == []
+
+
+def test_perf_of_an_id_no_kprobe_event_has(s):
+    """EINVAL for an id that is no kprobe event's, and for an event whose probe runs on the
+    host (no guest record program: the guest's perf call would never see its hits)"""
+    assert _perf(s, 4242, True) == -errno.EINVAL
+    s.write("kprobe_events", b"p:myprobe do_sys_open\n", trunc=True)
+    s.engine.probes[0].guest = None
+    assert _perf(s, int(s.read("events/kprobes/myprobe/id")), True) == -errno.EINVAL
+    assert not s.engine.probes[0].enabled

@@ -528,17 +528,30 @@ class PatchableMachine(Protocol):
 class KprobeRequest:
     """The kernel's request to the host's kprobe engine (struct kprobe_host_req of
     include/trace/kprobe_perf.h): REGISTER (func: the function's name, "" for a probe at addr;
-    offset into func; is_return) or UNREGISTER (probe: what REGISTER answered)."""
+    offset into func; is_return) or UNREGISTER (probe: what REGISTER answered) of a local probe;
+    with perf_event, the id of a kprobe event that perf opens as a tracepoint (register: its
+    first perf event, PERF_OPEN; else its last one went, PERF_CLOSE)."""
     register: bool
     func: str
     addr: int
     offset: int
     is_return: bool
     probe: int
+    perf_event: int = 0
 
 
-# answers a request: REGISTER, the probe's index in the guest's tables or -errno; UNREGISTER, 0
-KprobeService = Callable[[KprobeRequest], int]
+@dataclass(frozen=True)
+class KprobeEventAnswer:
+    """PERF_OPEN's answer: the indexes of the event's probes in the guest's tables, and its
+    fields after the common ones as its format file has them (type, name, offset, size,
+    signed), which the kernel's filters of its perf events name."""
+    probes: tuple[int, ...]
+    fields: tuple[tuple[str, str, int, int, bool], ...]
+
+
+# answers a request: REGISTER, the probe's index in the guest's tables or -errno; UNREGISTER and
+# PERF_CLOSE, 0; PERF_OPEN, a KprobeEventAnswer or -errno
+KprobeService = Callable[[KprobeRequest], int | KprobeEventAnswer]
 
 
 @runtime_checkable

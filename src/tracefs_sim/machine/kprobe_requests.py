@@ -1,6 +1,7 @@
 """The kernel's requests to the host's kprobe engine (kernel_model/include/trace/kprobe_perf.h,
-PORT_KPROBE): a perf event of the kprobe PMU registers a probe of its own, and the engine that
-arms probes is the host's.  The kernel posts a struct kprobe_host_req and sleeps; the request is
+PORT_KPROBE): a perf event of the kprobe PMU registers a probe of its own, a tracepoint perf
+event of a kprobe event arms that event's probes for perf, and the engine that arms probes is
+the host's.  The kernel posts a struct kprobe_host_req and sleeps; the request is
 answered here on a thread of its own (arming stops every CPU, which the CPU thread that rang
 cannot wait for), its result and `done` written, and the call-function vector raised so that
 the kernel wakes the requester.  One request at a time: the kernel serialises them."""
@@ -13,7 +14,7 @@ import struct
 import threading
 from collections.abc import Callable
 
-from .contract import KprobeRequest, KprobeService
+from .contract import KprobeEventAnswer, KprobeRequest, KprobeService
 from .image import KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 
@@ -28,9 +29,10 @@ class KprobeRequests:
     def __init__(self, image: KernelImage, raise_irq: Callable[[], None]):
         a = image.abi_value
         self._off = {name: a(f"kprobe_host_req.{name}") for name in
-                     ("op", "is_return", "addr", "offset", "probe", "result", "done", "func")}
-        self._func_len = a("KPROBE_FUNC_LEN")
-        self._ops = a("KPROBE_REQ_REGISTER"), a("KPROBE_REQ_UNREGISTER")
+                     ("op", "is_return", "addr", "offset", "probe", "result", "done", "func", "fields")}
+        self._func_len, self._fields_len = a("KPROBE_FUNC_LEN"), a("KPROBE_FIELDS_LEN")
+        self._ops = a("KPROBE_REQ_REGISTER"), a("KPROBE_REQ_UNREGISTER"), a("KPROBE_REQ_PERF_OPEN"), \
+            a("KPROBE_REQ_PERF_CLOSE")
         self._raise_irq = raise_irq
         self._service: KprobeService | None = None
         self._mem: PhysMem | None = None
@@ -65,9 +67,10 @@ class KprobeRequests:
             pa = kernel_virt_to_phys(req_va)
             req = self._decode(mem, pa)
             try:
-                result = self._answer(req)
+                answer = self._answer(req)
             except Exception:  # the kernel must get an answer whatever happened here
-                result = -errno.EINVAL
+                answer = -errno.EINVAL
+            result = answer if isinstance(answer, int) else self._write_event(mem, pa, answer)
             mem.write(pa + self._off["result"], struct.pack("<i", result))
             mem.write(pa + self._off["done"], struct.pack("<I", 1))
             try:
@@ -75,11 +78,28 @@ class KprobeRequests:
             except Exception:  # the machine stopped meanwhile: nobody waits any more
                 return
 
-    def _answer(self, req: KprobeRequest | None) -> int:
+    def _write_event(self, mem: PhysMem, pa: int, answer: KprobeEventAnswer) -> int:
+        """PERF_OPEN's answer: the probes' indexes over func, the fields' lines in fields (more
+        than it holds: none, and filters find no field of the event); the number of probes
+        (more than func holds: the kernel gives them back)."""
+        n = len(answer.probes)
+        if n > self._func_len // 4:
+            return n
+        text = "".join(f"{t}\t{name}\t{off}\t{size}\t{int(signed)}\n"
+                       for t, name, off, size, signed in answer.fields).encode("latin-1")
+        if len(text) >= self._fields_len:
+            text = b""
+        mem.write(pa + self._off["func"], struct.pack(f"<{n}I", *answer.probes))
+        mem.write(pa + self._off["fields"], text + b"\0")
+        return n
+
+    def _answer(self, req: KprobeRequest | None) -> int | KprobeEventAnswer:
         service = self._service
         if req is None:
             return -errno.EINVAL
         if service is None:
+            if req.perf_event:
+                return -errno.EINVAL if req.register else 0
             return -errno.ENOENT if req.register else 0
         return service(req)
 
@@ -91,5 +111,7 @@ class KprobeRequests:
         raw = bytes(mem.buf[pa + o["func"]:pa + o["func"] + self._func_len])
         if op not in self._ops:
             return None
+        if op in self._ops[2:]:  # a kprobe event's id, for perf
+            return KprobeRequest(op == self._ops[2], "", 0, 0, False, 0, perf_event=probe)
         return KprobeRequest(op == self._ops[0], raw.split(b"\0", 1)[0].decode("latin-1"), addr, offset,
                              bool(is_return), probe)

@@ -16,7 +16,7 @@ import errno
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..machine.contract import KprobeRequest
+from ..machine.contract import KprobeEventAnswer, KprobeRequest
 from ..probes.kprobes import GuestRecord, Kprobe, KprobeEngine, ProbeHit
 from .dynevent import DynamicEvents, DynEvent
 from .events import EventRegistry
@@ -101,15 +101,63 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
         return trace_kprobe_match(ev.spec, system, event, argv, self._hash)
 
     # ---- local trace_kprobes: the kprobe PMU's (the kernel's requests, PORT_KPROBE) ----
-    def serve_local(self, req: KprobeRequest) -> int:
-        """create_local_trace_kprobe() (the probe's index in the guest's tables, whose hits run
-        its perf call there, or -errno) and destroy_local_trace_kprobe() (0)."""
+    def serve_local(self, req: KprobeRequest) -> int | KprobeEventAnswer:
+        """The kernel's requests: create_local_trace_kprobe() (the probe's index in the guest's
+        tables, whose hits run its perf call there, or -errno) and destroy_local_trace_kprobe()
+        (0); with perf_event, the perf half of a kprobe event's registration (_perf_open,
+        _perf_close)."""
+        if req.perf_event:
+            return self._perf_open(req.perf_event) if req.register else self._perf_close(req.perf_event)
         if req.register:
             return self._create_local(req.func or None, req.addr, req.offset, req.is_return)
         kp = self._local.pop(req.probe, None)
         if kp is not None:
             kp.unregister()
         return 0
+
+    # ---- kprobe events as tracepoint perf sources (kprobe_register()'s perf half) ----
+    def _event_probes(self, event_id: int) -> list[TraceKprobe]:
+        return [tk for tk in self.probes() if tk.event.id == event_id]
+
+    def _perf_open(self, event_id: int) -> int | KprobeEventAnswer:
+        """TRACE_REG_PERF_REGISTER of the kprobe event with that id: its probes armed for perf
+        (TP_FLAG_PROFILE; the event may not go meanwhile), answered with their indexes in the
+        guest's tables, whose handlers run the kernel's perf call, and the event's fields.
+        EINVAL: no kprobe event has the id (a uprobe event's: not served yet), or a probe of it
+        runs on the host (a fetch argument the guest does not run), whose hits no perf call
+        would see."""
+        with self._dynamic.lock:
+            probes = self._event_probes(event_id)
+            guest = [tk.kprobe.guest.index for tk in probes if tk.kprobe is not None and tk.kprobe.guest is not None]
+            if not guest or any(tk.kprobe is not None and tk.kprobe.guest is None for tk in probes):
+                return -errno.EINVAL
+            event = probes[0].event
+            try:
+                event.set_profile(True)
+            except OSError as e:
+                return -(e.errno or errno.EINVAL)
+            return KprobeEventAnswer(tuple(guest), tuple((f.type, f.name, f.offset, f.size, f.is_signed)
+                                                         for f in event.trace_event.desc.fields))
+
+    def _perf_close(self, event_id: int) -> int:
+        """TRACE_REG_PERF_UNREGISTER: perf's last event of it went (the kernel cleared the
+        perf calls of the probes it was told of; those appended since are cleared here)."""
+        with self._dynamic.lock:
+            probes = self._event_probes(event_id)
+            for tk in probes:
+                if tk.kprobe is not None and tk.kprobe.guest is not None:
+                    self._engine.clear_perf_call(tk.kprobe.guest)
+            if probes:
+                probes[0].event.set_profile(False)
+        return 0
+
+    def _join_perf(self, tk: TraceKprobe) -> None:
+        """A probe appended to an event that perf holds (armed with the event): its hits run
+        the event's perf call too, as a sibling's."""
+        sibling = next((p.kprobe.guest for p in self._event_probes(tk.event.id)
+                        if p is not tk and p.kprobe is not None and p.kprobe.guest is not None), None)
+        if sibling is not None and tk.kprobe is not None and tk.kprobe.guest is not None:
+            self._engine.share_perf_call(sibling, tk.kprobe.guest)
 
     def _create_local(self, func: str | None, addr: int, offset: int, is_return: bool) -> int:
         """Linux's order: the name (none: ENOENT, several: EADDRNOTAVAIL), the notrace function
@@ -159,6 +207,8 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
             self._dynamic.remove(tk)
             tk.unregister()
             raise
+        if event.profile:
+            self._join_perf(tk)
 
     def _arm(self, spec: KprobeSpec, event: ProbeEvent) -> tuple[KprobeSpec, Kprobe | None]:
         """__register_trace_kprobe(): (the spec as registered, the engine's Kprobe), or (the

@@ -139,6 +139,9 @@ class ProbeEvent:
         # trigger table.  (EVENT_FILE_FL_SOFT_DISABLED is the guest's: its writers take the
         # soft-disabled slots out, ProbeTraceEvent.set_soft_disabled.)
         self.trigger_bits = 0
+        # TP_FLAG_PROFILE: perf holds it (the kernel's tracepoint perf events of it, as one
+        # user however many they are): armed for perf whether or not a slot has it enabled
+        self.profile = False
         self._lock = threading.Lock()
         self.trace_event = ProbeTraceEvent(event_id, ProbeEventDesc(group, name, tuple(fields), print_fmt),
                                            probe=self)
@@ -149,8 +152,8 @@ class ProbeEvent:
 
     @property
     def enabled(self) -> bool:
-        """trace_probe_is_enabled()."""
-        return bool(self.slots)
+        """trace_probe_is_enabled(): TP_FLAG_TRACE or TP_FLAG_PROFILE."""
+        return bool(self.slots) or self.profile
 
     @property
     def file_slots(self) -> int:
@@ -178,15 +181,32 @@ class ProbeEvent:
             self.slots = after
             try:
                 self._write_slots()  # what they record in
-                if after and not before:
+                if after and not before and not self.profile:
                     self._arm()
-                elif before and not after:
-                    for probe in self.probes:
-                        probe.disarm()
+                elif before and not after and not self.profile:
+                    self._disarm()
             except BaseException:
                 self.slots = before
                 self._write_slots()
                 raise
+
+    def set_profile(self, on: bool) -> None:
+        """kprobe_register()'s TRACE_REG_PERF_REGISTER/UNREGISTER (enable_trace_kprobe(NULL)):
+        perf's first event on it arms its probes unless a slot already has, its last one
+        disarms them unless a slot still has it enabled.  OSError: nothing armed."""
+        with self._lock:
+            if on == self.profile:
+                return
+            if not self.slots:
+                if on:
+                    self._arm()
+                else:
+                    self._disarm()
+            self.profile = on
+
+    def _disarm(self) -> None:
+        for probe in self.probes:
+            probe.disarm()
 
     def _arm(self) -> None:
         armed: list[EventProbe] = []
@@ -210,7 +230,7 @@ class ProbeEvent:
             registry.add_dynamic(self.trace_event)
             return
         with self._lock:
-            if not self.slots:
+            if not self.enabled:
                 return
             probe.set_record_slots(self.file_slots)
             try:

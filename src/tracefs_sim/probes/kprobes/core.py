@@ -195,6 +195,16 @@ class KprobeEngine:
         with self.lock:
             self._tables.remove_probe(probe)
 
+    def share_perf_call(self, src: GuestProbe, dst: GuestProbe) -> None:
+        """dst's hits run the kernel's perf call of src (kprobe_perf_calls[]): a probe appended
+        to a kprobe event that perf holds."""
+        with self.lock:
+            self._tables.set_perf_call(dst.index, self._tables.perf_call(src.index))
+
+    def clear_perf_call(self, probe: GuestProbe) -> None:
+        with self.lock:
+            self._tables.set_perf_call(probe.index, 0)
+
     def guest_counts(self, probe: GuestProbe) -> tuple[int, int]:
         """(nhit, nmissed) the guest counted for a probe it handles."""
         return self._tables.counts(probe.index)

@@ -143,6 +143,8 @@ class GuestTables:
         self._args_at, self._insts_at = a("kprobe_guest.args"), a("kprobe_guest.insts")
         self._machine = machine
         self._pa = kernel_virt_to_phys(sym.addr)
+        calls = image.lookup("kprobe_perf_calls")  # the kernel's perf call of each probe
+        self._perf_calls = None if calls is None else kernel_virt_to_phys(calls.addr) - self._pa
         self._mem: GuestRam | None = None
         self._free_points = list(range(a("KG_MAX_POINTS")))
         self._free_probes = list(range(a("KG_MAX_PROBES")))
@@ -233,7 +235,20 @@ class GuestTables:
             self._write(self._probes_at + _PROBE.size * index + _PROBE_FIRST_INST, struct.pack("<III", 0, 0, 0))
             self._retired.append(pool)
         self._args_used[probe.first_arg:probe.first_arg + probe.nargs] = [False] * probe.nargs
+        # a kprobe event's probe removed while perf holds its event (a sibling stays): the
+        # index goes to the next probe without the event's perf call
+        self.set_perf_call(index, 0)
         self._free_probes.append(index)
+
+    def perf_call(self, index: int) -> int:
+        """The kernel's perf call of a probe (kprobe_perf_calls[index]; 0: none)."""
+        if self._perf_calls is None or self._mem is None:
+            return 0
+        return int(struct.unpack_from("<Q", self._mem.buf, self._pa + self._perf_calls + 8 * index)[0])
+
+    def set_perf_call(self, index: int, call: int) -> None:
+        if self._perf_calls is not None:
+            self._write(self._perf_calls + 8 * index, struct.pack("<Q", call))
 
     def set_slots(self, index: int, slots: int) -> None:
         self._write(self._probes_at + _PROBE.size * index, struct.pack("<I", slots))
