@@ -465,6 +465,10 @@ static int find_prog_type(u32 type, struct bpf_prog *prog)
 		prog->ops = &raw_tracepoint_verifier_ops;
 		prog->prog_ops = &raw_tracepoint_prog_ops;
 		break;
+	case BPF_PROG_TYPE_PERF_EVENT:
+		prog->ops = &perf_event_verifier_ops;
+		prog->prog_ops = &perf_event_prog_ops;
+		break;
 	default:
 		return -EINVAL;
 	}
