@@ -60,6 +60,10 @@ struct bpf_map {
 
 extern const struct bpf_map_ops htab_map_ops, htab_percpu_map_ops;
 extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops, perf_event_array_map_ops;
+extern const struct bpf_map_ops stack_trace_map_ops;
+int bpf_stackmap_copy(struct bpf_map *map, void *key, void *value);
+struct pt_regs;
+long bpf_get_stackid_regs(struct pt_regs *regs, struct bpf_map *map, u64 flags);
 void bpf_map_init_from_attr(struct bpf_map *map, union bpf_attr *attr);
 struct bpf_event_entry **bpf_perf_event_array_slot(struct bpf_map *map, u32 index);	/* NULL: past the end */
 static __always_inline bool bpf_map_is_percpu(const struct bpf_map *map)

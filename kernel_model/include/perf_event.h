@@ -223,6 +223,7 @@ void perf_event__output_id_sample(struct perf_event *event, struct perf_output_h
 				  struct perf_sample_data *data);
 /* kernel/events/callchain.c */
 u64 *perf_callchain(struct perf_event *event, struct pt_regs *regs);
+int get_perf_callchain(u64 *ips, struct pt_regs *regs, bool kernel, bool user, int max, bool add_mark);
 
 /* kernel/trace_event_perf.c */
 /* the record size perf gives a tracepoint: with perf's u32 size header, a whole number of u64s */

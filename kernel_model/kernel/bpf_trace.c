@@ -372,6 +372,44 @@ static const struct bpf_func_proto bpf_perf_event_output_proto_raw_tp = {
 	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO },
 };
 
+/* ---- bpf_get_stackid(): the id of the call chain in a stack trace map ---- */
+BPF_CALL_x(bpf_get_stackid)	/* a kprobe program's context is the registers */
+{
+	return bpf_get_stackid_regs((struct pt_regs *)r1, (struct bpf_map *)r2, r3);
+}
+static const struct bpf_func_proto bpf_get_stackid_proto = {
+	.func = bpf_get_stackid,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING },
+};
+
+/* a tracepoint's and a perf event's context start with the registers' pointer */
+BPF_CALL_x(bpf_get_stackid_tp)
+{
+	return bpf_get_stackid_regs(*(struct pt_regs **)r1, (struct bpf_map *)r2, r3);
+}
+static const struct bpf_func_proto bpf_get_stackid_proto_tp = {
+	.func = bpf_get_stackid_tp,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING },
+};
+
+BPF_CALL_x(bpf_get_stackid_raw_tp)	/* the helper's caller's registers */
+{
+	struct pt_regs *regs = &bpf_raw_tp_regs[smp_processor_id()];
+
+	perf_fetch_caller_regs(regs);
+	return bpf_get_stackid_regs(regs, (struct bpf_map *)r2, r3);
+}
+static const struct bpf_func_proto bpf_get_stackid_proto_raw_tp = {
+	.func = bpf_get_stackid_raw_tp,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING },
+};
+
 /* bpf_tracing_func_proto(): what every tracing program may call */
 static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const struct bpf_prog *prog)
 {
@@ -424,6 +462,8 @@ static const struct bpf_func_proto *kprobe_prog_func_proto(int func_id, const st
 {
 	if (func_id == BPF_FUNC_perf_event_output)
 		return &bpf_perf_event_output_proto;
+	if (func_id == BPF_FUNC_get_stackid)
+		return &bpf_get_stackid_proto;
 	return bpf_tracing_func_proto(func_id, prog);
 }
 
@@ -450,6 +490,8 @@ static const struct bpf_func_proto *tp_prog_func_proto(int func_id, const struct
 {
 	if (func_id == BPF_FUNC_perf_event_output)
 		return &bpf_perf_event_output_proto_tp;
+	if (func_id == BPF_FUNC_get_stackid)
+		return &bpf_get_stackid_proto_tp;
 	return bpf_tracing_func_proto(func_id, prog);
 }
 
@@ -476,6 +518,8 @@ static const struct bpf_func_proto *raw_tp_prog_func_proto(int func_id, const st
 {
 	if (func_id == BPF_FUNC_perf_event_output)
 		return &bpf_perf_event_output_proto_raw_tp;
+	if (func_id == BPF_FUNC_get_stackid)
+		return &bpf_get_stackid_proto_raw_tp;
 	return bpf_tracing_func_proto(func_id, prog);
 }
 
@@ -520,6 +564,8 @@ static const struct bpf_func_proto *pe_prog_func_proto(int func_id, const struct
 		return &bpf_perf_event_output_proto_tp;
 	case BPF_FUNC_perf_prog_read_value:
 		return &bpf_perf_prog_read_value_proto;
+	case BPF_FUNC_get_stackid:	/* bpf_get_stackid_pe(): the sample's registers */
+		return &bpf_get_stackid_proto_tp;
 	}
 	return bpf_tracing_func_proto(func_id, prog);
 }
