@@ -95,3 +95,14 @@ def test_kprobe_kernel_stacks(tmp_path):
     assert reads, out + err
     assert any(any(f.startswith("do_syscall_64+") for f in stack) for stack in reads), out
     assert sum(found[stack] for stack in reads) >= 5, out
+
+
+def test_loads_reads_the_kernels_load_average(tmp_path):
+    """loads.bt: interval:s:1 reading avenrun (kaddr() from the session's /proc/kallsyms, the
+    emulated kernel's) each second; a busy loop in the emulated kernel raises it within the
+    first 5 s window"""
+    out, err = bpftrace_while(tmp_path, None, BUSY, runs=3, tool=tool("loads.bt"))
+    loads = [tuple(map(float, m.groups())) for line in out.splitlines()
+             if (m := re.match(r"^\d\d:\d\d:\d\d load averages: (\d+\.\d{3}) (\d+\.\d{3}) (\d+\.\d{3})$", line))]
+    assert len(loads) >= 3, out + err
+    assert max(one for one, _, _ in loads) > 0, out + err
