@@ -7,19 +7,10 @@ import re
 import struct
 import time
 
-import pytest
+from test_bpf import machine  # noqa: F401 (a 2-cpu machine for the module)
 
 FSHIFT, FIXED_1 = 11, 1 << 11
 EXP_1, EXP_5, EXP_15 = 1884, 2014, 2037
-
-
-@pytest.fixture(scope="module")
-def machine(vmlinux):
-    from tracefs_sim.machine import Machine, MachineOptions
-    m = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=2))
-    m.start()
-    yield m
-    m.stop()
 
 
 def avenrun(machine) -> tuple[int, int, int]:
