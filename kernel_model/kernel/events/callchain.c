@@ -27,6 +27,15 @@ static int perf_callchain_kernel(u64 *ips, int nr, int max, struct pt_regs *regs
 	ips[nr++] = regs->ip;
 	if (!task->stack)
 		return nr;
+	/* at a function's entry (its ftrace site, or just past it: a kprobe there), its frame is
+	 * not made yet: its caller's return address is at sp, as 6.1's ORC unwinder finds it */
+	if ((ftrace_is_site(regs->ip) || ftrace_is_site(regs->ip - 1)) && regs->sp >= lo && regs->sp + 8 <= hi &&
+	    nr < max) {
+		u64 ret = *(u64 *)regs->sp;
+
+		if (kernel_text_address(ret))
+			ips[nr++] = ret;
+	}
 	while (nr < max) {
 		u64 *frame = (u64 *)bp, ret;
 
