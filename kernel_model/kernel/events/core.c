@@ -1754,6 +1754,12 @@ static struct perf_event *inherit_event(struct perf_event *parent_event, struct 
 
 	if (IS_ERR(event))
 		return event;
+	/* a sampling event's program runs for its children too (perf_event_alloc()'s
+	 * bpf_overflow_handler), each holding a reference */
+	if (parent_event->prog && !perf_event_is_tracing(parent_event)) {
+		bpf_prog_inc(parent_event->prog);
+		event->prog = parent_event->prog;
+	}
 	flags = perf_lock_irqsave();
 	event->state = parent_event->state >= PERF_EVENT_STATE_INACTIVE ? PERF_EVENT_STATE_INACTIVE
 									  : PERF_EVENT_STATE_OFF;
