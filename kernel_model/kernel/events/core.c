@@ -782,9 +782,8 @@ static void perf_swevent_cancel_hrtimer(struct perf_event *event)
 
 static void perf_clock_event_destroy(struct perf_event *event)
 {
-	hrtimer_cancel(&event->hw.hrtimer);
-	while (hrtimer_callback_running(&event->hw.hrtimer))
-		cpu_relax();
+	/* (a callback running now, which saw the event still active, queues it again as it ends) */
+	hrtimer_cancel_wait_running(&event->hw.hrtimer);
 }
 
 /*
