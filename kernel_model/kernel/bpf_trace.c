@@ -1,4 +1,4 @@
-/* BPF for tracing (kernel/trace/bpf_trace.c): the kprobe, tracepoint and raw tracepoint
+/* BPF for tracing (kernel/trace/bpf_trace.c): the kprobe, tracepoint, raw tracepoint and perf_event
  * program types (their helpers and what of their context they may read), and the helpers
  * that read memory that may not be there. */
 #include "../include/bpf.h"

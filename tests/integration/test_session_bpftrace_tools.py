@@ -89,7 +89,7 @@ def test_kprobe_kernel_stacks(tmp_path):
     """kprobe:vfs_read with kstack(4): the probed function first (past its entry, as a kprobe's
     ip is), then its caller, whose return address is at sp at the entry (as 6.1's ORC unwinder
     finds it), then the frames up to the system call"""
-    out, err = bpftrace_while(tmp_path, "kprobe:vfs_read { @[kstack(4)] = count() }", "cat /etc/hostname", runs=5)
+    out, err = bpftrace_while(tmp_path, "kprobe:vfs_read { @[kstack(4)] = count() }", "cat /etc/hostname", runs=20)
     found = stacks(out)
     reads = [stack for stack in found if stack and stack[0] == "vfs_read+1"]
     assert reads, out + err
