@@ -60,6 +60,10 @@ struct bpf_map {
 
 extern const struct bpf_map_ops htab_map_ops, htab_percpu_map_ops;
 extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops, perf_event_array_map_ops;
+extern const struct bpf_map_ops stack_trace_map_ops;
+int bpf_stackmap_copy(struct bpf_map *map, void *key, void *value);
+struct pt_regs;
+long bpf_get_stackid_regs(struct pt_regs *regs, struct bpf_map *map, u64 flags);
 void bpf_map_init_from_attr(struct bpf_map *map, union bpf_attr *attr);
 struct bpf_event_entry **bpf_perf_event_array_slot(struct bpf_map *map, u32 index);	/* NULL: past the end */
 static __always_inline bool bpf_map_is_percpu(const struct bpf_map *map)
@@ -111,9 +115,19 @@ const struct bpf_func_proto *bpf_base_func_proto(int func_id);
 /* ---- programs ---- */
 enum bpf_access_type { BPF_READ = 1, BPF_WRITE = 2 };
 struct bpf_prog;
+/* what is_valid_access says of a context field (bpf_insn_access_aux): its size, when a program
+ * may read part of it (a narrow load, widened and masked by convert_ctx_access's caller) */
+struct bpf_insn_access_aux {
+	u32 ctx_field_size;
+};
 struct bpf_verifier_ops {
 	const struct bpf_func_proto *(*get_func_proto)(int func_id, const struct bpf_prog *prog);
-	bool (*is_valid_access)(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog);
+	bool (*is_valid_access)(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
+				struct bpf_insn_access_aux *info);
+	/* the instructions a load from the context becomes (the program's view of it is not the
+	 * kernel's), in insn_buf; their count; target_size: the size of the field it reads */
+	u32 (*convert_ctx_access)(enum bpf_access_type type, const struct bpf_insn *si, struct bpf_insn *insn_buf,
+				  struct bpf_prog *prog, u32 *target_size);
 };
 struct bpf_prog_ops {
 	int (*test_run)(struct bpf_prog *prog, const union bpf_attr *kattr, union bpf_attr *uattr);
@@ -145,8 +159,26 @@ struct bpf_prog {
 };
 
 extern const struct bpf_verifier_ops kprobe_verifier_ops, tracepoint_verifier_ops,
-	raw_tracepoint_verifier_ops;
-extern const struct bpf_prog_ops kprobe_prog_ops, tracepoint_prog_ops, raw_tracepoint_prog_ops;
+	raw_tracepoint_verifier_ops, perf_event_verifier_ops;
+extern const struct bpf_prog_ops kprobe_prog_ops, tracepoint_prog_ops, raw_tracepoint_prog_ops,
+	perf_event_prog_ops;
+
+/* a BPF_PROG_TYPE_PERF_EVENT program's context: what it sees (uapi bpf_perf_event.h), and
+ * what the kernel passes (bpf_perf_event_data_kern), its loads rewritten from one to the other */
+struct bpf_perf_event_data {
+	struct pt_regs regs;		/* bpf_user_pt_regs_t */
+	u64 sample_period;
+	u64 addr;
+};
+struct perf_sample_data;
+struct perf_event;
+struct bpf_perf_event_data_kern {
+	struct pt_regs *regs;
+	struct perf_sample_data *data;
+	struct perf_event *event;
+};
+int bpf_overflow_handler(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs);
+extern int bpf_prog_active[NR_CPUS];	/* trace_call_bpf()'s and the overflow's: no nesting */
 
 /*
  * The programs on an attach point (bpf_prog_array): replaced whole under the attach point's

@@ -6,7 +6,10 @@
  * Locking: one lock, perf_lock (inline, irqs off, nothing traceable under it), guards every
  * context, group and state, and the per-cpu lists of active events the firing paths walk; the
  * firing paths take it too, so an event never changes under a walker.  The sched hooks take it
- * inside the runqueue lock; nothing under it takes another lock, allocates or wakes a task.
+ * inside the runqueue lock; nothing under it takes another lock, allocates or wakes a task,
+ * but a sampling event's BPF program (bpf_overflow_handler), which runs in its overflow: its map
+ * helpers take their maps' locks, and its bpf_perf_event_output() writes to a BPF_OUTPUT event
+ * without taking perf_lock again (perf_lock_unless_held()).
  */
 #ifndef _PERF_EVENT_H
 #define _PERF_EVENT_H
@@ -220,6 +223,7 @@ void perf_event__output_id_sample(struct perf_event *event, struct perf_output_h
 				  struct perf_sample_data *data);
 /* kernel/events/callchain.c */
 u64 *perf_callchain(struct perf_event *event, struct pt_regs *regs);
+int get_perf_callchain(u64 *ips, struct pt_regs *regs, bool kernel, bool user, int max, bool add_mark);
 
 /* kernel/trace_event_perf.c */
 /* the record size perf gives a tracepoint: with perf's u32 size header, a whole number of u64s */
@@ -236,6 +240,13 @@ static __always_inline struct list_head *perf_trace_head(struct tracepoint *tp)
 int perf_trace_init(struct perf_event *event);
 void perf_trace_destroy(struct perf_event *event);
 int perf_event_set_bpf_prog(struct perf_event *event, struct bpf_prog *prog);
+int perf_event_set_bpf_handler(struct perf_event *event, struct bpf_prog *prog);
+int perf_event_read_local(struct perf_event *event, u64 *value, u64 *enabled, u64 *running);
+/* perf_event_is_tracing(): a tracepoint's or a kprobe's event, whose programs the hook runs */
+static __always_inline bool perf_event_is_tracing(struct perf_event *event)
+{
+	return event->tp_event || event->kprobe_call;
+}
 struct bpf_prog_array;
 /* trace_call_bpf(): the programs on ctx, none while another runs on this cpu; 0 if one said 0 */
 unsigned int trace_call_bpf(struct bpf_prog_array *progs, void *ctx);

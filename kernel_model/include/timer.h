@@ -144,6 +144,7 @@ static __always_inline void hrtimer_start(struct hrtimer *timer, ktime_t tim, en
 }
 int hrtimer_try_to_cancel(struct hrtimer *timer);
 int hrtimer_cancel(struct hrtimer *timer);
+int hrtimer_cancel_wait_running(struct hrtimer *timer);	/* waits for a running callback */
 bool hrtimer_callback_running(struct hrtimer *timer);
 u64 hrtimer_forward(struct hrtimer *timer, ktime_t now, ktime_t interval);
 u64 hrtimer_next_event(int cpu);

@@ -1,4 +1,4 @@
-/* BPF for tracing (kernel/trace/bpf_trace.c): the kprobe, tracepoint and raw tracepoint
+/* BPF for tracing (kernel/trace/bpf_trace.c): the kprobe, tracepoint, raw tracepoint and perf_event
  * program types (their helpers and what of their context they may read), and the helpers
  * that read memory that may not be there. */
 #include "../include/bpf.h"
@@ -372,6 +372,44 @@ static const struct bpf_func_proto bpf_perf_event_output_proto_raw_tp = {
 	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO },
 };
 
+/* ---- bpf_get_stackid(): the id of the call chain in a stack trace map ---- */
+BPF_CALL_x(bpf_get_stackid)	/* a kprobe program's context is the registers */
+{
+	return bpf_get_stackid_regs((struct pt_regs *)r1, (struct bpf_map *)r2, r3);
+}
+static const struct bpf_func_proto bpf_get_stackid_proto = {
+	.func = bpf_get_stackid,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING },
+};
+
+/* a tracepoint's and a perf event's context start with the registers' pointer */
+BPF_CALL_x(bpf_get_stackid_tp)
+{
+	return bpf_get_stackid_regs(*(struct pt_regs **)r1, (struct bpf_map *)r2, r3);
+}
+static const struct bpf_func_proto bpf_get_stackid_proto_tp = {
+	.func = bpf_get_stackid_tp,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING },
+};
+
+BPF_CALL_x(bpf_get_stackid_raw_tp)	/* the helper's caller's registers */
+{
+	struct pt_regs *regs = &bpf_raw_tp_regs[smp_processor_id()];
+
+	perf_fetch_caller_regs(regs);
+	return bpf_get_stackid_regs(regs, (struct bpf_map *)r2, r3);
+}
+static const struct bpf_func_proto bpf_get_stackid_proto_raw_tp = {
+	.func = bpf_get_stackid_raw_tp,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING },
+};
+
 /* bpf_tracing_func_proto(): what every tracing program may call */
 static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const struct bpf_prog *prog)
 {
@@ -406,7 +444,8 @@ static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const st
 }
 
 /* ---- BPF_PROG_TYPE_KPROBE: the context is the probed pt_regs, read only ---- */
-static bool kprobe_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog)
+static bool kprobe_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
+				                           struct bpf_insn_access_aux *info)
 {
 	if (off < 0 || off >= (int)sizeof(struct pt_regs))
 		return false;
@@ -423,6 +462,8 @@ static const struct bpf_func_proto *kprobe_prog_func_proto(int func_id, const st
 {
 	if (func_id == BPF_FUNC_perf_event_output)
 		return &bpf_perf_event_output_proto;
+	if (func_id == BPF_FUNC_get_stackid)
+		return &bpf_get_stackid_proto;
 	return bpf_tracing_func_proto(func_id, prog);
 }
 
@@ -433,7 +474,8 @@ const struct bpf_verifier_ops kprobe_verifier_ops = {
 const struct bpf_prog_ops kprobe_prog_ops = { };
 
 /* ---- BPF_PROG_TYPE_TRACEPOINT: the event's record after the pt_regs pointer ---- */
-static bool tp_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog)
+static bool tp_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
+				                       struct bpf_insn_access_aux *info)
 {
 	if (off < (int)sizeof(void *) || off >= PERF_MAX_TRACE_SIZE)
 		return false;
@@ -448,6 +490,8 @@ static const struct bpf_func_proto *tp_prog_func_proto(int func_id, const struct
 {
 	if (func_id == BPF_FUNC_perf_event_output)
 		return &bpf_perf_event_output_proto_tp;
+	if (func_id == BPF_FUNC_get_stackid)
+		return &bpf_get_stackid_proto_tp;
 	return bpf_tracing_func_proto(func_id, prog);
 }
 
@@ -458,7 +502,8 @@ const struct bpf_verifier_ops tracepoint_verifier_ops = {
 const struct bpf_prog_ops tracepoint_prog_ops = { };
 
 /* ---- BPF_PROG_TYPE_RAW_TRACEPOINT: the tracepoint's arguments, u64 each ---- */
-static bool raw_tp_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog)
+static bool raw_tp_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
+				                           struct bpf_insn_access_aux *info)
 {
 	if (off < 0 || off >= (int)(sizeof(u64) * MAX_BPF_FUNC_ARGS))
 		return false;
@@ -473,6 +518,8 @@ static const struct bpf_func_proto *raw_tp_prog_func_proto(int func_id, const st
 {
 	if (func_id == BPF_FUNC_perf_event_output)
 		return &bpf_perf_event_output_proto_raw_tp;
+	if (func_id == BPF_FUNC_get_stackid)
+		return &bpf_get_stackid_proto_raw_tp;
 	return bpf_tracing_func_proto(func_id, prog);
 }
 
@@ -483,6 +530,127 @@ const struct bpf_verifier_ops raw_tracepoint_verifier_ops = {
 const struct bpf_prog_ops raw_tracepoint_prog_ops = {
 	.test_run = bpf_prog_test_run_raw_tp,
 };
+
+/* ---- BPF_PROG_TYPE_PERF_EVENT: a sampling event's overflow (bpf_perf_event_data) ---- */
+struct bpf_perf_event_value {
+	u64 counter, enabled, running;
+};
+
+BPF_CALL_x(bpf_perf_prog_read_value)
+{
+	struct bpf_perf_event_data_kern *ctx = (struct bpf_perf_event_data_kern *)r1;
+	struct bpf_perf_event_value *buf = (struct bpf_perf_event_value *)r2;
+	int err = -EINVAL;
+
+	if (likely(r3 == sizeof(*buf))) {
+		err = perf_event_read_local(ctx->event, &buf->counter, &buf->enabled, &buf->running);
+		if (likely(!err))
+			return 0;
+	}
+	memset(buf, 0, r3);
+	return err;
+}
+static const struct bpf_func_proto bpf_perf_prog_read_value_proto = {
+	.func = bpf_perf_prog_read_value,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE },
+};
+
+static const struct bpf_func_proto *pe_prog_func_proto(int func_id, const struct bpf_prog *prog)
+{
+	switch (func_id) {
+	case BPF_FUNC_perf_event_output:	/* the context starts with the registers' pointer */
+		return &bpf_perf_event_output_proto_tp;
+	case BPF_FUNC_perf_prog_read_value:
+		return &bpf_perf_prog_read_value_proto;
+	case BPF_FUNC_get_stackid:	/* bpf_get_stackid_pe(): the sample's registers */
+		return &bpf_get_stackid_proto_tp;
+	}
+	return bpf_tracing_func_proto(func_id, prog);
+}
+
+/* bpf_ctx_narrow_access_ok(): a load of the field's first bytes, of a power-of-two size */
+static bool bpf_ctx_narrow_access_ok(u32 off, u32 size, u32 size_default)
+{
+	return size <= size_default && (size & (size - 1)) == 0;
+}
+
+static bool pe_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
+				    struct bpf_insn_access_aux *info)
+{
+	if (off < 0 || off >= (int)sizeof(struct bpf_perf_event_data))
+		return false;
+	if (type != BPF_READ)
+		return false;
+	if (off % size != 0)
+		return false;
+	switch (off) {
+	case offsetof(struct bpf_perf_event_data, sample_period) ...
+	     offsetof(struct bpf_perf_event_data, sample_period) + sizeof(u64) - 1:
+	case offsetof(struct bpf_perf_event_data, addr) ...
+	     offsetof(struct bpf_perf_event_data, addr) + sizeof(u64) - 1:
+		info->ctx_field_size = sizeof(u64);
+		if (!bpf_ctx_narrow_access_ok(off, size, sizeof(u64)))
+			return false;
+		break;
+	default:	/* the registers: whole ones */
+		if (size != sizeof(long))
+			return false;
+	}
+	return true;
+}
+
+/* the program's bpf_perf_event_data, read through the kernel's bpf_perf_event_data_kern */
+static u32 pe_prog_convert_ctx_access(enum bpf_access_type type, const struct bpf_insn *si,
+				      struct bpf_insn *insn_buf, struct bpf_prog *prog, u32 *target_size)
+{
+	struct bpf_insn *insn = insn_buf;
+	s16 data_off = offsetof(struct bpf_perf_event_data_kern, data), off = si->off;
+
+	switch (si->off) {
+	case offsetof(struct bpf_perf_event_data, sample_period):
+	case offsetof(struct bpf_perf_event_data, addr):
+		*insn++ = (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = si->dst_reg,
+					     .src_reg = si->src_reg, .off = data_off };
+		off = si->off == offsetof(struct bpf_perf_event_data, addr) ? offsetof(struct perf_sample_data, addr)
+									       : offsetof(struct perf_sample_data, period);
+		*insn++ = (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = si->dst_reg,
+					     .src_reg = si->dst_reg, .off = off };
+		*target_size = sizeof(u64);
+		break;
+	default:
+		*insn++ = (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = si->dst_reg,
+					     .src_reg = si->src_reg,
+					     .off = offsetof(struct bpf_perf_event_data_kern, regs) };
+		*insn++ = (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = si->dst_reg,
+					     .src_reg = si->dst_reg, .off = off };
+		break;
+	}
+	return insn - insn_buf;
+}
+
+const struct bpf_verifier_ops perf_event_verifier_ops = {
+	.get_func_proto = pe_prog_func_proto,
+	.is_valid_access = pe_prog_is_valid_access,
+	.convert_ctx_access = pe_prog_convert_ctx_access,
+};
+const struct bpf_prog_ops perf_event_prog_ops = { };
+
+/*
+ * bpf_overflow_handler(): the event's program on the sample (perf_lock held, as the event's
+ * overflow is); what it returns decides whether the sample is written (0: dropped).
+ */
+notrace int bpf_overflow_handler(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct bpf_perf_event_data_kern ctx = { .regs = regs, .data = data, .event = event };
+	int cpu = smp_processor_id(), ret = 0;
+
+	if (likely(++bpf_prog_active[cpu] == 1))
+		ret = bpf_prog_run(event->prog, &ctx);
+	bpf_prog_active[cpu]--;
+	return ret;
+}
 
 /* ---- the programs of an attach point (kernel/bpf/core.c's bpf_prog_array) ---- */
 

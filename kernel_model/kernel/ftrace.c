@@ -100,6 +100,12 @@ static __always_inline const struct ftrace_site_entry *ftrace_site_find(unsigned
 	return site;
 }
 
+/* ip is a function's ftrace site (its entry, before its frame is made) */
+notrace bool ftrace_is_site(unsigned long ip)
+{
+	return !((ip - (unsigned long)_stext) % FTRACE_MAP_GRAIN) && ftrace_site_find(ip);
+}
+
 /* The context's TRACE_FTRACE_BIT + (0 normal, 1 softirq, 2 hardirq) as a mask, with no branch */
 static __always_inline unsigned long trace_recursion_bit(int count)
 {

@@ -1,6 +1,7 @@
 /* The process's identity and limits (kernel/sys.c; uname is in syscall.c): gettid, and the
  * resource limits as a fresh Debian login has them (getrlimit, prlimit64;
  * they are reported, and only RLIMIT_STACK bounds anything here: the stack's growth). */
+#include "../include/loadavg.h"
 #include "../include/syscalls.h"
 #include "../include/cred.h"
 #include "../include/signal.h"
@@ -494,8 +495,9 @@ struct sysinfo {
 	char _f[20 - 2 * sizeof(long) - sizeof(int)];
 };
 
-/* what /proc/uptime, /proc/loadavg and /proc/meminfo say: the time since boot, no load average
- * (none is kept: 0.00), the tasks, the RAM in pages (no swap, no page cache counted apart) */
+/* what /proc/uptime, /proc/loadavg and /proc/meminfo say: the time since boot, the load
+ * average (avenrun, SI_LOAD_SHIFT bits of fraction), the tasks, the RAM in pages (no swap, no
+ * page cache counted apart) */
 static __always_inline void do_sysinfo(struct sysinfo *info)
 {
 	u64 ns = ktime_get();
@@ -505,6 +507,9 @@ static __always_inline void do_sysinfo(struct sysinfo *info)
 
 	memset(info, 0, sizeof(*info));
 	info->uptime = ns / 1000000000UL + (ns % 1000000000UL ? 1 : 0);
+	info->loads[0] = avenrun[0] << (SI_LOAD_SHIFT - FSHIFT);
+	info->loads[1] = avenrun[1] << (SI_LOAD_SHIFT - FSHIFT);
+	info->loads[2] = avenrun[2] << (SI_LOAD_SHIFT - FSHIFT);
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry(t, &task_list, tasks)
 		info->procs++;

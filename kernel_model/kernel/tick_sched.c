@@ -10,6 +10,7 @@
 #include "../include/trace/trace.h"
 #include "../include/trace/ring.h"
 #include "../include/clockchips.h"
+#include "../include/loadavg.h"
 
 #define TICK_DO_TIMER_NONE	-1
 
@@ -28,7 +29,7 @@ static u64 tick_next_period = TICK_NSEC;		/* the clock at which jiffies next adv
 /* jiffies as of now: one per TICK_NSEC of the clock since boot */
 static void tick_do_update_jiffies64(ktime_t now)
 {
-	u64 ticks;
+	u64 ticks = 0;
 
 	if (now < READ_ONCE(tick_next_period))
 		return;
@@ -39,6 +40,8 @@ static void tick_do_update_jiffies64(ktime_t now)
 		WRITE_ONCE(tick_next_period, tick_next_period + ticks * TICK_NSEC);
 	}
 	raw_spin_unlock(&jiffies_lock);
+	if (ticks)	/* do_timer() */
+		calc_global_load();
 }
 
 /* ktime_get_coarse_ns(): the clock as of the last jiffies update (6.1's timekeeper advances

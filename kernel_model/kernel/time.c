@@ -90,8 +90,9 @@ void hrtimer_start_on(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrt
 		tim += ktime_get();
 	hrtimer_set_expires_range_ns(timer, tim, delta_ns);
 	first = enqueue_hrtimer(timer, cpu, mode, was_armed);
-	if (first)
-		hrtimer_reprogram(cpu);
+	/* not only when first: a timer another cpu queued here ahead of it may not be programmed
+	 * yet (its kick found the tick's timer there, which this restarts behind it) */
+	hrtimer_reprogram(cpu);
 	raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
 	if (first && cpu != smp_processor_id())
 		smp_send_reschedule(cpu);
@@ -117,6 +118,30 @@ int hrtimer_try_to_cancel(struct hrtimer *timer)
 int hrtimer_cancel(struct hrtimer *timer)
 {
 	return hrtimer_try_to_cancel(timer);
+}
+
+static struct hrtimer *hrtimer_running[NR_CPUS];	/* the timer whose callback each cpu runs */
+
+/*
+ * hrtimer_cancel() as 6.1's waits: a callback running on another cpu is waited for, and the
+ * timer it queued again as it ended taken off (checked under the lock its end holds); never
+ * from the timer's own callback.
+ */
+int hrtimer_cancel_wait_running(struct hrtimer *timer)
+{
+	unsigned long flags;
+	bool running;
+	int ret;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&hrtimer_lock, flags);
+		ret = remove_hrtimer(timer);
+		running = hrtimer_callback_running(timer);
+		raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
+		if (!running)
+			return ret;
+		cpu_relax();
+	}
 }
 
 /* Move the expiry past now by whole intervals; the number of intervals. */
@@ -153,8 +178,7 @@ notrace u64 hrtimer_next_event(int cpu)
 	return next;
 }
 
-/* the timer whose callback each cpu runs (hrtimer_cpu_base's `running`) */
-static struct hrtimer *hrtimer_running[NR_CPUS];
+/* hrtimer_running[]: the timer whose callback each cpu runs (hrtimer_cpu_base's `running`) */
 
 /* hrtimer_callback_running(): whether some cpu runs the timer's callback now */
 bool hrtimer_callback_running(struct hrtimer *timer)

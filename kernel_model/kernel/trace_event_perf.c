@@ -218,12 +218,14 @@ int perf_event_set_bpf_prog(struct perf_event *event, struct bpf_prog *prog)
 	struct bpf_prog_array **slot, *old, *new;
 	int ret = -EEXIST;
 
+	if (!perf_event_is_tracing(event))
+		return perf_event_set_bpf_handler(event, prog);
 	if (kcall) {	/* a kprobe event: KPROBE programs, which read the probed registers */
 		if (prog->type != BPF_PROG_TYPE_KPROBE)
 			return -EINVAL;
 	} else {
-		if (!meta || prog->type != BPF_PROG_TYPE_TRACEPOINT)
-			return -EINVAL;	/* perf_event_set_bpf_handler(): no BPF_PROG_TYPE_PERF_EVENT here */
+		if (prog->type != BPF_PROG_TYPE_TRACEPOINT)
+			return -EINVAL;
 		if (prog->max_ctx_offset > (u32)trace_event_get_offsets(meta))
 			return -EACCES;
 	}
@@ -268,7 +270,7 @@ unlock:
 
 /* trace_call_bpf(): the programs on the record (its first 8 bytes the pt_regs pointer), none
  * while another program runs on this cpu; 0 if any of them said 0 (drop the sample) */
-static int bpf_prog_active[NR_CPUS];
+int bpf_prog_active[NR_CPUS];	/* a BPF program of a tracing hook runs on the cpu */
 notrace unsigned int trace_call_bpf(struct bpf_prog_array *progs, void *ctx)
 {
 	int cpu = smp_processor_id();

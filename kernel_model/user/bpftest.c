@@ -18,7 +18,10 @@
  *   kpev TYPE FUNC ADDR|OFFSET RET         -> a perf event fd of the kprobe PMU (attr.type TYPE): at
  *                                             FUNC+OFFSET, or ("-": no name) at ADDR; RET 1: a kretprobe;
  *                                             every task's on cpu 0 (kpevt: this process's, any cpu)
+ *   swev CONFIG PERIOD                     -> a perf event fd of the software PMU sampling every
+ *                                             PERIOD, every task's on cpu 0 (as bpftrace's interval:)
  *   count FD                               -> the count read(2) gives
+ *   sleep MS                               -> nanosleep(MS milliseconds)'s return
  *   calls N                                -> N getpid() calls
  *   close FD
  *   cpus N                                 -> the possible cpus (values a per-cpu lookup prints)
@@ -362,6 +365,20 @@ int main(int argc, char **argv)
 			i += 4;
 			/* kpev as bpftrace opens them: every task, cpu 0 */
 			result(cmd, syscall6(NR_perf_event_open, (long)&pa, own ? 0 : -1, own ? -1 : 0, -1, 0, 0));
+		} else if (!strcmp(cmd, "swev") && i + 2 <= argc) {
+			struct perf_event_attr pa;
+			zero(&pa, sizeof(pa));
+			pa.type = 1 /* PERF_TYPE_SOFTWARE */;
+			pa.size = sizeof(pa);
+			pa.config = num(argv[i]);
+			pa.sample_period = num(argv[i + 1]);
+			i += 2;
+			result(cmd, syscall6(NR_perf_event_open, (long)&pa, -1, 0, -1, 0, 0));
+		} else if (!strcmp(cmd, "sleep") && i + 1 <= argc) {
+			long ts[2], ms = num(argv[i++]);
+			ts[0] = ms / 1000;
+			ts[1] = ms % 1000 * 1000000;
+			result(cmd, syscall6(35 /* nanosleep */, (long)ts, 0, 0, 0, 0, 0));
 		} else if (!strcmp(cmd, "count") && i + 1 <= argc) {
 			unsigned long long c = 0;
 			long r = syscall6(0 /* read */, num(argv[i++]), (long)&c, sizeof(c), 0, 0, 0);

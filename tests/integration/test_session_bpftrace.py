@@ -20,12 +20,14 @@ COUNT = re.compile(r"^@\[(.+)\]: (\d+)$")
 BPFTEST = Path(__file__).resolve().parents[2] / "kernel_model/user/bpftest.c"
 
 
-def bpftrace_while(tmp_path, program: str, workload: str, runs: int = 30) -> tuple[str, str]:
-    """bpftrace -e PROGRAM in a session, stopped by SIGINT once WORKLOAD ran RUNS times (from
-    when bpftrace says it attaches, 0.3 s apart: attaching takes a while on a loaded box).
-    Its stdout, and its stderr."""
+def bpftrace_while(tmp_path, program: str | None, workload: str, runs: int = 30,
+                   tool: str | None = None) -> tuple[str, str]:
+    """bpftrace -e PROGRAM (or bpftrace TOOL, a script file) in a session, stopped by SIGINT once
+    WORKLOAD ran RUNS times (from when bpftrace says it attaches, 0.3 s apart: attaching takes a
+    while on a loaded box).  Its stdout, and its stderr."""
     out, err = tmp_path / "bt.out", tmp_path / "bt.err"
-    script = (f"bpftrace -e '{program}' >{out} 2>{err} & bt=$!; "
+    command = f"bpftrace {tool}" if tool else f"bpftrace -e '{program}'"
+    script = (f"{command} >{out} 2>{err} & bt=$!; "
               f"for i in $(seq 300); do grep -q Attaching {out} && break; sleep 0.1; done; "
               f"for i in $(seq {runs}); do {workload}; sleep 0.3; done; "
               f"kill -INT $bt; for i in $(seq 120); do kill -0 $bt 2>/dev/null || break; sleep 0.5; done; "

@@ -18,13 +18,14 @@ PSEUDO_MAP_FD, PSEUDO_MAP_VALUE = 1, 2
 R0, R1, R2, R3, R4, R5, R6, R7, R8, R9, R10 = range(11)
 
 # program and map types, helpers
-PROG_SOCKET_FILTER, PROG_KPROBE, PROG_TRACEPOINT, PROG_RAW_TRACEPOINT = 1, 2, 5, 17
-MAP_HASH, MAP_ARRAY, MAP_PERCPU_HASH, MAP_PERCPU_ARRAY = 1, 2, 5, 6
+PROG_SOCKET_FILTER, PROG_KPROBE, PROG_TRACEPOINT, PROG_PERF_EVENT, PROG_RAW_TRACEPOINT = 1, 2, 5, 7, 17
+MAP_HASH, MAP_ARRAY, MAP_PERCPU_HASH, MAP_PERCPU_ARRAY, MAP_STACK_TRACE = 1, 2, 5, 6, 7
 FN_map_lookup_elem, FN_map_update_elem, FN_map_delete_elem = 1, 2, 3
 FN_ktime_get_ns, FN_trace_printk, FN_get_smp_processor_id = 5, 6, 8
 FN_get_current_pid_tgid, FN_get_current_uid_gid, FN_get_current_comm = 14, 15, 16
 FN_probe_read_kernel, FN_probe_read_kernel_str = 113, 115
 FN_perf_event_output = 25
+FN_get_stackid, FN_perf_prog_read_value = 27, 56
 
 
 def insn(code: int, dst: int = 0, src: int = 0, off: int = 0, imm: int = 0) -> bytes:

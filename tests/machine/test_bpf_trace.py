@@ -176,3 +176,37 @@ def test_trace_printk_writes_the_bpf_trace_printk_event(machine):
     capture.disable("bpf_trace:bpf_trace_printk")
     assert [r.fields["bpf_string"] for r in records] == [b"-42|ff  |Z %\n", b"|     |+7\n",
                                                          b"[    3|+4  |ffffffffffffffff]\n"]
+
+
+CPU_CLOCK, PAGE_FAULTS = 0, 2
+
+
+def test_perf_event_program_runs_at_each_overflow_of_a_sampling_event(machine):
+    """PERF_EVENT_IOC_SET_BPF on a cpu-clock event sampling every 1 ms on cpu 0 (bpftrace's
+    interval:ms:1): a BPF_PROG_TYPE_PERF_EVENT program runs at each of its hrtimer's overflows,
+    reading the sample's period through its bpf_perf_event_data (a narrow u32 load, rewritten to
+    perf_sample_data's period); 100 ms give about 100 runs; closing the event detaches it."""
+    from bpf_asm import PROG_PERF_EVENT
+    period = 1_000_000
+    out = bpftest(machine, "map", MAP_HASH, 4, 8, 64,
+                  "load", PROG_PERF_EVENT, count_into(3, ldx(W, R6, R1, 168), stx(W, R10, R6, -4)),
+                  "swev", CPU_CLOCK, period, "setbpf", 5, 4, "sleep", 100, "get", 3, key(period),
+                  "close", 5, "sleep", 20, "get", 3, key(period), "sleep", 20, "get", 3, key(period))
+    assert out[:6] == ["map: 3", "load: 4", "swev: 5", "setbpf: 0", "sleep: 0", out[5]], out
+    runs = count(out[5])
+    assert 50 <= runs <= 150, out
+    # detached at the close: no run after it (the first read after it may see one in flight)
+    assert count(out[8]) == count(out[10]), out
+
+
+def test_set_bpf_on_a_sampling_event_takes_only_perf_event_programs(machine):
+    """perf_event_set_bpf_handler(): a tracepoint program on a software event EINVAL, a
+    perf_event program on a tracepoint event EINVAL, a second program EEXIST"""
+    from bpf_asm import PROG_PERF_EVENT
+    ids = number_events(machine)
+    ok = prog(mov64_imm(R0, 1), exit_())
+    out = bpftest(machine, "load", PROG_TRACEPOINT, ok, "load", PROG_PERF_EVENT, ok,
+                  "swev", PAGE_FAULTS, 1, "tpev", ids["sys_enter_getpid"],
+                  "setbpf", 5, 3, "setbpf", 6, 4, "setbpf", 5, 4, "setbpf", 5, 4)
+    assert out == ["load: 3", "load: 4", "swev: 5", "tpev: 6", f"setbpf: -{EINVAL}", f"setbpf: -{EINVAL}",
+                   "setbpf: 0", f"setbpf: -{EEXIST}"], out

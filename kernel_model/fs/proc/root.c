@@ -4,6 +4,7 @@
  * filesystems, meminfo, mounts (a link to self/mounts).
  */
 #include "internal.h"
+#include "../../include/loadavg.h"
 
 struct super_block *proc_sb;
 
@@ -63,7 +64,11 @@ static int proc_loadavg_show(struct seq_file *m, void *v)
 		last = max(last, t->pid);
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
-	seq_printf(m, "0.00 0.00 0.00 %d/%d %d\n", running, total, last);
+	/* get_avenrun(avnrun, FIXED_1/200, 0): rounded to hundredths */
+	seq_printf(m, "%lu.%02lu %lu.%02lu %lu.%02lu %d/%d %d\n",
+		   LOAD_INT(avenrun[0] + FIXED_1 / 200), LOAD_FRAC(avenrun[0] + FIXED_1 / 200),
+		   LOAD_INT(avenrun[1] + FIXED_1 / 200), LOAD_FRAC(avenrun[1] + FIXED_1 / 200),
+		   LOAD_INT(avenrun[2] + FIXED_1 / 200), LOAD_FRAC(avenrun[2] + FIXED_1 / 200), running, total, last);
 	return 0;
 }
 

@@ -206,4 +206,6 @@ void ftrace_graph_sleep_time_switch(struct task_struct *prev, struct task_struct
 
 /* kernel/trace_ring.c */
 u64 trace_clock_local(struct percpu *pc);
+bool ftrace_is_site(unsigned long ip);	/* kernel/ftrace.c */
+
 #endif

@@ -348,6 +348,7 @@ enum bpf_func_id {
 	BPF_FUNC_get_current_pid_tgid = 14, BPF_FUNC_get_current_uid_gid = 15,
 	BPF_FUNC_get_current_comm = 16, BPF_FUNC_perf_event_read = 22, BPF_FUNC_perf_event_output = 25,
 	BPF_FUNC_get_stackid = 27, BPF_FUNC_get_current_task = 35, BPF_FUNC_perf_event_read_value = 55,
+	BPF_FUNC_perf_prog_read_value = 56,
 	BPF_FUNC_skb_output = 111, BPF_FUNC_xdp_output = 121,
 	BPF_FUNC_probe_read_str = 45, BPF_FUNC_probe_read_user = 112,
 	BPF_FUNC_probe_read_kernel = 113, BPF_FUNC_probe_read_user_str = 114,

@@ -191,6 +191,7 @@ static const struct bpf_map_ops *find_map_ops(u32 type)
 	case BPF_MAP_TYPE_ARRAY: return &array_map_ops;
 	case BPF_MAP_TYPE_PERCPU_ARRAY: return &percpu_array_map_ops;
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY: return &perf_event_array_map_ops;
+	case BPF_MAP_TYPE_STACK_TRACE: return &stack_trace_map_ops;
 	}
 	return NULL;
 }
@@ -306,6 +307,8 @@ static int map_lookup_elem(union bpf_attr *attr)
 		err = -ENOTSUPP;	/* an fd array without map_fd_sys_lookup_elem */
 	} else if (map->ops->map_lookup_percpu) {
 		err = map->ops->map_lookup_percpu(map, key, value);
+	} else if (map->map_type == BPF_MAP_TYPE_STACK_TRACE) {
+		err = bpf_stackmap_copy(map, key, value);
 	} else {
 		unsigned long flags = arch_local_irq_save();
 		ptr = map->ops->map_lookup_elem(map, key);
@@ -464,6 +467,10 @@ static int find_prog_type(u32 type, struct bpf_prog *prog)
 	case BPF_PROG_TYPE_RAW_TRACEPOINT:
 		prog->ops = &raw_tracepoint_verifier_ops;
 		prog->prog_ops = &raw_tracepoint_prog_ops;
+		break;
+	case BPF_PROG_TYPE_PERF_EVENT:
+		prog->ops = &perf_event_verifier_ops;
+		prog->prog_ops = &perf_event_prog_ops;
 		break;
 	default:
 		return -EINVAL;

@@ -46,6 +46,8 @@ struct bpf_insn_aux_data {
 	u64 map_off;
 	struct bpf_map *map_ptr;	/* a map helper call: the map every path passes (or POISON) */
 	u32 new_idx;		/* after do_misc_fixups: where the instruction's patch starts */
+	u32 ptr_type;		/* a load: the type of the pointer it reads through (every path's) */
+	u32 ctx_field_size;	/* a load from the context: the size of the field it reads */
 };
 
 #define BPF_MAP_PTR_POISON ((struct bpf_map *)0xeB9FUL)
@@ -1407,7 +1409,10 @@ static int check_map_access(struct bpf_verifier_env *env, u32 regno, int off, in
 
 static int check_ctx_access(struct bpf_verifier_env *env, int insn_idx, int off, int size, enum bpf_access_type t)
 {
-	if (env->prog->ops->is_valid_access && env->prog->ops->is_valid_access(off, size, t, env->prog)) {
+	struct bpf_insn_access_aux info = { 0 };
+
+	if (env->prog->ops->is_valid_access && env->prog->ops->is_valid_access(off, size, t, env->prog, &info)) {
+		env->insn_aux_data[insn_idx].ctx_field_size = info.ctx_field_size;
 		if ((u32)(off + size) > env->max_ctx_offset)
 			env->max_ctx_offset = off + size;
 		return 0;
@@ -1454,11 +1459,16 @@ static int check_ptr_alignment(struct bpf_verifier_env *env, const struct bpf_re
 	return 0;
 }
 
+static int bpf_size_to_bytes(int bpf_size)
+{
+	return bpf_size == BPF_B ? 1 : bpf_size == BPF_H ? 2 : bpf_size == BPF_W ? 4 : 8;
+}
+
 static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regno, int off, int bpf_size,
 			    enum bpf_access_type t, int value_regno, const struct bpf_insn *insn)
 {
 	struct bpf_reg_state *regs = cur_regs(env), *reg = regs + regno;
-	int size = bpf_size == BPF_B ? 1 : bpf_size == BPF_H ? 2 : bpf_size == BPF_W ? 4 : 8, err;
+	int size = bpf_size_to_bytes(bpf_size), err;
 	char tb[32];
 
 	err = check_ptr_alignment(env, reg, off, size);
@@ -2339,10 +2349,18 @@ static int check_map_func_compatibility(struct bpf_verifier_env *env, struct bpf
 		    func_id != BPF_FUNC_xdp_output)
 			goto error;
 		break;
+	case BPF_MAP_TYPE_STACK_TRACE:
+		if (func_id != BPF_FUNC_get_stackid)
+			goto error;
+		break;
 	default:
 		break;
 	}
 	switch (func_id) {
+	case BPF_FUNC_get_stackid:
+		if (map->map_type != BPF_MAP_TYPE_STACK_TRACE)
+			goto error;
+		break;
 	case BPF_FUNC_perf_event_read:
 	case BPF_FUNC_perf_event_output:
 	case BPF_FUNC_perf_event_read_value:
@@ -2805,16 +2823,28 @@ static int do_check(struct bpf_verifier_env *env)
 			if (err)
 				return err;
 		} else if (class == BPF_LDX) {
+			u32 src_reg_type, *prev_src_type;
+
 			err = check_reg_arg(env, insn->src_reg, SRC_OP);
 			if (err)
 				return err;
 			err = check_reg_arg(env, insn->dst_reg, DST_OP_NO_MARK);
 			if (err)
 				return err;
+			src_reg_type = regs[insn->src_reg].type;
 			err = check_mem_access(env, env->insn_idx, insn->src_reg, insn->off, BPF_SIZE(insn->code),
 					       BPF_READ, insn->dst_reg, insn);
 			if (err)
 				return err;
+			/* a load from the context is rewritten: it must read the context on every path */
+			prev_src_type = &env->insn_aux_data[env->insn_idx].ptr_type;
+			if (*prev_src_type == NOT_INIT) {
+				*prev_src_type = src_reg_type;
+			} else if (src_reg_type != *prev_src_type &&
+				   (src_reg_type == PTR_TO_CTX || *prev_src_type == PTR_TO_CTX)) {
+				verbose(env, "same insn cannot be used with different pointers\n");
+				return -EINVAL;
+			}
 		} else if (class == BPF_STX) {
 			if (BPF_MODE(insn->code) == BPF_ATOMIC) {
 				err = check_atomic(env, env->insn_idx, insn);
@@ -2944,6 +2974,44 @@ process_bpf_exit:
  * program; the jumps across them are moved (bpf_patch_insn_data). */
 #define MAX_PATCH 16
 
+/*
+ * convert_ctx_accesses() for one load from the context: the program type's instructions for the
+ * field; a narrower load than the field reads the whole field, then shifts and masks its part.
+ */
+static int convert_ctx_access(struct bpf_verifier_env *env, u32 i, struct bpf_insn *buf)
+{
+	struct bpf_insn insn = env->prog->insnsi[i];
+	u32 ctx_field_size = env->insn_aux_data[i].ctx_field_size, target_size = 0, size, size_default;
+	s16 off = insn.off;
+	bool is_narrower_load;
+	int cnt;
+
+	size = bpf_size_to_bytes(BPF_SIZE(insn.code));
+	is_narrower_load = size < ctx_field_size;
+	size_default = ctx_field_size > 4 ? ctx_field_size : 4;	/* bpf_ctx_off_adjust_machine() */
+	if (is_narrower_load) {
+		u8 size_code = ctx_field_size == 4 ? BPF_W : ctx_field_size == 8 ? BPF_DW : BPF_H;
+
+		insn.off = off & ~(size_default - 1);
+		insn.code = BPF_LDX | BPF_MEM | size_code;
+	}
+	cnt = env->prog->ops->convert_ctx_access(BPF_READ, &insn, buf, env->prog, &target_size);
+	if (cnt == 0 || cnt >= MAX_PATCH - 2 || (ctx_field_size && !target_size)) {
+		verbose(env, "bpf verifier is misconfigured\n");
+		return -EINVAL;
+	}
+	if (is_narrower_load && size < target_size) {
+		u8 shift = (off & (size_default - 1)) * 8;	/* bpf_ctx_narrow_access_offset(), little endian */
+		u8 cls = ctx_field_size <= 4 ? BPF_ALU : BPF_ALU64;
+
+		if (shift)
+			buf[cnt++] = (struct bpf_insn){ .code = cls | BPF_RSH | BPF_K, .dst_reg = insn.dst_reg, .imm = shift };
+		buf[cnt++] = (struct bpf_insn){ .code = cls | BPF_AND | BPF_K, .dst_reg = insn.dst_reg,
+						.imm = (s32)((1ULL << size * 8) - 1) };
+	}
+	return cnt;
+}
+
 static int patch_program(struct bpf_verifier_env *env, u32 *new_len, struct bpf_insn *out, bool count_only)
 {
 	struct bpf_prog *prog = env->prog;
@@ -2975,6 +3043,11 @@ static int patch_program(struct bpf_verifier_env *env, u32 *new_len, struct bpf_
 									.src_reg = insn->dst_reg };
 				}
 			}
+		} else if (BPF_CLASS(code) == BPF_LDX && env->insn_aux_data[i].ptr_type == PTR_TO_CTX &&
+			   env->prog->ops->convert_ctx_access) {
+			cnt = convert_ctx_access(env, i, buf);
+			if (cnt < 0)
+				return cnt;
 		} else if (code == (BPF_JMP | BPF_CALL)) {
 			struct bpf_map *map = env->insn_aux_data[i].map_ptr;
 			const struct bpf_func_proto *fn = env->prog->ops->get_func_proto(insn->imm, env->prog);

@@ -16,16 +16,26 @@ static bool kernel_text_address(u64 addr)
 	return addr >= (u64)_stext && addr < (u64)_etext;
 }
 
-static int perf_callchain_kernel(u64 *ips, int nr, int max, struct pt_regs *regs)
+static int perf_callchain_kernel(u64 *ips, int nr, int max, struct pt_regs *regs, bool add_mark)
 {
 	struct task_struct *task = current;
 	u64 lo = (u64)task->stack, hi = lo + THREAD_SIZE, bp = regs->bp;
 	bool first = true;
 
-	ips[nr++] = PERF_CONTEXT_KERNEL;
+	if (add_mark)
+		ips[nr++] = PERF_CONTEXT_KERNEL;
 	ips[nr++] = regs->ip;
 	if (!task->stack)
 		return nr;
+	/* at a function's entry (its ftrace site, or just past it: a kprobe there), its frame is
+	 * not made yet: its caller's return address is at sp, as 6.1's ORC unwinder finds it */
+	if ((ftrace_is_site(regs->ip) || ftrace_is_site(regs->ip - 1)) && regs->sp >= lo && regs->sp + 8 <= hi &&
+	    nr < max) {
+		u64 ret = *(u64 *)regs->sp;
+
+		if (kernel_text_address(ret))
+			ips[nr++] = ret;
+	}
 	while (nr < max) {
 		u64 *frame = (u64 *)bp, ret;
 
@@ -45,11 +55,12 @@ static int perf_callchain_kernel(u64 *ips, int nr, int max, struct pt_regs *regs
 	return nr;
 }
 
-static int perf_callchain_user(u64 *ips, int nr, int max, struct pt_regs *regs)
+static int perf_callchain_user(u64 *ips, int nr, int max, struct pt_regs *regs, bool add_mark)
 {
 	u64 bp = regs->bp;
 
-	ips[nr++] = PERF_CONTEXT_USER;
+	if (add_mark)
+		ips[nr++] = PERF_CONTEXT_USER;
 	ips[nr++] = regs->ip;
 	while (nr < max) {
 		u64 frame[2];
@@ -66,22 +77,34 @@ static int perf_callchain_user(u64 *ips, int nr, int max, struct pt_regs *regs)
 	return nr;
 }
 
-/* get_perf_callchain(): the chain of a sample, its first word the number of entries */
-u64 *perf_callchain(struct perf_event *event, struct pt_regs *regs)
+/*
+ * get_perf_callchain(): into ips (room for max), the kernel's frames of regs and/or the user's
+ * of the current task, each part after its context mark if add_mark; the number of entries
+ */
+int get_perf_callchain(u64 *ips, struct pt_regs *regs, bool kernel, bool user, int max, bool add_mark)
 {
-	u64 *entry = perf_callchain_entries[smp_processor_id()], *ips = entry + 1;
-	int max = min((int)event->attr.sample_max_stack + 2, PERF_CALLCHAIN_MAX), nr = 0;
 	struct pt_regs *user_regs = user_mode(regs) ? regs : NULL;
+	int nr = 0, marks = add_mark ? 1 : 0;
 
-	if (!user_regs && !event->attr.exclude_callchain_kernel)
-		nr = perf_callchain_kernel(ips, nr, max, regs);
+	if (kernel && !user_regs)
+		nr = perf_callchain_kernel(ips, nr, max, regs, add_mark);
 	/* a task of this kernel's own programs; a session task's stack is its host process's */
 	if (!user_regs && current->mm && current->stack)
 		user_regs = task_pt_regs(current);
 	if (current->session)
 		user_regs = NULL;
-	if (user_regs && !event->attr.exclude_callchain_user && nr + 2 <= max)
-		nr = perf_callchain_user(ips, nr, max, user_regs);
-	entry[0] = nr;
+	if (user && user_regs && nr + marks + 1 <= max)
+		nr = perf_callchain_user(ips, nr, max, user_regs, add_mark);
+	return nr;
+}
+
+/* a sample's chain, its first word the number of entries */
+u64 *perf_callchain(struct perf_event *event, struct pt_regs *regs)
+{
+	u64 *entry = perf_callchain_entries[smp_processor_id()];
+	int max = min((int)event->attr.sample_max_stack + 2, PERF_CALLCHAIN_MAX);
+
+	entry[0] = get_perf_callchain(entry + 1, regs, !event->attr.exclude_callchain_kernel,
+				      !event->attr.exclude_callchain_user, max, true);
 	return entry;
 }

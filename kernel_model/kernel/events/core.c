@@ -35,18 +35,32 @@ static DEFINE_MUTEX(pmus_lock);
 static u64 perf_event_id;
 static const struct file_operations perf_fops;
 
+static int perf_lock_owner = -1;	/* the cpu holding perf_lock (a BPF program in an overflow) */
+
 static __always_inline unsigned long perf_lock_irqsave(void)
 {
 	unsigned long flags = arch_local_irq_save();
 
 	notrace_spin_lock(&perf_lock);
+	WRITE_ONCE(perf_lock_owner, smp_processor_id());
 	return flags;
 }
 
 static __always_inline void perf_unlock_irqrestore(unsigned long flags)
 {
+	WRITE_ONCE(perf_lock_owner, -1);
 	notrace_spin_unlock(&perf_lock);
 	arch_local_irq_restore(flags);
+}
+
+/* perf_lock, unless this cpu holds it already: a program run by an event's overflow (which
+ * holds it) writing to a BPF_OUTPUT event; true if taken */
+static __always_inline bool perf_lock_unless_held(unsigned long *flags)
+{
+	if (READ_ONCE(perf_lock_owner) == smp_processor_id())	/* interrupts off: stays so */
+		return false;
+	*flags = perf_lock_irqsave();
+	return true;
 }
 
 static bool perfmon_capable(void)
@@ -489,7 +503,8 @@ int perf_event_bpf_output(struct bpf_event_entry **slot, struct perf_raw_record 
 	struct perf_event_header header;
 	struct perf_sample_data data;
 	struct perf_event *event;
-	unsigned long flags = perf_lock_irqsave();
+	unsigned long flags = 0;
+	bool locked = perf_lock_unless_held(&flags);
 	int err = -ENOENT;
 
 	if (!*slot)
@@ -510,16 +525,40 @@ int perf_event_bpf_output(struct bpf_event_entry **slot, struct perf_raw_record 
 		perf_output_end(&handle);
 	}
 out:
-	perf_unlock_irqrestore(flags);
+	if (locked)
+		perf_unlock_irqrestore(flags);
 	return err;
 }
 
-/* __perf_event_overflow(): REFRESH's limit, then the sample */
+/* __perf_event_overflow(): REFRESH's limit, then the sample, unless the event's BPF program
+ * (a sampling event's PERF_EVENT_IOC_SET_BPF: bpf_overflow_handler) says 0 */
 static void perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
 {
 	if (event->event_limit && --event->event_limit == 0)
 		__perf_event_disable(event, perf_clock());
+	if (event->prog && !perf_event_is_tracing(event) && !bpf_overflow_handler(event, data, regs))
+		return;
 	perf_event_output(event, data, regs);
+}
+
+/*
+ * perf_event_set_bpf_handler(): a PERF_EVENT program on a sampling event (not a tracing one),
+ * run at each overflow; the event keeps the caller's reference until it is freed.
+ */
+int perf_event_set_bpf_handler(struct perf_event *event, struct bpf_prog *prog)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	if (prog->type != BPF_PROG_TYPE_PERF_EVENT)
+		return -EINVAL;
+	flags = perf_lock_irqsave();
+	if (event->prog)
+		ret = -EEXIST;
+	else
+		event->prog = prog;
+	perf_unlock_irqrestore(flags);
+	return ret;
 }
 
 /*
@@ -743,9 +782,8 @@ static void perf_swevent_cancel_hrtimer(struct perf_event *event)
 
 static void perf_clock_event_destroy(struct perf_event *event)
 {
-	hrtimer_cancel(&event->hw.hrtimer);
-	while (hrtimer_callback_running(&event->hw.hrtimer))
-		cpu_relax();
+	/* (a callback running now, which saw the event still active, queues it again as it ends) */
+	hrtimer_cancel_wait_running(&event->hw.hrtimer);
 }
 
 /*
@@ -1048,6 +1086,8 @@ static void free_event(struct perf_event *event)
 		free_event_filter(event->filter);
 	if (event->destroy)
 		event->destroy(event);
+	if (event->prog)	/* a sampling event's program (a tracing event's destroy detached its own) */
+		bpf_prog_put(event->prog);
 	if (event->hw.target)
 		static_key_slow_dec(&perf_sched_events);
 	if (is_sb_event(event))
@@ -1215,6 +1255,27 @@ static void perf_event_read(struct perf_event *event, u64 now)
 		event->pmu->read(event);
 	if (event->ctx)
 		perf_event_update_time(event, now);
+}
+
+/*
+ * perf_event_read_local(), perf_lock held (a program in the event's overflow): the count and
+ * times of an event of this cpu, or of the current task, not inherited.
+ */
+int perf_event_read_local(struct perf_event *event, u64 *value, u64 *enabled, u64 *running)
+{
+	if (event->attr.inherit)
+		return -EOPNOTSUPP;
+	if (event->cpu == -1 && event->hw.target != current)
+		return -EINVAL;
+	if (event->cpu != -1 && event->cpu != smp_processor_id())
+		return -EINVAL;
+	if (event->attr.pinned && event->oncpu != smp_processor_id())
+		return -EBUSY;
+	perf_event_read(event, perf_clock());
+	*value = event->count;
+	*enabled = event->total_time_enabled;
+	*running = event->total_time_running;
+	return 0;
 }
 
 /* count, enabled and running of the event and its live inherited children (perf_lock held) */
@@ -1692,6 +1753,12 @@ static struct perf_event *inherit_event(struct perf_event *parent_event, struct 
 
 	if (IS_ERR(event))
 		return event;
+	/* a sampling event's program runs for its children too (perf_event_alloc()'s
+	 * bpf_overflow_handler), each holding a reference */
+	if (parent_event->prog && !perf_event_is_tracing(parent_event)) {
+		bpf_prog_inc(parent_event->prog);
+		event->prog = parent_event->prog;
+	}
 	flags = perf_lock_irqsave();
 	event->state = parent_event->state >= PERF_EVENT_STATE_INACTIVE ? PERF_EVENT_STATE_INACTIVE
 									  : PERF_EVENT_STATE_OFF;

@@ -1,0 +1,109 @@
+"""Debian's bpftrace tools (/usr/sbin/*.bt), unmodified, in a session: what each prints on Linux
+6.1, from the emulated kernel's programs, maps and perf events.  interval: and profile: probes
+are BPF_PROG_TYPE_PERF_EVENT programs on sampling cpu-clock events (PERF_EVENT_IOC_SET_BPF,
+run by the event's overflow); kstack is a stack trace map filled by bpf_get_stackid()."""
+
+import os
+import re
+import shutil
+
+import pytest
+from test_session_bpftrace import bpftrace_while
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                       reason="needs /dev/fuse, root and namespaces"),
+    pytest.mark.skipif(shutil.which("bpftrace") is None, reason="bpftrace is not installed"),
+    pytest.mark.timeout(400),
+]
+TIME = re.compile(r"^\d\d:\d\d:\d\d$")
+COUNT = re.compile(r"^@\[(.+)\]: (\d+)$")
+BUCKET = re.compile(r"^\[(\d+), (\d+)\)\s+(\d+) \|@*\s*\|$")
+BUSY = "tracefs-sim exec getuid-loop 100000 >/dev/null"
+
+
+def tool(name: str) -> str:
+    path = f"/usr/sbin/{name}"
+    if not os.path.exists(path):
+        pytest.skip(f"{path} is not installed")
+    return path
+
+
+def test_vfsstat_prints_the_vfs_counts_each_second(tmp_path):
+    """vfsstat.bt: kprobes counting vfs_* calls into @, and interval:s:1 (a perf_event program
+    on a cpu-clock event sampling once a second on cpu 0) printing and clearing them: a time
+    line each second, then the counts, vfs_read's among them while a reader runs."""
+    out, err = bpftrace_while(tmp_path, None, "cat /etc/hostname >/dev/null", runs=12, tool=tool("vfsstat.bt"))
+    lines = out.splitlines()
+    assert "Tracing key VFS calls... Hit Ctrl-C to end." in lines, out + err
+    seconds = [i for i, line in enumerate(lines) if TIME.match(line)]
+    assert len(seconds) >= 2, out + err
+    reads = [int(m.group(2)) for line in lines if (m := COUNT.match(line)) and m.group(1) == "vfs_read"]
+    assert reads and max(reads) > 0, out + err
+    # each second's block: its counts after its time line
+    assert all(COUNT.match(line) or TIME.match(line) for line in lines[seconds[0]:] if line), out
+
+
+def test_pidpersec_counts_forks_each_second(tmp_path):
+    """pidpersec.bt: sched_process_fork counted, printed by interval:s:1 as `@: N`"""
+    out, err = bpftrace_while(tmp_path, None, "/bin/true", runs=12, tool=tool("pidpersec.bt"))
+    lines = out.splitlines()
+    per_second = [int(m.group(1)) for line in lines if (m := re.match(r"^\d\d:\d\d:\d\d PIDs/sec: @: (\d+)$", line))]
+    assert len(per_second) >= 2, out + err
+    assert max(per_second) > 0, out + err
+
+
+def test_cpuwalk_histogram_of_the_sampled_cpus(tmp_path):
+    """cpuwalk.bt: profile:hz:99 (a sampling cpu-clock event per cpu, 99 Hz as a 10101010 ns
+    period) with a /pid/ filter, the cpus of the non-idle samples in an lhist at END"""
+    out, err = bpftrace_while(tmp_path, None, BUSY, runs=2, tool=tool("cpuwalk.bt"))
+    lines = out.splitlines()
+    assert "@cpu: " in lines, out + err
+    buckets = [BUCKET.match(line) for line in lines[lines.index("@cpu: ") + 1:] if line]
+    assert buckets and all(buckets), out
+    cpus = {int(m.group(1)) for m in buckets if int(m.group(3)) > 0}
+    assert cpus and cpus <= set(range(os.cpu_count() or 64)), out
+
+
+def stacks(out: str) -> dict[tuple[str, ...], int]:
+    """bpftrace's `@[kstack] = count()` output: each stack's frames and its count"""
+    found: dict[tuple[str, ...], int] = {}
+    for m in re.finditer(r"^@\[\n((?:\s+\S+\n)*)(?:, [^\]]*)?\]: (\d+)$", out, re.M):
+        found[tuple(f.strip() for f in m.group(1).splitlines())] = int(m.group(2))
+    return found
+
+
+def test_profile_kernel_stacks(tmp_path):
+    """profile:hz:99 with kstack(6): bpf_get_stackid() from the sample's registers into a stack
+    trace map, read back by id: a busy loop's system calls, from do_syscall_64 up"""
+    out, err = bpftrace_while(tmp_path, "profile:hz:99 /comm == \"getuid-loop\"/ { @[kstack(6)] = count() }",
+                              BUSY, runs=2)
+    found = stacks(out)
+    assert found, out + err
+    frames = [f for stack in found for f in stack]
+    assert all(re.match(r"^[\w.]+\+\d+$", f) for f in frames), out
+    assert any("do_syscall_64" in f for f in frames), out
+
+
+def test_kprobe_kernel_stacks(tmp_path):
+    """kprobe:vfs_read with kstack(4): the probed function first (past its entry, as a kprobe's
+    ip is), then its caller, whose return address is at sp at the entry (as 6.1's ORC unwinder
+    finds it), then the frames up to the system call"""
+    out, err = bpftrace_while(tmp_path, "kprobe:vfs_read { @[kstack(4)] = count() }", "cat /etc/hostname", runs=20)
+    found = stacks(out)
+    reads = [stack for stack in found if stack and stack[0] == "vfs_read+1"]
+    assert reads, out + err
+    assert any(stack[1].startswith("ksys_read+") and stack[2].startswith("__x64_sys_read+")
+               for stack in reads if len(stack) >= 3), out
+    assert sum(found[stack] for stack in reads) >= 5, out
+
+
+def test_loads_reads_the_kernels_load_average(tmp_path):
+    """loads.bt: interval:s:1 reading avenrun (kaddr() from the session's /proc/kallsyms, the
+    emulated kernel's) each second; a busy loop in the emulated kernel raises it within the
+    first 5 s window"""
+    out, err = bpftrace_while(tmp_path, None, BUSY, runs=3, tool=tool("loads.bt"))
+    loads = [tuple(map(float, m.groups())) for line in out.splitlines()
+             if (m := re.match(r"^\d\d:\d\d:\d\d load averages: (\d+\.\d{3}) (\d+\.\d{3}) (\d+\.\d{3})$", line))]
+    assert len(loads) >= 3, out + err
+    assert max(one for one, _, _ in loads) > 0, out + err
