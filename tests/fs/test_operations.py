@@ -126,7 +126,7 @@ def test_events_tree(setup):
 
 def test_unknown_paths_are_enoent(setup):
     ops = setup.ops
-    for path in ("nosuchfile", "options/annotate", "options/stacktrace",
+    for path in ("nosuchfile", "options/block", "options/stacktrace",
                  "events/sched/nosuch", "events/ftrace/enable", "events/sched/sched_switch/hist_debug"):
         parent, _, name = path.rpartition("/")
         parent_inode = lookup_path(ops, parent) if parent else pyfuse3.ROOT_INODE
