@@ -146,8 +146,10 @@ def test_hist_wakeup_latency_snapshot_recipe():
     body = lines[at + 6:lines.index("", at + 6)]
     keys, saved = body[0::2], body[1::2]
     pids = [int(re.match(r"^\{ next_pid: +(\d+) \} hitcount: +\d+$", k).group(1)) for k in keys]
-    maxima = [int(re.match(r"^\tmax: +(\d+)  next_prio: +\d+  next_comm: sleep {27}  prev_pid: ", s).group(1))
-              for s in saved]
+    # (a wakeup whose switch came in the same microsecond has a latency of 0, which is no new
+    # maximum: onmax() saved nothing for it, as 6.1's track_data_max())
+    maxima = [int(re.match(r"^\tmax: +(\d+)  next_prio: +\d+  next_comm: (sleep {27}| {32})  prev_pid: ", s)
+                  .group(1)) for s in saved]
     assert pids and len(maxima) == len(pids), out
     section = re.search(r"\n\nSnapshot taken \(see tracing/snapshot\)\.  Details:\n"
                         r"\ttriggering value \{ onmax\(\$wakeup_lat\) \}: +(\d+)\ttriggered by event with key: "
