@@ -160,7 +160,7 @@ notrace void sysvec_call_function(struct pt_regs *regs)
 
 void syscall_exit_to_user_mode(struct pt_regs *regs);
 
-void irqentry_exit(struct pt_regs *regs)
+notrace void irqentry_exit(struct pt_regs *regs)
 {
 	if (user_mode(regs))
 		syscall_exit_to_user_mode(regs);

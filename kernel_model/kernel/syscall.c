@@ -32,7 +32,7 @@ notrace SYSCALL_DEFINE0(ni_syscall)
 	return -ENOSYS;
 }
 
-void syscall_exit_to_user_mode(struct pt_regs *regs)
+notrace void syscall_exit_to_user_mode(struct pt_regs *regs)
 {
 	struct percpu *pc;
 
@@ -55,7 +55,8 @@ void syscall_exit_to_user_mode(struct pt_regs *regs)
 	}
 }
 
-void do_syscall_64(struct pt_regs *regs, int nr)
+/* noinstr in 6.1, as the whole entry path (irqentry_*, exc_*): not traceable */
+notrace void do_syscall_64(struct pt_regs *regs, int nr)
 {
 	this_cpu()->stat_syscalls++;
 	local_irq_enable();

@@ -23,12 +23,12 @@ static void do_trap(int sig, int code, unsigned long addr)
 	local_irq_disable();
 }
 
-void exc_divide_error(struct pt_regs *regs)
+notrace void exc_divide_error(struct pt_regs *regs)
 {
 	do_trap(SIGFPE, FPE_INTDIV, regs->ip);
 }
 
-void exc_int3(struct pt_regs *regs)
+notrace void exc_int3(struct pt_regs *regs)
 {
 	int handled;
 
@@ -40,12 +40,12 @@ void exc_int3(struct pt_regs *regs)
 		do_trap(SIGTRAP, TRAP_BRKPT, 0);
 }
 
-void exc_invalid_op(struct pt_regs *regs)
+notrace void exc_invalid_op(struct pt_regs *regs)
 {
 	do_trap(SIGILL, ILL_ILLOPN, regs->ip);
 }
 
-void exc_general_protection(struct pt_regs *regs)
+notrace void exc_general_protection(struct pt_regs *regs)
 {
 	do_trap(SIGSEGV, SI_KERNEL, 0);
 }
