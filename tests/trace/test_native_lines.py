@@ -204,6 +204,17 @@ def test_default_line_formats_cached_records_without_python(system):
     misses.clear()
     text = _lines.trace_text(b"head\n", sources, cached, len(entries))
     assert len(misses) == unknown and text.startswith(b"head\n") and text.count(b"\n") == len(entries) + 1
+    # annotate: each CPU's first line is marked, but where it is the text's first or second,
+    # and the default line still makes every record's text without Python
+    misses.clear()
+    annotated = _lines.trace_text(b"head\n", sources, cached, len(entries), True)
+    assert len(misses) == unknown
+    lines = annotated.decode().splitlines()[1:]
+    marks = [i for i, l in enumerate(lines) if l.startswith("#####")]
+    firsts = [i - n for n, i in enumerate(marks)]   # where each marked CPU's line is, unmarked
+    assert [l for l in lines if not l.startswith("#####")] == text.decode().splitlines()[1:]
+    assert len(marks) == NR_CPUS - 1 and all(f > 1 for f in firsts)
+    assert {lines[i] for i in marks} <= {f"##### CPU {c} buffer started ####" for c in range(NR_CPUS)}
 
 
 @pytest.mark.parametrize("ts,in_ns,stamp", [

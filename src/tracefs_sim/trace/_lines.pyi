@@ -16,8 +16,9 @@ class DefaultLine:
     def __call__(self, cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes: ...
 
 def trace_text(head: bytes, sources: Sequence[tuple[int, Sequence[Sequence[Entry]]]], line: LinePrinter,
-               records: int) -> bytes:
-    """`trace`: head, then every record of the sources' pages in time order."""
+               records: int, annotate: bool = False) -> bytes:
+    """`trace`: head, then every record of the sources' pages in time order; annotate: a
+    `##### CPU N buffer started ####` line before each CPU's first (but the text's first two)."""
     ...
 
 def pipe_text(sources: Sequence[tuple[int, Sequence[Sequence[Entry]]]], line: LinePrinter, idx: int, window: int,

@@ -32,7 +32,7 @@ from .rb_page import event_length
 from .ring_buffer import Entry, RingBuffer
 from .hist import HistContext
 from .snapshot import Snapshot
-from .trace_output import TraceOutput, annotated
+from .trace_output import TraceOutput
 from .tracers import NOP, TracerRegistry
 from .tracing_nsecs import NsecsFile
 from .trigger import TriggerTable
@@ -326,9 +326,8 @@ class TraceArray:
             sources = [(c, [page.copy() for page in buffer.cpu(c).pages]) for c in cpus]
             records = sum(buffer.cpu(c).entries for c in cpus)
             lines = self.output.line_printer(self.clock.in_ns, self.time_start)
-            if self.options["annotate"] and written > entries:   # (TRACE_FILE_ANNOTATE: overruns)
-                lines = annotated(lines)
-        return _lines.trace_text(text.encode(), sources, lines, records)
+            annotate = self.options["annotate"] and written > entries   # (TRACE_FILE_ANNOTATE: overruns)
+        return _lines.trace_text(text.encode(), sources, lines, records, annotate)
 
     def _graph_current(self) -> bool:
         return self.tracer.name == "function_graph"

@@ -177,20 +177,6 @@ def _message_only(line: LinePrinter) -> LinePrinter:
     return message_only
 
 
-def annotated(line: LinePrinter) -> LinePrinter:
-    """annotate (test_cpu_buff_start()): in `trace` opened while the buffer had overruns, the
-    first record of each CPU but the trace's first two says where that CPU's records start."""
-    started: set[int] = set()
-
-    def annotate(cpu: int, entry: Entry, next_ts: int, idx: int) -> bytes:
-        text = line(cpu, entry, next_ts, idx)
-        if cpu in started:
-            return text
-        started.add(cpu)
-        return b"##### CPU %d buffer started ####\n" % cpu + text if idx > 1 else text
-    return annotate
-
-
 # ---- the context columns (trace_print_context, trace_print_lat_context) ----
 
 _USEC_PER_MSEC = 1000

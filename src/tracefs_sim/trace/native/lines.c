@@ -485,12 +485,14 @@ typedef struct {
     PyObject *head;        /* owned; NULL: no more records (or the look-ahead was passed) */
     uint64_t ts;           /* the head's stamp */
     long long lost;        /* records lost before the head, for a `LOST` line (0: none) */
+    int started;           /* annotate: the CPU's first line was made */
 } Cursor;
 
 typedef struct {
     Cursor *cursors;
     Py_ssize_t count;
     Py_ssize_t window;     /* records a CPU may give (-1: all); the one at `window` is a look-ahead */
+    int annotate;          /* mark where each CPU's records start (test_cpu_buff_start()) */
 } Merge;
 
 /* Moves a cursor to the CPU's next record, up to the look-ahead. */
@@ -563,6 +565,7 @@ merge_init(Merge *m, PyObject *sources, PyObject *lost, Py_ssize_t window)
     m->cursors = NULL;
     m->count = 0;
     m->window = window;
+    m->annotate = 0;
     PyObject *seq = PySequence_Fast(sources, "sources must be a sequence of (cpu, pages)");
     if (seq == NULL)
         return -1;
@@ -643,6 +646,15 @@ merge_lines(Merge *m, PyObject *printer, Out *out, Py_ssize_t start, Py_ssize_t 
             c->lost = 0;
             rc = out_put(out, lost_line, n);
         }
+        if (rc == 0 && m->annotate && !c->started) {
+            c->started = 1;
+            /* (not before the trace's first two lines) */
+            if (idx + lines > 1) {
+                char mark[64];
+                int n = PyOS_snprintf(mark, sizeof mark, "##### CPU %ld buffer started ####\n", c->cpu);
+                rc = out_put(out, mark, n);
+            }
+        }
         if (rc == 0)
             rc = put_line(printer, out, c->cpu, entry, next_ts, idx + lines);
         Py_DECREF(entry);
@@ -719,18 +731,20 @@ done:
 static PyObject *
 trace_text(PyObject *Py_UNUSED(module), PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"head", "sources", "line", "records", NULL};
+    static char *kwlist[] = {"head", "sources", "line", "records", "annotate", NULL};
     PyObject *sources, *printer;
     const char *head;
     Py_ssize_t head_len, records;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y#OOn:trace_text", kwlist, &head, &head_len, &sources, &printer,
-                                     &records))
+    int annotate = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y#OOn|p:trace_text", kwlist, &head, &head_len, &sources, &printer,
+                                     &records, &annotate))
         return NULL;
     if (check_printer(printer) < 0)
         return NULL;
     Merge m;
     if (merge_init(&m, sources, Py_None, -1) < 0)
         return NULL;
+    m.annotate = annotate;
     PyObject *text = NULL;
     Out out = {NULL, 0, 0};
     Py_ssize_t *taken = PyMem_Calloc(m.count ? m.count : 1, sizeof(Py_ssize_t));
@@ -763,9 +777,11 @@ static PyMethodDef lines_methods[] = {
                "lost: records each source lost, told in a `CPU:N [LOST M EVENTS]` line before its\n"
                "first line (0: nothing). taken: the records of each source the text holds.")},
     {"trace_text", (PyCFunction)(void (*)(void))trace_text, METH_VARARGS | METH_KEYWORDS,
-     PyDoc_STR("trace_text(head, sources, line, records) -> bytes\n--\n\n"
+     PyDoc_STR("trace_text(head, sources, line, records, annotate=False) -> bytes\n--\n\n"
                "`trace`'s text: head, then the lines of all the merged records of sources\n"
-               "[(cpu, pages)] as pipe_text makes them; records: how many there are (sizes the text).")},
+               "[(cpu, pages)] as pipe_text makes them; records: how many there are (sizes the text).\n"
+               "annotate: a `##### CPU N buffer started ####` line before each CPU's first line\n"
+               "but on the text's first two lines (the annotate option, after overruns).")},
     {NULL, NULL, 0, NULL},
 };
 
