@@ -416,8 +416,8 @@ class EventTriggers:
         assert new is not None     # (a new command: registered or refused)
         made.append((found, new))
 
-    def _hist_env(self, event: TraceEvent, command: str = "",
-                  made: list[tuple[TraceEvent, Trigger]] | None = None) -> hist_trigger.HistEnv:
+    def _hist_env(self, event: TraceEvent, command: str,
+                  made: list[tuple[TraceEvent, Trigger]]) -> hist_trigger.HistEnv:
         def find_var(name: str, system: str | None = None,
                      event_name: str | None = None) -> list[tuple[hist_trigger.HistSpec, Callable[[], int]]]:
             files = self._files()
@@ -431,8 +431,7 @@ class EventTriggers:
                        for t in self._lists.get(event.id, []))
         def make_field_var_hist(system: str, event_name: str, field_name: str,
                                 target_keys: list[tuple[str, int, bool]]) -> None:
-            self._make_field_var_hist(system, event_name, field_name, target_keys, command,
-                                      made if made is not None else [])
+            self._make_field_var_hist(system, event_name, field_name, target_keys, command, made)
         def log(message: str, at: str) -> None:
             self._log_hist_error(event, command, message, at)
         return hist_trigger.HistEnv(find_var, find_own_var, self._find_event, self.table.find_synth,
