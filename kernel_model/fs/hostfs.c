@@ -303,6 +303,97 @@ noinline ssize_t hostfs_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	return n;
 }
 
+/* The host's device number of a node (0: none, or it is not a device) */
+static u32 hostfs_dev_number(struct inode *inode)
+{
+	struct hostfs_req *req;
+	u32 dev = 0;
+
+	if (HOSTFS_I(inode) == HOSTFS_NO_NODE || !S_ISCHR(inode->i_mode))
+		return 0;
+	req = req_alloc(HOSTFS_GETATTR, HOSTFS_I(inode));
+	if (!req)
+		return 0;
+	if (!hostfs_call(req))	/* glibc's dev_t: major's low 12 bits at 8, minor's low 8 at 0 */
+		dev = MKDEV((req->st.rdev >> 8) & 0xfff, (req->st.rdev & 0xff) | ((req->st.rdev >> 12) & 0xfff00));
+	kfree(req);
+	return dev;
+}
+
+/* a terminal a session leader's open makes its controlling one (tty_open(): not /dev/tty,
+ * /dev/ptmx's master side or with O_NOCTTY): the consoles, serial lines and ptys' slaves */
+static bool hostfs_dev_is_terminal(u32 dev)
+{
+	return MAJOR(dev) == 4 || (MAJOR(dev) >= 136 && MAJOR(dev) <= 143) || dev == MKDEV(5, 1);
+}
+
+/* The host's device, opened by a session task: the host's open succeeded as this one does,
+ * but for what the task's controlling terminal decides (drivers/tty/tty_io.c's tty_open):
+ * /dev/tty without one is ENXIO (as a `tracefs-sim run` script's bash finds at start:
+ * succeeding here would leave the kernel's fd table one fd ahead of the host's), and a
+ * session leader without one takes the terminal it opens. */
+static int hostfs_dev_open(struct inode *inode, struct file *file)
+{
+	u32 dev;
+
+	if (current->tty && current->sid != current->tgid)
+		return 0;
+	dev = hostfs_dev_number(inode);
+	if (dev == MKDEV(5, 0))
+		return current->tty ? 0 : -ENXIO;
+	if (!current->tty && current->sid == current->tgid && hostfs_dev_is_terminal(dev) &&
+	    !(file->f_flags & O_NOCTTY))
+		proc_set_tty(dev);
+	return 0;
+}
+
+/* TIOCGPTPEER on the host's /dev/ptmx: the host gave the process an fd for the pty's slave;
+ * here a file for it takes the same number (the lowest free one, the host's too) */
+static long hostfs_ptmx_peer(struct file *file, unsigned long flags)
+{
+	struct file *peer;
+	int fd;
+
+	if (hostfs_dev_number(file->f_inode) != MKDEV(5, 2))
+		return -ENOTTY;
+	fd = get_unused_fd_flags(flags & O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	peer = hostfs_host_fd_file(flags & (O_ACCMODE | O_NONBLOCK));
+	if (IS_ERR(peer)) {
+		put_unused_fd(fd);
+		return PTR_ERR(peer);
+	}
+	fd_install(fd, peer);
+	return fd;
+}
+
+/* A host terminal's controlling-terminal requests (tty_jobctrl.c) and the pty master's
+ * TIOCGPTPEER, whose answers change the task's own state; the others are the host's to
+ * answer (ENOTTY here, as without a driver). */
+static long hostfs_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	u32 dev;
+
+	switch (cmd) {
+	case 0x5441:	/* TIOCGPTPEER */
+		return hostfs_ptmx_peer(file, arg);
+	case 0x540E:	/* TIOCSCTTY: a session leader takes it (tiocsctty()) */
+		dev = hostfs_dev_number(file->f_inode);
+		if (current->sid != current->tgid || (current->tty && current->tty != dev))
+			return -EPERM;
+		proc_set_tty(dev ? dev : ~0u);	/* (an fd from outside the session: no number) */
+		return 0;
+	case 0x5422:	/* TIOCNOTTY: it gives its terminal up */
+		if (!current->tty)
+			return -ENOTTY;
+		proc_set_tty(0);
+		return 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
 /* The host's device: what the session task read there is the host's to know. */
 static ssize_t hostfs_dev_read(struct file *file, char *buf, size_t count, loff_t *ppos)
 {
@@ -434,6 +525,8 @@ static const struct file_operations hostfs_file_fops = {
 };
 
 static const struct file_operations hostfs_dev_fops = {
+	.open = hostfs_dev_open,
+	.unlocked_ioctl = hostfs_dev_ioctl,
 	.llseek = noop_llseek,
 	.read = hostfs_dev_read,
 	.write = hostfs_dev_write,

@@ -179,6 +179,8 @@ struct task_struct {
 	gid_t gid, sgid, egid, fsgid;
 	struct robust_list_head *robust_list;	/* set_robust_list(): walked at exit (futex.c) */
 	pid_t pgrp, sid;		/* its process group and session (6.1: signal->pids), each thread's */
+	u32 tty;			/* its controlling terminal's device number, 0: none (6.1:
+					 * signal->tty); a session task's is its host process's */
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 
@@ -387,6 +389,8 @@ int copy_files_and_fs_of(struct task_struct *from, struct task_struct *tsk);
 void exit_files(struct task_struct *tsk);
 void exit_fs(struct task_struct *tsk);
 void do_close_on_exec(struct files_struct *files);
+/* the controlling terminal of the caller's thread group (0: none), as tty_jobctrl.c's */
+void proc_set_tty(u32 tty);
 int unshare_files(void);
 int unshare_fs_struct(void);
 int host_view_enter(void);

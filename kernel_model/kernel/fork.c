@@ -182,6 +182,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		p->flags = PF_FORKNOEXEC;
 		p->pgrp = parent->pgrp;
 		p->sid = parent->sid;
+		p->tty = parent->tty;
 		if (copy_mm(clone_flags, p))
 			goto free_stack;
 	}
@@ -249,6 +250,7 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 	p->flags = PF_FORKNOEXEC;
 	p->pgrp = parent->pgrp;
 	p->sid = parent->sid;
+	p->tty = parent->tty;
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);

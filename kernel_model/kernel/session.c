@@ -790,10 +790,13 @@ long session_execve(const char *filename)
 	unqueue(q);
 	retire(q);
 	ret = q->rec.exec.result;
+	if (!ret)	/* begin_new_exec(): a file table of its own, without its close-on-exec fds */
+		ret = unshare_files();
 	if (!ret) {
 		ret = session_exec_mm(tsk);
 		if (!ret) {
 			flush_signal_handlers(tsk);
+			do_close_on_exec(tsk->files);
 			tsk->flags &= ~PF_FORKNOEXEC;
 			strscpy_pad(tsk->comm, q->rec.exec.comm, TASK_COMM_LEN);
 			perf_event_exec();
@@ -826,6 +829,7 @@ static struct task_struct *session_fork(struct task_struct *parent, struct sessi
 		p->flags &= ~PF_FORKNOEXEC;
 		p->pgrp = rec->task.pgid;
 		p->sid = rec->task.sid;
+		p->tty = rec->task.tty;
 	}
 	if (parent == current && perf_event_init_task(p, 0)) {	/* the forking task's inherited events */
 		p->session = NULL;

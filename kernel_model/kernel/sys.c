@@ -540,16 +540,31 @@ SYSCALL_DEFINE1(sysinfo, struct sysinfo *, info)
 
 /* ---- process groups and sessions (kernel/sys.c) ---- */
 
-/* every thread of the group of `p` (6.1 keeps them once, in the signal_struct's pids) */
+/* every thread of the group of `p` (6.1 keeps them once, in the signal_struct's pids); a
+ * new session has no controlling terminal (setsid's proc_clear_tty()) */
 static void set_group_ids(struct task_struct *p, pid_t pgrp, pid_t sid)
 {
 	struct task_struct *t;
 
 	list_for_each_entry(t, &task_list, tasks)
 		if (t->tgid == p->tgid) {
+			if (t->sid != sid)
+				t->tty = 0;
 			t->pgrp = pgrp;
 			t->sid = sid;
 		}
+}
+
+void proc_set_tty(u32 tty)
+{
+	struct task_struct *t;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(t, &task_list, tasks)
+		if (t->tgid == current->tgid)
+			t->tty = tty;
+	spin_unlock_irqrestore(&sched_lock, flags);
 }
 
 /* whether a process group `pgrp` has a member in session `sid` */

@@ -216,3 +216,52 @@ def test_a_session_process_group_and_session_are_the_hosts():
             for line in section(out, "trace")) if m}
         assert rets == {"getpgrp": pgrp, "getsid": sid}, out
     assert sid == pid   # setsid made the second one a session leader
+
+
+def _calls(lines: list[str], nr: int, args: str) -> list[int]:
+    """The ret of each system call nr whose sys_enter's arguments match the pattern args
+    (hex, ", "-separated): its sys_enter, then its task's next sys_exit."""
+    entered: set[int] = set()
+    found = []
+    for _, pid, _, event, rest in events(lines):
+        if event == "sys_enter":
+            if re.match(rf"NR {nr} \({args}", rest):
+                entered.add(pid)
+            else:
+                entered.discard(pid)
+        elif event == "sys_exit" and pid in entered and rest.startswith(f"NR {nr} = "):
+            entered.discard(pid)
+            found.append(int(rest.split(" = ")[1]))
+    return found
+
+
+def test_an_exec_closes_the_close_on_exec_fds_in_the_kernel_too(tmp_path):
+    # fd 9 is close-on-exec: after the exec, the new program's close(9) is EBADF on the host,
+    # and so in the kernel, whose fd table is the host's
+    (tmp_path / "closer.py").write_text(
+        "import os\ntry:\n    os.close(9)\nexcept OSError as e:\n    print(e.errno)\n")
+    (tmp_path / "opener.py").write_text(
+        "import os, sys\nos.dup2(os.open('/etc/hostname', os.O_RDONLY), 9, inheritable=False)\n"
+        f"os.execv(sys.executable, ['python3', '{tmp_path}/closer.py'])\n")
+    out = run(f"echo 1 > {T}/events/raw_syscalls/enable; echo '== host'; python3 {tmp_path}/opener.py;"
+              f"echo 0 > {T}/events/raw_syscalls/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    assert section(out, "host") == ["9"]
+    assert _calls(section(out, "trace"), 3, "9,") == [-9], out
+
+
+def test_dev_tty_is_enxio_without_a_controlling_terminal_and_a_pty_gives_one(tmp_path):
+    # a `run` session has no terminal: an open of /dev/tty fails on the host (ENXIO), and so in
+    # the kernel (else its fds would be one ahead of the host's from then on); a pty's child
+    # (setsid + TIOCSCTTY: pty.fork()) has one, and opens it on both
+    flags = "os.O_RDWR | os.O_NOCTTY | os.O_APPEND"   # (with os.open's O_CLOEXEC, 0x80502: its openat)
+    (tmp_path / "notty.py").write_text(
+        f"import os\ntry:\n    os.open('/dev/tty', {flags})\nexcept OSError as e:\n    print(e.errno)\n")
+    (tmp_path / "ptychild.py").write_text(
+        "import os, pty\npid, fd = pty.fork()\nif pid == 0:\n"
+        f"    os.close(os.open('/dev/tty', {flags}))\n    os._exit(0)\nos.waitpid(pid, 0)\n")
+    out = run(f"echo 1 > {T}/events/raw_syscalls/enable; echo '== host';"
+              f"python3 {tmp_path}/notty.py; python3 {tmp_path}/ptychild.py;"
+              f"echo 0 > {T}/events/raw_syscalls/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    assert section(out, "host") == ["6"]
+    opens = _calls(section(out, "trace"), 257, "ffffff9c, [0-9a-f]+, 80502,")
+    assert len(opens) == 2 and opens[0] == -6 and opens[1] >= 0, opens

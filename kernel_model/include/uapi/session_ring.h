@@ -86,6 +86,8 @@ struct session_record {
 			unsigned short cwd_len;
 			unsigned short nr_fds;
 			int pgid, sid;		/* its process group and session, as the namespace sees them */
+			unsigned int tty;	/* its controlling terminal's device number (0: none) */
+			int pad;
 		} task;
 		struct {
 			int status;		/* as wait4 reports it */

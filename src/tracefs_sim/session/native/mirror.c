@@ -344,7 +344,7 @@ static struct known *meet(pid_t tid, pid_t creator)
 	rec->task.creator = creator ? creator : (parent ? parent->tid : 0);
 	rec->task.helper = k->helper;
 	if (read_proc(tid, "stat", stat, sizeof(stat)) > 0 && (after = strrchr(stat, ')')))
-		sscanf(after, ") %*c %*d %d %d", &rec->task.pgid, &rec->task.sid);
+		sscanf(after, ") %*c %*d %d %d %u", &rec->task.pgid, &rec->task.sid, &rec->task.tty);
 	name = strstr(status, "Name:\t");
 	if (name) {
 		size_t n = strcspn(name + 6, "\n");
