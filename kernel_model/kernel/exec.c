@@ -290,6 +290,7 @@ void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
 {
 	trace_task_rename(tsk, buf);
 	strscpy_pad(tsk->comm, buf, TASK_COMM_LEN);
+	tracing_record_task_rename(tsk);
 }
 
 /*

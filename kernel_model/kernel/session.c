@@ -798,7 +798,7 @@ long session_execve(const char *filename)
 			flush_signal_handlers(tsk);
 			do_close_on_exec(tsk->files);
 			tsk->flags &= ~PF_FORKNOEXEC;
-			strscpy_pad(tsk->comm, q->rec.exec.comm, TASK_COMM_LEN);
+			__set_task_comm(tsk, q->rec.exec.comm, true);
 			perf_event_exec();
 			trace_sched_process_exec(tsk, old_pid, filename);
 		}

@@ -265,3 +265,19 @@ def test_dev_tty_is_enxio_without_a_controlling_terminal_and_a_pty_gives_one(tmp
     assert section(out, "host") == ["6"]
     opens = _calls(section(out, "trace"), 257, "ffffff9c, [0-9a-f]+, 80502,")
     assert len(opens) == 2 and opens[0] == -6 and opens[1] >= 0, opens
+
+
+def test_a_comm_filter_sees_an_execd_command_by_its_new_name():
+    # comm is the task's name as the event fires (Linux's filter_pred_comm): the shell's child
+    # is `ls` from its exec on, even before it next switches
+    out = run(f"echo 'comm == \"ls\"' > {T}/events/raw_syscalls/sys_enter/filter;"
+              f"echo 'comm == \"bash\"' > {T}/events/raw_syscalls/sys_exit/filter;"
+              f"echo 1 > {T}/events/raw_syscalls/enable; ls / > /dev/null;"
+              f"echo 0 > {T}/events/raw_syscalls/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    seen = events(section(out, "trace"))
+    entered = [rest.split(" (")[0] for comm, _, _, event, rest in seen if event == "sys_enter"]
+    exited = [rest.split(" = ")[0] for comm, _, _, event, rest in seen if event == "sys_exit"]
+    # ls's loader and its getdents64 of "/" ...
+    assert len(entered) > 20 and "NR 217" in entered and "NR 21" in entered, out
+    # ... and none of its calls after the exec among the shell's
+    assert "NR 217" not in exited, out

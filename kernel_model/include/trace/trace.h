@@ -133,6 +133,8 @@ extern struct saved_cmdlines saved_cmdlines;
 extern struct static_key trace_cmdline_key;
 /* callers hold sched_lock, which serializes the table */
 void tracing_record_taskinfo_sched_switch(struct task_struct *prev, struct task_struct *next);
+/* a task's comm changed: saved at once (the host's filters compare it, see trace_cmdline.c) */
+void tracing_record_task_rename(struct task_struct *tsk);
 
 void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_event_file *file,
 				  unsigned long irqflags);

@@ -82,7 +82,6 @@ class Drain:
             # Exited tasks' entries would stay for good (pids wrap only at 32768): start
             # afresh, and the next batch asks the machine's live tasks again.
             self._task_cache.clear()
-        self._follow_saved_comms()
         total = 0
         for array in list(self._arrays()):
             try:
@@ -156,6 +155,9 @@ class Drain:
                     array.buffer.cpu(cpu).dropped_events += count
         if not per_cpu and not swaps:
             return 0
+        # The comms saved after the pages were taken: each is at least as new as the records
+        # (an exec's new name saved at once, trace_cmdline.c), which the filters compare.
+        self._follow_saved_comms()
         batch = _Batch(self, control.files)
         entries = {cpu: self._keep(array, cpu, pages, batch) for cpu, pages in per_cpu.items()}
         kept = 0
