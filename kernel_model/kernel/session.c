@@ -776,6 +776,20 @@ void session_exit_to_user_mode(struct pt_regs *regs)
 }
 
 /* execve/execveat of a session task: done here when it was done on the host. */
+/* mm->exe_file: the file the host says the process runs now (set_mm_exe_file()), by its
+ * path in the session's view of the host's tree; none if that view cannot open it */
+static void session_set_exe_file(struct mm_struct *mm, const struct session_record *rec)
+{
+	const char *path = (const char *)(rec + 1);
+	struct file *file;
+
+	if (!rec->exec.exe_len || sizeof(*rec) + rec->exec.exe_len > rec->len || path[rec->exec.exe_len - 1])
+		return;
+	file = filp_open(path, O_RDONLY, 0);
+	if (!IS_ERR(file))
+		mm->exe_file = file;
+}
+
 long session_execve(const char *filename)
 {
 	struct task_struct *tsk = current;
@@ -795,6 +809,7 @@ long session_execve(const char *filename)
 	if (!ret) {
 		ret = session_exec_mm(tsk);
 		if (!ret) {
+			session_set_exe_file(tsk->mm, &q->rec);
 			flush_signal_handlers(tsk);
 			do_close_on_exec(tsk->files);
 			tsk->flags &= ~PF_FORKNOEXEC;
@@ -823,6 +838,8 @@ static struct task_struct *session_fork(struct task_struct *parent, struct sessi
 		session_free_process(p);
 		return NULL;
 	}
+	if (parent->mm && parent->mm->exe_file)	/* dup_mm(): the child runs what its parent did */
+		p->mm->exe_file = get_file(parent->mm->exe_file);
 	if (rec->task.comm[0])
 		strscpy_pad(p->comm, rec->task.comm, TASK_COMM_LEN);
 	if (!parent->session) {	/* a program the host started: its group and session are the host's */

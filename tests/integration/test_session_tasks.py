@@ -281,3 +281,17 @@ def test_a_comm_filter_sees_an_execd_command_by_its_new_name():
     assert len(entered) > 20 and "NR 217" in entered and "NR 21" in entered, out
     # ... and none of its calls after the exec among the shell's
     assert "NR 217" not in exited, out
+
+
+def test_proc_self_exe_names_the_program_the_host_runs(tmp_path):
+    # readlink("/proc/self/exe") returns in the kernel what it returns on the host: the exec'd
+    # file (the supervisor's EXEC record says which), which a fork keeps
+    (tmp_path / "forked.py").write_text(
+        "import os\nif os.fork() == 0:\n    print(os.readlink('/proc/self/exe'), flush=True)\n    os._exit(0)\n"
+        "os.wait()\n")
+    out = run(f"echo 1 > {T}/events/raw_syscalls/enable; echo '== host'; readlink /proc/self/exe;"
+              f"python3 {tmp_path}/forked.py;"
+              f"echo 0 > {T}/events/raw_syscalls/enable; echo '== trace'; grep -v '^#' {T}/trace")
+    by_readlink, by_python_child = section(out, "host")
+    rets = _calls(section(out, "trace"), 89, "")
+    assert len(by_readlink) in rets and rets[-1] == len(by_python_child), (rets, out)

@@ -94,7 +94,10 @@ struct session_record {
 		} exit;
 		struct {
 			int result;		/* 0 or -errno */
-			int pad;
+			unsigned short exe_len;	/* a success: the bytes of the path of the file the
+						 * process runs (/proc/PID/exe, the NUL included)
+						 * that follow, padded to 8; 0: none */
+			unsigned short pad;
 			char comm[16];		/* the task's name after it (a success) */
 		} exec;
 		struct {

@@ -409,23 +409,36 @@ static void exec_marks(pid_t tid, unsigned long long marks[2])
 /* The outcome of the task's last execve: a new image (ASLR moves its code and heap) or not. */
 static void exec_outcome(struct known *k)
 {
-	struct session_record rec = { .type = SESSION_REC_EXEC, .tid = k->tid, .len = sizeof(rec) };
+	union {
+		struct session_record rec;
+		char bytes[SESSION_RECORD_MAX];
+	} u = { .rec = { .type = SESSION_REC_EXEC, .tid = k->tid, .len = sizeof(u.rec) } };
+	struct session_record *rec = &u.rec;
 	unsigned long long now[2];
 
 	k->exec_pending = false;
 	exec_marks(k->tid, now);
-	rec.ts = now_ns();
+	rec->ts = now_ns();
 	if (now[0] != k->exec_marks[0] || now[1] != k->exec_marks[1]) {
-		char comm[32];
+		char comm[32], path[64], exe[PATH_MAX];
+		ssize_t n;
 
-		rec.exec.result = 0;
+		rec->exec.result = 0;
 		serve_exec(k->tgid);
 		if (read_proc(k->tid, "comm", comm, sizeof(comm)) > 0)
-			memcpy(rec.exec.comm, comm, strcspn(comm, "\n") < 15 ? strcspn(comm, "\n") : 15);
+			memcpy(rec->exec.comm, comm, strcspn(comm, "\n") < 15 ? strcspn(comm, "\n") : 15);
+		/* what it runs (a script's interpreter): the kernel's mm->exe_file */
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)k->tid);
+		n = readlink(path, exe, sizeof(exe) - 1);
+		if (n > 0) {
+			exe[n] = 0;
+			if (append(rec, exe, n + 1))
+				rec->exec.exe_len = n + 1;
+		}
 	} else {
-		rec.exec.result = -k->exec_error;
+		rec->exec.result = -k->exec_error;
 	}
-	produce(&rec);
+	produce(rec);
 }
 
 /* ---- a call's record ---- */
