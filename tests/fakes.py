@@ -371,6 +371,7 @@ class FakeGuestTracing:
         self._lost: dict[tuple[int, int], int] = {}
         self._pending = False
         self.saved: dict[int, str] = {}   # what the guest's saved cmdlines would hold
+        self.renames: list[tuple[int, int, str]] = []   # (pid, ts, comm before) of the guest's renames
         self.cmdline_holders: set = set()   # record_cmdlines() holders: comms are saved while any
         self.pid_lists = FakePidLists()
         self.triggers = FakeTriggers()
@@ -481,6 +482,9 @@ class FakeGuestTracing:
 
     def saved_comms(self) -> dict[int, str]:
         return dict(self.saved)
+
+    def comm_renames(self) -> list[tuple[int, int, str]]:
+        return list(self.renames)
 
 
 # A sched_switch's fields, as the trace tests record them: sleep (108) switching to idle.

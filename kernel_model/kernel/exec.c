@@ -288,9 +288,12 @@ static noinline int exec_mmap(struct mm_struct *mm)
 
 void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
 {
+	char before[TASK_COMM_LEN];
+
 	trace_task_rename(tsk, buf);
+	memcpy(before, tsk->comm, TASK_COMM_LEN);
 	strscpy_pad(tsk->comm, buf, TASK_COMM_LEN);
-	tracing_record_task_rename(tsk);
+	tracing_record_task_rename(tsk, before);
 }
 
 /*

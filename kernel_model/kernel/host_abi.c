@@ -92,6 +92,10 @@ HOST_ABI_CONST(SAVED_CMDLINES);
 HOST_ABI_SIZE(saved_cmdline);
 HOST_ABI_SIZE(saved_cmdlines);
 HOST_ABI_OFFSET(saved_cmdlines, entry);
+HOST_ABI_CONST(COMM_RENAMES);
+HOST_ABI_SIZE(comm_rename);
+HOST_ABI_OFFSET(saved_cmdlines, renames);
+HOST_ABI_OFFSET(saved_cmdlines, renames_next);
 
 /* include/trace/trace_pid.h */
 HOST_ABI_CONST(TRACE_PID_MAX);

@@ -202,8 +202,8 @@ class Calls:
         self.tasks[pid] = task = (b"" if pid % 3 == 0 else b"t%d" % pid, pid % 2 * 1000)
         return task
 
-    def special(self, plan, payload, pid, task):
-        self.log.append(("special", plan, payload, pid, task))
+    def special(self, plan, payload, pid, task, ts):
+        self.log.append(("special", plan, payload, pid, task, ts))
         if plan == ("switch",):
             self.tasks[pid] = task = (b"sw%d" % payload[9], payload[10])
         return task, payload[8] % 3 != 0
@@ -246,7 +246,7 @@ def model_keep(pages, plans, plan_of, tasks, task_of, special, from_ns, save_com
                 task = tasks.get(pid) or task_of(pid)
                 last_pid, saved = pid, False
             if plan is not KEEP:
-                task, kept = special(plan, payload, pid, task)
+                task, kept = special(plan, payload, pid, task, ts)
                 if not kept:
                     continue
             keep.append(Entry(ts if from_ns is None else from_ns(ts), payload, event_length(len(payload))))
@@ -382,7 +382,7 @@ def test_errors_from_python_propagate_and_leak_nothing(which):
     if which == "bad task":
         arguments["task_of"] = lambda pid: [b"list", 0]
     elif which == "bad special":
-        arguments["special"] = lambda plan, payload, pid, task: task
+        arguments["special"] = lambda plan, payload, pid, task, ts: task
     watched = [*pages, *(spans for _, spans in walked), KEEP, calls.fresh[4]]
 
     def run(times):

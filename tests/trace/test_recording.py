@@ -749,3 +749,27 @@ def test_the_drains_task_cache_forgets_tasks_long_gone(sim, monkeypatch):
     sim.switch(1, 2_000_000_000, pid=108)
     assert sim.drain() == 1
     assert sim.lines()[0].lstrip().startswith("sleep-108 ")
+
+
+def test_a_comm_filter_takes_a_records_comm_at_its_time_across_a_rename(sim):
+    """An exec renamed 108 from `sleep` to `ls` at 2 ms, and the guest saved the new name at
+    once: in one batch, its records before the rename are `sleep`'s for `comm ==`, those after
+    are `ls`'s, as Linux's filter_pred_comm compares current->comm as each event fires."""
+    sys_exit = sim.event("raw_syscalls", "sys_exit")
+    sim.ta.events.write_enable(b"1\n", "raw_syscalls", "sys_exit")
+    sim.ta.events.write_filter(sys_exit, b'comm == "ls"\n')
+
+    def sys_exits(cpu, *stamps):
+        for ts in stamps:
+            sim.guest.emit(cpu, sys_exit.desc, ts, dict(id=0, ret=1), pid=108)
+
+    sys_exits(0, 1_000_000, 1_999_999, 2_000_000, 3_000_000)
+    sim.m.live_tasks[0] = FakeTask(108, 108, "ls")
+    sim.guest.saved[108] = "ls"
+    sim.guest.renames.append((108, 2_000_000, "sleep"))
+    sim.drain()
+    assert [l.split()[3] for l in sim.lines()] == ["0.002000:", "0.003000:"]
+    sim.ta.events.write_filter(sys_exit, b'comm == "sleep"\n')
+    sys_exits(1, 1_500_000, 2_500_000)   # (a CPU whose records came later)
+    sim.drain()
+    assert [l.split()[3] for l in sim.lines()] == ["0.001500:", "0.002000:", "0.003000:"]

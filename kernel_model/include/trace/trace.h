@@ -124,17 +124,23 @@ struct trace_eval_map {
  */
 #define SAVED_CMDLINES 128
 struct saved_cmdline { s32 pid; char comm[TASK_COMM_LEN]; };
+/* A task's rename (exec, PR_SET_NAME) while events were on: its comm until `ts` (the events'
+ * clock), for the host's filters to compare a record of that time with (trace_cmdline.c) */
+#define COMM_RENAMES 32
+struct comm_rename { s32 pid; u32 pad; u64 ts; char comm_before[TASK_COMM_LEN]; };
 struct saved_cmdlines {
 	u32 next;			/* the entry replaced next (round robin) */
-	u32 pad;
+	u32 renames_next;		/* the rename written next (its index modulo COMM_RENAMES) */
 	struct saved_cmdline entry[SAVED_CMDLINES];
+	struct comm_rename renames[COMM_RENAMES];
 };
 extern struct saved_cmdlines saved_cmdlines;
 extern struct static_key trace_cmdline_key;
 /* callers hold sched_lock, which serializes the table */
 void tracing_record_taskinfo_sched_switch(struct task_struct *prev, struct task_struct *next);
-/* a task's comm changed: saved at once (the host's filters compare it, see trace_cmdline.c) */
-void tracing_record_task_rename(struct task_struct *tsk);
+/* a task's comm changed from comm_before: saved at once (the host's filters compare it, see
+ * trace_cmdline.c) */
+void tracing_record_task_rename(struct task_struct *tsk, const char *comm_before);
 
 void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_event_file *file,
 				  unsigned long irqflags);

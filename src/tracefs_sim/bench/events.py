@@ -186,6 +186,9 @@ class _CapturedGuest:
     def saved_comms(self) -> dict[int, str]:
         return {}
 
+    def comm_renames(self) -> list[tuple[int, int, str]]:
+        return []
+
 
 class HostStages:
     """The drain and trace_pipe's text on pages captured from a live run, one CPU."""

@@ -63,6 +63,10 @@ class RingLayout:
     saved_cmdline_size: int
     saved_cmdlines_size: int
     saved_cmdlines_entry: int
+    comm_renames: int  # COMM_RENAMES
+    comm_rename_size: int
+    saved_cmdlines_renames: int
+    saved_cmdlines_renames_next: int
 
     @classmethod
     def of(cls, image: KernelImage) -> RingLayout:
@@ -74,7 +78,8 @@ class RingLayout:
             a("trace_ring.page_lost"), a("sizeof(trace_control)"), a("trace_control.recording"),
             a("trace_control.rings"), a("trace_control.cpu_slots"), a("trace_event_file.slots"),
             a("trace_event_file.type"), a("SAVED_CMDLINES"), a("sizeof(saved_cmdline)"),
-            a("sizeof(saved_cmdlines)"), a("saved_cmdlines.entry"))
+            a("sizeof(saved_cmdlines)"), a("saved_cmdlines.entry"), a("COMM_RENAMES"),
+            a("sizeof(comm_rename)"), a("saved_cmdlines.renames"), a("saved_cmdlines.renames_next"))
 
     def ring(self, slot: int, cpu: int) -> int:
         """The (slot, cpu) ring's offset in trace_control."""
@@ -306,6 +311,25 @@ class GuestTracing:
                 if pid > 0:  # 0: unused, or being rewritten
                     out[pid] = comm.split(b"\0", 1)[0].decode(errors="replace")
             return out
+        return self._machine.with_cpus_stopped(read)
+
+    def comm_renames(self) -> list[tuple[int, int, str]]:
+        """(pid, ts, comm before) of the last COMM_RENAMES renames (exec, PR_SET_NAME) while
+        an event was enabled, oldest first: a record of pid stamped before ts was made under
+        that comm (trace_cmdline.c)."""
+        def read() -> list[tuple[int, int, str]]:
+            if self._mem is None:
+                return []
+            lay = self.layout
+            base = self._saved_cmdlines
+            upto = struct.unpack("<I", self._mem.read(base + lay.saved_cmdlines_renames_next, 4))[0]
+            raw = self._mem.read(base + lay.saved_cmdlines_renames, lay.comm_renames * lay.comm_rename_size)
+            found = []
+            for n in range(max(0, upto - lay.comm_renames), upto):
+                pid, _, ts, comm = struct.unpack_from("<iIQ16s", raw, (n % lay.comm_renames) * lay.comm_rename_size)
+                if pid > 0:  # 0: being rewritten
+                    found.append((pid, ts, comm.split(b"\0", 1)[0].decode(errors="replace")))
+            return found
         return self._machine.with_cpus_stopped(read)
 
     def set_recording(self, slot: int, on: bool) -> None:

@@ -21,5 +21,6 @@ def keep(pages: list[tuple[bytes, bytes]], plans: dict[int, Any], plan_of: Calla
          save_comm: Callable[[int, bytes], None] | None,
          save_tgid: Callable[[int, int], None] | None) -> tuple[list[Entry], int]:
     """The entries of the (page, spans) pairs' events an array keeps, and how many events were
-    shorter than their header."""
+    shorter than their header. special(plan, payload, pid, task, ts) -> (task now, kept) is
+    asked for the events whose plan is neither DROP nor KEEP (ts: the stamp the guest wrote)."""
     ...

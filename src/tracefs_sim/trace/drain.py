@@ -51,6 +51,7 @@ class DrainSource(Protocol):
 
     def drain(self, slot: int) -> Sequence[GuestPageInfo]: ...
     def saved_comms(self) -> dict[int, str]: ...
+    def comm_renames(self) -> list[tuple[int, int, str]]: ...
 
 
 class Drain:
@@ -153,11 +154,11 @@ class Drain:
                 # The guest's ring was full: those events never reached the buffer.
                 with array.buffer_lock:
                     array.buffer.cpu(cpu).dropped_events += count
-        if not per_cpu and not swaps:
-            return 0
         # The comms saved after the pages were taken: each is at least as new as the records
         # (an exec's new name saved at once, trace_cmdline.c), which the filters compare.
         self._follow_saved_comms()
+        if not per_cpu and not swaps:
+            return 0
         batch = _Batch(self, control.files)
         entries = {cpu: self._keep(array, cpu, pages, batch) for cpu, pages in per_cpu.items()}
         kept = 0
@@ -186,16 +187,18 @@ class Drain:
         return keep
 
     def _special(self, batch: "_Batch", cpu: int, record_cmd: bool, plan: _Special, payload: bytes, pid: int,
-                 task: tuple[bytes, int]) -> tuple[tuple[bytes, int], bool]:
+                 task: tuple[bytes, int], ts: int) -> tuple[tuple[bytes, int], bool]:
         """An event whose plan is (event file, switch): learn the comms a sched_switch names
-        and apply the event's filter. Returns (the task of pid now, whether the event is kept)."""
+        and apply the event's filter (its `comm` the task's name when the event was stamped,
+        ts). Returns (the task of pid now, whether the event is kept)."""
         file, switch = plan
         if switch is not None:
             self._learn_from_switch(switch(payload), record_cmd)
             task = self._task_cache.get(pid) or batch.task(pid)
         event_filter = file.filter
         if isinstance(event_filter, EventFilter):
-            return task, event_filter.matches(file.event.decoder.decode(payload), cpu, task[0])
+            comm = batch.comm_at(pid, ts) or task[0]
+            return task, event_filter.matches(file.event.decoder.decode(payload), cpu, comm)
         return task, True
 
     def _learn_from_switch(self, fields: _SwitchFields, record_cmd: bool) -> None:
@@ -243,6 +246,7 @@ class _Batch:
         self.plans: dict[int, object] = {}
         self._tasks_asked = False
         self._saved: dict[int, str] | None = None
+        self._renames: dict[int, list[tuple[int, bytes]]] | None = None
 
     def plan(self, event_type: int) -> object:
         file = self._files.get(event_type)
@@ -272,6 +276,19 @@ class _Batch:
             self._saved = self._drain._guest.saved_comms()
         cache[pid] = (self._saved.get(pid, "").encode(errors="replace"), 0)
         return cache[pid]
+
+    def comm_at(self, pid: int, ts: int) -> bytes | None:
+        """The comm pid had at ts if a rename the guest noted came after it (None: the task's
+        name now): the comm before the first rename later than ts. The guest's renames are
+        read once a batch, after its pages were taken (so none of its records is newer)."""
+        if self._renames is None:
+            self._renames = {}
+            for rename_pid, rename_ts, name in self._drain._guest.comm_renames():
+                self._renames.setdefault(rename_pid, []).append((rename_ts, name.encode(errors="replace")))
+        for rename_ts, comm_before in self._renames.get(pid, ()):
+            if ts < rename_ts:
+                return comm_before
+        return None
 
 
 def _switch_fields(event: TraceEvent) -> Callable[[bytes], _SwitchFields]:

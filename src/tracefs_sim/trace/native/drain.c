@@ -318,11 +318,16 @@ static int keep_event(struct keeper *k, const uint8_t *data, const struct span *
     }
     PyObject *payload = NULL;   /* the bytes special() is given */
     if (plan != plan_keep) {
-        /* special(plan, payload, pid, task) -> (task now, kept): filter, sched_switch */
+        /* special(plan, payload, pid, task, ts) -> (task now, kept): filter, sched_switch; ts:
+         * the event's stamp as the guest wrote it */
         payload = PyBytes_FromStringAndSize((const char *)event, size);
         if (payload == NULL)
             return -1;
-        PyObject *result = PyObject_CallFunctionObjArgs(k->special, plan, payload, k->pid, k->task, NULL);
+        PyObject *stamp = PyLong_FromUnsignedLongLong(span->ts);
+        if (stamp == NULL)
+            goto fail;
+        PyObject *result = PyObject_CallFunctionObjArgs(k->special, plan, payload, k->pid, k->task, stamp, NULL);
+        Py_DECREF(stamp);
         if (result == NULL)
             goto fail;
         if (!(PyTuple_Check(result) && PyTuple_GET_SIZE(result) == 2)) {
