@@ -22,9 +22,10 @@ def test_function_traceoff_recipe():
     lines = result.stdout.splitlines()
     assert lines[:3] == ["== set_ftrace_filter:", "ksys_read", "vfs_read:traceoff:unlimited"], result.stdout
     assert lines[lines.index("== tracing_on after the first vfs_read:") + 1] == "0"
-    last = lines[lines.index("== the last records:") + 1:]
-    assert len(last) == 5 and all(re.match(CONTEXT, line) for line in last), result.stdout
-    assert any(": sched_" in line for line in last), result.stdout
+    # (fewer than five when a task read at once after tracing_on: the header's end shows then)
+    last = [line for line in lines[lines.index("== the last records:") + 1:] if not line.startswith("#")]
+    assert 1 <= len(last) <= 5 and all(re.match(CONTEXT, line) for line in last), result.stdout
+    assert all(": sched_" in line or re.search(r" ksys_read <-\w+$", line) for line in last), result.stdout
     # tracing stopped at the vfs_read that ksys_read called: nothing was recorded after it
     assert re.match(CONTEXT + r"ksys_read <-\w+$", last[-1]), result.stdout
 
