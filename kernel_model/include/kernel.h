@@ -211,6 +211,7 @@ struct percpu {
 	u32 trace_slot;			/* the slot whose ring holds it */
 	u32 trace_slots_left;		/* further slots that get a copy at commit */
 	u64 trace_ts;			/* its time stamp */
+	u32 trace_opt_slots;		/* ... an event's, whose slots take the stacktrace options' stacks after it */
 } __aligned(4096);
 
 _Static_assert(offsetof(struct percpu, preempt_count) == PERCPU_PREEMPT_COUNT, "percpu layout");
