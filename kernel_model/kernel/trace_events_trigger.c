@@ -362,11 +362,21 @@ notrace void trace_event_opt_stacks(u32 slots, const void *ent, unsigned long wr
 		return;
 	trig_copy(&hdr, ent, sizeof(hdr));	/* the event's trace_ctx: both stacks show it */
 	if (kslots) {
+		struct pt_regs *regs = pc->trace_opt_regs;
 		int n = 0;
 
-		if (writer)
-			calls[n++] = writer;
-		n += trigger_unwind(bp, calls + n, FTRACE_STACK_MAX - n);
+		if (regs && pc->curr_task && pc->trace_opt_regs_ftrace) {
+			/* a kprobe on a function's entry site: the function, its caller, theirs */
+			n = ftrace_unwind(pc->curr_task, regs, calls, 0, FTRACE_STACK_MAX);
+		} else if (regs) {
+			/* an int3 kprobe: where it hit, then the frames of the probed function */
+			calls[n++] = regs->ip;
+			n += trigger_unwind(regs->bp, calls + n, FTRACE_STACK_MAX - n);
+		} else {
+			if (writer)
+				calls[n++] = writer;
+			n += trigger_unwind(bp, calls + n, FTRACE_STACK_MAX - n);
+		}
 		put_kernel_stack(pc, kslots, &hdr, 0, calls, n, STACK_FOLLOWS_EVENT);
 	}
 	if (uslots) {

@@ -731,15 +731,27 @@ notrace void kprobe_guest_ftrace(struct pt_regs *regs)
 	if (lo == READ_ONCE(kprobe_guest.norder))
 		return;
 	pt = &kprobe_guest.points[kprobe_guest.order[lo] % KG_MAX_POINTS];
-	if (pt->addr == ip && pt->first)
+	if (pt->addr == ip && pt->first) {
+		/* kprobe_trace_func()'s fbuffer.regs: the stacktrace options walk from the probed context */
+		struct percpu *pc = this_cpu();
+
+		pc->trace_opt_regs = regs;
+		pc->trace_opt_regs_ftrace = 1;
 		kg_hit(pt, regs);
+		pc->trace_opt_regs = NULL;
+	}
 }
 
 notrace void kprobe_guest_slot(unsigned long point, struct pt_regs *regs)
 {
 	if (point < KG_MAX_POINTS && kprobe_guest.points[point].first) {
+		struct percpu *pc = this_cpu();
+
 		regs->ip = kprobe_guest.points[point].addr + 1;	/* as after the int3 */
+		pc->trace_opt_regs = regs;
+		pc->trace_opt_regs_ftrace = 0;
 		kg_hit(&kprobe_guest.points[point], regs);
+		pc->trace_opt_regs = NULL;
 	}
 }
 

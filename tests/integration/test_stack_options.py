@@ -98,7 +98,7 @@ def test_stacktrace_with_filters(quiet):
     recs = records(run("cat trace"))     # (read before the event goes: its removal resets the buffers)
     assert [text.split("+")[0] for text, _ in recs] == [f"mygetuid: ({fn}", "<stack trace>"], recs
     # 6.1 walks from the probe's regs ( => __do_sys_getuid / => do_syscall_64 / => entry_SYSCALL_64...)
-    assert recs[1][1][-1] == "entry_SYSCALL_64_after_hwframe", recs
+    assert recs[1][1] == [fn, "do_syscall_64", "entry_SYSCALL_64_after_hwframe"], recs
     run("echo > kprobe_events; echo 0 > options/stacktrace")
 
 
