@@ -7,7 +7,7 @@ import re
 import subprocess
 
 import pytest
-from simtest import TRACEFS_SIM, quiet, tracefs_sim, wait_until  # noqa: F401 (quiet: a fixture)
+from simtest import REPO, TRACEFS_SIM, quiet, tracefs_sim, wait_until  # noqa: F401 (quiet: a fixture)
 
 pytestmark = [pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                  reason="needs /dev/fuse, root and mount namespaces"),
@@ -133,3 +133,15 @@ def test_userstacktrace_of_an_emulated_program(quiet, tmp_path):
         sleeper.wait(timeout=60)
     run("echo 0 > events/syscalls/sys_enter_nanosleep/enable; echo 0 > options/userstacktrace; "
         "echo 0 > options/sym-userobj")
+
+
+def test_stack_options_recipe():
+    result = tracefs_sim("run", str(REPO / "mountpoint_scripts" / "stack_options.sh"), timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    shown = lines[lines.index("== the emulated sleep's nanosleep, with its kernel and user stacks:") + 1:]
+    assert re.match(CONTEXT + r"sys_nanosleep\(rqtp: ", shown[0]) and shown[0].lstrip().startswith("sleep-"), shown
+    assert re.match(CONTEXT + "<stack trace>$", shown[1]), shown
+    assert shown[2:5] == [" => ftrace_syscall_enter", " => do_syscall_64", " => entry_SYSCALL_64_after_hwframe"], shown
+    assert re.match(CONTEXT + "<user stack trace>$", shown[5]), shown
+    assert shown[6:] and all(re.fullmatch(r" => /sleep\[\+0x[0-9a-f]+\]", line) for line in shown[6:]), shown
