@@ -567,7 +567,8 @@ class Machine:
             if not mm:
                 return None
             head = mm + off["mm_struct.mm_mt"] + 8      # maple_tree.vmas
-            node, out = u64(head), []
+            node = u64(head)
+            out: list[tuple[int, int, str | None]] = []
             while node != head and len(out) < 65536:
                 vma = node - off["vm_area_struct.vm_list"]
                 file = u64(vma + off["vm_area_struct.vm_file"])

@@ -17,8 +17,8 @@ from typing import cast
 from . import _lines
 from .cmdlines import SavedCmdlines
 from .events import TRACE_PRINT, EventRegistry, TraceEvent, print_message
-from .ftrace_records import TRACE_FUNC_REPEATS, TRACE_USER_STACK, FtraceRecordDesc, SymFlags, UserVmasOf, \
-    repeats_line, user_stack_text
+from .ftrace_records import TRACE_FUNC_REPEATS, TRACE_USER_STACK, FtraceRecordDesc, SymFlags, UserVmas, \
+    UserVmasOf, repeats_line, user_stack_text
 from .options import TraceOptions
 from .probe_args import Symbolizer
 from .records import ENTRY_HEADER
@@ -76,9 +76,9 @@ class TraceOutput:
         sym_flags = SymFlags(print_parent=o["print-parent"], sym_offset=o["sym-offset"], sym_addr=o["sym-addr"],
                              sym_userobj=o["sym-userobj"])
         # the tasks' mappings, looked up once a read (each lookup stops the machine)
-        vmas_seen: dict[int, object] = {}
+        vmas_seen: dict[int, UserVmas | None] = {}
 
-        def user_vmas(tgid: int):   # noqa: ANN202 (UserVmas | None)
+        def user_vmas(tgid: int) -> UserVmas | None:
             if tgid not in vmas_seen:
                 vmas_seen[tgid] = None if self.user_vmas is None else self.user_vmas(tgid)
             return vmas_seen[tgid]
