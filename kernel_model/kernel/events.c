@@ -182,7 +182,7 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 		__slots &= trace_control.recording & trace_control.cpu_slots[__pc->h.cpu]; \
 		if (unlikely(trace_fast_check(__pc, __slots, sizeof(*__entry) + __dyn_size, &__f) | __trig | \
 			     (__slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids | \
-					 trace_control.stack_opts | trace_control.stack_opts >> TRACE_USTACK_SHIFT)))) \
+					 trace_control.stack_slots)))) \
 			return trace_event_slow_##name(irqflags, args); \
 		__entry = trace_fast_claim(__pc, &__f, sizeof(*__entry) + __dyn_size); \
 		trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \

@@ -57,6 +57,7 @@ HOST_ABI_OFFSET(trace_control, recording);
 HOST_ABI_OFFSET(trace_control, rings);
 HOST_ABI_OFFSET(trace_control, cpu_slots);
 HOST_ABI_OFFSET(trace_control, stack_opts);
+HOST_ABI_OFFSET(trace_control, stack_slots);
 HOST_ABI_CONST(TRACE_USTACK_SHIFT);
 HOST_ABI_OFFSET(trace_event_file, slots);
 HOST_ABI_OFFSET(trace_event_file, type);

@@ -64,6 +64,7 @@ struct trace_control {
 	volatile u32 stack_opts;
 	struct trace_ring rings[TRACE_SLOTS][NR_CPUS];
 	volatile u32 cpu_slots[NR_CPUS];	/* host: bit s: slot s's tracing_cpumask has this cpu */
+	volatile u32 stack_slots;	/* host: bit s: either bit of slot s in stack_opts (one load for the writers) */
 };
 
 _Static_assert(offsetof(struct trace_ring, reset_req) == 40, "trace_ring layout");
@@ -89,9 +90,7 @@ void trace_ring_tick(void);
 /* the slots that take a stack after each event record (either option) */
 static __always_inline u32 trace_stack_opt_slots(void)
 {
-	u32 opts = READ_ONCE(trace_control.stack_opts);
-
-	return (opts | opts >> TRACE_USTACK_SHIFT) & ((1U << TRACE_USTACK_SHIFT) - 1);
+	return trace_control.stack_slots;
 }
 /*
  * ftrace_trace_stack() / ftrace_trace_userstack() of trace_buffer_unlock_commit_regs(): after an

@@ -58,6 +58,7 @@ class RingLayout:
     control_rings: int
     control_cpu_slots: int
     control_stack_opts: int     # options/stacktrace bits, options/userstacktrace's at ustack_shift
+    control_stack_slots: int    # the slots with either
     ustack_shift: int
     file_slots: int
     file_type: int
@@ -75,7 +76,7 @@ class RingLayout:
             a("trace_ring.released"), a("trace_ring.lost"), a("trace_ring.closed"), a("trace_ring.reset_req"),
             a("trace_ring.page_lost"), a("sizeof(trace_control)"), a("trace_control.recording"),
             a("trace_control.rings"), a("trace_control.cpu_slots"), a("trace_control.stack_opts"),
-            a("TRACE_USTACK_SHIFT"), a("trace_event_file.slots"),
+            a("trace_control.stack_slots"), a("TRACE_USTACK_SHIFT"), a("trace_event_file.slots"),
             a("trace_event_file.type"), a("SAVED_CMDLINES"), a("sizeof(saved_cmdline)"),
             a("sizeof(saved_cmdlines)"), a("saved_cmdlines.entry"))
 
@@ -440,7 +441,10 @@ class GuestTracing:
 
     def _write_stack_opts(self) -> None:
         if self._mem is not None:
-            struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_stack_opts, self._stack_opts)
+            opts, shift = self._stack_opts, self.layout.ustack_shift
+            struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_stack_opts, opts)
+            struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_stack_slots,
+                             (opts | opts >> shift) & ((1 << shift) - 1))
 
     def _write_recording(self) -> None:
         if self._mem is not None:
