@@ -369,7 +369,8 @@ notrace void trace_event_opt_stacks(u32 slots, const void *ent, unsigned long wr
 			/* a kprobe on a function's entry site: the function, its caller, theirs */
 			n = ftrace_unwind(pc->curr_task, regs, calls, 0, FTRACE_STACK_MAX);
 		} else if (regs) {
-			/* an int3 kprobe: where it hit, then the frames of the probed function */
+			/* an int3 kprobe: where it hit, then the frames of the probed function; a
+			 * kretprobe: the return into the caller, then the caller's frames */
 			calls[n++] = regs->ip;
 			n += trigger_unwind(regs->bp, calls + n, FTRACE_STACK_MAX - n);
 		} else {

@@ -99,6 +99,14 @@ def test_stacktrace_with_filters(quiet):
     assert [text.split("+")[0] for text, _ in recs] == [f"mygetuid: ({fn}", "<stack trace>"], recs
     # 6.1 walks from the probe's regs ( => __do_sys_getuid / => do_syscall_64 / => entry_SYSCALL_64...)
     assert recs[1][1] == [fn, "do_syscall_64", "entry_SYSCALL_64_after_hwframe"], recs
+    # a kretprobe's from the return into the caller (6.1: `myr: (do_syscall_64+0x5d/0xb0 <-
+    # ksys_read)` then ` => do_syscall_64` / ` => entry_SYSCALL_64_after_hwframe`)
+    run(f"echo > kprobe_events; echo 'r:myret {fn}' > kprobe_events; echo 1 > events/kprobes/myret/enable")
+    guest("getuid-loop", "1")
+    run("echo 0 > events/kprobes/myret/enable")
+    recs = records(run("cat trace"))
+    assert [text.split(" (")[0] for text, _ in recs] == ["myret:", "<stack trace>"], recs
+    assert recs[1][1] == ["do_syscall_64", "entry_SYSCALL_64_after_hwframe"], recs
     run("echo > kprobe_events; echo 0 > options/stacktrace")
 
 
