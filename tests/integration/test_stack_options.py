@@ -153,3 +153,16 @@ def test_stack_options_recipe():
     assert shown[2:5] == [" => ftrace_syscall_enter", " => do_syscall_64", " => entry_SYSCALL_64_after_hwframe"], shown
     assert re.match(CONTEXT + "<user stack trace>$", shown[5]), shown
     assert shown[6:] and all(re.fullmatch(r" => /sleep\[\+0x[0-9a-f]+\]", line) for line in shown[6:]), shown
+
+
+def test_session_task_has_no_user_stack():
+    # a session's process runs on the host: the emulated kernel has neither its user registers
+    # nor its memory, so its user_stack record names no frame (README)
+    script = ("T=/sys/kernel/tracing; echo 1 > $T/options/userstacktrace; "
+              "echo 1 > $T/events/syscalls/sys_enter_getuid/enable; id -ru > /dev/null; "
+              "echo 0 > $T/events/syscalls/sys_enter_getuid/enable; grep -v '^#' $T/trace")
+    result = tracefs_sim("run", "-c", script, timeout=180)
+    assert result.returncode == 0, result.stderr
+    recs = records(result.stdout)
+    at = next(i for i, (text, _) in enumerate(recs) if text == "sys_getuid()")
+    assert recs[at + 1] == ("<user stack trace>", []), recs
