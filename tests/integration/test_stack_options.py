@@ -72,6 +72,16 @@ def test_stacktrace_after_each_event(quiet):
     assert re.search(r"^\d+ \d+ \d+ type: 4$", run("echo 1 > options/raw; cat trace; echo 0 > options/raw"), re.M)
     run("echo 0 > options/stacktrace; echo > trace")
 
+    # an instance's option: its buffer gets the stacks, the top level's (the same event on) none
+    run("mkdir instances/st; echo 1 > instances/st/options/stacktrace; "
+        "echo 1 > instances/st/events/sched/sched_switch/enable; echo 1 > events/sched/sched_switch/enable")
+    guest("getuid-loop", "2")
+    run("echo 0 > instances/st/events/sched/sched_switch/enable; echo 0 > events/sched/sched_switch/enable")
+    mine, top = records(run("cat instances/st/trace")), records(run("cat trace"))
+    assert top and all(text.startswith("sched_switch: ") for text, _ in top)
+    assert [text == "<stack trace>" for text, _ in mine] == [False, True] * (len(mine) // 2) and mine
+    run("rmdir instances/st; echo > trace")
+
 
 def test_stacktrace_with_filters(quiet):
     run, guest = quiet
