@@ -194,6 +194,10 @@ class FakeMachine:
     def tasks(self) -> list:
         return list(self.live_tasks)
 
+    def user_vmas(self, tgid: int):
+        """(start, end, path or None) of the task's mappings: tests set vmas[tgid]."""
+        return getattr(self, "vmas", {}).get(tgid)
+
 
 # ---- a guest that records events into Linux-layout pages, as machine.tracing does ----
 
@@ -364,6 +368,7 @@ class FakeGuestTracing:
         self.soft_off: dict[tuple[str, str], set[int]] = {}   # soft-disabled slots
         self.recording = [False] * nr_slots
         self.cpumasks = [(1 << nr_cpus) - 1] * nr_slots
+        self.stack_options: dict[int, tuple[bool, bool]] = {}   # slot -> (stacktrace, userstacktrace)
         self.key_flips: list[tuple[str, bool]] = []
         self._cond = threading.Condition()
         self._rings: dict[tuple[int, int], list] = {}    # (slot, cpu) -> [[seq, writer, lost], ...]
@@ -417,6 +422,9 @@ class FakeGuestTracing:
 
     def set_cpumask(self, slot: int, mask: int) -> None:
         self.cpumasks[slot] = mask
+
+    def set_stack_options(self, slot: int, kernel: bool, user: bool) -> None:
+        self.stack_options[slot] = (kernel, user)
 
     def emit(self, cpu: int, desc: EventDesc, ts: int, values: dict | None = None, **header) -> None:
         key = (desc.system, desc.name)

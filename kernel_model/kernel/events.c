@@ -157,6 +157,10 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 			trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \
 			{ assign } \
 			trace_event_commit_inline(__entry, sizeof(*__entry) + __dyn_size, &__w); \
+			/* options/stacktrace, userstacktrace: the stacks after the record */ \
+			if (unlikely(__slots & trace_stack_opt_slots())) \
+				trace_event_opt_stacks(__slots, __entry, (unsigned long)trace_event_raw_event_##name, \
+						       (unsigned long)__builtin_frame_address(0)); \
 		} \
 		trace_irq_restore(irqflags); \
 	} \
@@ -177,7 +181,8 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 		__trig = __slots >> EVENT_TRIGGER_SHIFT; \
 		__slots &= trace_control.recording & trace_control.cpu_slots[__pc->h.cpu]; \
 		if (unlikely(trace_fast_check(__pc, __slots, sizeof(*__entry) + __dyn_size, &__f) | __trig | \
-			     (__slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids)))) \
+			     (__slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids | \
+					 trace_control.stack_slots)))) \
 			return trace_event_slow_##name(irqflags, args); \
 		__entry = trace_fast_claim(__pc, &__f, sizeof(*__entry) + __dyn_size); \
 		trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \

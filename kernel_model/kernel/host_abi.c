@@ -56,6 +56,9 @@ HOST_ABI_SIZE(trace_control);
 HOST_ABI_OFFSET(trace_control, recording);
 HOST_ABI_OFFSET(trace_control, rings);
 HOST_ABI_OFFSET(trace_control, cpu_slots);
+HOST_ABI_OFFSET(trace_control, stack_opts);
+HOST_ABI_OFFSET(trace_control, stack_slots);
+HOST_ABI_CONST(TRACE_USTACK_SHIFT);
 HOST_ABI_OFFSET(trace_event_file, slots);
 HOST_ABI_OFFSET(trace_event_file, type);
 
@@ -339,3 +342,18 @@ HOST_ABI_OFFSET(vm_area_struct, vm_file);
 HOST_ABI_OFFSET(vm_area_struct, vm_list);
 HOST_ABI_OFFSET(file, f_inode);
 HOST_ABI_OFFSET(inode, i_ino);
+/* user_stack's sym-userobj: a task's mappings and their files' paths (machine.py user_vmas) */
+HOST_ABI_OFFSET(vm_area_struct, vm_start);
+HOST_ABI_OFFSET(vm_area_struct, vm_end);
+HOST_ABI_OFFSET(task_struct, pid);
+HOST_ABI_OFFSET(file, f_path);
+HOST_ABI_OFFSET(path, mnt);
+HOST_ABI_OFFSET(path, dentry);
+HOST_ABI_OFFSET(dentry, d_parent);
+HOST_ABI_OFFSET(dentry, d_name);
+HOST_ABI_OFFSET(qstr, len);
+HOST_ABI_OFFSET(qstr, name);
+HOST_ABI_OFFSET(mount, mnt_parent);
+HOST_ABI_OFFSET(mount, mnt_mountpoint);
+HOST_ABI_OFFSET(mount, mnt);
+HOST_ABI_OFFSET(vfsmount, mnt_root);

@@ -112,6 +112,9 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 		if (dst) {
 			memcpy(dst, entry, len);
 			trace_event_commit(dst, len);
+			if (unlikely(slots & trace_stack_opt_slots()))
+				trace_event_opt_stacks(slots, entry, (unsigned long)trace_event_raw_event_synth,
+						       (unsigned long)__builtin_frame_address(0));
 		}
 	}
 }

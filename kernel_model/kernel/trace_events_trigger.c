@@ -8,6 +8,7 @@
  * traceable, and nothing calls what is.
  */
 #include "../include/kernel.h"
+#include "../include/syscalls.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/ftrace.h"
 #include "../include/trace/trigger.h"
@@ -30,6 +31,7 @@ static u32 trigger_snap_after[NR_CPUS][TRIGGER_DEPTH_MAX + 1];
 #define TRIG_STR_BUF 1024
 static u8 trigger_str[NR_CPUS][TRIG_STR_BUF];
 long kg_read_string(u8 *dst, u64 va, long max, bool user);	/* kernel/trace_probe.c */
+int kg_read(void *dst, u64 va, u32 n, bool user);		/* kernel/trace_probe.c */
 
 notrace void *event_trigger_scratch(u32 len)
 {
@@ -281,11 +283,32 @@ notrace u32 trigger_unwind(unsigned long bp, unsigned long *calls, u32 max)
 	return n;
 }
 
+/* A kernel_stack record of calls[0..n) in slots (recording on this cpu): its common fields
+ * those of hdr (the event's, type aside) or, hdr NULL, this context's; pad: stack_entry.pad. */
+static notrace void put_kernel_stack(struct percpu *pc, u32 slots, const void *hdr, unsigned long irqflags,
+				     const unsigned long *calls, int n, int pad)
+{
+	struct stack_entry *e = trace_event_buffer_reserve_slots(slots, sizeof(*e) + n * sizeof(long),
+								  trace_clock_read(pc));
+
+	if (!e)
+		return;
+	if (hdr) {
+		trig_copy(&e->ent, hdr, sizeof(e->ent));
+		e->ent.type = TRACE_STACK;
+	} else {
+		trace_entry_fill(pc, &e->ent, TRACE_STACK, irqflags, trace_current_pid(pc));
+	}
+	e->size = n;
+	e->pad = pad;
+	trig_copy(e->caller, calls, n * sizeof(long));
+	trace_event_commit(e, sizeof(*e) + n * sizeof(long));
+}
+
 static notrace void trig_stack(u32 slot, unsigned long irqflags, unsigned long writer, unsigned long bp)
 {
 	struct percpu *pc = this_cpu();
 	unsigned long calls[FTRACE_STACK_MAX];
-	struct stack_entry *e;
 	u32 slots = 1U << slot;
 	int n = 1;
 
@@ -294,14 +317,85 @@ static notrace void trig_stack(u32 slot, unsigned long irqflags, unsigned long w
 	slots &= trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
 	if (!slots)
 		return;
-	e = trace_event_buffer_reserve_slots(slots, sizeof(*e) + n * sizeof(long), trace_clock_read(pc));
-	if (!e)
+	put_kernel_stack(pc, slots, NULL, irqflags, calls, n, 0);
+}
+
+/*
+ * stack_trace_save_user() (arch_stack_walk_user): the user ip of the current task's saved user
+ * registers, then the return addresses of the frame-pointer chain in its user memory, while
+ * a frame reads (and lies above the user sp) and names one.  A kernel thread has none; nor
+ * has a session task: its user context is its host process's, which this kernel cannot read.
+ */
+static notrace int user_stack_walk(struct task_struct *t, unsigned long *calls, int max)
+{
+	struct pt_regs *regs;
+	unsigned long fp, frame[2];
+	int n = 0;
+
+	if (!t || (t->flags & PF_KTHREAD) || !t->mm || !t->stack || t->session)
+		return 0;
+	regs = task_pt_regs(t);
+	calls[n++] = regs->ip;
+	fp = regs->bp;
+	while (n < max) {
+		if (fp >= TASK_SIZE_MAX || kg_read(frame, fp, sizeof(frame), true))
+			break;
+		if (fp < regs->sp || !frame[1])
+			break;
+		calls[n++] = frame[1];
+		fp = frame[0];
+	}
+	return n;
+}
+
+notrace void trace_event_opt_stacks(u32 slots, const void *ent, unsigned long writer, unsigned long bp)
+{
+	struct percpu *pc = this_cpu();
+	u32 opts = READ_ONCE(trace_control.stack_opts), kslots, uslots;
+	unsigned long calls[FTRACE_STACK_MAX];
+	struct trace_entry hdr;
+
+	slots &= trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
+	kslots = slots & opts;
+	uslots = slots & opts >> TRACE_USTACK_SHIFT;
+	if (!(kslots | uslots))
 		return;
-	trace_entry_fill(pc, &e->ent, TRACE_STACK, irqflags, trace_current_pid(pc));
-	e->size = n;
-	e->pad = 0;
-	trig_copy(e->caller, calls, n * sizeof(long));
-	trace_event_commit(e, sizeof(*e) + n * sizeof(long));
+	trig_copy(&hdr, ent, sizeof(hdr));	/* the event's trace_ctx: both stacks show it */
+	if (kslots) {
+		struct pt_regs *regs = pc->trace_opt_regs;
+		int n = 0;
+
+		if (regs && pc->curr_task && pc->trace_opt_regs_ftrace) {
+			/* a kprobe on a function's entry site: the function, its caller, theirs */
+			n = ftrace_unwind(pc->curr_task, regs, calls, 0, FTRACE_STACK_MAX);
+		} else if (regs) {
+			/* an int3 kprobe: where it hit, then the frames of the probed function; a
+			 * kretprobe: the return into the caller, then the caller's frames */
+			calls[n++] = regs->ip;
+			n += trigger_unwind(regs->bp, calls + n, FTRACE_STACK_MAX - n);
+		} else {
+			if (writer)
+				calls[n++] = writer;
+			n += trigger_unwind(bp, calls + n, FTRACE_STACK_MAX - n);
+		}
+		put_kernel_stack(pc, kslots, &hdr, 0, calls, n, STACK_FOLLOWS_EVENT);
+	}
+	if (uslots) {
+		struct task_struct *t = pc->curr_task;
+		struct userstack_entry *u = trace_event_buffer_reserve_slots(uslots, sizeof(*u), trace_clock_read(pc));
+		int n;
+
+		if (!u)
+			return;
+		trig_copy(&u->ent, &hdr, sizeof(hdr));
+		u->ent.type = TRACE_USER_STACK;
+		u->tgid = t ? t->tgid : 0;
+		u->pad = 0;
+		n = user_stack_walk(t, u->caller, FTRACE_STACK_ENTRIES);
+		while (n < FTRACE_STACK_ENTRIES)
+			u->caller[n++] = 0;
+		trace_event_commit(u, sizeof(*u));
+	}
 }
 
 /* tracing_snapshot_instance(): the host swaps the slot's buffers at this time */
@@ -482,6 +576,8 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 	if (dst) {
 		trig_copy(dst, rec, len);
 		trace_event_commit_inline(dst, len, &w);
+		if (unlikely(slots & trace_stack_opt_slots()))
+			trace_event_opt_stacks(slots, rec, writer, bp);
 	}
 	for (i = 0; i < n_nested; i++) {
 		const struct event_trigger *t = &event_triggers.trigger[nested[i]];

@@ -652,6 +652,9 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 	if ((slots || perf) && !kg_busy[cpu]) {	/* kretprobe_dispatcher() */
 		kg_busy[cpu] = 1;
 		regs->ip = caller;
+		/* __kretprobe_trace_func()'s fbuffer.regs: a stack from the return into the caller */
+		this_cpu()->trace_opt_regs = regs;
+		this_cpu()->trace_opt_regs_ftrace = 0;
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
 		slots = dyn_file_slots(slots, kp->type);	/* hit, if soft-disabled */
 		if (!slots)
@@ -660,6 +663,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 			kg_record_plain(kp, slots, func, ret_addr, regs);
 		else
 			kg_record(kp, slots, func, ret_addr, caller, regs, kg_body[cpu]);
+		this_cpu()->trace_opt_regs = NULL;
 		if (perf)	/* kretprobe_perf_func() */
 			kprobe_perf_func(perf, kp, func, ret_addr, caller, regs);
 		kg_busy[cpu] = 0;
@@ -731,15 +735,27 @@ notrace void kprobe_guest_ftrace(struct pt_regs *regs)
 	if (lo == READ_ONCE(kprobe_guest.norder))
 		return;
 	pt = &kprobe_guest.points[kprobe_guest.order[lo] % KG_MAX_POINTS];
-	if (pt->addr == ip && pt->first)
+	if (pt->addr == ip && pt->first) {
+		/* kprobe_trace_func()'s fbuffer.regs: the stacktrace options walk from the probed context */
+		struct percpu *pc = this_cpu();
+
+		pc->trace_opt_regs = regs;
+		pc->trace_opt_regs_ftrace = 1;
 		kg_hit(pt, regs);
+		pc->trace_opt_regs = NULL;
+	}
 }
 
 notrace void kprobe_guest_slot(unsigned long point, struct pt_regs *regs)
 {
 	if (point < KG_MAX_POINTS && kprobe_guest.points[point].first) {
+		struct percpu *pc = this_cpu();
+
 		regs->ip = kprobe_guest.points[point].addr + 1;	/* as after the int3 */
+		pc->trace_opt_regs = regs;
+		pc->trace_opt_regs_ftrace = 0;
 		kg_hit(&kprobe_guest.points[point], regs);
+		pc->trace_opt_regs = NULL;
 	}
 }
 

@@ -193,12 +193,17 @@ notrace void *trace_event_buffer_reserve(const struct trace_event_file *file, u3
 {
 	struct percpu *pc = this_cpu();
 	u32 slots = READ_ONCE(file->slots) & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
+	void *rec;
 
 	if (file->type >= TRACE_EVENT_FIRST_TYPE)	/* set_event_pid governs events, not function records */
 		slots = trace_pid_filter_event(pc, slots);
 	if (unlikely(!slots | (len > BUF_MAX_DATA_SIZE)))
 		return NULL;
-	return trace_event_buffer_reserve_slots(slots, len, trace_clock_read(pc));
+	rec = trace_event_buffer_reserve_slots(slots, len, trace_clock_read(pc));
+	/* an event's record: the stacktrace options' stacks follow it (trace_event_commit()) */
+	if (rec && file->type >= TRACE_EVENT_FIRST_TYPE)
+		pc->trace_opt_slots = slots & trace_stack_opt_slots();
+	return rec;
 }
 
 /* The reservation for the recording slots `slots` (not 0) of a record of len <= BUF_MAX_DATA_SIZE at ts. */
@@ -210,6 +215,7 @@ notrace void *trace_event_buffer_reserve_slots(u32 slots, u32 len, u64 ts)
 
 	pc->trace_pending = 1;
 	pc->trace_taskinfo_save = 1;
+	pc->trace_opt_slots = 0;
 	if (!(slots & (slots - 1))) {
 		/* the host fell behind and the one slot's ring is full: rb_reserve()'s outcome
 		 * without its work, since a lagging reader makes this common */
@@ -246,7 +252,7 @@ notrace void trace_event_commit(const void *rec, u32 len)
 {
 	struct percpu *pc = this_cpu();
 	int cpu = pc->h.cpu;
-	u32 slots = pc->trace_slots_left;
+	u32 slots = pc->trace_slots_left, opt = pc->trace_opt_slots;
 
 	rb_commit(pc->trace_slot, cpu);
 	while (unlikely(slots)) {
@@ -258,6 +264,11 @@ notrace void trace_event_commit(const void *rec, u32 len)
 			rb_copy(copy, rec, len);
 			rb_commit(slot, cpu);
 		}
+	}
+	/* trace_buffer_unlock_commit_regs(): the stacks of the event's writer, our caller */
+	if (unlikely(opt)) {
+		pc->trace_opt_slots = 0;
+		trace_event_opt_stacks(opt, rec, 0, (unsigned long)__builtin_frame_address(0));
 	}
 }
 

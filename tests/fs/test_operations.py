@@ -115,7 +115,7 @@ def test_events_tree(setup):
         "enable": 0o640, "filter": 0o640, "format": 0o440, "hist": 0o440, "id": 0o440, "trigger": 0o640}
     # ftrace's own records: no enable or filter anywhere (Linux: events/ftrace/enable is ENOENT)
     assert set(setup.tree.walk("events/ftrace").children) == {"print", "function", "funcgraph_entry", "funcgraph_exit",
-                                                               "kernel_stack", "func_repeats", "raw_data"}
+                                                               "kernel_stack", "user_stack", "func_repeats", "raw_data"}
     assert set(setup.tree.walk("events/ftrace/print").children) == {"format", "hist", "id", "trigger"}
     assert set(setup.tree.walk("events/sched").children) >= {"enable", "filter"}
     fmt = read_file(setup.ops, "events/sched/sched_switch/format").decode()
@@ -126,7 +126,7 @@ def test_events_tree(setup):
 
 def test_unknown_paths_are_enoent(setup):
     ops = setup.ops
-    for path in ("nosuchfile", "options/block", "options/stacktrace",
+    for path in ("nosuchfile", "options/block",
                  "events/sched/nosuch", "events/ftrace/enable", "events/sched/sched_switch/hist_debug"):
         parent, _, name = path.rpartition("/")
         parent_inode = lookup_path(ops, parent) if parent else pyfuse3.ROOT_INODE

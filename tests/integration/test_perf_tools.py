@@ -134,15 +134,20 @@ def test_tpoint_streams_a_programs_events_until_interrupted(tmp_path):
     assert section(out, "after") == ["0", "none", "0"]
 
 
-def test_scripts_needing_what_the_simulator_lacks_stop_with_their_own_message(tmp_path):
+def test_tpoint_stack_traces_and_a_script_needing_what_the_simulator_lacks(tmp_path):
     out = run(f"echo '== stack'; timeout 20 tpoint-perf -s -d 1 sched:sched_switch 2>&1; echo \"== status $?\";"
               f"echo '== ext4'; timeout 20 tpoint-perf ext4:ext4_sync_file_enter 2>&1; echo \"== status $?\";"
-              f"{AFTER}", tmp_path)
-    # their exit status 1, not timeout's 124
-    assert "ERROR: enabling stack traces (-s). Exiting" in section(out, "stack")
+              f"{AFTER}; cat {T}/options/stacktrace", tmp_path)
+    # -s is options/stacktrace: each sched_switch followed by the kernel stack of its writer
+    stack = section(out, "stack")
+    at = next((i for i, line in enumerate(stack) if line.endswith(": <stack trace>")), None)
+    assert at is not None and ": sched_switch: " in stack[at - 1], stack
+    assert stack[at + 1:at + 3] == [" => trace_event_raw_event_sched_switch", " => __schedule"], stack
+    # a missing tracepoint: the script's own message and exit status 1, not timeout's 124
     assert "ERROR: tracepoint ext4:ext4_sync_file_enter not found. Exiting" in section(out, "ext4")  # (no ext4 here)
-    assert out.count("== status 1\n") == 2
-    assert section(out, "after") == ["0", "none", "0"]    # nothing enabled, no lock left
+    assert out.count("== status 0\n") == 1 and out.count("== status 1\n") == 1, out
+    # nothing enabled, no lock left, the option off again (tpoint's cleanup)
+    assert section(out, "after") == ["0", "none", "0", "0"]
 
 
 def test_funccount_counts_a_programs_calls_with_the_function_profiler(tmp_path):

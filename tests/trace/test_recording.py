@@ -327,12 +327,20 @@ def test_trace_options_and_option_files(sim):
     opts = sim.ta.options
     assert opts.read_trace_options().decode().split() == [
         "print-parent", "nosym-offset", "nosym-addr", "noverbose", "noraw", "nohex", "nobin", "trace_printk",
-        "annotate", "noprintk-msg-only", "context-info",
+        "annotate", "nouserstacktrace", "nosym-userobj", "noprintk-msg-only", "context-info",
         "nolatency-format", "record-cmd", "norecord-tgid", "overwrite", "nodisable_on_free", "irq-info", "markers",
         "noevent-fork", "nopause-on-trace", "hash-ptr", "function-trace", "nofunction-fork", "nodisplay-graph",
-        "notest_nop_accept", "notest_nop_refuse"]
-    for bad in (b"nosuch\n", b"block\n", b"stacktrace\n", b"\n"):
+        "nostacktrace", "notest_nop_accept", "notest_nop_refuse"]
+    for bad in (b"nosuch\n", b"block\n", b"\n"):
         assert errno_of(opts.write_trace_options, bad) == errno.EINVAL
+    # stacktrace and userstacktrace go to the guest's writers of the array's slot
+    opts.write_trace_options(b"stacktrace\n")
+    assert sim.guest.stack_options[sim.ta.slot] == (True, False)
+    opts.write_option("userstacktrace", b"1\n")
+    opts.write_trace_options(b"nostacktrace")
+    assert sim.guest.stack_options[sim.ta.slot] == (False, True)
+    opts.write_option("userstacktrace", b"0\n")
+    assert sim.guest.stack_options[sim.ta.slot] == (False, False)
     # the nop tracer's set_flag() takes one and refuses the other (6.1: real-tracefs); its
     # file refuses only a change
     opts.write_trace_options(b"test_nop_accept")

@@ -20,6 +20,10 @@
 #define FTRACE_MAX_SITES	2048
 #define FTRACE_PIDS_MAX		64
 #define FTRACE_STACK_MAX	32	/* frames a kernel_stack record holds at most */
+#define FTRACE_STACK_ENTRIES	8	/* a user_stack record's frames (trace_entries.h) */
+/* stack_entry.pad of the stacktrace option's records: it follows the event it was taken for
+ * (the host drops it with that event when the event's filter does) */
+#define STACK_FOLLOWS_EVENT	1
 /* ftrace_site_map: entry (site - _stext) / FTRACE_MAP_GRAIN is the site's; functions are
  * 16-byte aligned, so no two sites share an entry (the host checks) */
 #define FTRACE_MAP_GRAIN	16
@@ -30,6 +34,7 @@
 #define TRACE_STACK		4
 #define TRACE_GRAPH_RET		10
 #define TRACE_GRAPH_ENT		11
+#define TRACE_USER_STACK	12
 #define TRACE_FUNC_REPEATS	19
 
 /* ftrace_site_state.flags */

@@ -60,9 +60,11 @@ struct trace_ring {
 
 struct trace_control {
 	volatile u32 recording;		/* host: bit s: tracing_on of slot s */
-	u32 pad;
+	/* host: bit s: options/stacktrace of slot s; bit TRACE_USTACK_SHIFT + s: options/userstacktrace */
+	volatile u32 stack_opts;
 	struct trace_ring rings[TRACE_SLOTS][NR_CPUS];
 	volatile u32 cpu_slots[NR_CPUS];	/* host: bit s: slot s's tracing_cpumask has this cpu */
+	volatile u32 stack_slots;	/* host: bit s: either bit of slot s in stack_opts (one load for the writers) */
 };
 
 _Static_assert(offsetof(struct trace_ring, reset_req) == 40, "trace_ring layout");
@@ -83,6 +85,20 @@ void *trace_event_buffer_reserve(const struct trace_event_file *file, u32 len);
 void *trace_event_buffer_reserve_slots(u32 slots, u32 len, u64 ts);
 void trace_event_commit(const void *rec, u32 len);
 void trace_ring_tick(void);
+
+#define TRACE_USTACK_SHIFT	16
+/* the slots that take a stack after each event record (either option) */
+static __always_inline u32 trace_stack_opt_slots(void)
+{
+	return trace_control.stack_slots;
+}
+/*
+ * ftrace_trace_stack() / ftrace_trace_userstack() of trace_buffer_unlock_commit_regs(): after an
+ * event's record was committed in `slots`, the stacks the options ask for in those slots (ent:
+ * the record's common fields; writer, if not 0, the first kernel frame; bp: the frame the walk
+ * of its callers starts from).  kernel/trace_events_trigger.c.
+ */
+void trace_event_opt_stacks(u32 slots, const void *ent, unsigned long writer, unsigned long bp);
 
 /*
  * trace_clock_local(): the host sets now_ns between instruction slices, so

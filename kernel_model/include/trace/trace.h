@@ -68,6 +68,14 @@ struct stack_entry {
 	unsigned long caller[];
 };
 
+/* the user_stack record (struct userstack_entry of trace_entries.h) */
+struct userstack_entry {
+	struct trace_entry ent;
+	unsigned int tgid;
+	int pad;
+	unsigned long caller[8];	/* FTRACE_STACK_ENTRIES */
+};
+
 struct trace_field_meta {
 	const char *type;
 	const char *name;

@@ -543,6 +543,41 @@ class Machine:
             return len(patches)
         return self.with_cpus_stopped(poke)
 
+    def user_vmas(self, tgid: int) -> list[tuple[int, int, str | None]] | None:
+        """The mappings of task tgid's mm, as find_task_by_vpid() + get_task_mm() find it:
+        (vm_start, vm_end, the file's path as d_path() gives it, or None), by address; None
+        when there is no such live task or it has no mm (a kernel thread)."""
+        abi = self.image.abi_value
+        off = {name: abi(name) for name in (
+            "task_struct.mm", "task_struct.pid", "mm_struct.mm_mt", "vm_area_struct.vm_start",
+            "vm_area_struct.vm_end", "vm_area_struct.vm_file", "vm_area_struct.vm_list", "file.f_path",
+            "path.mnt", "path.dentry", "dentry.d_parent", "dentry.d_name", "qstr.len", "qstr.name",
+            "mount.mnt_parent", "mount.mnt_mountpoint", "mount.mnt", "vfsmount.mnt_root")}
+
+        def read() -> list[tuple[int, int, str | None]] | None:
+            mem = self._ram()
+
+            def u64(va: int) -> int:
+                return mem.u64(kernel_virt_to_phys(va))
+
+            task = next((t for t in self._task_addrs()
+                         if struct.unpack_from("<i", mem.buf, kernel_virt_to_phys(t + off["task_struct.pid"]))[0]
+                         == tgid), None)
+            mm = u64(task + off["task_struct.mm"]) if task is not None else 0
+            if not mm:
+                return None
+            head = mm + off["mm_struct.mm_mt"] + 8      # maple_tree.vmas
+            node = u64(head)
+            out: list[tuple[int, int, str | None]] = []
+            while node != head and len(out) < 65536:
+                vma = node - off["vm_area_struct.vm_list"]
+                file = u64(vma + off["vm_area_struct.vm_file"])
+                out.append((u64(vma + off["vm_area_struct.vm_start"]), u64(vma + off["vm_area_struct.vm_end"]),
+                            _d_path(u64, mem, file + off["file.f_path"], off) if file else None))
+                node = u64(node)
+            return sorted(out)
+        return self.with_cpus_stopped(read)
+
     def _task_info(self, task: int) -> TaskInfo:
         mem, lay = self._ram(), self._hostif.layout
         pid, tgid = struct.unpack_from("<ii", mem.buf, kernel_virt_to_phys(task + lay.pid))
@@ -702,3 +737,25 @@ class Machine:
             raise MachineError(self.panic_message)
         if self._runner is None or self._stopped:
             raise MachineError("machine is not running")
+
+
+def _d_path(u64: Callable[[int], int], mem: PhysMem, path: int, off: dict[str, int]) -> str:
+    """d_path() (fs/dcache.c's prepend_path, the namespace's root as the root) of the struct
+    path at `path`: its names from the dentry up, crossing each mount to its mountpoint."""
+    dentry, mount = u64(path + off["path.dentry"]), u64(path + off["path.mnt"]) - off["mount.mnt"]
+    names: list[bytes] = []
+    for _ in range(4096):
+        if dentry == u64(mount + off["mount.mnt"] + off["vfsmount.mnt_root"]):
+            parent = u64(mount + off["mount.mnt_parent"])
+            if parent == mount:
+                break
+            dentry, mount = u64(mount + off["mount.mnt_mountpoint"]), parent
+            continue
+        parent = u64(dentry + off["dentry.d_parent"])
+        if parent == dentry:
+            break
+        qstr = dentry + off["dentry.d_name"]
+        length = struct.unpack_from("<I", mem.buf, kernel_virt_to_phys(qstr + off["qstr.len"]))[0]
+        names.append(mem.read(kernel_virt_to_phys(u64(qstr + off["qstr.name"])), length))
+        dentry = parent
+    return "/" + "/".join(name.decode(errors="surrogateescape") for name in reversed(names))

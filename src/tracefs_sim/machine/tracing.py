@@ -57,6 +57,9 @@ class RingLayout:
     control_recording: int
     control_rings: int
     control_cpu_slots: int
+    control_stack_opts: int     # options/stacktrace bits, options/userstacktrace's at ustack_shift
+    control_stack_slots: int    # the slots with either
+    ustack_shift: int
     file_slots: int
     file_type: int
     saved_cmdlines: int  # SAVED_CMDLINES
@@ -76,7 +79,8 @@ class RingLayout:
             a("BUF_PAGE_HDR_SIZE"), a("buffer_data_page.commit"), a("sizeof(trace_ring)"), a("trace_ring.seq"),
             a("trace_ring.released"), a("trace_ring.lost"), a("trace_ring.closed"), a("trace_ring.reset_req"),
             a("trace_ring.page_lost"), a("sizeof(trace_control)"), a("trace_control.recording"),
-            a("trace_control.rings"), a("trace_control.cpu_slots"), a("trace_event_file.slots"),
+            a("trace_control.rings"), a("trace_control.cpu_slots"), a("trace_control.stack_opts"),
+            a("trace_control.stack_slots"), a("TRACE_USTACK_SHIFT"), a("trace_event_file.slots"),
             a("trace_event_file.type"), a("SAVED_CMDLINES"), a("sizeof(saved_cmdline)"),
             a("sizeof(saved_cmdlines)"), a("saved_cmdlines.entry"), a("COMM_RENAMES"),
             a("sizeof(comm_rename)"), a("saved_cmdlines.renames"), a("saved_cmdlines.renames_next"))
@@ -143,6 +147,7 @@ class GuestTracing:
         self._cmdline_holders: set[object] = set()
         self._recording = [False] * layout.slots
         self._cpumasks = [(1 << layout.nr_cpus) - 1] * layout.slots   # tracing_cpumask of each slot
+        self._stack_opts = 0    # trace_control.stack_opts: the slots' stacktrace options
         # per (slot, cpu): pages below this seq were dropped by reset()
         self._skip = [[0] * self._nr_cpus for _ in range(layout.slots)]
         self._resets = [[0] * self._nr_cpus for _ in range(layout.slots)]
@@ -164,6 +169,7 @@ class GuestTracing:
                                  self._mask(slots) | self._mask(self._triggered.get(key, set())) << self._trigger_shift)
             self._write_recording()
             self._write_cpumasks()
+            self._write_stack_opts()
             for key_addr in self._keys_on:
                 for code, data in self._key_patch(key_addr, True):
                     mem.write(kernel_virt_to_phys(code), data)
@@ -364,6 +370,19 @@ class GuestTracing:
                 self._write_cpumasks()
         self._machine.guest_op(apply)
 
+    def set_stack_options(self, slot: int, kernel: bool, user: bool) -> None:
+        """options/stacktrace and options/userstacktrace of a slot: its events' writers add a
+        kernel_stack and a user_stack record after each record (ftrace_trace_stack/userstack)."""
+        self._check_slot(slot)
+
+        def apply() -> None:
+            with self._lock:
+                bits = 1 << slot | 1 << (self.layout.ustack_shift + slot)
+                self._stack_opts = (self._stack_opts & ~bits) | (bool(kernel) << slot) | \
+                    (bool(user) << (self.layout.ustack_shift + slot))
+                self._write_stack_opts()
+        self._machine.guest_op(apply)
+
     def drain(self, slot: int) -> list[GuestPage]:
         self._check_slot(slot)
         return self._machine.guest_op(lambda: self._drain(slot))
@@ -443,6 +462,13 @@ class GuestTracing:
             for cpu in range(self.layout.nr_cpus):
                 slots = sum(1 << slot for slot, mask in enumerate(self._cpumasks) if mask >> cpu & 1)
                 struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_cpu_slots + 4 * cpu, slots)
+
+    def _write_stack_opts(self) -> None:
+        if self._mem is not None:
+            opts, shift = self._stack_opts, self.layout.ustack_shift
+            struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_stack_opts, opts)
+            struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_stack_slots,
+                             (opts | opts >> shift) & ((1 << shift) - 1))
 
     def _write_recording(self) -> None:
         if self._mem is not None:

@@ -83,7 +83,7 @@ class TraceCore:
             expansion=BufferExpansion(), registry=self.registry, guest=self.guest, cmdlines=self.cmdlines,
             symbolize=symbolize, kernel=kernel_identity(machine), ftrace=ftrace,
             irq_text=_section(image, "__irqentry_text"), catch_up=self._catch_up,
-            triggers=TriggerTable(self.guest.triggers, self.guest.hist_maps))
+            triggers=TriggerTable(self.guest.triggers, self.guest.hist_maps), user_vmas=machine.user_vmas)
         # the stack tracer (trace_stack.c): its files, and kernel.stack_tracer_enabled
         self.stack_tracer = None if ftrace_sites is None else StackTracer(ftrace_sites, symbolize)
         # tracing_thresh: function_graph's duration threshold

@@ -66,6 +66,8 @@ class Drain:
         # (slot, cpu) -> (seq, where its walk stopped) of the last page seen: an incomplete
         # page comes back with more data under the same seq, and is walked on from there.
         self._progress: dict[tuple[int, int], tuple[int, WalkPoint | None]] = {}
+        # (slot, cpu) -> whether its last event was dropped: the stacks that follow it go too
+        self._follow: dict[tuple[int, int], bytearray] = {}
         # slot -> the array's guest_resets when last drained (and the array, for a reused slot)
         self._resets: dict[int, tuple[TraceArray, int]] = {}
         self._task_cache: dict[int, tuple[bytes, int]] = {}
@@ -128,6 +130,8 @@ class Drain:
             self._resets[array.slot] = (array, array.guest_resets)
             for key in [k for k in self._progress if k[0] == array.slot]:
                 del self._progress[key]
+            for key in [k for k in self._follow if k[0] == array.slot]:
+                del self._follow[key]
         per_cpu: dict[int, list[tuple[bytes, bytes]]] = {}
         lost: dict[int, int] = {}
         # the snapshot triggers' swaps asked for until now: asked before the pages are taken,
@@ -181,7 +185,8 @@ class Drain:
             special=functools.partial(self._special, batch, cpu, record_cmd),
             from_ns=None if from_ns is array.clocks.default.from_ns else from_ns,
             save_comm=self._cmdlines.save if record_cmd else None,
-            save_tgid=self._cmdlines.save_tgid if options["record-tgid"] else None)
+            save_tgid=self._cmdlines.save_tgid if options["record-tgid"] else None,
+            follow=self._follow.setdefault((array.slot, cpu), bytearray(1)))
         if short:
             log.warning("slot %d cpu %d: %d events shorter than their header skipped", array.slot, cpu, short)
         return keep

@@ -1,9 +1,10 @@
-"""ftrace's own record types written by the function tracers (trace_entries.h): their ids,
-layouts and `format` files, and the text the function tracer prints for them
-(trace_fn_trace, trace_stack_print in trace_output.c).
+"""ftrace's own record types written by the function tracers and the stacktrace options
+(trace_entries.h): their ids, layouts and `format` files, and the text 6.1 prints for them
+(trace_fn_trace, trace_stack_print, trace_user_stack_print in trace_output.c).
 """
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .fields import RecordField
@@ -15,11 +16,13 @@ TRACE_FN = 1
 TRACE_STACK = 4
 TRACE_GRAPH_RET = 10
 TRACE_GRAPH_ENT = 11
+TRACE_USER_STACK = 12
 TRACE_RAW_DATA = 18
 TRACE_FUNC_REPEATS = 19
 
 FN_RECORD = struct.Struct("<HBBiQQ")            # ip, parent_ip
 STACK_HEAD = struct.Struct("<HBBii4x")          # size, then caller[] at 16
+USER_STACK_RECORD = struct.Struct("<HBBiI4x8Q")  # tgid, caller[FTRACE_STACK_ENTRIES]
 GRAPH_ENT_RECORD = struct.Struct("<HBBiQi")     # func, depth (FTRACE_ENTRY_PACKED: 20 bytes)
 GRAPH_RET_RECORD = struct.Struct("<HBBiQiIQQ")  # func, depth, overrun, calltime, rettime
 FUNC_REPEATS_RECORD = struct.Struct("<HBBiQQHHI")  # ip, parent_ip, count, top/bottom of the delta
@@ -34,6 +37,13 @@ class SymFlags:
     print_parent: bool = True
     sym_offset: bool = False
     sym_addr: bool = False
+    sym_userobj: bool = False   # user_stack records: addresses as object[+0xoffset]
+
+
+# A task's mappings, as the user_stack printer looks them up: (vm_start, vm_end, the mapped
+# file's path or None), sorted; None for a task that is gone or has no mm.
+UserVmas = list[tuple[int, int, str | None]]
+UserVmasOf = Callable[[int], UserVmas | None]
 
 
 # kretprobed(): the kretprobe trampoline, as a return address, names no caller.
@@ -81,6 +91,8 @@ class FtraceRecordDesc:
         if self.name == "kernel_stack":
             return b"<stack trace>\n" + b"".join(
                 b" => " + print_ip_sym(addr, symbolize, flags) + b"\n" for addr in stack_callers(payload))
+        if self.name == "user_stack":
+            return user_stack_text(payload, None, flags)
         if self.name == "raw_data":
             return _raw_data_text(payload)
         # Graph records outside the function_graph tracer's printer: their print fmt's text.
@@ -132,6 +144,37 @@ def repeats_line(payload: Payload, ts: int, in_ns: bool, symbolize: Symbolizer |
     return _fn_text(ip, parent_ip, symbolize, flags) + b" (repeats: %d, last_ts:%s)\n" % (count, when)
 
 
+def user_stack_text(payload: Payload, vmas_of: UserVmasOf | None, flags: SymFlags) -> bytes:
+    """trace_user_stack_print(): each user address up to the first 0; with sym-userobj, looked
+    up in the mappings of the record's tgid as they are when it is printed (None: its mm is
+    gone, as find_task_by_vpid() + get_task_mm() finding none)."""
+    _, _, _, _, tgid, *callers = USER_STACK_RECORD.unpack_from(payload, 0)
+    vmas = vmas_of(tgid) if flags.sym_userobj and vmas_of is not None else None
+    lines = [b"<user stack trace>\n"]
+    for ip in callers:
+        if not ip:
+            break
+        lines.append(b" => " + user_ip_text(ip, vmas, flags.sym_addr) + b"\n")
+    return b"".join(lines)
+
+
+def user_ip_text(ip: int, vmas: UserVmas | None, sym_addr: bool) -> bytes:
+    """seq_print_user_ip(): with the task's mappings (mm), the file of find_vma(ip) -- the first
+    mapping ending above ip -- and `[+0x%lx]` (ip less its vm_start); ` <%016lx>` when no file
+    was printed, or with sym-addr."""
+    text = b""
+    named = False
+    if vmas is not None:
+        vma = next((v for v in vmas if v[1] > ip), None)
+        if vma is not None and vma[2] is not None:
+            text = vma[2].encode(errors="surrogateescape").replace(b"\n", b"\\012") + \
+                b"[+0x%x]" % ((ip - vma[0]) & _U64)
+            named = True
+    if sym_addr or not named:
+        text += b" <%016x>" % ip
+    return text
+
+
 def stack_callers(payload: Payload) -> list[int]:
     """The addresses of a kernel_stack record, up to its end or a ULONG_MAX terminator."""
     count = (len(payload) - STACK_HEAD.size) // 8
@@ -155,6 +198,10 @@ KERNEL_STACK_DESC = FtraceRecordDesc("ftrace", "kernel_stack", (
 ), '"\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n" "\\t=> %ps\\n\\t=> %ps\\n\\t=> %ps\\n" "\\t=> %ps\\n\\t=> %ps\\n", '
    "(void *)REC->caller[0], (void *)REC->caller[1], (void *)REC->caller[2], (void *)REC->caller[3], "
    "(void *)REC->caller[4], (void *)REC->caller[5], (void *)REC->caller[6], (void *)REC->caller[7]")
+USER_STACK_DESC = FtraceRecordDesc("ftrace", "user_stack", (
+    RecordField("unsigned int", "tgid", 8, 4, False),
+    RecordField("unsigned long[8]", "caller", 16, 64, False),
+), KERNEL_STACK_DESC.print_fmt)
 GRAPH_ENT_DESC = FtraceRecordDesc("ftrace", "funcgraph_entry", (
     RecordField(_UL, "func", 8, 8, False),
     RecordField("int", "depth", 16, 4, True),
@@ -184,6 +231,6 @@ RAW_DATA_DESC = FtraceRecordDesc("ftrace", "raw_data", (
 ), '"id:%04x %08x", REC->id, (int)REC->buf[0]')
 
 # id -> desc, for the event registry (events/ftrace/*) and the drain
-FTRACE_RECORDS = {TRACE_FN: FUNCTION_DESC, TRACE_STACK: KERNEL_STACK_DESC,
+FTRACE_RECORDS = {TRACE_FN: FUNCTION_DESC, TRACE_STACK: KERNEL_STACK_DESC, TRACE_USER_STACK: USER_STACK_DESC,
                   TRACE_GRAPH_RET: GRAPH_RET_DESC, TRACE_GRAPH_ENT: GRAPH_ENT_DESC,
                   TRACE_RAW_DATA: RAW_DATA_DESC, TRACE_FUNC_REPEATS: FUNC_REPEATS_DESC}

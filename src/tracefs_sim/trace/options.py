@@ -22,6 +22,8 @@ OPTIONS = (
     ("bin", False),             # binary context fields
     ("trace_printk", True),     # trace_printk() records (this kernel makes none); printk-msg-only needs it
     ("annotate", True),         # `trace` marks where a CPU's records start after others lost theirs
+    ("userstacktrace", False),  # a user_stack record (the task's user frames) after each event's
+    ("sym-userobj", False),     # user addresses printed as the object mapped there and the offset in it
     ("printk-msg-only", False), # trace_marker (and trace_printk) records print their text alone
     ("context-info", True),     # the task-pid/cpu/flags/timestamp prefix and the header
     ("latency-format", False),  # the latency tracers' header and line format
@@ -39,6 +41,7 @@ OPTIONS = (
     ("function-trace", True),   # a latency tracer also traces functions
     ("function-fork", False),   # the same for set_ftrace_pid / set_ftrace_notrace_pid
     ("display-graph", False),   # a latency tracer prints in function_graph's format
+    ("stacktrace", False),      # a kernel_stack record (the writer's callers) after each event's
 )
 _NAMES = tuple(name for name, _ in OPTIONS)
 # TOP_LEVEL_TRACE_FLAGS (of those present here): global in effect, so an instance's options/

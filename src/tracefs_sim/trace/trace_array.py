@@ -22,7 +22,7 @@ from .cpumask import format_cpumask, parse_cpumask
 from .error_log import ErrorLog
 from .event_control import EventControl
 from .events import TRACE_PRINT, EventRegistry
-from .ftrace_records import TRACE_RAW_DATA
+from .ftrace_records import TRACE_RAW_DATA, UserVmasOf
 from .function_tracer import FtraceGlobal, FunctionTracing
 from .headers import KernelIdentity, OutputFlags, latency_header, stats_text, trace_header
 from ..lib.kstrtox import kstrtoul_from_user, strstrip
@@ -87,6 +87,7 @@ class TraceGlobals:
     irq_text: tuple[int, int] | None  # the kernel's irq entry text [start, end), if it has one
     catch_up: Callable[[], object]  # moves what the guest recorded so far into the buffers
     triggers: TriggerTable  # every array's event triggers, as the guest runs them
+    user_vmas: UserVmasOf | None = None  # tgid -> its task's mappings (sym-userobj); None: unknown
 
 
 class TraceArray:
@@ -122,7 +123,7 @@ class TraceArray:
         self._pipe_readers = 0
         self._pipe_idx = 0       # records handed to trace_pipe readers (latency format's idx)
         self.output = TraceOutput(nr_cpus, self.options, self.registry, self.cmdlines, shared.symbolize,
-                                  shared.irq_text)
+                                  shared.irq_text, shared.user_vmas)
         self._graph_pipes = graph_output.GraphPipes()  # function_graph's trace_pipe readers
         # One lock for all control operations, as trace_types_lock in Linux.
         self._lock = threading.Lock()
@@ -134,6 +135,10 @@ class TraceArray:
         self.events = EventControl(self.registry, slot, guest, self.error_log, self.expand_buffers)
         guest.set_recording(slot, True)
         self.options.watch("event-fork", lambda on: guest.pid_lists.set_event_fork(slot, on))
+        # ftrace_trace_stack() / ftrace_trace_userstack(): the events' writers take the stacks
+        for stack_option in ("stacktrace", "userstacktrace"):
+            self.options.watch(stack_option, lambda on: guest.set_stack_options(
+                slot, self.options["stacktrace"], self.options["userstacktrace"]))
         self.snapshot = Snapshot(self)
         # enable_event / disable_event commands act on its events, snapshot on its snapshot
         self.functions = None if shared.ftrace is None else FunctionTracing(
@@ -487,6 +492,8 @@ class TraceArray:
         # the guest stops following forks for the slot (the next array given it starts clean)
         self.options.set("event-fork", False)
         self.options.set("function-fork", False)
+        self.options.set("stacktrace", False)
+        self.options.set("userstacktrace", False)
         if self.functions is not None:
             self.functions.release()
         self._guest.set_recording(self.slot, False)

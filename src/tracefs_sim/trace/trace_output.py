@@ -17,7 +17,8 @@ from typing import cast
 from . import _lines
 from .cmdlines import SavedCmdlines
 from .events import TRACE_PRINT, EventRegistry, TraceEvent, print_message
-from .ftrace_records import TRACE_FUNC_REPEATS, FtraceRecordDesc, SymFlags, repeats_line
+from .ftrace_records import TRACE_FUNC_REPEATS, TRACE_USER_STACK, FtraceRecordDesc, SymFlags, UserVmas, \
+    UserVmasOf, repeats_line, user_stack_text
 from .options import TraceOptions
 from .probe_args import Symbolizer
 from .records import ENTRY_HEADER
@@ -33,7 +34,7 @@ class TraceOutput:
     """The printers of one trace array, and their caches."""
 
     def __init__(self, nr_cpus: int, options: TraceOptions, registry: EventRegistry, cmdlines: SavedCmdlines,
-                 symbolize: Symbolizer, irq_text: tuple[int, int] | None):
+                 symbolize: Symbolizer, irq_text: tuple[int, int] | None, user_vmas: UserVmasOf | None = None):
         """symbolize(addr) -> (name, off, size): kallsyms_lookup(); irq_text: the kernel's irq
         entry text [start, end), if it has one (function_graph marks it)."""
         self.nr_cpus = nr_cpus
@@ -42,6 +43,7 @@ class TraceOutput:
         self.cmdlines = cmdlines
         self.symbolize = symbolize
         self.irq_text = irq_text
+        self.user_vmas = user_vmas   # a task's mappings, for sym-userobj
         # (what they depend on, {(pid, cpu, flags, preempt): context prefix}) of the last read
         self._prefixes: tuple[tuple[object, ...], dict[int, bytes]] = ((), {})
         # (the options event texts depend on, {event id: (event, {fields: text})}, bytes held)
@@ -71,7 +73,15 @@ class TraceOutput:
         latency = o["latency-format"]
         hash_pointer = None if o["hash-ptr"] else _address_itself
         verbose = opts.verbose
-        sym_flags = SymFlags(print_parent=o["print-parent"], sym_offset=o["sym-offset"], sym_addr=o["sym-addr"])
+        sym_flags = SymFlags(print_parent=o["print-parent"], sym_offset=o["sym-offset"], sym_addr=o["sym-addr"],
+                             sym_userobj=o["sym-userobj"])
+        # the tasks' mappings, looked up once a read (each lookup stops the machine)
+        vmas_seen: dict[int, UserVmas | None] = {}
+
+        def user_vmas(tgid: int) -> UserVmas | None:
+            if tgid not in vmas_seen:
+                vmas_seen[tgid] = None if self.user_vmas is None else self.user_vmas(tgid)
+            return vmas_seen[tgid]
         # What an event's text depends on besides the record.
         body_key = (verbose, hash_pointer is None, sym_flags)
         # Context prefixes, kept from read to read while the saved comms and tgids and the
@@ -100,6 +110,9 @@ class TraceOutput:
             if event.id == TRACE_FUNC_REPEATS:
                 # the one text that depends on the record's time stamp too: never kept
                 return repeats_line(payload, entry.ts, in_ns, symbolize, sym_flags)
+            if event.id == TRACE_USER_STACK and sym_flags.sym_userobj:
+                # names the task's mappings as they are now: never kept
+                return user_stack_text(payload, user_vmas, sym_flags)
             known = texts.get(event.id)
             if known is None or known[0] is not event:   # a dynamic event's id may be reused
                 known = texts[event.id] = (event, {})

@@ -5,7 +5,8 @@
  *   consuming reader, rb_update_read_stamp), from a WalkPoint (off, ts) or from the page's
  *   start (None), with the same checks raising rb_page.PageFormatError. spans is opaque bytes
  *   (one struct span per data event) that only keep() reads.
- * keep(...) -> (entries, short): Drain._keep's loop over (page, spans) pairs. The common case
+ * keep(...) -> (entries, short): Drain._keep's loop over (page, spans) pairs; the stacks the
+ *   stacktrace options wrote after an event go with it (follow: that state across calls). The common case
  *   (an event type kept as it is, the same pid as the event before) runs no Python; a plan or
  *   a task not known yet, an event to filter or learn from (sched_switch), a clock that is not
  *   the guest's own, and saving a run's task call back into the Python that knows them.
@@ -287,7 +288,23 @@ struct keeper {
     PyObject *task;   /* its (comm, tgid) */
     int saved;        /* its task saved already */
     Py_ssize_t short_events;
+    int dropped;      /* the last event that is not a follower was not kept */
 };
+
+/* ftrace's record types the stacktrace options write right after an event's record, on the
+ * same cpu with interrupts off (ftrace_trace_stack, ftrace_trace_userstack): a user_stack, and
+ * a kernel_stack whose pad says so (STACK_FOLLOWS_EVENT; the stacktrace trigger's and the
+ * function tracer's stand alone).  6.1 writes none after an event its filter discards. */
+#define TRACE_STACK 4
+#define TRACE_USER_STACK 12
+#define STACK_FOLLOWS_EVENT 1
+
+static int follows_event(const uint8_t *event, Py_ssize_t size)
+{
+    long type = (long)(event[0] | event[1] << 8);
+    return type == TRACE_USER_STACK ||
+           (type == TRACE_STACK && size >= 16 && (int32_t)le32(event + 12) == STACK_FOLLOWS_EVENT);
+}
 
 /* One event of a page: kept into k->entries or not; -1 on an error. */
 static int keep_event(struct keeper *k, const uint8_t *data, const struct span *span)
@@ -405,8 +422,13 @@ static int keep_page(struct keeper *k, PyObject *pair)
         if (span.start > span.end || span.end > data.len) {
             PyErr_SetString(PyExc_ValueError, "spans are not of this page");
             status = -1;
+        } else if (span.end - span.start >= ENTRY_HEADER_SIZE &&
+                   follows_event((const uint8_t *)data.buf + span.start, span.end - span.start)) {
+            status = k->dropped ? 0 : keep_event(k, data.buf, &span);
         } else {
+            Py_ssize_t before = PyList_GET_SIZE(k->entries);
             status = keep_event(k, data.buf, &span);
+            k->dropped = PyList_GET_SIZE(k->entries) == before;
         }
     }
     PyBuffer_Release(&data);
@@ -417,14 +439,22 @@ static PyObject *drain_keep(PyObject *module, PyObject *args, PyObject *kwargs)
 {
     (void)module;
     static char *kwlist[] = {"pages", "plans", "plan_of", "tasks", "task_of", "special",
-                             "from_ns", "save_comm", "save_tgid", NULL};
+                             "from_ns", "save_comm", "save_tgid", "follow", NULL};
+    PyObject *follow = Py_None;   /* a bytearray(1): k.dropped before the pages, and after */
     entries->trim_freed();   /* the drain thread runs often, holding no lock a reader waits for */
     struct keeper k = {0};
     PyObject *pages;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!OOOOO:keep", kwlist, &PyList_Type, &pages,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OO!OOOOO|O:keep", kwlist, &PyList_Type, &pages,
                                      &PyDict_Type, &k.plans, &k.plan_of, &PyDict_Type, &k.tasks,
-                                     &k.task_of, &k.special, &k.from_ns, &k.save_comm, &k.save_tgid))
+                                     &k.task_of, &k.special, &k.from_ns, &k.save_comm, &k.save_tgid,
+                                     &follow))
         return NULL;
+    if (follow != Py_None && !(PyByteArray_Check(follow) && PyByteArray_GET_SIZE(follow) == 1)) {
+        PyErr_SetString(PyExc_TypeError, "follow is a bytearray of one byte, or None");
+        return NULL;
+    }
+    if (follow != Py_None)
+        k.dropped = PyByteArray_AS_STRING(follow)[0] != 0;
     for (int i = 0; i < PLAN_SLOTS; i++)
         k.cache[i].type = -1;
     PyObject *result = NULL;
@@ -440,6 +470,8 @@ static PyObject *drain_keep(PyObject *module, PyObject *args, PyObject *kwargs)
         if (status < 0)
             goto out;
     }
+    if (follow != Py_None)
+        PyByteArray_AS_STRING(follow)[0] = (char)k.dropped;
     result = Py_BuildValue("On", k.entries, k.short_events);
 out:
     for (int i = 0; i < PLAN_SLOTS; i++)
