@@ -14,7 +14,7 @@ import struct
 import threading
 from collections.abc import Callable
 
-from .contract import KprobeEventAnswer, KprobeRequest, KprobeService
+from .contract import DirectCall, KprobeEventAnswer, KprobeRequest, KprobeService, SymbolAnswer, SymbolLookup
 from .image import KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 
@@ -33,6 +33,7 @@ class KprobeRequests:
         self._func_len, self._fields_len = a("KPROBE_FUNC_LEN"), a("KPROBE_FIELDS_LEN")
         self._ops = a("KPROBE_REQ_REGISTER"), a("KPROBE_REQ_UNREGISTER"), a("KPROBE_REQ_PERF_OPEN"), \
             a("KPROBE_REQ_PERF_CLOSE")
+        self._lookup, self._direct = a("KPROBE_REQ_LOOKUP"), a("KPROBE_REQ_DIRECT")
         self._raise_irq = raise_irq
         self._service: KprobeService | None = None
         self._mem: PhysMem | None = None
@@ -70,7 +71,11 @@ class KprobeRequests:
                 answer = self._answer(req)
             except Exception:  # the kernel must get an answer whatever happened here
                 answer = -errno.EINVAL
-            result = answer if isinstance(answer, int) else self._write_event(mem, pa, answer)
+            if isinstance(answer, SymbolAnswer):
+                mem.write(pa + self._off["addr"], struct.pack("<QQ", answer.addr, answer.site))
+                result = 0
+            else:
+                result = answer if isinstance(answer, int) else self._write_event(mem, pa, answer)
             mem.write(pa + self._off["result"], struct.pack("<i", result))
             mem.write(pa + self._off["done"], struct.pack("<I", 1))
             try:
@@ -93,22 +98,28 @@ class KprobeRequests:
         mem.write(pa + self._off["fields"], text + b"\0")
         return n
 
-    def _answer(self, req: KprobeRequest | None) -> int | KprobeEventAnswer:
+    def _answer(self, req: KprobeRequest | SymbolLookup | DirectCall | None) -> int | KprobeEventAnswer | SymbolAnswer:
         service = self._service
         if req is None:
             return -errno.EINVAL
+        if service is None and not isinstance(req, KprobeRequest):
+            return -errno.ENOENT if isinstance(req, SymbolLookup) else -errno.EBUSY
         if service is None:
             if req.perf_event:
                 return -errno.EINVAL if req.register else 0
             return -errno.ENOENT if req.register else 0
         return service(req)
 
-    def _decode(self, mem: PhysMem, pa: int) -> KprobeRequest | None:
+    def _decode(self, mem: PhysMem, pa: int) -> KprobeRequest | SymbolLookup | DirectCall | None:
         o = self._off
         op, is_return = struct.unpack_from("<II", mem.buf, pa + o["op"])
         addr, offset = struct.unpack_from("<QQ", mem.buf, pa + o["addr"])
         (probe,) = struct.unpack_from("<I", mem.buf, pa + o["probe"])
         raw = bytes(mem.buf[pa + o["func"]:pa + o["func"] + self._func_len])
+        if op == self._lookup:
+            return SymbolLookup(raw.split(b"\0", 1)[0].decode("latin-1"))
+        if op == self._direct:
+            return DirectCall(addr, offset, is_return)
         if op not in self._ops:
             return None
         if op in self._ops[2:]:  # a kprobe event's id, for perf
