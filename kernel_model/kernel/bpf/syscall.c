@@ -501,10 +501,17 @@ static int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	license[sizeof(license) - 1] = 0;
 	if (attr->insn_cnt == 0 || attr->insn_cnt > BPF_COMPLEXITY_LIMIT_INSNS)
 		return -E2BIG;
-	/* bpf_prog_load_check_attach(): a BTF id names a type of vmlinux's BTF (no BTF of
-	 * programs here, nothing an attach_prog_fd can name), for a tracing program only */
-	if (attr->attach_prog_fd)
-		return -EINVAL;
+	/* attach_prog_fd/attach_btf_obj_fd: a BTF object's fd (vmlinux's, the only one: libbpf
+	 * names it so), or a program's (fentry on a BPF program: not here); then
+	 * bpf_prog_load_check_attach(): a BTF id, for a tracing program only */
+	if (attr->attach_prog_fd) {
+		struct file *f = fget_borrowed(attr->attach_prog_fd);
+
+		if (!f || f->f_op != &btf_fops)
+			return -EINVAL;
+		if (!attr->attach_btf_id)
+			return -EINVAL;
+	}
 	if (attr->attach_btf_id && (attr->attach_btf_id > BTF_MAX_TYPE || attr->prog_type != BPF_PROG_TYPE_TRACING))
 		return -EINVAL;
 	if ((u64)attr->insn_cnt * sizeof(struct bpf_insn) > (PAGE_SIZE << (MAX_ORDER - 1)) - sizeof(*prog))
