@@ -6,10 +6,11 @@ call it (kernel/bpf/trampoline.c)."""
 import os
 import re
 import shutil
+import subprocess
 
 import pytest
 from simtest import tracefs_sim
-from test_session_bpftrace import COUNT, bpftrace_while, hist_rows
+from test_session_bpftrace import BPFTEST, COUNT, bpftrace_while, hist_rows
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -81,3 +82,24 @@ def test_kfunc_with_the_function_tracer_on_the_same_function(tmp_path):
     assert int(lines[3]) > 0, result.stdout
     counts = {m.group(1): int(m.group(2)) for m in map(COUNT.match, lines[4:]) if m}
     assert counts.get("cat", 0) >= 3, result.stdout
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("probe", ["kfunc", "kretfunc"])
+def test_a_killed_bpftrace_leaves_no_trampoline(tmp_path, probe):
+    """bpftrace killed by SIGKILL with a kfunc/kretfunc probe: its exit closes the link, the site
+    goes back to its nop (enabled_functions empty) and, after a grace period (and once no task
+    is in vfs_read through the old trampoline), no program is left (BPF_PROG_GET_NEXT_ID)"""
+    bpftest = tmp_path / "bpftest"
+    subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", str(bpftest), str(BPFTEST)], check=True, timeout=120)
+    ids = f"{bpftest} raw 11 0000000000000000 8"
+    script = (f"bpftrace -e '{probe}:vfs_read {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
+              f"for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 1; "
+              f"cat /sys/kernel/tracing/enabled_functions; kill -KILL $bt; wait $bt; echo killed $?; "
+              f"for i in $(seq 100); do {ids} >ids.out; grep -q ': 0' ids.out || break; sleep 0.1; done; "
+              f"cat ids.out; cat /sys/kernel/tracing/enabled_functions; echo end")
+    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("vfs_read (1) ") and "D" in lines[0], lines
+    assert lines[1:] == ["killed 137", "raw: -2", "end"], result.stdout + (tmp_path / "bt.out").read_text()
