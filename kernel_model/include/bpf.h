@@ -240,9 +240,9 @@ bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct b
 /* trace_kprobe.c: the host's symbol table (kallsyms_lookup_name()): a function's address, and
  * its ftrace site in *site (0: it has none), 0 for no such symbol; and ftrace direct calls
  * (register_ftrace_direct()/unregister_ftrace_direct()): the site calls tramp (0: no longer),
- * whose size bytes the kernel has just written */
+ * whose size bytes of code (named name) the kernel has just written */
 unsigned long kallsyms_lookup_site(const char *name, unsigned long *site);
-int ftrace_set_direct(unsigned long site, unsigned long tramp, u32 size);
+int ftrace_set_direct(unsigned long site, unsigned long tramp, u32 size, const char *name);
 /* trampoline.c: fentry/fexit programs on their function (a BPF_RAW_TRACEPOINT_OPEN link) */
 int bpf_trampoline_link_prog(struct bpf_prog *prog);
 void bpf_trampoline_unlink_prog(struct bpf_prog *prog);

@@ -68,8 +68,9 @@ unsigned long kallsyms_lookup_site(const char *name, unsigned long *site)
 
 /* The ftrace site at site calls tramp (0: what the function tracers want of it again), as
  * register_ftrace_direct()/unregister_ftrace_direct() of 6.1; the host patches it (and drops every
- * cpu's translations of the size bytes at tramp, which the kernel has just written) */
-int ftrace_set_direct(unsigned long site, unsigned long tramp, u32 size)
+ * cpu's translations of the size bytes of code at tramp, which the kernel has just written, and
+ * which it names as kallsyms would: bpf_trampoline_<key>) */
+int ftrace_set_direct(unsigned long site, unsigned long tramp, u32 size, const char *name)
 {
 	struct kprobe_host_req *req = &kprobe_host_req;
 	int ret;
@@ -80,6 +81,8 @@ int ftrace_set_direct(unsigned long site, unsigned long tramp, u32 size)
 	req->addr = site;
 	req->offset = tramp;
 	req->is_return = size;
+	if (name)
+		strscpy_pad(req->func, name, sizeof(req->func));
 	ret = kprobe_host_call();
 	mutex_unlock(&kprobe_host_mutex);
 	return ret;

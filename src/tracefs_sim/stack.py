@@ -58,7 +58,7 @@ def _kernel_requests(sites: FtraceSites, core: TraceCore) -> KprobeService:
             found = sites.lookup(req.func)
             return -errno.ENOENT if found is None else SymbolAnswer(*found)
         if isinstance(req, DirectCall):
-            return sites.set_direct(req.site, req.tramp, req.size)
+            return sites.set_direct(req.site, req.tramp, req.size, req.name)
         if core.kprobes is None:
             if req.perf_event:
                 return -errno.EINVAL if req.register else 0

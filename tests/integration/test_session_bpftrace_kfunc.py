@@ -103,3 +103,32 @@ def test_a_killed_bpftrace_leaves_no_trampoline(tmp_path, probe):
     lines = result.stdout.splitlines()
     assert lines[0].startswith("vfs_read (1) ") and "D" in lines[0], lines
     assert lines[1:] == ["killed 137", "raw: -2", "end"], result.stdout + (tmp_path / "bt.out").read_text()
+
+
+def test_disasm_shows_the_trampoline(tmp_path):
+    """`tracefs-sim disasm vfs_read` while a kretfunc probe is on: its site calls the trampoline,
+    named as 6.1's kallsyms names it (bpf_trampoline_<vmlinux's BTF object id << 32 | the
+    function's BTF id>); `tracefs-sim disasm` of that name shows its code: the arguments saved,
+    __bpf_tramp_enter, the body past the site, the return value stored, the program between
+    __bpf_prog_enter and __bpf_prog_exit, and the return past the function's frame"""
+    script = ("bpftrace -e 'kretfunc:vfs_read { @[comm] = count() }' >bt.out 2>&1 & bt=$!; "
+              "for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 1; "
+              "tracefs-sim disasm vfs_read | sed -n 2p; "
+              "t=$(tracefs-sim disasm vfs_read | sed -n 2p | grep -o '<bpf_trampoline_[0-9]*>' | tr -d '<>'); "
+              "echo == $t; tracefs-sim disasm $t; kill -INT $bt; wait $bt; echo bpftrace exited $?")
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    site = re.search(r"call +([0-9a-f]+) <(bpf_trampoline_\d+)>\s+; ftrace site \(call\)", lines[0])
+    assert site, result.stdout
+    name = site.group(2)
+    assert int(name.removeprefix("bpf_trampoline_")) >> 32 == 1, name
+    assert lines[1] == f"== {name}", result.stdout
+    listing = "\n".join(lines[2:])
+    assert f"{site.group(1)} <{name}>:" in listing, listing
+    calls = re.findall(r"call +[0-9a-f]+ <([\w.+]+)>", listing)
+    assert calls[0] == "__bpf_tramp_enter" and calls[1] == "vfs_read+0x5", calls
+    assert calls[2] == "__bpf_prog_enter" and calls[3].startswith("__bpf_prog_run") and \
+        calls[4:] == ["__bpf_prog_exit", "__bpf_tramp_exit"], calls
+    assert re.search(r"add +\$0x8,%rsp\n.*\tret", listing), listing
+    assert lines[-1] == "bpftrace exited 0", result.stdout

@@ -311,6 +311,7 @@ static long arch_prepare_bpf_trampoline(struct bpf_tramp_image *im, u8 *image, u
 /* ---- bpf_trampoline_update(): a new image for the programs now linked, or none ---- */
 static int bpf_trampoline_update(struct bpf_trampoline *tr)
 {
+	char name[KSYM_NAME_LEN];
 	int old = tr->cur, i, err;
 	u8 *image;
 	long len;
@@ -318,7 +319,7 @@ static int bpf_trampoline_update(struct bpf_trampoline *tr)
 	if (!tr->cnt[BPF_TRAMP_FENTRY] && !tr->cnt[BPF_TRAMP_FEXIT]) {
 		if (old < 0)
 			return 0;
-		err = ftrace_set_direct(tr->site, 0, 0);	/* unregister_fentry() */
+		err = ftrace_set_direct(tr->site, 0, 0, NULL);	/* unregister_fentry() */
 		if (err)
 			return err;
 		direct_set(tr->site, 0);
@@ -348,9 +349,12 @@ static int bpf_trampoline_update(struct bpf_trampoline *tr)
 	len = arch_prepare_bpf_trampoline(&tramp_images[i], image, PAGE_SIZE, tr);
 	if (len > (long)PAGE_SIZE)
 		panic("bpf trampoline larger than its page");
-	/* the site's direct call first, then the site (register_fentry()/modify_fentry()) */
+	/* the site's direct call first, then the site (register_fentry()/modify_fentry()); the
+	 * image named as 6.1's kallsyms names it (bpf_trampoline_ksym_add(): the key is vmlinux's
+	 * BTF object id, 1, and the function's BTF id) */
+	scnprintf(name, sizeof(name), "bpf_trampoline_%llu", (1ULL << 32) | tr->key);
 	direct_set(tr->site, (unsigned long)image);
-	err = ftrace_set_direct(tr->site, (unsigned long)image, PAGE_SIZE);
+	err = ftrace_set_direct(tr->site, (unsigned long)image, len, name);
 	if (err) {
 		direct_set(tr->site, old < 0 ? 0 : (unsigned long)bpf_tramp_area + (unsigned long)old * PAGE_SIZE);
 		tramp_image_put_progs(&tramp_images[i]);

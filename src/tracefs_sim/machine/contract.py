@@ -556,10 +556,12 @@ class SymbolAnswer:
 @dataclass(frozen=True)
 class DirectCall:
     """DIRECT (register_ftrace_direct() of the kernel's BPF trampolines): the ftrace site at
-    `site` calls `tramp` (0: no longer), whose `size` bytes the kernel has just written."""
+    `site` calls `tramp` (0: no longer), whose `size` bytes of code, named `name` (as kallsyms
+    names it), the kernel has just written."""
     site: int
     tramp: int
     size: int
+    name: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """The kernel's requests to the host's kprobe engine (kernel_model/include/trace/kprobe_perf.h,
 PORT_KPROBE): a perf event of the kprobe PMU registers a probe of its own, a tracepoint perf
 event of a kprobe event arms that event's probes for perf, and the engine that arms probes is
-the host's.  The kernel posts a struct kprobe_host_req and sleeps; the request is
+the host's; the BPF verifier looks up a function's address and ftrace site (LOOKUP), and a BPF
+trampoline has the ftrace sites call it (DIRECT), as the host patches the sites.  The kernel posts a struct kprobe_host_req and sleeps; the request is
 answered here on a thread of its own (arming stops every CPU, which the CPU thread that rang
 cannot wait for), its result and `done` written, and the call-function vector raised so that
 the kernel wakes the requester.  One request at a time: the kernel serialises them."""
@@ -116,10 +117,11 @@ class KprobeRequests:
         addr, offset = struct.unpack_from("<QQ", mem.buf, pa + o["addr"])
         (probe,) = struct.unpack_from("<I", mem.buf, pa + o["probe"])
         raw = bytes(mem.buf[pa + o["func"]:pa + o["func"] + self._func_len])
+        name = raw.split(b"\0", 1)[0].decode("latin-1")
         if op == self._lookup:
-            return SymbolLookup(raw.split(b"\0", 1)[0].decode("latin-1"))
+            return SymbolLookup(name)
         if op == self._direct:
-            return DirectCall(addr, offset, is_return)
+            return DirectCall(addr, offset, is_return, name)
         if op not in self._ops:
             return None
         if op in self._ops[2:]:  # a kprobe event's id, for perf

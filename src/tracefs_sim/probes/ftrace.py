@@ -195,6 +195,7 @@ class FtraceSites:
         self._profile_sites: frozenset[int] = frozenset()  # the function profiler's
         self._direct: dict[int, int] = {}  # site index -> the BPF trampoline it calls directly
         self._site_index = {addr: i for i, addr in enumerate(addrs)}
+        self._tramps: dict[int, tuple[str, int]] = {}  # a BPF trampoline's code: start -> (name, length)
         self._patched_direct: dict[int, int] = {}  # the direct calls the sites' bytes have
         # /proc/sys/kernel/ftrace_enabled: 0 keeps every site a nop, whatever wants it
         self._calls_enabled = True
@@ -435,22 +436,29 @@ class FtraceSites:
         i = self._index.get(name)
         return sym.addr, 0 if i is None else self._addrs[i]
 
-    def set_direct(self, site: int, tramp: int, size: int) -> int:
+    def trampolines(self) -> list[tuple[str, int, int]]:
+        """The BPF trampolines the sites call now: (name, start, end of its code)."""
+        with self._lock:
+            return sorted(((name, addr, addr + size) for addr, (name, size) in self._tramps.items()),
+                          key=lambda t: t[1])
+
+    def set_direct(self, site: int, tramp: int, size: int, name: str = "") -> int:
         """register_ftrace_direct()/modify_ftrace_direct()/unregister_ftrace_direct() of the
         kernel's BPF trampolines: the site at `site` calls the trampoline at `tramp` (0: no
         longer), directly where nothing else wants the site, else through ftrace_regs_caller,
-        which goes on into it (the guest's ftrace_find_rec_direct()).  The `size` bytes the
-        kernel has just written at tramp are re-poked with the site, in the same stop of every
-        cpu, so that no cpu runs translations of what the page held before.  0, or -EINVAL for
-        an address that is no site."""
+        which goes on into it (the guest's ftrace_find_rec_direct()).  The `size` bytes of code
+        the kernel has just written at tramp are re-poked with the site, in the same stop of
+        every cpu, so that no cpu runs translations of what the page held before; trampolines()
+        names them (`name`).  0, or -EINVAL for an address that is no site."""
         i = self._site_index.get(site)
         if i is None:
             return -errno.EINVAL
         with self._lock:
+            old = self._direct.pop(i, None)
+            self._tramps.pop(old, None)
             if tramp:
                 self._direct[i] = tramp
-            else:
-                self._direct.pop(i, None)
+                self._tramps[tramp] = (name or f"{tramp:#x}", size)
             extra = []
             if tramp and size and self._mem is not None:
                 pa = kernel_virt_to_phys(tramp)
