@@ -76,11 +76,13 @@ def test_kfunc_with_the_function_tracer_on_the_same_function(tmp_path):
     result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    assert re.match(r"vfs_read \(2\) .*D", lines[0]), result.stdout   # its D column: a direct call
-    assert lines[1] == "bpftrace exited 0", result.stdout
-    assert re.match(r"vfs_read \(1\) ", lines[2]) and "D" not in lines[2], result.stdout
-    assert int(lines[3]) > 0, result.stdout
-    counts = {m.group(1): int(m.group(2)) for m in map(COUNT.match, lines[4:]) if m}
+    # R and D (6.1's direct ops save the registers), then 6.1's line naming the trampoline
+    assert re.match(r"vfs_read \(2\) R   D ", lines[0]), result.stdout
+    assert re.fullmatch(r"\tdirect-->bpf_trampoline_\d+\+0x0/0x1000", lines[1]), result.stdout
+    assert lines[2] == "bpftrace exited 0", result.stdout
+    assert re.match(r"vfs_read \(1\) ", lines[3]) and "D" not in lines[3], result.stdout
+    assert int(lines[4]) > 0, result.stdout
+    counts = {m.group(1): int(m.group(2)) for m in map(COUNT.match, lines[5:]) if m}
     assert counts.get("cat", 0) >= 3, result.stdout
 
 
@@ -101,14 +103,15 @@ def test_a_killed_bpftrace_leaves_no_trampoline(tmp_path, probe):
     result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("vfs_read (1) ") and "D" in lines[0], lines
-    assert lines[1:] == ["killed 137", "raw: -2", "end"], result.stdout + (tmp_path / "bt.out").read_text()
+    assert lines[0].startswith("vfs_read (1) R   D"), lines
+    assert lines[1].startswith("\tdirect-->bpf_trampoline_"), lines
+    assert lines[2:] == ["killed 137", "raw: -2", "end"], result.stdout + (tmp_path / "bt.out").read_text()
 
 
 def test_disasm_shows_the_trampoline(tmp_path):
     """`tracefs-sim disasm vfs_read` while a kretfunc probe is on: its site calls the trampoline,
-    named as 6.1's kallsyms names it (bpf_trampoline_<vmlinux's BTF object id << 32 | the
-    function's BTF id>); `tracefs-sim disasm` of that name shows its code: the arguments saved,
+    named as 6.1's kallsyms names it (bpf_trampoline_<bpf_trampoline_compute_key()>);
+    `tracefs-sim disasm` of that name shows its code: the arguments saved,
     __bpf_tramp_enter, the body past the site, the return value stored, the program between
     __bpf_prog_enter and __bpf_prog_exit, and the return past the function's frame"""
     script = ("bpftrace -e 'kretfunc:vfs_read { @[comm] = count() }' >bt.out 2>&1 & bt=$!; "
@@ -122,7 +125,8 @@ def test_disasm_shows_the_trampoline(tmp_path):
     site = re.search(r"call +([0-9a-f]+) <(bpf_trampoline_\d+)>\s+; ftrace site \(call\)", lines[0])
     assert site, result.stdout
     name = site.group(2)
-    assert int(name.removeprefix("bpf_trampoline_")) >> 32 == 1, name
+    key = int(name.removeprefix("bpf_trampoline_"))
+    assert key >> 31 == 0b11, name   # vmlinux's BTF object (1) << 32 | 0x80000000 | vfs_read's BTF id
     assert lines[1] == f"== {name}", result.stdout
     listing = "\n".join(lines[2:])
     assert f"{site.group(1)} <{name}>:" in listing, listing

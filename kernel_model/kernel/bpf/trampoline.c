@@ -350,9 +350,9 @@ static int bpf_trampoline_update(struct bpf_trampoline *tr)
 	if (len > (long)PAGE_SIZE)
 		panic("bpf trampoline larger than its page");
 	/* the site's direct call first, then the site (register_fentry()/modify_fentry()); the
-	 * image named as 6.1's kallsyms names it (bpf_trampoline_ksym_add(): the key is vmlinux's
-	 * BTF object id, 1, and the function's BTF id) */
-	scnprintf(name, sizeof(name), "bpf_trampoline_%llu", (1ULL << 32) | tr->key);
+	 * image named as 6.1's kallsyms names it (bpf_trampoline_ksym_add(): the key of
+	 * bpf_trampoline_compute_key(), vmlinux's BTF object id, 1, and the function's BTF id) */
+	scnprintf(name, sizeof(name), "bpf_trampoline_%llu", (1ULL << 32) | 0x80000000ULL | tr->key);
 	direct_set(tr->site, (unsigned long)image);
 	err = ftrace_set_direct(tr->site, (unsigned long)image, len, name);
 	if (err) {

@@ -2764,6 +2764,36 @@ static int check_ld_abs(struct bpf_verifier_env *env, struct bpf_insn *insn)
 	return -EINVAL;
 }
 
+/* check_return_code(): fentry/fexit programs return 0 (the other types here may return anything) */
+static int check_return_code(struct bpf_verifier_env *env)
+{
+	const struct bpf_reg_state *reg = &cur_regs(env)[BPF_REG_0];
+	struct tnum range = tnum_const(0);
+	char tn_buf[48];
+
+	if (env->prog->type != BPF_PROG_TYPE_TRACING)
+		return 0;
+	if (reg->type != SCALAR_VALUE) {
+		verbose(env, "At program exit the register R0 is not a known value (%s)\n",
+			reg_type_str(reg->type, tn_buf));
+		return -EINVAL;
+	}
+	if (!tnum_in(range, reg->var_off)) {
+		/* verbose_invalid_scalar() */
+		verbose(env, "At program exit the register R0 ");
+		if (!tnum_is_unknown(reg->var_off)) {
+			tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
+			verbose(env, "has value %s", tn_buf);
+		} else {
+			verbose(env, "has unknown scalar value");
+		}
+		tnum_strn(tn_buf, sizeof(tn_buf), range);
+		verbose(env, " should have been in %s\n", tn_buf);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int do_check(struct bpf_verifier_env *env)
 {
 	bool pop_log = !(env->log.level & BPF_LOG_LEVEL2);
@@ -2927,6 +2957,9 @@ static int do_check(struct bpf_verifier_env *env)
 					verbose(env, "R0 leaks addr as return value\n");
 					return -EACCES;
 				}
+				err = check_return_code(env);
+				if (err)
+					return err;
 process_bpf_exit:
 				env->scratched_regs = ~0U;
 				env->scratched_stack_slots = ~0UL;

@@ -436,6 +436,14 @@ class FtraceSites:
         i = self._index.get(name)
         return sym.addr, 0 if i is None else self._addrs[i]
 
+    def direct_call(self, name: str) -> tuple[str, int] | None:
+        """The BPF trampoline function `name`'s site calls (its name and the size 6.1's kallsyms
+        gives it: a page), None: none."""
+        with self._lock:
+            i = self._index.get(name)
+            tramp = None if i is None else self._direct.get(i)
+            return None if tramp is None else (self._tramps[tramp][0], 4096)
+
     def trampolines(self) -> list[tuple[str, int, int]]:
         """The BPF trampolines the sites call now: (name, start, end of its code)."""
         with self._lock:
@@ -530,8 +538,9 @@ class FtraceSites:
                 fn, graph, kprobe = s[4 * i], s[4 * i + 1], s[4 * i + 3]
                 if fn | graph | kprobe or users[i]:
                     refs = bin(fn).count("1") + bool(graph) + bool(kprobe) + users[i]
-                    # kprobe's ftrace_ops saves regs (R), a direct call is D; none modifies ip (I)
-                    out.append((name, refs, (" R" if kprobe else "  ") + "  " + (" D" if i in self._direct else "  ")))
+                    # kprobe's ftrace_ops saves regs (R), so does a direct call's (D); none modifies ip (I)
+                    direct = i in self._direct
+                    out.append((name, refs, (" R" if kprobe or direct else "  ") + "  " + (" D" if direct else "  ")))
         return out
 
     # ---- state ----
