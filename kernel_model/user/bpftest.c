@@ -14,6 +14,7 @@
  *                                             16-byte buffer), its size, id, name, kernel_btf
  *   raw CMD ATTR [SIZE]                    -> bpf(CMD, ATTR, SIZE) as it returns
  *   rawtp FD NAME|-                        -> a link fd (BPF_RAW_TRACEPOINT_OPEN; "-": name NULL)
+ *   link FD ATTACH_TYPE                    -> a link fd (BPF_LINK_CREATE, no target)
  *   tpev ID                                -> a perf event fd on tracepoint ID, this process's
  *   setbpf EVFD FD                         -> PERF_EVENT_IOC_SET_BPF
  *   kpev TYPE FUNC ADDR|OFFSET RET         -> a perf event fd of the kprobe PMU (attr.type TYPE): at
@@ -349,6 +350,11 @@ int main(int argc, char **argv)
 			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
 				n = num(argv[i++]);
 			result(cmd, syscall6(NR_bpf, c, (long)big, n, 0, 0, 0));
+		} else if (!strcmp(cmd, "link") && i + 2 <= argc) {
+			attr.link_create.prog_fd = num(argv[i]);
+			attr.link_create.attach_type = num(argv[i + 1]);
+			i += 2;
+			result(cmd, sys_bpf(BPF_LINK_CREATE, &attr, sizeof(attr)));
 		} else if (!strcmp(cmd, "rawtp") && i + 2 <= argc) {
 			attr.raw_tracepoint.prog_fd = num(argv[i]);
 			attr.raw_tracepoint.name = strcmp(argv[i + 1], "-") ? (unsigned long)argv[i + 1] : 0;

@@ -233,3 +233,17 @@ def test_the_function_tracer_on_the_same_function(stacked, btf_ids):
     finally:
         sites.set_function(0, None)
     assert call_target(machine, site) is None
+
+
+def test_link_create_attaches_too(stacked, btf_ids):
+    """BPF_LINK_CREATE with the program's own attach type is the other way to the trampoline (an
+    other type: EINVAL); the program twice, by either call, EBUSY; once the link is closed it can
+    be attached again (as the real 6.1 answered)"""
+    machine, _ = stacked
+    ids, _ = btf_ids
+    getpid = ids[(KIND_FUNC, "__do_sys_getpid")]
+    ok = prog(mov64_imm(R0, 0), exit_())
+    out = bpftest(machine, "load", PROG_TRACING, ok, 0, f"A={FENTRY}:{getpid}", "link", 3, FEXIT, "link", 3, FENTRY,
+                  "link", 3, FENTRY, "rawtp", 3, "-", "close", 4, "link", 3, FENTRY)
+    assert out == ["load: 3", f"link: -{EINVAL}", "link: 4", f"link: -{EBUSY}", f"rawtp: -{EBUSY}", "close: 0",
+                   "link: 4"], out

@@ -914,6 +914,27 @@ static int bpf_raw_tracepoint_open(const union bpf_attr *attr)
 	return fd;
 }
 
+/* link_create(): a fentry/fexit program on its function (attach_type its expected one; no
+ * target program: fentry on BPF programs is not here); EINVAL for the other program types
+ * (6.1 has kprobe_multi, cgroup, iterator... links) */
+static int link_create(const union bpf_attr *attr)
+{
+	struct bpf_prog *prog;
+	int ret = -EINVAL;
+
+	if (CHECK_ATTR(attr, link_create.kprobe_multi.cookies))
+		return -EINVAL;
+	prog = bpf_prog_get_by_fd(attr->link_create.prog_fd);
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	if (prog->type == BPF_PROG_TYPE_TRACING && attr->link_create.attach_type == prog->expected_attach_type &&
+	    !attr->link_create.target_fd && !attr->link_create.tracing.target_btf_id)
+		ret = bpf_tracing_prog_attach(prog);
+	if (ret < 0)
+		bpf_prog_put(prog);
+	return ret;
+}
+
 static long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 {
 	union bpf_attr attr;
@@ -952,6 +973,8 @@ static long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return bpf_map_get_fd_by_id(&attr);
 	case BPF_RAW_TRACEPOINT_OPEN:
 		return bpf_raw_tracepoint_open(&attr);
+	case BPF_LINK_CREATE:
+		return link_create(&attr);
 	case BPF_BTF_GET_FD_BY_ID:
 		return bpf_btf_get_fd_by_id(&attr);
 	case BPF_BTF_GET_NEXT_ID:
