@@ -247,3 +247,18 @@ def test_link_create_attaches_too(stacked, btf_ids):
                   "link", 3, FENTRY, "rawtp", 3, "-", "close", 4, "link", 3, FENTRY)
     assert out == ["load: 3", f"link: -{EINVAL}", "link: 4", f"link: -{EBUSY}", f"rawtp: -{EBUSY}", "close: 0",
                    "link: 4"], out
+
+
+def test_a_kprobe_and_fentry_on_one_function(stacked, btf_ids):
+    """a kprobe PMU probe (an ftrace-based kprobe: the site calls ftrace_regs_caller) and a fexit
+    program on the same function: the kprobe handler runs, then the trampoline as the site's
+    direct call; both count every call into one counter (a guest program's argv is short)"""
+    from test_kprobe_pmu import PERF_TYPE_KPROBE
+    machine, _ = stacked
+    ids, _ = btf_ids
+    getpid = ids[(KIND_FUNC, "__do_sys_getpid")]
+    out = bpftest(machine, "map", MAP_ARRAY, 4, 8, 2, "load", PROG_TRACING, bump(3, 0), 0, f"A={FEXIT}:{getpid}",
+                  "rawtp", 4, "-", "load", 2, bump(3, 0), 0, "kpev", PERF_TYPE_KPROBE, "__do_sys_getpid", 0, 0,
+                  "setbpf", 7, 6, "calls", 20, "get", 3, key(0))
+    assert out[:7] == ["map: 3", "load: 4", "rawtp: 5", "load: 6", "kpev: 7", "setbpf: 0", "calls: 20"], out
+    assert count(out[7]) == 40, out   # 20 calls, each counted by both programs
