@@ -605,6 +605,9 @@ class FakeFtraceSites:
                 users[name] = users.get(name, 0) + 1
         return [(name, users[name], "      ") for name in self.functions if name in users]
 
+    def direct_call(self, name: str) -> tuple[str, int] | None:
+        return None  # no BPF trampolines here
+
     @property
     def patched_count(self) -> int:
         return len(self.enabled())

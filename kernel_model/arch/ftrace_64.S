@@ -16,7 +16,9 @@
  * sits (as Linux's ops with FTRACE_OPS_FL_SAVE_REGS): a whole pt_regs,
  * ftrace_regs_dispatch(ip, parent_ip, regs), every register and the flags
  * restored, and the return into the function, or to regs->ip if a kprobe
- * handler moved it off the site.
+ * handler moved it off the site; where a BPF trampoline shares the site (an
+ * ftrace direct call), the return goes into the trampoline instead, as if
+ * the site had called it.
  *
  * return_to_handler: where function_graph makes a hooked function return;
  * rax/rdx (the return value) are preserved.
@@ -26,6 +28,7 @@
  * the handler staged is committed right after.
  */
 #include "trace/ftrace_frame.h"
+#include "bpf_tramp.h"
 
 #define R15	0
 #define R14	8
@@ -56,13 +59,17 @@
 
 /* Both trampolines' way back: the argument registers, rax and the flags they saved first
  * (leaq, not addq: no flags changed before the popfq), into the traced function. */
-	.macro RESTORE_ARGS_AND_RETURN
+	.macro RESTORE_ARGS
 	movq	R9(%rsp), %r9
 	movq	R8(%rsp), %r8
 	movq	RCX(%rsp), %rcx
 	movq	RDX(%rsp), %rdx
 	movq	RSI(%rsp), %rsi
 	movq	RDI(%rsp), %rdi
+	.endm
+
+	.macro RESTORE_ARGS_AND_RETURN
+	RESTORE_ARGS
 	leaq	FRAME_SIZE(%rsp), %rsp
 	popq	%rax
 	popfq
@@ -128,6 +135,7 @@ ftrace_regs_caller:
 	movq	T_PARENT(%rsp), %rsi
 	movq	%rsp, %rdx
 	call	ftrace_regs_dispatch
+	movq	%rax, ORIG_RAX(%rsp)		/* a direct trampoline's address, or 0 */
 	/* resume after the call, or where a kprobe handler moved regs->ip (no branch) */
 	movq	%rsp, %rcx
 	movq	T_RET(%rcx), %rdx
@@ -140,16 +148,46 @@ ftrace_regs_caller:
 	movq	%rax, T_RAX(%rcx)
 	movq	EFLAGS(%rcx), %rax
 	movq	%rax, T_FLAGS(%rcx)
+	/* r11 (dead at a function's entry): where the pops of rax and the flags start */
+	leaq	FRAME_SIZE(%rcx), %r11
+	movq	ORIG_RAX(%rcx), %rdx
+	testq	%rdx, %rdx
+	jz	1f
+	/* a direct call shares the site (6.1's ORIG_RAX of ftrace_regs_caller): rax and the flags
+	 * one slot lower, the trampoline's address above them: the ret goes into it with the
+	 * stack as the site's call would have left it */
+	movq	T_RAX(%rcx), %rax
+	movq	%rax, T_RAX-8(%rcx)
+	movq	T_FLAGS(%rcx), %rax
+	movq	%rax, T_RAX(%rcx)
+	movq	%rdx, T_FLAGS(%rcx)
+	leaq	FRAME_SIZE-8(%rcx), %r11
+1:
 	movq	R15(%rsp), %r15
 	movq	R14(%rsp), %r14
 	movq	R13(%rsp), %r13
 	movq	R12(%rsp), %r12
 	movq	RBP(%rsp), %rbp
 	movq	RBX(%rsp), %rbx
-	movq	R11(%rsp), %r11
 	movq	R10(%rsp), %r10
-	RESTORE_ARGS_AND_RETURN
+	RESTORE_ARGS
+	movq	%r11, %rsp
+	popq	%rax
+	popfq
+	ret
 	.size ftrace_regs_caller, .-ftrace_regs_caller
+
+/* The BPF trampolines' pages (bpf_jit_alloc_exec(): kernel/bpf/trampoline.c writes them):
+ * int3 where nothing was written. */
+	.pushsection .bpf.tramp, "ax"
+	.balign	4096
+	.globl	bpf_tramp_area
+	.type	bpf_tramp_area, @object
+bpf_tramp_area:
+	.fill	BPF_TRAMP_AREA_SIZE, 1, 0xcc
+	.size	bpf_tramp_area, BPF_TRAMP_AREA_SIZE
+	.balign	4096
+	.popsection
 
 	.globl return_to_handler
 	.type return_to_handler, @function

@@ -117,8 +117,10 @@ enum bpf_access_type { BPF_READ = 1, BPF_WRITE = 2 };
 struct bpf_prog;
 /* what is_valid_access says of a context field (bpf_insn_access_aux): its size, when a program
  * may read part of it (a narrow load, widened and masked by convert_ctx_access's caller) */
+struct bpf_verifier_log;
 struct bpf_insn_access_aux {
 	u32 ctx_field_size;
+	struct bpf_verifier_log *log;	/* where btf_ctx_access() says why it refuses */
 };
 struct bpf_verifier_ops {
 	const struct bpf_func_proto *(*get_func_proto)(int func_id, const struct bpf_prog *prog);
@@ -153,15 +155,29 @@ struct bpf_prog {
 	int active[NR_CPUS];		/* runs on each cpu now (a tracepoint's program: no recursion) */
 	u64 misses;			/* runs skipped for that */
 	unsigned int (*bpf_func)(const void *ctx, const struct bpf_insn *insn);
+	/* a tracing program's target (check_attach_btf_id): its BTF FUNC, that FUNC's FUNC_PROTO,
+	 * its name, its address and its ftrace site (0: none) */
+	u32 attach_btf_id;
+	const struct btf_type *attach_func_proto;
+	const char *attach_func_name;
+	unsigned long attach_func_addr;
+	unsigned long attach_site;
 	const struct bpf_verifier_ops *ops;
 	const struct bpf_prog_ops *prog_ops;
 	struct bpf_insn insnsi[];
 };
 
 extern const struct bpf_verifier_ops kprobe_verifier_ops, tracepoint_verifier_ops,
-	raw_tracepoint_verifier_ops, perf_event_verifier_ops;
+	raw_tracepoint_verifier_ops, perf_event_verifier_ops, tracing_verifier_ops;
 extern const struct bpf_prog_ops kprobe_prog_ops, tracepoint_prog_ops, raw_tracepoint_prog_ops,
-	perf_event_prog_ops;
+	perf_event_prog_ops, tracing_prog_ops;
+
+/* enum bpf_attach_type's tracing values (uapi) */
+#define BPF_TRACE_RAW_TP	23
+#define BPF_TRACE_FENTRY	24
+#define BPF_TRACE_FEXIT		25
+#define BPF_MODIFY_RETURN	26
+#define BTF_MAX_TYPE		0x000fffff
 
 /* a BPF_PROG_TYPE_PERF_EVENT program's context: what it sees (uapi bpf_perf_event.h), and
  * what the kernel passes (bpf_perf_event_data_kern), its loads rewritten from one to the other */
@@ -218,6 +234,18 @@ extern const struct file_operations btf_fops;
 u32 btf_next_id(u32 start_id);
 int btf_get_fd_by_id(u32 id);
 int btf_get_info_by_fd(const struct file *f, const union bpf_attr *attr, union bpf_attr *uattr);
+u32 btf_func_nr_regs(const struct btf_type *func_proto);
+bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
+		   struct bpf_insn_access_aux *info);
+/* trace_kprobe.c: the host's symbol table (kallsyms_lookup_name()): a function's address, and
+ * its ftrace site in *site (0: it has none), 0 for no such symbol; and ftrace direct calls
+ * (register_ftrace_direct()/unregister_ftrace_direct()): the site calls tramp (0: no longer),
+ * whose size bytes of code (named name) the kernel has just written */
+unsigned long kallsyms_lookup_site(const char *name, unsigned long *site);
+int ftrace_set_direct(unsigned long site, unsigned long tramp, u32 size, const char *name);
+/* trampoline.c: fentry/fexit programs on their function (a BPF_RAW_TRACEPOINT_OPEN link) */
+int bpf_trampoline_link_prog(struct bpf_prog *prog);
+void bpf_trampoline_unlink_prog(struct bpf_prog *prog);
 /* test_run.c */
 int bpf_prog_test_run_raw_tp(struct bpf_prog *prog, const union bpf_attr *kattr, union bpf_attr *uattr);
 /* maccess.c */

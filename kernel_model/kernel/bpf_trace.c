@@ -531,6 +531,22 @@ const struct bpf_prog_ops raw_tracepoint_prog_ops = {
 	.test_run = bpf_prog_test_run_raw_tp,
 };
 
+/* ---- BPF_PROG_TYPE_TRACING (fentry/fexit): the function's arguments, u64 each, read only,
+ * fexit's return value after them (btf_ctx_access); the raw tracepoints' helpers
+ * (tracing_prog_func_proto() falls back on raw_tp_prog_func_proto()) ---- */
+static bool tracing_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
+					 struct bpf_insn_access_aux *info)
+{
+	/* the raw tracepoints' u64 slots, read only, aligned; then the function's own */
+	return raw_tp_prog_is_valid_access(off, size, type, prog, info) && btf_ctx_access(off, size, type, prog, info);
+}
+
+const struct bpf_verifier_ops tracing_verifier_ops = {
+	.get_func_proto = raw_tp_prog_func_proto,
+	.is_valid_access = tracing_prog_is_valid_access,
+};
+const struct bpf_prog_ops tracing_prog_ops = { };
+
 /* ---- BPF_PROG_TYPE_PERF_EVENT: a sampling event's overflow (bpf_perf_event_data) ---- */
 struct bpf_perf_event_value {
 	u64 counter, enabled, running;

@@ -156,10 +156,8 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	if (!p->stack)
 		goto free_task;
 	copy_creds(p, parent);
-	p->cpu = -1;
-	p->__state = TASK_NEW;
+	sched_fork(clone_flags, p);
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
-	p->vruntime = parent->vruntime;
 	p->oom_score_adj = parent->oom_score_adj;
 	p->start_time = ktime_get();
 	if (parent->mm) {	/* the user registers beyond pt_regs: arch_dup_task_struct() */

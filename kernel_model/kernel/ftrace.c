@@ -660,21 +660,27 @@ notrace void ftrace_dispatch(struct pt_regs *regs)
 
 /*
  * From ftrace_regs_caller, interrupts off, with the whole pt_regs: an
- * ftrace-based kprobe sits at ip.  Its handlers run first (the host's at
+ * ftrace-based kprobe sits at ip, or a BPF trampoline shares it with the
+ * function tracers.  The kprobe's handlers run first (the host's at
  * ftrace_kprobe_hook, the guest's in kprobe_guest_ftrace()), then whatever
- * else the site does.
+ * else the site does; the answer is the direct trampoline ftrace_regs_caller
+ * goes to next (0: none).
  */
-notrace void ftrace_regs_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
+notrace unsigned long ftrace_regs_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
 {
 	const struct ftrace_site_entry *site = ftrace_site_find(ip);
 
 	if (unlikely(!site))
-		return;
+		return 0;
 	if (READ_ONCE(site->st.kprobe)) {
 		ftrace_kprobe_hook(regs);
 		kprobe_guest_ftrace(regs);	/* the guest-handled probes (trace_probe.c) */
 	}
 	ftrace_site_hit(site, ip, parent_ip, regs);
+	/* call_direct_funcs(): the BPF trampoline that shares the site runs next */
+	if (READ_ONCE(site->st.flags) & FTRACE_SITE_DIRECT)
+		return ftrace_find_rec_direct(ip);
+	return 0;
 }
 
 /*

@@ -5,14 +5,16 @@
  *
  *   map TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES [FLAGS [NAME]]   -> map fd
  *   upd FD KEY VALUE [FLAGS]   get FD KEY   del FD KEY   next FD KEY|-
- *   load TYPE INSNS [LOG_LEVEL [LICENSE]]  -> prog fd, then the verifier log's lines, "| "-prefixed
+ *   load TYPE INSNS [LOG_LEVEL] [L=LICENSE] [A=ATTACH_TYPE:BTF_ID]
+ *                                          -> prog fd, then the verifier log's lines, "| "-prefixed
  *   run FD [CTX [CPU]]                     -> the program's return value (BPF_PROG_TEST_RUN)
  *   minfo FD   pinfo FD                    -> BPF_OBJ_GET_INFO_BY_FD fields
  *   bnext ID   bfd ID                      -> BPF_BTF_GET_NEXT_ID's next id, BPF_BTF_GET_FD_BY_ID's fd
  *   binfo FD NAME_LEN                      -> a BTF object's info: the data's first 4 bytes (of a
  *                                             16-byte buffer), its size, id, name, kernel_btf
  *   raw CMD ATTR [SIZE]                    -> bpf(CMD, ATTR, SIZE) as it returns
- *   rawtp FD NAME                          -> a link fd (BPF_RAW_TRACEPOINT_OPEN)
+ *   rawtp FD NAME|-                        -> a link fd (BPF_RAW_TRACEPOINT_OPEN; "-": name NULL)
+ *   link FD ATTACH_TYPE                    -> a link fd (BPF_LINK_CREATE, no target)
  *   tpev ID                                -> a perf event fd on tracepoint ID, this process's
  *   setbpf EVFD FD                         -> PERF_EVENT_IOC_SET_BPF
  *   kpev TYPE FUNC ADDR|OFFSET RET         -> a perf event fd of the kprobe PMU (attr.type TYPE): at
@@ -226,6 +228,15 @@ int main(int argc, char **argv)
 				attr.log_level = num(argv[i++]);
 			if (i < argc && argv[i][0] == 'L' && argv[i][1] == '=')
 				lic = argv[i++] + 2;
+			if (i < argc && argv[i][0] == 'A' && argv[i][1] == '=') {
+				const char *a = argv[i++] + 2;
+
+				attr.expected_attach_type = num(a);
+				while (*a && *a != ':')
+					a++;
+				if (*a)
+					attr.attach_btf_id = num(a + 1);
+			}
 			attr.license = (unsigned long)lic;
 			zero(log, sizeof(log));
 			if (attr.log_level) {
@@ -339,9 +350,14 @@ int main(int argc, char **argv)
 			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
 				n = num(argv[i++]);
 			result(cmd, syscall6(NR_bpf, c, (long)big, n, 0, 0, 0));
+		} else if (!strcmp(cmd, "link") && i + 2 <= argc) {
+			attr.link_create.prog_fd = num(argv[i]);
+			attr.link_create.attach_type = num(argv[i + 1]);
+			i += 2;
+			result(cmd, sys_bpf(BPF_LINK_CREATE, &attr, sizeof(attr)));
 		} else if (!strcmp(cmd, "rawtp") && i + 2 <= argc) {
 			attr.raw_tracepoint.prog_fd = num(argv[i]);
-			attr.raw_tracepoint.name = (unsigned long)argv[i + 1];
+			attr.raw_tracepoint.name = strcmp(argv[i + 1], "-") ? (unsigned long)argv[i + 1] : 0;
 			i += 2;
 			result(cmd, sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &attr, sizeof(attr)));
 		} else if (!strcmp(cmd, "tpev") && i + 1 <= argc) {

@@ -38,7 +38,7 @@ import socket
 import stat
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 # The server imports trio where it runs (`import trio` below, ~60 ms): the client commands
@@ -121,8 +121,10 @@ def daemon_from_pidfile(socket_path: str) -> int | None:
 
 
 async def serve(machine: ServedMachine, path: str, *,
-                task_status: trio.TaskStatus[list[trio.SocketListener]] | None = None) -> None:
-    """Serve control requests for `machine` on `path` until cancelled."""
+                task_status: trio.TaskStatus[list[trio.SocketListener]] | None = None,
+                written_code: Callable[[], Sequence[tuple[str, int, int]]] | None = None) -> None:
+    """Serve control requests for `machine` on `path` until cancelled.  written_code(): the code
+    its kernel wrote at run time (BPF trampolines: name, start, end), which disasm shows too."""
     import trio
 
     status = trio.TASK_STATUS_IGNORED if task_status is None else task_status  # (not from nursery.start())
@@ -133,7 +135,7 @@ async def serve(machine: ServedMachine, path: str, *,
         with open(pidfile, "w") as f:
             f.write(f"{os.getpid()} {_start_time(os.getpid())}\n")
         listener = trio.SocketListener(trio.socket.from_stdlib_socket(sock))
-        handler = functools.partial(_handle, machine)
+        handler = functools.partial(_handle, machine, written_code or (lambda: ()))
         await trio.serve_listeners(handler, [listener], task_status=status)
     finally:
         # Remove our files only if a newer daemon has not replaced them meanwhile.
@@ -186,7 +188,8 @@ class _BadRequest(Exception):
     pass
 
 
-async def _handle(machine: ServedMachine, stream: trio.SocketStream) -> None:
+async def _handle(machine: ServedMachine, written_code: Callable[[], Sequence[tuple[str, int, int]]],
+                  stream: trio.SocketStream) -> None:
     import trio
 
     fds: list[int] = []
@@ -205,7 +208,7 @@ async def _handle(machine: ServedMachine, stream: trio.SocketStream) -> None:
                 if not isinstance(target, str):
                     raise _BadRequest("disasm needs target, a symbol name or an address")
                 # Off the loop: the image's tables are parsed on first use.
-                await _send(stream, await trio.to_thread.run_sync(_disassemble, machine, target))
+                await _send(stream, await trio.to_thread.run_sync(_disassemble, machine, target, written_code()))
             else:
                 raise _BadRequest(f"unknown request {op!r}")
         except _BadRequest as e:
@@ -281,7 +284,7 @@ def _describe(machine: ServedMachine) -> JsonObject:
     }
 
 
-def _disassemble(machine: ServedMachine, target: str) -> JsonObject:
+def _disassemble(machine: ServedMachine, target: str, written: Sequence[tuple[str, int, int]] = ()) -> JsonObject:
     # Imported here: Capstone is for this request only, not for every `tracefs-sim exec`.
     from . import disasm
     from .machine.image import KernelImage
@@ -291,12 +294,12 @@ def _disassemble(machine: ServedMachine, target: str) -> JsonObject:
         return {"error": "this machine has no kernel image to disassemble"}
 
     try:
-        name, start, end = disasm.resolve_function(image, target)
+        name, start, end = disasm.resolve_function(image, target, written)
     except disasm.DisasmError as e:
         return {"error": str(e)}
     code = machine.read_memory(start, end - start)  # live: what the CPUs execute now
     notes = disasm.site_notes(image, start, code)
-    listing = disasm.format_listing(name, start, code, disasm.kernel_symbolizer(image), notes)
+    listing = disasm.format_listing(name, start, code, disasm.kernel_symbolizer(image, written), notes)
     return {"symbol": name, "start": start, "bytes": code.hex(),
             "notes": sorted(notes.items()), "listing": listing}
 

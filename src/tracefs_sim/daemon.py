@@ -2,11 +2,13 @@
 and the control socket, all in one trio run.
 """
 
+import functools
 import gc
 import logging
 import os
 import signal
 import time
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -121,7 +123,8 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
         socket_path = control.socket_path_for(mountpoint)
         pyfuse3.init(operations, mountpoint, fuse_options())
         try:
-            trio.run(_serve, machine, tracing, operations, mountpoint, socket_path, ready_fd)
+            written_code = None if stack.ftrace_sites is None else stack.ftrace_sites.trampolines
+            trio.run(_serve, machine, tracing, operations, mountpoint, socket_path, ready_fd, written_code)
         finally:
             pyfuse3.close(unmount=True)
     finally:
@@ -129,12 +132,14 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
 
 
 async def _serve(machine: ServedMachine, tracing: TraceCore, operations: TracefsOperations, mountpoint: str,
-                 socket_path: str, ready_fd: int | None) -> None:
+                 socket_path: str, ready_fd: int | None,
+                 written_code: Callable[[], Sequence[tuple[str, int, int]]] | None = None) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_on_signal, operations)
         nursery.start_soon(_collect_garbage, GC_FULL_SECONDS)
         nursery.start_soon(_drain_guest, tracing)
-        await nursery.start(control.serve, machine, socket_path)
+        # disasm shows the BPF trampolines the kernel writes
+        await nursery.start(functools.partial(control.serve, written_code=written_code), machine, socket_path)
         nursery.start_soon(_fuse_main, nursery.cancel_scope)
         await _announce_ready(mountpoint, ready_fd)
 

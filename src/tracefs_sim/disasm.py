@@ -11,6 +11,7 @@ import bisect
 import re
 import struct
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from capstone import CS_ARCH_X86, CS_MODE_64, CS_OPT_SYNTAX_ATT, Cs, CsInsn, x86
@@ -63,9 +64,15 @@ class Line:
 # which function
 
 
-def resolve_function(image: KernelImage, target: str) -> tuple[str, int, int]:
+def resolve_function(image: KernelImage, target: str,
+                     dynamic: Sequence[tuple[str, int, int]] = ()) -> tuple[str, int, int]:
     """(name, start, end) of the kernel function named `target`, or containing the address
-    `target`: 0x-prefixed hex, or the 16 hex digits /proc/kallsyms prints."""
+    `target`: 0x-prefixed hex, or the 16 hex digits /proc/kallsyms prints.  `dynamic`: code the
+    kernel wrote at run time (its BPF trampolines), (name, start, end) each, looked at first."""
+    address = int(target, 16) if _ADDRESS.fullmatch(target) else None
+    for name, start, end in dynamic:
+        if target == name or address is not None and start <= address < end:
+            return name, start, end
     symbol = image.lookup(target)
     if symbol is None:
         if not _ADDRESS.fullmatch(target):
@@ -88,15 +95,21 @@ def _function_end(image: KernelImage, symbol: Symbol) -> int:
     return text[i] if i < len(text) else image.text_range[1]
 
 
-def kernel_symbolizer(image: KernelImage) -> Symbolize:
-    """Names for any address in the image: functions as KernelImage.symbolize has them, data
-    (what a rip-relative operand points at) by the symbol holding it."""
+def kernel_symbolizer(image: KernelImage, dynamic: Sequence[tuple[str, int, int]] = ()) -> Symbolize:
+    """Names for any address in the image: code written at run time (`dynamic`: name, start,
+    end), functions as KernelImage.symbolize has them, data (what a rip-relative operand
+    points at) by the symbol holding it."""
+    from .machine.image import Symbol
+    written = [(Symbol(name, start, end - start, "t"), start, end) for name, start, end in dynamic]
     # Of the symbols starting at one address (_sdata and the first .data object), the one with
     # the largest size sorts last, so the lookup below lands on the object that holds the address.
     data = sorted((s for s in image.symbols if not s.is_text), key=lambda s: (s.addr, s.size))
     starts = [s.addr for s in data]
 
     def symbolize(addr: int) -> tuple[Symbol, int] | None:
+        for sym, start, end in written:
+            if start <= addr < end:
+                return sym, addr - start
         hit = image.symbolize(addr)
         if hit is not None:
             return hit

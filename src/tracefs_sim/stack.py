@@ -4,9 +4,11 @@ them, and the kprobe engine's debugfs views."""
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass
 
-from .machine.contract import KprobeRequestMachine, PatchableMachine, TracedMachine
+from .machine.contract import (DirectCall, KprobeEventAnswer, KprobeRequest, KprobeRequestMachine, KprobeService,
+                               PatchableMachine, SymbolAnswer, SymbolLookup, TracedMachine)
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
 from .probes.kprobes.debugfs import KprobeDebugViews
@@ -39,11 +41,30 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
                 uprobes = UprobeEngine(machine, engine.stage)
     core = TraceCore(machine, ftrace_sites=sites, kprobe_engine=engine, uprobe_engine=uprobes,
                      realtime_at_boot_ns=realtime_at_boot_ns)
-    if core.kprobes is not None and isinstance(machine, KprobeRequestMachine):
-        # the kernel's kprobe PMU asks the engine for its probes
-        machine.serve_kprobe_requests(core.kprobes.serve_local)
+    if sites is not None and isinstance(machine, KprobeRequestMachine):
+        # the kernel's kprobe PMU asks the engine for its probes, its BPF verifier for symbols,
+        # its BPF trampolines for direct calls from the ftrace sites
+        machine.serve_kprobe_requests(_kernel_requests(sites, core))
     return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine),
                         _pmus(machine, core.kprobes is not None))
+
+
+def _kernel_requests(sites: FtraceSites, core: TraceCore) -> KprobeService:
+    """The answers to the kernel's requests: symbols and direct calls from the ftrace sites,
+    probes from the kprobe engine (ENOENT without one, as a kernel whose kprobe PMU finds no
+    symbol)."""
+    def serve(req: KprobeRequest | SymbolLookup | DirectCall) -> int | KprobeEventAnswer | SymbolAnswer:
+        if isinstance(req, SymbolLookup):
+            found = sites.lookup(req.func)
+            return -errno.ENOENT if found is None else SymbolAnswer(*found)
+        if isinstance(req, DirectCall):
+            return sites.set_direct(req.site, req.tramp, req.size, req.name)
+        if core.kprobes is None:
+            if req.perf_event:
+                return -errno.EINVAL if req.register else 0
+            return -errno.ENOENT if req.register else 0
+        return core.kprobes.serve_local(req)
+    return serve
 
 
 # include/uapi/linux/perf_event.h's fixed types

@@ -43,6 +43,7 @@
 #define FTRACE_SITE_PROBES	0x04	/* function probes (set_ftrace_filter commands) sit here */
 #define FTRACE_SITE_STACK	0x08	/* the stack tracer measures the stack here (stack_trace_filter) */
 #define FTRACE_SITE_PROFILE	0x10	/* the function profiler counts and times it */
+#define FTRACE_SITE_DIRECT	0x20	/* a BPF trampoline is called here too (an ftrace direct call) */
 
 struct ftrace_site_state {		/* host-written, one per site */
 	u8 func_slots;			/* bit s: slot s traces it with `function` */
@@ -205,7 +206,9 @@ void ftrace_kprobe_hook(struct pt_regs *regs);
 
 /* kernel/ftrace.c, called from ftrace_64.S with interrupts off */
 void ftrace_dispatch(struct pt_regs *regs);
-void ftrace_regs_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs);
+unsigned long ftrace_regs_dispatch(unsigned long ip, unsigned long parent_ip, struct pt_regs *regs);
+/* kernel/bpf/trampoline.c: the BPF trampoline the site at ip calls directly (0: none) */
+unsigned long ftrace_find_rec_direct(unsigned long ip);
 unsigned long ftrace_return_to_handler(unsigned long flags);
 void ftrace_graph_sleep_time_switch(struct task_struct *prev, struct task_struct *next);
 

@@ -266,6 +266,32 @@ union bpf_attr {
 		__u64		name;
 		__u32		prog_fd;
 	} raw_tracepoint;
+	struct {	/* BPF_LINK_CREATE */
+		union {
+			__u32	prog_fd;
+			__u32	map_fd;
+		};
+		union {
+			__u32	target_fd;
+			__u32	target_ifindex;
+		};
+		__u32		attach_type;
+		__u32		flags;
+		union {
+			__u32	target_btf_id;
+			struct {
+				__u32		flags;
+				__u32		cnt;
+				__aligned_u64	syms;
+				__aligned_u64	addrs;
+				__aligned_u64	cookies;
+			} kprobe_multi;
+			struct {
+				__u32	target_btf_id;
+				__u64	cookie;
+			} tracing;
+		};
+	} link_create;
 	char __size[144];	/* sizeof(union bpf_attr) in 6.1 */
 } __attribute__((aligned(8)));
 

@@ -3,12 +3,15 @@
  * BTF objects (kernel/bpf/btf.c): the kernel's own type information, vmlinux's BTF, which the
  * build puts in the image's .BTF section (pahole, from the kernel's DWARF), shown to user space
  * as BTF object 1 named "vmlinux": BPF_BTF_GET_NEXT_ID finds it, BPF_BTF_GET_FD_BY_ID opens it,
+ * the verifier reads it (a tracing program's target function and its arguments, btf_ctx_access),
  * BPF_OBJ_GET_INFO_BY_FD copies its data out (how bpftrace and libbpf's
  * btf__load_from_kernel_by_id read a kernel's types).  Loading user BTF (BPF_BTF_LOAD) is not
  * here: EINVAL, as an unknown command.
  */
 #include "../../include/fs.h"
 #include "../../include/bpf.h"
+#include "../../include/btf.h"
+#include "../../include/bpf_verifier.h"
 
 extern const char __start_BTF[], __stop_BTF[];
 
@@ -18,6 +21,10 @@ struct btf {
 	const void *data;
 	u32 data_size;
 	bool kernel_btf;
+	u32 nr_types;			/* with void, id 0 */
+	const struct btf_type **types;	/* by id, made at first use (btf_parse_type_sec) */
+	const char *strings;
+	u32 str_len;
 };
 
 static struct btf btf_vmlinux = { .id = 1, .name = "vmlinux", .kernel_btf = true };
@@ -108,4 +115,239 @@ int btf_get_info_by_fd(const struct file *f, const union bpf_attr *attr, union b
 	    copy_to_user(&uattr->info.info_len, &info_copy, sizeof(info_copy)))
 		return -EFAULT;
 	return ret;
+}
+
+/* ---- vmlinux's types by id (btf_parse_type_sec(), btf_type_by_id()) ---- */
+
+static const struct btf_type btf_void;
+
+/* the bytes a type takes after its struct btf_type (btf_type_size()); -1: a kind not known */
+static long btf_type_extra(const struct btf_type *t)
+{
+	u16 vlen = btf_type_vlen(t);
+
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST: case BTF_KIND_RESTRICT: case BTF_KIND_FUNC: case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return (long)vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return (long)vlen * 8;
+	case BTF_KIND_FUNC_PROTO:
+		return (long)vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return (long)vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_ENUM64:
+		return (long)vlen * sizeof(struct btf_enum64);
+	}
+	return -1;
+}
+
+/* The table of vmlinux's types by id, made once (a cpu that loses the race frees its own). */
+static struct btf *vmlinux_btf_types(void)
+{
+	struct btf *btf = vmlinux_btf();
+	const struct btf_header *hdr;
+	const char *p, *end;
+	const struct btf_type **types;
+	u32 n;
+
+	if (!btf)
+		return NULL;
+	if (__atomic_load_n(&btf->types, __ATOMIC_ACQUIRE))
+		return btf;
+	hdr = btf->data;
+	if (btf->data_size < sizeof(*hdr) || hdr->magic != BTF_MAGIC ||
+	    (u64)hdr->hdr_len + hdr->type_off + hdr->type_len > btf->data_size ||
+	    (u64)hdr->hdr_len + hdr->str_off + hdr->str_len > btf->data_size)
+		return NULL;
+	p = (const char *)btf->data + hdr->hdr_len + hdr->type_off;
+	end = p + hdr->type_len;
+	for (n = 1; p + sizeof(struct btf_type) <= end; n++) {
+		long extra = btf_type_extra((const struct btf_type *)p);
+
+		if (extra < 0)
+			return NULL;
+		p += sizeof(struct btf_type) + extra;
+	}
+	types = kmalloc(sizeof(*types) * n, GFP_KERNEL);
+	if (!types)
+		return NULL;
+	types[0] = &btf_void;
+	p = (const char *)btf->data + hdr->hdr_len + hdr->type_off;
+	for (n = 1; p + sizeof(struct btf_type) <= end; n++) {
+		types[n] = (const struct btf_type *)p;
+		p += sizeof(struct btf_type) + btf_type_extra(types[n]);
+	}
+	btf->strings = (const char *)btf->data + hdr->hdr_len + hdr->str_off;
+	btf->str_len = hdr->str_len;
+	btf->nr_types = n;
+	{
+		const struct btf_type **none = NULL;
+
+		if (!__atomic_compare_exchange_n(&btf->types, &none, types, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			kfree(types);
+	}
+	return btf;
+}
+
+const struct btf_type *btf_vmlinux_type_by_id(u32 type_id)
+{
+	struct btf *btf = vmlinux_btf_types();
+
+	if (!btf || type_id >= btf->nr_types)
+		return NULL;
+	return btf->types[type_id];
+}
+
+const char *btf_vmlinux_name_by_offset(u32 offset)
+{
+	struct btf *btf = vmlinux_btf_types();
+
+	if (!btf || offset >= btf->str_len)
+		return NULL;
+	return btf->strings + offset;
+}
+
+const struct btf_type *btf_vmlinux_skip_modifiers(u32 type_id, u32 *res_id)
+{
+	const struct btf_type *t = btf_vmlinux_type_by_id(type_id);
+
+	while (t && btf_type_is_modifier(t)) {
+		type_id = t->type;
+		t = btf_vmlinux_type_by_id(type_id);
+	}
+	if (res_id)
+		*res_id = type_id;
+	return t;
+}
+
+const char *btf_type_str(const struct btf_type *t)
+{
+	static const char *const kind_str[NR_BTF_KINDS] = {
+		"UNKNOWN", "INT", "PTR", "ARRAY", "STRUCT", "UNION", "ENUM", "FWD", "TYPEDEF",
+		"VOLATILE", "CONST", "RESTRICT", "FUNC", "FUNC_PROTO", "VAR", "DATASEC", "FLOAT",
+		"DECL_TAG", "TYPE_TAG", "ENUM64",
+	};
+
+	return kind_str[btf_kind(t) < NR_BTF_KINDS ? btf_kind(t) : 0];
+}
+
+/* ---- a tracing program's context: its function's arguments, u64 each (btf_ctx_access) ---- */
+
+#define bpf_log(log, ...) do { if (log) bpf_verifier_log_write(log, __VA_ARGS__); } while (0)
+
+/* get_ctx_arg_idx(): the argument whose slots hold off */
+static u32 get_ctx_arg_idx(const struct btf_type *func_proto, int off)
+{
+	const struct btf_param *args = (const struct btf_param *)(func_proto + 1);
+	u32 offset = 0, nr_args = btf_type_vlen(func_proto), i;
+	const struct btf_type *t;
+
+	for (i = 0; i < nr_args; i++) {
+		t = btf_vmlinux_skip_modifiers(args[i].type, NULL);
+		offset += btf_type_is_ptr(t) ? 8 : ALIGN(t->size, 8);
+		if (off < (int)offset)
+			return i;
+	}
+	t = btf_vmlinux_skip_modifiers(func_proto->type, NULL);
+	offset += btf_type_is_ptr(t) ? 8 : ALIGN(t->size, 8);
+	if (off < (int)offset)
+		return nr_args;
+	return nr_args + 1;
+}
+
+/* the u64 slots of ctx the arguments of func_proto take: the argument registers a trampoline
+ * saves */
+u32 btf_func_nr_regs(const struct btf_type *func_proto)
+{
+	const struct btf_param *args = (const struct btf_param *)(func_proto + 1);
+	u32 nr_args = btf_type_vlen(func_proto), i, n = 0;
+	const struct btf_type *t;
+
+	for (i = 0; i < nr_args; i++) {
+		t = btf_vmlinux_skip_modifiers(args[i].type, NULL);
+		n += !t || btf_type_is_ptr(t) ? 1 : ALIGN(t->size, 8) / 8;
+	}
+	return n;
+}
+
+/* is_int_ptr(): a pointer to an int (past modifiers) */
+static bool is_int_ptr(const struct btf_type *t)
+{
+	t = btf_vmlinux_skip_modifiers(t->type, NULL);
+	return t && btf_type_is_int(t);
+}
+
+/*
+ * 6.1's btf_ctx_access() for fentry/fexit: offsets in 8-byte slots, one argument each (a struct
+ * by value takes its size), fexit's return value after them; scalars, enums, structs and
+ * pointers to void or to ints are scalars; a pointer to a struct is PTR_TO_BTF_ID in 6.1, which
+ * this verifier does not track: the register is a scalar here (read what it points to with
+ * bpf_probe_read_kernel, as bpftrace does), the log line the same.
+ */
+bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
+		   struct bpf_insn_access_aux *info)
+{
+	const struct btf_type *t = prog->attach_func_proto;
+	const char *tname = prog->attach_func_name;
+	struct bpf_verifier_log *log = info->log;
+	const struct btf_param *args;
+	u32 nr_args, arg, btf_id;
+
+	if (off % 8) {
+		bpf_log(log, "func '%s' offset %d is not multiple of 8\n", tname, off);
+		return false;
+	}
+	if (!t)
+		return true;	/* no prototype: MAX_BPF_FUNC_REG_ARGS u64s */
+	arg = get_ctx_arg_idx(t, off);
+	args = (const struct btf_param *)(t + 1);
+	nr_args = btf_type_vlen(t);
+	if (arg > nr_args) {
+		bpf_log(log, "func '%s' doesn't have %d-th argument\n", tname, arg + 1);
+		return false;
+	}
+	if (arg == nr_args) {
+		if (prog->expected_attach_type != BPF_TRACE_FEXIT) {
+			bpf_log(log, "func '%s' doesn't have %d-th argument\n", tname, arg + 1);
+			return false;
+		}
+		t = btf_vmlinux_type_by_id(t->type);
+	} else {
+		t = btf_vmlinux_type_by_id(args[arg].type);
+	}
+	while (t && btf_type_is_modifier(t))
+		t = btf_vmlinux_type_by_id(t->type);
+	if (!t)
+		return false;
+	if (btf_type_is_small_int(t) || btf_is_any_enum(t) || __btf_type_is_struct(t))
+		return true;	/* a scalar */
+	if (!btf_type_is_ptr(t)) {
+		bpf_log(log, "func '%s' arg%d '%s' has type %s. Only pointer access is allowed\n", tname, arg,
+			btf_vmlinux_name_by_offset(t->name_off) ?: "", btf_type_str(t));
+		return false;
+	}
+	if (t->type == 0 || is_int_ptr(t))
+		return true;	/* void * and int *: scalars */
+	btf_id = t->type;
+	t = btf_vmlinux_type_by_id(t->type);
+	while (t && btf_type_is_modifier(t)) {
+		btf_id = t->type;
+		t = btf_vmlinux_type_by_id(t->type);
+	}
+	if (!t || !__btf_type_is_struct(t)) {
+		bpf_log(log, "func '%s' arg%d type %s is not a struct\n", tname, arg, t ? btf_type_str(t) : "UNKNOWN");
+		return false;
+	}
+	bpf_log(log, "func '%s' arg%d has btf_id %d type %s '%s'\n", tname, arg, btf_id, btf_type_str(t),
+		btf_vmlinux_name_by_offset(t->name_off) ?: "");
+	return true;
 }

@@ -472,6 +472,10 @@ static int find_prog_type(u32 type, struct bpf_prog *prog)
 		prog->ops = &perf_event_verifier_ops;
 		prog->prog_ops = &perf_event_prog_ops;
 		break;
+	case BPF_PROG_TYPE_TRACING:
+		prog->ops = &tracing_verifier_ops;
+		prog->prog_ops = &tracing_prog_ops;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -497,8 +501,18 @@ static int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	license[sizeof(license) - 1] = 0;
 	if (attr->insn_cnt == 0 || attr->insn_cnt > BPF_COMPLEXITY_LIMIT_INSNS)
 		return -E2BIG;
-	/* no BTF objects here: nothing an attach_prog_fd/attach_btf_id can name */
-	if (attr->attach_prog_fd || attr->attach_btf_id)
+	/* attach_prog_fd/attach_btf_obj_fd: a BTF object's fd (vmlinux's, the only one: libbpf
+	 * names it so), or a program's (fentry on a BPF program: not here); then
+	 * bpf_prog_load_check_attach(): a BTF id, for a tracing program only */
+	if (attr->attach_prog_fd) {
+		struct file *f = fget_borrowed(attr->attach_prog_fd);
+
+		if (!f || f->f_op != &btf_fops)
+			return -EINVAL;
+		if (!attr->attach_btf_id)
+			return -EINVAL;
+	}
+	if (attr->attach_btf_id && (attr->attach_btf_id > BTF_MAX_TYPE || attr->prog_type != BPF_PROG_TYPE_TRACING))
 		return -EINVAL;
 	if ((u64)attr->insn_cnt * sizeof(struct bpf_insn) > (PAGE_SIZE << (MAX_ORDER - 1)) - sizeof(*prog))
 		return -ENOMEM;
@@ -506,6 +520,7 @@ static int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	if (!prog)
 		return -ENOMEM;
 	prog->expected_attach_type = attr->expected_attach_type;
+	prog->attach_btf_id = attr->attach_btf_id;
 	prog->len = attr->insn_cnt;
 	prog->created_by_uid = current->uid;
 	err = -EFAULT;
@@ -798,17 +813,46 @@ static int bpf_prog_test_run(const union bpf_attr *attr, union bpf_attr *uattr)
 /* ---- links: a program attached for as long as the link's fd is open ---- */
 struct bpf_raw_tp_link {
 	struct bpf_prog *prog;
-	struct tracepoint *tp;
+	struct tracepoint *tp;		/* NULL: a tracing program on its trampoline */
 };
 
 static int bpf_link_release(struct inode *inode, struct file *f)
 {
 	struct bpf_raw_tp_link *link = (struct bpf_raw_tp_link *)f->private_data;
 
-	bpf_probe_unregister(link->tp, link->prog);
+	if (link->tp)
+		bpf_probe_unregister(link->tp, link->prog);
+	else
+		bpf_trampoline_unlink_prog(link->prog);	/* bpf_tracing_link_release() */
 	bpf_prog_put(link->prog);
 	kfree(link);
 	return 0;
+}
+
+/* bpf_tracing_prog_attach(): a fentry/fexit program on its function's trampoline, for as long as
+ * the link's fd is open */
+static int bpf_tracing_prog_attach(struct bpf_prog *prog)
+{
+	struct bpf_raw_tp_link *link;
+	int err, fd;
+
+	if (prog->expected_attach_type != BPF_TRACE_FENTRY && prog->expected_attach_type != BPF_TRACE_FEXIT)
+		return -EINVAL;
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return -ENOMEM;
+	link->prog = prog;
+	err = bpf_trampoline_link_prog(prog);
+	if (err) {
+		kfree(link);
+		return err;
+	}
+	fd = bpf_anon_inode_getfd(&bpf_link_fops, link, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		bpf_trampoline_unlink_prog(prog);
+		kfree(link);
+	}
+	return fd;
 }
 
 /* bpf_raw_tp_link_attach(): a raw tracepoint program on the tracepoint of that name */
@@ -820,6 +864,11 @@ static int bpf_raw_tp_link_attach(struct bpf_prog *prog, const char *user_tp_nam
 	int err, fd;
 
 	switch (prog->type) {
+	case BPF_PROG_TYPE_TRACING:
+		/* the program names its function (attach_btf_id), the call no tracepoint */
+		if (user_tp_name)
+			return -EINVAL;
+		return bpf_tracing_prog_attach(prog);
 	case BPF_PROG_TYPE_RAW_TRACEPOINT:
 		if (strncpy_from_user(buf, user_tp_name, sizeof(buf) - 1) < 0)
 			return -EFAULT;
@@ -865,6 +914,27 @@ static int bpf_raw_tracepoint_open(const union bpf_attr *attr)
 	return fd;
 }
 
+/* link_create(): a fentry/fexit program on its function (attach_type its expected one; no
+ * target program: fentry on BPF programs is not here); EINVAL for the other program types
+ * (6.1 has kprobe_multi, cgroup, iterator... links) */
+static int link_create(const union bpf_attr *attr)
+{
+	struct bpf_prog *prog;
+	int ret = -EINVAL;
+
+	if (CHECK_ATTR(attr, link_create.kprobe_multi.cookies))
+		return -EINVAL;
+	prog = bpf_prog_get_by_fd(attr->link_create.prog_fd);
+	if (IS_ERR(prog))
+		return PTR_ERR(prog);
+	if (prog->type == BPF_PROG_TYPE_TRACING && attr->link_create.attach_type == prog->expected_attach_type &&
+	    !attr->link_create.target_fd && !attr->link_create.tracing.target_btf_id)
+		ret = bpf_tracing_prog_attach(prog);
+	if (ret < 0)
+		bpf_prog_put(prog);
+	return ret;
+}
+
 static long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 {
 	union bpf_attr attr;
@@ -903,6 +973,8 @@ static long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 		return bpf_map_get_fd_by_id(&attr);
 	case BPF_RAW_TRACEPOINT_OPEN:
 		return bpf_raw_tracepoint_open(&attr);
+	case BPF_LINK_CREATE:
+		return link_create(&attr);
 	case BPF_BTF_GET_FD_BY_ID:
 		return bpf_btf_get_fd_by_id(&attr);
 	case BPF_BTF_GET_NEXT_ID:

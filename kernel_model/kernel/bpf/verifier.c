@@ -10,6 +10,7 @@
  * log level 1 only the failing path (a finished path's lines are rolled back).
  * Then the rewrites: map fds become map pointers, helper numbers call offsets. */
 #include "../../include/bpf_verifier.h"
+#include "../../include/btf.h"
 
 #define S64_MIN ((s64)(-0x7fffffffffffffffL - 1))
 #define S64_MAX ((s64)0x7fffffffffffffffL)
@@ -1409,7 +1410,7 @@ static int check_map_access(struct bpf_verifier_env *env, u32 regno, int off, in
 
 static int check_ctx_access(struct bpf_verifier_env *env, int insn_idx, int off, int size, enum bpf_access_type t)
 {
-	struct bpf_insn_access_aux info = { 0 };
+	struct bpf_insn_access_aux info = { .log = &env->log };
 
 	if (env->prog->ops->is_valid_access && env->prog->ops->is_valid_access(off, size, t, env->prog, &info)) {
 		env->insn_aux_data[insn_idx].ctx_field_size = info.ctx_field_size;
@@ -2763,6 +2764,36 @@ static int check_ld_abs(struct bpf_verifier_env *env, struct bpf_insn *insn)
 	return -EINVAL;
 }
 
+/* check_return_code(): fentry/fexit programs return 0 (the other types here may return anything) */
+static int check_return_code(struct bpf_verifier_env *env)
+{
+	const struct bpf_reg_state *reg = &cur_regs(env)[BPF_REG_0];
+	struct tnum range = tnum_const(0);
+	char tn_buf[48];
+
+	if (env->prog->type != BPF_PROG_TYPE_TRACING)
+		return 0;
+	if (reg->type != SCALAR_VALUE) {
+		verbose(env, "At program exit the register R0 is not a known value (%s)\n",
+			reg_type_str(reg->type, tn_buf));
+		return -EINVAL;
+	}
+	if (!tnum_in(range, reg->var_off)) {
+		/* verbose_invalid_scalar() */
+		verbose(env, "At program exit the register R0 ");
+		if (!tnum_is_unknown(reg->var_off)) {
+			tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
+			verbose(env, "has value %s", tn_buf);
+		} else {
+			verbose(env, "has unknown scalar value");
+		}
+		tnum_strn(tn_buf, sizeof(tn_buf), range);
+		verbose(env, " should have been in %s\n", tn_buf);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int do_check(struct bpf_verifier_env *env)
 {
 	bool pop_log = !(env->log.level & BPF_LOG_LEVEL2);
@@ -2926,6 +2957,9 @@ static int do_check(struct bpf_verifier_env *env)
 					verbose(env, "R0 leaks addr as return value\n");
 					return -EACCES;
 				}
+				err = check_return_code(env);
+				if (err)
+					return err;
 process_bpf_exit:
 				env->scratched_regs = ~0U;
 				env->scratched_stack_slots = ~0UL;
@@ -3145,6 +3179,118 @@ static void free_explored_states(struct bpf_verifier_env *env)
 	}
 }
 
+/* __get_type_size(): the bytes a value of type btf_id takes in registers (*ret_type: the type
+ * past its modifiers); -EINVAL: not an int, enum, pointer or struct */
+static int get_type_size(u32 btf_id, const struct btf_type **ret_type)
+{
+	const struct btf_type *t;
+
+	*ret_type = btf_vmlinux_type_by_id(0);
+	if (!btf_id)
+		return 0;
+	t = btf_vmlinux_skip_modifiers(btf_id, NULL);
+	if (!t)
+		return -EINVAL;
+	*ret_type = t;
+	if (btf_type_is_ptr(t))
+		return sizeof(void *);
+	if (btf_type_is_int(t) || btf_is_any_enum(t) || __btf_type_is_struct(t))
+		return t->size;
+	return -EINVAL;
+}
+
+/* btf_distill_func_proto(): what a trampoline can pass of the function's arguments */
+static int btf_distill_func_proto(struct bpf_verifier_env *env, const struct btf_type *func, const char *tname)
+{
+	const struct btf_param *args = (const struct btf_param *)(func + 1);
+	u32 nargs = btf_type_vlen(func), i;
+	const struct btf_type *t;
+	int ret;
+
+	if (nargs > MAX_BPF_FUNC_ARGS) {
+		verbose(env, "The function %s has %d arguments. Too many.\n", tname, nargs);
+		return -EINVAL;
+	}
+	ret = get_type_size(func->type, &t);
+	if (ret < 0 || __btf_type_is_struct(t)) {
+		verbose(env, "The function %s return type %s is unsupported.\n", tname, btf_type_str(t));
+		return -EINVAL;
+	}
+	for (i = 0; i < nargs; i++) {
+		if (i == nargs - 1 && args[i].type == 0) {
+			verbose(env, "The function %s with variable args is unsupported.\n", tname);
+			return -EINVAL;
+		}
+		ret = get_type_size(args[i].type, &t);
+		if (ret < 0 || ret > 16) {
+			verbose(env, "The function %s arg%d type %s is unsupported.\n", tname, i, btf_type_str(t));
+			return -EINVAL;
+		}
+		if (ret == 0) {
+			verbose(env, "The function %s has malformed void argument.\n", tname);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* check_attach_btf_id() and bpf_check_attach_target() for fentry/fexit on a vmlinux function:
+ * the program's target, by its BTF id, must be a FUNC with an address */
+static int check_attach_btf_id(struct bpf_verifier_env *env)
+{
+	struct bpf_prog *prog = env->prog;
+	u32 btf_id = prog->attach_btf_id;
+	const struct btf_type *t;
+	const char *tname;
+	unsigned long addr, site = 0;
+	int ret;
+
+	if (prog->type != BPF_PROG_TYPE_TRACING)
+		return 0;
+	if (!btf_id) {
+		verbose(env, "Tracing programs must provide btf_id\n");
+		return -EINVAL;
+	}
+	t = btf_vmlinux_type_by_id(btf_id);
+	if (!t) {
+		verbose(env, "attach_btf_id %u is invalid\n", btf_id);
+		return -EINVAL;
+	}
+	tname = btf_vmlinux_name_by_offset(t->name_off);
+	if (!tname) {
+		verbose(env, "attach_btf_id %u doesn't have a name\n", btf_id);
+		return -EINVAL;
+	}
+	switch (prog->expected_attach_type) {
+	case BPF_TRACE_FENTRY:
+	case BPF_TRACE_FEXIT:
+		break;
+	default:
+		/* raw_tp, fmod_ret, iter: not in this kernel */
+		return -EINVAL;
+	}
+	if (!btf_type_is_func(t)) {
+		verbose(env, "attach_btf_id %u is not a function\n", btf_id);
+		return -EINVAL;
+	}
+	t = btf_vmlinux_type_by_id(t->type);
+	if (!t || !btf_type_is_func_proto(t))
+		return -EINVAL;
+	ret = btf_distill_func_proto(env, t, tname);
+	if (ret)
+		return ret;
+	addr = kallsyms_lookup_site(tname, &site);
+	if (!addr) {
+		verbose(env, "The address of function %s cannot be found\n", tname);
+		return -ENOENT;
+	}
+	prog->attach_func_proto = t;
+	prog->attach_func_name = tname;
+	prog->attach_func_addr = addr;
+	prog->attach_site = site;
+	return 0;
+}
+
 int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uattr)
 {
 	struct bpf_prog *prog = *progp;
@@ -3178,6 +3324,9 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 
 	bpf_prog_calc_tag(prog);
 	ret = check_subprogs(env);
+	if (ret < 0)
+		goto skip_full_check;
+	ret = check_attach_btf_id(env);
 	if (ret < 0)
 		goto skip_full_check;
 	ret = resolve_pseudo_ldimm64(env);

@@ -148,6 +148,16 @@ int wake_up_process(struct task_struct *p)
 	return try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE, 0);
 }
 
+/* sched_fork(): a new task's scheduler state: not on a cpu yet, TASK_NEW until
+ * wake_up_new_task(), its parent's vruntime (task_fork_fair()) */
+noinline int sched_fork(unsigned long clone_flags, struct task_struct *p)
+{
+	p->cpu = -1;
+	p->__state = TASK_NEW;
+	p->vruntime = current->vruntime;
+	return 0;
+}
+
 void wake_up_new_task(struct task_struct *p)
 {
 	unsigned long flags;

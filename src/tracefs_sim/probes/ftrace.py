@@ -91,6 +91,7 @@ class FtraceLayout:
     control_graph_time_off: int
     commands: dict[str, int]  # PROBE_* -> ftrace_probe.cmd
     site_profile: int  # FTRACE_SITE_PROFILE: the function profiler counts here
+    site_direct: int  # FTRACE_SITE_DIRECT: a BPF trampoline is called here (a direct call)
 
     @classmethod
     def of(cls, image: PatchableImage) -> FtraceLayout:
@@ -107,7 +108,8 @@ class FtraceLayout:
             a("ftrace_control.pid_filtered"), a("ftrace_control.stack_trace"), a("ftrace_control.graph_skip_irqs"),
             a("ftrace_control.slow_slots"), a("ftrace_control.no_repeats"), a("ftrace_control.slots"),
             a("ftrace_control.sleep_time_off"), a("ftrace_control.graph_time_off"),
-            {name: a(f"FTRACE_PROBE_{name}") for name in PROBE_COMMANDS}, a("FTRACE_SITE_PROFILE"))
+            {name: a(f"FTRACE_PROBE_{name}") for name in PROBE_COMMANDS}, a("FTRACE_SITE_PROFILE"),
+            a("FTRACE_SITE_DIRECT"))
 
     def slot_state(self, slot: int) -> int:
         """A slot's struct ftrace_slot_state's offset in ftrace_control."""
@@ -191,6 +193,10 @@ class FtraceSites:
         self._kprobes: set[int] = set()
         self._stack_sites: frozenset[int] = frozenset()  # the stack tracer's (none while it is off)
         self._profile_sites: frozenset[int] = frozenset()  # the function profiler's
+        self._direct: dict[int, int] = {}  # site index -> the BPF trampoline it calls directly
+        self._site_index = {addr: i for i, addr in enumerate(addrs)}
+        self._tramps: dict[int, tuple[str, int]] = {}  # a BPF trampoline's code: start -> (name, length)
+        self._patched_direct: dict[int, int] = {}  # the direct calls the sites' bytes have
         # /proc/sys/kernel/ftrace_enabled: 0 keeps every site a nop, whatever wants it
         self._calls_enabled = True
         self._sites = bytearray(4 * len(addrs))
@@ -421,6 +427,53 @@ class FtraceSites:
             (self._kprobes.add if on else self._kprobes.discard)(i)
             self._update()
 
+    def lookup(self, name: str) -> tuple[int, int] | None:
+        """kallsyms_lookup_name() for the kernel's BPF verifier: the function's address and its
+        ftrace site (0: none); None: no such function."""
+        sym = self._image.lookup(name)
+        if sym is None:
+            return None
+        i = self._index.get(name)
+        return sym.addr, 0 if i is None else self._addrs[i]
+
+    def direct_call(self, name: str) -> tuple[str, int] | None:
+        """The BPF trampoline function `name`'s site calls (its name and the size 6.1's kallsyms
+        gives it: a page), None: none."""
+        with self._lock:
+            i = self._index.get(name)
+            tramp = None if i is None else self._direct.get(i)
+            return None if tramp is None else (self._tramps[tramp][0], 4096)
+
+    def trampolines(self) -> list[tuple[str, int, int]]:
+        """The BPF trampolines the sites call now: (name, start, end of its code)."""
+        with self._lock:
+            return sorted(((name, addr, addr + size) for addr, (name, size) in self._tramps.items()),
+                          key=lambda t: t[1])
+
+    def set_direct(self, site: int, tramp: int, size: int, name: str = "") -> int:
+        """register_ftrace_direct()/modify_ftrace_direct()/unregister_ftrace_direct() of the
+        kernel's BPF trampolines: the site at `site` calls the trampoline at `tramp` (0: no
+        longer), directly where nothing else wants the site, else through ftrace_regs_caller,
+        which goes on into it (the guest's ftrace_find_rec_direct()).  The `size` bytes of code
+        the kernel has just written at tramp are re-poked with the site, in the same stop of
+        every cpu, so that no cpu runs translations of what the page held before; trampolines()
+        names them (`name`).  0, or -EINVAL for an address that is no site."""
+        i = self._site_index.get(site)
+        if i is None:
+            return -errno.EINVAL
+        with self._lock:
+            old = self._direct.pop(i, None)
+            self._tramps.pop(old, None)
+            if tramp:
+                self._direct[i] = tramp
+                self._tramps[tramp] = (name or f"{tramp:#x}", size)
+            extra = []
+            if tramp and size and self._mem is not None:
+                pa = kernel_virt_to_phys(tramp)
+                extra.append((tramp, bytes(self._mem.buf[pa:pa + size])))
+            self._update(extra)
+        return 0
+
     def set_probes(self, probes: Sequence[FunctionProbe]) -> None:
         """The function probes of every trace array, each site's in the order they run
         (the newest first, as Linux adds ops at the head of its list).  Counts the guest
@@ -479,12 +532,15 @@ class FtraceSites:
                 users[i] += 1
             for i in self._profile_sites:  # and the profiler's fgraph_ops
                 users[i] += 1
+            for i in self._direct:  # and a BPF trampoline's direct ops
+                users[i] += 1
             for i, name in enumerate(self.functions):
                 fn, graph, kprobe = s[4 * i], s[4 * i + 1], s[4 * i + 3]
                 if fn | graph | kprobe or users[i]:
                     refs = bin(fn).count("1") + bool(graph) + bool(kprobe) + users[i]
-                    # kprobe's ftrace_ops saves regs (R); none here modifies ip (I) or is direct (D)
-                    out.append((name, refs, (" R" if kprobe else "  ") + "    "))
+                    # kprobe's ftrace_ops saves regs (R), so does a direct call's (D); none modifies ip (I)
+                    direct = i in self._direct
+                    out.append((name, refs, (" R" if kprobe or direct else "  ") + "  " + (" D" if direct else "  ")))
         return out
 
     # ---- state ----
@@ -508,24 +564,33 @@ class FtraceSites:
             sites[4 * i + 2] |= self.layout.site_stack
         for i in self._profile_sites:
             sites[4 * i + 2] |= self.layout.site_profile
+        for i in self._direct:
+            sites[4 * i + 2] |= self.layout.site_direct
         return sites
 
     def _on(self, sites: bytes | bytearray, i: int) -> bool:
         """Whether site i calls a trampoline."""
+        return bool(sites[4 * i + 2] & self.layout.site_direct) or self._others(sites, i)
+
+    def _others(self, sites: bytes | bytearray, i: int) -> bool:
+        """Whether a tracer (not a direct call) wants site i."""
         return bool(sites[4 * i] | sites[4 * i + 1] | sites[4 * i + 3]
                     | sites[4 * i + 2] & (self.layout.site_probes | self.layout.site_stack | self.layout.site_profile))
 
-    def _update(self) -> None:
+    def _update(self, extra: list[tuple[int, bytes]] | None = None) -> None:
         """Write the sites whose state changed; patch those whose call changes (on, off, or
-        to the other trampoline)."""
+        to another trampoline), with the extra patches in the same batch."""
         new, old = self._compute(), self._sites
         changed = [i for i in range(len(self._addrs)) if new[4 * i:4 * i + 4] != old[4 * i:4 * i + 4]]
-        if not changed and bool(self._graph_functions) == self._written_filtered:
+        if not changed and not extra and bool(self._graph_functions) == self._written_filtered:
             return
-        patches = []
-        for i in changed:
-            if self._target(old, i) != self._target(new, i):
+        patches = list(extra or ())
+        moved = {i for i in self._direct.keys() | self._patched_direct.keys()
+                 if self._direct.get(i) != self._patched_direct.get(i)}  # a direct call to another trampoline
+        for i in sorted(set(changed) | moved):
+            if self._target(old, i, self._patched_direct) != self._target(new, i):
                 patches.append((self._addrs[i], self._site_bytes(i, new)))
+        self._patched_direct = dict(self._direct)
         self._sites = new
         mem = self._mem
         if mem is None:
@@ -543,10 +608,15 @@ class FtraceSites:
             for addr, data in patches:
                 self._mem.write(kernel_virt_to_phys(addr), data)
 
-    def _target(self, sites: bytes | bytearray, i: int) -> int | None:
-        """The trampoline site i calls in state `sites`; None: its nop."""
+    def _target(self, sites: bytes | bytearray, i: int, direct: dict[int, int] | None = None) -> int | None:
+        """The trampoline site i calls in state `sites` (with `direct`, the direct calls of
+        that state: the current ones if None); None: its nop."""
         if not self._calls_enabled or not self._on(sites, i):
             return None
+        if sites[4 * i + 2] & self.layout.site_direct:
+            if not self._others(sites, i):
+                return (self._direct if direct is None else direct).get(i)
+            return self._regs_caller
         return self._regs_caller if sites[4 * i + 3] else self._caller
 
     def _site_bytes(self, i: int, sites: bytes | bytearray) -> bytes:

@@ -104,11 +104,16 @@ class FtraceGlobal:
     def read_enabled_functions(self) -> bytes:
         """Each patched site with its users and flags, then the function its call goes to
         (ftrace_caller hands every hit to the dispatcher, as arch_ftrace_ops_list_func does
-        when several ops share a site)."""
+        when several ops share a site), and the BPF trampoline it calls directly, if any."""
         size = self._dispatcher_size
-        target = b"" if size is None else b" ->%s+0x0/0x%x" % (DISPATCHER.encode(), size)
-        return b"".join(b"%s (%d)%s%s\n" % (name.encode(), count, flags.encode(), target)
-                        for name, count, flags in self.sites.enabled())
+        target = b" ->%s+0x0/0x%x" % (DISPATCHER.encode(), size) if size is not None else b""
+        out = []
+        for name, count, flags in self.sites.enabled():
+            out.append(b"%s (%d)%s%s\n" % (name.encode(), count, flags.encode(), target))
+            direct = self.sites.direct_call(name)
+            if direct is not None:  # a BPF trampoline's direct call (6.1's `direct-->` line)
+                out.append(b"\tdirect-->%s+0x0/0x%x\n" % (direct[0].encode(), direct[1]))
+        return b"".join(out)
 
     def read_dyn_ftrace_total_info(self) -> bytes:
         """`RECORDS pages:P groups: G`: the pages ftrace_allocate_pages() takes for the

@@ -1,0 +1,138 @@
+"""bpftrace's `kfunc:`/`kretfunc:` probes in a session: fentry/fexit programs (BPF_PROG_TYPE_TRACING
+by the function's BTF id, attach_btf_obj_fd vmlinux's BTF) attached with BPF_RAW_TRACEPOINT_OPEN,
+which writes a BPF trampoline into the emulated kernel's text and makes the function's ftrace site
+call it (kernel/bpf/trampoline.c)."""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+from simtest import tracefs_sim
+from test_session_bpftrace import BPFTEST, COUNT, bpftrace_while, hist_rows
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                       reason="needs /dev/fuse, root and namespaces"),
+    pytest.mark.skipif(shutil.which("bpftrace") is None, reason="bpftrace is not installed"),
+]
+
+
+def test_kfunc_support_and_listing(tmp_path):
+    """`bpftrace --info` finds kfunc support (its probe loads a fentry program on sched_fork),
+    and `bpftrace -l 'kfunc:vfs_*'` lists the kernel's BTF functions of that name"""
+    result = tracefs_sim("run", "--workload", "none", "-c",
+                         "bpftrace --info 2>&1 | grep -w kfunc; bpftrace -l 'kfunc:vfs_*'", timeout=200, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["kfunc:", "yes"], result.stdout + result.stderr
+    listed = set(lines[1:])
+    assert {"kfunc:vmlinux:vfs_read", "kfunc:vmlinux:vfs_write"} <= listed, result.stdout
+    assert all(line.startswith("kfunc:vmlinux:vfs_") for line in listed), result.stdout
+
+
+def test_kfunc_counts_vfs_read_by_comm(tmp_path):
+    """`kfunc:vfs_read { @[comm] = count() }`: the marker's reads counted by a fentry program
+    on vfs_read's trampoline"""
+    marker = tmp_path / "bt_marker"
+    shutil.copy("/bin/cat", marker)
+    (tmp_path / "data").write_text("x\n")
+    out, err = bpftrace_while(tmp_path, "kfunc:vfs_read { @[comm] = count() }", f"{marker} {tmp_path}/data >/dev/null",
+                              runs=10)
+    lines = out.splitlines()
+    assert lines[0] == "Attaching 1 probe...", out + err
+    counts = {m.group(1): int(m.group(2)) for m in map(COUNT.match, lines[1:]) if m}
+    # each cat reads the file, then its end (more for its loader's reads of libraries)
+    assert counts.get("bt_marker", 0) >= 20, out + err
+
+
+def test_kretfunc_histograms_of_retval_and_args(tmp_path):
+    """`kretfunc:vfs_read`: retval (the return value after the arguments in the context) and
+    args->count (typed by the BTF of vfs_read) as power-of-two histograms"""
+    data = tmp_path / "data"
+    data.write_bytes(b"x" * 3000)
+    out, err = bpftrace_while(tmp_path, 'kretfunc:vfs_read /comm == "cat"/ { @bytes = hist(retval); '
+                              '@count = hist(args->count) }', f"cat {data} >/dev/null", runs=5)
+    assert out.splitlines()[0] == "Attaching 1 probe...", out + err
+    rows = dict(hist_rows(out, "bytes"))
+    assert rows.get("0", 0) > 0 and rows.get("2K", 0) > 0, out
+    counts = dict(hist_rows(out, "count"))
+    assert sum(counts.values()) >= sum(rows.values()), out
+    assert all(low not in ("0", "1") for low, n in counts.items() if n), out
+
+
+def test_kfunc_with_the_function_tracer_on_the_same_function(tmp_path):
+    """The function tracer on vfs_read and a kfunc program on it at the same time (6.1's ftrace
+    direct call sharing the site): both see the calls; enabled_functions shows the direct call
+    while bpftrace runs (two users), and the function tracer's alone after"""
+    script = ("cd /sys/kernel/tracing; echo vfs_read > set_ftrace_filter; echo function > current_tracer; "
+              "bpftrace -e 'kfunc:vfs_read { @[comm] = count() }' >bt.out 2>&1 & bt=$!; "
+              "for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 1; "
+              "cat enabled_functions; for i in 1 2 3; do cat /etc/hostname >/dev/null; done; sleep 0.5; "
+              "kill -INT $bt; wait $bt; echo bpftrace exited $?; cat enabled_functions; "
+              "grep -c ' vfs_read <-' trace; echo nop > current_tracer; echo > set_ftrace_filter; cat bt.out")
+    script = script.replace("bt.out", str(tmp_path / "bt.out"))
+    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    # R and D (6.1's direct ops save the registers), then 6.1's line naming the trampoline
+    assert re.match(r"vfs_read \(2\) R   D ", lines[0]), result.stdout
+    assert re.fullmatch(r"\tdirect-->bpf_trampoline_\d+\+0x0/0x1000", lines[1]), result.stdout
+    assert lines[2] == "bpftrace exited 0", result.stdout
+    assert re.match(r"vfs_read \(1\) ", lines[3]) and "D" not in lines[3], result.stdout
+    assert int(lines[4]) > 0, result.stdout
+    counts = {m.group(1): int(m.group(2)) for m in map(COUNT.match, lines[5:]) if m}
+    assert counts.get("cat", 0) >= 3, result.stdout
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("probe", ["kfunc", "kretfunc"])
+def test_a_killed_bpftrace_leaves_no_trampoline(tmp_path, probe):
+    """bpftrace killed by SIGKILL with a kfunc/kretfunc probe: its exit closes the link, the site
+    goes back to its nop (enabled_functions empty) and, after a grace period (and once no task
+    is in vfs_read through the old trampoline), no program is left (BPF_PROG_GET_NEXT_ID)"""
+    bpftest = tmp_path / "bpftest"
+    subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", str(bpftest), str(BPFTEST)], check=True, timeout=120)
+    ids = f"{bpftest} raw 11 0000000000000000 8"
+    script = (f"bpftrace -e '{probe}:vfs_read {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
+              f"for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 1; "
+              f"cat /sys/kernel/tracing/enabled_functions; kill -KILL $bt; wait $bt; echo killed $?; "
+              f"for i in $(seq 100); do {ids} >ids.out; grep -q ': 0' ids.out || break; sleep 0.1; done; "
+              f"cat ids.out; cat /sys/kernel/tracing/enabled_functions; echo end")
+    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("vfs_read (1) R   D"), lines
+    assert lines[1].startswith("\tdirect-->bpf_trampoline_"), lines
+    assert lines[2:] == ["killed 137", "raw: -2", "end"], result.stdout + (tmp_path / "bt.out").read_text()
+
+
+def test_disasm_shows_the_trampoline(tmp_path):
+    """`tracefs-sim disasm vfs_read` while a kretfunc probe is on: its site calls the trampoline,
+    named as 6.1's kallsyms names it (bpf_trampoline_<bpf_trampoline_compute_key()>);
+    `tracefs-sim disasm` of that name shows its code: the arguments saved,
+    __bpf_tramp_enter, the body past the site, the return value stored, the program between
+    __bpf_prog_enter and __bpf_prog_exit, and the return past the function's frame"""
+    script = ("bpftrace -e 'kretfunc:vfs_read { @[comm] = count() }' >bt.out 2>&1 & bt=$!; "
+              "for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 1; "
+              "tracefs-sim disasm vfs_read | sed -n 2p; "
+              "t=$(tracefs-sim disasm vfs_read | sed -n 2p | grep -o '<bpf_trampoline_[0-9]*>' | tr -d '<>'); "
+              "echo == $t; tracefs-sim disasm $t; kill -INT $bt; wait $bt; echo bpftrace exited $?")
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    site = re.search(r"call +([0-9a-f]+) <(bpf_trampoline_\d+)>\s+; ftrace site \(call\)", lines[0])
+    assert site, result.stdout
+    name = site.group(2)
+    key = int(name.removeprefix("bpf_trampoline_"))
+    assert key >> 31 == 0b11, name   # vmlinux's BTF object (1) << 32 | 0x80000000 | vfs_read's BTF id
+    assert lines[1] == f"== {name}", result.stdout
+    listing = "\n".join(lines[2:])
+    assert f"{site.group(1)} <{name}>:" in listing, listing
+    calls = re.findall(r"call +[0-9a-f]+ <([\w.+]+)>", listing)
+    assert calls[0] == "__bpf_tramp_enter" and calls[1] == "vfs_read+0x5", calls
+    assert calls[2] == "__bpf_prog_enter" and calls[3].startswith("__bpf_prog_run") and \
+        calls[4:] == ["__bpf_prog_exit", "__bpf_tramp_exit"], calls
+    assert re.search(r"add +\$0x8,%rsp\n.*\tret", listing), listing
+    assert lines[-1] == "bpftrace exited 0", result.stdout
