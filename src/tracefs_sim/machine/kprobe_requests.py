@@ -103,9 +103,9 @@ class KprobeRequests:
         service = self._service
         if req is None:
             return -errno.EINVAL
-        if service is None and not isinstance(req, KprobeRequest):
-            return -errno.ENOENT if isinstance(req, SymbolLookup) else -errno.EBUSY
         if service is None:
+            if not isinstance(req, KprobeRequest):
+                return -errno.ENOENT if isinstance(req, SymbolLookup) else -errno.EBUSY
             if req.perf_event:
                 return -errno.EINVAL if req.register else 0
             return -errno.ENOENT if req.register else 0

@@ -463,7 +463,8 @@ class FtraceSites:
             return -errno.EINVAL
         with self._lock:
             old = self._direct.pop(i, None)
-            self._tramps.pop(old, None)
+            if old is not None:
+                self._tramps.pop(old, None)
             if tramp:
                 self._direct[i] = tramp
                 self._tramps[tramp] = (name or f"{tramp:#x}", size)
