@@ -145,7 +145,7 @@ static const struct file_operations tty_fops = {
 	.open = tty_open,
 };
 
-void chr_dev_init(void)
+void __init chr_dev_init(void)
 {
 	register_chrdev_region_fops(1, 3, &null_fops);
 	register_chrdev_region_fops(1, 5, &zero_fops);

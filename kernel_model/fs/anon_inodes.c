@@ -42,7 +42,7 @@ static struct file_system_type anon_inode_fs_type = {
 	.magic = ANON_INODE_FS_MAGIC,
 };
 
-void anon_inode_init(void)
+void __init anon_inode_init(void)
 {
 	anon_inode_mnt = kern_mount(&anon_inode_fs_type);
 	if (IS_ERR(anon_inode_mnt))

@@ -398,7 +398,7 @@ noinline char *dynamic_dname(char *buffer, int buflen, const char *fmt, ...)
 	return memcpy(buffer, temp, sz);
 }
 
-void dcache_init(void)
+void __init dcache_init(void)
 {
 	int i;
 

@@ -37,13 +37,13 @@ noinline int devtmpfs_create_node(const char *name, umode_t mode, dev_t dev)
 	return init_mknod(path, S_IFCHR | mode, dev);
 }
 
-void devtmpfs_init(void)
+void __init devtmpfs_init(void)
 {
 	register_filesystem(&dev_fs_type);
 }
 
 /* Mounted on /dev, with its nodes and the links udev would add (fd, stdin, stdout, stderr). */
-int devtmpfs_mount(void)
+int __init devtmpfs_mount(void)
 {
 	struct vfsmount *mnt = vfs_kern_mount(&dev_fs_type, 0, "udev", NULL);
 	struct path path;

@@ -625,7 +625,7 @@ SYSCALL_DEFINE1(umask, int, mask)
 	return old;
 }
 
-void files_struct_init(void)
+void __init files_struct_init(void)
 {
 	files_cachep = kmem_cache_create("files_cache", sizeof(struct files_struct), 64, SLAB_PANIC, NULL);
 	fs_cachep = kmem_cache_create("fs_cache", sizeof(struct fs_struct), 0, SLAB_PANIC, NULL);

@@ -90,7 +90,7 @@ noinline void fput(struct file *file)
 		__fput(file);
 }
 
-void files_init(void)
+void __init files_init(void)
 {
 	filp_cachep = kmem_cache_create("filp", sizeof(struct file), 0,
 					SLAB_HWCACHE_ALIGN | SLAB_PANIC | SLAB_ACCOUNT, NULL);

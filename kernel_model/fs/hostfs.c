@@ -640,7 +640,7 @@ struct file_system_type hostfs_type = {
 	.magic = HOSTFS_SUPER_MAGIC,
 };
 
-void hostfs_init(void)
+void __init hostfs_init(void)
 {
 	register_filesystem(&hostfs_type);
 }

@@ -42,9 +42,9 @@ static notrace void mkdir_p(const char *path, umode_t mode)
 		printk(KERN_ERR "mkdir %s: %d\n", path, err);
 }
 
-/* The next free fd of the caller for file (a reference of its own): init's console, a
- * spawned program's stdin/stdout/stderr (init/do_mounts's init_dup). */
-int init_dup(struct file *file)
+/* The next free fd of the caller for file (a reference of its own): init's console
+ * (init/do_mounts's init_dup). */
+int __init init_dup(struct file *file)
 {
 	int fd = get_unused_fd_flags(0);
 
@@ -54,7 +54,7 @@ int init_dup(struct file *file)
 	return 0;
 }
 
-void vfs_caches_init(void)
+void __init vfs_caches_init(void)
 {
 	dcache_init();
 	inode_init();
@@ -73,7 +73,7 @@ void vfs_caches_init(void)
 	simplefs_init();
 }
 
-void vfs_mount_init(void)
+void __init vfs_mount_init(void)
 {
 	umode_t root_mode = 0755;
 	struct vfsmount *root = vfs_kern_mount(&shmem_fs_type, 0, "rootfs", &root_mode);
@@ -130,7 +130,7 @@ static notrace void clone_onto_host_view(const char *from, const char *to)
 	path_put(&src);
 }
 
-void host_view_init(void)
+void __init host_view_init(void)
 {
 	struct vfsmount *host = vfs_kern_mount(&hostfs_type, SB_RDONLY, "hostfs", NULL);
 

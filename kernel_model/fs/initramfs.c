@@ -22,7 +22,7 @@ static notrace unsigned long parse_hex(const char *s)
 	return v;
 }
 
-static notrace int do_name(const char *name, umode_t mode, uid_t uid, const char *body, size_t size)
+static notrace int __init do_name(const char *name, umode_t mode, uid_t uid, const char *body, size_t size)
 {
 	char path[PATH_MAX];
 	int err = 0;
@@ -56,7 +56,7 @@ static notrace int do_name(const char *name, umode_t mode, uid_t uid, const char
 	return err == -EEXIST ? 0 : err;
 }
 
-noinline notrace int unpack_to_rootfs(const char *buf, unsigned long len)
+noinline notrace int __init unpack_to_rootfs(const char *buf, unsigned long len)
 {
 	const char *p = buf, *end = buf + len;
 
@@ -85,7 +85,7 @@ noinline notrace int unpack_to_rootfs(const char *buf, unsigned long len)
 	return 0;
 }
 
-void populate_rootfs(void)
+void __init populate_rootfs(void)
 {
 	int err = unpack_to_rootfs(__initramfs_start, __initramfs_end - __initramfs_start);
 

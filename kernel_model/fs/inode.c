@@ -106,7 +106,7 @@ void set_nlink(struct inode *inode, unsigned int nlink) { inode->i_nlink = nlink
 noinline void inc_nlink(struct inode *inode) { inode->i_nlink++; }
 noinline void drop_nlink(struct inode *inode) { inode->i_nlink--; }
 
-void inode_init(void)
+void __init inode_init(void)
 {
 	inode_cachep = kmem_cache_create("inode_cache", sizeof(struct inode), 8, SLAB_PANIC, NULL);
 }

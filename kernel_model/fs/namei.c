@@ -1395,7 +1395,7 @@ SYSCALL_DEFINE3(readlink, const char *, path, char *, buf, int, bufsiz)
 }
 
 /* ---- for the kernel's own boot-time tree (init/do_mounts, initramfs) ---- */
-int init_mkdir(const char *pathname, umode_t mode)
+int __init init_mkdir(const char *pathname, umode_t mode)
 {
 	struct path path;
 	struct dentry *dentry = kern_path_create(AT_FDCWD, pathname, &path, LOOKUP_DIRECTORY);
@@ -1408,7 +1408,7 @@ int init_mkdir(const char *pathname, umode_t mode)
 	return error;
 }
 
-int init_mknod(const char *filename, umode_t mode, unsigned int dev)
+int __init init_mknod(const char *filename, umode_t mode, unsigned int dev)
 {
 	struct path path;
 	struct dentry *dentry = kern_path_create(AT_FDCWD, filename, &path, 0);
@@ -1421,7 +1421,7 @@ int init_mknod(const char *filename, umode_t mode, unsigned int dev)
 	return error;
 }
 
-int init_symlink(const char *oldname, const char *newname)
+int __init init_symlink(const char *oldname, const char *newname)
 {
 	struct path path;
 	struct dentry *dentry = kern_path_create(AT_FDCWD, newname, &path, 0);
@@ -1434,7 +1434,7 @@ int init_symlink(const char *oldname, const char *newname)
 	return error;
 }
 
-void namei_init(void)
+void __init namei_init(void)
 {
 	names_cachep = kmem_cache_create("names_cache", PATH_MAX, 0, SLAB_HWCACHE_ALIGN | SLAB_PANIC, NULL);
 }

@@ -207,7 +207,7 @@ int show_mounts(struct seq_file *m, void *v)
 	return 0;
 }
 
-void mnt_init(void)
+void __init mnt_init(void)
 {
 	int i;
 

@@ -581,7 +581,7 @@ static struct file_system_type pipe_fs_type = {
 	.magic = PIPEFS_MAGIC,
 };
 
-void pipe_init(void)
+void __init pipe_init(void)
 {
 	register_filesystem(&pipe_fs_type);
 	pipe_mnt = kern_mount(&pipe_fs_type);

@@ -352,7 +352,7 @@ struct file_system_type shmem_fs_type = {
 	.magic = TMPFS_MAGIC,
 };
 
-void shmem_init(void)
+void __init shmem_init(void)
 {
 	register_filesystem(&shmem_fs_type);
 }

@@ -409,7 +409,7 @@ struct file_system_type simplefs_fs_type = {
 	.fs_flags = FS_REQUIRES_DEV,
 };
 
-void simplefs_init(void)
+void __init simplefs_init(void)
 {
 	register_filesystem(&simplefs_fs_type);
 }

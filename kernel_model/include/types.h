@@ -28,6 +28,10 @@ typedef _Bool bool;
 #define __aligned(x) __attribute__((aligned(x)))
 #define __section(s) __attribute__((section(s)))
 #define __noreturn __attribute__((noreturn))
+/* boot-only code (include/linux/init.h): in the init text, whose ftrace records and kprobe
+ * rights end with the boot (ftrace_free_init_mem(), core_kernel_text()); kallsyms keeps the
+ * names, as 6.1's.  The code is not freed here. */
+#define __init __section(".init.text")
 /* written at boot only, then read-only (Linux write-protects it): laid out in .rodata */
 #define __ro_after_init __section(".data..ro_after_init")
 /* the scheduling functions (in_sched_functions(): a sleeping task's wchan is past them) */

@@ -71,7 +71,7 @@ static struct file_system_type user_program_fs_type = {
 	.magic = USER_PROGRAM_FS_MAGIC,
 };
 
-void user_programs_init(void)
+void __init user_programs_init(void)
 {
 	u64 i;
 

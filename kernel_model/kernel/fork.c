@@ -41,7 +41,7 @@ static pid_t last_pid;
 
 static struct kmem_cache *task_struct_cachep;
 
-void fork_init(void)
+void __init fork_init(void)
 {
 	task_struct_cachep = kmem_cache_create("task_struct", sizeof(struct task_struct), 64,
 					       SLAB_PANIC | SLAB_ACCOUNT, NULL);

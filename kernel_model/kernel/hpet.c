@@ -29,7 +29,7 @@ static irqreturn_t timer_interrupt(int irq, void *dev_id)
 	return IRQ_HANDLED;
 }
 
-void hpet_time_init(void)
+void __init hpet_time_init(void)
 {
 	global_clock_event = &hpet_clockevent;
 	tick_install_broadcast_device(&hpet_clockevent);

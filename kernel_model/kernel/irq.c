@@ -166,7 +166,7 @@ notrace void irqentry_exit(struct pt_regs *regs)
 		syscall_exit_to_user_mode(regs);
 }
 
-void init_IRQ(void)
+void __init init_IRQ(void)
 {
 	int cpu;
 

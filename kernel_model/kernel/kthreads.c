@@ -76,9 +76,9 @@ static int spawn_program(void *arg)
 	err = hostpipe_open(req->id, 2);
 	if (IS_ERR(in) || IS_ERR(out) || IS_ERR(err))
 		do_exit(127 << 8);
-	init_dup(in);
-	init_dup(out);
-	init_dup(err);
+	replace_fd(0, in, 0);	/* (init_dup() is the boot's) */
+	replace_fd(1, out, 0);
+	replace_fd(2, err, 0);
 	fput(in);
 	fput(out);
 	interp[0] = 0;
@@ -134,7 +134,7 @@ int kthreadd(void *unused)
 	return 0;
 }
 
-void kthreads_init(void)
+void __init kthreads_init(void)
 {
 	char name[TASK_COMM_LEN];
 	int cpu;

@@ -58,7 +58,7 @@ static void rest_init(void)
 	kthreadd_task = kthreadd_p;
 }
 
-void start_kernel(void)
+void __init start_kernel(void)
 {
 	int cpu;
 

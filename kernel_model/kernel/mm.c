@@ -19,7 +19,7 @@
 struct mm_struct init_mm;
 static struct kmem_cache *mm_cachep;
 
-void mem_init(void)
+void __init mem_init(void)
 {
 	u64 pgd;
 
@@ -69,7 +69,7 @@ void fpu_save(struct task_struct *t)
 		asm volatile("fxsave64 %0" : "=m"(t->fpu));
 }
 
-void proc_caches_init(void)
+void __init proc_caches_init(void)
 {
 	vma_cache_init();
 	mm_cachep = kmem_cache_create("mm_struct", sizeof(struct mm_struct), 0,

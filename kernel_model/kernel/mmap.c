@@ -52,7 +52,7 @@ static inline bool hosts_address_space(void)
 	return current->session != NULL;
 }
 
-void vma_cache_init(void)
+void __init vma_cache_init(void)
 {
 	vm_area_cachep = kmem_cache_create("vm_area_struct", sizeof(struct vm_area_struct), 0,
 					   SLAB_PANIC | SLAB_ACCOUNT, NULL);

@@ -66,7 +66,7 @@ static void vmemmap_populate(u64 *pgd, u64 nr)
 	}
 }
 
-void page_alloc_init(u64 *pgd)
+void __init page_alloc_init(u64 *pgd)
 {
 	first_pfn = ALIGN(__pa(_end), 1UL << 21) >> 12;
 	last_pfn = boot_params.ram_size >> 12;

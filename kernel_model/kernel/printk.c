@@ -253,7 +253,7 @@ static ssize_t devkmsg_write(struct file *file, const char *buf, size_t count, l
 
 const struct file_operations kmsg_fops = { .write = devkmsg_write };
 
-void printk_init(void)
+void __init printk_init(void)
 {
 	pr_notice("%s", linux_banner);
 }

@@ -5,7 +5,7 @@
 static u64 rand_state;
 static spinlock_t rand_lock;
 
-void random_init(void)
+void __init random_init(void)
 {
 	rand_state = boot_params.seed * 0x9e3779b97f4a7c15UL + 0x2545f4914f6cdd1dUL;
 	if (!rand_state)

@@ -176,12 +176,12 @@ static int rcu_gp_kthread(void *unused)
 	return 0;
 }
 
-void rcu_init(void)
+void __init rcu_init(void)
 {
 	open_softirq(RCU_SOFTIRQ, rcu_core_si);
 }
 
-void rcu_spawn_gp_kthread(void)
+void __init rcu_spawn_gp_kthread(void)
 {
 	rcu_gp_task = find_task_by_pid(kernel_thread(rcu_gp_kthread, NULL, "rcu_sched", -1));
 }

@@ -95,7 +95,7 @@ static struct session_task *lookup_or_park(pid_t tid)
 	return st;
 }
 
-void session_init(void)
+void __init session_init(void)
 {
 	int i;
 

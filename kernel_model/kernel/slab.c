@@ -268,7 +268,7 @@ static const struct { const char *name; unsigned int size; } kmalloc_info[] = {
 };
 
 /* The caches' own cache, then the kmalloc caches (kmem_cache_init, create_kmalloc_caches). */
-void kmem_cache_init(void)
+void __init kmem_cache_init(void)
 {
 	unsigned int i;
 

@@ -181,7 +181,7 @@ static struct smp_hotplug_thread softirq_threads = {
 	.thread_comm = "ksoftirqd/%u",
 };
 
-void softirq_init(void)
+void __init softirq_init(void)
 {
 	int cpu;
 

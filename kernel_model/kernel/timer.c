@@ -428,7 +428,7 @@ unsigned long round_jiffies_relative(unsigned long j)
 	return __round_jiffies_relative(j, smp_processor_id());
 }
 
-void init_timers(void)
+void __init init_timers(void)
 {
 	int cpu, b, i;
 

@@ -50,7 +50,7 @@ static void vmstat_shepherd(struct work_struct *w)
 	queue_delayed_work_on(WORK_CPU_UNBOUND, system_wq, &shepherd, round_jiffies_relative(sysctl_stat_interval));
 }
 
-void init_mm_internals(void)
+void __init init_mm_internals(void)
 {
 	int cpu;
 

@@ -207,7 +207,7 @@ struct workqueue_struct *alloc_workqueue(const char *name, unsigned int flags, i
 }
 
 /* The pools and the system workqueues: works can be queued from here on. */
-void workqueue_init_early(void)
+void __init workqueue_init_early(void)
 {
 	int cpu;
 
@@ -220,7 +220,7 @@ void workqueue_init_early(void)
 }
 
 /* The kworkers: the works queued so far run now. */
-void workqueue_init(void)
+void __init workqueue_init(void)
 {
 	char name[TASK_COMM_LEN];
 	int cpu;

@@ -839,7 +839,7 @@ static struct file_system_type sock_fs_type = {
 
 void skb_init(void);
 
-void sock_init(void)
+void __init sock_init(void)
 {
 	sock_inode_cachep = kmem_cache_create("sock_inode_cache", sizeof(struct socket), 64,
 					      SLAB_PANIC | SLAB_ACCOUNT, NULL);

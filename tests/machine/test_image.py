@@ -208,3 +208,16 @@ def test_kallsyms_types_and_names_like_6_1s(image):
     assert all(start <= image.addr(f) < end for f in ("schedule", "mutex_lock", "down", "do_nanosleep"))
     # a static function of the same name in two files (6.1 has seven find_next_bit)
     assert [s.type for s in image.symbols if s.name == "find_next_bit"] == ["t", "t"]
+
+
+def test_init_functions_are_named_but_not_traceable_after_boot(image):
+    """6.1's __init functions keep their kallsyms names, but their ftrace records go with the
+    boot (ftrace_free_init_mem()): none of them is a site here."""
+    lines = (Path(__file__).resolve().parents[1] / "data" / "linux-6.1-init-functions.txt").read_text().splitlines()
+    init_functions = {line for line in lines if line and not line.startswith("#")}
+    start, end = image.init_text_range
+    assert start < end and image.lookup("start_kernel").addr in range(start, end)
+    assert not init_functions & set(image.mcount_sites)
+    # those this kernel has are in its init text, named as 6.1 names them
+    ours = [name for name in init_functions if image.lookup(name) is not None and image.lookup(name).type in "Tt"]
+    assert len(ours) > 30 and all(start <= image.addr(name) < end for name in ours), ours

@@ -224,7 +224,7 @@ struct file_system_type proc_fs_type = {
 	.magic = PROC_SUPER_MAGIC,
 };
 
-void proc_root_init(void)
+void __init proc_root_init(void)
 {
 	register_filesystem(&proc_fs_type);
 }

@@ -2062,7 +2062,7 @@ void perf_event_exec(void)
 	perf_event_comm(current, true);
 }
 
-void perf_event_init(void)
+void __init perf_event_init(void)
 {
 	int cpu, id;
 

@@ -387,7 +387,7 @@ struct task_struct *find_task_by_pid(pid_t pid)
 	return NULL;
 }
 
-void sched_init_idle(int cpu)
+void __init sched_init_idle(int cpu)
 {
 	struct percpu *pc = &cpu_data[cpu];
 	struct task_struct *idle = alloc_task();

@@ -213,7 +213,7 @@ static void net_rx_action(struct softirq_action *h)
 	local_irq_enable();
 }
 
-void net_dev_init(void)
+void __init net_dev_init(void)
 {
 	int cpu;
 

@@ -201,7 +201,7 @@ noinline int skb_copy_datagram_iter(const struct sk_buff *skb, int offset, struc
 	return 0;
 }
 
-void skb_init(void)
+void __init skb_init(void)
 {
 	skbuff_head_cache = kmem_cache_create("skbuff_head_cache", sizeof(struct sk_buff), 64,
 					      SLAB_PANIC, NULL);

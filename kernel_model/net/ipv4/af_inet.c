@@ -328,7 +328,7 @@ static const struct net_proto_family inet_family_ops = {
 
 void tcp_init(void);
 
-void inet_init(void)
+void __init inet_init(void)
 {
 	tcp_prot.slab = kmem_cache_create("TCP", sizeof(struct tcp_sock), 64, SLAB_PANIC | SLAB_ACCOUNT, NULL);
 	udp_prot.slab = kmem_cache_create("UDP", sizeof(struct inet_sock), 64, SLAB_PANIC | SLAB_ACCOUNT, NULL);

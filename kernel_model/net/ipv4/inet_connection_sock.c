@@ -18,7 +18,7 @@ static struct {
 	struct list_head bhash;		/* every socket with a local port */
 } inet_hashinfo;
 
-void inet_hashinfo_init(void)
+void __init inet_hashinfo_init(void)
 {
 	spin_lock_init(&inet_hashinfo.lock);
 	INIT_LIST_HEAD(&inet_hashinfo.ehash);

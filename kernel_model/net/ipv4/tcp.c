@@ -394,7 +394,7 @@ struct proto tcp_prot = {
 
 void inet_hashinfo_init(void);
 
-void tcp_init(void)
+void __init tcp_init(void)
 {
 	inet_hashinfo_init();
 }

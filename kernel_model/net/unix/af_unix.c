@@ -382,7 +382,7 @@ static const struct net_proto_family unix_family_ops = {
 	.create = unix_create,
 };
 
-void af_unix_init(void)
+void __init af_unix_init(void)
 {
 	unix_proto.slab = kmem_cache_create("UNIX", sizeof(struct unix_sock), 64, SLAB_PANIC | SLAB_ACCOUNT, NULL);
 	sock_register(&unix_family_ops);

@@ -463,6 +463,8 @@ class PatchableImage(KernelSymbols, Protocol):
     @property
     def text_range(self) -> tuple[int, int]: ...
     @property
+    def init_text_range(self) -> tuple[int, int]: ...  # the __init functions' (gone after boot)
+    @property
     def jump_entries(self) -> Sequence[JumpEntry]: ...
 
     def addr(self, name: str) -> int: ...  # KeyError for a symbol the image lacks

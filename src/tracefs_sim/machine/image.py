@@ -332,11 +332,14 @@ class KernelImage:
     # ---- ftrace: the 5-byte nops recorded by -mrecord-mcount ----
     @cached_property
     def mcount_sites(self) -> dict[str, int]:
+        """The traceable functions' sites, as ftrace keeps them after the boot: those of the
+        init text are gone (ftrace_free_init_mem())."""
         _, data = self._section("__mcount_loc")
+        init_start, init_end = self.init_text_range
         sites = {}
         for (addr,) in struct.iter_unpack("<Q", data):
             hit = self.symbolize(addr)
-            if hit is not None:
+            if hit is not None and not init_start <= addr < init_end:
                 sites[hit[0].name] = addr
         return sites
 
@@ -444,3 +447,9 @@ class KernelImage:
     @cached_property
     def text_range(self) -> tuple[int, int]:
         return self.addr("_stext"), self.addr("_etext")
+
+    @cached_property
+    def init_text_range(self) -> tuple[int, int]:
+        """The __init functions' text (empty for an image without one)."""
+        start, end = self.lookup("_sinittext"), self.lookup("_einittext")
+        return (start.addr, end.addr) if start is not None and end is not None else (0, 0)

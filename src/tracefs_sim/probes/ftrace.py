@@ -140,7 +140,11 @@ class FtraceSites:
         image = machine.image
         self._image = image
         start, stop = image.addr("__start_mcount_loc"), image.addr("__stop_mcount_loc")
-        addrs = [a for (a,) in struct.iter_unpack("<Q", image.read(start, stop - start))]
+        # the records ftrace keeps once the kernel has booted: not the init text's
+        # (ftrace_free_init_mem())
+        init_start, init_end = image.init_text_range
+        addrs = [a for (a,) in struct.iter_unpack("<Q", image.read(start, stop - start))
+                 if not init_start <= a < init_end]
         self.layout = lay = FtraceLayout.of(image)
         if addrs != sorted(addrs) or len(addrs) > lay.max_sites:
             raise ValueError("kernel image's __mcount_loc is not a sorted table of at most FTRACE_MAX_SITES")

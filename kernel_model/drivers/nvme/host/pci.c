@@ -231,7 +231,7 @@ static noinline int nvme_probe(struct nvme_dev *dev)
 	return device_add_disk(disk);
 }
 
-void nvme_init(void)
+void __init nvme_init(void)
 {
 	int err = nvme_probe(&nvme_dev0);
 

@@ -116,8 +116,10 @@ class KprobeEngine:
         for site in (addr - k for k in range(1, self._site_size)):
             if site in self._mcount:
                 raise OSError(errno.EILSEQ, "not an instruction boundary")
-        # check_kprobe_address_safe()
-        if not self._text[0] <= addr < self._text[1] or addr in self.blacklist:
+        # check_kprobe_address_safe(): kernel text (core_kernel_text(): the init text no more,
+        # once the kernel has booted), not blacklisted
+        init_start, init_end = img.init_text_range
+        if not self._text[0] <= addr < self._text[1] or init_start <= addr < init_end or addr in self.blacklist:
             raise OSError(errno.EINVAL, "address may not be probed")
         if any(code <= addr < code + JUMP_LABEL_NOP_SIZE for code in self._jump_sites):
             raise OSError(errno.EINVAL, "address is a jump label")
