@@ -20,6 +20,13 @@ COUNT = re.compile(r"^@\[(.+)\]: (\d+)$")
 BPFTEST = Path(__file__).resolve().parents[2] / "kernel_model/user/bpftest.c"
 
 
+def host_bpftest(tmp_path) -> Path:
+    """kernel_model/user/bpftest.c built for the host (static): a session's bpf(2) caller."""
+    bpftest = tmp_path / "bpftest"
+    subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", str(bpftest), str(BPFTEST)], check=True, timeout=120)
+    return bpftest
+
+
 def bpftrace_while(tmp_path, program: str | None, workload: str, runs: int = 30,
                    tool: str | None = None) -> tuple[str, str]:
     """bpftrace -e PROGRAM (or bpftrace TOOL, a script file) in a session, stopped by SIGINT once
@@ -132,8 +139,7 @@ def test_a_killed_bpftrace_leaves_nothing_in_the_kernel(tmp_path):
     """bpftrace killed by SIGKILL mid-run: its process's exit closes its fds in the kernel, so
     its programs (detached from their perf events) and maps are freed: BPF_PROG_GET_NEXT_ID and
     BPF_MAP_GET_NEXT_ID from id 0 find none (the frees wait for an RCU grace period)."""
-    bpftest = tmp_path / "bpftest"
-    subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", str(bpftest), str(BPFTEST)], check=True, timeout=120)
+    bpftest = host_bpftest(tmp_path)
     ids = f"{bpftest} raw 11 0000000000000000 8 raw 12 0000000000000000 8"
     script = (f"bpftrace -e 'tracepoint:raw_syscalls:sys_enter {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
               f"for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 3; "

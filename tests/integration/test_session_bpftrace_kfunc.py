@@ -6,11 +6,10 @@ call it (kernel/bpf/trampoline.c)."""
 import os
 import re
 import shutil
-import subprocess
 
 import pytest
 from simtest import tracefs_sim
-from test_session_bpftrace import BPFTEST, COUNT, bpftrace_while, hist_rows
+from test_session_bpftrace import COUNT, bpftrace_while, hist_rows, host_bpftest
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -92,8 +91,7 @@ def test_a_killed_bpftrace_leaves_no_trampoline(tmp_path, probe):
     """bpftrace killed by SIGKILL with a kfunc/kretfunc probe: its exit closes the link, the site
     goes back to its nop (enabled_functions empty) and, after a grace period (and once no task
     is in vfs_read through the old trampoline), no program is left (BPF_PROG_GET_NEXT_ID)"""
-    bpftest = tmp_path / "bpftest"
-    subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", str(bpftest), str(BPFTEST)], check=True, timeout=120)
+    bpftest = host_bpftest(tmp_path)
     ids = f"{bpftest} raw 11 0000000000000000 8"
     script = (f"bpftrace -e '{probe}:vfs_read {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
               f"for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 1; "
