@@ -2,6 +2,9 @@
 # perf-tools (Debian perf-tools-unstable) on the session's own `cat`: kprobe-perf's probe on the
 # open path with its filename, and funcgraph-perf's call graph under vfs_read.
 # Run it: tracefs-sim run --workload none mountpoint_scripts/session_perf_tools.sh
+# perf-tools take a lock file, /var/tmp/.ftrace-lock, meant for the host's real ftrace: a private
+# /var/tmp (this session's mount namespace only) keeps the two apart.
+mount -t tmpfs perf-tools-lock /var/tmp
 T=/sys/kernel/tracing
 # a cat once the tool has set its tracing up (it then traces for 2 s)
 cat_when() { for i in $(seq 100); do [ "$(< $1)" = "$2" ] 2>/dev/null && break; sleep 0.1; done; cat /etc/hostname > /dev/null; }

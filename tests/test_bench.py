@@ -61,7 +61,7 @@ def test_benchmark_runs_quick_and_reports_json(name, tmp_path):
         assert r["figure"] and r["unit"]
         difference = any(d in r["figure"] for d in DIFFERENCES)
         # at --quick size the time a probe adds can drown in noise: only said so, never a number
-        assert all((difference and "above noise" in f) or LOST in f for f in r["failures"]), r
+        assert all((difference and "above noise" in f) or LOST in f for f in r["failures"]), (r["figure"], r["failures"])
         assert len(r["samples"]) + len(r["failures"]) == 2
         assert all(math.isfinite(v) and (v > 0 or difference or r["unit"] in COUNTS) for v in r["samples"])
         if r["samples"]:
