@@ -117,13 +117,16 @@ noinline void inode_io_list_del(struct inode *inode)
 static noinline int __writeback_single_inode(struct inode *inode, struct writeback_control *wbc)
 {
 	struct address_space *mapping = inode->i_mapping;
+	long nr_to_write = wbc->nr_to_write;
 	int ret;
 
+	trace_writeback_single_inode_start(inode, wbc, nr_to_write);
 	/* the dirty state goes before the pages are written: a write meanwhile dirties it again */
 	inode->i_state &= ~I_DIRTY;
 	ret = do_writepages(mapping, wbc);
 	if (wbc->sync_mode == WB_SYNC_ALL)
 		filemap_fdatawait_range(mapping, 0, LONG_MAX);
+	trace_writeback_single_inode(inode, wbc, nr_to_write);
 	return ret;
 }
 
@@ -170,24 +173,36 @@ static noinline long writeback_sb_inodes(struct bdi_writeback *wb, struct list_h
 	return wrote;
 }
 
+/* The inodes of b_dirty dirtied before dirtied_before (oldest first) move to b_io. */
+static noinline void queue_io(struct bdi_writeback *wb, struct wb_writeback_work *work, struct list_head *b_io,
+			      unsigned long dirtied_before)
+{
+	struct inode *inode, *next;
+	int moved = 0;
+
+	list_for_each_entry_safe(inode, next, &wb->b_dirty, i_io_list) {	/* move_expired_inodes */
+		if (time_after(inode->dirtied_when, dirtied_before))
+			break;
+		if (work->sb && inode->i_sb != work->sb)
+			continue;
+		list_del_init(&inode->i_io_list);
+		list_add_tail(&inode->i_io_list, b_io);
+		moved++;
+	}
+	trace_writeback_queue_io(wb, work, dirtied_before, moved);
+}
+
 static noinline long wb_writeback(struct bdi_writeback *wb, struct wb_writeback_work *work)
 {
-	unsigned long flags, expired = jiffies - centisecs_to_jiffies(dirty_expire_interval);
-	struct inode *inode, *next;
+	/* kupdate writes what has been dirty for dirty_expire_interval; the others all of it */
+	unsigned long flags, dirtied_before = work->for_kupdate ?
+		jiffies - centisecs_to_jiffies(dirty_expire_interval) : jiffies;
 	LIST_HEAD(b_io);
 	long wrote;
 
 	trace_writeback_start(wb, work);
 	spin_lock_irqsave(&wb->list_lock, flags);
-	/* queue_io: the expired inodes for kupdate, every dirty one otherwise */
-	list_for_each_entry_safe(inode, next, &wb->b_dirty, i_io_list) {
-		if (work->for_kupdate && time_after(inode->dirtied_when, expired))
-			break;
-		if (work->sb && inode->i_sb != work->sb)
-			continue;
-		list_del_init(&inode->i_io_list);
-		list_add_tail(&inode->i_io_list, &b_io);
-	}
+	queue_io(wb, work, &b_io, dirtied_before);
 	spin_unlock_irqrestore(&wb->list_lock, flags);
 	wrote = writeback_sb_inodes(wb, &b_io, work);
 	work->nr_pages -= wrote;

@@ -170,6 +170,9 @@ struct sk_buff_head {
 
 /* at the end of the data buffer: the references of the skbs sharing it (clones) */
 struct skb_shared_info {
+	u8 tx_flags;			/* no timestamping here: 0 */
+	unsigned short gso_size, gso_segs;	/* no GSO here: TCP sends MSS-sized skbs */
+	unsigned int gso_type;
 	int dataref;
 };
 
@@ -182,6 +185,9 @@ struct sk_buff {
 	u16 mac_len, hdr_len;
 	u8 cloned:1, pkt_type:3, ip_summed:2;
 	__be16 protocol;
+	u16 queue_mapping;			/* one tx queue a device */
+	__be16 vlan_proto;			/* no VLANs: 0 */
+	u16 vlan_tci;
 	u16 transport_header, network_header, mac_header;
 	unsigned char *head, *data;
 	unsigned int tail, end;			/* offsets from head */
@@ -204,6 +210,10 @@ static __always_inline unsigned char *skb_tail_pointer(const struct sk_buff *skb
 static __always_inline unsigned int skb_headroom(const struct sk_buff *skb) { return skb->data - skb->head; }
 static __always_inline void skb_reserve(struct sk_buff *skb, int len) { skb->data += len; skb->tail += len; }
 static __always_inline unsigned char *skb_network_header(const struct sk_buff *skb) { return skb->head + skb->network_header; }
+static __always_inline int skb_network_offset(const struct sk_buff *skb) { return skb->network_header - (skb->data - skb->head); }
+static __always_inline bool skb_transport_header_was_set(const struct sk_buff *skb) { return skb->transport_header != 0xffff; }
+static __always_inline int skb_transport_offset(const struct sk_buff *skb) { return skb->transport_header - (skb->data - skb->head); }
+static __always_inline bool skb_vlan_tag_present(const struct sk_buff *skb) { return skb->vlan_proto != 0; }
 static __always_inline unsigned char *skb_transport_header(const struct sk_buff *skb) { return skb->head + skb->transport_header; }
 static __always_inline void skb_reset_network_header(struct sk_buff *skb) { skb->network_header = skb->data - skb->head; }
 static __always_inline void skb_reset_transport_header(struct sk_buff *skb) { skb->transport_header = skb->data - skb->head; }

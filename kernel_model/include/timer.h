@@ -16,6 +16,10 @@ extern volatile unsigned long jiffies;	/* the same word (vmlinux.lds) */
 #define time_after_eq(a, b)	((long)((a) - (b)) >= 0)
 #define time_before_eq(a, b)	time_after_eq(b, a)
 #define MAX_SCHEDULE_TIMEOUT	((long)(~0UL >> 1))
+#define NSEC_PER_USEC	1000L
+
+/* an interval timer's setting (include/linux/time64.h) */
+struct itimerspec64 { struct { s64 tv_sec; long tv_nsec; } it_interval, it_value; };
 
 /* what keeps a cpu's tick from stopping (include/linux/tick.h): nothing here does */
 enum tick_dep_bits {

@@ -15,6 +15,7 @@
 #define IRQ0_VECTOR		((FIRST_EXTERNAL_VECTOR + 16) & ~15)
 #define ISA_IRQ_VECTOR(irq)	(IRQ0_VECTOR + (irq))
 #define LOCAL_TIMER_VECTOR	0xec
+#define CALL_FUNCTION_VECTOR	0xfc
 #define RESCHEDULE_VECTOR	0xfd
 #define NR_VECTORS		256
 
@@ -144,11 +145,13 @@ notrace void sysvec_reschedule_ipi(struct pt_regs *regs)
  * ring (session.c moves its records to their tasks). */
 static noinline void __sysvec_call_function(struct pt_regs *regs)
 {
+	trace_call_function_entry(CALL_FUNCTION_VECTOR);
 	session_ring_interrupt();
 	kprobe_host_interrupt();
 	if (kthreadd_task && (READ_ONCE(host_requests.tail) != READ_ONCE(host_requests.head) ||
 			      session_roots_pending()))
 		wake_up_process(kthreadd_task);
+	trace_call_function_exit(CALL_FUNCTION_VECTOR);
 }
 
 notrace void sysvec_call_function(struct pt_regs *regs)

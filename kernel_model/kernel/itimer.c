@@ -7,14 +7,13 @@
  */
 #include "../include/syscalls.h"
 #include "../include/signal.h"
+#include "../include/trace/trace.h"
 
 #define ITIMER_REAL	0
 #define NSEC_PER_SEC	1000000000L
-#define NSEC_PER_USEC	1000L
 
 struct __kernel_old_timeval { long tv_sec, tv_usec; };
 struct __kernel_old_itimerval { struct __kernel_old_timeval it_interval, it_value; };
-struct itimerspec64 { struct { s64 tv_sec; long tv_nsec; } it_interval, it_value; };
 
 noinline enum hrtimer_restart it_real_fn(struct hrtimer *timer)
 {
@@ -22,6 +21,7 @@ noinline enum hrtimer_restart it_real_fn(struct hrtimer *timer)
 	struct task_struct *p;
 	unsigned long flags;
 
+	trace_itimer_expire(ITIMER_REAL, sig->leader_pid, 0);
 	spin_lock_irqsave(&sched_lock, flags);	/* kill_pid_info(SIGALRM, SEND_SIG_PRIV, leader_pid) */
 	p = find_task_by_pid(sig->leader_pid);
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -134,6 +134,7 @@ static noinline int do_setitimer(int which, struct itimerspec64 *value, struct i
 	} else {
 		sig->it_real_incr = 0;
 	}
+	trace_itimer_state(ITIMER_REAL, value, 0);
 	return 0;
 }
 

@@ -18,6 +18,8 @@ EVENTS = {
     "irq/irq_handler_entry": r"irq_handler_entry: irq=(0 name=timer|24 name=nvme0q1)$",
     "irq/softirq_entry": r"softirq_entry: vec=\d+ \[action=(TIMER|NET_RX|RCU|SCHED)\]$",
     "irq_vectors/local_timer_entry": r"local_timer_entry: vector=236$",
+    # the host's requests (the session's calls among them) come by the call-function IPI
+    "irq_vectors/call_function_entry": r"call_function_entry: vector=252$",
     "timer/hrtimer_start": r"hrtimer_start: hrtimer=" + P + r" function=\w+ expires=\d+ softexpires=\d+ "
                            r"mode=(ABS|REL)\S* was_armed=[01]$",
     "timer/timer_start": r"timer_start: timer=" + P + r" function=\w+ expires=\d+ \[timeout=-?\d+\] cpu=\d "
@@ -38,6 +40,11 @@ EVENTS = {
     "filemap/mm_filemap_add_to_page_cache": r"mm_filemap_add_to_page_cache: dev 259:0 ino [0-9a-f]+ "
                                             r"pfn=0x[0-9a-f]+ ofs=\d+ order=0$",
     "writeback/writeback_dirty_folio": r"writeback_dirty_folio: bdi 259:0: ino=\d+ index=\d+$",
+    # redis and sshd over loopback
+    "net/net_dev_start_xmit": r"net_dev_start_xmit: dev=lo queue_mapping=0 skbaddr=" + P + r" vlan_tagged=0 "
+                              r"vlan_proto=0x0000 vlan_tci=0x0000 protocol=0x0800 ip_summed=0 len=\d+ "
+                              r"data_len=0 network_offset=14 transport_offset_valid=1 transport_offset=34 "
+                              r"tx_flags=0 gso_size=0 gso_segs=0 gso_type=0x0$",
 }
 
 
@@ -84,3 +91,32 @@ echo '== formats'; cat printk_formats
     assert section("plain") == ["status 1"]   # 6.1 has no plain __up either: ENOENT
     assert '"Start scheduler-tick"' in out and re.search(r"^0xffffffff8[0-9a-f]+ : \"End RCU core\"$",
                                                          out, re.M)
+
+
+def test_interval_timers_and_a_sync_show_their_events():
+    """fsop's ITIMER_REAL and alarm() calls (itimer_state, and itimer_expire when its 50 ms
+    timer runs out) and the session's `sync`: the flusher queues the disk writer's dirty inodes
+    (writeback_queue_io, reason sync) and writes each (writeback_single_inode_start/_single_inode)."""
+    events = ("timer/itimer_state", "timer/itimer_expire", "writeback/writeback_queue_io",
+              "writeback/writeback_single_inode_start", "writeback/writeback_single_inode")
+    enable = "; ".join(f"echo 1 > {T}/events/{e}/enable" for e in events)
+    result = tracefs_sim("run", "--workload", "default", "-c",
+                         f"{enable}; tracefs-sim exec fsop task /tmp/fsop-task > /dev/null; sleep 1; sync; "
+                         f"echo 0 > {T}/tracing_on; cat {T}/trace", timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if not line.startswith("#")]
+    states = [line.split("itimer_state: ")[1] for line in lines if " fsop-" in line and "itimer_state: " in line]
+    # setitimer 10 s, alarm(5), alarm(0), then 50 ms (the one refused with EINVAL is not traced)
+    assert states == ["which=0 expires=0 it_value=10.000000 it_interval=0.000000",
+                      "which=0 expires=0 it_value=5.000000 it_interval=0.000000",
+                      "which=0 expires=0 it_value=0.000000 it_interval=0.000000",
+                      "which=0 expires=0 it_value=0.050000 it_interval=0.000000"], states
+    fsop_pid = next(re.search(r" fsop-(\d+) ", line).group(1) for line in lines if " fsop-" in line)
+    assert any(re.search(rf"itimer_expire: which=0 pid={fsop_pid} now=0$", line) for line in lines)
+    queued = [line for line in lines if "writeback_queue_io: " in line]
+    assert any(re.search(r"writeback_queue_io: bdi 259:0: older=\d+ age=0 enqueue=[1-9]\d* reason=sync "
+                         r"cgroup_ino=1$", line) for line in queued), queued
+    single = r": bdi 259:0: ino=\d+ state=\S+ dirtied_when=\d+ age=\d+ index=\d+ to_write=\d+ wrote=\d+ cgroup_ino=1$"
+    for name in ("writeback_single_inode_start", "writeback_single_inode"):
+        mine = [line for line in lines if f" {name}: " in line]
+        assert mine and all(re.search(name + single, line) for line in mine), (name, mine)

@@ -1,7 +1,7 @@
 /*
  * The device layer (Linux's net/core/dev.c): transmit (dev_queue_xmit → __dev_queue_xmit →
  * dev_hard_start_xmit → xmit_one → the driver's ndo_start_xmit; loopback has no qdisc) with
- * net:net_dev_queue / net:net_dev_xmit, and receive: netif_rx → netif_rx_internal (net:netif_rx)
+ * net:net_dev_queue / net:net_dev_start_xmit / net:net_dev_xmit, and receive: netif_rx → netif_rx_internal (net:netif_rx)
  * → enqueue_to_backlog (a per-cpu queue of netdev_max_backlog packets; past it the packet is
  * dropped, reason CPU_BACKLOG) → NET_RX_SOFTIRQ → net_rx_action → napi_poll (napi:napi_poll) →
  * process_backlog → __netif_receive_skb → __netif_receive_skb_core (net:netif_receive_skb) →
@@ -19,16 +19,18 @@ static int dev_weight_rx = 64;		/* net.core.dev_weight */
 
 static noinline int xmit_one(struct sk_buff *skb, struct net_device *dev)
 {
-	return dev->netdev_ops->ndo_start_xmit(skb, dev);
+	unsigned int len = skb->len;
+	int rc;
+
+	trace_net_dev_start_xmit(skb, dev);
+	rc = dev->netdev_ops->ndo_start_xmit(skb, dev);	/* netdev_start_xmit */
+	trace_net_dev_xmit(skb, rc, dev, len);
+	return rc;
 }
 
 noinline struct sk_buff *dev_hard_start_xmit(struct sk_buff *skb, struct net_device *dev, int *ret)
 {
-	unsigned int len = skb->len;
-	int rc = xmit_one(skb, dev);
-
-	trace_net_dev_xmit(skb, rc, dev, len);
-	*ret = rc;
+	*ret = xmit_one(skb, dev);
 	return NULL;
 }
 

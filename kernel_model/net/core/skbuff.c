@@ -32,6 +32,7 @@ noinline struct sk_buff *__alloc_skb(unsigned int size, gfp_t gfp_mask, int flag
 	skb->users = 1;
 	skb->truesize = size + sizeof(struct sk_buff);
 	skb->mac_header = skb->network_header = skb->transport_header = 0xffff;
+	memset(skb_shinfo(skb), 0, sizeof(struct skb_shared_info));
 	skb_shinfo(skb)->dataref = 1;
 	return skb;
 }

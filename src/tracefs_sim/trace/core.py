@@ -5,6 +5,7 @@ events (kprobe events over the kprobe engine, when there is one)."""
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
 
 from ..machine.contract import KernelSymbols, TracedMachine
 from ..probes.ftrace import FtraceSites
@@ -51,6 +52,15 @@ def _section(image: KernelSymbols, name: str) -> tuple[int, int] | None:
     return None if start is None or end is None else (start.addr, end.addr)
 
 
+def _kernel_variables(machine: TracedMachine) -> dict[str, Callable[[], int]]:
+    """The kernel variables event formats print from: `jiffies` (writeback's inode ages)."""
+    jiffies = machine.image.lookup("jiffies")
+    if jiffies is None:
+        return {}
+    addr = jiffies.addr
+    return {"jiffies": lambda: int.from_bytes(machine.read_memory(addr, 8), "little")}
+
+
 class TraceCore:
     def __init__(self, machine: TracedMachine, *, ftrace_sites: FtraceSites | None,
                  kprobe_engine: KprobeEngine | None, uprobe_engine: UprobeEngine | None = None,
@@ -61,7 +71,7 @@ class TraceCore:
         register with (None: no uprobe events); realtime_at_boot_ns: the wall clock at
         the machine's boot (the realtime trace clocks count from it)."""
         image = machine.image
-        self.registry = EventRegistry(image.events, image.tracepoint_strings)
+        self.registry = EventRegistry(image.events, image.tracepoint_strings, _kernel_variables(machine))
         self.clocks = TraceClocks(machine.now_ns, realtime_at_boot_ns=realtime_at_boot_ns)
         self.cmdlines = SavedCmdlines()
         self.guest = machine.tracing

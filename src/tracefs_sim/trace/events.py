@@ -96,6 +96,8 @@ class TraceEvent:
     ftrace: bool = False    # one of ftrace's own record types: format and id only, never enabled
     # the kernel's constant strings a `%s` of a pointer field prints (tracepoint_string())
     kernel_strings: Mapping[int, str] = field(default_factory=dict, compare=False)
+    # the kernel's variables a print fmt reads when it prints, by name (jiffies)
+    kernel_variables: Mapping[str, Callable[[], int]] = field(default_factory=dict, compare=False)
 
     @property
     def name(self) -> str:
@@ -113,7 +115,8 @@ class TraceEvent:
     def print_fmt(self) -> PrintFmt:
         # the kernel's enum constants the format names (tracepoints of the image only)
         names = dict(getattr(self.desc, "print_names", ()))
-        return compile_print_fmt(self.desc.print_fmt, self.desc.fields, names, self.kernel_strings)
+        return compile_print_fmt(self.desc.print_fmt, self.desc.fields, names, self.kernel_strings,
+                                 self.kernel_variables)
 
     @cached_property
     def body(self) -> Callable[..., bytes]:
@@ -209,9 +212,12 @@ class EventListener(Protocol):
 class EventRegistry:
     """All trace events, by system and name, with ids assigned in registration order."""
 
-    def __init__(self, events: Iterable[EventLike], kernel_strings: Mapping[int, str] | None = None):
+    def __init__(self, events: Iterable[EventLike], kernel_strings: Mapping[int, str] | None = None,
+                 kernel_variables: Mapping[str, Callable[[], int]] | None = None):
         """kernel_strings: the kernel's tracepoint_string()s, address -> text (printk_formats
-        lists them; events that record one by address print it)."""
+        lists them; events that record one by address print it); kernel_variables: the
+        kernel's variables print fmts read when they print, each by a function giving its
+        value now."""
         # told of each dynamic event after it appears and once it is gone, in this order
         self.listeners: list[EventListener] = []
         self._systems: dict[str, dict[str, TraceEvent]] = {}
@@ -219,7 +225,8 @@ class EventRegistry:
         self.kernel_strings = dict(kernel_strings or {})
         builtin = [TraceEvent(TRACE_PRINT, PRINT_DESC, ftrace=True),
                    *(TraceEvent(event_id, desc, ftrace=True) for event_id, desc in FTRACE_RECORDS.items()),
-                   *(TraceEvent(event_id, desc, kernel_strings=self.kernel_strings)
+                   *(TraceEvent(event_id, desc, kernel_strings=self.kernel_strings,
+                                kernel_variables=dict(kernel_variables or {}))
                      for event_id, desc in enumerate(events, start=FIRST_EVENT_ID))]
         for event in builtin:   # in place: nobody reads the registry yet
             self._systems.setdefault(event.system, {})

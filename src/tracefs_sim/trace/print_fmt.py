@@ -284,12 +284,13 @@ _FIELD_HELPERS = ("__get_str", "__get_dynamic_array", "__get_dynamic_array_len")
 
 class _Parser:
     def __init__(self, tokens: list[tuple[str, str]], fields: Mapping[str, FieldLike], ns: _Namespace,
-                 names: Mapping[str, int]):
+                 names: Mapping[str, int], variables: Mapping[str, Callable[[], int]]):
         self.tokens = tokens
         self.pos = 0
         self.fields = fields
         self.ns = ns
         self.names = names
+        self.variables = variables
 
     # -- token helpers
     def peek(self, ahead: int = 0) -> tuple[str, str]:
@@ -416,6 +417,9 @@ class _Parser:
         if kind == "id" and tok in self.names and self.peek() != ("op", "("):
             number = self.names[tok]  # an enum constant of the kernel's, or a variable's value
             return _const(number, _INT if -2**31 <= number < 2**31 else _ULONG)
+        if kind == "id" and tok in self.variables and self.peek() != ("op", "("):
+            # a kernel variable, read when the record is printed (as the kernel's printer does)
+            return self.ns.call(self.variables[tok], _ULONG)
         if kind == "id" and self.peek() == ("op", "("):
             self.pos += 1
             return self.call(tok)
@@ -893,24 +897,27 @@ class PrintFmt:
 
 def compile_print_fmt(print_fmt: str, fields: Sequence[FieldLike],
                       names: Mapping[str, int] | None = None,
-                      strings: Mapping[int, str] | None = None) -> PrintFmt:
+                      strings: Mapping[int, str] | None = None,
+                      variables: Mapping[str, Callable[[], int]] | None = None) -> PrintFmt:
     """Compile what follows ``print fmt: `` in a format file, for an event with these fields.
     names: the enum constants the format names and the kernel's compiled printer knows (those
     no eval map replaced in the format: hrtimer modes, say); strings: the kernel's constant
-    strings by address, for a `%s` of a pointer field (rcu_utilization's)."""
+    strings by address, for a `%s` of a pointer field (rcu_utilization's); variables: the
+    kernel's unsigned long variables a format reads when it prints (writeback's `jiffies`),
+    each by a function giving its value now."""
     try:
-        return _compile(print_fmt, fields, names or {}, strings or {})
+        return _compile(print_fmt, fields, names or {}, strings or {}, variables or {})
     except RecursionError:  # the parser recurses per nesting level
         raise PrintFmtError("expression nests too deeply") from None
 
 
 def _compile(print_fmt: str, fields: Sequence[FieldLike], names: Mapping[str, int],
-             strings: Mapping[int, str]) -> PrintFmt:
+             strings: Mapping[int, str], variables: Mapping[str, Callable[[], int]]) -> PrintFmt:
     tokens = _tokenize(print_fmt)
     if tokens[0][0] != "str":
         raise PrintFmtError("a print fmt starts with a string literal")
     ns = _Namespace()
-    parser = _Parser(tokens, {f.name: f for f in fields}, ns, names)
+    parser = _Parser(tokens, {f.name: f for f in fields}, ns, names, variables)
     fmt = ""
     while parser.peek()[0] == "str":
         fmt += _unescape(parser.take()[1][1:-1])

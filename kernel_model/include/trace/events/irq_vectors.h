@@ -1,5 +1,5 @@
 /* irq_vectors: the x86 system vectors' handlers (arch/x86/include/asm/trace/irq_vectors.h),
- * those this machine raises: the local timer and the reschedule IPI. */
+ * those this machine raises: the local timer, the reschedule IPI and the call-function IPI. */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM irq_vectors
 
@@ -19,4 +19,6 @@ X86_IRQ_VECTOR_EVENT(local_timer_entry)
 X86_IRQ_VECTOR_EVENT(local_timer_exit)
 X86_IRQ_VECTOR_EVENT(reschedule_entry)
 X86_IRQ_VECTOR_EVENT(reschedule_exit)
+X86_IRQ_VECTOR_EVENT(call_function_entry)
+X86_IRQ_VECTOR_EVENT(call_function_exit)
 #undef X86_IRQ_VECTOR_EVENT

@@ -201,6 +201,50 @@ HRTIMER_CLASS_EVENT(hrtimer_expire_exit)
 HRTIMER_CLASS_EVENT(hrtimer_cancel)
 #undef HRTIMER_CLASS_EVENT
 
+/* interval timers (kernel/time/itimer.c): a setting, started or cancelled, and an expiry */
+TRACE_EVENT(itimer_state,
+	TP_PROTO(int which, const struct itimerspec64 *const value, unsigned long long expires),
+	TP_ARGS(which, value, expires),
+	TP_STRUCT__entry(
+		__field(	int,			which		)
+		__field(	unsigned long long,	expires		)
+		__field(	long,			value_sec	)
+		__field(	long,			value_nsec	)
+		__field(	long,			interval_sec	)
+		__field(	long,			interval_nsec	)
+	),
+	TP_fast_assign(
+		__entry->which		= which;
+		__entry->expires	= expires;
+		__entry->value_sec	= value->it_value.tv_sec;
+		__entry->value_nsec	= value->it_value.tv_nsec;
+		__entry->interval_sec	= value->it_interval.tv_sec;
+		__entry->interval_nsec	= value->it_interval.tv_nsec;
+	),
+	TP_printk("which=%d expires=%llu it_value=%ld.%06ld it_interval=%ld.%06ld",
+		  __entry->which, __entry->expires,
+		  __entry->value_sec, __entry->value_nsec / NSEC_PER_USEC,
+		  __entry->interval_sec, __entry->interval_nsec / NSEC_PER_USEC)
+)
+
+/* (6.1 passes the group leader's struct pid; this kernel numbers it) */
+TRACE_EVENT(itimer_expire,
+	TP_PROTO(int which, pid_t pid, unsigned long long now),
+	TP_ARGS(which, pid, now),
+	TP_STRUCT__entry(
+		__field( int ,			which	)
+		__field( pid_t,			pid	)
+		__field( unsigned long long,	now	)
+	),
+	TP_fast_assign(
+		__entry->which	= which;
+		__entry->now	= now;
+		__entry->pid	= pid;
+	),
+	TP_printk("which=%d pid=%d now=%llu", __entry->which,
+		  (int) __entry->pid, __entry->now)
+)
+
 #define TICK_DEP_NAMES					\
 		tick_dep_mask_name(NONE)		\
 		tick_dep_name(POSIX_TIMER)		\

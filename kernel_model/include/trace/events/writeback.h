@@ -20,6 +20,9 @@
 
 #define WB_TRACE_CGROUP_INO 1
 
+/* enum wb_reason's names (WB_WORK_REASON) */
+#define show_wb_reason(reason) __print_symbolic(reason, { 0, "background" }, { 1, "vmscan" }, { 2, "sync" }, { 3, "periodic" }, { 4, "laptop_timer" }, { 5, "fs_free_space" }, { 6, "forker_thread" }, { 7, "foreign_flush" })
+
 TRACE_EVENT(writeback_dirty_folio,
 	TP_PROTO(struct address_space *mapping, unsigned long index),
 	TP_ARGS(mapping, index),
@@ -102,7 +105,7 @@ TRACE_EVENT(ev, \
 		  __entry->for_kupdate, \
 		  __entry->range_cyclic, \
 		  __entry->for_background, \
-		  __print_symbolic(__entry->reason, { 0, "background" }, { 1, "vmscan" }, { 2, "sync" }, { 3, "periodic" }, { 4, "laptop_timer" }, { 5, "fs_free_space" }, { 6, "forker_thread" }, { 7, "foreign_flush" }), \
+		  show_wb_reason(__entry->reason), \
 		  (unsigned long)__entry->cgroup_ino \
 	) \
 )
@@ -110,6 +113,78 @@ WRITEBACK_WORK_TEMPLATE(writeback_queue)
 WRITEBACK_WORK_TEMPLATE(writeback_exec)
 WRITEBACK_WORK_TEMPLATE(writeback_start)
 WRITEBACK_WORK_TEMPLATE(writeback_written)
+
+TRACE_EVENT(writeback_queue_io,
+	TP_PROTO(struct bdi_writeback *wb, struct wb_writeback_work *work, unsigned long dirtied_before,
+		 int moved),
+	TP_ARGS(wb, work, dirtied_before, moved),
+	TP_STRUCT__entry(
+		__array(char,		name, 32)
+		__field(unsigned long,	older)
+		__field(long,		age)
+		__field(int,		moved)
+		__field(int,		reason)
+		__field(ino_t,		cgroup_ino)
+	),
+	TP_fast_assign(
+		strscpy_pad(__entry->name, wb->name, 32);
+		__entry->older	= dirtied_before;
+		__entry->age	= (jiffies - dirtied_before) * 1000 / HZ;
+		__entry->moved	= moved;
+		__entry->reason	= work->reason;
+		__entry->cgroup_ino	= WB_TRACE_CGROUP_INO;
+	),
+	TP_printk("bdi %s: older=%lu age=%ld enqueue=%d reason=%s cgroup_ino=%lu",
+		__entry->name,
+		__entry->older,	/* dirtied_before in jiffies */
+		__entry->age,	/* dirtied_before in relative milliseconds */
+		__entry->moved,
+		show_wb_reason(__entry->reason),
+		(unsigned long)__entry->cgroup_ino
+	)
+)
+
+/* DECLARE_EVENT_CLASS(writeback_single_inode_template) */
+#define WRITEBACK_SINGLE_INODE_TEMPLATE(ev) \
+TRACE_EVENT(ev, \
+	TP_PROTO(struct inode *inode, struct writeback_control *wbc, unsigned long nr_to_write), \
+	TP_ARGS(inode, wbc, nr_to_write), \
+	TP_STRUCT__entry( \
+		__array(char, name, 32) \
+		__field(ino_t, ino) \
+		__field(unsigned long, state) \
+		__field(unsigned long, dirtied_when) \
+		__field(unsigned long, writeback_index) \
+		__field(long, nr_to_write) \
+		__field(unsigned long, wrote) \
+		__field(ino_t, cgroup_ino) \
+	), \
+	TP_fast_assign( \
+		strscpy_pad(__entry->name, inode_bdi_name(inode), 32); \
+		__entry->ino		= inode->i_ino; \
+		__entry->state		= inode->i_state; \
+		__entry->dirtied_when	= inode->dirtied_when; \
+		__entry->writeback_index = inode->i_mapping->writeback_index; \
+		__entry->nr_to_write	= nr_to_write; \
+		__entry->wrote		= nr_to_write - wbc->nr_to_write; \
+		__entry->cgroup_ino	= WB_TRACE_CGROUP_INO; \
+	), \
+	TP_printk("bdi %s: ino=%lu state=%s dirtied_when=%lu age=%lu " \
+		  "index=%lu to_write=%ld wrote=%lu cgroup_ino=%lu", \
+		  __entry->name, \
+		  (unsigned long)__entry->ino, \
+		  show_inode_state(__entry->state), \
+		  __entry->dirtied_when, \
+		  (jiffies - __entry->dirtied_when) / HZ, \
+		  __entry->writeback_index, \
+		  __entry->nr_to_write, \
+		  __entry->wrote, \
+		  (unsigned long)__entry->cgroup_ino \
+	) \
+)
+WRITEBACK_SINGLE_INODE_TEMPLATE(writeback_single_inode_start)
+WRITEBACK_SINGLE_INODE_TEMPLATE(writeback_single_inode)
+#undef WRITEBACK_SINGLE_INODE_TEMPLATE
 
 TRACE_EVENT(writeback_pages_written,
 	TP_PROTO(long pages_written),
