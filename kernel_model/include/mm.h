@@ -82,6 +82,17 @@ struct task_struct;
 struct pt_regs;
 /* 6.1 keeps the VMAs in a maple tree; here mm_mt holds them in a list sorted by address
  * (vm_list), with the size and the first fields of 6.1's tree. */
+/* what get_unmapped_area asks of vm_unmapped_area (include/linux/mm.h) */
+#define VM_UNMAPPED_AREA_TOPDOWN 1
+struct vm_unmapped_area_info {
+	unsigned long flags;
+	unsigned long length;
+	unsigned long low_limit;
+	unsigned long high_limit;
+	unsigned long align_mask;
+	unsigned long align_offset;
+};
+
 struct maple_tree {
 	spinlock_t ma_lock;
 	unsigned int ma_flags;

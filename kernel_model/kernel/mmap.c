@@ -221,13 +221,13 @@ noinline int __split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsig
 }
 
 /* ---- where a new mapping goes ---- */
-noinline unsigned long vm_unmapped_area(struct mm_struct *mm, unsigned long length,
-					unsigned long low, unsigned long high)
+/* top down: the highest gap below high_limit that fits (this kernel's only placement) */
+static unsigned long unmapped_area_topdown(struct vm_unmapped_area_info *info)
 {
+	struct mm_struct *mm = current->mm;
+	unsigned long gap_end = info->high_limit, low = info->low_limit, length = info->length;
 	struct vm_area_struct *vma;
-	unsigned long gap_end = high;
 
-	/* top down: the highest gap below high that fits */
 	list_for_each_entry_reverse(vma, &mm->mm_mt.vmas, vm_list) {
 		if (vma->vm_start >= gap_end)
 			continue;
@@ -242,11 +242,20 @@ noinline unsigned long vm_unmapped_area(struct mm_struct *mm, unsigned long leng
 	return gap_end >= low + length ? gap_end - length : -ENOMEM;
 }
 
+noinline unsigned long vm_unmapped_area(struct vm_unmapped_area_info *info)
+{
+	unsigned long addr = unmapped_area_topdown(info);
+
+	trace_vm_unmapped_area(addr, info);
+	return addr;
+}
+
 noinline unsigned long arch_get_unmapped_area_topdown(struct file *filp, unsigned long addr,
 						      unsigned long len, unsigned long pgoff,
 						      unsigned long flags)
 {
 	struct mm_struct *mm = current->mm;
+	struct vm_unmapped_area_info info;
 
 	if (len > TASK_SIZE_MAX)
 		return -ENOMEM;
@@ -257,7 +266,13 @@ noinline unsigned long arch_get_unmapped_area_topdown(struct file *filp, unsigne
 		if (TASK_SIZE_MAX - len >= addr && !find_vma_intersection(mm, addr, addr + len))
 			return addr;
 	}
-	return vm_unmapped_area(mm, len, PAGE_SIZE * 16, mm->mmap_base);
+	info.flags = VM_UNMAPPED_AREA_TOPDOWN;
+	info.length = len;
+	info.low_limit = PAGE_SIZE;
+	info.high_limit = mm->mmap_base;
+	info.align_mask = 0;
+	info.align_offset = 0;
+	return vm_unmapped_area(&info);
 }
 
 noinline unsigned long get_unmapped_area(struct file *file, unsigned long addr, unsigned long len,
@@ -863,4 +878,5 @@ noinline void exit_mmap(struct mm_struct *mm)
 		vm_area_free(vma);
 	}
 	mm->map_count = 0;
+	trace_exit_mmap(mm);
 }

@@ -120,3 +120,23 @@ def test_interval_timers_and_a_sync_show_their_events():
     for name in ("writeback_single_inode_start", "writeback_single_inode"):
         mine = [line for line in lines if f" {name}: " in line]
         assert mine and all(re.search(name + single, line) for line in mine), (name, mine)
+
+
+def test_mmap_events_of_a_programs_mappings_and_its_end():
+    """fsop's anonymous maps without an address go where vm_unmapped_area finds a gap below
+    mmap_base (top down: flags 0x1, from PAGE_SIZE), each a line and the blank line its print
+    fmt's \\n makes; an address space that goes shows exit_mmap."""
+    result = tracefs_sim("run", "--workload", "none", "-c",
+                         f"echo 1 > {T}/events/mmap/enable; tracefs-sim exec fsop mm /tmp/fsop-mm > /dev/null; "
+                         f"echo 0 > {T}/tracing_on; cat {T}/trace", timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    found = [i for i, line in enumerate(lines) if " vm_unmapped_area: " in line]
+    assert found and all(" fsop-" in lines[i] and lines[i + 1] == "" for i in found)
+    for i in found:
+        m = re.search(r"vm_unmapped_area: addr=0x([0-9a-f]+) err=0 total_vm=0x[0-9a-f]+ flags=0x1 len=0x([0-9a-f]+) "
+                      r"lo=0x1000 hi=0x([0-9a-f]+) mask=0x0 ofs=0x0$", lines[i])
+        assert m, lines[i]
+        addr, length, high = (int(g, 16) for g in m.groups())
+        assert addr + length <= high and addr % 4096 == 0
+    assert any(re.search(r"exit_mmap: mt_mod " + P + r", DESTROY$", line) for line in lines)

@@ -216,6 +216,24 @@ def test_expressions_follow_c():
     assert ev("!REC->a && (REC->b | 6) == 7", a=0, b=1) == "1"
 
 
+def test_builtin_expect_and_kernel_variables():
+    """mmap's vm_unmapped_area tests IS_ERR_VALUE() (unlikely(): __builtin_expect) of a
+    (void *) cast; writeback's inode ages read the kernel's jiffies when the record prints."""
+    f = [FieldDesc("unsigned long", "addr", 8, 8, False), FieldDesc("unsigned long", "when", 16, 8, False)]
+    err = compile_print_fmt('"addr=0x%lx err=%ld", __builtin_expect(!!((unsigned long)(void *)(REC->addr) >= '
+                            '(unsigned long)-4095), 0) ? 0 : REC->addr, __builtin_expect(!!((unsigned long)'
+                            '(void *)(REC->addr) >= (unsigned long)-4095), 0) ? REC->addr : 0', f)
+    assert err.format({"addr": 0x7F0000000000, "when": 0}) == "addr=0x7f0000000000 err=0"
+    assert err.format({"addr": 2**64 - 12, "when": 0}) == "addr=0x0 err=-12"
+    now = [1000]
+    age = compile_print_fmt('"age=%lu", (jiffies - REC->when) / 250', f, variables={"jiffies": lambda: now[0]})
+    assert age.format({"addr": 0, "when": 500}) == "age=2"
+    now[0] = 1500
+    assert age.format({"addr": 0, "when": 500}) == "age=4"   # read at each print, not compiled in
+    with pytest.raises(PrintFmtError):
+        compile_print_fmt('"age=%lu", (jiffies - REC->when) / 250', f)
+
+
 def test_helpers():
     f = [
         FieldDesc("unsigned long", "flags", 8, 8, False),

@@ -494,6 +494,10 @@ class _Parser:
             return _print_hex(self.ns, args, concatenate=name == "__print_hex_str")
         if name == "__print_array":
             return _print_array(self.ns, args)
+        if name == "__builtin_expect" and len(args) == 2:
+            value, _hint = args   # (likely()/unlikely(): a hint to the compiler; its value is the first)
+            if isinstance(value, _Expr):
+                return value
         raise PrintFmtError(f"unsupported helper {name}()")
 
 
