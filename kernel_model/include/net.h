@@ -508,6 +508,7 @@ struct sock {
 	u64 sk_cookie;
 	void (*sk_state_change)(struct sock *sk);
 	void (*sk_data_ready)(struct sock *sk);
+	void (*sk_error_report)(struct sock *sk);
 	void (*sk_write_space)(struct sock *sk);
 	int (*sk_backlog_rcv)(struct sock *sk, struct sk_buff *skb);
 	void (*sk_destruct)(struct sock *sk);
@@ -761,6 +762,8 @@ void tcp_send_active_reset(struct sock *sk, gfp_t priority);
 void tcp_push(struct sock *sk);
 void tcp_push_header(struct sk_buff *skb, __be16 sport, __be16 dport, u32 seq, u32 ack, u8 flags, u16 window);
 void tcp_write_queue_purge(struct sock *sk);
+void tcp_done_with_error(struct sock *sk, int err);
+void sk_error_report(struct sock *sk);
 int tcp_retransmit_skb(struct sock *sk, struct sk_buff *skb, int segs);
 void tcp_init_xmit_timers(struct sock *sk);
 void tcp_clear_xmit_timers(struct sock *sk);

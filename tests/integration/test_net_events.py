@@ -56,3 +56,22 @@ def test_tcpretrans_recipe_shows_the_retransmissions():
     assert lines[0].split() == ["TIME", "PID", "LADDR:LPORT", "--", "RADDR:RPORT", "STATE"]
     rows = lines[1:]
     assert rows and all(re.match(r"^\d\d:\d\d:\d\d \d+ +-:- +R> -:- +- *$", row) for row in rows), rows
+
+
+def test_a_refused_connect_and_a_reset_report_their_errors():
+    """nettest tcp connects to a port nobody listens on (the RST ends the SYN_SENT socket:
+    ECONNREFUSED) and reads from a connection its peer reset (ECONNRESET): each socket's
+    sk_error_report() shows as sock:inet_sk_error_report with the error."""
+    result = tracefs_sim("run", "--workload", "none", "-c",
+                         f"echo 1 > {T}/events/sock/inet_sk_error_report/enable; "
+                         f"tracefs-sim exec nettest tcp > /dev/null; echo 0 > {T}/tracing_on; cat {T}/trace",
+                         timeout=120)
+    assert result.returncode == 0, result.stderr
+    reports = [line for line in result.stdout.splitlines() if " inet_sk_error_report: " in line]
+    pattern = (r" nettest-\d+ .* inet_sk_error_report: family=AF_INET protocol=IPPROTO_TCP sport=\d+ dport=(\d+) "
+               r"saddr=127\.0\.0\.1 daddr=127\.0\.0\.1 saddrv6=::ffff:127\.0\.0\.1 daddrv6=::ffff:127\.0\.0\.1 "
+               r"error=(\d+)$")
+    found = [re.search(pattern, line) for line in reports]
+    assert found and all(found), reports
+    errors = [m.group(2) for m in found if m]
+    assert "111" in errors and "104" in errors, reports      # ECONNREFUSED, ECONNRESET

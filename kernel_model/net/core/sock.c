@@ -63,6 +63,20 @@ static noinline void sock_def_write_space(struct sock *sk)
 		wake_up_interruptible_all(&sk->sk_wq->wait);
 }
 
+static noinline void sock_def_error_report(struct sock *sk)
+{
+	if (sk->sk_wq)
+		wake_up_interruptible_all(&sk->sk_wq->wait);	/* EPOLLERR */
+}
+
+/* The socket has an error (sk_err) its owner should see. */
+noinline void sk_error_report(struct sock *sk)
+{
+	sk->sk_error_report(sk);
+	if (sk->sk_family == AF_INET)
+		trace_inet_sk_error_report(sk);
+}
+
 noinline void sock_init_data(struct socket *sock, struct sock *sk)
 {
 	skb_queue_head_init(&sk->sk_receive_queue);
@@ -79,6 +93,7 @@ noinline void sock_init_data(struct socket *sock, struct sock *sk)
 	sk->sk_state_change = sock_def_wakeup;
 	sk->sk_data_ready = sock_def_readable;
 	sk->sk_write_space = sock_def_write_space;
+	sk->sk_error_report = sock_def_error_report;
 	sk->sk_cookie = __atomic_add_fetch(&sk_cookie_gen, 1, __ATOMIC_RELAXED);
 }
 

@@ -35,6 +35,16 @@ noinline void tcp_done(struct sock *sk)
 		inet_csk_destroy_sock(sk);
 }
 
+/* the connection ends with an error its owner is told of (a reset, a timeout) */
+noinline void tcp_done_with_error(struct sock *sk, int err)
+{
+	WRITE_ONCE(sk->sk_err, err);
+	tcp_write_queue_purge(sk);
+	tcp_done(sk);
+	if (!sock_flag(sk, SOCK_DEAD))
+		sk_error_report(sk);
+}
+
 static noinline int tcp_init_sock(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -317,7 +327,7 @@ noinline int tcp_disconnect(struct sock *sk, int flags)
 	inet_sk(sk)->inet_daddr = 0;
 	sk->sk_shutdown = 0;
 	sk->sk_err = ECONNRESET;
-	sk->sk_state_change(sk);
+	sk_error_report(sk);
 	return 0;
 }
 

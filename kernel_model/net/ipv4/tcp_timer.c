@@ -9,8 +9,7 @@
 
 static noinline void tcp_write_err(struct sock *sk)
 {
-	WRITE_ONCE(sk->sk_err, ETIMEDOUT);
-	tcp_done(sk);
+	tcp_done_with_error(sk, ETIMEDOUT);
 }
 
 static noinline void tcp_retransmit_timer(struct sock *sk)

@@ -107,3 +107,40 @@ TRACE_EVENT(inet_sock_set_state,
 			show_tcp_state_name(__entry->oldstate),
 			show_tcp_state_name(__entry->newstate))
 )
+
+/* sk_error_report() of an AF_INET socket: the error it now has (ECONNREFUSED, ECONNRESET...) */
+TRACE_EVENT(inet_sk_error_report,
+	TP_PROTO(const struct sock *sk),
+	TP_ARGS(sk),
+	TP_STRUCT__entry(
+		__field(int, error)
+		__field(__u16, sport)
+		__field(__u16, dport)
+		__field(__u16, family)
+		__field(__u16, protocol)
+		__array(__u8, saddr, 4)
+		__array(__u8, daddr, 4)
+		__array(__u8, saddr_v6, 16)
+		__array(__u8, daddr_v6, 16)
+	),
+	TP_fast_assign(
+		struct inet_sock *inet = inet_sk(sk);
+
+		__entry->error = sk->sk_err;
+		__entry->family = sk->sk_family;
+		__entry->protocol = sk->sk_protocol;
+		__entry->sport = ntohs(inet->inet_sport);
+		__entry->dport = ntohs(inet->inet_dport);
+		*(__be32 *)__entry->saddr = inet->inet_saddr;
+		*(__be32 *)__entry->daddr = inet->inet_daddr;
+		ipv6_addr_set_v4mapped(inet->inet_saddr, __entry->saddr_v6);
+		ipv6_addr_set_v4mapped(inet->inet_daddr, __entry->daddr_v6);
+	),
+	TP_printk("family=%s protocol=%s sport=%hu dport=%hu saddr=%pI4 daddr=%pI4 saddrv6=%pI6c daddrv6=%pI6c error=%d",
+		  show_family_name(__entry->family),
+		  show_inet_protocol_name(__entry->protocol),
+		  __entry->sport, __entry->dport,
+		  __entry->saddr, __entry->daddr,
+		  __entry->saddr_v6, __entry->daddr_v6,
+		  __entry->error)
+)
