@@ -10,6 +10,7 @@
 #include "../include/trace/trace.h"
 #include "../include/signal.h"
 #include "../include/uprobes.h"
+#include "../include/perf_event.h"
 
 #define FPE_INTDIV	1
 #define ILL_ILLOPN	2
@@ -139,6 +140,7 @@ static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_
 	} else if (regs->flags & X86_EFLAGS_IF) {
 		local_irq_enable();
 	}
+	perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS, 1, regs, address);
 	if (!mm || tsk->session) {	/* nothing here faults in: session memory is all mapped */
 		bad_area_nosemaphore(regs, error_code, address);
 		return;
@@ -163,8 +165,10 @@ static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_
 	}
 	fault = handle_mm_fault(vma, address, flags, regs);
 	mutex_unlock(&mm->mmap_lock);
-	if (!(fault & VM_FAULT_ERROR))
-		tsk->min_flt++;	/* mm_account_fault(): no fault here waits for I/O (major) */
+	if (!(fault & VM_FAULT_ERROR)) {	/* mm_account_fault(): no fault here waits for I/O (major) */
+		tsk->min_flt++;
+		perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, regs, address);
+	}
 	if (fault & VM_FAULT_OOM) {
 		if (!user_mode(regs) && fixup_exception(regs, 14, error_code, address))
 			return;

@@ -154,6 +154,18 @@ def test_perf_stat_counts_in_the_emulated_kernel():
     assert "refused" not in result.stderr
 
 
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_counts_an_emulated_programs_page_faults():
+    """A program of the emulated kernel faults its pages in (do_user_addr_fault counts each in
+    page-faults, and each it resolves in minor-faults; none waits for I/O: no major-faults)."""
+    result = run("perf stat -a -x, -e page-faults,minor-faults,major-faults -- "
+                 "tracefs-sim exec fsop mm /tmp/fsop-mm > /dev/null")
+    assert result.returncode == 0, result.stderr
+    rows = {line.split(",")[2]: int(line.split(",")[0]) for line in result.stderr.splitlines() if line.count(",") > 3}
+    assert rows["page-faults"] > 0 and rows["minor-faults"] > 0 and rows["major-faults"] == 0, result.stderr
+    assert rows["minor-faults"] <= rows["page-faults"], result.stderr
+
+
 def test_the_session_goes_on_when_its_supervisor_dies():
     result = run(textwrap.dedent(f"""
         kill -9 $(pgrep -x tracefs-sim-sup); sleep 0.2
