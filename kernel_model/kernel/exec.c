@@ -5,6 +5,7 @@
  * found by the name's last component) or the VFS's (open_exec).
  */
 #include "../include/syscalls.h"
+#include "../include/mmap_lock.h"
 #include "../include/binfmts.h"
 #include "../include/fs.h"
 #include "../include/trace/trace.h"
@@ -394,13 +395,13 @@ noinline int setup_arg_pages(struct linux_binprm *bprm, unsigned long stack_top,
 
 	/* built where it runs (stack_top is STACK_TOP, not randomized): no shift */
 	mm->arg_start = bprm->p;
-	mutex_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	stack_base = vma->vm_start - 131072UL;
 	if (vma->vm_end - stack_base > (8UL << 20))
 		stack_base = vma->vm_end - (8UL << 20);
 	expand_stack(vma, stack_base);
 	mm->start_stack = bprm->p;
-	mutex_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * ->fault, copy-on-write after fork, and the page-table walks of munmap, mprotect and fork.
  */
 #include "../include/kernel.h"
+#include "../include/mmap_lock.h"
 
 #define PAGE_MASK (~(PAGE_SIZE - 1))
 
@@ -264,7 +265,7 @@ noinline int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *bu
 {
 	int done = 0;
 
-	mutex_lock(&mm->mmap_lock);
+	mmap_read_lock(mm);
 	while (done < len) {
 		unsigned long off = addr & (PAGE_SIZE - 1), n = min((unsigned long)(len - done), PAGE_SIZE - off);
 		struct vm_area_struct *vma = find_vma(mm, addr);
@@ -283,6 +284,6 @@ noinline int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *bu
 		done += n;
 		addr += n;
 	}
-	mutex_unlock(&mm->mmap_lock);
+	mmap_read_unlock(mm);
 	return done;
 }

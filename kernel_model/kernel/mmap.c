@@ -8,6 +8,7 @@
  * so a seeded run lays a program out the same way every time.
  */
 #include "../include/fs.h"
+#include "../include/mmap_lock.h"
 #include "../include/syscalls.h"
 #include "../include/binfmts.h"
 #include "../include/fs.h"
@@ -352,9 +353,9 @@ noinline int __vm_munmap(unsigned long start, size_t len, bool downgrade)
 	struct mm_struct *mm = current->mm;
 	int ret;
 
-	mutex_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	ret = do_mas_munmap(mm, start, len);
-	mutex_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return ret;
 }
 
@@ -576,11 +577,11 @@ noinline unsigned long vm_mmap_pgoff(struct file *file, unsigned long addr, unsi
 	struct mm_struct *mm = current->mm;
 	unsigned long ret, populate;
 
-	mutex_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	ret = do_mmap(file, addr, len, prot, flag, pgoff, &populate);
 	if (populate && !IS_ERR((void *)ret))
 		__mm_populate(ret, populate, 1);
-	mutex_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return ret;
 }
 
@@ -677,7 +678,7 @@ noinline int do_mprotect_pkey(unsigned long start, size_t len, unsigned long pro
 		return -ENOMEM;
 	if (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC | PROT_GROWSDOWN | PROT_GROWSUP))
 		return -EINVAL;
-	mutex_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	vma = find_vma(mm, start);
 	if (!vma || vma->vm_start > start) {
 		err = -ENOMEM;
@@ -704,7 +705,7 @@ noinline int do_mprotect_pkey(unsigned long start, size_t len, unsigned long pro
 		}
 	}
 out:
-	mutex_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return err;
 }
 
@@ -752,7 +753,7 @@ noinline int vm_brk_flags(unsigned long addr, unsigned long request, unsigned lo
 		return -ENOMEM;
 	if (!len)
 		return 0;
-	mutex_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	ret = do_mas_munmap(mm, addr, len);
 	if (!ret) {
 		prev = find_vma(mm, addr);
@@ -760,7 +761,7 @@ noinline int vm_brk_flags(unsigned long addr, unsigned long request, unsigned lo
 			list_entry(mm->mm_mt.vmas.prev, struct vm_area_struct, vm_list));
 		ret = do_brk_flags(mm, prev, addr, len, flags);
 	}
-	mutex_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return ret;
 }
 
@@ -772,7 +773,7 @@ SYSCALL_DEFINE1(brk, unsigned long, brk)
 
 	if (hosts_address_space())
 		return -ENOSYS;
-	mutex_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	origbrk = mm->brk;
 	if (brk < mm->start_brk)
 		goto out;
@@ -800,7 +801,7 @@ SYSCALL_DEFINE1(brk, unsigned long, brk)
 	mm->brk = brk;
 out:
 	brk = mm->brk;
-	mutex_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return brk;
 }
 
@@ -832,7 +833,7 @@ noinline int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 	struct vm_area_struct *mpnt, *tmp;
 	int ret = 0;
 
-	mutex_lock(&oldmm->mmap_lock);
+	mmap_write_lock(oldmm);
 	mm->total_vm = oldmm->total_vm;
 	mm->data_vm = oldmm->data_vm;
 	mm->exec_vm = oldmm->exec_vm;
@@ -864,7 +865,7 @@ noinline int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		if (ret)
 			break;
 	}
-	mutex_unlock(&oldmm->mmap_lock);
+	mmap_write_unlock(oldmm);
 	return ret;
 }
 

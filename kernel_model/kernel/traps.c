@@ -7,6 +7,7 @@
  * addresses from kernel mode too (uaccess); any other exception in the kernel is a panic.
  */
 #include "../include/kernel.h"
+#include "../include/mmap_lock.h"
 #include "../include/trace/trace.h"
 #include "../include/signal.h"
 #include "../include/uprobes.h"
@@ -112,7 +113,7 @@ noinline void bad_area_nosemaphore(struct pt_regs *regs, unsigned long error_cod
 
 static inline void bad_area(struct pt_regs *regs, unsigned long error_code, unsigned long address)
 {
-	mutex_unlock(&current->mm->mmap_lock);
+	mmap_read_unlock(current->mm);
 	__bad_area_nosemaphore(regs, error_code, address);
 }
 
@@ -149,7 +150,8 @@ static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_
 		flags |= FAULT_FLAG_WRITE;
 	if (error_code & X86_PF_INSTR)
 		flags |= FAULT_FLAG_INSTRUCTION;
-	mutex_lock(&mm->mmap_lock);
+	if (!mmap_read_trylock(mm))
+		mmap_read_lock(mm);
 	vma = find_vma(mm, address);
 	if (!vma) {
 		bad_area(regs, error_code, address);
@@ -164,7 +166,7 @@ static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_
 		return;
 	}
 	fault = handle_mm_fault(vma, address, flags, regs);
-	mutex_unlock(&mm->mmap_lock);
+	mmap_read_unlock(mm);
 	if (!(fault & VM_FAULT_ERROR)) {	/* mm_account_fault(): no fault here waits for I/O (major) */
 		tsk->min_flt++;
 		perf_sw_event(PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, regs, address);

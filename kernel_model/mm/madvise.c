@@ -12,6 +12,7 @@
 #include "../include/syscalls.h"
 #include "../include/mm.h"
 #include "../include/fs.h"
+#include "../include/mmap_lock.h"
 
 #define MADV_NORMAL		0
 #define MADV_RANDOM		1
@@ -172,8 +173,28 @@ static __always_inline int madvise_vma_behavior(struct vm_area_struct *vma, unsi
 	return madvise_update_vma(vma, start, end, new_flags);
 }
 
+/* the advice that changes VMAs takes the mmap_lock for writing; the rest only reads them */
+static int madvise_need_mmap_write(int behavior)
+{
+	switch (behavior) {
+	case MADV_REMOVE:
+	case MADV_WILLNEED:
+	case MADV_DONTNEED:
+	case MADV_DONTNEED_LOCKED:
+	case MADV_COLD:
+	case MADV_PAGEOUT:
+	case MADV_FREE:
+	case MADV_POPULATE_READ:
+	case MADV_POPULATE_WRITE:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 noinline int do_madvise(struct mm_struct *mm, unsigned long start, size_t len_in, int behavior)
 {
+	int write = madvise_need_mmap_write(behavior);
 	unsigned long end, len, tmp;
 	struct vm_area_struct *vma;
 	int unmapped_error = 0, error = 0;
@@ -190,7 +211,10 @@ noinline int do_madvise(struct mm_struct *mm, unsigned long start, size_t len_in
 		return -EINVAL;
 	if (end == start)
 		return 0;
-	mutex_lock(&mm->mmap_lock);
+	if (write)
+		mmap_write_lock(mm);
+	else
+		mmap_read_lock(mm);
 	/* madvise_walk_vmas(): each VMA's part of the range; a hole before one is ENOMEM at the end */
 	vma = find_vma(mm, start);
 	for (;;) {
@@ -211,7 +235,10 @@ noinline int do_madvise(struct mm_struct *mm, unsigned long start, size_t len_in
 			break;
 		vma = find_vma(mm, start);
 	}
-	mutex_unlock(&mm->mmap_lock);
+	if (write)
+		mmap_write_unlock(mm);
+	else
+		mmap_read_unlock(mm);
 	return error ? error : unmapped_error;
 }
 

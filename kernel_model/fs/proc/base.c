@@ -6,6 +6,7 @@
  */
 #include "internal.h"
 #include "../../include/signal.h"
+#include "../../include/mmap_lock.h"
 
 /* The task of a /proc/PID inode, with sched_lock held (NULL: gone, lock released). */
 struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
@@ -278,14 +279,14 @@ static unsigned long mm_rss(struct mm_struct *mm)
 	struct vm_area_struct *vma;
 	unsigned long addr, n = 0;
 
-	mutex_lock(&mm->mmap_lock);
+	mmap_read_lock(mm);
 	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list)
 		for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
 			u64 *pte = lookup_pte(mm, addr, false);
 
 			n += pte && (*pte & _PAGE_PRESENT) && !(*pte & _PAGE_SPECIAL);
 		}
-	mutex_unlock(&mm->mmap_lock);
+	mmap_read_unlock(mm);
 	return n;
 }
 
@@ -449,10 +450,10 @@ static int proc_pid_maps_show(struct seq_file *m, void *pid)
 
 	if (!mm)
 		return 0;
-	mutex_lock(&mm->mmap_lock);
+	mmap_read_lock(mm);
 	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list)
 		show_map_vma(m, vma);
-	mutex_unlock(&mm->mmap_lock);
+	mmap_read_unlock(mm);
 	mmput(mm);
 	return 0;
 }

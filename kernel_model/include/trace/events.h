@@ -382,6 +382,7 @@ TRACE_EVENT(kfree,
 #include "events/filemap.h"
 #include "events/writeback.h"
 #include "events/mmap.h"
+#include "events/mmap_lock.h"
 /* the network's events: declared where include/net.h is (kernel_model/net/, events.c) */
 #ifdef _NET_H
 #include "events/sock.h"

@@ -13,6 +13,7 @@
  * instances of each task are kept in a small table here (Linux: task->utask).
  */
 #include "../../include/kernel.h"
+#include "../../include/mmap_lock.h"
 #include "../../include/mm.h"
 #include "../../include/fs.h"
 #include "../../include/slab.h"
@@ -90,7 +91,7 @@ static int find_active_uprobe(struct mm_struct *mm, unsigned long bp_vaddr)
 	struct file *file;
 	int found = -1;
 
-	mutex_lock(&mm->mmap_lock);
+	mmap_read_lock(mm);
 	vma = find_vma(mm, bp_vaddr);
 	file = vma && vma->vm_start <= bp_vaddr ? vma_mapped_file(vma) : NULL;
 	if (file) {
@@ -106,7 +107,7 @@ static int find_active_uprobe(struct mm_struct *mm, unsigned long bp_vaddr)
 			}
 		}
 	}
-	mutex_unlock(&mm->mmap_lock);
+	mmap_read_unlock(mm);
 	return found;
 }
 
@@ -200,9 +201,9 @@ static struct xol_area *get_xol_area(struct mm_struct *mm)
 	if (!area || !page)
 		goto fail;
 	page->flags |= PG_anon;
-	mutex_lock(&mm->mmap_lock);
+	mmap_write_lock(mm);
 	if (mm->uprobes_state.xol_area) {	/* another thread made it */
-		mutex_unlock(&mm->mmap_lock);
+		mmap_write_unlock(mm);
 		__free_pages(page, 0);
 		kfree(area);
 		return mm->uprobes_state.xol_area;
@@ -211,7 +212,7 @@ static struct xol_area *get_xol_area(struct mm_struct *mm)
 	vma = IS_ERR((void *)addr) ? NULL : find_vma(mm, addr);
 	pte = vma ? lookup_pte(mm, addr, true) : NULL;
 	if (!pte) {
-		mutex_unlock(&mm->mmap_lock);
+		mmap_write_unlock(mm);
 		goto fail;
 	}
 	area->vaddr = addr;
@@ -220,7 +221,7 @@ static struct xol_area *get_xol_area(struct mm_struct *mm)
 	host_code_page(area->kaddr);
 	*pte = __pa(area->kaddr) | vma->vm_page_prot;
 	WRITE_ONCE(mm->uprobes_state.xol_area, area);
-	mutex_unlock(&mm->mmap_lock);
+	mmap_write_unlock(mm);
 	return area;
 fail:
 	if (page)
@@ -238,6 +239,8 @@ static unsigned long xol_get_insn_slot(struct mm_struct *mm, struct uprobe_point
 
 	if (!area)
 		return 0;
+	/* (6.1 takes a slot from the area's bitmap; this kernel serialises on the mmap_lock's
+	 * mutex, untraced: no mmap_lock event 6.1 would not show) */
 	mutex_lock(&mm->mmap_lock);
 	for (i = 1; i < XOL_SLOTS; i++) {
 		if (area->slot_bp[i] == bp_vaddr || !area->slot_bp[i])
