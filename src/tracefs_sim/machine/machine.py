@@ -40,7 +40,9 @@ from .session_ring import (LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, RETIRED
 from .tracing import GuestTracing
 
 THREAD_SIZE = 16 * 1024
-RAM_SIZE = 128 << 20
+# The guest's RAM: room for what tools allocate on a real box (bpftrace's stack map for plain
+# `kstack` preallocates 133 MB); a page is host memory only once the guest touches it.
+RAM_SIZE = 512 << 20
 # The serial console's output kept (the kernel log as printk printed it), and a line's most
 CONSOLE_KEEP, CONSOLE_LINE_MAX = 64 << 10, 4096
 BOOT_TIMEOUT = 20.0
