@@ -3,6 +3,7 @@
  * prepare_to_wait_event(), sets its state, checks its condition and schedules. */
 #include "../include/wait.h"
 #include "../include/session.h"
+#include "../include/signal.h"
 
 void init_waitqueue_head(struct wait_queue_head *wq_head)
 {
@@ -61,9 +62,12 @@ noinline void remove_wait_queue(struct wait_queue_head *wq_head, struct wait_que
  * Its next record (the host's next call, so this one returned there) ends the wait as a
  * signal would, when what it waits for never comes here (the host's data came from outside).
  */
+/* signal_pending_state() of an interruptible sleep: any signal the task does not block ends
+ * it (the call then restarts or fails with EINTR as the handler says); a session task's also
+ * ends when its host call returned */
 static notrace bool wait_interrupted(struct task_struct *t)
 {
-	return fatal_signal_pending(t) || session_host_moved_on(t);
+	return signal_pending(t) || fatal_signal_pending(t) || session_host_moved_on(t);
 }
 
 noinline long prepare_to_wait_event(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry, int state)

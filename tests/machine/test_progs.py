@@ -168,6 +168,19 @@ def test_busybox_sh_runs_its_applets_through_proc_self_exe(machine, run_program)
 
 
 @pytest.mark.skipif(not _static_busybox(), reason="needs Debian's busybox-static at /bin/busybox")
+def test_a_signal_ends_an_interruptible_sleep(machine, run_program):
+    """A program asleep in accept() (a socket's wait: prepare_to_wait_event, TASK_INTERRUPTIBLE)
+    or in a pipe's read dies of a SIGTERM another sends it, as on Linux; a SIGUSR1 ends a sleep."""
+    status, out = run_program(machine, [BUSYBOX, "sh", "-c",
+                                        "nc -l -p 5558 & n=$!; sleep 0.3; kill -TERM $n; wait $n; echo accept $?; "
+                                        "mkfifo /tmp/f; (sleep 5 > /tmp/f) & cat /tmp/f & c=$!; sleep 0.3; "
+                                        "kill -TERM $c; wait $c; echo read $?; "
+                                        "sleep 5 & s=$!; sleep 0.3; kill -USR1 $s; wait $s; echo sleep $?"], timeout=60)
+    said = [line for line in out.decode().splitlines() if line.split()[0] in ("accept", "read", "sleep")]
+    assert (status, said) == (0, ["accept 143", "read 143", "sleep 138"]), out   # (the shell's own "Terminated" aside)
+
+
+@pytest.mark.skipif(not _static_busybox(), reason="needs Debian's busybox-static at /bin/busybox")
 def test_busybox_find_walks_the_hosts_etc(machine, run_program):
     expected = ["/etc"]
     for top, dirs, files in os.walk("/etc"):
