@@ -261,14 +261,17 @@ static notrace bool trig_filter_match(const struct event_trigger *t, const void 
  * __trace_stack() of the trigger's trace array: the event's writer, then the
  * return addresses of the frame-pointer chain from the writer's frame.
  */
-/* the return addresses of the frame-pointer chain from frame bp: at most max into calls */
-notrace u32 trigger_unwind(unsigned long bp, unsigned long *calls, u32 max)
+/* the return addresses of the frame-pointer chain from frame bp, of the frames below limit:
+ * at most max into calls */
+static notrace u32 unwind_below(unsigned long bp, unsigned long limit, unsigned long *calls, u32 max)
 {
 	struct task_struct *t = this_cpu()->curr_task;
 	unsigned long lo = bp, hi = (bp & ~(THREAD_SIZE - 1)) + THREAD_SIZE;
 	int idx = t ? t->curr_ret_stack : 0;
 	u32 n = 0;
 
+	if (limit < hi)
+		hi = limit;
 	while (n < max && bp >= lo && bp + 16 <= hi && !(bp & 7)) {
 		unsigned long ret = ((unsigned long *)bp)[1];
 
@@ -281,6 +284,24 @@ notrace u32 trigger_unwind(unsigned long bp, unsigned long *calls, u32 max)
 		bp = ((unsigned long *)bp)[0];
 	}
 	return n;
+}
+
+/* the return addresses of the frame-pointer chain from frame bp: at most max into calls */
+notrace u32 trigger_unwind(unsigned long bp, unsigned long *calls, u32 max)
+{
+	return unwind_below(bp, ~0UL, calls, max);
+}
+
+/* The stack of a probe's context from its saved registers (kprobe_trace_func()'s fbuffer.regs),
+ * appended to calls[n..max): a kprobe on a function's entry site, the function, its caller,
+ * theirs; an int3 kprobe, where it hit, then the probed function's frames; a kretprobe, the
+ * return into the caller, then the caller's frames.  The new n. */
+static notrace int probe_regs_unwind(struct percpu *pc, struct pt_regs *regs, unsigned long *calls, int n, int max)
+{
+	if (pc->trace_opt_regs_ftrace && pc->curr_task)
+		return ftrace_unwind(pc->curr_task, regs, calls, n, max);
+	calls[n++] = regs->ip;
+	return n + trigger_unwind(regs->bp, calls + n, max - n);
 }
 
 /* A kernel_stack record of calls[0..n) in slots (recording on this cpu): its common fields
@@ -313,7 +334,14 @@ static notrace void trig_stack(u32 slot, unsigned long irqflags, unsigned long w
 	int n = 1;
 
 	calls[0] = writer;
-	n += trigger_unwind(bp, calls + 1, FTRACE_STACK_MAX - 1);
+	if (pc->trace_opt_regs && pc->curr_task) {
+		/* a probe's trigger: the tracer's own frames, those below the registers the probe's
+		 * entry saved, then the probed context's, as Linux's unwinder crosses them */
+		n += unwind_below(bp, (unsigned long)pc->trace_opt_regs, calls + n, FTRACE_STACK_MAX - n);
+		n = probe_regs_unwind(pc, pc->trace_opt_regs, calls, n, FTRACE_STACK_MAX);
+	} else {
+		n += trigger_unwind(bp, calls + 1, FTRACE_STACK_MAX - 1);
+	}
 	slots &= trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
 	if (!slots)
 		return;
@@ -365,14 +393,8 @@ notrace void trace_event_opt_stacks(u32 slots, const void *ent, unsigned long wr
 		struct pt_regs *regs = pc->trace_opt_regs;
 		int n = 0;
 
-		if (regs && pc->curr_task && pc->trace_opt_regs_ftrace) {
-			/* a kprobe on a function's entry site: the function, its caller, theirs */
-			n = ftrace_unwind(pc->curr_task, regs, calls, 0, FTRACE_STACK_MAX);
-		} else if (regs) {
-			/* an int3 kprobe: where it hit, then the frames of the probed function; a
-			 * kretprobe: the return into the caller, then the caller's frames */
-			calls[n++] = regs->ip;
-			n += trigger_unwind(regs->bp, calls + n, FTRACE_STACK_MAX - n);
+		if (regs) {
+			n = probe_regs_unwind(pc, regs, calls, 0, FTRACE_STACK_MAX);
 		} else {
 			if (writer)
 				calls[n++] = writer;

@@ -120,6 +120,26 @@ def test_stacktrace_with_filters(quiet):
     run("echo > kprobe_events; echo 0 > options/stacktrace")
 
 
+def test_a_probes_stacktrace_trigger_crosses_into_the_probed_context(quiet):
+    """The stacktrace trigger of a kprobe event walks from where it runs: the tracer's own frames,
+    then, past the registers the probe's entry saved, the probed function and its callers. Real
+    6.1: ` => kprobe_trace_func / kprobe_dispatcher / kprobe_ftrace_handler / 0xffffffffc02010c8 /
+    vfs_read / ksys_read / do_syscall_64 / entry_SYSCALL_64_after_hwframe`."""
+    run, guest = quiet
+    run("echo 'p:ptw vfs_read' > kprobe_events; echo stacktrace > events/kprobes/ptw/trigger; "
+        "echo 1 > events/kprobes/ptw/enable")
+    guest("cat", "/etc/hostname")
+    run("echo 0 > events/kprobes/ptw/enable")
+    recs = records(run("cat trace"))
+    stacks = [frames for text, frames in recs if text == "<stack trace>"]
+    assert stacks, recs
+    for frames in stacks:
+        assert "ftrace_regs_caller" in frames, frames
+        assert frames[frames.index("ftrace_regs_caller") + 1:] == [
+            "vfs_read", "ksys_read", "__x64_sys_read", "do_syscall_64", "entry_SYSCALL_64_after_hwframe"], frames
+    run("echo '!stacktrace' > events/kprobes/ptw/trigger; echo > kprobe_events")
+
+
 def test_userstacktrace_of_an_emulated_program(quiet, tmp_path):
     run, guest = quiet
     run("echo 1 > options/userstacktrace; echo 1 > events/syscalls/sys_enter_getuid/enable")
