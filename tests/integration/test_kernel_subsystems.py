@@ -95,14 +95,16 @@ echo '== formats'; cat printk_formats
 
 def test_interval_timers_and_a_sync_show_their_events():
     """fsop's ITIMER_REAL and alarm() calls (itimer_state, and itimer_expire when its 50 ms
-    timer runs out) and the session's `sync`: the flusher queues the disk writer's dirty inodes
-    (writeback_queue_io, reason sync) and writes each (writeback_single_inode_start/_single_inode)."""
+    timer runs out) and the session's `sync` after dd wrote a file on the disk: the flusher
+    queues the dirty inode (writeback_queue_io, reason sync) and writes it
+    (writeback_single_inode_start/_single_inode: its 2 pages)."""
     events = ("timer/itimer_state", "timer/itimer_expire", "writeback/writeback_queue_io",
               "writeback/writeback_single_inode_start", "writeback/writeback_single_inode")
     enable = "; ".join(f"echo 1 > {T}/events/{e}/enable" for e in events)
-    result = tracefs_sim("run", "--workload", "default", "-c",
-                         f"{enable}; tracefs-sim exec fsop task /tmp/fsop-task > /dev/null; sleep 1; sync; "
-                         f"echo 0 > {T}/tracing_on; cat {T}/trace", timeout=120)
+    result = tracefs_sim("run", "--workload", "none", "-c",
+                         f"{enable}; tracefs-sim exec fsop task /tmp/fsop-task > /dev/null; "
+                         f"tracefs-sim exec dd if=/dev/zero of=/mnt/writeback-test bs=4096 count=2 2> /dev/null; "
+                         f"sync; echo 0 > {T}/tracing_on; cat {T}/trace", timeout=120)
     assert result.returncode == 0, result.stderr
     lines = [line for line in result.stdout.splitlines() if not line.startswith("#")]
     states = [line.split("itimer_state: ")[1] for line in lines if " fsop-" in line and "itimer_state: " in line]
@@ -116,10 +118,12 @@ def test_interval_timers_and_a_sync_show_their_events():
     queued = [line for line in lines if "writeback_queue_io: " in line]
     assert any(re.search(r"writeback_queue_io: bdi 259:0: older=\d+ age=0 enqueue=[1-9]\d* reason=sync "
                          r"cgroup_ino=1$", line) for line in queued), queued
-    single = r": bdi 259:0: ino=\d+ state=\S+ dirtied_when=\d+ age=\d+ index=\d+ to_write=\d+ wrote=\d+ cgroup_ino=1$"
+    single = r": bdi 259:0: ino=\d+ state=\S+ dirtied_when=\d+ age=\d+ index=\d+ to_write=\d+ wrote=(\d+) cgroup_ino=1$"
     for name in ("writeback_single_inode_start", "writeback_single_inode"):
         mine = [line for line in lines if f" {name}: " in line]
         assert mine and all(re.search(name + single, line) for line in mine), (name, mine)
+    wrote = [int(re.search(single, line).group(1)) for line in lines if " writeback_single_inode: " in line]
+    assert 2 in wrote, wrote      # dd's file: its two pages
 
 
 def test_mmap_events_of_a_programs_mappings_and_its_end():
