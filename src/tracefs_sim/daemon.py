@@ -114,8 +114,9 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
             sysctls["ftrace_enabled"] = FtraceEnabled(stack.ftrace_sites)
         if tracing.stack_tracer is not None:
             sysctls["stack_tracer_enabled"] = tracing.stack_tracer.sysctl
+        written_code = None if stack.ftrace_sites is None else stack.ftrace_sites.trampolines
         add_session_views(tree, namespace.ProcMountsView(mountpoint),
-                          KallsymsView(machine.kallsyms(), kptr_restrict), sysctls)
+                          KallsymsView(machine.kallsyms(), kptr_restrict, written_code), sysctls)
         operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once,
                                        session_sync=SessionSync(machine.session_behind, machine.session_caught_up))
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the
@@ -123,7 +124,6 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
         socket_path = control.socket_path_for(mountpoint)
         pyfuse3.init(operations, mountpoint, fuse_options())
         try:
-            written_code = None if stack.ftrace_sites is None else stack.ftrace_sites.trampolines
             trio.run(_serve, machine, tracing, operations, mountpoint, socket_path, ready_fd, written_code)
         finally:
             pyfuse3.close(unmount=True)

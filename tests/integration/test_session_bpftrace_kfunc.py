@@ -134,3 +134,19 @@ def test_disasm_shows_the_trampoline(tmp_path):
         calls[4:] == ["__bpf_prog_exit", "__bpf_tramp_exit"], calls
     assert re.search(r"add +\$0x8,%rsp\n.*\tret", listing), listing
     assert lines[-1] == "bpftrace exited 0", result.stdout
+
+
+def test_kallsyms_lists_the_trampoline_while_it_exists(tmp_path):
+    """/proc/kallsyms names the trampoline the kernel wrote (6.1's bpf_image_ksym_add: a `t`
+    symbol of `[bpf]`, at the address vfs_read's site calls), and no longer once bpftrace left"""
+    script = ("bpftrace -e 'kfunc:vfs_read { @[comm] = count() }' >bt.out 2>&1 & bt=$!; "
+              "for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 1; "
+              "grep '\\[bpf\\]' /proc/kallsyms; tracefs-sim disasm vfs_read | sed -n 2p; "
+              "kill -INT $bt; wait $bt; echo bpftrace exited $?; grep -c '\\[bpf\\]' /proc/kallsyms")
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
+    lines = result.stdout.splitlines()
+    m = re.fullmatch(r"([0-9a-f]{16}) t (bpf_trampoline_\d+)\t\[bpf\]", lines[0])
+    assert m, result.stdout + result.stderr
+    site = re.search(r"call +([0-9a-f]+) <(bpf_trampoline_\d+)>", lines[1])
+    assert site and (int(site.group(1), 16), site.group(2)) == (int(m.group(1), 16), m.group(2)), result.stdout
+    assert lines[2:] == ["bpftrace exited 0", "0"], result.stdout

@@ -3,6 +3,8 @@ kallsyms_show_value()), and the kernel.kptr_restrict sysctl that decides it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from ..lib.sysctl import parse_sysctl_int
 
 CAP_SYSLOG = 34
@@ -42,17 +44,26 @@ class KptrRestrict:
         return self.value < 2 and _has_capability(pid, CAP_SYSLOG)
 
 
-class KallsymsView:
-    """/proc/kallsyms of the emulated kernel, for the reader that opens it."""
+# The code the kernel writes at run time, as (name, start, end): its BPF trampolines.
+WrittenCode = Callable[[], Sequence[tuple[str, int, int]]]
 
-    def __init__(self, text: str, kptr_restrict: KptrRestrict):
+
+class KallsymsView:
+    """/proc/kallsyms of the emulated kernel, for the reader that opens it: the image's symbols,
+    then the BPF images the kernel has written (`bpf_trampoline_<key>`), each a `t` symbol of
+    the `[bpf]` module as 6.1's bpf_image_ksym_add() lists it, while it exists."""
+
+    def __init__(self, text: str, kptr_restrict: KptrRestrict, written_code: WrittenCode | None = None):
         self._text = text.encode()
         self._hidden: bytes | None = None
         self._kptr_restrict = kptr_restrict
+        self._written_code = written_code
 
     def read_as(self, pid: int) -> bytes:
+        bpf = b"".join(b"%016x t %s\t[bpf]\n" % (start, name.encode())
+                       for name, start, _end in (self._written_code() if self._written_code else ()))
         if self._kptr_restrict.shows_addresses(pid):
-            return self._text
+            return self._text + bpf
         if self._hidden is None:
             self._hidden = b"".join(b"0000000000000000" + line[16:] for line in self._text.splitlines(True))
-        return self._hidden
+        return self._hidden + b"".join(b"0000000000000000" + line[16:] for line in bpf.splitlines(True))
