@@ -301,7 +301,7 @@ long kernel_clone(struct kernel_clone_args *args)
 	pid_t nr;
 
 	if (current->session)	/* the host made the child: take it as it is */
-		return session_clone();
+		return session_clone(args->flags);
 	p = copy_process(current_pt_regs(), NULL, NULL, args);
 	if (IS_ERR(p))
 		return PTR_ERR(p);

@@ -914,12 +914,6 @@ SYSCALL_DEFINE6(io_pgetevents, aio_context_t, ctx_id, long, min_nr, long, nr, st
 	return sys_ni_syscall();
 }
 
-/* kernel/rseq.c */
-SYSCALL_DEFINE4(rseq, struct rseq *, rseq, u32, rseq_len, int, flags, u32, sig)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/signal.c */
 SYSCALL_DEFINE4(pidfd_send_signal, int, pidfd, int, sig, siginfo_t *, info, unsigned int, flags)
 {

@@ -305,6 +305,95 @@ static void describe_start(pid_t tid, struct session_record *rec)
 	closedir(dir);
 }
 
+/*
+ * The process's address space as the host laid it out (/proc/PID/maps), for the kernel's VMAs
+ * of its task: MAPS records, as many as its VMAs need (each record holds what fits in
+ * SESSION_RECORD_MAX: 123 VMAs; SESSION_MAPS_MAX_VMAS in all, the rest left out and said so).
+ * Read while the process is stopped in the call the supervisor was notified of: after an exec,
+ * that is its first call, before it mapped anything itself.
+ */
+static void describe_maps(pid_t tid)
+{
+	union {
+		struct session_record rec;
+		char bytes[SESSION_RECORD_MAX];
+	} u = { .rec = { .type = SESSION_REC_MAPS, .tid = tid } };
+	struct session_record *rec = &u.rec;
+	struct session_vma *vmas;
+	const size_t per_record = (SESSION_RECORD_MAX - sizeof(*rec)) / sizeof(struct session_vma);
+	size_t nr = 0, cap = 256, i, part;
+	unsigned long long stack = 0;
+	char path[64], stat[1024], *after, *line = NULL;
+	size_t line_cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	vmas = malloc(cap * sizeof(*vmas));
+	while (vmas && getline(&line, &line_cap, f) > 0) {
+		struct session_vma v = { 0 };
+		char perms[8] = "", name[32] = "";
+		unsigned long long off, ino;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %31s", &v.start, &v.end, perms, &off, &ino,
+			   name) < 5 || v.end > (1ULL << 47))
+			continue;	/* [vsyscall]: not in the task's range */
+		v.pgoff = off >> 12;
+		v.flags = (perms[0] == 'r' ? SESSION_VMA_READ : 0) | (perms[1] == 'w' ? SESSION_VMA_WRITE : 0) |
+			  (perms[2] == 'x' ? SESSION_VMA_EXEC : 0) | (perms[3] == 's' ? SESSION_VMA_SHARED : 0) |
+			  (ino ? SESSION_VMA_FILE : 0);
+		if (!strcmp(name, "[stack]")) {
+			v.flags |= SESSION_VMA_STACK;
+			stack = v.start;
+		} else if (!strcmp(name, "[heap]")) {
+			v.flags |= SESSION_VMA_HEAP;
+			rec->maps.brk = v.end;
+		} else if (name[0] == '[') {
+			v.flags |= SESSION_VMA_SPECIAL;
+		}
+		if (nr == SESSION_MAPS_MAX_VMAS) {
+			rec->maps.truncated = 1;
+			continue;
+		}
+		if (nr == cap) {
+			struct session_vma *more = realloc(vmas, 2 * cap * sizeof(*vmas));
+
+			if (!more)
+				break;
+			vmas = more;
+			cap *= 2;
+		}
+		vmas[nr++] = v;
+	}
+	free(line);
+	fclose(f);
+	if (!vmas)
+		return;
+	if (read_proc(tid, "stat", stat, sizeof(stat)) > 0 && (after = strrchr(stat, ')'))) {
+		rec->maps.start_brk = stat_field(stat, 47);
+		rec->maps.start_stack = stat_field(stat, 28);
+	}
+	if (!rec->maps.brk || rec->maps.brk < rec->maps.start_brk)
+		rec->maps.brk = rec->maps.start_brk;
+	for (i = 0; i < nr; i++)	/* top-down mmap starts above the highest mapping below the stack */
+		if (vmas[i].end <= stack && !(vmas[i].flags & SESSION_VMA_STACK) && vmas[i].end > rec->maps.mmap_base)
+			rec->maps.mmap_base = vmas[i].end;
+	for (i = 0, part = 0; i < nr || part == 0; part++) {
+		size_t n = nr - i < per_record ? nr - i : per_record;
+
+		rec->len = sizeof(*rec);
+		rec->ts = now_ns();
+		rec->maps.nr = n;
+		rec->maps.part = part;
+		append(rec, &vmas[i], n * sizeof(*vmas));
+		produce(rec);
+		i += n;
+	}
+	free(vmas);
+}
+
 /* A task seen for the first time: known, and announced to the kernel. */
 static struct known *meet(pid_t tid, pid_t creator)
 {
@@ -351,8 +440,12 @@ static struct known *meet(pid_t tid, pid_t creator)
 
 		memcpy(rec->task.comm, name + 6, n < 15 ? n : 15);
 	}
-	if (!rec->task.ppid && !rec->task.creator && k->tgid == tid && !k->helper)
+	if (!rec->task.ppid && !rec->task.creator && k->tgid == tid && !k->helper) {
 		describe_start(tid, rec);
+		produce(rec);
+		describe_maps(tid);	/* a root: the address space it came with */
+		return k;
+	}
 	produce(rec);
 	return k;
 }
@@ -439,6 +532,8 @@ static void exec_outcome(struct known *k)
 		rec->exec.result = -k->exec_error;
 	}
 	produce(rec);
+	if (!rec->exec.result && !k->helper)
+		describe_maps(k->tid);	/* the new image's */
 }
 
 /* ---- a call's record ---- */
@@ -576,6 +671,10 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 	const struct arg_rule *rules = req->data.nr < SYSCALL_ARGS_NR && !served ? syscall_args[req->data.nr] : NULL;
 	int i;
 
+	/* rseq's pointer is kept as it is (the kernel compares it at EBUSY and unregistration) */
+	if (req->data.nr == __NR_rseq)
+		rules = NULL;
+
 	rec->type = SESSION_REC_SYSCALL;
 	rec->tid = req->pid;
 	rec->ts = now_ns();
@@ -620,6 +719,11 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 			break;
 		}
 	}
+	/* arch_prctl's ARCH_GET_FS/ARCH_GET_GS (0x1003, 0x1004) write the base at arg 1; the
+	 * set options take a value there */
+	if (req->data.nr == __NR_arch_prctl && !served &&
+	    (req->data.args[0] == 0x1003 || req->data.args[0] == 0x1004) && req->data.args[1])
+		add_blob(rec, room, 1, SESSION_BLOB_OUT, 0, NULL, 8);
 	if (!served)
 		add_prestat(rec, req->pid, req->data.args);
 	rec->len = (rec->len + 7) / 8 * 8;
