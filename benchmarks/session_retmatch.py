@@ -13,7 +13,12 @@ the first execve, whose sys_exit the kernel records before the task has the work
 and their results compared. Calls the kernel does not model (its ret -ENOSYS) are counted
 apart; mmap/brk-style addresses are compared as they are (the kernel's address space is its
 own). Prints, per workload and in total: aligned calls, matching rets, calls to unmodelled
-syscalls, and the most frequent mismatches as (syscall, host ret, kernel ret, count).
+syscalls, and the most frequent mismatches as (syscall, host ret, kernel ret, count); and
+apart, the address-space calls (mmap, munmap, mprotect, brk), whose results are addresses the
+kernel places with its own 6.1 algorithms in its model of the host process's VMAs.  Both runs
+(strace and the session, and so every process they start) are under `setarch -R` (no address
+randomization) unless `--random`: the host then lays a process out the same way in both
+runs, so the addresses compare.
 """
 
 import argparse
@@ -40,6 +45,8 @@ WORKLOADS = {
     "python3 -c pass": "python3 -c pass",
 }
 
+# the address-space calls (counted apart too)
+MM_CALLS = {"mmap", "munmap", "mprotect", "brk"}
 # calls whose result is a pid: the two runs' pids differ
 PID_RESULTS = {"getpid", "gettid", "getppid", "clone", "clone3", "fork", "vfork", "wait4", "waitid"}
 STRACE_LINE = re.compile(r"^(\d+) +\[ *(\d+)\] (?:<\.\.\. (\w+) resumed>|(\w+)\().*?(?:= (.*))?$")
@@ -104,14 +111,17 @@ def syscall_names() -> dict[int, str]:
     return names
 
 
-def run_workload(command: str, work: str, oracle: bool = True) -> tuple[str | None, str]:
+def run_workload(command: str, work: str, oracle: bool = True,
+                 norandom: bool = True) -> tuple[str | None, str]:
     """The same command line twice: on the host under strace (the oracle; strace's ptrace of a
     session process is not mirrored, so it runs outside the session), and in a session with
-    raw_syscalls:sys_exit recorded. Both start it as `sh -c`, from `work`."""
+    raw_syscalls:sys_exit recorded. Both start it as `sh -c`, from `work` (under `setarch -R`
+    with norandom)."""
     strace_out, trace_out = os.path.join(work, "strace.txt"), os.path.join(work, "trace.txt")
     line = f"cd {work} && {command} > /dev/null 2>&1"
+    setarch = ["setarch", "-R"] if norandom else []
     if oracle:
-        subprocess.run(["strace", "-f", "-n", "-qqq", "-o", strace_out, "sh", "-c", line],
+        subprocess.run([*setarch, "strace", "-f", "-n", "-qqq", "-o", strace_out, "sh", "-c", line],
                        capture_output=True, timeout=900)
     else:
         strace_out = None
@@ -119,7 +129,7 @@ def run_workload(command: str, work: str, oracle: bool = True) -> tuple[str | No
     script = (f"echo 65536 > {t}/buffer_size_kb && echo 1 > {t}/events/raw_syscalls/sys_exit/enable && "
               f"sh -c {shlex.quote(line)}; echo 0 > {t}/events/raw_syscalls/sys_exit/enable; "
               f"cat {t}/trace > {trace_out}")
-    result = subprocess.run([TRACEFS_SIM, "run", "--workload", "none", "-c", script],
+    result = subprocess.run([*setarch, TRACEFS_SIM, "run", "--workload", "none", "-c", script],
                             capture_output=True, text=True, timeout=900)
     if result.returncode:
         sys.exit(f"session failed: {result.stderr[-2000:]}")
@@ -127,9 +137,9 @@ def run_workload(command: str, work: str, oracle: bool = True) -> tuple[str | No
 
 
 def compare(strace_out: str | None, trace_out: str, mismatches: collections.Counter,
-            missing: collections.Counter) -> tuple[int, int, int]:
+            missing: collections.Counter, mm: list[int] | None = None) -> tuple[int, int, int]:
     """(aligned calls, equal rets, calls the kernel does not model; `missing` counts those by
-    number). The runs' processes are paired in the order they first appear (the session's shell,
+    number; `mm` adds the address-space calls' [aligned, equal]). The runs' processes are paired in the order they first appear (the session's shell,
     which starts the command, is left out: its first sys_exit comes first). Without strace's log,
     every call whose kernel ret is -ENOSYS counts as unmodelled."""
     kernel = trace_calls(trace_out)
@@ -158,6 +168,9 @@ def compare(strace_out: str | None, trace_out: str, mismatches: collections.Coun
                     missing[nr] += 1
                     continue
                 aligned += 1
+                if mm is not None and name in MM_CALLS:
+                    mm[0] += 1
+                    mm[1] += kret == hret
                 if kret == hret:
                     equal += 1
                 else:
@@ -172,26 +185,34 @@ def main() -> None:
                         help="a command line to run instead of the default workloads (repeatable)")
     parser.add_argument("--no-oracle", action="store_true",
                         help="no strace run: count the calls the kernel answers with ENOSYS")
+    parser.add_argument("--random", action="store_true",
+                        help="leave address randomization on (the addresses then differ)")
     args = parser.parse_args()
     names = syscall_names()
     workloads = {command: command for command in args.workload} if args.workload else WORKLOADS
     totals = [0, 0, 0]
+    mm_totals = [0, 0]
     for title, command in workloads.items():
         mismatches: collections.Counter = collections.Counter()
         missing: collections.Counter = collections.Counter()
+        mm = [0, 0]
         with tempfile.TemporaryDirectory(prefix="retmatch-") as work:
             os.chmod(work, 0o755)
-            aligned, equal, unmodelled = compare(*run_workload(command, work, not args.no_oracle),
-                                                 mismatches, missing)
+            aligned, equal, unmodelled = compare(*run_workload(command, work, not args.no_oracle,
+                                                               not args.random),
+                                                 mismatches, missing, mm)
         totals = [totals[0] + aligned, totals[1] + equal, totals[2] + unmodelled]
+        mm_totals = [mm_totals[0] + mm[0], mm_totals[1] + mm[1]]
         print(f"{title}: {equal} of {aligned} calls to modelled syscalls return the host's result "
-              f"({100.0 * equal / max(aligned, 1):.2f}%); {unmodelled} calls to unmodelled ones")
+              f"({100.0 * equal / max(aligned, 1):.2f}%); {unmodelled} calls to unmodelled ones; "
+              f"mmap/munmap/mprotect/brk: {mm[1]} of {mm[0]} ({100.0 * mm[1] / max(mm[0], 1):.2f}%)")
         for (name, hret, kret), n in mismatches.most_common(args.show):
             print(f"    {n:6d}  {name}: host {hret}, kernel {kret}")
         if missing:
             print("  unmodelled: " + ", ".join(f"{names.get(nr, nr)} {n}" for nr, n in missing.most_common()))
     print(f"total: {totals[1]} of {totals[0]} ({100.0 * totals[1] / max(totals[0], 1):.2f}%); "
-          f"{totals[2]} calls to unmodelled syscalls")
+          f"{totals[2]} calls to unmodelled syscalls; mmap/munmap/mprotect/brk: {mm_totals[1]} of "
+          f"{mm_totals[0]} ({100.0 * mm_totals[1] / max(mm_totals[0], 1):.2f}%)")
 
 
 if __name__ == "__main__":

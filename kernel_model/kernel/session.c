@@ -458,11 +458,13 @@ static void session_apply_maps(struct mm_struct *mm, const struct session_record
 /* Give the current task (a session task) a fresh address space. */
 int session_exec_mm(struct task_struct *tsk)
 {
-	struct mm_struct *mm = session_mm(tsk->session->scratch), *old = tsk->mm;
+	void *scratch[SESSION_SCRATCH_PAGES];
+	struct mm_struct *mm = session_mm(scratch), *old = tsk->mm;
 
 	if (!mm)
 		return -ENOMEM;
-	release_scratch(tsk);
+	release_scratch(tsk);	/* a thread's slot in the address space it leaves */
+	memcpy(tsk->session->scratch, scratch, sizeof(scratch));
 	tsk->session->scratch_va = SESSION_SCRATCH_VA;
 	tsk->mm = mm;
 	if (tsk == current)
