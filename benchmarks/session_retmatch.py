@@ -111,6 +111,23 @@ def syscall_names() -> dict[int, str]:
     return names
 
 
+def run_in_session(command: str, work: str) -> tuple[str, str]:
+    """The command once, in a session, under strace -f there: strace traces the very
+    processes whose tasks the kernel runs (the session's PID namespace numbers both), so each
+    call's host result is compared with its own sys_exit, addresses included, with ASLR on."""
+    strace_out, trace_out = os.path.join(work, "strace.txt"), os.path.join(work, "trace.txt")
+    line = f"cd {work} && {command} > /dev/null 2>&1"
+    t = "/sys/kernel/tracing"
+    script = (f"echo 65536 > {t}/buffer_size_kb && echo 1 > {t}/events/raw_syscalls/sys_exit/enable && "
+              f"strace -f -n -qqq -o {strace_out} sh -c {shlex.quote(line)}; "
+              f"echo 0 > {t}/events/raw_syscalls/sys_exit/enable; cat {t}/trace > {trace_out}")
+    result = subprocess.run([TRACEFS_SIM, "run", "--workload", "none", "-c", script],
+                            capture_output=True, text=True, timeout=900)
+    if result.returncode:
+        sys.exit(f"session failed: {result.stderr[-2000:]}")
+    return strace_out, trace_out
+
+
 def run_workload(command: str, work: str, oracle: bool = True,
                  norandom: bool = True) -> tuple[str | None, str]:
     """The same command line twice: on the host under strace (the oracle; strace's ptrace of a
@@ -137,21 +154,28 @@ def run_workload(command: str, work: str, oracle: bool = True,
 
 
 def compare(strace_out: str | None, trace_out: str, mismatches: collections.Counter,
-            missing: collections.Counter, mm: list[int] | None = None) -> tuple[int, int, int]:
+            missing: collections.Counter, mm: list[int] | None = None,
+            same_pids: bool = False) -> tuple[int, int, int]:
     """(aligned calls, equal rets, calls the kernel does not model; `missing` counts those by
     number; `mm` adds the address-space calls' [aligned, equal]). The runs' processes are paired in the order they first appear (the session's shell,
     which starts the command, is left out: its first sys_exit comes first). Without strace's log,
     every call whose kernel ret is -ENOSYS counts as unmodelled."""
     kernel = trace_calls(trace_out)
-    kernel.pop(min(kernel, default=None), None)
+    if not same_pids:
+        kernel.pop(min(kernel, default=None), None)
     if strace_out is None:
         unmodelled = [nr for calls in kernel.values() for nr, ret in calls if ret == ENOSYS]
         missing.update(unmodelled)
         return 0, 0, len(unmodelled)
     host = strace_calls(strace_out)
     aligned = equal = unmodelled = 0
-    pids = dict(zip(host, kernel))	# a host pid in a result (getpid, clone, wait4...) as the session's
-    for hpid, kpid in zip(host, kernel):
+    if same_pids:	# (strace in the session: its pids are the tasks')
+        pairs = [(pid, pid) for pid in host if pid in kernel]
+        pids = {pid: pid for pid in host}
+    else:
+        pairs = list(zip(host, kernel))
+        pids = dict(pairs)	# a host pid in a result (getpid, clone, wait4...) as the session's
+    for hpid, kpid in pairs:
         hcalls, kcalls = host[hpid], kernel[kpid]
         matcher = difflib.SequenceMatcher(None, [nr for nr, _, _ in hcalls], [nr for nr, _ in kcalls],
                                           autojunk=False)
@@ -187,6 +211,8 @@ def main() -> None:
                         help="no strace run: count the calls the kernel answers with ENOSYS")
     parser.add_argument("--random", action="store_true",
                         help="leave address randomization on (the addresses then differ)")
+    parser.add_argument("--in-session", action="store_true",
+                        help="strace -f in the session, on the same processes (no second run)")
     args = parser.parse_args()
     names = syscall_names()
     workloads = {command: command for command in args.workload} if args.workload else WORKLOADS
@@ -198,9 +224,13 @@ def main() -> None:
         mm = [0, 0]
         with tempfile.TemporaryDirectory(prefix="retmatch-") as work:
             os.chmod(work, 0o755)
-            aligned, equal, unmodelled = compare(*run_workload(command, work, not args.no_oracle,
-                                                               not args.random),
-                                                 mismatches, missing, mm)
+            if args.in_session:
+                aligned, equal, unmodelled = compare(*run_in_session(command, work), mismatches,
+                                                     missing, mm, same_pids=True)
+            else:
+                aligned, equal, unmodelled = compare(*run_workload(command, work, not args.no_oracle,
+                                                                   not args.random),
+                                                     mismatches, missing, mm)
         totals = [totals[0] + aligned, totals[1] + equal, totals[2] + unmodelled]
         mm_totals = [mm_totals[0] + mm[0], mm_totals[1] + mm[1]]
         print(f"{title}: {equal} of {aligned} calls to modelled syscalls return the host's result "
