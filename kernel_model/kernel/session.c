@@ -395,16 +395,37 @@ static void release_scratch(struct task_struct *tsk)
 	st->scratch_va = 0;
 }
 
+/* The kernel's own mappings of a host process (arch_vma_name(), special_mapping_name()):
+ * VMAs without a file, named in /proc/PID/maps */
+static const struct vm_operations_struct host_special_vm_ops[] = {
+	{ .name = "[vdso]" }, { .name = "[vvar]" }, { .name = "[vvar_vclock]" }, { .name = "[uprobes]" },
+};
+
+static const struct vm_operations_struct *host_special_ops(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(host_special_vm_ops); i++)
+		if (!strcmp(host_special_vm_ops[i].name, name))
+			return &host_special_vm_ops[i];
+	return NULL;
+}
+
 /*
  * A MAPS record: VMAs of the host process, into the task's (fresh) address space, with the
- * layout's marks.  Bookkeeping only (MMF_HOST_VMAS): no page is mapped for them.
+ * layout's marks.  Bookkeeping only (MMF_HOST_VMAS): no page is mapped for them.  A file's
+ * VMA holds the file at its path in the task's view of the host's tree (one open for the
+ * consecutive VMAs of a file), so /proc/PID/maps names it; an exec's are perf's MMAP2
+ * records, as load_elf_binary's mappings are on Linux.
  */
 static void session_apply_maps(struct mm_struct *mm, const struct session_record *rec)
 {
-	const struct session_vma *v = (const void *)(rec + 1);
-	unsigned int i, n = rec->maps.nr;
+	const u8 *p = (const u8 *)(rec + 1), *end = (const u8 *)rec + rec->len;
+	struct file *file = NULL;
+	const char *file_path = NULL;
+	unsigned int i;
 
-	if (!mm || !mm_host_vmas(mm) || sizeof(*rec) + n * sizeof(*v) > rec->len)
+	if (!mm || !mm_host_vmas(mm))
 		return;
 	mutex_lock(&mm->mmap_lock);
 	mm->start_brk = rec->maps.start_brk;
@@ -412,10 +433,17 @@ static void session_apply_maps(struct mm_struct *mm, const struct session_record
 	mm->start_stack = rec->maps.start_stack;
 	if (rec->maps.mmap_base)
 		mm->mmap_base = rec->maps.mmap_base;
-	for (i = 0; i < n; i++, v++) {
-		struct vm_area_struct *vma;
+	for (i = 0; i < rec->maps.nr && p + sizeof(struct session_vma) <= end; i++) {
+		const struct session_vma *v = (const void *)p;
+		const char *name = (const char *)(v + 1);
 		unsigned long pages = (v->end - v->start) >> 12;
+		struct vm_area_struct *vma;
 
+		p += sizeof(*v) + ALIGN(v->path_len, 8);
+		if (p > end || (v->path_len && name[v->path_len - 1]))
+			break;
+		if (!v->path_len)
+			name = "";
 		if (v->start >= v->end || v->end > TASK_SIZE_MAX || (v->start | v->end) & (PAGE_SIZE - 1))
 			continue;
 		vma = vm_area_alloc(mm);
@@ -437,8 +465,20 @@ static void session_apply_maps(struct mm_struct *mm, const struct session_record
 		if (v->flags & SESSION_VMA_FILE) {
 			vma->vm_ops = &host_file_vm_ops;
 			vma->vm_pgoff = v->pgoff;
+			if (name[0] == '/' && (!file_path || strcmp(file_path, name))) {
+				if (file)
+					fput(file);
+				file = filp_open(name, O_RDONLY, 0);
+				if (IS_ERR(file))
+					file = NULL;
+				file_path = name;
+			}
+			if (file && name[0] == '/')
+				vma->vm_file = get_file(file);
 		} else {
 			vma->vm_pgoff = v->start >> 12;
+			if (v->flags & SESSION_VMA_SPECIAL)
+				vma->vm_ops = host_special_ops(name);
 		}
 		vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
 		if (insert_vm_struct(mm, vma)) {	/* (overlaps one it has: left out) */
@@ -451,7 +491,13 @@ static void session_apply_maps(struct mm_struct *mm, const struct session_record
 			mm->stack_vm += pages;
 		else if ((vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE)
 			mm->data_vm += pages;
+		if (rec->maps.exec && vma->vm_file)
+			perf_event_mmap(vma->vm_file, vma->vm_start, vma->vm_end - vma->vm_start, vma->vm_pgoff,
+					vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC),
+					vma->vm_flags & VM_SHARED ? 0x01 : 0x02);	/* MAP_SHARED, MAP_PRIVATE */
 	}
+	if (file)
+		fput(file);
 	mutex_unlock(&mm->mmap_lock);
 }
 

@@ -185,3 +185,34 @@ def test_rseq_and_arch_prctl_as_the_host():
     assert rets[0] == 0 and len(rets) == 8
     prctl = [rest for event, rest in seen if event == "sys_arch_prctl"]
     assert prctl and set(prctl) == {"-> 0x0"}, prctl
+
+
+MAPS = r"""
+import mmap, ctypes
+m = mmap.mmap(-1, 5 * 4096)
+addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+f = open("/etc/hostname", "rb")
+fm = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+print("anon", hex(addr), flush=True)
+print("== maps", flush=True)
+print(open("/proc/self/maps").read(), end="", flush=True)
+"""
+
+
+def test_proc_pid_maps_shows_the_host_processs_mappings():
+    # the session's /proc is the kernel's: its maps of a session process are the VMAs seeded at
+    # exec and made by the process's own calls since, in 6.1's format
+    out = run(f"cat > /tmp/mm-maps.py <<'EOF'\n{MAPS}\nEOF\n"
+              f"echo '== out'; /usr/bin/python3 /tmp/mm-maps.py; rm -f /tmp/mm-maps.py")
+    anon = int(next(line for line in section(out, "out") if line.startswith("anon")).split()[1], 16)
+    maps = section(out, "maps")
+    fields = [line.split() for line in maps]
+    ranges = [tuple(int(x, 16) for x in f[0].split("-")) for f in fields]
+    assert any(start <= anon and anon + 5 * 4096 <= end for start, end in ranges), (hex(anon), maps)
+    named = {f[5] for f in fields if len(f) > 5}
+    assert {"[heap]", "[stack]", "[vdso]", "/etc/hostname"} <= named, named
+    exe = [f for f in fields if len(f) > 5 and f[5].startswith("/usr/bin/python3")]
+    assert any(f[1] == "r-xp" for f in exe), maps
+    assert all(re.match(r"^[0-9a-f]{8,}-[0-9a-f]{8,} [r-][w-][x-][ps] [0-9a-f]{8} [0-9a-f]{2}:[0-9a-f]{2} \d+ *", line)
+               for line in maps), maps
+    assert ranges == sorted(ranges) and all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:]))

@@ -108,14 +108,15 @@ struct session_record {
 			int host;		/* the number the process got for it, or -errno: none */
 		} fd;
 		struct {
-			/* nr struct session_vma follow, in address order.  A process with more
-			 * VMAs than one record holds has several MAPS records, in order, each
-			 * with the same header; `part` counts them from 0 (the VMAs past
+			/* nr struct session_vma follow, in address order, each followed by
+			 * its name (path_len bytes with the NUL, padded to 8).  A process with
+			 * more VMAs than one record holds has several MAPS records, in order,
+			 * each with the same header; `part` counts them from 0 (the VMAs past
 			 * SESSION_MAPS_MAX_VMAS in all are left out: `truncated`) */
 			unsigned short nr;
 			unsigned short part;
 			unsigned short truncated;
-			unsigned short pad;
+			unsigned short exec;		/* 1: the image an exec made (0: a root's) */
 			unsigned long long start_brk;	/* /proc/PID/stat's start_brk */
 			unsigned long long brk;		/* the [heap]'s end, or start_brk */
 			unsigned long long mmap_base;	/* where top-down mmap starts: the end of the
@@ -130,7 +131,9 @@ struct session_vma {
 	unsigned long long start, end;
 	unsigned long long pgoff;	/* in pages (the line's offset / 4096) */
 	unsigned int flags;		/* SESSION_VMA_* */
-	unsigned int pad;
+	unsigned short path_len;	/* the line's name that follows ("/usr/bin/ls", "[vdso]"), with
+					 * its NUL; 0: none */
+	unsigned short pad;
 };
 #define SESSION_VMA_READ	0x1	/* PROT_READ, PROT_WRITE, PROT_EXEC's bits */
 #define SESSION_VMA_WRITE	0x2

@@ -307,24 +307,51 @@ static void describe_start(pid_t tid, struct session_record *rec)
 
 /*
  * The process's address space as the host laid it out (/proc/PID/maps), for the kernel's VMAs
- * of its task: MAPS records, as many as its VMAs need (each record holds what fits in
- * SESSION_RECORD_MAX: 123 VMAs; SESSION_MAPS_MAX_VMAS in all, the rest left out and said so).
- * Read while the process is stopped in the call the supervisor was notified of: after an exec,
- * that is its first call, before it mapped anything itself.
+ * of its task: MAPS records, as many as its VMAs need (each VMA with its name; a record holds
+ * what fits in SESSION_RECORD_MAX, about 50 VMAs of libraries; SESSION_MAPS_MAX_VMAS in all,
+ * the rest left out and said so).  Read while the process is stopped in the call the
+ * supervisor was notified of: after an exec, that is its first call, before it mapped anything
+ * itself.
  */
-static void describe_maps(pid_t tid)
+struct vma_line {
+	struct session_vma v;
+	char *name;
+};
+
+static void produce_maps(struct session_record *rec, const struct vma_line *vmas, size_t nr)
+{
+	size_t i = 0, part = 0;
+
+	do {
+		rec->len = sizeof(*rec);
+		rec->ts = now_ns();
+		rec->maps.nr = 0;
+		rec->maps.part = part++;
+		for (; i < nr; i++) {
+			size_t before = rec->len;
+
+			if (!append(rec, &vmas[i].v, sizeof(vmas[i].v)) ||
+			    (vmas[i].v.path_len && !append(rec, vmas[i].name, vmas[i].v.path_len))) {
+				rec->len = before;
+				break;
+			}
+			rec->maps.nr++;
+		}
+		produce(rec);
+	} while (i < nr);
+}
+
+static void describe_maps(pid_t tid, bool exec)
 {
 	union {
 		struct session_record rec;
 		char bytes[SESSION_RECORD_MAX];
 	} u = { .rec = { .type = SESSION_REC_MAPS, .tid = tid } };
 	struct session_record *rec = &u.rec;
-	struct session_vma *vmas;
-	const size_t per_record = (SESSION_RECORD_MAX - sizeof(*rec)) / sizeof(struct session_vma);
-	size_t nr = 0, cap = 256, i, part;
+	struct vma_line *vmas;
+	size_t nr = 0, cap = 256, i, line_cap = 0;
 	unsigned long long stack = 0;
-	char path[64], stat[1024], *after, *line = NULL;
-	size_t line_cap = 0;
+	char path[64], stat[1024], *line = NULL;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
@@ -333,64 +360,70 @@ static void describe_maps(pid_t tid)
 		return;
 	vmas = malloc(cap * sizeof(*vmas));
 	while (vmas && getline(&line, &line_cap, f) > 0) {
-		struct session_vma v = { 0 };
-		char perms[8] = "", name[32] = "";
+		struct vma_line l = { .name = NULL };
+		char perms[8] = "";
 		unsigned long long off, ino;
+		int name_at = 0;
+		size_t len;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %31s", &v.start, &v.end, perms, &off, &ino,
-			   name) < 5 || v.end > (1ULL << 47))
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %n", &l.v.start, &l.v.end, perms, &off, &ino,
+			   &name_at) < 5 || l.v.end > (1ULL << 47))
 			continue;	/* [vsyscall]: not in the task's range */
-		v.pgoff = off >> 12;
-		v.flags = (perms[0] == 'r' ? SESSION_VMA_READ : 0) | (perms[1] == 'w' ? SESSION_VMA_WRITE : 0) |
-			  (perms[2] == 'x' ? SESSION_VMA_EXEC : 0) | (perms[3] == 's' ? SESSION_VMA_SHARED : 0) |
-			  (ino ? SESSION_VMA_FILE : 0);
-		if (!strcmp(name, "[stack]")) {
-			v.flags |= SESSION_VMA_STACK;
-			stack = v.start;
-		} else if (!strcmp(name, "[heap]")) {
-			v.flags |= SESSION_VMA_HEAP;
-			rec->maps.brk = v.end;
-		} else if (name[0] == '[') {
-			v.flags |= SESSION_VMA_SPECIAL;
+		l.v.pgoff = off >> 12;
+		l.v.flags = (perms[0] == 'r' ? SESSION_VMA_READ : 0) | (perms[1] == 'w' ? SESSION_VMA_WRITE : 0) |
+			    (perms[2] == 'x' ? SESSION_VMA_EXEC : 0) | (perms[3] == 's' ? SESSION_VMA_SHARED : 0) |
+			    (ino ? SESSION_VMA_FILE : 0);
+		l.name = name_at ? line + name_at : "";
+		if (!strcmp(l.name, "[stack]")) {
+			l.v.flags |= SESSION_VMA_STACK;
+			stack = l.v.start;
+		} else if (!strcmp(l.name, "[heap]")) {
+			l.v.flags |= SESSION_VMA_HEAP;
+			rec->maps.brk = l.v.end;
+		} else if (l.name[0] == '[') {
+			l.v.flags |= SESSION_VMA_SPECIAL;
 		}
+		len = strlen(l.name);
+		l.v.path_len = len && len < 1024 ? len + 1 : 0;
+		l.name = l.v.path_len ? strdup(l.name) : NULL;
+		if (l.v.path_len && !l.name)
+			l.v.path_len = 0;
 		if (nr == SESSION_MAPS_MAX_VMAS) {
 			rec->maps.truncated = 1;
+			free(l.name);
 			continue;
 		}
 		if (nr == cap) {
-			struct session_vma *more = realloc(vmas, 2 * cap * sizeof(*vmas));
+			struct vma_line *more = realloc(vmas, 2 * cap * sizeof(*vmas));
 
-			if (!more)
+			if (!more) {
+				free(l.name);
 				break;
+			}
 			vmas = more;
 			cap *= 2;
 		}
-		vmas[nr++] = v;
+		vmas[nr++] = l;
 	}
 	free(line);
 	fclose(f);
 	if (!vmas)
 		return;
-	if (read_proc(tid, "stat", stat, sizeof(stat)) > 0 && (after = strrchr(stat, ')'))) {
+	if (read_proc(tid, "stat", stat, sizeof(stat)) > 0) {
 		rec->maps.start_brk = stat_field(stat, 47);
 		rec->maps.start_stack = stat_field(stat, 28);
 	}
 	if (!rec->maps.brk || rec->maps.brk < rec->maps.start_brk)
 		rec->maps.brk = rec->maps.start_brk;
 	for (i = 0; i < nr; i++)	/* top-down mmap starts above the highest mapping below the stack */
-		if (vmas[i].end <= stack && !(vmas[i].flags & SESSION_VMA_STACK) && vmas[i].end > rec->maps.mmap_base)
-			rec->maps.mmap_base = vmas[i].end;
-	for (i = 0, part = 0; i < nr || part == 0; part++) {
-		size_t n = nr - i < per_record ? nr - i : per_record;
-
-		rec->len = sizeof(*rec);
-		rec->ts = now_ns();
-		rec->maps.nr = n;
-		rec->maps.part = part;
-		append(rec, &vmas[i], n * sizeof(*vmas));
-		produce(rec);
-		i += n;
-	}
+		if (vmas[i].v.end <= stack && !(vmas[i].v.flags & SESSION_VMA_STACK) &&
+		    vmas[i].v.end > rec->maps.mmap_base)
+			rec->maps.mmap_base = vmas[i].v.end;
+	rec->maps.exec = exec;
+	produce_maps(rec, vmas, nr);
+	for (i = 0; i < nr; i++)
+		free(vmas[i].name);
 	free(vmas);
 }
 
@@ -443,7 +476,7 @@ static struct known *meet(pid_t tid, pid_t creator)
 	if (!rec->task.ppid && !rec->task.creator && k->tgid == tid && !k->helper) {
 		describe_start(tid, rec);
 		produce(rec);
-		describe_maps(tid);	/* a root: the address space it came with */
+		describe_maps(tid, false);	/* a root: the address space it came with */
 		return k;
 	}
 	produce(rec);
@@ -533,7 +566,7 @@ static void exec_outcome(struct known *k)
 	}
 	produce(rec);
 	if (!rec->exec.result && !k->helper)
-		describe_maps(k->tid);	/* the new image's */
+		describe_maps(k->tid, true);	/* the new image's */
 }
 
 /* ---- a call's record ---- */
