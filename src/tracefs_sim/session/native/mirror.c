@@ -6,7 +6,8 @@
  * For every notification the supervisor takes (supervisor.c), in this order:
  *  1. what happened to the task since its last call: a task never seen before (NEW_TASK, with
  *     its tgid, parent and the clone that made it), the children its last clone made, the
- *     outcome of its last execve (EXEC);
+ *     outcome of its last execve (EXEC); after a successful exec's EXEC and a root's NEW_TASK,
+ *     its address space (MAPS, from /proc/PID/maps);
  *  2. the call itself (SYSCALL): its number, arguments and the bytes behind its pointer
  *     arguments (syscall_args.h, generated from the kernel's syscall table), read from the
  *     caller's memory and written before the call is answered: whatever the call then does
