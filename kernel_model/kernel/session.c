@@ -33,6 +33,7 @@
  */
 #include "../include/fs.h"
 #include "../include/session.h"
+#include "../include/binfmts.h"
 #include "../include/trace/trace.h"
 #include "../include/uapi/session_ring.h"
 #include "../include/perf_event.h"
@@ -143,13 +144,14 @@ static void publish_retired(u64 n)
 		   list_first_entry(&inflight, struct queued_record, inflight)->seq - 1;
 
 	__atomic_add_fetch(&session_ring.retired, n, __ATOMIC_RELEASE);
-	if (upto != session_ring.retired_upto && !list_empty(&served_wq.head))
+	if (!list_empty(&served_wq.head))	/* (an address space's waiter may wait for any) */
 		wake_up_interruptible_all(&served_wq);
 	__atomic_store_n(&session_ring.retired_upto, upto, __ATOMIC_RELEASE);
 }
 
-/* Whether every record older than q is done with, but those given up on. */
-static bool older_records_done(struct queued_record *q)
+/* Whether every record older than q is done with, but those given up on; with mm, every
+ * record of the tasks that run in mm. */
+static bool older_records_done(struct queued_record *q, struct mm_struct *mm)
 {
 	struct queued_record *r;
 	unsigned long flags;
@@ -159,10 +161,16 @@ static bool older_records_done(struct queued_record *q)
 	list_for_each_entry(r, &inflight, inflight) {
 		if (r == q || r->seq > q->seq)
 			break;
-		if (r->seq > given_up_upto) {
-			done = false;
-			break;
+		if (r->seq <= given_up_upto)
+			continue;
+		if (mm) {
+			struct session_task *other = lookup(r->rec.tid);
+
+			if (!other || !other->task || other->task->mm != mm)
+				continue;
 		}
+		done = false;
+		break;
 	}
 	spin_unlock_irqrestore(&session_lock, flags);
 	return done;
@@ -175,9 +183,10 @@ static bool older_records_done(struct queued_record *q)
  * are done with, so that it comes after what the session did before it, as on Linux: perf
  * trace's DISABLE after the last calls of its workload, bpftrace's map reads after its
  * events.  At most a second (the supervisor waits 2 s for the reply); records still there
- * then are not waited for again by later calls.
+ * then are not waited for again by later calls.  With mm: only the records of the tasks that
+ * share that address space (changes_mm()).
  */
-static void wait_for_older_records(struct queued_record *q)
+static void wait_for_older_records(struct queued_record *q, struct mm_struct *mm)
 {
 	unsigned long deadline = jiffies + HZ;
 	struct wait_queue_entry wait = { .private = current };
@@ -185,7 +194,7 @@ static void wait_for_older_records(struct queued_record *q)
 	INIT_LIST_HEAD(&wait.entry);
 	for (;;) {
 		/* (a fatal signal: the call is not made, nothing to wait for) */
-		if (prepare_to_wait_event(&served_wq, &wait, TASK_INTERRUPTIBLE) || older_records_done(q))
+		if (prepare_to_wait_event(&served_wq, &wait, TASK_INTERRUPTIBLE) || older_records_done(q, mm))
 			break;
 		if (time_after_eq(jiffies, deadline)) {
 			given_up_upto = max(given_up_upto, q->seq - 1);
@@ -312,6 +321,7 @@ static struct mm_struct *session_mm(void **scratch)
 		return NULL;
 	mm->flags |= 1UL << MMF_GENREGS_ONLY;	/* the stub's registers are loaded from each record */
 	mm->flags |= 1UL << MMF_HOST_VMAS;	/* its VMAs: the host process's (MAPS records, fork) */
+	mm->mmap_base = STACK_TOP - (128UL << 20);	/* (as exec's, until a MAPS record says) */
 	if (!stub_page) {
 		static const u8 stub[] = { 0x0f, 0x05, 0x0f, 0x0b };	/* syscall; ud2 */
 
@@ -901,6 +911,25 @@ static void session_start(const struct session_record *rec)
 	}
 }
 
+/*
+ * The calls that change an address space or copy it (mmap, mprotect, munmap, brk, mremap,
+ * madvise; clone, fork, vfork, clone3).  The threads of a process share one mm but each
+ * replays its own records: such a call of one thread first waits until the calls the others
+ * made before it on the host are done here (as a served call waits for all older records), so
+ * the mm changes in the host's order (one thread's munmap of what another then mapped again
+ * at the same address; a fork after another thread's munmap).
+ */
+static bool changes_mm(int nr)
+{
+	switch (nr) {
+	case 9: case 10: case 11: case 12: case 25: case 28:
+	case 56: case 57: case 58: case 435:
+		return true;
+	default:
+		return false;
+	}
+}
+
 void session_exit_to_user_mode(struct pt_regs *regs)
 {
 	struct session_task *st = current->session;
@@ -918,7 +947,9 @@ void session_exit_to_user_mode(struct pt_regs *regs)
 		unqueue(q);
 		if (rec->type == SESSION_REC_SYSCALL) {
 			if (rec->sc.flags & SESSION_SC_SERVE)
-				wait_for_older_records(q);
+				wait_for_older_records(q, NULL);
+			else if (current->mm && current->mm->mm_users > 1 && changes_mm(rec->sc.nr))
+				wait_for_older_records(q, current->mm);
 			load_syscall(st, regs, rec);
 			st->entered = true;
 			st->entering = q;	/* done with at its sys_enter */

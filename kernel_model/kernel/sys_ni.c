@@ -980,12 +980,6 @@ SYSCALL_DEFINE2(pidfd_open, pid_t, pid, unsigned int, flags)
 	return sys_ni_syscall();
 }
 
-/* kernel/fork.c */
-SYSCALL_DEFINE2(clone3, struct clone_args *, uargs, size_t, size)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/pid.c */
 SYSCALL_DEFINE3(pidfd_getfd, int, pidfd, int, fd, unsigned int, flags)
 {

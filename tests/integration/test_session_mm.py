@@ -65,10 +65,22 @@ def strace_calls(lines: list[str]) -> dict[int, list[tuple[str, int, str]]]:
     return calls
 
 
+def wait_for_exit(pid: str) -> str:
+    """Shell: until the kernel's replay reached the process's end (at most 20 s): on a loaded
+    machine it may run more than the 2 s behind the host that a tracefs read waits for.
+    sched_process_exit must be on before the process runs (EXIT_EVENT)."""
+    return (f"for i in $(seq 200); do "
+            f"grep -q \"sched_process_exit: comm=[^ ]* pid={pid} \" {T}/trace && break; sleep 0.1; done;")
+
+
+EXIT_EVENT = f"echo 1 > {T}/events/sched/sched_process_exit/enable;"
+FIRST_PID = "$(head -1 /tmp/mm-strace.txt | cut -d' ' -f1)"   # strace -f's first process: the command
+
+
 def enable_mm_events() -> str:
     return "".join(f"echo 1 > {T}/events/syscalls/sys_exit_{call}/enable;"
                    for call in MM_CALLS + ("arch_prctl", "rseq")) + \
-        f"echo 1 > {T}/events/sched/sched_process_exec/enable;"
+        f"echo 1 > {T}/events/sched/sched_process_exec/enable;" + EXIT_EVENT
 
 
 @pytest.mark.skipif(not shutil.which("strace"), reason="needs strace")
@@ -77,7 +89,7 @@ def test_address_space_calls_return_the_hosts_results(command):
     # strace -f in the session traces the very process whose task the kernel runs: each
     # mmap/munmap/mprotect/brk's host result against sys_exit's ret
     out = run(f"{enable_mm_events()} strace -f -qqq -o /tmp/mm-strace.txt {command} > /dev/null;"
-              f"echo 0 > {T}/tracing_on; echo '== strace'; cat /tmp/mm-strace.txt; rm -f /tmp/mm-strace.txt;"
+              f"{wait_for_exit(FIRST_PID)} echo 0 > {T}/tracing_on; echo '== strace'; cat /tmp/mm-strace.txt; rm -f /tmp/mm-strace.txt;"
               f"echo '== trace'; grep -v '^#' {T}/trace")
     host = strace_calls(section(out, "strace"))
     pid = min(host)
@@ -103,7 +115,8 @@ def test_a_kprobe_on_do_mmap_fires_for_the_sessions_ls():
     out = run(f"echo 'p:dm do_mmap len=$arg3 prot=$arg4' >> {T}/kprobe_events;"
               f"echo 'p:ub do_brk_flags addr=$arg3 len=$arg4' >> {T}/kprobe_events;"
               f"echo 'p:mp mprotect_fixup start=$arg3 end=$arg4' >> {T}/kprobe_events;"
-              f"echo 1 > {T}/events/kprobes/enable; ls / > /dev/null; echo 0 > {T}/events/kprobes/enable;"
+              f"echo 1 > {T}/events/kprobes/enable; {EXIT_EVENT} ls / > /dev/null & wait $!; {wait_for_exit('$!')}"
+              f"echo 0 > {T}/events/kprobes/enable;"
               f"echo '== trace'; grep -v '^#' {T}/trace")
     seen = [(comm, event) for comm, _, event, _ in events(section(out, "trace"))]
     assert seen.count(("ls", "dm")) >= 10, seen
@@ -120,8 +133,11 @@ def work():
     m.close()
 t = threading.Thread(target=work)
 t.start(); t.join()
-m = mmap.mmap(-1, 4 * 4096)
-addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+# at a fixed address: where the kernel's VMA is too, whatever the host's THP alignment of the
+# thread's arena did to the layout (a mmap(NULL) after it may land elsewhere in the kernel)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+addr = libc.mmap(0x200000000000, 4 * 4096, 3, 0x22 | 0x100000, -1, 0)   # MAP_FIXED_NOREPLACE
 print("main", os.getpid(), hex(addr), flush=True)
 pid = os.fork()
 if pid == 0:
@@ -138,18 +154,23 @@ def test_threads_share_one_mm_and_fork_copies_it():
     # thread's; a forked child's mprotect finds the VMA its parent mapped before the fork
     out = run(f"cat > /tmp/mm-threads.py <<'EOF'\n{THREADS}\nEOF\n"
               f"echo 'p:mr do_mas_munmap mm=$arg1' >> {T}/kprobe_events; echo 1 > {T}/events/kprobes/mr/enable;"
-              f"echo 1 > {T}/events/syscalls/sys_exit_mprotect/enable;"
-              f"echo '== out'; /usr/bin/python3 /tmp/mm-threads.py; rm -f /tmp/mm-threads.py; echo 0 > {T}/tracing_on;"
+              f"echo 1 > {T}/events/syscalls/sys_exit_mprotect/enable; echo 1 > {T}/events/syscalls/sys_exit_clone3/enable;"
+              f"{EXIT_EVENT}"
+              f"echo '== out'; /usr/bin/python3 /tmp/mm-threads.py & wait $!; {wait_for_exit('$!')}"
+              f"rm -f /tmp/mm-threads.py; echo 0 > {T}/tracing_on;"
               f"echo '== trace'; grep -v '^#' {T}/trace")
     lines = section(out, "out")
     thread = int(next(line for line in lines if line.startswith("thread")).split()[1])
     main = int(next(line for line in lines if line.startswith("main")).split()[1])
+    assert next(line for line in lines if line.startswith("main")).split()[2] == "0x200000000000"
     _, child, ok, bad = next(line for line in lines if line.startswith("child")).split()
     assert (int(ok), int(bad)) == (0, -1)   # the host's: ENOMEM for the unmapped one
     seen = events(section(out, "trace"))
     mms = {pid: {rest.split("mm=")[1] for _, p, event, rest in seen if p == pid and event == "mr"}
            for pid in (main, thread)}
     assert len(mms[main]) == 1 and mms[main] == mms[thread], mms
+    # glibc's pthread_create is clone3(CLONE_VM|CLONE_THREAD...): it returns the thread's tid
+    assert ("sys_clone3", f"-> {hex(thread)}") in [(event, rest) for _, p, event, rest in seen if p == main]
     rets = [rest for _, p, event, rest in seen if p == int(child) and event == "sys_mprotect"]
     assert rets == ["-> 0x0", "-> 0xfffffffffffffff4"], rets   # 0, -ENOMEM: as the host's
 
@@ -175,7 +196,9 @@ def test_rseq_and_arch_prctl_as_the_host():
     # unknown flags EINVAL; unregistration with a wrong signature EPERM, then 0; then again 0
     out = run(f"cat > /tmp/mm-rseq.py <<'EOF'\n{RSEQ}\nEOF\n"
               f"echo 1 > {T}/events/syscalls/sys_exit_rseq/enable; echo 1 > {T}/events/syscalls/sys_exit_arch_prctl/enable;"
-              f"echo '== out'; /usr/bin/python3 /tmp/mm-rseq.py; rm -f /tmp/mm-rseq.py; echo 0 > {T}/tracing_on;"
+              f"{EXIT_EVENT}"
+              f"echo '== out'; /usr/bin/python3 /tmp/mm-rseq.py & wait $!; {wait_for_exit('$!')}"
+              f"rm -f /tmp/mm-rseq.py; echo 0 > {T}/tracing_on;"
               f"echo '== trace'; grep -v '^#' {T}/trace")
     host = [int(x) for x in next(line for line in section(out, "out") if line.startswith("rets")).split()[1:]]
     assert host == [-16, -1, -22, -22, -1, 0, 0], host
