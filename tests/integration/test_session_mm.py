@@ -11,8 +11,9 @@ import shutil
 import pytest
 from simtest import section, tracefs_sim
 
-pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
-                                reason="needs /dev/fuse, root and namespaces")
+pytestmark = [pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                 reason="needs /dev/fuse, root and namespaces"),
+              pytest.mark.skipif(not os.path.exists("/usr/bin/python3"), reason="needs /usr/bin/python3")]
 
 T = "/sys/kernel/tracing"
 # comm-pid [cpu] flags timestamp: event: rest, or a syscall's exit: `sys_NAME -> 0xRET`
