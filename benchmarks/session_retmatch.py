@@ -7,7 +7,9 @@ Not run in CI; by hand (root, /dev/fuse):
 For each workload, one `tracefs-sim run --workload none` session records
 raw_syscalls:sys_exit (`NR nr = ret`) while the workload runs, and the same
 command line runs on the host under strace `-f -n` (the oracle: it sees the host's real results;
-it runs outside the session, as strace's ptrace of a session process is not mirrored). The processes of the two runs are paired in the order they
+it runs outside the session, so that strace's own calls stay out of the kernel's trace).  With
+`--in-session` strace runs in the session instead, on the very processes the kernel runs (its
+own calls are the kernel's too, but its pids are the tasks': no pairing is guessed). The processes of the two runs are paired in the order they
 first appear, and each one's calls in strace's log are aligned with its task's sys_exit records (by syscall number, difflib: a call either side may lack, such as
 the first execve, whose sys_exit the kernel records before the task has the workload's pid)
 and their results compared. Calls the kernel does not model (its ret -ENOSYS) are counted
