@@ -82,6 +82,7 @@ struct files_struct;
 struct thread_struct {
 	u64 sp;
 	unsigned long fsbase;
+	unsigned long gsbase;		/* a session task's (arch_prctl): its host process's */
 };
 /* the FPU/SSE registers of a user task, saved at each switch (fxsave: the CPU has no xsave) */
 struct fxregs_state { u8 bytes[512]; } __aligned(16);
@@ -125,6 +126,8 @@ struct task_struct {
 	int exit_code;
 	u64 host_id;		/* set for a program the host started (not its children): its exit goes to the host */
 	struct session_task *session;	/* a process of a session, run on the host (session.c) */
+	void *rseq;			/* kernel/rseq.c: the registered struct rseq (user address) */
+	u32 rseq_len, rseq_sig;
 	u64 exec_start;			/* when it last started running or was accounted */
 	u64 sum_exec_runtime;		/* ns it has run */
 	u64 prev_sum_exec_runtime;	/* sum_exec_runtime when it last switched in */

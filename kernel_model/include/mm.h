@@ -171,6 +171,14 @@ extern struct mm_struct init_mm;
 /* mm->flags, past 6.1's MMF_* bits: the program uses the general registers only (the kernel's
  * own, built -mgeneral-regs-only): its FPU, SSE and FS base need no keeping (hostif.h) */
 #define MMF_GENREGS_ONLY	30
+/* ... and its VMAs model another address space (a session task's: its host process's): they
+ * are bookkeeping only, no page of them is ever faulted in, zapped, copied or re-protected
+ * (kernel/mmap.c), and the page tables hold only what session.c maps there itself */
+#define MMF_HOST_VMAS		31
+static inline bool mm_host_vmas(const struct mm_struct *mm)
+{
+	return mm && (mm->flags & (1UL << MMF_HOST_VMAS));
+}
 
 struct vm_fault;
 struct vm_operations_struct {
@@ -274,6 +282,7 @@ int __vm_munmap(unsigned long start, size_t len, bool downgrade);
 int vm_brk_flags(unsigned long addr, unsigned long request, unsigned long flags);
 u64 vm_get_page_prot(unsigned long vm_flags);
 void exit_mmap(struct mm_struct *mm);
+extern const struct vm_operations_struct host_file_vm_ops;
 int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
 int expand_stack(struct vm_area_struct *vma, unsigned long address);
 /* memory.c */

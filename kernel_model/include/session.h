@@ -19,6 +19,7 @@ struct session_task {
 	bool entered;			/* a call is loaded (or running): no other is taken */
 	struct queued_record *entering;	/* the record of the call loaded, until its sys_enter */
 	void *scratch[4];		/* the pages its calls' blobs are laid out in */
+	u64 scratch_va;			/* ... where (each thread of an address space has its own) */
 	u64 serving;			/* the serial of the served call it makes, or 0 */
 	bool serving_new_fd;		/* ... which returns a new fd (SESSION_SC_NEW_FD) */
 	int serving_region;		/* ... which mapped this perf pool region (-1: none) */
@@ -68,7 +69,7 @@ void session_ring_interrupt(void);
 void session_exit_to_user_mode(struct pt_regs *regs);
 void session_syscall_entered(void);
 void session_syscall_done(struct pt_regs *regs);
-long session_clone(void);
+long session_clone(unsigned long clone_flags);
 long session_execve(const char *filename);
 void session_create_roots(void);
 bool session_roots_pending(void);

@@ -301,7 +301,7 @@ long kernel_clone(struct kernel_clone_args *args)
 	pid_t nr;
 
 	if (current->session)	/* the host made the child: take it as it is */
-		return session_clone();
+		return session_clone(args->flags);
 	p = copy_process(current_pt_regs(), NULL, NULL, args);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
@@ -380,6 +380,75 @@ SYSCALL_DEFINE5(clone, unsigned long, clone_flags, unsigned long, newsp, int *, 
 	if (err)
 		return err;
 	return kernel_clone(&args);
+}
+
+/* include/uapi/linux/sched.h: clone3's argument, CLONE_ARGS_SIZE_VER0..2 */
+struct clone_args {
+	u64 flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+	u64 set_tid, set_tid_size;	/* VER1 */
+	u64 cgroup;			/* VER2 */
+};
+#define CLONE_ARGS_SIZE_VER0	64
+#define CLONE_ARGS_SIZE_VER2	88
+#define CLONE_CLEAR_SIGHAND	0x100000000ULL
+#define CLONE_INTO_CGROUP	0x200000000ULL
+#define MAX_PID_NS_LEVEL	32
+
+/*
+ * clone3 with 6.1's checks (copy_clone_args_from_user(), clone3_args_valid()), for a session
+ * task: its host process made the child, kernel_clone takes it with these flags (CLONE_VM:
+ * the same mm).  The kernel's own programs get ENOSYS: copy_process() here has no clone3
+ * stack (stack + stack_size), set_tid or cgroup.
+ */
+SYSCALL_DEFINE2(clone3, struct clone_args *, uargs, size_t, size)
+{
+	struct clone_args args = { 0 };
+	struct kernel_clone_args kargs;
+	int err;
+
+	if (!current->session)
+		return -ENOSYS;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	if (size < CLONE_ARGS_SIZE_VER0)
+		return -EINVAL;
+	if (size > sizeof(args))	/* copy_struct_from_user(): what it does not know must be 0 */
+		return -E2BIG;	/* (the record carries sizeof(args) bytes: past them, unknown) */
+	if (copy_from_user(&args, uargs, size))
+		return -EFAULT;
+	if (args.set_tid_size > MAX_PID_NS_LEVEL || (!args.set_tid && args.set_tid_size > 0))
+		return -EINVAL;
+	if (args.set_tid && args.set_tid_size == 0)
+		return -EINVAL;
+	if (args.exit_signal & ~(u64)CSIGNAL)
+		return -EINVAL;
+	if ((args.flags & CLONE_INTO_CGROUP) && (args.cgroup > 0x7fffffff || size < CLONE_ARGS_SIZE_VER2))
+		return -EINVAL;
+	/* clone3_args_valid() */
+	if (args.flags & ~(0xffffffffULL | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP))
+		return -EINVAL;
+	if (args.flags & (CLONE_DETACHED | CSIGNAL))
+		return -EINVAL;
+	if ((args.flags & (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND)) == (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND))
+		return -EINVAL;
+	if ((args.flags & (CLONE_THREAD | CLONE_PARENT)) && args.exit_signal)
+		return -EINVAL;
+	if (args.stack ? !args.stack_size || !access_ok((void *)args.stack, args.stack_size) : args.stack_size)
+		return -EINVAL;	/* clone3_stack_valid() */
+	err = clone_flags_valid(args.flags & 0xffffffffULL);
+	if (err)
+		return err;
+	kargs = (struct kernel_clone_args) {
+		.flags = args.flags,
+		.pidfd = (int *)args.pidfd,
+		.child_tid = (int *)args.child_tid,
+		.parent_tid = (int *)args.parent_tid,
+		.exit_signal = args.exit_signal,
+		.stack = args.stack,
+		.stack_size = args.stack_size,
+		.tls = args.tls,
+	};
+	return kernel_clone(&kargs);
 }
 
 SYSCALL_DEFINE0(fork)

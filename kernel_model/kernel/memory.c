@@ -265,6 +265,8 @@ noinline int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *bu
 {
 	int done = 0;
 
+	if (mm_host_vmas(mm))	/* another machine's memory: nothing of it is here */
+		return 0;
 	mmap_read_lock(mm);
 	while (done < len) {
 		unsigned long off = addr & (PAGE_SIZE - 1), n = min((unsigned long)(len - done), PAGE_SIZE - off);

@@ -46,13 +46,6 @@
 
 static struct kmem_cache *vm_area_cachep;
 
-/* A session task's address space is the host's: its mmap, munmap, mprotect and brk are not
- * modelled here (ENOSYS, as before there was an mm), so its stub and scratch pages stay. */
-static inline bool hosts_address_space(void)
-{
-	return current->session != NULL;
-}
-
 void __init vma_cache_init(void)
 {
 	vm_area_cachep = kmem_cache_create("vm_area_struct", sizeof(struct vm_area_struct), 0,
@@ -295,7 +288,8 @@ noinline unsigned long get_unmapped_area(struct file *file, unsigned long addr, 
 noinline void unmap_region(struct mm_struct *mm, struct vm_area_struct *vma,
 			   unsigned long start, unsigned long end)
 {
-	zap_page_range(vma, start, end);
+	if (!mm_host_vmas(mm))	/* (a host's VMA has no pages here) */
+		zap_page_range(vma, start, end);
 }
 
 /* Remove [start, start+len) from the address space. */
@@ -361,14 +355,13 @@ noinline int __vm_munmap(unsigned long start, size_t len, bool downgrade)
 
 SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
 {
-	if (hosts_address_space()) {
-		/* the host unmaps; what was a perf buffer's mapping goes here (perf_mmap_close) */
+	if (current->session) {
+		/* what was a perf buffer's mapping goes here (perf_mmap_close) */
 		u64 regions = current->session->perf_unmap;
 
 		current->session->perf_unmap = 0;
 		for (; regions; regions &= regions - 1)
 			perf_pool_unmapped(__builtin_ctzll(regions));
-		return -ENOSYS;
 	}
 	return __vm_munmap(addr, len, true);
 }
@@ -474,6 +467,11 @@ const struct vm_operations_struct file_vm_ops = {
 	.fault = filemap_fault,
 };
 
+/* A file mapping of a host process (mm_host_vmas): no pages here, so no fault */
+const struct vm_operations_struct host_file_vm_ops = {
+	.name = "host file",
+};
+
 /* The file a VMA maps with its pages read from it (NULL: none). */
 struct file *vma_mapped_file(struct vm_area_struct *vma)
 {
@@ -509,19 +507,23 @@ static unsigned long __do_mmap(struct file *file, const struct vm_operations_str
 		vm_flags |= VM_GROWSDOWN;
 	if (file) {
 		/* a regular file's pages come from reads of it (file_vm_ops); other files have
-		 * no ->mmap here */
-		if (!S_ISREG(file->f_inode->i_mode) || !file->f_op || !file->f_op->read_iter)
+		 * no ->mmap here, but a host process's mapping is bookkeeping only: the host made
+		 * it, whatever the file */
+		bool host = mm_host_vmas(mm);
+
+		if (!host && (!S_ISREG(file->f_inode->i_mode) || !file->f_op || !file->f_op->read_iter))
 			return -ENODEV;
 		if (!(file->f_mode & FMODE_READ))
 			return -EACCES;
 		if ((flags & MAP_TYPE) != MAP_PRIVATE) {
 			if ((prot & PROT_WRITE) && !(file->f_mode & FMODE_WRITE))
 				return -EACCES;
-			if (prot & PROT_WRITE)
+			if ((prot & PROT_WRITE) && !host)
 				return -ENODEV;	/* no page cache to write back through yet */
-			vm_flags &= ~VM_MAYWRITE;	/* (as for a file not open for writing) */
+			if (!host || !(file->f_mode & FMODE_WRITE))
+				vm_flags &= ~VM_MAYWRITE;	/* (as for a file not open for writing) */
 		}
-		ops = &file_vm_ops;
+		ops = host ? &host_file_vm_ops : &file_vm_ops;
 	}
 	switch (flags & MAP_TYPE) {
 	case MAP_SHARED:
@@ -579,7 +581,7 @@ noinline unsigned long vm_mmap_pgoff(struct file *file, unsigned long addr, unsi
 
 	mmap_write_lock(mm);
 	ret = do_mmap(file, addr, len, prot, flag, pgoff, &populate);
-	if (populate && !IS_ERR((void *)ret))
+	if (populate && !IS_ERR((void *)ret) && !mm_host_vmas(mm))
 		__mm_populate(ret, populate, 1);
 	mmap_write_unlock(mm);
 	return ret;
@@ -638,7 +640,7 @@ static long session_mmap_shared(unsigned long len, unsigned long prot, unsigned 
 SYSCALL_DEFINE6(mmap, unsigned long, addr, unsigned long, len, unsigned long, prot,
 		unsigned long, flags, unsigned long, fd, unsigned long, off)
 {
-	if (hosts_address_space())
+	if (session_remote_uaccess(current))	/* served: a perf buffer */
 		return session_mmap_shared(len, prot, flags, fd, off);
 	if (off & ~PAGE_MASK)
 		return -EINVAL;
@@ -657,7 +659,8 @@ noinline int mprotect_fixup(struct mm_struct *mm, struct vm_area_struct *vma, un
 		return err;
 	vma->vm_flags = newflags;
 	vma_set_page_prot(vma);
-	change_protection(vma, start, end);
+	if (!mm_host_vmas(mm))
+		change_protection(vma, start, end);
 	return 0;
 }
 
@@ -711,8 +714,6 @@ out:
 
 SYSCALL_DEFINE3(mprotect, unsigned long, start, size_t, len, unsigned long, prot)
 {
-	if (hosts_address_space())
-		return -ENOSYS;
 	return do_mprotect_pkey(start, len, prot, -1);
 }
 
@@ -771,8 +772,6 @@ SYSCALL_DEFINE1(brk, unsigned long, brk)
 	unsigned long newbrk, oldbrk, origbrk;
 	struct vm_area_struct *next, *brkvma;
 
-	if (hosts_address_space())
-		return -ENOSYS;
 	mmap_write_lock(mm);
 	origbrk = mm->brk;
 	if (brk < mm->start_brk)
@@ -859,7 +858,8 @@ noinline int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 		tmp->vm_mm = mm;
 		list_add_tail(&tmp->vm_list, &mm->mm_mt.vmas);
 		mm->map_count++;
-		if (mpnt->vm_flags & 0x02000000UL /* VM_WIPEONFORK: the child's starts empty */)
+		if ((mpnt->vm_flags & 0x02000000UL /* VM_WIPEONFORK: the child's starts empty */) ||
+		    mm_host_vmas(oldmm))
 			continue;
 		ret = copy_page_range(tmp, mpnt);
 		if (ret)

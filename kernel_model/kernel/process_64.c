@@ -16,14 +16,25 @@ noinline long do_arch_prctl_64(struct task_struct *task, int option, unsigned lo
 		if (arg2 >= TASK_SIZE_MAX)
 			return -EPERM;
 		task->thread.fsbase = arg2;
-		if (task == current)
+		/* (a session task's FS base is its host thread's: none to load here) */
+		if (task == current && !task->session)
 			asm volatile("wrmsr" : : "c"(MSR_FS_BASE), "a"((u32)arg2), "d"((u32)(arg2 >> 32)));
 		return 0;
 	case ARCH_GET_FS:
 		return copy_to_user((void *)arg2, &task->thread.fsbase, sizeof(unsigned long)) ? -EFAULT : 0;
 	case ARCH_SET_GS:
+		/* the kernel's %gs is the per-cpu area here (no SWAPGS for user GS bases): only a
+		 * session task's, its host thread's, is kept */
+		if (!task->session)
+			return -EINVAL;
+		if (arg2 >= TASK_SIZE_MAX)
+			return -EPERM;
+		task->thread.gsbase = arg2;
+		return 0;
 	case ARCH_GET_GS:
-		return -EINVAL;	/* the kernel's %gs is the per-cpu area here: no user GS base */
+		if (!task->session)
+			return -EINVAL;
+		return copy_to_user((void *)arg2, &task->thread.gsbase, sizeof(unsigned long)) ? -EFAULT : 0;
 	default:
 		return -EINVAL;
 	}
@@ -39,8 +50,6 @@ SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
 {
 	long ret;
 
-	if (current->session)	/* the host's thread state: not modelled for session tasks */
-		return -ENOSYS;
 	ret = do_arch_prctl_64(current, option, arg2);
 
 	if (ret == -EINVAL)

@@ -33,6 +33,8 @@
  */
 #include "../include/fs.h"
 #include "../include/session.h"
+#include "../include/mmap_lock.h"
+#include "../include/binfmts.h"
 #include "../include/trace/trace.h"
 #include "../include/uapi/session_ring.h"
 #include "../include/perf_event.h"
@@ -40,12 +42,20 @@
 
 struct session_ring session_ring __aligned(4096);
 
-/* The user memory of a session task (see above). */
+#define CLONE_VM 0x00000100
+
+/* The user memory of a session task (see above).  Threads share their address space (one
+ * mm, as their processes do on the host); each has its own scratch pages: the first thread's
+ * at SESSION_SCRATCH_VA, the others' in slots from SESSION_SLOTS_VA.  These pages are in the
+ * page tables only: the mm's VMAs are the host process's (MMF_HOST_VMAS), and may overlap them. */
 #define SESSION_STUB_VA		0x7ffe00000000UL
 #define SESSION_SCRATCH_VA	(SESSION_STUB_VA + PAGE_SIZE)
 #define SESSION_SCRATCH_PAGES	4
+#define SESSION_SCRATCH_SIZE	(SESSION_SCRATCH_PAGES * PAGE_SIZE)
 #define SESSION_SINK_VA		(SESSION_STUB_VA + (1UL << 20))
 #define SESSION_SINK_SIZE	(1UL << 20)
+#define SESSION_SLOTS_VA	(SESSION_SINK_VA + SESSION_SINK_SIZE)
+#define SESSION_SLOTS		4096	/* threads alive at once in one process, but the first */
 
 /* A record on its task's queue (a copy out of the ring). */
 struct queued_record {
@@ -135,13 +145,14 @@ static void publish_retired(u64 n)
 		   list_first_entry(&inflight, struct queued_record, inflight)->seq - 1;
 
 	__atomic_add_fetch(&session_ring.retired, n, __ATOMIC_RELEASE);
-	if (upto != session_ring.retired_upto && !list_empty(&served_wq.head))
+	if (!list_empty(&served_wq.head))	/* (an address space's waiter may wait for any) */
 		wake_up_interruptible_all(&served_wq);
 	__atomic_store_n(&session_ring.retired_upto, upto, __ATOMIC_RELEASE);
 }
 
-/* Whether every record older than q is done with, but those given up on. */
-static bool older_records_done(struct queued_record *q)
+/* Whether every record older than q is done with, but those given up on; with mm, every
+ * record of the tasks that run in mm. */
+static bool older_records_done(struct queued_record *q, struct mm_struct *mm)
 {
 	struct queued_record *r;
 	unsigned long flags;
@@ -151,10 +162,16 @@ static bool older_records_done(struct queued_record *q)
 	list_for_each_entry(r, &inflight, inflight) {
 		if (r == q || r->seq > q->seq)
 			break;
-		if (r->seq > given_up_upto) {
-			done = false;
-			break;
+		if (r->seq <= given_up_upto)
+			continue;
+		if (mm) {
+			struct session_task *other = lookup(r->rec.tid);
+
+			if (!other || !other->task || other->task->mm != mm)
+				continue;
 		}
+		done = false;
+		break;
 	}
 	spin_unlock_irqrestore(&session_lock, flags);
 	return done;
@@ -167,9 +184,10 @@ static bool older_records_done(struct queued_record *q)
  * are done with, so that it comes after what the session did before it, as on Linux: perf
  * trace's DISABLE after the last calls of its workload, bpftrace's map reads after its
  * events.  At most a second (the supervisor waits 2 s for the reply); records still there
- * then are not waited for again by later calls.
+ * then are not waited for again by later calls.  With mm: only the records of the tasks that
+ * share that address space (changes_mm()).
  */
-static void wait_for_older_records(struct queued_record *q)
+static void wait_for_older_records(struct queued_record *q, struct mm_struct *mm)
 {
 	unsigned long deadline = jiffies + HZ;
 	struct wait_queue_entry wait = { .private = current };
@@ -177,7 +195,7 @@ static void wait_for_older_records(struct queued_record *q)
 	INIT_LIST_HEAD(&wait.entry);
 	for (;;) {
 		/* (a fatal signal: the call is not made, nothing to wait for) */
-		if (prepare_to_wait_event(&served_wq, &wait, TASK_INTERRUPTIBLE) || older_records_done(q))
+		if (prepare_to_wait_event(&served_wq, &wait, TASK_INTERRUPTIBLE) || older_records_done(q, mm))
 			break;
 		if (time_after_eq(jiffies, deadline)) {
 			given_up_upto = max(given_up_upto, q->seq - 1);
@@ -303,6 +321,8 @@ static struct mm_struct *session_mm(void **scratch)
 	if (!mm)
 		return NULL;
 	mm->flags |= 1UL << MMF_GENREGS_ONLY;	/* the stub's registers are loaded from each record */
+	mm->flags |= 1UL << MMF_HOST_VMAS;	/* its VMAs: the host process's (MAPS records, fork) */
+	mm->mmap_base = STACK_TOP - (128UL << 20);	/* (as exec's, until a MAPS record says) */
 	if (!stub_page) {
 		static const u8 stub[] = { 0x0f, 0x05, 0x0f, 0x0b };	/* syscall; ud2 */
 
@@ -329,13 +349,180 @@ fail:
 	return NULL;
 }
 
+/*
+ * A thread's own scratch pages in the address space it shares (CLONE_VM): the first free slot
+ * (its pages not mapped).  -ENOMEM when every slot is taken.
+ */
+static int thread_scratch(struct mm_struct *mm, struct session_task *st)
+{
+	int slot, i, ret = -ENOMEM;
+
+	mutex_lock(&mm->mmap_lock);
+	for (slot = 0; slot < SESSION_SLOTS; slot++) {
+		u64 va = SESSION_SLOTS_VA + slot * SESSION_SCRATCH_SIZE;
+
+		if (user_page(mm, va))
+			continue;
+		for (i = 0; i < SESSION_SCRATCH_PAGES; i++) {
+			st->scratch[i] = alloc_page_zeroed();
+			if (!st->scratch[i] || map_user_page(mm, va + i * PAGE_SIZE, st->scratch[i], false))
+				break;
+		}
+		if (i == SESSION_SCRATCH_PAGES) {
+			st->scratch_va = va;
+			ret = 0;
+		} else {	/* (what was mapped goes with the mm) */
+			if (st->scratch[i])
+				free_page(st->scratch[i]);
+		}
+		break;
+	}
+	mutex_unlock(&mm->mmap_lock);
+	return ret;
+}
+
+/* A thread's scratch slot is free again when it ends or execs (its pages go). */
+static void release_scratch(struct task_struct *tsk)
+{
+	struct session_task *st = tsk->session;
+	struct mm_struct *mm = tsk->mm;
+	int i;
+
+	if (!mm || st->scratch_va < SESSION_SLOTS_VA)
+		return;
+	mutex_lock(&mm->mmap_lock);
+	for (i = 0; i < SESSION_SCRATCH_PAGES; i++) {
+		u64 *pte = lookup_pte(mm, st->scratch_va + i * PAGE_SIZE, false);
+
+		if (pte && *pte) {
+			*pte = 0;
+			asm volatile("invlpg (%0)" : : "r"(st->scratch_va + i * PAGE_SIZE) : "memory");
+			free_page(st->scratch[i]);
+		}
+		st->scratch[i] = NULL;
+	}
+	flush_tlb_mm_range(mm, st->scratch_va, st->scratch_va + SESSION_SCRATCH_SIZE);
+	mutex_unlock(&mm->mmap_lock);
+	st->scratch_va = 0;
+}
+
+/* The kernel's own mappings of a host process (arch_vma_name(), special_mapping_name()):
+ * VMAs without a file, named in /proc/PID/maps */
+static const struct vm_operations_struct host_special_vm_ops[] = {
+	{ .name = "[vdso]" }, { .name = "[vvar]" }, { .name = "[vvar_vclock]" }, { .name = "[uprobes]" },
+};
+
+static const struct vm_operations_struct *host_special_ops(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(host_special_vm_ops); i++)
+		if (!strcmp(host_special_vm_ops[i].name, name))
+			return &host_special_vm_ops[i];
+	return NULL;
+}
+
+/*
+ * A MAPS record: VMAs of the host process, into the task's (fresh) address space, with the
+ * layout's marks.  Bookkeeping only (MMF_HOST_VMAS): no page is mapped for them.  A file's
+ * VMA holds the file at its path in the task's view of the host's tree (one open for the
+ * consecutive VMAs of a file), so /proc/PID/maps names it; an exec's are perf's MMAP2
+ * records, as load_elf_binary's mappings are on Linux.
+ */
+static void session_apply_maps(struct mm_struct *mm, const struct session_record *rec)
+{
+	const u8 *p = (const u8 *)(rec + 1), *end = (const u8 *)rec + rec->len;
+	struct file *file = NULL;
+	const char *file_path = NULL;
+	unsigned int i;
+
+	if (!mm || !mm_host_vmas(mm))
+		return;
+	mmap_write_lock(mm);
+	mm->start_brk = rec->maps.start_brk;
+	mm->brk = rec->maps.brk;
+	mm->start_stack = rec->maps.start_stack;
+	if (rec->maps.mmap_base)
+		mm->mmap_base = rec->maps.mmap_base;
+	for (i = 0; i < rec->maps.nr && p + sizeof(struct session_vma) <= end; i++) {
+		const struct session_vma *v = (const void *)p;
+		const char *name = (const char *)(v + 1);
+		unsigned long pages = (v->end - v->start) >> 12;
+		struct vm_area_struct *vma;
+
+		p += sizeof(*v) + ALIGN(v->path_len, 8);
+		if (p > end || (v->path_len && name[v->path_len - 1]))
+			break;
+		if (!v->path_len)
+			name = "";
+		if (v->start >= v->end || v->end > TASK_SIZE_MAX || (v->start | v->end) & (PAGE_SIZE - 1))
+			continue;
+		vma = vm_area_alloc(mm);
+		if (!vma)
+			break;
+		vma->vm_start = v->start;
+		vma->vm_end = v->end;
+		vma->vm_flags = (v->flags & SESSION_VMA_READ ? VM_READ : 0) |
+				(v->flags & SESSION_VMA_WRITE ? VM_WRITE : 0) |
+				(v->flags & SESSION_VMA_EXEC ? VM_EXEC : 0) | VM_MAYREAD | VM_MAYEXEC |
+				(v->flags & SESSION_VMA_STACK ? VM_GROWSDOWN : 0);
+		if (v->flags & SESSION_VMA_SHARED)	/* a read-only shared file: opened read-only */
+			vma->vm_flags |= VM_SHARED | VM_MAYSHARE |
+					 (v->flags & SESSION_VMA_WRITE ? VM_MAYWRITE : 0);
+		else
+			vma->vm_flags |= VM_MAYWRITE;
+		if (v->flags & SESSION_VMA_HEAP)
+			vma->vm_flags |= VM_ACCOUNT;	/* do_brk_flags()'s, so that the brk grows it */
+		if (v->flags & SESSION_VMA_FILE) {
+			vma->vm_ops = &host_file_vm_ops;
+			vma->vm_pgoff = v->pgoff;
+			if (name[0] == '/' && (!file_path || strcmp(file_path, name))) {
+				if (file)
+					fput(file);
+				file = filp_open(name, O_RDONLY, 0);
+				if (IS_ERR(file))
+					file = NULL;
+				file_path = name;
+			}
+			if (file && name[0] == '/')
+				vma->vm_file = get_file(file);
+		} else {
+			vma->vm_pgoff = v->start >> 12;
+			if (v->flags & SESSION_VMA_SPECIAL)
+				vma->vm_ops = host_special_ops(name);
+		}
+		vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+		if (insert_vm_struct(mm, vma)) {	/* (overlaps one it has: left out) */
+			vm_area_free(vma);
+			continue;
+		}
+		if (vma->vm_flags & VM_EXEC)
+			mm->exec_vm += pages;
+		else if (vma->vm_flags & VM_GROWSDOWN)
+			mm->stack_vm += pages;
+		else if ((vma->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE)
+			mm->data_vm += pages;
+		if (rec->maps.exec && vma->vm_file)
+			perf_event_mmap(vma->vm_file, vma->vm_start, vma->vm_end - vma->vm_start, vma->vm_pgoff,
+					vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC),
+					vma->vm_flags & VM_SHARED ? 0x01 : 0x02);	/* MAP_SHARED, MAP_PRIVATE */
+	}
+	if (file)
+		fput(file);
+	mmap_write_unlock(mm);
+}
+
 /* Give the current task (a session task) a fresh address space. */
 int session_exec_mm(struct task_struct *tsk)
 {
-	struct mm_struct *mm = session_mm(tsk->session->scratch), *old = tsk->mm;
+	void *scratch[SESSION_SCRATCH_PAGES];
+	struct mm_struct *mm = session_mm(scratch), *old = tsk->mm;
 
 	if (!mm)
 		return -ENOMEM;
+	release_scratch(tsk);	/* a thread's slot in the address space it leaves */
+	memcpy(tsk->session->scratch, scratch, sizeof(scratch));
+	tsk->session->scratch_va = SESSION_SCRATCH_VA;
 	tsk->mm = mm;
 	if (tsk == current)
 		switch_mm(mm);
@@ -584,7 +771,7 @@ void session_syscall_done(struct pt_regs *regs)
 }
 
 static struct task_struct *session_fork(struct task_struct *parent, struct session_task *st,
-					const struct session_record *rec);
+					const struct session_record *rec, unsigned long clone_flags);
 
 /* ---- the next system call ---- */
 
@@ -605,8 +792,8 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 		args[i] = rec->sc.args[i];
 	for (b = 0; b < rec->sc.nr_blobs && p + sizeof(struct session_blob) <= end; b++) {
 		const struct session_blob *blob = (const void *)p;
-		u64 room = SESSION_SCRATCH_PAGES * PAGE_SIZE - used;
-		u64 at = SESSION_SCRATCH_VA + used;
+		u64 room = SESSION_SCRATCH_SIZE - used;
+		u64 at = st->scratch_va + used;
 		u8 *k = (u8 *)st->scratch[used / PAGE_SIZE] + used % PAGE_SIZE;
 
 		p += sizeof(*blob);
@@ -673,7 +860,7 @@ next:
 	regs->ip = SESSION_STUB_VA;
 	regs->cs = __USER_CS;
 	regs->ss = __USER_DS;
-	regs->sp = SESSION_SCRATCH_VA + SESSION_SCRATCH_PAGES * PAGE_SIZE;
+	regs->sp = st->scratch_va + SESSION_SCRATCH_SIZE;
 	regs->flags = X86_EFLAGS_IF | 0x2;
 }
 
@@ -725,6 +912,25 @@ static void session_start(const struct session_record *rec)
 	}
 }
 
+/*
+ * The calls that change an address space or copy it (mmap, mprotect, munmap, brk, mremap,
+ * madvise; clone, fork, vfork, clone3).  The threads of a process share one mm but each
+ * replays its own records: such a call of one thread first waits until the calls the others
+ * made before it on the host are done here (as a served call waits for all older records), so
+ * the mm changes in the host's order (one thread's munmap of what another then mapped again
+ * at the same address; a fork after another thread's munmap).
+ */
+static bool changes_mm(int nr)
+{
+	switch (nr) {
+	case 9: case 10: case 11: case 12: case 25: case 28:
+	case 56: case 57: case 58: case 435:
+		return true;
+	default:
+		return false;
+	}
+}
+
 void session_exit_to_user_mode(struct pt_regs *regs)
 {
 	struct session_task *st = current->session;
@@ -742,7 +948,9 @@ void session_exit_to_user_mode(struct pt_regs *regs)
 		unqueue(q);
 		if (rec->type == SESSION_REC_SYSCALL) {
 			if (rec->sc.flags & SESSION_SC_SERVE)
-				wait_for_older_records(q);
+				wait_for_older_records(q, NULL);
+			else if (current->mm && current->mm->mm_users > 1 && changes_mm(rec->sc.nr))
+				wait_for_older_records(q, current->mm);
 			load_syscall(st, regs, rec);
 			st->entered = true;
 			st->entering = q;	/* done with at its sys_enter */
@@ -753,6 +961,8 @@ void session_exit_to_user_mode(struct pt_regs *regs)
 			retire(q);
 			kfree(q);
 			do_exit(status);
+		} else if (rec->type == SESSION_REC_MAPS) {
+			session_apply_maps(current->mm, rec);
 		} else if (rec->type == SESSION_REC_NEW_TASK) {
 			/* a child its clone gave up on (the supervisor saw it late): forked now */
 			struct session_task *child;
@@ -764,7 +974,8 @@ void session_exit_to_user_mode(struct pt_regs *regs)
 			spin_unlock_irqrestore(&session_lock, flags);
 			if (child && !child->task) {
 				rec->task.comm[0] = 0;
-				p = session_fork(current, child, rec);
+				p = session_fork(current, child, rec,
+						 rec->task.tgid == current->tgid ? CLONE_VM : 0);	/* a thread */
 			}
 			if (p)
 				session_wake_new_task(current, p);
@@ -810,6 +1021,8 @@ long session_execve(const char *filename)
 		ret = session_exec_mm(tsk);
 		if (!ret) {
 			session_set_exe_file(tsk->mm, &q->rec);
+			tsk->rseq = NULL;	/* rseq_execve() */
+			tsk->rseq_len = tsk->rseq_sig = 0;
 			flush_signal_handlers(tsk);
 			do_close_on_exec(tsk->files);
 			tsk->flags &= ~PF_FORKNOEXEC;
@@ -824,22 +1037,53 @@ long session_execve(const char *filename)
 
 /* ---- tasks ---- */
 
-/* A task for `st` (its NEW_TASK record q), a child of `parent`. */
+/*
+ * The address space of a session task's child (copy_mm): its parent's own (CLONE_VM: a thread,
+ * a vfork child), with scratch pages of its own; or a copy of its VMAs (dup_mm: the host's fork
+ * copied them), whose pages are the child's fresh stub, scratch and sink.
+ */
+static int session_copy_mm(struct task_struct *parent, struct task_struct *p, unsigned long clone_flags)
+{
+	struct mm_struct *oldmm = parent->session ? parent->mm : NULL;
+
+	if ((clone_flags & CLONE_VM) && mm_host_vmas(oldmm)) {
+		__atomic_add_fetch(&oldmm->mm_users, 1, __ATOMIC_RELAXED);
+		p->mm = oldmm;
+		return thread_scratch(oldmm, p->session);
+	}
+	if (session_exec_mm(p))
+		return -ENOMEM;
+	if (parent->mm && parent->mm->exe_file)	/* dup_mm(): the child runs what its parent did */
+		p->mm->exe_file = get_file(parent->mm->exe_file);
+	if (!oldmm)
+		return 0;
+	p->mm->mmap_base = oldmm->mmap_base;
+	memcpy(&p->mm->start_code, &oldmm->start_code,
+	       offsetof(struct mm_struct, rss_stat) - offsetof(struct mm_struct, start_code));
+	return mm_host_vmas(oldmm) ? dup_mmap(p->mm, oldmm) : 0;
+}
+
+/* A task for `st` (its NEW_TASK record q), a child of `parent` made by a clone with these
+ * flags (CLONE_VM: sharing its address space). */
 static struct task_struct *session_fork(struct task_struct *parent, struct session_task *st,
-					const struct session_record *rec)
+					const struct session_record *rec, unsigned long clone_flags)
 {
 	struct task_struct *p = session_copy_process(parent, rec->tid, rec->task.tgid);
 
 	if (!p)
 		return NULL;
 	p->session = st;
-	if (session_exec_mm(p)) {
+	if (session_copy_mm(parent, p, clone_flags)) {
+		release_scratch(p);
 		p->session = NULL;
 		session_free_process(p);
 		return NULL;
 	}
-	if (parent->mm && parent->mm->exe_file)	/* dup_mm(): the child runs what its parent did */
-		p->mm->exe_file = get_file(parent->mm->exe_file);
+	if (!(clone_flags & CLONE_VM) && parent->session) {	/* rseq_fork() */
+		p->rseq = parent->rseq;
+		p->rseq_len = parent->rseq_len;
+		p->rseq_sig = parent->rseq_sig;
+	}
 	if (rec->task.comm[0])
 		strscpy_pad(p->comm, rec->task.comm, TASK_COMM_LEN);
 	if (!parent->session) {	/* a program the host started: its group and session are the host's */
@@ -869,7 +1113,7 @@ static struct task_struct *session_fork(struct task_struct *parent, struct sessi
  * parent has any record queued, the announcement is there, or the host's clone made no child
  * the supervisor could see (it failed, or the child died at once).
  */
-long session_clone(void)
+long session_clone(unsigned long clone_flags)
 {
 	struct session_task *st = current->session, *child = NULL;
 	struct queued_record *q, *found = NULL;
@@ -893,7 +1137,7 @@ long session_clone(void)
 	retire(found);
 	if (child && !child->task) {
 		found->rec.task.comm[0] = 0;	/* a child has its parent's name */
-		p = session_fork(current, child, &found->rec);
+		p = session_fork(current, child, &found->rec, clone_flags);
 	}
 	kfree(found);
 	if (!p)
@@ -921,7 +1165,7 @@ void session_create_roots(void)
 		spin_unlock_irqrestore(&session_lock, flags);
 		if (!q)
 			return;
-		p = st && !st->task && init_task_p ? session_fork(init_task_p, st, &q->rec) : NULL;
+		p = st && !st->task && init_task_p ? session_fork(init_task_p, st, &q->rec, 0) : NULL;
 		if (p)
 			session_wake_new_task(init_task_p, p);
 		retire(q);
@@ -941,6 +1185,7 @@ void session_task_exit(struct task_struct *tsk)
 	struct queued_record *q, *n;
 	unsigned long flags;
 
+	release_scratch(tsk);	/* a thread's slot, for the next */
 	spin_lock_irqsave(&session_lock, flags);
 	list_del_init(&st->node);
 	kfree(st->start);

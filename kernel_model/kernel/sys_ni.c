@@ -914,12 +914,6 @@ SYSCALL_DEFINE6(io_pgetevents, aio_context_t, ctx_id, long, min_nr, long, nr, st
 	return sys_ni_syscall();
 }
 
-/* kernel/rseq.c */
-SYSCALL_DEFINE4(rseq, struct rseq *, rseq, u32, rseq_len, int, flags, u32, sig)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/signal.c */
 SYSCALL_DEFINE4(pidfd_send_signal, int, pidfd, int, sig, siginfo_t *, info, unsigned int, flags)
 {
@@ -982,12 +976,6 @@ SYSCALL_DEFINE3(fspick, int, dfd, const char *, path, unsigned int, flags)
 
 /* kernel/pid.c */
 SYSCALL_DEFINE2(pidfd_open, pid_t, pid, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/fork.c */
-SYSCALL_DEFINE2(clone3, struct clone_args *, uargs, size_t, size)
 {
 	return sys_ni_syscall();
 }

@@ -7,7 +7,8 @@
  * WILLNEED, COLD, PAGEOUT) has nothing to act on here: no reclaim, no swap, no readahead.
  * MADV_POPULATE_READ/WRITE fault the range in.  KSM, transparent huge pages and memory-failure
  * injection are not built in (MERGEABLE, HUGEPAGE, COLLAPSE, HWPOISON...: EINVAL, as a kernel
- * without them).  A session task's address space is the host's: ENOSYS (mmap.c).
+ * without them).  A session task's VMAs are its host process's (MMF_HOST_VMAS): the flags and
+ * checks are the same, but no page is zapped or faulted in.
  */
 #include "../include/syscalls.h"
 #include "../include/mm.h"
@@ -44,6 +45,12 @@
 #define VM_SPECIAL	(VM_IO | VM_DONTEXPAND | VM_PFNMAP | VM_MIXEDMAP)
 
 
+/* a file's mapping (a host process's has no struct file: host_file_vm_ops says it) */
+static bool vma_is_file(struct vm_area_struct *vma)
+{
+	return vma->vm_file || vma->vm_ops == &host_file_vm_ops;
+}
+
 static bool madvise_behavior_valid(int behavior)
 {
 	switch (behavior) {
@@ -79,11 +86,12 @@ static long madvise_dontneed_free(struct vm_area_struct *vma, unsigned long star
 	    ((vma->vm_flags & VM_LOCKED) && behavior != MADV_DONTNEED_LOCKED))
 		return -EINVAL;	/* !can_madv_lru_vma() */
 	if (behavior == MADV_FREE) {
-		if (vma->vm_file)
+		if (vma_is_file(vma))
 			return -EINVAL;	/* anonymous memory only */
 		return 0;	/* freed at reclaim, which never comes here: the pages stay */
 	}
-	zap_page_range(vma, start, end);
+	if (!mm_host_vmas(vma->vm_mm))
+		zap_page_range(vma, start, end);
 	return 0;
 }
 
@@ -106,6 +114,8 @@ static long madvise_populate(struct vm_area_struct *vma, unsigned long start, un
 		return -EINVAL;
 	if (!(vma->vm_flags & (write ? VM_WRITE : VM_READ)))
 		return -EINVAL;	/* check_vma_flags(): no such access */
+	if (mm_host_vmas(vma->vm_mm))
+		return 0;	/* (the host faulted them in) */
 	for (; start < end; start += PAGE_SIZE) {
 		int fault = handle_mm_fault(vma, start, write ? FAULT_FLAG_WRITE : 0, NULL);
 
@@ -154,7 +164,7 @@ static __always_inline int madvise_vma_behavior(struct vm_area_struct *vma, unsi
 		new_flags &= ~VM_DONTCOPY;
 		break;
 	case MADV_WIPEONFORK:
-		if (vma->vm_file || (vma->vm_flags & VM_SHARED))
+		if (vma_is_file(vma) || (vma->vm_flags & VM_SHARED))
 			return -EINVAL;	/* anonymous private memory only */
 		new_flags |= VM_WIPEONFORK;
 		break;
@@ -244,7 +254,5 @@ noinline int do_madvise(struct mm_struct *mm, unsigned long start, size_t len_in
 
 SYSCALL_DEFINE3(madvise, unsigned long, start, size_t, len_in, int, behavior)
 {
-	if (current->session)	/* the host's address space (mmap.c's hosts_address_space) */
-		return -ENOSYS;
 	return do_madvise(current->mm, start, len_in, behavior);
 }

@@ -116,3 +116,18 @@ def test_programs_reusing_each_others_code_pages(machine, run_program):
     for _ in range(4):
         for argv, output in programs:
             assert run_program(machine, argv) == (0, output)
+
+
+@pytest.mark.parametrize("argv, output", [
+    # rseq is a session task's registration only: the kernel's own programs would need their
+    # cpu_id fields kept on each return to user mode (rseq_handle_notify_resume), so ENOSYS
+    (["syscall", "334", "0", "32", "0", "0"], b"-38 (Function not implemented)\n"),
+    # clone3 is a session task's (its host process made the child): here copy_process has no
+    # clone3 stack, so ENOSYS, as before
+    (["syscall", "435", "0", "88"], b"-38 (Function not implemented)\n"),
+    # ARCH_SET_GS/GET_GS: the kernel's %gs is the per-cpu base: no user GS base for its programs
+    (["syscall", "158", "4097", "0"], b"-22 (Invalid argument)\n"),
+    (["syscall", "158", "4100", "0"], b"-22 (Invalid argument)\n"),
+])
+def test_session_only_calls_of_the_kernels_own_programs(machine, run_program, argv, output):
+    assert run_program(machine, argv) == (1, output)

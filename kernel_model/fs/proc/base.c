@@ -431,6 +431,8 @@ static void show_map_vma(struct seq_file *m, struct vm_area_struct *vma)
 			for (; *p; p++)	/* seq_file_path(m, file, "\n"): a newline as \012 */
 				*p == '\n' ? seq_puts(m, "\\012") : seq_putc(m, *p);
 		kfree(buf);
+	} else if (vma->vm_ops && vma->vm_ops->name && vma->vm_ops->name[0] == '[') {
+		name = vma->vm_ops->name;	/* arch_vma_name(): [vdso], [vvar] (a host process's) */
 	} else if (vma->vm_start <= mm->brk && vma->vm_end >= mm->start_brk) {
 		name = "[heap]";
 	} else if (vma->vm_start <= mm->start_stack && vma->vm_end >= mm->start_stack) {

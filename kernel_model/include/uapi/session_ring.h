@@ -24,6 +24,9 @@ enum session_record_type {
 	SESSION_REC_EXIT = 3,		/* the process ended without exit(2)/exit_group(2): exit */
 	SESSION_REC_EXEC = 4,		/* the outcome of the task's last execve: exec */
 	SESSION_REC_FD = 5,		/* the fd a served call made, as the process got it: fd */
+	SESSION_REC_MAPS = 6,		/* the process's address space (its VMAs), as the host laid
+					 * it out: maps; after a successful EXEC and a root's
+					 * NEW_TASK, before the task's next call */
 };
 
 /* sc.flags */
@@ -104,8 +107,43 @@ struct session_record {
 			int kernel;		/* the fd the kernel's call returned */
 			int host;		/* the number the process got for it, or -errno: none */
 		} fd;
+		struct {
+			/* nr struct session_vma follow, in address order, each followed by
+			 * its name (path_len bytes with the NUL, padded to 8).  A process with
+			 * more VMAs than one record holds has several MAPS records, in order,
+			 * each with the same header; `part` counts them from 0 (the VMAs past
+			 * SESSION_MAPS_MAX_VMAS in all are left out: `truncated`) */
+			unsigned short nr;
+			unsigned short part;
+			unsigned short truncated;
+			unsigned short exec;		/* 1: the image an exec made (0: a root's) */
+			unsigned long long start_brk;	/* /proc/PID/stat's start_brk */
+			unsigned long long brk;		/* the [heap]'s end, or start_brk */
+			unsigned long long mmap_base;	/* where top-down mmap starts: the end of the
+							 * highest VMA below the [stack] */
+			unsigned long long start_stack;	/* /proc/PID/stat's startstack */
+		} maps;
 	};
 };
+
+/* A VMA of a process (/proc/PID/maps: one line). */
+struct session_vma {
+	unsigned long long start, end;
+	unsigned long long pgoff;	/* in pages (the line's offset / 4096) */
+	unsigned int flags;		/* SESSION_VMA_* */
+	unsigned short path_len;	/* the line's name that follows ("/usr/bin/ls", "[vdso]"), with
+					 * its NUL; 0: none */
+	unsigned short pad;
+};
+#define SESSION_VMA_READ	0x1	/* PROT_READ, PROT_WRITE, PROT_EXEC's bits */
+#define SESSION_VMA_WRITE	0x2
+#define SESSION_VMA_EXEC	0x4
+#define SESSION_VMA_SHARED	0x8	/* 's' */
+#define SESSION_VMA_FILE	0x10	/* maps a file (an inode: the line's inode is not 0) */
+#define SESSION_VMA_STACK	0x20	/* [stack]: grows down */
+#define SESSION_VMA_HEAP	0x40	/* [heap] */
+#define SESSION_VMA_SPECIAL	0x80	/* [vdso], [vvar]...: the kernel's own pages */
+#define SESSION_MAPS_MAX_VMAS	8192	/* at most this many in all */
 
 /* An fd a process without a parent in the session had when first seen (NEW_TASK). */
 struct session_fd {

@@ -6,7 +6,8 @@
  * For every notification the supervisor takes (supervisor.c), in this order:
  *  1. what happened to the task since its last call: a task never seen before (NEW_TASK, with
  *     its tgid, parent and the clone that made it), the children its last clone made, the
- *     outcome of its last execve (EXEC);
+ *     outcome of its last execve (EXEC); after a successful exec's EXEC and a root's NEW_TASK,
+ *     its address space (MAPS, from /proc/PID/maps);
  *  2. the call itself (SYSCALL): its number, arguments and the bytes behind its pointer
  *     arguments (syscall_args.h, generated from the kernel's syscall table), read from the
  *     caller's memory and written before the call is answered: whatever the call then does
@@ -305,6 +306,128 @@ static void describe_start(pid_t tid, struct session_record *rec)
 	closedir(dir);
 }
 
+/*
+ * The process's address space as the host laid it out (/proc/PID/maps), for the kernel's VMAs
+ * of its task: MAPS records, as many as its VMAs need (each VMA with its name; a record holds
+ * what fits in SESSION_RECORD_MAX, about 50 VMAs of libraries; SESSION_MAPS_MAX_VMAS in all,
+ * the rest left out and said so).  Read while the process is stopped in the call the
+ * supervisor was notified of: after an exec, that is its first call, before it mapped anything
+ * itself.
+ */
+struct vma_line {
+	struct session_vma v;
+	char *name;
+};
+
+static void produce_maps(struct session_record *rec, const struct vma_line *vmas, size_t nr)
+{
+	size_t i = 0, part = 0;
+
+	do {
+		rec->len = sizeof(*rec);
+		rec->ts = now_ns();
+		rec->maps.nr = 0;
+		rec->maps.part = part++;
+		for (; i < nr; i++) {
+			size_t before = rec->len;
+
+			if (!append(rec, &vmas[i].v, sizeof(vmas[i].v)) ||
+			    (vmas[i].v.path_len && !append(rec, vmas[i].name, vmas[i].v.path_len))) {
+				rec->len = before;
+				break;
+			}
+			rec->maps.nr++;
+		}
+		produce(rec);
+	} while (i < nr);
+}
+
+static void describe_maps(pid_t tid, bool exec)
+{
+	union {
+		struct session_record rec;
+		char bytes[SESSION_RECORD_MAX];
+	} u = { .rec = { .type = SESSION_REC_MAPS, .tid = tid } };
+	struct session_record *rec = &u.rec;
+	struct vma_line *vmas;
+	size_t nr = 0, cap = 256, i, line_cap = 0;
+	unsigned long long stack = 0;
+	char path[64], stat[1024], *line = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	vmas = malloc(cap * sizeof(*vmas));
+	while (vmas && getline(&line, &line_cap, f) > 0) {
+		struct vma_line l = { .name = NULL };
+		char perms[8] = "";
+		unsigned long long off, ino;
+		int name_at = 0;
+		size_t len;
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %n", &l.v.start, &l.v.end, perms, &off, &ino,
+			   &name_at) < 5 || l.v.end > (1ULL << 47))
+			continue;	/* [vsyscall]: not in the task's range */
+		l.v.pgoff = off >> 12;
+		l.v.flags = (perms[0] == 'r' ? SESSION_VMA_READ : 0) | (perms[1] == 'w' ? SESSION_VMA_WRITE : 0) |
+			    (perms[2] == 'x' ? SESSION_VMA_EXEC : 0) | (perms[3] == 's' ? SESSION_VMA_SHARED : 0) |
+			    (ino ? SESSION_VMA_FILE : 0);
+		l.name = name_at ? line + name_at : "";
+		if (!strcmp(l.name, "[stack]")) {
+			l.v.flags |= SESSION_VMA_STACK;
+			stack = l.v.start;
+		} else if (!strcmp(l.name, "[heap]")) {
+			l.v.flags |= SESSION_VMA_HEAP;
+			rec->maps.brk = l.v.end;
+		} else if (l.name[0] == '[') {
+			l.v.flags |= SESSION_VMA_SPECIAL;
+		}
+		len = strlen(l.name);
+		l.v.path_len = len && len < 1024 ? len + 1 : 0;
+		l.name = l.v.path_len ? strdup(l.name) : NULL;
+		if (l.v.path_len && !l.name)
+			l.v.path_len = 0;
+		if (nr == SESSION_MAPS_MAX_VMAS) {
+			rec->maps.truncated = 1;
+			free(l.name);
+			continue;
+		}
+		if (nr == cap) {
+			struct vma_line *more = realloc(vmas, 2 * cap * sizeof(*vmas));
+
+			if (!more) {
+				free(l.name);
+				break;
+			}
+			vmas = more;
+			cap *= 2;
+		}
+		vmas[nr++] = l;
+	}
+	free(line);
+	fclose(f);
+	if (!vmas)
+		return;
+	if (read_proc(tid, "stat", stat, sizeof(stat)) > 0) {
+		rec->maps.start_brk = stat_field(stat, 47);
+		rec->maps.start_stack = stat_field(stat, 28);
+	}
+	if (!rec->maps.brk || rec->maps.brk < rec->maps.start_brk)
+		rec->maps.brk = rec->maps.start_brk;
+	for (i = 0; i < nr; i++)	/* top-down mmap starts above the highest mapping below the stack */
+		if (vmas[i].v.end <= stack && !(vmas[i].v.flags & SESSION_VMA_STACK) &&
+		    vmas[i].v.end > rec->maps.mmap_base)
+			rec->maps.mmap_base = vmas[i].v.end;
+	rec->maps.exec = exec;
+	produce_maps(rec, vmas, nr);
+	for (i = 0; i < nr; i++)
+		free(vmas[i].name);
+	free(vmas);
+}
+
 /* A task seen for the first time: known, and announced to the kernel. */
 static struct known *meet(pid_t tid, pid_t creator)
 {
@@ -351,8 +474,12 @@ static struct known *meet(pid_t tid, pid_t creator)
 
 		memcpy(rec->task.comm, name + 6, n < 15 ? n : 15);
 	}
-	if (!rec->task.ppid && !rec->task.creator && k->tgid == tid && !k->helper)
+	if (!rec->task.ppid && !rec->task.creator && k->tgid == tid && !k->helper) {
 		describe_start(tid, rec);
+		produce(rec);
+		describe_maps(tid, false);	/* a root: the address space it came with */
+		return k;
+	}
 	produce(rec);
 	return k;
 }
@@ -439,6 +566,8 @@ static void exec_outcome(struct known *k)
 		rec->exec.result = -k->exec_error;
 	}
 	produce(rec);
+	if (!rec->exec.result && !k->helper)
+		describe_maps(k->tid, true);	/* the new image's */
 }
 
 /* ---- a call's record ---- */
@@ -576,6 +705,10 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 	const struct arg_rule *rules = req->data.nr < SYSCALL_ARGS_NR && !served ? syscall_args[req->data.nr] : NULL;
 	int i;
 
+	/* rseq's pointer is kept as it is (the kernel compares it at EBUSY and unregistration) */
+	if (req->data.nr == __NR_rseq)
+		rules = NULL;
+
 	rec->type = SESSION_REC_SYSCALL;
 	rec->tid = req->pid;
 	rec->ts = now_ns();
@@ -620,6 +753,11 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 			break;
 		}
 	}
+	/* arch_prctl's ARCH_GET_FS/ARCH_GET_GS (0x1003, 0x1004) write the base at arg 1; the
+	 * set options take a value there */
+	if (req->data.nr == __NR_arch_prctl && !served &&
+	    (req->data.args[0] == 0x1003 || req->data.args[0] == 0x1004) && req->data.args[1])
+		add_blob(rec, room, 1, SESSION_BLOB_OUT, 0, NULL, 8);
 	if (!served)
 		add_prestat(rec, req->pid, req->data.args);
 	rec->len = (rec->len + 7) / 8 * 8;
