@@ -24,6 +24,8 @@ struct session_task {
 	bool serving_new_fd;		/* ... which returns a new fd (SESSION_SC_NEW_FD) */
 	int serving_region;		/* ... which mapped this perf pool region (-1: none) */
 	u64 perf_unmap;			/* the perf pool regions its munmap unmaps (a mask) */
+	u64 sigreturn_ax;		/* its rt_sigreturn's result: the rax its frame restores */
+	bool sigreturn_known;		/* ... when the supervisor could read the frame */
 	struct session_record *start;	/* a root's NEW_TASK (its cwd and fds), until it runs */
 	struct {			/* the call's paths as they were before the host made it */
 		const char *name;	/* their last component (in the task's scratch), NULL: none */

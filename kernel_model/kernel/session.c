@@ -788,6 +788,8 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 	st->serving_new_fd = rec->sc.flags & SESSION_SC_NEW_FD;
 	st->serving_region = -1;
 	st->perf_unmap = rec->sc.flags & SESSION_SC_PERF_UNMAP ? rec->sc.serial : 0;
+	st->sigreturn_known = rec->sc.flags & SESSION_SC_SIGRETURN;
+	st->sigreturn_ax = st->sigreturn_known ? rec->sc.serial : 0;
 	for (i = 0; i < 6; i++)
 		args[i] = rec->sc.args[i];
 	for (b = 0; b < rec->sc.nr_blobs && p + sizeof(struct session_blob) <= end; b++) {

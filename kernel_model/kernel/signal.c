@@ -796,8 +796,11 @@ SYSCALL_DEFINE0(rt_sigreturn)
 	struct rt_sigframe frame;
 	struct sigcontext_64 *sc = &frame.uc.uc_mcontext;
 
-	if (!current->signal)	/* a session task: the host returned from its handler */
-		return regs->ax;
+	if (!current->signal) {	/* a session task: the host returned from its handler */
+		struct session_task *st = current->session;
+
+		return st && st->sigreturn_known ? (long)st->sigreturn_ax : regs->ax;
+	}
 	if (copy_from_user(&frame, (void *)frame_addr, sizeof(frame)))
 		goto badframe;
 	set_current_blocked(frame.uc.uc_sigmask);

@@ -1,6 +1,7 @@
 """A session's own processes are tasks of the emulated kernel: their pids, forks, execs,
 exits and system calls are what the trace sees, as on Linux."""
 
+import errno
 import os
 import re
 import shutil
@@ -297,3 +298,31 @@ def test_proc_self_exe_names_the_program_the_host_runs(tmp_path):
     by_readlink, by_python_child = section(out, "host")
     rets = _calls(section(out, "trace"), 89, "")
     assert len(by_readlink) in rets and rets[-1] == len(by_python_child), (rets, out)
+
+
+SIGRETURN = """import os, signal, time
+signal.signal(signal.SIGUSR1, lambda *a: None)
+signal.signal(signal.SIGALRM, lambda *a: None)
+os.kill(os.getpid(), signal.SIGUSR1)
+signal.setitimer(signal.ITIMER_REAL, 0.05)
+time.sleep(0.3)
+"""
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace")
+def test_rt_sigreturn_returns_what_the_frame_restores(tmp_path):
+    """A session task's rt_sigreturn returns the rax its signal frame restores, as Linux's does
+    (the supervisor reads it from the host process's frame): 0 after a handler run at kill()'s
+    return, -EINTR after one that interrupted a sleep; strace on the same process says the same."""
+    script = tmp_path / "sigreturn.py"
+    script.write_text(SIGRETURN)
+    out = run(f"echo 1 > {T}/events/syscalls/sys_exit_rt_sigreturn/enable; "
+              f"strace -qq -e trace=rt_sigreturn -o {tmp_path}/s.txt /usr/bin/python3 {script}; "
+              f"echo 0 > {T}/tracing_on; echo '== kernel'; grep ' python3-' {T}/trace; "
+              f"echo '== strace'; cat {tmp_path}/s.txt")
+    kernel = [int(m.group(1), 16) for m in re.finditer(r"sys_rt_sigreturn -> 0x([0-9a-f]+)", "\n".join(section(out, "kernel")))]
+    results = {"0": 0, "-1 EINTR": -errno.EINTR}
+    host = [results[m.group(1)]
+            for m in re.finditer(r"^rt_sigreturn\(.*\) += (0|-1 \w+)", "\n".join(section(out, "strace")), re.M)]
+    assert host == [0, -errno.EINTR], out
+    assert [k - (1 << 64) if k >> 63 else k for k in kernel] == host, out

@@ -42,6 +42,9 @@ enum session_record_type {
 #define SESSION_SC_PERF_UNMAP 8	/* a munmap of perf ring buffers: sc.serial is the mask of the
 				 * perf pool regions the range maps in the process (< 64) */
 
+#define SESSION_SC_SIGRETURN 16	/* an rt_sigreturn whose frame the supervisor read: sc.serial is
+				 * the rax it restores (the call's result, as Linux's returns it) */
+
 /* sc.serial of a SESSION_SC_PRESTAT call: up to two paths (slot 0 at bit 0, slot 1 at bit
  * 32), each the argument it is, and the st_mode its last component had before the call (0: it
  * did not exist) */

@@ -579,6 +579,27 @@ static bool read_target(pid_t pid, unsigned long long addr, void *buf, size_t le
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
 }
 
+/*
+ * What an rt_sigreturn of tid returns: the rax its signal frame restores.  The frame's return
+ * address was popped by the handler's `ret`, so the frame is at sp - 8; sp is in
+ * /proc/TID/syscall (the task is stopped in the call).  x86-64's rt_sigframe: pretcode, then the
+ * ucontext (uc_flags, uc_link, uc_stack: 40 bytes), whose sigcontext has rax 14th (r8..r15, rdi,
+ * rsi, rbp, rbx, rdx, rax).
+ */
+#define SIGFRAME_RAX (8 + 40 + 13 * 8)
+
+static bool sigreturn_ax(pid_t tid, unsigned long long *ax)
+{
+	char buf[512];
+	unsigned long long sp;
+
+	/* "NR ARG1 ... ARG6 SP PC" */
+	if (read_proc(tid, "syscall", buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%*s %*s %*s %*s %*s %*s %*s %llx", &sp) != 1)
+		return false;
+	return read_target(tid, sp - 8 + SIGFRAME_RAX, ax, sizeof(*ax));
+}
+
 /* Append a blob to the record being built; false when it does not fit. */
 static bool add_blob(struct session_record *rec, size_t room, int arg, int kind, int count,
 		     const void *data, size_t len)
@@ -851,6 +872,15 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 		exec_marks(req->pid, k->exec_marks);
 		if (is_helper(req->pid, path))
 			k->helper = true;	/* its exec is mirrored, then nothing but its end */
+		break;
+	}
+	case __NR_rt_sigreturn: {
+		unsigned long long ax;
+
+		if (sigreturn_ax(req->pid, &ax)) {
+			rec->sc.flags |= SESSION_SC_SIGRETURN;
+			rec->sc.serial = ax;
+		}
 		break;
 	}
 	case __NR_exit_group:
