@@ -1,6 +1,7 @@
 /* Inodes (Linux's fs/inode.c): allocation per super block, reference counts, link counts;
  * the last iput of an unlinked inode evicts it (its pages, then the inode). */
 #include "../include/fs.h"
+#include "../include/pagemap.h"
 
 static struct kmem_cache *inode_cachep;
 static spinlock_t inode_lock;
@@ -17,6 +18,50 @@ struct timespec64 current_time(struct inode *inode)
 	u64 ns = boot_params.boot_realtime_ns + ktime_get();
 
 	return (struct timespec64){ .tv_sec = ns / 1000000000UL, .tv_nsec = ns % 1000000000UL };
+}
+
+/* ---- a write's times (fs/inode.c: file_update_time → inode_update_time → generic_update_time) ---- */
+#define S_ATIME	1
+#define S_MTIME	2
+#define S_CTIME	4
+
+static inline bool timespec64_equal(const struct timespec64 *a, const struct timespec64 *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* The times given, and the inode dirty for them (I_DIRTY_SYNC: no lazytime here). */
+noinline int generic_update_time(struct inode *inode, struct timespec64 *time, int flags)
+{
+	if (flags & S_ATIME)
+		inode->i_atime = *time;
+	if (flags & S_CTIME)
+		inode->i_ctime = *time;
+	if (flags & S_MTIME)
+		inode->i_mtime = *time;
+	__mark_inode_dirty(inode, I_DIRTY_SYNC);
+	return 0;
+}
+
+noinline int inode_update_time(struct inode *inode, struct timespec64 *time, int flags)
+{
+	return generic_update_time(inode, time, flags);	/* (no file system has ->update_time) */
+}
+
+/* mtime and ctime to now, where they are not already (inode_needs_update_time). */
+noinline int file_update_time(struct file *file)
+{
+	struct inode *inode = file->f_inode;
+	struct timespec64 now = current_time(inode);
+	int sync_it = 0;
+
+	if (!timespec64_equal(&inode->i_mtime, &now))
+		sync_it = S_MTIME;
+	if (!timespec64_equal(&inode->i_ctime, &now))
+		sync_it |= S_CTIME;
+	if (!sync_it)
+		return 0;
+	return inode_update_time(inode, &now, sync_it);
 }
 
 noinline struct inode *new_inode(struct super_block *sb)

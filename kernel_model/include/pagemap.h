@@ -128,6 +128,10 @@ int filemap_add_folio(struct address_space *mapping, void *page, unsigned long i
 void *__filemap_get_folio(struct address_space *mapping, unsigned long index, int fgp_flags, gfp_t gfp);
 void filemap_remove_folio(struct address_space *mapping, unsigned long index);
 void truncate_inode_pages(struct address_space *mapping, loff_t lstart);
+void truncate_inode_pages_range(struct address_space *mapping, loff_t lstart, loff_t lend);
+void *filemap_alloc_folio(gfp_t gfp, unsigned int order);
+void folio_unlock(void *page);
+void folio_wait_bit(void *page, unsigned long bit);
 ssize_t generic_file_read_iter(struct kiocb *iocb, struct iov_iter *iter);
 ssize_t generic_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
 int filemap_fdatawrite_wbc(struct address_space *mapping, struct writeback_control *wbc);
@@ -138,15 +142,21 @@ void folio_end_writeback(void *page);
 bool filemap_dirty_folio(struct address_space *mapping, void *page, unsigned long index);
 /* mm/swap.c */
 void folio_mark_accessed(void *page);
+void folio_add_lru(void *page);
 /* mm/page-writeback.c */
 bool folio_mark_dirty(struct address_space *mapping, void *page, unsigned long index);
 bool folio_clear_dirty_for_io(void *page);
+void folio_account_cleaned(void *page);
+void __folio_mark_dirty(struct address_space *mapping, void *page, unsigned long index);
+bool __folio_end_writeback(void *page);
 void folio_start_writeback(void *page);
 int do_writepages(struct address_space *mapping, struct writeback_control *wbc);
 extern unsigned int dirty_writeback_interval;
 extern unsigned int dirty_expire_interval;
 /* fs/fs-writeback.c */
 void __mark_inode_dirty(struct inode *inode, int flags);
+/* fs/inode.c */
+int file_update_time(struct file *file);
 void bdi_writeback_init(struct bdi_writeback *wb, dev_t dev, struct super_block *sb);
 void bdi_writeback_exit(struct bdi_writeback *wb);
 void mark_inode_dirty(struct inode *inode);

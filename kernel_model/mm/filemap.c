@@ -62,13 +62,39 @@ noinline int filemap_add_folio(struct address_space *mapping, void *page, unsign
 {
 	int ret;
 
-	page_of(page)->flags |= PG_locked;
+	page_of(page)->flags |= PG_locked;	/* __folio_set_locked */
 	ret = __filemap_add_folio(mapping, page, index, gfp);
 	if (ret)
 		page_of(page)->flags &= ~PG_locked;
 	else
-		page_of(page)->flags |= PG_lru;	/* folio_add_lru */
+		folio_add_lru(page);
 	return ret;
+}
+
+/* ---- the bits a task waits on (PG_locked, PG_writeback): 6.1 hashes the waiters over
+ * folio_wait_table, here one queue whose waiters each recheck their page's bit ---- */
+static noinline void folio_wake_bit(void *page, unsigned long bit)
+{
+	__wake_up(&folio_wait_table, TASK_NORMAL, 0, NULL);
+}
+
+noinline void folio_wait_bit(void *page, unsigned long bit)
+{
+	wait_event(folio_wait_table, !(page_of(page)->flags & bit));
+}
+
+/* Unlock a page, waking whoever waits for it (6.1: only when PG_waiters says someone does). */
+noinline void folio_unlock(void *page)
+{
+	page_of(page)->flags &= ~PG_locked;
+	if (!list_empty(&folio_wait_table.head))
+		folio_wake_bit(page, PG_locked);
+}
+
+/* A new page for the cache (filemap_alloc_folio → folio_alloc), zeroed here. */
+noinline void *filemap_alloc_folio(gfp_t gfp, unsigned int order)
+{
+	return alloc_page_zeroed();
 }
 
 /* The cached page at index; made (zeroed, not uptodate) with FGP_CREAT. */
@@ -84,41 +110,78 @@ noinline void *__filemap_get_folio(struct address_space *mapping, unsigned long 
 	}
 	if (!(fgp_flags & FGP_CREAT))
 		return NULL;
-	page = alloc_page_zeroed();
+	page = filemap_alloc_folio(gfp, 0);
 	if (!page)
 		return NULL;
 	if (filemap_add_folio(mapping, page, index, gfp)) {
 		__free_pages(virt_to_page(page), 0);
 		return NULL;
 	}
-	page_of(page)->flags &= ~PG_locked;	/* folio_unlock */
+	folio_unlock(page);
 	return page;
+}
+
+/* A dirty page leaving the cache is no longer dirty memory of a file that writes back. */
+static noinline void filemap_unaccount_folio(struct address_space *mapping, void *page)
+{
+	if (PageDirty(page) && mapping->a_ops && mapping->a_ops->writepage)	/* mapping_can_writeback */
+		folio_account_cleaned(page);
+}
+
+/* Out of the mapping (page_cache_delete: its slot emptied); the caller frees it. */
+noinline void __filemap_remove_folio(struct address_space *mapping, void *page, unsigned long index)
+{
+	trace_mm_filemap_delete_from_page_cache(mapping, page, index);
+	filemap_unaccount_folio(mapping, page);
+	mapping->pages[index] = NULL;
+	mapping->nrpages--;
+}
+
+/* The cache's reference dropped: here the page's last, so it goes back to the allocator. */
+noinline void filemap_free_folio(struct address_space *mapping, void *page)
+{
+	page_of(page)->flags = 0;
+	__free_pages(virt_to_page(page), 0);
 }
 
 noinline void filemap_remove_folio(struct address_space *mapping, unsigned long index)
 {
 	void *page = mapping->pages[index];
 
-	trace_mm_filemap_delete_from_page_cache(mapping, page, index);
-	folio_clear_dirty_for_io(page);	/* folio_account_cleaned */
-	mapping->pages[index] = NULL;
-	mapping->nrpages--;
-	page_of(page)->flags = 0;
-	__free_pages(virt_to_page(page), 0);
+	__filemap_remove_folio(mapping, page, index);
+	filemap_free_folio(mapping, page);
 }
 
-/* The pages from lstart on leave the cache, once their writeback ended (mm/truncate.c). */
-noinline void truncate_inode_pages(struct address_space *mapping, loff_t lstart)
+/* ---- truncation (mm/truncate.c) ---- */
+/* A page about to leave: its dirtying cancelled (folio_cancel_dirty). */
+static noinline void truncate_cleanup_folio(void *page)
 {
-	unsigned long i;
+	if (PageDirty(page)) {
+		page_of(page)->flags &= ~PG_dirty;
+		folio_account_cleaned(page);
+	}
+}
 
-	for (i = (lstart + PAGE_SIZE - 1) >> PAGE_SHIFT; i < mapping->nr_slots; i++) {
+noinline int truncate_inode_folio(struct address_space *mapping, void *page, unsigned long index)
+{
+	truncate_cleanup_folio(page);
+	filemap_remove_folio(mapping, index);
+	return 0;
+}
+
+/* The pages of [lstart, lend] leave the cache once their writeback ended; the part of the
+ * page lstart is in that the range does not cover whole stays, zeroed from lstart on. */
+noinline void truncate_inode_pages_range(struct address_space *mapping, loff_t lstart, loff_t lend)
+{
+	unsigned long i, end = (unsigned long)lend >> PAGE_SHIFT;
+
+	for (i = (lstart + PAGE_SIZE - 1) >> PAGE_SHIFT; i < mapping->nr_slots && i <= end; i++) {
 		void *page = mapping->pages[i];
 
 		if (!page)
 			continue;
 		folio_wait_writeback(page);
-		filemap_remove_folio(mapping, i);
+		truncate_inode_folio(mapping, page, i);
 	}
 	if ((lstart & (PAGE_SIZE - 1)) && (lstart >> PAGE_SHIFT) < mapping->nr_slots &&
 	    mapping->pages[lstart >> PAGE_SHIFT])
@@ -126,23 +189,72 @@ noinline void truncate_inode_pages(struct address_space *mapping, loff_t lstart)
 		       PAGE_SIZE - (lstart & (PAGE_SIZE - 1)));
 }
 
-/* The page at index, read in if the cache has none (filemap_get_pages → filemap_read_folio). */
+noinline void truncate_inode_pages(struct address_space *mapping, loff_t lstart)
+{
+	truncate_inode_pages_range(mapping, lstart, (loff_t)-1);
+}
+
+/* The cached pages from index to max in a row, up to the batch's size (their lookup under RCU
+ * in 6.1's xarray); how many it found. */
+static noinline unsigned int filemap_get_read_batch(struct address_space *mapping, unsigned long index,
+						    unsigned long max, void **batch, unsigned int size)
+{
+	unsigned int n = 0;
+
+	for (; index <= max && n < size; index++) {
+		void **slot = mapping_slot(mapping, index, false);
+
+		if (!slot || !*slot)
+			break;
+		batch[n++] = *slot;
+		if (!PageUptodate(*slot))	/* the batch ends at a page that needs reading */
+			break;
+	}
+	return n;
+}
+
+/* Read a page in by the mapping's read_folio (synchronous here: 6.1 waits for the page's lock). */
+static noinline int filemap_read_folio(struct file *file, struct address_space *mapping, void *page,
+				       unsigned long index)
+{
+	int error = mapping->a_ops && mapping->a_ops->read_folio ?
+		mapping->a_ops->read_folio(file, page, index) : 0;
+
+	if (!error)
+		page_of(page)->flags |= PG_uptodate;
+	return error;
+}
+
+/* A page for a hole in the cache, added and read in (filemap_create_folio). */
+static inline void *filemap_create_folio(struct file *file, struct address_space *mapping, unsigned long index,
+					 int *error)
+{
+	void *page = filemap_alloc_folio(GFP_KERNEL, 0);
+
+	*error = -ENOMEM;
+	if (!page)
+		return NULL;
+	*error = filemap_add_folio(mapping, page, index, GFP_KERNEL);
+	if (*error) {
+		__free_pages(virt_to_page(page), 0);
+		return NULL;
+	}
+	*error = filemap_read_folio(file, mapping, page, index);
+	folio_unlock(page);
+	return page;
+}
+
+/* The page at index, read in if the cache has none or has it not up to date. */
 static noinline void *filemap_get_pages(struct file *file, struct address_space *mapping, unsigned long index,
 					int *error)
 {
-	void *page = __filemap_get_folio(mapping, index, FGP_CREAT, GFP_KERNEL);
+	void *page;
 
 	*error = 0;
-	if (!page) {
-		*error = -ENOMEM;
-		return NULL;
-	}
-	if (!PageUptodate(page)) {
-		*error = mapping->a_ops && mapping->a_ops->read_folio ?
-			mapping->a_ops->read_folio(file, page, index) : 0;
-		if (!*error)
-			page_of(page)->flags |= PG_uptodate;
-	}
+	if (!filemap_get_read_batch(mapping, index, index, &page, 1))
+		return filemap_create_folio(file, mapping, index, error);
+	if (!PageUptodate(page))	/* filemap_update_page */
+		*error = filemap_read_folio(file, mapping, page, index);
 	return page;
 }
 
@@ -221,25 +333,56 @@ noinline ssize_t generic_perform_write(struct kiocb *iocb, struct iov_iter *i)
 	return written;
 }
 
-noinline ssize_t generic_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
+/* The write's end within the file system's limit (mm/filemap.c's RLIMIT_FSIZE check: not
+ * modelled, the limit is infinite). */
+noinline int generic_write_check_limits(struct file *file, loff_t pos, loff_t *count)
+{
+	loff_t limit = file->f_mapping->host->i_sb->s_maxbytes;
+
+	if (pos >= limit)
+		return -EFBIG;
+	*count = min(*count, limit - pos);
+	return 0;
+}
+
+/* O_APPEND's position, and the count cut to the limits; what is left to write (fs/read_write.c). */
+noinline ssize_t generic_write_checks(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct file *file = iocb->ki_filp;
 	struct inode *inode = file->f_mapping->host;
-	ssize_t ret;
-	loff_t limit = inode->i_sb->s_maxbytes;
+	loff_t count;
+	int ret;
 
-	mutex_lock(&inode->i_rwsem);
+	if (!iov_iter_count(from))
+		return 0;
 	if (iocb->ki_flags & IOCB_APPEND)
 		iocb->ki_pos = inode->i_size;
-	ret = iov_iter_count(from);
-	if (ret > 0 && iocb->ki_pos >= limit) {
-		ret = -EFBIG;
-	} else if (ret > 0) {
-		if ((loff_t)iov_iter_count(from) > limit - iocb->ki_pos)
-			from->count = limit - iocb->ki_pos;
-		inode->i_mtime = inode->i_ctime = current_time(inode);
-		ret = generic_perform_write(iocb, from);
-	}
+	count = iov_iter_count(from);
+	ret = generic_write_check_limits(file, iocb->ki_pos, &count);
+	if (ret)
+		return ret;
+	from->count = count;	/* iov_iter_truncate */
+	return iov_iter_count(from);
+}
+
+noinline ssize_t __generic_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	int ret = file_update_time(iocb->ki_filp);
+
+	if (ret)
+		return ret;
+	return generic_perform_write(iocb, from);
+}
+
+noinline ssize_t generic_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct inode *inode = iocb->ki_filp->f_mapping->host;
+	ssize_t ret;
+
+	mutex_lock(&inode->i_rwsem);
+	ret = generic_write_checks(iocb, from);
+	if (ret > 0)
+		ret = __generic_file_write_iter(iocb, from);
 	mutex_unlock(&inode->i_rwsem);
 	return ret;
 }
@@ -254,23 +397,29 @@ noinline int filemap_fdatawrite_wbc(struct address_space *mapping, struct writeb
 
 noinline void folio_wait_writeback(void *page)
 {
-	wait_event(folio_wait_table, !PageWriteback(page));
+	while (PageWriteback(page))
+		folio_wait_bit(page, PG_writeback);
 }
 
 noinline void folio_end_writeback(void *page)
 {
-	page_of(page)->flags &= ~PG_writeback;
-	__wake_up(&folio_wait_table, TASK_NORMAL, 0, NULL);
+	__folio_end_writeback(page);
+	folio_wake_bit(page, PG_writeback);	/* folio_wake */
 }
 
-noinline int filemap_fdatawait_range(struct address_space *mapping, loff_t start, loff_t end)
+static noinline void __filemap_fdatawait_range(struct address_space *mapping, loff_t start, loff_t end)
 {
 	unsigned long i, last = end >> PAGE_SHIFT;
 
 	for (i = start >> PAGE_SHIFT; i <= last && i < mapping->nr_slots; i++)
 		if (mapping->pages[i] && PageWriteback(mapping->pages[i]))
 			folio_wait_writeback(mapping->pages[i]);
-	return 0;
+}
+
+noinline int filemap_fdatawait_range(struct address_space *mapping, loff_t start, loff_t end)
+{
+	__filemap_fdatawait_range(mapping, start, end);
+	return 0;	/* (no write error is recorded in a mapping: filemap_check_errors) */
 }
 
 noinline int file_write_and_wait_range(struct file *file, loff_t start, loff_t end)
@@ -295,8 +444,7 @@ noinline bool filemap_dirty_folio(struct address_space *mapping, void *page, uns
 	if (page_of(page)->flags & PG_dirty)
 		return false;
 	page_of(page)->flags |= PG_dirty;
-	__atomic_add_fetch(&global_dirty_pages, 1, __ATOMIC_RELAXED);	/* folio_account_dirtied */
-	trace_writeback_dirty_folio(mapping, index);
+	__folio_mark_dirty(mapping, page, index);
 	__mark_inode_dirty(mapping->host, I_DIRTY_PAGES);
 	return true;
 }

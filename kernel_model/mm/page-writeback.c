@@ -31,6 +31,28 @@ noinline bool folio_clear_dirty_for_io(void *page)
 	return true;
 }
 
+/* A dirty page's accounting undone (it leaves the cache, or its dirtying is cancelled). */
+noinline void folio_account_cleaned(void *page)
+{
+	__atomic_sub_fetch(&global_dirty_pages, 1, __ATOMIC_RELAXED);
+}
+
+/* The page dirty in its mapping: counted (folio_account_dirtied: NR_FILE_DIRTY and its event). */
+noinline void __folio_mark_dirty(struct address_space *mapping, void *page, unsigned long index)
+{
+	__atomic_add_fetch(&global_dirty_pages, 1, __ATOMIC_RELAXED);
+	trace_writeback_dirty_folio(mapping, index);
+}
+
+/* The page's writeback over: whether it was under writeback (NR_WRITEBACK's count in 6.1). */
+noinline bool __folio_end_writeback(void *page)
+{
+	bool ret = page_of(page)->flags & PG_writeback;
+
+	page_of(page)->flags &= ~PG_writeback;
+	return ret;
+}
+
 /* __folio_start_writeback */
 notrace void folio_start_writeback(void *page)
 {

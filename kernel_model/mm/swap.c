@@ -12,3 +12,9 @@ noinline void folio_mark_accessed(void *page)
 		p->flags &= ~PG_referenced;
 	}
 }
+
+/* A new page of the cache goes on the LRU (6.1 batches it per cpu first; lru_add_fn). */
+noinline void folio_add_lru(void *page)
+{
+	page_of(page)->flags |= PG_lru;
+}

@@ -4,7 +4,8 @@
  * sync(2) about every 4 s (the flusher kworker writes what is dirty) and rotates the file
  * past 4 MiB (messages -> messages.1, whose blocks the old one gives back).
  * `diskwriter FILE BYTES fsync|sync|none` writes BYTES to FILE once, then fsyncs, syncs or
- * not, and says so: the tests' writer.
+ * not, and says so: the tests' writer; `sparse` writes one page at offset BYTES instead,
+ * after a hole (a reader finds pages the cache never had).
  */
 #include "libc.h"
 
@@ -33,6 +34,10 @@ static int write_once(const char *path, long bytes, const char *mode)
 		return 1;
 	}
 	memset(buf, 'x', sizeof(buf));
+	if (!strcmp(mode, "sparse")) {
+		ret = sys(NR_LSEEK, fd, bytes) < 0 || write(fd, buf, 4096) != 4096;
+		left = 0;
+	}
 	while (left > 0) {
 		long n = write(fd, buf, left < (long)sizeof(buf) ? left : (long)sizeof(buf));
 

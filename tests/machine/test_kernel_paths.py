@@ -1,0 +1,108 @@
+"""The deeper chains of Linux 6.1 that the emulated kernel runs: while a program takes a path,
+the function tracer sees each function of the family called by its 6.1 caller (function,
+parent), so a name in available_filter_functions is code that runs where 6.1's does."""
+import struct
+
+import pytest
+
+from tracefs_sim.machine import Machine, MachineOptions
+from tracefs_sim.probes import FtraceSites
+from tracefs_sim.trace.rb_page import decode_page
+
+TRACE_FN = 1
+
+
+@pytest.fixture
+def machine(vmlinux):
+    m = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=2, seed=3))
+    m.sites = FtraceSites(m)
+    m.start()
+    m.tracing.set_recording(0, True)
+    yield m
+    m.stop()
+
+
+def run(machine, argv, expect=None):
+    out = []
+    proc = machine.spawn(argv, out.append)
+    assert proc.wait(60) == 0, (argv, b"".join(out))
+    if expect is not None:
+        assert b"".join(out) == expect
+    return b"".join(out)
+
+
+def traced_calls(machine, funcs, programs) -> set[tuple[str, str]]:
+    """(function, parent) of every call to funcs, by any task or interrupt, while the
+    programs run one after the other; the tracing off again after."""
+    assert set(funcs) <= set(machine.image.mcount_sites), set(funcs) - set(machine.image.mcount_sites)
+    machine.sites.set_function(0, frozenset(funcs))
+    try:
+        for argv, expect in programs:
+            run(machine, argv, expect)
+    finally:
+        machine.sites.set_function(0, None)
+    calls = set()
+    for page in machine.tracing.drain(0):
+        for ev in decode_page(page.data).events:
+            if struct.unpack_from("<H", ev.payload)[0] == TRACE_FN:
+                ip, parent = struct.unpack_from("<QQ", ev.payload, 8)
+                calls.add(tuple(machine.image.symbolize(a)[0].name for a in (ip, parent)))
+    return calls
+
+
+# (function, its caller) as in 6.1's mm/filemap.c, mm/truncate.c, mm/page-writeback.c,
+# mm/swap.c, fs/inode.c, fs/read_write.c
+PAGE_CACHE_WRITE = {
+    ("generic_write_checks", "generic_file_write_iter"),
+    ("generic_write_check_limits", "generic_write_checks"),
+    ("__generic_file_write_iter", "generic_file_write_iter"),
+    ("generic_perform_write", "__generic_file_write_iter"),
+    ("file_update_time", "__generic_file_write_iter"),
+    ("inode_update_time", "file_update_time"),
+    ("generic_update_time", "inode_update_time"),
+    ("filemap_alloc_folio", "__filemap_get_folio"),
+    ("folio_add_lru", "filemap_add_folio"),
+    ("folio_unlock", "__filemap_get_folio"),
+    ("__folio_mark_dirty", "filemap_dirty_folio"),
+    ("__folio_end_writeback", "folio_end_writeback"),
+    ("__filemap_fdatawait_range", "filemap_fdatawait_range"),
+}
+PAGE_CACHE_TRUNCATE = {
+    ("truncate_inode_pages_range", "truncate_inode_pages"),
+    ("truncate_inode_folio", "truncate_inode_pages_range"),
+    ("truncate_cleanup_folio", "truncate_inode_folio"),
+    ("folio_account_cleaned", "truncate_cleanup_folio"),
+    ("filemap_remove_folio", "truncate_inode_folio"),
+    ("__filemap_remove_folio", "filemap_remove_folio"),
+    ("filemap_unaccount_folio", "__filemap_remove_folio"),
+    ("filemap_free_folio", "filemap_remove_folio"),
+}
+PAGE_CACHE_READ = {
+    ("filemap_get_read_batch", "filemap_get_pages"),
+    ("filemap_alloc_folio", "filemap_get_pages"),     # filemap_create_folio is inline
+    ("filemap_read_folio", "filemap_get_pages"),
+    ("folio_unlock", "filemap_get_pages"),
+}
+
+
+def test_page_cache_write_fsync_truncate_and_read_of_a_hole(machine):
+    funcs = {f for pairs in (PAGE_CACHE_WRITE, PAGE_CACHE_TRUNCATE, PAGE_CACHE_READ) for f, _ in pairs}
+    funcs |= {"folio_wait_bit", "folio_wait_writeback", "folio_end_writeback"}
+    calls = traced_calls(machine, funcs, [
+        (["diskwriter", "/mnt/f", "12288", "fsync"], b"/mnt/f: 12288 bytes, fsync = 0\n"),
+        # dirty pages truncated by the rewrite's O_TRUNC: their dirtying cancelled
+        (["diskwriter", "/mnt/f", "8192", "none"], b"/mnt/f: 8192 bytes, none = 0\n"),
+        (["diskwriter", "/mnt/f", "4096", "none"], b"/mnt/f: 4096 bytes, none = 0\n"),
+        # two pages of hole, then a page of data: the hole's pages are read in by cat
+        (["diskwriter", "/mnt/s", "8192", "sparse"], b"/mnt/s: 8192 bytes, sparse = 0\n"),
+        (["cat", "/mnt/s"], b"\0" * 8192 + b"x" * 4096),
+    ])
+    assert PAGE_CACHE_WRITE <= calls, PAGE_CACHE_WRITE - calls
+    assert PAGE_CACHE_TRUNCATE <= calls, PAGE_CACHE_TRUNCATE - calls
+    assert PAGE_CACHE_READ <= calls, PAGE_CACHE_READ - calls
+    # fsync waited for a page whose write was still on the disk
+    assert ("folio_wait_bit", "folio_wait_writeback") in calls
+    # every page dirtied was cleaned again, by its writeback or its truncation, but the last
+    # two files' (NR_FILE_DIRTY: once each)
+    dirty = struct.unpack("<q", machine.read_memory(machine.image.addr("global_dirty_pages"), 8))[0]
+    assert dirty == 2
