@@ -29,6 +29,23 @@
 #define PTR_ERR(p) ((long)(p))
 #define __va(x) ((void *)((u64)(x) + PAGE_OFFSET))
 
+/* The PTE of va in mm, the tables on the way made where missing when alloc (pud_alloc,
+ * pmd_alloc, pte_alloc: 6.1's inline walk; 4 levels, the p4d folded into the pgd). */
+static __always_inline u64 *lookup_pte(struct mm_struct *mm, u64 va, bool alloc)
+{
+	u64 *pgd = &mm->pgd[(va >> 39) & 511], *pud, *pmd;
+
+	if (!(*pgd & _PAGE_PRESENT) && (!alloc || __pud_alloc(mm, pgd, va)))
+		return NULL;
+	pud = (u64 *)__va(*pgd & PTE_PFN_MASK) + ((va >> 30) & 511);
+	if (!(*pud & _PAGE_PRESENT) && (!alloc || __pmd_alloc(mm, pud, va)))
+		return NULL;
+	pmd = (u64 *)__va(*pud & PTE_PFN_MASK) + ((va >> 21) & 511);
+	if (!(*pmd & _PAGE_PRESENT) && (!alloc || __pte_alloc(mm, pmd)))
+		return NULL;
+	return (u64 *)__va(*pmd & PTE_PFN_MASK) + ((va >> 12) & 511);
+}
+
 /* ---- preempt count (include/linux/preempt.h layout) ---- */
 #define SOFTIRQ_OFFSET	0x100
 #define HARDIRQ_OFFSET	0x10000

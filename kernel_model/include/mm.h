@@ -244,6 +244,7 @@ struct vm_fault {
 	u64 *pte;			/* its PTE, once allocated */
 	u64 orig_pte;
 	struct page *page;		/* from ->fault: a page holding the file's data, one reference */
+	struct page *cow_page;		/* a private write's copy of it */
 };
 
 /* arch/x86/include/asm/trap_pf.h: the page fault's error code */
@@ -264,8 +265,12 @@ struct vm_fault {
 
 struct task_struct;
 struct pt_regs;
-/* mm.c: page tables */
-u64 *lookup_pte(struct mm_struct *mm, u64 va, bool alloc);
+/* mm.c: page tables (lookup_pte: kernel.h) */
+int __pud_alloc(struct mm_struct *mm, u64 *p4d, unsigned long address);
+int __pmd_alloc(struct mm_struct *mm, u64 *pud, unsigned long address);
+int __pte_alloc(struct mm_struct *mm, u64 *pmd);
+/* mm/swap.c */
+void lru_cache_add_inactive_or_unevictable(struct page *page, struct vm_area_struct *vma);
 void flush_tlb_page(struct vm_area_struct *vma, unsigned long addr);
 void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long end);
 /* mmap.c */
@@ -290,6 +295,7 @@ int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int le
 int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
 		    struct pt_regs *regs);
 void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end);
+void unmap_vmas(struct vm_area_struct *vma, unsigned long start_addr, unsigned long end_addr);
 /* mmap.c */
 int __split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr, int new_below);
 

@@ -48,13 +48,30 @@ noinline void do_set_pte(struct vm_fault *vmf, struct page *page, u64 prot)
 	}
 }
 
-static struct page *alloc_anon_page(bool zero)
+/* A page for the VMA at addr (mm/mempolicy.c: one node here, no policy to apply). */
+noinline struct page *vma_alloc_folio(gfp_t gfp, int order, struct vm_area_struct *vma, unsigned long addr,
+				      bool hugepage)
 {
-	struct page *page = alloc_page(GFP_HIGHUSER_MOVABLE | (zero ? __GFP_ZERO : 0));
+	return alloc_page(gfp);
+}
 
-	if (page)
-		page->flags |= PG_anon;
-	return page;
+static inline struct page *alloc_anon_page(struct vm_fault *vmf, bool zero)
+{
+	return vma_alloc_folio(GFP_HIGHUSER_MOVABLE | (zero ? __GFP_ZERO : 0), 0, vmf->vma, vmf->address, false);
+}
+
+/* mm/rmap.c: a page this VMA's fault just made is anonymous memory (PageAnon), mapped once. */
+noinline void page_add_new_anon_rmap(struct page *page, struct vm_area_struct *vma, unsigned long address)
+{
+	page->flags |= PG_anon;
+}
+
+/* A new anonymous page mapped writable at the fault's address. */
+static inline void map_new_anon_page(struct vm_fault *vmf, struct page *page)
+{
+	page_add_new_anon_rmap(page, vmf->vma, vmf->address);
+	lru_cache_add_inactive_or_unevictable(page, vmf->vma);
+	do_set_pte(vmf, page, vmf->vma->vm_page_prot | _PAGE_RW | _PAGE_DIRTY);
 }
 
 static inline int do_anonymous_page(struct vm_fault *vmf)
@@ -67,10 +84,10 @@ static inline int do_anonymous_page(struct vm_fault *vmf)
 		*vmf->pte = __pa(empty_zero_page) | (vma->vm_page_prot & ~_PAGE_RW) | _PAGE_SPECIAL;
 		return 0;
 	}
-	page = alloc_anon_page(true);
+	page = alloc_anon_page(vmf, true);
 	if (!page)
 		return VM_FAULT_OOM;
-	do_set_pte(vmf, page, vma->vm_page_prot | _PAGE_RW | _PAGE_DIRTY);
+	map_new_anon_page(vmf, page);
 	return 0;
 }
 
@@ -80,34 +97,44 @@ noinline int __do_fault(struct vm_fault *vmf)
 	return vmf->vma->vm_ops->fault(vmf);
 }
 
+/* The page __do_fault found, or a private write's copy of it, into the PTE. */
+noinline int finish_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+
+	if ((vmf->flags & FAULT_FLAG_WRITE) && !(vma->vm_flags & VM_SHARED)) {	/* did we COW? */
+		map_new_anon_page(vmf, vmf->cow_page);
+		return 0;
+	}
+	/* private: read-only until written (then copied: do_wp_page) */
+	do_set_pte(vmf, vmf->page, vma->vm_flags & VM_SHARED ? vma->vm_page_prot : vma->vm_page_prot & ~_PAGE_RW);
+	return 0;
+}
+
 static inline int do_read_fault(struct vm_fault *vmf)
 {
 	int ret = __do_fault(vmf);
 
 	if (ret)
 		return ret;
-	/* private: read-only until written (then copied: do_wp_page) */
-	do_set_pte(vmf, vmf->page, vmf->vma->vm_flags & VM_SHARED ? vmf->vma->vm_page_prot :
-		   vmf->vma->vm_page_prot & ~_PAGE_RW);
-	return 0;
+	return finish_fault(vmf);
 }
 
 static inline int do_cow_fault(struct vm_fault *vmf)
 {
-	struct page *page = alloc_anon_page(false);
 	int ret;
 
-	if (!page)
+	vmf->cow_page = alloc_anon_page(vmf, false);
+	if (!vmf->cow_page)
 		return VM_FAULT_OOM;
 	ret = __do_fault(vmf);
 	if (ret) {
-		put_page(page);
+		put_page(vmf->cow_page);
 		return ret;
 	}
-	memcpy(page_address(page), page_address(vmf->page), PAGE_SIZE);
+	memcpy(page_address(vmf->cow_page), page_address(vmf->page), PAGE_SIZE);	/* copy_user_highpage */
 	put_page(vmf->page);
-	do_set_pte(vmf, page, vmf->vma->vm_page_prot | _PAGE_RW | _PAGE_DIRTY);
-	return 0;
+	return finish_fault(vmf);
 }
 
 noinline int do_fault(struct vm_fault *vmf)
@@ -121,13 +148,13 @@ noinline int do_fault(struct vm_fault *vmf)
 noinline int wp_page_copy(struct vm_fault *vmf)
 {
 	u64 old = vmf->orig_pte;
-	struct page *page = alloc_anon_page(!!(old & _PAGE_SPECIAL));
+	struct page *page = alloc_anon_page(vmf, !!(old & _PAGE_SPECIAL));
 
 	if (!page)
 		return VM_FAULT_OOM;
 	if (!(old & _PAGE_SPECIAL))
 		memcpy(page_address(page), pte_addr(old), PAGE_SIZE);
-	do_set_pte(vmf, page, vmf->vma->vm_page_prot | _PAGE_RW | _PAGE_DIRTY);
+	map_new_anon_page(vmf, page);
 	if (!(old & _PAGE_SPECIAL))
 		put_page(pte_page(old));
 	return 0;
@@ -189,7 +216,9 @@ noinline int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, 
 }
 
 /* ---- page-table walks over a VMA's range ---- */
-noinline void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+/* The pages mapped in [start, end) of the VMA unmapped and their references dropped
+ * (zap_p4d_range → ... → zap_pte_range, inline in 6.1). */
+noinline void unmap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
 	unsigned long addr;
 
@@ -204,6 +233,30 @@ noinline void zap_page_range(struct vm_area_struct *vma, unsigned long start, un
 		if (!(old & _PAGE_SPECIAL))
 			put_page(pte_page(old));
 	}
+}
+
+/* The part of [start_addr, end_addr) in the VMA. */
+static noinline void unmap_single_vma(struct vm_area_struct *vma, unsigned long start_addr,
+				      unsigned long end_addr)
+{
+	unsigned long start = max(vma->vm_start, start_addr), end = min(vma->vm_end, end_addr);
+
+	if (start < end)
+		unmap_page_range(vma, start, end);
+}
+
+/* munmap's: the range of the VMA (6.1 walks the maple tree's VMAs from vma on to end_addr;
+ * unmap_region gives one VMA at a time here), then the TLBs' entries for it. */
+noinline void unmap_vmas(struct vm_area_struct *vma, unsigned long start_addr, unsigned long end_addr)
+{
+	unmap_single_vma(vma, start_addr, end_addr);
+	flush_tlb_mm_range(vma->vm_mm, start_addr, end_addr);	/* tlb_finish_mmu */
+}
+
+/* madvise(MADV_DONTNEED)'s (zap_page_range in 6.1.0, the same walk). */
+noinline void zap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
+{
+	unmap_single_vma(vma, start, end);
 	flush_tlb_mm_range(vma->vm_mm, start, end);
 }
 

@@ -98,30 +98,52 @@ struct mm_struct *mm_alloc(void)
 	return mm;
 }
 
-static u64 *walk(u64 *table, int idx, bool alloc)
+/* ---- page-table pages (mm/memory.c, arch/x86/mm/pgtable.c) ---- */
+/* A table the walk found missing, installed where the entry is still empty (another
+ * thread of the mm may have installed one meanwhile: then the new one goes back). */
+static inline int install_table(u64 *entry, void *table)
 {
-	u64 e = table[idx];
-
-	if (!(e & PTE_P)) {
-		void *p;
-		if (!alloc || !(p = (void *)get_zeroed_page(GFP_PGTABLE_USER)))
-			return NULL;
-		table[idx] = __pa(p) | PTE_P | PTE_W | PTE_U;
-		return p;
-	}
-	return __va(e & PTE_ADDR);
+	if (!table)
+		return -ENOMEM;
+	if (__sync_bool_compare_and_swap(entry, 0, __pa(table) | PTE_P | PTE_W | PTE_U))
+		return 0;
+	free_page(table);
+	return 0;
 }
 
-u64 *lookup_pte(struct mm_struct *mm, u64 va, bool alloc)
+noinline int __pud_alloc(struct mm_struct *mm, u64 *p4d, unsigned long address)
 {
-	u64 *t = mm->pgd;
+	return install_table(p4d, (void *)get_zeroed_page(GFP_PGTABLE_USER));	/* pud_alloc_one */
+}
 
-	t = walk(t, (va >> 39) & 511, alloc);
-	if (t)
-		t = walk(t, (va >> 30) & 511, alloc);
-	if (t)
-		t = walk(t, (va >> 21) & 511, alloc);
-	return t ? &t[(va >> 12) & 511] : NULL;
+noinline int __pmd_alloc(struct mm_struct *mm, u64 *pud, unsigned long address)
+{
+	return install_table(pud, (void *)get_zeroed_page(GFP_PGTABLE_USER));	/* pmd_alloc_one */
+}
+
+/* A page for a page table of PTEs (arch/x86/mm/pgtable.c). */
+noinline void *pte_alloc_one(struct mm_struct *mm)
+{
+	return (void *)get_zeroed_page(GFP_PGTABLE_USER);
+}
+
+/* The PTE table into the PMD entry, unless one is there already (then the caller frees it). */
+noinline void pmd_install(struct mm_struct *mm, u64 *pmd, void **pte)
+{
+	if (__sync_bool_compare_and_swap(pmd, 0, __pa(*pte) | PTE_P | PTE_W | PTE_U))
+		*pte = NULL;
+}
+
+noinline int __pte_alloc(struct mm_struct *mm, u64 *pmd)
+{
+	void *new = pte_alloc_one(mm);
+
+	if (!new)
+		return -ENOMEM;
+	pmd_install(mm, pmd, &new);
+	if (new)
+		free_page(new);	/* pte_free */
+	return 0;
 }
 
 int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec)

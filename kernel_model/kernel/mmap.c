@@ -289,7 +289,7 @@ noinline void unmap_region(struct mm_struct *mm, struct vm_area_struct *vma,
 			   unsigned long start, unsigned long end)
 {
 	if (!mm_host_vmas(mm))	/* (a host's VMA has no pages here) */
-		zap_page_range(vma, start, end);
+		unmap_vmas(vma, start, end);
 }
 
 /* Remove [start, start+len) from the address space. */

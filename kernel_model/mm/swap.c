@@ -18,3 +18,9 @@ noinline void folio_add_lru(void *page)
 {
 	page_of(page)->flags |= PG_lru;
 }
+
+/* A new anonymous page of a VMA joins the LRU (mlock is not modelled: never unevictable). */
+noinline void lru_cache_add_inactive_or_unevictable(struct page *page, struct vm_area_struct *vma)
+{
+	folio_add_lru(page_address(page));
+}

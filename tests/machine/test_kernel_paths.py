@@ -8,6 +8,7 @@ import pytest
 from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import FtraceSites
 from tracefs_sim.trace.rb_page import decode_page
+from test_progs import BUSYBOX, _static_busybox
 
 TRACE_FN = 1
 
@@ -106,3 +107,56 @@ def test_page_cache_write_fsync_truncate_and_read_of_a_hole(machine):
     # two files' (NR_FILE_DIRTY: once each)
     dirty = struct.unpack("<q", machine.read_memory(machine.image.addr("global_dirty_pages"), 8))[0]
     assert dirty == 2
+
+
+# mm/memory.c, mm/rmap.c, mm/swap.c, mm/mempolicy.c, mm/mmap.c: page faults (anonymous, a
+# program's file-backed text read, copy-on-write after fork),
+# their page tables, and munmap/madvise's unmapping
+FAULTS = {
+    ("__pud_alloc", "__handle_mm_fault"),
+    ("__pmd_alloc", "__handle_mm_fault"),
+    ("__pte_alloc", "__handle_mm_fault"),       # do_anonymous_page's pte_alloc (inline)
+    ("pte_alloc_one", "__pte_alloc"),
+    ("pmd_install", "__pte_alloc"),
+    ("vma_alloc_folio", "__handle_mm_fault"),   # do_anonymous_page
+    ("vma_alloc_folio", "wp_page_copy"),
+    ("page_add_new_anon_rmap", "__handle_mm_fault"),
+    ("lru_cache_add_inactive_or_unevictable", "__handle_mm_fault"),
+    ("finish_fault", "do_fault"),               # do_read_fault and do_cow_fault
+    ("page_add_new_anon_rmap", "wp_page_copy"),
+    ("folio_add_lru", "lru_cache_add_inactive_or_unevictable"),
+    ("do_set_pte", "finish_fault"),
+}
+UNMAP = {
+    ("unmap_vmas", "unmap_region"),
+    ("unmap_single_vma", "unmap_vmas"),
+    ("unmap_page_range", "unmap_single_vma"),
+    ("unmap_single_vma", "zap_page_range"),     # madvise(MADV_DONTNEED)
+}
+
+
+def test_page_faults_and_unmapping(machine):
+    funcs = {f for pairs in (FAULTS, UNMAP) for f, _ in pairs}
+    calls = traced_calls(machine, funcs, [
+        (["fsop", "task", "/tmp/fsop-task"], None),
+        (["fsop", "mm", "/tmp/fsop-mm"], None),
+    ])
+    assert FAULTS <= calls, FAULTS - calls
+    assert UNMAP <= calls, UNMAP - calls
+
+
+# a private file mapping's first touch a write (a static program's .data, file-backed: the
+# kernel's own programs have none), copied from the file's page into a new anonymous one
+COW_FAULT = {
+    ("vma_alloc_folio", "do_fault"),            # do_cow_fault (inline)
+    ("finish_fault", "do_fault"),
+    ("page_add_new_anon_rmap", "finish_fault"),
+    ("lru_cache_add_inactive_or_unevictable", "finish_fault"),
+}
+
+
+
+@pytest.mark.skipif(not _static_busybox(), reason="needs Debian's busybox-static at /bin/busybox")
+def test_a_private_file_mapping_written_first_is_copied(machine):
+    calls = traced_calls(machine, {f for f, _ in COW_FAULT}, [([BUSYBOX, "true"], b"")])
+    assert COW_FAULT <= calls, COW_FAULT - calls
