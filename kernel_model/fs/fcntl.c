@@ -18,7 +18,7 @@ static notrace int setfl(int fd, struct file *filp, unsigned int arg)
 {
 	struct inode *inode = filp->f_inode;
 
-	if ((arg & O_NOATIME) && !(filp->f_flags & O_NOATIME) && !capable_fsuid() && current->fsuid != inode->i_uid)
+	if ((arg & O_NOATIME) && !(filp->f_flags & O_NOATIME) && !inode_owner_or_capable(NULL, inode))
 		return -EPERM;
 	spin_lock(&filp->f_lock);
 	filp->f_flags = (arg & SETFL_MASK) | (filp->f_flags & ~SETFL_MASK);

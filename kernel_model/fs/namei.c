@@ -116,10 +116,19 @@ noinline int generic_permission(void *idmap, struct inode *inode, int mask)
 		granted = mode & 7;
 	if ((mask & ~granted) == 0)
 		return 0;
-	if (capable_fsuid()) {	/* CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH */
-		if (!(mask & MAY_EXEC) || S_ISDIR(mode) || (mode & 0111))
+	if (S_ISDIR(mode)) {	/* DACs are overridable for directories */
+		if (!(mask & MAY_WRITE) && capable_wrt_inode_uidgid(idmap, inode, CAP_DAC_READ_SEARCH))
 			return 0;
+		if (capable_wrt_inode_uidgid(idmap, inode, CAP_DAC_OVERRIDE))
+			return 0;
+		return -EACCES;
 	}
+	/* searching includes executable on directories, else just read */
+	if (mask == MAY_READ && capable_wrt_inode_uidgid(idmap, inode, CAP_DAC_READ_SEARCH))
+		return 0;
+	/* read/write DACs are always overridable; executable ones when an exec bit is set */
+	if ((!(mask & MAY_EXEC) || (mode & 0111)) && capable_wrt_inode_uidgid(idmap, inode, CAP_DAC_OVERRIDE))
+		return 0;
 	return -EACCES;
 }
 
@@ -825,11 +834,23 @@ noinline int vfs_mknod(void *idmap, struct inode *dir, struct dentry *dentry, um
 
 	if (error)
 		return error;
-	if ((S_ISCHR(mode) || S_ISBLK(mode)) && current->uid != 0)
+	if ((S_ISCHR(mode) || S_ISBLK(mode)) && !capable(CAP_MKNOD))
 		return -EPERM;
 	if (!dir->i_op->mknod)
 		return -EPERM;
 	return dir->i_op->mknod(dir, dentry, mode, dev);
+}
+
+/* A regular file made in dir for dentry (mknod's; open's O_CREAT calls ->create itself). */
+noinline int vfs_create(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode, bool want_excl)
+{
+	int error = may_create(dir);
+
+	if (error)
+		return error;
+	if (!dir->i_op->create)
+		return -EACCES;
+	return dir->i_op->create(dir, dentry, (mode & S_IALLUGO) | S_IFREG, want_excl);
 }
 
 noinline int vfs_symlink(void *idmap, struct inode *dir, struct dentry *dentry, const char *oldname)
@@ -929,10 +950,7 @@ noinline int do_mknodat(int dfd, struct filename *name, umode_t mode, unsigned i
 	switch (mode & S_IFMT) {
 	case 0:
 	case S_IFREG:
-		error = path.dentry->d_inode->i_op->create ?
-			(may_create(path.dentry->d_inode) ?:
-			 path.dentry->d_inode->i_op->create(path.dentry->d_inode, dentry, (mode & S_IALLUGO) | S_IFREG, true)) :
-			-EACCES;
+		error = vfs_create(NULL, path.dentry->d_inode, dentry, mode, true);
 		break;
 	case S_IFCHR:
 	case S_IFBLK:

@@ -24,7 +24,7 @@ static __always_inline bool nsec_valid(long nsec)
 /* setattr_prepare()'s part for times: given ones take the owner, a touch write permission */
 static __always_inline int utimes_permission(struct inode *inode, unsigned int ia_valid)
 {
-	if (capable_fsuid() || current->fsuid == inode->i_uid)
+	if (inode_owner_or_capable(NULL, inode))
 		return 0;
 	if (ia_valid & ATTR_TIMES_SET)
 		return -EPERM;

@@ -57,8 +57,8 @@ static noinline int xattr_permission(struct inode *inode, const char *name, int 
 {
 	if (has_prefix(name, XATTR_SECURITY_PREFIX) || has_prefix(name, XATTR_SYSTEM_PREFIX))
 		return 0;
-	if (has_prefix(name, XATTR_TRUSTED_PREFIX))	/* capable(CAP_SYS_ADMIN) */
-		return capable_euid() ? 0 : (mask & MAY_WRITE) ? -EPERM : -ENODATA;
+	if (has_prefix(name, XATTR_TRUSTED_PREFIX))
+		return capable(CAP_SYS_ADMIN) ? 0 : (mask & MAY_WRITE) ? -EPERM : -ENODATA;
 	if (has_prefix(name, XATTR_USER_PREFIX) && !S_ISREG(inode->i_mode) && !S_ISDIR(inode->i_mode))
 		return (mask & MAY_WRITE) ? -EPERM : -ENODATA;
 	return inode_permission(inode, mask);

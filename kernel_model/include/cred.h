@@ -6,15 +6,43 @@
 int copy_creds(struct task_struct *p, struct task_struct *parent);
 int in_group_p(gid_t grp);
 
-/* ns_capable_setid(CAP_SETUID / CAP_SETGID), capable(CAP_SYS_ADMIN)...: root's effective uid */
-static inline bool capable_euid(void)
-{
-	return current->euid == 0;
-}
+/* include/uapi/linux/capability.h: the capabilities the model asks for */
+#define CAP_CHOWN		0
+#define CAP_DAC_OVERRIDE	1
+#define CAP_DAC_READ_SEARCH	2
+#define CAP_FOWNER		3
+#define CAP_FSETID		4
+#define CAP_KILL		5
+#define CAP_SETGID		6
+#define CAP_SETUID		7
+#define CAP_LINUX_IMMUTABLE	9
+#define CAP_SYS_ADMIN		21
+#define CAP_MKNOD		27
+#define CAP_MAC_OVERRIDE	32
+#define CAP_PERFMON		38
+#define CAP_BPF			39
+/* security.h's options to security_capable() */
+#define CAP_OPT_NONE	0x0
+#define CAP_OPT_INSETID	0x4
 
-/* the file-system capabilities (CAP_DAC_OVERRIDE, CAP_FOWNER...): dropped with a non-zero fsuid */
-static inline bool capable_fsuid(void)
+/* 6.1's struct cred is the task's own fields here: the capability checks take the task */
+struct cred;
+struct user_namespace;
+extern struct user_namespace init_user_ns;
+struct inode;
+
+/* kernel/capability.c */
+bool capable(int cap);
+bool ns_capable(struct user_namespace *ns, int cap);
+bool ns_capable_setid(struct user_namespace *ns, int cap);
+bool capable_wrt_inode_uidgid(void *idmap, const struct inode *inode, int cap);
+bool inode_owner_or_capable(void *idmap, const struct inode *inode);
+/* security/security.c, security/commoncap.c */
+int security_capable(const struct cred *cred, struct user_namespace *ns, int cap, unsigned int opts);
+int cap_capable(const struct cred *cred, struct user_namespace *targ_ns, int cap, unsigned int opts);
+
+static inline bool perfmon_capable(void)
 {
-	return current->fsuid == 0;
+	return capable(CAP_PERFMON) || capable(CAP_SYS_ADMIN);
 }
 #endif

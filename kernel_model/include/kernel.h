@@ -90,6 +90,7 @@ struct files_struct;
 #define PF_IDLE			0x00000002
 #define PF_EXITING		0x00000004
 #define PF_FORKNOEXEC		0x00000040	/* forked but did not exec */
+#define PF_SUPERPRIV		0x00000100	/* used a capability (acct(5)'s ASU) */
 #define PF_NO_SETAFFINITY	0x04000000
 #define TASK_COMM_LEN 16
 #define MAX_PRIO 140

@@ -156,18 +156,18 @@ SYSCALL_DEFINE0(getegid)
 	return current->egid;
 }
 
-long __sys_setregid(gid_t rgid, gid_t egid)
+noinline long __sys_setregid(gid_t rgid, gid_t egid)
 {
 	struct task_struct *me = current;
 	gid_t new_gid = me->gid, new_egid = me->egid, new_sgid = me->sgid;
 
 	if (rgid != INVALID_ID) {
-		if (me->gid != rgid && me->egid != rgid && !capable_euid())
+		if (me->gid != rgid && me->egid != rgid && !ns_capable_setid(&init_user_ns, CAP_SETGID))
 			return -EPERM;
 		new_gid = rgid;
 	}
 	if (egid != INVALID_ID) {
-		if (me->gid != egid && me->egid != egid && me->sgid != egid && !capable_euid())
+		if (me->gid != egid && me->egid != egid && me->sgid != egid && !ns_capable_setid(&init_user_ns, CAP_SETGID))
 			return -EPERM;
 		new_egid = egid;
 	}
@@ -185,13 +185,13 @@ SYSCALL_DEFINE2(setregid, gid_t, rgid, gid_t, egid)
 	return __sys_setregid(rgid, egid);
 }
 
-long __sys_setgid(gid_t gid)
+noinline long __sys_setgid(gid_t gid)
 {
 	struct task_struct *me = current;
 
 	if (gid == INVALID_ID)
 		return -EINVAL;
-	if (capable_euid())
+	if (ns_capable_setid(&init_user_ns, CAP_SETGID))
 		me->gid = me->egid = me->sgid = me->fsgid = gid;
 	else if (gid == me->gid || gid == me->sgid)
 		me->egid = me->fsgid = gid;
@@ -205,18 +205,18 @@ SYSCALL_DEFINE1(setgid, gid_t, gid)
 	return __sys_setgid(gid);
 }
 
-long __sys_setreuid(uid_t ruid, uid_t euid)
+noinline long __sys_setreuid(uid_t ruid, uid_t euid)
 {
 	struct task_struct *me = current;
 	uid_t new_uid = me->uid, new_euid = me->euid, new_suid = me->suid;
 
 	if (ruid != INVALID_ID) {
-		if (me->uid != ruid && me->euid != ruid && !capable_euid())
+		if (me->uid != ruid && me->euid != ruid && !ns_capable_setid(&init_user_ns, CAP_SETUID))
 			return -EPERM;
 		new_uid = ruid;
 	}
 	if (euid != INVALID_ID) {
-		if (me->uid != euid && me->euid != euid && me->suid != euid && !capable_euid())
+		if (me->uid != euid && me->euid != euid && me->suid != euid && !ns_capable_setid(&init_user_ns, CAP_SETUID))
 			return -EPERM;
 		new_euid = euid;
 	}
@@ -234,13 +234,13 @@ SYSCALL_DEFINE2(setreuid, uid_t, ruid, uid_t, euid)
 	return __sys_setreuid(ruid, euid);
 }
 
-long __sys_setuid(uid_t uid)
+noinline long __sys_setuid(uid_t uid)
 {
 	struct task_struct *me = current;
 
 	if (uid == INVALID_ID)
 		return -EINVAL;
-	if (capable_euid())
+	if (ns_capable_setid(&init_user_ns, CAP_SETUID))
 		me->uid = me->suid = uid;
 	else if (uid != me->uid && uid != me->suid)
 		return -EPERM;
@@ -259,7 +259,7 @@ static inline bool new_id(u32 id, u32 a, u32 b, u32 c)
 	return id != INVALID_ID && id != a && id != b && id != c;
 }
 
-long __sys_setresuid(uid_t ruid, uid_t euid, uid_t suid)
+noinline long __sys_setresuid(uid_t ruid, uid_t euid, uid_t suid)
 {
 	struct task_struct *me = current;
 
@@ -268,7 +268,7 @@ long __sys_setresuid(uid_t ruid, uid_t euid, uid_t suid)
 	    (suid == INVALID_ID || suid == me->suid))
 		return 0;	/* a no-op */
 	if ((new_id(ruid, me->uid, me->euid, me->suid) || new_id(euid, me->uid, me->euid, me->suid) ||
-	     new_id(suid, me->uid, me->euid, me->suid)) && !capable_euid())
+	     new_id(suid, me->uid, me->euid, me->suid)) && !ns_capable_setid(&init_user_ns, CAP_SETUID))
 		return -EPERM;
 	if (ruid != INVALID_ID)
 		me->uid = ruid;
@@ -301,7 +301,7 @@ SYSCALL_DEFINE3(getresuid, uid_t *, ruidp, uid_t *, euidp, uid_t *, suidp)
 	return put_ids(me->uid, ruidp, me->euid, euidp, me->suid, suidp);
 }
 
-long __sys_setresgid(gid_t rgid, gid_t egid, gid_t sgid)
+noinline long __sys_setresgid(gid_t rgid, gid_t egid, gid_t sgid)
 {
 	struct task_struct *me = current;
 
@@ -310,7 +310,7 @@ long __sys_setresgid(gid_t rgid, gid_t egid, gid_t sgid)
 	    (sgid == INVALID_ID || sgid == me->sgid))
 		return 0;
 	if ((new_id(rgid, me->gid, me->egid, me->sgid) || new_id(egid, me->gid, me->egid, me->sgid) ||
-	     new_id(sgid, me->gid, me->egid, me->sgid)) && !capable_euid())
+	     new_id(sgid, me->gid, me->egid, me->sgid)) && !ns_capable_setid(&init_user_ns, CAP_SETGID))
 		return -EPERM;
 	if (rgid != INVALID_ID)
 		me->gid = rgid;
@@ -335,13 +335,13 @@ SYSCALL_DEFINE3(getresgid, gid_t *, rgidp, gid_t *, egidp, gid_t *, sgidp)
 }
 
 /* setfsuid/setfsgid: the old id, whether or not the new one was allowed */
-long __sys_setfsuid(uid_t uid)
+noinline long __sys_setfsuid(uid_t uid)
 {
 	struct task_struct *me = current;
 	uid_t old = me->fsuid;
 
 	if (uid != INVALID_ID && (uid == me->uid || uid == me->euid || uid == me->suid || uid == me->fsuid ||
-				  capable_euid()))
+				  ns_capable_setid(&init_user_ns, CAP_SETUID)))
 		me->fsuid = uid;
 	return old;
 }
@@ -351,13 +351,13 @@ SYSCALL_DEFINE1(setfsuid, uid_t, uid)
 	return __sys_setfsuid(uid);
 }
 
-long __sys_setfsgid(gid_t gid)
+noinline long __sys_setfsgid(gid_t gid)
 {
 	struct task_struct *me = current;
 	gid_t old = me->fsgid;
 
 	if (gid != INVALID_ID && (gid == me->gid || gid == me->egid || gid == me->sgid || gid == me->fsgid ||
-				  capable_euid()))
+				  ns_capable_setid(&init_user_ns, CAP_SETGID)))
 		me->fsgid = gid;
 	return old;
 }

@@ -160,3 +160,29 @@ COW_FAULT = {
 def test_a_private_file_mapping_written_first_is_copied(machine):
     calls = traced_calls(machine, {f for f, _ in COW_FAULT}, [([BUSYBOX, "true"], b"")])
     assert COW_FAULT <= calls, COW_FAULT - calls
+
+
+# kernel/capability.c, security/security.c, security/commoncap.c: capable() and its forms
+# ask the capability module (capable.bt's kprobe:cap_capable) where 6.1's callers ask
+CAPABILITIES = {
+    ("cap_capable", "security_capable"),
+    ("security_capable", "ns_capable"),
+    ("security_capable", "ns_capable_setid"),
+    ("ns_capable", "capable"),
+    ("ns_capable", "capable_wrt_inode_uidgid"),
+    ("capable", "vfs_mknod"),                          # mknod of a character device: CAP_MKNOD
+    ("capable_wrt_inode_uidgid", "generic_permission"),  # a directory not writable by fsuid 1000
+    ("ns_capable_setid", "__sys_setresuid"),
+    ("ns_capable_setid", "__sys_setuid"),
+    ("ns_capable_setid", "__sys_setresgid"),
+    ("ns_capable_setid", "__sys_setfsuid"),
+    ("vfs_create", "do_mknodat"),                      # mknod of a regular file
+}
+
+
+def test_capability_checks_and_mknod(machine):
+    calls = traced_calls(machine, {f for f, _ in CAPABILITIES}, [
+        (["fsop", "stat", "/tmp/fsop-stat"], None),
+        (["fsop", "task", "/tmp/fsop-task"], None),
+    ])
+    assert CAPABILITIES <= calls, CAPABILITIES - calls

@@ -11,6 +11,7 @@
  * Then the rewrites: map fds become map pointers, helper numbers call offsets. */
 #include "../../include/bpf_verifier.h"
 #include "../../include/btf.h"
+#include "../../include/cred.h"
 
 #define S64_MIN ((s64)(-0x7fffffffffffffffL - 1))
 #define S64_MAX ((s64)0x7fffffffffffffffL)
@@ -3318,8 +3319,8 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 		    log->level & ~BPF_LOG_MASK)
 			goto err_free_env;
 	}
-	/* capable(CAP_BPF / CAP_PERFMON): root */
-	env->bpf_capable = env->allow_ptr_leaks = env->allow_uninit_stack = current->euid == 0;
+	env->allow_ptr_leaks = env->allow_uninit_stack = perfmon_capable();	/* bpf_allow_ptr_leaks() */
+	env->bpf_capable = capable(CAP_BPF) || capable(CAP_SYS_ADMIN);
 	env->test_state_freq = attr->prog_flags & BPF_F_TEST_STATE_FREQ;
 
 	bpf_prog_calc_tag(prog);

@@ -10,6 +10,7 @@
 #include "../../include/bitops.h"
 #include "../../include/trace/filter.h"
 #include "../../include/bpf.h"
+#include "../../include/cred.h"
 
 #define CLONE_THREAD 0x00010000
 #define PERF_NR_CONTEXTS 4	/* task, softirq, hardirq, NMI */
@@ -63,10 +64,7 @@ static __always_inline bool perf_lock_unless_held(unsigned long *flags)
 	return true;
 }
 
-static bool perfmon_capable(void)
-{
-	return current->euid == 0;	/* root has CAP_PERFMON and CAP_SYS_ADMIN */
-}
+
 
 static u64 primary_event_id(struct perf_event *event)
 {
