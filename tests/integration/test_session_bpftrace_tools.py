@@ -109,3 +109,17 @@ def test_loads_reads_the_kernels_load_average(tmp_path):
              if (m := re.match(r"^\d\d:\d\d:\d\d load averages: (\d+\.\d{3}) (\d+\.\d{3}) (\d+\.\d{3})$", line))]
     assert len(loads) >= 3, out + err
     assert max(one for one, _, _ in loads) > 0, out + err
+
+
+def test_capable_shows_the_capability_checks(tmp_path):
+    """capable.bt: kprobe:cap_capable's cap (arg2) and audit options (arg3) while a program
+    changes its ids: fsop's child asks CAP_SETGID and CAP_SETUID as id changes
+    (ns_capable_setid: CAP_OPT_INSETID, 4) and, as uid 1000, CAP_DAC_OVERRIDE to create a file
+    in root's directory (capable_wrt_inode_uidgid: 0)."""
+    out, err = bpftrace_while(tmp_path, None, "tracefs-sim exec fsop task /tmp/fsop-cap >/dev/null",
+                              runs=1, tool=tool("capable.bt"))
+    lines = out.splitlines()
+    assert "Tracing cap_capable syscalls... Hit Ctrl-C to end." in lines, out + err
+    rows = [line.split() for line in lines if re.match(r"^\d\d:\d\d:\d\d ", line)]
+    fsop = {(r[4], r[5], r[6]) for r in rows if r[3] == "fsop"}
+    assert {("6", "CAP_SETGID", "4"), ("7", "CAP_SETUID", "4"), ("1", "CAP_DAC_OVERRIDE", "0")} <= fsop, out
