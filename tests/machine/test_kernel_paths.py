@@ -186,3 +186,35 @@ def test_capability_checks_and_mknod(machine):
         (["fsop", "task", "/tmp/fsop-task"], None),
     ])
     assert CAPABILITIES <= calls, CAPABILITIES - calls
+
+
+# kernel/sched/core.c and fair.c: wakeups, sleeps, picks, ticks and a task's first wakeup
+SCHED = {
+    ("update_rq_clock", "scheduler_tick"),
+    ("task_tick_fair", "scheduler_tick"),
+    ("update_curr", "task_tick_fair"),
+    ("select_task_rq_fair", "try_to_wake_up"),
+    ("ttwu_do_activate", "try_to_wake_up"),
+    ("activate_task", "ttwu_do_activate"),
+    ("enqueue_task_fair", "activate_task"),
+    ("ttwu_do_wakeup", "ttwu_do_activate"),
+    ("check_preempt_curr", "ttwu_do_wakeup"),
+    ("activate_task", "wake_up_new_task"),
+    ("check_preempt_curr", "wake_up_new_task"),
+    ("dequeue_task_fair", "deactivate_task"),
+    ("put_prev_task_fair", "pick_next_task_fair"),
+    ("set_next_entity", "pick_next_task_fair"),
+}
+
+
+def test_scheduler_wakeups_sleeps_picks_and_ticks(machine):
+    """(__schedule is notrace, as 6.1's: its calls to deactivate_task, pick_next_task_fair and
+    update_rq_clock show no parent here, so only that they ran is asked of them.)"""
+    funcs = {f for f, _ in SCHED} | {"deactivate_task", "pick_next_task_fair"}
+    calls = traced_calls(machine, funcs, [
+        (["fsop", "task", "/tmp/fsop-task"], None),
+        (["sleep", "0.1"], b""),
+        (["getuid-loop", "30000"], None),
+    ])
+    assert SCHED <= calls, SCHED - calls
+    assert {f for f, _ in calls} >= {"deactivate_task", "pick_next_task_fair"}

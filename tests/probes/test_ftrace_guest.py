@@ -274,7 +274,7 @@ def test_fast_and_general_paths_write_the_same_records(machine):
     skips the preempt_disable the general one counts).  need-resched may differ in time."""
     sites = machine.sites
     # syscall context, and (waking the parent at exit) interrupts off and preemption disabled
-    funcs = frozenset({"vfs_read", "ksys_read", "select_task_rq", "ttwu_do_activate", "enqueue_task"})
+    funcs = frozenset({"vfs_read", "ksys_read", "select_task_rq_fair", "ttwu_do_activate", "enqueue_task_fair"})
 
     def calls(slot, pid):
         """(type, flags, preempt count, function) of the process's records (the same in both

@@ -12,6 +12,12 @@ LIST_HEAD(task_list);
 #define SCHED_SLICE_NS (3 * TICK_NSEC)
 
 static struct rq *cpu_rq(int cpu) { return &cpu_data[cpu].rq; }
+static __always_inline int cpu_of(struct rq *rq) { return container_of(rq, struct percpu, rq) - cpu_data; }
+
+/* kernel/sched/sched.h's flags */
+#define ENQUEUE_WAKEUP	0x01
+#define DEQUEUE_SLEEP	0x01
+#define WF_FORK		0x04
 
 /* Every runqueue's lock is the one scheduler lock (as core scheduling makes
  * SMT siblings share one): __rq_lockp() names it for a runqueue. */
@@ -85,35 +91,110 @@ static void update_curr(struct rq *rq, u64 now)
 	trace_sched_stat_runtime(curr, delta_exec, curr->vruntime);
 }
 
-static noinline void enqueue_task(struct rq *rq, struct task_struct *p)
+/* rq->clock: the cpu's time now (the machine's clock of this slice) */
+noinline void update_rq_clock(struct rq *rq)
+{
+	rq->clock = this_cpu()->h.now_ns;
+}
+
+/* ---- the fair class (kernel/sched/fair.c): one FIFO queue of equal weights here, the
+ * running task out of it (set_next_entity), back at its tail when it stops (put_prev_task) ---- */
+static noinline void enqueue_task_fair(struct rq *rq, struct task_struct *p, int flags)
 {
 	list_add_tail(&p->run_list, &rq->queue);
 	rq->nr_running++;
 }
 
+static noinline void dequeue_task_fair(struct rq *rq, struct task_struct *p, int flags)
+{
+	if (!list_empty(&p->run_list))	/* (the running task is not in the queue) */
+		list_del_init(&p->run_list);
+	rq->nr_running--;
+}
+
 /* Prefer the task's previous cpu when idle, else any idle cpu, else previous. */
-static noinline int select_task_rq(struct task_struct *p)
+static noinline int select_task_rq_fair(struct task_struct *p, int prev_cpu, int wake_flags)
 {
 	int cpu;
 
-	if (p->flags & PF_NO_SETAFFINITY)
-		return p->cpu;
-	if (p->cpu >= 0 && p->cpu < nr_cpu_ids && cpu_rq(p->cpu)->nr_running == 0)
-		return p->cpu;
+	if (prev_cpu >= 0 && prev_cpu < nr_cpu_ids && cpu_rq(prev_cpu)->nr_running == 0)
+		return prev_cpu;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		if (cpu_rq(cpu)->nr_running == 0)
 			return cpu;
-	return p->cpu >= 0 && p->cpu < nr_cpu_ids ? p->cpu : smp_processor_id();
+	return prev_cpu >= 0 && prev_cpu < nr_cpu_ids ? prev_cpu : smp_processor_id();
 }
 
-static noinline void ttwu_do_activate(struct task_struct *p, int cpu)
+static noinline void put_prev_task_fair(struct rq *rq, struct task_struct *prev)
 {
-	struct rq *rq = cpu_rq(cpu);
+	list_add_tail(&prev->run_list, &rq->queue);
+}
 
-	p->on_rq = 1;
-	enqueue_task(rq, p);
+static noinline void set_next_entity(struct rq *rq, struct task_struct *se)
+{
+	list_del_init(&se->run_list);
+}
+
+/* The next task of the class: prev, still runnable, goes back in line first; NULL: none. */
+noinline struct task_struct *pick_next_task_fair(struct rq *rq, struct task_struct *prev)
+{
+	struct task_struct *next;
+
+	if (prev != rq->idle && prev->on_rq)	/* (not deactivated by __schedule) */
+		put_prev_task_fair(rq, prev);
+	if (list_empty(&rq->queue))
+		return NULL;
+	next = list_first_entry(&rq->queue, struct task_struct, run_list);
+	set_next_entity(rq, next);
+	return next;
+}
+
+/* A tick of the running task: its time, and the end of its slice while others wait. */
+static noinline void task_tick_fair(struct rq *rq, struct task_struct *curr, int queued)
+{
+	update_curr(rq, rq->clock);
+	if (!list_empty(&rq->queue) && curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= SCHED_SLICE_NS)
+		this_cpu()->need_resched = 1;	/* check_preempt_tick's resched_curr */
+}
+
+/* ---- core.c ---- */
+static __always_inline int select_task_rq(struct task_struct *p)
+{
+	if (p->flags & PF_NO_SETAFFINITY)	/* one cpu allowed */
+		return p->cpu;
+	return select_task_rq_fair(p, p->cpu, 0);
+}
+
+noinline void activate_task(struct rq *rq, struct task_struct *p, int flags)
+{
+	enqueue_task_fair(rq, p, flags);	/* enqueue_task */
+	p->on_rq = 1;	/* TASK_ON_RQ_QUEUED */
+}
+
+noinline void deactivate_task(struct rq *rq, struct task_struct *p, int flags)
+{
+	p->on_rq = 0;
+	dequeue_task_fair(rq, p, flags);	/* dequeue_task */
+}
+
+/* A woken task may preempt the current one: always the idle task (a lower class); between
+ * fair tasks a wakeup preempts no one here (no check_preempt_wakeup). */
+noinline void check_preempt_curr(struct rq *rq, struct task_struct *p, int flags)
+{
 	if (rq->curr == rq->idle)
-		resched_curr(cpu);
+		resched_curr(cpu_of(rq));
+}
+
+static noinline void ttwu_do_wakeup(struct rq *rq, struct task_struct *p, int wake_flags)
+{
+	check_preempt_curr(rq, p, wake_flags);
+	trace_sched_wakeup(p);
+}
+
+static noinline void ttwu_do_activate(struct rq *rq, struct task_struct *p, int wake_flags)
+{
+	activate_task(rq, p, ENQUEUE_WAKEUP);
+	ttwu_do_wakeup(rq, p, wake_flags);
 }
 
 int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
@@ -135,9 +216,10 @@ int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags)
 
 		if (p->cpu != cpu)
 			set_task_cpu(p, cpu);
-		ttwu_do_activate(p, cpu);
+		ttwu_do_activate(cpu_rq(cpu), p, wake_flags);
+	} else {
+		ttwu_do_wakeup(cpu_rq(p->cpu), p, wake_flags);	/* ttwu_runnable */
 	}
-	trace_sched_wakeup(p);
 out:
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return success;
@@ -166,23 +248,18 @@ void wake_up_new_task(struct task_struct *p)
 	WRITE_ONCE(p->__state, TASK_RUNNING);
 	if (p->cpu < 0 || p->cpu >= nr_cpu_ids)
 		p->cpu = select_task_rq(p);
-	ttwu_do_activate(p, p->cpu);
+	activate_task(cpu_rq(p->cpu), p, 0);
 	trace_sched_wakeup_new(p);
+	check_preempt_curr(cpu_rq(p->cpu), p, WF_FORK);
 	spin_unlock_irqrestore(&sched_lock, flags);
 }
 
-static noinline struct task_struct *pick_next_task(struct rq *rq, struct task_struct *prev)
+/* The fair class's next task, else the idle task (pick_next_task_idle). */
+static __always_inline struct task_struct *pick_next_task(struct rq *rq, struct task_struct *prev)
 {
-	struct task_struct *next;
+	struct task_struct *next = pick_next_task_fair(rq, prev);
 
-	/* still on the runqueue (not deactivated by __schedule): back in line */
-	if (prev != rq->idle && prev->on_rq)
-		list_add_tail(&prev->run_list, &rq->queue);
-	if (list_empty(&rq->queue))
-		return rq->idle;
-	next = list_first_entry(&rq->queue, struct task_struct, run_list);
-	list_del_init(&next->run_list);
-	return next;
+	return next ? next : rq->idle;
 }
 
 notrace struct task_struct *__switch_to(struct task_struct *prev, struct task_struct *next)
@@ -267,11 +344,13 @@ static notrace void __sched __schedule(bool preempt)
 	raw_spin_rq_lock(rq);
 	pc->need_resched = 0;
 	prev_state = prev->__state;
-	update_curr(rq, pc->h.now_ns);
+	update_rq_clock(rq);
+	update_curr(rq, rq->clock);
 	if (!preempt && prev_state != TASK_RUNNING) {
-		prev->on_rq = 0;
 		if (prev != rq->idle)
-			rq->nr_running--;
+			deactivate_task(rq, prev, DEQUEUE_SLEEP);
+		else
+			prev->on_rq = 0;
 	}
 	next = pick_next_task(rq, prev);
 	if (next == prev) {
@@ -331,11 +410,9 @@ void scheduler_tick(void)
 	struct task_struct *curr = pc->curr_task;
 
 	raw_spin_rq_lock(rq);
-	rq->clock = pc->h.now_ns;
-	update_curr(rq, rq->clock);
-	if (curr != rq->idle && !list_empty(&rq->queue) &&
-	    curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= SCHED_SLICE_NS)
-		pc->need_resched = 1;
+	update_rq_clock(rq);
+	if (curr != rq->idle)
+		task_tick_fair(rq, curr, 0);	/* curr->sched_class->task_tick */
 	/* an idle sibling while tasks wait here: let the migration thread balance */
 	if (rq->nr_running > 1 && pc->migration && pc->migration->__state == TASK_INTERRUPTIBLE) {
 		int cpu;
@@ -364,11 +441,11 @@ int migrate_one_task(void)
 		list_for_each_entry(p, &pc->rq.queue, run_list) {
 			if (p->flags & PF_NO_SETAFFINITY)
 				continue;
-			list_del_init(&p->run_list);
-			pc->rq.nr_running--;
+			/* move_queued_task */
+			deactivate_task(&pc->rq, p, 0);
 			set_task_cpu(p, cpu);
-			enqueue_task(cpu_rq(cpu), p);
-			resched_curr(cpu);
+			activate_task(cpu_rq(cpu), p, 0);
+			check_preempt_curr(cpu_rq(cpu), p, 0);
 			moved = 1;
 			break;
 		}
