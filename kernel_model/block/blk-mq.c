@@ -206,7 +206,7 @@ static noinline void blk_add_rq_to_plug(struct blk_plug *plug, struct request *r
 	plug->rq_count++;
 }
 
-static void blk_mq_commit_rqs(struct blk_mq_hw_ctx *hctx, int *queued, bool from_schedule)
+static noinline void blk_mq_commit_rqs(struct blk_mq_hw_ctx *hctx, int *queued, bool from_schedule)
 {
 	if (hctx->queue->tag_set->ops->commit_rqs) {
 		trace_block_unplug(hctx->queue, *queued, !from_schedule);

@@ -65,7 +65,7 @@ static noinline __poll_t eventfd_poll(struct file *file, poll_table *wait)
 }
 
 /* Under ctx->lock: what a read takes now, 0 if nothing. */
-static __always_inline u64 eventfd_ctx_do_read(struct eventfd_ctx *ctx)
+noinline u64 eventfd_ctx_do_read(struct eventfd_ctx *ctx)
 {
 	u64 cnt = ctx->count;
 

@@ -253,7 +253,7 @@ static noinline int create_elf_tables(struct linux_binprm *bprm, const Elf64_Ehd
 	return 0;
 }
 
-static void start_thread(struct pt_regs *regs, unsigned long new_ip, unsigned long new_sp)
+noinline void start_thread(struct pt_regs *regs, unsigned long new_ip, unsigned long new_sp)
 {
 	current->thread.fsbase = 0;
 	asm volatile("wrmsr" : : "c"(0xc0000100), "a"(0), "d"(0));

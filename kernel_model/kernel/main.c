@@ -49,7 +49,7 @@ static int kernel_init(void *unused)
 	return 0;
 }
 
-static void rest_init(void)
+noinline void rest_init(void)
 {
 	struct task_struct *kthreadd_p;
 

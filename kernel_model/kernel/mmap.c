@@ -100,7 +100,7 @@ u64 vm_get_page_prot(unsigned long vm_flags)
 	return prot;
 }
 
-static inline void vma_set_page_prot(struct vm_area_struct *vma)
+noinline void vma_set_page_prot(struct vm_area_struct *vma)
 {
 	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
 }
@@ -128,7 +128,7 @@ noinline struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long add
 	return NULL;
 }
 
-static struct vm_area_struct *find_vma_intersection(struct mm_struct *mm, unsigned long start,
+noinline struct vm_area_struct *find_vma_intersection(struct mm_struct *mm, unsigned long start,
 						    unsigned long end)
 {
 	struct vm_area_struct *vma = find_vma(mm, start);

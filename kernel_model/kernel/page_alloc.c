@@ -113,7 +113,7 @@ found:
 }
 
 /* its tail pages lead to the head (compound_head()) */
-static void prep_compound_page(struct page *head, unsigned int order)
+noinline void prep_compound_page(struct page *head, unsigned int order)
 {
 	u64 i;
 
@@ -121,7 +121,7 @@ static void prep_compound_page(struct page *head, unsigned int order)
 		head[i].compound_head = (unsigned long)head | 1;
 }
 
-static struct page *get_page_from_freelist(gfp_t gfp, unsigned int order)
+static noinline struct page *get_page_from_freelist(gfp_t gfp, unsigned int order)
 {
 	unsigned long flags;
 	struct page *page;

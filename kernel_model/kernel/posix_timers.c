@@ -23,7 +23,7 @@ static u64 ktime_get_real_ns(void)
 }
 
 /* task_sched_runtime(): what it has run, the slice it is in included */
-static u64 task_sched_runtime(struct task_struct *t)
+noinline u64 task_sched_runtime(struct task_struct *t)
 {
 	u64 now = ktime_get();
 

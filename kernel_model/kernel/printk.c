@@ -64,7 +64,7 @@ static struct console hostcon = { .name = "ttyS", .write = hostcon_write, .index
 static struct console *console_drivers = &hostcon;
 
 /* The level of a KERN_<LEVEL> prefix, if the text starts with one: its length. */
-static u16 printk_parse_prefix(const char *text, int *level)
+noinline u16 printk_parse_prefix(const char *text, int *level)
 {
 	if (text[0] != KERN_SOH_ASCII || !text[1])
 		return 0;
@@ -73,7 +73,7 @@ static u16 printk_parse_prefix(const char *text, int *level)
 	return 2;
 }
 
-static u16 printk_sprint(char *text, u16 size, int facility, int *level, const char *fmt, va_list args)
+static noinline u16 printk_sprint(char *text, u16 size, int facility, int *level, const char *fmt, va_list args)
 {
 	u16 text_len = vscnprintf(text, size, fmt, args);
 
@@ -116,7 +116,7 @@ int vprintk_store(int facility, int level, const char *fmt, va_list args)
 }
 
 /* "[    5.123456] text\n" */
-static size_t record_print_text(const struct printk_record *r, char *buf, size_t size)
+static noinline size_t record_print_text(const struct printk_record *r, char *buf, size_t size)
 {
 	size_t len = 0;
 

@@ -61,7 +61,7 @@ bool rcu_needs_cpu(void)
 	return READ_ONCE(rcu_cblist) != NULL;
 }
 
-static void invoke_rcu_core(void)
+static noinline void invoke_rcu_core(void)
 {
 	raise_softirq(RCU_SOFTIRQ);
 }
@@ -80,7 +80,7 @@ void rcu_sched_clock_irq(int user)
 }
 
 /* The callbacks whose grace period completed, in the order they came. */
-static void rcu_do_batch(void)
+static noinline void rcu_do_batch(void)
 {
 	struct rcu_head *done = NULL, **tail = &done, *head;
 	unsigned long flags;
@@ -101,7 +101,7 @@ static void rcu_do_batch(void)
 	}
 }
 
-static void rcu_core(void)
+static noinline void rcu_core(void)
 {
 	trace_rcu_utilization(TPS("Start RCU core"));
 	rcu_do_batch();
@@ -128,7 +128,7 @@ static bool rcu_gp_needed(void)
 }
 
 /* A new grace period: the cpus running something must each pass a quiescent state. */
-static void rcu_gp_init(void)
+static noinline void rcu_gp_init(void)
 {
 	unsigned long flags, mask = 0;
 	int cpu;
@@ -152,7 +152,7 @@ static void rcu_gp_fqs(void)
 			__atomic_and_fetch(&rcu_qs_pending, ~(1UL << cpu), __ATOMIC_RELAXED);
 }
 
-static void rcu_gp_cleanup(void)
+static noinline void rcu_gp_cleanup(void)
 {
 	WRITE_ONCE(rcu_gp_completed, rcu_gp_seq);
 }

@@ -398,7 +398,7 @@ SYSCALL_DEFINE4(rt_sigaction, int, sig, const struct sigaction *, act, struct si
 	return ret;
 }
 
-static void set_current_blocked(u64 mask)
+noinline void set_current_blocked(u64 mask)
 {
 	current->blocked = mask & ~SIG_KERNEL_ONLY_MASK;
 }
@@ -754,7 +754,7 @@ noinline int set_user_sigmask(const void *umask, size_t sigsetsize)
 }
 
 /* Sleep until a signal comes (to a handler, or fatal) */
-static long sigsuspend(void)
+static noinline long sigsuspend(void)
 {
 	if (current->session)	/* it waits on the host, for the host's signal (session.c) */
 		return -ERESTARTNOHAND;

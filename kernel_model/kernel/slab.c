@@ -83,7 +83,7 @@ struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsign
 }
 
 /* A slab of s: a block of pages, its objects all free and chained. */
-static struct page *allocate_slab(struct kmem_cache *s, gfp_t flags)
+static noinline struct page *allocate_slab(struct kmem_cache *s, gfp_t flags)
 {
 	gfp_t alloc_gfp = (flags & ~__GFP_ZERO) | (s->order ? __GFP_COMP : 0) |
 			  (s->flags & SLAB_ACCOUNT ? __GFP_ACCOUNT : 0);
@@ -114,7 +114,7 @@ static struct page *new_slab(struct kmem_cache *s, gfp_t flags)
 	return allocate_slab(s, flags);
 }
 
-static void discard_slab(struct kmem_cache *s, struct page *slab)
+static noinline void discard_slab(struct kmem_cache *s, struct page *slab)
 {
 	slab->flags &= ~PG_slab;
 	__free_pages(slab, s->order);
@@ -197,7 +197,7 @@ static __always_inline unsigned int kmalloc_index(size_t size)
 	return 64 - __builtin_clzl(size - 1);
 }
 
-static struct kmem_cache *kmalloc_slab(size_t size, gfp_t flags)
+noinline struct kmem_cache *kmalloc_slab(size_t size, gfp_t flags)
 {
 	if (!size)
 		return ZERO_SIZE_PTR;
@@ -209,7 +209,7 @@ static __always_inline unsigned int get_order(size_t size)
 	return size <= PAGE_SIZE ? 0 : 64 - __builtin_clzl((size - 1) >> 12);
 }
 
-static void *__kmalloc_large_node(size_t size, gfp_t flags, int node)
+static noinline void *__kmalloc_large_node(size_t size, gfp_t flags, int node)
 {
 	struct page *page = alloc_pages(flags | __GFP_COMP, get_order(size));
 

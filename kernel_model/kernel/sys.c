@@ -430,7 +430,7 @@ struct rusage {
 	     ru_oublock, ru_msgsnd, ru_msgrcv, ru_nsignals, ru_nvcsw, ru_nivcsw;
 };
 
-static __always_inline struct rusage_timeval ns_to_kernel_old_timeval(u64 ns)
+noinline struct rusage_timeval ns_to_kernel_old_timeval(u64 ns)
 {
 	return (struct rusage_timeval){ ns / 1000000000UL, ns % 1000000000UL / 1000 };
 }

@@ -22,13 +22,13 @@ int clockevents_program_event(struct clock_event_device *dev, u64 expires)
 	return dev->set_next_event(expires, dev);
 }
 
-static void tick_broadcast_set_event(struct clock_event_device *bc, int cpu, u64 expires)
+static noinline void tick_broadcast_set_event(struct clock_event_device *bc, int cpu, u64 expires)
 {
 	clockevents_program_event(bc, expires);
 }
 
 /* The due cpus' local handlers: this cpu's by the caller (true), the others' by IPI. */
-static bool tick_do_broadcast(unsigned long mask)
+static noinline bool tick_do_broadcast(unsigned long mask)
 {
 	int cpu = smp_processor_id();
 	bool local = mask & (1UL << cpu);
@@ -77,7 +77,7 @@ void tick_install_broadcast_device(struct clock_event_device *dev)
 }
 
 /* Interrupts off (the idle loop). */
-static int __tick_broadcast_oneshot_control(enum tick_broadcast_state state)
+noinline int __tick_broadcast_oneshot_control(enum tick_broadcast_state state)
 {
 	struct clock_event_device *bc = tick_broadcast_device, *dev;
 	int cpu = smp_processor_id();

@@ -51,7 +51,7 @@ u64 ktime_get_coarse_ns(void)
 	return READ_ONCE(tick_next_period) - TICK_NSEC;
 }
 
-static void tick_sched_do_timer(struct tick_sched *ts, ktime_t now)
+static noinline void tick_sched_do_timer(struct tick_sched *ts, ktime_t now)
 {
 	int cpu = smp_processor_id();
 
@@ -63,7 +63,7 @@ static void tick_sched_do_timer(struct tick_sched *ts, ktime_t now)
 }
 
 /* account_process_tick(): the tick's time to the task it interrupted, user or system */
-static void account_process_tick(struct task_struct *p, int user_tick)
+noinline void account_process_tick(struct task_struct *p, int user_tick)
 {
 	if (p->flags & PF_IDLE)
 		return;
@@ -73,7 +73,7 @@ static void account_process_tick(struct task_struct *p, int user_tick)
 		p->stime += TICK_NSEC;
 }
 
-static void update_process_times(int user_tick)
+noinline void update_process_times(int user_tick)
 {
 	account_process_tick(current, user_tick);
 	run_local_timers();
@@ -81,7 +81,7 @@ static void update_process_times(int user_tick)
 	scheduler_tick();
 }
 
-static void tick_sched_handle(struct tick_sched *ts, struct pt_regs *regs)
+static noinline void tick_sched_handle(struct tick_sched *ts, struct pt_regs *regs)
 {
 	update_process_times(user_mode(regs));
 }
@@ -130,7 +130,7 @@ void tick_nohz_idle_enter(void)
 }
 
 /* Interrupts off.  The next event other than the tick: a timer of the wheel or an hrtimer. */
-static u64 tick_nohz_next_event(struct tick_sched *ts, int cpu, ktime_t now)
+static noinline u64 tick_nohz_next_event(struct tick_sched *ts, int cpu, ktime_t now)
 {
 	unsigned long basej = jiffies;
 	u64 basem = READ_ONCE(tick_next_period) - TICK_NSEC;	/* the clock at jiffy basej */
@@ -148,7 +148,7 @@ static u64 tick_nohz_next_event(struct tick_sched *ts, int cpu, ktime_t now)
 	return min(next_tmr, next_hr);
 }
 
-static void tick_nohz_stop_tick(struct tick_sched *ts, int cpu, u64 expires)
+static noinline void tick_nohz_stop_tick(struct tick_sched *ts, int cpu, u64 expires)
 {
 	if (cpu == READ_ONCE(tick_do_timer_cpu))
 		WRITE_ONCE(tick_do_timer_cpu, TICK_DO_TIMER_NONE);

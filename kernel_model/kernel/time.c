@@ -32,7 +32,7 @@ void hrtimer_init(struct hrtimer *timer, clockid_t clock_id, enum hrtimer_mode m
 }
 
 /* The local timer fires for the first timer of this cpu's queue; callers hold hrtimer_lock. */
-static void hrtimer_reprogram(int cpu)
+static noinline void hrtimer_reprogram(int cpu)
 {
 	struct list_head *q = hrtimer_queue(cpu);
 	u64 next = list_empty(q) ? KTIME_MAX : list_first_entry(q, struct hrtimer, node)->expires;
@@ -57,7 +57,7 @@ static bool enqueue_hrtimer(struct hrtimer *timer, int cpu, enum hrtimer_mode mo
 	return q->next == &timer->node;
 }
 
-static void __remove_hrtimer(struct hrtimer *timer, u8 newstate)
+static noinline void __remove_hrtimer(struct hrtimer *timer, u8 newstate)
 {
 	list_del_init(&timer->node);
 	WRITE_ONCE(timer->state, newstate);
@@ -211,7 +211,7 @@ static void __run_hrtimer(struct hrtimer *timer, ktime_t *now)
 		enqueue_hrtimer(timer, smp_processor_id(), HRTIMER_MODE_ABS, false);
 }
 
-static void __hrtimer_run_queues(ktime_t now)
+static noinline void __hrtimer_run_queues(ktime_t now)
 {
 	struct list_head *q = hrtimer_queue(smp_processor_id());
 
@@ -255,7 +255,7 @@ void hrtimer_init_sleeper(struct hrtimer_sleeper *sl, clockid_t clock_id, enum h
 	sl->task = current;
 }
 
-static void hrtimer_sleeper_start_expires(struct hrtimer_sleeper *sl, enum hrtimer_mode mode)
+noinline void hrtimer_sleeper_start_expires(struct hrtimer_sleeper *sl, enum hrtimer_mode mode)
 {
 	hrtimer_start_range_ns(&sl->timer, sl->timer.softexpires, sl->timer.expires - sl->timer.softexpires, mode);
 }

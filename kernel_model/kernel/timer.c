@@ -63,7 +63,7 @@ static __always_inline unsigned int calc_index(unsigned long expires, unsigned i
 	return LVL_OFFS(lvl) + (expires & LVL_MASK);
 }
 
-static unsigned int calc_wheel_index(unsigned long expires, unsigned long clk,
+static noinline unsigned int calc_wheel_index(unsigned long expires, unsigned long clk,
 				     unsigned long *bucket_expiry)
 {
 	unsigned long delta = expires - clk;
@@ -94,7 +94,7 @@ static int next_pending_bucket(struct timer_base *base, unsigned int offset, uns
 }
 
 /* The earliest expiry of a pending bucket, level by level (a coarser level's clock rounds up). */
-static unsigned long __next_timer_interrupt(struct timer_base *base)
+static noinline unsigned long __next_timer_interrupt(struct timer_base *base)
 {
 	unsigned long clk = base->clk, next = base->clk + NEXT_TIMER_MAX_DELTA;
 	unsigned int lvl, offset = 0;
@@ -119,7 +119,7 @@ static unsigned long __next_timer_interrupt(struct timer_base *base)
 	return next;
 }
 
-static void enqueue_timer(struct timer_base *base, struct timer_list *timer, unsigned int idx,
+static noinline void enqueue_timer(struct timer_base *base, struct timer_list *timer, unsigned int idx,
 			  unsigned long bucket_expiry)
 {
 	list_add_tail(&timer->entry, &base->vectors[idx]);
@@ -254,7 +254,7 @@ int del_timer(struct timer_list *timer)
 	return ret;
 }
 
-static void call_timer_fn(struct timer_list *timer, void (*fn)(struct timer_list *), unsigned long baseclk)
+static noinline void call_timer_fn(struct timer_list *timer, void (*fn)(struct timer_list *), unsigned long baseclk)
 {
 	trace_timer_expire_entry(timer, baseclk);
 	fn(timer);

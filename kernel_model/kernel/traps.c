@@ -18,7 +18,7 @@
 #define TRAP_BRKPT	1
 
 /* The signal goes to the task; it is taken on the way back to user mode. */
-static void do_trap(int sig, int code, unsigned long addr)
+static noinline void do_trap(int sig, int code, unsigned long addr)
 {
 	local_irq_enable();	/* cond_local_irq_enable(): the fault came from user mode */
 	force_sig_fault(sig, code, addr);

@@ -13,13 +13,13 @@ static u64 fold_syscalls[NR_CPUS], fold_ctxt[NR_CPUS];
 static struct delayed_work vmstat_work[NR_CPUS];
 static struct delayed_work shepherd;
 
-static bool need_update(int cpu)
+static noinline bool need_update(int cpu)
 {
 	return cpu_data[cpu].stat_syscalls != fold_syscalls[cpu] || cpu_data[cpu].stat_ctxt != fold_ctxt[cpu];
 }
 
 /* This cpu's counters into the global ones: whether they had moved. */
-static int refresh_cpu_vm_stats(void)
+static noinline int refresh_cpu_vm_stats(void)
 {
 	int cpu = smp_processor_id();
 	struct percpu *pc = &cpu_data[cpu];

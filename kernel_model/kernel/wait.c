@@ -11,7 +11,7 @@ void init_waitqueue_head(struct wait_queue_head *wq_head)
 	INIT_LIST_HEAD(&wq_head->head);
 }
 
-static int __wake_up_common(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive, void *key)
+static noinline int __wake_up_common(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive, void *key)
 {
 	struct wait_queue_entry *curr, *next;
 

@@ -27,7 +27,7 @@ static __always_inline struct pool_workqueue *get_work_pwq(struct work_struct *w
 }
 
 /* pool->lock held */
-static void insert_work(struct pool_workqueue *pwq, struct work_struct *work, struct list_head *head,
+static noinline void insert_work(struct pool_workqueue *pwq, struct work_struct *work, struct list_head *head,
 			unsigned long extra_flags)
 {
 	struct worker_pool *pool = pwq->pool;
@@ -86,7 +86,7 @@ void delayed_work_timer_fn(struct timer_list *t)
 	__queue_work(dwork->cpu, dwork->wq, &dwork->work);
 }
 
-static void __queue_delayed_work(int cpu, struct workqueue_struct *wq, struct delayed_work *dwork,
+static noinline void __queue_delayed_work(int cpu, struct workqueue_struct *wq, struct delayed_work *dwork,
 				 unsigned long delay)
 {
 	struct timer_list *timer = &dwork->timer;
@@ -135,7 +135,7 @@ bool mod_delayed_work_on(int cpu, struct workqueue_struct *wq, struct delayed_wo
 }
 
 /* A work done: the oldest inactive one of its pwq takes its place.  pool->lock held. */
-static void pwq_dec_nr_in_flight(struct pool_workqueue *pwq)
+static noinline void pwq_dec_nr_in_flight(struct pool_workqueue *pwq)
 {
 	struct work_struct *work;
 
@@ -151,7 +151,7 @@ static void pwq_dec_nr_in_flight(struct pool_workqueue *pwq)
 }
 
 /* pool->lock held (interrupts off); dropped while the function runs */
-static void process_one_work(struct worker_pool *pool, struct work_struct *work)
+static noinline void process_one_work(struct worker_pool *pool, struct work_struct *work)
 {
 	struct pool_workqueue *pwq = get_work_pwq(work);
 	work_func_t func = work->func;

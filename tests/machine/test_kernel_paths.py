@@ -218,3 +218,76 @@ def test_scheduler_wakeups_sleeps_picks_and_ticks(machine):
     ])
     assert SCHED <= calls, SCHED - calls
     assert {f for f, _ in calls} >= {"deactivate_task", "pick_next_task_fair"}
+
+
+# functions the model had with 6.1's names but inlined (or gcc's), now out of line as 6.1's:
+# timers, hrtimers and the tick, RCU, workqueues, the allocators, vmstat, mmap, exec, signals
+OUT_OF_LINE = {
+    ("__hrtimer_run_queues", "hrtimer_interrupt"),
+    ("__remove_hrtimer", "__hrtimer_run_queues"),
+    ("hrtimer_sleeper_start_expires", "do_nanosleep"),
+    ("calc_wheel_index", "__mod_timer"),
+    ("enqueue_timer", "__mod_timer"),
+    ("call_timer_fn", "__run_timers"),          # expire_timers (inline)
+    ("__next_timer_interrupt", "__run_timers"),
+    ("update_process_times", "tick_sched_handle"),
+    ("tick_sched_handle", "tick_sched_timer"),
+    ("tick_sched_do_timer", "tick_sched_timer"),
+    ("account_process_tick", "update_process_times"),
+    ("tick_nohz_next_event", "tick_nohz_idle_stop_tick"),
+    ("invoke_rcu_core", "rcu_sched_clock_irq"),
+    ("rcu_core", "rcu_core_si"),
+    ("rcu_do_batch", "rcu_core"),
+    ("rcu_gp_init", "rcu_gp_kthread"),
+    ("rcu_gp_cleanup", "rcu_gp_kthread"),
+    ("insert_work", "__queue_work"),
+    ("__queue_delayed_work", "queue_delayed_work_on"),
+    ("process_one_work", "worker_thread"),
+    ("pwq_dec_nr_in_flight", "process_one_work"),
+    ("get_page_from_freelist", "__alloc_pages"),
+    ("kmalloc_slab", "__do_kmalloc_node"),
+    ("refresh_cpu_vm_stats", "vmstat_update"),
+    ("need_update", "vmstat_shepherd"),
+    ("find_vma_intersection", "do_mmap"),
+    ("vma_set_page_prot", "__mmap_region"),
+    ("start_thread", "load_elf_binary"),
+}
+
+
+def test_functions_now_out_of_line_run_where_6_1_calls_them(machine):
+    calls = traced_calls(machine, {f for f, _ in OUT_OF_LINE}, [
+        (["fsop", "task", "/tmp/fsop-task"], None),
+        (["fsop", "mm", "/tmp/fsop-mm"], None),
+        (["sleep", "1.5"], b""),
+    ])
+    assert OUT_OF_LINE <= calls, OUT_OF_LINE - calls
+
+
+# kernel/bpf: the syscall's commands, the hash map's elements, the verifier's steps
+BPF = {
+    ("map_create", "__sys_bpf"),
+    ("bpf_prog_load", "__sys_bpf"),
+    ("lookup_elem_raw", "__htab_map_lookup_elem"),
+    ("lookup_elem_raw", "htab_map_delete_elem"),
+    ("free_htab_elem", "htab_map_delete_elem"),
+    ("init_reg_state", "bpf_check"),
+    ("mark_reg_known_zero", "init_reg_state"),
+    ("mark_reg_not_init", "init_reg_state"),
+    ("__mark_reg_unknown", "mark_reg_unknown"),
+    ("check_cfg", "bpf_check"),
+    ("do_misc_fixups", "bpf_check"),
+    ("push_stack", "check_cond_jmp_op"),
+    ("check_map_access", "check_mem_access"),
+    ("check_ptr_alignment", "check_mem_access"),
+}
+BPF_RUN = {"alloc_htab_elem", "bpf_map_get", "bpf_map_value_size", "bpf_prog_get_info_by_fd", "check_atomic",
+           "check_helper_call", "check_mem_size_reg", "check_stack_range_initialized", "pop_stack",
+           "adjust_reg_min_max_vals", "bpf_opcode_in_insntable", "__mark_reg_known"}
+
+
+def test_bpf_commands_maps_and_the_verifier(machine):
+    from bpf_cases import CASES
+    calls = traced_calls(machine, {f for f, _ in BPF} | BPF_RUN,
+                         [(["bpftest", *CASES[name]], None) for name in sorted(CASES)])
+    assert BPF <= calls, BPF - calls
+    assert BPF_RUN <= {f for f, _ in calls}, BPF_RUN - {f for f, _ in calls}

@@ -250,7 +250,7 @@ static inline u64 nsec_to_clock_t(u64 ns)
 }
 
 /* cputime_adjust(): the group's run time split as its ticks were, user and system */
-static void cputime_adjust(u64 rtime, u64 *ut, u64 *st)
+noinline void cputime_adjust(u64 rtime, u64 *ut, u64 *st)
 {
 	u64 stime = *st, utime = *ut;
 
@@ -404,7 +404,7 @@ static void seq_pad_to(struct seq_file *m, size_t line_start, size_t width)
 	seq_putc(m, ' ');
 }
 
-static void show_map_vma(struct seq_file *m, struct vm_area_struct *vma)
+static noinline void show_map_vma(struct seq_file *m, struct vm_area_struct *vma)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	struct file *file = vma->vm_file;

@@ -135,7 +135,7 @@ static inline struct bucket *select_bucket(struct bpf_htab *htab, u32 hash)
 	return &htab->buckets[hash & (htab->n_buckets - 1)];
 }
 
-static struct htab_elem *lookup_elem_raw(struct htab_elem *head, u32 hash, void *key, u32 key_size)
+static noinline struct htab_elem *lookup_elem_raw(struct htab_elem *head, u32 hash, void *key, u32 key_size)
 {
 	struct htab_elem *l;
 	u32 i;
@@ -188,7 +188,7 @@ static void *htab_percpu_map_lookup_elem(struct bpf_map *map, void *key)
 	return l ? elem_value(htab, l) + (u64)htab->value_stride * smp_processor_id() : NULL;
 }
 
-static struct htab_elem *alloc_htab_elem(struct bpf_htab *htab)
+static noinline struct htab_elem *alloc_htab_elem(struct bpf_htab *htab)
 {
 	struct htab_elem *l = NULL;
 	unsigned long flags;
@@ -206,7 +206,7 @@ static struct htab_elem *alloc_htab_elem(struct bpf_htab *htab)
 	return kmalloc(htab->elem_size, GFP_ATOMIC);
 }
 
-static void free_htab_elem(struct bpf_htab *htab, struct htab_elem *l)
+static noinline void free_htab_elem(struct bpf_htab *htab, struct htab_elem *l)
 {
 	unsigned long flags;
 

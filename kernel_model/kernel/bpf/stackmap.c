@@ -120,7 +120,7 @@ static struct bpf_map *stack_map_alloc(union bpf_attr *attr)
 }
 
 /* __bpf_get_stackid(): the id of the chain ips[skip..nr) */
-static long __bpf_get_stackid(struct bpf_map *map, u64 *ips, u32 nr, u64 flags)
+static noinline long __bpf_get_stackid(struct bpf_map *map, u64 *ips, u32 nr, u64 flags)
 {
 	struct bpf_stack_map *smap = container_of(map, struct bpf_stack_map, map);
 	struct stack_map_bucket *bucket, *new_bucket, *old_bucket;

@@ -96,7 +96,7 @@ static int bpf_anon_inode_getfd(const struct file_operations *fops, void *priv, 
 }
 
 /* ---- map objects ---- */
-static void bpf_map_get(struct bpf_map *map)
+noinline void bpf_map_get(struct bpf_map *map)
 {
 	__atomic_add_fetch(&map->refcnt, 1, __ATOMIC_RELAXED);
 }
@@ -196,7 +196,7 @@ static const struct bpf_map_ops *find_map_ops(u32 type)
 	return NULL;
 }
 
-static int map_create(union bpf_attr *attr)
+static noinline int map_create(union bpf_attr *attr)
 {
 	const struct bpf_map_ops *ops;
 	struct bpf_map *map;
@@ -245,7 +245,7 @@ free:
 	return err;
 }
 
-static u32 bpf_map_value_size(const struct bpf_map *map)
+static noinline u32 bpf_map_value_size(const struct bpf_map *map)
 {
 	if (bpf_map_is_percpu(map))
 		return ALIGN(map->value_size, 8) * bpf_num_possible_cpus();
@@ -486,7 +486,7 @@ static int find_prog_type(u32 type, struct bpf_prog *prog)
 #define BPF_PROG_LOAD_FLAGS (BPF_F_STRICT_ALIGNMENT | BPF_F_ANY_ALIGNMENT | BPF_F_TEST_STATE_FREQ | \
 			     BPF_F_SLEEPABLE | BPF_F_TEST_RND_HI32 | BPF_F_XDP_HAS_FRAGS)
 
-static int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
+static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 {
 	struct bpf_prog *prog;
 	char license[128];
@@ -590,7 +590,7 @@ static int bpf_map_get_info_by_fd(struct bpf_map *map, const union bpf_attr *att
 	return 0;
 }
 
-static int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
+static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	struct bpf_prog_info info;
 	u32 info_len = attr->info.info_len, ulen, i;
@@ -856,7 +856,7 @@ static int bpf_tracing_prog_attach(struct bpf_prog *prog)
 }
 
 /* bpf_raw_tp_link_attach(): a raw tracepoint program on the tracepoint of that name */
-static int bpf_raw_tp_link_attach(struct bpf_prog *prog, const char *user_tp_name)
+static noinline int bpf_raw_tp_link_attach(struct bpf_prog *prog, const char *user_tp_name)
 {
 	struct bpf_raw_tp_link *link;
 	struct tracepoint *tp;
@@ -935,7 +935,7 @@ static int link_create(const union bpf_attr *attr)
 	return ret;
 }
 
-static long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
+static noinline long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 {
 	union bpf_attr attr;
 	int err = check_uarg_tail_zero((u64)uattr, sizeof(attr), size);

@@ -225,7 +225,7 @@ static u8 *emit_rbp(u8 *p, bool load, int reg, int off)
 }
 
 /* movabs reg, imm64 */
-static u8 *emit_mov_imm64(u8 *p, int reg, u64 imm)
+static noinline u8 *emit_mov_imm64(u8 *p, int reg, u64 imm)
 {
 	*p++ = 0x48 | (reg >= 8 ? 0x01 : 0);
 	*p++ = 0xb8 + (reg & 7);
@@ -267,7 +267,7 @@ static u8 *invoke_bpf_prog(u8 *p, struct bpf_prog *prog, int regs_off)
  * into the function (fentry only: the argument registers restored) or, having called the body
  * itself, past it to the function's caller (BPF_TRAMP_F_SKIP_FRAME).  The code's length.
  */
-static long arch_prepare_bpf_trampoline(struct bpf_tramp_image *im, u8 *image, u32 size,
+noinline long arch_prepare_bpf_trampoline(struct bpf_tramp_image *im, u8 *image, u32 size,
 					struct bpf_trampoline *tr)
 {
 	int regs_off = 8 + 8 * tr->nr_regs, rbx_off = regs_off + 8;
@@ -374,7 +374,7 @@ static u32 func_nr_regs(const struct bpf_prog *prog)
 	return btf_func_nr_regs(prog->attach_func_proto);
 }
 
-static struct bpf_trampoline *bpf_trampoline_get(const struct bpf_prog *prog)
+noinline struct bpf_trampoline *bpf_trampoline_get(const struct bpf_prog *prog)
 {
 	struct bpf_trampoline *tr;
 
@@ -392,7 +392,7 @@ static struct bpf_trampoline *bpf_trampoline_get(const struct bpf_prog *prog)
 	return tr;
 }
 
-static void bpf_trampoline_put(struct bpf_trampoline *tr)
+noinline void bpf_trampoline_put(struct bpf_trampoline *tr)
 {
 	if (!tr->cnt[BPF_TRAMP_FENTRY] && !tr->cnt[BPF_TRAMP_FEXIT] && tr->cur < 0) {
 		list_del_init(&tr->node);

@@ -308,7 +308,7 @@ static void ___mark_reg_known(struct bpf_reg_state *reg, u64 imm)
 	reg->u32_max_value = (u32)imm;
 }
 
-static void __mark_reg_known(struct bpf_reg_state *reg, u64 imm)
+static noinline void __mark_reg_known(struct bpf_reg_state *reg, u64 imm)
 {
 	reg->off = 0;
 	reg->id = 0;
@@ -332,7 +332,7 @@ static void __mark_reg_const_zero(struct bpf_reg_state *reg)
 	reg->type = SCALAR_VALUE;
 }
 
-static void __mark_reg_unknown(struct bpf_reg_state *reg)
+static noinline void __mark_reg_unknown(struct bpf_reg_state *reg)
 {
 	u8 live = reg->live;
 
@@ -521,22 +521,22 @@ static bool is_pointer_value(struct bpf_verifier_env *env, int regno)
 
 static struct bpf_reg_state *cur_regs(struct bpf_verifier_env *env) { return env->cur_state->regs; }
 
-static void mark_reg_unknown(struct bpf_verifier_env *env, struct bpf_reg_state *regs, u32 regno)
+static noinline void mark_reg_unknown(struct bpf_verifier_env *env, struct bpf_reg_state *regs, u32 regno)
 {
 	__mark_reg_unknown(regs + regno);
 }
 
-static void mark_reg_not_init(struct bpf_verifier_env *env, struct bpf_reg_state *regs, u32 regno)
+static noinline void mark_reg_not_init(struct bpf_verifier_env *env, struct bpf_reg_state *regs, u32 regno)
 {
 	__mark_reg_not_init(regs + regno);
 }
 
-static void mark_reg_known_zero(struct bpf_verifier_env *env, struct bpf_reg_state *regs, u32 regno)
+static noinline void mark_reg_known_zero(struct bpf_verifier_env *env, struct bpf_reg_state *regs, u32 regno)
 {
 	__mark_reg_known_zero(regs + regno);
 }
 
-static void init_reg_state(struct bpf_verifier_env *env, struct bpf_reg_state *regs)
+static noinline void init_reg_state(struct bpf_verifier_env *env, struct bpf_reg_state *regs)
 {
 	int i;
 
@@ -1021,7 +1021,7 @@ static int adjust_ptr_min_max_vals(struct bpf_verifier_env *env, struct bpf_insn
 	return 0;
 }
 
-static int adjust_reg_min_max_vals(struct bpf_verifier_env *env, struct bpf_insn *insn)
+static noinline int adjust_reg_min_max_vals(struct bpf_verifier_env *env, struct bpf_insn *insn)
 {
 	struct bpf_reg_state *regs = cur_regs(env), *dst_reg = &regs[insn->dst_reg], *src_reg, off_reg;
 	const struct bpf_reg_state *ptr_reg = NULL;
@@ -1228,7 +1228,7 @@ static bool is_spilled_reg(const struct bpf_stack_state *stack)
 	return stack->slot_type[BPF_REG_SIZE - 1] == STACK_SPILL;
 }
 
-static void save_register_state(struct bpf_verifier_state *state, int spi, struct bpf_reg_state *reg)
+static noinline void save_register_state(struct bpf_verifier_state *state, int spi, struct bpf_reg_state *reg)
 {
 	int i;
 
@@ -1402,7 +1402,7 @@ static int check_mem_region_access(struct bpf_verifier_env *env, u32 regno, int 
 	return 0;
 }
 
-static int check_map_access(struct bpf_verifier_env *env, u32 regno, int off, int size, bool zero_size_allowed)
+static noinline int check_map_access(struct bpf_verifier_env *env, u32 regno, int off, int size, bool zero_size_allowed)
 {
 	struct bpf_reg_state *reg = &cur_regs(env)[regno];
 
@@ -1445,7 +1445,7 @@ static int check_ptr_off_reg(struct bpf_verifier_env *env, const struct bpf_reg_
 	return 0;
 }
 
-static int check_ptr_alignment(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, int off, int size)
+static noinline int check_ptr_alignment(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, int off, int size)
 {
 	struct tnum reg_off;
 
@@ -1519,7 +1519,7 @@ static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regn
 	return err;
 }
 
-static int check_atomic(struct bpf_verifier_env *env, int insn_idx, struct bpf_insn *insn)
+static noinline int check_atomic(struct bpf_verifier_env *env, int insn_idx, struct bpf_insn *insn)
 {
 	int load_reg, err;
 	char tb[32];
@@ -1578,7 +1578,7 @@ static int check_atomic(struct bpf_verifier_env *env, int insn_idx, struct bpf_i
 }
 
 /* ---- states: the exploration stack and the checkpoints ---- */
-static struct bpf_verifier_state *push_stack(struct bpf_verifier_env *env, int insn_idx, int prev_insn_idx)
+static noinline struct bpf_verifier_state *push_stack(struct bpf_verifier_env *env, int insn_idx, int prev_insn_idx)
 {
 	struct bpf_verifier_stack_elem *elem = kmalloc(sizeof(*elem), GFP_KERNEL);
 
@@ -1600,7 +1600,7 @@ static struct bpf_verifier_state *push_stack(struct bpf_verifier_env *env, int i
 	return &elem->st;
 }
 
-static int pop_stack(struct bpf_verifier_env *env, int *prev_insn_idx, int *insn_idx, bool pop_log)
+static noinline int pop_stack(struct bpf_verifier_env *env, int *prev_insn_idx, int *insn_idx, bool pop_log)
 {
 	struct bpf_verifier_stack_elem *elem = env->head;
 
@@ -2025,7 +2025,7 @@ static void mark_ptr_or_null_regs(struct bpf_verifier_state *vstate, u32 regno, 
 			mark_ptr_or_null_reg(&vstate->stack[i].spilled_ptr, id, is_null);
 }
 
-static int check_cond_jmp_op(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx)
+static noinline int check_cond_jmp_op(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx)
 {
 	struct bpf_verifier_state *this_branch = env->cur_state, *other_branch;
 	struct bpf_reg_state *regs = this_branch->regs, *dst_reg, *other_branch_regs, *src_reg = NULL;
@@ -2169,7 +2169,7 @@ static int check_reg_type(struct bpf_verifier_env *env, u32 regno, u8 arg_type)
  * allowed to the privileged); as a helper may write anything, each byte it touches becomes
  * STACK_MISC (6.1's "clobber").  raw: memory the helper fills (ARG_PTR_TO_UNINIT_MEM), each
  * byte written as by a one-byte store. */
-static int check_stack_range_initialized(struct bpf_verifier_env *env, int regno, int off, int access_size,
+static noinline int check_stack_range_initialized(struct bpf_verifier_env *env, int regno, int off, int access_size,
 					 bool zero_size_allowed, struct bpf_call_arg_meta *meta)
 {
 	struct bpf_reg_state *reg = cur_regs(env) + regno;
@@ -2260,7 +2260,7 @@ static int check_helper_mem_access(struct bpf_verifier_env *env, int regno, int 
 	}
 }
 
-static int check_mem_size_reg(struct bpf_verifier_env *env, struct bpf_reg_state *reg, u32 regno,
+static noinline int check_mem_size_reg(struct bpf_verifier_env *env, struct bpf_reg_state *reg, u32 regno,
 			      bool zero_size_allowed, bool uninit)
 {
 	struct bpf_call_arg_meta wmeta = { .regno = -1 };
@@ -2378,7 +2378,7 @@ error:
 	return -EINVAL;
 }
 
-static int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx_p)
+static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx_p)
 {
 	const struct bpf_func_proto *fn = NULL;
 	struct bpf_call_arg_meta meta;
@@ -2587,7 +2587,7 @@ static int visit_insn(int t, struct bpf_verifier_env *env, int *cur_stack)
 	}
 }
 
-static int check_cfg(struct bpf_verifier_env *env)
+static noinline int check_cfg(struct bpf_verifier_env *env)
 {
 	int insn_cnt = env->prog->len, cur_stack = 1, ret = 0, i;
 
@@ -2632,7 +2632,7 @@ err:
 }
 
 /* bpf_opcode_in_insntable(): the opcodes the interpreter has */
-static bool bpf_opcode_in_insntable(u8 code)
+noinline bool bpf_opcode_in_insntable(u8 code)
 {
 	u8 cls = BPF_CLASS(code), op = BPF_OP(code);
 
@@ -3118,7 +3118,7 @@ call:
 	return 0;
 }
 
-static int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog **progp)
+static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog **progp)
 {
 	struct bpf_prog *prog = *progp, *new_prog;
 	struct bpf_insn_aux_data *aux = env->insn_aux_data;
@@ -3201,7 +3201,7 @@ static int get_type_size(u32 btf_id, const struct btf_type **ret_type)
 }
 
 /* btf_distill_func_proto(): what a trampoline can pass of the function's arguments */
-static int btf_distill_func_proto(struct bpf_verifier_env *env, const struct btf_type *func, const char *tname)
+noinline int btf_distill_func_proto(struct bpf_verifier_env *env, const struct btf_type *func, const char *tname)
 {
 	const struct btf_param *args = (const struct btf_param *)(func + 1);
 	u32 nargs = btf_type_vlen(func), i;

@@ -11,12 +11,12 @@
 /* one per cpu: samples are taken under perf_lock with interrupts off */
 static u64 perf_callchain_entries[NR_CPUS][1 + PERF_CALLCHAIN_MAX];
 
-static bool kernel_text_address(u64 addr)
+noinline bool kernel_text_address(u64 addr)
 {
 	return addr >= (u64)_stext && addr < (u64)_etext;
 }
 
-static int perf_callchain_kernel(u64 *ips, int nr, int max, struct pt_regs *regs, bool add_mark)
+noinline int perf_callchain_kernel(u64 *ips, int nr, int max, struct pt_regs *regs, bool add_mark)
 {
 	struct task_struct *task = current;
 	u64 lo = (u64)task->stack, hi = lo + THREAD_SIZE, bp = regs->bp;
@@ -55,7 +55,7 @@ static int perf_callchain_kernel(u64 *ips, int nr, int max, struct pt_regs *regs
 	return nr;
 }
 
-static int perf_callchain_user(u64 *ips, int nr, int max, struct pt_regs *regs, bool add_mark)
+noinline int perf_callchain_user(u64 *ips, int nr, int max, struct pt_regs *regs, bool add_mark)
 {
 	u64 bp = regs->bp;
 

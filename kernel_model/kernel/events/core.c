@@ -93,7 +93,7 @@ static void perf_event_update_time(struct perf_event *event, u64 now)
 	event->tstamp = t;
 }
 
-static void perf_event_set_state(struct perf_event *event, enum perf_event_state state, u64 now)
+static noinline void perf_event_set_state(struct perf_event *event, enum perf_event_state state, u64 now)
 {
 	perf_event_update_time(event, now);
 	event->state = state;
@@ -150,7 +150,7 @@ static int ctx_cpu(struct perf_event_context *ctx)
 	return ctx->is_active ? ctx->active_cpu : -1;
 }
 
-static void ctx_sched_in(struct perf_event_context *ctx, int cpu, u64 now)
+static noinline void ctx_sched_in(struct perf_event_context *ctx, int cpu, u64 now)
 {
 	struct perf_event *event;
 
@@ -159,7 +159,7 @@ static void ctx_sched_in(struct perf_event_context *ctx, int cpu, u64 now)
 			group_sched_in(event, cpu, now);
 }
 
-static void ctx_sched_out(struct perf_event_context *ctx, u64 now)
+static noinline void ctx_sched_out(struct perf_event_context *ctx, u64 now)
 {
 	struct perf_event *event;
 
@@ -250,7 +250,7 @@ void perf_swevent_put_recursion_context(int rctx)
 }
 
 /* perf_exclude_event() */
-static __always_inline bool perf_exclude_event(struct perf_event *event, struct pt_regs *regs)
+static noinline bool perf_exclude_event(struct perf_event *event, struct pt_regs *regs)
 {
 	if (event->hw.state & PERF_HES_STOPPED)
 		return true;
@@ -315,7 +315,7 @@ static void perf_output_put_u64(void *handle, u64 value)
 }
 
 /* a sample's PERF_SAMPLE_READ */
-static void perf_output_read(struct perf_output_handle *handle, struct perf_event *event)
+static noinline void perf_output_read(struct perf_output_handle *handle, struct perf_event *event)
 {
 	perf_read_format(event, perf_clock(), perf_output_put_u64, handle);
 }
@@ -464,7 +464,7 @@ static void perf_output_sample(struct perf_output_handle *handle, struct perf_ev
 }
 
 /* perf_event_output_forward(), perf_lock held */
-static void perf_event_output(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
+noinline void perf_event_output(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
 {
 	struct perf_output_handle handle;
 	struct perf_event_header header;
@@ -919,7 +919,7 @@ static struct pmu perf_kprobe = {
 	.read = perf_swevent_read,
 };
 
-static void perf_pmu_register(struct pmu *pmu)
+noinline void perf_pmu_register(struct pmu *pmu)
 {
 	mutex_lock(&pmus_lock);
 	list_add_tail(&pmu->entry, &pmus);
@@ -1094,7 +1094,7 @@ static void free_event(struct perf_event *event)
 }
 
 /* a reference to a context goes (perf_lock held): the last one frees it, after the unlock */
-static void put_ctx(struct perf_event_context *ctx, struct perf_event_context **free_ctx)
+static noinline void put_ctx(struct perf_event_context *ctx, struct perf_event_context **free_ctx)
 {
 	if (--ctx->refcount == 0)
 		*free_ctx = ctx;
@@ -1158,7 +1158,7 @@ static void perf_remove_from_context(struct perf_event *event, u64 now)
 }
 
 /* ---- the task's context ---- */
-static struct perf_event_context *alloc_perf_context(struct task_struct *task)
+static noinline struct perf_event_context *alloc_perf_context(struct task_struct *task)
 {
 	struct perf_event_context *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 
@@ -1208,7 +1208,7 @@ static void __perf_event_reset(struct perf_event *event, u64 now)
 }
 
 /* func on the event and its inherited children (perf_event_for_each_child) */
-static void perf_event_for_each_child(struct perf_event *event, void (*func)(struct perf_event *, u64), u64 now)
+static noinline void perf_event_for_each_child(struct perf_event *event, void (*func)(struct perf_event *, u64), u64 now)
 {
 	struct perf_event *child;
 
@@ -1226,7 +1226,7 @@ static void perf_event_for_each(struct perf_event *event, void (*func)(struct pe
 		perf_event_for_each_child(sibling, func, now);
 }
 
-static int _perf_event_period(struct perf_event *event, u64 value)
+static noinline int _perf_event_period(struct perf_event *event, u64 value)
 {
 	if (!is_sampling_event(event))
 		return -EINVAL;
@@ -1247,7 +1247,7 @@ static int _perf_event_period(struct perf_event *event, u64 value)
 }
 
 /* ---- read ---- */
-static void perf_event_read(struct perf_event *event, u64 now)
+static noinline void perf_event_read(struct perf_event *event, u64 now)
 {
 	if (event->state == PERF_EVENT_STATE_ACTIVE && event->pmu->read)
 		event->pmu->read(event);
@@ -1439,7 +1439,7 @@ unlock:
 	return ret;
 }
 
-static long _perf_ioctl(struct perf_event *event, unsigned int cmd, unsigned long arg)
+static noinline long _perf_ioctl(struct perf_event *event, unsigned int cmd, unsigned long arg)
 {
 	void (*func)(struct perf_event *, u64);
 	unsigned long flags;
@@ -1610,7 +1610,7 @@ void perf_event_free_task(struct task_struct *task)
 }
 
 /* ---- release: the fd's last close frees the event and its inherited children ---- */
-static void perf_event_release_kernel(struct perf_event *event)
+noinline void perf_event_release_kernel(struct perf_event *event)
 {
 	struct perf_event_context *ctx, *free_ctx = NULL, *free_child_ctx = NULL;
 	struct perf_event *child, *tmp;
@@ -1855,7 +1855,7 @@ static void perf_event_enable_on_exec(void)
 /* ---- side-band records (perf_iterate_sb): COMM, FORK, EXIT, to the events that ask ---- */
 
 /* each event of this cpu's context and of `task`'s that could be counting here; perf_lock held */
-static void perf_iterate_sb(struct task_struct *task, void (*output)(struct perf_event *, void *), void *data)
+static noinline void perf_iterate_sb(struct task_struct *task, void (*output)(struct perf_event *, void *), void *data)
 {
 	int cpu = smp_processor_id(), i;
 	struct perf_event_context *ctxs[2] = { &perf_cpu_context[cpu].ctx, task ? task->perf_event_ctxp : NULL };
@@ -1894,7 +1894,7 @@ struct perf_comm_event {
 	bool exec;
 };
 
-static void perf_event_comm_output(struct perf_event *event, void *data)
+static noinline void perf_event_comm_output(struct perf_event *event, void *data)
 {
 	struct perf_comm_event *ce = data;
 	struct {
@@ -1917,7 +1917,7 @@ static void perf_event_comm_output(struct perf_event *event, void *data)
 }
 
 /* perf_event_comm(): the task's name changed (exec: by an exec) */
-static void perf_event_comm(struct task_struct *task, bool exec)
+noinline void perf_event_comm(struct task_struct *task, bool exec)
 {
 	struct perf_comm_event ce = { task, exec };
 	unsigned long flags;
@@ -1935,7 +1935,7 @@ struct perf_task_event {
 	u64 time;
 };
 
-static void perf_event_task_output(struct perf_event *event, void *data)
+static noinline void perf_event_task_output(struct perf_event *event, void *data)
 {
 	struct perf_task_event *te = data;
 	struct {
@@ -1979,7 +1979,7 @@ struct perf_mmap_event {
 };
 
 /* perf_event_mmap_output(): PERF_RECORD_MMAP2 (attr.mmap2) or MMAP, to the events that ask */
-static void perf_event_mmap_output(struct perf_event *event, void *data)
+static noinline void perf_event_mmap_output(struct perf_event *event, void *data)
 {
 	struct perf_mmap_event *me = data;
 	struct perf_event_header header = {
