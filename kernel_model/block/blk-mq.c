@@ -48,7 +48,7 @@ notrace struct request *blk_mq_tag_to_rq(struct request_queue *q, unsigned int t
 }
 
 /* A free tag, or -1 (blk-mq-tag.c's __blk_mq_get_tag). */
-static notrace int __blk_mq_get_tag(struct request_queue *q)
+static noinline int __blk_mq_get_tag(struct request_queue *q)
 {
 	unsigned long flags;
 	int tag = -1;

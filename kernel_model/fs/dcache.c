@@ -11,7 +11,7 @@ static struct list_head dentry_hashtable[1 << D_HASH_BITS];
 static struct kmem_cache *dentry_cache;
 static spinlock_t dcache_lock;	/* the hash, d_subdirs and every d_lockref (one lock) */
 
-notrace u32 full_name_hash(const void *salt, const char *name, unsigned int len)
+noinline u32 full_name_hash(const void *salt, const char *name, unsigned int len)
 {
 	u64 hash = (u64)salt * 0x9e3779b97f4a7c15UL;
 	unsigned int i;
@@ -99,7 +99,7 @@ noinline void d_instantiate(struct dentry *entry, struct inode *inode)
 		list_add(&entry->d_alias, &inode->i_dentry);
 }
 
-static notrace void __d_rehash(struct dentry *entry)
+static noinline void __d_rehash(struct dentry *entry)
 {
 	list_add(&entry->d_hash, d_hash(entry->d_parent, entry->d_name.hash));
 	entry->d_flags |= DCACHE_HASHED;
@@ -117,7 +117,7 @@ noinline void d_add(struct dentry *entry, struct inode *inode)
 	spin_unlock_irqrestore(&dcache_lock, flags);
 }
 
-static notrace void __d_drop(struct dentry *dentry)
+noinline void __d_drop(struct dentry *dentry)
 {
 	if (!d_unhashed(dentry)) {
 		list_del_init(&dentry->d_hash);
@@ -197,7 +197,7 @@ noinline struct dentry *dget_parent(struct dentry *dentry)
 	return dget(dentry->d_parent);
 }
 
-static notrace void dentry_free(struct dentry *dentry)
+static noinline void dentry_free(struct dentry *dentry)
 {
 	if (dentry->d_name.name != dentry->d_iname)
 		kfree(dentry->d_name.name);
@@ -205,7 +205,7 @@ static notrace void dentry_free(struct dentry *dentry)
 }
 
 /* Under dcache_lock, count at 0: kill it (and give back its hold on the parent). */
-static notrace struct dentry *__dentry_kill(struct dentry *dentry, unsigned long flags)
+static noinline struct dentry *__dentry_kill(struct dentry *dentry, unsigned long flags)
 {
 	struct dentry *parent = dentry->d_parent == dentry ? NULL : dentry->d_parent;
 	struct inode *inode = dentry->d_inode;
@@ -288,7 +288,7 @@ noinline void path_put(const struct path *path)
 }
 
 /* ---- d_path.c: a path's name, built from its end ---- */
-static notrace int prepend(char **buffer, int *buflen, const char *str, int namelen)
+static noinline int prepend(char **buffer, int *buflen, const char *str, int namelen)
 {
 	*buflen -= namelen;
 	if (*buflen < 0)

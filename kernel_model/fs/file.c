@@ -7,7 +7,7 @@
 #include "../include/fs.h"
 
 #define BITS_PER_LONG 64
-static void free_fs_struct(struct fs_struct *fs);
+void free_fs_struct(struct fs_struct *fs);
 static struct kmem_cache *files_cachep, *fs_cachep;
 struct files_struct init_files;
 struct fs_struct init_fs = { .users = 1, .umask = 0022 };
@@ -34,7 +34,7 @@ static notrace void init_files_struct(struct files_struct *f)
 	init_waitqueue_head(&f->resize_wait);
 }
 
-static notrace struct fdtable *alloc_fdtable(unsigned int nr)
+static noinline struct fdtable *alloc_fdtable(unsigned int nr)
 {
 	struct fdtable *fdt = kzalloc(sizeof(*fdt), GFP_KERNEL);
 	size_t bitmap = ALIGN(nr, BITS_PER_LONG) / 8;
@@ -273,7 +273,7 @@ bool get_close_on_exec(unsigned int fd)
 }
 
 /* Under file_lock: fd (made room for) now holds file; what it held is closed. */
-static notrace int do_dup2(struct files_struct *files, struct file *file, unsigned fd, unsigned flags, unsigned long irq)
+static noinline int do_dup2(struct files_struct *files, struct file *file, unsigned fd, unsigned flags, unsigned long irq)
 {
 	struct fdtable *fdt = files->fdt;
 	struct file *tofree = fdt->fd[fd];
@@ -572,7 +572,7 @@ noinline struct fs_struct *copy_fs_struct(struct fs_struct *old)
 	return fs;
 }
 
-static notrace void free_fs_struct(struct fs_struct *fs)
+noinline void free_fs_struct(struct fs_struct *fs)
 {
 	path_put(&fs->root);
 	path_put(&fs->pwd);

@@ -7,7 +7,7 @@ static struct kmem_cache *inode_cachep;
 static spinlock_t inode_lock;
 static unsigned int last_ino;
 
-notrace unsigned int get_next_ino(void)
+noinline unsigned int get_next_ino(void)
 {
 	return __atomic_add_fetch(&last_ino, 1, __ATOMIC_RELAXED);
 }

@@ -148,7 +148,7 @@ static notrace int may_lookup(struct nameidata *nd)
 }
 
 /* ---- the walk ---- */
-static notrace void set_root(struct nameidata *nd)
+static noinline void set_root(struct nameidata *nd)
 {
 	get_fs_root(current->fs, &nd->root);
 }
@@ -489,7 +489,7 @@ noinline int filename_lookup(int dfd, struct filename *name, unsigned int flags,
 }
 
 /* Walk to the parent of the last component: nd keeps the parent and nd->last. */
-static notrace int path_parentat(struct nameidata *nd, unsigned int flags)
+static noinline int path_parentat(struct nameidata *nd, unsigned int flags)
 {
 	const char *s = path_init(nd, flags);
 
@@ -551,7 +551,7 @@ noinline int user_path_at_empty(int dfd, const char *name, unsigned int flags, s
 }
 
 /* The last component under a locked parent: the dcache, else the file system. */
-static notrace struct dentry *lookup_one_qstr_excl(const struct qstr *name, struct dentry *base, unsigned int flags)
+noinline struct dentry *lookup_one_qstr_excl(const struct qstr *name, struct dentry *base, unsigned int flags)
 {
 	struct dentry *dentry = d_lookup(base, name), *old;
 	struct inode *dir = base->d_inode;
@@ -812,7 +812,7 @@ struct dentry *kern_path_create(int dfd, const char *pathname, struct path *path
 	return d;
 }
 
-static notrace int may_create(struct inode *dir)
+static noinline int may_create(struct inode *dir)
 {
 	return inode_permission(dir, MAY_WRITE | MAY_EXEC);
 }
@@ -1048,7 +1048,7 @@ SYSCALL_DEFINE2(link, const char *, oldname, const char *, newname)
 }
 
 /* ---- removing names ---- */
-static notrace int may_delete(struct inode *dir, struct dentry *victim, bool isdir)
+static noinline int may_delete(struct inode *dir, struct dentry *victim, bool isdir)
 {
 	int error;
 

@@ -53,7 +53,7 @@ noinline void free_pipe_info(struct pipe_inode_info *pipe)
 	kfree(pipe);
 }
 
-static notrace void anon_pipe_buf_release(struct pipe_inode_info *pipe, struct pipe_buffer *buf)
+static noinline void anon_pipe_buf_release(struct pipe_inode_info *pipe, struct pipe_buffer *buf)
 {
 	/* keep one page for the next write, as 6.1's tmp_page */
 	if (!pipe->tmp_page)
@@ -335,7 +335,7 @@ noinline long pipe_fcntl(struct file *file, unsigned int cmd, unsigned long arg)
 	}
 }
 
-static notrace bool wait_for_partner(struct pipe_inode_info *pipe, unsigned int *cnt)
+static noinline bool wait_for_partner(struct pipe_inode_info *pipe, unsigned int *cnt)
 {
 	unsigned int cur = *cnt;
 	long ret;

@@ -126,7 +126,7 @@ noinline size_t iov_iter_zero(size_t bytes, struct iov_iter *i)
 }
 
 /* ---- seeking ---- */
-static notrace loff_t vfs_setpos(struct file *file, loff_t offset, loff_t maxsize)
+noinline loff_t vfs_setpos(struct file *file, loff_t offset, loff_t maxsize)
 {
 	if (offset < 0 || offset > maxsize)
 		return -EINVAL;

@@ -119,7 +119,7 @@ noinline ssize_t shmem_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 }
 
 /* Pages past newsize go (a partial last page is zeroed past it). */
-static notrace void shmem_truncate_range(struct inode *inode, loff_t newsize)
+noinline void shmem_truncate_range(struct inode *inode, loff_t newsize)
 {
 	struct address_space *m = inode->i_mapping;
 	struct shmem_sb_info *sbinfo = SHMEM_SB(inode->i_sb);

@@ -22,7 +22,7 @@ static noinline struct super_block *alloc_super(struct file_system_type *type, i
 }
 
 /* get_anon_bdev(): 0:N, a device number for a file system without a disk */
-static notrace dev_t get_anon_bdev(void)
+noinline dev_t get_anon_bdev(void)
 {
 	return MKDEV(0, unnamed_dev_next++);
 }

@@ -291,3 +291,35 @@ def test_bpf_commands_maps_and_the_verifier(machine):
                          [(["bpftest", *CASES[name]], None) for name in sorted(CASES)])
     assert BPF <= calls, BPF - calls
     assert BPF_RUN <= {f for f, _ in calls}, BPF_RUN - {f for f, _ in calls}
+
+
+# fs/ and block/: the helpers the VFS had as notrace, traceable as in 6.1
+VFS = {
+    ("__blk_mq_get_tag", "blk_mq_get_tag"),
+    ("__d_drop", "d_delete"),
+    ("dentry_free", "__dentry_kill"),
+    ("do_dup2", "ksys_dup3"),
+    ("free_fs_struct", "exit_fs"),
+    ("get_next_ino", "shmem_get_inode"),
+    ("lookup_one_qstr_excl", "filename_create"),
+    ("lookup_one_qstr_excl", "do_renameat2"),
+    ("path_parentat", "filename_create"),         # filename_parentat (inline)
+    ("may_create", "vfs_mkdir"),
+    ("may_create", "vfs_create"),
+    ("may_delete", "vfs_unlink"),
+    ("may_delete", "vfs_rmdir"),
+    ("prepend", "prepend_path"),
+    ("set_root", "path_init"),
+    ("vfs_setpos", "generic_file_llseek_size"),
+    ("shmem_truncate_range", "shmem_setattr"),
+    ("anon_pipe_buf_release", "pipe_read"),
+}
+VFS_RUN = {"__d_rehash", "__dentry_kill", "alloc_fdtable", "full_name_hash"}
+
+
+def test_vfs_helpers(machine):
+    fsop = [(["fsop", family, f"/tmp/fsop-{family}"], None) for family in ("open", "dir", "link", "fd", "pipe", "rw", "stat")]
+    calls = traced_calls(machine, {f for f, _ in VFS} | VFS_RUN,
+                         fsop + [(["diskwriter", "/mnt/v", "8192", "fsync"], b"/mnt/v: 8192 bytes, fsync = 0\n")])
+    assert VFS <= calls, VFS - calls
+    assert VFS_RUN <= {f for f, _ in calls}, VFS_RUN - {f for f, _ in calls}

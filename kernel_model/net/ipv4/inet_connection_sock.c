@@ -59,7 +59,7 @@ static notrace bool port_in_use(const struct sock *sk, u16 port, bool relax)
 	return false;
 }
 
-static notrace void inet_bind_hash(struct sock *sk, u16 port)
+noinline void inet_bind_hash(struct sock *sk, u16 port)
 {
 	inet_sk(sk)->inet_num = port;
 	list_add_tail(&sk->__sk_common.skc_bind_node, &inet_hashinfo.bhash);
