@@ -343,6 +343,8 @@ void schedule_idle(void);
 void preempt_schedule_irq(void);
 int wake_up_process(struct task_struct *p);
 int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags);
+int wake_up_state(struct task_struct *p, unsigned int state);
+void kick_process(struct task_struct *p);
 int sched_fork(unsigned long clone_flags, struct task_struct *p);
 void wake_up_new_task(struct task_struct *p);
 void set_task_cpu(struct task_struct *p, int new_cpu);

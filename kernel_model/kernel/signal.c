@@ -170,13 +170,18 @@ static void flush_pending_in_group(struct task_struct *tsk, int sig)
 	arch_local_irq_restore(flags);
 }
 
-/* Make the task notice: woken from an interruptible sleep, or sent into the kernel. */
-static void signal_wake_up(struct task_struct *t, bool fatal)
+/* Make the task notice: woken from an interruptible sleep (and, for a fatal signal, from an
+ * uninterruptible one), or, running on another cpu, sent into the kernel (kick_process): it
+ * sees the signal on its way out. */
+noinline void signal_wake_up_state(struct task_struct *t, unsigned int state)
 {
-	if (try_to_wake_up(t, TASK_INTERRUPTIBLE | (fatal ? TASK_UNINTERRUPTIBLE : 0), 0))
-		return;
-	if (t != current && READ_ONCE(t->on_cpu))
-		smp_send_reschedule(t->cpu);	/* kick_process(): it sees it on its way out */
+	if (!wake_up_state(t, state | TASK_INTERRUPTIBLE))
+		kick_process(t);
+}
+
+static inline void signal_wake_up(struct task_struct *t, bool fatal)
+{
+	signal_wake_up_state(t, fatal ? TASK_UNINTERRUPTIBLE : 0);
 }
 
 /* The thread of t's group that takes a signal sent to the group (complete_signal()). */
@@ -197,13 +202,26 @@ static struct task_struct *group_target(struct task_struct *t, int sig)
 	return found;
 }
 
+/* Whether the signal is to be queued: not if ignored (SIGKILL never is). */
+static noinline bool prepare_signal(int sig, struct task_struct *p, bool force)
+{
+	return !sig_ignored(p, sig) || sig == SIGKILL;
+}
+
+/* The thread the signal was queued to is told, unless it blocks it. */
+static noinline void complete_signal(int sig, struct task_struct *p, bool group)
+{
+	if (!(p->blocked & sigmask(sig)) || sig == SIGKILL)
+		signal_wake_up(p, sig == SIGKILL);
+}
+
 static noinline int __send_signal_locked(int sig, struct sigqueue_info *info, struct task_struct *t,
 					 bool group)
 {
 	struct task_struct *target = group ? group_target(t, sig) : t;
 	int result = TRACE_SIGNAL_DELIVERED;
 
-	if (sig_ignored(target, sig) && sig != SIGKILL)
+	if (!prepare_signal(sig, target, false))
 		result = TRACE_SIGNAL_IGNORED;
 	else if (target->pending & sigmask(sig))
 		result = TRACE_SIGNAL_ALREADY_PENDING;	/* legacy signals do not queue twice */
@@ -212,24 +230,26 @@ static noinline int __send_signal_locked(int sig, struct sigqueue_info *info, st
 		return 0;
 	target->sigq[sig - 1] = *info;
 	target->pending |= sigmask(sig);
-	if (!(target->blocked & sigmask(sig)) || sig == SIGKILL)
-		signal_wake_up(target, sig == SIGKILL);
+	complete_signal(sig, target, group);
 	return 0;
 }
 
-static int send_signal(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
+/* With the siglock held: none for the host's processes, and kernel threads ignore them all. */
+noinline int send_signal_locked(int sig, struct sigqueue_info *info, struct task_struct *t, bool group)
+{
+	if (!t->signal || t->session || t->exit_state || (t->flags & PF_KTHREAD))
+		return 0;
+	return __send_signal_locked(sig, info, t, group);
+}
+
+noinline int do_send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p, bool group)
 {
 	unsigned long flags = arch_local_irq_save();
 	int ret;
 
-	/* none for the host's processes, and kernel threads ignore them all */
-	if (!t->signal || t->session || t->exit_state || (t->flags & PF_KTHREAD))
-		ret = 0;
-	else {
-		notrace_spin_lock(&siglock);
-		ret = __send_signal_locked(sig, info, t, group);
-		notrace_spin_unlock(&siglock);
-	}
+	notrace_spin_lock(&siglock);	/* lock_task_sighand */
+	ret = send_signal_locked(sig, info, p, group);
+	notrace_spin_unlock(&siglock);
 	arch_local_irq_restore(flags);
 	return ret;
 }
@@ -238,24 +258,36 @@ int send_sig_info(int sig, int code, struct task_struct *p)
 {
 	struct sigqueue_info info = { .code = code };
 
-	return send_signal(sig, &info, p, false);
+	return do_send_sig_info(sig, &info, p, false);
 }
 
-/* A fault's signal: to this thread, and taken even if blocked or ignored (force_sig_info). */
-void force_sig_fault(int sig, int code, unsigned long addr)
+/* Taken even if blocked or ignored: the default action back, the signal unblocked. */
+static noinline int force_sig_info_to_task(struct sigqueue_info *info, struct task_struct *t, int sig)
 {
-	struct task_struct *t = current;
-	struct sigqueue_info info = { .code = code, .addr = addr };
-	struct k_sigaction *ka;
+	struct k_sigaction *ka = &t->sighand->action[sig - 1];
+	unsigned long flags = arch_local_irq_save();
+	int ret;
 
-	if (!t->signal)	/* a session task: its signals are the host's */
-		return;
-	ka = &t->sighand->action[sig - 1];
+	notrace_spin_lock(&siglock);
 	if (ka->sa_handler == SIG_IGN || (t->blocked & sigmask(sig))) {
 		ka->sa_handler = SIG_DFL;
 		t->blocked &= ~sigmask(sig);
 	}
-	send_signal(sig, &info, t, false);
+	ret = send_signal_locked(sig, info, t, false);
+	notrace_spin_unlock(&siglock);
+	arch_local_irq_restore(flags);
+	return ret;
+}
+
+/* A fault's signal: to this thread, and taken even if blocked or ignored. */
+void force_sig_fault(int sig, int code, unsigned long addr)
+{
+	struct task_struct *t = current;
+	struct sigqueue_info info = { .code = code, .addr = addr };
+
+	if (!t->signal)	/* a session task: its signals are the host's */
+		return;
+	force_sig_info_to_task(&info, t, sig);
 }
 
 /* exit_group, or a fatal signal: every other thread of the group gets SIGKILL.
@@ -293,7 +325,7 @@ void do_notify_parent(struct task_struct *tsk, int sig)
 	};
 
 	if (tsk->parent)
-		send_signal(sig, &info, tsk->parent, true);
+		do_send_sig_info(sig, &info, tsk->parent, true);
 }
 
 static noinline int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid)
@@ -306,7 +338,17 @@ static noinline int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid
 		p = p->group_leader;
 	if (!sig)
 		return 0;
-	return send_signal(sig, info, p, true);
+	return do_send_sig_info(sig, info, p, true);	/* group_send_sig_info */
+}
+
+/* kill(2)'s pid: a process, or (0) the caller's group */
+static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid_t pid)
+{
+	if (pid > 0)
+		return kill_pid_info(sig, info, pid);
+	if (pid == 0)	/* the caller's process group: process groups are not modelled, its own */
+		return kill_pid_info(sig, info, current->tgid);
+	return -ESRCH;
 }
 
 SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
@@ -315,23 +357,26 @@ SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 
 	if (sig < 0 || sig > _NSIG)
 		return -EINVAL;
-	if (pid > 0)
-		return kill_pid_info(sig, &info, pid);
-	if (pid == 0)	/* the caller's process group: process groups are not modelled, its own */
-		return kill_pid_info(sig, &info, current->tgid);
-	return -ESRCH;
+	return kill_something_info(sig, &info, pid);
 }
 
-static noinline int do_tkill(pid_t tgid, pid_t pid, int sig)
+/* The thread pid (of tgid, if given) gets the signal. */
+static noinline int do_send_specific(pid_t tgid, pid_t pid, int sig, struct sigqueue_info *info)
 {
-	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current->uid };
 	struct task_struct *p = find_task_by_pid(pid);
 
 	if (!p || p->exit_state || (tgid > 0 && p->tgid != tgid))
 		return -ESRCH;
 	if (!sig)
 		return 0;
-	return send_signal(sig, &info, p, false);
+	return do_send_sig_info(sig, info, p, false);
+}
+
+static noinline int do_tkill(pid_t tgid, pid_t pid, int sig)
+{
+	struct sigqueue_info info = { .code = SI_TKILL, .pid = current->tgid, .uid = current->uid };
+
+	return do_send_specific(tgid, pid, sig, &info);
 }
 
 SYSCALL_DEFINE3(tgkill, pid_t, tgid, pid_t, pid, int, sig)
@@ -472,6 +517,19 @@ struct ksignal {
 	int sig;
 };
 
+/* With the siglock held: the next of the ready signals, out of the pending set with its
+ * information (collect_signal); synchronous (fault) signals first, then the lowest.  (6.1
+ * restarts a SIGALRM's interval timer here; get_signal does, once the siglock is dropped.) */
+noinline int dequeue_signal(struct task_struct *t, u64 ready, struct sigqueue_info *info)
+{
+	int sig = __builtin_ctzl(ready & (sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) |
+					  sigmask(SIGTRAP) | sigmask(SIGFPE)) ?: ready) + 1;
+
+	t->pending &= ~sigmask(sig);
+	*info = t->sigq[sig - 1];
+	return sig;
+}
+
 /* The next signal to take, with its handler; or false when none (the defaults acted). */
 static noinline bool get_signal(struct ksignal *ksig)
 {
@@ -495,11 +553,7 @@ static noinline bool get_signal(struct ksignal *ksig)
 			arch_local_irq_restore(flags);
 			return false;
 		}
-		/* synchronous (fault) signals first, then the lowest */
-		sig = __builtin_ctzl(ready & (sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) |
-					      sigmask(SIGTRAP) | sigmask(SIGFPE)) ?: ready) + 1;
-		t->pending &= ~sigmask(sig);
-		ksig->info = t->sigq[sig - 1];
+		sig = dequeue_signal(t, ready, &ksig->info);
 		notrace_spin_unlock(&siglock);
 		arch_local_irq_restore(flags);
 		if (sig == SIGALRM)	/* dequeue_signal(): an interval timer starts its next period */

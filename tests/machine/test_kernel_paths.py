@@ -8,7 +8,7 @@ import pytest
 from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import FtraceSites
 from tracefs_sim.trace.rb_page import decode_page
-from test_progs import BUSYBOX, _static_busybox
+from test_progs import BUSYBOX, SIGSEGV_STATUS, _static_busybox
 
 TRACE_FN = 1
 
@@ -23,10 +23,10 @@ def machine(vmlinux):
     m.stop()
 
 
-def run(machine, argv, expect=None):
+def run(machine, argv, expect=None, status=0):
     out = []
     proc = machine.spawn(argv, out.append)
-    assert proc.wait(60) == 0, (argv, b"".join(out))
+    assert proc.wait(60) == status, (argv, b"".join(out))
     if expect is not None:
         assert b"".join(out) == expect
     return b"".join(out)
@@ -34,12 +34,13 @@ def run(machine, argv, expect=None):
 
 def traced_calls(machine, funcs, programs) -> set[tuple[str, str]]:
     """(function, parent) of every call to funcs, by any task or interrupt, while the
-    programs run one after the other; the tracing off again after."""
+    programs run one after the other (argv, its output or None, its status if not 0); the
+    tracing off again after."""
     assert set(funcs) <= set(machine.image.mcount_sites), set(funcs) - set(machine.image.mcount_sites)
     machine.sites.set_function(0, frozenset(funcs))
     try:
-        for argv, expect in programs:
-            run(machine, argv, expect)
+        for program in programs:
+            run(machine, *program)
     finally:
         machine.sites.set_function(0, None)
     calls = set()
@@ -323,3 +324,31 @@ def test_vfs_helpers(machine):
                          fsop + [(["diskwriter", "/mnt/v", "8192", "fsync"], b"/mnt/v: 8192 bytes, fsync = 0\n")])
     assert VFS <= calls, VFS - calls
     assert VFS_RUN <= {f for f, _ in calls}, VFS_RUN - {f for f, _ in calls}
+
+
+# kernel/signal.c: kill, tgkill and a fault's signal to the thread that takes it; delivery
+SIGNALS = {
+    ("kill_pid_info", "kill_something_info"),     # kill_proc_info (inline)
+    ("send_signal_locked", "do_send_sig_info"),
+    ("__send_signal_locked", "send_signal_locked"),
+    ("prepare_signal", "__send_signal_locked"),
+    ("complete_signal", "__send_signal_locked"),
+    ("signal_wake_up_state", "complete_signal"),  # signal_wake_up (inline)
+    ("wake_up_state", "signal_wake_up_state"),
+    ("do_send_specific", "do_tkill"),
+    ("do_send_sig_info", "do_send_specific"),
+    ("dequeue_signal", "get_signal"),
+    ("force_sig_info_to_task", "force_sig_fault"),
+    ("send_signal_locked", "force_sig_info_to_task"),
+}
+
+
+def test_signals_sent_and_taken(machine):
+    calls = traced_calls(machine, {f for f, _ in SIGNALS} | {"kill_something_info"}, [
+        (["fsop", "task", "/tmp/fsop-task"], None),
+        (["progtest", "signal"], b"handler saw signal 10\n"),   # raise(): tgkill
+        (["progtest", "segv"], None, SIGSEGV_STATUS),
+        (["syscall", "234", "2", "2", "17"], b"0\n"),   # tgkill(2, 2, SIGCHLD): kthreadd takes none
+    ])
+    assert SIGNALS <= calls, SIGNALS - calls
+    assert any(f == "kill_something_info" for f, _ in calls)

@@ -225,6 +225,18 @@ out:
 	return success;
 }
 
+noinline int wake_up_state(struct task_struct *p, unsigned int state)
+{
+	return try_to_wake_up(p, state, 0);
+}
+
+/* A task running on another cpu goes through the kernel (and sees its signal on the way out). */
+noinline void kick_process(struct task_struct *p)
+{
+	if (p != current && READ_ONCE(p->on_cpu))
+		smp_send_reschedule(p->cpu);
+}
+
 int wake_up_process(struct task_struct *p)
 {
 	return try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE, 0);
