@@ -35,8 +35,18 @@ void irq_exit_rcu(void);
 #define __irq_enter_raw()	preempt_count_add(HARDIRQ_OFFSET)
 #define __irq_exit_raw()	preempt_count_add(-HARDIRQ_OFFSET)
 void softirq_init(void);
-void local_bh_disable(void);
-void local_bh_enable(void);
+/* include/linux/bottom_half.h: disabling is a count; enabling runs what was raised meanwhile */
+#define SOFTIRQ_DISABLE_OFFSET	0x200	/* 2 * SOFTIRQ_OFFSET */
+void __local_bh_enable_ip(unsigned long ip, unsigned int cnt);
+static __always_inline void local_bh_disable(void)
+{
+	preempt_count_add(SOFTIRQ_DISABLE_OFFSET);
+}
+
+static __always_inline void local_bh_enable(void)
+{
+	__local_bh_enable_ip((unsigned long)__builtin_return_address(0), SOFTIRQ_DISABLE_OFFSET);
+}
 
 typedef enum irqreturn { IRQ_NONE = 0, IRQ_HANDLED = 1, IRQ_WAKE_THREAD = 2 } irqreturn_t;
 typedef irqreturn_t (*irq_handler_t)(int irq, void *dev_id);

@@ -149,7 +149,11 @@ bool folio_clear_dirty_for_io(void *page);
 void folio_account_cleaned(void *page);
 void __folio_mark_dirty(struct address_space *mapping, void *page, unsigned long index);
 bool __folio_end_writeback(void *page);
-void folio_start_writeback(void *page);
+bool __folio_start_writeback(void *page, bool keep_write);
+static __always_inline void folio_start_writeback(void *page)
+{
+	__folio_start_writeback(page, false);
+}
 int do_writepages(struct address_space *mapping, struct writeback_control *wbc);
 extern unsigned int dirty_writeback_interval;
 extern unsigned int dirty_expire_interval;

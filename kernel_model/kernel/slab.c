@@ -244,6 +244,12 @@ void *kzalloc(size_t size, gfp_t flags)
 	return __do_kmalloc_node(size, flags | __GFP_ZERO, NUMA_NO_NODE, _RET_IP_);
 }
 
+/* A kmalloc too big for the caches: its pages back to the allocator. */
+noinline void free_large_kmalloc(struct page *page, void *object)
+{
+	__free_pages(page, page->order);
+}
+
 void kfree(const void *object)
 {
 	struct page *page;
@@ -253,7 +259,7 @@ void kfree(const void *object)
 		return;
 	page = virt_to_head_page(object);
 	if (unlikely(!(page->flags & PG_slab))) {
-		__free_pages(page, page->order);	/* free_large_kmalloc() */
+		free_large_kmalloc(page, (void *)object);
 		return;
 	}
 	slab_free(page->slab_cache, page, (void *)object);

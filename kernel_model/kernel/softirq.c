@@ -11,7 +11,6 @@
 #define MAX_SOFTIRQ_TIME_NS	2000000UL	/* __do_softirq restarts for 2 ms at most */
 #define MAX_SOFTIRQ_RESTART	10
 #define SOFTIRQ_MASK		0xff00
-#define SOFTIRQ_DISABLE_OFFSET	(2 * SOFTIRQ_OFFSET)
 
 static struct softirq_action softirq_vec[NR_SOFTIRQS];
 
@@ -128,16 +127,11 @@ static __always_inline void invoke_softirq(void)
 	__do_softirq();
 }
 
-void local_bh_disable(void)
-{
-	preempt_count_add(SOFTIRQ_DISABLE_OFFSET);
-}
-
-/* __local_bh_enable_ip(): what was raised while bottom halves were off runs now */
-void local_bh_enable(void)
+/* What was raised while bottom halves were off runs now (ip: the caller, for lockdep). */
+noinline void __local_bh_enable_ip(unsigned long ip, unsigned int cnt)
 {
 	local_irq_disable();
-	preempt_count_add(-(SOFTIRQ_DISABLE_OFFSET - 1));
+	preempt_count_add(-(cnt - 1));
 	if (unlikely(!in_interrupt() && local_softirq_pending()))
 		do_softirq();
 	preempt_count_add(-1);

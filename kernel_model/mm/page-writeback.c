@@ -53,10 +53,13 @@ noinline bool __folio_end_writeback(void *page)
 	return ret;
 }
 
-/* __folio_start_writeback */
-notrace void folio_start_writeback(void *page)
+/* The page under writeback (its I/O submitted next); folio_start_writeback() is this. */
+noinline bool __folio_start_writeback(void *page, bool keep_write)
 {
+	bool ret = page_of(page)->flags & PG_writeback;
+
 	page_of(page)->flags |= PG_writeback;
+	return ret;
 }
 
 static noinline int __writepage(struct address_space *mapping, void *page, unsigned long index,

@@ -1,6 +1,12 @@
 /* Page aging (mm/swap.c): an access marks a page referenced, a second one active. */
 #include "../include/pagemap.h"
 
+/* To the active list (folio_activate_fn, batched per cpu in 6.1). */
+noinline void folio_activate(void *page)
+{
+	page_of(page)->flags |= PG_active;
+}
+
 noinline void folio_mark_accessed(void *page)
 {
 	struct page *p = page_of(page);
@@ -8,7 +14,7 @@ noinline void folio_mark_accessed(void *page)
 	if (!(p->flags & PG_referenced))
 		p->flags |= PG_referenced;
 	else if (!(p->flags & PG_active)) {
-		p->flags |= PG_active;	/* folio_activate */
+		folio_activate(page);
 		p->flags &= ~PG_referenced;
 	}
 }

@@ -604,6 +604,15 @@ static noinline int copy_msghdr_from_user(struct msghdr *kmsg, struct user_msghd
 	return err < 0 ? err : 0;
 }
 
+/* The message, its header in the kernel now, sent by the socket's protocol. */
+static noinline int ____sys_sendmsg(struct socket *sock, struct msghdr *msg_sys, unsigned int flags)
+{
+	if (sock->file->f_flags & O_NONBLOCK)
+		flags |= MSG_DONTWAIT;
+	msg_sys->msg_flags = flags;
+	return sock_sendmsg(sock, msg_sys);
+}
+
 static noinline long ___sys_sendmsg(struct socket *sock, struct user_msghdr *msg, unsigned int flags)
 {
 	struct sockaddr_storage address;
@@ -615,10 +624,7 @@ static noinline long ___sys_sendmsg(struct socket *sock, struct user_msghdr *msg
 	err = copy_msghdr_from_user(&msg_sys, msg, &address, &uaddr, &iov, WRITE);
 	if (err < 0)
 		return err;
-	if (sock->file->f_flags & O_NONBLOCK)
-		flags |= MSG_DONTWAIT;
-	msg_sys.msg_flags = flags;
-	err = sock_sendmsg(sock, &msg_sys);	/* ____sys_sendmsg() */
+	err = ____sys_sendmsg(sock, &msg_sys, flags);
 	kfree(iov);
 	return err;
 }
@@ -642,31 +648,24 @@ SYSCALL_DEFINE3(sendmsg, int, fd, struct user_msghdr *, msg, unsigned int, flags
 	return __sys_sendmsg(fd, msg, flags);
 }
 
-static noinline long ___sys_recvmsg(struct socket *sock, struct user_msghdr *msg, unsigned int flags)
+/* The message received by the socket's protocol into the kernel's header, then the sender's
+ * address, the flags and (no control messages) the control length back to the user's. */
+static noinline int ____sys_recvmsg(struct socket *sock, struct msghdr *msg_sys, struct user_msghdr *msg,
+				   void *uaddr, unsigned int flags, struct sockaddr_storage *addr)
 {
-	struct sockaddr_storage addr;
-	struct iovec iovstack[UIO_FASTIOV], *iov = iovstack;
-	struct msghdr msg_sys;
 	size_t zero = 0;
 	unsigned int out_flags = 0;
-	void *uaddr;
 	int err, len;
 
-	err = copy_msghdr_from_user(&msg_sys, msg, &addr, &uaddr, &iov, READ);
-	if (err < 0)
-		return err;
-	if (!msg_sys.msg_name)
-		uaddr = NULL;
-	memset(&addr, 0, sizeof(addr));
-	msg_sys.msg_namelen = 0;
+	memset(addr, 0, sizeof(*addr));
+	msg_sys->msg_namelen = 0;
 	if (sock->file->f_flags & O_NONBLOCK)
 		flags |= MSG_DONTWAIT;
-	len = sock_recvmsg(sock, &msg_sys, flags);	/* ____sys_recvmsg() */
-	kfree(iov);
+	len = sock_recvmsg(sock, msg_sys, flags);
 	if (len < 0)
 		return len;
 	if (uaddr) {
-		err = move_addr_to_user(&addr, msg_sys.msg_namelen, uaddr, &msg->msg_namelen);
+		err = move_addr_to_user(addr, msg_sys->msg_namelen, uaddr, &msg->msg_namelen);
 		if (err < 0)
 			return err;
 	}
@@ -674,6 +673,24 @@ static noinline long ___sys_recvmsg(struct socket *sock, struct user_msghdr *msg
 	    copy_to_user(&msg->msg_controllen, &zero, sizeof(zero)))
 		return -EFAULT;
 	return len;
+}
+
+static noinline long ___sys_recvmsg(struct socket *sock, struct user_msghdr *msg, unsigned int flags)
+{
+	struct sockaddr_storage addr;
+	struct iovec iovstack[UIO_FASTIOV], *iov = iovstack;
+	struct msghdr msg_sys;
+	void *uaddr;
+	int err;
+
+	err = copy_msghdr_from_user(&msg_sys, msg, &addr, &uaddr, &iov, READ);
+	if (err < 0)
+		return err;
+	if (!msg_sys.msg_name)
+		uaddr = NULL;
+	err = ____sys_recvmsg(sock, &msg_sys, msg, uaddr, flags, &addr);
+	kfree(iov);
+	return err;
 }
 
 static noinline long __sys_recvmsg(int fd, struct user_msghdr *msg, unsigned int flags)

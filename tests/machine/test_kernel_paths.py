@@ -352,3 +352,25 @@ def test_signals_sent_and_taken(machine):
     ])
     assert SIGNALS <= calls, SIGNALS - calls
     assert any(f == "kill_something_info" for f, _ in calls)
+
+
+# sendmsg/recvmsg's message once in the kernel; bottom halves enabled again (net/, softirq.c);
+# the page cache's LRU activation and writeback start; a large kmalloc freed; migration
+MISC = {
+    ("____sys_sendmsg", "___sys_sendmsg"),
+    ("____sys_recvmsg", "___sys_recvmsg"),
+    ("folio_activate", "folio_mark_accessed"),
+}
+MISC_RUN = {"__local_bh_enable_ip", "__folio_start_writeback"}
+
+
+def test_messages_bottom_halves_and_page_states(machine):
+    calls = traced_calls(machine, {f for f, _ in MISC} | MISC_RUN, [
+        (["nettest", "udp"], None),
+        (["nettest", "tcp"], None),
+        (["diskwriter", "/mnt/m", "4096", "fsync"], b"/mnt/m: 4096 bytes, fsync = 0\n"),
+        (["cat", "/mnt/m"], b"x" * 4096),
+        (["cat", "/mnt/m"], b"x" * 4096),
+    ])
+    assert MISC <= calls, MISC - calls
+    assert MISC_RUN <= {f for f, _ in calls}, MISC_RUN - {f for f, _ in calls}

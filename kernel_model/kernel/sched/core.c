@@ -438,6 +438,17 @@ void scheduler_tick(void)
 	raw_spin_rq_unlock(rq);
 }
 
+/* A queued task to another cpu's queue (one scheduler lock here: no lock to switch). */
+static noinline struct rq *move_queued_task(struct rq *rq, struct task_struct *p, int new_cpu)
+{
+	deactivate_task(rq, p, 0);
+	set_task_cpu(p, new_cpu);
+	rq = cpu_rq(new_cpu);
+	activate_task(rq, p, 0);
+	check_preempt_curr(rq, p, 0);
+	return rq;
+}
+
 /* migration/N: move one waiting task of this cpu to an idle cpu. */
 int migrate_one_task(void)
 {
@@ -453,11 +464,7 @@ int migrate_one_task(void)
 		list_for_each_entry(p, &pc->rq.queue, run_list) {
 			if (p->flags & PF_NO_SETAFFINITY)
 				continue;
-			/* move_queued_task */
-			deactivate_task(&pc->rq, p, 0);
-			set_task_cpu(p, cpu);
-			activate_task(cpu_rq(cpu), p, 0);
-			check_preempt_curr(cpu_rq(cpu), p, 0);
+			move_queued_task(&pc->rq, p, cpu);
 			moved = 1;
 			break;
 		}
