@@ -464,7 +464,7 @@ struct dir_context {
 #define DT_REG 8
 #define DT_LNK 10
 #define DT_SOCK 12
-static inline unsigned char fs_umode_to_dtype(umode_t mode) { return (mode & S_IFMT) >> 12; }
+unsigned char fs_umode_to_dtype(umode_t mode);
 
 /* iov_iter / kiocb: the ->read_iter / ->write_iter interface */
 struct iovec { void *iov_base; size_t iov_len; };

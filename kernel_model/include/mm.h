@@ -63,10 +63,7 @@ enum { MIGRATE_UNMOVABLE, MIGRATE_MOVABLE, MIGRATE_RECLAIMABLE };
 #define THREADINFO_GFP		(GFP_KERNEL_ACCOUNT | __GFP_ZERO)
 
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, void *nodemask);
-static __always_inline struct page *alloc_pages(gfp_t gfp, unsigned int order)
-{
-	return __alloc_pages(gfp, order, 0, NULL);
-}
+struct page *alloc_pages(gfp_t gfp, unsigned int order);
 #define alloc_page(gfp) alloc_pages(gfp, 0)
 unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
 unsigned long get_zeroed_page(gfp_t gfp);

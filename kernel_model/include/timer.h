@@ -133,10 +133,7 @@ static __always_inline void hrtimer_set_expires_range_ns(struct hrtimer *timer, 
 	timer->softexpires = time;
 	timer->expires = time + delta;
 }
-static __always_inline bool hrtimer_active(const struct hrtimer *timer)
-{
-	return READ_ONCE(timer->state) != HRTIMER_STATE_INACTIVE;
-}
+bool hrtimer_active(const struct hrtimer *timer);
 
 void hrtimer_init(struct hrtimer *timer, clockid_t clock_id, enum hrtimer_mode mode);
 void hrtimer_init_sleeper(struct hrtimer_sleeper *sl, clockid_t clock_id, enum hrtimer_mode mode);

@@ -202,3 +202,9 @@ void free_pages(unsigned long addr, unsigned int order)
 	if (addr)
 		__free_pages(virt_to_page(addr), order);
 }
+
+/* mm/mempolicy.c: the pages from the node the task's policy prefers (one node, no policy). */
+noinline struct page *alloc_pages(gfp_t gfp, unsigned int order)
+{
+	return __alloc_pages(gfp, order, 0, NULL);
+}

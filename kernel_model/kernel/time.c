@@ -320,3 +320,9 @@ SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec *, rqtp, struct __kernel_tim
 		return -EINVAL;
 	return hrtimer_nanosleep((u64)ts.tv_sec * 1000000000UL + ts.tv_nsec, HRTIMER_MODE_REL, CLOCK_MONOTONIC);
 }
+
+/* Queued, or its callback running (6.1 reads the base's sequence around the check). */
+noinline bool hrtimer_active(const struct hrtimer *timer)
+{
+	return READ_ONCE(timer->state) != HRTIMER_STATE_INACTIVE;
+}

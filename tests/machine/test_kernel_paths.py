@@ -357,6 +357,8 @@ def test_signals_sent_and_taken(machine):
 # sendmsg/recvmsg's message once in the kernel; bottom halves enabled again (net/, softirq.c);
 # the page cache's LRU activation and writeback start; a large kmalloc freed; migration
 MISC = {
+    ("alloc_pages", "allocate_slab"),             # alloc_slab_page (inline)
+    ("fs_umode_to_dtype", "dcache_readdir"),
     ("____sys_sendmsg", "___sys_sendmsg"),
     ("____sys_recvmsg", "___sys_recvmsg"),
     ("folio_activate", "folio_mark_accessed"),
@@ -368,6 +370,7 @@ def test_messages_bottom_halves_and_page_states(machine):
     calls = traced_calls(machine, {f for f, _ in MISC} | MISC_RUN, [
         (["nettest", "udp"], None),
         (["nettest", "tcp"], None),
+        (["fsop", "ls", "/dev"], None),
         (["diskwriter", "/mnt/m", "4096", "fsync"], b"/mnt/m: 4096 bytes, fsync = 0\n"),
         (["cat", "/mnt/m"], b"x" * 4096),
         (["cat", "/mnt/m"], b"x" * 4096),
