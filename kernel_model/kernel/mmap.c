@@ -284,6 +284,18 @@ noinline unsigned long get_unmapped_area(struct file *file, unsigned long addr, 
 	return ret;
 }
 
+/* An address space's counts of mapped pages by kind (VmExe, VmStk, VmData): npages more. */
+noinline void vm_stat_account(struct mm_struct *mm, unsigned long flags, long npages)
+{
+	mm->total_vm += npages;
+	if ((flags & (VM_WRITE | VM_EXEC | VM_GROWSDOWN)) == VM_EXEC)	/* is_exec_mapping */
+		mm->exec_vm += npages;
+	else if (flags & VM_GROWSDOWN)					/* is_stack_mapping */
+		mm->stack_vm += npages;
+	else if ((flags & (VM_WRITE | VM_SHARED | VM_GROWSDOWN)) == VM_WRITE)	/* is_data_mapping */
+		mm->data_vm += npages;
+}
+
 /* ---- unmapping ---- */
 noinline void unmap_region(struct mm_struct *mm, struct vm_area_struct *vma,
 			   unsigned long start, unsigned long end)
@@ -412,11 +424,7 @@ static unsigned long __mmap_region(struct file *file, const struct vm_operations
 		perf_event_mmap(file, addr, len, pgoff, vm_flags & (VM_READ | VM_WRITE | VM_EXEC),
 				vm_flags & VM_SHARED ? MAP_SHARED : MAP_PRIVATE);
 out:
-	mm->total_vm += len >> 12;
-	if (vm_flags & VM_EXEC)
-		mm->exec_vm += len >> 12;
-	else if ((vm_flags & (VM_WRITE | VM_SHARED | VM_GROWSDOWN)) == VM_WRITE)
-		mm->data_vm += len >> 12;
+	vm_stat_account(mm, vm_flags, len >> 12);
 	return addr;
 }
 
@@ -821,8 +829,7 @@ noinline int expand_stack(struct vm_area_struct *vma, unsigned long address)
 		return -ENOMEM;
 	vma->vm_start = address;
 	vma->vm_pgoff -= grow;
-	vma->vm_mm->total_vm += grow;
-	vma->vm_mm->stack_vm += grow;
+	vm_stat_account(vma->vm_mm, vma->vm_flags, grow);	/* acct_stack_growth */
 	return 0;
 }
 
@@ -839,15 +846,7 @@ noinline int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 	mm->stack_vm = oldmm->stack_vm;
 	list_for_each_entry(mpnt, &oldmm->mm_mt.vmas, vm_list) {
 		if (mpnt->vm_flags & 0x00020000UL /* VM_DONTCOPY: madvise(MADV_DONTFORK) */) {
-			unsigned long pages = (mpnt->vm_end - mpnt->vm_start) >> 12;	/* vm_stat_account() */
-
-			mm->total_vm -= pages;
-			if (mpnt->vm_flags & VM_EXEC)
-				mm->exec_vm -= pages;
-			else if (mpnt->vm_flags & VM_GROWSDOWN)
-				mm->stack_vm -= pages;
-			else if ((mpnt->vm_flags & (VM_WRITE | VM_SHARED)) == VM_WRITE)
-				mm->data_vm -= pages;
+			vm_stat_account(mm, mpnt->vm_flags, -(long)((mpnt->vm_end - mpnt->vm_start) >> 12));
 			continue;
 		}
 		tmp = vm_area_dup(mpnt);

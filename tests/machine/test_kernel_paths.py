@@ -250,6 +250,7 @@ OUT_OF_LINE = {
     ("refresh_cpu_vm_stats", "vmstat_update"),
     ("need_update", "vmstat_shepherd"),
     ("find_vma_intersection", "do_mmap"),
+    ("vm_stat_account", "__mmap_region"),
     ("vma_set_page_prot", "__mmap_region"),
     ("start_thread", "load_elf_binary"),
 }
