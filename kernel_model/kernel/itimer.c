@@ -138,23 +138,34 @@ static noinline int do_setitimer(int which, struct itimerspec64 *value, struct i
 	return 0;
 }
 
-SYSCALL_DEFINE3(setitimer, int, which, struct __kernel_old_itimerval *, value,
-		struct __kernel_old_itimerval *, ovalue)
+/* The user's itimerval: microseconds, checked as 6.1's timeval_valid(), to nanoseconds. */
+static noinline int get_itimerval(struct itimerspec64 *o, const struct __kernel_old_itimerval *i)
 {
-	struct __kernel_old_itimerval v = { 0 };
-	struct itimerspec64 set_buffer, get_buffer;
-	int error;
+	struct __kernel_old_itimerval v;
 
-	if (value && copy_from_user(&v, value, sizeof(v)))
+	if (copy_from_user(&v, i, sizeof(v)))
 		return -EFAULT;
-	/* get_itimerval(): microseconds, checked as 6.1's timeval_valid() */
 	if (v.it_value.tv_usec < 0 || v.it_value.tv_usec >= 1000000 ||
 	    v.it_interval.tv_usec < 0 || v.it_interval.tv_usec >= 1000000)
 		return -EINVAL;
-	set_buffer = (struct itimerspec64){
+	*o = (struct itimerspec64){
 		.it_interval = { v.it_interval.tv_sec, v.it_interval.tv_usec * NSEC_PER_USEC },
 		.it_value = { v.it_value.tv_sec, v.it_value.tv_usec * NSEC_PER_USEC },
 	};
+	return 0;
+}
+
+SYSCALL_DEFINE3(setitimer, int, which, struct __kernel_old_itimerval *, value,
+		struct __kernel_old_itimerval *, ovalue)
+{
+	struct itimerspec64 set_buffer = { 0 }, get_buffer;
+	int error;
+
+	if (value) {
+		error = get_itimerval(&set_buffer, value);
+		if (error)
+			return error;
+	}
 	error = do_setitimer(which, &set_buffer, ovalue ? &get_buffer : NULL);
 	if (error || !ovalue)
 		return error;

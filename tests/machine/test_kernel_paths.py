@@ -227,6 +227,7 @@ OUT_OF_LINE = {
     ("__hrtimer_run_queues", "hrtimer_interrupt"),
     ("__remove_hrtimer", "__hrtimer_run_queues"),
     ("hrtimer_sleeper_start_expires", "do_nanosleep"),
+    ("get_itimerval", "__x64_sys_setitimer"),
     ("calc_wheel_index", "__mod_timer"),
     ("enqueue_timer", "__mod_timer"),
     ("call_timer_fn", "__run_timers"),          # expire_timers (inline)
