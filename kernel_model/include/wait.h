@@ -20,7 +20,9 @@ typedef struct wait_queue_head {
 } wait_queue_head_t;
 #define WQ_FLAG_EXCLUSIVE 0x01
 
-void init_waitqueue_head(struct wait_queue_head *wq_head);
+void __init_waitqueue_head(struct wait_queue_head *wq_head, const char *name, void *key);
+#define init_waitqueue_head(wq_head) __init_waitqueue_head(wq_head, #wq_head, NULL)
+int default_wake_function(struct wait_queue_entry *curr, unsigned int mode, int wake_flags, void *key);
 void __wake_up(struct wait_queue_head *wq_head, unsigned int mode, int nr, void *key);
 long prepare_to_wait_event(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry, int state);
 void finish_wait(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry);

@@ -5,10 +5,17 @@
 #include "../include/session.h"
 #include "../include/signal.h"
 
-void init_waitqueue_head(struct wait_queue_head *wq_head)
+noinline void __init_waitqueue_head(struct wait_queue_head *wq_head, const char *name, void *key)
 {
 	wq_head->lock = (spinlock_t)__SPIN_LOCK_UNLOCKED;
 	INIT_LIST_HEAD(&wq_head->head);
+}
+
+/* A plain sleeper's wake function: the task woken (6.1 calls it from autoremove_wake_function,
+ * which also dequeues the entry; here finish_wait does) */
+noinline int default_wake_function(struct wait_queue_entry *curr, unsigned int mode, int wake_flags, void *key)
+{
+	return try_to_wake_up(curr->private, mode, wake_flags);
 }
 
 static noinline int __wake_up_common(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive, void *key)
@@ -17,7 +24,7 @@ static noinline int __wake_up_common(struct wait_queue_head *wq_head, unsigned i
 
 	list_for_each_entry_safe(curr, next, &wq_head->head, entry) {
 		unsigned int flags = curr->flags;
-		int ret = curr->func ? curr->func(curr, mode, 0, key) : try_to_wake_up(curr->private, mode, 0);
+		int ret = curr->func ? curr->func(curr, mode, 0, key) : default_wake_function(curr, mode, 0, key);
 
 		if (ret < 0)
 			break;
@@ -27,13 +34,21 @@ static noinline int __wake_up_common(struct wait_queue_head *wq_head, unsigned i
 	return nr_exclusive;
 }
 
-noinline void __wake_up(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive, void *key)
+static noinline int __wake_up_common_lock(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive,
+					  int wake_flags, void *key)
 {
 	unsigned long flags;
+	int remaining;
 
 	spin_lock_irqsave(&wq_head->lock, flags);
-	__wake_up_common(wq_head, mode, nr_exclusive, key);
+	remaining = __wake_up_common(wq_head, mode, nr_exclusive, key);
 	spin_unlock_irqrestore(&wq_head->lock, flags);
+	return nr_exclusive - remaining;
+}
+
+noinline void __wake_up(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive, void *key)
+{
+	__wake_up_common_lock(wq_head, mode, nr_exclusive, 0, key);
 }
 
 /* A waiter with a wake function of its own (poll's, epoll's) stays queued until it removes

@@ -365,7 +365,12 @@ MISC = {
     ("____sys_recvmsg", "___sys_recvmsg"),
     ("folio_activate", "folio_mark_accessed"),
 }
-MISC_RUN = {"__local_bh_enable_ip", "__folio_start_writeback"}
+MISC |= {
+    ("__wake_up_common_lock", "__wake_up"),
+    ("__wake_up_common", "__wake_up_common_lock"),
+    ("default_wake_function", "__wake_up_common"),
+}
+MISC_RUN = {"__local_bh_enable_ip", "__folio_start_writeback", "__init_waitqueue_head"}
 
 
 def test_messages_bottom_halves_and_page_states(machine):
