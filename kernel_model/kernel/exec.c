@@ -297,6 +297,15 @@ void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
 	tracing_record_task_rename(tsk, before);
 }
 
+/* The thread taking the leader's place at exec takes its pid too, and the leader this one's. */
+noinline void exchange_tids(struct task_struct *left, struct task_struct *right)
+{
+	pid_t tid = left->pid;
+
+	left->pid = right->pid;
+	right->pid = tid;
+}
+
 /*
  * The exec'ing task becomes the process's only thread (fs/exec.c): the others get SIGKILL
  * and are waited for; a thread that is not the group's leader then takes the leader's pid
@@ -307,7 +316,6 @@ static noinline int de_thread(struct task_struct *tsk)
 	struct signal_struct *sig = tsk->signal;
 	struct task_struct *leader = tsk->group_leader;
 	unsigned long flags;
-	pid_t tid;
 
 	if (!sig || READ_ONCE(sig->nr_threads) <= 1)
 		goto no_thread_group;
@@ -332,9 +340,7 @@ static noinline int de_thread(struct task_struct *tsk)
 		while (READ_ONCE(leader->on_cpu))
 			cpu_relax();	/* another cpu is finishing its switch away from it */
 		spin_lock_irqsave(&sched_lock, flags);
-		tid = tsk->pid;
-		tsk->pid = leader->pid;	/* exchange_tids() */
-		leader->pid = tid;
+		exchange_tids(tsk, leader);
 		tsk->group_leader = tsk;
 		leader->group_leader = tsk;
 		tsk->exit_signal = leader->exit_signal;
@@ -377,12 +383,17 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 	return 0;
 }
 
+/* arch/x86/mm/mmap.c: top-down below the stack's gap, not randomized */
+noinline void arch_pick_mmap_layout(struct mm_struct *mm, void *rlim_stack)
+{
+	mm->mmap_base = STACK_TOP - (128UL << 20);
+}
+
 noinline void setup_new_exec(struct linux_binprm *bprm)
 {
 	struct mm_struct *mm = current->mm;
 
-	/* arch_pick_mmap_layout(): top-down below the stack's gap, not randomized */
-	mm->mmap_base = STACK_TOP - (128UL << 20);
+	arch_pick_mmap_layout(mm, NULL);
 	mm->task_size = TASK_SIZE_MAX;
 }
 

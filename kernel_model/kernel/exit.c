@@ -72,6 +72,15 @@ noinline void mm_release(struct task_struct *tsk, struct mm_struct *mm)
 	}
 }
 
+/* The last switch away (kernel/sched/core.c): finish_task_switch frees what is left. */
+noinline void __noreturn do_task_dead(void)
+{
+	local_irq_disable();
+	current->__state = TASK_DEAD;
+	schedule();
+	panic("do_exit: dead task scheduled again");
+}
+
 void __noreturn do_exit(long code)
 {
 	struct task_struct *tsk = current, *parent;
@@ -118,11 +127,7 @@ void __noreturn do_exit(long code)
 		do_notify_parent(tsk->group_leader, tsk->group_leader->exit_signal);
 		wake_up_process(parent);	/* the leader can be reaped now */
 	}
-	/* do_task_dead: finish_task_switch frees what is left */
-	local_irq_disable();
-	tsk->__state = TASK_DEAD;
-	schedule();
-	panic("do_exit: dead task scheduled again");
+	do_task_dead();
 }
 
 /* exit_group(), or a fatal signal: the whole thread group ends with this code */

@@ -254,6 +254,8 @@ OUT_OF_LINE = {
     ("vm_stat_account", "__mmap_region"),
     ("vma_set_page_prot", "__mmap_region"),
     ("start_thread", "load_elf_binary"),
+    ("arch_pick_mmap_layout", "setup_new_exec"),
+    ("do_task_dead", "do_exit"),
 }
 
 
