@@ -330,6 +330,7 @@ bool access_ok(const void *uaddr, size_t len);
 long copy_from_user(void *to, const void *from, size_t n);
 long copy_to_user(void *to, const void *from, size_t n);
 long strncpy_from_user(char *dst, const char *src, long count);
+char *strndup_user(const char *s, long n);
 
 
 

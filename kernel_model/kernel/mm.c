@@ -276,3 +276,20 @@ long strncpy_from_user(char *dst, const char *src, long count)
 	}
 	return count;
 }
+
+/* mm/util.c: a user's string, at most n bytes with its NUL, copied to the kernel (kfree it):
+ * -EFAULT where it cannot be read, -EINVAL if longer */
+noinline char *strndup_user(const char *s, long n)
+{
+	char *p = kmalloc(n, GFP_KERNEL);
+	long len;
+
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	len = strncpy_from_user(p, s, n);
+	if (len < 0 || len >= n) {
+		kfree(p);
+		return ERR_PTR(len < 0 ? -EFAULT : -EINVAL);
+	}
+	return p;
+}

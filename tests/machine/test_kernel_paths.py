@@ -386,3 +386,13 @@ def test_messages_bottom_halves_and_page_states(machine):
     ])
     assert MISC <= calls, MISC - calls
     assert MISC_RUN <= {f for f, _ in calls}, MISC_RUN - {f for f, _ in calls}
+
+
+def test_a_perf_filter_string_is_copied_by_strndup_user(machine):
+    """PERF_EVENT_IOC_SET_FILTER's string (mm/util.c's strndup_user; a bad pointer is EFAULT)"""
+    from guest_events import number_events
+    ids = number_events(machine)
+    calls = traced_calls(machine, {"strndup_user"}, [
+        (["perfev", "filter", str(ids["sys_enter"]), str(ids["sched_switch"]), "5"], None),
+    ])
+    assert ("strndup_user", "_perf_ioctl") in calls         # perf_event_set_filter (inline)

@@ -1374,15 +1374,13 @@ static int perf_event_set_filter(struct perf_event *event, const char *arg)
 	struct event_filter *filter;
 	unsigned long flags;
 	char *text;
-	long len;
 	int ret;
 
-	text = kmalloc(PAGE_SIZE, GFP_KERNEL);	/* strndup_user(arg, PAGE_SIZE) */
-	if (!text)
-		return -ENOMEM;
-	len = strncpy_from_user(text, arg, PAGE_SIZE);
-	ret = len < 0 ? -EFAULT : len >= (long)PAGE_SIZE ? -EINVAL : 0;
-	if (!ret && event->attr.type != PERF_TYPE_TRACEPOINT)
+	text = strndup_user(arg, PAGE_SIZE);
+	if (IS_ERR(text))
+		return PTR_ERR(text);
+	ret = 0;
+	if (event->attr.type != PERF_TYPE_TRACEPOINT)
 		ret = -EINVAL;
 	if (!ret && event->filter)
 		ret = -EEXIST;
