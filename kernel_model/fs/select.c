@@ -24,7 +24,7 @@
 #define USEC_PER_SEC	1000000L
 #define MSEC_PER_SEC	1000L
 #define MAX_SLACK	(100 * NSEC_PER_MSEC)
-#define SELECT_TIME_MAX	((s64)~((u64)1 << 63))	/* timespec64_add_safe()'s cap */
+#define SELECT_TIME_MAX	((s64)~((u64)1 << 63))	/* KTIME_MAX, TIME64_MAX */
 
 struct __kernel_old_timeval { long tv_sec, tv_usec; };
 struct __kernel_timespec { s64 tv_sec; long tv_nsec; };
@@ -53,6 +53,26 @@ noinline u64 select_estimate_accuracy(ktime_t *end)
 	return ret < slack ? slack : ret;
 }
 
+/* kernel/time/time.c: lhs + rhs, normalized; a sum that overflows is TIME64_MAX seconds */
+noinline struct timespec64 timespec64_add_safe(const struct timespec64 lhs, const struct timespec64 rhs)
+{
+	struct timespec64 res;
+	u64 sec = (u64)lhs.tv_sec + rhs.tv_sec;
+	long nsec = lhs.tv_nsec + rhs.tv_nsec;
+
+	while (nsec >= NSEC_PER_SEC) {	/* set_normalized_timespec64 */
+		nsec -= NSEC_PER_SEC;
+		sec++;
+	}
+	res.tv_sec = sec;
+	res.tv_nsec = nsec;
+	if (res.tv_sec < lhs.tv_sec || res.tv_sec < rhs.tv_sec) {
+		res.tv_sec = SELECT_TIME_MAX;	/* TIME64_MAX */
+		res.tv_nsec = 0;
+	}
+	return res;
+}
+
 /* *to: the deadline `sec`, `nsec` from now; 0 for a zero timeout (no wait at all). */
 noinline int poll_select_set_timeout(ktime_t *to, s64 sec, long nsec)
 {
@@ -61,13 +81,16 @@ noinline int poll_select_set_timeout(ktime_t *to, s64 sec, long nsec)
 	if (!sec && !nsec) {
 		*to = 0;
 	} else {
-		ktime_t now = ktime_get();
+		ktime_t now = ktime_get();	/* ktime_get_ts64 */
+		struct timespec64 ts = timespec64_add_safe(
+			(struct timespec64){ .tv_sec = now / NSEC_PER_SEC, .tv_nsec = now % NSEC_PER_SEC },
+			(struct timespec64){ .tv_sec = sec, .tv_nsec = nsec });
 
-		/* timespec64_add_safe(): a sum past KTIME_MAX is KTIME_MAX */
-		if (sec >= (SELECT_TIME_MAX - now) / NSEC_PER_SEC)
+		/* timespec64_to_ktime: past KTIME_SEC_MAX seconds, KTIME_MAX */
+		if (ts.tv_sec >= SELECT_TIME_MAX / NSEC_PER_SEC)
 			*to = SELECT_TIME_MAX;
 		else
-			*to = now + sec * NSEC_PER_SEC + nsec;
+			*to = ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 	}
 	return 0;
 }

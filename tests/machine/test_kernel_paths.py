@@ -372,6 +372,7 @@ MISC |= {
     ("__wake_up_common", "__wake_up_common_lock"),
     ("default_wake_function", "__wake_up_common"),
 }
+MISC.add(("timespec64_add_safe", "poll_select_set_timeout"))
 MISC_RUN = {"__local_bh_enable_ip", "__folio_start_writeback", "__init_waitqueue_head"}
 
 
@@ -380,6 +381,7 @@ def test_messages_bottom_halves_and_page_states(machine):
         (["nettest", "udp"], None),
         (["nettest", "tcp"], None),
         (["fsop", "ls", "/dev"], None),
+        (["polltest", "select"], None),
         (["diskwriter", "/mnt/m", "4096", "fsync"], b"/mnt/m: 4096 bytes, fsync = 0\n"),
         (["cat", "/mnt/m"], b"x" * 4096),
         (["cat", "/mnt/m"], b"x" * 4096),
