@@ -48,16 +48,18 @@ from unicorn.x86_const import UC_X86_REG_RIP
 from . import native_lib
 from .clock import LiveClock, SeededClock
 from .cpu import _REGS, Cpu, _uclib_address, kernel_mode_enter_address
-from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_TOP_OF_STACK, HostInterface
+from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_PMU, CPU_TOP_OF_STACK, HostInterface
+from .pmu import Pmu
 from .image import KERNEL_MAP, PAGE_OFFSET
 from .slicer import SliceTimer
+from ..trace.clock import TSC_KHZ
 
 if TYPE_CHECKING:
     from .nvme import NvmeDisk
 
 T = TypeVar("T")
 
-VEC_TIMER, VEC_RESCHED, VEC_CALL_FUNC = 1, 2, 4
+VEC_TIMER, VEC_RESCHED, VEC_CALL_FUNC, VEC_NMI = 1, 2, 4, 8  # VEC_NMI: the PMU's (pmu.py)
 FIRST_EXTERNAL_VECTOR = 0x20  # external vector v enters at irq_entries + 8 * (v - 0x20)
 NEVER = 2**64 - 1
 # emu_start re-entry costs ~6 us: slices long enough that it does not count
@@ -90,7 +92,7 @@ class CpuState(ctypes.Structure):  # struct loop_cpu in native/runloop.c
                 ("now_pa", ctypes.c_uint64), ("next_event_pa", ctypes.c_uint64),
                 ("top_of_stack_pa", ctypes.c_uint64),
                 ("ids", ctypes.c_int32 * len(_REGS)), ("vals", ctypes.c_uint64 * len(_REGS)),
-                ("ptrs", ctypes.c_void_p * len(_REGS))]
+                ("ptrs", ctypes.c_void_p * len(_REGS)), ("pmu_pa", ctypes.c_uint64)]
 
 
 def _raised(st: CpuState) -> bool:
@@ -114,7 +116,8 @@ class NativeLoop(ctypes.Structure):  # struct loop in native/runloop.c
                 ("cpus", ctypes.c_void_p),
                 ("exit_request", ctypes.c_int32), ("cursor", ctypes.c_int32),
                 ("cpu", ctypes.c_int32), ("error", ctypes.c_int32),
-                ("nvme", ctypes.c_void_p)]
+                ("nvme", ctypes.c_void_p), ("nmi_handler", ctypes.c_uint64),
+                ("tsc_khz", ctypes.c_uint64)]
 
 
 @functools.cache
@@ -132,7 +135,7 @@ class Runner:
         self.cpus = cpus
         self.disk = disk  # the NVMe-like disk (nvme.py), or None
         self.hostif = hostif
-        self.vectors = vectors  # VEC_* -> handler address
+        self.vectors = vectors  # VEC_* -> handler address (VEC_NMI: vector 2's)
         self.irq_entries = irq_entries  # the stub of external vector 0x20
         self.exceptions = exceptions  # CPU exception vector -> handler address
         self.halt_sites = halt_sites
@@ -153,6 +156,7 @@ class Runner:
         self._paused = threading.Event()
         self._timer: SliceTimer | None = None  # live: ends the slices (run-loop thread)
         self._native: NativeLoop | None = None  # live: the native loop (run-loop thread)
+        self.pmus = [Pmu(hostif.mem, hostif.percpu_pa(i) + CPU_PMU) for i in range(len(cpus))]
 
     # ---- control from other threads ----
     def start(self) -> None:
@@ -274,6 +278,12 @@ class Runner:
         # would return to the hlt and sleep through the wakeup; let it halt first.
         if cpu.pc() + 1 in self.halt_sites:
             return
+        if st.pending & VEC_NMI:  # not maskable: whatever EFLAGS.IF
+            cpu.inject_nmi(self.vectors[VEC_NMI], self.hostif.top_of_stack(i), self.pmus[i].nmi_stack())
+            st.pending &= ~VEC_NMI
+            st.halted = False
+            cpu.entering_idle = False
+            return
         for vec in (VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER):
             if st.pending & vec:
                 if cpu.inject_interrupt(self.vectors[vec], self.hostif.top_of_stack(i)):
@@ -320,12 +330,20 @@ class Runner:
                 if self._stopping:
                     return ran
                 self._running = cpu
+            pmu = self.pmus[i]
+            left = pmu.ns_to_overflow()  # the slice ends near the overflow of an interrupting counter
+            budget = SLICE_BYTES if left is None else max(1, min(SLICE_BYTES, left // SeededClock.NS_PER_BYTE))
+            start = self.clock.now() if not self.seeded else 0
             try:
-                executed = cpu.run_slice(SLICE_BYTES, timer=self._timer)
+                executed = cpu.run_slice(budget, timer=self._timer,
+                                         budget_ns=None if left is None else min(left, LIVE_SLICE_NS))
             finally:
                 with self._lock:
                     self._running = None
             ran = max(ran, executed or 0, 1)
+            ns = (executed or 0) * SeededClock.NS_PER_BYTE if self.seeded else self.clock.now() - start
+            if pmu.count(ns):
+                st.pending |= VEC_NMI
             self._after_slice(i)
             if not self.seeded:
                 now = self.clock.now()
@@ -360,6 +378,7 @@ class Runner:
             pa = self.hostif.percpu_pa(i)
             st.now_pa, st.next_event_pa, st.top_of_stack_pa = (
                 pa + CPU_NOW_NS, pa + CPU_NEXT_EVENT, pa + CPU_TOP_OF_STACK)
+            st.pmu_pa = pa + CPU_PMU
             st.ids[:] = _REGS
             base = ctypes.addressof(st) + CpuState.vals.offset
             st.ptrs[:] = [base + 8 * k for k in range(len(_REGS))]
@@ -375,6 +394,7 @@ class Runner:
             reg_read_batch=_uclib_address("uc_reg_read_batch"),
             reg_write_batch=_uclib_address("uc_reg_write_batch"),
             kernel_mode_enter=kernel_mode_enter_address(), rip_id=UC_X86_REG_RIP,
+            nmi_handler=self.vectors[VEC_NMI], tsc_khz=TSC_KHZ,
             nr_cpus=len(self.cpus), cpus=ctypes.addressof(self._states),
             nvme=self.disk.address if self.disk is not None else None)
 

@@ -18,6 +18,10 @@
  *   LOOP_ERROR    Unicorn failed on the CPU (error);
  *   LOOP_BAD_STACK an interrupt frame would go outside RAM: runloop.py
  *                 delivers it itself, and fails as it always did.
+ * The PMU (hostif.h's struct hostif_pmu): after each slice the cycles the CPU ran go to its
+ * enabled counters (pmu_count), a counter that wraps raises the NMI, which goes in before any
+ * other vector and whatever EFLAGS.IF; while a counter may interrupt, a slice's budget is at most
+ * the time left to its overflow (pmu_budget).  One load per slice while no counter counts.
  * External interrupts wait in a CPU's irr (one bit per vector, as the local
  * APIC's request register); the devices are the HPET, whose comparator
  * fires when the clock reaches the deadline the guest wrote (hpet_fire), and
@@ -44,7 +48,7 @@ typedef int (*uc_batch_fn)(uc_engine *uc, const int *ids, void *const *vals, int
 typedef int (*kernel_mode_enter_fn)(uc_engine *uc, void *syscall_cpu, uint64_t cr3);
 
 enum { LOOP_REQUEST = 1, LOOP_PYTHON, LOOP_IDLE, LOOP_ERROR, LOOP_BAD_STACK };
-enum { VEC_TIMER = 1, VEC_RESCHED = 2, VEC_CALL_FUNC = 4 };
+enum { VEC_TIMER = 1, VEC_RESCHED = 2, VEC_CALL_FUNC = 4, VEC_NMI = 8 };
 /* most urgent first; loop.handlers is in this order */
 static const uint32_t vectors[3] = { VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER };
 
@@ -76,6 +80,7 @@ struct loop_cpu {
 	int32_t ids[NREGS];
 	uint64_t vals[NREGS];
 	void *ptrs[NREGS];             /* &vals[i] */
+	uint64_t pmu_pa;               /* struct hostif_cpu's pmu (struct hostif_pmu) */
 };
 
 /* runloop.py's NativeLoop */
@@ -107,6 +112,8 @@ struct loop {
 	int32_t cpu;               /* out: the CPU the return is about */
 	int32_t error;             /* out: LOOP_ERROR's Unicorn error */
 	struct nvme_dev *nvme;     /* the disk (nvme.c), or NULL */
+	uint64_t nmi_handler;      /* asm_exc_nmi: vector 2's entry */
+	uint64_t tsc_khz;          /* the PMU's cycles per ms of the clock */
 };
 
 uint32_t nvme_poll(struct nvme_dev *d, uint8_t *ram, uint64_t ram_size, uint64_t now, uint32_t *cpu);
@@ -153,12 +160,13 @@ static int kernel_phys(const struct loop *l, uint64_t va, uint64_t size, uint64_
 	return *pa <= l->ram_size && size <= l->ram_size - *pa;
 }
 
-/* cpu.py's Cpu._enter_handler: push the hardware frame, enter handler. */
-static int enter_handler(struct loop *l, struct loop_cpu *c, uint64_t handler)
+/* cpu.py's Cpu._enter_handler: push the hardware frame, enter handler (on the stack ist if
+ * not 0: the NMI's, an IST entry, which the syscall entry's window on the user stack needs). */
+static int enter_handler(struct loop *l, struct loop_cpu *c, uint64_t handler, uint64_t ist)
 {
 	uint64_t *v = c->vals;
 	uint64_t user = v[REG_CS] & 3;
-	uint64_t new_rsp = user ? ram_u64(l, c->top_of_stack_pa) : v[REG_RSP] & ~(uint64_t)0xf;
+	uint64_t new_rsp = ist ? ist : user ? ram_u64(l, c->top_of_stack_pa) : v[REG_RSP] & ~(uint64_t)0xf;
 	uint64_t frame = new_rsp - 8 * FRAME_WORDS, pa;
 	uint64_t words[FRAME_WORDS] = { v[REG_RIP], v[REG_CS], v[REG_EFLAGS], v[REG_RSP],
 					user ? USER_SS : KERNEL_DS };
@@ -220,6 +228,91 @@ static void nvme_fire(struct loop *l, uint64_t now)
 		l->cpus[cpu].irr[vector / 64] |= (uint64_t)1 << (vector % 64);
 }
 
+/* The PMU (runloop.py's pmu.Pmu twin); offsets in struct hostif_pmu. */
+#define PMU_CTRL 0
+#define PMU_STATUS 8
+#define PMU_MASKED 16
+#define PMU_EVTSEL 24
+#define PMU_CTR 56
+#define PMU_NMI_STACK 88
+#define PMU_NR 4
+#define PMU_WRAP ((uint64_t)1 << 48)
+#define PMU_USR_OS_EN ((1ULL << 16) | (1ULL << 17) | (1ULL << 22))
+#define PMU_INT (1ULL << 20)
+#define PMU_EVENT_MASK 0xffffULL
+#define PMU_EVENT_CYCLES 0x3c
+
+/* the counters counting (global_ctrl and their evtsel), with INT too if irq_only */
+static unsigned pmu_counting(const struct loop *l, const struct loop_cpu *c, uint64_t ctrl, int irq_only)
+{
+	unsigned on = 0;
+	int i;
+
+	for (i = 0; i < PMU_NR; i++) {
+		uint64_t sel = ram_u64(l, c->pmu_pa + PMU_EVTSEL + 8 * i);
+
+		if ((ctrl >> i & 1) && (sel & PMU_USR_OS_EN) == PMU_USR_OS_EN &&
+		    (sel & PMU_EVENT_MASK) == PMU_EVENT_CYCLES && (!irq_only || (sel & PMU_INT)))
+			on |= 1u << i;
+	}
+	return on;
+}
+
+/* a slice's budget: at most the time left until an interrupting counter overflows */
+static uint64_t pmu_budget(const struct loop *l, const struct loop_cpu *c, uint64_t budget)
+{
+	uint64_t ctrl = ram_u64(l, c->pmu_pa + PMU_CTRL);
+	unsigned on;
+	int i;
+
+	if (!ctrl || !(on = pmu_counting(l, c, ctrl, 1)))
+		return budget;
+	for (i = 0; i < PMU_NR; i++) {
+		uint64_t left, ns;
+
+		if (!(on >> i & 1))
+			continue;
+		left = PMU_WRAP - (ram_u64(l, c->pmu_pa + PMU_CTR + 8 * i) & (PMU_WRAP - 1));
+		ns = (left * 1000000 + l->tsc_khz - 1) / l->tsc_khz;
+		if (ns < budget)
+			budget = ns;
+	}
+	return budget;
+}
+
+/* the cycles of ns of running go to the counters; an overflow raises the NMI once unmasked */
+static void pmu_count(struct loop *l, struct loop_cpu *c, uint64_t ns)
+{
+	uint64_t ctrl = ram_u64(l, c->pmu_pa + PMU_CTRL), cycles, status;
+	unsigned on;
+	int i;
+
+	if (!ctrl || !(on = pmu_counting(l, c, ctrl, 0)))
+		return;
+	cycles = ns * l->tsc_khz / 1000000;
+	status = ram_u64(l, c->pmu_pa + PMU_STATUS);
+	for (i = 0; i < PMU_NR; i++) {
+		uint64_t pa = c->pmu_pa + PMU_CTR + 8 * i, v;
+
+		if (!(on >> i & 1))
+			continue;
+		v = (ram_u64(l, pa) & (PMU_WRAP - 1)) + cycles;
+		if (v >= PMU_WRAP) {
+			status |= (uint64_t)1 << i;
+			if ((ram_u64(l, c->pmu_pa + PMU_EVTSEL + 8 * i) & PMU_INT) &&
+			    !ram_u64(l, c->pmu_pa + PMU_MASKED)) {
+				uint64_t one = 1;
+
+				memcpy(l->ram + c->pmu_pa + PMU_MASKED, &one, sizeof(one));
+				c->pending |= VEC_NMI;
+			}
+		}
+		v &= PMU_WRAP - 1;
+		memcpy(l->ram + pa, &v, sizeof(v));
+	}
+	memcpy(l->ram + c->pmu_pa + PMU_STATUS, &status, sizeof(status));
+}
+
 /* runloop.py's Runner._deliver: the most urgent pending vector, if the CPU takes interrupts. */
 static int deliver(struct loop *l, struct loop_cpu *c)
 {
@@ -233,12 +326,21 @@ static int deliver(struct loop *l, struct loop_cpu *c)
 	/* sti's interrupt shadow: let it reach the hlt first (see runloop.py) */
 	if (is_halt_site(l, c->vals[REG_RIP] + 1))
 		return 0;
+	if (c->pending & VEC_NMI) {	/* not maskable: whatever EFLAGS.IF */
+		r = enter_handler(l, c, l->nmi_handler, ram_u64(l, c->pmu_pa + PMU_NMI_STACK));
+		if (r)
+			return r;
+		c->pending &= ~VEC_NMI;
+		c->halted = 0;
+		c->events->entering_idle = 0;
+		return 0;
+	}
 	for (k = 0; k < 3; k++) {
 		if (!(c->pending & vectors[k]))
 			continue;
 		if (!(c->vals[REG_EFLAGS] & EFLAGS_IF))
 			return 0;
-		r = enter_handler(l, c, l->handlers[k]);
+		r = enter_handler(l, c, l->handlers[k], 0);
 		if (r)
 			return r;
 		c->pending &= ~vectors[k];
@@ -254,7 +356,7 @@ static int deliver(struct loop *l, struct loop_cpu *c)
 		if (!(c->vals[REG_EFLAGS] & EFLAGS_IF))
 			return 0;
 		vector = 64 * k + 63 - __builtin_clzll(c->irr[k]);
-		r = enter_handler(l, c, l->irq_entries + 8 * (vector - FIRST_EXTERNAL_VECTOR));
+		r = enter_handler(l, c, l->irq_entries + 8 * (vector - FIRST_EXTERNAL_VECTOR), 0);
 		if (r)
 			return r;
 		c->irr[k] &= ~((uint64_t)1 << (vector % 64));
@@ -267,13 +369,15 @@ static int deliver(struct loop *l, struct loop_cpu *c)
 
 static int run_slice(struct loop *l, struct loop_cpu *c)
 {
-	uint64_t pc;
+	uint64_t pc, start;
 	int err = l->reg_read(c->uc, l->rip_id, &pc);
 
 	if (!err) {
 		c->events->emu_stop = l->emu_stop;
-		slice_timer_begin(l->timer, c->uc, l->budget_ns);
+		slice_timer_begin(l->timer, c->uc, pmu_budget(l, c, l->budget_ns));
+		start = live_now(l);
 		err = l->emu_start(c->uc, pc, 0, 0, 0);
+		pmu_count(l, c, live_now(l) - start);
 		slice_timer_end(l->timer);
 		c->events->emu_stop = NULL;
 	}
