@@ -37,6 +37,8 @@
 				 * (trace/kprobe_perf.h); the host answers it later, sets its
 				 * `done` and raises the call-function vector */
 #define PORT_STDIN	0x522	/* db_arg: host id: a reader of its stdin found it empty: send more */
+#define PORT_PMU	0x523	/* the PMU's counters are read or reprogrammed next: the host counts
+				 * them up to now (natively: src/tracefs_sim/machine/native/pmu.h) */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1
@@ -59,6 +61,7 @@
 #define PMU_EVTSEL_INT		(1ULL << 20)
 #define PMU_EVTSEL_EN		(1ULL << 22)
 #define PMU_EVENT_CYCLES	0x3c	/* UnHalted Core Cycles, umask 0 */
+#define PMU_NMI_STACK_SIZE	16384	/* the NMI's stack (nmi_stack): no NMI while the cpu is on it */
 
 struct boot_params {
 	u64 magic;

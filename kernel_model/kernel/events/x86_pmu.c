@@ -13,6 +13,7 @@
  */
 #include "kernel.h"
 #include "perf_event.h"
+#include "kprobes.h"
 
 #define X86_PMC_IDX_MAX		PMU_NR_COUNTERS
 #define CNTVAL_MASK		((1ULL << PMU_CNTVAL_BITS) - 1)
@@ -26,14 +27,25 @@
 struct cpu_hw_events {
 	struct perf_event *events[X86_PMC_IDX_MAX];
 	unsigned long used_mask;
-	u64 nmis;		/* PMIs handled (counted as 6.1's /proc/interrupts "PMI" line) */
 };
+/* PMIs handled per cpu (6.1's irq_stat.apic_perf_irqs, /proc/interrupts' PMI row) */
+u64 apic_perf_irqs[NR_CPUS];
 static struct cpu_hw_events cpu_hw_events[NR_CPUS];
 int perf_pmu_deferred[NR_CPUS];	/* a PMI waits for this cpu's perf_lock (intel_pmu_handle_irq) */
 
 static struct hostif_pmu *cpu_pmu(int cpu)
 {
 	return &cpu_data[cpu].h.pmu;
+}
+
+/*
+ * Before a cpu's counters are read or reprogrammed: the machine counts this cpu's up to now
+ * (another cpu's, not running meanwhile, were counted as its last slice ended).
+ */
+static __always_inline void pmu_sync(int cpu)
+{
+	if (cpu == smp_processor_id())
+		asm volatile("outb %%al, %w0" : : "Nd"(PORT_PMU), "a"(0) : "memory");
 }
 
 /* intel_perfmon_event_map: of the generic hardware events, the one this machine counts */
@@ -52,6 +64,7 @@ static u64 x86_perf_event_update(struct perf_event *event)
 
 	if (hwc->idx < 0 || event->oncpu < 0)
 		return 0;
+	pmu_sync(event->oncpu);
 	prev = hwc->prev_count;
 	new = READ_ONCE(cpu_pmu(event->oncpu)->ctr[hwc->idx]);
 	hwc->prev_count = new;
@@ -86,6 +99,7 @@ static bool x86_perf_event_set_period(struct perf_event *event)
 	if (left < 2)
 		left = 2;
 	hwc->prev_count = (u64)-left & CNTVAL_MASK;
+	pmu_sync(event->oncpu);
 	WRITE_ONCE(cpu_pmu(event->oncpu)->ctr[hwc->idx], hwc->prev_count);
 	return ret;
 }
@@ -94,14 +108,17 @@ static void x86_pmu_enable_event(struct perf_event *event)
 {
 	struct hostif_pmu *pmu = cpu_pmu(event->oncpu);
 
+	pmu_sync(event->oncpu);
 	WRITE_ONCE(pmu->evtsel[event->hw.idx], event->hw.config | PMU_EVTSEL_EN);
 	WRITE_ONCE(pmu->global_ctrl, pmu->global_ctrl | (1ULL << event->hw.idx));
+	pmu_sync(event->oncpu);	/* armed: the machine ends the slice by its overflow */
 }
 
 static void x86_pmu_disable_event(struct perf_event *event)
 {
 	struct hostif_pmu *pmu = cpu_pmu(event->oncpu);
 
+	pmu_sync(event->oncpu);
 	WRITE_ONCE(pmu->global_ctrl, pmu->global_ctrl & ~(1ULL << event->hw.idx));
 	WRITE_ONCE(pmu->evtsel[event->hw.idx], event->hw.config);
 }
@@ -288,6 +305,7 @@ static int __intel_pmu_handle_irq(struct pt_regs *regs, u64 ctrl)
 	/* the events stopped meanwhile (a REFRESH limit) left their bits clear */
 	WRITE_ONCE(hw->global_ctrl, ctrl & cpuc->used_mask);
 	WRITE_ONCE(hw->lvtpc_masked, 0);
+	pmu_sync(cpu);	/* re-armed: the machine ends the slice by the next overflow */
 	return handled;
 }
 
@@ -303,6 +321,7 @@ static int intel_pmu_handle_irq(struct pt_regs *regs)
 	unsigned long flags;
 	int handled;
 
+	pmu_sync(smp_processor_id());
 	WRITE_ONCE(hw->global_ctrl, 0);
 	if (!perf_lock_nmi(&flags)) {
 		WRITE_ONCE(hw->global_ctrl, ctrl);
@@ -319,23 +338,26 @@ notrace void perf_pmu_deferred_irq(void)
 {
 	struct hostif_pmu *hw = cpu_pmu(smp_processor_id());
 	unsigned long flags = perf_lock_irqsave_ext();
-	u64 ctrl = READ_ONCE(hw->global_ctrl);
+	u64 ctrl;
 
+	pmu_sync(smp_processor_id());
+	ctrl = READ_ONCE(hw->global_ctrl);
 	WRITE_ONCE(perf_pmu_deferred[smp_processor_id()], 0);
 	WRITE_ONCE(hw->global_ctrl, 0);
 	__intel_pmu_handle_irq(NULL, ctrl);
 	perf_unlock_nmi(flags);
 }
 
-/* perf_event_nmi_handler(): the NMI's perf part */
-static int perf_event_nmi_handler(struct pt_regs *regs)
+/* perf_event_nmi_handler(): the NMI's perf part (traceable, as 6.1's; not probed) */
+static noinline int perf_event_nmi_handler(struct pt_regs *regs)
 {
 	int handled = intel_pmu_handle_irq(regs);
 
 	if (handled)
-		cpu_hw_events[smp_processor_id()].nmis++;
+		apic_perf_irqs[smp_processor_id()]++;
 	return handled;
 }
+NOKPROBE_SYMBOL(perf_event_nmi_handler)
 
 /* exc_nmi() -> default_do_nmi(): the handlers registered for NMI_LOCAL; perf's is the one */
 notrace void exc_nmi(struct pt_regs *regs)
@@ -348,16 +370,17 @@ notrace void exc_nmi(struct pt_regs *regs)
 	this_cpu()->irq_regs = old;
 	preempt_count_add(-HARDIRQ_OFFSET);
 }
+NOKPROBE_SYMBOL(exc_nmi)
 
 /* the NMI's own stacks (6.1's IST entry for it): an NMI may come in the syscall entry before
  * it leaves the user stack */
-static u8 nmi_stacks[NR_CPUS][THREAD_SIZE] __aligned(16);
+static u8 nmi_stacks[NR_CPUS][PMU_NMI_STACK_SIZE] __aligned(16);
 
 void __init init_hw_perf_events(void)
 {
 	int cpu;
 
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		cpu_pmu(cpu)->nmi_stack = (u64)&nmi_stacks[cpu][THREAD_SIZE];
+		cpu_pmu(cpu)->nmi_stack = (u64)&nmi_stacks[cpu][PMU_NMI_STACK_SIZE];
 	perf_pmu_register(&pmu);
 }

@@ -109,7 +109,12 @@ class CpuEvents(ctypes.Structure):  # struct cpu_events in native/cpu_events.h
                 ("emu_stop", ctypes.c_void_p), ("passed_at", ctypes.c_uint64), ("quiet_ns", ctypes.c_uint64),
                 ("notify_port", ctypes.c_uint32), ("notify_fd", ctypes.c_int32),
                 ("hostfs_port", ctypes.c_uint32), ("pad", ctypes.c_uint32), ("hostfs", ctypes.c_void_p),
-                ("wake_port", ctypes.c_uint32), ("wake_fd", ctypes.c_int32)]
+                ("wake_port", ctypes.c_uint32), ("wake_fd", ctypes.c_int32),
+                ("pmu", ctypes.c_void_p), ("pmu_tsc_khz", ctypes.c_uint64), ("pmu_ns_per_byte", ctypes.c_uint64),
+                ("pmu_executed", ctypes.c_void_p), ("pmu_slice_left", ctypes.c_void_p),
+                ("pmu_timer", ctypes.c_void_p), ("pmu_shorten", ctypes.c_void_p),
+                ("pmu_mark", ctypes.c_uint64),
+                ("pmu_port", ctypes.c_uint32), ("pmu_nmi", ctypes.c_int32)]
 
 
 def _uclib_address(name: str) -> int:
@@ -392,6 +397,14 @@ class Cpu:
             self.events.passed_at = time.monotonic_ns()  # CLOCK_MONOTONIC, as cpu_events.h
             if self._on_out is not None:
                 self._on_out(self.uc, self.events.deferred_port, 1, 0, self)
+
+    def slice_executed_address(self) -> int:
+        """Where the bytes of code executed in the current slice are counted (slice_executed)."""
+        return self._hooked().executed_address
+
+    def slice_left_address(self) -> int:
+        """Where the bytes a slice ended by code may still start are kept."""
+        return self._hooked().left_address
 
     def slice_executed(self) -> int:
         """Bytes of code this CPU has executed in its current slice, when the

@@ -47,12 +47,11 @@ from unicorn.x86_const import UC_X86_REG_RIP
 
 from . import native_lib
 from .clock import LiveClock, SeededClock
-from .cpu import _REGS, Cpu, _uclib_address, kernel_mode_enter_address
+from .cpu import _REGS, RSP, Cpu, _uclib_address, kernel_mode_enter_address
 from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_PMU, CPU_TOP_OF_STACK, HostInterface
 from .pmu import Pmu
 from .image import KERNEL_MAP, PAGE_OFFSET
 from .slicer import SliceTimer
-from ..trace.clock import TSC_KHZ
 
 if TYPE_CHECKING:
     from .nvme import NvmeDisk
@@ -92,7 +91,7 @@ class CpuState(ctypes.Structure):  # struct loop_cpu in native/runloop.c
                 ("now_pa", ctypes.c_uint64), ("next_event_pa", ctypes.c_uint64),
                 ("top_of_stack_pa", ctypes.c_uint64),
                 ("ids", ctypes.c_int32 * len(_REGS)), ("vals", ctypes.c_uint64 * len(_REGS)),
-                ("ptrs", ctypes.c_void_p * len(_REGS)), ("pmu_pa", ctypes.c_uint64)]
+                ("ptrs", ctypes.c_void_p * len(_REGS))]
 
 
 def _raised(st: CpuState) -> bool:
@@ -116,8 +115,7 @@ class NativeLoop(ctypes.Structure):  # struct loop in native/runloop.c
                 ("cpus", ctypes.c_void_p),
                 ("exit_request", ctypes.c_int32), ("cursor", ctypes.c_int32),
                 ("cpu", ctypes.c_int32), ("error", ctypes.c_int32),
-                ("nvme", ctypes.c_void_p), ("nmi_handler", ctypes.c_uint64),
-                ("tsc_khz", ctypes.c_uint64)]
+                ("nvme", ctypes.c_void_p), ("nmi_handler", ctypes.c_uint64)]
 
 
 @functools.cache
@@ -156,7 +154,8 @@ class Runner:
         self._paused = threading.Event()
         self._timer: SliceTimer | None = None  # live: ends the slices (run-loop thread)
         self._native: NativeLoop | None = None  # live: the native loop (run-loop thread)
-        self.pmus = [Pmu(hostif.mem, hostif.percpu_pa(i) + CPU_PMU) for i in range(len(cpus))]
+        self.pmus = [Pmu(cpu, hostif.mem.address + hostif.percpu_pa(i) + CPU_PMU, seeded)
+                     for i, cpu in enumerate(cpus)]
 
     # ---- control from other threads ----
     def start(self) -> None:
@@ -278,7 +277,8 @@ class Runner:
         # would return to the hlt and sleep through the wakeup; let it halt first.
         if cpu.pc() + 1 in self.halt_sites:
             return
-        if st.pending & VEC_NMI:  # not maskable: whatever EFLAGS.IF
+        # not maskable: whatever EFLAGS.IF, but not inside the NMI handler (until its iret)
+        if st.pending & VEC_NMI and not self.pmus[i].in_nmi(cpu.read_regs()[RSP]):
             cpu.inject_nmi(self.vectors[VEC_NMI], self.hostif.top_of_stack(i), self.pmus[i].nmi_stack())
             st.pending &= ~VEC_NMI
             st.halted = False
@@ -331,19 +331,18 @@ class Runner:
                     return ran
                 self._running = cpu
             pmu = self.pmus[i]
-            left = pmu.ns_to_overflow()  # the slice ends near the overflow of an interrupting counter
-            budget = SLICE_BYTES if left is None else max(1, min(SLICE_BYTES, left // SeededClock.NS_PER_BYTE))
-            start = self.clock.now() if not self.seeded else 0
+            # the slice ends near the overflow of an interrupting counter
+            budget_ns = pmu.budget(SLICE_BYTES * SeededClock.NS_PER_BYTE if self.seeded else LIVE_SLICE_NS)
+            pmu.slice_begin()
             try:
-                executed = cpu.run_slice(budget, timer=self._timer,
-                                         budget_ns=None if left is None else min(left, LIVE_SLICE_NS))
+                executed = cpu.run_slice(max(1, budget_ns // SeededClock.NS_PER_BYTE), timer=self._timer,
+                                         budget_ns=budget_ns)
             finally:
                 with self._lock:
                     self._running = None
-            ran = max(ran, executed or 0, 1)
-            ns = (executed or 0) * SeededClock.NS_PER_BYTE if self.seeded else self.clock.now() - start
-            if pmu.count(ns):
+            if pmu.slice_end():
                 st.pending |= VEC_NMI
+            ran = max(ran, executed or 0, 1)
             self._after_slice(i)
             if not self.seeded:
                 now = self.clock.now()
@@ -378,7 +377,6 @@ class Runner:
             pa = self.hostif.percpu_pa(i)
             st.now_pa, st.next_event_pa, st.top_of_stack_pa = (
                 pa + CPU_NOW_NS, pa + CPU_NEXT_EVENT, pa + CPU_TOP_OF_STACK)
-            st.pmu_pa = pa + CPU_PMU
             st.ids[:] = _REGS
             base = ctypes.addressof(st) + CpuState.vals.offset
             st.ptrs[:] = [base + 8 * k for k in range(len(_REGS))]
@@ -394,7 +392,7 @@ class Runner:
             reg_read_batch=_uclib_address("uc_reg_read_batch"),
             reg_write_batch=_uclib_address("uc_reg_write_batch"),
             kernel_mode_enter=kernel_mode_enter_address(), rip_id=UC_X86_REG_RIP,
-            nmi_handler=self.vectors[VEC_NMI], tsc_khz=TSC_KHZ,
+            nmi_handler=self.vectors[VEC_NMI],
             nr_cpus=len(self.cpus), cpus=ctypes.addressof(self._states),
             nvme=self.disk.address if self.disk is not None else None)
 

@@ -253,6 +253,16 @@ class Slicer:
         return True
 
     @property
+    def left_address(self) -> int:
+        """The address of the bytes the slice may still start (native/pmu.h shortens it)."""
+        return ctypes.addressof(self._slice) + _Slice.left.offset
+
+    @property
+    def executed_address(self) -> int:
+        """The address of the count behind `executed` (native/pmu.h reads it mid-slice)."""
+        return ctypes.addressof(self._slice) + _Slice.executed.offset
+
+    @property
     def executed(self) -> int:
         """Bytes executed so far in the current (or last) slice ended by code
         executed; hooks read it mid-slice (seeded machines)."""

@@ -18,10 +18,10 @@
  *   LOOP_ERROR    Unicorn failed on the CPU (error);
  *   LOOP_BAD_STACK an interrupt frame would go outside RAM: runloop.py
  *                 delivers it itself, and fails as it always did.
- * The PMU (hostif.h's struct hostif_pmu): after each slice the cycles the CPU ran go to its
- * enabled counters (pmu_count), a counter that wraps raises the NMI, which goes in before any
- * other vector and whatever EFLAGS.IF; while a counter may interrupt, a slice's budget is at most
- * the time left to its overflow (pmu_budget).  One load per slice while no counter counts.
+ * The PMU (pmu.h): after each slice the cycles the CPU ran go to its enabled counters, a
+ * counter that wraps raises the NMI, which goes in before any other vector and whatever
+ * EFLAGS.IF; while a counter may interrupt, a slice's budget is at most the time left to its
+ * overflow.  A load or two per slice while no counter counts.
  * External interrupts wait in a CPU's irr (one bit per vector, as the local
  * APIC's request register); the devices are the HPET, whose comparator
  * fires when the clock reaches the deadline the guest wrote (hpet_fire), and
@@ -34,12 +34,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cpu_events.h"
+#include "pmu.h"
 
 struct slice_timer;
 struct nvme_dev;
 void slice_timer_begin(struct slice_timer *t, uc_engine *uc, uint64_t budget_ns);
 void slice_timer_end(struct slice_timer *t);
+void slice_timer_shorten(struct slice_timer *t, uint64_t budget_ns);
 
 typedef int (*uc_emu_start_fn)(uc_engine *uc, uint64_t begin, uint64_t until, uint64_t timeout,
 			       size_t count);
@@ -80,7 +81,6 @@ struct loop_cpu {
 	int32_t ids[NREGS];
 	uint64_t vals[NREGS];
 	void *ptrs[NREGS];             /* &vals[i] */
-	uint64_t pmu_pa;               /* struct hostif_cpu's pmu (struct hostif_pmu) */
 };
 
 /* runloop.py's NativeLoop */
@@ -113,7 +113,6 @@ struct loop {
 	int32_t error;             /* out: LOOP_ERROR's Unicorn error */
 	struct nvme_dev *nvme;     /* the disk (nvme.c), or NULL */
 	uint64_t nmi_handler;      /* asm_exc_nmi: vector 2's entry */
-	uint64_t tsc_khz;          /* the PMU's cycles per ms of the clock */
 };
 
 uint32_t nvme_poll(struct nvme_dev *d, uint8_t *ram, uint64_t ram_size, uint64_t now, uint32_t *cpu);
@@ -228,89 +227,26 @@ static void nvme_fire(struct loop *l, uint64_t now)
 		l->cpus[cpu].irr[vector / 64] |= (uint64_t)1 << (vector % 64);
 }
 
-/* The PMU (runloop.py's pmu.Pmu twin); offsets in struct hostif_pmu. */
-#define PMU_CTRL 0
-#define PMU_STATUS 8
-#define PMU_MASKED 16
-#define PMU_EVTSEL 24
-#define PMU_CTR 56
-#define PMU_NMI_STACK 88
-#define PMU_NR 4
-#define PMU_WRAP ((uint64_t)1 << 48)
-#define PMU_USR_OS_EN ((1ULL << 16) | (1ULL << 17) | (1ULL << 22))
-#define PMU_INT (1ULL << 20)
-#define PMU_EVENT_MASK 0xffffULL
-#define PMU_EVENT_CYCLES 0x3c
-
-/* the counters counting (global_ctrl and their evtsel), with INT too if irq_only */
-static unsigned pmu_counting(const struct loop *l, const struct loop_cpu *c, uint64_t ctrl, int irq_only)
+/* runloop.py's slices: the PMU's part (pmu.h), before and after each */
+uint64_t pmu_budget(struct cpu_events *e, uint64_t budget)
 {
-	unsigned on = 0;
-	int i;
-
-	for (i = 0; i < PMU_NR; i++) {
-		uint64_t sel = ram_u64(l, c->pmu_pa + PMU_EVTSEL + 8 * i);
-
-		if ((ctrl >> i & 1) && (sel & PMU_USR_OS_EN) == PMU_USR_OS_EN &&
-		    (sel & PMU_EVENT_MASK) == PMU_EVENT_CYCLES && (!irq_only || (sel & PMU_INT)))
-			on |= 1u << i;
-	}
-	return on;
+	return pmu_budget_(e, budget);
 }
 
-/* a slice's budget: at most the time left until an interrupting counter overflows */
-static uint64_t pmu_budget(const struct loop *l, const struct loop_cpu *c, uint64_t budget)
+void pmu_slice_begin(struct cpu_events *e)
 {
-	uint64_t ctrl = ram_u64(l, c->pmu_pa + PMU_CTRL);
-	unsigned on;
-	int i;
-
-	if (!ctrl || !(on = pmu_counting(l, c, ctrl, 1)))
-		return budget;
-	for (i = 0; i < PMU_NR; i++) {
-		uint64_t left, ns;
-
-		if (!(on >> i & 1))
-			continue;
-		left = PMU_WRAP - (ram_u64(l, c->pmu_pa + PMU_CTR + 8 * i) & (PMU_WRAP - 1));
-		ns = (left * 1000000 + l->tsc_khz - 1) / l->tsc_khz;
-		if (ns < budget)
-			budget = ns;
-	}
-	return budget;
+	pmu_slice_begin_(e);
 }
 
-/* the cycles of ns of running go to the counters; an overflow raises the NMI once unmasked */
-static void pmu_count(struct loop *l, struct loop_cpu *c, uint64_t ns)
+/* the slice's cycles counted; 1 if the NMI is raised */
+int pmu_slice_end(struct cpu_events *e)
 {
-	uint64_t ctrl = ram_u64(l, c->pmu_pa + PMU_CTRL), cycles, status;
-	unsigned on;
-	int i;
+	int nmi;
 
-	if (!ctrl || !(on = pmu_counting(l, c, ctrl, 0)))
-		return;
-	cycles = ns * l->tsc_khz / 1000000;
-	status = ram_u64(l, c->pmu_pa + PMU_STATUS);
-	for (i = 0; i < PMU_NR; i++) {
-		uint64_t pa = c->pmu_pa + PMU_CTR + 8 * i, v;
-
-		if (!(on >> i & 1))
-			continue;
-		v = (ram_u64(l, pa) & (PMU_WRAP - 1)) + cycles;
-		if (v >= PMU_WRAP) {
-			status |= (uint64_t)1 << i;
-			if ((ram_u64(l, c->pmu_pa + PMU_EVTSEL + 8 * i) & PMU_INT) &&
-			    !ram_u64(l, c->pmu_pa + PMU_MASKED)) {
-				uint64_t one = 1;
-
-				memcpy(l->ram + c->pmu_pa + PMU_MASKED, &one, sizeof(one));
-				c->pending |= VEC_NMI;
-			}
-		}
-		v &= PMU_WRAP - 1;
-		memcpy(l->ram + pa, &v, sizeof(v));
-	}
-	memcpy(l->ram + c->pmu_pa + PMU_STATUS, &status, sizeof(status));
+	pmu_sync_(e);
+	nmi = e->pmu_nmi;
+	e->pmu_nmi = 0;
+	return nmi;
 }
 
 /* runloop.py's Runner._deliver: the most urgent pending vector, if the CPU takes interrupts. */
@@ -326,8 +262,9 @@ static int deliver(struct loop *l, struct loop_cpu *c)
 	/* sti's interrupt shadow: let it reach the hlt first (see runloop.py) */
 	if (is_halt_site(l, c->vals[REG_RIP] + 1))
 		return 0;
-	if (c->pending & VEC_NMI) {	/* not maskable: whatever EFLAGS.IF */
-		r = enter_handler(l, c, l->nmi_handler, ram_u64(l, c->pmu_pa + PMU_NMI_STACK));
+	/* not maskable: whatever EFLAGS.IF, but not inside the NMI handler (until its iret) */
+	if ((c->pending & VEC_NMI) && !pmu_in_nmi(c->events, c->vals[REG_RSP])) {
+		r = enter_handler(l, c, l->nmi_handler, pmu_u64(c->events, PMU_NMI_STACK));
 		if (r)
 			return r;
 		c->pending &= ~VEC_NMI;
@@ -369,15 +306,19 @@ static int deliver(struct loop *l, struct loop_cpu *c)
 
 static int run_slice(struct loop *l, struct loop_cpu *c)
 {
-	uint64_t pc, start;
+	uint64_t pc;
 	int err = l->reg_read(c->uc, l->rip_id, &pc);
 
 	if (!err) {
 		c->events->emu_stop = l->emu_stop;
-		slice_timer_begin(l->timer, c->uc, pmu_budget(l, c, l->budget_ns));
-		start = live_now(l);
+		slice_timer_begin(l->timer, c->uc, pmu_budget_(c->events, l->budget_ns));
+		c->events->pmu_timer = l->timer;
+		c->events->pmu_shorten = slice_timer_shorten;
+		pmu_slice_begin_(c->events);
 		err = l->emu_start(c->uc, pc, 0, 0, 0);
-		pmu_count(l, c, live_now(l) - start);
+		if (pmu_slice_end(c->events))
+			c->pending |= VEC_NMI;
+		c->events->pmu_timer = NULL;
 		slice_timer_end(l->timer);
 		c->events->emu_stop = NULL;
 	}
