@@ -97,3 +97,16 @@ def test_the_pmi_enters_through_the_nmi_handler_only_while_a_counter_samples(tmp
     counts = dict(line.split() for line in result.stdout.splitlines() if line.startswith(("idle", "sampling")))
     assert counts["idle"] == "0", result.stdout
     assert int(counts["sampling"]) > 10, result.stdout
+
+
+def test_the_cpu_pmu_in_sysfs_and_its_raw_events():
+    """/sys/bus/event_source/devices/cpu as 6.1 shows Intel's: type 4, the raw config's fields,
+    the named events the machine counts; perf takes `cpu/event=0x3c/` from them."""
+    dev = "/sys/bus/event_source/devices/cpu"
+    result = run(f"cat {dev}/type {dev}/format/event {dev}/format/umask {dev}/format/cmask; ls {dev}/events; "
+                 f"cat {dev}/events/cpu-cycles; perf stat -x, -e cpu/event=0x3c/,cpu/cpu-cycles/ -a sleep 0.2 2>&1")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:6] == ["4", "config:0-7", "config:8-15", "config:24-31", "cpu-cycles", "event=0x3c"], lines
+    counts = {f[2]: f[0] for f in (line.split(",") for line in lines[6:]) if len(f) > 3}
+    assert int(counts["cpu/event=0x3c/"]) > 0 and int(counts["cpu/cpu-cycles/"]) > 0, lines
