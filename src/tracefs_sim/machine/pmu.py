@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import time
 from typing import TYPE_CHECKING
 
 from . import native_lib
@@ -28,8 +29,6 @@ def _lib() -> ctypes.CDLL:
     lib = native_lib.load("slice")
     lib.pmu_budget.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
     lib.pmu_budget.restype = ctypes.c_uint64
-    lib.pmu_slice_begin.argtypes = [ctypes.c_void_p]
-    lib.pmu_slice_begin.restype = None
     lib.pmu_slice_end.argtypes = [ctypes.c_void_p]
     lib.pmu_slice_end.restype = ctypes.c_int
     return lib
@@ -45,7 +44,9 @@ class Pmu:
         ev.pmu_executed = cpu.slice_executed_address() if seeded else None
         ev.pmu_slice_left = cpu.slice_left_address()
         ev.pmu_port = PORT_PMU
+        self._ev, self._seeded = ev, seeded
         self._events = ctypes.addressof(ev)
+        self._ctrl = ctypes.c_uint64.from_address(address)  # global_ctrl
 
     def nmi_stack(self) -> int:
         """The top of the stack the NMI enters on (the guest's IST entry for it)."""
@@ -53,7 +54,7 @@ class Pmu:
 
     def budget(self, budget_ns: int) -> int:
         """A slice's budget: at most the time until an interrupting counter overflows."""
-        return int(_lib().pmu_budget(self._events, budget_ns))
+        return int(_lib().pmu_budget(self._events, budget_ns)) if self._ctrl.value else budget_ns
 
     def in_nmi(self, rsp: int) -> bool:
         """The CPU runs its NMI handler (its stack pointer is on the NMI's stack): NMIs wait for
@@ -62,8 +63,12 @@ class Pmu:
         return bool(top) and top - NMI_STACK_SIZE < rsp <= top
 
     def slice_begin(self) -> None:
-        _lib().pmu_slice_begin(self._events)
+        """pmu.h's pmu_slice_begin_: the slice's time counts from here (no native call: this runs
+        before every slice, counters or not)."""
+        self._ev.pmu_mark = 0 if self._seeded else time.monotonic_ns()
 
     def slice_end(self) -> bool:
         """The slice's cycles counted; True if an overflow raised the NMI."""
+        if not self._ctrl.value and not self._ev.pmu_nmi:  # nothing counts: nothing to count
+            return False
         return bool(_lib().pmu_slice_end(self._events))

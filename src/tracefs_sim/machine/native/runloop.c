@@ -227,15 +227,10 @@ static void nvme_fire(struct loop *l, uint64_t now)
 		l->cpus[cpu].irr[vector / 64] |= (uint64_t)1 << (vector % 64);
 }
 
-/* runloop.py's slices: the PMU's part (pmu.h), before and after each */
+/* runloop.py's slices: the PMU's part (pmu.h), before and after each (pmu.py) */
 uint64_t pmu_budget(struct cpu_events *e, uint64_t budget)
 {
 	return pmu_budget_(e, budget);
-}
-
-void pmu_slice_begin(struct cpu_events *e)
-{
-	pmu_slice_begin_(e);
 }
 
 /* the slice's cycles counted; 1 if the NMI is raised */
