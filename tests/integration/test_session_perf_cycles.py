@@ -110,3 +110,17 @@ def test_the_cpu_pmu_in_sysfs_and_its_raw_events():
     assert lines[:6] == ["4", "config:0-7", "config:8-15", "config:24-31", "cpu-cycles", "event=0x3c"], lines
     counts = {f[2]: f[0] for f in (line.split(",") for line in lines[6:]) if len(f) > 3}
     assert int(counts["cpu/event=0x3c/"]) > 0 and int(counts["cpu/cpu-cycles/"]) > 0, lines
+
+
+@pytest.mark.skipif(shutil.which("bpftrace") is None, reason="bpftrace is not installed")
+def test_bpftrace_hardware_cycles_probe_counts_kernel_stacks():
+    """bpftrace's `hardware:cycles:PERIOD`: a PERF_EVENT program on a sampling cycles event of
+    each cpu, run in the NMI with the interrupted registers (its kstack)."""
+    result = run("timeout -s INT 2 bpftrace -e 'hardware:cycles:1000000 { @[kstack(2)] = count(); }'; "
+                 "echo ==; cat /proc/kallsyms")
+    out, kallsyms = result.stdout.split("\n==\n")
+    symbols = {line.split()[2] for line in kallsyms.splitlines()}
+    frames = re.findall(r"^ +(\w+)\+\d+$", out, re.M)
+    counts = [int(n) for n in re.findall(r"^\]: (\d+)$", out, re.M)]
+    assert counts and sum(counts) >= 3, out
+    assert frames and all(f in symbols for f in frames), out
