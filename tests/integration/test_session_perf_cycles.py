@@ -124,3 +124,18 @@ def test_bpftrace_hardware_cycles_probe_counts_kernel_stacks():
     counts = [int(n) for n in re.findall(r"^\]: (\d+)$", out, re.M)]
     assert counts and sum(counts) >= 3, out
     assert frames and all(f in symbols for f in frames), out
+
+
+def test_a_killed_perf_record_leaves_the_pmu_off(tmp_path):
+    """perf killed mid-record: its events die with its fds, their counters stop, no NMI comes."""
+    tr = "/sys/kernel/tracing"
+    result = run(f"echo perf_event_nmi_handler > {tr}/set_ftrace_filter; echo function > {tr}/current_tracer; "
+                 f"perf record -o {tmp_path / 'perf.data'} -e cycles -c 200000 -a sleep 10 2>/dev/null & pid=$!; "
+                 f"sleep 1; echo before $(grep -c perf_event_nmi_handler {tr}/trace); kill -9 $pid; wait $pid; "
+                 # (the session tears the killed process's task down as its supervisor sees it die)
+                 f"for i in 1 2 3 4 5 6 7 8 9 10; do echo > {tr}/trace; sleep 0.5; "
+                 f"n=$(grep -c perf_event_nmi_handler {tr}/trace); [ $n = 0 ] && break; done; "
+                 f"echo after $n; echo nop > {tr}/current_tracer")
+    counts = dict(line.split() for line in result.stdout.splitlines() if line.startswith(("before", "after")))
+    assert int(counts["before"]) > 10, result.stdout  # it sampled
+    assert counts["after"] == "0", result.stdout
