@@ -84,6 +84,8 @@ restore_regs_and_return_to_usermode:
 	pushq	$-1			/* orig_ax */
 	PUSH_REGS
 	movq	%rsp, %rdi
+	call	pmu_enter_from_user	/* (the PMU's user/kernel split) */
+	movq	%rsp, %rdi
 	call	\handler
 	movq	%rsp, %rdi
 	call	irqentry_exit
@@ -101,6 +103,8 @@ restore_regs_and_return_to_usermode:
 	.type \name, @function
 \name:
 	PUSH_REGS
+	movq	%rsp, %rdi
+	call	pmu_enter_from_user
 	movq	%rsp, %rdi
 	movq	15*8(%rsp), %rsi
 	movq	$-1, 15*8(%rsp)
@@ -147,6 +151,8 @@ asm_exc_nmi:
 	.type asm_common_interrupt, @function
 asm_common_interrupt:
 	PUSH_REGS
+	movq	%rsp, %rdi
+	call	pmu_enter_from_user
 	movq	%rsp, %rdi
 	movq	ORIG_RAX(%rsp), %rsi
 	movq	$-1, ORIG_RAX(%rsp)

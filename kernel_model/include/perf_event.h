@@ -194,6 +194,9 @@ void perf_unlock_nmi(unsigned long flags);
 void perf_adjust_period(struct perf_event *event, u64 nsec, u64 count);
 /* kernel/events/x86_pmu.c */
 void exc_nmi(struct pt_regs *regs);
+extern struct static_key pmu_mode_split;
+void pmu_enter_from_user(struct pt_regs *regs);
+void pmu_exit_to_user(void);
 void __init init_hw_perf_events(void);
 void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr);
 void perf_swevent_event(struct perf_event *event, u64 nr, struct pt_regs *regs, struct perf_raw_record *raw);

@@ -80,22 +80,35 @@ static int mode_tp(long id, long n)
 }
 
 /*
- * cycles (the cpu PMU): a counting event and one sampling every `period` cycles (no ring
- * buffer: its overflows count in the kernel, the samples go nowhere), over n getuid calls
+ * cycles (the cpu PMU): a counting event, one sampling every `period` cycles (no ring buffer:
+ * its overflows count in the kernel, the samples go nowhere), and cycles:u and cycles:k, over n
+ * getuid calls and a user-mode loop of `spin` rounds
  */
-static int mode_cycles(long n, long period)
+static int mode_cycles(long n, long period, long spin)
 {
 	struct perf_event_attr attr;
-	int count, sample;
+	int count, sample, user, kernel;
+	volatile long sink = 0;
+	long i;
 
 	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	count = must_open(&attr, 0, -1, -1);
 	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	attr.sample_period = period;
 	sample = must_open(&attr, 0, -1, -1);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	attr.exclude_kernel = 1;
+	user = must_open(&attr, 0, -1, -1);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	attr.exclude_user = 1;
+	kernel = must_open(&attr, 0, -1, -1);
 	getuids(n);
+	for (i = 0; i < spin; i++)
+		sink += i;
 	print_one("cycles", count);
 	print_one("sampling", sample);
+	print_one("user", user);
+	print_one("kernel", kernel);
 	return 0;
 }
 
@@ -312,9 +325,6 @@ static int mode_errors(long id)
 	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	attr.precise_ip = 1;
 	try("cycles precise_ip 1", &attr, 0, -1, -1, 0);
-	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
-	attr.exclude_kernel = 1;
-	try("cycles exclude_kernel", &attr, 0, -1, -1, 0);
 	attr_init(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_MAX);
 	try("software config 12", &attr, 0, -1, -1, 0);
 	attr_init(&attr, PERF_TYPE_TRACEPOINT, 0xfffff);
@@ -425,8 +435,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "tp"))
 		return mode_tp(atol(argv[2]), atol(argv[3]));
-	if (argc >= 4 && !strcmp(argv[1], "cycles"))
-		return mode_cycles(atol(argv[2]), atol(argv[3]));
+	if (argc >= 5 && !strcmp(argv[1], "cycles"))
+		return mode_cycles(atol(argv[2]), atol(argv[3]), atol(argv[4]));
 	if (argc >= 3 && !strcmp(argv[1], "cs"))
 		return mode_cs(atol(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "group"))

@@ -139,3 +139,15 @@ def test_a_killed_perf_record_leaves_the_pmu_off(tmp_path):
     counts = dict(line.split() for line in result.stdout.splitlines() if line.startswith(("before", "after")))
     assert int(counts["before"]) > 10, result.stdout  # it sampled
     assert counts["after"] == "0", result.stdout
+
+
+def test_perf_stat_splits_cycles_between_user_mode_and_the_kernel():
+    """cycles:u and cycles:k (exclude_kernel, exclude_user) split the machine's cycles: the
+    emulated kernel's own programs run in user mode, a session's commands in the host."""
+    result = run("perf stat -x, -e cycles,cycles:u,cycles:k -a sleep 1 2>&1")
+    assert result.returncode == 0, result.stderr
+    counts = {f[2]: int(f[0]) for f in (line.split(",") for line in result.stdout.splitlines())
+              if len(f) > 3 and f[2].startswith("cycles")}
+    total, user, kernel = counts["cycles"], counts["cycles:u"], counts["cycles:k"]
+    assert user > 0 and kernel > 0, counts
+    assert abs(user + kernel - total) <= total // 10, counts

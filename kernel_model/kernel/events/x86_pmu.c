@@ -184,6 +184,33 @@ static void x86_pmu_read(struct perf_event *event)
 		x86_perf_event_update(event);
 }
 
+/*
+ * While a counter counts one privilege level (USR or OS alone), the machine needs the time of
+ * each: the kernel counts its counters up to now as it comes in from user mode (the time was
+ * user mode's) and as it returns there (the kernel's); the slice's last stretch is of the level
+ * the cpu is at when it ends.
+ */
+struct static_key pmu_mode_split;
+
+static void x86_pmu_event_destroy(struct perf_event *event)
+{
+	static_key_slow_dec(&pmu_mode_split);
+}
+
+notrace void pmu_enter_from_user(struct pt_regs *regs)
+{
+	if (static_branch_unlikely(&pmu_mode_split) && user_mode(regs))
+		asm volatile("outb %%al, %w0" : : "Nd"(PORT_PMU), "a"(1) : "memory");
+}
+NOKPROBE_SYMBOL(pmu_enter_from_user)
+
+notrace void pmu_exit_to_user(void)
+{
+	if (static_branch_unlikely(&pmu_mode_split))
+		asm volatile("outb %%al, %w0" : : "Nd"(PORT_PMU), "a"(0) : "memory");
+}
+NOKPROBE_SYMBOL(pmu_exit_to_user)
+
 /* x86_pmu_event_init() with __x86_pmu_event_init/x86_pmu_hw_config/x86_setup_perfctr's checks */
 static int x86_pmu_event_init(struct perf_event *event)
 {
@@ -219,15 +246,16 @@ static int x86_pmu_event_init(struct perf_event *event)
 		if (!config)
 			return -ENOENT;
 	}
-	/*
-	 * The machine counts a cpu's cycles as its instruction slices end, not split by privilege
-	 * level: a count of one level alone it cannot give (a PMU with PERF_PMU_CAP_NO_EXCLUDE).
-	 */
-	if (attr->exclude_user != attr->exclude_kernel)
-		return -EINVAL;
 	hwc->config = PMU_EVENT_CYCLES;
 	if (!attr->exclude_user)
-		hwc->config |= PMU_EVTSEL_USR | PMU_EVTSEL_OS;
+		hwc->config |= PMU_EVTSEL_USR;
+	if (!attr->exclude_kernel)
+		hwc->config |= PMU_EVTSEL_OS;
+	/* one level only: the kernel's entries and exits tell the machine which it ran */
+	if (attr->exclude_user != attr->exclude_kernel) {
+		static_key_slow_inc(&pmu_mode_split);
+		event->destroy = x86_pmu_event_destroy;
+	}
 	if (is_sampling_event(event))
 		hwc->config |= PMU_EVTSEL_INT;
 	hwc->idx = -1;
@@ -269,6 +297,20 @@ static void x86_pmu_adjust_freq(struct perf_event *event)
 }
 
 /*
+ * The registers a sample of event has: the interrupted ones, but for a counter of user mode
+ * alone whose overflow the machine found as the cpu came into the kernel (it counts a user
+ * stretch at the kernel's entry), the user registers the entry saved: where it overflowed.
+ */
+static struct pt_regs *x86_pmu_sample_regs(struct perf_event *event, struct pt_regs *regs)
+{
+	struct task_struct *task = current;
+
+	if (!event->attr.exclude_kernel || user_mode(regs) || !task->mm || !task->stack || task->session)
+		return regs;
+	return user_mode(task_pt_regs(task)) ? task_pt_regs(task) : regs;
+}
+
+/*
  * intel_pmu_handle_irq()'s work, perf_lock held: each overflowed counter acknowledged, its event
  * updated, its next period set and, if a whole period ran out, sampled with the interrupted
  * registers (none: a deferred PMI, below, counts and re-arms but takes no sample); then the
@@ -296,7 +338,7 @@ static int __intel_pmu_handle_irq(struct pt_regs *regs, u64 ctrl)
 			continue;
 		memset(&data, 0, sizeof(data));
 		data.period = event->hw.last_period;
-		perf_event_overflow(event, &data, regs);
+		perf_event_overflow(event, &data, x86_pmu_sample_regs(event, regs));
 		x86_pmu_adjust_freq(event);
 		if (event->state == PERF_EVENT_STATE_ACTIVE && !(event->hw.state & PERF_HES_STOPPED))
 			x86_perf_event_set_period(event);	/* (the new period, if it changed) */
@@ -364,11 +406,14 @@ notrace void exc_nmi(struct pt_regs *regs)
 {
 	struct pt_regs *old = this_cpu()->irq_regs;
 
+	pmu_enter_from_user(regs);
 	preempt_count_add(HARDIRQ_OFFSET);	/* nmi_enter(): samples see an interrupt context */
 	this_cpu()->irq_regs = regs;
 	perf_event_nmi_handler(regs);
 	this_cpu()->irq_regs = old;
 	preempt_count_add(-HARDIRQ_OFFSET);
+	if (user_mode(regs))
+		pmu_exit_to_user();
 }
 NOKPROBE_SYMBOL(exc_nmi)
 

@@ -29,8 +29,10 @@ def _lib() -> ctypes.CDLL:
     lib = native_lib.load("slice")
     lib.pmu_budget.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
     lib.pmu_budget.restype = ctypes.c_uint64
-    lib.pmu_slice_end.argtypes = [ctypes.c_void_p]
+    lib.pmu_slice_end.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.pmu_slice_end.restype = ctypes.c_int
+    lib.pmu_needs_mode.argtypes = [ctypes.c_void_p]
+    lib.pmu_needs_mode.restype = ctypes.c_int
     return lib
 
 
@@ -67,8 +69,11 @@ class Pmu:
         before every slice, counters or not)."""
         self._ev.pmu_mark = 0 if self._seeded else time.monotonic_ns()
 
-    def slice_end(self) -> bool:
-        """The slice's cycles counted; True if an overflow raised the NMI."""
+    def slice_end(self, cpu: Cpu) -> bool:
+        """The slice's cycles counted (of the privilege level cpu is at, for a counter that counts
+        one only); True if an overflow raised the NMI."""
         if not self._ctrl.value and not self._ev.pmu_nmi:  # nothing counts: nothing to count
             return False
-        return bool(_lib().pmu_slice_end(self._events))
+        lib = _lib()
+        user = bool(lib.pmu_needs_mode(self._events)) and cpu.in_user_mode()
+        return bool(lib.pmu_slice_end(self._events, user))

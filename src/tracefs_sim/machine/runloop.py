@@ -340,7 +340,7 @@ class Runner:
             finally:
                 with self._lock:
                     self._running = None
-            if pmu.slice_end():
+            if pmu.slice_end(cpu):
                 st.pending |= VEC_NMI
             ran = max(ran, executed or 0, 1)
             self._after_slice(i)

@@ -25,7 +25,9 @@
 #define PMU_NMI_STACK_SIZE 16384	/* hostif.h */
 #define PMU_NR 4
 #define PMU_WRAP ((uint64_t)1 << 48)
-#define PMU_USR_OS_EN ((1ULL << 16) | (1ULL << 17) | (1ULL << 22))
+#define PMU_USR (1ULL << 16)
+#define PMU_OS (1ULL << 17)
+#define PMU_EN (1ULL << 22)
 #define PMU_INT (1ULL << 20)
 #define PMU_EVENT_MASK 0xffffULL
 #define PMU_EVENT_CYCLES 0x3c
@@ -43,7 +45,8 @@ static inline void pmu_put(struct cpu_events *e, unsigned off, uint64_t v)
 	memcpy(e->pmu + off, &v, sizeof(v));
 }
 
-/* the counters counting (global_ctrl and their evtsel), with INT too if irq_only */
+/* the counters counting (global_ctrl and their evtsel), with INT too if irq_only; in_mode: of
+ * those, the ones that count the mode `user` says (evtsel's USR or OS) */
 static inline unsigned pmu_counting(const struct cpu_events *e, uint64_t ctrl, int irq_only)
 {
 	unsigned on = 0;
@@ -52,11 +55,31 @@ static inline unsigned pmu_counting(const struct cpu_events *e, uint64_t ctrl, i
 	for (i = 0; i < PMU_NR; i++) {
 		uint64_t sel = pmu_u64(e, PMU_EVTSEL + 8 * i);
 
-		if ((ctrl >> i & 1) && (sel & PMU_USR_OS_EN) == PMU_USR_OS_EN &&
+		if ((ctrl >> i & 1) && (sel & PMU_EN) && (sel & (PMU_USR | PMU_OS)) &&
 		    (sel & PMU_EVENT_MASK) == PMU_EVENT_CYCLES && (!irq_only || (sel & PMU_INT)))
 			on |= 1u << i;
 	}
 	return on;
+}
+
+static inline int pmu_in_mode(const struct cpu_events *e, int i, int user)
+{
+	return (pmu_u64(e, PMU_EVTSEL + 8 * i) & (user ? PMU_USR : PMU_OS)) != 0;
+}
+
+/* a counting counter counts one privilege level only: the run loop tells the slice's */
+static inline int pmu_needs_mode_(const struct cpu_events *e)
+{
+	uint64_t ctrl;
+	unsigned on;
+	int i;
+
+	if (!e->pmu || !(ctrl = pmu_u64(e, PMU_CTRL)) || !(on = pmu_counting(e, ctrl, 0)))
+		return 0;
+	for (i = 0; i < PMU_NR; i++)
+		if ((on >> i & 1) && pmu_in_mode(e, i, 1) != pmu_in_mode(e, i, 0))
+			return 1;
+	return 0;
 }
 
 /* the time the CPU ran: live, the clock; seeded, its slice's code */
@@ -101,8 +124,9 @@ static inline uint64_t pmu_budget_(const struct cpu_events *e, uint64_t budget)
 	return budget;
 }
 
-/* the cycles run since the mark go to the counters; an overflow raises the NMI once unmasked */
-static inline void pmu_sync_(struct cpu_events *e)
+/* the cycles run since the mark (in user mode if `user`, else in the kernel) go to the counters
+ * of that mode; an overflow raises the NMI once unmasked */
+static inline void pmu_sync_(struct cpu_events *e, int user)
 {
 	uint64_t now, ctrl, cycles, status;
 	unsigned on;
@@ -123,7 +147,7 @@ static inline void pmu_sync_(struct cpu_events *e)
 	for (i = 0; i < PMU_NR; i++) {
 		uint64_t v;
 
-		if (!(on >> i & 1))
+		if (!(on >> i & 1) || !pmu_in_mode(e, i, user))
 			continue;
 		v = (pmu_u64(e, PMU_CTR + 8 * i) & (PMU_WRAP - 1)) + cycles;
 		if (v >= PMU_WRAP) {
@@ -139,22 +163,32 @@ static inline void pmu_sync_(struct cpu_events *e)
 }
 
 /*
- * The guest's doorbell (ports.c), as it reads or reprograms its counters: they count up to now,
+ * The guest's doorbell (ports.c), as it reads or reprograms its counters, and as it enters from
+ * or returns to user mode while a counter counts one level only (user: the time up to now was
+ * user mode's, the kernel's else): they count up to now,
  * and when one is armed to interrupt sooner than the slice would end, the slice ends as near
  * its overflow as the slice allows: seeded, after the code its cycles take (deterministic);
  * live, by the slice timer's CPU time (slice.c's slice_timer_shorten).
  */
-static inline void pmu_port(struct cpu_events *e)
+static inline void pmu_port(struct cpu_events *e, uc_engine *uc, int user)
 {
 	uint64_t b;
 
-	pmu_sync_(e);
-	if (!e->pmu || (b = pmu_budget_(e, UINT64_MAX)) == UINT64_MAX)
+	pmu_sync_(e, user);
+	if (!e->pmu)
+		return;
+	if (e->pmu_nmi && e->emu_stop) {	/* an overflow now (a user-mode stretch ended): */
+		e->emu_stop(uc);		/* the native loop's slice ends here, the NMI next */
+		return;
+	}
+	if (e->pmu_nmi)
+		b = 0;
+	else if ((b = pmu_budget_(e, UINT64_MAX)) == UINT64_MAX)
 		return;
 	if (e->pmu_executed && e->pmu_slice_left) {
 		int64_t bytes = (int64_t)(b / e->pmu_ns_per_byte);
 
-		if (bytes < 1)
+		if (bytes < 1 && b)
 			bytes = 1;
 		if (*e->pmu_slice_left > bytes)
 			*e->pmu_slice_left = bytes;

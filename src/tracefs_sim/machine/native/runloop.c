@@ -233,12 +233,17 @@ uint64_t pmu_budget(struct cpu_events *e, uint64_t budget)
 	return pmu_budget_(e, budget);
 }
 
-/* the slice's cycles counted; 1 if the NMI is raised */
-int pmu_slice_end(struct cpu_events *e)
+int pmu_needs_mode(struct cpu_events *e)
+{
+	return pmu_needs_mode_(e);
+}
+
+/* the slice's cycles counted (user: the CPU is in user mode); 1 if the NMI is raised */
+int pmu_slice_end(struct cpu_events *e, int user)
 {
 	int nmi;
 
-	pmu_sync_(e);
+	pmu_sync_(e, user);
 	nmi = e->pmu_nmi;
 	e->pmu_nmi = 0;
 	return nmi;
@@ -299,6 +304,14 @@ static int deliver(struct loop *l, struct loop_cpu *c)
 	return 0;
 }
 
+/* (only while a counter counts one privilege level) */
+static int cpu_in_user_mode(struct loop *l, struct loop_cpu *c)
+{
+	uint64_t cs = 0;
+
+	return !l->reg_read(c->uc, c->ids[REG_CS], &cs) && (cs & 3);
+}
+
 static int run_slice(struct loop *l, struct loop_cpu *c)
 {
 	uint64_t pc;
@@ -311,7 +324,7 @@ static int run_slice(struct loop *l, struct loop_cpu *c)
 		c->events->pmu_shorten = slice_timer_shorten;
 		pmu_slice_begin_(c->events);
 		err = l->emu_start(c->uc, pc, 0, 0, 0);
-		if (pmu_slice_end(c->events))
+		if (pmu_slice_end(c->events, pmu_needs_mode_(c->events) && cpu_in_user_mode(l, c)))
 			c->pending |= VEC_NMI;
 		c->events->pmu_timer = NULL;
 		slice_timer_end(l->timer);
