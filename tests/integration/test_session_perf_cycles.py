@@ -72,10 +72,12 @@ def test_perf_record_cycles_at_perfs_default_frequency(tmp_path):
     """No -c: perf asks for 4000 samples a second (attr.freq); the kernel starts at a period of 1
     and moves it toward the rate's (perf_adjust_period at each overflow)."""
     data = tmp_path / "perf.data"
-    result = run(f"perf record -o {data} -e cycles -a sleep 1 && perf script -i {data} -F cpu,period")
+    result = run(f"perf record -o {data} -e cycles -a sleep 1 && perf script -i {data} -F cpu,period && uname -r")
     assert result.returncode == 0, result.stderr
+    *lines, release = result.stdout.splitlines()
+    assert release.endswith("tracefs-sim")  # the emulated kernel still serves the session after it
     per_cpu: dict[str, list[int]] = {}
-    for line in result.stdout.splitlines():
+    for line in lines:
         cpu, period = line.split()
         per_cpu.setdefault(cpu, []).append(int(period))
     assert per_cpu, result.stderr

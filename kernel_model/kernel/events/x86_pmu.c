@@ -300,14 +300,18 @@ static void x86_pmu_adjust_freq(struct perf_event *event)
  * The registers a sample of event has: the interrupted ones, but for a counter of user mode
  * alone whose overflow the machine found as the cpu came into the kernel (it counts a user
  * stretch at the kernel's entry), the user registers the entry saved: where it overflowed.
+ * NULL (no sample) when the NMI came late, in a task with no user registers here (a kernel
+ * thread, the idle task, a session's task, whose user mode is its host process's).
  */
 static struct pt_regs *x86_pmu_sample_regs(struct perf_event *event, struct pt_regs *regs)
 {
 	struct task_struct *task = current;
 
-	if (!event->attr.exclude_kernel || user_mode(regs) || !task->mm || !task->stack || task->session)
+	if (!event->attr.exclude_kernel || user_mode(regs))
 		return regs;
-	return user_mode(task_pt_regs(task)) ? task_pt_regs(task) : regs;
+	if (!task->mm || !task->stack || task->session || !user_mode(task_pt_regs(task)))
+		return NULL;
+	return task_pt_regs(task);
 }
 
 /*
@@ -338,7 +342,8 @@ static int __intel_pmu_handle_irq(struct pt_regs *regs, u64 ctrl)
 			continue;
 		memset(&data, 0, sizeof(data));
 		data.period = event->hw.last_period;
-		perf_event_overflow(event, &data, x86_pmu_sample_regs(event, regs));
+		if (x86_pmu_sample_regs(event, regs))
+			perf_event_overflow(event, &data, x86_pmu_sample_regs(event, regs));
 		x86_pmu_adjust_freq(event);
 		if (event->state == PERF_EVENT_STATE_ACTIVE && !(event->hw.state & PERF_HES_STOPPED))
 			x86_perf_event_set_period(event);	/* (the new period, if it changed) */

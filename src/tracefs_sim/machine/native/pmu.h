@@ -31,6 +31,10 @@
 #define PMU_INT (1ULL << 20)
 #define PMU_EVENT_MASK 0xffffULL
 #define PMU_EVENT_CYCLES 0x3c
+/* live: the shortest slice the PMU asks of the slice timer, whose stops come from its thread
+ * (a 1 ns budget, as a frequency's first period of 1 asks, had it stopping the CPU over and over
+ * and the machine hung); an overflow comes up to this late, its cycles counted */
+#define PMU_MIN_LIVE_NS 20000
 
 static inline uint64_t pmu_u64(const struct cpu_events *e, unsigned off)
 {
@@ -121,6 +125,8 @@ static inline uint64_t pmu_budget_(const struct cpu_events *e, uint64_t budget)
 		if (ns < budget)
 			budget = ns;
 	}
+	if (!e->pmu_executed && budget < PMU_MIN_LIVE_NS)
+		budget = PMU_MIN_LIVE_NS;
 	return budget;
 }
 
@@ -170,18 +176,15 @@ static inline void pmu_sync_(struct cpu_events *e, int user)
  * its overflow as the slice allows: seeded, after the code its cycles take (deterministic);
  * live, by the slice timer's CPU time (slice.c's slice_timer_shorten).
  */
-static inline void pmu_port(struct cpu_events *e, uc_engine *uc, int user)
+static inline void pmu_port(struct cpu_events *e, int user)
 {
 	uint64_t b;
 
 	pmu_sync_(e, user);
 	if (!e->pmu)
 		return;
-	if (e->pmu_nmi && e->emu_stop) {	/* an overflow now (a user-mode stretch ended): */
-		e->emu_stop(uc);		/* the native loop's slice ends here, the NMI next */
-		return;
-	}
-	if (e->pmu_nmi)
+	if (e->pmu_nmi)		/* an overflow now (a user-mode stretch ended): the NMI soon
+				 * (not emu_stop from this hook: the run then went astray) */
 		b = 0;
 	else if ((b = pmu_budget_(e, UINT64_MAX)) == UINT64_MAX)
 		return;
@@ -193,7 +196,7 @@ static inline void pmu_port(struct cpu_events *e, uc_engine *uc, int user)
 		if (*e->pmu_slice_left > bytes)
 			*e->pmu_slice_left = bytes;
 	} else if (e->pmu_timer) {
-		e->pmu_shorten(e->pmu_timer, b);
+		e->pmu_shorten(e->pmu_timer, b < PMU_MIN_LIVE_NS ? PMU_MIN_LIVE_NS : b);
 	} else if (e->pmu_slice_left) {
 		*e->pmu_slice_left = 0;
 	}
