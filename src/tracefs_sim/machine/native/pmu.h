@@ -32,8 +32,9 @@
 #define PMU_EVENT_MASK 0xffffULL
 #define PMU_EVENT_CYCLES 0x3c
 /* live: the shortest slice the PMU asks of the slice timer, whose stops come from its thread
- * (a 1 ns budget, as a frequency's first period of 1 asks, had it stopping the CPU over and over
- * and the machine hung); an overflow comes up to this late, its cycles counted */
+ * (without it, budgets down to 1 ns, as a frequency's first period of 1 asks, and the session's
+ * machine hung now and then after a frequency perf record; why was not found); an overflow
+ * comes up to this late, its cycles counted */
 #define PMU_MIN_LIVE_NS 20000
 
 static inline uint64_t pmu_u64(const struct cpu_events *e, unsigned off)
