@@ -84,6 +84,8 @@ restore_regs_and_return_to_usermode:
 	pushq	$-1			/* orig_ax */
 	PUSH_REGS
 	movq	%rsp, %rdi
+	call	pmu_enter_from_user	/* (the PMU's user/kernel split) */
+	movq	%rsp, %rdi
 	call	\handler
 	movq	%rsp, %rdi
 	call	irqentry_exit
@@ -101,6 +103,8 @@ restore_regs_and_return_to_usermode:
 	.type \name, @function
 \name:
 	PUSH_REGS
+	movq	%rsp, %rdi
+	call	pmu_enter_from_user
 	movq	%rsp, %rdi
 	movq	15*8(%rsp), %rsi
 	movq	$-1, 15*8(%rsp)
@@ -120,6 +124,24 @@ restore_regs_and_return_to_usermode:
 	IDTENTRY_ERRORCODE asm_exc_page_fault exc_page_fault
 
 /*
+ * The NMI (vector 2), which the machine delivers for the PMU's overflow whatever EFLAGS.IF: the
+ * interrupted registers go to exc_nmi as pt_regs, and it returns with iretq and no exit work
+ * (no preemption, no signals: 6.1's NMI return does none either).  The PMI stays masked until
+ * the handler re-arms it, so NMIs do not nest.
+ */
+	.globl asm_exc_nmi
+	.type asm_exc_nmi, @function
+asm_exc_nmi:
+	pushq	$-1			/* orig_ax */
+	PUSH_REGS
+	movq	%rsp, %rdi
+	call	exc_nmi
+	POP_REGS
+	addq	$8, %rsp
+	iretq
+	.size asm_exc_nmi, .-asm_exc_nmi
+
+/*
  * External interrupts: the stub of each vector pushes its number where the
  * hardware puts an error code, common_interrupt(regs, vector) takes it from
  * there (and leaves orig_ax -1, as for the other interrupts).
@@ -129,6 +151,8 @@ restore_regs_and_return_to_usermode:
 	.type asm_common_interrupt, @function
 asm_common_interrupt:
 	PUSH_REGS
+	movq	%rsp, %rdi
+	call	pmu_enter_from_user
 	movq	%rsp, %rdi
 	movq	ORIG_RAX(%rsp), %rsi
 	movq	$-1, ORIG_RAX(%rsp)

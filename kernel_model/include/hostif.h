@@ -37,9 +37,31 @@
 				 * (trace/kprobe_perf.h); the host answers it later, sets its
 				 * `done` and raises the call-function vector */
 #define PORT_STDIN	0x522	/* db_arg: host id: a reader of its stdin found it empty: send more */
+#define PORT_PMU	0x523	/* the PMU's counters are read or reprogrammed next: the host counts
+				 * them up to now (natively: src/tracefs_sim/machine/native/pmu.h) */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1
+
+/*
+ * The emulated PMU: Intel's architectural performance monitoring (version 2) with
+ * PMU_NR_COUNTERS general counters per cpu, whose registers are the hostif_pmu of its
+ * hostif_cpu rather than MSRs.  The one event counted is unhalted core cycles (event 0x3c,
+ * umask 0): the virtual TSC's cycles (trace/clock.py's TSC_KHZ) over the time the cpu ran guest
+ * code, added as each instruction slice ends (live: the slice's host time; seeded: its code
+ * bytes x the seeded clock's ns per byte).  A counter whose evtsel has EN, USR and OS and whose
+ * global_ctrl bit is set counts; when it wraps past 2^PMU_CNTVAL_BITS its global_status bit is
+ * set and, with INT, the host ends the slice there and delivers an NMI (vector 2, whatever
+ * EFLAGS.IF) unless lvtpc_masked, which the delivery sets.
+ */
+#define PMU_NR_COUNTERS		4
+#define PMU_CNTVAL_BITS		48
+#define PMU_EVTSEL_USR		(1ULL << 16)
+#define PMU_EVTSEL_OS		(1ULL << 17)
+#define PMU_EVTSEL_INT		(1ULL << 20)
+#define PMU_EVTSEL_EN		(1ULL << 22)
+#define PMU_EVENT_CYCLES	0x3c	/* UnHalted Core Cycles, umask 0 */
+#define PMU_NMI_STACK_SIZE	16384	/* the NMI's stack (nmi_stack): no NMI while the cpu is on it */
 
 struct boot_params {
 	u64 magic;
@@ -67,6 +89,15 @@ struct hostif_cpu {
 	u64 db_arg[4];		/* 48: doorbell arguments */
 	u64 user_state;		/* 80: the user task running here has FPU/SSE registers and an FS
 				 * base of its own: the machine's CPL switch keeps them */
+	struct hostif_pmu {	/* 88: this cpu's performance counters (below) */
+		u64 global_ctrl;	/* bit i: counter i counts (IA32_PERF_GLOBAL_CTRL) */
+		u64 global_status;	/* bit i: counter i overflowed; the host sets, the guest clears */
+		u64 lvtpc_masked;	/* the host sets it as it delivers the PMI; the guest clears it
+					 * to take the next (the local APIC's LVTPC mask bit) */
+		u64 evtsel[PMU_NR_COUNTERS];	/* IA32_PERFEVTSELx: event, umask, USR, OS, INT, EN */
+		u64 ctr[PMU_NR_COUNTERS];	/* IA32_PMCx: PMU_CNTVAL_BITS wide, counting up */
+		u64 nmi_stack;		/* the NMI's stack top (its IST entry): the guest sets it */
+	} pmu;
 };
 
 /*
@@ -106,6 +137,8 @@ _Static_assert(offsetof(struct hostif_cpu, now_ns) == 32, "hostif layout");
 
 _Static_assert(offsetof(struct hostif_cpu, db_arg) == 48, "hostif layout");
 _Static_assert(offsetof(struct hostif_cpu, user_state) == 80, "hostif layout");
+_Static_assert(offsetof(struct hostif_cpu, pmu) == 88, "hostif layout");
+_Static_assert(sizeof(struct hostif_pmu) == 96, "hostif layout");
 _Static_assert(sizeof(struct host_request) == 1024, "hostif layout");
 _Static_assert(offsetof(struct boot_params, perf_pool_base) == 56, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");

@@ -59,6 +59,11 @@ struct hw_perf_event {
 	s64 period_left;
 	struct task_struct *target;	/* the task of a per-task event */
 	struct hrtimer hrtimer;		/* a sampling cpu-clock/task-clock's period */
+	/* the cpu PMU's (kernel/events/x86_pmu.c) */
+	int idx;			/* the counter it has while added, -1: none */
+	u64 config;			/* its evtsel, without EN */
+	u64 freq_time_stamp;		/* a frequency's last period adjustment: the time... */
+	u64 freq_count_stamp;		/* ... and the count then */
 };
 
 /* kernel/events/ring_buffer.c */
@@ -179,6 +184,20 @@ static __always_inline bool is_sampling_event(struct perf_event *event)
 static __always_inline u64 perf_clock(void) { return trace_clock_local(this_cpu()); }
 
 /* firing: kernel/events/core.c */
+void perf_pmu_register(struct pmu *pmu);
+void perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs);
+bool perf_lock_nmi(unsigned long *flags);
+unsigned long perf_lock_irqsave_ext(void);
+extern int perf_pmu_deferred[NR_CPUS];
+void perf_pmu_deferred_irq(void);
+void perf_unlock_nmi(unsigned long flags);
+void perf_adjust_period(struct perf_event *event, u64 nsec, u64 count);
+/* kernel/events/x86_pmu.c */
+void exc_nmi(struct pt_regs *regs);
+extern struct static_key pmu_mode_split;
+void pmu_enter_from_user(struct pt_regs *regs);
+void pmu_exit_to_user(void);
+void __init init_hw_perf_events(void);
 void ___perf_sw_event(u32 event_id, u64 nr, struct pt_regs *regs, u64 addr);
 void perf_swevent_event(struct perf_event *event, u64 nr, struct pt_regs *regs, struct perf_raw_record *raw);
 int perf_swevent_get_recursion_context(void);

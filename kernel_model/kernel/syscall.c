@@ -3,6 +3,7 @@
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 #include "../include/signal.h"
+#include "../include/perf_event.h"
 
 typedef long (*sys_call_ptr_t)(const struct pt_regs *);
 #define __SYSCALL(nr, sym) extern long __x64_##sym(const struct pt_regs *);
@@ -53,11 +54,13 @@ notrace void syscall_exit_to_user_mode(struct pt_regs *regs)
 		}
 		break;
 	}
+	pmu_exit_to_user();	/* (the PMU's user/kernel split) */
 }
 
 /* noinstr in 6.1, as the whole entry path (irqentry_*, exc_*): not traceable */
 notrace void do_syscall_64(struct pt_regs *regs, int nr)
 {
+	pmu_enter_from_user(regs);
 	this_cpu()->stat_syscalls++;
 	local_irq_enable();
 	trace_sys_enter(regs, regs->orig_ax);

@@ -79,6 +79,39 @@ static int mode_tp(long id, long n)
 	return 0;
 }
 
+/*
+ * cycles (the cpu PMU): a counting event, one sampling every `period` cycles (no ring buffer:
+ * its overflows count in the kernel, the samples go nowhere), and cycles:u and cycles:k, over n
+ * getuid calls and a user-mode loop of `spin` rounds
+ */
+static int mode_cycles(long n, long period, long spin)
+{
+	struct perf_event_attr attr;
+	int count, sample, user, kernel;
+	volatile long sink = 0;
+	long i;
+
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	count = must_open(&attr, 0, -1, -1);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	attr.sample_period = period;
+	sample = must_open(&attr, 0, -1, -1);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	attr.exclude_kernel = 1;
+	user = must_open(&attr, 0, -1, -1);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	attr.exclude_user = 1;
+	kernel = must_open(&attr, 0, -1, -1);
+	getuids(n);
+	for (i = 0; i < spin; i++)
+		sink += i;
+	print_one("cycles", count);
+	print_one("sampling", sample);
+	print_one("user", user);
+	print_one("kernel", kernel);
+	return 0;
+}
+
 static int mode_cs(long n)
 {
 	struct perf_event_attr attr;
@@ -275,8 +308,23 @@ static int mode_errors(long id)
 	printf("size written back: %u\n", big.attr.size);
 	attr_init(&attr, 99, 0);
 	try("type 99", &attr, 0, -1, -1, 0);
-	attr_init(&attr, PERF_TYPE_HARDWARE, 0);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	try("hardware cycles", &attr, 0, -1, -1, 0);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	try("hardware instructions", &attr, 0, -1, -1, 0);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_MAX);
+	try("hardware config 10", &attr, 0, -1, -1, 0);
+	attr_init(&attr, PERF_TYPE_HW_CACHE, 0);
+	try("hw cache L1D read access", &attr, 0, -1, -1, 0);
+	attr_init(&attr, PERF_TYPE_RAW, 0x3c);
+	try("raw 0x3c", &attr, 0, -1, -1, 0);
+	attr_init(&attr, PERF_TYPE_RAW, 0xc0);
+	try("raw 0xc0", &attr, 0, -1, -1, 0);
+	attr_init(&attr, PERF_TYPE_RAW, 0x3c | (1UL << 24));
+	try("raw 0x3c cmask 1", &attr, 0, -1, -1, 0);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	attr.precise_ip = 1;
+	try("cycles precise_ip 1", &attr, 0, -1, -1, 0);
 	attr_init(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_MAX);
 	try("software config 12", &attr, 0, -1, -1, 0);
 	attr_init(&attr, PERF_TYPE_TRACEPOINT, 0xfffff);
@@ -387,6 +435,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 4 && !strcmp(argv[1], "tp"))
 		return mode_tp(atol(argv[2]), atol(argv[3]));
+	if (argc >= 5 && !strcmp(argv[1], "cycles"))
+		return mode_cycles(atol(argv[2]), atol(argv[3]), atol(argv[4]));
 	if (argc >= 3 && !strcmp(argv[1], "cs"))
 		return mode_cs(atol(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "group"))

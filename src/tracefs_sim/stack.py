@@ -23,7 +23,8 @@ class TracingStack:
     ftrace_sites: FtraceSites | None  # None: a kernel (or a machine) without function tracing
     kprobe_engine: KprobeEngine | None  # None: without kprobes
     kprobe_views: KprobeDebugViews | None  # /sys/kernel/debug/kprobes, with the engine
-    pmus: dict[str, tuple[int, dict[str, str]]]  # /sys/bus/event_source/devices: name -> (type, formats)
+    # /sys/bus/event_source/devices: name -> (type, formats, events)
+    pmus: dict[str, tuple[int, dict[str, str], dict[str, str]]]
 
 
 def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> TracingStack:
@@ -68,16 +69,23 @@ def _kernel_requests(sites: FtraceSites, core: TraceCore) -> KprobeService:
 
 
 # include/uapi/linux/perf_event.h's fixed types
-PERF_TYPE_SOFTWARE, PERF_TYPE_TRACEPOINT = 1, 2
+PERF_TYPE_SOFTWARE, PERF_TYPE_TRACEPOINT, PERF_TYPE_RAW = 1, 2, 4
+# the cpu PMU (kernel/events/x86_pmu.c) as 6.1 shows Intel's architectural perfmon: its raw
+# config's fields (intel_arch_formats_attr) and the generic events the machine counts (6.1 lists
+# those its event map has: here cpu-cycles alone)
+CPU_PMU_FORMATS = {"event": "config:0-7", "umask": "config:8-15", "edge": "config:18", "pc": "config:19",
+                   "inv": "config:23", "cmask": "config:24-31"}
+CPU_PMU_EVENTS = {"cpu-cycles": "event=0x3c"}
 
 
-def _pmus(machine: TracedMachine, kprobes: bool) -> dict[str, tuple[int, dict[str, str]]]:
-    """The PMUs the kernel registers (kernel/events/core.c): software and tracepoint, and the
-    kprobe PMU (its type the kernel's, its config bit 0 `retprobe`) where its requests have the
-    engine to answer them."""
-    pmus: dict[str, tuple[int, dict[str, str]]] = {"software": (PERF_TYPE_SOFTWARE, {}),
-                                                   "tracepoint": (PERF_TYPE_TRACEPOINT, {})}
+def _pmus(machine: TracedMachine, kprobes: bool) -> dict[str, tuple[int, dict[str, str], dict[str, str]]]:
+    """The PMUs the kernel registers (kernel/events/core.c): software and tracepoint, the cpu
+    PMU (type PERF_TYPE_RAW, as 6.1's x86 one), and the kprobe PMU (its type the kernel's, its
+    config bit 0 `retprobe`) where its requests have the engine to answer them."""
+    pmus: dict[str, tuple[int, dict[str, str], dict[str, str]]] = {
+        "software": (PERF_TYPE_SOFTWARE, {}, {}), "tracepoint": (PERF_TYPE_TRACEPOINT, {}, {}),
+        "cpu": (PERF_TYPE_RAW, CPU_PMU_FORMATS, CPU_PMU_EVENTS)}
     abi = getattr(machine.image, "abi", {})
     if kprobes and isinstance(machine, KprobeRequestMachine) and "PERF_TYPE_KPROBE" in abi:
-        pmus["kprobe"] = (abi["PERF_TYPE_KPROBE"], {"retprobe": "config:0"})
+        pmus["kprobe"] = (abi["PERF_TYPE_KPROBE"], {"retprobe": "config:0"}, {})
     return pmus

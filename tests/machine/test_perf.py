@@ -3,11 +3,12 @@ the guest program perfev (kernel_model/user/perfev.c) as perf stat drives a kern
 tracepoints and software events, groups, inheritance, enable_on_exec, per-cpu events, the ioctls,
 and the errnos of Linux 6.1 for bad calls."""
 import re
+import struct
 import time
 
 from guest_events import number_events as event_ids
 
-EINVAL, ENOENT, E2BIG, EBADF, ESRCH, ENOSPC, ENOTTY = 22, 2, 7, 9, 3, 28, 25
+EINVAL, ENOENT, E2BIG, EBADF, ESRCH, ENOSPC, ENOTTY, EOPNOTSUPP = 22, 2, 7, 9, 3, 28, 25, 95
 
 
 def perfev(machine, run_program, *args):
@@ -126,7 +127,13 @@ def test_errnos_of_bad_calls(make_machine, run_program):
     assert got["valid"] >= 0 and got["size 0 (VER0)"] >= 0 and got["size 144, zero tail"] >= 0
     assert got["size 32"] == got["size 144, tail set"] == -E2BIG
     assert re.findall(r"^size written back: (\d+)$", out, re.M) == ["128", "128"]
-    assert got["type 99"] == got["hardware cycles"] == got["software config 12"] == -ENOENT
+    assert got["type 99"] == got["software config 12"] == -ENOENT
+    # the cpu PMU (kernel/events/x86_pmu.c): cycles, by its generic and its raw config; the events
+    # the machine does not count are absent, as a PMU without them says
+    assert got["hardware cycles"] >= 0 and got["raw 0x3c"] >= 0
+    assert got["hardware instructions"] == got["hw cache L1D read access"] == got["raw 0xc0"] == -ENOENT
+    assert got["hardware config 10"] == got["raw 0x3c cmask 1"] == -EINVAL
+    assert got["cycles precise_ip 1"] == -EOPNOTSUPP  # no PEBS: perf lowers precise_ip and retries
     for what in ["bad flags", "tracepoint id 0xfffff", "sample_type bit 25", "read_format bit 5",
                  "reserved bit", "inherit_thread without inherit", "remove_on_exec and enable_on_exec",
                  "freq above the max rate", "period bit 63", "inherit with SAMPLE_READ",
@@ -170,3 +177,64 @@ def test_set_filter(make_machine, run_program):
     assert got["fd not open"] == -EBADF and got["bad pointer"] == -14
     assert fields(out, "raw")["count"] == 10      # the 5 getuid and 5 getpid calls, no other
     assert fields(out, "switch")["count"] == 5    # perfev switching out to sleep
+
+
+def _cycles(m, run_program, loops, period, spin=0, modes=False):
+    out = perfev(m, run_program, "cycles", loops, period, spin)
+    got = fields(out, "cycles"), fields(out, "sampling")
+    return (*got, fields(out, "user"), fields(out, "kernel")) if modes else got
+
+
+def test_cycles_count_the_time_a_task_ran(make_machine, run_program):
+    """The cpu PMU's cycles (hostif.h's struct hostif_pmu): the virtual TSC's cycles (2 GHz) of the
+    slices the task's cpu ran while the task was on it.  Seeded, the clock is code executed, so
+    the same program counts the same each run; ten times the work counts about ten times more."""
+    m = make_machine(cpus=1, seed=7)
+    small, small_sampling = _cycles(m, run_program, 200, 20_000)
+    again, _ = _cycles(m, run_program, 200, 20_000)
+    big, big_sampling = _cycles(m, run_program, 2000, 20_000)
+    assert small["read"] == 32 and small["enabled"] == small["running"] > 0
+    assert 0 < small["count"] == again["count"]
+    assert 5 * small["count"] < big["count"] < 20 * small["count"]
+    # 2 cycles a ns of the clock, at most: a task's cycles fit in its running time
+    assert small["count"] <= 2 * small["running"] + 2 * 1_000_000
+    # the sampling event counts the same cycles as the counting one (it was opened just after)
+    assert abs(big_sampling["count"] - big["count"]) <= big["count"] // 10
+
+
+def _nmi_count(m):
+    """PMIs the guest's NMI handler took on cpu 0 (x86_pmu.c's apic_perf_irqs)."""
+    return struct.unpack("<Q", m.read_memory(m.image.addr("apic_perf_irqs"), 8))[0]
+
+
+def test_cycles_sampling_takes_nmis_only_while_a_counter_interrupts(make_machine, run_program):
+    """A sampling cycles event's overflows come as NMIs (asm_exc_nmi -> exc_nmi ->
+    perf_event_nmi_handler -> intel_pmu_handle_irq); with no event open the PMU is off and no
+    NMI comes."""
+    m = make_machine(cpus=1, seed=7)
+    before = _nmi_count(m)
+    time.sleep(0.2)
+    assert _nmi_count(m) == before  # nothing counting: no NMI
+    _, sampling = _cycles(m, run_program, 2000, 20_000)
+    after = _nmi_count(m)
+    time.sleep(0.2)
+    assert _nmi_count(m) == after  # its event closed: the PMU is off again
+    # one NMI per period the sampling event counted: the machine ends the slice at the overflow
+    assert sampling["count"] > 50 * 20_000
+    periods = sampling["count"] // 20_000
+    assert abs((after - before) - periods) <= 2 + periods // 20
+
+
+def test_cycles_of_user_mode_and_of_the_kernel(make_machine, run_program):
+    """cycles:u and cycles:k (exclude_kernel, exclude_user): the kernel tells the machine as it
+    enters from user mode and returns there, so the two split the task's cycles between them;
+    a user-mode loop goes to cycles:u, getuid calls mostly to cycles:k."""
+    m = make_machine(cpus=1, seed=7)
+    calls, _, calls_u, calls_k = _cycles(m, run_program, 2000, 10**9, 0, modes=True)
+    spin, _, spin_u, spin_k = _cycles(m, run_program, 0, 10**9, 300_000, modes=True)
+    for total, u, k in ((calls, calls_u, calls_k), (spin, spin_u, spin_k)):
+        assert u["count"] > 0 and k["count"] > 0
+        # (the total was opened first: it has the cycles of opening the other three besides)
+        assert abs(u["count"] + k["count"] - total["count"]) <= total["count"] // 10, (total, u, k)
+    assert calls_k["count"] > calls_u["count"]
+    assert spin_u["count"] > 5 * spin_k["count"]

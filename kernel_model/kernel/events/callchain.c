@@ -5,6 +5,7 @@
  * stack; PERF_CONTEXT_USER and the user frames of a task that has a user mode here.
  */
 #include "../../include/perf_event.h"
+#include "../../include/maccess.h"
 
 #define PERF_CALLCHAIN_MAX (PERF_MAX_STACK_DEPTH + 3)	/* nr, two contexts, the frames */
 
@@ -65,7 +66,8 @@ noinline int perf_callchain_user(u64 *ips, int nr, int max, struct pt_regs *regs
 	while (nr < max) {
 		u64 frame[2];
 
-		if (!bp || (bp & 7) || copy_from_user(frame, (void *)bp, sizeof(frame)))
+		/* __copy_from_user_nmi(): no fault taken (a sample may come in an NMI) */
+		if (!bp || (bp & 7) || copy_from_user_nofault(frame, (void *)bp, sizeof(frame)))
 			break;
 		if (!frame[1])
 			break;

@@ -37,11 +37,15 @@ static u64 perf_event_id;
 static const struct file_operations perf_fops;
 
 static int perf_lock_owner = -1;	/* the cpu holding perf_lock (a BPF program in an overflow) */
+/* the cpus taking or holding perf_lock: an NMI there must not spin on it (perf_lock_nmi) */
+static int perf_lock_busy[NR_CPUS];
 
 static __always_inline unsigned long perf_lock_irqsave(void)
 {
 	unsigned long flags = arch_local_irq_save();
 
+	WRITE_ONCE(perf_lock_busy[smp_processor_id()], 1);
+	barrier();
 	notrace_spin_lock(&perf_lock);
 	WRITE_ONCE(perf_lock_owner, smp_processor_id());
 	return flags;
@@ -51,7 +55,34 @@ static __always_inline void perf_unlock_irqrestore(unsigned long flags)
 {
 	WRITE_ONCE(perf_lock_owner, -1);
 	notrace_spin_unlock(&perf_lock);
+	barrier();
+	WRITE_ONCE(perf_lock_busy[smp_processor_id()], 0);
+	if (unlikely(READ_ONCE(perf_pmu_deferred[smp_processor_id()])))
+		perf_pmu_deferred_irq();	/* (irqs still off) */
 	arch_local_irq_restore(flags);
+}
+
+/*
+ * perf_lock from an NMI (the PMU's overflow), which comes whatever the interrupts' state: false
+ * if the interrupted code of this cpu is taking or holds it (the NMI then takes no sample: 6.1's
+ * perf core is lock-free there, this one's is not).
+ */
+notrace bool perf_lock_nmi(unsigned long *flags)
+{
+	if (READ_ONCE(perf_lock_busy[smp_processor_id()]))
+		return false;
+	*flags = perf_lock_irqsave();
+	return true;
+}
+
+notrace void perf_unlock_nmi(unsigned long flags)
+{
+	perf_unlock_irqrestore(flags);
+}
+
+notrace unsigned long perf_lock_irqsave_ext(void)
+{
+	return perf_lock_irqsave();
 }
 
 /* perf_lock, unless this cpu holds it already: a program run by an event's overflow (which
@@ -109,7 +140,10 @@ static void event_sched_in(struct perf_event *event, int cpu, u64 now)
 	perf_event_update_time(event, now);
 	event->state = PERF_EVENT_STATE_ACTIVE;
 	event->oncpu = cpu;
-	event->pmu->add(event, PERF_EF_START);
+	if (event->pmu->add(event, PERF_EF_START)) {	/* no counter left: it waits, not running */
+		event->state = PERF_EVENT_STATE_INACTIVE;
+		event->oncpu = -1;
+	}
 }
 
 static void event_sched_out(struct perf_event *event, u64 now)
@@ -530,13 +564,40 @@ out:
 
 /* __perf_event_overflow(): REFRESH's limit, then the sample, unless the event's BPF program
  * (a sampling event's PERF_EVENT_IOC_SET_BPF: bpf_overflow_handler) says 0 */
-static void perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
+void perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
 {
 	if (event->event_limit && --event->event_limit == 0)
 		__perf_event_disable(event, perf_clock());
 	if (event->prog && !perf_event_is_tracing(event) && !bpf_overflow_handler(event, data, regs))
 		return;
 	perf_event_output(event, data, regs);
+}
+
+/*
+ * perf_adjust_period(): a frequency event's next period, the one that gives sample_freq samples
+ * a second at the rate it counted (count in nsec), through 6.1's low-pass filter (an eighth of
+ * the way there each time); a period left over 8 periods restarts.
+ */
+void perf_adjust_period(struct perf_event *event, u64 nsec, u64 count)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 freq = event->attr.sample_freq;
+	s64 period, delta, sample_period;
+
+	if (!nsec || !freq)
+		return;
+	if (count < ~0ULL / 1000000000ULL)	/* perf_calculate_period() */
+		period = count * 1000000000ULL / nsec / freq;
+	else
+		period = count / nsec * 1000000000ULL / freq;
+	delta = period - (s64)hwc->sample_period;
+	delta = (delta + 7) / 8;
+	sample_period = hwc->sample_period + delta;
+	if (sample_period <= 0)
+		sample_period = 1;
+	hwc->sample_period = sample_period;
+	if (hwc->period_left > 8 * sample_period)
+		hwc->period_left = 0;
 }
 
 /*
@@ -2073,6 +2134,7 @@ void __init perf_event_init(void)
 	perf_pmu_register(&perf_task_clock);
 	perf_pmu_register(&perf_tracepoint);
 	perf_pmu_register(&perf_kprobe);
+	init_hw_perf_events();
 }
 
 /* ---- perf_event_open(2) ---- */

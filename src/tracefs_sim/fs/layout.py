@@ -349,19 +349,22 @@ _MODE_SYSFS_DIR = 0o755
 _MODE_SYSFS_READ = 0o444
 
 
-def add_pmu_views(tree: Tree, pmus: dict[str, tuple[int, dict[str, str]]]) -> None:
+def add_pmu_views(tree: Tree, pmus: dict[str, tuple[int, dict[str, str], dict[str, str]]]) -> None:
     """`event-source/`: the emulated kernel's PMUs as sysfs shows them in
-    /sys/bus/event_source/devices (each `NAME/type`, and `NAME/format/FIELD` for the PMUs whose
-    attr fields have names: kprobe's `retprobe`), which the session binds there.  pmus: name ->
-    (its perf_event_attr.type, {format field: what it says, as "config:0"})."""
+    /sys/bus/event_source/devices (each `NAME/type`, `NAME/format/FIELD` for the PMUs whose
+    attr fields have names: kprobe's `retprobe`, cpu's `event`..., and `NAME/events/EVENT` for
+    those with named events: cpu's `cpu-cycles`), which the session binds there.  pmus: name ->
+    (its perf_event_attr.type, {format field: what it says, as "config:0"}, {event: its terms,
+    as "event=0x3c"})."""
     devices = tree.mkdir(_views_dir(tree), EVENT_SOURCE_VIEW, _MODE_SYSFS_DIR)
-    for name, (pmu_type, formats) in pmus.items():
+    for name, (pmu_type, formats, events) in pmus.items():
         pmu = tree.mkdir(devices, name, _MODE_SYSFS_DIR)
         tree.add_file(pmu, "type", _MODE_SYSFS_READ, read=_text(f"{pmu_type}\n"))
-        if formats:
-            fmt = tree.mkdir(pmu, "format", _MODE_SYSFS_DIR)
-            for field, spec in formats.items():
-                tree.add_file(fmt, field, _MODE_SYSFS_READ, read=_text(f"{spec}\n"))
+        for subdir, entries in (("format", formats), ("events", events)):
+            if entries:
+                directory = tree.mkdir(pmu, subdir, _MODE_SYSFS_DIR)
+                for field, spec in entries.items():
+                    tree.add_file(directory, field, _MODE_SYSFS_READ, read=_text(f"{spec}\n"))
 
 
 def add_btf_view(tree: Tree, btf: bytes) -> None:

@@ -109,7 +109,12 @@ class CpuEvents(ctypes.Structure):  # struct cpu_events in native/cpu_events.h
                 ("emu_stop", ctypes.c_void_p), ("passed_at", ctypes.c_uint64), ("quiet_ns", ctypes.c_uint64),
                 ("notify_port", ctypes.c_uint32), ("notify_fd", ctypes.c_int32),
                 ("hostfs_port", ctypes.c_uint32), ("pad", ctypes.c_uint32), ("hostfs", ctypes.c_void_p),
-                ("wake_port", ctypes.c_uint32), ("wake_fd", ctypes.c_int32)]
+                ("wake_port", ctypes.c_uint32), ("wake_fd", ctypes.c_int32),
+                ("pmu", ctypes.c_void_p), ("pmu_tsc_khz", ctypes.c_uint64), ("pmu_ns_per_byte", ctypes.c_uint64),
+                ("pmu_executed", ctypes.c_void_p), ("pmu_slice_left", ctypes.c_void_p),
+                ("pmu_timer", ctypes.c_void_p), ("pmu_shorten", ctypes.c_void_p),
+                ("pmu_mark", ctypes.c_uint64),
+                ("pmu_port", ctypes.c_uint32), ("pmu_nmi", ctypes.c_int32)]
 
 
 def _uclib_address(name: str) -> int:
@@ -247,6 +252,10 @@ class Cpu:
         self._enter_handler(v, handler, top_of_stack, None)
         return True
 
+    def inject_nmi(self, handler: int, top_of_stack: int, ist: int) -> None:
+        """Deliver the NMI whatever EFLAGS.IF, on its own stack (ist: an IST entry's top)."""
+        self._enter_handler(self.read_regs(), handler, top_of_stack, None, ist)
+
     def raise_exception(self, handler: int, top_of_stack: int, error_code: int | None) -> None:
         """Deliver a CPU exception the last run stopped at (the faulting
         instruction not executed): the frame, plus the error code for the
@@ -265,7 +274,8 @@ class Cpu:
             self.uc.reg_write(UC_X86_REG_CR2, self.fault_address)
             self.fault_address = None
 
-    def _enter_handler(self, v: Regs, handler: int, top_of_stack: int, error_code: int | None) -> None:
+    def _enter_handler(self, v: Regs, handler: int, top_of_stack: int, error_code: int | None,
+                       ist: int = 0) -> None:
         rflags = v[EFLAGS]
         cs, rsp, rip = v[CS], v[RSP], v[RIP]
         if cs & 3:
@@ -275,6 +285,8 @@ class Cpu:
         else:
             ss = KERNEL_DS
             new_rsp = rsp & ~0xF
+        if ist:
+            new_rsp = ist
         words = [rip, cs, rflags, rsp, ss]
         if error_code is not None:
             words.insert(0, error_code)
@@ -352,12 +364,13 @@ class Cpu:
         self.uc.hook_add(UC_HOOK_INSN_INVALID, on_invalid_insn)
         self._slicer = Slicer(self.uc)  # last: its interrupt hook must follow the int3 table's
 
-    def run_slice(self, budget_bytes: int, until: int = 0, timer: SliceTimer | None = None) -> int | None:
-        """Run from the current PC for one slice (see slicer.py): timer.budget_ns
-        of this thread's CPU time when a timer is given and no hook prevents it
+    def run_slice(self, budget_bytes: int, until: int = 0, timer: SliceTimer | None = None,
+                  budget_ns: int | None = None) -> int | None:
+        """Run from the current PC for one slice (see slicer.py): timer.budget_ns (or
+        budget_ns) of this thread's CPU time when a timer is given and no hook prevents it
         (returns None), else budget_bytes of guest code (returns the bytes
         executed).  Needs add_hooks() first."""
-        done = self._hooked().run(self.pc(), budget_bytes, until, timer)
+        done = self._hooked().run(self.pc(), budget_bytes, until, timer, budget_ns)
         if self._sc.error:  # the syscall hook failed and stopped the run
             raise UcError(self._sc.error)
         return done
@@ -384,6 +397,14 @@ class Cpu:
             self.events.passed_at = time.monotonic_ns()  # CLOCK_MONOTONIC, as cpu_events.h
             if self._on_out is not None:
                 self._on_out(self.uc, self.events.deferred_port, 1, 0, self)
+
+    def slice_executed_address(self) -> int:
+        """Where the bytes of code executed in the current slice are counted (slice_executed)."""
+        return self._hooked().executed_address
+
+    def slice_left_address(self) -> int:
+        """Where the bytes a slice ended by code may still start are kept."""
+        return self._hooked().left_address
 
     def slice_executed(self) -> int:
         """Bytes of code this CPU has executed in its current slice, when the

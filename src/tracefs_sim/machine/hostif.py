@@ -20,6 +20,7 @@ BOOT_MAGIC = 0x74736D6B72656E6C
 # struct hostif_cpu (head of each per-CPU area)
 CPU_SELF, CPU_ID, CPU_TOP_OF_STACK, CPU_USER_RSP, CPU_NOW_NS, CPU_NEXT_EVENT, CPU_DB_ARG, CPU_USER_STATE = (
     0, 8, 16, 24, 32, 40, 48, 80)
+CPU_PMU = 88  # struct hostif_pmu (pmu.py)
 HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1000
 HOST_REQ_SPAWN, HOST_REQ_STDIN = 0, 1  # enum host_request_kind
 HOST_SPAWN_STDIN = 1  # a spawn's flags: its stdin is the host's

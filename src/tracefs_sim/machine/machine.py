@@ -33,7 +33,7 @@ from .kallsyms import kallsyms_text
 from .kprobe_requests import KprobeRequests
 from .paging import PAGE_4K, PhysMem, build_boot_page_tables, kernel_virt_to_phys
 from .process import Process, StdinPump, TaskInfo
-from .runloop import VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER, Runner
+from .runloop import VEC_CALL_FUNC, VEC_NMI, VEC_RESCHED, VEC_TIMER, Runner
 from .perf_pool import PerfPool
 from .session_ring import (LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, RETIRED_UPTO_OFFSET, SessionDoorbell,
                            SessionRingAccess, caught_up, ring_location)
@@ -177,7 +177,8 @@ class Machine:
         self._cpus[0].set_start(img.addr("startup_64"), idle + THREAD_SIZE)
         vectors = {VEC_TIMER: img.addr("asm_sysvec_apic_timer_interrupt"),
                    VEC_RESCHED: img.addr("asm_sysvec_reschedule_ipi"),
-                   VEC_CALL_FUNC: img.addr("asm_sysvec_call_function")}
+                   VEC_CALL_FUNC: img.addr("asm_sysvec_call_function"),
+                   VEC_NMI: img.addr("asm_exc_nmi")}
         exceptions = {vec: img.addr(entry) for vec, (entry, _) in USER_EXCEPTIONS.items()}
         runner = self._runner = Runner(self._cpus, self._hostif, vectors, img.addr("irq_entries_start"),
                                        exceptions, img.halt_resume_sites, self._fault,

@@ -47,8 +47,9 @@ from unicorn.x86_const import UC_X86_REG_RIP
 
 from . import native_lib
 from .clock import LiveClock, SeededClock
-from .cpu import _REGS, Cpu, _uclib_address, kernel_mode_enter_address
-from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_TOP_OF_STACK, HostInterface
+from .cpu import _REGS, RSP, Cpu, _uclib_address, kernel_mode_enter_address
+from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_PMU, CPU_TOP_OF_STACK, HostInterface
+from .pmu import Pmu
 from .image import KERNEL_MAP, PAGE_OFFSET
 from .slicer import SliceTimer
 
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-VEC_TIMER, VEC_RESCHED, VEC_CALL_FUNC = 1, 2, 4
+VEC_TIMER, VEC_RESCHED, VEC_CALL_FUNC, VEC_NMI = 1, 2, 4, 8  # VEC_NMI: the PMU's (pmu.py)
 FIRST_EXTERNAL_VECTOR = 0x20  # external vector v enters at irq_entries + 8 * (v - 0x20)
 NEVER = 2**64 - 1
 # emu_start re-entry costs ~6 us: slices long enough that it does not count
@@ -114,7 +115,7 @@ class NativeLoop(ctypes.Structure):  # struct loop in native/runloop.c
                 ("cpus", ctypes.c_void_p),
                 ("exit_request", ctypes.c_int32), ("cursor", ctypes.c_int32),
                 ("cpu", ctypes.c_int32), ("error", ctypes.c_int32),
-                ("nvme", ctypes.c_void_p)]
+                ("nvme", ctypes.c_void_p), ("nmi_handler", ctypes.c_uint64)]
 
 
 @functools.cache
@@ -132,7 +133,7 @@ class Runner:
         self.cpus = cpus
         self.disk = disk  # the NVMe-like disk (nvme.py), or None
         self.hostif = hostif
-        self.vectors = vectors  # VEC_* -> handler address
+        self.vectors = vectors  # VEC_* -> handler address (VEC_NMI: vector 2's)
         self.irq_entries = irq_entries  # the stub of external vector 0x20
         self.exceptions = exceptions  # CPU exception vector -> handler address
         self.halt_sites = halt_sites
@@ -153,6 +154,8 @@ class Runner:
         self._paused = threading.Event()
         self._timer: SliceTimer | None = None  # live: ends the slices (run-loop thread)
         self._native: NativeLoop | None = None  # live: the native loop (run-loop thread)
+        self.pmus = [Pmu(cpu, hostif.mem.address + hostif.percpu_pa(i) + CPU_PMU, seeded)
+                     for i, cpu in enumerate(cpus)]
 
     # ---- control from other threads ----
     def start(self) -> None:
@@ -274,6 +277,13 @@ class Runner:
         # would return to the hlt and sleep through the wakeup; let it halt first.
         if cpu.pc() + 1 in self.halt_sites:
             return
+        # not maskable: whatever EFLAGS.IF, but not inside the NMI handler (until its iret)
+        if st.pending & VEC_NMI and not self.pmus[i].in_nmi(cpu.read_regs()[RSP]):
+            cpu.inject_nmi(self.vectors[VEC_NMI], self.hostif.top_of_stack(i), self.pmus[i].nmi_stack())
+            st.pending &= ~VEC_NMI
+            st.halted = False
+            cpu.entering_idle = False
+            return
         for vec in (VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER):
             if st.pending & vec:
                 if cpu.inject_interrupt(self.vectors[vec], self.hostif.top_of_stack(i)):
@@ -320,11 +330,18 @@ class Runner:
                 if self._stopping:
                     return ran
                 self._running = cpu
+            pmu = self.pmus[i]
+            # the slice ends near the overflow of an interrupting counter
+            budget_ns = pmu.budget(SLICE_BYTES * SeededClock.NS_PER_BYTE if self.seeded else LIVE_SLICE_NS)
+            pmu.slice_begin()
             try:
-                executed = cpu.run_slice(SLICE_BYTES, timer=self._timer)
+                executed = cpu.run_slice(max(1, budget_ns // SeededClock.NS_PER_BYTE), timer=self._timer,
+                                         budget_ns=budget_ns)
             finally:
                 with self._lock:
                     self._running = None
+            if pmu.slice_end(cpu):
+                st.pending |= VEC_NMI
             ran = max(ran, executed or 0, 1)
             self._after_slice(i)
             if not self.seeded:
@@ -375,6 +392,7 @@ class Runner:
             reg_read_batch=_uclib_address("uc_reg_read_batch"),
             reg_write_batch=_uclib_address("uc_reg_write_batch"),
             kernel_mode_enter=kernel_mode_enter_address(), rip_id=UC_X86_REG_RIP,
+            nmi_handler=self.vectors[VEC_NMI],
             nr_cpus=len(self.cpus), cpus=ctypes.addressof(self._states),
             nvme=self.disk.address if self.disk is not None else None)
 

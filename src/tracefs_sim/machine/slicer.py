@@ -183,10 +183,11 @@ class SliceTimer:
         if not self._t:
             raise RuntimeError("slice timer thread not started")
 
-    def run(self, uc: Uc, pc: int, until: int) -> None:
-        """emu_start(pc, until) on uc, stopped once this thread has had budget_ns of CPU time."""
+    def run(self, uc: Uc, pc: int, until: int, budget_ns: int | None = None) -> None:
+        """emu_start(pc, until) on uc, stopped once this thread has had budget_ns (default:
+        the timer's) of CPU time."""
         lib, t = self._lib, self._t
-        lib.slice_timer_begin(t, uc._uch, self.budget_ns)
+        lib.slice_timer_begin(t, uc._uch, self.budget_ns if budget_ns is None else budget_ns)
         try:
             uc.emu_start(pc, until)
         finally:
@@ -225,7 +226,8 @@ class Slicer:
         if flags is not None:
             self._add_native_hook(UC_HOOK_INTR, "slice_intr_hook", flags.skip_sync_pc_on_exit)
 
-    def run(self, pc: int, budget_bytes: int, until: int = 0, timer: SliceTimer | None = None) -> int | None:
+    def run(self, pc: int, budget_bytes: int, until: int = 0, timer: SliceTimer | None = None,
+            budget_ns: int | None = None) -> int | None:
         """Run from pc until `until`, a hook's stop, or the end of the slice: after
         timer.budget_ns if a timer is given and no hook needs the exit checks
         (returns None), else after budget_bytes of code have been started (returns
@@ -234,7 +236,7 @@ class Slicer:
         by_time = timer is not None and not checks
         self._configure(block_hook=not by_time, checks=checks)
         if timer is not None and by_time:
-            timer.run(self._uc, pc, until)
+            timer.run(self._uc, pc, until, budget_ns)
             return None
         s = self._slice
         s.left = budget_bytes
@@ -249,6 +251,16 @@ class Slicer:
             return False
         self._configure(block_hook=False, checks=False)
         return True
+
+    @property
+    def left_address(self) -> int:
+        """The address of the bytes the slice may still start (native/pmu.h shortens it)."""
+        return ctypes.addressof(self._slice) + _Slice.left.offset
+
+    @property
+    def executed_address(self) -> int:
+        """The address of the count behind `executed` (native/pmu.h reads it mid-slice)."""
+        return ctypes.addressof(self._slice) + _Slice.executed.offset
 
     @property
     def executed(self) -> int:

@@ -12,6 +12,7 @@ typedef void (*out_fn)(uc_engine *uc, uint32_t port, int size, uint32_t value, v
 typedef int (*uc_emu_stop_fn)(uc_engine *uc);
 
 struct hostfs;
+struct slice_timer;
 
 struct cpu_events {
 	int32_t entering_idle; /* the idle doorbell came: a stop right after `hlt` is a halt */
@@ -36,6 +37,19 @@ struct cpu_events {
 	/* A second such doorbell: a wakeup of a perf buffer a session's supervisor polls for. */
 	uint32_t wake_port;
 	int32_t wake_fd;
+	/* The PMU (pmu.h): this CPU's counters, counted up to pmu_mark as the slice ends and at
+	 * the guest's pmu_port doorbell; pmu_nmi: a count raised the NMI, for the run loop. */
+	uint8_t *pmu;                 /* its struct hostif_pmu in RAM (NULL: none) */
+	uint64_t pmu_tsc_khz;
+	uint64_t pmu_ns_per_byte;
+	const uint64_t *pmu_executed; /* seeded: the slice's bytes of code so far; NULL: live */
+	int64_t *pmu_slice_left;      /* the bytes a slice ended by code may still start */
+	/* the native loop's slice timer while it runs the CPU (slice.c), to end the slice sooner */
+	struct slice_timer *pmu_timer;
+	void (*pmu_shorten)(struct slice_timer *t, uint64_t budget_ns);
+	uint64_t pmu_mark;
+	uint32_t pmu_port;
+	int32_t pmu_nmi;
 };
 
 void hostfs_serve(struct hostfs *h, uint64_t pa);

@@ -17,7 +17,7 @@
  */
 #include <unistd.h>
 
-#include "cpu_events.h"
+#include "pmu.h"
 
 /* UC_HOOK_INSN (UC_X86_INS_OUT) callback */
 void port_out_hook(uc_engine *uc, uint32_t port, int size, uint32_t value, void *user_data)
@@ -34,6 +34,10 @@ void port_out_hook(uc_engine *uc, uint32_t port, int size, uint32_t value, void 
 				e->emu_stop(uc);
 			}
 		}
+		return;
+	}
+	if (port == e->pmu_port) {	/* the guest reads or reprograms its counters: count up to now */
+		pmu_port(e, value & 1);
 		return;
 	}
 	if (port == e->hostfs_port) {

@@ -18,6 +18,10 @@
  *   LOOP_ERROR    Unicorn failed on the CPU (error);
  *   LOOP_BAD_STACK an interrupt frame would go outside RAM: runloop.py
  *                 delivers it itself, and fails as it always did.
+ * The PMU (pmu.h): after each slice the cycles the CPU ran go to its enabled counters, a
+ * counter that wraps raises the NMI, which goes in before any other vector and whatever
+ * EFLAGS.IF; while a counter may interrupt, a slice's budget is at most the time left to its
+ * overflow.  A load or two per slice while no counter counts.
  * External interrupts wait in a CPU's irr (one bit per vector, as the local
  * APIC's request register); the devices are the HPET, whose comparator
  * fires when the clock reaches the deadline the guest wrote (hpet_fire), and
@@ -30,12 +34,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cpu_events.h"
+#include "pmu.h"
 
 struct slice_timer;
 struct nvme_dev;
 void slice_timer_begin(struct slice_timer *t, uc_engine *uc, uint64_t budget_ns);
 void slice_timer_end(struct slice_timer *t);
+void slice_timer_shorten(struct slice_timer *t, uint64_t budget_ns);
 
 typedef int (*uc_emu_start_fn)(uc_engine *uc, uint64_t begin, uint64_t until, uint64_t timeout,
 			       size_t count);
@@ -44,7 +49,7 @@ typedef int (*uc_batch_fn)(uc_engine *uc, const int *ids, void *const *vals, int
 typedef int (*kernel_mode_enter_fn)(uc_engine *uc, void *syscall_cpu, uint64_t cr3);
 
 enum { LOOP_REQUEST = 1, LOOP_PYTHON, LOOP_IDLE, LOOP_ERROR, LOOP_BAD_STACK };
-enum { VEC_TIMER = 1, VEC_RESCHED = 2, VEC_CALL_FUNC = 4 };
+enum { VEC_TIMER = 1, VEC_RESCHED = 2, VEC_CALL_FUNC = 4, VEC_NMI = 8 };
 /* most urgent first; loop.handlers is in this order */
 static const uint32_t vectors[3] = { VEC_CALL_FUNC, VEC_RESCHED, VEC_TIMER };
 
@@ -107,6 +112,7 @@ struct loop {
 	int32_t cpu;               /* out: the CPU the return is about */
 	int32_t error;             /* out: LOOP_ERROR's Unicorn error */
 	struct nvme_dev *nvme;     /* the disk (nvme.c), or NULL */
+	uint64_t nmi_handler;      /* asm_exc_nmi: vector 2's entry */
 };
 
 uint32_t nvme_poll(struct nvme_dev *d, uint8_t *ram, uint64_t ram_size, uint64_t now, uint32_t *cpu);
@@ -153,12 +159,13 @@ static int kernel_phys(const struct loop *l, uint64_t va, uint64_t size, uint64_
 	return *pa <= l->ram_size && size <= l->ram_size - *pa;
 }
 
-/* cpu.py's Cpu._enter_handler: push the hardware frame, enter handler. */
-static int enter_handler(struct loop *l, struct loop_cpu *c, uint64_t handler)
+/* cpu.py's Cpu._enter_handler: push the hardware frame, enter handler (on the stack ist if
+ * not 0: the NMI's, an IST entry, which the syscall entry's window on the user stack needs). */
+static int enter_handler(struct loop *l, struct loop_cpu *c, uint64_t handler, uint64_t ist)
 {
 	uint64_t *v = c->vals;
 	uint64_t user = v[REG_CS] & 3;
-	uint64_t new_rsp = user ? ram_u64(l, c->top_of_stack_pa) : v[REG_RSP] & ~(uint64_t)0xf;
+	uint64_t new_rsp = ist ? ist : user ? ram_u64(l, c->top_of_stack_pa) : v[REG_RSP] & ~(uint64_t)0xf;
 	uint64_t frame = new_rsp - 8 * FRAME_WORDS, pa;
 	uint64_t words[FRAME_WORDS] = { v[REG_RIP], v[REG_CS], v[REG_EFLAGS], v[REG_RSP],
 					user ? USER_SS : KERNEL_DS };
@@ -220,6 +227,28 @@ static void nvme_fire(struct loop *l, uint64_t now)
 		l->cpus[cpu].irr[vector / 64] |= (uint64_t)1 << (vector % 64);
 }
 
+/* runloop.py's slices: the PMU's part (pmu.h), before and after each (pmu.py) */
+uint64_t pmu_budget(struct cpu_events *e, uint64_t budget)
+{
+	return pmu_budget_(e, budget);
+}
+
+int pmu_needs_mode(struct cpu_events *e)
+{
+	return pmu_needs_mode_(e);
+}
+
+/* the slice's cycles counted (user: the CPU is in user mode); 1 if the NMI is raised */
+int pmu_slice_end(struct cpu_events *e, int user)
+{
+	int nmi;
+
+	pmu_sync_(e, user);
+	nmi = e->pmu_nmi;
+	e->pmu_nmi = 0;
+	return nmi;
+}
+
 /* runloop.py's Runner._deliver: the most urgent pending vector, if the CPU takes interrupts. */
 static int deliver(struct loop *l, struct loop_cpu *c)
 {
@@ -233,12 +262,22 @@ static int deliver(struct loop *l, struct loop_cpu *c)
 	/* sti's interrupt shadow: let it reach the hlt first (see runloop.py) */
 	if (is_halt_site(l, c->vals[REG_RIP] + 1))
 		return 0;
+	/* not maskable: whatever EFLAGS.IF, but not inside the NMI handler (until its iret) */
+	if ((c->pending & VEC_NMI) && !pmu_in_nmi(c->events, c->vals[REG_RSP])) {
+		r = enter_handler(l, c, l->nmi_handler, pmu_u64(c->events, PMU_NMI_STACK));
+		if (r)
+			return r;
+		c->pending &= ~VEC_NMI;
+		c->halted = 0;
+		c->events->entering_idle = 0;
+		return 0;
+	}
 	for (k = 0; k < 3; k++) {
 		if (!(c->pending & vectors[k]))
 			continue;
 		if (!(c->vals[REG_EFLAGS] & EFLAGS_IF))
 			return 0;
-		r = enter_handler(l, c, l->handlers[k]);
+		r = enter_handler(l, c, l->handlers[k], 0);
 		if (r)
 			return r;
 		c->pending &= ~vectors[k];
@@ -254,7 +293,7 @@ static int deliver(struct loop *l, struct loop_cpu *c)
 		if (!(c->vals[REG_EFLAGS] & EFLAGS_IF))
 			return 0;
 		vector = 64 * k + 63 - __builtin_clzll(c->irr[k]);
-		r = enter_handler(l, c, l->irq_entries + 8 * (vector - FIRST_EXTERNAL_VECTOR));
+		r = enter_handler(l, c, l->irq_entries + 8 * (vector - FIRST_EXTERNAL_VECTOR), 0);
 		if (r)
 			return r;
 		c->irr[k] &= ~((uint64_t)1 << (vector % 64));
@@ -265,6 +304,14 @@ static int deliver(struct loop *l, struct loop_cpu *c)
 	return 0;
 }
 
+/* (only while a counter counts one privilege level) */
+static int cpu_in_user_mode(struct loop *l, struct loop_cpu *c)
+{
+	uint64_t cs = 0;
+
+	return !l->reg_read(c->uc, c->ids[REG_CS], &cs) && (cs & 3);
+}
+
 static int run_slice(struct loop *l, struct loop_cpu *c)
 {
 	uint64_t pc;
@@ -272,8 +319,14 @@ static int run_slice(struct loop *l, struct loop_cpu *c)
 
 	if (!err) {
 		c->events->emu_stop = l->emu_stop;
-		slice_timer_begin(l->timer, c->uc, l->budget_ns);
+		slice_timer_begin(l->timer, c->uc, pmu_budget_(c->events, l->budget_ns));
+		c->events->pmu_timer = l->timer;
+		c->events->pmu_shorten = slice_timer_shorten;
+		pmu_slice_begin_(c->events);
 		err = l->emu_start(c->uc, pc, 0, 0, 0);
+		if (pmu_slice_end(c->events, pmu_needs_mode_(c->events) && cpu_in_user_mode(l, c)))
+			c->pending |= VEC_NMI;
+		c->events->pmu_timer = NULL;
 		slice_timer_end(l->timer);
 		c->events->emu_stop = NULL;
 	}

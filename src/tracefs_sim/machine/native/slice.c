@@ -193,6 +193,23 @@ void slice_timer_begin(struct slice_timer *t, uc_engine *uc, uint64_t budget_ns)
 	pthread_mutex_unlock(&t->lock);
 }
 
+/* From the running CPU's hooks (native/pmu.h): stop it after budget_ns more CPU time at most. */
+void slice_timer_shorten(struct slice_timer *t, uint64_t budget_ns)
+{
+	uint64_t cpu_now = clock_ns(CLOCK_THREAD_CPUTIME_ID), now;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->running && cpu_now + budget_ns < t->end_cpu) {
+		now = clock_ns(CLOCK_MONOTONIC);
+		t->end_cpu = cpu_now + budget_ns;
+		if (now + budget_ns < t->deadline) {
+			t->deadline = now + budget_ns;
+			pthread_cond_signal(&t->wake);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
 /* Call once emu_start has returned: no stop reaches uc after this. */
 void slice_timer_end(struct slice_timer *t)
 {

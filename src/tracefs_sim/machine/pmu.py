@@ -1,0 +1,79 @@
+"""The emulated PMU's device, per CPU (native/pmu.h; kernel_model/include/hostif.h's struct
+hostif_pmu): a few general counters of unhalted core cycles that the guest programs in its
+per-CPU area.  A counter counts the virtual TSC's cycles (trace/clock.py's TSC_KHZ) of the time
+its CPU ran guest code: live, host time; seeded, the slices' bytes of code x the seeded clock's
+ns per byte, so a seeded run counts (and overflows, and samples) the same every time.  The
+counts are made natively, as a slice ends and at the guest's PORT_PMU doorbell; this module sets
+them up and runs them around the slices runloop.py runs itself."""
+from __future__ import annotations
+
+import ctypes
+import functools
+import time
+from typing import TYPE_CHECKING
+
+from . import native_lib
+from ..trace.clock import TSC_KHZ
+from .clock import SeededClock
+
+if TYPE_CHECKING:
+    from .cpu import Cpu
+
+PORT_PMU = 0x523  # hostif.h: the guest reads or reprograms its counters
+NMI_STACK = 88  # struct hostif_pmu's nmi_stack
+NMI_STACK_SIZE = 16384  # hostif.h's PMU_NMI_STACK_SIZE
+
+
+@functools.cache
+def _lib() -> ctypes.CDLL:
+    lib = native_lib.load("slice")
+    lib.pmu_budget.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
+    lib.pmu_budget.restype = ctypes.c_uint64
+    lib.pmu_slice_end.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.pmu_slice_end.restype = ctypes.c_int
+    lib.pmu_needs_mode.argtypes = [ctypes.c_void_p]
+    lib.pmu_needs_mode.restype = ctypes.c_int
+    return lib
+
+
+class Pmu:
+    """One CPU's counters: its struct hostif_pmu at host address `address` (in the machine's RAM)."""
+
+    def __init__(self, cpu: Cpu, address: int, seeded: bool):
+        self._address = address
+        ev = cpu.events
+        ev.pmu, ev.pmu_tsc_khz, ev.pmu_ns_per_byte = address, TSC_KHZ, SeededClock.NS_PER_BYTE
+        ev.pmu_executed = cpu.slice_executed_address() if seeded else None
+        ev.pmu_slice_left = cpu.slice_left_address()
+        ev.pmu_port = PORT_PMU
+        self._ev, self._seeded = ev, seeded
+        self._events = ctypes.addressof(ev)
+        self._ctrl = ctypes.c_uint64.from_address(address)  # global_ctrl
+
+    def nmi_stack(self) -> int:
+        """The top of the stack the NMI enters on (the guest's IST entry for it)."""
+        return ctypes.c_uint64.from_address(self._address + NMI_STACK).value
+
+    def budget(self, budget_ns: int) -> int:
+        """A slice's budget: at most the time until an interrupting counter overflows."""
+        return int(_lib().pmu_budget(self._events, budget_ns)) if self._ctrl.value else budget_ns
+
+    def in_nmi(self, rsp: int) -> bool:
+        """The CPU runs its NMI handler (its stack pointer is on the NMI's stack): NMIs wait for
+        its iret, as a CPU's do."""
+        top = self.nmi_stack()
+        return bool(top) and top - NMI_STACK_SIZE < rsp <= top
+
+    def slice_begin(self) -> None:
+        """pmu.h's pmu_slice_begin_: the slice's time counts from here (no native call: this runs
+        before every slice, counters or not)."""
+        self._ev.pmu_mark = 0 if self._seeded else time.monotonic_ns()
+
+    def slice_end(self, cpu: Cpu) -> bool:
+        """The slice's cycles counted (of the privilege level cpu is at, for a counter that counts
+        one only); True if an overflow raised the NMI."""
+        if not self._ctrl.value and not self._ev.pmu_nmi:  # nothing counts: nothing to count
+            return False
+        lib = _lib()
+        user = bool(lib.pmu_needs_mode(self._events)) and cpu.in_user_mode()
+        return bool(lib.pmu_slice_end(self._events, user))
