@@ -8,9 +8,11 @@ cd "$(dirname "$0")"
 need_pkgs=()
 # The first line builds and serves the simulator (musl-tools: the kernel's musl test
 # program; pahole: the kernel's BTF; cpio: its boot file tree); the second is the real clients the integration tests
-# run against it (inside the private namespace only), and busybox-static, the shell `exec` tests run.
+# run against it (inside the private namespace only), and busybox-static, the shell `exec` tests run;
+# linux-headers-amd64 (Debian 12's: 6.1) is what BCC compiles its programs against in a session.
 for pkg in libfuse3-dev fuse3 pkg-config gcc make python3-venv python3-dev musl-tools pahole cpio \
-           trace-cmd linux-perf perf-tools-unstable bpftrace busybox-static; do
+           trace-cmd linux-perf perf-tools-unstable bpftrace busybox-static bpfcc-tools python3-bpfcc \
+           linux-headers-amd64; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || need_pkgs+=("$pkg")
 done
 if ((${#need_pkgs[@]})); then

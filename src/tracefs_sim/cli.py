@@ -435,6 +435,7 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
         overlay.bind_debug_views()
         if machine.get("debuginfo"):
             overlay.bind_debuginfo(**machine["debuginfo"])
+            overlay.link_kernel_headers(machine["debuginfo"]["release"])
         if banner:
             print(f"{PROG}: /sys/kernel/tracing is an emulated Linux 6.1 kernel with {machine['cpus']} "
                   f"CPUs; `{PROG} exec PROG` runs a program in it; exit to leave.", file=sys.stderr)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import signal
 import tempfile
 import time
@@ -34,6 +35,10 @@ NOTES_FILE = "/sys/kernel/notes"
 # Where Debian's linux-image-RELEASE-dbg puts the kernel's vmlinux, first of perf's vmlinux_path
 # entries a session can show without hiding any of the host's files.
 DEBUG_VMLINUX = "/usr/lib/debug/boot/vmlinux-{release}"
+# Where a kernel's headers are found by what compiles against them (BCC): build (the
+# configured tree) and source (the common headers), as Debian's linux-headers-RELEASE makes them.
+MODULES_DIR = "/lib/modules"
+HEADERS_LINKS = ("build", "source")
 PROC_KALLSYMS_VIEW = "proc-kallsyms"   # trace/kallsyms_file.py's KallsymsView
 _PROC_SYS_KERNEL = "/proc/sys/kernel"
 SYSCTL_KERNEL_VIEW = "sysctl-kernel"   # /proc/sys/kernel's tracing sysctls (fs/layout.py)
@@ -89,6 +94,28 @@ def _members(ns: str, spare: set[int]) -> list[int]:
         except OSError:
             continue  # gone, or a zombie (its namespace is already released)
     return found
+
+
+def _version_key(release: str) -> list[int]:
+    return [int(n) for n in re.findall(r"\d+", release)]
+
+
+def debian_61_headers() -> tuple[str, dict[str, str]] | None:
+    """The newest installed Debian linux-headers-6.1.*-amd64: its release and where its
+    /lib/modules/RELEASE/{build,source} links point (absolute, so they resolve from anywhere)."""
+    try:
+        releases = [r for r in os.listdir(MODULES_DIR) if re.fullmatch(r"6\.1\.\d+-\d+-amd64", r)]
+    except OSError:
+        return None
+    for release in sorted(releases, key=_version_key, reverse=True):
+        links = {}
+        for name in HEADERS_LINKS:
+            where = os.path.realpath(os.path.join(MODULES_DIR, release, name))
+            if os.path.isdir(os.path.join(where, "include")):
+                links[name] = where
+        if len(links) == len(HEADERS_LINKS):
+            return release, links
+    return None
 
 
 def _signal_all(pids: list[int], signum: int) -> None:
@@ -304,6 +331,25 @@ class Overlay:
             self._graft(notes, NOTES_FILE)
         self._graft(vmlinux, DEBUG_VMLINUX.format(release=release))
         self._graft(sources, comp_dir)
+
+    def link_kernel_headers(self, release: str) -> str | None:
+        """Show Linux 6.1's headers as the emulated kernel's, at /lib/modules/RELEASE/{build,source},
+        for what compiles against the running kernel's (BCC): the links of the newest Debian
+        linux-headers-6.1.*-amd64 installed (the emulated kernel is Debian's 6.1 amd64 where
+        programs reach into it: its syscalls, events and the structures probes read). Returns
+        the headers' release, or None (none installed: BCC then says it found no headers)."""
+        assert_private(self._host_ns)
+        found = debian_61_headers()
+        if found is None:
+            return None
+        headers_release, links = found
+        target = os.path.join(MODULES_DIR, release)
+        if not os.path.lexists(target):
+            self._lay_tmpfs_over(MODULES_DIR, os.stat(MODULES_DIR).st_mode & 0o7777)
+            os.mkdir(target, 0o755)
+        for name, where in links.items():
+            os.symlink(where, os.path.join(target, name))
+        return headers_release
 
     def _graft(self, source: str, target: str) -> None:
         """Bind `source` (a file or a directory) at `target`, making `target` if the host lacks it."""

@@ -1,0 +1,107 @@
+"""Debian's BCC tools (bpfcc-tools 0.26), unmodified, in a session: they compile their C against
+the kernel headers at /lib/modules/$(uname -r)/build (Debian's 6.1 headers, shown there by the
+session), and load, attach and read their programs, maps and perf events in the emulated kernel
+(served bpf(2), perf_event_open(2) and the calls on their fds, as bpftrace's)."""
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from simtest import tracefs_sim
+
+from tracefs_sim.namespace import debian_61_headers
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                       reason="needs /dev/fuse, root and namespaces"),
+    pytest.mark.skipif(shutil.which("funccount-bpfcc") is None, reason="bpfcc-tools is not installed"),
+    pytest.mark.skipif(debian_61_headers() is None, reason="no Debian linux-headers-6.1 installed"),
+]
+
+# A tool ending by itself (its own duration option) while MARKER runs every 0.2 s.
+WORKLOAD_RUNS = 25
+
+
+def bcc_while(tmp_path: Path, tool: str, workload: str) -> str:
+    """`TOOL` (a BCC tool with a duration, so it ends by itself) in a session, with WORKLOAD run
+    in a loop from when the tool is attached until it ends. The tool's output (stdout and stderr)."""
+    out = tmp_path / "bcc.out"
+    script = (f"{tool} >{out} 2>&1 & t=$!; "
+              # BCC prints its banner once its probes are attached (compiling takes seconds)
+              f"for i in $(seq 600); do [ -s {out} ] && break; sleep 0.1; done; "
+              f"for i in $(seq {WORKLOAD_RUNS}); do kill -0 $t 2>/dev/null || break; {workload}; sleep 0.2; done; "
+              f"wait $t; echo tool exited $?")
+    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    text = out.read_text()
+    assert result.returncode == 0 and "tool exited 0" in result.stdout, result.stdout + result.stderr + text
+    return text
+
+
+def marker(tmp_path: Path) -> Path:
+    path = tmp_path / "bcc_marker"
+    shutil.copy("/bin/cat", path)
+    return path
+
+
+def test_the_session_shows_debian_61_headers_as_the_running_kernels():
+    """/lib/modules/$(uname -r)/{build,source} point at Debian's 6.1 headers (their
+    version.h says 6.1); /lib/modules still lists the host's own entries, and the host's is
+    untouched."""
+    release, links = debian_61_headers()
+    host_before = sorted(os.listdir("/lib/modules"))
+    result = tracefs_sim("run", "-c", "r=$(uname -r); readlink /lib/modules/$r/build /lib/modules/$r/source; "
+                         "grep -h LINUX_VERSION_MAJOR /lib/modules/$r/build/include/generated/uapi/linux/version.h; "
+                         "ls -A /lib/modules", timeout=120)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:2] == [links["build"], links["source"]], result.stdout
+    assert lines[2] == "#define LINUX_VERSION_MAJOR 6", result.stdout
+    assert sorted(lines[3:]) == sorted(host_before + ["6.1.0-tracefs-sim"]), result.stdout
+    assert sorted(os.listdir("/lib/modules")) == host_before
+
+
+def test_funccount_counts_a_kernel_function(tmp_path):
+    """funccount: a kprobe program (attached through a perf event of the kprobe PMU) counting in
+    a hash map, read at the end: the marker's reads are among them."""
+    cat = marker(tmp_path)
+    out = bcc_while(tmp_path, "funccount-bpfcc -d 4 vfs_read", f"{cat} /etc/hostname >/dev/null")
+    assert 'Tracing 1 functions for "b\'vfs_read\'"' in out, out
+    counts = re.findall(r"^vfs_read\s+(\d+)$", out, re.M)
+    # at least the marker's: each cat reads its file twice (data, then EOF) after its own loading
+    assert counts and int(counts[0]) >= 2, out
+
+
+def test_syscount_of_one_process_counts_its_calls(tmp_path):
+    """syscount -p PID: a raw_syscalls:sys_exit tracepoint program filtered on the pid
+    (bpf_get_current_pid_tgid), counting by syscall number in a hash map: a shell that opens
+    a file 40 times once the tool is attached shows at least those 40 openat calls."""
+    out = tmp_path / "bcc.out"
+    script = (f"bash -c 'while [ ! -s {out} ]; do sleep 0.1; done; sleep 0.5; "
+              f"for i in $(seq 40); do : < /etc/hostname; done; sleep 30' & m=$!; "
+              f"syscount-bpfcc -p $m -d 6 >{out} 2>&1; echo tool exited $?; kill $m")
+    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    text = out.read_text()
+    assert result.returncode == 0 and "tool exited 0" in result.stdout, result.stdout + result.stderr + text
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", text, re.M))
+    assert int(counts.get("openat", 0)) >= 40, text
+
+
+def test_stackcount_shows_the_kernel_call_chain(tmp_path):
+    """stackcount: kernel stacks of a kprobe program in a stack trace map (bpf_get_stackid),
+    symbolised by BCC from the emulated kernel's /proc/kallsyms."""
+    cat = marker(tmp_path)
+    out = bcc_while(tmp_path, "stackcount-bpfcc -D 4 vfs_read", f"{cat} /etc/hostname >/dev/null")
+    stacks = [block.split() for block in re.split(r"\n\s*\d+\n", out)]
+    assert any(s[:3] == ["vfs_read", "ksys_read", "__x64_sys_read"] for s in stacks), out
+
+
+def test_funclatency_histogram_of_vfs_read(tmp_path):
+    """funclatency: a kprobe and a kretprobe program, the time between them in a log2
+    histogram map, printed as BCC prints it."""
+    cat = marker(tmp_path)
+    out = bcc_while(tmp_path, "funclatency-bpfcc -d 4 vfs_read", f"{cat} /etc/hostname >/dev/null")
+    assert re.search(r"^\s+nsecs\s+: count\s+distribution$", out, re.M), out
+    buckets = [int(n) for n in re.findall(r"^\s+\d+ -> \d+\s+: (\d+)\s+\|", out, re.M)]
+    assert sum(buckets) >= 2, out
