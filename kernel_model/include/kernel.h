@@ -121,89 +121,144 @@ struct ftrace_ret_stack {
 	u32 profile;		/* the function profiler's: its site's index + 1; 0: not profiled */
 	u64 subtime;		/* the profiler's, graph-time off: its callees' time, not its own */
 };
+/*
+ * The fields tools read from outside (BCC's programs, compiled against Debian's 6.1 headers and
+ * reading with bpf_probe_read_kernel, and any probe that dereferences a task) are at Debian
+ * 6.1's offsets (asserted below: __state, stack, flags, on_cpu, on_rq, prio, mm, exit_state,
+ * exit_code, exit_signal, pid, tgid, real_parent, parent, children, sibling, group_leader,
+ * set_child_tid, clear_child_tid, utime, stime, start_time, min_flt, maj_flt, comm, fs, files,
+ * signal, sighand); the model's own fields fill the space between them (TASK_GAP: an anonymous
+ * union of the fields and a pad to the next pinned offset, so the fields keep their names).
+ */
+#define TASK_GAP(from, to, ...) union { struct { __VA_ARGS__ }; u8 __gap_##from[(to) - (from)]; };
 struct task_struct {
-	struct thread_struct thread;	/* must stay first: __switch_to_asm uses offset 0 */
-	volatile long __state;
-	unsigned int flags;
-	int on_rq;
-	int on_cpu;
+	struct thread_struct thread;	/* must stay first: __switch_to_asm uses offset 0 (6.1: thread_info) */
+	volatile unsigned int __state;
 	int cpu;
+	void *stack;
+	uid_t uid;
+	unsigned int flags;
+	volatile int polling;		/* TIF_POLLING_NRFLAG: an idle task polling need_resched */
+	int on_cpu;
+	TASK_GAP(56, 104,
+		short oom_score_adj;
+		u32 rseq_len, rseq_sig;
+		void *rseq;			/* kernel/rseq.c: the registered struct rseq (user address) */
+		u64 exec_start;			/* when it last started running or was accounted */
+		u64 sum_exec_runtime;		/* ns it has run */
+		u64 prev_sum_exec_runtime;	/* sum_exec_runtime when it last switched in */
+	)
+	int on_rq;
 	int prio;
+	TASK_GAP(112, 2272,
+		u64 vruntime;
+		u64 timer_slack_ns;	/* added to a sleep's hrtimer: its expiry may be that late */
+		struct list_head tasks;
+		struct list_head run_list;
+		u64 host_id;		/* set for a program the host started (not its children): its exit goes to the host */
+		struct session_task *session;	/* a process of a session, run on the host (session.c) */
+		int (*threadfn)(void *);
+		void *threadarg;
+		struct rcu_head rcu;		/* delayed_put_task_struct() after a grace period */
+		/* function tracers (kernel/ftrace.c): Linux's trace_recursion bits, the graph return stack */
+		unsigned long trace_recursion;
+		int trace_graph_depth;		/* depth of the set_graph_function entry being traced */
+		int curr_ret_stack;		/* entries in ret_stack */
+		int trace_overrun;		/* calls not hooked because ret_stack was full */
+		u32 ftrace_timestamp_gen;	/* sleep-time off: the ftrace_control.sleep_time_off it was taken under */
+		u64 ftrace_timestamp;		/* ... and when the task was switched out */
+		struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
+	)
+	struct mm_struct *mm;
+	/* perf_events (kernel/events/core.c) */
+	TASK_GAP(2280, 2304,
+		struct perf_event_context *perf_event_ctxp;	/* its per-task events, NULL: none */
+	)
+	int perf_sched_migrated;	/* moved cpus: counted as it comes in (cpu-migrations) */
+	int exit_state;
+	int exit_code;
+	int exit_signal;		/* sent to the parent at exit; -1: a thread, reaped at once */
+	TASK_GAP(2320, 2416,
+		u64 blocked;			/* the signal mask */
+		u64 pending;			/* signals sent to this thread, not yet delivered */
+		u64 saved_sigmask;		/* rt_sigsuspend's caller's mask, back once a handler ran */
+		bool restore_sigmask;
+		struct vfork_done *vfork_done;	/* CLONE_VFORK: the parent waits until we exec or exit */
+		unsigned long sas_ss_sp;	/* sigaltstack(2): the alternate signal stack */
+		size_t sas_ss_size;
+		unsigned int sas_ss_flags;
+		struct blk_plug *plug;		/* blk_start_plug()'s, until blk_finish_plug() */
+		struct robust_list_head *robust_list;	/* set_robust_list(): walked at exit (futex.c) */
+	)
 	pid_t pid;
 	pid_t tgid;
-	uid_t uid;
-	char comm[TASK_COMM_LEN];
-	void *stack;
-	struct mm_struct *mm;
+	TASK_GAP(2424, 2432,
+		pid_t pgrp, sid;		/* its process group and session (6.1: signal->pids), each thread's */
+	)
+	/* the parent, which wait4 reaps it for (6.1: real_parent; parent is the tracer's when
+	 * ptraced, which the model never is: both the same, set by task_set_parent()) */
+	struct task_struct *real_parent;
 	struct task_struct *parent;
 	struct list_head children;
 	struct list_head sibling;
-	struct list_head tasks;
-	struct list_head run_list;
-	int exit_state;
-	int exit_code;
-	u64 host_id;		/* set for a program the host started (not its children): its exit goes to the host */
-	struct session_task *session;	/* a process of a session, run on the host (session.c) */
-	void *rseq;			/* kernel/rseq.c: the registered struct rseq (user address) */
-	u32 rseq_len, rseq_sig;
-	u64 exec_start;			/* when it last started running or was accounted */
-	u64 sum_exec_runtime;		/* ns it has run */
-	u64 prev_sum_exec_runtime;	/* sum_exec_runtime when it last switched in */
-	u64 vruntime;
-	short oom_score_adj;
-	volatile int polling;		/* TIF_POLLING_NRFLAG: an idle task polling need_resched */
-	u64 timer_slack_ns;	/* added to a sleep's hrtimer: its expiry may be that late */
-	int (*threadfn)(void *);
-	void *threadarg;
-	/* fs: the task's root and cwd, its fd table (fs/file.c; shared per CLONE_FS, CLONE_FILES) */
-	struct fs_struct *fs;
-	struct files_struct *files;
-	struct rcu_head rcu;		/* delayed_put_task_struct() after a grace period */
-	/* function tracers (kernel/ftrace.c): Linux's trace_recursion bits, the graph return stack */
-	unsigned long trace_recursion;
-	int trace_graph_depth;		/* depth of the set_graph_function entry being traced */
-	int curr_ret_stack;		/* entries in ret_stack */
-	int trace_overrun;		/* calls not hooked because ret_stack was full */
-	u32 ftrace_timestamp_gen;	/* sleep-time off: the ftrace_control.sleep_time_off it was taken under */
-	u64 ftrace_timestamp;		/* ... and when the task was switched out */
-	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
-	/* perf_events (kernel/events/core.c) */
-	struct perf_event_context *perf_event_ctxp;	/* its per-task events, NULL: none */
-	int perf_sched_migrated;	/* moved cpus: counted as it comes in (cpu-migrations) */
+	struct task_struct *group_leader;	/* the thread group's first task (tgid is its pid) */
+	TASK_GAP(2488, 2632,
+		/* the rest of the credentials (6.1's struct cred; uid above is the real uid): kernel/cred.c */
+		uid_t suid, euid, fsuid;
+		gid_t gid, sgid, egid, fsgid;
+		u32 tty;			/* its controlling terminal's device number, 0: none (6.1:
+						 * signal->tty); a session task's is its host process's */
+	)
 	/* mm, threads, signals (mmap.c, memory.c, fork.c, signal.c, futex.c) */
 	int *set_child_tid;		/* CLONE_CHILD_SETTID */
 	int *clear_child_tid;		/* CLONE_CHILD_CLEARTID, set_tid_address(): zeroed and woken at exit */
-	struct task_struct *group_leader;	/* the thread group's first task (tgid is its pid) */
-	int exit_signal;		/* sent to the parent at exit; -1: a thread, reaped at once */
+	u8 __gap_2648[2656 - 2648];
+	u64 utime, stime;		/* ns, by the ticks it took in user and kernel mode */
+	u8 __gap_2672[2776 - 2672];
+	u64 start_time;			/* ktime at fork */
+	u8 __gap_2784[2792 - 2784];
+	unsigned long min_flt, maj_flt;	/* page faults it took (mm_account_fault) */
+	u8 __gap_2808[2976 - 2808];
+	char comm[TASK_COMM_LEN];
+	u8 __gap_2992[3040 - 2992];
+	/* fs: the task's root and cwd, its fd table (fs/file.c; shared per CLONE_FS, CLONE_FILES) */
+	struct fs_struct *fs;
+	struct files_struct *files;
+	u8 __gap_3056[3072 - 3056];
 	struct signal_struct *signal;	/* shared by the thread group (signal.h) */
 	struct sighand_struct *sighand;	/* the handlers, shared with CLONE_SIGHAND */
-	u64 blocked;			/* the signal mask */
-	u64 pending;			/* signals sent to this thread, not yet delivered */
 	struct sigqueue_info {		/* what the sender said of each (the pending siginfo) */
 		int code, errno;
 		pid_t pid;
 		uid_t uid;
 		u64 addr;
 	} sigq[64];
-	u64 saved_sigmask;		/* rt_sigsuspend's caller's mask, back once a handler ran */
-	bool restore_sigmask;
-	struct vfork_done *vfork_done;	/* CLONE_VFORK: the parent waits until we exec or exit */
-	unsigned long sas_ss_sp;	/* sigaltstack(2): the alternate signal stack */
-	size_t sas_ss_size;
-	unsigned int sas_ss_flags;
-	u64 utime, stime;		/* ns, by the ticks it took in user and kernel mode */
-	unsigned long min_flt, maj_flt;	/* page faults it took (mm_account_fault) */
-	u64 start_time;			/* ktime at fork */
-	struct blk_plug *plug;		/* blk_start_plug()'s, until blk_finish_plug() */
-	/* the rest of the credentials (6.1's struct cred; uid above is the real uid): kernel/cred.c */
-	uid_t suid, euid, fsuid;
-	gid_t gid, sgid, egid, fsgid;
-	struct robust_list_head *robust_list;	/* set_robust_list(): walked at exit (futex.c) */
-	pid_t pgrp, sid;		/* its process group and session (6.1: signal->pids), each thread's */
-	u32 tty;			/* its controlling terminal's device number, 0: none (6.1:
-					 * signal->tty); a session task's is its host process's */
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
+#undef TASK_GAP
+_Static_assert(offsetof(struct task_struct, __state) == 24 && offsetof(struct task_struct, stack) == 32 &&
+	       offsetof(struct task_struct, flags) == 44 && offsetof(struct task_struct, on_cpu) == 52 &&
+	       offsetof(struct task_struct, on_rq) == 104 && offsetof(struct task_struct, prio) == 108 &&
+	       offsetof(struct task_struct, mm) == 2272 && offsetof(struct task_struct, exit_state) == 2308 &&
+	       offsetof(struct task_struct, exit_code) == 2312 && offsetof(struct task_struct, exit_signal) == 2316 &&
+	       offsetof(struct task_struct, pid) == 2416 && offsetof(struct task_struct, tgid) == 2420 &&
+	       offsetof(struct task_struct, real_parent) == 2432 && offsetof(struct task_struct, parent) == 2440 &&
+	       offsetof(struct task_struct, children) == 2448 && offsetof(struct task_struct, sibling) == 2464 &&
+	       offsetof(struct task_struct, group_leader) == 2480 &&
+	       offsetof(struct task_struct, set_child_tid) == 2632 && offsetof(struct task_struct, clear_child_tid) == 2640 &&
+	       offsetof(struct task_struct, utime) == 2656 && offsetof(struct task_struct, stime) == 2664 &&
+	       offsetof(struct task_struct, start_time) == 2776 && offsetof(struct task_struct, min_flt) == 2792 &&
+	       offsetof(struct task_struct, maj_flt) == 2800 && offsetof(struct task_struct, comm) == 2976 &&
+	       offsetof(struct task_struct, fs) == 3040 && offsetof(struct task_struct, files) == 3048 &&
+	       offsetof(struct task_struct, signal) == 3072 && offsetof(struct task_struct, sighand) == 3080,
+	       "struct task_struct: the fields tools read at Debian 6.1's offsets");
+
+/* 6.1 sets real_parent and parent apart only for ptrace, which the model has not */
+static inline void task_set_parent(struct task_struct *p, struct task_struct *parent)
+{
+	p->real_parent = parent;
+	p->parent = parent;
+}
 
 struct rq {
 	struct list_head queue;		/* runnable, not running */

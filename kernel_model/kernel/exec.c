@@ -345,7 +345,7 @@ static noinline int de_thread(struct task_struct *tsk)
 		leader->group_leader = tsk;
 		tsk->exit_signal = leader->exit_signal;
 		leader->exit_signal = -1;
-		tsk->parent = leader->parent;
+		task_set_parent(tsk, leader->parent);
 		if (!list_empty(&leader->sibling)) {	/* list_replace_init() */
 			list_add(&tsk->sibling, &leader->sibling);
 			list_del_init(&leader->sibling);

@@ -43,11 +43,11 @@ static noinline void forget_original_parent(struct task_struct *father)
 
 	list_for_each_entry_safe(p, n, &father->children, sibling) {
 		list_del_init(&p->sibling);
-		p->parent = reaper;
+		task_set_parent(p, reaper);
 		if (reaper && reaper != father)
 			list_add_tail(&p->sibling, &reaper->children);
 		else
-			p->parent = NULL;
+			task_set_parent(p, NULL);
 	}
 }
 

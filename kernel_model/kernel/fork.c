@@ -203,13 +203,13 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		p->tgid = parent->tgid;
 		p->group_leader = parent->group_leader;
 		p->exit_signal = -1;
-		p->parent = parent->parent;
+		task_set_parent(p, parent->parent);
 		p->signal->nr_threads++;
 	} else {
 		p->group_leader = p;
 		p->exit_signal = args->exit_signal;
-		p->parent = (clone_flags & CLONE_PARENT) ? parent->parent :
-			(parent->flags & PF_IDLE) ? NULL : parent;
+		task_set_parent(p, (clone_flags & CLONE_PARENT) ? parent->parent :
+				     (parent->flags & PF_IDLE) ? NULL : parent);
 		if (p->parent)
 			list_add_tail(&p->sibling, &p->parent->children);
 	}
@@ -252,6 +252,7 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
+	p->start_time = ktime_get();	/* when the kernel makes it, a replay's lag after the host */
 	if (session_copy_sighand(parent, p, tgid && tgid != pid) || copy_files_and_fs_of(parent, p)) {
 		exit_files(p);
 		exit_fs(p);
@@ -263,7 +264,7 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = pid;
 	p->tgid = tgid ? tgid : pid;
-	p->parent = parent;
+	task_set_parent(p, parent);
 	list_add_tail(&p->sibling, &parent->children);
 	list_add_tail(&p->tasks, &task_list);
 	spin_unlock_irqrestore(&sched_lock, flags);

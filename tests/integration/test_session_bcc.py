@@ -105,3 +105,29 @@ def test_funclatency_histogram_of_vfs_read(tmp_path):
     assert re.search(r"^\s+nsecs\s+: count\s+distribution$", out, re.M), out
     buckets = [int(n) for n in re.findall(r"^\s+\d+ -> \d+\s+: (\d+)\s+\|", out, re.M)]
     assert sum(buckets) >= 2, out
+
+
+def test_exitsnoop_reads_the_task_struct_at_61s_offsets(tmp_path):
+    """exitsnoop: a sched_process_exit tracepoint program reading the exiting task's pid, tgid,
+    real_parent->tgid, start_time and exit_code with bpf_probe_read_kernel at the offsets of
+    Debian 6.1's headers, which the emulated kernel's task_struct has: each marker's pid, its
+    parent (the loop's shell), its age (it sleeps 0.5 s) and its exit code."""
+    sleeper = tmp_path / "bcc_marker"
+    shutil.copy("/bin/sleep", sleeper)
+    out, pids = tmp_path / "bcc.out", tmp_path / "pids"
+    script = (f"exitsnoop-bpfcc >{out} 2>&1 & t=$!; "
+              f"for i in $(seq 600); do [ -s {out} ] && break; sleep 0.1; done; "
+              f"bash -c 'for i in 1 2 3; do {sleeper} 0.5 & echo $$ $! >> {pids}; wait; done'; "
+              f"sleep 1; for i in $(seq 20); do kill -INT $t 2>/dev/null || break; sleep 1; done; "
+              # a SIGINT taken in BCC's perf buffer callback is dropped by ctypes (as on Linux): resent
+              f"kill -9 $t 2>/dev/null; wait $t; echo tool exited $?")
+    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    text = out.read_text()
+    assert "tool exited" in result.stdout, result.stdout + result.stderr + text
+    rows = {int(m.group(1)): m for m in re.finditer(
+        r"^bcc_marker\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\d+)\s*$", text, re.M)}
+    for parent, pid in (map(int, line.split()) for line in pids.read_text().splitlines()):
+        row = rows.get(pid)
+        assert row is not None, text
+        assert int(row.group(2)) == parent and int(row.group(3)) == pid, text
+        assert 0.4 <= float(row.group(4)) < 3.0 and row.group(5) == "0", text

@@ -507,13 +507,18 @@ class Machine:
         while node != head and seen < 65536:
             task = node - lay.tasks
             info = self._task_info(task)
-            state = mem.u64(kernel_virt_to_phys(task + lay.state))
-            exit_state = struct.unpack_from("<i", mem.buf, kernel_virt_to_phys(task + lay.exit_state))[0]
-            if not exit_state and state != 0x80:  # TASK_DEAD
+            if self._task_alive(task):
                 out.append(info)
             node = mem.u64(kernel_virt_to_phys(node))
             seen += 1
         return out
+
+    def _task_alive(self, task: int) -> bool:
+        """Neither exiting nor dead: no exit_state, __state (a u32, as 6.1's) not TASK_DEAD."""
+        mem, lay = self._ram(), self._hostif.layout
+        state, = struct.unpack_from("<I", mem.buf, kernel_virt_to_phys(task + lay.state))
+        exit_state, = struct.unpack_from("<i", mem.buf, kernel_virt_to_phys(task + lay.exit_state))
+        return not exit_state and state != 0x80  # TASK_DEAD
 
     def _task_addrs(self) -> list[int]:
         """The live tasks' task_struct addresses (CPUs stopped)."""
@@ -523,9 +528,7 @@ class Machine:
         out: list[int] = []
         while node != head and len(out) < 65536:
             task = node - lay.tasks
-            state = mem.u64(kernel_virt_to_phys(task + lay.state))
-            exit_state = struct.unpack_from("<i", mem.buf, kernel_virt_to_phys(task + lay.exit_state))[0]
-            if not exit_state and state != 0x80:  # TASK_DEAD
+            if self._task_alive(task):
                 out.append(task)
             node = mem.u64(kernel_virt_to_phys(node))
         return out
