@@ -122,10 +122,10 @@ def test_every_hlt_is_a_halt_resume_site(image, vmlinux):
 def test_jump_labels_point_at_nops_and_keys(image):
     # the host's: the events' keys, and the one that saves comms while any event is on; the
     # kernel's own (include/jump_label.h): each tracepoint's kernel_key, perf's software and
-    # scheduler hooks
+    # scheduler hooks, the PMU's user/kernel split (x86_pmu.c)
     keys = {ev.key_addr for ev in image.events} | {image.addr("trace_cmdline_key")}
     holders = [image.lookup(f"__tracepoint_{ev.name}") for ev in image.events if ev.syscall_nr is None]
-    holders += [image.lookup("perf_sched_events"), image.lookup("perf_swevent_enabled")]
+    holders += [image.lookup(key) for key in ("perf_sched_events", "perf_swevent_enabled", "pmu_mode_split")]
     assert image.jump_entries
     for entry in image.jump_entries:
         assert image.read(entry.code, 5) == NOP5
