@@ -9,12 +9,12 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ..machine.clock import TSC_KHZ  # x86-tsc counts the emulated CPU's TSC
+
 # USER_HZ: trace_clock_jiffies() reports jiffies converted to clock_t ticks.
 _USER_HZ = 100
 # TAI runs ahead of UTC by the leap seconds accumulated since 1972 (37 s since 2017).
 TAI_MINUS_UTC_NS = 37 * 1_000_000_000
-# The emulated CPU's TSC rate; x86-tsc counts cycles at this rate of the virtual clock.
-TSC_KHZ = 2_000_000
 
 
 @dataclass(frozen=True)
