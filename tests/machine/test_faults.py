@@ -29,7 +29,8 @@ def user_copies(machine, program_bytes: bytes) -> list[int]:
 def test_user_fault_kills_the_process(make_machine, run_program, fill, status):
     m = make_machine(cpus=1)
     text = (BUILD / "user" / "sleep.img").read_bytes()[:256]
-    proc = m.spawn(["sleep", "2"])
+    # asleep long enough to be found and patched on a loaded box (2 s was not, once in CI)
+    proc = m.spawn(["sleep", "6"])
     deadline = time.monotonic() + 5
     while not (pages := user_copies(m, text)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -43,5 +44,5 @@ def test_user_fault_kills_the_process(make_machine, run_program, fill, status):
             cpu.uc.ctl_flush_tb()
     m._runner.stop_machine(patch)
     assert proc.wait(0) is None  # still asleep: the patched page is its code
-    assert proc.wait(10) == status  # it faults when nanosleep returns into that code
+    assert proc.wait(15) == status  # it faults when nanosleep returns into that code
     assert m.running and run_program(m, ["getuid-loop", "2"])[0] == 0

@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 
 TICK_NS = 4_000_000  # HZ=250, as Debian's kernel
-# The emulated CPU's TSC rate: the virtual clock's cycles (x86-tsc trace clock, the PMU's cycles)
-TSC_KHZ = 2_000_000
 
 
 class LiveClock:

@@ -30,6 +30,8 @@ T = TypeVar("T")
 
 # x86-64 TASK_SIZE_MAX (4-level paging): below it an address is user memory.
 TASK_SIZE = (1 << 47) - 4096
+# The emulated CPU's TSC rate: the virtual clock's cycles (the x86-tsc trace clock, the PMU's cycles)
+TSC_KHZ = 2_000_000
 
 
 class SymbolInfo(Protocol):

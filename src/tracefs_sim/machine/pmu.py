@@ -1,6 +1,6 @@
 """The emulated PMU's device, per CPU (native/pmu.h; kernel_model/include/hostif.h's struct
 hostif_pmu): a few general counters of unhalted core cycles that the guest programs in its
-per-CPU area.  A counter counts the virtual TSC's cycles (machine/clock.py's TSC_KHZ) of the time
+per-CPU area.  A counter counts the virtual TSC's cycles (contract.py's TSC_KHZ) of the time
 its CPU ran guest code: live, host time; seeded, the slices' bytes of code x the seeded clock's
 ns per byte, so a seeded run counts (and overflows, and samples) the same every time.  The
 counts are made natively, as a slice ends and at the guest's PORT_PMU doorbell; this module sets
@@ -13,7 +13,8 @@ import time
 from typing import TYPE_CHECKING
 
 from . import native_lib
-from .clock import TSC_KHZ, SeededClock
+from .clock import SeededClock
+from .contract import TSC_KHZ
 
 if TYPE_CHECKING:
     from .cpu import Cpu

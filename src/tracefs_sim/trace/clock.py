@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ..machine.clock import TSC_KHZ  # x86-tsc counts the emulated CPU's TSC
+from ..machine.contract import TSC_KHZ  # x86-tsc counts the emulated CPU's TSC
 
 # USER_HZ: trace_clock_jiffies() reports jiffies converted to clock_t ticks.
 _USER_HZ = 100
