@@ -65,8 +65,8 @@
 #include "session_ring.h"
 #include "perf_pool.h"
 
-/* How long a caller waits for a kernel that makes no progress (a paused or stopped machine):
- * then its call is left to the host, as a session without the kernel would have it. */
+/* How long a caller waits for the kernel (a paused or far-behind machine): then its call is
+ * left to the host, as a session without the kernel would have it. */
 #define SERVE_TIMEOUT_MS 2000
 #define CATCH_UP_MS 1000	/* a held poll ending unready waits at most this for the kernel */
 
@@ -632,13 +632,9 @@ static void answer_uaccess(pid_t pid, struct session_uaccess *ua, unsigned long 
 }
 
 /* Wait until the reply is the one for `serial`, answering the kernel's accesses to the
- * caller's memory meanwhile; false once the kernel made no progress for SERVE_TIMEOUT_MS (it
- * retired no record of the ring: a kernel replaying a busy session's backlog is slow, not gone,
- * and a call served late still gets the kernel's answer, never the host's). */
-static bool wait_reply(struct session_ring *ring, pid_t pid, unsigned long long serial)
+ * caller's memory meanwhile; false on timeout. */
+static bool wait_reply(struct session_reply *r, pid_t pid, unsigned long long serial)
 {
-	struct session_reply *r = &ring->reply;
-	unsigned long long progress = __atomic_load_n(&ring->retired, __ATOMIC_ACQUIRE);
 	long long deadline = now_ms() + SERVE_TIMEOUT_MS;
 
 	while (__atomic_load_n(&r->serial, __ATOMIC_ACQUIRE) != serial) {
@@ -652,13 +648,6 @@ static bool wait_reply(struct session_ring *ring, pid_t pid, unsigned long long 
 			continue;
 		}
 		if (left <= 0) {
-			unsigned long long retired = __atomic_load_n(&ring->retired, __ATOMIC_ACQUIRE);
-
-			if (retired != progress) {
-				progress = retired;
-				deadline = now_ms() + SERVE_TIMEOUT_MS;
-				continue;
-			}
 			__atomic_store_n(&r->abandoned, serial, __ATOMIC_RELEASE);
 			return false;
 		}
@@ -1095,7 +1084,7 @@ static int answer_map(int listener, const struct seccomp_notif *req, pid_t tgid,
 		.newfd = (unsigned int)req->data.args[4],
 	};
 
-	if (!ring || !wait_reply(ring, req->pid, serial))
+	if (!ring || !wait_reply(&ring->reply, req->pid, serial))
 		return respond(listener, req->id, ENODEV, 0), SERVE_ANSWERED;
 	ret = ring->reply.ret;
 	region = ring->reply.region;
@@ -1134,7 +1123,7 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 		return hold_poll(listener, req, tgid);
 	if (how & SERVE_MAP)
 		return answer_map(listener, req, tgid, ring, serial);
-	if (!ring || !wait_reply(ring, req->pid, serial))
+	if (!ring || !wait_reply(&ring->reply, req->pid, serial))
 		return SERVE_UNANSWERED;
 	ret = ring->reply.ret;
 	served_call_done();
