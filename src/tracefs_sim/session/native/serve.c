@@ -68,6 +68,13 @@
 /* How long a caller waits for the kernel (a paused or far-behind machine): then its call is
  * left to the host, as a session without the kernel would have it. */
 #define SERVE_TIMEOUT_MS 2000
+/* The kernel's struct new_utsname (6 fields of 65 bytes), from the first uname it answered:
+ * later ones are answered with it at once (the kernel has no sethostname for a session, so it
+ * never changes), not after the kernel has replayed what the session did before (a burst of
+ * calls makes that seconds, and bash asks at each start, for gethostname). */
+#define UTS_SIZE (6 * 65)
+static char uts[UTS_SIZE];
+static bool uts_known;
 #define CATCH_UP_MS 1000	/* a held poll ending unready waits at most this for the kernel */
 
 static int reply_fd = -1, wake_fd = -1;
@@ -337,6 +344,12 @@ static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_
 
 bool serve_locally(int listener, const struct seccomp_notif *req, pid_t tgid, int how)
 {
+	if (how & SERVE_UTS) {
+		bool copied = target_io(req->pid, true, req->data.args[0], uts, sizeof(uts)) == sizeof(uts);
+
+		respond(listener, req->id, copied ? 0 : EFAULT, 0);
+		return true;
+	}
 	if (!(how & SERVE_EPOLL))
 		return false;
 	answer_epoll_ctl(listener, req, tgid);
@@ -527,7 +540,7 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 		return 0;
 	switch (req->data.nr) {
 	case __NR_uname:
-		return SERVE_CALL;
+		return __atomic_load_n(&uts_known, __ATOMIC_ACQUIRE) ? SERVE_UTS : SERVE_CALL;
 	case __NR_perf_event_open:
 		return SERVE_CALL | SERVE_NEW_FD;
 	case __NR_bpf:
@@ -1133,6 +1146,9 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 		respond(listener, req->id, (int)-ret, 0);
 		return SERVE_ANSWERED;
 	}
+	if (req->data.nr == __NR_uname && !__atomic_load_n(&uts_known, __ATOMIC_ACQUIRE) &&
+	    target_io(req->pid, false, req->data.args[0], uts, sizeof(uts)) == sizeof(uts))
+		__atomic_store_n(&uts_known, true, __ATOMIC_RELEASE);
 	if (!(how & SERVE_NEW_FD)) {
 		if (req->data.nr == __NR_ioctl && (unsigned int)req->data.args[1] == PERF_EVENT_IOC_SET_OUTPUT)
 			/* the event writes where the other does (-1: nowhere) */

@@ -86,6 +86,8 @@ enum {
 	SERVE_HELD = 8,		/* a poll of served fds: mirrored as any call, and answered by the
 				 * supervisor when they are ready (not SERVE_CALL) */
 	SERVE_EPOLL = 32,	/* epoll_ctl of a served fd: the supervisor answers it (serve_locally) */
+	SERVE_UTS = 64,		/* uname once the kernel answered one: the supervisor answers with
+				 * the kernel's utsname it kept (serve_locally), mirrored as any call */
 	SERVE_ANSWERED = 1,	/* serve_answer: done */
 	SERVE_UNANSWERED = 0,	/* ... the kernel did not answer (too slow, or ENOSYS): the
 				 * caller answers (answer.c, or the host) */
