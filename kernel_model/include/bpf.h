@@ -17,6 +17,9 @@
 #define BPF_COMPLEXITY_LIMIT_INSNS	1000000
 #define BPF_MAX_VAR_OFF		(1 << 29)
 #define BPF_REG_FP		BPF_REG_10
+/* filter.h's kernel-only mode: a load through PTR_TO_BTF_ID the verifier made fault-safe (a
+ * fault, or an address below the kernel's, gives 0) */
+#define BPF_PROBE_MEM		0x20
 #define KSYM_NAME_LEN		512
 
 /* ---- maps ---- */
@@ -119,6 +122,8 @@ struct bpf_prog;
  * may read part of it (a narrow load, widened and masked by convert_ctx_access's caller) */
 struct bpf_verifier_log;
 struct bpf_insn_access_aux {
+	u32 reg_type;		/* what a load gives: SCALAR_VALUE (the caller's start) or PTR_TO_BTF_ID */
+	u32 btf_id;		/* PTR_TO_BTF_ID: the struct's type */
 	u32 ctx_field_size;
 	struct bpf_verifier_log *log;	/* where btf_ctx_access() says why it refuses */
 };

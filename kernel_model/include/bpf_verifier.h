@@ -37,6 +37,7 @@ enum bpf_reg_type {
 	PTR_TO_MAP_VALUE,
 	PTR_TO_MAP_KEY,
 	PTR_TO_STACK,
+	PTR_TO_BTF_ID,		/* a kernel struct of vmlinux's BTF (btf_id), read through fault-safe loads */
 	__BPF_REG_TYPE_MAX,
 	PTR_MAYBE_NULL = 0x100,
 };
@@ -56,6 +57,7 @@ struct bpf_reg_state {
 	s32 off;		/* fixed offset of a pointer */
 	u32 id;			/* a maybe-null pointer's, shared by its copies */
 	struct bpf_map *map_ptr;
+	u32 btf_id;		/* PTR_TO_BTF_ID: the struct's type in vmlinux's BTF */
 	struct tnum var_off;
 	s64 smin_value, smax_value;
 	u64 umin_value, umax_value;

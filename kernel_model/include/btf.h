@@ -95,4 +95,10 @@ const char *btf_vmlinux_name_by_offset(u32 offset);
 const struct btf_type *btf_vmlinux_skip_modifiers(u32 type_id, u32 *res_id);
 /* btf_type_str(): "INT", "PTR", ... "UNKNOWN" */
 const char *btf_type_str(const struct btf_type *t);
+/* btf_struct_access(): what a load of size bytes at off of struct t gives: SCALAR_VALUE, or
+ * PTR_TO_BTF_ID of the struct *next_btf_id (a pointer member); -EACCES/-EINVAL/-EFAULT with
+ * 6.1's log line for an access outside the struct's members */
+struct bpf_verifier_log;
+int btf_struct_access(struct bpf_verifier_log *log, const struct btf_type *t, int off, int size,
+		      u32 *next_btf_id);
 #endif

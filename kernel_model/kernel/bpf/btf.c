@@ -289,9 +289,9 @@ static bool is_int_ptr(const struct btf_type *t)
 /*
  * 6.1's btf_ctx_access() for fentry/fexit: offsets in 8-byte slots, one argument each (a struct
  * by value takes its size), fexit's return value after them; scalars, enums, structs and
- * pointers to void or to ints are scalars; a pointer to a struct is PTR_TO_BTF_ID in 6.1, which
- * this verifier does not track: the register is a scalar here (read what it points to with
- * bpf_probe_read_kernel, as bpftrace does), the log line the same.
+ * pointers to void or to ints are scalars; a pointer to a struct is PTR_TO_BTF_ID of that struct
+ * (info->reg_type, info->btf_id), which the program may read through (btf_struct_access).
+ * vmlinux's BTF here has no type tags (pahole from gcc's DWARF), so no MEM_USER/MEM_PERCPU.
  */
 bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
 		   struct bpf_insn_access_aux *info)
@@ -300,7 +300,7 @@ bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct b
 	const char *tname = prog->attach_func_name;
 	struct bpf_verifier_log *log = info->log;
 	const struct btf_param *args;
-	u32 nr_args, arg, btf_id;
+	u32 nr_args, arg;
 
 	if (off % 8) {
 		bpf_log(log, "func '%s' offset %d is not multiple of 8\n", tname, off);
@@ -337,17 +337,227 @@ bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct b
 	}
 	if (t->type == 0 || is_int_ptr(t))
 		return true;	/* void * and int *: scalars */
-	btf_id = t->type;
-	t = btf_vmlinux_type_by_id(t->type);
-	while (t && btf_type_is_modifier(t)) {
-		btf_id = t->type;
-		t = btf_vmlinux_type_by_id(t->type);
-	}
+	info->reg_type = PTR_TO_BTF_ID;
+	t = btf_vmlinux_skip_modifiers(t->type, &info->btf_id);
 	if (!t || !__btf_type_is_struct(t)) {
 		bpf_log(log, "func '%s' arg%d type %s is not a struct\n", tname, arg, t ? btf_type_str(t) : "UNKNOWN");
 		return false;
 	}
-	bpf_log(log, "func '%s' arg%d has btf_id %d type %s '%s'\n", tname, arg, btf_id, btf_type_str(t),
+	bpf_log(log, "func '%s' arg%d has btf_id %d type %s '%s'\n", tname, arg, info->btf_id, btf_type_str(t),
 		btf_vmlinux_name_by_offset(t->name_off) ?: "");
 	return true;
+}
+
+/* ---- loads through PTR_TO_BTF_ID: which member of the struct they read (btf_struct_walk) ---- */
+
+#define MAX_RESOLVE_DEPTH 32
+#define U32_MAX (~0U)
+static u32 btf_member_bit_offset(const struct btf_type *t, const struct btf_member *m)
+{
+	return t->info >> 31 ? m->offset & 0xffffff : m->offset;
+}
+static u32 btf_member_bitfield_size(const struct btf_type *t, const struct btf_member *m)
+{
+	return t->info >> 31 ? m->offset >> 24 : 0;
+}
+static const char *btf_name(u32 name_off)
+{
+	return btf_vmlinux_name_by_offset(name_off) ?: "";
+}
+
+/* __btf_resolve_size(): the bytes type takes (an array: all its elements, of *elem_type, id
+ * *elem_id, *total_nelems of them); the type past the modifiers (the outer array), its id in
+ * *type_id if modifiers were skipped; NULL for a type without a size */
+static const struct btf_type *btf_resolve_size(const struct btf_type *type, u32 *type_size,
+					       const struct btf_type **elem_type, u32 *elem_id,
+					       u32 *total_nelems, u32 *type_id)
+{
+	const struct btf_type *array_type = NULL;
+	const struct btf_array *array = NULL;
+	u32 i, size, nelems = 1, id = 0;
+
+	for (i = 0; i < MAX_RESOLVE_DEPTH && type; i++) {
+		switch (btf_kind(type)) {
+		case BTF_KIND_INT: case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_ENUM:
+		case BTF_KIND_FLOAT: case BTF_KIND_ENUM64:
+			size = type->size;
+			goto resolved;
+		case BTF_KIND_PTR:
+			size = sizeof(void *);
+			goto resolved;
+		case BTF_KIND_TYPEDEF: case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+			id = type->type;
+			type = btf_vmlinux_type_by_id(type->type);
+			break;
+		case BTF_KIND_ARRAY:
+			if (!array_type)
+				array_type = type;
+			array = (const struct btf_array *)(type + 1);
+			if (nelems && array->nelems > U32_MAX / nelems)
+				return NULL;
+			nelems *= array->nelems;
+			type = btf_vmlinux_type_by_id(array->type);
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
+resolved:
+	if (nelems && size > U32_MAX / nelems)
+		return NULL;
+	*type_size = nelems * size;
+	*total_nelems = nelems;
+	*elem_type = type;
+	*elem_id = array ? array->type : 0;
+	if (id)
+		*type_id = id;
+	return array_type ?: type;
+}
+
+enum bpf_struct_walk_result { WALK_SCALAR = 0, WALK_PTR, WALK_STRUCT };
+
+/* 6.1's btf_struct_walk(): the member of t at [off, off + size); a struct member starting at
+ * off is walked into by the caller, one inside it here */
+static int btf_struct_walk(struct bpf_verifier_log *log, const struct btf_type *t, int off, int size,
+			   u32 *next_btf_id)
+{
+	u32 i, moff, mtrue_end, msize = 0, total_nelems = 0, vlen, elem_id, mid;
+	const struct btf_type *mtype, *elem_type = NULL;
+	const struct btf_member *member;
+	const char *tname, *mname;
+
+again:
+	tname = btf_name(t->name_off);
+	if (!__btf_type_is_struct(t)) {
+		bpf_log(log, "Type '%s' is not a struct\n", tname);
+		return -EINVAL;
+	}
+	vlen = btf_type_vlen(t);
+	if (off + size > (int)t->size) {
+		/* past the end: into a flexible array of ints or structs at the end */
+		const struct btf_array *array_elem;
+
+		if (vlen == 0)
+			goto error;
+		member = (const struct btf_member *)(t + 1) + vlen - 1;
+		mtype = btf_vmlinux_skip_modifiers(member->type, NULL);
+		if (!mtype || btf_kind(mtype) != BTF_KIND_ARRAY)
+			goto error;
+		array_elem = (const struct btf_array *)(mtype + 1);
+		if (array_elem->nelems != 0)
+			goto error;
+		moff = btf_member_bit_offset(t, member) / 8;
+		if ((u32)off < moff)
+			goto error;
+		t = btf_vmlinux_skip_modifiers(array_elem->type, NULL);
+		if (t && btf_type_is_int(t))
+			return WALK_SCALAR;
+		if (!t || !__btf_type_is_struct(t) || !t->size)
+			goto error;
+		off = (off - moff) % t->size;
+		goto again;
+error:
+		bpf_log(log, "access beyond struct %s at off %u size %u\n", tname, off, size);
+		return -EACCES;
+	}
+
+	member = (const struct btf_member *)(t + 1);
+	for (i = 0; i < vlen; i++, member++) {
+		moff = btf_member_bit_offset(t, member) / 8;
+		if ((u32)(off + size) <= moff)
+			break;	/* the members from here are past it */
+		if (btf_member_bitfield_size(t, member)) {
+			u32 end_bit = btf_member_bit_offset(t, member) + btf_member_bitfield_size(t, member);
+
+			/* the whole bitfield's bytes: a scalar; part of them: go on (and fail) */
+			if ((u32)off <= moff && (end_bit + 7) / 8 <= (u32)(off + size))
+				return WALK_SCALAR;
+			continue;
+		}
+		if ((u32)off < moff)
+			break;	/* in a hole */
+		mid = member->type;
+		mtype = btf_vmlinux_type_by_id(member->type);
+		mname = btf_name(member->name_off);
+		mtype = btf_resolve_size(mtype, &msize, &elem_type, &elem_id, &total_nelems, &mid);
+		if (!mtype) {
+			bpf_log(log, "field %s doesn't have size\n", mname);
+			return -EFAULT;
+		}
+		mtrue_end = moff + msize;
+		if ((u32)off >= mtrue_end)
+			continue;
+		if (btf_kind(mtype) == BTF_KIND_ARRAY) {
+			/* an array (of arrays...) is its elements one after another */
+			u32 elem_idx;
+
+			if (moff == mtrue_end)
+				continue;
+			msize /= total_nelems;
+			elem_idx = (off - moff) / msize;
+			moff += elem_idx * msize;
+			mtype = elem_type;
+			mid = elem_id;
+		}
+		if (__btf_type_is_struct(mtype)) {
+			t = mtype;
+			if ((u32)off == moff) {
+				*next_btf_id = mid;
+				return WALK_STRUCT;
+			}
+			off -= moff;
+			goto again;
+		}
+		if (btf_type_is_ptr(mtype)) {
+			const struct btf_type *stype;
+			u32 id;
+
+			if (msize != (u32)size || (u32)off != moff) {
+				bpf_log(log, "cannot access ptr member %s with moff %u in struct %s with off %u size %u\n",
+					mname, moff, tname, off, size);
+				return -EACCES;
+			}
+			stype = btf_vmlinux_skip_modifiers(mtype->type, &id);
+			if (stype && __btf_type_is_struct(stype)) {
+				*next_btf_id = id;
+				return WALK_PTR;
+			}
+		}
+		/* an int (or an array of them, used as scratch space) as long as it stays inside */
+		if ((u32)(off + size) > mtrue_end) {
+			bpf_log(log, "access beyond the end of member %s (mend:%u) in struct %s with off %u size %u\n",
+				mname, mtrue_end, tname, off, size);
+			return -EACCES;
+		}
+		return WALK_SCALAR;
+	}
+	bpf_log(log, "struct %s doesn't have field at offset %d\n", tname, off);
+	return -EINVAL;
+}
+
+int btf_struct_access(struct bpf_verifier_log *log, const struct btf_type *t, int off, int size,
+		      u32 *next_btf_id)
+{
+	int err;
+	u32 id;
+
+	while (t) {
+		err = btf_struct_walk(log, t, off, size, &id);
+		switch (err) {
+		case WALK_PTR:
+			*next_btf_id = id;
+			return PTR_TO_BTF_ID;
+		case WALK_SCALAR:
+			return SCALAR_VALUE;
+		case WALK_STRUCT:	/* a struct member at off: on into it, from its start */
+			t = btf_vmlinux_type_by_id(id);
+			off = 0;
+			break;
+		default:
+			return err;
+		}
+	}
+	return -EINVAL;
 }

@@ -57,6 +57,10 @@ static u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 		[BPF_STX | BPF_MEM | BPF_##sz] = &&STX_MEM_##sz, \
 		[BPF_ST | BPF_MEM | BPF_##sz] = &&ST_MEM_##sz
 		MEM_OPS(B), MEM_OPS(H), MEM_OPS(W), MEM_OPS(DW),
+		[BPF_LDX | BPF_PROBE_MEM | BPF_B] = &&LDX_PROBE_MEM_B,
+		[BPF_LDX | BPF_PROBE_MEM | BPF_H] = &&LDX_PROBE_MEM_H,
+		[BPF_LDX | BPF_PROBE_MEM | BPF_W] = &&LDX_PROBE_MEM_W,
+		[BPF_LDX | BPF_PROBE_MEM | BPF_DW] = &&LDX_PROBE_MEM_DW,
 		[BPF_STX | BPF_ATOMIC | BPF_W] = &&STX_ATOMIC_W,
 		[BPF_STX | BPF_ATOMIC | BPF_DW] = &&STX_ATOMIC_DW,
 	};
@@ -133,6 +137,20 @@ ST_MEM_##SZ: *(T *)(unsigned long)(DST + insn->off) = IMM; CONT;
 	MEM(W, u32)
 	MEM(DW, u64)
 #undef MEM
+
+	/* a load through PTR_TO_BTF_ID: bpf_probe_read_kernel() of it, 0 where it faults (or is
+	 * a user address) */
+#define PROBE_MEM(SZ, T) \
+LDX_PROBE_MEM_##SZ: \
+	if (copy_from_kernel_nofault(&DST, (const void *)(unsigned long)(SRC + insn->off), sizeof(T))) \
+		DST = 0; \
+	DST = *(T *)&DST; \
+	CONT;
+	PROBE_MEM(B, u8)
+	PROBE_MEM(H, u16)
+	PROBE_MEM(W, u32)
+	PROBE_MEM(DW, u64)
+#undef PROBE_MEM
 
 #define ATOMIC(SZ, T) \
 STX_ATOMIC_##SZ: { \

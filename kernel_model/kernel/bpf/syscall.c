@@ -627,6 +627,8 @@ static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union b
 		for (i = 0; i < ulen / sizeof(struct bpf_insn) || (i * sizeof(struct bpf_insn) < ulen); i++) {
 			struct bpf_insn insn[2] = { prog->insnsi[i] };
 			u32 n = 1, bytes;
+			if (BPF_CLASS(insn[0].code) == BPF_LDX && BPF_MODE(insn[0].code) == BPF_PROBE_MEM)
+				insn[0].code = BPF_LDX | BPF_MEM | BPF_SIZE(insn[0].code);	/* shown as it was */
 			if (insn[0].code == (BPF_LD | BPF_IMM | BPF_DW) && i + 1 < prog->len) {
 				u64 imm = (u32)prog->insnsi[i].imm | (u64)prog->insnsi[i + 1].imm << 32;
 				u32 k;

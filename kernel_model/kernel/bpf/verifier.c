@@ -125,14 +125,23 @@ static bool bpf_verifier_log_full(const struct bpf_verifier_log *log)
 	return log->len_used >= log->len_total - 1;
 }
 
+/* the name of vmlinux's type btf_id (kernel_type_name()) */
+static const char *btf_struct_name(u32 btf_id)
+{
+	const struct btf_type *t = btf_vmlinux_type_by_id(btf_id);
+
+	return (t ? btf_vmlinux_name_by_offset(t->name_off) : NULL) ?: "";
+}
+
 static const char *reg_type_str(u32 type, char *buf)
 {
 	static const char *const str[] = {
 		[NOT_INIT] = "?", [SCALAR_VALUE] = "scalar", [PTR_TO_CTX] = "ctx",
 		[CONST_PTR_TO_MAP] = "map_ptr", [PTR_TO_MAP_VALUE] = "map_value",
-		[PTR_TO_MAP_KEY] = "map_key", [PTR_TO_STACK] = "fp",
+		[PTR_TO_MAP_KEY] = "map_key", [PTR_TO_STACK] = "fp", [PTR_TO_BTF_ID] = "ptr_",
 	};
-	scnprintf(buf, 32, "%s%s", str[base_type(type)], type & PTR_MAYBE_NULL ? "_or_null" : "");
+	scnprintf(buf, 32, "%s%s", str[base_type(type)],
+		  !(type & PTR_MAYBE_NULL) ? "" : base_type(type) == PTR_TO_BTF_ID ? "or_null_" : "_or_null");
 	return buf;
 }
 
@@ -163,7 +172,10 @@ static void print_reg(struct bpf_verifier_env *env, const struct bpf_reg_state *
 	{
 		const char *sep = "";
 #define verbose_a(fmt, ...) ({ verbose(env, "%s" fmt, sep, __VA_ARGS__); sep = ","; })
-		verbose(env, "%s(", reg_type_str(t, tb));
+		verbose(env, "%s", reg_type_str(t, tb));
+		if (base_type(t) == PTR_TO_BTF_ID)
+			verbose(env, "%s", btf_struct_name(reg->btf_id));
+		verbose(env, "(");
 		if (reg->id)
 			verbose_a("id=%d", reg->id);
 		if (t != SCALAR_VALUE)
@@ -312,6 +324,7 @@ static noinline void __mark_reg_known(struct bpf_reg_state *reg, u64 imm)
 {
 	reg->off = 0;
 	reg->id = 0;
+	reg->btf_id = 0;
 	___mark_reg_known(reg, imm);
 }
 
@@ -940,6 +953,7 @@ static int adjust_ptr_min_max_vals(struct bpf_verifier_env *env, struct bpf_insn
 	dst_reg->type = ptr.type;
 	dst_reg->id = ptr.id;
 	dst_reg->map_ptr = ptr.map_ptr;
+	dst_reg->btf_id = ptr.btf_id;
 	if (!check_reg_sane_offset(env, off_reg, ptr.type) || !check_reg_sane_offset(env, &ptr, ptr.type))
 		return -EINVAL;
 	__mark_reg32_unbounded(dst_reg);
@@ -1409,12 +1423,19 @@ static noinline int check_map_access(struct bpf_verifier_env *env, u32 regno, in
 	return check_mem_region_access(env, regno, off, size, reg->map_ptr->value_size, zero_size_allowed);
 }
 
-static int check_ctx_access(struct bpf_verifier_env *env, int insn_idx, int off, int size, enum bpf_access_type t)
+/* *reg_type: what the load gives (a scalar, or PTR_TO_BTF_ID of *btf_id: a tracing program's
+ * pointer argument) */
+static int check_ctx_access(struct bpf_verifier_env *env, int insn_idx, int off, int size, enum bpf_access_type t,
+			    u32 *reg_type, u32 *btf_id)
 {
-	struct bpf_insn_access_aux info = { .log = &env->log };
+	struct bpf_insn_access_aux info = { .reg_type = SCALAR_VALUE, .log = &env->log };
 
 	if (env->prog->ops->is_valid_access && env->prog->ops->is_valid_access(off, size, t, env->prog, &info)) {
-		env->insn_aux_data[insn_idx].ctx_field_size = info.ctx_field_size;
+		*reg_type = info.reg_type;
+		if (base_type(info.reg_type) == PTR_TO_BTF_ID)
+			*btf_id = info.btf_id;
+		else
+			env->insn_aux_data[insn_idx].ctx_field_size = info.ctx_field_size;
 		if ((u32)(off + size) > env->max_ctx_offset)
 			env->max_ctx_offset = off + size;
 		return 0;
@@ -1461,6 +1482,57 @@ static noinline int check_ptr_alignment(struct bpf_verifier_env *env, const stru
 	return 0;
 }
 
+/* a load gives a scalar, or PTR_TO_BTF_ID of btf_id (mark_btf_ld_reg()) */
+static void mark_btf_ld_reg(struct bpf_verifier_env *env, struct bpf_reg_state *regs, u32 regno, u32 reg_type,
+			    u32 btf_id)
+{
+	if (reg_type == SCALAR_VALUE) {
+		mark_reg_unknown(env, regs, regno);
+		return;
+	}
+	mark_reg_known_zero(env, regs, regno);
+	regs[regno].type = reg_type;
+	regs[regno].btf_id = btf_id;
+}
+
+/*
+ * check_ptr_to_btf_access(): a load through a pointer to a kernel struct, at a constant offset,
+ * reads a member of the struct (btf_struct_access): a scalar, or PTR_TO_BTF_ID again for a
+ * pointer to a struct; it is made fault-safe (BPF_PROBE_MEM) after the checks.  A tracing
+ * program may not write through it.
+ */
+static int check_ptr_to_btf_access(struct bpf_verifier_env *env, struct bpf_reg_state *regs, int regno, int off,
+				   int size, enum bpf_access_type atype, int value_regno)
+{
+	struct bpf_reg_state *reg = regs + regno;
+	const struct btf_type *t = btf_vmlinux_type_by_id(reg->btf_id);
+	const char *tname = btf_struct_name(reg->btf_id);
+	u32 btf_id = 0;
+	int ret;
+
+	if (off < 0) {
+		verbose(env, "R%d is ptr_%s invalid negative access: off=%d\n", regno, tname, off);
+		return -EACCES;
+	}
+	if (!tnum_is_const(reg->var_off) || reg->var_off.value) {
+		char tn_buf[48];
+
+		tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
+		verbose(env, "R%d is ptr_%s invalid variable offset: off=%d, var_off=%s\n", regno, tname, off, tn_buf);
+		return -EACCES;
+	}
+	if (atype != BPF_READ) {
+		verbose(env, "only read is supported\n");
+		return -EACCES;
+	}
+	ret = btf_struct_access(&env->log, t, off, size, &btf_id);
+	if (ret < 0)
+		return ret;
+	if (value_regno >= 0)
+		mark_btf_ld_reg(env, regs, value_regno, ret, btf_id);
+	return 0;
+}
+
 static int bpf_size_to_bytes(int bpf_size)
 {
 	return bpf_size == BPF_B ? 1 : bpf_size == BPF_H ? 2 : bpf_size == BPF_W ? 4 : 8;
@@ -1471,6 +1543,7 @@ static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regn
 {
 	struct bpf_reg_state *regs = cur_regs(env), *reg = regs + regno;
 	int size = bpf_size_to_bytes(bpf_size), err;
+	u32 reg_type = SCALAR_VALUE, btf_id = 0;
 	char tb[32];
 
 	err = check_ptr_alignment(env, reg, off, size);
@@ -1499,9 +1572,9 @@ static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regn
 		err = check_ptr_off_reg(env, reg, regno);
 		if (err < 0)
 			return err;
-		err = check_ctx_access(env, insn_idx, off, size, t);
+		err = check_ctx_access(env, insn_idx, off, size, t, &reg_type, &btf_id);
 		if (!err && t == BPF_READ && value_regno >= 0)
-			mark_reg_unknown(env, regs, value_regno);
+			mark_btf_ld_reg(env, regs, value_regno, reg_type, btf_id);
 	} else if (reg->type == PTR_TO_STACK) {
 		err = check_stack_access_within_bounds(env, regno, off, size, ACCESS_DIRECT, t);
 		if (err)
@@ -1510,6 +1583,8 @@ static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regn
 			err = check_stack_read(env, regno, off, size, value_regno);
 		else
 			err = check_stack_write(env, regno, off, size, value_regno, insn);
+	} else if (reg->type == PTR_TO_BTF_ID) {
+		err = check_ptr_to_btf_access(env, regs, regno, off, size, t, value_regno);
 	} else {
 		verbose(env, "R%d invalid mem access '%s'\n", regno, reg_type_str(reg->type, tb));
 		return -EACCES;
@@ -1655,7 +1730,8 @@ static bool regsafe(const struct bpf_reg_state *rold, const struct bpf_reg_state
 			return false;
 		return range_within(rold, rcur) && tnum_in(rold->var_off, rcur->var_off);
 	}
-	if (rold->type != rcur->type || rold->off != rcur->off || rold->map_ptr != rcur->map_ptr)
+	if (rold->type != rcur->type || rold->off != rcur->off || rold->map_ptr != rcur->map_ptr ||
+	    rold->btf_id != rcur->btf_id)
 		return false;
 	if ((rold->type & PTR_MAYBE_NULL) && rold->id != rcur->id)
 		return false;
@@ -2795,6 +2871,12 @@ static int check_return_code(struct bpf_verifier_env *env)
 	return 0;
 }
 
+/* reg_type_mismatch_ok(): pointers whose loads are not rewritten */
+static bool reg_type_mismatch_ok(u32 type)
+{
+	return base_type(type) != PTR_TO_CTX && base_type(type) != PTR_TO_BTF_ID;
+}
+
 static int do_check(struct bpf_verifier_env *env)
 {
 	bool pop_log = !(env->log.level & BPF_LOG_LEVEL2);
@@ -2868,12 +2950,13 @@ static int do_check(struct bpf_verifier_env *env)
 					       BPF_READ, insn->dst_reg, insn);
 			if (err)
 				return err;
-			/* a load from the context is rewritten: it must read the context on every path */
+			/* a load from the context or through PTR_TO_BTF_ID is rewritten: it must read
+			 * through the same kind of pointer on every path (reg_type_mismatch()) */
 			prev_src_type = &env->insn_aux_data[env->insn_idx].ptr_type;
 			if (*prev_src_type == NOT_INIT) {
 				*prev_src_type = src_reg_type;
 			} else if (src_reg_type != *prev_src_type &&
-				   (src_reg_type == PTR_TO_CTX || *prev_src_type == PTR_TO_CTX)) {
+				   (!reg_type_mismatch_ok(src_reg_type) || !reg_type_mismatch_ok(*prev_src_type))) {
 				verbose(env, "same insn cannot be used with different pointers\n");
 				return -EINVAL;
 			}
@@ -3083,6 +3166,9 @@ static int patch_program(struct bpf_verifier_env *env, u32 *new_len, struct bpf_
 			cnt = convert_ctx_access(env, i, buf);
 			if (cnt < 0)
 				return cnt;
+		} else if (BPF_CLASS(code) == BPF_LDX && env->insn_aux_data[i].ptr_type == PTR_TO_BTF_ID) {
+			buf[cnt] = *insn;	/* fault-safe: a bad pointer reads 0 */
+			buf[cnt++].code = BPF_LDX | BPF_PROBE_MEM | BPF_SIZE(code);
 		} else if (code == (BPF_JMP | BPF_CALL)) {
 			struct bpf_map *map = env->insn_aux_data[i].map_ptr;
 			const struct bpf_func_proto *fn = env->prog->ops->get_func_proto(insn->imm, env->prog);
