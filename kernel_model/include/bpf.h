@@ -99,6 +99,7 @@ enum bpf_return_type {
 	RET_INTEGER,
 	RET_VOID,
 	RET_PTR_TO_MAP_VALUE_OR_NULL,
+	RET_PTR_TO_BTF_ID,	/* PTR_TO_BTF_ID of the struct ret_btf_struct names in vmlinux's BTF */
 };
 typedef u64 (*bpf_helper_fn)(u64, u64, u64, u64, u64);
 struct bpf_func_proto {
@@ -106,6 +107,7 @@ struct bpf_func_proto {
 	bool gpl_only;
 	u8 ret_type;
 	u8 arg_type[5];
+	const char *ret_btf_struct;
 };
 #define BPF_CALL_x(name, ...) u64 name(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
 

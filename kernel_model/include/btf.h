@@ -93,6 +93,8 @@ const struct btf_type *btf_vmlinux_type_by_id(u32 type_id);
 const char *btf_vmlinux_name_by_offset(u32 offset);
 /* the type past the modifiers of type_id (btf_type_skip_modifiers), its id in *res_id */
 const struct btf_type *btf_vmlinux_skip_modifiers(u32 type_id, u32 *res_id);
+/* the id of vmlinux's struct name, 0 if it has none (what 6.1's BTF_ID lists resolve at build) */
+u32 btf_vmlinux_struct_id(const char *name);
 /* btf_type_str(): "INT", "PTR", ... "UNKNOWN" */
 const char *btf_type_str(const struct btf_type *t);
 /* btf_struct_access(): what a load of size bytes at off of struct t gives: SCALAR_VALUE, or

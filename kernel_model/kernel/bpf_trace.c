@@ -115,6 +115,13 @@ static const struct bpf_func_proto bpf_get_current_task_proto = {
 	.gpl_only = true,
 	.ret_type = RET_INTEGER,
 };
+/* the same task as a struct task_struct * the program may read through */
+static const struct bpf_func_proto bpf_get_current_task_btf_proto = {
+	.func = bpf_get_current_task,
+	.gpl_only = true,
+	.ret_type = RET_PTR_TO_BTF_ID,
+	.ret_btf_struct = "task_struct",
+};
 
 /* ---- bpf_trace_printk(): a line of the trace, as the bpf_trace:bpf_trace_printk event ---- */
 #define MAX_TRACE_PRINTK_VARARGS	3
@@ -422,6 +429,8 @@ static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const st
 		return &bpf_get_current_pid_tgid_proto;
 	case BPF_FUNC_get_current_task:
 		return &bpf_get_current_task_proto;
+	case BPF_FUNC_get_current_task_btf:
+		return &bpf_get_current_task_btf_proto;
 	case BPF_FUNC_get_current_uid_gid:
 		return &bpf_get_current_uid_gid_proto;
 	case BPF_FUNC_get_current_comm:

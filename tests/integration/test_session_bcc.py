@@ -137,21 +137,25 @@ def test_opensnoop_shows_a_commands_opens(tmp_path):
     """opensnoop: kretfunc (fexit) programs on __x64_sys_open, __x64_sys_openat and
     __x64_sys_openat2 read the path, dfd and flags from the syscall's registers through their
     `struct pt_regs *` argument (6.1's PTR_TO_BTF_ID: direct loads of regs->si, regs->dx), the
-    result from the return value: each marker's pid and comm, the fd of /etc/hostname, ENOENT of a
-    missing file, and the flags (octal; ld.so opens with O_CLOEXEC, cat its files with 0)."""
+    result from the return value: each marker's pid and comm, the fd of the file it reads, ENOENT
+    of a missing one, and the flags (octal; ld.so opens with O_CLOEXEC, cat its files with 0).
+    -F puts the cwd before a relative path, walking current->fs->pwd.dentry and its d_parents from
+    bpf_get_current_task_btf() (direct loads through PTR_TO_BTF_ID again)."""
     cat, pids = marker(tmp_path), tmp_path / "pids"
-    out = bcc_while(tmp_path, "opensnoop-bpfcc -e -n bcc_marker -d 4",
-                    f"sh -c 'echo $$ >> {pids}; exec {cat} /etc/hostname /nonexistent' >/dev/null 2>&1")
+    out = bcc_while(tmp_path, "opensnoop-bpfcc -e -F -n bcc_marker -d 4",
+                    f"sh -c 'echo $$ >> {pids}; cd /usr/share; exec {cat} ../../etc/hostname /nonexistent' "
+                    ">/dev/null 2>&1")
     assert re.search(r"^PID\s+COMM\s+FD ERR FLAGS\s+PATH$", out, re.M), out
     # (pid, path): (comm, fd, errno, flags)
     rows = {(int(pid), path): rest for pid, *rest, path in
             re.findall(r"^(\d+)\s+(\S+)\s+(-?\d+)\s+(\d+)\s+(\d+)\s+(\S+)$", out, re.M)}
+    hostname = "/usr/share/../../etc/hostname"
     # opensnoop prints its header before it opens its perf buffer (events up to then are lost, as
     # on Linux), and the last marker may have run after it ended: every one in between is there
     started = [int(line) for line in pids.read_text().split()]
-    first = next(i for i, pid in enumerate(started) if (pid, "/etc/hostname") in rows)
+    first = next(i for i, pid in enumerate(started) if (pid, hostname) in rows)
     assert len(started[first:-1]) >= 2, out
     for pid in started[first:-1]:
-        assert rows.get((pid, "/etc/hostname")) == ["bcc_marker", "3", "0", "00000000"], out
+        assert rows.get((pid, hostname)) == ["bcc_marker", "3", "0", "00000000"], out
         assert rows.get((pid, "/nonexistent")) == ["bcc_marker", "-1", "2", "00000000"], out
         assert rows.get((pid, "/etc/ld.so.cache")) == ["bcc_marker", "3", "0", "02000000"], out

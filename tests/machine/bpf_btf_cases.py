@@ -4,7 +4,7 @@ reads the real kernel's BTF ids of the target functions (its /sys/kernel/btf/vml
 what it answers into tests/data/bpf/btf_id_reference.txt through ../shared/tools/real-tracefs.
 The structs read have 6.1's layout at these offsets in both kernels: struct file (232 bytes):
 f_path.dentry 24, f_inode 32, a hole at 52 (after the 4-byte f_lock), f_flags 64; struct inode:
-i_mode 0, i_sb 40, i_ino 64."""
+i_mode 0, i_sb 40, i_ino 64; struct task_struct: tgid 2420, real_parent 2432, fs 3040."""
 from __future__ import annotations
 
 import base64
@@ -14,6 +14,7 @@ from bpf_asm import *  # noqa: F401,F403
 from bpf_cases import parse, reference_script  # noqa: F401 (parse: for the test)
 
 FENTRY, FEXIT, PROG_TRACING = 24, 25, 26
+FN_get_current_task_btf = 158
 # the functions the cases attach to
 TARGETS = ("vfs_read", "filp_open")
 
@@ -52,7 +53,15 @@ def cases(ids: dict[str, int]) -> dict[str, list[str]]:
         jmp_imm(JEQ, R6, 0, 1),        # compared with NULL: both ways
         ldx(W, R0, R6, 64),            # file->f_flags
         mov64_imm(R0, 0), exit_())
+    # bpf_get_current_task_btf(): ->real_parent->tgid, in a kprobe program too
+    parent = prog(call(FN_get_current_task_btf), ldx(DW, R1, R0, 2432), ldx(W, R0, R1, 2420), mov64_imm(R0, 0),
+                  exit_())
     return {
+        "btf_current_task": ["load", str(PROG_KPROBE), parent, "2"],
+        "btf_current_task_fentry": load(parent, 2),
+        "btf_current_task_not_gpl": ["load", str(PROG_KPROBE), parent, "1", "L=MIT"],
+        "btf_current_task_fs_write": load(prog(call(FN_get_current_task_btf), ldx(DW, R1, R0, 3040),
+                                               st(DW, R1, 40, 0), mov64_imm(R0, 0), exit_())),
         "btf_walk_members": load(walk, 2),
         "btf_constant_offset": load(file_arg(alu64_imm(ADD, R2, 24), ldx(DW, R0, R2, 8)), 2),
         "btf_fexit_return_value": load(prog(ldx(DW, R2, R1, 24), ldx(W, R0, R2, 64), mov64_imm(R0, 0), exit_()),

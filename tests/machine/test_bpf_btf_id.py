@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bpf_asm import DW, MAP_HASH, R1, R2, R7, R10, W, ldx, stx
+from bpf_asm import DW, MAP_HASH, R0, R1, R2, R6, R7, R10, W, call, ldx, mov64_reg, stx
 from bpf_btf_cases import FEXIT, PROG_TRACING, cases, func_ids, parse
 from test_bpf import normalize, run_case
 from test_bpf_trace import count_into
@@ -50,3 +50,21 @@ def test_fexit_reads_the_returned_struct_and_a_null_one_reads_0(machine, ids):
     out = run_case(machine, [str(a) for a in args]).splitlines()
     assert out[:7] == ["map: 3", "map: 4", "load: 5", "rawtp: 6", "close: 0", "close: -9", "close: -9"], out
     assert [count(line) for line in out[7:9]] == [1, 2], out
+
+
+def test_current_task_btf_is_the_calling_task(machine):
+    """bpf_get_current_task_btf() in a fentry program on getpid: current's tgid read through the
+    struct task_struct * it returns, xor the tgid bpf_get_current_pid_tgid() gives, is the key
+    counted: 0 for each of bpftest's calls (5, then its pid's), and no other key"""
+    from bpf_asm import FN_get_current_pid_tgid, RSH, XOR, alu64_imm, alu64_reg
+
+    from bpf_btf_cases import FENTRY, FN_get_current_task_btf
+    getpid = func_ids(machine.image.btf(), ("__do_sys_getpid",))["__do_sys_getpid"]
+    by_tgid = count_into(3, call(FN_get_current_pid_tgid), alu64_imm(RSH, R0, 32), mov64_reg(R6, R0),
+                         call(FN_get_current_task_btf), ldx(W, R7, R0, 2420), alu64_reg(XOR, R7, R6),
+                         stx(W, R10, R7, -4))
+    args = ["map", MAP_HASH, 4, 8, 8, "load", PROG_TRACING, by_tgid, 0, f"A={FENTRY}:{getpid}", "rawtp", 4, "-",
+            "calls", 5, "pid", "get", 3, key(0), "next", 3, key(0)]
+    out = run_case(machine, [str(a) for a in args]).splitlines()
+    assert out[:4] == ["map: 3", "load: 4", "rawtp: 5", "calls: 5"], out
+    assert count(out[5]) == 6 and out[6] == "next: -2", out

@@ -378,7 +378,8 @@ enum bpf_func_id {
 	BPF_FUNC_skb_output = 111, BPF_FUNC_xdp_output = 121,
 	BPF_FUNC_probe_read_str = 45, BPF_FUNC_probe_read_user = 112,
 	BPF_FUNC_probe_read_kernel = 113, BPF_FUNC_probe_read_user_str = 114,
-	BPF_FUNC_probe_read_kernel_str = 115, BPF_FUNC_ktime_get_coarse_ns = 160,
+	BPF_FUNC_probe_read_kernel_str = 115, BPF_FUNC_get_current_task_btf = 158,
+	BPF_FUNC_ktime_get_coarse_ns = 160,
 	__BPF_FUNC_MAX_ID = 210,
 };
 #endif

@@ -229,6 +229,21 @@ const struct btf_type *btf_vmlinux_skip_modifiers(u32 type_id, u32 *res_id)
 	return t;
 }
 
+u32 btf_vmlinux_struct_id(const char *name)
+{
+	struct btf *btf = vmlinux_btf_types();
+	u32 id;
+
+	for (id = 1; btf && id < btf->nr_types; id++) {
+		const struct btf_type *t = btf->types[id];
+
+		if (btf_kind(t) == BTF_KIND_STRUCT && t->name_off < btf->str_len &&
+		    !strcmp(btf->strings + t->name_off, name))
+			return id;
+	}
+	return 0;
+}
+
 const char *btf_type_str(const struct btf_type *t)
 {
 	static const char *const kind_str[NR_BTF_KINDS] = {

@@ -2520,6 +2520,16 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 		regs[BPF_REG_0].type = PTR_TO_MAP_VALUE | PTR_MAYBE_NULL;
 		regs[BPF_REG_0].id = ++env->id_gen;
 		break;
+	case RET_PTR_TO_BTF_ID:
+		mark_reg_known_zero(env, regs, BPF_REG_0);
+		regs[BPF_REG_0].type = PTR_TO_BTF_ID;
+		regs[BPF_REG_0].btf_id = fn->ret_btf_struct ? btf_vmlinux_struct_id(fn->ret_btf_struct) : 0;
+		if (!regs[BPF_REG_0].btf_id) {
+			verbose(env, "invalid return type %u of func %s#%d\n", RET_PTR_TO_BTF_ID, func_id_name(func_id),
+				func_id);
+			return -EINVAL;
+		}
+		break;
 	}
 	return 0;
 }
