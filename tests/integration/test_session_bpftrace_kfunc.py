@@ -61,6 +61,24 @@ def test_kretfunc_histograms_of_retval_and_args(tmp_path):
     assert all(low not in ("0", "1") for low, n in counts.items() if n), out
 
 
+def test_kfunc_reads_struct_members_through_args(tmp_path):
+    """`args->file->f_inode->i_ino` and `str(args->file->f_path.dentry->d_name.name)` in a kfunc
+    program: bpftrace 0.17 types args by vfs_read's BTF and reads each member with
+    bpf_probe_read_kernel at the offsets of the kernel's BTF (it does not use 6.1's direct loads
+    through PTR_TO_BTF_ID): the marker's reads of its file count under that file's inode number
+    (the host's, which the session's files have) and name."""
+    marker = tmp_path / "bt_marker"
+    shutil.copy("/bin/cat", marker)
+    data = tmp_path / "data"
+    data.write_text("x\n")
+    out, err = bpftrace_while(tmp_path, 'kfunc:vfs_read /comm == "bt_marker"/ { '
+                              '@[args->file->f_inode->i_ino, str(args->file->f_path.dentry->d_name.name)] = count() }',
+                              f"{marker} {data} >/dev/null", runs=5)
+    counts = {m.group(1): int(m.group(2)) for m in map(COUNT.match, out.splitlines()) if m}
+    # cat reads the file, then its end, each run (the first may come while bpftrace still attaches)
+    assert 8 <= counts.get(f"{data.stat().st_ino}, data", 0) <= 10, out + err
+
+
 def test_kfunc_with_the_function_tracer_on_the_same_function(tmp_path):
     """The function tracer on vfs_read and a kfunc program on it at the same time (6.1's ftrace
     direct call sharing the site): both see the calls; enabled_functions shows the direct call
