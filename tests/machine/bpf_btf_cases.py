@@ -57,12 +57,12 @@ def cases(ids: dict[str, int]) -> dict[str, list[str]]:
     parent = prog(call(FN_get_current_task_btf), ldx(DW, R1, R0, 2432), ldx(W, R0, R1, 2420), mov64_imm(R0, 0),
                   exit_())
     return {
-        "btf_current_task": ["load", str(PROG_KPROBE), parent, "2"],
+        "btf_current_task": ["load", str(PROG_KPROBE), parent, "2", "pinfo", "3"],
         "btf_current_task_fentry": load(parent, 2),
         "btf_current_task_not_gpl": ["load", str(PROG_KPROBE), parent, "1", "L=MIT"],
         "btf_current_task_fs_write": load(prog(call(FN_get_current_task_btf), ldx(DW, R1, R0, 3040),
                                                st(DW, R1, 40, 0), mov64_imm(R0, 0), exit_())),
-        "btf_walk_members": load(walk, 2),
+        "btf_walk_members": load(walk, 2) + ["pinfo", "3"],
         "btf_constant_offset": load(file_arg(alu64_imm(ADD, R2, 24), ldx(DW, R0, R2, 8)), 2),
         "btf_fexit_return_value": load(prog(ldx(DW, R2, R1, 24), ldx(W, R0, R2, 64), mov64_imm(R0, 0), exit_()),
                                        2, f"A={FEXIT}:{ids['filp_open']}"),

@@ -1779,7 +1779,7 @@ static bool states_maybe_looping(const struct bpf_verifier_state *old, const str
 
 	for (i = 0; i < MAX_BPF_REG; i++) {
 		const struct bpf_reg_state *a = &old->regs[i], *b = &cur->regs[i];
-		if (a->type != b->type || a->off != b->off || a->id != b->id || a->map_ptr != b->map_ptr ||
+		if (a->type != b->type || a->off != b->off || a->id != b->id || a->map_ptr != b->map_ptr || a->btf_id != b->btf_id ||
 		    a->var_off.value != b->var_off.value || a->var_off.mask != b->var_off.mask ||
 		    a->smin_value != b->smin_value || a->smax_value != b->smax_value ||
 		    a->umin_value != b->umin_value || a->umax_value != b->umax_value ||
