@@ -56,8 +56,8 @@ struct bpf_reg_state {
 	u32 type;
 	s32 off;		/* fixed offset of a pointer */
 	u32 id;			/* a maybe-null pointer's, shared by its copies */
-	struct bpf_map *map_ptr;
 	u32 btf_id;		/* PTR_TO_BTF_ID: the struct's type in vmlinux's BTF */
+	struct bpf_map *map_ptr;
 	struct tnum var_off;
 	s64 smin_value, smax_value;
 	u64 umin_value, umax_value;
