@@ -78,6 +78,10 @@ def cases(ids: dict[str, int]) -> dict[str, list[str]]:
         "btf_past_member_end": load(file_arg(ldx(DW, R0, R2, 64))),
         "btf_hole": load(file_arg(ldx(W, R0, R2, 52))),
         "btf_bitwise": load(file_arg(alu64_imm(AND, R2, 1))),
+        # one load through a struct file * on one path, the stack on the other
+        "btf_same_insn_two_pointers": load(file_arg(ldx(DW, R3, R1, 16), st(DW, R10, -8, 0), jmp_imm(JEQ, R3, 0, 2),
+                                                    mov64_reg(R2, R10), alu64_imm(ADD, R2, -40),
+                                                    ldx(DW, R0, R2, 32))),
         "btf_as_map_key": ["map", "1", "8", "8", "4"] + load(file_arg(ld_map_fd(R1, 3),
                                                                       call(FN_map_lookup_elem))),
         "btf_returned": load(prog(ldx(DW, R0, R1, 0), exit_())),
