@@ -39,15 +39,22 @@ def image(vmlinux):
 
 @pytest.fixture
 def make_machine(vmlinux):
-    """Factory for started machines; every machine is stopped at teardown."""
+    """Factory for started machines; every machine is stopped at teardown. traced=True gives
+    the machine its ftrace sites (made before the start, which they hook) as `m.sites`, and
+    the top-level array recording."""
     from tracefs_sim.machine import Machine, MachineOptions
+    from tracefs_sim.probes import FtraceSites
     machines = []
 
-    def make(**kw):
+    def make(*, traced=False, **kw):
         kw.setdefault("workload", "none")
         m = Machine(MachineOptions(kernel_image=vmlinux, **kw))
         machines.append(m)
+        if traced:
+            m.sites = FtraceSites(m)
         m.start()
+        if traced:
+            m.tracing.set_recording(0, True)
         return m
     yield make
     for m in machines:

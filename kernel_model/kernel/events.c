@@ -114,6 +114,60 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 #define __get_str(n) ((char *)__get_dynamic_array(n))
 #define __assign_str(n, src) memcpy(__get_str(n), (src), __loc_##n >> 16)
 /*
+ * The frames of an event's stacks.  trace_event_raw_event_<name>() keeps no frame when its
+ * slow path's arguments fit in registers (at most 5 of the event's, and irqflags): it jumps
+ * there, and the slow path's frame returns into the function that fired the event (the
+ * host).  With more (kmalloc's 6), the slow path takes a stack argument and is called, so
+ * the writer keeps its frame, whose return address is then the host's.  RAW_EVENT_ATTR(n)
+ * is the writer's attribute for n arguments; trace_host_frame() the frame returning into the
+ * host.
+ */
+#define RAW_EVENT_TAILCALL __attribute__((optimize("omit-frame-pointer", "optimize-sibling-calls")))
+#define RAW_EVENT_ATTR_0 RAW_EVENT_TAILCALL
+#define RAW_EVENT_ATTR_1 RAW_EVENT_TAILCALL
+#define RAW_EVENT_ATTR_2 RAW_EVENT_TAILCALL
+#define RAW_EVENT_ATTR_3 RAW_EVENT_TAILCALL
+#define RAW_EVENT_ATTR_4 RAW_EVENT_TAILCALL
+#define RAW_EVENT_ATTR_5 RAW_EVENT_TAILCALL
+#define RAW_EVENT_ATTR_6
+#define RAW_EVENT_ATTR_7
+#define RAW_EVENT_ATTR_8
+#define RAW_EVENT_ATTR_9
+#define RAW_EVENT_ATTR_10
+#define RAW_EVENT_ATTR_11
+#define RAW_EVENT_ATTR_12
+#define __raw_event_attr(n) RAW_EVENT_ATTR_##n
+#define raw_event_attr(n) __raw_event_attr(n)
+
+static __always_inline unsigned long trace_host_frame(unsigned int nr_args, unsigned long slow_bp)
+{
+	return nr_args > 5 ? *(unsigned long *)slow_bp : slow_bp;
+}
+
+/*
+ * Where a hist trigger's stacktrace key starts (6.1's stack_trace_save() skipping
+ * HIST_STACKTRACE_SKIP frames): a tracepoint with one probe calls it straight from the host
+ * (a static call), and the skip goes past the host to its caller; with more, the probes run
+ * from __traceiter_<name>(), one frame more, and the key starts at the host.  Tracing's
+ * own second probe is the saved-cmdlines one, on sched_switch, sched_wakeup and
+ * sched_wakeup_new while events record comms (trace_cmdline_key); perf events and BPF
+ * programs on the tracepoint are others (its kernel_key).
+ */
+#define TRACE_CMDLINE_PROBE_sched_switch	~, 1
+#define TRACE_CMDLINE_PROBE_sched_wakeup	~, 1
+#define TRACE_CMDLINE_PROBE_sched_wakeup_new	~, 1
+#define trace_cmdline_probe_of(name) __second_of(TRACE_CMDLINE_PROBE_##name, 0, ~)
+
+static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, bool cmdline_probe,
+						      unsigned long host_bp)
+{
+	if (static_key_enabled(&tp->kernel_key) ||
+	    (cmdline_probe && static_branch_unlikely(&trace_cmdline_key)))
+		return host_bp;
+	return *(unsigned long *)host_bp;
+}
+
+/*
  * trace_event_raw_event_<name>(): the common case (one trace array records
  * the event, no pid list applies, the ring's common case: trace_fast_check())
  * with every condition in one branch; the rest, trace_event_slow_<name>(),
@@ -144,9 +198,12 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 			if (__entry) { \
 				trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \
 				{ assign } \
+				unsigned long __bp = trace_host_frame(COUNT_ARGS(args), \
+								      (unsigned long)__builtin_frame_address(0)); \
 				event_triggers_record(file, __entry, sizeof(*__entry) + __dyn_size, __slots, irqflags, \
-						      (unsigned long)trace_event_raw_event_##name, \
-						      (unsigned long)__builtin_frame_address(0)); \
+						      (unsigned long)trace_event_raw_event_##name, __bp, \
+						      trace_hist_frame(&__tracepoint_##name, \
+								       trace_cmdline_probe_of(name), __bp)); \
 			} \
 			trace_irq_restore(irqflags); \
 			return; \
@@ -160,11 +217,12 @@ notrace void tracing_generic_entry_update(struct trace_entry *ent, const struct 
 			/* options/stacktrace, userstacktrace: the stacks after the record */ \
 			if (unlikely(__slots & trace_stack_opt_slots())) \
 				trace_event_opt_stacks(__slots, __entry, (unsigned long)trace_event_raw_event_##name, \
-						       (unsigned long)__builtin_frame_address(0)); \
+						       trace_host_frame(COUNT_ARGS(args), \
+									(unsigned long)__builtin_frame_address(0))); \
 		} \
 		trace_irq_restore(irqflags); \
 	} \
-	__attribute__((optimize("omit-frame-pointer", "optimize-sibling-calls"))) \
+	raw_event_attr(COUNT_ARGS(args)) \
 	notrace void trace_event_raw_event_##name(proto) \
 	{ \
 		const struct trace_event_file *file = &__tracepoint_##name.file; \

@@ -161,12 +161,12 @@ notrace void sysvec_call_function(struct pt_regs *regs)
 	irq_exit_rcu();
 }
 
-void syscall_exit_to_user_mode(struct pt_regs *regs);
+void irqentry_exit_to_user_mode(struct pt_regs *regs);
 
 notrace void irqentry_exit(struct pt_regs *regs)
 {
 	if (user_mode(regs))
-		syscall_exit_to_user_mode(regs);
+		irqentry_exit_to_user_mode(regs);
 }
 
 void __init init_IRQ(void)

@@ -33,13 +33,36 @@ notrace SYSCALL_DEFINE0(ni_syscall)
 	return -ENOSYS;
 }
 
-notrace void syscall_exit_to_user_mode(struct pt_regs *regs)
+/*
+ * kernel/entry/common.c's syscall work, where Linux 6.1 fires raw_syscalls' tracepoints:
+ * syscall_trace_enter() (GCC's constprop clone in 6.1's kallsyms) runs on entry while the task
+ * has syscall work (SYSCALL_WORK_SYSCALL_TRACEPOINT: the tracepoint has probes; here its
+ * keys), syscall_exit_to_user_mode_prepare() on every way back from a call, a new task's first
+ * one included (ret_from_fork: a forked child's sys_exit of its clone, 0).  So the events'
+ * stacks are 6.1's (trace_event_raw_event_sys_enter, syscall_trace_enter.constprop.0,
+ * do_syscall_64).
+ */
+static long syscall_trace_enter(struct pt_regs *regs, long nr) __asm__("syscall_trace_enter.constprop.0");
+
+static noinline long syscall_trace_enter(struct pt_regs *regs, long nr)
+{
+	trace_sys_enter(regs, nr);
+	return nr;
+}
+
+static noinline void syscall_exit_to_user_mode_prepare(struct pt_regs *regs)
+{
+	trace_sys_exit(regs, regs->ax);
+}
+
+/* exit_to_user_mode_loop(): what an interrupt's way back to user mode shares with a call's */
+notrace void irqentry_exit_to_user_mode(struct pt_regs *regs)
 {
 	struct percpu *pc;
 
 	if (current->session)	/* its next call, when the host made it */
 		session_exit_to_user_mode(regs);
-	for (;;) {	/* exit_to_user_mode_loop() */
+	for (;;) {
 		local_irq_disable();
 		pc = this_cpu();
 		if (READ_ONCE(pc->need_resched)) {
@@ -57,13 +80,21 @@ notrace void syscall_exit_to_user_mode(struct pt_regs *regs)
 	pmu_exit_to_user();	/* (the PMU's user/kernel split) */
 }
 
+notrace void syscall_exit_to_user_mode(struct pt_regs *regs)
+{
+	syscall_exit_to_user_mode_prepare(regs);
+	irqentry_exit_to_user_mode(regs);
+}
+
 /* noinstr in 6.1, as the whole entry path (irqentry_*, exc_*): not traceable */
 notrace void do_syscall_64(struct pt_regs *regs, int nr)
 {
 	pmu_enter_from_user(regs);
 	this_cpu()->stat_syscalls++;
 	local_irq_enable();
-	trace_sys_enter(regs, regs->orig_ax);
+	if (static_branch_unlikely(&__tracepoint_sys_enter.key) ||
+	    static_branch_unlikely(&__tracepoint_sys_enter.kernel_key))
+		syscall_trace_enter(regs, regs->orig_ax);
 	if (current->session)
 		session_syscall_entered();
 	if ((unsigned int)nr < NR_syscalls)
@@ -72,7 +103,6 @@ notrace void do_syscall_64(struct pt_regs *regs, int nr)
 		regs->ax = __x64_sys_ni_syscall(regs);	/* an invalid syscall, but still a syscall */
 	if (current->session)	/* a call that may block returns when the host's did */
 		session_syscall_done(regs);
-	trace_sys_exit(regs, regs->ax);
 	syscall_exit_to_user_mode(regs);
 }
 

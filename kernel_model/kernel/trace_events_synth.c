@@ -101,7 +101,7 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 	len = sizeof(*entry) + event->n_u64 * 8 + data_size;
 	if (unlikely(triggers)) {
 		event_triggers_record(file, entry, len, trace_pid_filter_event(pc, EVENT_SLOTS_MASK), irqflags,
-				      (unsigned long)trace_synth, (unsigned long)__builtin_frame_address(0));
+				      (unsigned long)trace_synth, (unsigned long)__builtin_frame_address(0), (unsigned long)__builtin_frame_address(0));
 	} else {
 		void *dst;
 

@@ -479,7 +479,7 @@ static notrace void trig_hist_enable(const struct event_trigger *t, bool enable)
 
 /* data->ops->trigger() of each command */
 static notrace void trig_run(const struct event_trigger *t, const void *rec, unsigned long irqflags,
-			     unsigned long writer, unsigned long bp)
+			     unsigned long writer, unsigned long bp, unsigned long hist_bp)
 {
 	u32 bit = 1U << t->slot;
 
@@ -520,7 +520,7 @@ static notrace void trig_run(const struct event_trigger *t, const void *rec, uns
 		break;
 	}
 	case ETT_HIST:
-		hist_trigger((struct hist_map *)t->file, rec, t->slot, bp);
+		hist_trigger((struct hist_map *)t->file, rec, t->slot, hist_bp);
 		break;
 	case ETT_ENABLE_HIST:
 	case ETT_DISABLE_HIST:
@@ -538,7 +538,8 @@ static __always_inline u32 trig_class(u32 cmd)
 }
 
 notrace void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u32 pid_slots,
-				   unsigned long irqflags, unsigned long writer, unsigned long bp)
+				   unsigned long irqflags, unsigned long writer, unsigned long bp,
+				   unsigned long hist_bp)
 {
 	struct percpu *pc = this_cpu();
 	u32 type = file->type, nr = READ_ONCE(event_triggers.nr), i, first, trig, slots;
@@ -590,7 +591,7 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 				continue;
 			}
 		}
-		trig_run(t, rec, irqflags, writer, bp);
+		trig_run(t, rec, irqflags, writer, bp, hist_bp);
 	}
 	/* the record, in the slots that record it now (triggers may have changed them) */
 	slots = dyn_file_slots(READ_ONCE(file->slots), type) & pid_slots & EVENT_SLOTS_MASK;
@@ -607,7 +608,7 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 		if (t->cmd == ETT_EVENT_EPROBE)
 			eprobe_trigger_func(t->counter, rec, irqflags);
 		else
-			trig_run(t, rec, irqflags, writer, bp);
+			trig_run(t, rec, irqflags, writer, bp, hist_bp);
 	}
 	/* event_triggers_post_call(): every trigger of a deferred command */
 	for (i = first; tt && i < nr && event_triggers.trigger[i].type == type; i++) {
@@ -616,7 +617,7 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 		if (!(trig >> t->slot & 1) || (t->flags & ETF_PAUSED) ||
 		    !(tt >> (8 * t->slot + trig_class(t->cmd)) & 1))
 			continue;
-		trig_run(t, rec, irqflags, writer, bp);
+		trig_run(t, rec, irqflags, writer, bp, hist_bp);
 	}
 	for (slots = trigger_snap_after[pc->h.cpu][trigger_depth[pc->h.cpu] % (TRIGGER_DEPTH_MAX + 1)]; slots;
 	     slots &= slots - 1)

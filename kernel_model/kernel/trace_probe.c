@@ -35,7 +35,7 @@ _Static_assert(offsetof(struct kg_probe, slots) == offsetof(struct trace_event_f
 notrace void probe_trigger_commit(const struct trace_event_file *file, void *rec, u32 len, unsigned long irqflags)
 {
 	event_triggers_record(file, rec, len, trace_pid_filter_event(this_cpu(), EVENT_SLOTS_MASK), irqflags,
-			      (unsigned long)probe_trigger_commit, (unsigned long)__builtin_frame_address(0));
+			      (unsigned long)probe_trigger_commit, (unsigned long)__builtin_frame_address(0), (unsigned long)__builtin_frame_address(0));
 }
 
 /* the record of a probe event with triggers, its body built elsewhere first */

@@ -37,7 +37,7 @@ static __always_inline void syscall_event_commit(const struct trace_event_file *
 		trace_event_commit(rec, len);
 	else
 		event_triggers_record(file, rec, len, trace_pid_filter_event(this_cpu(), EVENT_SLOTS_MASK), irqflags,
-				      writer, (unsigned long)__builtin_frame_address(0));
+				      writer, (unsigned long)__builtin_frame_address(0), (unsigned long)__builtin_frame_address(0));
 }
 
 /* ftrace_syscall_enter(): a probe on raw_syscalls:sys_enter */

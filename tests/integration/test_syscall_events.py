@@ -72,6 +72,20 @@ def test_filters_on_arguments(mnt):
     assert calls == ["sys_ioctl(fd: 3, cmd: 5401, arg: 0)"]
 
 
+@pytest.mark.skipif(not os.path.exists("/bin/busybox"), reason="needs Debian's busybox-static")
+def test_a_forked_child_returns_0_from_its_clone(mnt):
+    """6.1's ret_from_fork goes back to user mode through syscall_exit_to_user_mode, whose
+    syscall work records the child's return from the call that made it (`sys_exit: NR 56 = 0`:
+    busybox forks with clone) before its own calls."""
+    assert sh(mnt, "echo 1 > events/raw_syscalls/sys_exit/enable; "
+                   "echo 1 > events/sched/sched_process_fork/enable").returncode == 0
+    run(mnt, "/bin/busybox", "sh", "-c", "true & wait")
+    lines = trace_lines(mnt)
+    child = next(m[1] for line in lines if (m := re.search(r"sched_process_fork: comm=busybox .* child_pid=(\d+)", line)))
+    exits = [line.split(": ", 1)[1] for line in lines if re.match(rf"^\s*\S+-{child} ", line) and "sys_exit:" in line]
+    assert exits[:1] == ["sys_exit: NR 56 = 0"], lines
+
+
 def test_unknown_numbers_fail_with_enosys_and_raw_syscalls_see_them(mnt):
     assert sh(mnt, "echo 1 > events/raw_syscalls/enable").returncode == 0
     assert run(mnt, "syscall", "999", "7") == "-38 (Function not implemented)\n"

@@ -5,8 +5,6 @@ import struct
 
 import pytest
 
-from tracefs_sim.machine import Machine, MachineOptions
-from tracefs_sim.probes import FtraceSites
 from tracefs_sim.trace.rb_page import decode_page
 from test_progs import BUSYBOX, SIGSEGV_STATUS, _static_busybox
 
@@ -14,13 +12,8 @@ TRACE_FN = 1
 
 
 @pytest.fixture
-def machine(vmlinux):
-    m = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=2, seed=3))
-    m.sites = FtraceSites(m)
-    m.start()
-    m.tracing.set_recording(0, True)
-    yield m
-    m.stop()
+def machine(make_machine):
+    return make_machine(traced=True, cpus=2, seed=3)
 
 
 def run(machine, argv, expect=None, status=0):

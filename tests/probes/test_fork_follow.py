@@ -7,21 +7,14 @@ import time
 
 import pytest
 
-from tracefs_sim.machine import Machine, MachineOptions
-from tracefs_sim.probes import FtraceSites
 from tracefs_sim.trace.rb_page import decode_page
 
 EXIT_ID = 300
 
 
 @pytest.fixture
-def machine(vmlinux):
-    m = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=2))  # live: `sleep` takes wall time
-    m.sites = FtraceSites(m)
-    m.start()
-    m.tracing.set_recording(0, True)
-    yield m
-    m.stop()
+def machine(make_machine):
+    return make_machine(traced=True, cpus=2)  # live: `sleep` takes wall time
 
 
 def kthreadd(machine) -> int:

@@ -6,8 +6,6 @@ import struct
 
 import pytest
 
-from tracefs_sim.machine import Machine, MachineOptions
-from tracefs_sim.probes import FtraceSites
 from tracefs_sim.probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_STACKTRACE_COUNT,
                                        PROBE_TRACEOFF, PROBE_TRACEON_COUNT, FunctionProbe, ProbeCounter)
 from tracefs_sim.trace.rb_page import decode_page
@@ -18,13 +16,8 @@ SWITCH_ID = 316
 
 
 @pytest.fixture
-def machine(vmlinux):
-    m = Machine(MachineOptions(kernel_image=vmlinux, workload="none", cpus=2, seed=11))
-    m.sites = FtraceSites(m)
-    m.start()
-    m.tracing.set_recording(0, True)
-    yield m
-    m.stop()
+def machine(make_machine):
+    return make_machine(traced=True, cpus=2, seed=11)
 
 
 def getuid_loop(machine, n):

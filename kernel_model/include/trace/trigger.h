@@ -135,11 +135,14 @@ void *event_trigger_scratch(u32 len);
 /*
  * The event's triggers and its record: rec (len bytes, in the scratch) was
  * filled for file; pid_slots: the slots the pid filters let record it;
- * writer: the event's writer (a stack trace's first frame); bp: the
- * writer's frame.  Interrupts are off (irqflags: as they were).
+ * writer: the event's writer (a stack trace's first frame); bp: the frame
+ * whose return address is the next (the function that fired the event);
+ * hist_bp: the frame a hist trigger's stacktrace key starts from (see
+ * trace_hist_frame() in kernel/events.c).  Interrupts are off (irqflags: as
+ * they were).
  */
 void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u32 pid_slots,
-			   unsigned long irqflags, unsigned long writer, unsigned long bp);
+			   unsigned long irqflags, unsigned long writer, unsigned long bp, unsigned long hist_bp);
 /* the return addresses of the frame-pointer chain from the frame bp (at most max) */
 u32 trigger_unwind(unsigned long bp, unsigned long *calls, u32 max);
 /* tracing_snapshot_instance() of a slot: the host takes the snapshot */

@@ -501,36 +501,25 @@ class Machine:
             idle = mem.u64(hostif.percpu_pa(cpu) + lay.percpu_idle)
             if idle:
                 out.append(self._task_info(idle))
-        head = hostif.task_list_va
-        node = mem.u64(kernel_virt_to_phys(head))
-        seen = 0
-        while node != head and seen < 65536:
-            task = node - lay.tasks
-            info = self._task_info(task)
-            if self._task_alive(task):
-                out.append(info)
-            node = mem.u64(kernel_virt_to_phys(node))
-            seen += 1
+        out.extend(self._task_info(task) for task in self._task_addrs(mem))
         return out
 
-    def _task_alive(self, task: int) -> bool:
-        """Neither exiting nor dead: no exit_state, __state (a u32, as 6.1's) not TASK_DEAD."""
-        mem, lay = self._ram(), self._hostif.layout
-        state, = struct.unpack_from("<I", mem.buf, kernel_virt_to_phys(task + lay.state))
-        exit_state, = struct.unpack_from("<i", mem.buf, kernel_virt_to_phys(task + lay.exit_state))
-        return not exit_state and state != 0x80  # TASK_DEAD
-
-    def _task_addrs(self) -> list[int]:
-        """The live tasks' task_struct addresses (CPUs stopped)."""
-        mem, lay, hostif = self._ram(), self._hostif.layout, self._hostif
-        head = hostif.task_list_va
+    def _task_addrs(self, mem: PhysMem) -> list[int]:
+        """The live tasks' task_struct addresses on the task list (CPUs stopped): neither
+        exiting nor dead (no exit_state; __state, a u32 as 6.1's, not TASK_DEAD)."""
+        lay = self._hostif.layout
+        head = self._hostif.task_list_va
         node = mem.u64(kernel_virt_to_phys(head))
         out: list[int] = []
-        while node != head and len(out) < 65536:
+        walked = 0
+        while node != head and walked < 65536:
             task = node - lay.tasks
-            if self._task_alive(task):
+            state, = struct.unpack_from("<I", mem.buf, kernel_virt_to_phys(task + lay.state))
+            exit_state, = struct.unpack_from("<i", mem.buf, kernel_virt_to_phys(task + lay.exit_state))
+            if not exit_state and state != 0x80:  # TASK_DEAD
                 out.append(task)
             node = mem.u64(kernel_virt_to_phys(node))
+            walked += 1
         return out
 
     def poke_user_text(self, collect: Callable[[GuestRam, list[int]], list[tuple[int, bytes, bool]]]) -> int:
@@ -540,7 +529,8 @@ class Machine:
         bytes, code) patches; each is written, and for code every CPU's translations of its
         page are dropped.  The number of patches."""
         def poke() -> int:
-            patches = collect(self._ram(), self._task_addrs())
+            mem = self._ram()
+            patches = collect(mem, self._task_addrs(mem))
             for pa, data, _ in patches:
                 self._ram().write(pa, data)
             pages = sorted({KERNEL_MAP + (pa & ~(PAGE_4K - 1)) for pa, _, code in patches if code})
@@ -566,7 +556,7 @@ class Machine:
             def u64(va: int) -> int:
                 return mem.u64(kernel_virt_to_phys(va))
 
-            task = next((t for t in self._task_addrs()
+            task = next((t for t in self._task_addrs(mem)
                          if struct.unpack_from("<i", mem.buf, kernel_virt_to_phys(t + off["task_struct.pid"]))[0]
                          == tgid), None)
             mm = u64(task + off["task_struct.mm"]) if task is not None else 0

@@ -65,9 +65,12 @@
 #include "session_ring.h"
 #include "perf_pool.h"
 
-/* How long a caller waits for the kernel (a paused or far-behind machine): then its call is
- * left to the host, as a session without the kernel would have it. */
+/* How long a caller waits for a kernel that makes no progress (a paused or stopped machine),
+ * and at most for one that does (replaying a busy session's backlog: a perf_event_open or
+ * bpf served late still gets the kernel's answer, not ENOSYS); then its call is answered as a
+ * session without the kernel would have it (answer.c). */
 #define SERVE_TIMEOUT_MS 2000
+#define SERVE_MAX_WAIT_MS 30000
 /* The kernel's struct new_utsname (6 fields of 65 bytes), from the first uname it answered:
  * later ones are answered with it at once (the kernel has no sethostname for a session, so it
  * never changes), not after the kernel has replayed what the session did before (a burst of
@@ -645,15 +648,19 @@ static void answer_uaccess(pid_t pid, struct session_uaccess *ua, unsigned long 
 }
 
 /* Wait until the reply is the one for `serial`, answering the kernel's accesses to the
- * caller's memory meanwhile; false on timeout. */
-static bool wait_reply(struct session_reply *r, pid_t pid, unsigned long long serial)
+ * caller's memory meanwhile; false once the kernel retired no record of the ring for
+ * SERVE_TIMEOUT_MS, or after SERVE_MAX_WAIT_MS.  (uname, which bash asks at each start, waits
+ * so only once: later ones are the supervisor's, SERVE_UTS.) */
+static bool wait_reply(struct session_ring *ring, pid_t pid, unsigned long long serial)
 {
-	long long deadline = now_ms() + SERVE_TIMEOUT_MS;
+	struct session_reply *r = &ring->reply;
+	unsigned long long progress = __atomic_load_n(&ring->retired, __ATOMIC_ACQUIRE);
+	long long start = now_ms(), deadline = start + SERVE_TIMEOUT_MS;
 
 	while (__atomic_load_n(&r->serial, __ATOMIC_ACQUIRE) != serial) {
 		struct pollfd p = { .fd = reply_fd, .events = POLLIN };
 		unsigned long long asked = __atomic_load_n(&r->uaccess.asked, __ATOMIC_ACQUIRE);
-		long long left = deadline - now_ms();
+		long long now = now_ms(), left = deadline - now;
 		uint64_t count;
 
 		if (asked != r->uaccess.answered) {
@@ -661,6 +668,13 @@ static bool wait_reply(struct session_reply *r, pid_t pid, unsigned long long se
 			continue;
 		}
 		if (left <= 0) {
+			unsigned long long retired = __atomic_load_n(&ring->retired, __ATOMIC_ACQUIRE);
+
+			if (retired != progress && now - start < SERVE_MAX_WAIT_MS) {
+				progress = retired;
+				deadline = now + SERVE_TIMEOUT_MS;
+				continue;
+			}
 			__atomic_store_n(&r->abandoned, serial, __ATOMIC_RELEASE);
 			return false;
 		}
@@ -1097,7 +1111,7 @@ static int answer_map(int listener, const struct seccomp_notif *req, pid_t tgid,
 		.newfd = (unsigned int)req->data.args[4],
 	};
 
-	if (!ring || !wait_reply(&ring->reply, req->pid, serial))
+	if (!ring || !wait_reply(ring, req->pid, serial))
 		return respond(listener, req->id, ENODEV, 0), SERVE_ANSWERED;
 	ret = ring->reply.ret;
 	region = ring->reply.region;
@@ -1136,7 +1150,7 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 		return hold_poll(listener, req, tgid);
 	if (how & SERVE_MAP)
 		return answer_map(listener, req, tgid, ring, serial);
-	if (!ring || !wait_reply(&ring->reply, req->pid, serial))
+	if (!ring || !wait_reply(ring, req->pid, serial))
 		return SERVE_UNANSWERED;
 	ret = ring->reply.ret;
 	served_call_done();
