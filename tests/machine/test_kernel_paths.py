@@ -7,7 +7,7 @@ import pytest
 
 from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import FtraceSites
-from tracefs_sim.trace.rb_page import decode_page
+from tests.rb_page_reference import decode_page
 from test_progs import BUSYBOX, SIGSEGV_STATUS, _static_busybox
 
 TRACE_FN = 1

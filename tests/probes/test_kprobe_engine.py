@@ -12,7 +12,7 @@ from tracefs_sim.probes.kprobes import FTRACE, INT3, OPTIMIZED, KprobeEngine
 from tracefs_sim.probes.kprobes.debugfs import KprobeDebugViews
 from tracefs_sim.trace.probe_args import ArgFlags, ProbeLog, parse_probe_arg, decode_args
 from tracefs_sim.trace.probe_record import compile_fetch, record_body
-from tracefs_sim.trace.rb_page import decode_page
+from tests.rb_page_reference import decode_page
 
 
 class NoFtrace:
