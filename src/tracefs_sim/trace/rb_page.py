@@ -3,8 +3,8 @@
 A page is `struct buffer_data_page { u64 time_stamp; local_t commit; unsigned char data[]; }`
 (the layout `events/header_page` describes); `data` holds events with the 32-bit header
 `type_len:5, time_delta:27` followed by `u32 array[]` (`events/header_event`).  The layout's
-constants are native/ring_page.h's, the host's one definition (exported by _entry), which a
-test pins to the guest's.
+constants are kernel_model/include/uapi/ring_page.h's, one definition for the guest's writer
+and the host's C modules (exported by _entry).
 
 Who writes and reads pages: the guest's C writer fills the per-CPU rings; the drain reads them
 with native/drain.c's walk(), the host's one page reader.  `PageWriter` writes pages again on
@@ -35,7 +35,7 @@ from .ring_buffer import (
     RINGBUF_TYPE_TIME_STAMP,
 )
 
-from ._entry import (  # noqa: E402  (native/ring_page.h)
+from ._entry import (  # noqa: E402  (uapi/ring_page.h)
     MISSED_COUNT_SIZE as _MISSED_COUNT_SIZE,  # unsigned long lost_events, stored at data[commit]
     RB_ALIGNMENT as RB_ALIGNMENT,
     RB_EVNT_HDR_SIZE as RB_EVNT_HDR_SIZE,
@@ -46,12 +46,11 @@ from ._entry import (  # noqa: E402  (native/ring_page.h)
     RB_MISSED_STORED as RB_MISSED_STORED,
     TS_MSB as TS_MSB,  # clock bits a TIME_STAMP event cannot hold (rb_fix_abs_ts)
     TS_SHIFT as TS_SHIFT,
+    TS_MASK as TS_MASK,
+    BUF_MAX_DATA_SIZE as BUF_MAX_DATA_SIZE,  # ring_buffer_lock_reserve() refuses longer payloads
 )
 
 RB_LEN_TIME_STAMP = RB_LEN_TIME_EXTEND
-# ring_buffer_lock_reserve() refuses payloads longer than this (room for header + array[0]).
-BUF_MAX_DATA_SIZE = BUF_PAGE_SIZE - 2 * RB_EVNT_HDR_SIZE
-TS_MASK = (1 << TS_SHIFT) - 1
 _U64 = (1 << 64) - 1
 ABS_TS_MASK = _U64 - TS_MSB
 _DELTA_LIMIT = 1 << 59  # larger "deltas" mean the clock went backwards (rb_add_timestamp)

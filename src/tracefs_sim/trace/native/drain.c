@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "entry.h"
-#include "ring_page.h"
+#include "ring_page.h"   /* kernel_model/include/uapi: the guest's too */
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "pages are read in place as little-endian words"
@@ -69,8 +69,8 @@ static uint64_t fix_abs_ts(uint64_t abs_ts, uint64_t save_ts)
 static int walk_page(const uint8_t *page, Py_ssize_t size, uint64_t *off_io, uint64_t *ts_io,
                      struct span *spans)
 {
-    if (size != PAGE_SIZE) {
-        PyErr_Format(page_format_error, "a page is %d bytes, got %zd", PAGE_SIZE, size);
+    if (size != RB_PAGE_SIZE) {
+        PyErr_Format(page_format_error, "a page is %d bytes, got %zd", RB_PAGE_SIZE, size);
         return -1;
     }
     uint64_t commit_word = le64(page + 8);
@@ -92,7 +92,7 @@ static int walk_page(const uint8_t *page, Py_ssize_t size, uint64_t *off_io, uin
         unsigned type_len = word & 0x1F;
         uint32_t delta = word >> 5, array0 = 0;
         uint64_t length, payload_off;
-        if (type_len >= 1 && type_len <= TYPE_DATA_LEN_MAX) {
+        if (type_len >= 1 && type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
             length = RB_EVNT_HDR_SIZE + type_len * RB_ALIGNMENT;
             payload_off = off + RB_EVNT_HDR_SIZE;
         } else {
@@ -109,10 +109,10 @@ static int walk_page(const uint8_t *page, Py_ssize_t size, uint64_t *off_io, uin
             }
             array0 = le32(data + off + 4);
             payload_off = off + 8;
-            if (type_len == TYPE_TIME_EXTEND || type_len == TYPE_TIME_STAMP) {
+            if (type_len == RINGBUF_TYPE_TIME_EXTEND || type_len == RINGBUF_TYPE_TIME_STAMP) {
                 length = RB_LEN_TIME_EXTEND;
             } else {
-                if (type_len == TYPE_PADDING && delta == 0) {
+                if (type_len == RINGBUF_TYPE_PADDING && delta == 0) {
                     /* rb_null_event(): only ever written past commit */
                     PyErr_Format(page_format_error, "null padding event inside commit at data offset %llu",
                                  (unsigned long long)off);
@@ -133,16 +133,16 @@ static int walk_page(const uint8_t *page, Py_ssize_t size, uint64_t *off_io, uin
                          (unsigned long long)off, (unsigned long long)length, (unsigned long long)commit);
             return -1;
         }
-        if (type_len <= TYPE_DATA_LEN_MAX) {
+        if (type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
             ts += delta;
             spans[n].ts = ts;
             spans[n].start = (uint16_t)(BUF_PAGE_HDR_SIZE + payload_off);
             spans[n].end = (uint16_t)(BUF_PAGE_HDR_SIZE + end);
             spans[n].zero = 0;
             n++;
-        } else if (type_len == TYPE_TIME_EXTEND) {
+        } else if (type_len == RINGBUF_TYPE_TIME_EXTEND) {
             ts += ((uint64_t)array0 << TS_SHIFT) + delta;
-        } else if (type_len == TYPE_TIME_STAMP) {
+        } else if (type_len == RINGBUF_TYPE_TIME_STAMP) {
             ts = fix_abs_ts(((uint64_t)array0 << TS_SHIFT) + delta, ts);
         }
         /* else padding (a discarded event, the tail): skipped, the time does not move */
