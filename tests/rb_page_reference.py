@@ -21,7 +21,7 @@ from tracefs_sim.trace._entry import (
     TS_MSB,
     TS_SHIFT,
 )
-from tracefs_sim.trace.rb_page import PageFormatError
+from tracefs_sim.trace._drain import PageFormatError
 from tracefs_sim.trace.ring_buffer import (
     BUF_PAGE_HDR_SIZE,
     BUF_PAGE_SIZE,

@@ -12,7 +12,8 @@ import tracemalloc
 import pytest
 
 from tracefs_sim.trace import _drain
-from tracefs_sim.trace.rb_page import PageFormatError, PageWriter, event_length
+from tracefs_sim.trace._drain import PageFormatError
+from tracefs_sim.trace.rb_page import PageWriter, event_length
 from tests.rb_page_reference import decode_page
 from tracefs_sim.trace.records import ENTRY_HEADER
 from tracefs_sim.trace.ring_buffer import BUF_PAGE_SIZE, Entry

@@ -64,17 +64,8 @@ _U32X2 = struct.Struct("<II")
 _U64_FMT = struct.Struct("<Q")
 
 
-class PageFormatError(ValueError):
-    """The bytes are not a valid ring-buffer data page."""
-
-
 def _header_word(type_len: int, time_delta: int) -> int:
     return type_len | (time_delta << 5)
-
-
-# Where a walk of a page stopped (native/drain.c's walk() takes and gives it): (offset in
-# data[] of the next event, time of the last one).
-WalkPoint = tuple[int, int]
 
 
 def event_length(payload_size: int) -> int:

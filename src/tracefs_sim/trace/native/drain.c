@@ -1,10 +1,11 @@
 /* The drain's per-event work (module tracefs_sim.trace._drain): walking a guest ring-buffer
  * page's events, and turning the events an array keeps into records (_entry's Entry, entry.h).
  *
- * walk(page, point) -> (spans, point after): the walk rb_page._walk() makes (Linux 6.1's
- *   consuming reader, rb_update_read_stamp), from a WalkPoint (off, ts) or from the page's
- *   start (None), with the same checks raising rb_page.PageFormatError. spans is opaque bytes
- *   (one struct span per data event) that only keep() reads.
+ * walk(page, point) -> (spans, point after): the host's one page reader (Linux 6.1's
+ *   consuming reader, rb_update_read_stamp), from a walk point (off, ts) or from the page's
+ *   start (None); a page that is not one raises this module's PageFormatError.  spans is
+ *   opaque bytes (one struct span per data event) that only keep() reads.  Checked against
+ *   the reference reader of the tests (tests/rb_page_reference.py).
  * keep(...) -> (entries, short): Drain._keep's loop over (page, spans) pairs; the stacks the
  *   stacktrace options wrote after an event go with it (follow: that state across calls). The common case
  *   (an event type kept as it is, the same pid as the event before) runs no Python; a plan or
@@ -36,7 +37,7 @@ struct span {
 };
 
 static const struct entry_api *entries;   /* _entry's */
-static PyObject *page_format_error;   /* rb_page.PageFormatError */
+static PyObject *page_format_error;   /* PageFormatError: the bytes are not a valid page */
 static PyObject *plan_drop, *plan_keep;   /* DROP, KEEP: the plans keep() handles itself */
 
 static uint32_t le32(const uint8_t *p)
@@ -151,16 +152,6 @@ static int walk_page(const uint8_t *page, Py_ssize_t size, uint64_t *off_io, uin
     *off_io = off;
     *ts_io = ts;
     return n;
-}
-
-static PyObject *attribute_of(const char *module_name, const char *name)
-{
-    PyObject *module = PyImport_ImportModule(module_name);
-    if (module == NULL)
-        return NULL;
-    PyObject *value = PyObject_GetAttrString(module, name);
-    Py_DECREF(module);
-    return value;
 }
 
 static PyObject *drain_walk(PyObject *module, PyObject *args)
@@ -500,7 +491,9 @@ PyMODINIT_FUNC PyInit__drain(void)
 {
     if ((entries == NULL && (entries = import_entry_api()) == NULL) ||
         (page_format_error == NULL &&
-         (page_format_error = attribute_of("tracefs_sim.trace.rb_page", "PageFormatError")) == NULL))
+         (page_format_error = PyErr_NewExceptionWithDoc("tracefs_sim.trace._drain.PageFormatError",
+                                                        "The bytes are not a valid ring-buffer data page.",
+                                                        PyExc_ValueError, NULL)) == NULL))
         return NULL;
     PyObject *module = PyModule_Create(&drain_module);
     if (module == NULL)
@@ -509,7 +502,8 @@ PyMODINIT_FUNC PyInit__drain(void)
     plan_keep = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
     if (plan_drop == NULL || plan_keep == NULL ||
         PyModule_AddObjectRef(module, "DROP", plan_drop) < 0 ||
-        PyModule_AddObjectRef(module, "KEEP", plan_keep) < 0) {
+        PyModule_AddObjectRef(module, "KEEP", plan_keep) < 0 ||
+        PyModule_AddObjectRef(module, "PageFormatError", page_format_error) < 0) {
         Py_DECREF(module);
         return NULL;
     }
