@@ -4,7 +4,7 @@ interpreter of a FetchInsn program, and store_trace_args()'s record layout.
 
 Test code only: the package runs an argument through trace/probe_record.py (its compiled
 closures, the host's one implementation) or through the guest's kernel/trace/trace_probe.c;
-tests/probes/test_kprobe_fastpath.py checks the first against this reference, and
+tests/probes/test_probe_record.py checks the first against this reference, and
 tests/probes/test_kprobe_guest.py the guest against the first."""
 
 from __future__ import annotations
