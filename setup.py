@@ -72,7 +72,8 @@ def _headers(directory: Path) -> list[str]:
 
 
 trace_modules = [
-    Extension(f"tracefs_sim.trace._{source.stem}", [str(source)], depends=_headers(TRACE_NATIVE),
+    Extension(f"tracefs_sim.trace._{source.stem}", [str(source)],
+              depends=[*_headers(TRACE_NATIVE), str(KERNEL_UAPI / "ring_page.h")], include_dirs=[str(KERNEL_UAPI)],
               extra_compile_args=CFLAGS)
     for source in sorted(TRACE_NATIVE.glob("*.c"))
 ]

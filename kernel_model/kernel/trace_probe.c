@@ -9,6 +9,10 @@
  *   the probes the interpreter does not cover.
  * Both as trace_event_buffer_reserve/commit do for a kprobe event in Linux:
  * common header from the probed context's flags, then the body.
+ * The host's fetch (src/tracefs_sim/trace/probe_record.py) runs the same
+ * programs for what this interpreter cannot (symstr: kallsyms is the host's;
+ * uprobes: their hits are the host's); tests/probes/test_kprobe_guest.py
+ * checks the records built here against it byte for byte.
  */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"

@@ -15,7 +15,7 @@ import trio
 from fakes import FakeMachine
 
 from tracefs_sim.fs import TracefsOperations, build_tree
-from tracefs_sim.trace.rb_page import decode_page
+from tests.rb_page_reference import decode_page
 from tracefs_sim.trace.records import ENTRY_HEADER
 from tracefs_sim.trace.core import TraceCore
 

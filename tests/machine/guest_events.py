@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from tracefs_sim.trace.rb_page import decode_page
+from tests.rb_page_reference import decode_page
 from tracefs_sim.trace.records import RecordDecoder
 
 COMMON = ("common_type", "common_flags", "common_preempt_count", "common_pid")

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tracefs_sim.machine import Machine, MachineOptions
-from tracefs_sim.trace.rb_page import decode_page
+from tests.rb_page_reference import decode_page
 
 IDS = {"sched_switch": 301, "sched_waking": 302, "sched_wakeup": 303, "sched_process_exit": 304}
 

@@ -179,6 +179,17 @@ def test_the_host_abi_comes_with_the_image(image):
         image.abi_value("NO_SUCH_CONSTANT")
 
 
+def test_a_shared_table_is_checked_against_the_host_abi(image):
+    table = image.abi_table("trace_pid_control")  # sizeof(struct trace_pid_control), by default
+    assert table == image.lookup("trace_pid_control") and table.size == image.abi_value("sizeof(trace_pid_control)")
+    events = image.abi_value("SYNTH_EVENTS_MAX") * image.abi_value("sizeof(synth_event)")
+    assert image.abi_table("synth_events", events).size == events  # an array of them: its size given
+    with pytest.raises(ValueError, match="trace_pid_control layout does not match its host ABI"):
+        image.abi_table("trace_pid_control", table.size + 8)
+    with pytest.raises(ValueError, match="no_such_table layout"):
+        image.abi_table("no_such_table", 8)
+
+
 def test_eval_maps_replace_enum_names_as_trace_event_eval_update():
     """update_event_printk(): a TRACE_DEFINE_ENUM name becomes its value where it stands as a
     word of its own, not inside a string, a member name or a number's suffix."""

@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from tracefs_sim.trace.rb_page import decode_page
+from tests.rb_page_reference import decode_page
 from test_progs import BUSYBOX, SIGSEGV_STATUS, _static_busybox
 
 TRACE_FN = 1

@@ -7,7 +7,8 @@ import pytest
 from capstone import CS_ARCH_X86, CS_MODE_64, Cs
 
 from tracefs_sim.machine import Machine, MachineOptions
-from tracefs_sim.trace.rb_page import PageWriter, Stamp, decode_page
+from tracefs_sim.trace.rb_page import PageWriter
+from tests.rb_page_reference import Stamp, decode_page
 
 NR_GETUID = 102
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tracefs_sim.trace.rb_page import decode_page
+from tests.rb_page_reference import decode_page
 
 EXIT_ID = 300
 

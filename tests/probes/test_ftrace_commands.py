@@ -8,7 +8,7 @@ import pytest
 
 from tracefs_sim.probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_STACKTRACE_COUNT,
                                        PROBE_TRACEOFF, PROBE_TRACEON_COUNT, FunctionProbe, ProbeCounter)
-from tracefs_sim.trace.rb_page import decode_page
+from tests.rb_page_reference import decode_page
 
 TRACE_STACK = 4
 GETUID = "__do_sys_getuid"

@@ -7,7 +7,7 @@ import pytest
 
 from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.probes import FtraceSites
-from tracefs_sim.trace.rb_page import decode_page
+from tests.rb_page_reference import decode_page
 
 TRACE_FN, TRACE_STACK, TRACE_GRAPH_RET, TRACE_GRAPH_ENT, TRACE_FUNC_REPEATS = 1, 4, 10, 11, 19
 FLAG_IRQS_OFF, FLAG_HARDIRQ = 0x01, 0x08

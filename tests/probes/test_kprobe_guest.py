@@ -1,5 +1,5 @@
 """Guest kprobe handlers (kernel/trace_probe.c, probes/kprobes/guest.py) on a running machine:
-the record the guest builds at a hit is the generic one (ProbeArg.fetch + encode_args over
+the record the guest builds at a hit is the host's (trace/probe_record.py's record_body over
 the same probed context) byte for byte, for random argument specs, on an ftrace site, an
 optimised probe and an int3 probe; no host hook runs at such a hit; and kprobe_profile
 counts what the guest counted."""
@@ -7,6 +7,7 @@ import contextlib
 import errno
 import struct
 import time
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -17,7 +18,7 @@ from tracefs_sim.machine.hooks import REG_INDEX
 from tracefs_sim.probes import kprobes as K
 from tracefs_sim.probes.kprobes.regs import PT_INDEX, PT_REGS_FRAME, Regs, frame_regs
 from tracefs_sim.trace.probe_guest import compile_args
-from tracefs_sim.trace.probe_args import encode_args
+from tracefs_sim.trace.probe_record import record_body
 
 PROBE_STAGE_MAX = 3072
 BLOCKS = 3
@@ -62,7 +63,7 @@ class Capture:
     def expect(self, ctx, regs):
         self.hits += 1
         hit = K.ProbeHit(self.engine.stage, self.m.image, ctx, regs, self.addr)
-        body = struct.pack("<Q", self.addr) + encode_args(self.args, [a.fetch(hit) for a in self.args], 16)
+        body = record_body(SimpleNamespace(args=self.args, head_size=16, is_return=False))(hit)
         if len(body) <= PROBE_STAGE_MAX:  # larger: not recorded (counted missed)
             self.expected.append(body)
 
@@ -277,7 +278,7 @@ class ReturnCapture:
         if caller is None:  # a call that took no instance
             return
         hit = K.ProbeHit(self.engine.stage, self.m.image, ctx, Regs(v, REG_INDEX, caller), self.addr, caller)
-        body = struct.pack("<QQ", self.addr, caller) + encode_args(self.args, [a.fetch(hit) for a in self.args], 24)
+        body = record_body(SimpleNamespace(args=self.args, head_size=24, is_return=True))(hit)
         if len(body) <= PROBE_STAGE_MAX:
             self.expected.append(body)
 

@@ -6,6 +6,7 @@ works beside it through the Python breakpoint handler; disarming drops the
 redirect."""
 import contextlib
 import struct
+from types import SimpleNamespace
 
 import pytest
 
@@ -14,7 +15,7 @@ from tracefs_sim.probes import insn as X
 from tracefs_sim.machine.hooks import REG_INDEX
 from tracefs_sim.probes import kprobes as K
 from tracefs_sim.probes.kprobes.regs import Regs
-from tracefs_sim.trace.probe_args import encode_args
+from tracefs_sim.trace.probe_record import record_body
 
 BLOCKS = 5
 
@@ -44,8 +45,7 @@ class Watch:
 
     def on_probed(self, ctx):
         hit = K.ProbeHit(self.engine.stage, self.m.image, ctx, Regs(ctx.regs(), REG_INDEX, self.addr + 1), self.addr)
-        self.expected.append(struct.pack("<Q", self.addr) +
-                             encode_args(self.args, [a.fetch(hit) for a in self.args], 16))
+        self.expected.append(record_body(SimpleNamespace(args=self.args, head_size=16, is_return=False))(hit))
 
     def on_commit(self, ctx):
         v = ctx.regs()

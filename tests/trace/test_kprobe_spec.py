@@ -32,8 +32,8 @@ from tracefs_sim.trace.kprobe_spec import (
 from tracefs_sim.trace.probe_args import (
     is_good_name,
     decode_args,
-    encode_args,
 )
+from tracefs_sim.trace.probe_record import compile_fetch, record_body
 from tracefs_sim.trace.probe_log import ProbeError, silent_error
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "linux-6.1-kprobe-cases.txt"
@@ -301,6 +301,7 @@ class HitContext:
 
     def __init__(self, ip: int):
         self.ip = ip
+        self.ret_ip = 0
 
     def reg(self, name):
         return self.ip if name == "ip" else 0
@@ -335,8 +336,8 @@ class HitContext:
 def _check_trace(spec: KprobeSpec, expected: str):
     func = SYMS.lookup(spec.symbol) + spec.offset
     ctx = HitContext(func + 1)
-    values = [a.fetch(ctx) for a in spec.args]
-    record = bytes(spec.head_size) + encode_args(spec.args, values, spec.head_size)
+    values = [compile_fetch(a)(ctx) for a in spec.args]
+    record = bytes(8) + record_body(spec)(ctx)  # (a zero common header)
     decoded = decode_args(spec.args, record, spec.head_size)
     # The kernel's caller of vfs_read in the captured run (a kretprobe's return address).
     ret_ip = SYMS.lookup("ksys_read") + 0x6B

@@ -1,7 +1,7 @@
-"""The drain's C loop (tracefs_sim.trace._drain) against the Python page decoder (rb_page's
-decode_page) and a model of the keeping loop: the same entries, the same calls back into
-Python in the same order, the same PageFormatErrors, and no references leaked; and its walk
-on from where an earlier walk of a page still being filled stopped."""
+"""The drain's C loop (tracefs_sim.trace._drain) against the reference page decoder
+(tests/rb_page_reference.py) and a model of the keeping loop: the same entries, the same
+calls back into Python in the same order, the same PageFormatErrors, and no references
+leaked; and its walk on from where an earlier walk of a page still being filled stopped."""
 
 import gc
 import random
@@ -12,7 +12,9 @@ import tracemalloc
 import pytest
 
 from tracefs_sim.trace import _drain
-from tracefs_sim.trace.rb_page import PageFormatError, PageWriter, decode_page, event_length
+from tracefs_sim.trace._drain import PageFormatError
+from tracefs_sim.trace.rb_page import PageWriter, event_length
+from tests.rb_page_reference import decode_page
 from tracefs_sim.trace.records import ENTRY_HEADER
 from tracefs_sim.trace.ring_buffer import BUF_PAGE_SIZE, Entry
 

@@ -1,6 +1,7 @@
-"""Fetch arguments: compiled programs, their execution against registers and memory, records
-and printing (the parts the real-kernel replay in test_kprobe_spec.py cannot see: register
-and stack values, user memory, faults in the middle of a chain)."""
+"""Fetch arguments: compiled programs, their execution against registers and memory
+(trace/probe_record.py, the host's one implementation), records and printing (the parts the
+real-kernel replay in test_kprobe_spec.py cannot see: register and stack values, user memory,
+faults in the middle of a chain)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ from tracefs_sim.trace.probe_args import (
     ProbeError,
     ProbeLog,
     decode_args,
-    encode_args,
     format_args,
     parse_probe_arg,
     print_fmt,
     sprint_symbol,
 )
+from tracefs_sim.trace.probe_record import compile_fetch, record_body
 
 KERNEL = ArgFlags.KERNEL
 ENTRY = ArgFlags.KERNEL | ArgFlags.FENTRY
@@ -45,6 +46,8 @@ def compile_args(*texts, flags=ENTRY):
 
 
 class Ctx:
+    ip, ret_ip = 0xFFFFFFFF81000000, 0
+
     def __init__(self, regs=None, kmem=None, umem=None, stack=(), comm=b"cat"):
         self.regs = regs or {}
         self.kmem = kmem or {}
@@ -96,17 +99,33 @@ def q(*words):
     return b"".join(struct.pack("<Q", w) for w in words)
 
 
+def fetch(arg, ctx):
+    return compile_fetch(arg)(ctx)
+
+
+class Spec:
+    """What record_body() reads of a kprobe's command."""
+
+    def __init__(self, args):
+        self.args, self.head_size, self.is_return = args, 16, False
+
+
+def record(args, ctx):
+    """The whole record of a kprobe hit (a zero common header)."""
+    return bytes(8) + record_body(Spec(args))(ctx)
+
+
 def test_registers_and_function_arguments():
     ctx = Ctx(regs={"di": 1, "si": 2, "dx": 3, "cx": 4, "r8": 5, "r9": 6, "ax": 99, "sp": K},
               stack=[0xAAAA, 7, 8])
     args = compile_args("%di", "$arg2", "$arg6", "$arg7", "$arg8", "$stack", "$stack0", "%ax:s8")
-    assert [a.fetch(ctx) for a in args] == [1, 2, 6, 7, 8, K, 0xAAAA, 99]
+    assert [fetch(a, ctx) for a in args] == [1, 2, 6, 7, 8, K, 0xAAAA, 99]
     assert [a.name for a in args] == [f"arg{i}" for i in range(1, 9)]
 
 
 def test_retval_reads_ax_and_only_on_return_probes():
     (a,) = compile_args("$retval:s32", flags=RETURN)
-    assert a.fetch(Ctx(regs={"ax": 0xFFFFFFFF_FFFFFFF2})) == 0xFFFFFFF2
+    assert fetch(a, Ctx(regs={"ax": 0xFFFFFFFF_FFFFFFF2})) == 0xFFFFFFF2
     assert format_args([a], [0xFFFFFFF2], Ctx().symbolize) == " arg1=-14"
     with pytest.raises(ProbeError) as e:
         compile_args("$retval")
@@ -116,19 +135,18 @@ def test_retval_reads_ax_and_only_on_return_probes():
 def test_dereference_chain_reads_kernel_then_user_memory():
     ctx = Ctx(regs={"di": K, "si": U}, kmem={K: q(0, K + 8, 0xDEADBEEF)}, umem={U: q(0x1122)})
     (a, b, c) = compile_args("+8(+8(%di)):u32", "+u0(%si):u16", "+0(%si):u8")
-    assert a.fetch(ctx) == 0xDEADBEEF
-    assert b.fetch(ctx) == 0x1122
+    assert fetch(a, ctx) == 0xDEADBEEF
+    assert fetch(b, ctx) == 0x1122
     # A "kernel" dereference of an address below TASK_SIZE reads user memory on x86.
-    assert c.fetch(ctx) == 0x22 and ctx.reads[-1] == ("u", U, 1)
+    assert fetch(c, ctx) == 0x22 and ctx.reads[-1] == ("u", U, 1)
 
 
 def test_a_fault_anywhere_in_the_chain_gives_none():
     ctx = Ctx(regs={"di": K}, kmem={K: q(0x1234)})
     (a, b, s) = compile_args("+0(+0(%di))", "+64(%di):u8", "+0(+0(%di)):string")
-    assert a.fetch(ctx) is None and b.fetch(ctx) is None and s.fetch(ctx) is None
+    assert fetch(a, ctx) is None and fetch(b, ctx) is None and fetch(s, ctx) is None
     args = [a, b, s]
-    record = bytes(16) + encode_args(args, [None, None, None], 16)
-    assert format_args(args, decode_args(args, record, 16), ctx.symbolize) == \
+    assert format_args(args, decode_args(args, record(args, ctx), 16), ctx.symbolize) == \
         " arg1=0x0 arg2=0 arg3=(fault)"
 
 
@@ -137,7 +155,7 @@ def test_strings_kernel_user_comm_immediate():
               umem={U: b"/etc/passwd\0"}, comm=b"bash")
     args = compile_args("k=+0(+0(%di)):string", "u=+0(%si):ustring", "s=+0(%si):string",
                         "c=$comm", 'i=\\"imm"')
-    assert [a.fetch(ctx) for a in args] == [b"kernel", b"/etc/passwd", b"/etc/passwd",
+    assert [fetch(a, ctx) for a in args] == [b"kernel", b"/etc/passwd", b"/etc/passwd",
                                             b"bash", b"imm"]
     assert ("us", U) in ctx.reads  # the plain string below TASK_SIZE was read as user memory
 
@@ -145,14 +163,14 @@ def test_strings_kernel_user_comm_immediate():
 def test_string_is_cut_at_the_kernel_limit():
     ctx = Ctx(regs={"di": K}, kmem={K: b"x" * 5000 + b"\0"})
     (a,) = compile_args("+0(%di):string")
-    assert a.fetch(ctx) == b"x" * (MAX_STRING_SIZE - 1)
+    assert fetch(a, ctx) == b"x" * (MAX_STRING_SIZE - 1)
 
 
 def test_bitfields_and_signed_types():
     args = compile_args("a=%di:b4@4/8", "b=%di:b1@31/32", "c=%di:b64@0/64", "d=%di:s16",
                         "e=%di:x16")
     ctx = Ctx(regs={"di": 0x8000_00F5})
-    values = [a.fetch(ctx) for a in args]
+    values = [fetch(a, ctx) for a in args]
     assert values == [0xF, 1, 0x8000_00F5, 0xF5, 0xF5]
     assert format_args(args, values, ctx.symbolize) == " a=15 b=1 c=2147483893 d=245 e=0xf5"
 
@@ -161,16 +179,16 @@ def test_arrays_of_numbers_and_of_string_pointers():
     ctx = Ctx(regs={"di": K}, kmem={K: q(K + 32, K + 40) + struct.pack("<4I", 1, 2, 3, 4)
                                     + b"one\0\0\0\0\0two\0"})
     (n, s) = compile_args("n=+16(%di):u32[4]", "s=+0(%di):string[2]")
-    assert n.fetch(ctx) == [1, 2, 3, 4]
-    assert s.fetch(ctx) == [b"one", b"two"]
-    record = bytes(16) + encode_args([n, s], [[1, 2, 3, 4], [b"one", b"two"]], 16)
-    assert format_args([n, s], decode_args([n, s], record, 16), ctx.symbolize) == \
+    assert fetch(n, ctx) == [1, 2, 3, 4]
+    assert fetch(s, ctx) == [b"one", b"two"]
+    assert format_args([n, s], decode_args([n, s], record([n, s], ctx), 16), ctx.symbolize) == \
         ' n={1,2,3,4} s={"one","two"}'
 
 
 def test_record_layout_matches_the_kernel():
-    args = compile_args("a=%di:u8", "s=+0(%si):string", "b=%dx:u16", "t=$comm")
-    data = encode_args(args, [7, b"ab", 0x1234, None], 16)
+    args = compile_args("a=%di:u8", "s=+0(%si):string", "b=%dx:u16", "t=+0(%cx):string")
+    ctx = Ctx(regs={"di": 7, "si": K, "dx": 0x1234, "cx": U}, kmem={K: b"ab\0"})  # (nothing at U)
+    data = record(args, ctx)[16:]
     # u8 @16, data_loc @17, u16 @21, data_loc @23; strings from 27 (16 + 11).
     assert data[0] == 7
     assert struct.unpack_from("<I", data, 1)[0] == (3 << 16) | 27
@@ -182,10 +200,9 @@ def test_record_layout_matches_the_kernel():
 def test_symstr_runs_into_the_next_string_as_in_linux():
     ctx = Ctx(regs={"di": 0xFFFFFFFF81000010})
     args = compile_args("a=%di:symstr", "b=%di:symstr")
-    values = [a.fetch(ctx) for a in args]
+    values = [fetch(a, ctx) for a in args]
     assert values == [b"f+0x10/0x100", b"f+0x10/0x100"]
-    record = bytes(16) + encode_args(args, values, 16)
-    assert format_args(args, decode_args(args, record, 16), ctx.symbolize) == \
+    assert format_args(args, decode_args(args, record(args, ctx), 16), ctx.symbolize) == \
         ' a="f+0x10/0x100f+0x10/0x100" b="f+0x10/0x100"'
 
 
@@ -208,7 +225,7 @@ def test_symbol_arguments_resolve_at_registration():
     (a, b) = compile_args("@jiffies+8", "@bad+x")
     assert a.code[0].op == "symbol" and a.code[0].data == "jiffies+8"
     resolved = a.resolve({"jiffies": K}.get)
-    assert resolved.fetch(Ctx(kmem={K + 8: q(5)})) == 5
+    assert fetch(resolved, Ctx(kmem={K + 8: q(5)})) == 5
     assert a.resolve({}.get) == -errno.ENOENT
     assert b.resolve({"bad": K}.get) == -errno.EINVAL
 

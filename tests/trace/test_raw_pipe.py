@@ -5,7 +5,7 @@ import pytest
 from fakes import FakeMachine, FakeTask, SWITCH
 
 from tracefs_sim.trace.raw_pipe import RawPageReader
-from tracefs_sim.trace.rb_page import decode_page
+from tests.rb_page_reference import decode_page
 from tracefs_sim.trace.records import ENTRY_HEADER
 from tracefs_sim.trace.core import TraceCore
 

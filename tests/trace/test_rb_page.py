@@ -8,18 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracefs_sim.trace.rb_page import (
-    BUF_MAX_DATA_SIZE,
-    RB_MISSED_EVENTS,
-    RB_MISSED_STORED,
-    DecodedPage,
-    PageFormatError,
-    PageWriter,
-    Stamp,
-    data_end,
-    decode_page,
-    event_length,
-)
+from tracefs_sim.trace._drain import PageFormatError
+from tracefs_sim.trace.rb_page import BUF_MAX_DATA_SIZE, RB_MISSED_EVENTS, RB_MISSED_STORED, PageWriter, event_length
+from tests.rb_page_reference import DecodedPage, Stamp, data_end, decode_page
 from tracefs_sim.trace.ring_buffer import BUF_PAGE_HDR_SIZE, BUF_PAGE_SIZE, PAGE_SIZE
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "linux-6.1-raw-pages.txt"

@@ -11,19 +11,10 @@
 #ifndef _TRACE_RING_H
 #define _TRACE_RING_H
 #include "../hostif.h"
+#include "../uapi/ring_page.h"	/* the page's layout: BUF_PAGE_SIZE, RINGBUF_TYPE_*, TS_SHIFT... */
 
 #define TRACE_SLOTS		8	/* slot 0: top-level trace array, 1..: instances */
 #define TRACE_RING_PAGES	64	/* pages per (slot, cpu): ~9,000 function events, some ms of a busy CPU */
-#define BUF_PAGE_HDR_SIZE	16	/* u64 time_stamp, u64 commit */
-#define BUF_PAGE_SIZE		(4096 - BUF_PAGE_HDR_SIZE)
-#define BUF_MAX_DATA_SIZE	(BUF_PAGE_SIZE - 2 * 4)
-
-/* include/linux/ring_buffer.h */
-#define RINGBUF_TYPE_DATA_TYPE_LEN_MAX	28
-#define RINGBUF_TYPE_PADDING		29
-#define RINGBUF_TYPE_TIME_EXTEND	30
-#define TS_SHIFT			27
-#define TS_MASK				((1UL << TS_SHIFT) - 1)
 
 /* kernel/trace/trace.h: enum trace_flag_type */
 #define TRACE_FLAG_IRQS_OFF		0x01

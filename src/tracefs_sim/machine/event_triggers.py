@@ -61,9 +61,7 @@ class GuestEventTriggers:
         self._preds = a("event_triggers.pred")
         self._strings = a("event_triggers.strings")
         self._soft_off = a("event_triggers.dyn_soft_off")
-        table = image.lookup("event_triggers")
-        if table is None or table.size != a("sizeof(event_triggers)"):
-            raise ValueError("kernel image's event_triggers layout does not match its host ABI")
+        table = image.abi_table("event_triggers")
         self._base = kernel_virt_to_phys(table.addr)
         self._soft_off_va = table.addr + self._soft_off
         self._set_trigger_bits = set_trigger_bits

@@ -329,6 +329,15 @@ class KernelImage:
         except KeyError:
             raise KeyError(f"kernel image's host ABI has no {name} (kernel/host_abi.c)") from None
 
+    def abi_table(self, name: str, size: int | None = None) -> Symbol:
+        """The kernel's table ``name`` (a structure it shares with the host), checked against
+        the host ABI: it exists and takes ``size`` bytes, by default sizeof(struct name) as
+        kernel/host_abi.c lists it; ValueError naming it otherwise."""
+        sym = self._by_name.get(name)
+        if sym is None or sym.size != (self.abi_value(f"sizeof({name})") if size is None else size):
+            raise ValueError(f"kernel image's {name} layout does not match its host ABI")
+        return sym
+
     # ---- ftrace: the 5-byte nops recorded by -mrecord-mcount ----
     @cached_property
     def mcount_sites(self) -> dict[str, int]:

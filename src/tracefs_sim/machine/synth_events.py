@@ -28,9 +28,7 @@ class GuestSynthEvents:
         self._n_fields, self._sizes, self._kinds = a("synth_event.n_fields"), a("synth_event.size"), \
             a("synth_event.kind")
         self._file_slots, self._file_type = a("trace_event_file.slots"), a("trace_event_file.type")
-        table = image.lookup("synth_events")
-        if table is None or table.size != self._max * self._size:
-            raise ValueError("kernel image's synth_events layout does not match its host ABI")
+        table = image.abi_table("synth_events", self._max * self._size)
         self._table = kernel_virt_to_phys(table.addr)
         self.base = table.addr
         self._mem: PhysMem | None = None

@@ -40,9 +40,7 @@ class GuestPidLists:
         self._event_notrace_pids = a("trace_pid_control.event_notrace_pids")
         self._pids = a("trace_pid_control.pids")
         self._notrace_pids = a("trace_pid_control.notrace_pids")
-        control = image.lookup("trace_pid_control")
-        if control is None or control.size != a("sizeof(trace_pid_control)"):
-            raise ValueError("kernel image's trace_pid_control layout does not match its host ABI")
+        control = image.abi_table("trace_pid_control")
         self._control = kernel_virt_to_phys(control.addr)
         self._mem: PhysMem | None = None
         self._lock = threading.Lock()

@@ -113,14 +113,9 @@ class GuestTracing:
         self.layout = layout = RingLayout.of(image)
         self.nr_slots = layout.slots
         self._nr_cpus = machine.nr_cpus
-        control = image.symbol("trace_control")
-        pages = image.symbol("trace_pages")
-        if control.size != layout.control_size or \
-                pages.size != layout.slots * layout.nr_cpus * layout.ring_pages * layout.page_size:
-            raise ValueError("kernel image's trace ring layout does not match this machine")
-        saved = image.symbol("saved_cmdlines")
-        if saved.size != layout.saved_cmdlines_size:
-            raise ValueError("kernel image's saved_cmdlines layout does not match this machine")
+        control = image.abi_table("trace_control", layout.control_size)
+        pages = image.abi_table("trace_pages", layout.slots * layout.nr_cpus * layout.ring_pages * layout.page_size)
+        saved = image.abi_table("saved_cmdlines", layout.saved_cmdlines_size)
         self._saved_cmdlines = kernel_virt_to_phys(saved.addr)
         self._cmdline_key = image.addr("trace_cmdline_key")
         self._control = kernel_virt_to_phys(control.addr)

@@ -62,9 +62,7 @@ class GuestHistMaps:
         self._keys_at, self._vals_at = a("hist_map.keys"), a("hist_map.vals")
         self._paused_at = a("hist_map.paused")
         self._keys_max, self._vals_max = a("HIST_KEYS_MAX"), a("HIST_VALS_MAX")
-        maps, arena = image.lookup("hist_maps"), image.lookup("hist_arena")
-        if maps is None or arena is None or maps.size != self._nr * self._size or arena.size != self._arena_size:
-            raise ValueError("kernel image's hist_maps layout does not match its host ABI")
+        maps, arena = image.abi_table("hist_maps", self._nr * self._size), image.abi_table("hist_arena", self._arena_size)
         self._maps_va, self._arena_va = maps.addr, arena.addr
         self._mem: PhysMem | None = None
         self._lock = threading.Lock()

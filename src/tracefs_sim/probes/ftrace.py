@@ -148,27 +148,16 @@ class FtraceSites:
         self.layout = lay = FtraceLayout.of(image)
         if addrs != sorted(addrs) or len(addrs) > lay.max_sites:
             raise ValueError("kernel image's __mcount_loc is not a sorted table of at most FTRACE_MAX_SITES")
-        control = image.lookup("ftrace_control")
-        if control is None or control.size != lay.control_size:
-            raise ValueError("kernel image's ftrace_control layout does not match its host ABI")
-        self._control = kernel_virt_to_phys(control.addr)
-        probes = image.lookup("ftrace_probes")
-        if probes is None or probes.size != lay.probes_size:
-            raise ValueError("kernel image's ftrace_probes layout does not match its host ABI")
-        self._probes_pa = kernel_virt_to_phys(probes.addr)
+        self._control = kernel_virt_to_phys(image.abi_table("ftrace_control", lay.control_size).addr)
+        self._probes_pa = kernel_virt_to_phys(image.abi_table("ftrace_probes", lay.probes_size).addr)
         repeats = image.lookup("ftrace_repeats")   # [TRACE_SLOTS][NR_CPUS] func-no-repeats states
         self._repeats = None if repeats is None else (kernel_virt_to_phys(repeats.addr), repeats.size // lay.slots)
-        stack = image.lookup("stack_tracer")
-        if stack is None or stack.size != image.abi_value("sizeof(stack_tracer)"):
-            raise ValueError("kernel image's stack_tracer layout does not match its host ABI")
-        self._stack_pa = kernel_virt_to_phys(stack.addr)
+        self._stack_pa = kernel_virt_to_phys(image.abi_table("stack_tracer").addr)
         self._stack_fields = {name: image.abi_value(f"stack_tracer.{name}")
                               for name in ("seq", "max_size", "nr_entries", "dump", "index")}
-        profiler = image.lookup("ftrace_profiler")
-        if profiler is None or profiler.size != image.abi_value("sizeof(ftrace_profiler)") or \
-                image.abi_value("sizeof(ftrace_profile)") != _PROFILE.size:
-            raise ValueError("kernel image's ftrace_profiler layout does not match its host ABI")
-        self._profiler_pa = kernel_virt_to_phys(profiler.addr)
+        if image.abi_value("sizeof(ftrace_profile)") != _PROFILE.size:
+            raise ValueError("kernel image's ftrace_profile layout does not match this host")
+        self._profiler_pa = kernel_virt_to_phys(image.abi_table("ftrace_profiler").addr)
         self._profile_stat = (image.abi_value("ftrace_profiler.stat"), image.abi_value("sizeof(ftrace_profile_stat)"),
                               image.abi_value("ftrace_profile_stat.rec"))
         self._profiling = False
@@ -635,9 +624,7 @@ class FtraceSites:
     def _site_map(image: PatchableImage, addrs: list[int], lay: FtraceLayout) -> tuple[int, list[int]]:
         """ftrace_site_map's physical address, and each site's entry in it:
         (site - _stext) / FTRACE_MAP_GRAIN."""
-        sym = image.lookup("ftrace_site_map")
-        if sym is None or sym.size != lay.map_entry_size * lay.map_entries:
-            raise ValueError("kernel image's ftrace_site_map layout does not match its host ABI")
+        sym = image.abi_table("ftrace_site_map", lay.map_entry_size * lay.map_entries)
         text = image.addr("_stext")
         slots: list[int] = []
         for addr in addrs:

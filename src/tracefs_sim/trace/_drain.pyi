@@ -5,6 +5,9 @@ from typing import Any
 
 from ._entry import Entry
 
+class PageFormatError(ValueError):
+    """The bytes are not a valid ring-buffer data page."""
+
 DROP: object  # a plan: the event type is not kept
 KEEP: object  # a plan: kept as it is
 

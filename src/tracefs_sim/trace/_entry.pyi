@@ -19,7 +19,7 @@ class Entry:
 
 api: object  # the capsule the other C modules make and read records through
 
-# the ring-buffer data page (native/ring_page.h)
+# the ring-buffer data page (kernel_model/include/uapi/ring_page.h)
 PAGE_SIZE: int
 PAGE_TIMESTAMP_OFFSET: int
 PAGE_COMMIT_OFFSET: int
@@ -34,10 +34,12 @@ TS_SHIFT: int
 RB_EVNT_HDR_SIZE: int
 RB_ALIGNMENT: int
 RB_EVNT_MIN_SIZE: int
-TYPE_DATA_LEN_MAX: int
-TYPE_PADDING: int
-TYPE_TIME_EXTEND: int
-TYPE_TIME_STAMP: int
+RINGBUF_TYPE_DATA_TYPE_LEN_MAX: int
+RINGBUF_TYPE_PADDING: int
+RINGBUF_TYPE_TIME_EXTEND: int
+RINGBUF_TYPE_TIME_STAMP: int
 RB_LEN_TIME_EXTEND: int
 RB_MAX_SMALL_DATA: int
 TS_MSB: int
+TS_MASK: int
+BUF_MAX_DATA_SIZE: int

@@ -17,18 +17,21 @@ import logging
 import struct
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..machine.contract import GuestPageInfo, TaskRecord
 from . import _drain
+from ._drain import PageFormatError
 from .cmdlines import SavedCmdlines
 from .event_control import EventFile
 from .events import TraceEvent
 from .filter import EventFilter
 from .ftrace_records import FTRACE_RECORDS
-from .rb_page import PageFormatError, WalkPoint
 from .ring_buffer import Entry
 from .trace_array import TraceArray
+
+if TYPE_CHECKING:
+    from ._drain import WalkPoint  # (a type of its stub only)
 
 log = logging.getLogger(__name__)
 

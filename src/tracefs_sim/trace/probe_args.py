@@ -1,16 +1,18 @@
 """Fetch arguments of probe events, as Linux 6.1 parses, stores and prints them
 (kernel/trace/trace_probe.c, trace_probe.h, trace_probe_tmpl.h; the kprobe fetch stage of
-trace_kprobe.c).  Shared by kprobes and, later, uprobes.
+trace_kprobe.c).  Shared by kprobes, kretprobes, uprobes and eprobes.
 
 An argument is ``[NAME=]FETCHARG[:TYPE]``.  It compiles, as in the kernel, into a short program
 of fetch instructions (``FetchInsn``: load, dereferences, store, bitfield, array loop) of at most
 16 slots -- the slot limit is what makes "Dereference is too much nested" appear where Linux
 shows it.  Errors carry Linux's text, errno and error_log caret position (probe_log.ProbeError).
 
-Executing a program: ``ProbeArg.fetch(ctx)`` runs it against a ``FetchContext`` (registers,
-kernel/user memory, comm, the kernel stack) and gives a Python value; ``encode_args`` lays
-values out as the kernel's record does (fixed part + ``__data_loc`` strings), ``decode_args``
-reads them back, and ``format_args`` prints them as the trace line does (`` a=0x1 s="x"``).
+A program runs at a hit in the guest (kernel/trace/trace_probe.c, compiled for by
+probe_guest.py) or, where the guest cannot, on the host (probe_record.py, against a
+``FetchContext``: registers, kernel/user memory, comm, the kernel stack), either of them laying
+the record out as store_trace_args() does (fixed part + ``__data_loc`` strings).  Here:
+``decode_args`` reads a record's values back, and ``format_args`` prints them as the trace line
+does (`` a=0x1 s="x"``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import errno
 import struct
 from dataclasses import dataclass
 from enum import IntFlag
-from typing import Callable, Protocol, Sequence, TypedDict, Unpack, cast
+from typing import Callable, Protocol, Sequence, TypedDict, Unpack
 
 # Below TASK_SIZE a "kernel" string/deref reads user memory (x86's non-overlapping address
 # spaces: CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE).
@@ -45,7 +47,6 @@ __all__ = [
     "MAX_ARGSTR_LEN",
     "arg_fields",
     "print_fmt",
-    "encode_args",
     "decode_args",
     "format_args",
     "sprint_symbol",
@@ -452,108 +453,6 @@ class ProbeArg:
             code[i + 1] = FetchInsn("imm", immediate=(addr + offset) & _ULLONG_MAX)
         return ProbeArg(self.name, self.comm, self.type, self.count, self.offset, tuple(code))
 
-    # -- execution (process_fetch_insn + process_fetch_insn_bottom) --------------------------
-
-    def fetch(self, ctx: "FetchContext") -> "ArgValue":
-        """The value this argument records at a hit: an int for a scalar (masked to its size,
-        bitfield applied), bytes for a string (without the NUL), a list for an array.  A fault
-        gives None (for a string: printed as "(fault)"; for a number Linux leaves the record's
-        bytes unwritten).  A fault before the store stage makes the whole argument None."""
-        code = self.code
-        i = 0
-        insn = code[0]
-        if insn.op == "symbol":
-            i = 1
-            insn = code[1]
-        op = insn.op
-        if op == "reg":
-            val = ctx.reg(cast(str, insn.data))
-        elif op == "stack":
-            val = ctx.stack(insn.param)
-        elif op == "stackp":
-            val = ctx.reg("sp")
-        elif op == "retval":
-            val = ctx.retval()
-        elif op == "imm":
-            val = insn.immediate
-        elif op == "foffs":
-            val = cast(UprobeFetchContext, ctx).file_vaddr(insn.immediate)  # (foffs: uprobes only)
-        elif op == "arg":
-            n = insn.param
-            val = ctx.reg(ARGUMENT_REGISTERS[n]) if n < 6 else ctx.stack(n - 5)
-        elif op in ("comm", "data"):
-            # $comm and immediate strings are the string itself, not an address.
-            text = ctx.comm() if op == "comm" else cast(bytes, insn.data)
-            return text.split(b"\0", 1)[0][: MAX_STRING_SIZE - 1]
-        else:
-            raise ValueError(f"not a load op: {op}")
-        return self._bottom(code, i + 1, val & _ULLONG_MAX, ctx)
-
-    def _bottom(self, code: Sequence[FetchInsn], i: int, val: int, ctx: "FetchContext") -> "ArgValue":
-        lval = val
-        at, val, lval = _deref_chain(code, i, val, lval, ctx)
-        if at is None:
-            return None
-        s3 = at
-        count = self.count or 1
-        out: list[ArgItem] = []
-        for n in range(count):
-            st = code[s3]
-            if st.op in ("st_string", "st_ustring", "st_symstr"):
-                if n:
-                    # An array of strings: each element is the next pointer's string.
-                    val = lval + 8 * n
-                    j, val, _ = _deref_chain(code, s3 - 1, val, val, ctx)
-                    if j is None:
-                        # The kernel stops the loop; the remaining slots stay unwritten.
-                        out += [None] * (count - n)
-                        break
-                out.append(_store_string(st, val, ctx))
-            else:
-                out.append(_store_value(st, code[s3 + 1], val + n * st.size, ctx))
-        return out if self.count else out[0]
-
-
-def _deref_chain(code: Sequence[FetchInsn], i: int, val: int, lval: int,
-                 ctx: "FetchContext") -> tuple[int | None, int, int]:
-    """Stage 2: follow deref/uderef ops; (None, ...) on a fault."""
-    while code[i].op in ("deref", "uderef"):
-        lval = val
-        addr = (val + code[i].offset) & _ULLONG_MAX
-        user = code[i].op == "uderef" or addr < TASK_SIZE
-        raw = ctx.read_user(addr, 8) if user else ctx.read_kernel(addr, 8)
-        if raw is None:
-            return None, val, lval
-        val = int.from_bytes(raw, "little")
-        i += 1
-    return i, val, lval
-
-
-def _store_string(st: FetchInsn, val: int, ctx: "FetchContext") -> bytes | None:
-    addr = (val + st.offset) & _ULLONG_MAX
-    if st.op == "st_symstr":
-        return sprint_symbol(ctx.symbolize, addr).encode()
-    user = st.op == "st_ustring" or addr < TASK_SIZE
-    s = ctx.read_string(addr, user, MAX_STRING_SIZE)
-    return None if s is None else s[: MAX_STRING_SIZE - 1]
-
-
-def _store_value(st: FetchInsn, mod: FetchInsn, val: int, ctx: "FetchContext") -> int | None:
-    size = st.size
-    if st.op == "st_raw":
-        v = val & ((1 << (8 * size)) - 1)
-    else:
-        addr = (val + st.offset) & _ULLONG_MAX
-        user = st.op == "st_umem" or addr < TASK_SIZE
-        raw = ctx.read_user(addr, size) if user else ctx.read_kernel(addr, size)
-        if raw is None:
-            return None
-        v = int.from_bytes(raw, "little")
-    if mod.op == "mod_bf":
-        mask = (1 << (8 * mod.basesize)) - 1
-        v = ((v << mod.lshift) & mask) >> mod.rshift
-    return v
-
 
 class FetchContext(Protocol):
     """What the probe engine gives an argument at a hit (the kernel's pt_regs + memory)."""
@@ -574,9 +473,6 @@ class UprobeFetchContext(FetchContext, Protocol):
     # translate_user_vaddr(): where a file offset of the probed file is mapped, as the probed
     # address is (the probed address - the probe's offset + the file offset)
     def file_vaddr(self, file_offset: int) -> int: ...
-
-
-
 
 
 def sprint_symbol(symbolize: Symbolizer, addr: int) -> str:
@@ -764,66 +660,8 @@ def print_fmt(args: Sequence[ProbeArg], head_fmt: str, head_args: str) -> str:
 
 _PACK = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}
 
-
-def _dyn_len(item: "ArgItem") -> int:
-    """What __get_data_size() reserves for one string: the string and its NUL, or nothing
-    for a fault."""
-    assert not isinstance(item, int)  # (a string's value)
-    return 0 if item is None else len(item) + 1
-
-
-def _items(arg: ProbeArg, value: "ArgValue") -> "list[ArgItem]":
-    """An argument's value as a list of its elements (a scalar: one; a faulted array: None
-    each)."""
-    if not arg.count:
-        assert not isinstance(value, list)
-        return [value]
-    if value is None:
-        return [None] * arg.count
-    assert isinstance(value, list)
-    return value
-
-
-def encode_args(args: Sequence[ProbeArg], values: Sequence["ArgValue"], head_size: int) -> bytes:
-    """store_trace_args(): the argument area of a record -- the fixed slots, then the strings
-    (``head_size`` is what comes before the arguments: 16 kprobe, 24 kretprobe; data locations
-    count from the record start).  Byte for byte as Linux 6.1 lays it out, including its
-    symstr quirk: a symstr's data location carries the space left rather than its length, and
-    the next string overwrites its NUL, so it prints joined to the next string.  A number that
-    faulted is left zero (the kernel leaves the reserved bytes as they were)."""
-    fixed = bytearray(sum(a.size for a in args))
-    items_of = [(a, _items(a, v)) for a, v in zip(args, values)]
-    maxlen = sum(_dyn_len(x) for a, items in items_of if a.type.is_string for x in items)
-    dyn = bytearray(maxlen)
-    pos = 0  # next free byte of dyn
-    base = head_size + len(fixed)
-    for a, items in items_of:
-        for j, item in enumerate(items):
-            at = a.offset + j * a.type.size
-            if not a.type.is_string:
-                if item is not None:
-                    struct.pack_into(_PACK[a.type.size], fixed, at, item)
-                continue
-            offs = (base + pos) & 0xFFFF
-            assert not isinstance(item, int)  # (a string's value)
-            if item is None:
-                loc, used = offs, 0
-            elif a.type.name == "symstr":
-                # fetch_store_symstring() leaves the location's length at maxlen and
-                # reports the length without the NUL.
-                loc, used = (maxlen << 16) | offs, len(item)
-                dyn[pos:pos + len(item) + 1] = bytes(item) + b"\0"
-            else:
-                loc, used = ((len(item) + 1) << 16) | offs, len(item) + 1
-                dyn[pos:pos + used] = bytes(item) + b"\0"
-            struct.pack_into("<I", fixed, at, loc & 0xFFFFFFFF)
-            pos += used
-            maxlen -= used
-    return bytes(fixed + dyn)
-
-
-# a fetched value as decode_args() gives it back: a number, a string's bytes (None: length
-# 0, a fault), or an array of them
+# a fetched value (probe_record.Fetch), as decode_args() gives it back: a number, a string's
+# bytes (None: length 0, a fault), or an array of them
 ArgItem = int | bytes | None
 ArgValue = ArgItem | list[ArgItem]
 

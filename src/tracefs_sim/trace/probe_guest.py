@@ -6,7 +6,10 @@ whose every argument compiles runs no Python.
 What the guest interpreter covers: register, $argN, $stackN, $stack, $retval, @SYM and
 immediate loads, $comm, dereference chains (kernel and user), numeric stores and bitfields,
 string and ustring, arrays of numbers and of strings, immediate strings.  symstr (a symbol's
-name: kallsyms is the host's) does not compile, and the probe keeps its host handler."""
+name: kallsyms is the host's) does not compile, and the probe keeps its host handler, whose
+fetch is probe_record.py's: the two run the same programs for different probes (the guest
+without Python at a hit; the host where the guest cannot), and tests/probes/test_kprobe_guest.py
+checks the guest's records against probe_record's byte for byte."""
 from __future__ import annotations
 
 from collections.abc import Sequence

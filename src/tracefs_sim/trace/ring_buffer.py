@@ -21,7 +21,7 @@ from ._entry import Entry as Entry   # one record (ts, payload, length): a C typ
 
 # struct buffer_data_page: u64 time_stamp; local_t commit; unsigned char data[]; and
 # struct ring_buffer_event: u32 type_len:5, time_delta:27; u32 array[]; -- as the host's C
-# modules define them (native/ring_page.h)
+# modules and the guest's writer define them (kernel_model/include/uapi/ring_page.h)
 from ._entry import (  # noqa: E402
     BUF_PAGE_HDR_SIZE as BUF_PAGE_HDR_SIZE,
     BUF_PAGE_SIZE as BUF_PAGE_SIZE,
@@ -30,17 +30,11 @@ from ._entry import (  # noqa: E402
     PAGE_SIZE as PAGE_SIZE,
     PAGE_TIMESTAMP_OFFSET as PAGE_TIMESTAMP_OFFSET,
     TS_SHIFT as EVENT_TIME_DELTA_BITS,
-    TYPE_DATA_LEN_MAX,
-    TYPE_PADDING,
-    TYPE_TIME_EXTEND,
-    TYPE_TIME_STAMP,
+    RINGBUF_TYPE_DATA_TYPE_LEN_MAX as RINGBUF_TYPE_DATA_TYPE_LEN_MAX,  # enum ring_buffer_type
+    RINGBUF_TYPE_PADDING as RINGBUF_TYPE_PADDING,
+    RINGBUF_TYPE_TIME_EXTEND as RINGBUF_TYPE_TIME_EXTEND,
+    RINGBUF_TYPE_TIME_STAMP as RINGBUF_TYPE_TIME_STAMP,
 )
-
-# enum ring_buffer_type
-RINGBUF_TYPE_DATA_TYPE_LEN_MAX = TYPE_DATA_LEN_MAX
-RINGBUF_TYPE_PADDING = TYPE_PADDING
-RINGBUF_TYPE_TIME_EXTEND = TYPE_TIME_EXTEND
-RINGBUF_TYPE_TIME_STAMP = TYPE_TIME_STAMP
 
 PAGE_TIMESTAMP_SIZE = PAGE_COMMIT_OFFSET - PAGE_TIMESTAMP_OFFSET
 PAGE_COMMIT_SIZE = BUF_PAGE_HDR_SIZE - PAGE_COMMIT_OFFSET

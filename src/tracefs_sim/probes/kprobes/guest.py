@@ -134,9 +134,7 @@ class GuestTables:
         wrong = [name for name, value in _HOST_LAYOUT.items() if a(name) != value]
         if wrong or (a("kg_probe.nhit"), a("kg_probe.first_inst")) != (_PROBE_NHIT, _PROBE_FIRST_INST):
             raise RuntimeError(f"kernel image's guest kprobe tables do not match this host: {wrong}")
-        sym = image.lookup("kprobe_guest")
-        if sym is None or sym.size != a("sizeof(kprobe_guest)"):
-            raise RuntimeError("kernel image's kprobe_guest layout does not match its host ABI")
+        sym = image.abi_table("kprobe_guest")
         self._max_insts = a("KG_MAX_INSTS")
         self._order, self._points_at, self._probes_at = a("kprobe_guest.order"), a("kprobe_guest.points"), \
             a("kprobe_guest.probes")

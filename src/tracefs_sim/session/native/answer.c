@@ -296,25 +296,16 @@ static bool refusable_call_waiting(void)
 	bool found = false;
 
 	while (proc && !found && (p = readdir(proc))) {
-		char path[300], wchan[64], syscall_line[256];
-		int fd;
-		ssize_t n;
+		char wchan[64], syscall_line[256];
+		pid_t tid;
 
 		if (p->d_name[0] < '1' || p->d_name[0] > '9')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/wchan", p->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		n = fd < 0 ? -1 : read(fd, wchan, sizeof(wchan) - 1);
-		if (fd >= 0)
-			close(fd);
-		if (n <= 0 || (wchan[n] = 0, !strstr(wchan, "seccomp")))
+		tid = (pid_t)atoi(p->d_name);
+		if (read_proc(tid, "wchan", wchan, sizeof(wchan)) <= 0 || !strstr(wchan, "seccomp"))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%s/syscall", p->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		n = fd < 0 ? -1 : read(fd, syscall_line, sizeof(syscall_line) - 1);
-		if (fd >= 0)
-			close(fd);
-		found = n > 0 && (syscall_line[n] = 0, answered_here(strtol(syscall_line, NULL, 10)));
+		found = read_proc(tid, "syscall", syscall_line, sizeof(syscall_line)) > 0 &&
+			answered_here(strtol(syscall_line, NULL, 10));
 	}
 	if (proc)
 		closedir(proc);

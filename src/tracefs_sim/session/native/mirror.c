@@ -193,8 +193,7 @@ static void forget(pid_t tid)
 		}
 }
 
-/* A /proc file of the task, whole (small files only); -1 when gone. */
-static ssize_t read_proc(pid_t tid, const char *what, char *buf, size_t size)
+ssize_t read_proc(pid_t tid, const char *what, char *buf, size_t size)
 {
 	char path[64];
 	ssize_t n;

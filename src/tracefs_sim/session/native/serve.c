@@ -852,20 +852,11 @@ static void free_held(struct held_poll *h)
  */
 static bool signal_pending(pid_t tid)
 {
-	char path[64], buf[2048], *p;
+	char buf[2048], *p;
 	unsigned long long pending = 0, blocked = 0;
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_proc(tid, "status", buf, sizeof(buf)) <= 0)
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
 	if ((p = strstr(buf, "\nSigPnd:")))
 		pending |= strtoull(p + 8, NULL, 16);
 	if ((p = strstr(buf, "\nShdPnd:")))

@@ -72,6 +72,9 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 struct session_ring *mirror_ring(void);
 void mirror_catch_up(long long max_ms);
 
+/* mirror.c: a /proc file of the task `tid`, whole (small files only), NUL-terminated in buf;
+ * its length, or -1 when the task is gone. */
+ssize_t read_proc(pid_t tid, const char *what, char *buf, size_t size);
 /* mirror.c: the FD record: the kernel's fd `kfd` is the process's `fd` (-errno: it got none). */
 void mirror_fd_given(pid_t tid, int kfd, int fd);
 

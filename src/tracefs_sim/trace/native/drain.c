@@ -1,10 +1,11 @@
 /* The drain's per-event work (module tracefs_sim.trace._drain): walking a guest ring-buffer
  * page's events, and turning the events an array keeps into records (_entry's Entry, entry.h).
  *
- * walk(page, point) -> (spans, point after): the walk rb_page._walk() makes (Linux 6.1's
- *   consuming reader, rb_update_read_stamp), from a WalkPoint (off, ts) or from the page's
- *   start (None), with the same checks raising rb_page.PageFormatError. spans is opaque bytes
- *   (one struct span per data event) that only keep() reads.
+ * walk(page, point) -> (spans, point after): the host's one page reader (Linux 6.1's
+ *   consuming reader, rb_update_read_stamp), from a walk point (off, ts) or from the page's
+ *   start (None); a page that is not one raises this module's PageFormatError.  spans is
+ *   opaque bytes (one struct span per data event) that only keep() reads.  Checked against
+ *   the reference reader of the tests (tests/rb_page_reference.py).
  * keep(...) -> (entries, short): Drain._keep's loop over (page, spans) pairs; the stacks the
  *   stacktrace options wrote after an event go with it (follow: that state across calls). The common case
  *   (an event type kept as it is, the same pid as the event before) runs no Python; a plan or
@@ -17,7 +18,7 @@
 #include <string.h>
 
 #include "entry.h"
-#include "ring_page.h"
+#include "ring_page.h"   /* kernel_model/include/uapi: the guest's too */
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "pages are read in place as little-endian words"
@@ -36,7 +37,7 @@ struct span {
 };
 
 static const struct entry_api *entries;   /* _entry's */
-static PyObject *page_format_error;   /* rb_page.PageFormatError */
+static PyObject *page_format_error;   /* PageFormatError: the bytes are not a valid page */
 static PyObject *plan_drop, *plan_keep;   /* DROP, KEEP: the plans keep() handles itself */
 
 static uint32_t le32(const uint8_t *p)
@@ -69,8 +70,8 @@ static uint64_t fix_abs_ts(uint64_t abs_ts, uint64_t save_ts)
 static int walk_page(const uint8_t *page, Py_ssize_t size, uint64_t *off_io, uint64_t *ts_io,
                      struct span *spans)
 {
-    if (size != PAGE_SIZE) {
-        PyErr_Format(page_format_error, "a page is %d bytes, got %zd", PAGE_SIZE, size);
+    if (size != RB_PAGE_SIZE) {
+        PyErr_Format(page_format_error, "a page is %d bytes, got %zd", RB_PAGE_SIZE, size);
         return -1;
     }
     uint64_t commit_word = le64(page + 8);
@@ -92,7 +93,7 @@ static int walk_page(const uint8_t *page, Py_ssize_t size, uint64_t *off_io, uin
         unsigned type_len = word & 0x1F;
         uint32_t delta = word >> 5, array0 = 0;
         uint64_t length, payload_off;
-        if (type_len >= 1 && type_len <= TYPE_DATA_LEN_MAX) {
+        if (type_len >= 1 && type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
             length = RB_EVNT_HDR_SIZE + type_len * RB_ALIGNMENT;
             payload_off = off + RB_EVNT_HDR_SIZE;
         } else {
@@ -109,10 +110,10 @@ static int walk_page(const uint8_t *page, Py_ssize_t size, uint64_t *off_io, uin
             }
             array0 = le32(data + off + 4);
             payload_off = off + 8;
-            if (type_len == TYPE_TIME_EXTEND || type_len == TYPE_TIME_STAMP) {
+            if (type_len == RINGBUF_TYPE_TIME_EXTEND || type_len == RINGBUF_TYPE_TIME_STAMP) {
                 length = RB_LEN_TIME_EXTEND;
             } else {
-                if (type_len == TYPE_PADDING && delta == 0) {
+                if (type_len == RINGBUF_TYPE_PADDING && delta == 0) {
                     /* rb_null_event(): only ever written past commit */
                     PyErr_Format(page_format_error, "null padding event inside commit at data offset %llu",
                                  (unsigned long long)off);
@@ -133,16 +134,16 @@ static int walk_page(const uint8_t *page, Py_ssize_t size, uint64_t *off_io, uin
                          (unsigned long long)off, (unsigned long long)length, (unsigned long long)commit);
             return -1;
         }
-        if (type_len <= TYPE_DATA_LEN_MAX) {
+        if (type_len <= RINGBUF_TYPE_DATA_TYPE_LEN_MAX) {
             ts += delta;
             spans[n].ts = ts;
             spans[n].start = (uint16_t)(BUF_PAGE_HDR_SIZE + payload_off);
             spans[n].end = (uint16_t)(BUF_PAGE_HDR_SIZE + end);
             spans[n].zero = 0;
             n++;
-        } else if (type_len == TYPE_TIME_EXTEND) {
+        } else if (type_len == RINGBUF_TYPE_TIME_EXTEND) {
             ts += ((uint64_t)array0 << TS_SHIFT) + delta;
-        } else if (type_len == TYPE_TIME_STAMP) {
+        } else if (type_len == RINGBUF_TYPE_TIME_STAMP) {
             ts = fix_abs_ts(((uint64_t)array0 << TS_SHIFT) + delta, ts);
         }
         /* else padding (a discarded event, the tail): skipped, the time does not move */
@@ -151,16 +152,6 @@ static int walk_page(const uint8_t *page, Py_ssize_t size, uint64_t *off_io, uin
     *off_io = off;
     *ts_io = ts;
     return n;
-}
-
-static PyObject *attribute_of(const char *module_name, const char *name)
-{
-    PyObject *module = PyImport_ImportModule(module_name);
-    if (module == NULL)
-        return NULL;
-    PyObject *value = PyObject_GetAttrString(module, name);
-    Py_DECREF(module);
-    return value;
 }
 
 static PyObject *drain_walk(PyObject *module, PyObject *args)
@@ -500,7 +491,9 @@ PyMODINIT_FUNC PyInit__drain(void)
 {
     if ((entries == NULL && (entries = import_entry_api()) == NULL) ||
         (page_format_error == NULL &&
-         (page_format_error = attribute_of("tracefs_sim.trace.rb_page", "PageFormatError")) == NULL))
+         (page_format_error = PyErr_NewExceptionWithDoc("tracefs_sim.trace._drain.PageFormatError",
+                                                        "The bytes are not a valid ring-buffer data page.",
+                                                        PyExc_ValueError, NULL)) == NULL))
         return NULL;
     PyObject *module = PyModule_Create(&drain_module);
     if (module == NULL)
@@ -509,7 +502,8 @@ PyMODINIT_FUNC PyInit__drain(void)
     plan_keep = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
     if (plan_drop == NULL || plan_keep == NULL ||
         PyModule_AddObjectRef(module, "DROP", plan_drop) < 0 ||
-        PyModule_AddObjectRef(module, "KEEP", plan_keep) < 0) {
+        PyModule_AddObjectRef(module, "KEEP", plan_keep) < 0 ||
+        PyModule_AddObjectRef(module, "PageFormatError", page_format_error) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "entry.h"
-#include "ring_page.h"
+#include "ring_page.h"   /* kernel_model/include/uapi: the guest's too */
 
 /* Entry lengths as ints, made once: an entry's length is a multiple of 4 up to a page. */
-static PyObject *length_ints[PAGE_SIZE / RB_ALIGNMENT + 1];
+static PyObject *length_ints[RB_PAGE_SIZE / RB_ALIGNMENT + 1];
 
 static PyTypeObject EntryType;
 
@@ -20,7 +20,7 @@ static PyTypeObject EntryType;
  * that the ring buffer's sums over lengths allocate nothing. */
 static PyObject *length_int(uint32_t length)
 {
-    if (length % RB_ALIGNMENT || length > PAGE_SIZE)
+    if (length % RB_ALIGNMENT || length > RB_PAGE_SIZE)
         return PyLong_FromUnsignedLong(length);
     PyObject **cached = &length_ints[length / RB_ALIGNMENT];
     if (*cached == NULL && (*cached = PyLong_FromUnsignedLong(length)) == NULL)
@@ -211,18 +211,18 @@ static PyTypeObject EntryType = {
     .tp_getset = Entry_getset,
 };
 
-/* ring_page.h, for the Python modules (ring_buffer.py, rb_page.py) */
+/* uapi/ring_page.h, for the Python modules (ring_buffer.py, rb_page.py) */
 static int add_ring_page(PyObject *module)
 {
     static const struct { const char *name; unsigned long long value; } constants[] = {
 #define RING_PAGE(name) {#name, name}
-        RING_PAGE(PAGE_SIZE), RING_PAGE(PAGE_TIMESTAMP_OFFSET), RING_PAGE(PAGE_COMMIT_OFFSET),
+        {"PAGE_SIZE", RB_PAGE_SIZE}, RING_PAGE(PAGE_TIMESTAMP_OFFSET), RING_PAGE(PAGE_COMMIT_OFFSET),
         RING_PAGE(BUF_PAGE_HDR_SIZE), RING_PAGE(BUF_PAGE_SIZE), RING_PAGE(RB_MISSED_EVENTS),
         RING_PAGE(RB_MISSED_STORED), RING_PAGE(COMMIT_SIZE_MASK), RING_PAGE(MISSED_COUNT_SIZE),
         RING_PAGE(EVENT_TYPE_LEN_BITS), RING_PAGE(TS_SHIFT), RING_PAGE(RB_EVNT_HDR_SIZE), RING_PAGE(RB_ALIGNMENT),
-        RING_PAGE(RB_EVNT_MIN_SIZE), RING_PAGE(TYPE_DATA_LEN_MAX), RING_PAGE(TYPE_PADDING),
-        RING_PAGE(TYPE_TIME_EXTEND), RING_PAGE(TYPE_TIME_STAMP), RING_PAGE(RB_LEN_TIME_EXTEND),
-        RING_PAGE(RB_MAX_SMALL_DATA), RING_PAGE(TS_MSB),
+        RING_PAGE(RB_EVNT_MIN_SIZE), RING_PAGE(RINGBUF_TYPE_DATA_TYPE_LEN_MAX), RING_PAGE(RINGBUF_TYPE_PADDING),
+        RING_PAGE(RINGBUF_TYPE_TIME_EXTEND), RING_PAGE(RINGBUF_TYPE_TIME_STAMP), RING_PAGE(RB_LEN_TIME_EXTEND),
+        RING_PAGE(RB_MAX_SMALL_DATA), RING_PAGE(TS_MSB), RING_PAGE(TS_MASK), RING_PAGE(BUF_MAX_DATA_SIZE),
 #undef RING_PAGE
     };
     for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++) {

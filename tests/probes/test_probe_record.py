@@ -1,6 +1,7 @@
-"""The compiled record body (trace/probe_record.py) is the generic one (ProbeArg.fetch +
-encode_args) byte for byte, for memory dereferences, strings, bitfields and faults, over a
-fake probed context with user and kernel memory."""
+"""The host's record body (trace/probe_record.py, compiled closures) is the reference one
+(tests/probe_fetch_reference.py: Linux's process_fetch_insn and store_trace_args as plain
+code) byte for byte, for memory dereferences, strings, symstr, arrays, bitfields and faults,
+over a fake probed context with user and kernel memory."""
 import struct
 
 from hypothesis import assume, given, settings
@@ -10,8 +11,9 @@ from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.machine.hooks import REG_NAMES
 from tracefs_sim.trace import probe_record
 from tracefs_sim.trace.probe_args import (
-    MAX_STRING_SIZE, TASK_SIZE, ArgFlags, ProbeError, ProbeLog, encode_args, parse_probe_arg,
+    MAX_STRING_SIZE, TASK_SIZE, ArgFlags, ProbeError, ProbeLog, parse_probe_arg,
 )
+from tests import probe_fetch_reference as reference
 
 USER, KERNEL = 0x400000, 0xFFFF888000100000
 REGION = 256
@@ -60,7 +62,7 @@ class Context:
         return self._regs.get("ax", 0)
 
     def symbolize(self, addr):
-        return None
+        return ("f", addr - KERNEL, REGION) if KERNEL <= addr < KERNEL + REGION else None
 
 
 pointers = st.one_of(st.integers(0, REGION + 16).map(lambda o: USER + o),
@@ -81,7 +83,8 @@ loads = st.sampled_from(["%di", "%si", "%ax", "%sp", "$stack1", "$stack", "$arg2
                          f"@0x{USER + 8:x}", f"@0x{KERNEL:x}", "\\-8"])
 offsets = st.sampled_from(["0", "8", "16", "-8", "0x20", "3"])
 types = st.sampled_from(["", ":u8", ":s16", ":x32", ":u64", ":s64", ":string", ":ustring",
-                         ":b3@2/8", ":b12@4/32", ":x8"])
+                         ":b3@2/8", ":b12@4/32", ":x8", ":symstr", ":symbol", ":u16[3]", ":x8[5]",
+                         ":s64[2]", ":string[2]", ":ustring[3]", ":b4@2/16[2]"])
 
 
 @st.composite
@@ -114,28 +117,41 @@ class Spec:
 @given(st.lists(fetcharg(), min_size=1, max_size=4), st.booleans(),
        st.lists(pointers, min_size=len(REGS), max_size=len(REGS)), region(), region(),
        st.lists(pointers, min_size=4, max_size=4), st.binary(max_size=20))
-def test_compiled_body_is_the_generic_one(specs, is_return, regs, user, kernel, stack, comm):
+def test_the_body_is_the_reference_one(specs, is_return, regs, user, kernel, stack, comm):
     try:
         args = parse(specs, is_return)
     except ProbeError:
         assume(False)
     ctx = Context(dict(zip(REGS, regs)), user, kernel, stack, comm, ret_ip=regs[0])
     spec = Spec(args, is_return)
-    generic = (struct.pack("<QQ" if is_return else "<Q", *((ctx.ip, ctx.ret_ip) if is_return else (ctx.ip,)))
-               + encode_args(args, [a.fetch(ctx) for a in args], spec.head_size))
-    assert all(probe_record.compile_fetch(a) is not None for a in args)
-    assert probe_record.record_body(spec)(ctx) == generic
+    expected = reference.record_body(args, spec.head_size, ctx, ctx.ip, ctx.ret_ip)
+    assert probe_record.record_body(spec)(ctx) == expected
     for a in args:
-        assert probe_record.compile_fetch(a)(ctx) == a.fetch(ctx)
+        assert probe_record.compile_fetch(a)(ctx) == reference.fetch(a, ctx)
 
 
-def test_long_strings_are_cut_as_the_generic_path_cuts_them():
+def test_arrays_and_symstr_as_the_reference_has_them():
+    # two string pointers then one that faults; the first symstr's NUL is the second's start
+    kernel = bytearray(REGION)
+    struct.pack_into("<QQQ", kernel, 0, USER, USER + 8, 1)
+    user = b"one\0\0\0\0\0two\0" + bytes(REGION - 12)
+    ctx = Context({"di": KERNEL, "si": KERNEL + 0x10}, user, bytes(kernel), [], b"cat")
+    args = parse(["+0(%di):string[4]", "+0(%di):u16[3]", "%si:symstr", "%di:symstr", "+0(+0(%di)):string"], False)
+    body = probe_record.record_body(Spec(args, False))(ctx)
+    assert body == reference.record_body(args, 16, ctx, ctx.ip)
+    assert [probe_record.compile_fetch(a)(ctx) for a in args] == [
+        [b"one", b"two", None, None], [USER & 0xFFFF, (USER >> 16) & 0xFFFF, (USER >> 32) & 0xFFFF],
+        b"f+0x10/0x100", b"f+0x0/0x100", b"one"]
+    assert body.endswith(b"f+0x10/0x100f+0x0/0x100one\0\0\0")  # (the symstrs' NULs' room)
+
+
+def test_long_strings_are_cut_as_the_kernel_cuts_them():
     big = b"x" * (MAX_STRING_SIZE + 100) + b"\0"
     ctx = Context({"di": USER}, big, b"\0" * 8, [], b"cat")
     args = parse(["+0(%di):ustring", "s=+0(%di):string"], False)
     spec = Spec(args, False)
     body = probe_record.record_body(spec)(ctx)
-    assert body == struct.pack("<Q", ctx.ip) + encode_args(args, [a.fetch(ctx) for a in args], 16)
+    assert body == reference.record_body(args, 16, ctx, ctx.ip)
     assert len(body) == 16 + 2 * MAX_STRING_SIZE
 
 
