@@ -404,7 +404,10 @@ void kick_process(struct task_struct *p);
 int sched_fork(unsigned long clone_flags, struct task_struct *p);
 void wake_up_new_task(struct task_struct *p);
 void set_task_cpu(struct task_struct *p, int new_cpu);
-#define set_current_state(s) do { WRITE_ONCE(current->__state, (s)); barrier(); } while (0)
+/* smp_store_mb(), as 6.1's: the state is stored before the sleeper's next load (of its wake-up
+ * condition) on every cpu's view, or a waker could find it still running and the condition
+ * still false (x86 keeps a store in its buffer past a later load: xchg drains it) */
+#define set_current_state(s) do { __atomic_exchange_n(&current->__state, (s), __ATOMIC_SEQ_CST); } while (0)
 struct task_struct *__switch_to(struct task_struct *prev, struct task_struct *next);
 void schedule_tail(struct task_struct *prev);
 void cpu_startup_entry(void) __noreturn;

@@ -443,9 +443,17 @@ SYSCALL_DEFINE4(rt_sigaction, int, sig, const struct sigaction *, act, struct si
 	return ret;
 }
 
+/* Under the siglock, as 6.1's __set_current_blocked(): a sender checks the mask with it held,
+ * so it sees either the old mask (and the signal is pending before the caller looks) or the
+ * new one (and wakes the caller). */
 noinline void set_current_blocked(u64 mask)
 {
+	unsigned long flags = arch_local_irq_save();
+
+	notrace_spin_lock(&siglock);
 	current->blocked = mask & ~SIG_KERNEL_ONLY_MASK;
+	notrace_spin_unlock(&siglock);
+	arch_local_irq_restore(flags);
 }
 
 noinline int sigprocmask(int how, u64 *set, u64 *oldset)

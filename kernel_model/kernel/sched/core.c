@@ -359,7 +359,12 @@ static notrace void __sched __schedule(bool preempt)
 	update_rq_clock(rq);
 	update_curr(rq, rq->clock);
 	if (!preempt && prev_state != TASK_RUNNING) {
-		if (prev != rq->idle)
+		/* signal_pending_state(): a signal that came after the sleeper looked for one, its
+		 * sender having found it not yet asleep, ends the sleep here (under the lock the
+		 * waker takes) */
+		if ((prev_state & TASK_INTERRUPTIBLE) && signal_pending(prev))
+			WRITE_ONCE(prev->__state, TASK_RUNNING);
+		else if (prev != rq->idle)
 			deactivate_task(rq, prev, DEQUEUE_SLEEP);
 		else
 			prev->on_rq = 0;
