@@ -160,6 +160,7 @@ struct task_struct {
 		int (*threadfn)(void *);
 		void *threadarg;
 		struct rcu_head rcu;		/* delayed_put_task_struct() after a grace period */
+		int dead_refs;			/* a dead task's memory waits for these (put_dead_task()) */
 		/* function tracers (kernel/ftrace.c): Linux's trace_recursion bits, the graph return stack */
 		unsigned long trace_recursion;
 		int trace_graph_depth;		/* depth of the set_graph_function entry being traced */
@@ -456,6 +457,7 @@ void fork_init(void);
 struct task_struct *alloc_task(void);
 void put_task_struct(struct task_struct *t);
 void put_task_struct_rcu_user(struct task_struct *t);
+void put_dead_task(struct task_struct *t);
 extern struct task_struct *init_task_p;
 
 /* fs/ (include/fs.h has the rest) */

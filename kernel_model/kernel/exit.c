@@ -25,6 +25,18 @@ void put_task_struct_rcu_user(struct task_struct *t)
 	call_rcu(&t->rcu, delayed_put_task_struct);
 }
 
+/*
+ * 6.1's task usage count, for a dead task: a zombie's memory waits for its parent's reaping
+ * (release_task) and for its own last switch away (finish_task_switch), in either order (a
+ * parent told by SIGCHLD reaps it at once, maybe before it switched away); a task reaped at
+ * once, for the switch only.  The last of them frees it after a grace period.
+ */
+void put_dead_task(struct task_struct *t)
+{
+	if (!__atomic_sub_fetch(&t->dead_refs, 1, __ATOMIC_ACQ_REL))
+		put_task_struct_rcu_user(t);
+}
+
 noinline void release_task(struct task_struct *p)
 {
 	unsigned long flags;
@@ -33,7 +45,7 @@ noinline void release_task(struct task_struct *p)
 	list_del_init(&p->tasks);
 	list_del_init(&p->sibling);
 	spin_unlock_irqrestore(&sched_lock, flags);
-	put_task_struct_rcu_user(p);
+	put_dead_task(p);
 }
 
 /* Children of an exiting task go to init, which reaps them. */
@@ -112,6 +124,7 @@ void __noreturn do_exit(long code)
 	 */
 	/* a thread is reaped at once; its group's leader waits for the last of them */
 	tsk->exit_state = !thread && parent && (parent->mm || parent == kthreadd_task) ? EXIT_ZOMBIE : EXIT_DEAD;
+	tsk->dead_refs = tsk->exit_state == EXIT_ZOMBIE ? 2 : 1;
 	if (tsk->exit_state == EXIT_DEAD) {
 		list_del_init(&tsk->sibling);
 		list_del_init(&tsk->tasks);
@@ -157,12 +170,12 @@ SYSCALL_DEFINE1(exit_group, int, error_code)
 	do_group_exit((error_code & 0xff) << 8);
 }
 
-/* A zombie wait4 can reap now: switched away from for good, and not a group leader whose
- * threads live on (delay_group_leader(): a leader that called pthread_exit, or whose other
- * thread execs). */
+/* A zombie wait4 can reap now (maybe still switching away: put_dead_task()), unless a group
+ * leader whose threads live on (delay_group_leader(): a leader that called pthread_exit, or
+ * whose other thread execs). */
 static bool reapable(const struct task_struct *p)
 {
-	return p->exit_state == EXIT_ZOMBIE && !p->on_cpu && (!p->signal || !p->signal->nr_threads);
+	return p->exit_state == EXIT_ZOMBIE && (!p->signal || !p->signal->nr_threads);
 }
 
 /* A child that wait4 can reap now (kthreadd sleeps until it has one: a zombie leader of live

@@ -102,8 +102,7 @@ int kthreadd(void *unused)
 			continue;
 		}
 		set_current_state(TASK_RUNNING);
-		/* the programs it started that exited (a child still switching out
-		 * is reaped at the next wake-up) */
+		/* the programs it started that exited */
 		while (do_wait(-1, NULL, WNOHANG) > 0)
 			;
 		session_create_roots();

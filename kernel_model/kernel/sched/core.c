@@ -316,18 +316,10 @@ static noinline void finish_task_switch(struct task_struct *prev)
 			host_exit(prev->host_id, prev->exit_code);
 		if (prev->mm)
 			mmput(prev->mm), prev->mm = NULL;
-		if (prev->exit_state == EXIT_DEAD) {
-			prev->on_cpu = 0;
-			put_task_struct_rcu_user(prev);	/* stack and task freed after a grace period */
-		} else {
-			struct task_struct *parent = prev->parent;
-
-			free_thread_stack(prev->stack), prev->stack = NULL;	/* zombie */
-			/* last touch: wait4 on another cpu may free prev once it reads 0 */
-			__atomic_store_n(&prev->on_cpu, 0, __ATOMIC_RELEASE);
-			if (parent)	/* a wait4 that saw on_cpu set went back to sleep */
-				wake_up_process(parent);
-		}
+		if (prev->exit_state == EXIT_ZOMBIE)	/* its stack now; the rest when reaped too */
+			free_thread_stack(prev->stack), prev->stack = NULL;
+		prev->on_cpu = 0;
+		put_dead_task(prev);	/* last touch: freed after a grace period once reaped */
 	}
 }
 
