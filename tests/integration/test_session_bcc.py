@@ -93,6 +93,17 @@ def test_vfscount_attaches_every_vfs_function(tmp_path):
     assert not {"vfs_caches_init", "vfs_mount_init"} & set(counts), out
 
 
+def test_cpudist_sizes_its_map_by_pid_max(tmp_path):
+    """cpudist: its `start` hash map has pid_max entries (the host's 4194304 read from /proc:
+    300 MB preallocated, which 6.1 vmallocs and gives on a 512 MiB machine too; so does the
+    emulated kernel, bpf_map_area_alloc → vzalloc), then sched_switch's on-cpu times of the
+    emulated kernel's tasks in a log2 histogram, one per interval."""
+    out = bcc_while(tmp_path, "cpudist-bpfcc 1 2", "true")
+    assert "Tracing on-CPU time" in out, out
+    assert len(re.findall(r"^\s+usecs\s+: count\s+distribution$", out, re.M)) == 2, out
+    assert sum(int(n) for n in re.findall(r"^\s+\d+ -> \d+\s+: (\d+)\s+\|", out, re.M)) > 0, out
+
+
 def test_syscount_of_one_process_counts_its_calls(tmp_path):
     """syscount -p PID: a raw_syscalls:sys_exit tracepoint program filtered on the pid
     (bpf_get_current_pid_tgid), counting by syscall number in a hash map: a shell that opens
