@@ -22,7 +22,7 @@ struct page {
 	unsigned int objects;		/* a slab: objects it holds */
 	int _refcount;
 	unsigned int order;		/* the block's order, in its first page */
-	unsigned long pad;
+	unsigned long private;		/* PG_private: the page's buffer heads */
 };
 _Static_assert(sizeof(struct page) == 64, "struct page is 64 bytes, as on x86-64 Linux");
 
