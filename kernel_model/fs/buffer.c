@@ -11,6 +11,7 @@
 #include "../include/pagemap.h"
 #include "../include/buffer_head.h"
 #include "../include/slab.h"
+#include "../include/trace/trace.h"
 
 static struct kmem_cache *bh_cachep;
 
@@ -62,6 +63,7 @@ noinline void mark_buffer_dirty(struct buffer_head *bh)
 	void *page = page_address(bh->b_page);
 	struct address_space *mapping;
 
+	trace_block_dirty_buffer(bh);
 	if (bh->b_state & (1UL << BH_Dirty))
 		return;
 	bh->b_state |= 1UL << BH_Dirty;

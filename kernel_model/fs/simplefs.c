@@ -204,6 +204,7 @@ static noinline int simplefs_write_begin(struct file *file, struct address_space
 	if (!bh)
 		return -ENOMEM;
 	bh->b_blocknr = block;
+	bh->b_bdev = SIMPLEFS_SB(inode->i_sb)->bdev;
 	bh->b_state |= 1UL << BH_Mapped;
 	*pagep = page;
 	return 0;

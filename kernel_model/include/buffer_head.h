@@ -5,6 +5,8 @@
 #define _BUFFER_HEAD_H
 #include "pagemap.h"
 
+struct block_device;
+
 enum bh_state_bits { BH_Uptodate, BH_Dirty, BH_Lock, BH_Req, BH_Mapped = 5, BH_New };
 
 struct buffer_head {
@@ -12,6 +14,7 @@ struct buffer_head {
 	struct buffer_head *b_this_page;	/* the page's ring of buffers */
 	struct page *b_page;
 	u64 b_blocknr;
+	struct block_device *b_bdev;
 	size_t b_size;
 	char *b_data;
 	struct address_space *b_mapping;	/* (6.1: b_page's mapping) */
