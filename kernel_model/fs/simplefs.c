@@ -12,6 +12,7 @@
  */
 #include "../include/pagemap.h"
 #include "../include/blkdev.h"
+#include "../include/buffer_head.h"
 #include "../include/slab.h"
 
 #define SIMPLEFS_MAGIC		0x51f5f5f5
@@ -146,6 +147,8 @@ static noinline int simplefs_writepage(struct address_space *mapping, void *page
 	bio_add_page(bio, virt_to_page(page), PAGE_SIZE, 0);
 	bio->bi_end_io = simplefs_end_bio_write;
 	bio->bi_private = page;
+	if (page_buffers(page))		/* __block_write_full_page: the buffer goes to the disk */
+		clear_buffer_dirty(page_buffers(page));
 	folio_start_writeback(page);
 	submit_bio(bio);
 	return 0;
@@ -178,6 +181,7 @@ static noinline int simplefs_write_begin(struct file *file, struct address_space
 	struct inode *inode = mapping->host;
 	unsigned long index = pos >> PAGE_SHIFT;
 	void *page = __filemap_get_folio(mapping, index, FGP_WRITE | FGP_CREAT, GFP_KERNEL);
+	struct buffer_head *bh;
 	long block;
 
 	if (!page)
@@ -196,21 +200,21 @@ static noinline int simplefs_write_begin(struct file *file, struct address_space
 	block = simplefs_get_block(inode, index, true);
 	if (block < 0)
 		return block;
+	bh = create_empty_buffers(mapping, page, index, PAGE_SIZE, 0);	/* create_page_buffers */
+	if (!bh)
+		return -ENOMEM;
+	bh->b_blocknr = block;
+	bh->b_bdev = SIMPLEFS_SB(inode->i_sb)->bdev;
+	bh->b_state |= 1UL << BH_Mapped;
 	*pagep = page;
 	return 0;
 }
 
+/* ext2's: its buffer dirtied, and so its page and inode (mark_buffer_dirty); the size grown */
 static noinline int simplefs_write_end(struct file *file, struct address_space *mapping, loff_t pos, unsigned len,
 				       unsigned copied, void *page)
 {
-	struct inode *inode = mapping->host;
-
-	folio_mark_dirty(mapping, page, pos >> PAGE_SHIFT);
-	if (pos + copied > inode->i_size) {
-		inode->i_size = pos + copied;
-		mark_inode_dirty(inode);
-	}
-	return copied;
+	return generic_write_end(file, mapping, pos, len, copied, page);
 }
 
 static const struct address_space_operations simplefs_aops = {

@@ -68,6 +68,8 @@ int bpf_stackmap_copy(struct bpf_map *map, void *key, void *value);
 struct pt_regs;
 long bpf_get_stackid_regs(struct pt_regs *regs, struct bpf_map *map, u64 flags);
 void bpf_map_init_from_attr(struct bpf_map *map, union bpf_attr *attr);
+void *bpf_map_area_alloc(u64 size, int numa_node);
+void bpf_map_area_free(void *base);
 struct bpf_event_entry **bpf_perf_event_array_slot(struct bpf_map *map, u32 index);	/* NULL: past the end */
 static __always_inline bool bpf_map_is_percpu(const struct bpf_map *map)
 {

@@ -22,7 +22,7 @@ struct page {
 	unsigned int objects;		/* a slab: objects it holds */
 	int _refcount;
 	unsigned int order;		/* the block's order, in its first page */
-	unsigned long pad;
+	unsigned long private;		/* PG_private: the page's buffer heads */
 };
 _Static_assert(sizeof(struct page) == 64, "struct page is 64 bytes, as on x86-64 Linux");
 
@@ -71,6 +71,14 @@ void __free_pages(struct page *page, unsigned int order);
 void free_pages(unsigned long addr, unsigned int order);
 #define free_page(addr) free_pages((unsigned long)(addr), 0)
 extern u64 nr_free_pages;
+/* virtually contiguous memory (mm/vmalloc.c) */
+void vmalloc_init(void);
+void *__vmalloc(unsigned long size, gfp_t gfp_mask);
+void *vmalloc(unsigned long size);
+void *vzalloc(unsigned long size);
+void vfree(const void *addr);
+void kvfree(const void *addr);
+bool is_vmalloc_addr(const void *x);
 
 /* ---- address spaces (include/linux/mm_types.h as 6.1 lays them out on x86-64) ---- */
 struct vm_area_struct;

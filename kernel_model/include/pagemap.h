@@ -24,6 +24,7 @@ typedef unsigned long ino_t;
 #define PG_dirty	(1UL << 3)
 #define PG_lru		(1UL << 4)
 #define PG_active	(1UL << 5)
+#define PG_private	(1UL << 13)	/* private holds the page's buffer heads */
 #define PG_writeback	(1UL << 15)
 
 struct writeback_control;

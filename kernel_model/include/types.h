@@ -50,6 +50,9 @@ typedef _Bool bool;
 #define min(a, b) ((a) < (b) ? (a) : (b))
 #define max(a, b) ((a) > (b) ? (a) : (b))
 #define ALIGN(x, a) (((x) + (a) - 1) & ~((u64)(a) - 1))
+#define U32_MAX (~0U)
+#define SIZE_MAX (~(size_t)0)
+#define NUMA_NO_NODE (-1)
 #define _RET_IP_ ((unsigned long)__builtin_return_address(0))
 
 #define EPERM 1

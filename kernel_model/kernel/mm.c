@@ -30,6 +30,7 @@ void __init mem_init(void)
 	INIT_LIST_HEAD(&init_mm.mm_mt.vmas);
 	page_alloc_init(init_mm.pgd);
 	kmem_cache_init();
+	vmalloc_init();
 }
 
 /* A page of user memory: text, data, stack (zeroed, as anonymous memory is). */

@@ -147,7 +147,8 @@ notrace long kg_translate(u64 va)
 		return va - __START_KERNEL_map < ram ? (long)(va - __START_KERNEL_map) : -1;
 	if (va >= PAGE_OFFSET && va - PAGE_OFFSET < ram)
 		return va - PAGE_OFFSET;
-	if (va >> 47)
+	if (va >> 47 && va >> 47 != 0x1ffff)	/* non-canonical; the kernel's other ranges
+						 * (vmalloc, vmemmap) by the walk */
 		return -1;
 	asm volatile("movq %%cr3, %0" : "=r"(table));
 	table &= KG_PTE_ADDR;

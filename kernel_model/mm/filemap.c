@@ -12,6 +12,7 @@
  * only: its pages are never written back.
  */
 #include "../include/pagemap.h"
+#include "../include/buffer_head.h"
 #include "../include/slab.h"
 #include "../include/trace/trace.h"
 
@@ -140,6 +141,8 @@ noinline void __filemap_remove_folio(struct address_space *mapping, void *page, 
 /* The cache's reference dropped: here the page's last, so it goes back to the allocator. */
 noinline void filemap_free_folio(struct address_space *mapping, void *page)
 {
+	if (page_of(page)->flags & PG_private)	/* (6.1: filemap_release_folio, before) */
+		try_to_free_buffers(page);
 	page_of(page)->flags = 0;
 	__free_pages(virt_to_page(page), 0);
 }

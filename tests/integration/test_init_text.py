@@ -30,3 +30,15 @@ def test_an_init_function_is_named_but_neither_traced_nor_probed():
     assert section(out, "error_log") == ["trace_kprobe: error: Failed to register probe event",
                                          "  Command: p:x start_kernel", "               ^"], out
     assert section(out, "kprobe_events") == []
+
+
+def test_kallsyms_brackets_the_init_functions_with_init_begin_and_end():
+    """/proc/kallsyms has __init_begin before the first init function and __init_end after the
+    last, as 6.1's: BCC's get_kprobe_functions skips what lies between (vfscount's `vfs_*`)."""
+    script = "awk '{print $3}' /proc/kallsyms"
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=120)
+    names = result.stdout.split()
+    begin, end = names.index("__init_begin"), names.index("__init_end")
+    assert begin < names.index("start_kernel") < end, result.stdout[-2000:]
+    assert begin < names.index("vfs_caches_init") < end
+    assert not begin < names.index("vfs_read") < end

@@ -39,6 +39,23 @@ def run(script: str, *options: str) -> str:
     return result.stdout
 
 
+def test_fetch_args_read_the_kernels_page_tables_past_the_direct_map():
+    """A struct page lives in the vmemmap (and a large BPF map in the vmalloc area): kernel
+    addresses past the direct map, mapped by the kernel's page tables. A fetch through one reads
+    it, as 6.1's (copy_from_kernel_nofault), never a fault."""
+    out = run(f"""
+echo 'p:pg __free_pages page=$arg1 s=+0($arg1):string' >> {T}/kprobe_events
+echo 1 > {T}/events/kprobes/pg/enable
+tracefs-sim exec cat /proc/version >/dev/null
+echo 0 > {T}/events/kprobes/pg/enable
+echo '== trace'; grep -av '^#' {T}/trace
+""")
+    trace = section(out, "trace")
+    assert trace and all(re.match(RECORD + r"pg: \(__free_pages\+0x0/0x[0-9a-f]+\) page=0xffffea[0-9a-f]{10} s=",
+                                  line) for line in trace), trace
+    assert not [line for line in trace if "(fault)" in line], trace
+
+
 def test_fetch_args_through_bad_pointers_print_as_linux_prints_a_fault():
     # do_sys_openat2(int dfd, ...): %di is AT_FDCWD (-100), no address anyone can read. The
     # line Linux 6.1 prints for the same probe (real-tracefs, cat /proc/version) is:

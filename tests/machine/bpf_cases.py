@@ -39,6 +39,12 @@ CASES: dict[str, list[str]] = {
                               "upd", "3", "01000000", "01000000", "upd", "3", "02000000", "02000000",
                               "upd", "3", "03000000", "03000000", "del", "3", "01000000",
                               "upd", "3", "03000000", "03000000"],
+    # cpudist's map: pid_max (4194304) entries preallocated, 300 MB that 6.1 vmallocs
+    "hash_pid_max_prealloc": ["map", "1", "8", "8", "4194304", "upd", "3", K4 + K4, "2a00000000000000",
+                              "get", "3", K4 + K4, "get", "3", "0700000007000000"],
+    # runqslower's: an array of pid_max u64s, 32 MB (6.1 vmallocs it)
+    "array_pid_max": ["map", "2", "4", "8", "4194304", "upd", "3", "ffff3f00", "2a00000000000000",
+                      "get", "3", "ffff3f00", "get", "3", "00004000"],
     "hash_next_key": ["map", "1", "4", "4", "8", "next", "3", "-", "upd", "3", "07000000", "00000000",
                       "next", "3", "-", "next", "3", "07000000", "next", "3", "09000000"],
     "array_ops": ["map", "2", "4", "8", "3", "get", "3", "02000000", "get", "3", "03000000",

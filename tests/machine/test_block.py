@@ -101,3 +101,19 @@ def test_rewriting_a_file_truncates_it(make_machine, run_program):
     assert deleted == [0, 1, 2, 3]
     writes = [r.fields["sector"] for r in recs if r.event == "block:block_rq_issue" and r.fields["bytes"] == 4096]
     assert len(writes) == 6
+
+
+def test_a_write_dirties_each_pages_buffer(make_machine, run_program):
+    """simplefs's write_end is ext2's: each page written dirties its buffer head
+    (mark_buffer_dirty → block:block_dirty_buffer: the disk, the page's block, 4096 bytes),
+    once until it is written: the pages of a 3-page write, each at its own block."""
+    m = make_machine(cpus=2, workload="none")
+    cap = EventCapture(m)
+    cap.enable("block:block_dirty_buffer", "block:block_rq_issue")
+    status, _ = run_program(m, ["diskwriter", "/mnt/d", "12288", "fsync"], timeout=60)
+    assert status == 0
+    recs = cap.wait_for("block:block_rq_issue", timeout=30)
+    dirty = [r for r in recs if r.event == "block:block_dirty_buffer"]
+    assert len(dirty) == 3, dirty
+    assert all(r.fields["dev"] == NVME_DEV and r.fields["size"] == 4096 for r in dirty)
+    assert len({r.fields["sector"] for r in dirty}) == 3

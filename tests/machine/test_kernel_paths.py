@@ -46,7 +46,7 @@ def traced_calls(machine, funcs, programs) -> set[tuple[str, str]]:
 
 
 # (function, its caller) as in 6.1's mm/filemap.c, mm/truncate.c, mm/page-writeback.c,
-# mm/swap.c, fs/inode.c, fs/read_write.c
+# mm/swap.c, fs/inode.c, fs/read_write.c, fs/buffer.c
 PAGE_CACHE_WRITE = {
     ("generic_write_checks", "generic_file_write_iter"),
     ("generic_write_check_limits", "generic_write_checks"),
@@ -58,7 +58,12 @@ PAGE_CACHE_WRITE = {
     ("filemap_alloc_folio", "__filemap_get_folio"),
     ("folio_add_lru", "filemap_add_folio"),
     ("folio_unlock", "__filemap_get_folio"),
-    ("__folio_mark_dirty", "filemap_dirty_folio"),
+    # fs/buffer.c, as ext2's write_end (generic_write_end) dirties a page
+    ("block_write_end", "generic_write_end"),
+    ("__block_commit_write", "block_write_end"),
+    ("mark_buffer_dirty", "__block_commit_write"),
+    ("__folio_mark_dirty", "mark_buffer_dirty"),
+    ("__mark_inode_dirty", "mark_buffer_dirty"),
     ("__folio_end_writeback", "folio_end_writeback"),
     ("__filemap_fdatawait_range", "filemap_fdatawait_range"),
 }

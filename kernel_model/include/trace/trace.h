@@ -11,6 +11,7 @@
 #include "../signal.h"	/* signal events: struct k_sigaction */
 #include "../blkdev.h"	/* block events: bios, requests */
 #include "../pagemap.h"	/* filemap and writeback events */
+#include "../buffer_head.h"	/* block_dirty_buffer */
 #include "ring.h"
 
 struct static_key { int enabled; };

@@ -43,12 +43,12 @@ static struct bpf_map *array_alloc(union bpf_attr *attr, u32 elem_size, u64 stri
 	u64 size = stride * attr->max_entries;
 	struct bpf_array *array;
 
-	if (size > (PAGE_SIZE << (MAX_ORDER - 1)))
+	if (size >= U32_MAX - PAGE_SIZE)	/* 6.1: no u32 overflow in round_up() */
 		return (void *)(long)-ENOMEM;
 	array = kzalloc(sizeof(*array), GFP_KERNEL);
 	if (!array)
 		return (void *)(long)-ENOMEM;
-	array->value = kzalloc(size, GFP_KERNEL);
+	array->value = bpf_map_area_alloc(size, NUMA_NO_NODE);	/* vmalloc'd when large, as 6.1's */
 	if (!array->value) {
 		kfree(array);
 		return (void *)(long)-ENOMEM;
@@ -71,7 +71,7 @@ static void array_map_free(struct bpf_map *map)
 {
 	struct bpf_array *array = container_of(map, struct bpf_array, map);
 
-	kfree(array->value);
+	bpf_map_area_free(array->value);
 	kfree(array);
 }
 

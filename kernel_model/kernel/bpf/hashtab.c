@@ -89,14 +89,14 @@ static struct bpf_map *htab_map_alloc(union bpf_attr *attr)
 	htab->hashrnd = attr->map_flags & BPF_F_ZERO_SEED ? 0 : (u32)get_random_u64();
 	buckets_size = (u64)htab->n_buckets * sizeof(struct bucket);
 	elems_size = (u64)htab->elem_size * attr->max_entries;
-	if (attr->max_entries > (1U << 31) || buckets_size > KMALLOC_MAX_SIZE ||
-	    (htab->prealloc && elems_size > KMALLOC_MAX_SIZE))
+	/* 6.1: bpf_map_area_alloc, so vmalloc'd when large (4M entries: 300 MB on 6.1 too) */
+	if (attr->max_entries > (1U << 31) || htab->n_buckets > U32_MAX / sizeof(struct bucket))
 		goto nomem;
-	htab->buckets = kzalloc(buckets_size, GFP_KERNEL);
+	htab->buckets = bpf_map_area_alloc(buckets_size, NUMA_NO_NODE);
 	if (!htab->buckets)
 		goto nomem;
 	if (htab->prealloc) {
-		htab->elems = kmalloc(elems_size, GFP_KERNEL);
+		htab->elems = bpf_map_area_alloc(elems_size, NUMA_NO_NODE);
 		if (!htab->elems)
 			goto nomem;
 		for (i = attr->max_entries; i-- > 0;) {
@@ -107,7 +107,7 @@ static struct bpf_map *htab_map_alloc(union bpf_attr *attr)
 	}
 	return &htab->map;
 nomem:
-	kfree(htab->buckets);
+	bpf_map_area_free(htab->buckets);
 	kfree(htab);
 	return (void *)(long)-ENOMEM;
 }
@@ -125,8 +125,8 @@ static void htab_map_free(struct bpf_map *map)
 				kfree(l);
 			}
 		}
-	kfree(htab->elems);
-	kfree(htab->buckets);
+	bpf_map_area_free(htab->elems);
+	bpf_map_area_free(htab->buckets);
 	kfree(htab);
 }
 

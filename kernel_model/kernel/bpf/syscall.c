@@ -51,6 +51,22 @@ u32 bpf_num_possible_cpus(void)
 	return nr_cpu_ids;
 }
 
+/* A map's memory, zeroed: kmalloc'd up to PAGE_ALLOC_COSTLY_ORDER's pages, vmalloc'd past
+ * (6.1's __bpf_map_area_alloc: a large map needs no contiguous pages) */
+void *bpf_map_area_alloc(u64 size, int numa_node)
+{
+	if (size >= SIZE_MAX)
+		return NULL;
+	if (size <= (PAGE_SIZE << 3))
+		return kzalloc(size, GFP_KERNEL);
+	return vzalloc(size);
+}
+
+void bpf_map_area_free(void *area)
+{
+	kvfree(area);
+}
+
 void bpf_map_init_from_attr(struct bpf_map *map, union bpf_attr *attr)
 {
 	map->map_type = attr->map_type;

@@ -117,8 +117,8 @@ class HookContext:
             return pa if pa < self.ram_size else None
         if PAGE_OFFSET <= vaddr < PAGE_OFFSET + self.ram_size:
             return vaddr - PAGE_OFFSET
-        if vaddr >> 47:  # non-canonical or an unmapped kernel range
-            return None
+        if vaddr >> 47 and vaddr >> 47 != 0x1FFFF:  # non-canonical; the kernel's other ranges
+            return None                              # (vmalloc, vmemmap) by the walk
         table = (self._cr3() if cr3 is None else cr3) & PTE_ADDR
         buf, size = self.ram, self.ram_size
         for shift in (39, 30, 21, 12):
@@ -142,7 +142,11 @@ class HookContext:
             return b""
         if vaddr >= PAGE_OFFSET:  # the linear maps (probe handlers' hot path): no page walk
             pa = vaddr - (KERNEL_MAP if vaddr >= KERNEL_MAP else PAGE_OFFSET)
-            return self.ram[pa:pa + size] if pa + size <= self.ram_size else None
+            if pa + size <= self.ram_size:
+                return self.ram[pa:pa + size]
+            if vaddr >= KERNEL_MAP or pa < self.ram_size:
+                return None
+            # past the direct map: vmalloc, vmemmap (the walk, below)
         end = vaddr + size
         cr3 = self._cr3()
         out = []

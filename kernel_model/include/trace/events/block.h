@@ -135,3 +135,28 @@ TRACE_EVENT(block_unplug,
 	),
 	TP_printk("[%s] %d", __entry->comm, __entry->nr_rq)
 )
+
+/* DECLARE_EVENT_CLASS(block_buffer): a buffer head touched (touch_buffer: not modelled, so
+ * block_touch_buffer never fires) or dirtied (mark_buffer_dirty) */
+#define BLOCK_BUFFER_EVENT(ev) \
+TRACE_EVENT(ev, \
+	TP_PROTO(struct buffer_head *bh), \
+	TP_ARGS(bh), \
+	TP_STRUCT__entry( \
+		__field(  dev_t,	dev			) \
+		__field(  sector_t,	sector			) \
+		__field(  size_t,	size			) \
+	), \
+	TP_fast_assign( \
+		__entry->dev		= bh->b_bdev ? bh->b_bdev->bd_dev : 0; \
+		__entry->sector		= bh->b_blocknr; \
+		__entry->size		= bh->b_size; \
+	), \
+	TP_printk("%d,%d sector=%llu size=%zu", \
+		MAJOR(__entry->dev), MINOR(__entry->dev), \
+		(unsigned long long)__entry->sector, __entry->size \
+	) \
+)
+BLOCK_BUFFER_EVENT(block_touch_buffer)
+BLOCK_BUFFER_EVENT(block_dirty_buffer)
+#undef BLOCK_BUFFER_EVENT
