@@ -39,6 +39,7 @@
 #include "../include/uapi/session_ring.h"
 #include "../include/perf_event.h"
 #include "../include/signal.h"
+#include "../include/workqueue.h"
 
 struct session_ring session_ring __aligned(4096);
 
@@ -105,6 +106,10 @@ static struct session_task *lookup_or_park(pid_t tid)
 	return st;
 }
 
+/* the ring's records past an interrupt's budget (session_ring_interrupt()) */
+static struct work_struct session_ring_work;
+static notrace void session_ring_work_fn(struct work_struct *work);
+
 void __init session_init(void)
 {
 	int i;
@@ -115,6 +120,7 @@ void __init session_init(void)
 	for (i = 0; i < TID_BUCKETS; i++)
 		INIT_LIST_HEAD(&tid_buckets[i]);
 	init_waitqueue_head(&served_wq);
+	INIT_WORK(&session_ring_work, session_ring_work_fn);
 }
 
 /* ---- the ring ---- */
@@ -261,22 +267,28 @@ static void deliver(struct queued_record *q)
 		try_to_wake_up(st->task, TASK_INTERRUPTIBLE, 0);
 }
 
-/* The host's interrupt: move what the ring holds onto the tasks' queues. */
-notrace void session_ring_interrupt(void)
+/*
+ * Move up to `budget` records from the ring onto their tasks' queues.  True when the ring is
+ * empty (and the supervisor told to ring for the next), false when records are left.
+ */
+static notrace bool session_ring_take(unsigned int budget)
 {
 	struct session_ring *r = &session_ring;
 	unsigned long flags;
+	bool empty = false;
 
 	spin_lock_irqsave(&session_lock, flags);
-	for (;;) {
+	while (budget--) {
 		u64 tail = r->tail, head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 
 		if (tail == head) {
 			/* tell the supervisor to ring; then look once more (it may have just written) */
 			__atomic_store_n(&r->consumer_waiting, 1, __ATOMIC_SEQ_CST);
 			asm volatile("mfence" ::: "memory");	/* the store before the load, on the host too */
-			if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) == tail)
+			if (__atomic_load_n(&r->head, __ATOMIC_SEQ_CST) == tail) {
+				empty = true;
 				break;
+			}
 			r->consumer_waiting = 0;
 			continue;
 		}
@@ -307,6 +319,30 @@ notrace void session_ring_interrupt(void)
 		}
 	}
 	spin_unlock_irqrestore(&session_lock, flags);
+	return empty;
+}
+
+/*
+ * The interrupt takes a bounded batch (as NAPI's budget): a session that writes records as
+ * fast as they are taken (its calls' replay slowed by a tracer) would otherwise keep the cpu
+ * in the interrupt, and the task it interrupted (a traced program) would never run again.
+ * The rest goes to a worker, which the scheduler shares the cpu with.
+ */
+#define SESSION_RING_BUDGET 256
+
+static notrace void session_ring_work_fn(struct work_struct *work)
+{
+	while (!session_ring_take(SESSION_RING_BUDGET))
+		if (need_resched())
+			schedule();
+}
+
+
+/* The host's interrupt: move what the ring holds onto the tasks' queues. */
+notrace void session_ring_interrupt(void)
+{
+	if (!session_ring_take(SESSION_RING_BUDGET))
+		schedule_work(&session_ring_work);
 }
 
 /* ---- a session task's user memory ---- */
