@@ -133,7 +133,9 @@ def test_a_killed_perf_record_leaves_the_pmu_off(tmp_path):
     tr = "/sys/kernel/tracing"
     result = run(f"echo perf_event_nmi_handler > {tr}/set_ftrace_filter; echo function > {tr}/current_tracer; "
                  f"perf record -o {tmp_path / 'perf.data'} -e cycles -c 200000 -a sleep 10 2>/dev/null & pid=$!; "
-                 f"sleep 1; echo before $(grep -c perf_event_nmi_handler {tr}/trace); kill -9 $pid; wait $pid; "
+                 # (sampling starts once perf has set up: later on a loaded box)
+                 f"for i in $(seq 60); do n=$(grep -c perf_event_nmi_handler {tr}/trace); [ $n -gt 10 ] && break; "
+                 f"sleep 0.5; done; echo before $n; kill -9 $pid; wait $pid; "
                  # (the session tears the killed process's task down as its supervisor sees it die)
                  f"for i in 1 2 3 4 5 6 7 8 9 10; do echo > {tr}/trace; sleep 0.5; "
                  f"n=$(grep -c perf_event_nmi_handler {tr}/trace); [ $n = 0 ] && break; done; "
