@@ -1,6 +1,7 @@
 /* Inodes (Linux's fs/inode.c): allocation per super block, reference counts, link counts;
  * the last iput of an unlinked inode evicts it (its pages, then the inode). */
 #include "../include/fs.h"
+#include "../include/security.h"
 #include "../include/pagemap.h"
 
 static struct kmem_cache *inode_cachep;
@@ -81,6 +82,10 @@ noinline struct inode *new_inode(struct super_block *sb)
 	mutex_init(&inode->i_rwsem);
 	INIT_LIST_HEAD(&inode->i_dentry);
 	INIT_LIST_HEAD(&inode->i_io_list);
+	if (unlikely(security_inode_alloc(inode))) {	/* inode_init_always()'s last step */
+		kmem_cache_free(inode_cachep, inode);
+		return NULL;
+	}
 	spin_lock_irqsave(&inode_lock, flags);
 	list_add(&inode->i_sb_list, &sb->s_inodes);
 	spin_unlock_irqrestore(&inode_lock, flags);
@@ -110,6 +115,7 @@ noinline void evict(struct inode *inode)
 	spin_lock_irqsave(&inode_lock, flags);
 	list_del_init(&inode->i_sb_list);
 	spin_unlock_irqrestore(&inode_lock, flags);
+	security_inode_free(inode);	/* destroy_inode → __destroy_inode */
 	kmem_cache_free(inode_cachep, inode);
 }
 

@@ -5,6 +5,7 @@
  * chdir/fchdir/chroot, chmod/fchmod/fchmodat.
  */
 #include "../include/fs.h"
+#include "../include/security.h"
 
 struct open_how { u64 flags; u64 mode; u64 resolve; };
 #define RESOLVE_NO_XDEV		0x01
@@ -35,6 +36,9 @@ noinline int do_dentry_open(struct file *f, struct inode *inode, int (*open)(str
 		error = -ENODEV;
 		goto cleanup;
 	}
+	error = security_file_open(f);
+	if (error)
+		goto cleanup;
 	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
 		f->f_mode |= FMODE_ATOMIC_POS;
 	if (!open)
@@ -99,6 +103,10 @@ noinline int do_truncate(void *idmap, struct dentry *dentry, loff_t length, unsi
 /* O_TRUNC of an opened regular file (namei.c's do_open) */
 int do_truncate_file(struct file *file)
 {
+	int error = security_path_truncate(&file->f_path);	/* handle_truncate() */
+
+	if (error)
+		return error;
 	return do_truncate(NULL, file->f_path.dentry, 0, 0, file);
 }
 
@@ -114,6 +122,9 @@ noinline long vfs_truncate(const struct path *path, loff_t length)
 	if (__mnt_is_readonly(path->mnt))
 		return -EROFS;
 	error = inode_permission(inode, MAY_WRITE);
+	if (error)
+		return error;
+	error = security_path_truncate(path);
 	if (error)
 		return error;
 	return do_truncate(NULL, path->dentry, length, 0, NULL);
@@ -161,7 +172,9 @@ noinline long do_sys_ftruncate(unsigned int fd, loff_t length, int small)
 	error = -EPERM;
 	if (f->f_flags & O_APPEND)
 		goto out;
-	error = do_truncate(NULL, f->f_path.dentry, length, 0, f);
+	error = security_path_truncate(&f->f_path);
+	if (!error)
+		error = do_truncate(NULL, f->f_path.dentry, length, 0, f);
 out:
 	fput(f);
 	return error;
