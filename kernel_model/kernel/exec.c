@@ -428,7 +428,7 @@ void finalize_exec(struct linux_binprm *bprm)
 {
 }
 
-static noinline int exec_binprm(struct linux_binprm *bprm)
+static __always_inline int exec_binprm(struct linux_binprm *bprm)
 {
 	pid_t old_pid = current->pid;
 	int ret;

@@ -64,7 +64,7 @@ struct task_struct *alloc_task(void)
 	return t;
 }
 
-void put_task_struct(struct task_struct *t)
+noinline void __put_task_struct(struct task_struct *t)
 {
 	security_task_free(t);	/* __put_task_struct */
 	release_signal(t);

@@ -2,8 +2,8 @@
  * Sockets as files (Linux's net/socket.c): sockfs inodes ("socket:[ino]"), the socket
  * system calls and their 6.1 handler chains (__sys_socket → sock_create → __sock_create →
  * the family's create; __sys_bind, __sys_listen, __sys_connect → __sys_connect_file,
- * __sys_accept4 → __sys_accept4_file → do_accept, __sys_sendto → sock_sendmsg →
- * sock_sendmsg_nosec, __sys_recvfrom → sock_recvmsg → sock_recvmsg_nosec, __sys_shutdown →
+ * __sys_accept4 → __sys_accept4_file → do_accept, __sys_sendto → __sock_sendmsg (the security
+ * hook) → sock_sendmsg_nosec (sock_sendmsg: the kernel's own callers'), __sys_recvfrom → sock_recvmsg → sock_recvmsg_nosec, __sys_shutdown →
  * __sys_shutdown_sock, __sys_socketpair, __sys_getsockname/__sys_getpeername,
  * __sys_setsockopt/__sys_getsockopt), and read/write on a socket (sock_read_iter,
  * sock_write_iter).  A session's (host) processes keep the host's network: their socket
@@ -489,11 +489,27 @@ static noinline int sock_sendmsg_nosec(struct socket *sock, struct msghdr *msg)
 	return sock->ops->sendmsg(sock, msg, iov_iter_count(&msg->msg_iter));
 }
 
-noinline int sock_sendmsg(struct socket *sock, struct msghdr *msg)
+static noinline int __sock_sendmsg(struct socket *sock, struct msghdr *msg)
 {
 	int err = security_socket_sendmsg(sock, msg, iov_iter_count(&msg->msg_iter));
 
 	return err ?: sock_sendmsg_nosec(sock, msg);
+}
+
+/* the kernel's own sends: the address is copied, so the protocol may change its copy */
+noinline int sock_sendmsg(struct socket *sock, struct msghdr *msg)
+{
+	struct sockaddr_storage *save_addr = msg->msg_name, address;
+	int save_len = msg->msg_namelen, ret;
+
+	if (msg->msg_name) {
+		memcpy(&address, msg->msg_name, msg->msg_namelen);
+		msg->msg_name = &address;
+	}
+	ret = __sock_sendmsg(sock, msg);
+	msg->msg_name = save_addr;
+	msg->msg_namelen = save_len;
+	return ret;
 }
 
 static noinline int sock_recvmsg_nosec(struct socket *sock, struct msghdr *msg, int flags)
@@ -541,7 +557,7 @@ static noinline int __sys_sendto(int fd, void *buff, size_t len, unsigned int fl
 	if (sock->file->f_flags & O_NONBLOCK)
 		flags |= MSG_DONTWAIT;
 	msg.msg_flags = flags;
-	err = sock_sendmsg(sock, &msg);
+	err = __sock_sendmsg(sock, &msg);
 out:
 	fput(file);
 	return err;
@@ -638,7 +654,7 @@ static noinline int ____sys_sendmsg(struct socket *sock, struct msghdr *msg_sys,
 	if (sock->file->f_flags & O_NONBLOCK)
 		flags |= MSG_DONTWAIT;
 	msg_sys->msg_flags = flags;
-	return sock_sendmsg(sock, msg_sys);
+	return __sock_sendmsg(sock, msg_sys);
 }
 
 static noinline long ___sys_sendmsg(struct socket *sock, struct user_msghdr *msg, unsigned int flags)
@@ -848,7 +864,7 @@ static noinline ssize_t sock_write_iter(struct kiocb *iocb, struct iov_iter *fro
 
 	if (file->f_flags & O_NONBLOCK || (iocb->ki_flags & IOCB_NOWAIT))
 		msg.msg_flags = MSG_DONTWAIT;
-	res = sock_sendmsg(sock, &msg);
+	res = __sock_sendmsg(sock, &msg);
 	*from = msg.msg_iter;
 	return res;
 }

@@ -13,9 +13,9 @@
 
 static u64 sk_cookie_gen;
 
-noinline struct sock *sk_alloc(int family, gfp_t priority, struct proto *prot, int kern)
+static noinline struct sock *sk_prot_alloc(struct proto *prot, gfp_t priority, int family)
 {
-	struct sock *sk = kmem_cache_zalloc(prot->slab, priority);	/* sk_prot_alloc() */
+	struct sock *sk = kmem_cache_zalloc(prot->slab, priority);
 
 	if (!sk)
 		return NULL;
@@ -23,6 +23,15 @@ noinline struct sock *sk_alloc(int family, gfp_t priority, struct proto *prot, i
 		kmem_cache_free(prot->slab, sk);
 		return NULL;
 	}
+	return sk;
+}
+
+noinline struct sock *sk_alloc(int family, gfp_t priority, struct proto *prot, int kern)
+{
+	struct sock *sk = sk_prot_alloc(prot, priority, family);
+
+	if (!sk)
+		return NULL;
 	sk->sk_family = family;
 	sk->sk_prot = prot;
 	sk->sk_refcnt = 1;
