@@ -6,6 +6,7 @@
  */
 #include "../include/fs.h"
 #include "../include/security.h"
+#include "../include/cred.h"
 
 struct open_how { u64 flags; u64 mode; u64 resolve; };
 #define RESOLVE_NO_XDEV		0x01
@@ -95,7 +96,7 @@ noinline int do_truncate(void *idmap, struct dentry *dentry, loff_t length, unsi
 	if (!inode->i_op || !inode->i_op->setattr)
 		return -EINVAL;
 	mutex_lock(&inode->i_rwsem);
-	ret = inode->i_op->setattr(dentry, &newattrs);
+	ret = notify_change(idmap, dentry, &newattrs, NULL);
 	mutex_unlock(&inode->i_rwsem);
 	return ret;
 }
@@ -272,8 +273,10 @@ SYSCALL_DEFINE1(chroot, const char *, filename)
 	if (error)
 		return error;
 	error = inode_permission(path.dentry->d_inode, MAY_EXEC);
-	if (!error && current->uid != 0)
+	if (!error && !ns_capable(&init_user_ns, CAP_SYS_CHROOT))
 		error = -EPERM;
+	if (!error)
+		error = security_path_chroot(&path);
 	if (!error)
 		set_fs_root(current->fs, &path);
 	path_put(&path);
@@ -288,11 +291,14 @@ noinline int chmod_common(const struct path *path, umode_t mode)
 
 	if (__mnt_is_readonly(path->mnt))
 		return -EROFS;
+	error = security_path_chmod(path, mode);
+	if (error)
+		return error;
 	if (current->uid != 0 && current->uid != inode->i_uid)
 		return -EPERM;
 	newattrs.ia_mode = (mode & S_IALLUGO) | (inode->i_mode & ~S_IALLUGO);
 	mutex_lock(&inode->i_rwsem);
-	error = inode->i_op && inode->i_op->setattr ? inode->i_op->setattr(path->dentry, &newattrs) : -EPERM;
+	error = notify_change(NULL, path->dentry, &newattrs, NULL);
 	mutex_unlock(&inode->i_rwsem);
 	return error;
 }

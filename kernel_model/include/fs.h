@@ -700,6 +700,7 @@ int vfs_open(const struct path *path, struct file *file);
 int filp_close(struct file *filp, void *id);
 int do_truncate(void *idmap, struct dentry *dentry, loff_t start, unsigned int time_attrs, struct file *filp);
 int do_truncate_file(struct file *file);
+int notify_change(void *idmap, struct dentry *dentry, struct iattr *attr, struct inode **delegated_inode);
 void files_init(void);
 int nonseekable_open(struct inode *inode, struct file *filp);
 int stream_open(struct inode *inode, struct file *filp);

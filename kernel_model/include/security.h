@@ -24,6 +24,8 @@ struct kstat;
 struct kernel_siginfo;
 struct cred;
 struct task_struct;
+struct iattr;
+struct user_namespace;
 
 /* the capability module: security/commoncap.c */
 extern unsigned long dac_mmap_min_addr;
@@ -51,6 +53,8 @@ int security_path_link(struct dentry *old_dentry, const struct path *new_dir, st
 int security_path_rename(const struct path *old_dir, struct dentry *old_dentry,
 			 const struct path *new_dir, struct dentry *new_dentry, unsigned int flags);
 int security_path_truncate(const struct path *path);
+int security_path_chmod(const struct path *path, umode_t mode);
+int security_path_chroot(const struct path *path);
 int security_inode_create(struct inode *dir, struct dentry *dentry, umode_t mode);
 int security_inode_link(struct dentry *old_dentry, struct inode *dir, struct dentry *new_dentry);
 int security_inode_unlink(struct inode *dir, struct dentry *dentry);
@@ -64,6 +68,8 @@ int security_inode_readlink(struct dentry *dentry);
 int security_inode_follow_link(struct dentry *dentry, struct inode *inode, bool rcu);
 int security_inode_permission(struct inode *inode, int mask);
 int security_inode_getattr(const struct path *path);
+int security_inode_getxattr(struct dentry *dentry, const char *name);
+int security_inode_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, struct iattr *attr);
 
 /* files */
 int security_file_permission(struct file *file, int mask);

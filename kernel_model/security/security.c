@@ -138,6 +138,18 @@ noinline int security_path_truncate(const struct path *path)
 	return call_int_hook_empty(0);
 }
 
+noinline int security_path_chmod(const struct path *path, umode_t mode)
+{
+	if (unlikely(IS_PRIVATE(d_backing_inode(path->dentry))))
+		return 0;
+	return call_int_hook_empty(0);
+}
+
+noinline int security_path_chroot(const struct path *path)
+{
+	return call_int_hook_empty(0);
+}
+
 /* ---- inode operations ---- */
 noinline int security_inode_create(struct inode *dir, struct dentry *dentry, umode_t mode)
 {
@@ -216,6 +228,22 @@ noinline int security_inode_permission(struct inode *inode, int mask)
 {
 	if (unlikely(IS_PRIVATE(inode)))
 		return 0;
+	return call_int_hook_empty(0);
+}
+
+noinline int security_inode_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, struct iattr *attr)
+{
+	if (unlikely(IS_PRIVATE(d_backing_inode(dentry))))
+		return 0;
+	/* then evm_inode_setattr(): EVM is not built */
+	return call_int_hook_empty(0);
+}
+
+noinline int security_inode_getxattr(struct dentry *dentry, const char *name)
+{
+	if (unlikely(IS_PRIVATE(d_backing_inode(dentry))))
+		return 0;
+	/* then evm_inode_getxattr(): EVM is not built */
 	return call_int_hook_empty(0);
 }
 

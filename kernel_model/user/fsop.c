@@ -990,7 +990,8 @@ static long map_fixed(unsigned long addr)
 }
 
 /* The capability checks the hooks make: a mapping below mmap_min_addr needs CAP_SYS_RAWIO, a
- * signal to another user's process CAP_KILL (but SIGCONT within the session); run as root, then
+ * signal to another user's process CAP_KILL (but SIGCONT within the session), chroot
+ * CAP_SYS_CHROOT; run as root, then
  * by a child that became uid 1000. */
 static void fam_cap(void)
 {
@@ -1000,6 +1001,7 @@ static void fam_cap(void)
 	R("mmap(0x10000, MAP_FIXED) as root", map_fixed(0x10000));
 	R("kill(1, 0) as root", sc(62, 1, 0, 0, 0, 0));
 	if (fork() == 0) {
+		R("chroot(.) as root (the child's own root)", sc(161, L("."), 0, 0, 0, 0));
 		R("setresuid(1000, 1000, 1000)", sc(117, 1000, 1000, 1000, 0, 0));
 		R("mmap(0, MAP_FIXED) as 1000", map_fixed(0));
 		R("mmap(0x10000, MAP_FIXED) as 1000", map_fixed(0x10000));
@@ -1008,6 +1010,7 @@ static void fam_cap(void)
 		R("kill(parent, SIGCONT) as 1000 (same session)", sc(62, parent, 18, 0, 0, 0));
 		R("tgkill(parent, parent, 0) as 1000", sc(234, parent, parent, 0, 0, 0));
 		R("kill(self, 0) as 1000", sc(62, sc(39, 0, 0, 0, 0, 0), 0, 0, 0, 0));
+		R("chroot(.) as 1000", sc(161, L("."), 0, 0, 0, 0));
 		exit(0);
 	}
 	R("wait4", wait4(-1, &status, 0, NULL) > 0);

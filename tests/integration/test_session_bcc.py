@@ -233,9 +233,10 @@ def test_filelife_shows_the_age_of_a_file_removed(tmp_path):
 def test_capable_shows_the_capability_checks(tmp_path):
     """capable: a kprobe on cap_capable (the capability module behind security_capable): a
     guest program (fsop cap) asks, as root, for CAP_SYS_RAWIO (a mapping at address 0, below
-    mmap_min_addr: cap_mmap_addr), then in a child that became uid 1000 for CAP_SETUID (the
-    setresuid), CAP_SYS_RAWIO again and CAP_KILL (kill of init, of its root parent, even
-    SIGCONT's before its session exemption, and tgkill): each with its uid. Ends on SIGINT."""
+    mmap_min_addr: cap_mmap_addr), then in a child for CAP_SYS_CHROOT and CAP_SETUID (the
+    setresuid) as root, and as uid 1000 for CAP_SYS_RAWIO again, CAP_KILL (kill of init, of its
+    root parent, even SIGCONT's before its session exemption, and tgkill) and CAP_SYS_CHROOT:
+    each with its uid. Ends on SIGINT."""
     out = bcc_while(tmp_path, "capable-bpfcc", "tracefs-sim exec fsop cap /tmp/capable-$i >/dev/null",
                     interrupt=True)
     assert re.search(r"^TIME\s+UID\s+PID\s+COMM\s+CAP\s+NAME\s+AUDIT\s*$", out, re.M), out
@@ -245,5 +246,6 @@ def test_capable_shows_the_capability_checks(tmp_path):
         by_pid.setdefault(pid, []).append((uid, name))
     parents = [checks for checks in by_pid.values() if checks == [("0", "CAP_SYS_RAWIO")]]
     children = [checks for checks in by_pid.values()
-                if checks == [("0", "CAP_SETUID"), ("1000", "CAP_SYS_RAWIO")] + [("1000", "CAP_KILL")] * 4]
+                if checks == [("0", "CAP_SYS_CHROOT"), ("0", "CAP_SETUID"), ("1000", "CAP_SYS_RAWIO")]
+                + [("1000", "CAP_KILL")] * 4 + [("1000", "CAP_SYS_CHROOT")]]
     assert len(parents) >= 2 and len(children) >= 2, out

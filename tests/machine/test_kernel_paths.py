@@ -417,6 +417,7 @@ LSM = {
     ("__destroy_inode", "destroy_inode"),
     ("security_inode_permission", "inode_permission"),
     ("security_inode_getattr", "vfs_getattr"),
+    ("security_inode_getxattr", "vfs_getxattr"),
     ("security_d_instantiate", "d_instantiate"),
     ("security_inode_create", "vfs_create"),
     ("security_inode_mkdir", "vfs_mkdir"),
@@ -434,6 +435,12 @@ LSM = {
     ("security_path_rename", "do_renameat2"),
     ("security_path_mknod", "do_mknodat"),
     ("security_path_truncate", "do_sys_ftruncate"),
+    ("security_path_chmod", "chmod_common"),
+    ("security_path_chroot", "__x64_sys_chroot"),
+    ("security_inode_setattr", "notify_change"),
+    ("notify_change", "chmod_common"),
+    ("notify_change", "do_truncate"),
+    ("notify_change", "vfs_utimes"),
     ("security_mmap_file", "vm_mmap_pgoff"),
     ("cap_mmap_file", "security_mmap_file"),
     ("security_mmap_addr", "get_unmapped_area"),
@@ -477,5 +484,7 @@ def test_lsm_hooks_are_called_where_6_1_calls_them(machine):
         (["nettest", "unix"], None),
         (["nettest", "udp"], None),
         (["progtest-pie", "uname"], None),      # its start-up's mprotect of RELRO
+        (["polltest", "utimes"], None),
+        (["fsop", "xattr", "/etc", "/tmp"], None),
     ])
     assert LSM <= calls, LSM - calls
