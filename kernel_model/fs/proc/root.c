@@ -136,7 +136,7 @@ struct dentry *proc_pident_instantiate(struct dentry *dentry, const struct pid_e
 	inode->i_private = private;
 	inode->i_entry = p;
 	if (S_ISREG(p->mode)) {
-		inode->i_fop = &proc_single_file_operations;
+		inode->i_fop = p->fop ? p->fop : &proc_single_file_operations;
 	} else if (S_ISLNK(p->mode)) {
 		inode->i_op = &proc_entry_link_inode_operations;
 	} else {
