@@ -205,6 +205,9 @@ void mmput(struct mm_struct *mm)
 		fput(mm->exe_file);
 	free_pgtables(mm->pgd, 4);
 	free_page(mm->pgd);
+	/* its pages are back: the OOM killer passes over a victim of this mm now (6.1's
+	 * exit_mmap sets it once the VMAs' pages and tables are freed, as here) */
+	__atomic_or_fetch(&mm->flags, 1UL << MMF_OOM_SKIP, __ATOMIC_RELAXED);
 	mmdrop(mm);
 }
 

@@ -878,7 +878,5 @@ noinline void exit_mmap(struct mm_struct *mm)
 		vm_area_free(vma);
 	}
 	mm->map_count = 0;
-	/* the OOM killer passes over a victim whose memory is going now (mmput frees its pages) */
-	__atomic_or_fetch(&mm->flags, 1UL << MMF_OOM_SKIP, __ATOMIC_RELAXED);
 	trace_exit_mmap(mm);
 }
