@@ -297,7 +297,11 @@ out:
 	return page;
 }
 
-static __always_inline struct page *__alloc_pages_slowpath(gfp_t gfp_mask, unsigned int order)
+/* 6.1's kallsyms name is GCC's clone's (constprop: its alloc_context), which ftrace does not list:
+ * a symbol, not traceable; its __alloc_pages_may_oom is inlined, as there */
+static struct page *__alloc_pages_slowpath(gfp_t gfp_mask, unsigned int order)
+	__asm__("__alloc_pages_slowpath.constprop.0");
+static noinline notrace struct page *__alloc_pages_slowpath(gfp_t gfp_mask, unsigned int order)
 {
 	bool can_direct_reclaim = gfp_mask & __GFP_DIRECT_RECLAIM;
 	bool costly_order = order > PAGE_ALLOC_COSTLY_ORDER;

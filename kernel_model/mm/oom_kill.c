@@ -58,9 +58,12 @@ noinline struct task_struct *find_lock_task_mm(struct task_struct *p)
 /* Whether p (a process) uses mm: a thread of it that still has one uses this one. */
 noinline bool process_shares_mm(struct task_struct *p, struct mm_struct *mm)
 {
-	struct task_struct *t = find_lock_task_mm(p);
+	struct task_struct *t;
 
-	return t && t->mm == mm;
+	list_for_each_entry(t, &task_list, tasks)	/* for_each_thread */
+		if (same_thread_group(t, p) && t->mm)
+			return t->mm == mm;
+	return false;
 }
 
 /*

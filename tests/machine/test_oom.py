@@ -121,3 +121,34 @@ def test_proc_oom_score_adj_and_oom_score(make_machine, run_program):
     updates = [(r.fields["comm"].rstrip(b"\0"), r.fields["oom_score_adj"]) for r in recs
                if r.event == "oom:oom_score_adj_update"]
     assert updates == [(b"busybox", 500), (b"busybox", 16), (b"busybox", -1000)], updates
+
+
+# (function, its caller) on the way from a page fault to the kill, as in 6.1's mm/oom_kill.c
+# and mm/page_alloc.c (__alloc_pages_slowpath.constprop.0 and dump_header are symbols there,
+# not traceable; select_bad_process, dump_tasks and __alloc_pages_may_oom are inlined)
+OOM_PATH = {
+    ("out_of_memory", "__alloc_pages_slowpath.constprop.0"),
+    ("oom_evaluate_task", "out_of_memory"),
+    ("oom_badness", "oom_evaluate_task"),
+    ("find_lock_task_mm", "oom_badness"),
+    ("find_lock_task_mm", "dump_task"),
+    ("find_lock_task_mm", "__oom_kill_process"),
+    ("oom_kill_process", "out_of_memory"),
+    ("task_will_free_mem", "out_of_memory"),
+    ("task_will_free_mem", "oom_kill_process"),
+    ("dump_task", "dump_header"),
+    ("__oom_kill_process", "oom_kill_process"),
+    ("mark_oom_victim", "__oom_kill_process"),
+    ("process_shares_mm", "__oom_kill_process"),
+    ("exit_oom_victim", "finish_task_switch.isra.0"),
+}
+
+
+@pytest.mark.timeout(180)
+def test_the_oom_kill_takes_61s_call_chain(make_machine):
+    from test_kernel_paths import traced_calls
+
+    m = make_machine(traced=True, cpus=2, seed=3, memory_mb=MEM)
+    funcs = {f for f, _ in OOM_PATH}
+    calls = traced_calls(m, funcs, [(["memhog", "0"], None, KILLED)])
+    assert calls == OOM_PATH, (OOM_PATH - calls, calls - OOM_PATH)
