@@ -27,10 +27,11 @@ static inline bool is_global_init(struct task_struct *p)
 	return p->tgid == 1;
 }
 
-/* kernel threads and init are never killed */
+/* kernel threads and init are never killed; nor a session's tasks (no signal struct: their
+ * signals and their memory are their host processes', killing them would free nothing here) */
 static inline bool oom_unkillable_task(struct task_struct *p)
 {
-	return is_global_init(p) || (p->flags & (PF_KTHREAD | PF_IDLE));
+	return is_global_init(p) || (p->flags & (PF_KTHREAD | PF_IDLE)) || !p->signal;
 }
 
 static inline bool same_thread_group(struct task_struct *a, struct task_struct *b)
@@ -200,7 +201,7 @@ static noinline void mark_oom_victim(struct task_struct *tsk)
 
 	spin_lock_irqsave(&sched_lock, flags);	/* (task_lock: tsk->mm stays) */
 	mm = tsk->mm;
-	if (!mm || __atomic_exchange_n(&tsk->memdie, true, __ATOMIC_ACQ_REL)) {	/* TIF_MEMDIE */
+	if (!mm || !tsk->signal || __atomic_exchange_n(&tsk->memdie, true, __ATOMIC_ACQ_REL)) {	/* TIF_MEMDIE */
 		spin_unlock_irqrestore(&sched_lock, flags);
 		return;
 	}

@@ -652,13 +652,14 @@ static noinline int __set_oom_adj(struct file *file, int oom_adj)
 		mutex_unlock(&oom_adj_mutex);
 		return -ESRCH;
 	}
-	if ((short)oom_adj < task->signal->oom_score_adj_min && !resource) {
+	/* (a session's task has no signal struct: no minimum of its own) */
+	if (task->signal && (short)oom_adj < task->signal->oom_score_adj_min && !resource) {
 		err = -EACCES;
 	} else {
 		list_for_each_entry(t, &task_list, tasks)
 			if (t->tgid == task->tgid)
 				t->oom_score_adj = oom_adj;
-		if (resource)
+		if (resource && task->signal)
 			task->signal->oom_score_adj_min = (short)oom_adj;
 		trace_oom_score_adj_update(task);
 	}
