@@ -205,4 +205,3 @@ def test_opensnoop_shows_a_commands_opens(tmp_path):
         assert rows.get((pid, hostname)) == ["bcc_marker", "3", "0", "00000000"], out
         assert rows.get((pid, "/nonexistent")) == ["bcc_marker", "-1", "2", "00000000"], out
         assert rows.get((pid, "/etc/ld.so.cache")) == ["bcc_marker", "3", "0", "02000000"], out
-
