@@ -356,7 +356,8 @@ struct new_utsname {
 struct uts_namespace { struct new_utsname name; };
 extern struct uts_namespace init_uts_ns;
 const char *kbasename(const char *path);
-char *strstrip(char *s);
+char *strim(char *s);
+static inline char *strstrip(char *s) { return strim(s); }
 int kstrtoint(const char *s, unsigned int base, int *res);
 
 /* hostio.c */

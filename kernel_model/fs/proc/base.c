@@ -639,6 +639,8 @@ static DEFINE_MUTEX(oom_adj_mutex);
 /* The process's oom_score_adj (6.1 keeps it in the signal struct: here every thread of the group
  * has it); below oom_score_adj_min only with CAP_SYS_RESOURCE, which moves the minimum too.
  * (Processes sharing the mm but not the thread group, MMF_MULTIPROCESS, are not modelled.) */
+/* 6.1's kallsyms name is GCC's IPA-SRA clone's (its `legacy` argument gone: oom_adj is not modelled) */
+static int __set_oom_adj(struct file *file, int oom_adj) __asm__("__set_oom_adj.isra.0");
 static noinline int __set_oom_adj(struct file *file, int oom_adj)
 {
 	bool resource = capable(CAP_SYS_RESOURCE);

@@ -129,7 +129,7 @@ static const struct inode_operations proc_entry_link_inode_operations = {
 /* A fixed entry's inode (the root's or a process's: private is then the pid). */
 /* fs/proc/base.c: a file's attributes change, but for its mode (O_TRUNC of a writable one, as
  * `echo 500 > /proc/self/oom_score_adj` opens it, succeeds and truncates nothing) */
-static int proc_setattr(struct dentry *dentry, struct iattr *attr)
+static notrace int proc_setattr(struct dentry *dentry, struct iattr *attr)	/* (not traceable in 6.1) */
 {
 	if (attr->ia_valid & ATTR_MODE)
 		return -EPERM;
