@@ -276,23 +276,6 @@ noinline void cputime_adjust(u64 rtime, u64 *ut, u64 *st)
 	*st = stime;
 }
 
-/* the pages its mappings have in memory (get_mm_rss) */
-static unsigned long mm_rss(struct mm_struct *mm)
-{
-	struct vm_area_struct *vma;
-	unsigned long addr, n = 0;
-
-	mmap_read_lock(mm);
-	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list)
-		for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
-			u64 *pte = lookup_pte(mm, addr, false);
-
-			n += pte && (*pte & _PAGE_PRESENT) && !(*pte & _PAGE_SPECIAL);
-		}
-	mmap_read_unlock(mm);
-	return n;
-}
-
 struct stat_snap {
 	char comm[TASK_COMM_LEN];
 	char state;
@@ -375,7 +358,7 @@ static int proc_pid_stat_show(struct seq_file *m, void *pid)
 	}
 	if (mm) {
 		vsize = mm->total_vm << 12;
-		rss = mm_rss(mm);
+		rss = get_mm_rss(mm);	/* the pages its mappings have in memory */
 	}
 	cputime_adjust(s.rtime, &s.utime, &s.stime);
 	/* no task has a controlling terminal */
