@@ -17,7 +17,7 @@
 #include "../kernel.h"
 #include "ring.h"
 
-#define FTRACE_MAX_SITES	2048
+#define FTRACE_MAX_SITES	4096
 #define FTRACE_PIDS_MAX		64
 #define FTRACE_STACK_MAX	32	/* frames a kernel_stack record holds at most */
 #define FTRACE_STACK_ENTRIES	8	/* a user_stack record's frames (trace_entries.h) */
