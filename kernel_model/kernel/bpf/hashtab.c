@@ -288,7 +288,7 @@ static int check_flags(struct htab_elem *l_old, u64 map_flags)
 	return 0;
 }
 
-static void unlink_elem(struct bucket *b, struct htab_elem *l)
+static __always_inline void unlink_elem(struct bucket *b, struct htab_elem *l)
 {
 	struct htab_elem **pp;
 
@@ -298,7 +298,7 @@ static void unlink_elem(struct bucket *b, struct htab_elem *l)
 }
 
 /* Per-cpu values of a new element: every cpu's (the syscall's), or this cpu's and zeros. */
-static void pcpu_init_value(struct bpf_htab *htab, char *val, void *value, bool onallcpus)
+static noinline void pcpu_init_value(struct bpf_htab *htab, char *val, void *value, bool onallcpus)
 {
 	u32 cpu;
 
@@ -314,7 +314,7 @@ static void pcpu_init_value(struct bpf_htab *htab, char *val, void *value, bool 
 }
 
 /* An existing element's per-cpu values: every cpu's (the syscall's), or this cpu's. */
-static void pcpu_copy_value(struct bpf_htab *htab, char *val, void *value, bool onallcpus)
+static __always_inline void pcpu_copy_value(struct bpf_htab *htab, char *val, void *value, bool onallcpus)
 {
 	u32 cpu;
 
@@ -401,25 +401,33 @@ static int htab_percpu_update_all(struct bpf_map *map, void *key, void *value, u
 	return __htab_map_update_elem(map, key, value, map_flags, true);
 }
 
-static long htab_map_delete_elem(struct bpf_map *map, void *key)
+/* Unlink key's element from its bucket: the element (the caller frees it), or NULL. */
+static __always_inline struct htab_elem *htab_unlink_key(struct bpf_map *map, void *key)
 {
 	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
 	u32 hash = jhash(key, map->key_size, htab->hashrnd);
 	struct bucket *b = select_bucket(htab, hash);
 	struct htab_elem *l;
 	unsigned long flags;
-	int ret = -ENOENT;
 
 	flags = _raw_spin_lock_irqsave(&b->lock);
 	l = lookup_elem_raw(b->head, hash, key, map->key_size);
-	if (l) {
+	if (l)
 		unlink_elem(b, l);
-		__atomic_sub_fetch(&htab->count, 1, __ATOMIC_RELAXED);
-		free_htab_elem(htab, l);
-		ret = 0;
-	}
 	_raw_spin_unlock_irqrestore(&b->lock, flags);
-	return ret;
+	return l;
+}
+
+static long htab_map_delete_elem(struct bpf_map *map, void *key)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l = htab_unlink_key(map, key);
+
+	if (!l)
+		return -ENOENT;
+	__atomic_sub_fetch(&htab->count, 1, __ATOMIC_RELAXED);
+	free_htab_elem(htab, l);
+	return 0;
 }
 
 /* The key after key in bucket order (the first one when key is NULL or absent). */
@@ -544,7 +552,6 @@ static bool htab_lru_map_delete_node(void *arg, struct bpf_lru_node *node)
 
 /* A free element for key (evicting the least recently used one if none is free). Taken
  * before the bucket's lock: an eviction takes the evicted element's bucket lock. */
-static noinline struct htab_elem *prealloc_lru_pop(struct bpf_htab *htab, void *key, u32 hash) notrace;
 static noinline struct htab_elem *prealloc_lru_pop(struct bpf_htab *htab, void *key, u32 hash)
 {
 	struct bpf_lru_node *node = bpf_lru_pop_free(&htab->lru_lists, hash);
@@ -646,16 +653,8 @@ static int htab_lru_percpu_update_all(struct bpf_map *map, void *key, void *valu
 static long htab_lru_map_delete_elem(struct bpf_map *map, void *key)
 {
 	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
-	u32 hash = jhash(key, map->key_size, htab->hashrnd);
-	struct bucket *b = select_bucket(htab, hash);
-	struct htab_elem *l;
-	unsigned long flags;
+	struct htab_elem *l = htab_unlink_key(map, key);
 
-	flags = _raw_spin_lock_irqsave(&b->lock);
-	l = lookup_elem_raw(b->head, hash, key, map->key_size);
-	if (l)
-		unlink_elem(b, l);
-	_raw_spin_unlock_irqrestore(&b->lock, flags);
 	if (!l)
 		return -ENOENT;
 	bpf_lru_push_free(&htab->lru_lists, elem_lru_node(l));
