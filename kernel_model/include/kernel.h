@@ -456,7 +456,7 @@ void __noreturn do_group_exit(int code);
 void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec);
 #define set_task_comm(tsk, from) __set_task_comm(tsk, from, false)
 /* interp (128 bytes, or NULL): the interpreter a dynamically linked program named (its ENOEXEC) */
-int kernel_execve(const char *filename, const char *const *argv, int argc, struct pt_regs *regs, char *interp);
+int kernel_execve(const char *filename, const char *const *argv, struct pt_regs *regs, char *interp);
 void fork_init(void);
 struct task_struct *alloc_task(void);
 void put_task_struct(struct task_struct *t);

@@ -51,9 +51,11 @@ CONSOLE_KEEP, CONSOLE_LINE_MAX = 64 << 10, 4096
 BOOT_TIMEOUT = 20.0
 SPAWN_TIMEOUT = 20.0
 # How long a tracefs access of a session's process waits for the kernel to catch up with what
-# that session did before (a kernel falling far behind a busy session slows its tracefs
-# accesses by at most this much).
-SESSION_CATCH_UP_S = 2.0
+# that session did before: while the kernel makes progress (on a loaded box it may replay a
+# busy session seconds late), up to the most; a kernel that retires nothing for the stall
+# (paused, stopped) is waited for no longer. serve.c's callers wait the same.
+SESSION_CATCH_UP_STALL_S = 2.0
+SESSION_CATCH_UP_MOST_S = 30.0
 # CPU exceptions a user program can raise: vector -> (kernel entry, hardware error code or None).
 # Unicorn does not report the error code; a page fault's says "user access" (X86_PF_USER).
 USER_EXCEPTIONS = {0: ("asm_exc_divide_error", None), 3: ("asm_exc_int3", None),
@@ -446,14 +448,14 @@ class Machine:
             return False
         return self._ram().u64(where[0] + RETIRED_UPTO_OFFSET) < self._ram().u64(where[0] + PRODUCED_OFFSET)
 
-    def session_caught_up(self, timeout: float = SESSION_CATCH_UP_S) -> bool:
+    def session_caught_up(self) -> bool:
         """Wait until the kernel has acted on everything a session's supervisor told it so far
         (a call a session process made before it opened a tracefs file shows in the trace it
-        reads); at most `timeout` seconds. True at once without a session."""
+        reads), as SESSION_CATCH_UP_* bound it. True at once without a session."""
         where = ring_location(self.image)
         if where is None or self._session_doorbell is None or self._mem is None:
             return True
-        return caught_up(self._ram().u64, where[0], timeout)
+        return caught_up(self._ram().u64, where[0], SESSION_CATCH_UP_STALL_S, SESSION_CATCH_UP_MOST_S)
 
     def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None,
               on_stderr: Callable[[bytes], None] | None = None, stdin: int | None = None) -> Process:
