@@ -55,3 +55,25 @@ def test_bcc_oomkill_prints_the_oom_kill(tmp_path):
 def test_bpftrace_oomkill_prints_the_oom_kill(tmp_path):
     text = oom_while(tmp_path, "/usr/sbin/oomkill.bt", "Tracing oom_kill_process()... Hit Ctrl-C to end.")
     assert "Attaching 2 probes..." in text, text
+
+
+def test_oom_events_in_the_trace(tmp_path):
+    """events/oom: an oom_score_adj write (a guest shell's) and the OOM kill's mark_victim (by the
+    victim's own fault), printed by 6.1's print fmts (__get_str, the kB figures of the kill's log
+    line) on the trace."""
+    T = "/sys/kernel/tracing"
+    script = (f"echo 1 > {T}/events/oom/enable; "
+              "tracefs-sim exec /bin/busybox sh -c 'echo 300 > /proc/self/oom_score_adj'; echo sh $?; "
+              "tracefs-sim exec memhog 0; echo memhog $?; "
+              f"echo 0 > {T}/events/oom/enable; cat {T}/trace")
+    result = tracefs_sim("run", "--mem", "96", "--workload", "none", "-c", script, timeout=280, cwd=tmp_path)
+    out = result.stdout
+    assert result.returncode == 0 and "sh 0\nmemhog 137\n" in out, out + result.stderr
+    assert re.search(r"^ +busybox-\d+ +\[\d+\] \S+ +\d+\.\d+: oom_score_adj_update: pid=\d+ comm=busybox "
+                     r"oom_score_adj=300$", out, re.M), out
+    victims = re.findall(r"^ +memhog-(\d+) +\[\d+\] \S+ +\d+\.\d+: mark_victim: pid=(\d+) comm=memhog "
+                         r"total-vm=(\d+)kB anon-rss=(\d+)kB file-rss:(\d+)kB shmem-rss:0kB uid=0 "
+                         r"pgtables=(\d+)kB oom_score_adj=0$", out, re.M)
+    assert len(victims) == 1, out
+    current, pid, total_vm, anon, _, pgtables = victims[0]
+    assert current == pid and 16 << 10 < int(anon) <= int(total_vm) and int(pgtables) > 0, out
