@@ -54,11 +54,12 @@ noinline void do_set_pte(struct vm_fault *vmf, struct page *page, u64 prot)
 	}
 }
 
-/* A page for the VMA at addr (mm/mempolicy.c: one node here, no policy to apply). */
+/* A page for the VMA at addr (mm/mempolicy.c: one node here, no policy to apply); a folio, so
+ * __GFP_COMP, as 6.1's __folio_alloc() asks (the OOM killer's log and mm_page_alloc show it) */
 noinline struct page *vma_alloc_folio(gfp_t gfp, int order, struct vm_area_struct *vma, unsigned long addr,
 				      bool hugepage)
 {
-	return alloc_page(gfp);
+	return alloc_pages(gfp | __GFP_COMP, order);
 }
 
 static inline struct page *alloc_anon_page(struct vm_fault *vmf, bool zero)

@@ -39,7 +39,7 @@ def test_a_program_touching_memory_without_end_is_killed(make_machine, run_progr
     assert small.wait(0) is None
     assert small.wait(30) == 0
     log = m.console_output()
-    assert b"] memhog invoked oom-killer: gfp_mask=0x100dca(GFP_HIGHUSER_MOVABLE|__GFP_ZERO), order=0, " \
+    assert b"] memhog invoked oom-killer: gfp_mask=0x140dca(GFP_HIGHUSER_MOVABLE|__GFP_COMP|__GFP_ZERO), order=0, " \
            b"oom_score_adj=0\n" in log, log[-3000:]
     table = log[log.index(b"Tasks state (memory values in pages):"):]
     assert b"] [  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name\n" in table
