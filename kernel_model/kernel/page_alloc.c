@@ -27,7 +27,8 @@ static u64 page_bitmap[MAX_PAGES / 64];
 static u64 first_pfn, last_pfn, next_hint;
 u64 nr_free_pages;
 static raw_spinlock_t zone_lock;
-unsigned long _totalram_pages;	/* the pages the allocator manages */
+/* the pages the allocator manages (6.1: __read_mostly, in .data: D in kallsyms) */
+unsigned long _totalram_pages __section(".data");
 
 /* include/linux/mmzone.h: the zone's watermarks, in pages (setup_per_zone_wmarks) */
 enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, NR_WMARK };
