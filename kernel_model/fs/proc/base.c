@@ -646,9 +646,14 @@ static noinline int __set_oom_adj(struct file *file, int oom_adj)
 				t->oom_score_adj = oom_adj;
 		if (resource && task->signal)
 			task->signal->oom_score_adj_min = (short)oom_adj;
-		trace_oom_score_adj_update(task);
+		/* another process's task stays only under the lock (6.1 holds a reference: the
+		 * event then shows irqs off here); the writer's own process stays as long as it */
+		if (task->tgid != current->tgid)
+			trace_oom_score_adj_update(task);
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
+	if (!err && task->tgid == current->tgid)
+		trace_oom_score_adj_update(task);
 	mutex_unlock(&oom_adj_mutex);
 	return err;
 }
