@@ -49,7 +49,6 @@ int min_free_kbytes = 1024;
 #define ALLOC_RESERVES		(ALLOC_NON_BLOCK | ALLOC_MIN_RESERVE | ALLOC_OOM)
 #define PAGE_ALLOC_COSTLY_ORDER	3
 
-
 static __always_inline bool pfn_free(u64 pfn)
 {
 	return !(page_bitmap[pfn / 64] & (1UL << (pfn % 64)));
@@ -116,9 +115,9 @@ static unsigned long int_sqrt(unsigned long x)
 	return y;
 }
 
-/* min_free_kbytes = sqrt(lowmem_kbytes * 16), 128 kB..256 MB; the zone's watermarks from it:
- * low and high a quarter and a half of min above it (watermark_scale_factor's 0.1% of the
- * zone is less here) */
+/* min_free_kbytes = sqrt(lowmem_kbytes * 16), 128 kB..256 MB; the zone's watermarks from it
+ * (setup_per_zone_wmarks): low and high are min plus once and twice the larger of a quarter of
+ * min and watermark_scale_factor's 0.1% of the zone */
 static void __init init_per_zone_wmark_min(void)
 {
 	unsigned long min;
