@@ -41,6 +41,7 @@ static inline bool tsk_is_oom_victim(struct task_struct *tsk)
 }
 
 extern struct mutex oom_lock;
+extern unsigned long oom_victims_gone, oom_victims_gone_seen;
 bool out_of_memory(struct oom_control *oc);
 long oom_badness(struct task_struct *p, unsigned long totalpages);
 void exit_oom_victim(struct task_struct *tsk);

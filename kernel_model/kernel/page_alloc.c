@@ -282,6 +282,7 @@ static inline struct page *__alloc_pages_may_oom(gfp_t gfp_mask, unsigned int or
 		return NULL;
 	}
 	/* once more, above the high watermark: only to catch another task's OOM kill */
+	oom_victims_gone_seen = READ_ONCE(oom_victims_gone);
 	page = get_page_from_freelist((gfp_mask | __GFP_HARDWALL) & ~__GFP_DIRECT_RECLAIM, order,
 				      ALLOC_WMARK_HIGH | ALLOC_CPUSET);
 	if (page)

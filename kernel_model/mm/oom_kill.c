@@ -18,7 +18,10 @@
 #include "../include/trace/trace.h"
 
 DEFINE_MUTEX(oom_lock);
-static int oom_victims;		/* victims in flight */
+static int oom_victims;		/* victims in flight: their memory is not back yet */
+/* (the model's) victims whose memory came back, ever; and its count when the allocation now
+ * asking the OOM killer last found no page (page_alloc.c, under oom_lock) */
+unsigned long oom_victims_gone, oom_victims_gone_seen;
 
 #define K(x) ((x) << (PAGE_SHIFT - 10))
 
@@ -127,6 +130,15 @@ static void select_bad_process(struct oom_control *oc)
 		if (oom_evaluate_task(p, oc))
 			break;
 	spin_unlock_irqrestore(&sched_lock, flags);
+	/*
+	 * The model puts a dead task's mm at its last switch, after its parent may have reaped it
+	 * (6.1's exit_mm comes before the exit is told): a victim gone from the task list may still
+	 * be freeing its memory, or have freed it since the allocation failed.  Either way that is
+	 * progress: wait for it and retry, as for a victim found above.
+	 */
+	if (oc->chosen != (void *)-1UL && (READ_ONCE(oom_victims) ||
+					    READ_ONCE(oom_victims_gone) != oom_victims_gone_seen))
+		oc->chosen = (void *)-1UL;
 }
 
 static noinline int dump_task(struct task_struct *p, void *arg)
@@ -216,7 +228,8 @@ static noinline void mark_oom_victim(struct task_struct *tsk)
 noinline void exit_oom_victim(struct task_struct *tsk)
 {
 	tsk->memdie = false;
-	__atomic_sub_fetch(&oom_victims, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&oom_victims_gone, 1, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&oom_victims, 1, __ATOMIC_RELEASE);
 }
 
 static inline bool __task_will_free_mem(struct task_struct *task)

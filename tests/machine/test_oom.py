@@ -152,3 +152,18 @@ def test_the_oom_kill_takes_61s_call_chain(make_machine):
     funcs = {f for f, _ in OOM_PATH}
     calls = traced_calls(m, funcs, [(["memhog", "0"], None, KILLED)])
     assert calls == OOM_PATH, (OOM_PATH - calls, calls - OOM_PATH)
+
+
+@pytest.mark.timeout(180)
+def test_a_program_started_as_the_victim_exits_gets_its_memory(make_machine, run_program):
+    """A program started the moment the victim's exit is told gets the memory: the machine's
+    kernel puts a dead task's mm at its last switch, which its parent may reap it before, and the
+    new program's allocations (its task_struct, its pages) then wait for that memory rather than
+    find no one to kill (a panic, "System is deadlocked on memory", seen about one time in three
+    before the OOM killer waited for such victims) or kill again. Three rounds on one machine
+    (the race is timing-dependent: a pass here does not prove its absence)."""
+    m = make_machine(cpus=2, workload="none", memory_mb=MEM)
+    for _ in range(3):
+        assert run_program(m, ["memhog", "0"], timeout=90)[0] == KILLED
+        assert run_program(m, ["memhog", "28"], timeout=90) == (0, b"memhog: 28 MiB touched\n")
+    assert len(re.findall(KILL_LINE, m.console_output())) == 3
