@@ -40,9 +40,12 @@ from .session_ring import (LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, RETIRED
 from .tracing import GuestTracing
 
 THREAD_SIZE = 16 * 1024
-# The guest's RAM: room for what tools allocate on a real box (bpftrace's stack map for plain
-# `kstack` preallocates 133 MB); a page is host memory only once the guest touches it.
+# The guest's RAM by default: room for what tools allocate on a real box (bpftrace's stack map for
+# plain `kstack` preallocates 133 MB); a page is host memory only once the guest touches it.
 RAM_SIZE = 512 << 20
+# The RAM a machine may be given (MachineOptions.memory_mb): the kernel's page allocator covers
+# 1 GiB at most, and the kernel with its tables and rings takes about 62 MiB (96 MiB leave programs 32).
+MEMORY_MB_RANGE = range(96, 1024 + 1)
 # The serial console's output kept (the kernel log as printk printed it), and a line's most
 CONSOLE_KEEP, CONSOLE_LINE_MAX = 64 << 10, 4096
 BOOT_TIMEOUT = 20.0
@@ -92,11 +95,14 @@ class MachineOptions:
     settles again and pauses.  Every other operation on the guest (text_poke,
     machine.tracing control and drains, read_memory, tasks) waits for the pause
     and acts there, so while a spawned program runs they block until it exits.
+
+    memory_mb: the guest's RAM in MiB (default 512), e.g. smaller for a test that fills it.
     """
     cpus: int = 2
     seed: int | None = None
     workload: str = "default"
     kernel_image: str | None = None
+    memory_mb: int = RAM_SIZE >> 20
 
 
 class MachineError(RuntimeError):
@@ -113,6 +119,9 @@ class Machine:
             raise ValueError("cpus must be between 1 and 8")
         if options.workload not in ("default", "none"):
             raise ValueError(f"unknown workload {options.workload!r}")
+        if options.memory_mb not in MEMORY_MB_RANGE:
+            raise ValueError(f"memory must be {MEMORY_MB_RANGE.start}..{MEMORY_MB_RANGE.stop - 1} MiB")
+        self.ram_size = options.memory_mb << 20
         self.options = options
         self.nr_cpus = options.cpus
         self.image = KernelImage(options.kernel_image or default_kernel_image())
@@ -146,7 +155,7 @@ class Machine:
         if self._runner is not None:
             raise RuntimeError("machine already started")
         img = self.image
-        mem = self._mem = PhysMem(RAM_SIZE)
+        mem = self._mem = PhysMem(self.ram_size)
         for seg in img.segments:
             mem.write(seg.vaddr - KERNEL_MAP, seg.data)
         # executable up to the end of the text, ftrace's trampoline (linked past _etext) included
@@ -159,7 +168,7 @@ class Machine:
         self._hostif = HostInterface(img, mem)
         # the wall clock at boot: the host's (live), or a fixed date (seeded: the same every run)
         realtime = time.time_ns() if self.options.seed is None else SEEDED_BOOT_REALTIME_NS
-        self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload, realtime,
+        self._hostif.write_boot_params(self.nr_cpus, self.ram_size, self.options.seed, self.options.workload, realtime,
                                        pool)
         self.tracing.attach(mem)
         if self._kprobe_requests is not None:
@@ -703,8 +712,8 @@ class Machine:
 
     def _is_kernel_range(self, vaddr: int, size: int) -> bool:
         if vaddr >= KERNEL_MAP:
-            return vaddr - KERNEL_MAP + size <= RAM_SIZE
-        return PAGE_OFFSET <= vaddr and vaddr - PAGE_OFFSET + size <= RAM_SIZE
+            return vaddr - KERNEL_MAP + size <= self.ram_size
+        return PAGE_OFFSET <= vaddr and vaddr - PAGE_OFFSET + size <= self.ram_size
 
     def _stop_machine(self, fn: Callable[[], T]) -> T:
         self._check_running()
