@@ -247,6 +247,7 @@ static void *htab_percpu_map_lookup_elem(struct bpf_map *map, void *key)
 	return l ? elem_value(htab, l) + (u64)htab->value_stride * smp_processor_id() : NULL;
 }
 
+/* A free element: NULL when the map is full, ERR_PTR(-ENOMEM) when there is no memory for one. */
 static noinline struct htab_elem *alloc_htab_elem(struct bpf_htab *htab)
 {
 	struct htab_elem *l = NULL;
@@ -262,7 +263,8 @@ static noinline struct htab_elem *alloc_htab_elem(struct bpf_htab *htab)
 	}
 	if (__atomic_add_fetch(&htab->count, 0, __ATOMIC_RELAXED) >= (int)htab->map.max_entries)
 		return NULL;
-	return kmalloc(htab->elem_size, GFP_ATOMIC);
+	l = kmalloc(htab->elem_size, GFP_ATOMIC);
+	return l ? l : (void *)(long)-ENOMEM;
 }
 
 static noinline void free_htab_elem(struct bpf_htab *htab, struct htab_elem *l)
@@ -357,6 +359,10 @@ static long __htab_map_update_elem(struct bpf_map *map, void *key, void *value, 
 		goto unlock;
 	}
 	l_new = alloc_htab_elem(htab);
+	if (IS_ERR(l_new)) {
+		ret = PTR_ERR(l_new);
+		goto unlock;
+	}
 	if (!l_new) {
 		/* a replacement needs no room of its own: take the old element's place */
 		if (!l_old) {
