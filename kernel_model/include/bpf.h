@@ -31,6 +31,8 @@ struct bpf_map_ops {
 	int (*map_get_next_key)(struct bpf_map *map, void *key, void *next_key);
 	/* from a program: this cpu's value */
 	void *(*map_lookup_elem)(struct bpf_map *map, void *key);
+	/* from the syscall, where it differs (an LRU map's lookup marks the element used; not this) */
+	void *(*map_lookup_elem_sys_only)(struct bpf_map *map, void *key);
 	long (*map_update_elem)(struct bpf_map *map, void *key, void *value, u64 flags);
 	long (*map_delete_elem)(struct bpf_map *map, void *key);
 	/* from the syscall on a per-cpu map: every possible cpu's value, round_up(value_size, 8) apart */
@@ -61,7 +63,7 @@ struct bpf_map {
 	u64 map_extra;
 };
 
-extern const struct bpf_map_ops htab_map_ops, htab_percpu_map_ops;
+extern const struct bpf_map_ops htab_map_ops, htab_percpu_map_ops, htab_lru_map_ops, htab_lru_percpu_map_ops;
 extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops, perf_event_array_map_ops;
 extern const struct bpf_map_ops stack_trace_map_ops;
 int bpf_stackmap_copy(struct bpf_map *map, void *key, void *value);

@@ -19,6 +19,7 @@ int in_group_p(gid_t grp);
 #define CAP_SYS_RAWIO		17
 #define CAP_SYS_CHROOT		18
 #define CAP_SYS_ADMIN		21
+#define CAP_SYS_RESOURCE	24
 #define CAP_MKNOD		27
 #define CAP_MAC_OVERRIDE	32
 #define CAP_PERFMON		38
@@ -46,5 +47,10 @@ int cap_capable(const struct cred *cred, struct user_namespace *targ_ns, int cap
 static inline bool perfmon_capable(void)
 {
 	return capable(CAP_PERFMON) || capable(CAP_SYS_ADMIN);
+}
+
+static inline bool bpf_capable(void)
+{
+	return capable(CAP_BPF) || capable(CAP_SYS_ADMIN);
 }
 #endif

@@ -98,6 +98,10 @@ struct hostif_cpu {
 		u64 ctr[PMU_NR_COUNTERS];	/* IA32_PMCx: PMU_CNTVAL_BITS wide, counting up */
 		u64 nmi_stack;		/* the NMI's stack top (its IST entry): the guest sets it */
 	} pmu;
+	/* 184: a live machine's host TSC when it took now_ns (0: none, seeded), and the TSC's
+	 * ns a tick (32.32 fixed point): reads within a slice add the TSC's ticks since */
+	u64 now_tsc;
+	u64 tsc_mult;
 };
 
 /*
@@ -139,6 +143,7 @@ _Static_assert(offsetof(struct hostif_cpu, db_arg) == 48, "hostif layout");
 _Static_assert(offsetof(struct hostif_cpu, user_state) == 80, "hostif layout");
 _Static_assert(offsetof(struct hostif_cpu, pmu) == 88, "hostif layout");
 _Static_assert(sizeof(struct hostif_pmu) == 96, "hostif layout");
+_Static_assert(offsetof(struct hostif_cpu, now_tsc) == 184, "hostif layout");
 _Static_assert(sizeof(struct host_request) == 1024, "hostif layout");
 _Static_assert(offsetof(struct boot_params, perf_pool_base) == 56, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");

@@ -141,7 +141,8 @@ struct task_struct {
 	volatile int polling;		/* TIF_POLLING_NRFLAG: an idle task polling need_resched */
 	int on_cpu;
 	TASK_GAP(56, 104,
-		short oom_score_adj;
+		short oom_score_adj;		/* (6.1: signal->oom_score_adj; kept the same in every thread) */
+		bool memdie;			/* TIF_MEMDIE: marked by the OOM killer (mm/oom_kill.c) */
 		u32 rseq_len, rseq_sig;
 		void *rseq;			/* kernel/rseq.c: the registered struct rseq (user address) */
 		u64 exec_start;			/* when it last started running or was accounted */
@@ -355,6 +356,9 @@ struct new_utsname {
 struct uts_namespace { struct new_utsname name; };
 extern struct uts_namespace init_uts_ns;
 const char *kbasename(const char *path);
+char *strim(char *s);
+static inline char *strstrip(char *s) { return strim(s); }
+int kstrtoint(const char *s, unsigned int base, int *res);
 
 /* hostio.c */
 void host_doorbell(int port, u64 al);
@@ -452,7 +456,7 @@ void __noreturn do_group_exit(int code);
 void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec);
 #define set_task_comm(tsk, from) __set_task_comm(tsk, from, false)
 /* interp (128 bytes, or NULL): the interpreter a dynamically linked program named (its ENOEXEC) */
-int kernel_execve(const char *filename, const char *const *argv, int argc, struct pt_regs *regs, char *interp);
+int kernel_execve(const char *filename, const char *const *argv, struct pt_regs *regs, char *interp);
 void fork_init(void);
 struct task_struct *alloc_task(void);
 void __put_task_struct(struct task_struct *t);

@@ -12,12 +12,16 @@ static __always_inline void list_add(struct list_head *n, struct list_head *h) {
 static __always_inline void list_add_tail(struct list_head *n, struct list_head *h) { __list_add(n, h->prev, h); }
 static __always_inline void list_del_init(struct list_head *e)
 { e->next->prev = e->prev; e->prev->next = e->next; INIT_LIST_HEAD(e); }
+static __always_inline void list_del(struct list_head *e)
+{ e->next->prev = e->prev; e->prev->next = e->next; }
+static __always_inline void list_move(struct list_head *e, struct list_head *h) { list_del(e); list_add(e, h); }
 static __always_inline bool list_empty(const struct list_head *h) { return h->next == h; }
 #define list_entry(p, t, m) container_of(p, t, m)
 #define list_first_entry(h, t, m) list_entry((h)->next, t, m)
 #define list_for_each_entry(pos, head, m) \
 	for (pos = list_entry((head)->next, typeof(*pos), m); &pos->m != (head); \
 	     pos = list_entry(pos->m.next, typeof(*pos), m))
+#define list_first_entry_or_null(h, t, m) (list_empty(h) ? NULL : list_first_entry(h, t, m))
 #define list_last_entry(h, t, m) list_entry((h)->prev, t, m)
 #define list_for_each_entry_reverse(pos, head, m) \
 	for (pos = list_entry((head)->prev, typeof(*pos), m); &pos->m != (head); \
@@ -25,4 +29,7 @@ static __always_inline bool list_empty(const struct list_head *h) { return h->ne
 #define list_for_each_entry_safe(pos, n, head, m) \
 	for (pos = list_entry((head)->next, typeof(*pos), m), n = list_entry(pos->m.next, typeof(*pos), m); \
 	     &pos->m != (head); pos = n, n = list_entry(n->m.next, typeof(*n), m))
+#define list_for_each_entry_safe_reverse(pos, n, head, m) \
+	for (pos = list_entry((head)->prev, typeof(*pos), m), n = list_entry(pos->m.prev, typeof(*pos), m); \
+	     &pos->m != (head); pos = n, n = list_entry(n->m.prev, typeof(*n), m))
 #endif

@@ -173,6 +173,8 @@ _Static_assert(offsetof(struct mm_struct, owner) == 928, "mm_struct.owner as 6.1
 _Static_assert(offsetof(struct mm_struct, exe_file) == 944, "mm_struct.exe_file as 6.1's");
 _Static_assert(offsetof(struct mm_struct, uprobes_state) == 992, "mm_struct.uprobes_state as 6.1's");
 extern struct mm_struct init_mm;
+/* include/linux/sched/coredump.h: the mm is gone (exit_mmap) or of no use to the OOM killer */
+#define MMF_OOM_SKIP		21
 /* mm->flags, past 6.1's MMF_* bits: the program uses the general registers only (the kernel's
  * own, built -mgeneral-regs-only): its FPU, SSE and FS base need no keeping (hostif.h) */
 #define MMF_GENREGS_ONLY	30
@@ -180,6 +182,32 @@ extern struct mm_struct init_mm;
  * are bookkeeping only, no page of them is ever faulted in, zapped, copied or re-protected
  * (kernel/mmap.c), and the page tables hold only what session.c maps there itself */
 #define MMF_HOST_VMAS		31
+/* include/linux/mm.h: the mm's resident pages by kind (MM_ANONPAGES...) and page-table bytes */
+static inline unsigned long get_mm_counter(struct mm_struct *mm, int member)
+{
+	long v = __atomic_load_n(&mm->rss_stat.count[member], __ATOMIC_RELAXED);
+
+	return v < 0 ? 0 : v;
+}
+static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
+{
+	__atomic_add_fetch(&mm->rss_stat.count[member], value, __ATOMIC_RELAXED);
+}
+static inline unsigned long get_mm_rss(struct mm_struct *mm)
+{
+	return get_mm_counter(mm, MM_FILEPAGES) + get_mm_counter(mm, MM_ANONPAGES) +
+	       get_mm_counter(mm, MM_SHMEMPAGES);
+}
+static inline unsigned long mm_pgtables_bytes(const struct mm_struct *mm)
+{
+	return __atomic_load_n(&mm->pgtables_bytes, __ATOMIC_RELAXED);
+}
+/* a reference to the struct (not to the address space: mm_users) */
+static inline void mmgrab(struct mm_struct *mm)
+{
+	__atomic_add_fetch(&mm->mm_count, 1, __ATOMIC_RELAXED);
+}
+void mmdrop(struct mm_struct *mm);
 static inline bool mm_host_vmas(const struct mm_struct *mm)
 {
 	return mm && (mm->flags & (1UL << MMF_HOST_VMAS));

@@ -119,6 +119,8 @@ struct signal_struct {
 	struct hrtimer real_timer;		/* ITIMER_REAL (kernel/itimer.c): SIGALRM to leader_pid */
 	pid_t leader_pid;
 	ktime_t it_real_incr;			/* its interval, 0: none */
+	short oom_score_adj_min;		/* (6.1's; oom_score_adj itself is each task's here) */
+	struct mm_struct *oom_mm;		/* an OOM victim's mm (mm_count held): tsk_is_oom_victim() */
 };
 void itimer_init(struct signal_struct *sig);
 void itimer_exit(struct signal_struct *sig);
@@ -149,6 +151,7 @@ void release_signal(struct task_struct *p);
 void flush_signal_handlers(struct task_struct *t);
 void force_sig_fault(int sig, int code, unsigned long addr);
 int send_sig_info(int sig, int code, struct task_struct *p);
+int do_send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p, bool group);
 void zap_other_threads(struct task_struct *p);
 void release_task(struct task_struct *p);
 void do_notify_parent(struct task_struct *tsk, int sig);

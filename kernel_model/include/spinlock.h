@@ -14,7 +14,7 @@
 #include "types.h"
 
 #define X86_EFLAGS_IF 0x200UL
-#define PERCPU_PREEMPT_COUNT 192	/* offsetof(struct percpu, preempt_count), asserted in kernel.h */
+#define PERCPU_PREEMPT_COUNT 208	/* offsetof(struct percpu, preempt_count), asserted in kernel.h */
 #define __pc_str1(x) #x
 #define __pc_str(x) __pc_str1(x)
 /* x86's __preempt_count: one per-cpu int, changed by single %gs-relative instructions */

@@ -78,6 +78,7 @@ typedef _Bool bool;
 #define EMFILE 24
 #define ENOSPC 28
 #define ESPIPE 29
+#define ERANGE 34
 #define ENAMETOOLONG 36
 #define ENOSYS 38
 #define EROFS 30

@@ -508,20 +508,12 @@ out_free:
 }
 
 /* From a kernel thread (init, a program the host asked for): becomes a user process when
- * its fn returns, through regs. */
-int kernel_execve(const char *filename, const char *const *argv, int argc, struct pt_regs *regs,
-		  char *interp)
+ * its fn returns, through regs. argv: NULL-terminated, in the kernel. */
+int kernel_execve(const char *filename, const char *const *argv, struct pt_regs *regs, char *interp)
 {
-	const char *vec[33];
 	const char *const envp[] = { NULL };
-	int i;
 
-	if (argc > 32)
-		return -E2BIG;
-	for (i = 0; i < argc; i++)
-		vec[i] = argv[i];
-	vec[argc] = NULL;
-	return do_execveat_common(-100, filename, vec, envp, 0, false, interp);
+	return do_execveat_common(-100, filename, argv, envp, 0, false, interp);
 }
 
 SYSCALL_DEFINE3(execve, const char *, filename, const char *const *, argv, const char *const *, envp)

@@ -55,13 +55,16 @@ static int spawn_program(void *arg)
 {
 	struct spawn_req *req = arg;
 	struct pt_regs *regs = (struct pt_regs *)((char *)current->stack + THREAD_SIZE) - 1;
-	const char *vec[32];
+	/* every argument the request holds (its HOST_REQ_ARGV bytes: at most half as many) */
+	const char **vec = kmalloc(sizeof(*vec) * (req->argc + 1), GFP_KERNEL);
 	const char *p = req->argv;
 	struct file *in, *out, *err;
 	char interp[128];
 	int i, ret;
 
-	for (i = 0; i < req->argc && i < 32; i++) {
+	if (!vec)
+		do_exit(127 << 8);
+	for (i = 0; i < req->argc; i++) {
 		vec[i] = p;
 		p += strlen(p) + 1;
 	}
@@ -82,10 +85,12 @@ static int spawn_program(void *arg)
 	fput(in);
 	fput(out);
 	interp[0] = 0;
-	ret = kernel_execve(vec[0], vec, i, regs, interp);
+	vec[i] = NULL;
+	ret = kernel_execve(vec[0], vec, regs, interp);
 	if (ret)	/* as a shell says it: 127 not found, 126 found but not runnable */
 		exec_failed(err, vec[0], ret, interp);
 	fput(err);
+	kfree(vec);
 	kfree(req);
 	return 0;
 }

@@ -94,6 +94,55 @@ const char *kbasename(const char *path)
 	return tail;
 }
 
+/* lib/string.c: s without its leading and trailing white space (cut in place; strstrip() is
+ * its inline name); not traceable in 6.1, neither is kstrtoint */
+notrace char *strim(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == ' ' || (s[n - 1] >= '\t' && s[n - 1] <= '\r')))
+		s[--n] = 0;
+	while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+		s++;
+	return s;
+}
+
+/* lib/kstrtox.c: an int in base 8, 10 or 16 (base 0: by its "0x"/"0" prefix), with a sign and
+ * one newline after it at most; -EINVAL for anything else, -ERANGE past an int */
+notrace int kstrtoint(const char *s, unsigned int base, int *res)
+{
+	unsigned long long v = 0, lim;
+	bool neg = false, any = false;
+
+	if (*s == '+' || *s == '-')
+		neg = *s++ == '-';
+	if (!base || base == 16) {
+		if (s[0] == '0' && (s[1] | 0x20) == 'x' &&
+		    ((s[2] >= '0' && s[2] <= '9') || ((s[2] | 0x20) >= 'a' && (s[2] | 0x20) <= 'f')))
+			s += 2, base = 16;
+		else if (!base)
+			base = s[0] == '0' ? 8 : 10;
+	}
+	lim = neg ? 0x80000000ULL : 0x7fffffffULL;
+	for (;; s++) {
+		unsigned int d = *s >= '0' && *s <= '9' ? *s - '0' :
+				 (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f' ? (*s | 0x20) - 'a' + 10 : 16;
+
+		if (d >= base)
+			break;
+		v = v * base + d;
+		if (v > lim)
+			return -ERANGE;
+		any = true;
+	}
+	if (*s == '\n')
+		s++;
+	if (!any || *s)
+		return -EINVAL;
+	*res = neg ? (int)-(long long)v : (int)v;
+	return 0;
+}
+
 static size_t put_num(char *buf, size_t pos, size_t size, u64 v, int base, int width, bool neg, char pad)
 {
 	char tmp[24];

@@ -26,8 +26,8 @@ void nvme_init(void);
 static int kernel_init(void *unused)
 {
 	struct pt_regs *regs = (struct pt_regs *)((char *)current->stack + THREAD_SIZE) - 1;
-	static const char *const argv_default[] = { "init", "default" };
-	static const char *const argv_none[] = { "init", "none" };
+	static const char *const argv_default[] = { "init", "default", NULL };
+	static const char *const argv_none[] = { "init", "none", NULL };
 	struct file *console;
 
 	init_task_p = current;
@@ -43,7 +43,7 @@ static int kernel_init(void *unused)
 	init_dup(console);
 	init_dup(console);
 	fput(console);
-	if (kernel_execve("/sbin/init", boot_params.workload == WORKLOAD_DEFAULT ? argv_default : argv_none, 2, regs, NULL))
+	if (kernel_execve("/sbin/init", boot_params.workload == WORKLOAD_DEFAULT ? argv_default : argv_none, regs, NULL))
 		panic("No working init found");
 	host_doorbell(PORT_READY, 1);	/* init is exec'd: returning to its user mode */
 	return 0;

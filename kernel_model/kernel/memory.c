@@ -32,6 +32,12 @@ static inline void put_page(struct page *page)
 	__free_pages(page, 0);
 }
 
+/* include/linux/mm.h: the rss counter a mapped page counts in (no shmem pages apart here) */
+static inline int mm_counter(struct page *page)
+{
+	return page->flags & PG_anon ? MM_ANONPAGES : MM_FILEPAGES;
+}
+
 /* Set the PTE of vmf->address to page, and drop stale translations of code. */
 noinline void do_set_pte(struct vm_fault *vmf, struct page *page, u64 prot)
 {
@@ -48,11 +54,12 @@ noinline void do_set_pte(struct vm_fault *vmf, struct page *page, u64 prot)
 	}
 }
 
-/* A page for the VMA at addr (mm/mempolicy.c: one node here, no policy to apply). */
+/* A page for the VMA at addr (mm/mempolicy.c: one node here, no policy to apply); a folio, so
+ * __GFP_COMP, as 6.1's __folio_alloc() asks (the OOM killer's log and mm_page_alloc show it) */
 noinline struct page *vma_alloc_folio(gfp_t gfp, int order, struct vm_area_struct *vma, unsigned long addr,
 				      bool hugepage)
 {
-	return alloc_page(gfp);
+	return alloc_pages(gfp | __GFP_COMP, order);
 }
 
 static inline struct page *alloc_anon_page(struct vm_fault *vmf, bool zero)
@@ -69,6 +76,7 @@ noinline void page_add_new_anon_rmap(struct page *page, struct vm_area_struct *v
 /* A new anonymous page mapped writable at the fault's address. */
 static inline void map_new_anon_page(struct vm_fault *vmf, struct page *page)
 {
+	add_mm_counter(vmf->vma->vm_mm, MM_ANONPAGES, 1);	/* inc_mm_counter_fast */
 	page_add_new_anon_rmap(page, vmf->vma, vmf->address);
 	lru_cache_add_inactive_or_unevictable(page, vmf->vma);
 	do_set_pte(vmf, page, vmf->vma->vm_page_prot | _PAGE_RW | _PAGE_DIRTY);
@@ -107,6 +115,7 @@ noinline int finish_fault(struct vm_fault *vmf)
 		return 0;
 	}
 	/* private: read-only until written (then copied: do_wp_page) */
+	add_mm_counter(vma->vm_mm, mm_counter(vmf->page), 1);
 	do_set_pte(vmf, vmf->page, vma->vm_flags & VM_SHARED ? vma->vm_page_prot : vma->vm_page_prot & ~_PAGE_RW);
 	return 0;
 }
@@ -155,8 +164,10 @@ noinline int wp_page_copy(struct vm_fault *vmf)
 	if (!(old & _PAGE_SPECIAL))
 		memcpy(page_address(page), pte_addr(old), PAGE_SIZE);
 	map_new_anon_page(vmf, page);
-	if (!(old & _PAGE_SPECIAL))
+	if (!(old & _PAGE_SPECIAL)) {
+		add_mm_counter(vmf->vma->vm_mm, mm_counter(pte_page(old)), -1);
 		put_page(pte_page(old));
+	}
 	return 0;
 }
 
@@ -230,8 +241,10 @@ noinline void unmap_page_range(struct vm_area_struct *vma, unsigned long start, 
 		old = *pte;
 		*pte = 0;
 		flush_tlb_page(vma, addr);
-		if (!(old & _PAGE_SPECIAL))
+		if (!(old & _PAGE_SPECIAL)) {
+			add_mm_counter(vma->vm_mm, mm_counter(pte_page(old)), -1);
 			put_page(pte_page(old));
+		}
 	}
 }
 
@@ -279,8 +292,10 @@ noinline int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_stru
 			*src = pte;
 			flush_tlb_page(src_vma, addr);
 		}
-		if (!(pte & _PAGE_SPECIAL))
+		if (!(pte & _PAGE_SPECIAL)) {
 			get_page(pte_page(pte));
+			add_mm_counter(dst_vma->vm_mm, mm_counter(pte_page(pte)), 1);	/* copy_present_pte */
+		}
 		*dst = pte;
 	}
 	flush_tlb_mm_range(src_vma->vm_mm, src_vma->vm_start, src_vma->vm_end);

@@ -102,24 +102,26 @@ struct mm_struct *mm_alloc(void)
 /* ---- page-table pages (mm/memory.c, arch/x86/mm/pgtable.c) ---- */
 /* A table the walk found missing, installed where the entry is still empty (another
  * thread of the mm may have installed one meanwhile: then the new one goes back). */
-static inline int install_table(u64 *entry, void *table)
+static inline int install_table(struct mm_struct *mm, u64 *entry, void *table)
 {
 	if (!table)
 		return -ENOMEM;
-	if (__sync_bool_compare_and_swap(entry, 0, __pa(table) | PTE_P | PTE_W | PTE_U))
+	if (__sync_bool_compare_and_swap(entry, 0, __pa(table) | PTE_P | PTE_W | PTE_U)) {
+		__atomic_add_fetch(&mm->pgtables_bytes, PAGE_SIZE, __ATOMIC_RELAXED);	/* mm_inc_nr_puds/pmds */
 		return 0;
+	}
 	free_page(table);
 	return 0;
 }
 
 noinline int __pud_alloc(struct mm_struct *mm, u64 *p4d, unsigned long address)
 {
-	return install_table(p4d, (void *)get_zeroed_page(GFP_PGTABLE_USER));	/* pud_alloc_one */
+	return install_table(mm, p4d, (void *)get_zeroed_page(GFP_PGTABLE_USER));	/* pud_alloc_one */
 }
 
 noinline int __pmd_alloc(struct mm_struct *mm, u64 *pud, unsigned long address)
 {
-	return install_table(pud, (void *)get_zeroed_page(GFP_PGTABLE_USER));	/* pmd_alloc_one */
+	return install_table(mm, pud, (void *)get_zeroed_page(GFP_PGTABLE_USER));	/* pmd_alloc_one */
 }
 
 /* A page for a page table of PTEs (arch/x86/mm/pgtable.c). */
@@ -131,8 +133,10 @@ noinline void *pte_alloc_one(struct mm_struct *mm)
 /* The PTE table into the PMD entry, unless one is there already (then the caller frees it). */
 noinline void pmd_install(struct mm_struct *mm, u64 *pmd, void **pte)
 {
-	if (__sync_bool_compare_and_swap(pmd, 0, __pa(*pte) | PTE_P | PTE_W | PTE_U))
+	if (__sync_bool_compare_and_swap(pmd, 0, __pa(*pte) | PTE_P | PTE_W | PTE_U)) {
+		__atomic_add_fetch(&mm->pgtables_bytes, PAGE_SIZE, __ATOMIC_RELAXED);	/* mm_inc_nr_ptes */
 		*pte = NULL;
+	}
 }
 
 noinline int __pte_alloc(struct mm_struct *mm, u64 *pmd)
@@ -201,7 +205,17 @@ void mmput(struct mm_struct *mm)
 		fput(mm->exe_file);
 	free_pgtables(mm->pgd, 4);
 	free_page(mm->pgd);
-	kmem_cache_free(mm_cachep, mm);
+	/* its pages are back: the OOM killer passes over a victim of this mm now (6.1's
+	 * exit_mmap sets it once the VMAs' pages and tables are freed, as here) */
+	__atomic_or_fetch(&mm->flags, 1UL << MMF_OOM_SKIP, __ATOMIC_RELAXED);
+	mmdrop(mm);
+}
+
+/* The last reference to the struct (an OOM victim's signal struct may hold one: oom_mm). */
+void mmdrop(struct mm_struct *mm)
+{
+	if (!__atomic_sub_fetch(&mm->mm_count, 1, __ATOMIC_ACQ_REL))
+		kmem_cache_free(mm_cachep, mm);
 }
 
 notrace void switch_mm(struct mm_struct *mm)

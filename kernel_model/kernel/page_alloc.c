@@ -4,8 +4,16 @@
  * size; every frame has its struct page in the virtual memory map
  * (vmemmap_populate()).  kmem:mm_page_alloc and mm_page_free record each
  * block, as 6.1's __alloc_pages() and free_pages_prepare() do.
+ *
+ * One zone's watermarks (min from min_free_kbytes, low and high above it) keep a reserve:
+ * the fast path allocates down to low, the slow path (__alloc_pages_slowpath) down to min,
+ * less for __GFP_HIGH, non-blocking and OOM-victim allocations.  There is no reclaim (no
+ * swap, the page cache is not shrunk): when nothing is left a blocking allocation asks the
+ * OOM killer (mm/oom_kill.c) and retries until the victim's memory is back; a non-blocking
+ * one (GFP_NOWAIT, GFP_ATOMIC) fails.
  */
 #include "../include/kernel.h"
+#include "../include/oom.h"
 #include "../include/trace/trace.h"
 
 #define MAX_PAGES (1UL << 18)	/* 1 GiB of RAM */
@@ -19,6 +27,27 @@ static u64 page_bitmap[MAX_PAGES / 64];
 static u64 first_pfn, last_pfn, next_hint;
 u64 nr_free_pages;
 static raw_spinlock_t zone_lock;
+/* the pages the allocator manages (6.1: __read_mostly, in .data: D in kallsyms) */
+unsigned long _totalram_pages __section(".data");
+
+/* include/linux/mmzone.h: the zone's watermarks, in pages (setup_per_zone_wmarks) */
+enum zone_watermarks { WMARK_MIN, WMARK_LOW, WMARK_HIGH, NR_WMARK };
+static unsigned long watermark[NR_WMARK];
+int min_free_kbytes = 1024;
+
+/* mm/internal.h: how far an allocation may dip into the reserve */
+#define ALLOC_WMARK_MIN		WMARK_MIN
+#define ALLOC_WMARK_LOW		WMARK_LOW
+#define ALLOC_WMARK_HIGH	WMARK_HIGH
+#define ALLOC_NO_WATERMARKS	0x04
+#define ALLOC_WMARK_MASK	(ALLOC_NO_WATERMARKS - 1)
+#define ALLOC_OOM		0x08
+#define ALLOC_NON_BLOCK		0x10
+#define ALLOC_MIN_RESERVE	0x20	/* __GFP_HIGH */
+#define ALLOC_CPUSET		0x40
+#define ALLOC_KSWAPD		0x800	/* __GFP_KSWAPD_RECLAIM */
+#define ALLOC_RESERVES		(ALLOC_NON_BLOCK | ALLOC_MIN_RESERVE | ALLOC_OOM)
+#define PAGE_ALLOC_COSTLY_ORDER	3
 
 static __always_inline bool pfn_free(u64 pfn)
 {
@@ -66,6 +95,44 @@ static void vmemmap_populate(u64 *pgd, u64 nr)
 	}
 }
 
+/* lib/math/int_sqrt.c */
+static unsigned long int_sqrt(unsigned long x)
+{
+	unsigned long b, m, y = 0;
+
+	if (x <= 1)
+		return x;
+	m = 1UL << ((63 - __builtin_clzl(x)) & ~1UL);
+	while (m) {
+		b = y + m;
+		y >>= 1;
+		if (x >= b) {
+			x -= b;
+			y += m;
+		}
+		m >>= 2;
+	}
+	return y;
+}
+
+/* min_free_kbytes = sqrt(lowmem_kbytes * 16), 128 kB..256 MB; the zone's watermarks from it
+ * (setup_per_zone_wmarks): low and high are min plus once and twice the larger of a quarter of
+ * min and watermark_scale_factor's 0.1% of the zone */
+static void __init init_per_zone_wmark_min(void)
+{
+	unsigned long min;
+
+	min_free_kbytes = int_sqrt((_totalram_pages << 2) * 16);
+	if (min_free_kbytes < 128)
+		min_free_kbytes = 128;
+	if (min_free_kbytes > 262144)
+		min_free_kbytes = 262144;
+	min = (unsigned long)min_free_kbytes >> 2;
+	watermark[WMARK_MIN] = min;
+	watermark[WMARK_LOW] = min + max(min / 4, _totalram_pages / 1000);
+	watermark[WMARK_HIGH] = min + 2 * max(min / 4, _totalram_pages / 1000);
+}
+
 void __init page_alloc_init(u64 *pgd)
 {
 	first_pfn = ALIGN(__pa(_end), 1UL << 21) >> 12;
@@ -75,6 +142,8 @@ void __init page_alloc_init(u64 *pgd)
 	next_hint = first_pfn;
 	nr_free_pages = last_pfn - first_pfn;
 	vmemmap_populate(pgd, last_pfn);
+	_totalram_pages = nr_free_pages;
+	init_per_zone_wmark_min();
 }
 
 static __always_inline int gfp_migratetype(gfp_t gfp)
@@ -82,11 +151,33 @@ static __always_inline int gfp_migratetype(gfp_t gfp)
 	return (gfp & GFP_MOVABLE_MASK) >> GFP_MOVABLE_SHIFT;
 }
 
+/* Whether the zone has the block and still keeps the reserve this allocation must leave. */
+static __always_inline bool zone_watermark_ok(unsigned int order, unsigned int alloc_flags)
+{
+	long min = watermark[alloc_flags & ALLOC_WMARK_MASK];
+
+	if (alloc_flags & ALLOC_NO_WATERMARKS)
+		return true;
+	if (alloc_flags & ALLOC_RESERVES) {
+		if (alloc_flags & ALLOC_MIN_RESERVE) {
+			min -= min / 2;		/* __GFP_HIGH: half of the reserve */
+			if (alloc_flags & ALLOC_NON_BLOCK)
+				min -= min / 4;	/* GFP_ATOMIC: a bit more */
+		}
+		if (alloc_flags & ALLOC_OOM)
+			min -= min / 2;		/* an OOM victim, on its way out */
+	}
+	return (long)nr_free_pages - (long)(1UL << order) + 1 > min;
+}
+
 /* The first free block of this order: the lowest free frame for order 0 (recently freed
  * frames are reused first, so the host's resident set of guest RAM stays small). */
-static struct page *rmqueue(unsigned int order)
+static struct page *rmqueue(unsigned int order, unsigned int alloc_flags)
 {
 	u64 n = 1UL << order, pfn, k;
+
+	if (!zone_watermark_ok(order, alloc_flags))
+		return NULL;
 
 	if (!order) {
 		for (k = 0, pfn = next_hint; k < last_pfn - first_pfn; k++, pfn++) {
@@ -121,13 +212,13 @@ noinline void prep_compound_page(struct page *head, unsigned int order)
 		head[i].compound_head = (unsigned long)head | 1;
 }
 
-static noinline struct page *get_page_from_freelist(gfp_t gfp, unsigned int order)
+static noinline struct page *get_page_from_freelist(gfp_t gfp, unsigned int order, unsigned int alloc_flags)
 {
 	unsigned long flags;
 	struct page *page;
 
 	raw_spin_lock_irqsave(&zone_lock, flags);
-	page = rmqueue(order);
+	page = rmqueue(order, alloc_flags);
 	raw_spin_unlock_irqrestore(&zone_lock, flags);
 	if (!page)
 		return NULL;
@@ -142,12 +233,124 @@ static noinline struct page *get_page_from_freelist(gfp_t gfp, unsigned int orde
 	return page;
 }
 
+static inline unsigned int gfp_to_alloc_flags(gfp_t gfp_mask, unsigned int order)
+{
+	unsigned int alloc_flags = ALLOC_WMARK_MIN | ALLOC_CPUSET;
+
+	if (gfp_mask & __GFP_HIGH)
+		alloc_flags |= ALLOC_MIN_RESERVE;
+	if (gfp_mask & __GFP_KSWAPD_RECLAIM)
+		alloc_flags |= ALLOC_KSWAPD;
+	if (!(gfp_mask & __GFP_DIRECT_RECLAIM)) {
+		if (!(gfp_mask & __GFP_NOMEMALLOC))
+			alloc_flags |= ALLOC_NON_BLOCK;
+		if (alloc_flags & ALLOC_MIN_RESERVE)
+			alloc_flags &= ~ALLOC_CPUSET;
+	}
+	return alloc_flags;
+}
+
+/* An OOM victim (in task context) may use part of the reserve to get out (6.1: ALLOC_OOM). */
+static inline int __gfp_pfmemalloc_flags(gfp_t gfp_mask)
+{
+	if (gfp_mask & __GFP_NOMEMALLOC)
+		return 0;
+	if (gfp_mask & __GFP_MEMALLOC)
+		return ALLOC_NO_WATERMARKS;
+	if (!(this_cpu()->preempt_count & (HARDIRQ_MASK | 0xff00 /* SOFTIRQ_MASK */)) &&	/* !in_interrupt() */
+	    tsk_is_oom_victim(current))
+		return ALLOC_OOM;
+	return 0;
+}
+
+/* Nothing to reclaim, nothing to compact: ask the OOM killer, under oom_lock (a task that
+ * finds it taken lets the one holding it make progress for it). */
+static inline struct page *__alloc_pages_may_oom(gfp_t gfp_mask, unsigned int order,
+						 unsigned long *did_some_progress)
+{
+	struct oom_control oc = {
+		.gfp_mask = gfp_mask,
+		.order = order,
+	};
+	struct page *page;
+
+	*did_some_progress = 0;
+	if (!mutex_trylock(&oom_lock)) {
+		*did_some_progress = 1;
+		set_current_state(TASK_UNINTERRUPTIBLE);	/* schedule_timeout_uninterruptible */
+		schedule_timeout(1);
+		return NULL;
+	}
+	/* once more, above the high watermark: only to catch another task's OOM kill */
+	oom_victims_gone_seen = READ_ONCE(oom_victims_gone);
+	page = get_page_from_freelist((gfp_mask | __GFP_HARDWALL) & ~__GFP_DIRECT_RECLAIM, order,
+				      ALLOC_WMARK_HIGH | ALLOC_CPUSET);
+	if (page)
+		goto out;
+	if (order > PAGE_ALLOC_COSTLY_ORDER)	/* the OOM killer will not help high orders */
+		goto out;
+	if (gfp_mask & (__GFP_RETRY_MAYFAIL | __GFP_THISNODE))
+		goto out;
+	if (out_of_memory(&oc))
+		*did_some_progress = 1;
+out:
+	mutex_unlock(&oom_lock);
+	return page;
+}
+
+/* 6.1's kallsyms name is GCC's clone's (constprop: its alloc_context), which ftrace does not list:
+ * a symbol, not traceable; its __alloc_pages_may_oom is inlined, as there */
+static struct page *__alloc_pages_slowpath(gfp_t gfp_mask, unsigned int order)
+	__asm__("__alloc_pages_slowpath.constprop.0");
+static noinline notrace struct page *__alloc_pages_slowpath(gfp_t gfp_mask, unsigned int order)
+{
+	bool can_direct_reclaim = gfp_mask & __GFP_DIRECT_RECLAIM;
+	bool costly_order = order > PAGE_ALLOC_COSTLY_ORDER;
+	unsigned int alloc_flags = gfp_to_alloc_flags(gfp_mask, order);
+	unsigned long did_some_progress;
+	struct page *page;
+	int reserve_flags;
+
+	page = get_page_from_freelist(gfp_mask, order, alloc_flags);
+	if (page)
+		return page;
+retry:
+	reserve_flags = __gfp_pfmemalloc_flags(gfp_mask);
+	if (reserve_flags)
+		alloc_flags = reserve_flags | (alloc_flags & ALLOC_KSWAPD);
+	page = get_page_from_freelist(gfp_mask, order, alloc_flags);
+	if (page)
+		return page;
+	if (!can_direct_reclaim)
+		return NULL;
+	/* __alloc_pages_direct_reclaim would run here (and reschedule: __perform_reclaim's
+	 * cond_resched); there is nothing it could free */
+	if (need_resched())
+		schedule();
+	if (gfp_mask & __GFP_NORETRY)
+		return NULL;
+	if (costly_order && !(gfp_mask & __GFP_RETRY_MAYFAIL))
+		return NULL;
+	page = __alloc_pages_may_oom(gfp_mask, order, &did_some_progress);
+	if (page)
+		return page;
+	/* a victim that failed even with its share of the reserve gives up: it is dying */
+	if (tsk_is_oom_victim(current) && ((alloc_flags & ALLOC_OOM) || (gfp_mask & __GFP_NOMEMALLOC)))
+		return NULL;
+	if (did_some_progress)
+		goto retry;
+	return NULL;
+}
+
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, void *nodemask)
 {
 	struct page *page = NULL;
 
-	if (order < MAX_ORDER)
-		page = get_page_from_freelist(gfp, order);
+	if (order < MAX_ORDER) {
+		page = get_page_from_freelist(gfp, order, ALLOC_WMARK_LOW);
+		if (!page)
+			page = __alloc_pages_slowpath(gfp, order);
+	}
 	trace_mm_page_alloc(page, order, gfp, gfp_migratetype(gfp));
 	return page;
 }

@@ -105,6 +105,8 @@ void release_signal(struct task_struct *p)
 		kfree(p->sighand);
 	if (p->signal && !__atomic_sub_fetch(&p->signal->sigcnt, 1, __ATOMIC_ACQ_REL)) {
 		itimer_exit(p->signal);
+		if (p->signal->oom_mm)	/* an OOM victim's: mark_oom_victim() kept the struct */
+			mmdrop(p->signal->oom_mm);
 		kfree(p->signal);
 	}
 	p->sighand = NULL;

@@ -12,6 +12,7 @@
 #include "../include/signal.h"
 #include "../include/uprobes.h"
 #include "../include/perf_event.h"
+#include "../include/oom.h"
 
 #define FPE_INTDIV	1
 #define ILL_ILLOPN	2
@@ -174,7 +175,7 @@ static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_
 	if (fault & VM_FAULT_OOM) {
 		if (!user_mode(regs) && fixup_exception(regs, 14, error_code, address))
 			return;
-		force_sig_fault(SIGKILL, SI_KERNEL, 0);	/* pagefault_out_of_memory(): the OOM killer's */
+		pagefault_out_of_memory();	/* the allocation's OOM kill chose us, or retry the fault */
 		return;
 	}
 	if (fault & (VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV))

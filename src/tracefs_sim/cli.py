@@ -37,6 +37,19 @@ class UserError(Exception):
 # argument parsing
 
 
+def _memory(text: str) -> int:
+    from .machine.machine import MEMORY_MB_RANGE
+
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid memory size {text!r}") from None
+    if n not in MEMORY_MB_RANGE:
+        raise argparse.ArgumentTypeError(f"the emulated machine has {MEMORY_MB_RANGE.start} to "
+                                         f"{MEMORY_MB_RANGE.stop - 1} MiB of RAM")
+    return n
+
+
 def _cpus(text: str) -> int:
     try:
         n = int(text)
@@ -53,6 +66,8 @@ def _machine_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--seed", type=int, metavar="N", help="deterministic run with this seed (default: live)")
     group.add_argument("--workload", default="default", metavar="NAME",
                        help='background tasks: "default" or "none"')
+    group.add_argument("--mem", type=_memory, default=512, metavar="MIB",
+                       help="the emulated machine's RAM in MiB, 96-1024 (default 512)")
     group.add_argument("--debug", action="store_true", help="daemon diagnostics on stderr")
 
 
@@ -134,7 +149,7 @@ def _options(args: argparse.Namespace) -> MachineOptions:
     # Imported here: exec and umount need none of the emulator (Unicorn) at all.
     from .machine import MachineOptions
 
-    return MachineOptions(cpus=args.cpus, seed=args.seed, workload=args.workload)
+    return MachineOptions(cpus=args.cpus, seed=args.seed, workload=args.workload, memory_mb=args.mem)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -251,7 +251,8 @@ def test_sigterm_ends_script_and_daemon():
 
 
 def test_usage_errors_are_one_line():
-    for args, message in [(("run",), "give -c CMDS or a SCRIPT"), (("run", "--cpus", "0", "-c", "true"), "1 to 8")]:
+    for args, message in [(("run",), "give -c CMDS or a SCRIPT"), (("run", "--cpus", "0", "-c", "true"), "1 to 8"),
+                          (("run", "--mem", "64", "-c", "true"), "96 to 1024 MiB")]:
         result = tracefs_sim(*args, timeout=30)
         assert result.returncode != 0 and message in result.stderr, result.stderr
         assert "Traceback" not in result.stderr

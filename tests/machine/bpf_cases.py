@@ -56,6 +56,27 @@ CASES: dict[str, list[str]] = {
                           "map", "1", "0", "4", "1", "map", "99", "4", "4", "1"],
     "map_create_flag_errors": ["map", "1", "4", "4", "1", "2", "map", "2", "4", "4", "1", "24",
                                "map", "5", "4", "8", "2", "4", "map", "2", "4", "4", "1", "8", "map", "1", "4", "4", "1", "64"],
+    # LRU hash maps: always preallocated; BPF_F_NO_COMMON_LRU (theirs only) gives each of the 2
+    # cpus an LRU of its own, max_entries rounded to a multiple of the cpus
+    "lru_create_errors": ["map", "9", "4", "8", "4", "1", "map", "1", "4", "8", "4", "2",
+                          "map", "10", "4", "8", "3", "2", "minfo", "3", "map", "9", "4", "8", "5", "2", "minfo", "4"],
+    # a new key in a full map: the refill of the cpu's free list shrinks the inactive list, and
+    # every key no program looked up goes
+    "lru_evicts": ["map", "9", "4", "8", "4"] + [a for k in range(4) for a in ("upd", "3", f"0{k}000000", f"0{k}" + "00" * 7)]
+                  + ["upd", "3", "04000000", "04" + "00" * 7] + [a for k in range(5) for a in ("get", "3", f"0{k}000000")],
+    # a program's lookup marks key 0 used: it stays (the syscall's lookup marks nothing)
+    "lru_lookup_keeps": ["map", "9", "4", "8", "4"] + [a for k in range(4) for a in ("upd", "3", f"0{k}000000", f"0{k}" + "00" * 7)]
+                        + ["get", "3", "01000000", "load", "17", lookup_prog(3), "pinfo", "4", "run", "4",
+                           "upd", "3", "04000000", "04" + "00" * 7] + [a for k in range(5) for a in ("get", "3", f"0{k}000000")],
+    # replacing a key takes a free element first: a full map of 2 still replaces; flags as hash's
+    "lru_replace_flags": ["map", "9", "4", "8", "2", "upd", "3", K4, "01" + "00" * 7, "upd", "3", K4, "02" + "00" * 7,
+                          "upd", "3", K4, "03" + "00" * 7, "1", "upd", "3", "02000000", "00" * 8, "2",
+                          "upd", "3", "02000000", "00" * 8, "4", "get", "3", K4, "del", "3", K4, "del", "3", K4,
+                          "next", "3", "-"],
+    "lru_percpu": ["cpus", "2", "map", "10", "4", "8", "2",
+                   "upd", "3", "00000000", "0500000000000000" "0600000000000000", "get", "3", "00000000",
+                   "upd", "3", "00000000", "0700000000000000" "0700000000000000", "2", "get", "3", "00000000",
+                   "load", "17", lookup_prog(3), "1", "run", "4", "del", "3", "00000000", "get", "3", "00000000"],
     "map_fd_errors": ["get", "0", K4, "get", "99", K4, "upd", "-1", K4, K4, "next", "42", "-"],
     "map_info": ["map", "1", "8", "16", "32", "minfo", "3", "map", "6", "4", "4", "2", "minfo", "4",
                  "minfo", "9"],

@@ -29,9 +29,10 @@ def user_copies(machine, program_bytes: bytes) -> list[int]:
 def test_user_fault_kills_the_process(make_machine, run_program, fill, status):
     m = make_machine(cpus=1)
     text = (BUILD / "user" / "sleep.img").read_bytes()[:256]
-    # asleep long enough to be found and patched on a loaded box (2 s was not, once in CI)
-    proc = m.spawn(["sleep", "6"])
-    deadline = time.monotonic() + 5
+    # asleep long enough to be found and patched on a loaded box (2 s was not, once in CI; 6 s
+    # not once on a box running three suites)
+    proc = m.spawn(["sleep", "10"])
+    deadline = time.monotonic() + 9
     while not (pages := user_copies(m, text)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(pages) == 1  # the sleeping process's copy of its code

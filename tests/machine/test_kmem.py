@@ -5,7 +5,7 @@ import time
 from guest_events import EventCapture
 
 GFP_KERNEL = 0x400 | 0x800 | 0x40 | 0x80
-GFP_ACCOUNT, GFP_ZERO, GFP_HIGHUSER_MOVABLE = 0x400000, 0x100, GFP_KERNEL | 0x100000 | 0x02 | 0x08
+GFP_ACCOUNT, GFP_ZERO, GFP_COMP, GFP_HIGHUSER_MOVABLE = 0x400000, 0x100, 0x40000, GFP_KERNEL | 0x100000 | 0x02 | 0x08
 MIGRATE_MOVABLE = 1
 STRUCT_PAGE = 64
 VMEMMAP_BASE = 0xFFFFEA0000000000
@@ -55,7 +55,8 @@ def test_a_program_takes_slab_objects_and_pages(make_machine, run_program):
     pages = [r for r in recs if r.event == "kmem:mm_page_alloc"]
     stacks = [r for r in pages if r.fields["order"] == 2]
     assert stacks and stacks[0].fields["gfp_flags"] == GFP_KERNEL | GFP_ACCOUNT | GFP_ZERO
-    user = [r for r in pages if r.fields["gfp_flags"] == GFP_HIGHUSER_MOVABLE | GFP_ZERO]
+    # (a fault's page is a folio: __GFP_COMP, as 6.1's vma_alloc_folio asks)
+    user = [r for r in pages if r.fields["gfp_flags"] == GFP_HIGHUSER_MOVABLE | GFP_COMP | GFP_ZERO]
     assert user and all(r.fields["migratetype"] == MIGRATE_MOVABLE and r.fields["order"] == 0 for r in user)
     # its pages go back when it exits (mmput() follows the exit the host heard of)
     user_pfns = {r.fields["pfn"] for r in user}

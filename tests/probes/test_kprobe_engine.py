@@ -10,7 +10,8 @@ import pytest
 from tracefs_sim.probes import insn as X
 from tracefs_sim.probes.kprobes import FTRACE, INT3, OPTIMIZED, KprobeEngine
 from tracefs_sim.probes.kprobes.debugfs import KprobeDebugViews
-from tracefs_sim.trace.probe_args import ArgFlags, ProbeLog, parse_probe_arg, decode_args
+from tracefs_sim.trace.probe_args import ArgFlags, ProbeLog, decode_args
+from tracefs_sim.trace.trace_probe import parse_probe_args
 from tracefs_sim.trace.probe_record import compile_fetch, record_body
 from tests.rb_page_reference import decode_page
 
@@ -46,12 +47,7 @@ def text_of(m):
 
 def parse_args(specs, fentry=False):
     flags = ArgFlags.KERNEL | (ArgFlags.FENTRY if fentry else 0)
-    args, size = [], 0
-    for i, spec in enumerate(specs):
-        a = parse_probe_arg(spec, i, args, size, flags, ProbeLog([spec]))
-        args.append(a)
-        size += a.size
-    return args
+    return list(parse_probe_args(specs, flags, ProbeLog(["p", "f", *specs])))
 
 
 def func_insn(m, name, index):

@@ -11,8 +11,9 @@ from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.machine.hooks import REG_NAMES
 from tracefs_sim.trace import probe_record
 from tracefs_sim.trace.probe_args import (
-    MAX_STRING_SIZE, TASK_SIZE, ArgFlags, ProbeError, ProbeLog, parse_probe_arg,
+    MAX_STRING_SIZE, TASK_SIZE, ArgFlags, ProbeError, ProbeLog,
 )
+from tracefs_sim.trace.trace_probe import parse_probe_args
 from tests import probe_fetch_reference as reference
 
 USER, KERNEL = 0x400000, 0xFFFF888000100000
@@ -99,12 +100,7 @@ def fetcharg(draw):
 
 def parse(specs, is_return):
     flags = ArgFlags.KERNEL | ArgFlags.FENTRY | (ArgFlags.RETURN if is_return else 0)
-    args, size = [], 0
-    for i, spec in enumerate(specs):
-        a = parse_probe_arg(spec, i, args, size, flags, ProbeLog([spec]))
-        args.append(a)
-        size += a.size
-    return args
+    return list(parse_probe_args(specs, flags, ProbeLog(["p", "f", *specs])))
 
 
 class Spec:

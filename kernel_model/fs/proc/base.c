@@ -7,6 +7,9 @@
 #include "internal.h"
 #include "../../include/signal.h"
 #include "../../include/mmap_lock.h"
+#include "../../include/oom.h"
+#include "../../include/cred.h"
+#include "../../include/trace/trace.h"
 
 /* The task of a /proc/PID inode, with sched_lock held (NULL: gone, lock released). */
 struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
@@ -273,23 +276,6 @@ noinline void cputime_adjust(u64 rtime, u64 *ut, u64 *st)
 	*st = stime;
 }
 
-/* the pages its mappings have in memory (get_mm_rss) */
-static unsigned long mm_rss(struct mm_struct *mm)
-{
-	struct vm_area_struct *vma;
-	unsigned long addr, n = 0;
-
-	mmap_read_lock(mm);
-	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list)
-		for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
-			u64 *pte = lookup_pte(mm, addr, false);
-
-			n += pte && (*pte & _PAGE_PRESENT) && !(*pte & _PAGE_SPECIAL);
-		}
-	mmap_read_unlock(mm);
-	return n;
-}
-
 struct stat_snap {
 	char comm[TASK_COMM_LEN];
 	char state;
@@ -372,7 +358,7 @@ static int proc_pid_stat_show(struct seq_file *m, void *pid)
 	}
 	if (mm) {
 		vsize = mm->total_vm << 12;
-		rss = mm_rss(mm);
+		rss = get_mm_rss(mm);	/* the pages its mappings have in memory */
 	}
 	cputime_adjust(s.rtime, &s.utime, &s.stime);
 	/* no task has a controlling terminal */
@@ -594,6 +580,109 @@ static const struct inode_operations proc_fd_inode_operations = {
 	.lookup = proc_lookupfd,
 };
 
+/* ---- oom_score, oom_score_adj: the OOM killer's view of the process (mm/oom_kill.c) ---- */
+/* its badness as 0..2000: 1000 plus its share of RAM in thousandths, scaled by 2/3 */
+static noinline int proc_oom_score(struct seq_file *m, void *pid)
+{
+	unsigned long totalpages = totalram_pages(), flags;	/* + total_swap_pages: no swap */
+	struct task_struct *t;
+	long badness, points = 0;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	t = find_task_by_pid((pid_t)(long)pid);
+	if (!t) {
+		spin_unlock_irqrestore(&sched_lock, flags);
+		return -ESRCH;
+	}
+	badness = oom_badness(t, totalpages);
+	spin_unlock_irqrestore(&sched_lock, flags);
+	if (badness != LONG_MIN)
+		points = (1000 + badness * 1000 / (long)totalpages) * 2 / 3;
+	seq_printf(m, "%lu\n", points);
+	return 0;
+}
+
+static noinline ssize_t oom_score_adj_read(struct file *file, char *buf, size_t count, loff_t *ppos)
+{
+	struct task_struct *t;
+	unsigned long flags;
+	char buffer[16];
+	short adj;
+
+	t = get_proc_task_locked(file->f_inode, &flags);
+	if (!t)
+		return -ESRCH;
+	adj = t->oom_score_adj;
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return simple_read_from_buffer(buf, count, ppos, buffer, scnprintf(buffer, sizeof(buffer), "%d\n", adj));
+}
+
+static DEFINE_MUTEX(oom_adj_mutex);
+
+/* The process's oom_score_adj (6.1 keeps it in the signal struct: here every thread of the group
+ * has it); below oom_score_adj_min only with CAP_SYS_RESOURCE, which moves the minimum too.
+ * (Processes sharing the mm but not the thread group, MMF_MULTIPROCESS, are not modelled.) */
+/* 6.1's kallsyms name is GCC's IPA-SRA clone's (its `legacy` argument gone: oom_adj is not modelled) */
+static int __set_oom_adj(struct file *file, int oom_adj) __asm__("__set_oom_adj.isra.0");
+static noinline int __set_oom_adj(struct file *file, int oom_adj)
+{
+	bool resource = capable(CAP_SYS_RESOURCE);
+	struct task_struct *task, *t;
+	unsigned long flags;
+	int err = 0;
+
+	mutex_lock(&oom_adj_mutex);
+	task = get_proc_task_locked(file->f_inode, &flags);
+	if (!task) {
+		mutex_unlock(&oom_adj_mutex);
+		return -ESRCH;
+	}
+	/* (a session's task has no signal struct: no minimum of its own) */
+	if (task->signal && (short)oom_adj < task->signal->oom_score_adj_min && !resource) {
+		err = -EACCES;
+	} else {
+		list_for_each_entry(t, &task_list, tasks)
+			if (t->tgid == task->tgid)
+				t->oom_score_adj = oom_adj;
+		if (resource && task->signal)
+			task->signal->oom_score_adj_min = (short)oom_adj;
+		/* another process's task stays only under the lock (6.1 holds a reference: the
+		 * event then shows irqs off here); the writer's own process stays as long as it */
+		if (task->tgid != current->tgid)
+			trace_oom_score_adj_update(task);
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	if (!err && task->tgid == current->tgid)
+		trace_oom_score_adj_update(task);
+	mutex_unlock(&oom_adj_mutex);
+	return err;
+}
+
+static noinline ssize_t oom_score_adj_write(struct file *file, const char *buf, size_t count, loff_t *ppos)
+{
+	char buffer[13];	/* PROC_NUMBUF */
+	int oom_score_adj, err;
+
+	memset(buffer, 0, sizeof(buffer));
+	if (count > sizeof(buffer) - 1)
+		count = sizeof(buffer) - 1;
+	if (copy_from_user(buffer, buf, count))
+		return -EFAULT;
+	err = kstrtoint(strstrip(buffer), 0, &oom_score_adj);
+	if (err)
+		return err;
+	if (oom_score_adj < OOM_SCORE_ADJ_MIN || oom_score_adj > OOM_SCORE_ADJ_MAX)
+		return -EINVAL;
+	err = __set_oom_adj(file, oom_score_adj);
+	return err < 0 ? err : count;
+}
+
+static const struct file_operations proc_oom_score_adj_operations = {
+	.read = oom_score_adj_read,
+	.write = oom_score_adj_write,
+	.llseek = default_llseek,
+};
+
 /* ---- /proc/PID ---- */
 static const struct pid_entry tgid_base_stuff[] = {
 	{ "fd", S_IFDIR | 0500, NULL, NULL, &proc_fd_inode_operations, &proc_fd_operations },
@@ -606,6 +695,8 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
 	{ "stat", S_IFREG | 0444, proc_pid_stat_show },
 	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
+	{ "oom_score", S_IFREG | 0444, proc_oom_score },
+	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },
 };
 
 struct dentry *proc_pident_instantiate(struct dentry *dentry, const struct pid_entry *p, void *private);

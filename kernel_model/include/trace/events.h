@@ -383,6 +383,7 @@ TRACE_EVENT(kfree,
 #include "events/writeback.h"
 #include "events/mmap.h"
 #include "events/mmap_lock.h"
+#include "events/oom.h"
 /* the network's events: declared where include/net.h is (kernel_model/net/, events.c) */
 #ifdef _NET_H
 #include "events/sock.h"

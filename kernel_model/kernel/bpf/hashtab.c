@@ -1,9 +1,14 @@
-/* Hash maps (kernel/bpf/hashtab.c): BPF_MAP_TYPE_HASH and PERCPU_HASH.  Buckets of chained
- * elements (a power of two of them, at least max_entries), each under its own lock taken with
- * interrupts off (a program may run in an interrupt); new elements go at the head of their
- * bucket.  Elements are preallocated on a free list unless BPF_F_NO_PREALLOC; a full map
- * answers an insert with E2BIG.  A per-cpu element holds one value per possible cpu. */
+/* Hash maps (kernel/bpf/hashtab.c): BPF_MAP_TYPE_HASH, PERCPU_HASH, LRU_HASH and
+ * LRU_PERCPU_HASH.  Buckets of chained elements (a power of two of them, at least
+ * max_entries), each under its own lock taken with interrupts off (a program may run in an
+ * interrupt); new elements go at the head of their bucket.  Elements are preallocated on a
+ * free list unless BPF_F_NO_PREALLOC; a full map answers an insert with E2BIG.  A per-cpu
+ * element holds one value per possible cpu.  An LRU map is always preallocated, its free
+ * elements on its LRU lists (bpf_lru_list.c), which evict the least recently used element
+ * for a new one when none is free; a program's lookup marks an element used. */
 #include "../../include/bpf.h"
+#include "../../include/cred.h"
+#include "bpf_lru_list.h"
 
 #define HTAB_CREATE_FLAG_MASK (BPF_F_NO_PREALLOC | BPF_F_NO_COMMON_LRU | BPF_F_NUMA_NODE | \
 			       BPF_F_RDONLY | BPF_F_WRONLY | BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG | \
@@ -17,6 +22,19 @@ struct htab_elem {
 	u32 pad;
 	char key[] __aligned(8);	/* then the value(s) at round_up(key_size, 8) */
 };
+/* An LRU map's element has its struct bpf_lru_node just before it (6.1 has it inside, in a
+ * union with the rcu head the other maps use): the other maps' elements stay this small. */
+#define LRU_NODE_SIZE	sizeof(struct bpf_lru_node)
+
+static __always_inline struct bpf_lru_node *elem_lru_node(struct htab_elem *l)
+{
+	return (struct bpf_lru_node *)((char *)l - LRU_NODE_SIZE);
+}
+
+static __always_inline struct htab_elem *lru_node_elem(struct bpf_lru_node *node)
+{
+	return (struct htab_elem *)((char *)node + LRU_NODE_SIZE);
+}
 
 struct bucket {
 	struct htab_elem *head;
@@ -33,7 +51,9 @@ struct bpf_htab {
 	int count;			/* elements in the map */
 	bool prealloc;
 	bool percpu;
-	char *elems;			/* the preallocated elements */
+	bool lru;
+	struct bpf_lru lru_lists;
+	char *elems;			/* the preallocated elements (an LRU map's: from their nodes) */
 	struct htab_elem *freelist;
 	raw_spinlock_t freelist_lock;
 };
@@ -47,15 +67,31 @@ static u32 roundup_pow_of_two(u32 n)
 	return r;
 }
 
+static __always_inline bool htab_type_percpu(u32 type)
+{
+	return type == BPF_MAP_TYPE_PERCPU_HASH || type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+}
+
+static __always_inline bool htab_type_lru(u32 type)
+{
+	return type == BPF_MAP_TYPE_LRU_HASH || type == BPF_MAP_TYPE_LRU_PERCPU_HASH;
+}
+
 static int htab_map_alloc_check(union bpf_attr *attr)
 {
-	bool percpu = attr->map_type == BPF_MAP_TYPE_PERCPU_HASH;
+	bool percpu = htab_type_percpu(attr->map_type), lru = htab_type_lru(attr->map_type);
+	/* each cpu its own LRU lists (nothing to do with per-cpu values) */
+	bool percpu_lru = attr->map_flags & BPF_F_NO_COMMON_LRU;
 
+	if (lru && !bpf_capable())
+		return -EPERM;
 	if (attr->map_flags & ~HTAB_CREATE_FLAG_MASK || !bpf_map_flags_access_ok(attr->map_flags))
 		return -EINVAL;
-	if (attr->map_flags & BPF_F_NO_COMMON_LRU)	/* not an LRU map */
+	if (!lru && percpu_lru)
 		return -EINVAL;
-	if ((attr->map_flags & BPF_F_NUMA_NODE) && percpu)
+	if (lru && (attr->map_flags & BPF_F_NO_PREALLOC))
+		return -ENOTSUPP;
+	if ((attr->map_flags & BPF_F_NUMA_NODE) && (percpu || percpu_lru))
 		return -EINVAL;
 	if (attr->max_entries == 0 || attr->key_size == 0 || attr->value_size == 0)
 		return -EINVAL;
@@ -71,42 +107,62 @@ static inline char *elem_value(const struct bpf_htab *htab, struct htab_elem *l)
 	return l->key + ALIGN(htab->map.key_size, 8);
 }
 
+static bool htab_lru_map_delete_node(void *arg, struct bpf_lru_node *node);
+
 static struct bpf_map *htab_map_alloc(union bpf_attr *attr)
 {
 	struct bpf_htab *htab = kzalloc(sizeof(*htab), GFP_KERNEL);
-	u64 buckets_size, elems_size;
-	u32 i;
+	u32 i, ncpus = bpf_num_possible_cpus(), stride;
+	u64 buckets_size;
 
 	if (!htab)
 		return (void *)(long)-ENOMEM;
 	bpf_map_init_from_attr(&htab->map, attr);
-	htab->percpu = attr->map_type == BPF_MAP_TYPE_PERCPU_HASH;
+	htab->percpu = htab_type_percpu(attr->map_type);
+	htab->lru = htab_type_lru(attr->map_type);
+	if (attr->map_flags & BPF_F_NO_COMMON_LRU) {
+		/* every cpu's LRU the same number of elements, at least one */
+		htab->map.max_entries = (attr->max_entries + ncpus - 1) / ncpus * ncpus;
+		if (htab->map.max_entries < attr->max_entries)
+			htab->map.max_entries = attr->max_entries / ncpus * ncpus;
+	}
 	htab->prealloc = !(attr->map_flags & BPF_F_NO_PREALLOC);
 	htab->value_stride = ALIGN(attr->value_size, 8);
 	htab->elem_size = sizeof(struct htab_elem) + ALIGN(attr->key_size, 8) +
-			  htab->value_stride * (htab->percpu ? bpf_num_possible_cpus() : 1);
-	htab->n_buckets = roundup_pow_of_two(attr->max_entries);
+			  htab->value_stride * (htab->percpu ? ncpus : 1);
+	/* 6.1: bpf_map_area_alloc, so vmalloc'd when large (4M entries: 300 MB on 6.1 too) */
+	if (htab->map.max_entries > (1U << 31))
+		goto nomem;
+	htab->n_buckets = roundup_pow_of_two(htab->map.max_entries);
 	htab->hashrnd = attr->map_flags & BPF_F_ZERO_SEED ? 0 : (u32)get_random_u64();
 	buckets_size = (u64)htab->n_buckets * sizeof(struct bucket);
-	elems_size = (u64)htab->elem_size * attr->max_entries;
-	/* 6.1: bpf_map_area_alloc, so vmalloc'd when large (4M entries: 300 MB on 6.1 too) */
-	if (attr->max_entries > (1U << 31) || htab->n_buckets > U32_MAX / sizeof(struct bucket))
+	if (htab->n_buckets > U32_MAX / sizeof(struct bucket))
 		goto nomem;
 	htab->buckets = bpf_map_area_alloc(buckets_size, NUMA_NO_NODE);
 	if (!htab->buckets)
 		goto nomem;
 	if (htab->prealloc) {
-		htab->elems = bpf_map_area_alloc(elems_size, NUMA_NO_NODE);
+		stride = htab->elem_size + (htab->lru ? LRU_NODE_SIZE : 0);
+		htab->elems = bpf_map_area_alloc((u64)stride * htab->map.max_entries, NUMA_NO_NODE);
 		if (!htab->elems)
 			goto nomem;
-		for (i = attr->max_entries; i-- > 0;) {
-			struct htab_elem *l = (void *)(htab->elems + (u64)i * htab->elem_size);
-			l->next = htab->freelist;
-			htab->freelist = l;
+		if (htab->lru) {
+			if (bpf_lru_init(&htab->lru_lists, attr->map_flags & BPF_F_NO_COMMON_LRU,
+					 LRU_NODE_SIZE + offsetof(struct htab_elem, hash), htab_lru_map_delete_node,
+					 htab))
+				goto nomem;
+			bpf_lru_populate(&htab->lru_lists, htab->elems, 0, stride, htab->map.max_entries);
+		} else {
+			for (i = htab->map.max_entries; i-- > 0;) {
+				struct htab_elem *l = (void *)(htab->elems + (u64)i * stride);
+				l->next = htab->freelist;
+				htab->freelist = l;
+			}
 		}
 	}
 	return &htab->map;
 nomem:
+	bpf_map_area_free(htab->elems);
 	bpf_map_area_free(htab->buckets);
 	kfree(htab);
 	return (void *)(long)-ENOMEM;
@@ -116,6 +172,9 @@ static void htab_map_free(struct bpf_map *map)
 {
 	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
 	u32 i;
+
+	if (htab->lru)
+		bpf_lru_destroy(&htab->lru_lists);
 
 	if (!htab->prealloc)
 		for (i = 0; i < htab->n_buckets; i++) {
@@ -188,6 +247,7 @@ static void *htab_percpu_map_lookup_elem(struct bpf_map *map, void *key)
 	return l ? elem_value(htab, l) + (u64)htab->value_stride * smp_processor_id() : NULL;
 }
 
+/* A free element: NULL when the map is full, ERR_PTR(-ENOMEM) when there is no memory for one. */
 static noinline struct htab_elem *alloc_htab_elem(struct bpf_htab *htab)
 {
 	struct htab_elem *l = NULL;
@@ -203,7 +263,8 @@ static noinline struct htab_elem *alloc_htab_elem(struct bpf_htab *htab)
 	}
 	if (__atomic_add_fetch(&htab->count, 0, __ATOMIC_RELAXED) >= (int)htab->map.max_entries)
 		return NULL;
-	return kmalloc(htab->elem_size, GFP_ATOMIC);
+	l = kmalloc(htab->elem_size, GFP_ATOMIC);
+	return l ? l : (void *)(long)-ENOMEM;
 }
 
 static noinline void free_htab_elem(struct bpf_htab *htab, struct htab_elem *l)
@@ -229,14 +290,53 @@ static int check_flags(struct htab_elem *l_old, u64 map_flags)
 	return 0;
 }
 
+static __always_inline void unlink_elem(struct bucket *b, struct htab_elem *l)
+{
+	struct htab_elem **pp;
+
+	for (pp = &b->head; *pp != l; pp = &(*pp)->next)
+		;
+	WRITE_ONCE(*pp, l->next);
+}
+
+/* Per-cpu values of a new element: every cpu's (the syscall's), or this cpu's and zeros. */
+static noinline void pcpu_init_value(struct bpf_htab *htab, char *val, void *value, bool onallcpus)
+{
+	u32 cpu;
+
+	for (cpu = 0; cpu < bpf_num_possible_cpus(); cpu++) {
+		char *v = val + (u64)cpu * htab->value_stride;
+		if (onallcpus)
+			memcpy(v, (char *)value + (u64)cpu * htab->value_stride, htab->value_stride);
+		else if (cpu == (u32)smp_processor_id())
+			memcpy(v, value, htab->map.value_size);
+		else
+			memset(v, 0, htab->value_stride);
+	}
+}
+
+/* An existing element's per-cpu values: every cpu's (the syscall's), or this cpu's. */
+static __always_inline void pcpu_copy_value(struct bpf_htab *htab, char *val, void *value, bool onallcpus)
+{
+	u32 cpu;
+
+	if (!onallcpus) {
+		memcpy(val + (u64)htab->value_stride * smp_processor_id(), value, htab->map.value_size);
+		return;
+	}
+	for (cpu = 0; cpu < bpf_num_possible_cpus(); cpu++)
+		memcpy(val + (u64)cpu * htab->value_stride, (char *)value + (u64)cpu * htab->value_stride,
+		       htab->value_stride);
+}
+
 /* Insert or replace key's element.  value: one value (a program's, for this cpu of a per-cpu
  * map, the others zeroed on insert) or, onallcpus, every cpu's value (the syscall's). */
 static long __htab_map_update_elem(struct bpf_map *map, void *key, void *value, u64 map_flags,
 				   bool onallcpus)
 {
 	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
-	u32 hash, cpu, ncpus = htab->percpu ? bpf_num_possible_cpus() : 1;
-	struct htab_elem *l_old, *l_new, **pp;
+	u32 hash;
+	struct htab_elem *l_old, *l_new;
 	struct bucket *b;
 	unsigned long flags;
 	char *val;
@@ -255,16 +355,14 @@ static long __htab_map_update_elem(struct bpf_map *map, void *key, void *value, 
 		goto unlock;
 	if (l_old && htab->percpu) {
 		/* per-cpu values are updated in place */
-		val = elem_value(htab, l_old);
-		if (onallcpus)
-			for (cpu = 0; cpu < ncpus; cpu++)
-				memcpy(val + (u64)cpu * htab->value_stride,
-				       (char *)value + (u64)cpu * htab->value_stride, htab->value_stride);
-		else
-			memcpy(val + (u64)htab->value_stride * smp_processor_id(), value, map->value_size);
+		pcpu_copy_value(htab, elem_value(htab, l_old), value, onallcpus);
 		goto unlock;
 	}
 	l_new = alloc_htab_elem(htab);
+	if (IS_ERR(l_new)) {
+		ret = PTR_ERR(l_new);
+		goto unlock;
+	}
 	if (!l_new) {
 		/* a replacement needs no room of its own: take the old element's place */
 		if (!l_old) {
@@ -282,21 +380,11 @@ static long __htab_map_update_elem(struct bpf_map *map, void *key, void *value, 
 	if (!htab->percpu)
 		memcpy(val, value, map->value_size);
 	else
-		for (cpu = 0; cpu < ncpus; cpu++) {
-			char *v = val + (u64)cpu * htab->value_stride;
-			if (onallcpus)
-				memcpy(v, (char *)value + (u64)cpu * htab->value_stride, htab->value_stride);
-			else if (cpu == (u32)smp_processor_id())
-				memcpy(v, value, map->value_size);
-			else
-				memset(v, 0, htab->value_stride);
-		}
+		pcpu_init_value(htab, val, value, onallcpus);
 	l_new->next = b->head;
 	if (l_old) {
 		/* unlink the old element, put the new one at the head */
-		for (pp = &b->head; *pp != l_old; pp = &(*pp)->next)
-			;
-		*pp = l_old->next;
+		unlink_elem(b, l_old);
 		l_new->next = b->head;
 		WRITE_ONCE(b->head, l_new);
 		free_htab_elem(htab, l_old);
@@ -319,27 +407,33 @@ static int htab_percpu_update_all(struct bpf_map *map, void *key, void *value, u
 	return __htab_map_update_elem(map, key, value, map_flags, true);
 }
 
-static long htab_map_delete_elem(struct bpf_map *map, void *key)
+/* Unlink key's element from its bucket: the element (the caller frees it), or NULL. */
+static __always_inline struct htab_elem *htab_unlink_key(struct bpf_map *map, void *key)
 {
 	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
 	u32 hash = jhash(key, map->key_size, htab->hashrnd);
 	struct bucket *b = select_bucket(htab, hash);
-	struct htab_elem *l, **pp;
+	struct htab_elem *l;
 	unsigned long flags;
-	int ret = -ENOENT;
 
 	flags = _raw_spin_lock_irqsave(&b->lock);
 	l = lookup_elem_raw(b->head, hash, key, map->key_size);
-	if (l) {
-		for (pp = &b->head; *pp != l; pp = &(*pp)->next)
-			;
-		WRITE_ONCE(*pp, l->next);
-		__atomic_sub_fetch(&htab->count, 1, __ATOMIC_RELAXED);
-		free_htab_elem(htab, l);
-		ret = 0;
-	}
+	if (l)
+		unlink_elem(b, l);
 	_raw_spin_unlock_irqrestore(&b->lock, flags);
-	return ret;
+	return l;
+}
+
+static long htab_map_delete_elem(struct bpf_map *map, void *key)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l = htab_unlink_key(map, key);
+
+	if (!l)
+		return -ENOENT;
+	__atomic_sub_fetch(&htab->count, 1, __ATOMIC_RELAXED);
+	free_htab_elem(htab, l);
+	return 0;
 }
 
 /* The key after key in bucket order (the first one when key is NULL or absent). */
@@ -394,6 +488,185 @@ static int htab_percpu_lookup_all(struct bpf_map *map, void *key, void *value)
 	return l ? 0 : -ENOENT;
 }
 
+/* ---- LRU maps ---- */
+
+/* A program's lookup marks the element used; the syscall's does not (map_lookup_elem_sys_only). */
+static void *htab_lru_map_lookup_elem(struct bpf_map *map, void *key)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l = __htab_map_lookup_elem(map, key);
+
+	if (!l)
+		return NULL;
+	bpf_lru_node_set_ref(elem_lru_node(l));
+	return elem_value(htab, l);
+}
+
+static void *htab_lru_map_lookup_elem_sys(struct bpf_map *map, void *key)
+{
+	return htab_map_lookup_elem(map, key);
+}
+
+static void *htab_lru_percpu_map_lookup_elem(struct bpf_map *map, void *key)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l = __htab_map_lookup_elem(map, key);
+
+	if (!l)
+		return NULL;
+	bpf_lru_node_set_ref(elem_lru_node(l));
+	return elem_value(htab, l) + (u64)htab->value_stride * smp_processor_id();
+}
+
+/* htab_lru_map_gen_lookup(): the search called directly, the ref bit set inline */
+static int htab_lru_map_gen_lookup(struct bpf_map *map, struct bpf_insn *insn_buf)
+{
+	const s16 ref = (s16)(offsetof(struct bpf_lru_node, ref) - LRU_NODE_SIZE);
+	struct bpf_insn *insn = insn_buf;
+
+	*insn++ = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL,
+				     .imm = (s32)((char *)__htab_map_lookup_elem - (char *)__bpf_call_base) };
+	*insn++ = (struct bpf_insn){ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = BPF_REG_0, .off = 4 };
+	*insn++ = (struct bpf_insn){ .code = BPF_LDX | BPF_MEM | BPF_B, .dst_reg = BPF_REG_1, .src_reg = BPF_REG_0,
+				     .off = ref };
+	*insn++ = (struct bpf_insn){ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_1, .off = 1 };
+	*insn++ = (struct bpf_insn){ .code = BPF_ST | BPF_MEM | BPF_B, .dst_reg = BPF_REG_0, .off = ref, .imm = 1 };
+	*insn++ = (struct bpf_insn){ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_0,
+				     .imm = offsetof(struct htab_elem, key) + ALIGN(map->key_size, 8) };
+	return insn - insn_buf;
+}
+
+/* The LRU lists' eviction: unlink node's element from its bucket, if it is still there. */
+static bool htab_lru_map_delete_node(void *arg, struct bpf_lru_node *node)
+{
+	struct bpf_htab *htab = arg;
+	struct htab_elem *tgt_l = lru_node_elem(node), **pp;
+	struct bucket *b = select_bucket(htab, tgt_l->hash);
+	unsigned long flags;
+	bool found = false;
+
+	flags = _raw_spin_lock_irqsave(&b->lock);
+	for (pp = &b->head; *pp; pp = &(*pp)->next)
+		if (*pp == tgt_l) {
+			WRITE_ONCE(*pp, tgt_l->next);
+			found = true;
+			break;
+		}
+	_raw_spin_unlock_irqrestore(&b->lock, flags);
+	return found;
+}
+
+/* A free element for key (evicting the least recently used one if none is free). Taken
+ * before the bucket's lock: an eviction takes the evicted element's bucket lock. */
+static noinline struct htab_elem *prealloc_lru_pop(struct bpf_htab *htab, void *key, u32 hash)
+{
+	struct bpf_lru_node *node = bpf_lru_pop_free(&htab->lru_lists, hash);
+	struct htab_elem *l;
+
+	if (!node)
+		return NULL;
+	l = lru_node_elem(node);
+	memcpy(l->key, key, htab->map.key_size);
+	return l;
+}
+
+/* The new element goes in (marked used if it replaces one); the old one is freed. */
+static long htab_lru_map_update_elem(struct bpf_map *map, void *key, void *value, u64 map_flags)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l_new, *l_old;
+	unsigned long flags;
+	struct bucket *b;
+	u32 hash;
+	int ret;
+
+	if (unlikely(map_flags > BPF_EXIST))
+		return -EINVAL;
+	hash = jhash(key, map->key_size, htab->hashrnd);
+	b = select_bucket(htab, hash);
+	l_new = prealloc_lru_pop(htab, key, hash);
+	if (!l_new)
+		return -ENOMEM;
+	memcpy(elem_value(htab, l_new), value, map->value_size);
+	flags = _raw_spin_lock_irqsave(&b->lock);
+	l_old = lookup_elem_raw(b->head, hash, key, map->key_size);
+	ret = check_flags(l_old, map_flags);
+	if (!ret) {
+		l_new->next = b->head;
+		WRITE_ONCE(b->head, l_new);
+		if (l_old) {
+			bpf_lru_node_set_ref(elem_lru_node(l_new));
+			unlink_elem(b, l_old);
+		}
+	}
+	_raw_spin_unlock_irqrestore(&b->lock, flags);
+	if (ret)
+		bpf_lru_push_free(&htab->lru_lists, elem_lru_node(l_new));
+	else if (l_old)
+		bpf_lru_push_free(&htab->lru_lists, elem_lru_node(l_old));
+	return ret;
+}
+
+/* An existing element's values are updated in place (and it is marked used); a new one needs
+ * a free element, unless BPF_EXIST says there is none to make. */
+static noinline long __htab_lru_percpu_map_update_elem(struct bpf_map *map, void *key, void *value,
+						       u64 map_flags, bool onallcpus)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l_new = NULL, *l_old;
+	unsigned long flags;
+	struct bucket *b;
+	u32 hash;
+	int ret;
+
+	if (unlikely(map_flags > BPF_EXIST))
+		return -EINVAL;
+	hash = jhash(key, map->key_size, htab->hashrnd);
+	b = select_bucket(htab, hash);
+	if (map_flags != BPF_EXIST) {
+		l_new = prealloc_lru_pop(htab, key, hash);
+		if (!l_new)
+			return -ENOMEM;
+	}
+	flags = _raw_spin_lock_irqsave(&b->lock);
+	l_old = lookup_elem_raw(b->head, hash, key, map->key_size);
+	ret = check_flags(l_old, map_flags);
+	if (!ret && l_old) {
+		bpf_lru_node_set_ref(elem_lru_node(l_old));
+		pcpu_copy_value(htab, elem_value(htab, l_old), value, onallcpus);
+	} else if (!ret) {
+		pcpu_init_value(htab, elem_value(htab, l_new), value, onallcpus);
+		l_new->next = b->head;
+		WRITE_ONCE(b->head, l_new);
+		l_new = NULL;
+	}
+	_raw_spin_unlock_irqrestore(&b->lock, flags);
+	if (l_new)
+		bpf_lru_push_free(&htab->lru_lists, elem_lru_node(l_new));
+	return ret;
+}
+
+static long htab_lru_percpu_map_update_elem(struct bpf_map *map, void *key, void *value, u64 map_flags)
+{
+	return __htab_lru_percpu_map_update_elem(map, key, value, map_flags, false);
+}
+
+static int htab_lru_percpu_update_all(struct bpf_map *map, void *key, void *value, u64 map_flags)
+{
+	return __htab_lru_percpu_map_update_elem(map, key, value, map_flags, true);
+}
+
+static long htab_lru_map_delete_elem(struct bpf_map *map, void *key)
+{
+	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
+	struct htab_elem *l = htab_unlink_key(map, key);
+
+	if (!l)
+		return -ENOENT;
+	bpf_lru_push_free(&htab->lru_lists, elem_lru_node(l));
+	return 0;
+}
+
 const struct bpf_map_ops htab_map_ops = {
 	.map_gen_lookup = htab_map_gen_lookup,
 	.map_alloc_check = htab_map_alloc_check,
@@ -415,4 +688,28 @@ const struct bpf_map_ops htab_percpu_map_ops = {
 	.map_delete_elem = htab_map_delete_elem,
 	.map_lookup_percpu = htab_percpu_lookup_all,
 	.map_update_percpu = htab_percpu_update_all,
+};
+
+const struct bpf_map_ops htab_lru_map_ops = {
+	.map_gen_lookup = htab_lru_map_gen_lookup,
+	.map_alloc_check = htab_map_alloc_check,
+	.map_alloc = htab_map_alloc,
+	.map_free = htab_map_free,
+	.map_get_next_key = htab_map_get_next_key,
+	.map_lookup_elem = htab_lru_map_lookup_elem,
+	.map_lookup_elem_sys_only = htab_lru_map_lookup_elem_sys,
+	.map_update_elem = htab_lru_map_update_elem,
+	.map_delete_elem = htab_lru_map_delete_elem,
+};
+
+const struct bpf_map_ops htab_lru_percpu_map_ops = {
+	.map_alloc_check = htab_map_alloc_check,
+	.map_alloc = htab_map_alloc,
+	.map_free = htab_map_free,
+	.map_get_next_key = htab_map_get_next_key,
+	.map_lookup_elem = htab_lru_percpu_map_lookup_elem,
+	.map_update_elem = htab_lru_percpu_map_update_elem,
+	.map_delete_elem = htab_lru_map_delete_elem,
+	.map_lookup_percpu = htab_percpu_lookup_all,
+	.map_update_percpu = htab_lru_percpu_update_all,
 };

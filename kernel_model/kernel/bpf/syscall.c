@@ -204,6 +204,8 @@ static const struct bpf_map_ops *find_map_ops(u32 type)
 	switch (type) {
 	case BPF_MAP_TYPE_HASH: return &htab_map_ops;
 	case BPF_MAP_TYPE_PERCPU_HASH: return &htab_percpu_map_ops;
+	case BPF_MAP_TYPE_LRU_HASH: return &htab_lru_map_ops;
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH: return &htab_lru_percpu_map_ops;
 	case BPF_MAP_TYPE_ARRAY: return &array_map_ops;
 	case BPF_MAP_TYPE_PERCPU_ARRAY: return &percpu_array_map_ops;
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY: return &perf_event_array_map_ops;
@@ -327,7 +329,8 @@ static int map_lookup_elem(union bpf_attr *attr)
 		err = bpf_stackmap_copy(map, key, value);
 	} else {
 		unsigned long flags = arch_local_irq_save();
-		ptr = map->ops->map_lookup_elem(map, key);
+		ptr = map->ops->map_lookup_elem_sys_only ? map->ops->map_lookup_elem_sys_only(map, key)
+							 : map->ops->map_lookup_elem(map, key);
 		if (ptr)
 			memcpy(value, ptr, value_size);
 		arch_local_irq_restore(flags);

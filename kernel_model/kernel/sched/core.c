@@ -6,6 +6,7 @@
 #include "../../include/clockchips.h"
 #include "../../include/perf_event.h"
 #include "../../include/syscalls.h"
+#include "../../include/oom.h"
 
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
@@ -314,8 +315,18 @@ static noinline void finish_task_switch(struct task_struct *prev)
 		 */
 		if (prev->host_id)
 			host_exit(prev->host_id, prev->exit_code);
-		if (prev->mm)
-			mmput(prev->mm), prev->mm = NULL;
+		if (prev->mm) {
+			struct mm_struct *mm = prev->mm;
+			unsigned long flags;
+
+			/* (task_lock: the OOM killer reads tsk->mm under sched_lock) */
+			spin_lock_irqsave(&sched_lock, flags);
+			prev->mm = NULL;
+			spin_unlock_irqrestore(&sched_lock, flags);
+			mmput(mm);
+			if (prev->memdie)	/* exit_mm(): an OOM victim's memory is back */
+				exit_oom_victim(prev);
+		}
 		if (prev->exit_state == EXIT_ZOMBIE)	/* its stack now; the rest when reaped too */
 			free_thread_stack(prev->stack), prev->stack = NULL;
 		prev->on_cpu = 0;

@@ -21,6 +21,7 @@ BOOT_MAGIC = 0x74736D6B72656E6C
 CPU_SELF, CPU_ID, CPU_TOP_OF_STACK, CPU_USER_RSP, CPU_NOW_NS, CPU_NEXT_EVENT, CPU_DB_ARG, CPU_USER_STATE = (
     0, 8, 16, 24, 32, 40, 48, 80)
 CPU_PMU = 88  # struct hostif_pmu (pmu.py)
+CPU_NOW_TSC = 184  # the host's TSC at now_ns (0: none) and its ns a tick, 32.32: native/runloop.c
 HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1000
 HOST_REQ_SPAWN, HOST_REQ_STDIN = 0, 1  # enum host_request_kind
 HOST_SPAWN_STDIN = 1  # a spawn's flags: its stdin is the host's
@@ -74,6 +75,8 @@ class HostInterface:
 
     def set_now(self, cpu: int, now_ns: int) -> None:
         self.mem.put_u64(self.percpu_pa(cpu) + CPU_NOW_NS, now_ns)
+        # no TSC here: reads within the slice step (the native loop gives the live one's)
+        self.mem.put_u64(self.percpu_pa(cpu) + CPU_NOW_TSC, 0)
 
     def set_trace_clock_step(self, cpu: int, step_ns: int) -> None:
         self.mem.put_u64(self.percpu_pa(cpu) + self.layout.percpu_trace_clock_step, step_ns)

@@ -40,17 +40,26 @@ from .session_ring import (LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, RETIRED
 from .tracing import GuestTracing
 
 THREAD_SIZE = 16 * 1024
-# The guest's RAM: room for what tools allocate on a real box (bpftrace's stack map for plain
-# `kstack` preallocates 133 MB); a page is host memory only once the guest touches it.
+# The guest's RAM by default: room for what tools allocate on a real box (bpftrace's stack map for
+# plain `kstack` preallocates 133 MB); a page is host memory only once the guest touches it.
 RAM_SIZE = 512 << 20
+# The RAM a machine may be given (MachineOptions.memory_mb): the kernel's page allocator covers
+# 1 GiB at most, and the kernel with its tables and rings takes about 62 MiB (96 MiB leave programs 32).
+MEMORY_MB_RANGE = range(96, 1024 + 1)
 # The serial console's output kept (the kernel log as printk printed it), and a line's most
 CONSOLE_KEEP, CONSOLE_LINE_MAX = 64 << 10, 4096
 BOOT_TIMEOUT = 20.0
 SPAWN_TIMEOUT = 20.0
 # How long a tracefs access of a session's process waits for the kernel to catch up with what
-# that session did before (a kernel falling far behind a busy session slows its tracefs
-# accesses by at most this much).
-SESSION_CATCH_UP_S = 2.0
+# that session did before: a kernel that retires nothing for the stall (paused, stopped) is
+# waited for no longer, nor one that progresses for longer than the most. Not longer: records
+# retire in the ring's order, and a call another session process has blocked in on the host
+# (a background `cat trace_pipe`, a `sleep`) holds back every later one until it returns, so
+# such a wait lasts its bound (tpoint-perf's reads of trace_pipe, while its shell waits). On a
+# box loaded enough that the replay runs more than this behind, a tracefs write may come
+# before the kernel has replayed what the session did just before it.
+SESSION_CATCH_UP_STALL_S = 2.0
+SESSION_CATCH_UP_MOST_S = 2.0
 # CPU exceptions a user program can raise: vector -> (kernel entry, hardware error code or None).
 # Unicorn does not report the error code; a page fault's says "user access" (X86_PF_USER).
 USER_EXCEPTIONS = {0: ("asm_exc_divide_error", None), 3: ("asm_exc_int3", None),
@@ -86,11 +95,14 @@ class MachineOptions:
     settles again and pauses.  Every other operation on the guest (text_poke,
     machine.tracing control and drains, read_memory, tasks) waits for the pause
     and acts there, so while a spawned program runs they block until it exits.
+
+    memory_mb: the guest's RAM in MiB (default 512), e.g. smaller for a test that fills it.
     """
     cpus: int = 2
     seed: int | None = None
     workload: str = "default"
     kernel_image: str | None = None
+    memory_mb: int = RAM_SIZE >> 20
 
 
 class MachineError(RuntimeError):
@@ -107,6 +119,9 @@ class Machine:
             raise ValueError("cpus must be between 1 and 8")
         if options.workload not in ("default", "none"):
             raise ValueError(f"unknown workload {options.workload!r}")
+        if options.memory_mb not in MEMORY_MB_RANGE:
+            raise ValueError(f"memory must be {MEMORY_MB_RANGE.start}..{MEMORY_MB_RANGE.stop - 1} MiB")
+        self.ram_size = options.memory_mb << 20
         self.options = options
         self.nr_cpus = options.cpus
         self.image = KernelImage(options.kernel_image or default_kernel_image())
@@ -140,7 +155,7 @@ class Machine:
         if self._runner is not None:
             raise RuntimeError("machine already started")
         img = self.image
-        mem = self._mem = PhysMem(RAM_SIZE)
+        mem = self._mem = PhysMem(self.ram_size)
         for seg in img.segments:
             mem.write(seg.vaddr - KERNEL_MAP, seg.data)
         # executable up to the end of the text, ftrace's trampoline (linked past _etext) included
@@ -153,7 +168,7 @@ class Machine:
         self._hostif = HostInterface(img, mem)
         # the wall clock at boot: the host's (live), or a fixed date (seeded: the same every run)
         realtime = time.time_ns() if self.options.seed is None else SEEDED_BOOT_REALTIME_NS
-        self._hostif.write_boot_params(self.nr_cpus, RAM_SIZE, self.options.seed, self.options.workload, realtime,
+        self._hostif.write_boot_params(self.nr_cpus, self.ram_size, self.options.seed, self.options.workload, realtime,
                                        pool)
         self.tracing.attach(mem)
         if self._kprobe_requests is not None:
@@ -437,14 +452,14 @@ class Machine:
             return False
         return self._ram().u64(where[0] + RETIRED_UPTO_OFFSET) < self._ram().u64(where[0] + PRODUCED_OFFSET)
 
-    def session_caught_up(self, timeout: float = SESSION_CATCH_UP_S) -> bool:
+    def session_caught_up(self) -> bool:
         """Wait until the kernel has acted on everything a session's supervisor told it so far
         (a call a session process made before it opened a tracefs file shows in the trace it
-        reads); at most `timeout` seconds. True at once without a session."""
+        reads), as SESSION_CATCH_UP_* bound it. True at once without a session."""
         where = ring_location(self.image)
         if where is None or self._session_doorbell is None or self._mem is None:
             return True
-        return caught_up(self._ram().u64, where[0], timeout)
+        return caught_up(self._ram().u64, where[0], SESSION_CATCH_UP_STALL_S, SESSION_CATCH_UP_MOST_S)
 
     def spawn(self, argv: list[str], on_output: Callable[[bytes], None] | None = None,
               on_stderr: Callable[[bytes], None] | None = None, stdin: int | None = None) -> Process:
@@ -697,8 +712,8 @@ class Machine:
 
     def _is_kernel_range(self, vaddr: int, size: int) -> bool:
         if vaddr >= KERNEL_MAP:
-            return vaddr - KERNEL_MAP + size <= RAM_SIZE
-        return PAGE_OFFSET <= vaddr and vaddr - PAGE_OFFSET + size <= RAM_SIZE
+            return vaddr - KERNEL_MAP + size <= self.ram_size
+        return PAGE_OFFSET <= vaddr and vaddr - PAGE_OFFSET + size <= self.ram_size
 
     def _stop_machine(self, fn: Callable[[], T]) -> T:
         self._check_running()

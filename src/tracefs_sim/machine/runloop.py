@@ -48,7 +48,7 @@ from unicorn.x86_const import UC_X86_REG_RIP
 from . import native_lib
 from .clock import LiveClock, SeededClock
 from .cpu import _REGS, RSP, Cpu, _uclib_address, kernel_mode_enter_address
-from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_PMU, CPU_TOP_OF_STACK, HostInterface
+from .hostif import CPU_NEXT_EVENT, CPU_NOW_NS, CPU_NOW_TSC, CPU_PMU, CPU_TOP_OF_STACK, HostInterface
 from .pmu import Pmu
 from .image import KERNEL_MAP, PAGE_OFFSET
 from .slicer import SliceTimer
@@ -89,7 +89,7 @@ class CpuState(ctypes.Structure):  # struct loop_cpu in native/runloop.c
                 ("uc", ctypes.c_void_p), ("events", ctypes.c_void_p),
                 ("syscall_cpu", ctypes.c_void_p), ("syscall_error", ctypes.c_void_p),
                 ("now_pa", ctypes.c_uint64), ("next_event_pa", ctypes.c_uint64),
-                ("top_of_stack_pa", ctypes.c_uint64),
+                ("top_of_stack_pa", ctypes.c_uint64), ("now_tsc_pa", ctypes.c_uint64),
                 ("ids", ctypes.c_int32 * len(_REGS)), ("vals", ctypes.c_uint64 * len(_REGS)),
                 ("ptrs", ctypes.c_void_p * len(_REGS))]
 
@@ -375,8 +375,8 @@ class Runner:
             # a doorbell after a slice's time without one goes on at once (native/cpu_events.h)
             cpu.events.quiet_ns = LIVE_SLICE_NS
             pa = self.hostif.percpu_pa(i)
-            st.now_pa, st.next_event_pa, st.top_of_stack_pa = (
-                pa + CPU_NOW_NS, pa + CPU_NEXT_EVENT, pa + CPU_TOP_OF_STACK)
+            st.now_pa, st.next_event_pa, st.top_of_stack_pa, st.now_tsc_pa = (
+                pa + CPU_NOW_NS, pa + CPU_NEXT_EVENT, pa + CPU_TOP_OF_STACK, pa + CPU_NOW_TSC)
             st.ids[:] = _REGS
             base = ctypes.addressof(st) + CpuState.vals.offset
             st.ptrs[:] = [base + 8 * k for k in range(len(_REGS))]

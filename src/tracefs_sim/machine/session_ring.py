@@ -72,15 +72,23 @@ def ring_location(image: KernelImage, symbol: str = "session_ring") -> tuple[int
     return sym.addr - KERNEL_MAP, sym.size
 
 
-def caught_up(read_u64: Callable[[int], int], ring_pa: int, timeout: float) -> bool:
+def caught_up(read_u64: Callable[[int], int], ring_pa: int, stall: float, most: float) -> bool:
     """Wait until the kernel is done with every record the supervisor had produced when this
-    was called, or `timeout` seconds; whether it is. read_u64(pa): a read of guest RAM."""
+    was called; whether it is. It gives up once the kernel retired nothing for `stall` seconds
+    (a paused or stopped machine), and after `most` seconds while it progresses (a busy
+    session's backlog on a loaded box), as serve.c's callers do. read_u64(pa): a read of
+    guest RAM."""
     target = read_u64(ring_pa + PRODUCED_OFFSET)
-    deadline = time.monotonic() + timeout
+    start = time.monotonic()
+    deadline = start + stall
+    mark = read_u64(ring_pa + RETIRED_UPTO_OFFSET)   # where the kernel was when the deadline was set
     pause = _FIRST_POLL_S
-    while read_u64(ring_pa + RETIRED_UPTO_OFFSET) < target:
-        if time.monotonic() >= deadline:
-            return False
+    while (retired := read_u64(ring_pa + RETIRED_UPTO_OFFSET)) < target:
+        now = time.monotonic()
+        if now >= deadline:
+            if retired == mark or now - start >= most:
+                return False
+            mark, deadline = retired, now + stall
         time.sleep(pause)
         pause = min(pause * 2, _POLL_S)
     return True

@@ -270,18 +270,22 @@ class _Batch:
         return plan
 
     def task(self, pid: int) -> tuple[bytes, int]:
-        """(comm, tgid) of a pid never seen: from the machine's live tasks, else (it exited
-        before the batch) from the guest's saved cmdlines, filled at switch time as Linux's
-        are; otherwise it stays unknown (<...>) and is asked no more."""
+        """(comm, tgid) of a pid never seen. The comm is the guest's saved one (Linux's
+        saved_cmdlines, filled at switch time and at an exec while events are on), as Linux
+        prints it: a task that exec'd after the events went off (a shell's last command) keeps
+        the name its records were made under. A task never saved is named as the machine's
+        live tasks name it now; one that exited unsaved stays unknown (<...>) and is asked no
+        more. The tgid is the live task's."""
         cache = self._drain._task_cache
+        if self._saved is None:
+            self._saved = self._drain._guest.saved_comms()
         if not self._tasks_asked:
             self._tasks_asked = True
             for task in self._drain._tasks():
-                cache[task.pid] = (task.comm.encode(errors="replace"), task.tgid)
+                comm = self._saved.get(task.pid) or task.comm
+                cache[task.pid] = (comm.encode(errors="replace"), task.tgid)
             if pid in cache:
                 return cache[pid]
-        if self._saved is None:
-            self._saved = self._drain._guest.saved_comms()
         cache[pid] = (self._saved.get(pid, "").encode(errors="replace"), 0)
         return cache[pid]
 

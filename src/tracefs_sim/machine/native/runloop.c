@@ -78,6 +78,7 @@ struct loop_cpu {
 	uint64_t now_pa;               /* struct hostif_cpu's now_ns, next_event_ns, top_of_stack */
 	uint64_t next_event_pa;
 	uint64_t top_of_stack_pa;
+	uint64_t now_tsc_pa;           /* its now_tsc, then tsc_mult */
 	int32_t ids[NREGS];
 	uint64_t vals[NREGS];
 	void *ptrs[NREGS];             /* &vals[i] */
@@ -120,6 +121,58 @@ uint32_t nvme_poll(struct nvme_dev *d, uint8_t *ram, uint64_t ram_size, uint64_t
 static uint64_t live_now(const struct loop *l)
 {
 	return cpu_events_clock() - l->clock_zero;
+}
+
+static inline uint64_t host_tsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+/*
+ * The TSC's ns a tick, 32.32 fixed point (0 until known), from the TSC and the clock read
+ * together at the first slice and again once TSC_CALIBRATE_NS later.  The emulated CPUs' rdtsc
+ * is the host's (Unicorn's TCG reads it), so the guest's clock reads add the ticks since its
+ * slice began (hostif_cpu.now_tsc) to the clock's value then: time within a slice, not a
+ * step per read.  One host, one TSC rate: shared by every loop of the process.
+ */
+#define TSC_CALIBRATE_NS 50000000ull
+static uint64_t tsc_cal_ns, tsc_cal_tsc, tsc_mult;
+
+static uint64_t tsc_mult_now(uint64_t clock_ns, uint64_t tsc)
+{
+	uint64_t mult = __atomic_load_n(&tsc_mult, __ATOMIC_RELAXED), ns0, tsc0;
+
+	if (mult)
+		return mult;
+	ns0 = __atomic_load_n(&tsc_cal_ns, __ATOMIC_ACQUIRE);
+	if (!ns0) {
+		uint64_t none = 0;
+
+		if (__atomic_compare_exchange_n(&tsc_cal_ns, &none, clock_ns, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			__atomic_store_n(&tsc_cal_tsc, tsc, __ATOMIC_RELEASE);
+		return 0;
+	}
+	tsc0 = __atomic_load_n(&tsc_cal_tsc, __ATOMIC_ACQUIRE);
+	if (!tsc0 || clock_ns - ns0 < TSC_CALIBRATE_NS || tsc <= tsc0)
+		return 0;
+	mult = (uint64_t)(((unsigned __int128)(clock_ns - ns0) << 32) / (tsc - tsc0));
+	__atomic_store_n(&tsc_mult, mult, __ATOMIC_RELAXED);
+	return mult;
+}
+
+/* A CPU's slice begins at `now`, when the TSC read `tsc`: its clock, and the TSC (none
+ * until calibrated). */
+static void set_now(struct loop *l, struct loop_cpu *c, uint64_t now, uint64_t tsc)
+{
+	uint64_t mult = tsc_mult_now(now + l->clock_zero, tsc);
+	uint64_t tsc_words[2] = { mult ? tsc : 0, mult };
+
+	memcpy(l->ram + c->now_pa, &now, sizeof(now));
+	memcpy(l->ram + c->now_tsc_pa, tsc_words, sizeof(tsc_words));
 }
 
 static uint64_t ram_u64(const struct loop *l, uint64_t pa)
@@ -348,7 +401,7 @@ int loop_run(struct loop *l)
 		for (n = 0; n < l->nr_cpus; n++) {
 			int i = l->cursor, r;
 			struct loop_cpu *c = &l->cpus[i];
-			uint64_t now;
+			uint64_t now, tsc;
 
 			if (__atomic_load_n(&l->exit_request, __ATOMIC_ACQUIRE))
 				return LOOP_REQUEST;
@@ -357,12 +410,13 @@ int loop_run(struct loop *l)
 			if (!c->online)
 				continue;
 			now = live_now(l);
+			tsc = host_tsc();
 			hpet_fire(l, now);
 			nvme_fire(l, now);
 			lapic_timer_fire(l, c, now);
 			if (c->halted && !c->pending && !irr_any(c))
 				continue;
-			memcpy(l->ram + c->now_pa, &now, sizeof(now));
+			set_now(l, c, now, tsc);
 			if ((c->pending || irr_any(c)) && (r = deliver(l, c)))
 				return r;
 			if (c->halted)
