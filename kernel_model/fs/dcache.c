@@ -5,6 +5,7 @@
  * dentries go at their last dput (always_delete_dentry).
  */
 #include "../include/fs.h"
+#include "../include/security.h"
 
 #define D_HASH_BITS 10
 static struct list_head dentry_hashtable[1 << D_HASH_BITS];
@@ -94,6 +95,8 @@ struct dentry *d_make_root(struct inode *root_inode)
 
 noinline void d_instantiate(struct dentry *entry, struct inode *inode)
 {
+	if (inode)
+		security_d_instantiate(entry, inode);
 	entry->d_inode = inode;
 	if (inode)
 		list_add(&entry->d_alias, &inode->i_dentry);

@@ -1,6 +1,7 @@
 /* fcntl (Linux's fs/fcntl.c): F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL/F_SETFL, and the
  * pipe's F_GETPIPE_SZ/F_SETPIPE_SZ.  (No record locks: F_GETLK/F_SETLK give EINVAL.) */
 #include "../include/fs.h"
+#include "../include/security.h"
 #include "../include/cred.h"
 
 #define F_DUPFD		0
@@ -84,7 +85,9 @@ SYSCALL_DEFINE3(fcntl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
 		if (!check_fcntl_cmd(cmd))
 			goto out1;
 	}
-	err = do_fcntl(fd, cmd, arg, f);
+	err = security_file_fcntl(f, cmd, arg);
+	if (!err)
+		err = do_fcntl(fd, cmd, arg, f);
 out1:
 	fput(f);
 out:

@@ -1,15 +1,22 @@
 /* struct file lifetime (Linux's fs/file_table.c): alloc_empty_file, alloc_file_pseudo (pipes),
  * fput → __fput at the last reference (->release, then the path it held). */
 #include "../include/fs.h"
+#include "../include/security.h"
 
 static struct kmem_cache *filp_cachep;
 
 static noinline struct file *__alloc_file(int flags, const void *cred)
 {
 	struct file *f = kmem_cache_zalloc(filp_cachep, GFP_KERNEL);
+	int error;
 
 	if (!f)
 		return (void *)(long)-ENOMEM;
+	error = security_file_alloc(f);
+	if (unlikely(error)) {
+		kmem_cache_free(filp_cachep, f);	/* file_free_rcu */
+		return (void *)(long)error;
+	}
 	f->f_count = 1;
 	f->f_flags = flags;
 	f->f_mode = ((flags + 1) & O_ACCMODE) | FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE;
@@ -81,6 +88,7 @@ noinline void __fput(struct file *file)
 	}
 	if (file->f_path.dentry)
 		path_put(&file->f_path);
+	security_file_free(file);	/* file_free() */
 	kmem_cache_free(filp_cachep, file);
 }
 

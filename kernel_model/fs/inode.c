@@ -1,6 +1,7 @@
 /* Inodes (Linux's fs/inode.c): allocation per super block, reference counts, link counts;
  * the last iput of an unlinked inode evicts it (its pages, then the inode). */
 #include "../include/fs.h"
+#include "../include/security.h"
 #include "../include/pagemap.h"
 
 static struct kmem_cache *inode_cachep;
@@ -64,13 +65,9 @@ noinline int file_update_time(struct file *file)
 	return inode_update_time(inode, &now, sync_it);
 }
 
-noinline struct inode *new_inode(struct super_block *sb)
+/* An inode's fields as a new one has them; the security hook's last (ENOMEM if it refuses). */
+noinline int inode_init_always(struct super_block *sb, struct inode *inode)
 {
-	struct inode *inode = kmem_cache_zalloc(inode_cachep, GFP_KERNEL);
-	unsigned long flags;
-
-	if (!inode)
-		return NULL;
 	inode->i_sb = sb;
 	inode->i_blkbits = 12;
 	inode->i_count = 1;
@@ -81,10 +78,55 @@ noinline struct inode *new_inode(struct super_block *sb)
 	mutex_init(&inode->i_rwsem);
 	INIT_LIST_HEAD(&inode->i_dentry);
 	INIT_LIST_HEAD(&inode->i_io_list);
-	spin_lock_irqsave(&inode_lock, flags);
-	list_add(&inode->i_sb_list, &sb->s_inodes);
-	spin_unlock_irqrestore(&inode_lock, flags);
+	if (security_inode_alloc(inode))
+		return -ENOMEM;
+	return 0;
+}
+
+static noinline struct inode *alloc_inode(struct super_block *sb)
+{
+	struct inode *inode = kmem_cache_zalloc(inode_cachep, GFP_KERNEL);
+
+	if (!inode)
+		return NULL;
+	if (unlikely(inode_init_always(sb, inode))) {
+		kmem_cache_free(inode_cachep, inode);
+		return NULL;
+	}
 	return inode;
+}
+
+noinline struct inode *new_inode_pseudo(struct super_block *sb)
+{
+	struct inode *inode = alloc_inode(sb);
+
+	if (inode)
+		INIT_LIST_HEAD(&inode->i_sb_list);
+	return inode;
+}
+
+noinline struct inode *new_inode(struct super_block *sb)
+{
+	struct inode *inode = new_inode_pseudo(sb);
+	unsigned long flags;
+
+	if (inode) {	/* inode_sb_list_add() */
+		spin_lock_irqsave(&inode_lock, flags);
+		list_add(&inode->i_sb_list, &sb->s_inodes);
+		spin_unlock_irqrestore(&inode_lock, flags);
+	}
+	return inode;
+}
+
+noinline void __destroy_inode(struct inode *inode)
+{
+	security_inode_free(inode);
+}
+
+static noinline void destroy_inode(struct inode *inode)
+{
+	__destroy_inode(inode);
+	kmem_cache_free(inode_cachep, inode);	/* (6.1: after an RCU grace period, i_callback) */
 }
 
 struct inode *ihold(struct inode *inode)
@@ -110,7 +152,7 @@ noinline void evict(struct inode *inode)
 	spin_lock_irqsave(&inode_lock, flags);
 	list_del_init(&inode->i_sb_list);
 	spin_unlock_irqrestore(&inode_lock, flags);
-	kmem_cache_free(inode_cachep, inode);
+	destroy_inode(inode);
 }
 
 noinline void iput(struct inode *inode)

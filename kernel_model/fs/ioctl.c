@@ -2,6 +2,7 @@
  * FIONBIO, FIOASYNC, FIONREAD on a regular file, FIGETBSZ), vfs_ioctl hands the rest to the
  * file's ->unlocked_ioctl (ENOTTY without one: no terminal here answers TCGETS). */
 #include "../include/fs.h"
+#include "../include/security.h"
 
 #define FIBMAP		1
 #define FIGETBSZ	2
@@ -85,9 +86,13 @@ SYSCALL_DEFINE3(ioctl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
 
 	if (!f)
 		return -EBADF;
+	error = security_file_ioctl(f, cmd, arg);
+	if (error)
+		goto out;
 	error = do_vfs_ioctl(f, fd, cmd, arg);
 	if (error == -ENOIOCTLCMD)
 		error = vfs_ioctl(f, cmd, arg);
+out:
 	fput(f);
 	return error;
 }

@@ -11,6 +11,7 @@
  */
 #include "../include/fs.h"
 #include "../include/cred.h"
+#include "../include/security.h"
 
 enum { LAST_NORM, LAST_ROOT, LAST_DOT, LAST_DOTDOT };
 
@@ -134,12 +135,18 @@ noinline int generic_permission(void *idmap, struct inode *inode, int mask)
 
 noinline int inode_permission(struct inode *inode, int mask)
 {
+	int retval;
+
 	if ((mask & MAY_WRITE) && (inode->i_sb->s_flags & SB_RDONLY) &&
 	    (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode) || S_ISLNK(inode->i_mode)))
 		return -EROFS;
-	if (inode->i_op && inode->i_op->permission)
-		return inode->i_op->permission(inode, mask);
-	return generic_permission(NULL, inode, mask);
+	if (inode->i_op && inode->i_op->permission)	/* do_inode_permission() */
+		retval = inode->i_op->permission(inode, mask);
+	else
+		retval = generic_permission(NULL, inode, mask);
+	if (retval)
+		return retval;
+	return security_inode_permission(inode, mask);
 }
 
 static notrace int may_lookup(struct nameidata *nd)
@@ -311,8 +318,13 @@ static notrace const char *get_link(struct nameidata *nd, struct dentry *link)
 	const char *res;
 	char *buf;
 
+	int error;
+
 	if (++nd->total_link_count > MAXSYMLINKS || nd->nr_links >= MAXSYMLINKS)
 		return (void *)(long)-ELOOP;
+	error = security_inode_follow_link(link, inode, false);	/* pick_link() */
+	if (unlikely(error))
+		return (void *)(long)error;
 	if (inode->i_link)
 		return inode->i_link;
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
@@ -647,7 +659,11 @@ static notrace int open_last_lookups(struct nameidata *nd)
 	if (!dentry->d_inode) {
 		struct inode *d = dir->d_inode;
 
-		err = __mnt_is_readonly(nd->path.mnt) ? -EROFS : inode_permission(d, MAY_WRITE | MAY_EXEC);
+		/* may_o_create(): the path hook, then the directory's permission */
+		err = __mnt_is_readonly(nd->path.mnt) ? -EROFS :
+		      security_path_mknod(&nd->path, dentry, op->mode & ~current->fs->umask, 0);
+		if (!err)
+			err = inode_permission(d, MAY_WRITE | MAY_EXEC);
 		if (!err && !d->i_op->create)
 			err = -EACCES;
 		if (!err)
@@ -825,7 +841,11 @@ noinline int vfs_mkdir(void *idmap, struct inode *dir, struct dentry *dentry, um
 		return error;
 	if (!dir->i_op->mkdir)
 		return -EPERM;
-	return dir->i_op->mkdir(dir, dentry, (mode & (S_IALLUGO | S_ISVTX)) | S_IFDIR);
+	mode = (mode & (S_IALLUGO | S_ISVTX)) | S_IFDIR;
+	error = security_inode_mkdir(dir, dentry, mode);
+	if (error)
+		return error;
+	return dir->i_op->mkdir(dir, dentry, mode);
 }
 
 noinline int vfs_mknod(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev)
@@ -838,6 +858,9 @@ noinline int vfs_mknod(void *idmap, struct inode *dir, struct dentry *dentry, um
 		return -EPERM;
 	if (!dir->i_op->mknod)
 		return -EPERM;
+	error = security_inode_mknod(dir, dentry, mode, dev);
+	if (error)
+		return error;
 	return dir->i_op->mknod(dir, dentry, mode, dev);
 }
 
@@ -850,7 +873,11 @@ noinline int vfs_create(void *idmap, struct inode *dir, struct dentry *dentry, u
 		return error;
 	if (!dir->i_op->create)
 		return -EACCES;
-	return dir->i_op->create(dir, dentry, (mode & S_IALLUGO) | S_IFREG, want_excl);
+	mode = (mode & S_IALLUGO) | S_IFREG;
+	error = security_inode_create(dir, dentry, mode);
+	if (error)
+		return error;
+	return dir->i_op->create(dir, dentry, mode, want_excl);
 }
 
 noinline int vfs_symlink(void *idmap, struct inode *dir, struct dentry *dentry, const char *oldname)
@@ -861,6 +888,9 @@ noinline int vfs_symlink(void *idmap, struct inode *dir, struct dentry *dentry, 
 		return error;
 	if (!dir->i_op->symlink)
 		return -EPERM;
+	error = security_inode_symlink(dir, dentry, oldname);
+	if (error)
+		return error;
 	return dir->i_op->symlink(dir, dentry, oldname);
 }
 
@@ -880,6 +910,9 @@ noinline int vfs_link(struct dentry *old_dentry, void *idmap, struct inode *dir,
 		return -EPERM;
 	if (!dir->i_op->link)
 		return -EPERM;
+	error = security_inode_link(old_dentry, dir, new_dentry);
+	if (error)
+		return error;
 	return dir->i_op->link(old_dentry, dir, new_dentry);
 }
 
@@ -898,7 +931,10 @@ noinline int do_mkdirat(int dfd, struct filename *name, umode_t mode)
 		putname(name);
 		return PTR_ERR(dentry);
 	}
-	error = vfs_mkdir(NULL, path.dentry->d_inode, dentry, mode_strip_umask(mode));
+	mode = mode_strip_umask(mode);
+	error = security_path_mkdir(&path, dentry, mode);
+	if (!error)
+		error = vfs_mkdir(NULL, path.dentry->d_inode, dentry, mode);
 	done_path_create(&path, dentry);
 	putname(name);
 	return error;
@@ -947,6 +983,9 @@ noinline int do_mknodat(int dfd, struct filename *name, umode_t mode, unsigned i
 		return PTR_ERR(dentry);
 	}
 	mode = mode_strip_umask(mode);
+	error = security_path_mknod(&path, dentry, mode, dev);
+	if (error)
+		goto out2;
 	switch (mode & S_IFMT) {
 	case 0:
 	case S_IFREG:
@@ -961,6 +1000,7 @@ noinline int do_mknodat(int dfd, struct filename *name, umode_t mode, unsigned i
 		error = vfs_mknod(NULL, path.dentry->d_inode, dentry, mode, 0);
 		break;
 	}
+out2:
 	done_path_create(&path, dentry);
 	putname(name);
 	return error;
@@ -990,7 +1030,9 @@ noinline int do_symlinkat(struct filename *from, int newdfd, struct filename *to
 	error = PTR_ERR(dentry);
 	if (IS_ERR(dentry))
 		goto out;
-	error = vfs_symlink(NULL, path.dentry->d_inode, dentry, from->name);
+	error = security_path_symlink(&path, dentry, from->name);
+	if (!error)
+		error = vfs_symlink(NULL, path.dentry->d_inode, dentry, from->name);
 	done_path_create(&path, dentry);
 out:
 	putname(to);
@@ -1026,8 +1068,12 @@ noinline int do_linkat(int olddfd, struct filename *old, int newdfd, struct file
 	if (IS_ERR(new_dentry))
 		goto out_putpath;
 	error = -EXDEV;
-	if (old_path.mnt == new_path.mnt)
+	if (old_path.mnt != new_path.mnt)
+		goto out_dput;
+	error = security_path_link(old_path.dentry, &new_path, new_dentry);
+	if (!error)
 		error = vfs_link(old_path.dentry, NULL, new_path.dentry->d_inode, new_dentry, NULL);
+out_dput:
 	done_path_create(&new_path, new_dentry);
 out_putpath:
 	path_put(&old_path);
@@ -1078,6 +1124,9 @@ noinline int vfs_rmdir(void *idmap, struct inode *dir, struct dentry *dentry)
 		return -EPERM;
 	if (d_mountpoint(dentry))
 		return -EBUSY;
+	error = security_inode_rmdir(dir, dentry);
+	if (error)
+		return error;
 	error = dir->i_op->rmdir(dir, dentry);
 	if (!error) {
 		dentry->d_inode->i_flags |= S_DEAD;
@@ -1096,6 +1145,9 @@ noinline int vfs_unlink(void *idmap, struct inode *dir, struct dentry *dentry, s
 		return -EPERM;
 	if (d_mountpoint(dentry))
 		return -EBUSY;
+	error = security_inode_unlink(dir, dentry);
+	if (error)
+		return error;
 	error = dir->i_op->unlink(dir, dentry);
 	if (!error)
 		d_delete(dentry);
@@ -1148,7 +1200,9 @@ noinline int do_rmdir(int dfd, struct filename *name)
 		return PTR_ERR(name);
 	dentry = lookup_victim(dfd, name, &nd, &error, true);
 	if (dentry) {
-		error = vfs_rmdir(NULL, nd.path.dentry->d_inode, dentry);
+		error = security_path_rmdir(&nd.path, dentry);
+		if (!error)
+			error = vfs_rmdir(NULL, nd.path.dentry->d_inode, dentry);
 		dput(dentry);
 		mutex_unlock(&nd.path.dentry->d_inode->i_rwsem);
 	}
@@ -1172,7 +1226,9 @@ noinline int do_unlinkat(int dfd, struct filename *name)
 		return PTR_ERR(name);
 	dentry = lookup_victim(dfd, name, &nd, &error, false);
 	if (dentry) {
-		error = vfs_unlink(NULL, nd.path.dentry->d_inode, dentry, NULL);
+		error = security_path_unlink(&nd.path, dentry);
+		if (!error)
+			error = vfs_unlink(NULL, nd.path.dentry->d_inode, dentry, NULL);
 		dput(dentry);
 		mutex_unlock(&nd.path.dentry->d_inode->i_rwsem);
 	}
@@ -1204,9 +1260,11 @@ static notrace bool is_ancestor(struct dentry *a, struct dentry *d)
 	return d == a;
 }
 
-noinline int vfs_rename(struct inode *old_dir, struct dentry *old_dentry, struct inode *new_dir,
-			struct dentry *new_dentry, unsigned int flags)
+noinline int vfs_rename(struct renamedata *rd)
 {
+	struct inode *old_dir = rd->old_dir, *new_dir = rd->new_dir;
+	struct dentry *old_dentry = rd->old_dentry, *new_dentry = rd->new_dentry;
+	unsigned int flags = rd->flags;
 	bool is_dir = d_is_dir(old_dentry);
 	int error;
 
@@ -1223,6 +1281,9 @@ noinline int vfs_rename(struct inode *old_dir, struct dentry *old_dentry, struct
 		return error;
 	if (!old_dir->i_op->rename)
 		return -EPERM;
+	error = security_inode_rename(old_dir, old_dentry, new_dir, new_dentry, flags);
+	if (error)
+		return error;
 	if (is_ancestor(old_dentry, new_dentry->d_parent))
 		return -EINVAL;
 	if (d_mountpoint(old_dentry) || d_mountpoint(new_dentry))
@@ -1243,6 +1304,7 @@ noinline int do_renameat2(int olddfd, struct filename *from, int newdfd, struct 
 {
 	struct nameidata ond = {}, nnd = {};
 	struct dentry *old_dentry = NULL, *new_dentry = NULL;
+	struct renamedata rd;
 	struct inode *a, *b;
 	int error;
 
@@ -1318,7 +1380,17 @@ noinline int do_renameat2(int olddfd, struct filename *from, int newdfd, struct 
 	error = -ENOTEMPTY;	/* target is an ancestor of the source */
 	if (is_ancestor(new_dentry, ond.path.dentry))
 		goto exit_lock;
-	error = vfs_rename(a, old_dentry, b, new_dentry, flags);
+	error = security_path_rename(&ond.path, old_dentry, &nnd.path, new_dentry, flags);
+	if (error)
+		goto exit_lock;
+	rd.old_mnt_userns = rd.new_mnt_userns = &init_user_ns;
+	rd.old_dir = a;
+	rd.old_dentry = old_dentry;
+	rd.new_dir = b;
+	rd.new_dentry = new_dentry;
+	rd.delegated_inode = NULL;
+	rd.flags = flags;
+	error = vfs_rename(&rd);
 exit_lock:
 	if (new_dentry)
 		dput(new_dentry);
@@ -1395,7 +1467,9 @@ noinline int do_readlinkat(int dfd, const char *pathname, char *buf, int bufsiz)
 	error = user_path_at_empty(dfd, pathname, LOOKUP_EMPTY, &path, &empty);
 	if (error)
 		return error;
-	error = vfs_readlink(path.dentry, buf, bufsiz);
+	error = security_inode_readlink(path.dentry);
+	if (!error)
+		error = vfs_readlink(path.dentry, buf, bufsiz);
 	if (error == -EINVAL && empty)
 		error = -ENOENT;
 	path_put(&path);

@@ -5,6 +5,8 @@
  * chdir/fchdir/chroot, chmod/fchmod/fchmodat.
  */
 #include "../include/fs.h"
+#include "../include/security.h"
+#include "../include/cred.h"
 
 struct open_how { u64 flags; u64 mode; u64 resolve; };
 #define RESOLVE_NO_XDEV		0x01
@@ -35,6 +37,9 @@ noinline int do_dentry_open(struct file *f, struct inode *inode, int (*open)(str
 		error = -ENODEV;
 		goto cleanup;
 	}
+	error = security_file_open(f);
+	if (error)
+		goto cleanup;
 	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
 		f->f_mode |= FMODE_ATOMIC_POS;
 	if (!open)
@@ -91,7 +96,7 @@ noinline int do_truncate(void *idmap, struct dentry *dentry, loff_t length, unsi
 	if (!inode->i_op || !inode->i_op->setattr)
 		return -EINVAL;
 	mutex_lock(&inode->i_rwsem);
-	ret = inode->i_op->setattr(dentry, &newattrs);
+	ret = notify_change(idmap, dentry, &newattrs, NULL);
 	mutex_unlock(&inode->i_rwsem);
 	return ret;
 }
@@ -99,6 +104,10 @@ noinline int do_truncate(void *idmap, struct dentry *dentry, loff_t length, unsi
 /* O_TRUNC of an opened regular file (namei.c's do_open) */
 int do_truncate_file(struct file *file)
 {
+	int error = security_path_truncate(&file->f_path);	/* handle_truncate() */
+
+	if (error)
+		return error;
 	return do_truncate(NULL, file->f_path.dentry, 0, 0, file);
 }
 
@@ -114,6 +123,9 @@ noinline long vfs_truncate(const struct path *path, loff_t length)
 	if (__mnt_is_readonly(path->mnt))
 		return -EROFS;
 	error = inode_permission(inode, MAY_WRITE);
+	if (error)
+		return error;
+	error = security_path_truncate(path);
 	if (error)
 		return error;
 	return do_truncate(NULL, path->dentry, length, 0, NULL);
@@ -161,7 +173,9 @@ noinline long do_sys_ftruncate(unsigned int fd, loff_t length, int small)
 	error = -EPERM;
 	if (f->f_flags & O_APPEND)
 		goto out;
-	error = do_truncate(NULL, f->f_path.dentry, length, 0, f);
+	error = security_path_truncate(&f->f_path);
+	if (!error)
+		error = do_truncate(NULL, f->f_path.dentry, length, 0, f);
 out:
 	fput(f);
 	return error;
@@ -259,8 +273,10 @@ SYSCALL_DEFINE1(chroot, const char *, filename)
 	if (error)
 		return error;
 	error = inode_permission(path.dentry->d_inode, MAY_EXEC);
-	if (!error && current->uid != 0)
+	if (!error && !ns_capable(&init_user_ns, CAP_SYS_CHROOT))
 		error = -EPERM;
+	if (!error)
+		error = security_path_chroot(&path);
 	if (!error)
 		set_fs_root(current->fs, &path);
 	path_put(&path);
@@ -275,11 +291,14 @@ noinline int chmod_common(const struct path *path, umode_t mode)
 
 	if (__mnt_is_readonly(path->mnt))
 		return -EROFS;
+	error = security_path_chmod(path, mode);
+	if (error)
+		return error;
 	if (current->uid != 0 && current->uid != inode->i_uid)
 		return -EPERM;
 	newattrs.ia_mode = (mode & S_IALLUGO) | (inode->i_mode & ~S_IALLUGO);
 	mutex_lock(&inode->i_rwsem);
-	error = inode->i_op && inode->i_op->setattr ? inode->i_op->setattr(path->dentry, &newattrs) : -EPERM;
+	error = notify_change(NULL, path->dentry, &newattrs, NULL);
 	mutex_unlock(&inode->i_rwsem);
 	return error;
 }

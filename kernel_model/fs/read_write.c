@@ -4,6 +4,7 @@
  * or ->read/->write per segment), lseek, sendfile, kernel_read/kernel_write on kernel buffers.
  */
 #include "../include/fs.h"
+#include "../include/security.h"
 
 
 /* ---- iov_iter ---- */
@@ -276,7 +277,7 @@ noinline int rw_verify_area(int read_write, struct file *file, const loff_t *ppo
 			return -EOVERFLOW;
 		}
 	}
-	return 0;
+	return security_file_permission(file, read_write == READ ? MAY_READ : MAY_WRITE);
 }
 
 static notrace ssize_t new_sync_read(struct file *filp, char *buf, size_t len, loff_t *ppos)

@@ -1,6 +1,7 @@
 /* stat, lstat, fstat, newfstatat, statx (Linux's fs/stat.c): vfs_statx → vfs_getattr →
  * ->getattr or generic_fillattr, copied out as x86-64's struct stat / struct statx. */
 #include "../include/fs.h"
+#include "../include/security.h"
 
 #define STATX_BASIC_STATS	0x000007ffU
 #define STATX_MNT_ID		0x00001000U
@@ -66,6 +67,10 @@ noinline int vfs_getattr_nosec(const struct path *path, struct kstat *stat, u32 
 
 noinline int vfs_getattr(const struct path *path, struct kstat *stat, u32 request_mask, unsigned int query_flags)
 {
+	int retval = security_inode_getattr(path);
+
+	if (retval)
+		return retval;
 	return vfs_getattr_nosec(path, stat, request_mask, query_flags);
 }
 

@@ -67,8 +67,8 @@ noinline int vfs_utimes(const struct path *path, struct timespec64 *times)
 	error = utimes_permission(inode, newattrs.ia_valid);
 	if (error)
 		return error;
-	mutex_lock(&inode->i_rwsem);	/* inode_lock(), then notify_change()'s ->setattr */
-	error = inode->i_op && inode->i_op->setattr ? inode->i_op->setattr(path->dentry, &newattrs) : -EPERM;
+	mutex_lock(&inode->i_rwsem);
+	error = notify_change(NULL, path->dentry, &newattrs, NULL);
 	mutex_unlock(&inode->i_rwsem);
 	return error;
 }

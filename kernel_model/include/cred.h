@@ -16,6 +16,8 @@ int in_group_p(gid_t grp);
 #define CAP_SETGID		6
 #define CAP_SETUID		7
 #define CAP_LINUX_IMMUTABLE	9
+#define CAP_SYS_RAWIO		17
+#define CAP_SYS_CHROOT		18
 #define CAP_SYS_ADMIN		21
 #define CAP_SYS_RESOURCE	24
 #define CAP_MKNOD		27

@@ -672,6 +672,19 @@ int inode_permission(struct inode *inode, int mask);
 struct dentry *kern_path_create(int dfd, const char *pathname, struct path *path, unsigned int lookup_flags);
 void done_path_create(struct path *path, struct dentry *dentry);
 int vfs_mkdir(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode);
+/* vfs_rename()'s arguments, as 6.1 passes them (the mount's user namespaces: the one there is) */
+struct user_namespace;
+struct renamedata {
+	struct user_namespace *old_mnt_userns;
+	struct inode *old_dir;
+	struct dentry *old_dentry;
+	struct user_namespace *new_mnt_userns;
+	struct inode *new_dir;
+	struct dentry *new_dentry;
+	struct inode **delegated_inode;
+	unsigned int flags;
+};
+int vfs_rename(struct renamedata *rd);
 int vfs_mknod(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev);
 int vfs_symlink(void *idmap, struct inode *dir, struct dentry *dentry, const char *oldname);
 int init_mkdir(const char *pathname, umode_t mode);
@@ -687,6 +700,7 @@ int vfs_open(const struct path *path, struct file *file);
 int filp_close(struct file *filp, void *id);
 int do_truncate(void *idmap, struct dentry *dentry, loff_t start, unsigned int time_attrs, struct file *filp);
 int do_truncate_file(struct file *file);
+int notify_change(void *idmap, struct dentry *dentry, struct iattr *attr, struct inode **delegated_inode);
 void files_init(void);
 int nonseekable_open(struct inode *inode, struct file *filp);
 int stream_open(struct inode *inode, struct file *filp);

@@ -459,7 +459,11 @@ void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec);
 int kernel_execve(const char *filename, const char *const *argv, struct pt_regs *regs, char *interp);
 void fork_init(void);
 struct task_struct *alloc_task(void);
-void put_task_struct(struct task_struct *t);
+void __put_task_struct(struct task_struct *t);
+static inline void put_task_struct(struct task_struct *t)
+{
+	__put_task_struct(t);	/* (no usage count: the last user frees it) */
+}
 void put_task_struct_rcu_user(struct task_struct *t);
 void put_dead_task(struct task_struct *t);
 extern struct task_struct *init_task_p;

@@ -12,6 +12,7 @@
 #include "../include/session.h"
 #include "../include/perf_event.h"
 #include "../include/signal.h"
+#include "../include/security.h"
 
 extern const struct user_program user_programs[];
 extern const u64 nr_user_programs;
@@ -364,6 +365,10 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 	struct task_struct *me = current;
 	int retval;
 
+	/* bprm_creds_from_file(): the credentials the program runs with, computed once committed */
+	retval = security_bprm_creds_from_file(bprm, bprm->file);
+	if (retval)
+		return retval;
 	retval = de_thread(me);
 	if (retval)
 		return retval;
@@ -380,6 +385,9 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 	do_close_on_exec(me->files);
 	__set_task_comm(me, kbasename(bprm->filename), true);
 	perf_event_exec();
+	/* install the new credentials (the task's own ids here: commit_creds has nothing to swap) */
+	security_bprm_committing_creds(bprm);
+	security_bprm_committed_creds(bprm);
 	return 0;
 }
 
@@ -420,12 +428,15 @@ void finalize_exec(struct linux_binprm *bprm)
 {
 }
 
-static noinline int exec_binprm(struct linux_binprm *bprm)
+static __always_inline int exec_binprm(struct linux_binprm *bprm)
 {
 	pid_t old_pid = current->pid;
 	int ret;
 
 	/* search_binary_handler(): ELF is the one format */
+	ret = security_bprm_check(bprm);
+	if (ret)
+		return ret;
 	ret = load_elf_binary(bprm);
 	if (ret < 0)
 		return ret;
@@ -435,6 +446,10 @@ static noinline int exec_binprm(struct linux_binprm *bprm)
 
 noinline int bprm_execve(struct linux_binprm *bprm)
 {
+	int retval = security_bprm_creds_for_exec(bprm);
+
+	if (retval)
+		return retval;
 	return exec_binprm(bprm);
 }
 

@@ -8,6 +8,7 @@
 #include "../include/perf_event.h"
 #include "../include/signal.h"
 #include "../include/cred.h"
+#include "../include/security.h"
 
 #define CSIGNAL		0x000000ff	/* the exit signal, not a flag */
 #define CLONE_VM	0x00000100
@@ -63,8 +64,9 @@ struct task_struct *alloc_task(void)
 	return t;
 }
 
-void put_task_struct(struct task_struct *t)
+noinline void __put_task_struct(struct task_struct *t)
 {
+	security_task_free(t);	/* __put_task_struct */
 	release_signal(t);
 	if (t->pid)	/* a task that got a pid: sched_process_free's place */
 		trace_pid_free(t);
@@ -196,6 +198,8 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	p->set_child_tid = clone_flags & CLONE_CHILD_SETTID ? args->child_tid : NULL;
 	p->clear_child_tid = clone_flags & CLONE_CHILD_CLEARTID ? args->child_tid : NULL;
 	if (perf_event_init_task(p, clone_flags))
+		goto free_perf;
+	if (security_task_alloc(p, clone_flags))
 		goto free_perf;
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = p->tgid = alloc_pid();

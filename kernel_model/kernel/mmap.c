@@ -15,6 +15,7 @@
 #include "../include/session.h"
 #include "../include/uprobes.h"
 #include "../include/perf_event.h"
+#include "../include/security.h"
 #include "../include/fs.h"
 
 #define PROT_READ	0x1
@@ -273,15 +274,19 @@ noinline unsigned long get_unmapped_area(struct file *file, unsigned long addr, 
 					 unsigned long pgoff, unsigned long flags)
 {
 	unsigned long ret;
+	int error;
 
 	if (len > TASK_SIZE_MAX)
 		return -ENOMEM;
 	ret = arch_get_unmapped_area_topdown(file, addr, len, pgoff, flags);
 	if (IS_ERR((void *)ret))
 		return ret;
-	if (ret > TASK_SIZE_MAX - len || offset_in_page(ret))
+	if (ret > TASK_SIZE_MAX - len)
+		return -ENOMEM;
+	if (offset_in_page(ret))
 		return -EINVAL;
-	return ret;
+	error = security_mmap_addr(ret);
+	return error ? error : ret;
 }
 
 /* An address space's counts of mapped pages by kind (VmExe, VmStk, VmData): npages more. */
@@ -587,6 +592,9 @@ noinline unsigned long vm_mmap_pgoff(struct file *file, unsigned long addr, unsi
 	struct mm_struct *mm = current->mm;
 	unsigned long ret, populate;
 
+	ret = security_mmap_file(file, prot, flag);
+	if (ret)
+		return ret;
 	mmap_write_lock(mm);
 	ret = do_mmap(file, addr, len, prot, flag, pgoff, &populate);
 	if (populate && !IS_ERR((void *)ret) && !mm_host_vmas(mm))
@@ -703,6 +711,9 @@ noinline int do_mprotect_pkey(unsigned long start, size_t len, unsigned long pro
 			err = -EACCES;	/* beyond VM_MAY* */
 			break;
 		}
+		err = security_file_mprotect(vma, prot, prot);	/* reqprot: no READ_IMPLIES_EXEC */
+		if (err)
+			break;
 		next = vma_next(mm, vma);
 		err = mprotect_fixup(mm, vma, nstart, tmp, newflags);
 		if (err)

@@ -11,6 +11,8 @@
 #include "../include/signal.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
+#include "../include/cred.h"
+#include "../include/security.h"
 
 #define FRAME_ALIGNMENT		16
 #define MAX_FRAME_PADDING	(FRAME_ALIGNMENT - 1)
@@ -330,17 +332,60 @@ void do_notify_parent(struct task_struct *tsk, int sig)
 		do_send_sig_info(sig, &info, tsk->parent, true);
 }
 
+static __always_inline bool valid_signal(unsigned long sig)
+{
+	return sig <= _NSIG;
+}
+
+static __always_inline bool same_thread_group(struct task_struct *a, struct task_struct *b)
+{
+	return a->tgid == b->tgid;	/* (6.1: the same signal_struct) */
+}
+
+/* a sender's real or effective uid is the target's real or saved one, or it has CAP_KILL */
+static __always_inline bool kill_ok_by_cred(struct task_struct *t)
+{
+	return current->euid == t->suid || current->euid == t->uid ||
+	       current->uid == t->suid || current->uid == t->uid ||
+	       ns_capable(&init_user_ns, CAP_KILL);
+}
+
+/* Whether the caller may signal t (kill(2)'s EPERM), then the security hook. */
+static noinline int check_kill_permission(int sig, struct sigqueue_info *info, struct task_struct *t)
+{
+	struct kernel_siginfo kinfo;
+
+	if (!valid_signal(sig))
+		return -EINVAL;
+	if (info->code > 0)	/* !si_fromuser(): the kernel's own */
+		return 0;
+	if (!same_thread_group(current, t) && !kill_ok_by_cred(t)) {
+		/* SIGCONT within the session: sessions are the caller's own here (task_session) */
+		if (sig != SIGCONT || t->sid != current->sid)
+			return -EPERM;
+	}
+	/* the hook is given the siginfo as 6.1 builds it for kill(2) and tgkill(2) */
+	memset(&kinfo, 0, sizeof(kinfo));
+	kinfo.si_signo = sig;
+	kinfo.si_code = info->code;
+	kinfo.kill.pid = info->pid;
+	kinfo.kill.uid = info->uid;
+	return security_task_kill(t, &kinfo, sig, NULL);
+}
+
 static noinline int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid)
 {
 	struct task_struct *p = find_task_by_pid(pid);
+	int error;
 
 	if (!p || p->exit_state)
 		return -ESRCH;
 	if (p->group_leader && p->group_leader != p)
 		p = p->group_leader;
-	if (!sig)
-		return 0;
-	return do_send_sig_info(sig, info, p, true);	/* group_send_sig_info */
+	error = check_kill_permission(sig, info, p);	/* group_send_sig_info */
+	if (error || !sig)
+		return error;
+	return do_send_sig_info(sig, info, p, true);
 }
 
 /* kill(2)'s pid: a process, or (0) the caller's group */
@@ -366,11 +411,13 @@ SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
 static noinline int do_send_specific(pid_t tgid, pid_t pid, int sig, struct sigqueue_info *info)
 {
 	struct task_struct *p = find_task_by_pid(pid);
+	int error;
 
 	if (!p || p->exit_state || (tgid > 0 && p->tgid != tgid))
 		return -ESRCH;
-	if (!sig)
-		return 0;
+	error = check_kill_permission(sig, info, p);
+	if (error || !sig)
+		return error;
 	return do_send_sig_info(sig, info, p, false);
 }
 

@@ -2,8 +2,8 @@
  * Sockets as files (Linux's net/socket.c): sockfs inodes ("socket:[ino]"), the socket
  * system calls and their 6.1 handler chains (__sys_socket → sock_create → __sock_create →
  * the family's create; __sys_bind, __sys_listen, __sys_connect → __sys_connect_file,
- * __sys_accept4 → __sys_accept4_file → do_accept, __sys_sendto → sock_sendmsg →
- * sock_sendmsg_nosec, __sys_recvfrom → sock_recvmsg → sock_recvmsg_nosec, __sys_shutdown →
+ * __sys_accept4 → __sys_accept4_file → do_accept, __sys_sendto → __sock_sendmsg (the security
+ * hook) → sock_sendmsg_nosec (sock_sendmsg: the kernel's own callers'), __sys_recvfrom → sock_recvmsg → sock_recvmsg_nosec, __sys_shutdown →
  * __sys_shutdown_sock, __sys_socketpair, __sys_getsockname/__sys_getpeername,
  * __sys_setsockopt/__sys_getsockopt), and read/write on a socket (sock_read_iter,
  * sock_write_iter).  A session's (host) processes keep the host's network: their socket
@@ -15,6 +15,7 @@
 #include "../include/slab.h"
 #include "../include/signal.h"
 #include "../include/syscalls.h"
+#include "../include/security.h"
 
 #define SOCKFS_MAGIC 0x534F434B
 static struct vfsmount *sock_mnt;
@@ -148,6 +149,9 @@ static noinline int __sock_create(int family, int type, int protocol, struct soc
 		return -EAFNOSUPPORT;
 	if (type < 0 || type >= 11)	/* SOCK_MAX */
 		return -EINVAL;
+	err = security_socket_create(family, type, protocol, kern);
+	if (err)
+		return err;
 	pf = net_families[family];
 	if (!pf)
 		return -EAFNOSUPPORT;
@@ -158,6 +162,11 @@ static noinline int __sock_create(int family, int type, int protocol, struct soc
 	err = pf->create(sock, protocol, kern);
 	if (err < 0) {
 		sock->ops = NULL;
+		sock_release(sock);
+		return err;
+	}
+	err = security_socket_post_create(sock, family, type, protocol, kern);
+	if (err) {
 		sock_release(sock);
 		return err;
 	}
@@ -222,7 +231,9 @@ static noinline int __sys_socketpair(int family, int type, int protocol, int *us
 		sock_release(sock1);
 		goto out;
 	}
-	err = sock1->ops->socketpair(sock1, sock2);
+	err = security_socket_socketpair(sock1, sock2);
+	if (!err)
+		err = sock1->ops->socketpair(sock1, sock2);
 	if (err < 0) {
 		sock_release(sock2);
 		sock_release(sock1);
@@ -294,6 +305,8 @@ static noinline int __sys_bind(int fd, struct sockaddr *umyaddr, int addrlen)
 		return err;
 	err = move_addr_to_kernel(umyaddr, addrlen, &address);
 	if (!err)
+		err = security_socket_bind(sock, (struct sockaddr *)&address, addrlen);
+	if (!err)
 		err = sock->ops->bind(sock, (struct sockaddr *)&address, addrlen);
 	fput(file);
 	return err;
@@ -315,7 +328,9 @@ static noinline int __sys_listen(int fd, int backlog)
 		return err;
 	if ((unsigned int)backlog > SOMAXCONN)
 		backlog = SOMAXCONN;
-	err = sock->ops->listen(sock, backlog);
+	err = security_socket_listen(sock, backlog);
+	if (!err)
+		err = sock->ops->listen(sock, backlog);
 	fput(file);
 	return err;
 }
@@ -328,9 +343,13 @@ SYSCALL_DEFINE2(listen, int, fd, int, backlog)
 static noinline int __sys_connect_file(struct file *file, struct sockaddr_storage *address, int addrlen, int file_flags)
 {
 	struct socket *sock = sock_from_file(file);
+	int err;
 
 	if (!sock)
 		return -ENOTSOCK;
+	err = security_socket_connect(sock, (struct sockaddr *)address, addrlen);
+	if (err)
+		return err;
 	return sock->ops->connect(sock, (struct sockaddr *)address, addrlen, sock->file->f_flags | file_flags);
 }
 
@@ -372,6 +391,9 @@ static noinline struct file *do_accept(struct file *file, unsigned int file_flag
 	newfile = sock_alloc_file(newsock, flags);
 	if (IS_ERR(newfile))
 		return newfile;
+	err = security_socket_accept(sock, newsock);
+	if (err)
+		goto out_fd;
 	err = sock->ops->accept(sock, newsock, sock->file->f_flags | file_flags, false);
 	if (err < 0)
 		goto out_fd;
@@ -443,7 +465,9 @@ static noinline int __sys_getname(int fd, struct sockaddr *usockaddr, int *usock
 	sock = sockfd_lookup_light(fd, &err, &file);
 	if (!sock)
 		return err;
-	err = sock->ops->getname(sock, (struct sockaddr *)&address, peer);
+	err = peer ? security_socket_getpeername(sock) : security_socket_getsockname(sock);
+	if (!err)
+		err = sock->ops->getname(sock, (struct sockaddr *)&address, peer);
 	if (err >= 0)
 		err = move_addr_to_user(&address, err, usockaddr, usockaddr_len);
 	fput(file);
@@ -465,9 +489,27 @@ static noinline int sock_sendmsg_nosec(struct socket *sock, struct msghdr *msg)
 	return sock->ops->sendmsg(sock, msg, iov_iter_count(&msg->msg_iter));
 }
 
+static noinline int __sock_sendmsg(struct socket *sock, struct msghdr *msg)
+{
+	int err = security_socket_sendmsg(sock, msg, iov_iter_count(&msg->msg_iter));
+
+	return err ?: sock_sendmsg_nosec(sock, msg);
+}
+
+/* the kernel's own sends: the address is copied, so the protocol may change its copy */
 noinline int sock_sendmsg(struct socket *sock, struct msghdr *msg)
 {
-	return sock_sendmsg_nosec(sock, msg);
+	struct sockaddr_storage *save_addr = msg->msg_name, address;
+	int save_len = msg->msg_namelen, ret;
+
+	if (msg->msg_name) {
+		memcpy(&address, msg->msg_name, msg->msg_namelen);
+		msg->msg_name = &address;
+	}
+	ret = __sock_sendmsg(sock, msg);
+	msg->msg_name = save_addr;
+	msg->msg_namelen = save_len;
+	return ret;
 }
 
 static noinline int sock_recvmsg_nosec(struct socket *sock, struct msghdr *msg, int flags)
@@ -477,7 +519,9 @@ static noinline int sock_recvmsg_nosec(struct socket *sock, struct msghdr *msg, 
 
 noinline int sock_recvmsg(struct socket *sock, struct msghdr *msg, int flags)
 {
-	return sock_recvmsg_nosec(sock, msg, flags);
+	int err = security_socket_recvmsg(sock, msg, iov_iter_count(&msg->msg_iter), flags);
+
+	return err ?: sock_recvmsg_nosec(sock, msg, flags);
 }
 
 static notrace void import_ubuf(struct iov_iter *i, int direction, void *buf, size_t len)
@@ -513,7 +557,7 @@ static noinline int __sys_sendto(int fd, void *buff, size_t len, unsigned int fl
 	if (sock->file->f_flags & O_NONBLOCK)
 		flags |= MSG_DONTWAIT;
 	msg.msg_flags = flags;
-	err = sock_sendmsg(sock, &msg);
+	err = __sock_sendmsg(sock, &msg);
 out:
 	fput(file);
 	return err;
@@ -610,7 +654,7 @@ static noinline int ____sys_sendmsg(struct socket *sock, struct msghdr *msg_sys,
 	if (sock->file->f_flags & O_NONBLOCK)
 		flags |= MSG_DONTWAIT;
 	msg_sys->msg_flags = flags;
-	return sock_sendmsg(sock, msg_sys);
+	return __sock_sendmsg(sock, msg_sys);
 }
 
 static noinline long ___sys_sendmsg(struct socket *sock, struct user_msghdr *msg, unsigned int flags)
@@ -723,11 +767,15 @@ static noinline int __sys_setsockopt(int fd, int level, int optname, char *optva
 	sock = sockfd_lookup_light(fd, &err, &file);
 	if (!sock)
 		return err;
+	err = security_socket_setsockopt(sock, level, optname);
+	if (err)
+		goto out_put;
 	if (level == SOL_SOCKET)
 		err = sock_setsockopt(sock, level, optname, optval, optlen);
 	else
 		err = sock->ops->setsockopt ? sock->ops->setsockopt(sock, level, optname, optval, optlen)
 					    : -EOPNOTSUPP;
+out_put:
 	fput(file);
 	return err;
 }
@@ -746,11 +794,15 @@ static noinline int __sys_getsockopt(int fd, int level, int optname, char *optva
 	sock = sockfd_lookup_light(fd, &err, &file);
 	if (!sock)
 		return err;
+	err = security_socket_getsockopt(sock, level, optname);
+	if (err)
+		goto out_put;
 	if (level == SOL_SOCKET)
 		err = sock_getsockopt(sock, level, optname, optval, optlen);
 	else
 		err = sock->ops->getsockopt ? sock->ops->getsockopt(sock, level, optname, optval, optlen)
 					    : -EOPNOTSUPP;
+out_put:
 	fput(file);
 	return err;
 }
@@ -762,7 +814,9 @@ SYSCALL_DEFINE5(getsockopt, int, fd, int, level, int, optname, char *, optval, i
 
 static noinline int __sys_shutdown_sock(struct socket *sock, int how)
 {
-	return sock->ops->shutdown(sock, how);
+	int err = security_socket_shutdown(sock, how);
+
+	return err ?: sock->ops->shutdown(sock, how);
 }
 
 static noinline int __sys_shutdown(int fd, int how)
@@ -810,7 +864,7 @@ static noinline ssize_t sock_write_iter(struct kiocb *iocb, struct iov_iter *fro
 
 	if (file->f_flags & O_NONBLOCK || (iocb->ki_flags & IOCB_NOWAIT))
 		msg.msg_flags = MSG_DONTWAIT;
-	res = sock_sendmsg(sock, &msg);
+	res = __sock_sendmsg(sock, &msg);
 	*from = msg.msg_iter;
 	return res;
 }

@@ -6,6 +6,7 @@
  * is the task).
  */
 #include "../include/cred.h"
+#include "../include/security.h"
 
 #define CAP_FS_MASK ((1ULL << CAP_CHOWN) | (1ULL << CAP_MKNOD) | (1ULL << CAP_DAC_OVERRIDE) | \
 		     (1ULL << CAP_DAC_READ_SEARCH) | (1ULL << CAP_FOWNER) | (1ULL << CAP_FSETID) | \
@@ -19,4 +20,41 @@ noinline int cap_capable(const struct cred *cred, struct user_namespace *targ_ns
 	if ((CAP_FS_MASK >> cap) & 1)
 		return task->fsuid == 0 ? 0 : -EPERM;
 	return task->euid == 0 ? 0 : -EPERM;
+}
+
+/* vm.mmap_min_addr as Debian's 6.1 sets it (CONFIG_DEFAULT_MMAP_MIN_ADDR) */
+unsigned long dac_mmap_min_addr = 65536;
+
+/* A mapping below mmap_min_addr needs CAP_SYS_RAWIO; the task that used it is marked. */
+noinline int cap_mmap_addr(unsigned long addr)
+{
+	int ret = 0;
+
+	if (addr < dac_mmap_min_addr) {
+		ret = cap_capable((const struct cred *)current, &init_user_ns, CAP_SYS_RAWIO, CAP_OPT_NONE);
+		if (ret == 0)
+			current->flags |= PF_SUPERPRIV;
+	}
+	return ret;
+}
+
+noinline int cap_mmap_file(struct file *file, unsigned long reqprot, unsigned long prot, unsigned long flags)
+{
+	return 0;
+}
+
+/*
+ * The credentials a program runs with (exec's bprm_creds_from_file).  The capability sets
+ * follow the ids here (above), so what 6.1 computes of them -- root's full sets, a file's
+ * capabilities (no security.capability attribute here), the downgrade of a traced set-id
+ * program (no set-id programs: exec keeps the ids) -- is the ids themselves; what is left is
+ * 6.1's reset of the saved and file-system ids to the effective ones.
+ */
+noinline int cap_bprm_creds_from_file(struct linux_binprm *bprm, struct file *file)
+{
+	struct task_struct *new = current;
+
+	new->suid = new->fsuid = new->euid;
+	new->sgid = new->fsgid = new->egid;
+	return 0;
 }

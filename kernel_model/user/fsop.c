@@ -964,6 +964,59 @@ static void fam_mm(void)
 }
 
 /* fsop xattr PATH...: the extended attribute calls a `ls -l` and a user make on each path */
+/* Files made and removed a while later (BCC's filelife: their ages): one by open(O_CREAT),
+ * one by mknod(S_IFREG), each unlinked after 0.3 s. */
+static void fam_life(void)
+{
+	struct timespec pause = { 0, 300000000 };
+	int fd = open("created", O_WRONLY | O_CREAT | O_EXCL, 0644);
+
+	R("open(created, O_CREAT|O_EXCL) >= 0", fd >= 0);
+	R("close(created)", close(fd));
+	R("mknod(made, S_IFREG)", sc(133, L("made"), 0100644, 0, 0, 0));
+	R("nanosleep(0.3 s)", nanosleep(&pause, 0));
+	R("unlink(created)", sc(87, L("created"), 0, 0, 0, 0));
+	R("unlink(made)", sc(87, L("made"), 0, 0, 0, 0));
+}
+
+/* what a mapping at a fixed address gives: 0 where it is the address asked for */
+static long map_fixed(unsigned long addr)
+{
+	long r = sc(9, addr, 4096, 3, 0x32, -1);	/* PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_FIXED */
+
+	if (r == (long)addr)
+		sc(11, addr, 4096, 0, 0, 0);
+	return r == (long)addr ? 0 : r;
+}
+
+/* The capability checks the hooks make: a mapping below mmap_min_addr needs CAP_SYS_RAWIO, a
+ * signal to another user's process CAP_KILL (but SIGCONT within the session), chroot
+ * CAP_SYS_CHROOT; run as root, then
+ * by a child that became uid 1000. */
+static void fam_cap(void)
+{
+	int status, parent = sc(39, 0, 0, 0, 0, 0);
+
+	R("mmap(0, MAP_FIXED) as root", map_fixed(0));
+	R("mmap(0x10000, MAP_FIXED) as root", map_fixed(0x10000));
+	R("kill(1, 0) as root", sc(62, 1, 0, 0, 0, 0));
+	if (fork() == 0) {
+		R("chroot(.) as root (the child's own root)", sc(161, L("."), 0, 0, 0, 0));
+		R("setresuid(1000, 1000, 1000)", sc(117, 1000, 1000, 1000, 0, 0));
+		R("mmap(0, MAP_FIXED) as 1000", map_fixed(0));
+		R("mmap(0x10000, MAP_FIXED) as 1000", map_fixed(0x10000));
+		R("kill(1, 0) as 1000", sc(62, 1, 0, 0, 0, 0));
+		R("kill(parent, 0) as 1000", sc(62, parent, 0, 0, 0, 0));
+		R("kill(parent, SIGCONT) as 1000 (same session)", sc(62, parent, 18, 0, 0, 0));
+		R("tgkill(parent, parent, 0) as 1000", sc(234, parent, parent, 0, 0, 0));
+		R("kill(self, 0) as 1000", sc(62, sc(39, 0, 0, 0, 0, 0), 0, 0, 0, 0));
+		R("chroot(.) as 1000", sc(161, L("."), 0, 0, 0, 0));
+		exit(0);
+	}
+	R("wait4", wait4(-1, &status, 0, NULL) > 0);
+	printf("  status %d\n", status);
+}
+
 static void xattrs(int argc, char **argv)
 {
 	static char value[300], longname[300];
@@ -1037,6 +1090,10 @@ int main(int argc, char **argv)
 		fam_task();
 	else if (!strcmp(fam, "mm"))
 		fam_mm();
+	else if (!strcmp(fam, "life"))
+		fam_life();
+	else if (!strcmp(fam, "cap"))
+		fam_cap();
 	else
 		return 2;
 	return 0;

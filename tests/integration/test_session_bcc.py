@@ -205,3 +205,47 @@ def test_opensnoop_shows_a_commands_opens(tmp_path):
         assert rows.get((pid, hostname)) == ["bcc_marker", "3", "0", "00000000"], out
         assert rows.get((pid, "/nonexistent")) == ["bcc_marker", "-1", "2", "00000000"], out
         assert rows.get((pid, "/etc/ld.so.cache")) == ["bcc_marker", "3", "0", "02000000"], out
+
+
+def test_filelife_shows_the_age_of_a_file_removed(tmp_path):
+    """filelife: kprobes on vfs_create, vfs_open, security_inode_create (the LSM hook, 6.1's
+    security/security.c) and vfs_unlink, with the 6.1 signatures BCC picks from the kernel's BTF
+    (struct renamedata has old_mnt_userns): a guest program (fsop life) makes one file by
+    open(O_CREAT) (vfs_open of a file FMODE_CREATED) and one by mknod (vfs_create, then
+    security_inode_create), and unlinks both 0.3 s later: each has its line, with its pid,
+    comm, age and name. Ends on SIGINT."""
+    out = bcc_while(tmp_path, "filelife-bpfcc",
+                    "echo $(tracefs-sim exec fsop life /tmp/filelife-$i | wc -l) >> runs", interrupt=True)
+    assert re.search(r"^TIME\s+PID\s+COMM\s+AGE\(s\)\s+FILE$", out, re.M), out
+    rows = re.findall(r"^\d\d:\d\d:\d\d (\d+)\s+(\S+)\s+([\d.]+)\s+(\S+)$", out, re.M)
+    runs = (tmp_path / "runs").read_text().split()
+    assert runs and all(n == "6" for n in runs), runs   # every run made and removed its two files
+    by_pid: dict[str, set[str]] = {}
+    for pid, comm, age, name in rows:
+        assert comm == "fsop" and name in ("created", "made"), out
+        # 0.3 s asleep between the create and the unlink (AGE is whole ms / 1000)
+        assert 0.29 <= float(age) < 3.0, out
+        by_pid.setdefault(pid, set()).add(name)
+    # a run after the tool attached and before its SIGINT shows both files
+    assert sum(names == {"created", "made"} for names in by_pid.values()) >= 2, out
+
+
+def test_capable_shows_the_capability_checks(tmp_path):
+    """capable: a kprobe on cap_capable (the capability module behind security_capable): a
+    guest program (fsop cap) asks, as root, for CAP_SYS_RAWIO (a mapping at address 0, below
+    mmap_min_addr: cap_mmap_addr), then in a child for CAP_SYS_CHROOT and CAP_SETUID (the
+    setresuid) as root, and as uid 1000 for CAP_SYS_RAWIO again, CAP_KILL (kill of init, of its
+    root parent, even SIGCONT's before its session exemption, and tgkill) and CAP_SYS_CHROOT:
+    each with its uid. Ends on SIGINT."""
+    out = bcc_while(tmp_path, "capable-bpfcc", "tracefs-sim exec fsop cap /tmp/capable-$i >/dev/null",
+                    interrupt=True)
+    assert re.search(r"^TIME\s+UID\s+PID\s+COMM\s+CAP\s+NAME\s+AUDIT\s*$", out, re.M), out
+    rows = re.findall(r"^\d\d:\d\d:\d\d\s+(\d+)\s+(\d+)\s+fsop\s+(\d+)\s+(\w+)\s+1\s*$", out, re.M)
+    by_pid: dict[str, list[tuple[str, str]]] = {}
+    for uid, pid, _, name in rows:
+        by_pid.setdefault(pid, []).append((uid, name))
+    parents = [checks for checks in by_pid.values() if checks == [("0", "CAP_SYS_RAWIO")]]
+    children = [checks for checks in by_pid.values()
+                if checks == [("0", "CAP_SYS_CHROOT"), ("0", "CAP_SETUID"), ("1000", "CAP_SYS_RAWIO")]
+                + [("1000", "CAP_KILL")] * 4 + [("1000", "CAP_SYS_CHROOT")]]
+    assert len(parents) >= 2 and len(children) >= 2, out

@@ -232,3 +232,18 @@ def test_init_functions_are_named_but_not_traceable_after_boot(image):
     # those this kernel has are in its init text, named as 6.1 names them
     ours = [name for name in init_functions if image.lookup(name) is not None and image.lookup(name).type in "Tt"]
     assert len(ours) > 30 and all(start <= image.addr(name) < end for name in ours), ours
+
+
+def test_lsm_functions_are_traceable_under_6_1s_names(image):
+    """The LSM layer's functions (security/security.c's hooks, commoncap.c's cap_*) that are
+    ftrace sites here are 6.1's traceable ones by name; the helpers 6.1 inlines (kill_ok_by_cred,
+    mmap_prot, file_free, bprm_creds_from_file, search_binary_handler) are no site."""
+    lines = (Path(__file__).resolve().parents[1] / "data" / "linux-6.1-lsm-functions.txt").read_text().splitlines()
+    traceable_61 = {line for line in lines if line and not line.startswith("#")}
+    ours = {name for name in image.mcount_sites if name.startswith(("security_", "cap_"))}
+    assert len(ours) > 60 and ours <= traceable_61, ours - traceable_61
+    assert {"security_inode_create", "security_file_open", "security_capable", "cap_capable",
+            "cap_mmap_addr", "security_task_kill", "security_socket_connect"} <= ours
+    inlined = {"kill_ok_by_cred", "mmap_prot", "file_free", "bprm_creds_from_file", "search_binary_handler",
+               "exec_binprm"}
+    assert not inlined & set(image.mcount_sites)

@@ -396,3 +396,95 @@ def test_a_perf_filter_string_is_copied_by_strndup_user(machine):
         (["perfev", "filter", str(ids["sys_enter"]), str(ids["sched_switch"]), "5"], None),
     ])
     assert ("strndup_user", "_perf_ioctl") in calls         # perf_event_set_filter (inline)
+
+
+# security/security.c: the LSM hooks, each called by the function that calls it in 6.1 (fs/namei.c,
+# fs/open.c, fs/file_table.c, fs/inode.c, fs/dcache.c, fs/stat.c, fs/ioctl.c, fs/fcntl.c,
+# mm/mmap.c, mm/util.c, fs/exec.c, kernel/fork.c, kernel/signal.c, net/socket.c, net/core/sock.c);
+# the capability module's behind the hooks it implements
+LSM = {
+    ("security_file_alloc", "__alloc_file"),
+    ("security_file_free", "__fput"),                          # file_free (inline)
+    ("security_file_open", "do_dentry_open"),
+    ("security_file_permission", "rw_verify_area"),
+    ("security_file_ioctl", "__x64_sys_ioctl"),
+    ("security_file_fcntl", "__x64_sys_fcntl"),
+    ("security_inode_alloc", "inode_init_always"),
+    ("inode_init_always", "alloc_inode"),
+    ("alloc_inode", "new_inode_pseudo"),
+    ("new_inode_pseudo", "new_inode"),
+    ("security_inode_free", "__destroy_inode"),
+    ("__destroy_inode", "destroy_inode"),
+    ("security_inode_permission", "inode_permission"),
+    ("security_inode_getattr", "vfs_getattr"),
+    ("security_inode_getxattr", "vfs_getxattr"),
+    ("security_d_instantiate", "d_instantiate"),
+    ("security_inode_create", "vfs_create"),
+    ("security_inode_mkdir", "vfs_mkdir"),
+    ("security_inode_rmdir", "vfs_rmdir"),
+    ("security_inode_unlink", "vfs_unlink"),
+    ("security_inode_symlink", "vfs_symlink"),
+    ("security_inode_link", "vfs_link"),
+    ("security_inode_rename", "vfs_rename"),
+    ("security_inode_readlink", "do_readlinkat"),
+    ("security_path_mkdir", "do_mkdirat"),
+    ("security_path_rmdir", "do_rmdir"),
+    ("security_path_unlink", "do_unlinkat"),
+    ("security_path_symlink", "do_symlinkat"),
+    ("security_path_link", "do_linkat"),
+    ("security_path_rename", "do_renameat2"),
+    ("security_path_mknod", "do_mknodat"),
+    ("security_path_truncate", "do_sys_ftruncate"),
+    ("security_path_chmod", "chmod_common"),
+    ("security_path_chroot", "__x64_sys_chroot"),
+    ("security_inode_setattr", "notify_change"),
+    ("notify_change", "chmod_common"),
+    ("notify_change", "do_truncate"),
+    ("notify_change", "vfs_utimes"),
+    ("security_mmap_file", "vm_mmap_pgoff"),
+    ("cap_mmap_file", "security_mmap_file"),
+    ("security_mmap_addr", "get_unmapped_area"),
+    ("cap_mmap_addr", "security_mmap_addr"),
+    ("security_file_mprotect", "do_mprotect_pkey"),
+    ("security_bprm_creds_for_exec", "bprm_execve"),
+    ("security_bprm_check", "bprm_execve"),                   # search_binary_handler (inline)
+    ("security_bprm_creds_from_file", "begin_new_exec"),      # bprm_creds_from_file (inline)
+    ("cap_bprm_creds_from_file", "security_bprm_creds_from_file"),
+    ("security_bprm_committing_creds", "begin_new_exec"),
+    ("security_bprm_committed_creds", "begin_new_exec"),
+    ("security_task_alloc", "copy_process"),
+    ("security_task_free", "__put_task_struct"),
+    ("security_task_kill", "check_kill_permission"),
+    ("check_kill_permission", "kill_pid_info"),               # group_send_sig_info (inline here)
+    ("check_kill_permission", "do_send_specific"),
+    ("security_socket_create", "__sock_create"),
+    ("security_socket_post_create", "__sock_create"),
+    ("security_socket_socketpair", "__sys_socketpair"),
+    ("security_socket_bind", "__sys_bind"),
+    ("security_socket_listen", "__sys_listen"),
+    ("security_socket_connect", "__sys_connect_file"),
+    ("security_socket_accept", "do_accept"),
+    ("security_socket_sendmsg", "__sock_sendmsg"),
+    ("__sock_sendmsg", "__sys_sendto"),
+    ("security_socket_recvmsg", "sock_recvmsg"),
+    ("security_socket_setsockopt", "__sys_setsockopt"),
+    ("security_socket_getsockopt", "__sys_getsockopt"),
+    ("security_socket_shutdown", "__sys_shutdown_sock"),
+    ("security_sk_alloc", "sk_prot_alloc"),
+    ("security_sk_free", "__sk_destruct"),
+}
+
+
+def test_lsm_hooks_are_called_where_6_1_calls_them(machine):
+    """Every hook here is a function of 6.1's available_filter_functions, and each runs under
+    the caller 6.1 has (the file, inode, exec, task, signal, mapping and socket paths)."""
+    calls = traced_calls(machine, {f for f, _ in LSM}, [
+        *[(["fsop", family, f"/tmp/fsop-l{family}"], None) for family in ("open", "dir", "link", "fd", "rw", "stat", "mm", "cap")],
+        (["nettest", "tcp"], None),
+        (["nettest", "unix"], None),
+        (["nettest", "udp"], None),
+        (["progtest-pie", "uname"], None),      # its start-up's mprotect of RELRO
+        (["polltest", "utimes"], None),
+        (["fsop", "xattr", "/etc", "/tmp"], None),
+    ])
+    assert LSM <= calls, LSM - calls

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 FSOP = Path(__file__).resolve().parents[2] / "kernel_model" / "build" / "user" / "fsop.elf"
-FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec", "task", "mm"]
+FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec", "task", "mm", "life", "cap"]
 
 
 @pytest.fixture
@@ -35,8 +35,8 @@ def on_host(vmlinux, family: str, workdir: Path) -> bytes:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_a_call_family_gives_what_linux_gives(vmlinux, machine, run_program, tmp_path, family):
-    if family == "task" and os.geteuid() != 0:
-        pytest.skip("the task family changes its ids as root does (as init's programs run)")
+    if family in ("task", "cap") and os.geteuid() != 0:
+        pytest.skip(f"the {family} family changes its ids as root does (as init's programs run)")
     expected = on_host(vmlinux, family, tmp_path)
     status, out = run_program(machine, ["fsop", family, f"/tmp/{family}"])
     assert status == 0

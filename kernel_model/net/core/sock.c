@@ -6,15 +6,29 @@
  * socket options.
  */
 #include "../../include/net.h"
+#include "../../include/security.h"
 #include "../../include/poll.h"
 #include "../../include/slab.h"
 #include "../../include/trace/trace.h"
 
 static u64 sk_cookie_gen;
 
-noinline struct sock *sk_alloc(int family, gfp_t priority, struct proto *prot, int kern)
+static noinline struct sock *sk_prot_alloc(struct proto *prot, gfp_t priority, int family)
 {
 	struct sock *sk = kmem_cache_zalloc(prot->slab, priority);
+
+	if (!sk)
+		return NULL;
+	if (security_sk_alloc(sk, family, priority)) {
+		kmem_cache_free(prot->slab, sk);
+		return NULL;
+	}
+	return sk;
+}
+
+noinline struct sock *sk_alloc(int family, gfp_t priority, struct proto *prot, int kern)
+{
+	struct sock *sk = sk_prot_alloc(prot, priority, family);
 
 	if (!sk)
 		return NULL;
@@ -31,6 +45,7 @@ static noinline void __sk_destruct(struct sock *sk)
 		sk->sk_destruct(sk);
 	skb_queue_purge(&sk->sk_receive_queue);
 	skb_queue_purge(&sk->sk_write_queue);
+	security_sk_free(sk);	/* sk_prot_free() */
 	kmem_cache_free(sk->sk_prot->slab, sk);
 }
 
