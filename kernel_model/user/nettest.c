@@ -3,9 +3,11 @@
  * ("connect(refused) = -111"), with nothing that depends on the machine (no port numbers,
  * addresses only of the loopback).  Families: tcp (a server and a forked client: handshake,
  * data both ways, more than a window's worth, EOF, a reset, the errors of misuse), slow (a
- * reader with a small receive buffer, late: what did not fit comes again), unix (socketpair,
- * stream and datagram), udp (datagrams, their source, a connected socket).  The same binary runs on a Linux host too: its output
- * there is the specification of its output in the emulated kernel (tests/machine/test_net.py).
+ * reader with a small receive buffer, late: what did not fit comes again), busy (connections
+ * while another process holds the listener's lock), unix (socketpair, stream and datagram),
+ * udp (datagrams, their source, a connected socket).  The same binary runs on a Linux host
+ * too: its output there is the specification of its output in the emulated kernel
+ * (tests/machine/test_net.py).
  */
 #include "libc.h"
 
@@ -251,6 +253,63 @@ static int slow(void)
 	return 0;
 }
 
+/*
+ * Connections made while another process keeps the listener's lock (a setsockopt loop): each
+ * client connects and sends a byte at once, so the ACK ending the handshake and that byte
+ * come one behind the other while the listener may be owned.  Each accepted connection must
+ * hold its byte (the listener's segments are not deferred to its owner: the byte would then
+ * find no request, and a reset).
+ */
+#define BUSY_ROUNDS 300
+#define O_NONBLOCK_ 04000
+static int busy(void)
+{
+	int srv = sock_in(SOCK_STREAM), p[2], one = 1, status, i, held = 0;
+	long busy_pid, client;
+	unsigned short port;
+	char c;
+
+	show("bind", bind_in(srv, loopback(1), 0));
+	show("listen", sc(NR_listen, srv, 512, 0, 0, 0, 0));
+	port = port_of(srv);
+	show("pipe2", sc(NR_pipe2, L(p), O_NONBLOCK_, 0, 0, 0, 0));
+	busy_pid = fork();
+	if (busy_pid == 0) {	/* until the pipe's write end closes */
+		close(p[1]);
+		while (read(p[0], &c, 1) < 0)
+			sc(NR_setsockopt, srv, SOL_SOCKET, SO_REUSEADDR, L(&one), 4, 0);
+		exit(0);
+	}
+	close(p[0]);
+	client = fork();
+	if (client == 0) {
+		int failed = 0;
+
+		for (i = 0; i < BUSY_ROUNDS; i++) {
+			int s = sock_in(SOCK_STREAM);
+
+			if (connect_in(s, loopback(1), port) || write(s, "x", 1) != 1)
+				failed++;
+			close(s);
+		}
+		exit(failed);
+	}
+	wait4(client, &status, 0, NULL);
+	show("client's failed connections", status >> 8);
+	for (i = 0; i < BUSY_ROUNDS; i++) {
+		int a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
+
+		if (a >= 0 && sc(NR_recvfrom, a, L(&c), 1, MSG_DONTWAIT, 0, 0) == 1 && c == 'x')
+			held++;
+		close(a);
+	}
+	show("accepted connections holding their byte", held);
+	close(p[1]);
+	wait4(busy_pid, &status, 0, NULL);
+	show("setsockopt loop's exit status", status);
+	return 0;
+}
+
 /* socketpair(AF_UNIX): a stream pair (data, more than its buffer through a child, EOF, EPIPE)
  * and a datagram pair (message boundaries, truncation, nonblocking) */
 static int unix_(void)
@@ -377,6 +436,8 @@ int main(int argc, char **argv)
 		return tcp();
 	if (argc == 2 && !strcmp(argv[1], "slow"))
 		return slow();
-	dprintf(2, "usage: nettest tcp|slow|unix|udp\n");
+	if (argc == 2 && !strcmp(argv[1], "busy"))
+		return busy();
+	dprintf(2, "usage: nettest tcp|slow|busy|unix|udp\n");
 	return 2;
 }

@@ -2,7 +2,7 @@
  * TCP over IPv4 (Linux's net/ipv4/tcp_ipv4.c): tcp_v4_connect (route: the loopback network;
  * a local port by inet_hash_connect; the SYN), tcp_v4_rcv (the segment's control block, the
  * socket by __inet_lookup_established then __inet_lookup_listener, processed at once or put
- * on the owner's backlog), tcp_v4_do_rcv, the requests of a listener (tcp_v4_conn_request,
+ * on the owner's backlog; a listener's at once), tcp_v4_do_rcv, the requests of a listener (tcp_v4_conn_request,
  * tcp_v4_send_synack, tcp_v4_syn_recv_sock) and resets (tcp_v4_send_reset).
  */
 #include "../../include/net.h"
@@ -225,7 +225,14 @@ noinline int tcp_v4_rcv(struct sk_buff *skb)
 	}
 	skb_pull(skb, doff);
 	bh_lock_sock(sk);
-	if (!sock_owned_by_user(sk)) {
+	/*
+	 * A listener's segments are processed at once, also while its owner is in accept() or
+	 * listen(), as 6.1's lockless listener does (its requests and accept queue are under the
+	 * spinlock here): on the backlog, the ACK completing a request and the data right behind
+	 * it would both wait for the listener, the data then finding no request (a reset) where
+	 * 6.1's lookup finds the child the ACK made.
+	 */
+	if (sk->sk_state == TCP_LISTEN || !sock_owned_by_user(sk)) {
 		tcp_v4_do_rcv(sk, skb);
 	} else if (sk_add_backlog(sk, skb, sk->sk_rcvbuf + sk->sk_sndbuf)) {
 		bh_unlock_sock(sk);
