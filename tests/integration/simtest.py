@@ -175,3 +175,20 @@ FUNCTION_PROFILER_MODES = {"function_profile_enabled": ("-rw-r-----", "root", "r
                            "trace_stat": ("drwxr-x---", "root", "root"),
                            "trace_stat/function0": ("-rw-r-----", "root", "root"),
                            "options/graph-time": ("-rw-r-----", "root", "root")}
+
+
+# bpftrace's own notice on stderr, once every probe is attached, when this is set (its runtime
+# tests' way).  "Attaching N probes..." comes before the attaching, which takes tens of seconds
+# on a loaded box: a SIGINT then, bpftrace 0.17 notes and goes on into its poll loop, which never
+# looks at the note again (on Linux too), and it runs on.
+NOTIFY_ATTACHED = "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
+
+
+def until_attached(log: Path | str) -> str:
+    """Shell: wait, at most 3 minutes, for bpftrace (run with NOTIFY_ATTACHED=1) to write its
+    notice to `log`."""
+    return f"for i in $(seq 1800); do grep -q {NOTIFY_ATTACHED} {log} && break; sleep 0.1; done; "
+
+
+def without_notice(text: str) -> str:
+    return "".join(line for line in text.splitlines(keepends=True) if NOTIFY_ATTACHED not in line)

@@ -8,7 +8,7 @@ import re
 import shutil
 
 import pytest
-from simtest import tracefs_sim
+from simtest import NOTIFY_ATTACHED, tracefs_sim, until_attached
 from test_session_bpftrace import COUNT, bpftrace_while, hist_rows, host_bpftest
 
 pytestmark = [
@@ -85,8 +85,8 @@ def test_kfunc_with_the_function_tracer_on_the_same_function(tmp_path):
     direct call sharing the site): both see the calls; enabled_functions shows the direct call
     while bpftrace runs (two users), and the function tracer's alone after"""
     script = ("cd /sys/kernel/tracing; echo vfs_read > set_ftrace_filter; echo function > current_tracer; "
-              "bpftrace -e 'kfunc:vfs_read { @[comm] = count() }' >bt.out 2>&1 & bt=$!; "
-              "for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 1; "
+              f"{NOTIFY_ATTACHED}=1 bpftrace -e 'kfunc:vfs_read {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
+              + until_attached("bt.out") +
               "cat enabled_functions; for i in 1 2 3; do cat /etc/hostname >/dev/null; done; sleep 0.5; "
               "kill -INT $bt; wait $bt; echo bpftrace exited $?; cat enabled_functions; "
               "grep -c ' vfs_read <-' trace; echo nop > current_tracer; echo > set_ftrace_filter; cat bt.out")
@@ -112,8 +112,8 @@ def test_a_killed_bpftrace_leaves_no_trampoline(tmp_path, probe):
     is in vfs_read through the old trampoline), no program is left (BPF_PROG_GET_NEXT_ID)"""
     bpftest = host_bpftest(tmp_path)
     ids = f"{bpftest} raw 11 0000000000000000 8"
-    script = (f"bpftrace -e '{probe}:vfs_read {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
-              f"for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 1; "
+    script = (f"{NOTIFY_ATTACHED}=1 bpftrace -e '{probe}:vfs_read {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
+              + until_attached("bt.out") +
               f"cat /sys/kernel/tracing/enabled_functions; kill -KILL $bt; wait $bt; echo killed $?; "
               f"for i in $(seq 100); do {ids} >ids.out; grep -q ': 0' ids.out || break; sleep 0.1; done; "
               f"cat ids.out; cat /sys/kernel/tracing/enabled_functions; echo end")
@@ -131,8 +131,8 @@ def test_disasm_shows_the_trampoline(tmp_path):
     `tracefs-sim disasm` of that name shows its code: the arguments saved,
     __bpf_tramp_enter, the body past the site, the return value stored, the program between
     __bpf_prog_enter and __bpf_prog_exit, and the return past the function's frame"""
-    script = ("bpftrace -e 'kretfunc:vfs_read { @[comm] = count() }' >bt.out 2>&1 & bt=$!; "
-              "for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 1; "
+    script = (f"{NOTIFY_ATTACHED}=1 bpftrace -e 'kretfunc:vfs_read {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
+              + until_attached("bt.out") +
               "tracefs-sim disasm vfs_read | sed -n 2p; "
               "t=$(tracefs-sim disasm vfs_read | sed -n 2p | grep -o '<bpf_trampoline_[0-9]*>' | tr -d '<>'); "
               "echo == $t; tracefs-sim disasm $t; kill -INT $bt; wait $bt; echo bpftrace exited $?")
@@ -158,8 +158,8 @@ def test_disasm_shows_the_trampoline(tmp_path):
 def test_kallsyms_lists_the_trampoline_while_it_exists(tmp_path):
     """/proc/kallsyms names the trampoline the kernel wrote (6.1's bpf_image_ksym_add: a `t`
     symbol of `[bpf]`, at the address vfs_read's site calls), and no longer once bpftrace left"""
-    script = ("bpftrace -e 'kfunc:vfs_read { @[comm] = count() }' >bt.out 2>&1 & bt=$!; "
-              "for i in $(seq 300); do grep -q Attaching bt.out && break; sleep 0.1; done; sleep 1; "
+    script = (f"{NOTIFY_ATTACHED}=1 bpftrace -e 'kfunc:vfs_read {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
+              + until_attached("bt.out") +
               "grep '\\[bpf\\]' /proc/kallsyms; tracefs-sim disasm vfs_read | sed -n 2p; "
               "kill -INT $bt; wait $bt; echo bpftrace exited $?; grep -c '\\[bpf\\]' /proc/kallsyms")
     result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)

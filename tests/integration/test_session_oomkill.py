@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from simtest import tracefs_sim
+from simtest import NOTIFY_ATTACHED, tracefs_sim
 
 from tracefs_sim.namespace import debian_61_headers
 
@@ -25,12 +25,12 @@ KILL = (r'^\d\d:\d\d:\d\d Triggered by PID (\d+) \("memhog"\), OOM kill of PID (
         r"(\d+) pages, loadavg: [\d.]+ [\d.]+ [\d.]+ \d+/\d+ \d+$")
 
 
-def oom_while(tmp_path: Path, tool: str, banner: str) -> str:
-    """TOOL in a session on a 128 MiB machine, until it printed BANNER (attached); then memhog 0
-    until the OOM killer ends it, then Ctrl-C to the tool. The tool's output."""
+def oom_while(tmp_path: Path, tool: str, banner: str, attached: str | None = None) -> str:
+    """TOOL in a session on a 128 MiB machine, until it printed ATTACHED (by default its BANNER);
+    then memhog 0 until the OOM killer ends it, then Ctrl-C to the tool. The tool's output."""
     out = tmp_path / "tool.out"
-    script = (f"timeout --foreground -s INT 200 {tool} >{out} 2>&1 & t=$!; "
-              f"for i in $(seq 900); do grep -q '{banner}' {out} && break; sleep 0.1; done; "
+    script = (f"{NOTIFY_ATTACHED}=1 timeout --foreground -s INT 200 {tool} >{out} 2>&1 & t=$!; "
+              f"for i in $(seq 900); do grep -q '{attached or banner}' {out} && break; sleep 0.1; done; "
               "tracefs-sim exec memhog 0; echo memhog $?; sleep 1; kill -INT $t; wait $t; echo tool exited $?")
     result = tracefs_sim("run", "--mem", "128", "-c", script, timeout=280, cwd=tmp_path)
     text = out.read_text()
@@ -53,7 +53,9 @@ def test_bcc_oomkill_prints_the_oom_kill(tmp_path):
 @pytest.mark.skipif(not os.path.exists("/usr/sbin/oomkill.bt") or shutil.which("bpftrace") is None,
                     reason="bpftrace's tools are not installed")
 def test_bpftrace_oomkill_prints_the_oom_kill(tmp_path):
-    text = oom_while(tmp_path, "/usr/sbin/oomkill.bt", "Tracing oom_kill_process()... Hit Ctrl-C to end.")
+    # (its banner is its BEGIN's, which bpftrace runs before it attaches the probes)
+    text = oom_while(tmp_path, "/usr/sbin/oomkill.bt", "Tracing oom_kill_process()... Hit Ctrl-C to end.",
+                     attached=NOTIFY_ATTACHED)
     assert "Attaching 2 probes..." in text, text
 
 
