@@ -384,6 +384,7 @@ TRACE_EVENT(kfree,
 #include "events/mmap.h"
 #include "events/mmap_lock.h"
 #include "events/oom.h"
+#include "events/power.h"
 /* the network's events: declared where include/net.h is (kernel_model/net/, events.c) */
 #ifdef _NET_H
 #include "events/sock.h"

@@ -512,8 +512,34 @@ void __init sched_init_idle(int cpu)
 	pc->h.top_of_stack = (u64)idle->stack + THREAD_SIZE;
 }
 
+/* kernel/sched/idle.c's weak defaults (x86's arch_cpu_idle_enter adds a TSC_ADJUST check and
+ * the NMI handler's back-to-back state, neither modelled here) */
+void __attribute__((weak)) arch_cpu_idle_enter(void)
+{
+}
+
+void __attribute__((weak)) arch_cpu_idle_exit(void)
+{
+}
+
+/* x86's arch_cpu_idle → x86_idle (default_idle): safe_halt, back with interrupts on */
+noinline void arch_cpu_idle(void)
+{
+	/* the host reads trace_pending here: no ticks come while halted */
+	host_doorbell(PORT_IDLE, 0);
+	asm volatile("sti; hlt\n" HALT_RESUME_SITE ::: "memory");
+}
+
+/* kernel/sched/idle.c: the idle state without a cpuidle driver, between its cpu_idle events */
+noinline void default_idle_call(void)
+{
+	trace_cpu_idle(1, smp_processor_id());
+	arch_cpu_idle();
+	trace_cpu_idle(PWR_EVENT_EXIT, smp_processor_id());
+}
+
 /* The idle loop: halt until an interrupt; the host skips the idle time. */
-static notrace void do_idle(void)
+static noinline void do_idle(void)
 {
 	struct percpu *pc = this_cpu();
 
@@ -528,16 +554,17 @@ static notrace void do_idle(void)
 			local_irq_enable();
 			break;
 		}
+		arch_cpu_idle_enter();
+		/* cpuidle_idle_call(), no cpuidle driver: */
 		tick_nohz_idle_stop_tick();
 		/* a deep idle state: the local APIC timer stops, the HPET wakes the cpu */
 		tick_broadcast_enter();
-		/* the host reads trace_pending here: no ticks come while halted */
-		host_doorbell(PORT_IDLE, 0);
-		asm volatile("sti; hlt\n" HALT_RESUME_SITE ::: "memory");	/* default_idle: safe_halt */
+		default_idle_call();
 		local_irq_disable();
 		tick_broadcast_exit();
 		WRITE_ONCE(current->polling, 1);
 		local_irq_enable();
+		arch_cpu_idle_exit();
 	}
 	WRITE_ONCE(current->polling, 0);
 	tick_nohz_idle_exit();

@@ -1,0 +1,48 @@
+"""power:cpu_idle, the idle loop's entry to and exit from idle, as 6.1's default_idle_call
+emits them on a machine without a cpuidle driver (the reference VM's): state 1 with interrupts
+off before the halt, PWR_EVENT_EXIT (4294967295) with them on after the wake-up, on each cpu in
+turn; with the function tracer, the idle loop's functions around them in 6.1's order."""
+import re
+
+from simtest import quiet  # noqa: F401 (a fixture)
+
+EVENT = re.compile(r"^\s+<idle>-0\s+\[(\d{3})\] (\S{5})\s+[\d.]+: cpu_idle: state=(\d+) cpu_id=(\d+)$")
+IDLE_FUNCTIONS = "arch_cpu_idle_enter tick_nohz_idle_stop_tick default_idle_call arch_cpu_idle arch_cpu_idle_exit"
+
+
+def test_cpu_idle_pairs_on_each_cpu(quiet):
+    run, guest = quiet
+    run("echo 1 > events/power/cpu_idle/enable")
+    for _ in range(3):
+        guest("sleep", "0.05")   # (with no workload, a cpu idles until something wakes it)
+    out = run("echo 0 > events/power/cpu_idle/enable; grep -v '^#' trace")
+    events = [EVENT.match(line) for line in out.splitlines()]
+    assert events and all(events), repr(out)
+    for cpu in ("000", "001"):
+        mine = [(m.group(2), int(m.group(3))) for m in events if m.group(1) == cpu]
+        assert len(mine) >= 4, out
+        assert all(int(m.group(4)) == int(m.group(1)) for m in events), out
+        # (the first may be either: the recording began inside or outside an idle stretch)
+        states = [state for _, state in mine]
+        start = 0 if states[0] == 1 else 1
+        assert states[start:] == [1, 4294967295] * ((len(states) - start) // 2) + [1] * ((len(states) - start) % 2), out
+        for flags, state in mine:
+            # entry: irqs off, preemption off (the idle task's count); exit: irqs back on, and
+            # need-resched when the interrupt that ended it woke a task
+            assert flags in (("d..1.",) if state == 1 else ("...1.", ".N.1.")), out
+
+
+def test_idle_functions_in_61s_order(quiet):
+    run, guest = quiet
+    run(f"echo '{IDLE_FUNCTIONS}' > set_ftrace_filter; echo 1 > events/power/cpu_idle/enable; "
+        "echo function > current_tracer")
+    for _ in range(3):
+        guest("sleep", "0.05")
+    out = run("echo 0 > tracing_on; grep -v '^#' per_cpu/cpu1/trace per_cpu/cpu0/trace; echo nop > current_tracer")
+    lines = [re.sub(r"^.*?\d: ", "", line) for line in out.splitlines()]
+    # one idle stretch, as 6.1 traces it (the reference VM's cpu 1)
+    stretch = ["arch_cpu_idle_enter <-do_idle", "tick_nohz_idle_stop_tick <-do_idle", "default_idle_call <-do_idle",
+               "cpu_idle: state=1 cpu_id=1", "arch_cpu_idle <-default_idle_call",
+               "cpu_idle: state=4294967295 cpu_id=1", "arch_cpu_idle_exit <-do_idle"]
+    at = lines.index(stretch[0])
+    assert lines[at:at + len(stretch)] == stretch, out
