@@ -50,6 +50,8 @@ static __always_inline u64 *lookup_pte(struct mm_struct *mm, u64 va, bool alloc)
 #define SOFTIRQ_OFFSET	0x100
 #define HARDIRQ_OFFSET	0x10000
 #define HARDIRQ_MASK	0xf0000
+#define NMI_OFFSET	0x100000
+#define NMI_MASK	0xf00000
 #define NR_syscalls	451	/* x86-64's in Linux 6.1 (kernel/syscall_table.h) */
 
 /* ---- registers saved on kernel entry (arch/x86/include/asm/ptrace.h order) ---- */

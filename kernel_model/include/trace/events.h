@@ -385,6 +385,7 @@ TRACE_EVENT(kfree,
 #include "events/mmap_lock.h"
 #include "events/oom.h"
 #include "events/power.h"
+#include "events/nmi.h"
 /* the network's events: declared where include/net.h is (kernel_model/net/, events.c) */
 #ifdef _NET_H
 #include "events/sock.h"

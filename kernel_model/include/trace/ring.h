@@ -22,6 +22,7 @@
 #define TRACE_FLAG_HARDIRQ		0x08
 #define TRACE_FLAG_SOFTIRQ		0x10
 #define TRACE_FLAG_PREEMPT_RESCHED	0x20
+#define TRACE_FLAG_NMI			0x40
 
 /* What the host sets per event (one per syscalls:* event too). */
 struct trace_event_file {

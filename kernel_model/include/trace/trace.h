@@ -176,6 +176,7 @@ static __always_inline void trace_entry_fill_count(struct percpu *pc, void *ent,
 	unsigned int depth = trace_preempt_depth[count & 0xff], flags;
 
 	flags = TRACE_FLAG_IRQS_OFF * !(irqflags & X86_EFLAGS_IF) |
+		TRACE_FLAG_NMI * !!(count & NMI_MASK) |
 		TRACE_FLAG_HARDIRQ * !!(count & HARDIRQ_MASK) |
 		TRACE_FLAG_SOFTIRQ * !!(count & SOFTIRQ_OFFSET) |
 		(TRACE_FLAG_NEED_RESCHED | TRACE_FLAG_PREEMPT_RESCHED) * !!pc->need_resched;

@@ -262,7 +262,7 @@ static __always_inline int interrupt_context_level(void)
 {
 	int count = this_cpu()->preempt_count;
 
-	return (count & HARDIRQ_MASK) ? 2 : (count & SOFTIRQ_OFFSET) ? 1 : 0;
+	return (count & NMI_MASK) ? 3 : (count & HARDIRQ_MASK) ? 2 : (count & SOFTIRQ_OFFSET) ? 1 : 0;
 }
 
 int perf_swevent_get_recursion_context(void)

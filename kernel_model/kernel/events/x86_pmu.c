@@ -5,8 +5,8 @@
  * cycles).  An event gets a free counter as it is added on its cpu (x86_pmu_add), programmed
  * with minus its period left (x86_perf_event_set_period); the count is the counter's progress
  * since it was last read (x86_perf_event_update).  A sampling event's counter interrupts as it
- * wraps: the machine delivers an NMI, asm_exc_nmi -> exc_nmi -> perf_event_nmi_handler ->
- * intel_pmu_handle_irq, which takes the samples with the interrupted registers and re-arms the
+ * wraps: the machine delivers an NMI, asm_exc_nmi -> exc_nmi -> default_do_nmi -> nmi_handle
+ * (kernel/nmi.c) -> perf_event_nmi_handler -> intel_pmu_handle_irq, which takes the samples with the interrupted registers and re-arms the
  * PMI.  A frequency event's period follows the rate asked for (perf_adjust_period at each
  * overflow).  The machine counts no other event (instructions, caches, branches): those are
  * -ENOENT, which perf shows as <not supported>.
@@ -14,6 +14,7 @@
 #include "kernel.h"
 #include "perf_event.h"
 #include "kprobes.h"
+#include "nmi.h"
 
 #define X86_PMC_IDX_MAX		PMU_NR_COUNTERS
 #define CNTVAL_MASK		((1ULL << PMU_CNTVAL_BITS) - 1)
@@ -396,7 +397,7 @@ notrace void perf_pmu_deferred_irq(void)
 }
 
 /* perf_event_nmi_handler(): the NMI's perf part (traceable, as 6.1's; not probed) */
-static noinline int perf_event_nmi_handler(struct pt_regs *regs)
+static noinline int perf_event_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 {
 	int handled = intel_pmu_handle_irq(regs);
 
@@ -405,22 +406,6 @@ static noinline int perf_event_nmi_handler(struct pt_regs *regs)
 	return handled;
 }
 NOKPROBE_SYMBOL(perf_event_nmi_handler)
-
-/* exc_nmi() -> default_do_nmi(): the handlers registered for NMI_LOCAL; perf's is the one */
-notrace void exc_nmi(struct pt_regs *regs)
-{
-	struct pt_regs *old = this_cpu()->irq_regs;
-
-	pmu_enter_from_user(regs);
-	preempt_count_add(HARDIRQ_OFFSET);	/* nmi_enter(): samples see an interrupt context */
-	this_cpu()->irq_regs = regs;
-	perf_event_nmi_handler(regs);
-	this_cpu()->irq_regs = old;
-	preempt_count_add(-HARDIRQ_OFFSET);
-	if (user_mode(regs))
-		pmu_exit_to_user();
-}
-NOKPROBE_SYMBOL(exc_nmi)
 
 /* the NMI's own stacks (6.1's IST entry for it): an NMI may come in the syscall entry before
  * it leaves the user stack */
@@ -432,5 +417,6 @@ void __init init_hw_perf_events(void)
 
 	for (cpu = 0; cpu < NR_CPUS; cpu++)
 		cpu_pmu(cpu)->nmi_stack = (u64)&nmi_stacks[cpu][PMU_NMI_STACK_SIZE];
+	register_nmi_handler(NMI_LOCAL, perf_event_nmi_handler, 0, "PMI");
 	perf_pmu_register(&pmu);
 }

@@ -1,7 +1,8 @@
 """power:cpu_idle, the idle loop's entry to and exit from idle, as 6.1's default_idle_call
 emits them on a machine without a cpuidle driver (the reference VM's): state 1 with interrupts
 off before the halt, PWR_EVENT_EXIT (4294967295) with them on after the wake-up, on each cpu in
-turn; with the function tracer, the idle loop's functions around them in 6.1's order."""
+turn; with the function tracer, the idle loop's functions around them in 6.1's order.  And
+nmi:nmi_handler, each NMI handler's run as nmi_handle() times it, in the NMI context ('Z')."""
 import re
 
 from simtest import quiet  # noqa: F401 (a fixture)
@@ -46,3 +47,26 @@ def test_idle_functions_in_61s_order(quiet):
                "cpu_idle: state=4294967295 cpu_id=1", "arch_cpu_idle_exit <-do_idle"]
     at = lines.index(stretch[0])
     assert lines[at:at + len(stretch)] == stretch, out
+
+
+NMI = re.compile(r"^\s+\S+-\d+\s+\[\d{3}\] (\S{5})\s+[\d.]+: nmi_handler: (\w+)\(\) delta_ns: (-?\d+) handled: (\d+)$")
+
+
+def test_nmi_handler_for_each_pmi(quiet):
+    """perfev samples cycles every 100,000: each overflow's NMI runs perf's handler, the one
+    registered for NMI_LOCAL, under nmi_handle (and the function tracer sees that chain)."""
+    run, guest = quiet
+    run("echo 'nmi_handle perf_event_nmi_handler' > set_ftrace_filter; echo 1 > events/nmi/nmi_handler/enable; "
+        "echo function > current_tracer")
+    guest("perfev", "cycles", "100", "100000", "1000000")
+    out = run("echo 0 > tracing_on; grep -v '^#' trace; echo nop > current_tracer")
+    calls = [re.sub(r"^.*?\d: ", "", line) for line in out.splitlines() if " <-" in line]
+    events = [NMI.match(line) for line in out.splitlines() if "nmi_handler:" in line]
+    assert len(events) >= 10 and all(events), out
+    for m in events:
+        # irqs off, NMI and hardirq context (__nmi_enter)
+        flags, handler, delta, handled = m.groups()
+        assert flags[0] == "d" and flags[2] == "Z", out
+        assert handler == "perf_event_nmi_handler" and int(delta) >= 0 and handled in ("0", "1"), out
+    assert any(m.group(4) == "1" for m in events), out
+    assert calls[:2] == ["nmi_handle <-default_do_nmi", "perf_event_nmi_handler <-nmi_handle"], out
