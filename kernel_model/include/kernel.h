@@ -222,7 +222,11 @@ struct task_struct {
 	u64 start_time;			/* ktime at fork */
 	u8 __gap_2784[2792 - 2784];
 	unsigned long min_flt, maj_flt;	/* page faults it took (mm_account_fault) */
-	u8 __gap_2808[2976 - 2808];
+	TASK_GAP(2808, 2976,
+		/* SPLIT_RSS_COUNTING: its faults' changes to its own mm's rss counters, added to the
+		 * mm every TASK_RSS_EVENTS_THRESH faults (sync_mm_rss; 6.1 has it at 2288) */
+		struct task_rss_stat { int events; int count[NR_MM_COUNTERS]; } rss_stat;
+	)
 	char comm[TASK_COMM_LEN];
 	u8 __gap_2992[3040 - 2992];
 	/* fs: the task's root and cwd, its fd table (fs/file.c; shared per CLONE_FS, CLONE_FILES) */

@@ -106,7 +106,7 @@ struct maple_tree {
 /* arch/x86/include/asm/mmu.h */
 typedef struct { u64 ctx_id; u8 pad[128]; } mm_context_t;
 struct mm_rss_stat { long count[4]; };
-enum { MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES };
+enum { MM_FILEPAGES, MM_ANONPAGES, MM_SWAPENTS, MM_SHMEMPAGES, NR_MM_COUNTERS };
 #define AT_VECTOR_SIZE 48
 
 struct mm_struct {
@@ -189,10 +189,14 @@ static inline unsigned long get_mm_counter(struct mm_struct *mm, int member)
 
 	return v < 0 ? 0 : v;
 }
+void mm_trace_rss_stat(struct mm_struct *mm, int member, long count);
 static inline void add_mm_counter(struct mm_struct *mm, int member, long value)
 {
-	__atomic_add_fetch(&mm->rss_stat.count[member], value, __ATOMIC_RELAXED);
+	long count = __atomic_add_fetch(&mm->rss_stat.count[member], value, __ATOMIC_RELAXED);
+
+	mm_trace_rss_stat(mm, member, count);
 }
+void sync_mm_rss(struct mm_struct *mm);
 static inline unsigned long get_mm_rss(struct mm_struct *mm)
 {
 	return get_mm_counter(mm, MM_FILEPAGES) + get_mm_counter(mm, MM_ANONPAGES) +

@@ -278,6 +278,8 @@ static noinline int exec_mmap(struct mm_struct *mm)
 	unsigned long flags;
 
 	mm_release(tsk, old_mm);	/* exec_mm_release(): a vfork parent goes on */
+	if (old_mm)
+		sync_mm_rss(old_mm);
 	mm->owner = tsk;
 	spin_lock_irqsave(&sched_lock, flags);	/* (task_lock: /proc's readers of tsk->mm) */
 	tsk->mm = mm;

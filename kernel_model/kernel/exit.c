@@ -100,6 +100,9 @@ void __noreturn do_exit(long code)
 	unsigned long flags;
 
 	tsk->flags |= PF_EXITING;
+	/* sync mm's RSS info before statistics gathering */
+	if (tsk->mm)
+		sync_mm_rss(tsk->mm);
 	tsk->exit_code = code;
 	mm_release(tsk, tsk->mm);
 	if (tsk->signal)

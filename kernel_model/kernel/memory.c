@@ -73,10 +73,73 @@ noinline void page_add_new_anon_rmap(struct page *page, struct vm_area_struct *v
 	page->flags |= PG_anon;
 }
 
+/* ---- the rss counters (SPLIT_RSS_COUNTING, as 6.1 builds x86-64) ---- */
+noinline void mm_trace_rss_stat(struct mm_struct *mm, int member, long count)
+{
+	trace_rss_stat(mm, member, count);
+}
+
+/* the task's cached changes to its own mm's counters go to the mm */
+noinline void sync_mm_rss(struct mm_struct *mm)
+{
+	int i;
+
+	for (i = 0; i < NR_MM_COUNTERS; i++) {
+		if (current->rss_stat.count[i]) {
+			add_mm_counter(mm, i, current->rss_stat.count[i]);
+			current->rss_stat.count[i] = 0;
+		}
+	}
+	current->rss_stat.events = 0;
+}
+
+/* a fault's change: cached in the task when the mm is its own */
+static void add_mm_counter_fast(struct mm_struct *mm, int member, int val)
+{
+	struct task_struct *task = current;
+
+	if (likely(task->mm == mm))
+		task->rss_stat.count[member] += val;
+	else
+		add_mm_counter(mm, member, val);
+}
+#define inc_mm_counter_fast(mm, member) add_mm_counter_fast(mm, member, 1)
+#define dec_mm_counter_fast(mm, member) add_mm_counter_fast(mm, member, -1)
+
+/* sync counter once per 64 page faults */
+#define TASK_RSS_EVENTS_THRESH	(64)
+static void check_sync_rss_stat(struct task_struct *task)
+{
+	if (unlikely(task != current))
+		return;
+	if (unlikely(task->rss_stat.events++ > TASK_RSS_EVENTS_THRESH))
+		sync_mm_rss(task->mm);
+}
+
+/* the end of a page table's walk (zap_pte_range, copy_pte_range): its changes at once */
+static inline void add_mm_rss_vec(struct mm_struct *mm, int *rss)
+{
+	int i;
+
+	if (current->mm == mm)
+		sync_mm_rss(mm);
+	for (i = 0; i < NR_MM_COUNTERS; i++)
+		if (rss[i])
+			add_mm_counter(mm, i, rss[i]);
+	memset(rss, 0, sizeof(int) * NR_MM_COUNTERS);
+}
+
+/* the walks below go page by page: a page table (6.1's zap_pte_range/copy_pte_range call)
+ * ends at the next 2 MiB boundary or the range's end */
+static inline bool pte_table_end(unsigned long addr, unsigned long end)
+{
+	return !((addr + PAGE_SIZE) & ((512UL << 12) - 1)) || addr + PAGE_SIZE >= end;
+}
+
 /* A new anonymous page mapped writable at the fault's address. */
 static inline void map_new_anon_page(struct vm_fault *vmf, struct page *page)
 {
-	add_mm_counter(vmf->vma->vm_mm, MM_ANONPAGES, 1);	/* inc_mm_counter_fast */
+	inc_mm_counter_fast(vmf->vma->vm_mm, MM_ANONPAGES);
 	page_add_new_anon_rmap(page, vmf->vma, vmf->address);
 	lru_cache_add_inactive_or_unevictable(page, vmf->vma);
 	do_set_pte(vmf, page, vmf->vma->vm_page_prot | _PAGE_RW | _PAGE_DIRTY);
@@ -115,7 +178,7 @@ noinline int finish_fault(struct vm_fault *vmf)
 		return 0;
 	}
 	/* private: read-only until written (then copied: do_wp_page) */
-	add_mm_counter(vma->vm_mm, mm_counter(vmf->page), 1);
+	inc_mm_counter_fast(vma->vm_mm, mm_counter(vmf->page));
 	do_set_pte(vmf, vmf->page, vma->vm_flags & VM_SHARED ? vma->vm_page_prot : vma->vm_page_prot & ~_PAGE_RW);
 	return 0;
 }
@@ -165,7 +228,7 @@ noinline int wp_page_copy(struct vm_fault *vmf)
 		memcpy(page_address(page), pte_addr(old), PAGE_SIZE);
 	map_new_anon_page(vmf, page);
 	if (!(old & _PAGE_SPECIAL)) {
-		add_mm_counter(vmf->vma->vm_mm, mm_counter(pte_page(old)), -1);
+		dec_mm_counter_fast(vmf->vma->vm_mm, mm_counter(pte_page(old)));
 		put_page(pte_page(old));
 	}
 	return 0;
@@ -223,6 +286,8 @@ static noinline int __handle_mm_fault(struct vm_area_struct *vma, unsigned long 
 noinline int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, unsigned int flags,
 			     struct pt_regs *regs)
 {
+	/* do counter updates before entering really critical section. */
+	check_sync_rss_stat(current);
 	return __handle_mm_fault(vma, address, flags);
 }
 
@@ -231,19 +296,26 @@ noinline int handle_mm_fault(struct vm_area_struct *vma, unsigned long address, 
  * (zap_p4d_range → ... → zap_pte_range, inline in 6.1). */
 noinline void unmap_page_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
+	int rss[NR_MM_COUNTERS] = { 0 };
+	bool table = false;
 	unsigned long addr;
 
 	for (addr = start; addr < end; addr += PAGE_SIZE) {
 		u64 *pte = lookup_pte(vma->vm_mm, addr, false), old;
 
-		if (!pte || !(*pte & _PAGE_PRESENT))
-			continue;
-		old = *pte;
-		*pte = 0;
-		flush_tlb_page(vma, addr);
-		if (!(old & _PAGE_SPECIAL)) {
-			add_mm_counter(vma->vm_mm, mm_counter(pte_page(old)), -1);
-			put_page(pte_page(old));
+		table |= pte != NULL;
+		if (pte && (*pte & _PAGE_PRESENT)) {
+			old = *pte;
+			*pte = 0;
+			flush_tlb_page(vma, addr);
+			if (!(old & _PAGE_SPECIAL)) {
+				rss[mm_counter(pte_page(old))]--;
+				put_page(pte_page(old));
+			}
+		}
+		if (table && pte_table_end(addr, end)) {
+			add_mm_rss_vec(vma->vm_mm, rss);
+			table = false;
 		}
 	}
 }
@@ -276,16 +348,21 @@ noinline void zap_page_range(struct vm_area_struct *vma, unsigned long start, un
 /* fork: the child maps the parent's pages; private writable ones become copy-on-write in both. */
 noinline int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma)
 {
+	int rss[NR_MM_COUNTERS] = { 0 };
+	bool table = false;
 	unsigned long addr;
 
 	for (addr = src_vma->vm_start; addr < src_vma->vm_end; addr += PAGE_SIZE) {
 		u64 *src = lookup_pte(src_vma->vm_mm, addr, false), *dst, pte;
 
+		table |= src != NULL;
 		if (!src || !(*src & _PAGE_PRESENT))
-			continue;
+			goto next;
 		dst = lookup_pte(dst_vma->vm_mm, addr, true);
-		if (!dst)
+		if (!dst) {
+			add_mm_rss_vec(dst_vma->vm_mm, rss);
 			return -ENOMEM;
+		}
 		pte = *src;
 		if (!(src_vma->vm_flags & VM_SHARED) && (pte & _PAGE_RW)) {
 			pte &= ~_PAGE_RW;	/* copy-on-write */
@@ -294,9 +371,14 @@ noinline int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_stru
 		}
 		if (!(pte & _PAGE_SPECIAL)) {
 			get_page(pte_page(pte));
-			add_mm_counter(dst_vma->vm_mm, mm_counter(pte_page(pte)), 1);	/* copy_present_pte */
+			rss[mm_counter(pte_page(pte))]++;	/* copy_present_pte */
 		}
 		*dst = pte;
+next:
+		if (table && pte_table_end(addr, src_vma->vm_end)) {
+			add_mm_rss_vec(dst_vma->vm_mm, rss);
+			table = false;
+		}
 	}
 	flush_tlb_mm_range(src_vma->vm_mm, src_vma->vm_start, src_vma->vm_end);
 	return 0;

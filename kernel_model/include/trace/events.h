@@ -366,6 +366,30 @@ TRACE_EVENT(kfree,
 	TP_printk("call_site=%pS ptr=%p",
 		  (void *)__entry->call_site, __entry->ptr)
 )
+/* an mm's resident-page counter moved (add_mm_counter, sync_mm_rss); mm_id is its hashed
+ * pointer, 0 while the %p hash key is not ready -- never, here: no entropy, as the reference
+ * VM's boot, whose traces print (____ptrval____) and mm_id=0 alike */
+TRACE_EVENT(rss_stat,
+	TP_PROTO(struct mm_struct *mm, int member, long count),
+	TP_ARGS(mm, member, count),
+	TP_STRUCT__entry(
+		__field(unsigned int, mm_id)
+		__field(unsigned int, curr)
+		__field(int, member)
+		__field(long, size)
+	),
+	TP_fast_assign(
+		__entry->mm_id = 0;	/* mm_ptr_to_hash(mm) */
+		__entry->curr = !!(current->mm == mm);
+		__entry->member = member;
+		__entry->size = (count << PAGE_SHIFT);
+	),
+	TP_printk("mm_id=%u curr=%d type=%s size=%ldB",
+		__entry->mm_id,
+		__entry->curr,
+		__print_symbolic(__entry->member, { 0, "MM_FILEPAGES" }, { 1, "MM_ANONPAGES" }, { 2, "MM_SWAPENTS" }, { 3, "MM_SHMEMPAGES" }),
+		__entry->size)
+)
 
 #include "events/lock.h"
 #include "events/irq.h"
