@@ -280,13 +280,14 @@ for d in /usr/lib/debug /usr/src; do echo "== ls $d"; ls -A $d; done
 
 
 def test_perf_report_and_annotate_read_the_kernels_vmlinux_and_source():
-    """Samples of the idle cpus: perf report resolves them in the vmlinux it found (perf's
-    `[kernel.vmlinux]`), perf annotate interleaves kernel_model's source with the disassembly."""
-    start, source = _source_at(REPO / "kernel_model" / "kernel" / "sched" / "core.c", "cpu_startup_entry")
+    """Samples of the idle cpus (in arch_cpu_idle, whose halt they wake from): perf report
+    resolves them in the vmlinux it found (perf's `[kernel.vmlinux]`), perf annotate interleaves
+    kernel_model's source with the disassembly."""
+    start, source = _source_at(REPO / "kernel_model" / "kernel" / "sched" / "core.c", "arch_cpu_idle")
     out = run("""
 perf record -o perf.data -q -e cpu-clock -c 1000000 -a -- sleep 0.5 > /dev/null 2>&1; echo "== record $?"
 echo '== report'; perf report -i perf.data --stdio --sort dso,sym 2>&1 | grep -v '^#' | grep .
-echo '== annotate'; perf annotate -i perf.data --stdio -s cpu_startup_entry 2>&1
+echo '== annotate'; perf annotate -i perf.data --stdio -s arch_cpu_idle 2>&1
 """)
     assert section(out, "record 0") == []
     report = section(out, "report")
@@ -294,7 +295,7 @@ echo '== annotate'; perf annotate -i perf.data --stdio -s cpu_startup_entry 2>&1
     # emulated program's user code, whose file perf cannot open: `[unknown]  [.] 0x...`
     assert report and all(re.fullmatch(r" +\d+\.\d+%  \[kernel\.vmlinux\]  \[k\] [\w.]+", l) or
                           re.fullmatch(r" +\d+\.\d+%  \[unknown\] +\[\.\] 0x[0-9a-f]+", l) for l in report), report
-    assert any(l.endswith("[k] cpu_startup_entry") for l in report), report
+    assert any(l.endswith("[k] arch_cpu_idle") for l in report), report
     annotate = section(out, "annotate")
     assert annotate[0].startswith(" Percent |\tSource code & Disassembly of elf for cpu-clock ("), annotate
     # the function's own first line (from /usr/src/linux-6.1.0-tracefs-sim/kernel/sched/core.c),
