@@ -88,8 +88,8 @@ def test_perf_record_cycles_at_perfs_default_frequency(tmp_path):
 
 
 def test_the_pmi_enters_through_the_nmi_handler_only_while_a_counter_samples(tmp_path):
-    """The function tracer on perf_event_nmi_handler (asm_exc_nmi -> exc_nmi -> it): no hit while
-    nothing counts, hits while perf record samples cycles."""
+    """The function tracer on perf_event_nmi_handler (asm_exc_nmi -> exc_nmi -> default_do_nmi ->
+    nmi_handle -> it): no hit while nothing counts, hits while perf record samples cycles."""
     tr = "/sys/kernel/tracing"
     result = run(f"echo perf_event_nmi_handler > {tr}/set_ftrace_filter && echo function > {tr}/current_tracer && "
                  f"sleep 0.5 && echo idle $(grep -c perf_event_nmi_handler {tr}/trace) && "

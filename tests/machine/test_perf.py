@@ -208,9 +208,9 @@ def _nmi_count(m):
 
 
 def test_cycles_sampling_takes_nmis_only_while_a_counter_interrupts(make_machine, run_program):
-    """A sampling cycles event's overflows come as NMIs (asm_exc_nmi -> exc_nmi ->
-    perf_event_nmi_handler -> intel_pmu_handle_irq); with no event open the PMU is off and no
-    NMI comes."""
+    """A sampling cycles event's overflows come as NMIs (asm_exc_nmi -> exc_nmi -> default_do_nmi
+    -> nmi_handle -> perf_event_nmi_handler -> intel_pmu_handle_irq); with no event open the PMU
+    is off and no NMI comes."""
     m = make_machine(cpus=1, seed=7)
     before = _nmi_count(m)
     time.sleep(0.2)
