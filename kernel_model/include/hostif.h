@@ -76,6 +76,8 @@ struct boot_params {
 	u64 perf_pool_base;
 	u64 perf_pool_count;
 	u64 perf_pool_region_size;
+	u64 boot_monotonic_ns;	/* live: the host's CLOCK_MONOTONIC when the virtual clock read 0
+				 * (the run loop's; 0 seeded): session records' times in ktime */
 };
 
 /* The head of every CPU's per-CPU area; %gs points at it. */
@@ -146,5 +148,6 @@ _Static_assert(sizeof(struct hostif_pmu) == 96, "hostif layout");
 _Static_assert(offsetof(struct hostif_cpu, now_tsc) == 184, "hostif layout");
 _Static_assert(sizeof(struct host_request) == 1024, "hostif layout");
 _Static_assert(offsetof(struct boot_params, perf_pool_base) == 56, "hostif layout");
+_Static_assert(offsetof(struct boot_params, boot_monotonic_ns) == 80, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");
 #endif

@@ -256,7 +256,7 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
-	p->start_time = ktime_get();	/* when the kernel makes it, a replay's lag after the host */
+	p->start_time = ktime_get();	/* session_fork: the host's clone time, when known */
 	if (session_copy_sighand(parent, p, tgid && tgid != pid) || copy_files_and_fs_of(parent, p)) {
 		exit_files(p);
 		exit_fs(p);

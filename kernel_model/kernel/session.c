@@ -1101,6 +1101,17 @@ static int session_copy_mm(struct task_struct *parent, struct task_struct *p, un
 	return mm_host_vmas(oldmm) ? dup_mmap(p->mm, oldmm) : 0;
 }
 
+/* The ktime of a record's host time (the supervisor's CLOCK_MONOTONIC when it took the call),
+ * not later than now; now when the machine's clock has no host origin (seeded) */
+static u64 session_record_ktime(const struct session_record *rec)
+{
+	u64 zero = READ_ONCE(boot_params.boot_monotonic_ns), now = ktime_get();
+
+	if (!zero || rec->ts <= zero || rec->ts - zero > now)
+		return now;
+	return rec->ts - zero;
+}
+
 /* A task for `st` (its NEW_TASK record q), a child of `parent` made by a clone with these
  * flags (CLONE_VM: sharing its address space). */
 static struct task_struct *session_fork(struct task_struct *parent, struct session_task *st,
@@ -1110,6 +1121,9 @@ static struct task_struct *session_fork(struct task_struct *parent, struct sessi
 
 	if (!p)
 		return NULL;
+	/* it started with the host's clone, not with its replay here, which may lag (and catch
+	 * up before its exit: exitsnoop's age would come out short) */
+	p->start_time = session_record_ktime(rec);
 	p->session = st;
 	if (session_copy_mm(parent, p, clone_flags)) {
 		release_scratch(p);

@@ -45,6 +45,9 @@ class TaskLayout:
     percpu_trace_clock_step: int  # ns the guest's trace clock advances at least per read
 
 
+BOOT_MONOTONIC_OFF = 80  # struct boot_params's boot_monotonic_ns (hostif.h)
+
+
 class HostInterface:
     def __init__(self, image: KernelImage, mem: PhysMem):
         self.mem = mem
@@ -72,6 +75,10 @@ class HostInterface:
             self.mem.put_u64(pa + CPU_SELF, self.percpu_va(cpu))
             self.mem.put_u64(pa + CPU_ID, cpu)
             self.mem.put_u64(pa + CPU_NEXT_EVENT, 2**64 - 1)
+
+    def set_boot_monotonic(self, zero_ns: int) -> None:
+        """The live clock's origin (CLOCK_MONOTONIC at its 0): boot_params.boot_monotonic_ns."""
+        self.mem.put_u64(self.boot_params + BOOT_MONOTONIC_OFF, zero_ns)
 
     def set_now(self, cpu: int, now_ns: int) -> None:
         self.mem.put_u64(self.percpu_pa(cpu) + CPU_NOW_NS, now_ns)

@@ -140,6 +140,8 @@ class Runner:
         self.on_fault = on_fault
         self.seeded = seeded
         self.clock: SeededClock | LiveClock = SeededClock() if seeded else LiveClock()
+        if isinstance(self.clock, LiveClock):
+            hostif.set_boot_monotonic(self.clock.zero_ns)
         self._states = (CpuState * len(cpus))()  # one array: the native loop's cpus
         self.state = list(self._states)
         self._lock = threading.Condition()
