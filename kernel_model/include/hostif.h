@@ -46,10 +46,12 @@
 /*
  * The emulated PMU: Intel's architectural performance monitoring (version 2) with
  * PMU_NR_COUNTERS general counters per cpu, whose registers are the hostif_pmu of its
- * hostif_cpu rather than MSRs.  The one event counted is unhalted core cycles (event 0x3c,
- * umask 0): the virtual TSC's cycles (trace/clock.py's TSC_KHZ) over the time the cpu ran guest
- * code, added as each instruction slice ends (live: the slice's host time; seeded: its code
- * bytes x the seeded clock's ns per byte).  A counter whose evtsel has EN, USR and OS and whose
+ * hostif_cpu rather than MSRs.  Three events are counted (umask 0): unhalted core cycles (0x3c),
+ * the virtual TSC's cycles (trace/clock.py's TSC_KHZ) over the time the cpu ran guest code, added
+ * as each instruction slice ends (live: the slice's host time; seeded: its code bytes x the
+ * seeded clock's ns per byte); instructions retired (0xc0) and branch instructions retired
+ * (0xc4), counted as the cpu runs each (a hook the host adds while one is programmed:
+ * src/tracefs_sim/machine/native/pmu_insn.c).  A counter whose evtsel has EN, USR and OS and whose
  * global_ctrl bit is set counts; when it wraps past 2^PMU_CNTVAL_BITS its global_status bit is
  * set and, with INT, the host ends the slice there and delivers an NMI (vector 2, whatever
  * EFLAGS.IF) unless lvtpc_masked, which the delivery sets.
@@ -61,6 +63,8 @@
 #define PMU_EVTSEL_INT		(1ULL << 20)
 #define PMU_EVTSEL_EN		(1ULL << 22)
 #define PMU_EVENT_CYCLES	0x3c	/* UnHalted Core Cycles, umask 0 */
+#define PMU_EVENT_INSNS		0xc0	/* Instructions Retired */
+#define PMU_EVENT_BRANCHES	0xc4	/* Branch Instructions Retired */
 #define PMU_NMI_STACK_SIZE	16384	/* the NMI's stack (nmi_stack): no NMI while the cpu is on it */
 
 struct boot_params {

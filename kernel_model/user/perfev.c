@@ -3,6 +3,7 @@
  * prints what the kernel answered (tests/machine/test_perf.py).
  *
  *   perfev tp ID N          a tracepoint event (config ID) on itself around N getuid() calls
+ *   perfev insns N PERIOD   instructions and branches (user, kernel) around N rounds of a loop
  *   perfev cs N             context switches of itself over N 1 ms sleeps (and task-clock)
  *   perfev group ID N       {sys_enter_getuid, context-switches} as a group, read with GROUP|ID
  *   perfev inherit ID N     an inherited event; a child makes the N calls
@@ -109,6 +110,48 @@ static int mode_cycles(long n, long period, long spin)
 	print_one("sampling", sample);
 	print_one("user", user);
 	print_one("kernel", kernel);
+	return 0;
+}
+
+/* n rounds of a loop of two instructions, one a branch (taken n - 1 times, not taken once) */
+static void spin_insns(long n)
+{
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+}
+
+/*
+ * instructions and branches (the cpu PMU): instructions:u, branches:u and instructions:k in a
+ * group enabled around n rounds of spin_insns and 10 getuid calls, then a sampling instructions
+ * event (every `period`) over the same
+ */
+static int mode_insns(long n, long period)
+{
+	struct perf_event_attr attr;
+	int lead, branches, kernel, sample;
+
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	attr.exclude_kernel = 1;
+	attr.disabled = 1;
+	lead = must_open(&attr, 0, -1, -1);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS);
+	attr.exclude_kernel = 1;
+	branches = must_open(&attr, 0, -1, lead);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	attr.exclude_user = 1;
+	kernel = must_open(&attr, 0, -1, lead);
+	ioctl(lead, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
+	spin_insns(n);
+	getuids(10);
+	ioctl(lead, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	print_one("instructions:u", lead);
+	print_one("branches:u", branches);
+	print_one("instructions:k", kernel);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	attr.sample_period = period;
+	sample = must_open(&attr, 0, -1, -1);
+	spin_insns(n);
+	getuids(10);
+	print_one("sampling", sample);
 	return 0;
 }
 
@@ -320,6 +363,12 @@ static int mode_errors(long id)
 	try("raw 0x3c", &attr, 0, -1, -1, 0);
 	attr_init(&attr, PERF_TYPE_RAW, 0xc0);
 	try("raw 0xc0", &attr, 0, -1, -1, 0);
+	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES);
+	try("hardware branch misses", &attr, 0, -1, -1, 0);
+	attr_init(&attr, PERF_TYPE_RAW, 0xc5);
+	try("raw 0xc5", &attr, 0, -1, -1, 0);
+	attr_init(&attr, PERF_TYPE_RAW, 0x1c0);
+	try("raw 0xc0 umask 1", &attr, 0, -1, -1, 0);
 	attr_init(&attr, PERF_TYPE_RAW, 0x3c | (1UL << 24));
 	try("raw 0x3c cmask 1", &attr, 0, -1, -1, 0);
 	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
@@ -437,6 +486,8 @@ int main(int argc, char **argv)
 		return mode_tp(atol(argv[2]), atol(argv[3]));
 	if (argc >= 5 && !strcmp(argv[1], "cycles"))
 		return mode_cycles(atol(argv[2]), atol(argv[3]), atol(argv[4]));
+	if (argc >= 4 && !strcmp(argv[1], "insns"))
+		return mode_insns(atol(argv[2]), atol(argv[3]));
 	if (argc >= 3 && !strcmp(argv[1], "cs"))
 		return mode_cs(atol(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "group"))
@@ -455,6 +506,6 @@ int main(int argc, char **argv)
 		return mode_crash(atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "errors"))
 		return mode_errors(atol(argv[2]));
-	dprintf(2, "usage: perfev tp|cs|group|inherit|exec|cpu|ioctl|errors|crash|filter ...\n");
+	dprintf(2, "usage: perfev tp|cycles|insns|cs|group|inherit|exec|cpu|ioctl|errors|crash|filter ...\n");
 	return 2;
 }

@@ -72,10 +72,10 @@ def _kernel_requests(sites: FtraceSites, core: TraceCore) -> KprobeService:
 PERF_TYPE_SOFTWARE, PERF_TYPE_TRACEPOINT, PERF_TYPE_RAW = 1, 2, 4
 # the cpu PMU (kernel/events/x86_pmu.c) as 6.1 shows Intel's architectural perfmon: its raw
 # config's fields (intel_arch_formats_attr) and the generic events the machine counts (6.1 lists
-# those its event map has: here cpu-cycles alone)
+# those its event map has: x86_pmu.c's intel_perfmon_event_map)
 CPU_PMU_FORMATS = {"event": "config:0-7", "umask": "config:8-15", "edge": "config:18", "pc": "config:19",
                    "inv": "config:23", "cmask": "config:24-31"}
-CPU_PMU_EVENTS = {"cpu-cycles": "event=0x3c"}
+CPU_PMU_EVENTS = {"cpu-cycles": "event=0x3c", "instructions": "event=0xc0", "branch-instructions": "event=0xc4"}
 
 
 def _pmus(machine: TracedMachine, kprobes: bool) -> dict[str, tuple[int, dict[str, str], dict[str, str]]]:

@@ -1,7 +1,8 @@
-"""The emulated PMU in a session: Debian's perf counts and samples the `cycles` hardware event of
-the emulated kernel (kernel/events/x86_pmu.c, the machine's counters in native/pmu.h): perf stat
-counts, perf record samples on counter overflow through an NMI (asm_exc_nmi) with kernel call
-chains, by a fixed period (-c) or at a frequency (perf's default -F 4000)."""
+"""The emulated PMU in a session: Debian's perf counts and samples the `cycles`, `instructions`
+and `branches` hardware events of the emulated kernel (kernel/events/x86_pmu.c, the machine's
+counters in native/pmu.h and native/pmu_insn.c): perf stat counts, perf record samples on counter
+overflow through an NMI (asm_exc_nmi) with kernel call chains, by a fixed period (-c) or at a
+frequency (perf's default -F 4000)."""
 
 import os
 import re
@@ -30,23 +31,28 @@ def stat_counts(text: str) -> dict[str, str]:
     counts = {}
     for line in text.splitlines():
         fields = line.split(",")
-        if len(fields) > 3 and fields[2] in ("cycles", "instructions"):
+        if len(fields) > 3 and fields[2] in ("cycles", "instructions", "branches", "context-switches"):
             counts[fields[2]] = fields[0]
     return counts
 
 
-def test_perf_stat_counts_cycles_system_wide_and_of_a_command():
-    result = run("nproc; perf stat -x, -e cycles -a sleep 1 2>&1; echo ==; "
-                 "perf stat -x, -e cycles,instructions -- ls / 2>&1 >/dev/null")
+def test_perf_stat_counts_cycles_instructions_system_wide_and_of_a_command():
+    result = run("nproc; perf stat -x, -e cycles,instructions,context-switches -a sleep 1 2>&1; echo ==; "
+                 "perf stat -x, -e cycles,instructions,branches -- ls / 2>&1 >/dev/null; echo ==; "
+                 "perf stat -x, -e cache-misses -- true 2>&1")
     assert result.returncode == 0, result.stderr
-    system, command = result.stdout.split("\n==\n")
+    system, command, cache = result.stdout.split("\n==\n")
     ncpu = int(system.split()[0])
     wide = stat_counts(system)
     # cycles of the CPUs while they ran guest code: some, at most all of the second on each cpu
     assert 0 < int(wide["cycles"]) < 1.2 * TSC_HZ * ncpu, result.stdout
+    # instructions the emulated CPUs ran: at most one a cycle under Unicorn, and some
+    assert 0 < int(wide["instructions"]) < int(wide["cycles"]), result.stdout
+    assert int(wide["context-switches"]) > 0, result.stdout
+    # ls's task: the kernel's work for its calls (its own code runs on the host)
     of_ls = stat_counts(command)
-    assert int(of_ls["cycles"]) > 0, result.stdout
-    assert of_ls["instructions"] == "<not supported>"  # the machine does not count instructions
+    assert int(of_ls["cycles"]) > 0 and 0 < int(of_ls["branches"]) < int(of_ls["instructions"]), result.stdout
+    assert "<not supported>,,cache-misses" in cache  # the machine counts no cache events
 
 
 def test_perf_record_cycles_by_period_with_kernel_call_chains(tmp_path):
@@ -103,14 +109,16 @@ def test_the_pmi_enters_through_the_nmi_handler_only_while_a_counter_samples(tmp
 
 def test_the_cpu_pmu_in_sysfs_and_its_raw_events():
     """/sys/bus/event_source/devices/cpu as 6.1 shows Intel's: type 4, the raw config's fields,
-    the named events the machine counts; perf takes `cpu/event=0x3c/` from them."""
+    the named events the machine counts (cycles, instructions, branches); perf takes
+    `cpu/event=0x3c/` from them."""
     dev = "/sys/bus/event_source/devices/cpu"
     result = run(f"cat {dev}/type {dev}/format/event {dev}/format/umask {dev}/format/cmask; ls {dev}/events; "
                  f"cat {dev}/events/cpu-cycles; perf stat -x, -e cpu/event=0x3c/,cpu/cpu-cycles/ -a sleep 0.2 2>&1")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[:6] == ["4", "config:0-7", "config:8-15", "config:24-31", "cpu-cycles", "event=0x3c"], lines
-    counts = {f[2]: f[0] for f in (line.split(",") for line in lines[6:]) if len(f) > 3}
+    assert lines[:8] == ["4", "config:0-7", "config:8-15", "config:24-31",
+                         "branch-instructions", "cpu-cycles", "instructions", "event=0x3c"], lines
+    counts = {f[2]: f[0] for f in (line.split(",") for line in lines[8:]) if len(f) > 3}
     assert int(counts["cpu/event=0x3c/"]) > 0 and int(counts["cpu/cpu-cycles/"]) > 0, lines
 
 

@@ -128,10 +128,12 @@ def test_errnos_of_bad_calls(make_machine, run_program):
     assert got["size 32"] == got["size 144, tail set"] == -E2BIG
     assert re.findall(r"^size written back: (\d+)$", out, re.M) == ["128", "128"]
     assert got["type 99"] == got["software config 12"] == -ENOENT
-    # the cpu PMU (kernel/events/x86_pmu.c): cycles, by its generic and its raw config; the events
-    # the machine does not count are absent, as a PMU without them says
+    # the cpu PMU (kernel/events/x86_pmu.c): cycles and instructions, by their generic and raw
+    # configs; the events the machine does not count are absent, as a PMU without them says
     assert got["hardware cycles"] >= 0 and got["raw 0x3c"] >= 0
-    assert got["hardware instructions"] == got["hw cache L1D read access"] == got["raw 0xc0"] == -ENOENT
+    assert got["hardware instructions"] >= 0 and got["raw 0xc0"] >= 0
+    assert (got["hardware branch misses"] == got["raw 0xc5"] == got["raw 0xc0 umask 1"]
+            == got["hw cache L1D read access"] == -ENOENT)
     assert got["hardware config 10"] == got["raw 0x3c cmask 1"] == -EINVAL
     assert got["cycles precise_ip 1"] == -EOPNOTSUPP  # no PEBS: perf lowers precise_ip and retries
     for what in ["bad flags", "tracepoint id 0xfffff", "sample_type bit 25", "read_format bit 5",
@@ -238,3 +240,37 @@ def test_cycles_of_user_mode_and_of_the_kernel(make_machine, run_program):
         assert abs(u["count"] + k["count"] - total["count"]) <= total["count"] // 10, (total, u, k)
     assert calls_k["count"] > calls_u["count"]
     assert spin_u["count"] > 5 * spin_k["count"]
+
+
+def _insns(m, run_program, loops, period):
+    out = perfev(m, run_program, "insns", loops, period)
+    return {k: fields(out, k) for k in ("instructions:u", "branches:u", "instructions:k", "sampling")}
+
+
+def test_instructions_and_branches_retired(make_machine, run_program):
+    """The cpu PMU's instructions (0xc0) and branch instructions (0xc4) retired, counted as the
+    cpu runs each instruction (native/pmu_insn.c): a loop of n rounds of `dec; jnz` counts 2n
+    instructions and n branches in user mode, give or take the few instructions around the
+    ioctls that enable and disable the group; the getuid calls count in the kernel's."""
+    m = make_machine(cpus=1, seed=7)
+    n = 100_000
+    got = _insns(m, run_program, n, 10**9)
+    u, b, k = got["instructions:u"], got["branches:u"], got["instructions:k"]
+    assert u["enabled"] == u["running"] > 0, got
+    assert 2 * n <= u["count"] <= 2 * n + 200, got
+    assert n <= b["count"] <= n + 50, got
+    assert 1000 < k["count"] < 200_000, got
+    again = _insns(m, run_program, n, 10**9)  # seeded: the same counts
+    assert [again[e]["count"] for e in ("instructions:u", "branches:u")] == [u["count"], b["count"]]
+
+
+def test_instructions_sampling_takes_an_nmi_a_period(make_machine, run_program):
+    """A sampling instructions event: one NMI per period counted, and the instructions hook gone
+    with the event (the machine's CPUs run without it again)."""
+    m = make_machine(cpus=1, seed=7)
+    before = _nmi_count(m)
+    sampling = _insns(m, run_program, 300_000, 20_000)["sampling"]
+    periods = sampling["count"] // 20_000
+    assert sampling["count"] >= 600_000 and periods >= 30, sampling
+    assert abs((_nmi_count(m) - before) - periods) <= 2 + periods // 20
+    assert not any(cpu.events.pmu_insn_hooked for cpu in m._cpus)

@@ -8,8 +8,10 @@
  * wraps: the machine delivers an NMI, asm_exc_nmi -> exc_nmi -> default_do_nmi -> nmi_handle
  * (kernel/nmi.c) -> perf_event_nmi_handler -> intel_pmu_handle_irq, which takes the samples with the interrupted registers and re-arms the
  * PMI.  A frequency event's period follows the rate asked for (perf_adjust_period at each
- * overflow).  The machine counts no other event (instructions, caches, branches): those are
- * -ENOENT, which perf shows as <not supported>.
+ * overflow).  Instructions and branch instructions retired are counted too, the same way (the
+ * machine counts each instruction as the cpu runs it).  The machine counts no other event
+ * (caches, branch misses, bus or reference cycles): those are -ENOENT, which perf shows as
+ * <not supported>.
  */
 #include "kernel.h"
 #include "perf_event.h"
@@ -49,10 +51,27 @@ static __always_inline void pmu_sync(int cpu)
 		asm volatile("outb %%al, %w0" : : "Nd"(PORT_PMU), "a"(0) : "memory");
 }
 
-/* intel_perfmon_event_map: of the generic hardware events, the one this machine counts */
+/* intel_perfmon_event_map: of the generic hardware events, those this machine counts */
+static const u64 intel_perfmon_event_map[PERF_COUNT_HW_MAX] = {
+	[PERF_COUNT_HW_CPU_CYCLES]		= PMU_EVENT_CYCLES,
+	[PERF_COUNT_HW_INSTRUCTIONS]		= PMU_EVENT_INSNS,
+	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS]	= PMU_EVENT_BRANCHES,
+};
+
 static u64 intel_pmu_event_map(u64 hw_event)
 {
-	return hw_event == PERF_COUNT_HW_CPU_CYCLES ? PMU_EVENT_CYCLES : 0;
+	return intel_perfmon_event_map[hw_event];
+}
+
+/* a raw config's event (umask 0) is one of the map's */
+static bool x86_pmu_counts(u64 config)
+{
+	int i;
+
+	for (i = 0; i < PERF_COUNT_HW_MAX; i++)
+		if (intel_perfmon_event_map[i] && config == intel_perfmon_event_map[i])
+			return true;
+	return false;
 }
 
 /* x86_perf_event_update(): the counter's progress since it was last read goes to the count */
@@ -238,7 +257,8 @@ static int x86_pmu_event_init(struct perf_event *event)
 		if (config & (ARCH_PERFMON_EVENTSEL_EDGE | ARCH_PERFMON_EVENTSEL_INV |
 			      ARCH_PERFMON_EVENTSEL_CMASK))
 			return -EINVAL;
-		if ((config & 0xffff) != PMU_EVENT_CYCLES)
+		config &= 0xffff;
+		if (!x86_pmu_counts(config))
 			return -ENOENT;
 	} else {
 		if (attr->config >= PERF_COUNT_HW_MAX)
@@ -247,13 +267,14 @@ static int x86_pmu_event_init(struct perf_event *event)
 		if (!config)
 			return -ENOENT;
 	}
-	hwc->config = PMU_EVENT_CYCLES;
+	hwc->config = config;
 	if (!attr->exclude_user)
 		hwc->config |= PMU_EVTSEL_USR;
 	if (!attr->exclude_kernel)
 		hwc->config |= PMU_EVTSEL_OS;
-	/* one level only: the kernel's entries and exits tell the machine which it ran */
-	if (attr->exclude_user != attr->exclude_kernel) {
+	/* cycles of one level only: the kernel's entries and exits tell the machine which it ran
+	 * (an instruction's level is its address's) */
+	if (config == PMU_EVENT_CYCLES && attr->exclude_user != attr->exclude_kernel) {
 		static_key_slow_inc(&pmu_mode_split);
 		event->destroy = x86_pmu_event_destroy;
 	}

@@ -1,10 +1,12 @@
 """The emulated PMU's device, per CPU (native/pmu.h; kernel_model/include/hostif.h's struct
-hostif_pmu): a few general counters of unhalted core cycles that the guest programs in its
-per-CPU area.  A counter counts the virtual TSC's cycles (contract.py's TSC_KHZ) of the time
-its CPU ran guest code: live, host time; seeded, the slices' bytes of code x the seeded clock's
-ns per byte, so a seeded run counts (and overflows, and samples) the same every time.  The
-counts are made natively, as a slice ends and at the guest's PORT_PMU doorbell; this module sets
-them up and runs them around the slices runloop.py runs itself."""
+hostif_pmu): a few general counters that the guest programs in its per-CPU area.  A counter of
+unhalted core cycles counts the virtual TSC's cycles (contract.py's TSC_KHZ) of the time its CPU
+ran guest code: live, host time; seeded, the slices' bytes of code x the seeded clock's ns per
+byte, so a seeded run counts (and overflows, and samples) the same every time.  Those counts are
+made natively, as a slice ends and at the guest's PORT_PMU doorbell.  A counter of instructions
+or of branches retired counts each instruction as the CPU starts it, in a code hook
+(native/pmu_insn.c) the CPU has only while such a counter is programmed.  This module sets them
+up and runs them around the slices runloop.py runs itself."""
 from __future__ import annotations
 
 import ctypes
@@ -12,9 +14,13 @@ import functools
 import time
 from typing import TYPE_CHECKING
 
+from unicorn.unicorn_py3.unicorn import uclib
+from unicorn.x86_const import UC_X86_REG_CR3
+
 from . import native_lib
 from .clock import SeededClock
 from .contract import TSC_KHZ
+from .image import KERNEL_MAP, PAGE_OFFSET
 
 if TYPE_CHECKING:
     from .cpu import Cpu
@@ -33,6 +39,8 @@ def _lib() -> ctypes.CDLL:
     lib.pmu_slice_end.restype = ctypes.c_int
     lib.pmu_needs_mode.argtypes = [ctypes.c_void_p]
     lib.pmu_needs_mode.restype = ctypes.c_int
+    lib.pmu_wants_insn_hook.argtypes = [ctypes.c_void_p]
+    lib.pmu_wants_insn_hook.restype = ctypes.c_int
     return lib
 
 
@@ -46,6 +54,12 @@ class Pmu:
         ev.pmu_executed = cpu.slice_executed_address() if seeded else None
         ev.pmu_slice_left = cpu.slice_left_address()
         ev.pmu_port = PORT_PMU
+        # for the instructions and branches hook (native/pmu_insn.c): the instructions' bytes
+        ev.pmu_ram, ev.pmu_ram_size = cpu.mem.address, cpu.mem.size
+        ev.pmu_kernel_map, ev.pmu_page_offset = KERNEL_MAP, PAGE_OFFSET
+        ev.pmu_reg_read, ev.pmu_cr3_id = native_lib.address(uclib.uc_reg_read), UC_X86_REG_CR3
+        ev.pmu_page_va = 1
+        self._cpu = cpu
         self._ev, self._seeded = ev, seeded
         self._events = ctypes.addressof(ev)
         self._ctrl = ctypes.c_uint64.from_address(address)  # global_ctrl
@@ -77,3 +91,10 @@ class Pmu:
         lib = _lib()
         user = bool(lib.pmu_needs_mode(self._events)) and cpu.in_user_mode()
         return bool(lib.pmu_slice_end(self._events, user))
+
+    def follow_programming(self) -> None:
+        """Between slices: the CPU has the instructions and branches hook exactly while one of
+        its counters is programmed with either event (a load per slice while neither is)."""
+        ev = self._ev
+        if ev.pmu_insn_hooked or self._ctrl.value:
+            self._cpu.set_counting_hook(bool(_lib().pmu_wants_insn_hook(self._events)))

@@ -351,9 +351,10 @@ class Runner:
         return ran
 
     def _after_slice(self, i: int) -> None:
-        """What a CPU's slice left for Python: a fault, a halt, the trace doorbell."""
+        """What a CPU's slice left for Python: a fault, a halt, the trace doorbell, the PMU's hook."""
         cpu, st = self.cpus[i], self.state[i]
         cpu.events.python_ran = 0
+        self.pmus[i].follow_programming()
         if cpu.pending_exception is not None:  # a user-mode fault stopped the run
             vector, error_code = cpu.pending_exception
             cpu.pending_exception = None

@@ -50,6 +50,18 @@ struct cpu_events {
 	uint64_t pmu_mark;
 	uint32_t pmu_port;
 	int32_t pmu_nmi;
+	/* The counters of instructions and branches retired (pmu_insn.c): a code hook counts them,
+	 * installed on the CPU (pmu.py) only while a counter of either is enabled. */
+	int32_t pmu_insn_hooked;      /* the hook is installed */
+	int32_t pmu_cr3_id;           /* UC_X86_REG_CR3 */
+	int (*pmu_reg_read)(uc_engine *uc, int regid, void *value);
+	uint8_t *pmu_ram;             /* the machine's RAM (physical address 0) */
+	uint64_t pmu_ram_size;
+	uint64_t pmu_kernel_map;      /* the kernel image's and the direct map's virtual bases */
+	uint64_t pmu_page_offset;
+	uint64_t pmu_last_ip;         /* the instruction counted last (a rep string's rounds: one) */
+	uint64_t pmu_page_va;         /* the user page whose bytes pmu_page holds (1: none) */
+	const uint8_t *pmu_page;
 };
 
 void hostfs_serve(struct hostfs *h, uint64_t pa);

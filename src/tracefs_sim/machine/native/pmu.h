@@ -31,6 +31,8 @@
 #define PMU_INT (1ULL << 20)
 #define PMU_EVENT_MASK 0xffffULL
 #define PMU_EVENT_CYCLES 0x3c
+#define PMU_EVENT_INSNS 0xc0	/* counted by pmu_insn.c's hook */
+#define PMU_EVENT_BRANCHES 0xc4
 /* live: the shortest slice the PMU asks of the slice timer, whose stops come from its thread
  * (without it, budgets down to 1 ns, as a frequency's first period of 1 asks, and the session's
  * machine hung now and then after a frequency perf record; why was not found); an overflow
@@ -169,26 +171,29 @@ static inline void pmu_sync_(struct cpu_events *e, int user)
 	pmu_put(e, PMU_STATUS, status);
 }
 
-/*
- * The guest's doorbell (ports.c), as it reads or reprograms its counters, and as it enters from
- * or returns to user mode while a counter counts one level only (user: the time up to now was
- * user mode's, the kernel's else): they count up to now,
- * and when one is armed to interrupt sooner than the slice would end, the slice ends as near
- * its overflow as the slice allows: seeded, after the code its cycles take (deterministic);
- * live, by the slice timer's CPU time (slice.c's slice_timer_shorten).
- */
-static inline void pmu_port(struct cpu_events *e, int user)
+/* a counter of instructions or branches is programmed: the CPU needs pmu_insn.c's hook */
+static inline int pmu_wants_insn_hook_(const struct cpu_events *e)
 {
-	uint64_t b;
+	int i;
 
-	pmu_sync_(e, user);
 	if (!e->pmu)
-		return;
-	if (e->pmu_nmi)		/* an overflow now (a user-mode stretch ended): the NMI soon
-				 * (not emu_stop from this hook: the run then went astray) */
-		b = 0;
-	else if ((b = pmu_budget_(e, UINT64_MAX)) == UINT64_MAX)
-		return;
+		return 0;
+	for (i = 0; i < PMU_NR; i++) {
+		uint64_t sel = pmu_u64(e, PMU_EVTSEL + 8 * i);
+
+		if ((sel & PMU_EN) && ((sel & PMU_EVENT_MASK) == PMU_EVENT_INSNS ||
+				       (sel & PMU_EVENT_MASK) == PMU_EVENT_BRANCHES))
+			return 1;
+	}
+	return 0;
+}
+
+/* From the CPU's hooks: the slice ends after b ns more at most, as near as the slice allows:
+ * seeded, after the code that time takes (deterministic); live, by the slice timer's CPU time
+ * (slice.c's slice_timer_shorten), PMU_MIN_LIVE_NS at the least.  (Not emu_stop from a hook:
+ * the run then went astray.) */
+static inline void pmu_end_slice_by(struct cpu_events *e, uint64_t b)
+{
 	if (e->pmu_executed && e->pmu_slice_left) {
 		int64_t bytes = (int64_t)(b / e->pmu_ns_per_byte);
 
@@ -201,5 +206,27 @@ static inline void pmu_port(struct cpu_events *e, int user)
 	} else if (e->pmu_slice_left) {
 		*e->pmu_slice_left = 0;
 	}
+}
+
+/*
+ * The guest's doorbell (ports.c), as it reads or reprograms its counters, and as it enters from
+ * or returns to user mode while a counter counts one level only (user: the time up to now was
+ * user mode's, the kernel's else): they count up to now, and when one is armed to interrupt
+ * sooner than the slice would end, the slice ends by its overflow.  A counter of instructions
+ * or branches programmed or no longer: the slice ends at once, for pmu.py to add or remove
+ * their hook.
+ */
+static inline void pmu_port(struct cpu_events *e, int user)
+{
+	uint64_t b;
+
+	pmu_sync_(e, user);
+	if (!e->pmu)
+		return;
+	if (e->pmu_nmi || e->pmu_insn_hooked != pmu_wants_insn_hook_(e))
+		b = 0;		/* an overflow now (a user-mode stretch ended): the NMI soon */
+	else if ((b = pmu_budget_(e, UINT64_MAX)) == UINT64_MAX)
+		return;
+	pmu_end_slice_by(e, b);
 }
 #endif

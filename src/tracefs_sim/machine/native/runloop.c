@@ -21,7 +21,9 @@
  * The PMU (pmu.h): after each slice the cycles the CPU ran go to its enabled counters, a
  * counter that wraps raises the NMI, which goes in before any other vector and whatever
  * EFLAGS.IF; while a counter may interrupt, a slice's budget is at most the time left to its
- * overflow.  A load or two per slice while no counter counts.
+ * overflow.  A load or two per slice while no counter counts.  A counter of instructions or
+ * branches needs a hook of the CPU's (pmu_insn.c), which Python adds and removes: the slice
+ * that sees one programmed or gone returns LOOP_PYTHON.
  * External interrupts wait in a CPU's irr (one bit per vector, as the local
  * APIC's request register); the devices are the HPET, whose comparator
  * fires when the clock reaches the deadline the guest wrote (hpet_fire), and
@@ -379,6 +381,10 @@ static int run_slice(struct loop *l, struct loop_cpu *c)
 		err = l->emu_start(c->uc, pc, 0, 0, 0);
 		if (pmu_slice_end(c->events, pmu_needs_mode_(c->events) && cpu_in_user_mode(l, c)))
 			c->pending |= VEC_NMI;
+		/* a counter of instructions or branches programmed or no longer: pmu.py adds or
+		 * removes their hook (pmu_insn.c) */
+		if (c->events->pmu_insn_hooked != pmu_wants_insn_hook_(c->events))
+			c->events->python_ran = 1;
 		c->events->pmu_timer = NULL;
 		slice_timer_end(l->timer);
 		c->events->emu_stop = NULL;
