@@ -50,7 +50,7 @@
  * the virtual TSC's cycles (trace/clock.py's TSC_KHZ) over the time the cpu ran guest code, added
  * as each instruction slice ends (live: the slice's host time; seeded: its code bytes x the
  * seeded clock's ns per byte); instructions retired (0xc0) and branch instructions retired
- * (0xc4), counted as the cpu runs each (a hook the host adds while one is programmed:
+ * (0xc4), counted as the cpu runs them (a block hook the host adds while one is programmed:
  * src/tracefs_sim/machine/native/pmu_insn.c).  A counter whose evtsel has EN, USR and OS and whose
  * global_ctrl bit is set counts; when it wraps past 2^PMU_CNTVAL_BITS its global_status bit is
  * set and, with INT, the host ends the slice there and delivers an NMI (vector 2, whatever

@@ -113,10 +113,16 @@ static int mode_cycles(long n, long period, long spin)
 	return 0;
 }
 
-/* n rounds of a loop of two instructions, one a branch (taken n - 1 times, not taken once) */
+/* n rounds of a loop of two instructions, one a branch (taken n - 1 times, not taken once),
+ * then one rep stosb of 4 KiB: a single instruction however many rounds it makes */
 static void spin_insns(long n)
 {
+	static char page[4096];
+	char *to = page;
+	long bytes = sizeof(page);
+
 	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n) : : "cc");
+	asm volatile("rep stosb" : "+D"(to), "+c"(bytes) : "a"(0) : "memory");
 }
 
 /*

@@ -248,10 +248,11 @@ def _insns(m, run_program, loops, period):
 
 
 def test_instructions_and_branches_retired(make_machine, run_program):
-    """The cpu PMU's instructions (0xc0) and branch instructions (0xc4) retired, counted as the
-    cpu runs each instruction (native/pmu_insn.c): a loop of n rounds of `dec; jnz` counts 2n
+    """The cpu PMU's instructions (0xc0) and branch instructions (0xc4) retired, counted by the
+    blocks the cpu runs (native/pmu_insn.c): a loop of n rounds of `dec; jnz` counts 2n
     instructions and n branches in user mode, give or take the few instructions around the
-    ioctls that enable and disable the group; the getuid calls count in the kernel's."""
+    ioctls that enable and disable the group, and a rep stosb of 4 KiB after it one (not one a
+    round); the getuid calls count in the kernel's."""
     m = make_machine(cpus=1, seed=7)
     n = 100_000
     got = _insns(m, run_program, n, 10**9)

@@ -9,7 +9,7 @@
  * (kernel/nmi.c) -> perf_event_nmi_handler -> intel_pmu_handle_irq, which takes the samples with the interrupted registers and re-arms the
  * PMI.  A frequency event's period follows the rate asked for (perf_adjust_period at each
  * overflow).  Instructions and branch instructions retired are counted too, the same way (the
- * machine counts each instruction as the cpu runs it).  The machine counts no other event
+ * machine counts the instructions of each block the cpu runs).  The machine counts no other event
  * (caches, branch misses, bus or reference cycles): those are -ENOENT, which perf shows as
  * <not supported>.
  */

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 
 from unicorn.unicorn_const import UC_CTL_IO_WRITE, UC_CTL_TLB_FLUSH
-from unicorn import UC_ARCH_X86, UC_HOOK_CODE, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_MODE_64, UC_PROT_ALL, Uc, UcError
+from unicorn import UC_ARCH_X86, UC_HOOK_BLOCK, UC_HOOK_INSN, UC_HOOK_INSN_INVALID, UC_MODE_64, UC_PROT_ALL, Uc, UcError
 from unicorn.unicorn_py3.unicorn import uclib
 from unicorn.x86_const import (
     UC_X86_INS_OUT, UC_X86_INS_SYSCALL, UC_X86_REG_CR0, UC_X86_REG_CR2, UC_X86_REG_CR3, UC_X86_REG_CR4,
@@ -118,7 +118,7 @@ class CpuEvents(ctypes.Structure):  # struct cpu_events in native/cpu_events.h
                 ("pmu_insn_hooked", ctypes.c_int32), ("pmu_cr3_id", ctypes.c_int32),
                 ("pmu_reg_read", ctypes.c_void_p), ("pmu_ram", ctypes.c_void_p),
                 ("pmu_ram_size", ctypes.c_uint64), ("pmu_kernel_map", ctypes.c_uint64),
-                ("pmu_page_offset", ctypes.c_uint64), ("pmu_last_ip", ctypes.c_uint64),
+                ("pmu_page_offset", ctypes.c_uint64), ("pmu_blocks", ctypes.c_void_p),
                 ("pmu_page_va", ctypes.c_uint64), ("pmu_page", ctypes.c_void_p)]
 
 
@@ -213,7 +213,7 @@ class Cpu:
         self.pending_exception: tuple[int, int | None] | None = None
         self.fault_address: int | None = None  # a pending page fault's CR2
         self._slicer: Slicer | None = None
-        self._counting_hook = 0  # the PMU's code hook while installed (set_counting_hook)
+        self._counting_hook = 0  # the PMU's block hook while installed (set_counting_hook)
 
     @property
     def entering_idle(self) -> bool:
@@ -371,17 +371,16 @@ class Cpu:
         self._slicer = Slicer(self.uc)  # last: its interrupt hook must follow the int3 table's
 
     def set_counting_hook(self, on: bool) -> None:
-        """Add or remove the PMU's code hook that counts instructions and branches
-        (native/pmu_insn.c, its state in self.events), between slices.  It only counts, never
-        stops the CPU, so it is added past SlicedUc's tally of mid-block hooks: slices stay as
-        they are.  The CPU's translated code goes either way (the hook's calls are in it)."""
+        """Add or remove the PMU's block hook that counts instructions and branches
+        (native/pmu_insn.c, its state in self.events), between slices.  The CPU's translated
+        code goes either way (the hook's calls are in it)."""
         ev = self.events
         if on == bool(ev.pmu_insn_hooked):
             return
         if on:
             handle = ctypes.c_size_t()
-            err = uclib.uc_hook_add(self._h, ctypes.byref(handle), UC_HOOK_CODE,
-                                    ctypes.cast(native_lib.load("slice").pmu_insn_hook, ctypes.c_void_p),
+            err = uclib.uc_hook_add(self._h, ctypes.byref(handle), UC_HOOK_BLOCK,
+                                    ctypes.cast(native_lib.load("slice").pmu_block_hook, ctypes.c_void_p),
                                     ctypes.byref(ev), ctypes.c_uint64(1), ctypes.c_uint64(0))
             if err:
                 raise UcError(err)

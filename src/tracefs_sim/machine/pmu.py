@@ -4,14 +4,16 @@ unhalted core cycles counts the virtual TSC's cycles (contract.py's TSC_KHZ) of 
 ran guest code: live, host time; seeded, the slices' bytes of code x the seeded clock's ns per
 byte, so a seeded run counts (and overflows, and samples) the same every time.  Those counts are
 made natively, as a slice ends and at the guest's PORT_PMU doorbell.  A counter of instructions
-or of branches retired counts each instruction as the CPU starts it, in a code hook
-(native/pmu_insn.c) the CPU has only while such a counter is programmed.  This module sets them
+or of branches retired counts the instructions of each block as the CPU enters it, in a block
+hook (native/pmu_insn.c) the CPU has only while such a counter is programmed.  This module sets them
 up and runs them around the slices runloop.py runs itself."""
 from __future__ import annotations
 
 import ctypes
 import functools
 import time
+
+import capstone
 from typing import TYPE_CHECKING
 
 from unicorn.unicorn_py3.unicorn import uclib
@@ -41,6 +43,8 @@ def _lib() -> ctypes.CDLL:
     lib.pmu_needs_mode.restype = ctypes.c_int
     lib.pmu_wants_insn_hook.argtypes = [ctypes.c_void_p]
     lib.pmu_wants_insn_hook.restype = ctypes.c_int
+    lib.pmu_blocks_size.restype = ctypes.c_size_t
+    lib.pmu_blocks_init.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p]
     return lib
 
 
@@ -60,6 +64,7 @@ class Pmu:
         ev.pmu_reg_read, ev.pmu_cr3_id = native_lib.address(uclib.uc_reg_read), UC_X86_REG_CR3
         ev.pmu_page_va = 1
         self._cpu = cpu
+        self._blocks: ctypes.Array[ctypes.c_char] | None = None  # its decoded blocks, once needed
         self._ev, self._seeded = ev, seeded
         self._events = ctypes.addressof(ev)
         self._ctrl = ctypes.c_uint64.from_address(address)  # global_ctrl
@@ -97,4 +102,23 @@ class Pmu:
         its counters is programmed with either event (a load per slice while neither is)."""
         ev = self._ev
         if ev.pmu_insn_hooked or self._ctrl.value:
-            self._cpu.set_counting_hook(bool(_lib().pmu_wants_insn_hook(self._events)))
+            want = bool(_lib().pmu_wants_insn_hook(self._events))
+            if want and self._blocks is None:
+                self._blocks = _new_blocks()
+                ev.pmu_blocks = ctypes.addressof(self._blocks)
+            self._cpu.set_counting_hook(want)
+
+
+def _new_blocks() -> ctypes.Array[ctypes.c_char]:
+    """A CPU's table of decoded blocks (native/pmu_insn.c's struct pmu_blocks), with capstone's
+    x86-64 decoder for them (its handle lives as long as the process: a few per machine)."""
+    cs = capstone._cs
+    handle = ctypes.c_size_t()
+    if cs.cs_open(capstone.CS_ARCH_X86, capstone.CS_MODE_64, ctypes.byref(handle)):
+        raise RuntimeError("capstone: cs_open failed")
+    cs.cs_malloc.restype = ctypes.c_void_p
+    insn = cs.cs_malloc(handle)
+    lib = _lib()
+    blocks = ctypes.create_string_buffer(lib.pmu_blocks_size())
+    lib.pmu_blocks_init(blocks, handle.value, native_lib.address(cs.cs_disasm_iter), insn)
+    return blocks

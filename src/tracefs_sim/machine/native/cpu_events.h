@@ -13,6 +13,7 @@ typedef int (*uc_emu_stop_fn)(uc_engine *uc);
 
 struct hostfs;
 struct slice_timer;
+struct pmu_blocks;
 
 struct cpu_events {
 	int32_t entering_idle; /* the idle doorbell came: a stop right after `hlt` is a halt */
@@ -50,8 +51,8 @@ struct cpu_events {
 	uint64_t pmu_mark;
 	uint32_t pmu_port;
 	int32_t pmu_nmi;
-	/* The counters of instructions and branches retired (pmu_insn.c): a code hook counts them,
-	 * installed on the CPU (pmu.py) only while a counter of either is enabled. */
+	/* The counters of instructions and branches retired (pmu_insn.c): a block hook counts them,
+	 * installed on the CPU (pmu.py) only while a counter of either is programmed. */
 	int32_t pmu_insn_hooked;      /* the hook is installed */
 	int32_t pmu_cr3_id;           /* UC_X86_REG_CR3 */
 	int (*pmu_reg_read)(uc_engine *uc, int regid, void *value);
@@ -59,7 +60,7 @@ struct cpu_events {
 	uint64_t pmu_ram_size;
 	uint64_t pmu_kernel_map;      /* the kernel image's and the direct map's virtual bases */
 	uint64_t pmu_page_offset;
-	uint64_t pmu_last_ip;         /* the instruction counted last (a rep string's rounds: one) */
+	struct pmu_blocks *pmu_blocks; /* its decoded blocks */
 	uint64_t pmu_page_va;         /* the user page whose bytes pmu_page holds (1: none) */
 	const uint8_t *pmu_page;
 };

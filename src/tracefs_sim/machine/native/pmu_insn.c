@@ -1,20 +1,24 @@
 /*
  * The emulated PMU's counters of instructions retired (event 0xc0, INST_RETIRED.ANY_P) and of
- * branch instructions retired (event 0xc4, BR_INST_RETIRED.ALL_BRANCHES): a Unicorn code hook,
- * called before each instruction the CPU executes, counts it on the counters of those events
- * that count its privilege level (user mode: an address in the lower half), and, for a branch,
- * on those of branches.  pmu.py installs the hook on a CPU only while one of its counters is
- * programmed with either event, and drops the CPU's translated code as it does (the hook's
- * calls are compiled into it); no hook, no cost.  The hook never stops the CPU itself: like
- * the cycles' overflow (pmu.h), a counter that wraps with INT raises the NMI and ends the slice
- * as near as the slice allows (seeded: at the next block; live: the slice timer's shortest).
+ * branch instructions retired (event 0xc4, BR_INST_RETIRED.ALL_BRANCHES): a Unicorn block hook,
+ * called as the CPU enters each translated block, adds the block's instructions to the counters
+ * of those events that count its privilege level (user mode: an address in the lower half), and
+ * its branches to those of branches.  What a block holds is decoded once (capstone's
+ * cs_disasm_iter, for the instructions' lengths) and kept in a per-CPU table under its address,
+ * size and a hash of its bytes (patched kernel text, another process's code at the same
+ * address: another entry).  pmu.py installs the hook on a CPU only while one of its counters is
+ * programmed with either event, and drops the CPU's translated code as it does (the hook's calls
+ * are compiled into it); no hook, no cost.  The hook never stops the CPU itself: like the
+ * cycles' overflow (pmu.h), a counter that wraps with INT raises the NMI and ends the slice as
+ * near as the slice allows (seeded: at the next block; live: the slice timer's shortest).
  *
- * What counts as a branch is what the instruction's bytes say (the decode below): conditional
- * and unconditional jumps, calls and returns, direct and indirect, the loop family, and the far
- * transfers (syscall, sysret, iret, int, int3), as the event counts them on Intel's cores,
- * taken or not.  A rep-prefixed string instruction is one instruction (QEMU runs each of its
- * rounds as the instruction again: the rounds after the first are not counted).  An
- * instruction that faults is counted when it is started, and again when it is restarted.
+ * What counts as a branch is what the instruction's bytes say (insn_class): conditional and
+ * unconditional jumps, calls and returns, direct and indirect, the loop family, and the far
+ * transfers (syscall, sysret, iret, int, int3), as the event counts them on Intel's cores, taken
+ * or not.  A rep-prefixed string instruction is one instruction: QEMU runs each of its rounds as
+ * a block of its own that begins with it, not counted again after a block that ended with it.
+ * A block is counted as it is entered: one that faults part way, or that a slice's end stops
+ * at its start, counts whole (a CPU counts what retires).
  *
  * No Unicorn header or library: see slice.c.
  */
@@ -28,7 +32,8 @@
 #define PTE_PS (1ULL << 7)
 #define PTE_ADDR 0x000ffffffffff000ULL
 #define USER_TOP (1ULL << 47)
-#define MAX_INSN 15
+#define MAX_BLOCK (2 * PAGE_SIZE)	/* a translated block spans two pages at most */
+#define NR_BLOCKS 4096			/* the table's entries (a power of two) */
 
 enum { INSN_BRANCH = 1, INSN_REP_STRING = 2 };
 
@@ -81,25 +86,28 @@ static const uint8_t *page_of(uc_engine *uc, struct cpu_events *e, uint64_t va)
 	return e->pmu_ram + pa;
 }
 
-/* The instruction's bytes (size of them, at most MAX_INSN), copied into buf; 0 if some are
- * not mapped. */
-static int insn_bytes(uc_engine *uc, struct cpu_events *e, uint64_t va, uint32_t size, uint8_t *buf)
+/* The block's bytes (NULL: some are not mapped): in place in a kernel linear map, else copied
+ * into buf (MAX_BLOCK of them at most). */
+static const uint8_t *block_bytes(uc_engine *uc, struct cpu_events *e, uint64_t va, uint32_t size,
+				  uint8_t *buf)
 {
 	uint32_t done = 0;
 
-	if (size > MAX_INSN)
-		size = MAX_INSN;
+	if (va >= e->pmu_kernel_map && va - e->pmu_kernel_map + size <= e->pmu_ram_size)
+		return e->pmu_ram + (va - e->pmu_kernel_map);
+	if (size > MAX_BLOCK)
+		return NULL;
 	while (done < size) {
 		uint64_t at = va + done, in_page = PAGE_SIZE - (at & (PAGE_SIZE - 1));
 		const uint8_t *page = page_of(uc, e, at);
 		uint32_t n = size - done < in_page ? size - done : (uint32_t)in_page;
 
 		if (!page)
-			return 0;
+			return NULL;
 		memcpy(buf + done, page + (at & (PAGE_SIZE - 1)), n);
 		done += n;
 	}
-	return (int)size;
+	return buf;
 }
 
 /* INSN_* of an x86-64 instruction's bytes */
@@ -146,8 +154,89 @@ static unsigned insn_class(const uint8_t *b, int size)
 	return 0;
 }
 
-/* The counters this instruction counts on (bit i: counter i), of event `event`'s, in `user`
- * mode or the kernel's */
+/* capstone's: bool cs_disasm_iter(csh, const uint8_t **code, size_t *size, uint64_t *address, cs_insn *) */
+typedef _Bool (*cs_disasm_iter_fn)(size_t handle, const uint8_t **code, size_t *size, uint64_t *address,
+				   void *insn);
+
+/* What a block holds */
+struct block {
+	uint64_t pc;
+	uint64_t hash;		/* of its bytes (FNV-1a) */
+	uint64_t last_rep;	/* the address of its last instruction, a rep string one (0: not) */
+	uint32_t size;
+	uint16_t insns;
+	uint8_t branches;
+	uint8_t first_rep;	/* its first instruction is a rep string one */
+};
+
+/* A CPU's table and decoder (pmu.py allocates pmu_blocks_size() bytes for it) */
+struct pmu_blocks {
+	size_t cs_handle;		/* capstone, x86-64 */
+	cs_disasm_iter_fn disasm_iter;
+	void *cs_insn;			/* cs_malloc's */
+	uint64_t prev_rep;		/* the rep string instruction the last block ended with (0: none) */
+	struct block table[NR_BLOCKS];
+	uint8_t buf[MAX_BLOCK];
+};
+
+size_t pmu_blocks_size(void)
+{
+	return sizeof(struct pmu_blocks);
+}
+
+void pmu_blocks_init(struct pmu_blocks *b, size_t cs_handle, void *disasm_iter, void *cs_insn)
+{
+	memset(b, 0, sizeof(*b));
+	b->cs_handle = cs_handle;
+	b->disasm_iter = (cs_disasm_iter_fn)disasm_iter;
+	b->cs_insn = cs_insn;
+}
+
+static uint64_t fnv1a(const uint8_t *p, uint32_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* the block's entry, decoded now if it is not the one the table has */
+static const struct block *block_of(struct pmu_blocks *b, uint64_t pc, uint32_t size, const uint8_t *bytes)
+{
+	uint64_t hash = fnv1a(bytes, size);
+	struct block *k = &b->table[(pc ^ (pc >> 12) ^ size) & (NR_BLOCKS - 1)];
+	const uint8_t *code = bytes;
+	size_t left = size;
+	uint64_t at = pc;
+
+	if (k->pc == pc && k->size == size && k->hash == hash)
+		return k;
+	memset(k, 0, sizeof(*k));
+	k->pc = pc;
+	k->size = size;
+	k->hash = hash;
+	while (left) {
+		uint64_t start = at;
+		const uint8_t *insn = code;
+		unsigned cls;
+
+		if (!b->disasm_iter(b->cs_handle, &code, &left, &at, b->cs_insn)) {
+			k->insns++;	/* not decodable: the block ends in its #UD */
+			break;
+		}
+		cls = insn_class(insn, (int)(at - start));
+		k->insns++;
+		k->branches += (cls & INSN_BRANCH) != 0;
+		if (start == pc)
+			k->first_rep = (cls & INSN_REP_STRING) != 0;
+		k->last_rep = cls & INSN_REP_STRING ? start : 0;
+	}
+	return k;
+}
+
+/* The counters of `event` this block counts on (bit i: counter i), in `user` mode or the kernel's */
 static unsigned counting(const struct cpu_events *e, uint64_t ctrl, uint64_t event, int user)
 {
 	unsigned on = 0;
@@ -163,37 +252,37 @@ static unsigned counting(const struct cpu_events *e, uint64_t ctrl, uint64_t eve
 	return on;
 }
 
-/* UC_HOOK_CODE callback: void (*)(uc_engine *, uint64_t address, uint32_t size, void *user_data) */
-void pmu_insn_hook(uc_engine *uc, uint64_t address, uint32_t size, void *user_data)
+/* UC_HOOK_BLOCK callback: void (*)(uc_engine *, uint64_t address, uint32_t size, void *user_data) */
+void pmu_block_hook(uc_engine *uc, uint64_t address, uint32_t size, void *user_data)
 {
 	struct cpu_events *e = user_data;
-	uint64_t ctrl = pmu_u64(e, PMU_CTRL), status;
+	struct pmu_blocks *b = e->pmu_blocks;
+	uint64_t ctrl = pmu_u64(e, PMU_CTRL), status, prev_rep = b->prev_rep;
 	int user = address < USER_TOP, i;
-	unsigned insns, branches, cls = 0;
-	uint8_t bytes[MAX_INSN];
-	int n;
+	unsigned insns_on, branches_on;
+	const struct block *k;
+	const uint8_t *bytes;
+	uint64_t insns;
 
+	b->prev_rep = 0;
 	if (!user)
 		e->pmu_page_va = 1;	/* the kernel may change the user mappings */
-	if (!ctrl)
-		goto out;
-	insns = counting(e, ctrl, PMU_EVENT_INSNS, user);
-	branches = counting(e, ctrl, PMU_EVENT_BRANCHES, user);
-	if (!insns && !branches)
-		goto out;
-	if ((n = insn_bytes(uc, e, address, size, bytes)))
-		cls = insn_class(bytes, n);
-	if ((cls & INSN_REP_STRING) && address == e->pmu_last_ip)
-		goto out;	/* the rep's next round */
-	if (!(cls & INSN_BRANCH))
-		branches = 0;
+	if (!ctrl || !size)
+		return;
+	insns_on = counting(e, ctrl, PMU_EVENT_INSNS, user);
+	branches_on = counting(e, ctrl, PMU_EVENT_BRANCHES, user);
+	if ((!insns_on && !branches_on) || !(bytes = block_bytes(uc, e, address, size, b->buf)))
+		return;
+	k = block_of(b, address, size, bytes);
+	b->prev_rep = k->last_rep;
+	insns = k->insns - (k->first_rep && prev_rep == address);	/* the rep's next round */
 	status = pmu_u64(e, PMU_STATUS);
 	for (i = 0; i < PMU_NR; i++) {
-		uint64_t v;
+		uint64_t v, add = (insns_on >> i & 1) ? insns : (branches_on >> i & 1) ? k->branches : 0;
 
-		if (!((insns | branches) >> i & 1))
+		if (!add)
 			continue;
-		v = (pmu_u64(e, PMU_CTR + 8 * i) & (PMU_WRAP - 1)) + 1;
+		v = (pmu_u64(e, PMU_CTR + 8 * i) & (PMU_WRAP - 1)) + add;
 		if (v >= PMU_WRAP) {
 			status |= (uint64_t)1 << i;
 			if ((pmu_u64(e, PMU_EVTSEL + 8 * i) & PMU_INT) && !pmu_u64(e, PMU_MASKED)) {
@@ -205,8 +294,6 @@ void pmu_insn_hook(uc_engine *uc, uint64_t address, uint32_t size, void *user_da
 		pmu_put(e, PMU_CTR + 8 * i, v & (PMU_WRAP - 1));
 	}
 	pmu_put(e, PMU_STATUS, status);
-out:
-	e->pmu_last_ip = address;
 }
 
 /* pmu.py: whether the CPU needs the hook (a counter programmed with either event, on or not) */
