@@ -64,7 +64,12 @@ struct hw_perf_event {
 	u64 config;			/* its evtsel, without EN */
 	u64 freq_time_stamp;		/* a frequency's last period adjustment: the time... */
 	u64 freq_count_stamp;		/* ... and the count then */
+	/* throttling (__perf_event_account_interrupt): the overflows in the cpu's tick numbered
+	 * interrupts_seq, MAX_INTERRUPTS while throttled (until the next tick) */
+	u64 interrupts_seq;
+	u64 interrupts;
 };
+#define MAX_INTERRUPTS (~0ULL)
 
 /* kernel/events/ring_buffer.c */
 #define RING_BUFFER_WRITABLE	0x01	/* mapped writable: the reader's data_tail holds records back */
@@ -185,7 +190,8 @@ static __always_inline u64 perf_clock(void) { return trace_clock_local(this_cpu(
 
 /* firing: kernel/events/core.c */
 void perf_pmu_register(struct pmu *pmu);
-void perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs);
+int perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs);
+void perf_event_task_tick(void);
 bool perf_lock_nmi(unsigned long *flags);
 unsigned long perf_lock_irqsave_ext(void);
 extern int perf_pmu_deferred[NR_CPUS];

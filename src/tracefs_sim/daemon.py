@@ -114,6 +114,7 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
             sysctls["ftrace_enabled"] = FtraceEnabled(stack.ftrace_sites)
         if tracing.stack_tracer is not None:
             sysctls["stack_tracer_enabled"] = tracing.stack_tracer.sysctl
+        sysctls.update(stack.sysctls)
         written_code = None if stack.ftrace_sites is None else stack.ftrace_sites.trampolines
         add_session_views(tree, namespace.ProcMountsView(mountpoint),
                           KallsymsView(machine.kallsyms(), kptr_restrict, written_code), sysctls)

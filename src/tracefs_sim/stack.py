@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from .machine.contract import (DirectCall, KprobeEventAnswer, KprobeRequest, KprobeRequestMachine, KprobeService,
                                PatchableMachine, SymbolAnswer, SymbolLookup, TracedMachine)
+from .lib.sysctl import SysctlFile
+from .machine.sysctls import perf_sysctls
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
 from .probes.kprobes.debugfs import KprobeDebugViews
@@ -25,6 +27,8 @@ class TracingStack:
     kprobe_views: KprobeDebugViews | None  # /sys/kernel/debug/kprobes, with the engine
     # /sys/bus/event_source/devices: name -> (type, formats, events)
     pmus: dict[str, tuple[int, dict[str, str], dict[str, str]]]
+    # the kernel's own sysctls a session shows in /proc/sys/kernel (perf_event_*): name -> file
+    sysctls: dict[str, SysctlFile]
 
 
 def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> TracingStack:
@@ -46,8 +50,11 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
         # the kernel's kprobe PMU asks the engine for its probes, its BPF verifier for symbols,
         # its BPF trampolines for direct calls from the ftrace sites
         machine.serve_kprobe_requests(_kernel_requests(sites, core))
+    sysctls: dict[str, SysctlFile] = {}
+    if isinstance(machine, PatchableMachine):
+        sysctls.update(perf_sysctls(machine))
     return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine),
-                        _pmus(machine, core.kprobes is not None))
+                        _pmus(machine, core.kprobes is not None), sysctls)
 
 
 def _kernel_requests(sites: FtraceSites, core: TraceCore) -> KprobeService:

@@ -83,7 +83,8 @@ def test_cpu_lists_match_the_emulated_cpus(cpus, listed):
 
 def _host_sysctls() -> dict[str, str]:
     found = {}
-    for name in ("kptr_restrict", "ftrace_enabled", "perf_event_paranoid", "stack_tracer_enabled"):
+    for name in ("kptr_restrict", "ftrace_enabled", "perf_event_paranoid", "perf_event_max_sample_rate",
+                 "stack_tracer_enabled"):
         try:
             with open(f"/proc/sys/kernel/{name}") as f:
                 found[name] = f.read()
@@ -106,7 +107,11 @@ echo '== off'; cat /proc/sys/kernel/ftrace_enabled; grep -c . {T}/enabled_functi
 echo 5 > /proc/sys/kernel/ftrace_enabled; tracefs-sim exec cat /etc/hostname > /dev/null
 echo '== on'; cat /proc/sys/kernel/ftrace_enabled; grep -c . {T}/enabled_functions; grep -c 'cat-.*vfs_read' {T}/trace
 echo abc > /proc/sys/kernel/ftrace_enabled || echo refused
-echo '== absent'; for f in perf_event_paranoid traceoff_on_warning; do
+echo '== perf'; cat /proc/sys/kernel/perf_event_paranoid /proc/sys/kernel/perf_event_max_sample_rate
+echo -1 > /proc/sys/kernel/perf_event_paranoid; echo 2000 > /proc/sys/kernel/perf_event_max_sample_rate
+echo 0 2>/dev/null > /proc/sys/kernel/perf_event_max_sample_rate || echo refused rate
+cat /proc/sys/kernel/perf_event_paranoid /proc/sys/kernel/perf_event_max_sample_rate
+echo '== absent'; for f in perf_event_mlock_kb traceoff_on_warning; do
     cat /proc/sys/kernel/$f 2>/dev/null || echo "no $f"; echo 1 2>/dev/null > /proc/sys/kernel/$f || echo "no write"; done
 """)
     assert result.returncode == 0, result.stderr
@@ -118,8 +123,11 @@ echo '== absent'; for f in perf_event_paranoid traceoff_on_warning; do
     assert section(out, "off") == ["0", "0", "0"]
     on = section(out, "on")
     assert on[:2] == ["5", "1"] and int(on[2]) > 0, out
-    assert out.count("refused") == 2
-    assert section(out, "absent") == ["no perf_event_paranoid", "no write", "no traceoff_on_warning", "no write"]
+    assert out.count("refused") == 3
+    # the kernel's perf sysctls (kernel/events/core.c's variables): Debian's paranoid 3, 6.1's
+    # rate 100000; a rate must be at least 1 (perf_proc_update_handler)
+    assert section(out, "perf") == ["3", "100000", "refused rate", "-1", "2000"]
+    assert section(out, "absent") == ["no perf_event_mlock_kb", "no write", "no traceoff_on_warning", "no write"]
     assert _host_sysctls() == host
 
 

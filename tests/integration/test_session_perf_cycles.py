@@ -163,3 +163,23 @@ def test_perf_stat_splits_cycles_between_user_mode_and_the_kernel():
     total, user, kernel = counts["cycles"], counts["cycles:u"], counts["cycles:k"]
     assert user > 0 and kernel > 0, counts
     assert abs(user + kernel - total) <= total // 10, counts
+
+
+def test_sampling_past_the_max_sample_rate_is_throttled(tmp_path):
+    """kernel.perf_event_max_sample_rate is the emulated kernel's: at 1000 a second (4 a tick),
+    a cpu-clock sampled every 100 us is throttled each tick it runs (PERF_RECORD_THROTTLE, the
+    counter stopped) and started again at the next (PERF_RECORD_UNTHROTTLE), as perf report
+    --stats counts them; perf itself lowers its default frequency to the rate."""
+    data = tmp_path / "perf.data"
+    with open("/proc/sys/kernel/perf_event_max_sample_rate") as f:
+        host_rate = f.read()
+    result = run(f"echo 1000 > /proc/sys/kernel/perf_event_max_sample_rate && "
+                 f"perf record -e cpu-clock -c 100000 -a -o {data} sleep 0.5 2>/dev/null && "
+                 f"perf report -i {data} --stats 2>&1; echo ==; perf record -F 5000 -a -o {data} true 2>&1")
+    assert result.returncode == 0, result.stderr
+    stats, lowered = result.stdout.split("\n==\n")
+    counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^ +(\w+) events: +(\d+)", stats, re.M)}
+    assert counts.get("THROTTLE", 0) > 0 and counts.get("UNTHROTTLE", 0) > 0, stats
+    assert "1,000 Hz" in lowered or "1000 Hz" in lowered, lowered
+    with open("/proc/sys/kernel/perf_event_max_sample_rate") as f:
+        assert f.read() == host_rate  # the host's own is untouched

@@ -275,3 +275,26 @@ def test_instructions_sampling_takes_an_nmi_a_period(make_machine, run_program):
     assert sampling["count"] >= 600_000 and periods >= 30, sampling
     assert abs((_nmi_count(m) - before) - periods) <= 2 + periods // 20
     assert not any(cpu.events.pmu_insn_hooked for cpu in m._cpus)
+
+
+def test_a_sampling_event_past_the_max_sample_rate_is_throttled(make_machine, run_program):
+    """perf_event_max_sample_rate / HZ overflows an event may take in a tick of its cpu: the one
+    past that throttles it (its counter stopped, PERF_RECORD_THROTTLE) until the cpu's next tick
+    (perf_event_task_tick: PERF_RECORD_UNTHROTTLE, started again).  At 250 a second (one a tick
+    of HZ=250), a period of 20,000 cycles that overflows some 400 times a tick takes two NMIs a
+    tick; at the default 100,000 (400 a tick) it takes them all."""
+    from tracefs_sim.machine.sysctls import perf_sysctls
+    m = make_machine(cpus=1, seed=7)
+    rate = perf_sysctls(m)["perf_event_max_sample_rate"]
+    assert rate.read() == b"100000\n"
+    before = _nmi_count(m)
+    _, free = _cycles(m, run_program, 20_000, 20_000)
+    free_nmis = _nmi_count(m) - before
+    assert abs(free_nmis - free["count"] // 20_000) <= 2 + free_nmis // 20
+    assert rate.write_at(b"250\n") == 4 and rate.read() == b"250\n"
+    before = _nmi_count(m)
+    _, throttled = _cycles(m, run_program, 20_000, 20_000)
+    throttled_nmis = _nmi_count(m) - before
+    ticks = throttled["running"] // 4_000_000 + 1
+    assert 0 < throttled_nmis <= 2 * ticks + 2, (throttled_nmis, ticks, throttled)
+    assert throttled_nmis < free_nmis // 4

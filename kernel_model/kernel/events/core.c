@@ -562,15 +562,117 @@ out:
 	return err;
 }
 
-/* __perf_event_overflow(): REFRESH's limit, then the sample, unless the event's BPF program
- * (a sampling event's PERF_EVENT_IOC_SET_BPF: bpf_overflow_handler) says 0 */
-void perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
+/*
+ * Throttling: a sampling event may overflow max_samples_per_tick times in one tick of its cpu
+ * (perf_event_max_sample_rate / HZ, rounded up); the overflow past that throttles it: its pmu
+ * stops it (the caller, told by the return) and a PERF_RECORD_THROTTLE goes to its buffer; the
+ * cpu's next tick starts it again with a PERF_RECORD_UNTHROTTLE (perf_event_task_tick).
+ */
+static u64 perf_throttled_seq[NR_CPUS];	/* the cpu's ticks */
+static u64 perf_throttled_count[NR_CPUS];	/* events it throttled since its last tick */
+
+static void perf_event_sb_output(struct perf_event *event, struct perf_event_header *header, const void *body,
+				 unsigned int size);
+
+/* perf_log_throttle(): PERF_RECORD_THROTTLE (enable 0) or _UNTHROTTLE (1) */
+static noinline void perf_log_throttle(struct perf_event *event, int enable)
 {
-	if (event->event_limit && --event->event_limit == 0)
+	struct {
+		u64 time, id, stream_id;
+	} body = { perf_clock(), primary_event_id(event), event->id };
+	struct perf_event_header header = {
+		.type = enable ? PERF_RECORD_UNTHROTTLE : PERF_RECORD_THROTTLE,
+		.size = sizeof(header) + sizeof(body),
+	};
+
+	perf_event_sb_output(event, &header, &body, sizeof(body));
+}
+
+/* __perf_event_account_interrupt(): 1 if this overflow throttles the event */
+static noinline int __perf_event_account_interrupt(struct perf_event *event, int throttle)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	int cpu = smp_processor_id();
+	u64 seq = READ_ONCE(perf_throttled_seq[cpu]);
+	u64 max_samples_per_tick = ((u64)READ_ONCE(sysctl_perf_event_sample_rate) + HZ - 1) / HZ;
+
+	if (seq != hwc->interrupts_seq) {
+		hwc->interrupts_seq = seq;
+		hwc->interrupts = 1;
+		return 0;
+	}
+	hwc->interrupts++;
+	if (unlikely(throttle && hwc->interrupts > max_samples_per_tick)) {
+		perf_throttled_count[cpu]++;
+		hwc->interrupts = MAX_INTERRUPTS;
+		perf_log_throttle(event, 0);
+		return 1;
+	}
+	return 0;
+}
+
+/* __perf_event_overflow(): the interrupt accounted (throttle: it may throttle the event),
+ * REFRESH's limit, then the sample, unless the event's BPF program (a sampling event's
+ * PERF_EVENT_IOC_SET_BPF: bpf_overflow_handler) says 0; 1 if the caller must stop the event */
+static noinline int __perf_event_overflow(struct perf_event *event, int throttle, struct perf_sample_data *data,
+					  struct pt_regs *regs)
+{
+	int ret;
+
+	if (unlikely(!is_sampling_event(event)))
+		return 0;
+	ret = __perf_event_account_interrupt(event, throttle);
+	if (event->event_limit && --event->event_limit == 0) {
+		ret = 1;
 		__perf_event_disable(event, perf_clock());
+	}
 	if (event->prog && !perf_event_is_tracing(event) && !bpf_overflow_handler(event, data, regs))
-		return;
+		return ret;
 	perf_event_output(event, data, regs);
+	return ret;
+}
+
+int perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs)
+{
+	return __perf_event_overflow(event, 1, data, regs);
+}
+
+/* the events of a context active on this cpu that were throttled: started again */
+static void perf_unthrottle_context(struct perf_event_context *ctx, int cpu)
+{
+	struct perf_event *event;
+
+	list_for_each_entry(event, &ctx->event_list, event_entry) {
+		struct hw_perf_event *hwc = &event->hw;
+
+		if (event->state != PERF_EVENT_STATE_ACTIVE || event->oncpu != cpu ||
+		    hwc->interrupts != MAX_INTERRUPTS)
+			continue;
+		hwc->interrupts = 0;
+		perf_log_throttle(event, 1);
+		if (event->pmu->start)
+			event->pmu->start(event, 0);
+	}
+}
+
+/* perf_event_task_tick(), from scheduler_tick() (irqs off): a new tick for throttling, and the
+ * events it throttled since the last one started again */
+noinline void perf_event_task_tick(void)
+{
+	int cpu = smp_processor_id();
+	struct perf_event_context *ctx;
+	unsigned long flags;
+
+	WRITE_ONCE(perf_throttled_seq[cpu], perf_throttled_seq[cpu] + 1);
+	if (!READ_ONCE(perf_throttled_count[cpu]))
+		return;
+	flags = perf_lock_irqsave();
+	WRITE_ONCE(perf_throttled_count[cpu], 0);
+	perf_unthrottle_context(&perf_cpu_context[cpu].ctx, cpu);
+	ctx = current->perf_event_ctxp;
+	if (ctx && ctx->is_active && ctx->active_cpu == cpu)
+		perf_unthrottle_context(ctx, cpu);
+	perf_unlock_irqrestore(flags);
 }
 
 /*
@@ -628,22 +730,27 @@ void perf_swevent_event(struct perf_event *event, u64 nr, struct pt_regs *regs, 
 {
 	struct hw_perf_event *hwc = &event->hw;
 	struct perf_sample_data data;
+	int throttle;
 
 	event->count += nr;
 	if (!regs || !is_sampling_event(event))
 		return;
 	memset(&data, 0, sizeof(data));
 	data.raw = raw;
+	if (hwc->interrupts == MAX_INTERRUPTS)	/* perf_swevent_overflow(): throttled */
+		return;
 	if ((event->attr.sample_type & PERF_SAMPLE_PERIOD) && !event->attr.freq) {
 		data.period = nr;
-		perf_event_overflow(event, &data, regs);
+		__perf_event_overflow(event, 0, &data, regs);
 		return;
 	}
 	data.period = hwc->last_period;
 	hwc->period_left -= nr;
-	while (hwc->period_left <= 0 && event->state == PERF_EVENT_STATE_ACTIVE) {
+	/* as perf_swevent_overflow(): the first overflow of a count never throttles, the next may */
+	for (throttle = 0; hwc->period_left <= 0 && event->state == PERF_EVENT_STATE_ACTIVE; throttle = 1) {
 		hwc->period_left += hwc->sample_period;
-		perf_event_overflow(event, &data, regs);
+		if (__perf_event_overflow(event, throttle, &data, regs))
+			break;
 	}
 }
 
@@ -795,8 +902,9 @@ static enum hrtimer_restart perf_swevent_hrtimer(struct hrtimer *hrtimer)
 	memset(&data, 0, sizeof(data));
 	data.period = event->hw.last_period;
 	if (regs && !perf_exclude_event(event, regs) &&
-	    !(event->attr.exclude_idle && current->pid == 0))
-		perf_event_overflow(event, &data, regs);
+	    !(event->attr.exclude_idle && current->pid == 0) &&
+	    __perf_event_overflow(event, 1, &data, regs))
+		ret = HRTIMER_NORESTART;	/* throttled (the tick starts it again) */
 	if (event->state != PERF_EVENT_STATE_ACTIVE)	/* REFRESH's limit ran out */
 		ret = HRTIMER_NORESTART;
 	period = max((u64)10000, event->hw.sample_period);
@@ -875,6 +983,12 @@ static int perf_clock_event_add(struct perf_event *event, int flags)
 	return 0;
 }
 
+/* cpu_clock_event_start() for an unthrottled clock: its period's timer again (its count ran on) */
+static void perf_clock_event_start(struct perf_event *event, int flags)
+{
+	perf_swevent_start_hrtimer(event);
+}
+
 static void perf_clock_event_del(struct perf_event *event, int flags)
 {
 	perf_swevent_cancel_hrtimer(event);
@@ -907,6 +1021,7 @@ static struct pmu perf_cpu_clock = {
 	.event_init = cpu_clock_event_init,
 	.add = perf_clock_event_add,
 	.del = perf_clock_event_del,
+	.start = perf_clock_event_start,
 	.read = perf_clock_event_update,
 };
 
@@ -915,6 +1030,7 @@ static struct pmu perf_task_clock = {
 	.event_init = task_clock_event_init,
 	.add = perf_clock_event_add,
 	.del = perf_clock_event_del,
+	.start = perf_clock_event_start,
 	.read = perf_clock_event_update,
 };
 

@@ -364,8 +364,9 @@ static int __intel_pmu_handle_irq(struct pt_regs *regs, u64 ctrl)
 			continue;
 		memset(&data, 0, sizeof(data));
 		data.period = event->hw.last_period;
-		if (x86_pmu_sample_regs(event, regs))
-			perf_event_overflow(event, &data, x86_pmu_sample_regs(event, regs));
+		if (x86_pmu_sample_regs(event, regs) &&
+		    perf_event_overflow(event, &data, x86_pmu_sample_regs(event, regs)))
+			x86_pmu_stop(event, 0);	/* throttled: the tick starts it again */
 		x86_pmu_adjust_freq(event);
 		if (event->state == PERF_EVENT_STATE_ACTIVE && !(event->hw.state & PERF_HES_STOPPED))
 			x86_perf_event_set_period(event);	/* (the new period, if it changed) */

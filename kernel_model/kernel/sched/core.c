@@ -433,6 +433,7 @@ void scheduler_tick(void)
 	update_rq_clock(rq);
 	if (curr != rq->idle)
 		task_tick_fair(rq, curr, 0);	/* curr->sched_class->task_tick */
+	perf_event_task_tick();
 	/* an idle sibling while tasks wait here: let the migration thread balance */
 	if (rq->nr_running > 1 && pc->migration && pc->migration->__state == TASK_INTERRUPTIBLE) {
 		int cpu;

@@ -395,8 +395,9 @@ def _views_dir(tree: Tree) -> DirNode:
 # Linux 6.1's tracing sysctls under /proc/sys/kernel that this kernel does not have (yet): the
 # session covers the host's with files whose open says so (ENOENT, as on a kernel built
 # without the feature), so that a session's write never reaches the host's. (stack_tracer_enabled:
-# the kernel's where it has function tracing; traceoff_on_warning, ftrace_dump_on_oops,
-# tracepoint_printk: no WARN or oops dump, or printk of events; perf_event_*: no perf events.)
+# the kernel's where it has function tracing, perf_event_paranoid and perf_event_max_sample_rate
+# the kernel's (machine/sysctls.py); traceoff_on_warning, ftrace_dump_on_oops, tracepoint_printk:
+# no WARN or oops dump, or printk of events; the other perf_event_* limits: not modelled.)
 ABSENT_SYSCTLS = ("stack_tracer_enabled", "traceoff_on_warning", "ftrace_dump_on_oops", "tracepoint_printk",
                   "perf_event_paranoid", "perf_event_max_sample_rate", "perf_event_mlock_kb",
                   "perf_event_max_stack", "perf_event_max_contexts_per_stack", "perf_cpu_time_max_percent")

@@ -1,0 +1,73 @@
+"""Sysctls that are ints of the emulated kernel: a session's /proc/sys/kernel shows them (fs/layout.py's
+session views), read from and written to the kernel's variable, as 6.1's proc_dointvec_minmax
+handler does (lib/sysctl.py parses the write), so that the kernel's own code sees a write at once.
+
+The perf_events ones the kernel has (kernel/events/core.c): perf_event_paranoid (proc_dointvec,
+any int) and perf_event_max_sample_rate (perf_proc_update_handler: at least 1; the kernel
+derives its samples a tick from it as it throttles, and perf_event_open checks frequencies
+against it)."""
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import Protocol, TypeVar
+
+from ..lib.sysctl import parse_sysctl_int
+from .contract import GuestRam, KernelSymbols
+from .paging import kernel_virt_to_phys
+
+T = TypeVar("T")
+_INT = struct.Struct("<i")
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+
+# /proc/sys/kernel name -> (the kernel's variable, least value, greatest value)
+PERF_SYSCTLS = {
+    "perf_event_paranoid": ("sysctl_perf_event_paranoid", INT_MIN, INT_MAX),
+    "perf_event_max_sample_rate": ("sysctl_perf_event_sample_rate", 1, INT_MAX),
+}
+
+
+class SysctlMachine(Protocol):
+    """What a kernel sysctl needs of the machine."""
+
+    @property
+    def image(self) -> KernelSymbols: ...
+
+    def read_memory(self, vaddr: int, size: int) -> bytes: ...
+    def on_ram_loaded(self, fn: Callable[[GuestRam], None]) -> None: ...
+    def guest_op(self, fn: Callable[[], T]) -> T: ...
+
+
+class KernelIntSysctl:
+    """One int of the kernel's as its sysctl file (lib/sysctl.py's SysctlFile)."""
+
+    def __init__(self, machine: SysctlMachine, address: int, minimum: int, maximum: int):
+        self._machine, self._address = machine, address
+        self._minimum, self._maximum = minimum, maximum
+        self._ram: GuestRam | None = None
+        machine.on_ram_loaded(self._loaded)
+
+    def _loaded(self, ram: GuestRam) -> None:
+        self._ram = ram
+
+    def read(self) -> bytes:
+        return b"%d\n" % _INT.unpack(self._machine.read_memory(self._address, _INT.size))[0]
+
+    def write_at(self, data: bytes, offset: int = 0) -> int:
+        if offset:  # (sysctl_writes_strict: a write past the start is ignored)
+            return len(data)
+        value, taken = parse_sysctl_int(data, self._minimum, self._maximum)
+        ram, pa = self._ram, kernel_virt_to_phys(self._address)
+        if ram is not None:
+            self._machine.guest_op(lambda: ram.write(pa, _INT.pack(value)))
+        return taken
+
+
+def perf_sysctls(machine: SysctlMachine) -> dict[str, KernelIntSysctl]:
+    """The perf_event sysctls of the kernel the machine runs (those whose variable it has)."""
+    found = {}
+    for name, (symbol, minimum, maximum) in PERF_SYSCTLS.items():
+        sym = machine.image.lookup(symbol)
+        if sym is not None:
+            found[name] = KernelIntSysctl(machine, sym.addr, minimum, maximum)
+    return found
