@@ -62,8 +62,8 @@ struct hw_perf_event {
 	/* the cpu PMU's (kernel/events/x86_pmu.c) */
 	int idx;			/* the counter it has while added, -1: none */
 	u64 config;			/* its evtsel, without EN */
-	u64 freq_time_stamp;		/* a frequency's last period adjustment: the time... */
-	u64 freq_count_stamp;		/* ... and the count then */
+	u64 freq_time_stamp;		/* a frequency event's last overflow */
+	u64 freq_count_stamp;		/* its count at the last tick */
 	/* throttling (__perf_event_account_interrupt): the overflows in the cpu's tick numbered
 	 * interrupts_seq, MAX_INTERRUPTS while throttled (until the next tick) */
 	u64 interrupts_seq;
@@ -197,7 +197,6 @@ unsigned long perf_lock_irqsave_ext(void);
 extern int perf_pmu_deferred[NR_CPUS];
 void perf_pmu_deferred_irq(void);
 void perf_unlock_nmi(unsigned long flags);
-void perf_adjust_period(struct perf_event *event, u64 nsec, u64 count);
 /* kernel/events/x86_pmu.c */
 void exc_nmi(struct pt_regs *regs);
 extern struct static_key pmu_mode_split;

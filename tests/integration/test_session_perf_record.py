@@ -243,3 +243,19 @@ def test_perf_trace_shows_a_session_commands_system_calls(tmp_path):
     assert result.stdout == "twelve bytes" * 2, result.stdout
     assert re.search(r"^ cat \(\d+\), \d+ events, [\d.]+%$", result.stderr, re.M), result.stderr
     assert re.search(r"^ +openat +\d+ +\d+ +[\d.]+ ", result.stderr, re.M), result.stderr
+
+
+def test_a_software_event_at_a_frequency_adjusts_its_period(tmp_path):
+    """-F on a software event (context-switches): its period starts at 1 and follows the rate
+    asked for, as 6.1's perf_adjust_period moves it at overflows close together and at the ticks
+    (the tick stops and starts it around the change); each sample carries the period that ran
+    out (perf_swevent_set_period's last_period)."""
+    data = tmp_path / "perf.data"
+    result = run(f"perf record -q -F 100 -e context-switches -a -o {data} -- "
+                 f"sh -c 'for i in $(seq 300); do sleep 0.001; done' > /dev/null 2>&1; "
+                 f"perf script -i {data} -F period 2>/dev/null")
+    assert result.returncode == 0, result.stderr
+    periods = [int(p) for p in result.stdout.split()]
+    # 300 sleeps switch away 600 times at least; sampled at 100 a second, far fewer samples
+    assert periods and periods[0] == 1 and max(periods) > 1, periods
+    assert len(periods) < 300, len(periods)

@@ -563,12 +563,47 @@ out:
 }
 
 /*
+ * perf_adjust_period(): a frequency event's next period, the one that gives sample_freq samples
+ * a second at the rate it counted (count in nsec), through 6.1's low-pass filter (an eighth of
+ * the way there each time); a period left over 8 periods restarts (disable: the event stopped
+ * and started again around it, as it runs).
+ */
+static void perf_adjust_period(struct perf_event *event, u64 nsec, u64 count, bool disable)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 freq = event->attr.sample_freq;
+	s64 period, delta, sample_period;
+
+	if (!nsec || !freq)
+		return;
+	if (count < ~0ULL / 1000000000ULL)	/* perf_calculate_period() */
+		period = count * 1000000000ULL / nsec / freq;
+	else
+		period = count / nsec * 1000000000ULL / freq;
+	delta = period - (s64)hwc->sample_period;
+	delta = (delta >= 0 ? delta + 7 : delta - 7) / 8;
+	sample_period = hwc->sample_period + delta;
+	if (!sample_period)
+		sample_period = 1;
+	hwc->sample_period = sample_period;
+	if (hwc->period_left > 8 * sample_period) {
+		disable = disable && event->pmu->stop && event->pmu->start;
+		if (disable)
+			event->pmu->stop(event, PERF_EF_UPDATE);
+		hwc->period_left = 0;
+		if (disable)
+			event->pmu->start(event, PERF_EF_RELOAD);
+	}
+}
+
+/*
  * Throttling: a sampling event may overflow max_samples_per_tick times in one tick of its cpu
  * (perf_event_max_sample_rate / HZ, rounded up); the overflow past that throttles it: its pmu
  * stops it (the caller, told by the return) and a PERF_RECORD_THROTTLE goes to its buffer; the
  * cpu's next tick starts it again with a PERF_RECORD_UNTHROTTLE (perf_event_task_tick).
  */
 static u64 perf_throttled_seq[NR_CPUS];	/* the cpu's ticks */
+static int nr_freq_events;			/* frequency events: the ticks adjust their periods */
 static u64 perf_throttled_count[NR_CPUS];	/* events it throttled since its last tick */
 
 static void perf_event_sb_output(struct perf_event *event, struct perf_event_header *header, const void *body,
@@ -588,27 +623,36 @@ static noinline void perf_log_throttle(struct perf_event *event, int enable)
 	perf_event_sb_output(event, &header, &body, sizeof(body));
 }
 
-/* __perf_event_account_interrupt(): 1 if this overflow throttles the event */
+/* __perf_event_account_interrupt(): 1 if this overflow throttles the event; a frequency
+ * event's period follows the time since its last overflow, when that is under two ticks */
 static noinline int __perf_event_account_interrupt(struct perf_event *event, int throttle)
 {
 	struct hw_perf_event *hwc = &event->hw;
-	int cpu = smp_processor_id();
+	int cpu = smp_processor_id(), ret = 0;
 	u64 seq = READ_ONCE(perf_throttled_seq[cpu]);
 	u64 max_samples_per_tick = ((u64)READ_ONCE(sysctl_perf_event_sample_rate) + HZ - 1) / HZ;
 
 	if (seq != hwc->interrupts_seq) {
 		hwc->interrupts_seq = seq;
 		hwc->interrupts = 1;
-		return 0;
+	} else {
+		hwc->interrupts++;
+		if (unlikely(throttle && hwc->interrupts > max_samples_per_tick)) {
+			perf_throttled_count[cpu]++;
+			hwc->interrupts = MAX_INTERRUPTS;
+			perf_log_throttle(event, 0);
+			ret = 1;
+		}
 	}
-	hwc->interrupts++;
-	if (unlikely(throttle && hwc->interrupts > max_samples_per_tick)) {
-		perf_throttled_count[cpu]++;
-		hwc->interrupts = MAX_INTERRUPTS;
-		perf_log_throttle(event, 0);
-		return 1;
+	if (event->attr.freq) {
+		u64 now = perf_clock();
+		s64 delta = now - hwc->freq_time_stamp;
+
+		hwc->freq_time_stamp = now;
+		if (delta > 0 && delta < (s64)(2 * TICK_NSEC))
+			perf_adjust_period(event, delta, hwc->last_period, true);
 	}
-	return 0;
+	return ret;
 }
 
 /* __perf_event_overflow(): the interrupt accounted (throttle: it may throttle the event),
@@ -637,26 +681,40 @@ int perf_event_overflow(struct perf_event *event, struct perf_sample_data *data,
 	return __perf_event_overflow(event, 1, data, regs);
 }
 
-/* the events of a context active on this cpu that were throttled: started again */
-static void perf_unthrottle_context(struct perf_event_context *ctx, int cpu)
+/*
+ * perf_adjust_freq_unthr_context(), at a tick of cpu: the context's events active there that
+ * were throttled start again; a frequency event's period follows what it counted in the tick
+ * (for a pmu that can stop and start it: the cpu PMU's).
+ */
+static noinline void perf_adjust_freq_unthr_context(struct perf_event_context *ctx, int cpu)
 {
 	struct perf_event *event;
 
 	list_for_each_entry(event, &ctx->event_list, event_entry) {
 		struct hw_perf_event *hwc = &event->hw;
+		s64 delta;
 
-		if (event->state != PERF_EVENT_STATE_ACTIVE || event->oncpu != cpu ||
-		    hwc->interrupts != MAX_INTERRUPTS)
+		if (event->state != PERF_EVENT_STATE_ACTIVE || event->oncpu != cpu)
 			continue;
-		hwc->interrupts = 0;
-		perf_log_throttle(event, 1);
-		if (event->pmu->start)
-			event->pmu->start(event, 0);
+		if (hwc->interrupts == MAX_INTERRUPTS) {
+			hwc->interrupts = 0;
+			perf_log_throttle(event, 1);
+			if (event->pmu->start)
+				event->pmu->start(event, 0);
+		}
+		if (!event->attr.freq || !event->attr.sample_freq || !event->pmu->stop || !event->pmu->start)
+			continue;
+		event->pmu->stop(event, PERF_EF_UPDATE);
+		delta = event->count - hwc->freq_count_stamp;
+		hwc->freq_count_stamp = event->count;
+		if (delta > 0)
+			perf_adjust_period(event, TICK_NSEC, delta, false);
+		event->pmu->start(event, delta > 0 ? PERF_EF_RELOAD : 0);
 	}
 }
 
-/* perf_event_task_tick(), from scheduler_tick() (irqs off): a new tick for throttling, and the
- * events it throttled since the last one started again */
+/* perf_event_task_tick(), from scheduler_tick() (irqs off): a new tick for throttling; the
+ * events throttled since the last one started again, frequency events' periods adjusted */
 noinline void perf_event_task_tick(void)
 {
 	int cpu = smp_processor_id();
@@ -664,42 +722,15 @@ noinline void perf_event_task_tick(void)
 	unsigned long flags;
 
 	WRITE_ONCE(perf_throttled_seq[cpu], perf_throttled_seq[cpu] + 1);
-	if (!READ_ONCE(perf_throttled_count[cpu]))
+	if (!READ_ONCE(perf_throttled_count[cpu]) && !READ_ONCE(nr_freq_events))
 		return;
 	flags = perf_lock_irqsave();
 	WRITE_ONCE(perf_throttled_count[cpu], 0);
-	perf_unthrottle_context(&perf_cpu_context[cpu].ctx, cpu);
+	perf_adjust_freq_unthr_context(&perf_cpu_context[cpu].ctx, cpu);
 	ctx = current->perf_event_ctxp;
 	if (ctx && ctx->is_active && ctx->active_cpu == cpu)
-		perf_unthrottle_context(ctx, cpu);
+		perf_adjust_freq_unthr_context(ctx, cpu);
 	perf_unlock_irqrestore(flags);
-}
-
-/*
- * perf_adjust_period(): a frequency event's next period, the one that gives sample_freq samples
- * a second at the rate it counted (count in nsec), through 6.1's low-pass filter (an eighth of
- * the way there each time); a period left over 8 periods restarts.
- */
-void perf_adjust_period(struct perf_event *event, u64 nsec, u64 count)
-{
-	struct hw_perf_event *hwc = &event->hw;
-	u64 freq = event->attr.sample_freq;
-	s64 period, delta, sample_period;
-
-	if (!nsec || !freq)
-		return;
-	if (count < ~0ULL / 1000000000ULL)	/* perf_calculate_period() */
-		period = count * 1000000000ULL / nsec / freq;
-	else
-		period = count / nsec * 1000000000ULL / freq;
-	delta = period - (s64)hwc->sample_period;
-	delta = (delta + 7) / 8;
-	sample_period = hwc->sample_period + delta;
-	if (sample_period <= 0)
-		sample_period = 1;
-	hwc->sample_period = sample_period;
-	if (hwc->period_left > 8 * sample_period)
-		hwc->period_left = 0;
 }
 
 /*
@@ -749,6 +780,7 @@ void perf_swevent_event(struct perf_event *event, u64 nr, struct pt_regs *regs, 
 	/* as perf_swevent_overflow(): the first overflow of a count never throttles, the next may */
 	for (throttle = 0; hwc->period_left <= 0 && event->state == PERF_EVENT_STATE_ACTIVE; throttle = 1) {
 		hwc->period_left += hwc->sample_period;
+		hwc->last_period = hwc->sample_period;	/* perf_swevent_set_period() */
 		if (__perf_event_overflow(event, throttle, &data, regs))
 			break;
 	}
@@ -858,12 +890,26 @@ static void perf_swevent_del(struct perf_event *event, int flags)
 
 static void perf_swevent_read(struct perf_event *event) { }
 
+/* perf_swevent_start/stop(): a stopped event counts nothing (perf_exclude_event); the tick
+ * stops and starts a frequency event around its period's adjustment */
+static void perf_swevent_start(struct perf_event *event, int flags)
+{
+	event->hw.state = 0;
+}
+
+static void perf_swevent_stop(struct perf_event *event, int flags)
+{
+	event->hw.state = PERF_HES_STOPPED;
+}
+
 static struct pmu perf_swevent = {
 	.name = "software",
 	.type = PERF_TYPE_SOFTWARE,
 	.event_init = perf_swevent_init,
 	.add = perf_swevent_add,
 	.del = perf_swevent_del,
+	.start = perf_swevent_start,
+	.stop = perf_swevent_stop,
 	.read = perf_swevent_read,
 };
 
@@ -1222,6 +1268,8 @@ static struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu
 		static_key_slow_inc(&perf_sched_events);	/* account_event(): a per-task event */
 	if (is_sb_event(event))
 		__atomic_add_fetch(&nr_sb_events, 1, __ATOMIC_RELAXED);
+	if (event->attr.freq)	/* account_freq_event() (a clock's frequency became a period) */
+		__atomic_add_fetch(&nr_freq_events, 1, __ATOMIC_RELAXED);
 	return event;
 err_free:
 	kfree(event);
@@ -1267,6 +1315,8 @@ static void free_event(struct perf_event *event)
 		static_key_slow_dec(&perf_sched_events);
 	if (is_sb_event(event))
 		__atomic_sub_fetch(&nr_sb_events, 1, __ATOMIC_RELAXED);
+	if (event->attr.freq)
+		__atomic_sub_fetch(&nr_freq_events, 1, __ATOMIC_RELAXED);
 	kfree(event);
 }
 

@@ -7,8 +7,8 @@
  * since it was last read (x86_perf_event_update).  A sampling event's counter interrupts as it
  * wraps: the machine delivers an NMI, asm_exc_nmi -> exc_nmi -> default_do_nmi -> nmi_handle
  * (kernel/nmi.c) -> perf_event_nmi_handler -> intel_pmu_handle_irq, which takes the samples with the interrupted registers and re-arms the
- * PMI.  A frequency event's period follows the rate asked for (perf_adjust_period at each
- * overflow).  Instructions and branch instructions retired are counted too, the same way (the
+ * PMI.  A frequency event's period follows the rate asked for (the core's perf_adjust_period, at
+ * overflows and at ticks).  Instructions and branch instructions retired are counted too, the same way (the
  * machine counts the instructions of each block the cpu runs).  The machine counts no other event
  * (caches, branch misses, bus or reference cycles): those are -ENOENT, which perf shows as
  * <not supported>.
@@ -178,8 +178,6 @@ static int x86_pmu_add(struct perf_event *event, int flags)
 	cpuc->events[idx] = event;
 	event->hw.idx = idx;
 	event->hw.state = PERF_HES_STOPPED;
-	event->hw.freq_time_stamp = perf_clock();
-	event->hw.freq_count_stamp = event->count;
 	if (flags & PERF_EF_START)
 		x86_pmu_start(event, PERF_EF_RELOAD);
 	return 0;
@@ -304,20 +302,6 @@ static struct pmu pmu = {
 	.read = x86_pmu_read,
 };
 
-/* __perf_event_overflow()'s frequency part: the period that gives sample_freq samples a second
- * at the rate the event counted since the last adjustment */
-static void x86_pmu_adjust_freq(struct perf_event *event)
-{
-	struct hw_perf_event *hwc = &event->hw;
-	u64 now = perf_clock(), nsec = now - hwc->freq_time_stamp;
-
-	if (!event->attr.freq || (s64)nsec <= 0)
-		return;
-	perf_adjust_period(event, nsec, event->count - hwc->freq_count_stamp);
-	hwc->freq_time_stamp = now;
-	hwc->freq_count_stamp = event->count;
-}
-
 /*
  * The registers a sample of event has: the interrupted ones, but for a counter of user mode
  * alone whose overflow the machine found as the cpu came into the kernel (it counts a user
@@ -367,7 +351,6 @@ static int __intel_pmu_handle_irq(struct pt_regs *regs, u64 ctrl)
 		if (x86_pmu_sample_regs(event, regs) &&
 		    perf_event_overflow(event, &data, x86_pmu_sample_regs(event, regs)))
 			x86_pmu_stop(event, 0);	/* throttled: the tick starts it again */
-		x86_pmu_adjust_freq(event);
 		if (event->state == PERF_EVENT_STATE_ACTIVE && !(event->hw.state & PERF_HES_STOPPED))
 			x86_perf_event_set_period(event);	/* (the new period, if it changed) */
 	}
