@@ -1,5 +1,5 @@
-"""How the benchmarks start `tracefs-sim` in a fresh process, as a user would, and a mount
-that is always taken down again."""
+"""How the benchmarks start `tracefs-sim` in a fresh process, as a user would: a mount that
+is always taken down again, and a session script whose lines are figures."""
 
 from __future__ import annotations
 
@@ -68,3 +68,17 @@ def _mounted_at(mountpoint: str) -> bool:
     with open("/proc/self/mountinfo") as f:
         # field 5 is the mountpoint, with space, tab, newline and backslash as \ooo escapes
         return any(line.split()[4].encode().decode("unicode_escape") == where for line in f)
+
+
+def session_figures(script: str, env: dict[str, str], *options: str, timeout: float = 300) -> dict[str, list[float]]:
+    """`tracefs-sim run OPTIONS -c SCRIPT` with env added: each line it prints, `NAME V1 V2...`,
+    as {NAME: [V1, V2, ...]}; RuntimeError if the session fails."""
+    done = subprocess.run(tracefs_sim("run", *options, "-c", script), capture_output=True, text=True,
+                          timeout=READY_TIMEOUT_S + timeout, env={**os.environ, **env})
+    if done.returncode != 0:
+        raise RuntimeError(f"exit {done.returncode}: {done.stderr.strip()[-300:]}")
+    found = {}
+    for line in done.stdout.splitlines():
+        name, *values = line.split()
+        found[name] = [float(v) for v in values]
+    return found

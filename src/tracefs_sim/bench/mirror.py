@@ -18,11 +18,10 @@ import os
 import sys
 import subprocess
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .launch import READY_TIMEOUT_S, tracefs_sim
+from .launch import session_figures
 from .runner import Sample
 
 NAME = "mirror"
@@ -70,16 +69,7 @@ echo "forks $t2 $t3"
 
 def _session_run(script_env: dict[str, str], mirrored: bool) -> dict[str, list[float]]:
     options = [] if mirrored else ["--no-mirror"]
-    done = subprocess.run(tracefs_sim("run", "--workload", "none", *options, "-c", SCRIPT),
-                          capture_output=True, text=True, timeout=READY_TIMEOUT_S + 300,
-                          env={**os.environ, **script_env})
-    if done.returncode != 0:
-        raise RuntimeError(f"exit {done.returncode}: {done.stderr.strip()[-300:]}")
-    found = {}
-    for line in done.stdout.splitlines():
-        name, *values = line.split()
-        found[name] = [float(v) for v in values]
-    return found
+    return session_figures(SCRIPT, script_env, "--workload", "none", *options)
 
 
 @contextmanager

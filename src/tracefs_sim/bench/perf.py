@@ -16,14 +16,12 @@ start-up and the perf.data it writes are outside the workload's time.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from .launch import READY_TIMEOUT_S, tracefs_sim
+from .launch import session_figures
 from .runner import Sample
 
 NAME = "perf"
@@ -48,18 +46,6 @@ echo "sleep1 $t0 $t1"
 """
 
 
-def _run(env: dict[str, str]) -> dict[str, list[float]]:
-    done = subprocess.run(tracefs_sim("run", "--workload", "none", "-c", SCRIPT), capture_output=True,
-                          text=True, timeout=READY_TIMEOUT_S + 600, env={**os.environ, **env})
-    if done.returncode != 0:
-        raise RuntimeError(f"exit {done.returncode}: {done.stderr.strip()[-300:]}")
-    found = {}
-    for line in done.stdout.splitlines():
-        name, *values = line.split()
-        found[name] = [float(v) for v in values]
-    return found
-
-
 @contextmanager
 def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
     if shutil.which("perf") is None:
@@ -69,7 +55,7 @@ def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
         env = {"ROUNDS": str(rounds), "DIR": scratch}
 
         def sample() -> list[Sample]:
-            got = _run(env)
+            got = session_figures(SCRIPT, env, "--workload", "none", timeout=600)
             bare = got["bare"][1] - got["bare"][0]
             samples = []
             for name, what, unit in (("cycles", "cycles -c 10000 -g: samples/s the kernel took", "samples/s"),
