@@ -347,6 +347,8 @@ int _printk(const char *fmt, ...);
 #define pr_notice(fmt, ...) printk(KERN_NOTICE fmt, ##__VA_ARGS__)
 #define pr_info(fmt, ...) printk(KERN_INFO fmt, ##__VA_ARGS__)
 void printk_init(void);
+void wake_up_klogd(void);
+void wake_up_klogd_work_func(void);	/* 6.1's klogd irq_work, run from the tick */
 extern const struct file_operations kmsg_fops;
 extern const char linux_banner[];
 extern const char linux_proc_banner[];

@@ -4,11 +4,20 @@
  * printk_sprint does), then whoever gets console_sem prints every record not
  * printed yet to the consoles (console_unlock): here the machine's serial
  * console, whose lines go to the host.  /dev/kmsg takes messages from user
- * space ("<facility*8+level>text"), as journald and cron log through it.
+ * space ("<facility*8+level>text"), as journald and cron log through it, and
+ * gives each reader the records one a read ("prio,seq,usec,-;text"); syslog(2)
+ * (do_syslog) gives them as dmesg prints them ("<prio>[ time] text"), to a
+ * reader dmesg_restrict lets in.  A reader that waits for new records is woken
+ * from the tick (6.1's klogd irq_work: printk may run with any lock held).
  */
 #include "../include/fs.h"
 #include "../include/semaphore.h"
 #include "../include/trace/trace.h"
+#include "../include/syslog.h"
+#include "../include/syscalls.h"
+#include "../include/slab.h"
+#include "../include/cred.h"
+#include "../include/poll.h"
 #include <stdarg.h>
 
 #define KERN_SOH_ASCII		'\001'
@@ -19,6 +28,10 @@
 #define PRINTK_RECORDS		256
 #define PRINTK_TEXT_MAX		224	/* a record's text, cut there */
 #define CONSOLE_LOG_MAX		(PRINTK_TEXT_MAX + 32)
+#define LOG_BUF_LEN		(PRINTK_RECORDS * PRINTK_TEXT_MAX)	/* SYSLOG_ACTION_SIZE_BUFFER */
+#define CONSOLE_LOGLEVEL_MIN	1
+#define CAP_SYSLOG		34
+#define PREFIX_MAX		32
 
 struct printk_info {
 	u64 seq;		/* sequence number of the record */
@@ -40,7 +53,14 @@ static u64 log_next_seq;
 static u64 console_seq;			/* the next record the consoles print; under console_sem */
 static DEFINE_SEMAPHORE(console_sem);
 static int console_loglevel = CONSOLE_LOGLEVEL_DEFAULT;
+static int saved_console_loglevel = LOGLEVEL_DEFAULT;
 static bool printk_time = true;
+static u64 clear_seq;			/* SYSLOG_ACTION_CLEAR's: dmesg -c, SEEK_DATA */
+static u64 syslog_seq;			/* SYSLOG_ACTION_READ's next record... */
+static size_t syslog_partial;		/* ... and how much of it was read */
+int dmesg_restrict = 1;			/* Debian's CONFIG_SECURITY_DMESG_RESTRICT */
+static wait_queue_head_t log_wait;	/* readers waiting for a record */
+static int klogd_pending[NR_CPUS];	/* a record came: wake them at the tick */
 
 struct console {
 	char name[16];
@@ -112,19 +132,83 @@ int vprintk_store(int facility, int level, const char *fmt, va_list args)
 	r->info.level = level;
 	memcpy(r->text, text, text_len + 1);
 	raw_spin_unlock_irqrestore(&logbuf_lock, flags);
+	wake_up_klogd();
 	return text_len;
 }
 
-/* "[    5.123456] text\n" */
-static noinline size_t record_print_text(const struct printk_record *r, char *buf, size_t size)
+/* wake_up_klogd(): the readers waiting for records are woken at this cpu's next tick */
+noinline void wake_up_klogd(void)
+{
+	WRITE_ONCE(klogd_pending[smp_processor_id()], 1);
+}
+
+/* the klogd irq_work's function, from the tick (update_process_times) */
+noinline void wake_up_klogd_work_func(void)
+{
+	int cpu = smp_processor_id();
+
+	if (!READ_ONCE(klogd_pending[cpu]))
+		return;
+	WRITE_ONCE(klogd_pending[cpu], 0);
+	wake_up_interruptible(&log_wait);
+}
+
+/* info_print_prefix(): "<prio>" for syslog, "[    5.123456] " with the time */
+static noinline size_t info_print_prefix(const struct printk_info *info, bool syslog, bool time, char *buf)
 {
 	size_t len = 0;
 
-	if (printk_time)
-		len = scnprintf(buf, size, "[%5lu.%06lu] ", r->info.ts_nsec / 1000000000UL,
-				(r->info.ts_nsec % 1000000000UL) / 1000);
-	len += scnprintf(buf + len, size - len, "%s\n", r->text);
+	if (syslog)
+		len = scnprintf(buf, PREFIX_MAX, "<%u>", (info->facility << 3) | info->level);
+	if (time)
+		len += scnprintf(buf + len, PREFIX_MAX - len, "[%5lu.%06lu] ", info->ts_nsec / 1000000000UL,
+				 (info->ts_nsec % 1000000000UL) / 1000);
 	return len;
+}
+
+/* record_print_text(): each line of the record's text after the prefix, "\n" ended; the length
+ * (what fits in size) */
+static noinline size_t record_print_text(const struct printk_record *r, bool syslog, bool time, char *buf,
+					 size_t size)
+{
+	char prefix[PREFIX_MAX];
+	const char *line = r->text;
+	size_t len = 0;
+
+	info_print_prefix(&r->info, syslog, time, prefix);
+	for (;;) {
+		len += scnprintf(buf + len, size - len, "%s", prefix);
+		for (; *line && *line != '\n' && len + 2 < size; line++)
+			buf[len++] = *line;
+		buf[len++] = '\n';
+		buf[len] = 0;
+		if (*line != '\n' || !line[1])
+			return len;
+		line++;
+	}
+}
+
+/* The record `seq` or the first after it still in the log, copied out; false: none yet. */
+static bool printk_get_record(u64 seq, struct printk_record *r)
+{
+	unsigned long flags;
+	bool found;
+
+	raw_spin_lock_irqsave(&logbuf_lock, flags);
+	if (log_next_seq > PRINTK_RECORDS && seq < log_next_seq - PRINTK_RECORDS)
+		seq = log_next_seq - PRINTK_RECORDS;	/* overwritten meanwhile */
+	found = seq < log_next_seq;
+	if (found)
+		*r = log_records[seq % PRINTK_RECORDS];
+	raw_spin_unlock_irqrestore(&logbuf_lock, flags);
+	return found;
+}
+
+static u64 prb_first_valid_seq(void)
+{
+	u64 next = READ_ONCE(log_next_seq);
+
+	return next > PRINTK_RECORDS ? next - PRINTK_RECORDS : 0;
 }
 
 static void call_console_driver(struct console *con, const char *text, size_t len)
@@ -151,7 +235,7 @@ static bool console_emit_next_record(struct console *con, char *text)
 	raw_spin_unlock_irqrestore(&logbuf_lock, flags);
 	if (r.info.level >= console_loglevel)
 		return true;
-	len = record_print_text(&r, text, CONSOLE_LOG_MAX);
+	len = record_print_text(&r, false, printk_time, text, CONSOLE_LOG_MAX);
 	call_console_driver(con, text, len);
 	return true;
 }
@@ -251,9 +335,307 @@ static ssize_t devkmsg_write(struct file *file, const char *buf, size_t count, l
 	return count;
 }
 
-const struct file_operations kmsg_fops = { .write = devkmsg_write };
+/* a reader's place in the log */
+struct devkmsg_user {
+	u64 seq;
+	char buf[PRINTK_TEXT_MAX * 4 + 64];	/* a record as read: every byte may become \xNN */
+};
+
+static noinline int check_syslog_permissions(int type, int source);
+
+static noinline int devkmsg_open(struct inode *inode, struct file *file)
+{
+	struct devkmsg_user *user;
+	int err;
+
+	if ((file->f_flags & O_ACCMODE) == O_WRONLY)	/* a writer needs no place */
+		return 0;
+	err = check_syslog_permissions(SYSLOG_ACTION_READ_ALL, SYSLOG_FROM_READER);
+	if (err)
+		return err;
+	user = kzalloc(sizeof(*user), GFP_KERNEL);
+	if (!user)
+		return -ENOMEM;
+	user->seq = prb_first_valid_seq();
+	file->private_data = user;
+	return 0;
+}
+
+static noinline int devkmsg_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	file->private_data = NULL;
+	return 0;
+}
+
+/* info_print_ext_header() and msg_print_ext_body(): "prio,seq,usec,-;text\n", the text's
+ * unprintable bytes (and backslashes) as \xNN */
+static size_t devkmsg_format(const struct printk_record *r, char *buf, size_t size)
+{
+	size_t len = scnprintf(buf, size, "%u,%llu,%llu,-;", (r->info.facility << 3) | r->info.level,
+			       r->info.seq, r->info.ts_nsec / 1000);
+	u16 i;
+
+	for (i = 0; i < r->info.text_len && len + 5 < size; i++) {
+		unsigned char c = r->text[i];
+
+		if (c < ' ' || c >= 127 || c == '\\')
+			len += scnprintf(buf + len, size - len, "\\x%02x", c);
+		else
+			buf[len++] = c;
+	}
+	buf[len++] = '\n';
+	return len;
+}
+
+static noinline ssize_t devkmsg_read(struct file *file, char *buf, size_t count, loff_t *ppos)
+{
+	struct devkmsg_user *user = file->private_data;
+	struct printk_record r;
+	size_t len;
+	int ret;
+
+	if (!user)
+		return -EBADF;
+	if (!printk_get_record(user->seq, &r)) {
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		ret = wait_event_interruptible(log_wait, READ_ONCE(log_next_seq) > user->seq);
+		if (ret)
+			return ret;
+		if (!printk_get_record(user->seq, &r))
+			return -EAGAIN;
+	}
+	if (r.info.seq != user->seq) {	/* the record this reader was at is gone: say so once */
+		user->seq = r.info.seq;
+		return -EPIPE;
+	}
+	user->seq = r.info.seq + 1;
+	len = devkmsg_format(&r, user->buf, sizeof(user->buf));
+	if (len > count)
+		return -EINVAL;
+	if (copy_to_user(buf, user->buf, len))
+		return -EFAULT;
+	return len;
+}
+
+static noinline loff_t devkmsg_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct devkmsg_user *user = file->private_data;
+
+	if (!user)
+		return -EBADF;
+	if (offset)
+		return -ESPIPE;
+	switch (whence) {
+	case SEEK_SET:		/* the first record there is */
+		user->seq = prb_first_valid_seq();
+		return 0;
+	case SEEK_DATA:		/* the first after the last "clear" (dmesg -c) */
+		user->seq = max(READ_ONCE(clear_seq), prb_first_valid_seq());
+		return 0;
+	case SEEK_END:		/* after the last */
+		user->seq = READ_ONCE(log_next_seq);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static noinline unsigned int devkmsg_poll(struct file *file, struct poll_table_struct *wait)
+{
+	struct devkmsg_user *user = file->private_data;
+	struct printk_record r;
+
+	if (!user)
+		return EPOLLERR | EPOLLNVAL;
+	poll_wait(file, &log_wait, wait);
+	if (!printk_get_record(user->seq, &r))
+		return 0;
+	if (r.info.seq != user->seq)	/* vanished underneath the reader */
+		return EPOLLIN | EPOLLRDNORM | EPOLLERR | EPOLLPRI;
+	return EPOLLIN | EPOLLRDNORM;
+}
+
+const struct file_operations kmsg_fops = {
+	.open = devkmsg_open,
+	.release = devkmsg_release,
+	.read = devkmsg_read,
+	.write = devkmsg_write,
+	.llseek = devkmsg_llseek,
+	.poll = devkmsg_poll,
+};
+
+/* ---- syslog(2) ---- */
+static int syslog_action_restricted(int type)
+{
+	if (dmesg_restrict)
+		return 1;
+	/* unless restricted, reading the whole log and its size are for everyone */
+	return type != SYSLOG_ACTION_READ_ALL && type != SYSLOG_ACTION_SIZE_BUFFER;
+}
+
+static noinline int check_syslog_permissions(int type, int source)
+{
+	/* a /proc/kmsg opened by someone allowed to reads on */
+	if (source == SYSLOG_FROM_PROC && type != SYSLOG_ACTION_OPEN)
+		return 0;
+	if (syslog_action_restricted(type) && !capable(CAP_SYSLOG) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return 0;
+}
+
+/* syslog_print(): SYSLOG_ACTION_READ, what the log has that no such read took yet, waiting for
+ * some; a record that does not fit whole is taken in parts */
+static noinline int syslog_print(char *buf, int size)
+{
+	char *text = kmalloc(CONSOLE_LOG_MAX * 2, GFP_KERNEL);
+	struct printk_record r;
+	int len = 0;
+
+	if (!text)
+		return -ENOMEM;
+	if (wait_event_interruptible(log_wait, READ_ONCE(log_next_seq) > READ_ONCE(syslog_seq))) {
+		kfree(text);
+		return -ERESTARTSYS;
+	}
+	while (size > 0 && printk_get_record(syslog_seq, &r)) {
+		size_t n = record_print_text(&r, true, printk_time, text, CONSOLE_LOG_MAX * 2), skip;
+
+		if (r.info.seq != syslog_seq)
+			syslog_partial = 0;	/* overwritten meanwhile */
+		skip = syslog_partial;
+		n -= skip;
+		if ((size_t)size < n)
+			n = size;
+		if (copy_to_user(buf + len, text + skip, n)) {
+			len = len ? len : -EFAULT;
+			break;
+		}
+		len += n;
+		size -= n;
+		if (skip + n < record_print_text(&r, true, printk_time, text, CONSOLE_LOG_MAX * 2)) {
+			syslog_partial = skip + n;
+			syslog_seq = r.info.seq;
+			break;
+		}
+		syslog_partial = 0;
+		syslog_seq = r.info.seq + 1;
+	}
+	kfree(text);
+	return len;
+}
+
+/* syslog_print_all(): the newest records that fit in size, oldest first, from clear_seq on */
+static noinline int syslog_print_all(char *buf, int size, bool clear)
+{
+	char *text = kmalloc(CONSOLE_LOG_MAX * 2, GFP_KERNEL);
+	u64 first = max(READ_ONCE(clear_seq), prb_first_valid_seq()), seq, end = READ_ONCE(log_next_seq);
+	struct printk_record r;
+	size_t total = 0;
+	int len = 0;
+
+	if (!text)
+		return -ENOMEM;
+	/* find_first_fitting_seq(): back from the end while the records still fit */
+	for (seq = end; seq > first; seq--) {
+		if (!printk_get_record(seq - 1, &r) || r.info.seq != seq - 1)
+			break;
+		total += record_print_text(&r, true, printk_time, text, CONSOLE_LOG_MAX * 2);
+		if (total > (size_t)size)
+			break;
+	}
+	for (; seq < end && printk_get_record(seq, &r); seq = r.info.seq + 1) {
+		size_t n = record_print_text(&r, true, printk_time, text, CONSOLE_LOG_MAX * 2);
+
+		if (len + n > (size_t)size)
+			break;
+		if (copy_to_user(buf + len, text, n)) {
+			len = -EFAULT;
+			break;
+		}
+		len += n;
+	}
+	if (clear && len >= 0)
+		WRITE_ONCE(clear_seq, seq);
+	kfree(text);
+	return len;
+}
+
+/* SYSLOG_ACTION_SIZE_UNREAD: what SYSLOG_ACTION_READ would give now */
+static int syslog_size_unread(void)
+{
+	char text[CONSOLE_LOG_MAX * 2];
+	struct printk_record r;
+	u64 seq = READ_ONCE(syslog_seq);
+	int size = 0;
+
+	for (; printk_get_record(seq, &r); seq = r.info.seq + 1) {
+		size += record_print_text(&r, true, printk_time, text, sizeof(text));
+		if (r.info.seq == syslog_seq)
+			size -= syslog_partial;
+	}
+	return size;
+}
+
+noinline int do_syslog(int type, char *buf, int len, int source)
+{
+	int error = check_syslog_permissions(type, source);
+
+	if (error)
+		return error;
+	switch (type) {
+	case SYSLOG_ACTION_CLOSE:
+	case SYSLOG_ACTION_OPEN:
+		return 0;
+	case SYSLOG_ACTION_READ:
+	case SYSLOG_ACTION_READ_CLEAR:
+	case SYSLOG_ACTION_READ_ALL:
+		if (!buf || len < 0)
+			return -EINVAL;
+		if (!len)
+			return 0;
+		if (!access_ok(buf, len))
+			return -EFAULT;
+		if (type == SYSLOG_ACTION_READ)
+			return syslog_print(buf, len);
+		return syslog_print_all(buf, len, type == SYSLOG_ACTION_READ_CLEAR);
+	case SYSLOG_ACTION_CLEAR:
+		WRITE_ONCE(clear_seq, READ_ONCE(log_next_seq));
+		return 0;
+	case SYSLOG_ACTION_CONSOLE_OFF:
+		if (saved_console_loglevel == LOGLEVEL_DEFAULT)
+			saved_console_loglevel = console_loglevel;
+		console_loglevel = CONSOLE_LOGLEVEL_MIN;
+		return 0;
+	case SYSLOG_ACTION_CONSOLE_ON:
+		if (saved_console_loglevel != LOGLEVEL_DEFAULT) {
+			console_loglevel = saved_console_loglevel;
+			saved_console_loglevel = LOGLEVEL_DEFAULT;
+		}
+		return 0;
+	case SYSLOG_ACTION_CONSOLE_LEVEL:
+		if (len < 1 || len > 8)
+			return -EINVAL;
+		console_loglevel = max(len, CONSOLE_LOGLEVEL_MIN);
+		saved_console_loglevel = LOGLEVEL_DEFAULT;
+		return 0;
+	case SYSLOG_ACTION_SIZE_UNREAD:
+		return syslog_size_unread();
+	case SYSLOG_ACTION_SIZE_BUFFER:
+		return LOG_BUF_LEN;
+	default:
+		return -EINVAL;
+	}
+}
+
+SYSCALL_DEFINE3(syslog, int, type, char *, buf, int, len)
+{
+	return do_syslog(type, buf, len, SYSLOG_FROM_READER);
+}
 
 void __init printk_init(void)
 {
+	init_waitqueue_head(&log_wait);
 	pr_notice("%s", linux_banner);
 }

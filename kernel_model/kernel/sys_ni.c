@@ -128,12 +128,6 @@ SYSCALL_DEFINE4(ptrace, long, request, long, pid, unsigned long, addr, unsigned 
 	return sys_ni_syscall();
 }
 
-/* kernel/printk/printk.c */
-SYSCALL_DEFINE3(syslog, int, type, char *, buf, int, len)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/groups.c */
 SYSCALL_DEFINE2(setgroups, int, gidsetsize, gid_t *, grouplist)
 {

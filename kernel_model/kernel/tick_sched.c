@@ -79,6 +79,7 @@ noinline void update_process_times(int user_tick)
 	run_local_timers();
 	rcu_sched_clock_irq(user_tick);
 	scheduler_tick();
+	wake_up_klogd_work_func();	/* (6.1: irq_work_tick, the klogd irq_work) */
 }
 
 static noinline void tick_sched_handle(struct tick_sched *ts, struct pt_regs *regs)

@@ -42,6 +42,9 @@ HEADERS_LINKS = ("build", "source")
 PROC_KALLSYMS_VIEW = "proc-kallsyms"   # trace/kallsyms_file.py's KallsymsView
 _PROC_SYS_KERNEL = "/proc/sys/kernel"
 SYSCTL_KERNEL_VIEW = "sysctl-kernel"   # /proc/sys/kernel's tracing sysctls (fs/layout.py)
+# /dev/kmsg's cover: absent (ENOENT), so that dmesg reads the emulated kernel's log by syslog(2),
+# which the session serves, not the host's
+DEV_KMSG_VIEW = "dev-kmsg"
 
 # How Linux 6.1 lists tracefs in /proc/mounts.
 _TRACEFS_OPTIONS = "rw,nosuid,nodev,noexec,relatime"
@@ -264,10 +267,11 @@ class Overlay:
         """Bind the daemon's /proc/mounts (the reader's mounts as a tracing tool expects them,
         mounts_view) over the /proc/mounts symlink, and its /proc/sys/debug over the whole of
         the host's: the host's sysctls there (exception-trace) are not the emulated kernel's,
-        and a write to them must not reach the host."""
+        and a write to them must not reach the host.  /dev/kmsg is covered too: the host's log
+        is not the emulated kernel's (dmesg falls back to syslog(2), which the kernel serves)."""
         assert_private(self._host_ns)
         views = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR)
-        files = {PROC_MOUNTS_VIEW: "/proc/mounts", PROC_KALLSYMS_VIEW: "/proc/kallsyms"}
+        files = {PROC_MOUNTS_VIEW: "/proc/mounts", PROC_KALLSYMS_VIEW: "/proc/kallsyms", DEV_KMSG_VIEW: "/dev/kmsg"}
         sysctls = os.path.join(views, SYSCTL_KERNEL_VIEW)
         served = sorted(os.listdir(sysctls)) if os.path.isdir(sysctls) else []
         missing = [name for name in served if not os.path.lexists(os.path.join(_PROC_SYS_KERNEL, name))]

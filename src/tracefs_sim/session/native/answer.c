@@ -10,7 +10,9 @@
  *  - perf_event_open(2) and bpf(2) are refused with ENOSYS (a kernel built without perf
  *    events or the BPF syscall) and a line on the caller's stderr says why, until the
  *    emulated kernel serves them;
- *  - init_module, finit_module and delete_module are refused the same way (no modules).
+ *  - init_module, finit_module and delete_module are refused the same way (no modules);
+ *  - syslog(2) is the emulated kernel's (serve.c); one it did not answer (a session that does
+ *    not mirror, or a kernel too far behind) is refused the same way, never the host's log.
  *
  * Anything else continues on the host untouched.
  */
@@ -280,7 +282,7 @@ static bool answered_here(long nr)
 {
 	switch (nr) {
 	case __NR_mount: case __NR_umount2: case __NR_fsopen: case __NR_perf_event_open: case __NR_bpf:
-	case __NR_init_module: case __NR_finit_module: case __NR_delete_module:
+	case __NR_init_module: case __NR_finit_module: case __NR_delete_module: case __NR_syslog:
 		return true;
 	default:
 		return false;
@@ -358,6 +360,10 @@ bool answer_notification(int listener, const struct seccomp_notif *req)
 		return refuse(listener, req, req->data.nr == __NR_delete_module ? "delete_module" : "init_module",
 			      "the emulated kernel has no loadable modules, and a session never loads "
 			      "them into the host kernel");
+	case __NR_syslog:
+		return refuse(listener, req, "syslog",
+			      "the emulated kernel did not answer (its log is read in a mirrored "
+			      "session), and a session never reads the host kernel's");
 	default:
 		return false;
 	}

@@ -22,10 +22,10 @@
 /* The x86-64 calls the supervisor answers (answer.c). */
 static const unsigned int answered_x64[] = {
 	__NR_mount, __NR_umount2, __NR_fsopen, __NR_perf_event_open, __NR_bpf,
-	__NR_init_module, __NR_finit_module, __NR_delete_module,
+	__NR_init_module, __NR_finit_module, __NR_delete_module, __NR_syslog,
 };
 /* The same calls in the i386 table (arch/x86/entry/syscalls/syscall_32.tbl). */
-static const unsigned int refused_i386[] = { 21, 430, 336, 357, 128, 350, 129 };
+static const unsigned int refused_i386[] = { 21, 430, 336, 357, 128, 350, 129, 103 };
 
 /* A classic BPF program built with forward jumps to labels, resolved at the end. */
 enum label { L_NOTIFY, L_ENOSYS, L_ALLOW, L_X32, L_NOT_X64, NR_LABELS };
