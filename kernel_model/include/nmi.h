@@ -4,34 +4,30 @@
 #define _NMI_H
 #include "kernel.h"
 
+/* the NMI types: the machine raises local NMIs only (its PMU's), no SERR / IO_CHECK / unknown */
 enum {
 	NMI_LOCAL = 0,
-	NMI_UNKNOWN,
-	NMI_SERR,
-	NMI_IO_CHECK,
 	NMI_MAX
 };
 
-#define NMI_DONE	0
-#define NMI_HANDLED	1
-
+/* a handler returns how many of the NMI's events it handled */
 typedef int (*nmi_handler_t)(unsigned int, struct pt_regs *);
 
 struct nmiaction {
 	struct list_head list;
 	nmi_handler_t handler;
-	unsigned long flags;
 	const char *name;
 };
 
+/* 6.1's signature; fg (NMI_FLAG_FIRST: first on the list) has no use with one handler */
 #define register_nmi_handler(t, fn, fg, n)				\
 ({									\
 	static struct nmiaction fn##_na = {				\
 		.list = LIST_HEAD_INIT(fn##_na.list),			\
 		.handler = (fn),					\
 		.name = (n),						\
-		.flags = (fg),						\
 	};								\
+	(void)(fg);							\
 	__register_nmi_handler((t), &fn##_na);				\
 })
 

@@ -116,33 +116,49 @@ static void check_sync_rss_stat(struct task_struct *task)
 		sync_mm_rss(task->mm);
 }
 
-/* the end of a page table's walk (zap_pte_range, copy_pte_range): its changes at once */
+/* the end of a page table's walk (zap_pte_range, copy_pte_range): its changes at once, under
+ * the table's lock as 6.1's (its split pte lock; the mm's page_table_lock here) */
 static inline void add_mm_rss_vec(struct mm_struct *mm, int *rss)
 {
 	int i;
 
+	spin_lock(&mm->page_table_lock);
 	if (current->mm == mm)
 		sync_mm_rss(mm);
 	for (i = 0; i < NR_MM_COUNTERS; i++)
 		if (rss[i])
 			add_mm_counter(mm, i, rss[i]);
+	spin_unlock(&mm->page_table_lock);
 	memset(rss, 0, sizeof(int) * NR_MM_COUNTERS);
 }
 
 /* the walks below go page by page: a page table (6.1's zap_pte_range/copy_pte_range call)
- * ends at the next 2 MiB boundary or the range's end */
+ * ends at the next boundary of the span one table maps (a PMD entry's) or the range's end */
+#define PMD_SIZE (512UL * PAGE_SIZE)
+
 static inline bool pte_table_end(unsigned long addr, unsigned long end)
 {
-	return !((addr + PAGE_SIZE) & ((512UL << 12) - 1)) || addr + PAGE_SIZE >= end;
+	return !((addr + PAGE_SIZE) & (PMD_SIZE - 1)) || addr + PAGE_SIZE >= end;
 }
 
-/* A new anonymous page mapped writable at the fault's address. */
+/* A new anonymous page mapped writable at the fault's address (the caller holds the table's
+ * lock, as 6.1's pte_offset_map_lock: the mm's page_table_lock here). */
 static inline void map_new_anon_page(struct vm_fault *vmf, struct page *page)
 {
 	inc_mm_counter_fast(vmf->vma->vm_mm, MM_ANONPAGES);
 	page_add_new_anon_rmap(page, vmf->vma, vmf->address);
 	lru_cache_add_inactive_or_unevictable(page, vmf->vma);
 	do_set_pte(vmf, page, vmf->vma->vm_page_prot | _PAGE_RW | _PAGE_DIRTY);
+}
+
+static inline void pte_lock(struct vm_fault *vmf)
+{
+	spin_lock(&vmf->vma->vm_mm->page_table_lock);
+}
+
+static inline void pte_unlock(struct vm_fault *vmf)
+{
+	spin_unlock(&vmf->vma->vm_mm->page_table_lock);
 }
 
 static inline int do_anonymous_page(struct vm_fault *vmf)
@@ -158,7 +174,9 @@ static inline int do_anonymous_page(struct vm_fault *vmf)
 	page = alloc_anon_page(vmf, true);
 	if (!page)
 		return VM_FAULT_OOM;
+	pte_lock(vmf);
 	map_new_anon_page(vmf, page);
+	pte_unlock(vmf);
 	return 0;
 }
 
@@ -173,13 +191,15 @@ noinline int finish_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 
+	pte_lock(vmf);
 	if ((vmf->flags & FAULT_FLAG_WRITE) && !(vma->vm_flags & VM_SHARED)) {	/* did we COW? */
 		map_new_anon_page(vmf, vmf->cow_page);
-		return 0;
+	} else {
+		/* private: read-only until written (then copied: do_wp_page) */
+		inc_mm_counter_fast(vma->vm_mm, mm_counter(vmf->page));
+		do_set_pte(vmf, vmf->page, vma->vm_flags & VM_SHARED ? vma->vm_page_prot : vma->vm_page_prot & ~_PAGE_RW);
 	}
-	/* private: read-only until written (then copied: do_wp_page) */
-	inc_mm_counter_fast(vma->vm_mm, mm_counter(vmf->page));
-	do_set_pte(vmf, vmf->page, vma->vm_flags & VM_SHARED ? vma->vm_page_prot : vma->vm_page_prot & ~_PAGE_RW);
+	pte_unlock(vmf);
 	return 0;
 }
 
@@ -226,11 +246,13 @@ noinline int wp_page_copy(struct vm_fault *vmf)
 		return VM_FAULT_OOM;
 	if (!(old & _PAGE_SPECIAL))
 		memcpy(page_address(page), pte_addr(old), PAGE_SIZE);
+	pte_lock(vmf);
 	map_new_anon_page(vmf, page);
-	if (!(old & _PAGE_SPECIAL)) {
+	if (!(old & _PAGE_SPECIAL))
 		dec_mm_counter_fast(vmf->vma->vm_mm, mm_counter(pte_page(old)));
+	pte_unlock(vmf);
+	if (!(old & _PAGE_SPECIAL))
 		put_page(pte_page(old));
-	}
 	return 0;
 }
 

@@ -18,10 +18,7 @@ struct nmi_desc {
 };
 
 static struct nmi_desc nmi_desc[NMI_MAX] = {
-	{ __SPIN_LOCK_UNLOCKED, LIST_HEAD_INIT(nmi_desc[0].head) },
-	{ __SPIN_LOCK_UNLOCKED, LIST_HEAD_INIT(nmi_desc[1].head) },
-	{ __SPIN_LOCK_UNLOCKED, LIST_HEAD_INIT(nmi_desc[2].head) },
-	{ __SPIN_LOCK_UNLOCKED, LIST_HEAD_INIT(nmi_desc[3].head) },
+	{ __SPIN_LOCK_UNLOCKED, LIST_HEAD_INIT(nmi_desc[NMI_LOCAL].head) },
 };
 
 static noinline int nmi_handle(unsigned int type, struct pt_regs *regs)

@@ -3,7 +3,10 @@ emits them on a machine without a cpuidle driver (the reference VM's): state 1 w
 off before the halt, PWR_EVENT_EXIT (4294967295) with them on after the wake-up, on each cpu in
 turn; with the function tracer, the idle loop's functions around them in 6.1's order.  And
 nmi:nmi_handler, each NMI handler's run as nmi_handle() times it, in the NMI context ('Z')."""
+import os
 import re
+
+import pytest
 
 from simtest import quiet  # noqa: F401 (a fixture)
 
@@ -93,3 +96,18 @@ def test_rss_stat_from_the_tasks_cache(quiet):
     assert own == sorted(own) and own[-1] >= 1024 * 4096, out
     steps = [b - a for a, b in zip(own, own[1:])]
     assert all(step % 4096 == 0 and step <= 66 * 4096 for step in steps), out
+
+
+@pytest.mark.skipif(not os.path.exists("/bin/busybox"), reason="needs Debian's busybox-static")
+def test_rss_stat_of_another_mm_is_under_its_page_table_lock(quiet):
+    """A change of an mm that is not the task's own (a fork's copy into the child's, an exec's
+    pages of the new mm, the old one's unmapping) is made under the page table's lock, as 6.1's
+    copy_pte_range / zap_pte_range / do_anonymous_page make it: `...1.`, as on the reference VM;
+    the task's own cache added to its mm (sync_mm_rss, curr=1) is not: `.....`."""
+    run, guest = quiet
+    run("echo 1 > events/kmem/rss_stat/enable")
+    guest("/bin/busybox", "sh", "-c", "ls / > /dev/null; true | true")
+    out = run("echo 0 > events/kmem/rss_stat/enable; grep -v '^#' trace")
+    flags = {(line.split()[2], "curr=1" in line) for line in out.splitlines() if "rss_stat" in line}
+    assert ("...1.", False) in flags and (".....", True) in flags, out
+    assert {f for f, own in flags if not own} == {"...1."}, out
