@@ -380,6 +380,11 @@ static int mode_errors(long id)
 	attr_init(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	attr.precise_ip = 1;
 	try("cycles precise_ip 1", &attr, 0, -1, -1, 0);
+	attr_init(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	attr.sample_period = 1000000;
+	attr.sample_type = PERF_SAMPLE_CALLCHAIN;
+	attr.sample_max_stack = 128;
+	try("callchain deeper than perf_event_max_stack", &attr, 0, -1, -1, 0);
 	attr_init(&attr, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_MAX);
 	try("software config 12", &attr, 0, -1, -1, 0);
 	attr_init(&attr, PERF_TYPE_TRACEPOINT, 0xfffff);

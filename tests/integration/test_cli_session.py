@@ -84,7 +84,7 @@ def test_cpu_lists_match_the_emulated_cpus(cpus, listed):
 def _host_sysctls() -> dict[str, str]:
     found = {}
     for name in ("kptr_restrict", "ftrace_enabled", "perf_event_paranoid", "perf_event_max_sample_rate",
-                 "stack_tracer_enabled"):
+                 "perf_event_max_stack", "stack_tracer_enabled"):
         try:
             with open(f"/proc/sys/kernel/{name}") as f:
                 found[name] = f.read()
@@ -111,6 +111,8 @@ echo '== perf'; cat /proc/sys/kernel/perf_event_paranoid /proc/sys/kernel/perf_e
 echo -1 > /proc/sys/kernel/perf_event_paranoid; echo 2000 > /proc/sys/kernel/perf_event_max_sample_rate
 echo 0 2>/dev/null > /proc/sys/kernel/perf_event_max_sample_rate || echo refused rate
 cat /proc/sys/kernel/perf_event_paranoid /proc/sys/kernel/perf_event_max_sample_rate
+cat /proc/sys/kernel/perf_event_max_stack; echo 128 2>/dev/null > /proc/sys/kernel/perf_event_max_stack || echo refused stack
+echo 0 > /proc/sys/kernel/perf_event_max_stack; cat /proc/sys/kernel/perf_event_max_stack
 echo '== absent'; for f in perf_event_mlock_kb traceoff_on_warning; do
     cat /proc/sys/kernel/$f 2>/dev/null || echo "no $f"; echo 1 2>/dev/null > /proc/sys/kernel/$f || echo "no write"; done
 """)
@@ -123,10 +125,10 @@ echo '== absent'; for f in perf_event_mlock_kb traceoff_on_warning; do
     assert section(out, "off") == ["0", "0", "0"]
     on = section(out, "on")
     assert on[:2] == ["5", "1"] and int(on[2]) > 0, out
-    assert out.count("refused") == 3
+    assert out.count("refused") == 4
     # the kernel's perf sysctls (kernel/events/core.c's variables): Debian's paranoid 3, 6.1's
     # rate 100000; a rate must be at least 1 (perf_proc_update_handler)
-    assert section(out, "perf") == ["3", "100000", "refused rate", "-1", "2000"]
+    assert section(out, "perf") == ["3", "100000", "refused rate", "-1", "2000", "127", "refused stack", "0"]
     assert section(out, "absent") == ["no perf_event_mlock_kb", "no write", "no traceoff_on_warning", "no write"]
     assert _host_sysctls() == host
 

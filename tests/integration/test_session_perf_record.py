@@ -259,3 +259,20 @@ def test_a_software_event_at_a_frequency_adjusts_its_period(tmp_path):
     # 300 sleeps switch away 600 times at least; sampled at 100 a second, far fewer samples
     assert periods and periods[0] == 1 and max(periods) > 1, periods
     assert len(periods) < 300, len(periods)
+
+
+def test_perf_event_max_stack_caps_call_chains(tmp_path):
+    """kernel.perf_event_max_stack is the emulated kernel's: a sample's chain is at most that
+    deep (its default depth, attr.sample_max_stack), a deeper one asked is EOVERFLOW, and it
+    cannot change while an event samples chains (EBUSY, perf_event_max_stack_handler)."""
+    data = tmp_path / "perf.data"
+    result = run(f"echo 4 > /proc/sys/kernel/perf_event_max_stack && "
+                 f"perf record -q -o {data} -e cpu-clock -g -a sleep 0.3 >/dev/null 2>&1; "
+                 f"perf script -i {data} -F ip 2>/dev/null | awk 'NF == 0 {{ print n; n = 0; next }} {{ n++ }}'; "
+                 f"echo ==; perf record -q -o {data} -e cpu-clock -g -a sleep 3 >/dev/null 2>&1 & sleep 1.5; "
+                 f"echo 9 > /proc/sys/kernel/perf_event_max_stack 2>/dev/null || echo busy; wait")
+    assert result.returncode == 0, result.stderr
+    depths, busy = result.stdout.split("\n==\n")
+    chains = [int(n) for n in depths.split()]
+    assert chains and max(chains) <= 5 and max(chains) >= 3, chains  # the ip and 4 frames at most
+    assert busy.strip() == "busy"

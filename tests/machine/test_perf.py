@@ -8,7 +8,7 @@ import time
 
 from guest_events import number_events as event_ids
 
-EINVAL, ENOENT, E2BIG, EBADF, ESRCH, ENOSPC, ENOTTY, EOPNOTSUPP = 22, 2, 7, 9, 3, 28, 25, 95
+EINVAL, ENOENT, E2BIG, EBADF, ESRCH, ENOSPC, ENOTTY, EOPNOTSUPP, EOVERFLOW = 22, 2, 7, 9, 3, 28, 25, 95, 75
 
 
 def perfev(machine, run_program, *args):
@@ -136,6 +136,7 @@ def test_errnos_of_bad_calls(make_machine, run_program):
             == got["hw cache L1D read access"] == -ENOENT)
     assert got["hardware config 10"] == got["raw 0x3c cmask 1"] == -EINVAL
     assert got["cycles precise_ip 1"] == -EOPNOTSUPP  # no PEBS: perf lowers precise_ip and retries
+    assert got["callchain deeper than perf_event_max_stack"] == -EOVERFLOW  # get_callchain_buffers()
     for what in ["bad flags", "tracepoint id 0xfffff", "sample_type bit 25", "read_format bit 5",
                  "reserved bit", "inherit_thread without inherit", "remove_on_exec and enable_on_exec",
                  "freq above the max rate", "period bit 63", "inherit with SAMPLE_READ",

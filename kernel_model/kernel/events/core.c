@@ -18,6 +18,8 @@
 notrace_spinlock_t perf_lock;
 int sysctl_perf_event_paranoid = 3;		/* Debian's default: perf needs CAP_PERFMON or root */
 int sysctl_perf_event_sample_rate = 100000;	/* /proc/sys/kernel/perf_event_max_sample_rate */
+int sysctl_perf_event_max_stack = PERF_MAX_STACK_DEPTH;	/* ... perf_event_max_stack */
+int nr_callchain_events;	/* events sampling call chains: the max stack cannot change (EBUSY) */
 struct static_key perf_sched_events;
 struct static_key perf_swevent_enabled[PERF_COUNT_SW_MAX];
 
@@ -1256,9 +1258,17 @@ static struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu
 		goto err_free;
 	if (!(attr->sample_type & PERF_SAMPLE_BRANCH_STACK))
 		event->attr.branch_sample_type = 0;
+	/* get_callchain_buffers(): a chain deeper than the cap is another error (perf says so) */
+	if ((attr->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	    attr->sample_max_stack > (u32)READ_ONCE(sysctl_perf_event_max_stack)) {
+		err = -EOVERFLOW;
+		goto err_free;
+	}
 	err = perf_init_event(event);
 	if (err)
 		goto err_free;
+	if (attr->sample_type & PERF_SAMPLE_CALLCHAIN)
+		__atomic_add_fetch(&nr_callchain_events, 1, __ATOMIC_RELAXED);
 	if (event->pmu == &perf_swevent)
 		event->hw.source = perf_swevent_lists[event->attr.config];
 	event->read_size = __perf_event_read_size(attr->read_format, 0);
@@ -1317,6 +1327,8 @@ static void free_event(struct perf_event *event)
 		__atomic_sub_fetch(&nr_sb_events, 1, __ATOMIC_RELAXED);
 	if (event->attr.freq)
 		__atomic_sub_fetch(&nr_freq_events, 1, __ATOMIC_RELAXED);
+	if (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN)	/* put_callchain_buffers() */
+		__atomic_sub_fetch(&nr_callchain_events, 1, __ATOMIC_RELAXED);
 	kfree(event);
 }
 
@@ -2353,7 +2365,7 @@ static int perf_copy_attr(struct perf_event_attr *uattr, struct perf_event_attr 
 			return -EINVAL;
 	}
 	if (!attr->sample_max_stack)
-		attr->sample_max_stack = 127;	/* sysctl_perf_event_max_stack */
+		attr->sample_max_stack = READ_ONCE(sysctl_perf_event_max_stack);
 	if (attr->sample_type & PERF_SAMPLE_CGROUP)
 		return -EINVAL;
 	if ((attr->sample_type & PERF_SAMPLE_WEIGHT) && (attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT))
