@@ -276,3 +276,24 @@ def test_perf_event_max_stack_caps_call_chains(tmp_path):
     chains = [int(n) for n in depths.split()]
     assert chains and max(chains) <= 5 and max(chains) >= 3, chains  # the ip and 4 frames at most
     assert busy.strip() == "busy"
+
+
+def test_a_flame_graphs_folded_stacks_of_the_emulated_kernel(tmp_path):
+    """perf's own scripts make a flame graph's input from the emulated kernel's samples:
+    `perf script report stackcollapse` folds each stack (the idle loop's the heaviest on an idle
+    machine, as on Linux), `perf script report flamegraph -f json` writes d3-flame-graph's JSON."""
+    # (a script's report reads ./perf.data: perf script's -i does not reach it)
+    result = run(f"cd {tmp_path} && perf record -q -e cpu-clock -F 999 -g -a sleep 1 >/dev/null 2>&1; "
+                 f"perf script report stackcollapse 2>/dev/null; echo ==; "
+                 f"perf script report flamegraph -f json -o fg.json >/dev/null 2>&1; cat fg.json")
+    assert result.returncode == 0, result.stderr
+    folded, flame = result.stdout.split("\n==\n")
+    stacks = {}
+    for line in folded.splitlines():
+        stack, count = line.rsplit(" ", 1)
+        stacks[stack] = int(count)
+    heaviest = max(stacks, key=stacks.get)
+    assert heaviest.endswith("cpu_startup_entry;do_idle;default_idle_call;arch_cpu_idle"), stacks
+    import json
+    tree = json.loads(flame)
+    assert tree["n"] == "all" and any(child["n"] == "swapper" for child in tree["c"]), flame[:300]
