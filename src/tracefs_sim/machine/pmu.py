@@ -5,17 +5,16 @@ ran guest code: live, host time; seeded, the slices' bytes of code x the seeded 
 byte, so a seeded run counts (and overflows, and samples) the same every time.  Those counts are
 made natively, as a slice ends and at the guest's PORT_PMU doorbell.  A counter of instructions
 or of branches retired counts the instructions of each block as the CPU enters it, in a block
-hook (native/pmu_insn.c) the CPU has only while such a counter is programmed.  This module sets them
-up and runs them around the slices runloop.py runs itself."""
+hook (native/pmu_insn.c) the CPU has only while such a counter is programmed.  This module sets
+them up and runs them around the slices runloop.py runs itself."""
 from __future__ import annotations
 
 import ctypes
 import functools
 import time
-
-import capstone
 from typing import TYPE_CHECKING
 
+import capstone
 from unicorn.unicorn_py3.unicorn import uclib
 from unicorn.x86_const import UC_X86_REG_CR3
 
@@ -64,7 +63,7 @@ class Pmu:
         ev.pmu_reg_read, ev.pmu_cr3_id = native_lib.address(uclib.uc_reg_read), UC_X86_REG_CR3
         ev.pmu_page_va = 1
         self._cpu = cpu
-        self._blocks: ctypes.Array[ctypes.c_char] | None = None  # its decoded blocks, once needed
+        self._blocks: _DecodedBlocks | None = None  # its decoded blocks, once needed
         self._ev, self._seeded = ev, seeded
         self._events = ctypes.addressof(ev)
         self._ctrl = ctypes.c_uint64.from_address(address)  # global_ctrl
@@ -104,21 +103,31 @@ class Pmu:
         if ev.pmu_insn_hooked or self._ctrl.value:
             want = bool(_lib().pmu_wants_insn_hook(self._events))
             if want and self._blocks is None:
-                self._blocks = _new_blocks()
-                ev.pmu_blocks = ctypes.addressof(self._blocks)
+                self._blocks = _DecodedBlocks()
+                ev.pmu_blocks = self._blocks.address
             self._cpu.set_counting_hook(want)
 
 
-def _new_blocks() -> ctypes.Array[ctypes.c_char]:
-    """A CPU's table of decoded blocks (native/pmu_insn.c's struct pmu_blocks), with capstone's
-    x86-64 decoder for them (its handle lives as long as the process: a few per machine)."""
-    cs = capstone._cs
-    handle = ctypes.c_size_t()
-    if cs.cs_open(capstone.CS_ARCH_X86, capstone.CS_MODE_64, ctypes.byref(handle)):
-        raise RuntimeError("capstone: cs_open failed")
-    cs.cs_malloc.restype = ctypes.c_void_p
-    insn = cs.cs_malloc(handle)
-    lib = _lib()
-    blocks = ctypes.create_string_buffer(lib.pmu_blocks_size())
-    lib.pmu_blocks_init(blocks, handle.value, native_lib.address(cs.cs_disasm_iter), insn)
-    return blocks
+class _DecodedBlocks:
+    """A CPU's table of decoded blocks (native/pmu_insn.c's struct pmu_blocks) and the capstone
+    x86-64 decoder it decodes new blocks with (closed with it)."""
+
+    def __init__(self) -> None:
+        cs = self._cs = capstone._cs
+        handle = ctypes.c_size_t()
+        if cs.cs_open(capstone.CS_ARCH_X86, capstone.CS_MODE_64, ctypes.byref(handle)):
+            raise RuntimeError("capstone: cs_open failed")
+        self._handle = handle
+        cs.cs_malloc.restype = ctypes.c_void_p
+        self._insn = cs.cs_malloc(handle)
+        lib = _lib()
+        self._table = ctypes.create_string_buffer(lib.pmu_blocks_size())
+        lib.pmu_blocks_init(self._table, handle.value, native_lib.address(cs.cs_disasm_iter), self._insn)
+
+    @property
+    def address(self) -> int:
+        return ctypes.addressof(self._table)
+
+    def __del__(self) -> None:
+        self._cs.cs_free(ctypes.c_void_p(self._insn), ctypes.c_size_t(1))
+        self._cs.cs_close(ctypes.byref(self._handle))
