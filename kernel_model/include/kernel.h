@@ -349,6 +349,7 @@ int _printk(const char *fmt, ...);
 void printk_init(void);
 void wake_up_klogd(void);
 void wake_up_klogd_work_func(void);	/* 6.1's klogd irq_work, run from the tick */
+bool irq_work_needs_cpu(void);
 extern const struct file_operations kmsg_fops;
 extern const char linux_banner[];
 extern const char linux_proc_banner[];

@@ -142,6 +142,12 @@ noinline void wake_up_klogd(void)
 	WRITE_ONCE(klogd_pending[smp_processor_id()], 1);
 }
 
+/* irq_work_needs_cpu(): a wake-up waits for this cpu's tick, which must not stop (idle) */
+notrace bool irq_work_needs_cpu(void)
+{
+	return READ_ONCE(klogd_pending[smp_processor_id()]);
+}
+
 /* the klogd irq_work's function, from the tick (update_process_times) */
 noinline void wake_up_klogd_work_func(void)
 {

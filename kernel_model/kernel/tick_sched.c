@@ -144,7 +144,9 @@ static noinline u64 tick_nohz_next_event(struct tick_sched *ts, int cpu, ktime_t
 			next_hr = t->expires;
 			break;
 		}
-	if (rcu_needs_cpu())	/* RCU callbacks wait: the next tick notices them done */
+	/* RCU callbacks wait: the next tick notices them done; an irq_work (the klogd wake-up)
+	 * waits: the next tick runs it */
+	if (rcu_needs_cpu() || irq_work_needs_cpu())
 		return READ_ONCE(tick_next_period);
 	return min(next_tmr, next_hr);
 }
