@@ -240,6 +240,8 @@ class Machine:
             self._hostfs.close()
         if self._perf_pool is not None:
             self._perf_pool.close()
+        if self._mem is not None:
+            self._mem.release()
         self._release_processes(None)  # the machine is gone: report as killed by SIGKILL
 
     def _release_processes(self, reason: str | None) -> None:

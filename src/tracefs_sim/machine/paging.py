@@ -39,6 +39,13 @@ class PhysMem:
         self._cbuf = (ctypes.c_char * size).from_buffer(self.buf)
         self.address = ctypes.addressof(self._cbuf)
 
+    def release(self) -> None:
+        """The machine is done with its RAM: its file goes (the mapping, which readers and the
+        stopped CPUs may still hold, goes with the last of them; then the memory is freed)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
     def read(self, pa: int, size: int) -> bytes:
         if pa < 0 or pa + size > self.size:
             raise ValueError(f"physical range {pa:#x}+{size} outside RAM")
