@@ -492,7 +492,7 @@ static noinline int check_syslog_permissions(int type, int source)
 }
 
 /* syslog_print(): SYSLOG_ACTION_READ, what the log has that no such read took yet, waiting for
- * some; a record that does not fit whole is taken in parts */
+ * some; whole records, but a first one larger than the buffer goes in parts */
 static noinline int syslog_print(char *buf, int size)
 {
 	char *text = kmalloc(CONSOLE_LOG_MAX * 2, GFP_KERNEL);
@@ -511,22 +511,23 @@ static noinline int syslog_print(char *buf, int size)
 		if (r.info.seq != syslog_seq)
 			syslog_partial = 0;	/* overwritten meanwhile */
 		skip = syslog_partial;
-		n -= skip;
-		if ((size_t)size < n)
+		if (n - skip <= (size_t)size) {	/* it fits: the next record next */
+			n -= skip;
+			syslog_seq = r.info.seq + 1;
+			syslog_partial = 0;
+		} else if (!len) {		/* a part of it, the rest next time */
 			n = size;
+			syslog_seq = r.info.seq;
+			syslog_partial += n;
+		} else {
+			break;
+		}
 		if (copy_to_user(buf + len, text + skip, n)) {
 			len = len ? len : -EFAULT;
 			break;
 		}
 		len += n;
 		size -= n;
-		if (skip + n < record_print_text(&r, true, printk_time, text, CONSOLE_LOG_MAX * 2)) {
-			syslog_partial = skip + n;
-			syslog_seq = r.info.seq;
-			break;
-		}
-		syslog_partial = 0;
-		syslog_seq = r.info.seq + 1;
 	}
 	kfree(text);
 	return len;

@@ -107,6 +107,21 @@ def test_dmesg_is_the_emulated_kernels_log():
     assert _host_log_lines() >= host_before  # (the host may log meanwhile, never loses lines)
 
 
+def test_syslog_read_takes_the_log_in_parts():
+    """SYSLOG_ACTION_READ (2) as klogd reads: what no such read took yet; a record larger than
+    the buffer is given in parts, the next read going on where the last stopped; SIZE_UNREAD (9)
+    counts what is left."""
+    script = ("python3 -c 'import ctypes; l = ctypes.CDLL(None); b = ctypes.create_string_buffer(20)\n"
+              "left = l.klogctl(9, None, 0)\n"
+              "for _ in range(2): n = l.klogctl(2, b, 20); print(n, b.raw[:n])\n"
+              "print(left - l.klogctl(9, None, 0))'")
+    result = run(script)
+    assert result.returncode == 0, result.stderr
+    first, second, taken = result.stdout.splitlines()
+    assert first.startswith("20 b'<5>[") and second.startswith("20 b'"), result.stdout
+    assert taken == "40"
+
+
 def test_other_abis_cannot_go_around_the_filter(tmp_path):
     source = tmp_path / "abi.c"
     source.write_text(textwrap.dedent("""
