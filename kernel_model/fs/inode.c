@@ -13,12 +13,13 @@ noinline unsigned int get_next_ino(void)
 	return __atomic_add_fetch(&last_ino, 1, __ATOMIC_RELAXED);
 }
 
-/* the wall clock, as 6.1's (ktime_get_coarse_real_ts64): a file's times are dates */
+/* the wall clock as of the last tick, as 6.1's: a file's times are dates */
 struct timespec64 current_time(struct inode *inode)
 {
-	u64 ns = boot_params.boot_realtime_ns + ktime_get();
+	struct timespec64 now;
 
-	return (struct timespec64){ .tv_sec = ns / 1000000000UL, .tv_nsec = ns % 1000000000UL };
+	ktime_get_coarse_real_ts64(&now);
+	return now;
 }
 
 /* ---- a write's times (fs/inode.c: file_update_time → inode_update_time → generic_update_time) ---- */

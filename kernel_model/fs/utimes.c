@@ -10,7 +10,6 @@
 #define UTIME_NOW	((1l << 30) - 1l)
 #define UTIME_OMIT	((1l << 30) - 2l)
 
-struct __kernel_timespec { s64 tv_sec; long tv_nsec; };
 struct __kernel_old_timeval { long tv_sec, tv_usec; };
 struct utimbuf { long actime, modtime; };
 
@@ -118,14 +117,11 @@ noinline long do_utimes(int dfd, const char *filename, struct timespec64 *times,
 
 SYSCALL_DEFINE4(utimensat, int, dfd, const char *, filename, struct __kernel_timespec *, utimes, int, flags)
 {
-	struct __kernel_timespec ts[2];
 	struct timespec64 tstimes[2];
 
 	if (utimes) {
-		if (copy_from_user(ts, utimes, sizeof(ts)))
+		if (get_timespec64(&tstimes[0], &utimes[0]) || get_timespec64(&tstimes[1], &utimes[1]))
 			return -EFAULT;
-		tstimes[0] = (struct timespec64){ ts[0].tv_sec, ts[0].tv_nsec };
-		tstimes[1] = (struct timespec64){ ts[1].tv_sec, ts[1].tv_nsec };
 		/* nothing to do: not even the path is looked at */
 		if (tstimes[0].tv_nsec == UTIME_OMIT && tstimes[1].tv_nsec == UTIME_OMIT)
 			return 0;

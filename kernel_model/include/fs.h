@@ -125,7 +125,6 @@ typedef unsigned int fmode_t;
 #define FMODE_STREAM		0x200000
 #define FMODE_NOWAIT		0x8000000
 
-struct timespec64 { s64 tv_sec; long tv_nsec; };
 
 /* ---- struct filename: getname()'s copy of a user path (name first, as opensnoop reads) ---- */
 struct filename {

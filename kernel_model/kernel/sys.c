@@ -3,6 +3,7 @@
  * they are reported, and only RLIMIT_STACK bounds anything here: the stack's growth). */
 #include "../include/loadavg.h"
 #include "../include/syscalls.h"
+#include "../include/cputime.h"
 #include "../include/cred.h"
 #include "../include/signal.h"
 #include "../include/mm.h"
@@ -376,28 +377,12 @@ static inline long nsec_to_clock_t(u64 ns)
 	return ns / (1000000000UL / USER_HZ);
 }
 
-/* the thread group's user and system time: its live threads' (an ended thread's are not kept) */
-static __always_inline void thread_group_cputime(struct task_struct *tsk, u64 *utime, u64 *stime)
-{
-	struct task_struct *t;
-	unsigned long flags;
-
-	*utime = *stime = 0;
-	spin_lock_irqsave(&sched_lock, flags);
-	list_for_each_entry(t, &task_list, tasks)
-		if (t->tgid == tsk->tgid && !(t->flags & PF_KTHREAD)) {
-			*utime += t->utime;
-			*stime += t->stime;
-		}
-	spin_unlock_irqrestore(&sched_lock, flags);
-}
-
 static noinline void do_sys_times(struct tms *tms)
 {
 	u64 tgutime, tgstime;
 	struct signal_struct *sig = current->signal;
 
-	thread_group_cputime(current, &tgutime, &tgstime);
+	thread_group_cputime_adjusted(current, &tgutime, &tgstime);
 	tms->tms_utime = nsec_to_clock_t(tgutime);
 	tms->tms_stime = nsec_to_clock_t(tgstime);
 	tms->tms_cutime = nsec_to_clock_t(sig ? sig->cutime : 0);

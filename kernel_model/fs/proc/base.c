@@ -4,6 +4,7 @@
  * "/tmp/x", "pipe:[N]", "anon_inode:[eventpoll]").  A directory's dentry is valid while its
  * process lives (pid_revalidate).
  */
+#include "../../include/cputime.h"
 #include "internal.h"
 #include "../../include/signal.h"
 #include "../../include/mmap_lock.h"
@@ -250,30 +251,6 @@ static int proc_pid_cmdline_show(struct seq_file *m, void *pid)
 static inline u64 nsec_to_clock_t(u64 ns)
 {
 	return ns / (1000000000UL / 100);	/* USER_HZ */
-}
-
-/* cputime_adjust(): the group's run time split as its ticks were, user and system */
-noinline void cputime_adjust(u64 rtime, u64 *ut, u64 *st)
-{
-	u64 stime = *st, utime = *ut;
-
-	if (stime == 0)
-		utime = rtime;
-	else if (utime == 0)
-		stime = rtime, utime = 0;
-	else {	/* scale_stime(): rtime * stime / total, losing low bits until it fits 64 */
-		u64 total = stime + utime, r = rtime, st = stime;
-
-		while (r > 0xffffffffUL || st > 0xffffffffUL) {
-			r >>= 1, st >>= 1, total >>= 1;
-		}
-		stime = total ? r * st / total : 0;
-		if (stime > rtime)
-			stime = rtime;
-		utime = rtime - stime;
-	}
-	*ut = utime;
-	*st = stime;
 }
 
 struct stat_snap {

@@ -12,6 +12,8 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/times.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -251,6 +253,43 @@ static int cmd_clock(void)
 	return 0;
 }
 
+/* every clock the kernel has, by the system calls themselves (no vDSO here either) */
+static int cmd_clocks(void)
+{
+	static const clockid_t ids[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID,
+					 CLOCK_THREAD_CPUTIME_ID, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
+					 CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME, CLOCK_TAI };
+	struct timespec ts, res, now, until;
+	struct timeval tv;
+	struct tms tms;
+	unsigned int i;
+	long t;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		long g = syscall(SYS_clock_gettime, ids[i], &ts);
+		long r = syscall(SYS_clock_getres, ids[i], &res);
+
+		printf("clock %d: gettime %ld res %ld %ldns\n", (int)ids[i], g, r, r ? -1L : res.tv_nsec);
+	}
+	/* the caller's own CPU clocks by pid: MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) */
+	printf("pid clock: %ld\n", syscall(SYS_clock_gettime, (clockid_t)((~getpid() << 3) | 2), &ts));
+	printf("alarm clock: %ld\n", syscall(SYS_clock_gettime, 8 /* CLOCK_REALTIME_ALARM */, &ts) ? -errno : 0L);
+	syscall(SYS_gettimeofday, &tv, NULL);
+	t = syscall(SYS_time, NULL);
+	printf("time agrees with gettimeofday: %s\n", t - tv.tv_sec <= 1 && t - tv.tv_sec >= -1 ? "yes" : "no");
+	syscall(SYS_clock_gettime, CLOCK_REALTIME, &now);
+	until = now;
+	until.tv_nsec += 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	printf("abs sleep: %ld\n", syscall(SYS_clock_nanosleep, CLOCK_REALTIME, TIMER_ABSTIME, &until, NULL));
+	printf("thread sleep: %ld\n", syscall(SYS_clock_nanosleep, CLOCK_THREAD_CPUTIME_ID, 0, &until, NULL) ? -errno : 0L);
+	printf("times: %s\n", syscall(SYS_times, &tms) > 0 ? "ok" : "failed");
+	return 0;
+}
+
 /* posix_spawn (clone with CLONE_VM|CLONE_VFORK in glibc, vfork in musl) of another program */
 static int cmd_spawn(char **argv)
 {
@@ -296,6 +335,8 @@ int main(int argc, char **argv)
 		return cmd_kill();
 	if (!strcmp(cmd, "clock"))
 		return cmd_clock();
+	if (!strcmp(cmd, "clocks"))
+		return cmd_clocks();
 	if (!strcmp(cmd, "spawn"))
 		return cmd_spawn(argv);
 	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|segv|wprotect|stack|threads|signal|uname|kill|clock|spawn\n", argv[0]);

@@ -1,0 +1,116 @@
+"""More of Linux 6.1's functions, each called by its 6.1 caller in the paths the emulated kernel
+runs (issue 15): the function tracer sees every (function, parent) pair below while the programs
+run.  Pairs follow 6.1's source (the model keeps frame pointers and no sibling calls, so a
+function 6.1 tail-calls is seen under its caller, as a frame-pointer build of 6.1 shows it)."""
+import re
+
+import pytest
+
+from test_kernel_paths import run, traced_calls
+
+
+@pytest.fixture
+def machine(make_machine):
+    return make_machine(traced=True, cpus=2, seed=3)
+
+
+# kernel/time/posix-timers.c, posix-cpu-timers.c, time.c, timekeeping.c; kernel/sched/cputime.c;
+# kernel/time/tick-sched.c; fs/select.c, fs/inode.c
+TIME_CALLS = {
+    ("posix_get_realtime_timespec", "__x64_sys_clock_gettime"),
+    ("ktime_get_real_ts64", "posix_get_realtime_timespec"),
+    ("posix_get_monotonic_timespec", "__x64_sys_clock_gettime"),
+    ("ktime_get_ts64", "posix_get_monotonic_timespec"),
+    ("posix_get_monotonic_raw", "__x64_sys_clock_gettime"),
+    ("ktime_get_raw_ts64", "posix_get_monotonic_raw"),
+    ("posix_get_realtime_coarse", "__x64_sys_clock_gettime"),
+    ("ktime_get_coarse_real_ts64", "posix_get_realtime_coarse"),
+    ("posix_get_monotonic_coarse", "__x64_sys_clock_gettime"),
+    ("ktime_get_coarse_ts64", "posix_get_monotonic_coarse"),
+    ("posix_get_boottime_timespec", "__x64_sys_clock_gettime"),
+    ("posix_get_tai_timespec", "__x64_sys_clock_gettime"),
+    ("ktime_get_with_offset", "posix_get_boottime_timespec"),
+    ("ktime_get_with_offset", "posix_get_tai_timespec"),
+    ("process_cpu_clock_get", "__x64_sys_clock_gettime"),
+    ("thread_cpu_clock_get", "__x64_sys_clock_gettime"),
+    ("posix_cpu_clock_get", "process_cpu_clock_get"),
+    ("posix_cpu_clock_get", "thread_cpu_clock_get"),
+    ("posix_cpu_clock_get", "__x64_sys_clock_gettime"),      # a clock id naming a pid
+    ("cpu_clock_sample", "posix_cpu_clock_get"),
+    ("cpu_clock_sample_group", "posix_cpu_clock_get"),
+    ("thread_group_cputime", "cpu_clock_sample_group"),
+    ("task_cputime", "thread_group_cputime"),
+    ("task_sched_runtime", "cpu_clock_sample"),
+    ("ns_to_timespec64", "posix_cpu_clock_get"),
+    ("put_timespec64", "__x64_sys_clock_gettime"),
+    ("posix_get_hrtimer_res", "__x64_sys_clock_getres"),
+    ("posix_get_coarse_res", "__x64_sys_clock_getres"),
+    ("process_cpu_clock_getres", "__x64_sys_clock_getres"),
+    ("thread_cpu_clock_getres", "__x64_sys_clock_getres"),
+    ("posix_cpu_clock_getres", "process_cpu_clock_getres"),
+    ("put_timespec64", "__x64_sys_clock_getres"),
+    ("get_timespec64", "__x64_sys_clock_nanosleep"),
+    ("common_nsleep", "__x64_sys_clock_nanosleep"),
+    ("hrtimer_nanosleep", "common_nsleep"),
+    ("get_timespec64", "__x64_sys_nanosleep"),
+    ("ktime_get_real_ts64", "__x64_sys_gettimeofday"),
+    ("ktime_get_real_seconds", "__x64_sys_time"),
+    ("thread_group_cputime_adjusted", "do_sys_times"),
+    ("thread_group_cputime", "thread_group_cputime_adjusted"),
+    ("cputime_adjust", "thread_group_cputime_adjusted"),
+    # the tick's accounting
+    ("account_user_time", "account_process_tick"),
+    ("account_system_time", "account_process_tick"),
+    ("account_system_index_time", "account_system_time"),
+    # a file's times
+    ("ktime_get_coarse_real_ts64", "current_time"),
+}
+IDLE_CALLS = {
+    ("tick_nohz_restart_sched_tick", "tick_nohz_idle_exit"),
+    ("tick_nohz_account_idle_time", "tick_nohz_idle_exit"),
+    ("account_idle_ticks", "tick_nohz_account_idle_time"),
+    ("account_idle_time", "account_idle_ticks"),
+    ("account_idle_time", "account_process_tick"),
+}
+
+
+def test_the_clocks_and_cpu_time_calls(machine):
+    funcs = {f for pair in TIME_CALLS | IDLE_CALLS for f in pair}
+    calls = traced_calls(machine, funcs, [
+        (["progtest", "clocks"], None),
+        (["progtest", "clock"], None),
+        (["sleep", "1"], None),
+        (["dd", "if=/dev/zero", "of=/tmp/t", "bs=4096", "count=4"], None),
+        (["getuid-loop", "20000"], None),       # ticks in user and in system mode
+    ])
+    assert TIME_CALLS <= calls, TIME_CALLS - calls
+    assert IDLE_CALLS <= calls, IDLE_CALLS - calls
+
+
+def test_the_clocks_answer_as_6_1s(machine):
+    out = run(machine, ["progtest", "clocks"]).decode()
+    res = dict(re.findall(r"clock (\d+): gettime 0 res 0 (\d+)ns", out))
+    # every clock reads; the hrtimer resolution is 1 ns, the coarse clocks' a tick (HZ 250),
+    # the CPU clocks' CPUCLOCK_SCHED 1 ns
+    assert res == {"0": "1", "1": "1", "2": "1", "3": "1", "4": "1", "5": "4000000",
+                   "6": "4000000", "7": "1", "11": "1"}, out
+    assert "pid clock: 0\n" in out
+    assert "alarm clock: -22\n" in out            # no RTC: CLOCK_REALTIME_ALARM is EINVAL
+    assert "time agrees with gettimeofday: yes\n" in out
+    assert "abs sleep: 0\n" in out
+    assert "thread sleep: -95\n" in out           # clock_thread has no nsleep: EOPNOTSUPP
+    assert "times: ok\n" in out
+
+
+def test_proc_stat_has_6_1s_cpu_lines(machine):
+    run(machine, ["sleep", "1"])
+    run(machine, ["getuid-loop", "20000"])
+    out = run(machine, ["cat", "/proc/stat"]).decode().splitlines()
+    cpus = [line.split() for line in out if line.startswith("cpu")]
+    assert [c[0] for c in cpus] == ["cpu", "cpu0", "cpu1"], out
+    assert all(len(c) == 11 for c in cpus)        # user nice system idle iowait irq softirq ...
+    total = [int(v) for v in cpus[0][1:]]
+    # (6.1 sums the cpus' nanoseconds, then converts: a unit more at most, per cpu)
+    assert all(0 <= t - int(a) - int(b) <= 1 for t, a, b in zip(total, cpus[1][1:], cpus[2][1:])), cpus
+    assert total[3] > 0                           # the idle cpus' time
+    assert total[0] + total[2] > 0                # user and system
