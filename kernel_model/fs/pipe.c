@@ -7,6 +7,7 @@
  */
 #include "../include/fs.h"
 #include "../include/poll.h"
+#include "../include/signal.h"
 
 #define PIPEFS_MAGIC 0x50495045
 #define PIPE_BUF_FLAG_CAN_MERGE 0x10
@@ -140,7 +141,8 @@ noinline ssize_t pipe_write(struct kiocb *iocb, struct iov_iter *from)
 		return 0;
 	mutex_lock(&pipe->mutex);
 	if (!pipe->readers) {
-		ret = -EPIPE;	/* (SIGPIPE goes with it once signals are modelled) */
+		send_sig(SIGPIPE, current, 0);
+		ret = -EPIPE;
 		goto out;
 	}
 	/* merge into the last buffer when it has room */
@@ -167,6 +169,7 @@ noinline ssize_t pipe_write(struct kiocb *iocb, struct iov_iter *from)
 	}
 	for (;;) {
 		if (!pipe->readers) {
+			send_sig(SIGPIPE, current, 0);
 			if (!ret)
 				ret = -EPIPE;
 			break;

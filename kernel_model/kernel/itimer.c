@@ -21,11 +21,14 @@ noinline enum hrtimer_restart it_real_fn(struct hrtimer *timer)
 	unsigned long flags;
 
 	trace_itimer_expire(ITIMER_REAL, sig->leader_pid, 0);
-	spin_lock_irqsave(&sched_lock, flags);	/* kill_pid_info(SIGALRM, SEND_SIG_PRIV, leader_pid) */
+	spin_lock_irqsave(&sched_lock, flags);	/* (6.1 holds the pid: here, not a reused one) */
 	p = find_task_by_pid(sig->leader_pid);
 	spin_unlock_irqrestore(&sched_lock, flags);
-	if (p && p->signal == sig)
-		send_sig_info(SIGALRM, 0x80 /* SI_KERNEL */, p);
+	if (p && p->signal == sig) {
+		struct sigqueue_info info = { .code = SI_KERNEL };	/* SEND_SIG_PRIV */
+
+		kill_pid_info(SIGALRM, &info, sig->leader_pid);
+	}
 	return HRTIMER_NORESTART;
 }
 

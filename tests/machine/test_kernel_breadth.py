@@ -114,3 +114,71 @@ def test_proc_stat_has_6_1s_cpu_lines(machine):
     assert all(0 <= t - int(a) - int(b) <= 1 for t, a, b in zip(total, cpus[1][1:], cpus[2][1:])), cpus
     assert total[3] > 0                           # the idle cpus' time
     assert total[0] + total[2] > 0                # user and system
+
+
+# (rt_sigreturn's SYSCALL_DEFINE0 entry is an alias of __do_sys_rt_sigreturn, not traced)
+# kernel/signal.c, arch/x86/kernel/signal.c, arch/x86/kernel/fpu/{core,signal}.c,
+# arch/x86/mm/fault.c (a frame-pointer build: no sibling calls)
+SIGNAL_CALLS = {
+    ("__kill_pgrp_info", "kill_something_info"),
+    ("group_send_sig_info", "__kill_pgrp_info"),
+    ("__lock_task_sighand", "do_send_sig_info"),
+    ("send_sig", "pipe_write"),
+    ("send_sig_info", "send_sig"),
+    ("__set_current_blocked", "set_current_blocked"),
+    ("__set_task_blocked", "__set_current_blocked"),
+    ("next_signal", "dequeue_signal"),
+    ("collect_signal", "dequeue_signal"),
+    ("signal_setup_done", "arch_do_signal_or_restart"),  # handle_signal (inline)
+    ("fpu__clear_user_states", "arch_do_signal_or_restart"),
+    ("restore_sigcontext", "__do_sys_rt_sigreturn"),
+    ("restore_altstack", "__do_sys_rt_sigreturn"),
+    ("fpu__restore_sig", "restore_sigcontext"),
+    ("__fpu_restore_sig", "fpu__restore_sig"),
+    ("fpu_clone", "copy_thread"),
+    ("force_sig_fault_to_task", "force_sig_fault"),
+    ("force_sig_info", "force_sig_fault_to_task"),
+    ("unhandled_signal", "__bad_area_nosemaphore"),     # show_signal_msg (inline)
+    # a frame that cannot be written, a frame rt_sigreturn cannot read
+    ("force_sigsegv", "signal_setup_done"),
+    ("force_sig", "force_sigsegv"),               # SIGUSR1's frame: a SIGSEGV
+    ("force_fatal_sig", "force_sigsegv"),         # SIGSEGV's frame: a fatal one
+    ("signal_fault", "__do_sys_rt_sigreturn"),
+    ("force_sig", "signal_fault"),
+    ("force_sig_info", "force_sig"),
+}
+# the model's caller (6.1's is its get_sigframe.constprop.0.isra.0 clone)
+SIGFRAME_CALLS = {
+    ("fpu__alloc_mathframe", "setup_rt_frame"),
+    ("copy_fpstate_to_sigframe", "setup_rt_frame"),
+}
+SIGSEGV_STATUS = 128 + 11
+
+
+def test_signal_calls(machine):
+    funcs = {f for f, _ in SIGNAL_CALLS | SIGFRAME_CALLS}
+    calls = traced_calls(machine, funcs, [
+        (["progtest", "sigmisc"], None),
+        (["progtest", "segv"], None, SIGSEGV_STATUS),
+        (["progtest", "badframe"], b"raising\n", SIGSEGV_STATUS),
+        (["progtest", "badreturn"], b"returning\n", SIGSEGV_STATUS),
+    ])
+    assert SIGNAL_CALLS <= calls, SIGNAL_CALLS - calls
+    assert SIGFRAME_CALLS <= calls, SIGFRAME_CALLS - calls
+
+
+def test_signals_as_6_1_sends_them(machine):
+    out = run(machine, ["progtest", "sigmisc"]).decode().splitlines()
+    assert out == [
+        "kill(0): 0, handler saw 10",                 # the caller's process group
+        "kill(-pgrp): 0, handler saw 10",
+        "kill(-99999): -1 No such process",
+        "write to a pipe with no reader: -1 Broken pipe, handler saw 13",   # SIGPIPE, then EPIPE
+        "handler on the alternate stack: 12 yes",
+    ]
+    # a handled SIGSEGV says nothing in the log; an unhandled one does
+    run(machine, ["progtest", "segv"], None, SIGSEGV_STATUS)
+    run(machine, ["progtest", "badreturn"], None, SIGSEGV_STATUS)
+    log = machine.console_output().decode()
+    assert re.search(r"progtest\[\d+\]: segfault at 10 ip \w+ sp \w+ error 6 in progtest\[", log), log
+    assert re.search(r"progtest\[\d+\] bad frame in rt_sigreturn frame:ff8 ip:\w+ sp:1000 orax:f", log), log

@@ -343,7 +343,7 @@ SIGNALS = {
     ("do_send_specific", "do_tkill"),
     ("do_send_sig_info", "do_send_specific"),
     ("dequeue_signal", "get_signal"),
-    ("force_sig_info_to_task", "force_sig_fault"),
+    ("force_sig_info_to_task", "force_sig_info"),  # force_sig_fault -> force_sig_fault_to_task
     ("send_signal_locked", "force_sig_info_to_task"),
 }
 

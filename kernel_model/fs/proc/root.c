@@ -24,7 +24,7 @@ static int proc_uptime_show(struct seq_file *m, void *v)
 
 /* a cpu line of /proc/stat ("cpu " the sum, "cpuN" each): the counters in USER_HZ
  * (nsec_to_clock_t) */
-static void show_cpustat(struct seq_file *m, int cpu, const u64 *cpustat)
+static notrace void show_cpustat(struct seq_file *m, int cpu, const u64 *cpustat)
 {
 	static const u8 order[NR_STATS] = { CPUTIME_USER, CPUTIME_NICE, CPUTIME_SYSTEM, CPUTIME_IDLE,
 					    CPUTIME_IOWAIT, CPUTIME_IRQ, CPUTIME_SOFTIRQ, CPUTIME_STEAL,

@@ -206,6 +206,82 @@ static int cmd_signal(void)
 	return got != SIGUSR1;
 }
 
+/* a process group's signal, SIGPIPE, a handler on the alternate stack */
+static volatile sig_atomic_t on_altstack;
+
+static void on_alt(int sig)
+{
+	stack_t ss;
+
+	got = sig;
+	on_altstack = !sigaltstack(NULL, &ss) && (ss.ss_flags & SS_ONSTACK);
+}
+
+static int cmd_sigmisc(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	int fds[2];
+	stack_t ss = { .ss_size = 65536 };
+	char c = 'x';
+	long r;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	setpgid(0, 0);			/* a group of its own: kill(0) is this process's */
+	got = 0;
+	r = kill(0, SIGUSR1);
+	printf("kill(0): %ld, handler saw %d\n", r, (int)got);
+	got = 0;
+	r = kill(-getpgrp(), SIGUSR1);
+	printf("kill(-pgrp): %ld, handler saw %d\n", r, (int)got);
+	r = kill(-99999, SIGUSR1);
+	printf("kill(-99999): %ld %s\n", r, strerror(errno));
+	if (pipe(fds))
+		return 1;
+	close(fds[0]);
+	got = 0;
+	r = write(fds[1], &c, 1);
+	printf("write to a pipe with no reader: %ld %s, handler saw %d\n", r, strerror(errno), (int)got);
+	ss.ss_sp = malloc(ss.ss_size);
+	sigaltstack(&ss, NULL);
+	sa.sa_handler = on_alt;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(SIGUSR2, &sa, NULL);
+	got = 0;
+	raise(SIGUSR2);
+	printf("handler on the alternate stack: %d %s\n", (int)got, on_altstack ? "yes" : "no");
+	return 0;
+}
+
+/* a handler whose frame cannot be written (its alternate stack is not accessible): SIGSEGV,
+ * whose handler's frame cannot be written either */
+static int cmd_badframe(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_ONSTACK };
+	stack_t ss = { .ss_size = 65536 };
+
+	ss.ss_sp = mmap(NULL, ss.ss_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	sigaltstack(&ss, NULL);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGSEGV, &sa, NULL);	/* the SIGSEGV that follows has no frame either: fatal */
+	printf("raising\n");
+	fflush(stdout);
+	raise(SIGUSR1);
+	printf("survived\n");
+	return 0;
+}
+
+/* rt_sigreturn with no frame where the stack says: SIGSEGV */
+static int cmd_badreturn(void)
+{
+	printf("returning\n");
+	fflush(stdout);
+	asm volatile("mov $0x1000, %%rsp; mov $15, %%eax; syscall" ::: "memory");
+	return 0;
+}
+
 static int cmd_uname(void)
 {
 	struct utsname u;
@@ -327,6 +403,12 @@ int main(int argc, char **argv)
 		return cmd_stack(200);
 	if (!strcmp(cmd, "threads"))
 		return cmd_threads();
+	if (!strcmp(cmd, "sigmisc"))
+		return cmd_sigmisc();
+	if (!strcmp(cmd, "badframe"))
+		return cmd_badframe();
+	if (!strcmp(cmd, "badreturn"))
+		return cmd_badreturn();
 	if (!strcmp(cmd, "signal"))
 		return cmd_signal();
 	if (!strcmp(cmd, "uname"))
