@@ -124,6 +124,8 @@ noinline ssize_t pipe_read(struct kiocb *iocb, struct iov_iter *to)
 	mutex_unlock(&pipe->mutex);
 	if (was_full)
 		wake_up_interruptible_sync_poll(&pipe->wr_wait, EPOLLOUT | EPOLLWRNORM);
+	if (ret > 0)
+		file_accessed(filp);
 	return ret;
 }
 
@@ -491,9 +493,8 @@ noinline int create_pipe_files(struct file **res, int flags)
 		return PTR_ERR(f);
 	}
 	f->private_data = inode->i_pipe;
-	res[0] = alloc_file_pseudo(ihold(inode), pipe_mnt, "", O_RDONLY | (flags & O_NONBLOCK), &pipefifo_fops);
+	res[0] = alloc_file_clone(f, O_RDONLY | (flags & O_NONBLOCK), &pipefifo_fops);
 	if (IS_ERR(res[0])) {
-		iput(inode);
 		fput(f);
 		return PTR_ERR(res[0]);
 	}

@@ -39,8 +39,9 @@ noinline int vfs_utimes(const struct path *path, struct timespec64 *times)
 
 	if (times && (!nsec_valid(times[0].tv_nsec) || !nsec_valid(times[1].tv_nsec)))
 		return -EINVAL;
-	if (__mnt_is_readonly(path->mnt))	/* mnt_want_write() */
-		return -EROFS;
+	error = mnt_want_write(path->mnt);
+	if (error)
+		return error;
 	if (times && times[0].tv_nsec == UTIME_NOW && times[1].tv_nsec == UTIME_NOW)
 		times = NULL;
 	newattrs.ia_valid = ATTR_CTIME | ATTR_MTIME | ATTR_ATIME;
@@ -64,11 +65,12 @@ noinline int vfs_utimes(const struct path *path, struct timespec64 *times)
 		newattrs.ia_valid |= ATTR_TOUCH;
 	}
 	error = utimes_permission(inode, newattrs.ia_valid);
-	if (error)
-		return error;
-	mutex_lock(&inode->i_rwsem);
-	error = notify_change(NULL, path->dentry, &newattrs, NULL);
-	mutex_unlock(&inode->i_rwsem);
+	if (!error) {
+		mutex_lock(&inode->i_rwsem);
+		error = notify_change(NULL, path->dentry, &newattrs, NULL);
+		mutex_unlock(&inode->i_rwsem);
+	}
+	mnt_drop_write(path->mnt);
 	return error;
 }
 

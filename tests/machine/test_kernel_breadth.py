@@ -182,3 +182,74 @@ def test_signals_as_6_1_sends_them(machine):
     log = machine.console_output().decode()
     assert re.search(r"progtest\[\d+\]: segfault at 10 ip \w+ sp \w+ error 6 in progtest\[", log), log
     assert re.search(r"progtest\[\d+\] bad frame in rt_sigreturn frame:ff8 ip:\w+ sp:1000 orax:f", log), log
+
+
+# fs/namespace.c (mount write access), fs/inode.c (atime, the super block's list), fs/dcache.c,
+# fs/file_table.c, fs/pipe.c, fs/namei.c
+VFS_CALLS = {
+    ("mnt_want_write", "filename_create"),
+    ("mnt_drop_write", "done_path_create"),
+    ("mnt_want_write", "do_rmdir"),
+    ("mnt_want_write", "do_unlinkat"),
+    ("mnt_drop_write", "do_unlinkat"),
+    ("mnt_want_write", "do_renameat2"),
+    ("mnt_want_write", "chmod_common"),
+    ("mnt_want_write", "vfs_utimes"),
+    ("__mnt_want_write", "mnt_want_write"),
+    ("__mnt_drop_write", "mnt_drop_write"),
+    ("__mnt_want_write", "do_dentry_open"),     # an open for writing holds it
+    ("__mnt_drop_write", "__fput"),             # until its last fput
+    ("__mnt_want_write_file", "file_update_time"),
+    ("__mnt_drop_write_file", "file_update_time"),
+    # relatime: the first read after a change
+    ("touch_atime", "shmem_file_read_iter"),
+    ("touch_atime", "filemap_read"),
+    ("touch_atime", "iterate_dir"),
+    ("touch_atime", "pipe_read"),
+    ("touch_atime", "do_readlinkat"),
+    ("touch_atime", "step_into"),               # a symlink followed (pick_link, inline)
+    ("atime_needs_update", "touch_atime"),
+    ("inode_update_time", "touch_atime"),
+    # the dcache
+    ("__d_alloc", "d_alloc"),
+    ("__d_alloc", "d_alloc_pseudo"),
+    ("d_set_d_op", "__d_alloc"),
+    ("d_alloc_pseudo", "alloc_file_pseudo"),
+    ("alloc_file_clone", "create_pipe_files"),
+    ("__d_instantiate", "d_instantiate"),
+    ("d_same_name", "__d_lookup"),
+    ("___d_drop", "__d_drop"),
+    ("dentry_unlink_inode", "__dentry_kill"),
+    ("dentry_unlink_inode", "d_delete"),
+    ("__d_move", "d_move"),
+    ("inode_sb_list_add", "new_inode"),
+    ("lookup_dcache", "lookup_one_qstr_excl"),
+    ("__check_sticky", "may_delete"),           # /tmp is sticky
+}
+# the model's out-of-line open_last_lookups (6.1 inlines it into path_openat)
+VFS_MODEL_CALLS = {("mnt_want_write", "open_last_lookups")}
+
+
+def test_vfs_write_access_atime_and_dcache_calls(machine):
+    funcs = {f for f, _ in VFS_CALLS | VFS_MODEL_CALLS}
+    fsop = [(["fsop", family, f"/tmp/fsop-b{family}"], None) for family in ("open", "dir", "link", "fd", "pipe", "rw", "stat")]
+    calls = traced_calls(machine, funcs, fsop + [
+        (["polltest", "utimes"], None),
+        (["diskwriter", "/mnt/a", "4096", "none"], b"/mnt/a: 4096 bytes, none = 0\n"),
+        (["sleep", "0.01"], None),
+        (["diskwriter", "/mnt/a", "4096", "later"], b"/mnt/a: 4096 bytes, later = 0\n"),
+        (["cat", "/mnt/a"], b"x" * 4096),
+    ])
+    assert VFS_CALLS <= calls, VFS_CALLS - calls
+    assert VFS_MODEL_CALLS <= calls, VFS_MODEL_CALLS - calls
+
+
+def test_a_read_updates_the_access_time_as_relatime_does(machine):
+    """relatime: a read after the file changed sets its atime; a second read leaves it; the
+    read-only root keeps its times."""
+    run(machine, ["diskwriter", "/tmp/at", "100", "none"])
+    out = run(machine, ["progtest", "atime", "/tmp/at"]).decode().splitlines()
+    assert out[0] == "atime moved: yes", out      # the first read after the write
+    assert out[1] == "atime moved: no", out       # atime newer than mtime: kept
+    out = run(machine, ["progtest", "atime", "/etc/hostname"]).decode().splitlines()
+    assert out == ["atime moved: no", "atime moved: no"]

@@ -749,7 +749,7 @@ noinline struct dentry *proc_pid_lookup(struct dentry *dentry, unsigned int flag
 	inode->i_op = &proc_tgid_base_inode_operations;
 	inode->i_fop = &proc_tgid_base_operations;
 	set_nlink(inode, 2 + 1);
-	dentry->d_op = &proc_pid_dentry_operations;
+	d_set_d_op(dentry, &proc_pid_dentry_operations);
 	d_add(dentry, inode);
 	return NULL;
 }

@@ -3,6 +3,7 @@
  * `gcc -static` program does, one behaviour per subcommand (tests/machine/test_progs.py).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -12,6 +13,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/times.h>
 #include <sys/utsname.h>
@@ -329,6 +331,29 @@ static int cmd_clock(void)
 	return 0;
 }
 
+/* atime PATH: whether each of two reads, a tick apart, moves the file's access time */
+static int cmd_atime(const char *path)
+{
+	struct timespec nap = { 0, 10000000 };
+	struct stat before, after;
+	char buf[64];
+	int i, fd;
+
+	for (i = 0; i < 2; i++) {
+		if (stat(path, &before))
+			return printf("stat: %s\n", strerror(errno)), 1;
+		nanosleep(&nap, NULL);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || read(fd, buf, sizeof(buf)) < 0)
+			return printf("read: %s\n", strerror(errno)), 1;
+		close(fd);
+		stat(path, &after);
+		printf("atime moved: %s\n", after.st_atim.tv_sec != before.st_atim.tv_sec ||
+		       after.st_atim.tv_nsec != before.st_atim.tv_nsec ? "yes" : "no");
+	}
+	return 0;
+}
+
 /* every clock the kernel has, by the system calls themselves (no vDSO here either) */
 static int cmd_clocks(void)
 {
@@ -417,6 +442,8 @@ int main(int argc, char **argv)
 		return cmd_kill();
 	if (!strcmp(cmd, "clock"))
 		return cmd_clock();
+	if (!strcmp(cmd, "atime") && argc > 2)
+		return cmd_atime(argv[2]);
 	if (!strcmp(cmd, "clocks"))
 		return cmd_clocks();
 	if (!strcmp(cmd, "spawn"))
