@@ -155,6 +155,7 @@ int send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p);
 int send_sig(int sig, struct task_struct *p, int priv);
 int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid);
 void force_sig(int sig);
+void exit_signals(struct task_struct *tsk);
 bool unhandled_signal(struct task_struct *tsk, int sig);
 int do_send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p, bool group);
 void zap_other_threads(struct task_struct *p);

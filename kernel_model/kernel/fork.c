@@ -112,6 +112,23 @@ static noinline struct pt_regs *copy_thread(struct task_struct *p, unsigned long
 	return regs;
 }
 
+/* The task's address space, a reference held (NULL for a kernel thread, or one that is exiting:
+ * 6.1's exit_mm() has cleared its mm by then) */
+noinline struct mm_struct *get_task_mm(struct task_struct *task)
+{
+	struct mm_struct *mm;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);	/* task_lock() */
+	mm = task->mm;
+	if (mm && ((task->flags & (PF_KTHREAD | PF_EXITING)) || task->exit_state))
+		mm = NULL;
+	if (mm)
+		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);	/* mmget() */
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return mm;
+}
+
 /* ---- the address space (copy_mm): a copy-on-write duplicate, or the same one (CLONE_VM) ---- */
 static noinline struct mm_struct *dup_mm(struct task_struct *tsk, struct mm_struct *oldmm)
 {
@@ -202,6 +219,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		goto free_perf;
 	if (security_task_alloc(p, clone_flags))
 		goto free_perf;
+	sched_cgroup_fork(p, args);	/* its place in its class (no cgroups) */
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = p->tgid = alloc_pid();
 	if (clone_flags & CLONE_THREAD) {	/* a thread: of its creator's group, child of its parent */

@@ -310,15 +310,27 @@ static void exit_robust_list(struct task_struct *curr)
 		handle_futex_death((u32 *)((char *)pending + futex_offset), curr, pip, true);
 }
 
-/* futex_exit_release(), futex_exec_release(): at exit and exec, while the task still has its
- * address space.  A session task's locks are the host's business (its kernel did this). */
-void futex_exit_release(struct task_struct *tsk)
+/* The robust locks the task held are marked dead (no PI futexes here).  A session task's
+ * locks are the host's business (its kernel did this). */
+static noinline void futex_cleanup(struct task_struct *tsk)
 {
 	if (unlikely(tsk->robust_list)) {
 		if (!tsk->session && tsk->mm)
 			exit_robust_list(tsk);
 		tsk->robust_list = NULL;
 	}
+}
+
+/* At exec and at exit, while the task still has its address space (the futex state it
+ * leaves in, OK or DEAD, is for PI waiters: none here) */
+noinline void futex_exec_release(struct task_struct *tsk)
+{
+	futex_cleanup(tsk);
+}
+
+noinline void futex_exit_release(struct task_struct *tsk)
+{
+	futex_cleanup(tsk);
 }
 
 SYSCALL_DEFINE2(set_robust_list, struct robust_list_head *, head, size_t, len)

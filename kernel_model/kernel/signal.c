@@ -273,6 +273,24 @@ static inline void unlock_task_sighand(struct task_struct *tsk, unsigned long *f
 	arch_local_irq_restore(*flags);
 }
 
+/* The task is exiting: no signal is sent to it any more (a group's pending signals are each
+ * thread's own here: none to hand to the others) */
+noinline void exit_signals(struct task_struct *tsk)
+{
+	unsigned long flags;
+
+	if (!tsk->signal || tsk->signal->nr_threads <= 1 || (tsk->signal->flags & SIGNAL_GROUP_EXIT)) {
+		tsk->flags |= PF_EXITING;
+		return;
+	}
+	if (__lock_task_sighand(tsk, &flags)) {
+		tsk->flags |= PF_EXITING;
+		unlock_task_sighand(tsk, &flags);
+		return;
+	}
+	tsk->flags |= PF_EXITING;
+}
+
 noinline int do_send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p, bool group)
 {
 	unsigned long flags;

@@ -253,3 +253,40 @@ def test_a_read_updates_the_access_time_as_relatime_does(machine):
     assert out[1] == "atime moved: no", out       # atime newer than mtime: kept
     out = run(machine, ["progtest", "atime", "/etc/hostname"]).decode().splitlines()
     assert out == ["atime moved: no", "atime moved: no"]
+
+
+# kernel/fork.c, kernel/exit.c, fs/exec.c, kernel/futex/core.c, kernel/signal.c,
+# kernel/sched/core.c and fair.c
+TASK_CALLS = {
+    ("__sched_fork", "sched_fork"),
+    ("sched_cgroup_fork", "copy_process"),
+    ("task_fork_fair", "sched_cgroup_fork"),
+    ("enqueue_entity", "enqueue_task_fair"),
+    ("dequeue_entity", "dequeue_task_fair"),
+    ("put_prev_entity", "put_prev_task_fair"),
+    ("pick_next_entity", "pick_next_task_fair"),
+    ("exit_signals", "do_exit"),
+    ("exit_mm_release", "do_exit"),              # exit_mm (inline)
+    ("futex_exit_release", "exit_mm_release"),
+    ("mm_release", "exit_mm_release"),
+    ("exec_mm_release", "begin_new_exec"),       # exec_mmap (inline)
+    ("futex_exec_release", "exec_mm_release"),
+    ("mm_release", "exec_mm_release"),
+    ("futex_cleanup", "futex_exit_release"),
+    ("futex_cleanup", "futex_exec_release"),
+    ("do_wait", "kernel_wait4"),
+    ("wait_consider_task", "do_wait"),
+}
+
+
+def test_fork_exit_exec_and_fair_class_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in TASK_CALLS} | {"kernel_wait4", "get_task_mm"}, [
+        (["progtest", "fork"], None),            # fork, the child's exit, the parent's wait4
+        (["progtest", "spawn"], None),           # posix_spawn: clone, exec
+        (["cat", "/proc/self/cmdline"], b"cat\0/proc/self/cmdline\0"),
+        (["fsop", "task", "/tmp/fsop-btask"], None),   # threads: a running one preempted
+        (["getuid-loop", "30000"], None),
+    ])
+    assert TASK_CALLS <= calls, TASK_CALLS - calls
+    called = {f for f, _ in calls}
+    assert {"kernel_wait4", "get_task_mm"} <= called

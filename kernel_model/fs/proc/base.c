@@ -173,21 +173,21 @@ static const char *proc_root_link(struct dentry *dentry, struct inode *inode, ch
 	return err ? (void *)(long)err : path_link(&path, buf);
 }
 
-/* The address space of process pid, a reference held (get_task_mm(): NULL for a kernel
- * thread or one that is exiting); mmput() when done. */
+/* The address space of process pid, a reference held; mmput() when done.  (Preemption off
+ * while it is asked: rcu_read_lock(), a reaped task is freed after a grace period.) */
 static notrace struct mm_struct *get_pid_task_mm(pid_t pid)
 {
 	struct task_struct *t;
 	struct mm_struct *mm = NULL;
 	unsigned long flags;
 
+	preempt_disable();
 	spin_lock_irqsave(&sched_lock, flags);
 	t = find_task_by_pid(pid);
-	if (t && t->mm && !(t->flags & (PF_KTHREAD | PF_EXITING)) && !t->exit_state) {
-		mm = t->mm;
-		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
-	}
 	spin_unlock_irqrestore(&sched_lock, flags);
+	if (t)
+		mm = get_task_mm(t);
+	preempt_enable();
 	return mm;
 }
 
