@@ -44,6 +44,34 @@ void seq_putc(struct seq_file *m, char c)
 	seq_write(m, &c, 1);
 }
 
+/* A number after a delimiter, at least width wide (space-padded): 6.1's fast path of /proc */
+noinline void seq_put_decimal_ull_width(struct seq_file *m, const char *delimiter, unsigned long long num,
+					unsigned int width)
+{
+	char digits[24];
+	int len = 0;
+
+	if (delimiter && delimiter[0]) {
+		if (delimiter[1] == 0)
+			seq_putc(m, delimiter[0]);
+		else
+			seq_puts(m, delimiter);
+	}
+	do {
+		digits[len++] = '0' + num % 10;
+		num /= 10;
+	} while (num);
+	while (width-- > (unsigned int)len)
+		seq_putc(m, ' ');
+	while (len)
+		seq_putc(m, digits[--len]);
+}
+
+noinline void seq_put_decimal_ull(struct seq_file *m, const char *delimiter, unsigned long long num)
+{
+	seq_put_decimal_ull_width(m, delimiter, num, 0);
+}
+
 /* Fill the buffer: the show function again with twice the room while it overflows. */
 static notrace int seq_fill(struct seq_file *m)
 {

@@ -825,6 +825,8 @@ int single_release(struct inode *inode, struct file *file);
 void seq_printf(struct seq_file *m, const char *fmt, ...);
 void seq_puts(struct seq_file *m, const char *s);
 void seq_putc(struct seq_file *m, char c);
+void seq_put_decimal_ull_width(struct seq_file *m, const char *delimiter, unsigned long long num, unsigned int width);
+void seq_put_decimal_ull(struct seq_file *m, const char *delimiter, unsigned long long num);
 void seq_write(struct seq_file *m, const void *data, size_t len);
 int seq_path(struct seq_file *m, const struct path *path, const char *esc);
 

@@ -446,6 +446,8 @@ struct vfork_done {
 void mm_release(struct task_struct *tsk, struct mm_struct *mm);
 void exit_mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct mm_struct *get_task_mm(struct task_struct *task);
+#define RLIMIT_SIGPENDING 11
+unsigned long task_rlimit(const struct task_struct *task, unsigned int limit);
 void exec_mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct kernel_clone_args {
 	u64 flags;

@@ -31,6 +31,14 @@
 struct rlimit64 { u64 rlim_cur, rlim_max; };
 
 /* INIT_RLIMITS as 6.1 sets them for init, and what a process inherits from it */
+static const struct rlimit64 init_rlimits[RLIM_NLIMITS];
+
+/* task_rlimit(): a task's soft limit (every task has init's here) */
+notrace unsigned long task_rlimit(const struct task_struct *task, unsigned int limit)
+{
+	return limit < RLIM_NLIMITS ? init_rlimits[limit].rlim_cur : 0;
+}
+
 static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
 	[RLIMIT_CPU]		= { RLIM_INFINITY, RLIM_INFINITY },
 	[RLIMIT_FSIZE]		= { RLIM_INFINITY, RLIM_INFINITY },

@@ -290,3 +290,33 @@ def test_fork_exit_exec_and_fair_class_calls(machine):
     assert TASK_CALLS <= calls, TASK_CALLS - calls
     called = {f for f, _ in calls}
     assert {"kernel_wait4", "get_task_mm"} <= called
+
+
+# fs/proc/array.c, fs/seq_file.c
+PROC_CALLS = {
+    ("proc_task_name", "proc_pid_status"),
+    ("seq_put_decimal_ull", "proc_pid_status"),
+    ("seq_put_decimal_ull_width", "seq_put_decimal_ull"),
+    ("task_mem", "proc_pid_status"),
+    ("seq_put_decimal_ull_width", "task_mem"),
+    ("render_sigset_t", "proc_pid_status"),
+}
+# 6.1's /proc/self/status of a cat, as far as the model has its lines (real-tracefs)
+STATUS_KEYS = ["Name", "Umask", "State", "Tgid", "Ngid", "Pid", "PPid", "TracerPid", "Uid", "Gid",
+               "FDSize", "Groups", "NStgid", "NSpid", "NSpgid", "NSsid", "VmPeak", "VmSize", "VmLck",
+               "VmPin", "VmHWM", "VmRSS", "RssAnon", "RssFile", "RssShmem", "VmData", "VmStk", "VmExe",
+               "VmLib", "VmPTE", "VmSwap", "CoreDumping", "Threads", "SigQ", "SigPnd", "ShdPnd",
+               "SigBlk", "SigIgn", "SigCgt"]
+
+
+def test_proc_status_as_6_1_writes_it(machine):
+    calls = traced_calls(machine, {f for f, _ in PROC_CALLS}, [(["cat", "/proc/self/status"], None)])
+    assert PROC_CALLS <= calls, PROC_CALLS - calls
+    out = run(machine, ["cat", "/proc/self/status"]).decode()
+    lines = out.splitlines()
+    assert [line.split(":")[0] for line in lines] == STATUS_KEYS, out
+    fields = dict(line.split(":\t", 1) for line in lines)
+    assert fields["Groups"] == " "                     # 6.1's trailing space
+    assert re.fullmatch(r" *\d+ kB", fields["VmSize"]) and len(fields["VmSize"]) == 11
+    assert re.fullmatch(r"[0-9a-f]{16}", fields["SigBlk"])
+    assert fields["SigQ"] == "0/16383"                 # RLIMIT_SIGPENDING's soft limit
