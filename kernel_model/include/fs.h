@@ -783,6 +783,13 @@ static inline size_t iov_iter_count(const struct iov_iter *i) { return i->count;
 /* lib/iov_iter.c: a user iovec array as an iterator; *iovp is set to what to kfree (or NULL) */
 ssize_t __import_iovec(int type, const struct iovec *uvec, unsigned nr_segs, unsigned fast_segs,
 		       struct iovec **iovp, struct iov_iter *i);
+/* an iterator over one user buffer (include/linux/uio.h) */
+static inline void iov_iter_ubuf(struct iov_iter *i, unsigned int direction, void *buf, size_t count)
+{
+	*i = (struct iov_iter){ .iter_type = ITER_UBUF, .data_source = direction, .ubuf = buf,
+				.nr_segs = 1, .count = count };
+}
+
 static inline void init_sync_kiocb(struct kiocb *kiocb, struct file *filp)
 {
 	kiocb->ki_filp = filp;

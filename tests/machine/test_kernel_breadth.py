@@ -320,3 +320,22 @@ def test_proc_status_as_6_1_writes_it(machine):
     assert re.fullmatch(r" *\d+ kB", fields["VmSize"]) and len(fields["VmSize"]) == 11
     assert re.fullmatch(r"[0-9a-f]{16}", fields["SigBlk"])
     assert fields["SigQ"] == "0/16383"                 # RLIMIT_SIGPENDING's soft limit
+
+
+# mm/mmap.c, mm/util.c, fs/seq_file.c
+MMAP_SEQ_CALLS = {
+    ("vm_mmap", "elf_map"),
+    ("vm_mmap_pgoff", "vm_mmap"),
+    ("split_vma", "mprotect_fixup"),
+    ("__split_vma", "split_vma"),
+    ("seq_read_iter", "seq_read"),
+    ("seq_open", "single_open"),
+}
+
+
+def test_mmap_and_seq_file_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in MMAP_SEQ_CALLS}, [
+        (["progtest", "mmap"], None),            # exec's elf_map; mprotect of a middle page
+        (["cat", "/proc/self/status"], None),
+    ])
+    assert MMAP_SEQ_CALLS <= calls, MMAP_SEQ_CALLS - calls
