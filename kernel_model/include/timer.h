@@ -97,7 +97,12 @@ static __always_inline bool timer_pending(const struct timer_list *timer)
 void add_timer(struct timer_list *timer);
 void add_timer_on(struct timer_list *timer, int cpu);
 int mod_timer(struct timer_list *timer, unsigned long expires);
-int del_timer(struct timer_list *timer);
+int timer_delete(struct timer_list *timer);
+int __timer_delete_sync(struct timer_list *timer, bool shutdown);
+static inline int del_timer(struct timer_list *timer) { return timer_delete(timer); }
+/* timer_delete_sync() (a sibling call in 6.1's build: __timer_delete_sync's caller is the
+ * del_timer_sync() caller's) */
+static inline int del_timer_sync(struct timer_list *timer) { return __timer_delete_sync(timer, false); }
 void run_local_timers(void);
 u64 get_next_timer_interrupt(unsigned long basej, u64 basem);
 void init_timers(void);

@@ -339,3 +339,21 @@ def test_mmap_and_seq_file_calls(machine):
         (["cat", "/proc/self/status"], None),
     ])
     assert MMAP_SEQ_CALLS <= calls, MMAP_SEQ_CALLS - calls
+
+
+# kernel/time/timer.c
+TIMER_CALLS = {
+    ("lock_timer_base", "__mod_timer"),
+    ("lock_timer_base", "timer_delete"),
+    ("lock_timer_base", "__timer_delete_sync"),
+    ("timer_delete", "sk_stop_timer"),                  # del_timer (inline)
+    ("__timer_delete_sync", "schedule_timeout"),       # del_timer_sync: 6.1's trace shows it so
+}
+
+
+def test_timer_wheel_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in TIMER_CALLS}, [
+        (["fsop", "task", "/tmp/fsop-timer"], None),
+        (["nettest", "tcp"], None),
+    ])
+    assert TIMER_CALLS <= calls, TIMER_CALLS - calls
