@@ -113,23 +113,55 @@ static __always_inline struct list_head *hrtimer_queue(int cpu)
 	return &cpu_data[cpu].timers;
 }
 
-void hrtimer_init(struct hrtimer *timer, clockid_t clock_id, enum hrtimer_mode mode)
+static noinline void __hrtimer_init(struct hrtimer *timer, clockid_t clock_id, enum hrtimer_mode mode)
 {
-	trace_hrtimer_init(timer, clock_id, mode);
 	memset(timer, 0, sizeof(*timer));
 	INIT_LIST_HEAD(&timer->node);
 	timer->is_rel = mode & HRTIMER_MODE_REL;
 	timer->is_hard = !!(mode & HRTIMER_MODE_HARD);
 }
 
+void hrtimer_init(struct hrtimer *timer, clockid_t clock_id, enum hrtimer_mode mode)
+{
+	trace_hrtimer_init(timer, clock_id, mode);	/* debug_init() */
+	__hrtimer_init(timer, clock_id, mode);
+}
+
+/* The first expiry of a cpu's queue (6.1's per clock base; one sorted queue here) */
+static noinline ktime_t __hrtimer_next_event_base(int cpu)
+{
+	struct list_head *q = hrtimer_queue(cpu);
+
+	return list_empty(q) ? KTIME_MAX : list_first_entry(q, struct hrtimer, node)->expires;
+}
+
+/* The cpu's next hrtimer event; hrtimer_lock held */
+static noinline ktime_t hrtimer_update_next_event(int cpu)
+{
+	return __hrtimer_next_event_base(cpu);	/* __hrtimer_get_next_event(), inlined */
+}
+
+/* This cpu's tick device (the local APIC timer) programmed for expires; none due (KTIME_MAX):
+ * stopped */
+noinline int tick_program_event(ktime_t expires, int force)
+{
+	struct clock_event_device *dev = &lapic_events[smp_processor_id()];
+
+	if (unlikely(expires == KTIME_MAX)) {
+		dev->next_event = KTIME_MAX;	/* clockevents_switch_state(ONESHOT_STOPPED) */
+		dev->set_next_event(KTIME_MAX, dev);
+		return 0;
+	}
+	return clockevents_program_event(dev, expires);
+}
+
 /* The local timer fires for the first timer of this cpu's queue; callers hold hrtimer_lock. */
 static noinline void hrtimer_reprogram(int cpu)
 {
-	struct list_head *q = hrtimer_queue(cpu);
-	u64 next = list_empty(q) ? KTIME_MAX : list_first_entry(q, struct hrtimer, node)->expires;
+	ktime_t next = hrtimer_update_next_event(cpu);
 
 	if (cpu == smp_processor_id() && next != lapic_events[cpu].next_event)
-		clockevents_program_event(&lapic_events[cpu], next);
+		tick_program_event(next, 1);
 }
 
 /* true: it is the first of its queue now */
@@ -323,7 +355,7 @@ void hrtimer_interrupt(struct clock_event_device *dev)
 	raw_spin_lock(&hrtimer_lock);
 	dev->next_event = KTIME_MAX;
 	__hrtimer_run_queues(now);
-	hrtimer_reprogram(smp_processor_id());
+	hrtimer_reprogram(smp_processor_id());	/* hrtimer_update_next_event, tick_program_event */
 	raw_spin_unlock(&hrtimer_lock);
 }
 

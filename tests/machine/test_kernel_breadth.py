@@ -357,3 +357,21 @@ def test_timer_wheel_calls(machine):
         (["nettest", "tcp"], None),
     ])
     assert TIMER_CALLS <= calls, TIMER_CALLS - calls
+
+
+# kernel/time/hrtimer.c, tick-oneshot.c
+HRTIMER_CALLS = {
+    ("__hrtimer_init", "hrtimer_init"),
+    ("hrtimer_update_next_event", "hrtimer_reprogram"),
+    ("__hrtimer_next_event_base", "hrtimer_update_next_event"),
+    ("tick_program_event", "hrtimer_reprogram"),
+    ("clockevents_program_event", "tick_program_event"),
+}
+
+
+def test_hrtimer_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in HRTIMER_CALLS}, [
+        (["sleep", "0.1"], None),
+        (["progtest", "fork"], None),            # copy_signal's real_timer: hrtimer_init
+    ])
+    assert HRTIMER_CALLS <= calls, HRTIMER_CALLS - calls
