@@ -152,23 +152,27 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 
 SYSCALL_DEFINE0(geteuid)
 {
-	return current->euid;
+	return from_kuid_munged(&init_user_ns, current->euid);
 }
 
 SYSCALL_DEFINE0(getgid)
 {
-	return current->gid;
+	return from_kgid_munged(&init_user_ns, current->gid);
 }
 
 SYSCALL_DEFINE0(getegid)
 {
-	return current->egid;
+	return from_kgid_munged(&init_user_ns, current->egid);
 }
 
 noinline long __sys_setregid(gid_t rgid, gid_t egid)
 {
 	struct task_struct *me = current;
 	gid_t new_gid = me->gid, new_egid = me->egid, new_sgid = me->sgid;
+	kgid_t krgid = make_kgid(&init_user_ns, rgid), kegid = make_kgid(&init_user_ns, egid);
+
+	if ((rgid != INVALID_ID && !gid_valid(krgid)) || (egid != INVALID_ID && !gid_valid(kegid)))
+		return -EINVAL;
 
 	if (rgid != INVALID_ID) {
 		if (me->gid != rgid && me->egid != rgid && !ns_capable_setid(&init_user_ns, CAP_SETGID))
@@ -197,8 +201,9 @@ SYSCALL_DEFINE2(setregid, gid_t, rgid, gid_t, egid)
 noinline long __sys_setgid(gid_t gid)
 {
 	struct task_struct *me = current;
+	kgid_t kgid = make_kgid(&init_user_ns, gid);
 
-	if (gid == INVALID_ID)
+	if (!gid_valid(kgid))
 		return -EINVAL;
 	if (ns_capable_setid(&init_user_ns, CAP_SETGID))
 		me->gid = me->egid = me->sgid = me->fsgid = gid;
@@ -218,6 +223,10 @@ noinline long __sys_setreuid(uid_t ruid, uid_t euid)
 {
 	struct task_struct *me = current;
 	uid_t new_uid = me->uid, new_euid = me->euid, new_suid = me->suid;
+	kuid_t kruid = make_kuid(&init_user_ns, ruid), keuid = make_kuid(&init_user_ns, euid);
+
+	if ((ruid != INVALID_ID && !uid_valid(kruid)) || (euid != INVALID_ID && !uid_valid(keuid)))
+		return -EINVAL;
 
 	if (ruid != INVALID_ID) {
 		if (me->uid != ruid && me->euid != ruid && !ns_capable_setid(&init_user_ns, CAP_SETUID))
@@ -246,8 +255,9 @@ SYSCALL_DEFINE2(setreuid, uid_t, ruid, uid_t, euid)
 noinline long __sys_setuid(uid_t uid)
 {
 	struct task_struct *me = current;
+	kuid_t kuid = make_kuid(&init_user_ns, uid);
 
-	if (uid == INVALID_ID)
+	if (!uid_valid(kuid))
 		return -EINVAL;
 	if (ns_capable_setid(&init_user_ns, CAP_SETUID))
 		me->uid = me->suid = uid;
@@ -271,6 +281,12 @@ static inline bool new_id(u32 id, u32 a, u32 b, u32 c)
 noinline long __sys_setresuid(uid_t ruid, uid_t euid, uid_t suid)
 {
 	struct task_struct *me = current;
+	kuid_t kruid = make_kuid(&init_user_ns, ruid), keuid = make_kuid(&init_user_ns, euid),
+	       ksuid = make_kuid(&init_user_ns, suid);
+
+	if ((ruid != INVALID_ID && !uid_valid(kruid)) || (euid != INVALID_ID && !uid_valid(keuid)) ||
+	    (suid != INVALID_ID && !uid_valid(ksuid)))
+		return -EINVAL;
 
 	if ((ruid == INVALID_ID || ruid == me->uid) &&
 	    (euid == INVALID_ID || (euid == me->euid && euid == me->fsuid)) &&
@@ -307,12 +323,19 @@ SYSCALL_DEFINE3(getresuid, uid_t *, ruidp, uid_t *, euidp, uid_t *, suidp)
 {
 	struct task_struct *me = current;
 
-	return put_ids(me->uid, ruidp, me->euid, euidp, me->suid, suidp);
+	return put_ids(from_kuid_munged(&init_user_ns, me->uid), ruidp, from_kuid_munged(&init_user_ns, me->euid),
+		       euidp, from_kuid_munged(&init_user_ns, me->suid), suidp);
 }
 
 noinline long __sys_setresgid(gid_t rgid, gid_t egid, gid_t sgid)
 {
 	struct task_struct *me = current;
+	kgid_t krgid = make_kgid(&init_user_ns, rgid), kegid = make_kgid(&init_user_ns, egid),
+	       ksgid = make_kgid(&init_user_ns, sgid);
+
+	if ((rgid != INVALID_ID && !gid_valid(krgid)) || (egid != INVALID_ID && !gid_valid(kegid)) ||
+	    (sgid != INVALID_ID && !gid_valid(ksgid)))
+		return -EINVAL;
 
 	if ((rgid == INVALID_ID || rgid == me->gid) &&
 	    (egid == INVALID_ID || (egid == me->egid && egid == me->fsgid)) &&
@@ -340,7 +363,8 @@ SYSCALL_DEFINE3(getresgid, gid_t *, rgidp, gid_t *, egidp, gid_t *, sgidp)
 {
 	struct task_struct *me = current;
 
-	return put_ids(me->gid, rgidp, me->egid, egidp, me->sgid, sgidp);
+	return put_ids(from_kgid_munged(&init_user_ns, me->gid), rgidp, from_kgid_munged(&init_user_ns, me->egid),
+		       egidp, from_kgid_munged(&init_user_ns, me->sgid), sgidp);
 }
 
 /* setfsuid/setfsgid: the old id, whether or not the new one was allowed */

@@ -375,3 +375,29 @@ def test_hrtimer_calls(machine):
         (["progtest", "fork"], None),            # copy_signal's real_timer: hrtimer_init
     ])
     assert HRTIMER_CALLS <= calls, HRTIMER_CALLS - calls
+
+
+# kernel/user_namespace.c: ids in and out of the initial namespace
+USERNS_CALLS = {
+    ("from_kuid", "from_kuid_munged"),
+    ("map_id_up", "from_kuid"),
+    ("from_kgid", "from_kgid_munged"),
+    ("map_id_up", "from_kgid"),
+    ("from_kuid_munged", "cp_new_stat"),
+    ("from_kgid_munged", "cp_new_stat"),
+    ("from_kuid_munged", "proc_pid_status"),
+    ("make_kuid", "__sys_setuid"),
+    ("map_id_range_down", "make_kuid"),
+    ("make_kgid", "__sys_setgid"),
+    ("map_id_range_down", "make_kgid"),
+}
+
+
+def test_user_namespace_id_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in USERNS_CALLS}, [
+        (["fsop", "stat", "/tmp/fsop-ustat"], None),
+        (["fsop", "task", "/tmp/fsop-utask"], None),   # the set*id calls, a child becoming uid 1000
+        (["cat", "/proc/self/status"], None),
+        (["getuid-loop", "3"], None),
+    ])
+    assert USERNS_CALLS <= calls, USERNS_CALLS - calls

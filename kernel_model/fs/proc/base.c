@@ -234,14 +234,14 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 	seq_put_decimal_ull(m, "\nPid:\t", s.pid);
 	seq_put_decimal_ull(m, "\nPPid:\t", s.ppid);
 	seq_put_decimal_ull(m, "\nTracerPid:\t", 0);
-	seq_put_decimal_ull(m, "\nUid:\t", s.uid);
-	seq_put_decimal_ull(m, "\t", s.euid);
-	seq_put_decimal_ull(m, "\t", s.suid);
-	seq_put_decimal_ull(m, "\t", s.fsuid);
-	seq_put_decimal_ull(m, "\nGid:\t", s.gid);
-	seq_put_decimal_ull(m, "\t", s.egid);
-	seq_put_decimal_ull(m, "\t", s.sgid);
-	seq_put_decimal_ull(m, "\t", s.fsgid);
+	seq_put_decimal_ull(m, "\nUid:\t", from_kuid_munged(&init_user_ns, s.uid));
+	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.euid));
+	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.suid));
+	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.fsuid));
+	seq_put_decimal_ull(m, "\nGid:\t", from_kgid_munged(&init_user_ns, s.gid));
+	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.egid));
+	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.sgid));
+	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.fsgid));
 	seq_put_decimal_ull(m, "\nFDSize:\t", s.fdsize);
 	seq_puts(m, "\nGroups:\t");	/* no supplementary groups */
 	seq_putc(m, ' ');		/* (6.1's trailing space) */
