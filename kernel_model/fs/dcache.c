@@ -99,11 +99,6 @@ noinline struct dentry *d_alloc_anon(struct super_block *sb)
 	return __d_alloc(sb, NULL);
 }
 
-/* A dentry no directory holds, for a file of its own (a pipe's, an anonymous inode's) */
-noinline struct dentry *d_alloc_pseudo(struct super_block *sb, const struct qstr *name)
-{
-	return __d_alloc(sb, name);	/* (DCACHE_NORCU: freed without a grace period) */
-}
 
 struct dentry *d_alloc_name(struct dentry *parent, const char *name)
 {

@@ -47,7 +47,8 @@ noinline struct file *alloc_file(const struct path *path, int flags, const struc
 	return file;
 }
 
-/* A file on an inode that no directory names (pipes): a dentry of its own. */
+/* A file on an inode that no directory names (pipes, the kernel's programs): a dentry of its
+ * own on the fs root, so that d_path names it "/NAME". */
 /* A second file on base's dentry (a pipe's read end) */
 noinline struct file *alloc_file_clone(struct file *base, int flags, const struct file_operations *fops)
 {
@@ -67,7 +68,7 @@ noinline struct file *alloc_file_pseudo(struct inode *inode, struct vfsmount *mn
 	struct path path;
 	struct file *file;
 
-	path.dentry = d_alloc_pseudo(mnt->mnt_sb, &this);
+	path.dentry = d_alloc(mnt->mnt_sb->s_root, &this);	/* (6.1: d_alloc_pseudo, d_path by anon_ops) */
 	if (!path.dentry)
 		return (void *)(long)-ENOMEM;
 	path.mnt = mntget(mnt);

@@ -643,7 +643,6 @@ extern struct vfsmount *root_mnt;
 /* dcache.c, inode.c */
 struct dentry *d_alloc(struct dentry *parent, const struct qstr *name);
 struct dentry *d_alloc_anon(struct super_block *sb);
-struct dentry *d_alloc_pseudo(struct super_block *sb, const struct qstr *name);
 void d_set_d_op(struct dentry *dentry, const struct dentry_operations *op);
 bool d_same_name(const struct dentry *dentry, const struct dentry *parent, const struct qstr *name);
 void inode_sb_list_add(struct inode *inode);

@@ -212,9 +212,7 @@ VFS_CALLS = {
     ("inode_update_time", "touch_atime"),
     # the dcache
     ("__d_alloc", "d_alloc"),
-    ("__d_alloc", "d_alloc_pseudo"),
     ("d_set_d_op", "__d_alloc"),
-    ("d_alloc_pseudo", "alloc_file_pseudo"),
     ("alloc_file_clone", "create_pipe_files"),
     ("__d_instantiate", "d_instantiate"),
     ("d_same_name", "__d_lookup"),
