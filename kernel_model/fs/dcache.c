@@ -27,14 +27,30 @@ static notrace struct list_head *d_hash(const struct dentry *parent, u32 hash)
 	return &dentry_hashtable[(hash + ((u64)parent >> 6)) & ((1 << D_HASH_BITS) - 1)];
 }
 
-noinline struct dentry *d_alloc(struct dentry *parent, const struct qstr *name)
+/* The operations of a dentry, and the flags that say which it has */
+noinline void d_set_d_op(struct dentry *dentry, const struct dentry_operations *op)
 {
+	dentry->d_op = op;
+	dentry->d_flags &= ~(DCACHE_OP_REVALIDATE | DCACHE_OP_DELETE);
+	if (!op)
+		return;
+	if (op->d_revalidate)
+		dentry->d_flags |= DCACHE_OP_REVALIDATE;
+	if (op->d_delete)
+		dentry->d_flags |= DCACHE_OP_DELETE;
+}
+
+/* A dentry of the super block, named (NULL: "/"), its own parent until someone links it */
+static noinline struct dentry *__d_alloc(struct super_block *sb, const struct qstr *name)
+{
+	static const struct qstr slash_name = QSTR_INIT((const unsigned char *)"/", 1);
 	struct dentry *dentry = kmem_cache_zalloc(dentry_cache, GFP_KERNEL);
 	char *dname;
-	unsigned long flags;
 
 	if (!dentry)
 		return NULL;
+	if (!name)
+		name = &slash_name;
 	if (name->len >= DNAME_INLINE_LEN) {
 		dname = kmalloc(name->len + 1, GFP_KERNEL);
 		if (!dname) {
@@ -48,25 +64,41 @@ noinline struct dentry *d_alloc(struct dentry *parent, const struct qstr *name)
 	dname[name->len] = 0;
 	dentry->d_name.name = (unsigned char *)dname;
 	dentry->d_name.len = name->len;
-	dentry->d_name.hash = full_name_hash(parent, dname, name->len);
+	dentry->d_name.hash = full_name_hash(NULL, dname, name->len);
 	dentry->d_lockref.count = 1;
+	dentry->d_parent = dentry;
+	dentry->d_sb = sb;
 	INIT_LIST_HEAD(&dentry->d_hash);
 	INIT_LIST_HEAD(&dentry->d_lru);
 	INIT_LIST_HEAD(&dentry->d_subdirs);
 	INIT_LIST_HEAD(&dentry->d_child);
 	INIT_LIST_HEAD(&dentry->d_alias);
-	if (parent) {
-		dentry->d_parent = dget(parent);
-		dentry->d_sb = parent->d_sb;
-		dentry->d_op = parent->d_sb->s_d_op;
-		spin_lock_irqsave(&dcache_lock, flags);
-		list_add_tail(&dentry->d_child, &parent->d_subdirs);
-		spin_unlock_irqrestore(&dcache_lock, flags);
-	} else {
-		dentry->d_parent = dentry;
-	}
+	d_set_d_op(dentry, sb ? sb->s_d_op : NULL);
 	return dentry;
 }
+
+/* A child of parent: its name hashed under the parent, on the parent's list */
+noinline struct dentry *d_alloc(struct dentry *parent, const struct qstr *name)
+{
+	struct dentry *dentry = __d_alloc(parent->d_sb, name);
+	unsigned long flags;
+
+	if (!dentry)
+		return NULL;
+	dentry->d_name.hash = full_name_hash(parent, (const char *)dentry->d_name.name, dentry->d_name.len);
+	dentry->d_parent = dget(parent);
+	spin_lock_irqsave(&dcache_lock, flags);
+	list_add_tail(&dentry->d_child, &parent->d_subdirs);
+	spin_unlock_irqrestore(&dcache_lock, flags);
+	return dentry;
+}
+
+/* A root: no name and no parent (d_make_root's) */
+noinline struct dentry *d_alloc_anon(struct super_block *sb)
+{
+	return __d_alloc(sb, NULL);
+}
+
 
 struct dentry *d_alloc_name(struct dentry *parent, const char *name)
 {
@@ -77,29 +109,35 @@ struct dentry *d_alloc_name(struct dentry *parent, const char *name)
 
 struct dentry *d_make_root(struct inode *root_inode)
 {
-	static const struct qstr slash = QSTR_INIT((const unsigned char *)"/", 1);
 	struct dentry *res = NULL;
 
 	if (root_inode) {
-		res = d_alloc(NULL, &slash);
-		if (res) {
-			res->d_sb = root_inode->i_sb;
-			res->d_op = root_inode->i_sb->s_d_op;
+		res = d_alloc_anon(root_inode->i_sb);
+		if (res)
 			d_instantiate(res, root_inode);
-		} else {
+		else
 			iput(root_inode);
-		}
 	}
 	return res;
 }
 
+/* The dentry names the inode (on the inode's list of aliases) */
+static noinline void __d_instantiate(struct dentry *dentry, struct inode *inode)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dcache_lock, flags);
+	list_add(&dentry->d_alias, &inode->i_dentry);
+	dentry->d_inode = inode;
+	spin_unlock_irqrestore(&dcache_lock, flags);
+}
+
 noinline void d_instantiate(struct dentry *entry, struct inode *inode)
 {
-	if (inode)
+	if (inode) {
 		security_d_instantiate(entry, inode);
-	entry->d_inode = inode;
-	if (inode)
-		list_add(&entry->d_alias, &inode->i_dentry);
+		__d_instantiate(entry, inode);
+	}
 }
 
 static noinline void __d_rehash(struct dentry *entry)
@@ -120,10 +158,16 @@ noinline void d_add(struct dentry *entry, struct inode *inode)
 	spin_unlock_irqrestore(&dcache_lock, flags);
 }
 
+/* Off the hash: lookups no longer find it */
+static noinline void ___d_drop(struct dentry *dentry)
+{
+	list_del_init(&dentry->d_hash);
+}
+
 noinline void __d_drop(struct dentry *dentry)
 {
 	if (!d_unhashed(dentry)) {
-		list_del_init(&dentry->d_hash);
+		___d_drop(dentry);
 		dentry->d_flags &= ~DCACHE_HASHED;
 	}
 }
@@ -137,6 +181,18 @@ noinline void d_drop(struct dentry *dentry)
 	spin_unlock_irqrestore(&dcache_lock, flags);
 }
 
+/* Under dcache_lock, which it drops: the dentry names no inode any more, the inode loses the
+ * reference the name held */
+static noinline void dentry_unlink_inode(struct dentry *dentry, unsigned long flags)
+{
+	struct inode *inode = dentry->d_inode;
+
+	list_del_init(&dentry->d_alias);
+	dentry->d_inode = NULL;
+	spin_unlock_irqrestore(&dcache_lock, flags);
+	iput(inode);
+}
+
 /* The name leaves its inode: a negative dentry if nobody else holds it, else unhashed. */
 noinline void d_delete(struct dentry *dentry)
 {
@@ -145,14 +201,19 @@ noinline void d_delete(struct dentry *dentry)
 
 	spin_lock_irqsave(&dcache_lock, flags);
 	if (dentry->d_lockref.count == 1 && inode) {
-		list_del_init(&dentry->d_alias);
-		dentry->d_inode = NULL;
-		spin_unlock_irqrestore(&dcache_lock, flags);
-		iput(inode);
+		dentry_unlink_inode(dentry, flags);
 		return;
 	}
 	__d_drop(dentry);
 	spin_unlock_irqrestore(&dcache_lock, flags);
+}
+
+/* The dentry's name is name (no file system here compares names its own way: d_compare) */
+noinline bool d_same_name(const struct dentry *dentry, const struct dentry *parent, const struct qstr *name)
+{
+	if (dentry->d_name.len != name->len)
+		return false;
+	return !memcmp(dentry->d_name.name, name->name, name->len);	/* dentry_cmp() */
 }
 
 noinline struct dentry *__d_lookup(const struct dentry *parent, const struct qstr *name)
@@ -162,9 +223,9 @@ noinline struct dentry *__d_lookup(const struct dentry *parent, const struct qst
 	struct dentry *dentry;
 
 	list_for_each_entry(dentry, b, d_hash) {
-		if (dentry->d_parent != parent || dentry->d_name.hash != hash ||
-		    dentry->d_name.len != name->len ||
-		    memcmp(dentry->d_name.name, name->name, name->len))
+		if (dentry->d_name.hash != hash || dentry->d_parent != parent)
+			continue;
+		if (!d_same_name(dentry, parent, name))
 			continue;
 		dentry->d_lockref.count++;
 		return dentry;
@@ -215,11 +276,10 @@ static noinline struct dentry *__dentry_kill(struct dentry *dentry, unsigned lon
 
 	__d_drop(dentry);
 	list_del_init(&dentry->d_child);
-	list_del_init(&dentry->d_alias);
-	dentry->d_inode = NULL;
-	spin_unlock_irqrestore(&dcache_lock, flags);
 	if (inode)
-		iput(inode);
+		dentry_unlink_inode(dentry, flags);
+	else
+		spin_unlock_irqrestore(&dcache_lock, flags);
 	dentry_free(dentry);
 	return parent;
 }
@@ -248,16 +308,14 @@ noinline void dput(struct dentry *dentry)
 	}
 }
 
-/* rename: dentry takes target's place (target is unhashed, dropped by the caller). */
-noinline void d_move(struct dentry *dentry, struct dentry *target)
+/* dentry takes target's name and place, under the lock (no exchange: RENAME_EXCHANGE is not
+ * modelled) */
+static noinline void __d_move(struct dentry *dentry, struct dentry *target, bool exchange, char *dname)
 {
 	struct dentry *old_parent = dentry->d_parent, *new_parent = target->d_parent;
 	unsigned long flags;
-	char *dname = (char *)dentry->d_iname;
 	u32 len = target->d_name.len;
 
-	if (len >= DNAME_INLINE_LEN && !(dname = kmalloc(len + 1, GFP_KERNEL)))
-		return;
 	spin_lock_irqsave(&dcache_lock, flags);
 	__d_drop(dentry);
 	__d_drop(target);
@@ -276,6 +334,16 @@ noinline void d_move(struct dentry *dentry, struct dentry *target)
 		dget(new_parent);
 		dput(old_parent);
 	}
+}
+
+/* rename: dentry takes target's place (target is unhashed, dropped by the caller). */
+noinline void d_move(struct dentry *dentry, struct dentry *target)
+{
+	char *dname = (char *)dentry->d_iname;
+
+	if (target->d_name.len >= DNAME_INLINE_LEN && !(dname = kmalloc(target->d_name.len + 1, GFP_KERNEL)))
+		return;
+	__d_move(dentry, target, false, dname);
 }
 
 noinline void path_get(const struct path *path)

@@ -47,7 +47,20 @@ noinline struct file *alloc_file(const struct path *path, int flags, const struc
 	return file;
 }
 
-/* A file on an inode that no directory names (pipes): a dentry of its own on the fs root. */
+/* A file on an inode that no directory names (pipes, the kernel's programs): a dentry of its
+ * own on the fs root, so that d_path names it "/NAME". */
+/* A second file on base's dentry (a pipe's read end) */
+noinline struct file *alloc_file_clone(struct file *base, int flags, const struct file_operations *fops)
+{
+	struct file *f = alloc_file(&base->f_path, flags, fops);
+
+	if (!IS_ERR(f)) {
+		path_get(&f->f_path);
+		f->f_mapping = base->f_mapping;
+	}
+	return f;
+}
+
 noinline struct file *alloc_file_pseudo(struct inode *inode, struct vfsmount *mnt, const char *name,
 					int flags, const struct file_operations *fops)
 {
@@ -55,7 +68,7 @@ noinline struct file *alloc_file_pseudo(struct inode *inode, struct vfsmount *mn
 	struct path path;
 	struct file *file;
 
-	path.dentry = d_alloc(mnt->mnt_sb->s_root, &this);
+	path.dentry = d_alloc(mnt->mnt_sb->s_root, &this);	/* (6.1: d_alloc_pseudo, d_path by anon_ops) */
 	if (!path.dentry)
 		return (void *)(long)-ENOMEM;
 	path.mnt = mntget(mnt);
@@ -85,6 +98,8 @@ noinline void __fput(struct file *file)
 			file->f_op->release(inode, file);
 		if ((file->f_mode & FMODE_WRITE) && inode)
 			__atomic_sub_fetch(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+		if (file->f_mode & FMODE_WRITER)
+			__mnt_drop_write(file->f_path.mnt);
 	}
 	if (file->f_path.dentry)
 		path_put(&file->f_path);

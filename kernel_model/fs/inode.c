@@ -13,12 +13,13 @@ noinline unsigned int get_next_ino(void)
 	return __atomic_add_fetch(&last_ino, 1, __ATOMIC_RELAXED);
 }
 
-/* the wall clock, as 6.1's (ktime_get_coarse_real_ts64): a file's times are dates */
+/* the wall clock as of the last tick, as 6.1's: a file's times are dates */
 struct timespec64 current_time(struct inode *inode)
 {
-	u64 ns = boot_params.boot_realtime_ns + ktime_get();
+	struct timespec64 now;
 
-	return (struct timespec64){ .tv_sec = ns / 1000000000UL, .tv_nsec = ns % 1000000000UL };
+	ktime_get_coarse_real_ts64(&now);
+	return now;
 }
 
 /* ---- a write's times (fs/inode.c: file_update_time → inode_update_time → generic_update_time) ---- */
@@ -54,7 +55,7 @@ noinline int file_update_time(struct file *file)
 {
 	struct inode *inode = file->f_inode;
 	struct timespec64 now = current_time(inode);
-	int sync_it = 0;
+	int sync_it = 0, ret;
 
 	if (!timespec64_equal(&inode->i_mtime, &now))
 		sync_it = S_MTIME;
@@ -62,7 +63,64 @@ noinline int file_update_time(struct file *file)
 		sync_it |= S_CTIME;
 	if (!sync_it)
 		return 0;
-	return inode_update_time(inode, &now, sync_it);
+	if (__mnt_want_write_file(file))	/* __file_update_time(): a read-only mount keeps them */
+		return 0;
+	ret = inode_update_time(inode, &now, sync_it);
+	__mnt_drop_write_file(file);
+	return ret;
+}
+
+/* ---- access times (relatime: an atime older than the mtime or ctime, or a day old) ---- */
+static inline int timespec64_compare(const struct timespec64 *a, const struct timespec64 *b)
+{
+	if (a->tv_sec != b->tv_sec)
+		return a->tv_sec < b->tv_sec ? -1 : 1;
+	return a->tv_nsec < b->tv_nsec ? -1 : a->tv_nsec > b->tv_nsec;
+}
+
+static inline int relatime_need_update(struct vfsmount *mnt, struct inode *inode, struct timespec64 now)
+{
+	if (!(mnt->mnt_flags & MNT_RELATIME))
+		return 1;
+	if (timespec64_compare(&inode->i_mtime, &inode->i_atime) >= 0)
+		return 1;
+	if (timespec64_compare(&inode->i_ctime, &inode->i_atime) >= 0)
+		return 1;
+	return (long)(now.tv_sec - inode->i_atime.tv_sec) >= 24 * 60 * 60;
+}
+
+noinline bool atime_needs_update(const struct path *path, struct inode *inode)
+{
+	struct vfsmount *mnt = path->mnt;
+	struct timespec64 now;
+
+	if (inode->i_flags & S_NOATIME)
+		return false;
+	if (mnt->mnt_flags & MNT_NOATIME)
+		return false;
+	if ((mnt->mnt_flags & MNT_NODIRATIME) && S_ISDIR(inode->i_mode))
+		return false;
+	now = current_time(inode);
+	if (!relatime_need_update(mnt, inode, now))
+		return false;
+	return !timespec64_equal(&inode->i_atime, &now);
+}
+
+/* The access time to now, where it needs it and the mount may be written (a read-only one
+ * keeps its times) */
+noinline void touch_atime(const struct path *path)
+{
+	struct vfsmount *mnt = path->mnt;
+	struct inode *inode = path->dentry->d_inode;
+	struct timespec64 now;
+
+	if (!atime_needs_update(path, inode))
+		return;
+	if (__mnt_want_write(mnt) != 0)
+		return;
+	now = current_time(inode);
+	inode_update_time(inode, &now, S_ATIME);
+	__mnt_drop_write(mnt);
 }
 
 /* An inode's fields as a new one has them; the security hook's last (ENOMEM if it refuses). */
@@ -105,16 +163,22 @@ noinline struct inode *new_inode_pseudo(struct super_block *sb)
 	return inode;
 }
 
+/* On its super block's list of inodes */
+noinline void inode_sb_list_add(struct inode *inode)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&inode_lock, flags);
+	list_add(&inode->i_sb_list, &inode->i_sb->s_inodes);
+	spin_unlock_irqrestore(&inode_lock, flags);
+}
+
 noinline struct inode *new_inode(struct super_block *sb)
 {
 	struct inode *inode = new_inode_pseudo(sb);
-	unsigned long flags;
 
-	if (inode) {	/* inode_sb_list_add() */
-		spin_lock_irqsave(&inode_lock, flags);
-		list_add(&inode->i_sb_list, &sb->s_inodes);
-		spin_unlock_irqrestore(&inode_lock, flags);
-	}
+	if (inode)
+		inode_sb_list_add(inode);
 	return inode;
 }
 

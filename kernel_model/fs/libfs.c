@@ -19,7 +19,7 @@ noinline struct dentry *simple_lookup(struct inode *dir, struct dentry *dentry, 
 	if (dentry->d_name.len > NAME_MAX)
 		return (void *)(long)-ENAMETOOLONG;
 	if (!dentry->d_sb->s_d_op)
-		dentry->d_op = &simple_dentry_operations;
+		d_set_d_op(dentry, &simple_dentry_operations);
 	d_add(dentry, NULL);
 	return NULL;
 }

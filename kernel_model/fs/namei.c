@@ -322,7 +322,8 @@ static notrace const char *get_link(struct nameidata *nd, struct dentry *link)
 
 	if (++nd->total_link_count > MAXSYMLINKS || nd->nr_links >= MAXSYMLINKS)
 		return (void *)(long)-ELOOP;
-	error = security_inode_follow_link(link, inode, false);	/* pick_link() */
+	touch_atime(&(struct path){ .mnt = nd->path.mnt, .dentry = link });	/* pick_link() */
+	error = security_inode_follow_link(link, inode, false);
 	if (unlikely(error))
 		return (void *)(long)error;
 	if (inode->i_link)
@@ -562,10 +563,29 @@ noinline int user_path_at_empty(int dfd, const char *name, unsigned int flags, s
 	return err;
 }
 
+/* A name the dcache has, still valid by its file system (an invalid one is dropped and looked
+ * up again) */
+static noinline struct dentry *lookup_dcache(const struct qstr *name, struct dentry *dir, unsigned int flags)
+{
+	struct dentry *dentry = d_lookup(dir, name);
+
+	if (dentry && (dentry->d_flags & DCACHE_OP_REVALIDATE)) {
+		int error = dentry->d_op->d_revalidate(dentry, flags);	/* d_revalidate() */
+
+		if (unlikely(error <= 0)) {
+			if (!error)
+				d_drop(dentry);	/* d_invalidate() */
+			dput(dentry);
+			return error ? (void *)(long)error : NULL;
+		}
+	}
+	return dentry;
+}
+
 /* The last component under a locked parent: the dcache, else the file system. */
 noinline struct dentry *lookup_one_qstr_excl(const struct qstr *name, struct dentry *base, unsigned int flags)
 {
-	struct dentry *dentry = d_lookup(base, name), *old;
+	struct dentry *dentry = lookup_dcache(name, base, flags), *old;
 	struct inode *dir = base->d_inode;
 
 	if (dentry)
@@ -637,6 +657,7 @@ static notrace int open_last_lookups(struct nameidata *nd)
 	const struct open_flags *op = nd->op;
 	struct dentry *dir = nd->path.dentry, *dentry;
 	int open_flag = op->open_flag, err;
+	bool got_write;
 
 	if (nd->last_type != LAST_NORM) {
 		if (open_flag & O_CREAT)
@@ -650,17 +671,21 @@ static notrace int open_last_lookups(struct nameidata *nd)
 	}
 	if (nd->last.name[nd->last.len])	/* "name/" with O_CREAT */
 		return -EISDIR;
+	/* not failed yet on a read-only mount: the lookup decides (an existing file opens) */
+	got_write = !mnt_want_write(nd->path.mnt);
 	mutex_lock(&dir->d_inode->i_rwsem);
 	dentry = lookup_one_qstr_excl(&nd->last, dir, 0);
 	if (IS_ERR(dentry)) {
 		mutex_unlock(&dir->d_inode->i_rwsem);
+		if (got_write)
+			mnt_drop_write(nd->path.mnt);
 		return PTR_ERR(dentry);
 	}
 	if (!dentry->d_inode) {
 		struct inode *d = dir->d_inode;
 
 		/* may_o_create(): the path hook, then the directory's permission */
-		err = __mnt_is_readonly(nd->path.mnt) ? -EROFS :
+		err = !got_write ? -EROFS :
 		      security_path_mknod(&nd->path, dentry, op->mode & ~current->fs->umask, 0);
 		if (!err)
 			err = inode_permission(d, MAY_WRITE | MAY_EXEC);
@@ -669,6 +694,8 @@ static notrace int open_last_lookups(struct nameidata *nd)
 		if (!err)
 			err = d->i_op->create(d, dentry, op->mode & ~current->fs->umask, true);
 		mutex_unlock(&dir->d_inode->i_rwsem);
+		if (got_write)
+			mnt_drop_write(nd->path.mnt);
 		if (err) {
 			dput(dentry);
 			return err;
@@ -679,6 +706,8 @@ static notrace int open_last_lookups(struct nameidata *nd)
 		return 0;
 	}
 	mutex_unlock(&dir->d_inode->i_rwsem);
+	if (got_write)
+		mnt_drop_write(nd->path.mnt);
 	if (open_flag & O_EXCL) {
 		dput(dentry);
 		return -EEXIST;
@@ -704,15 +733,21 @@ static notrace int do_open(struct nameidata *nd, struct file *file, const struct
 	} else if (d_is_dir(nd->path.dentry) && (open_flag & O_CREAT)) {
 		return -EISDIR;
 	}
-	if (!S_ISREG(nd->path.dentry->d_inode->i_mode))
+	if (!S_ISREG(nd->path.dentry->d_inode->i_mode)) {
 		open_flag &= ~O_TRUNC;
-	else if (open_flag & O_TRUNC)
+	} else if (open_flag & O_TRUNC) {
+		error = mnt_want_write(nd->path.mnt);
+		if (error)
+			return error;
 		do_truncate = true;
+	}
 	error = may_open(NULL, &nd->path, acc_mode, open_flag);
 	if (!error && !(file->f_mode & FMODE_OPENED))
 		error = vfs_open(&nd->path, file);
 	if (!error && do_truncate)
 		error = do_truncate_file(file);
+	if (do_truncate)
+		mnt_drop_write(nd->path.mnt);
 	return error;
 }
 
@@ -762,6 +797,7 @@ noinline struct file *do_filp_open(int dfd, struct filename *pathname, const str
 /* ---- creating names ---- */
 noinline struct dentry *filename_create(int dfd, struct filename *name, struct path *path, unsigned int lookup_flags)
 {
+	int err2;
 	struct nameidata nd = { .dfd = dfd, .name = name };
 	bool want_dir = lookup_flags & LOOKUP_DIRECTORY;
 	struct dentry *dentry;
@@ -776,14 +812,8 @@ noinline struct dentry *filename_create(int dfd, struct filename *name, struct p
 		err = -EEXIST;
 		goto fail;
 	}
-	if (__mnt_is_readonly(nd.path.mnt)) {
-		/* EEXIST before EROFS, as mnt_want_write comes after the lookup in 6.1 */
-		dentry = lookup_one_qstr_excl(&nd.last, nd.path.dentry, 0);
-		err = IS_ERR(dentry) ? PTR_ERR(dentry) : dentry->d_inode ? -EEXIST : -EROFS;
-		if (!IS_ERR(dentry))
-			dput(dentry);
-		goto fail;
-	}
+	/* a read-only mount fails later, so that the lookup's errors come first (EEXIST) */
+	err2 = mnt_want_write(nd.path.mnt);
 	mutex_lock(&nd.path.dentry->d_inode->i_rwsem);
 	dentry = lookup_one_qstr_excl(&nd.last, nd.path.dentry, 0);
 	if (IS_ERR(dentry)) {
@@ -800,6 +830,11 @@ noinline struct dentry *filename_create(int dfd, struct filename *name, struct p
 		err = -ENOENT;
 		goto unlock;
 	}
+	if (err2) {
+		dput(dentry);
+		err = err2;
+		goto unlock;
+	}
 	*path = nd.path;
 	nd.path.mnt = NULL;
 	nd.path.dentry = NULL;
@@ -807,6 +842,8 @@ noinline struct dentry *filename_create(int dfd, struct filename *name, struct p
 	return dentry;
 unlock:
 	mutex_unlock(&nd.path.dentry->d_inode->i_rwsem);
+	if (!err2)
+		mnt_drop_write(nd.path.mnt);
 fail:
 	terminate_walk(&nd);
 	return (void *)(long)err;
@@ -816,6 +853,7 @@ noinline void done_path_create(struct path *path, struct dentry *dentry)
 {
 	dput(dentry);
 	mutex_unlock(&path->dentry->d_inode->i_rwsem);
+	mnt_drop_write(path->mnt);
 	path_put(path);
 }
 
@@ -1094,6 +1132,26 @@ SYSCALL_DEFINE2(link, const char *, oldname, const char *, newname)
 }
 
 /* ---- removing names ---- */
+/* In a sticky directory (/tmp), only the file's owner, the directory's or CAP_FOWNER may
+ * remove or rename it */
+noinline bool __check_sticky(void *idmap, struct inode *dir, struct inode *inode)
+{
+	uid_t fsuid = current->fsuid;
+
+	if (inode->i_uid == fsuid)
+		return false;
+	if (dir->i_uid == fsuid)
+		return false;
+	return !capable_wrt_inode_uidgid(idmap, inode, CAP_FOWNER);
+}
+
+static inline bool check_sticky(void *idmap, struct inode *dir, struct inode *inode)
+{
+	if (!(dir->i_mode & S_ISVTX))
+		return false;
+	return __check_sticky(idmap, dir, inode);
+}
+
 static noinline int may_delete(struct inode *dir, struct dentry *victim, bool isdir)
 {
 	int error;
@@ -1103,6 +1161,8 @@ static noinline int may_delete(struct inode *dir, struct dentry *victim, bool is
 	error = inode_permission(dir, MAY_WRITE | MAY_EXEC);
 	if (error)
 		return error;
+	if (check_sticky(NULL, dir, victim->d_inode))
+		return -EPERM;
 	if (isdir) {
 		if (!d_is_dir(victim))
 			return -ENOTDIR;
@@ -1155,7 +1215,7 @@ noinline int vfs_unlink(void *idmap, struct inode *dir, struct dentry *dentry, s
 }
 
 /* unlink and rmdir: the parent, then the victim under its lock. */
-static notrace struct dentry *lookup_victim(int dfd, struct filename *name, struct nameidata *nd, int *err, bool rmdir)
+static __always_inline struct dentry *lookup_victim(int dfd, struct filename *name, struct nameidata *nd, int *err, bool rmdir)
 {
 	struct dentry *dentry;
 
@@ -1169,24 +1229,26 @@ static notrace struct dentry *lookup_victim(int dfd, struct filename *name, stru
 		       nd->last_type == LAST_DOTDOT ? -ENOTEMPTY : -EBUSY;
 		return NULL;
 	}
+	*err = mnt_want_write(nd->path.mnt);
+	if (*err)
+		return NULL;
 	mutex_lock(&nd->path.dentry->d_inode->i_rwsem);
 	dentry = lookup_one_qstr_excl(&nd->last, nd->path.dentry, 0);
 	if (IS_ERR(dentry)) {
 		*err = PTR_ERR(dentry);
-		mutex_unlock(&nd->path.dentry->d_inode->i_rwsem);
-		return NULL;
+		goto unlock;
 	}
 	if (!dentry->d_inode) {
 		*err = -ENOENT;
-	} else if (__mnt_is_readonly(nd->path.mnt)) {
-		*err = -EROFS;
 	} else if (!rmdir && nd->last.name[nd->last.len] && !d_is_dir(dentry)) {
 		*err = -ENOTDIR;
 	} else {
-		return dentry;
+		return dentry;	/* the caller drops the lock and the write access */
 	}
 	dput(dentry);
+unlock:
 	mutex_unlock(&nd->path.dentry->d_inode->i_rwsem);
+	mnt_drop_write(nd->path.mnt);
 	return NULL;
 }
 
@@ -1205,6 +1267,7 @@ noinline int do_rmdir(int dfd, struct filename *name)
 			error = vfs_rmdir(NULL, nd.path.dentry->d_inode, dentry);
 		dput(dentry);
 		mutex_unlock(&nd.path.dentry->d_inode->i_rwsem);
+		mnt_drop_write(nd.path.mnt);
 	}
 	terminate_walk(&nd);
 	putname(name);
@@ -1231,6 +1294,7 @@ noinline int do_unlinkat(int dfd, struct filename *name)
 			error = vfs_unlink(NULL, nd.path.dentry->d_inode, dentry, NULL);
 		dput(dentry);
 		mutex_unlock(&nd.path.dentry->d_inode->i_rwsem);
+		mnt_drop_write(nd.path.mnt);
 	}
 	terminate_walk(&nd);
 	putname(name);
@@ -1338,8 +1402,8 @@ noinline int do_renameat2(int olddfd, struct filename *from, int newdfd, struct 
 		goto exit1;
 	if (nnd.last_type != LAST_NORM)
 		goto exit1;
-	error = -EROFS;
-	if (__mnt_is_readonly(ond.path.mnt))
+	error = mnt_want_write(ond.path.mnt);
+	if (error)
 		goto exit1;
 	mutex_lock(&rename_mutex);
 	a = ond.path.dentry->d_inode;
@@ -1400,6 +1464,7 @@ exit_lock:
 	if (a != b)
 		mutex_unlock(&b->i_rwsem);
 	mutex_unlock(&rename_mutex);
+	mnt_drop_write(ond.path.mnt);
 exit1:
 	terminate_walk(&ond);
 	terminate_walk(&nnd);
@@ -1468,8 +1533,10 @@ noinline int do_readlinkat(int dfd, const char *pathname, char *buf, int bufsiz)
 	if (error)
 		return error;
 	error = security_inode_readlink(path.dentry);
-	if (!error)
+	if (!error) {
+		touch_atime(&path);
 		error = vfs_readlink(path.dentry, buf, bufsiz);
+	}
 	if (error == -EINVAL && empty)
 		error = -ENOENT;
 	path_put(&path);

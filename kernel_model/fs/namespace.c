@@ -36,6 +36,58 @@ bool __mnt_is_readonly(struct vfsmount *mnt)
 	return (mnt->mnt_flags & MNT_READONLY) || (mnt->mnt_sb->s_flags & SB_RDONLY);
 }
 
+/*
+ * Write access to a mount (6.1's mnt_want_write family): counted in mnt_writers, refused on a
+ * read-only mount or super block (EROFS).  Every change of a file system's tree or an inode
+ * takes it around the change; an open for writing holds it until its file's last fput
+ * (FMODE_WRITER).  (No freezing: sb_start_write() has nothing to wait for.)
+ */
+noinline int __mnt_want_write(struct vfsmount *m)
+{
+	struct mount *mnt = real_mount(m);
+	int ret = 0;
+
+	preempt_disable();
+	__atomic_add_fetch(&mnt->mnt_writers, 1, __ATOMIC_SEQ_CST);	/* mnt_inc_writers() */
+	if (__mnt_is_readonly(m)) {	/* mnt_is_readonly() */
+		__atomic_sub_fetch(&mnt->mnt_writers, 1, __ATOMIC_RELAXED);
+		ret = -EROFS;
+	}
+	preempt_enable();
+	return ret;
+}
+
+noinline int mnt_want_write(struct vfsmount *m)
+{
+	return __mnt_want_write(m);
+}
+
+noinline void __mnt_drop_write(struct vfsmount *mnt)
+{
+	preempt_disable();
+	__atomic_sub_fetch(&real_mount(mnt)->mnt_writers, 1, __ATOMIC_RELEASE);	/* mnt_dec_writers() */
+	preempt_enable();
+}
+
+noinline void mnt_drop_write(struct vfsmount *mnt)
+{
+	__mnt_drop_write(mnt);
+}
+
+/* A file open for writing holds its access already (a mount made read-only since: EROFS) */
+noinline int __mnt_want_write_file(struct file *file)
+{
+	if (file->f_mode & FMODE_WRITER)
+		return __mnt_is_readonly(file->f_path.mnt) ? -EROFS : 0;
+	return __mnt_want_write(file->f_path.mnt);
+}
+
+noinline void __mnt_drop_write_file(struct file *file)
+{
+	if (!(file->f_mode & FMODE_WRITER))
+		__mnt_drop_write(file->f_path.mnt);
+}
+
 noinline struct mount *__lookup_mnt(struct vfsmount *mnt, struct dentry *dentry)
 {
 	struct mount *p;

@@ -32,6 +32,12 @@ noinline int do_dentry_open(struct file *f, struct inode *inode, int (*open)(str
 	}
 	if (f->f_mode & FMODE_WRITE)
 		__atomic_add_fetch(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+	if ((f->f_mode & FMODE_WRITE) && !special_file(inode->i_mode)) {
+		error = __mnt_want_write(f->f_path.mnt);	/* held until the last fput */
+		if (unlikely(error))
+			goto cleanup;
+		f->f_mode |= FMODE_WRITER;
+	}
 	f->f_op = inode->i_fop;
 	if (!f->f_op) {
 		error = -ENODEV;
@@ -59,6 +65,10 @@ noinline int do_dentry_open(struct file *f, struct inode *inode, int (*open)(str
 cleanup:
 	if (f->f_mode & FMODE_WRITE)
 		__atomic_sub_fetch(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+	if (f->f_mode & FMODE_WRITER) {
+		__mnt_drop_write(f->f_path.mnt);
+		f->f_mode &= ~FMODE_WRITER;
+	}
 	path_put(&f->f_path);
 	f->f_path.mnt = NULL;
 	f->f_path.dentry = NULL;
@@ -120,15 +130,16 @@ noinline long vfs_truncate(const struct path *path, loff_t length)
 		return -EISDIR;
 	if (!S_ISREG(inode->i_mode))
 		return -EINVAL;
-	if (__mnt_is_readonly(path->mnt))
-		return -EROFS;
+	error = mnt_want_write(path->mnt);
+	if (error)
+		return error;
 	error = inode_permission(inode, MAY_WRITE);
-	if (error)
-		return error;
-	error = security_path_truncate(path);
-	if (error)
-		return error;
-	return do_truncate(NULL, path->dentry, length, 0, NULL);
+	if (!error)
+		error = security_path_truncate(path);
+	if (!error)
+		error = do_truncate(NULL, path->dentry, length, 0, NULL);
+	mnt_drop_write(path->mnt);
+	return error;
 }
 
 noinline long do_sys_truncate(const char *pathname, loff_t length)
@@ -289,17 +300,19 @@ noinline int chmod_common(const struct path *path, umode_t mode)
 	struct iattr newattrs = { .ia_valid = ATTR_MODE };
 	int error;
 
-	if (__mnt_is_readonly(path->mnt))
-		return -EROFS;
-	error = security_path_chmod(path, mode);
+	error = mnt_want_write(path->mnt);
 	if (error)
 		return error;
-	if (current->uid != 0 && current->uid != inode->i_uid)
-		return -EPERM;
-	newattrs.ia_mode = (mode & S_IALLUGO) | (inode->i_mode & ~S_IALLUGO);
-	mutex_lock(&inode->i_rwsem);
-	error = notify_change(NULL, path->dentry, &newattrs, NULL);
-	mutex_unlock(&inode->i_rwsem);
+	error = security_path_chmod(path, mode);
+	if (!error && current->uid != 0 && current->uid != inode->i_uid)
+		error = -EPERM;
+	if (!error) {
+		newattrs.ia_mode = (mode & S_IALLUGO) | (inode->i_mode & ~S_IALLUGO);
+		mutex_lock(&inode->i_rwsem);
+		error = notify_change(NULL, path->dentry, &newattrs, NULL);
+		mutex_unlock(&inode->i_rwsem);
+	}
+	mnt_drop_write(path->mnt);
 	return error;
 }
 

@@ -7,6 +7,7 @@
  */
 #include "../include/fs.h"
 #include "../include/poll.h"
+#include "../include/signal.h"
 
 #define PIPEFS_MAGIC 0x50495045
 #define PIPE_BUF_FLAG_CAN_MERGE 0x10
@@ -123,6 +124,8 @@ noinline ssize_t pipe_read(struct kiocb *iocb, struct iov_iter *to)
 	mutex_unlock(&pipe->mutex);
 	if (was_full)
 		wake_up_interruptible_sync_poll(&pipe->wr_wait, EPOLLOUT | EPOLLWRNORM);
+	if (ret > 0)
+		file_accessed(filp);
 	return ret;
 }
 
@@ -140,7 +143,8 @@ noinline ssize_t pipe_write(struct kiocb *iocb, struct iov_iter *from)
 		return 0;
 	mutex_lock(&pipe->mutex);
 	if (!pipe->readers) {
-		ret = -EPIPE;	/* (SIGPIPE goes with it once signals are modelled) */
+		send_sig(SIGPIPE, current, 0);
+		ret = -EPIPE;
 		goto out;
 	}
 	/* merge into the last buffer when it has room */
@@ -167,6 +171,7 @@ noinline ssize_t pipe_write(struct kiocb *iocb, struct iov_iter *from)
 	}
 	for (;;) {
 		if (!pipe->readers) {
+			send_sig(SIGPIPE, current, 0);
 			if (!ret)
 				ret = -EPIPE;
 			break;
@@ -488,9 +493,8 @@ noinline int create_pipe_files(struct file **res, int flags)
 		return PTR_ERR(f);
 	}
 	f->private_data = inode->i_pipe;
-	res[0] = alloc_file_pseudo(ihold(inode), pipe_mnt, "", O_RDONLY | (flags & O_NONBLOCK), &pipefifo_fops);
+	res[0] = alloc_file_clone(f, O_RDONLY | (flags & O_NONBLOCK), &pipefifo_fops);
 	if (IS_ERR(res[0])) {
-		iput(inode);
 		fput(f);
 		return PTR_ERR(res[0]);
 	}

@@ -22,12 +22,6 @@ static notrace void iov_iter_init(struct iov_iter *i, unsigned int direction, co
 				.nr_segs = nr_segs, .count = count };
 }
 
-static notrace void iov_iter_ubuf(struct iov_iter *i, unsigned int direction, void *buf, size_t count)
-{
-	*i = (struct iov_iter){ .iter_type = ITER_UBUF, .data_source = direction, .ubuf = buf,
-				.nr_segs = 1, .count = count };
-}
-
 /* The current segment: its address and what is left of it. */
 static notrace void *iter_seg(const struct iov_iter *i, size_t *len)
 {

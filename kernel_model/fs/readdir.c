@@ -31,6 +31,7 @@ noinline int iterate_dir(struct file *file, struct dir_context *ctx)
 		ctx->pos = file->f_pos;
 		res = file->f_op->iterate_shared(file, ctx);
 		file->f_pos = ctx->pos;
+		file_accessed(file);
 	}
 	mutex_unlock(&inode->i_rwsem);
 out:

@@ -20,14 +20,12 @@
 
 #define NSEC_PER_USEC	1000L
 #define NSEC_PER_MSEC	1000000L
-#define NSEC_PER_SEC	1000000000L
 #define USEC_PER_SEC	1000000L
 #define MSEC_PER_SEC	1000L
 #define MAX_SLACK	(100 * NSEC_PER_MSEC)
 #define SELECT_TIME_MAX	((s64)~((u64)1 << 63))	/* KTIME_MAX, TIME64_MAX */
 
 struct __kernel_old_timeval { long tv_sec, tv_usec; };
-struct __kernel_timespec { s64 tv_sec; long tv_nsec; };
 struct pollfd { int fd; short events; short revents; };
 
 /* ---- deadlines ---- */
@@ -81,10 +79,10 @@ noinline int poll_select_set_timeout(ktime_t *to, s64 sec, long nsec)
 	if (!sec && !nsec) {
 		*to = 0;
 	} else {
-		ktime_t now = ktime_get();	/* ktime_get_ts64 */
-		struct timespec64 ts = timespec64_add_safe(
-			(struct timespec64){ .tv_sec = now / NSEC_PER_SEC, .tv_nsec = now % NSEC_PER_SEC },
-			(struct timespec64){ .tv_sec = sec, .tv_nsec = nsec });
+		struct timespec64 now, ts;
+
+		ktime_get_ts64(&now);
+		ts = timespec64_add_safe(now, (struct timespec64){ .tv_sec = sec, .tv_nsec = nsec });
 
 		/* timespec64_to_ktime: past KTIME_SEC_MAX seconds, KTIME_MAX */
 		if (ts.tv_sec >= SELECT_TIME_MAX / NSEC_PER_SEC)
@@ -100,6 +98,7 @@ enum poll_time_type { PT_TIMEVAL = 0, PT_OLD_TIMEVAL = 1, PT_TIMESPEC = 2, PT_OL
 /* The mask back (unless a signal's handler is to run), and the time left to `p`. */
 static noinline int poll_select_finish(ktime_t *end_time, void *p, enum poll_time_type pt_type, int ret)
 {
+	struct timespec64 now;
 	ktime_t left;
 
 	restore_saved_sigmask_unless(ret == -ERESTARTNOHAND);
@@ -107,7 +106,8 @@ static noinline int poll_select_finish(ktime_t *end_time, void *p, enum poll_tim
 		return ret;
 	if (!*end_time)		/* no update for a zero timeout */
 		return ret;
-	left = *end_time - ktime_get();
+	ktime_get_ts64(&now);
+	left = *end_time - timespec64_to_ns(&now);
 	if (left < 0)
 		left = 0;
 	if (pt_type == PT_TIMEVAL) {
@@ -116,9 +116,9 @@ static noinline int poll_select_finish(ktime_t *end_time, void *p, enum poll_tim
 		if (!copy_to_user(p, &rtv, sizeof(rtv)))
 			return ret;
 	} else {
-		struct __kernel_timespec rts = { left / NSEC_PER_SEC, left % NSEC_PER_SEC };
+		struct timespec64 rts = { left / NSEC_PER_SEC, left % NSEC_PER_SEC };
 
-		if (!copy_to_user(p, &rts, sizeof(rts)))
+		if (!put_timespec64(&rts, p))
 			return ret;
 	}
 	/* the caller's copy went away: what was done stays done, as 6.1 says */
@@ -473,10 +473,10 @@ SYSCALL_DEFINE5(select, int, n, fd_set *, inp, fd_set *, outp, fd_set *, exp, st
 static __always_inline int timespec_timeout_and_sigmask(void *tsp, ktime_t *end_time, ktime_t **to,
 							const sigset_t *sigmask, size_t sigsetsize)
 {
-	struct __kernel_timespec ts;
+	struct timespec64 ts;
 
 	if (tsp) {
-		if (copy_from_user(&ts, tsp, sizeof(ts)))
+		if (get_timespec64(&ts, tsp))
 			return -EFAULT;
 		*to = end_time;
 		if (poll_select_set_timeout(end_time, ts.tv_sec, ts.tv_nsec))

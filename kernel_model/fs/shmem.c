@@ -115,6 +115,7 @@ noinline ssize_t shmem_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		}
 	}
 	iocb->ki_pos = pos;
+	file_accessed(file);
 	return retval;
 }
 

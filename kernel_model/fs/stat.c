@@ -2,6 +2,7 @@
  * ->getattr or generic_fillattr, copied out as x86-64's struct stat / struct statx. */
 #include "../include/fs.h"
 #include "../include/security.h"
+#include "../include/cred.h"
 
 #define STATX_BASIC_STATS	0x000007ffU
 #define STATX_MNT_ID		0x00001000U
@@ -134,8 +135,8 @@ noinline int cp_new_stat(struct kstat *stat, struct stat *statbuf)
 	tmp.st_ino = stat->ino;
 	tmp.st_nlink = stat->nlink;
 	tmp.st_mode = stat->mode;
-	tmp.st_uid = stat->uid;
-	tmp.st_gid = stat->gid;
+	tmp.st_uid = from_kuid_munged(&init_user_ns, stat->uid);	/* SET_UID: current_user_ns() */
+	tmp.st_gid = from_kgid_munged(&init_user_ns, stat->gid);
 	tmp.st_rdev = new_encode_dev(stat->rdev);
 	tmp.st_size = stat->size;
 	tmp.st_atime = stat->atime.tv_sec;
@@ -198,8 +199,8 @@ noinline int cp_statx(const struct kstat *stat, struct statx *buffer)
 	tmp.stx_blksize = stat->blksize;
 	tmp.stx_attributes = stat->attributes;
 	tmp.stx_nlink = stat->nlink;
-	tmp.stx_uid = stat->uid;
-	tmp.stx_gid = stat->gid;
+	tmp.stx_uid = from_kuid_munged(&init_user_ns, stat->uid);
+	tmp.stx_gid = from_kgid_munged(&init_user_ns, stat->gid);
 	tmp.stx_mode = stat->mode;
 	tmp.stx_ino = stat->ino;
 	tmp.stx_size = stat->size;

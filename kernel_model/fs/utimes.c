@@ -10,7 +10,6 @@
 #define UTIME_NOW	((1l << 30) - 1l)
 #define UTIME_OMIT	((1l << 30) - 2l)
 
-struct __kernel_timespec { s64 tv_sec; long tv_nsec; };
 struct __kernel_old_timeval { long tv_sec, tv_usec; };
 struct utimbuf { long actime, modtime; };
 
@@ -40,8 +39,9 @@ noinline int vfs_utimes(const struct path *path, struct timespec64 *times)
 
 	if (times && (!nsec_valid(times[0].tv_nsec) || !nsec_valid(times[1].tv_nsec)))
 		return -EINVAL;
-	if (__mnt_is_readonly(path->mnt))	/* mnt_want_write() */
-		return -EROFS;
+	error = mnt_want_write(path->mnt);
+	if (error)
+		return error;
 	if (times && times[0].tv_nsec == UTIME_NOW && times[1].tv_nsec == UTIME_NOW)
 		times = NULL;
 	newattrs.ia_valid = ATTR_CTIME | ATTR_MTIME | ATTR_ATIME;
@@ -65,11 +65,12 @@ noinline int vfs_utimes(const struct path *path, struct timespec64 *times)
 		newattrs.ia_valid |= ATTR_TOUCH;
 	}
 	error = utimes_permission(inode, newattrs.ia_valid);
-	if (error)
-		return error;
-	mutex_lock(&inode->i_rwsem);
-	error = notify_change(NULL, path->dentry, &newattrs, NULL);
-	mutex_unlock(&inode->i_rwsem);
+	if (!error) {
+		mutex_lock(&inode->i_rwsem);
+		error = notify_change(NULL, path->dentry, &newattrs, NULL);
+		mutex_unlock(&inode->i_rwsem);
+	}
+	mnt_drop_write(path->mnt);
 	return error;
 }
 
@@ -118,14 +119,11 @@ noinline long do_utimes(int dfd, const char *filename, struct timespec64 *times,
 
 SYSCALL_DEFINE4(utimensat, int, dfd, const char *, filename, struct __kernel_timespec *, utimes, int, flags)
 {
-	struct __kernel_timespec ts[2];
 	struct timespec64 tstimes[2];
 
 	if (utimes) {
-		if (copy_from_user(ts, utimes, sizeof(ts)))
+		if (get_timespec64(&tstimes[0], &utimes[0]) || get_timespec64(&tstimes[1], &utimes[1]))
 			return -EFAULT;
-		tstimes[0] = (struct timespec64){ ts[0].tv_sec, ts[0].tv_nsec };
-		tstimes[1] = (struct timespec64){ ts[1].tv_sec, ts[1].tv_nsec };
 		/* nothing to do: not even the path is looked at */
 		if (tstimes[0].tv_nsec == UTIME_OMIT && tstimes[1].tv_nsec == UTIME_OMIT)
 			return 0;

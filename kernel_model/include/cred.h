@@ -30,8 +30,29 @@ int in_group_p(gid_t grp);
 
 /* 6.1's struct cred is the task's own fields here: the capability checks take the task */
 struct cred;
-struct user_namespace;
+
+/* kernel/user_namespace.c: the initial namespace, its id maps (6.1's layout of the base extents) */
+struct uid_gid_extent { u32 first, lower_first, count; };
+struct uid_gid_map {
+	u32 nr_extents;
+	struct uid_gid_extent extent[5];	/* UID_GID_MAP_MAX_BASE_EXTENTS */
+};
+struct user_namespace {
+	struct uid_gid_map uid_map, gid_map;
+	int level;
+	int count;
+};
 extern struct user_namespace init_user_ns;
+typedef uid_t kuid_t;	/* (the kernel's ids are bare here) */
+typedef gid_t kgid_t;
+static inline bool uid_valid(kuid_t uid) { return uid != (kuid_t)-1; }
+static inline bool gid_valid(kgid_t gid) { return gid != (kgid_t)-1; }
+kuid_t make_kuid(struct user_namespace *ns, uid_t uid);
+kgid_t make_kgid(struct user_namespace *ns, gid_t gid);
+uid_t from_kuid(struct user_namespace *targ, kuid_t kuid);
+gid_t from_kgid(struct user_namespace *targ, kgid_t kgid);
+uid_t from_kuid_munged(struct user_namespace *targ, kuid_t kuid);
+gid_t from_kgid_munged(struct user_namespace *targ, kgid_t kgid);
 struct inode;
 
 /* kernel/capability.c */

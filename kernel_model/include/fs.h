@@ -87,6 +87,7 @@ typedef unsigned short umode_t;
 #define S_ISFIFO(m)	(((m) & S_IFMT) == S_IFIFO)
 #define S_ISSOCK(m)	(((m) & S_IFMT) == S_IFSOCK)
 #define S_DEAD		(1 << 4)	/* i_flags: a removed directory */
+#define S_NOATIME	(1 << 1)	/* i_flags: no atime updates */
 #define S_PRIVATE	(1 << 9)
 #define MAY_EXEC	0x01
 #define MAY_WRITE	0x02
@@ -121,11 +122,11 @@ typedef unsigned int fmode_t;
 #define FMODE_CAN_WRITE		0x40000
 #define FMODE_OPENED		0x80000
 #define FMODE_CREATED		0x100000
+#define FMODE_WRITER		0x10000	/* holds write access to its mount */
 #define FMODE_RANDOM		0x1000
 #define FMODE_STREAM		0x200000
 #define FMODE_NOWAIT		0x8000000
 
-struct timespec64 { s64 tv_sec; long tv_nsec; };
 
 /* ---- struct filename: getname()'s copy of a user path (name first, as opensnoop reads) ---- */
 struct filename {
@@ -340,6 +341,7 @@ struct super_block {
 #define MNT_NOEXEC	0x04
 #define MNT_NOATIME	0x08
 #define MNT_RELATIME	0x20
+#define MNT_NODIRATIME	0x10
 #define MNT_READONLY	0x40
 #define MNT_INTERNAL	0x4000
 struct vfsmount {
@@ -362,6 +364,7 @@ struct mount {
 	struct list_head mnt_list;	/* in the namespace's list, in mount order */
 	int mnt_count;
 	int mnt_id;
+	int mnt_writers;	/* write accesses held (mnt_want_write) */
 };
 static inline struct mount *real_mount(struct vfsmount *mnt) { return container_of(mnt, struct mount, mnt); }
 
@@ -621,10 +624,28 @@ void mnt_init(void);
 int show_mounts(struct seq_file *m, void *v);
 int show_filesystems(struct seq_file *m, void *v);
 bool __mnt_is_readonly(struct vfsmount *mnt);
+bool atime_needs_update(const struct path *path, struct inode *inode);
+void touch_atime(const struct path *path);
+/* a read's access time (O_NOATIME: none) */
+static inline void file_accessed(struct file *file)
+{
+	if (!(file->f_flags & O_NOATIME))
+		touch_atime(&file->f_path);
+}
+int __mnt_want_write(struct vfsmount *m);
+int mnt_want_write(struct vfsmount *m);
+void __mnt_drop_write(struct vfsmount *mnt);
+void mnt_drop_write(struct vfsmount *mnt);
+int __mnt_want_write_file(struct file *file);
+void __mnt_drop_write_file(struct file *file);
 extern struct vfsmount *root_mnt;
 
 /* dcache.c, inode.c */
 struct dentry *d_alloc(struct dentry *parent, const struct qstr *name);
+struct dentry *d_alloc_anon(struct super_block *sb);
+void d_set_d_op(struct dentry *dentry, const struct dentry_operations *op);
+bool d_same_name(const struct dentry *dentry, const struct dentry *parent, const struct qstr *name);
+void inode_sb_list_add(struct inode *inode);
 struct dentry *d_alloc_name(struct dentry *parent, const char *name);
 struct dentry *d_make_root(struct inode *root_inode);
 struct dentry *d_lookup(const struct dentry *parent, const struct qstr *name);
@@ -643,6 +664,7 @@ u32 full_name_hash(const void *salt, const char *name, unsigned int len);
 void path_get(const struct path *path);
 void path_put(const struct path *path);
 static inline bool d_is_dir(const struct dentry *d) { return d->d_inode && S_ISDIR(d->d_inode->i_mode); }
+static inline bool special_file(umode_t mode) { return S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) || S_ISSOCK(mode); }
 static inline bool d_mountpoint(const struct dentry *d) { return d->d_flags & DCACHE_MOUNTED; }
 static inline bool d_unhashed(const struct dentry *d) { return !(d->d_flags & DCACHE_HASHED); }
 struct inode *new_inode(struct super_block *sb);
@@ -693,6 +715,7 @@ int init_symlink(const char *oldname, const char *newname);
 
 /* open.c, file_table.c, file.c */
 struct file *alloc_empty_file(int flags, const void *cred);
+struct file *alloc_file_clone(struct file *base, int flags, const struct file_operations *fops);
 struct file *alloc_file_pseudo(struct inode *inode, struct vfsmount *mnt, const char *name,
 			       int flags, const struct file_operations *fops);
 struct file *filp_open(const char *filename, int flags, umode_t mode);
@@ -759,6 +782,13 @@ static inline size_t iov_iter_count(const struct iov_iter *i) { return i->count;
 /* lib/iov_iter.c: a user iovec array as an iterator; *iovp is set to what to kfree (or NULL) */
 ssize_t __import_iovec(int type, const struct iovec *uvec, unsigned nr_segs, unsigned fast_segs,
 		       struct iovec **iovp, struct iov_iter *i);
+/* an iterator over one user buffer (include/linux/uio.h) */
+static inline void iov_iter_ubuf(struct iov_iter *i, unsigned int direction, void *buf, size_t count)
+{
+	*i = (struct iov_iter){ .iter_type = ITER_UBUF, .data_source = direction, .ubuf = buf,
+				.nr_segs = 1, .count = count };
+}
+
 static inline void init_sync_kiocb(struct kiocb *kiocb, struct file *filp)
 {
 	kiocb->ki_filp = filp;
@@ -801,6 +831,8 @@ int single_release(struct inode *inode, struct file *file);
 void seq_printf(struct seq_file *m, const char *fmt, ...);
 void seq_puts(struct seq_file *m, const char *s);
 void seq_putc(struct seq_file *m, char c);
+void seq_put_decimal_ull_width(struct seq_file *m, const char *delimiter, unsigned long long num, unsigned int width);
+void seq_put_decimal_ull(struct seq_file *m, const char *delimiter, unsigned long long num);
 void seq_write(struct seq_file *m, const void *data, size_t len);
 int seq_path(struct seq_file *m, const struct path *path, const char *esc);
 

@@ -416,6 +416,8 @@ int try_to_wake_up(struct task_struct *p, unsigned int state, int wake_flags);
 int wake_up_state(struct task_struct *p, unsigned int state);
 void kick_process(struct task_struct *p);
 int sched_fork(unsigned long clone_flags, struct task_struct *p);
+struct kernel_clone_args;
+void sched_cgroup_fork(struct task_struct *p, struct kernel_clone_args *kargs);
 void wake_up_new_task(struct task_struct *p);
 void set_task_cpu(struct task_struct *p, int new_cpu);
 /* smp_store_mb(), as 6.1's: the state is stored before the sleeper's next load (of its wake-up
@@ -445,6 +447,11 @@ struct vfork_done {
 	struct task_struct *parent;
 };
 void mm_release(struct task_struct *tsk, struct mm_struct *mm);
+void exit_mm_release(struct task_struct *tsk, struct mm_struct *mm);
+struct mm_struct *get_task_mm(struct task_struct *task);
+#define RLIMIT_SIGPENDING 11
+unsigned long task_rlimit(const struct task_struct *task, unsigned int limit);
+void exec_mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct kernel_clone_args {
 	u64 flags;
 	int *pidfd;

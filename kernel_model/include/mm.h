@@ -317,6 +317,8 @@ void vm_area_free(struct vm_area_struct *vma);
 int insert_vm_struct(struct mm_struct *mm, struct vm_area_struct *vma);
 unsigned long do_mmap(struct file *file, unsigned long addr, unsigned long len, unsigned long prot,
 		      unsigned long flags, unsigned long pgoff, unsigned long *populate);
+unsigned long vm_mmap(struct file *file, unsigned long addr, unsigned long len, unsigned long prot,
+		      unsigned long flag, unsigned long offset);
 unsigned long vm_mmap_pgoff(struct file *file, unsigned long addr, unsigned long len,
 			    unsigned long prot, unsigned long flag, unsigned long pgoff);
 int __do_munmap(struct mm_struct *mm, unsigned long start, size_t len, bool downgrade);
@@ -337,14 +339,15 @@ void unmap_vmas(struct vm_area_struct *vma, unsigned long start_addr, unsigned l
 int __split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr, int new_below);
 
 /* The VMA made [start, end) by splitting off what lies outside (mprotect, madvise). */
+int split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr, int new_below);
 static inline int split_vma_range(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long start,
 				  unsigned long end)
 {
 	int err;
 
-	if (start != vma->vm_start && (err = __split_vma(mm, vma, start, 1)))
+	if (start != vma->vm_start && (err = split_vma(mm, vma, start, 1)))
 		return err;
-	if (end != vma->vm_end && (err = __split_vma(mm, vma, end, 0)))
+	if (end != vma->vm_end && (err = split_vma(mm, vma, end, 0)))
 		return err;
 	return 0;
 }

@@ -103,6 +103,7 @@ struct poll_wqueues {
 
 void poll_initwait(struct poll_wqueues *pwq);
 void poll_freewait(struct poll_wqueues *pwq);
+int poll_select_set_timeout(ktime_t *to, s64 sec, long nsec);
 u64 select_estimate_accuracy(s64 *end);
 
 struct socket;

@@ -29,6 +29,7 @@
 #define SIGTTOU		22
 #define SIGURG		23
 #define SIGWINCH	28
+#define SIGSYS		31
 
 struct sigcontext_64 {
 	u64 r8, r9, r10, r11, r12, r13, r14, r15;
@@ -150,10 +151,22 @@ int session_copy_sighand(struct task_struct *parent, struct task_struct *p, bool
 void release_signal(struct task_struct *p);
 void flush_signal_handlers(struct task_struct *t);
 void force_sig_fault(int sig, int code, unsigned long addr);
-int send_sig_info(int sig, int code, struct task_struct *p);
+int send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p);
+int send_sig(int sig, struct task_struct *p, int priv);
+int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid);
+void force_sig(int sig);
+void exit_signals(struct task_struct *tsk);
+bool unhandled_signal(struct task_struct *tsk, int sig);
 int do_send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p, bool group);
 void zap_other_threads(struct task_struct *p);
 void release_task(struct task_struct *p);
 void do_notify_parent(struct task_struct *tsk, int sig);
 void arch_do_signal_or_restart(struct pt_regs *regs);
+
+/* kernel/fpu.c: the FPU state across fork and signal frames */
+int fpu_clone(struct task_struct *dst, unsigned long clone_flags, bool minimal);
+unsigned long fpu__alloc_mathframe(unsigned long sp, int ia32_frame, unsigned long *buf_fx, unsigned long *size);
+bool copy_fpstate_to_sigframe(void *buf, void *buf_fx, int size, u32 pkru);
+void fpu__clear_user_states(struct task_struct *t);
+bool fpu__restore_sig(void *buf, int ia32_frame);
 #endif

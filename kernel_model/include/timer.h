@@ -18,8 +18,10 @@ extern volatile unsigned long jiffies;	/* the same word (vmlinux.lds) */
 #define MAX_SCHEDULE_TIMEOUT	((long)(~0UL >> 1))
 #define NSEC_PER_USEC	1000L
 
-/* an interval timer's setting (include/linux/time64.h) */
-struct itimerspec64 { struct { s64 tv_sec; long tv_nsec; } it_interval, it_value; };
+/* a time and an interval timer's setting (include/linux/time64.h; uapi's __kernel_timespec) */
+struct timespec64 { s64 tv_sec; long tv_nsec; };
+struct __kernel_timespec { s64 tv_sec; long tv_nsec; };
+struct itimerspec64 { struct timespec64 it_interval, it_value; };
 
 /* what keeps a cpu's tick from stopping (include/linux/tick.h): nothing here does */
 enum tick_dep_bits {
@@ -39,9 +41,32 @@ enum tick_dep_bits {
 #define TICK_DEP_MASK_RCU_EXP		(1 << TICK_DEP_BIT_RCU_EXP)
 
 typedef s64 ktime_t;
+typedef s64 time64_t;
 #define KTIME_MAX (~0UL)	/* as an expiry: never */
+#define NSEC_PER_SEC	1000000000L
 u64 ktime_get(void);
 u64 ktime_get_coarse_ns(void);	/* tick_sched.c: the clock at the last jiffies update */
+
+/* ---- timekeeping's readers (kernel/time/timekeeping.c, time.c) ---- */
+enum tk_offsets { TK_OFFS_REAL, TK_OFFS_BOOT, TK_OFFS_TAI, TK_OFFS_MAX };
+void ktime_get_real_ts64(struct timespec64 *ts);
+void ktime_get_ts64(struct timespec64 *ts);
+void ktime_get_raw_ts64(struct timespec64 *ts);
+void ktime_get_coarse_real_ts64(struct timespec64 *ts);
+void ktime_get_coarse_ts64(struct timespec64 *ts);
+time64_t ktime_get_real_seconds(void);
+ktime_t ktime_get_with_offset(enum tk_offsets offs);
+struct timespec64 ns_to_timespec64(s64 nsec);
+int get_timespec64(struct timespec64 *ts, const struct __kernel_timespec *uts);
+int put_timespec64(const struct timespec64 *ts, struct __kernel_timespec *uts);
+static inline s64 timespec64_to_ns(const struct timespec64 *ts)
+{
+	return ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
+}
+static inline bool timespec64_valid(const struct timespec64 *ts)
+{
+	return ts->tv_sec >= 0 && (unsigned long)ts->tv_nsec < NSEC_PER_SEC;
+}
 
 /* ---- the timer wheel ---- */
 #define TIMER_CPUMASK		0x0003FFFF
@@ -72,7 +97,12 @@ static __always_inline bool timer_pending(const struct timer_list *timer)
 void add_timer(struct timer_list *timer);
 void add_timer_on(struct timer_list *timer, int cpu);
 int mod_timer(struct timer_list *timer, unsigned long expires);
-int del_timer(struct timer_list *timer);
+int timer_delete(struct timer_list *timer);
+int __timer_delete_sync(struct timer_list *timer, bool shutdown);
+static inline int del_timer(struct timer_list *timer) { return timer_delete(timer); }
+/* timer_delete_sync() (a sibling call in 6.1's build: __timer_delete_sync's caller is the
+ * del_timer_sync() caller's) */
+static inline int del_timer_sync(struct timer_list *timer) { return __timer_delete_sync(timer, false); }
 void run_local_timers(void);
 u64 get_next_timer_interrupt(unsigned long basej, u64 basem);
 void init_timers(void);

@@ -84,11 +84,11 @@ static noinline unsigned long elf_map(struct file *file, unsigned long addr,
 		return addr;
 	if (total_size) {	/* the whole image's room first, then what the first segment leaves */
 		total_size = ELF_PAGEALIGN(total_size);
-		map_addr = vm_mmap_pgoff(file, addr, total_size, prot, type, off >> 12);
+		map_addr = vm_mmap(file, addr, total_size, prot, type, off);
 		if (!BAD_ADDR(map_addr))
 			__vm_munmap(map_addr + size, total_size - size, false);
 	} else {
-		map_addr = vm_mmap_pgoff(file, addr, size, prot, type, off >> 12);
+		map_addr = vm_mmap(file, addr, size, prot, type, off);
 	}
 	return map_addr;
 }

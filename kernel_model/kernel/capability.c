@@ -7,11 +7,6 @@
 #include "../include/cred.h"
 #include "../include/fs.h"
 
-struct user_namespace {
-	int level;
-	int count;
-} init_user_ns = { .count = 3 };	/* 6.1's ns.count: REFCOUNT_INIT(3) */
-
 /* ns_capable_common */
 static __always_inline bool ns_capable_common(struct user_namespace *ns, int cap, unsigned int opts)
 {

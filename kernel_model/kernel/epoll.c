@@ -33,13 +33,11 @@
 #define EP_MAX_NESTS	4
 #define EP_MAX_EVENTS	(0x7fffffff / sizeof(struct epoll_event))
 #define NSEC_PER_MSEC	1000000L
-#define NSEC_PER_SEC	1000000000L
 
 struct epoll_event {
 	u32 events;
 	u64 data;
 } __attribute__((packed));
-struct __kernel_timespec { s64 tv_sec; long tv_nsec; };
 
 struct eventpoll {
 	struct mutex mtx;		/* its items' changes and ep_send_events */
@@ -630,16 +628,15 @@ SYSCALL_DEFINE6(epoll_pwait, int, epfd, struct epoll_event *, events, int, maxev
 SYSCALL_DEFINE6(epoll_pwait2, int, epfd, struct epoll_event *, events, int, maxevents,
 		const struct __kernel_timespec *, timeout, const sigset_t *, sigmask, size_t, sigsetsize)
 {
-	struct __kernel_timespec ts;
+	struct timespec64 ts;
 	ktime_t to, *top = NULL;
 
 	if (timeout) {
-		if (copy_from_user(&ts, timeout, sizeof(ts)))
+		if (get_timespec64(&ts, timeout))
 			return -EFAULT;
-		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= NSEC_PER_SEC)
-			return -EINVAL;
 		top = &to;
-		to = ts.tv_sec || ts.tv_nsec ? ktime_get() + ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec : 0;
+		if (poll_select_set_timeout(&to, ts.tv_sec, ts.tv_nsec))
+			return -EINVAL;
 	}
 	return do_epoll_pwait(epfd, events, maxevents, top, sigmask, sigsetsize);
 }

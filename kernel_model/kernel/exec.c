@@ -270,14 +270,14 @@ static int count(const char *const *argv, bool from_user)
 	}
 }
 
-/* ---- the point of no return ---- */
-static noinline int exec_mmap(struct mm_struct *mm)
+/* ---- the point of no return (exec_mmap: inlined into begin_new_exec, as 6.1's) ---- */
+static __always_inline int exec_mmap(struct mm_struct *mm)
 {
 	struct task_struct *tsk = current;
 	struct mm_struct *old_mm = tsk->mm;
 	unsigned long flags;
 
-	mm_release(tsk, old_mm);	/* exec_mm_release(): a vfork parent goes on */
+	exec_mm_release(tsk, old_mm);	/* a vfork parent goes on */
 	if (old_mm)
 		sync_mm_rss(old_mm);
 	mm->owner = tsk;

@@ -8,6 +8,7 @@
 
 int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset);
 void futex_exit_release(struct task_struct *tsk);
+void futex_exec_release(struct task_struct *tsk);
 
 /* A task's last reference once no cpu can be looking at it. */
 static void delayed_put_task_struct(struct rcu_head *rhp)
@@ -63,15 +64,13 @@ static noinline void forget_original_parent(struct task_struct *father)
 	}
 }
 
-/* The task leaves its address space (exit, exec): the robust futexes it held are marked dead
- * (exit_mm_release()/exec_mm_release() first call futex_*_release()), a CLONE_CHILD_CLEARTID word
- * is zeroed and its waiter woken (pthread_join), a vfork parent resumes. */
+/* The task leaves its address space (exit, exec): a CLONE_CHILD_CLEARTID word is zeroed and
+ * its waiter woken (pthread_join), a vfork parent resumes. */
 noinline void mm_release(struct task_struct *tsk, struct mm_struct *mm)
 {
 	int *tidptr = tsk->clear_child_tid;
 	struct vfork_done *vfork = tsk->vfork_done;
 
-	futex_exit_release(tsk);
 	if (tidptr && mm) {
 		tsk->clear_child_tid = NULL;
 		if (mm->mm_users > 1 && !copy_to_user(tidptr, &(int){ 0 }, sizeof(int)))
@@ -82,6 +81,19 @@ noinline void mm_release(struct task_struct *tsk, struct mm_struct *mm)
 		WRITE_ONCE(vfork->done, true);
 		wake_up_process(vfork->parent);
 	}
+}
+
+/* ... at exit, the robust futexes it held marked dead first; at exec, likewise */
+noinline void exit_mm_release(struct task_struct *tsk, struct mm_struct *mm)
+{
+	futex_exit_release(tsk);
+	mm_release(tsk, mm);
+}
+
+noinline void exec_mm_release(struct task_struct *tsk, struct mm_struct *mm)
+{
+	futex_exec_release(tsk);
+	mm_release(tsk, mm);
 }
 
 /* The last switch away (kernel/sched/core.c): finish_task_switch frees what is left. */
@@ -99,12 +111,12 @@ void __noreturn do_exit(long code)
 	bool thread = tsk->exit_signal == -1, group_dead = true;
 	unsigned long flags;
 
-	tsk->flags |= PF_EXITING;
+	exit_signals(tsk);	/* sets PF_EXITING */
 	/* sync mm's RSS info before statistics gathering */
 	if (tsk->mm)
 		sync_mm_rss(tsk->mm);
 	tsk->exit_code = code;
-	mm_release(tsk, tsk->mm);
+	exit_mm_release(tsk, tsk->mm);	/* exit_mm() */
 	if (tsk->signal)
 		group_dead = !__atomic_sub_fetch(&tsk->signal->nr_threads, 1, __ATOMIC_ACQ_REL);
 	if (tsk->signal && group_dead)
@@ -209,36 +221,45 @@ static inline bool wait_eligible(struct task_struct *p, pid_t pid)
 
 #define WNOWAIT		0x01000000	/* waitid: leave the child waitable */
 
-/* Returns the pid of a reaped child (WNOWAIT: one left as it is), 0 if none exited yet, <0 on
- * error. */
-static noinline long wait_consider_children(pid_t pid, int *status, uid_t *uid, bool *any, int options)
+/* With sched_lock held: whether wait takes child p (its pid, its status and uid given, its
+ * times folded into ours unless WNOWAIT: wait_task_zombie()), 0 if not (*any: p is one it
+ * waits for); the caller releases it. */
+static noinline long wait_consider_task(struct task_struct *p, pid_t pid, int *status, uid_t *uid, bool *any,
+					int options)
+{
+	if (!wait_eligible(p, pid))
+		return 0;
+	*any = true;
+	if (!reapable(p))
+		return 0;
+	*status = p->exit_code;
+	*uid = p->uid;
+	if (!(options & WNOWAIT) && current->signal && p->signal) {
+		struct signal_struct *psig = current->signal, *sig = p->signal;
+
+		psig->cutime += p->utime + sig->cutime;
+		psig->cstime += p->stime + sig->cstime;
+		psig->cmin_flt += p->min_flt + sig->cmin_flt;
+		psig->cmaj_flt += p->maj_flt + sig->cmaj_flt;
+	}
+	return p->pid;
+}
+
+/* do_wait_thread(): returns the pid of a reaped child (WNOWAIT: one left as it is), 0 if none
+ * exited yet. */
+static __always_inline long wait_consider_children(pid_t pid, int *status, uid_t *uid, bool *any, int options)
 {
 	struct task_struct *p, *n;
 	unsigned long flags;
+	long ret;
 
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry_safe(p, n, &current->children, sibling) {
-		if (!wait_eligible(p, pid))
-			continue;
-		*any = true;
-		if (reapable(p)) {
-			pid_t ret = p->pid;
-			*status = p->exit_code;
-			*uid = p->uid;
-			if (options & WNOWAIT) {
-				spin_unlock_irqrestore(&sched_lock, flags);
-				return ret;
-			}
-			if (current->signal && p->signal) {	/* wait_task_zombie(): its times to ours */
-				struct signal_struct *psig = current->signal, *sig = p->signal;
-
-				psig->cutime += p->utime + sig->cutime;
-				psig->cstime += p->stime + sig->cstime;
-				psig->cmin_flt += p->min_flt + sig->cmin_flt;
-				psig->cmaj_flt += p->maj_flt + sig->cmaj_flt;
-			}
+		ret = wait_consider_task(p, pid, status, uid, any, options);
+		if (ret) {
 			spin_unlock_irqrestore(&sched_lock, flags);
-			release_task(p);
+			if (!(options & WNOWAIT))
+				release_task(p);
 			return ret;
 		}
 	}
@@ -278,8 +299,9 @@ static noinline int session_wait_is_over(pid_t pid)
 	return busy ? -1 : 1;
 }
 
-/* The wait of wait4 and waitid: the child's pid and its wait status in *status. */
-static noinline notrace long do_wait_status(pid_t pid, int *status, uid_t *uid, int options)
+/* The wait of wait4 and waitid: the child's pid and its wait status in *status (inlined into
+ * do_wait and kernel_waitid). */
+static __always_inline long do_wait_status(pid_t pid, int *status, uid_t *uid, int options)
 {
 	trace_sched_process_wait(pid > 0 ? pid : pid < -1 ? -pid : 0);	/* pid_nr(wo_pid) */
 	for (;;) {
@@ -414,9 +436,17 @@ SYSCALL_DEFINE5(waitid, int, which, pid_t, upid, struct siginfo *, infop, int, o
 	return 0;
 }
 
+#define WUNTRACED	0x00000002
+noinline long kernel_wait4(pid_t upid, int *stat_addr, int options, struct rusage *ru)
+{
+	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL))
+		return -EINVAL;
+	if (upid == (pid_t)0x80000000)	/* -INT_MIN is not defined */
+		return -ESRCH;
+	return do_wait(upid, stat_addr, options);
+}
+
 SYSCALL_DEFINE4(wait4, pid_t, upid, int *, stat_addr, int, options, struct rusage *, ru)
 {
-	if (options & ~(WNOHANG | 2 | 0x40000000))
-		return -EINVAL;
-	return do_wait(upid, stat_addr, options);
+	return kernel_wait4(upid, stat_addr, options, ru);
 }

@@ -86,8 +86,10 @@ static noinline pid_t alloc_pid(void)
 	return pid;
 }
 
-/* Lay out the new task's stack: switch frame returning to ret_from_fork, then pt_regs. */
-static noinline struct pt_regs *copy_thread(struct task_struct *p, struct pt_regs *src, int (*fn)(void *), void *arg)
+/* Lay out the new task's stack: switch frame returning to ret_from_fork, then pt_regs; the
+ * FPU state (not for a session's task: its host process's) and the FS base. */
+static noinline struct pt_regs *copy_thread(struct task_struct *p, unsigned long clone_flags, struct pt_regs *src,
+					    int (*fn)(void *), void *arg)
 {
 	extern char ret_from_fork[];
 	struct pt_regs *regs = (struct pt_regs *)((char *)p->stack + THREAD_SIZE) - 1;
@@ -103,7 +105,28 @@ static noinline struct pt_regs *copy_thread(struct task_struct *p, struct pt_reg
 	frame[4] = (u64)fn;		/* %rbx */
 	frame[3] = (u64)arg;		/* %r12 */
 	p->thread.sp = (u64)frame;
+	if (src || fn) {
+		fpu_clone(p, clone_flags, !current->mm);
+		p->thread.fsbase = current->thread.fsbase;
+	}
 	return regs;
+}
+
+/* The task's address space, a reference held (NULL for a kernel thread, or one that is exiting:
+ * 6.1's exit_mm() has cleared its mm by then) */
+noinline struct mm_struct *get_task_mm(struct task_struct *task)
+{
+	struct mm_struct *mm;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);	/* task_lock() */
+	mm = task->mm;
+	if (mm && ((task->flags & (PF_KTHREAD | PF_EXITING)) || task->exit_state))
+		mm = NULL;
+	if (mm)
+		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);	/* mmget() */
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return mm;
 }
 
 /* ---- the address space (copy_mm): a copy-on-write duplicate, or the same one (CLONE_VM) ---- */
@@ -162,11 +185,6 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->oom_score_adj = parent->oom_score_adj;
 	p->start_time = ktime_get();
-	if (parent->mm) {	/* the user registers beyond pt_regs: arch_dup_task_struct() */
-		fpu_save(parent);
-		p->fpu = parent->fpu;
-		p->thread.fsbase = parent->thread.fsbase;
-	}
 	/* the alternate signal stack: a fork's child keeps it, a thread (which would share it)
 	 * does not (sas_ss_reset) */
 	if ((clone_flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM) {
@@ -188,7 +206,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	}
 	if (copy_files(clone_flags, p) || copy_fs(clone_flags, p))
 		goto free_files;
-	regs = copy_thread(p, regs, fn, arg);
+	regs = copy_thread(p, clone_flags, regs, fn, arg);
 	if (!fn) {
 		if (args->stack)
 			regs->sp = args->stack;
@@ -201,6 +219,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		goto free_perf;
 	if (security_task_alloc(p, clone_flags))
 		goto free_perf;
+	sched_cgroup_fork(p, args);	/* its place in its class (no cgroups) */
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = p->tgid = alloc_pid();
 	if (clone_flags & CLONE_THREAD) {	/* a thread: of its creator's group, child of its parent */
@@ -264,7 +283,7 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 		put_task_struct(p);
 		return NULL;
 	}
-	copy_thread(p, NULL, NULL, NULL);
+	copy_thread(p, 0, NULL, NULL, NULL);
 	spin_lock_irqsave(&sched_lock, flags);
 	p->pid = pid;
 	p->tgid = tgid ? tgid : pid;

@@ -179,7 +179,6 @@ noinline long do_futex(u32 *uaddr, int op, u32 val, ktime_t *timeout, u32 *uaddr
 	return -ENOSYS;
 }
 
-struct __kernel_timespec;
 SYSCALL_DEFINE6(futex, u32 *, uaddr, int, op, u32, val, const struct __kernel_timespec *, utime,
 		u32 *, uaddr2, u32, val3)
 {
@@ -187,13 +186,13 @@ SYSCALL_DEFINE6(futex, u32 *, uaddr, int, op, u32, val, const struct __kernel_ti
 	ktime_t t, *tp = NULL;
 
 	if (utime && (cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET)) {
-		struct { s64 tv_sec; long tv_nsec; } ts;
+		struct timespec64 ts;
 
-		if (copy_from_user(&ts, utime, sizeof(ts)))
+		if (get_timespec64(&ts, utime))
 			return -EFAULT;
-		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
+		if (!timespec64_valid(&ts))	/* futex_init_timeout() */
 			return -EINVAL;
-		t = (u64)ts.tv_sec * 1000000000UL + ts.tv_nsec;
+		t = timespec64_to_ns(&ts);
 		if (cmd == FUTEX_WAIT)	/* relative; WAIT_BITSET's is absolute (the clocks start at boot here) */
 			t += ktime_get();
 		tp = &t;
@@ -311,15 +310,27 @@ static void exit_robust_list(struct task_struct *curr)
 		handle_futex_death((u32 *)((char *)pending + futex_offset), curr, pip, true);
 }
 
-/* futex_exit_release(), futex_exec_release(): at exit and exec, while the task still has its
- * address space.  A session task's locks are the host's business (its kernel did this). */
-void futex_exit_release(struct task_struct *tsk)
+/* The robust locks the task held are marked dead (no PI futexes here).  A session task's
+ * locks are the host's business (its kernel did this). */
+static noinline void futex_cleanup(struct task_struct *tsk)
 {
 	if (unlikely(tsk->robust_list)) {
 		if (!tsk->session && tsk->mm)
 			exit_robust_list(tsk);
 		tsk->robust_list = NULL;
 	}
+}
+
+/* At exec and at exit, while the task still has its address space (the futex state it
+ * leaves in, OK or DEAD, is for PI waiters: none here) */
+noinline void futex_exec_release(struct task_struct *tsk)
+{
+	futex_cleanup(tsk);
+}
+
+noinline void futex_exit_release(struct task_struct *tsk)
+{
+	futex_cleanup(tsk);
 }
 
 SYSCALL_DEFINE2(set_robust_list, struct robust_list_head *, head, size_t, len)

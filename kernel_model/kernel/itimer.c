@@ -10,7 +10,6 @@
 #include "../include/trace/trace.h"
 
 #define ITIMER_REAL	0
-#define NSEC_PER_SEC	1000000000L
 
 struct __kernel_old_timeval { long tv_sec, tv_usec; };
 struct __kernel_old_itimerval { struct __kernel_old_timeval it_interval, it_value; };
@@ -22,11 +21,14 @@ noinline enum hrtimer_restart it_real_fn(struct hrtimer *timer)
 	unsigned long flags;
 
 	trace_itimer_expire(ITIMER_REAL, sig->leader_pid, 0);
-	spin_lock_irqsave(&sched_lock, flags);	/* kill_pid_info(SIGALRM, SEND_SIG_PRIV, leader_pid) */
+	spin_lock_irqsave(&sched_lock, flags);	/* (6.1 holds the pid: here, not a reused one) */
 	p = find_task_by_pid(sig->leader_pid);
 	spin_unlock_irqrestore(&sched_lock, flags);
-	if (p && p->signal == sig)
-		send_sig_info(SIGALRM, 0x80 /* SI_KERNEL */, p);
+	if (p && p->signal == sig) {
+		struct sigqueue_info info = { .code = SI_KERNEL };	/* SEND_SIG_PRIV */
+
+		kill_pid_info(SIGALRM, &info, sig->leader_pid);
+	}
 	return HRTIMER_NORESTART;
 }
 
@@ -102,11 +104,6 @@ SYSCALL_DEFINE2(getitimer, int, which, struct __kernel_old_itimerval *, value)
 	return error;
 }
 
-static inline bool timespec64_valid(s64 sec, long nsec)
-{
-	return sec >= 0 && nsec >= 0 && nsec < NSEC_PER_SEC;
-}
-
 static noinline int do_setitimer(int which, struct itimerspec64 *value, struct itimerspec64 *ovalue)
 {
 	struct signal_struct *sig = current->signal;
@@ -117,8 +114,7 @@ static noinline int do_setitimer(int which, struct itimerspec64 *value, struct i
 		return -ENOSYS;
 	if (which != ITIMER_REAL)
 		return -EINVAL;
-	if (!timespec64_valid(value->it_value.tv_sec, value->it_value.tv_nsec) ||
-	    !timespec64_valid(value->it_interval.tv_sec, value->it_interval.tv_nsec))
+	if (!timespec64_valid(&value->it_value) || !timespec64_valid(&value->it_interval))
 		return -EINVAL;
 	timer = &sig->real_timer;
 	if (ovalue)

@@ -189,14 +189,22 @@ noinline struct vm_area_struct *vma_merge(struct mm_struct *mm, struct vm_area_s
 	return prev;
 }
 
-/* Cut vma in two at addr; new_below: the new VMA is the lower part. */
+/* Cut vma in two at addr (see __split_vma), unless the mm has as many VMAs as it may
+ * (vm.max_map_count): mprotect's and madvise's splits */
+noinline int split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr, int new_below)
+{
+	if (mm->map_count >= MAX_MAP_COUNT)
+		return -ENOMEM;
+	return __split_vma(mm, vma, addr, new_below);
+}
+
+/* Cut vma in two at addr; new_below: the new VMA is the lower part (munmap checks the VMA count
+ * itself). */
 noinline int __split_vma(struct mm_struct *mm, struct vm_area_struct *vma, unsigned long addr,
 			 int new_below)
 {
 	struct vm_area_struct *new;
 
-	if (mm->map_count >= MAX_MAP_COUNT)
-		return -ENOMEM;
 	new = vm_area_dup(vma);
 	if (!new)
 		return -ENOMEM;
@@ -601,6 +609,17 @@ noinline unsigned long vm_mmap_pgoff(struct file *file, unsigned long addr, unsi
 		__mm_populate(ret, populate, 1);
 	mmap_write_unlock(mm);
 	return ret;
+}
+
+/* vm_mmap_pgoff() with a byte offset, page-aligned and not wrapping (the ELF loader's) */
+noinline unsigned long vm_mmap(struct file *file, unsigned long addr, unsigned long len, unsigned long prot,
+			       unsigned long flag, unsigned long offset)
+{
+	if (unlikely(offset + PAGE_ALIGN(len) < offset))
+		return -EINVAL;
+	if (unlikely(offset & ~PAGE_MASK))
+		return -EINVAL;
+	return vm_mmap_pgoff(file, addr, len, prot, flag, offset >> PAGE_SHIFT);
 }
 
 noinline unsigned long ksys_mmap_pgoff(unsigned long addr, unsigned long len, unsigned long prot,

@@ -142,6 +142,11 @@ void flush_signal_handlers(struct task_struct *t)
 }
 
 /* ---- sending ---- */
+static __always_inline bool valid_signal(unsigned long sig)
+{
+	return sig <= _NSIG;
+}
+
 static notrace_spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
 
 static inline bool sig_handler_ignored(unsigned long handler, int sig);
@@ -246,34 +251,89 @@ noinline int send_signal_locked(int sig, struct sigqueue_info *info, struct task
 	return __send_signal_locked(sig, info, t, group);
 }
 
+/* lock_task_sighand(): the task's handlers with their lock held (one lock here, `siglock`,
+ * interrupts off), or NULL when the task has none (gone, or a session's task) */
+noinline struct sighand_struct *__lock_task_sighand(struct task_struct *tsk, unsigned long *flags)
+{
+	struct sighand_struct *sighand;
+
+	*flags = arch_local_irq_save();
+	notrace_spin_lock(&siglock);
+	sighand = READ_ONCE(tsk->sighand);
+	if (!sighand) {
+		notrace_spin_unlock(&siglock);
+		arch_local_irq_restore(*flags);
+	}
+	return sighand;
+}
+
+static inline void unlock_task_sighand(struct task_struct *tsk, unsigned long *flags)
+{
+	notrace_spin_unlock(&siglock);
+	arch_local_irq_restore(*flags);
+}
+
+/* The task is exiting: no signal is sent to it any more (a group's pending signals are each
+ * thread's own here: none to hand to the others) */
+noinline void exit_signals(struct task_struct *tsk)
+{
+	unsigned long flags;
+
+	if (!tsk->signal || tsk->signal->nr_threads <= 1 || (tsk->signal->flags & SIGNAL_GROUP_EXIT)) {
+		tsk->flags |= PF_EXITING;
+		return;
+	}
+	if (__lock_task_sighand(tsk, &flags)) {
+		tsk->flags |= PF_EXITING;
+		unlock_task_sighand(tsk, &flags);
+		return;
+	}
+	tsk->flags |= PF_EXITING;
+}
+
 noinline int do_send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p, bool group)
 {
-	unsigned long flags = arch_local_irq_save();
-	int ret;
+	unsigned long flags;
+	int ret = -ESRCH;
 
-	notrace_spin_lock(&siglock);	/* lock_task_sighand */
-	ret = send_signal_locked(sig, info, p, group);
-	notrace_spin_unlock(&siglock);
-	arch_local_irq_restore(flags);
+	if (__lock_task_sighand(p, &flags)) {
+		ret = send_signal_locked(sig, info, p, group);
+		unlock_task_sighand(p, &flags);
+	}
 	return ret;
 }
 
-int send_sig_info(int sig, int code, struct task_struct *p)
+noinline int send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p)
 {
-	struct sigqueue_info info = { .code = code };
-
-	return do_send_sig_info(sig, &info, p, false);
+	if (!valid_signal(sig))	/* (the kernel's own senders: no check_kill_permission) */
+		return -EINVAL;
+	return do_send_sig_info(sig, info, p, false);
 }
 
-/* Taken even if blocked or ignored: the default action back, the signal unblocked. */
-static noinline int force_sig_info_to_task(struct sigqueue_info *info, struct task_struct *t, int sig)
+/* send_sig(): SEND_SIG_PRIV (the kernel's: SI_KERNEL) or SEND_SIG_NOINFO (as if the current
+ * task sent it: SI_USER, its pid and uid) */
+noinline int send_sig(int sig, struct task_struct *p, int priv)
+{
+	struct sigqueue_info info = { .code = SI_KERNEL };
+
+	if (!priv)
+		info = (struct sigqueue_info){ .code = SI_USER, .pid = current->tgid, .uid = current->uid };
+	return send_sig_info(sig, &info, p);
+}
+
+/* Taken even if blocked or ignored: the default action back, the signal unblocked; and
+ * with the default action whatever the handler (HANDLER_SIG_DFL: a fatal one). */
+enum sig_handler { HANDLER_CURRENT, HANDLER_SIG_DFL, HANDLER_EXIT };
+
+static noinline int force_sig_info_to_task(struct sigqueue_info *info, struct task_struct *t, int sig,
+					   enum sig_handler handler)
 {
 	struct k_sigaction *ka = &t->sighand->action[sig - 1];
 	unsigned long flags = arch_local_irq_save();
 	int ret;
 
 	notrace_spin_lock(&siglock);
-	if (ka->sa_handler == SIG_IGN || (t->blocked & sigmask(sig))) {
+	if (ka->sa_handler == SIG_IGN || (t->blocked & sigmask(sig)) || handler != HANDLER_CURRENT) {
 		ka->sa_handler = SIG_DFL;
 		t->blocked &= ~sigmask(sig);
 	}
@@ -283,15 +343,63 @@ static noinline int force_sig_info_to_task(struct sigqueue_info *info, struct ta
 	return ret;
 }
 
-/* A fault's signal: to this thread, and taken even if blocked or ignored. */
-void force_sig_fault(int sig, int code, unsigned long addr)
+noinline int force_sig_info(int sig, struct sigqueue_info *info)
 {
-	struct task_struct *t = current;
+	return force_sig_info_to_task(info, current, sig, HANDLER_CURRENT);
+}
+
+/* The kernel's signal to the current thread (SEND_SIG_PRIV), taken even if blocked or ignored */
+noinline void force_sig(int sig)
+{
+	struct sigqueue_info info = { .code = SI_KERNEL };
+
+	force_sig_info(sig, &info);
+}
+
+/* ... and fatal: no handler of the task's runs it */
+noinline void force_fatal_sig(int sig)
+{
+	struct sigqueue_info info = { .code = SI_KERNEL };
+
+	force_sig_info_to_task(&info, current, sig, HANDLER_SIG_DFL);
+}
+
+/* A fault's signal: to this thread, and taken even if blocked or ignored. */
+static noinline int force_sig_fault_to_task(int sig, int code, unsigned long addr, struct task_struct *t)
+{
 	struct sigqueue_info info = { .code = code, .addr = addr };
 
-	if (!t->signal)	/* a session task: its signals are the host's */
+	return force_sig_info(sig, &info);
+}
+
+void force_sig_fault(int sig, int code, unsigned long addr)
+{
+	if (!current->signal)	/* a session task: its signals are the host's */
 		return;
-	force_sig_info_to_task(&info, t, sig);
+	force_sig_fault_to_task(sig, code, addr, current);
+}
+
+/* A signal frame that could not be written: a SIGSEGV, fatal when it was SIGSEGV's own */
+noinline void force_sigsegv(int sig)
+{
+	if (sig == SIGSEGV)
+		force_fatal_sig(SIGSEGV);
+	else
+		force_sig(SIGSEGV);
+}
+
+/* Whether no handler of the task's takes the signal (the segfault line of the log is only for
+ * those): init's are never taken, a handler is (no ptrace here) */
+noinline bool unhandled_signal(struct task_struct *tsk, int sig)
+{
+	unsigned long handler;
+
+	if (tsk->pid == 1)	/* is_global_init() */
+		return true;
+	if (!tsk->sighand)
+		return true;
+	handler = tsk->sighand->action[sig - 1].sa_handler;
+	return handler == SIG_IGN || handler == SIG_DFL;
 }
 
 /* exit_group, or a fatal signal: every other thread of the group gets SIGKILL.
@@ -332,11 +440,6 @@ void do_notify_parent(struct task_struct *tsk, int sig)
 		do_send_sig_info(sig, &info, tsk->parent, true);
 }
 
-static __always_inline bool valid_signal(unsigned long sig)
-{
-	return sig <= _NSIG;
-}
-
 static __always_inline bool same_thread_group(struct task_struct *a, struct task_struct *b)
 {
 	return a->tgid == b->tgid;	/* (6.1: the same signal_struct) */
@@ -373,7 +476,17 @@ static noinline int check_kill_permission(int sig, struct sigqueue_info *info, s
 	return security_task_kill(t, &kinfo, sig, NULL);
 }
 
-static noinline int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid)
+/* To a process: the caller may, then the signal for its whole group. */
+noinline int group_send_sig_info(int sig, struct sigqueue_info *info, struct task_struct *p)
+{
+	int ret = check_kill_permission(sig, info, p);
+
+	if (!ret && sig)
+		ret = do_send_sig_info(sig, info, p, true);
+	return ret;
+}
+
+noinline int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid)
 {
 	struct task_struct *p = find_task_by_pid(pid);
 	int error;
@@ -382,20 +495,76 @@ static noinline int kill_pid_info(int sig, struct sigqueue_info *info, pid_t pid
 		return -ESRCH;
 	if (p->group_leader && p->group_leader != p)
 		p = p->group_leader;
-	error = check_kill_permission(sig, info, p);	/* group_send_sig_info */
-	if (error || !sig)
-		return error;
-	return do_send_sig_info(sig, info, p, true);
+	error = check_kill_permission(sig, info, p);	/* group_send_sig_info(), inlined as in 6.1's build */
+	if (!error && sig)
+		error = do_send_sig_info(sig, info, p, true);
+	return error;
 }
 
-/* kill(2)'s pid: a process, or (0) the caller's group */
+#define KILL_MAX 64	/* processes one kill(2) of a group, or of all, signals */
+
+/* The processes (group leaders) in group pgrp (pgrp 0: all but init and the caller's), found
+ * under the tasks' lock; preemption stays off while the caller signals them (rcu_read_lock():
+ * a reaped task is freed after a grace period) */
+static notrace int collect_processes(pid_t pgrp, struct task_struct **procs)
+{
+	struct task_struct *t;
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(t, &task_list, tasks) {
+		if (t->group_leader != t || n == KILL_MAX)
+			continue;
+		if (pgrp ? t->pgrp == pgrp : t->pid > 1 && t->tgid != current->tgid && !(t->flags & PF_IDLE))
+			procs[n++] = t;
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return n;
+}
+
+/* Every process of the group: 0 if any took it, else the last error */
+noinline int __kill_pgrp_info(int sig, struct sigqueue_info *info, pid_t pgrp)
+{
+	struct task_struct *procs[KILL_MAX];
+	int i, n, retval = -ESRCH;
+	bool success = false;
+
+	preempt_disable();
+	n = collect_processes(pgrp, procs);
+	for (i = 0; i < n; i++) {
+		int err = group_send_sig_info(sig, info, procs[i]);
+
+		success |= !err;
+		retval = err;
+	}
+	preempt_enable();
+	return success ? 0 : retval;
+}
+
+/* kill(2)'s pid: a process, (0) the caller's process group, (-1) every process the caller may
+ * signal but init and itself, (< -1) the group -pid */
 static noinline int kill_something_info(int sig, struct sigqueue_info *info, pid_t pid)
 {
+	struct task_struct *procs[KILL_MAX];
+	int i, n, retval = 0;
+
 	if (pid > 0)
-		return kill_pid_info(sig, info, pid);
-	if (pid == 0)	/* the caller's process group: process groups are not modelled, its own */
-		return kill_pid_info(sig, info, current->tgid);
-	return -ESRCH;
+		return kill_pid_info(sig, info, pid);	/* kill_proc_info() */
+	if (pid == (pid_t)0x80000000)	/* INT_MIN: -pid overflows */
+		return -ESRCH;
+	if (pid != -1)
+		return __kill_pgrp_info(sig, info, pid ? -pid : current->pgrp);
+	preempt_disable();
+	n = collect_processes(0, procs);
+	for (i = 0; i < n; i++) {
+		int err = group_send_sig_info(sig, info, procs[i]);
+
+		if (err != -EPERM)
+			retval = err;
+	}
+	preempt_enable();
+	return n ? retval : -ESRCH;
 }
 
 SYSCALL_DEFINE2(kill, pid_t, pid, int, sig)
@@ -492,17 +661,29 @@ SYSCALL_DEFINE4(rt_sigaction, int, sig, const struct sigaction *, act, struct si
 	return ret;
 }
 
-/* Under the siglock, as 6.1's __set_current_blocked(): a sender checks the mask with it held,
- * so it sees either the old mask (and the signal is pending before the caller looks) or the
- * new one (and wakes the caller). */
-noinline void set_current_blocked(u64 mask)
+/* With the siglock held (a group's pending signals are each thread's own here: none to
+ * retarget to another thread) */
+static noinline void __set_task_blocked(struct task_struct *tsk, const u64 *newset)
+{
+	tsk->blocked = *newset;
+}
+
+/* Under the siglock: a sender checks the mask with it held, so it sees either the old mask
+ * (and the signal is pending before the caller looks) or the new one (and wakes the caller). */
+noinline void __set_current_blocked(const u64 *newset)
 {
 	unsigned long flags = arch_local_irq_save();
 
 	notrace_spin_lock(&siglock);
-	current->blocked = mask & ~SIG_KERNEL_ONLY_MASK;
+	__set_task_blocked(current, newset);
 	notrace_spin_unlock(&siglock);
 	arch_local_irq_restore(flags);
+}
+
+noinline void set_current_blocked(u64 mask)
+{
+	mask &= ~SIG_KERNEL_ONLY_MASK;	/* sigdelsetmask(newset, sigmask(SIGKILL) | sigmask(SIGSTOP)) */
+	__set_current_blocked(&mask);
 }
 
 noinline int sigprocmask(int how, u64 *set, u64 *oldset)
@@ -574,16 +755,38 @@ struct ksignal {
 	int sig;
 };
 
-/* With the siglock held: the next of the ready signals, out of the pending set with its
- * information (collect_signal); synchronous (fault) signals first, then the lowest.  (6.1
- * restarts a SIGALRM's interval timer here; get_signal does, once the siglock is dropped.) */
-noinline int dequeue_signal(struct task_struct *t, u64 ready, struct sigqueue_info *info)
-{
-	int sig = __builtin_ctzl(ready & (sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) |
-					  sigmask(SIGTRAP) | sigmask(SIGFPE)) ?: ready) + 1;
+#define SYNCHRONOUS_MASK (sigmask(SIGSEGV) | sigmask(SIGBUS) | sigmask(SIGILL) | sigmask(SIGTRAP) | \
+			  sigmask(SIGFPE) | sigmask(SIGSYS))
 
+/* The next signal of the pending set the mask lets through: synchronous (fault) signals
+ * first, then the lowest; 0 if none */
+static noinline int next_signal(const u64 *pending, const u64 *mask)
+{
+	u64 x = *pending & ~*mask;
+
+	if (!x)
+		return 0;
+	if (x & SYNCHRONOUS_MASK)
+		x &= SYNCHRONOUS_MASK;
+	return __builtin_ctzl(x) + 1;
+}
+
+/* The signal out of the pending set, with what its sender said (a legacy signal is queued
+ * once: its one siginfo) */
+static noinline void collect_signal(int sig, struct task_struct *t, struct sigqueue_info *info)
+{
 	t->pending &= ~sigmask(sig);
 	*info = t->sigq[sig - 1];
+}
+
+/* With the siglock held: the next of the signals the mask lets through, with its information.
+ * (6.1 restarts a SIGALRM's interval timer here; get_signal does, once the siglock is dropped.) */
+noinline int dequeue_signal(struct task_struct *t, u64 *mask, struct sigqueue_info *info)
+{
+	int sig = next_signal(&t->pending, mask);	/* __dequeue_signal() */
+
+	if (sig)
+		collect_signal(sig, t, info);
 	return sig;
 }
 
@@ -610,7 +813,7 @@ static noinline bool get_signal(struct ksignal *ksig)
 			arch_local_irq_restore(flags);
 			return false;
 		}
-		sig = dequeue_signal(t, ready, &ksig->info);
+		sig = dequeue_signal(t, &t->blocked, &ksig->info);
 		notrace_spin_unlock(&siglock);
 		arch_local_irq_restore(flags);
 		if (sig == SIGALRM)	/* dequeue_signal(): an interval timer starts its next period */
@@ -717,7 +920,7 @@ static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 {
 	struct task_struct *t = current;
 	unsigned long sp = regs->sp - 128;	/* the red zone */
-	unsigned long fp, frame_addr;
+	unsigned long fp, frame_addr, math_size;
 	struct rt_sigframe frame;
 	struct sigcontext_64 *sc = &frame.uc.uc_mcontext;
 	bool onsigstack = on_sig_stack(sp), entering_altstack = false;
@@ -728,9 +931,7 @@ static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 		sp = t->sas_ss_sp + t->sas_ss_size;
 		entering_altstack = true;
 	}
-	fpu_save(t);
-	sp = (sp - sizeof(struct fxregs_state)) & ~63UL;
-	fp = sp;
+	sp = fpu__alloc_mathframe(sp, 0, &fp, &math_size);
 	sp = ((sp - sizeof(struct rt_sigframe)) & ~15UL) - 8;
 	/* on the alternate stack and past its end: an address that faults (SIGSEGV) */
 	if ((onsigstack || entering_altstack) && !__on_sig_stack(sp))
@@ -761,7 +962,7 @@ static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 	};
 	sc->cr2 = ksig->info.addr;
 	frame.uc.uc_sigmask = t->restore_sigmask ? t->saved_sigmask : t->blocked;	/* sigmask_to_save() */
-	if (copy_to_user((void *)fp, &t->fpu, sizeof(t->fpu)) ||
+	if (!copy_fpstate_to_sigframe((void *)fp, (void *)fp, math_size, 0) ||
 	    copy_to_user((void *)frame_addr, &frame, sizeof(frame)))
 		return -EFAULT;
 	regs->di = ksig->sig;
@@ -772,15 +973,18 @@ static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 	regs->sp = frame_addr;
 	regs->cs = __USER_CS;
 	regs->ss = __USER_DS;
-	regs->flags &= ~(X86_EFLAGS_DF | X86_EFLAGS_RF | X86_EFLAGS_TF);
-	fpu_init_user(t);	/* the handler starts with a clean FPU (fpu__clear_user_states) */
 	if (t->sas_ss_flags & SS_AUTODISARM)
 		sas_ss_reset(t);
 	return 0;
 }
 
-static noinline void handle_signal(struct ksignal *ksig, struct pt_regs *regs)
+void signal_setup_done(int failed, struct ksignal *ksig, int stepping);
+
+/* (inlined into arch_do_signal_or_restart, as 6.1's) */
+static __always_inline void handle_signal(struct ksignal *ksig, struct pt_regs *regs)
 {
+	bool failed;
+
 	if ((long)regs->orig_ax >= 0) {	/* from a system call: restart or EINTR */
 		switch ((long)regs->ax) {
 		case -ERESTART_RESTARTBLOCK:
@@ -799,8 +1003,20 @@ static noinline void handle_signal(struct ksignal *ksig, struct pt_regs *regs)
 			break;
 		}
 	}
-	if (setup_rt_frame(ksig, regs)) {
-		force_sig_fault(SIGSEGV, SI_KERNEL, 0);	/* force_sigsegv(): no usable stack */
+	failed = setup_rt_frame(ksig, regs) < 0;
+	if (!failed) {
+		regs->flags &= ~(X86_EFLAGS_DF | X86_EFLAGS_RF | X86_EFLAGS_TF);
+		fpu__clear_user_states(current);	/* the handler starts with a clean FPU */
+	}
+	signal_setup_done(failed, ksig, false);
+}
+
+/* The frame written, the handler runs with its mask (signal_delivered(), inlined); or the
+ * frame could not be written (no usable stack): a SIGSEGV no handler takes */
+noinline void signal_setup_done(int failed, struct ksignal *ksig, int stepping)
+{
+	if (failed) {
+		force_sigsegv(ksig->sig);
 		return;
 	}
 	if (!(ksig->ka.sa_flags & SA_NODEFER))
@@ -900,47 +1116,69 @@ SYSCALL_DEFINE2(rt_sigsuspend, sigset_t *, unewset, size_t, sigsetsize)
 	return sigsuspend();
 }
 
+/* The registers the frame holds (the flags the handler may change only), then its FPU state */
+static noinline bool restore_sigcontext(struct pt_regs *regs, struct sigcontext_64 *usc, unsigned long uc_flags)
+{
+	struct sigcontext_64 sc;
+
+	if (copy_from_user(&sc, usc, offsetof(struct sigcontext_64, reserved1)))
+		return false;
+	regs->r8 = sc.r8, regs->r9 = sc.r9, regs->r10 = sc.r10, regs->r11 = sc.r11;
+	regs->r12 = sc.r12, regs->r13 = sc.r13, regs->r14 = sc.r14, regs->r15 = sc.r15;
+	regs->di = sc.di, regs->si = sc.si, regs->bp = sc.bp, regs->bx = sc.bx;
+	regs->dx = sc.dx, regs->ax = sc.ax, regs->cx = sc.cx, regs->sp = sc.sp;
+	regs->ip = sc.ip;
+	regs->cs = __USER_CS;
+	regs->ss = __USER_DS;
+	regs->flags = (regs->flags & ~FIX_EFLAGS) | (sc.flags & FIX_EFLAGS);
+	regs->orig_ax = -1;	/* no restart of the call the signal interrupted */
+	return fpu__restore_sig((void *)sc.fpstate, 0);
+}
+
+/* What the handler left in uc_stack (errors other than a fault are squashed, as 6.1's) */
+noinline int restore_altstack(const struct sigaltstack_user *uss)
+{
+	struct sigaltstack_user new;
+
+	if (copy_from_user(&new, uss, sizeof(new)))
+		return -EFAULT;
+	(void)do_sigaltstack(&new, NULL, current_pt_regs()->sp, MINSIGSTKSZ);
+	return 0;
+}
+
+/* A frame rt_sigreturn could not read: the log says so, then a SIGSEGV */
+noinline void signal_fault(struct pt_regs *regs, void *frame, char *where)
+{
+	struct task_struct *me = current;
+
+	/* (6.1 prints the frame's address hashed, %p, and where ip is: print_vma_addr) */
+	printk(KERN_INFO "%s[%d] bad frame in %s frame:%lx ip:%lx sp:%lx orax:%lx\n",
+	       me->comm, me->pid, where, (unsigned long)frame, regs->ip, regs->sp, regs->orig_ax);
+	force_sig(SIGSEGV);
+}
+
 SYSCALL_DEFINE0(rt_sigreturn)
 {
 	struct pt_regs *regs = current_pt_regs();
-	unsigned long frame_addr = regs->sp - 8;
-	struct rt_sigframe frame;
-	struct sigcontext_64 *sc = &frame.uc.uc_mcontext;
+	struct rt_sigframe *frame = (struct rt_sigframe *)(regs->sp - 8);
+	u64 set;
+	unsigned long uc_flags;
 
 	if (!current->signal) {	/* a session task: the host returned from its handler */
 		struct session_task *st = current->session;
 
 		return st && st->sigreturn_known ? (long)st->sigreturn_ax : regs->ax;
 	}
-	if (copy_from_user(&frame, (void *)frame_addr, sizeof(frame)))
+	if (copy_from_user(&set, &frame->uc.uc_sigmask, sizeof(set)) ||
+	    copy_from_user(&uc_flags, &frame->uc.uc_flags, sizeof(uc_flags)))
 		goto badframe;
-	set_current_blocked(frame.uc.uc_sigmask);
-	{	/* restore_altstack(): what the handler left in uc_stack (errors other than a fault
-		 * are squashed, as 6.1's) */
-		struct sigaltstack_user st = { frame.uc.uc_stack.ss_sp, frame.uc.uc_stack.ss_flags,
-					       frame.uc.uc_stack.ss_size };
-
-		do_sigaltstack(&st, NULL, regs->sp, MINSIGSTKSZ);
-	}
-	regs->r8 = sc->r8, regs->r9 = sc->r9, regs->r10 = sc->r10, regs->r11 = sc->r11;
-	regs->r12 = sc->r12, regs->r13 = sc->r13, regs->r14 = sc->r14, regs->r15 = sc->r15;
-	regs->di = sc->di, regs->si = sc->si, regs->bp = sc->bp, regs->bx = sc->bx;
-	regs->dx = sc->dx, regs->ax = sc->ax, regs->cx = sc->cx, regs->sp = sc->sp;
-	regs->ip = sc->ip;
-	regs->cs = __USER_CS;
-	regs->ss = __USER_DS;
-	regs->flags = (regs->flags & ~FIX_EFLAGS) | (sc->flags & FIX_EFLAGS);
-	regs->orig_ax = -1;	/* no restart of the call the signal interrupted */
-	if (sc->fpstate) {
-		if (copy_from_user(&current->fpu, (void *)sc->fpstate, sizeof(current->fpu)))
-			goto badframe;
-		*(u32 *)&current->fpu.bytes[24] &= 0xffff;	/* MXCSR: the defined bits only */
-		asm volatile("fxrstor64 %0" : : "m"(current->fpu));
-	} else {
-		fpu_init_user(current);
-	}
+	set_current_blocked(set);
+	if (!restore_sigcontext(regs, &frame->uc.uc_mcontext, uc_flags))
+		goto badframe;
+	if (restore_altstack((struct sigaltstack_user *)&frame->uc.uc_stack))
+		goto badframe;
 	return regs->ax;
 badframe:
-	force_sig_fault(SIGSEGV, SI_KERNEL, 0);
+	signal_fault(regs, frame, "rt_sigreturn");
 	return 0;
 }

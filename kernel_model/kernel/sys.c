@@ -3,6 +3,7 @@
  * they are reported, and only RLIMIT_STACK bounds anything here: the stack's growth). */
 #include "../include/loadavg.h"
 #include "../include/syscalls.h"
+#include "../include/cputime.h"
 #include "../include/cred.h"
 #include "../include/signal.h"
 #include "../include/mm.h"
@@ -30,6 +31,14 @@
 struct rlimit64 { u64 rlim_cur, rlim_max; };
 
 /* INIT_RLIMITS as 6.1 sets them for init, and what a process inherits from it */
+static const struct rlimit64 init_rlimits[RLIM_NLIMITS];
+
+/* task_rlimit(): a task's soft limit (every task has init's here) */
+notrace unsigned long task_rlimit(const struct task_struct *task, unsigned int limit)
+{
+	return limit < RLIM_NLIMITS ? init_rlimits[limit].rlim_cur : 0;
+}
+
 static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
 	[RLIMIT_CPU]		= { RLIM_INFINITY, RLIM_INFINITY },
 	[RLIMIT_FSIZE]		= { RLIM_INFINITY, RLIM_INFINITY },
@@ -143,23 +152,27 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 
 SYSCALL_DEFINE0(geteuid)
 {
-	return current->euid;
+	return from_kuid_munged(&init_user_ns, current->euid);
 }
 
 SYSCALL_DEFINE0(getgid)
 {
-	return current->gid;
+	return from_kgid_munged(&init_user_ns, current->gid);
 }
 
 SYSCALL_DEFINE0(getegid)
 {
-	return current->egid;
+	return from_kgid_munged(&init_user_ns, current->egid);
 }
 
 noinline long __sys_setregid(gid_t rgid, gid_t egid)
 {
 	struct task_struct *me = current;
 	gid_t new_gid = me->gid, new_egid = me->egid, new_sgid = me->sgid;
+	kgid_t krgid = make_kgid(&init_user_ns, rgid), kegid = make_kgid(&init_user_ns, egid);
+
+	if ((rgid != INVALID_ID && !gid_valid(krgid)) || (egid != INVALID_ID && !gid_valid(kegid)))
+		return -EINVAL;
 
 	if (rgid != INVALID_ID) {
 		if (me->gid != rgid && me->egid != rgid && !ns_capable_setid(&init_user_ns, CAP_SETGID))
@@ -188,8 +201,9 @@ SYSCALL_DEFINE2(setregid, gid_t, rgid, gid_t, egid)
 noinline long __sys_setgid(gid_t gid)
 {
 	struct task_struct *me = current;
+	kgid_t kgid = make_kgid(&init_user_ns, gid);
 
-	if (gid == INVALID_ID)
+	if (!gid_valid(kgid))
 		return -EINVAL;
 	if (ns_capable_setid(&init_user_ns, CAP_SETGID))
 		me->gid = me->egid = me->sgid = me->fsgid = gid;
@@ -209,6 +223,10 @@ noinline long __sys_setreuid(uid_t ruid, uid_t euid)
 {
 	struct task_struct *me = current;
 	uid_t new_uid = me->uid, new_euid = me->euid, new_suid = me->suid;
+	kuid_t kruid = make_kuid(&init_user_ns, ruid), keuid = make_kuid(&init_user_ns, euid);
+
+	if ((ruid != INVALID_ID && !uid_valid(kruid)) || (euid != INVALID_ID && !uid_valid(keuid)))
+		return -EINVAL;
 
 	if (ruid != INVALID_ID) {
 		if (me->uid != ruid && me->euid != ruid && !ns_capable_setid(&init_user_ns, CAP_SETUID))
@@ -237,8 +255,9 @@ SYSCALL_DEFINE2(setreuid, uid_t, ruid, uid_t, euid)
 noinline long __sys_setuid(uid_t uid)
 {
 	struct task_struct *me = current;
+	kuid_t kuid = make_kuid(&init_user_ns, uid);
 
-	if (uid == INVALID_ID)
+	if (!uid_valid(kuid))
 		return -EINVAL;
 	if (ns_capable_setid(&init_user_ns, CAP_SETUID))
 		me->uid = me->suid = uid;
@@ -262,6 +281,12 @@ static inline bool new_id(u32 id, u32 a, u32 b, u32 c)
 noinline long __sys_setresuid(uid_t ruid, uid_t euid, uid_t suid)
 {
 	struct task_struct *me = current;
+	kuid_t kruid = make_kuid(&init_user_ns, ruid), keuid = make_kuid(&init_user_ns, euid),
+	       ksuid = make_kuid(&init_user_ns, suid);
+
+	if ((ruid != INVALID_ID && !uid_valid(kruid)) || (euid != INVALID_ID && !uid_valid(keuid)) ||
+	    (suid != INVALID_ID && !uid_valid(ksuid)))
+		return -EINVAL;
 
 	if ((ruid == INVALID_ID || ruid == me->uid) &&
 	    (euid == INVALID_ID || (euid == me->euid && euid == me->fsuid)) &&
@@ -298,12 +323,19 @@ SYSCALL_DEFINE3(getresuid, uid_t *, ruidp, uid_t *, euidp, uid_t *, suidp)
 {
 	struct task_struct *me = current;
 
-	return put_ids(me->uid, ruidp, me->euid, euidp, me->suid, suidp);
+	return put_ids(from_kuid_munged(&init_user_ns, me->uid), ruidp, from_kuid_munged(&init_user_ns, me->euid),
+		       euidp, from_kuid_munged(&init_user_ns, me->suid), suidp);
 }
 
 noinline long __sys_setresgid(gid_t rgid, gid_t egid, gid_t sgid)
 {
 	struct task_struct *me = current;
+	kgid_t krgid = make_kgid(&init_user_ns, rgid), kegid = make_kgid(&init_user_ns, egid),
+	       ksgid = make_kgid(&init_user_ns, sgid);
+
+	if ((rgid != INVALID_ID && !gid_valid(krgid)) || (egid != INVALID_ID && !gid_valid(kegid)) ||
+	    (sgid != INVALID_ID && !gid_valid(ksgid)))
+		return -EINVAL;
 
 	if ((rgid == INVALID_ID || rgid == me->gid) &&
 	    (egid == INVALID_ID || (egid == me->egid && egid == me->fsgid)) &&
@@ -331,7 +363,8 @@ SYSCALL_DEFINE3(getresgid, gid_t *, rgidp, gid_t *, egidp, gid_t *, sgidp)
 {
 	struct task_struct *me = current;
 
-	return put_ids(me->gid, rgidp, me->egid, egidp, me->sgid, sgidp);
+	return put_ids(from_kgid_munged(&init_user_ns, me->gid), rgidp, from_kgid_munged(&init_user_ns, me->egid),
+		       egidp, from_kgid_munged(&init_user_ns, me->sgid), sgidp);
 }
 
 /* setfsuid/setfsgid: the old id, whether or not the new one was allowed */
@@ -376,28 +409,12 @@ static inline long nsec_to_clock_t(u64 ns)
 	return ns / (1000000000UL / USER_HZ);
 }
 
-/* the thread group's user and system time: its live threads' (an ended thread's are not kept) */
-static __always_inline void thread_group_cputime(struct task_struct *tsk, u64 *utime, u64 *stime)
-{
-	struct task_struct *t;
-	unsigned long flags;
-
-	*utime = *stime = 0;
-	spin_lock_irqsave(&sched_lock, flags);
-	list_for_each_entry(t, &task_list, tasks)
-		if (t->tgid == tsk->tgid && !(t->flags & PF_KTHREAD)) {
-			*utime += t->utime;
-			*stime += t->stime;
-		}
-	spin_unlock_irqrestore(&sched_lock, flags);
-}
-
 static noinline void do_sys_times(struct tms *tms)
 {
 	u64 tgutime, tgstime;
 	struct signal_struct *sig = current->signal;
 
-	thread_group_cputime(current, &tgutime, &tgstime);
+	thread_group_cputime_adjusted(current, &tgutime, &tgstime);
 	tms->tms_utime = nsec_to_clock_t(tgutime);
 	tms->tms_stime = nsec_to_clock_t(tgstime);
 	tms->tms_cutime = nsec_to_clock_t(sig ? sig->cutime : 0);

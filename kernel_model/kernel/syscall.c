@@ -7,12 +7,14 @@
 
 typedef long (*sys_call_ptr_t)(const struct pt_regs *);
 #define __SYSCALL(nr, sym) extern long __x64_##sym(const struct pt_regs *);
+#include "../include/cred.h"
 #include "syscall_table.h"
 #undef __SYSCALL
 
 /* arch/x86/entry/syscall_64.c */
 #define __SYSCALL(nr, sym) __x64_##sym,
 const sys_call_ptr_t sys_call_table[] = {
+#include "../include/cred.h"
 #include "syscall_table.h"
 };
 #undef __SYSCALL
@@ -106,15 +108,9 @@ notrace void do_syscall_64(struct pt_regs *regs, int nr)
 	syscall_exit_to_user_mode(regs);
 }
 
-/* kernel/user_namespace.c: the init namespace maps every uid to itself */
-static noinline uid_t from_kuid_munged(uid_t kuid)
-{
-	return kuid == (uid_t)-1 ? 65534 : kuid;
-}
-
 SYSCALL_DEFINE0(getuid)
 {
-	return from_kuid_munged(current->uid);
+	return from_kuid_munged(&init_user_ns, current->uid);	/* current_user_ns() */
 }
 
 SYSCALL_DEFINE0(getpid)

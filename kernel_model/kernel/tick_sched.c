@@ -11,12 +11,14 @@
 #include "../include/trace/ring.h"
 #include "../include/clockchips.h"
 #include "../include/loadavg.h"
+#include "../include/cputime.h"
 
 #define TICK_DO_TIMER_NONE	-1
 
 struct tick_sched {
 	struct hrtimer sched_timer;
 	u64 last_tick;		/* the tick's expiry when it stopped */
+	unsigned long idle_jiffies;	/* jiffies when it stopped */
 	bool tick_stopped;
 	bool inidle;
 };
@@ -60,17 +62,6 @@ static noinline void tick_sched_do_timer(struct tick_sched *ts, ktime_t now)
 		WRITE_ONCE(tick_do_timer_cpu, cpu);
 	if (tick_do_timer_cpu == cpu)
 		tick_do_update_jiffies64(now);
-}
-
-/* account_process_tick(): the tick's time to the task it interrupted, user or system */
-noinline void account_process_tick(struct task_struct *p, int user_tick)
-{
-	if (p->flags & PF_IDLE)
-		return;
-	if (user_tick)
-		p->utime += TICK_NSEC;
-	else
-		p->stime += TICK_NSEC;
 }
 
 noinline void update_process_times(int user_tick)
@@ -157,6 +148,7 @@ static noinline void tick_nohz_stop_tick(struct tick_sched *ts, int cpu, u64 exp
 		WRITE_ONCE(tick_do_timer_cpu, TICK_DO_TIMER_NONE);
 	if (!ts->tick_stopped) {
 		ts->last_tick = hrtimer_get_expires(&ts->sched_timer);
+		ts->idle_jiffies = jiffies;
 		ts->tick_stopped = true;
 		trace_tick_stop(1, TICK_DEP_MASK_NONE);
 	}
@@ -180,7 +172,28 @@ void tick_nohz_idle_stop_tick(void)
 	tick_nohz_stop_tick(ts, cpu, expires);
 }
 
-/* Leaving idle: the tick runs again from the next jiffy boundary after its last one. */
+/* The tick runs again from the next jiffy boundary after its last one, jiffies brought up to
+ * date first (tick_nohz_restart() inlined). */
+static noinline void tick_nohz_restart_sched_tick(struct tick_sched *ts, ktime_t now)
+{
+	tick_do_update_jiffies64(now);
+	ts->tick_stopped = false;
+	hrtimer_cancel(&ts->sched_timer);
+	hrtimer_set_expires_range_ns(&ts->sched_timer, ts->last_tick, 0);
+	hrtimer_forward(&ts->sched_timer, now, TICK_NSEC);
+	hrtimer_start(&ts->sched_timer, ts->sched_timer.expires, HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/* The jiffies the stopped tick did not account are the cpu's idle time. */
+static noinline void tick_nohz_account_idle_time(struct tick_sched *ts, ktime_t now)
+{
+	unsigned long ticks = jiffies - ts->idle_jiffies;
+
+	if (ticks > 1)
+		account_idle_ticks(ticks);
+}
+
+/* Leaving idle: the tick restarts (tick_nohz_idle_update_tick(), inlined). */
 void tick_nohz_idle_exit(void)
 {
 	struct tick_sched *ts = &tick_cpu_sched[smp_processor_id()];
@@ -188,13 +201,9 @@ void tick_nohz_idle_exit(void)
 	ktime_t now = ktime_get();
 
 	ts->inidle = false;
-	tick_do_update_jiffies64(now);
 	if (ts->tick_stopped) {
-		ts->tick_stopped = false;
-		hrtimer_cancel(&ts->sched_timer);
-		hrtimer_set_expires_range_ns(&ts->sched_timer, ts->last_tick, 0);
-		hrtimer_forward(&ts->sched_timer, now, TICK_NSEC);
-		hrtimer_start(&ts->sched_timer, ts->sched_timer.expires, HRTIMER_MODE_ABS_PINNED_HARD);
+		tick_nohz_restart_sched_tick(ts, now);
+		tick_nohz_account_idle_time(ts, now);
 	}
 	arch_local_irq_restore(flags);
 }

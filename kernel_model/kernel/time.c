@@ -15,6 +15,97 @@ notrace u64 ktime_get(void)
 	return READ_ONCE(this_cpu()->h.now_ns);
 }
 
+/*
+ * ---- the timekeeper's readers (kernel/time/timekeeping.c) ----
+ * CLOCK_MONOTONIC is the machine's clock; CLOCK_REALTIME adds the wall clock of boot
+ * (`boot_params.boot_realtime_ns`: the host's, or a fixed date on a seeded machine: 6.1's
+ * offs_real); BOOTTIME is MONOTONIC (no suspend), TAI is REALTIME (no leap seconds); RAW is
+ * MONOTONIC (no NTP slewing).  The coarse readers give the time of the last jiffies update
+ * (6.1's tk_xtime(), which the tick advances).
+ */
+static __always_inline struct timespec64 ns_to_ts(u64 ns)
+{
+	return (struct timespec64){ .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
+}
+
+static __always_inline u64 tk_offs(enum tk_offsets offs)
+{
+	return offs == TK_OFFS_BOOT ? 0 : boot_params.boot_realtime_ns;
+}
+
+noinline void ktime_get_real_ts64(struct timespec64 *ts)
+{
+	*ts = ns_to_ts(ktime_get() + tk_offs(TK_OFFS_REAL));
+}
+
+noinline void ktime_get_ts64(struct timespec64 *ts)
+{
+	*ts = ns_to_ts(ktime_get());
+}
+
+noinline void ktime_get_raw_ts64(struct timespec64 *ts)
+{
+	*ts = ns_to_ts(ktime_get());
+}
+
+noinline void ktime_get_coarse_real_ts64(struct timespec64 *ts)
+{
+	*ts = ns_to_ts(ktime_get_coarse_ns() + tk_offs(TK_OFFS_REAL));
+}
+
+noinline void ktime_get_coarse_ts64(struct timespec64 *ts)
+{
+	*ts = ns_to_ts(ktime_get_coarse_ns());
+}
+
+/* the seconds of CLOCK_REALTIME, as of the last update (6.1's tk->xtime_sec) */
+noinline time64_t ktime_get_real_seconds(void)
+{
+	return (ktime_get_coarse_ns() + tk_offs(TK_OFFS_REAL)) / NSEC_PER_SEC;
+}
+
+/* ktime_get_real(), ktime_get_boottime(), ktime_get_clocktai(): the monotonic clock plus one of
+ * the timekeeper's offsets */
+noinline ktime_t ktime_get_with_offset(enum tk_offsets offs)
+{
+	return ktime_get() + tk_offs(offs);
+}
+
+/* ---- kernel/time/time.c: conversions, and timespecs to and from user space ---- */
+noinline struct timespec64 ns_to_timespec64(s64 nsec)
+{
+	struct timespec64 ts = { 0, 0 };
+	s32 rem;
+
+	if (likely(nsec > 0)) {
+		ts.tv_sec = (u64)nsec / NSEC_PER_SEC;
+		ts.tv_nsec = (u64)nsec % NSEC_PER_SEC;
+	} else if (nsec < 0) {	/* the remainder negative: one second less, a positive remainder */
+		ts.tv_sec = -((-nsec - 1) / NSEC_PER_SEC) - 1;
+		rem = (-nsec - 1) % NSEC_PER_SEC;
+		ts.tv_nsec = NSEC_PER_SEC - rem - 1;
+	}
+	return ts;
+}
+
+noinline int get_timespec64(struct timespec64 *ts, const struct __kernel_timespec *uts)
+{
+	struct __kernel_timespec kts;
+
+	if (copy_from_user(&kts, uts, sizeof(kts)))
+		return -EFAULT;
+	ts->tv_sec = kts.tv_sec;
+	ts->tv_nsec = kts.tv_nsec;	/* (only a compat call drops the upper half) */
+	return 0;
+}
+
+noinline int put_timespec64(const struct timespec64 *ts, struct __kernel_timespec *uts)
+{
+	struct __kernel_timespec kts = { .tv_sec = ts->tv_sec, .tv_nsec = ts->tv_nsec };
+
+	return copy_to_user(uts, &kts, sizeof(kts)) ? -EFAULT : 0;
+}
+
 static raw_spinlock_t hrtimer_lock;	/* every cpu's queue (one lock, as the scheduler's) */
 
 static __always_inline struct list_head *hrtimer_queue(int cpu)
@@ -22,23 +113,55 @@ static __always_inline struct list_head *hrtimer_queue(int cpu)
 	return &cpu_data[cpu].timers;
 }
 
-void hrtimer_init(struct hrtimer *timer, clockid_t clock_id, enum hrtimer_mode mode)
+static noinline void __hrtimer_init(struct hrtimer *timer, clockid_t clock_id, enum hrtimer_mode mode)
 {
-	trace_hrtimer_init(timer, clock_id, mode);
 	memset(timer, 0, sizeof(*timer));
 	INIT_LIST_HEAD(&timer->node);
 	timer->is_rel = mode & HRTIMER_MODE_REL;
 	timer->is_hard = !!(mode & HRTIMER_MODE_HARD);
 }
 
+void hrtimer_init(struct hrtimer *timer, clockid_t clock_id, enum hrtimer_mode mode)
+{
+	trace_hrtimer_init(timer, clock_id, mode);	/* debug_init() */
+	__hrtimer_init(timer, clock_id, mode);
+}
+
+/* The first expiry of a cpu's queue (6.1's per clock base; one sorted queue here) */
+static noinline ktime_t __hrtimer_next_event_base(int cpu)
+{
+	struct list_head *q = hrtimer_queue(cpu);
+
+	return list_empty(q) ? KTIME_MAX : list_first_entry(q, struct hrtimer, node)->expires;
+}
+
+/* The cpu's next hrtimer event; hrtimer_lock held */
+static noinline ktime_t hrtimer_update_next_event(int cpu)
+{
+	return __hrtimer_next_event_base(cpu);	/* __hrtimer_get_next_event(), inlined */
+}
+
+/* This cpu's tick device (the local APIC timer) programmed for expires; none due (KTIME_MAX):
+ * stopped */
+noinline int tick_program_event(ktime_t expires, int force)
+{
+	struct clock_event_device *dev = &lapic_events[smp_processor_id()];
+
+	if (unlikely(expires == KTIME_MAX)) {
+		dev->next_event = KTIME_MAX;	/* clockevents_switch_state(ONESHOT_STOPPED) */
+		dev->set_next_event(KTIME_MAX, dev);
+		return 0;
+	}
+	return clockevents_program_event(dev, expires);
+}
+
 /* The local timer fires for the first timer of this cpu's queue; callers hold hrtimer_lock. */
 static noinline void hrtimer_reprogram(int cpu)
 {
-	struct list_head *q = hrtimer_queue(cpu);
-	u64 next = list_empty(q) ? KTIME_MAX : list_first_entry(q, struct hrtimer, node)->expires;
+	ktime_t next = hrtimer_update_next_event(cpu);
 
 	if (cpu == smp_processor_id() && next != lapic_events[cpu].next_event)
-		clockevents_program_event(&lapic_events[cpu], next);
+		tick_program_event(next, 1);
 }
 
 /* true: it is the first of its queue now */
@@ -232,7 +355,7 @@ void hrtimer_interrupt(struct clock_event_device *dev)
 	raw_spin_lock(&hrtimer_lock);
 	dev->next_event = KTIME_MAX;
 	__hrtimer_run_queues(now);
-	hrtimer_reprogram(smp_processor_id());
+	hrtimer_reprogram(smp_processor_id());	/* hrtimer_update_next_event, tick_program_event */
 	raw_spin_unlock(&hrtimer_lock);
 }
 
@@ -283,8 +406,6 @@ int __sched schedule_hrtimeout_range(ktime_t *expires, u64 delta, enum hrtimer_m
 	return schedule_hrtimeout_range_clock(expires, delta, mode, CLOCK_MONOTONIC);
 }
 
-struct __kernel_timespec { s64 tv_sec; long tv_nsec; };
-
 static noinline long __sched do_nanosleep(struct hrtimer_sleeper *t, enum hrtimer_mode mode)
 {
 	do {
@@ -312,13 +433,13 @@ noinline long hrtimer_nanosleep(ktime_t rqtp, enum hrtimer_mode mode, clockid_t 
 
 SYSCALL_DEFINE2(nanosleep, struct __kernel_timespec *, rqtp, struct __kernel_timespec *, rmtp)
 {
-	struct __kernel_timespec ts;
+	struct timespec64 tu;
 
-	if (copy_from_user(&ts, rqtp, sizeof(ts)))
+	if (get_timespec64(&tu, rqtp))
 		return -EFAULT;
-	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000L)
+	if (!timespec64_valid(&tu))
 		return -EINVAL;
-	return hrtimer_nanosleep((u64)ts.tv_sec * 1000000000UL + ts.tv_nsec, HRTIMER_MODE_REL, CLOCK_MONOTONIC);
+	return hrtimer_nanosleep(timespec64_to_ns(&tu), HRTIMER_MODE_REL, CLOCK_MONOTONIC);
 }
 
 /* Queued, or its callback running (6.1 reads the base's sequence around the check). */

@@ -196,14 +196,32 @@ static void forward_timer_base(struct timer_base *base)
 		base->clk = base->next_expiry;
 }
 
+/* The timer's base, locked: not while it migrates to another cpu's (TIMER_MIGRATING), and
+ * the base it names once locked */
+static noinline struct timer_base *lock_timer_base(struct timer_list *timer, unsigned long *flags)
+{
+	for (;;) {
+		u32 tf = READ_ONCE(timer->flags);
+		struct timer_base *base;
+
+		if (!(tf & TIMER_MIGRATING)) {
+			base = get_timer_base(tf);
+			raw_spin_lock_irqsave(&base->lock, *flags);
+			if (timer->flags == tf)
+				return base;
+			raw_spin_unlock_irqrestore(&base->lock, *flags);
+		}
+		cpu_relax();
+	}
+}
+
 static int __mod_timer(struct timer_list *timer, unsigned long expires, int cpu)
 {
 	struct timer_base *base, *new_base;
 	unsigned long flags;
 	int ret;
 
-	base = get_timer_base(timer->flags);
-	raw_spin_lock_irqsave(&base->lock, flags);
+	base = lock_timer_base(timer, &flags);
 	ret = detach_if_pending(timer, base, false);
 	new_base = get_timer_cpu_base(timer->flags, cpu);
 	if (base != new_base) {
@@ -239,18 +257,41 @@ void add_timer_on(struct timer_list *timer, int cpu)
 	__mod_timer(timer, timer->expires, cpu);
 }
 
-int del_timer(struct timer_list *timer)
+/* Deactivate a timer (del_timer()): 1 if it was pending; its callback may still run elsewhere */
+noinline int timer_delete(struct timer_list *timer)
 {
 	struct timer_base *base;
 	unsigned long flags;
 	int ret = 0;
 
-	if (timer_pending(timer)) {
-		base = get_timer_base(timer->flags);
-		raw_spin_lock_irqsave(&base->lock, flags);
+	if (timer_pending(timer)) {	/* __timer_delete() */
+		base = lock_timer_base(timer, &flags);
 		ret = detach_if_pending(timer, base, true);
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 	}
+	return ret;
+}
+
+/* ... and its callback done: while it runs (on another cpu), wait and try again
+ * (__try_to_del_timer_sync() inlined; no PREEMPT_RT expiry lock: cpu_relax()) */
+noinline int __timer_delete_sync(struct timer_list *timer, bool shutdown)
+{
+	struct timer_base *base;
+	unsigned long flags;
+	int ret;
+
+	do {
+		ret = -1;
+		base = lock_timer_base(timer, &flags);
+		if (base->running_timer != timer) {
+			ret = detach_if_pending(timer, base, true);
+			if (shutdown)
+				timer->function = NULL;
+		}
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		if (unlikely(ret < 0))
+			cpu_relax();	/* del_timer_wait_running() */
+	} while (ret < 0);
 	return ret;
 }
 
@@ -398,7 +439,7 @@ long __sched schedule_timeout(long timeout)
 	timer.timer.expires = expire;
 	add_timer(&timer.timer);
 	schedule();
-	del_timer(&timer.timer);
+	del_timer_sync(&timer.timer);	/* (an on-stack timer: its callback must be done) */
 	timeout = expire - jiffies;
 	return timeout < 0 ? 0 : timeout;
 }

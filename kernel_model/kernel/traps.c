@@ -83,8 +83,11 @@ noinline int fixup_exception(struct pt_regs *regs, int trapnr, unsigned long err
 static void show_signal_msg(struct pt_regs *regs, unsigned long error_code, unsigned long address)
 {
 	struct task_struct *tsk = current;
-	struct vm_area_struct *vma = tsk->mm ? find_vma(tsk->mm, regs->ip) : NULL;
+	struct vm_area_struct *vma;
 
+	if (!unhandled_signal(tsk, SIGSEGV))	/* a handler takes it: nothing to say */
+		return;
+	vma = tsk->mm ? find_vma(tsk->mm, regs->ip) : NULL;
 	if (vma && vma->vm_start <= regs->ip && vma->vm_file)	/* print_vma_addr(): the file's mapping */
 		printk(KERN_INFO "%s[%d]: segfault at %lx ip %016lx sp %016lx error %lx in %s[%lx+%lx]\n",
 		       tsk->comm, tsk->pid, address, regs->ip, regs->sp, error_code, tsk->comm,

@@ -294,6 +294,7 @@ static noinline ssize_t filemap_read(struct kiocb *iocb, struct iov_iter *iter, 
 			break;
 		}
 	}
+	file_accessed(filp);
 	return retval ? retval : error;
 }
 

@@ -4,7 +4,9 @@
  * "/tmp/x", "pipe:[N]", "anon_inode:[eventpoll]").  A directory's dentry is valid while its
  * process lives (pid_revalidate).
  */
+#include "../../include/cputime.h"
 #include "internal.h"
+#include "../../include/bitops.h"
 #include "../../include/signal.h"
 #include "../../include/mmap_lock.h"
 #include "../../include/oom.h"
@@ -64,11 +66,31 @@ static notrace const char *get_task_state(struct task_struct *tsk)
 struct task_snap {
 	char comm[TASK_COMM_LEN];
 	const char *state;
-	pid_t pid, tgid, ppid;
+	pid_t pid, tgid, ppid, pgrp, sid;
 	uid_t uid, euid, suid, fsuid;
 	gid_t gid, egid, sgid, fsgid;
 	int umask, fdsize, threads;
+	u64 pending, blocked, ignored, caught;
+	unsigned long qlim;
 };
+
+/* the handlers ignoring and catching signals (collect_sigign_sigcatch()) */
+static notrace void collect_sigign_sigcatch(struct task_struct *p, u64 *ign, u64 *catch)
+{
+	int i;
+
+	*ign = *catch = 0;
+	if (!p->sighand)
+		return;
+	for (i = 1; i <= 64; i++) {
+		unsigned long h = (unsigned long)p->sighand->action[i - 1].sa_handler;
+
+		if (h == (unsigned long)SIG_IGN)
+			*ign |= 1UL << (i - 1);
+		else if (h != (unsigned long)SIG_DFL)
+			*catch |= 1UL << (i - 1);
+	}
+}
 
 static notrace int snap_task(void *pid, struct task_snap *s)
 {
@@ -92,6 +114,12 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->umask = t->fs ? t->fs->umask : -1;
 	s->fdsize = t->files ? t->files->fdt->max_fds : 0;
 	s->threads = t->signal ? t->signal->nr_threads : 1;
+	s->pgrp = t->pgrp;
+	s->sid = t->sid;
+	s->pending = t->pending;
+	s->blocked = t->blocked;
+	collect_sigign_sigcatch(t, &s->ignored, &s->caught);
+	s->qlim = task_rlimit(t, RLIMIT_SIGPENDING);
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return 0;
 }
@@ -106,22 +134,138 @@ static int proc_pid_comm_show(struct seq_file *m, void *pid)
 	return err;
 }
 
+/* The command name, its special characters escaped (proc_task_name(m, p, true): ESCAPE_SPACE,
+ * ESCAPE_SPECIAL and the newline and backslash, as octal or \n \t ...) */
+noinline void proc_task_name(struct seq_file *m, const char *tcomm, bool escape)
+{
+	const unsigned char *c;
+
+	for (c = (const unsigned char *)tcomm; *c; c++) {
+		if (!escape || (*c > ' ' && *c < 0x7f && *c != '\\'))
+			seq_putc(m, *c);
+		else if (*c == '\n')
+			seq_puts(m, "\\n");
+		else if (*c == '\t')
+			seq_puts(m, "\\t");
+		else if (*c == '\\')
+			seq_puts(m, "\\\\");
+		else if (*c == ' ' || *c == '\v' || *c == '\f' || *c == '\r' || *c == '\a' || *c == '\e')
+			seq_printf(m, "\\%c", *c == ' ' ? 's' : *c == '\v' ? 'v' : *c == '\f' ? 'f' :
+				   *c == '\r' ? 'r' : *c == '\a' ? 'a' : 'e');
+		else
+			seq_printf(m, "\\%03o", *c);
+	}
+}
+
+/* A signal set as 16 hex digits, the highest signals first */
+noinline void render_sigset_t(struct seq_file *m, const char *header, u64 *set)
+{
+	int i = 64;
+
+	seq_puts(m, header);
+	do {
+		i -= 4;
+		seq_putc(m, "0123456789abcdef"[(*set >> i) & 0xf]);
+	} while (i >= 4);
+	seq_putc(m, '\n');
+}
+
+#define SEQ_PUT_DEC(str, val) seq_put_decimal_ull_width(m, str, (val) << (PAGE_SHIFT - 10), 8)
+/* The address space's sizes in kB: its mappings (peak, total, locked, pinned, data, stack, text
+ * and libraries), its resident pages and page tables */
+noinline void task_mem(struct seq_file *m, struct mm_struct *mm)
+{
+	unsigned long text, lib, swap, anon, file, shmem;
+	unsigned long hiwater_vm, total_vm, hiwater_rss, total_rss;
+
+	anon = get_mm_counter(mm, MM_ANONPAGES);
+	file = get_mm_counter(mm, MM_FILEPAGES);
+	shmem = get_mm_counter(mm, MM_SHMEMPAGES);
+	hiwater_vm = total_vm = mm->total_vm;
+	if (hiwater_vm < mm->hiwater_vm)
+		hiwater_vm = mm->hiwater_vm;
+	hiwater_rss = total_rss = anon + file + shmem;
+	if (hiwater_rss < mm->hiwater_rss)
+		hiwater_rss = mm->hiwater_rss;
+	text = ((mm->end_code + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1)) - (mm->start_code & ~(PAGE_SIZE - 1));
+	text = min(text, mm->exec_vm << PAGE_SHIFT);
+	lib = (mm->exec_vm << PAGE_SHIFT) - text;
+	swap = get_mm_counter(mm, MM_SWAPENTS);
+	SEQ_PUT_DEC("VmPeak:\t", hiwater_vm);
+	SEQ_PUT_DEC(" kB\nVmSize:\t", total_vm);
+	SEQ_PUT_DEC(" kB\nVmLck:\t", mm->locked_vm);
+	SEQ_PUT_DEC(" kB\nVmPin:\t", (unsigned long)mm->pinned_vm);
+	SEQ_PUT_DEC(" kB\nVmHWM:\t", hiwater_rss);
+	SEQ_PUT_DEC(" kB\nVmRSS:\t", total_rss);
+	SEQ_PUT_DEC(" kB\nRssAnon:\t", anon);
+	SEQ_PUT_DEC(" kB\nRssFile:\t", file);
+	SEQ_PUT_DEC(" kB\nRssShmem:\t", shmem);
+	SEQ_PUT_DEC(" kB\nVmData:\t", mm->data_vm);
+	SEQ_PUT_DEC(" kB\nVmStk:\t", mm->stack_vm);
+	seq_put_decimal_ull_width(m, " kB\nVmExe:\t", text >> 10, 8);
+	seq_put_decimal_ull_width(m, " kB\nVmLib:\t", lib >> 10, 8);
+	seq_put_decimal_ull_width(m, " kB\nVmPTE:\t", mm_pgtables_bytes(mm) >> 10, 8);
+	SEQ_PUT_DEC(" kB\nVmSwap:\t", swap);
+	seq_puts(m, " kB\n");
+}
+
+static struct mm_struct *get_pid_task_mm(pid_t pid);
+
+/* /proc/PID/status as 6.1's fs/proc/array.c: task_state, task_mem, task_sig (no capability,
+ * seccomp, cpu list or context switch lines yet) */
 noinline int proc_pid_status(struct seq_file *m, void *pid)
 {
+	struct mm_struct *mm;
 	struct task_snap s;
 	int err = snap_task(pid, &s);
 
 	if (err)
 		return err;
-	seq_printf(m, "Name:\t%s\n", s.comm);
+	seq_puts(m, "Name:\t");
+	proc_task_name(m, s.comm, true);
+	seq_putc(m, '\n');
+	/* task_state() */
 	if (s.umask >= 0)
 		seq_printf(m, "Umask:\t%04o\n", s.umask);
-	seq_printf(m, "State:\t%s\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\nTracerPid:\t0\n",
-		   s.state, s.tgid, s.pid, s.ppid);
-	seq_printf(m, "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n", s.uid, s.euid, s.suid, s.fsuid,
-		   s.gid, s.egid, s.sgid, s.fsgid);
-	seq_printf(m, "FDSize:\t%d\nGroups:\t\nNStgid:\t%d\nNSpid:\t%d\nThreads:\t%d\n", s.fdsize, s.tgid, s.pid,
-		   s.threads);
+	seq_puts(m, "State:\t");
+	seq_puts(m, s.state);
+	seq_put_decimal_ull(m, "\nTgid:\t", s.tgid);
+	seq_put_decimal_ull(m, "\nNgid:\t", 0);
+	seq_put_decimal_ull(m, "\nPid:\t", s.pid);
+	seq_put_decimal_ull(m, "\nPPid:\t", s.ppid);
+	seq_put_decimal_ull(m, "\nTracerPid:\t", 0);
+	seq_put_decimal_ull(m, "\nUid:\t", from_kuid_munged(&init_user_ns, s.uid));
+	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.euid));
+	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.suid));
+	seq_put_decimal_ull(m, "\t", from_kuid_munged(&init_user_ns, s.fsuid));
+	seq_put_decimal_ull(m, "\nGid:\t", from_kgid_munged(&init_user_ns, s.gid));
+	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.egid));
+	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.sgid));
+	seq_put_decimal_ull(m, "\t", from_kgid_munged(&init_user_ns, s.fsgid));
+	seq_put_decimal_ull(m, "\nFDSize:\t", s.fdsize);
+	seq_puts(m, "\nGroups:\t");	/* no supplementary groups */
+	seq_putc(m, ' ');		/* (6.1's trailing space) */
+	seq_put_decimal_ull(m, "\nNStgid:\t", s.tgid);
+	seq_put_decimal_ull(m, "\nNSpid:\t", s.pid);
+	seq_put_decimal_ull(m, "\nNSpgid:\t", s.pgrp);
+	seq_put_decimal_ull(m, "\nNSsid:\t", s.sid);
+	seq_putc(m, '\n');
+	mm = get_pid_task_mm((pid_t)(long)pid);
+	if (mm) {
+		task_mem(m, mm);	/* (no hugetlb pages, no THP: not built in) */
+		seq_put_decimal_ull(m, "CoreDumping:\t", 0);	/* task_core_dumping(): no core dumps here */
+		seq_putc(m, '\n');
+		mmput(mm);
+	}
+	/* task_sig(): the queued signals are the task's pending ones (one each: legacy signals) */
+	seq_put_decimal_ull(m, "Threads:\t", s.threads);
+	seq_put_decimal_ull(m, "\nSigQ:\t", hweight64(s.pending));
+	seq_put_decimal_ull(m, "/", s.qlim);
+	render_sigset_t(m, "\nSigPnd:\t", &s.pending);
+	render_sigset_t(m, "ShdPnd:\t", &(u64){ 0 });
+	render_sigset_t(m, "SigBlk:\t", &s.blocked);
+	render_sigset_t(m, "SigIgn:\t", &s.ignored);
+	render_sigset_t(m, "SigCgt:\t", &s.caught);
 	return 0;
 }
 
@@ -172,21 +316,21 @@ static const char *proc_root_link(struct dentry *dentry, struct inode *inode, ch
 	return err ? (void *)(long)err : path_link(&path, buf);
 }
 
-/* The address space of process pid, a reference held (get_task_mm(): NULL for a kernel
- * thread or one that is exiting); mmput() when done. */
+/* The address space of process pid, a reference held; mmput() when done.  (Preemption off
+ * while it is asked: rcu_read_lock(), a reaped task is freed after a grace period.) */
 static notrace struct mm_struct *get_pid_task_mm(pid_t pid)
 {
 	struct task_struct *t;
 	struct mm_struct *mm = NULL;
 	unsigned long flags;
 
+	preempt_disable();
 	spin_lock_irqsave(&sched_lock, flags);
 	t = find_task_by_pid(pid);
-	if (t && t->mm && !(t->flags & (PF_KTHREAD | PF_EXITING)) && !t->exit_state) {
-		mm = t->mm;
-		__atomic_add_fetch(&mm->mm_users, 1, __ATOMIC_RELAXED);
-	}
 	spin_unlock_irqrestore(&sched_lock, flags);
+	if (t)
+		mm = get_task_mm(t);
+	preempt_enable();
 	return mm;
 }
 
@@ -252,30 +396,6 @@ static inline u64 nsec_to_clock_t(u64 ns)
 	return ns / (1000000000UL / 100);	/* USER_HZ */
 }
 
-/* cputime_adjust(): the group's run time split as its ticks were, user and system */
-noinline void cputime_adjust(u64 rtime, u64 *ut, u64 *st)
-{
-	u64 stime = *st, utime = *ut;
-
-	if (stime == 0)
-		utime = rtime;
-	else if (utime == 0)
-		stime = rtime, utime = 0;
-	else {	/* scale_stime(): rtime * stime / total, losing low bits until it fits 64 */
-		u64 total = stime + utime, r = rtime, st = stime;
-
-		while (r > 0xffffffffUL || st > 0xffffffffUL) {
-			r >>= 1, st >>= 1, total >>= 1;
-		}
-		stime = total ? r * st / total : 0;
-		if (stime > rtime)
-			stime = rtime;
-		utime = rtime - stime;
-	}
-	*ut = utime;
-	*st = stime;
-}
-
 struct stat_snap {
 	char comm[TASK_COMM_LEN];
 	char state;
@@ -291,7 +411,6 @@ static notrace int snap_stat(pid_t pid, struct stat_snap *s)
 {
 	struct task_struct *leader, *t;
 	unsigned long flags;
-	int i;
 
 	memset(s, 0, sizeof(*s));
 	spin_lock_irqsave(&sched_lock, flags);
@@ -331,15 +450,7 @@ static notrace int snap_stat(pid_t pid, struct stat_snap *s)
 		s->cmin_flt = leader->signal->cmin_flt;
 		s->cmaj_flt = leader->signal->cmaj_flt;
 	}
-	if (leader->sighand)	/* collect_sigign_sigcatch() */
-		for (i = 1; i <= 64; i++) {
-			unsigned long h = (unsigned long)leader->sighand->action[i - 1].sa_handler;
-
-			if (h == (unsigned long)SIG_IGN)
-				s->ignored |= 1UL << (i - 1);
-			else if (h != (unsigned long)SIG_DFL)
-				s->caught |= 1UL << (i - 1);
-		}
+	collect_sigign_sigcatch(leader, &s->ignored, &s->caught);
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return 0;
 }
@@ -772,7 +883,7 @@ noinline struct dentry *proc_pid_lookup(struct dentry *dentry, unsigned int flag
 	inode->i_op = &proc_tgid_base_inode_operations;
 	inode->i_fop = &proc_tgid_base_operations;
 	set_nlink(inode, 2 + 1);
-	dentry->d_op = &proc_pid_dentry_operations;
+	d_set_d_op(dentry, &proc_pid_dentry_operations);
 	d_add(dentry, inode);
 	return NULL;
 }

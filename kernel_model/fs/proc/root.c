@@ -3,6 +3,7 @@
  * directories (base.c), "self", and the system files: version, uptime, stat, loadavg,
  * filesystems, meminfo, mounts (a link to self/mounts).
  */
+#include "../../include/cputime.h"
 #include "internal.h"
 #include "../../include/loadavg.h"
 
@@ -21,17 +22,40 @@ static int proc_uptime_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* a cpu line of /proc/stat ("cpu " the sum, "cpuN" each): the counters in USER_HZ
+ * (nsec_to_clock_t) */
+static notrace void show_cpustat(struct seq_file *m, int cpu, const u64 *cpustat)
+{
+	static const u8 order[NR_STATS] = { CPUTIME_USER, CPUTIME_NICE, CPUTIME_SYSTEM, CPUTIME_IDLE,
+					    CPUTIME_IOWAIT, CPUTIME_IRQ, CPUTIME_SOFTIRQ, CPUTIME_STEAL,
+					    CPUTIME_GUEST, CPUTIME_GUEST_NICE };
+	int i;
+
+	if (cpu < 0)
+		seq_puts(m, "cpu ");
+	else
+		seq_printf(m, "cpu%d", cpu);
+	for (i = 0; i < NR_STATS; i++)
+		seq_printf(m, " %lu", cpustat[order[i]] / (1000000000UL / 100));
+	seq_putc(m, '\n');
+}
+
 static int proc_stat_show(struct seq_file *m, void *v)
 {
-	u64 ctxt = 0, irqs = 0;
+	u64 ctxt = 0, irqs = 0, sum[NR_STATS] = { 0 };
 	struct task_struct *t;
 	unsigned long flags;
-	int cpu, running = 0, total = 0;
+	int cpu, i, running = 0, total = 0;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		ctxt += cpu_data[cpu].stat_ctxt;
 		irqs += cpu_data[cpu].stat_irqs;
+		for (i = 0; i < NR_STATS; i++)
+			sum[i] += kernel_cpustat[cpu].cpustat[i];
 	}
+	show_cpustat(m, -1, sum);
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		show_cpustat(m, cpu, kernel_cpustat[cpu].cpustat);
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry(t, &task_list, tasks) {
 		total++;

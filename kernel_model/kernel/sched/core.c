@@ -100,17 +100,28 @@ noinline void update_rq_clock(struct rq *rq)
 
 /* ---- the fair class (kernel/sched/fair.c): one FIFO queue of equal weights here, the
  * running task out of it (set_next_entity), back at its tail when it stops (put_prev_task) ---- */
+/* The entity into its queue (6.1's rbtree by vruntime: the tail here) */
+static noinline void enqueue_entity(struct rq *cfs_rq, struct task_struct *se, int flags)
+{
+	list_add_tail(&se->run_list, &cfs_rq->queue);
+}
+
+static noinline void dequeue_entity(struct rq *cfs_rq, struct task_struct *se, int flags)
+{
+	if (!list_empty(&se->run_list))	/* (the running task is not in the queue) */
+		list_del_init(&se->run_list);
+}
+
 static noinline void enqueue_task_fair(struct rq *rq, struct task_struct *p, int flags)
 {
-	list_add_tail(&p->run_list, &rq->queue);
-	rq->nr_running++;
+	enqueue_entity(rq, p, flags);	/* (no group hierarchy: one entity) */
+	rq->nr_running++;		/* add_nr_running() */
 }
 
 static noinline void dequeue_task_fair(struct rq *rq, struct task_struct *p, int flags)
 {
-	if (!list_empty(&p->run_list))	/* (the running task is not in the queue) */
-		list_del_init(&p->run_list);
-	rq->nr_running--;
+	dequeue_entity(rq, p, flags);
+	rq->nr_running--;		/* sub_nr_running() */
 }
 
 /* Prefer the task's previous cpu when idle, else any idle cpu, else previous. */
@@ -126,14 +137,29 @@ static noinline int select_task_rq_fair(struct task_struct *p, int prev_cpu, int
 	return prev_cpu >= 0 && prev_cpu < nr_cpu_ids ? prev_cpu : smp_processor_id();
 }
 
+/* The running entity back into its queue, while still runnable */
+static noinline void put_prev_entity(struct rq *cfs_rq, struct task_struct *prev)
+{
+	if (prev->on_rq)
+		list_add_tail(&prev->run_list, &cfs_rq->queue);
+}
+
 static noinline void put_prev_task_fair(struct rq *rq, struct task_struct *prev)
 {
-	list_add_tail(&prev->run_list, &rq->queue);
+	put_prev_entity(rq, prev);
 }
 
 static noinline void set_next_entity(struct rq *rq, struct task_struct *se)
 {
 	list_del_init(&se->run_list);
+}
+
+/* The queue's first entity (6.1's leftmost: the smallest vruntime), NULL if none */
+static noinline struct task_struct *pick_next_entity(struct rq *cfs_rq, struct task_struct *curr)
+{
+	if (list_empty(&cfs_rq->queue))
+		return NULL;
+	return list_first_entry(&cfs_rq->queue, struct task_struct, run_list);
 }
 
 /* The next task of the class: prev, still runnable, goes back in line first; NULL: none. */
@@ -143,11 +169,27 @@ noinline struct task_struct *pick_next_task_fair(struct rq *rq, struct task_stru
 
 	if (prev != rq->idle && prev->on_rq)	/* (not deactivated by __schedule) */
 		put_prev_task_fair(rq, prev);
-	if (list_empty(&rq->queue))
+	next = pick_next_entity(rq, NULL);
+	if (!next)
 		return NULL;
-	next = list_first_entry(&rq->queue, struct task_struct, run_list);
 	set_next_entity(rq, next);
 	return next;
+}
+
+/* A new task's place in the fair class: its parent's vruntime, the parent's time brought up
+ * to date first (6.1 then places it and makes it relative to the queue's min_vruntime: one
+ * weight here, no min_vruntime) */
+static noinline void task_fork_fair(struct task_struct *p)
+{
+	struct rq *rq = cpu_rq(smp_processor_id());
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);	/* rq_lock() */
+	update_rq_clock(rq);
+	if (rq->curr == current && current != rq->idle)
+		update_curr(rq, rq->clock);
+	p->vruntime = current->vruntime;
+	spin_unlock_irqrestore(&sched_lock, flags);
 }
 
 /* A tick of the running task: its time, and the end of its slice while others wait. */
@@ -243,14 +285,32 @@ int wake_up_process(struct task_struct *p)
 	return try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE, 0);
 }
 
+/* A new task's scheduler state from nothing: not queued, no run time */
+static noinline void __sched_fork(unsigned long clone_flags, struct task_struct *p)
+{
+	p->on_rq = 0;
+	p->exec_start = 0;
+	p->sum_exec_runtime = 0;
+	p->prev_sum_exec_runtime = 0;
+	p->vruntime = 0;
+	INIT_LIST_HEAD(&p->run_list);
+}
+
 /* sched_fork(): a new task's scheduler state: not on a cpu yet, TASK_NEW until
- * wake_up_new_task(), its parent's vruntime (task_fork_fair()) */
+ * wake_up_new_task() */
 noinline int sched_fork(unsigned long clone_flags, struct task_struct *p)
 {
+	__sched_fork(clone_flags, p);
 	p->cpu = -1;
 	p->__state = TASK_NEW;
-	p->vruntime = current->vruntime;
 	return 0;
+}
+
+/* The new task's place in its class (task_fork_fair: its vruntime; its cpu is chosen at
+ * wake_up_new_task here) */
+noinline void sched_cgroup_fork(struct task_struct *p, struct kernel_clone_args *kargs)
+{
+	task_fork_fair(p);	/* p->sched_class->task_fork */
 }
 
 void wake_up_new_task(struct task_struct *p)

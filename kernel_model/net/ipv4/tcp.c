@@ -109,7 +109,7 @@ static noinline int sk_stream_error(struct sock *sk, int flags, int err)
 	if (err == -EPIPE)
 		err = sock_error(sk) ? : -EPIPE;
 	if (err == -EPIPE && !(flags & MSG_NOSIGNAL))
-		send_sig_info(SIGPIPE, 0, current);
+		send_sig(SIGPIPE, current, 0);
 	return err;
 }
 

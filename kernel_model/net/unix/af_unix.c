@@ -203,7 +203,7 @@ pipe_err:
 	if (sent)
 		return sent;
 	if (stream && !(msg->msg_flags & MSG_NOSIGNAL))
-		send_sig_info(SIGPIPE, 0, current);
+		send_sig(SIGPIPE, current, 0);
 	return err;
 out_err:
 	return sent ? (int)sent : err;

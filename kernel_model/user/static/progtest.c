@@ -3,6 +3,7 @@
  * `gcc -static` program does, one behaviour per subcommand (tests/machine/test_progs.py).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -12,6 +13,9 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/times.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -204,6 +208,82 @@ static int cmd_signal(void)
 	return got != SIGUSR1;
 }
 
+/* a process group's signal, SIGPIPE, a handler on the alternate stack */
+static volatile sig_atomic_t on_altstack;
+
+static void on_alt(int sig)
+{
+	stack_t ss;
+
+	got = sig;
+	on_altstack = !sigaltstack(NULL, &ss) && (ss.ss_flags & SS_ONSTACK);
+}
+
+static int cmd_sigmisc(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	int fds[2];
+	stack_t ss = { .ss_size = 65536 };
+	char c = 'x';
+	long r;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+	setpgid(0, 0);			/* a group of its own: kill(0) is this process's */
+	got = 0;
+	r = kill(0, SIGUSR1);
+	printf("kill(0): %ld, handler saw %d\n", r, (int)got);
+	got = 0;
+	r = kill(-getpgrp(), SIGUSR1);
+	printf("kill(-pgrp): %ld, handler saw %d\n", r, (int)got);
+	r = kill(-99999, SIGUSR1);
+	printf("kill(-99999): %ld %s\n", r, strerror(errno));
+	if (pipe(fds))
+		return 1;
+	close(fds[0]);
+	got = 0;
+	r = write(fds[1], &c, 1);
+	printf("write to a pipe with no reader: %ld %s, handler saw %d\n", r, strerror(errno), (int)got);
+	ss.ss_sp = malloc(ss.ss_size);
+	sigaltstack(&ss, NULL);
+	sa.sa_handler = on_alt;
+	sa.sa_flags = SA_ONSTACK;
+	sigaction(SIGUSR2, &sa, NULL);
+	got = 0;
+	raise(SIGUSR2);
+	printf("handler on the alternate stack: %d %s\n", (int)got, on_altstack ? "yes" : "no");
+	return 0;
+}
+
+/* a handler whose frame cannot be written (its alternate stack is not accessible): SIGSEGV,
+ * whose handler's frame cannot be written either */
+static int cmd_badframe(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_ONSTACK };
+	stack_t ss = { .ss_size = 65536 };
+
+	ss.ss_sp = mmap(NULL, ss.ss_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	sigaltstack(&ss, NULL);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGSEGV, &sa, NULL);	/* the SIGSEGV that follows has no frame either: fatal */
+	printf("raising\n");
+	fflush(stdout);
+	raise(SIGUSR1);
+	printf("survived\n");
+	return 0;
+}
+
+/* rt_sigreturn with no frame where the stack says: SIGSEGV */
+static int cmd_badreturn(void)
+{
+	printf("returning\n");
+	fflush(stdout);
+	asm volatile("mov $0x1000, %%rsp; mov $15, %%eax; syscall" ::: "memory");
+	return 0;
+}
+
 static int cmd_uname(void)
 {
 	struct utsname u;
@@ -251,6 +331,66 @@ static int cmd_clock(void)
 	return 0;
 }
 
+/* atime PATH: whether each of two reads, a tick apart, moves the file's access time */
+static int cmd_atime(const char *path)
+{
+	struct timespec nap = { 0, 10000000 };
+	struct stat before, after;
+	char buf[64];
+	int i, fd;
+
+	for (i = 0; i < 2; i++) {
+		if (stat(path, &before))
+			return printf("stat: %s\n", strerror(errno)), 1;
+		nanosleep(&nap, NULL);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || read(fd, buf, sizeof(buf)) < 0)
+			return printf("read: %s\n", strerror(errno)), 1;
+		close(fd);
+		stat(path, &after);
+		printf("atime moved: %s\n", after.st_atim.tv_sec != before.st_atim.tv_sec ||
+		       after.st_atim.tv_nsec != before.st_atim.tv_nsec ? "yes" : "no");
+	}
+	return 0;
+}
+
+/* every clock the kernel has, by the system calls themselves (no vDSO here either) */
+static int cmd_clocks(void)
+{
+	static const clockid_t ids[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID,
+					 CLOCK_THREAD_CPUTIME_ID, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
+					 CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME, CLOCK_TAI };
+	struct timespec ts, res, now, until;
+	struct timeval tv;
+	struct tms tms;
+	unsigned int i;
+	long t;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		long g = syscall(SYS_clock_gettime, ids[i], &ts);
+		long r = syscall(SYS_clock_getres, ids[i], &res);
+
+		printf("clock %d: gettime %ld res %ld %ldns\n", (int)ids[i], g, r, r ? -1L : res.tv_nsec);
+	}
+	/* the caller's own CPU clocks by pid: MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED) */
+	printf("pid clock: %ld\n", syscall(SYS_clock_gettime, (clockid_t)((~getpid() << 3) | 2), &ts));
+	printf("alarm clock: %ld\n", syscall(SYS_clock_gettime, 8 /* CLOCK_REALTIME_ALARM */, &ts) ? -errno : 0L);
+	syscall(SYS_gettimeofday, &tv, NULL);
+	t = syscall(SYS_time, NULL);
+	printf("time agrees with gettimeofday: %s\n", t - tv.tv_sec <= 1 && t - tv.tv_sec >= -1 ? "yes" : "no");
+	syscall(SYS_clock_gettime, CLOCK_REALTIME, &now);
+	until = now;
+	until.tv_nsec += 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	printf("abs sleep: %ld\n", syscall(SYS_clock_nanosleep, CLOCK_REALTIME, TIMER_ABSTIME, &until, NULL));
+	printf("thread sleep: %ld\n", syscall(SYS_clock_nanosleep, CLOCK_THREAD_CPUTIME_ID, 0, &until, NULL) ? -errno : 0L);
+	printf("times: %s\n", syscall(SYS_times, &tms) > 0 ? "ok" : "failed");
+	return 0;
+}
+
 /* posix_spawn (clone with CLONE_VM|CLONE_VFORK in glibc, vfork in musl) of another program */
 static int cmd_spawn(char **argv)
 {
@@ -288,6 +428,12 @@ int main(int argc, char **argv)
 		return cmd_stack(200);
 	if (!strcmp(cmd, "threads"))
 		return cmd_threads();
+	if (!strcmp(cmd, "sigmisc"))
+		return cmd_sigmisc();
+	if (!strcmp(cmd, "badframe"))
+		return cmd_badframe();
+	if (!strcmp(cmd, "badreturn"))
+		return cmd_badreturn();
 	if (!strcmp(cmd, "signal"))
 		return cmd_signal();
 	if (!strcmp(cmd, "uname"))
@@ -296,6 +442,10 @@ int main(int argc, char **argv)
 		return cmd_kill();
 	if (!strcmp(cmd, "clock"))
 		return cmd_clock();
+	if (!strcmp(cmd, "atime") && argc > 2)
+		return cmd_atime(argv[2]);
+	if (!strcmp(cmd, "clocks"))
+		return cmd_clocks();
 	if (!strcmp(cmd, "spawn"))
 		return cmd_spawn(argv);
 	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|segv|wprotect|stack|threads|signal|uname|kill|clock|spawn\n", argv[0]);

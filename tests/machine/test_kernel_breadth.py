@@ -1,0 +1,401 @@
+"""More of Linux 6.1's functions, each called by its 6.1 caller in the paths the emulated kernel
+runs (issue 15): the function tracer sees every (function, parent) pair below while the programs
+run.  Pairs follow 6.1's source (the model keeps frame pointers and no sibling calls, so a
+function 6.1 tail-calls is seen under its caller, as a frame-pointer build of 6.1 shows it)."""
+import re
+
+import pytest
+
+from test_kernel_paths import run, traced_calls
+
+
+@pytest.fixture
+def machine(make_machine):
+    return make_machine(traced=True, cpus=2, seed=3)
+
+
+# kernel/time/posix-timers.c, posix-cpu-timers.c, time.c, timekeeping.c; kernel/sched/cputime.c;
+# kernel/time/tick-sched.c; fs/select.c, fs/inode.c
+TIME_CALLS = {
+    ("posix_get_realtime_timespec", "__x64_sys_clock_gettime"),
+    ("ktime_get_real_ts64", "posix_get_realtime_timespec"),
+    ("posix_get_monotonic_timespec", "__x64_sys_clock_gettime"),
+    ("ktime_get_ts64", "posix_get_monotonic_timespec"),
+    ("posix_get_monotonic_raw", "__x64_sys_clock_gettime"),
+    ("ktime_get_raw_ts64", "posix_get_monotonic_raw"),
+    ("posix_get_realtime_coarse", "__x64_sys_clock_gettime"),
+    ("ktime_get_coarse_real_ts64", "posix_get_realtime_coarse"),
+    ("posix_get_monotonic_coarse", "__x64_sys_clock_gettime"),
+    ("ktime_get_coarse_ts64", "posix_get_monotonic_coarse"),
+    ("posix_get_boottime_timespec", "__x64_sys_clock_gettime"),
+    ("posix_get_tai_timespec", "__x64_sys_clock_gettime"),
+    ("ktime_get_with_offset", "posix_get_boottime_timespec"),
+    ("ktime_get_with_offset", "posix_get_tai_timespec"),
+    ("process_cpu_clock_get", "__x64_sys_clock_gettime"),
+    ("thread_cpu_clock_get", "__x64_sys_clock_gettime"),
+    ("posix_cpu_clock_get", "process_cpu_clock_get"),
+    ("posix_cpu_clock_get", "thread_cpu_clock_get"),
+    ("posix_cpu_clock_get", "__x64_sys_clock_gettime"),      # a clock id naming a pid
+    ("cpu_clock_sample", "posix_cpu_clock_get"),
+    ("cpu_clock_sample_group", "posix_cpu_clock_get"),
+    ("thread_group_cputime", "cpu_clock_sample_group"),
+    ("task_cputime", "thread_group_cputime"),
+    ("task_sched_runtime", "cpu_clock_sample"),
+    ("ns_to_timespec64", "posix_cpu_clock_get"),
+    ("put_timespec64", "__x64_sys_clock_gettime"),
+    ("posix_get_hrtimer_res", "__x64_sys_clock_getres"),
+    ("posix_get_coarse_res", "__x64_sys_clock_getres"),
+    ("process_cpu_clock_getres", "__x64_sys_clock_getres"),
+    ("thread_cpu_clock_getres", "__x64_sys_clock_getres"),
+    ("posix_cpu_clock_getres", "process_cpu_clock_getres"),
+    ("put_timespec64", "__x64_sys_clock_getres"),
+    ("get_timespec64", "__x64_sys_clock_nanosleep"),
+    ("common_nsleep", "__x64_sys_clock_nanosleep"),
+    ("hrtimer_nanosleep", "common_nsleep"),
+    ("get_timespec64", "__x64_sys_nanosleep"),
+    ("ktime_get_real_ts64", "__x64_sys_gettimeofday"),
+    ("ktime_get_real_seconds", "__x64_sys_time"),
+    ("thread_group_cputime_adjusted", "do_sys_times"),
+    ("thread_group_cputime", "thread_group_cputime_adjusted"),
+    ("cputime_adjust", "thread_group_cputime_adjusted"),
+    # the tick's accounting
+    ("account_user_time", "account_process_tick"),
+    ("account_system_time", "account_process_tick"),
+    ("account_system_index_time", "account_system_time"),
+    # a file's times
+    ("ktime_get_coarse_real_ts64", "current_time"),
+}
+IDLE_CALLS = {
+    ("tick_nohz_restart_sched_tick", "tick_nohz_idle_exit"),
+    ("tick_nohz_account_idle_time", "tick_nohz_idle_exit"),
+    ("account_idle_ticks", "tick_nohz_account_idle_time"),
+    ("account_idle_time", "account_idle_ticks"),
+    ("account_idle_time", "account_process_tick"),
+}
+
+
+def test_the_clocks_and_cpu_time_calls(machine):
+    funcs = {f for pair in TIME_CALLS | IDLE_CALLS for f in pair}
+    calls = traced_calls(machine, funcs, [
+        (["progtest", "clocks"], None),
+        (["progtest", "clock"], None),
+        (["sleep", "1"], None),
+        (["dd", "if=/dev/zero", "of=/tmp/t", "bs=4096", "count=4"], None),
+        (["getuid-loop", "20000"], None),       # ticks in user and in system mode
+    ])
+    assert TIME_CALLS <= calls, TIME_CALLS - calls
+    assert IDLE_CALLS <= calls, IDLE_CALLS - calls
+
+
+def test_the_clocks_answer_as_6_1s(machine):
+    out = run(machine, ["progtest", "clocks"]).decode()
+    res = dict(re.findall(r"clock (\d+): gettime 0 res 0 (\d+)ns", out))
+    # every clock reads; the hrtimer resolution is 1 ns, the coarse clocks' a tick (HZ 250),
+    # the CPU clocks' CPUCLOCK_SCHED 1 ns
+    assert res == {"0": "1", "1": "1", "2": "1", "3": "1", "4": "1", "5": "4000000",
+                   "6": "4000000", "7": "1", "11": "1"}, out
+    assert "pid clock: 0\n" in out
+    assert "alarm clock: -22\n" in out            # no RTC: CLOCK_REALTIME_ALARM is EINVAL
+    assert "time agrees with gettimeofday: yes\n" in out
+    assert "abs sleep: 0\n" in out
+    assert "thread sleep: -95\n" in out           # clock_thread has no nsleep: EOPNOTSUPP
+    assert "times: ok\n" in out
+
+
+def test_proc_stat_has_6_1s_cpu_lines(machine):
+    run(machine, ["sleep", "1"])
+    run(machine, ["getuid-loop", "20000"])
+    out = run(machine, ["cat", "/proc/stat"]).decode().splitlines()
+    cpus = [line.split() for line in out if line.startswith("cpu")]
+    assert [c[0] for c in cpus] == ["cpu", "cpu0", "cpu1"], out
+    assert all(len(c) == 11 for c in cpus)        # user nice system idle iowait irq softirq ...
+    total = [int(v) for v in cpus[0][1:]]
+    # (6.1 sums the cpus' nanoseconds, then converts: a unit more at most, per cpu)
+    assert all(0 <= t - int(a) - int(b) <= 1 for t, a, b in zip(total, cpus[1][1:], cpus[2][1:])), cpus
+    assert total[3] > 0                           # the idle cpus' time
+    assert total[0] + total[2] > 0                # user and system
+
+
+# (rt_sigreturn's SYSCALL_DEFINE0 entry is an alias of __do_sys_rt_sigreturn, not traced)
+# kernel/signal.c, arch/x86/kernel/signal.c, arch/x86/kernel/fpu/{core,signal}.c,
+# arch/x86/mm/fault.c (a frame-pointer build: no sibling calls)
+SIGNAL_CALLS = {
+    ("__kill_pgrp_info", "kill_something_info"),
+    ("group_send_sig_info", "__kill_pgrp_info"),
+    ("__lock_task_sighand", "do_send_sig_info"),
+    ("send_sig", "pipe_write"),
+    ("send_sig_info", "send_sig"),
+    ("__set_current_blocked", "set_current_blocked"),
+    ("__set_task_blocked", "__set_current_blocked"),
+    ("next_signal", "dequeue_signal"),
+    ("collect_signal", "dequeue_signal"),
+    ("signal_setup_done", "arch_do_signal_or_restart"),  # handle_signal (inline)
+    ("fpu__clear_user_states", "arch_do_signal_or_restart"),
+    ("restore_sigcontext", "__do_sys_rt_sigreturn"),
+    ("restore_altstack", "__do_sys_rt_sigreturn"),
+    ("fpu__restore_sig", "restore_sigcontext"),
+    ("__fpu_restore_sig", "fpu__restore_sig"),
+    ("fpu_clone", "copy_thread"),
+    ("force_sig_fault_to_task", "force_sig_fault"),
+    ("force_sig_info", "force_sig_fault_to_task"),
+    ("unhandled_signal", "__bad_area_nosemaphore"),     # show_signal_msg (inline)
+    # a frame that cannot be written, a frame rt_sigreturn cannot read
+    ("force_sigsegv", "signal_setup_done"),
+    ("force_sig", "force_sigsegv"),               # SIGUSR1's frame: a SIGSEGV
+    ("force_fatal_sig", "force_sigsegv"),         # SIGSEGV's frame: a fatal one
+    ("signal_fault", "__do_sys_rt_sigreturn"),
+    ("force_sig", "signal_fault"),
+    ("force_sig_info", "force_sig"),
+}
+# the model's caller (6.1's is its get_sigframe.constprop.0.isra.0 clone)
+SIGFRAME_CALLS = {
+    ("fpu__alloc_mathframe", "setup_rt_frame"),
+    ("copy_fpstate_to_sigframe", "setup_rt_frame"),
+}
+SIGSEGV_STATUS = 128 + 11
+
+
+def test_signal_calls(machine):
+    funcs = {f for f, _ in SIGNAL_CALLS | SIGFRAME_CALLS}
+    calls = traced_calls(machine, funcs, [
+        (["progtest", "sigmisc"], None),
+        (["progtest", "segv"], None, SIGSEGV_STATUS),
+        (["progtest", "badframe"], b"raising\n", SIGSEGV_STATUS),
+        (["progtest", "badreturn"], b"returning\n", SIGSEGV_STATUS),
+    ])
+    assert SIGNAL_CALLS <= calls, SIGNAL_CALLS - calls
+    assert SIGFRAME_CALLS <= calls, SIGFRAME_CALLS - calls
+
+
+def test_signals_as_6_1_sends_them(machine):
+    out = run(machine, ["progtest", "sigmisc"]).decode().splitlines()
+    assert out == [
+        "kill(0): 0, handler saw 10",                 # the caller's process group
+        "kill(-pgrp): 0, handler saw 10",
+        "kill(-99999): -1 No such process",
+        "write to a pipe with no reader: -1 Broken pipe, handler saw 13",   # SIGPIPE, then EPIPE
+        "handler on the alternate stack: 12 yes",
+    ]
+    # a handled SIGSEGV says nothing in the log; an unhandled one does
+    run(machine, ["progtest", "segv"], None, SIGSEGV_STATUS)
+    run(machine, ["progtest", "badreturn"], None, SIGSEGV_STATUS)
+    log = machine.console_output().decode()
+    assert re.search(r"progtest\[\d+\]: segfault at 10 ip \w+ sp \w+ error 6 in progtest\[", log), log
+    assert re.search(r"progtest\[\d+\] bad frame in rt_sigreturn frame:ff8 ip:\w+ sp:1000 orax:f", log), log
+
+
+# fs/namespace.c (mount write access), fs/inode.c (atime, the super block's list), fs/dcache.c,
+# fs/file_table.c, fs/pipe.c, fs/namei.c
+VFS_CALLS = {
+    ("mnt_want_write", "filename_create"),
+    ("mnt_drop_write", "done_path_create"),
+    ("mnt_want_write", "do_rmdir"),
+    ("mnt_want_write", "do_unlinkat"),
+    ("mnt_drop_write", "do_unlinkat"),
+    ("mnt_want_write", "do_renameat2"),
+    ("mnt_want_write", "chmod_common"),
+    ("mnt_want_write", "vfs_utimes"),
+    ("__mnt_want_write", "mnt_want_write"),
+    ("__mnt_drop_write", "mnt_drop_write"),
+    ("__mnt_want_write", "do_dentry_open"),     # an open for writing holds it
+    ("__mnt_drop_write", "__fput"),             # until its last fput
+    ("__mnt_want_write_file", "file_update_time"),
+    ("__mnt_drop_write_file", "file_update_time"),
+    # relatime: the first read after a change
+    ("touch_atime", "shmem_file_read_iter"),
+    ("touch_atime", "filemap_read"),
+    ("touch_atime", "iterate_dir"),
+    ("touch_atime", "pipe_read"),
+    ("touch_atime", "do_readlinkat"),
+    ("touch_atime", "step_into"),               # a symlink followed (pick_link, inline)
+    ("atime_needs_update", "touch_atime"),
+    ("inode_update_time", "touch_atime"),
+    # the dcache
+    ("__d_alloc", "d_alloc"),
+    ("d_set_d_op", "__d_alloc"),
+    ("alloc_file_clone", "create_pipe_files"),
+    ("__d_instantiate", "d_instantiate"),
+    ("d_same_name", "__d_lookup"),
+    ("___d_drop", "__d_drop"),
+    ("dentry_unlink_inode", "__dentry_kill"),
+    ("dentry_unlink_inode", "d_delete"),
+    ("__d_move", "d_move"),
+    ("inode_sb_list_add", "new_inode"),
+    ("lookup_dcache", "lookup_one_qstr_excl"),
+    ("__check_sticky", "may_delete"),           # /tmp is sticky
+}
+# the model's out-of-line open_last_lookups (6.1 inlines it into path_openat)
+VFS_MODEL_CALLS = {("mnt_want_write", "open_last_lookups")}
+
+
+def test_vfs_write_access_atime_and_dcache_calls(machine):
+    funcs = {f for f, _ in VFS_CALLS | VFS_MODEL_CALLS}
+    fsop = [(["fsop", family, f"/tmp/fsop-b{family}"], None) for family in ("open", "dir", "link", "fd", "pipe", "rw", "stat")]
+    calls = traced_calls(machine, funcs, fsop + [
+        (["polltest", "utimes"], None),
+        (["diskwriter", "/mnt/a", "4096", "none"], b"/mnt/a: 4096 bytes, none = 0\n"),
+        (["sleep", "0.01"], None),
+        (["diskwriter", "/mnt/a", "4096", "later"], b"/mnt/a: 4096 bytes, later = 0\n"),
+        (["cat", "/mnt/a"], b"x" * 4096),
+    ])
+    assert VFS_CALLS <= calls, VFS_CALLS - calls
+    assert VFS_MODEL_CALLS <= calls, VFS_MODEL_CALLS - calls
+
+
+def test_a_read_updates_the_access_time_as_relatime_does(machine):
+    """relatime: a read after the file changed sets its atime; a second read leaves it; the
+    read-only root keeps its times."""
+    run(machine, ["diskwriter", "/tmp/at", "100", "none"])
+    out = run(machine, ["progtest", "atime", "/tmp/at"]).decode().splitlines()
+    assert out[0] == "atime moved: yes", out      # the first read after the write
+    assert out[1] == "atime moved: no", out       # atime newer than mtime: kept
+    out = run(machine, ["progtest", "atime", "/etc/hostname"]).decode().splitlines()
+    assert out == ["atime moved: no", "atime moved: no"]
+
+
+# kernel/fork.c, kernel/exit.c, fs/exec.c, kernel/futex/core.c, kernel/signal.c,
+# kernel/sched/core.c and fair.c
+TASK_CALLS = {
+    ("__sched_fork", "sched_fork"),
+    ("sched_cgroup_fork", "copy_process"),
+    ("task_fork_fair", "sched_cgroup_fork"),
+    ("enqueue_entity", "enqueue_task_fair"),
+    ("dequeue_entity", "dequeue_task_fair"),
+    ("put_prev_entity", "put_prev_task_fair"),
+    ("pick_next_entity", "pick_next_task_fair"),
+    ("exit_signals", "do_exit"),
+    ("exit_mm_release", "do_exit"),              # exit_mm (inline)
+    ("futex_exit_release", "exit_mm_release"),
+    ("mm_release", "exit_mm_release"),
+    ("exec_mm_release", "begin_new_exec"),       # exec_mmap (inline)
+    ("futex_exec_release", "exec_mm_release"),
+    ("mm_release", "exec_mm_release"),
+    ("futex_cleanup", "futex_exit_release"),
+    ("futex_cleanup", "futex_exec_release"),
+    ("do_wait", "kernel_wait4"),
+    ("wait_consider_task", "do_wait"),
+}
+
+
+def test_fork_exit_exec_and_fair_class_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in TASK_CALLS} | {"kernel_wait4", "get_task_mm"}, [
+        (["progtest", "fork"], None),            # fork, the child's exit, the parent's wait4
+        (["progtest", "spawn"], None),           # posix_spawn: clone, exec
+        (["cat", "/proc/self/cmdline"], b"cat\0/proc/self/cmdline\0"),
+        (["fsop", "task", "/tmp/fsop-btask"], None),   # threads: a running one preempted
+        (["getuid-loop", "30000"], None),
+    ])
+    assert TASK_CALLS <= calls, TASK_CALLS - calls
+    called = {f for f, _ in calls}
+    assert {"kernel_wait4", "get_task_mm"} <= called
+
+
+# fs/proc/array.c, fs/seq_file.c
+PROC_CALLS = {
+    ("proc_task_name", "proc_pid_status"),
+    ("seq_put_decimal_ull", "proc_pid_status"),
+    ("seq_put_decimal_ull_width", "seq_put_decimal_ull"),
+    ("task_mem", "proc_pid_status"),
+    ("seq_put_decimal_ull_width", "task_mem"),
+    ("render_sigset_t", "proc_pid_status"),
+}
+# 6.1's /proc/self/status of a cat, as far as the model has its lines (real-tracefs)
+STATUS_KEYS = ["Name", "Umask", "State", "Tgid", "Ngid", "Pid", "PPid", "TracerPid", "Uid", "Gid",
+               "FDSize", "Groups", "NStgid", "NSpid", "NSpgid", "NSsid", "VmPeak", "VmSize", "VmLck",
+               "VmPin", "VmHWM", "VmRSS", "RssAnon", "RssFile", "RssShmem", "VmData", "VmStk", "VmExe",
+               "VmLib", "VmPTE", "VmSwap", "CoreDumping", "Threads", "SigQ", "SigPnd", "ShdPnd",
+               "SigBlk", "SigIgn", "SigCgt"]
+
+
+def test_proc_status_as_6_1_writes_it(machine):
+    calls = traced_calls(machine, {f for f, _ in PROC_CALLS}, [(["cat", "/proc/self/status"], None)])
+    assert PROC_CALLS <= calls, PROC_CALLS - calls
+    out = run(machine, ["cat", "/proc/self/status"]).decode()
+    lines = out.splitlines()
+    assert [line.split(":")[0] for line in lines] == STATUS_KEYS, out
+    fields = dict(line.split(":\t", 1) for line in lines)
+    assert fields["Groups"] == " "                     # 6.1's trailing space
+    assert re.fullmatch(r" *\d+ kB", fields["VmSize"]) and len(fields["VmSize"]) == 11
+    assert re.fullmatch(r"[0-9a-f]{16}", fields["SigBlk"])
+    assert fields["SigQ"] == "0/16383"                 # RLIMIT_SIGPENDING's soft limit
+
+
+# mm/mmap.c, mm/util.c, fs/seq_file.c
+MMAP_SEQ_CALLS = {
+    ("vm_mmap", "elf_map"),
+    ("vm_mmap_pgoff", "vm_mmap"),
+    ("split_vma", "mprotect_fixup"),
+    ("__split_vma", "split_vma"),
+    ("seq_read_iter", "seq_read"),
+    ("seq_open", "single_open"),
+}
+
+
+def test_mmap_and_seq_file_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in MMAP_SEQ_CALLS}, [
+        (["progtest", "mmap"], None),            # exec's elf_map; mprotect of a middle page
+        (["cat", "/proc/self/status"], None),
+    ])
+    assert MMAP_SEQ_CALLS <= calls, MMAP_SEQ_CALLS - calls
+
+
+# kernel/time/timer.c
+TIMER_CALLS = {
+    ("lock_timer_base", "__mod_timer"),
+    ("lock_timer_base", "timer_delete"),
+    ("lock_timer_base", "__timer_delete_sync"),
+    ("timer_delete", "sk_stop_timer"),                  # del_timer (inline)
+    ("__timer_delete_sync", "schedule_timeout"),       # del_timer_sync: 6.1's trace shows it so
+}
+
+
+def test_timer_wheel_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in TIMER_CALLS}, [
+        (["fsop", "task", "/tmp/fsop-timer"], None),
+        (["nettest", "tcp"], None),
+    ])
+    assert TIMER_CALLS <= calls, TIMER_CALLS - calls
+
+
+# kernel/time/hrtimer.c, tick-oneshot.c
+HRTIMER_CALLS = {
+    ("__hrtimer_init", "hrtimer_init"),
+    ("hrtimer_update_next_event", "hrtimer_reprogram"),
+    ("__hrtimer_next_event_base", "hrtimer_update_next_event"),
+    ("tick_program_event", "hrtimer_reprogram"),
+    ("clockevents_program_event", "tick_program_event"),
+}
+
+
+def test_hrtimer_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in HRTIMER_CALLS}, [
+        (["sleep", "0.1"], None),
+        (["progtest", "fork"], None),            # copy_signal's real_timer: hrtimer_init
+    ])
+    assert HRTIMER_CALLS <= calls, HRTIMER_CALLS - calls
+
+
+# kernel/user_namespace.c: ids in and out of the initial namespace
+USERNS_CALLS = {
+    ("from_kuid", "from_kuid_munged"),
+    ("map_id_up", "from_kuid"),
+    ("from_kgid", "from_kgid_munged"),
+    ("map_id_up", "from_kgid"),
+    ("from_kuid_munged", "cp_new_stat"),
+    ("from_kgid_munged", "cp_new_stat"),
+    ("from_kuid_munged", "proc_pid_status"),
+    ("make_kuid", "__sys_setuid"),
+    ("map_id_range_down", "make_kuid"),
+    ("make_kgid", "__sys_setgid"),
+    ("map_id_range_down", "make_kgid"),
+}
+
+
+def test_user_namespace_id_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in USERNS_CALLS}, [
+        (["fsop", "stat", "/tmp/fsop-ustat"], None),
+        (["fsop", "task", "/tmp/fsop-utask"], None),   # the set*id calls, a child becoming uid 1000
+        (["cat", "/proc/self/status"], None),
+        (["getuid-loop", "3"], None),
+    ])
+    assert USERNS_CALLS <= calls, USERNS_CALLS - calls
