@@ -684,11 +684,11 @@ int perf_event_overflow(struct perf_event *event, struct perf_sample_data *data,
 }
 
 /*
- * perf_adjust_freq_unthr_context(), at a tick of cpu: the context's events active there that
+ * perf_adjust_freq_unthr_context() (inline in 6.1: notrace), at a tick of cpu: the context's events active there that
  * were throttled start again; a frequency event's period follows what it counted in the tick
  * (for a pmu that can stop and start it: the cpu PMU's).
  */
-static noinline void perf_adjust_freq_unthr_context(struct perf_event_context *ctx, int cpu)
+static noinline notrace void perf_adjust_freq_unthr_context(struct perf_event_context *ctx, int cpu)
 {
 	struct perf_event *event;
 
@@ -1032,7 +1032,7 @@ static int perf_clock_event_add(struct perf_event *event, int flags)
 }
 
 /* cpu_clock_event_start() for an unthrottled clock: its period's timer again (its count ran on) */
-static void perf_clock_event_start(struct perf_event *event, int flags)
+static notrace void perf_clock_event_start(struct perf_event *event, int flags)
 {
 	perf_swevent_start_hrtimer(event);
 }
