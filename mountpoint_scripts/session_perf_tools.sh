@@ -6,13 +6,14 @@
 # /var/tmp (this session's mount namespace only) keeps the two apart.
 mount -t tmpfs perf-tools-lock /var/tmp
 T=/sys/kernel/tracing
-# a cat once the tool has set its tracing up (it then traces for 2 s)
-cat_when() { for i in $(seq 100); do [ "$(< $1)" = "$2" ] 2>/dev/null && break; sleep 0.1; done; cat /etc/hostname > /dev/null; }
+# a cat once the tool has set its tracing up (it then traces for 5 s: on a busy box the kernel
+# takes the session's calls a while after the host made them)
+cat_when() { for i in $(seq 600); do [ "$(< $1)" = "$2" ] 2>/dev/null && break; sleep 0.1; done; cat /etc/hostname > /dev/null; }
 cat_when $T/events/kprobes/do_sys_openat2/enable 1 &
 echo "== kprobe:"
-timeout 20 kprobe-perf -d 2 'p:do_sys_openat2 filename=+0(%si):string' 2>&1 | grep ' cat-' | grep -m 3 filename=
+timeout 90 kprobe-perf -d 5 'p:do_sys_openat2 filename=+0(%si):string' 2>&1 | grep ' cat-' | grep -m 3 filename=
 wait
 cat_when $T/current_tracer function_graph &
 echo "== funcgraph:"
-timeout 20 funcgraph-perf -d 2 vfs_read 2>&1 | grep -m 5 -E 'vfs_read|rw_verify_area'
+timeout 90 funcgraph-perf -d 5 vfs_read 2>&1 | grep -m 5 -E 'vfs_read|rw_verify_area'
 wait

@@ -269,8 +269,11 @@ def test_perf_event_max_stack_caps_call_chains(tmp_path):
     result = run(f"echo 4 > /proc/sys/kernel/perf_event_max_stack && "
                  f"perf record -q -o {data} -e cpu-clock -g -a sleep 0.3 >/dev/null 2>&1; "
                  f"perf script -i {data} -F ip 2>/dev/null | awk 'NF == 0 {{ print n; n = 0; next }} {{ n++ }}'; "
-                 f"echo ==; perf record -q -o {data} -e cpu-clock -g -a sleep 3 >/dev/null 2>&1 & sleep 1.5; "
-                 f"echo 9 > /proc/sys/kernel/perf_event_max_stack 2>/dev/null || echo busy; wait")
+                 # (the same value again, until perf has its sampling events open: it reads
+                 # kallsyms and the vmlinux first, seconds on a busy box, and opens others too)
+                 f"echo ==; perf record -q -o {data} -e cpu-clock -g -a sleep 60 >/dev/null 2>&1 & p=$!; "
+                 f"for i in $(seq 600); do echo 4 2>/dev/null > /proc/sys/kernel/perf_event_max_stack "
+                 f"|| {{ echo busy; break; }}; sleep 0.1; done; kill -INT $p; wait")
     assert result.returncode == 0, result.stderr
     depths, busy = result.stdout.split("\n==\n")
     chains = [int(n) for n in depths.split()]

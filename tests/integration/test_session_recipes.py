@@ -15,7 +15,7 @@ RECORD = r"^ +{comm}-(\d+) +\[\d{{3}}\] [.dDbXnNphHsSzZ0-9]{{5}} +\d+\.\d{{6}}: 
 
 
 def recipe(name: str) -> str:
-    result = tracefs_sim("run", "--workload", "none", str(REPO / "mountpoint_scripts" / name), timeout=150)
+    result = tracefs_sim("run", "--workload", "none", str(REPO / "mountpoint_scripts" / name), timeout=240)
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
@@ -54,4 +54,4 @@ def test_perf_tools_kprobe_and_funcgraph_catch_the_sessions_cat():
     assert kprobe and all(re.match(RECORD.format(comm="cat") + r"do_sys_openat2: \(do_sys_openat2\+0x0/0x[0-9a-f]+\) "
                                                                r'filename="[^"]+"$', l) for l in kprobe), kprobe
     graph = section(out, "funcgraph:")
-    assert graph[0] == 'Tracing "vfs_read" for 2 seconds...' and any("vfs_read() {" in l for l in graph[1:]), graph
+    assert graph[0] == 'Tracing "vfs_read" for 5 seconds...' and any("vfs_read() {" in l for l in graph[1:]), graph
