@@ -133,11 +133,30 @@ static inline uint64_t pmu_budget_(const struct cpu_events *e, uint64_t budget)
 	return budget;
 }
 
+/* counter i counts n more; a wrap sets its status bit and, with INT, raises the NMI once
+ * unmasked: 1 if this count raised it */
+static inline int pmu_count(struct cpu_events *e, int i, uint64_t n)
+{
+	uint64_t v = (pmu_u64(e, PMU_CTR + 8 * i) & (PMU_WRAP - 1)) + n;
+	int raised = 0;
+
+	if (v >= PMU_WRAP) {
+		pmu_put(e, PMU_STATUS, pmu_u64(e, PMU_STATUS) | (uint64_t)1 << i);
+		if ((pmu_u64(e, PMU_EVTSEL + 8 * i) & PMU_INT) && !pmu_u64(e, PMU_MASKED)) {
+			pmu_put(e, PMU_MASKED, 1);
+			e->pmu_nmi = 1;
+			raised = 1;
+		}
+	}
+	pmu_put(e, PMU_CTR + 8 * i, v & (PMU_WRAP - 1));
+	return raised;
+}
+
 /* the cycles run since the mark (in user mode if `user`, else in the kernel) go to the counters
  * of that mode; an overflow raises the NMI once unmasked */
 static inline void pmu_sync_(struct cpu_events *e, int user)
 {
-	uint64_t now, ctrl, cycles, status;
+	uint64_t now, ctrl, cycles;
 	unsigned on;
 	int i;
 
@@ -152,23 +171,9 @@ static inline void pmu_sync_(struct cpu_events *e, int user)
 	cycles = (now - e->pmu_mark) * e->pmu_tsc_khz / 1000000;
 	/* what the division left behind stays for the next count */
 	e->pmu_mark = now - ((now - e->pmu_mark) * e->pmu_tsc_khz % 1000000) / e->pmu_tsc_khz;
-	status = pmu_u64(e, PMU_STATUS);
-	for (i = 0; i < PMU_NR; i++) {
-		uint64_t v;
-
-		if (!(on >> i & 1) || !pmu_in_mode(e, i, user))
-			continue;
-		v = (pmu_u64(e, PMU_CTR + 8 * i) & (PMU_WRAP - 1)) + cycles;
-		if (v >= PMU_WRAP) {
-			status |= (uint64_t)1 << i;
-			if ((pmu_u64(e, PMU_EVTSEL + 8 * i) & PMU_INT) && !pmu_u64(e, PMU_MASKED)) {
-				pmu_put(e, PMU_MASKED, 1);
-				e->pmu_nmi = 1;
-			}
-		}
-		pmu_put(e, PMU_CTR + 8 * i, v & (PMU_WRAP - 1));
-	}
-	pmu_put(e, PMU_STATUS, status);
+	for (i = 0; i < PMU_NR; i++)
+		if ((on >> i & 1) && pmu_in_mode(e, i, user))
+			pmu_count(e, i, cycles);
 }
 
 /* a counter of instructions or branches is programmed: the CPU needs pmu_insn.c's hook */

@@ -257,7 +257,7 @@ void pmu_block_hook(uc_engine *uc, uint64_t address, uint32_t size, void *user_d
 {
 	struct cpu_events *e = user_data;
 	struct pmu_blocks *b = e->pmu_blocks;
-	uint64_t ctrl = pmu_u64(e, PMU_CTRL), status, prev_rep = b->prev_rep;
+	uint64_t ctrl = pmu_u64(e, PMU_CTRL), prev_rep = b->prev_rep;
 	int user = address < USER_TOP, i;
 	unsigned insns_on, branches_on;
 	const struct block *k;
@@ -276,24 +276,12 @@ void pmu_block_hook(uc_engine *uc, uint64_t address, uint32_t size, void *user_d
 	k = block_of(b, address, size, bytes);
 	b->prev_rep = k->last_rep;
 	insns = k->insns - (k->first_rep && prev_rep == address);	/* the rep's next round */
-	status = pmu_u64(e, PMU_STATUS);
 	for (i = 0; i < PMU_NR; i++) {
-		uint64_t v, add = (insns_on >> i & 1) ? insns : (branches_on >> i & 1) ? k->branches : 0;
+		uint64_t add = (insns_on >> i & 1) ? insns : (branches_on >> i & 1) ? k->branches : 0;
 
-		if (!add)
-			continue;
-		v = (pmu_u64(e, PMU_CTR + 8 * i) & (PMU_WRAP - 1)) + add;
-		if (v >= PMU_WRAP) {
-			status |= (uint64_t)1 << i;
-			if ((pmu_u64(e, PMU_EVTSEL + 8 * i) & PMU_INT) && !pmu_u64(e, PMU_MASKED)) {
-				pmu_put(e, PMU_MASKED, 1);
-				e->pmu_nmi = 1;
-				pmu_end_slice_by(e, 0);
-			}
-		}
-		pmu_put(e, PMU_CTR + 8 * i, v & (PMU_WRAP - 1));
+		if (add && pmu_count(e, i, add))
+			pmu_end_slice_by(e, 0);
 	}
-	pmu_put(e, PMU_STATUS, status);
 }
 
 /* pmu.py: whether the CPU needs the hook (a counter programmed with either event, on or not) */
