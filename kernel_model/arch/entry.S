@@ -118,10 +118,34 @@ restore_regs_and_return_to_usermode:
 	.endm
 
 	IDTENTRY_SYSVEC asm_exc_divide_error exc_divide_error
-	IDTENTRY_SYSVEC asm_exc_int3 exc_int3
 	IDTENTRY_SYSVEC asm_exc_invalid_op exc_invalid_op
 	IDTENTRY_ERRORCODE asm_exc_general_protection exc_general_protection
 	IDTENTRY_ERRORCODE asm_exc_page_fault exc_page_fault
+
+/*
+ * #BP (6.1's idtentry for X86_TRAP_BP): from kernel mode, the frame is copied 6 words lower,
+ * leaving a gap below the interrupted stack for an emulated push (a kprobe's call, pushf).
+ */
+	.globl asm_exc_int3
+	.type asm_exc_int3, @function
+asm_exc_int3:
+	pushq	$-1			/* orig_ax */
+	testb	$3, 16(%rsp)		/* cs */
+	jnz	1f
+	.rept	6
+	pushq	5*8(%rsp)
+	.endr
+1:	PUSH_REGS
+	movq	%rsp, %rdi
+	call	pmu_enter_from_user
+	movq	%rsp, %rdi
+	call	exc_int3
+	movq	%rsp, %rdi
+	call	irqentry_exit
+	POP_REGS
+	addq	$8, %rsp
+	iretq
+	.size asm_exc_int3, .-asm_exc_int3
 
 /*
  * The NMI (vector 2), which the machine delivers for the PMU's overflow whatever EFLAGS.IF: the

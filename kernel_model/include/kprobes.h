@@ -19,6 +19,12 @@
  * (__kprobes_text_start..__kprobes_text_end), blacklisted as a whole. */
 #define __kprobes __attribute__((__section__(".kprobes.text")))
 
+/* kernel/kprobes.c: the #BP gate's kprobe handler (1: the int3 was a kprobe's), and the
+ * page fault handler's check for a step that faulted (kprobe_page_fault()) */
+struct pt_regs;
+int kprobe_int3_handler(struct pt_regs *regs);
+int kprobe_page_fault(struct pt_regs *regs, unsigned int trap);
+
 /* arch/kprobes.S */
 extern char kprobe_insn_slots[KPROBE_INSN_SLOTS_SIZE];
 extern char arch_rethook_trampoline[];

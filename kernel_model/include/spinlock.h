@@ -27,6 +27,12 @@ static __always_inline void preempt_count_add(int n)
 /* PREEMPT_VOLUNTARY (Debian's default of PREEMPT_DYNAMIC): no preemption point here */
 #define preempt_enable() preempt_count_add(-1)
 
+static __always_inline unsigned long arch_local_save_flags(void)
+{
+	unsigned long f;
+	asm volatile("pushfq; popq %0" : "=r"(f) : : "memory");
+	return f;
+}
 static __always_inline unsigned long arch_local_irq_save(void)
 {
 	unsigned long f;

@@ -84,9 +84,10 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
 #define trace_pid_filter_of(name) \
 	__second_of(TRACE_PID_FILTER_##name, trace_pid_filter_event(__pc, __slots), ~)
 
-/* the preempt depth less the writer's own preempt_disable, at most 0xf (trace_entry_fill_count()) */
+/* the preempt depth less the writer's own preempt_disable, at most 0xf; 0 wraps to 0xff, the
+ * depth and migrate-disable nibbles (trace_entry_fill_count()) */
 const u8 trace_preempt_depth[256] = {
-	[1] = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, [16 ... 255] = 15,
+	[0] = 0xff, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, [16 ... 255] = 15,
 };
 
 /* For the writers that reserve with trace_event_buffer_reserve() (see trace_entry_fill()). */

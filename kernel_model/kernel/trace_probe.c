@@ -42,16 +42,37 @@ notrace void probe_trigger_commit(const struct trace_event_file *file, void *rec
 			      (unsigned long)probe_trigger_commit, (unsigned long)__builtin_frame_address(0), (unsigned long)__builtin_frame_address(0));
 }
 
+/*
+ * What a probe record's common fields show of the context the probe hit in: the flags
+ * (the probed context's; an int3's handler passes its own, IF clear, which 6.1's
+ * tracing_gen_ctx_dec() reads there) and how many preemption levels the record's writer
+ * stands below this cpu's count less its own preempt_disable (the caller's preempt_disable
+ * it stands for: optimized_callback()'s, kprobe_ftrace_handler()'s).  An int3's handler has
+ * none: 1, and 6.1's count wraps, as here (trace_entry_fill_count(): `..Zff`).
+ */
+struct kg_ctx {
+	unsigned long irqflags;
+	unsigned int less;
+};
+
+static __always_inline void kg_fill(struct trace_entry *rec, u16 type, struct kg_ctx ctx)
+{
+	struct percpu *pc = this_cpu();
+
+	trace_entry_fill_count(pc, rec, type, ctx.irqflags, trace_current_pid(pc), pc->preempt_count - ctx.less);
+}
+
 /* the record of a probe event with triggers, its body built elsewhere first */
 static notrace void kg_record_triggered(const struct trace_event_file *file, const u8 *body, u32 len,
-					unsigned long irqflags)
+					struct kg_ctx ctx)
 {
 	struct trace_entry *rec = event_trigger_scratch(sizeof(*rec) + len);
+	unsigned long irqflags = ctx.irqflags;
 
 	if (!rec)
 		return;
 	preempt_disable();	/* the record shows the probed context's count */
-	tracing_generic_entry_update(rec, file, irqflags);
+	kg_fill(rec, file->type, ctx);
 	memcpy(rec + 1, body, len);
 	probe_trigger_commit(file, rec, sizeof(*rec) + len, irqflags);
 	preempt_enable_no_resched();
@@ -66,7 +87,7 @@ notrace void probe_stage_commit(void)
 	if (len <= PROBE_STAGE_MAX && (slots >> EVENT_TRIGGER_SHIFT)) {
 		struct trace_event_file file = { slots, st->type, 0 };
 
-		kg_record_triggered(&file, st->data, len, st->irqflags);
+		kg_record_triggered(&file, st->data, len, (struct kg_ctx){ st->irqflags, 0 });
 	} else if (len <= PROBE_STAGE_MAX) {
 		struct trace_event_file file = { slots, st->type, 0 };
 		struct trace_entry *rec;
@@ -406,7 +427,7 @@ static __always_inline u32 kg_head(const struct kg_probe *kp, u8 *body, u64 addr
 /* One record of a probe whose arguments are all plain registers: its size is
  * known, so it is written straight into the ring (no staging copy). */
 static __always_inline void kg_record_plain(const struct kg_probe *kp, u32 slots, u64 addr, u64 ret_ip,
-					    struct pt_regs *regs)
+					    struct pt_regs *regs, struct kg_ctx ctx)
 {
 	struct trace_event_file file = { slots, kp->type, 0 };
 	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg], *end = a + kp->nargs;
@@ -418,7 +439,7 @@ static __always_inline void kg_record_plain(const struct kg_probe *kp, u32 slots
 	preempt_disable();	/* the record shows the probed context's count */
 	rec = trace_event_buffer_reserve(&file, len);
 	if (rec) {
-		tracing_generic_entry_update(rec, &file, regs->flags);
+		kg_fill(rec, file.type, ctx);
 		body = (u8 *)(rec + 1);
 		kg_head(kp, body, addr, ret_ip);
 		body += head;
@@ -462,7 +483,7 @@ notrace int kg_record_body(struct kg_probe *kp, u64 addr, u64 ret_ip, u64 ip, st
 }
 
 static notrace void kg_record(struct kg_probe *kp, u32 slots, u64 addr, u64 ret_ip, u64 ip,
-			      struct pt_regs *regs, u8 *body)
+			      struct pt_regs *regs, u8 *body, struct kg_ctx ctx)
 {
 	struct trace_event_file file = { slots, kp->type, 0 };
 	int len = kg_record_body(kp, addr, ret_ip, ip, regs, body);
@@ -472,13 +493,13 @@ static notrace void kg_record(struct kg_probe *kp, u32 slots, u64 addr, u64 ret_
 	if (len < 0)
 		return;
 	if (slots >> EVENT_TRIGGER_SHIFT) {	/* its file is kp's head */
-		kg_record_triggered((const struct trace_event_file *)kp, body, pos, regs->flags);
+		kg_record_triggered((const struct trace_event_file *)kp, body, pos, ctx);
 		return;
 	}
 	preempt_disable();
 	rec = trace_event_buffer_reserve(&file, sizeof(*rec) + pos);
 	if (rec) {
-		tracing_generic_entry_update(rec, &file, regs->flags);
+		kg_fill(rec, file.type, ctx);
 		memcpy(rec + 1, body, pos);
 		trace_event_commit(rec, sizeof(*rec) + pos);
 	}
@@ -665,9 +686,9 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 		if (!slots)
 			;
 		else if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
-			kg_record_plain(kp, slots, func, ret_addr, regs);
+			kg_record_plain(kp, slots, func, ret_addr, regs, (struct kg_ctx){ regs->flags, 0 });
 		else
-			kg_record(kp, slots, func, ret_addr, caller, regs, kg_body[cpu]);
+			kg_record(kp, slots, func, ret_addr, caller, regs, kg_body[cpu], (struct kg_ctx){ regs->flags, 0 });
 		this_cpu()->trace_opt_regs = NULL;
 		if (perf)	/* kretprobe_perf_func() */
 			kprobe_perf_func(perf, kp, func, ret_addr, caller, regs);
@@ -679,7 +700,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 /* kprobe_dispatcher() for every enabled probe of a point: kprobe_trace_func() for the
  * slots that record it, kprobe_perf_func() for a probe with a perf call; %ip reads as after
  * the int3 (kprobe_ftrace_handler's too) */
-static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *regs)
+static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *regs, struct kg_ctx ctx)
 {
 	int cpu = this_cpu()->h.cpu;
 	u32 p = pt->first;
@@ -708,9 +729,9 @@ static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *re
 		if (!slots)
 			;
 		else if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
-			kg_record_plain(kp, slots, pt->addr, 0, regs);
+			kg_record_plain(kp, slots, pt->addr, 0, regs, ctx);
 		else
-			kg_record(kp, slots, pt->addr, 0, pt->addr + 1, regs, kg_body[cpu]);
+			kg_record(kp, slots, pt->addr, 0, pt->addr + 1, regs, kg_body[cpu], ctx);
 		if (perf) {
 			u64 ip = regs->ip;
 
@@ -722,31 +743,38 @@ static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *re
 	kg_busy[cpu] = 0;
 }
 
-notrace void kprobe_guest_ftrace(struct pt_regs *regs)
+/* The guest point at addr, if any (a binary search of the points by address). */
+notrace const struct kg_point *kprobe_guest_point(unsigned long addr)
 {
 	u32 lo = 0, hi = READ_ONCE(kprobe_guest.norder);
-	u64 ip = regs->ip;
 	const struct kg_point *pt;
 
 	if (hi > KG_MAX_POINTS)
-		return;
+		return NULL;
 	while (lo < hi) {
 		u32 mid = (lo + hi) / 2;
-		if (kprobe_guest.points[kprobe_guest.order[mid] % KG_MAX_POINTS].addr < ip)
+		if (kprobe_guest.points[kprobe_guest.order[mid] % KG_MAX_POINTS].addr < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == READ_ONCE(kprobe_guest.norder))
-		return;
+		return NULL;
 	pt = &kprobe_guest.points[kprobe_guest.order[lo] % KG_MAX_POINTS];
-	if (pt->addr == ip && pt->first) {
+	return pt->addr == addr && pt->first ? pt : NULL;
+}
+
+notrace void kprobe_guest_ftrace(struct pt_regs *regs)
+{
+	const struct kg_point *pt = kprobe_guest_point(regs->ip);
+
+	if (pt) {
 		/* kprobe_trace_func()'s fbuffer.regs: the stacktrace options walk from the probed context */
 		struct percpu *pc = this_cpu();
 
 		pc->trace_opt_regs = regs;
 		pc->trace_opt_regs_ftrace = 1;
-		kg_hit(pt, regs);
+		kg_hit(pt, regs, (struct kg_ctx){ regs->flags, 0 });
 		pc->trace_opt_regs = NULL;
 	}
 }
@@ -759,9 +787,21 @@ notrace void kprobe_guest_slot(unsigned long point, struct pt_regs *regs)
 		regs->ip = kprobe_guest.points[point].addr + 1;	/* as after the int3 */
 		pc->trace_opt_regs = regs;
 		pc->trace_opt_regs_ftrace = 0;
-		kg_hit(&kprobe_guest.points[point], regs);
+		kg_hit(&kprobe_guest.points[point], regs, (struct kg_ctx){ regs->flags, 0 });
 		pc->trace_opt_regs = NULL;
 	}
+}
+
+/* The pre-handler of a point hit through its int3 (kprobe_int3_handler(), regs->ip past the
+ * int3): it runs with the handler's flags, IF clear, and no preempt_disable of its own */
+notrace void kprobe_dispatcher(const struct kg_point *pt, struct pt_regs *regs)
+{
+	struct percpu *pc = this_cpu();
+
+	pc->trace_opt_regs = regs;
+	pc->trace_opt_regs_ftrace = 0;
+	kg_hit(pt, regs, (struct kg_ctx){ arch_local_save_flags(), 1 });
+	pc->trace_opt_regs = NULL;
 }
 
 /*
@@ -799,7 +839,7 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 		}
 	slots = dyn_file_slots(slots, kp->type);
 	if (slots >> EVENT_TRIGGER_SHIFT) {	/* the eprobe's own triggers: its file is kp's head */
-		kg_record_triggered((const struct trace_event_file *)kp, body, pos, irqflags);
+		kg_record_triggered((const struct trace_event_file *)kp, body, pos, (struct kg_ctx){ irqflags, 0 });
 		kg_busy[cpu] = 0;
 		return;
 	}

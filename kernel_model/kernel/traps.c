@@ -13,6 +13,7 @@
 #include "../include/uprobes.h"
 #include "../include/perf_event.h"
 #include "../include/oom.h"
+#include "../include/kprobes.h"
 
 #define FPE_INTDIV	1
 #define ILL_ILLOPN	2
@@ -31,10 +32,25 @@ notrace void exc_divide_error(struct pt_regs *regs)
 	do_trap(SIGFPE, FPE_INTDIV, regs->ip);
 }
 
+/* A kernel-mode int3: a kprobe's (notify_die()'s DIE_INT3 has nobody else here) */
+static noinline bool do_int3(struct pt_regs *regs)
+{
+	return kprobe_int3_handler(regs);
+}
+NOKPROBE_SYMBOL(do_int3)
+
 notrace void exc_int3(struct pt_regs *regs)
 {
 	int handled;
 
+	if (!user_mode(regs)) {
+		/* irqentry_nmi_enter(): a kernel-mode int3 runs as an NMI does, whatever it hit */
+		preempt_count_add(NMI_OFFSET + HARDIRQ_OFFSET);
+		if (!do_int3(regs))
+			panic("Fatal exception in interrupt");	/* die("int3"): an oops in an NMI */
+		preempt_count_add(-(NMI_OFFSET + HARDIRQ_OFFSET));
+		return;
+	}
 	/* do_int3_user(): a uprobe's breakpoint (arch_uprobe_exception_notify()), or the task's */
 	local_irq_enable();
 	handled = uprobe_handle_swbp(regs);
@@ -139,6 +155,8 @@ static inline void do_user_addr_fault(struct pt_regs *regs, unsigned long error_
 	unsigned int flags = 0;
 	int fault;
 
+	if (kprobe_page_fault(regs, 14))
+		return;
 	if (user_mode(regs)) {
 		local_irq_enable();
 		flags |= FAULT_FLAG_USER;

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() 
 
 SCRIPTS = REPO / "mountpoint_scripts"
 # The context columns of a record line, then the event.
-CONTEXT = r"^ {0,16}\S.{0,15}-\d+ +\[\d{3}\] [.dDbXnNphHsSzZ0-9]{5} +\d+\.\d{6}: "
+CONTEXT = r"^ {0,16}\S.{0,15}-\d+ +\[\d{3}\] [.dDbXnNphHsSzZ0-9a-f]{5} +\d+\.\d{6}: "
 
 
 def _by_cat(line: str) -> bool:

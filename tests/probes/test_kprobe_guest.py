@@ -70,7 +70,7 @@ class Capture:
     def on_commit(self, ctx):
         v = ctx.regs()
         found = self.m.image.symbolize(struct.unpack("<Q", ctx.read(v[REG_INDEX["sp"]], 8))[0])
-        if found is None or found[0].name not in ("kg_record", "kprobe_guest_ftrace", "kprobe_guest_slot"):
+        if found is None or found[0].name not in ("kg_record", "kprobe_guest_ftrace", "kprobe_guest_slot", "kprobe_dispatcher"):
             return
         size = v[REG_INDEX["si"]] & 0xFFFFFFFF
         self.actual.append(ctx.read(v[REG_INDEX["di"]] + 8, size - 8))

@@ -116,10 +116,27 @@ struct kg_inst {
 	s32 pid;			/* the task's pid then (a freed task's struct is reused) */
 	u32 pad;
 };
+/* How an int3 point's instruction is emulated (prepare_emulation()'s emulate_op); 0: its copy
+ * is single-stepped */
+#define KG_EMULATE_IFMODIFIERS	1
+#define KG_EMULATE_RET		2
+#define KG_EMULATE_CALL		3
+#define KG_EMULATE_JMP		4
+#define KG_EMULATE_JCC		5
+#define KG_EMULATE_LOOP		6
+#define KG_EMULATE_CALL_INDIRECT 7
+#define KG_EMULATE_JMP_INDIRECT	8
+
 struct kg_point {			/* its index is fixed while armed: slot code pushes it */
 	u64 addr;
 	u32 first;			/* its first probe + 1; 0: none (not a guest point) */
-	u32 pad;
+	u32 insn;			/* an int3 point's copy: its offset in kprobe_insn_slots + 1 */
+	/* an int3 point's struct arch_specific_insn, for an emulated instruction: */
+	u8 emulate;			/* KG_EMULATE_* */
+	u8 size;			/* the instruction's length */
+	u8 type;			/* the opcode (IF modifiers), jcc.type, loop.type, indirect.reg */
+	u8 asize;			/* loop.asize */
+	s32 rel32;
 };
 
 struct kprobe_guest {
@@ -139,16 +156,16 @@ _Static_assert(sizeof(struct kg_probe) == 56, "kg_probe layout");
 _Static_assert(offsetof(struct kg_probe, first_inst) == 40, "kg_probe layout");
 _Static_assert(sizeof(struct kg_inst) == 48, "kg_inst layout");
 _Static_assert(offsetof(struct kg_probe, nhit) == 24, "kg_probe layout");
-_Static_assert(sizeof(struct kg_point) == 16, "kg_point layout");
+_Static_assert(sizeof(struct kg_point) == 24, "kg_point layout");
 _Static_assert(offsetof(struct kprobe_guest, order) == 8, "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, points) == 8 + 2 * KG_MAX_POINTS, "kprobe_guest layout");
-_Static_assert(offsetof(struct kprobe_guest, probes) == 8 + 18 * KG_MAX_POINTS, "kprobe_guest layout");
-_Static_assert(offsetof(struct kprobe_guest, args) == 8 + 18 * KG_MAX_POINTS + 56 * KG_MAX_PROBES,
+_Static_assert(offsetof(struct kprobe_guest, probes) == 8 + 26 * KG_MAX_POINTS, "kprobe_guest layout");
+_Static_assert(offsetof(struct kprobe_guest, args) == 8 + 26 * KG_MAX_POINTS + 56 * KG_MAX_PROBES,
 	       "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, chains) ==
-	       8 + 18 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS, "kprobe_guest layout");
+	       8 + 26 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS, "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, insts) ==
-	       8 + 18 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS + 4 * KG_INST_HASH,
+	       8 + 26 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS + 4 * KG_INST_HASH,
 	       "kprobe_guest layout");
 
 extern struct kprobe_guest kprobe_guest;
@@ -157,6 +174,10 @@ struct pt_regs;
 void kprobe_guest_ftrace(struct pt_regs *regs);
 /* arch/kprobes.S kprobe_guest_stub: slot code `push $point; call kprobe_guest_stub` */
 void kprobe_guest_slot(unsigned long point, struct pt_regs *regs);
+/* the guest point at addr (NULL: none) */
+const struct kg_point *kprobe_guest_point(unsigned long addr);
+/* kprobe_int3_handler()'s pre-handler of a point */
+void kprobe_dispatcher(const struct kg_point *pt, struct pt_regs *regs);
 /* arch/kprobes.S arch_rethook_trampoline: a guest instance's return (regs->sp: as after the
  * function's ret); 0: the slot below regs->sp is no guest instance's (the host's hook next) */
 unsigned long kretprobe_guest_return(struct pt_regs *regs);

@@ -165,7 +165,7 @@ void tracing_generic_entry_update(struct trace_entry *ent, const struct trace_ev
  * quadword, written at once; masks, not branches (each ends an emulated block).
  * count is the preempt count to show plus one (the tracepoint's own
  * preempt_disable; a writer that skips the one it stands for passes this
- * cpu's count + 1).
+ * cpu's count + 1; one with none to stand for, 0 in the low byte: it wraps).
  */
 extern const u8 trace_preempt_depth[256];	/* kernel/events.c: the depth field of each count's low byte */
 
@@ -180,6 +180,9 @@ static __always_inline void trace_entry_fill_count(struct percpu *pc, void *ent,
 		TRACE_FLAG_HARDIRQ * !!(count & HARDIRQ_MASK) |
 		TRACE_FLAG_SOFTIRQ * !!(count & SOFTIRQ_OFFSET) |
 		(TRACE_FLAG_NEED_RESCHED | TRACE_FLAG_PREEMPT_RESCHED) * !!pc->need_resched;
+	/* a writer with no preempt_disable of its own (an int3's handler): 6.1's decrement of the
+	 * whole context word borrows from the flags (the depth byte is then 0xff) */
+	flags = (flags - !(count & 0xff)) & 0xff;
 	*(u64_alias *)ent = type | flags << 16 | depth << 24 | (u64)(u32)pid << 32;
 }
 

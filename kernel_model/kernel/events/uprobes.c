@@ -150,8 +150,6 @@ static void uprobe_commit(void)
 			       : trace_event_buffer_reserve(&file, sizeof(*rec) + len);
 		if (rec) {
 			trace_entry_fill_count(this_cpu(), rec, st->type, st->irqflags, trace_current_pid(this_cpu()), 0);
-			rec->flags -= 1;
-			rec->preempt_count = 0xff;
 			memcpy(rec + 1, st->data, len);
 			if (triggers)
 				probe_trigger_commit(&file, rec, sizeof(*rec) + len, st->irqflags);

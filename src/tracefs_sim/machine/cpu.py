@@ -160,7 +160,7 @@ class Cpu:
                  syscall_entry: int, int3_table: Int3Table | None = None,
                  regions: Sequence[tuple[int, int, int]] = ()):
         self.index = index
-        # kernel-mode int3s redirected natively (shared by the machine's CPUs), see int3_table.py
+        # kernel-mode int3s delivered natively through the guest's gate (shared by the machine's CPUs)
         self.int3_table = Int3Table() if int3_table is None else int3_table
         self.mem = mem
         uc = self.uc = SlicedUc(UC_ARCH_X86, UC_MODE_64)
@@ -366,7 +366,7 @@ class Cpu:
                                 ctypes.c_int(UC_X86_INS_OUT))
         if err:
             raise UcError(err)
-        self.int3_table.install(uc, _INTR_CFUNC(on_interrupt))  # on_interrupt: what it does not redirect
+        self.int3_table.install(uc, _INTR_CFUNC(on_interrupt))  # on_interrupt: what it does not deliver
         self.uc.hook_add(UC_HOOK_INSN_INVALID, on_invalid_insn)
         self._slicer = Slicer(self.uc)  # last: its interrupt hook must follow the int3 table's
 

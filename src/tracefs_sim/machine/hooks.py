@@ -307,8 +307,8 @@ class HookTable:
 
     def on_breakpoint(self, cpu: int) -> bool:
         """An int3 on cpu (RIP = its address + 1): True if the handler took
-        it; only kernel-mode ones are offered to the handler.  Those the
-        machine redirects natively (int3_table.py) never come here."""
+        it; only kernel-mode ones are offered to the handler.  Only those of the host's
+        own kprobe handlers come here: the others go through the guest's gate (int3_table.py)."""
         handler = self.breakpoint_handler
         if handler is None:
             return False

@@ -142,7 +142,7 @@ class Machine:
         # port -> a probe engine's handler of the guest's doorbell there (set_doorbell_handler)
         self._doorbells: dict[int, Callable[[HookContext, tuple[int, int, int, int]], None]] = {}
         self._console = bytearray()  # the serial console's output, its last CONSOLE_KEEP bytes
-        self._int3 = Int3Table()  # int3s redirected natively (probe engines' guest-handled points)
+        self._int3 = Int3Table()  # kernel-mode int3s through the guest's #BP gate, natively
         self._session_doorbell: SessionDoorbell | None = None
         self._session_reply_fd = -1
         self._perf_wake_fd = -1
@@ -170,6 +170,7 @@ class Machine:
         realtime = time.time_ns() if self.options.seed is None else SEEDED_BOOT_REALTIME_NS
         self._hostif.write_boot_params(self.nr_cpus, self.ram_size, self.options.seed, self.options.workload, realtime,
                                        pool)
+        self._int3.set_gate(img.addr("asm_exc_int3"), mem.address, mem.size)
         self.tracing.attach(mem)
         if self._kprobe_requests is not None:
             self._kprobe_requests.attach(mem)
@@ -694,23 +695,17 @@ class Machine:
         handled (fn moved RIP on); False or no handler: the panic path."""
         self._hooks.breakpoint_handler = fn
 
-    def set_int3_redirect(self, addr: int, target: int | None) -> bool:
-        """A kernel-mode int3 at addr continues at target, natively, without
-        the breakpoint handler (None: the redirect is dropped).  False: the
-        table is full, the handler gets that int3."""
+    def set_int3_host(self, addr: int, host: bool) -> bool:
+        """A kernel-mode int3 at addr goes to the breakpoint handler (host), or (not host, the
+        default) through the guest's #BP gate to its kprobe handlers, natively.  False: the
+        table of host int3s is full."""
         if self._runner is None or not self.running:
-            return self._set_int3(addr, target)
-        return self._stop_machine(lambda: self._set_int3(addr, target))
+            return self._int3.set_host(addr, host)
+        return self._stop_machine(lambda: self._int3.set_host(addr, host))
 
-    def _set_int3(self, addr: int, target: int | None) -> bool:
-        if target is None:
-            self._int3.remove(addr)
-            return True
-        return self._int3.set(addr, target)
-
-    def int3_redirected(self) -> int:
-        """int3 hits redirected natively so far, all CPUs."""
-        return sum(self._int3.redirected())
+    def int3_delivered(self) -> int:
+        """Kernel-mode int3s delivered through the guest's gate so far, all CPUs."""
+        return sum(self._int3.delivered())
 
     def _is_kernel_range(self, vaddr: int, size: int) -> bool:
         if vaddr >= KERNEL_MAP:

@@ -183,6 +183,50 @@ def int3_strategy(insn: Insn) -> str | None:
     return COPY
 
 
+@dataclass(frozen=True)
+class Emulation:
+    """prepare_emulation()'s struct arch_specific_insn for an emulated instruction: op names
+    the emulate_op (ifmodifiers, ret, call, jmp, jcc, loop, call_indirect, jmp_indirect); type
+    is the opcode (IF modifiers), jcc.type, loop.type or indirect.reg; asize loop.asize."""
+    op: str
+    type: int = 0
+    asize: int = 0
+    rel32: int = 0
+
+
+def emulation(insn: Insn) -> Emulation | None:
+    """How 6.1 runs the instruction at an int3 whose single step is an int3 after its copy
+    (interrupts off): emulated (the IF modifiers, which would change IF mid-step, and control
+    flow), or None: its copy is stepped.  ValueError for a memory-indirect call/jmp, which
+    6.1 does not emulate (-EOPNOTSUPP)."""
+    op = insn.opcode
+    b0 = op[0]
+    target = insn.branch_target()
+    rel32 = 0 if target is None else ((target - insn.end + (1 << 63)) & _MASK) - (1 << 63)
+    if len(op) == 2:
+        return Emulation("jcc", op[1] & 0xF, rel32=rel32) if 0x80 <= op[1] <= 0x8F else None
+    if len(op) != 1:
+        return None
+    if b0 in (0xFA, 0xFB, 0x9C, 0x9D):
+        return Emulation("ifmodifiers", b0)
+    if b0 in (0xC2, 0xC3):
+        return Emulation("ret")
+    if b0 == 0xE8:
+        return Emulation("call", rel32=rel32)
+    if b0 in (0xE9, 0xEB):
+        return Emulation("jmp", rel32=rel32)
+    if 0x70 <= b0 <= 0x7F:
+        return Emulation("jcc", b0 & 0xF, rel32=rel32)
+    if 0xE0 <= b0 <= 0xE3:
+        return Emulation("loop", b0 & 3, asize=8 * insn.cs.addr_size, rel32=rel32)
+    if b0 == 0xFF and insn.modrm_reg in (2, 4):
+        if insn.cs.modrm >> 6 != 3:
+            raise ValueError("memory-indirect call/jmp")
+        reg = (insn.cs.modrm & 7) | (insn.cs.rex & 1) << 3
+        return Emulation("call_indirect" if insn.modrm_reg == 2 else "jmp_indirect", reg)
+    return None
+
+
 def relocate(insn: Insn, new_addr: int) -> bytes:
     """The instruction's bytes to run at new_addr: a RIP-relative displacement
     adjusted so that it still reaches the same address.  ValueError if the

@@ -328,8 +328,8 @@ class KprobeEngine:
             self.on_ftrace.disarm(point)
         else:  # the probed text first: nothing enters the out-of-line code after
             self.machine.text_poke_batch([(point.addr, self.image.read(point.addr, point.length))])
-            if kind == INT3 and point.guest is not None:
-                self.machine.set_int3_redirect(point.addr, None)
+            if kind == INT3 and point.guest is None:
+                self.machine.set_int3_host(point.addr, False)
         if point.hook is not None:
             self.machine.remove_code_hook(point.hook)
             point.hook = None

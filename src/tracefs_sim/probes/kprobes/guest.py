@@ -37,7 +37,8 @@ ST_RAW, ST_MEM, ST_UMEM, ST_STRING, ST_USTRING = range(5)
 KG_MAX_DEREF = 8
 _ARG = struct.Struct("<8BHHHHQq8q")  # struct kg_arg
 _PROBE = struct.Struct("<IHHIIIBBHQQIIII")  # struct kg_probe
-_POINT = struct.Struct("<QII")  # struct kg_point
+_POINT = struct.Struct("<QIIBBBBi")  # struct kg_point
+_POINT_EMULATION = struct.Struct("<BBBBi")  # its emulate, size, type, asize, rel32
 _INST = struct.Struct("<QQQQIIiI")  # struct kg_inst
 _HOST_LAYOUT = {
     "KG_MAX_DEREF": KG_MAX_DEREF,
@@ -52,6 +53,7 @@ _HOST_LAYOUT = {
     "sizeof(kg_arg)": _ARG.size, "sizeof(kg_probe)": _PROBE.size, "sizeof(kg_point)": _POINT.size,
     "sizeof(kg_inst)": _INST.size,
 }
+_POINT_INSN, _POINT_EMULATE = 12, 16  # struct kg_point's insn and emulate
 # struct kg_probe's fields the host writes or reads on their own
 _PROBE_NEXT = 16
 _PROBE_NHIT = 24
@@ -132,7 +134,8 @@ class GuestTables:
         image = machine.image
         a = image.abi_value
         wrong = [name for name, value in _HOST_LAYOUT.items() if a(name) != value]
-        if wrong or (a("kg_probe.nhit"), a("kg_probe.first_inst")) != (_PROBE_NHIT, _PROBE_FIRST_INST):
+        if wrong or (a("kg_probe.nhit"), a("kg_probe.first_inst"), a("kg_point.insn"), a("kg_point.emulate")) != (
+                _PROBE_NHIT, _PROBE_FIRST_INST, _POINT_INSN, _POINT_EMULATE):
             raise RuntimeError(f"kernel image's guest kprobe tables do not match this host: {wrong}")
         sym = image.abi_table("kprobe_guest")
         self._max_insts = a("KG_MAX_INSTS")
@@ -141,6 +144,9 @@ class GuestTables:
         self._args_at, self._insts_at = a("kprobe_guest.args"), a("kprobe_guest.insts")
         self._machine = machine
         self._pa = kernel_virt_to_phys(sym.addr)
+        self._slots = required_symbol(image, "kprobe_insn_slots")  # where kg_point.insn counts from
+        self._emulate_ops = {op: a(f"KG_EMULATE_{op.upper()}") for op in (
+            "ifmodifiers", "ret", "call", "jmp", "jcc", "loop", "call_indirect", "jmp_indirect")}
         calls = image.lookup("kprobe_perf_calls")  # the kernel's perf call of each probe
         self._perf_calls = None if calls is None else kernel_virt_to_phys(calls.addr) - self._pa
         self._mem: GuestRam | None = None
@@ -272,15 +278,24 @@ class GuestTables:
         index = self._free_points.pop(0)
         for k, p in enumerate(probes):
             self.set_next(p, probes[k + 1] + 1 if k + 1 < len(probes) else 0)
-        self._write(self._points_at + _POINT.size * index, _POINT.pack(addr, probes[0] + 1, 0))
+        self._write(self._points_at + _POINT.size * index, _POINT.pack(addr, probes[0] + 1, 0, 0, 0, 0, 0, 0))
         self._points[index] = addr
         self._write_order()
         return index
 
+    def set_point_insn(self, index: int, copy: int) -> None:
+        """An int3 point's copied instruction, single-stepped at copy (in the insn slots)."""
+        self._write(self._points_at + _POINT.size * index + _POINT_INSN, struct.pack("<I", copy - self._slots + 1))
+
+    def set_point_emulation(self, index: int, size: int, how: X.Emulation) -> None:
+        """An int3 point whose instruction (of size bytes) the guest emulates."""
+        self._write(self._points_at + _POINT.size * index + _POINT_EMULATE, _POINT_EMULATION.pack(
+            self._emulate_ops[how.op], size, how.type, how.asize, how.rel32))
+
     def remove_point(self, index: int) -> None:
         del self._points[index]
         self._write_order()
-        self._write(self._points_at + _POINT.size * index, _POINT.pack(0, 0, 0))
+        self._write(self._points_at + _POINT.size * index, _POINT.pack(0, 0, 0, 0, 0, 0, 0, 0))
         self._free_points.append(index)
 
     def _write_order(self) -> None:
@@ -293,10 +308,12 @@ class GuestTables:
 
 class GuestKprobes:
     """Arming a point whose every probe the guest handles: FTRACE through ftrace_caller's
-    kprobe_guest_ftrace(); OPTIMIZED and int3 (a copied instruction) through an insn slot
-    `push $point; call kprobe_guest_stub; <relocated instructions>; jmp back` (int3: the
-    machine's native int3 redirect moves RIP there, machine/int3_table.py, with no Python per
-    hit)."""
+    kprobe_guest_ftrace(); OPTIMIZED through an insn slot `push $point; call kprobe_guest_stub;
+    <relocated instructions>; jmp back`; INT3 through the guest's #BP gate: its exc_int3 runs
+    kprobe_int3_handler(), which emulates the probed instruction (control flow, IF modifiers:
+    X.emulation) or single-steps its copy in the insn slot `<relocated instruction>; int3` and
+    resumes past the original at that second int3, as 6.1's does (the machine delivers the
+    traps natively, machine/int3_table.py)."""
 
     def __init__(self, machine: PatchableMachine, tables: GuestTables, sites: FtraceSites,
                  insn_slots: InsnSlots):
@@ -312,8 +329,15 @@ class GuestKprobes:
         probes = [kp.guest for kp in point.probes]
         if any(p is None for p in probes):
             return False
-        if kind == INT3 and (point.insn is None or X.int3_strategy(point.insn) != X.COPY):
-            return False  # an emulated instruction: the host handler's business
+        how, size = None, 0
+        if kind == INT3:
+            if point.insn is None:
+                return False
+            size = point.insn.size
+            try:
+                how = X.emulation(point.insn)
+            except ValueError:
+                return False  # an instruction 6.1 would not emulate: the host's emulation
         index = self._tables.add_point(point.addr, [p.index for p in probes if p is not None])
         if index is None:
             return False
@@ -321,23 +345,30 @@ class GuestKprobes:
         if kind == FTRACE:
             self._sites.set_kprobe(point.func, True)
             return True
+        if kind == INT3 and how is not None:  # emulated at the int3: no copy to step
+            self._tables.set_point_emulation(index, size, how)
+            self._machine.text_poke_batch([(point.addr, b"\xcc")])
+            point.length = 1
+            return True
         covered = [point.insn] if kind == INT3 and point.insn else optimized_insns(self._machine.image, point.addr)
         size = sum(c.size for c in covered)
         try:
-            at = self._insn_slots.get(10 + size + 5)
+            at = self._insn_slots.get(size + 1 if kind == INT3 else 10 + size + 5)
         except OSError:
             self._tables.remove_point(index)
             point.guest = None
             raise
+        if kind == INT3:  # the copy, then the int3 that ends its single step
+            code = X.relocate(covered[0], at) + b"\xcc"
+            point.copy_entry = at
+            self._insn_slots.install(point, at, code)
+            self._tables.set_point_insn(index, at)
+            self._machine.text_poke_batch([(point.addr, b"\xcc")])
+            point.length = 1
+            return True
         prologue = b"\x68" + struct.pack("<I", index) + X.call32(at + 5, self._stub)
         code, point.copy_entry = out_of_line(at, prologue, covered, point.addr + size)
         self._insn_slots.install(point, at, code)
-        if kind == INT3:
-            # the int3 only needs RIP moved to the slot: natively, unless the table is full
-            self._machine.set_int3_redirect(point.addr, at)
-            self._machine.text_poke_batch([(point.addr, b"\xcc")])
-            point.length = 1
-        else:
-            self._machine.text_poke_batch([(point.addr, X.jmp32(point.addr, at))])
-            point.length = size
+        self._machine.text_poke_batch([(point.addr, X.jmp32(point.addr, at))])
+        point.length = size
         return True

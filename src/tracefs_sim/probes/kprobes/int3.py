@@ -1,11 +1,12 @@
-"""Int3 kprobes and their out-of-line step (arch/x86/kernel/kprobes/core.c).
+"""Int3 kprobes whose handlers are the host's, and their out-of-line step.
 
-The probed instruction's first byte becomes an int3, caught by the machine's breakpoint
-handler.  A copied instruction runs out of line in an insn slot: `call probe_commit_stub;
-<insn>; jmp back` (entered past the call when nothing was staged).  Control flow (jmp, jcc,
-call, ret, loop, indirect jmp/call) is emulated in the handler (insn.emulate), which then
-enters a slot `call probe_commit_stub; ret` with the computed target pushed (or goes to the
-target when nothing was staged).  An aggregate has one further commit call per extra probe."""
+(A point the guest handles whole takes its int3 through the guest's #BP gate: guest.py.)
+The probed instruction's first byte becomes an int3, which the machine sends to the host's
+breakpoint handler (Machine.set_int3_host).  A copied instruction runs out of line in an insn
+slot: `call probe_commit_stub; <insn>; jmp back` (entered past the call when nothing was
+staged).  Control flow (jmp, jcc, call, ret, loop, indirect jmp/call) is emulated in the
+handler (insn.emulate), which then enters a slot `call probe_commit_stub; ret` with the
+computed target pushed (or goes to the target when nothing was staged).  An aggregate has one further commit call per extra probe."""
 from __future__ import annotations
 
 import errno
@@ -57,7 +58,13 @@ class Int3Kprobes:
         i = point.insn
         assert i is not None  # (a point off an mcount site always has its instruction)
         copy = X.int3_strategy(i) == X.COPY
-        at = self._insn_slots.get(5 * (1 + extra) + (i.size + 5 if copy else 1))
+        if not self._machine.set_int3_host(point.addr, True):
+            raise OSError(errno.ENOMEM, "host int3 table full")
+        try:
+            at = self._insn_slots.get(5 * (1 + extra) + (i.size + 5 if copy else 1))
+        except OSError:
+            self._machine.set_int3_host(point.addr, False)
+            raise
         prologue = commit_calls(at, self._stage.commit_stub, 1 + extra)
         if copy:
             code, point.copy_entry = out_of_line(at, prologue, [i], i.end)
@@ -72,13 +79,10 @@ class Int3Kprobes:
         """A kernel-mode int3 (RIP past it); False: not a probe's (the machine's panic path)."""
         v = ctx.regs()
         point = self._point_at(v[IP] - 1)
-        if point is None or point.kind != INT3:
-            return False
+        if point is None or point.kind != INT3 or point.guest is not None:
+            return False  # (a guest point's int3 comes here only if the gate could not take it)
         slot = point.insn_slot
         assert slot is not None  # (an armed int3 point has its out-of-line code)
-        if point.guest is not None:  # not redirected natively (table full): the slot's guest handler
-            ctx.set_rip(slot[0])
-            return True
         regs = Regs(v, REG_INDEX, v[IP])
         hit = self._run(point, ctx, regs)
         staged = hit is not None and hit.staged
