@@ -78,7 +78,7 @@ static __always_inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
 }
 
 /* The int3 point at addr (a guest point armed with an int3), or NULL. */
-const struct kg_point *get_kprobe(unsigned long addr)
+noinline const struct kg_point *get_kprobe(unsigned long addr)
 {
 	const struct kg_point *pt = kprobe_guest_point(addr);
 
@@ -87,7 +87,7 @@ const struct kg_point *get_kprobe(unsigned long addr)
 NOKPROBE_SYMBOL(get_kprobe)
 
 /* A hit whose handlers did not run, on each enabled probe of the point. */
-void kprobes_inc_nmissed_count(const struct kg_point *p)
+noinline void kprobes_inc_nmissed_count(const struct kg_point *p)
 {
 	u32 i;
 
@@ -123,7 +123,7 @@ static __always_inline void restore_previous_kprobe(struct kprobe_ctlblk *kcb)
 	kcb->kprobe_saved_flags = kcb->prev_kprobe.saved_flags;
 }
 
-static noinline void kprobe_post_process(struct kprobe_ctlblk *kcb)
+static __always_inline void __kprobe_post_process(struct kprobe_ctlblk *kcb)
 {
 	if (kcb->kprobe_status == KPROBE_REENTER) {
 		restore_previous_kprobe(kcb);
@@ -131,6 +131,13 @@ static noinline void kprobe_post_process(struct kprobe_ctlblk *kcb)
 		kcb->kprobe_status = KPROBE_HIT_SSDONE;	/* (no post handlers here) */
 		kcb->current_kprobe.addr = 0;		/* reset_current_kprobe() */
 	}
+}
+
+/* (after an emulated instruction; 6.1's build inlines it, and resume_singlestep(), into
+ * kprobe_int3_handler() for the end of a step) */
+static noinline void kprobe_post_process(struct kprobe_ctlblk *kcb)
+{
+	__kprobe_post_process(kcb);
 }
 NOKPROBE_SYMBOL(kprobe_post_process)
 
@@ -313,12 +320,11 @@ static noinline void setup_singlestep(const struct kg_point *p, struct pt_regs *
 NOKPROBE_SYMBOL(setup_singlestep)
 
 /* The second int3 (regs->ip past it): back to the instruction after the original. */
-static noinline void resume_singlestep(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
+static __always_inline void resume_singlestep(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 {
 	regs->flags |= kcb->kprobe_saved_flags;
 	regs->ip += (kcb->current_kprobe.addr - kcb->current_kprobe.insn) - INT3_INSN_SIZE;
 }
-NOKPROBE_SYMBOL(resume_singlestep)
 
 /* Another probe hit while one is being handled or stepped: stepped without its handlers. */
 static noinline int reenter_kprobe(const struct kg_point *p, struct pt_regs *regs, struct kprobe_ctlblk *kcb)
@@ -344,7 +350,7 @@ static __always_inline int kprobe_is_ss(struct kprobe_ctlblk *kcb)
 }
 
 /* Interrupts are off throughout (the #BP gate is an interrupt gate); 1: the int3 was a kprobe's. */
-int kprobe_int3_handler(struct pt_regs *regs)
+noinline int kprobe_int3_handler(struct pt_regs *regs)
 {
 	unsigned long addr;
 	const struct kg_point *p;
@@ -372,7 +378,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		if (insn < regs->ip && insn + MAX_INSN_SIZE > regs->ip) {
 			/* most probably the second int3 of a step */
 			resume_singlestep(regs, kcb);
-			kprobe_post_process(kcb);
+			__kprobe_post_process(kcb);
 			return 1;
 		}
 	}
@@ -390,7 +396,7 @@ NOKPROBE_SYMBOL(kprobe_int3_handler)
  * uaccess instruction probed) is taken at the original instruction, whose exception table
  * entry fixes it up; 0: the fault handler goes on.
  */
-int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+noinline int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 

@@ -158,3 +158,34 @@ def test_perf_tools_kprobe_unmodified(tmp_path):
                                             r"arg1=0x[0-9a-f]+$", l) for l in lines), out
     assert "== status 0\n" in out
     assert section(out, "after") == ""      # probe removed, lock gone
+
+
+def test_int3_kprobe_through_the_gate_as_on_6_1():
+    """With optimisation off, a kprobe past vfs_read's entry is an int3 that the CPU takes
+    through the kernel's #BP gate: the function tracer sees 6.1's handlers (as the reference
+    6.1 VM's trace shows them: do_int3 inlined into exc_int3, the step's end inlined into
+    kprobe_int3_handler), the record is written in its NMI context with 6.1's wrapped
+    preemption count (..Zff), and the copied instruction's step ends at a second int3."""
+    script = """cd /sys/kernel/tracing
+echo 0 > /proc/sys/debug/kprobes-optimization
+echo 'p:myp vfs_read+5' > kprobe_events
+echo kprobe_int3_handler get_kprobe setup_singlestep kprobe_post_process > set_ftrace_filter
+echo 1 > events/kprobes/myp/enable
+echo function > current_tracer
+cat /etc/hostname > /dev/null
+echo 0 > tracing_on
+grep -v '^#' trace
+"""
+    result = tracefs_sim("run", "-c", script, timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    # the lines of one task: kprobe_int3_handler's first call is a hit
+    first = next(i for i, l in enumerate(lines) if l.endswith(" kprobe_int3_handler <-exc_int3"))
+    pid = lines[first].split("[")[0].strip()
+    mine = [re.sub(r"^.*\] (\S+) +\d+\.\d+: ", r"\1 ", l) for l in lines[first:] if l.split("[")[0].strip() == pid]
+    assert mine[:6] == ["d.Z.. kprobe_int3_handler <-exc_int3",
+                        "d.Z.. get_kprobe <-kprobe_int3_handler",
+                        "..Zff myp: (vfs_read+0x5/" + mine[2].split("/")[1],
+                        "d.Z.. setup_singlestep <-kprobe_int3_handler",
+                        "d.Z.. kprobe_int3_handler <-exc_int3",      # the int3 after the copy
+                        "d.Z.. get_kprobe <-kprobe_int3_handler"], mine[:8]
