@@ -354,6 +354,24 @@ class FakeHistMaps:
         return self._paused[addr]
 
 
+class FakeFtraceDump:
+    """contract.GuestFtraceDumpOps: a test sets `waiting` (the CPU a kernel's dump waits for
+    the text of, -1: all) where the kernel would ask; the answers given are kept."""
+
+    def __init__(self, text_size: int = 8192):
+        self.text_size = text_size
+        self.waiting: int | None = None
+        self.answers: list[tuple[bytes, bool]] = []
+
+    def asked(self) -> int | None:
+        return self.waiting
+
+    def answer(self, text: bytes, last: bool) -> None:
+        self.answers.append((text, last))
+        if last:
+            self.waiting = None
+
+
 class FakeGuestTracing:
     """contract.GuestTracingOps without a guest: tests call emit() where the kernel would hit a
     tracepoint; it records only for slots with the event enabled and recording on, into a
@@ -382,6 +400,7 @@ class FakeGuestTracing:
         self.triggers = FakeTriggers()
         self.hist_maps = FakeHistMaps()
         self.synth_events = FakeSynthEvents()
+        self.ftrace_dump = FakeFtraceDump()
 
     def set_event_id(self, event, event_id: int) -> None:
         self.ids[(event.system, event.name)] = event_id

@@ -14,6 +14,7 @@
 #include "../include/trace/ftrace_frame.h"
 #include "../include/trace/probe_stage.h"
 #include "../include/trace/trigger.h"
+#include "../include/trace/ftrace_dump.h"
 
 struct ftrace_control ftrace_control;
 struct ftrace_probes ftrace_probes;
@@ -367,6 +368,16 @@ static notrace void ftrace_run_probes(struct task_struct *t, long idx, struct pt
 			/* fallthrough */
 		case FTRACE_PROBE_SNAPSHOT:		/* ftrace_snapshot(): tracing_snapshot_instance() */
 			event_trigger_snapshot(p->slot);
+			break;
+		case FTRACE_PROBE_DUMP:			/* ftrace_dump_probe(): update_count() */
+			count = &ftrace_probes.counts[p->counter];
+			if (READ_ONCE(*count) <= 0)
+				break;
+			(*count)--;
+			ftrace_dump(DUMP_ALL);
+			break;
+		case FTRACE_PROBE_CPUDUMP:		/* ftrace_cpudump_probe(): no count kept */
+			ftrace_dump(DUMP_ORIG);
 			break;
 		}
 	}

@@ -11,6 +11,7 @@
 #include "hostif.h"
 #include "trace/ftrace.h"
 #include "trace/ftrace_frame.h"
+#include "trace/ftrace_dump.h"
 #include "trace/probe_stage.h"
 #include "trace/kprobe_perf.h"
 #include "trace/ring.h"
@@ -147,6 +148,17 @@ HOST_ABI_CONST(FTRACE_PROBE_STACKTRACE);
 HOST_ABI_CONST(FTRACE_PROBE_STACKTRACE_COUNT);
 HOST_ABI_CONST(FTRACE_PROBE_SNAPSHOT);
 HOST_ABI_CONST(FTRACE_PROBE_SNAPSHOT_COUNT);
+HOST_ABI_CONST(FTRACE_PROBE_DUMP);
+HOST_ABI_CONST(FTRACE_PROBE_CPUDUMP);
+HOST_ABI_CONST(FTRACE_DUMP_TEXT_SIZE);
+HOST_ABI_SIZE(ftrace_dump_state);
+HOST_ABI_OFFSET(ftrace_dump_state, running);
+HOST_ABI_OFFSET(ftrace_dump_state, cpu);
+HOST_ABI_OFFSET(ftrace_dump_state, asked);
+HOST_ABI_OFFSET(ftrace_dump_state, len);
+HOST_ABI_OFFSET(ftrace_dump_state, last);
+HOST_ABI_OFFSET(ftrace_dump_state, ready);
+HOST_ABI_OFFSET(ftrace_dump_state, text);
 HOST_ABI_CONST(FTRACE_PROBE_ENABLE_EVENT);
 HOST_ABI_CONST(FTRACE_PROBE_DISABLE_EVENT);
 HOST_ABI_SIZE(ftrace_site_state);

@@ -8,6 +8,7 @@
 #include "../include/clockchips.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
+#include "../include/trace/ftrace_dump.h"
 #include "../include/trace/kprobe_perf.h"
 
 /* arch/x86/include/asm/irq_vectors.h */
@@ -148,6 +149,7 @@ static noinline void __sysvec_call_function(struct pt_regs *regs)
 	trace_call_function_entry(CALL_FUNCTION_VECTOR);
 	session_ring_interrupt();
 	kprobe_host_interrupt();
+	ftrace_dump_print();
 	if (kthreadd_task && (READ_ONCE(host_requests.tail) != READ_ONCE(host_requests.head) ||
 			      session_roots_pending()))
 		wake_up_process(kthreadd_task);

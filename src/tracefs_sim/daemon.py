@@ -161,6 +161,7 @@ async def _drain_guest(tracing: TraceCore) -> None:
         try:
             await trio.to_thread.run_sync(guest.wait_for_data, _DRAIN_WAIT_SECONDS, abandon_on_cancel=True)
             await trio.to_thread.run_sync(drain.drain_once)
+            await trio.to_thread.run_sync(tracing.ftrace_dump.serve)
         except Exception:
             # Nothing the guest does may end the mount: the batch is lost, logged, retried.
             log.exception("drain failed")

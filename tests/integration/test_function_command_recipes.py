@@ -104,3 +104,47 @@ def test_snapshot_command_through_the_mount(quiet):
     assert len(snap) == 1 and len(trace) == 2, (snap, trace)   # the first call's, then the other two
     run("echo '!__do_sys_getuid:snapshot:0' >> set_ftrace_filter; echo 0 > events/raw_syscalls/sys_enter/enable")
     assert run("cat set_ftrace_filter") == ALL
+
+
+_DUMP_SCRIPT = r"""cd /sys/kernel/tracing
+echo 'p:myp do_sys_openat2' > kprobe_events
+echo 1 > events/kprobes/enable
+cat /etc/hostname > /dev/null
+echo 'do_mkdirat:dump:5' > set_ftrace_filter
+echo '== listing'; cat set_ftrace_filter
+d=$(mktemp -d); mkdir $d/a
+for i in $(seq 100); do [ $(dmesg | grep -c -- '-----$') = 2 ] && break; sleep 0.1; done
+echo '== dump'; dmesg | sed -n '/Dumping ftrace buffer:/,$p' | cut -d']' -f2- | cut -c2-
+echo '== after'; cat tracing_on; grep -vc '^#' trace; cat set_ftrace_filter
+echo '!do_mkdirat:dump' >> set_ftrace_filter; cat set_ftrace_filter
+dmesg -C
+echo 0 > events/kprobes/enable; echo 1 > tracing_on
+echo 'do_mkdirat:cpudump' > set_ftrace_filter
+echo '== cpudump'; cat set_ftrace_filter
+mkdir $d/b
+for i in $(seq 100); do dmesg | grep -q 'buffer empty' && break; sleep 0.1; done
+dmesg | grep -m1 -A1 'Dumping' | cut -d']' -f2- | cut -c2-
+"""
+
+
+def test_dump_and_cpudump_print_the_buffer_into_the_kernels_log():
+    """6.1's func:dump (ftrace_dump(DUMP_ALL), once: the count is 1 whatever was written) and
+    func:cpudump (DUMP_ORIG, every hit): tracing goes off and stays off, the buffer is printed
+    into the kernel's log in the latency format between two rules (each line's mark blank: the
+    record is printed before it is consumed), and consumed; an empty one is `(ftrace buffer
+    empty)`.  As the reference 6.1 VM printed it."""
+    result = tracefs_sim("run", "-c", _DUMP_SCRIPT, timeout=180)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    part = lambda title: out.split(f"== {title}\n")[1].split("\n== ")[0].splitlines()
+    assert part("listing") == ALL.splitlines() + ["do_mkdirat:dump:count=1"]
+    dump = part("dump")   # (the kernel's log may go on after: cron's lines)
+    assert dump[:2] == ["Dumping ftrace buffer:", "-" * 33] and "-" * 33 in dump[2:], out
+    dump = dump[:dump.index("-" * 33, 2) + 1]
+    records = dump[2:-1]
+    lat = r"^ *\S{1,8}-\d+ +\d[.dDbXnNphHsSzZ0-9a-f]{5} +\d+us : "
+    assert records and all(re.match(lat + r"myp: \(do_sys_openat2\+0x0/0x[0-9a-f]+\)$", l) for l in records), dump
+    assert any(re.match(r"^ *cat-\d+ ", l) for l in records), dump
+    assert part("after") == ["0", "0"] + ALL.splitlines() + ["do_mkdirat:dump:count=0"] + ALL.splitlines()
+    assert part("cpudump") == ALL.splitlines() + ["do_mkdirat:cpudump:unlimited",
+                                                  "Dumping ftrace buffer:", "   (ftrace buffer empty)"], out

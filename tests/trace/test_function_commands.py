@@ -7,8 +7,9 @@ import errno
 import pytest
 
 from tests.fakes import FakeFtraceSites, make_trace_array
-from tracefs_sim.probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_SNAPSHOT, PROBE_SNAPSHOT_COUNT,
-                                       PROBE_STACKTRACE, PROBE_TRACEOFF, PROBE_TRACEON_COUNT)
+from tracefs_sim.probes.ftrace import (PROBE_CPUDUMP, PROBE_DISABLE_EVENT, PROBE_DUMP, PROBE_ENABLE_EVENT,
+                                       PROBE_SNAPSHOT, PROBE_SNAPSHOT_COUNT, PROBE_STACKTRACE, PROBE_TRACEOFF,
+                                       PROBE_TRACEON_COUNT)
 from tracefs_sim.trace.function_commands import FunctionCommands
 from tracefs_sim.trace.function_tracer import FtraceGlobal
 
@@ -243,3 +244,18 @@ def test_snapshot_command_as_linux(sites):
     assert listing(inst) == ALL + "vfs_write:snapshot:count=3\n"
     write(inst, "!vfs_write:snapshot:0")
     assert listing(inst) == ALL and sites.probes == []
+
+
+def test_dump_and_cpudump_as_linux(sites):
+    """6.1: func:dump registers with the count 1 whatever was written (ftrace_dump_callback()
+    passes "1"), func:cpudump keeps no count; both act on the top level (global_trace) from
+    any array; `!func:dump` removes it with or without a count written."""
+    inst = make_array(sites, slot=2)
+    write(inst, "vfs_read:dump:5 vfs_write:cpudump:3")
+    assert listing(inst) == ALL + "vfs_write:cpudump:unlimited\nvfs_read:dump:count=1\n"
+    table = {(p.function, p.command): p for p in sites.probes}
+    assert table["vfs_read", PROBE_DUMP].slot == 0 and table["vfs_read", PROBE_DUMP].counter.value == 1
+    assert table["vfs_write", PROBE_CPUDUMP].slot == 0 and table["vfs_write", PROBE_CPUDUMP].counter is None
+    write(inst, "!vfs_read:dump:7")
+    write(inst, "!vfs_write:cpudump")
+    assert listing(inst) == ALL and not sites.probes

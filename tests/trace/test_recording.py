@@ -3,6 +3,7 @@ drain, trace/trace_pipe output, buffer accounting, options, markers, instances. 
 is what Linux 6.1 prints (f_sched_switch.out, g_errors.out and the real kernel)."""
 
 import errno
+import re
 
 import pytest
 from fakes import FakeMachine, FakeTask, SWITCH
@@ -491,6 +492,46 @@ def test_guest_ring_losses_count_as_dropped(sim):
     assert stats["dropped events"] == "60" and stats["entries"] == "241"
 
 
+def test_trace_pipe_in_latency_format_shows_no_delay_marks(sim):
+    """6.1 (real-tracefs): a consuming read prints each record before it consumes it, so the
+    next entry its latency context looks up is the record itself: no marks."""
+    sim.ta.options.set("latency-format", True)
+    sim.ta.events.write_enable(b"1\n", "sched", "sched_switch")
+    sim.switch(0, 2_070_905_000, pid=98)
+    sim.switch(0, 2_073_000_000, pid=15)
+    sim.drain()
+    assert [line[35:38] for line in sim.ta.read_trace().decode().splitlines()[-2:]] == ["#: ", " : "]
+    text = sim.ta.consume().decode().splitlines()
+    assert [line[35:38] for line in text] == [" : ", " : "]
+
+
+def test_ftrace_dump_prints_the_top_buffer_consumed_a_part_at_a_time(sim):
+    """ftrace_dump() (the dump/cpudump function commands): the kernel's log gets the top-level
+    buffer (every CPU's, or the hitting CPU's) in the latency format whatever the option,
+    between two rules, consumed, in parts of whole lines; an empty buffer says so."""
+    dump = sim.guest.ftrace_dump
+    dump.text_size = 300
+    sim.ta.events.write_enable(b"1\n", "sched", "sched_switch")
+    for i in range(6):
+        sim.switch(i % 2, 2_070_905_000 + 1000 * i, pid=98)
+    dump.waiting = 1            # cpudump on CPU 1: its records only (drained first)
+    while dump.waiting is not None:
+        sim.s.ftrace_dump.serve()
+    parts = [text for text, _ in dump.answers]
+    assert [last for _, last in dump.answers] == [False] * (len(parts) - 1) + [True] and len(parts) > 1
+    assert all(len(p) <= 300 and p.endswith(b"\n") for p in parts)
+    lines = b"".join(parts).decode().splitlines()
+    assert lines[0] == lines[-1] == "-" * 33 and len(lines) == 5
+    records = [re.match(r"^   sleep-98        1d\.\.2\. (\d+)us : sched_switch: prev_comm=sleep ", line)
+               for line in lines[1:-1]]
+    assert all(records) and [int(m[1]) for m in records if m] == [2070906, 2070908, 2070910], lines
+    assert sim.ta.consume().decode().count("sleep-98") == 3      # CPU 0's are left
+    dump.answers.clear()
+    dump.waiting = -1           # dump: nothing left
+    sim.s.ftrace_dump.serve()
+    assert dump.answers == [(b"   (ftrace buffer empty)\n", True)]
+
+
 def test_latency_format(sim):
     """As Linux 6.1 prints it (checked on the real kernel: header, columns, delay marks)."""
     opts = sim.ta.options
@@ -696,9 +737,9 @@ def test_a_task_that_exited_unnamed_is_named_when_its_last_switch_saves_it(sim):
 @pytest.mark.parametrize("option", [None, "latency-format", "raw"])
 def test_trace_pipe_in_small_reads_gives_the_trace_files_order_and_delays(sim, option):
     """Each read merges only a window of each CPU's oldest records: reads of any size must
-    still give the records in the `trace` file's order, each with the delay to the record
-    that really follows it (latency format), also when lines are shorter than the window
-    expects (raw)."""
+    still give the records in the `trace` file's order, also when lines are shorter than the
+    window expects (raw); in the latency format without `trace`'s delay marks (6.1's
+    trace_pipe prints a record before it consumes it: the next one it finds is the record)."""
     sim.ta.events.write_enable(b"1\n", "sched", "sched_switch")
     if option:
         sim.ta.options.set(option, True)
@@ -708,6 +749,9 @@ def test_trace_pipe_in_small_reads_gives_the_trace_files_order_and_delays(sim, o
         sim.switch((i * i) % 3 % 2, ts, next_pid=i)
     sim.drain()
     expected = [line for line in sim.ta.read_trace().decode().splitlines() if not line.startswith("#")]
+    if option == "latency-format":
+        assert any(re.search(r"\dus[!#+]: ", line) for line in expected)
+        expected = [re.sub(r"(\dus).: ", r"\1 : ", line, count=1) for line in expected]
     got = []
     for size in (1, 100, 300, 1000, 1 << 20):
         got += sim.ta.consume(None, size).decode().splitlines()

@@ -77,6 +77,8 @@ struct ftrace_site_entry {		/* host-written: ftrace_site_map's entry of a site *
 #define FTRACE_PROBE_DISABLE_EVENT	8	/* func:disable_event:sys:event[:N] */
 #define FTRACE_PROBE_SNAPSHOT		9	/* func:snapshot: the slot's snapshot, asked of the host */
 #define FTRACE_PROBE_SNAPSHOT_COUNT	10	/* func:snapshot:N */
+#define FTRACE_PROBE_DUMP		11	/* func:dump: ftrace_dump(DUMP_ALL), once (its count 1) */
+#define FTRACE_PROBE_CPUDUMP		12	/* func:cpudump: ftrace_dump(DUMP_ORIG), every hit */
 
 struct ftrace_probe {
 	u16 site;			/* index of the site */

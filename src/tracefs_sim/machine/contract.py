@@ -311,6 +311,18 @@ class GuestSynthOps(Protocol):
     def remove(self, index: int) -> None: ...
 
 
+@runtime_checkable
+class GuestFtraceDumpOps(Protocol):
+    """The kernel's ftrace_dump() (ftrace_dump.GuestFtraceDump): the text it prints, a part at a
+    time."""
+
+    @property
+    def text_size(self) -> int: ...  # the most one part may hold
+
+    def asked(self) -> int | None: ...  # the CPU whose buffer a waiting dump prints (-1: all), or None
+    def answer(self, text: bytes, last: bool) -> None: ...
+
+
 class GuestPageInfo(Protocol):
     """A ring page the guest filled (tracing.GuestPage)."""
 
@@ -341,6 +353,8 @@ class GuestTracingOps(Protocol):
     def hist_maps(self) -> HistMapOps: ...
     @property
     def synth_events(self) -> GuestSynthOps: ...
+    @property
+    def ftrace_dump(self) -> GuestFtraceDumpOps: ...
 
     def set_event_id(self, event: EventName, event_id: int) -> None: ...
     def set_event_ids(self, ids: list[tuple[EventName, int]]) -> None: ...  # several, one guest op

@@ -147,7 +147,7 @@ class Machine:
         self._session_reply_fd = -1
         self._perf_wake_fd = -1
         # the kernel's requests to the kprobe engine (its kprobe PMU); a kernel without them has none
-        self._kprobe_requests = KprobeRequests(self.image, self._raise_call_function) \
+        self._kprobe_requests = KprobeRequests(self.image, self.raise_call_function) \
             if "kprobe_host_req.op" in self.image.abi else None
 
     # ---- boot ----
@@ -222,7 +222,9 @@ class Machine:
         if self._kprobe_requests is not None:
             self._kprobe_requests.serve(service)
 
-    def _raise_call_function(self) -> None:
+    def raise_call_function(self) -> None:
+        """Raise the call-function interrupt on CPU 0: the kernel looks at what the host has
+        answered (its requests, a dump's text, the session's ring)."""
         self._check_running()
         self._loop().submit(lambda: self._loop().raise_irq(0, VEC_CALL_FUNC))
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from .contract import EventName
 from .event_triggers import GuestEventTriggers
+from .ftrace_dump import GuestFtraceDump
 from .tracing_map import GuestHistMaps
 from .image import EventDesc, KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
@@ -130,6 +131,8 @@ class GuestTracing:
         self.hist_maps = GuestHistMaps(machine)
         # the synthetic events' layouts, for the guest's trace_synth()
         self.synth_events = GuestSynthEvents(machine)
+        # the dump and cpudump function commands' text, printed by the kernel
+        self.ftrace_dump = GuestFtraceDump(image, machine.guest_op, machine.raise_call_function)
         self._lock = threading.Lock()
         self._data = threading.Condition()
         self._pending = False
@@ -154,6 +157,7 @@ class GuestTracing:
         self.triggers.attach(mem)
         self.hist_maps.attach(mem)
         self.synth_events.attach(mem)
+        self.ftrace_dump.attach(mem)
         with self._lock:
             self._mem = mem
             for key, event_id in self._ids.items():

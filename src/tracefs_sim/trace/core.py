@@ -13,6 +13,7 @@ from ..probes.kprobes import KprobeEngine
 from .clock import TraceClocks
 from .cmdlines import SavedCmdlines
 from .drain import Drain
+from .ftrace_dump import FtraceDump
 from .dynevent import DynamicEvents
 from .events import EventRegistry, TraceEvent
 from .function_tracer import DISPATCHER, FtraceGlobal
@@ -104,6 +105,8 @@ class TraceCore:
             FunctionProfiler(ftrace_sites, self.top.functions, lambda: self.tracing_thresh.ns)
         self.instances = Instances(self._make_array, self.guest.nr_slots)
         self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)
+        # the dump and cpudump function commands' text (ftrace_dump() prints global_trace)
+        self.ftrace_dump = FtraceDump(self.guest.ftrace_dump, self.top, self.drain.drain_once)
         # trace arrays keep their event files in step with the dynamic events
         self.registry.listeners.append(_ArrayEventFiles(self))
         self.dynamic: DynamicEvents | None = None

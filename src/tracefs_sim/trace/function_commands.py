@@ -1,6 +1,6 @@
 """The commands of set_ftrace_filter (`func:traceon[:N]`, `func:traceoff[:N]`,
 `func:stacktrace[:N]`, `func:snapshot[:N]`, `func:enable_event:sys:event[:N]`,
-`func:disable_event:sys:event[:N]`):
+`func:disable_event:sys:event[:N]`, `func:dump`, `func:cpudump`):
 Linux 6.1's function probes (ftrace_process_regex, register/unregister_ftrace_function_probe in
 ftrace.c, the probe ops of trace_functions.c and trace_events.c), for one trace array.
 
@@ -16,9 +16,9 @@ import errno
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from ..probes.ftrace import (PROBE_DISABLE_EVENT, PROBE_ENABLE_EVENT, PROBE_SNAPSHOT, PROBE_SNAPSHOT_COUNT,
-                             PROBE_STACKTRACE, PROBE_STACKTRACE_COUNT, PROBE_TRACEOFF, PROBE_TRACEOFF_COUNT,
-                             PROBE_TRACEON, PROBE_TRACEON_COUNT, FunctionProbe, ProbeCounter)
+from ..probes.ftrace import (PROBE_CPUDUMP, PROBE_DISABLE_EVENT, PROBE_DUMP, PROBE_ENABLE_EVENT, PROBE_SNAPSHOT,
+                             PROBE_SNAPSHOT_COUNT, PROBE_STACKTRACE, PROBE_STACKTRACE_COUNT, PROBE_TRACEOFF,
+                             PROBE_TRACEOFF_COUNT, PROBE_TRACEON, PROBE_TRACEON_COUNT, FunctionProbe, ProbeCounter)
 from .event_control import EventControl, EventFile
 from .ftrace_filter import compile_match, match_functions
 from .ftrace_hash import FtraceHash
@@ -28,13 +28,17 @@ from ..lib.kstrtox import kstrtoull
 # (trace_dump_stack() uses global_trace).
 _TOP_SLOT = 0
 
-COMMANDS = ("traceon", "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event")
+COMMANDS = ("traceon", "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event", "dump", "cpudump")
 _GUEST_COMMAND = {
     ("traceon", False): PROBE_TRACEON, ("traceon", True): PROBE_TRACEON_COUNT,
     ("traceoff", False): PROBE_TRACEOFF, ("traceoff", True): PROBE_TRACEOFF_COUNT,
     ("stacktrace", False): PROBE_STACKTRACE, ("stacktrace", True): PROBE_STACKTRACE_COUNT,
     ("snapshot", False): PROBE_SNAPSHOT, ("snapshot", True): PROBE_SNAPSHOT_COUNT,
+    ("dump", True): PROBE_DUMP, ("cpudump", False): PROBE_CPUDUMP,
 }
+# ftrace_dump_callback() and ftrace_cpudump_callback() register with the parameter "1",
+# whatever was written: dump's ops keep that count (it dumps once), cpudump's keep none.
+_FIXED_PARAM = {"dump": "1", "cpudump": None}
 
 
 @dataclass(eq=False)
@@ -128,7 +132,8 @@ class FunctionCommands:
                 cmd = PROBE_ENABLE_EVENT if data.enable else PROBE_DISABLE_EVENT
                 out.append(FunctionProbe(name, cmd, self.slot, data.counter, data.event_file_addr))
             else:
-                slot = _TOP_SLOT if probe.command == "stacktrace" else self.slot
+                # (stacktrace writes, and ftrace_dump prints, the top level whatever array asked)
+                slot = _TOP_SLOT if probe.command in ("stacktrace", "dump", "cpudump") else self.slot
                 out.append(FunctionProbe(name, _GUEST_COMMAND[probe.command, probe.counted], slot,
                                          probe.counters.get(ip)))
         return out
@@ -142,6 +147,8 @@ class FunctionCommands:
     def _trace_command(self, glob: str, command: str, param: str | None) -> None:
         """ftrace_trace_onoff_callback / ftrace_stacktrace_callback + ftrace_trace_probe_callback,
         ftrace_trace_snapshot_callback (the snapshot buffer allocated first)."""
+        if command in _FIXED_PARAM:
+            param = _FIXED_PARAM[command]
         counted = param is not None
         if glob.startswith("!"):
             self._unregister(command, counted, glob[1:])

@@ -49,6 +49,7 @@ _FAULT_SIZE_ID = _FAULTED_SIZE + 4
 _RAW_HEADER = struct.Struct("<HBBi")
 # A trace_pipe read returns at most this much text (one page of trace_seq per read).
 _PIPE_CHUNK = 4096
+_DUMP_PART = 1 << 16   # the text ftrace_dump's consumption makes a step
 
 # TRACE_BUF_SIZE_DEFAULT: the per-CPU size buffers grow to on first use (1408 KiB).
 TRACE_BUF_SIZE_DEFAULT = 1441792
@@ -392,6 +393,27 @@ class TraceArray:
                 if count:
                     b.consume(count)
         return text
+
+    # ftrace_dump (the dump and cpudump function commands)
+    def dump(self, cpu: int | None = None) -> bytes:
+        """Every record of the buffer (of one CPU, or all), oldest first, as ftrace_dump()
+        prints them (the latency format whatever the option), consumed."""
+        lines = self.output.line_printer(self.clock.in_ns, self.time_start, latency=True)
+        cpus = range(self.nr_cpus) if cpu is None else (cpu,)
+        parts: list[bytes] = []
+        with self.buffer_lock:
+            buffers = [self.buffer.cpu(c) for c in cpus]
+            while True:   # a part at a time: trace_pipe's way through the buffers
+                text, taken = _lines.pipe_text([(b.cpu, b.pages) for b in buffers], lines, self._pipe_idx,
+                                               _DUMP_PART // _MIN_LINE + 1, _DUMP_PART,
+                                               [b.overrun - b.reported_overrun for b in buffers])
+                if not text:
+                    return b"".join(parts)
+                parts.append(text)
+                self._pipe_idx += sum(taken)
+                for b, count in zip(buffers, taken):
+                    if count:
+                        b.consume(count)
 
     # records in: the drain (guest events) and trace_marker
     def add_records(self, cpu: int, records: Iterable[tuple[int, bytes]]) -> int:

@@ -50,16 +50,17 @@ class TraceOutput:
         self._texts: tuple[tuple[object, ...], dict[int, tuple[TraceEvent, dict[bytes, bytes]]], list[int]] = \
             ((), {}, [0])
 
-    def line_printer(self, in_ns: bool, time_start: int) -> LinePrinter:
+    def line_printer(self, in_ns: bool, time_start: int, latency: bool | None = None) -> LinePrinter:
         """A line printer for the options as they are now (print_trace_line):
         line(cpu, entry, time stamp of the next record, index of the record).  in_ns: the
-        trace clock counts ns; time_start: its value when the buffers were last reset."""
-        line = self.record_printer(in_ns, time_start)
+        trace clock counts ns; time_start: its value when the buffers were last reset;
+        latency: the latency format whatever the option (TRACE_FILE_LAT_FMT, as ftrace_dump's)."""
+        line = self.record_printer(in_ns, time_start, latency)
         if self.options["printk-msg-only"] and self.options["trace_printk"]:
             return _message_only(line)
         return line
 
-    def record_printer(self, in_ns: bool, time_start: int) -> LinePrinter:
+    def record_printer(self, in_ns: bool, time_start: int, latency: bool | None = None) -> LinePrinter:
         """line_printer() past what print_trace_line() decides before the record's own format
         (a tracer's print_line, such as function_graph's, comes before those decisions)."""
         o = self.options
@@ -70,7 +71,7 @@ class TraceOutput:
         by_id = self.registry.by_id
         cmdlines = self.cmdlines
         symbolize = self.symbolize
-        latency = o["latency-format"]
+        latency = o["latency-format"] if latency is None else latency
         hash_pointer = None if o["hash-ptr"] else _address_itself
         verbose = opts.verbose
         sym_flags = SymFlags(print_parent=o["print-parent"], sym_offset=o["sym-offset"], sym_addr=o["sym-addr"],
