@@ -114,6 +114,29 @@ def test_errors_as_linux_gives_them(core, command, err, log):
     assert core.guest.hist_maps.specs == {}
 
 
+NEG = (1 << 64) - 66        # a sum of negative values (-66), as raw_syscalls:sys_exit's ret has
+
+
+@pytest.mark.parametrize("sums, percents, bars", [
+    # the column's total is a u64: -66 + 100 is 34, so 100 is 294.11% and -66, past
+    # U64_MAX / 10000, is divided by 34 / 10000 = 0: [ERROR] (6.1's ret (%): 4379782.31 on
+    # sys_exit is the same arithmetic)
+    ((100, NEG), ("294.11", "[ERROR]"), (" " * 20, "#" * 20)),
+    ((1, (1 << 64) - 1, 0), ("[ERROR]", "[ERROR]", "  0.00"), (" " * 20, "#" * 20, " " * 20)),
+    ((1, 3), (" 25.00", " 75.00"), ("######              ", "#" * 20)),
+])
+def test_percent_and_graph_of_a_column(core, sums, percents, bars):
+    t, e = core.top.triggers, ev(core)
+    t.write(e, b"hist:keys=prev_pid:vals=prev_prio.percent,next_prio.graph:sort=prev_pid\n")
+    (addr,) = core.guest.hist_maps.specs
+    for pid, value in enumerate(sums):
+        core.guest.hist_maps.put(addr, key(pid), (1, value, value))
+    lines = t.read_hist(e).decode().splitlines()[5:5 + len(sums)]
+    assert lines == [f"{{ prev_pid: {pid:10d} }} hitcount:          1  prev_prio (%):"
+                     f"{'' if pc == '[ERROR]' else ' '}{pc}  next_prio: {bar}"
+                     for pid, (pc, bar) in enumerate(zip(percents, bars))]
+
+
 def key(*values: int) -> bytes:
     return b"".join(struct.pack("<Q", v & 0xFFFFFFFFFFFFFFFF) for v in values)
 

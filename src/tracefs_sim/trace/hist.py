@@ -953,29 +953,34 @@ def _key_text(spec: HistSpec, entry: HistEntry, ctx: HistContext) -> str:
     return "{ " + ", ".join(parts) + ("}" if multiline else " }")
 
 
+U64_MASK, U32_MASK = (1 << 64) - 1, (1 << 32) - 1
+
+
 def _percentage(val: int, total: int) -> int | None:
-    """__get_percentage(): 100 times the percentage; None for [ERROR]."""
-    if not total:
-        return None if val else 0
-    if val < (1 << 64) // 10000:
-        return min(val * 10000 // total, 0xFFFFFFFF)
-    total //= 10000
-    if not total:
-        return None if val else 0
-    return min(val // total, 0xFFFFFFFF)
+    """__get_percentage(): 100 times the percentage, cut to an unsigned int as 6.1's cast does
+    (a column of negative sums, e.g. errno returns, goes past 100%); None for [ERROR], which is
+    6.1's UINT_MAX (a total of 0 under a non-zero value)."""
+    if total and val < U64_MASK // 10000:
+        pc = val * 10000 // total & U32_MASK
+    elif total // 10000:
+        pc = val // (total // 10000) & U32_MASK
+    else:
+        pc = U32_MASK if val else 0
+    return None if pc == U32_MASK else pc
 
 
 def _val_text(v: HistFieldDef, val: int, total: int, top: int) -> str:
-    """hist_trigger_print_val()."""
+    """hist_trigger_print_val(); total and top: hist_val_stat's total (a u64: it wraps) and max
+    of the column."""
     if v.modifier == "percent":
         pc = _percentage(val, total)
         return f" {v.name} (%):[ERROR]" if pc is None else f" {v.name} (%): {pc // 100:3d}.{pc % 100:02d}"
-    if v.modifier == "graph":
+    if v.modifier == "graph":   # __fill_bar_str(): a bar of 20 scaled to the column's maximum
         pc = _percentage(val, top)
         if pc is None:
             bar = "[ERROR]"
         else:
-            width = min(pc * 20 // 10000, 20)
+            width = min((pc * 20 & U32_MASK) // 10000, 20)
             bar = "#" * width + " " * (20 - width)
         return f" {v.name}: {bar:>20}"
     if v.modifier == "hex":
@@ -1023,7 +1028,7 @@ def _cond_snapshot_text(spec: HistSpec, snapshot: HistSnapshot, ctx: HistContext
 def hist_text(spec: HistSpec, info: bytes, snapshot: HistSnapshot, ctx: HistContext) -> bytes:
     """hist_trigger_show() of one hist trigger (without the separator before a second)."""
     entries = sort_entries(spec, snapshot.entries)
-    totals = [sum(e.sums[j] for e in entries) for j in range(len(spec.vals))]
+    totals = [sum(e.sums[j] for e in entries) & U64_MASK for j in range(len(spec.vals))]
     tops = [max((e.sums[j] for e in entries), default=0) for j in range(len(spec.vals))]
     lines = []
     for e in entries:
