@@ -97,6 +97,18 @@ def test_the_map_handed_to_the_guest(core):
     (b"hist:keys=prev_pid:clear", errno.ENOENT, ("Can't clear or continue a nonexistent hist trigger", 0)),
     (b"hist:keys=prev_pid.buckets=0", errno.EINVAL, ("Invalid field modifier", 27)),
     (b"hist:keys=prev_pid.buckets=x", errno.EINVAL, ("Invalid field modifier", 27)),
+    # .percent / .graph (real-tracefs): values only, not hitcount, not a variable (its operands
+    # may), a sort key has them without saying so; a second dot makes the text SYSTEM.EVENT.REST
+    (b"hist:keys=prev_pid.graph", errno.EINVAL, ("Invalid field modifier", 19)),
+    (b"hist:keys=prev_pid:vals=hitcount.percent", errno.EINVAL, ("Couldn't find field", 24)),
+    (b"hist:keys=prev_pid:vals=prev_prio.percen", errno.EINVAL, ("Invalid field modifier", 34)),
+    (b"hist:keys=prev_pid:vals=prev_prio.percent.hex", errno.EINVAL, ("Couldn't find field", 42)),
+    (b"hist:keys=prev_pid:vals=prev_prio.hex.percent", errno.EINVAL, ("Couldn't find field", 38)),
+    (b"hist:keys=prev_pid:x=prev_prio.percent", errno.EINVAL, ("Invalid field modifier", 31)),
+    (b"hist:keys=prev_pid:x=prev_prio.graph", errno.EINVAL, ("Invalid field modifier", 31)),
+    (b"hist:keys=prev_pid:vals=prev_prio.percent:sort=prev_prio.percent", errno.EINVAL,
+     ("Invalid sort modifier", 34)),
+    (b"hist:keys=prev_pid:vals=1.graph", errno.EINVAL, ("Expecting numeric literal", 24)),
     (b"hist:keys=prev_pid if", errno.EINVAL, None),
     (b"hist:keys=prev_pid if prev_pid >", errno.EINVAL, None),
 ])
@@ -112,6 +124,34 @@ def test_errors_as_linux_gives_them(core, command, err, log):
                                            b"  Command: " + command + b"\n" + b" " * (11 + pos) + b"^\n")
     assert t.read(e).startswith(b"# Available triggers:")
     assert core.guest.hist_maps.specs == {}
+
+
+@pytest.mark.parametrize("command, entries", [
+    # parse_var_ref() logs that it found no variable, then parse_field() what it finds wrong
+    (b"hist:keys=prev_pid:vals=$x.graph", [("Couldn't find variable", 25), ("Couldn't find field", 24)]),
+    (b"hist:keys=$x.graph:x=next_pid", [("Couldn't find variable", 11), ("Invalid field modifier", 13)]),
+])
+def test_a_missing_variable_with_a_modifier_logs_twice(core, command, entries):
+    t, e = core.top.triggers, ev(core)
+    assert errno_of(t.write, e, command + b"\n") == errno.EINVAL
+    logged = re.split(rb"^\[ *[0-9.]+\] ", core.top.error_log.read(), flags=re.M)[1:]
+    assert logged == [b"hist:sched:sched_switch: error: " + message.encode() + b"\n  Command: " + command +
+                      b"\n" + b" " * (11 + pos) + b"^\n" for message, pos in entries]
+    assert t.read(e).startswith(b"# Available triggers:") and core.guest.hist_maps.specs == {}
+
+
+def test_percent_and_graph_read_back(core):
+    # (real-tracefs) `.percentage` is .percent; SYSTEM.EVENT.field is the field; a sort key
+    # prints its value's modifier; a variable's operand keeps it
+    t, e = core.top.triggers, ev(core)
+    t.write(e, b"hist:keys=prev_pid:vals=prev_prio.percentage,next_prio.graphs:sort=prev_prio\n")
+    t.write(e, b"hist:keys=a.b.next_pid:vals=sched.sched_switch.prev_prio.graph:sort=prev_prio.descending\n")
+    t.write(e, b"hist:keys=prev_pid:vals=hitcount:x=prev_prio.percent+1,y=-(next_prio.graph)\n")
+    assert t.read(e) == (
+        b"hist:keys=prev_pid:vals=hitcount,prev_prio.percent,next_prio.graph:sort=prev_prio.percent:size=2048 [active]\n"
+        b"hist:keys=next_pid:vals=hitcount,prev_prio.graph:sort=prev_prio.graph.descending:size=2048 [active]\n"
+        b"hist:keys=prev_pid:vals=hitcount:x=prev_prio.percent+1,y=-(next_prio.graph):sort=hitcount:size=2048"
+        b" [active]\n")
 
 
 NEG = (1 << 64) - 66        # a sum of negative values (-66), as raw_syscalls:sys_exit's ret has
