@@ -509,7 +509,7 @@ def test_named_triggers_share_one_map(core):
     assert errno_of(t.write, ev(core, name="sched_process_exec"), b"hist:name=foo:keys=common_cpu\n") == errno.EINVAL
     assert core.top.error_log.read().split(b"] ", 1)[1] == (
         b"hist:sched:sched_process_exec: error: Named hist trigger doesn't match existing named trigger "
-        b"(includes variables)\n  Command: hist:name=foo:keys=common_cpu\n" + b" " * 21 + b"^\n")
+        b"(includes variables)\n  Command: hist:name=foo:keys=common_cpu\n" + b" " * 16 + b"^\n")   # (at `name=foo`)
     assert t.read(wakeup) == (b"hist:name=foo:keys=common_pid:vals=hitcount:sort=hitcount:size=2048"
                               b" if common_pid > 0 [active]\n")
     assert t.read(waking) == b"hist:name=foo:keys=common_pid:vals=hitcount:sort=hitcount:size=2048 [active]\n"
