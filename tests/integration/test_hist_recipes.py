@@ -197,3 +197,36 @@ def test_hist_wakeup_latency_comm_recipe():
     sleeps = {(int(m.group(1)), m.group(2)) for m in records if m.group(2) == "sleep"}
     assert sleeps and sleeps <= pairs, out
     assert {comm for _, comm in pairs} >= {"sleep"} and all(comm for _, comm in pairs), out
+
+
+def _percent_61(val: int, total: int) -> str:
+    """6.1's __get_percentage() as hist_trigger_print_val() prints it (the total a u64)."""
+    total &= (1 << 64) - 1
+    if total and val < ((1 << 64) - 1) // 10000:
+        pc = val * 10000 // total & 0xFFFFFFFF
+    elif total // 10000:
+        pc = val // (total // 10000) & 0xFFFFFFFF
+    else:
+        pc = 0xFFFFFFFF if val else 0
+    return "[ERROR]" if pc == 0xFFFFFFFF else f" {pc // 100:3d}.{pc % 100:02d}"
+
+
+def test_hist_percent_of_a_column_through_the_mount():
+    # sys_exit's ret sums wrap (failed calls return -errno): 6.1 prints past 100% or [ERROR];
+    # the refused .percent key leaves the trigger file as it was
+    script = ("cd /sys/kernel/tracing; E=events/raw_syscalls/sys_exit\n"
+              "echo 'hist:keys=id:vals=ret,ret.percent:sort=id' >> $E/trigger\n"
+              "echo 'hist:keys=id.percent' >> $E/trigger 2>/dev/null || echo refused\n"
+              "cat /nonexistent 2>/dev/null; ls /proc > /dev/null; cat /nonexistent 2>/dev/null\n"
+              "cat $E/trigger; cat error_log; cat $E/hist\n")
+    result = tracefs_sim("run", "-c", script, timeout=180)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["refused", "hist:keys=id:vals=hitcount,ret,ret.percent:sort=id:size=2048 [active]"]
+    assert lines[3:5] == ["  Command: hist:keys=id.percent", " " * 24 + "^"]
+    rows = [re.match(r"^\{ id: +\d+ \} hitcount: +\d+  ret: +(\d+)  ret \(%\):(.*)$", line) for line in lines
+            if line.startswith("{ id:")]
+    assert rows and all(rows), result.stdout
+    sums = [int(m.group(1)) for m in rows]
+    assert any(s >= 1 << 63 for s in sums)      # a negative sum is there
+    assert [m.group(2) for m in rows] == [_percent_61(s, sum(sums)) for s in sums]

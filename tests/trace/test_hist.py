@@ -97,6 +97,18 @@ def test_the_map_handed_to_the_guest(core):
     (b"hist:keys=prev_pid:clear", errno.ENOENT, ("Can't clear or continue a nonexistent hist trigger", 0)),
     (b"hist:keys=prev_pid.buckets=0", errno.EINVAL, ("Invalid field modifier", 27)),
     (b"hist:keys=prev_pid.buckets=x", errno.EINVAL, ("Invalid field modifier", 27)),
+    # .percent / .graph (real-tracefs): values only, not hitcount, not a variable (its operands
+    # may), a sort key has them without saying so; a second dot makes the text SYSTEM.EVENT.REST
+    (b"hist:keys=prev_pid.graph", errno.EINVAL, ("Invalid field modifier", 19)),
+    (b"hist:keys=prev_pid:vals=hitcount.percent", errno.EINVAL, ("Couldn't find field", 24)),
+    (b"hist:keys=prev_pid:vals=prev_prio.percen", errno.EINVAL, ("Invalid field modifier", 34)),
+    (b"hist:keys=prev_pid:vals=prev_prio.percent.hex", errno.EINVAL, ("Couldn't find field", 42)),
+    (b"hist:keys=prev_pid:vals=prev_prio.hex.percent", errno.EINVAL, ("Couldn't find field", 38)),
+    (b"hist:keys=prev_pid:x=prev_prio.percent", errno.EINVAL, ("Invalid field modifier", 31)),
+    (b"hist:keys=prev_pid:x=prev_prio.graph", errno.EINVAL, ("Invalid field modifier", 31)),
+    (b"hist:keys=prev_pid:vals=prev_prio.percent:sort=prev_prio.percent", errno.EINVAL,
+     ("Invalid sort modifier", 34)),
+    (b"hist:keys=prev_pid:vals=1.graph", errno.EINVAL, ("Expecting numeric literal", 24)),
     (b"hist:keys=prev_pid if", errno.EINVAL, None),
     (b"hist:keys=prev_pid if prev_pid >", errno.EINVAL, None),
 ])
@@ -112,6 +124,57 @@ def test_errors_as_linux_gives_them(core, command, err, log):
                                            b"  Command: " + command + b"\n" + b" " * (11 + pos) + b"^\n")
     assert t.read(e).startswith(b"# Available triggers:")
     assert core.guest.hist_maps.specs == {}
+
+
+@pytest.mark.parametrize("command, entries", [
+    # parse_var_ref() logs that it found no variable, then parse_field() what it finds wrong
+    (b"hist:keys=prev_pid:vals=$x.graph", [("Couldn't find variable", 25), ("Couldn't find field", 24)]),
+    (b"hist:keys=$x.graph:x=next_pid", [("Couldn't find variable", 11), ("Invalid field modifier", 13)]),
+])
+def test_a_missing_variable_with_a_modifier_logs_twice(core, command, entries):
+    t, e = core.top.triggers, ev(core)
+    assert errno_of(t.write, e, command + b"\n") == errno.EINVAL
+    logged = re.split(rb"^\[ *[0-9.]+\] ", core.top.error_log.read(), flags=re.M)[1:]
+    assert logged == [b"hist:sched:sched_switch: error: " + message.encode() + b"\n  Command: " + command +
+                      b"\n" + b" " * (11 + pos) + b"^\n" for message, pos in entries]
+    assert t.read(e).startswith(b"# Available triggers:") and core.guest.hist_maps.specs == {}
+
+
+def test_percent_and_graph_read_back(core):
+    # (real-tracefs) `.percentage` is .percent; SYSTEM.EVENT.field is the field; a sort key
+    # prints its value's modifier; a variable's operand keeps it
+    t, e = core.top.triggers, ev(core)
+    t.write(e, b"hist:keys=prev_pid:vals=prev_prio.percentage,next_prio.graphs:sort=prev_prio\n")
+    t.write(e, b"hist:keys=a.b.next_pid:vals=sched.sched_switch.prev_prio.graph:sort=prev_prio.descending\n")
+    t.write(e, b"hist:keys=prev_pid:vals=hitcount:x=prev_prio.percent+1,y=-(next_prio.graph)\n")
+    assert t.read(e) == (
+        b"hist:keys=prev_pid:vals=hitcount,prev_prio.percent,next_prio.graph:sort=prev_prio.percent:size=2048 [active]\n"
+        b"hist:keys=next_pid:vals=hitcount,prev_prio.graph:sort=prev_prio.graph.descending:size=2048 [active]\n"
+        b"hist:keys=prev_pid:vals=hitcount:x=prev_prio.percent+1,y=-(next_prio.graph):sort=hitcount:size=2048"
+        b" [active]\n")
+
+
+NEG = (1 << 64) - 66        # a sum of negative values (-66), as raw_syscalls:sys_exit's ret has
+
+
+@pytest.mark.parametrize("sums, percents, bars", [
+    # the column's total is a u64: -66 + 100 is 34, so 100 is 294.11% and -66, past
+    # U64_MAX / 10000, is divided by 34 / 10000 = 0: [ERROR] (6.1's ret (%): 4379782.31 on
+    # sys_exit is the same arithmetic)
+    ((100, NEG), ("294.11", "[ERROR]"), (" " * 20, "#" * 20)),
+    ((1, (1 << 64) - 1, 0), ("[ERROR]", "[ERROR]", "  0.00"), (" " * 20, "#" * 20, " " * 20)),
+    ((1, 3), (" 25.00", " 75.00"), ("######              ", "#" * 20)),
+])
+def test_percent_and_graph_of_a_column(core, sums, percents, bars):
+    t, e = core.top.triggers, ev(core)
+    t.write(e, b"hist:keys=prev_pid:vals=prev_prio.percent,next_prio.graph:sort=prev_pid\n")
+    (addr,) = core.guest.hist_maps.specs
+    for pid, value in enumerate(sums):
+        core.guest.hist_maps.put(addr, key(pid), (1, value, value))
+    lines = t.read_hist(e).decode().splitlines()[5:5 + len(sums)]
+    assert lines == [f"{{ prev_pid: {pid:10d} }} hitcount:          1  prev_prio (%):"
+                     f"{'' if pc == '[ERROR]' else ' '}{pc}  next_prio: {bar}"
+                     for pid, (pc, bar) in enumerate(zip(percents, bars))]
 
 
 def key(*values: int) -> bytes:
@@ -446,7 +509,7 @@ def test_named_triggers_share_one_map(core):
     assert errno_of(t.write, ev(core, name="sched_process_exec"), b"hist:name=foo:keys=common_cpu\n") == errno.EINVAL
     assert core.top.error_log.read().split(b"] ", 1)[1] == (
         b"hist:sched:sched_process_exec: error: Named hist trigger doesn't match existing named trigger "
-        b"(includes variables)\n  Command: hist:name=foo:keys=common_cpu\n" + b" " * 21 + b"^\n")
+        b"(includes variables)\n  Command: hist:name=foo:keys=common_cpu\n" + b" " * 16 + b"^\n")   # (at `name=foo`)
     assert t.read(wakeup) == (b"hist:name=foo:keys=common_pid:vals=hitcount:sort=hitcount:size=2048"
                               b" if common_pid > 0 [active]\n")
     assert t.read(waking) == b"hist:name=foo:keys=common_pid:vals=hitcount:sort=hitcount:size=2048 [active]\n"

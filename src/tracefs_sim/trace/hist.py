@@ -380,15 +380,22 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
             var_defs.append((var_name, expr_text))
     fields = {f.name: f for f in (*COMMON_FIELDS, *event.desc.fields)}
 
-    def local_field(text: str) -> str:
-        """local_field_var_ref() / field_name_from_var(): `$NAME` of this command's variable
-        defined as a plain field (no operator, no reference) is that field."""
+    def local_field(text: str, system: str | None = None, event_name: str | None = None) -> str | None:
+        """local_field_var_ref() / field_name_from_var(): `$NAME` (or this event's
+        SYSTEM.EVENT.$NAME) of this command's variable defined as a plain field (no operator,
+        no reference) is that field; None: it is not one."""
+        if system is not None and (system, event_name) != (event.system, event.name):
+            return None
         if text.startswith("$"):
             for var_name, expr_text in var_defs:
                 if var_name == text[1:] and _contains_operator(expr_text)[0] is None and \
                         not expr_text.startswith("$"):
                     return expr_text
-        return text
+        return None
+
+    def is_var(var_name: str, system: str | None, event_name: str | None) -> bool:
+        """find_event_var(): a registered hist trigger has it."""
+        return env is not None and bool(env.find_var(var_name, system, event_name))
     vals = [HITCOUNT]
     if vals_str is not None:
         rest = vals_str
@@ -398,7 +405,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
             part, rest = _strsep(rest, ",")
             if part == "hitcount":
                 continue
-            vals.append(_field(local_field(part), fields, key=False))
+            vals.append(_key_or_val(part, fields, False, local_field, is_var))
         if rest is not None and rest != "hitcount":
             raise HistError(errno.EINVAL)
     keys: list[HistFieldDef] = []
@@ -407,7 +414,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
     while len(keys) < KEYS_MAX and rest is not None:
         part, rest = _strsep(rest, ",")
         # create_key_field(): `stacktrace` as it is, the event's caller's stack
-        key = STACKTRACE if part == "stacktrace" else _field(local_field(part), fields, key=True)
+        key = STACKTRACE if part == "stacktrace" else _key_or_val(part, fields, True, local_field, is_var)
         size = (key.key_size + 7) & ~7
         key = HistFieldDef(key.name, key.kind, key.modifier, key.buckets, key.offset, key.size, key.is_signed,
                            offset, size)
@@ -426,7 +433,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
     for var_name, text in var_defs:        # create_var_fields(): unique among the event's
         if spec.find_var(var_name) is not None or (not remove and env is not None and env.find_own_var(var_name)):
             raise HistError(errno.EINVAL, ERR_DUPLICATE_VAR, var_name)
-        expr = parser.parse(text, [0])
+        expr = parser.parse(text, [0], var_def=True)
         if expr.steps and expr.steps[0].op in ("str", "dyn_str"):   # a string field: its slot in the element
             slot = sum(1 for v in spec.vars if v.expr.steps and v.expr.steps[0].op in ("str", "dyn_str"))
             expr.steps = (replace(expr.steps[0], val=slot),)
@@ -461,17 +468,20 @@ class _ExprParser:
         return self.env
 
     def __init__(self, spec: HistSpec, fields: dict[str, FieldLike], env: HistEnv | None, remove: bool,
-                 event: TraceEvent, local_field: Callable[[str], str]):
-        """local_field(text): a $var of this command defined as a plain field, that field."""
+                 event: TraceEvent, local_field: Callable[[str, str | None, str | None], str | None]):
+        """local_field(text, system, event): a $var of this command defined as a plain field,
+        that field (else None)."""
         self.spec, self.fields, self.env, self.remove, self.event = spec, fields, env, remove, event
         self.local_field = local_field
 
-    def parse(self, text: str, n_subexprs: list[int]) -> Expr:
+    def parse(self, text: str, n_subexprs: list[int], var_def: bool = False) -> Expr:
+        """parse_expr(); var_def: the whole of a variable's expression (HIST_FIELD_FL_VAR: not its
+        operands)."""
         if n_subexprs[0] > 3:
             raise HistError(errno.EINVAL, ERR_TOO_MANY_SUBEXPR, text)
         op, at = _contains_operator(text)
         if op is None:
-            return self._atom(text, read_once=False)
+            return self._atom(text, read_once=False, var_def=var_def)
         n_subexprs[0] += 1
         if op == "neg":
             if n_subexprs[0] > 3:
@@ -515,23 +525,16 @@ class _ExprParser:
         step = HistExprStep(name, val=cb if name == "div" and cb is not None else 0)
         return Expr(text_out, a.steps + b.steps + (step,), a.usecs)
 
-    def _atom(self, text: str, read_once: bool) -> Expr:
+    def _atom(self, text: str, read_once: bool, var_def: bool = False) -> Expr:
         """parse_atom(): a $var (or SYSTEM.EVENT.$var), a constant, common_timestamp, cpu or a
-        field."""
+        field (SYSTEM.EVENT.field: the field, of whatever event); var_def: the whole of a variable's
+        expression."""
         system = event = None
-        if not text[:1].isdigit() and text.count(".") >= 2:    # SYSTEM.EVENT.REST
-            system, event, rest = text.split(".", 2)
-            this = (system, event) == (self.event.system, self.event.name)
-            if this and not rest.startswith("$"):
-                text, system, event = rest, None, None      # (parse_field() of REST: this event's field)
-            elif this and self.local_field(rest) != rest:
-                text, system, event = self.local_field(rest), None, None
-            elif rest.startswith("$"):
-                text = rest
-            else:
-                system = event = None   # (parse_field() of the whole: no such field)
-        elif text.startswith("$"):
-            text = self.local_field(text)       # local_field_var_ref()
+        if not text[:1].isdigit():
+            system, event, text = _split_ref(text)
+            local = self.local_field(text, system, event)     # local_field_var_ref()
+            if local is not None:
+                text, system, event = local, None, None
         if text.startswith("$"):
             var_name = text[1:]
             ref = self.var_ref(var_name, read_once, system, event)
@@ -548,12 +551,14 @@ class _ExprParser:
             return Expr(str(value), (HistExprStep("const", val=value),), const=value)
         name, modifier = _strsep(text, ".")
         if name == "common_timestamp":
-            if modifier not in (None, "usecs"):
+            shown = _display_modifier(modifier, var_def)    # (an operand's .percent / .graph: no effect)
+            if modifier not in (None, "usecs") and shown is None:
                 raise HistError(errno.EINVAL, ERR_BAD_FIELD_MODIFIER, modifier)
             self.spec.timestamps = True
             usecs = modifier == "usecs"
+            text = name + (f".{shown or modifier}" if modifier else "")
             return Expr(text, (HistExprStep("ts_usecs" if usecs else "ts"),), usecs)
-        f = _field(text, self.fields, key=False, usecs=True)
+        f = _field(text, self.fields, key=False, usecs=True, var_def=var_def)
         if f.kind == "cpu":
             return Expr(f.text(), (HistExprStep("cpu"),))
         if f.kind in ("str", "dyn_str"):    # (a string variable's value; no operand)
@@ -730,9 +735,55 @@ def _apply(op: str, a: int, b: int) -> int:
     return a // b if b else mask
 
 
-def _field(text: str, fields: dict[str, FieldLike], key: bool, usecs: bool = False) -> HistFieldDef:
+def _split_ref(text: str) -> tuple[str | None, str | None, str]:
+    """parse_atom(): a text with two dots or more is SYSTEM.EVENT.REST, REST a $var of that
+    event or else a field parsed on its own (so `a.b.field` is field, and `field.hex.percent`
+    the field `percent`)."""
+    parts = text.split(".", 2)
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 else (None, None, text)
+
+
+def _display_modifier(modifier: str | None, refused: bool) -> str | None:
+    """parse_field()'s .percent / .graph (6.1 compares only their first letters: `.percentage`
+    is .percent); refused (a key or a variable): Invalid field modifier."""
+    if modifier is None or not modifier.startswith(_VAL_ONLY):
+        return None
+    if refused:
+        raise HistError(errno.EINVAL, ERR_BAD_FIELD_MODIFIER, modifier)
+    return "percent" if modifier.startswith("percent") else "graph"
+
+
+def _key_or_val(text: str, fields: dict[str, FieldLike], key: bool,
+                local_field: Callable[[str, str | None, str | None], str | None],
+                is_var: Callable[[str, str | None, str | None], bool]) -> HistFieldDef:
+    """parse_atom() of a key or value (create_key_field(), create_val_field()): a field,
+    SYSTEM.EVENT.field, or a $var of this command standing for a field.  is_var(name, system,
+    event): parse_var_ref() would find it."""
+    if text[:1].isdigit():      # parse_const() (a constant key or value: not modelled)
+        if or_none(kstrtoull, text) is None:
+            raise HistError(errno.EINVAL, "Expecting numeric literal", text)
+        raise HistError(errno.EINVAL, ERR_FIELD_NOT_FOUND, text)
+    system, event_name, rest = _split_ref(text)
+    local = local_field(rest, system, event_name)
+    if local is not None:
+        return _field(local, fields, key)
+    if not rest.startswith("$"):
+        return _field(rest, fields, key)
+    if is_var(rest[1:], system, event_name):
+        if key:
+            raise HistError(errno.EINVAL, ERR_INVALID_REF_KEY, text)
+        raise HistError(errno.EINVAL)       # (a value reading a variable: not modelled)
+    try:        # parse_var_ref() logged that it found none; parse_field() of the text follows
+        _field(rest, fields, key)
+    except HistError as refused:
+        raise HistError(refused.errno, ERR_VAR_NOT_FOUND, rest[1:], refused.entries) from None
+    raise HistError(errno.EINVAL, ERR_VAR_NOT_FOUND, rest[1:])
+
+
+def _field(text: str, fields: dict[str, FieldLike], key: bool, usecs: bool = False,
+           var_def: bool = False) -> HistFieldDef:
     """parse_field() and the checks of create_key_field() / __create_val_field(); usecs: the
-    modifier is allowed (variables' fields)."""
+    modifier is allowed (variables' fields); var_def: the whole of a variable's expression."""
     name, modifier = _strsep(text, ".")
     buckets = 0
     if modifier is not None:
@@ -745,10 +796,8 @@ def _field(text: str, fields: dict[str, FieldLike], key: bool, usecs: bool = Fal
             if not value or value >= 1 << 64:   # (the caret: where the modifier was read up to)
                 raise HistError(errno.EINVAL, ERR_BAD_FIELD_MODIFIER, tail[1:] if tail.startswith("=") else tail)
             buckets, modifier, ok = value, "buckets", True
-        elif modifier.startswith("percent") or modifier.startswith("graph"):
-            if key:
-                raise HistError(errno.EINVAL, ERR_BAD_FIELD_MODIFIER, modifier)
-            modifier, ok = ("percent" if modifier.startswith("percent") else "graph"), True
+        elif modifier.startswith(_VAL_ONLY):
+            modifier, ok = _display_modifier(modifier, key or var_def), True
         if not ok:
             raise HistError(errno.EINVAL, ERR_BAD_FIELD_MODIFIER, modifier)
         if modifier == "symXoffset":
@@ -953,29 +1002,34 @@ def _key_text(spec: HistSpec, entry: HistEntry, ctx: HistContext) -> str:
     return "{ " + ", ".join(parts) + ("}" if multiline else " }")
 
 
+U64_MASK, U32_MASK = (1 << 64) - 1, (1 << 32) - 1
+
+
 def _percentage(val: int, total: int) -> int | None:
-    """__get_percentage(): 100 times the percentage; None for [ERROR]."""
-    if not total:
-        return None if val else 0
-    if val < (1 << 64) // 10000:
-        return min(val * 10000 // total, 0xFFFFFFFF)
-    total //= 10000
-    if not total:
-        return None if val else 0
-    return min(val // total, 0xFFFFFFFF)
+    """__get_percentage(): 100 times the percentage, cut to an unsigned int as 6.1's cast does
+    (a column of negative sums, e.g. errno returns, goes past 100%); None for [ERROR], which is
+    6.1's UINT_MAX (a total of 0 under a non-zero value)."""
+    if total and val < U64_MASK // 10000:
+        pc = val * 10000 // total & U32_MASK
+    elif total // 10000:
+        pc = val // (total // 10000) & U32_MASK
+    else:
+        pc = U32_MASK if val else 0
+    return None if pc == U32_MASK else pc
 
 
 def _val_text(v: HistFieldDef, val: int, total: int, top: int) -> str:
-    """hist_trigger_print_val()."""
+    """hist_trigger_print_val(); total and top: hist_val_stat's total (a u64: it wraps) and max
+    of the column."""
     if v.modifier == "percent":
         pc = _percentage(val, total)
         return f" {v.name} (%):[ERROR]" if pc is None else f" {v.name} (%): {pc // 100:3d}.{pc % 100:02d}"
-    if v.modifier == "graph":
+    if v.modifier == "graph":   # __fill_bar_str(): a bar of 20 scaled to the column's maximum
         pc = _percentage(val, top)
         if pc is None:
             bar = "[ERROR]"
         else:
-            width = min(pc * 20 // 10000, 20)
+            width = min((pc * 20 & U32_MASK) // 10000, 20)
             bar = "#" * width + " " * (20 - width)
         return f" {v.name}: {bar:>20}"
     if v.modifier == "hex":
@@ -1023,7 +1077,7 @@ def _cond_snapshot_text(spec: HistSpec, snapshot: HistSnapshot, ctx: HistContext
 def hist_text(spec: HistSpec, info: bytes, snapshot: HistSnapshot, ctx: HistContext) -> bytes:
     """hist_trigger_show() of one hist trigger (without the separator before a second)."""
     entries = sort_entries(spec, snapshot.entries)
-    totals = [sum(e.sums[j] for e in entries) for j in range(len(spec.vals))]
+    totals = [sum(e.sums[j] for e in entries) & U64_MASK for j in range(len(spec.vals))]
     tops = [max((e.sums[j] for e in entries), default=0) for j in range(len(spec.vals))]
     lines = []
     for e in entries:

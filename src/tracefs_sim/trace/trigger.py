@@ -335,7 +335,8 @@ class EventTriggers:
         found = next((t for t in triggers if t.same(new)), None)
         named = self.table.named.get(spec.name, []) if spec.name else []
         if named and not remove and not (named[0].histogram()[0].matches(spec) and named[0].histogram()[0].name == spec.name):
-            raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_NAMED_MISMATCH, spec.name)
+            raise hist_trigger.HistError(errno.EINVAL, hist_trigger.ERR_NAMED_MISMATCH,
+                                         f"name={spec.name}")   # (6.1 keeps name=NAME as the name)
         if remove:
             if found is not None:
                 if self._var_users(found):     # its variables are referenced: EBUSY
