@@ -42,6 +42,13 @@ def test_top_level_files_and_modes_are_linux_6_1(mounted):
             assert mode == real[name], f"{name}: {mode}, Linux 6.1 has {real[name]}"
 
 
+def test_timestamp_mode_as_linux_6_1(mounted):
+    """Read-only, `[delta] absolute` (6.1 has nothing left that makes a buffer absolute)."""
+    assert sh(mounted, "cat timestamp_mode").stdout == reference_section("a_layout", "cat timestamp_mode")
+    assert sh(mounted, "echo absolute > timestamp_mode").returncode != 0
+    assert sh(mounted, "cat timestamp_mode").stdout == "[delta] absolute\n"
+
+
 def test_per_cpu_follows_cpus(mount_at):
     mnt = mount_at("--cpus", "3", "--workload", "none")
     assert sh(mnt, "ls per_cpu").stdout.split() == ["cpu0", "cpu1", "cpu2"]

@@ -153,6 +153,7 @@ def add_trace_array_files(tree: Tree, top: DirNode, ta: TraceArray, events: Even
     add(top, "trace", MODE_READ_WRITE, "trace", read=ta.read_trace, write=_discard, truncate=ta.clear_trace,
         opened=ta.open_trace, released=_close_trace(ta))
     add(top, "trace_clock", MODE_READ_WRITE, "trace_clock", read=ta.read_trace_clock, write=ta.write_trace_clock)
+    add(top, "timestamp_mode", MODE_READ_ONLY, "timestamp_mode", read=ta.read_timestamp_mode)
     add(top, "snapshot", MODE_READ_WRITE, "snapshot", read=ta.snapshot.read, write=ta.snapshot.write)
     # The writer of a marker is the host process that opened the file.
     add(top, "trace_marker", MODE_MARKER, "trace_marker",

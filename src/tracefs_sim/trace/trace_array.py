@@ -254,6 +254,12 @@ class TraceArray:
                 self._reset_all_locked()
 
     # trace_clock
+    def read_timestamp_mode(self) -> bytes:
+        """tracing_time_stamp_mode_show(): the buffer's events carry deltas (6.1 has nothing
+        left that switches a buffer to absolute stamps, ring_buffer_set_time_stamp_abs()'s
+        callers gone with 5.12's filter-buffering change, and neither does this kernel)."""
+        return b"[delta] absolute\n"
+
     def read_trace_clock(self) -> bytes:
         names = (f"[{c.name}]" if c is self.clock else c.name for c in self.clocks)
         return (" ".join(names) + "\n").encode()
