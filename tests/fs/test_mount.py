@@ -89,7 +89,7 @@ def test_listing_and_modes(mount):
     assert sorted(modes) == sorted([".", "..", "README", "available_events", "available_tracers", "buffer_size_kb",
                                     "buffer_total_size_kb", "current_tracer", "error_log", "events", "free_buffer",
                                     "instances", "options", "per_cpu", "printk_formats", "saved_cmdlines", "saved_cmdlines_size",
-                                    "saved_tgids", "set_event", "set_event_notrace_pid", "set_event_pid", "snapshot", "trace",
+                                    "saved_tgids", "set_event", "set_event_notrace_pid", "set_event_pid", "snapshot", "timestamp_mode", "trace",
                                     "trace_clock", "trace_marker", "trace_marker_raw", "trace_options", "trace_pipe", "tracing_cpumask",
                                     "tracing_max_latency", "tracing_on", "tracing_thresh"])
     assert sh(mnt, "ls per_cpu").stdout.split() == ["cpu0", "cpu1"]

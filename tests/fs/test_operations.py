@@ -26,7 +26,8 @@ TOP_FILES = {
     "README": 0o440, "available_events": 0o440, "available_tracers": 0o440, "buffer_size_kb": 0o640,
     "buffer_total_size_kb": 0o440, "current_tracer": 0o640, "error_log": 0o640, "free_buffer": 0o200,
     "printk_formats": 0o440, "saved_cmdlines": 0o440, "saved_cmdlines_size": 0o640, "saved_tgids": 0o440, "set_event": 0o640,
-    "set_event_notrace_pid": 0o640, "set_event_pid": 0o640, "snapshot": 0o640, "trace": 0o640, "trace_clock": 0o640,
+    "set_event_notrace_pid": 0o640, "set_event_pid": 0o640, "snapshot": 0o640, "timestamp_mode": 0o440, "trace": 0o640,
+    "trace_clock": 0o640,
     "trace_marker": 0o220, "trace_marker_raw": 0o220, "trace_options": 0o640, "trace_pipe": 0o440, "tracing_cpumask": 0o640,
     "tracing_on": 0o640, "tracing_max_latency": 0o640, "tracing_thresh": 0o640,
 }
