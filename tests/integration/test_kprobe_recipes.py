@@ -189,3 +189,16 @@ grep -v '^#' trace
                         "d.Z.. setup_singlestep <-kprobe_int3_handler",
                         "d.Z.. kprobe_int3_handler <-exc_int3",      # the int3 after the copy
                         "d.Z.. get_kprobe <-kprobe_int3_handler"], mine[:8]
+
+
+@pytest.mark.skipif(not os.path.exists("/bin/busybox"), reason="needs Debian's busybox-static at /bin/busybox")
+def test_kprobe_opensnoop_busybox_recipe():
+    """opensnoop's kprobe on do_sys_openat2 while busybox's find runs in the emulated kernel:
+    each directory it prints was opened by it, in its order, with 6.1's directory-open flags
+    (O_RDONLY|O_NONBLOCK|O_LARGEFILE|O_DIRECTORY|O_CLOEXEC)."""
+    out = run_recipe("kprobe_opensnoop_busybox.sh")
+    found = section(out, "find printed:").splitlines()
+    opens = section(out, "the opens of find (busybox):").splitlines()
+    assert len(found) >= 2 and found[0] == "/etc/apt", out
+    assert opens == [f'(do_sys_openat2+0x0/0x{opens[0].split("/0x")[1].split(")")[0]}) filename="{d}" flags=0x98800'
+                     for d in found], out
