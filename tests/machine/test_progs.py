@@ -333,3 +333,14 @@ def test_proc_pid_stat_as_6_1_prints_it(machine, run_program):
 def test_clone_files_and_fs_share_the_fd_table_and_the_cwd(machine, run_program, build_static):
     assert run_program(machine, [build_static("clonefs.c")]) == (
         0, b"shared: child's fd open here, cwd /etc\ncopied: child's fd closed here, cwd /\n")
+
+
+@pytest.mark.skipif(not _static_busybox(), reason="needs Debian's busybox-static at /bin/busybox")
+def test_a_thousand_forks_and_a_spinning_program_leave_the_kernel_up(machine, run_program):
+    """A program that forks a thousand children and one that spins: each dies or ends as on
+    Linux (the spinner by SIGKILL: 137), and the kernel goes on running programs."""
+    script = ("i=0; while [ $i -lt 1000 ]; do (exit 3) & i=$((i+1)); done; wait; echo forked $i; "
+              "(while :; do :; done) & p=$!; sleep 0.3; kill -9 $p; wait $p; echo spinner $?")
+    # (busybox sh reports the job the signal ended: "Killed")
+    assert run_program(machine, [BUSYBOX, "sh", "-c", script], timeout=300) == (0, b"forked 1000\nKilled\nspinner 137\n")
+    assert run_program(machine, [BUSYBOX, "echo", "still up"]) == (0, b"still up\n")
