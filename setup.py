@@ -77,9 +77,9 @@ trace_modules = [
               extra_compile_args=CFLAGS)
     for source in sorted(TRACE_NATIVE.glob("*.c"))
 ]
-# name -> its sources (the slice timer, block hook and live run loop, the PMU's instruction hook; the int3 redirect; the
+# name -> its sources (the slice timer, block hook and live run loop, the PMU's instruction hook; the int3 gate; the
 # syscall and out instructions, with the hostfs server; the disk (nvme.c): machine/slicer.py, runloop.py,
-# int3_table.py, cpu.py, hostfs.py)
+# int3_gate.py, cpu.py, hostfs.py)
 machine_libraries = {
     "slice": ("slice.c", "runloop.c", "nvme.c", "pmu_insn.c"),
     "int3": ("int3.c",),

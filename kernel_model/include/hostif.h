@@ -31,6 +31,8 @@
 				 * they forget every user one (the TLB shootdown's IPIs) */
 #define PORT_UPROBE	0x51e	/* db_arg: address of a struct uprobe_call: the host's uprobe
 				 * handlers run (kernel/events/uprobes.c, probes/uprobes.py) */
+#define PORT_KPROBE_HIT	0x51f	/* db_arg: pt_regs, KPROBE_HOST_*, address: an int3 point's host
+				 * handlers (include/trace/probe_stage.h) */
 #define PORT_PERF_WAKEUP 0x520	/* al = perf pool region: a wakeup of the buffer there, which a
 				 * session's supervisor waits for (uapi/perf_pool.h) */
 #define PORT_KPROBE	0x521	/* db_arg: address of the struct kprobe_host_req posted

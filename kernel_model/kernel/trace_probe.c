@@ -78,16 +78,15 @@ static notrace void kg_record_triggered(const struct trace_event_file *file, con
 	preempt_enable_no_resched();
 }
 
-notrace void probe_stage_commit(void)
+/* The record the host staged on this cpu, written as a probe's writer with ctx writes it. */
+static notrace void probe_stage_commit_ctx(struct probe_stage *st, struct kg_ctx ctx)
 {
-	struct probe_stage *st = &probe_stage[this_cpu()->h.cpu];
-	unsigned long flags = arch_local_irq_save();
 	u32 len = st->len, slots = dyn_file_slots(st->slots, st->type);
 
 	if (len <= PROBE_STAGE_MAX && (slots >> EVENT_TRIGGER_SHIFT)) {
 		struct trace_event_file file = { slots, st->type, 0 };
 
-		kg_record_triggered(&file, st->data, len, (struct kg_ctx){ st->irqflags, 0 });
+		kg_record_triggered(&file, st->data, len, ctx);
 	} else if (len <= PROBE_STAGE_MAX) {
 		struct trace_event_file file = { slots, st->type, 0 };
 		struct trace_entry *rec;
@@ -95,13 +94,21 @@ notrace void probe_stage_commit(void)
 		preempt_disable();	/* the record shows the probed context's count */
 		rec = trace_event_buffer_reserve(&file, sizeof(*rec) + len);
 		if (rec) {
-			tracing_generic_entry_update(rec, &file, st->irqflags);
+			kg_fill(rec, file.type, ctx);
 			memcpy(rec + 1, st->data, len);
 			trace_event_commit(rec, sizeof(*rec) + len);
 		}
 		preempt_enable_no_resched();
 	}
 	st->len = 0;
+}
+
+notrace void probe_stage_commit(void)
+{
+	struct probe_stage *st = &probe_stage[this_cpu()->h.cpu];
+	unsigned long flags = arch_local_irq_save();
+
+	probe_stage_commit_ctx(st, (struct kg_ctx){ st->irqflags, 0 });
 	arch_local_irq_restore(flags);
 }
 
@@ -761,7 +768,7 @@ notrace const struct kg_point *kprobe_guest_point(unsigned long addr)
 	if (lo == READ_ONCE(kprobe_guest.norder))
 		return NULL;
 	pt = &kprobe_guest.points[kprobe_guest.order[lo] % KG_MAX_POINTS];
-	return pt->addr == addr && pt->first ? pt : NULL;
+	return pt->addr == addr && (pt->first || pt->host) ? pt : NULL;
 }
 
 notrace void kprobe_guest_ftrace(struct pt_regs *regs)
@@ -792,15 +799,43 @@ notrace void kprobe_guest_slot(unsigned long point, struct pt_regs *regs)
 	}
 }
 
+/*
+ * A point whose probes' handlers are the host's (a fetch the guest does not run, symstr): the
+ * host runs them on the probed registers at a doorbell and stages their records in this cpu's
+ * probe_stage, an aggregate's first one, then each next one at a further ring; each is
+ * committed here as this handler's record.
+ */
+static notrace void kprobe_host_dispatch(const struct kg_point *pt, struct pt_regs *regs, struct kg_ctx ctx)
+{
+	struct percpu *pc = this_cpu();
+	struct probe_stage *st = &probe_stage[pc->h.cpu];
+	u64 kind = KPROBE_HOST_HIT;
+
+	for (;;) {
+		pc->h.db_arg[0] = (u64)regs;
+		pc->h.db_arg[1] = kind;
+		pc->h.db_arg[2] = pt->addr;
+		host_doorbell(PORT_KPROBE_HIT, 0);
+		if (!READ_ONCE(st->len))
+			return;
+		probe_stage_commit_ctx(st, ctx);
+		kind = KPROBE_HOST_NEXT;
+	}
+}
+
 /* The pre-handler of a point hit through its int3 (kprobe_int3_handler(), regs->ip past the
  * int3): it runs with the handler's flags, IF clear, and no preempt_disable of its own */
 notrace void kprobe_dispatcher(const struct kg_point *pt, struct pt_regs *regs)
 {
 	struct percpu *pc = this_cpu();
+	struct kg_ctx ctx = { arch_local_save_flags(), 1 };
 
 	pc->trace_opt_regs = regs;
 	pc->trace_opt_regs_ftrace = 0;
-	kg_hit(pt, regs, (struct kg_ctx){ arch_local_save_flags(), 1 });
+	if (pt->host)
+		kprobe_host_dispatch(pt, regs, ctx);
+	else
+		kg_hit(pt, regs, ctx);
 	pc->trace_opt_regs = NULL;
 }
 

@@ -68,40 +68,10 @@ def test_write_and_set_reg(make_machine, run_program):
     assert out == b"0\n"
 
 
-def test_kernel_int3_goes_to_the_handler_or_panics(make_machine, run_program):
-    """A host-handled int3 (set_int3_host) goes to the breakpoint handler; without a handler
-    it is the machine's unhandled exception."""
-    m = make_machine(cpus=1, seed=6)
-    site = m.image.addr("do_sys_openat2")
-    original = m.read_memory(site, 1)
-    calls = []
-
-    def handler(ctx):
-        rip = ctx.regs()[REG_INDEX["ip"]]
-        calls.append(rip)
-        if rip - 1 != site:
-            return False
-        ctx.set_rip(site + 5)  # skip the 5-byte nop the int3 sits on
-        return True
-    m.set_breakpoint_handler(handler)
-    assert m.set_int3_host(site, True)
-    m.text_poke(site, b"\xcc")
-    delivered = m.int3_delivered()
-    status, _ = run_program(m, ["cat", "/etc/passwd"])
-    assert status == 0 and calls and all(c == site + 1 for c in calls)
-    assert m.int3_delivered() == delivered  # none through the guest's gate
-    m.set_breakpoint_handler(None)
-    with pytest.raises(MachineError):
-        m.spawn(["cat", "/etc/passwd"]).wait(10)
-        m.tasks()  # the panic is reported by the next operation
-    assert "unhandled exception 3" in (m.panic_message or "")
-    assert original == m.image.read(site, 1)
-
-
 def test_kernel_int3_no_kprobe_placed_is_the_guests_oops(make_machine):
-    """Any other kernel-mode int3 goes through the guest's #BP gate: its kprobe_int3_handler
-    finds no probe there and the int3 still in the text, and the kernel dies of it (die("int3") in
-    the NMI context exc_int3 entered: a panic)."""
+    """A kernel-mode int3 goes through the guest's #BP gate: its kprobe_int3_handler finds no
+    probe there and the int3 still in the text, and the kernel dies of it (die("int3") in the
+    NMI context exc_int3 entered: a panic)."""
     m = make_machine(cpus=1, seed=6)
     m.text_poke(m.image.addr("do_sys_openat2"), b"\xcc")
     with pytest.raises(MachineError):

@@ -137,6 +137,8 @@ struct kg_point {			/* its index is fixed while armed: slot code pushes it */
 	u8 type;			/* the opcode (IF modifiers), jcc.type, loop.type, indirect.reg */
 	u8 asize;			/* loop.asize */
 	s32 rel32;
+	u32 host;			/* an int3 point whose probes' handlers are the host's */
+	u32 pad;
 };
 
 struct kprobe_guest {
@@ -156,16 +158,16 @@ _Static_assert(sizeof(struct kg_probe) == 56, "kg_probe layout");
 _Static_assert(offsetof(struct kg_probe, first_inst) == 40, "kg_probe layout");
 _Static_assert(sizeof(struct kg_inst) == 48, "kg_inst layout");
 _Static_assert(offsetof(struct kg_probe, nhit) == 24, "kg_probe layout");
-_Static_assert(sizeof(struct kg_point) == 24, "kg_point layout");
+_Static_assert(sizeof(struct kg_point) == 32, "kg_point layout");
 _Static_assert(offsetof(struct kprobe_guest, order) == 8, "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, points) == 8 + 2 * KG_MAX_POINTS, "kprobe_guest layout");
-_Static_assert(offsetof(struct kprobe_guest, probes) == 8 + 26 * KG_MAX_POINTS, "kprobe_guest layout");
-_Static_assert(offsetof(struct kprobe_guest, args) == 8 + 26 * KG_MAX_POINTS + 56 * KG_MAX_PROBES,
+_Static_assert(offsetof(struct kprobe_guest, probes) == 8 + 34 * KG_MAX_POINTS, "kprobe_guest layout");
+_Static_assert(offsetof(struct kprobe_guest, args) == 8 + 34 * KG_MAX_POINTS + 56 * KG_MAX_PROBES,
 	       "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, chains) ==
-	       8 + 26 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS, "kprobe_guest layout");
+	       8 + 34 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS, "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, insts) ==
-	       8 + 26 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS + 4 * KG_INST_HASH,
+	       8 + 34 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS + 4 * KG_INST_HASH,
 	       "kprobe_guest layout");
 
 extern struct kprobe_guest kprobe_guest;
@@ -178,6 +180,10 @@ void kprobe_guest_slot(unsigned long point, struct pt_regs *regs);
 const struct kg_point *kprobe_guest_point(unsigned long addr);
 /* kprobe_int3_handler()'s pre-handler of a point */
 void kprobe_dispatcher(const struct kg_point *pt, struct pt_regs *regs);
+/* PORT_KPROBE_HIT's db_arg[1]: the host runs a host point's handlers (db_arg[0]: the pt_regs,
+ * db_arg[2]: the point's address), or stages an aggregate's next record */
+#define KPROBE_HOST_HIT		0
+#define KPROBE_HOST_NEXT	1
 /* arch/kprobes.S arch_rethook_trampoline: a guest instance's return (regs->sp: as after the
  * function's ret); 0: the slot below regs->sp is no guest instance's (the host's hook next) */
 unsigned long kretprobe_guest_return(struct pt_regs *regs);

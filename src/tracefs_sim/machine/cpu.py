@@ -36,7 +36,7 @@ from unicorn.x86_const import (
 
 from . import native_lib
 from .hostif import CPU_USER_STATE, PORT_TRACE
-from .int3_table import Int3Table
+from .int3_gate import Int3Gate
 from .paging import PhysMem, kernel_virt_to_phys
 from .slicer import SlicedUc, Slicer, SliceTimer
 
@@ -157,11 +157,11 @@ def hook_failed(uc: Uc, e: BaseException) -> None:
 
 class Cpu:
     def __init__(self, index: int, mem: PhysMem, cr3: int, gdt: int, gs_base: int,
-                 syscall_entry: int, int3_table: Int3Table | None = None,
+                 syscall_entry: int, int3_gate: Int3Gate | None = None,
                  regions: Sequence[tuple[int, int, int]] = ()):
         self.index = index
         # kernel-mode int3s delivered natively through the guest's gate (shared by the machine's CPUs)
-        self.int3_table = Int3Table() if int3_table is None else int3_table
+        self.int3_gate = Int3Gate() if int3_gate is None else int3_gate
         self.mem = mem
         uc = self.uc = SlicedUc(UC_ARCH_X86, UC_MODE_64)
         # Unicorn's default is a 1 GiB translation buffer per CPU, filled and never flushed:
@@ -366,7 +366,7 @@ class Cpu:
                                 ctypes.c_int(UC_X86_INS_OUT))
         if err:
             raise UcError(err)
-        self.int3_table.install(uc, _INTR_CFUNC(on_interrupt))  # on_interrupt: what it does not deliver
+        self.int3_gate.install(uc, _INTR_CFUNC(on_interrupt))  # on_interrupt: what it does not deliver
         self.uc.hook_add(UC_HOOK_INSN_INVALID, on_invalid_insn)
         self._slicer = Slicer(self.uc)  # last: its interrupt hook must follow the int3 table's
 

@@ -34,7 +34,6 @@ REG_NAMES = ("ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "r8", "r9", "r10", 
 REG_INDEX = {name: i for i, name in enumerate(REG_NAMES)}
 _WRITABLE = frozenset(REG_NAMES[:18])
 _RIP_ID = _REGS[REG_INDEX["ip"]]
-_CS = REG_INDEX["cs"]
 
 PTE_P, PTE_PS = 0x1, 0x80
 KERNEL_CS, KERNEL_DS = 0x10, 0x18
@@ -240,7 +239,6 @@ class HookTable:
         self._next = 1
         self._cpus: list[Cpu] = []
         self._contexts: list[HookContext] = []
-        self.breakpoint_handler: Callable[[HookContext], bool] | None = None
 
     def attach(self, cpus: list[Cpu], contexts: list[HookContext]) -> None:
         """The CPUs exist (machine start): install the hooks added before."""
@@ -304,20 +302,3 @@ class HookTable:
                 if words[i + 1] == KERNEL_CS and words[i + 4] == KERNEL_DS and inside(words[i]):
                     return True
         return False
-
-    def on_breakpoint(self, cpu: int) -> bool:
-        """An int3 on cpu (RIP = its address + 1): True if the handler took
-        it; only kernel-mode ones are offered to the handler.  Only those of the host's
-        own kprobe handlers come here: the others go through the guest's gate (int3_table.py)."""
-        handler = self.breakpoint_handler
-        if handler is None:
-            return False
-        ctx = self._contexts[cpu]
-        ctx._snap = None  # (inline _enter: a probe hit's path)
-        if ctx.regs()[_CS] & 3:
-            return False
-        try:
-            return bool(handler(ctx))
-        except Exception:
-            log.exception("breakpoint handler failed")
-            return False

@@ -21,7 +21,7 @@ from .cpu import CR3, CS, RDI, RIP, RSI, RSP, Cpu
 from .contract import DebugInfo, GuestRam, KprobeService
 from .hooks import HookContext, HookTable
 from .hostfs import HostFs
-from .int3_table import Int3Table
+from .int3_gate import Int3Gate
 from .nvme import NvmeDisk
 from .hostif import (
     HOST_REQ_ARGV, PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_HOSTFS, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC,
@@ -142,7 +142,7 @@ class Machine:
         # port -> a probe engine's handler of the guest's doorbell there (set_doorbell_handler)
         self._doorbells: dict[int, Callable[[HookContext, tuple[int, int, int, int]], None]] = {}
         self._console = bytearray()  # the serial console's output, its last CONSOLE_KEEP bytes
-        self._int3 = Int3Table()  # kernel-mode int3s through the guest's #BP gate, natively
+        self._int3 = Int3Gate()  # kernel-mode int3s through the guest's #BP gate, natively
         self._session_doorbell: SessionDoorbell | None = None
         self._session_reply_fd = -1
         self._perf_wake_fd = -1
@@ -328,8 +328,8 @@ class Machine:
         return True
 
     def _on_intr(self, uc: Uc, intno: int, cpu: Cpu) -> None:
-        if intno == 3 and self._hooks.on_breakpoint(cpu.index):
-            return  # a probe's int3 (kernel mode): the handler moved RIP on
+        # (a kernel-mode int3 comes here only if the native hook could not take it through the
+        # kernel's #BP gate, int3_gate.py: the unhandled exception below)
         # (a #PF a hook takes stays pending in QEMU until the CPL-0 snapshot is restored:
         # Cpu.raise_exception does that, from kernel mode too, or the next would be a #DF)
         if intno == VEC_PF:
@@ -691,19 +691,6 @@ class Machine:
             self._drop_translations([(addr, addr + len(data))])
             return True
         return self._stop_machine(release)
-
-    def set_breakpoint_handler(self, fn: Callable[[HookContext], bool] | None) -> None:
-        """fn(ctx) for a kernel-mode int3 (RIP = its address + 1): True when
-        handled (fn moved RIP on); False or no handler: the panic path."""
-        self._hooks.breakpoint_handler = fn
-
-    def set_int3_host(self, addr: int, host: bool) -> bool:
-        """A kernel-mode int3 at addr goes to the breakpoint handler (host), or (not host, the
-        default) through the guest's #BP gate to its kprobe handlers, natively.  False: the
-        table of host int3s is full."""
-        if self._runner is None or not self.running:
-            return self._int3.set_host(addr, host)
-        return self._stop_machine(lambda: self._int3.set_host(addr, host))
 
     def int3_delivered(self) -> int:
         """Kernel-mode int3s delivered through the guest's gate so far, all CPUs."""

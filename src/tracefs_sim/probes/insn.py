@@ -1,7 +1,7 @@
 """x86-64 instructions for the kprobe engine (arch/x86/kernel/kprobes/core.c
 and opt.c): instruction boundaries, what can be copied out of line and how,
-what must be emulated (and emulating it), and Linux's can_boost() /
-can_optimize() rules.  Decoding is Capstone's, always of the image's original
+what the kernel's int3 handler emulates (prepare_emulation()), and Linux's
+can_boost() / can_optimize() rules.  Decoding is Capstone's, always of the image's original
 bytes (Linux's recover_probed_instruction: a probe's own int3/jmp is never
 decoded).
 """
@@ -289,103 +289,4 @@ def optimized_insns(insns: tuple[Insn, ...], paddr: int) -> list[Insn] | None:
     return out
 
 
-# ---- emulating control flow (the int3 path's EMULATE strategy) ----
-EFLAGS_CF, EFLAGS_PF, EFLAGS_ZF, EFLAGS_SF, EFLAGS_OF = 0x1, 0x4, 0x40, 0x80, 0x800
 _MASK = 0xFFFFFFFFFFFFFFFF
-_U64 = struct.Struct("<Q")
-# Capstone's registers by their struct pt_regs names
-_CS_REGS = {
-    x86.X86_REG_RAX: "ax", x86.X86_REG_RBX: "bx", x86.X86_REG_RCX: "cx", x86.X86_REG_RDX: "dx",
-    x86.X86_REG_RSI: "si", x86.X86_REG_RDI: "di", x86.X86_REG_RBP: "bp", x86.X86_REG_RSP: "sp",
-    x86.X86_REG_R8: "r8", x86.X86_REG_R9: "r9", x86.X86_REG_R10: "r10", x86.X86_REG_R11: "r11",
-    x86.X86_REG_R12: "r12", x86.X86_REG_R13: "r13", x86.X86_REG_R14: "r14", x86.X86_REG_R15: "r15",
-}
-
-
-class Registers(Protocol):
-    """The probed context's registers by struct pt_regs name (ip: the instruction's)."""
-
-    def __getitem__(self, name: str) -> int: ...
-
-
-class EmulationContext(Protocol):
-    """The CPU the instruction is emulated on (machine.hooks.HookContext)."""
-
-    def read(self, vaddr: int, size: int) -> bytes | None: ...
-    def write(self, vaddr: int, data: bytes) -> bool: ...
-    def set_reg(self, name: str, value: int) -> None: ...
-
-
-def emulable(i: Insn) -> bool:
-    """An emulated indirect jmp/call must address its target plainly."""
-    if i.opcode != (0xFF,):
-        return True
-    op = i.cs.operands[0]
-    if op.type == x86.X86_OP_REG:
-        return op.reg in _CS_REGS
-    return (op.mem.segment == 0 and op.mem.base in (0, x86.X86_REG_RIP, *_CS_REGS)
-            and (op.mem.index == 0 or op.mem.index in _CS_REGS))
-
-
-def emulate(i: Insn, ctx: EmulationContext, regs: Registers) -> int:
-    """Do a control-flow instruction's effect on rsp/rcx; the next RIP."""
-    op = i.opcode
-    b0 = op[0]
-    sp = regs["sp"]
-    if b0 in (0xC3, 0xC2):
-        raw = ctx.read(sp, 8)
-        if raw is None:  # (the breakpoint handler fails: the panic path)
-            raise ValueError(f"ret with an unmapped stack at {sp:#x}")
-        ret = int(_U64.unpack(raw)[0])
-        ctx.set_reg("sp", sp + 8 + (i.cs.operands[0].imm if b0 == 0xC2 else 0))
-        return ret
-    if b0 == 0xE8 or (b0 == 0xFF and i.modrm_reg == 2):
-        target = _branch_target(i) if b0 == 0xE8 else _indirect_target(i, ctx, regs)
-        ctx.write(sp - 8, _U64.pack(i.end))
-        ctx.set_reg("sp", sp - 8)
-        return target
-    if b0 == 0xFF:  # jmp *x
-        return _indirect_target(i, ctx, regs)
-    if b0 in (0xE9, 0xEB):
-        return _branch_target(i)
-    if 0xE0 <= b0 <= 0xE3:
-        rcx = regs["cx"]
-        if b0 == 0xE3:
-            taken = rcx == 0
-        else:
-            rcx = (rcx - 1) & _MASK
-            ctx.set_reg("cx", rcx)
-            zf = bool(regs["flags"] & EFLAGS_ZF)
-            taken = rcx != 0 and (b0 == 0xE2 or zf == (b0 == 0xE1))
-        return _branch_target(i) if taken else i.end
-    cc = (op[1] if len(op) == 2 else b0) & 0xF
-    return _branch_target(i) if _condition(cc, regs["flags"]) else i.end
-
-
-def _branch_target(i: Insn) -> int:
-    target = i.branch_target()
-    assert target is not None  # (a relative branch: the caller knows from its opcode)
-    return target
-
-
-def _indirect_target(i: Insn, ctx: EmulationContext, regs: Registers) -> int:
-    o = i.cs.operands[0]
-    if o.type == x86.X86_OP_REG:
-        return regs[_CS_REGS[o.reg]]
-    m = o.mem
-    addr = m.disp
-    if m.base == x86.X86_REG_RIP:
-        addr += i.end
-    elif m.base:
-        addr += regs[_CS_REGS[m.base]]
-    if m.index:
-        addr += regs[_CS_REGS[m.index]] * m.scale
-    raw = ctx.read(addr & _MASK, 8)
-    return int(_U64.unpack(raw)[0]) if raw else 0
-
-
-def _condition(cc: int, flags: int) -> bool:
-    cf, zf = bool(flags & EFLAGS_CF), bool(flags & EFLAGS_ZF)
-    sf, of, pf = bool(flags & EFLAGS_SF), bool(flags & EFLAGS_OF), bool(flags & EFLAGS_PF)
-    base = (of, cf, zf, cf or zf, sf, pf, sf != of, zf or sf != of)[cc >> 1]
-    return base != bool(cc & 1)

@@ -9,11 +9,9 @@
  * cleared, on at the gate's handler.  The guest's exc_int3 then runs its
  * kprobe handlers (kprobe_int3_handler) and returns with iretq.  No Python.
  *
- * The exceptions are the int3s of kprobes whose handlers are the host's: their
- * addresses are in a table the host fills (with every CPU stopped), and they,
- * user-mode int3s (uprobes, the task's own) and anything this hook cannot
- * deliver (a stack outside guest RAM) go on to the machine's Python interrupt
- * hook unchanged.  It replaces that hook rather than sitting beside it:
+ * User-mode int3s (uprobes, the task's own) and what this hook cannot deliver
+ * (a stack outside guest RAM) go on to the machine's Python interrupt hook
+ * unchanged.  It replaces that hook rather than sitting beside it:
  * Unicorn calls every INTR hook of a CPU, so a second one could not tell that
  * the first had taken the trap.
  *
@@ -22,8 +20,6 @@
  */
 #include <stdint.h>
 #include <string.h>
-
-#define INT3_HOST_POINTS 256
 
 #define EFLAGS_TF 0x100UL
 #define EFLAGS_IF 0x200UL
@@ -35,22 +31,19 @@ typedef struct uc_struct uc_engine;
 typedef int (*uc_reg_fn)(uc_engine *uc, int regid, void *value);
 typedef void (*uc_intr_fn)(uc_engine *uc, uint32_t intno, void *user_data);
 
-/* Shared by every CPU; the host changes it only with every CPU stopped. */
-struct int3_table {
+/* The gate, shared by every CPU; set before they run. */
+struct int3_gate {
 	uint64_t handler;                   /* the #BP gate's handler; 0: none, all go to the host */
 	uint8_t *ram;                       /* guest RAM in this process */
 	uint64_t ram_size;
 	uint64_t kernel_map, page_offset;   /* the kernel image's and the direct map's starts */
-	uint32_t count;                     /* host points in use: [0, count) */
-	uint32_t reserved;
-	uint64_t host[INT3_HOST_POINTS];    /* int3s whose handlers are the host's */
 };
 
 enum { REG_RIP, REG_CS, REG_RSP, REG_RFLAGS, NR_REGS };
 
 /* One per CPU: the hook's user_data. */
 struct int3_cpu {
-	const struct int3_table *table;
+	const struct int3_gate *gate;
 	uc_reg_fn reg_read;
 	uc_reg_fn reg_write;
 	int ids[NR_REGS];
@@ -59,7 +52,7 @@ struct int3_cpu {
 	uint64_t delivered; /* int3s delivered to the guest here (tests and benchmarks read it) */
 };
 
-static uint8_t *guest_ram(const struct int3_table *t, uint64_t va, uint64_t len)
+static uint8_t *guest_ram(const struct int3_gate *t, uint64_t va, uint64_t len)
 {
 	uint64_t pa;
 
@@ -72,18 +65,10 @@ static uint8_t *guest_ram(const struct int3_table *t, uint64_t va, uint64_t len)
 	return pa <= t->ram_size && len <= t->ram_size - pa ? t->ram + pa : NULL;
 }
 
-static int host_point(const struct int3_table *t, uint64_t at)
-{
-	for (uint32_t i = 0; i < t->count; i++)
-		if (t->host[i] == at)
-			return 1;
-	return 0;
-}
-
 /* The gate's delivery; 0 when done (registers and frame written). */
 static int deliver(uc_engine *uc, struct int3_cpu *c, const uint64_t *r)
 {
-	const struct int3_table *t = c->table;
+	const struct int3_gate *t = c->gate;
 	uint64_t frame = (r[REG_RSP] & ~0xfUL) - 5 * 8;
 	uint64_t words[5] = { r[REG_RIP], r[REG_CS], r[REG_RFLAGS], r[REG_RSP], KERNEL_DS };
 	uint64_t rflags = r[REG_RFLAGS] & ~(EFLAGS_IF | EFLAGS_TF | EFLAGS_NT | EFLAGS_RF);
@@ -103,7 +88,7 @@ static int deliver(uc_engine *uc, struct int3_cpu *c, const uint64_t *r)
 void int3_intr_hook(uc_engine *uc, uint32_t intno, void *user_data)
 {
 	struct int3_cpu *c = user_data;
-	const struct int3_table *t = c->table;
+	const struct int3_gate *t = c->gate;
 	uint64_t r[NR_REGS] = { 0 };	/* (Unicorn writes cs and rflags narrower) */
 
 	if (intno == 3 && t->handler) {
@@ -113,7 +98,7 @@ void int3_intr_hook(uc_engine *uc, uint32_t intno, void *user_data)
 			if (c->reg_read(uc, c->ids[i], &r[i]))
 				break;
 		/* RIP is past the int3; a user-mode trap is the task's: the host delivers it */
-		if (i == NR_REGS && !(r[REG_CS] & 3) && !host_point(t, r[REG_RIP] - 1) && !deliver(uc, c, r)) {
+		if (i == NR_REGS && !(r[REG_CS] & 3) && !deliver(uc, c, r)) {
 			c->delivered++;
 			return;
 		}

@@ -3,10 +3,10 @@ address, enabling and disabling them, and bringing every probed address to the w
 be armed now; the arming itself is each mechanism's (int3, opt, on_ftrace, guest).
 
 Kinds of armed point (one per address: probes there aggregate): FTRACE at a function's mcount
-site (on_ftrace.py), OPTIMIZED (opt.py), INT3 (int3.py).  A point whose every probe has a
-guest record program is armed for the guest's handlers (guest.py); the others run host
-handlers, which stage their records for the guest to commit (hit.py), kretprobes taking
-instances (rethook.py).
+site (on_ftrace.py), OPTIMIZED (opt.py), INT3 (the kernel's #BP handler, armed by guest.py,
+int3.py).  A point whose every probe has a guest record program is armed for the guest's
+handlers (guest.py); the others run host handlers, which stage their records for the guest to
+commit (hit.py), kretprobes taking instances (rethook.py).
 
 `armed` is debug/kprobes/enabled: False disarms every point, leaving each probe's own enable
 state as it is (disarm_all_kprobes()).
@@ -24,7 +24,7 @@ from .blacklist import Blacklist
 from .guest import GuestKprobes, GuestRecord, GuestTables
 from .hit import ProbeHit, ProbeStage
 from .insn_slots import InsnSlots
-from .int3 import Int3Kprobes, arch_prepare
+from .int3 import HostInt3Handlers, arch_prepare
 from .on_ftrace import FtraceKprobes
 from .opt import JUMP_LABEL_NOP_SIZE, OptKprobes, Optimizer
 from .point import FTRACE, INT3, OPTIMIZED, GuestProbe, Handler, Kprobe, Point
@@ -59,17 +59,13 @@ class KprobeEngine:
         self._tables = GuestTables(machine)
         self.rethook = Rethook(machine, self.stage)
         self.on_ftrace = FtraceKprobes(machine, sites, self._insn_slots, self.stage, self.point, self._run)
-        self._int3 = Int3Kprobes(machine, self._insn_slots, self.stage, self.point, self._run)
+        self._int3 = HostInt3Handlers(machine, self.stage, self.point, self._run)
         self._opt = OptKprobes(machine, self._insn_slots, self.stage, self._run)
         self._guest = GuestKprobes(machine, self._tables, sites, self._insn_slots)
 
     def point(self, addr: int) -> Point | None:
         """The probed point at addr (None: no probe there)."""
         return self._points.get(addr)
-
-    def on_breakpoint(self, ctx: HookContext) -> bool:
-        """The machine's breakpoint handler (set at construction): an int3 probe's hit."""
-        return self._int3.on_breakpoint(ctx)
 
     # ---- registration ----
     def register(self, addr: int, *, on_hit: Handler | None, is_return: bool = False, maxactive: int = 0,
@@ -292,7 +288,8 @@ class KprobeEngine:
                         failed = e
         points = self._points.values()
         self.on_ftrace.update_hook(any(p.kind == FTRACE and p.guest is None for p in points))
-        self.rethook.update_hook(any(kp.is_return for p in points if p.guest is None for kp in p.probes))
+        # a kretprobe whose handlers are the host's returns through the host's hook
+        self.rethook.update_hook(any(kp.is_return and kp.guest is None for p in points for kp in p.probes))
         if failed is not None:
             raise failed
 
@@ -310,11 +307,9 @@ class KprobeEngine:
         aggregate's further records are staged by the hooks on the extra `call
         probe_commit_stub`s (one stage per CPU)."""
         extra = len(point.probes) - 1
-        if not self._guest.arm(point, kind):
+        if not self._guest.arm(point, kind):  # (every int3 point is armed there)
             if kind == FTRACE:
                 self.on_ftrace.arm(point, extra)
-            elif kind == INT3:
-                self._int3.arm(point, extra)
             else:
                 self._opt.arm(point, extra)
         point.kind = kind
@@ -328,8 +323,6 @@ class KprobeEngine:
             self.on_ftrace.disarm(point)
         else:  # the probed text first: nothing enters the out-of-line code after
             self.machine.text_poke_batch([(point.addr, self.image.read(point.addr, point.length))])
-            if kind == INT3 and point.guest is None:
-                self.machine.set_int3_host(point.addr, False)
         if point.hook is not None:
             self.machine.remove_code_hook(point.hook)
             point.hook = None

@@ -13,6 +13,7 @@ ustring, arrays of numbers and of strings, immediate strings.  symstr (a symbol'
 is the host's) is not compiled, and the probe keeps its host handler."""
 from __future__ import annotations
 
+import errno
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ ST_RAW, ST_MEM, ST_UMEM, ST_STRING, ST_USTRING = range(5)
 KG_MAX_DEREF = 8
 _ARG = struct.Struct("<8BHHHHQq8q")  # struct kg_arg
 _PROBE = struct.Struct("<IHHIIIBBHQQIIII")  # struct kg_probe
-_POINT = struct.Struct("<QIIBBBBi")  # struct kg_point
+_POINT = struct.Struct("<QIIBBBBiII")  # struct kg_point
 _POINT_EMULATION = struct.Struct("<BBBBi")  # its emulate, size, type, asize, rel32
 _INST = struct.Struct("<QQQQIIiI")  # struct kg_inst
 _HOST_LAYOUT = {
@@ -53,7 +54,7 @@ _HOST_LAYOUT = {
     "sizeof(kg_arg)": _ARG.size, "sizeof(kg_probe)": _PROBE.size, "sizeof(kg_point)": _POINT.size,
     "sizeof(kg_inst)": _INST.size,
 }
-_POINT_INSN, _POINT_EMULATE = 12, 16  # struct kg_point's insn and emulate
+_POINT_INSN, _POINT_EMULATE, _POINT_HOST = 12, 16, 24  # struct kg_point's insn, emulate, host
 # struct kg_probe's fields the host writes or reads on their own
 _PROBE_NEXT = 16
 _PROBE_NHIT = 24
@@ -134,8 +135,8 @@ class GuestTables:
         image = machine.image
         a = image.abi_value
         wrong = [name for name, value in _HOST_LAYOUT.items() if a(name) != value]
-        if wrong or (a("kg_probe.nhit"), a("kg_probe.first_inst"), a("kg_point.insn"), a("kg_point.emulate")) != (
-                _PROBE_NHIT, _PROBE_FIRST_INST, _POINT_INSN, _POINT_EMULATE):
+        if wrong or (a("kg_probe.nhit"), a("kg_probe.first_inst"), a("kg_point.insn"), a("kg_point.emulate"),
+                     a("kg_point.host")) != (_PROBE_NHIT, _PROBE_FIRST_INST, _POINT_INSN, _POINT_EMULATE, _POINT_HOST):
             raise RuntimeError(f"kernel image's guest kprobe tables do not match this host: {wrong}")
         sym = image.abi_table("kprobe_guest")
         self._max_insts = a("KG_MAX_INSTS")
@@ -271,14 +272,16 @@ class GuestTables:
 
     # ---- points ----
     def add_point(self, addr: int, probes: Sequence[int]) -> int | None:
-        """A guest-handled point whose probes (chained in this order) are in the table; its
-        index (what slot code pushes); None: the table is full."""
+        """A point whose probes (chained in this order) are in the table -- none: an int3 point
+        whose probes' handlers are the host's; its index (what slot code pushes); None: the
+        table is full."""
         if not self._free_points:
             return None
         index = self._free_points.pop(0)
         for k, p in enumerate(probes):
             self.set_next(p, probes[k + 1] + 1 if k + 1 < len(probes) else 0)
-        self._write(self._points_at + _POINT.size * index, _POINT.pack(addr, probes[0] + 1, 0, 0, 0, 0, 0, 0))
+        self._write(self._points_at + _POINT.size * index,
+                    _POINT.pack(addr, probes[0] + 1 if probes else 0, 0, 0, 0, 0, 0, 0, int(not probes), 0))
         self._points[index] = addr
         self._write_order()
         return index
@@ -295,7 +298,7 @@ class GuestTables:
     def remove_point(self, index: int) -> None:
         del self._points[index]
         self._write_order()
-        self._write(self._points_at + _POINT.size * index, _POINT.pack(0, 0, 0, 0, 0, 0, 0, 0))
+        self._write(self._points_at + _POINT.size * index, _POINT.pack(0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         self._free_points.append(index)
 
     def _write_order(self) -> None:
@@ -313,7 +316,7 @@ class GuestKprobes:
     kprobe_int3_handler(), which emulates the probed instruction (control flow, IF modifiers:
     X.emulation) or single-steps its copy in the insn slot `<relocated instruction>; int3` and
     resumes past the original at that second int3, as 6.1's does (the machine delivers the
-    traps natively, machine/int3_table.py)."""
+    traps natively, machine/int3_gate.py)."""
 
     def __init__(self, machine: PatchableMachine, tables: GuestTables, sites: FtraceSites,
                  insn_slots: InsnSlots):
@@ -324,22 +327,22 @@ class GuestKprobes:
         self._stub = required_symbol(machine.image, "kprobe_guest_stub")
 
     def arm(self, point: Point, kind: str) -> bool:
-        """Arm the point for the guest's handlers; False: host handlers it is (a probe the
-        guest cannot run, an emulated instruction, the guest's table full)."""
+        """Arm the point: for the guest's handlers, or an int3 point whatever its probes (one
+        the guest's fetch programs do not cover has the host's handlers, int3.py); False: the
+        host arms it (an ftrace or optimised point with a host probe, the guest's table full)."""
         probes = [kp.guest for kp in point.probes]
-        if any(p is None for p in probes):
+        host = any(p is None for p in probes)
+        if host and kind != INT3:
             return False
         how, size = None, 0
         if kind == INT3:
-            if point.insn is None:
-                return False
+            assert point.insn is not None  # (arch_prepare() found it, and that it is emulable)
             size = point.insn.size
-            try:
-                how = X.emulation(point.insn)
-            except ValueError:
-                return False  # an instruction 6.1 would not emulate: the host's emulation
-        index = self._tables.add_point(point.addr, [p.index for p in probes if p is not None])
+            how = X.emulation(point.insn)
+        index = self._tables.add_point(point.addr, [] if host else [p.index for p in probes if p is not None])
         if index is None:
+            if kind == INT3:
+                raise OSError(errno.ENOMEM, "kprobe point table full")
             return False
         point.guest = index
         if kind == FTRACE:

@@ -1,33 +1,29 @@
-"""Int3 kprobes whose handlers are the host's, and their out-of-line step.
+"""Int3 kprobes (arch/x86/kernel/kprobes/core.c): what can be probed, and the host's half of a
+point whose probes' handlers are the host's.
 
-(A point the guest handles whole takes its int3 through the guest's #BP gate: guest.py.)
-The probed instruction's first byte becomes an int3, which the machine sends to the host's
-breakpoint handler (Machine.set_int3_host).  A copied instruction runs out of line in an insn
-slot: `call probe_commit_stub; <insn>; jmp back` (entered past the call when nothing was
-staged).  Control flow (jmp, jcc, call, ret, loop, indirect jmp/call) is emulated in the
-handler (insn.emulate), which then enters a slot `call probe_commit_stub; ret` with the
-computed target pushed (or goes to the target when nothing was staged).  An aggregate has one further commit call per extra probe."""
+Every int3 point is the kernel's to run: its int3 goes through the guest's #BP gate and
+kprobe_int3_handler() runs the pre-handlers, then emulates the instruction or single-steps its
+copy (guest.py arms it).  A point with a probe the guest's fetch programs do not cover (symstr)
+is a host point: its pre-handler rings PORT_KPROBE_HIT with the trap's pt_regs, the host runs
+the probes' handlers here and stages their records in the cpu's probe_stage (an aggregate's
+first one, then the next at each further ring), and the kernel commits each."""
 from __future__ import annotations
 
 import errno
-import struct
 from collections.abc import Callable
 
 from ...machine.contract import PatchableImage, PatchableMachine
-from ...machine.hooks import REG_INDEX, HookContext
+from ...machine.hooks import HookContext
 from .. import insn as X
 from .hit import ProbeHit, ProbeStage
-from .insn_slots import InsnSlots, commit_calls, out_of_line
-from .point import INT3, Point
-from .regs import IP, Regs
-
-_U64 = struct.Struct("<Q")
-_SP = REG_INDEX["sp"]
+from .point import Point
+from .regs import PT_REGS_FRAME, Regs, frame_regs
 
 
 def arch_prepare(image: PatchableImage, addr: int) -> tuple[str, X.Insn]:
     """arch_prepare_kprobe(): can_probe() (an instruction boundary of a function), then what
-    the copy or the emulation needs; (the function, the probed instruction) or OSError."""
+    the copy or the emulation needs (prepare_emulation()); (the function, the probed
+    instruction) or OSError."""
     found = X.function_at(image, addr)
     if found is None:
         raise OSError(errno.EILSEQ, "not in a function")
@@ -35,66 +31,36 @@ def arch_prepare(image: PatchableImage, addr: int) -> tuple[str, X.Insn]:
     if not X.on_boundary(insns, sym.addr, addr):
         raise OSError(errno.EILSEQ, "not an instruction boundary")
     i = X.find(insns, addr)
-    if i is None or X.int3_strategy(i) is None or not X.emulable(i):
+    if i is None or X.int3_strategy(i) is None:
         raise OSError(errno.EOPNOTSUPP, "instruction cannot be probed")
+    try:
+        X.emulation(i)
+    except ValueError:  # a memory-indirect call/jmp: "TODO: support memory addressing"
+        raise OSError(errno.EOPNOTSUPP, "instruction cannot be probed") from None
     return sym.name, i
 
 
-class Int3Kprobes:
-    def __init__(self, machine: PatchableMachine, insn_slots: InsnSlots, stage: ProbeStage,
-                 point_at: Callable[[int], Point | None],
+class HostInt3Handlers:
+    """The host's handlers of host int3 points, at the kernel's PORT_KPROBE_HIT doorbell."""
+
+    def __init__(self, machine: PatchableMachine, stage: ProbeStage, point_at: Callable[[int], Point | None],
                  run: Callable[[Point, HookContext, Regs], ProbeHit | None]):
         """point_at(addr): the point probed there; run(point, ctx, regs): its handlers."""
-        self._machine = machine
-        self._insn_slots = insn_slots
+        a = machine.image.abi_value
+        self._hit, self._next = a("KPROBE_HOST_HIT"), a("KPROBE_HOST_NEXT")
         self._stage = stage
         self._point_at = point_at
         self._run = run
-        machine.set_breakpoint_handler(self.on_breakpoint)
+        machine.set_doorbell_handler(a("PORT_KPROBE_HIT"), self._on_doorbell)
 
-    def arm(self, point: Point, extra: int) -> None:
-        """Host handlers: the out-of-line code (commit calls, then the copy or a `ret`), then
-        the int3."""
-        i = point.insn
-        assert i is not None  # (a point off an mcount site always has its instruction)
-        copy = X.int3_strategy(i) == X.COPY
-        if not self._machine.set_int3_host(point.addr, True):
-            raise OSError(errno.ENOMEM, "host int3 table full")
-        try:
-            at = self._insn_slots.get(5 * (1 + extra) + (i.size + 5 if copy else 1))
-        except OSError:
-            self._machine.set_int3_host(point.addr, False)
-            raise
-        prologue = commit_calls(at, self._stage.commit_stub, 1 + extra)
-        if copy:
-            code, point.copy_entry = out_of_line(at, prologue, [i], i.end)
-        else:  # entered with the emulated target pushed: the stub calls, then `ret` to it
-            code = prologue + b"\xc3"
-        self._insn_slots.install(point, at, code)
-        self._insn_slots.hook_commits(point, range(1, 1 + extra), self._stage.on_extra_commit)
-        self._machine.text_poke_batch([(point.addr, b"\xcc")])
-        point.length = 1
-
-    def on_breakpoint(self, ctx: HookContext) -> bool:
-        """A kernel-mode int3 (RIP past it); False: not a probe's (the machine's panic path)."""
-        v = ctx.regs()
-        point = self._point_at(v[IP] - 1)
-        if point is None or point.kind != INT3 or point.guest is not None:
-            return False  # (a guest point's int3 comes here only if the gate could not take it)
-        slot = point.insn_slot
-        assert slot is not None  # (an armed int3 point has its out-of-line code)
-        regs = Regs(v, REG_INDEX, v[IP])
-        hit = self._run(point, ctx, regs)
-        staged = hit is not None and hit.staged
-        if point.copy_entry:
-            ctx.set_rip(slot[0] if staged else point.copy_entry)
-            return True
-        assert point.insn is not None
-        target = X.emulate(point.insn, ctx, regs)
-        if staged:  # the commit calls, then the slot's `ret` goes on to the target
-            sp = ctx.regs()[_SP] - 8
-            ctx.write(sp, _U64.pack(target))
-            ctx.set_reg("sp", sp)
-            target = slot[0]
-        ctx.set_rip(target)
-        return True
+    def _on_doorbell(self, ctx: HookContext, args: tuple[int, int, int, int]) -> None:
+        regs_va, kind, addr, _ = args
+        if kind == self._next:  # an aggregate's next record
+            self._stage.on_extra_commit(ctx)
+            return
+        point = self._point_at(addr)
+        raw = ctx.read(regs_va, PT_REGS_FRAME.size)
+        if kind != self._hit or point is None or raw is None:
+            return  # (the point went while the trap was on its way: nothing staged)
+        values = PT_REGS_FRAME.unpack(raw)
+        self._run(point, ctx, frame_regs(values, values[16]))  # ip: past the int3, as 6.1's

@@ -104,7 +104,7 @@ class Point:
     commit_hooks: list[int] = field(default_factory=list)  # the extra commit calls' hooks
     extra: int = 0  # records a hit can commit besides the first (armed layout)
     length: int = 0  # bytes of text the armed probe replaced
-    guest: int | None = None  # armed with guest handlers: its index in the guest's tables
+    guest: int | None = None  # armed in the guest's tables (guest handlers, or an int3 point): its index
     # KPROBE_FLAG_DISABLED of the hashed kprobe: of the probe itself while it is alone, of
     # the aggregate (which it becomes for good once a second probe joins) after that
     disabled: bool = True
