@@ -122,6 +122,8 @@ def test_the_map_handed_to_the_guest(core):
     (b"hist:keys=prev_pid:vals=1+2:sort=1+2", errno.EINVAL, ("Sort field must be a key or a val", 24)),
     (b"hist:keys=prev_pid:vals=1+2:sort=3", errno.EINVAL, ("Sort field must be a key or a val", 33)),
     (b"hist:keys=prev_pid:vals=1,2,prev_prio", errno.EINVAL, None),
+    (b"hist:keys=prev_pid:vals=prev_prio.usecs+1", errno.EINVAL, ("Timestamp units in expression don't match", 0)),
+    (b"hist:keys=prev_pid:vals=prev_prio+1+2+3+4", errno.EINVAL, ("Too many subexpressions (3 max)", 24)),
 ])
 def test_errors_as_linux_gives_them(core, command, err, log):
     t, e = core.top.triggers, ev(core)
@@ -591,11 +593,13 @@ def test_computed_keys_and_values_read_back_and_guest_steps(core):
     t, e = core.top.triggers, ev(core)
     t.write(e, b"hist:keys=prev_pid+1,1:vals=1+2,prev_prio-next_prio.hex\n")
     t.write(e, b"hist:keys=prev_pid.buckets=10*2:vals=common_timestamp.percent\n")
+    t.write(e, b"hist:keys=cpu+1,-(prev_pid):vals=1-2\n")      # (an operand's cpu as written)
     assert t.read(e) == (
         b"hist:keys=prev_pid+1,1:vals=hitcount,3,prev_prio-next_prio.hex:sort=hitcount:size=2048 [active]\n"
         b"hist:keys=prev_pid.buckets*2:vals=hitcount,common_timestamp.percent:sort=hitcount:size=2048"
-        b":clock=global [active]\n")
-    a, b = core.guest.hist_maps.specs.values()
+        b":clock=global [active]\n"
+        b"hist:keys=cpu+1,-(prev_pid):vals=hitcount,18446744073709551615:sort=hitcount:size=2048 [active]\n")
+    a, b, _ = core.guest.hist_maps.specs.values()
     assert [k.kind for k in a.keys] == ["expr", "expr"] and [v.kind for v in a.vals] == ["hitcount", "expr", "expr"]
     assert a.keys[0].steps == (HistExprStep("field", 24, 4, True), HistExprStep("const", val=1),
                                HistExprStep("plus"))

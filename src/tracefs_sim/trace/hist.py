@@ -603,12 +603,15 @@ class _ExprParser:
         f = _field(text, self.fields, key=False, usecs=True, var_def=var_def, operand=not var_def)
         shape = (HistExprStep("log2"),) if f.modifier == "log2" else \
             (HistExprStep("buckets", val=f.buckets),) if f.buckets else ()
-        text = replace(f, buckets=0).text()     # (expr_field_str(): .buckets without its size)
+        # expr_field_str() of an operand: the cpu as written, .buckets without its size; the
+        # whole of a variable as hist_field_print() (common_cpu)
+        text = f.text() if var_def else f.name + (f".{f.modifier}" if f.modifier else "")
+        usecs = f.modifier == "usecs"       # (HIST_FIELD_FL_TIMESTAMP_USECS, on any field)
         if f.kind == "cpu":
-            return Expr(text, (HistExprStep("cpu"),) + shape, type="unsigned int")
+            return Expr(text, (HistExprStep("cpu"),) + shape, usecs, type="unsigned int")
         if f.kind in ("str", "dyn_str"):    # (a string variable's value; no operand)
             return Expr(f.text(), (HistExprStep(f.kind, f.offset, f.size),), is_string=True)
-        return Expr(text, (HistExprStep("field", f.offset, f.size, f.is_signed),) + shape,
+        return Expr(text, (HistExprStep("field", f.offset, f.size, f.is_signed),) + shape, usecs,
                     is_signed=f.is_signed, type=self.fields[f.name].type)
 
     def var_ref(self, var_name: str, read_once: bool = False, system: str | None = None,
