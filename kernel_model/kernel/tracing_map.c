@@ -169,14 +169,14 @@ static notrace u64 hist_var_str(const struct hist_map *m, const struct hist_expr
 	return (u64)dst;
 }
 
-/* hist_fn_call() of a variable's expression: its steps in postfix order */
-static notrace u64 hist_expr_eval(const struct hist_map *m, const struct hist_var *v, const u8 *r,
+/* hist_fn_call() of an expression (a variable's, a key's, a value's): steps first .. first + n in postfix order */
+static notrace u64 hist_expr_eval(const struct hist_map *m, u32 first, u32 n, const u8 *r,
 				  const u64 *ref_vals, u64 ts, u8 *elt)
 {
 	u64 stack[HIST_EXPR_MAX];
 	u32 sp = 0, i;
 
-	for (i = v->expr; i < (u32)v->expr + v->n_expr && i < HIST_EXPR_MAX; i++) {
+	for (i = first; i < first + n && i < HIST_EXPR_MAX; i++) {
 		const struct hist_expr *e = &m->expr[i];
 		u64 a, b;
 
@@ -206,6 +206,14 @@ static notrace u64 hist_expr_eval(const struct hist_map *m, const struct hist_va
 		case HE_NEG:
 			if (sp)
 				stack[sp - 1] = -stack[sp - 1];
+			continue;
+		case HE_LOG2:
+			if (sp)
+				stack[sp - 1] = hist_log2(stack[sp - 1]);
+			continue;
+		case HE_BUCKETS:
+			if (sp && e->val)
+				stack[sp - 1] = stack[sp - 1] / e->val * e->val;
 			continue;
 		}
 		if (sp < 2)
@@ -376,6 +384,8 @@ notrace void hist_trigger(struct hist_map *m, const void *rec, u32 slot, unsigne
 
 	if (READ_ONCE(m->paused))
 		return;
+	if (m->uses_ts)
+		ts = trace_clock_read(this_cpu());
 	for (i = 0; i < m->key_size; i++)
 		key[i] = 0;
 	for (i = 0; i < m->n_keys; i++) {
@@ -400,6 +410,9 @@ notrace void hist_trigger(struct hist_map *m, const void *rec, u32 slot, unsigne
 		case HF_STACKTRACE:	/* the rest of the entries stay zero */
 			trigger_unwind(bp, (unsigned long *)(key + k->key_offset), HIST_STACKTRACE_DEPTH);
 			continue;
+		case HF_EXPR:		/* (no $var in a key: create_key_field() refuses them) */
+			v = hist_expr_eval(m, k->offset, k->size, r, ref_vals, ts, NULL);
+			break;
 		default:
 			v = hist_read(r + k->offset, k->size, k->is_signed);
 			break;
@@ -424,6 +437,8 @@ notrace void hist_trigger(struct hist_map *m, const void *rec, u32 slot, unsigne
 			v = 1;
 		else if (f->kind == HF_CPU)
 			v = this_cpu()->h.cpu;
+		else if (f->kind == HF_EXPR)	/* its $vars resolved above, read in this element */
+			v = hist_expr_eval(m, f->offset, f->size, r, ref_vals, ts, elt);
 		else
 			v = hist_read(r + f->offset, f->size, f->is_signed);
 		__atomic_fetch_add(&sums[i], v, __ATOMIC_RELAXED);
@@ -432,9 +447,10 @@ notrace void hist_trigger(struct hist_map *m, const void *rec, u32 slot, unsigne
 		/* tracing_map_set_var() of each variable: its expression on this record */
 		u64 *vars = (u64 *)(elt + m->vars_offset), set = 0;
 
-		ts = trace_clock_read(this_cpu());
+		if (!m->uses_ts)
+			ts = trace_clock_read(this_cpu());
 		for (i = 0; i < m->n_vars && i < HIST_VARS_MAX; i++) {
-			WRITE_ONCE(vars[i], hist_expr_eval(m, &m->vars[i], r, ref_vals, ts, elt));
+			WRITE_ONCE(vars[i], hist_expr_eval(m, m->vars[i].expr, m->vars[i].n_expr, r, ref_vals, ts, elt));
 			set |= 1UL << i;
 		}
 		__atomic_fetch_or(&vars[m->n_vars], set, __ATOMIC_RELAXED);

@@ -30,7 +30,7 @@ def test_hist_kmalloc_recipe():
     at = lines.index("== hist:")
     assert lines[at + 1:at + 6] == ["# event histogram", "#", "# trigger info: " + info, "#", ""]
     entries = [re.match(SYM_ENTRY, line) for line in lines[at + 6:lines.index("", at + 6)]]
-    assert entries and all(entries), result.stdout
+    assert entries and all(entries), lines
     sites = [m.group(1) for m in entries]
     assert "hostfs_lookup" in [m.group(2) for m in entries]     # cat opens /etc/passwd
     assert len(set(sites)) == len(sites)                          # one entry per call site
@@ -48,7 +48,7 @@ def test_hist_read_execname_recipe():
     at = lines.index("== hist:")
     body = lines[at + 6:lines.index("", at + 6)]
     entries = [re.match(r"^\{ common_pid: (\S+) +\[ *(\d+)\] \} hitcount: +(\d+)$", line) for line in body]
-    assert entries and all(entries), result.stdout
+    assert entries and all(entries), lines
     assert "cat" in [m.group(1) for m in entries]         # the session's own cat, and the guest's
     counts = [int(m.group(3)) for m in entries]
     assert counts == sorted(counts, reverse=True)
@@ -74,7 +74,7 @@ def test_hist_wakeup_latency_recipe():
     at = lines.index("== wakeup_latency hist:")
     body = lines[at + 6:lines.index("", at + 6)]
     entries = [re.match(r"^\{ pid: +(\d+), prio: +(\d+) \} hitcount: +(\d+)$", line) for line in body]
-    assert entries and all(entries), result.stdout
+    assert entries and all(entries), lines
     pids = [int(m.group(1)) for m in entries]
     assert pids == sorted(pids)
     hits = sum(int(m.group(3)) for m in entries)
@@ -82,16 +82,16 @@ def test_hist_wakeup_latency_recipe():
     at = lines.index("== trace:")
     events = [re.search(r" wakeup_latency: lat=(\d+) pid=(\d+) prio=(\d+)$", line)
               for line in lines[at + 1:lines.index("== busy:")]]
-    assert events and all(events), result.stdout
+    assert events and all(events), lines
     assert {int(m.group(2)) for m in events} <= set(pids)
     assert "sched_waking's hist is in use" in lines and "wakeup_latency is in use" in lines
     at = lines.index("== onmax:")
     body = lines[at + 6:lines.index("", at + 6)]
     keys, saved = body[0::2], body[1::2]
-    assert keys and all(re.match(r"^\{ next_pid: +\d+ \} hitcount: +\d+$", k) for k in keys), result.stdout
+    assert keys and all(re.match(r"^\{ next_pid: +\d+ \} hitcount: +\d+$", k) for k in keys), lines
     pattern = (r"^\tmax: +(\d+)  next_comm: (.{32})  prev_pid: +\d+  prev_prio: +\d+  prev_comm: .{32}$")
     found = [re.match(pattern, line) for line in saved]
-    assert all(found), result.stdout
+    assert all(found), lines
     assert any(int(m.group(1)) > 0 and m.group(1) and m.group(2).strip() for m in found)
     assert lines[-1] == "== done"
 
@@ -105,7 +105,7 @@ def test_hist_kmalloc_stacktrace_recipe():
     at = lines.index("== hist:")
     body = "\n".join(lines[at + 6:lines.index("Totals:")])
     entries = body.split("\n{ ")
-    assert entries[0].startswith("{ stacktrace:\n"), result.stdout
+    assert entries[0].startswith("{ stacktrace:\n"), lines
     allocs = []
     for entry in entries:
         frames = entry.splitlines()
@@ -126,11 +126,11 @@ def test_kprobe_hist_recipe():
     lines = result.stdout.splitlines()
     assert lines[1:6] == ["hist:keys=dfd:vals=hitcount:sort=hitcount:size=2048 [active]",
                           "hist:keys=common_pid.execname:vals=hitcount:sort=hitcount.descending:size=2048 [active]",
-                          "== enable:", "0*", "== hist:"], result.stdout
+                          "== enable:", "0*", "== hist:"], lines
     # every open the three cats make is relative to the cwd (AT_FDCWD as the u64 it was stored as)
-    assert re.search(r"\n\{ dfd: 4294967196 \} hitcount: +\d+\n", result.stdout), result.stdout
+    assert re.search(r"\n\{ dfd: 4294967196 \} hitcount: +\d+\n", result.stdout), lines
     cats = [line for line in lines if re.fullmatch(r"\{ common_pid: cat +\[ *\d+\] \} hitcount: +\d+", line)]
-    assert len(cats) >= 3, result.stdout
+    assert len(cats) >= 3, lines
 
 
 def test_hist_wakeup_latency_snapshot_recipe():
@@ -211,6 +211,13 @@ def _percent_61(val: int, total: int) -> str:
     return "[ERROR]" if pc == 0xFFFFFFFF else f" {pc // 100:3d}.{pc % 100:02d}"
 
 
+def run_lines(script: str) -> list[str]:
+    """The output lines of a `tracefs-sim run -c SCRIPT` that succeeded."""
+    result = tracefs_sim("run", "-c", script, timeout=180)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()
+
+
 def test_hist_percent_of_a_column_through_the_mount():
     # sys_exit's ret sums wrap (failed calls return -errno): 6.1 prints past 100% or [ERROR];
     # the refused .percent key leaves the trigger file as it was
@@ -219,14 +226,53 @@ def test_hist_percent_of_a_column_through_the_mount():
               "echo 'hist:keys=id.percent' >> $E/trigger 2>/dev/null || echo refused\n"
               "cat /nonexistent 2>/dev/null; ls /proc > /dev/null; cat /nonexistent 2>/dev/null\n"
               "cat $E/trigger; cat error_log; cat $E/hist\n")
-    result = tracefs_sim("run", "-c", script, timeout=180)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
+    lines = run_lines(script)
     assert lines[:2] == ["refused", "hist:keys=id:vals=hitcount,ret,ret.percent:sort=id:size=2048 [active]"]
     assert lines[3:5] == ["  Command: hist:keys=id.percent", " " * 24 + "^"]
     rows = [re.match(r"^\{ id: +\d+ \} hitcount: +\d+  ret: +(\d+)  ret \(%\):(.*)$", line) for line in lines
             if line.startswith("{ id:")]
-    assert rows and all(rows), result.stdout
+    assert rows and all(rows), lines
     sums = [int(m.group(1)) for m in rows]
     assert any(s >= 1 << 63 for s in sums)      # a negative sum is there
     assert [m.group(2) for m in rows] == [_percent_61(s, sum(sums)) for s in sums]
+
+
+def test_hist_expressions_constants_and_timestamps_through_the_mount():
+    # kmalloc's slack (bytes_alloc-bytes_req) per pid: a value 6.1 does not print but sorts by,
+    # checked against a second trigger's bytes_alloc and bytes_req; a constant value with no
+    # name; common_timestamp.usecs summed (clock=global in the read-back) and sorted by; a key
+    # expression with an operand's .log2
+    script = ("cd /sys/kernel/tracing; E=events/kmem/kmalloc\n"
+              "echo 'hist:keys=common_pid:vals=bytes_alloc-bytes_req,1:sort=bytes_alloc-bytes_req.descending'"
+              " >> $E/trigger\n"
+              "echo 'hist:keys=common_pid:vals=bytes_alloc,bytes_req' >> $E/trigger\n"
+              "echo 'hist:keys=bytes_req.log2+1:vals=common_timestamp.usecs:sort=common_timestamp' >> $E/trigger\n"
+              "cat /etc/passwd > /dev/null; ls / > /dev/null\n"
+              "echo 0 > events/kmem/enable; cat $E/trigger; cat $E/hist\n")
+    lines = run_lines(script)
+    assert lines[:3] == [
+        "hist:keys=common_pid:vals=hitcount,bytes_alloc-bytes_req,1:sort=bytes_alloc-bytes_req.descending:size=2048"
+        " [active]",
+        "hist:keys=common_pid:vals=hitcount,bytes_alloc,bytes_req:sort=hitcount:size=2048 [active]",
+        "hist:keys=bytes_req.log2+1:vals=hitcount,common_timestamp.usecs:sort=common_timestamp.usecs:size=2048"
+        ":clock=global [active]"]     # (the sort key read back with its value's modifier, as 6.1)
+    slack = [re.match(r"^\{ common_pid: +(\d+) \} hitcount: +(\d+)  : +(\d+)$", line) for line in lines
+             if re.match(r"^\{ common_pid: .*  : ", line)]
+    sizes = {m.group(1): (int(m.group(2)), int(m.group(3)) - int(m.group(4))) for m in
+             (re.match(r"^\{ common_pid: +(\d+) \} hitcount: +(\d+)  bytes_alloc: +(\d+)  bytes_req: +(\d+)$", line)
+              for line in lines) if m}
+    assert slack and all(slack) and len(slack) == len(sizes), lines
+    assert all(m.group(2) == m.group(3) for m in slack)     # 1 a hit
+    # (the pids whose events both triggers saw: not the shell's, which added them in turn, nor
+    # the cat that reads them)
+    same = [m.group(1) for m in slack if int(m.group(2)) == sizes[m.group(1)][0]]
+    order = [sizes[pid][1] for pid in same]
+    assert len(same) >= 2 and order == sorted(order, reverse=True) and any(order), lines
+    logs = [re.match(r"^\{ bytes_req\.log2\+1: +(\d+) \} hitcount: +(\d+)  common_timestamp: +(\d+)$", line)
+            for line in lines if line.startswith("{ bytes_req")]
+    assert logs and all(logs), lines
+    assert all(2 <= int(m.group(1)) <= 14 for m in logs)
+    stamps = [int(m.group(3)) for m in logs]
+    assert stamps == sorted(stamps)
+    # a sum of times in microseconds since boot: about hitcount of them
+    assert all(0 < int(m.group(3)) // int(m.group(2)) < 600_000_000 for m in logs)

@@ -111,6 +111,19 @@ def test_the_map_handed_to_the_guest(core):
     (b"hist:keys=prev_pid:vals=1.graph", errno.EINVAL, ("Expecting numeric literal", 24)),
     (b"hist:keys=prev_pid if", errno.EINVAL, None),
     (b"hist:keys=prev_pid if prev_pid >", errno.EINVAL, None),
+    # keys and values computed at the event (real-tracefs): expressions, constants, timestamps
+    (b"hist:keys=prev_pid:vals=common_timestamp.usecs.graph", errno.EINVAL, ("Couldn't find field", 47)),
+    (b"hist:keys=prev_pid:vals=(prev_prio-next_prio).hex", errno.EINVAL, ("Couldn't find field", 24)),
+    (b"hist:keys=prev_pid:vals=prev_pid/0", errno.EDOM, ("Division by zero", 33)),
+    (b"hist:keys=prev_comm+1", errno.EINVAL, ("String type can not be an operand in expression", 10)),
+    (b"hist:keys=prev_pid:vals=common_timestamp-common_timestamp.usecs", errno.EINVAL,
+     ("Timestamp units in expression don't match", 0)),
+    (b"hist:keys=common_timestamp.percent", errno.EINVAL, ("Invalid field modifier", 27)),
+    (b"hist:keys=prev_pid:vals=1+2:sort=1+2", errno.EINVAL, ("Sort field must be a key or a val", 24)),
+    (b"hist:keys=prev_pid:vals=1+2:sort=3", errno.EINVAL, ("Sort field must be a key or a val", 33)),
+    (b"hist:keys=prev_pid:vals=1,2,prev_prio", errno.EINVAL, None),
+    (b"hist:keys=prev_pid:vals=prev_prio.usecs+1", errno.EINVAL, ("Timestamp units in expression don't match", 0)),
+    (b"hist:keys=prev_pid:vals=prev_prio+1+2+3+4", errno.EINVAL, ("Too many subexpressions (3 max)", 24)),
 ])
 def test_errors_as_linux_gives_them(core, command, err, log):
     t, e = core.top.triggers, ev(core)
@@ -570,3 +583,76 @@ def test_stacktrace_keys(core):
         log = core.top.error_log.read().decode().splitlines()
         assert log[-3].endswith("hist:sched:sched_switch: error: Couldn't find field")
         assert log[-1].index("^") - log[-2].index("hist:") == command.decode().index(at)
+
+
+# ---- keys and values the guest computes: expressions, constants, common_timestamp, $var ----
+
+def test_computed_keys_and_values_read_back_and_guest_steps(core):
+    # (real-tracefs) a constant reads back as its value (1+2 folded: 3), an expression as
+    # written with its operands' modifiers (.buckets without its size), a timestamp adds clock=
+    t, e = core.top.triggers, ev(core)
+    t.write(e, b"hist:keys=prev_pid+1,1:vals=1+2,prev_prio-next_prio.hex\n")
+    t.write(e, b"hist:keys=prev_pid.buckets=10*2:vals=common_timestamp.percent\n")
+    t.write(e, b"hist:keys=cpu+1,-(prev_pid):vals=1-2\n")      # (an operand's cpu as written)
+    assert t.read(e) == (
+        b"hist:keys=prev_pid+1,1:vals=hitcount,3,prev_prio-next_prio.hex:sort=hitcount:size=2048 [active]\n"
+        b"hist:keys=prev_pid.buckets*2:vals=hitcount,common_timestamp.percent:sort=hitcount:size=2048"
+        b":clock=global [active]\n"
+        b"hist:keys=cpu+1,-(prev_pid):vals=hitcount,18446744073709551615:sort=hitcount:size=2048 [active]\n")
+    a, b, _ = core.guest.hist_maps.specs.values()
+    assert [k.kind for k in a.keys] == ["expr", "expr"] and [v.kind for v in a.vals] == ["hitcount", "expr", "expr"]
+    assert a.keys[0].steps == (HistExprStep("field", 24, 4, True), HistExprStep("const", val=1),
+                               HistExprStep("plus"))
+    assert (a.keys[1].key_offset, a.keys[1].steps) == (8, (HistExprStep("const", val=1),))
+    assert a.vals[1].steps == (HistExprStep("const", val=3),)
+    assert [s.op for s in a.vals[2].steps] == ["field", "field", "minus"]
+    assert [s.op for s in b.keys[0].steps] == ["field", "buckets", "const", "mult"] and b.keys[0].steps[1].val == 10
+    assert b.vals[1].steps == (HistExprStep("ts"),)
+
+
+def test_one_usecs_timestamp_makes_them_all_usecs(core):
+    # (real-tracefs: vals=common_timestamp,common_timestamp.usecs sums the same twice)
+    t, e = core.top.triggers, ev(core)
+    t.write(e, b"hist:keys=common_timestamp:vals=common_timestamp,common_timestamp.usecs\n")
+    (spec,) = core.guest.hist_maps.specs.values()
+    assert [f.steps for f in spec.keys + spec.vals[1:]] == [(HistExprStep("ts_usecs"),)] * 3
+
+
+def test_computed_keys_and_values_in_the_hist_file(core):
+    # (real-tracefs) an expression value is not printed (it sorts), a constant has no name,
+    # common_timestamp[.usecs] is `common_timestamp`
+    t, e = core.top.triggers, ev(core)
+    t.write(e, b"hist:keys=1,prev_pid*2:vals=prev_prio+1,1:sort=prev_prio+1.descending\n")
+    t.write(e, b"hist:keys=common_timestamp.usecs:vals=common_timestamp.hex,common_timestamp.graph\n")
+    a, b = core.guest.hist_maps.specs
+    maps = core.guest.hist_maps
+    maps.put(a, key(1, 10), (1, 100, 1))
+    maps.put(a, key(1, 20), (2, 300, 2), hits=2)
+    maps.put(b, key(1500), (1, 1500, 1500))
+    first, second = t.read_hist(e).decode().split("\n\n\n")
+    assert first.splitlines()[5:] == [
+        "{ :          1, prev_pid*2:         20 } hitcount:          2  :          2",
+        "{ :          1, prev_pid*2:         10 } hitcount:          1  :          1",
+        "", "Totals:", "    Hits: 3", "    Entries: 2", "    Dropped: 0"]
+    assert second.splitlines()[5] == ("{ common_timestamp:       1500 } hitcount:          1  common_timestamp:        5dc"
+                                      "  common_timestamp: ####################")
+
+
+def test_a_value_of_another_triggers_variable(synth_core):
+    core = synth_core
+    t, waking, switch = core.top.triggers, ev(core, name="sched_waking"), ev(core)
+    t.write(waking, b"hist:keys=pid:ts0=common_timestamp.usecs\n")
+    t.write(switch, b"hist:keys=next_pid:vals=$ts0,common_timestamp.usecs-$ts0\n")
+    assert t.read(switch) == (b"hist:keys=next_pid:vals=hitcount,$ts0,common_timestamp.usecs-$ts0:sort=hitcount:"
+                              b"size=2048:clock=global [active]\n")
+    maps = core.guest.hist_maps
+    waking_map, switch_map = maps.specs
+    spec = maps.specs[switch_map]
+    assert spec.refs[0].map == waking_map and spec.refs[0].read_once     # (an operand: read once)
+    assert spec.vals[1].steps == (HistExprStep("ref"),)
+    maps.put(switch_map, key(7), (2, 123, 9))
+    assert t.read_hist(switch).decode().splitlines()[5] == "{ next_pid:          7 } hitcount:          2  ts0:        123"
+    # a key may not read one (it is parsed first: its units must match)
+    assert errno_of(t.write, switch, b"hist:keys=next_pid+$ts0\n") == errno.EINVAL
+    assert core.top.error_log.read().split(b"] ", 1)[1].startswith(
+        b"hist:sched:sched_switch: error: Timestamp units in expression don't match\n")

@@ -18,7 +18,7 @@
 #define HIST_STR_MAX		256		/* MAX_FILTER_STR_VAL: a string key's size */
 #define HIST_VARS_MAX		16		/* TRACING_MAP_VARS_MAX: variables of one map (its elements' vars[]) */
 #define HIST_VAR_REFS_MAX	8		/* $var references of one map (var_ref_vals[0..]) */
-#define HIST_EXPR_MAX		64		/* expression steps of one map's variables */
+#define HIST_EXPR_MAX		64		/* expression steps of one map's variables, keys and values */
 #define HIST_ACTIONS_MAX	2
 #define HIST_PARAMS_MAX		8		/* an action's arguments */
 #define HIST_REF_VALS_MAX	(HIST_VAR_REFS_MAX + HIST_ACTIONS_MAX * HIST_PARAMS_MAX)
@@ -30,6 +30,12 @@
 #define HF_DYN_STR	4	/* __data_loc char[] */
 #define HF_HITCOUNT	5	/* vals only: 1 a hit */
 #define HF_STACKTRACE	6	/* keys only: the event's caller's stack, HIST_STACKTRACE_DEPTH return addresses */
+/*
+ * An expression (6.1's parse_expr() of a key or value: an operator, a constant,
+ * common_timestamp, a $var): expr[offset .. offset + size) in postfix order, as a
+ * variable's
+ */
+#define HF_EXPR		7
 #define HIST_STACKTRACE_DEPTH	16
 
 /* hist_expr.op: a variable's expression, in postfix order (parse_expr()'s tree, flattened) */
@@ -52,6 +58,9 @@
  */
 #define HE_STR		12
 #define HE_DYN_STR	13
+/* an operand's .log2 / .buckets=val (hist_field_log2(), hist_field_bucket()) of the value before */
+#define HE_LOG2		14
+#define HE_BUCKETS	15
 
 /* hist_param.kind: an action's argument */
 #define HP_REF		1	/* var_ref_vals[offset] */
@@ -162,7 +171,7 @@ struct hist_map {
 	u32 n_vars;
 	u32 n_refs;
 	u32 n_actions;
-	u32 pad;
+	u32 uses_ts;			/* a key or value reads common_timestamp: the time read first */
 	struct hist_var vars[HIST_VARS_MAX];
 	struct hist_var_ref refs[HIST_VAR_REFS_MAX];	/* (8-aligned: vars[] is 64 bytes) */
 	struct hist_expr expr[HIST_EXPR_MAX];

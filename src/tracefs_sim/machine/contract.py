@@ -174,24 +174,8 @@ class GuestTrigger:
 
 
 @dataclass(frozen=True)
-class HistField:
-    """A key or value of a histogram as the guest computes it (struct hist_key_field /
-    hist_val_field).  kind: "num" (a record field), "cpu", "str" (char[size]), "dyn_str"
-    (__data_loc char[]), "hitcount" (values only), "stacktrace" (keys only: the caller's stack)."""
-
-    kind: str
-    offset: int = 0         # in the record
-    size: int = 0
-    is_signed: bool = False
-    log2: bool = False
-    buckets: int = 0        # 0: none
-    key_offset: int = 0     # keys: in the map's key
-    str_size: int = 0       # string keys: their room in the key (one byte for the NUL)
-
-
-@dataclass(frozen=True)
 class HistExprStep:
-    """One step of a variable's expression, in postfix order (struct hist_expr).  op: "field"
+    """One step of an expression (a variable's, a key's or a value's), in postfix order (struct hist_expr).  op: "field"
     (a numeric field of the record), "cpu", "ts", "ts_usecs", "ref" (var_ref_vals[offset]),
     "const" (val), "plus", "minus", "mult", "div" (val != 0: by the constant val), "neg";
     "str" / "dyn_str": a string variable's only step, a char[N] / __data_loc char[] field
@@ -202,6 +186,24 @@ class HistExprStep:
     size: int = 0
     is_signed: bool = False
     val: int = 0
+
+
+@dataclass(frozen=True)
+class HistField:
+    """A key or value of a histogram as the guest computes it (struct hist_key_field /
+    hist_val_field).  kind: "num" (a record field), "cpu", "str" (char[size]), "dyn_str"
+    (__data_loc char[]), "hitcount" (values only), "stacktrace" (keys only: the caller's stack),
+    "expr" (steps: an expression, a constant, common_timestamp or a $var, computed at the event)."""
+
+    kind: str
+    offset: int = 0         # in the record
+    size: int = 0
+    is_signed: bool = False
+    log2: bool = False
+    buckets: int = 0        # 0: none
+    key_offset: int = 0     # keys: in the map's key
+    str_size: int = 0       # string keys: their room in the key (one byte for the NUL)
+    steps: tuple[HistExprStep, ...] = ()    # "expr": its steps in postfix order
 
 
 @dataclass(frozen=True)

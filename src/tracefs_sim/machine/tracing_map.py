@@ -14,7 +14,7 @@ import struct
 import threading
 from typing import TYPE_CHECKING
 
-from .contract import STR_VAR_LEN_MAX, HistEntry, HistField, HistMapSpec, HistSnapshot
+from .contract import STR_VAR_LEN_MAX, HistEntry, HistExprStep, HistField, HistMapSpec, HistSnapshot
 from .paging import PhysMem, kernel_virt_to_phys
 
 if TYPE_CHECKING:
@@ -43,10 +43,11 @@ class GuestHistMaps:
         self._nr = a("HIST_MAPS_MAX")
         self._arena_size = a("HIST_ARENA_SIZE")
         self._kind = {"num": a("HF_NUM"), "cpu": a("HF_CPU"), "str": a("HF_STR"), "dyn_str": a("HF_DYN_STR"),
-                      "hitcount": a("HF_HITCOUNT"), "stacktrace": a("HF_STACKTRACE")}
+                      "hitcount": a("HF_HITCOUNT"), "stacktrace": a("HF_STACKTRACE"), "expr": a("HF_EXPR")}
         self._log2, self._buckets = a("HF_LOG2"), a("HF_BUCKETS")
         self._ops = {op: a("HE_" + op.upper()) for op in ("field", "cpu", "ts", "ts_usecs", "ref", "const", "plus",
-                                                          "minus", "mult", "div", "neg", "str", "dyn_str")}
+                                                          "minus", "mult", "div", "neg", "str", "dyn_str", "log2",
+                                                          "buckets")}
         self._params = {k: a("HP_" + k.upper()) for k in ("ref", "num", "str", "dyn_str")}
         self._handlers = {k: a("HA_" + k.upper()) for k in ("onmatch", "onmax", "onchange", "trace", "save",
                                                             "snapshot")}
@@ -115,7 +116,7 @@ class GuestHistMaps:
     def create(self, spec: HistMapSpec) -> int:
         vars_max, refs_max, expr_max, actions_max, params_max = self._limits
         if len(spec.keys) > self._keys_max or len(spec.vals) > self._vals_max or len(spec.vars) > vars_max or \
-                len(spec.refs) > refs_max or sum(len(v) for v in spec.vars) > expr_max or \
+                len(spec.refs) > refs_max or self._n_steps(spec) > expr_max or \
                 len(spec.actions) > actions_max or any(len(a.params) > params_max for a in spec.actions):
             raise OSError(errno.EINVAL, "too many histogram fields")
         table = 8 * 2 * (1 << spec.map_bits)
@@ -134,6 +135,11 @@ class GuestHistMaps:
                 self._write_head(index, at, table, spec)
                 return self._maps_va + index * self._size
         return self._machine.with_cpus_stopped(make)
+
+    @staticmethod
+    def _n_steps(spec: HistMapSpec) -> int:
+        """The expression steps of its variables, then of its keys and values (expr[])."""
+        return sum(len(v) for v in spec.vars) + sum(len(f.steps) for f in spec.keys + spec.vals)
 
     def _buf(self) -> mmap.mmap:
         if self._mem is None:
@@ -159,22 +165,33 @@ class GuestHistMaps:
         _MAP_HEAD.pack_into(buf, pa, spec.map_bits, spec.key_size, len(spec.keys), len(spec.vals),
                             self._elt_size(spec), comm_offset, 0, 0, 0, 0,
                             self._arena_va + at, self._arena_va + at + table)
-        for i, k in enumerate(spec.keys):
-            _KEY.pack_into(buf, pa + self._keys_at + _KEY.size * i, self._kind[k.kind], k.size & 0xFF,
-                           int(k.is_signed), self._log2 * k.log2 | self._buckets * bool(k.buckets), k.offset,
-                           k.key_offset, k.str_size, 0, k.buckets)
-        for i, v in enumerate(spec.vals):
-            _VAL.pack_into(buf, pa + self._vals_at + _VAL.size * i, self._kind[v.kind], v.size & 0xFF,
-                           int(v.is_signed), 0, v.offset, 0)
-        sums, vars_at, tracks, _ = self._layout(spec)
-        _TAIL.pack_into(buf, pa + self._tail_at, sums, vars_at, len(spec.vars), len(spec.refs), len(spec.actions), 0)
         step = 0
-        for i, steps in enumerate(spec.vars):
-            _VAR.pack_into(buf, pa + self._vars_at + _VAR.size * i, step, len(steps))
+
+        def put_steps(steps: tuple[HistExprStep, ...]) -> int:
+            """expr[] gets them after those already there: where they start."""
+            nonlocal step
+            first = step
             for e in steps:
                 _EXPR.pack_into(buf, pa + self._expr_at + _EXPR.size * step, self._ops[e.op], e.size & 0xFF,
                                 int(e.is_signed), 0, e.offset, 0, e.val & 0xFFFFFFFFFFFFFFFF)
                 step += 1
+            return first
+        for i, steps in enumerate(spec.vars):
+            _VAR.pack_into(buf, pa + self._vars_at + _VAR.size * i, put_steps(steps), len(steps))
+        # an expression key or value: its steps in expr[], HF_EXPR's offset the first and size their number
+        for i, k in enumerate(spec.keys):
+            offset, size = (put_steps(k.steps), len(k.steps)) if k.kind == "expr" else (k.offset, k.size)
+            _KEY.pack_into(buf, pa + self._keys_at + _KEY.size * i, self._kind[k.kind], size & 0xFF,
+                           int(k.is_signed), self._log2 * k.log2 | self._buckets * bool(k.buckets), offset,
+                           k.key_offset, k.str_size, 0, k.buckets)
+        for i, v in enumerate(spec.vals):
+            offset, size = (put_steps(v.steps), len(v.steps)) if v.kind == "expr" else (v.offset, v.size)
+            _VAL.pack_into(buf, pa + self._vals_at + _VAL.size * i, self._kind[v.kind], size & 0xFF,
+                           int(v.is_signed), 0, offset, 0)
+        uses_ts = any(e.op in ("ts", "ts_usecs") for f in spec.keys + spec.vals for e in f.steps)
+        sums, vars_at, tracks, _ = self._layout(spec)
+        _TAIL.pack_into(buf, pa + self._tail_at, sums, vars_at, len(spec.vars), len(spec.refs), len(spec.actions),
+                        int(uses_ts))
         own = self._maps_va + index * self._size
         for i, r in enumerate(spec.refs):
             _REF.pack_into(buf, pa + self._refs_at + _REF.size * i, r.map or own, r.var, int(r.read_once))

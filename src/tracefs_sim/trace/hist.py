@@ -5,7 +5,9 @@ no Python runs per event), and the event's `hist` file, printed from a read of t
 
 Keys (at most 3) are the event's fields with the modifiers .hex .sym .sym-offset .execname
 (common_pid only) .syscall .log2 .buckets=N, common_cpu (cpu, CPU); values (hitcount and at
-most 2 more) its numeric fields, .hex .percent .graph; sort= at most 2 of them, .ascending or
+most 2 more) its numeric fields, .hex .percent .graph; either may be what the guest computes
+at the event from expression steps, as variables are: an expression, a constant,
+common_timestamp, another trigger's $var (values only); sort= at most 2 of them, .ascending or
 .descending.  Errors are 6.1's: the errno, and for what 6.1 reports with hist_err() an
 error_log entry `hist:SYS:EVENT: error: ...` with the caret under the first occurrence of the
 bad token in the command, as its errpos() finds it.
@@ -116,7 +118,10 @@ class HistFieldDef:
     """struct hist_field of a key or value."""
 
     name: str                   # hist_field_name(): the field's name (cpu, CPU: the generic field's)
-    kind: str                   # "num" "cpu" "str" "dyn_str" "hitcount" "stacktrace"
+    # "num" "cpu" "str" "dyn_str" "hitcount" "stacktrace"; computed at the event from steps:
+    # "expr" (an operator: its name the expression's text, a value of it not shown), "const"
+    # (no name), "ts" (common_timestamp), "ref" (another trigger's $var: its name the variable's)
+    kind: str
     modifier: str | None = None
     buckets: int = 0
     offset: int = 0
@@ -124,11 +129,23 @@ class HistFieldDef:
     is_signed: bool = False
     key_offset: int = 0
     key_size: int = 0
+    steps: tuple[HistExprStep, ...] = ()
+    type: str = ""              # an expression's type (its first operand's)
 
     def text(self) -> str:
-        """hist_field_print(): the cpu is common_cpu, however it was named."""
+        """hist_field_print(): the cpu is common_cpu, however it was named; a constant its
+        value, a reference $NAME, an expression as parsed (its operands' modifiers in it)."""
+        if self.kind == "const":
+            return str(self.steps[0].val)
+        if self.kind in ("ref", "expr"):
+            return ("$" if self.kind == "ref" else "") + self.name
         out = ("common_cpu" if self.kind == "cpu" else self.name) + (f".{self.modifier}" if self.modifier else "")
         return out + (f"={self.buckets}" if self.buckets else "")
+
+    @property
+    def computed(self) -> bool:
+        """The guest computes it from its steps (HF_EXPR)."""
+        return self.kind in ("expr", "const", "ts", "ref")
 
     def same(self, other: HistFieldDef) -> bool:
         """hist_field_match()."""
@@ -195,9 +212,10 @@ class HistSpec:
             [a.text for a in other.actions]
 
     def map_spec(self) -> HistMapSpec:
-        keys = tuple(HistField(k.kind, k.offset, k.size, k.is_signed, k.modifier == "log2", k.buckets,
-                               k.key_offset, k.key_size) for k in self.keys)
-        vals = tuple(HistField(v.kind, v.offset, v.size, v.is_signed) for v in self.vals)
+        keys = tuple(HistField("expr" if k.computed else k.kind, k.offset, k.size, k.is_signed, k.modifier == "log2",
+                               k.buckets, k.key_offset, k.key_size, k.steps) for k in self.keys)
+        vals = tuple(HistField("expr" if v.computed else v.kind, v.offset, v.size, v.is_signed, steps=v.steps)
+                     for v in self.vals)
         return HistMapSpec(self.map_bits, self.key_size, keys, vals,
                            comm=any(k.modifier == "execname" for k in self.keys),
                            vars=tuple(v.expr.steps for v in self.vars),
@@ -218,6 +236,8 @@ def key_types(keys: Sequence[HistFieldDef], event: TraceEvent) -> list[tuple[str
             return "unsigned int"
         if key.kind == "stacktrace":
             return "unsigned long[]"
+        if key.computed:
+            return key.type or "u64"
         return fields[key.name].type
     return [(type_of(k), k.size, k.is_signed) for k in keys]
 
@@ -233,6 +253,8 @@ class Expr:
     is_string: bool = False
     const: int | None = None    # HIST_FIELD_FL_CONST
     var: HistVar | None = None  # a reference: the variable
+    is_signed: bool = False     # its first operand's
+    type: str = "u64"
 
 
 @dataclass
@@ -397,6 +419,9 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
         """find_event_var(): a registered hist trigger has it."""
         return env is not None and bool(env.find_var(var_name, system, event_name))
     vals = [HITCOUNT]
+    spec = HistSpec([], vals, [], map_bits or MAP_BITS_DEFAULT, name, pause, cont, clear)
+    spec.clock = clock
+    parser = _ExprParser(spec, fields, env, remove, event, local_field)
     if vals_str is not None:
         rest = vals_str
         for _ in range(VALS_MAX):          # (create_val_fields(): hitcount parts count too)
@@ -405,7 +430,7 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
             part, rest = _strsep(rest, ",")
             if part == "hitcount":
                 continue
-            vals.append(_key_or_val(part, fields, False, local_field, is_var))
+            vals.append(_key_or_val(part, fields, False, local_field, is_var, parser))
         if rest is not None and rest != "hitcount":
             raise HistError(errno.EINVAL)
     keys: list[HistFieldDef] = []
@@ -414,22 +439,19 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
     while len(keys) < KEYS_MAX and rest is not None:
         part, rest = _strsep(rest, ",")
         # create_key_field(): `stacktrace` as it is, the event's caller's stack
-        key = STACKTRACE if part == "stacktrace" else _key_or_val(part, fields, True, local_field, is_var)
+        key = STACKTRACE if part == "stacktrace" else _key_or_val(part, fields, True, local_field, is_var, parser)
         size = (key.key_size + 7) & ~7
-        key = HistFieldDef(key.name, key.kind, key.modifier, key.buckets, key.offset, key.size, key.is_signed,
-                           offset, size)
+        key = replace(key, key_offset=offset, key_size=size)
         offset += size
         if offset > KEY_SIZE_MAX:
             raise HistError(errno.EINVAL)
         keys.append(key)
     if rest is not None:
         raise HistError(errno.EINVAL)
-    spec = HistSpec(keys, vals, _sort_keys(sort_str, vals, keys), map_bits or MAP_BITS_DEFAULT, name,
-                    pause, cont, clear)
-    spec.clock = clock
+    spec.keys = keys
+    spec.sort = _sort_keys(sort_str, vals, keys)
     if (var_defs or action_strs) and env is None:
         raise HistError(errno.EINVAL)
-    parser = _ExprParser(spec, fields, env, remove, event, local_field)
     for var_name, text in var_defs:        # create_var_fields(): unique among the event's
         if spec.find_var(var_name) is not None or (not remove and env is not None and env.find_own_var(var_name)):
             raise HistError(errno.EINVAL, ERR_DUPLICATE_VAR, var_name)
@@ -440,7 +462,23 @@ def parse(param: str, event: TraceEvent, remove: bool = False, env: HistEnv | No
         spec.vars.append(HistVar(var_name, expr))
     for text in action_strs:
         spec.actions.append(parser.action(text, event))
+    _ts_in_usecs(spec)
     return spec
+
+
+def _ts_in_usecs(spec: HistSpec) -> None:
+    """hist_field_timestamp(): one common_timestamp.usecs anywhere in the command
+    (attrs->ts_in_usecs) makes every common_timestamp of it microseconds."""
+    def usecs(steps: tuple[HistExprStep, ...]) -> tuple[HistExprStep, ...]:
+        return tuple(replace(e, op="ts_usecs") if e.op == "ts" else e for e in steps)
+    fields = spec.keys + spec.vals
+    if not any(e.op == "ts_usecs" for steps in [f.steps for f in fields] + [v.expr.steps for v in spec.vars]
+               for e in steps):
+        return
+    spec.keys = [replace(k, steps=usecs(k.steps)) for k in spec.keys]
+    spec.vals[:] = [replace(v, steps=usecs(v.steps)) for v in spec.vals]
+    for var in spec.vars:
+        var.expr.steps = usecs(var.expr.steps)
 
 
 _OPS = {"-": "minus", "+": "plus", "/": "div", "*": "mult"}
@@ -495,7 +533,8 @@ class _ExprParser:
             sub = self.parse(inner[1:close], n_subexprs)
             if sub.is_string:
                 raise HistError(errno.EINVAL, ERR_INVALID_STR_OPERAND, inner[1:])
-            return Expr(f"-({sub.text})", sub.steps + (HistExprStep("neg"),), sub.usecs)
+            return Expr(f"-({sub.text})", sub.steps + (HistExprStep("neg"),), sub.usecs, is_signed=sub.is_signed,
+                        type=sub.type)
         left, right = text[:at], text[at + 1:]
         if not left or not right:
             raise HistError(errno.EINVAL)
@@ -523,7 +562,7 @@ class _ExprParser:
             value = _apply(name, ca, cb)
             return Expr(text_out, (HistExprStep("const", val=value),), a.usecs, const=value)
         step = HistExprStep(name, val=cb if name == "div" and cb is not None else 0)
-        return Expr(text_out, a.steps + b.steps + (step,), a.usecs)
+        return Expr(text_out, a.steps + b.steps + (step,), a.usecs, is_signed=a.is_signed, type=a.type)
 
     def _atom(self, text: str, read_once: bool, var_def: bool = False) -> Expr:
         """parse_atom(): a $var (or SYSTEM.EVENT.$var), a constant, common_timestamp, cpu or a
@@ -543,7 +582,8 @@ class _ExprParser:
             index = self.spec.refs.index(ref)
             var = ref.owner.vars[ref.var]
             # (6.1 does not flag a reference to a string variable a string: it may be an operand)
-            return Expr(f"${ref.text_name}", (HistExprStep("ref", offset=index),), var.expr.usecs, var=var)
+            return Expr(f"${ref.text_name}", (HistExprStep("ref", offset=index),), var.expr.usecs, var=var,
+                        is_signed=var.expr.is_signed, type=var.expr.type)
         if text[:1].isdigit():
             value = or_none(kstrtoull, text)
             if value is None or value >= 1 << 64:
@@ -552,18 +592,27 @@ class _ExprParser:
         name, modifier = _strsep(text, ".")
         if name == "common_timestamp":
             shown = _display_modifier(modifier, var_def)    # (an operand's .percent / .graph: no effect)
-            if modifier not in (None, "usecs") and shown is None:
+            if modifier not in (None, "usecs", "hex") and shown is None:
                 raise HistError(errno.EINVAL, ERR_BAD_FIELD_MODIFIER, modifier)
             self.spec.timestamps = True
             usecs = modifier == "usecs"
             text = name + (f".{shown or modifier}" if modifier else "")
             return Expr(text, (HistExprStep("ts_usecs" if usecs else "ts"),), usecs)
-        f = _field(text, self.fields, key=False, usecs=True, var_def=var_def)
+        # an operand may have a key's modifiers (parse_expr() gives it no flags to check them
+        # against): .log2 and .buckets=N apply to its value
+        f = _field(text, self.fields, key=False, usecs=True, var_def=var_def, operand=not var_def)
+        shape = (HistExprStep("log2"),) if f.modifier == "log2" else \
+            (HistExprStep("buckets", val=f.buckets),) if f.buckets else ()
+        # expr_field_str() of an operand: the cpu as written, .buckets without its size; the
+        # whole of a variable as hist_field_print() (common_cpu)
+        text = f.text() if var_def else f.name + (f".{f.modifier}" if f.modifier else "")
+        usecs = f.modifier == "usecs"       # (HIST_FIELD_FL_TIMESTAMP_USECS, on any field)
         if f.kind == "cpu":
-            return Expr(f.text(), (HistExprStep("cpu"),))
+            return Expr(text, (HistExprStep("cpu"),) + shape, usecs, type="unsigned int")
         if f.kind in ("str", "dyn_str"):    # (a string variable's value; no operand)
             return Expr(f.text(), (HistExprStep(f.kind, f.offset, f.size),), is_string=True)
-        return Expr(f.text(), (HistExprStep("field", f.offset, f.size, f.is_signed),))
+        return Expr(text, (HistExprStep("field", f.offset, f.size, f.is_signed),) + shape, usecs,
+                    is_signed=f.is_signed, type=self.fields[f.name].type)
 
     def var_ref(self, var_name: str, read_once: bool = False, system: str | None = None,
                 event: str | None = None) -> VarRef | None:
@@ -755,24 +804,25 @@ def _display_modifier(modifier: str | None, refused: bool) -> str | None:
 
 def _key_or_val(text: str, fields: dict[str, FieldLike], key: bool,
                 local_field: Callable[[str, str | None, str | None], str | None],
-                is_var: Callable[[str, str | None, str | None], bool]) -> HistFieldDef:
-    """parse_atom() of a key or value (create_key_field(), create_val_field()): a field,
-    SYSTEM.EVENT.field, or a $var of this command standing for a field.  is_var(name, system,
-    event): parse_var_ref() would find it."""
-    if text[:1].isdigit():      # parse_const() (a constant key or value: not modelled)
-        if or_none(kstrtoull, text) is None:
-            raise HistError(errno.EINVAL, "Expecting numeric literal", text)
-        raise HistError(errno.EINVAL, ERR_FIELD_NOT_FOUND, text)
+                is_var: Callable[[str, str | None, str | None], bool], parser: _ExprParser) -> HistFieldDef:
+    """parse_expr() of a key or value (create_key_field(), create_val_field()): a field,
+    SYSTEM.EVENT.field, a $var of this command standing for a field; else what the guest
+    computes (an expression, a constant, common_timestamp, another trigger's $var) from the
+    parser's steps.  is_var(name, system, event): parse_var_ref() would find it."""
+    if _contains_operator(text)[0] is not None or text[:1].isdigit():
+        return _computed(text, key, parser)
     system, event_name, rest = _split_ref(text)
     local = local_field(rest, system, event_name)
     if local is not None:
         return _field(local, fields, key)
+    if rest.partition(".")[0] == "common_timestamp" and "common_timestamp" not in fields:
+        return _computed(text, key, parser)
     if not rest.startswith("$"):
         return _field(rest, fields, key)
     if is_var(rest[1:], system, event_name):
         if key:
             raise HistError(errno.EINVAL, ERR_INVALID_REF_KEY, text)
-        raise HistError(errno.EINVAL)       # (a value reading a variable: not modelled)
+        return _computed(text, key, parser)
     try:        # parse_var_ref() logged that it found none; parse_field() of the text follows
         _field(rest, fields, key)
     except HistError as refused:
@@ -780,10 +830,32 @@ def _key_or_val(text: str, fields: dict[str, FieldLike], key: bool,
     raise HistError(errno.EINVAL, ERR_VAR_NOT_FOUND, rest[1:])
 
 
+def _computed(text: str, key: bool, parser: _ExprParser) -> HistFieldDef:
+    """A key or value that parse_expr() makes other than a field: an expression (a key of one
+    may not read a $var), a constant, common_timestamp[.usecs], a $var of another trigger.
+    (A key's .percent / .graph is refused as a variable's: on the whole, not its operands.)"""
+    expr = parser.parse(text, [0], var_def=key)
+    steps = expr.steps
+    if key and any(e.op == "ref" for e in steps):   # field_has_hist_vars()
+        raise HistError(errno.EINVAL, ERR_INVALID_REF_KEY, text)
+    if expr.const is not None:
+        return HistFieldDef("", "const", size=8, key_size=8, steps=steps, type="u64")
+    if len(steps) == 1 and steps[0].op in ("ts", "ts_usecs"):
+        modifier = expr.text.partition(".")[2] or None
+        return HistFieldDef("common_timestamp", "ts", modifier, size=8, key_size=8, steps=steps, type="u64")
+    if len(steps) == 1 and steps[0].op == "ref":
+        ref = parser.spec.refs[steps[0].offset]
+        return HistFieldDef(ref.text_name, "ref", size=8, is_signed=expr.is_signed, key_size=8, steps=steps,
+                            type=expr.type)
+    return HistFieldDef(expr.text, "expr", size=8, is_signed=expr.is_signed, key_size=8, steps=steps,
+                        type=expr.type)
+
+
 def _field(text: str, fields: dict[str, FieldLike], key: bool, usecs: bool = False,
-           var_def: bool = False) -> HistFieldDef:
+           var_def: bool = False, operand: bool = False) -> HistFieldDef:
     """parse_field() and the checks of create_key_field() / __create_val_field(); usecs: the
-    modifier is allowed (variables' fields); var_def: the whole of a variable's expression."""
+    modifier is allowed (variables' fields); var_def: the whole of a variable's expression;
+    operand: an operand of an expression (any modifier, as a key's)."""
     name, modifier = _strsep(text, ".")
     buckets = 0
     if modifier is not None:
@@ -816,7 +888,7 @@ def _field(text: str, fields: dict[str, FieldLike], key: bool, usecs: bool = Fal
             made = HistFieldDef(name, "num", modifier, buckets, f.offset, f.size, bool(f.is_signed), 0, f.size)
         else:
             raise HistError(errno.EINVAL, ERR_FIELD_NOT_FOUND, name)
-    if not key and modifier in _KEY_ONLY:
+    if not key and not operand and modifier in _KEY_ONLY:
         raise HistError(errno.EINVAL, ERR_BAD_FIELD_MODIFIER, text)
     return made
 
@@ -1083,7 +1155,8 @@ def hist_text(spec: HistSpec, info: bytes, snapshot: HistSnapshot, ctx: HistCont
     for e in entries:
         line = _key_text(spec, e, ctx) + _val_text(HITCOUNT, e.sums[0], totals[0], tops[0])
         for j, v in enumerate(spec.vals[1:], start=1):
-            line += " " + _val_text(v, e.sums[j], totals[j], tops[j])
+            if v.kind != "expr":    # (an expression's value is not shown, though it may sort)
+                line += " " + _val_text(v, e.sums[j], totals[j], tops[j])
         line += _tracked_text(spec, e)
         lines.append(line + "\n")
     head = b"# event histogram\n#\n# trigger info: " + info + b"#\n\n"
