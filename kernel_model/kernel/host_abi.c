@@ -63,6 +63,45 @@ HOST_ABI_CONST(TRACE_USTACK_SHIFT);
 HOST_ABI_OFFSET(trace_event_file, slots);
 HOST_ABI_OFFSET(trace_event_file, type);
 
+/* include/hostif.h: the doorbell ports, the per-CPU area's head, the request mailbox and the
+ * HPET (machine/hostif.py checks its copies against these) */
+HOST_ABI_CONST(PORT_IPI);
+HOST_ABI_CONST(PORT_WRITE);
+HOST_ABI_CONST(PORT_EXIT);
+HOST_ABI_CONST(PORT_PANIC);
+HOST_ABI_CONST(PORT_READY);
+HOST_ABI_CONST(PORT_SPAWNED);
+HOST_ABI_CONST(PORT_IDLE);
+HOST_ABI_CONST(PORT_TRACE);
+HOST_ABI_CONST(PORT_CODE);
+HOST_ABI_CONST(PORT_IPI_TIMER);
+HOST_ABI_CONST(PORT_CONSOLE);
+HOST_ABI_CONST(PORT_SESSION_REPLY);
+HOST_ABI_CONST(PORT_HOSTFS);
+HOST_ABI_CONST(PORT_TLB);
+HOST_ABI_CONST(PORT_UPROBE);
+HOST_ABI_CONST(PORT_PERF_WAKEUP);
+HOST_ABI_CONST(PORT_STDIN);
+HOST_ABI_CONST(PORT_PMU);
+HOST_ABI_OFFSET(hostif_cpu, self);
+HOST_ABI_OFFSET(hostif_cpu, cpu);
+HOST_ABI_OFFSET(hostif_cpu, top_of_stack);
+HOST_ABI_OFFSET(hostif_cpu, user_rsp);
+HOST_ABI_OFFSET(hostif_cpu, now_ns);
+HOST_ABI_OFFSET(hostif_cpu, next_event_ns);
+HOST_ABI_OFFSET(hostif_cpu, db_arg);
+HOST_ABI_OFFSET(hostif_cpu, user_state);
+HOST_ABI_OFFSET(hostif_cpu, pmu);
+HOST_ABI_OFFSET(hostif_cpu, now_tsc);
+HOST_ABI_CONST(HOST_REQ_SLOTS);
+HOST_ABI_CONST(HOST_REQ_ARGV);
+HOST_ABI_CONST(HOST_SPAWN_STDIN);
+HOST_ABI_SIZE(host_request);
+HOST_ABI_OFFSET(hostif_hpet, deadline);
+HOST_ABI_OFFSET(hostif_hpet, cpu);
+HOST_ABI_OFFSET(hostif_hpet, vector);
+HOST_ABI_OFFSET(boot_params, boot_monotonic_ns);
+
 /* include/trace/kprobe_perf.h: the kprobe engine's requests (PORT_KPROBE) */
 HOST_ABI_CONST(PORT_KPROBE);
 HOST_ABI_CONST(KPROBE_REQ_REGISTER);

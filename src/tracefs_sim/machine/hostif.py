@@ -9,11 +9,13 @@ from .image import KernelImage
 from .perf_pool import PerfPool
 from .paging import PhysMem, kernel_virt_to_phys
 
+# The host's copies of hostif.h's constants and offsets, checked against the image's host ABI
+# when a HostInterface is made (_ABI below): a kernel built otherwise is refused at once.
 (PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE, PORT_TRACE, PORT_CODE,
  PORT_IPI_TIMER, PORT_CONSOLE, PORT_SESSION_REPLY, PORT_HOSTFS, PORT_TLB, PORT_UPROBE, PORT_PERF_WAKEUP,
- PORT_KPROBE, PORT_STDIN) = (
+ PORT_KPROBE, PORT_STDIN, PORT_PMU) = (
     0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517, 0x518, 0x519, 0x51A, 0x51B, 0x51C, 0x51D, 0x51E,
-    0x520, 0x521, 0x522)
+    0x520, 0x521, 0x522, 0x523)
 WORKLOADS = {"none": 0, "default": 1}
 BOOT_MAGIC = 0x74736D6B72656E6C
 
@@ -47,9 +49,34 @@ class TaskLayout:
 
 BOOT_MONOTONIC_OFF = 80  # struct boot_params's boot_monotonic_ns (hostif.h)
 
+_ABI = {
+    **{f"PORT_{name}": value for name, value in (
+        ("IPI", PORT_IPI), ("WRITE", PORT_WRITE), ("EXIT", PORT_EXIT), ("PANIC", PORT_PANIC), ("READY", PORT_READY),
+        ("SPAWNED", PORT_SPAWNED), ("IDLE", PORT_IDLE), ("TRACE", PORT_TRACE), ("CODE", PORT_CODE),
+        ("IPI_TIMER", PORT_IPI_TIMER), ("CONSOLE", PORT_CONSOLE), ("SESSION_REPLY", PORT_SESSION_REPLY),
+        ("HOSTFS", PORT_HOSTFS), ("TLB", PORT_TLB), ("UPROBE", PORT_UPROBE), ("PERF_WAKEUP", PORT_PERF_WAKEUP),
+        ("KPROBE", PORT_KPROBE), ("STDIN", PORT_STDIN), ("PMU", PORT_PMU))},
+    **{f"hostif_cpu.{name}": value for name, value in (
+        ("self", CPU_SELF), ("cpu", CPU_ID), ("top_of_stack", CPU_TOP_OF_STACK), ("user_rsp", CPU_USER_RSP),
+        ("now_ns", CPU_NOW_NS), ("next_event_ns", CPU_NEXT_EVENT), ("db_arg", CPU_DB_ARG),
+        ("user_state", CPU_USER_STATE), ("pmu", CPU_PMU), ("now_tsc", CPU_NOW_TSC))},
+    "HOST_REQ_SLOTS": HOST_REQ_SLOTS, "HOST_REQ_ARGV": HOST_REQ_ARGV, "sizeof(host_request)": HOST_REQ_SIZE,
+    "HOST_SPAWN_STDIN": HOST_SPAWN_STDIN,
+    "hostif_hpet.deadline": HPET_DEADLINE, "hostif_hpet.cpu": HPET_CPU, "hostif_hpet.vector": HPET_VECTOR,
+    "boot_params.boot_monotonic_ns": BOOT_MONOTONIC_OFF,
+}
+
+
+def check_abi(image: KernelImage) -> None:
+    """The host's copies of hostif.h's values are the image's (ValueError naming those not)."""
+    wrong = [name for name, value in _ABI.items() if image.abi_value(name) != value]
+    if wrong:
+        raise ValueError(f"kernel image's host interface does not match this host: {wrong}")
+
 
 class HostInterface:
     def __init__(self, image: KernelImage, mem: PhysMem):
+        check_abi(image)
         self.mem = mem
         self.boot_params = kernel_virt_to_phys(image.addr("boot_params"))
         self.requests = kernel_virt_to_phys(image.addr("host_requests"))
