@@ -363,7 +363,6 @@ class GuestKprobes:
             raise
         if kind == INT3:  # the copy, then the int3 that ends its single step
             code = X.relocate(covered[0], at) + b"\xcc"
-            point.copy_entry = at
             self._insn_slots.install(point, at, code)
             self._tables.set_point_insn(index, at)
             self._machine.text_poke_batch([(point.addr, b"\xcc")])

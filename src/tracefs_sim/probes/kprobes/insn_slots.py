@@ -3,7 +3,8 @@ guest's `kprobe_insn_slots` area, where a probe's copied instructions run (the X
 execute out of line), and the code written there.
 
 A slot's code is a prologue (commit calls, or the guest handler's call), the instructions the
-probe displaced, relocated, and a jmp back.  A disarmed probe's slot is erased (int3 fill)
+probe displaced, relocated, and a jmp back; an int3 point's is its instruction's copy and the
+int3 that ends the kernel's single step of it.  A disarmed probe's slot is erased (int3 fill)
 once no CPU runs in it or was interrupted there (Machine.text_release), as Linux frees insn
 slots after a grace period."""
 from __future__ import annotations

@@ -99,7 +99,7 @@ class Point:
     kind: str | None = None  # armed as FTRACE / OPTIMIZED / INT3; None: not armed
     insn: X.Insn | None = None  # the probed instruction (not FTRACE)
     insn_slot: tuple[int, int] | None = None  # (address, bytes) of its code in kprobe_insn_slots
-    copy_entry: int = 0  # INT3/OPTIMIZED: the relocated instructions, past the commit calls
+    copy_entry: int = 0  # OPTIMIZED: the relocated instructions, past the prologue
     hook: int | None = None  # OPTIMIZED: the detour's code hook
     commit_hooks: list[int] = field(default_factory=list)  # the extra commit calls' hooks
     extra: int = 0  # records a hit can commit besides the first (armed layout)
