@@ -192,6 +192,7 @@ static __always_inline u64 perf_clock(void) { return trace_clock_local(this_cpu(
 void perf_pmu_register(struct pmu *pmu);
 int perf_event_overflow(struct perf_event *event, struct perf_sample_data *data, struct pt_regs *regs);
 void perf_event_task_tick(void);
+void perf_sample_event_took(u64 sample_len_ns);
 bool perf_lock_nmi(unsigned long *flags);
 unsigned long perf_lock_irqsave_ext(void);
 extern int perf_pmu_deferred[NR_CPUS];

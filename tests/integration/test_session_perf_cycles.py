@@ -183,3 +183,30 @@ def test_sampling_past_the_max_sample_rate_is_throttled(tmp_path):
     assert "1,000 Hz" in lowered or "1000 Hz" in lowered, lowered
     with open("/proc/sys/kernel/perf_event_max_sample_rate") as f:
         assert f.read() == host_rate  # the host's own is untouched
+
+
+def test_pmis_that_take_too_long_lower_the_sample_rate(tmp_path):
+    """6.1's perf_sample_event_took(): the emulated PMI (the sample and its call chain) takes
+    more than perf_cpu_time_max_percent (25) of a 10 us sample period on average, so the kernel
+    lowers perf_event_max_sample_rate, saying so in its log as 6.1 does; the sysctls' ranges and
+    the rate's EINVAL while the percent is 100 (no throttling) are 6.1's."""
+    result = run(f"""cd {tmp_path}
+        cat /proc/sys/kernel/perf_cpu_time_max_percent /proc/sys/kernel/perf_event_max_sample_rate
+        echo 101 > /proc/sys/kernel/perf_cpu_time_max_percent || echo refused
+        perf record -q -e cycles -c 10000 -g -a -o p.data sleep 1 2>/dev/null
+        cat /proc/sys/kernel/perf_event_max_sample_rate
+        dmesg | grep 'perf: interrupt took too long' | tail -1
+        echo 100 > /proc/sys/kernel/perf_cpu_time_max_percent
+        echo 5000 > /proc/sys/kernel/perf_event_max_sample_rate || echo refused
+        echo 25 > /proc/sys/kernel/perf_cpu_time_max_percent
+        echo 5000 > /proc/sys/kernel/perf_event_max_sample_rate && cat /proc/sys/kernel/perf_event_max_sample_rate
+        """)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["25", "100000", "refused"], result.stdout
+    lowered = int(lines[3])
+    assert lowered < 100000 and lowered % 250 == 0, result.stdout    # (max samples a tick) * HZ
+    said = re.search(r"\] perf: interrupt took too long \((\d+) > (\d+)\), lowering "
+                     r"kernel\.perf_event_max_sample_rate to (\d+)$", lines[4])
+    assert said and int(said[1]) > int(said[2]) and int(said[3]) == lowered, result.stdout
+    assert lines[5:] == ["refused", "5000"], result.stdout

@@ -18,6 +18,7 @@
 notrace_spinlock_t perf_lock;
 int sysctl_perf_event_paranoid = 3;		/* Debian's default: perf needs CAP_PERFMON or root */
 int sysctl_perf_event_sample_rate = 100000;	/* /proc/sys/kernel/perf_event_max_sample_rate */
+int sysctl_perf_cpu_time_max_percent = 25;	/* /proc/sys/kernel/perf_cpu_time_max_percent */
 int sysctl_perf_event_max_stack = PERF_MAX_STACK_DEPTH;	/* ... perf_event_max_stack */
 int nr_callchain_events;	/* events sampling call chains: the max stack cannot change (EBUSY) */
 struct static_key perf_sched_events;
@@ -605,6 +606,93 @@ static void perf_adjust_period(struct perf_event *event, u64 nsec, u64 count, bo
  * cpu's next tick starts it again with a PERF_RECORD_UNTHROTTLE (perf_event_task_tick).
  */
 static u64 perf_throttled_seq[NR_CPUS];	/* the cpu's ticks */
+
+/*
+ * The limits the two sysctls give (6.1's perf_proc_update_handler() and
+ * perf_cpu_time_max_percent_handler() work them out as they are written; the host writes
+ * the variables here, so the kernel works them out when it next looks), and
+ * perf_sample_event_took()'s dynamic lowering of the rate: a PMI that takes more than its
+ * share of the cpu's time (perf_cpu_time_max_percent of a sample period, on average over the
+ * last NR_ACCUMULATED_SAMPLES) lowers perf_event_max_sample_rate to what it can bear.
+ */
+#define NR_ACCUMULATED_SAMPLES 128
+static int max_samples_per_tick = (100000 + HZ - 1) / HZ;
+static u64 perf_sample_allowed_ns = (NSEC_PER_SEC / 100000) * 25 / 100;
+static int limits_rate = 100000, limits_percent = 25;	/* what they were worked out from */
+static u64 running_sample_length[NR_CPUS];
+static u64 report_avg, report_allowed;
+static int perf_duration_pending;	/* a lowering to report (perf_duration_warn()'s irq_work) */
+
+static __always_inline void update_perf_cpu_limits(void)
+{
+	int rate = READ_ONCE(sysctl_perf_event_sample_rate), percent = READ_ONCE(sysctl_perf_cpu_time_max_percent);
+	u64 allowed;
+
+	if (rate == limits_rate && percent == limits_percent)
+		return;
+	if (percent != limits_percent && (percent == 100 || percent == 0))
+		printk(KERN_WARNING "perf: Dynamic interrupt throttling disabled, can hang your system!\n");
+	max_samples_per_tick = (rate + HZ - 1) / HZ;
+	allowed = (u64)(NSEC_PER_SEC / rate) * percent / 100;
+	WRITE_ONCE(perf_sample_allowed_ns, percent == 100 || percent == 0 ? 0 : allowed ? allowed : 1);
+	limits_rate = rate;
+	limits_percent = percent;
+}
+
+/* perf_sample_event_took(): a PMI's length, from the NMI handler */
+noinline void perf_sample_event_took(u64 sample_len_ns)
+{
+	u64 max_len, running_len, avg_len;
+	int cpu = smp_processor_id();
+	u32 max;
+
+	update_perf_cpu_limits();
+	max_len = READ_ONCE(perf_sample_allowed_ns);
+	if (max_len == 0)
+		return;
+	/* decay the counter by one average sample */
+	running_len = running_sample_length[cpu];
+	running_len -= running_len / NR_ACCUMULATED_SAMPLES;
+	running_len += sample_len_ns;
+	running_sample_length[cpu] = running_len;
+	/* (biased low until NR_ACCUMULATED_SAMPLES were seen, as 6.1's) */
+	avg_len = running_len / NR_ACCUMULATED_SAMPLES;
+	if (avg_len <= max_len)
+		return;
+	report_avg = avg_len;
+	report_allowed = max_len;
+	/* a throttle threshold 25% below the current duration */
+	avg_len += avg_len / 4;
+	max = (TICK_NSEC / 100) * READ_ONCE(sysctl_perf_cpu_time_max_percent);
+	if (avg_len < max)
+		max /= (u32)avg_len;
+	else
+		max = 1;
+	WRITE_ONCE(perf_sample_allowed_ns, avg_len);
+	WRITE_ONCE(max_samples_per_tick, max);
+	WRITE_ONCE(sysctl_perf_event_sample_rate, max * HZ);
+	limits_rate = max * HZ;
+	WRITE_ONCE(perf_duration_pending, 1);
+}
+
+/* perf_duration_warn(): the irq_work's report, from the next tick (printk_ratelimited) */
+static noinline void perf_duration_warn(void)
+{
+	static u64 window_start;
+	static int printed;
+	u64 now = jiffies;
+
+	if (!__atomic_exchange_n(&perf_duration_pending, 0, __ATOMIC_ACQ_REL))
+		return;
+	if (!window_start || now - window_start >= 5 * HZ) {	/* DEFAULT_RATELIMIT_INTERVAL, _BURST */
+		window_start = now;
+		printed = 0;
+	}
+	if (printed++ < 10)
+		printk(KERN_INFO "perf: interrupt took too long (%lld > %lld), lowering "
+		       "kernel.perf_event_max_sample_rate to %d\n",
+		       report_avg, report_allowed, READ_ONCE(sysctl_perf_event_sample_rate));
+}
 static int nr_freq_events;			/* frequency events: the ticks adjust their periods */
 static u64 perf_throttled_count[NR_CPUS];	/* events it throttled since its last tick */
 
@@ -632,14 +720,14 @@ static noinline int __perf_event_account_interrupt(struct perf_event *event, int
 	struct hw_perf_event *hwc = &event->hw;
 	int cpu = smp_processor_id(), ret = 0;
 	u64 seq = READ_ONCE(perf_throttled_seq[cpu]);
-	u64 max_samples_per_tick = ((u64)READ_ONCE(sysctl_perf_event_sample_rate) + HZ - 1) / HZ;
 
+	update_perf_cpu_limits();
 	if (seq != hwc->interrupts_seq) {
 		hwc->interrupts_seq = seq;
 		hwc->interrupts = 1;
 	} else {
 		hwc->interrupts++;
-		if (unlikely(throttle && hwc->interrupts > max_samples_per_tick)) {
+		if (unlikely(throttle && hwc->interrupts > (u64)READ_ONCE(max_samples_per_tick))) {
 			perf_throttled_count[cpu]++;
 			hwc->interrupts = MAX_INTERRUPTS;
 			perf_log_throttle(event, 0);
@@ -724,6 +812,8 @@ noinline void perf_event_task_tick(void)
 	unsigned long flags;
 
 	WRITE_ONCE(perf_throttled_seq[cpu], perf_throttled_seq[cpu] + 1);
+	if (unlikely(READ_ONCE(perf_duration_pending)))
+		perf_duration_warn();
 	if (!READ_ONCE(perf_throttled_count[cpu]) && !READ_ONCE(nr_freq_events))
 		return;
 	flags = perf_lock_irqsave();

@@ -404,8 +404,10 @@ notrace void perf_pmu_deferred_irq(void)
 /* perf_event_nmi_handler(): the NMI's perf part (traceable, as 6.1's; not probed) */
 static noinline int perf_event_nmi_handler(unsigned int cmd, struct pt_regs *regs)
 {
+	u64 start_clock = perf_clock();
 	int handled = intel_pmu_handle_irq(regs);
 
+	perf_sample_event_took(perf_clock() - start_clock);
 	if (handled)
 		apic_perf_irqs[smp_processor_id()]++;
 	return handled;

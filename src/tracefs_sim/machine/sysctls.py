@@ -3,15 +3,19 @@ session views), read from and written to the kernel's variable, as 6.1's proc_do
 handler does (lib/sysctl.py parses the write), so that the kernel's own code sees a write at once.
 
 The perf_events ones the kernel has (kernel/events/core.c): perf_event_paranoid (proc_dointvec,
-any int), perf_event_max_sample_rate (perf_proc_update_handler: at least 1; the kernel
-derives its samples a tick from it as it throttles, and perf_event_open checks frequencies
-against it) and perf_event_max_stack (perf_event_max_stack_handler: 0 to 127, EBUSY while an
-event samples call chains; the default depth of a sample's chain, and its cap)."""
+any int), perf_event_max_sample_rate (perf_proc_update_handler: at least 1, EINVAL while
+perf_cpu_time_max_percent is 0 or 100; the kernel derives its samples a tick from it as it
+throttles, perf_event_open checks frequencies against it, and it lowers it itself when its PMIs
+take too long), perf_cpu_time_max_percent (perf_cpu_time_max_percent_handler: 0 to 100; the
+share of a sample period a PMI may take before the rate is lowered, 0 and 100: never) and
+perf_event_max_stack (perf_event_max_stack_handler: 0 to 127, EBUSY while an event samples call
+chains; the default depth of a sample's chain, and its cap)."""
 from __future__ import annotations
 
 import errno
 import struct
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from ..lib.sysctl import parse_sysctl_int
@@ -24,12 +28,28 @@ INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
 PERF_MAX_STACK_DEPTH = 127  # include/uapi/linux/perf_event.h
 
-# /proc/sys/kernel name -> (the kernel's variable, least value, greatest value, the kernel's count
-# whose being non-zero makes a write EBUSY, or None)
+
+
+@dataclass(frozen=True)
+class PerfSysctl:
+    """One of them: the kernel's variable and its range; busy_while: the kernel's count whose
+    being non-zero makes a write EBUSY; invalid_while: the kernel's int whose having one of
+    these values makes a write EINVAL."""
+    variable: str
+    minimum: int
+    maximum: int
+    busy_while: str | None = None
+    invalid_while: tuple[str, frozenset[int]] | None = None
+
+
+# /proc/sys/kernel name -> what the kernel keeps it in
 PERF_SYSCTLS = {
-    "perf_event_paranoid": ("sysctl_perf_event_paranoid", INT_MIN, INT_MAX, None),
-    "perf_event_max_sample_rate": ("sysctl_perf_event_sample_rate", 1, INT_MAX, None),
-    "perf_event_max_stack": ("sysctl_perf_event_max_stack", 0, PERF_MAX_STACK_DEPTH, "nr_callchain_events"),
+    "perf_event_paranoid": PerfSysctl("sysctl_perf_event_paranoid", INT_MIN, INT_MAX),
+    "perf_event_max_sample_rate": PerfSysctl("sysctl_perf_event_sample_rate", 1, INT_MAX,
+                                             invalid_while=("sysctl_perf_cpu_time_max_percent", frozenset({0, 100}))),
+    "perf_cpu_time_max_percent": PerfSysctl("sysctl_perf_cpu_time_max_percent", 0, 100),
+    "perf_event_max_stack": PerfSysctl("sysctl_perf_event_max_stack", 0, PERF_MAX_STACK_DEPTH,
+                                       busy_while="nr_callchain_events"),
 }
 
 
@@ -48,10 +68,11 @@ class KernelIntSysctl:
     """One int of the kernel's as its sysctl file (lib/sysctl.py's SysctlFile)."""
 
     def __init__(self, machine: SysctlMachine, address: int, minimum: int, maximum: int,
-                 busy_while: int | None = None):
+                 busy_while: int | None = None, invalid_while: tuple[int, frozenset[int]] | None = None):
         self._machine, self._address = machine, address
         self._minimum, self._maximum = minimum, maximum
         self._busy_while = busy_while  # an int of the kernel's: non-zero, a write is EBUSY
+        self._invalid_while = invalid_while  # (an int of the kernel's, values that make a write EINVAL)
         self._ram: GuestRam | None = None
         machine.on_ram_loaded(self._loaded)
 
@@ -67,6 +88,8 @@ class KernelIntSysctl:
     def write_at(self, data: bytes, offset: int = 0) -> int:
         if offset:  # (sysctl_writes_strict: a write past the start is ignored)
             return len(data)
+        if self._invalid_while is not None and self._int(self._invalid_while[0]) in self._invalid_while[1]:
+            raise OSError(errno.EINVAL, "refused while the kernel's throttling is off")
         value, taken = parse_sysctl_int(data, self._minimum, self._maximum)
         if self._busy_while is not None and self._int(self._busy_while):
             raise OSError(errno.EBUSY, "in use")
@@ -79,10 +102,15 @@ class KernelIntSysctl:
 def perf_sysctls(machine: SysctlMachine) -> dict[str, KernelIntSysctl]:
     """The perf_event sysctls of the kernel the machine runs (those whose variable it has)."""
     found = {}
-    for name, (symbol, minimum, maximum, busy) in PERF_SYSCTLS.items():
-        sym = machine.image.lookup(symbol)
-        busy_sym = None if busy is None else machine.image.lookup(busy)
-        if sym is not None and (busy is None or busy_sym is not None):
-            found[name] = KernelIntSysctl(machine, sym.addr, minimum, maximum,
-                                          None if busy_sym is None else busy_sym.addr)
+    image = machine.image
+    for name, spec in PERF_SYSCTLS.items():
+        needed = [spec.variable] + [s for s in (spec.busy_while, spec.invalid_while and spec.invalid_while[0]) if s]
+        syms = {s: image.lookup(s) for s in needed}
+        if any(sym is None for sym in syms.values()):
+            continue
+        addr = {s: sym.addr for s, sym in syms.items() if sym is not None}
+        found[name] = KernelIntSysctl(
+            machine, addr[spec.variable], spec.minimum, spec.maximum,
+            None if spec.busy_while is None else addr[spec.busy_while],
+            None if spec.invalid_while is None else (addr[spec.invalid_while[0]], spec.invalid_while[1]))
     return found
