@@ -35,7 +35,8 @@ NOKPROBE_SYMBOL(exc_page_fault)
 
 /*
  * Int3 kprobes (arch/x86/kernel/kprobes/core.c).  The machine delivers a kernel-mode int3
- * through the #BP gate (asm_exc_int3 -> exc_int3 -> do_int3); a probe's handlers run there,
+ * through the #BP gate (asm_exc_int3 -> exc_int3 -> kprobe_int3_handler); a probe's handlers
+ * run there (a host point's: the host's, asked at a doorbell, kernel/trace_probe.c),
  * then the CPU single-steps the copy of the probed instruction in its insn slot, which an
  * int3 ends, and resumes past the original (6.1 single-steps that way since 5.18).  A
  * point's copy (p->ainsn.insn) is its kg_point's insn; the cpu's kprobe_ctlblk keeps the
