@@ -261,11 +261,11 @@ def test_hist_expressions_constants_and_timestamps_through_the_mount():
     sizes = {m.group(1): (int(m.group(2)), int(m.group(3)) - int(m.group(4))) for m in
              (re.match(r"^\{ common_pid: +(\d+) \} hitcount: +(\d+)  bytes_alloc: +(\d+)  bytes_req: +(\d+)$", line)
               for line in lines) if m}
-    assert slack and all(slack) and len(slack) == len(sizes), lines
+    assert slack and all(slack) and sizes, lines
     assert all(m.group(2) == m.group(3) for m in slack)     # 1 a hit
     # (the pids whose events both triggers saw: not the shell's, which added them in turn, nor
-    # the cat that reads them)
-    same = [m.group(1) for m in slack if int(m.group(2)) == sizes[m.group(1)][0]]
+    # the cat that reads them, nor a kernel task that allocated between the two writes)
+    same = [m.group(1) for m in slack if m.group(1) in sizes and int(m.group(2)) == sizes[m.group(1)][0]]
     order = [sizes[pid][1] for pid in same]
     assert len(same) >= 2 and order == sorted(order, reverse=True) and any(order), lines
     logs = [re.match(r"^\{ bytes_req\.log2\+1: +(\d+) \} hitcount: +(\d+)  common_timestamp: +(\d+)$", line)
