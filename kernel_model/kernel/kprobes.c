@@ -87,11 +87,20 @@ noinline const struct kg_point *get_kprobe(unsigned long addr)
 }
 NOKPROBE_SYMBOL(get_kprobe)
 
-/* A hit whose handlers did not run, on each enabled probe of the point. */
+/* A hit whose handlers did not run, on each enabled probe of the point (a host point's: the
+ * host counts them). */
 noinline void kprobes_inc_nmissed_count(const struct kg_point *p)
 {
 	u32 i;
 
+	if (p->host) {
+		struct percpu *pc = this_cpu();
+
+		pc->h.db_arg[1] = KPROBE_HOST_MISSED;
+		pc->h.db_arg[2] = p->addr;
+		host_doorbell(PORT_KPROBE_HIT, 0);
+		return;
+	}
 	for (i = p->first; i; i = kprobe_guest.probes[i - 1].next)
 		if (kprobe_guest.probes[i - 1].slots || kprobe_perf_calls[i - 1])
 			__atomic_add_fetch(&kprobe_guest.probes[i - 1].nmissed, 1, __ATOMIC_RELAXED);

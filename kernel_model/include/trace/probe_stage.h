@@ -181,9 +181,10 @@ const struct kg_point *kprobe_guest_point(unsigned long addr);
 /* kprobe_int3_handler()'s pre-handler of a point */
 void kprobe_dispatcher(const struct kg_point *pt, struct pt_regs *regs);
 /* PORT_KPROBE_HIT's db_arg[1]: the host runs a host point's handlers (db_arg[0]: the pt_regs,
- * db_arg[2]: the point's address), or stages an aggregate's next record */
+ * db_arg[2]: the point's address), stages an aggregate's next record, or counts a miss */
 #define KPROBE_HOST_HIT		0
 #define KPROBE_HOST_NEXT	1
+#define KPROBE_HOST_MISSED	2	/* a hit whose handlers did not run (reentered) */
 /* arch/kprobes.S arch_rethook_trampoline: a guest instance's return (regs->sp: as after the
  * function's ret); 0: the slot below regs->sp is no guest instance's (the host's hook next) */
 unsigned long kretprobe_guest_return(struct pt_regs *regs);

@@ -47,7 +47,7 @@ class HostInt3Handlers:
                  run: Callable[[Point, HookContext, Regs], ProbeHit | None]):
         """point_at(addr): the point probed there; run(point, ctx, regs): its handlers."""
         a = machine.image.abi_value
-        self._hit, self._next = a("KPROBE_HOST_HIT"), a("KPROBE_HOST_NEXT")
+        self._hit, self._next, self._missed = a("KPROBE_HOST_HIT"), a("KPROBE_HOST_NEXT"), a("KPROBE_HOST_MISSED")
         self._stage = stage
         self._point_at = point_at
         self._run = run
@@ -59,6 +59,11 @@ class HostInt3Handlers:
             self._stage.on_extra_commit(ctx)
             return
         point = self._point_at(addr)
+        if kind == self._missed:  # kprobes_inc_nmissed_count(): reentered, nothing run
+            for kp in point.probes if point is not None else ():
+                if kp.enabled:
+                    kp.nmissed += 1
+            return
         raw = ctx.read(regs_va, PT_REGS_FRAME.size)
         if kind != self._hit or point is None or raw is None:
             return  # (the point went while the trap was on its way: nothing staged)
