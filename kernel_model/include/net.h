@@ -529,6 +529,8 @@ struct proto {
 	int (*init)(struct sock *sk);
 	void (*destroy)(struct sock *sk);
 	void (*unhash)(struct sock *sk);
+	int (*setsockopt)(struct sock *sk, int level, int optname, void *optval, unsigned int optlen);
+	int (*getsockopt)(struct sock *sk, int level, int optname, void *optval, int *optlen);
 	struct kmem_cache *slab;
 };
 
@@ -553,6 +555,10 @@ void sock_def_readable(struct sock *sk);
 int sk_wait_data(struct sock *sk, long *timeo);
 int sock_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen);
 int sock_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen);
+void sockopt_lock_sock(struct sock *sk);
+void sockopt_release_sock(struct sock *sk);
+int sock_common_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen);
+int sock_common_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen);
 int sk_reset_timer(struct sock *sk, struct timer_list *timer, unsigned long expires);
 void sk_stop_timer(struct sock *sk, struct timer_list *timer);
 int sock_error(struct sock *sk);

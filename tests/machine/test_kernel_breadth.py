@@ -399,3 +399,34 @@ def test_user_namespace_id_calls(machine):
         (["getuid-loop", "3"], None),
     ])
     assert USERNS_CALLS <= calls, USERNS_CALLS - calls
+
+
+# net/core/sock.c, net/ipv4/tcp.c: socket options through the protocol, a socket's freeing
+SOCKOPT_CALLS = {
+    ("sk_setsockopt", "sock_setsockopt"),
+    ("sockopt_lock_sock", "sk_setsockopt"),
+    ("sockopt_release_sock", "sk_setsockopt"),
+    ("sk_getsockopt", "sock_getsockopt"),
+    ("sock_common_setsockopt", "__sys_setsockopt"),
+    ("tcp_setsockopt", "sock_common_setsockopt"),
+    ("do_tcp_setsockopt", "tcp_setsockopt"),
+    ("sockopt_lock_sock", "do_tcp_setsockopt"),
+    ("__tcp_sock_set_nodelay", "do_tcp_setsockopt"),
+    ("sock_common_getsockopt", "__sys_getsockopt"),
+    ("tcp_getsockopt", "sock_common_getsockopt"),
+    ("do_tcp_getsockopt", "tcp_getsockopt"),
+    ("sk_free", "sock_put"),
+    ("__sk_free", "sk_free"),
+    ("sk_destruct", "__sk_free"),
+    ("__sk_destruct", "sk_destruct"),
+}
+
+
+def test_socket_option_and_sock_free_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in SOCKOPT_CALLS}, [(["nettest", "tcp"], None)])
+    assert SOCKOPT_CALLS <= calls, SOCKOPT_CALLS - calls
+    out = run(machine, ["nettest", "tcp"]).decode()
+    # 6.1's do_tcp_setsockopt/do_tcp_getsockopt: TCP_NODELAY set and read back, an unknown
+    # SOL_TCP option ENOPROTOOPT
+    assert "setsockopt(TCP_NODELAY) = 0\n" in out and "TCP_NODELAY = 1\n" in out, out
+    assert "getsockopt(SOL_TCP, 99) = -92\n" in out, out

@@ -286,25 +286,6 @@ noinline int inet_shutdown(struct socket *sock, int how)
 	return err;
 }
 
-static noinline int inet_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen)
-{
-	struct sock *sk = sock->sk;
-	int val;
-
-	if (level != SOL_TCP || sk->sk_protocol != IPPROTO_TCP)
-		return -ENOPROTOOPT;
-	if (optlen < sizeof(int))
-		return -EINVAL;
-	if (copy_from_user(&val, optval, sizeof(val)))
-		return -EFAULT;
-	if (optname != TCP_NODELAY)
-		return -ENOPROTOOPT;
-	lock_sock(sk);
-	tcp_sk(sk)->nonagle = val ? 1 : 0;
-	release_sock(sk);
-	return 0;
-}
-
 const struct proto_ops inet_stream_ops = {
 	.family = PF_INET,
 	.release = inet_release,
@@ -315,7 +296,8 @@ const struct proto_ops inet_stream_ops = {
 	.getname = inet_getname,
 	.listen = inet_listen,
 	.shutdown = inet_shutdown,
-	.setsockopt = inet_setsockopt,
+	.setsockopt = sock_common_setsockopt,
+	.getsockopt = sock_common_getsockopt,
 	.sendmsg = inet_sendmsg,
 	.recvmsg = inet_recvmsg,
 	.poll = tcp_poll,
