@@ -44,7 +44,8 @@ noinline void d_set_d_op(struct dentry *dentry, const struct dentry_operations *
 static noinline struct dentry *__d_alloc(struct super_block *sb, const struct qstr *name)
 {
 	static const struct qstr slash_name = QSTR_INIT((const unsigned char *)"/", 1);
-	struct dentry *dentry = kmem_cache_zalloc(dentry_cache, GFP_KERNEL);
+	/* (no s_dentry_lru: zeroed, where 6.1 sets each field) */
+	struct dentry *dentry = kmem_cache_alloc_lru(dentry_cache, NULL, GFP_KERNEL | __GFP_ZERO);
 	char *dname;
 
 	if (!dentry)

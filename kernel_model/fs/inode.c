@@ -143,7 +143,7 @@ noinline int inode_init_always(struct super_block *sb, struct inode *inode)
 
 static noinline struct inode *alloc_inode(struct super_block *sb)
 {
-	struct inode *inode = kmem_cache_zalloc(inode_cachep, GFP_KERNEL);
+	struct inode *inode = kmem_cache_alloc_lru(inode_cachep, NULL, GFP_KERNEL | __GFP_ZERO);	/* alloc_inode_sb() */
 
 	if (!inode)
 		return NULL;

@@ -430,3 +430,25 @@ def test_socket_option_and_sock_free_calls(machine):
     # SOL_TCP option ENOPROTOOPT
     assert "setsockopt(TCP_NODELAY) = 0\n" in out and "TCP_NODELAY = 1\n" in out, out
     assert "getsockopt(SOL_TCP, 99) = -92\n" in out, out
+
+
+# mm/memory.c, mm/mempolicy.c, mm/page_alloc.c, mm/slub.c, fs/dcache.c, fs/inode.c
+MM_CALLS = {
+    ("vm_normal_page", "unmap_page_range"),     # zap_pte_range (inline): munmap's
+    ("vm_normal_page", "copy_page_range"),      # copy_present_pte (inline)
+    ("vm_normal_page", "do_wp_page"),
+    ("__folio_alloc", "vma_alloc_folio"),
+    ("__alloc_pages", "__folio_alloc"),
+    ("setup_object", "allocate_slab"),
+    ("kmem_cache_alloc_lru", "__d_alloc"),
+    ("kmem_cache_alloc_lru", "alloc_inode"),    # alloc_inode_sb (inline)
+}
+
+
+def test_page_and_slab_helper_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in MM_CALLS}, [
+        (["progtest", "fork"], None),
+        (["fsop", "open", "/tmp/fsop-bopen"], None),
+        (["fsop", "mm", "/tmp/fsop-bmm"], None),          # munmap, MADV_DONTNEED
+    ])
+    assert MM_CALLS <= calls, MM_CALLS - calls
