@@ -10,7 +10,7 @@
 #define D_HASH_BITS 10
 static struct list_head dentry_hashtable[1 << D_HASH_BITS];
 static struct kmem_cache *dentry_cache;
-static spinlock_t dcache_lock;	/* the hash, d_subdirs and every d_lockref (one lock) */
+spinlock_t dcache_lock;	/* the hash, d_subdirs and every d_lockref (one lock) */
 
 noinline u32 full_name_hash(const void *salt, const char *name, unsigned int len)
 {
@@ -98,6 +98,19 @@ noinline struct dentry *d_alloc(struct dentry *parent, const struct qstr *name)
 noinline struct dentry *d_alloc_anon(struct super_block *sb)
 {
 	return __d_alloc(sb, NULL);
+}
+
+/* a directory's readdir position (libfs): on its d_subdirs past the last child it gave, skipped
+ * by everyone else */
+noinline struct dentry *d_alloc_cursor(struct dentry *parent)
+{
+	struct dentry *dentry = d_alloc_anon(parent->d_sb);
+
+	if (dentry) {
+		dentry->d_flags |= DCACHE_DENTRY_CURSOR;
+		dentry->d_parent = dget(parent);
+	}
+	return dentry;
 }
 
 
@@ -262,11 +275,29 @@ noinline struct dentry *dget_parent(struct dentry *dentry)
 	return dget(dentry->d_parent);
 }
 
+/* freed after a grace period: a lookup may still be reading it (its name kept as long) */
+static noinline void __d_free(struct rcu_head *head)
+{
+	struct dentry *dentry = container_of(head, struct dentry, d_rcu);
+
+	kmem_cache_free(dentry_cache, dentry);
+}
+
+static noinline void __d_free_external(struct rcu_head *head)
+{
+	struct dentry *dentry = container_of(head, struct dentry, d_rcu);
+
+	kfree(dentry->d_name.name);	/* external_name() (no sharing of names here) */
+	kmem_cache_free(dentry_cache, dentry);
+}
+
 static noinline void dentry_free(struct dentry *dentry)
 {
-	if (dentry->d_name.name != dentry->d_iname)
-		kfree(dentry->d_name.name);
-	kmem_cache_free(dentry_cache, dentry);
+	if (unlikely(dentry->d_name.name != dentry->d_iname)) {
+		call_rcu(&dentry->d_rcu, __d_free_external);
+		return;
+	}
+	call_rcu(&dentry->d_rcu, __d_free);
 }
 
 /* Under dcache_lock, count at 0: kill it (and give back its hold on the parent). */

@@ -172,6 +172,7 @@ struct dentry_operations {
 
 #define DNAME_INLINE_LEN 32
 #define DCACHE_MOUNTED		0x00010000
+#define DCACHE_DENTRY_CURSOR	0x20000000
 #define DCACHE_OP_DELETE	0x00000008
 #define DCACHE_OP_REVALIDATE	0x00000004
 #define DCACHE_HASHED		0x00000010	/* on the dentry hash (Linux: !d_unhashed()) */
@@ -191,7 +192,10 @@ struct dentry {
 	struct list_head d_lru;
 	struct list_head d_child;	/* in the parent's d_subdirs */
 	struct list_head d_subdirs;
-	struct list_head d_alias;	/* d_u */
+	union {
+		struct list_head d_alias;	/* on the inode's list while positive */
+		struct rcu_head d_rcu;		/* its freeing, once off it */
+	};				/* 6.1's d_u */
 };
 
 struct inode_operations {
@@ -559,12 +563,21 @@ struct pipe_inode_info {
 	void *user;
 };
 
-/* /proc files made by a show function (seq_file.c) */
+/* /proc files made by a seq_operations' show (seq_file.c) */
+struct seq_file;
+#define SEQ_START_TOKEN ((void *)1)
+struct seq_operations {
+	void *(*start)(struct seq_file *m, loff_t *pos);
+	void (*stop)(struct seq_file *m, void *v);
+	void *(*next)(struct seq_file *m, void *v, loff_t *pos);
+	int (*show)(struct seq_file *m, void *v);
+};
+
 struct seq_file {
 	char *buf;
 	size_t size, count, from;
 	loff_t index;
-	int (*show)(struct seq_file *, void *);
+	const struct seq_operations *op;
 	void *private;
 };
 
@@ -643,6 +656,8 @@ extern struct vfsmount *root_mnt;
 /* dcache.c, inode.c */
 struct dentry *d_alloc(struct dentry *parent, const struct qstr *name);
 struct dentry *d_alloc_anon(struct super_block *sb);
+struct dentry *d_alloc_cursor(struct dentry *parent);
+extern spinlock_t dcache_lock;
 void d_set_d_op(struct dentry *dentry, const struct dentry_operations *op);
 bool d_same_name(const struct dentry *dentry, const struct dentry *parent, const struct qstr *name);
 void inode_sb_list_add(struct inode *inode);
@@ -732,6 +747,35 @@ void put_unused_fd(unsigned int fd);
 void fd_install(unsigned int fd, struct file *file);
 struct file *fget(unsigned int fd);
 struct file *fget_raw(unsigned int fd);
+
+/* include/linux/file.h: a light reference to the fd's file (none taken while the table is not
+ * shared: FDPUT_FPUT says one was), f_pos locked for a shared file (FDPUT_POS_UNLOCK) */
+struct fd {
+	struct file *file;
+	unsigned int flags;
+};
+#define FDPUT_FPUT       1
+#define FDPUT_POS_UNLOCK 2
+unsigned long __fdget(unsigned int fd);
+unsigned long __fdget_raw(unsigned int fd);
+unsigned long __fdget_pos(unsigned int fd);
+void __f_unlock_pos(struct file *f);
+void fput(struct file *file);
+static inline struct fd __to_fd(unsigned long v) { return (struct fd){ (struct file *)(v & ~3UL), v & 3 }; }
+static inline struct fd fdget(unsigned int fd) { return __to_fd(__fdget(fd)); }
+static inline struct fd fdget_raw(unsigned int fd) { return __to_fd(__fdget_raw(fd)); }
+static inline struct fd fdget_pos(int fd) { return __to_fd(__fdget_pos(fd)); }
+static inline void fdput(struct fd fd)
+{
+	if (fd.flags & FDPUT_FPUT)
+		fput(fd.file);
+}
+static inline void fdput_pos(struct fd f)
+{
+	if (f.flags & FDPUT_POS_UNLOCK)
+		__f_unlock_pos(f.file);
+	fdput(f);
+}
 void fput(struct file *file);
 void eventpoll_release_file(struct file *file);	/* kernel/epoll.c */
 struct file *get_file(struct file *f);
@@ -828,6 +872,8 @@ extern const struct inode_operations simple_symlink_inode_operations;
 ssize_t seq_read(struct file *file, char *buf, size_t size, loff_t *ppos);
 int single_open(struct file *file, int (*show)(struct seq_file *, void *), void *data);
 int single_release(struct inode *inode, struct file *file);
+int seq_open(struct file *file, const struct seq_operations *op);
+int seq_release(struct inode *inode, struct file *file);
 void seq_printf(struct seq_file *m, const char *fmt, ...);
 void seq_puts(struct seq_file *m, const char *s);
 void seq_putc(struct seq_file *m, char c);

@@ -390,6 +390,37 @@ static void fam_dir(const char *base)
 	R("rename(e, d/full) (onto non-empty)", sc(82, L("e"), L("d/full"), 0, 0, 0));
 	R("rename(d/full, e) (onto empty)", sc(82, L("d/full"), L("e"), 0, 0, 0));
 	R("rename(d/h, /dev/null) (across mounts)", sc(82, L("d/h"), L("/dev/null"), 0, 0, 0) == -18);
+	{	/* an entry already given removed between two reads: the others are all still seen */
+		static char buf[96], rest[4096];
+		char n[8] = "r/x0", first[64] = "";
+		long r, pos, seen = 0;
+		int rfd;
+
+		R("mkdir(r)", sc(83, L("r"), 0755, 0, 0, 0));
+		for (i = 0; i < 6; i++) {
+			n[3] = '0' + i;
+			close(open(n, O_WRONLY | O_CREAT, 0644));
+		}
+		rfd = open("r", O_RDONLY | O_DIRECTORY, 0);
+		r = sc(217, rfd, L(buf), sizeof(buf), 0, 0);	/* ".", "..", two names */
+		for (pos = 0; pos < r; pos += ((struct dirent_user *)(buf + pos))->reclen) {
+			struct dirent_user *d = (void *)(buf + pos);
+
+			if (d->name[0] == '.')
+				continue;
+			seen++;
+			if (!first[0]) {
+				memcpy(first, "r/", 2);
+				memcpy(first + 2, d->name, strlen(d->name) + 1);
+			}
+		}
+		R("unlink(a name read)", sc(87, L(first), 0, 0, 0, 0));
+		while ((r = sc(217, rfd, L(rest), sizeof(rest), 0, 0)) > 0)
+			for (pos = 0; pos < r; pos += ((struct dirent_user *)(rest + pos))->reclen)
+				seen += ((struct dirent_user *)(rest + pos))->name[0] != '.';
+		R("names seen by readdir with one removed on the way (6)", seen);
+		close(rfd);
+	}
 	list_dir("d at the end", open("d", O_RDONLY, 0));
 	list_dir("e at the end", open("e", O_RDONLY, 0));
 	show_cwd("getcwd", base);

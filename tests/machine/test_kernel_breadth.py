@@ -432,6 +432,29 @@ def test_socket_option_and_sock_free_calls(machine):
     assert "getsockopt(SOL_TCP, 99) = -92\n" in out, out
 
 
+# fs/seq_file.c, fs/proc/base.c: a /proc file's records through single_open's operations
+SEQ_CALLS = {
+    ("single_start", "seq_read_iter"),
+    ("single_next", "seq_read_iter"),
+    ("single_stop", "seq_read_iter"),
+    ("proc_single_show", "seq_read_iter"),
+    ("proc_pid_status", "proc_single_show"),
+    ("seq_open", "single_open"),
+    ("seq_release", "single_release"),
+}
+
+
+def test_seq_file_single_operations(machine):
+    calls = traced_calls(machine, {f for f, _ in SEQ_CALLS}, [(["cat", "/proc/self/status"], None)])
+    assert SEQ_CALLS <= calls, SEQ_CALLS - calls
+
+
+def test_a_root_proc_file_shows_without_proc_single_show(machine):
+    """/proc/uptime is proc_create_single's: single_open on its show, no process to find."""
+    calls = traced_calls(machine, {"proc_single_show", "single_start"}, [(["cat", "/proc/uptime"], None)])
+    assert {f for f, _ in calls} == {"single_start"}, calls
+
+
 # mm/memory.c, mm/mempolicy.c, mm/page_alloc.c, mm/slub.c, fs/dcache.c, fs/inode.c
 MM_CALLS = {
     ("vm_normal_page", "unmap_page_range"),     # zap_pte_range (inline): munmap's
@@ -452,3 +475,68 @@ def test_page_and_slab_helper_calls(machine):
         (["fsop", "mm", "/tmp/fsop-bmm"], None),          # munmap, MADV_DONTNEED
     ])
     assert MM_CALLS <= calls, MM_CALLS - calls
+
+
+# fs/file.c, fs/read_write.c, fs/readdir.c, fs/stat.c, fs/ioctl.c, fs/fcntl.c: the light fd
+# references (fdget*, no reference taken while the table is not shared) and f_pos's lock
+FD_CALLS = {
+    ("__fdget_pos", "ksys_read"),
+    ("__fdget_pos", "ksys_write"),
+    ("__fdget_pos", "ksys_lseek"),
+    ("__fdget_pos", "__x64_sys_getdents64"),
+    ("__fdget", "__fdget_pos"),
+    ("__fget_light", "__fdget"),
+    ("__fdget", "ksys_pread64"),
+    ("__fdget", "__x64_sys_ioctl"),
+    ("__fdget_raw", "vfs_fstat"),
+    ("__fdget_raw", "__x64_sys_fcntl"),
+    ("__fget_light", "__fdget_raw"),
+}
+
+
+def test_light_fd_reference_calls(machine):
+    funcs = {f for f, _ in FD_CALLS} | {"fput", "__f_unlock_pos"}
+    calls = traced_calls(machine, funcs, [
+        (["fsop", f, f"/tmp/fsop-fd{f}"], None) for f in ("open", "dir", "fd", "rw", "stat")])
+    assert FD_CALLS <= calls, FD_CALLS - calls
+    # a single-threaded task's reads take no reference: no fput after them
+    assert ("fput", "ksys_read") not in calls
+
+
+def test_a_shared_file_locks_its_position(machine):
+    """a file whose count is past one (a dup) takes f_pos_lock (fdput_pos: __f_unlock_pos)."""
+    calls = traced_calls(machine, {"__fdget_pos", "__f_unlock_pos", "fput", "mutex_lock"},
+                         [(["fsop", "fd", "/tmp/fsop-fdshare"], None), (["progtest", "threads"], None)])
+    assert ("__f_unlock_pos", "ksys_write") in calls or ("__f_unlock_pos", "ksys_read") in calls, calls
+    assert ("mutex_lock", "__fdget_pos") in calls, calls
+
+
+# fs/libfs.c, fs/dcache.c, fs/readdir.c: a tmpfs directory's readdir cursor, dentries freed
+# after a grace period, the names getdents64 checks
+DCACHE_CALLS = {
+    ("d_alloc_cursor", "dcache_dir_open"),
+    ("d_alloc_anon", "d_alloc_cursor"),
+    ("scan_positives", "dcache_readdir"),
+    ("dput", "scan_positives"),
+    ("verify_dirent_name", "filldir64"),
+    ("__d_free", "rcu_do_batch"),
+    ("__d_free_external", "rcu_do_batch"),      # a name past DNAME_INLINE_LEN
+}
+LONG_NAME = "/tmp/" + "n" * 48
+
+
+def test_readdir_cursor_and_dentry_lru_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in DCACHE_CALLS}, [
+        (["fsop", "dir", "/tmp/fsop-bdir"], None),
+        (["fsop", "link", "/tmp/fsop-blink"], None),
+        (["cat", LONG_NAME], None, 1),             # a negative dentry, killed at its dput
+        (["sleep", "0.05"], None),                 # a grace period
+    ])
+    assert DCACHE_CALLS <= calls, DCACHE_CALLS - calls
+
+
+def test_readdir_keeps_its_place_when_an_entry_goes(machine):
+    """6.1's cursor: the entries after the last one given are all seen when an earlier one is
+    removed between two getdents64 calls (a position count would skip one)."""
+    out = run(machine, ["fsop", "dir", "/tmp/fsop-bdir2"]).decode()
+    assert "names seen by readdir with one removed on the way (6) = 6\n" in out, out

@@ -924,11 +924,24 @@ noinline int proc_pid_readdir(struct file *file, struct dir_context *ctx)
 }
 
 /* ---- the files: single_open on the entry's show ---- */
+/* a process's file (fs/proc/base.c): the entry's show of the inode's process */
+static noinline int proc_single_show(struct seq_file *m, void *v)
+{
+	struct inode *inode = m->private;
+	const struct pid_entry *p = inode->i_entry;
+
+	return p->show(m, inode->i_private);
+}
+
+/* a process's file shows through proc_single_show(); a root one (proc_create_single's, no
+ * process) by its show */
 int proc_single_open(struct inode *inode, struct file *file)
 {
 	const struct pid_entry *p = inode->i_entry;
 
-	return single_open(file, p->show, inode->i_private);
+	if (inode->i_private)
+		return single_open(file, proc_single_show, inode);
+	return single_open(file, p->show, NULL);
 }
 
 extern loff_t seq_lseek(struct file *file, loff_t offset, int whence);
