@@ -218,7 +218,7 @@ noinline long do_faccessat(int dfd, const char *filename, int mode, int flags)
 	inode = path.dentry->d_inode;
 	if ((mode & MAY_EXEC) && S_ISREG(inode->i_mode)) {
 		res = -EACCES;
-		if (path.mnt->mnt_flags & MNT_NOEXEC)
+		if (path_noexec(&path))
 			goto out;
 	}
 	res = inode_permission(inode, mode | MAY_ACCESS);

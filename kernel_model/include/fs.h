@@ -343,6 +343,8 @@ struct super_block {
 #define MNT_NOSUID	0x01
 #define MNT_NODEV	0x02
 #define MNT_NOEXEC	0x04
+#define SB_I_NOEXEC	0x00000002	/* super_block.s_iflags: ignore executables */
+bool path_noexec(const struct path *path);
 #define MNT_NOATIME	0x08
 #define MNT_RELATIME	0x20
 #define MNT_NODIRATIME	0x10

@@ -107,6 +107,12 @@ static struct file *user_program_open(u64 i)
 	return file;
 }
 
+/* A mount without exec (noexec, or a file system that never runs programs) */
+noinline bool path_noexec(const struct path *path)
+{
+	return (path->mnt->mnt_flags & MNT_NOEXEC) || (path->mnt->mnt_sb->s_iflags & SB_I_NOEXEC);
+}
+
 /* The file exec runs: the kernel's own programs (kernel_model/user/) by the name's last
  * component, as if they were on every directory of PATH, else the name through the VFS
  * (a tracefs-sim exec program's / is the host's: hostfs). */
@@ -122,7 +128,7 @@ static noinline struct file *open_exec(const char *filename)
 	file = filp_open(filename, O_RDONLY, 0);
 	if (IS_ERR(file))
 		return file;
-	if (!S_ISREG(file->f_inode->i_mode)) {
+	if (!S_ISREG(file->f_inode->i_mode) || path_noexec(&file->f_path)) {	/* do_open_execat's */
 		fput(file);
 		return ERR_PTR(-EACCES);
 	}

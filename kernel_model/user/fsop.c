@@ -272,6 +272,12 @@ static void fam_stat(void)
 	R("access(f, 8)", sc(21, L("f"), 8, 0, 0, 0));
 	R("access(missing, F_OK)", sc(21, L("missing"), 0, 0, 0, 0));
 	R("faccessat(AT_FDCWD, d, X_OK)", sc(269, AT_FDCWD, L("d"), 1, 0, 0));
+	R("access(f, X_OK)", sc(21, L("f"), 1, 0, 0, 0));
+	{
+		char *const args[] = { "status", NULL };
+
+		R("execve(/proc/self/status) (noexec)", sc(59, L("/proc/self/status"), L(args), 0, 0, 0));
+	}
 	R("mknod(p, S_IFIFO|0644)", sc(133, L("p"), 0010644, 0, 0, 0));
 	show_stat("stat(p)", sc(4, L("p"), L(&st), 0, 0, 0), &st, 1);
 	R("mknod(n, S_IFCHR|0600, 1:3)", sc(133, L("n"), 0020600, (1 << 8) | 3, 0, 0));

@@ -540,3 +540,26 @@ def test_readdir_keeps_its_place_when_an_entry_goes(machine):
     removed between two getdents64 calls (a position count would skip one)."""
     out = run(machine, ["fsop", "dir", "/tmp/fsop-bdir2"]).decode()
     assert "names seen by readdir with one removed on the way (6) = 6\n" in out, out
+
+
+# mm/mmap.c, fs/exec.c, fs/open.c: an mmap's address-space limits and write notification, a
+# noexec mount refusing execution
+MMAP_LIMIT_CALLS = {
+    ("vma_wants_writenotify", "vma_set_page_prot"),
+    ("path_noexec", "do_mmap"),                  # a private file mapping (exec's elf_map)
+    ("path_noexec", "open_exec"),
+    ("path_noexec", "do_faccessat"),             # access(X_OK) of a regular file
+}
+# the model's mmap_region body is __mmap_region (do_mmap calls it with the VMA's operations)
+MMAP_LIMIT_MODEL_CALLS = {("may_expand_vm", "__mmap_region")}
+
+
+def test_mmap_limit_and_noexec_calls(machine):
+    funcs = {f for f, _ in MMAP_LIMIT_CALLS | MMAP_LIMIT_MODEL_CALLS}
+    calls = traced_calls(machine, funcs, [
+        (["progtest", "mmap"], None),
+        (["fsop", "stat", "/tmp/fsop-bnoexec"], None),   # access(X_OK), an exec on /proc
+        (["fsop", "mm", "/tmp/fsop-bnoexec-mm"], None),
+    ])
+    assert MMAP_LIMIT_CALLS <= calls, MMAP_LIMIT_CALLS - calls
+    assert MMAP_LIMIT_MODEL_CALLS <= calls, MMAP_LIMIT_MODEL_CALLS - calls
