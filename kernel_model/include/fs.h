@@ -78,6 +78,7 @@ typedef unsigned short umode_t;
 #define S_ISUID  0004000
 #define S_ISGID  0002000
 #define S_ISVTX  0001000
+#define S_IXGRP  00010
 #define S_IALLUGO 07777
 #define S_ISLNK(m)	(((m) & S_IFMT) == S_IFLNK)
 #define S_ISREG(m)	(((m) & S_IFMT) == S_IFREG)
@@ -88,6 +89,8 @@ typedef unsigned short umode_t;
 #define S_ISSOCK(m)	(((m) & S_IFMT) == S_IFSOCK)
 #define S_DEAD		(1 << 4)	/* i_flags: a removed directory */
 #define S_NOATIME	(1 << 1)	/* i_flags: no atime updates */
+#define S_NOSEC		(1 << 12)	/* i_flags: no suid or security attributes to drop at a write */
+#define SB_NOSEC	(1 << 28)	/* s_flags: its inodes may have S_NOSEC */
 #define S_PRIVATE	(1 << 9)
 #define MAY_EXEC	0x01
 #define MAY_WRITE	0x02
@@ -345,6 +348,14 @@ struct super_block {
 #define MNT_NOEXEC	0x04
 #define SB_I_NOEXEC	0x00000002	/* super_block.s_iflags: ignore executables */
 bool path_noexec(const struct path *path);
+
+/* fs/inode.c, fs/attr.c: a write drops the set-id bits and file capabilities */
+int file_remove_privs(struct file *file);
+int dentry_needs_remove_privs(void *idmap, struct dentry *dentry);
+int setattr_should_drop_suidgid(void *idmap, struct inode *inode);
+int setattr_should_drop_sgid(void *idmap, const struct inode *inode);
+bool in_group_or_capable(void *idmap, const struct inode *inode, gid_t gid);
+ssize_t __vfs_getxattr(struct dentry *dentry, struct inode *inode, const char *name, void *value, size_t size);
 #define MNT_NOATIME	0x08
 #define MNT_RELATIME	0x20
 #define MNT_NODIRATIME	0x10
@@ -516,6 +527,10 @@ struct iattr {
 #define ATTR_MTIME_SET	(1 << 8)
 #define ATTR_TIMES_SET	(1 << 16)
 #define ATTR_TOUCH	(1 << 17)
+#define ATTR_FORCE	(1 << 9)	/* not a change of the caller's: no permission checks */
+#define ATTR_KILL_SUID	(1 << 11)
+#define ATTR_KILL_SGID	(1 << 12)
+#define ATTR_KILL_PRIV	(1 << 14)
 /* a setattr's times (6.1's setattr_copy() for them) */
 static inline void setattr_copy_times(struct inode *inode, const struct iattr *attr)
 {
@@ -684,6 +699,18 @@ static inline bool d_is_dir(const struct dentry *d) { return d->d_inode && S_ISD
 static inline bool special_file(umode_t mode) { return S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) || S_ISSOCK(mode); }
 static inline bool d_mountpoint(const struct dentry *d) { return d->d_flags & DCACHE_MOUNTED; }
 static inline bool d_unhashed(const struct dentry *d) { return !(d->d_flags & DCACHE_HASHED); }
+static inline bool is_sxid(umode_t mode) { return mode & (S_ISUID | S_ISGID); }
+static inline bool IS_NOSEC(const struct inode *inode)
+{
+	return (inode->i_sb->s_flags & SB_NOSEC) && (inode->i_flags & S_NOSEC);
+}
+/* a write found nothing to drop: the next ones need not look (until a mode change or a
+ * security attribute) */
+static inline void inode_has_no_xattr(struct inode *inode)
+{
+	if (!is_sxid(inode->i_mode) && (inode->i_sb->s_flags & SB_NOSEC))
+		inode->i_flags |= S_NOSEC;
+}
 struct inode *new_inode(struct super_block *sb);
 struct inode *ihold(struct inode *inode);
 void iput(struct inode *inode);

@@ -69,6 +69,8 @@ int security_inode_follow_link(struct dentry *dentry, struct inode *inode, bool 
 int security_inode_permission(struct inode *inode, int mask);
 int security_inode_getattr(const struct path *path);
 int security_inode_getxattr(struct dentry *dentry, const char *name);
+int security_inode_need_killpriv(struct dentry *dentry);
+int cap_inode_need_killpriv(struct dentry *dentry);
 int security_inode_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, struct iattr *attr);
 
 /* files */

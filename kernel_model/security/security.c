@@ -231,6 +231,12 @@ noinline int security_inode_permission(struct inode *inode, int mask)
 	return call_int_hook_empty(0);
 }
 
+/* the capability module's: a security.capability attribute to drop */
+noinline int security_inode_need_killpriv(struct dentry *dentry)
+{
+	return cap_inode_need_killpriv(dentry);
+}
+
 noinline int security_inode_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, struct iattr *attr)
 {
 	if (unlikely(IS_PRIVATE(d_backing_inode(dentry))))

@@ -865,6 +865,24 @@ static void fam_task(void)
 		R("setgid(5) as 1000", sc(106, 5, 0, 0, 0, 0));
 		R("setuid(1000) as 1000", sc(105, 1000, 0, 0, 0, 0));
 		R("setuid(-1)", sc(105, -1, 0, 0, 0, 0));
+		{	/* a write by its owner (no CAP_FSETID) drops a file's set-user-id bit */
+			struct kstat_user st;
+			long sfd = sc(2, L("/tmp/.fsop-suid"), 01 | 0100 | 01000, 0644, 0, 0);
+
+			R("open(/tmp/.fsop-suid) as 1000", sfd >= 0);
+			R("chmod(04755)", sc(90, L("/tmp/.fsop-suid"), 04755, 0, 0, 0));
+			sc(5, sfd, L(&st), 0, 0, 0);
+			R("its mode", st.st_mode & 07777);
+			R("write(x)", sc(1, sfd, L("x"), 1, 0, 0));
+			sc(5, sfd, L(&st), 0, 0, 0);
+			R("its mode after the write", st.st_mode & 07777);
+			R("chmod(04755) again", sc(90, L("/tmp/.fsop-suid"), 04755, 0, 0, 0));
+			R("write(y)", sc(1, sfd, L("y"), 1, 0, 0));
+			sc(5, sfd, L(&st), 0, 0, 0);
+			R("its mode after another write", st.st_mode & 07777);
+			close(sfd);
+			sc(87, L("/tmp/.fsop-suid"), 0, 0, 0, 0);
+		}
 		exit(0);
 	}
 	R("wait4", wait4(-1, &status, 0, NULL) > 0);

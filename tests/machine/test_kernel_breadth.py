@@ -563,3 +563,27 @@ def test_mmap_limit_and_noexec_calls(machine):
     ])
     assert MMAP_LIMIT_CALLS <= calls, MMAP_LIMIT_CALLS - calls
     assert MMAP_LIMIT_MODEL_CALLS <= calls, MMAP_LIMIT_MODEL_CALLS - calls
+
+
+# fs/inode.c, fs/attr.c, security/security.c, security/commoncap.c: a write drops the file's
+# set-id bits and capabilities (file_remove_privs), once per inode until its mode changes
+PRIVS_CALLS = {
+    ("file_remove_privs", "__generic_file_write_iter"),
+    ("__file_remove_privs", "file_remove_privs"),
+    ("dentry_needs_remove_privs", "__file_remove_privs"),
+    ("setattr_should_drop_suidgid", "dentry_needs_remove_privs"),
+    ("setattr_should_drop_sgid", "setattr_should_drop_suidgid"),
+    ("security_inode_need_killpriv", "dentry_needs_remove_privs"),
+    ("cap_inode_need_killpriv", "security_inode_need_killpriv"),
+    ("__vfs_getxattr", "cap_inode_need_killpriv"),
+    ("notify_change", "__file_remove_privs"),      # __remove_privs (inline): the suid file's
+}
+
+
+def test_a_write_removes_privileges(machine):
+    calls = traced_calls(machine, {f for f, _ in PRIVS_CALLS}, [(["fsop", "task", "/tmp/fsop-bprivs"], None)])
+    assert PRIVS_CALLS <= calls, PRIVS_CALLS - calls
+    out = run(machine, ["fsop", "task", "/tmp/fsop-bprivs2"]).decode()
+    # 6.1 (and the host, test_vfs): the owner's write drops S_ISUID; root's chmod sets it again
+    assert "its mode = 2541\nwrite(x) = 1\nits mode after the write = 493\n" in out, out
+    assert "its mode after another write = 493\n" in out, out
