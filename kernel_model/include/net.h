@@ -512,6 +512,7 @@ struct sock {
 	void (*sk_write_space)(struct sock *sk);
 	int (*sk_backlog_rcv)(struct sock *sk, struct sk_buff *skb);
 	void (*sk_destruct)(struct sock *sk);
+	uid_t sk_uid;
 };
 #define SOCK_DEAD	1
 #define SOCK_DONE	2
@@ -547,7 +548,8 @@ struct sock *sk_alloc(int family, gfp_t priority, struct proto *prot, int kern);
 void sk_free(struct sock *sk);
 void sock_put(struct sock *sk);
 void sock_init_data(struct socket *sock, struct sock *sk);
-void lock_sock(struct sock *sk);
+void lock_sock_nested(struct sock *sk, int subclass);
+static inline void lock_sock(struct sock *sk) { lock_sock_nested(sk, 0); }
 void release_sock(struct sock *sk);
 int sk_add_backlog(struct sock *sk, struct sk_buff *skb, unsigned int limit);
 void sock_def_wakeup(struct sock *sk);
@@ -665,7 +667,7 @@ struct request_sock {
 
 struct inet_connection_sock {
 	struct inet_sock icsk_inet;
-	struct {				/* request_sock_queue: embryos, then children to accept */
+	struct request_sock_queue {		/* embryos, then children to accept */
 		struct request_sock *syn_head;	/* SYN received, SYN-ACK sent */
 		struct sock *rskq_accept_head, *rskq_accept_tail;
 		int qlen;
@@ -732,6 +734,7 @@ int ip_rcv(struct sk_buff *skb, struct net_device *dev);
 
 /* af_inet.c, inet_connection_sock.c, inet_hashtables.c (here in tcp_ipv4.c) */
 void inet_sk_set_state(struct sock *sk, int state);
+void inet_sk_state_store(struct sock *sk, int newstate);
 int inet_csk_get_port(struct sock *sk, unsigned short snum);
 int inet_csk_listen_start(struct sock *sk);
 struct sock *inet_csk_accept(struct sock *sk, int flags, int *err, bool kern);
@@ -739,7 +742,8 @@ struct sock *inet_csk_clone_lock(const struct sock *sk, const struct request_soc
 void inet_csk_reqsk_queue_add(struct sock *sk, struct sock *child);
 void inet_csk_listen_stop(struct sock *sk);
 void inet_csk_destroy_sock(struct sock *sk);
-void inet_hash(struct sock *sk);
+int inet_hash(struct sock *sk);
+bool inet_ehash_nolisten(struct sock *sk, struct sock *osk, bool *found_dup_sk);
 void inet_unhash(struct sock *sk);
 int inet_hash_connect(struct sock *sk);
 struct sock *__inet_lookup_established(__be32 saddr, __be16 sport, __be32 daddr, u16 hnum);
@@ -772,7 +776,9 @@ void tcp_done_with_error(struct sock *sk, int err);
 void sk_error_report(struct sock *sk);
 int tcp_retransmit_skb(struct sock *sk, struct sk_buff *skb, int segs);
 void tcp_init_xmit_timers(struct sock *sk);
-void tcp_clear_xmit_timers(struct sock *sk);
+void inet_csk_clear_xmit_timers(struct sock *sk);
+/* (no pacing or compressed-ACK hrtimers to cancel first) */
+static inline void tcp_clear_xmit_timers(struct sock *sk) { inet_csk_clear_xmit_timers(sk); }
 void tcp_rearm_rto(struct sock *sk);
 int tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size);
 int tcp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *addr_len);

@@ -587,3 +587,31 @@ def test_a_write_removes_privileges(machine):
     # 6.1 (and the host, test_vfs): the owner's write drops S_ISUID; root's chmod sets it again
     assert "its mode = 2541\nwrite(x) = 1\nits mode after the write = 493\n" in out, out
     assert "its mode after another write = 493\n" in out, out
+
+
+# net/core/sock.c, net/core/request_sock.c, net/core/stream.c, net/ipv4/af_inet.c,
+# inet_connection_sock.c, inet_hashtables.c, tcp.c, tcp_timer.c: TCP sockets' life
+TCP_LIFE_CALLS = {
+    ("lock_sock_nested", "tcp_sendmsg"),        # lock_sock (inline)
+    ("lock_sock_nested", "inet_listen"),
+    ("lock_sock_nested", "tcp_close"),
+    ("__tcp_close", "tcp_close"),
+    ("sock_init_data_uid", "sock_init_data"),
+    ("reqsk_queue_alloc", "inet_csk_listen_start"),
+    ("inet_sk_state_store", "inet_csk_listen_start"),
+    ("inet_sk_state_store", "tcp_set_state"),
+    ("__inet_hash", "inet_hash"),
+    ("inet_ehash_nolisten", "inet_hash_connect"),
+    ("inet_ehash_nolisten", "tcp_v4_syn_recv_sock"),
+    ("inet_ehash_insert", "inet_ehash_nolisten"),
+    ("inet_csk_init_xmit_timers", "tcp_init_xmit_timers"),
+    ("inet_csk_clear_xmit_timers", "tcp_v4_destroy_sock"),
+    ("inet_csk_clear_xmit_timers", "tcp_done"),  # tcp_clear_xmit_timers (inline)
+    ("sk_stream_kill_queues", "inet_csk_destroy_sock"),
+    ("inet_sock_destruct", "__sk_destruct"),
+}
+
+
+def test_tcp_socket_life_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in TCP_LIFE_CALLS}, [(["nettest", "tcp"], None)])
+    assert TCP_LIFE_CALLS <= calls, TCP_LIFE_CALLS - calls

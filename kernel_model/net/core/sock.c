@@ -106,8 +106,9 @@ noinline void sk_error_report(struct sock *sk)
 		trace_inet_sk_error_report(sk);
 }
 
-noinline void sock_init_data(struct socket *sock, struct sock *sk)
+noinline void sock_init_data_uid(struct socket *sock, struct sock *sk, uid_t uid)
 {
+	sk->sk_uid = uid;
 	skb_queue_head_init(&sk->sk_receive_queue);
 	skb_queue_head_init(&sk->sk_write_queue);
 	sk->sk_rcvbuf = SYSCTL_RMEM_DEFAULT;
@@ -126,6 +127,14 @@ noinline void sock_init_data(struct socket *sock, struct sock *sk)
 	sk->sk_cookie = __atomic_add_fetch(&sk_cookie_gen, 1, __ATOMIC_RELAXED);
 }
 
+/* the socket's owner: its sockfs inode's (a kernel socket without one: root) */
+noinline void sock_init_data(struct socket *sock, struct sock *sk)
+{
+	uid_t uid = sock && sock->inode ? sock->inode->i_uid : 0;
+
+	sock_init_data_uid(sock, sk, uid);
+}
+
 /* ---- the socket lock ---- */
 static noinline void __lock_sock(struct sock *sk)
 {
@@ -139,7 +148,7 @@ static noinline void __lock_sock(struct sock *sk)
 	}
 }
 
-noinline void lock_sock(struct sock *sk)
+noinline void lock_sock_nested(struct sock *sk, int subclass)
 {
 	local_bh_disable();
 	spin_lock(&sk->sk_lock.slock);

@@ -16,6 +16,19 @@ noinline void inet_sk_set_state(struct sock *sk, int state)
 	sk->sk_state = state;
 }
 
+/* the same, a store-release: lockless readers (poll, the lookups) see the state last */
+noinline void inet_sk_state_store(struct sock *sk, int newstate)
+{
+	trace_inet_sock_set_state(sk, sk->sk_state, newstate);
+	__atomic_store_n(&sk->sk_state, newstate, __ATOMIC_RELEASE);
+}
+
+/* an inet socket's last words (sk_destruct): what it had received and not read */
+noinline void inet_sock_destruct(struct sock *sk)
+{
+	skb_queue_purge(&sk->sk_receive_queue);
+}
+
 static noinline int inet_create(struct socket *sock, int protocol, int kern)
 {
 	struct proto *answer_prot;
@@ -48,6 +61,7 @@ static noinline int inet_create(struct socket *sock, int protocol, int kern)
 	if (!sk)
 		return -ENOBUFS;
 	sock_init_data(sock, sk);
+	sk->sk_destruct = inet_sock_destruct;
 	sk->sk_protocol = protocol;
 	sk->sk_backlog_rcv = answer_prot->backlog_rcv;
 	inet = inet_sk(sk);

@@ -16,7 +16,7 @@ noinline void tcp_set_state(struct sock *sk, int state)
 {
 	int oldstate = sk->sk_state;
 
-	inet_sk_set_state(sk, state);
+	inet_sk_state_store(sk, state);
 	if (state == TCP_CLOSE && oldstate != TCP_CLOSE) {
 		sk->sk_prot->unhash(sk);
 		inet_put_port(sk);
@@ -342,12 +342,13 @@ static notrace void sock_orphan(struct sock *sk)
 	local_bh_enable();
 }
 
-noinline void tcp_close(struct sock *sk, long timeout)
+/* (the socket's lock held; it releases it, the backlog processed, before it looks at the
+ * state once more: 6.1 runs __release_sock() under the bh lock and releases in tcp_close()) */
+noinline void __tcp_close(struct sock *sk, long timeout)
 {
 	struct sk_buff *skb;
 	int data_was_unread = 0, state;
 
-	lock_sock(sk);
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	if (sk->sk_state == TCP_LISTEN) {
 		tcp_set_state(sk, TCP_CLOSE);
@@ -385,6 +386,12 @@ adjudge_to_death:
 		bh_unlock_sock(sk);
 	}
 	local_bh_enable();
+}
+
+noinline void tcp_close(struct sock *sk, long timeout)
+{
+	lock_sock(sk);
+	__tcp_close(sk, timeout);
 	sock_put(sk);
 }
 

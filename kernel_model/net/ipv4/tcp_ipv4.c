@@ -157,7 +157,7 @@ noinline struct sock *tcp_v4_syn_recv_sock(const struct sock *sk, struct sk_buff
 	newtp->mss_cache = tcp_mss_for_mtu(loopback_dev->mtu);
 	newtp->nonagle = tcp_sk(sk)->nonagle;
 	__inet_inherit_port(sk, newsk);
-	inet_hash(newsk);
+	inet_ehash_nolisten(newsk, NULL, NULL);
 	return newsk;
 }
 
