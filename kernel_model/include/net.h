@@ -530,6 +530,8 @@ struct proto {
 	int (*init)(struct sock *sk);
 	void (*destroy)(struct sock *sk);
 	void (*unhash)(struct sock *sk);
+	int (*get_port)(struct sock *sk, unsigned short snum);
+	bool no_autobind;		/* connections bind as they connect (TCP) */
 	int (*setsockopt)(struct sock *sk, int level, int optname, void *optval, unsigned int optlen);
 	int (*getsockopt)(struct sock *sk, int level, int optname, void *optval, int *optlen);
 	struct kmem_cache *slab;
@@ -565,6 +567,17 @@ int sk_reset_timer(struct sock *sk, struct timer_list *timer, unsigned long expi
 void sk_stop_timer(struct sock *sk, struct timer_list *timer);
 int sock_error(struct sock *sk);
 void sk_common_release(struct sock *sk);
+/* the socket loses its file: no one to wake any more */
+static inline void sock_orphan(struct sock *sk)
+{
+	local_bh_disable();
+	spin_lock(&sk->sk_lock.slock);
+	sock_set_flag(sk, SOCK_DEAD);
+	sk->sk_socket = NULL;
+	sk->sk_wq = NULL;
+	spin_unlock(&sk->sk_lock.slock);
+	local_bh_enable();
+}
 int sock_no_socketpair(struct socket *sock1, struct socket *sock2);
 int sock_no_accept(struct socket *sock, struct socket *newsock, int flags, bool kern);
 int sock_no_listen(struct socket *sock, int backlog);

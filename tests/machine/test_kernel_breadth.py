@@ -615,3 +615,29 @@ TCP_LIFE_CALLS = {
 def test_tcp_socket_life_calls(machine):
     calls = traced_calls(machine, {f for f, _ in TCP_LIFE_CALLS}, [(["nettest", "tcp"], None)])
     assert TCP_LIFE_CALLS <= calls, TCP_LIFE_CALLS - calls
+
+
+# net/ipv4/af_inet.c, datagram.c, udp.c, net/core/sock.c: a UDP socket's binding, connect,
+# receive path and close
+UDP_CALLS = {
+    ("inet_send_prepare", "inet_sendmsg"),
+    ("inet_autobind", "inet_send_prepare"),     # an unbound socket's first send
+    ("udp_v4_get_port", "inet_autobind"),
+    ("udp_lib_get_port", "udp_v4_get_port"),
+    ("ip4_datagram_connect", "inet_dgram_connect"),
+    ("__ip4_datagram_connect", "ip4_datagram_connect"),
+    ("udp_unicast_rcv_skb", "__udp4_lib_rcv"),
+    ("udp_queue_rcv_skb", "udp_unicast_rcv_skb"),
+    ("udp_queue_rcv_one_skb", "udp_queue_rcv_skb"),
+    ("__udp_enqueue_schedule_skb", "udp_queue_rcv_one_skb"),
+    ("__skb_recv_udp", "udp_recvmsg"),
+    ("skb_consume_udp", "udp_recvmsg"),
+    ("udp_rmem_release", "skb_consume_udp"),
+    ("sk_common_release", "udp_lib_close"),     # (udp.h's inline, out of line: udp_prot.close)
+    ("udp_lib_unhash", "sk_common_release"),
+}
+
+
+def test_udp_socket_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in UDP_CALLS}, [(["nettest", "udp"], None)])
+    assert UDP_CALLS <= calls, UDP_CALLS - calls

@@ -241,6 +241,20 @@ noinline int sock_error(struct sock *sk)
 	return -__atomic_exchange_n(&sk->sk_err, 0, __ATOMIC_RELAXED);
 }
 
+/* The close of a socket without connections (UDP's udp_lib_close): the protocol's state, its
+ * place in the protocol's hash, the file's hold */
+noinline void sk_common_release(struct sock *sk)
+{
+	if (sk->sk_prot->destroy)
+		sk->sk_prot->destroy(sk);
+	/* Observation: when sk_common_release is called, processes have no access to socket. But net still has. */
+	sk->sk_prot->unhash(sk);
+	/* In this point socket cannot receive new packets, but it is possible that some packets are in
+	 * flight: they are dropped by the protocol when the socket is found dead */
+	sock_orphan(sk);
+	sock_put(sk);
+}
+
 /* ---- SOL_SOCKET options ---- */
 /* 6.1's: a BPF program's setsockopt (current->bpf_ctx) already holds the lock; none here */
 noinline void sockopt_lock_sock(struct sock *sk)

@@ -244,11 +244,52 @@ noinline int inet_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	return sizeof(*sin);
 }
 
+/* an unbound socket's first send or connect: an ephemeral port */
+static noinline int inet_autobind(struct sock *sk)
+{
+	struct inet_sock *inet;
+
+	/* We may need to bind the socket. */
+	lock_sock(sk);
+	inet = inet_sk(sk);
+	if (!inet->inet_num) {
+		if (sk->sk_prot->get_port(sk, 0)) {
+			release_sock(sk);
+			return -EAGAIN;
+		}
+		inet->inet_sport = htons(inet->inet_num);
+	}
+	release_sock(sk);
+	return 0;
+}
+
+noinline int inet_send_prepare(struct sock *sk)
+{
+	/* We may need to bind the socket. */
+	if (!READ_ONCE(inet_sk(sk)->inet_num) && !sk->sk_prot->no_autobind && inet_autobind(sk))
+		return -EAGAIN;
+	return 0;
+}
+
 noinline int inet_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 {
 	struct sock *sk = sock->sk;
 
+	if (unlikely(inet_send_prepare(sk)))
+		return -EAGAIN;
 	return sk->sk_prot->sendmsg(sk, msg, size);
+}
+
+/* a datagram socket's default destination (bound first) */
+noinline int inet_dgram_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len, int flags)
+{
+	struct sock *sk = sock->sk;
+
+	if (addr_len < (int)sizeof(uaddr->sa_family))
+		return -EINVAL;
+	if (!inet_sk(sk)->inet_num && inet_autobind(sk))
+		return -EAGAIN;
+	return sk->sk_prot->connect(sk, uaddr, addr_len);
 }
 
 noinline int inet_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags)

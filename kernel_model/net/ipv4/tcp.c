@@ -331,17 +331,6 @@ noinline int tcp_disconnect(struct sock *sk, int flags)
 	return 0;
 }
 
-static notrace void sock_orphan(struct sock *sk)
-{
-	local_bh_disable();
-	spin_lock(&sk->sk_lock.slock);
-	sock_set_flag(sk, SOCK_DEAD);
-	sk->sk_socket = NULL;
-	sk->sk_wq = NULL;
-	spin_unlock(&sk->sk_lock.slock);
-	local_bh_enable();
-}
-
 /* (the socket's lock held; it releases it, the backlog processed, before it looks at the
  * state once more: 6.1 runs __release_sock() under the bh lock and releases in tcp_close()) */
 noinline void __tcp_close(struct sock *sk, long timeout)
@@ -484,6 +473,8 @@ struct proto tcp_prot = {
 	.init = tcp_init_sock,
 	.destroy = tcp_v4_destroy_sock,
 	.unhash = inet_unhash,
+	.get_port = inet_csk_get_port,
+	.no_autobind = true,
 	.setsockopt = tcp_setsockopt,
 	.getsockopt = tcp_getsockopt,
 };
