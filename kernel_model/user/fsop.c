@@ -607,6 +607,11 @@ static void fam_pipe(void)
 	memset(buf, 'a', sizeof(buf));
 	R("write(q[1], 70000) fills it", write(q[1], buf, 70000));
 	R("write(full q[1])", write(q[1], buf, 1));
+	R("fcntl(full q[1], F_SETPIPE_SZ, 4096)", sc(72, q[1], 1031, 4096, 0, 0));
+	R("fcntl(q[1], F_SETPIPE_SZ, 100000)", sc(72, q[1], 1031, 100000, 0, 0));
+	R("fcntl(q[0], F_GETPIPE_SZ)", sc(72, q[0], 1032, 0, 0, 0));
+	R("write(q[1], 70000) into the grown ring", write(q[1], buf, 70000));
+	R("read(q[0], 70000)", read(q[0], buf, 70000));
 	R("fadvise64(p[0], 0, 0, POSIX_FADV_NORMAL)", sc(221, p[0], 0, 0, 0, 0));
 	R("pipe2(q, 0x1)", sc(293, L(q), 1, 0, 0, 0));
 	R("pipe2(bad address)", sc(293, 16, 0, 0, 0, 0));

@@ -641,3 +641,22 @@ UDP_CALLS = {
 def test_udp_socket_calls(machine):
     calls = traced_calls(machine, {f for f, _ in UDP_CALLS}, [(["nettest", "udp"], None)])
     assert UDP_CALLS <= calls, UDP_CALLS - calls
+
+
+# fs/pipe.c: F_SETPIPE_SZ resizes the ring
+PIPE_SIZE_CALLS = {
+    ("get_pipe_info", "pipe_fcntl"),
+    ("round_pipe_size", "pipe_fcntl"),          # pipe_set_size (inline)
+    ("pipe_resize_ring", "pipe_fcntl"),
+}
+
+
+def test_pipe_resize_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PIPE_SIZE_CALLS}, [(["fsop", "pipe", "/tmp/fsop-bpipe"], None)])
+    assert PIPE_SIZE_CALLS <= calls, PIPE_SIZE_CALLS - calls
+    out = run(machine, ["fsop", "pipe", "/tmp/fsop-bpipe2"]).decode()
+    # 6.1's pipe_set_size: a ring holding 16 pages is not shrunk to one (EBUSY); grown to 32 it
+    # takes 16 more pages
+    assert "fcntl(full q[1], F_SETPIPE_SZ, 4096) = -16\n" in out, out
+    assert "fcntl(q[1], F_SETPIPE_SZ, 100000) = 131072\n" in out, out
+    assert "write(q[1], 70000) into the grown ring = 65536\n" in out, out
