@@ -660,3 +660,19 @@ def test_pipe_resize_calls(machine):
     assert "fcntl(full q[1], F_SETPIPE_SZ, 4096) = -16\n" in out, out
     assert "fcntl(q[1], F_SETPIPE_SZ, 100000) = 131072\n" in out, out
     assert "write(q[1], 70000) into the grown ring = 65536\n" in out, out
+
+
+# net/unix/af_unix.c: a socket pair's making, reads and end
+UNIX_CALLS = {
+    ("unix_create1", "unix_create"),
+    ("sk_alloc", "unix_create1"),
+    ("unix_stream_read_generic", "unix_stream_recvmsg"),
+    ("unix_stream_read_actor", "unix_stream_read_generic"),
+    ("__unix_dgram_recvmsg", "unix_dgram_recvmsg"),
+    ("unix_sock_destructor", "__sk_destruct"),
+}
+
+
+def test_unix_socket_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in UNIX_CALLS}, [(["nettest", "unix"], None)])
+    assert UNIX_CALLS <= calls, UNIX_CALLS - calls
