@@ -216,6 +216,15 @@ static void fam_statfs(void)
 	printf("  bsize %ld, namelen %ld, frsize == bsize %d, ST_VALID %ld, bfree <= blocks %d\n", sf.bsize,
 	       sf.namelen, sf.frsize == sf.bsize, sf.flags & 0x20, sf.bfree <= sf.blocks);
 	R("statfs(/proc)", sc(137, L("/proc"), L(&sf), 0, 0, 0));
+	{	/* a process's directory held open: a lookup revalidates its dentry; stat shows its owner */
+		struct kstat_user pst;
+		long pfd = open("/proc/self", O_RDONLY | O_DIRECTORY, 0);
+
+		R("stat(/proc/self/) with the directory open", sc(4, L("/proc/self/"), L(&pst), 0, 0, 0));
+		R("  its owner", pst.st_uid);
+		R("  its mode", pst.st_mode);
+		close(pfd);
+	}
 	printf("  type %ld, bsize %ld, namelen %ld, blocks %lu\n", sf.type, sf.bsize, sf.namelen, sf.blocks);
 	R("statfs(missing)", sc(137, L("missing"), L(&sf), 0, 0, 0));
 	R("statfs(f/x): f is no directory", sc(137, L("f/x"), L(&sf), 0, 0, 0));

@@ -676,3 +676,28 @@ UNIX_CALLS = {
 def test_unix_socket_calls(machine):
     calls = traced_calls(machine, {f for f, _ in UNIX_CALLS}, [(["nettest", "unix"], None)])
     assert UNIX_CALLS <= calls, UNIX_CALLS - calls
+
+
+# fs/proc/base.c: a process's directory: its lookup and listing through the entries' table,
+# its inode's owner (task_dump_owner) at lookup, revalidation and stat
+PROC_DIR_CALLS = {
+    ("proc_pid_instantiate", "proc_pid_lookup"),
+    ("proc_pid_make_inode", "proc_pid_instantiate"),
+    ("task_dump_owner", "proc_pid_make_inode"),
+    ("proc_pident_lookup", "proc_tgid_base_lookup"),
+    ("proc_pident_readdir", "proc_tgid_base_readdir"),
+    ("pid_update_inode", "pid_revalidate"),
+    ("task_dump_owner", "pid_update_inode"),
+    ("pid_getattr", "vfs_getattr_nosec"),
+    ("task_dump_owner", "pid_getattr"),
+}
+
+
+def test_proc_pid_directory_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PROC_DIR_CALLS}, [
+        (["cat", "/proc/self/status"], None),
+        (["cat", "/proc/1/status"], None),
+        (["fsop", "ls", "/proc/1"], None),
+        (["fsop", "stat", "/tmp/fsop-bproc"], None),
+    ])
+    assert PROC_DIR_CALLS <= calls, PROC_DIR_CALLS - calls
