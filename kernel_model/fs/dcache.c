@@ -5,6 +5,7 @@
  * dentries go at their last dput (always_delete_dentry).
  */
 #include "../include/fs.h"
+#include "../include/maccess.h"
 #include "../include/security.h"
 
 #define D_HASH_BITS 10
@@ -391,13 +392,23 @@ noinline void path_put(const struct path *path)
 }
 
 /* ---- d_path.c: a path's name, built from its end ---- */
+/* a name copied without faulting (a dentry renamed meanwhile may have freed it): 'x's then */
+static noinline bool prepend_copy(void *dst, const void *src, int len)
+{
+	if (unlikely(copy_from_kernel_nofault(dst, src, len))) {
+		memset(dst, 'x', len);
+		return false;
+	}
+	return true;
+}
+
 static noinline int prepend(char **buffer, int *buflen, const char *str, int namelen)
 {
 	*buflen -= namelen;
 	if (*buflen < 0)
 		return -ENAMETOOLONG;
 	*buffer -= namelen;
-	memcpy(*buffer, str, namelen);
+	prepend_copy(*buffer, str, namelen);
 	return 0;
 }
 

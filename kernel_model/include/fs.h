@@ -412,7 +412,11 @@ struct file {
 	loff_t f_pos;
 	struct fown_struct f_owner;
 	const void *f_cred;
-	u8 f_ra[32];
+	struct file_ra_state {		/* readahead state (none is done here) */
+		unsigned long start;
+		unsigned int size, async_size, ra_pages, mmap_miss;
+		loff_t prev_pos;
+	} f_ra;
 	u64 f_version;
 	void *f_security;
 	void *private_data;

@@ -701,3 +701,22 @@ def test_proc_pid_directory_calls(machine):
         (["fsop", "stat", "/tmp/fsop-bproc"], None),
     ])
     assert PROC_DIR_CALLS <= calls, PROC_DIR_CALLS - calls
+
+
+# fs/d_path.c, fs/namespace.c, mm/readahead.c (fs/open.c): a path's name copied without
+# faulting, a mount reference dropped, a file's readahead state at open
+VFS_HELPER_CALLS = {
+    ("prepend_copy", "prepend"),
+    ("copy_from_kernel_nofault", "prepend_copy"),
+    ("mntput_no_expire", "mntput"),
+    ("file_ra_state_init", "do_dentry_open"),
+}
+
+
+def test_path_name_mount_and_readahead_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in VFS_HELPER_CALLS}, [
+        (["fsop", "dir", "/tmp/fsop-bpath"], None),          # getcwd
+        (["cat", "/proc/self/maps"], None),
+    ])
+    assert VFS_HELPER_CALLS <= calls, VFS_HELPER_CALLS - calls
+
