@@ -720,3 +720,25 @@ def test_path_name_mount_and_readahead_calls(machine):
     ])
     assert VFS_HELPER_CALLS <= calls, VFS_HELPER_CALLS - calls
 
+
+# kernel/futex/core.c, waitwake.c: waiters hashed by key, queued and woken
+FUTEX_CALLS = {
+    ("futex_q_lock", "futex_wait_setup"),
+    ("futex_hash", "futex_q_lock"),
+    ("futex_get_value_locked", "futex_wait_setup"),
+    ("__futex_queue", "futex_wait_queue"),
+    ("futex_q_unlock", "futex_wait_queue"),      # futex_queue (inline)
+    ("futex_unqueue", "futex_wait"),
+    ("futex_setup_timer", "futex_wait"),
+    ("futex_hash", "futex_wake"),
+    ("futex_wake_mark", "futex_wake"),
+    ("__futex_unqueue", "futex_wake_mark"),
+}
+
+
+def test_futex_hash_and_queue_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in FUTEX_CALLS}, [
+        (["fsop", "task", "/tmp/fsop-bfutex"], None),
+        (["progtest", "threads"], None),
+    ])
+    assert FUTEX_CALLS <= calls, FUTEX_CALLS - calls
