@@ -742,3 +742,21 @@ def test_futex_hash_and_queue_calls(machine):
         (["progtest", "threads"], None),
     ])
     assert FUTEX_CALLS <= calls, FUTEX_CALLS - calls
+
+
+# fs/exec.c: an exec's state made and freed, the kernel's strings copied onto the new stack
+EXEC_CALLS = {
+    ("alloc_bprm", "do_execveat_common"),
+    ("free_bprm", "do_execveat_common"),
+    ("copy_string_kernel", "do_execveat_common"),    # the file name
+    ("copy_strings_kernel", "do_execveat_common"),   # kernel_execve's vectors
+    ("copy_string_kernel", "copy_strings_kernel"),
+}
+
+
+def test_exec_bprm_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in EXEC_CALLS}, [
+        (["progtest", "spawn"], None),
+        (["cat", "/proc/self/cmdline"], b"cat\0/proc/self/cmdline\0"),
+    ])
+    assert EXEC_CALLS <= calls, EXEC_CALLS - calls
