@@ -760,3 +760,21 @@ def test_exec_bprm_calls(machine):
         (["cat", "/proc/self/cmdline"], b"cat\0/proc/self/cmdline\0"),
     ])
     assert EXEC_CALLS <= calls, EXEC_CALLS - calls
+
+
+# block/bio.c: a bio's allocation, its pages, its end
+BIO_CALLS = {
+    ("bio_alloc_bioset", "simplefs_writepage"),     # bio_alloc (inline)
+    ("bio_init", "bio_alloc_bioset"),
+    ("__bio_try_merge_page", "bio_add_page"),
+    ("__bio_add_page", "bio_add_page"),
+    ("bio_free", "bio_put"),
+}
+
+
+def test_bio_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in BIO_CALLS}, [
+        (["diskwriter", "/mnt/b", "8192", "fsync"], b"/mnt/b: 8192 bytes, fsync = 0\n"),
+        (["cat", "/mnt/b"], None),
+    ])
+    assert BIO_CALLS <= calls, BIO_CALLS - calls
