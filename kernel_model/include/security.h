@@ -70,6 +70,17 @@ int security_inode_permission(struct inode *inode, int mask);
 int security_inode_getattr(const struct path *path);
 int security_inode_getxattr(struct dentry *dentry, const char *name);
 int security_inode_need_killpriv(struct dentry *dentry);
+int security_task_setpgid(struct task_struct *p, pid_t pgid);
+int security_task_getpgid(struct task_struct *p);
+int security_task_getsid(struct task_struct *p);
+int security_syslog(int type);
+int security_sb_statfs(struct dentry *dentry);
+#define PERF_SECURITY_OPEN		0
+struct perf_event_attr;
+struct perf_event;
+int security_perf_event_open(struct perf_event_attr *attr, int type);
+int security_perf_event_read(struct perf_event *event);
+int security_perf_event_write(struct perf_event *event);
 int cap_inode_need_killpriv(struct dentry *dentry);
 int security_inode_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, struct iattr *attr);
 

@@ -1,6 +1,7 @@
 /* The process's identity and limits (kernel/sys.c; uname is in syscall.c): gettid, and the
  * resource limits as a fresh Debian login has them (getrlimit, prlimit64;
  * they are reported, and only RLIMIT_STACK bounds anything here: the stack's growth). */
+#include "../include/security.h"
 #include "../include/loadavg.h"
 #include "../include/syscalls.h"
 #include "../include/cputime.h"
@@ -632,6 +633,9 @@ SYSCALL_DEFINE2(setpgid, pid_t, pid, pid_t, pgid)
 		goto out;
 	if (pgid != pid && !pgrp_in_session(pgid, me->sid))
 		goto out;
+	err = security_task_setpgid(p, pgid);
+	if (err)
+		goto out;
 	set_group_ids(p, pgid, p->sid);
 	err = 0;
 out:
@@ -647,10 +651,17 @@ static __always_inline int task_group_id(pid_t pid, bool session)
 	int ret = -ESRCH;
 
 	spin_lock_irqsave(&sched_lock, flags);
-	if (pid)
+	if (pid) {
 		p = find_task_by_pid(pid);
+		if (p) {	/* another's: the LSM's say first */
+			ret = session ? security_task_getsid(p) : security_task_getpgid(p);
+			if (ret)
+				goto out;
+		}
+	}
 	if (p)
 		ret = session ? p->sid : p->pgrp;
+out:
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return ret;
 }

@@ -32,6 +32,48 @@ static __always_inline bool d_is_positive(const struct dentry *dentry)
 	return dentry->d_inode != NULL;
 }
 
+/* ---- tasks, the log, file systems: hooks no module here implements ---- */
+noinline int security_task_setpgid(struct task_struct *p, pid_t pgid)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_task_getpgid(struct task_struct *p)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_task_getsid(struct task_struct *p)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_syslog(int type)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_sb_statfs(struct dentry *dentry)
+{
+	return call_int_hook_empty(0);
+}
+
+/* ---- perf events (no module: allowed) ---- */
+noinline int security_perf_event_open(struct perf_event_attr *attr, int type)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_perf_event_read(struct perf_event *event)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_perf_event_write(struct perf_event *event)
+{
+	return call_int_hook_empty(0);
+}
+
 /* ---- capability ---- */
 noinline int security_capable(const struct cred *cred, struct user_namespace *ns, int cap, unsigned int opts)
 {

@@ -7,6 +7,8 @@ import re
 import pytest
 
 from test_kernel_paths import run, traced_calls
+from test_progs import BUSYBOX, _static_busybox
+from guest_events import number_events as event_ids
 
 
 @pytest.fixture
@@ -778,3 +780,33 @@ def test_bio_calls(machine):
         (["cat", "/mnt/b"], None),
     ])
     assert BIO_CALLS <= calls, BIO_CALLS - calls
+
+
+# kernel/sys.c, fs/statfs.c, kernel/printk/printk.c, kernel/events/core.c: the LSM hooks 6.1
+# asks on these paths (no module here implements them: each answers its default)
+LSM_CALLS = {
+    ("security_task_setpgid", "__do_sys_setpgid"),
+    ("security_task_getpgid", "do_getpgid"),     # another process's group
+    ("security_sb_statfs", "statfs_by_dentry"),
+    ("security_perf_event_open", "__do_sys_perf_event_open"),
+    ("security_perf_event_read", "perf_read"),
+    ("security_perf_event_write", "perf_ioctl"),
+}
+LSM_LOG_CALLS = {("security_syslog", "check_syslog_permissions")}
+
+
+def test_lsm_hooks_of_task_statfs_and_perf_calls(machine):
+    funcs = {f for f, _ in LSM_CALLS}
+    getuid = event_ids(machine)["sys_enter_getuid"]
+    calls = traced_calls(machine, funcs, [
+        (["fsop", "task", "/tmp/fsop-blsm"], None),
+        (["fsop", "stat", "/tmp/fsop-blsm2"], None),
+        (["perfev", "ioctl", str(getuid), "4"], None),
+    ])
+    assert LSM_CALLS <= calls, LSM_CALLS - calls
+
+
+@pytest.mark.skipif(not _static_busybox(), reason="needs Debian's busybox-static at /bin/busybox")
+def test_syslog_asks_the_lsm(machine):
+    calls = traced_calls(machine, {f for f, _ in LSM_LOG_CALLS}, [([BUSYBOX, "sh", "-c", "dmesg > /dev/null"], None)])
+    assert LSM_LOG_CALLS <= calls, LSM_LOG_CALLS - calls
