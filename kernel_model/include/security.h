@@ -81,6 +81,14 @@ struct perf_event;
 int security_perf_event_open(struct perf_event_attr *attr, int type);
 int security_perf_event_read(struct perf_event *event);
 int security_perf_event_write(struct perf_event *event);
+union bpf_attr;
+struct bpf_map;
+struct bpf_prog;
+int security_bpf(int cmd, union bpf_attr *attr, unsigned int size);
+int security_bpf_map(struct bpf_map *map, fmode_t fmode);
+int security_bpf_prog(struct bpf_prog *prog);
+int security_bpf_map_alloc(struct bpf_map *map);
+int security_bpf_prog_alloc(void *aux);
 int cap_inode_need_killpriv(struct dentry *dentry);
 int security_inode_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, struct iattr *attr);
 

@@ -74,6 +74,32 @@ noinline int security_perf_event_write(struct perf_event *event)
 	return call_int_hook_empty(0);
 }
 
+/* ---- bpf (no module: allowed) ---- */
+noinline int security_bpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_bpf_map(struct bpf_map *map, fmode_t fmode)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_bpf_prog(struct bpf_prog *prog)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_bpf_map_alloc(struct bpf_map *map)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_bpf_prog_alloc(void *aux)
+{
+	return call_int_hook_empty(0);
+}
+
 /* ---- capability ---- */
 noinline int security_capable(const struct cred *cred, struct user_namespace *ns, int cap, unsigned int opts)
 {

@@ -810,3 +810,24 @@ def test_lsm_hooks_of_task_statfs_and_perf_calls(machine):
 def test_syslog_asks_the_lsm(machine):
     calls = traced_calls(machine, {f for f, _ in LSM_LOG_CALLS}, [([BUSYBOX, "sh", "-c", "dmesg > /dev/null"], None)])
     assert LSM_LOG_CALLS <= calls, LSM_LOG_CALLS - calls
+
+
+# kernel/bpf/syscall.c, security/security.c: bpf()'s LSM hooks and the fds of its objects
+BPF_LSM_CALLS = {
+    ("security_bpf", "__sys_bpf"),
+    ("security_bpf_map_alloc", "map_create"),
+    ("bpf_map_new_fd", "map_create"),
+    ("security_bpf_map", "bpf_map_new_fd"),
+    ("security_bpf_prog_alloc", "bpf_prog_load"),
+    ("bpf_prog_new_fd", "bpf_prog_load"),
+    ("security_bpf_prog", "bpf_prog_new_fd"),
+}
+
+
+def test_bpf_lsm_and_fd_calls(machine):
+    from bpf_cases import CASES
+    calls = traced_calls(machine, {f for f, _ in BPF_LSM_CALLS}, [
+        (["bpftest", *CASES["hash_crud"]], None),
+        (["bpftest", *CASES["load_ok"]], None),
+    ])
+    assert BPF_LSM_CALLS <= calls, BPF_LSM_CALLS - calls
