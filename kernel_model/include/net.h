@@ -567,6 +567,20 @@ int sk_reset_timer(struct sock *sk, struct timer_list *timer, unsigned long expi
 void sk_stop_timer(struct sock *sk, struct timer_list *timer);
 int sock_error(struct sock *sk);
 void sk_common_release(struct sock *sk);
+struct request_sock;
+void security_sock_graft(struct sock *sk, struct socket *parent);
+int security_inet_conn_request(const struct sock *sk, struct sk_buff *skb, struct request_sock *req);
+void security_inet_csk_clone(struct sock *newsk, const struct request_sock *req);
+void security_inet_conn_established(struct sock *sk, struct sk_buff *skb);
+/* a socket of the listener's queue takes the accepting socket's place */
+static inline void sock_graft(struct sock *sk, struct socket *parent)
+{
+	sk->sk_wq = &parent->wq;
+	parent->sk = sk;
+	sk->sk_socket = parent;		/* sk_set_socket() */
+	sk->sk_uid = parent->inode ? parent->inode->i_uid : 0;	/* SOCK_INODE(parent)->i_uid */
+	security_sock_graft(sk, parent);
+}
 /* the socket loses its file: no one to wake any more */
 static inline void sock_orphan(struct sock *sk)
 {

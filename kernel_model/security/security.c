@@ -100,6 +100,27 @@ noinline int security_bpf_prog_alloc(void *aux)
 	return call_int_hook_empty(0);
 }
 
+/* ---- inet connections (no module: allowed, nothing kept) ---- */
+noinline void security_sock_graft(struct sock *sk, struct socket *parent)
+{
+	/* call_void_hook(sock_graft, sk, parent): no module */
+}
+
+noinline int security_inet_conn_request(const struct sock *sk, struct sk_buff *skb, struct request_sock *req)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline void security_inet_csk_clone(struct sock *newsk, const struct request_sock *req)
+{
+	/* call_void_hook(inet_csk_clone, newsk, req): no module */
+}
+
+noinline void security_inet_conn_established(struct sock *sk, struct sk_buff *skb)
+{
+	/* call_void_hook(inet_conn_established, sk, skb): no module */
+}
+
 /* ---- capability ---- */
 noinline int security_capable(const struct cred *cred, struct user_namespace *ns, int cap, unsigned int opts)
 {

@@ -831,3 +831,17 @@ def test_bpf_lsm_and_fd_calls(machine):
         (["bpftest", *CASES["load_ok"]], None),
     ])
     assert BPF_LSM_CALLS <= calls, BPF_LSM_CALLS - calls
+
+
+# net/ipv4/tcp_input.c, inet_connection_sock.c, af_inet.c (sock_graft): a connection's LSM hooks
+INET_LSM_CALLS = {
+    ("security_inet_conn_request", "tcp_conn_request"),
+    ("security_inet_csk_clone", "inet_csk_clone_lock"),
+    ("security_inet_conn_established", "tcp_finish_connect"),
+    ("security_sock_graft", "inet_accept"),     # sock_graft (inline)
+}
+
+
+def test_inet_connection_lsm_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in INET_LSM_CALLS}, [(["nettest", "tcp"], None)])
+    assert INET_LSM_CALLS <= calls, INET_LSM_CALLS - calls

@@ -211,9 +211,7 @@ noinline int inet_accept(struct socket *sock, struct socket *newsock, int flags,
 	if (!sk2)
 		return err;
 	lock_sock(sk2);
-	sk2->sk_socket = newsock;
-	sk2->sk_wq = &newsock->wq;
-	newsock->sk = sk2;
+	sock_graft(sk2, newsock);
 	newsock->state = SS_CONNECTED;
 	release_sock(sk2);
 	return 0;

@@ -344,6 +344,7 @@ noinline struct sock *inet_csk_clone_lock(const struct sock *sk, const struct re
 	newinet->ttl = 64;
 	newsk->sk_state = TCP_CLOSE;
 	inet_sk_set_state(newsk, TCP_SYN_RECV);
+	security_inet_csk_clone(newsk, req);
 	return newsk;
 }
 

@@ -128,6 +128,10 @@ static noinline int tcp_conn_request(struct sock *sk, struct sk_buff *skb)
 	req->rsk_listener = sk;
 	req->rcv_isn = TCP_SKB_CB(skb)->seq;
 	req->snt_isn = (u32)get_random_u64();
+	if (security_inet_conn_request(sk, skb, req)) {
+		kfree(req);	/* drop_and_free */
+		return 0;
+	}
 	req->dl_next = icsk->icsk_accept_queue.syn_head;
 	icsk->icsk_accept_queue.syn_head = req;
 	icsk->icsk_accept_queue.qlen++;
