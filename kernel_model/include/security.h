@@ -73,6 +73,7 @@ int security_inode_need_killpriv(struct dentry *dentry);
 int security_task_setpgid(struct task_struct *p, pid_t pgid);
 int security_task_getpgid(struct task_struct *p);
 int security_task_getsid(struct task_struct *p);
+int security_task_prlimit(const struct cred *cred, const struct cred *tcred, unsigned int flags);
 int security_syslog(int type);
 int security_sb_statfs(struct dentry *dentry);
 #define PERF_SECURITY_OPEN		0

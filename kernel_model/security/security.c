@@ -43,6 +43,11 @@ noinline int security_task_getpgid(struct task_struct *p)
 	return call_int_hook_empty(0);
 }
 
+noinline int security_task_prlimit(const struct cred *cred, const struct cred *tcred, unsigned int flags)
+{
+	return call_int_hook_empty(0);
+}
+
 noinline int security_task_getsid(struct task_struct *p)
 {
 	return call_int_hook_empty(0);

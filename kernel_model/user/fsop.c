@@ -879,6 +879,7 @@ static void fam_task(void)
 		R("setgid(5) as 1000", sc(106, 5, 0, 0, 0, 0));
 		R("setuid(1000) as 1000", sc(105, 1000, 0, 0, 0, 0));
 		R("setuid(-1)", sc(105, -1, 0, 0, 0, 0));
+		R("prlimit64(1, RLIMIT_NOFILE) as 1000", sc(302, 1, 7, 0, L(mask), 0));
 		{	/* a write by its owner (no CAP_FSETID) drops a file's set-user-id bit */
 			struct kstat_user st;
 			long sfd = sc(2, L("/tmp/.fsop-suid"), 01 | 0100 | 01000, 0644, 0, 0);
@@ -901,6 +902,7 @@ static void fam_task(void)
 	}
 	R("wait4", wait4(-1, &status, 0, NULL) > 0);
 	R("the parent's geteuid()", sc(107, 0, 0, 0, 0, 0));
+	R("prlimit64(1, RLIMIT_NOFILE) as root", sc(302, 1, 7, 0, L(mask), 0));
 	/* robust futexes: a child that ends holding a lock leaves it OWNER_DIED, not another's */
 	R("set_robust_list(head, 23)", sc(273, L(&head), 23, 0, 0, 0));
 	R("set_robust_list(head, 24)", sc(273, L(&head), 24, 0, 0, 0));

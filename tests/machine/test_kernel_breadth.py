@@ -787,6 +787,7 @@ def test_bio_calls(machine):
 LSM_CALLS = {
     ("security_task_setpgid", "__do_sys_setpgid"),
     ("security_task_getpgid", "do_getpgid"),     # another process's group
+    ("security_task_prlimit", "__do_sys_prlimit64"),   # another process's limits (check_prlimit_permission, inline)
     ("security_sb_statfs", "statfs_by_dentry"),
     ("security_perf_event_open", "__do_sys_perf_event_open"),
     ("security_perf_event_read", "perf_read"),
