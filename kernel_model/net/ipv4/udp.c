@@ -1,9 +1,10 @@
 /*
  * UDP over IPv4 (Linux's net/ipv4/udp.c, the socket side of af_inet.c's datagram ops):
- * udp_sendmsg (the destination given or connected; an unbound socket gets an ephemeral port)
- * → ip_build_and_send_pkt; udp_rcv → __udp4_lib_rcv: the socket bound to the port, its receive
- * queue (__udp_queue_rcv_skb; past sk_rcvbuf: sock:sock_rcvqueue_full and a SOCKET_RCVBUFF
- * drop), no socket: a NO_SOCKET drop; udp_recvmsg one datagram a call, with its source.
+ * udp_sendmsg (the destination given or connected; an unbound socket got an ephemeral port in
+ * inet_send_prepare) → ip_build_and_send_pkt; udp_rcv → __udp4_lib_rcv: the socket bound to the
+ * port, its receive queue (udp_unicast_rcv_skb → ... → __udp_enqueue_schedule_skb; past
+ * sk_rcvbuf: sock:sock_rcvqueue_full and a SOCKET_RCVBUFF drop), no socket: a NO_SOCKET drop;
+ * udp_recvmsg one datagram a call (__skb_recv_udp, skb_consume_udp), with its source.
  */
 #include "../../include/net.h"
 #include "../../include/poll.h"
