@@ -5,12 +5,13 @@
  * dentries go at their last dput (always_delete_dentry).
  */
 #include "../include/fs.h"
+#include "../include/maccess.h"
 #include "../include/security.h"
 
 #define D_HASH_BITS 10
 static struct list_head dentry_hashtable[1 << D_HASH_BITS];
 static struct kmem_cache *dentry_cache;
-static spinlock_t dcache_lock;	/* the hash, d_subdirs and every d_lockref (one lock) */
+spinlock_t dcache_lock;	/* the hash, d_subdirs and every d_lockref (one lock) */
 
 noinline u32 full_name_hash(const void *salt, const char *name, unsigned int len)
 {
@@ -44,7 +45,8 @@ noinline void d_set_d_op(struct dentry *dentry, const struct dentry_operations *
 static noinline struct dentry *__d_alloc(struct super_block *sb, const struct qstr *name)
 {
 	static const struct qstr slash_name = QSTR_INIT((const unsigned char *)"/", 1);
-	struct dentry *dentry = kmem_cache_zalloc(dentry_cache, GFP_KERNEL);
+	/* (no s_dentry_lru: zeroed, where 6.1 sets each field) */
+	struct dentry *dentry = kmem_cache_alloc_lru(dentry_cache, NULL, GFP_KERNEL | __GFP_ZERO);
 	char *dname;
 
 	if (!dentry)
@@ -97,6 +99,19 @@ noinline struct dentry *d_alloc(struct dentry *parent, const struct qstr *name)
 noinline struct dentry *d_alloc_anon(struct super_block *sb)
 {
 	return __d_alloc(sb, NULL);
+}
+
+/* a directory's readdir position (libfs): on its d_subdirs past the last child it gave, skipped
+ * by everyone else */
+noinline struct dentry *d_alloc_cursor(struct dentry *parent)
+{
+	struct dentry *dentry = d_alloc_anon(parent->d_sb);
+
+	if (dentry) {
+		dentry->d_flags |= DCACHE_DENTRY_CURSOR;
+		dentry->d_parent = dget(parent);
+	}
+	return dentry;
 }
 
 
@@ -261,11 +276,29 @@ noinline struct dentry *dget_parent(struct dentry *dentry)
 	return dget(dentry->d_parent);
 }
 
+/* freed after a grace period: a lookup may still be reading it (its name kept as long) */
+static noinline void __d_free(struct rcu_head *head)
+{
+	struct dentry *dentry = container_of(head, struct dentry, d_rcu);
+
+	kmem_cache_free(dentry_cache, dentry);
+}
+
+static noinline void __d_free_external(struct rcu_head *head)
+{
+	struct dentry *dentry = container_of(head, struct dentry, d_rcu);
+
+	kfree(dentry->d_name.name);	/* external_name() (no sharing of names here) */
+	kmem_cache_free(dentry_cache, dentry);
+}
+
 static noinline void dentry_free(struct dentry *dentry)
 {
-	if (dentry->d_name.name != dentry->d_iname)
-		kfree(dentry->d_name.name);
-	kmem_cache_free(dentry_cache, dentry);
+	if (unlikely(dentry->d_name.name != dentry->d_iname)) {
+		call_rcu(&dentry->d_rcu, __d_free_external);
+		return;
+	}
+	call_rcu(&dentry->d_rcu, __d_free);
 }
 
 /* Under dcache_lock, count at 0: kill it (and give back its hold on the parent). */
@@ -359,13 +392,23 @@ noinline void path_put(const struct path *path)
 }
 
 /* ---- d_path.c: a path's name, built from its end ---- */
+/* a name copied without faulting (a dentry renamed meanwhile may have freed it): 'x's then */
+static noinline bool prepend_copy(void *dst, const void *src, int len)
+{
+	if (unlikely(copy_from_kernel_nofault(dst, src, len))) {
+		memset(dst, 'x', len);
+		return false;
+	}
+	return true;
+}
+
 static noinline int prepend(char **buffer, int *buflen, const char *str, int namelen)
 {
 	*buflen -= namelen;
 	if (*buflen < 0)
 		return -ENAMETOOLONG;
 	*buffer -= namelen;
-	memcpy(*buffer, str, namelen);
+	prepend_copy(*buffer, str, namelen);
 	return 0;
 }
 

@@ -76,20 +76,20 @@ static notrace int check_fcntl_cmd(unsigned cmd)
 
 SYSCALL_DEFINE3(fcntl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
 {
-	struct file *f = fget_raw(fd);
+	struct fd f = fdget_raw(fd);
 	long err = -EBADF;
 
-	if (!f)
+	if (!f.file)
 		goto out;
-	if (f->f_mode & FMODE_PATH) {
+	if (f.file->f_mode & FMODE_PATH) {
 		if (!check_fcntl_cmd(cmd))
 			goto out1;
 	}
-	err = security_file_fcntl(f, cmd, arg);
+	err = security_file_fcntl(f.file, cmd, arg);
 	if (!err)
-		err = do_fcntl(fd, cmd, arg, f);
+		err = do_fcntl(fd, cmd, arg, f.file);
 out1:
-	fput(f);
+	fdput(f);
 out:
 	return err;
 }

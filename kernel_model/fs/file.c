@@ -242,14 +242,62 @@ noinline struct file *fget_raw(unsigned int fd)
 	return __fget(fd, 0);
 }
 
-noinline unsigned long __fget_light(unsigned int fd, fmode_t mask)
+/* No reference taken while the table is the caller's alone (no other task can close the fd
+ * meanwhile); 6.1 reads the table under RCU, here under its lock */
+static noinline unsigned long __fget_light(unsigned int fd, fmode_t mask)
 {
-	return (unsigned long)__fget(fd, mask);
+	struct files_struct *files = current->files;
+	struct file *file = NULL;
+
+	if (__atomic_load_n(&files->count, __ATOMIC_ACQUIRE) == 1) {
+		unsigned long irq;
+
+		spin_lock_irqsave(&files->file_lock, irq);	/* files_lookup_fd_raw() */
+		if (fd < files->fdt->max_fds)
+			file = files->fdt->fd[fd];
+		spin_unlock_irqrestore(&files->file_lock, irq);
+		if (!file || unlikely(file->f_mode & mask))
+			return 0;
+		return (unsigned long)file;
+	}
+	file = __fget(fd, mask);
+	if (!file)
+		return 0;
+	return FDPUT_FPUT | (unsigned long)file;
 }
 
 noinline unsigned long __fdget(unsigned int fd)
 {
 	return __fget_light(fd, FMODE_PATH);
+}
+
+noinline unsigned long __fdget_raw(unsigned int fd)
+{
+	return __fget_light(fd, 0);
+}
+
+/* threads or another process share the file (a count past one), or it is a directory */
+static inline bool file_needs_f_pos_lock(struct file *file)
+{
+	return (file->f_mode & FMODE_ATOMIC_POS) &&
+		(file->f_count > 1 || S_ISDIR(file->f_inode->i_mode));
+}
+
+noinline unsigned long __fdget_pos(unsigned int fd)
+{
+	unsigned long v = __fdget(fd);
+	struct file *file = (struct file *)(v & ~3UL);
+
+	if (file && file_needs_f_pos_lock(file)) {
+		v |= FDPUT_POS_UNLOCK;
+		mutex_lock(&file->f_pos_lock);
+	}
+	return v;
+}
+
+noinline void __f_unlock_pos(struct file *f)
+{
+	mutex_unlock(&f->f_pos_lock);
 }
 
 void set_close_on_exec(unsigned int fd, int flag)

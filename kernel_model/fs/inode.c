@@ -1,6 +1,7 @@
 /* Inodes (Linux's fs/inode.c): allocation per super block, reference counts, link counts;
  * the last iput of an unlinked inode evicts it (its pages, then the inode). */
 #include "../include/fs.h"
+#include "../include/cred.h"
 #include "../include/security.h"
 #include "../include/pagemap.h"
 
@@ -143,7 +144,7 @@ noinline int inode_init_always(struct super_block *sb, struct inode *inode)
 
 static noinline struct inode *alloc_inode(struct super_block *sb)
 {
-	struct inode *inode = kmem_cache_zalloc(inode_cachep, GFP_KERNEL);
+	struct inode *inode = kmem_cache_alloc_lru(inode_cachep, NULL, GFP_KERNEL | __GFP_ZERO);	/* alloc_inode_sb() */
 
 	if (!inode)
 		return NULL;
@@ -260,4 +261,67 @@ noinline void drop_nlink(struct inode *inode) { inode->i_nlink--; }
 void __init inode_init(void)
 {
 	inode_cachep = kmem_cache_create("inode_cache", sizeof(struct inode), 8, SLAB_PANIC, NULL);
+}
+
+/* ---- a write's removal of privileges (set-id bits, file capabilities) ---- */
+noinline bool in_group_or_capable(void *idmap, const struct inode *inode, gid_t gid)
+{
+	if (in_group_p(gid))
+		return true;
+	if (capable_wrt_inode_uidgid(idmap, inode, CAP_FSETID))
+		return true;
+	return false;
+}
+
+/* What a write must drop: the set-id bits, the security.capability attribute */
+noinline int dentry_needs_remove_privs(void *idmap, struct dentry *dentry)
+{
+	struct inode *inode = dentry->d_inode;
+	int mask = 0;
+	int ret;
+
+	if (IS_NOSEC(inode))
+		return 0;
+	mask = setattr_should_drop_suidgid(idmap, inode);
+	ret = security_inode_need_killpriv(dentry);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		mask |= ATTR_KILL_PRIV;
+	return mask;
+}
+
+static inline int __remove_privs(void *idmap, struct dentry *dentry, int kill)
+{
+	struct iattr newattrs = { .ia_valid = ATTR_FORCE | kill };
+
+	/* Note we call this on write, so notify_change will not encounter any conflicting delegations */
+	return notify_change(idmap, dentry, &newattrs, NULL);
+}
+
+static noinline int __file_remove_privs(struct file *file, unsigned int flags)
+{
+	struct dentry *dentry = file->f_path.dentry;
+	struct inode *inode = file->f_inode;
+	int error = 0;
+	int kill;
+
+	if (IS_NOSEC(inode) || !S_ISREG(inode->i_mode))
+		return 0;
+	kill = dentry_needs_remove_privs(NULL, dentry);
+	if (kill < 0)
+		return kill;
+	if (kill) {
+		if (flags & IOCB_NOWAIT)
+			return -EAGAIN;
+		error = __remove_privs(NULL, dentry, kill);
+	}
+	if (!error)
+		inode_has_no_xattr(inode);
+	return error;
+}
+
+noinline int file_remove_privs(struct file *file)
+{
+	return __file_remove_privs(file, 0);
 }

@@ -81,18 +81,18 @@ noinline int do_vfs_ioctl(struct file *filp, unsigned int fd, unsigned int cmd, 
 
 SYSCALL_DEFINE3(ioctl, unsigned int, fd, unsigned int, cmd, unsigned long, arg)
 {
-	struct file *f = fget(fd);
+	struct fd f = fdget(fd);
 	int error;
 
-	if (!f)
+	if (!f.file)
 		return -EBADF;
-	error = security_file_ioctl(f, cmd, arg);
+	error = security_file_ioctl(f.file, cmd, arg);
 	if (error)
 		goto out;
-	error = do_vfs_ioctl(f, fd, cmd, arg);
+	error = do_vfs_ioctl(f.file, fd, cmd, arg);
 	if (error == -ENOIOCTLCMD)
-		error = vfs_ioctl(f, cmd, arg);
+		error = vfs_ioctl(f.file, cmd, arg);
 out:
-	fput(f);
+	fdput(f);
 	return error;
 }

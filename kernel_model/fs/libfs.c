@@ -33,18 +33,51 @@ noinline int simple_getattr(const struct path *path, struct kstat *stat, u32 req
 	return 0;
 }
 
+static notrace bool simple_positive(const struct dentry *d)
+{
+	return d->d_inode && !d_unhashed(d);
+}
+
 noinline int dcache_dir_open(struct inode *inode, struct file *file)
 {
-	return 0;
+	file->private_data = d_alloc_cursor(file->f_path.dentry);
+	return file->private_data ? 0 : -ENOMEM;
 }
 
 noinline int dcache_dir_close(struct inode *inode, struct file *file)
 {
+	dput(file->private_data);
 	return 0;
+}
+
+/* The count-th positive child after p (cursors skipped), held; last's hold dropped */
+static noinline struct dentry *scan_positives(struct dentry *cursor, struct list_head *p, loff_t count,
+					      struct dentry *last)
+{
+	struct dentry *dentry = cursor->d_parent, *found = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dcache_lock, flags);
+	while ((p = p->next) != &dentry->d_subdirs) {
+		struct dentry *d = list_entry(p, struct dentry, d_child);
+
+		if (d->d_flags & DCACHE_DENTRY_CURSOR)
+			continue;
+		if (simple_positive(d) && !--count) {
+			d->d_lockref.count++;	/* dget_dlock() */
+			found = d;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&dcache_lock, flags);
+	dput(last);
+	return found;
 }
 
 noinline loff_t dcache_dir_lseek(struct file *file, loff_t offset, int whence)
 {
+	struct dentry *dentry = file->f_path.dentry;
+
 	switch (whence) {
 	case SEEK_CUR:
 		offset += file->f_pos;
@@ -56,20 +89,35 @@ noinline loff_t dcache_dir_lseek(struct file *file, loff_t offset, int whence)
 	default:
 		return -EINVAL;
 	}
-	file->f_pos = offset;
+	if (offset != file->f_pos) {
+		struct dentry *cursor = file->private_data;
+		struct dentry *to = NULL;
+		unsigned long flags;
+
+		if (offset > 2)
+			to = scan_positives(cursor, &dentry->d_subdirs, offset - 2, NULL);
+		spin_lock_irqsave(&dcache_lock, flags);
+		if (to)
+			list_move(&cursor->d_child, &to->d_child);
+		else
+			list_del_init(&cursor->d_child);
+		spin_unlock_irqrestore(&dcache_lock, flags);
+		dput(to);
+		file->f_pos = offset;
+	}
 	return offset;
 }
 
-static notrace bool simple_positive(const struct dentry *d)
-{
-	return d->d_inode && !d_unhashed(d);
-}
-
-/* ".", "..", then the positive children: position n > 1 is the (n-2)th of them. */
+/* ".", "..", then the positive children from the cursor on; the cursor moved past the last one
+ * given (a child removed meanwhile does not shift the others, as a position count would) */
 noinline int dcache_readdir(struct file *file, struct dir_context *ctx)
 {
-	struct dentry *dentry = file->f_path.dentry, *child;
-	loff_t n;
+	struct dentry *dentry = file->f_path.dentry;
+	struct dentry *cursor = file->private_data;
+	struct list_head *anchor = &dentry->d_subdirs;
+	struct dentry *next = NULL;
+	struct list_head *p;
+	unsigned long flags;
 
 	if (ctx->pos == 0) {
 		if (!ctx->actor(ctx, ".", 1, ctx->pos, dentry->d_inode->i_ino, DT_DIR))
@@ -83,17 +131,27 @@ noinline int dcache_readdir(struct file *file, struct dir_context *ctx)
 			return 0;
 		ctx->pos = 2;
 	}
-	n = 2;
-	list_for_each_entry(child, &dentry->d_subdirs, d_child) {
-		if (!simple_positive(child))
-			continue;
-		if (n++ < ctx->pos)
-			continue;
-		if (!ctx->actor(ctx, (const char *)child->d_name.name, child->d_name.len, ctx->pos,
-				child->d_inode->i_ino, fs_umode_to_dtype(child->d_inode->i_mode)))
-			return 0;
-		ctx->pos = n;
+	if (ctx->pos == 2)
+		p = anchor;
+	else if (!list_empty(&cursor->d_child))
+		p = &cursor->d_child;
+	else
+		return 0;
+
+	while ((next = scan_positives(cursor, p, 1, next)) != NULL) {
+		if (!ctx->actor(ctx, (const char *)next->d_name.name, next->d_name.len, ctx->pos,
+				next->d_inode->i_ino, fs_umode_to_dtype(next->d_inode->i_mode)))
+			break;
+		ctx->pos++;
+		p = &next->d_child;
 	}
+	spin_lock_irqsave(&dcache_lock, flags);
+	if (next)
+		list_move_tail(&cursor->d_child, &next->d_child);
+	else
+		list_del_init(&cursor->d_child);
+	spin_unlock_irqrestore(&dcache_lock, flags);
+	dput(next);
 	return 0;
 }
 

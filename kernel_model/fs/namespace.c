@@ -24,11 +24,17 @@ noinline struct vfsmount *mntget(struct vfsmount *mnt)
 	return mnt;
 }
 
-/* Mounts live as long as the namespace (there is no umount): the count is only kept. */
+/* Mounts live as long as the namespace (there is no umount): a mount in it never drops its
+ * last reference here, so only the count is kept (6.1's fast path: mnt_ns set) */
+static noinline void mntput_no_expire(struct mount *mnt)
+{
+	__atomic_sub_fetch(&mnt->mnt_count, 1, __ATOMIC_RELAXED);
+}
+
 noinline void mntput(struct vfsmount *mnt)
 {
 	if (mnt)
-		__atomic_sub_fetch(&real_mount(mnt)->mnt_count, 1, __ATOMIC_RELAXED);
+		mntput_no_expire(real_mount(mnt));	/* (no expiry marks: no automounts) */
 }
 
 bool __mnt_is_readonly(struct vfsmount *mnt)

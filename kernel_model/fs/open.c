@@ -18,6 +18,16 @@ struct open_how { u64 flags; u64 mode; u64 resolve; };
 #define VALID_RESOLVE_FLAGS	0x3f
 #define S_IALLUGO_OPEN		(S_ISUID | S_ISGID | S_ISVTX | 0777)
 
+/* mm/readahead.c: a file's readahead window as its backing device gives it: a block device's
+ * 128 KiB (VM_READAHEAD_PAGES), none for a file system without one (noop_backing_dev_info) */
+noinline void file_ra_state_init(struct file_ra_state *ra, struct address_space *mapping)
+{
+	struct super_block *sb = mapping->host->i_sb;
+
+	ra->ra_pages = sb && (sb->s_type->fs_flags & FS_REQUIRES_DEV) ? 32 : 0;	/* inode_to_bdi() */
+	ra->prev_pos = -1;
+}
+
 noinline int do_dentry_open(struct file *f, struct inode *inode, int (*open)(struct inode *, struct file *))
 {
 	int error;
@@ -61,6 +71,7 @@ noinline int do_dentry_open(struct file *f, struct inode *inode, int (*open)(str
 	if ((f->f_mode & FMODE_WRITE) && (f->f_op->write || f->f_op->write_iter))
 		f->f_mode |= FMODE_CAN_WRITE;
 	f->f_flags &= ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC);
+	file_ra_state_init(&f->f_ra, f->f_mapping->host->i_mapping);
 	return 0;
 cleanup:
 	if (f->f_mode & FMODE_WRITE)
@@ -218,7 +229,7 @@ noinline long do_faccessat(int dfd, const char *filename, int mode, int flags)
 	inode = path.dentry->d_inode;
 	if ((mode & MAY_EXEC) && S_ISREG(inode->i_mode)) {
 		res = -EACCES;
-		if (path.mnt->mnt_flags & MNT_NOEXEC)
+		if (path_noexec(&path))
 			goto out;
 	}
 	res = inode_permission(inode, mode | MAY_ACCESS);

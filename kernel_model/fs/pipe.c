@@ -6,6 +6,7 @@
  * open for one side waits for the other (wait_for_partner) unless O_NONBLOCK.
  */
 #include "../include/fs.h"
+#include "../include/cred.h"
 #include "../include/poll.h"
 #include "../include/signal.h"
 
@@ -312,32 +313,123 @@ noinline long pipe_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 
 #define F_SETPIPE_SZ 1031
 #define F_GETPIPE_SZ 1032
+/* a size for the ring: a power of two of pages, at least one (POSIX's minimum) */
+noinline unsigned int round_pipe_size(unsigned long size)
+{
+	if (size > (1U << 31))
+		return 0;
+	/* Minimum pipe size, as required by POSIX */
+	if (size < PAGE_SIZE)
+		return PAGE_SIZE;
+	return 1U << (64 - __builtin_clzl(size - 1));	/* roundup_pow_of_two() */
+}
+
+/* The ring reallocated with nr_slots buffers, what it holds moved to its start */
+noinline int pipe_resize_ring(struct pipe_inode_info *pipe, unsigned int nr_slots)
+{
+	struct pipe_buffer *bufs;
+	unsigned int head, tail, mask, n;
+	unsigned long irq;
+
+	bufs = kzalloc(nr_slots * sizeof(*bufs), GFP_KERNEL);
+	if (unlikely(!bufs))
+		return -ENOMEM;
+	spin_lock_irqsave(&pipe->rd_wait.lock, irq);
+	mask = pipe->ring_size - 1;
+	head = pipe->head;
+	tail = pipe->tail;
+	n = pipe_occupancy(head, tail);
+	if (nr_slots < n) {
+		spin_unlock_irqrestore(&pipe->rd_wait.lock, irq);
+		kfree(bufs);
+		return -EBUSY;
+	}
+	/* The pipe array wraps around, so just start the new one at zero and adjust the indices */
+	if (n > 0) {
+		unsigned int h = head & mask;
+		unsigned int t = tail & mask;
+
+		if (h > t) {
+			memcpy(bufs, pipe->bufs + t, n * sizeof(struct pipe_buffer));
+		} else {
+			unsigned int tsize = pipe->ring_size - t;
+
+			if (h > 0)
+				memcpy(bufs + tsize, pipe->bufs, h * sizeof(struct pipe_buffer));
+			memcpy(bufs, pipe->bufs + t, tsize * sizeof(struct pipe_buffer));
+		}
+	}
+	head = n;
+	tail = 0;
+	kfree(pipe->bufs);
+	pipe->bufs = bufs;
+	pipe->ring_size = nr_slots;
+	if (pipe->max_usage > nr_slots)
+		pipe->max_usage = nr_slots;
+	pipe->tail = tail;
+	pipe->head = head;
+	/* (no watch queues) */
+	pipe->max_usage = nr_slots;
+	pipe->nr_accounted = nr_slots;
+	spin_unlock_irqrestore(&pipe->rd_wait.lock, irq);
+	/* This might have made more room for writers */
+	wake_up_interruptible(&pipe->wr_wait);
+	return 0;
+}
+
+#define PIPE_MAX_SIZE	1048576	/* /proc/sys/fs/pipe-max-size */
+
+/* F_SETPIPE_SZ (no per-user pipe accounting here: only the size limit for the unprivileged) */
+static inline long pipe_set_size(struct pipe_inode_info *pipe, unsigned long arg)
+{
+	unsigned int nr_slots, size;
+	long ret;
+
+	size = round_pipe_size(arg);
+	nr_slots = size >> PAGE_SHIFT;
+	if (!nr_slots)
+		return -EINVAL;
+	/* a grow past pipe-max-size needs CAP_SYS_RESOURCE; a shrink never does */
+	if (nr_slots > pipe->max_usage && size > PIPE_MAX_SIZE && !capable(CAP_SYS_RESOURCE))
+		return -EPERM;
+	ret = pipe_resize_ring(pipe, nr_slots);
+	if (ret < 0)
+		return ret;
+	return pipe->max_usage * PAGE_SIZE;
+}
+
+/* The pipe behind a file, NULL if it is none */
+noinline struct pipe_inode_info *get_pipe_info(struct file *file, bool for_splice)
+{
+	struct pipe_inode_info *pipe = file->private_data;
+
+	if (file->f_op != &pipefifo_fops || !pipe)
+		return NULL;
+	return pipe;
+}
+
 noinline long pipe_fcntl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct pipe_inode_info *pipe = file->f_op == &pipefifo_fops ? file->private_data : NULL;
+	struct pipe_inode_info *pipe;
+	long ret;
 
+	pipe = get_pipe_info(file, false);
 	if (!pipe)
 		return -EBADF;
-	if (cmd == F_GETPIPE_SZ)
-		return pipe->max_usage * PAGE_SIZE;
-	/* F_SETPIPE_SZ: the ring stays PIPE_DEF_BUFFERS pages; a smaller size limits its use */
-	if (arg == 0 || arg > PIPE_DEF_BUFFERS * PAGE_SIZE)
-		return arg ? -EPERM : -EINVAL;
-	{
-		unsigned int nr = (arg + PAGE_SIZE - 1) / PAGE_SIZE, pow = 1;
-
-		while (pow < nr)
-			pow <<= 1;
-		mutex_lock(&pipe->mutex);
-		if (pipe_occupancy(pipe->head, pipe->tail) > pow) {
-			mutex_unlock(&pipe->mutex);
-			return -EBUSY;
-		}
-		pipe->max_usage = pow;
-		mutex_unlock(&pipe->mutex);
-		wake_up_interruptible_all(&pipe->wr_wait);
-		return pow * PAGE_SIZE;
+	mutex_lock(&pipe->mutex);	/* __pipe_lock */
+	switch (cmd) {
+	case F_SETPIPE_SZ:
+		ret = pipe_set_size(pipe, arg);
+		break;
+	case F_GETPIPE_SZ:
+		ret = pipe->max_usage * PAGE_SIZE;
+		break;
+	default:
+		ret = -EINVAL;
+		break;
 	}
+	mutex_unlock(&pipe->mutex);
+	return ret;
 }
 
 static noinline bool wait_for_partner(struct pipe_inode_info *pipe, unsigned int *cnt)

@@ -234,20 +234,20 @@ noinline loff_t vfs_llseek(struct file *file, loff_t offset, int whence)
 
 noinline off_t ksys_lseek(unsigned int fd, off_t offset, unsigned int whence)
 {
-	struct file *f = fget(fd);
+	struct fd f = fdget_pos(fd);
 	off_t retval;
 
-	if (!f)
+	if (!f.file)
 		return -EBADF;
 	retval = -EINVAL;
 	if (whence <= SEEK_HOLE) {
-		loff_t res = vfs_llseek(f, offset, whence);
+		loff_t res = vfs_llseek(f.file, offset, whence);
 
 		retval = res;
 		if (res != (loff_t)retval)
 			retval = -EOVERFLOW;	/* LFS: should only happen on 32 bit platforms */
 	}
-	fput(f);
+	fdput_pos(f);
 	return retval;
 }
 
@@ -415,20 +415,20 @@ static notrace loff_t *file_ppos(struct file *file)
 
 noinline ssize_t ksys_read(unsigned int fd, char *buf, size_t count)
 {
-	struct file *f = fget(fd);
+	struct fd f = fdget_pos(fd);
 	ssize_t ret = -EBADF;
 
-	if (f) {
-		loff_t pos, *ppos = file_ppos(f);
+	if (f.file) {
+		loff_t pos, *ppos = file_ppos(f.file);
 
 		if (ppos) {
 			pos = *ppos;
 			ppos = &pos;
 		}
-		ret = vfs_read(f, buf, count, ppos);
+		ret = vfs_read(f.file, buf, count, ppos);
 		if (ret >= 0 && ppos)
-			f->f_pos = pos;
-		fput(f);
+			f.file->f_pos = pos;
+		fdput_pos(f);
 	}
 	return ret;
 }
@@ -440,20 +440,20 @@ SYSCALL_DEFINE3(read, unsigned int, fd, char *, buf, size_t, count)
 
 noinline ssize_t ksys_write(unsigned int fd, const char *buf, size_t count)
 {
-	struct file *f = fget(fd);
+	struct fd f = fdget_pos(fd);
 	ssize_t ret = -EBADF;
 
-	if (f) {
-		loff_t pos, *ppos = file_ppos(f);
+	if (f.file) {
+		loff_t pos, *ppos = file_ppos(f.file);
 
 		if (ppos) {
 			pos = *ppos;
 			ppos = &pos;
 		}
-		ret = vfs_write(f, buf, count, ppos);
+		ret = vfs_write(f.file, buf, count, ppos);
 		if (ret >= 0 && ppos)
-			f->f_pos = pos;
-		fput(f);
+			f.file->f_pos = pos;
+		fdput_pos(f);
 	}
 	return ret;
 }
@@ -465,17 +465,17 @@ SYSCALL_DEFINE3(write, unsigned int, fd, const char *, buf, size_t, count)
 
 noinline ssize_t ksys_pread64(unsigned int fd, char *buf, size_t count, loff_t pos)
 {
-	struct file *f;
+	struct fd f;
 	ssize_t ret = -EBADF;
 
 	if (pos < 0)
 		return -EINVAL;
-	f = fget(fd);
-	if (f) {
+	f = fdget(fd);
+	if (f.file) {
 		ret = -ESPIPE;
-		if (f->f_mode & FMODE_PREAD)
-			ret = vfs_read(f, buf, count, &pos);
-		fput(f);
+		if (f.file->f_mode & FMODE_PREAD)
+			ret = vfs_read(f.file, buf, count, &pos);
+		fdput(f);
 	}
 	return ret;
 }
@@ -487,17 +487,17 @@ SYSCALL_DEFINE4(pread64, unsigned int, fd, char *, buf, size_t, count, loff_t, p
 
 noinline ssize_t ksys_pwrite64(unsigned int fd, const char *buf, size_t count, loff_t pos)
 {
-	struct file *f;
+	struct fd f;
 	ssize_t ret = -EBADF;
 
 	if (pos < 0)
 		return -EINVAL;
-	f = fget(fd);
-	if (f) {
+	f = fdget(fd);
+	if (f.file) {
 		ret = -ESPIPE;
-		if (f->f_mode & FMODE_PWRITE)
-			ret = vfs_write(f, buf, count, &pos);
-		fput(f);
+		if (f.file->f_mode & FMODE_PWRITE)
+			ret = vfs_write(f.file, buf, count, &pos);
+		fdput(f);
 	}
 	return ret;
 }
@@ -668,40 +668,40 @@ noinline ssize_t vfs_writev(struct file *file, const struct iovec *vec, unsigned
 
 noinline ssize_t do_readv(unsigned long fd, const struct iovec *vec, unsigned long vlen, int flags)
 {
-	struct file *f = fget(fd);
+	struct fd f = fdget_pos(fd);
 	ssize_t ret = -EBADF;
 
-	if (f) {
-		loff_t pos, *ppos = file_ppos(f);
+	if (f.file) {
+		loff_t pos, *ppos = file_ppos(f.file);
 
 		if (ppos) {
 			pos = *ppos;
 			ppos = &pos;
 		}
-		ret = vfs_readv(f, vec, vlen, ppos, flags);
+		ret = vfs_readv(f.file, vec, vlen, ppos, flags);
 		if (ret >= 0 && ppos)
-			f->f_pos = pos;
-		fput(f);
+			f.file->f_pos = pos;
+		fdput_pos(f);
 	}
 	return ret;
 }
 
 noinline ssize_t do_writev(unsigned long fd, const struct iovec *vec, unsigned long vlen, int flags)
 {
-	struct file *f = fget(fd);
+	struct fd f = fdget_pos(fd);
 	ssize_t ret = -EBADF;
 
-	if (f) {
-		loff_t pos, *ppos = file_ppos(f);
+	if (f.file) {
+		loff_t pos, *ppos = file_ppos(f.file);
 
 		if (ppos) {
 			pos = *ppos;
 			ppos = &pos;
 		}
-		ret = vfs_writev(f, vec, vlen, ppos, flags);
+		ret = vfs_writev(f.file, vec, vlen, ppos, flags);
 		if (ret >= 0 && ppos)
-			f->f_pos = pos;
-		fput(f);
+			f.file->f_pos = pos;
+		fdput_pos(f);
 	}
 	return ret;
 }

@@ -38,6 +38,18 @@ out:
 	return res;
 }
 
+static noinline int verify_dirent_name(const char *name, int len)
+{
+	int i;
+
+	if (len <= 0 || len >= PATH_MAX)
+		return -EIO;
+	for (i = 0; i < len; i++)	/* memchr(name, '/', len) */
+		if (name[i] == '/')
+			return -EIO;
+	return 0;
+}
+
 noinline bool filldir64(struct dir_context *ctx, const char *name, int namlen, loff_t offset, u64 ino, unsigned int d_type)
 {
 	struct getdents_callback64 *buf = container_of(ctx, struct getdents_callback64, ctx);
@@ -47,6 +59,9 @@ noinline bool filldir64(struct dir_context *ctx, const char *name, int namlen, l
 	struct linux_dirent64 tmp;
 	char zero = 0;
 
+	buf->error = verify_dirent_name(name, namlen);
+	if (unlikely(buf->error))
+		return false;
 	buf->error = -EINVAL;	/* only used if we fail.. */
 	if (reclen > buf->count)
 		return false;
@@ -78,15 +93,15 @@ SYSCALL_DEFINE3(getdents64, unsigned int, fd, struct linux_dirent64 *, dirent, u
 		.count = count,
 		.current_dir = dirent
 	};
-	struct file *f;
+	struct fd f;
 	int error;
 
 	if (!access_ok(dirent, count))
 		return -EFAULT;
-	f = fget(fd);
-	if (!f)
+	f = fdget_pos(fd);
+	if (!f.file)
 		return -EBADF;
-	error = iterate_dir(f, &buf.ctx);
+	error = iterate_dir(f.file, &buf.ctx);
 	if (error >= 0)
 		error = buf.error;
 	if (buf.prev_reclen) {
@@ -98,7 +113,7 @@ SYSCALL_DEFINE3(getdents64, unsigned int, fd, struct linux_dirent64 *, dirent, u
 		else
 			error = count - buf.count;
 	}
-	fput(f);
+	fdput_pos(f);
 	return error;
 }
 

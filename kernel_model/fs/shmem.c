@@ -341,6 +341,7 @@ static noinline int shmem_fill_super(struct super_block *sb, void *data)
 	sbinfo->max_blocks = (boot_params.ram_size >> PAGE_SHIFT) / 2;
 	sbinfo->mode = data ? *(umode_t *)data : 0777 | S_ISVTX;
 	sb->s_fs_info = sbinfo;
+	sb->s_flags |= SB_NOSEC;	/* (and SB_I_VERSION: no i_version here) */
 	sb->s_op = &shmem_ops;
 	inode = shmem_get_inode(sb, NULL, S_IFDIR | sbinfo->mode, 0, 0);
 	sb->s_root = d_make_root(inode);

@@ -394,6 +394,7 @@ static noinline int simplefs_fill_super(struct super_block *sb, void *data)
 	if (!sbi->bitmap)
 		return -ENOMEM;
 	sb->s_fs_info = sbi;
+	sb->s_flags |= SB_NOSEC;	/* a block device's super block (6.1's get_tree_bdev/mount_bdev) */
 	sb->s_op = &simplefs_ops;
 	sb->s_dev = bdev->bd_dev;
 	sb->s_blocksize_bits = SIMPLEFS_BLOCK_SHIFT;

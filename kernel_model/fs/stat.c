@@ -77,13 +77,13 @@ noinline int vfs_getattr(const struct path *path, struct kstat *stat, u32 reques
 
 noinline int vfs_fstat(int fd, struct kstat *stat)
 {
-	struct file *f = fget_raw(fd);
+	struct fd f = fdget_raw(fd);
 	int error;
 
-	if (!f)
+	if (!f.file)
 		return -EBADF;
-	error = vfs_getattr(&f->f_path, stat, STATX_BASIC_STATS, 0);
-	fput(f);
+	error = vfs_getattr(&f.file->f_path, stat, STATX_BASIC_STATS, 0);
+	fdput(f);
 	return error;
 }
 

@@ -1,5 +1,6 @@
 /* statfs(2), fstatfs(2) (fs/statfs.c): a file system's counts, by its super block's ->statfs,
  * with the flags of the mount the path is on. */
+#include "../include/security.h"
 #include "../include/syscalls.h"
 #include "../include/fs.h"
 
@@ -44,6 +45,9 @@ static noinline int statfs_by_dentry(struct dentry *dentry, struct kstatfs *buf)
 	if (!sop || !sop->statfs)
 		return -ENOSYS;
 	memset(buf, 0, sizeof(*buf));
+	retval = security_sb_statfs(dentry);
+	if (retval)
+		return retval;
 	retval = sop->statfs(dentry, buf);
 	if (retval == 0 && buf->f_frsize == 0)
 		buf->f_frsize = buf->f_bsize;

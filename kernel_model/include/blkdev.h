@@ -107,7 +107,13 @@ static __always_inline void bio_clear_flag(struct bio *bio, unsigned int bit) { 
 #define bio_sectors(bio)	((bio)->bi_iter.bi_size >> 9)
 #define bio_op(bio)		((bio)->bi_opf & REQ_OP_MASK)
 
-struct bio *bio_alloc(struct block_device *bdev, unsigned short nr_vecs, blk_opf_t opf, gfp_t gfp);
+struct bio *bio_alloc_bioset(struct block_device *bdev, unsigned short nr_vecs, blk_opf_t opf, gfp_t gfp_mask, void *bs);
+/* from fs_bio_set (there are no bio_sets here) */
+static __always_inline struct bio *bio_alloc(struct block_device *bdev, unsigned short nr_vecs, blk_opf_t opf,
+					     gfp_t gfp)
+{
+	return bio_alloc_bioset(bdev, nr_vecs, opf, gfp, NULL);
+}
 void bio_put(struct bio *bio);
 int bio_add_page(struct bio *bio, struct page *page, unsigned int len, unsigned int off);
 void bio_endio(struct bio *bio);

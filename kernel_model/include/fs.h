@@ -78,6 +78,7 @@ typedef unsigned short umode_t;
 #define S_ISUID  0004000
 #define S_ISGID  0002000
 #define S_ISVTX  0001000
+#define S_IXGRP  00010
 #define S_IALLUGO 07777
 #define S_ISLNK(m)	(((m) & S_IFMT) == S_IFLNK)
 #define S_ISREG(m)	(((m) & S_IFMT) == S_IFREG)
@@ -88,6 +89,8 @@ typedef unsigned short umode_t;
 #define S_ISSOCK(m)	(((m) & S_IFMT) == S_IFSOCK)
 #define S_DEAD		(1 << 4)	/* i_flags: a removed directory */
 #define S_NOATIME	(1 << 1)	/* i_flags: no atime updates */
+#define S_NOSEC		(1 << 12)	/* i_flags: no suid or security attributes to drop at a write */
+#define SB_NOSEC	(1 << 28)	/* s_flags: its inodes may have S_NOSEC */
 #define S_PRIVATE	(1 << 9)
 #define MAY_EXEC	0x01
 #define MAY_WRITE	0x02
@@ -172,6 +175,7 @@ struct dentry_operations {
 
 #define DNAME_INLINE_LEN 32
 #define DCACHE_MOUNTED		0x00010000
+#define DCACHE_DENTRY_CURSOR	0x20000000
 #define DCACHE_OP_DELETE	0x00000008
 #define DCACHE_OP_REVALIDATE	0x00000004
 #define DCACHE_HASHED		0x00000010	/* on the dentry hash (Linux: !d_unhashed()) */
@@ -191,7 +195,10 @@ struct dentry {
 	struct list_head d_lru;
 	struct list_head d_child;	/* in the parent's d_subdirs */
 	struct list_head d_subdirs;
-	struct list_head d_alias;	/* d_u */
+	union {
+		struct list_head d_alias;	/* on the inode's list while positive */
+		struct rcu_head d_rcu;		/* its freeing, once off it */
+	};				/* 6.1's d_u */
 };
 
 struct inode_operations {
@@ -339,6 +346,16 @@ struct super_block {
 #define MNT_NOSUID	0x01
 #define MNT_NODEV	0x02
 #define MNT_NOEXEC	0x04
+#define SB_I_NOEXEC	0x00000002	/* super_block.s_iflags: ignore executables */
+bool path_noexec(const struct path *path);
+
+/* fs/inode.c, fs/attr.c: a write drops the set-id bits and file capabilities */
+int file_remove_privs(struct file *file);
+int dentry_needs_remove_privs(void *idmap, struct dentry *dentry);
+int setattr_should_drop_suidgid(void *idmap, struct inode *inode);
+int setattr_should_drop_sgid(void *idmap, const struct inode *inode);
+bool in_group_or_capable(void *idmap, const struct inode *inode, gid_t gid);
+ssize_t __vfs_getxattr(struct dentry *dentry, struct inode *inode, const char *name, void *value, size_t size);
 #define MNT_NOATIME	0x08
 #define MNT_RELATIME	0x20
 #define MNT_NODIRATIME	0x10
@@ -395,7 +412,11 @@ struct file {
 	loff_t f_pos;
 	struct fown_struct f_owner;
 	const void *f_cred;
-	u8 f_ra[32];
+	struct file_ra_state {		/* readahead state (none is done here) */
+		unsigned long start;
+		unsigned int size, async_size, ra_pages, mmap_miss;
+		loff_t prev_pos;
+	} f_ra;
 	u64 f_version;
 	void *f_security;
 	void *private_data;
@@ -510,6 +531,10 @@ struct iattr {
 #define ATTR_MTIME_SET	(1 << 8)
 #define ATTR_TIMES_SET	(1 << 16)
 #define ATTR_TOUCH	(1 << 17)
+#define ATTR_FORCE	(1 << 9)	/* not a change of the caller's: no permission checks */
+#define ATTR_KILL_SUID	(1 << 11)
+#define ATTR_KILL_SGID	(1 << 12)
+#define ATTR_KILL_PRIV	(1 << 14)
 /* a setattr's times (6.1's setattr_copy() for them) */
 static inline void setattr_copy_times(struct inode *inode, const struct iattr *attr)
 {
@@ -559,12 +584,21 @@ struct pipe_inode_info {
 	void *user;
 };
 
-/* /proc files made by a show function (seq_file.c) */
+/* /proc files made by a seq_operations' show (seq_file.c) */
+struct seq_file;
+#define SEQ_START_TOKEN ((void *)1)
+struct seq_operations {
+	void *(*start)(struct seq_file *m, loff_t *pos);
+	void (*stop)(struct seq_file *m, void *v);
+	void *(*next)(struct seq_file *m, void *v, loff_t *pos);
+	int (*show)(struct seq_file *m, void *v);
+};
+
 struct seq_file {
 	char *buf;
 	size_t size, count, from;
 	loff_t index;
-	int (*show)(struct seq_file *, void *);
+	const struct seq_operations *op;
 	void *private;
 };
 
@@ -643,6 +677,8 @@ extern struct vfsmount *root_mnt;
 /* dcache.c, inode.c */
 struct dentry *d_alloc(struct dentry *parent, const struct qstr *name);
 struct dentry *d_alloc_anon(struct super_block *sb);
+struct dentry *d_alloc_cursor(struct dentry *parent);
+extern spinlock_t dcache_lock;
 void d_set_d_op(struct dentry *dentry, const struct dentry_operations *op);
 bool d_same_name(const struct dentry *dentry, const struct dentry *parent, const struct qstr *name);
 void inode_sb_list_add(struct inode *inode);
@@ -667,6 +703,18 @@ static inline bool d_is_dir(const struct dentry *d) { return d->d_inode && S_ISD
 static inline bool special_file(umode_t mode) { return S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) || S_ISSOCK(mode); }
 static inline bool d_mountpoint(const struct dentry *d) { return d->d_flags & DCACHE_MOUNTED; }
 static inline bool d_unhashed(const struct dentry *d) { return !(d->d_flags & DCACHE_HASHED); }
+static inline bool is_sxid(umode_t mode) { return mode & (S_ISUID | S_ISGID); }
+static inline bool IS_NOSEC(const struct inode *inode)
+{
+	return (inode->i_sb->s_flags & SB_NOSEC) && (inode->i_flags & S_NOSEC);
+}
+/* a write found nothing to drop: the next ones need not look (until a mode change or a
+ * security attribute) */
+static inline void inode_has_no_xattr(struct inode *inode)
+{
+	if (!is_sxid(inode->i_mode) && (inode->i_sb->s_flags & SB_NOSEC))
+		inode->i_flags |= S_NOSEC;
+}
 struct inode *new_inode(struct super_block *sb);
 struct inode *ihold(struct inode *inode);
 void iput(struct inode *inode);
@@ -732,6 +780,35 @@ void put_unused_fd(unsigned int fd);
 void fd_install(unsigned int fd, struct file *file);
 struct file *fget(unsigned int fd);
 struct file *fget_raw(unsigned int fd);
+
+/* include/linux/file.h: a light reference to the fd's file (none taken while the table is not
+ * shared: FDPUT_FPUT says one was), f_pos locked for a shared file (FDPUT_POS_UNLOCK) */
+struct fd {
+	struct file *file;
+	unsigned int flags;
+};
+#define FDPUT_FPUT       1
+#define FDPUT_POS_UNLOCK 2
+unsigned long __fdget(unsigned int fd);
+unsigned long __fdget_raw(unsigned int fd);
+unsigned long __fdget_pos(unsigned int fd);
+void __f_unlock_pos(struct file *f);
+void fput(struct file *file);
+static inline struct fd __to_fd(unsigned long v) { return (struct fd){ (struct file *)(v & ~3UL), v & 3 }; }
+static inline struct fd fdget(unsigned int fd) { return __to_fd(__fdget(fd)); }
+static inline struct fd fdget_raw(unsigned int fd) { return __to_fd(__fdget_raw(fd)); }
+static inline struct fd fdget_pos(int fd) { return __to_fd(__fdget_pos(fd)); }
+static inline void fdput(struct fd fd)
+{
+	if (fd.flags & FDPUT_FPUT)
+		fput(fd.file);
+}
+static inline void fdput_pos(struct fd f)
+{
+	if (f.flags & FDPUT_POS_UNLOCK)
+		__f_unlock_pos(f.file);
+	fdput(f);
+}
 void fput(struct file *file);
 void eventpoll_release_file(struct file *file);	/* kernel/epoll.c */
 struct file *get_file(struct file *f);
@@ -828,6 +905,8 @@ extern const struct inode_operations simple_symlink_inode_operations;
 ssize_t seq_read(struct file *file, char *buf, size_t size, loff_t *ppos);
 int single_open(struct file *file, int (*show)(struct seq_file *, void *), void *data);
 int single_release(struct inode *inode, struct file *file);
+int seq_open(struct file *file, const struct seq_operations *op);
+int seq_release(struct inode *inode, struct file *file);
 void seq_printf(struct seq_file *m, const char *fmt, ...);
 void seq_puts(struct seq_file *m, const char *s);
 void seq_putc(struct seq_file *m, char c);

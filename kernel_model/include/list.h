@@ -15,6 +15,7 @@ static __always_inline void list_del_init(struct list_head *e)
 static __always_inline void list_del(struct list_head *e)
 { e->next->prev = e->prev; e->prev->next = e->next; }
 static __always_inline void list_move(struct list_head *e, struct list_head *h) { list_del(e); list_add(e, h); }
+static __always_inline void list_move_tail(struct list_head *e, struct list_head *h) { list_del(e); list_add_tail(e, h); }
 static __always_inline bool list_empty(const struct list_head *h) { return h->next == h; }
 #define list_entry(p, t, m) container_of(p, t, m)
 #define list_first_entry(h, t, m) list_entry((h)->next, t, m)

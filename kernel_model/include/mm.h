@@ -64,6 +64,7 @@ enum { MIGRATE_UNMOVABLE, MIGRATE_MOVABLE, MIGRATE_RECLAIMABLE };
 
 struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, void *nodemask);
 struct page *alloc_pages(gfp_t gfp, unsigned int order);
+struct page *__folio_alloc(gfp_t gfp, unsigned int order, int preferred_nid, void *nodemask);
 #define alloc_page(gfp) alloc_pages(gfp, 0)
 unsigned long __get_free_pages(gfp_t gfp, unsigned int order);
 unsigned long get_zeroed_page(gfp_t gfp);

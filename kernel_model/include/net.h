@@ -512,6 +512,7 @@ struct sock {
 	void (*sk_write_space)(struct sock *sk);
 	int (*sk_backlog_rcv)(struct sock *sk, struct sk_buff *skb);
 	void (*sk_destruct)(struct sock *sk);
+	uid_t sk_uid;
 };
 #define SOCK_DEAD	1
 #define SOCK_DONE	2
@@ -529,6 +530,10 @@ struct proto {
 	int (*init)(struct sock *sk);
 	void (*destroy)(struct sock *sk);
 	void (*unhash)(struct sock *sk);
+	int (*get_port)(struct sock *sk, unsigned short snum);
+	bool no_autobind;		/* connections bind as they connect (TCP) */
+	int (*setsockopt)(struct sock *sk, int level, int optname, void *optval, unsigned int optlen);
+	int (*getsockopt)(struct sock *sk, int level, int optname, void *optval, int *optlen);
 	struct kmem_cache *slab;
 };
 
@@ -545,7 +550,8 @@ struct sock *sk_alloc(int family, gfp_t priority, struct proto *prot, int kern);
 void sk_free(struct sock *sk);
 void sock_put(struct sock *sk);
 void sock_init_data(struct socket *sock, struct sock *sk);
-void lock_sock(struct sock *sk);
+void lock_sock_nested(struct sock *sk, int subclass);
+static inline void lock_sock(struct sock *sk) { lock_sock_nested(sk, 0); }
 void release_sock(struct sock *sk);
 int sk_add_backlog(struct sock *sk, struct sk_buff *skb, unsigned int limit);
 void sock_def_wakeup(struct sock *sk);
@@ -553,10 +559,39 @@ void sock_def_readable(struct sock *sk);
 int sk_wait_data(struct sock *sk, long *timeo);
 int sock_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen);
 int sock_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen);
+void sockopt_lock_sock(struct sock *sk);
+void sockopt_release_sock(struct sock *sk);
+int sock_common_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen);
+int sock_common_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen);
 int sk_reset_timer(struct sock *sk, struct timer_list *timer, unsigned long expires);
 void sk_stop_timer(struct sock *sk, struct timer_list *timer);
 int sock_error(struct sock *sk);
 void sk_common_release(struct sock *sk);
+struct request_sock;
+void security_sock_graft(struct sock *sk, struct socket *parent);
+int security_inet_conn_request(const struct sock *sk, struct sk_buff *skb, struct request_sock *req);
+void security_inet_csk_clone(struct sock *newsk, const struct request_sock *req);
+void security_inet_conn_established(struct sock *sk, struct sk_buff *skb);
+/* a socket of the listener's queue takes the accepting socket's place */
+static inline void sock_graft(struct sock *sk, struct socket *parent)
+{
+	sk->sk_wq = &parent->wq;
+	parent->sk = sk;
+	sk->sk_socket = parent;		/* sk_set_socket() */
+	sk->sk_uid = parent->inode ? parent->inode->i_uid : 0;	/* SOCK_INODE(parent)->i_uid */
+	security_sock_graft(sk, parent);
+}
+/* the socket loses its file: no one to wake any more */
+static inline void sock_orphan(struct sock *sk)
+{
+	local_bh_disable();
+	spin_lock(&sk->sk_lock.slock);
+	sock_set_flag(sk, SOCK_DEAD);
+	sk->sk_socket = NULL;
+	sk->sk_wq = NULL;
+	spin_unlock(&sk->sk_lock.slock);
+	local_bh_enable();
+}
 int sock_no_socketpair(struct socket *sock1, struct socket *sock2);
 int sock_no_accept(struct socket *sock, struct socket *newsock, int flags, bool kern);
 int sock_no_listen(struct socket *sock, int backlog);
@@ -659,7 +694,7 @@ struct request_sock {
 
 struct inet_connection_sock {
 	struct inet_sock icsk_inet;
-	struct {				/* request_sock_queue: embryos, then children to accept */
+	struct request_sock_queue {		/* embryos, then children to accept */
 		struct request_sock *syn_head;	/* SYN received, SYN-ACK sent */
 		struct sock *rskq_accept_head, *rskq_accept_tail;
 		int qlen;
@@ -726,6 +761,7 @@ int ip_rcv(struct sk_buff *skb, struct net_device *dev);
 
 /* af_inet.c, inet_connection_sock.c, inet_hashtables.c (here in tcp_ipv4.c) */
 void inet_sk_set_state(struct sock *sk, int state);
+void inet_sk_state_store(struct sock *sk, int newstate);
 int inet_csk_get_port(struct sock *sk, unsigned short snum);
 int inet_csk_listen_start(struct sock *sk);
 struct sock *inet_csk_accept(struct sock *sk, int flags, int *err, bool kern);
@@ -733,7 +769,8 @@ struct sock *inet_csk_clone_lock(const struct sock *sk, const struct request_soc
 void inet_csk_reqsk_queue_add(struct sock *sk, struct sock *child);
 void inet_csk_listen_stop(struct sock *sk);
 void inet_csk_destroy_sock(struct sock *sk);
-void inet_hash(struct sock *sk);
+int inet_hash(struct sock *sk);
+bool inet_ehash_nolisten(struct sock *sk, struct sock *osk, bool *found_dup_sk);
 void inet_unhash(struct sock *sk);
 int inet_hash_connect(struct sock *sk);
 struct sock *__inet_lookup_established(__be32 saddr, __be16 sport, __be32 daddr, u16 hnum);
@@ -766,7 +803,9 @@ void tcp_done_with_error(struct sock *sk, int err);
 void sk_error_report(struct sock *sk);
 int tcp_retransmit_skb(struct sock *sk, struct sk_buff *skb, int segs);
 void tcp_init_xmit_timers(struct sock *sk);
-void tcp_clear_xmit_timers(struct sock *sk);
+void inet_csk_clear_xmit_timers(struct sock *sk);
+/* (no pacing or compressed-ACK hrtimers to cancel first) */
+static inline void tcp_clear_xmit_timers(struct sock *sk) { inet_csk_clear_xmit_timers(sk); }
 void tcp_rearm_rto(struct sock *sk);
 int tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size);
 int tcp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *addr_len);

@@ -69,6 +69,28 @@ int security_inode_follow_link(struct dentry *dentry, struct inode *inode, bool 
 int security_inode_permission(struct inode *inode, int mask);
 int security_inode_getattr(const struct path *path);
 int security_inode_getxattr(struct dentry *dentry, const char *name);
+int security_inode_need_killpriv(struct dentry *dentry);
+int security_task_setpgid(struct task_struct *p, pid_t pgid);
+int security_task_getpgid(struct task_struct *p);
+int security_task_getsid(struct task_struct *p);
+int security_task_prlimit(const struct cred *cred, const struct cred *tcred, unsigned int flags);
+int security_syslog(int type);
+int security_sb_statfs(struct dentry *dentry);
+#define PERF_SECURITY_OPEN		0
+struct perf_event_attr;
+struct perf_event;
+int security_perf_event_open(struct perf_event_attr *attr, int type);
+int security_perf_event_read(struct perf_event *event);
+int security_perf_event_write(struct perf_event *event);
+union bpf_attr;
+struct bpf_map;
+struct bpf_prog;
+int security_bpf(int cmd, union bpf_attr *attr, unsigned int size);
+int security_bpf_map(struct bpf_map *map, fmode_t fmode);
+int security_bpf_prog(struct bpf_prog *prog);
+int security_bpf_map_alloc(struct bpf_map *map);
+int security_bpf_prog_alloc(void *aux);
+int cap_inode_need_killpriv(struct dentry *dentry);
 int security_inode_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, struct iattr *attr);
 
 /* files */

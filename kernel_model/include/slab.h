@@ -28,6 +28,8 @@ struct kmem_cache {
 struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsigned int align,
 				     slab_flags_t flags, void (*ctor)(void *));
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags);
+struct list_lru;
+void *kmem_cache_alloc_lru(struct kmem_cache *s, struct list_lru *lru, gfp_t gfpflags);
 void kmem_cache_free(struct kmem_cache *s, void *x);
 static __always_inline void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t flags)
 {

@@ -107,6 +107,12 @@ static struct file *user_program_open(u64 i)
 	return file;
 }
 
+/* A mount without exec (noexec, or a file system that never runs programs) */
+noinline bool path_noexec(const struct path *path)
+{
+	return (path->mnt->mnt_flags & MNT_NOEXEC) || (path->mnt->mnt_sb->s_iflags & SB_I_NOEXEC);
+}
+
 /* The file exec runs: the kernel's own programs (kernel_model/user/) by the name's last
  * component, as if they were on every directory of PATH, else the name through the VFS
  * (a tracefs-sim exec program's / is the host's: hostfs). */
@@ -122,7 +128,7 @@ static noinline struct file *open_exec(const char *filename)
 	file = filp_open(filename, O_RDONLY, 0);
 	if (IS_ERR(file))
 		return file;
-	if (!S_ISREG(file->f_inode->i_mode)) {
+	if (!S_ISREG(file->f_inode->i_mode) || path_noexec(&file->f_path)) {	/* do_open_execat's */
 		fput(file);
 		return ERR_PTR(-EACCES);
 	}
@@ -213,6 +219,24 @@ static noinline int copy_string(struct linux_binprm *bprm, const char *str, bool
 	if (len >= (long)MAX_ARG_STRLEN)
 		return -E2BIG;
 	return put_arg_bytes(bprm, tmp, len + 1);
+}
+
+/* A string of the kernel's, NUL included (the file name, a kernel_execve's vector) */
+noinline int copy_string_kernel(const char *arg, struct linux_binprm *bprm)
+{
+	return put_arg_bytes(bprm, arg, strlen(arg) + 1);
+}
+
+/* a kernel vector, last string first */
+static noinline int copy_strings_kernel(int argc, const char *const *argv, struct linux_binprm *bprm)
+{
+	while (argc-- > 0) {
+		int ret = copy_string_kernel(argv[argc], bprm);
+
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 /* argv or envp, last string first, so they read in order upwards from bprm->p */
@@ -455,17 +479,44 @@ noinline int bprm_execve(struct linux_binprm *bprm)
 	return exec_binprm(bprm);
 }
 
+/* what an exec that did not replace the task leaves: the new address space, the file */
+static noinline void free_bprm(struct linux_binprm *bprm)
+{
+	if (bprm->mm)	/* not taken: the old address space stays */
+		mmput(bprm->mm);
+	if (bprm->file)
+		fput(bprm->file);
+	kfree(bprm);
+}
+
+/* the exec's state and its new address space (its stack's first page) */
+static noinline struct linux_binprm *alloc_bprm(int fd, const char *filename)
+{
+	struct linux_binprm *bprm = kzalloc(sizeof(*bprm), GFP_KERNEL);
+	int retval = -ENOMEM;
+
+	if (!bprm)
+		goto out;
+	bprm->filename = filename;	/* (names relative to a directory fd are not taken here) */
+	retval = bprm_mm_init(bprm);
+	if (retval)
+		goto out_free;
+	return bprm;
+out_free:
+	free_bprm(bprm);
+out:
+	return ERR_PTR(retval);
+}
+
 static noinline int do_execveat_common(int fd, const char *filename, const char *const *argv,
 				       const char *const *envp, int flags, bool from_user, char *interp)
 {
-	struct linux_binprm *bprm = kmalloc(sizeof(*bprm), GFP_KERNEL);
+	struct linux_binprm *bprm = alloc_bprm(fd, filename);
 	loff_t pos;
 	int retval;
 
-	if (!bprm)
-		return -ENOMEM;
-	memset(bprm, 0, sizeof(*bprm));
-	bprm->filename = filename;
+	if (IS_ERR(bprm))
+		return PTR_ERR(bprm);
 	bprm->file = open_exec(filename);
 	if (IS_ERR(bprm->file)) {
 		retval = PTR_ERR(bprm->file);
@@ -476,36 +527,28 @@ static noinline int do_execveat_common(int fd, const char *filename, const char 
 	retval = kernel_read(bprm->file, bprm->buf, BINPRM_BUF_SIZE, &pos);
 	if (retval < 0)
 		goto out_free;
-	retval = bprm_mm_init(bprm);
-	if (retval)
-		goto out_free;
 	retval = bprm->argc = count(argv, from_user);
 	if (retval < 0)
-		goto out;
+		goto out_free;
 	retval = bprm->envc = count(envp, from_user);
 	if (retval < 0)
-		goto out;
+		goto out_free;
 	/* the file name exec was given, then envp, then argv, downwards */
-	retval = copy_string(bprm, filename, false, NULL);
+	retval = copy_string_kernel(bprm->filename, bprm);
 	if (retval < 0)
-		goto out;
+		goto out_free;
 	bprm->exec = bprm->p;
-	retval = copy_strings(bprm->envc, envp, from_user, bprm);
+	retval = from_user ? copy_strings(bprm->envc, envp, true, bprm) : copy_strings_kernel(bprm->envc, envp, bprm);
 	if (retval < 0)
-		goto out;
-	retval = copy_strings(bprm->argc, argv, from_user, bprm);
+		goto out_free;
+	retval = from_user ? copy_strings(bprm->argc, argv, true, bprm) : copy_strings_kernel(bprm->argc, argv, bprm);
 	if (retval < 0)
-		goto out;
+		goto out_free;
 	retval = bprm_execve(bprm);
 	if (retval == -ENOEXEC && interp)
 		memcpy(interp, bprm->interp, sizeof(bprm->interp));
-out:
-	if (bprm->mm)	/* not taken: the old address space stays */
-		mmput(bprm->mm);
 out_free:
-	if (bprm->file)
-		fput(bprm->file);
-	kfree(bprm);
+	free_bprm(bprm);
 	return retval;
 }
 

@@ -8,6 +8,7 @@
 #include "../include/syscalls.h"
 #include "../include/signal.h"
 #include "../include/session.h"
+#include "../include/jhash.h"
 
 #define FUTEX_WAIT		0
 #define FUTEX_WAKE		1
@@ -25,17 +26,114 @@ union futex_key {
 	struct { u64 word; void *ptr; } both;	/* (mm, address) or (page, offset) */
 };
 
+struct futex_hash_bucket;
+
 struct futex_q {
 	struct list_head list;
 	struct task_struct *task;
+	struct futex_hash_bucket *lock_ptr;	/* its bucket while queued (6.1: the bucket's lock) */
 	union futex_key key;
 	u32 bitset;
 	bool woken;
 };
 
-/* One hash bucket for all: a mutex, so that reading the word may fault */
-static DEFINE_MUTEX(futex_lock);
-static LIST_HEAD(futex_waiters);
+/* The waiters hashed by key (6.1's futex_queues: 256 buckets per cpu; 64 here), each under a
+ * mutex, so that reading the word under it may fault */
+#define FUTEX_HASH_SIZE 64
+struct futex_hash_bucket {
+	struct mutex lock;
+	struct list_head chain;
+};
+static struct futex_hash_bucket futex_queues[FUTEX_HASH_SIZE];
+
+/* The bucket of a key */
+static noinline struct futex_hash_bucket *futex_hash(union futex_key *key)
+{
+	u32 hash = jhash(key, sizeof(*key), 0);
+
+	return &futex_queues[hash & (FUTEX_HASH_SIZE - 1)];
+}
+
+void __init futex_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < FUTEX_HASH_SIZE; i++) {
+		mutex_init(&futex_queues[i].lock);
+		INIT_LIST_HEAD(&futex_queues[i].chain);
+	}
+}
+
+/* The queue's bucket locked for a waiter */
+static noinline struct futex_hash_bucket *futex_q_lock(struct futex_q *q)
+{
+	struct futex_hash_bucket *hb = futex_hash(&q->key);
+
+	q->lock_ptr = hb;
+	mutex_lock(&hb->lock);
+	return hb;
+}
+
+static noinline void futex_q_unlock(struct futex_hash_bucket *hb)
+{
+	mutex_unlock(&hb->lock);
+}
+
+/* the word, read with the bucket locked (it may fault here: the bucket's lock is a mutex) */
+static noinline int futex_get_value_locked(u32 *dest, u32 *from)
+{
+	return copy_from_user(dest, from, sizeof(*dest)) ? -EFAULT : 0;
+}
+
+static noinline void __futex_queue(struct futex_q *q, struct futex_hash_bucket *hb)
+{
+	list_add_tail(&q->list, &hb->chain);
+	q->task = current;
+}
+
+/* the waiter off its bucket's chain (the bucket locked) */
+static noinline void __futex_unqueue(struct futex_q *q)
+{
+	list_del_init(&q->list);
+}
+
+/* a waiter still queued (not woken: a timeout or a signal) taken off: 1, else 0 */
+static noinline int futex_unqueue(struct futex_q *q)
+{
+	struct futex_hash_bucket *hb = q->lock_ptr;
+	int ret = 0;
+
+	if (hb) {
+		mutex_lock(&hb->lock);
+		if (!list_empty(&q->list)) {
+			__futex_unqueue(q);
+			ret = 1;
+		}
+		mutex_unlock(&hb->lock);
+	}
+	return ret;
+}
+
+/* a waiter the wake takes: off the chain, woken (6.1 wakes it after the bucket's unlock) */
+static noinline void futex_wake_mark(struct futex_q *q)
+{
+	struct task_struct *p = q->task;
+
+	__futex_unqueue(q);
+	WRITE_ONCE(q->woken, true);
+	wake_up_process(p);
+}
+
+/* the sleeper of a timed wait, NULL for none */
+static noinline struct hrtimer_sleeper *futex_setup_timer(ktime_t *time, struct hrtimer_sleeper *timeout,
+							  int flags, u64 range_ns)
+{
+	if (!time)
+		return NULL;
+	hrtimer_init_sleeper(timeout, (flags & FLAGS_CLOCKRT) ? CLOCK_REALTIME : CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	hrtimer_set_expires_range_ns(&timeout->timer, *time, range_ns);
+	return timeout;
+}
 
 static noinline int get_futex_key(u32 *uaddr, unsigned int flags, union futex_key *key)
 {
@@ -63,6 +161,7 @@ static inline bool match_futex(union futex_key *a, union futex_key *b)
 
 noinline int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset)
 {
+	struct futex_hash_bucket *hb;
 	union futex_key key;
 	struct futex_q *q, *n;
 	int ret = 0;
@@ -72,45 +171,48 @@ noinline int futex_wake(u32 *uaddr, unsigned int flags, int nr_wake, u32 bitset)
 	ret = get_futex_key(uaddr, flags, &key);
 	if (ret)
 		return ret;
-	mutex_lock(&futex_lock);
-	list_for_each_entry_safe(q, n, &futex_waiters, list) {
+	hb = futex_hash(&key);
+	mutex_lock(&hb->lock);
+	list_for_each_entry_safe(q, n, &hb->chain, list) {
 		if (!match_futex(&q->key, &key) || !(q->bitset & bitset))
 			continue;
-		list_del_init(&q->list);
-		WRITE_ONCE(q->woken, true);
-		wake_up_process(q->task);
+		futex_wake_mark(q);
 		if (++ret >= nr_wake)
 			break;
 	}
-	mutex_unlock(&futex_lock);
+	mutex_unlock(&hb->lock);
 	return ret;
 }
 
 /* Queued only if the word still holds val, read under the lock the waker takes. */
-static noinline int futex_wait_setup(u32 *uaddr, u32 val, unsigned int flags, struct futex_q *q)
+static noinline int futex_wait_setup(u32 *uaddr, u32 val, unsigned int flags, struct futex_q *q,
+				     struct futex_hash_bucket **hb)
 {
 	u32 uval;
 	int ret = get_futex_key(uaddr, flags, &q->key);
 
 	if (ret)
 		return ret;
-	mutex_lock(&futex_lock);
-	if (copy_from_user(&uval, uaddr, sizeof(uval))) {
-		mutex_unlock(&futex_lock);
-		return -EFAULT;
+	*hb = futex_q_lock(q);
+	ret = futex_get_value_locked(&uval, uaddr);
+	if (ret) {
+		futex_q_unlock(*hb);
+		return ret;
 	}
 	if (uval != val) {
-		mutex_unlock(&futex_lock);
+		futex_q_unlock(*hb);
 		return -EAGAIN;
 	}
-	list_add_tail(&q->list, &futex_waiters);
-	set_current_state(TASK_INTERRUPTIBLE);
-	mutex_unlock(&futex_lock);
 	return 0;
 }
 
-static noinline void futex_wait_queue(struct futex_q *q, struct hrtimer_sleeper *timeout)
+static noinline void futex_wait_queue(struct futex_hash_bucket *hb, struct futex_q *q,
+				      struct hrtimer_sleeper *timeout)
 {
+	/* futex_queue(): queued, the state set before the bucket is unlocked (a wake then finds it) */
+	set_current_state(TASK_INTERRUPTIBLE);
+	__futex_queue(q, hb);
+	futex_q_unlock(hb);
 	if (timeout)
 		hrtimer_start_range_ns(&timeout->timer, timeout->timer.softexpires,
 				       timeout->timer.expires - timeout->timer.softexpires, HRTIMER_MODE_ABS);
@@ -122,30 +224,26 @@ static noinline void futex_wait_queue(struct futex_q *q, struct hrtimer_sleeper 
 
 noinline int futex_wait(u32 *uaddr, unsigned int flags, u32 val, ktime_t *abs_time, u32 bitset)
 {
-	struct hrtimer_sleeper timeout;
+	struct hrtimer_sleeper timeout, *to;
 	struct futex_q q = { .task = current, .bitset = bitset };
+	struct futex_hash_bucket *hb;
 	int ret;
 
 	if (!bitset)
 		return -EINVAL;
 	INIT_LIST_HEAD(&q.list);
-	if (abs_time) {
-		hrtimer_init_sleeper(&timeout, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-		hrtimer_set_expires_range_ns(&timeout.timer, *abs_time, current->timer_slack_ns);
-	}
-	ret = futex_wait_setup(uaddr, val, flags, &q);
+	/* (the model's clocks start at boot: a CLOCK_REALTIME time is on the monotonic clock) */
+	to = futex_setup_timer(abs_time, &timeout, flags & ~FLAGS_CLOCKRT, current->timer_slack_ns);
+	ret = futex_wait_setup(uaddr, val, flags, &q, &hb);
 	if (ret)
 		return ret;
-	futex_wait_queue(&q, abs_time ? &timeout : NULL);
-	if (abs_time)
-		hrtimer_cancel(&timeout.timer);
-	mutex_lock(&futex_lock);
-	if (!list_empty(&q.list))
-		list_del_init(&q.list);	/* not woken: a timeout or a signal */
-	mutex_unlock(&futex_lock);
+	futex_wait_queue(hb, &q, to);
+	if (to)
+		hrtimer_cancel(&to->timer);
+	futex_unqueue(&q);	/* not woken: a timeout or a signal */
 	if (READ_ONCE(q.woken))
 		return 0;
-	if (abs_time && !timeout.task)
+	if (to && !to->task)
 		return -ETIMEDOUT;
 	return -ERESTARTSYS;
 }

@@ -58,6 +58,8 @@ noinline void rest_init(void)
 	kthreadd_task = kthreadd_p;
 }
 
+void futex_init(void);
+
 void __init start_kernel(void)
 {
 	int cpu;
@@ -68,6 +70,7 @@ void __init start_kernel(void)
 	mem_init();
 	printk_init();
 	fork_init();
+	futex_init();
 	vfs_caches_init();
 	perf_event_init();
 	random_init();

@@ -22,6 +22,15 @@ static inline struct page *pte_page(u64 pte)
 	return pfn_to_page((pte & PTE_PFN_MASK) >> 12);
 }
 
+/* The struct page a PTE maps, NULL for a special one (6.1 with ARCH_HAS_PTE_SPECIAL: the zero
+ * page, and here the session's shared stub, which no one counts) */
+noinline struct page *vm_normal_page(struct vm_area_struct *vma, unsigned long addr, u64 pte)
+{
+	if (likely(!(pte & _PAGE_SPECIAL)))
+		return pte_page(pte);
+	return NULL;
+}
+
 static inline void *pte_addr(u64 pte)
 {
 	return __va(pte & PTE_PFN_MASK);
@@ -59,7 +68,7 @@ noinline void do_set_pte(struct vm_fault *vmf, struct page *page, u64 prot)
 noinline struct page *vma_alloc_folio(gfp_t gfp, int order, struct vm_area_struct *vma, unsigned long addr,
 				      bool hugepage)
 {
-	return alloc_pages(gfp | __GFP_COMP, order);
+	return __folio_alloc(gfp, order, 0, NULL);	/* the default policy: this (the only) node */
 }
 
 static inline struct page *alloc_anon_page(struct vm_fault *vmf, bool zero)
@@ -266,8 +275,8 @@ noinline int do_wp_page(struct vm_fault *vmf)
 		flush_tlb_page(vmf->vma, vmf->address);
 		return 0;
 	}
-	page = pte_page(pte);
-	if (!(pte & _PAGE_SPECIAL) && (page->flags & PG_anon) && page_count(page) == 1) {
+	page = vm_normal_page(vmf->vma, vmf->address, pte);
+	if (page && (page->flags & PG_anon) && page_count(page) == 1) {
 		/* wp_page_reuse(): no one else maps it any more */
 		*vmf->pte = pte | _PAGE_RW | _PAGE_DIRTY;
 		flush_tlb_page(vmf->vma, vmf->address);
@@ -324,15 +333,17 @@ noinline void unmap_page_range(struct vm_area_struct *vma, unsigned long start, 
 
 	for (addr = start; addr < end; addr += PAGE_SIZE) {
 		u64 *pte = lookup_pte(vma->vm_mm, addr, false), old;
+		struct page *page;
 
 		table |= pte != NULL;
 		if (pte && (*pte & _PAGE_PRESENT)) {
 			old = *pte;
 			*pte = 0;
 			flush_tlb_page(vma, addr);
-			if (!(old & _PAGE_SPECIAL)) {
-				rss[mm_counter(pte_page(old))]--;
-				put_page(pte_page(old));
+			page = vm_normal_page(vma, addr, old);
+			if (page) {
+				rss[mm_counter(page)]--;
+				put_page(page);
 			}
 		}
 		if (table && pte_table_end(addr, end)) {
@@ -376,6 +387,7 @@ noinline int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_stru
 
 	for (addr = src_vma->vm_start; addr < src_vma->vm_end; addr += PAGE_SIZE) {
 		u64 *src = lookup_pte(src_vma->vm_mm, addr, false), *dst, pte;
+		struct page *page;
 
 		table |= src != NULL;
 		if (!src || !(*src & _PAGE_PRESENT))
@@ -391,9 +403,10 @@ noinline int copy_page_range(struct vm_area_struct *dst_vma, struct vm_area_stru
 			*src = pte;
 			flush_tlb_page(src_vma, addr);
 		}
-		if (!(pte & _PAGE_SPECIAL)) {
-			get_page(pte_page(pte));
-			rss[mm_counter(pte_page(pte))]++;	/* copy_present_pte */
+		page = vm_normal_page(src_vma, addr, pte);	/* copy_present_pte */
+		if (page) {
+			get_page(page);
+			rss[mm_counter(page)]++;
 		}
 		*dst = pte;
 next:

@@ -101,9 +101,34 @@ u64 vm_get_page_prot(unsigned long vm_flags)
 	return prot;
 }
 
+extern const struct vm_operations_struct file_vm_ops;
+
+/* Does a write to the VMA's pages need a fault first (to track them dirty)?  6.1's tests: a
+ * shared writable mapping with a page_mkwrite (none here), soft-dirty or uffd-wp tracking (not
+ * built), a file whose pages are written back (no shared writable file mapping is made
+ * here: ENODEV in do_mmap) */
+noinline int vma_wants_writenotify(struct vm_area_struct *vma, u64 vm_page_prot)
+{
+	unsigned long vm_flags = vma->vm_flags;
+
+	/* If it was private or non-writable, the write bit is already clear */
+	if ((vm_flags & (VM_WRITE | VM_SHARED)) != (VM_WRITE | VM_SHARED))
+		return 0;
+	if (vm_page_prot != vm_get_page_prot(vm_flags))	/* vm_pgprot_modify() */
+		return 0;
+	return vma->vm_file && vma->vm_ops == &file_vm_ops;
+}
+
 noinline void vma_set_page_prot(struct vm_area_struct *vma)
 {
-	vma->vm_page_prot = vm_get_page_prot(vma->vm_flags);
+	unsigned long vm_flags = vma->vm_flags;
+	u64 vm_page_prot = vm_get_page_prot(vm_flags);
+
+	if (vma_wants_writenotify(vma, vm_page_prot)) {
+		vm_flags &= ~VM_SHARED;
+		vm_page_prot = vm_get_page_prot(vm_flags);
+	}
+	vma->vm_page_prot = vm_page_prot;
 }
 
 static inline struct vm_area_struct *vma_next(struct mm_struct *mm, struct vm_area_struct *vma)
@@ -402,12 +427,47 @@ noinline unsigned long mmap_region(struct file *file, unsigned long addr, unsign
 	return __mmap_region(file, NULL, NULL, addr, len, vm_flags, pgoff);
 }
 
+#define RLIMIT_DATA	2
+#define RLIMIT_AS	9
+
+/* The pages of the VMAs in [addr, end) (6.1's count_vma_pages_range: what a MAP_FIXED
+ * mapping replaces) */
+static inline unsigned long count_vma_pages_range(struct mm_struct *mm, unsigned long addr, unsigned long end)
+{
+	struct vm_area_struct *vma;
+	unsigned long nr_pages = 0;
+
+	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list)
+		if (vma->vm_start < end && vma->vm_end > addr)
+			nr_pages += (min(end, vma->vm_end) - max(addr, vma->vm_start)) >> PAGE_SHIFT;
+	return nr_pages;
+}
+
+/* Within RLIMIT_AS, and RLIMIT_DATA for a private writable mapping? */
+noinline bool may_expand_vm(struct mm_struct *mm, unsigned long flags, unsigned long npages)
+{
+	if (mm->total_vm + npages > task_rlimit(current, RLIMIT_AS) >> PAGE_SHIFT)
+		return false;
+	if ((flags & (VM_WRITE | VM_SHARED | VM_GROWSDOWN)) == VM_WRITE &&	/* is_data_mapping */
+	    mm->data_vm + npages > task_rlimit(current, RLIMIT_DATA) >> PAGE_SHIFT)
+		return false;	/* (no ignore_rlimit_data; limits are never 0 here) */
+	return true;
+}
+
 static unsigned long __mmap_region(struct file *file, const struct vm_operations_struct *ops,
 				   void *priv, unsigned long addr, unsigned long len,
 				   unsigned long vm_flags, unsigned long pgoff)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma, *prev;
+
+	/* Check against address space limit. */
+	if (!may_expand_vm(mm, vm_flags, len >> PAGE_SHIFT)) {
+		unsigned long nr_pages = count_vma_pages_range(mm, addr, addr + len);
+
+		if (!may_expand_vm(mm, vm_flags, (len >> PAGE_SHIFT) - nr_pages))
+			return -ENOMEM;
+	}
 
 	/* what is there goes (MAP_FIXED, or a place get_unmapped_area found free) */
 	if (do_mas_munmap(mm, addr, len))
@@ -558,6 +618,11 @@ static unsigned long __do_mmap(struct file *file, const struct vm_operations_str
 		*populate = len;	/* no shmem: its pages exist from the start, shared by fork */
 		break;
 	case MAP_PRIVATE:
+		if (file && path_noexec(&file->f_path)) {
+			if (vm_flags & VM_EXEC)
+				return -EPERM;
+			vm_flags &= ~VM_MAYEXEC;
+		}
 		if (!ops)	/* anonymous */
 			pgoff = addr >> 12;
 		break;

@@ -407,6 +407,12 @@ void free_pages(unsigned long addr, unsigned int order)
 }
 
 /* mm/mempolicy.c: the pages from the node the task's policy prefers (one node, no policy). */
+/* a folio of 2^order pages (compound past order 0; no THP to prepare for order > 1) */
+noinline struct page *__folio_alloc(gfp_t gfp, unsigned int order, int preferred_nid, void *nodemask)
+{
+	return __alloc_pages(gfp | __GFP_COMP, order, preferred_nid, nodemask);
+}
+
 noinline struct page *alloc_pages(gfp_t gfp, unsigned int order)
 {
 	return __alloc_pages(gfp, order, 0, NULL);

@@ -10,6 +10,7 @@
  * reader dmesg_restrict lets in.  A reader that waits for new records is woken
  * from the tick (6.1's klogd irq_work: printk may run with any lock held).
  */
+#include "../include/security.h"
 #include "../include/fs.h"
 #include "../include/semaphore.h"
 #include "../include/trace/trace.h"
@@ -485,10 +486,11 @@ static noinline int check_syslog_permissions(int type, int source)
 {
 	/* a /proc/kmsg opened by someone allowed to reads on */
 	if (source == SYSLOG_FROM_PROC && type != SYSLOG_ACTION_OPEN)
-		return 0;
+		goto ok;
 	if (syslog_action_restricted(type) && !capable(CAP_SYSLOG) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	return 0;
+ok:
+	return security_syslog(type);
 }
 
 /* syslog_print(): SYSLOG_ACTION_READ, what the log has that no such read took yet, waiting for

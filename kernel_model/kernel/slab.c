@@ -82,6 +82,14 @@ struct kmem_cache *kmem_cache_create(const char *name, unsigned int size, unsign
 	return s;
 }
 
+/* each object of a new slab: its constructor (no debug or KASAN state to set up) */
+static noinline void *setup_object(struct kmem_cache *s, void *object)
+{
+	if (unlikely(s->ctor))
+		s->ctor(object);
+	return object;
+}
+
 /* A slab of s: a block of pages, its objects all free and chained. */
 static noinline struct page *allocate_slab(struct kmem_cache *s, gfp_t flags)
 {
@@ -99,10 +107,8 @@ static noinline struct page *allocate_slab(struct kmem_cache *s, gfp_t flags)
 	page->objects = s->objects;
 	start = page_address(page);
 	for (i = 0; i < s->objects; i++) {
-		void *obj = start + i * s->size;
+		void *obj = setup_object(s, start + i * s->size);
 
-		if (s->ctor)
-			s->ctor(obj);
 		*(void **)obj = i + 1 < s->objects ? start + (i + 1) * s->size : NULL;
 	}
 	page->freelist = start;
@@ -170,6 +176,15 @@ static void slab_free(struct kmem_cache *s, struct page *slab, void *object)
 }
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
+{
+	void *ret = slab_alloc_node(s, gfpflags, NUMA_NO_NODE, s->object_size);
+
+	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfpflags, NUMA_NO_NODE);
+	return ret;
+}
+
+/* the same, for an object on a list_lru (dentries, inodes): the lru is memcg's, none here */
+noinline void *kmem_cache_alloc_lru(struct kmem_cache *s, struct list_lru *lru, gfp_t gfpflags)
 {
 	void *ret = slab_alloc_node(s, gfpflags, NUMA_NO_NODE, s->object_size);
 

@@ -1,6 +1,7 @@
 /* The process's identity and limits (kernel/sys.c; uname is in syscall.c): gettid, and the
  * resource limits as a fresh Debian login has them (getrlimit, prlimit64;
  * they are reported, and only RLIMIT_STACK bounds anything here: the stack's growth). */
+#include "../include/security.h"
 #include "../include/loadavg.h"
 #include "../include/syscalls.h"
 #include "../include/cputime.h"
@@ -84,20 +85,48 @@ noinline int do_prlimit(struct task_struct *tsk, unsigned int resource, struct r
 	return 0;
 }
 
+#define LSM_PRLIMIT_READ	1
+#define LSM_PRLIMIT_WRITE	2
+
+/* May the caller read or set the task's limits: its own, or a task whose ids are all the
+ * caller's real ones, or with CAP_SYS_RESOURCE; then the LSM (6.1's, inline) */
+static inline int check_prlimit_permission(struct task_struct *task, unsigned int flags)
+{
+	const struct task_struct *cred = current, *tcred = task;	/* (the creds are the tasks' fields) */
+	bool id_match;
+
+	if (current == task)
+		return 0;
+	id_match = (cred->uid == tcred->euid && cred->uid == tcred->suid && cred->uid == tcred->uid &&
+		    cred->gid == tcred->egid && cred->gid == tcred->sgid && cred->gid == tcred->gid);
+	if (!id_match && !ns_capable(&init_user_ns, CAP_SYS_RESOURCE))
+		return -EPERM;
+	return security_task_prlimit((const struct cred *)cred, (const struct cred *)tcred, flags);
+}
+
 SYSCALL_DEFINE4(prlimit64, pid_t, pid, unsigned int, resource, const struct rlimit64 *, new_rlim,
 		struct rlimit64 *, old_rlim)
 {
 	struct rlimit64 old, new;
 	struct task_struct *tsk = current;
+	unsigned int checkflags = 0;
 	int ret;
 
-	if (new_rlim && copy_from_user(&new, new_rlim, sizeof(new)))
-		return -EFAULT;
+	if (old_rlim)
+		checkflags |= LSM_PRLIMIT_READ;
+	if (new_rlim) {
+		if (copy_from_user(&new, new_rlim, sizeof(new)))
+			return -EFAULT;
+		checkflags |= LSM_PRLIMIT_WRITE;
+	}
 	if (pid && pid != current->pid && pid != current->tgid) {
 		tsk = find_task_by_pid(pid);
 		if (!tsk)
 			return -ESRCH;
 	}
+	ret = check_prlimit_permission(tsk, checkflags);
+	if (ret)
+		return ret;
 	ret = do_prlimit(tsk, resource, new_rlim ? &new : NULL, old_rlim ? &old : NULL);
 	if (!ret && old_rlim && copy_to_user(old_rlim, &old, sizeof(old)))
 		return -EFAULT;
@@ -632,6 +661,9 @@ SYSCALL_DEFINE2(setpgid, pid_t, pid, pid_t, pgid)
 		goto out;
 	if (pgid != pid && !pgrp_in_session(pgid, me->sid))
 		goto out;
+	err = security_task_setpgid(p, pgid);
+	if (err)
+		goto out;
 	set_group_ids(p, pgid, p->sid);
 	err = 0;
 out:
@@ -647,10 +679,17 @@ static __always_inline int task_group_id(pid_t pid, bool session)
 	int ret = -ESRCH;
 
 	spin_lock_irqsave(&sched_lock, flags);
-	if (pid)
+	if (pid) {
 		p = find_task_by_pid(pid);
+		if (p) {	/* another's: the LSM's say first */
+			ret = session ? security_task_getsid(p) : security_task_getpgid(p);
+			if (ret)
+				goto out;
+		}
+	}
 	if (p)
 		ret = session ? p->sid : p->pgrp;
+out:
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return ret;
 }

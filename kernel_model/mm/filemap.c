@@ -371,8 +371,11 @@ noinline ssize_t generic_write_checks(struct kiocb *iocb, struct iov_iter *from)
 
 noinline ssize_t __generic_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	int ret = file_update_time(iocb->ki_filp);
+	int ret = file_remove_privs(iocb->ki_filp);
 
+	if (ret)
+		return ret;
+	ret = file_update_time(iocb->ki_filp);
 	if (ret)
 		return ret;
 	return generic_perform_write(iocb, from);

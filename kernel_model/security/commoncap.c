@@ -58,3 +58,15 @@ noinline int cap_bprm_creds_from_file(struct linux_binprm *bprm, struct file *fi
 	new->sgid = new->fsgid = new->egid;
 	return 0;
 }
+
+#define XATTR_NAME_CAPS "security.capability"
+
+/* Does the inode carry file capabilities (security.capability) that a write must drop? */
+noinline int cap_inode_need_killpriv(struct dentry *dentry)
+{
+	struct inode *inode = dentry->d_inode;
+	int error;
+
+	error = __vfs_getxattr(dentry, inode, XATTR_NAME_CAPS, NULL, 0);
+	return error > 0;
+}

@@ -32,6 +32,100 @@ static __always_inline bool d_is_positive(const struct dentry *dentry)
 	return dentry->d_inode != NULL;
 }
 
+/* ---- tasks, the log, file systems: hooks no module here implements ---- */
+noinline int security_task_setpgid(struct task_struct *p, pid_t pgid)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_task_getpgid(struct task_struct *p)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_task_prlimit(const struct cred *cred, const struct cred *tcred, unsigned int flags)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_task_getsid(struct task_struct *p)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_syslog(int type)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_sb_statfs(struct dentry *dentry)
+{
+	return call_int_hook_empty(0);
+}
+
+/* ---- perf events (no module: allowed) ---- */
+noinline int security_perf_event_open(struct perf_event_attr *attr, int type)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_perf_event_read(struct perf_event *event)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_perf_event_write(struct perf_event *event)
+{
+	return call_int_hook_empty(0);
+}
+
+/* ---- bpf (no module: allowed) ---- */
+noinline int security_bpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_bpf_map(struct bpf_map *map, fmode_t fmode)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_bpf_prog(struct bpf_prog *prog)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_bpf_map_alloc(struct bpf_map *map)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_bpf_prog_alloc(void *aux)
+{
+	return call_int_hook_empty(0);
+}
+
+/* ---- inet connections (no module: allowed, nothing kept) ---- */
+noinline void security_sock_graft(struct sock *sk, struct socket *parent)
+{
+	/* call_void_hook(sock_graft, sk, parent): no module */
+}
+
+noinline int security_inet_conn_request(const struct sock *sk, struct sk_buff *skb, struct request_sock *req)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline void security_inet_csk_clone(struct sock *newsk, const struct request_sock *req)
+{
+	/* call_void_hook(inet_csk_clone, newsk, req): no module */
+}
+
+noinline void security_inet_conn_established(struct sock *sk, struct sk_buff *skb)
+{
+	/* call_void_hook(inet_conn_established, sk, skb): no module */
+}
+
 /* ---- capability ---- */
 noinline int security_capable(const struct cred *cred, struct user_namespace *ns, int cap, unsigned int opts)
 {
@@ -229,6 +323,12 @@ noinline int security_inode_permission(struct inode *inode, int mask)
 	if (unlikely(IS_PRIVATE(inode)))
 		return 0;
 	return call_int_hook_empty(0);
+}
+
+/* the capability module's: a security.capability attribute to drop */
+noinline int security_inode_need_killpriv(struct dentry *dentry)
+{
+	return cap_inode_need_killpriv(dentry);
 }
 
 noinline int security_inode_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, struct iattr *attr)

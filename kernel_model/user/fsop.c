@@ -216,6 +216,15 @@ static void fam_statfs(void)
 	printf("  bsize %ld, namelen %ld, frsize == bsize %d, ST_VALID %ld, bfree <= blocks %d\n", sf.bsize,
 	       sf.namelen, sf.frsize == sf.bsize, sf.flags & 0x20, sf.bfree <= sf.blocks);
 	R("statfs(/proc)", sc(137, L("/proc"), L(&sf), 0, 0, 0));
+	{	/* a process's directory held open: a lookup revalidates its dentry; stat shows its owner */
+		struct kstat_user pst;
+		long pfd = open("/proc/self", O_RDONLY | O_DIRECTORY, 0);
+
+		R("stat(/proc/self/) with the directory open", sc(4, L("/proc/self/"), L(&pst), 0, 0, 0));
+		R("  its owner", pst.st_uid);
+		R("  its mode", pst.st_mode);
+		close(pfd);
+	}
 	printf("  type %ld, bsize %ld, namelen %ld, blocks %lu\n", sf.type, sf.bsize, sf.namelen, sf.blocks);
 	R("statfs(missing)", sc(137, L("missing"), L(&sf), 0, 0, 0));
 	R("statfs(f/x): f is no directory", sc(137, L("f/x"), L(&sf), 0, 0, 0));
@@ -272,6 +281,12 @@ static void fam_stat(void)
 	R("access(f, 8)", sc(21, L("f"), 8, 0, 0, 0));
 	R("access(missing, F_OK)", sc(21, L("missing"), 0, 0, 0, 0));
 	R("faccessat(AT_FDCWD, d, X_OK)", sc(269, AT_FDCWD, L("d"), 1, 0, 0));
+	R("access(f, X_OK)", sc(21, L("f"), 1, 0, 0, 0));
+	{
+		char *const args[] = { "status", NULL };
+
+		R("execve(/proc/self/status) (noexec)", sc(59, L("/proc/self/status"), L(args), 0, 0, 0));
+	}
 	R("mknod(p, S_IFIFO|0644)", sc(133, L("p"), 0010644, 0, 0, 0));
 	show_stat("stat(p)", sc(4, L("p"), L(&st), 0, 0, 0), &st, 1);
 	R("mknod(n, S_IFCHR|0600, 1:3)", sc(133, L("n"), 0020600, (1 << 8) | 3, 0, 0));
@@ -390,6 +405,37 @@ static void fam_dir(const char *base)
 	R("rename(e, d/full) (onto non-empty)", sc(82, L("e"), L("d/full"), 0, 0, 0));
 	R("rename(d/full, e) (onto empty)", sc(82, L("d/full"), L("e"), 0, 0, 0));
 	R("rename(d/h, /dev/null) (across mounts)", sc(82, L("d/h"), L("/dev/null"), 0, 0, 0) == -18);
+	{	/* an entry already given removed between two reads: the others are all still seen */
+		static char buf[96], rest[4096];
+		char n[8] = "r/x0", first[64] = "";
+		long r, pos, seen = 0;
+		int rfd;
+
+		R("mkdir(r)", sc(83, L("r"), 0755, 0, 0, 0));
+		for (i = 0; i < 6; i++) {
+			n[3] = '0' + i;
+			close(open(n, O_WRONLY | O_CREAT, 0644));
+		}
+		rfd = open("r", O_RDONLY | O_DIRECTORY, 0);
+		r = sc(217, rfd, L(buf), sizeof(buf), 0, 0);	/* ".", "..", two names */
+		for (pos = 0; pos < r; pos += ((struct dirent_user *)(buf + pos))->reclen) {
+			struct dirent_user *d = (void *)(buf + pos);
+
+			if (d->name[0] == '.')
+				continue;
+			seen++;
+			if (!first[0]) {
+				memcpy(first, "r/", 2);
+				memcpy(first + 2, d->name, strlen(d->name) + 1);
+			}
+		}
+		R("unlink(a name read)", sc(87, L(first), 0, 0, 0, 0));
+		while ((r = sc(217, rfd, L(rest), sizeof(rest), 0, 0)) > 0)
+			for (pos = 0; pos < r; pos += ((struct dirent_user *)(rest + pos))->reclen)
+				seen += ((struct dirent_user *)(rest + pos))->name[0] != '.';
+		R("names seen by readdir with one removed on the way (6)", seen);
+		close(rfd);
+	}
 	list_dir("d at the end", open("d", O_RDONLY, 0));
 	list_dir("e at the end", open("e", O_RDONLY, 0));
 	show_cwd("getcwd", base);
@@ -570,6 +616,11 @@ static void fam_pipe(void)
 	memset(buf, 'a', sizeof(buf));
 	R("write(q[1], 70000) fills it", write(q[1], buf, 70000));
 	R("write(full q[1])", write(q[1], buf, 1));
+	R("fcntl(full q[1], F_SETPIPE_SZ, 4096)", sc(72, q[1], 1031, 4096, 0, 0));
+	R("fcntl(q[1], F_SETPIPE_SZ, 100000)", sc(72, q[1], 1031, 100000, 0, 0));
+	R("fcntl(q[0], F_GETPIPE_SZ)", sc(72, q[0], 1032, 0, 0, 0));
+	R("write(q[1], 70000) into the grown ring", write(q[1], buf, 70000));
+	R("read(q[0], 70000)", read(q[0], buf, 70000));
 	R("fadvise64(p[0], 0, 0, POSIX_FADV_NORMAL)", sc(221, p[0], 0, 0, 0, 0));
 	R("pipe2(q, 0x1)", sc(293, L(q), 1, 0, 0, 0));
 	R("pipe2(bad address)", sc(293, 16, 0, 0, 0, 0));
@@ -828,10 +879,30 @@ static void fam_task(void)
 		R("setgid(5) as 1000", sc(106, 5, 0, 0, 0, 0));
 		R("setuid(1000) as 1000", sc(105, 1000, 0, 0, 0, 0));
 		R("setuid(-1)", sc(105, -1, 0, 0, 0, 0));
+		R("prlimit64(1, RLIMIT_NOFILE) as 1000", sc(302, 1, 7, 0, L(mask), 0));
+		{	/* a write by its owner (no CAP_FSETID) drops a file's set-user-id bit */
+			struct kstat_user st;
+			long sfd = sc(2, L("/tmp/.fsop-suid"), 01 | 0100 | 01000, 0644, 0, 0);
+
+			R("open(/tmp/.fsop-suid) as 1000", sfd >= 0);
+			R("chmod(04755)", sc(90, L("/tmp/.fsop-suid"), 04755, 0, 0, 0));
+			sc(5, sfd, L(&st), 0, 0, 0);
+			R("its mode", st.st_mode & 07777);
+			R("write(x)", sc(1, sfd, L("x"), 1, 0, 0));
+			sc(5, sfd, L(&st), 0, 0, 0);
+			R("its mode after the write", st.st_mode & 07777);
+			R("chmod(04755) again", sc(90, L("/tmp/.fsop-suid"), 04755, 0, 0, 0));
+			R("write(y)", sc(1, sfd, L("y"), 1, 0, 0));
+			sc(5, sfd, L(&st), 0, 0, 0);
+			R("its mode after another write", st.st_mode & 07777);
+			close(sfd);
+			sc(87, L("/tmp/.fsop-suid"), 0, 0, 0, 0);
+		}
 		exit(0);
 	}
 	R("wait4", wait4(-1, &status, 0, NULL) > 0);
 	R("the parent's geteuid()", sc(107, 0, 0, 0, 0, 0));
+	R("prlimit64(1, RLIMIT_NOFILE) as root", sc(302, 1, 7, 0, L(mask), 0));
 	/* robust futexes: a child that ends holding a lock leaves it OWNER_DIED, not another's */
 	R("set_robust_list(head, 23)", sc(273, L(&head), 23, 0, 0, 0));
 	R("set_robust_list(head, 24)", sc(273, L(&head), 24, 0, 0, 0));

@@ -182,6 +182,15 @@ static int tcp(void)
 	len = 4;
 	sc(NR_getsockopt, a, SOL_SOCKET, SO_TYPE, L(&type), L(&len), 0);
 	show("SO_TYPE", type);
+	{
+		int on = 1, v = -1;
+
+		show("setsockopt(TCP_NODELAY)", sc(NR_setsockopt, a, 6, 1, L(&on), 4, 0));
+		len = 4;
+		show("getsockopt(TCP_NODELAY)", sc(NR_getsockopt, a, 6, 1, L(&v), L(&len), 0));
+		show("TCP_NODELAY", v);
+		show("getsockopt(SOL_TCP, 99)", sc(NR_getsockopt, a, 6, 99, L(&v), L(&len), 0));
+	}
 	show("read(hello)", readall(a, buf, 5));
 	show("hello is hello", memcmp_(buf, "hello", 5) == 0);
 	show("write(world)", write(a, "world", 5));

@@ -7,6 +7,8 @@ import re
 import pytest
 
 from test_kernel_paths import run, traced_calls
+from test_progs import BUSYBOX, _static_busybox
+from guest_events import number_events as event_ids
 
 
 @pytest.fixture
@@ -399,3 +401,448 @@ def test_user_namespace_id_calls(machine):
         (["getuid-loop", "3"], None),
     ])
     assert USERNS_CALLS <= calls, USERNS_CALLS - calls
+
+
+# net/core/sock.c, net/ipv4/tcp.c: socket options through the protocol, a socket's freeing
+SOCKOPT_CALLS = {
+    ("sk_setsockopt", "sock_setsockopt"),
+    ("sockopt_lock_sock", "sk_setsockopt"),
+    ("sockopt_release_sock", "sk_setsockopt"),
+    ("sk_getsockopt", "sock_getsockopt"),
+    ("sock_common_setsockopt", "__sys_setsockopt"),
+    ("tcp_setsockopt", "sock_common_setsockopt"),
+    ("do_tcp_setsockopt", "tcp_setsockopt"),
+    ("sockopt_lock_sock", "do_tcp_setsockopt"),
+    ("__tcp_sock_set_nodelay", "do_tcp_setsockopt"),
+    ("sock_common_getsockopt", "__sys_getsockopt"),
+    ("tcp_getsockopt", "sock_common_getsockopt"),
+    ("do_tcp_getsockopt", "tcp_getsockopt"),
+    ("sk_free", "sock_put"),
+    ("__sk_free", "sk_free"),
+    ("sk_destruct", "__sk_free"),
+    ("__sk_destruct", "sk_destruct"),
+}
+
+
+def test_socket_option_and_sock_free_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in SOCKOPT_CALLS}, [(["nettest", "tcp"], None)])
+    assert SOCKOPT_CALLS <= calls, SOCKOPT_CALLS - calls
+    out = run(machine, ["nettest", "tcp"]).decode()
+    # 6.1's do_tcp_setsockopt/do_tcp_getsockopt: TCP_NODELAY set and read back, an unknown
+    # SOL_TCP option ENOPROTOOPT
+    assert "setsockopt(TCP_NODELAY) = 0\n" in out and "TCP_NODELAY = 1\n" in out, out
+    assert "getsockopt(SOL_TCP, 99) = -92\n" in out, out
+
+
+# fs/seq_file.c, fs/proc/base.c: a /proc file's records through single_open's operations
+SEQ_CALLS = {
+    ("single_start", "seq_read_iter"),
+    ("single_next", "seq_read_iter"),
+    ("single_stop", "seq_read_iter"),
+    ("proc_single_show", "seq_read_iter"),
+    ("proc_pid_status", "proc_single_show"),
+    ("seq_open", "single_open"),
+    ("seq_release", "single_release"),
+}
+
+
+def test_seq_file_single_operations(machine):
+    calls = traced_calls(machine, {f for f, _ in SEQ_CALLS}, [(["cat", "/proc/self/status"], None)])
+    assert SEQ_CALLS <= calls, SEQ_CALLS - calls
+
+
+def test_a_root_proc_file_shows_without_proc_single_show(machine):
+    """/proc/uptime is proc_create_single's: single_open on its show, no process to find."""
+    calls = traced_calls(machine, {"proc_single_show", "single_start"}, [(["cat", "/proc/uptime"], None)])
+    assert {f for f, _ in calls} == {"single_start"}, calls
+
+
+# mm/memory.c, mm/mempolicy.c, mm/page_alloc.c, mm/slub.c, fs/dcache.c, fs/inode.c
+MM_CALLS = {
+    ("vm_normal_page", "unmap_page_range"),     # zap_pte_range (inline): munmap's
+    ("vm_normal_page", "copy_page_range"),      # copy_present_pte (inline)
+    ("vm_normal_page", "do_wp_page"),
+    ("__folio_alloc", "vma_alloc_folio"),
+    ("__alloc_pages", "__folio_alloc"),
+    ("setup_object", "allocate_slab"),
+    ("kmem_cache_alloc_lru", "__d_alloc"),
+    ("kmem_cache_alloc_lru", "alloc_inode"),    # alloc_inode_sb (inline)
+}
+
+
+def test_page_and_slab_helper_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in MM_CALLS}, [
+        (["progtest", "fork"], None),
+        (["fsop", "open", "/tmp/fsop-bopen"], None),
+        (["fsop", "mm", "/tmp/fsop-bmm"], None),          # munmap, MADV_DONTNEED
+    ])
+    assert MM_CALLS <= calls, MM_CALLS - calls
+
+
+# fs/file.c, fs/read_write.c, fs/readdir.c, fs/stat.c, fs/ioctl.c, fs/fcntl.c: the light fd
+# references (fdget*, no reference taken while the table is not shared) and f_pos's lock
+FD_CALLS = {
+    ("__fdget_pos", "ksys_read"),
+    ("__fdget_pos", "ksys_write"),
+    ("__fdget_pos", "ksys_lseek"),
+    ("__fdget_pos", "__x64_sys_getdents64"),
+    ("__fdget", "__fdget_pos"),
+    ("__fget_light", "__fdget"),
+    ("__fdget", "ksys_pread64"),
+    ("__fdget", "__x64_sys_ioctl"),
+    ("__fdget_raw", "vfs_fstat"),
+    ("__fdget_raw", "__x64_sys_fcntl"),
+    ("__fget_light", "__fdget_raw"),
+}
+
+
+def test_light_fd_reference_calls(machine):
+    funcs = {f for f, _ in FD_CALLS} | {"fput", "__f_unlock_pos"}
+    calls = traced_calls(machine, funcs, [
+        (["fsop", f, f"/tmp/fsop-fd{f}"], None) for f in ("open", "dir", "fd", "rw", "stat")])
+    assert FD_CALLS <= calls, FD_CALLS - calls
+    # a single-threaded task's reads take no reference: no fput after them
+    assert ("fput", "ksys_read") not in calls
+
+
+def test_a_shared_file_locks_its_position(machine):
+    """a file whose count is past one (a dup) takes f_pos_lock (fdput_pos: __f_unlock_pos)."""
+    calls = traced_calls(machine, {"__fdget_pos", "__f_unlock_pos", "fput", "mutex_lock"},
+                         [(["fsop", "fd", "/tmp/fsop-fdshare"], None), (["progtest", "threads"], None)])
+    assert ("__f_unlock_pos", "ksys_write") in calls or ("__f_unlock_pos", "ksys_read") in calls, calls
+    assert ("mutex_lock", "__fdget_pos") in calls, calls
+
+
+# fs/libfs.c, fs/dcache.c, fs/readdir.c: a tmpfs directory's readdir cursor, dentries freed
+# after a grace period, the names getdents64 checks
+DCACHE_CALLS = {
+    ("d_alloc_cursor", "dcache_dir_open"),
+    ("d_alloc_anon", "d_alloc_cursor"),
+    ("scan_positives", "dcache_readdir"),
+    ("dput", "scan_positives"),
+    ("verify_dirent_name", "filldir64"),
+    ("__d_free", "rcu_do_batch"),
+    ("__d_free_external", "rcu_do_batch"),      # a name past DNAME_INLINE_LEN
+}
+LONG_NAME = "/tmp/" + "n" * 48
+
+
+def test_readdir_cursor_and_dentry_lru_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in DCACHE_CALLS}, [
+        (["fsop", "dir", "/tmp/fsop-bdir"], None),
+        (["fsop", "link", "/tmp/fsop-blink"], None),
+        (["cat", LONG_NAME], None, 1),             # a negative dentry, killed at its dput
+        (["sleep", "0.05"], None),                 # a grace period
+    ])
+    assert DCACHE_CALLS <= calls, DCACHE_CALLS - calls
+
+
+def test_readdir_keeps_its_place_when_an_entry_goes(machine):
+    """6.1's cursor: the entries after the last one given are all seen when an earlier one is
+    removed between two getdents64 calls (a position count would skip one)."""
+    out = run(machine, ["fsop", "dir", "/tmp/fsop-bdir2"]).decode()
+    assert "names seen by readdir with one removed on the way (6) = 6\n" in out, out
+
+
+# mm/mmap.c, fs/exec.c, fs/open.c: an mmap's address-space limits and write notification, a
+# noexec mount refusing execution
+MMAP_LIMIT_CALLS = {
+    ("vma_wants_writenotify", "vma_set_page_prot"),
+    ("path_noexec", "do_mmap"),                  # a private file mapping (exec's elf_map)
+    ("path_noexec", "open_exec"),
+    ("path_noexec", "do_faccessat"),             # access(X_OK) of a regular file
+}
+# the model's mmap_region body is __mmap_region (do_mmap calls it with the VMA's operations)
+MMAP_LIMIT_MODEL_CALLS = {("may_expand_vm", "__mmap_region")}
+
+
+def test_mmap_limit_and_noexec_calls(machine):
+    funcs = {f for f, _ in MMAP_LIMIT_CALLS | MMAP_LIMIT_MODEL_CALLS}
+    calls = traced_calls(machine, funcs, [
+        (["progtest", "mmap"], None),
+        (["fsop", "stat", "/tmp/fsop-bnoexec"], None),   # access(X_OK), an exec on /proc
+        (["fsop", "mm", "/tmp/fsop-bnoexec-mm"], None),
+    ])
+    assert MMAP_LIMIT_CALLS <= calls, MMAP_LIMIT_CALLS - calls
+    assert MMAP_LIMIT_MODEL_CALLS <= calls, MMAP_LIMIT_MODEL_CALLS - calls
+
+
+# fs/inode.c, fs/attr.c, security/security.c, security/commoncap.c: a write drops the file's
+# set-id bits and capabilities (file_remove_privs), once per inode until its mode changes
+PRIVS_CALLS = {
+    ("file_remove_privs", "__generic_file_write_iter"),
+    ("__file_remove_privs", "file_remove_privs"),
+    ("dentry_needs_remove_privs", "__file_remove_privs"),
+    ("setattr_should_drop_suidgid", "dentry_needs_remove_privs"),
+    ("setattr_should_drop_sgid", "setattr_should_drop_suidgid"),
+    ("security_inode_need_killpriv", "dentry_needs_remove_privs"),
+    ("cap_inode_need_killpriv", "security_inode_need_killpriv"),
+    ("__vfs_getxattr", "cap_inode_need_killpriv"),
+    ("notify_change", "__file_remove_privs"),      # __remove_privs (inline): the suid file's
+}
+
+
+def test_a_write_removes_privileges(machine):
+    calls = traced_calls(machine, {f for f, _ in PRIVS_CALLS}, [(["fsop", "task", "/tmp/fsop-bprivs"], None)])
+    assert PRIVS_CALLS <= calls, PRIVS_CALLS - calls
+    out = run(machine, ["fsop", "task", "/tmp/fsop-bprivs2"]).decode()
+    # 6.1 (and the host, test_vfs): the owner's write drops S_ISUID; root's chmod sets it again
+    assert "its mode = 2541\nwrite(x) = 1\nits mode after the write = 493\n" in out, out
+    assert "its mode after another write = 493\n" in out, out
+
+
+# net/core/sock.c, net/core/request_sock.c, net/core/stream.c, net/ipv4/af_inet.c,
+# inet_connection_sock.c, inet_hashtables.c, tcp.c, tcp_timer.c: TCP sockets' life
+TCP_LIFE_CALLS = {
+    ("lock_sock_nested", "tcp_sendmsg"),        # lock_sock (inline)
+    ("lock_sock_nested", "inet_listen"),
+    ("lock_sock_nested", "tcp_close"),
+    ("__tcp_close", "tcp_close"),
+    ("sock_init_data_uid", "sock_init_data"),
+    ("reqsk_queue_alloc", "inet_csk_listen_start"),
+    ("inet_sk_state_store", "inet_csk_listen_start"),
+    ("inet_sk_state_store", "tcp_set_state"),
+    ("__inet_hash", "inet_hash"),
+    ("inet_ehash_nolisten", "inet_hash_connect"),
+    ("inet_ehash_nolisten", "tcp_v4_syn_recv_sock"),
+    ("inet_ehash_insert", "inet_ehash_nolisten"),
+    ("inet_csk_init_xmit_timers", "tcp_init_xmit_timers"),
+    ("inet_csk_clear_xmit_timers", "tcp_v4_destroy_sock"),
+    ("inet_csk_clear_xmit_timers", "tcp_done"),  # tcp_clear_xmit_timers (inline)
+    ("sk_stream_kill_queues", "inet_csk_destroy_sock"),
+    ("inet_sock_destruct", "__sk_destruct"),
+}
+
+
+def test_tcp_socket_life_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in TCP_LIFE_CALLS}, [(["nettest", "tcp"], None)])
+    assert TCP_LIFE_CALLS <= calls, TCP_LIFE_CALLS - calls
+
+
+# net/ipv4/af_inet.c, datagram.c, udp.c, net/core/sock.c: a UDP socket's binding, connect,
+# receive path and close
+UDP_CALLS = {
+    ("inet_send_prepare", "inet_sendmsg"),
+    ("inet_autobind", "inet_send_prepare"),     # an unbound socket's first send
+    ("udp_v4_get_port", "inet_autobind"),
+    ("udp_lib_get_port", "udp_v4_get_port"),
+    ("ip4_datagram_connect", "inet_dgram_connect"),
+    ("__ip4_datagram_connect", "ip4_datagram_connect"),
+    ("udp_unicast_rcv_skb", "__udp4_lib_rcv"),
+    ("udp_queue_rcv_skb", "udp_unicast_rcv_skb"),
+    ("udp_queue_rcv_one_skb", "udp_queue_rcv_skb"),
+    ("__udp_enqueue_schedule_skb", "udp_queue_rcv_one_skb"),
+    ("__skb_recv_udp", "udp_recvmsg"),
+    ("skb_consume_udp", "udp_recvmsg"),
+    ("udp_rmem_release", "skb_consume_udp"),
+    ("sk_common_release", "udp_lib_close"),     # (udp.h's inline, out of line: udp_prot.close)
+    ("udp_lib_unhash", "sk_common_release"),
+}
+
+
+def test_udp_socket_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in UDP_CALLS}, [(["nettest", "udp"], None)])
+    assert UDP_CALLS <= calls, UDP_CALLS - calls
+
+
+# fs/pipe.c: F_SETPIPE_SZ resizes the ring
+PIPE_SIZE_CALLS = {
+    ("get_pipe_info", "pipe_fcntl"),
+    ("round_pipe_size", "pipe_fcntl"),          # pipe_set_size (inline)
+    ("pipe_resize_ring", "pipe_fcntl"),
+}
+
+
+def test_pipe_resize_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PIPE_SIZE_CALLS}, [(["fsop", "pipe", "/tmp/fsop-bpipe"], None)])
+    assert PIPE_SIZE_CALLS <= calls, PIPE_SIZE_CALLS - calls
+    out = run(machine, ["fsop", "pipe", "/tmp/fsop-bpipe2"]).decode()
+    # 6.1's pipe_set_size: a ring holding 16 pages is not shrunk to one (EBUSY); grown to 32 it
+    # takes 16 more pages
+    assert "fcntl(full q[1], F_SETPIPE_SZ, 4096) = -16\n" in out, out
+    assert "fcntl(q[1], F_SETPIPE_SZ, 100000) = 131072\n" in out, out
+    assert "write(q[1], 70000) into the grown ring = 65536\n" in out, out
+
+
+# net/unix/af_unix.c: a socket pair's making, reads and end
+UNIX_CALLS = {
+    ("unix_create1", "unix_create"),
+    ("sk_alloc", "unix_create1"),
+    ("unix_stream_read_generic", "unix_stream_recvmsg"),
+    ("unix_stream_read_actor", "unix_stream_read_generic"),
+    ("__unix_dgram_recvmsg", "unix_dgram_recvmsg"),
+    ("unix_sock_destructor", "__sk_destruct"),
+}
+
+
+def test_unix_socket_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in UNIX_CALLS}, [(["nettest", "unix"], None)])
+    assert UNIX_CALLS <= calls, UNIX_CALLS - calls
+
+
+# fs/proc/base.c: a process's directory: its lookup and listing through the entries' table,
+# its inode's owner (task_dump_owner) at lookup, revalidation and stat
+PROC_DIR_CALLS = {
+    ("proc_pid_instantiate", "proc_pid_lookup"),
+    ("proc_pid_make_inode", "proc_pid_instantiate"),
+    ("task_dump_owner", "proc_pid_make_inode"),
+    ("proc_pident_lookup", "proc_tgid_base_lookup"),
+    ("proc_pident_readdir", "proc_tgid_base_readdir"),
+    ("pid_update_inode", "pid_revalidate"),
+    ("task_dump_owner", "pid_update_inode"),
+    ("pid_getattr", "vfs_getattr_nosec"),
+    ("task_dump_owner", "pid_getattr"),
+}
+
+
+def test_proc_pid_directory_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PROC_DIR_CALLS}, [
+        (["cat", "/proc/self/status"], None),
+        (["cat", "/proc/1/status"], None),
+        (["fsop", "ls", "/proc/1"], None),
+        (["fsop", "stat", "/tmp/fsop-bproc"], None),
+    ])
+    assert PROC_DIR_CALLS <= calls, PROC_DIR_CALLS - calls
+
+
+# fs/d_path.c, fs/namespace.c, mm/readahead.c (fs/open.c): a path's name copied without
+# faulting, a mount reference dropped, a file's readahead state at open
+VFS_HELPER_CALLS = {
+    ("prepend_copy", "prepend"),
+    ("copy_from_kernel_nofault", "prepend_copy"),
+    ("mntput_no_expire", "mntput"),
+    ("file_ra_state_init", "do_dentry_open"),
+}
+
+
+def test_path_name_mount_and_readahead_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in VFS_HELPER_CALLS}, [
+        (["fsop", "dir", "/tmp/fsop-bpath"], None),          # getcwd
+        (["cat", "/proc/self/maps"], None),
+    ])
+    assert VFS_HELPER_CALLS <= calls, VFS_HELPER_CALLS - calls
+
+
+# kernel/futex/core.c, waitwake.c: waiters hashed by key, queued and woken
+FUTEX_CALLS = {
+    ("futex_q_lock", "futex_wait_setup"),
+    ("futex_hash", "futex_q_lock"),
+    ("futex_get_value_locked", "futex_wait_setup"),
+    ("__futex_queue", "futex_wait_queue"),
+    ("futex_q_unlock", "futex_wait_queue"),      # futex_queue (inline)
+    ("futex_unqueue", "futex_wait"),
+    ("futex_setup_timer", "futex_wait"),
+    ("futex_hash", "futex_wake"),
+    ("futex_wake_mark", "futex_wake"),
+    ("__futex_unqueue", "futex_wake_mark"),
+}
+
+
+def test_futex_hash_and_queue_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in FUTEX_CALLS}, [
+        (["fsop", "task", "/tmp/fsop-bfutex"], None),
+        (["progtest", "threads"], None),
+    ])
+    assert FUTEX_CALLS <= calls, FUTEX_CALLS - calls
+
+
+# fs/exec.c: an exec's state made and freed, the kernel's strings copied onto the new stack
+EXEC_CALLS = {
+    ("alloc_bprm", "do_execveat_common"),
+    ("free_bprm", "do_execveat_common"),
+    ("copy_string_kernel", "do_execveat_common"),    # the file name
+    ("copy_strings_kernel", "do_execveat_common"),   # kernel_execve's vectors
+    ("copy_string_kernel", "copy_strings_kernel"),
+}
+
+
+def test_exec_bprm_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in EXEC_CALLS}, [
+        (["progtest", "spawn"], None),
+        (["cat", "/proc/self/cmdline"], b"cat\0/proc/self/cmdline\0"),
+    ])
+    assert EXEC_CALLS <= calls, EXEC_CALLS - calls
+
+
+# block/bio.c: a bio's allocation, its pages, its end
+BIO_CALLS = {
+    ("bio_alloc_bioset", "simplefs_writepage"),     # bio_alloc (inline)
+    ("bio_init", "bio_alloc_bioset"),
+    ("__bio_try_merge_page", "bio_add_page"),
+    ("__bio_add_page", "bio_add_page"),
+    ("bio_free", "bio_put"),
+}
+
+
+def test_bio_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in BIO_CALLS}, [
+        (["diskwriter", "/mnt/b", "8192", "fsync"], b"/mnt/b: 8192 bytes, fsync = 0\n"),
+        (["cat", "/mnt/b"], None),
+    ])
+    assert BIO_CALLS <= calls, BIO_CALLS - calls
+
+
+# kernel/sys.c, fs/statfs.c, kernel/printk/printk.c, kernel/events/core.c: the LSM hooks 6.1
+# asks on these paths (no module here implements them: each answers its default)
+LSM_CALLS = {
+    ("security_task_setpgid", "__do_sys_setpgid"),
+    ("security_task_getpgid", "do_getpgid"),     # another process's group
+    ("security_task_prlimit", "__do_sys_prlimit64"),   # another process's limits (check_prlimit_permission, inline)
+    ("security_sb_statfs", "statfs_by_dentry"),
+    ("security_perf_event_open", "__do_sys_perf_event_open"),
+    ("security_perf_event_read", "perf_read"),
+    ("security_perf_event_write", "perf_ioctl"),
+}
+LSM_LOG_CALLS = {("security_syslog", "check_syslog_permissions")}
+
+
+def test_lsm_hooks_of_task_statfs_and_perf_calls(machine):
+    funcs = {f for f, _ in LSM_CALLS}
+    getuid = event_ids(machine)["sys_enter_getuid"]
+    calls = traced_calls(machine, funcs, [
+        (["fsop", "task", "/tmp/fsop-blsm"], None),
+        (["fsop", "stat", "/tmp/fsop-blsm2"], None),
+        (["perfev", "ioctl", str(getuid), "4"], None),
+    ])
+    assert LSM_CALLS <= calls, LSM_CALLS - calls
+
+
+@pytest.mark.skipif(not _static_busybox(), reason="needs Debian's busybox-static at /bin/busybox")
+def test_syslog_asks_the_lsm(machine):
+    calls = traced_calls(machine, {f for f, _ in LSM_LOG_CALLS}, [([BUSYBOX, "sh", "-c", "dmesg > /dev/null"], None)])
+    assert LSM_LOG_CALLS <= calls, LSM_LOG_CALLS - calls
+
+
+# kernel/bpf/syscall.c, security/security.c: bpf()'s LSM hooks and the fds of its objects
+BPF_LSM_CALLS = {
+    ("security_bpf", "__sys_bpf"),
+    ("security_bpf_map_alloc", "map_create"),
+    ("bpf_map_new_fd", "map_create"),
+    ("security_bpf_map", "bpf_map_new_fd"),
+    ("security_bpf_prog_alloc", "bpf_prog_load"),
+    ("bpf_prog_new_fd", "bpf_prog_load"),
+    ("security_bpf_prog", "bpf_prog_new_fd"),
+}
+
+
+def test_bpf_lsm_and_fd_calls(machine):
+    from bpf_cases import CASES
+    calls = traced_calls(machine, {f for f, _ in BPF_LSM_CALLS}, [
+        (["bpftest", *CASES["hash_crud"]], None),
+        (["bpftest", *CASES["load_ok"]], None),
+    ])
+    assert BPF_LSM_CALLS <= calls, BPF_LSM_CALLS - calls
+
+
+# net/ipv4/tcp_input.c, inet_connection_sock.c, af_inet.c (sock_graft): a connection's LSM hooks
+INET_LSM_CALLS = {
+    ("security_inet_conn_request", "tcp_conn_request"),
+    ("security_inet_csk_clone", "inet_csk_clone_lock"),
+    ("security_inet_conn_established", "tcp_finish_connect"),
+    ("security_sock_graft", "inet_accept"),     # sock_graft (inline)
+}
+
+
+def test_inet_connection_lsm_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in INET_LSM_CALLS}, [(["nettest", "tcp"], None)])
+    assert INET_LSM_CALLS <= calls, INET_LSM_CALLS - calls

@@ -27,15 +27,54 @@ struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *fla
 	return t;
 }
 
-static int pid_revalidate(struct dentry *dentry, unsigned int flags)
+/* The owner a /proc/PID inode shows: the task's effective ids (root for a kernel thread; the
+ * dumpable check of a non-directory: every mm here is SUID_DUMP_USER) */
+noinline void task_dump_owner(struct task_struct *task, umode_t mode, uid_t *ruid, gid_t *rgid)
+{
+	if (unlikely(task->flags & PF_KTHREAD)) {
+		*ruid = 0;
+		*rgid = 0;
+		return;
+	}
+	*ruid = task->euid;
+	*rgid = task->egid;
+}
+
+/* a /proc/PID inode's owner as its task's now (a setuid since the lookup) */
+noinline void pid_update_inode(struct task_struct *task, struct inode *inode)
+{
+	task_dump_owner(task, inode->i_mode, &inode->i_uid, &inode->i_gid);
+	inode->i_mode &= ~(S_ISUID | S_ISGID);
+}
+
+static noinline int pid_revalidate(struct dentry *dentry, unsigned int flags)
 {
 	unsigned long irq;
 	struct task_struct *t = dentry->d_inode ? get_proc_task_locked(dentry->d_inode, &irq) : NULL;
 
 	if (!t)
 		return 0;
+	pid_update_inode(t, dentry->d_inode);
 	spin_unlock_irqrestore(&sched_lock, irq);
 	return 1;
+}
+
+/* stat of a /proc/PID file: its task's owner */
+noinline int pid_getattr(const struct path *path, struct kstat *stat, u32 request_mask, unsigned int query_flags)
+{
+	struct inode *inode = path->dentry->d_inode;
+	struct task_struct *task;
+	unsigned long irq;
+
+	generic_fillattr(NULL, inode, stat);
+	stat->uid = 0;
+	stat->gid = 0;
+	task = get_proc_task_locked(inode, &irq);
+	if (task) {
+		task_dump_owner(task, inode->i_mode, &stat->uid, &stat->gid);
+		spin_unlock_irqrestore(&sched_lock, irq);
+	}
+	return 0;
 }
 
 const struct dentry_operations proc_pid_dentry_operations = {
@@ -812,20 +851,43 @@ static const struct pid_entry tgid_base_stuff[] = {
 
 struct dentry *proc_pident_instantiate(struct dentry *dentry, const struct pid_entry *p, void *private);
 
-static noinline struct dentry *proc_tgid_base_lookup(struct inode *dir, struct dentry *dentry, unsigned int flags)
+/* An entry of a process's directory by name (the process still there) */
+static noinline struct dentry *proc_pident_lookup(struct inode *dir, struct dentry *dentry,
+						  const struct pid_entry *p, const struct pid_entry *end)
 {
-	size_t i;
+	struct dentry *res = (void *)(long)-ENOENT;
+	unsigned long irq;
+	struct task_struct *task = get_proc_task_locked(dir, &irq);
 
-	for (i = 0; i < ARRAY_SIZE(tgid_base_stuff); i++)
-		if (!strcmp(tgid_base_stuff[i].name, (const char *)dentry->d_name.name))
-			return proc_pident_instantiate(dentry, &tgid_base_stuff[i], dir->i_private);
-	return (void *)(long)-ENOENT;
+	if (!task)
+		return res;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	for (; p < end; p++) {
+		if (!strcmp(p->name, (const char *)dentry->d_name.name)) {
+			res = proc_pident_instantiate(dentry, p, dir->i_private);
+			break;
+		}
+	}
+	return res;
 }
 
-static noinline int proc_tgid_base_readdir(struct file *file, struct dir_context *ctx)
+static noinline struct dentry *proc_tgid_base_lookup(struct inode *dir, struct dentry *dentry, unsigned int flags)
+{
+	return proc_pident_lookup(dir, dentry, tgid_base_stuff, tgid_base_stuff + ARRAY_SIZE(tgid_base_stuff));
+}
+
+/* ".", "..", then the entries (the process still there) */
+static noinline int proc_pident_readdir(struct file *file, struct dir_context *ctx,
+					const struct pid_entry *ents, unsigned int nents)
 {
 	struct inode *inode = file->f_inode;
-	size_t nr = ARRAY_SIZE(tgid_base_stuff);
+	size_t nr = nents;
+	unsigned long irq;
+	struct task_struct *task = get_proc_task_locked(inode, &irq);
+
+	if (!task)
+		return -ENOENT;
+	spin_unlock_irqrestore(&sched_lock, irq);
 
 	if (ctx->pos == 0) {
 		if (!ctx->actor(ctx, ".", 1, 0, inode->i_ino, DT_DIR))
@@ -838,13 +900,18 @@ static noinline int proc_tgid_base_readdir(struct file *file, struct dir_context
 		ctx->pos = 2;
 	}
 	for (; ctx->pos < (loff_t)(nr + 2); ctx->pos++) {
-		const struct pid_entry *p = &tgid_base_stuff[ctx->pos - 2];
+		const struct pid_entry *p = &ents[ctx->pos - 2];
 
 		if (!ctx->actor(ctx, p->name, strlen(p->name), ctx->pos, 0x2000 + ctx->pos,
 				fs_umode_to_dtype(p->mode)))
 			return 0;
 	}
 	return 0;
+}
+
+static noinline int proc_tgid_base_readdir(struct file *file, struct dir_context *ctx)
+{
+	return proc_pident_readdir(file, ctx, tgid_base_stuff, ARRAY_SIZE(tgid_base_stuff));
 }
 
 static const struct file_operations proc_tgid_base_operations = {
@@ -855,15 +922,53 @@ static const struct file_operations proc_tgid_base_operations = {
 
 static const struct inode_operations proc_tgid_base_inode_operations = {
 	.lookup = proc_tgid_base_lookup,
+	.getattr = pid_getattr,
 };
+
+/* a /proc/PID inode of the process, owned as task_dump_owner says (the task by its pid: no
+ * task reference counts here; NULL if it is gone meanwhile) */
+noinline struct inode *proc_pid_make_inode(struct super_block *sb, pid_t tgid, umode_t mode)
+{
+	struct inode *inode = proc_make_inode(sb, mode, 0);
+	struct task_struct *task;
+	unsigned long irq;
+
+	if (!inode)
+		return NULL;
+	inode->i_private = (void *)(long)tgid;
+	task = get_proc_task_locked(inode, &irq);
+	if (!task) {
+		iput(inode);
+		return NULL;
+	}
+	task_dump_owner(task, 0, &inode->i_uid, &inode->i_gid);
+	spin_unlock_irqrestore(&sched_lock, irq);
+	return inode;
+}
+
+static const struct inode_operations proc_tgid_base_inode_operations;
+static const struct file_operations proc_tgid_base_operations;
+
+static noinline struct dentry *proc_pid_instantiate(struct dentry *dentry, pid_t tgid, const void *ptr)
+{
+	struct inode *inode = proc_pid_make_inode(dentry->d_sb, tgid, S_IFDIR | 0555);
+
+	if (!inode)
+		return (void *)(long)-ENOENT;
+	inode->i_op = &proc_tgid_base_inode_operations;
+	inode->i_fop = &proc_tgid_base_operations;
+	set_nlink(inode, 2 + 1);
+	d_set_d_op(dentry, &proc_pid_dentry_operations);
+	d_add(dentry, inode);
+	return NULL;
+}
 
 noinline struct dentry *proc_pid_lookup(struct dentry *dentry, unsigned int flags)
 {
 	int pid = fd_from_name(&dentry->d_name);
+	struct dentry *result;
 	struct task_struct *t;
-	struct inode *inode;
 	unsigned long irq;
-	uid_t uid;
 
 	if (pid <= 0)
 		return (void *)(long)-ENOENT;
@@ -873,19 +978,9 @@ noinline struct dentry *proc_pid_lookup(struct dentry *dentry, unsigned int flag
 		spin_unlock_irqrestore(&sched_lock, irq);
 		return (void *)(long)-ENOENT;
 	}
-	uid = t->uid;
 	spin_unlock_irqrestore(&sched_lock, irq);
-	inode = proc_make_inode(dentry->d_sb, S_IFDIR | 0555, 0);
-	if (!inode)
-		return (void *)(long)-ENOMEM;
-	inode->i_uid = inode->i_gid = uid;
-	inode->i_private = (void *)(long)pid;
-	inode->i_op = &proc_tgid_base_inode_operations;
-	inode->i_fop = &proc_tgid_base_operations;
-	set_nlink(inode, 2 + 1);
-	d_set_d_op(dentry, &proc_pid_dentry_operations);
-	d_add(dentry, inode);
-	return NULL;
+	result = proc_pid_instantiate(dentry, pid, NULL);
+	return result;
 }
 
 /* The processes after the fixed entries: position 2 + nr_entries + n is the nth by pid. */
@@ -924,11 +1019,24 @@ noinline int proc_pid_readdir(struct file *file, struct dir_context *ctx)
 }
 
 /* ---- the files: single_open on the entry's show ---- */
+/* a process's file (fs/proc/base.c): the entry's show of the inode's process */
+static noinline int proc_single_show(struct seq_file *m, void *v)
+{
+	struct inode *inode = m->private;
+	const struct pid_entry *p = inode->i_entry;
+
+	return p->show(m, inode->i_private);
+}
+
+/* a process's file shows through proc_single_show(); a root one (proc_create_single's, no
+ * process) by its show */
 int proc_single_open(struct inode *inode, struct file *file)
 {
 	const struct pid_entry *p = inode->i_entry;
 
-	return single_open(file, p->show, inode->i_private);
+	if (inode->i_private)
+		return single_open(file, proc_single_show, inode);
+	return single_open(file, p->show, NULL);
 }
 
 extern loff_t seq_lseek(struct file *file, loff_t offset, int whence);

@@ -248,6 +248,7 @@ static int proc_fill_super(struct super_block *s, void *data)
 
 	if (!root)
 		return -ENOMEM;
+	s->s_iflags |= SB_I_NOEXEC;	/* (6.1's SB_I_USERNS_VISIBLE and SB_I_NODEV: no user namespaces or device checks here) */
 	s->s_op = &proc_sops;
 	root->i_op = &proc_root_inode_operations;
 	root->i_fop = &proc_root_operations;

@@ -2,6 +2,7 @@
  * task's table (anon inodes "bpf-map" / "bpf-prog"), their ids, and the commands on them.
  * Every command's attribute tail past its last field must be zero (CHECK_ATTR: EINVAL), and a
  * bigger union than this kernel's must end in zeros (E2BIG), as 6.1. */
+#include "../../include/security.h"
 #include "../../include/fs.h"
 #include "../../include/bpf.h"
 
@@ -214,6 +215,16 @@ static const struct bpf_map_ops *find_map_ops(u32 type)
 	return NULL;
 }
 
+/* an fd for the map (the LSM asked first), as its open mode says */
+noinline int bpf_map_new_fd(struct bpf_map *map, int flags)
+{
+	int ret = security_bpf_map(map, ((flags + 1) & O_ACCMODE));	/* OPEN_FMODE() */
+
+	if (ret < 0)
+		return ret;
+	return bpf_anon_inode_getfd(&bpf_map_fops, map, flags | O_CLOEXEC);
+}
+
 static noinline int map_create(union bpf_attr *attr)
 {
 	const struct bpf_map_ops *ops;
@@ -253,8 +264,11 @@ static noinline int map_create(union bpf_attr *attr)
 		err = -EINVAL;		/* no BPF_BTF_LOAD here: no btf fd can name one */
 		goto free;
 	}
+	err = security_bpf_map_alloc(map);
+	if (err)
+		goto free;
 	map->id = id_alloc(&map_idr_lock, &map_next_id, &map->id_node, &map_ids);
-	err = bpf_anon_inode_getfd(&bpf_map_fops, map, f_flags | O_CLOEXEC);
+	err = bpf_map_new_fd(map, f_flags);
 	if (err < 0)
 		bpf_map_put(map);
 	return err;
@@ -505,6 +519,16 @@ static int find_prog_type(u32 type, struct bpf_prog *prog)
 #define BPF_PROG_LOAD_FLAGS (BPF_F_STRICT_ALIGNMENT | BPF_F_ANY_ALIGNMENT | BPF_F_TEST_STATE_FREQ | \
 			     BPF_F_SLEEPABLE | BPF_F_TEST_RND_HI32 | BPF_F_XDP_HAS_FRAGS)
 
+/* an fd for the program (the LSM asked first) */
+noinline int bpf_prog_new_fd(struct bpf_prog *prog)
+{
+	int ret = security_bpf_prog(prog);
+
+	if (ret < 0)
+		return ret;
+	return bpf_anon_inode_getfd(&bpf_prog_fops, prog, O_RDWR | O_CLOEXEC);
+}
+
 static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 {
 	struct bpf_prog *prog;
@@ -554,12 +578,15 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	err = bpf_obj_name_cpy(prog->name, attr->prog_name, sizeof(attr->prog_name));
 	if (err < 0)
 		goto free;
+	err = security_bpf_prog_alloc(prog);	/* (its aux: the program itself here) */
+	if (err)
+		goto free;
 	err = bpf_check(&prog, attr, uattr);
 	if (err < 0)
 		goto free;
 	bpf_prog_select_runtime(prog);
 	prog->id = id_alloc(&prog_idr_lock, &prog_next_id, &prog->id_node, &prog_ids);
-	err = bpf_anon_inode_getfd(&bpf_prog_fops, prog, O_RDWR | O_CLOEXEC);
+	err = bpf_prog_new_fd(prog);
 	if (err < 0)
 		bpf_prog_put(prog);
 	return err;
@@ -754,7 +781,7 @@ static int bpf_prog_get_fd_by_id(const union bpf_attr *attr)
 	_raw_spin_unlock_irqrestore(&prog_idr_lock, flags);
 	if (!found)
 		return -ENOENT;
-	fd = bpf_anon_inode_getfd(&bpf_prog_fops, found, O_RDWR | O_CLOEXEC);
+	fd = bpf_prog_new_fd(found);
 	if (fd < 0)
 		bpf_prog_put(found);
 	return fd;
@@ -782,7 +809,7 @@ static int bpf_map_get_fd_by_id(const union bpf_attr *attr)
 	_raw_spin_unlock_irqrestore(&map_idr_lock, flags);
 	if (!found)
 		return -ENOENT;
-	fd = bpf_anon_inode_getfd(&bpf_map_fops, found, f_flags | O_CLOEXEC);
+	fd = bpf_map_new_fd(found, f_flags);
 	if (fd < 0)
 		bpf_map_put(found);
 	return fd;
@@ -967,6 +994,9 @@ static noinline long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size
 	memset(&attr, 0, sizeof(attr));
 	if (copy_from_user(&attr, uattr, size))
 		return -EFAULT;
+	err = security_bpf(cmd, &attr, size);
+	if (err < 0)
+		return err;
 	switch (cmd) {
 	case BPF_MAP_CREATE:
 		return map_create(&attr);

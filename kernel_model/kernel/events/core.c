@@ -4,6 +4,7 @@
  * contexts, groups, inheritance over fork, enable_on_exec, the event fd (read, ioctl, close).
  * Locking: include/perf_event.h.
  */
+#include "../../include/security.h"
 #include "../../include/fs.h"
 #include "../../include/perf_event.h"
 #include "../../include/trace/kprobe_perf.h"
@@ -1645,6 +1646,9 @@ static ssize_t perf_read(struct file *file, char *buf, size_t count, loff_t *ppo
 	unsigned long flags;
 	ssize_t ret;
 
+	ret = security_perf_event_read(event);
+	if (ret)
+		return ret;
 	if (event->state == PERF_EVENT_STATE_ERROR)
 		return 0;	/* end of file: a pinned event that could not be scheduled */
 	if (count < event->read_size)
@@ -1861,7 +1865,14 @@ static noinline long _perf_ioctl(struct perf_event *event, unsigned int cmd, uns
 
 static long perf_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	return _perf_ioctl((struct perf_event *)file->private_data, cmd, arg);
+	struct perf_event *event = (struct perf_event *)file->private_data;
+	long ret;
+
+	/* Treat ioctl like writes as it is likely a mutating operation. */
+	ret = security_perf_event_write(event);
+	if (ret)
+		return ret;
+	return _perf_ioctl(event, cmd, arg);
 }
 
 /*
@@ -2517,6 +2528,10 @@ SYSCALL_DEFINE5(perf_event_open, struct perf_event_attr *, attr_uptr, pid_t, pid
 		return err;
 	if (sysctl_perf_event_paranoid > 2 && !perfmon_capable())	/* perf_paranoid_any() */
 		return -EACCES;
+	/* Do we allow access to perf_event_open(2) ? */
+	err = security_perf_event_open(&attr, PERF_SECURITY_OPEN);
+	if (err)
+		return err;
 	if (!attr.exclude_kernel || attr.text_poke) {
 		err = perf_allow_kernel(&attr);
 		if (err)

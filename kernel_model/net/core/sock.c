@@ -49,15 +49,29 @@ static noinline void __sk_destruct(struct sock *sk)
 	kmem_cache_free(sk->sk_prot->slab, sk);
 }
 
+/* 6.1's sk_destruct(): no reuseport group, no SOCK_RCU_FREE socket here: freed at once */
+noinline void sk_destruct(struct sock *sk)
+{
+	__sk_destruct(sk);
+}
+
+/* no sock_diag listeners: straight to sk_destruct() */
+static noinline void __sk_free(struct sock *sk)
+{
+	sk_destruct(sk);
+}
+
+/* 6.1 frees when sk_wmem_alloc drops to 0: no sk_buff here holds the socket's write memory,
+ * so the last sock_put()'s sk_free() is the last reference */
 noinline void sk_free(struct sock *sk)
 {
-	sock_put(sk);
+	__sk_free(sk);
 }
 
 noinline void sock_put(struct sock *sk)
 {
 	if (__atomic_sub_fetch(&sk->sk_refcnt, 1, __ATOMIC_ACQ_REL) == 0)
-		__sk_destruct(sk);
+		sk_free(sk);
 }
 
 noinline void sock_def_wakeup(struct sock *sk)
@@ -92,8 +106,9 @@ noinline void sk_error_report(struct sock *sk)
 		trace_inet_sk_error_report(sk);
 }
 
-noinline void sock_init_data(struct socket *sock, struct sock *sk)
+noinline void sock_init_data_uid(struct socket *sock, struct sock *sk, uid_t uid)
 {
+	sk->sk_uid = uid;
 	skb_queue_head_init(&sk->sk_receive_queue);
 	skb_queue_head_init(&sk->sk_write_queue);
 	sk->sk_rcvbuf = SYSCTL_RMEM_DEFAULT;
@@ -112,6 +127,14 @@ noinline void sock_init_data(struct socket *sock, struct sock *sk)
 	sk->sk_cookie = __atomic_add_fetch(&sk_cookie_gen, 1, __ATOMIC_RELAXED);
 }
 
+/* the socket's owner: its sockfs inode's (a kernel socket without one: root) */
+noinline void sock_init_data(struct socket *sock, struct sock *sk)
+{
+	uid_t uid = sock && sock->inode ? sock->inode->i_uid : 0;
+
+	sock_init_data_uid(sock, sk, uid);
+}
+
 /* ---- the socket lock ---- */
 static noinline void __lock_sock(struct sock *sk)
 {
@@ -125,7 +148,7 @@ static noinline void __lock_sock(struct sock *sk)
 	}
 }
 
-noinline void lock_sock(struct sock *sk)
+noinline void lock_sock_nested(struct sock *sk, int subclass)
 {
 	local_bh_disable();
 	spin_lock(&sk->sk_lock.slock);
@@ -218,17 +241,41 @@ noinline int sock_error(struct sock *sk)
 	return -__atomic_exchange_n(&sk->sk_err, 0, __ATOMIC_RELAXED);
 }
 
-/* ---- SOL_SOCKET options ---- */
-noinline int sock_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen)
+/* The close of a socket without connections (UDP's udp_lib_close): the protocol's state, its
+ * place in the protocol's hash, the file's hold */
+noinline void sk_common_release(struct sock *sk)
 {
-	struct sock *sk = sock->sk;
+	if (sk->sk_prot->destroy)
+		sk->sk_prot->destroy(sk);
+	/* Observation: when sk_common_release is called, processes have no access to socket. But net still has. */
+	sk->sk_prot->unhash(sk);
+	/* In this point socket cannot receive new packets, but it is possible that some packets are in
+	 * flight: they are dropped by the protocol when the socket is found dead */
+	sock_orphan(sk);
+	sock_put(sk);
+}
+
+/* ---- SOL_SOCKET options ---- */
+/* 6.1's: a BPF program's setsockopt (current->bpf_ctx) already holds the lock; none here */
+noinline void sockopt_lock_sock(struct sock *sk)
+{
+	lock_sock(sk);
+}
+
+noinline void sockopt_release_sock(struct sock *sk)
+{
+	release_sock(sk);
+}
+
+noinline int sk_setsockopt(struct sock *sk, int level, int optname, void *optval, unsigned int optlen)
+{
 	int val;
 
 	if (optlen < sizeof(int))
 		return -EINVAL;
 	if (copy_from_user(&val, optval, sizeof(val)))
 		return -EFAULT;
-	lock_sock(sk);
+	sockopt_lock_sock(sk);
 	switch (optname) {
 	case SO_REUSEADDR:
 		sk->sk_reuse = val ? 1 : 0;
@@ -245,16 +292,20 @@ noinline int sock_setsockopt(struct socket *sock, int level, int optname, void *
 		sk->sk_rcvbuf = max(val * 2, SOCK_MIN_RCVBUF);
 		break;
 	default:
-		release_sock(sk);
+		sockopt_release_sock(sk);
 		return -ENOPROTOOPT;
 	}
-	release_sock(sk);
+	sockopt_release_sock(sk);
 	return 0;
 }
 
-noinline int sock_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen)
+noinline int sock_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen)
 {
-	struct sock *sk = sock->sk;
+	return sk_setsockopt(sock->sk, level, optname, optval, optlen);
+}
+
+noinline int sk_getsockopt(struct sock *sk, int level, int optname, void *optval, int *optlen)
+{
 	int len, v;
 
 	if (copy_from_user(&len, optlen, sizeof(len)))
@@ -278,6 +329,28 @@ noinline int sock_getsockopt(struct socket *sock, int level, int optname, void *
 	if (copy_to_user(optval, &v, len) || copy_to_user(optlen, &len, sizeof(len)))
 		return -EFAULT;
 	return 0;
+}
+
+noinline int sock_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen)
+{
+	return sk_getsockopt(sock->sk, level, optname, optval, optlen);
+}
+
+/* the protocol's options (net/core/sock.c): SOL_SOCKET's are sock_setsockopt()'s, the
+ * others the protocol's */
+noinline int sock_common_setsockopt(struct socket *sock, int level, int optname, void *optval,
+				    unsigned int optlen)
+{
+	struct sock *sk = sock->sk;
+
+	return sk->sk_prot->setsockopt(sk, level, optname, optval, optlen);
+}
+
+noinline int sock_common_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen)
+{
+	struct sock *sk = sock->sk;
+
+	return sk->sk_prot->getsockopt(sk, level, optname, optval, optlen);
 }
 
 int sock_no_socketpair(struct socket *sock1, struct socket *sock2) { return -EOPNOTSUPP; }

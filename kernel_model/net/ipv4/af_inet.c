@@ -16,6 +16,19 @@ noinline void inet_sk_set_state(struct sock *sk, int state)
 	sk->sk_state = state;
 }
 
+/* the same, a store-release: lockless readers (poll, the lookups) see the state last */
+noinline void inet_sk_state_store(struct sock *sk, int newstate)
+{
+	trace_inet_sock_set_state(sk, sk->sk_state, newstate);
+	__atomic_store_n(&sk->sk_state, newstate, __ATOMIC_RELEASE);
+}
+
+/* an inet socket's last words (sk_destruct): what it had received and not read */
+noinline void inet_sock_destruct(struct sock *sk)
+{
+	skb_queue_purge(&sk->sk_receive_queue);
+}
+
 static noinline int inet_create(struct socket *sock, int protocol, int kern)
 {
 	struct proto *answer_prot;
@@ -48,6 +61,7 @@ static noinline int inet_create(struct socket *sock, int protocol, int kern)
 	if (!sk)
 		return -ENOBUFS;
 	sock_init_data(sock, sk);
+	sk->sk_destruct = inet_sock_destruct;
 	sk->sk_protocol = protocol;
 	sk->sk_backlog_rcv = answer_prot->backlog_rcv;
 	inet = inet_sk(sk);
@@ -197,9 +211,7 @@ noinline int inet_accept(struct socket *sock, struct socket *newsock, int flags,
 	if (!sk2)
 		return err;
 	lock_sock(sk2);
-	sk2->sk_socket = newsock;
-	sk2->sk_wq = &newsock->wq;
-	newsock->sk = sk2;
+	sock_graft(sk2, newsock);
 	newsock->state = SS_CONNECTED;
 	release_sock(sk2);
 	return 0;
@@ -230,11 +242,52 @@ noinline int inet_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	return sizeof(*sin);
 }
 
+/* an unbound socket's first send or connect: an ephemeral port */
+static noinline int inet_autobind(struct sock *sk)
+{
+	struct inet_sock *inet;
+
+	/* We may need to bind the socket. */
+	lock_sock(sk);
+	inet = inet_sk(sk);
+	if (!inet->inet_num) {
+		if (sk->sk_prot->get_port(sk, 0)) {
+			release_sock(sk);
+			return -EAGAIN;
+		}
+		inet->inet_sport = htons(inet->inet_num);
+	}
+	release_sock(sk);
+	return 0;
+}
+
+noinline int inet_send_prepare(struct sock *sk)
+{
+	/* We may need to bind the socket. */
+	if (!READ_ONCE(inet_sk(sk)->inet_num) && !sk->sk_prot->no_autobind && inet_autobind(sk))
+		return -EAGAIN;
+	return 0;
+}
+
 noinline int inet_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 {
 	struct sock *sk = sock->sk;
 
+	if (unlikely(inet_send_prepare(sk)))
+		return -EAGAIN;
 	return sk->sk_prot->sendmsg(sk, msg, size);
+}
+
+/* a datagram socket's default destination (bound first) */
+noinline int inet_dgram_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len, int flags)
+{
+	struct sock *sk = sock->sk;
+
+	if (addr_len < (int)sizeof(uaddr->sa_family))
+		return -EINVAL;
+	if (!inet_sk(sk)->inet_num && inet_autobind(sk))
+		return -EAGAIN;
+	return sk->sk_prot->connect(sk, uaddr, addr_len);
 }
 
 noinline int inet_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags)
@@ -286,25 +339,6 @@ noinline int inet_shutdown(struct socket *sock, int how)
 	return err;
 }
 
-static noinline int inet_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen)
-{
-	struct sock *sk = sock->sk;
-	int val;
-
-	if (level != SOL_TCP || sk->sk_protocol != IPPROTO_TCP)
-		return -ENOPROTOOPT;
-	if (optlen < sizeof(int))
-		return -EINVAL;
-	if (copy_from_user(&val, optval, sizeof(val)))
-		return -EFAULT;
-	if (optname != TCP_NODELAY)
-		return -ENOPROTOOPT;
-	lock_sock(sk);
-	tcp_sk(sk)->nonagle = val ? 1 : 0;
-	release_sock(sk);
-	return 0;
-}
-
 const struct proto_ops inet_stream_ops = {
 	.family = PF_INET,
 	.release = inet_release,
@@ -315,7 +349,8 @@ const struct proto_ops inet_stream_ops = {
 	.getname = inet_getname,
 	.listen = inet_listen,
 	.shutdown = inet_shutdown,
-	.setsockopt = inet_setsockopt,
+	.setsockopt = sock_common_setsockopt,
+	.getsockopt = sock_common_getsockopt,
 	.sendmsg = inet_sendmsg,
 	.recvmsg = inet_recvmsg,
 	.poll = tcp_poll,

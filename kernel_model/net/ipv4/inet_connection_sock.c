@@ -114,12 +114,38 @@ noinline void inet_put_port(struct sock *sk)
 	hashinfo_unlock();
 }
 
-noinline void inet_hash(struct sock *sk)
+/* a listener into the listening hash (held by it here) */
+noinline int __inet_hash(struct sock *sk, struct sock *osk)
 {
 	hashinfo_lock();
 	sock_hold(sk);
-	list_add_tail(&sk->sk_node, sk->sk_state == TCP_LISTEN ? &inet_hashinfo.lhash : &inet_hashinfo.ehash);
+	list_add_tail(&sk->sk_node, &inet_hashinfo.lhash);
 	hashinfo_unlock();
+	return 0;
+}
+
+noinline int inet_hash(struct sock *sk)
+{
+	int err = 0;
+
+	if (sk->sk_state != TCP_CLOSE)
+		err = __inet_hash(sk, NULL);
+	return err;
+}
+
+/* a connection into the established hash, in the place of osk (none here: no timewait) */
+noinline bool inet_ehash_insert(struct sock *sk, struct sock *osk, bool *found_dup_sk)
+{
+	hashinfo_lock();
+	sock_hold(sk);
+	list_add_tail(&sk->sk_node, &inet_hashinfo.ehash);
+	hashinfo_unlock();
+	return true;
+}
+
+noinline bool inet_ehash_nolisten(struct sock *sk, struct sock *osk, bool *found_dup_sk)
+{
+	return inet_ehash_insert(sk, osk, found_dup_sk);	/* (no per-protocol in-use counts) */
 }
 
 noinline void inet_unhash(struct sock *sk)
@@ -147,7 +173,7 @@ noinline int inet_hash_connect(struct sock *sk)
 	if (err)
 		return err;
 	inet_sk(sk)->inet_sport = htons(inet_sk(sk)->inet_num);
-	inet_hash(sk);
+	inet_ehash_nolisten(sk, NULL, NULL);	/* __inet_hash_connect's */
 	return 0;
 }
 
@@ -200,16 +226,22 @@ noinline struct sock *__udp4_lib_lookup(__be32 daddr, u16 hnum)
 	return found;
 }
 
+/* net/core/request_sock.c: the listener's accept queue, empty */
+noinline void reqsk_queue_alloc(struct request_sock_queue *queue)
+{
+	queue->syn_head = NULL;
+	queue->rskq_accept_head = queue->rskq_accept_tail = NULL;
+	queue->qlen = 0;
+}
+
 noinline int inet_csk_listen_start(struct sock *sk)
 {
 	struct inet_connection_sock *icsk = inet_csk(sk);
 	struct inet_sock *inet = inet_sk(sk);
 
-	icsk->icsk_accept_queue.syn_head = NULL;
-	icsk->icsk_accept_queue.rskq_accept_head = icsk->icsk_accept_queue.rskq_accept_tail = NULL;
-	icsk->icsk_accept_queue.qlen = 0;
+	reqsk_queue_alloc(&icsk->icsk_accept_queue);
 	sk->sk_ack_backlog = 0;
-	inet_sk_set_state(sk, TCP_LISTEN);
+	inet_sk_state_store(sk, TCP_LISTEN);
 	if (!inet->inet_num && inet_csk_get_port(sk, 0)) {
 		inet_sk_set_state(sk, TCP_CLOSE);
 		return -EADDRINUSE;
@@ -312,14 +344,22 @@ noinline struct sock *inet_csk_clone_lock(const struct sock *sk, const struct re
 	newinet->ttl = 64;
 	newsk->sk_state = TCP_CLOSE;
 	inet_sk_set_state(newsk, TCP_SYN_RECV);
+	security_inet_csk_clone(newsk, req);
 	return newsk;
 }
 
 /* an orphan whose connection ended: timers off, queues purged, the last reference dropped */
+/* net/core/stream.c: what an orphan still had queued to read */
+noinline void sk_stream_kill_queues(struct sock *sk)
+{
+	skb_queue_purge(&sk->sk_receive_queue);
+}
+
 noinline void inet_csk_destroy_sock(struct sock *sk)
 {
 	if (sk->sk_prot->destroy)
 		sk->sk_prot->destroy(sk);
+	sk_stream_kill_queues(sk);
 	inet_put_port(sk);
 	sock_put(sk);
 }

@@ -16,7 +16,7 @@ noinline void tcp_set_state(struct sock *sk, int state)
 {
 	int oldstate = sk->sk_state;
 
-	inet_sk_set_state(sk, state);
+	inet_sk_state_store(sk, state);
 	if (state == TCP_CLOSE && oldstate != TCP_CLOSE) {
 		sk->sk_prot->unhash(sk);
 		inet_put_port(sk);
@@ -331,23 +331,13 @@ noinline int tcp_disconnect(struct sock *sk, int flags)
 	return 0;
 }
 
-static notrace void sock_orphan(struct sock *sk)
-{
-	local_bh_disable();
-	spin_lock(&sk->sk_lock.slock);
-	sock_set_flag(sk, SOCK_DEAD);
-	sk->sk_socket = NULL;
-	sk->sk_wq = NULL;
-	spin_unlock(&sk->sk_lock.slock);
-	local_bh_enable();
-}
-
-noinline void tcp_close(struct sock *sk, long timeout)
+/* (the socket's lock held; it releases it, the backlog processed, before it looks at the
+ * state once more: 6.1 runs __release_sock() under the bh lock and releases in tcp_close()) */
+noinline void __tcp_close(struct sock *sk, long timeout)
 {
 	struct sk_buff *skb;
 	int data_was_unread = 0, state;
 
-	lock_sock(sk);
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	if (sk->sk_state == TCP_LISTEN) {
 		tcp_set_state(sk, TCP_CLOSE);
@@ -385,7 +375,90 @@ adjudge_to_death:
 		bh_unlock_sock(sk);
 	}
 	local_bh_enable();
+}
+
+noinline void tcp_close(struct sock *sk, long timeout)
+{
+	lock_sock(sk);
+	__tcp_close(sk, timeout);
 	sock_put(sk);
+}
+
+/* ---- SOL_TCP options (6.1's do_tcp_setsockopt/do_tcp_getsockopt, the ones modelled) ---- */
+#define TCP_NAGLE_OFF	1
+#define TCP_NAGLE_CORK	2
+#define TCP_NAGLE_PUSH	4
+
+/* segments go out as they are written here (no pending frames to push) */
+noinline void __tcp_sock_set_nodelay(struct sock *sk, bool on)
+{
+	if (on)
+		tcp_sk(sk)->nonagle |= TCP_NAGLE_OFF | TCP_NAGLE_PUSH;
+	else
+		tcp_sk(sk)->nonagle &= ~TCP_NAGLE_OFF;
+}
+
+static noinline int do_tcp_setsockopt(struct sock *sk, int level, int optname, void *optval, unsigned int optlen)
+{
+	int val, err = 0;
+
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_user(&val, optval, sizeof(val)))
+		return -EFAULT;
+	sockopt_lock_sock(sk);
+	switch (optname) {
+	case TCP_NODELAY:
+		__tcp_sock_set_nodelay(sk, val);
+		break;
+	default:
+		err = -ENOPROTOOPT;
+		break;
+	}
+	sockopt_release_sock(sk);
+	return err;
+}
+
+/* another level is the address family's (ip_setsockopt): none modelled */
+noinline int tcp_setsockopt(struct sock *sk, int level, int optname, void *optval, unsigned int optlen)
+{
+	if (level != SOL_TCP)
+		return -ENOPROTOOPT;
+	return do_tcp_setsockopt(sk, level, optname, optval, optlen);
+}
+
+static noinline int do_tcp_getsockopt(struct sock *sk, int level, int optname, void *optval, int *optlen)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	int val, len;
+
+	if (copy_from_user(&len, optlen, sizeof(int)))
+		return -EFAULT;
+	len = (unsigned int)len < sizeof(int) ? (unsigned int)len : sizeof(int);	/* min_t(unsigned int, ...) */
+	if (len < 0)
+		return -EINVAL;
+	switch (optname) {
+	case TCP_MAXSEG:
+		val = tp->mss_cache;
+		break;
+	case TCP_NODELAY:
+		val = !!(tp->nonagle & TCP_NAGLE_OFF);
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	if (copy_to_user(optlen, &len, sizeof(int)))
+		return -EFAULT;
+	if (copy_to_user(optval, &val, len))
+		return -EFAULT;
+	return 0;
+}
+
+noinline int tcp_getsockopt(struct sock *sk, int level, int optname, void *optval, int *optlen)
+{
+	if (level != SOL_TCP)
+		return -ENOPROTOOPT;
+	return do_tcp_getsockopt(sk, level, optname, optval, optlen);
 }
 
 struct proto tcp_prot = {
@@ -400,6 +473,10 @@ struct proto tcp_prot = {
 	.init = tcp_init_sock,
 	.destroy = tcp_v4_destroy_sock,
 	.unhash = inet_unhash,
+	.get_port = inet_csk_get_port,
+	.no_autobind = true,
+	.setsockopt = tcp_setsockopt,
+	.getsockopt = tcp_getsockopt,
 };
 
 void inet_hashinfo_init(void);

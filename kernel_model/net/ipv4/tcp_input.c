@@ -178,6 +178,8 @@ noinline void tcp_rcv_established(struct sock *sk, struct sk_buff *skb)
 static noinline void tcp_finish_connect(struct sock *sk, struct sk_buff *skb)
 {
 	tcp_set_state(sk, TCP_ESTABLISHED);
+	if (skb)
+		security_inet_conn_established(sk, skb);
 	if (!sock_flag(sk, SOCK_DEAD))
 		sk->sk_state_change(sk);
 }

@@ -128,6 +128,10 @@ static noinline int tcp_conn_request(struct sock *sk, struct sk_buff *skb)
 	req->rsk_listener = sk;
 	req->rcv_isn = TCP_SKB_CB(skb)->seq;
 	req->snt_isn = (u32)get_random_u64();
+	if (security_inet_conn_request(sk, skb, req)) {
+		kfree(req);	/* drop_and_free */
+		return 0;
+	}
 	req->dl_next = icsk->icsk_accept_queue.syn_head;
 	icsk->icsk_accept_queue.syn_head = req;
 	icsk->icsk_accept_queue.qlen++;
@@ -157,7 +161,7 @@ noinline struct sock *tcp_v4_syn_recv_sock(const struct sock *sk, struct sk_buff
 	newtp->mss_cache = tcp_mss_for_mtu(loopback_dev->mtu);
 	newtp->nonagle = tcp_sk(sk)->nonagle;
 	__inet_inherit_port(sk, newsk);
-	inet_hash(newsk);
+	inet_ehash_nolisten(newsk, NULL, NULL);
 	return newsk;
 }
 

@@ -63,13 +63,20 @@ static void tcp_write_timer(struct timer_list *t)
 	sock_put(sk);	/* the timer's reference */
 }
 
-noinline void tcp_init_xmit_timers(struct sock *sk)
+/* net/ipv4/inet_connection_sock.c: the connection's timers (the retransmit one here: no
+ * delayed ACK or keepalive timer is modelled) */
+noinline void inet_csk_init_xmit_timers(struct sock *sk, void (*retransmit_handler)(struct timer_list *t))
 {
-	timer_setup(&inet_csk(sk)->icsk_retransmit_timer, tcp_write_timer, 0);
+	timer_setup(&inet_csk(sk)->icsk_retransmit_timer, retransmit_handler, 0);
 }
 
-noinline void tcp_clear_xmit_timers(struct sock *sk)
+noinline void inet_csk_clear_xmit_timers(struct sock *sk)
 {
 	inet_csk(sk)->icsk_pending = 0;
 	sk_stop_timer(sk, &inet_csk(sk)->icsk_retransmit_timer);
+}
+
+noinline void tcp_init_xmit_timers(struct sock *sk)
+{
+	inet_csk_init_xmit_timers(sk, &tcp_write_timer);
 }

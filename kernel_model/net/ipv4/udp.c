@@ -1,9 +1,10 @@
 /*
  * UDP over IPv4 (Linux's net/ipv4/udp.c, the socket side of af_inet.c's datagram ops):
- * udp_sendmsg (the destination given or connected; an unbound socket gets an ephemeral port)
- * → ip_build_and_send_pkt; udp_rcv → __udp4_lib_rcv: the socket bound to the port, its receive
- * queue (__udp_queue_rcv_skb; past sk_rcvbuf: sock:sock_rcvqueue_full and a SOCKET_RCVBUFF
- * drop), no socket: a NO_SOCKET drop; udp_recvmsg one datagram a call, with its source.
+ * udp_sendmsg (the destination given or connected; an unbound socket got an ephemeral port in
+ * inet_send_prepare) → ip_build_and_send_pkt; udp_rcv → __udp4_lib_rcv: the socket bound to the
+ * port, its receive queue (udp_unicast_rcv_skb → ... → __udp_enqueue_schedule_skb; past
+ * sk_rcvbuf: sock:sock_rcvqueue_full and a SOCKET_RCVBUFF drop), no socket: a NO_SOCKET drop;
+ * udp_recvmsg one datagram a call (__skb_recv_udp, skb_consume_udp), with its source.
  */
 #include "../../include/net.h"
 #include "../../include/poll.h"
@@ -18,14 +19,16 @@ struct udp_skb_cb {
 
 struct sock *__udp4_lib_lookup(__be32 daddr, u16 hnum);
 
-static noinline int udp_lib_get_port(struct sock *sk)
+/* 0, or 1 when the port is taken; 0 asks for a free one (the bind table is the one TCP's
+ * ports are in here: inet_csk_get_port's search) */
+noinline int udp_lib_get_port(struct sock *sk, unsigned short snum, unsigned int hash2_nulladdr)
 {
-	if (inet_sk(sk)->inet_num)
-		return 0;
-	if (inet_csk_get_port(sk, 0))
-		return -EAGAIN;
-	inet_sk(sk)->inet_sport = htons(inet_sk(sk)->inet_num);
-	return 0;
+	return inet_csk_get_port(sk, snum);
+}
+
+noinline int udp_v4_get_port(struct sock *sk, unsigned short snum)
+{
+	return udp_lib_get_port(sk, snum, 0);
 }
 
 noinline int udp_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
@@ -59,11 +62,6 @@ noinline int udp_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 		daddr = htonl(INADDR_LOOPBACK);
 	if (!ipv4_is_loopback(daddr))
 		return -ENETUNREACH;
-	lock_sock(sk);
-	err = udp_lib_get_port(sk);
-	release_sock(sk);
-	if (err)
-		return err;
 	saddr = inet->inet_saddr ? : htonl(INADDR_LOOPBACK);
 	skb = alloc_skb(MAX_HEADER + len, GFP_KERNEL);
 	if (!skb)
@@ -84,17 +82,55 @@ noinline int udp_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	return err < 0 ? err : (int)len;
 }
 
-static noinline int __udp_queue_rcv_skb(struct sock *sk, struct sk_buff *skb)
+/* the datagram onto the socket's receive queue, within sk_rcvbuf */
+noinline int __udp_enqueue_schedule_skb(struct sock *sk, struct sk_buff *skb)
 {
 	if (sk->sk_rmem_alloc + (int)skb->truesize > sk->sk_rcvbuf) {
 		trace_sock_rcvqueue_full(sk, skb);
-		kfree_skb_reason(skb, SKB_DROP_REASON_SOCKET_RCVBUFF);
-		return -1;
+		return -ENOMEM;
 	}
 	skb->sk = sk;
 	skb_queue_tail(&sk->sk_receive_queue, skb);
 	sk->sk_rmem_alloc += skb->truesize;
 	sk->sk_data_ready(sk);
+	return 0;
+}
+
+static inline int __udp_queue_rcv_skb(struct sock *sk, struct sk_buff *skb)
+{
+	int rc = __udp_enqueue_schedule_skb(sk, skb);
+
+	if (rc < 0) {
+		kfree_skb_reason(skb, SKB_DROP_REASON_SOCKET_RCVBUFF);	/* -ENOMEM */
+		return -1;
+	}
+	return 0;
+}
+
+/* one datagram for the socket (no encapsulation, filter or checksum to verify on loopback):
+ * its UDP header pulled (udp_csum_pull_header), then queued */
+noinline int udp_queue_rcv_one_skb(struct sock *sk, struct sk_buff *skb)
+{
+	unsigned int ulen = ntohs(((struct udphdr *)skb->data)->len);
+
+	skb_pull(skb, sizeof(struct udphdr));
+	skb->len = ulen - sizeof(struct udphdr);
+	return __udp_queue_rcv_skb(sk, skb);
+}
+
+/* (no GSO datagrams to segment) */
+noinline int udp_queue_rcv_skb(struct sock *sk, struct sk_buff *skb)
+{
+	return udp_queue_rcv_one_skb(sk, skb);
+}
+
+noinline int udp_unicast_rcv_skb(struct sock *sk, struct sk_buff *skb, struct udphdr *uh)
+{
+	int ret = udp_queue_rcv_skb(sk, skb);
+
+	/* a return value > 0 means to resubmit the input, but it wants the return to be -protocol, or 0 */
+	if (ret > 0)
+		return -ret;
 	return 0;
 }
 
@@ -117,9 +153,7 @@ static noinline int __udp4_lib_rcv(struct sk_buff *skb)
 		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
 		return 0;
 	}
-	skb_pull(skb, sizeof(struct udphdr));
-	skb->len = ulen - sizeof(struct udphdr);
-	__udp_queue_rcv_skb(sk, skb);
+	udp_unicast_rcv_skb(sk, skb, uh);
 	sock_put(sk);
 	return 0;
 short_packet:
@@ -132,27 +166,63 @@ noinline int udp_rcv(struct sk_buff *skb)
 	return __udp4_lib_rcv(skb);
 }
 
+/* the receive queue's first datagram, unlinked unless peeked; waiting for one (a blocking
+ * socket) as __skb_wait_for_more_packets does */
+noinline struct sk_buff *__skb_recv_udp(struct sock *sk, unsigned int flags, int *off, int *err)
+{
+	struct sk_buff *skb;
+
+	for (;;) {
+		unsigned long irq;
+
+		spin_lock_irqsave(&sk->sk_receive_queue.lock, irq);	/* __skb_try_recv_from_queue */
+		skb = skb_peek(&sk->sk_receive_queue);
+		if (skb && !(flags & MSG_PEEK))
+			__skb_unlink(skb, &sk->sk_receive_queue);
+		spin_unlock_irqrestore(&sk->sk_receive_queue.lock, irq);
+		if (skb)
+			return skb;
+		*err = 0;
+		if (sk->sk_shutdown & RCV_SHUTDOWN)
+			return NULL;
+		*err = -EAGAIN;
+		if (flags & MSG_DONTWAIT)
+			return NULL;
+		*err = -ERESTARTSYS;
+		if (wait_event_interruptible(sk->sk_wq->wait, !skb_queue_empty(&sk->sk_receive_queue) ||
+								  (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)))
+			return NULL;
+	}
+}
+
+/* the receive memory the datagram held given back */
+noinline void udp_rmem_release(struct sock *sk, int size, int partial, bool rx_queue_lock_held)
+{
+	sk->sk_rmem_alloc -= size;
+}
+
+noinline void skb_consume_udp(struct sock *sk, struct sk_buff *skb, int len)
+{
+	udp_rmem_release(sk, skb->truesize, 1, false);
+	consume_skb(skb);
+}
+
 noinline int udp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *addr_len)
 {
 	struct sockaddr_in *sin = msg->msg_name;
 	struct sk_buff *skb;
 	size_t copied;
+	int off = 0, err;
 
-	for (;;) {
-		skb = skb_peek(&sk->sk_receive_queue);
-		if (skb)
-			break;
-		if (sk->sk_shutdown & RCV_SHUTDOWN)
-			return 0;
-		if (flags & MSG_DONTWAIT)
-			return -EAGAIN;
-		if (wait_event_interruptible(sk->sk_wq->wait, !skb_queue_empty(&sk->sk_receive_queue) ||
-								  (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN)))
-			return -ERESTARTSYS;
-	}
+	skb = __skb_recv_udp(sk, flags, &off, &err);
+	if (!skb)
+		return err;
 	copied = min((size_t)skb->len, len);
-	if (skb_copy_datagram_iter(skb, 0, &msg->msg_iter, copied))
+	if (skb_copy_datagram_iter(skb, 0, &msg->msg_iter, copied)) {
+		if (!(flags & MSG_PEEK))
+			skb_consume_udp(sk, skb, 0);	/* (6.1 frees it: kfree_skb) */
 		return -EFAULT;
+	}
 	if (sin) {
 		memset(sin, 0, sizeof(*sin));
 		sin->sin_family = AF_INET;
@@ -160,20 +230,16 @@ noinline int udp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int fl
 		sin->sin_addr.s_addr = UDP_SKB_CB(skb)->saddr;
 		*addr_len = sizeof(*sin);
 	}
-	if (!(flags & MSG_PEEK)) {
-		skb_unlink(skb, &sk->sk_receive_queue);
-		sk->sk_rmem_alloc -= skb->truesize;
-		consume_skb(skb);
-	}
+	if (!(flags & MSG_PEEK))
+		skb_consume_udp(sk, skb, copied);
 	return copied;
 }
 
-/* ip4_datagram_connect(): the default destination */
-static noinline int udp_connect(struct sock *sk, struct sockaddr *uaddr, int addr_len)
+/* net/ipv4/datagram.c: the default destination (the socket bound already: inet_dgram_connect) */
+noinline int __ip4_datagram_connect(struct sock *sk, struct sockaddr *uaddr, int addr_len)
 {
 	struct sockaddr_in *usin = (struct sockaddr_in *)uaddr;
 	struct inet_sock *inet = inet_sk(sk);
-	int err;
 
 	if (addr_len < (int)sizeof(*usin))
 		return -EINVAL;
@@ -181,43 +247,49 @@ static noinline int udp_connect(struct sock *sk, struct sockaddr *uaddr, int add
 		return -EAFNOSUPPORT;
 	if (usin->sin_addr.s_addr && !ipv4_is_loopback(usin->sin_addr.s_addr))
 		return -ENETUNREACH;
-	lock_sock(sk);
-	err = udp_lib_get_port(sk);
-	if (!err) {
-		if (!inet->inet_saddr)
-			inet->inet_saddr = htonl(INADDR_LOOPBACK);
-		inet->inet_daddr = usin->sin_addr.s_addr ? : htonl(INADDR_LOOPBACK);
-		inet->inet_dport = usin->sin_port;
-		sk->sk_state = TCP_ESTABLISHED;
-	}
-	release_sock(sk);
-	return err;
+	if (!inet->inet_saddr)
+		inet->inet_saddr = htonl(INADDR_LOOPBACK);
+	inet->inet_daddr = usin->sin_addr.s_addr ? : htonl(INADDR_LOOPBACK);
+	inet->inet_dport = usin->sin_port;
+	sk->sk_state = TCP_ESTABLISHED;
+	return 0;
 }
 
-static noinline void udp_lib_close(struct sock *sk, long timeout)
+noinline int ip4_datagram_connect(struct sock *sk, struct sockaddr *uaddr, int addr_len)
 {
+	int res;
+
 	lock_sock(sk);
+	res = __ip4_datagram_connect(sk, uaddr, addr_len);
+	release_sock(sk);
+	return res;
+}
+
+/* out of the port table (6.1's UDP hash) */
+noinline void udp_lib_unhash(struct sock *sk)
+{
+	inet_put_port(sk);
+}
+
+/* udp_lib_close (inline): sk_common_release() */
+static inline notrace void udp_lib_close(struct sock *sk, long timeout)	/* (an inline of udp.h whose address udp_prot takes: out of line, notrace, as 6.1's) */
+{
+	lock_sock(sk);	/* (the state and shutdown the model's readers see) */
 	sk->sk_state = TCP_CLOSE;
 	sk->sk_shutdown = SHUTDOWN_MASK;
 	release_sock(sk);
-	inet_put_port(sk);
-	sock_put(sk);
+	sk_common_release(sk);
 }
 
-static noinline int inet_dgram_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len, int flags)
-{
-	int err = sock->sk->sk_prot->connect(sock->sk, uaddr, addr_len);
-
-	if (!err)
-		sock->state = SS_CONNECTED;
-	return err;
-}
+int inet_dgram_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len, int flags);
 
 struct proto udp_prot = {
 	.name = "UDP",
 	.obj_size = sizeof(struct inet_sock),
 	.close = udp_lib_close,
-	.connect = udp_connect,
+	.connect = ip4_datagram_connect,
+	.unhash = udp_lib_unhash,
+	.get_port = udp_v4_get_port,
 	.sendmsg = udp_sendmsg,
 	.recvmsg = udp_recvmsg,
 };

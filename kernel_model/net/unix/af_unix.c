@@ -24,6 +24,24 @@ static const struct proto_ops unix_stream_ops, unix_dgram_ops;
 #define unix_state_lock(s)	spin_lock(&(s)->sk_lock.slock)
 #define unix_state_unlock(s)	spin_unlock(&(s)->sk_lock.slock)
 
+/* the socket's last words: what it had received and not read */
+static noinline void unix_sock_destructor(struct sock *sk)
+{
+	skb_queue_purge(&sk->sk_receive_queue);
+}
+
+static noinline struct sock *unix_create1(struct socket *sock, int kern, int type)
+{
+	struct sock *sk = sk_alloc(PF_UNIX, GFP_KERNEL, &unix_proto, kern);
+
+	if (!sk)
+		return ERR_PTR(-ENOMEM);
+	sock_init_data(sock, sk);
+	sk->sk_state = TCP_CLOSE;
+	sk->sk_destruct = unix_sock_destructor;
+	return sk;
+}
+
 static noinline int unix_create(struct socket *sock, int protocol, int kern)
 {
 	struct sock *sk;
@@ -41,11 +59,9 @@ static noinline int unix_create(struct socket *sock, int protocol, int kern)
 	default:
 		return -ESOCKTNOSUPPORT;
 	}
-	sk = sk_alloc(PF_UNIX, GFP_KERNEL, &unix_proto, kern);
-	if (!sk)
-		return -ENOMEM;
-	sock_init_data(sock, sk);
-	sk->sk_state = TCP_CLOSE;
+	sk = unix_create1(sock, kern, sock->type);
+	if (IS_ERR(sk))
+		return PTR_ERR(sk);
 	return 0;
 }
 
@@ -255,22 +271,40 @@ static noinline void unix_consume(struct sock *sk, struct sk_buff *skb)
 		wake_up_interruptible_all(&other->sk_wq->wait);
 }
 
-static noinline int unix_stream_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags)
+/* unix_stream_read_state: the reader's, its actor copying each chunk */
+struct unix_stream_read_state {
+	int (*recv_actor)(struct sk_buff *, int, int, struct unix_stream_read_state *);
+	struct socket *socket;
+	struct msghdr *msg;
+	size_t size;
+	int flags;
+};
+
+static noinline int unix_stream_read_actor(struct sk_buff *skb, int skip, int chunk,
+					   struct unix_stream_read_state *state)
 {
-	struct sock *sk = sock->sk;
-	bool nonblock = flags & MSG_DONTWAIT;
+	int ret = skb_copy_datagram_iter(skb, skip, &state->msg->msg_iter, chunk);	/* skb_copy_datagram_msg */
+
+	return ret ?: chunk;
+}
+
+static noinline int unix_stream_read_generic(struct unix_stream_read_state *state, bool freezable)
+{
+	struct sock *sk = state->socket->sk;
+	bool nonblock = state->flags & MSG_DONTWAIT;
+	size_t size = state->size;
 	int copied = 0, err = 0;
 
-	if (flags & MSG_PEEK)
+	if (state->flags & MSG_PEEK)
 		return -EOPNOTSUPP;
 	while ((size_t)copied < size) {
 		struct sk_buff *skb = copied ? skb_peek(&sk->sk_receive_queue) : unix_wait_skb(sk, nonblock, &err);
-		size_t chunk;
+		int chunk;
 
 		if (!skb)
 			break;
-		chunk = min((size_t)skb->len, size - copied);
-		if (skb_copy_datagram_iter(skb, 0, &msg->msg_iter, chunk)) {
+		chunk = state->recv_actor(skb, 0, min((size_t)skb->len, size - copied), state);
+		if (chunk < 0) {
 			if (!copied)
 				copied = -EFAULT;
 			break;
@@ -283,9 +317,21 @@ static noinline int unix_stream_recvmsg(struct socket *sock, struct msghdr *msg,
 	return copied ? copied : err;
 }
 
-static noinline int unix_dgram_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags)
+static noinline int unix_stream_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags)
 {
-	struct sock *sk = sock->sk;
+	struct unix_stream_read_state state = {
+		.recv_actor = unix_stream_read_actor,
+		.socket = sock,
+		.msg = msg,
+		.size = size,
+		.flags = flags
+	};
+
+	return unix_stream_read_generic(&state, true);
+}
+
+static noinline int __unix_dgram_recvmsg(struct sock *sk, struct msghdr *msg, size_t size, int flags)
+{
 	struct sk_buff *skb;
 	int err;
 	size_t len;
@@ -300,6 +346,11 @@ static noinline int unix_dgram_recvmsg(struct socket *sock, struct msghdr *msg, 
 		return -EFAULT;
 	unix_consume(sk, skb);
 	return len;
+}
+
+static noinline int unix_dgram_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags)
+{
+	return __unix_dgram_recvmsg(sock->sk, msg, size, flags);
 }
 
 /* Writable while the peer's buffer has room (or the peer is gone: the write fails at once). */
