@@ -473,9 +473,8 @@ def test_every_instruction_probed_keeps_programs_correct(machine, optimize):
     eng.optimization = optimize
     expected_cat = run(m, ["cat", "/etc/passwd"])
     probes, mnemonics = [], set()
-    # (within the host's 256 int3 points: ksys_read has 6.1's inline fdget_pos/fdput_pos)
     for name in ("do_sys_openat2", "ksys_read", "vfs_read", "__do_sys_getuid", "from_kuid_munged",
-                 "do_filp_open"):
+                 "getname", "do_filp_open"):
         sym = m.image.lookup(name)
         if sym is None:
             continue

@@ -43,7 +43,7 @@ void probe_commit_stub(void);
  * (kprobe_profile) and the kretprobes' instance pools live here; the host
  * reads the counters and hands out the pools.
  */
-#define KG_MAX_POINTS 256
+#define KG_MAX_POINTS 1024
 #define KG_MAX_PROBES 512
 #define KG_MAX_ARGS 2048		/* kg_arg entries, all probes together */
 #define KG_MAX_DEREF 8
