@@ -12,7 +12,7 @@ import shutil
 import subprocess
 
 import pytest
-from simtest import REPO, section, tracefs_sim
+from simtest import REPO, kernel_visible, section, tracefs_sim
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -139,7 +139,7 @@ def test_perf_probe_x_writes_uprobe_events_that_hit():
     """`perf probe -x BINARY` on a static program: the file offsets it computes go to
     uprobe_events as on Linux (a %return one as r:), the events hit when the emulated kernel
     runs the program, and `perf probe -d` removes them."""
-    prog = REPO / "kernel_model" / "build" / "user" / "progtest.elf"
+    prog = kernel_visible(REPO / "kernel_model" / "build" / "user" / "progtest.elf")
     out = run(f"perf probe -x {prog} -a __libc_write > /dev/null 2>&1; perf probe -x {prog} -a '__uname%return'"
               f" > /dev/null 2>&1; echo '== events'; cat {T}/uprobe_events;"
               f"echo 1 > {T}/events/probe_progtest/enable; tracefs-sim exec {prog} uname > /dev/null;"

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 
 import pytest
-from simtest import REPO, section, tracefs_sim
+from simtest import REPO, kernel_visible, section, tracefs_sim
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -266,7 +266,7 @@ def test_functrace_shows_a_programs_calls_for_a_duration(tmp_path):
 def test_uprobe_traces_a_static_programs_function(tmp_path):
     """perf-tools' uprobe (objdump finds the symbol, it writes uprobe_events) on a static glibc
     program the emulated kernel runs, for a duration; then its event is gone."""
-    prog = REPO / "kernel_model" / "build" / "user" / "progtest.elf"
+    prog = kernel_visible(REPO / "kernel_model" / "build" / "user" / "progtest.elf")
     start = (f"(for i in $(seq 200); do grep -q __libc_write {T}/uprobe_events && break; sleep 0.05; done;"
              f" tracefs-sim exec {prog} uname > /dev/null) &")
     out = run(f"{start} echo '== uprobe'; timeout 60 uprobe-perf -d 6 'p:{prog}:__libc_write fd=%di:s32 count=%dx:u64'"
