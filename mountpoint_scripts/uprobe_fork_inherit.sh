@@ -4,7 +4,8 @@
 # pid, next to the fork event that made it.
 # Run it: tracefs-sim run mountpoint_scripts/uprobe_fork_inherit.sh
 . "$(dirname "$0")/uprobe_offset.sh"
-PROG=$(cd "$(dirname "$0")/../kernel_model/build/user" && pwd)/progtest.elf
+# PROG: another copy of the program where the kernel sees it (its /tmp is its own)
+PROG=${PROG:-$(cd "$(dirname "$0")/../kernel_model/build/user" && pwd)/progtest.elf}
 cd /sys/kernel/tracing
 echo 0 > tracing_on; echo > trace; echo 1 > tracing_on
 

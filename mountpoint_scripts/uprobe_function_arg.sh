@@ -5,7 +5,8 @@
 # __libc_write) with the fd, the byte count and the text, and uname()'s return value.
 # Run it: tracefs-sim run mountpoint_scripts/uprobe_function_arg.sh
 . "$(dirname "$0")/uprobe_offset.sh"
-PROG=$(cd "$(dirname "$0")/../kernel_model/build/user" && pwd)/progtest.elf
+# PROG: another copy of the program where the kernel sees it (its /tmp is its own)
+PROG=${PROG:-$(cd "$(dirname "$0")/../kernel_model/build/user" && pwd)/progtest.elf}
 cd /sys/kernel/tracing
 echo 0 > tracing_on; echo > trace; echo 1 > tracing_on
 

@@ -20,22 +20,6 @@ REFERENCE = Path(__file__).resolve().parents[1] / "data" / "linux-6.1"
 START_TIMEOUT = 90
 
 
-def kernel_visible(path: Path) -> Path:
-    """path as the emulated kernel's programs see it: its /tmp is a tmpfs of its own, so a
-    checkout under the host's /tmp is out of its sight; a file there is copied to /var/cache
-    (removed when the tests end).  (Not /var/tmp: tests check what tools leave there.)"""
-    if not path.resolve().is_relative_to("/tmp"):
-        return path
-    import atexit
-    import shutil
-    import tempfile
-    where = Path(tempfile.mkdtemp(dir="/var/cache", prefix="tracefs-sim-tests-"))
-    atexit.register(shutil.rmtree, where, True)
-    copy = where / path.name
-    shutil.copy2(path, copy)
-    return copy
-
-
 def tracefs_sim(*args: str, timeout: float = START_TIMEOUT, **kwargs) -> subprocess.CompletedProcess:
     """`tracefs-sim ARGS` to completion, text output captured; stdin /dev/null unless given
     (`exec` passes its stdin to the program: never the test runner's)."""

@@ -12,7 +12,8 @@ import shutil
 import subprocess
 
 import pytest
-from simtest import REPO, kernel_visible, section, tracefs_sim
+from kernel_paths import kernel_visible
+from simtest import REPO, section, tracefs_sim
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,

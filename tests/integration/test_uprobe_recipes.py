@@ -8,12 +8,15 @@ import re
 from pathlib import Path
 
 import pytest
+from kernel_paths import kernel_visible
 from simtest import REPO, sh, tracefs_sim
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                 reason="needs /dev/fuse, root and mount namespaces")
 
 SCRIPTS = REPO / "mountpoint_scripts"
+# the recipes' program (they take it from $PROG when set), where the emulated kernel sees it
+PROGTEST = kernel_visible(REPO / "kernel_model" / "build" / "user" / "progtest.elf")
 # The context columns of a uprobe record: 6.1 writes them with tracing_gen_ctx_dec() from a
 # preemptible context, so the flags and the preempt count byte borrow (DNZff when neither
 # need-resched nor anything else was set).
@@ -21,7 +24,7 @@ CONTEXT = r"^ {0,16}\S.{0,15}-(\d+) +\[\d{3}\] [.dDbXnNphHsSzZ0-9a-f]{5} +\d+\.\
 
 
 def run_recipe(name: str) -> str:
-    result = tracefs_sim("run", str(SCRIPTS / name), timeout=300)
+    result = tracefs_sim("run", str(SCRIPTS / name), timeout=300, env={**os.environ, "PROG": str(PROGTEST)})
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -101,7 +104,7 @@ def test_bad_uprobe_commands_through_the_mount(mounted):
 
 
 # a uprobe on progtest's write(): its fd and count (the shell is in the tracing directory after)
-WRITE_FD_PROBE = (f". {SCRIPTS}/uprobe_offset.sh; PROG={REPO}/kernel_model/build/user/progtest.elf;"
+WRITE_FD_PROBE = (f". {SCRIPTS}/uprobe_offset.sh; PROG={PROGTEST};"
                   "cd /sys/kernel/tracing;"
                   'echo "p:write_fd $PROG:$(file_offset "$PROG" __libc_write) fd=%di:s32 count=%dx:u64" >> uprobe_events;')
 

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from kernel_paths import kernel_visible
 from tracefs_sim.probes.uprobes import ENOTSUPP
 from tracefs_sim.stack import build_stack
 
 REPO = Path(__file__).resolve().parents[2]
-PROGTEST = REPO / "kernel_model" / "build" / "user" / "progtest.elf"
+PROGTEST = kernel_visible(REPO / "kernel_model" / "build" / "user" / "progtest.elf")
 BUSYBOX = Path("/bin/busybox")
 
 
