@@ -21,6 +21,8 @@
 #include "trace/tracing_map.h"
 #include "trace/synth.h"
 #include "uprobes.h"
+#include "timer.h"
+#include "uapi/session_ring.h"
 #include "mm.h"
 #include "fs.h"
 
@@ -101,6 +103,18 @@ HOST_ABI_OFFSET(hostif_hpet, deadline);
 HOST_ABI_OFFSET(hostif_hpet, cpu);
 HOST_ABI_OFFSET(hostif_hpet, vector);
 HOST_ABI_OFFSET(boot_params, boot_monotonic_ns);
+HOST_ABI_OFFSET(hostif_pmu, nmi_stack);
+HOST_ABI_CONST(PMU_NMI_STACK_SIZE);
+
+/* include/kernel.h, timer.h: a task's kernel stack, the tick */
+HOST_ABI_CONST(THREAD_SIZE);
+HOST_ABI_CONST(HZ);
+
+/* include/uapi/session_ring.h: the counters the daemon reads */
+HOST_ABI_OFFSET(session_ring, lost);
+HOST_ABI_OFFSET(session_ring, produced);
+HOST_ABI_OFFSET(session_ring, retired);
+HOST_ABI_OFFSET(session_ring, retired_upto);
 
 /* include/trace/kprobe_perf.h: the kprobe engine's requests (PORT_KPROBE) */
 HOST_ABI_CONST(PORT_KPROBE);

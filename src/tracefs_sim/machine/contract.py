@@ -32,6 +32,8 @@ T = TypeVar("T")
 TASK_SIZE = (1 << 47) - 4096
 # The emulated CPU's TSC rate: the virtual clock's cycles (the x86-tsc trace clock, the PMU's cycles)
 TSC_KHZ = 2_000_000
+# A task's kernel stack (kernel.h's THREAD_SIZE; hostif.check_abi checks it against the image).
+THREAD_SIZE = 16 * 1024
 
 
 class SymbolInfo(Protocol):

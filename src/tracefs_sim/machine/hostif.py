@@ -5,9 +5,12 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from .clock import TICK_NS
+from .contract import THREAD_SIZE
 from .image import KernelImage
 from .perf_pool import PerfPool
 from .paging import PhysMem, kernel_virt_to_phys
+from .session_ring import LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, RETIRED_UPTO_OFFSET
 
 # The host's copies of hostif.h's constants and offsets, checked against the image's host ABI
 # when a HostInterface is made (_ABI below): a kernel built otherwise is refused at once.
@@ -23,6 +26,8 @@ BOOT_MAGIC = 0x74736D6B72656E6C
 CPU_SELF, CPU_ID, CPU_TOP_OF_STACK, CPU_USER_RSP, CPU_NOW_NS, CPU_NEXT_EVENT, CPU_DB_ARG, CPU_USER_STATE = (
     0, 8, 16, 24, 32, 40, 48, 80)
 CPU_PMU = 88  # struct hostif_pmu (pmu.py)
+NMI_STACK = 88  # struct hostif_pmu's nmi_stack
+NMI_STACK_SIZE = 16384  # PMU_NMI_STACK_SIZE
 CPU_NOW_TSC = 184  # the host's TSC at now_ns (0: none) and its ns a tick, 32.32: native/runloop.c
 HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1000
 HOST_REQ_SPAWN, HOST_REQ_STDIN = 0, 1  # enum host_request_kind
@@ -64,6 +69,12 @@ _ABI = {
     "HOST_SPAWN_STDIN": HOST_SPAWN_STDIN,
     "hostif_hpet.deadline": HPET_DEADLINE, "hostif_hpet.cpu": HPET_CPU, "hostif_hpet.vector": HPET_VECTOR,
     "boot_params.boot_monotonic_ns": BOOT_MONOTONIC_OFF,
+    "hostif_pmu.nmi_stack": NMI_STACK, "PMU_NMI_STACK_SIZE": NMI_STACK_SIZE,
+    # kernel.h, timer.h: a task's stack (its pt_regs at the top), the tick
+    "THREAD_SIZE": THREAD_SIZE, "HZ": 10**9 // TICK_NS,
+    # uapi/session_ring.h: the counters the daemon reads
+    "session_ring.lost": LOST_OFFSET, "session_ring.produced": PRODUCED_OFFSET,
+    "session_ring.retired": RETIRED_OFFSET, "session_ring.retired_upto": RETIRED_UPTO_OFFSET,
 }
 
 

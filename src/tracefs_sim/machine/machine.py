@@ -18,7 +18,7 @@ from unicorn.x86_const import UC_X86_REG_CR2
 
 from . import page_fault
 from .cpu import CR3, CS, RDI, RIP, RSI, RSP, Cpu
-from .contract import DebugInfo, GuestRam, KprobeService
+from .contract import THREAD_SIZE, DebugInfo, GuestRam, KprobeService
 from .hooks import HookContext, HookTable
 from .hostfs import HostFs
 from .int3_gate import Int3Gate
@@ -39,7 +39,6 @@ from .session_ring import (LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, RETIRED
                            SessionRingAccess, caught_up, ring_location)
 from .tracing import GuestTracing
 
-THREAD_SIZE = 16 * 1024
 # The guest's RAM by default: room for what tools allocate on a real box (bpftrace's stack map for
 # plain `kstack` preallocates 133 MB); a page is host memory only once the guest touches it.
 RAM_SIZE = 512 << 20

@@ -21,14 +21,12 @@ from unicorn.x86_const import UC_X86_REG_CR3
 from . import native_lib
 from .clock import SeededClock
 from .contract import TSC_KHZ
-from .hostif import PORT_PMU  # the guest reads or reprograms its counters
+from .hostif import NMI_STACK, NMI_STACK_SIZE, PORT_PMU  # PORT_PMU: the guest reads or reprograms its counters
 from .image import KERNEL_MAP, PAGE_OFFSET
 
 if TYPE_CHECKING:
     from .cpu import Cpu
 
-NMI_STACK = 88  # struct hostif_pmu's nmi_stack
-NMI_STACK_SIZE = 16384  # hostif.h's PMU_NMI_STACK_SIZE
 
 
 @functools.cache

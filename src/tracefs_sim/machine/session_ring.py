@@ -17,8 +17,8 @@ from typing import Callable
 
 from .image import KERNEL_MAP, KernelImage
 
-# struct session_ring (kernel_model/include/uapi/session_ring.h; tests/machine/test_session_ring.py
-# checks these against the header): where its counters are.
+# struct session_ring (kernel_model/include/uapi/session_ring.h; hostif.check_abi checks these
+# against the image): where its counters are.
 LOST_OFFSET = 72       # records the supervisor could not write: the ring was full
 PRODUCED_OFFSET = 80   # records the supervisor wrote
 RETIRED_OFFSET = 144   # records the kernel is done with

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import struct
 
-from ...machine.contract import TASK_SIZE, KernelSymbols, PatchableImage
+from ...machine.contract import TASK_SIZE, THREAD_SIZE, KernelSymbols, PatchableImage
 from ...machine.hooks import HookContext
 from ...machine.image import KERNEL_MAP, PAGE_OFFSET
 from .point import required_symbol
 from .regs import Regs
 
-THREAD_SIZE = 16 * 1024
 _STAGE_HEAD = struct.Struct("<IHHII")  # struct probe_stage up to data
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
