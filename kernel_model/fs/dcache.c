@@ -259,7 +259,7 @@ noinline struct dentry *d_lookup(const struct dentry *parent, const struct qstr 
 	return dentry;
 }
 
-struct dentry *dget(struct dentry *dentry)
+noinline struct dentry *dget(struct dentry *dentry)
 {
 	unsigned long flags;
 

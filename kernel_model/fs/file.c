@@ -483,7 +483,7 @@ static notrace void close_files(struct files_struct *files)
 	}
 }
 
-void put_fs_struct(struct fs_struct *fs)
+noinline void put_fs_struct(struct fs_struct *fs)
 {
 	if (__atomic_sub_fetch(&fs->users, 1, __ATOMIC_ACQ_REL) == 0)
 		free_fs_struct(fs);
@@ -559,7 +559,7 @@ noinline int copy_files(unsigned long clone_flags, struct task_struct *tsk)
 }
 
 /* ---- fs_struct ---- */
-void get_fs_root(struct fs_struct *fs, struct path *root)
+noinline void get_fs_root(struct fs_struct *fs, struct path *root)
 {
 	unsigned long irq;
 
@@ -569,7 +569,7 @@ void get_fs_root(struct fs_struct *fs, struct path *root)
 	spin_unlock_irqrestore(&fs->lock, irq);
 }
 
-void get_fs_pwd(struct fs_struct *fs, struct path *pwd)
+noinline void get_fs_pwd(struct fs_struct *fs, struct path *pwd)
 {
 	unsigned long irq;
 

@@ -416,7 +416,7 @@ static __poll_t hostfs_dev_poll(struct file *file, struct poll_table_struct *wai
 
 /* An fd a session's process had from outside the session (a terminal, a pipe): its calls
  * were the host's. */
-struct file *hostfs_host_fd_file(unsigned int flags)
+noinline struct file *hostfs_host_fd_file(unsigned int flags)
 {
 	return anon_inode_getfile("[hostfd]", &hostfs_dev_fops, NULL, flags);
 }

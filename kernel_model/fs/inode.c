@@ -15,7 +15,7 @@ noinline unsigned int get_next_ino(void)
 }
 
 /* the wall clock as of the last tick, as 6.1's: a file's times are dates */
-struct timespec64 current_time(struct inode *inode)
+noinline struct timespec64 current_time(struct inode *inode)
 {
 	struct timespec64 now;
 

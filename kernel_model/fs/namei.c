@@ -857,7 +857,7 @@ noinline void done_path_create(struct path *path, struct dentry *dentry)
 	path_put(path);
 }
 
-struct dentry *kern_path_create(int dfd, const char *pathname, struct path *path, unsigned int lookup_flags)
+noinline struct dentry *kern_path_create(int dfd, const char *pathname, struct path *path, unsigned int lookup_flags)
 {
 	struct filename *fn = getname_kernel(pathname);
 	struct dentry *d = filename_create(dfd, fn, path, lookup_flags);

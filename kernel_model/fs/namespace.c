@@ -37,7 +37,7 @@ noinline void mntput(struct vfsmount *mnt)
 		mntput_no_expire(real_mount(mnt));	/* (no expiry marks: no automounts) */
 }
 
-bool __mnt_is_readonly(struct vfsmount *mnt)
+noinline bool __mnt_is_readonly(struct vfsmount *mnt)
 {
 	return (mnt->mnt_flags & MNT_READONLY) || (mnt->mnt_sb->s_flags & SB_RDONLY);
 }

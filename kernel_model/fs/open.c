@@ -416,7 +416,7 @@ static notrace int build_open_flags(const struct open_how *how, struct open_flag
 	return 0;
 }
 
-struct file *file_open_name(struct filename *name, int flags, umode_t mode)
+noinline struct file *file_open_name(struct filename *name, int flags, umode_t mode)
 {
 	struct open_how how = { .flags = flags & VALID_OPEN_FLAGS, .mode = (flags & O_CREAT) ? mode & S_IALLUGO_OPEN : 0 };
 	struct open_flags op;

@@ -8,7 +8,7 @@
 
 
 /* ---- iov_iter ---- */
-void iov_iter_kvec(struct iov_iter *i, unsigned int direction, const struct kvec *kvec,
+noinline void iov_iter_kvec(struct iov_iter *i, unsigned int direction, const struct kvec *kvec,
 		   unsigned long nr_segs, size_t count)
 {
 	*i = (struct iov_iter){ .iter_type = ITER_KVEC, .data_source = direction, .kvec = kvec,

@@ -24,7 +24,7 @@ void seq_printf(struct seq_file *m, const char *fmt, ...)
 	seq_set_overflow(m);
 }
 
-void seq_write(struct seq_file *m, const void *data, size_t len)
+noinline void seq_write(struct seq_file *m, const void *data, size_t len)
 {
 	if (m->count + len < m->size) {
 		memcpy(m->buf + m->count, data, len);
@@ -34,12 +34,12 @@ void seq_write(struct seq_file *m, const void *data, size_t len)
 	seq_set_overflow(m);
 }
 
-void seq_puts(struct seq_file *m, const char *s)
+noinline void seq_puts(struct seq_file *m, const char *s)
 {
 	seq_write(m, s, strlen(s));
 }
 
-void seq_putc(struct seq_file *m, char c)
+noinline void seq_putc(struct seq_file *m, char c)
 {
 	seq_write(m, &c, 1);
 }

@@ -115,6 +115,7 @@ struct bpf_func_proto {
 };
 #define BPF_CALL_x(name, ...) u64 name(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
 
+extern const struct bpf_func_proto bpf_get_stackid_proto;
 extern const struct bpf_func_proto bpf_map_lookup_elem_proto, bpf_map_update_elem_proto,
 	bpf_map_delete_elem_proto, bpf_get_smp_processor_id_proto, bpf_ktime_get_ns_proto,
 	bpf_ktime_get_coarse_ns_proto, bpf_get_current_pid_tgid_proto, bpf_get_current_uid_gid_proto,

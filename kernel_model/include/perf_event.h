@@ -265,6 +265,8 @@ static __always_inline struct list_head *perf_trace_head(struct tracepoint *tp)
 int perf_trace_init(struct perf_event *event);
 void perf_trace_destroy(struct perf_event *event);
 int perf_event_set_bpf_prog(struct perf_event *event, struct bpf_prog *prog);
+int perf_event_attach_bpf_prog(struct perf_event *event, struct bpf_prog *prog);
+int trace_event_get_offsets(const struct trace_event_meta *meta);
 int perf_event_set_bpf_handler(struct perf_event *event, struct bpf_prog *prog);
 int perf_event_read_local(struct perf_event *event, u64 *value, u64 *enabled, u64 *running);
 /* perf_event_is_tracing(): a tracepoint's or a kprobe's event, whose programs the hook runs */

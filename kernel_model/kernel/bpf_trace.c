@@ -379,18 +379,7 @@ static const struct bpf_func_proto bpf_perf_event_output_proto_raw_tp = {
 	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO },
 };
 
-/* ---- bpf_get_stackid(): the id of the call chain in a stack trace map ---- */
-BPF_CALL_x(bpf_get_stackid)	/* a kprobe program's context is the registers */
-{
-	return bpf_get_stackid_regs((struct pt_regs *)r1, (struct bpf_map *)r2, r3);
-}
-static const struct bpf_func_proto bpf_get_stackid_proto = {
-	.func = bpf_get_stackid,
-	.gpl_only = true,
-	.ret_type = RET_INTEGER,
-	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING },
-};
-
+/* ---- bpf_get_stackid(): kernel/bpf/stackmap.c's on the registers; a tracepoint's ---- */
 /* a tracepoint's and a perf event's context start with the registers' pointer */
 BPF_CALL_x(bpf_get_stackid_tp)
 {
@@ -511,7 +500,7 @@ const struct bpf_verifier_ops tracepoint_verifier_ops = {
 const struct bpf_prog_ops tracepoint_prog_ops = { };
 
 /* ---- BPF_PROG_TYPE_RAW_TRACEPOINT: the tracepoint's arguments, u64 each ---- */
-static bool raw_tp_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
+static noinline bool raw_tp_prog_is_valid_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
 				                           struct bpf_insn_access_aux *info)
 {
 	if (off < 0 || off >= (int)(sizeof(u64) * MAX_BPF_FUNC_ARGS))
@@ -679,33 +668,6 @@ notrace int bpf_overflow_handler(struct perf_event *event, struct perf_sample_da
 
 /* ---- the programs of an attach point (kernel/bpf/core.c's bpf_prog_array) ---- */
 
-/* bpf_prog_array_copy(): old without exclude, with include at the end; -EEXIST if it is there */
-int bpf_prog_array_copy(struct bpf_prog_array *old, struct bpf_prog *exclude, struct bpf_prog *include,
-			struct bpf_prog_array **new_array)
-{
-	u32 i, n = 0, cnt = old ? old->cnt : 0;
-	struct bpf_prog_array *array;
-
-	for (i = 0; i < cnt; i++)
-		if (include && old->progs[i] == include)
-			return -EEXIST;
-	array = kzalloc(sizeof(*array) + sizeof(array->progs[0]) * (cnt + 1), GFP_KERNEL);
-	if (!array)
-		return -ENOMEM;
-	for (i = 0; i < cnt; i++)
-		if (old->progs[i] != exclude)
-			array->progs[n++] = old->progs[i];
-	if (include)
-		array->progs[n++] = include;
-	array->cnt = n;
-	if (!n) {
-		kfree(array);
-		array = NULL;
-	}
-	*new_array = array;
-	return 0;
-}
-
 static void bpf_prog_array_free_rcu(struct rcu_head *rcu)
 {
 	struct bpf_prog_array *array = container_of(rcu, struct bpf_prog_array, rcu);
@@ -717,7 +679,7 @@ static void bpf_prog_array_free_rcu(struct rcu_head *rcu)
 
 /* An array no longer published, and the reference of the program it no longer holds: once
  * every cpu that may be running them has passed a quiescent state. */
-void bpf_prog_array_free_put(struct bpf_prog_array *array, struct bpf_prog *put)
+noinline void bpf_prog_array_free_put(struct bpf_prog_array *array, struct bpf_prog *put)
 {
 	if (!array) {
 		array = kzalloc(sizeof(*array), GFP_KERNEL);

@@ -21,7 +21,7 @@ static void delayed_put_task_struct(struct rcu_head *rhp)
 	put_task_struct(t);
 }
 
-void put_task_struct_rcu_user(struct task_struct *t)
+noinline void put_task_struct_rcu_user(struct task_struct *t)
 {
 	call_rcu(&t->rcu, delayed_put_task_struct);
 }
@@ -32,7 +32,7 @@ void put_task_struct_rcu_user(struct task_struct *t)
  * parent told by SIGCHLD reaps it at once, maybe before it switched away); a task reaped at
  * once, for the switch only.  The last of them frees it after a grace period.
  */
-void put_dead_task(struct task_struct *t)
+noinline void put_dead_task(struct task_struct *t)
 {
 	if (!__atomic_sub_fetch(&t->dead_refs, 1, __ATOMIC_ACQ_REL))
 		put_task_struct_rcu_user(t);

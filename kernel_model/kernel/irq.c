@@ -95,7 +95,7 @@ static void lapic_timer_broadcast(unsigned long mask)
 		host_doorbell(PORT_IPI_TIMER, __builtin_ctzl(mask));
 }
 
-void setup_APIC_timer(int cpu)
+noinline void setup_APIC_timer(int cpu)
 {
 	struct clock_event_device *evt = &lapic_events[cpu];
 

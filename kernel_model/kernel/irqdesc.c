@@ -11,7 +11,7 @@
 
 struct irq_desc irq_desc[NR_IRQS];
 
-struct irq_desc *irq_to_desc(unsigned int irq)
+noinline struct irq_desc *irq_to_desc(unsigned int irq)
 {
 	return irq < NR_IRQS ? &irq_desc[irq] : NULL;
 }
@@ -68,13 +68,13 @@ irqreturn_t __handle_irq_event_percpu(struct irq_desc *desc)
 	return retval;
 }
 
-irqreturn_t handle_irq_event_percpu(struct irq_desc *desc)
+noinline irqreturn_t handle_irq_event_percpu(struct irq_desc *desc)
 {
 	return __handle_irq_event_percpu(desc);
 }
 
 /* desc->lock held: dropped while the handlers run */
-irqreturn_t handle_irq_event(struct irq_desc *desc)
+noinline irqreturn_t handle_irq_event(struct irq_desc *desc)
 {
 	irqreturn_t ret;
 

@@ -103,7 +103,7 @@ noinline void sync_mm_rss(struct mm_struct *mm)
 }
 
 /* a fault's change: cached in the task when the mm is its own */
-static void add_mm_counter_fast(struct mm_struct *mm, int member, int val)
+static noinline void add_mm_counter_fast(struct mm_struct *mm, int member, int val)
 {
 	struct task_struct *task = current;
 

@@ -178,7 +178,7 @@ void *user_page(struct mm_struct *mm, u64 va)
 	return pte && (*pte & PTE_P) ? __va(*pte & PTE_ADDR) : NULL;
 }
 
-static void free_pgtables(u64 *table, int level)
+static noinline void free_pgtables(u64 *table, int level)
 {
 	int i, n = level == 4 ? 256 : 512;
 
@@ -212,7 +212,7 @@ void mmput(struct mm_struct *mm)
 }
 
 /* The last reference to the struct (an OOM victim's signal struct may hold one: oom_mm). */
-void mmdrop(struct mm_struct *mm)
+noinline void mmdrop(struct mm_struct *mm)
 {
 	if (!__atomic_sub_fetch(&mm->mm_count, 1, __ATOMIC_ACQ_REL))
 		kmem_cache_free(mm_cachep, mm);
@@ -247,7 +247,7 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long
  */
 unsigned long copy_user_enhanced_fast_string(void *to, const void *from, unsigned int len);
 
-bool access_ok(const void *uaddr, size_t len)
+noinline bool access_ok(const void *uaddr, size_t len)
 {
 	u64 a = (u64)uaddr, end = a + len;
 

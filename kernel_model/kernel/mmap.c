@@ -53,7 +53,7 @@ void __init vma_cache_init(void)
 					   SLAB_PANIC | SLAB_ACCOUNT, NULL);
 }
 
-struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
+noinline struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
 {
 	struct vm_area_struct *vma = kmem_cache_zalloc(vm_area_cachep, GFP_KERNEL);
 
@@ -65,7 +65,7 @@ struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
 	return vma;
 }
 
-void vm_area_free(struct vm_area_struct *vma)
+noinline void vm_area_free(struct vm_area_struct *vma)
 {
 	if (vma->vm_file)
 		fput(vma->vm_file);
@@ -87,7 +87,7 @@ static struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
 }
 
 /* mm/mmap.c: protection_map[] for x86-64 (no execute-only, NX for what is not VM_EXEC) */
-u64 vm_get_page_prot(unsigned long vm_flags)
+noinline u64 vm_get_page_prot(unsigned long vm_flags)
 {
 	/* PROT_NONE: present for the kernel only (6.1: _PAGE_PROTNONE), so the data stays */
 	u64 prot = _PAGE_PRESENT | _PAGE_ACCESSED;

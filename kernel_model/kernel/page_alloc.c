@@ -355,7 +355,7 @@ struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, voi
 	return page;
 }
 
-unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
+noinline unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
 {
 	struct page *page = alloc_pages(gfp, order);
 

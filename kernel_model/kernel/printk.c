@@ -247,7 +247,7 @@ static bool console_emit_next_record(struct console *con, char *text)
 	return true;
 }
 
-int console_trylock(void)
+noinline int console_trylock(void)
 {
 	return !down_trylock(&console_sem);
 }
@@ -267,7 +267,7 @@ void console_unlock(void)
 	up(&console_sem);
 }
 
-int vprintk_emit(int facility, int level, const char *fmt, va_list args)
+noinline int vprintk_emit(int facility, int level, const char *fmt, va_list args)
 {
 	int printed_len = vprintk_store(facility, level, fmt, args);
 
@@ -279,12 +279,12 @@ int vprintk_emit(int facility, int level, const char *fmt, va_list args)
 	return printed_len;
 }
 
-int vprintk_default(const char *fmt, va_list args)
+noinline int vprintk_default(const char *fmt, va_list args)
 {
 	return vprintk_emit(0, LOGLEVEL_DEFAULT, fmt, args);
 }
 
-int vprintk(const char *fmt, va_list args)
+noinline int vprintk(const char *fmt, va_list args)
 {
 	return vprintk_default(fmt, args);
 }

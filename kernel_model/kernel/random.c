@@ -12,7 +12,7 @@ void __init random_init(void)
 		rand_state = 1;
 }
 
-u64 get_random_u64(void)
+noinline u64 get_random_u64(void)
 {
 	unsigned long flags;
 	u64 x;

@@ -856,7 +856,7 @@ static inline int sas_ss_flags(unsigned long sp)
 	return on_sig_stack(sp) ? SS_ONSTACK : 0;
 }
 
-void sas_ss_reset(struct task_struct *p)
+noinline void sas_ss_reset(struct task_struct *p)
 {
 	p->sas_ss_sp = 0;
 	p->sas_ss_size = 0;

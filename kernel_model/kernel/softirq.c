@@ -58,7 +58,7 @@ void __raise_softirq_irqoff(unsigned int nr)
 }
 
 /* Interrupts off.  In an interrupt (or with bottom halves off) the exit runs it. */
-void raise_softirq_irqoff(unsigned int nr)
+noinline void raise_softirq_irqoff(unsigned int nr)
 {
 	__raise_softirq_irqoff(nr);
 	if (!in_interrupt())
@@ -103,7 +103,7 @@ restart:
 	preempt_count_add(-SOFTIRQ_OFFSET);
 }
 
-void __do_softirq(void)
+noinline void __do_softirq(void)
 {
 	handle_softirqs(false);
 }

@@ -16,7 +16,7 @@ static struct clock_event_device *tick_broadcast_device;
 static unsigned long tick_broadcast_oneshot_mask;	/* cpus whose local timer is stopped */
 static unsigned long tick_broadcast_pending_mask;	/* cpus woken by the broadcast, not yet back */
 
-int clockevents_program_event(struct clock_event_device *dev, u64 expires)
+noinline int clockevents_program_event(struct clock_event_device *dev, u64 expires)
 {
 	dev->next_event = expires;
 	return dev->set_next_event(expires, dev);

@@ -221,13 +221,13 @@ void hrtimer_start_on(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrt
 		smp_send_reschedule(cpu);
 }
 
-void hrtimer_start_range_ns(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrtimer_mode mode)
+noinline void hrtimer_start_range_ns(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrtimer_mode mode)
 {
 	hrtimer_start_on(timer, tim, delta_ns, mode, smp_processor_id());
 }
 
 /* 1: it was queued and is not any more; 0: it was not queued (it may be running) */
-int hrtimer_try_to_cancel(struct hrtimer *timer)
+noinline int hrtimer_try_to_cancel(struct hrtimer *timer)
 {
 	unsigned long flags;
 	int ret;
@@ -238,7 +238,7 @@ int hrtimer_try_to_cancel(struct hrtimer *timer)
 	return ret;
 }
 
-int hrtimer_cancel(struct hrtimer *timer)
+noinline int hrtimer_cancel(struct hrtimer *timer)
 {
 	return hrtimer_try_to_cancel(timer);
 }
@@ -304,7 +304,7 @@ notrace u64 hrtimer_next_event(int cpu)
 /* hrtimer_running[]: the timer whose callback each cpu runs (hrtimer_cpu_base's `running`) */
 
 /* hrtimer_callback_running(): whether some cpu runs the timer's callback now */
-bool hrtimer_callback_running(struct hrtimer *timer)
+noinline bool hrtimer_callback_running(struct hrtimer *timer)
 {
 	int cpu;
 
@@ -371,7 +371,7 @@ static enum hrtimer_restart hrtimer_wakeup(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-void hrtimer_init_sleeper(struct hrtimer_sleeper *sl, clockid_t clock_id, enum hrtimer_mode mode)
+noinline void hrtimer_init_sleeper(struct hrtimer_sleeper *sl, clockid_t clock_id, enum hrtimer_mode mode)
 {
 	hrtimer_init(&sl->timer, clock_id, mode);
 	sl->timer.function = hrtimer_wakeup;

@@ -240,14 +240,14 @@ static int __mod_timer(struct timer_list *timer, unsigned long expires, int cpu)
 }
 
 /* (Re)arm on this cpu (a pinned timer stays on its own); 1 if it was pending. */
-int mod_timer(struct timer_list *timer, unsigned long expires)
+noinline int mod_timer(struct timer_list *timer, unsigned long expires)
 {
 	int cpu = timer->flags & TIMER_PINNED ? (int)(timer->flags & TIMER_CPUMASK) : smp_processor_id();
 
 	return __mod_timer(timer, expires, cpu);
 }
 
-void add_timer(struct timer_list *timer)
+noinline void add_timer(struct timer_list *timer)
 {
 	mod_timer(timer, timer->expires);
 }
@@ -451,7 +451,7 @@ long __sched schedule_timeout_idle(long timeout)
 }
 
 /* A whole second where it makes no difference, so that timers of all cpus fire together. */
-unsigned long __round_jiffies_relative(unsigned long j, int cpu)
+noinline unsigned long __round_jiffies_relative(unsigned long j, int cpu)
 {
 	unsigned long j0 = jiffies, abs = j + j0, original = abs, rem;
 

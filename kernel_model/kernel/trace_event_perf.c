@@ -199,7 +199,7 @@ static struct bpf_prog_array **perf_trace_prog_array(const struct trace_event_me
 }
 
 /* trace_event_get_offsets(): the end of the record's last field */
-static int trace_event_get_offsets(const struct trace_event_meta *meta)
+int trace_event_get_offsets(const struct trace_event_meta *meta)
 {
 	const struct trace_field_meta *tail;
 
@@ -209,28 +209,16 @@ static int trace_event_get_offsets(const struct trace_event_meta *meta)
 	return tail->offset + tail->size;
 }
 
-/* PERF_EVENT_IOC_SET_BPF (__perf_event_set_bpf_prog): a tracepoint program on a tracepoint
- * event, reading no further than its record; the event keeps the caller's reference */
-int perf_event_set_bpf_prog(struct perf_event *event, struct bpf_prog *prog)
+/* perf_event_attach_bpf_prog(): the checked program into its tracing event's programs (a
+ * kprobe's, or its tracepoint's); the event keeps the caller's reference */
+int perf_event_attach_bpf_prog(struct perf_event *event, struct bpf_prog *prog)
 {
-	const struct trace_event_meta *meta = event->tp_event;
 	struct kprobe_perf_call *kcall = event->kprobe_call;
 	struct bpf_prog_array **slot, *old, *new;
 	int ret = -EEXIST;
 
-	if (!perf_event_is_tracing(event))
-		return perf_event_set_bpf_handler(event, prog);
-	if (kcall) {	/* a kprobe event: KPROBE programs, which read the probed registers */
-		if (prog->type != BPF_PROG_TYPE_KPROBE)
-			return -EINVAL;
-	} else {
-		if (prog->type != BPF_PROG_TYPE_TRACEPOINT)
-			return -EINVAL;
-		if (prog->max_ctx_offset > (u32)trace_event_get_offsets(meta))
-			return -EACCES;
-	}
 	mutex_lock(&event_mutex);
-	slot = kcall ? &kcall->prog_array : perf_trace_prog_array(meta);
+	slot = kcall ? &kcall->prog_array : perf_trace_prog_array(event->tp_event);
 	old = *slot;
 	if (event->prog)
 		goto unlock;

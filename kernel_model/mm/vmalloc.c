@@ -37,7 +37,7 @@ void __init vmalloc_init(void)
 	lookup_pte(&init_mm, VMALLOC_START, true);	/* the area's pgd entry, before any mm copies it */
 }
 
-bool is_vmalloc_addr(const void *x)
+noinline bool is_vmalloc_addr(const void *x)
 {
 	return (unsigned long)x >= VMALLOC_START && (unsigned long)x <= VMALLOC_END;
 }

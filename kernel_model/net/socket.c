@@ -81,7 +81,7 @@ static int sock_close(struct inode *inode, struct file *filp)
 	return 0;
 }
 
-struct socket *sock_from_file(struct file *file)
+noinline struct socket *sock_from_file(struct file *file)
 {
 	if (file->f_op == &socket_file_ops)
 		return file->private_data;

@@ -247,3 +247,28 @@ def test_lsm_functions_are_traceable_under_6_1s_names(image):
     inlined = {"kill_ok_by_cred", "mmap_prot", "file_free", "bprm_creds_from_file", "search_binary_handler",
                "exec_binprm"}
     assert not inlined & set(image.mcount_sites)
+
+
+def test_a_traceable_function_is_always_called(image, vmlinux):
+    """Every call of a function with an ftrace site goes through that site: gcc inlined no copy
+    of it into a caller (its DWARF has no inlined_subroutine of it) and split none (a `.part`
+    clone is called past the head its callers inline).  Else the function tracer, kprobes on
+    the function and the graph tracer miss those calls, where 6.1 sees them (kernel_clone from a
+    fork was one)."""
+    from elftools.elf.elffile import ELFFile
+
+    sites = set(image.mcount_sites)
+    assert not [name for name in sites if ".part." in name and not name.startswith("link_path_walk.part.0")]
+    inlined: set[str] = set()
+    with open(vmlinux, "rb") as f:
+        for cu in ELFFile(f).get_dwarf_info().iter_CUs():
+            for die in cu.iter_DIEs():
+                if die.tag != "DW_TAG_inlined_subroutine":
+                    continue
+                origin = die.get_DIE_from_attribute("DW_AT_abstract_origin")
+                while "DW_AT_name" not in origin.attributes and "DW_AT_abstract_origin" in origin.attributes:
+                    origin = origin.get_DIE_from_attribute("DW_AT_abstract_origin")
+                name = origin.attributes.get("DW_AT_name")
+                if name is not None and name.value.decode() in sites:
+                    inlined.add(name.value.decode())
+    assert not inlined, sorted(inlined)

@@ -14,7 +14,7 @@
 #include "../../include/trace/trace.h"
 
 /* The task of a /proc/PID inode, with sched_lock held (NULL: gone, lock released). */
-struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
+noinline struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
 {
 	struct task_struct *t;
 

@@ -90,7 +90,7 @@ static void *array_map_lookup_elem(struct bpf_map *map, void *key)
 	return array_elem(map, key);
 }
 
-static void *percpu_array_map_lookup_elem(struct bpf_map *map, void *key)
+static noinline void *percpu_array_map_lookup_elem(struct bpf_map *map, void *key)
 {
 	struct bpf_array *array = container_of(map, struct bpf_array, map);
 	char *elem = array_elem(map, key);
@@ -268,7 +268,7 @@ static struct bpf_map *perf_event_array_map_alloc(union bpf_attr *attr)
 	return array_alloc(attr, sizeof(struct bpf_event_entry *), sizeof(struct bpf_event_entry *));
 }
 
-struct bpf_event_entry **bpf_perf_event_array_slot(struct bpf_map *map, u32 index)
+noinline struct bpf_event_entry **bpf_perf_event_array_slot(struct bpf_map *map, u32 index)
 {
 	return array_elem(map, &index);
 }

@@ -198,7 +198,7 @@ static struct btf *vmlinux_btf_types(void)
 	return btf;
 }
 
-const struct btf_type *btf_vmlinux_type_by_id(u32 type_id)
+noinline const struct btf_type *btf_vmlinux_type_by_id(u32 type_id)
 {
 	struct btf *btf = vmlinux_btf_types();
 
@@ -207,7 +207,7 @@ const struct btf_type *btf_vmlinux_type_by_id(u32 type_id)
 	return btf->types[type_id];
 }
 
-const char *btf_vmlinux_name_by_offset(u32 offset)
+noinline const char *btf_vmlinux_name_by_offset(u32 offset)
 {
 	struct btf *btf = vmlinux_btf_types();
 
@@ -216,7 +216,7 @@ const char *btf_vmlinux_name_by_offset(u32 offset)
 	return btf->strings + offset;
 }
 
-const struct btf_type *btf_vmlinux_skip_modifiers(u32 type_id, u32 *res_id)
+noinline const struct btf_type *btf_vmlinux_skip_modifiers(u32 type_id, u32 *res_id)
 {
 	const struct btf_type *t = btf_vmlinux_type_by_id(type_id);
 
@@ -244,7 +244,7 @@ u32 btf_vmlinux_struct_id(const char *name)
 	return 0;
 }
 
-const char *btf_type_str(const struct btf_type *t)
+noinline const char *btf_type_str(const struct btf_type *t)
 {
 	static const char *const kind_str[NR_BTF_KINDS] = {
 		"UNKNOWN", "INT", "PTR", "ARRAY", "STRUCT", "UNION", "ENUM", "FWD", "TYPEDEF",

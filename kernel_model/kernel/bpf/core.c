@@ -310,3 +310,32 @@ void bpf_prog_calc_tag(struct bpf_prog *prog)
 	for (j = 0; j < BPF_TAG_SIZE; j++)
 		prog->tag[j] = h[j / 4] >> (24 - 8 * (j % 4));
 }
+
+/* ---- the programs of an attach point (bpf_prog_array) ---- */
+
+/* bpf_prog_array_copy(): old without exclude, with include at the end; -EEXIST if it is there */
+int bpf_prog_array_copy(struct bpf_prog_array *old, struct bpf_prog *exclude, struct bpf_prog *include,
+			struct bpf_prog_array **new_array)
+{
+	u32 i, n = 0, cnt = old ? old->cnt : 0;
+	struct bpf_prog_array *array;
+
+	for (i = 0; i < cnt; i++)
+		if (include && old->progs[i] == include)
+			return -EEXIST;
+	array = kzalloc(sizeof(*array) + sizeof(array->progs[0]) * (cnt + 1), GFP_KERNEL);
+	if (!array)
+		return -ENOMEM;
+	for (i = 0; i < cnt; i++)
+		if (old->progs[i] != exclude)
+			array->progs[n++] = old->progs[i];
+	if (include)
+		array->progs[n++] = include;
+	array->cnt = n;
+	if (!n) {
+		kfree(array);
+		array = NULL;
+	}
+	*new_array = array;
+	return 0;
+}

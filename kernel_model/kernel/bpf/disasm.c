@@ -15,7 +15,7 @@ static const char *const bpf_jmp_string[16] = {
 };
 static const char *const bpf_class_string[8] = { "ld", "ldx", "st", "stx", "alu", "jmp", "jmp32", "alu64" };
 
-const char *func_id_name(int id)
+noinline const char *func_id_name(int id)
 {
 	if (id >= 0 && id < __BPF_FUNC_MAX_ID && func_id_str[id])
 		return func_id_str[id];

@@ -176,6 +176,18 @@ long bpf_get_stackid_regs(struct pt_regs *regs, struct bpf_map *map, u64 flags)
 	return ret;
 }
 
+/* the helper (BPF_FUNC_get_stackid) of a kprobe program, whose context is the registers */
+BPF_CALL_x(bpf_get_stackid)
+{
+	return bpf_get_stackid_regs((struct pt_regs *)r1, (struct bpf_map *)r2, r3);
+}
+const struct bpf_func_proto bpf_get_stackid_proto = {
+	.func = bpf_get_stackid,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING },
+};
+
 /* bpf_stackmap_copy(): the syscall's lookup, the chain and zeros after it */
 int bpf_stackmap_copy(struct bpf_map *map, void *key, void *value)
 {

@@ -47,7 +47,7 @@ static bool inc_not_zero(int *refcnt)
 	return false;
 }
 
-u32 bpf_num_possible_cpus(void)
+noinline u32 bpf_num_possible_cpus(void)
 {
 	return nr_cpu_ids;
 }

@@ -2,7 +2,7 @@
  * knows of a scalar's bits. */
 #include "../../include/bpf_verifier.h"
 
-struct tnum tnum_const(u64 value) { return TNUM(value, 0); }
+noinline struct tnum tnum_const(u64 value) { return TNUM(value, 0); }
 
 struct tnum tnum_range(u64 min, u64 max)
 {
@@ -15,8 +15,8 @@ struct tnum tnum_range(u64 min, u64 max)
 	return TNUM(min & ~delta, delta);
 }
 
-struct tnum tnum_lshift(struct tnum a, u8 shift) { return TNUM(a.value << shift, a.mask << shift); }
-struct tnum tnum_rshift(struct tnum a, u8 shift) { return TNUM(a.value >> shift, a.mask >> shift); }
+noinline struct tnum tnum_lshift(struct tnum a, u8 shift) { return TNUM(a.value << shift, a.mask << shift); }
+noinline struct tnum tnum_rshift(struct tnum a, u8 shift) { return TNUM(a.value >> shift, a.mask >> shift); }
 
 struct tnum tnum_arshift(struct tnum a, u8 min_shift, u8 insn_bitness)
 {
@@ -25,7 +25,7 @@ struct tnum tnum_arshift(struct tnum a, u8 min_shift, u8 insn_bitness)
 	return TNUM((s64)a.value >> min_shift, (s64)a.mask >> min_shift);
 }
 
-struct tnum tnum_add(struct tnum a, struct tnum b)
+noinline struct tnum tnum_add(struct tnum a, struct tnum b)
 {
 	u64 sm = a.mask + b.mask, sv = a.value + b.value, sigma = sm + sv;
 	u64 chi = sigma ^ sv, mu = chi | a.mask | b.mask;
@@ -48,7 +48,7 @@ struct tnum tnum_and(struct tnum a, struct tnum b)
 	return TNUM(v, alpha & beta & ~v);
 }
 
-struct tnum tnum_or(struct tnum a, struct tnum b)
+noinline struct tnum tnum_or(struct tnum a, struct tnum b)
 {
 	u64 v = a.value | b.value, mu = a.mask | b.mask;
 
@@ -85,7 +85,7 @@ struct tnum tnum_intersect(struct tnum a, struct tnum b)
 	return TNUM(v & ~mu, mu);
 }
 
-struct tnum tnum_cast(struct tnum a, u8 size)
+noinline struct tnum tnum_cast(struct tnum a, u8 size)
 {
 	a.value &= (1ULL << (size * 8)) - 1;
 	a.mask &= (1ULL << (size * 8)) - 1;
@@ -107,5 +107,5 @@ int tnum_strn(char *str, size_t size, struct tnum a)
 }
 
 struct tnum tnum_subreg(struct tnum a) { return tnum_cast(a, 4); }
-struct tnum tnum_clear_subreg(struct tnum a) { return tnum_lshift(tnum_rshift(a, 32), 32); }
+noinline struct tnum tnum_clear_subreg(struct tnum a) { return tnum_lshift(tnum_rshift(a, 32), 32); }
 struct tnum tnum_const_subreg(struct tnum a, u32 value) { return tnum_or(tnum_clear_subreg(a), tnum_const(value)); }

@@ -133,7 +133,7 @@ static const char *btf_struct_name(u32 btf_id)
 	return (t ? btf_vmlinux_name_by_offset(t->name_off) : NULL) ?: "";
 }
 
-static const char *reg_type_str(u32 type, char *buf)
+static noinline const char *reg_type_str(u32 type, char *buf)
 {
 	static const char *const str[] = {
 		[NOT_INIT] = "?", [SCALAR_VALUE] = "scalar", [PTR_TO_CTX] = "ctx",
@@ -597,7 +597,7 @@ static void mark_reg_read(struct bpf_verifier_env *env, int idx)
 
 enum reg_arg_type { SRC_OP, DST_OP, DST_OP_NO_MARK };
 
-static int check_reg_arg(struct bpf_verifier_env *env, u32 regno, enum reg_arg_type t)
+static noinline int check_reg_arg(struct bpf_verifier_env *env, u32 regno, enum reg_arg_type t)
 {
 	struct bpf_reg_state *regs = cur_regs(env), *reg;
 

@@ -114,7 +114,7 @@ static u64 perf_ctx_time(struct perf_event_context *ctx, u64 now)
 	return ctx->is_active && now > ctx->timestamp ? ctx->time + now - ctx->timestamp : ctx->time;
 }
 
-static void perf_event_update_time(struct perf_event *event, u64 now)
+static noinline void perf_event_update_time(struct perf_event *event, u64 now)
 {
 	u64 t = perf_ctx_time(event->ctx, now), delta;
 
@@ -135,7 +135,7 @@ static noinline void perf_event_set_state(struct perf_event *event, enum perf_ev
 }
 
 /* ---- scheduling events onto a cpu (perf_lock held) ---- */
-static void event_sched_in(struct perf_event *event, int cpu, u64 now)
+static noinline void event_sched_in(struct perf_event *event, int cpu, u64 now)
 {
 	if (event->state != PERF_EVENT_STATE_INACTIVE)
 		return;
@@ -281,7 +281,7 @@ int perf_swevent_get_recursion_context(void)
 	return rctx;
 }
 
-void perf_swevent_put_recursion_context(int rctx)
+noinline void perf_swevent_put_recursion_context(int rctx)
 {
 	barrier();
 	perf_cpu_context[smp_processor_id()].recursion[rctx]--;
@@ -847,6 +847,27 @@ int perf_event_set_bpf_handler(struct perf_event *event, struct bpf_prog *prog)
 }
 
 /*
+ * PERF_EVENT_IOC_SET_BPF: a sampling event's PERF_EVENT program (perf_event_set_bpf_handler),
+ * or a tracing event's: a KPROBE program on a kprobe's, a TRACEPOINT program on a tracepoint's
+ * reading no further than its record (-EACCES), attached by perf_event_attach_bpf_prog().
+ */
+int perf_event_set_bpf_prog(struct perf_event *event, struct bpf_prog *prog)
+{
+	if (!perf_event_is_tracing(event))
+		return perf_event_set_bpf_handler(event, prog);
+	if (event->kprobe_call) {	/* a kprobe event: KPROBE programs, which read the probed registers */
+		if (prog->type != BPF_PROG_TYPE_KPROBE)
+			return -EINVAL;
+	} else {
+		if (prog->type != BPF_PROG_TYPE_TRACEPOINT)
+			return -EINVAL;
+		if (prog->max_ctx_offset > (u32)trace_event_get_offsets(event->tp_event))
+			return -EACCES;
+	}
+	return perf_event_attach_bpf_prog(event, prog);
+}
+
+/*
  * perf_swevent_event(), perf_lock held: the count, and a sample each time the period runs
  * out (a frequency starts at period 1, as 6.1's does before the tick adjusts it).
  */
@@ -1007,7 +1028,7 @@ static struct pmu perf_swevent = {
 };
 
 /* cpu-clock and task-clock: the time they were active (a per-task event: its task's run time) */
-static void perf_clock_event_update(struct perf_event *event)
+static noinline void perf_clock_event_update(struct perf_event *event)
 {
 	u64 now = perf_clock();
 
@@ -1379,7 +1400,7 @@ err_free:
 
 /* ring_buffer_attach(): the event's records go to rb (NULL: nowhere), perf_lock held; the
  * buffer it left if it was that one's last event, for the caller to free (rb_free) */
-static struct perf_buffer *ring_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
+static noinline struct perf_buffer *ring_buffer_attach(struct perf_event *event, struct perf_buffer *rb)
 {
 	struct perf_buffer *old = event->rb;
 

@@ -44,7 +44,7 @@ static int perf_pool_count(void)
 
 /* pages a region holds for a buffer: the user page and the data pages (its last page is
  * the status page, uapi/perf_pool.h) */
-int perf_pool_region_pages(void)
+noinline int perf_pool_region_pages(void)
 {
 	return perf_pool_count() ? (boot_params.perf_pool_region_size >> 12) - PERF_POOL_STATUS_PAGES : 0;
 }

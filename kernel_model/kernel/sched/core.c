@@ -27,14 +27,14 @@ static __always_inline raw_spinlock_t *__rq_lockp(struct rq *rq)
 	return &sched_lock.rlock;
 }
 
-void raw_spin_rq_lock_nested(struct rq *rq, int subclass)
+noinline void raw_spin_rq_lock_nested(struct rq *rq, int subclass)
 {
 	preempt_disable();
 	raw_spin_lock(__rq_lockp(rq));
 	preempt_enable_no_resched();
 }
 
-void raw_spin_rq_unlock(struct rq *rq)
+noinline void raw_spin_rq_unlock(struct rq *rq)
 {
 	raw_spin_unlock(__rq_lockp(rq));
 }
@@ -280,7 +280,7 @@ noinline void kick_process(struct task_struct *p)
 		smp_send_reschedule(p->cpu);
 }
 
-int wake_up_process(struct task_struct *p)
+noinline int wake_up_process(struct task_struct *p)
 {
 	return try_to_wake_up(p, TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE, 0);
 }
@@ -542,7 +542,7 @@ int migrate_one_task(void)
 	return moved;
 }
 
-struct task_struct *find_task_by_pid(pid_t pid)
+noinline struct task_struct *find_task_by_pid(pid_t pid)
 {
 	struct task_struct *t;
 
