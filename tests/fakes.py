@@ -386,6 +386,7 @@ class FakeGuestTracing:
         self.soft_off: dict[tuple[str, str], set[int]] = {}   # soft-disabled slots
         self.recording = [False] * nr_slots
         self.cpumasks = [(1 << nr_cpus) - 1] * nr_slots
+        self.stopped: set[int] = set()   # tracing_stop(): slots that record on no cpu
         self.stack_options: dict[int, tuple[bool, bool]] = {}   # slot -> (stacktrace, userstacktrace)
         self.key_flips: list[tuple[str, bool]] = []
         self._cond = threading.Condition()
@@ -442,6 +443,9 @@ class FakeGuestTracing:
     def set_cpumask(self, slot: int, mask: int) -> None:
         self.cpumasks[slot] = mask
 
+    def set_stopped(self, slot: int, stopped: bool) -> None:
+        (self.stopped.add if stopped else self.stopped.discard)(slot)
+
     def set_stack_options(self, slot: int, kernel: bool, user: bool) -> None:
         self.stack_options[slot] = (kernel, user)
 
@@ -452,7 +456,7 @@ class FakeGuestTracing:
         payload = encode_record(desc, self.ids[key], values or {}, **header)
         with self._cond:
             for slot in sorted(self.enabled.get(key, ()) - self.soft_off.get(key, set())):
-                if self.recording[slot] and self.cpumasks[slot] >> cpu & 1 and \
+                if self.recording[slot] and self.cpumasks[slot] >> cpu & 1 and slot not in self.stopped and \
                         self.pid_lists.passes(slot, header.get("pid", 0)):
                     self._append(slot, cpu, ts, payload)
             self._pending = True
@@ -466,6 +470,7 @@ class FakeGuestTracing:
         with self._cond:
             for slot in range(self.nr_slots):
                 if slots & (1 << slot) and self.recording[slot] and self.cpumasks[slot] >> cpu & 1 and \
+                        slot not in self.stopped and \
                         self.pid_lists.passes(slot, pid):
                     self._append(slot, cpu, ts, payload)
             self._pending = True

@@ -436,10 +436,23 @@ def test_pause_on_trace(sim):
     sim.ta.options.set("pause-on-trace", True)
     paused = sim.ta.open_trace()
     sim.switch(0, 1000)
-    assert sim.drain() == 0 and not sim.guest.recording[0]
+    # stopped (tracing_stop), not off: tracing_on still reads 1
+    assert sim.drain() == 0 and sim.guest.stopped == {0} and sim.ta.read_tracing_on() == b"1\n"
     sim.ta.close_trace(paused)
     sim.switch(0, 2000)
     assert sim.drain() == 1
+
+
+def test_a_traceoff_trigger_stays_off_after_a_paused_read(sim):
+    """A traceoff trigger turns the buffer off in the guest; a later read of `trace` with
+    pause-on-trace stops and restarts recording, which leaves tracing_on as the trigger set it
+    (ftracetest's func_traceonoff_triggers.tc)."""
+    sim.ta.events.write_enable(b"1\n", "sched", "sched_switch")
+    sim.ta.options.set("pause-on-trace", True)
+    sim.guest.recording[0] = False   # what the guest's traceoff trigger does at the event
+    sim.ta.close_trace(sim.ta.open_trace())
+    sim.switch(0, 1000)
+    assert sim.drain() == 0 and sim.ta.read_tracing_on() == b"0\n" and not sim.guest.stopped
 
 
 def test_instances_have_their_own_buffers_and_events(sim):

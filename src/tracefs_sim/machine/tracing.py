@@ -145,6 +145,7 @@ class GuestTracing:
         self._cmdline_holders: set[object] = set()
         self._recording = [False] * layout.slots
         self._cpumasks = [(1 << layout.nr_cpus) - 1] * layout.slots   # tracing_cpumask of each slot
+        self._stopped = [False] * layout.slots   # tracing_stop(): a reader holds the slot silent
         self._stack_opts = 0    # trace_control.stack_opts: the slots' stacktrace options
         # per (slot, cpu): pages below this seq were dropped by reset()
         self._skip = [[0] * self._nr_cpus for _ in range(layout.slots)]
@@ -369,6 +370,17 @@ class GuestTracing:
                 self._write_cpumasks()
         self._machine.guest_op(apply)
 
+    def set_stopped(self, slot: int, stopped: bool) -> None:
+        """tracing_stop_tr()/tracing_start_tr() (pause-on-trace): the slot records on no CPU
+        while stopped, whatever its tracing_on bit (which traceoff triggers may flip meanwhile)."""
+        self._check_slot(slot)
+
+        def apply() -> None:
+            with self._lock:
+                self._stopped[slot] = stopped
+                self._write_cpumasks()
+        self._machine.guest_op(apply)
+
     def set_stack_options(self, slot: int, kernel: bool, user: bool) -> None:
         """options/stacktrace and options/userstacktrace of a slot: its events' writers add a
         kernel_stack and a user_stack record after each record (ftrace_trace_stack/userstack)."""
@@ -459,7 +471,8 @@ class GuestTracing:
     def _write_cpumasks(self) -> None:
         if self._mem is not None:
             for cpu in range(self.layout.nr_cpus):
-                slots = sum(1 << slot for slot, mask in enumerate(self._cpumasks) if mask >> cpu & 1)
+                slots = sum(1 << slot for slot, mask in enumerate(self._cpumasks)
+                            if mask >> cpu & 1 and not self._stopped[slot])
                 struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_cpu_slots + 4 * cpu, slots)
 
     def _write_stack_opts(self) -> None:

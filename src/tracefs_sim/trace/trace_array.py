@@ -118,8 +118,8 @@ class TraceArray:
         self.guest_resets = 0
         self._guest = guest
         self._catch_up = shared.catch_up
-        self._on = True
-        # pause-on-trace: readers of `trace` holding recording off (tracing_stop_tr).
+        # pause-on-trace: readers of `trace` holding recording off (tracing_stop_tr): the
+        # guest's slot is stopped (ring_buffer_record_disable), its tracing_on bit untouched.
         self._stop_count = 0
         self._pipe_readers = 0
         self._pipe_idx = 0       # records handed to trace_pipe readers (latency format's idx)
@@ -168,11 +168,8 @@ class TraceArray:
     # tracing_on
     @property
     def tracing_on(self) -> bool:
-        """The buffer's state, which the guest's traceon/traceoff function probes also change
-        (while no reader pauses recording, the guest's bit is it)."""
-        if self._stop_count == 0:
-            self._on = self._guest.is_recording(self.slot)
-        return self._on
+        """The buffer's state: the guest's bit, which its traceon/traceoff triggers change too."""
+        return self._guest.is_recording(self.slot)
 
     def read_tracing_on(self) -> bytes:
         return b"%d\n" % self.tracing_on
@@ -188,14 +185,12 @@ class TraceArray:
         self._guest.set_cpumask(self.slot, mask)
 
     def write_tracing_on(self, data: bytes) -> None:
-        value = kstrtoul_from_user(data)
-        on = self.tracing_on
+        on = bool(kstrtoul_from_user(data))
         with self._lock:
-            if bool(value) == on:
+            if on == self.tracing_on:
                 return
-            self._on = bool(value)
-        self._guest.set_recording(self.slot, self._on and self._stop_count == 0)
-        if not self._on:
+            self._guest.set_recording(self.slot, on)
+        if not on:
             # A trace_pipe reader that has read something ends once it finds the buffer empty
             # with tracing off: by then the buffer must hold what the guest recorded before
             # going off, as in Linux, where the writer puts records in the buffer itself.
@@ -489,14 +484,16 @@ class TraceArray:
             return False
         with self._lock:
             self._stop_count += 1
-            self._sync_recording()
+            if self._stop_count == 1:
+                self._guest.set_stopped(self.slot, True)
         return True
 
     def close_trace(self, paused: bool) -> None:
         if paused:
             with self._lock:
                 self._stop_count -= 1
-                self._sync_recording()
+                if self._stop_count == 0:
+                    self._guest.set_stopped(self.slot, False)
 
     # trace_pipe, per_cpu/cpuN/trace_pipe and trace_pipe_raw readers hold the tracer
     def open_pipe(self) -> None:
@@ -506,9 +503,6 @@ class TraceArray:
     def close_pipe(self, token: object = None) -> None:
         with self._lock:
             self._pipe_readers -= 1
-
-    def _sync_recording(self) -> None:
-        self._guest.set_recording(self.slot, self._on and self._stop_count == 0)
 
     def shutdown(self) -> None:
         """An instance going away: its events and function tracer off, and its guest slot
