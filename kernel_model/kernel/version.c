@@ -6,6 +6,8 @@
 #define UTS_RELEASE	"6.1.0-tracefs-sim"
 #define UTS_VERSION	"#1 SMP PREEMPT_DYNAMIC Debian 6.1.0"
 #define UTS_MACHINE	"x86_64"
+#define LINUX_COMPILE_BY	"root"
+#define LINUX_COMPILE_HOST	"tracefs-sim"
 #define LINUX_COMPILER	"gcc (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40"
 
 struct uts_namespace init_uts_ns = {
@@ -19,7 +21,8 @@ struct uts_namespace init_uts_ns = {
 	},
 };
 
-const char linux_banner[] = "Linux version " UTS_RELEASE " (" LINUX_COMPILER ") " UTS_VERSION "\n";
+const char linux_banner[] = "Linux version " UTS_RELEASE " (" LINUX_COMPILE_BY "@" LINUX_COMPILE_HOST ") ("
+			   LINUX_COMPILER ") " UTS_VERSION "\n";
 
 /* sysname, release, version */
-const char linux_proc_banner[] = "%s version %s (" LINUX_COMPILER ") %s\n";
+const char linux_proc_banner[] = "%s version %s (" LINUX_COMPILE_BY "@" LINUX_COMPILE_HOST ") (" LINUX_COMPILER ") %s\n";

@@ -25,7 +25,7 @@ from .machine.contract import ServedMachine
 from .probes.ftrace import FtraceEnabled
 from .trace.kallsyms_file import KallsymsView, KptrRestrict
 from .stack import build_stack
-from .trace.core import TraceCore
+from .trace.core import TraceCore, kernel_banner
 
 if TYPE_CHECKING:  # (the machine is imported when a daemon runs one)
     from .machine import MachineOptions
@@ -117,7 +117,8 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
         sysctls.update(stack.sysctls)
         written_code = None if stack.ftrace_sites is None else stack.ftrace_sites.trampolines
         add_session_views(tree, namespace.ProcMountsView(mountpoint),
-                          KallsymsView(machine.kallsyms(), kptr_restrict, written_code), sysctls)
+                          KallsymsView(machine.kallsyms(), kptr_restrict, written_code), kernel_banner(machine),
+                          sysctls)
         operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once,
                                        session_sync=SessionSync(machine.session_behind, machine.session_caught_up))
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the

@@ -40,6 +40,7 @@ DEBUG_VMLINUX = "/usr/lib/debug/boot/vmlinux-{release}"
 MODULES_DIR = "/lib/modules"
 HEADERS_LINKS = ("build", "source")
 PROC_KALLSYMS_VIEW = "proc-kallsyms"   # trace/kallsyms_file.py's KallsymsView
+PROC_VERSION_VIEW = "proc-version"   # the emulated kernel's banner
 _PROC_SYS_KERNEL = "/proc/sys/kernel"
 SYSCTL_KERNEL_VIEW = "sysctl-kernel"   # /proc/sys/kernel's tracing sysctls (fs/layout.py)
 # /dev/kmsg's cover: absent (ENOENT), so that dmesg reads the emulated kernel's log by syslog(2),
@@ -271,7 +272,8 @@ class Overlay:
         is not the emulated kernel's (dmesg falls back to syslog(2), which the kernel serves)."""
         assert_private(self._host_ns)
         views = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR)
-        files = {PROC_MOUNTS_VIEW: "/proc/mounts", PROC_KALLSYMS_VIEW: "/proc/kallsyms", DEV_KMSG_VIEW: "/dev/kmsg"}
+        files = {PROC_MOUNTS_VIEW: "/proc/mounts", PROC_KALLSYMS_VIEW: "/proc/kallsyms", PROC_VERSION_VIEW: "/proc/version",
+                 DEV_KMSG_VIEW: "/dev/kmsg"}
         sysctls = os.path.join(views, SYSCTL_KERNEL_VIEW)
         served = sorted(os.listdir(sysctls)) if os.path.isdir(sysctls) else []
         missing = [name for name in served if not os.path.lexists(os.path.join(_PROC_SYS_KERNEL, name))]

@@ -2,9 +2,11 @@
 ask of the kernel's tracing is answered by the simulator or refused, never by the host."""
 
 import os
+import re
 import shutil
 import subprocess
 import textwrap
+from pathlib import Path
 
 import pytest
 from simtest import tracefs_sim
@@ -105,6 +107,20 @@ def test_dmesg_is_the_emulated_kernels_log():
     assert size == "57344 0" and bad == f"-1 {EINVAL}"  # the log's size; an unknown action
     assert left == "left 0"
     assert _host_log_lines() >= host_before  # (the host may log meanwhile, never loses lines)
+
+
+def test_proc_version_is_the_emulated_kernels():
+    """/proc/version in a session is the emulated kernel's banner (its linux_banner, which the
+    boot log starts with, as /proc/version and the banner are the same text on Linux), not the
+    host's: a test that compares a probe's read of linux_proc_banner with it (ftracetest's
+    kprobe_args_symbol.tc) finds the same compiler and builder."""
+    result = run("cat /proc/version; uname -r; dmesg | head -1")
+    assert result.returncode == 0, result.stderr
+    version, release, banner = result.stdout.splitlines()
+    assert re.fullmatch(r"Linux version 6\.1\.0-tracefs-sim \(root@tracefs-sim\) \(gcc .*\) #1 SMP PREEMPT_DYNAMIC .*",
+                        version), version
+    assert release == "6.1.0-tracefs-sim" and banner.endswith(version), (banner, version)
+    assert version != Path("/proc/version").read_text().strip()
 
 
 def test_syslog_read_takes_the_log_in_parts():

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Protocol, Unpack
 
-from ..namespace import (BTF_VIEW, DEV_KMSG_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, SYSCTL_KERNEL_VIEW,
+from ..namespace import (BTF_VIEW, DEV_KMSG_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, PROC_VERSION_VIEW, SYSCTL_KERNEL_VIEW,
                          ProcMountsView)
 from ..lib.sysctl import SysctlFile
 from ..probes.kprobes.debugfs import KprobeDebugViews
@@ -408,15 +408,17 @@ def _absent() -> object:
     raise OSError(errno.ENOENT, "no such sysctl in the emulated kernel")
 
 
-def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: KallsymsView,
+def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: KallsymsView, banner: bytes,
                       sysctls: dict[str, SysctlFile]) -> None:
     """Files a session lays over /proc: `proc-mounts` (/proc/mounts, as each
-    reader sees it), `proc-kallsyms` (/proc/kallsyms, as kptr_restrict lets its reader see it)
-    and `sysctl-kernel/` (/proc/sys/kernel's tracing sysctls: the kernel's, or absent); and
-    over /dev/kmsg `dev-kmsg`, absent (dmesg then asks syslog(2), which the kernel serves)."""
+    reader sees it), `proc-kallsyms` (/proc/kallsyms, as kptr_restrict lets its reader see it),
+    `proc-version` (/proc/version: the kernel's banner) and `sysctl-kernel/` (/proc/sys/kernel's
+    tracing sysctls: the kernel's, or absent); and over /dev/kmsg `dev-kmsg`, absent (dmesg then
+    asks syslog(2), which the kernel serves)."""
     views = _views_dir(tree)
     tree.add_file(views, PROC_MOUNTS_VIEW, _MODE_PROC_READ, read_as=proc_mounts.read_as)
     tree.add_file(views, PROC_KALLSYMS_VIEW, _MODE_PROC_READ, read_as=kallsyms.read_as)
+    tree.add_file(views, PROC_VERSION_VIEW, _MODE_PROC_READ, read=lambda: banner)
     tree.add_file(views, DEV_KMSG_VIEW, _MODE_SYSCTL_RW, opened=_absent)
     directory = tree.mkdir(views, SYSCTL_KERNEL_VIEW, _MODE_SYSCTL_DIR)
     for name, sysctl in sysctls.items():

@@ -32,13 +32,18 @@ from .tracers import FUNCTION, FUNCTION_GRAPH, NOP, TracerRegistry
 from .trigger import TriggerTable
 
 
-def kernel_identity(machine: TracedMachine) -> KernelIdentity:
-    """The release and preemption model from the emulated kernel's banner (`linux_banner`:
-    "Linux version RELEASE (...) #1 SMP PREEMPT_DYNAMIC ...", as /proc/version reads)."""
+def kernel_banner(machine: TracedMachine) -> bytes:
+    """The emulated kernel's `linux_banner`: "Linux version RELEASE (BY@HOST) (COMPILER) #1 SMP
+    PREEMPT_DYNAMIC ...\n", which is what its /proc/version reads."""
     symbol = machine.image.lookup("linux_banner")
     if symbol is None:
         raise ValueError("kernel image has no version string")
-    text = machine.read_memory(symbol.addr, symbol.size).split(b"\0", 1)[0].decode()
+    return machine.read_memory(symbol.addr, symbol.size).split(b"\0", 1)[0]
+
+
+def kernel_identity(machine: TracedMachine) -> KernelIdentity:
+    """The release and preemption model from the emulated kernel's banner."""
+    text = kernel_banner(machine).decode()
     release = text.split()[2]
     build = text.partition(" #")[2]
     # preempt_model_*(): PREEMPT_DYNAMIC boots voluntary ("desktop") unless told otherwise.
