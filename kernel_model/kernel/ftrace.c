@@ -345,13 +345,13 @@ static notrace void ftrace_run_probes(struct task_struct *t, long idx, struct pt
 			probe_tracing_onoff(p, p->cmd == FTRACE_PROBE_TRACEON || p->cmd == FTRACE_PROBE_TRACEON_COUNT,
 					    p->cmd >= FTRACE_PROBE_TRACEON_COUNT);
 			break;
-		case FTRACE_PROBE_STACKTRACE:	/* trace_dump_stack() into the top-level array */
+		case FTRACE_PROBE_STACKTRACE:	/* ftrace_stacktrace(): trace_stack(tr), the probe's array */
 			if (trace_control.recording & bit)
 				trace_stack(t, bit, regs, regs->flags);
 			break;
-		case FTRACE_PROBE_STACKTRACE_COUNT:
+		case FTRACE_PROBE_STACKTRACE_COUNT:	/* ftrace_stacktrace_count(): while tracing_is_on() (the top level's) */
 			count = &ftrace_probes.counts[p->counter];
-			if (!(trace_control.recording & bit) || !*count)
+			if (!(trace_control.recording & 1) || !*count)
 				break;
 			(*count)--;
 			trace_stack(t, bit, regs, regs->flags);

@@ -194,7 +194,7 @@ def test_the_guest_table(sites):
     table = {(p.function, p.command): p for p in sites.probes}
     assert table["vfs_read", PROBE_TRACEOFF].slot == 3 and table["vfs_read", PROBE_TRACEOFF].counter is None
     assert table["vfs_write", PROBE_TRACEON_COUNT].counter.value == 2
-    assert table["ksys_read", PROBE_STACKTRACE].slot == 0          # trace_dump_stack(): the top array
+    assert table["ksys_read", PROBE_STACKTRACE].slot == 3          # ftrace_stacktrace(): trace_stack(tr)
     off = table["ksys_read", PROBE_DISABLE_EVENT]
     assert off.slot == 3 and off.event_file and off.counter.value == 1
     assert table["vfs_write", PROBE_ENABLE_EVENT].slot == 0 and table["vfs_write", PROBE_ENABLE_EVENT].counter.value == -1

@@ -24,8 +24,8 @@ from .ftrace_filter import compile_match, match_functions
 from .ftrace_hash import FtraceHash
 from ..lib.kstrtox import kstrtoull
 
-# The top-level array's slot: stacktrace writes there whatever array registered it
-# (trace_dump_stack() uses global_trace).
+# The top-level array's slot: dump and cpudump print it whatever array registered them
+# (ftrace_dump() prints global_trace).
 _TOP_SLOT = 0
 
 COMMANDS = ("traceon", "traceoff", "stacktrace", "snapshot", "enable_event", "disable_event", "dump", "cpudump")
@@ -132,8 +132,8 @@ class FunctionCommands:
                 cmd = PROBE_ENABLE_EVENT if data.enable else PROBE_DISABLE_EVENT
                 out.append(FunctionProbe(name, cmd, self.slot, data.counter, data.event_file_addr))
             else:
-                # (stacktrace writes, and ftrace_dump prints, the top level whatever array asked)
-                slot = _TOP_SLOT if probe.command in ("stacktrace", "dump", "cpudump") else self.slot
+                # (ftrace_dump prints the top level whatever array asked)
+                slot = _TOP_SLOT if probe.command in ("dump", "cpudump") else self.slot
                 out.append(FunctionProbe(name, _GUEST_COMMAND[probe.command, probe.counted], slot,
                                          probe.counters.get(ip)))
         return out
