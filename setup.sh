@@ -40,3 +40,23 @@ PYTHONWARNINGS=ignore .venv/bin/python setup.py -q build_ext --inplace
 
 # the emulated kernel
 make -s -C kernel_model
+
+# The kernel's own ftrace selftests (tools/testing/selftests/ftrace of Debian's 6.1 source), which
+# tests/integration/test_ftracetest.py runs in a session: only that directory of the
+# linux-source-6.1 package is kept, in build/ (not a failure when the package cannot be had: the
+# test then says so).
+ftracetest=build/ftracetest-6.1
+if [ ! -x "$ftracetest/ftracetest" ]; then
+    tmp=$(mktemp -d)
+    if (cd "$tmp" && { apt-get download -qq linux-source-6.1 2>/dev/null ||
+                       { apt-get update -qq && apt-get download -qq linux-source-6.1; }; }) >/dev/null; then
+        dpkg-deb --fsys-tarfile "$tmp"/linux-source-6.1_*.deb |
+            tar -xO --wildcards '*/linux-source-6.1.tar.xz' |
+            tar -xJ -C "$tmp" --wildcards 'linux-source-6.1/tools/testing/selftests/ftrace/*'
+        mkdir -p build && rm -rf "$ftracetest" &&
+            mv "$tmp/linux-source-6.1/tools/testing/selftests/ftrace" "$ftracetest"
+    else
+        echo "setup: linux-source-6.1 not available: the ftracetest test will be skipped" >&2
+    fi
+    rm -rf "$tmp"
+fi
