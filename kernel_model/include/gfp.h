@@ -77,6 +77,13 @@
 #define GFP_TRANSHUGE	(GFP_TRANSHUGE_LIGHT | __GFP_DIRECT_RECLAIM)
 
 #define gfpflag_string(flag) {(__force unsigned long)flag, #flag}
+
+/* include/linux/tracepoint-defs.h: a flag's mask and its name, as trace_print_flags_seq() takes them */
+struct trace_print_flags {
+	unsigned long mask;
+	const char *name;
+};
+extern const struct trace_print_flags gfpflag_names[];	/* mm/debug.c: ends with a NULL name */
 #define __def_gfpflag_names \
 	gfpflag_string(GFP_TRANSHUGE), gfpflag_string(GFP_TRANSHUGE_LIGHT), \
 	gfpflag_string(GFP_HIGHUSER_MOVABLE), gfpflag_string(GFP_HIGHUSER), \

@@ -170,16 +170,13 @@ static void dump_tasks(struct oom_control *oc)
 	spin_unlock_irqrestore(&sched_lock, flags);
 }
 
-/* gfp flags by name, as %pGg prints them (the table of show_gfp_flags) */
-static const struct { unsigned long mask; const char *name; } gfpflag_names[] = { __def_gfpflag_names };
-
 static void format_gfp(char *buf, size_t size, gfp_t gfp)
 {
 	unsigned long flags = gfp;
 	size_t i, len = 0;
 
 	buf[0] = 0;
-	for (i = 0; i < ARRAY_SIZE(gfpflag_names) && flags; i++) {
+	for (i = 0; gfpflag_names[i].name && flags; i++) {	/* %pGg: format_flags(gfpflag_names) */
 		unsigned long mask = gfpflag_names[i].mask;
 
 		if (!mask || (flags & mask) != mask)

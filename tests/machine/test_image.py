@@ -272,3 +272,18 @@ def test_a_traceable_function_is_always_called(image, vmlinux):
                 if name is not None and name.value.decode() in sites:
                     inlined.add(name.value.decode())
     assert not inlined, sorted(inlined)
+
+
+def test_gfp_flag_names_are_the_kernels_table(image):
+    """mm/debug.c's gfpflag_names, as the host reads it for a synthetic event's gfp_t field
+    (print_synth_event(): the value, then trace_print_flags_seq() of it in parentheses)."""
+    from types import SimpleNamespace
+
+    from tracefs_sim.trace.core import print_flags_table
+    from tracefs_sim.trace.print_fmt import print_flags_seq
+
+    table = print_flags_table(SimpleNamespace(image=image, read_memory=image.read), "gfpflag_names")
+    assert table[0][1] == "GFP_TRANSHUGE" and table[-1] == (0x800000, "__GFP_ZEROTAGS") and len(table) == 36
+    assert print_flags_seq(0x400cc0, table) == "GFP_KERNEL_ACCOUNT"
+    assert print_flags_seq(0xcc0 | 0x100, table) == "GFP_KERNEL|__GFP_ZERO"
+    assert print_flags_seq(0x1000000, table) == "0x1000000" and print_flags_seq(0, table) == ""

@@ -5,6 +5,7 @@ events (kprobe events over the kprobe engine, when there is one)."""
 from __future__ import annotations
 
 import errno
+import struct
 from collections.abc import Callable
 
 from ..machine.contract import KernelSymbols, TracedMachine
@@ -39,6 +40,21 @@ def kernel_banner(machine: TracedMachine) -> bytes:
     if symbol is None:
         raise ValueError("kernel image has no version string")
     return machine.read_memory(symbol.addr, symbol.size).split(b"\0", 1)[0]
+
+
+def print_flags_table(machine: TracedMachine, name: str) -> tuple[tuple[int, str], ...]:
+    """A `struct trace_print_flags` table of the kernel's (gfpflag_names): each (mask, name),
+    up to its entry without a name; none if the kernel has no such table."""
+    symbol = machine.image.lookup(name)
+    if symbol is None:
+        return ()
+    table = []
+    for at in range(symbol.addr, symbol.addr + symbol.size, 16):
+        mask, name_at = struct.unpack("<QQ", machine.read_memory(at, 16))
+        if not name_at:
+            break
+        table.append((mask, machine.read_memory(name_at, 64).split(b"\0", 1)[0].decode()))
+    return tuple(table)
 
 
 def kernel_identity(machine: TracedMachine) -> KernelIdentity:
@@ -127,7 +143,8 @@ class TraceCore:
             EprobeEventOps(self.dynamic, self.registry, symbols, kprobe_engine, self.globals.triggers,
                            lambda slot: self._array(slot).events, self.top.error_log.log)
             # synthetic events: written by the guest's trace_synth() (a histogram's action)
-            self.synth = SyntheticEvents(self.dynamic, self.registry, self.guest.synth_events)
+            self.synth = SyntheticEvents(self.dynamic, self.registry, self.guest.synth_events,
+                                         print_flags_table(machine, "gfpflag_names"))
             self.globals.triggers.find_synth = self._find_synth
             if uprobe_engine is not None:
                 self.uprobes = UprobeEventOps(self.dynamic, self.registry, uprobe_engine)

@@ -606,20 +606,23 @@ def _print_flags(ns: _Namespace, args: list[_Arg]) -> _Expr:
     table = [(_UL(_const_int(mask)), name) for _, mask, name in pairs]
     sep = str(delim.value)
 
-    def print_flags(flags: int) -> str:
-        parts = []
-        for mask, name in table:
-            if not flags:
-                break
-            if flags & mask != mask:
-                continue
-            flags &= ~mask
-            parts.append(name)
-        if flags:
-            parts.append(f"0x{flags:x}")
-        return sep.join(parts)
+    return ns.call(lambda flags: print_flags_seq(flags, table, sep), _STR, _Expr(_wrap(value, _ULONG), _ULONG))
 
-    return ns.call(print_flags, _STR, _Expr(_wrap(value, _ULONG), _ULONG))
+
+def print_flags_seq(flags: int, table: Sequence[tuple[int, str]], delim: str = "|") -> str:
+    """trace_print_flags_seq(): the names of the table's masks that flags has whole, in table
+    order (each taking its bits), then what is left in hex."""
+    parts = []
+    for mask, name in table:
+        if not flags:
+            break
+        if flags & mask != mask:
+            continue
+        flags &= ~mask
+        parts.append(name)
+    if flags:
+        parts.append(f"0x{flags:x}")
+    return delim.join(parts)
 
 
 def _print_symbolic(ns: _Namespace, args: list[_Arg]) -> _Expr:

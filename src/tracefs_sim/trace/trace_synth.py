@@ -22,6 +22,7 @@ from ..lib.kstrtox import kstrtouint, or_none
 from ..machine.contract import GuestSynthOps, GuestTracingOps
 from .dynevent import DynamicEvents, DynEvent, argv_split
 from .events import EventRegistry, TraceEvent
+from .print_fmt import print_flags_seq
 from .ftrace_records import SymFlags
 from .probe_args import ArgField, Symbolizer, is_good_name
 from .probe_log import ProbeError, silent_error
@@ -258,8 +259,8 @@ class SynthEvent:
                     value = raw
                 text = f"{raw:x}" if f.fmt == "%x" else str(value)
                 parts.append(f"{f.name}={text}{space}")
-                if f.type == "gfp_t":  # trace_print_flags_seq() without 6.1's flag names: the bits
-                    parts.append(f" ({raw:#x})" if raw else " ()")
+                if f.type == "gfp_t":  # " (" trace_print_flags_seq(gfpflag_names) ")"
+                    parts.append(f" ({print_flags_seq(raw, self.ops.gfp_flag_names)})")
             n += f.slots
         parts.append("\n")
         return "".join(parts)
@@ -275,10 +276,12 @@ class SynthEvent:
 class SyntheticEvents:
     """synth_event_ops, and the synthetic_events file."""
 
-    def __init__(self, dynamic: DynamicEvents, registry: EventRegistry, guest: GuestSynthOps):
+    def __init__(self, dynamic: DynamicEvents, registry: EventRegistry, guest: GuestSynthOps,
+                 gfp_flag_names: Sequence[tuple[int, str]] = ()):
         self._dynamic = dynamic
         self._registry = registry
         self.guest = guest
+        self.gfp_flag_names = gfp_flag_names   # the kernel's gfpflag_names: (mask, name)
         dynamic.register(self)
 
     def events(self) -> list[SynthEvent]:
