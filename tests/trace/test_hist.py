@@ -167,6 +167,14 @@ def test_percent_and_graph_read_back(core):
         b" [active]\n")
 
 
+def test_constant_expressions_collapse_to_their_value(core):
+    # (real-tracefs) parse_expr()'s combine_consts: the expression is named by its value, and
+    # +/- and * and / each associate to the left (ftracetest's trigger-hist-expressions.tc)
+    t, e = core.top.triggers, ev(core)
+    t.write(e, b"hist:keys=prev_pid:x=16-8-4-2,y=4+6/2-2,z=64/8/4/2:vals=hitcount,5*3\n")
+    assert t.read(e) == b"hist:keys=prev_pid:vals=hitcount,15:x=2,y=5,z=1:sort=hitcount:size=2048 [active]\n"
+
+
 NEG = (1 << 64) - 66        # a sum of negative values (-66), as raw_syscalls:sys_exit's ret has
 
 

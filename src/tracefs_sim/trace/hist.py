@@ -558,9 +558,9 @@ class _ExprParser:
         if name == "div" and cb is not None and not cb:
             raise HistError(errno.EDOM, ERR_DIVISION_BY_ZERO, right)
         text_out = f"{a.text}{op}{b.text}"
-        if ca is not None and cb is not None:
+        if ca is not None and cb is not None:    # collapsed to a constant, named by its value
             value = _apply(name, ca, cb)
-            return Expr(text_out, (HistExprStep("const", val=value),), a.usecs, const=value)
+            return Expr(str(value), (HistExprStep("const", val=value),), a.usecs, const=value)
         step = HistExprStep(name, val=cb if name == "div" and cb is not None else 0)
         return Expr(text_out, a.steps + b.steps + (step,), a.usecs, is_signed=a.is_signed, type=a.type)
 
