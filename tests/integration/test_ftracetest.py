@@ -32,6 +32,8 @@ CASES = [
     "test.d/dynevent/add_remove_eprobe.tc",
     "test.d/dynevent/add_remove_synth.tc",
     "test.d/trigger/trigger-hist.tc",
+    "test.d/trigger/trigger-hist-expressions.tc",
+    "test.d/trigger/inter-event/trigger-synthetic-eprobe.tc",
     "test.d/instances/instance.tc",
 ]
 

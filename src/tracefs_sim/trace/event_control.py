@@ -135,17 +135,23 @@ class EventControl:
         return f.enabled and not f.event.recording(self._guest, self.slot)
 
     # soft mode, for the enable_event / disable_event function probes
-    def find_probe_target(self, system: str, name: str) -> tuple[EventFile, int]:
-        """find_event_file(): the event's file here and its guest trace_event_file; EINVAL for
-        no such event, ftrace's own records, or an event the guest does not record itself
-        (dynamic events: soft mode is not implemented for those)."""
+    def find_file(self, system: str, name: str) -> EventFile:
+        """find_event_file(): the event's file here; EINVAL for no such event or ftrace's own
+        records."""
         for f in self.files.values():
             if f.event.system == system and f.event.name == name and not f.event.ftrace:
-                try:
-                    return f, self._guest.event_file(f.event.desc)
-                except KeyError:
-                    break
+                return f
         raise OSError(errno.EINVAL, f"no event {system}:{name}")
+
+    def find_probe_target(self, system: str, name: str) -> tuple[EventFile, int]:
+        """find_file() and the event's guest trace_event_file, which a function probe flips;
+        EINVAL for an event the guest does not record itself (dynamic events: a function
+        probe's soft mode is not implemented for those)."""
+        f = self.find_file(system, name)
+        try:
+            return f, self._guest.event_file(f.event.desc)
+        except KeyError:
+            raise OSError(errno.EINVAL, f"no guest file for {system}:{name}") from None
 
     def soft_enable(self, f: EventFile) -> None:
         """__ftrace_event_enable_disable(file, 1, 1)."""

@@ -131,7 +131,7 @@ class TraceEprobe:
         for slot in sorted(enabled - set(self._attached)):
             control = ops.event_control(slot)
             try:
-                f, _ = control.find_probe_target(self.target.system, self.target.name)
+                f = control.find_file(self.target.system, self.target.name)
             except OSError:
                 raise OSError(errno.ENOENT, "the attached event is not in this trace array") from None
             control.soft_enable(f)
