@@ -505,6 +505,7 @@ def test_an_instance_slot_has_the_kernels_memory_while_open(make_machine, image)
     run(m, ["getuid-loop", "5"])
     settle(m)
     assert len(records(drain_all(m.tracing, 9))) == 5
+    m.tracing.set_cpumask(9, 0b10)
     m.tracing.enable_event(getuid, 9, False)
     m.tracing.set_recording(9, False)
     m.tracing.close_slot(9)
@@ -513,8 +514,10 @@ def test_an_instance_slot_has_the_kernels_memory_while_open(make_machine, image)
     while free_pages(m) < before - 16 and time.monotonic() < deadline:   # call_rcu frees them
         time.sleep(0.05)
     assert free_pages(m) >= before - 16
-    # the slot opens again, its rings empty
+    # the slot opens again, its rings empty, every cpu in its mask
     m.tracing.open_slot(9)
+    cpu_slots = m.image.addr("trace_control") + lay.control_cpu_slots
+    assert all(struct.unpack("<Q", m.read_memory(cpu_slots + 8 * cpu, 8))[0] >> 9 & 1 for cpu in range(2))
     m.tracing.enable_event(getuid, 9, True)
     m.tracing.set_recording(9, True)
     run(m, ["getuid-loop", "2"])

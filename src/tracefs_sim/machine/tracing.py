@@ -399,11 +399,20 @@ class GuestTracing:
         result = self._machine.trace_slot_request(slot, True)
         if result < 0:
             raise OSError(-result, os.strerror(-result))
-        with self._lock:
-            # the kernel's rings start empty: so does what the host knows of them
-            self._skip[slot] = [0] * self._nr_cpus
-            self._resets[slot] = [0] * self._nr_cpus
-            self._open.add(slot)
+
+        def fresh() -> None:
+            with self._lock:
+                # the kernel's rings start empty: so does what the host knows of them
+                self._skip[slot] = [0] * self._nr_cpus
+                self._resets[slot] = [0] * self._nr_cpus
+                # and a new instance has every CPU and no stack options (not a removed one's)
+                self._cpumasks[slot] = (1 << self.layout.nr_cpus) - 1
+                self._stack_opts &= ~(1 << slot)
+                self._ustack_opts &= ~(1 << slot)
+                self._write_cpumasks()
+                self._write_stack_opts()
+                self._open.add(slot)
+        self._machine.guest_op(fresh)
         self.pid_lists.forget(slot)
 
     def close_slot(self, slot: int) -> None:
