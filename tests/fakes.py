@@ -5,6 +5,7 @@ them member for member) without emulating anything.
 """
 
 import re
+import errno
 import threading
 import time
 from dataclasses import dataclass, field
@@ -291,7 +292,7 @@ class FakeTriggers:
     """contract.EventTriggerOps without a guest: the table handed over is kept in `table`;
     tests act as the guest would (take a count, ask for a snapshot at a time)."""
 
-    shift = 16   # EVENT_TRIGGER_SHIFT
+    shift = 64   # trace_event_file.triggers follows .slots: one number, triggers above
 
     def __init__(self):
         self.table: list = []
@@ -377,8 +378,12 @@ class FakeGuestTracing:
     tracepoint; it records only for slots with the event enabled and recording on, into a
     ring of `ring_pages` pages per (slot, CPU) that drain() empties (full ring -> lost)."""
 
-    def __init__(self, nr_cpus: int = 2, nr_slots: int = 8, ring_pages: int = 4):
+    def __init__(self, nr_cpus: int = 2, nr_slots: int = 64, ring_pages: int = 4,
+                 buffers: int | None = None):
+        """buffers: how many instances' buffers the kernel has memory for (None: any number)."""
         self.nr_slots = nr_slots
+        self.buffers = buffers
+        self.open_slots: set[int] = set()   # the instances' slots whose buffers exist
         self.nr_cpus = nr_cpus
         self.ring_pages = ring_pages
         self.ids: dict[tuple[str, str], int] = {}
@@ -405,6 +410,15 @@ class FakeGuestTracing:
 
     def set_event_id(self, event, event_id: int) -> None:
         self.ids[(event.system, event.name)] = event_id
+
+    def open_slot(self, slot: int) -> None:
+        assert 0 < slot < self.nr_slots and slot not in self.open_slots
+        if self.buffers is not None and len(self.open_slots) >= self.buffers:
+            raise OSError(errno.ENOMEM, "Cannot allocate memory")
+        self.open_slots.add(slot)
+
+    def close_slot(self, slot: int) -> None:
+        self.open_slots.remove(slot)
 
     def set_event_ids(self, ids) -> None:
         for event, event_id in ids:

@@ -41,6 +41,8 @@
 #define PORT_STDIN	0x522	/* db_arg: host id: a reader of its stdin found it empty: send more */
 #define PORT_PMU	0x523	/* the PMU's counters are read or reprogrammed next: the host counts
 				 * them up to now (natively: src/tracefs_sim/machine/native/pmu.h) */
+#define PORT_REPLY	0x524	/* db_arg: request id, result (0 or -errno): kthreadd's answer to a host
+				 * request that has one (HOST_REQ_TRACE_SLOT) */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1
@@ -128,6 +130,9 @@ struct hostif_hpet {
 enum host_request_kind {
 	HOST_REQ_SPAWN,		/* run argv: the program `id` */
 	HOST_REQ_STDIN,		/* argv[0..len) is what program `id` reads next on its stdin; len 0: EOF */
+	/* a trace instance's buffers (kernel/trace_ring.c): slot argc allocated (flags 1) or freed
+	 * (flags 0); the answer at PORT_REPLY */
+	HOST_REQ_TRACE_SLOT,
 };
 #define HOST_SPAWN_STDIN 1	/* flags of a spawn: its stdin is the host's (HOST_REQ_STDIN), not /dev/null */
 struct host_request {

@@ -119,8 +119,9 @@ struct ftrace_ret_stack {
 	u64 ret;		/* the real return address */
 	u64 func;		/* the traced function */
 	u64 calltime;
-	u32 slots;		/* trace-array slots that record its exit */
+	u64 slots;		/* trace-array slots that record its exit */
 	u32 profile;		/* the function profiler's: its site's index + 1; 0: not profiled */
+	u32 pad;
 	u64 subtime;		/* the profiler's, graph-time off: its callees' time, not its own */
 };
 /*
@@ -171,7 +172,6 @@ struct task_struct {
 		int trace_overrun;		/* calls not hooked because ret_stack was full */
 		u32 ftrace_timestamp_gen;	/* sleep-time off: the ftrace_control.sleep_time_off it was taken under */
 		u64 ftrace_timestamp;		/* ... and when the task was switched out */
-		struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
 	)
 	struct mm_struct *mm;
 	/* perf_events (kernel/events/core.c) */
@@ -241,6 +241,9 @@ struct task_struct {
 		uid_t uid;
 		u64 addr;
 	} sigq[64];
+	/* function_graph's return stack (kernel/ftrace.c; past the fields at Debian's offsets: it
+	 * grew with the slots' masks) */
+	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
 };
 #undef TASK_GAP
@@ -295,10 +298,10 @@ struct percpu {
 	u32 trace_taskinfo_save;	/* an event was committed since comms were last saved */
 	/* the record reserved in place, from reserve to commit (irqs off) */
 	u32 trace_slot;			/* the slot whose ring holds it */
-	u32 trace_slots_left;		/* further slots that get a copy at commit */
-	u64 trace_ts;			/* its time stamp */
-	u32 trace_opt_slots;		/* ... an event's, whose slots take the stacktrace options' stacks after it */
 	u32 trace_opt_regs_ftrace;	/* trace_opt_regs are an ftrace site's (the function's entry) */
+	u64 trace_slots_left;		/* further slots that get a copy at commit */
+	u64 trace_ts;			/* its time stamp */
+	u64 trace_opt_slots;		/* ... an event's, whose slots take the stacktrace options' stacks after it */
 	struct pt_regs *trace_opt_regs;	/* a kprobe's regs while its handler records: the stacks start there */
 } __aligned(4096);
 

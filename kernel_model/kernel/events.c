@@ -176,7 +176,7 @@ static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, boo
  * (no frame, no register saved for after a call).
  */
 #define TRACE_EVENT(name, proto, args, tstruct, assign, print) \
-	struct tracepoint __tracepoint_##name = { #name, { 0 }, { 0, 0, 0 }, .num_args = COUNT_ARGS(args) }; \
+	struct tracepoint __tracepoint_##name = { #name, { 0 }, { 0 }, .num_args = COUNT_ARGS(args) }; \
 	notrace void trace_event_raw_event_##name(proto); \
 	static noinline notrace void trace_event_slow_##name(unsigned long irqflags, proto) \
 	{ \
@@ -185,15 +185,15 @@ static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, boo
 		size_t __dyn_size = 0; \
 		struct trace_write __w; \
 		struct percpu *__pc = this_cpu(); \
-		u32 __slots = READ_ONCE(file->slots); \
-		if (!__slots) { \
+		u64 __slots = READ_ONCE(file->slots); \
+		if (!(__slots | READ_ONCE(file->triggers))) { \
 			trace_irq_restore(irqflags); \
 			return; \
 		} \
 		tstruct \
-		if (unlikely(__slots >> EVENT_TRIGGER_SHIFT)) { \
+		if (unlikely(READ_ONCE(file->triggers))) { \
 			/* the record first, for the triggers' filters (event_triggers_call()) */ \
-			__slots = EVENT_SLOTS_MASK; \
+			__slots = ~0ULL; \
 			__slots = trace_pid_filter_of(name); \
 			__entry = event_trigger_scratch(sizeof(*__entry) + __dyn_size); \
 			if (__entry) { \
@@ -232,12 +232,12 @@ static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, boo
 		unsigned long irqflags; \
 		struct trace_fast __f; \
 		struct percpu *__pc; \
-		u32 __slots, __trig; \
+		u64 __slots, __trig; \
 		tstruct \
 		irqflags = arch_local_irq_save(); \
 		__pc = this_cpu(); \
 		__slots = READ_ONCE(file->slots); \
-		__trig = __slots >> EVENT_TRIGGER_SHIFT; \
+		__trig = READ_ONCE(file->triggers); \
 		__slots &= trace_control.recording & trace_control.cpu_slots[__pc->h.cpu]; \
 		if (unlikely(trace_fast_check(__pc, __slots, sizeof(*__entry) + __dyn_size, &__f) | __trig | \
 			     (__slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids | \

@@ -75,8 +75,9 @@ _Static_assert(sizeof(struct func_repeats_entry) == 32, "func_repeats record");
 _Static_assert(sizeof(struct ftrace_graph_ent_entry) == 20, "funcgraph_entry record");
 _Static_assert(sizeof(struct ftrace_graph_ret_entry) == 40, "funcgraph_exit record");
 _Static_assert(offsetof(struct stack_entry, caller) == 16, "kernel_stack record");
-_Static_assert(offsetof(struct ftrace_site_state, graph_slots) == 1 && offsetof(struct ftrace_site_state, flags) == 2,
-	       "ftrace_dispatch() reads the state as one word");
+_Static_assert(offsetof(struct ftrace_site_state, kprobe) == offsetof(struct ftrace_site_state, flags) + 1 &&
+	       offsetof(struct ftrace_site_state, graph) == offsetof(struct ftrace_site_state, flags) + 2,
+	       "ftrace_dispatch() reads flags, kprobe and graph as one word");
 _Static_assert(sizeof(struct pt_regs) == FTRACE_PTREGS_SIZE && FTRACE_FRAME_SIZE >= FTRACE_PTREGS_SIZE,
 	       "ftrace_caller's frame");
 
@@ -126,12 +127,12 @@ static notrace bool pid_listed(const s32 *pids, u32 nr, pid_t pid)
 }
 
 /* The slots among `slots` whose set_ftrace_pid / set_ftrace_notrace_pid let this task through. */
-static notrace u32 ftrace_pid_slots(u32 slots, pid_t pid)
+static notrace u64 ftrace_pid_slots(u64 slots, pid_t pid)
 {
-	u32 out = 0;
+	u64 out = 0;
 
 	while (slots) {
-		int s = __builtin_ctz(slots);
+		int s = __builtin_ctzll(slots);
 		const struct ftrace_slot_state *st = &ftrace_control.slots[s];
 		u32 nr = READ_ONCE(st->nr_pids), nr_not = READ_ONCE(st->nr_notrace_pids);
 
@@ -140,13 +141,13 @@ static notrace u32 ftrace_pid_slots(u32 slots, pid_t pid)
 			continue;
 		if (nr_not && pid_listed(st->notrace_pids, nr_not, pid))
 			continue;
-		out |= 1U << s;
+		out |= 1ULL << s;
 	}
 	return out;
 }
 
 /* trace_function(): the record written in place (trace_event_reserve_inline()) by t on pc */
-static __always_inline void trace_function(struct percpu *pc, struct task_struct *t, u32 slots, unsigned long ip,
+static __always_inline void trace_function(struct percpu *pc, struct task_struct *t, u64 slots, unsigned long ip,
 					   unsigned long parent_ip, unsigned long flags)
 {
 	struct trace_write w;
@@ -182,25 +183,25 @@ struct func_repeats_state ftrace_repeats[TRACE_SLOTS][NR_CPUS];
  * first writes the func_repeats record of the count (trace_last_func_repeats())
  * and becomes the last.  Returns the slots that record the call.
  */
-static notrace u32 func_repeats(struct percpu *pc, struct task_struct *t, u32 fn, u32 repeats, unsigned long ip,
+static notrace u64 func_repeats(struct percpu *pc, struct task_struct *t, u64 fn, u64 repeats, unsigned long ip,
 				unsigned long parent_ip, unsigned long flags)
 {
 	int cpu = pc->h.cpu;
 
 	repeats &= trace_control.cpu_slots[cpu];	/* a cpu out of tracing_cpumask: data->disabled */
 	while (repeats) {
-		int s = __builtin_ctz(repeats);
+		int s = __builtin_ctzll(repeats);
 		struct func_repeats_state *last = &ftrace_repeats[s][cpu];
 
 		repeats &= repeats - 1;
 		if (last->ip == ip && last->parent_ip == parent_ip && last->count < 0xffff) {
 			last->ts_last_call = trace_clock_read(pc);
 			last->count++;
-			fn &= ~(1U << s);
+			fn &= ~(1ULL << s);
 			continue;
 		}
 		if (last->count) {
-			u32 slot = 1U << s & trace_control.recording;
+			u64 slot = 1ULL << s & trace_control.recording;
 			u64 ts = trace_clock_read(pc);
 			struct func_repeats_entry *e = slot ? trace_event_buffer_reserve_slots(slot, sizeof(*e), ts) : NULL;
 
@@ -263,10 +264,10 @@ notrace int ftrace_unwind(struct task_struct *t, struct pt_regs *regs, unsigned 
  * call (function+5), the function's caller, then the frame-pointer chain of
  * the traced context (the walk starts from the saved registers).
  */
-static notrace void trace_stack(struct task_struct *t, u32 slots, struct pt_regs *regs,
+static notrace void trace_stack(struct task_struct *t, u64 slots, struct pt_regs *regs,
 				unsigned long flags)
 {
-	struct trace_event_file file = { slots, TRACE_STACK, 0 };
+	struct trace_event_file file = { .slots = slots, .type = TRACE_STACK };
 	unsigned long calls[FTRACE_STACK_MAX];
 	struct stack_entry *e;
 	int n;
@@ -290,7 +291,7 @@ static notrace void trace_stack(struct task_struct *t, u32 slots, struct pt_regs
  */
 static notrace void probe_tracing_onoff(const struct ftrace_probe *p, bool on, bool counted)
 {
-	u32 bit = 1U << p->slot;
+	u64 bit = 1ULL << p->slot;
 	s64 *count = &ftrace_probes.counts[p->counter];
 
 	if (counted && READ_ONCE(*count) <= 0)
@@ -313,7 +314,7 @@ static notrace void probe_tracing_onoff(const struct ftrace_probe *p, bool on, b
  */
 static notrace void probe_event(const struct ftrace_probe *p, bool enable)
 {
-	u32 bit = 1U << p->slot;
+	u64 bit = 1ULL << p->slot;
 	s64 *count = &ftrace_probes.counts[p->counter];
 	s64 c = READ_ONCE(*count);
 
@@ -334,7 +335,7 @@ static notrace void ftrace_run_probes(struct task_struct *t, long idx, struct pt
 
 	for (i = ftrace_probes.first[idx]; i < nr && ftrace_probes.probe[i].site == idx; i++) {
 		const struct ftrace_probe *p = &ftrace_probes.probe[i];
-		u32 bit = 1U << p->slot;
+		u64 bit = 1ULL << p->slot;
 		s64 *count;
 
 		switch (p->cmd) {
@@ -414,7 +415,7 @@ static notrace bool graph_ignore(struct task_struct *t, u8 site_flags, int depth
  * is pushed (its return clears the notrace state) but not recorded, and
  * nothing is traced below it.
  */
-static notrace void graph_entry(struct task_struct *t, u32 slots, u8 site_flags, unsigned long ip,
+static notrace void graph_entry(struct task_struct *t, u64 slots, u8 site_flags, unsigned long ip,
 				struct pt_regs *regs, unsigned long flags)
 {
 	unsigned long *retp = (unsigned long *)regs->sp;
@@ -545,7 +546,7 @@ notrace void ftrace_graph_sleep_time_switch(struct task_struct *prev, struct tas
 static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ftrace_site_state st,
 				      unsigned long ip, unsigned long parent_ip, struct pt_regs *regs)
 {
-	u32 fn = st.func_slots, graph = st.graph_slots, filtered = READ_ONCE(ftrace_control.pid_filtered);
+	u64 fn = st.func_slots, graph = st.graph_slots, filtered = READ_ONCE(ftrace_control.pid_filtered);
 
 	if (unlikely(st.flags & FTRACE_SITE_PROBES))
 		ftrace_run_probes(t, idx, regs);
@@ -558,14 +559,14 @@ static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ft
 	if (unlikely(fn & READ_ONCE(ftrace_control.no_repeats)))
 		fn = func_repeats(this_cpu(), t, fn, fn & READ_ONCE(ftrace_control.no_repeats), ip, parent_ip, regs->flags);
 	if (fn) {
-		u32 stack = fn & READ_ONCE(ftrace_control.stack_trace) & trace_control.recording;
+		u64 stack = fn & READ_ONCE(ftrace_control.stack_trace) & trace_control.recording;
 
 		trace_function(this_cpu(), t, fn, ip, parent_ip, regs->flags);
 		while (unlikely(stack)) {
-			int s = __builtin_ctz(stack);
+			int s = __builtin_ctzll(stack);
 
 			stack &= stack - 1;
-			trace_stack(t, 1U << s, regs, regs->flags);
+			trace_stack(t, 1ULL << s, regs, regs->flags);
 		}
 	}
 	if (graph)
@@ -650,14 +651,16 @@ notrace void ftrace_dispatch(struct pt_regs *regs)
 	struct percpu *pc = this_cpu();
 	struct task_struct *t = pc->curr_task;
 	unsigned long ip = ftrace_frame(regs, FTRACE_T_RET) - MCOUNT_INSN_SIZE;
-	/* the state as one word: func_slots, graph_slots, flags, kprobe from the low byte up */
-	u32 st = READ_ONCE(*(const u32_alias *)&ftrace_site_at(ip)->st), func_slots = st & 0xff;
-	u32 slots = func_slots & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
+	const struct ftrace_site_state *site = &ftrace_site_at(ip)->st;
+	u64 func_slots = READ_ONCE(site->func_slots);
+	/* flags, kprobe, graph from the low byte up, as one word */
+	u32 st = READ_ONCE(*(const u32_alias *)&site->flags);
+	u64 slots = func_slots & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
 	struct trace_fast f;
 	struct ftrace_entry *e;
 
 	if (unlikely(trace_fast_check(pc, slots, sizeof(*e), &f) | (t == NULL) | ftrace_cpu_busy[pc->h.cpu] |
-		     (st & (0xff00 | (FTRACE_SITE_PROBES | FTRACE_SITE_STACK | FTRACE_SITE_PROFILE) << 16)) |
+		     (st & (0xff0000 | FTRACE_SITE_PROBES | FTRACE_SITE_STACK | FTRACE_SITE_PROFILE)) |
 		     /* function_graph, probes, stack tracer, profiler */
 		     (func_slots & READ_ONCE(ftrace_control.slow_slots))))
 		return ftrace_dispatch_slow(regs);

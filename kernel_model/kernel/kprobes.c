@@ -102,7 +102,7 @@ noinline void kprobes_inc_nmissed_count(const struct kg_point *p)
 		return;
 	}
 	for (i = p->first; i; i = kprobe_guest.probes[i - 1].next)
-		if (kprobe_guest.probes[i - 1].slots || kprobe_perf_calls[i - 1])
+		if (kprobe_guest.probes[i - 1].slots || kprobe_guest.probes[i - 1].triggers || kprobe_perf_calls[i - 1])
 			__atomic_add_fetch(&kprobe_guest.probes[i - 1].nmissed, 1, __ATOMIC_RELAXED);
 }
 NOKPROBE_SYMBOL(kprobes_inc_nmissed_count)

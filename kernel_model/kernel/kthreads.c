@@ -5,6 +5,7 @@
 #include "../include/kernel.h"
 #include "../include/fs.h"
 #include "../include/trace/trace.h"
+#include "../include/trace/ring.h"
 #include "../include/session.h"
 
 struct task_struct *kthreadd_task;
@@ -117,6 +118,22 @@ int kthreadd(void *unused)
 
 			if (slot->kind == HOST_REQ_STDIN) {
 				hostpipe_input(slot->id, slot->argv, min(slot->len, (u32)HOST_REQ_ARGV));
+				WRITE_ONCE(hr->tail, hr->tail + 1);
+				continue;
+			}
+			if (slot->kind == HOST_REQ_TRACE_SLOT) {	/* instance_mkdir() / instance_rmdir() */
+				long ret = 0;
+				unsigned long flags;
+
+				if (slot->flags)
+					ret = trace_slot_alloc(slot->argc);
+				else
+					trace_slot_free(slot->argc);
+				flags = arch_local_irq_save();	/* db_arg is per-CPU */
+				this_cpu()->h.db_arg[0] = slot->id;
+				this_cpu()->h.db_arg[1] = ret;
+				host_doorbell(PORT_REPLY, 0);
+				arch_local_irq_restore(flags);
 				WRITE_ONCE(hr->tail, hr->tail + 1);
 				continue;
 			}

@@ -39,7 +39,7 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 {
 	struct percpu *pc = this_cpu();
 	const struct trace_event_file *file = &event->file;
-	u32 slots = dyn_file_slots(READ_ONCE(file->slots), file->type), triggers = slots >> EVENT_TRIGGER_SHIFT;
+	u64 slots = dyn_file_slots(READ_ONCE(file->slots), file->type), triggers = READ_ONCE(file->triggers);
 	u32 i, n_u64, n_fields = READ_ONCE(event->n_fields), len, data_size = 0;
 	u32 fields_size = event->n_u64 * 8;
 	struct trace_entry *entry;
@@ -100,7 +100,7 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 	}
 	len = sizeof(*entry) + event->n_u64 * 8 + data_size;
 	if (unlikely(triggers)) {
-		event_triggers_record(file, entry, len, trace_pid_filter_event(pc, EVENT_SLOTS_MASK), irqflags,
+		event_triggers_record(file, entry, len, trace_pid_filter_event(pc, ~0ULL), irqflags,
 				      (unsigned long)trace_synth, (unsigned long)__builtin_frame_address(0), (unsigned long)__builtin_frame_address(0));
 	} else {
 		void *dst;

@@ -23,10 +23,12 @@ struct event_triggers event_triggers;
 #define TRIGGER_DEPTH_MAX 3
 /* the record-writing triggers of one record run after its commit (more: before it) */
 #define TRIGGER_NESTED_MAX 16
+/* the (slot, command) pairs of one record deferred to after its commit (more: run before it) */
+#define TRIGGER_DEFERRED_MAX 32
 static u8 trigger_scratch[NR_CPUS][TRIGGER_DEPTH_MAX][BUF_PAGE_SIZE] __aligned(8);
 static u32 trigger_depth[NR_CPUS];
 /* per depth, the slots whose snapshot a trigger asked for after the record's commit */
-static u32 trigger_snap_after[NR_CPUS][TRIGGER_DEPTH_MAX + 1];
+static u64 trigger_snap_after[NR_CPUS][TRIGGER_DEPTH_MAX + 1];
 /* a char * field's string, as filter_pred_pchar() copies it (USTRING_BUF_SIZE) */
 #define TRIG_STR_BUF 1024
 static u8 trigger_str[NR_CPUS][TRIG_STR_BUF];
@@ -306,7 +308,7 @@ static notrace int probe_regs_unwind(struct percpu *pc, struct pt_regs *regs, un
 
 /* A kernel_stack record of calls[0..n) in slots (recording on this cpu): its common fields
  * those of hdr (the event's, type aside) or, hdr NULL, this context's; pad: stack_entry.pad. */
-static notrace void put_kernel_stack(struct percpu *pc, u32 slots, const void *hdr, unsigned long irqflags,
+static notrace void put_kernel_stack(struct percpu *pc, u64 slots, const void *hdr, unsigned long irqflags,
 				     const unsigned long *calls, int n, int pad)
 {
 	struct stack_entry *e = trace_event_buffer_reserve_slots(slots, sizeof(*e) + n * sizeof(long),
@@ -330,7 +332,7 @@ static notrace void trig_stack(u32 slot, unsigned long irqflags, unsigned long w
 {
 	struct percpu *pc = this_cpu();
 	unsigned long calls[FTRACE_STACK_MAX];
-	u32 slots = 1U << slot;
+	u64 slots = 1ULL << slot;
 	int n = 1;
 
 	calls[0] = writer;
@@ -376,16 +378,16 @@ static notrace int user_stack_walk(struct task_struct *t, unsigned long *calls, 
 	return n;
 }
 
-notrace void trace_event_opt_stacks(u32 slots, const void *ent, unsigned long writer, unsigned long bp)
+notrace void trace_event_opt_stacks(u64 slots, const void *ent, unsigned long writer, unsigned long bp)
 {
 	struct percpu *pc = this_cpu();
-	u32 opts = READ_ONCE(trace_control.stack_opts), kslots, uslots;
+	u64 kslots, uslots;
 	unsigned long calls[FTRACE_STACK_MAX];
 	struct trace_entry hdr;
 
 	slots &= trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
-	kslots = slots & opts;
-	uslots = slots & opts >> TRACE_USTACK_SHIFT;
+	kslots = slots & READ_ONCE(trace_control.stack_opts);
+	uslots = slots & READ_ONCE(trace_control.ustack_opts);
 	if (!(kslots | uslots))
 		return;
 	trig_copy(&hdr, ent, sizeof(hdr));	/* the event's trace_ctx: both stacks show it */
@@ -445,7 +447,7 @@ notrace void event_trigger_snapshot_after_record(u32 slot)
 	if (!depth || depth > TRIGGER_DEPTH_MAX)
 		event_trigger_snapshot(slot);
 	else
-		trigger_snap_after[pc->h.cpu][depth] |= 1U << slot;
+		trigger_snap_after[pc->h.cpu][depth] |= 1ULL << slot;
 }
 
 /* the count of a counted trigger: false when it is used up; else taken (when take) */
@@ -481,7 +483,7 @@ static notrace void trig_hist_enable(const struct event_trigger *t, bool enable)
 static notrace void trig_run(const struct event_trigger *t, const void *rec, unsigned long irqflags,
 			     unsigned long writer, unsigned long bp, unsigned long hist_bp)
 {
-	u32 bit = 1U << t->slot;
+	u64 bit = 1ULL << t->slot;
 
 	switch (t->cmd) {
 	case ETT_TRACEON:
@@ -537,13 +539,32 @@ static __always_inline u32 trig_class(u32 cmd)
 	return cmd == ETT_TRACEON ? ETT_TRACEOFF : cmd == ETT_DISABLE_HIST ? ETT_ENABLE_HIST : cmd;
 }
 
-notrace void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u32 pid_slots,
+/* (slot, command class) of a deferred trigger, as trig_deferred[] keeps it */
+static __always_inline u16 trig_deferred_key(const struct event_trigger *t)
+{
+	return t->slot << 8 | trig_class(t->cmd);
+}
+
+static __always_inline bool trig_is_deferred(const u16 *deferred, u32 n, u16 key)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (deferred[i] == key)
+			return true;
+	return false;
+}
+
+notrace void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u64 pid_slots,
 				   unsigned long irqflags, unsigned long writer, unsigned long bp,
 				   unsigned long hist_bp)
 {
 	struct percpu *pc = this_cpu();
-	u32 type = file->type, nr = READ_ONCE(event_triggers.nr), i, first, trig, slots;
-	u64 tt = 0;	/* per slot (8 bits each), the deferred commands' classes */
+	u32 type = file->type, nr = READ_ONCE(event_triggers.nr), i, first;
+	u64 trig, slots;
+	/* the deferred commands' (slot, class): all their triggers run after the commit */
+	u16 deferred[TRIGGER_DEFERRED_MAX];
+	u32 n_deferred = 0;
 	u16 nested[TRIGGER_NESTED_MAX];	/* the matched triggers that write records of their own */
 	u32 n_nested = 0;
 	struct trace_write w;
@@ -554,7 +575,7 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 	trigger_depth[pc->h.cpu]++;
 	trigger_snap_after[pc->h.cpu][trigger_depth[pc->h.cpu] % (TRIGGER_DEPTH_MAX + 1)] = 0;
 	first = event_triggers.first[type];
-	trig = READ_ONCE(file->slots) >> EVENT_TRIGGER_SHIFT;
+	trig = READ_ONCE(file->triggers);
 	/*
 	 * event_triggers_call(): a file without TRIGGER_COND runs its triggers before the
 	 * record (__trace_trigger_soft_disabled); one with it, those whose filter matches,
@@ -586,15 +607,18 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 			 * before event_triggers_call() swapped it out, so the snapshot ends with the
 			 * record that triggered it.
 			 */
-			if ((t->flags & ETF_POST) || t->cmd == ETT_SNAPSHOT) {
-				tt |= 1UL << (8 * t->slot + trig_class(t->cmd));
+			if (((t->flags & ETF_POST) || t->cmd == ETT_SNAPSHOT) &&
+			    (trig_is_deferred(deferred, n_deferred, trig_deferred_key(t)) ||
+			     n_deferred < TRIGGER_DEFERRED_MAX)) {
+				if (!trig_is_deferred(deferred, n_deferred, trig_deferred_key(t)))
+					deferred[n_deferred++] = trig_deferred_key(t);
 				continue;
 			}
 		}
 		trig_run(t, rec, irqflags, writer, bp, hist_bp);
 	}
 	/* the record, in the slots that record it now (triggers may have changed them) */
-	slots = dyn_file_slots(READ_ONCE(file->slots), type) & pid_slots & EVENT_SLOTS_MASK;
+	slots = dyn_file_slots(READ_ONCE(file->slots), type) & pid_slots;
 	dst = trace_event_reserve_inline(pc, slots, len, &w);
 	if (dst) {
 		trig_copy(dst, rec, len);
@@ -611,16 +635,16 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 			trig_run(t, rec, irqflags, writer, bp, hist_bp);
 	}
 	/* event_triggers_post_call(): every trigger of a deferred command */
-	for (i = first; tt && i < nr && event_triggers.trigger[i].type == type; i++) {
+	for (i = first; n_deferred && i < nr && event_triggers.trigger[i].type == type; i++) {
 		const struct event_trigger *t = &event_triggers.trigger[i];
 
 		if (!(trig >> t->slot & 1) || (t->flags & ETF_PAUSED) ||
-		    !(tt >> (8 * t->slot + trig_class(t->cmd)) & 1))
+		    !trig_is_deferred(deferred, n_deferred, trig_deferred_key(t)))
 			continue;
 		trig_run(t, rec, irqflags, writer, bp, hist_bp);
 	}
 	for (slots = trigger_snap_after[pc->h.cpu][trigger_depth[pc->h.cpu] % (TRIGGER_DEPTH_MAX + 1)]; slots;
 	     slots &= slots - 1)
-		event_trigger_snapshot(__builtin_ctz(slots));
+		event_trigger_snapshot(__builtin_ctzll(slots));
 	trigger_depth[pc->h.cpu]--;
 }

@@ -9,7 +9,12 @@
 #include "../include/trace/trace_pid.h"
 #include "../include/trace/ftrace.h"
 
-struct trace_pid_control trace_pid_control;
+/* the top level's set_event_pid and set_event_notrace_pid (an instance's are allocated) */
+static struct trace_pid_bits trace_pid_top[2];
+struct trace_pid_control trace_pid_control = {
+	.pids = { [0] = &trace_pid_top[0] },
+	.notrace_pids = { [0] = &trace_pid_top[1] },
+};
 /* fork and free update the lists from any cpu; the host changes them with every cpu stopped */
 static notrace_spinlock_t trace_pid_lock;
 
@@ -27,25 +32,25 @@ static notrace void pid_bit(struct trace_pid_bits *b, pid_t pid, bool on)
 }
 
 /* The slots among `slots` whose list in `lists` holds pid. */
-static notrace u32 slots_holding(u32 slots, const struct trace_pid_bits *lists, pid_t pid)
+static notrace u64 slots_holding(u64 slots, struct trace_pid_bits *const *lists, pid_t pid)
 {
-	u32 held = 0;
+	u64 held = 0;
 
 	while (slots) {
-		int s = __builtin_ctz(slots);
+		int s = __builtin_ctzll(slots);
 
 		slots &= slots - 1;
-		if (trace_pid_test(&lists[s], pid))
-			held |= 1U << s;
+		if (trace_pid_test(lists[s], pid))
+			held |= 1ULL << s;
 	}
 	return held;
 }
 
 /* !trace_ignore_this_task(), for each slot with a list */
-notrace u32 trace_pid_event_slots(u32 slots, pid_t pid)
+notrace u64 trace_pid_event_slots(u64 slots, pid_t pid)
 {
-	u32 listed = slots & trace_pid_control.event_pids;
-	u32 unlisted = slots & trace_pid_control.event_notrace_pids;
+	u64 listed = slots & trace_pid_control.event_pids;
+	u64 unlisted = slots & trace_pid_control.event_notrace_pids;
 
 	return slots & ~(listed & ~slots_holding(listed, trace_pid_control.pids, pid))
 		     & ~slots_holding(unlisted, trace_pid_control.notrace_pids, pid);
@@ -56,13 +61,13 @@ notrace u32 trace_pid_event_slots(u32 slots, pid_t pid)
  * tasks are in set_event_notrace_pid, or neither is in set_event_pid (so a
  * task in both lists still shows its switches).
  */
-notrace u32 trace_pid_switch_slots(u32 slots, pid_t prev, pid_t next)
+notrace u64 trace_pid_switch_slots(u64 slots, pid_t prev, pid_t next)
 {
-	u32 listed = slots & trace_pid_control.event_pids;
-	u32 unlisted = slots & trace_pid_control.event_notrace_pids;
-	u32 either = slots_holding(listed, trace_pid_control.pids, prev) |
+	u64 listed = slots & trace_pid_control.event_pids;
+	u64 unlisted = slots & trace_pid_control.event_notrace_pids;
+	u64 either = slots_holding(listed, trace_pid_control.pids, prev) |
 		     slots_holding(listed, trace_pid_control.pids, next);
-	u32 both = slots_holding(slots_holding(unlisted, trace_pid_control.notrace_pids, prev),
+	u64 both = slots_holding(slots_holding(unlisted, trace_pid_control.notrace_pids, prev),
 				 trace_pid_control.notrace_pids, next);
 
 	return slots & ~(listed & ~either) & ~both;
@@ -111,24 +116,24 @@ static notrace void ftrace_pid_remove(s32 *pids, u32 nr, pid_t pid)
 /* trace_filter_add_remove_task(list, self, task): self is NULL for an exit */
 notrace void trace_pid_follow_fork(struct task_struct *parent, struct task_struct *child)
 {
-	u32 events = trace_pid_control.event_fork, functions = trace_pid_control.function_fork;
+	u64 events = trace_pid_control.event_fork, functions = trace_pid_control.function_fork;
 	unsigned long flags;
 
 	flags = arch_local_irq_save();
 	notrace_spin_lock(&trace_pid_lock);
 	while (events) {
-		int s = __builtin_ctz(events);
+		int s = __builtin_ctzll(events);
 
 		events &= events - 1;
-		if (trace_pid_control.event_pids & (1U << s) &&
-		    trace_pid_test(&trace_pid_control.pids[s], parent->pid))
-			pid_bit(&trace_pid_control.pids[s], child->pid, true);
-		if (trace_pid_control.event_notrace_pids & (1U << s) &&
-		    trace_pid_test(&trace_pid_control.notrace_pids[s], parent->pid))
-			pid_bit(&trace_pid_control.notrace_pids[s], child->pid, true);
+		if (trace_pid_control.event_pids & (1ULL << s) &&
+		    trace_pid_test(trace_pid_control.pids[s], parent->pid))
+			pid_bit(trace_pid_control.pids[s], child->pid, true);
+		if (trace_pid_control.event_notrace_pids & (1ULL << s) &&
+		    trace_pid_test(trace_pid_control.notrace_pids[s], parent->pid))
+			pid_bit(trace_pid_control.notrace_pids[s], child->pid, true);
 	}
 	while (functions) {
-		int s = __builtin_ctz(functions);
+		int s = __builtin_ctzll(functions);
 		struct ftrace_slot_state *st = &ftrace_control.slots[s];
 
 		functions &= functions - 1;
@@ -143,20 +148,20 @@ notrace void trace_pid_follow_fork(struct task_struct *parent, struct task_struc
 
 notrace void trace_pid_follow_free(struct task_struct *task)
 {
-	u32 events = trace_pid_control.event_fork, functions = trace_pid_control.function_fork;
+	u64 events = trace_pid_control.event_fork, functions = trace_pid_control.function_fork;
 	unsigned long flags;
 
 	flags = arch_local_irq_save();
 	notrace_spin_lock(&trace_pid_lock);
 	while (events) {
-		int s = __builtin_ctz(events);
+		int s = __builtin_ctzll(events);
 
 		events &= events - 1;
-		pid_bit(&trace_pid_control.pids[s], task->pid, false);
-		pid_bit(&trace_pid_control.notrace_pids[s], task->pid, false);
+		pid_bit(trace_pid_control.pids[s], task->pid, false);
+		pid_bit(trace_pid_control.notrace_pids[s], task->pid, false);
 	}
 	while (functions) {
-		int s = __builtin_ctz(functions);
+		int s = __builtin_ctzll(functions);
 		struct ftrace_slot_state *st = &ftrace_control.slots[s];
 
 		functions &= functions - 1;

@@ -27,18 +27,19 @@ struct probe_stage probe_stage[NR_CPUS];
 
 /* a kprobe event's file is its kg_probe's head (the trigger's enable_event target too) */
 _Static_assert(offsetof(struct kg_probe, slots) == offsetof(struct trace_event_file, slots) &&
+	       offsetof(struct kg_probe, triggers) == offsetof(struct trace_event_file, triggers) &&
 	       offsetof(struct kg_probe, type) == offsetof(struct trace_event_file, type),
 	       "kg_probe starts as a trace_event_file");
 
 /*
  * kprobe_trace_func()'s trace_trigger_soft_disabled() for an event with
- * triggers (EVENT_TRIGGER_SHIFT bits of its file's slots): rec, filled in
- * this cpu's event_trigger_scratch(), goes through the triggers and is
- * committed in the slots that record the event (its low bits) by them.
+ * triggers (its file's `triggers`): rec, filled in this cpu's
+ * event_trigger_scratch(), goes through the triggers and is committed in
+ * the slots that record the event (its file's `slots`) by them.
  */
 notrace void probe_trigger_commit(const struct trace_event_file *file, void *rec, u32 len, unsigned long irqflags)
 {
-	event_triggers_record(file, rec, len, trace_pid_filter_event(this_cpu(), EVENT_SLOTS_MASK), irqflags,
+	event_triggers_record(file, rec, len, trace_pid_filter_event(this_cpu(), ~0ULL), irqflags,
 			      (unsigned long)probe_trigger_commit, (unsigned long)__builtin_frame_address(0), (unsigned long)__builtin_frame_address(0));
 }
 
@@ -81,14 +82,15 @@ static notrace void kg_record_triggered(const struct trace_event_file *file, con
 /* The record the host staged on this cpu, written as a probe's writer with ctx writes it. */
 static notrace void probe_stage_commit_ctx(struct probe_stage *st, struct kg_ctx ctx)
 {
-	u32 len = st->len, slots = dyn_file_slots(st->slots, st->type);
+	u32 len = st->len;
+	u64 slots = dyn_file_slots(st->slots, st->type), triggers = st->triggers;
 
-	if (len <= PROBE_STAGE_MAX && (slots >> EVENT_TRIGGER_SHIFT)) {
-		struct trace_event_file file = { slots, st->type, 0 };
+	if (len <= PROBE_STAGE_MAX && triggers) {
+		struct trace_event_file file = { .slots = slots, .triggers = triggers, .type = st->type };
 
 		kg_record_triggered(&file, st->data, len, ctx);
 	} else if (len <= PROBE_STAGE_MAX) {
-		struct trace_event_file file = { slots, st->type, 0 };
+		struct trace_event_file file = { .slots = slots, .type = st->type };
 		struct trace_entry *rec;
 
 		preempt_disable();	/* the record shows the probed context's count */
@@ -433,10 +435,10 @@ static __always_inline u32 kg_head(const struct kg_probe *kp, u8 *body, u64 addr
 
 /* One record of a probe whose arguments are all plain registers: its size is
  * known, so it is written straight into the ring (no staging copy). */
-static __always_inline void kg_record_plain(const struct kg_probe *kp, u32 slots, u64 addr, u64 ret_ip,
+static __always_inline void kg_record_plain(const struct kg_probe *kp, u64 slots, u64 addr, u64 ret_ip,
 					    struct pt_regs *regs, struct kg_ctx ctx)
 {
-	struct trace_event_file file = { slots, kp->type, 0 };
+	struct trace_event_file file = { .slots = slots, .type = kp->type };
 	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg], *end = a + kp->nargs;
 	u32 head = kp->is_return ? 16 : 8;
 	u32 len = sizeof(struct trace_entry) + head + kp->args_size;
@@ -489,17 +491,17 @@ notrace int kg_record_body(struct kg_probe *kp, u64 addr, u64 ret_ip, u64 ip, st
 	return pos;
 }
 
-static notrace void kg_record(struct kg_probe *kp, u32 slots, u64 addr, u64 ret_ip, u64 ip,
+static notrace void kg_record(struct kg_probe *kp, u64 slots, u64 addr, u64 ret_ip, u64 ip,
 			      struct pt_regs *regs, u8 *body, struct kg_ctx ctx)
 {
-	struct trace_event_file file = { slots, kp->type, 0 };
+	struct trace_event_file file = { .slots = slots, .type = kp->type };
 	int len = kg_record_body(kp, addr, ret_ip, ip, regs, body);
 	u32 pos = len;
 	struct trace_entry *rec;
 
 	if (len < 0)
 		return;
-	if (slots >> EVENT_TRIGGER_SHIFT) {	/* its file is kp's head */
+	if (READ_ONCE(kp->triggers)) {	/* its file is kp's head */
 		kg_record_triggered((const struct trace_event_file *)kp, body, pos, ctx);
 		return;
 	}
@@ -641,7 +643,8 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 	struct kg_inst *in = NULL;
 	struct kprobe_perf_call *perf;
 	struct kg_probe *kp;
-	u32 *link, i = 0, p, slots;
+	u32 *link, i = 0, p;
+	u64 slots, trig;
 
 	notrace_spin_lock(&kg_inst_lock);
 	for (link = kg_chain(task); *link;) {
@@ -668,6 +671,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 	p = in->probe % KG_MAX_PROBES;
 	kp = &kprobe_guest.probes[p];
 	slots = kp->is_return && i - kp->first_inst < kp->ninst ? kp->slots : 0;
+	trig = kp->is_return && i - kp->first_inst < kp->ninst ? kp->triggers : 0;
 	perf = kp->is_return && i - kp->first_inst < kp->ninst ? __atomic_load_n(&kprobe_perf_calls[p], __ATOMIC_ACQUIRE) : NULL;
 	caller = ret_addr;
 	for (link = &in->next; *link; link = &kprobe_guest.insts[*link - 1].next) {
@@ -682,7 +686,7 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 	kg_inst_put(i);
 	notrace_spin_unlock(&kg_inst_lock);
 	*(u64 *)slot = ret_addr;
-	if ((slots || perf) && !kg_busy[cpu]) {	/* kretprobe_dispatcher() */
+	if ((slots || trig || perf) && !kg_busy[cpu]) {	/* kretprobe_dispatcher() */
 		kg_busy[cpu] = 1;
 		regs->ip = caller;
 		/* __kretprobe_trace_func()'s fbuffer.regs: a stack from the return into the caller */
@@ -690,9 +694,9 @@ notrace unsigned long kretprobe_guest_return(struct pt_regs *regs)
 		this_cpu()->trace_opt_regs_ftrace = 0;
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
 		slots = dyn_file_slots(slots, kp->type);	/* hit, if soft-disabled */
-		if (!slots)
+		if (!(slots | trig))
 			;
-		else if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
+		else if (likely(kp->plain && !trig))
 			kg_record_plain(kp, slots, func, ret_addr, regs, (struct kg_ctx){ regs->flags, 0 });
 		else
 			kg_record(kp, slots, func, ret_addr, caller, regs, kg_body[cpu], (struct kg_ctx){ regs->flags, 0 });
@@ -714,7 +718,8 @@ static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *re
 
 	if (unlikely(kg_busy[cpu])) {	/* reentered: kprobes_inc_nmissed_count() */
 		for (; p; p = kprobe_guest.probes[p - 1].next)
-			if (kprobe_guest.probes[p - 1].slots || kprobe_perf_calls[p - 1])
+			if (kprobe_guest.probes[p - 1].slots || kprobe_guest.probes[p - 1].triggers ||
+			    kprobe_perf_calls[p - 1])
 				__atomic_add_fetch(&kprobe_guest.probes[p - 1].nmissed, 1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -722,10 +727,10 @@ static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *re
 	for (; p; p = kprobe_guest.probes[p - 1].next) {
 		struct kg_probe *kp = &kprobe_guest.probes[p - 1];
 		struct kprobe_perf_call *perf;
-		u32 slots = kp->slots;
+		u64 slots = kp->slots, trig = kp->triggers;
 
 		perf = __atomic_load_n(&kprobe_perf_calls[p - 1], __ATOMIC_ACQUIRE);
-		if (!slots && !perf)
+		if (!(slots | trig) && !perf)
 			continue;
 		if (kp->is_return) {	/* its hits count at the return */
 			kg_kret_entry(kp, p - 1, pt->addr, regs);
@@ -733,9 +738,9 @@ static __always_inline void kg_hit(const struct kg_point *pt, struct pt_regs *re
 		}
 		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
 		slots = dyn_file_slots(slots, kp->type);	/* hit, if soft-disabled */
-		if (!slots)
+		if (!(slots | trig))
 			;
-		else if (likely(kp->plain && !(slots >> EVENT_TRIGGER_SHIFT)))
+		else if (likely(kp->plain && !trig))
 			kg_record_plain(kp, slots, pt->addr, 0, regs, ctx);
 		else
 			kg_record(kp, slots, pt->addr, 0, pt->addr + 1, regs, kg_body[cpu], ctx);
@@ -852,13 +857,14 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 {
 	struct kg_probe *kp = &kprobe_guest.probes[probe % KG_MAX_PROBES];
 	int cpu = this_cpu()->h.cpu;
-	u32 slots = READ_ONCE(kp->slots), pos = kp->args_size;
+	u64 slots = READ_ONCE(kp->slots), trig = READ_ONCE(kp->triggers);
+	u32 pos = kp->args_size;
 	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg % KG_MAX_ARGS], *end = a + kp->nargs;
 	struct trace_event_file file;
 	struct trace_entry *out;
 	u8 *body = kg_body[cpu];
 
-	if (!slots)
+	if (!(slots | trig))
 		return;
 	if (kg_busy[cpu]) {
 		__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
@@ -873,7 +879,7 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 			return;
 		}
 	slots = dyn_file_slots(slots, kp->type);
-	if (slots >> EVENT_TRIGGER_SHIFT) {	/* the eprobe's own triggers: its file is kp's head */
+	if (trig) {	/* the eprobe's own triggers: its file is kp's head */
 		kg_record_triggered((const struct trace_event_file *)kp, body, pos, (struct kg_ctx){ irqflags, 0 });
 		kg_busy[cpu] = 0;
 		return;
@@ -882,7 +888,7 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 		kg_busy[cpu] = 0;
 		return;
 	}
-	file = (struct trace_event_file){ slots, kp->type, 0 };
+	file = (struct trace_event_file){ .slots = slots, .type = kp->type };
 	preempt_disable();
 	out = trace_event_buffer_reserve(&file, sizeof(*out) + pos);
 	if (out) {

@@ -5,11 +5,20 @@
  * tracefs_sim.trace.rb_page.PageWriter; the guest's pages must equal its.
  */
 #include "../include/kernel.h"
+#include "../include/mm.h"
+#include "../include/slab.h"
 #include "../include/trace/ring.h"
 #include "../include/trace/trace_pid.h"
 
-struct trace_control trace_control;
-struct buffer_data_page trace_pages[TRACE_SLOTS][NR_CPUS][TRACE_RING_PAGES] __aligned(4096);
+struct buffer_data_page trace_pages[NR_CPUS][TRACE_RING_PAGES] __aligned(4096);
+/* the top level's rings have their pages from the start (in the image: the host reads them
+ * before the kernel runs) */
+#define TOP_RING(cpu) [cpu] = { .pages = trace_pages[cpu] }
+struct trace_control trace_control = {
+	.rings = { [0] = { TOP_RING(0), TOP_RING(1), TOP_RING(2), TOP_RING(3),
+			   TOP_RING(4), TOP_RING(5), TOP_RING(6), TOP_RING(7) } },
+};
+_Static_assert(NR_CPUS == 8, "trace_control's initializer names every cpu's ring");
 
 /* trace_clock_local(): trace_clock_read() for callers outside the ring's fast path */
 notrace u64 trace_clock_local(struct percpu *pc)
@@ -38,7 +47,7 @@ static notrace void rb_reset_tail(struct buffer_data_page *page, u32 tail)
 
 static __always_inline struct buffer_data_page *rb_page(int slot, int cpu, u64 seq)
 {
-	return &trace_pages[slot][cpu][seq % TRACE_RING_PAGES];
+	return trace_control.rings[slot][cpu].pages + seq % TRACE_RING_PAGES;
 }
 
 /* Records are mostly whole quadwords: copy by 8 (each rep iteration costs an
@@ -192,7 +201,7 @@ static __always_inline void rb_commit(int slot, int cpu)
 notrace void *trace_event_buffer_reserve(const struct trace_event_file *file, u32 len)
 {
 	struct percpu *pc = this_cpu();
-	u32 slots = READ_ONCE(file->slots) & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
+	u64 slots = READ_ONCE(file->slots) & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
 	void *rec;
 
 	if (file->type >= TRACE_EVENT_FIRST_TYPE)	/* set_event_pid governs events, not function records */
@@ -207,7 +216,7 @@ notrace void *trace_event_buffer_reserve(const struct trace_event_file *file, u3
 }
 
 /* The reservation for the recording slots `slots` (not 0) of a record of len <= BUF_MAX_DATA_SIZE at ts. */
-notrace void *trace_event_buffer_reserve_slots(u32 slots, u32 len, u64 ts)
+notrace void *trace_event_buffer_reserve_slots(u64 slots, u32 len, u64 ts)
 {
 	struct percpu *pc = this_cpu();
 	int cpu = pc->h.cpu;
@@ -219,7 +228,7 @@ notrace void *trace_event_buffer_reserve_slots(u32 slots, u32 len, u64 ts)
 	if (!(slots & (slots - 1))) {
 		/* the host fell behind and the one slot's ring is full: rb_reserve()'s outcome
 		 * without its work, since a lagging reader makes this common */
-		struct trace_ring *r = &trace_control.rings[__builtin_ctz(slots)][cpu];
+		struct trace_ring *r = &trace_control.rings[__builtin_ctzll(slots)][cpu];
 
 		if (r->closed && r->reset_req == r->reset_done && r->seq + 1 - r->released >= TRACE_RING_PAGES) {
 			r->lost++;
@@ -227,7 +236,7 @@ notrace void *trace_event_buffer_reserve_slots(u32 slots, u32 len, u64 ts)
 		}
 	}
 	do {
-		int slot = __builtin_ctz(slots);
+		int slot = __builtin_ctzll(slots);
 
 		slots &= slots - 1;
 		rec = rb_reserve_fast(slot, cpu, ts, len);
@@ -252,11 +261,11 @@ notrace void trace_event_commit(const void *rec, u32 len)
 {
 	struct percpu *pc = this_cpu();
 	int cpu = pc->h.cpu;
-	u32 slots = pc->trace_slots_left, opt = pc->trace_opt_slots;
+	u64 slots = pc->trace_slots_left, opt = pc->trace_opt_slots;
 
 	rb_commit(pc->trace_slot, cpu);
 	while (unlikely(slots)) {
-		int slot = __builtin_ctz(slots);
+		int slot = __builtin_ctzll(slots);
 		void *copy = rb_reserve(slot, cpu, pc->trace_ts, len);
 
 		slots &= slots - 1;
@@ -281,4 +290,109 @@ notrace void trace_ring_tick(void)
 		pc->trace_pending = 0;
 		trace_doorbell();
 	}
+}
+
+
+/*
+ * An instance's buffers (allocate_trace_buffers() of instance_mkdir()): a ring of
+ * TRACE_RING_PAGES pages for each online cpu, in one block each (the host reads a ring's
+ * pages from its `pages`), and the set_event_pid bitmaps.  As 6.1's ring buffer, it may fail
+ * rather than ask the OOM killer (__GFP_RETRY_MAYFAIL); then nothing stays allocated.
+ */
+#define TRACE_RING_ORDER	6
+#define TRACE_SLOT_GFP		(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+_Static_assert(TRACE_RING_PAGES == 1 << TRACE_RING_ORDER, "a ring is one block of pages");
+_Static_assert(2 * sizeof(struct trace_pid_bits) == 2 * PAGE_SIZE, "a slot's two pid bitmaps are an order-1 block");
+
+struct trace_slot_mem {
+	struct rcu_head rcu;
+	struct buffer_data_page *pages[NR_CPUS];
+	struct trace_pid_bits *pid_bits;
+};
+
+static notrace void trace_slot_mem_free(struct trace_slot_mem *m)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		if (m->pages[cpu])
+			free_pages((unsigned long)m->pages[cpu], TRACE_RING_ORDER);
+	if (m->pid_bits)
+		free_pages((unsigned long)m->pid_bits, 1);
+}
+
+int trace_slot_alloc(u32 slot)
+{
+	struct trace_slot_mem m = { 0 };
+	unsigned long bits;
+	int cpu, i;
+
+	if (slot == 0 || slot >= TRACE_SLOTS)
+		return -EINVAL;
+	if (trace_control.rings[slot][0].pages || trace_pid_control.pids[slot])
+		return -EBUSY;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct page *page = alloc_pages(TRACE_SLOT_GFP, TRACE_RING_ORDER);
+
+		if (!page)
+			goto nomem;
+		m.pages[cpu] = page_address(page);
+	}
+	bits = __get_free_pages(TRACE_SLOT_GFP | __GFP_ZERO, 1);
+	if (!bits)
+		goto nomem;
+	/* no bit of the slot is set anywhere: no writer looks at its rings until the host sets one */
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct trace_ring *r = &trace_control.rings[slot][cpu];
+
+		memset(r, 0, sizeof(*r));
+		for (i = 0; i < TRACE_RING_PAGES; i++) {
+			m.pages[cpu][i].time_stamp = 0;
+			m.pages[cpu][i].commit = 0;
+		}
+		barrier();
+		WRITE_ONCE(r->pages, m.pages[cpu]);
+	}
+	trace_pid_control.pids[slot] = (struct trace_pid_bits *)bits;
+	trace_pid_control.notrace_pids[slot] = (struct trace_pid_bits *)bits + 1;
+	return 0;
+nomem:
+	trace_slot_mem_free(&m);
+	return -ENOMEM;
+}
+
+static notrace void trace_slot_free_rcu(struct rcu_head *head)
+{
+	struct trace_slot_mem *m = container_of(head, struct trace_slot_mem, rcu);
+
+	trace_slot_mem_free(m);
+	kfree(m);
+}
+
+/*
+ * instance_rmdir()'s free of the buffers: the slot's bits are all clear, so no writer starts
+ * on its rings; one that read a bit before may still be writing, so the memory goes back
+ * after a grace period (the slot itself may be made again at once).
+ */
+void trace_slot_free(u32 slot)
+{
+	struct trace_slot_mem *m, stack = { 0 };
+	int cpu;
+
+	if (slot == 0 || slot >= TRACE_SLOTS)
+		return;
+	m = kmalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		m = &stack;
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		m->pages[cpu] = trace_control.rings[slot][cpu].pages;
+		WRITE_ONCE(trace_control.rings[slot][cpu].pages, NULL);
+	}
+	m->pid_bits = trace_pid_control.pids[slot];
+	trace_pid_control.pids[slot] = NULL;
+	trace_pid_control.notrace_pids[slot] = NULL;
+	if (m == &stack)
+		trace_slot_mem_free(m);
+	else
+		call_rcu(&m->rcu, trace_slot_free_rcu);
 }

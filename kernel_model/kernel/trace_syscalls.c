@@ -19,7 +19,7 @@
 #define SC6(nr, sname, ...) SYSCALL_EVENT(nr, sname, 6, __VA_ARGS__)
 
 /* nargs of each syscall's enter event (the record holds that many args) */
-#define SYSCALL_EVENT(nr, sname, nargs, ...) [nr] = { 0, 0, nargs },
+#define SYSCALL_EVENT(nr, sname, n, ...) [nr] = { .nargs = n },
 struct trace_event_file syscall_enter_files[NR_syscalls] = {
 #include "syscall_events.h"
 };
@@ -36,7 +36,7 @@ static __always_inline void syscall_event_commit(const struct trace_event_file *
 	if (likely(!triggers))
 		trace_event_commit(rec, len);
 	else
-		event_triggers_record(file, rec, len, trace_pid_filter_event(this_cpu(), EVENT_SLOTS_MASK), irqflags,
+		event_triggers_record(file, rec, len, trace_pid_filter_event(this_cpu(), ~0ULL), irqflags,
 				      writer, (unsigned long)__builtin_frame_address(0), (unsigned long)__builtin_frame_address(0));
 }
 
@@ -52,12 +52,12 @@ notrace void ftrace_syscall_enter(struct pt_regs *regs, long id)
 	if ((unsigned long)id >= NR_syscalls)
 		return;
 	file = &syscall_enter_files[id];
-	if (!READ_ONCE(file->slots))
+	if (!(READ_ONCE(file->slots) | READ_ONCE(file->triggers)))
 		return;
 	nargs = file->nargs;
 	preempt_disable();	/* guard(preempt_notrace) of the syscall probes */
 	irqflags = arch_local_irq_save();
-	triggers = READ_ONCE(file->slots) >> EVENT_TRIGGER_SHIFT;
+	triggers = READ_ONCE(file->triggers);
 	if (unlikely(triggers))		/* the record first, for the triggers */
 		rec = event_trigger_scratch(offsetof(struct syscall_trace_enter, args) + sizeof(unsigned long) * nargs);
 	else
@@ -90,11 +90,11 @@ notrace void ftrace_syscall_exit(struct pt_regs *regs, long ret)
 	if ((unsigned long)id >= NR_syscalls)
 		return;
 	file = &syscall_exit_files[id];
-	if (!READ_ONCE(file->slots))
+	if (!(READ_ONCE(file->slots) | READ_ONCE(file->triggers)))
 		return;
 	preempt_disable();
 	irqflags = arch_local_irq_save();
-	triggers = READ_ONCE(file->slots) >> EVENT_TRIGGER_SHIFT;
+	triggers = READ_ONCE(file->triggers);
 	if (unlikely(triggers))
 		rec = event_trigger_scratch(sizeof(*rec));
 	else

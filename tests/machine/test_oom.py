@@ -2,7 +2,7 @@
 the allocator's slow path asks out_of_memory, which kills the process with the most memory
 (SIGKILL: status 137 as a shell reports it), prints 6.1's kernel log lines, marks it
 (oom:mark_victim), and retries once the victim's memory is back. oom_score_adj moves the
-choice; -1000 protects. The machines here have 96 MiB of RAM (programs get about 32 MiB), so
+choice; -1000 protects. The machines here have 96 MiB of RAM (programs get about 45 MiB), so
 that filling it takes a second or two."""
 import re
 import time
@@ -72,18 +72,18 @@ def test_a_program_touching_memory_without_end_is_killed(make_machine, run_progr
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("adj", ["0", "-1000"])
 def test_oom_score_adj_decides_the_victim(make_machine, adj):
-    """A process holding 20 MiB and one growing to 16: at the OOM the holder has more, and is
+    """A process holding 28 MiB and one growing to 24: at the OOM the holder has more, and is
     killed, after which the grower's allocation succeeds and it ends normally; with an
     oom_score_adj of -1000 the holder is never chosen: the grower is."""
     m = make_machine(cpus=2, workload="none", memory_mb=MEM)
     holder_out: list = []
-    holder = m.spawn(["memhog", "-a", adj, "-s", "6", "20"], holder_out.append)
-    started(holder, holder_out, b"memhog: 20 MiB touched\n")
+    holder = m.spawn(["memhog", "-a", adj, "-s", "6", "28"], holder_out.append)
+    started(holder, holder_out, b"memhog: 28 MiB touched\n")
     grower_out: list = []
-    grower = m.spawn(["memhog", "16"], grower_out.append)
+    grower = m.spawn(["memhog", "24"], grower_out.append)
     if adj == "0":
         assert holder.wait(90) == KILLED
-        assert grower.wait(60) == 0 and b"".join(grower_out) == b"memhog: 16 MiB touched\n"
+        assert grower.wait(60) == 0 and b"".join(grower_out) == b"memhog: 24 MiB touched\n"
         victim = holder
     else:
         assert grower.wait(90) == KILLED

@@ -1,4 +1,5 @@
 """machine.tracing: static keys, the guest's ring pages, drain/lost/reset, slots."""
+import errno
 import struct
 import threading
 import time
@@ -71,6 +72,7 @@ def test_static_key_patch_and_restore(make_machine, image):
     assert sites
     md = Cs(CS_ARCH_X86, CS_MODE_64)
     m.tracing.enable_event(switch, 0, True)
+    m.tracing.open_slot(3)
     m.tracing.enable_event(switch, 3, True)
     for entry in sites:
         code = m.read_memory(entry.code, 5)
@@ -286,6 +288,8 @@ def test_two_slots_each_get_the_records(make_machine, image):
     m = make_machine(cpus=2)
     getuid = events_by_name(image)["sys_enter_getuid"]
     setup_ids(m)
+    m.tracing.open_slot(1)
+    m.tracing.open_slot(2)
     for slot in (0, 1, 2):
         m.tracing.enable_event(getuid, slot, True)
     m.tracing.set_recording(0, True)
@@ -303,6 +307,7 @@ def test_full_first_slot_does_not_starve_the_next(make_machine, image):
     m = make_machine(cpus=1)
     getuid = events_by_name(image)["sys_enter_getuid"]
     setup_ids(m)
+    m.tracing.open_slot(1)
     for slot in (0, 1):
         m.tracing.enable_event(getuid, slot, True)
     m.tracing.set_recording(0, True)
@@ -441,6 +446,7 @@ def test_cpumask_keeps_a_slot_to_its_cpus(make_machine, image):
     m = make_machine(cpus=2)
     switch = events_by_name(image)["sched_switch"]
     setup_ids(m)
+    m.tracing.open_slot(1)
     for slot in (0, 1):
         m.tracing.enable_event(switch, slot, True)
         m.tracing.set_recording(slot, True)
@@ -450,3 +456,100 @@ def test_cpumask_keeps_a_slot_to_its_cpus(make_machine, image):
     only_cpu1 = {cpu for cpu, _, _ in records(drain_all(m.tracing, 0))}
     everywhere = {cpu for cpu, _, _ in records(drain_all(m.tracing, 1))}
     assert only_cpu1 == {1} and everywhere == {0, 1}
+
+
+def ring_pages(m, slot):
+    """Each cpu's ring page base of a slot (0: none), from trace_control."""
+    lay = m.tracing.layout
+    control = m.image.addr("trace_control")
+    return [struct.unpack("<Q", m.read_memory(control + lay.ring(slot, cpu) + lay.ring_page_base, 8))[0]
+            for cpu in range(lay.nr_cpus)]
+
+
+def pid_bitmaps(m, slot):
+    control = m.image.addr("trace_pid_control")
+    a = m.image.abi_value
+    return [struct.unpack("<Q", m.read_memory(control + a(f"trace_pid_control.{name}") + 8 * slot, 8))[0]
+            for name in ("pids", "notrace_pids")]
+
+
+def free_pages(m):
+    return struct.unpack("<Q", m.read_memory(m.image.addr("nr_free_pages"), 8))[0]
+
+
+def test_an_instance_slot_has_the_kernels_memory_while_open(make_machine, image):
+    """open_slot(): the kernel allocates a ring for each online cpu and the pid bitmaps
+    (instance_mkdir()'s allocate_trace_buffers()); the slot records; close_slot() gives
+    them back (after a grace period)."""
+    m = make_machine(cpus=2)
+    lay = m.tracing.layout
+    assert all(ring_pages(m, 0)) and all(pid_bitmaps(m, 0))    # the top level's: static
+    assert not any(ring_pages(m, 9)) and not any(pid_bitmaps(m, 9))
+    with pytest.raises(ValueError):
+        m.tracing.set_recording(9, True)                        # no buffers: nothing may write there
+    before = free_pages(m)
+    m.tracing.open_slot(9)
+    pages = ring_pages(m, 9)
+    assert all(pages[:2]) and not any(pages[2:])                # the online cpus' only
+    assert all(pid_bitmaps(m, 9))
+    assert before - free_pages(m) >= 2 * lay.ring_pages + 2
+    getuid = events_by_name(image)["sys_enter_getuid"]
+    setup_ids(m)
+    m.tracing.enable_event(getuid, 9, True)
+    m.tracing.set_recording(9, True)
+    m.tracing.pid_lists.set_event_pids(9, False, frozenset({1}))   # a list that lets none through
+    run(m, ["getuid-loop", "3"])
+    settle(m)
+    assert records(drain_all(m.tracing, 9)) == []
+    m.tracing.pid_lists.set_event_pids(9, False, None)
+    run(m, ["getuid-loop", "5"])
+    settle(m)
+    assert len(records(drain_all(m.tracing, 9))) == 5
+    m.tracing.set_cpumask(9, 0b10)
+    m.tracing.enable_event(getuid, 9, False)
+    m.tracing.set_recording(9, False)
+    m.tracing.close_slot(9)
+    assert not any(ring_pages(m, 9)) and not any(pid_bitmaps(m, 9))
+    deadline = time.monotonic() + 20
+    while free_pages(m) < before - 16 and time.monotonic() < deadline:   # call_rcu frees them
+        time.sleep(0.05)
+    assert free_pages(m) >= before - 16
+    # the slot opens again, its rings empty, every cpu in its mask
+    m.tracing.open_slot(9)
+    cpu_slots = m.image.addr("trace_control") + lay.control_cpu_slots
+    assert all(struct.unpack("<Q", m.read_memory(cpu_slots + 8 * cpu, 8))[0] >> 9 & 1 for cpu in range(2))
+    m.tracing.enable_event(getuid, 9, True)
+    m.tracing.set_recording(9, True)
+    run(m, ["getuid-loop", "2"])
+    settle(m)
+    assert len(records(drain_all(m.tracing, 9))) == 2
+
+
+def test_no_memory_for_an_instance_is_enomem_and_allocates_nothing(make_machine):
+    """A kernel short of memory fails the allocation (ENOMEM, no OOM kill: 6.1's ring buffer
+    allocates with __GFP_RETRY_MAYFAIL) and keeps nothing of it."""
+    m = make_machine(cpus=8, memory_mb=96)
+    opened = []
+    with pytest.raises(OSError) as failed:
+        for slot in range(1, 64):
+            m.tracing.open_slot(slot)
+            opened.append(slot)
+    assert failed.value.errno == errno.ENOMEM
+    assert 0 < len(opened) < 63
+    slot = opened[-1] + 1
+    assert not any(ring_pages(m, slot)) and not any(pid_bitmaps(m, slot))
+    before = free_pages(m)
+    with pytest.raises(OSError):
+        m.tracing.open_slot(slot)
+    assert abs(free_pages(m) - before) < 64       # (the kernel's own work meanwhile aside)
+    assert b"Out of memory" not in m.console_output()
+    m.tracing.close_slot(opened[0])
+    deadline = time.monotonic() + 20
+    while True:                                   # its memory is back after a grace period
+        try:
+            m.tracing.open_slot(slot)
+            break
+        except OSError:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    assert all(ring_pages(m, slot))

@@ -57,6 +57,8 @@ def test_traceoff_at_the_function_turns_the_slot_off_in_the_guest(machine):
 def test_counted_traceon_acts_only_on_a_change_and_counts_down(machine):
     sites, tracing = machine.sites, machine.tracing
     counter = ProbeCounter(2)
+    tracing.open_slot(1)
+    tracing.open_slot(2)
     sites.set_probes([FunctionProbe(GETUID, PROBE_TRACEON_COUNT, 1, counter)])
     tracing.set_recording(1, True)
     getuid_loop(machine, 3)
@@ -128,7 +130,7 @@ def test_bad_tables_change_nothing(machine):
     with pytest.raises(KeyError):
         sites.set_probes([FunctionProbe("no_such_function", PROBE_TRACEOFF, 0, None)])
     with pytest.raises(ValueError):
-        sites.set_probes([FunctionProbe(GETUID, PROBE_TRACEOFF, 9, None)])
+        sites.set_probes([FunctionProbe(GETUID, PROBE_TRACEOFF, 64, None)])
     with pytest.raises(OSError):
         sites.set_probes([FunctionProbe(GETUID, PROBE_TRACEOFF, 0, None)] * 5000)
     assert [n for n, _, _ in sites.enabled()] == [GETUID] and sites.patched_count == 1

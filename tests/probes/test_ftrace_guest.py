@@ -259,6 +259,7 @@ def test_interrupt_handlers_are_traced_in_hardirq_context(machine):
 
 def test_slots_record_independently(machine):
     sites = machine.sites
+    machine.tracing.open_slot(2)
     machine.tracing.set_recording(2, True)
     sites.set_function(0, frozenset({"vfs_read"}))
     sites.set_function(2, frozenset({"ksys_read"}))
@@ -284,6 +285,7 @@ def test_fast_and_general_paths_write_the_same_records(machine):
     sites.set_function(0, funcs)
     proc, _ = run(machine, ["cat", "/etc/passwd"])
     fast = calls(0, proc.pid)
+    machine.tracing.open_slot(2)
     machine.tracing.set_recording(2, True)
     sites.set_function(2, funcs)
     proc, _ = run(machine, ["cat", "/etc/passwd"])
@@ -306,7 +308,8 @@ def test_kprobe_hook_stages_a_record_committed_by_the_guest(machine):
         ret = struct.unpack("<Q", ctx.read(sp, 8))[0]
         hits.append((ip, ret))
         body = struct.pack("<QQ", ip, ret)
-        ctx.write(stage.addr + ctx.cpu * stage_size + 4, struct.pack("<HHII", 999, 0, 1, flags) + body)
+        # type, pad, irqflags, pad, slots (slot 0), triggers (none), then the body
+        ctx.write(stage.addr + ctx.cpu * stage_size + 4, struct.pack("<HHIIQQ", 999, 0, flags, 0, 1, 0) + body)
         ctx.write(stage.addr + ctx.cpu * stage_size, struct.pack("<I", len(body)))
 
     handle = machine.add_code_hook(image.addr("ftrace_kprobe_hook"), on_hit)

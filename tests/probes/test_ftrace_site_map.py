@@ -19,7 +19,7 @@ def read_map(m):
     """(state, index + 1) of every entry."""
     lay = FtraceLayout.of(m.image)
     raw = m.read_memory(m.image.addr("ftrace_site_map"), lay.map_entry_size * lay.map_entries)
-    return [(raw[at:at + 4], struct.unpack_from("<H", raw, at + lay.map_entry_index)[0])
+    return [(struct.unpack_from("<QQBB", raw, at), struct.unpack_from("<H", raw, at + lay.map_entry_index)[0])
             for at in range(0, len(raw), lay.map_entry_size)]
 
 
@@ -43,5 +43,5 @@ def test_every_site_maps_to_its_index_and_nothing_else_maps(machine, started_fir
     assert {slot: index for slot, (_, index) in enumerate(table) if index} == expected
     # the state sits in the site's own entry; entries without a site hold none
     vfs_read = (sites.address("vfs_read") - text) // sites.layout.map_grain
-    assert {slot: state for slot, (state, _) in enumerate(table) if any(state)} == {vfs_read: bytes([0b100, 0, 0, 0])}
+    assert {slot: state for slot, (state, _) in enumerate(table) if any(state)} == {vfs_read: (0b100, 0, 0, 0)}
 

@@ -492,6 +492,28 @@ def test_instances_beyond_the_guest_slots_are_enomem(sim):
     assert errno_of(sim.s.instances.create, "one-more") == errno.ENOMEM
     sim.s.instances.remove("i3")
     assert sim.s.instances.create("again").slot == 4
+    assert sim.guest.open_slots == set(range(1, sim.guest.nr_slots))
+
+
+def test_an_instance_has_buffers_from_mkdir_to_rmdir(sim):
+    foo = sim.s.instances.create("foo")
+    assert sim.guest.open_slots == {foo.slot}
+    sim.s.instances.remove("foo")
+    assert sim.guest.open_slots == set()
+    assert errno_of(sim.s.instances.remove, "foo") == errno.ENOENT
+
+
+def test_no_memory_for_the_buffers_is_enomem_and_changes_nothing(sim):
+    sim.guest.buffers = 2              # the kernel has memory for two instances' buffers
+    a, b = sim.s.instances.create("a"), sim.s.instances.create("b")
+    assert errno_of(sim.s.instances.create, "c") == errno.ENOMEM
+    assert sim.s.instances.get("c") is None
+    assert [array.slot for array in sim.s.instances] == [a.slot, b.slot]
+    assert sim.guest.open_slots == {a.slot, b.slot}
+    assert errno_of(sim.s.instances.create, "a") == errno.EEXIST
+    sim.s.instances.remove("a")
+    c = sim.s.instances.create("c")   # a's memory and its slot (the lowest free) serve again
+    assert c.slot == a.slot and sim.guest.open_slots == {b.slot, c.slot}
 
 
 def test_guest_ring_losses_count_as_dropped(sim):

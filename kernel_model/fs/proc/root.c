@@ -6,6 +6,7 @@
 #include "../../include/cputime.h"
 #include "internal.h"
 #include "../../include/loadavg.h"
+#include "../../include/mm.h"
 
 struct super_block *proc_sb;
 
@@ -99,6 +100,7 @@ static int proc_loadavg_show(struct seq_file *m, void *v)
 static int proc_meminfo_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "MemTotal:       %8lu kB\n", boot_params.ram_size >> 10);
+	seq_printf(m, "MemFree:        %8lu kB\n", (unsigned long)READ_ONCE(nr_free_pages) << (PAGE_SHIFT - 10));
 	return 0;
 }
 

@@ -46,16 +46,21 @@
 #define FTRACE_SITE_DIRECT	0x20	/* a BPF trampoline is called here too (an ftrace direct call) */
 
 struct ftrace_site_state {		/* host-written, one per site */
-	u8 func_slots;			/* bit s: slot s traces it with `function` */
-	u8 graph_slots;			/* bit s: slot s traces it with `function_graph` */
+	u64 func_slots;			/* bit s: slot s traces it with `function` */
+	u64 graph_slots;		/* bit s: slot s traces it with `function_graph` */
+	/* flags, kprobe and graph are one u32 the dispatcher's fast path reads */
 	u8 flags;
 	u8 kprobe;			/* != 0: the site calls ftrace_regs_caller, which runs the kprobe hook */
+	u8 graph;			/* graph_slots != 0 */
+	u8 pad;
+	u32 pad2;
 };
 
 struct ftrace_site_entry {		/* host-written: ftrace_site_map's entry of a site */
 	struct ftrace_site_state st;	/* all zero where no site is */
 	u16 index;			/* the site's index in __mcount_loc + 1; 0: no site */
 	u16 pad;
+	u32 pad2;
 };
 
 /*
@@ -113,28 +118,31 @@ struct ftrace_slot_state {		/* host-written, one per trace-array slot */
  * filter, no stack trace) takes no branch per slot: every branch ends an
  * emulated block, the unit the emulator's cost goes by. */
 struct ftrace_control {
+	u64 pid_filtered;		/* bit s: slot s has a pid list or a notrace pid list */
+	u64 stack_trace;		/* bit s: options/func_stack_trace of slot s */
+	u64 slow_slots;			/* pid_filtered | stack_trace | no_repeats: slots the fast path leaves alone */
+	u64 no_repeats;			/* bit s: options/func-no-repeats of slot s */
 	u32 max_graph_depth;		/* 0 = unlimited */
 	u32 graph_filtered;		/* set_graph_function is not empty */
-	u32 pid_filtered;		/* bit s: slot s has a pid list or a notrace pid list */
-	u32 stack_trace;		/* bit s: options/func_stack_trace of slot s */
 	u32 graph_skip_irqs;		/* options/funcgraph-irqs off: hardirq context not graphed */
-	u32 slow_slots;			/* pid_filtered | stack_trace | no_repeats: slots the fast path leaves alone */
-	u32 no_repeats;			/* bit s: options/func-no-repeats of slot s */
-	struct ftrace_slot_state slots[TRACE_SLOTS];
 	/* options/sleep-time off: not 0, a number the host changes each time it goes off (so that a
 	 * switch-out time taken before is not used); 0: on (6.1's fgraph_sleep_time) */
 	u32 sleep_time_off;
 	u32 graph_time_off;		/* options/graph-time off (6.1's !fgraph_graph_time) */
+	u32 pad;
+	struct ftrace_slot_state slots[TRACE_SLOTS];
 };
 
-_Static_assert(sizeof(struct ftrace_site_state) == 4, "ftrace_site_state layout");
-_Static_assert(sizeof(struct ftrace_site_entry) == 8, "ftrace_site_entry layout");
+_Static_assert(sizeof(struct ftrace_site_state) == 24, "ftrace_site_state layout");
+_Static_assert(offsetof(struct ftrace_site_state, flags) == 16 && offsetof(struct ftrace_site_state, kprobe) == 17 &&
+	       offsetof(struct ftrace_site_state, graph) == 18, "ftrace_site_state layout");
+_Static_assert(sizeof(struct ftrace_site_entry) == 32, "ftrace_site_entry layout");
 _Static_assert(!(FTRACE_MAP_ENTRIES & (FTRACE_MAP_ENTRIES - 1)), "the dispatcher masks indexes into ftrace_site_map");
 _Static_assert(sizeof(struct ftrace_slot_state) == 520, "ftrace_slot_state layout");
-_Static_assert(offsetof(struct ftrace_control, slow_slots) == 20, "ftrace_control layout");
+_Static_assert(offsetof(struct ftrace_control, slow_slots) == 16, "ftrace_control layout");
 _Static_assert(offsetof(struct ftrace_control, no_repeats) == 24, "ftrace_control layout");
-_Static_assert(offsetof(struct ftrace_control, slots) == 28, "ftrace_control layout");
-_Static_assert(sizeof(struct ftrace_control) == 28 + 520 * TRACE_SLOTS + 8, "ftrace_control layout");
+_Static_assert(offsetof(struct ftrace_control, slots) == 56, "ftrace_control layout");
+_Static_assert(sizeof(struct ftrace_control) == 56 + 520 * TRACE_SLOTS, "ftrace_control layout");
 
 /*
  * The stack tracer (kernel/trace_stack.c, Linux's kernel/trace/trace_stack.c):

@@ -10,22 +10,25 @@
 #include "../kernel.h"
 
 #define PROBE_STAGE_MAX 3072		/* payload bytes */
-#define PROBE_STAGE_SIZE 3088		/* sizeof(struct probe_stage), for asm */
+#define PROBE_STAGE_SIZE 3104		/* sizeof(struct probe_stage), for asm */
 
 struct probe_stage {			/* one per CPU, host-written */
 	volatile u32 len;		/* payload bytes after struct trace_entry; 0: nothing staged */
 	u16 type;			/* common_type (the event's id) */
 	u16 pad;
-	u32 slots;			/* trace-array slots that record it (anded with recording) */
 	u32 irqflags;			/* eflags of the probed context (the IF bit gives 'd') */
+	u32 pad2;
+	u64 slots;			/* trace-array slots that record it (anded with recording) */
+	u64 triggers;			/* the slots whose triggers it goes through */
 	u8 data[PROBE_STAGE_MAX];	/* the record body: what follows the 8-byte common header */
 };
 
 _Static_assert(offsetof(struct probe_stage, type) == 4, "probe_stage layout");
-_Static_assert(offsetof(struct probe_stage, slots) == 8, "probe_stage layout");
-_Static_assert(offsetof(struct probe_stage, irqflags) == 12, "probe_stage layout");
-_Static_assert(offsetof(struct probe_stage, data) == 16, "probe_stage layout");
-_Static_assert(sizeof(struct probe_stage) == PROBE_STAGE_SIZE && PROBE_STAGE_SIZE == 16 + PROBE_STAGE_MAX,
+_Static_assert(offsetof(struct probe_stage, irqflags) == 8, "probe_stage layout");
+_Static_assert(offsetof(struct probe_stage, slots) == 16, "probe_stage layout");
+_Static_assert(offsetof(struct probe_stage, triggers) == 24, "probe_stage layout");
+_Static_assert(offsetof(struct probe_stage, data) == 32, "probe_stage layout");
+_Static_assert(sizeof(struct probe_stage) == PROBE_STAGE_SIZE && PROBE_STAGE_SIZE == 32 + PROBE_STAGE_MAX,
 	       "probe_stage layout");
 
 extern struct probe_stage probe_stage[NR_CPUS];
@@ -85,7 +88,8 @@ struct kg_arg {				/* one argument's fetch program */
 };
 
 struct kg_probe {
-	volatile u32 slots;		/* trace-array slots of its event; 0: disabled */
+	volatile u64 slots;		/* trace-array slots of its event; 0: disabled */
+	volatile u64 triggers;		/* the slots with triggers on its event */
 	u16 type;			/* the event's id */
 	u16 nargs;
 	u32 first_arg;			/* index in kg_args */
@@ -154,20 +158,20 @@ struct kprobe_guest {
 
 _Static_assert(sizeof(struct kg_arg) == 96, "kg_arg layout");
 _Static_assert(offsetof(struct kg_arg, imm) == 16, "kg_arg layout");
-_Static_assert(sizeof(struct kg_probe) == 56, "kg_probe layout");
-_Static_assert(offsetof(struct kg_probe, first_inst) == 40, "kg_probe layout");
+_Static_assert(sizeof(struct kg_probe) == 72, "kg_probe layout");
+_Static_assert(offsetof(struct kg_probe, first_inst) == 56, "kg_probe layout");
 _Static_assert(sizeof(struct kg_inst) == 48, "kg_inst layout");
-_Static_assert(offsetof(struct kg_probe, nhit) == 24, "kg_probe layout");
+_Static_assert(offsetof(struct kg_probe, nhit) == 40, "kg_probe layout");
 _Static_assert(sizeof(struct kg_point) == 32, "kg_point layout");
 _Static_assert(offsetof(struct kprobe_guest, order) == 8, "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, points) == 8 + 2 * KG_MAX_POINTS, "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, probes) == 8 + 34 * KG_MAX_POINTS, "kprobe_guest layout");
-_Static_assert(offsetof(struct kprobe_guest, args) == 8 + 34 * KG_MAX_POINTS + 56 * KG_MAX_PROBES,
+_Static_assert(offsetof(struct kprobe_guest, args) == 8 + 34 * KG_MAX_POINTS + 72 * KG_MAX_PROBES,
 	       "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, chains) ==
-	       8 + 34 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS, "kprobe_guest layout");
+	       8 + 34 * KG_MAX_POINTS + 72 * KG_MAX_PROBES + 96 * KG_MAX_ARGS, "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, insts) ==
-	       8 + 34 * KG_MAX_POINTS + 56 * KG_MAX_PROBES + 96 * KG_MAX_ARGS + 4 * KG_INST_HASH,
+	       8 + 34 * KG_MAX_POINTS + 72 * KG_MAX_PROBES + 96 * KG_MAX_ARGS + 4 * KG_INST_HASH,
 	       "kprobe_guest layout");
 
 extern struct kprobe_guest kprobe_guest;

@@ -13,7 +13,8 @@
 #include "../hostif.h"
 #include "../uapi/ring_page.h"	/* the page's layout: BUF_PAGE_SIZE, RINGBUF_TYPE_*, TS_SHIFT... */
 
-#define TRACE_SLOTS		8	/* slot 0: top-level trace array, 1..: instances */
+/* slot 0: top-level trace array, 1..: instances; a slot is a bit of the u64 masks below */
+#define TRACE_SLOTS		64
 #define TRACE_RING_PAGES	64	/* pages per (slot, cpu): ~9,000 function events, some ms of a busy CPU */
 
 /* kernel/trace/trace.h: enum trace_flag_type */
@@ -26,9 +27,12 @@
 
 /* What the host sets per event (one per syscalls:* event too). */
 struct trace_event_file {
-	u32 slots;		/* bit s: enabled in trace-array slot s */
+	u64 slots;		/* bit s: enabled in trace-array slot s */
+	/* bit s: slot s has triggers on it (EVENT_FILE_FL_TRIGGER_MODE: include/trace/trigger.h) */
+	u64 triggers;
 	u16 type;		/* common_type: the event's id */
 	u16 nargs;		/* syscalls:sys_enter_*: arguments recorded */
+	u32 pad;
 };
 
 struct buffer_data_page {
@@ -47,40 +51,51 @@ struct trace_ring {
 	u32 closed;		/* 36: the current page is padded out; the next event needs a free page */
 	volatile u32 reset_req;	/* 40: host: > reset_done asks the writer to start on a fresh page */
 	u32 reset_done;		/* 44 */
-	volatile u64 page_lost[TRACE_RING_PAGES];	/* 48: `lost` when each page was started */
+	/* 48: its TRACE_RING_PAGES pages (page seq at pages[seq % TRACE_RING_PAGES]): slot 0's
+	 * static, an instance's allocated when it is made (trace_slot_alloc()); NULL: none */
+	struct buffer_data_page *pages;
+	volatile u64 page_lost[TRACE_RING_PAGES];	/* 56: `lost` when each page was started */
 };
 
 struct trace_control {
-	volatile u32 recording;		/* host: bit s: tracing_on of slot s */
-	/* host: bit s: options/stacktrace of slot s; bit TRACE_USTACK_SHIFT + s: options/userstacktrace */
-	volatile u32 stack_opts;
+	volatile u64 recording;		/* host: bit s: tracing_on of slot s */
+	volatile u64 stack_opts;	/* host: bit s: options/stacktrace of slot s */
+	volatile u64 ustack_opts;	/* host: bit s: options/userstacktrace of slot s */
+	volatile u64 stack_slots;	/* host: stack_opts | ustack_opts (one load for the writers) */
+	volatile u64 cpu_slots[NR_CPUS];	/* host: bit s: slot s's tracing_cpumask has this cpu */
 	struct trace_ring rings[TRACE_SLOTS][NR_CPUS];
-	volatile u32 cpu_slots[NR_CPUS];	/* host: bit s: slot s's tracing_cpumask has this cpu */
-	volatile u32 stack_slots;	/* host: bit s: either bit of slot s in stack_opts (one load for the writers) */
 };
 
 _Static_assert(offsetof(struct trace_ring, reset_req) == 40, "trace_ring layout");
-_Static_assert(offsetof(struct trace_ring, page_lost) == 48, "trace_ring layout");
-_Static_assert(sizeof(struct trace_ring) == 48 + 8 * TRACE_RING_PAGES, "trace_ring layout");
-_Static_assert(offsetof(struct trace_control, rings) == 8, "trace_control layout");
-_Static_assert(offsetof(struct trace_control, cpu_slots) == 8 + TRACE_SLOTS * NR_CPUS * sizeof(struct trace_ring),
-	       "trace_control layout");
-_Static_assert(sizeof(struct trace_event_file) == 8, "trace_event_file layout");
+_Static_assert(offsetof(struct trace_ring, pages) == 48, "trace_ring layout");
+_Static_assert(offsetof(struct trace_ring, page_lost) == 56, "trace_ring layout");
+_Static_assert(sizeof(struct trace_ring) == 56 + 8 * TRACE_RING_PAGES, "trace_ring layout");
+_Static_assert(offsetof(struct trace_control, cpu_slots) == 32, "trace_control layout");
+_Static_assert(offsetof(struct trace_control, rings) == 32 + 8 * NR_CPUS, "trace_control layout");
+_Static_assert(sizeof(struct trace_event_file) == 24, "trace_event_file layout");
 _Static_assert(sizeof(struct buffer_data_page) == 4096, "buffer_data_page layout");
 _Static_assert(offsetof(struct percpu, trace_taskinfo_save) == offsetof(struct percpu, trace_pending) + 4,
 	       "trace_fast_claim() sets both with one store");
 
 extern struct trace_control trace_control;
-extern struct buffer_data_page trace_pages[TRACE_SLOTS][NR_CPUS][TRACE_RING_PAGES];
+/* the top level's pages (slot 0); an instance's are allocated with it */
+extern struct buffer_data_page trace_pages[NR_CPUS][TRACE_RING_PAGES];
 
 void *trace_event_buffer_reserve(const struct trace_event_file *file, u32 len);
-void *trace_event_buffer_reserve_slots(u32 slots, u32 len, u64 ts);
+void *trace_event_buffer_reserve_slots(u64 slots, u32 len, u64 ts);
 void trace_event_commit(const void *rec, u32 len);
 void trace_ring_tick(void);
+/*
+ * An instance's slot made and taken down (instance_mkdir()/instance_rmdir(): its ring buffer
+ * allocated, then freed): the host asks, with every mask bit of the slot clear, through its
+ * request mailbox (kernel/kthreads.c).  -ENOMEM: not enough memory, nothing allocated.
+ */
+int trace_slot_alloc(u32 slot);
+void trace_slot_free(u32 slot);
+_Static_assert(TRACE_SLOTS <= 64, "a slot is a bit of a u64");
 
-#define TRACE_USTACK_SHIFT	16
 /* the slots that take a stack after each event record (either option) */
-static __always_inline u32 trace_stack_opt_slots(void)
+static __always_inline u64 trace_stack_opt_slots(void)
 {
 	return trace_control.stack_slots;
 }
@@ -90,7 +105,7 @@ static __always_inline u32 trace_stack_opt_slots(void)
  * the record's common fields; writer, if not 0, the first kernel frame; bp: the frame the walk
  * of its callers starts from).  kernel/trace_events_trigger.c.
  */
-void trace_event_opt_stacks(u32 slots, const void *ent, unsigned long writer, unsigned long bp);
+void trace_event_opt_stacks(u64 slots, const void *ent, unsigned long writer, unsigned long bp);
 
 /*
  * trace_clock_local(): the host sets now_ns between instruction slices; a live machine also
@@ -149,11 +164,11 @@ struct trace_write {
  * with the same time stamp, so both write the same bytes.  Fill the record,
  * then trace_event_commit_inline().  Interrupts off from reserve to commit.
  */
-static __always_inline void *trace_event_reserve_inline(struct percpu *pc, u32 file_slots, u32 len,
+static __always_inline void *trace_event_reserve_inline(struct percpu *pc, u64 file_slots, u32 len,
 							struct trace_write *w)
 {
 	int cpu = pc->h.cpu;
-	u32 slots = file_slots & trace_control.recording & trace_control.cpu_slots[cpu];
+	u64 slots = file_slots & trace_control.recording & trace_control.cpu_slots[cpu];
 	u32 length = rb_event_length(len), tail, *ev;
 	long ring;		/* slot * NR_CPUS + cpu: the ring's index in the flattened arrays */
 	struct trace_ring *r;
@@ -163,7 +178,7 @@ static __always_inline void *trace_event_reserve_inline(struct percpu *pc, u32 f
 	if (unlikely(!slots | (len > BUF_MAX_DATA_SIZE)))
 		return NULL;
 	ts = trace_clock_read(pc);
-	ring = __builtin_ctz(slots) * NR_CPUS + cpu;
+	ring = __builtin_ctzll(slots) * NR_CPUS + cpu;
 	r = &trace_control.rings[0][0] + ring;
 	tail = r->tail;
 	delta = ts - r->write_stamp;
@@ -174,7 +189,7 @@ static __always_inline void *trace_event_reserve_inline(struct percpu *pc, u32 f
 		return trace_event_buffer_reserve_slots(slots, len, ts);
 	pc->trace_pending = 1;
 	pc->trace_taskinfo_save = 1;
-	w->page = &trace_pages[0][0][0] + ring * TRACE_RING_PAGES + r->seq % TRACE_RING_PAGES;
+	w->page = r->pages + r->seq % TRACE_RING_PAGES;
 	ev = (u32 *)&w->page->data[tail];
 	/* the pad past the record is zero (PageWriter's bytes); a record of whole words fills it */
 	if (!__builtin_constant_p(len) || length != len + 4)
@@ -202,19 +217,20 @@ struct trace_fast {
 };
 
 /* Nonzero: not the common case (no slot, several, or what trace_event_reserve_inline() leaves to its slow path). */
-static __always_inline unsigned long trace_fast_check(struct percpu *pc, u32 slots, u32 len, struct trace_fast *f)
+static __always_inline unsigned long trace_fast_check(struct percpu *pc, u64 slots, u32 len, struct trace_fast *f)
 {
 	int cpu = pc->h.cpu;
 	u32 length = rb_event_length(len), tail;
-	/* slots 0 takes the slow path, but the loads below need a ring: the last slot's */
-	long ring = __builtin_ctz(slots | 1U << (TRACE_SLOTS - 1)) * NR_CPUS + cpu;
+	/* slots 0 takes the slow path, but the loads below need a ring: the last slot's (its
+	 * pages may be none: the page pointer is only used on the fast path) */
+	long ring = __builtin_ctzll(slots | 1ULL << (TRACE_SLOTS - 1)) * NR_CPUS + cpu;
 	struct trace_ring *r = &trace_control.rings[0][0] + ring;
 	u64 ts = trace_clock_peek(pc), delta;
 
 	tail = r->tail;
 	delta = ts - r->write_stamp;
 	f->r = r;
-	f->page = &trace_pages[0][0][0] + ring * TRACE_RING_PAGES + r->seq % TRACE_RING_PAGES;
+	f->page = r->pages + r->seq % TRACE_RING_PAGES;
 	f->ts = ts;
 	f->tail = tail;
 	f->length = length;

@@ -18,16 +18,16 @@
 enum { SYNTH_FIELD_NUM, SYNTH_FIELD_STRING, SYNTH_FIELD_DYN_STRING, SYNTH_FIELD_STACK };
 
 struct synth_event {
-	struct trace_event_file file;	/* slots (and triggers' bits), type: as a tracepoint's */
+	struct trace_event_file file;	/* slots, triggers, type: as a tracepoint's */
 	u32 n_fields;			/* 0: a free entry */
 	u32 n_u64;			/* the fixed part's u64 slots */
 	u8 size[SYNTH_FIELDS_MAX];	/* a number's bytes */
 	u8 kind[SYNTH_FIELDS_MAX];	/* SYNTH_FIELD_* */
 };
 
-_Static_assert(offsetof(struct synth_event, n_fields) == 8, "synth_event layout");
-_Static_assert(offsetof(struct synth_event, size) == 16, "synth_event layout");
-_Static_assert(sizeof(struct synth_event) == 16 + 2 * SYNTH_FIELDS_MAX, "synth_event layout");
+_Static_assert(offsetof(struct synth_event, n_fields) == 24, "synth_event layout");
+_Static_assert(offsetof(struct synth_event, size) == 32, "synth_event layout");
+_Static_assert(sizeof(struct synth_event) == 32 + 2 * SYNTH_FIELDS_MAX, "synth_event layout");
 
 extern struct synth_event synth_events[SYNTH_EVENTS_MAX];
 

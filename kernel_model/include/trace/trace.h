@@ -254,19 +254,21 @@ static __always_inline void trace_irq_restore(unsigned long flags)
  */
 extern struct trace_event_file syscall_enter_files[NR_syscalls], syscall_exit_files[NR_syscalls];
 
-static __always_inline u32 ftrace_syscall_enter_wanted(struct pt_regs *regs, long id)
+static __always_inline u64 ftrace_syscall_enter_wanted(struct pt_regs *regs, long id)
 {
-	u32 in_range = (unsigned long)id < NR_syscalls;
+	u64 in_range = (unsigned long)id < NR_syscalls;
+	const struct trace_event_file *f = &syscall_enter_files[id & -(long)in_range];
 
-	return READ_ONCE(syscall_enter_files[id & -(long)in_range].slots) & -in_range;
+	return (READ_ONCE(f->slots) | READ_ONCE(f->triggers)) & -in_range;
 }
 
-static __always_inline u32 ftrace_syscall_exit_wanted(struct pt_regs *regs, long ret)
+static __always_inline u64 ftrace_syscall_exit_wanted(struct pt_regs *regs, long ret)
 {
 	unsigned long id = regs->orig_ax;
-	u32 in_range = id < NR_syscalls;
+	u64 in_range = id < NR_syscalls;
+	const struct trace_event_file *f = &syscall_exit_files[id & -(unsigned long)in_range];
 
-	return READ_ONCE(syscall_exit_files[id & -(unsigned long)in_range].slots) & -in_range;
+	return (READ_ONCE(f->slots) | READ_ONCE(f->triggers)) & -in_range;
 }
 
 #undef TRACE_EVENT_SYSCALL

@@ -28,17 +28,19 @@
 struct trace_pid_bits { u64 word[TRACE_PID_WORDS]; };
 
 struct trace_pid_control {
-	volatile u32 event_pids;		/* host: bit s: slot s has a set_event_pid list */
-	volatile u32 event_notrace_pids;	/* host: bit s: slot s has a set_event_notrace_pid list */
-	volatile u32 event_fork;		/* host: bit s: options/event-fork of slot s */
-	volatile u32 function_fork;		/* host: bit s: options/function-fork of slot s */
-	struct trace_pid_bits pids[TRACE_SLOTS];
-	struct trace_pid_bits notrace_pids[TRACE_SLOTS];
+	volatile u64 event_pids;		/* host: bit s: slot s has a set_event_pid list */
+	volatile u64 event_notrace_pids;	/* host: bit s: slot s has a set_event_notrace_pid list */
+	volatile u64 event_fork;		/* host: bit s: options/event-fork of slot s */
+	volatile u64 function_fork;		/* host: bit s: options/function-fork of slot s */
+	/* each slot's bitmaps: slot 0's static, an instance's allocated with its rings
+	 * (trace_slot_alloc()); NULL: no such instance */
+	struct trace_pid_bits *pids[TRACE_SLOTS];
+	struct trace_pid_bits *notrace_pids[TRACE_SLOTS];
 };
 
 _Static_assert(sizeof(struct trace_pid_bits) == 4096, "trace_pid_bits layout");
-_Static_assert(offsetof(struct trace_pid_control, pids) == 16, "trace_pid_control layout");
-_Static_assert(sizeof(struct trace_pid_control) == 16 + 2 * 4096 * TRACE_SLOTS, "trace_pid_control layout");
+_Static_assert(offsetof(struct trace_pid_control, pids) == 32, "trace_pid_control layout");
+_Static_assert(sizeof(struct trace_pid_control) == 32 + 2 * 8 * TRACE_SLOTS, "trace_pid_control layout");
 
 extern struct trace_pid_control trace_pid_control;
 
@@ -48,12 +50,12 @@ static __always_inline bool trace_pid_test(const struct trace_pid_bits *b, pid_t
 }
 
 /* The slots among `slots` whose event pid lists let `pid`'s events through. */
-u32 trace_pid_event_slots(u32 slots, pid_t pid);
+u64 trace_pid_event_slots(u64 slots, pid_t pid);
 
 /* The slots among `slots` that record a sched_switch from prev to next. */
-u32 trace_pid_switch_slots(u32 slots, pid_t prev, pid_t next);
+u64 trace_pid_switch_slots(u64 slots, pid_t prev, pid_t next);
 
-static __always_inline bool trace_pid_lists_in(u32 slots)
+static __always_inline bool trace_pid_lists_in(u64 slots)
 {
 	return unlikely(slots & (trace_pid_control.event_pids | trace_pid_control.event_notrace_pids));
 }
@@ -68,7 +70,7 @@ static __always_inline pid_t trace_pid_current(struct percpu *pc)
  * event.  Linux reads a per-cpu ignore_pid its sched_switch probes set for
  * the next task; testing the current task here decides the same.
  */
-static __always_inline u32 trace_pid_filter_event(struct percpu *pc, u32 slots)
+static __always_inline u64 trace_pid_filter_event(struct percpu *pc, u64 slots)
 {
 	if (trace_pid_lists_in(slots))
 		slots = trace_pid_event_slots(slots, trace_pid_current(pc));
@@ -76,7 +78,7 @@ static __always_inline u32 trace_pid_filter_event(struct percpu *pc, u32 slots)
 }
 
 /* The check for sched_switch (current is prev): either task's lists may keep it. */
-static __always_inline u32 trace_pid_filter_switch(u32 slots, struct task_struct *prev,
+static __always_inline u64 trace_pid_filter_switch(u64 slots, struct task_struct *prev,
 						   struct task_struct *next)
 {
 	if (trace_pid_lists_in(slots))
@@ -89,7 +91,7 @@ static __always_inline u32 trace_pid_filter_switch(u32 slots, struct task_struct
  * (event_filter_pid_sched_wakeup_probe_pre): kept where the waker's lists or
  * the woken task's keep it.
  */
-static __always_inline u32 trace_pid_filter_wakeup(struct percpu *pc, u32 slots, struct task_struct *p)
+static __always_inline u64 trace_pid_filter_wakeup(struct percpu *pc, u64 slots, struct task_struct *p)
 {
 	if (trace_pid_lists_in(slots))
 		slots = trace_pid_event_slots(slots, trace_pid_current(pc)) |

@@ -8,16 +8,13 @@
  * decrements the counts and asks for snapshots.
  *
  * A slot's triggers on an event are announced in the event's own
- * trace_event_file: bit EVENT_TRIGGER_SHIFT + slot of `slots`
- * (EVENT_FILE_FL_TRIGGER_MODE), so a writer finds them with the load it
- * makes anyway.
+ * trace_event_file: bit slot of `triggers` (EVENT_FILE_FL_TRIGGER_MODE), the
+ * word beside `slots`, so a writer finds them in the line it loads anyway.
  */
 #ifndef _TRACE_TRIGGER_H
 #define _TRACE_TRIGGER_H
 #include "ring.h"
 
-#define EVENT_TRIGGER_SHIFT	16
-#define EVENT_SLOTS_MASK	((1U << EVENT_TRIGGER_SHIFT) - 1)
 #define EVENT_TRIGGER_TYPES	2048	/* event types that may have triggers (first[] is indexed by type) */
 #define EVENT_TRIGGERS_MAX	1024
 #define EVENT_TRIGGER_PREDS_MAX	4096
@@ -116,7 +113,7 @@ struct event_triggers {
 	 * (dyn_file_slots()), which the host sets and an enable_event / disable_event
 	 * trigger flips.  (A tracepoint's soft mode is its trace_event_file's slot bit.)
 	 */
-	u32 dyn_soft_off[EVENT_TRIGGER_TYPES];
+	u64 dyn_soft_off[EVENT_TRIGGER_TYPES];
 };
 
 _Static_assert(sizeof(struct event_trigger) == 24, "event_trigger layout");
@@ -125,7 +122,7 @@ _Static_assert(sizeof(struct trigger_pred) == 24, "trigger_pred layout");
 extern struct event_triggers event_triggers;
 
 /* a dynamic event's slots as its writer records in them (soft-disabled slots taken out) */
-static __always_inline u32 dyn_file_slots(u32 slots, u32 type)
+static __always_inline u64 dyn_file_slots(u64 slots, u32 type)
 {
 	return type < EVENT_TRIGGER_TYPES ? slots & ~READ_ONCE(event_triggers.dyn_soft_off[type]) : slots;
 }
@@ -141,7 +138,7 @@ void *event_trigger_scratch(u32 len);
  * trace_hist_frame() in kernel/events.c).  Interrupts are off (irqflags: as
  * they were).
  */
-void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u32 pid_slots,
+void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u64 pid_slots,
 			   unsigned long irqflags, unsigned long writer, unsigned long bp, unsigned long hist_bp);
 /* the return addresses of the frame-pointer chain from the frame bp (at most max) */
 u32 trigger_unwind(unsigned long bp, unsigned long *calls, u32 max);

@@ -140,8 +140,9 @@ static void uprobe_commit(void)
 	u32 len = st->len;
 
 	if (len && len <= PROBE_STAGE_MAX) {
-		struct trace_event_file file = { dyn_file_slots(st->slots, st->type), st->type, 0 };
-		bool triggers = file.slots >> EVENT_TRIGGER_SHIFT;
+		struct trace_event_file file = { .slots = dyn_file_slots(st->slots, st->type),
+						 .triggers = st->triggers, .type = st->type };
+		bool triggers = file.triggers;
 		struct trace_entry *rec;
 
 		/* with triggers, built in the scratch for them (uprobe_trace_func()'s

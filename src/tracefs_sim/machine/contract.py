@@ -295,7 +295,9 @@ class HistMapOps(Protocol):
 class EventTriggerOps(Protocol):
     """The guest's event triggers (event_triggers.GuestEventTriggers)."""
 
-    shift: int  # EVENT_TRIGGER_SHIFT: a trace_event_file's slot s runs its triggers at bit shift + s
+    # a trace_event_file's `triggers` word follows `slots`: as one number, slot s runs its triggers at
+    # bit shift + s (64)
+    shift: int
     def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None: ...  # all of them, each event's in order
     def read_count(self, count: TriggerCount) -> int: ...  # as the guest has it now
     def snapshot_requests(self, slot: int) -> list[int]: ...  # times of the snapshots asked since last time
@@ -374,6 +376,8 @@ class GuestTracingOps(Protocol):
     def set_cpumask(self, slot: int, mask: int) -> None: ...
     def set_stopped(self, slot: int, stopped: bool) -> None: ...  # tracing_stop: no CPU records
     def set_stack_options(self, slot: int, kernel: bool, user: bool) -> None: ...  # stacktrace, userstacktrace
+    def open_slot(self, slot: int) -> None: ...  # an instance's buffers allocated (OSError ENOMEM: no memory)
+    def close_slot(self, slot: int) -> None: ...  # ... and freed (every bit of the slot clear)
     def drain(self, slot: int) -> Sequence[GuestPageInfo]: ...
     def reset(self, slot: int) -> None: ...
     def wait_for_data(self, timeout: float) -> bool: ...

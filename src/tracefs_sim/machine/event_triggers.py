@@ -39,7 +39,9 @@ class GuestEventTriggers:
         image = machine.image
         self._image = image
         a = image.abi_value
-        self.shift = a("EVENT_TRIGGER_SHIFT")
+        # A trace_event_file's `triggers` is the u64 after its `slots`: the trace core keeps both
+        # as one number, slot s's trigger bit at shift + s (its guest writers split it).
+        self.shift = 8 * (a("trace_event_file.triggers") - a("trace_event_file.slots"))
         self._types = a("EVENT_TRIGGER_TYPES")
         self._max = a("EVENT_TRIGGERS_MAX")
         self._preds_max = a("EVENT_TRIGGER_PREDS_MAX")
@@ -77,7 +79,7 @@ class GuestEventTriggers:
             self._mem = mem
             self._write_table(mem)
             for event_id, word in self._soft_words.items():
-                struct.pack_into("<I", mem.buf, self._base + self._soft_off + 4 * event_id, word)
+                struct.pack_into("<Q", mem.buf, self._base + self._soft_off + 8 * event_id, word)
 
     def set_triggers(self, triggers: Sequence[GuestTrigger]) -> None:
         triggers = sorted(triggers, key=lambda t: t.event_id)   # (stable: each event's order kept)
@@ -127,7 +129,7 @@ class GuestEventTriggers:
                 word = word | 1 << slot if off else word & ~(1 << slot)
                 self._soft_words[event_id] = word   # (for a guest not attached yet)
                 if self._mem is not None:
-                    struct.pack_into("<I", self._mem.buf, self._base + self._soft_off + 4 * event_id, word)
+                    struct.pack_into("<Q", self._mem.buf, self._base + self._soft_off + 8 * event_id, word)
         self._machine.guest_op(apply)
 
     def dyn_soft_disabled(self, event_id: int, slot: int) -> bool:
@@ -143,7 +145,7 @@ class GuestEventTriggers:
         """A dynamic event's soft_off word as the guest has it now (the guest's triggers flip it)."""
         if self._mem is None:
             return self._soft_words.get(event_id, 0)
-        word: int = struct.unpack_from("<I", self._mem.buf, self._base + self._soft_off + 4 * event_id)[0]
+        word: int = struct.unpack_from("<Q", self._mem.buf, self._base + self._soft_off + 8 * event_id)[0]
         return word
 
     def read_count(self, count: TriggerCount) -> int:
@@ -196,7 +198,7 @@ class GuestEventTriggers:
                 counter = self._count_index[id(t.count)]
                 struct.pack_into("<q", buf, base + self._counts + 8 * counter, t.count.value)
             if t.target_dyn:      # a dynamic event's soft_off word
-                file = self._soft_off_va + 4 * t.target_id
+                file = self._soft_off_va + 8 * t.target_id
             else:
                 file = t.hist or (self._image.event_file(t.target) if t.target is not None else 0)
             _TRIGGER.pack_into(buf, base + self._table + _TRIGGER.size * k, t.event_id, self._cmd[t.cmd], t.slot,

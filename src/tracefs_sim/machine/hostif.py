@@ -16,9 +16,9 @@ from .session_ring import LOST_OFFSET, PRODUCED_OFFSET, RETIRED_OFFSET, RETIRED_
 # when a HostInterface is made (_ABI below): a kernel built otherwise is refused at once.
 (PORT_IPI, PORT_WRITE, PORT_EXIT, PORT_PANIC, PORT_READY, PORT_SPAWNED, PORT_IDLE, PORT_TRACE, PORT_CODE,
  PORT_IPI_TIMER, PORT_CONSOLE, PORT_SESSION_REPLY, PORT_HOSTFS, PORT_TLB, PORT_UPROBE, PORT_PERF_WAKEUP,
- PORT_KPROBE, PORT_STDIN, PORT_PMU) = (
+ PORT_KPROBE, PORT_STDIN, PORT_PMU, PORT_REPLY) = (
     0x510, 0x511, 0x512, 0x513, 0x514, 0x515, 0x516, 0x517, 0x518, 0x519, 0x51A, 0x51B, 0x51C, 0x51D, 0x51E,
-    0x520, 0x521, 0x522, 0x523)
+    0x520, 0x521, 0x522, 0x523, 0x524)
 WORKLOADS = {"none": 0, "default": 1}
 BOOT_MAGIC = 0x74736D6B72656E6C
 
@@ -30,7 +30,7 @@ NMI_STACK = 88  # struct hostif_pmu's nmi_stack
 NMI_STACK_SIZE = 16384  # PMU_NMI_STACK_SIZE
 CPU_NOW_TSC = 184  # the host's TSC at now_ns (0: none) and its ns a tick, 32.32: native/runloop.c
 HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1000
-HOST_REQ_SPAWN, HOST_REQ_STDIN = 0, 1  # enum host_request_kind
+HOST_REQ_SPAWN, HOST_REQ_STDIN, HOST_REQ_TRACE_SLOT = 0, 1, 2  # enum host_request_kind
 HOST_SPAWN_STDIN = 1  # a spawn's flags: its stdin is the host's
 # struct hostif_hpet: the HPET's comparator and where its interrupt goes
 HPET_DEADLINE, HPET_CPU, HPET_VECTOR = 0, 8, 16
@@ -60,13 +60,13 @@ _ABI = {
         ("SPAWNED", PORT_SPAWNED), ("IDLE", PORT_IDLE), ("TRACE", PORT_TRACE), ("CODE", PORT_CODE),
         ("IPI_TIMER", PORT_IPI_TIMER), ("CONSOLE", PORT_CONSOLE), ("SESSION_REPLY", PORT_SESSION_REPLY),
         ("HOSTFS", PORT_HOSTFS), ("TLB", PORT_TLB), ("UPROBE", PORT_UPROBE), ("PERF_WAKEUP", PORT_PERF_WAKEUP),
-        ("KPROBE", PORT_KPROBE), ("STDIN", PORT_STDIN), ("PMU", PORT_PMU))},
+        ("KPROBE", PORT_KPROBE), ("STDIN", PORT_STDIN), ("PMU", PORT_PMU), ("REPLY", PORT_REPLY))},
     **{f"hostif_cpu.{name}": value for name, value in (
         ("self", CPU_SELF), ("cpu", CPU_ID), ("top_of_stack", CPU_TOP_OF_STACK), ("user_rsp", CPU_USER_RSP),
         ("now_ns", CPU_NOW_NS), ("next_event_ns", CPU_NEXT_EVENT), ("db_arg", CPU_DB_ARG),
         ("user_state", CPU_USER_STATE), ("pmu", CPU_PMU), ("now_tsc", CPU_NOW_TSC))},
     "HOST_REQ_SLOTS": HOST_REQ_SLOTS, "HOST_REQ_ARGV": HOST_REQ_ARGV, "sizeof(host_request)": HOST_REQ_SIZE,
-    "HOST_SPAWN_STDIN": HOST_SPAWN_STDIN,
+    "HOST_SPAWN_STDIN": HOST_SPAWN_STDIN, "HOST_REQ_TRACE_SLOT": HOST_REQ_TRACE_SLOT,
     "hostif_hpet.deadline": HPET_DEADLINE, "hostif_hpet.cpu": HPET_CPU, "hostif_hpet.vector": HPET_VECTOR,
     "boot_params.boot_monotonic_ns": BOOT_MONOTONIC_OFF,
     "hostif_pmu.nmi_stack": NMI_STACK, "PMU_NMI_STACK_SIZE": NMI_STACK_SIZE,
@@ -171,6 +171,11 @@ class HostInterface:
         mailbox is full."""
         assert len(data) <= HOST_REQ_ARGV
         return self._post(req_id, HOST_REQ_STDIN, 0, data, 0)
+
+    def post_trace_slot(self, seq: int, slot: int, alloc: bool) -> bool:
+        """Queue a request to allocate (alloc) or free a trace instance's buffers in the slot; its
+        answer comes at PORT_REPLY with seq. False if the mailbox is full."""
+        return self._post(seq, HOST_REQ_TRACE_SLOT, slot, b"", int(alloc))
 
     def _post(self, req_id: int, kind: int, argc: int, payload: bytes, flags: int) -> bool:
         head, tail = struct.unpack_from("<II", self.mem.buf, self.requests)

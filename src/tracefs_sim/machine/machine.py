@@ -26,7 +26,7 @@ from .nvme import NvmeDisk
 from .hostif import (
     HOST_REQ_ARGV, PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_HOSTFS, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC,
     PORT_READY, PORT_KPROBE, PORT_PERF_WAKEUP, PORT_SESSION_REPLY, PORT_SPAWNED, PORT_STDIN, PORT_TLB, PORT_TRACE,
-    PORT_WRITE, HostInterface,
+    PORT_REPLY, PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
@@ -49,6 +49,7 @@ MEMORY_MB_RANGE = range(96, 1024 + 1)
 CONSOLE_KEEP, CONSOLE_LINE_MAX = 64 << 10, 4096
 BOOT_TIMEOUT = 20.0
 SPAWN_TIMEOUT = 20.0
+REPLY_TIMEOUT = 30.0  # the kernel's answer to a request with one (kthreadd may be busy spawning)
 # How long a tracefs access of a session's process waits for the kernel to catch up with what
 # that session did before: a kernel that retires nothing for the stall (paused, stopped) is
 # waited for no longer, nor one that progresses for longer than the most. Not longer: records
@@ -132,6 +133,10 @@ class Machine:
         self._ready = threading.Event()
         self._processes: dict[int, Process] = {}
         self._ids = itertools.count(1)
+        # the requests kthreadd answers at PORT_REPLY (a trace instance's buffers): seq -> result
+        self._reply_seq = itertools.count(1)
+        self._replies: dict[int, int] = {}
+        self._replied = threading.Condition()
         self._lock = threading.Lock()
         self._stopped = False
         self.panic_message: str | None = None
@@ -286,6 +291,12 @@ class Machine:
             if proc is not None:
                 proc._exit(status, self._loop().cpu_now(cpu))
                 self._loop().end_work()
+        elif port == PORT_REPLY:
+            seq, result, _, _ = hostif.doorbell_args(cpu.index)
+            with self._replied:
+                self._replies[seq] = result - (1 << 64) if result >> 63 else result
+                self._replied.notify_all()
+            self._loop().end_work()
         elif port == PORT_STDIN:
             proc = self._processes.get(hostif.doorbell_args(cpu.index)[0])
             if proc is not None and proc.stdin is not None:
@@ -488,6 +499,23 @@ class Machine:
         if proc.pid < 0:  # released by stop() or a panic, not by the guest
             self._check_running()
         return proc
+
+    def trace_slot_request(self, slot: int, alloc: bool) -> int:
+        """Have the kernel allocate (alloc) or free a trace instance's buffers in slot
+        (kernel/trace_ring.c trace_slot_alloc()/trace_slot_free(), run by kthreadd as
+        instance_mkdir()/instance_rmdir() run in the writer's context): 0, or -errno."""
+        self._check_running()
+        seq = next(self._reply_seq)
+        # the seeded clock runs until the answer (_on_out's PORT_REPLY ends the work)
+        self._post_to_kthreadd(lambda: self._hostif.post_trace_slot(seq, slot, alloc), begin_work=True)
+        deadline = time.monotonic() + REPLY_TIMEOUT
+        with self._replied:
+            while seq not in self._replies:
+                self._check_running()
+                if time.monotonic() > deadline:
+                    raise MachineError("the kernel did not answer a trace buffer request")
+                self._replied.wait(0.1)
+            return self._replies.pop(seq)
 
     def _post_input(self, host_id: int, data: bytes) -> None:
         """What program host_id reads next on its stdin (b"": its end), once the mailbox has room."""

@@ -28,6 +28,7 @@ class GuestSynthEvents:
         self._n_fields, self._sizes, self._kinds = a("synth_event.n_fields"), a("synth_event.size"), \
             a("synth_event.kind")
         self._file_slots, self._file_type = a("trace_event_file.slots"), a("trace_event_file.type")
+        self._file_triggers = a("trace_event_file.triggers")
         table = image.abi_table("synth_events", self._max * self._size)
         self._table = kernel_virt_to_phys(table.addr)
         self.base = table.addr
@@ -36,8 +37,7 @@ class GuestSynthEvents:
         self._entries: dict[int, bytes] = {}  # index -> the entry as written (slots 0)
         self._slots: dict[int, int] = {}
         self._ids: dict[int, int] = {}        # index -> event id
-        self._triggered: dict[int, int] = {}  # index -> the slots whose triggers it runs
-        self._trigger_shift = image.abi_value("EVENT_TRIGGER_SHIFT")
+        self._triggered: dict[int, int] = {}  # index -> the slots whose triggers it runs (a mask)
 
     def attach(self, mem: PhysMem) -> None:
         with self._lock:
@@ -95,7 +95,7 @@ class GuestSynthEvents:
         trace_synth() runs (called with the CPUs stopped)."""
         with self._lock:
             for index, event_id in self._ids.items():
-                bits = sum(1 << (self._trigger_shift + s) for s in slots_by_id.get(event_id, ()))
+                bits = sum(1 << s for s in slots_by_id.get(event_id, ()))
                 if bits != self._triggered.get(index, 0):
                     self._triggered[index] = bits
                     if self._mem is not None:
@@ -103,7 +103,8 @@ class GuestSynthEvents:
 
     def _entry(self, index: int) -> tuple[int, bytes]:
         entry = bytearray(self._entries[index])
-        struct.pack_into("<I", entry, self._file_slots, self._slots[index] | self._triggered.get(index, 0))
+        struct.pack_into("<Q", entry, self._file_slots, self._slots[index])
+        struct.pack_into("<Q", entry, self._file_triggers, self._triggered.get(index, 0))
         return self._table + index * self._size, bytes(entry)
 
     def _write(self, index: int) -> None:

@@ -2,7 +2,8 @@
 (kernel_model/include/trace/trace_pid.h).
 
 set_event_pid / set_event_notrace_pid of each trace-array slot are bitmaps
-the guest checks when it writes an event, so a record is kept by the lists as
+(the top level's static, an instance's allocated with its buffers: the guest's
+pointers say where) the guest checks when it writes an event, so a record is kept by the lists as
 they were when it happened.  With options/event-fork (function-fork) on, the
 guest adds a listed task's children to the slot's event (ftrace) lists at fork
 and drops a task from them when it is freed; the host reads the lists back.
@@ -21,7 +22,7 @@ from .paging import PhysMem, kernel_virt_to_phys
 if TYPE_CHECKING:
     from .machine import Machine
 
-_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
 
 
 class GuestPidLists:
@@ -85,7 +86,7 @@ class GuestPidLists:
             self._fork[offset] = mask
             mem = self._mem
             if mem is not None:
-                self._machine.with_cpus_stopped(lambda: struct.pack_into("<I", mem.buf, self._control + offset, mask))
+                self._machine.with_cpus_stopped(lambda: _U64.pack_into(mem.buf, self._control + offset, mask))
 
     def attach(self, mem: PhysMem) -> None:
         """The guest's RAM is loaded (before any CPU runs): write the state set so far."""
@@ -94,10 +95,22 @@ class GuestPidLists:
             for slot, notrace in list(self._lists):
                 self._write_list(mem, slot, notrace)
             for offset, mask in self._fork.items():
-                struct.pack_into("<I", mem.buf, self._control + offset, mask)
+                _U64.pack_into(mem.buf, self._control + offset, mask)
 
-    def _bits(self, slot: int, notrace: bool) -> int:
-        return self._control + (self._notrace_pids if notrace else self._pids) + slot * self._bits_size
+    def forget(self, slot: int) -> None:
+        """A new instance's slot: no lists, no fork following (its bitmaps start empty)."""
+        self._check_slot(slot)
+        with self._lock:
+            self._lists.pop((slot, False), None)
+            self._lists.pop((slot, True), None)
+            for offset in self._fork:
+                self._fork[offset] &= ~(1 << slot)
+
+    def _bits(self, mem: PhysMem, slot: int, notrace: bool) -> int | None:
+        """The slot's bitmap (physical), None while the slot has none (no instance)."""
+        table = self._control + (self._notrace_pids if notrace else self._pids)
+        va: int = _U64.unpack_from(mem.buf, table + 8 * slot)[0]
+        return kernel_virt_to_phys(va) if va else None
 
     def _write_list(self, mem: PhysMem, slot: int, notrace: bool) -> None:
         pids = self._lists.get((slot, notrace))
@@ -106,13 +119,20 @@ class GuestPidLists:
             if pid < self._pid_max:
                 words[pid // 64] |= 1 << pid % 64
         buf = mem.buf
-        struct.pack_into(f"<{self._words}Q", buf, self._bits(slot, notrace), *words)
+        bits = self._bits(mem, slot, notrace)
+        if bits is None and pids is not None:
+            return  # no bitmap to check against: the guest must not look for one
+        if bits is not None:
+            struct.pack_into(f"<{self._words}Q", buf, bits, *words)
         present = self._control + (self._event_notrace_pids if notrace else self._event_pids)
-        mask = struct.unpack_from("<I", buf, present)[0] & ~(1 << slot) | int(pids is not None) << slot
-        struct.pack_into("<I", buf, present, mask)
+        mask = _U64.unpack_from(buf, present)[0] & ~(1 << slot) | int(pids is not None) << slot
+        _U64.pack_into(buf, present, mask)
 
     def _read_list(self, mem: PhysMem, slot: int, notrace: bool) -> frozenset[int]:
-        words = struct.unpack_from(f"<{self._words}Q", mem.buf, self._bits(slot, notrace))
+        bits = self._bits(mem, slot, notrace)
+        if bits is None:
+            return frozenset()
+        words = struct.unpack_from(f"<{self._words}Q", mem.buf, bits)
         pids = []
         for i, word in enumerate(words):
             while word:

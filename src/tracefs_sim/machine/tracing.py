@@ -12,6 +12,8 @@ it happens is part of the deterministic run.
 """
 from __future__ import annotations
 
+import errno
+import os
 import struct
 import threading
 from dataclasses import dataclass
@@ -38,8 +40,9 @@ _U64 = struct.Struct("<Q")
 @dataclass(frozen=True)
 class RingLayout:
     """Where the guest keeps its rings (include/trace/ring.h), from the image's host ABI:
-    trace_control's recording bits, rings per (slot, cpu) and tracing_cpumasks; trace_pages'
-    data pages; the events' trace_event_file; saved_cmdlines."""
+    trace_control's recording bits (a u64 mask: bit s, slot s), rings per (slot, cpu), each
+    with a pointer to its data pages, and tracing_cpumasks; the events' trace_event_file;
+    saved_cmdlines."""
 
     slots: int  # TRACE_SLOTS
     nr_cpus: int  # NR_CPUS: what the tables are sized for (the machine may run fewer)
@@ -53,15 +56,17 @@ class RingLayout:
     ring_lost: int
     ring_closed: int
     ring_reset_req: int
+    ring_page_base: int  # the ring's data pages (kernel virtual; 0: the slot has no buffers)
     ring_page_lost: int
     control_size: int
     control_recording: int
     control_rings: int
     control_cpu_slots: int
-    control_stack_opts: int     # options/stacktrace bits, options/userstacktrace's at ustack_shift
+    control_stack_opts: int     # options/stacktrace bits
+    control_ustack_opts: int    # options/userstacktrace bits
     control_stack_slots: int    # the slots with either
-    ustack_shift: int
     file_slots: int
+    file_triggers: int
     file_type: int
     saved_cmdlines: int  # SAVED_CMDLINES
     saved_cmdline_size: int
@@ -79,10 +84,10 @@ class RingLayout:
             a("TRACE_SLOTS"), a("NR_CPUS"), a("TRACE_RING_PAGES"), a("sizeof(buffer_data_page)"),
             a("BUF_PAGE_HDR_SIZE"), a("buffer_data_page.commit"), a("sizeof(trace_ring)"), a("trace_ring.seq"),
             a("trace_ring.released"), a("trace_ring.lost"), a("trace_ring.closed"), a("trace_ring.reset_req"),
-            a("trace_ring.page_lost"), a("sizeof(trace_control)"), a("trace_control.recording"),
-            a("trace_control.rings"), a("trace_control.cpu_slots"), a("trace_control.stack_opts"),
-            a("trace_control.stack_slots"), a("TRACE_USTACK_SHIFT"), a("trace_event_file.slots"),
-            a("trace_event_file.type"), a("SAVED_CMDLINES"), a("sizeof(saved_cmdline)"),
+            a("trace_ring.pages"), a("trace_ring.page_lost"), a("sizeof(trace_control)"),
+            a("trace_control.recording"), a("trace_control.rings"), a("trace_control.cpu_slots"),
+            a("trace_control.stack_opts"), a("trace_control.ustack_opts"), a("trace_control.stack_slots"),
+            a("trace_event_file.slots"), a("trace_event_file.triggers"), a("trace_event_file.type"), a("SAVED_CMDLINES"), a("sizeof(saved_cmdline)"),
             a("sizeof(saved_cmdlines)"), a("saved_cmdlines.entry"), a("COMM_RENAMES"),
             a("sizeof(comm_rename)"), a("saved_cmdlines.renames"), a("saved_cmdlines.renames_next"))
 
@@ -90,9 +95,10 @@ class RingLayout:
         """The (slot, cpu) ring's offset in trace_control."""
         return self.control_rings + (slot * self.nr_cpus + cpu) * self.ring_size
 
-    def page(self, slot: int, cpu: int, seq: int) -> int:
-        """The offset in trace_pages of the page with sequence number seq of a ring."""
-        return ((slot * self.nr_cpus + cpu) * self.ring_pages + seq % self.ring_pages) * self.page_size
+    def page(self, pages: int, seq: int) -> int:
+        """The kernel virtual address of the page with sequence number seq of a ring whose
+        pages start at `pages`."""
+        return pages + (seq % self.ring_pages) * self.page_size
 
 
 @dataclass(frozen=True)
@@ -115,18 +121,15 @@ class GuestTracing:
         self.nr_slots = layout.slots
         self._nr_cpus = machine.nr_cpus
         control = image.abi_table("trace_control", layout.control_size)
-        pages = image.abi_table("trace_pages", layout.slots * layout.nr_cpus * layout.ring_pages * layout.page_size)
         saved = image.abi_table("saved_cmdlines", layout.saved_cmdlines_size)
         self._saved_cmdlines = kernel_virt_to_phys(saved.addr)
         self._cmdline_key = image.addr("trace_cmdline_key")
         self._control = kernel_virt_to_phys(control.addr)
-        self._pages = kernel_virt_to_phys(pages.addr)
         self._mem: PhysMem | None = None
         # set_event_pid lists and fork following, checked and kept up by the guest
         self.pid_lists = GuestPidLists(machine)
         # event triggers, run by the events' writers; their slots' bits are in the event files
         self.triggers = GuestEventTriggers(machine, self._set_trigger_bits)
-        self._trigger_shift = self.triggers.shift
         self._triggered: dict[tuple[str, str], set[int]] = {}
         self.hist_maps = GuestHistMaps(machine)
         # the synthetic events' layouts, for the guest's trace_synth()
@@ -147,9 +150,11 @@ class GuestTracing:
         self._cpumasks = [(1 << layout.nr_cpus) - 1] * layout.slots   # tracing_cpumask of each slot
         self._stopped = [False] * layout.slots   # tracing_stop(): a reader holds the slot silent
         self._stack_opts = 0    # trace_control.stack_opts: the slots' stacktrace options
+        self._ustack_opts = 0   # trace_control.ustack_opts: their userstacktrace options
         # per (slot, cpu): pages below this seq were dropped by reset()
         self._skip = [[0] * self._nr_cpus for _ in range(layout.slots)]
         self._resets = [[0] * self._nr_cpus for _ in range(layout.slots)]
+        self._open = {0}   # slots with buffers in the guest: the top level's, the instances' made
 
     # ---- the machine calls these ----
     def attach(self, mem: PhysMem) -> None:
@@ -165,8 +170,9 @@ class GuestTracing:
                 self._write_file(self._events[key], self.layout.file_type, "<H", event_id)
             for key in self._enabled.keys() | self._triggered.keys():
                 slots = self._enabled.get(key, set()) - self._soft_off.get(key, set())
-                self._write_file(self._events[key], self.layout.file_slots, "<I",
-                                 self._mask(slots) | self._mask(self._triggered.get(key, set())) << self._trigger_shift)
+                self._write_file(self._events[key], self.layout.file_slots, "<Q", self._mask(slots))
+                self._write_file(self._events[key], self.layout.file_triggers, "<Q",
+                                 self._mask(self._triggered.get(key, set())))
             self._write_recording()
             self._write_cpumasks()
             self._write_stack_opts()
@@ -211,7 +217,7 @@ class GuestTracing:
         self._machine.guest_op(apply)
 
     def enable_event(self, event: EventName, slot: int, on: bool) -> None:
-        self._check_slot(slot)
+        self._check_slot(slot, on)
         key = self._remember(event)
         self._machine.guest_op(lambda: self._enable(self._events[key], key, slot, on))
 
@@ -241,7 +247,7 @@ class GuestTracing:
             if self._mem is None:
                 return slot in self._enabled.get(key, ()) and slot not in self._soft_off.get(key, ())
             pa = kernel_virt_to_phys(self._image.event_file(event) + self.layout.file_slots)
-            return bool(struct.unpack_from("<I", self._mem.buf, pa)[0] >> slot & 1)
+            return bool(_U64.unpack_from(self._mem.buf, pa)[0] >> slot & 1)
         return self._machine.guest_op(read)
 
     def set_event_soft_disabled(self, event: EventName, slot: int, off: bool) -> None:
@@ -271,8 +277,9 @@ class GuestTracing:
                 old, new = self._triggered.get(key, set()), bits.get(key, set())
                 for slot in old ^ new:
                     if self._mem is not None:
-                        pa = kernel_virt_to_phys(self._image.event_file(self._events[key]) + self.layout.file_slots)
-                        self._set_bit(pa, self._trigger_shift + slot, slot in new)
+                        pa = kernel_virt_to_phys(self._image.event_file(self._events[key]) +
+                                                 self.layout.file_triggers)
+                        self._set_bit(pa, slot, slot in new)
             self._triggered = {key: set(slots) for key, slots in bits.items()}
 
     def _is_tracepoint(self, key: tuple[str, str]) -> bool:
@@ -339,7 +346,7 @@ class GuestTracing:
         return self._machine.with_cpus_stopped(read)
 
     def set_recording(self, slot: int, on: bool) -> None:
-        self._check_slot(slot)
+        self._check_slot(slot, on)
 
         def apply() -> None:
             with self._lock:
@@ -357,7 +364,7 @@ class GuestTracing:
             if self._mem is None:
                 return self._recording[slot]
             recording = self._control + self.layout.control_recording
-            return bool(struct.unpack_from("<I", self._mem.buf, recording)[0] >> slot & 1)
+            return bool(_U64.unpack_from(self._mem.buf, recording)[0] >> slot & 1)
         return self._machine.guest_op(read)
 
     def set_cpumask(self, slot: int, mask: int) -> None:
@@ -388,11 +395,49 @@ class GuestTracing:
 
         def apply() -> None:
             with self._lock:
-                bits = 1 << slot | 1 << (self.layout.ustack_shift + slot)
-                self._stack_opts = (self._stack_opts & ~bits) | (bool(kernel) << slot) | \
-                    (bool(user) << (self.layout.ustack_shift + slot))
+                self._stack_opts = (self._stack_opts & ~(1 << slot)) | (bool(kernel) << slot)
+                self._ustack_opts = (self._ustack_opts & ~(1 << slot)) | (bool(user) << slot)
                 self._write_stack_opts()
         self._machine.guest_op(apply)
+
+    def open_slot(self, slot: int) -> None:
+        """instance_mkdir()'s buffers: the kernel allocates the slot's rings (for its online
+        CPUs) and pid lists; OSError ENOMEM when it cannot, and nothing changed."""
+        self._check_slot(slot)
+        if slot == 0:
+            return  # the top level's are the kernel's own
+        if not self._machine.running:
+            raise OSError(errno.ENOMEM, "the kernel is not running: no buffers")
+        result = self._machine.trace_slot_request(slot, True)
+        if result < 0:
+            raise OSError(-result, os.strerror(-result))
+
+        def fresh() -> None:
+            with self._lock:
+                # the kernel's rings start empty: so does what the host knows of them
+                self._skip[slot] = [0] * self._nr_cpus
+                self._resets[slot] = [0] * self._nr_cpus
+                # and a new instance has every CPU and no stack options (not a removed one's)
+                self._cpumasks[slot] = (1 << self.layout.nr_cpus) - 1
+                self._stopped[slot] = False
+                self._stack_opts &= ~(1 << slot)
+                self._ustack_opts &= ~(1 << slot)
+                self._write_cpumasks()
+                self._write_stack_opts()
+                self._open.add(slot)
+        self._machine.guest_op(fresh)
+        self.pid_lists.forget(slot)
+
+    def close_slot(self, slot: int) -> None:
+        """instance_rmdir()'s free: the slot's rings and pid lists go back to the kernel (every
+        bit of the slot clear first: the trace array's shutdown)."""
+        self._check_slot(slot)
+        if slot == 0:
+            return
+        with self._lock:
+            self._open.discard(slot)
+        if self._machine.running:
+            self._machine.trace_slot_request(slot, False)
 
     def drain(self, slot: int) -> list[GuestPage]:
         self._check_slot(slot)
@@ -408,13 +453,16 @@ class GuestTracing:
             buf, lay = self._mem.buf, self.layout
             for cpu in range(self._nr_cpus):
                 ring = self._ring(slot, cpu)
+                pages = _U64.unpack_from(buf, ring + lay.ring_page_base)[0]
+                if not pages:
+                    continue  # an instance's slot without buffers (not made, or taken down)
                 seq = _U64.unpack_from(buf, ring + lay.ring_seq)[0]
                 released = _U64.unpack_from(buf, ring + lay.ring_released)[0]
                 closed = _U32.unpack_from(buf, ring + lay.ring_closed)[0]
                 if _U64.unpack_from(buf, ring + lay.ring_seq)[0] != seq:
                     closed = 0  # the writer moved meanwhile: `closed` may be the next page's
                 for s in range(max(released, self._skip[slot][cpu]), seq + 1):
-                    page = self._page(slot, cpu, s)
+                    page = kernel_virt_to_phys(lay.page(pages, s))
                     commit = _U64.unpack_from(buf, page + lay.page_commit)[0]
                     complete = s < seq or bool(closed)
                     if not commit and not complete:
@@ -460,9 +508,13 @@ class GuestTracing:
             self._events[key] = self._image.event_desc(event.system, event.name)
         return key
 
-    def _check_slot(self, slot: int) -> None:
+    def _check_slot(self, slot: int, writes: bool = False) -> None:
+        """writes: what is asked makes the guest write into the slot's rings, which only a
+        slot with buffers has (an instance's slot: open_slot())."""
         if not 0 <= slot < self.layout.slots:
             raise ValueError(f"slot {slot} out of range 0..{self.layout.slots - 1}")
+        if writes and slot not in self._open:
+            raise ValueError(f"slot {slot} has no buffers (open_slot() first)")
 
     @staticmethod
     def _mask(slots: set[int]) -> int:
@@ -473,26 +525,26 @@ class GuestTracing:
             for cpu in range(self.layout.nr_cpus):
                 slots = sum(1 << slot for slot, mask in enumerate(self._cpumasks)
                             if mask >> cpu & 1 and not self._stopped[slot])
-                struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_cpu_slots + 4 * cpu, slots)
+                _U64.pack_into(self._mem.buf, self._control + self.layout.control_cpu_slots + 8 * cpu, slots)
 
     def _write_stack_opts(self) -> None:
         if self._mem is not None:
-            opts, shift = self._stack_opts, self.layout.ustack_shift
-            struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_stack_opts, opts)
-            struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_stack_slots,
-                             (opts | opts >> shift) & ((1 << shift) - 1))
+            buf, control, lay = self._mem.buf, self._control, self.layout
+            _U64.pack_into(buf, control + lay.control_stack_opts, self._stack_opts)
+            _U64.pack_into(buf, control + lay.control_ustack_opts, self._ustack_opts)
+            _U64.pack_into(buf, control + lay.control_stack_slots, self._stack_opts | self._ustack_opts)
 
     def _write_recording(self) -> None:
         if self._mem is not None:
             mask = sum(1 << slot for slot, on in enumerate(self._recording) if on)
-            struct.pack_into("<I", self._mem.buf, self._control + self.layout.control_recording, mask)
+            _U64.pack_into(self._mem.buf, self._control + self.layout.control_recording, mask)
 
     def _set_bit(self, pa: int, bit: int, on: bool) -> None:
-        """One bit of a guest u32 the guest also changes (a narrow race: the guest's own
+        """One bit of a guest u64 mask the guest also changes (a narrow race: the guest's own
         flips are atomic, this read-modify-write is not)."""
         buf = self._ram().buf
-        word = struct.unpack_from("<I", buf, pa)[0]
-        struct.pack_into("<I", buf, pa, word | 1 << bit if on else word & ~(1 << bit))
+        word = _U64.unpack_from(buf, pa)[0]
+        _U64.pack_into(buf, pa, word | 1 << bit if on else word & ~(1 << bit))
 
     def _ram(self) -> PhysMem:
         if self._mem is None:
@@ -530,6 +582,3 @@ class GuestTracing:
 
     def _ring(self, slot: int, cpu: int) -> int:
         return self._control + self.layout.ring(slot, cpu)
-
-    def _page(self, slot: int, cpu: int, seq: int) -> int:
-        return self._pages + self.layout.page(slot, cpu, seq)

@@ -48,6 +48,11 @@ CALL_REL32 = 0xE8
 
 
 _PROFILE = struct.Struct("<QQQII")  # struct ftrace_profile
+# struct ftrace_site_state: func_slots, graph_slots (u64 masks, bit s: slot s), flags, kprobe,
+# graph (graph_slots != 0: the dispatcher's fast path reads flags to graph as one word)
+_SITE_STATE = struct.Struct("<QQBBBx4x")
+SiteState = tuple[int, int, int, int]  # (func_slots, graph_slots, flags, kprobe) of a site
+_OFF: SiteState = (0, 0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -149,6 +154,11 @@ class FtraceSites:
         self.layout = lay = FtraceLayout.of(image)
         if addrs != sorted(addrs) or len(addrs) > lay.max_sites:
             raise ValueError("kernel image's __mcount_loc is not a sorted table of at most FTRACE_MAX_SITES")
+        a = image.abi_value
+        if (a("sizeof(ftrace_site_state)"), a("ftrace_site_state.func_slots"), a("ftrace_site_state.graph_slots"),
+                a("ftrace_site_state.flags"), a("ftrace_site_state.kprobe"), a("ftrace_site_state.graph")) != \
+                (_SITE_STATE.size, 0, 8, 16, 17, 18):
+            raise ValueError("kernel image's ftrace_site_state layout does not match this host")
         self._control = kernel_virt_to_phys(image.abi_table("ftrace_control", lay.control_size).addr)
         self._probes_pa = kernel_virt_to_phys(image.abi_table("ftrace_probes", lay.probes_size).addr)
         repeats = image.lookup("ftrace_repeats")   # [TRACE_SLOTS][NR_CPUS] func-no-repeats states
@@ -193,7 +203,7 @@ class FtraceSites:
         self._patched_direct: dict[int, int] = {}  # the direct calls the sites' bytes have
         # /proc/sys/kernel/ftrace_enabled: 0 keeps every site a nop, whatever wants it
         self._calls_enabled = True
-        self._sites = bytearray(4 * len(addrs))
+        self._sites: list[SiteState] = [_OFF] * len(addrs)
         self._max_graph_depth = 0
         self._pids: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
         # slots whose pid lists the host changed: the others' the guest may have changed itself
@@ -530,7 +540,7 @@ class FtraceSites:
             for i in self._direct:  # and a BPF trampoline's direct ops
                 users[i] += 1
             for i, name in enumerate(self.functions):
-                fn, graph, kprobe = s[4 * i], s[4 * i + 1], s[4 * i + 3]
+                fn, graph, _, kprobe = s[i]
                 if fn | graph | kprobe or users[i]:
                     refs = bin(fn).count("1") + bool(graph) + bool(kprobe) + users[i]
                     # kprobe's ftrace_ops saves regs (R), so does a direct call's (D); none modifies ip (I)
@@ -539,44 +549,46 @@ class FtraceSites:
         return out
 
     # ---- state ----
-    def _compute(self) -> bytearray:
-        sites = bytearray(len(self._sites))
+    def _compute(self) -> list[SiteState]:
+        n = len(self._sites)
+        fn, graph, flags, kprobe = [0] * n, [0] * n, [0] * n, [0] * n
         for slot, idx in self._function.items():
             for i in idx:
-                sites[4 * i] |= 1 << slot
+                fn[i] |= 1 << slot
         for slot, idx in self._graph.items():
             for i in idx:
-                sites[4 * i + 1] |= 1 << slot
+                graph[i] |= 1 << slot
         for i in self._graph_functions:
-            sites[4 * i + 2] |= self.layout.graph_function
+            flags[i] |= self.layout.graph_function
         for i in self._graph_notrace:
-            sites[4 * i + 2] |= self.layout.graph_notrace
+            flags[i] |= self.layout.graph_notrace
         for i in self._kprobes:
-            sites[4 * i + 3] = 1
+            kprobe[i] = 1
         for probe in self._probes:
-            sites[4 * self._index[probe.function] + 2] |= self.layout.site_probes
+            flags[self._index[probe.function]] |= self.layout.site_probes
         for i in self._stack_sites:
-            sites[4 * i + 2] |= self.layout.site_stack
+            flags[i] |= self.layout.site_stack
         for i in self._profile_sites:
-            sites[4 * i + 2] |= self.layout.site_profile
+            flags[i] |= self.layout.site_profile
         for i in self._direct:
-            sites[4 * i + 2] |= self.layout.site_direct
-        return sites
+            flags[i] |= self.layout.site_direct
+        return list(zip(fn, graph, flags, kprobe))
 
-    def _on(self, sites: bytes | bytearray, i: int) -> bool:
+    def _on(self, sites: list[SiteState], i: int) -> bool:
         """Whether site i calls a trampoline."""
-        return bool(sites[4 * i + 2] & self.layout.site_direct) or self._others(sites, i)
+        return bool(sites[i][2] & self.layout.site_direct) or self._others(sites, i)
 
-    def _others(self, sites: bytes | bytearray, i: int) -> bool:
+    def _others(self, sites: list[SiteState], i: int) -> bool:
         """Whether a tracer (not a direct call) wants site i."""
-        return bool(sites[4 * i] | sites[4 * i + 1] | sites[4 * i + 3]
-                    | sites[4 * i + 2] & (self.layout.site_probes | self.layout.site_stack | self.layout.site_profile))
+        fn, graph, flags, kprobe = sites[i]
+        return bool(fn | graph | kprobe
+                    | flags & (self.layout.site_probes | self.layout.site_stack | self.layout.site_profile))
 
     def _update(self, extra: list[tuple[int, bytes]] | None = None) -> None:
         """Write the sites whose state changed; patch those whose call changes (on, off, or
         to another trampoline), with the extra patches in the same batch."""
         new, old = self._compute(), self._sites
-        changed = [i for i in range(len(self._addrs)) if new[4 * i:4 * i + 4] != old[4 * i:4 * i + 4]]
+        changed = [i for i in range(len(self._addrs)) if new[i] != old[i]]
         if not changed and not extra and bool(self._graph_functions) == self._written_filtered:
             return
         patches = list(extra or ())
@@ -603,18 +615,18 @@ class FtraceSites:
             for addr, data in patches:
                 self._mem.write(kernel_virt_to_phys(addr), data)
 
-    def _target(self, sites: bytes | bytearray, i: int, direct: dict[int, int] | None = None) -> int | None:
+    def _target(self, sites: list[SiteState], i: int, direct: dict[int, int] | None = None) -> int | None:
         """The trampoline site i calls in state `sites` (with `direct`, the direct calls of
         that state: the current ones if None); None: its nop."""
         if not self._calls_enabled or not self._on(sites, i):
             return None
-        if sites[4 * i + 2] & self.layout.site_direct:
+        if sites[i][2] & self.layout.site_direct:
             if not self._others(sites, i):
                 return (self._direct if direct is None else direct).get(i)
             return self._regs_caller
-        return self._regs_caller if sites[4 * i + 3] else self._caller
+        return self._regs_caller if sites[i][3] else self._caller
 
-    def _site_bytes(self, i: int, sites: bytes | bytearray) -> bytes:
+    def _site_bytes(self, i: int, sites: list[SiteState]) -> bytes:
         site, target = self._addrs[i], self._target(sites, i)
         if target is None:
             return self._image.read(site, self.layout.insn_size)
@@ -654,7 +666,8 @@ class FtraceSites:
         buf, base = mem.buf, self._map
         for i in indexes:
             entry = base + self.layout.map_entry_size * self._map_slots[i]
-            buf[entry:entry + 4] = self._sites[4 * i:4 * i + 4]
+            fn, graph, flags, kprobe = self._sites[i]
+            _SITE_STATE.pack_into(buf, entry, fn, graph, flags, kprobe, int(graph != 0))
         self._written_filtered = bool(self._graph_functions)
         struct.pack_into("<I", buf, self._control + self.layout.control_graph_filtered, int(self._written_filtered))
 
@@ -726,14 +739,14 @@ class FtraceSites:
                 struct.pack_into("<I", buf, st + lay.slot_nr_notrace_pids, len(notrace))
             if pids or notrace:
                 filtered |= 1 << slot
-        struct.pack_into("<I", buf, base + lay.control_pid_filtered, filtered)
+        struct.pack_into("<Q", buf, base + lay.control_pid_filtered, filtered)
         self._pids_dirty.clear()
         stack = sum(1 << slot for slot, on in enumerate(self._stack_trace) if on)
-        struct.pack_into("<I", buf, base + lay.control_stack_trace, stack)
+        struct.pack_into("<Q", buf, base + lay.control_stack_trace, stack)
         repeats = sum(1 << slot for slot, on in enumerate(self._no_repeats) if on)
-        struct.pack_into("<I", buf, base + lay.control_no_repeats, repeats)
+        struct.pack_into("<Q", buf, base + lay.control_no_repeats, repeats)
         # the dispatcher's fast path records none of these slots' events
-        struct.pack_into("<I", buf, base + lay.control_slow_slots, filtered | stack | repeats)
+        struct.pack_into("<Q", buf, base + lay.control_slow_slots, filtered | stack | repeats)
 
     # ---- helpers ----
     def _indexes(self, names: frozenset[str]) -> frozenset[int]:

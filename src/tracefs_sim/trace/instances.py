@@ -1,18 +1,28 @@
 """Trace instances (instance_mkdir/instance_rmdir in trace.c): named trace arrays, each
-recording into its own guest slot."""
+recording into its own guest slot, whose buffers the kernel allocates when the instance is
+made and frees when it is removed (allocate_trace_buffers()/free_trace_buffers())."""
 
 import errno
 import threading
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
 from .trace_array import TraceArray
 
 
+class SlotBuffers(Protocol):
+    """The guest's buffers of a slot (contract.GuestTracingOps)."""
+
+    def open_slot(self, slot: int) -> None: ...  # OSError ENOMEM: the kernel could not allocate them
+    def close_slot(self, slot: int) -> None: ...
+
+
 class Instances:
-    def __init__(self, make_array: Callable[[int], TraceArray], nr_slots: int):
+    def __init__(self, make_array: Callable[[int], TraceArray], nr_slots: int, buffers: SlotBuffers):
         """make_array(slot) builds the trace array of a new instance; slots 1..nr_slots-1 are
-        the guest's (slot 0 is the top level)."""
+        the guest's (slot 0 is the top level); buffers allocates and frees a slot's."""
         self._make = make_array
+        self._buffers = buffers
         self._free = list(range(nr_slots - 1, 0, -1))
         self._arrays: dict[str, TraceArray] = {}
         self._lock = threading.Lock()
@@ -29,18 +39,33 @@ class Instances:
             if name in self._arrays:
                 raise OSError(errno.EEXIST, name)
             if not self._free:
-                # The guest has no slot left: the kernel's allocation of the buffers fails.
+                # Every slot of the guest's masks is taken (6.1's bound is memory alone: its
+                # allocation of the buffers fails the same way).
                 raise OSError(errno.ENOMEM, "no free trace slot")
             slot = self._free.pop()
-            array = self._make(slot)
+            try:
+                self._buffers.open_slot(slot)   # ENOMEM: the kernel has not the memory
+            except BaseException:
+                self._free.append(slot)
+                raise
+            try:
+                array = self._make(slot)
+            except BaseException:
+                self._buffers.close_slot(slot)
+                self._free.append(slot)
+                raise
             self._arrays[name] = array
             return array
 
     def remove(self, name: str) -> None:
-        """Events off, recording off, the guest's slot emptied and given back."""
+        """Events off, recording off, the guest's slot emptied, its buffers freed and the slot
+        given back."""
         with self._lock:
             array = self._arrays.pop(name, None)
             if array is None:
                 raise OSError(errno.ENOENT, name)
             array.shutdown()
-            self._free.append(array.slot)
+            try:
+                self._buffers.close_slot(array.slot)
+            finally:
+                self._free.append(array.slot)

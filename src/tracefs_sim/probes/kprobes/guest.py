@@ -37,7 +37,7 @@ FIELD_SIGNED, FIELD_DYN_STRING, FIELD_STATIC_STRING, FIELD_PTR_STRING = 0x100, 0
 ST_RAW, ST_MEM, ST_UMEM, ST_STRING, ST_USTRING = range(5)
 KG_MAX_DEREF = 8
 _ARG = struct.Struct("<8BHHHHQq8q")  # struct kg_arg
-_PROBE = struct.Struct("<IHHIIIBBHQQIIII")  # struct kg_probe
+_PROBE = struct.Struct("<QQHHIIIBBH4xQQIIII")  # struct kg_probe
 _POINT = struct.Struct("<QIIBBBBiII")  # struct kg_point
 _POINT_EMULATION = struct.Struct("<BBBBi")  # its emulate, size, type, asize, rel32
 _INST = struct.Struct("<QQQQIIiI")  # struct kg_inst
@@ -56,9 +56,10 @@ _HOST_LAYOUT = {
 }
 _POINT_INSN, _POINT_EMULATE, _POINT_HOST = 12, 16, 24  # struct kg_point's insn, emulate, host
 # struct kg_probe's fields the host writes or reads on their own
-_PROBE_NEXT = 16
-_PROBE_NHIT = 24
-_PROBE_FIRST_INST = 40
+_PROBE_NEXT = 28
+_PROBE_NHIT = 40
+_PROBE_FIRST_INST = 56
+_SLOTS_MASK = (1 << 64) - 1  # a probe's slots: its kg_probe.slots, the bits above its triggers
 
 # (KG_LOAD_REG's index: the register's in struct pt_regs, regs.PT_REGS)
 _M64 = (1 << 64) - 1
@@ -200,7 +201,7 @@ class GuestTables:
                 _INST.pack(0, 0, 0, 0, index, pool + k + 2 if k + 1 < instances else 0, 0, 0)
                 for k in range(instances)))
         self._write(self._probes_at + _PROBE.size * index,
-                    _PROBE.pack(0, record.event_type, n, first, record.args_size, 0, int(record.plain),
+                    _PROBE.pack(0, 0, record.event_type, n, first, record.args_size, 0, int(record.plain),
                                 int(bool(instances)), 0, 0, 0, first_inst, instances,
                                 first_inst + 1 if instances else 0, 0))
         return GuestProbe(index, first, n)
@@ -256,7 +257,9 @@ class GuestTables:
             self._write(self._perf_calls + 8 * index, struct.pack("<Q", call))
 
     def set_slots(self, index: int, slots: int) -> None:
-        self._write(self._probes_at + _PROBE.size * index, struct.pack("<I", slots))
+        """kg_probe.slots and .triggers: the trace core's file word (slots in the low 64 bits,
+        the slots with triggers above them)."""
+        self._write(self._probes_at + _PROBE.size * index, struct.pack("<QQ", slots & _SLOTS_MASK, slots >> 64))
 
     def set_next(self, index: int, nxt: int) -> None:
         """The point's probe after this one (+ 1; 0: the last)."""

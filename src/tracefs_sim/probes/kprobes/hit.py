@@ -16,7 +16,8 @@ from ...machine.image import KERNEL_MAP, PAGE_OFFSET
 from .point import required_symbol
 from .regs import Regs
 
-_STAGE_HEAD = struct.Struct("<IHHII")  # struct probe_stage up to data
+_STAGE_HEAD = struct.Struct("<IHHIIQQ")  # struct probe_stage up to data
+_SLOTS_MASK = (1 << 64) - 1  # a record's slots: the low bits of its file word, its triggers above
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
 
@@ -50,9 +51,11 @@ class ProbeStage:
         ram, pa = ctx.ram, self._pa[ctx.cpu]
         if _U32.unpack_from(ram, pa)[0]:
             return False
-        ram[pa + 16:pa + 16 + len(payload)] = payload
+        data = pa + _STAGE_HEAD.size
+        ram[data:data + len(payload)] = payload
         # len last: it is what the guest's stub tests
-        _STAGE_HEAD.pack_into(ram, pa, len(payload), event_type, 0, slots, flags & 0xFFFFFFFF)
+        _STAGE_HEAD.pack_into(ram, pa, len(payload), event_type, 0, flags & 0xFFFFFFFF, 0, slots & _SLOTS_MASK,
+                              slots >> 64)
         return True
 
     def defer(self, ctx: HookContext, records: list[Record]) -> None:
