@@ -390,6 +390,33 @@ int main(int argc, char **argv)
 			pa.sample_period = num(argv[i + 1]);
 			i += 2;
 			result(cmd, syscall6(NR_perf_event_open, (long)&pa, -1, 0, -1, 0, 0));
+		} else if (!strcmp(cmd, "jinfo") && i + 1 <= argc) {
+			/* the JIT's part of the program's info: its code's length and bytes, its one
+			 * function's address and length */
+			struct bpf_prog_info info;
+			static unsigned char code[16384];
+			unsigned long long ksym = 0;
+			unsigned int func_len = 0;
+			zero(&info, sizeof(info));
+			info.jited_prog_len = sizeof(code);
+			info.jited_prog_insns = (unsigned long)code;
+			info.nr_jited_ksyms = 1;
+			info.jited_ksyms = (unsigned long)&ksym;
+			info.nr_jited_func_lens = 1;
+			info.jited_func_lens = (unsigned long)&func_len;
+			attr.info.bpf_fd = num(argv[i++]);
+			attr.info.info_len = sizeof(info);
+			attr.info.info = (unsigned long)&info;
+			r = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr));
+			result(cmd, r);
+			if (r == 0) {
+				puts_(" jited_len "); putnum(info.jited_prog_len);
+				puts_(" ksyms "); putnum(info.nr_jited_ksyms);
+				puts_(" func_lens "); putnum(info.nr_jited_func_lens);
+				puts_(" func_len "); putnum(func_len);
+				puts_(" ksym "); puthex((const unsigned char *)&ksym, 8);
+				puts_(" code "); puthex(code, info.jited_prog_len < sizeof(code) ? info.jited_prog_len : sizeof(code));
+			}
 		} else if (!strcmp(cmd, "sleep") && i + 1 <= argc) {
 			long ts[2], ms = num(argv[i++]);
 			ts[0] = ms / 1000;
