@@ -218,7 +218,23 @@ int main(int argc, char **argv)
 				puthex(value, info.key_size);
 			}
 		} else if (!strcmp(cmd, "load") && i + 2 <= argc) {
-			unsigned long n = unhex(argv[i + 1], insns, sizeof(insns));
+			/* the program in hex, or "-": read from stdin (longer than an argument may be) */
+			static char text[2 * sizeof(insns) + 1];
+			const char *hex = argv[i + 1];
+			unsigned long n;
+
+			if (!strcmp(hex, "-")) {
+				long got, len = 0;
+
+				while (len < (long)sizeof(text) - 1 &&
+				       (got = syscall6(0 /* read */, 0, (long)(text + len), sizeof(text) - 1 - len, 0, 0, 0)) > 0)
+					len += got;
+				while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+					len--;
+				text[len] = 0;
+				hex = text;
+			}
+			n = unhex(hex, insns, sizeof(insns));
 			const char *lic = "GPL";
 			attr.prog_type = num(argv[i]);
 			attr.insns = (unsigned long)insns;
@@ -236,6 +252,13 @@ int main(int argc, char **argv)
 					a++;
 				if (*a)
 					attr.attach_btf_id = num(a + 1);
+			}
+			if (i < argc && argv[i][0] == 'N' && argv[i][1] == '=') {	/* its name */
+				const char *name = argv[i++] + 2;
+				unsigned long k;
+
+				for (k = 0; name[k] && k < sizeof(attr.prog_name) - 1; k++)
+					attr.prog_name[k] = name[k];
 			}
 			attr.license = (unsigned long)lic;
 			zero(log, sizeof(log));
