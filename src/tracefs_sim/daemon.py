@@ -119,7 +119,8 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
         sysctls.update(stack.sysctls)
         written_code = _written_code(machine, stack.ftrace_sites.trampolines if stack.ftrace_sites else None)
         add_session_views(tree, namespace.ProcMountsView(mountpoint),
-                          KallsymsView(machine.kallsyms(), kptr_restrict, written_code), sysctls)
+                          KallsymsView(machine.kallsyms(), kptr_restrict, written_code), sysctls,
+                          stack.net_core_sysctls)
         operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once,
                                        session_sync=SessionSync(machine.session_behind, machine.session_caught_up))
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the

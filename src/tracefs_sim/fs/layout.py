@@ -9,6 +9,7 @@ from functools import partial
 from typing import Protocol, Unpack
 
 from ..namespace import (BTF_VIEW, DEV_KMSG_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, SYSCTL_KERNEL_VIEW,
+                         SYSCTL_NET_CORE_VIEW,
                          ProcMountsView)
 from ..lib.sysctl import SysctlFile
 from ..probes.kprobes.debugfs import KprobeDebugViews
@@ -409,10 +410,11 @@ def _absent() -> object:
 
 
 def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: KallsymsView,
-                      sysctls: dict[str, SysctlFile]) -> None:
+                      sysctls: dict[str, SysctlFile], net_core_sysctls: dict[str, SysctlFile] | None = None) -> None:
     """Files a session lays over /proc: `proc-mounts` (/proc/mounts, as each
     reader sees it), `proc-kallsyms` (/proc/kallsyms, as kptr_restrict lets its reader see it)
-    and `sysctl-kernel/` (/proc/sys/kernel's tracing sysctls: the kernel's, or absent); and
+    and `sysctl-kernel/` (/proc/sys/kernel's tracing sysctls: the kernel's, or absent),
+    `sysctl-net-core/` (/proc/sys/net/core's the kernel has: bpf_jit_enable); and
     over /dev/kmsg `dev-kmsg`, absent (dmesg then asks syslog(2), which the kernel serves)."""
     views = _views_dir(tree)
     tree.add_file(views, PROC_MOUNTS_VIEW, _MODE_PROC_READ, read_as=proc_mounts.read_as)
@@ -425,3 +427,7 @@ def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: Kallsym
         if name in sysctls:
             continue
         tree.add_file(directory, name, _MODE_SYSCTL_RW, opened=_absent)
+    if net_core_sysctls:   # /proc/sys/net/core's the kernel has (bpf_jit_enable)
+        directory = tree.mkdir(views, SYSCTL_NET_CORE_VIEW, _MODE_SYSCTL_DIR)
+        for name, sysctl in net_core_sysctls.items():
+            tree.add_file(directory, name, _MODE_SYSCTL_RW, read=sysctl.read, write_at=sysctl.write_at)
