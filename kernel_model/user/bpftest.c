@@ -413,6 +413,14 @@ int main(int argc, char **argv)
 			pa.sample_period = num(argv[i + 1]);
 			i += 2;
 			result(cmd, syscall6(NR_perf_event_open, (long)&pa, -1, 0, -1, 0, 0));
+		} else if (!strcmp(cmd, "hwev") && i + 1 <= argc) {
+			/* a hardware counter of this task (user and kernel), counting: `count` reads it */
+			struct perf_event_attr pa;
+			zero(&pa, sizeof(pa));
+			pa.type = 0 /* PERF_TYPE_HARDWARE */;
+			pa.size = sizeof(pa);
+			pa.config = num(argv[i++]);
+			result(cmd, syscall6(NR_perf_event_open, (long)&pa, 0, -1, -1, 0, 0));
 		} else if (!strcmp(cmd, "jinfo") && i + 1 <= argc) {
 			/* the JIT's part of the program's info: its code's length and bytes, its one
 			 * function's address and length */

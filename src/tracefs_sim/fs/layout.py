@@ -405,6 +405,12 @@ ABSENT_SYSCTLS = ("stack_tracer_enabled", "traceoff_on_warning", "ftrace_dump_on
                   "perf_event_max_stack", "perf_event_max_contexts_per_stack", "perf_cpu_time_max_percent")
 
 
+# 6.1's BPF JIT sysctls under /proc/sys/net/core that this kernel does not have: covered, as
+# ABSENT_SYSCTLS, so that a session's write never reaches the host's JIT (bpf_jit_harden: no
+# constant blinding here; bpf_jit_kallsyms: the images are always listed; bpf_jit_limit: one pack)
+ABSENT_NET_CORE_SYSCTLS = ("bpf_jit_harden", "bpf_jit_kallsyms", "bpf_jit_limit")
+
+
 def _absent() -> object:
     raise OSError(errno.ENOENT, "no such sysctl in the emulated kernel")
 
@@ -431,3 +437,6 @@ def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: Kallsym
         directory = tree.mkdir(views, SYSCTL_NET_CORE_VIEW, _MODE_SYSCTL_DIR)
         for name, sysctl in net_core_sysctls.items():
             tree.add_file(directory, name, _MODE_SYSCTL_RW, read=sysctl.read, write_at=sysctl.write_at)
+        for name in ABSENT_NET_CORE_SYSCTLS:
+            if name not in net_core_sysctls:
+                tree.add_file(directory, name, _MODE_SYSCTL_RW, opened=_absent)
