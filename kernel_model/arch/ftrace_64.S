@@ -191,7 +191,7 @@ bpf_tramp_area:
 	.popsection
 
 /* The JIT's program pack (bpf_prog_pack_alloc(): kernel/bpf/core.c hands it out, the JIT writes
- * it): past _etext with the ftrace trampolines, as 6.1's packs are module memory, not the
+ * it; its size: include/bpf_jit.h): past _etext with the ftrace trampolines, as 6.1's packs are module memory, not the
  * kernel's text; int3 where no program is. */
 	.pushsection .bpf.jit, "ax"
 	.balign	4096

@@ -451,7 +451,7 @@ void bpf_prog_put(struct bpf_prog *prog)
 			bpf_map_put(prog->used_maps[i]);
 		kfree(prog->used_maps);
 		prog->used_maps = NULL;
-		if (prog->jited)
+		if (prog->id)	/* loaded: a cpu may still be running it */
 			call_rcu(&prog->rcu, __bpf_prog_put_rcu);
 		else
 			bpf_prog_free(prog);	/* (one the verifier refused: never ran) */
