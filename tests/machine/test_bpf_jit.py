@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import struct
+import time
 from contextlib import contextmanager
 
 import pytest
@@ -95,14 +96,14 @@ def test_a_program_is_jited_and_listed_while_it_exists(machine, jit_enable):
     from tracefs_sim.machine.bpf_jit import BpfJitSymbols
     program = prog(mov64_imm(R0, 7), alu64_imm(MUL, R0, 6), exit_())
     out: list[bytes] = []
-    proc = machine.spawn(["bpftest", "load", "17", program, "N=jit_test", "jinfo", "3", "run", "3", "sleep", "1500"],
+    proc = machine.spawn(["bpftest", "load", "17", program, "N=jit_test", "jinfo", "3", "run", "3", "sleep", "3000"],
                          out.append)
     symbols = BpfJitSymbols(machine.image, machine.read_memory)
-    import time
     deadline = time.monotonic() + 30
     while not any(name.endswith("_jit_test") for name, _, _ in symbols.symbols()) and time.monotonic() < deadline:
         time.sleep(0.05)
     listed = [s for s in symbols.symbols() if s[0].endswith("_jit_test")]
+    image = machine.read_memory(listed[0][1], listed[0][2] - listed[0][1]) if listed else b""   # while it lives
     assert proc.wait(60) == 0
     lines = b"".join(out).decode().splitlines()
     assert lines[0] == "load: 3" and lines[2] == "run: 0 retval 42", lines
@@ -115,8 +116,12 @@ def test_a_program_is_jited_and_listed_while_it_exists(machine, jit_enable):
     assert pack.addr <= start < pack.addr + pack.size
     assert len(listed) == 1 and re.fullmatch(r"bpf_prog_[0-9a-f]{16}_jit_test", listed[0][0]), listed
     assert listed[0][1:] == (start, start + len(code))
-    assert machine.read_memory(start, len(code)) == code
-    assert not any(s[0].endswith("_jit_test") for s in symbols.symbols())   # freed with the program
+    assert image == code
+    # freed with the program (its file's last reference goes as bpftest exits: soon after)
+    deadline = time.monotonic() + 30
+    while any(s[0].endswith("_jit_test") for s in symbols.symbols()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(s[0].endswith("_jit_test") for s in symbols.symbols())
 
 
 def test_interpreted_when_disabled(machine, jit_enable):
