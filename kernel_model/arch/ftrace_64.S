@@ -29,6 +29,7 @@
  */
 #include "trace/ftrace_frame.h"
 #include "bpf_tramp.h"
+#include "bpf_jit.h"
 
 #define R15	0
 #define R14	8
@@ -186,6 +187,19 @@ ftrace_regs_caller:
 bpf_tramp_area:
 	.fill	BPF_TRAMP_AREA_SIZE, 1, 0xcc
 	.size	bpf_tramp_area, BPF_TRAMP_AREA_SIZE
+	.balign	4096
+	.popsection
+
+/* The JIT's program pack (bpf_prog_pack_alloc(): kernel/bpf/core.c hands it out, the JIT writes
+ * it; its size: include/bpf_jit.h): past _etext with the ftrace trampolines, as 6.1's packs are module memory, not the
+ * kernel's text; int3 where no program is. */
+	.pushsection .bpf.jit, "ax"
+	.balign	4096
+	.globl	bpf_prog_pack
+	.type	bpf_prog_pack, @object
+bpf_prog_pack:
+	.fill	BPF_PROG_PACK_SIZE, 1, 0xcc
+	.size	bpf_prog_pack, BPF_PROG_PACK_SIZE
 	.balign	4096
 	.popsection
 

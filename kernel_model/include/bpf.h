@@ -167,6 +167,17 @@ struct bpf_prog {
 	int active[NR_CPUS];		/* runs on each cpu now (a tracepoint's program: no recursion) */
 	u64 misses;			/* runs skipped for that */
 	unsigned int (*bpf_func)(const void *ctx, const struct bpf_insn *insn);
+	/* the JIT's (arch/x86/net/bpf_jit_comp.c): bpf_func is the image's code, jited_len bytes
+	 * long, in a chunk of the program pack (jit_header, jit_size bytes); its loads through
+	 * PTR_TO_BTF_ID have an exception table entry each, after the code */
+	bool jited;
+	u32 jited_len;
+	void *jit_header;
+	u32 jit_size;
+	struct bpf_ex_entry *extable;
+	u32 num_exentries;
+	int ksym_slot;			/* its line in bpf_jit_ksyms[] (/proc/kallsyms), -1: none */
+	struct rcu_head rcu;		/* freed after a grace period (__bpf_prog_put_rcu) */
 	/* a tracing program's target (check_attach_btf_id): its BTF FUNC, that FUNC's FUNC_PROTO,
 	 * its name, its address and its ftrace site (0: none) */
 	u32 attach_btf_id;
@@ -227,8 +238,24 @@ void bpf_prog_array_free_put(struct bpf_prog_array *array, struct bpf_prog *put)
 /* core.c: the interpreter */
 u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 u64 bpf_prog_run(const struct bpf_prog *prog, const void *ctx);
-void bpf_prog_select_runtime(struct bpf_prog *prog);
+struct bpf_prog *bpf_prog_select_runtime(struct bpf_prog *prog);
 void bpf_prog_calc_tag(struct bpf_prog *prog);
+void bpf_prog_free(struct bpf_prog *prog);
+/* the JIT (bpf_jit_comp.c, core.c): net.core.bpf_jit_enable (1: programs are compiled to x86-64
+ * as they load; 0: interpreted), the program pack their images are in, the exception table entry
+ * of a fault-safe load (6.1's, relative: the load at &insn + insn, the dst register's pt_regs
+ * offset and the load's length in fixup) and the kallsyms lines of the images */
+extern int bpf_jit_enable;
+struct bpf_ex_entry { int insn, fixup, data; };
+struct bpf_prog *bpf_int_jit_compile(struct bpf_prog *prog);
+void *bpf_jit_binary_pack_alloc(u32 size);
+void bpf_jit_binary_pack_free(void *header, u32 size);
+void bpf_jit_free(struct bpf_prog *prog);
+void bpf_prog_kallsyms_add(struct bpf_prog *prog);	/* (ksym_slot >= 0: it has its line) */
+void bpf_prog_kallsyms_del(struct bpf_prog *prog);
+bool ex_handler_bpf(const struct bpf_ex_entry *x, struct pt_regs *regs);
+const struct bpf_ex_entry *search_bpf_extables(unsigned long addr);
+void host_code_page(const void *page);
 /* verifier.c */
 int bpf_check(struct bpf_prog **prog, union bpf_attr *attr, union bpf_attr *uattr);
 /* syscall.c */

@@ -25,6 +25,7 @@
 #include "uapi/session_ring.h"
 #include "mm.h"
 #include "fs.h"
+#include "bpf_jit.h"
 
 struct host_abi_entry {
 	char name[56];
@@ -457,3 +458,7 @@ HOST_ABI_OFFSET(mount, mnt_parent);
 HOST_ABI_OFFSET(mount, mnt_mountpoint);
 HOST_ABI_OFFSET(mount, mnt);
 HOST_ABI_OFFSET(vfsmount, mnt_root);
+
+/* include/bpf_jit.h: the JITed programs' kallsyms lines (kernel/bpf/core.c's bpf_jit_ksyms[]) */
+HOST_ABI_CONST(BPF_JIT_KSYMS);
+HOST_ABI_CONST(BPF_JIT_KSYM_LEN);

@@ -14,6 +14,7 @@
 #include "../include/perf_event.h"
 #include "../include/oom.h"
 #include "../include/kprobes.h"
+#include "../include/bpf.h"
 
 #define FPE_INTDIV	1
 #define ILL_ILLOPN	2
@@ -70,8 +71,17 @@ notrace void exc_invalid_op(struct pt_regs *regs)
 	do_trap(SIGILL, ILL_ILLOPN, regs->ip);
 }
 
+int fixup_exception(struct pt_regs *regs, int trapnr, unsigned long error_code, unsigned long fault_addr);
+
+/* From kernel mode (the machine delivers only a JITed BPF program's: a fault-safe load of a
+ * non-canonical address), its fixup or an oops. */
 notrace void exc_general_protection(struct pt_regs *regs)
 {
+	if (!user_mode(regs)) {
+		if (fixup_exception(regs, 13, 0, 0))
+			return;
+		panic("general protection fault");
+	}
 	do_trap(SIGSEGV, SI_KERNEL, 0);
 }
 
@@ -89,16 +99,22 @@ noinline const struct exception_table_entry *search_exception_tables(unsigned lo
 	return NULL;
 }
 
-/* A uaccess that faulted on what it may not touch resumes at its fixup. */
+/* A uaccess that faulted on what it may not touch resumes at its fixup; a JITed BPF program's
+ * fault-safe load reads 0 (search_bpf_extables(), ex_handler_bpf()). */
 noinline int fixup_exception(struct pt_regs *regs, int trapnr, unsigned long error_code,
 			     unsigned long fault_addr)
 {
 	const struct exception_table_entry *e = search_exception_tables(regs->ip);
+	const struct bpf_ex_entry *bpf;
 
-	if (!e)
-		return 0;
-	regs->ip = e->fixup;
-	return 1;
+	if (e) {
+		regs->ip = e->fixup;
+		return 1;
+	}
+	bpf = search_bpf_extables(regs->ip);
+	if (bpf)
+		return ex_handler_bpf(bpf, regs);
+	return 0;
 }
 
 /* show_unhandled_signals (1 by default): the kernel log says where a process segfaulted */
@@ -219,8 +235,13 @@ notrace void exc_page_fault(struct pt_regs *regs, unsigned long error_code)
 		trace_page_fault_user(address, regs, error_code);
 	else
 		trace_page_fault_kernel(address, regs, error_code);
-	if (address >= TASK_SIZE_MAX)
+	if (address >= TASK_SIZE_MAX) {
+		/* do_kern_addr_fault(): nothing here faults in; a fault-safe load has its fixup
+		 * (the machine delivers such a fault only from a JITed BPF program) */
+		if (!user_mode(regs) && fixup_exception(regs, 14, error_code, address))
+			return;
 		panic("BUG: unable to handle page fault for a kernel address");
+	}
 	do_user_addr_fault(regs, error_code, address);
 	local_irq_disable();
 }

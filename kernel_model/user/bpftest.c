@@ -218,7 +218,23 @@ int main(int argc, char **argv)
 				puthex(value, info.key_size);
 			}
 		} else if (!strcmp(cmd, "load") && i + 2 <= argc) {
-			unsigned long n = unhex(argv[i + 1], insns, sizeof(insns));
+			/* the program in hex, or "-": read from stdin (longer than an argument may be) */
+			static char text[2 * sizeof(insns) + 1];
+			const char *hex = argv[i + 1];
+			unsigned long n;
+
+			if (!strcmp(hex, "-")) {
+				long got, len = 0;
+
+				while (len < (long)sizeof(text) - 1 &&
+				       (got = syscall6(0 /* read */, 0, (long)(text + len), sizeof(text) - 1 - len, 0, 0, 0)) > 0)
+					len += got;
+				while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+					len--;
+				text[len] = 0;
+				hex = text;
+			}
+			n = unhex(hex, insns, sizeof(insns));
 			const char *lic = "GPL";
 			attr.prog_type = num(argv[i]);
 			attr.insns = (unsigned long)insns;
@@ -236,6 +252,13 @@ int main(int argc, char **argv)
 					a++;
 				if (*a)
 					attr.attach_btf_id = num(a + 1);
+			}
+			if (i < argc && argv[i][0] == 'N' && argv[i][1] == '=') {	/* its name */
+				const char *name = argv[i++] + 2;
+				unsigned long k;
+
+				for (k = 0; name[k] && k < sizeof(attr.prog_name) - 1; k++)
+					attr.prog_name[k] = name[k];
 			}
 			attr.license = (unsigned long)lic;
 			zero(log, sizeof(log));
@@ -390,6 +413,41 @@ int main(int argc, char **argv)
 			pa.sample_period = num(argv[i + 1]);
 			i += 2;
 			result(cmd, syscall6(NR_perf_event_open, (long)&pa, -1, 0, -1, 0, 0));
+		} else if (!strcmp(cmd, "hwev") && i + 1 <= argc) {
+			/* a hardware counter of this task (user and kernel), counting: `count` reads it */
+			struct perf_event_attr pa;
+			zero(&pa, sizeof(pa));
+			pa.type = 0 /* PERF_TYPE_HARDWARE */;
+			pa.size = sizeof(pa);
+			pa.config = num(argv[i++]);
+			result(cmd, syscall6(NR_perf_event_open, (long)&pa, 0, -1, -1, 0, 0));
+		} else if (!strcmp(cmd, "jinfo") && i + 1 <= argc) {
+			/* the JIT's part of the program's info: its code's length and bytes, its one
+			 * function's address and length */
+			struct bpf_prog_info info;
+			static unsigned char code[16384];
+			unsigned long long ksym = 0;
+			unsigned int func_len = 0;
+			zero(&info, sizeof(info));
+			info.jited_prog_len = sizeof(code);
+			info.jited_prog_insns = (unsigned long)code;
+			info.nr_jited_ksyms = 1;
+			info.jited_ksyms = (unsigned long)&ksym;
+			info.nr_jited_func_lens = 1;
+			info.jited_func_lens = (unsigned long)&func_len;
+			attr.info.bpf_fd = num(argv[i++]);
+			attr.info.info_len = sizeof(info);
+			attr.info.info = (unsigned long)&info;
+			r = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr));
+			result(cmd, r);
+			if (r == 0) {
+				puts_(" jited_len "); putnum(info.jited_prog_len);
+				puts_(" ksyms "); putnum(info.nr_jited_ksyms);
+				puts_(" func_lens "); putnum(info.nr_jited_func_lens);
+				puts_(" func_len "); putnum(func_len);
+				puts_(" ksym "); puthex((const unsigned char *)&ksym, 8);
+				puts_(" code "); puthex(code, info.jited_prog_len < sizeof(code) ? info.jited_prog_len : sizeof(code));
+			}
 		} else if (!strcmp(cmd, "sleep") && i + 1 <= argc) {
 			long ts[2], ms = num(argv[i++]);
 			ts[0] = ms / 1000;

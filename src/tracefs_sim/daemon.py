@@ -21,7 +21,9 @@ from .fs.layout import add_btf_view, add_debug_views, add_notes_view, add_pmu_vi
 from .fs.operations import SessionSync
 from .host_heap import fix_mmap_threshold
 from .lib.sysctl import SysctlFile
+from .machine.bpf_jit import BpfJitSymbols
 from .machine.contract import ServedMachine
+from .machine.image import KernelImage
 from .probes.ftrace import FtraceEnabled
 from .trace.kallsyms_file import KallsymsView, KptrRestrict
 from .stack import build_stack
@@ -115,10 +117,10 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
         if tracing.stack_tracer is not None:
             sysctls["stack_tracer_enabled"] = tracing.stack_tracer.sysctl
         sysctls.update(stack.sysctls)
-        written_code = None if stack.ftrace_sites is None else stack.ftrace_sites.trampolines
+        written_code = _written_code(machine, stack.ftrace_sites.trampolines if stack.ftrace_sites else None)
         add_session_views(tree, namespace.ProcMountsView(mountpoint),
                           KallsymsView(machine.kallsyms(), kptr_restrict, written_code), kernel_banner(machine),
-                          sysctls)
+                          sysctls, stack.net_core_sysctls)
         operations = TracefsOperations(tree, catch_up=tracing.drain.drain_once,
                                        session_sync=SessionSync(machine.session_behind, machine.session_caught_up))
         # Resolve the socket path before mounting: it looks at the mountpoint, and after the
@@ -131,6 +133,22 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
             pyfuse3.close(unmount=True)
     finally:
         machine.stop()
+
+
+def _written_code(machine: ServedMachine, trampolines: Callable[[], Sequence[tuple[str, int, int]]] | None
+                  ) -> Callable[[], Sequence[tuple[str, int, int]]] | None:
+    """The code the kernel writes at run time, as /proc/kallsyms lists it and disasm finds it: its
+    BPF trampolines (the host's ftrace sites know them) and its JITed programs (its own table)."""
+    image = machine.image
+    jit = BpfJitSymbols(image, machine.read_memory) \
+        if isinstance(image, KernelImage) and BpfJitSymbols.present(image) else None
+    if jit is None:
+        return trampolines
+    programs = jit
+
+    def written() -> Sequence[tuple[str, int, int]]:
+        return sorted([*(trampolines() if trampolines else ()), *programs.symbols()], key=lambda t: t[1])
+    return written
 
 
 async def _serve(machine: ServedMachine, tracing: TraceCore, operations: TracefsOperations, mountpoint: str,

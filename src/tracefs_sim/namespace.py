@@ -43,6 +43,8 @@ PROC_KALLSYMS_VIEW = "proc-kallsyms"   # trace/kallsyms_file.py's KallsymsView
 PROC_VERSION_VIEW = "proc-version"   # the emulated kernel's banner
 _PROC_SYS_KERNEL = "/proc/sys/kernel"
 SYSCTL_KERNEL_VIEW = "sysctl-kernel"   # /proc/sys/kernel's tracing sysctls (fs/layout.py)
+_PROC_SYS_NET_CORE = "/proc/sys/net/core"
+SYSCTL_NET_CORE_VIEW = "sysctl-net-core"   # /proc/sys/net/core's BPF ones (bpf_jit_enable)
 # /dev/kmsg's cover: absent (ENOENT), so that dmesg reads the emulated kernel's log by syslog(2),
 # which the session serves, not the host's
 DEV_KMSG_VIEW = "dev-kmsg"
@@ -274,17 +276,18 @@ class Overlay:
         views = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR)
         files = {PROC_MOUNTS_VIEW: "/proc/mounts", PROC_KALLSYMS_VIEW: "/proc/kallsyms", PROC_VERSION_VIEW: "/proc/version",
                  DEV_KMSG_VIEW: "/dev/kmsg"}
-        sysctls = os.path.join(views, SYSCTL_KERNEL_VIEW)
-        served = sorted(os.listdir(sysctls)) if os.path.isdir(sysctls) else []
-        missing = [name for name in served if not os.path.lexists(os.path.join(_PROC_SYS_KERNEL, name))]
-        if missing:
-            # (a file cannot be made in /proc: a tmpfs holds an empty one per missing sysctl,
-            # which the view covers below)
-            self._lay_tmpfs_over(_PROC_SYS_KERNEL, 0o555)
-            for name in missing:
-                os.close(os.open(os.path.join(_PROC_SYS_KERNEL, name), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
-        for name in served:
-            files[os.path.join(SYSCTL_KERNEL_VIEW, name)] = os.path.join(_PROC_SYS_KERNEL, name)
+        for view, directory in ((SYSCTL_KERNEL_VIEW, _PROC_SYS_KERNEL), (SYSCTL_NET_CORE_VIEW, _PROC_SYS_NET_CORE)):
+            sysctls = os.path.join(views, view)
+            served = sorted(os.listdir(sysctls)) if os.path.isdir(sysctls) else []
+            missing = [name for name in served if not os.path.lexists(os.path.join(directory, name))]
+            if missing and os.path.isdir(directory):
+                # (a file cannot be made in /proc: a tmpfs holds an empty one per missing sysctl,
+                # which the view covers below)
+                self._lay_tmpfs_over(directory, 0o555)
+                for name in missing:
+                    os.close(os.open(os.path.join(directory, name), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            for name in served:
+                files[os.path.join(view, name)] = os.path.join(directory, name)
         for name, target in files.items():
             if not os.path.lexists(target):
                 continue   # a file this host's kernel lacks cannot be made in /proc

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from .machine.contract import (DirectCall, KprobeEventAnswer, KprobeRequest, KprobeRequestMachine, KprobeService,
                                PatchableMachine, SymbolAnswer, SymbolLookup, TracedMachine)
 from .lib.sysctl import SysctlFile
-from .machine.sysctls import perf_sysctls
+from .machine.sysctls import net_core_sysctls, perf_sysctls
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
 from .probes.kprobes.debugfs import KprobeDebugViews
@@ -29,6 +29,8 @@ class TracingStack:
     pmus: dict[str, tuple[int, dict[str, str], dict[str, str]]]
     # the kernel's own sysctls a session shows in /proc/sys/kernel (perf_event_*): name -> file
     sysctls: dict[str, SysctlFile]
+    # and in /proc/sys/net/core (bpf_jit_enable)
+    net_core_sysctls: dict[str, SysctlFile]
 
 
 def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> TracingStack:
@@ -51,10 +53,12 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
         # its BPF trampolines for direct calls from the ftrace sites
         machine.serve_kprobe_requests(_kernel_requests(sites, core))
     sysctls: dict[str, SysctlFile] = {}
+    net_core: dict[str, SysctlFile] = {}
     if isinstance(machine, PatchableMachine):
         sysctls.update(perf_sysctls(machine))
+        net_core.update(net_core_sysctls(machine))
     return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine),
-                        _pmus(machine, core.kprobes is not None), sysctls)
+                        _pmus(machine, core.kprobes is not None), sysctls, net_core)
 
 
 def _kernel_requests(sites: FtraceSites, core: TraceCore) -> KprobeService:

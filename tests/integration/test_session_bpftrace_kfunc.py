@@ -129,8 +129,9 @@ def test_disasm_shows_the_trampoline(tmp_path):
     """`tracefs-sim disasm vfs_read` while a kretfunc probe is on: its site calls the trampoline,
     named as 6.1's kallsyms names it (bpf_trampoline_<bpf_trampoline_compute_key()>);
     `tracefs-sim disasm` of that name shows its code: the arguments saved,
-    __bpf_tramp_enter, the body past the site, the return value stored, the program between
-    __bpf_prog_enter and __bpf_prog_exit, and the return past the function's frame"""
+    __bpf_tramp_enter, the body past the site, the return value stored, the program (its JITed
+    image) between __bpf_prog_enter and __bpf_prog_exit, and the return past the function's
+    frame"""
     script = (f"{NOTIFY_ATTACHED}=1 bpftrace -e 'kretfunc:vfs_read {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
               + until_attached("bt.out") +
               "tracefs-sim disasm vfs_read | sed -n 2p; "
@@ -149,7 +150,8 @@ def test_disasm_shows_the_trampoline(tmp_path):
     assert f"{site.group(1)} <{name}>:" in listing, listing
     calls = re.findall(r"call +[0-9a-f]+ <([\w.+]+)>", listing)
     assert calls[0] == "__bpf_tramp_enter" and calls[1] == "vfs_read+0x5", calls
-    assert calls[2] == "__bpf_prog_enter" and calls[3].startswith("__bpf_prog_run") and \
+    # the program's JITed image, by its kallsyms name (interpreted: __bpf_prog_run<N>)
+    assert calls[2] == "__bpf_prog_enter" and calls[3].startswith("bpf_prog_") and \
         calls[4:] == ["__bpf_prog_exit", "__bpf_tramp_exit"], calls
     assert re.search(r"add +\$0x8,%rsp\n.*\tret", listing), listing
     assert lines[-1] == "bpftrace exited 0", result.stdout
@@ -160,7 +162,7 @@ def test_kallsyms_lists_the_trampoline_while_it_exists(tmp_path):
     symbol of `[bpf]`, at the address vfs_read's site calls), and no longer once bpftrace left"""
     script = (f"{NOTIFY_ATTACHED}=1 bpftrace -e 'kfunc:vfs_read {{ @[comm] = count() }}' >bt.out 2>&1 & bt=$!; "
               + until_attached("bt.out") +
-              "grep '\\[bpf\\]' /proc/kallsyms; tracefs-sim disasm vfs_read | sed -n 2p; "
+              "grep 'bpf_trampoline.*\\[bpf\\]' /proc/kallsyms; tracefs-sim disasm vfs_read | sed -n 2p; "
               "kill -INT $bt; wait $bt; echo bpftrace exited $?; grep -c '\\[bpf\\]' /proc/kallsyms")
     result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
     lines = result.stdout.splitlines()

@@ -3,6 +3,8 @@
  * program's depth rounded up to 32); helpers are called at __bpf_call_base + imm, which the
  * verifier wrote in place of the helper's number.  Also the program tag (SHA-1). */
 #include "../../include/bpf.h"
+#include "../../include/bpf_jit.h"
+#include "../../include/bitops.h"
 
 #define DST	regs[insn->dst_reg]
 #define SRC	regs[insn->src_reg]
@@ -232,12 +234,194 @@ static unsigned int (*const interpreters[])(const void *ctx, const struct bpf_in
 	__bpf_prog_run416, __bpf_prog_run448, __bpf_prog_run480, __bpf_prog_run512,
 };
 
-/* bpf_prog_select_runtime(): the interpreter whose stack holds the program's */
-void bpf_prog_select_runtime(struct bpf_prog *prog)
+/* net.core.bpf_jit_enable: 1 as Debian's 6.1 boots (CONFIG_BPF_JIT_DEFAULT_ON, not ALWAYS_ON:
+ * 0 may be written, and the programs loaded then are interpreted) */
+int bpf_jit_enable = 1;
+
+/* bpf_prog_select_runtime(): the interpreter whose stack holds the program's, then the JIT's
+ * image where bpf_jit_enable asks for it and the JIT made one (else the interpreter stays, as
+ * 6.1 without CONFIG_BPF_JIT_ALWAYS_ON falls back to it) */
+noinline struct bpf_prog *bpf_prog_select_runtime(struct bpf_prog *prog)
 {
 	u32 depth = prog->stack_depth ? prog->stack_depth : 1;
 
 	prog->bpf_func = interpreters[(ALIGN(depth, 32) / 32) - 1];
+	prog->ksym_slot = -1;
+	if (READ_ONCE(bpf_jit_enable))
+		prog = bpf_int_jit_compile(prog);
+	return prog;
+}
+
+/* ---- the program pack (bpf_prog_pack_alloc() of 6.1): 64-byte chunks of bpf_prog_pack ---- */
+extern u8 bpf_prog_pack[BPF_PROG_PACK_SIZE];
+static unsigned long bpf_prog_pack_bitmap[BPF_PROG_CHUNK_COUNT / BITS_PER_LONG];
+static raw_spinlock_t pack_lock;
+
+static __always_inline bool chunk_used(u32 i)
+{
+	return bpf_prog_pack_bitmap[i / BITS_PER_LONG] >> (i % BITS_PER_LONG) & 1;
+}
+
+static __always_inline void chunks_set(u32 first, u32 n, bool used)
+{
+	u32 i;
+
+	for (i = first; i < first + n; i++) {
+		if (used)
+			bpf_prog_pack_bitmap[i / BITS_PER_LONG] |= 1UL << (i % BITS_PER_LONG);
+		else
+			bpf_prog_pack_bitmap[i / BITS_PER_LONG] &= ~(1UL << (i % BITS_PER_LONG));
+	}
+}
+
+/* size bytes of the pack, chunk-aligned, or NULL: the pack is full (6.1 would make another;
+ * the program is interpreted) */
+static noinline void *bpf_prog_pack_alloc(u32 size)
+{
+	u32 n = (size + BPF_PROG_CHUNK_SIZE - 1) >> BPF_PROG_CHUNK_SHIFT, i, run = 0;
+	unsigned long flags;
+	void *ptr = NULL;
+
+	raw_spin_lock_irqsave(&pack_lock, flags);
+	for (i = 0; i < BPF_PROG_CHUNK_COUNT; i++) {
+		run = chunk_used(i) ? 0 : run + 1;
+		if (run == n) {
+			chunks_set(i + 1 - n, n, true);
+			ptr = bpf_prog_pack + ((unsigned long)(i + 1 - n) << BPF_PROG_CHUNK_SHIFT);
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&pack_lock, flags);
+	return ptr;
+}
+
+static noinline void bpf_prog_pack_free(void *ptr, u32 size)
+{
+	u32 n = (size + BPF_PROG_CHUNK_SIZE - 1) >> BPF_PROG_CHUNK_SHIFT;
+	u32 first = ((u8 *)ptr - bpf_prog_pack) >> BPF_PROG_CHUNK_SHIFT;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pack_lock, flags);
+	chunks_set(first, n, false);
+	raw_spin_unlock_irqrestore(&pack_lock, flags);
+}
+
+/* bpf_jit_binary_pack_alloc(): room for an image of size bytes (the JIT fills it: jit_fill_hole()) */
+noinline void *bpf_jit_binary_pack_alloc(u32 size)
+{
+	return bpf_prog_pack_alloc(size);
+}
+
+/* bpf_jit_binary_pack_free(): int3 over it again (bpf_arch_text_invalidate()), then free */
+noinline void bpf_jit_binary_pack_free(void *header, u32 size)
+{
+	memset(header, 0xcc, size);
+	bpf_prog_pack_free(header, size);
+}
+
+noinline void bpf_jit_free(struct bpf_prog *prog)
+{
+	if (prog->jited && prog->jit_header)
+		bpf_jit_binary_pack_free(prog->jit_header, prog->jit_size);
+	kfree(prog);
+}
+
+noinline void bpf_prog_free(struct bpf_prog *prog)
+{
+	bpf_jit_free(prog);
+}
+
+/* ---- kallsyms (bpf_prog_kallsyms_add() of 6.1): a line per JITed program, which the host reads
+ * for /proc/kallsyms (`t bpf_prog_<tag>_<name>\t[bpf]`) and `tracefs-sim disasm`.  A line is
+ * valid while its start is not 0: written last, cleared first. ---- */
+struct bpf_jit_ksym {
+	unsigned long start, end;
+	char name[BPF_JIT_KSYM_LEN];
+};
+struct bpf_jit_ksym bpf_jit_ksyms[BPF_JIT_KSYMS];
+static raw_spinlock_t ksym_lock;
+
+/* bpf_get_prog_name(): bpf_prog_<tag>, then _<name> where it has one */
+static void bpf_get_prog_name(const struct bpf_prog *prog, char *sym)
+{
+	static const char hex[] = "0123456789abcdef";
+	int i, n = 0;
+
+	memcpy(sym, "bpf_prog_", 9);
+	n = 9;
+	for (i = 0; i < BPF_TAG_SIZE; i++) {
+		sym[n++] = hex[prog->tag[i] >> 4];
+		sym[n++] = hex[prog->tag[i] & 15];
+	}
+	if (prog->name[0]) {
+		sym[n++] = '_';
+		for (i = 0; i < (int)BPF_OBJ_NAME_LEN && prog->name[i]; i++)
+			sym[n++] = prog->name[i];
+	}
+	sym[n] = 0;
+}
+
+noinline void bpf_prog_kallsyms_add(struct bpf_prog *prog)
+{
+	unsigned long flags;
+	int i;
+
+	if (!prog->jited || prog->ksym_slot >= 0)
+		return;
+	raw_spin_lock_irqsave(&ksym_lock, flags);
+	for (i = 0; i < BPF_JIT_KSYMS; i++) {
+		struct bpf_jit_ksym *k = &bpf_jit_ksyms[i];
+
+		if (READ_ONCE(k->start))
+			continue;
+		bpf_get_prog_name(prog, k->name);
+		k->end = (unsigned long)prog->bpf_func + prog->jited_len;
+		barrier();
+		WRITE_ONCE(k->start, (unsigned long)prog->bpf_func);
+		prog->ksym_slot = i;
+		break;
+	}
+	raw_spin_unlock_irqrestore(&ksym_lock, flags);
+}
+
+noinline void bpf_prog_kallsyms_del(struct bpf_prog *prog)
+{
+	unsigned long flags;
+
+	if (prog->ksym_slot < 0)
+		return;
+	raw_spin_lock_irqsave(&ksym_lock, flags);
+	WRITE_ONCE(bpf_jit_ksyms[prog->ksym_slot].start, 0);
+	raw_spin_unlock_irqrestore(&ksym_lock, flags);
+	prog->ksym_slot = -1;
+}
+
+/* ---- exception tables (search_bpf_extables() of 6.1): the entry of a fault-safe load at addr
+ * in a program's image, found through the kallsyms lines (6.1's latch tree of them) ---- */
+noinline const struct bpf_ex_entry *search_bpf_extables(unsigned long addr)
+{
+	u32 i;
+
+	if (addr < (unsigned long)bpf_prog_pack || addr >= (unsigned long)bpf_prog_pack + BPF_PROG_PACK_SIZE)
+		return NULL;
+	for (i = 0; i < BPF_JIT_KSYMS; i++) {
+		struct bpf_jit_ksym *k = &bpf_jit_ksyms[i];
+		const struct bpf_ex_entry *e, *table;
+		unsigned long start = READ_ONCE(k->start);
+		u32 n;
+
+		if (!start || addr < start || addr >= k->end)
+			continue;
+		/* bpf_jit_ksym_extable(): the table follows the code, its count after it */
+		table = (const struct bpf_ex_entry *)ALIGN(k->end, sizeof(int));
+		n = *(const u32 *)table;
+		table = (const struct bpf_ex_entry *)((const u32 *)table + 1);
+		for (e = table; e < table + n; e++)
+			if ((unsigned long)&e->insn + e->insn == addr)
+				return e;
+		return NULL;
+	}
+	return NULL;
 }
 
 u64 bpf_prog_run(const struct bpf_prog *prog, const void *ctx)

@@ -434,16 +434,27 @@ static int map_get_next_key(union bpf_attr *attr)
 }
 
 /* ---- program objects ---- */
+/* __bpf_prog_put_rcu(): no cpu runs it any more: its memory and JITed image go */
+static void __bpf_prog_put_rcu(struct rcu_head *rcu)
+{
+	bpf_prog_free(container_of(rcu, struct bpf_prog, rcu));
+}
+
 void bpf_prog_put(struct bpf_prog *prog)
 {
 	u32 i;
 
 	if (__atomic_sub_fetch(&prog->refcnt, 1, __ATOMIC_ACQ_REL) == 0) {
 		id_remove(&prog_idr_lock, &prog->id_node, prog->id);
+		bpf_prog_kallsyms_del(prog);
 		for (i = 0; i < prog->used_map_cnt; i++)
 			bpf_map_put(prog->used_maps[i]);
 		kfree(prog->used_maps);
-		kfree(prog);
+		prog->used_maps = NULL;
+		if (prog->id)	/* loaded: a cpu may still be running it */
+			call_rcu(&prog->rcu, __bpf_prog_put_rcu);
+		else
+			bpf_prog_free(prog);	/* (one the verifier refused: never ran) */
 	}
 }
 
@@ -584,7 +595,7 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	err = bpf_check(&prog, attr, uattr);
 	if (err < 0)
 		goto free;
-	bpf_prog_select_runtime(prog);
+	prog = bpf_prog_select_runtime(prog);
 	prog->id = id_alloc(&prog_idr_lock, &prog_next_id, &prog->id_node, &prog_ids);
 	err = bpf_prog_new_fd(prog);
 	if (err < 0)
@@ -701,9 +712,32 @@ static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union b
 			i += n - 1;
 		}
 	}
-	info.jited_prog_len = 0;	/* interpreted */
-	info.nr_jited_ksyms = 0;
-	info.nr_jited_func_lens = 0;
+	/* the JIT's image (bpf_prog_get_info_by_fd(): its code, copied out where the caller gave
+	 * room; one function, whose address and length are bpf_func and jited_len: those of the
+	 * interpreter and 0 for a program that is not JITed, as 6.1 reports them) */
+	ulen = info.jited_prog_len;
+	info.jited_prog_len = prog->jited ? prog->jited_len : 0;
+	if (info.jited_prog_len && ulen) {
+		ulen = min(ulen, info.jited_prog_len);
+		if (copy_to_user((void *)info.jited_prog_insns, prog->bpf_func, ulen))
+			return -EFAULT;
+	}
+	ulen = info.nr_jited_ksyms;
+	info.nr_jited_ksyms = 1;
+	if (ulen) {
+		u64 ksym = (unsigned long)prog->bpf_func;
+
+		if (copy_to_user((void *)info.jited_ksyms, &ksym, sizeof(ksym)))
+			return -EFAULT;
+	}
+	ulen = info.nr_jited_func_lens;
+	info.nr_jited_func_lens = 1;
+	if (ulen) {
+		u32 func_len = prog->jited ? prog->jited_len : 0;
+
+		if (copy_to_user((void *)info.jited_func_lens, &func_len, sizeof(func_len)))
+			return -EFAULT;
+	}
 	info.nr_func_info = info.nr_line_info = info.nr_jited_line_info = info.nr_prog_tags = 0;
 	if (copy_to_user((void *)attr->info.info, &info, info_len) ||
 	    copy_to_user(&uattr->info.info_len, &info_len, sizeof(info_len)))

@@ -224,8 +224,8 @@ static u8 *emit_rbp(u8 *p, bool load, int reg, int off)
 	return emit32(p, (u32)off);
 }
 
-/* movabs reg, imm64 */
-static noinline u8 *emit_mov_imm64(u8 *p, int reg, u64 imm)
+/* movabs reg, imm64 (inline: the JIT's emit_mov_imm64() is 6.1's traceable one) */
+static __always_inline u8 *emit_movabs(u8 *p, int reg, u64 imm)
 {
 	*p++ = 0x48 | (reg >= 8 ? 0x01 : 0);
 	*p++ = 0xb8 + (reg & 7);
@@ -244,7 +244,7 @@ static u8 *invoke_bpf_prog(u8 *p, struct bpf_prog *prog, int regs_off)
 {
 	u8 *jump;
 
-	p = emit_mov_imm64(p, RDI, (u64)(unsigned long)prog);
+	p = emit_movabs(p, RDI, (u64)(unsigned long)prog);
 	p = emit_call(p, __bpf_prog_enter);
 	p = emit(p, (const u8[]){ 0x48, 0x89, 0xc3 }, 3);		/* mov rbx, rax */
 	p = emit(p, (const u8[]){ 0x48, 0x85, 0xc0 }, 3);		/* test rax, rax */
@@ -253,10 +253,10 @@ static u8 *invoke_bpf_prog(u8 *p, struct bpf_prog *prog, int regs_off)
 	p += 4;
 	p = emit(p, (const u8[]){ 0x48, 0x8d, 0xbd }, 3);		/* lea rdi, [rbp - regs_off] */
 	p = emit32(p, (u32)-regs_off);
-	p = emit_mov_imm64(p, RSI, (u64)(unsigned long)prog->insnsi);
+	p = emit_movabs(p, RSI, (u64)(unsigned long)prog->insnsi);
 	p = emit_call(p, prog->bpf_func);
 	emit32(jump, (u32)(p - (jump + 4)));
-	p = emit_mov_imm64(p, RDI, (u64)(unsigned long)prog);	/* skip: */
+	p = emit_movabs(p, RDI, (u64)(unsigned long)prog);	/* skip: */
 	p = emit(p, (const u8[]){ 0x48, 0x89, 0xde }, 3);		/* mov rsi, rbx */
 	return emit_call(p, __bpf_prog_exit);
 }
@@ -283,7 +283,7 @@ noinline long arch_prepare_bpf_trampoline(struct bpf_tramp_image *im, u8 *image,
 	for (i = 0; i < (int)tr->nr_regs; i++)				/* save_regs() */
 		p = emit_rbp(p, false, arg_regs[i], -regs_off + 8 * i);
 	if (call_orig) {
-		p = emit_mov_imm64(p, RDI, (u64)(unsigned long)im);
+		p = emit_movabs(p, RDI, (u64)(unsigned long)im);
 		p = emit_call(p, __bpf_tramp_enter);
 	}
 	for (k = 0; k < tr->cnt[BPF_TRAMP_FENTRY]; k++)
@@ -296,7 +296,7 @@ noinline long arch_prepare_bpf_trampoline(struct bpf_tramp_image *im, u8 *image,
 		p = emit_rbp(p, false, RAX, -8);
 		for (k = 0; k < tr->cnt[BPF_TRAMP_FEXIT]; k++)
 			p = invoke_bpf_prog(p, tr->progs[BPF_TRAMP_FEXIT][k], regs_off);
-		p = emit_mov_imm64(p, RDI, (u64)(unsigned long)im);
+		p = emit_movabs(p, RDI, (u64)(unsigned long)im);
 		p = emit_call(p, __bpf_tramp_exit);
 		p = emit_rbp(p, true, RAX, -8);
 	}

@@ -249,19 +249,21 @@ class TracedKernel:
             raise EventsLost(lost, runs)
         return Best(min(clean), runs)
 
-    def run(self, blocks: int) -> float:
+    def run(self, blocks: int, argv: list[str] | None = None) -> float:
         """Seconds from spawn to exit of the workload; EventsLost if the guest lost any."""
-        return self.timed(blocks).wall
+        return self.timed(blocks, argv).wall
 
-    def timed(self, blocks: int) -> Run:
-        """One run of the workload, its wall and CPU time; EventsLost if the guest lost any."""
+    def timed(self, blocks: int, argv: list[str] | None = None) -> Run:
+        """One run of the workload (argv: another program instead, `blocks` unused), its wall
+        and CPU time; EventsLost if the guest lost any."""
+        argv = workload(blocks) if argv is None else argv
         lost = self.ring.lost()
         t, c = time.perf_counter(), time.process_time()
-        proc = self.machine.spawn(workload(blocks), lambda output: None)
+        proc = self.machine.spawn(argv, lambda output: None)
         status = proc.wait(WAIT_S)
         elapsed, cpu = time.perf_counter() - t, time.process_time() - c
         if status != 0:
-            raise RuntimeError(f"{' '.join(workload(blocks))}: exit status {status}")
+            raise RuntimeError(f"{' '.join(argv)}: exit status {status}")
         lost = self.ring.lost() - lost
         if lost:
             raise EventsLost(lost)
@@ -303,10 +305,11 @@ class TracedKernel:
                 disarm()
         return SideBySide(tuple(off), tuple(on), sum(counted) / len(counted) if counted else 0)
 
-    def count(self, blocks: int, watch: frozenset[int] = frozenset()) -> tuple[int, Counter[int]]:
-        """Guest instructions the workload's run executed (the idle machine's around it
-        included: a seeded machine makes that the same each time), and how many times each
-        address in `watch` executed."""
+    def count(self, blocks: int, watch: frozenset[int] = frozenset(),
+              argv: list[str] | None = None) -> tuple[int, Counter[int]]:
+        """Guest instructions the workload's run (argv: another program's) executed (the idle
+        machine's around it included: a seeded machine makes that the same each time), and how
+        many times each address in `watch` executed."""
         total = [0]
         seen: Counter[int] = Counter()
 
@@ -319,7 +322,7 @@ class TracedKernel:
             if not total[0] % TAKE_EVERY_INSNS:
                 take(wait=False)
 
-        self._run_hooked(blocks, UC_HOOK_CODE, on_insn)
+        self._run_hooked(blocks, UC_HOOK_CODE, on_insn, argv)
         return total[0], seen
 
     def reached(self, blocks: int, starts: frozenset[int]) -> set[int]:
@@ -340,7 +343,8 @@ class TracedKernel:
         self._run_hooked(blocks, UC_HOOK_BLOCK, on_block)
         return seen
 
-    def _run_hooked(self, blocks: int, kind: int, hook: Callable[[Uc, int, int, object], None]) -> None:
+    def _run_hooked(self, blocks: int, kind: int, hook: Callable[[Uc, int, int, object], None],
+                    argv: list[str] | None = None) -> None:
         """The workload's run with `hook` of `kind` on every CPU (code translated before the
         hook has no call to it: the translations are dropped on both sides)."""
         m = self.machine
@@ -359,7 +363,7 @@ class TracedKernel:
 
         handles = m._stop_machine(add)
         try:
-            self.run(blocks)
+            self.run(blocks, argv)
         finally:
             m._stop_machine(lambda: remove(handles))
 

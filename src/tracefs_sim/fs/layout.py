@@ -9,6 +9,7 @@ from functools import partial
 from typing import Protocol, Unpack
 
 from ..namespace import (BTF_VIEW, DEV_KMSG_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, PROC_VERSION_VIEW, SYSCTL_KERNEL_VIEW,
+                         SYSCTL_NET_CORE_VIEW,
                          ProcMountsView)
 from ..lib.sysctl import SysctlFile
 from ..probes.kprobes.debugfs import KprobeDebugViews
@@ -404,17 +405,24 @@ ABSENT_SYSCTLS = ("stack_tracer_enabled", "traceoff_on_warning", "ftrace_dump_on
                   "perf_event_max_stack", "perf_event_max_contexts_per_stack", "perf_cpu_time_max_percent")
 
 
+# 6.1's BPF JIT sysctls under /proc/sys/net/core that this kernel does not have: covered, as
+# ABSENT_SYSCTLS, so that a session's write never reaches the host's JIT (bpf_jit_harden: no
+# constant blinding here; bpf_jit_kallsyms: the images are always listed; bpf_jit_limit: one pack)
+ABSENT_NET_CORE_SYSCTLS = ("bpf_jit_harden", "bpf_jit_kallsyms", "bpf_jit_limit")
+
+
 def _absent() -> object:
     raise OSError(errno.ENOENT, "no such sysctl in the emulated kernel")
 
 
 def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: KallsymsView, banner: bytes,
-                      sysctls: dict[str, SysctlFile]) -> None:
+                      sysctls: dict[str, SysctlFile], net_core_sysctls: dict[str, SysctlFile] | None = None) -> None:
     """Files a session lays over /proc: `proc-mounts` (/proc/mounts, as each
     reader sees it), `proc-kallsyms` (/proc/kallsyms, as kptr_restrict lets its reader see it),
-    `proc-version` (/proc/version: the kernel's banner) and `sysctl-kernel/` (/proc/sys/kernel's
-    tracing sysctls: the kernel's, or absent); and over /dev/kmsg `dev-kmsg`, absent (dmesg then
-    asks syslog(2), which the kernel serves)."""
+    `proc-version` (/proc/version: the kernel's banner), `sysctl-kernel/` (/proc/sys/kernel's
+    tracing sysctls: the kernel's, or absent) and `sysctl-net-core/` (/proc/sys/net/core's the
+    kernel has: bpf_jit_enable); and over /dev/kmsg `dev-kmsg`, absent (dmesg then asks
+    syslog(2), which the kernel serves)."""
     views = _views_dir(tree)
     tree.add_file(views, PROC_MOUNTS_VIEW, _MODE_PROC_READ, read_as=proc_mounts.read_as)
     tree.add_file(views, PROC_KALLSYMS_VIEW, _MODE_PROC_READ, read_as=kallsyms.read_as)
@@ -427,3 +435,10 @@ def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: Kallsym
         if name in sysctls:
             continue
         tree.add_file(directory, name, _MODE_SYSCTL_RW, opened=_absent)
+    if net_core_sysctls:   # /proc/sys/net/core's the kernel has (bpf_jit_enable)
+        directory = tree.mkdir(views, SYSCTL_NET_CORE_VIEW, _MODE_SYSCTL_DIR)
+        for name, sysctl in net_core_sysctls.items():
+            tree.add_file(directory, name, _MODE_SYSCTL_RW, read=sysctl.read, write_at=sysctl.write_at)
+        for name in ABSENT_NET_CORE_SYSCTLS:
+            if name not in net_core_sysctls:
+                tree.add_file(directory, name, _MODE_SYSCTL_RW, opened=_absent)

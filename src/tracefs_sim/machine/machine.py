@@ -348,13 +348,19 @@ class Machine:
             regs = cpu.read_regs()
             user = bool(regs[CS] & 3)
             cr2 = uc.reg_read(UC_X86_REG_CR2)
-            if user or cr2 < USER_ADDR_END:
+            # (and a JITed BPF program's fault-safe load of a kernel address: its fixup)
+            if user or cr2 < USER_ADDR_END or self._in_bpf_jit(regs[RIP]):
                 code = page_fault.error_code(self._ram(), regs[CR3], cr2, regs[RIP], regs[RSP], regs[RSI],
                                              regs[RDI], user)
                 cpu.fault_address = cr2
                 cpu.pending_exception = (VEC_PF, code)
                 uc.emu_stop()
                 return
+        if intno == VEC_GP and not cpu.in_user_mode() and self._in_bpf_jit(cpu.pc()):
+            # a fault-safe load of a non-canonical address: the kernel's #GP handler fixes it up
+            cpu.pending_exception = (VEC_GP, 0)
+            uc.emu_stop()
+            return
         if cpu.in_user_mode():
             # the task gets the fault (it dies by the signal), delivered between runs
             vector = intno if intno in USER_EXCEPTIONS else VEC_GP
@@ -363,6 +369,11 @@ class Machine:
             return
         self._fault(cpu.index, f"unhandled exception {intno} on cpu{cpu.index}\n" + self._oops(cpu))
         uc.emu_stop()
+
+    def _in_bpf_jit(self, rip: int) -> bool:
+        """Whether rip is in the kernel's BPF program pack (the JIT's images)."""
+        pack = self.image.lookup("bpf_prog_pack")
+        return pack is not None and pack.addr <= rip < pack.addr + pack.size
 
     def _oops(self, cpu: Cpu) -> str:
         """Registers and a frame-pointer call trace, like a kernel oops."""

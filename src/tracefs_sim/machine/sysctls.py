@@ -9,7 +9,11 @@ throttles, perf_event_open checks frequencies against it, and it lowers it itsel
 take too long), perf_cpu_time_max_percent (perf_cpu_time_max_percent_handler: 0 to 100; the
 share of a sample period a PMI may take before the rate is lowered, 0 and 100: never) and
 perf_event_max_stack (perf_event_max_stack_handler: 0 to 127, EBUSY while an event samples call
-chains; the default depth of a sample's chain, and its cap)."""
+chains; the default depth of a sample's chain, and its cap).
+
+And /proc/sys/net/core's bpf_jit_enable (kernel/bpf/core.c): 1, the programs loaded from then on
+are JITed, 0 interpreted (proc_dointvec_minmax_bpf_enable; 6.1 also takes 2, which dumps each
+image to the kernel log: not here, EINVAL)."""
 from __future__ import annotations
 
 import errno
@@ -50,6 +54,12 @@ PERF_SYSCTLS = {
     "perf_cpu_time_max_percent": PerfSysctl("sysctl_perf_cpu_time_max_percent", 0, 100),
     "perf_event_max_stack": PerfSysctl("sysctl_perf_event_max_stack", 0, PERF_MAX_STACK_DEPTH,
                                        busy_while="nr_callchain_events"),
+}
+
+
+# /proc/sys/net/core name -> what the kernel keeps it in
+NET_CORE_SYSCTLS = {
+    "bpf_jit_enable": PerfSysctl("bpf_jit_enable", 0, 1),
 }
 
 
@@ -101,9 +111,18 @@ class KernelIntSysctl:
 
 def perf_sysctls(machine: SysctlMachine) -> dict[str, KernelIntSysctl]:
     """The perf_event sysctls of the kernel the machine runs (those whose variable it has)."""
+    return _kernel_sysctls(machine, PERF_SYSCTLS)
+
+
+def net_core_sysctls(machine: SysctlMachine) -> dict[str, KernelIntSysctl]:
+    """The /proc/sys/net/core sysctls of the kernel the machine runs (bpf_jit_enable)."""
+    return _kernel_sysctls(machine, NET_CORE_SYSCTLS)
+
+
+def _kernel_sysctls(machine: SysctlMachine, specs: dict[str, PerfSysctl]) -> dict[str, KernelIntSysctl]:
     found = {}
     image = machine.image
-    for name, spec in PERF_SYSCTLS.items():
+    for name, spec in specs.items():
         needed = [spec.variable] + [s for s in (spec.busy_while, spec.invalid_while and spec.invalid_while[0]) if s]
         syms = {s: image.lookup(s) for s in needed}
         if any(sym is None for sym in syms.values()):

@@ -1,0 +1,71 @@
+"""The emulated kernel's BPF JIT in a session: bpftrace's programs are compiled to x86-64 as they
+load (net.core.bpf_jit_enable, 1 as on Debian's 6.1, is the kernel's in /proc/sys/net/core),
+/proc/kallsyms lists each image as 6.1 does (`t bpf_prog_<tag>[_<name>]\t[bpf]`) while the
+program exists, and `tracefs-sim disasm` shows its code."""
+
+import os
+import re
+import shutil
+
+import pytest
+from simtest import NOTIFY_ATTACHED, tracefs_sim, until_attached
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                       reason="needs /dev/fuse, root and namespaces"),
+    pytest.mark.skipif(shutil.which("bpftrace") is None, reason="bpftrace is not installed"),
+]
+KSYM = re.compile(r"([0-9a-f]{16}) t (bpf_prog_[0-9a-f]{16}\w*)\t\[bpf\]")
+
+
+def test_bpftrace_runs_jited_and_kallsyms_lists_the_program(tmp_path):
+    """a kprobe program counting vfs_read by comm, JITed: its kallsyms line while bpftrace runs
+    (none after), its code in `tracefs-sim disasm` (6.1's prologue, the map lookup's call), and
+    the counts it made"""
+    script = ("cat /proc/sys/net/core/bpf_jit_enable; "
+              f"{NOTIFY_ATTACHED}=1 bpftrace -e 'kprobe:vfs_read {{ @[comm] = count() }}' >bt.out 2>bt.err & bt=$!; "
+              + until_attached("bt.err") +
+              "for i in 1 2 3; do cat /proc/version >/dev/null; done; "
+              "grep '\\[bpf\\]' /proc/kallsyms >ksyms; cat ksyms; echo ==; "
+              "tracefs-sim disasm $(grep -o 'bpf_prog_[0-9a-f]*[a-z_]*' ksyms | head -1); echo ==; "
+              "kill -INT $bt; wait $bt; echo bpftrace exited $?; cat bt.out; echo ==; grep -c '\\[bpf\\]' /proc/kallsyms; true")
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.split("\n==\n")
+    assert len(lines) == 4, result.stdout + result.stderr
+    head, listing, tail, count = lines
+    jit_enable, *symbols = head.splitlines()
+    assert jit_enable == "1"
+    programs = [KSYM.fullmatch(line) for line in symbols]
+    assert programs and all(programs), head
+    name, start = programs[0].group(2), int(programs[0].group(1), 16)
+    assert listing.splitlines()[0] == f"{start:016x} <{name}>:", listing
+    body = listing.splitlines()[1:]
+    assert re.search(r"\tnopl +0x0\(%rax,%rax,1\)", body[0]) and "xchg   %ax,%ax" in body[1], listing
+    assert "push   %rbp" in body[2] and "mov    %rsp,%rbp" in body[3], listing
+    assert any(re.search(r"call +[0-9a-f]+ <", line) for line in body), listing   # its helpers
+    assert re.search(r"\tleave\s*\n.*\tret", listing), listing
+    assert tail.splitlines()[0] == "bpftrace exited 0", tail
+    assert "@[cat]: " in tail, tail
+    assert count.strip() == "0", result.stdout
+
+
+def test_bpf_jit_enable_0_interprets(tmp_path):
+    """bpf_jit_enable 0 (written in the session: the kernel's variable, not the host's): the
+    programs loaded then are interpreted (no kallsyms line) and count the same.  The JIT's other
+    sysctls, which this kernel has not, are absent (not the host's)"""
+    script = ("echo 0 >/proc/sys/net/core/bpf_jit_enable; cat /proc/sys/net/core/bpf_jit_enable; "
+              f"{NOTIFY_ATTACHED}=1 bpftrace -e 'kprobe:vfs_read {{ @[comm] = count() }}' >bt.out 2>bt.err & bt=$!; "
+              + until_attached("bt.err") +
+              "for i in 1 2 3; do cat /proc/version >/dev/null; done; grep -c '^[0-9a-f]* t bpf_prog_.*\\[bpf\\]' /proc/kallsyms; "
+              "kill -INT $bt; wait $bt; echo bpftrace exited $?; cat bt.out; "
+              "echo 1 >/proc/sys/net/core/bpf_jit_enable; cat /proc/sys/net/core/bpf_jit_enable; "
+              "for f in harden kallsyms limit; do cat /proc/sys/net/core/bpf_jit_$f >/dev/null 2>&1 || echo no $f; done")
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["0", "0", "bpftrace exited 0"], result.stdout + result.stderr
+    assert any(line.startswith("@[cat]: ") for line in lines), result.stdout
+    assert lines[-4:] == ["1", "no harden", "no kallsyms", "no limit"], result.stdout   # absent: not the host's
+    with open("/proc/sys/net/core/bpf_jit_enable") as f:   # the host's own, untouched
+        assert f.read().strip() in ("0", "1", "2")
