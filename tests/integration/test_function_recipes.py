@@ -43,17 +43,20 @@ def test_function_graph_vfs_read_recipe():
     assert body and re.match(r"^ \d\)               \|  vfs_read\(\) \{$", body[0]), out
     # Another task's vfs_read on the same CPU comes after Linux's switch marker (verif_pid):
     # a dashed line, " N)  prev-PID  =>  next-PID ", a dashed line and a blank line.
-    # Each task's calls nest on their own.
-    depth_of = {}
-    task = None
+    # Each task's calls nest on their own; each CPU's lines are of the task last switched to
+    # there (before the first switch marker, of a task not named yet: one per CPU).
+    depth_of: dict[object, int] = {}
+    task_on: dict[str, object] = {}
     for line in body:
         if line in (" " + "-" * 42, ""):
             continue
+        cpu = line[:3]
         switch = re.match(r"^ \d\) +(\S+) +=> +(\S+) +$", line)
         if switch:
-            depth_of.setdefault(switch.group(1), depth_of.pop(None, 0))
-            task = switch.group(2)
+            depth_of.setdefault(switch.group(1), depth_of.pop(("unnamed", cpu), 0))
+            task_on[cpu] = switch.group(2)
             continue
+        task = task_on.get(cpu, ("unnamed", cpu))
         depth = depth_of.get(task, 0)
         match = re.match(r"^ \d\) (?:              \|  |" + DURATION + r")( *)(.*)$", line)
         assert match, line
