@@ -219,15 +219,22 @@ static inline void pmu_end_slice_by(struct cpu_events *e, uint64_t b)
  * user mode's, the kernel's else): they count up to now, and when one is armed to interrupt
  * sooner than the slice would end, the slice ends by its overflow.  A counter of instructions
  * or branches programmed or no longer: the slice ends at once, for pmu.py to add or remove
- * their hook.
+ * their hook (live, by uc_emu_stop here; seeded, by the slice's bytes).
  */
-static inline void pmu_port(struct cpu_events *e, int user)
+static inline void pmu_port(uc_engine *uc, struct cpu_events *e, int user)
 {
 	uint64_t b;
 
 	pmu_sync_(e, user);
 	if (!e->pmu)
 		return;
+	if (e->pmu_insn_hooked != pmu_wants_insn_hook_(e) && !e->pmu_executed && e->emu_stop) {
+		/* live: the slice timer's stop comes PMU_MIN_LIVE_NS late at the least, and a thread's
+		 * wake-up later still: a task's whole run could go uncounted.  Stopped here, the slice
+		 * ends with the rest of this block (as the deferred doorbell's stop does) */
+		e->emu_stop(uc);
+		return;
+	}
 	if (e->pmu_nmi || e->pmu_insn_hooked != pmu_wants_insn_hook_(e))
 		b = 0;		/* an overflow now (a user-mode stretch ended): the NMI soon */
 	else if ((b = pmu_budget_(e, UINT64_MAX)) == UINT64_MAX)

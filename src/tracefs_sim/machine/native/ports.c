@@ -37,7 +37,7 @@ void port_out_hook(uc_engine *uc, uint32_t port, int size, uint32_t value, void 
 		return;
 	}
 	if (port == e->pmu_port) {	/* the guest reads or reprograms its counters: count up to now */
-		pmu_port(e, value & 1);
+		pmu_port(uc, e, value & 1);
 		return;
 	}
 	if (port == e->hostfs_port) {
