@@ -20,12 +20,26 @@ REFERENCE = Path(__file__).resolve().parents[1] / "data" / "linux-6.1"
 START_TIMEOUT = 90
 
 
+# A whole session running a tool: under pytest's own timeout (300 s), so that a session that
+# never ends fails with what it printed up to then.
+SESSION_TIMEOUT = 240
+
+
+def _text(output: bytes | str | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
+
+
 def tracefs_sim(*args: str, timeout: float = START_TIMEOUT, **kwargs) -> subprocess.CompletedProcess:
     """`tracefs-sim ARGS` to completion, text output captured; stdin /dev/null unless given
-    (`exec` passes its stdin to the program: never the test runner's)."""
+    (`exec` passes its stdin to the program: never the test runner's).  No end within the
+    timeout fails the test with the output so far (the step it hung at)."""
     if "input" not in kwargs:
         kwargs.setdefault("stdin", subprocess.DEVNULL)
-    return subprocess.run([TRACEFS_SIM, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
+    try:
+        return subprocess.run([TRACEFS_SIM, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
+    except subprocess.TimeoutExpired as hung:
+        pytest.fail(f"tracefs-sim {' '.join(args)}: no end after {timeout} s\n"
+                    f"stdout so far:\n{_text(hung.stdout)}\nstderr so far:\n{_text(hung.stderr)}")
 
 
 def sh(cwd, script: str, timeout: float = 20) -> subprocess.CompletedProcess:

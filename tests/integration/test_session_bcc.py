@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from simtest import tracefs_sim
+from simtest import SESSION_TIMEOUT, tracefs_sim
 
 from tracefs_sim.namespace import debian_61_headers
 
@@ -41,7 +41,7 @@ def bcc_while(tmp_path: Path, tool: str, workload: str, interrupt: bool = False)
               f"for i in $(seq {WORKLOAD_RUNS}); do kill -0 $t 2>/dev/null || break; {workload}; sleep 0.2; done; "
               + ("kill -INT $t; " if interrupt else "") +
               "wait $t; echo tool exited $?")
-    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    result = tracefs_sim("run", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
     text = out.read_text()
     assert result.returncode == 0 and "tool exited 0" in result.stdout, result.stdout + result.stderr + text
     return text
@@ -126,7 +126,7 @@ def test_syscount_of_one_process_counts_its_calls(tmp_path):
     script = (f"bash -c 'while [ ! -s {out} ]; do sleep 0.1; done; sleep 0.5; "
               f"for i in $(seq 40); do : < /etc/hostname; done; sleep 30' & m=$!; "
               f"syscount-bpfcc -p $m -d 6 >{out} 2>&1; echo tool exited $?; kill $m")
-    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    result = tracefs_sim("run", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
     text = out.read_text()
     assert result.returncode == 0 and "tool exited 0" in result.stdout, result.stdout + result.stderr + text
     counts = dict(re.findall(r"^(\w+)\s+(\d+)$", text, re.M))
@@ -166,7 +166,7 @@ def test_exitsnoop_reads_the_task_struct_at_61s_offsets(tmp_path):
               f"sleep 1; for i in $(seq 20); do kill -INT $t 2>/dev/null || break; sleep 1; done; "
               # a SIGINT taken in BCC's perf buffer callback is dropped by ctypes (as on Linux): resent
               f"kill -9 $t 2>/dev/null; wait $t; echo tool exited $?")
-    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    result = tracefs_sim("run", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
     text = out.read_text()
     assert "tool exited" in result.stdout, result.stdout + result.stderr + text
     rows = {int(m.group(1)): m for m in re.finditer(

@@ -8,7 +8,7 @@ import re
 import shutil
 
 import pytest
-from simtest import NOTIFY_ATTACHED, tracefs_sim, until_attached
+from simtest import NOTIFY_ATTACHED, SESSION_TIMEOUT, tracefs_sim, until_attached
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -29,7 +29,7 @@ def test_bpftrace_runs_jited_and_kallsyms_lists_the_program(tmp_path):
               "grep '\\[bpf\\]' /proc/kallsyms >ksyms; cat ksyms; echo ==; "
               "tracefs-sim disasm $(grep -o 'bpf_prog_[0-9a-f]*[a-z_]*' ksyms | head -1); echo ==; "
               "kill -INT $bt; wait $bt; echo bpftrace exited $?; cat bt.out; echo ==; grep -c '\\[bpf\\]' /proc/kallsyms; true")
-    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.split("\n==\n")
     assert len(lines) == 4, result.stdout + result.stderr
@@ -61,7 +61,7 @@ def test_bpf_jit_enable_0_interprets(tmp_path):
               "kill -INT $bt; wait $bt; echo bpftrace exited $?; cat bt.out; "
               "echo 1 >/proc/sys/net/core/bpf_jit_enable; cat /proc/sys/net/core/bpf_jit_enable; "
               "for f in harden kallsyms limit; do cat /proc/sys/net/core/bpf_jit_$f >/dev/null 2>&1 || echo no $f; done")
-    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert lines[:3] == ["0", "0", "bpftrace exited 0"], result.stdout + result.stderr

@@ -8,7 +8,7 @@ import re
 import shutil
 
 import pytest
-from simtest import NOTIFY_ATTACHED, tracefs_sim, until_attached
+from simtest import NOTIFY_ATTACHED, SESSION_TIMEOUT, tracefs_sim, until_attached
 from test_session_bpftrace import COUNT, bpftrace_while, hist_rows, host_bpftest
 
 pytestmark = [
@@ -91,7 +91,7 @@ def test_kfunc_with_the_function_tracer_on_the_same_function(tmp_path):
               "kill -INT $bt; wait $bt; echo bpftrace exited $?; cat enabled_functions; "
               "grep -c ' vfs_read <-' trace; echo nop > current_tracer; echo > set_ftrace_filter; cat bt.out")
     script = script.replace("bt.out", str(tmp_path / "bt.out"))
-    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    result = tracefs_sim("run", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     # R and D (6.1's direct ops save the registers), then 6.1's line naming the trampoline
@@ -117,7 +117,7 @@ def test_a_killed_bpftrace_leaves_no_trampoline(tmp_path, probe):
               f"cat /sys/kernel/tracing/enabled_functions; kill -KILL $bt; wait $bt; echo killed $?; "
               f"for i in $(seq 100); do {ids} >ids.out; grep -q ': 0' ids.out || break; sleep 0.1; done; "
               f"cat ids.out; cat /sys/kernel/tracing/enabled_functions; echo end")
-    result = tracefs_sim("run", "-c", script, timeout=300, cwd=tmp_path)
+    result = tracefs_sim("run", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].startswith("vfs_read (1) R   D"), lines
@@ -137,7 +137,7 @@ def test_disasm_shows_the_trampoline(tmp_path):
               "tracefs-sim disasm vfs_read | sed -n 2p; "
               "t=$(tracefs-sim disasm vfs_read | sed -n 2p | grep -o '<bpf_trampoline_[0-9]*>' | tr -d '<>'); "
               "echo == $t; tracefs-sim disasm $t; kill -INT $bt; wait $bt; echo bpftrace exited $?")
-    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     site = re.search(r"call +([0-9a-f]+) <(bpf_trampoline_\d+)>\s+; ftrace site \(call\)", lines[0])
@@ -164,7 +164,7 @@ def test_kallsyms_lists_the_trampoline_while_it_exists(tmp_path):
               + until_attached("bt.out") +
               "grep 'bpf_trampoline.*\\[bpf\\]' /proc/kallsyms; tracefs-sim disasm vfs_read | sed -n 2p; "
               "kill -INT $bt; wait $bt; echo bpftrace exited $?; grep -c '\\[bpf\\]' /proc/kallsyms")
-    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=300, cwd=tmp_path)
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
     lines = result.stdout.splitlines()
     m = re.fullmatch(r"([0-9a-f]{16}) t (bpf_trampoline_\d+)\t\[bpf\]", lines[0])
     assert m, result.stdout + result.stderr

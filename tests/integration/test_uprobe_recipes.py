@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from kernel_paths import kernel_visible
-from simtest import REPO, sh, tracefs_sim
+from simtest import REPO, SESSION_TIMEOUT, sh, tracefs_sim
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
                                 reason="needs /dev/fuse, root and mount namespaces")
@@ -24,7 +24,7 @@ CONTEXT = r"^ {0,16}\S.{0,15}-(\d+) +\[\d{3}\] [.dDbXnNphHsSzZ0-9a-f]{5} +\d+\.\
 
 
 def run_recipe(name: str) -> str:
-    result = tracefs_sim("run", str(SCRIPTS / name), timeout=300, env={**os.environ, "PROG": str(PROGTEST)})
+    result = tracefs_sim("run", str(SCRIPTS / name), timeout=SESSION_TIMEOUT, env={**os.environ, "PROG": str(PROGTEST)})
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -116,7 +116,7 @@ def test_filter_on_a_uprobe_event():
               "echo 'fd == 4' > events/uprobes/write_fd/filter; echo 1 > events/uprobes/write_fd/enable;"
               'tracefs-sim exec "$PROG" fork > /dev/null; echo 0 > events/uprobes/write_fd/enable;'
               "echo '== trace'; grep -v '^#' trace")
-    result = tracefs_sim("run", "-c", script, timeout=300)
+    result = tracefs_sim("run", "-c", script, timeout=SESSION_TIMEOUT)
     assert result.returncode == 0, result.stderr
     lines = section(result.stdout, "trace")
     assert lines and all(re.match(CONTEXT + r"write_fd: \(0x[0-9a-f]+\) fd=4 count=16484$", l) for l in lines), \
@@ -134,7 +134,7 @@ def test_triggers_on_a_uprobe_event():
               'tracefs-sim exec "$PROG" fork > /dev/null;'
               "echo '== hist'; cat events/uprobes/write_fd/hist; echo '== tracing_on'; cat tracing_on;"
               "echo '== trace'; grep -v '^#' trace; echo 1 > tracing_on")
-    result = tracefs_sim("run", "-c", script, timeout=300)
+    result = tracefs_sim("run", "-c", script, timeout=SESSION_TIMEOUT)
     assert result.returncode == 0, result.stderr
     assert section(result.stdout, "enable") == ["0*"], result.stdout
     hist = section(result.stdout, "hist")
