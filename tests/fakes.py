@@ -407,6 +407,7 @@ class FakeGuestTracing:
         self.hist_maps = FakeHistMaps()
         self.synth_events = FakeSynthEvents()
         self.ftrace_dump = FakeFtraceDump()
+        self.marker_writes: list[tuple[int, int, bytes]] = []   # marker_triggers() asked
 
     def set_event_id(self, event, event_id: int) -> None:
         self.ids[(event.system, event.name)] = event_id
@@ -462,6 +463,10 @@ class FakeGuestTracing:
 
     def set_stack_options(self, slot: int, kernel: bool, user: bool) -> None:
         self.stack_options[slot] = (kernel, user)
+
+    def marker_triggers(self, slot: int, pid: int, text: bytes) -> None:
+        """The kernel would run ftrace/print's triggers: kept for the test to look at."""
+        self.marker_writes.append((slot, pid, text))
 
     def emit(self, cpu: int, desc: EventDesc, ts: int, values: dict | None = None, **header) -> None:
         key = (desc.system, desc.name)

@@ -133,6 +133,9 @@ enum host_request_kind {
 	/* a trace instance's buffers (kernel/trace_ring.c): slot argc allocated (flags 1) or freed
 	 * (flags 0); the answer at PORT_REPLY */
 	HOST_REQ_TRACE_SLOT,
+	/* a write of len bytes (kernel/trace_marker.c's trace_marker_text) by pid `flags` to slot
+	 * argc's trace_marker: its print event's triggers run on it; the answer at PORT_REPLY */
+	HOST_REQ_TRACE_MARKER,
 };
 #define HOST_SPAWN_STDIN 1	/* flags of a spawn: its stdin is the host's (HOST_REQ_STDIN), not /dev/null */
 struct host_request {

@@ -6,6 +6,7 @@
 #include "../include/fs.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/ring.h"
+#include "../include/trace/trigger.h"
 #include "../include/session.h"
 
 struct task_struct *kthreadd_task;
@@ -96,6 +97,17 @@ static int spawn_program(void *arg)
 	return 0;
 }
 
+/* the answer to a request that has one, at PORT_REPLY */
+static notrace void host_reply(u64 id, long ret)
+{
+	unsigned long flags = arch_local_irq_save();	/* db_arg is per-CPU */
+
+	this_cpu()->h.db_arg[0] = id;
+	this_cpu()->h.db_arg[1] = ret;
+	host_doorbell(PORT_REPLY, 0);
+	arch_local_irq_restore(flags);
+}
+
 int kthreadd(void *unused)
 {
 	struct host_requests *hr = &host_requests;
@@ -123,17 +135,17 @@ int kthreadd(void *unused)
 			}
 			if (slot->kind == HOST_REQ_TRACE_SLOT) {	/* instance_mkdir() / instance_rmdir() */
 				long ret = 0;
-				unsigned long flags;
 
 				if (slot->flags)
 					ret = trace_slot_alloc(slot->argc);
 				else
 					trace_slot_free(slot->argc);
-				flags = arch_local_irq_save();	/* db_arg is per-CPU */
-				this_cpu()->h.db_arg[0] = slot->id;
-				this_cpu()->h.db_arg[1] = ret;
-				host_doorbell(PORT_REPLY, 0);
-				arch_local_irq_restore(flags);
+				host_reply(slot->id, ret);
+				WRITE_ONCE(hr->tail, hr->tail + 1);
+				continue;
+			}
+			if (slot->kind == HOST_REQ_TRACE_MARKER) {	/* a write to trace_marker */
+				host_reply(slot->id, tracing_mark_write(slot->argc, slot->flags, slot->len));
 				WRITE_ONCE(hr->tail, hr->tail + 1);
 				continue;
 			}

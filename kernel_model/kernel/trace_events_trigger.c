@@ -555,9 +555,14 @@ static __always_inline bool trig_is_deferred(const u16 *deferred, u32 n, u16 key
 	return false;
 }
 
-notrace void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u64 pid_slots,
-				   unsigned long irqflags, unsigned long writer, unsigned long bp,
-				   unsigned long hist_bp)
+/*
+ * The triggers of file on rec and, with commit, the record itself between what runs before it
+ * and after (event_triggers_call(), the commit, event_triggers_post_call()); commit is a
+ * constant of each caller below, so neither pays for the other's case.
+ */
+static __always_inline void event_triggers_around(const struct trace_event_file *file, void *rec, u32 len,
+						  u64 pid_slots, bool commit, unsigned long irqflags,
+						  unsigned long writer, unsigned long bp, unsigned long hist_bp)
 {
 	struct percpu *pc = this_cpu();
 	u32 type = file->type, nr = READ_ONCE(event_triggers.nr), i, first;
@@ -618,8 +623,8 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 		trig_run(t, rec, irqflags, writer, bp, hist_bp);
 	}
 	/* the record, in the slots that record it now (triggers may have changed them) */
-	slots = dyn_file_slots(READ_ONCE(file->slots), type) & pid_slots;
-	dst = trace_event_reserve_inline(pc, slots, len, &w);
+	slots = commit ? dyn_file_slots(READ_ONCE(file->slots), type) & pid_slots : 0;
+	dst = commit ? trace_event_reserve_inline(pc, slots, len, &w) : NULL;
 	if (dst) {
 		trig_copy(dst, rec, len);
 		trace_event_commit_inline(dst, len, &w);
@@ -647,4 +652,17 @@ notrace void event_triggers_record(const struct trace_event_file *file, void *re
 	     slots &= slots - 1)
 		event_trigger_snapshot(__builtin_ctzll(slots));
 	trigger_depth[pc->h.cpu]--;
+}
+
+notrace void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u64 pid_slots,
+				   unsigned long irqflags, unsigned long writer, unsigned long bp,
+				   unsigned long hist_bp)
+{
+	event_triggers_around(file, rec, len, pid_slots, true, irqflags, writer, bp, hist_bp);
+}
+
+notrace void event_triggers_call(const struct trace_event_file *file, void *rec, unsigned long irqflags,
+				 unsigned long writer, unsigned long bp, unsigned long hist_bp)
+{
+	event_triggers_around(file, rec, 0, 0, false, irqflags, writer, bp, hist_bp);
 }

@@ -117,7 +117,9 @@ def test_events_tree(setup):
     # ftrace's own records: no enable or filter anywhere (Linux: events/ftrace/enable is ENOENT)
     assert set(setup.tree.walk("events/ftrace").children) == {"print", "function", "funcgraph_entry", "funcgraph_exit",
                                                                "kernel_stack", "user_stack", "func_repeats", "raw_data"}
+    # and a trigger file for trace_marker's print event alone (6.1's trace_marker_file)
     assert set(setup.tree.walk("events/ftrace/print").children) == {"format", "hist", "id", "trigger"}
+    assert set(setup.tree.walk("events/ftrace/function").children) == {"format", "hist", "id"}
     assert set(setup.tree.walk("events/sched").children) >= {"enable", "filter"}
     fmt = read_file(setup.ops, "events/sched/sched_switch/format").decode()
     event_id = int(read_file(setup.ops, "events/sched/sched_switch/id"))

@@ -34,6 +34,9 @@ CASES = [
     "test.d/trigger/trigger-hist.tc",
     "test.d/trigger/trigger-hist-expressions.tc",
     "test.d/trigger/inter-event/trigger-synthetic-eprobe.tc",
+    "test.d/trigger/trigger-trace-marker-hist.tc",
+    "test.d/trigger/trigger-trace-marker-snapshot.tc",
+    "test.d/trigger/trigger-trace-marker-synthetic.tc",
     "test.d/instances/instance.tc",
 ]
 

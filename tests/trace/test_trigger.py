@@ -189,3 +189,26 @@ def test_a_snapshot_trigger_swaps_at_its_time(core):
     core.drain.drain_once()
     assert len(ta.snapshot.read().decode().splitlines()) == HEADER_LINES + 2
     assert len(ta.read_trace().decode().splitlines()) == HEADER_LINES + 2
+
+
+def test_trace_marker_runs_its_arrays_print_triggers_in_the_kernel(core):
+    """ftrace/print takes triggers (6.1's trace_marker_file; ftrace's other records take none):
+    a write to an array's trace_marker asks the kernel to run them on the text as written (no
+    newline added, TRACE_BUF_SIZE at most), only while that array's print event has some; the
+    print event is no enable_event target (EINVAL, as find_event_file() refuses it)."""
+    inst = core.instances.create("foo")
+    printed, t = ev(core, "ftrace", "print"), core.top.triggers
+    assert t.read(printed) == AVAILABLE
+    core.top.write_marker(b"none yet", 7, b"sh")
+    t.write(printed, b'traceoff if buf == "stop"\n')
+    assert t.read(printed) == b'traceoff:unlimited if buf == "stop"\n'
+    assert [(g.cmd, g.event_id, g.slot) for g in core.guest.triggers.table] == [("traceoff", printed.id, 0)]
+    core.top.write_marker(b"stop", 7, b"sh")
+    core.top.write_marker(b"x" * 2000, 7, b"sh")
+    inst.write_marker(b"in foo\n", 8, b"sh")   # foo's print event has no trigger
+    assert core.guest.marker_writes == [(0, 7, b"stop"), (0, 7, b"x" * 1024)]
+    assert core.top.read_trace().decode().splitlines()[HEADER_LINES].endswith("tracing_mark_write: none yet")
+    assert errno_of(t.write, ev(core), b"enable_event:ftrace:print\n") == errno.EINVAL
+    assert errno_of(t.write, ev(core, "ftrace", "function"), b"traceoff\n") == errno.EINVAL
+    t.write(printed, b"!traceoff\n")
+    assert core.guest.triggers.table == []

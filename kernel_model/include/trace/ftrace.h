@@ -32,6 +32,7 @@
 /* kernel/trace/trace.h: enum trace_type */
 #define TRACE_FN		1
 #define TRACE_STACK		4
+#define TRACE_PRINT		5
 #define TRACE_GRAPH_RET		10
 #define TRACE_GRAPH_ENT		11
 #define TRACE_USER_STACK	12

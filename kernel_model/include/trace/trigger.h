@@ -140,6 +140,16 @@ void *event_trigger_scratch(u32 len);
  */
 void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u64 pid_slots,
 			   unsigned long irqflags, unsigned long writer, unsigned long bp, unsigned long hist_bp);
+/*
+ * The same triggers around a record the host commits itself (a trace_marker write's: see
+ * kernel/trace_marker.c): those that run before the record and those after, nothing written.
+ */
+void event_triggers_call(const struct trace_event_file *file, void *rec, unsigned long irqflags,
+			 unsigned long writer, unsigned long bp, unsigned long hist_bp);
+/* kernel/trace_marker.c: every trace array's ftrace/print event (6.1's tr->trace_marker_file) */
+extern struct trace_event_file trace_marker_file;
+extern char trace_marker_text[];
+long tracing_mark_write(u32 slot, u32 pid, u32 cnt);
 /* the return addresses of the frame-pointer chain from the frame bp (at most max) */
 u32 trigger_unwind(unsigned long bp, unsigned long *calls, u32 max);
 /* tracing_snapshot_instance() of a slot: the host takes the snapshot */

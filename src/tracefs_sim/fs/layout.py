@@ -12,6 +12,7 @@ from ..namespace import (BTF_VIEW, DEV_KMSG_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, E
                          SYSCTL_NET_CORE_VIEW,
                          ProcMountsView)
 from ..lib.sysctl import SysctlFile
+from ..machine.contract import MARKER_EVENT
 from ..probes.kprobes.debugfs import KprobeDebugViews
 from ..trace import readme
 from ..trace.core import TraceCore
@@ -282,9 +283,11 @@ def _add_event_dir(tree: Tree, system_dir: DirNode, event: TraceEvent, control: 
             write=partial(control.write_enable, system=event.system, name=event.name), settled=True)
         add(event_dir, "filter", MODE_READ_WRITE, "events/<system>/<event>/filter",
             read=partial(control.read_filter, event), write=partial(control.write_filter, event), settled=True)
-    add(event_dir, "trigger", MODE_READ_WRITE, "events/<system>/<event>/trigger",
-        read=partial(control.triggers.read, event), write=partial(control.triggers.write, event),
-        truncate=partial(control.triggers.truncate, event), settled=True)
+    # ftrace's own records have no triggers but trace_marker's (ftrace/print: 6.1's trace_marker_file)
+    if not event.ftrace or (event.system, event.name) == MARKER_EVENT:
+        add(event_dir, "trigger", MODE_READ_WRITE, "events/<system>/<event>/trigger",
+            read=partial(control.triggers.read, event), write=partial(control.triggers.write, event),
+            truncate=partial(control.triggers.truncate, event), settled=True)
     add(event_dir, "hist", MODE_READ_ONLY, "events/<system>/<event>/hist",
         read=partial(control.triggers.read_hist, event))
 

@@ -381,6 +381,13 @@ class GuestTracingOps(Protocol):
     def drain(self, slot: int) -> Sequence[GuestPageInfo]: ...
     def reset(self, slot: int) -> None: ...
     def wait_for_data(self, timeout: float) -> bool: ...
+    # the triggers of the slot's ftrace/print event (MARKER_EVENT) on a trace_marker write by pid,
+    # run by the kernel; the write's record is the trace core's (OSError: the kernel's errno)
+    def marker_triggers(self, slot: int, pid: int, text: bytes) -> None: ...
+
+
+# The event whose triggers a write to trace_marker runs (6.1's tr->trace_marker_file)
+MARKER_EVENT = ("ftrace", "print")
 
 
 @runtime_checkable

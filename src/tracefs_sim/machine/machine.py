@@ -49,6 +49,7 @@ MEMORY_MB_RANGE = range(96, 1024 + 1)
 CONSOLE_KEEP, CONSOLE_LINE_MAX = 64 << 10, 4096
 BOOT_TIMEOUT = 20.0
 SPAWN_TIMEOUT = 20.0
+TRACE_MARKER_TEXT = 1024  # kernel/trace_marker.c's trace_marker_text: TRACE_BUF_SIZE
 REPLY_TIMEOUT = 30.0  # the kernel's answer to a request with one (kthreadd may be busy spawning)
 # How long a tracefs access of a session's process waits for the kernel to catch up with what
 # that session did before: a kernel that retires nothing for the stall (paused, stopped) is
@@ -136,6 +137,7 @@ class Machine:
         # the requests kthreadd answers at PORT_REPLY (a trace instance's buffers): seq -> result
         self._reply_seq = itertools.count(1)
         self._replies: dict[int, int] = {}
+        self._marker_lock = threading.Lock()
         self._replied = threading.Condition()
         self._lock = threading.Lock()
         self._stopped = False
@@ -515,10 +517,28 @@ class Machine:
         """Have the kernel allocate (alloc) or free a trace instance's buffers in slot
         (kernel/trace_ring.c trace_slot_alloc()/trace_slot_free(), run by kthreadd as
         instance_mkdir()/instance_rmdir() run in the writer's context): 0, or -errno."""
+        return self._kthreadd_answer(lambda seq: self._hostif.post_trace_slot(seq, slot, alloc))
+
+    def trace_marker_request(self, slot: int, pid: int, text: bytes) -> int:
+        """Have the kernel run the triggers of slot's ftrace/print event on a write of text (at
+        most TRACE_MARKER_TEXT bytes) by pid to its trace_marker (kernel/trace_marker.c
+        tracing_mark_write(), run by kthreadd): 0, or -errno."""
+        where = kernel_virt_to_phys(self.image.addr("trace_marker_text"))
+        assert len(text) <= TRACE_MARKER_TEXT
+        with self._marker_lock:   # one text in the kernel's buffer at a time
+
+            def post(seq: int) -> bool:
+                self._ram().write(where, text)
+                return self._hostif.post_trace_marker(seq, slot, pid, len(text))
+            return self._kthreadd_answer(post)
+
+    def _kthreadd_answer(self, post: Callable[[int], bool]) -> int:
+        """A request kthreadd answers at PORT_REPLY (post(seq): put it in the mailbox, whether
+        there was room), and its answer."""
         self._check_running()
         seq = next(self._reply_seq)
         # the seeded clock runs until the answer (_on_out's PORT_REPLY ends the work)
-        self._post_to_kthreadd(lambda: self._hostif.post_trace_slot(seq, slot, alloc), begin_work=True)
+        self._post_to_kthreadd(lambda: post(seq), begin_work=True)
         deadline = time.monotonic() + REPLY_TIMEOUT
         with self._replied:
             while seq not in self._replies:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from typing import TYPE_CHECKING
 
-from .contract import EventName
+from .contract import MARKER_EVENT, EventName
 from .event_triggers import GuestEventTriggers
 from .ftrace_dump import GuestFtraceDump
 from .tracing_map import GuestHistMaps
@@ -269,25 +269,36 @@ class GuestTracing:
         synth = {ids[key]: slots for key, slots in bits.items() if self.synth_events.has_event(ids[key])}
         self.synth_events.set_trigger_slots(synth)
         # a probe event's are in its probes' entries (the trace core's ProbeEvent sets them)
-        bits = {key: slots for key, slots in bits.items() if ids[key] not in synth and self._is_tracepoint(key)}
+        bits = {key: slots for key, slots in bits.items() if ids[key] not in synth and self._triggers_file(key)}
         with self._lock:
             for key in self._triggered.keys() | bits.keys():
-                if key not in self._events:
-                    self._events[key] = self._image.event_desc(*key)
                 old, new = self._triggered.get(key, set()), bits.get(key, set())
                 for slot in old ^ new:
                     if self._mem is not None:
-                        pa = kernel_virt_to_phys(self._image.event_file(self._events[key]) +
-                                                 self.layout.file_triggers)
-                        self._set_bit(pa, slot, slot in new)
+                        self._set_bit(kernel_virt_to_phys(self._triggers_file(key) + self.layout.file_triggers),
+                                      slot, slot in new)
             self._triggered = {key: set(slots) for key, slots in bits.items()}
 
-    def _is_tracepoint(self, key: tuple[str, str]) -> bool:
-        try:
-            self._image.event_desc(*key)
-        except KeyError:
-            return False
-        return True
+    def _triggers_file(self, key: tuple[str, str]) -> int:
+        """The trace_event_file whose triggers word its writer reads: a tracepoint's, or for
+        ftrace/print the kernel's trace_marker_file (kernel/trace_marker.c); 0: neither."""
+        if key == MARKER_EVENT:
+            return self._image.addr("trace_marker_file")
+        if key not in self._events:
+            try:
+                self._events[key] = self._image.event_desc(*key)
+            except KeyError:
+                return 0
+        return self._image.event_file(self._events[key])
+
+    def marker_triggers(self, slot: int, pid: int, text: bytes) -> None:
+        """The triggers of slot's ftrace/print event on a write of text by pid to its
+        trace_marker, run by the kernel (kernel/trace_marker.c); the write's record is the
+        trace core's."""
+        self._check_slot(slot)
+        error = self._machine.trace_marker_request(slot, pid, text)
+        if error:
+            raise OSError(-error, os.strerror(-error))
 
     def record_cmdlines(self, holder: object, on: bool) -> None:
         """tracing_start/stop_cmdline_record(): something other than a tracepoint (a

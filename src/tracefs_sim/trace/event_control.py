@@ -8,10 +8,11 @@ the guest as it writes the record (machine/trace_pids.py), as Linux checks them 
 
 import errno
 import threading
+from collections import ChainMap
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..machine.contract import GuestTracingOps
+from ..machine.contract import MARKER_EVENT, GuestTracingOps
 from . import filter as event_filter
 from .error_log import ErrorLog
 from .events import EventRegistry, TraceEvent
@@ -88,6 +89,10 @@ class EventControl:
         self._expand = expand_buffers
         self._lock = threading.RLock()  # event_mutex: an eprobe enabled here soft-enables its event here
         self.files = {e.id: EventFile(e) for e in registry.all_events()}
+        # tr->trace_marker_file: ftrace/print's, whose triggers a trace_marker write runs
+        # (not among `files`: it cannot be enabled or filtered)
+        marker = registry.get(*MARKER_EVENT)
+        self._marker_files = {} if marker is None else {marker.id: EventFile(marker)}
         lists = guest.pid_lists
         self.pid_filter = PidFilter(lambda: lists.event_pids(slot, False),
                                     lambda pids: lists.set_event_pids(slot, False, pids))
@@ -290,21 +295,26 @@ class EventControl:
         """The event triggers of this array's events (trigger.py), which hold events in soft
         mode as Linux's trace_event_trigger_enable_disable() does."""
         def soft(event: TraceEvent, on: bool) -> None:
+            if event.ftrace:   # ftrace/print: nothing to enable, trace_marker writes it
+                return
             f = self.files[event.id]
             (self.soft_enable if on else self.soft_release)(f)
 
         def find(system: str, name: str) -> TraceEvent | None:
             """find_event_file(): a tracepoint, or a probe or synthetic event (their soft mode
-            is the guest's too: set_soft_disabled())."""
+            is the guest's too: set_soft_disabled()), or ftrace/print (trace_marker's)."""
             try:
                 return self.find_probe_target(system, name)[0].event
             except OSError:
                 pass
-            return next((f.event for f in self.files.values() if isinstance(f.event, (ProbeTraceEvent, SynthTraceEvent))
+            return next((f.event for f in ChainMap(self.files, self._marker_files).values()
+                         if (isinstance(f.event, (ProbeTraceEvent, SynthTraceEvent)) or f.event.ftrace)
                          and f.event.system == system and f.event.name == name), None)
 
         def is_tracepoint(event: TraceEvent) -> bool:
-            if isinstance(event, (SynthTraceEvent, ProbeTraceEvent)):   # trace_synth() and probe writers do
+            """Whether the event's writer runs its triggers: trace_synth(), the probe writers,
+            a tracepoint's, and the kernel's at a trace_marker write (ftrace/print's)."""
+            if isinstance(event, (SynthTraceEvent, ProbeTraceEvent)) or event.id in self._marker_files:
                 return True
             try:
                 self._guest.event_file(event.desc)
@@ -312,7 +322,8 @@ class EventControl:
                 return False
             return not event.ftrace
 
-        self.triggers = EventTriggers(table, self.slot, lambda: self.files, lambda e: soft(e, True),
+        self.triggers = EventTriggers(table, self.slot, lambda: ChainMap(self.files, self._marker_files),
+                                      lambda e: soft(e, True),
                                       lambda e: soft(e, False), find, snapshot, is_tracepoint,
                                       self._error_log.log, hist_context)
         return self.triggers

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..machine.contract import GuestTracingOps
+from ..machine.contract import MARKER_EVENT, GuestTracingOps
 from . import _lines, graph_output
 from .clock import TraceClock, TraceClocks
 from .cmdlines import SavedCmdlines
@@ -429,7 +429,9 @@ class TraceArray:
 
     def write_marker(self, data: bytes, pid: int, comm: bytes) -> int:
         """trace_marker: one TRACE_PRINT record per write. The writer is a host process, so the
-        record carries its pid (comm saved from /proc) and is put on CPU 0."""
+        record carries its pid (comm saved from /proc) and is put on CPU 0.  The triggers of
+        this array's ftrace/print event, if it has some, run on the write in the kernel, as
+        6.1's tracing_mark_write() runs them (on the text as written: no newline added)."""
         if not self.options["markers"]:
             raise OSError(errno.EINVAL, "markers option is off")
         if not self.recording or not self.cpumask & 1:   # (put on CPU 0)
@@ -444,6 +446,9 @@ class TraceArray:
             self.cmdlines.save(pid, comm)
         if self.add_records(0, [(self.clock.read(), payload)]):
             self.buffer.waiters.wake()
+        marker_event = self.registry.get(*MARKER_EVENT)
+        if marker_event is not None and self.triggers.has_triggers(marker_event):
+            self._guest.marker_triggers(self.slot, pid, data[:count])
         return count
 
     def write_marker_raw(self, data: bytes, pid: int, comm: bytes) -> int:

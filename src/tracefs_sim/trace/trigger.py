@@ -263,7 +263,7 @@ class EventTriggers:
             name, sep, param = param.partition(b":")
             param = param if sep else None
             target = self._find_event(system.decode("latin-1"), name.decode("latin-1"))
-            if target is None:
+            if target is None or target.ftrace:   # (ftrace/print's file cannot be enabled)
                 raise OSError(errno.EINVAL, "no such event")
         else:
             param, filter_text = _separate_filter(rest, required=False)
