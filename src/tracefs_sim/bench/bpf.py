@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..machine.sysctls import net_core_sysctls
-from .runner import Figure, Sample, fmt
+from .runner import Figure, Sample, per_hit_table
 from .traced import WAIT_S, TracedKernel
 
 NAME = "bpf-jit"
@@ -168,11 +168,4 @@ def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
 
 def summary(figures: list[Figure]) -> str:
     """interpreted against JITed, medians"""
-    medians = {f.name: f.median for f in figures}
-    rows = [("per kprobe hit", "guest insns", "host µs")]
-    for name in [c.name for c in CONFIGS[1:]] + [SAVED]:
-        insns, host = ("FAILED" if c is None else fmt(c)
-                       for c in (medians.get(f"{name}: {what}") for what in ("guest insns/hit", "host time/hit")))
-        rows.append((name, insns, host))
-    width = [max(len(r[i]) for r in rows) for i in range(3)]
-    return "\n".join(f"{r[0]:<{width[0]}}  {r[1]:>{width[1]}}  {r[2]:>{width[2]}}" for r in rows)
+    return per_hit_table(figures, "per kprobe hit", [c.name for c in CONFIGS[1:]] + [SAVED])

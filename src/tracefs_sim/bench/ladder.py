@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .runner import Figure, Sample, fmt
+from .runner import Figure, Sample, per_hit_table
 from .traced import PAIRS, PROBED, EventsLost, TracedKernel, noise, set_aside
 
 NAME = "overhead-ladder"
@@ -253,11 +253,4 @@ def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
 
 def summary(figures: list[Figure]) -> str:
     """The overhead table the docs teach: one row per mechanism, medians."""
-    medians = {f.name: f.median for f in figures}
-    rows = [("mechanism", "guest insns/hit", "host µs/hit")]
-    for m in MECHANISMS:
-        cells = [medians.get(f"{m.name}: {what}") for what in ("guest insns/hit", "host time/hit")]
-        insns, host = ("FAILED" if c is None else fmt(c) for c in cells)
-        rows.append((m.name, insns, host))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+    return per_hit_table(figures, "mechanism", [m.name for m in MECHANISMS])

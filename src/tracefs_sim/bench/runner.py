@@ -124,6 +124,19 @@ def fmt(value: float) -> str:
     return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
 
 
+def per_hit_table(figures: list[Figure], heading: str, names: list[str]) -> str:
+    """A summary of what each of names costs a hit: its `NAME: guest insns/hit` and `NAME:
+    host time/hit` figures' medians (FAILED where none), one row each under heading."""
+    medians = {f.name: f.median for f in figures}
+    rows = [(heading, "guest insns/hit", "host µs/hit")]
+    for name in names:
+        cells = [medians.get(f"{name}: {what}") for what in ("guest insns/hit", "host time/hit")]
+        insns, host = ("FAILED" if c is None else fmt(c) for c in cells)
+        rows.append((name, insns, host))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
 def table(figures: list[Figure]) -> str:
     rows = [("benchmark", "figure", "median", "min–max", "unit", "n")]
     for f in figures:
