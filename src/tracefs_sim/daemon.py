@@ -8,7 +8,6 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -21,11 +20,9 @@ from .fs.layout import add_btf_view, add_debug_views, add_notes_view, add_pmu_vi
 from .fs.operations import SessionSync
 from .host_heap import fix_mmap_threshold
 from .lib.sysctl import SysctlFile
-from .machine.bpf_jit import BpfJitSymbols
 from .machine.contract import ServedMachine
-from .machine.image import KernelImage
 from .probes.ftrace import FtraceEnabled
-from .trace.kallsyms_file import KallsymsView, KptrRestrict
+from .trace.kallsyms_file import KallsymsView, KptrRestrict, WrittenCode
 from .stack import build_stack
 from .trace.core import TraceCore, kernel_banner
 
@@ -117,7 +114,7 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
         if tracing.stack_tracer is not None:
             sysctls["stack_tracer_enabled"] = tracing.stack_tracer.sysctl
         sysctls.update(stack.sysctls)
-        written_code = _written_code(machine, stack.ftrace_sites.trampolines if stack.ftrace_sites else None)
+        written_code = stack.written_code
         add_session_views(tree, namespace.ProcMountsView(mountpoint),
                           KallsymsView(machine.kallsyms(), kptr_restrict, written_code), kernel_banner(machine),
                           sysctls, stack.net_core_sysctls)
@@ -135,25 +132,9 @@ def _run(machine: ServedMachine, mountpoint: str, ready_fd: int | None) -> None:
         machine.stop()
 
 
-def _written_code(machine: ServedMachine, trampolines: Callable[[], Sequence[tuple[str, int, int]]] | None
-                  ) -> Callable[[], Sequence[tuple[str, int, int]]] | None:
-    """The code the kernel writes at run time, as /proc/kallsyms lists it and disasm finds it: its
-    BPF trampolines (the host's ftrace sites know them) and its JITed programs (its own table)."""
-    image = machine.image
-    jit = BpfJitSymbols(image, machine.read_memory) \
-        if isinstance(image, KernelImage) and BpfJitSymbols.present(image) else None
-    if jit is None:
-        return trampolines
-    programs = jit
-
-    def written() -> Sequence[tuple[str, int, int]]:
-        return sorted([*(trampolines() if trampolines else ()), *programs.symbols()], key=lambda t: t[1])
-    return written
-
-
 async def _serve(machine: ServedMachine, tracing: TraceCore, operations: TracefsOperations, mountpoint: str,
                  socket_path: str, ready_fd: int | None,
-                 written_code: Callable[[], Sequence[tuple[str, int, int]]] | None = None) -> None:
+                 written_code: WrittenCode | None = None) -> None:
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_stop_on_signal, operations)
         nursery.start_soon(_collect_garbage, GC_FULL_SECONDS)

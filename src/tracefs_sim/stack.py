@@ -5,17 +5,21 @@ them, and the kprobe engine's debugfs views."""
 from __future__ import annotations
 
 import errno
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .machine.contract import (DirectCall, KprobeEventAnswer, KprobeRequest, KprobeRequestMachine, KprobeService,
                                PatchableMachine, SymbolAnswer, SymbolLookup, TracedMachine)
 from .lib.sysctl import SysctlFile
+from .machine.bpf_jit import BpfJitSymbols
+from .machine.image import KernelImage
 from .machine.sysctls import net_core_sysctls, perf_sysctls
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
 from .probes.kprobes.debugfs import KprobeDebugViews
 from .probes.uprobes import UprobeEngine
 from .trace.core import TraceCore
+from .trace.kallsyms_file import WrittenCode
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,8 @@ class TracingStack:
     sysctls: dict[str, SysctlFile]
     # and in /proc/sys/net/core (bpf_jit_enable)
     net_core_sysctls: dict[str, SysctlFile]
+    # the code the kernel writes at run time: (name, start, end) of each now; None: none
+    written_code: WrittenCode | None
 
 
 def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> TracingStack:
@@ -46,8 +52,9 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
             engine = KprobeEngine(machine, sites)
             if machine.image.lookup("uprobe_points") is not None:
                 uprobes = UprobeEngine(machine, engine.stage)
+    written = written_code(machine, None if sites is None else sites.trampolines)
     core = TraceCore(machine, ftrace_sites=sites, kprobe_engine=engine, uprobe_engine=uprobes,
-                     realtime_at_boot_ns=realtime_at_boot_ns)
+                     realtime_at_boot_ns=realtime_at_boot_ns, written_code=written)
     if sites is not None and isinstance(machine, KprobeRequestMachine):
         # the kernel's kprobe PMU asks the engine for its probes, its BPF verifier for symbols,
         # its BPF trampolines for direct calls from the ftrace sites
@@ -58,7 +65,21 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
         sysctls.update(perf_sysctls(machine))
         net_core.update(net_core_sysctls(machine))
     return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine),
-                        _pmus(machine, core.kprobes is not None), sysctls, net_core)
+                        _pmus(machine, core.kprobes is not None), sysctls, net_core, written)
+
+
+def written_code(machine: TracedMachine, trampolines: WrittenCode | None) -> WrittenCode | None:
+    """The code the kernel writes at run time, as /proc/kallsyms lists it, the trace names it and
+    disasm finds it: its BPF trampolines (the host's ftrace sites know them) and its JITed
+    programs (its own table)."""
+    image = machine.image
+    if not (isinstance(image, KernelImage) and BpfJitSymbols.present(image)):
+        return trampolines
+    programs = BpfJitSymbols(image, machine.read_memory)
+
+    def written() -> Sequence[tuple[str, int, int]]:
+        return sorted([*(trampolines() if trampolines else ()), *programs.symbols()], key=lambda t: t[1])
+    return written
 
 
 def _kernel_requests(sites: FtraceSites, core: TraceCore) -> KprobeService:

@@ -20,6 +20,7 @@ from .events import EventRegistry, TraceEvent
 from .function_tracer import DISPATCHER, FtraceGlobal
 from .headers import KernelIdentity
 from .instances import Instances
+from .kallsyms_file import WrittenCode, WrittenCodeSymbols
 from .kernel_symbols import ImageSymbols
 from .trace_array import BufferExpansion, TraceArray, TraceGlobals
 from .trace_eprobe import EprobeEventOps
@@ -86,12 +87,14 @@ def _kernel_variables(machine: TracedMachine) -> dict[str, Callable[[], int]]:
 class TraceCore:
     def __init__(self, machine: TracedMachine, *, ftrace_sites: FtraceSites | None,
                  kprobe_engine: KprobeEngine | None, uprobe_engine: UprobeEngine | None = None,
-                 realtime_at_boot_ns: int = 0):
+                 realtime_at_boot_ns: int = 0, written_code: WrittenCode | None = None):
         """machine: what the tracing core traces; ftrace_sites: its function entries' sites
         (None: a kernel without function tracing); kprobe_engine: the probe engine kprobe
         events register with (None: no kprobe events); uprobe_engine: the one uprobe events
         register with (None: no uprobe events); realtime_at_boot_ns: the wall clock at
-        the machine's boot (the realtime trace clocks count from it)."""
+        the machine's boot (the realtime trace clocks count from it); written_code: the code
+        the kernel writes at run time (its BPF trampolines and programs), which the output names
+        as kallsyms does."""
         image = machine.image
         self.registry = EventRegistry(image.events, image.tracepoint_strings, _kernel_variables(machine))
         self.clocks = TraceClocks(machine.now_ns, realtime_at_boot_ns=realtime_at_boot_ns)
@@ -104,10 +107,14 @@ class TraceCore:
             found = None if dispatcher is None else image.kallsyms_lookup(dispatcher.addr)
             ftrace = FtraceGlobal(ftrace_sites, None if found is None else found[2])
 
+        written = None if written_code is None else WrittenCodeSymbols(written_code)
+
         def symbolize(addr: int) -> tuple[str, int, int] | None:
             """kallsyms_lookup(), as the kernel's output names addresses."""
             found = image.kallsyms_lookup(addr)
-            return None if found is None else (found[0].name, found[1], found[2])
+            if found is None:
+                return None if written is None else written.lookup(addr)
+            return found[0].name, found[1], found[2]
 
         self.globals = TraceGlobals(
             nr_cpus=machine.nr_cpus, clocks=self.clocks,

@@ -3,6 +3,8 @@ kallsyms_show_value()), and the kernel.kptr_restrict sysctl that decides it."""
 
 from __future__ import annotations
 
+import bisect
+import time
 from collections.abc import Callable, Sequence
 
 from ..lib.sysctl import parse_sysctl_int
@@ -44,8 +46,38 @@ class KptrRestrict:
         return self.value < 2 and _has_capability(pid, CAP_SYSLOG)
 
 
-# The code the kernel writes at run time, as (name, start, end): its BPF trampolines.
+# The code the kernel writes at run time, as (name, start, end): its BPF trampolines and JITed
+# programs.
 WrittenCode = Callable[[], Sequence[tuple[str, int, int]]]
+# written code is looked up again on a miss at most this often (each look stops the CPUs)
+_WRITTEN_CODE_REFRESH_S = 0.1
+
+
+class WrittenCodeSymbols:
+    """kallsyms_lookup() of an address in code the kernel wrote (6.1's bpf_address_lookup() and
+    bpf_image_ksym's), as the trace's output names it: (name, offset, size) or None."""
+
+    def __init__(self, written_code: WrittenCode):
+        self._written_code = written_code
+        self._starts: list[int] = []
+        self._code: Sequence[tuple[str, int, int]] = ()
+        self._read_at = -_WRITTEN_CODE_REFRESH_S
+
+    def lookup(self, addr: int) -> tuple[str, int, int] | None:
+        found = self._find(addr)
+        if found is None and time.monotonic() - self._read_at >= _WRITTEN_CODE_REFRESH_S:
+            self._code = sorted(self._written_code(), key=lambda t: t[1])
+            self._starts = [start for _name, start, _end in self._code]
+            self._read_at = time.monotonic()
+            found = self._find(addr)
+        return found
+
+    def _find(self, addr: int) -> tuple[str, int, int] | None:
+        i = bisect.bisect_right(self._starts, addr) - 1
+        if i < 0:
+            return None
+        name, start, end = self._code[i]
+        return (name, addr - start, end - start) if addr < end else None
 
 
 class KallsymsView:
