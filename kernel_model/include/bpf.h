@@ -170,6 +170,7 @@ struct bpf_prog {
 	/* the JIT's (arch/x86/net/bpf_jit_comp.c): bpf_func is the image's code, jited_len bytes
 	 * long, in a chunk of the program pack (jit_header, jit_size bytes); its loads through
 	 * PTR_TO_BTF_ID have an exception table entry each, after the code */
+	bool jit_requested;		/* bpf_jit_enable when it was loaded: the verifier's fixups for the JIT */
 	bool jited;
 	u32 jited_len;
 	void *jit_header;

@@ -239,15 +239,15 @@ static unsigned int (*const interpreters[])(const void *ctx, const struct bpf_in
 int bpf_jit_enable = 1;
 
 /* bpf_prog_select_runtime(): the interpreter whose stack holds the program's, then the JIT's
- * image where bpf_jit_enable asks for it and the JIT made one (else the interpreter stays, as
- * 6.1 without CONFIG_BPF_JIT_ALWAYS_ON falls back to it) */
+ * image where bpf_jit_enable asked for it at the load and the JIT made one (else the
+ * interpreter stays, as 6.1 without CONFIG_BPF_JIT_ALWAYS_ON falls back to it) */
 noinline struct bpf_prog *bpf_prog_select_runtime(struct bpf_prog *prog)
 {
 	u32 depth = prog->stack_depth ? prog->stack_depth : 1;
 
 	prog->bpf_func = interpreters[(ALIGN(depth, 32) / 32) - 1];
 	prog->ksym_slot = -1;
-	if (READ_ONCE(bpf_jit_enable))
+	if (prog->jit_requested)
 		prog = bpf_int_jit_compile(prog);
 	return prog;
 }

@@ -576,6 +576,7 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	prog->expected_attach_type = attr->expected_attach_type;
 	prog->attach_btf_id = attr->attach_btf_id;
 	prog->len = attr->insn_cnt;
+	prog->jit_requested = READ_ONCE(bpf_jit_enable);	/* bpf_prog_alloc_no_stats()'s ebpf_jit_enabled() */
 	prog->created_by_uid = current->uid;
 	err = -EFAULT;
 	if (copy_from_user(prog->insnsi, (void *)attr->insns, (u64)prog->len * sizeof(struct bpf_insn)))

@@ -3182,18 +3182,33 @@ static int patch_program(struct bpf_verifier_env *env, u32 *new_len, struct bpf_
 		} else if (code == (BPF_JMP | BPF_CALL)) {
 			struct bpf_map *map = env->insn_aux_data[i].map_ptr;
 			const struct bpf_func_proto *fn = env->prog->ops->get_func_proto(insn->imm, env->prog);
+			void *direct = NULL;
 
-			if (insn->imm == BPF_FUNC_map_lookup_elem && map && map != BPF_MAP_PTR_POISON &&
-			    map->ops->map_gen_lookup) {
-				cnt = map->ops->map_gen_lookup(map, buf);
-				if (cnt <= 0 || cnt > MAX_PATCH) {
+			/* for the JIT, a map's own lookup inline and its ops called directly (6.1's
+			 * BPF_CALL_IMM(ops->map_*_elem)); interpreted, the helpers */
+			if (env->prog->jit_requested && map && map != BPF_MAP_PTR_POISON) {
+				if (insn->imm == BPF_FUNC_map_lookup_elem && map->ops->map_gen_lookup) {
+					cnt = map->ops->map_gen_lookup(map, buf);
 					if (cnt == -EOPNOTSUPP)
-						goto call;
-					verbose(env, "bpf verifier is misconfigured\n");
-					return -EINVAL;
+						cnt = 0;
+					else if (cnt <= 0 || cnt > MAX_PATCH) {
+						verbose(env, "bpf verifier is misconfigured\n");
+						return -EINVAL;
+					}
 				}
+				if (insn->imm == BPF_FUNC_map_lookup_elem)
+					direct = map->ops->map_lookup_elem;
+				else if (insn->imm == BPF_FUNC_map_update_elem)
+					direct = map->ops->map_update_elem;
+				else if (insn->imm == BPF_FUNC_map_delete_elem)
+					direct = map->ops->map_delete_elem;
+			}
+			if (cnt) {
+				/* map_gen_lookup's patch */
+			} else if (direct) {
+				buf[cnt] = *insn;
+				buf[cnt++].imm = (s32)((char *)direct - (char *)__bpf_call_base);
 			} else {
-call:
 				if (!fn || !fn->func) {
 					verbose(env, "kernel subsystem misconfigured func %s#%d\n", func_id_name(insn->imm),
 						insn->imm);
