@@ -13,10 +13,9 @@ program (`r0 = 0; exit`, JITed), with the counting program interpreted and JITed
 JIT saves a hit (the interpreted row less the JITed one: the same probe, helpers and map).
 
 Instructions are the emulated PMU's count of bpftest's own (user and kernel: the hits run in
-its context), a counter it opens once all is set up and reads after the calls, one run a
-machine, the least of COUNT_RUNS at each size (what interrupts add in the task's context
-varies), counted once per benchmark run; a seeded machine cannot serve the kprobe PMU's
-request to the host.
+its context), a counter it opens once all is set up and reads after the calls, the least of
+COUNT_RUNS at each size (what interrupts add in the task's context varies), counted once per
+benchmark run; a seeded machine cannot serve the kprobe PMU's request to the host.
 Host time is the CPU time of timed runs on the same live machine, every configuration's runs
 alternated (PAIRS of each size), the least of each: the least disturbed by the rest of the
 host."""
@@ -101,30 +100,28 @@ def set_jit(k: TracedKernel, on: bool) -> None:
     net_core_sysctls(k.machine)["bpf_jit_enable"].write_at(b"1\n" if on else b"0\n")
 
 
-def counted(config: Config, calls: int) -> int:
-    """Guest instructions bpftest's task executed over the calls (the PMU's count), on a machine
-    of its own: on this machine an exec after a task that had an instructions counter may hang
-    (the CPU stays in exec's copy to the new image; a PMU bug not found yet)."""
-    k = TracedKernel()
-    try:
-        out: list[bytes] = []
-        set_jit(k, config.jit)
-        proc = k.machine.spawn(argv(k, config, calls, count=True), out.append)
-        status = proc.wait(WAIT_S)
-        lines = b"".join(out).decode().splitlines()
-        if status != 0 or not lines or not lines[-1].startswith("count: "):
-            raise RuntimeError(f"bpftest: status {status}: {lines}")
-        return int(lines[-1].split()[1])
-    finally:
-        k.close()
+def counted(k: TracedKernel, config: Config, calls: int) -> int:
+    """Guest instructions bpftest's task executed over the calls (the PMU's count)."""
+    out: list[bytes] = []
+    set_jit(k, config.jit)
+    proc = k.machine.spawn(argv(k, config, calls, count=True), out.append)
+    status = proc.wait(WAIT_S)
+    lines = b"".join(out).decode().splitlines()
+    if status != 0 or not lines or not lines[-1].startswith("count: "):
+        raise RuntimeError(f"bpftest: status {status}: {lines}")
+    return int(lines[-1].split()[1])
 
 
-def insns_per_hit(calls: tuple[int, int], runs: int) -> dict[str, float]:
+def insns_per_hit(k: TracedKernel, calls: tuple[int, int], runs: int) -> dict[str, float]:
     """Each configuration's guest instructions per getpid() call beyond the calls' own: the least
-    of `runs` counts at each size (the interrupts that came during the calls count too)."""
+    of `runs` counts at each size (the interrupts that came during the calls count too), after
+    a run of each that the count does not take (bpftest's first run faults its pages in)."""
     small, large = calls
-    per_call = {c.name: (min(counted(c, large) for _ in range(runs)) - min(counted(c, small) for _ in range(runs)))
+    for c in CONFIGS:
+        counted(k, c, small)
+    per_call = {c.name: (min(counted(k, c, large) for _ in range(runs)) - min(counted(k, c, small) for _ in range(runs)))
                 / (large - small) for c in CONFIGS}
+    set_jit(k, True)
     return {c.name: per_call[c.name] - per_call[OFF.name] for c in CONFIGS[1:]}
 
 
@@ -145,11 +142,11 @@ def host_per_hit(k: TracedKernel, calls: tuple[int, int], pairs: int) -> tuple[d
 
 @contextmanager
 def session(quick: bool) -> Iterator[Callable[[], list[Sample]]]:
-    insns = insns_per_hit(QUICK_COUNT_CALLS if quick else COUNT_CALLS, 1 if quick else COUNT_RUNS)
     calls = QUICK_TIME_CALLS if quick else TIME_CALLS
     pairs = QUICK_PAIRS if quick else PAIRS
     k = TracedKernel()
     try:
+        insns = insns_per_hit(k, QUICK_COUNT_CALLS if quick else COUNT_CALLS, 1 if quick else COUNT_RUNS)
         def sample() -> list[Sample]:
             host, off = host_per_hit(k, calls, pairs)
             out = []
