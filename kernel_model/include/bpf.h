@@ -247,6 +247,8 @@ void bpf_prog_free(struct bpf_prog *prog);
  * of a fault-safe load (6.1's, relative: the load at &insn + insn, the dst register's pt_regs
  * offset and the load's length in fixup) and the kallsyms lines of the images */
 extern int bpf_jit_enable;
+/* bpf_prog_<tag>[_<name>]: a JITed program's kallsyms name (at least BPF_JIT_KSYM_LEN bytes) */
+void bpf_get_prog_name(const struct bpf_prog *prog, char *sym);
 struct bpf_ex_entry { int insn, fixup, data; };
 struct bpf_prog *bpf_int_jit_compile(struct bpf_prog *prog);
 void *bpf_jit_binary_pack_alloc(u32 size);

@@ -219,7 +219,7 @@ struct bpf_event_entry {
 	struct file *map_file;
 };
 struct bpf_event_entry *perf_event_array_xchg(struct bpf_event_entry **slot, struct bpf_event_entry *ee);
-int perf_event_bpf_output(struct bpf_event_entry **slot, struct perf_raw_record *raw, struct pt_regs *regs);
+int perf_event_array_output(struct bpf_event_entry **slot, struct perf_raw_record *raw, struct pt_regs *regs);
 
 /* the caller's registers, as perf_arch_fetch_caller_regs(): where a sample of it points */
 #define perf_fetch_caller_regs(regs) do { \
@@ -325,6 +325,9 @@ void perf_event_exit_task(struct task_struct *child);
 void perf_event_exec(void);
 struct file;
 void perf_event_mmap(struct file *file, u64 addr, u64 len, u64 pgoff, u32 prot, u32 flags);
+struct bpf_prog;
+void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len, bool unregister, const char *sym);
+void perf_event_bpf_event(struct bpf_prog *prog, enum perf_bpf_event_type type, u16 flags);
 void perf_event_fork(struct task_struct *parent, struct task_struct *task);	/* PERF_RECORD_FORK */
 void perf_event_init(void);
 #endif

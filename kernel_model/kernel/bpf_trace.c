@@ -336,7 +336,7 @@ static long bpf_perf_event_output_regs(struct pt_regs *regs, struct bpf_map *map
 	slot = bpf_perf_event_array_slot(map, index);
 	if (unlikely(!slot))
 		return -E2BIG;
-	return perf_event_bpf_output(slot, &raw, regs);
+	return perf_event_array_output(slot, &raw, regs);
 }
 
 /* a kprobe program's context is the probed registers */

@@ -89,3 +89,23 @@ def test_the_trace_names_a_jited_programs_address_and_its_map_calls(tmp_path):
     calls = re.findall(r": (\w+) <-(\S+)$", trace, re.M)
     assert calls and {parent for _, parent in calls} <= programs, result.stdout
     assert {called for called, _ in calls} == {"bpf_get_current_pid_tgid", "htab_map_update_elem"}, result.stdout
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_record_is_told_of_each_program_as_ksymbol_and_bpf_event(tmp_path):
+    """perf record -a while bpftrace loads and unloads its programs: PERF_RECORD_KSYMBOL (the
+    image's address, length and kallsyms name; flags 0x1 when it goes) and PERF_RECORD_BPF_EVENT
+    (type 1 load, 2 unload, the program's id), as 6.1's perf_event_bpf_event() tells them"""
+    script = ("perf record -q -e cpu-clock -a -o perf.data -- bpftrace -e "
+              "'kprobe:vfs_read { @ = count() } interval:ms:200 { exit() }' >bt.out 2>&1; "
+              "perf script -i perf.data --show-bpf-events 2>/dev/null | grep -E 'PERF_RECORD_(KSYMBOL|BPF_EVENT)'")
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    ksyms = re.findall(r"PERF_RECORD_KSYMBOL addr ([0-9a-f]+) len (\d+) type 1 flags (0x[01]) name (bpf_prog_[0-9a-f]{16}\w*)",
+                       result.stdout)
+    events = re.findall(r"PERF_RECORD_BPF_EVENT type ([12]), flags 0, id (\d+)", result.stdout)
+    assert ksyms and len(ksyms) == len(events), result.stdout
+    loaded = {ev_id for kind, ev_id in events if kind == "1"}
+    assert loaded and loaded == {ev_id for kind, ev_id in events if kind == "2"}, result.stdout   # each went too
+    assert {name for *_, flags, name in ksyms if flags == "0x0"} == {name for *_, flags, name in ksyms if flags == "0x1"}
+    assert all(int(length) > 0 for _, length, _, _ in ksyms), result.stdout

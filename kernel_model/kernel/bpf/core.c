@@ -342,7 +342,7 @@ struct bpf_jit_ksym bpf_jit_ksyms[BPF_JIT_KSYMS];
 static raw_spinlock_t ksym_lock;
 
 /* bpf_get_prog_name(): bpf_prog_<tag>, then _<name> where it has one */
-static void bpf_get_prog_name(const struct bpf_prog *prog, char *sym)
+notrace void bpf_get_prog_name(const struct bpf_prog *prog, char *sym)
 {
 	static const char hex[] = "0123456789abcdef";
 	int i, n = 0;

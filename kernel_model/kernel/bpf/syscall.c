@@ -5,6 +5,7 @@
 #include "../../include/security.h"
 #include "../../include/fs.h"
 #include "../../include/bpf.h"
+#include "../../include/perf_event.h"
 
 #define EBADFD		77
 
@@ -445,6 +446,8 @@ void bpf_prog_put(struct bpf_prog *prog)
 	u32 i;
 
 	if (__atomic_sub_fetch(&prog->refcnt, 1, __ATOMIC_ACQ_REL) == 0) {
+		if (prog->id)	/* (one the verifier refused was never told) */
+			perf_event_bpf_event(prog, PERF_BPF_EVENT_PROG_UNLOAD, 0);
 		id_remove(&prog_idr_lock, &prog->id_node, prog->id);
 		bpf_prog_kallsyms_del(prog);
 		for (i = 0; i < prog->used_map_cnt; i++)
@@ -598,6 +601,7 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 		goto free;
 	prog = bpf_prog_select_runtime(prog);
 	prog->id = id_alloc(&prog_idr_lock, &prog_next_id, &prog->id_node, &prog_ids);
+	perf_event_bpf_event(prog, PERF_BPF_EVENT_PROG_LOAD, 0);
 	err = bpf_prog_new_fd(prog);
 	if (err < 0)
 		bpf_prog_put(prog);

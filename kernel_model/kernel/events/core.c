@@ -533,7 +533,7 @@ struct bpf_event_entry *perf_event_array_xchg(struct bpf_event_entry **slot, str
  * slot's BPF_OUTPUT event, which must be active on this cpu; not counted.  -ENOSPC when its
  * buffer has no room (a lost record).
  */
-int perf_event_bpf_output(struct bpf_event_entry **slot, struct perf_raw_record *raw, struct pt_regs *regs)
+int perf_event_array_output(struct bpf_event_entry **slot, struct perf_raw_record *raw, struct pt_regs *regs)
 {
 	struct perf_output_handle handle;
 	struct perf_event_header header;
@@ -1320,12 +1320,14 @@ static void perf_group_read_sizes(struct perf_event *leader)
 /* is_sb_event(): an event that asks for side-band records (the exec, fork and exit paths look
  * only while there is one) */
 static int nr_sb_events;
+static int nr_ksymbol_events, nr_bpf_events;	/* of those, the ones asking for KSYMBOL, BPF_EVENT */
 
 static bool is_sb_event(struct perf_event *event)
 {
 	struct perf_event_attr *attr = &event->attr;
 
-	return attr->mmap || attr->mmap_data || attr->mmap2 || attr->comm || attr->comm_exec || attr->task;
+	return attr->mmap || attr->mmap_data || attr->mmap2 || attr->comm || attr->comm_exec || attr->task ||
+	       attr->ksymbol || attr->bpf_event;
 }
 
 static void perf_event_task(struct task_struct *task, struct task_struct *parent, int type);
@@ -1390,6 +1392,10 @@ static struct perf_event *perf_event_alloc(struct perf_event_attr *attr, int cpu
 		static_key_slow_inc(&perf_sched_events);	/* account_event(): a per-task event */
 	if (is_sb_event(event))
 		__atomic_add_fetch(&nr_sb_events, 1, __ATOMIC_RELAXED);
+	if (event->attr.ksymbol)
+		__atomic_add_fetch(&nr_ksymbol_events, 1, __ATOMIC_RELAXED);
+	if (event->attr.bpf_event)
+		__atomic_add_fetch(&nr_bpf_events, 1, __ATOMIC_RELAXED);
 	if (event->attr.freq)	/* account_freq_event() (a clock's frequency became a period) */
 		__atomic_add_fetch(&nr_freq_events, 1, __ATOMIC_RELAXED);
 	return event;
@@ -1437,6 +1443,10 @@ static void free_event(struct perf_event *event)
 		static_key_slow_dec(&perf_sched_events);
 	if (is_sb_event(event))
 		__atomic_sub_fetch(&nr_sb_events, 1, __ATOMIC_RELAXED);
+	if (event->attr.ksymbol)
+		__atomic_sub_fetch(&nr_ksymbol_events, 1, __ATOMIC_RELAXED);
+	if (event->attr.bpf_event)
+		__atomic_sub_fetch(&nr_bpf_events, 1, __ATOMIC_RELAXED);
 	if (event->attr.freq)
 		__atomic_sub_fetch(&nr_freq_events, 1, __ATOMIC_RELAXED);
 	if (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN)	/* put_callchain_buffers() */
@@ -2286,6 +2296,98 @@ noinline void perf_event_comm(struct task_struct *task, bool exec)
 	flags = perf_lock_irqsave();
 	perf_iterate_sb(task, perf_event_comm_output, &ce);
 	perf_unlock_irqrestore(flags);
+}
+
+/* ---- code the kernel writes (its JITed BPF programs): PERF_RECORD_KSYMBOL, PERF_RECORD_BPF_EVENT ---- */
+struct perf_ksymbol_event {
+	const char *name;
+	u32 name_len;		/* with its NUL and the padding to 8 bytes */
+	struct {
+		u64 addr;
+		u32 len;
+		u16 ksym_type;
+		u16 flags;
+	} body;
+};
+
+static noinline notrace void perf_event_ksymbol_output(struct perf_event *event, void *data)
+{
+	struct perf_ksymbol_event *ke = data;
+	struct perf_event_header header = {
+		.type = PERF_RECORD_KSYMBOL,
+		.size = sizeof(header) + sizeof(ke->body) + ke->name_len,
+	};
+	struct {
+		typeof(ke->body) body;
+		char name[KSYM_NAME_LEN];
+	} out;
+
+	if (!event->attr.ksymbol)
+		return;
+	out.body = ke->body;
+	memcpy(out.name, ke->name, ke->name_len);
+	perf_event_sb_output(event, &header, &out, sizeof(ke->body) + ke->name_len);
+}
+
+/* perf_event_ksymbol(): code at addr, len bytes, named sym, came (or went: unregister) */
+noinline void perf_event_ksymbol(u16 ksym_type, u64 addr, u32 len, bool unregister, const char *sym)
+{
+	struct perf_ksymbol_event ke = { .body = { addr, len, ksym_type, unregister ? PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER : 0 } };
+	char name[KSYM_NAME_LEN];
+	unsigned long flags;
+	u32 n;
+
+	if (!READ_ONCE(nr_ksymbol_events))
+		return;
+	strscpy_pad(name, sym, KSYM_NAME_LEN);	/* (the padding to 8 bytes: zeros) */
+	n = strlen(name) + 1;
+	ke.name = name;
+	ke.name_len = ALIGN(n, sizeof(u64));
+	flags = perf_lock_irqsave();
+	perf_iterate_sb(current, perf_event_ksymbol_output, &ke);
+	perf_unlock_irqrestore(flags);
+}
+
+struct perf_bpf_event {
+	u16 type;
+	u16 flags;
+	u32 id;
+	u8 tag[BPF_TAG_SIZE];
+};
+
+static noinline notrace void perf_event_bpf_output(struct perf_event *event, void *data)
+{
+	struct perf_event_header header = { .type = PERF_RECORD_BPF_EVENT, .size = sizeof(header) + sizeof(struct perf_bpf_event) };
+
+	if (event->attr.bpf_event)
+		perf_event_sb_output(event, &header, data, sizeof(struct perf_bpf_event));
+}
+
+/*
+ * perf_event_bpf_event(): a program loaded or unloaded, told first as its code's KSYMBOL (its
+ * image, or the interpreter and no name where it has none, as 6.1's), then as a BPF_EVENT
+ * with its id and tag (perf asks for the rest by the id)
+ */
+noinline void perf_event_bpf_event(struct bpf_prog *prog, enum perf_bpf_event_type type, u16 flags)
+{
+	struct perf_bpf_event be = { .type = type, .flags = flags, .id = prog->id };
+	char name[KSYM_NAME_LEN] = "";
+	unsigned long irqflags;
+
+	if (type <= PERF_BPF_EVENT_UNKNOWN || type >= PERF_BPF_EVENT_MAX)
+		return;
+	if (READ_ONCE(nr_ksymbol_events)) {
+		if (prog->jited)
+			bpf_get_prog_name(prog, name);
+		perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_BPF, (u64)(unsigned long)prog->bpf_func, prog->jited_len,
+				   type == PERF_BPF_EVENT_PROG_UNLOAD, name);
+	}
+	if (!READ_ONCE(nr_bpf_events))
+		return;
+	memcpy(be.tag, prog->tag, BPF_TAG_SIZE);
+	irqflags = perf_lock_irqsave();
+	perf_iterate_sb(current, perf_event_bpf_output, &be);
+	perf_unlock_irqrestore(irqflags);
 }
 
 struct perf_task_event {
