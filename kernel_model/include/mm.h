@@ -71,7 +71,20 @@ unsigned long get_zeroed_page(gfp_t gfp);
 void __free_pages(struct page *page, unsigned int order);
 void free_pages(unsigned long addr, unsigned int order);
 #define free_page(addr) free_pages((unsigned long)(addr), 0)
-extern u64 nr_free_pages;
+/*
+ * The zones' counters (include/linux/mmzone.h's enum zone_stat_item, vm_zone_stat[] of
+ * mm/vmstat.c): of 6.1's, the free pages, its first, at its place (tools read the array by
+ * its kallsyms address: BCC's drsnoop).  Kept by the page allocator under its lock.
+ */
+enum zone_stat_item { NR_FREE_PAGES, NR_VM_ZONE_STAT_ITEMS };
+extern long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS];
+
+static inline unsigned long global_zone_page_state(enum zone_stat_item item)
+{
+	long x = READ_ONCE(vm_zone_stat[item]);
+
+	return x < 0 ? 0 : x;
+}
 /* virtually contiguous memory (mm/vmalloc.c) */
 void vmalloc_init(void);
 void *__vmalloc(unsigned long size, gfp_t gfp_mask);

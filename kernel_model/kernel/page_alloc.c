@@ -25,7 +25,7 @@
 unsigned long vmemmap_base __ro_after_init = __VMEMMAP_BASE_L4;
 static u64 page_bitmap[MAX_PAGES / 64];
 static u64 first_pfn, last_pfn, next_hint;
-u64 nr_free_pages;
+long vm_zone_stat[NR_VM_ZONE_STAT_ITEMS] __section(".data");	/* 6.1's: D in kallsyms */
 static raw_spinlock_t zone_lock;
 /* the pages the allocator manages (6.1: __read_mostly, in .data: D in kallsyms) */
 unsigned long _totalram_pages __section(".data");
@@ -69,7 +69,7 @@ static void *memblock_alloc_page(void)
 	u64 pfn = next_hint++;
 
 	pfn_mark(pfn, 1, true);
-	nr_free_pages--;
+	vm_zone_stat[NR_FREE_PAGES]--;
 	return memset(__va(pfn << 12), 0, PAGE_SIZE);
 }
 
@@ -140,9 +140,9 @@ void __init page_alloc_init(u64 *pgd)
 	if (last_pfn > MAX_PAGES)
 		last_pfn = MAX_PAGES;
 	next_hint = first_pfn;
-	nr_free_pages = last_pfn - first_pfn;
+	vm_zone_stat[NR_FREE_PAGES] = last_pfn - first_pfn;
 	vmemmap_populate(pgd, last_pfn);
-	_totalram_pages = nr_free_pages;
+	_totalram_pages = vm_zone_stat[NR_FREE_PAGES];
 	init_per_zone_wmark_min();
 }
 
@@ -167,7 +167,7 @@ static __always_inline bool zone_watermark_ok(unsigned int order, unsigned int a
 		if (alloc_flags & ALLOC_OOM)
 			min -= min / 2;		/* an OOM victim, on its way out */
 	}
-	return (long)nr_free_pages - (long)(1UL << order) + 1 > min;
+	return vm_zone_stat[NR_FREE_PAGES] - (long)(1UL << order) + 1 > min;
 }
 
 /* The first free block of this order: the lowest free frame for order 0 (recently freed
@@ -199,7 +199,7 @@ static struct page *rmqueue(unsigned int order, unsigned int alloc_flags)
 	return NULL;
 found:
 	pfn_mark(pfn, n, true);
-	nr_free_pages -= n;
+	vm_zone_stat[NR_FREE_PAGES] -= n;
 	return pfn_to_page(pfn);
 }
 
@@ -386,7 +386,7 @@ static void __free_one_page(struct page *page, unsigned int order)
 
 	raw_spin_lock_irqsave(&zone_lock, flags);
 	pfn_mark(pfn, 1UL << order, false);
-	nr_free_pages += 1UL << order;
+	vm_zone_stat[NR_FREE_PAGES] += 1L << order;
 	if (pfn < next_hint)
 		next_hint = pfn;
 	raw_spin_unlock_irqrestore(&zone_lock, flags);

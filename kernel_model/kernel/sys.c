@@ -561,7 +561,7 @@ static __always_inline void do_sysinfo(struct sysinfo *info)
 		info->procs++;
 	spin_unlock_irqrestore(&sched_lock, flags);
 	info->totalram = boot_params.ram_size / PAGE_SIZE;
-	info->freeram = READ_ONCE(nr_free_pages);
+	info->freeram = global_zone_page_state(NR_FREE_PAGES);
 	info->mem_unit = PAGE_SIZE;
 	/* the sizes in bytes (mem_unit 1) where they fit in a long, as 6.1 does */
 	mem_total = info->totalram + info->totalswap;

@@ -100,7 +100,7 @@ static int proc_loadavg_show(struct seq_file *m, void *v)
 static int proc_meminfo_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "MemTotal:       %8lu kB\n", boot_params.ram_size >> 10);
-	seq_printf(m, "MemFree:        %8lu kB\n", (unsigned long)READ_ONCE(nr_free_pages) << (PAGE_SHIFT - 10));
+	seq_printf(m, "MemFree:        %8lu kB\n", (unsigned long)global_zone_page_state(NR_FREE_PAGES) << (PAGE_SHIFT - 10));
 	return 0;
 }
 
