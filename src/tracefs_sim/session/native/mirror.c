@@ -935,6 +935,9 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 	case __NR_close:
 		serve_fd_closed(k->tgid, (long)req->data.args[0]);
 		break;
+	case __NR_close_range:	/* (CLOSE_RANGE_CLOEXEC: 1 << 2) */
+		serve_fd_close_range(k->tgid, req->data.args[0], req->data.args[1], req->data.args[2] & 4);
+		break;
 	case __NR_dup2:
 	case __NR_dup3:
 		serve_fd_dup2(k->tgid, (long)req->data.args[0], (long)req->data.args[1],

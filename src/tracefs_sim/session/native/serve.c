@@ -11,12 +11,21 @@
  *  - uname(2), so that a session's tools see the release of the kernel they trace (6.1), as
  *    perf, bpftrace and BCC look up its headers, debug info and features by it;
  *  - perf_event_open(2) and bpf(2), the kernel's perf events and BPF (a kernel without them
- *    answers ENOSYS: answer.c then says so to the caller), and the calls on the fds they make.
+ *    answers ENOSYS: answer.c then says so to the caller), and the calls on the fds they make;
+ *  - syslog(2) and open(2)/openat(2) of /dev/kmsg (mirror.c's opens_kmsg()), the kernel's log:
+ *    read, readv, pread64, write, writev, pwrite64, lseek and fstat of its fd are the kernel's
+ *    too.  A read of it that would wait for a record (devkmsg_read's wait_event) is held:
+ *    the kernel makes it without waiting (SESSION_SC_NOWAIT) and says it would have, or the
+ *    supervisor knows the reader is at the log's end (the kernel's reply says where each fd's
+ *    reader is, the ring's log_next_seq where the log ends); a holder thread makes it again
+ *    once the log passes the reader, a signal ends it (-ERESTARTSYS).
  *
  * An fd such a call makes in the kernel becomes a host fd of the process: a placeholder file
  * the supervisor adds to it (SECCOMP_IOCTL_NOTIF_ADDFD, atomically with the answer), whose
  * number the kernel's fd then takes (an FD record), so that the process and the kernel name it
- * alike.  read(2) and ioctl(2) on it are served; close(2) goes to both (mirrored).  mmap(2) of
+ * alike.  read(2) and ioctl(2) on it are served; close(2) goes to both (mirrored); dup(2) and
+ * fcntl(F_DUPFD) of it are made by the supervisor (the new fd's number known), dup2(2)/dup3(2)
+ * by the host, noted.  mmap(2) of
  * it is served too: the kernel makes the perf ring buffer in a region of the machine's perf
  * pool (machine/perf_pool.py, kernel/mmap.c) and says which; the supervisor puts that region's
  * memory file in place of the fd (SECCOMP_ADDFD_FLAG_SETFD, as dup2 would) and lets the host
@@ -490,6 +499,53 @@ void serve_fd_dup2(pid_t tgid, long oldfd, long newfd, bool cloexec)
 	}
 }
 
+static bool has_served_fds(pid_t tgid);
+
+/* fcntl(F_SETFL) and fcntl(F_SETFD) of a served fd, which the host makes and the kernel's
+ * mirrored call too: what the supervisor keeps of it (O_NONBLOCK decides whether a /dev/kmsg
+ * read at the log's end waits, FD_CLOEXEC whether an exec closes it). */
+static void note_fcntl(pid_t tgid, long fd, int cmd, unsigned long long arg)
+{
+	struct served_fds *t;
+
+	if (fd < 0 || fd >= MAX_SERVED_FD)
+		return;
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	if (t && bit(t->open, fd)) {
+		if (cmd == F_SETFL)
+			set_bit_to(t->kmsg_nonblock, fd, arg & O_NONBLOCK);
+		else
+			set_bit_to(t->cloexec, fd, arg & FD_CLOEXEC);
+	}
+	pthread_mutex_unlock(&fd_lock);
+}
+
+/* close_range(2), which the host makes: the served fds from first to last are closed (or
+ * become close-on-exec). */
+void serve_fd_close_range(pid_t tgid, unsigned long long first, unsigned long long last, bool cloexec)
+{
+	struct served_fds *t;
+	long fd;
+
+	if (first >= MAX_SERVED_FD || first > last || !has_served_fds(tgid))
+		return;
+	if (last >= MAX_SERVED_FD)
+		last = MAX_SERVED_FD - 1;
+	for (fd = (long)first; fd <= (long)last; fd++) {
+		if (!is_served_fd(tgid, fd))
+			continue;
+		if (!cloexec) {
+			serve_fd_closed(tgid, fd);
+			continue;
+		}
+		pthread_mutex_lock(&fd_lock);
+		if ((t = fds_of(tgid, false)))
+			set_bit_to(t->cloexec, fd, true);
+		pthread_mutex_unlock(&fd_lock);
+	}
+}
+
 /* The lowest fd number the process has free from `min` on (fcntl's F_DUPFD), or -1. */
 static int lowest_free_fd(pid_t tgid, long min)
 {
@@ -803,6 +859,8 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 	case __NR_dup:
 		return is_served_fd(tgid, (long)args[0]) ? SERVE_DUP : 0;
 	case __NR_fcntl:
+		if ((int)args[1] == F_SETFL || (int)args[1] == F_SETFD)	/* (the host makes it) */
+			note_fcntl(tgid, (long)args[0], (int)args[1], args[2]);
 		return ((int)args[1] == F_DUPFD || (int)args[1] == F_DUPFD_CLOEXEC) &&
 		       is_served_fd(tgid, (long)args[0]) ? SERVE_DUP : 0;
 	case __NR_mmap:

@@ -118,6 +118,7 @@ bool serve_locally(int listener, const struct seccomp_notif *req, pid_t tgid, in
 /* What the supervisor learns of a process's fds and life (mirror.c). */
 void serve_fd_closed(pid_t tgid, long fd);
 void serve_fd_dup2(pid_t tgid, long oldfd, long newfd, bool cloexec);
+void serve_fd_close_range(pid_t tgid, unsigned long long first, unsigned long long last, bool cloexec);
 /* An open(2)/openat(2) of /dev/kmsg: how it is served (0: the kernel serves nothing). */
 int serve_kmsg_open(void);
 /* One served call at a time (the ring's reply): the supervisor's loop takes it for each
