@@ -20,7 +20,8 @@ EINVAL, ESPIPE, EAGAIN, EACCES = 22, 29, 11, 13
 
 
 def run(script: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return tracefs_sim("run", "-c", script, timeout=timeout)
+    """The script in a session whose kernel runs no workload: no cron writes to the log meanwhile."""
+    return tracefs_sim("run", "--workload", "none", "-c", script, timeout=timeout)
 
 
 def host_log() -> str:
@@ -208,3 +209,31 @@ def test_dev_kmsg_by_other_names():
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["Linux version", "Permission denied", "Linux version", "[40, 50] True",
                                           "True"]
+
+
+def test_epoll_of_dev_kmsg():
+    """epoll (journald's way): the fd is ready, edge-triggered, when the log has a record its
+    reader has not read; F_GETFL shows the open's O_NONBLOCK."""
+    result = run(textwrap.dedent("""
+        python3 - <<'EOF'
+        import fcntl, os, select
+        fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+        print(bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK))
+        ep = select.epoll()
+        ep.register(fd, select.EPOLLIN | select.EPOLLET)
+        print("unread", ep.poll(5))
+        while True:
+            try:
+                os.read(fd, 8192)
+            except BlockingIOError:
+                break
+        print("drained", ep.poll(0.3))
+        os.write(os.open("/dev/kmsg", os.O_WRONLY), b"<6>for epoll")
+        print("written", ep.poll(5))
+        print(os.read(fd, 8192).decode().split(";")[1].strip())
+        print("read", ep.poll(0.3))
+        EOF
+        """))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["True", "unread [(3, 1)]", "drained []", "written [(3, 1)]", "for epoll",
+                                          "read []"]

@@ -156,6 +156,16 @@ static bool bit(const unsigned long long *set, long fd)
 	return fd >= 0 && fd < MAX_SERVED_FD && (set[fd / 64] >> (fd % 64) & 1);
 }
 
+/* Takes fd_lock: the process's table if fd is one of its served fds, else NULL. */
+static struct served_fds *lock_served(pid_t tgid, long fd)
+{
+	struct served_fds *t;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	return t && bit(t->open, fd) ? t : NULL;
+}
+
 static bool is_served_fd(pid_t tgid, long fd)
 {
 	struct served_fds *t;
@@ -193,12 +203,9 @@ static void add_served_fd(pid_t tgid, int fd, bool cloexec)
 /* Whether the fd is the kernel's /dev/kmsg; its reader's next record and O_NONBLOCK. */
 static bool kmsg_state(pid_t tgid, long fd, unsigned long long *seq, bool *nonblock)
 {
-	struct served_fds *t;
-	bool yes;
+	struct served_fds *t = lock_served(tgid, fd);
+	bool yes = t && bit(t->kmsg, fd);
 
-	pthread_mutex_lock(&fd_lock);
-	t = fds_of(tgid, false);
-	yes = t && bit(t->open, fd) && bit(t->kmsg, fd);
 	if (yes) {
 		*seq = t->kmsg_seq[fd];
 		*nonblock = bit(t->kmsg_nonblock, fd);
@@ -207,6 +214,8 @@ static bool kmsg_state(pid_t tgid, long fd, unsigned long long *seq, bool *nonbl
 	return yes;
 }
 
+static void note_kmsg_watch(pid_t tgid, long fd, unsigned long long seq);
+
 /* What the kernel's reply to a served call said of the fd's file (SESSION_KMSG_*). */
 static void set_kmsg_state(pid_t tgid, long fd, unsigned long long kmsg, unsigned long long seq)
 {
@@ -214,14 +223,13 @@ static void set_kmsg_state(pid_t tgid, long fd, unsigned long long kmsg, unsigne
 
 	if (fd < 0 || fd >= MAX_SERVED_FD)
 		return;
-	pthread_mutex_lock(&fd_lock);
-	t = fds_of(tgid, false);
-	if (t && bit(t->open, fd)) {
+	if ((t = lock_served(tgid, fd))) {
 		set_bit_to(t->kmsg, fd, kmsg & SESSION_KMSG_FILE);
 		set_bit_to(t->kmsg_nonblock, fd, kmsg & SESSION_KMSG_NONBLOCK);
 		t->kmsg_seq[fd] = seq;
 	}
 	pthread_mutex_unlock(&fd_lock);
+	note_kmsg_watch(tgid, fd, seq);
 }
 
 /* The sequence number of the kernel log's next record (the kernel's word in the ring). */
@@ -243,7 +251,10 @@ struct epoll_watch {
 	int efd;		/* the supervisor's eventfd, in the process's epoll instances */
 	int region;		/* the pool region the fd maps, -1 until known */
 	struct perf_event_mmap_page *page;	/* that region's user page, read only */
-	unsigned long long signalled;	/* data_head when the eventfd was last written */
+	unsigned long long signalled;	/* data_head when the eventfd was last written (/dev/kmsg:
+					 * the log's next record then) */
+	bool kmsg;			/* the fd is /dev/kmsg: ready when the log passes kmsg_seq, */
+	unsigned long long kmsg_seq;	/* its reader's next record (as the kernel last said) */
 };
 
 static struct epoll_watch *watches;
@@ -298,8 +309,20 @@ static void unwatch(pid_t tgid, long fd)
 	}
 }
 
+/* An epoll watch of a /dev/kmsg fd: where its reader is now. */
+static void note_kmsg_watch(pid_t tgid, long fd, unsigned long long seq)
+{
+	struct epoll_watch *w;
+
+	pthread_mutex_lock(&watch_lock);
+	w = watch_of(tgid, (int)fd);
+	if (w && w->kmsg)
+		w->kmsg_seq = seq;
+	pthread_mutex_unlock(&watch_lock);
+}
+
 /* Under watch_lock: an edge for each watched buffer with records written since the last one
- * and not all read. */
+ * and not all read (/dev/kmsg: a record its reader has not read, as devkmsg_poll says). */
 static void signal_new_records(void)
 {
 	struct epoll_watch *w;
@@ -308,10 +331,15 @@ static void signal_new_records(void)
 		unsigned long long head, tail;
 		uint64_t one = 1;
 
-		if (!w->page)
+		if (w->kmsg) {	/* a record its reader has not read, come since the last edge */
+			head = log_next_seq();
+			tail = head > w->kmsg_seq ? w->kmsg_seq : head;
+		} else if (!w->page) {
 			continue;
-		head = __atomic_load_n(&w->page->data_head, __ATOMIC_ACQUIRE);
-		tail = __atomic_load_n(&w->page->data_tail, __ATOMIC_ACQUIRE);
+		} else {
+			head = __atomic_load_n(&w->page->data_head, __ATOMIC_ACQUIRE);
+			tail = __atomic_load_n(&w->page->data_tail, __ATOMIC_ACQUIRE);
+		}
 		if (head != tail && head != w->signalled) {
 			w->signalled = head;
 			if (write(w->efd, &one, sizeof(one)) < 0 && errno == EAGAIN) {
@@ -376,6 +404,8 @@ static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_
 {
 	const unsigned long long *args = req->data.args;
 	int op = (int)args[1], fd = (int)args[2], epfd, ret, err = 0, region;
+	unsigned long long kmsg_seq = 0;
+	bool kmsg, nonblock;
 	struct epoll_event ev = { 0 };
 	struct epoll_watch *w;
 
@@ -384,6 +414,7 @@ static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_
 		return;
 	}
 	region = region_of(tgid, fd) - 1;  /* -1: not mapped (yet) */
+	kmsg = kmsg_state(tgid, fd, &kmsg_seq, &nonblock);
 	epfd = pidfd_getfd_of(req->pid, (int)args[0]);
 	if (epfd < 0) {
 		respond(listener, req->id, EBADF, 0);
@@ -395,6 +426,8 @@ static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_
 		w->tgid = tgid;
 		w->fd = fd;
 		w->region = -1;
+		w->kmsg = kmsg;
+		w->kmsg_seq = kmsg_seq;
 		w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (w->efd < 0) {
 			free(w);
@@ -510,9 +543,7 @@ static void note_fcntl(pid_t tgid, long fd, int cmd, unsigned long long arg)
 
 	if (fd < 0 || fd >= MAX_SERVED_FD)
 		return;
-	pthread_mutex_lock(&fd_lock);
-	t = fds_of(tgid, false);
-	if (t && bit(t->open, fd)) {
+	if ((t = lock_served(tgid, fd))) {
 		if (cmd == F_SETFL)
 			set_bit_to(t->kmsg_nonblock, fd, arg & O_NONBLOCK);
 		else
@@ -1010,6 +1041,9 @@ static int give_fd(int listener, const struct seccomp_notif *req, pid_t tgid, bo
 
 	if (placeholder < 0)
 		return -ENFILE;
+	if ((req->data.nr == __NR_open && (req->data.args[1] & O_NONBLOCK)) ||
+	    (req->data.nr == __NR_openat && (req->data.args[2] & O_NONBLOCK)))
+		fcntl(placeholder, F_SETFL, O_NONBLOCK);	/* (F_GETFL shows the open's flags) */
 	addfd.srcfd = placeholder;
 	fd = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd);
 	close(placeholder);
