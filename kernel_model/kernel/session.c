@@ -1294,6 +1294,11 @@ void session_task_exit(struct task_struct *tsk)
 	unsigned long flags;
 
 	release_scratch(tsk);	/* a thread's slot, for the next */
+	if (st->serving_nowait) {	/* a /dev/kmsg read loaded, never made */
+		st->serving_nowait->f_flags &= ~O_NONBLOCK;
+		fput(st->serving_nowait);
+		st->serving_nowait = NULL;
+	}
 	spin_lock_irqsave(&session_lock, flags);
 	list_del_init(&st->node);
 	kfree(st->start);
