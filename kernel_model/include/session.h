@@ -23,6 +23,7 @@ struct session_task {
 	u64 serving;			/* the serial of the served call it makes, or 0 */
 	bool serving_new_fd;		/* ... which returns a new fd (SESSION_SC_NEW_FD) */
 	int serving_region;		/* ... which mapped this perf pool region (-1: none) */
+	struct file *serving_nowait;	/* ... a read made O_NONBLOCK for the call (SESSION_SC_NOWAIT) */
 	u64 perf_unmap;			/* the perf pool regions its munmap unmaps (a mask) */
 	u64 sigreturn_ax;		/* its rt_sigreturn's result: the rax its frame restores */
 	bool sigreturn_known;		/* ... when the supervisor could read the frame */
@@ -68,6 +69,10 @@ static inline bool session_host_moved_on(struct task_struct *t)
 
 void session_init(void);
 void session_ring_interrupt(void);
+extern struct session_ring session_ring;
+/* printk.c: whether the file is /dev/kmsg, and its reader's next record */
+struct file;
+bool devkmsg_file_seq(struct file *file, u64 *seq);
 void session_exit_to_user_mode(struct pt_regs *regs);
 void session_syscall_entered(void);
 void session_syscall_done(struct pt_regs *regs);

@@ -19,6 +19,8 @@
 #include "../include/slab.h"
 #include "../include/cred.h"
 #include "../include/poll.h"
+#include "../include/session.h"
+#include "../include/uapi/session_ring.h"
 #include <stdarg.h>
 
 #define KERN_SOH_ASCII		'\001'
@@ -132,6 +134,8 @@ int vprintk_store(int facility, int level, const char *fmt, va_list args)
 	r->info.facility = facility;
 	r->info.level = level;
 	memcpy(r->text, text, text_len + 1);
+	/* a session's supervisor holds its /dev/kmsg readers until this passes theirs */
+	__atomic_store_n(&session_ring.log_next_seq, log_next_seq, __ATOMIC_RELEASE);
 	raw_spin_unlock_irqrestore(&logbuf_lock, flags);
 	wake_up_klogd();
 	return text_len;
@@ -313,6 +317,7 @@ static int printk_emit(int facility, int level, const char *fmt, ...)
 
 /* ---- /dev/kmsg ---- */
 #define DEVKMSG_LINE_MAX 192
+#define LOG_LINE_MAX		(1024 - PREFIX_MAX)	/* a longer write is refused (6.1's) */
 
 static ssize_t devkmsg_write(struct file *file, const char *buf, size_t count, loff_t *ppos)
 {
@@ -321,6 +326,8 @@ static ssize_t devkmsg_write(struct file *file, const char *buf, size_t count, l
 	size_t len = min(count, sizeof(line) - 1);
 	char *text = line;
 
+	if (count > LOG_LINE_MAX)
+		return -EINVAL;
 	if (copy_from_user(line, buf, len))
 		return -EFAULT;
 	line[len] = 0;
@@ -462,6 +469,19 @@ static noinline unsigned int devkmsg_poll(struct file *file, struct poll_table_s
 	if (r.info.seq != user->seq)	/* vanished underneath the reader */
 		return EPOLLIN | EPOLLRDNORM | EPOLLERR | EPOLLPRI;
 	return EPOLLIN | EPOLLRDNORM;
+}
+
+/* A session's served call on a file (kernel/session.c): whether it is /dev/kmsg, and its
+ * reader's next record (a writer's: 0) */
+bool devkmsg_file_seq(struct file *file, u64 *seq)
+{
+	struct devkmsg_user *user;
+
+	if (!file || file->f_op != &kmsg_fops)
+		return false;
+	user = file->private_data;
+	*seq = user ? user->seq : 0;
+	return true;
 }
 
 const struct file_operations kmsg_fops = {

@@ -569,11 +569,55 @@ int session_exec_mm(struct task_struct *tsk)
 
 /* ---- served calls ---- */
 
+/*
+ * A served call on /dev/kmsg (the calls on an fd, or an open that made one): what the
+ * supervisor keeps of its file, to hold a reader that waits for a record (SESSION_SC_NOWAIT)
+ * and to answer a poll of it: whether it is the kernel's /dev/kmsg, non-blocking, and which
+ * record its reader reads next.
+ */
+static void serve_kmsg_state(struct session_task *st, struct session_reply *r, long ret, int nr, u64 arg0)
+{
+	struct file *file;
+	long fd = -1;
+	u64 seq = 0;
+
+	r->kmsg = 0;
+	r->kmsg_seq = 0;
+	switch (nr) {
+	case 0: case 1: case 8: case 16: case 17: case 18: case 19: case 20:	/* read...writev */
+		fd = (long)(int)arg0;
+		break;
+	case 2: case 257:	/* open, openat */
+		fd = ret;
+		break;
+	}
+	if (fd < 0 || !(file = fget(fd)))
+		return;
+	if (devkmsg_file_seq(file, &seq)) {
+		r->kmsg = SESSION_KMSG_FILE;
+		if (st->serving_nowait == file) {
+			file->f_flags &= ~O_NONBLOCK;	/* (it was not the file's: load_syscall) */
+			if (ret == -EAGAIN)
+				r->kmsg |= SESSION_KMSG_WOULD_BLOCK;
+		}
+		if (file->f_flags & O_NONBLOCK)
+			r->kmsg |= SESSION_KMSG_NONBLOCK;
+		r->kmsg_seq = seq;
+	}
+	fput(file);
+}
+
 /* A served call is done: its result, to the supervisor that waits. */
-static void serve_reply(struct session_task *st, long ret)
+static void serve_reply(struct session_task *st, long ret, int nr, u64 arg0)
 {
 	struct session_reply *r = &session_ring.reply;
 
+	serve_kmsg_state(st, r, ret, nr, arg0);
+	if (st->serving_nowait) {
+		st->serving_nowait->f_flags &= ~O_NONBLOCK;
+		fput(st->serving_nowait);
+		st->serving_nowait = NULL;
+	}
 	r->ret = ret;
 	r->region = st->serving_region;
 	__atomic_store_n(&r->serial, st->serving, __ATOMIC_RELEASE);
@@ -797,7 +841,7 @@ void session_syscall_done(struct pt_regs *regs)
 	if (st->serving) {	/* the host does not make it: nothing to wait for */
 		bool new_fd = st->serving_new_fd && (long)regs->ax >= 0;
 
-		serve_reply(st, regs->ax);
+		serve_reply(st, regs->ax, (int)regs->orig_ax, regs->di);
 		if (new_fd)	/* the process's number for it comes next: sys_exit shows that */
 			regs->ax = take_fd_record(st, regs->ax);
 		return;
@@ -823,6 +867,18 @@ static void load_syscall(struct session_task *st, struct pt_regs *regs, const st
 	st->serving = rec->sc.flags & SESSION_SC_SERVE ? rec->sc.serial : 0;
 	st->serving_new_fd = rec->sc.flags & SESSION_SC_NEW_FD;
 	st->serving_region = -1;
+	if (st->serving && (rec->sc.flags & SESSION_SC_NOWAIT)) {
+		/* a /dev/kmsg read the supervisor holds while it would wait: made without waiting
+		 * (serve_reply() takes the flag back and says it would have) */
+		struct file *file = fget((unsigned int)rec->sc.args[0]);
+
+		if (file && !(file->f_flags & O_NONBLOCK) && devkmsg_file_seq(file, &(u64){ 0 })) {
+			file->f_flags |= O_NONBLOCK;
+			st->serving_nowait = file;
+		} else if (file) {
+			fput(file);
+		}
+	}
 	st->perf_unmap = rec->sc.flags & SESSION_SC_PERF_UNMAP ? rec->sc.serial : 0;
 	st->sigreturn_known = rec->sc.flags & SESSION_SC_SIGRETURN;
 	st->sigreturn_ax = st->sigreturn_known ? rec->sc.serial : 0;
@@ -1238,6 +1294,11 @@ void session_task_exit(struct task_struct *tsk)
 	unsigned long flags;
 
 	release_scratch(tsk);	/* a thread's slot, for the next */
+	if (st->serving_nowait) {	/* a /dev/kmsg read loaded, never made */
+		st->serving_nowait->f_flags &= ~O_NONBLOCK;
+		fput(st->serving_nowait);
+		st->serving_nowait = NULL;
+	}
 	spin_lock_irqsave(&session_lock, flags);
 	list_del_init(&st->node);
 	kfree(st->start);

@@ -13,6 +13,7 @@ import errno
 import os
 import re
 import signal
+import stat
 import tempfile
 import time
 
@@ -45,9 +46,9 @@ _PROC_SYS_KERNEL = "/proc/sys/kernel"
 SYSCTL_KERNEL_VIEW = "sysctl-kernel"   # /proc/sys/kernel's tracing sysctls (fs/layout.py)
 _PROC_SYS_NET_CORE = "/proc/sys/net/core"
 SYSCTL_NET_CORE_VIEW = "sysctl-net-core"   # /proc/sys/net/core's BPF ones (bpf_jit_enable)
-# /dev/kmsg's cover: absent (ENOENT), so that dmesg reads the emulated kernel's log by syslog(2),
-# which the session serves, not the host's
-DEV_KMSG_VIEW = "dev-kmsg"
+# The host's /dev/kmsg, which a session covers with itself on a nodev mount: an open of it by
+# its path is the emulated kernel's (the supervisor serves it), and no other reaches the host's.
+DEV_KMSG = "/dev/kmsg"
 
 # How Linux 6.1 lists tracefs in /proc/mounts.
 _TRACEFS_OPTIONS = "rw,nosuid,nodev,noexec,relatime"
@@ -270,12 +271,10 @@ class Overlay:
         """Bind the daemon's /proc/mounts (the reader's mounts as a tracing tool expects them,
         mounts_view) over the /proc/mounts symlink, and its /proc/sys/debug over the whole of
         the host's: the host's sysctls there (exception-trace) are not the emulated kernel's,
-        and a write to them must not reach the host.  /dev/kmsg is covered too: the host's log
-        is not the emulated kernel's (dmesg falls back to syslog(2), which the kernel serves)."""
+        and a write to them must not reach the host."""
         assert_private(self._host_ns)
         views = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR)
-        files = {PROC_MOUNTS_VIEW: "/proc/mounts", PROC_KALLSYMS_VIEW: "/proc/kallsyms", PROC_VERSION_VIEW: "/proc/version",
-                 DEV_KMSG_VIEW: "/dev/kmsg"}
+        files = {PROC_MOUNTS_VIEW: "/proc/mounts", PROC_KALLSYMS_VIEW: "/proc/kallsyms", PROC_VERSION_VIEW: "/proc/version"}
         for view, directory in ((SYSCTL_KERNEL_VIEW, _PROC_SYS_KERNEL), (SYSCTL_NET_CORE_VIEW, _PROC_SYS_NET_CORE)):
             sysctls = os.path.join(views, view)
             served = sorted(os.listdir(sysctls)) if os.path.isdir(sysctls) else []
@@ -299,6 +298,26 @@ class Overlay:
                 os.close(fd)
             self._mounted.append(target)
         self._bind_views({"sysctl-debug": "/proc/sys/debug"})
+
+    def cover_dev_kmsg(self) -> None:
+        """Make the host's /dev/kmsg unopenable in the namespace: bound over itself, nodev (an
+        open of a device there fails with EACCES, whatever name reached it). The session's
+        opens of /dev/kmsg (its path, or a link or dirfd that names the device with a last
+        component `kmsg`) never reach it: the supervisor has the emulated kernel serve them, and
+        its log is the session's (session/native/mirror.c's opens_kmsg). stat() still shows
+        the device, as on Linux."""
+        assert_private(self._host_ns)
+        try:
+            if not stat.S_ISCHR(os.lstat(DEV_KMSG).st_mode):
+                return   # no device there (a container's link to /dev/null): nothing to cover
+        except FileNotFoundError:
+            return
+        sc.mount(DEV_KMSG, DEV_KMSG, None, sc.MS_BIND)
+        self._mounted.append(DEV_KMSG)
+        try:
+            sc.mount(None, DEV_KMSG, None, sc.MS_REMOUNT | sc.MS_BIND | sc.MS_NODEV | sc.MS_NOSUID | sc.MS_NOEXEC)
+        except OSError as e:
+            raise NamespaceError(f"cannot make {DEV_KMSG} nodev: {e.strerror}") from e
 
     def _lay_tmpfs_over(self, directory: str, mode: int) -> None:
         """Make room in `directory` for entries the host's lacks, without hiding its own: a tmpfs
@@ -462,4 +481,5 @@ def enter_session_proc(host_ns: str, nr_cpus: int) -> None:
     sc.mount("proc", "/proc", "proc", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC)
     overlay = Overlay(host_ns)
     overlay.bind_proc_views()
+    overlay.cover_dev_kmsg()
     overlay.lay_files(nr_cpus)

@@ -51,3 +51,11 @@ def test_a_dev_kmsg_reader_waits_for_the_next_record(machine, run_program):
     out = sh(machine, run_program, "n=$(dmesg | wc -l); (sleep 0.2; echo '<4>the late one' > /dev/kmsg) & "
                                    "dd if=/dev/kmsg bs=1024 count=$((n + 1)) 2>/dev/null | tail -1; wait")
     assert re.fullmatch(r"12,\d+,\d+,-;the late one\n", out), out
+
+
+def test_a_dev_kmsg_write_longer_than_a_line_is_refused(machine, run_program):
+    """6.1's devkmsg_write: more than LOG_LINE_MAX (1024 - 32) bytes in one write is EINVAL
+    (as the reference 6.1 answers busybox's tr), up to it a record."""
+    out = sh(machine, run_program, "head -c 992 /dev/zero | tr '\\0' y > /dev/kmsg; echo $?; "
+                                   "head -c 993 /dev/zero | tr '\\0' x 2>&1 > /dev/kmsg; echo $?")
+    assert out.splitlines() == ["0", "tr: write error: Invalid argument", "1"], out

@@ -45,6 +45,11 @@ enum session_record_type {
 #define SESSION_SC_SIGRETURN 16	/* an rt_sigreturn whose frame the supervisor read: sc.serial is
 				 * the rax it restores (the call's result, as Linux's returns it) */
 
+#define SESSION_SC_NOWAIT 32	/* a served read of /dev/kmsg: made without waiting for a record
+				 * (the file's O_NONBLOCK for the call); a reader that would have
+				 * waited is told so (SESSION_KMSG_WOULD_BLOCK), and the supervisor
+				 * holds the caller until the log has a record for it */
+
 /* sc.serial of a SESSION_SC_PRESTAT call: up to two paths (slot 0 at bit 0, slot 1 at bit
  * 32), each the argument it is, and the st_mode its last component had before the call (0: it
  * did not exist) */
@@ -192,8 +197,17 @@ struct session_reply {
 	 * memory accesses fail at once from then on */
 	volatile unsigned long long abandoned;
 	long long region;			/* a served mmap(2): the perf pool region it maps */
+	/* a served call on (or opening) the kernel's /dev/kmsg: SESSION_KMSG_*, and the record
+	 * the file's reader reads next (a writer's: 0) */
+	unsigned long long kmsg;
+	unsigned long long kmsg_seq;
 	struct session_uaccess uaccess;
 };
+
+#define SESSION_KMSG_FILE	1	/* the call's file is the kernel's /dev/kmsg */
+#define SESSION_KMSG_NONBLOCK	2	/* ... opened (or set) O_NONBLOCK */
+#define SESSION_KMSG_WOULD_BLOCK 4	/* ... the read (SESSION_SC_NOWAIT) found no record, and would
+					 * have waited for one */
 
 struct session_ring {
 	unsigned long long magic;
@@ -219,7 +233,10 @@ struct session_ring {
 	 * not, as on Linux.  (Tasks take their records in their own order: `retired` can reach
 	 * that number while an older record still waits on a slow task's queue.) */
 	volatile unsigned long long retired_upto;
-	unsigned long long pad3[4];
+	/* the sequence number of the next record of the kernel's log (printk): a /dev/kmsg
+	 * reader behind it has one to read */
+	volatile unsigned long long log_next_seq;
+	unsigned long long pad3[3];
 	unsigned char data[SESSION_RING_DATA_SIZE];
 	struct session_reply reply;
 };

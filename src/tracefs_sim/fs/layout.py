@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Protocol, Unpack
 
-from ..namespace import (BTF_VIEW, DEV_KMSG_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, PROC_VERSION_VIEW, SYSCTL_KERNEL_VIEW,
+from ..namespace import (BTF_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, PROC_VERSION_VIEW, SYSCTL_KERNEL_VIEW,
                          SYSCTL_NET_CORE_VIEW,
                          ProcMountsView)
 from ..lib.sysctl import SysctlFile
@@ -424,13 +424,11 @@ def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: Kallsym
     reader sees it), `proc-kallsyms` (/proc/kallsyms, as kptr_restrict lets its reader see it),
     `proc-version` (/proc/version: the kernel's banner), `sysctl-kernel/` (/proc/sys/kernel's
     tracing sysctls: the kernel's, or absent) and `sysctl-net-core/` (/proc/sys/net/core's the
-    kernel has: bpf_jit_enable); and over /dev/kmsg `dev-kmsg`, absent (dmesg then asks
-    syslog(2), which the kernel serves)."""
+    kernel has: bpf_jit_enable)."""
     views = _views_dir(tree)
     tree.add_file(views, PROC_MOUNTS_VIEW, _MODE_PROC_READ, read_as=proc_mounts.read_as)
     tree.add_file(views, PROC_KALLSYMS_VIEW, _MODE_PROC_READ, read_as=kallsyms.read_as)
     tree.add_file(views, PROC_VERSION_VIEW, _MODE_PROC_READ, read=lambda: banner)
-    tree.add_file(views, DEV_KMSG_VIEW, _MODE_SYSCTL_RW, opened=_absent)
     directory = tree.mkdir(views, SYSCTL_KERNEL_VIEW, _MODE_SYSCTL_DIR)
     for name, sysctl in sysctls.items():
         tree.add_file(directory, name, _MODE_SYSCTL_RW, read=sysctl.read, write_at=sysctl.write_at)

@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -734,7 +735,8 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 	rec->ts = now_ns();
 	rec->sc.nr = req->data.nr;
 	rec->sc.nr_blobs = 0;
-	rec->sc.flags = (served ? SESSION_SC_SERVE : 0) | (how & SERVE_NEW_FD ? SESSION_SC_NEW_FD : 0);
+	rec->sc.flags = (served ? SESSION_SC_SERVE : 0) | (how & SERVE_NEW_FD ? SESSION_SC_NEW_FD : 0) |
+			(served && (how & SERVE_NOWAIT) ? SESSION_SC_NOWAIT : 0);
 	rec->sc.serial = 0;
 	for (i = 0; i < 6; i++)
 		rec->sc.args[i] = req->data.args[i];
@@ -781,6 +783,46 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 	if (!served)
 		add_prestat(rec, req->pid, req->data.args);
 	rec->len = (rec->len + 7) / 8 * 8;
+}
+
+/*
+ * Whether an open(2)/openat(2) (its record built, the path in its blob) opens /dev/kmsg, which
+ * the kernel then serves (serve.c): its path is "/dev/kmsg", or another whose last component
+ * is "kmsg" (a link named so, openat of "kmsg" in /dev) that names the device (1:11, followed
+ * as the open follows it).  Other opens cost a look at the path's end.  (What reaches the
+ * device by another name is the host's open of it, which the session's nodev mount over
+ * /dev/kmsg refuses: EACCES, namespace.py.)
+ */
+static bool opens_kmsg(const struct seccomp_notif *req, const struct session_record *rec)
+{
+	const struct session_blob *b = (const void *)((const char *)rec + offsetof(struct session_record, sc) +
+						       sizeof(rec->sc));
+	int path_arg = req->data.nr == __NR_open ? 0 : 1, flags_arg = path_arg + 1;
+	const char *path, *last;
+	char where[PATH_MAX + 64];
+	struct stat st;
+	size_t len;
+
+	if (!rec->sc.nr_blobs || b->arg != path_arg || b->kind != SESSION_BLOB_IN || b->len < 5)
+		return false;
+	path = (const char *)(b + 1);
+	len = b->len - 1;	/* (the NUL counted) */
+	if (path[len] || len < 4 || memcmp(path + len - 4, "kmsg", 4))
+		return false;
+	if (!strcmp(path, "/dev/kmsg"))
+		return true;
+	last = path + len - 4;
+	if (last != path && last[-1] != '/')
+		return false;
+	if (path[0] == '/')
+		snprintf(where, sizeof(where), "/proc/%d/root%s", (int)req->pid, path);
+	else if (req->data.nr == __NR_open || (int)req->data.args[0] == AT_FDCWD)
+		snprintf(where, sizeof(where), "/proc/%d/cwd/%s", (int)req->pid, path);
+	else
+		snprintf(where, sizeof(where), "/proc/%d/fd/%d/%s", (int)req->pid, (int)req->data.args[0], path);
+	if ((req->data.args[flags_arg] & O_NOFOLLOW) ? lstat(where, &st) : stat(where, &st))
+		return false;
+	return S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 11);
 }
 
 /* Whether `path`, as the task sees it, is one of the project's tools. */
@@ -837,7 +879,12 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 		goto out;
 	*tgid = k->tgid;
 	*how = serve_wanted(req, k->tgid);
+	if (*how & SERVE_DEFER)	/* a /dev/kmsg read held until the log has a record for it */
+		goto out;
 	build_syscall(rec, room, req, *how);
+	if ((nr == __NR_open || nr == __NR_openat) && !*how && opens_kmsg(req, rec) &&
+	    (*how = serve_kmsg_open()))
+		build_syscall(rec, room, req, *how);
 	if (*how & SERVE_UNMAP) {
 		unsigned long long regions = serve_unmapped_regions(k->tgid, req->data.args[0], req->data.args[1]);
 
@@ -888,6 +935,14 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 	case __NR_close:
 		serve_fd_closed(k->tgid, (long)req->data.args[0]);
 		break;
+	case __NR_close_range:	/* (CLOSE_RANGE_CLOEXEC: 1 << 2) */
+		serve_fd_close_range(k->tgid, req->data.args[0], req->data.args[1], req->data.args[2] & 4);
+		break;
+	case __NR_dup2:
+	case __NR_dup3:
+		serve_fd_dup2(k->tgid, (long)req->data.args[0], (long)req->data.args[1],
+			      nr == __NR_dup3 && (req->data.args[2] & O_CLOEXEC));
+		break;
 	}
 	if (rec->sc.flags & SESSION_SC_SERVE)
 		rec->sc.serial = ++serials;
@@ -899,6 +954,31 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 			forget(req->pid);	/* a thread ends; its process's end is watched */
 	}
 out:
+	pthread_mutex_unlock(&lock);
+	return served;
+}
+
+/*
+ * A held /dev/kmsg read (serve.c), now that the log has a record for it: its record, a served
+ * call as mirror_call() writes one; its serial (0: not written).  Under the serve lock.
+ */
+unsigned long long mirror_serve_again(const struct seccomp_notif *req, struct session_record *rec, size_t room,
+				      int how)
+{
+	static unsigned long long again;
+	unsigned long long served = 0;
+	struct known *k;
+
+	if (!ring)
+		return 0;
+	pthread_mutex_lock(&lock);
+	k = find(req->pid);
+	if (k && !k->helper) {
+		build_syscall(rec, room, req, how);
+		rec->sc.serial = (1ULL << 63) | ++again;	/* (apart from mirror_call's) */
+		if (produce(rec))
+			served = rec->sc.serial;
+	}
 	pthread_mutex_unlock(&lock);
 	return served;
 }

@@ -11,12 +11,21 @@
  *  - uname(2), so that a session's tools see the release of the kernel they trace (6.1), as
  *    perf, bpftrace and BCC look up its headers, debug info and features by it;
  *  - perf_event_open(2) and bpf(2), the kernel's perf events and BPF (a kernel without them
- *    answers ENOSYS: answer.c then says so to the caller), and the calls on the fds they make.
+ *    answers ENOSYS: answer.c then says so to the caller), and the calls on the fds they make;
+ *  - syslog(2) and open(2)/openat(2) of /dev/kmsg (mirror.c's opens_kmsg()), the kernel's log:
+ *    read, readv, pread64, write, writev, pwrite64, lseek and fstat of its fd are the kernel's
+ *    too.  A read of it that would wait for a record (devkmsg_read's wait_event) is held:
+ *    the kernel makes it without waiting (SESSION_SC_NOWAIT) and says it would have, or the
+ *    supervisor knows the reader is at the log's end (the kernel's reply says where each fd's
+ *    reader is, the ring's log_next_seq where the log ends); a holder thread makes it again
+ *    once the log passes the reader, a signal ends it (-ERESTARTSYS).
  *
  * An fd such a call makes in the kernel becomes a host fd of the process: a placeholder file
  * the supervisor adds to it (SECCOMP_IOCTL_NOTIF_ADDFD, atomically with the answer), whose
  * number the kernel's fd then takes (an FD record), so that the process and the kernel name it
- * alike.  read(2) and ioctl(2) on it are served; close(2) goes to both (mirrored).  mmap(2) of
+ * alike.  read(2) and ioctl(2) on it are served; close(2) goes to both (mirrored); dup(2) and
+ * fcntl(F_DUPFD) of it are made by the supervisor (the new fd's number known), dup2(2)/dup3(2)
+ * by the host, noted.  mmap(2) of
  * it is served too: the kernel makes the perf ring buffer in a region of the machine's perf
  * pool (machine/perf_pool.py, kernel/mmap.c) and says which; the supervisor puts that region's
  * memory file in place of the fd (SECCOMP_ADDFD_FLAG_SETFD, as dup2 would) and lets the host
@@ -42,6 +51,7 @@
  * wakeup once.  The eventfd goes when the fd is closed, or the process exits or execs.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -95,7 +105,31 @@ struct served_fds {
 	pid_t tgid;
 	unsigned long long open[WORDS], cloexec[WORDS];
 	unsigned short region[MAX_SERVED_FD];	/* 1 + the pool region of the fd's buffer; 0: none */
+	/* the kernel's /dev/kmsg: which fds, opened (or set) O_NONBLOCK, and the record each one's
+	 * reader reads next, as the kernel said at the last call on it */
+	unsigned long long kmsg[WORDS], kmsg_nonblock[WORDS];
+	unsigned long long kmsg_seq[MAX_SERVED_FD];
 };
+
+static pthread_mutex_t serve_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void serve_lock(void)
+{
+	pthread_mutex_lock(&serve_mutex);
+}
+
+void serve_unlock(void)
+{
+	pthread_mutex_unlock(&serve_mutex);
+}
+
+static void set_bit_to(unsigned long long *set, long fd, bool on)
+{
+	if (on)
+		set[fd / 64] |= 1ULL << (fd % 64);
+	else
+		set[fd / 64] &= ~(1ULL << (fd % 64));
+}
 
 #define FD_BUCKETS 256
 static struct served_fds *fd_tables[FD_BUCKETS];
@@ -120,6 +154,16 @@ static struct served_fds *fds_of(pid_t tgid, bool make)
 static bool bit(const unsigned long long *set, long fd)
 {
 	return fd >= 0 && fd < MAX_SERVED_FD && (set[fd / 64] >> (fd % 64) & 1);
+}
+
+/* Takes fd_lock: the process's table if fd is one of its served fds, else NULL. */
+static struct served_fds *lock_served(pid_t tgid, long fd)
+{
+	struct served_fds *t;
+
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	return t && bit(t->open, fd) ? t : NULL;
 }
 
 static bool is_served_fd(pid_t tgid, long fd)
@@ -147,12 +191,53 @@ static void add_served_fd(pid_t tgid, int fd, bool cloexec)
 	if (t) {
 		t->open[fd / 64] |= 1ULL << (fd % 64);
 		t->region[fd] = 0;
+		set_bit_to(t->kmsg, fd, false);
 		if (cloexec)
 			t->cloexec[fd / 64] |= 1ULL << (fd % 64);
 		else
 			t->cloexec[fd / 64] &= ~(1ULL << (fd % 64));
 	}
 	pthread_mutex_unlock(&fd_lock);
+}
+
+/* Whether the fd is the kernel's /dev/kmsg; its reader's next record and O_NONBLOCK. */
+static bool kmsg_state(pid_t tgid, long fd, unsigned long long *seq, bool *nonblock)
+{
+	struct served_fds *t = lock_served(tgid, fd);
+	bool yes = t && bit(t->kmsg, fd);
+
+	if (yes) {
+		*seq = t->kmsg_seq[fd];
+		*nonblock = bit(t->kmsg_nonblock, fd);
+	}
+	pthread_mutex_unlock(&fd_lock);
+	return yes;
+}
+
+static void note_kmsg_watch(pid_t tgid, long fd, unsigned long long seq);
+
+/* What the kernel's reply to a served call said of the fd's file (SESSION_KMSG_*). */
+static void set_kmsg_state(pid_t tgid, long fd, unsigned long long kmsg, unsigned long long seq)
+{
+	struct served_fds *t;
+
+	if (fd < 0 || fd >= MAX_SERVED_FD)
+		return;
+	if ((t = lock_served(tgid, fd))) {
+		set_bit_to(t->kmsg, fd, kmsg & SESSION_KMSG_FILE);
+		set_bit_to(t->kmsg_nonblock, fd, kmsg & SESSION_KMSG_NONBLOCK);
+		t->kmsg_seq[fd] = seq;
+	}
+	pthread_mutex_unlock(&fd_lock);
+	note_kmsg_watch(tgid, fd, seq);
+}
+
+/* The sequence number of the kernel log's next record (the kernel's word in the ring). */
+static unsigned long long log_next_seq(void)
+{
+	struct session_ring *ring = mirror_ring();
+
+	return ring ? __atomic_load_n(&ring->log_next_seq, __ATOMIC_ACQUIRE) : 0;
 }
 
 /* ---- epoll on served fds: an eventfd in the fd's place, written on new records ---- */
@@ -166,7 +251,10 @@ struct epoll_watch {
 	int efd;		/* the supervisor's eventfd, in the process's epoll instances */
 	int region;		/* the pool region the fd maps, -1 until known */
 	struct perf_event_mmap_page *page;	/* that region's user page, read only */
-	unsigned long long signalled;	/* data_head when the eventfd was last written */
+	unsigned long long signalled;	/* data_head when the eventfd was last written (/dev/kmsg:
+					 * the log's next record then) */
+	bool kmsg;			/* the fd is /dev/kmsg: ready when the log passes kmsg_seq, */
+	unsigned long long kmsg_seq;	/* its reader's next record (as the kernel last said) */
 };
 
 static struct epoll_watch *watches;
@@ -221,8 +309,20 @@ static void unwatch(pid_t tgid, long fd)
 	}
 }
 
+/* An epoll watch of a /dev/kmsg fd: where its reader is now. */
+static void note_kmsg_watch(pid_t tgid, long fd, unsigned long long seq)
+{
+	struct epoll_watch *w;
+
+	pthread_mutex_lock(&watch_lock);
+	w = watch_of(tgid, (int)fd);
+	if (w && w->kmsg)
+		w->kmsg_seq = seq;
+	pthread_mutex_unlock(&watch_lock);
+}
+
 /* Under watch_lock: an edge for each watched buffer with records written since the last one
- * and not all read. */
+ * and not all read (/dev/kmsg: a record its reader has not read, as devkmsg_poll says). */
 static void signal_new_records(void)
 {
 	struct epoll_watch *w;
@@ -231,10 +331,15 @@ static void signal_new_records(void)
 		unsigned long long head, tail;
 		uint64_t one = 1;
 
-		if (!w->page)
+		if (w->kmsg) {	/* a record its reader has not read, come since the last edge */
+			head = log_next_seq();
+			tail = head > w->kmsg_seq ? w->kmsg_seq : head;
+		} else if (!w->page) {
 			continue;
-		head = __atomic_load_n(&w->page->data_head, __ATOMIC_ACQUIRE);
-		tail = __atomic_load_n(&w->page->data_tail, __ATOMIC_ACQUIRE);
+		} else {
+			head = __atomic_load_n(&w->page->data_head, __ATOMIC_ACQUIRE);
+			tail = __atomic_load_n(&w->page->data_tail, __ATOMIC_ACQUIRE);
+		}
 		if (head != tail && head != w->signalled) {
 			w->signalled = head;
 			if (write(w->efd, &one, sizeof(one)) < 0 && errno == EAGAIN) {
@@ -299,6 +404,8 @@ static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_
 {
 	const unsigned long long *args = req->data.args;
 	int op = (int)args[1], fd = (int)args[2], epfd, ret, err = 0, region;
+	unsigned long long kmsg_seq = 0;
+	bool kmsg, nonblock;
 	struct epoll_event ev = { 0 };
 	struct epoll_watch *w;
 
@@ -307,6 +414,7 @@ static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_
 		return;
 	}
 	region = region_of(tgid, fd) - 1;  /* -1: not mapped (yet) */
+	kmsg = kmsg_state(tgid, fd, &kmsg_seq, &nonblock);
 	epfd = pidfd_getfd_of(req->pid, (int)args[0]);
 	if (epfd < 0) {
 		respond(listener, req->id, EBADF, 0);
@@ -318,6 +426,8 @@ static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_
 		w->tgid = tgid;
 		w->fd = fd;
 		w->region = -1;
+		w->kmsg = kmsg;
+		w->kmsg_seq = kmsg_seq;
 		w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (w->efd < 0) {
 			free(w);
@@ -345,12 +455,18 @@ static void answer_epoll_ctl(int listener, const struct seccomp_notif *req, pid_
 	respond(listener, req->id, err, 0);
 }
 
+static void answer_dup(int listener, const struct seccomp_notif *req, pid_t tgid);
+
 bool serve_locally(int listener, const struct seccomp_notif *req, pid_t tgid, int how)
 {
 	if (how & SERVE_UTS) {
 		bool copied = target_io(req->pid, true, req->data.args[0], uts, sizeof(uts)) == sizeof(uts);
 
 		respond(listener, req->id, copied ? 0 : EFAULT, 0);
+		return true;
+	}
+	if (how & SERVE_DUP) {
+		answer_dup(listener, req, tgid);
 		return true;
 	}
 	if (!(how & SERVE_EPOLL))
@@ -370,11 +486,181 @@ void serve_fd_closed(pid_t tgid, long fd)
 	if (t) {
 		t->open[fd / 64] &= ~(1ULL << (fd % 64));
 		t->region[fd] = 0;
+		set_bit_to(t->kmsg, fd, false);
 	}
 	pthread_mutex_unlock(&fd_lock);
 	pthread_mutex_lock(&watch_lock);
 	unwatch(tgid, fd);
 	pthread_mutex_unlock(&watch_lock);
+}
+
+/* Under fd_lock: newfd names what oldfd names (a dup), in t. */
+static void copy_served_fd(struct served_fds *t, long oldfd, long newfd, bool cloexec)
+{
+	set_bit_to(t->open, newfd, true);
+	set_bit_to(t->cloexec, newfd, cloexec);
+	t->region[newfd] = t->region[oldfd];
+	set_bit_to(t->kmsg, newfd, bit(t->kmsg, oldfd));
+	set_bit_to(t->kmsg_nonblock, newfd, bit(t->kmsg_nonblock, oldfd));
+	t->kmsg_seq[newfd] = t->kmsg_seq[oldfd];
+}
+
+/*
+ * dup2(2)/dup3(2), which the host makes (mirrored): newfd is then what oldfd is, a served fd
+ * or not (a shell's `> /dev/kmsg` is an open, then a dup2 to 1; its restoring dup2 makes 1
+ * the terminal again).
+ */
+void serve_fd_dup2(pid_t tgid, long oldfd, long newfd, bool cloexec)
+{
+	struct served_fds *t;
+	bool served;
+
+	if (oldfd == newfd || newfd < 0 || newfd >= MAX_SERVED_FD || oldfd < 0)
+		return;
+	pthread_mutex_lock(&fd_lock);
+	t = fds_of(tgid, false);
+	served = t && bit(t->open, oldfd);
+	if (served)
+		copy_served_fd(t, oldfd, newfd, cloexec);
+	pthread_mutex_unlock(&fd_lock);
+	if (!served && is_served_fd(tgid, newfd))
+		serve_fd_closed(tgid, newfd);	/* (the dup2 closes it first) */
+	else if (served) {
+		pthread_mutex_lock(&watch_lock);
+		unwatch(tgid, newfd);
+		pthread_mutex_unlock(&watch_lock);
+	}
+}
+
+static bool has_served_fds(pid_t tgid);
+
+/* fcntl(F_SETFL) and fcntl(F_SETFD) of a served fd, which the host makes and the kernel's
+ * mirrored call too: what the supervisor keeps of it (O_NONBLOCK decides whether a /dev/kmsg
+ * read at the log's end waits, FD_CLOEXEC whether an exec closes it). */
+static void note_fcntl(pid_t tgid, long fd, int cmd, unsigned long long arg)
+{
+	struct served_fds *t;
+
+	if (fd < 0 || fd >= MAX_SERVED_FD)
+		return;
+	if ((t = lock_served(tgid, fd))) {
+		if (cmd == F_SETFL)
+			set_bit_to(t->kmsg_nonblock, fd, arg & O_NONBLOCK);
+		else
+			set_bit_to(t->cloexec, fd, arg & FD_CLOEXEC);
+	}
+	pthread_mutex_unlock(&fd_lock);
+}
+
+/* close_range(2), which the host makes: the served fds from first to last are closed (or
+ * become close-on-exec). */
+void serve_fd_close_range(pid_t tgid, unsigned long long first, unsigned long long last, bool cloexec)
+{
+	struct served_fds *t;
+	long fd;
+
+	if (first >= MAX_SERVED_FD || first > last || !has_served_fds(tgid))
+		return;
+	if (last >= MAX_SERVED_FD)
+		last = MAX_SERVED_FD - 1;
+	for (fd = (long)first; fd <= (long)last; fd++) {
+		if (!is_served_fd(tgid, fd))
+			continue;
+		if (!cloexec) {
+			serve_fd_closed(tgid, fd);
+			continue;
+		}
+		pthread_mutex_lock(&fd_lock);
+		if ((t = fds_of(tgid, false)))
+			set_bit_to(t->cloexec, fd, true);
+		pthread_mutex_unlock(&fd_lock);
+	}
+}
+
+/* The lowest fd number the process has free from `min` on (fcntl's F_DUPFD), or -1. */
+static int lowest_free_fd(pid_t tgid, long min)
+{
+	static unsigned long long used[WORDS];
+	char path[64];
+	struct dirent *e;
+	DIR *dir;
+	long fd;
+
+	if (min < 0 || min >= MAX_SERVED_FD)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)tgid);
+	if (!(dir = opendir(path)))
+		return -1;
+	memset(used, 0, sizeof(used));
+	while ((e = readdir(dir))) {
+		fd = strtol(e->d_name, NULL, 10);
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && fd < MAX_SERVED_FD)
+			set_bit_to(used, fd, true);
+	}
+	closedir(dir);
+	for (fd = min; fd < MAX_SERVED_FD; fd++)
+		if (!bit(used, fd))
+			return (int)fd;
+	return -1;
+}
+
+static int pidfd_getfd_of(pid_t pid, int fd);
+
+/*
+ * dup(2) or fcntl(F_DUPFD, F_DUPFD_CLOEXEC) of a served fd (SERVE_DUP): the supervisor makes
+ * the new fd, the same file at the number the host's call would give (SECCOMP_IOCTL_NOTIF_ADDFD
+ * with the answer), so that it knows the number and the new fd is served too; the kernel's
+ * mirrored call gives its fd the same one.
+ */
+static void answer_dup(int listener, const struct seccomp_notif *req, pid_t tgid)
+{
+	const unsigned long long *args = req->data.args;
+	bool fcntl_dup = req->data.nr == __NR_fcntl, cloexec = fcntl_dup && (int)args[1] == F_DUPFD_CLOEXEC;
+	struct seccomp_notif_addfd addfd = {
+		.id = req->id,
+		.flags = SECCOMP_ADDFD_FLAG_SEND,
+		.newfd_flags = cloexec ? O_CLOEXEC : 0,
+	};
+	int src, fd;
+
+	if (fcntl_dup) {
+		long min = (long)(int)args[2];
+		int at;
+
+		if (min < 0) {
+			respond(listener, req->id, EINVAL, 0);
+			return;
+		}
+		at = lowest_free_fd(tgid, min);
+		if (at < 0) {
+			respond(listener, req->id, min >= MAX_SERVED_FD ? EINVAL : EMFILE, 0);
+			return;
+		}
+		addfd.flags |= SECCOMP_ADDFD_FLAG_SETFD;
+		addfd.newfd = (unsigned int)at;
+	}
+	src = pidfd_getfd_of(req->pid, (int)args[0]);
+	if (src < 0) {
+		respond(listener, req->id, EBADF, 0);
+		return;
+	}
+	addfd.srcfd = src;
+	fd = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd);
+	close(src);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			respond(listener, req->id, errno, 0);
+		return;
+	}
+	if (fd < MAX_SERVED_FD) {
+		struct served_fds *t;
+
+		pthread_mutex_lock(&fd_lock);
+		t = fds_of(tgid, false);
+		if (t && bit(t->open, (long)args[0]))
+			copy_served_fd(t, (long)args[0], fd, cloexec);
+		pthread_mutex_unlock(&fd_lock);
+	}
 }
 
 /* The pool region of the buffer the fd's event writes to (1 + it), or 0: none. */
@@ -426,6 +712,9 @@ void serve_fork(pid_t parent, pid_t child)
 		memcpy(to->open, from->open, sizeof(to->open));
 		memcpy(to->cloexec, from->cloexec, sizeof(to->cloexec));
 		memcpy(to->region, from->region, sizeof(to->region));
+		memcpy(to->kmsg, from->kmsg, sizeof(to->kmsg));
+		memcpy(to->kmsg_nonblock, from->kmsg_nonblock, sizeof(to->kmsg_nonblock));
+		memcpy(to->kmsg_seq, from->kmsg_seq, sizeof(to->kmsg_seq));
 	}
 	pthread_mutex_unlock(&fd_lock);
 }
@@ -535,9 +824,39 @@ static bool bpf_cmd_makes_fd(unsigned long long cmd)
 
 #define PERF_FLAG_FD_CLOEXEC (1UL << 3)
 
+static bool empty_path(pid_t pid, unsigned long long addr)
+{
+	char c = 1;
+
+	return addr && target_io(pid, false, addr, &c, 1) == 1 && !c;
+}
+
+int serve_kmsg_open(void)
+{
+	return reply_fd >= 0 ? SERVE_CALL | SERVE_NEW_FD : 0;
+}
+
+/* A read of a served fd: the kernel's (a /dev/kmsg reader that would wait is held, see
+ * hold_read()); of a perf event or BPF object, read(2) only. */
+static int serve_read(int nr, pid_t tgid, long fd)
+{
+	unsigned long long seq;
+	bool nonblock;
+
+	if (!is_served_fd(tgid, fd))
+		return 0;
+	if (!kmsg_state(tgid, fd, &seq, &nonblock))
+		return nr == __NR_read ? SERVE_CALL : 0;
+	if (!nonblock && seq >= log_next_seq())
+		return SERVE_DEFER;	/* (nothing to read: no call until there is) */
+	return SERVE_CALL | SERVE_NOWAIT;
+}
+
 int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 {
 	const unsigned long long *args = req->data.args;
+	unsigned long long seq;
+	bool nonblock;
 
 	if (reply_fd < 0)
 		return 0;
@@ -551,8 +870,30 @@ int serve_wanted(const struct seccomp_notif *req, pid_t tgid)
 	case __NR_bpf:
 		return SERVE_CALL | (bpf_cmd_makes_fd(args[0]) ? SERVE_NEW_FD : 0);
 	case __NR_read:
+	case __NR_readv:
+	case __NR_pread64:
+		return serve_read((int)req->data.nr, tgid, (long)args[0]);
 	case __NR_ioctl:
 		return is_served_fd(tgid, (long)args[0]) ? SERVE_CALL : 0;
+	case __NR_write:	/* /dev/kmsg's: a record of the kernel's log */
+	case __NR_writev:
+	case __NR_pwrite64:
+	case __NR_lseek:
+		return kmsg_state(tgid, (long)args[0], &seq, &nonblock) ? SERVE_CALL : 0;
+	case __NR_fstat:	/* /dev/kmsg's: the kernel's device (what head(1) asks) */
+		return kmsg_state(tgid, (long)args[0], &seq, &nonblock) ? SERVE_CALL : 0;
+	case __NR_newfstatat:	/* glibc's fstat(): (fd, "", AT_EMPTY_PATH) */
+	case __NR_statx:
+		return (args[req->data.nr == __NR_statx ? 2 : 3] & AT_EMPTY_PATH) &&
+		       kmsg_state(tgid, (long)(int)args[0], &seq, &nonblock) && empty_path(req->pid, args[1]) ?
+		       SERVE_CALL : 0;
+	case __NR_dup:
+		return is_served_fd(tgid, (long)args[0]) ? SERVE_DUP : 0;
+	case __NR_fcntl:
+		if ((int)args[1] == F_SETFL || (int)args[1] == F_SETFD)	/* (the host makes it) */
+			note_fcntl(tgid, (long)args[0], (int)args[1], args[2]);
+		return ((int)args[1] == F_DUPFD || (int)args[1] == F_DUPFD_CLOEXEC) &&
+		       is_served_fd(tgid, (long)args[0]) ? SERVE_DUP : 0;
 	case __NR_mmap:
 		return is_served_fd(tgid, (long)args[4]) ? SERVE_CALL | SERVE_MAP : 0;
 	case __NR_munmap:
@@ -695,10 +1036,14 @@ static int give_fd(int listener, const struct seccomp_notif *req, pid_t tgid, bo
 		.flags = SECCOMP_ADDFD_FLAG_SEND,
 		.newfd_flags = cloexec ? O_CLOEXEC : 0,
 	};
-	int placeholder = memfd_create(req->data.nr == __NR_bpf ? "bpf" : "perf_event", MFD_CLOEXEC), fd;
+	int placeholder = memfd_create(req->data.nr == __NR_bpf ? "bpf" :
+				       req->data.nr == __NR_perf_event_open ? "perf_event" : "kmsg", MFD_CLOEXEC), fd;
 
 	if (placeholder < 0)
 		return -ENFILE;
+	if ((req->data.nr == __NR_open && (req->data.args[1] & O_NONBLOCK)) ||
+	    (req->data.nr == __NR_openat && (req->data.args[2] & O_NONBLOCK)))
+		fcntl(placeholder, F_SETFL, O_NONBLOCK);	/* (F_GETFL shows the open's flags) */
 	addfd.srcfd = placeholder;
 	fd = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd);
 	close(placeholder);
@@ -724,6 +1069,7 @@ static bool is_cloexec(pid_t tgid, long fd)
 
 #define HELD_MAX_FDS 1024	/* a larger set is left to the host */
 #define HELD_CHECK_MS 20	/* how often the holder looks for a signal to a held call's caller */
+#define ERESTARTSYS 512	/* a wait's answer to a signal: restarted with SA_RESTART, else EINTR */
 #define ERESTARTNOHAND 514	/* poll's answer to a signal: EINTR after a handler, else restarted */
 
 struct held_poll {
@@ -740,8 +1086,16 @@ struct held_poll {
 	bool caught_up;			/* the kernel caught up with the session once since it came */
 };
 
+/* A read of /dev/kmsg that waits for a record (hold_read()): its notification. */
+struct held_read {
+	struct held_read *next;
+	struct seccomp_notif req;
+	pid_t tgid;
+};
+
 static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct held_poll *held_new;	/* handed over to the holder, under held_lock */
+static struct held_read *held_reads;	/* the holder's, under held_lock */
 static int held_listener = -1, held_bell = -1;
 static bool holder_started;
 /* what the supervisor's polls took of each region's wakeups (perf_poll's xchg), under held_lock */
@@ -819,9 +1173,17 @@ static int poll_pass(struct held_poll *h)
 		if (h->bad[i]) {
 			p->revents = POLLNVAL;
 		} else if (h->copy[i] < 0) {
-			/* the kernel's event: EPOLLIN after a wakeup of its buffer */
-			if (take_wakeup(region_of(h->tgid, p->fd) - 1))
+			unsigned long long seq;
+			bool nonblock;
+
+			if (kmsg_state(h->tgid, p->fd, &seq, &nonblock)) {
+				/* /dev/kmsg: a record its reader has not read (devkmsg_poll) */
+				if (seq < log_next_seq())
+					p->revents = (POLLIN | POLLRDNORM) & mask;
+			} else if (take_wakeup(region_of(h->tgid, p->fd) - 1)) {
+				/* the kernel's event: EPOLLIN after a wakeup of its buffer */
 				p->revents = POLLIN & mask;
+			}
 		} else {
 			struct pollfd q = { .fd = h->copy[i], .events = p->events };
 
@@ -915,6 +1277,70 @@ static unsigned int arm(struct held_poll *held, bool *pending)
 	return n;
 }
 
+static struct held_read *ready_reads;	/* the holder's, to be made (make_held_reads()) */
+
+/*
+ * Under held_lock: the held /dev/kmsg reads the log now has a record for move to ready_reads
+ * (one whose fd is no longer the kernel's too: the kernel answers it); a signal for one's
+ * caller ends it as Linux's wait_event_interruptible does (-ERESTARTSYS), its death lets go of
+ * it.  Whether any is ready.
+ */
+static bool reads_ready(void)
+{
+	unsigned long long next = log_next_seq();
+	struct held_read **p = &held_reads, *h;
+
+	while ((h = *p)) {
+		unsigned long long seq = 0;
+		bool nonblock;
+
+		if (ioctl(held_listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &h->req.id) < 0) {
+			*p = h->next;
+			free(h);
+		} else if (!kmsg_state(h->tgid, (long)h->req.data.args[0], &seq, &nonblock) || seq < next) {
+			*p = h->next;
+			h->next = ready_reads;
+			ready_reads = h;
+		} else if (signal_pending(h->req.pid)) {
+			*p = h->next;
+			respond(held_listener, h->req.id, ERESTARTSYS, 0);
+			free(h);
+		} else {
+			p = &h->next;
+		}
+	}
+	return ready_reads != NULL;
+}
+
+static bool make_read(int listener, const struct seccomp_notif *req, pid_t tgid, unsigned long long serial);
+
+/* The ready reads made (served, SERVE_NOWAIT): answered, or held again when another reader of
+ * their file took the record first. */
+static void make_held_reads(void)
+{
+	static unsigned long long record[SESSION_RECORD_MAX / 8];
+	struct held_read *h;
+
+	for (;;) {
+		unsigned long long serial;
+
+		pthread_mutex_lock(&held_lock);
+		h = ready_reads;
+		if (h)
+			ready_reads = h->next;
+		pthread_mutex_unlock(&held_lock);
+		if (!h)
+			return;
+		serve_lock();
+		serial = mirror_serve_again(&h->req, (void *)record, sizeof(record), SERVE_CALL | SERVE_NOWAIT);
+		if (!serial || !make_read(held_listener, &h->req, h->tgid, serial))
+			respond_continue(held_listener, h->req.id);	/* (as a served call the kernel
+									 * does not answer) */
+		serve_unlock();
+		free(h);
+	}
+}
+
 /* The holder: answers held calls as their fds get ready, lets go of interrupted ones. */
 static void *hold_polls(void *unused __attribute__((unused)))
 {
@@ -970,6 +1396,11 @@ static void *hold_polls(void *unused __attribute__((unused)))
 			mirror_catch_up(CATCH_UP_MS);
 			continue;
 		}
+		if (reads_ready()) {
+			pthread_mutex_unlock(&held_lock);
+			make_held_reads();
+			continue;
+		}
 		n = 2 + arm(held, &pending);
 		pthread_mutex_unlock(&held_lock);
 		wait = calloc(n, sizeof(*wait));
@@ -992,6 +1423,75 @@ static void *hold_polls(void *unused __attribute__((unused)))
 		free(wait);
 	}
 	return NULL;
+}
+
+/* Under held_lock: the holder thread runs. */
+static bool start_holder(int listener)
+{
+	held_listener = listener;
+	if (!holder_started) {
+		pthread_t thread;
+
+		held_bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		holder_started = held_bell >= 0 && pthread_create(&thread, NULL, hold_polls, NULL) == 0;
+	}
+	return holder_started;
+}
+
+/*
+ * A read of /dev/kmsg that would wait for a record (SERVE_DEFER, or a served SERVE_NOWAIT read
+ * the kernel says would have): the holder makes it when the log has one for it (reads_ready()).
+ * Linux's reader waits in devkmsg_read(); here the supervisor, which takes one call at a
+ * time, cannot wait in the kernel's call, so the read is made once there is a record.
+ */
+static int hold_read(int listener, const struct seccomp_notif *req, pid_t tgid)
+{
+	struct held_read *h = calloc(1, sizeof(*h));
+
+	if (!h) {
+		respond(listener, req->id, ENOMEM, 0);
+		return SERVE_ANSWERED;
+	}
+	h->req = *req;
+	h->tgid = tgid;
+	pthread_mutex_lock(&held_lock);
+	if (!start_holder(listener)) {
+		pthread_mutex_unlock(&held_lock);
+		free(h);
+		respond(listener, req->id, ENOMEM, 0);
+		return SERVE_ANSWERED;
+	}
+	h->next = held_reads;
+	held_reads = h;
+	pthread_mutex_unlock(&held_lock);
+	eventfd_write(held_bell, 1);
+	return SERVE_ANSWERED;
+}
+
+/*
+ * A served read of /dev/kmsg made (SERVE_NOWAIT): its answer, or held when it would wait.
+ * False when the kernel did not answer.
+ */
+static bool make_read(int listener, const struct seccomp_notif *req, pid_t tgid, unsigned long long serial)
+{
+	struct session_ring *ring = mirror_ring();
+	long long ret;
+	unsigned long long kmsg;
+
+	if (!ring || !wait_reply(ring, req->pid, serial))
+		return false;
+	ret = ring->reply.ret;
+	kmsg = ring->reply.kmsg;
+	if (kmsg & SESSION_KMSG_FILE)
+		set_kmsg_state(tgid, (long)req->data.args[0], kmsg, ring->reply.kmsg_seq);
+	served_call_done();
+	if (ret == -EAGAIN && (kmsg & SESSION_KMSG_WOULD_BLOCK))
+		hold_read(listener, req, tgid);
+	else if (ret < 0)
+		respond(listener, req->id, (int)-ret, 0);
+	else
+		respond(listener, req->id, 0, ret);
+	return true;
 }
 
 /* A poll/ppoll naming served fds (SERVE_HELD): answered now when ready (or not to wait), else
@@ -1070,13 +1570,7 @@ static int hold_poll(int listener, const struct seccomp_notif *req, pid_t tgid)
 		free_held(h);
 		return SERVE_ANSWERED;
 	}
-	if (!holder_started) {
-		pthread_t thread;
-
-		held_bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		holder_started = held_bell >= 0 && pthread_create(&thread, NULL, hold_polls, NULL) == 0;
-	}
-	if (!holder_started) {
+	if (!start_holder(listener)) {
 		pthread_mutex_unlock(&held_lock);
 		goto unanswered;
 	}
@@ -1136,16 +1630,25 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 		 int how)
 {
 	struct session_ring *ring = mirror_ring();
+	unsigned long long kmsg, kmsg_seq;
 	long long ret;
 	int fd;
 
 	if (how & SERVE_HELD)
 		return hold_poll(listener, req, tgid);
+	if (how & SERVE_DEFER)
+		return hold_read(listener, req, tgid);
 	if (how & SERVE_MAP)
 		return answer_map(listener, req, tgid, ring, serial);
+	if (how & SERVE_NOWAIT)
+		return make_read(listener, req, tgid, serial) ? SERVE_ANSWERED : SERVE_UNANSWERED;
 	if (!ring || !wait_reply(ring, req->pid, serial))
 		return SERVE_UNANSWERED;
 	ret = ring->reply.ret;
+	kmsg = ring->reply.kmsg;
+	kmsg_seq = ring->reply.kmsg_seq;
+	if ((kmsg & SESSION_KMSG_FILE) && !(how & SERVE_NEW_FD))
+		set_kmsg_state(tgid, (long)req->data.args[0], kmsg, kmsg_seq);
 	served_call_done();
 	if (ret == -ENOSYS)
 		return SERVE_UNANSWERED;	/* a kernel without it: answer.c says so */
@@ -1165,9 +1668,13 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 		return SERVE_ANSWERED;
 	}
 	fd = give_fd(listener, req, tgid, req->data.nr == __NR_bpf ||
-		     (req->data.nr == __NR_perf_event_open && (req->data.args[4] & PERF_FLAG_FD_CLOEXEC)));
+		     (req->data.nr == __NR_perf_event_open && (req->data.args[4] & PERF_FLAG_FD_CLOEXEC)) ||
+		     (req->data.nr == __NR_open && (req->data.args[1] & O_CLOEXEC)) ||
+		     (req->data.nr == __NR_openat && (req->data.args[2] & O_CLOEXEC)));
 	if (fd < 0 && fd != -ENOENT)	/* ENOENT: the caller is gone */
 		respond(listener, req->id, -fd, 0);
+	if (fd >= 0 && (kmsg & SESSION_KMSG_FILE))
+		set_kmsg_state(tgid, fd, kmsg, kmsg_seq);
 	mirror_fd_given(req->pid, (int)ret, fd);
 	return SERVE_ANSWERED;
 }

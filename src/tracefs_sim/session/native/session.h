@@ -70,6 +70,9 @@ void mirror_start(void);
 unsigned long long mirror_call(const struct seccomp_notif *req, struct session_record *rec, size_t room,
 			       int *how, pid_t *tgid);
 struct session_ring *mirror_ring(void);
+/* A held served call, made at last: its record written again; its serial (0: none). */
+unsigned long long mirror_serve_again(const struct seccomp_notif *req, struct session_record *rec, size_t room,
+				      int how);
 void mirror_catch_up(long long max_ms);
 
 /* mirror.c: a /proc file of the task `tid`, whole (small files only), NUL-terminated in buf;
@@ -91,6 +94,12 @@ enum {
 	SERVE_EPOLL = 32,	/* epoll_ctl of a served fd: the supervisor answers it (serve_locally) */
 	SERVE_UTS = 64,		/* uname once the kernel answered one: the supervisor answers with
 				 * the kernel's utsname it kept (serve_locally), mirrored as any call */
+	SERVE_NOWAIT = 128,	/* a served read of /dev/kmsg: made without waiting for a record;
+				 * one that would have waited is held (SESSION_SC_NOWAIT) */
+	SERVE_DEFER = 256,	/* a /dev/kmsg read that would wait: held, no record written until
+				 * the log has a record for it (then a served SERVE_NOWAIT read) */
+	SERVE_DUP = 512,	/* dup/fcntl(F_DUPFD) of a served fd: the supervisor makes the new fd
+				 * (serve_locally), mirrored as any call */
 	SERVE_ANSWERED = 1,	/* serve_answer: done */
 	SERVE_UNANSWERED = 0,	/* ... the kernel did not answer (too slow, or ENOSYS): the
 				 * caller answers (answer.c, or the host) */
@@ -108,6 +117,14 @@ unsigned long long serve_unmapped_regions(pid_t tgid, unsigned long long addr, u
 bool serve_locally(int listener, const struct seccomp_notif *req, pid_t tgid, int how);
 /* What the supervisor learns of a process's fds and life (mirror.c). */
 void serve_fd_closed(pid_t tgid, long fd);
+void serve_fd_dup2(pid_t tgid, long oldfd, long newfd, bool cloexec);
+void serve_fd_close_range(pid_t tgid, unsigned long long first, unsigned long long last, bool cloexec);
+/* An open(2)/openat(2) of /dev/kmsg: how it is served (0: the kernel serves nothing). */
+int serve_kmsg_open(void);
+/* One served call at a time (the ring's reply): the supervisor's loop takes it for each
+ * notification, the holder of /dev/kmsg reads to make one it held. */
+void serve_lock(void);
+void serve_unlock(void);
 void serve_fork(pid_t parent, pid_t child);
 void serve_exec(pid_t tgid);
 void serve_exit(pid_t tgid);

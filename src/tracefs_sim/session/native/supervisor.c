@@ -44,13 +44,16 @@ void supervise(int listener, struct in_flight *in_flight)
 		in_flight->id = req->id;
 		in_flight->nr = req->data.nr;
 		__atomic_store_n(&in_flight->busy, 1, __ATOMIC_RELEASE);
+		serve_lock();
 		serial = mirror_call(req, rec, sizeof(record), &how, &tgid);
-		if ((serial || (how & SERVE_HELD)) && serve_answer(listener, req, tgid, serial, how) == SERVE_ANSWERED)
+		if ((serial || (how & (SERVE_HELD | SERVE_DEFER))) &&
+		    serve_answer(listener, req, tgid, serial, how) == SERVE_ANSWERED)
 			;
 		else if (serve_locally(listener, req, tgid, how))
 			;
 		else if (!answer_notification(listener, req))
 			respond_continue(listener, req->id);
+		serve_unlock();
 		__atomic_store_n(&in_flight->busy, 0, __ATOMIC_RELEASE);
 	}
 }
