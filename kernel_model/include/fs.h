@@ -656,7 +656,7 @@ struct vfsmount *mntget(struct vfsmount *mnt);
 void mntput(struct vfsmount *mnt);
 void mnt_init(void);
 int show_mounts(struct seq_file *m, void *v);
-int show_filesystems(struct seq_file *m, void *v);
+int filesystems_proc_show(struct seq_file *m, void *v);
 bool __mnt_is_readonly(struct vfsmount *mnt);
 bool atime_needs_update(const struct path *path, struct inode *inode);
 void touch_atime(const struct path *path);

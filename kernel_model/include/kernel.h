@@ -407,6 +407,7 @@ char *strndup_user(const char *s, long n);
 
 
 /* sched/core.c */
+unsigned long long nr_context_switches(void);
 void sched_init(void);
 void sched_init_idle(int cpu);
 void scheduler_tick(void);

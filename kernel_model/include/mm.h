@@ -72,6 +72,17 @@ void __free_pages(struct page *page, unsigned int order);
 void free_pages(unsigned long addr, unsigned int order);
 #define free_page(addr) free_pages((unsigned long)(addr), 0)
 extern u64 nr_free_pages;
+/* include/uapi/linux/sysinfo.h: sysinfo(2)'s answer */
+struct sysinfo {
+	long uptime;
+	unsigned long loads[3];
+	unsigned long totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+	unsigned short procs, pad;
+	unsigned long totalhigh, freehigh;
+	unsigned int mem_unit;
+	char _f[20 - 2 * sizeof(long) - sizeof(int)];
+};
+void si_meminfo(struct sysinfo *val);
 /* virtually contiguous memory (mm/vmalloc.c) */
 void vmalloc_init(void);
 void *__vmalloc(unsigned long size, gfp_t gfp_mask);

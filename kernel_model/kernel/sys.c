@@ -430,13 +430,7 @@ SYSCALL_DEFINE1(setfsgid, gid_t, gid)
 }
 
 /* ---- times, sysinfo ---- */
-#define USER_HZ		100
 struct tms { long tms_utime, tms_stime, tms_cutime, tms_cstime; };
-
-static inline long nsec_to_clock_t(u64 ns)
-{
-	return ns / (1000000000UL / USER_HZ);
-}
 
 static noinline void do_sys_times(struct tms *tms)
 {
@@ -531,16 +525,6 @@ SYSCALL_DEFINE2(getrusage, int, who, struct rusage *, ru)
 	return copy_to_user(ru, &r, sizeof(r)) ? -EFAULT : 0;
 }
 
-struct sysinfo {
-	long uptime;
-	unsigned long loads[3];
-	unsigned long totalram, freeram, sharedram, bufferram, totalswap, freeswap;
-	unsigned short procs, pad;
-	unsigned long totalhigh, freehigh;
-	unsigned int mem_unit;
-	char _f[20 - 2 * sizeof(long) - sizeof(int)];
-};
-
 /* what /proc/uptime, /proc/loadavg and /proc/meminfo say: the time since boot, the load
  * average (avenrun, SI_LOAD_SHIFT bits of fraction), the tasks, the RAM in pages (no swap, no
  * page cache counted apart) */
@@ -553,16 +537,12 @@ static __always_inline void do_sysinfo(struct sysinfo *info)
 
 	memset(info, 0, sizeof(*info));
 	info->uptime = ns / 1000000000UL + (ns % 1000000000UL ? 1 : 0);
-	info->loads[0] = avenrun[0] << (SI_LOAD_SHIFT - FSHIFT);
-	info->loads[1] = avenrun[1] << (SI_LOAD_SHIFT - FSHIFT);
-	info->loads[2] = avenrun[2] << (SI_LOAD_SHIFT - FSHIFT);
+	get_avenrun(info->loads, 0, SI_LOAD_SHIFT - FSHIFT);
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry(t, &task_list, tasks)
 		info->procs++;
 	spin_unlock_irqrestore(&sched_lock, flags);
-	info->totalram = boot_params.ram_size / PAGE_SIZE;
-	info->freeram = READ_ONCE(nr_free_pages);
-	info->mem_unit = PAGE_SIZE;
+	si_meminfo(info);
 	/* the sizes in bytes (mem_unit 1) where they fit in a long, as 6.1 does */
 	mem_total = info->totalram + info->totalswap;
 	for (mem_unit = info->mem_unit; mem_unit > 1; mem_unit >>= 1) {

@@ -705,6 +705,42 @@ def test_proc_pid_directory_calls(machine):
     assert PROC_DIR_CALLS <= calls, PROC_DIR_CALLS - calls
 
 
+# fs/proc/{uptime,stat,loadavg,meminfo,version,array,task_mmu,base}.c, fs/filesystems.c,
+# kernel/sched/{core,loadavg}.c, kernel/time/time.c, mm/page_alloc.c, kernel/sys.c: the system
+# files' and a process's shows under their 6.1 names, and the helpers they share with sysinfo()
+# and times()
+PROC_FILE_CALLS = {
+    ("uptime_proc_show", "seq_read_iter"),
+    ("show_stat", "seq_read_iter"),
+    ("nr_context_switches", "show_stat"),
+    ("loadavg_proc_show", "seq_read_iter"),
+    ("get_avenrun", "loadavg_proc_show"),
+    ("meminfo_proc_show", "seq_read_iter"),
+    ("si_meminfo", "meminfo_proc_show"),
+    ("version_proc_show", "seq_read_iter"),
+    ("filesystems_proc_show", "seq_read_iter"),
+    ("comm_show", "proc_single_show"),
+    ("proc_tgid_stat", "proc_single_show"),
+    ("do_task_stat", "proc_tgid_stat"),
+    ("task_vsize", "do_task_stat"),
+    ("nsec_to_clock_t", "do_task_stat"),
+    ("show_map", "proc_pid_maps_show"),
+    ("show_map_vma", "show_map"),
+    ("get_avenrun", "__do_sys_sysinfo"),          # do_sysinfo (inline)
+    ("si_meminfo", "__do_sys_sysinfo"),
+    ("nsec_to_clock_t", "do_sys_times"),
+}
+
+
+def test_proc_file_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PROC_FILE_CALLS}, [
+        (["cat", "/proc/uptime", "/proc/stat", "/proc/loadavg", "/proc/meminfo", "/proc/version",
+          "/proc/filesystems", "/proc/self/comm", "/proc/self/stat", "/proc/self/maps"], None),
+        (["fsop", "task", "/tmp/fsop-bprocfiles"], None),
+    ])
+    assert PROC_FILE_CALLS <= calls, (PROC_FILE_CALLS - calls, calls)
+
+
 # fs/d_path.c, fs/namespace.c, mm/readahead.c (fs/open.c): a path's name copied without
 # faulting, a mount reference dropped, a file's readahead state at open
 VFS_HELPER_CALLS = {

@@ -542,6 +542,17 @@ int migrate_one_task(void)
 	return moved;
 }
 
+/* the context switches since boot, of every cpu (/proc/stat's ctxt) */
+noinline unsigned long long nr_context_switches(void)
+{
+	unsigned long long sum = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		sum += cpu_data[cpu].stat_ctxt;
+	return sum;
+}
+
 noinline struct task_struct *find_task_by_pid(pid_t pid)
 {
 	struct task_struct *t;
