@@ -716,6 +716,82 @@ SYSCALL_DEFINE3(writev, unsigned long, fd, const struct iovec *, vec, unsigned l
 	return do_writev(fd, vec, vlen, 0);
 }
 
+/* ---- preadv / pwritev: at a position, the file's own left where it is ---- */
+static noinline ssize_t do_preadv(unsigned long fd, const struct iovec *vec, unsigned long vlen, loff_t pos,
+				  rwf_t flags)
+{
+	struct fd f;
+	ssize_t ret = -EBADF;
+
+	if (pos < 0)
+		return -EINVAL;
+	f = fdget(fd);
+	if (f.file) {
+		ret = -ESPIPE;
+		if (f.file->f_mode & FMODE_PREAD)
+			ret = vfs_readv(f.file, vec, vlen, &pos, flags);
+		fdput(f);
+	}
+	return ret;
+}
+
+static noinline ssize_t do_pwritev(unsigned long fd, const struct iovec *vec, unsigned long vlen, loff_t pos,
+				   rwf_t flags)
+{
+	struct fd f;
+	ssize_t ret = -EBADF;
+
+	if (pos < 0)
+		return -EINVAL;
+	f = fdget(fd);
+	if (f.file) {
+		ret = -ESPIPE;
+		if (f.file->f_mode & FMODE_PWRITE)
+			ret = vfs_writev(f.file, vec, vlen, &pos, flags);
+		fdput(f);
+	}
+	return ret;
+}
+
+/* the offset in two halves (a 32-bit ABI's registers; the high one shifts out on x86-64) */
+static __always_inline loff_t pos_from_hilo(unsigned long high, unsigned long low)
+{
+	return (((loff_t)high << 32) << 32) | low;
+}
+
+SYSCALL_DEFINE5(preadv, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l,
+		unsigned long, pos_h)
+{
+	return do_preadv(fd, vec, vlen, pos_from_hilo(pos_h, pos_l), 0);
+}
+
+/* an offset of -1: the file's position, as readv */
+SYSCALL_DEFINE6(preadv2, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l,
+		unsigned long, pos_h, rwf_t, flags)
+{
+	loff_t pos = pos_from_hilo(pos_h, pos_l);
+
+	if (pos == -1)
+		return do_readv(fd, vec, vlen, flags);
+	return do_preadv(fd, vec, vlen, pos, flags);
+}
+
+SYSCALL_DEFINE5(pwritev, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l,
+		unsigned long, pos_h)
+{
+	return do_pwritev(fd, vec, vlen, pos_from_hilo(pos_h, pos_l), 0);
+}
+
+SYSCALL_DEFINE6(pwritev2, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l,
+		unsigned long, pos_h, rwf_t, flags)
+{
+	loff_t pos = pos_from_hilo(pos_h, pos_l);
+
+	if (pos == -1)
+		return do_writev(fd, vec, vlen, flags);
+	return do_pwritev(fd, vec, vlen, pos, flags);
+}
+
 /* ---- sendfile: through a kernel bounce buffer (6.1 splices through a pipe) ---- */
 noinline long do_splice_direct(struct file *in, loff_t *ppos, struct file *out, loff_t *opos, size_t len)
 {

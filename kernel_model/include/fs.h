@@ -535,16 +535,11 @@ struct iattr {
 #define ATTR_KILL_SUID	(1 << 11)
 #define ATTR_KILL_SGID	(1 << 12)
 #define ATTR_KILL_PRIV	(1 << 14)
-/* a setattr's times (6.1's setattr_copy() for them) */
-static inline void setattr_copy_times(struct inode *inode, const struct iattr *attr)
-{
-	if (attr->ia_valid & ATTR_ATIME)
-		inode->i_atime = attr->ia_atime;
-	if (attr->ia_valid & ATTR_MTIME)
-		inode->i_mtime = attr->ia_mtime;
-	if (attr->ia_valid & ATTR_CTIME)
-		inode->i_ctime = attr->ia_ctime;
-}
+void setattr_copy(void *idmap, struct inode *inode, const struct iattr *attr);
+/* fs/locks.c */
+void filelock_init(void);
+void locks_remove_file(struct file *filp);
+void locks_free_lock_context(struct inode *inode);
 
 /* ---- nameidata-facing helpers (namei.c) ---- */
 #define LOOKUP_FOLLOW		0x0001

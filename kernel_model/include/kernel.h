@@ -97,6 +97,10 @@ struct files_struct;
 #define TASK_COMM_LEN 16
 #define MAX_PRIO 140
 #define DEFAULT_PRIO 120
+#define MAX_RT_PRIO 100
+#define MIN_NICE -20
+#define MAX_NICE 19
+#define NICE_TO_PRIO(nice) ((nice) + DEFAULT_PRIO)
 
 /* arch/x86/include/asm/processor.h: sp first (__switch_to_asm), the user FS base */
 struct thread_struct {
@@ -408,6 +412,9 @@ char *strndup_user(const char *s, long n);
 
 /* sched/core.c */
 unsigned long long nr_context_switches(void);
+int task_prio(const struct task_struct *p);
+bool can_nice(const struct task_struct *p, const int nice);
+void set_user_nice(struct task_struct *p, long nice);
 void sched_init(void);
 void sched_init_idle(int cpu);
 void scheduler_tick(void);
@@ -454,7 +461,13 @@ void mm_release(struct task_struct *tsk, struct mm_struct *mm);
 void exit_mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct mm_struct *get_task_mm(struct task_struct *task);
 #define RLIMIT_SIGPENDING 11
+#define RLIMIT_NICE	13
 unsigned long task_rlimit(const struct task_struct *task, unsigned int limit);
+/* the task's nice value, -20 (most favoured) to 19 (include/linux/sched.h) */
+static inline int task_nice(const struct task_struct *p)
+{
+	return p->prio - DEFAULT_PRIO;
+}
 void exec_mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct kernel_clone_args {
 	u64 flags;

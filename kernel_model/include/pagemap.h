@@ -137,6 +137,8 @@ ssize_t generic_file_read_iter(struct kiocb *iocb, struct iov_iter *iter);
 ssize_t generic_file_write_iter(struct kiocb *iocb, struct iov_iter *from);
 int filemap_fdatawrite_wbc(struct address_space *mapping, struct writeback_control *wbc);
 int file_write_and_wait_range(struct file *file, loff_t start, loff_t end);
+int __filemap_fdatawrite_range(struct address_space *mapping, loff_t start, loff_t end, int sync_mode);
+int file_fdatawait_range(struct file *file, loff_t start_byte, loff_t end_byte);
 int filemap_fdatawait_range(struct address_space *mapping, loff_t start, loff_t end);
 void folio_wait_writeback(void *page);
 void folio_end_writeback(void *page);

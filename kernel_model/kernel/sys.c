@@ -21,9 +21,7 @@
 #define RLIMIT_MEMLOCK	8
 #define RLIMIT_AS	9
 #define RLIMIT_LOCKS	10
-#define RLIMIT_SIGPENDING 11
 #define RLIMIT_MSGQUEUE	12
-#define RLIMIT_NICE	13
 #define RLIMIT_RTPRIO	14
 #define RLIMIT_RTTIME	15
 #define RLIM_NLIMITS	16
@@ -62,6 +60,113 @@ static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
 SYSCALL_DEFINE0(gettid)
 {
 	return current->pid;
+}
+
+/* ---- getpriority / setpriority: the nice of a process, a process group or a user's tasks ---- */
+#define PRIO_PROCESS	0
+#define PRIO_PGRP	1
+#define PRIO_USER	2
+#define PRIO_MAX_TASKS	64	/* the tasks one call of a group or user reaches */
+
+/* May the caller set the task's nice: its own uid or euid is the task's uid, or CAP_SYS_NICE */
+static __always_inline bool set_one_prio_perm(struct task_struct *p)
+{
+	if (current->uid == p->uid || current->euid == p->uid)
+		return true;
+	return ns_capable(&init_user_ns, CAP_SYS_NICE);
+}
+
+/* One task's nice set; error is the call's so far (-ESRCH until a task is found) */
+static noinline int set_one_prio(struct task_struct *p, int niceval, int error)
+{
+	int no_nice;
+
+	if (!set_one_prio_perm(p)) {
+		error = -EPERM;
+		goto out;
+	}
+	if (niceval < task_nice(p) && !can_nice(p, niceval)) {
+		error = -EACCES;
+		goto out;
+	}
+	no_nice = security_task_setnice(p, niceval);
+	if (no_nice) {
+		error = no_nice;
+		goto out;
+	}
+	if (error == -ESRCH)
+		error = 0;
+	set_user_nice(p, niceval);
+out:
+	return error;
+}
+
+/* The tasks `which` and `who` name: one task, every thread of a process group, or of a user's
+ * (6.1 walks them under rcu_read_lock(): here collected under the tasks' lock, preemption off
+ * while the caller uses them) */
+static notrace int prio_targets(int which, int who, struct task_struct **tasks)
+{
+	struct task_struct *t;
+	unsigned long flags;
+	int n = 0;
+
+	if (which == PRIO_PROCESS) {
+		t = who ? find_task_by_pid(who) : current;
+		if (t)
+			tasks[n++] = t;
+		return n;
+	}
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(t, &task_list, tasks) {
+		if (n == PRIO_MAX_TASKS || (t->flags & PF_IDLE))
+			continue;
+		if (which == PRIO_PGRP ? t->pgrp == (who ? who : current->pgrp) :
+		    t->uid == (who ? (uid_t)who : current->uid) && t->pid)
+			tasks[n++] = t;
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return n;
+}
+
+SYSCALL_DEFINE3(setpriority, int, which, int, who, int, niceval)
+{
+	struct task_struct *tasks[PRIO_MAX_TASKS];
+	int error = -EINVAL, i, n;
+
+	if (which > PRIO_USER || which < PRIO_PROCESS)
+		return error;
+	/* normalize: avoid signed division (rounding problems) */
+	error = -ESRCH;
+	if (niceval < MIN_NICE)
+		niceval = MIN_NICE;
+	if (niceval > MAX_NICE)
+		niceval = MAX_NICE;
+	preempt_disable();	/* rcu_read_lock() */
+	n = prio_targets(which, who, tasks);
+	for (i = 0; i < n; i++)
+		error = set_one_prio(tasks[i], niceval, error);
+	preempt_enable();
+	return error;
+}
+
+/* The highest priority of the tasks, as 40 - nice (1 to 40: never negative) */
+SYSCALL_DEFINE2(getpriority, int, which, int, who)
+{
+	struct task_struct *tasks[PRIO_MAX_TASKS];
+	long niceval, retval = -ESRCH;
+	int i, n;
+
+	if (which > PRIO_USER || which < PRIO_PROCESS)
+		return -EINVAL;
+	preempt_disable();
+	n = prio_targets(which, who, tasks);
+	for (i = 0; i < n; i++) {
+		niceval = 20 - task_nice(tasks[i]);	/* nice_to_rlimit() */
+		if (niceval > retval)
+			retval = niceval;
+	}
+	preempt_enable();
+	return retval;
 }
 
 /* The limits can be read; setting one to what it is succeeds, anything else is EPERM

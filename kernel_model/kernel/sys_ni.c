@@ -92,18 +92,6 @@ SYSCALL_DEFINE3(msgctl, int, msqid, int, cmd, struct msqid_ds *, buf)
 	return sys_ni_syscall();
 }
 
-/* fs/locks.c */
-SYSCALL_DEFINE2(flock, unsigned int, fd, unsigned int, cmd)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/readdir.c */
-SYSCALL_DEFINE3(getdents, unsigned int, fd, struct linux_dirent *, dirent, unsigned int, count)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/open.c */
 SYSCALL_DEFINE3(chown, const char *, filename, uid_t, user, gid_t, group)
 {
@@ -146,18 +134,6 @@ SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
 	return sys_ni_syscall();
 }
 
-/* kernel/signal.c */
-SYSCALL_DEFINE4(rt_sigtimedwait, const sigset_t *, uthese, siginfo_t *, uinfo, const struct __kernel_timespec *, uts, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/exec_domain.c */
 SYSCALL_DEFINE1(personality, unsigned int, personality)
 {
@@ -172,18 +148,6 @@ SYSCALL_DEFINE2(ustat, unsigned, dev, struct ustat *, ubuf)
 
 /* fs/filesystems.c */
 SYSCALL_DEFINE3(sysfs, int, option, unsigned long, arg1, unsigned long, arg2)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE2(getpriority, int, which, int, who)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE3(setpriority, int, which, int, who, int, niceval)
 {
 	return sys_ni_syscall();
 }
@@ -656,12 +620,6 @@ SYSCALL_DEFINE4(tee, int, fdin, int, fdout, size_t, len, unsigned int, flags)
 	return sys_ni_syscall();
 }
 
-/* fs/sync.c */
-SYSCALL_DEFINE4(sync_file_range, int, fd, loff_t, offset, loff_t, nbytes, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/splice.c */
 SYSCALL_DEFINE4(vmsplice, int, fd, const struct iovec *, uiov, unsigned long, nr_segs, unsigned int, flags)
 {
@@ -716,24 +674,6 @@ SYSCALL_DEFINE1(inotify_init1, int, flags)
 	return sys_ni_syscall();
 }
 
-/* fs/read_write.c */
-SYSCALL_DEFINE5(preadv, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l, unsigned long, pos_h)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE5(pwritev, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l, unsigned long, pos_h)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE4(rt_tgsigqueueinfo, pid_t, tgid, pid_t, pid, int, sig, siginfo_t *, uinfo)
-{
-	return sys_ni_syscall();
-}
-
 /* net/socket.c */
 SYSCALL_DEFINE5(recvmmsg, int, fd, struct mmsghdr *, mmsg, unsigned int, vlen, unsigned int, flags, struct __kernel_timespec *, timeout)
 {
@@ -766,12 +706,6 @@ SYSCALL_DEFINE3(open_by_handle_at, int, mountdirfd, struct file_handle *, handle
 
 /* kernel/time/posix-timers.c */
 SYSCALL_DEFINE2(clock_adjtime, const clockid_t, which_clock, struct __kernel_timex *, utx)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/sync.c */
-SYSCALL_DEFINE1(syncfs, int, fd)
 {
 	return sys_ni_syscall();
 }
@@ -868,18 +802,6 @@ SYSCALL_DEFINE3(mlock2, unsigned long, start, size_t, len, int, flags)
 
 /* fs/read_write.c */
 SYSCALL_DEFINE6(copy_file_range, int, fd_in, loff_t *, off_in, int, fd_out, loff_t *, off_out, size_t, len, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE6(preadv2, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l, unsigned long, pos_h, rwf_t, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE6(pwritev2, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l, unsigned long, pos_h, rwf_t, flags)
 {
 	return sys_ni_syscall();
 }

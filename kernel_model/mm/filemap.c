@@ -429,19 +429,37 @@ noinline int filemap_fdatawait_range(struct address_space *mapping, loff_t start
 	return 0;	/* (no write error is recorded in a mapping: filemap_check_errors) */
 }
 
-noinline int file_write_and_wait_range(struct file *file, loff_t start, loff_t end)
+/* The range's dirty pages written: started (WB_SYNC_NONE) or each written (WB_SYNC_ALL) */
+noinline int __filemap_fdatawrite_range(struct address_space *mapping, loff_t start, loff_t end, int sync_mode)
 {
-	struct address_space *mapping = file->f_mapping;
 	struct writeback_control wbc = {
-		.sync_mode = WB_SYNC_ALL,
+		.sync_mode = sync_mode,
 		.nr_to_write = LONG_MAX,
 		.range_start = start,
 		.range_end = end,
 	};
-	int err = filemap_fdatawrite_wbc(mapping, &wbc);
 
-	if (!err)
-		err = filemap_fdatawait_range(mapping, start, end);
+	return filemap_fdatawrite_wbc(mapping, &wbc);
+}
+
+/* The range's writeback waited for, and the file's write error since it last looked (none is
+ * recorded here) */
+noinline int file_fdatawait_range(struct file *file, loff_t start_byte, loff_t end_byte)
+{
+	__filemap_fdatawait_range(file->f_mapping, start_byte, end_byte);
+	return 0;
+}
+
+noinline int file_write_and_wait_range(struct file *file, loff_t lstart, loff_t lend)
+{
+	struct address_space *mapping = file->f_mapping;
+	int err;
+
+	if (lend < lstart)
+		return 0;
+	err = __filemap_fdatawrite_range(mapping, lstart, lend, WB_SYNC_ALL);
+	if (err != -EIO)
+		__filemap_fdatawait_range(mapping, lstart, lend);
 	return err;
 }
 

@@ -70,3 +70,17 @@ noinline int cap_inode_need_killpriv(struct dentry *dentry)
 	error = __vfs_getxattr(dentry, inode, XATTR_NAME_CAPS, NULL, 0);
 	return error > 0;
 }
+
+/* May the caller change the task's scheduling: if the task has capabilities the caller has not
+ * (here: all of them, an effective uid of 0, against a caller without), only with CAP_SYS_NICE */
+static __always_inline int cap_safe_nice(struct task_struct *p)
+{
+	if (p->euid == 0 && current->euid != 0 && !ns_capable(&init_user_ns, CAP_SYS_NICE))
+		return -EPERM;
+	return 0;
+}
+
+noinline int cap_task_setnice(struct task_struct *p, int nice)
+{
+	return cap_safe_nice(p);
+}

@@ -48,6 +48,11 @@ noinline int security_task_prlimit(const struct cred *cred, const struct cred *t
 	return call_int_hook_empty(0);
 }
 
+noinline int security_task_setnice(struct task_struct *p, int nice)
+{
+	return cap_task_setnice(p, nice);	/* call_int_hook(task_setnice, 0, p, nice) */
+}
+
 noinline int security_task_getsid(struct task_struct *p)
 {
 	return call_int_hook_empty(0);
@@ -371,6 +376,11 @@ noinline void security_file_free(struct file *file)
 }
 
 noinline int security_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_file_lock(struct file *file, unsigned int cmd)
 {
 	return call_int_hook_empty(0);
 }

@@ -435,7 +435,7 @@ struct stat_snap {
 	char state;
 	pid_t pid, ppid, pgrp, sid;
 	unsigned int flags;
-	int prio, threads, exit_signal, cpu, exit_code;
+	int priority, nice, threads, exit_signal, cpu, exit_code;
 	bool running;
 	unsigned long min_flt, maj_flt, cmin_flt, cmaj_flt;
 	u64 utime, stime, rtime, cutime, cstime, start_time, pending, blocked, ignored, caught;
@@ -461,7 +461,8 @@ static notrace int snap_stat(pid_t pid, struct stat_snap *s)
 	s->pgrp = leader->pgrp;
 	s->sid = leader->sid;
 	s->flags = leader->flags;
-	s->prio = leader->prio;
+	s->priority = task_prio(leader);
+	s->nice = task_nice(leader);
 	s->threads = leader->signal ? leader->signal->nr_threads : 1;
 	s->running = leader->__state == TASK_RUNNING;
 	s->exit_signal = leader->exit_signal;
@@ -516,7 +517,7 @@ static noinline int do_task_stat(struct seq_file *m, pid_t pid)
 	seq_printf(m, "%d (%s) %c %d %d %d 0 -1 %u %lu %lu %lu %lu %lu %lu %lu %lu %d %d %d 0 %lu %lu %lu %lu",
 		   s.pid, s.comm, s.state, s.ppid, s.pgrp, s.sid, s.flags, s.min_flt, s.cmin_flt, s.maj_flt, s.cmaj_flt,
 		   nsec_to_clock_t(s.utime), nsec_to_clock_t(s.stime), nsec_to_clock_t(s.cutime),
-		   nsec_to_clock_t(s.cstime), s.prio - 100, s.prio - DEFAULT_PRIO, s.threads,
+		   nsec_to_clock_t(s.cstime), s.priority, s.nice, s.threads,
 		   nsec_to_clock_t(s.start_time), vsize, rss, ~0UL);
 	seq_printf(m, " %lu %lu %lu 0 0 %lu %lu %lu %lu %d 0 0 %d %d 0 0 0 0 0",
 		   mm ? mm->start_code : 0, mm ? mm->end_code : 0, mm ? mm->start_stack : 0,

@@ -161,7 +161,7 @@ static notrace int proc_setattr(struct dentry *dentry, struct iattr *attr)	/* (n
 {
 	if (attr->ia_valid & ATTR_MODE)
 		return -EPERM;
-	setattr_copy_times(dentry->d_inode, attr);
+	setattr_copy(NULL, dentry->d_inode, attr);
 	return 0;
 }
 

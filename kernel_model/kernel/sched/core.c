@@ -7,6 +7,7 @@
 #include "../../include/perf_event.h"
 #include "../../include/syscalls.h"
 #include "../../include/oom.h"
+#include "../../include/cred.h"
 
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
@@ -226,6 +227,22 @@ noinline void check_preempt_curr(struct rq *rq, struct task_struct *p, int flags
 {
 	if (rq->curr == rq->idle)
 		resched_curr(cpu_of(rq));
+}
+
+/* A task's priority changed (its nice): the running one lowered gives way at once; a
+ * queued one's new place is checked against the running task */
+static noinline void prio_changed_fair(struct rq *rq, struct task_struct *p, int oldprio)
+{
+	if (!p->on_rq)
+		return;
+	if (rq->nr_running == 1)
+		return;
+	if (rq->curr == p) {
+		if (p->prio > oldprio)
+			resched_curr(cpu_of(rq));
+	} else {
+		check_preempt_curr(rq, p, 0);
+	}
 }
 
 static noinline void ttwu_do_wakeup(struct rq *rq, struct task_struct *p, int wake_flags)
@@ -540,6 +557,42 @@ int migrate_one_task(void)
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return moved;
+}
+
+/* The task's priority as /proc/<pid>/stat shows it: its prio less MAX_RT_PRIO (0 to 39 for a
+ * fair task: 20 at nice 0) */
+noinline int task_prio(const struct task_struct *p)
+{
+	return p->prio - MAX_RT_PRIO;
+}
+
+/* May the task take this nice: within its RLIMIT_NICE (20 - nice), or with CAP_SYS_NICE */
+noinline bool can_nice(const struct task_struct *p, const int nice)
+{
+	/* convert nice value [19,-20] to rlimit style value [1,40] */
+	int nice_rlim = 20 - nice;
+
+	return nice_rlim <= (int)task_rlimit(p, RLIMIT_NICE) || capable(CAP_SYS_NICE);
+}
+
+/* The task's nice set: its priority, in its queue's order (one weight for every fair task here:
+ * the priority is what it shows and what its cpu time is counted as, user or nice) */
+noinline void set_user_nice(struct task_struct *p, long nice)
+{
+	struct rq *rq;
+	unsigned long flags;
+	int old_prio;
+
+	if (task_nice(p) == nice || nice < MIN_NICE || nice > MAX_NICE)
+		return;
+	spin_lock_irqsave(&sched_lock, flags);	/* task_rq_lock() */
+	rq = cpu_rq(p->cpu >= 0 ? p->cpu : smp_processor_id());
+	update_rq_clock(rq);
+	old_prio = p->prio;
+	p->prio = NICE_TO_PRIO(nice);	/* static_prio; effective_prio(): the same for a fair task */
+	if (p->cpu >= 0)
+		prio_changed_fair(rq, p, old_prio);	/* p->sched_class->prio_changed */
+	spin_unlock_irqrestore(&sched_lock, flags);
 }
 
 /* the context switches since boot, of every cpu (/proc/stat's ctxt) */
