@@ -25,6 +25,7 @@ int in_group_p(gid_t grp);
 #define CAP_MAC_OVERRIDE	32
 #define CAP_PERFMON		38
 #define CAP_BPF			39
+#define CAP_LAST_CAP		40	/* CAP_CHECKPOINT_RESTORE */
 /* security.h's options to security_capable() */
 #define CAP_OPT_NONE	0x0
 #define CAP_OPT_INSETID	0x4

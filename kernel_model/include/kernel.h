@@ -249,6 +249,7 @@ struct task_struct {
 	 * grew with the slots' masks) */
 	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
+	struct io_context *io_context;	/* block/blk-ioc.c: its I/O priority, once set */
 };
 #undef TASK_GAP
 _Static_assert(offsetof(struct task_struct, __state) == 24 && offsetof(struct task_struct, stack) == 32 &&
@@ -413,6 +414,9 @@ char *strndup_user(const char *s, long n);
 /* sched/core.c */
 unsigned long long nr_context_switches(void);
 int task_prio(const struct task_struct *p);
+/* sys.c: the tasks of a PRIO_PROCESS (0), PRIO_PGRP (1) or PRIO_USER (2) and its who */
+#define PRIO_MAX_TASKS	64	/* the tasks one call of a group or user reaches */
+int prio_targets(int which, int who, struct task_struct **tasks);
 bool can_nice(const struct task_struct *p, const int nice);
 void set_user_nice(struct task_struct *p, long nice);
 void sched_init(void);

@@ -139,6 +139,8 @@ int filemap_fdatawrite_wbc(struct address_space *mapping, struct writeback_contr
 int file_write_and_wait_range(struct file *file, loff_t start, loff_t end);
 int __filemap_fdatawrite_range(struct address_space *mapping, loff_t start, loff_t end, int sync_mode);
 int file_fdatawait_range(struct file *file, loff_t start_byte, loff_t end_byte);
+int generic_file_rw_checks(struct file *file_in, struct file *file_out);
+int generic_write_check_limits(struct file *file, loff_t pos, loff_t *count);
 int filemap_fdatawait_range(struct address_space *mapping, loff_t start, loff_t end);
 void folio_wait_writeback(void *page);
 void folio_end_writeback(void *page);

@@ -73,6 +73,16 @@ int security_inode_getxattr(struct dentry *dentry, const char *name);
 int security_inode_need_killpriv(struct dentry *dentry);
 int security_task_setpgid(struct task_struct *p, pid_t pgid);
 int security_task_getpgid(struct task_struct *p);
+int security_task_getscheduler(struct task_struct *p);
+int security_task_setioprio(struct task_struct *p, int ioprio);
+int security_task_getioprio(struct task_struct *p);
+int cap_task_setioprio(struct task_struct *p, int ioprio);
+/* a capability set: two words (include/linux/capability.h) */
+typedef struct { u32 cap[2]; } kernel_cap_t;
+int security_capget(struct task_struct *target, kernel_cap_t *effective, kernel_cap_t *inheritable,
+		    kernel_cap_t *permitted);
+int cap_capget(struct task_struct *target, kernel_cap_t *effective, kernel_cap_t *inheritable,
+	       kernel_cap_t *permitted);
 int security_task_getsid(struct task_struct *p);
 int security_task_prlimit(const struct cred *cred, const struct cred *tcred, unsigned int flags);
 int security_task_setnice(struct task_struct *p, int nice);

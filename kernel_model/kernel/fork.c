@@ -1,6 +1,7 @@
 /* Task creation: kernel_clone for fork(2)/clone(2) and kernel threads. */
 #include "../include/fs.h"
 #include "../include/syscalls.h"
+#include "../include/blkdev.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
 #include "../include/session.h"
@@ -168,6 +169,27 @@ static inline int copy_mm(unsigned long clone_flags, struct task_struct *tsk)
 	return 0;
 }
 
+/* The child's I/O context: the parent's, shared (CLONE_IO), or a copy of its priority if it set
+ * one */
+static __always_inline int copy_io(unsigned long clone_flags, struct task_struct *tsk)
+{
+	struct io_context *ioc = current->io_context;
+
+	if (!ioc)
+		return 0;
+	if (clone_flags & CLONE_IO) {
+		__atomic_add_fetch(&ioc->active_ref, 1, __ATOMIC_RELAXED);	/* ioc_task_link() */
+		__atomic_add_fetch(&ioc->refcount, 1, __ATOMIC_RELAXED);
+		tsk->io_context = ioc;
+	} else if (ioc->ioprio >> 13) {	/* ioprio_valid(): a class set */
+		tsk->io_context = alloc_io_context(GFP_KERNEL, NUMA_NO_NODE);
+		if (!tsk->io_context)
+			return -ENOMEM;
+		tsk->io_context->ioprio = ioc->ioprio;
+	}
+	return 0;
+}
+
 static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)(void *), void *arg,
 						 struct kernel_clone_args *args)
 {
@@ -204,7 +226,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		if (copy_mm(clone_flags, p))
 			goto free_stack;
 	}
-	if (copy_files(clone_flags, p) || copy_fs(clone_flags, p))
+	if (copy_files(clone_flags, p) || copy_fs(clone_flags, p) || copy_io(clone_flags, p))
 		goto free_files;
 	regs = copy_thread(p, clone_flags, regs, fn, arg);
 	if (!fn) {
@@ -242,6 +264,8 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	return p;
 free_perf:
 	perf_event_free_task(p);
+	if (p->io_context)	/* bad_fork_cleanup_io */
+		exit_io_context(p);
 free_files:
 	exit_files(p);
 	exit_fs(p);

@@ -66,7 +66,6 @@ SYSCALL_DEFINE0(gettid)
 #define PRIO_PROCESS	0
 #define PRIO_PGRP	1
 #define PRIO_USER	2
-#define PRIO_MAX_TASKS	64	/* the tasks one call of a group or user reaches */
 
 /* May the caller set the task's nice: its own uid or euid is the task's uid, or CAP_SYS_NICE */
 static __always_inline bool set_one_prio_perm(struct task_struct *p)
@@ -103,8 +102,8 @@ out:
 
 /* The tasks `which` and `who` name: one task, every thread of a process group, or of a user's
  * (6.1 walks them under rcu_read_lock(): here collected under the tasks' lock, preemption off
- * while the caller uses them) */
-static notrace int prio_targets(int which, int who, struct task_struct **tasks)
+ * while the caller uses them); ioprio_set/ioprio_get's too */
+notrace int prio_targets(int which, int who, struct task_struct **tasks)
 {
 	struct task_struct *t;
 	unsigned long flags;

@@ -123,12 +123,6 @@ SYSCALL_DEFINE2(setgroups, int, gidsetsize, gid_t *, grouplist)
 }
 
 /* kernel/capability.c */
-SYSCALL_DEFINE2(capget, cap_user_header_t, header, cap_user_data_t, dataptr)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/capability.c */
 SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
 {
 	return sys_ni_syscall();
@@ -159,37 +153,7 @@ SYSCALL_DEFINE2(sched_setparam, pid_t, pid, struct sched_param *, param)
 }
 
 /* kernel/sched/core.c */
-SYSCALL_DEFINE2(sched_getparam, pid_t, pid, struct sched_param *, param)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
 SYSCALL_DEFINE3(sched_setscheduler, pid_t, pid, int, policy, struct sched_param *, param)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE1(sched_getscheduler, pid_t, pid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE1(sched_get_priority_max, int, policy)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE1(sched_get_priority_min, int, policy)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE2(sched_rr_get_interval, pid_t, pid, struct __kernel_timespec *, interval)
 {
 	return sys_ni_syscall();
 }
@@ -560,18 +524,6 @@ SYSCALL_DEFINE5(keyctl, int, option, unsigned long, arg2, unsigned long, arg3, u
 	return sys_ni_syscall();
 }
 
-/* block/ioprio.c */
-SYSCALL_DEFINE3(ioprio_set, int, which, int, who, int, ioprio)
-{
-	return sys_ni_syscall();
-}
-
-/* block/ioprio.c */
-SYSCALL_DEFINE2(ioprio_get, int, which, int, who)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/notify/inotify/inotify_user.c */
 SYSCALL_DEFINE0(inotify_init)
 {
@@ -796,12 +748,6 @@ SYSCALL_DEFINE3(membarrier, int, cmd, unsigned int, flags, int, cpu_id)
 
 /* mm/mlock.c */
 SYSCALL_DEFINE3(mlock2, unsigned long, start, size_t, len, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE6(copy_file_range, int, fd_in, loff_t *, off_in, int, fd_out, loff_t *, off_out, size_t, len, unsigned int, flags)
 {
 	return sys_ni_syscall();
 }

@@ -339,6 +339,24 @@ noinline ssize_t generic_perform_write(struct kiocb *iocb, struct iov_iter *i)
 
 /* The write's end within the file system's limit (mm/filemap.c's RLIMIT_FSIZE check: not
  * modelled, the limit is infinite). */
+/* May the one file be copied into the other (copy_file_range): regular files, the one open for
+ * reading, the other for writing and not appending */
+noinline int generic_file_rw_checks(struct file *file_in, struct file *file_out)
+{
+	struct inode *inode_in = file_in->f_inode;
+	struct inode *inode_out = file_out->f_inode;
+
+	/* Don't copy dirs, pipes, sockets... */
+	if (S_ISDIR(inode_in->i_mode) || S_ISDIR(inode_out->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode_in->i_mode) || !S_ISREG(inode_out->i_mode))
+		return -EINVAL;
+	if (!(file_in->f_mode & FMODE_READ) || !(file_out->f_mode & FMODE_WRITE) ||
+	    (file_out->f_flags & O_APPEND))
+		return -EBADF;
+	return 0;
+}
+
 noinline int generic_write_check_limits(struct file *file, loff_t pos, loff_t *count)
 {
 	loff_t limit = file->f_mapping->host->i_sb->s_maxbytes;

@@ -43,6 +43,27 @@ noinline int security_task_getpgid(struct task_struct *p)
 	return call_int_hook_empty(0);
 }
 
+noinline int security_capget(struct task_struct *target, kernel_cap_t *effective, kernel_cap_t *inheritable,
+			     kernel_cap_t *permitted)
+{
+	return cap_capget(target, effective, inheritable, permitted);	/* call_int_hook(capget, 0, ...) */
+}
+
+noinline int security_task_getscheduler(struct task_struct *p)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_task_setioprio(struct task_struct *p, int ioprio)
+{
+	return cap_task_setioprio(p, ioprio);	/* call_int_hook(task_setioprio, 0, p, ioprio) */
+}
+
+noinline int security_task_getioprio(struct task_struct *p)
+{
+	return call_int_hook_empty(0);
+}
+
 noinline int security_task_prlimit(const struct cred *cred, const struct cred *tcred, unsigned int flags)
 {
 	return call_int_hook_empty(0);

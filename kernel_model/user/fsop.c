@@ -219,6 +219,32 @@ static void fam_rw(void)
 	R("sendfile(g, f, NULL, 100)", sc(40, fd2, fd, 0, 100, 0));
 	R("lseek(g, 0, SEEK_END)", sc(8, fd2, 0, 2, 0, 0));
 	R("sendfile(f, g opened O_WRONLY)", sc(40, fd, fd2, 0, 10, 0));
+	/* copy_file_range (326): from f into a new file h, at offsets or the files' positions */
+	{
+		int h = open("h", O_RDWR | O_CREAT, 0644), d = open(".", O_RDONLY, 0);
+		long in = 2, out = 0;
+
+		R("copy_file_range(f, &2, h, &0, 5)", sc(326, fd, L(&in), h, L(&out), 5));
+		printf("  offsets %ld %ld\n", in, out);
+		R("copy_file_range(f, NULL, h, NULL, 4)", syscall6(326, fd, 0, h, 0, 4, 0));
+		R("lseek(h, 0, SEEK_CUR)", sc(8, h, 0, 1, 0, 0));
+		in = 1000000;
+		R("copy_file_range(f, &past the end, h, NULL, 4)", syscall6(326, fd, L(&in), h, 0, 4, 0));
+		in = 0;
+		out = 1;
+		R("copy_file_range(h, &0, h, &1, 3): overlapping", syscall6(326, h, L(&in), h, L(&out), 3, 0));
+		R("copy_file_range(f, NULL, h, NULL, 4, flags 1)", syscall6(326, fd, 0, h, 0, 4, 1));
+		R("copy_file_range(f, NULL, g opened O_WRONLY)", syscall6(326, fd, 0, fd2, 0, 4, 0));
+		R("copy_file_range(g opened O_WRONLY, NULL, h)", syscall6(326, fd2, 0, h, 0, 4, 0));
+		R("copy_file_range(., NULL, h)", syscall6(326, d, 0, h, 0, 4, 0));
+		R("copy_file_range(99, NULL, h)", syscall6(326, 99, 0, h, 0, 4, 0));
+		R("lseek(h, 0, SEEK_SET)", sc(8, h, 0, 0, 0, 0));
+		R("read(h, 16)", read(h, buf, 16));
+		buf[9] = 0;
+		printf("  %s\n", buf);
+		close(h);
+		close(d);
+	}
 	R("read(/dev/zero, 8)", read(open("/dev/zero", O_RDONLY, 0), buf, 8));
 	R("read(/dev/null, 8)", read(open("/dev/null", O_RDONLY, 0), buf, 8));
 	R("write(/dev/full, 1)", write(open("/dev/full", O_WRONLY, 0), "x", 1));
@@ -1012,6 +1038,28 @@ static void fam_task(void)
 	R("times(NULL) > 0", sc(100, 0, 0, 0, 0, 0) > 0);
 	R("times(bad address)", sc(100, 16, 0, 0, 0, 0));
 	R("sched_yield()", sc(24, 0, 0, 0, 0, 0));
+	/* the scheduling policy: SCHED_OTHER (0), no real-time priority; sched_rr_get_interval (148)
+	 * gives the slice, under a second */
+	{
+		int prio = 7;
+		struct timespec rr = { 7, 7 };
+
+		R("sched_getscheduler(0)", sc(145, 0, 0, 0, 0, 0));
+		R("sched_getscheduler(-1)", sc(145, -1, 0, 0, 0, 0));
+		R("sched_getparam(0)", sc(143, 0, L(&prio), 0, 0, 0));
+		printf("  sched_priority %d\n", prio);
+		R("sched_getparam(0, NULL)", sc(143, 0, 0, 0, 0, 0));
+		R("sched_getparam(0, bad address)", sc(143, 0, 16, 0, 0, 0));
+		R("sched_get_priority_max(SCHED_FIFO)", sc(146, 1, 0, 0, 0, 0));
+		R("sched_get_priority_min(SCHED_RR)", sc(147, 2, 0, 0, 0, 0));
+		R("sched_get_priority_max(SCHED_OTHER)", sc(146, 0, 0, 0, 0, 0));
+		R("sched_get_priority_min(SCHED_BATCH)", sc(147, 3, 0, 0, 0, 0));
+		R("sched_get_priority_max(4)", sc(146, 4, 0, 0, 0, 0));
+		R("sched_rr_get_interval(0)", sc(148, 0, L(&rr), 0, 0, 0));
+		printf("  under a second %d\n", rr.tv_sec == 0 && rr.tv_nsec < 1000000000);
+		R("sched_rr_get_interval(-1)", sc(148, -1, L(&rr), 0, 0, 0));
+		R("sched_rr_get_interval(0, bad address)", sc(148, 0, 16, 0, 0, 0));
+	}
 	{
 		unsigned int cpu = 999, node = 999;
 
@@ -1059,6 +1107,28 @@ static void fam_task(void)
 	R("getpriority(PRIO_PROCESS, -1)", sc(140, 0, -1, 0, 0, 0));
 	R("setpriority(3, 0, 0)", sc(141, 3, 0, 0, 0, 0));
 	R("getpriority(-1, 0)", sc(140, -1, 0, 0, 0, 0));
+	/* ioprio_set (251), ioprio_get (252): best effort level 7, then idle, read back; a child
+	 * inherits it */
+	{
+		int st;
+
+		R("ioprio_set(PROCESS, 0, BE 7)", sc(251, 1, 0, (2 << 13) | 7, 0, 0));
+		R("ioprio_get(PROCESS, 0)", sc(252, 1, 0, 0, 0, 0));
+		R("ioprio_get(PROCESS, self)", sc(252, 1, getpid(), 0, 0, 0));
+		if (fork() == 0)
+			exit(sc(252, 1, 0, 0, 0, 0) == ((2 << 13) | 7) ? 3 : 4);
+		R("wait4", wait4(-1, &st, 0, NULL) > 0);
+		printf("  the child's: status %d\n", st);
+		R("ioprio_set(PROCESS, 0, IDLE)", sc(251, 1, 0, 3 << 13, 0, 0));
+		R("ioprio_get(PROCESS, 0)", sc(252, 1, 0, 0, 0, 0));
+		R("ioprio_set(PROCESS, 0, class 5)", sc(251, 1, 0, 5 << 13, 0, 0));
+		R("ioprio_set(PROCESS, 0, NONE 1)", sc(251, 1, 0, 1, 0, 0));
+		R("ioprio_set(4, 0, BE 4)", sc(251, 4, 0, (2 << 13) | 4, 0, 0));
+		R("ioprio_get(0, 0)", sc(252, 0, 0, 0, 0, 0));
+		R("ioprio_get(PROCESS, -1)", sc(252, 1, -1, 0, 0, 0));
+		R("ioprio_set(PROCESS, -1, BE 4)", sc(251, 1, -1, (2 << 13) | 4, 0, 0));
+		R("ioprio_set(PROCESS, 0, BE 4)", sc(251, 1, 0, (2 << 13) | 4, 0, 0));
+	}
 	/* rt_sigtimedwait (128): a blocked signal taken without its handler, with its siginfo; none
 	 * in time: EAGAIN */
 	{
@@ -1201,6 +1271,24 @@ static void fam_cap(void)
 	R("mmap(0, MAP_FIXED) as root", map_fixed(0));
 	R("mmap(0x10000, MAP_FIXED) as root", map_fixed(0x10000));
 	R("kill(1, 0) as root", sc(62, 1, 0, 0, 0, 0));
+	/* capget (125): the header's version checked (an unknown one told v3's) */
+	{
+		struct { unsigned int version; int pid; } hdr = { 0x20080522, 0 };
+		unsigned int data[6];
+
+		R("capget(v3, self) as root", sc(125, L(&hdr), L(data), 0, 0, 0));
+		hdr.version = 0x19980330;
+		R("capget(v1, self) as root", sc(125, L(&hdr), L(data), 0, 0, 0));
+		hdr.version = 1;
+		R("capget(version 1)", sc(125, L(&hdr), L(data), 0, 0, 0));
+		printf("  version told %u\n", hdr.version);
+		hdr.version = 1;
+		R("capget(version 1, NULL data): the version asked for", sc(125, L(&hdr), 0, 0, 0, 0));
+		hdr.version = 0x20080522;
+		hdr.pid = -1;
+		R("capget(v3, -1)", sc(125, L(&hdr), L(data), 0, 0, 0));
+		R("capget(bad header)", sc(125, 16, L(data), 0, 0, 0));
+	}
 	if (fork() == 0) {
 		R("chroot(.) as root (the child's own root)", sc(161, L("."), 0, 0, 0, 0));
 		R("setresuid(1000, 1000, 1000)", sc(117, 1000, 1000, 1000, 0, 0));
@@ -1212,6 +1300,13 @@ static void fam_cap(void)
 		R("tgkill(parent, parent, 0) as 1000", sc(234, parent, parent, 0, 0, 0));
 		R("kill(self, 0) as 1000", sc(62, sc(39, 0, 0, 0, 0, 0), 0, 0, 0, 0));
 		R("chroot(.) as 1000", sc(161, L("."), 0, 0, 0, 0));
+		{
+			struct { unsigned int version; int pid; } hdr = { 0x20080522, 0 };
+			unsigned int data[6] = { 7, 7, 7, 7, 7, 7 };
+
+			R("capget(v3, self) as 1000", sc(125, L(&hdr), L(data), 0, 0, 0));
+			printf("  effective %u %u, permitted %u %u\n", data[0], data[3], data[1], data[4]);
+		}
 		exit(0);
 	}
 	R("wait4", wait4(-1, &status, 0, NULL) > 0);

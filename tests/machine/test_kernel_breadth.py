@@ -752,6 +752,13 @@ VECTOR_AND_SETATTR_CALLS = {
     ("do_pwritev", "__x64_sys_pwritev2"),
     ("vfs_writev", "do_pwritev"),
     ("setattr_copy", "shmem_setattr"),
+    # copy_file_range: checked, then copied by the kernel (mm/filemap.c's checks)
+    ("vfs_copy_file_range", "__do_sys_copy_file_range"),
+    ("generic_file_rw_checks", "vfs_copy_file_range"),  # generic_copy_file_checks (inline)
+    ("generic_write_check_limits", "vfs_copy_file_range"),
+    ("rw_verify_area", "vfs_copy_file_range"),
+    ("generic_copy_file_range", "vfs_copy_file_range"),
+    ("do_splice_direct", "generic_copy_file_range"),
 }
 
 
@@ -874,6 +881,63 @@ def test_sigtimedwait_calls(machine):
         (["fsop", "dir", "/tmp/fsop-bgetdents"], None),
     ])
     assert SIGTIMEDWAIT_CALLS <= calls, (SIGTIMEDWAIT_CALLS - calls, calls)
+
+
+# kernel/sched/{core,fair}.c, kernel/time/time.c: a task's policy and slice asked for, the class's
+# yield
+SCHED_POLICY_CALLS = {
+    ("security_task_getscheduler", "__x64_sys_sched_getscheduler"),
+    ("security_task_getscheduler", "__x64_sys_sched_getparam"),
+    ("security_task_getscheduler", "sched_getaffinity"),
+    ("sched_rr_get_interval", "__x64_sys_sched_rr_get_interval"),
+    ("security_task_getscheduler", "sched_rr_get_interval"),
+    ("get_rr_interval_fair", "sched_rr_get_interval"),
+    ("jiffies_to_timespec64", "sched_rr_get_interval"),
+    ("put_timespec64", "__x64_sys_sched_rr_get_interval"),
+    ("yield_task_fair", "do_sched_yield"),
+}
+
+
+def test_sched_policy_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in SCHED_POLICY_CALLS}, [
+        (["fsop", "task", "/tmp/fsop-bsched"], None),
+    ])
+    assert SCHED_POLICY_CALLS <= calls, (SCHED_POLICY_CALLS - calls, calls)
+
+
+# block/{ioprio,blk-ioc}.c, kernel/fork.c, kernel/exit.c, security/: an I/O priority set (the
+# task's I/O context made), read back, inherited by a child, and the context gone at exit
+IOPRIO_CALLS = {
+    ("ioprio_check_cap", "__do_sys_ioprio_set"),
+    ("set_task_ioprio", "__do_sys_ioprio_set"),
+    ("security_task_setioprio", "set_task_ioprio"),
+    ("cap_task_setioprio", "security_task_setioprio"),
+    ("alloc_io_context", "set_task_ioprio"),
+    ("security_task_getioprio", "__do_sys_ioprio_get"),    # get_task_raw_ioprio (inline)
+    ("alloc_io_context", "copy_process"),                 # copy_io (inline)
+    ("exit_io_context", "do_exit"),
+    ("put_io_context", "exit_io_context"),
+}
+# kernel/capability.c, security/: capget's version checked, a task's sets from the LSM
+CAPGET_CALLS = {
+    ("cap_validate_magic", "__do_sys_capget"),
+    ("security_capget", "__do_sys_capget"),           # cap_get_target_pid (inline)
+    ("cap_capget", "security_capget"),
+}
+
+
+def test_ioprio_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in IOPRIO_CALLS} | {"__get_task_ioprio"}, [
+        (["fsop", "task", "/tmp/fsop-bioprio"], None),
+        (["syscall", "252", "2", "0"], None),               # ioprio_get(PGRP, 0): the best of them
+    ])
+    assert IOPRIO_CALLS <= calls, (IOPRIO_CALLS - calls, calls)
+    assert {p for f, p in calls if f == "__get_task_ioprio"} == {"__do_sys_ioprio_get"}
+
+
+def test_capget_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in CAPGET_CALLS}, [(["fsop", "cap", "/tmp/fsop-bcapget"], None)])
+    assert CAPGET_CALLS <= calls, (CAPGET_CALLS - calls, calls)
 
 
 # fs/d_path.c, fs/namespace.c, mm/readahead.c (fs/open.c): a path's name copied without
