@@ -65,13 +65,19 @@ struct task_struct *alloc_task(void)
 	return t;
 }
 
+/* The task's own memory freed, its last reference gone (its stack went at its exit) */
+static noinline void free_task(struct task_struct *tsk)
+{
+	kmem_cache_free(task_struct_cachep, tsk);	/* free_task_struct() */
+}
+
 noinline void __put_task_struct(struct task_struct *t)
 {
 	security_task_free(t);	/* __put_task_struct */
 	release_signal(t);
 	if (t->pid)	/* a task that got a pid: sched_process_free's place */
 		trace_pid_free(t);
-	kmem_cache_free(task_struct_cachep, t);
+	free_task(t);
 }
 
 static noinline pid_t alloc_pid(void)

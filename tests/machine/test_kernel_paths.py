@@ -459,6 +459,7 @@ LSM = {
     ("security_bprm_committed_creds", "begin_new_exec"),
     ("security_task_alloc", "copy_process"),
     ("security_task_free", "__put_task_struct"),
+    ("free_task", "__put_task_struct"),
     ("security_task_kill", "check_kill_permission"),
     ("check_kill_permission", "kill_pid_info"),               # group_send_sig_info (inline here)
     ("check_kill_permission", "do_send_specific"),
