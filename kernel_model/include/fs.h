@@ -817,6 +817,7 @@ void do_close_on_exec(struct files_struct *files);
 void exit_files(struct task_struct *tsk);
 int copy_files(unsigned long clone_flags, struct task_struct *tsk);
 struct fs_struct *copy_fs_struct(struct fs_struct *old);
+void free_fs_struct(struct fs_struct *fs);
 int copy_fs(unsigned long clone_flags, struct task_struct *tsk);
 void exit_fs(struct task_struct *tsk);
 void put_fs_struct(struct fs_struct *fs);

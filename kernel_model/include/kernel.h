@@ -464,6 +464,8 @@ struct vfork_done {
 void mm_release(struct task_struct *tsk, struct mm_struct *mm);
 void exit_mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct mm_struct *get_task_mm(struct task_struct *task);
+struct file *get_mm_exe_file(struct mm_struct *mm);
+struct file *get_task_exe_file(struct task_struct *task);
 #define RLIMIT_SIGPENDING 11
 #define RLIMIT_NICE	13
 unsigned long task_rlimit(const struct task_struct *task, unsigned int limit);

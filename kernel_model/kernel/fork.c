@@ -35,6 +35,7 @@
 #define CLONE_NEWUSER	0x10000000
 #define CLONE_NEWPID	0x20000000
 #define CLONE_NEWNET	0x40000000
+#define CLONE_NEWTIME	0x00000080
 #define CLONE_IO	0x80000000UL
 #define SIGCHLD 17
 /* kthreadd's kernel threads: kernel_thread(fn, arg, CLONE_FS | CLONE_FILES | SIGCHLD) */
@@ -121,6 +122,35 @@ static noinline struct pt_regs *copy_thread(struct task_struct *p, unsigned long
 
 /* The task's address space, a reference held (NULL for a kernel thread, or one that is exiting:
  * 6.1's exit_mm() has cleared its mm by then) */
+/* The file the address space runs (its exe_file), with a reference; NULL if none */
+noinline struct file *get_mm_exe_file(struct mm_struct *mm)
+{
+	struct file *exe_file;
+
+	preempt_disable();	/* rcu_read_lock() */
+	exe_file = READ_ONCE(mm->exe_file);
+	if (exe_file)
+		get_file(exe_file);
+	preempt_enable();
+	return exe_file;
+}
+
+/* The file a task runs (/proc/<pid>/exe): none for a kernel thread, or a task on its way out
+ * (as get_task_mm() has it here) */
+noinline struct file *get_task_exe_file(struct task_struct *task)
+{
+	struct file *exe_file = NULL;
+	struct mm_struct *mm;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);	/* task_lock() */
+	mm = task->mm;
+	if (mm && !(task->flags & (PF_KTHREAD | PF_EXITING)) && !task->exit_state)
+		exe_file = get_mm_exe_file(mm);
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return exe_file;
+}
+
 noinline struct mm_struct *get_task_mm(struct task_struct *task)
 {
 	struct mm_struct *mm;
@@ -148,7 +178,6 @@ static noinline struct mm_struct *dup_mm(struct task_struct *tsk, struct mm_stru
 	mm->task_size = oldmm->task_size;
 	memcpy(&mm->start_code, &oldmm->start_code,
 	       offsetof(struct mm_struct, rss_stat) - offsetof(struct mm_struct, start_code));
-	mm->exe_file = oldmm->exe_file ? get_file(oldmm->exe_file) : NULL;
 	mm->flags = oldmm->flags;
 	if (dup_mmap(mm, oldmm)) {
 		mmput(mm);
@@ -401,6 +430,76 @@ pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu)
 		set_task_comm(p, name);
 	wake_up_new_task(p);
 	return p->pid;
+}
+
+/* unshare(2): the fs_struct and the file table made the caller's own.  Namespaces are not
+ * modelled: asking for one is EINVAL (as clone_flags_valid() answers a clone that asks) */
+noinline int ksys_unshare(unsigned long unshare_flags)
+{
+	struct task_struct *tsk = current;
+	struct fs_struct *fs, *new_fs = NULL;
+	struct files_struct *new_fd = NULL, *old_fd;
+	unsigned long irq;
+	int err = 0;
+
+	if (unshare_flags & CLONE_VM)	/* unsharing vm unshares the signal handlers */
+		unshare_flags |= CLONE_SIGHAND;
+	if (unshare_flags & CLONE_SIGHAND)	/* ... and those the signal queues */
+		unshare_flags |= CLONE_THREAD;
+	if (unshare_flags & CLONE_NEWNS)	/* a namespace: the fs information too */
+		unshare_flags |= CLONE_FS;
+	/* check_unshare_flags() */
+	if (unshare_flags & ~(CLONE_THREAD | CLONE_FS | CLONE_NEWNS | CLONE_SIGHAND | CLONE_VM | CLONE_FILES |
+			      CLONE_SYSVSEM | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUSER |
+			      CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWTIME))
+		return -EINVAL;
+	if (unshare_flags & (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUSER |
+			     CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWTIME))
+		return -EINVAL;	/* (not modelled) */
+	/* not implemented, but it works if there is nothing to unshare */
+	if ((unshare_flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)) && tsk->signal && tsk->signal->nr_threads > 1)
+		return -EINVAL;
+	if ((unshare_flags & (CLONE_SIGHAND | CLONE_VM)) && tsk->sighand && tsk->sighand->count > 1)
+		return -EINVAL;
+	if ((unshare_flags & CLONE_VM) && tsk->mm && tsk->mm->mm_users > 1)
+		return -EINVAL;
+	/* unshare_fs() */
+	fs = tsk->fs;
+	if ((unshare_flags & CLONE_FS) && fs && fs->users > 1) {
+		new_fs = copy_fs_struct(fs);
+		if (!new_fs)
+			return -ENOMEM;
+	}
+	/* unshare_fd() (no SysV semaphores here to detach from: CLONE_SYSVSEM has nothing to do) */
+	if ((unshare_flags & CLONE_FILES) && tsk->files && tsk->files->count > 1) {
+		new_fd = dup_fd(tsk->files, &err);
+		if (!new_fd)
+			goto bad_unshare_cleanup_fs;
+	}
+	if (new_fs || new_fd) {
+		spin_lock_irqsave(&sched_lock, irq);	/* task_lock() */
+		if (new_fs) {
+			tsk->fs = new_fs;
+			new_fs = __atomic_sub_fetch(&fs->users, 1, __ATOMIC_ACQ_REL) ? NULL : fs;
+		}
+		if (new_fd) {
+			old_fd = tsk->files;
+			tsk->files = new_fd;
+			new_fd = old_fd;
+		}
+		spin_unlock_irqrestore(&sched_lock, irq);
+	}
+	if (new_fd)
+		put_files_struct(new_fd);
+bad_unshare_cleanup_fs:
+	if (new_fs)
+		free_fs_struct(new_fs);
+	return err;
+}
+
+SYSCALL_DEFINE1(unshare, unsigned long, unshare_flags)
+{
+	return ksys_unshare(unshare_flags);
 }
 
 /* What copy_process() accepts (its checks, in its order; namespaces are not modelled) */

@@ -554,12 +554,6 @@ SYSCALL_DEFINE5(fchownat, int, dfd, const char *, filename, uid_t, user, gid_t, 
 	return sys_ni_syscall();
 }
 
-/* kernel/fork.c */
-SYSCALL_DEFINE1(unshare, unsigned long, unshare_flags)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/splice.c */
 SYSCALL_DEFINE6(splice, int, fd_in, loff_t *, off_in, int, fd_out, loff_t *, off_out, size_t, len, unsigned int, flags)
 {

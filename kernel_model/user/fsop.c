@@ -658,6 +658,12 @@ static void fam_fd(void)
 		R("flock(b, LOCK_EX|LOCK_NB) at last", sc(73, b, 6, 0, 0, 0));
 		close(b);
 	}
+	/* unshare (272): the fs information and the file table, already the caller's own here */
+	R("unshare(CLONE_FILES|CLONE_FS)", sc(272, 0x600, 0, 0, 0, 0));
+	R("unshare(CLONE_VM|CLONE_SIGHAND|CLONE_THREAD), one thread", sc(272, 0x10900, 0, 0, 0, 0));
+	R("unshare(0)", sc(272, 0, 0, 0, 0, 0));
+	R("unshare(1)", sc(272, 1, 0, 0, 0, 0));
+	R("readlink(/proc/self/exe) > 0", sc(89, L("/proc/self/exe"), L(name_buf), sizeof(name_buf), 0, 0) > 0);
 	R("ioctl(f, FIONREAD)", sc(16, fd, 0x541B, L(&n), 0, 0));
 	sc(8, fd, 0, 0, 0, 0);
 	sc(16, fd, 0x541B, L(&n), 0, 0);

@@ -802,12 +802,30 @@ FLOCK_CALLS = {
 }
 
 
+# kernel/fork.c: unshare(2) of what is the caller's own already (nothing to copy); the file a
+# task runs, for /proc/<pid>/exe and a child's address space
+UNSHARE_CALLS = {
+    ("ksys_unshare", "__x64_sys_unshare"),
+    ("get_task_exe_file", "proc_exe_link"),
+    ("get_mm_exe_file", "get_task_exe_file"),
+    ("get_mm_exe_file", "dup_mmap"),              # dup_mm_exe_file (inline)
+}
+
+
 def test_flock_calls(machine):
     calls = traced_calls(machine, {f for f, _ in FLOCK_CALLS}, [
         (["fsop", "fd", "/tmp/fsop-bflock"], None),
         (["fsop", "pipe", "/tmp/fsop-bflockpipe"], None),   # pipes' inodes go at their last close
     ])
     assert FLOCK_CALLS <= calls, (FLOCK_CALLS - calls, calls)
+
+
+def test_unshare_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in UNSHARE_CALLS} | {"copy_fs_struct", "dup_fd"},
+                         [(["fsop", "fd", "/tmp/fsop-bunshare"], None)])
+    assert UNSHARE_CALLS <= calls, calls
+    # the fs information and the file table were the caller's own: no copy
+    assert not {f for f, p in calls if p == "ksys_unshare"}, calls
 
 
 # kernel/sys.c, kernel/sched/core.c, security/{security,commoncap}.c, fs/proc/array.c: a nice

@@ -376,18 +376,23 @@ static notrace struct mm_struct *get_pid_task_mm(pid_t pid)
 /* exe: the file the process runs (mm->exe_file), by its path */
 static const char *proc_exe_link(struct dentry *dentry, struct inode *inode, char *buf)
 {
-	struct mm_struct *mm = get_pid_task_mm(PROC_I_PID(inode));
+	struct file *exe_file = NULL;
+	struct task_struct *t;
+	unsigned long flags;
 	struct path path;
 
-	if (!mm)
+	preempt_disable();	/* (the task stays: rcu) */
+	spin_lock_irqsave(&sched_lock, flags);
+	t = find_task_by_pid(PROC_I_PID(inode));
+	spin_unlock_irqrestore(&sched_lock, flags);
+	if (t)
+		exe_file = get_task_exe_file(t);
+	preempt_enable();
+	if (!exe_file)
 		return (void *)(long)-ENOENT;
-	if (!mm->exe_file) {
-		mmput(mm);
-		return (void *)(long)-ENOENT;
-	}
-	path = mm->exe_file->f_path;
+	path = exe_file->f_path;
 	path_get(&path);
-	mmput(mm);
+	fput(exe_file);
 	return path_link(&path, buf);
 }
 
