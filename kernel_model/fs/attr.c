@@ -1,5 +1,6 @@
 /* Attribute changes (Linux's fs/attr.c): notify_change asks the security hook, then has the
- * file system make the change (its ->setattr checks it, setattr_prepare's part); the caller
+ * file system make the change (its ->setattr checks it, setattr_prepare's part, and copies it
+ * with setattr_copy()); the caller
  * holds the inode's lock.  No inode here without ->setattr has its attributes changed: EPERM. */
 #include "../include/fs.h"
 #include "../include/security.h"
@@ -35,15 +36,45 @@ noinline int setattr_should_drop_suidgid(void *idmap, struct inode *inode)
 	return 0;
 }
 
+/* A setattr's change copied into the inode, once the file system has allowed it (its ->setattr;
+ * no uid or gid change here: chown is not modelled).  The set-group-id bit of a new mode goes
+ * unless the caller is in the file's group or may set it anyway (CAP_FSETID). */
+noinline void setattr_copy(void *idmap, struct inode *inode, const struct iattr *attr)
+{
+	unsigned int ia_valid = attr->ia_valid;
+
+	if (ia_valid & ATTR_ATIME)
+		inode->i_atime = attr->ia_atime;
+	if (ia_valid & ATTR_MTIME)
+		inode->i_mtime = attr->ia_mtime;
+	if (ia_valid & ATTR_CTIME)
+		inode->i_ctime = attr->ia_ctime;
+	if (ia_valid & ATTR_MODE) {
+		umode_t mode = attr->ia_mode;
+
+		if (!in_group_or_capable(idmap, inode, inode->i_gid))
+			mode &= ~S_ISGID;
+		inode->i_mode = mode;
+	}
+}
+
 noinline int notify_change(void *idmap, struct dentry *dentry, struct iattr *attr, struct inode **delegated_inode)
 {
 	struct inode *inode = dentry->d_inode;
 	umode_t mode = inode->i_mode;
 	unsigned int ia_valid = attr->ia_valid;
+	struct timespec64 now;
 	int error;
 
 	if ((ia_valid & ATTR_MODE) && is_sxid(attr->ia_mode))
 		inode->i_flags &= ~S_NOSEC;	/* Flag setting protected by i_mutex */
+	/* the change time is now; so are the others, unless set (utimes with times) */
+	now = current_time(inode);
+	attr->ia_ctime = now;
+	if (!(ia_valid & ATTR_ATIME_SET))
+		attr->ia_atime = now;
+	if (!(ia_valid & ATTR_MTIME_SET))
+		attr->ia_mtime = now;
 	if (ia_valid & ATTR_KILL_PRIV) {
 		error = security_inode_need_killpriv(dentry);
 		if (error < 0)

@@ -94,6 +94,8 @@ noinline void __fput(struct file *file)
 	if (unlikely(file->f_ep))	/* eventpoll_release(): out of the epoll sets that have it */
 		eventpoll_release_file(file);
 	if (file->f_mode & FMODE_OPENED) {
+		if (inode)
+			locks_remove_file(file);
 		if (file->f_op && file->f_op->release)
 			file->f_op->release(inode, file);
 		if ((file->f_mode & FMODE_WRITE) && inode)

@@ -25,7 +25,7 @@ noinline struct file_system_type *get_fs_type(const char *name)
 	return NULL;
 }
 
-int show_filesystems(struct seq_file *m, void *v)
+int filesystems_proc_show(struct seq_file *m, void *v)
 {
 	struct file_system_type *p;
 

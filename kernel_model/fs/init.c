@@ -60,6 +60,7 @@ void __init vfs_caches_init(void)
 	inode_init();
 	namei_init();
 	files_init();
+	filelock_init();
 	files_struct_init();
 	mnt_init();
 	shmem_init();

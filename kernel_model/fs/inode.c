@@ -186,6 +186,7 @@ noinline struct inode *new_inode(struct super_block *sb)
 noinline void __destroy_inode(struct inode *inode)
 {
 	security_inode_free(inode);
+	locks_free_lock_context(inode);
 }
 
 static noinline void destroy_inode(struct inode *inode)

@@ -308,7 +308,7 @@ SYSCALL_DEFINE1(chroot, const char *, filename)
 noinline int chmod_common(const struct path *path, umode_t mode)
 {
 	struct inode *inode = path->dentry->d_inode;
-	struct iattr newattrs = { .ia_valid = ATTR_MODE };
+	struct iattr newattrs = { .ia_valid = ATTR_MODE | ATTR_CTIME };
 	int error;
 
 	error = mnt_want_write(path->mnt);

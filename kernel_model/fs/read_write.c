@@ -5,6 +5,7 @@
  */
 #include "../include/fs.h"
 #include "../include/security.h"
+#include "../include/pagemap.h"
 
 
 /* ---- iov_iter ---- */
@@ -716,6 +717,82 @@ SYSCALL_DEFINE3(writev, unsigned long, fd, const struct iovec *, vec, unsigned l
 	return do_writev(fd, vec, vlen, 0);
 }
 
+/* ---- preadv / pwritev: at a position, the file's own left where it is ---- */
+static noinline ssize_t do_preadv(unsigned long fd, const struct iovec *vec, unsigned long vlen, loff_t pos,
+				  rwf_t flags)
+{
+	struct fd f;
+	ssize_t ret = -EBADF;
+
+	if (pos < 0)
+		return -EINVAL;
+	f = fdget(fd);
+	if (f.file) {
+		ret = -ESPIPE;
+		if (f.file->f_mode & FMODE_PREAD)
+			ret = vfs_readv(f.file, vec, vlen, &pos, flags);
+		fdput(f);
+	}
+	return ret;
+}
+
+static noinline ssize_t do_pwritev(unsigned long fd, const struct iovec *vec, unsigned long vlen, loff_t pos,
+				   rwf_t flags)
+{
+	struct fd f;
+	ssize_t ret = -EBADF;
+
+	if (pos < 0)
+		return -EINVAL;
+	f = fdget(fd);
+	if (f.file) {
+		ret = -ESPIPE;
+		if (f.file->f_mode & FMODE_PWRITE)
+			ret = vfs_writev(f.file, vec, vlen, &pos, flags);
+		fdput(f);
+	}
+	return ret;
+}
+
+/* the offset in two halves (a 32-bit ABI's registers; the high one shifts out on x86-64) */
+static __always_inline loff_t pos_from_hilo(unsigned long high, unsigned long low)
+{
+	return (((loff_t)high << 32) << 32) | low;
+}
+
+SYSCALL_DEFINE5(preadv, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l,
+		unsigned long, pos_h)
+{
+	return do_preadv(fd, vec, vlen, pos_from_hilo(pos_h, pos_l), 0);
+}
+
+/* an offset of -1: the file's position, as readv */
+SYSCALL_DEFINE6(preadv2, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l,
+		unsigned long, pos_h, rwf_t, flags)
+{
+	loff_t pos = pos_from_hilo(pos_h, pos_l);
+
+	if (pos == -1)
+		return do_readv(fd, vec, vlen, flags);
+	return do_preadv(fd, vec, vlen, pos, flags);
+}
+
+SYSCALL_DEFINE5(pwritev, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l,
+		unsigned long, pos_h)
+{
+	return do_pwritev(fd, vec, vlen, pos_from_hilo(pos_h, pos_l), 0);
+}
+
+SYSCALL_DEFINE6(pwritev2, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l,
+		unsigned long, pos_h, rwf_t, flags)
+{
+	loff_t pos = pos_from_hilo(pos_h, pos_l);
+
+	if (pos == -1)
+		return do_writev(fd, vec, vlen, flags);
+	return do_pwritev(fd, vec, vlen, pos, flags);
+}
+
 /* ---- sendfile: through a kernel bounce buffer (6.1 splices through a pipe) ---- */
 noinline long do_splice_direct(struct file *in, loff_t *ppos, struct file *out, loff_t *opos, size_t len)
 {
@@ -840,4 +917,120 @@ SYSCALL_DEFINE4(sendfile64, int, out_fd, int, in_fd, loff_t *, offset, size_t, c
 		return ret;
 	}
 	return do_sendfile(out_fd, in_fd, NULL, count, 0);
+}
+
+/* ---- copy_file_range: within one file system, through the page cache (no clone here) ---- */
+/* The copy done by the kernel: read into a buffer, written out (6.1 splices through a pipe) */
+noinline ssize_t generic_copy_file_range(struct file *file_in, loff_t pos_in, struct file *file_out,
+					 loff_t pos_out, size_t len, unsigned int flags)
+{
+	return do_splice_direct(file_in, &pos_in, file_out, &pos_out, len > MAX_RW_COUNT ? MAX_RW_COUNT : len);
+}
+
+/* The files may be copied between, the count cut to the input's end and the output's limits */
+static __always_inline int generic_copy_file_checks(struct file *file_in, loff_t pos_in, struct file *file_out,
+						    loff_t pos_out, size_t *req_count, unsigned int flags)
+{
+	struct inode *inode_in = file_in->f_inode;
+	struct inode *inode_out = file_out->f_inode;
+	loff_t count = *req_count, size_in;
+	int ret;
+
+	ret = generic_file_rw_checks(file_in, file_out);
+	if (ret)
+		return ret;
+	if (inode_in->i_sb != inode_out->i_sb)	/* (no file system here has ->copy_file_range) */
+		return -EXDEV;
+	/* Ensure offsets don't wrap. */
+	if (pos_in + count < pos_in || pos_out + count < pos_out)
+		return -EOVERFLOW;
+	/* Shorten the copy to EOF */
+	size_in = inode_in->i_size;
+	if (pos_in >= size_in)
+		count = 0;
+	else
+		count = min(count, size_in - pos_in);
+	ret = generic_write_check_limits(file_out, pos_out, &count);
+	if (ret)
+		return ret;
+	/* Don't allow overlapped copying within the same file. */
+	if (inode_in == inode_out && pos_out + count > pos_in && pos_out < pos_in + count)
+		return -EINVAL;
+	*req_count = count;
+	return 0;
+}
+
+noinline ssize_t vfs_copy_file_range(struct file *file_in, loff_t pos_in, struct file *file_out, loff_t pos_out,
+				     size_t len, unsigned int flags)
+{
+	ssize_t ret;
+
+	if (flags)
+		return -EINVAL;
+	ret = generic_copy_file_checks(file_in, pos_in, file_out, pos_out, &len, flags);
+	if (unlikely(ret))
+		return ret;
+	ret = rw_verify_area(READ, file_in, &pos_in, len);
+	if (unlikely(ret))
+		return ret;
+	ret = rw_verify_area(WRITE, file_out, &pos_out, len);
+	if (unlikely(ret))
+		return ret;
+	if (len == 0)
+		return 0;
+	return generic_copy_file_range(file_in, pos_in, file_out, pos_out, len, flags);
+}
+
+SYSCALL_DEFINE6(copy_file_range, int, fd_in, loff_t *, off_in, int, fd_out, loff_t *, off_out, size_t, len,
+		unsigned int, flags)
+{
+	struct fd f_in, f_out;
+	loff_t pos_in, pos_out;
+	ssize_t ret = -EBADF;
+
+	f_in = fdget(fd_in);
+	if (!f_in.file)
+		goto out2;
+	f_out = fdget(fd_out);
+	if (!f_out.file)
+		goto out1;
+	ret = -EFAULT;
+	if (off_in) {
+		if (copy_from_user(&pos_in, off_in, sizeof(loff_t)))
+			goto out;
+	} else {
+		pos_in = f_in.file->f_pos;
+	}
+	if (off_out) {
+		if (copy_from_user(&pos_out, off_out, sizeof(loff_t)))
+			goto out;
+	} else {
+		pos_out = f_out.file->f_pos;
+	}
+	ret = -EINVAL;
+	if (flags != 0)
+		goto out;
+	ret = vfs_copy_file_range(f_in.file, pos_in, f_out.file, pos_out, len, flags);
+	if (ret > 0) {
+		pos_in += ret;
+		pos_out += ret;
+		if (off_in) {
+			if (copy_to_user(off_in, &pos_in, sizeof(loff_t)))
+				ret = -EFAULT;
+		} else {
+			f_in.file->f_pos = pos_in;
+		}
+		if (off_out) {
+			if (copy_to_user(off_out, &pos_out, sizeof(loff_t)))
+				ret = -EFAULT;
+		} else {
+			f_out.file->f_pos = pos_out;
+		}
+	}
+out:
+	fdput(f_out);
+out1:
+	fdput(f_in);
+out2:
+	return ret;
 }

@@ -156,11 +156,7 @@ noinline int shmem_setattr(struct dentry *dentry, struct iattr *attr)
 			inode->i_ctime = inode->i_mtime = current_time(inode);
 		}
 	}
-	if (attr->ia_valid & ATTR_MODE) {
-		inode->i_mode = attr->ia_mode;
-		inode->i_ctime = current_time(inode);
-	}
-	setattr_copy_times(inode, attr);
+	setattr_copy(NULL, inode, attr);
 	return 0;
 }
 

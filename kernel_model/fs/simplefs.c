@@ -284,12 +284,8 @@ static noinline int simplefs_setattr(struct dentry *dentry, struct iattr *attr)
 		inode->i_ctime = inode->i_mtime = current_time(inode);
 		mark_inode_dirty(inode);
 	}
-	if (attr->ia_valid & ATTR_MODE) {
-		inode->i_mode = attr->ia_mode;
-		inode->i_ctime = current_time(inode);
-	}
-	setattr_copy_times(inode, attr);
-	if (attr->ia_valid & (ATTR_ATIME | ATTR_MTIME | ATTR_CTIME))
+	setattr_copy(NULL, inode, attr);
+	if (attr->ia_valid & (ATTR_MODE | ATTR_ATIME | ATTR_MTIME | ATTR_CTIME))
 		mark_inode_dirty(inode);
 	return 0;
 }

@@ -223,5 +223,18 @@ void blk_finish_plug(struct blk_plug *plug);
 void blk_mq_flush_plug_list(struct blk_plug *plug, bool from_schedule);
 
 #define BLOCK_EXT_MAJOR 259
+
+/* block/blk-ioc.c: a task's I/O context (its I/O priority) */
+struct io_context {
+	long refcount;
+	int active_ref;
+	unsigned short ioprio;
+};
+#define NUMA_NO_NODE	(-1)
+struct io_context *alloc_io_context(gfp_t gfp_flags, int node);
+void put_io_context(struct io_context *ioc);
+void exit_io_context(struct task_struct *task);
+int set_task_ioprio(struct task_struct *task, int ioprio);
+void blk_ioc_init(void);
 #define PFN_PHYS(pfn) ((u64)(pfn) << 12)
 #endif

@@ -18,12 +18,14 @@ int in_group_p(gid_t grp);
 #define CAP_LINUX_IMMUTABLE	9
 #define CAP_SYS_RAWIO		17
 #define CAP_SYS_CHROOT		18
+#define CAP_SYS_NICE		23
 #define CAP_SYS_ADMIN		21
 #define CAP_SYS_RESOURCE	24
 #define CAP_MKNOD		27
 #define CAP_MAC_OVERRIDE	32
 #define CAP_PERFMON		38
 #define CAP_BPF			39
+#define CAP_LAST_CAP		40	/* CAP_CHECKPOINT_RESTORE */
 /* security.h's options to security_capable() */
 #define CAP_OPT_NONE	0x0
 #define CAP_OPT_INSETID	0x4

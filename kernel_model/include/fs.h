@@ -535,16 +535,11 @@ struct iattr {
 #define ATTR_KILL_SUID	(1 << 11)
 #define ATTR_KILL_SGID	(1 << 12)
 #define ATTR_KILL_PRIV	(1 << 14)
-/* a setattr's times (6.1's setattr_copy() for them) */
-static inline void setattr_copy_times(struct inode *inode, const struct iattr *attr)
-{
-	if (attr->ia_valid & ATTR_ATIME)
-		inode->i_atime = attr->ia_atime;
-	if (attr->ia_valid & ATTR_MTIME)
-		inode->i_mtime = attr->ia_mtime;
-	if (attr->ia_valid & ATTR_CTIME)
-		inode->i_ctime = attr->ia_ctime;
-}
+void setattr_copy(void *idmap, struct inode *inode, const struct iattr *attr);
+/* fs/locks.c */
+void filelock_init(void);
+void locks_remove_file(struct file *filp);
+void locks_free_lock_context(struct inode *inode);
 
 /* ---- nameidata-facing helpers (namei.c) ---- */
 #define LOOKUP_FOLLOW		0x0001
@@ -656,7 +651,7 @@ struct vfsmount *mntget(struct vfsmount *mnt);
 void mntput(struct vfsmount *mnt);
 void mnt_init(void);
 int show_mounts(struct seq_file *m, void *v);
-int show_filesystems(struct seq_file *m, void *v);
+int filesystems_proc_show(struct seq_file *m, void *v);
 bool __mnt_is_readonly(struct vfsmount *mnt);
 bool atime_needs_update(const struct path *path, struct inode *inode);
 void touch_atime(const struct path *path);
@@ -822,6 +817,7 @@ void do_close_on_exec(struct files_struct *files);
 void exit_files(struct task_struct *tsk);
 int copy_files(unsigned long clone_flags, struct task_struct *tsk);
 struct fs_struct *copy_fs_struct(struct fs_struct *old);
+void free_fs_struct(struct fs_struct *fs);
 int copy_fs(unsigned long clone_flags, struct task_struct *tsk);
 void exit_fs(struct task_struct *tsk);
 void put_fs_struct(struct fs_struct *fs);

@@ -97,6 +97,10 @@ struct files_struct;
 #define TASK_COMM_LEN 16
 #define MAX_PRIO 140
 #define DEFAULT_PRIO 120
+#define MAX_RT_PRIO 100
+#define MIN_NICE -20
+#define MAX_NICE 19
+#define NICE_TO_PRIO(nice) ((nice) + DEFAULT_PRIO)
 
 /* arch/x86/include/asm/processor.h: sp first (__switch_to_asm), the user FS base */
 struct thread_struct {
@@ -245,6 +249,7 @@ struct task_struct {
 	 * grew with the slots' masks) */
 	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];
 	struct fxregs_state fpu;	/* (6.1: thread.fpu) */
+	struct io_context *io_context;	/* block/blk-ioc.c: its I/O priority, once set */
 };
 #undef TASK_GAP
 _Static_assert(offsetof(struct task_struct, __state) == 24 && offsetof(struct task_struct, stack) == 32 &&
@@ -407,6 +412,13 @@ char *strndup_user(const char *s, long n);
 
 
 /* sched/core.c */
+unsigned long long nr_context_switches(void);
+int task_prio(const struct task_struct *p);
+/* sys.c: the tasks of a PRIO_PROCESS (0), PRIO_PGRP (1) or PRIO_USER (2) and its who */
+#define PRIO_MAX_TASKS	64	/* the tasks one call of a group or user reaches */
+int prio_targets(int which, int who, struct task_struct **tasks);
+bool can_nice(const struct task_struct *p, const int nice);
+void set_user_nice(struct task_struct *p, long nice);
 void sched_init(void);
 void sched_init_idle(int cpu);
 void scheduler_tick(void);
@@ -452,8 +464,16 @@ struct vfork_done {
 void mm_release(struct task_struct *tsk, struct mm_struct *mm);
 void exit_mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct mm_struct *get_task_mm(struct task_struct *task);
+struct file *get_mm_exe_file(struct mm_struct *mm);
+struct file *get_task_exe_file(struct task_struct *task);
 #define RLIMIT_SIGPENDING 11
+#define RLIMIT_NICE	13
 unsigned long task_rlimit(const struct task_struct *task, unsigned int limit);
+/* the task's nice value, -20 (most favoured) to 19 (include/linux/sched.h) */
+static inline int task_nice(const struct task_struct *p)
+{
+	return p->prio - DEFAULT_PRIO;
+}
 void exec_mm_release(struct task_struct *tsk, struct mm_struct *mm);
 struct kernel_clone_args {
 	u64 flags;

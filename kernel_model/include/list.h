@@ -17,6 +17,30 @@ static __always_inline void list_del(struct list_head *e)
 static __always_inline void list_move(struct list_head *e, struct list_head *h) { list_del(e); list_add(e, h); }
 static __always_inline void list_move_tail(struct list_head *e, struct list_head *h) { list_del(e); list_add_tail(e, h); }
 static __always_inline bool list_empty(const struct list_head *h) { return h->next == h; }
+static __always_inline void __list_splice(const struct list_head *list, struct list_head *prev,
+					  struct list_head *next)
+{
+	struct list_head *first = list->next, *last = list->prev;
+
+	first->prev = prev;
+	prev->next = first;
+	last->next = next;
+	next->prev = last;
+}
+static __always_inline void list_splice_init(struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head, head->next);
+		INIT_LIST_HEAD(list);
+	}
+}
+static __always_inline void list_splice_tail_init(struct list_head *list, struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head->prev, head);
+		INIT_LIST_HEAD(list);
+	}
+}
 #define list_entry(p, t, m) container_of(p, t, m)
 #define list_first_entry(h, t, m) list_entry((h)->next, t, m)
 #define list_for_each_entry(pos, head, m) \

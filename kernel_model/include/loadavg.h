@@ -15,5 +15,6 @@
 
 extern unsigned long avenrun[3];
 void calc_global_load(void);
+void get_avenrun(unsigned long *loads, unsigned long offset, int shift);
 
 #endif

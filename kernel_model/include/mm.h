@@ -85,6 +85,17 @@ static inline unsigned long global_zone_page_state(enum zone_stat_item item)
 
 	return x < 0 ? 0 : x;
 }
+/* include/uapi/linux/sysinfo.h: sysinfo(2)'s answer */
+struct sysinfo {
+	long uptime;
+	unsigned long loads[3];
+	unsigned long totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+	unsigned short procs, pad;
+	unsigned long totalhigh, freehigh;
+	unsigned int mem_unit;
+	char _f[20 - 2 * sizeof(long) - sizeof(int)];
+};
+void si_meminfo(struct sysinfo *val);
 /* virtually contiguous memory (mm/vmalloc.c) */
 void vmalloc_init(void);
 void *__vmalloc(unsigned long size, gfp_t gfp_mask);

@@ -12,31 +12,6 @@
 #include "timer.h"
 #include "interrupt.h"
 
-static __always_inline void __list_splice(const struct list_head *list, struct list_head *prev,
-					  struct list_head *next)
-{
-	struct list_head *first = list->next, *last = list->prev;
-
-	first->prev = prev;
-	prev->next = first;
-	last->next = next;
-	next->prev = last;
-}
-static __always_inline void list_splice_init(struct list_head *list, struct list_head *head)
-{
-	if (!list_empty(list)) {
-		__list_splice(list, head, head->next);
-		INIT_LIST_HEAD(list);
-	}
-}
-static __always_inline void list_splice_tail_init(struct list_head *list, struct list_head *head)
-{
-	if (!list_empty(list)) {
-		__list_splice(list, head->prev, head);
-		INIT_LIST_HEAD(list);
-	}
-}
-
 #ifndef spin_lock_init
 #define spin_lock_init(l) (*(l) = (spinlock_t)__SPIN_LOCK_UNLOCKED)
 #endif

@@ -30,6 +30,7 @@ struct user_namespace;
 /* the capability module: security/commoncap.c */
 extern unsigned long dac_mmap_min_addr;
 int cap_mmap_addr(unsigned long addr);
+int cap_task_setnice(struct task_struct *p, int nice);
 int cap_mmap_file(struct file *file, unsigned long reqprot, unsigned long prot, unsigned long flags);
 int cap_bprm_creds_from_file(struct linux_binprm *bprm, struct file *file);
 
@@ -72,8 +73,19 @@ int security_inode_getxattr(struct dentry *dentry, const char *name);
 int security_inode_need_killpriv(struct dentry *dentry);
 int security_task_setpgid(struct task_struct *p, pid_t pgid);
 int security_task_getpgid(struct task_struct *p);
+int security_task_getscheduler(struct task_struct *p);
+int security_task_setioprio(struct task_struct *p, int ioprio);
+int security_task_getioprio(struct task_struct *p);
+int cap_task_setioprio(struct task_struct *p, int ioprio);
+/* a capability set: two words (include/linux/capability.h) */
+typedef struct { u32 cap[2]; } kernel_cap_t;
+int security_capget(struct task_struct *target, kernel_cap_t *effective, kernel_cap_t *inheritable,
+		    kernel_cap_t *permitted);
+int cap_capget(struct task_struct *target, kernel_cap_t *effective, kernel_cap_t *inheritable,
+	       kernel_cap_t *permitted);
 int security_task_getsid(struct task_struct *p);
 int security_task_prlimit(const struct cred *cred, const struct cred *tcred, unsigned int flags);
+int security_task_setnice(struct task_struct *p, int nice);
 int security_syslog(int type);
 int security_sb_statfs(struct dentry *dentry);
 #define PERF_SECURITY_OPEN		0
@@ -98,6 +110,7 @@ int security_file_permission(struct file *file, int mask);
 int security_file_alloc(struct file *file);
 void security_file_free(struct file *file);
 int security_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+int security_file_lock(struct file *file, unsigned int cmd);
 int security_mmap_file(struct file *file, unsigned long prot, unsigned long flags);
 int security_mmap_addr(unsigned long addr);
 int security_file_mprotect(struct vm_area_struct *vma, unsigned long reqprot, unsigned long prot);

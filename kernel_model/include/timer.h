@@ -57,6 +57,9 @@ void ktime_get_coarse_ts64(struct timespec64 *ts);
 time64_t ktime_get_real_seconds(void);
 ktime_t ktime_get_with_offset(enum tk_offsets offs);
 struct timespec64 ns_to_timespec64(s64 nsec);
+#define USER_HZ		100
+u64 nsec_to_clock_t(u64 x);
+void jiffies_to_timespec64(const unsigned long jiffies, struct timespec64 *value);
 int get_timespec64(struct timespec64 *ts, const struct __kernel_timespec *uts);
 int put_timespec64(const struct timespec64 *ts, struct __kernel_timespec *uts);
 static inline s64 timespec64_to_ns(const struct timespec64 *ts)

@@ -6,6 +6,8 @@
  */
 #include "../include/cred.h"
 #include "../include/fs.h"
+#include "../include/security.h"
+#include "../include/syscalls.h"
 
 /* ns_capable_common */
 static __always_inline bool ns_capable_common(struct user_namespace *ns, int cap, unsigned int opts)
@@ -46,4 +48,86 @@ noinline bool inode_owner_or_capable(void *idmap, const struct inode *inode)
 	if (current->fsuid == inode->i_uid)
 		return true;
 	return capable_wrt_inode_uidgid(idmap, inode, CAP_FOWNER);
+}
+
+/* ---- capget(2): a task's capability sets, in the layout the header's version asks for ---- */
+#define _LINUX_CAPABILITY_VERSION_1	0x19980330
+#define _LINUX_CAPABILITY_U32S_1	1
+#define _LINUX_CAPABILITY_VERSION_2	0x20071026	/* deprecated - use v3 */
+#define _LINUX_CAPABILITY_VERSION_3	0x20080522
+#define _LINUX_CAPABILITY_U32S_3	2
+#define _KERNEL_CAPABILITY_VERSION	_LINUX_CAPABILITY_VERSION_3
+#define _KERNEL_CAPABILITY_U32S		_LINUX_CAPABILITY_U32S_3
+
+struct __user_cap_header_struct { u32 version; int pid; };
+struct __user_cap_data_struct { u32 effective, permitted, inheritable; };
+
+/* The words of the sets the header's version has (v1: one); an unknown version is told the
+ * kernel's (-EINVAL) */
+static noinline int cap_validate_magic(cap_user_header_t header, unsigned int *tocopy)
+{
+	u32 version;
+
+	if (copy_from_user(&version, &header->version, sizeof(version)))
+		return -EFAULT;
+	switch (version) {
+	case _LINUX_CAPABILITY_VERSION_1:
+		*tocopy = _LINUX_CAPABILITY_U32S_1;
+		break;
+	case _LINUX_CAPABILITY_VERSION_2:
+	case _LINUX_CAPABILITY_VERSION_3:
+		*tocopy = _LINUX_CAPABILITY_U32S_3;
+		break;
+	default:
+		version = _KERNEL_CAPABILITY_VERSION;
+		if (copy_to_user(&header->version, &version, sizeof(version)))
+			return -EFAULT;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* the caller's sets, or another task's (pid) */
+static __always_inline int cap_get_target_pid(pid_t pid, kernel_cap_t *pEp, kernel_cap_t *pIp, kernel_cap_t *pPp)
+{
+	struct task_struct *target;
+	int ret;
+
+	if (pid && pid != current->pid) {
+		preempt_disable();	/* rcu_read_lock() */
+		target = find_task_by_pid(pid);
+		ret = target ? security_capget(target, pEp, pIp, pPp) : -ESRCH;
+		preempt_enable();
+	} else {
+		ret = security_capget(current, pEp, pIp, pPp);
+	}
+	return ret;
+}
+
+SYSCALL_DEFINE2(capget, cap_user_header_t, header, cap_user_data_t, dataptr)
+{
+	struct __user_cap_data_struct kdata[_KERNEL_CAPABILITY_U32S];
+	kernel_cap_t pE, pI, pP;
+	unsigned int tocopy, i;
+	pid_t pid;
+	int ret;
+
+	ret = cap_validate_magic(header, &tocopy);
+	if (!dataptr || ret != 0)
+		return (!dataptr && ret == -EINVAL) ? 0 : ret;
+	if (copy_from_user(&pid, &header->pid, sizeof(pid)))
+		return -EFAULT;
+	if (pid < 0)
+		return -EINVAL;
+	ret = cap_get_target_pid(pid, &pE, &pI, &pP);
+	if (!ret) {
+		for (i = 0; i < tocopy; i++) {
+			kdata[i].effective = pE.cap[i];
+			kdata[i].permitted = pP.cap[i];
+			kdata[i].inheritable = pI.cap[i];
+		}
+		if (copy_to_user(dataptr, kdata, tocopy * sizeof(struct __user_cap_data_struct)))
+			return -EFAULT;
+	}
+	return ret;
 }

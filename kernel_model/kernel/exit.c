@@ -1,5 +1,6 @@
 /* Task exit, reaping and wait4. */
 #include "../include/syscalls.h"
+#include "../include/blkdev.h"
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 #include "../include/perf_event.h"
@@ -126,6 +127,8 @@ void __noreturn do_exit(long code)
 		session_task_exit(tsk);
 	exit_files(tsk);
 	exit_fs(tsk);
+	if (tsk->io_context)
+		exit_io_context(tsk);
 	perf_event_exit_task(tsk);
 	uprobe_free_utask(tsk);
 	spin_lock_irqsave(&sched_lock, flags);

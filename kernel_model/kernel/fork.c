@@ -1,6 +1,7 @@
 /* Task creation: kernel_clone for fork(2)/clone(2) and kernel threads. */
 #include "../include/fs.h"
 #include "../include/syscalls.h"
+#include "../include/blkdev.h"
 #include "../include/trace/trace.h"
 #include "../include/trace/trace_pid.h"
 #include "../include/session.h"
@@ -34,6 +35,7 @@
 #define CLONE_NEWUSER	0x10000000
 #define CLONE_NEWPID	0x20000000
 #define CLONE_NEWNET	0x40000000
+#define CLONE_NEWTIME	0x00000080
 #define CLONE_IO	0x80000000UL
 #define SIGCHLD 17
 /* kthreadd's kernel threads: kernel_thread(fn, arg, CLONE_FS | CLONE_FILES | SIGCHLD) */
@@ -64,13 +66,19 @@ struct task_struct *alloc_task(void)
 	return t;
 }
 
+/* The task's own memory freed, its last reference gone (its stack went at its exit) */
+static noinline void free_task(struct task_struct *tsk)
+{
+	kmem_cache_free(task_struct_cachep, tsk);	/* free_task_struct() */
+}
+
 noinline void __put_task_struct(struct task_struct *t)
 {
 	security_task_free(t);	/* __put_task_struct */
 	release_signal(t);
 	if (t->pid)	/* a task that got a pid: sched_process_free's place */
 		trace_pid_free(t);
-	kmem_cache_free(task_struct_cachep, t);
+	free_task(t);
 }
 
 static noinline pid_t alloc_pid(void)
@@ -114,6 +122,35 @@ static noinline struct pt_regs *copy_thread(struct task_struct *p, unsigned long
 
 /* The task's address space, a reference held (NULL for a kernel thread, or one that is exiting:
  * 6.1's exit_mm() has cleared its mm by then) */
+/* The file the address space runs (its exe_file), with a reference; NULL if none */
+noinline struct file *get_mm_exe_file(struct mm_struct *mm)
+{
+	struct file *exe_file;
+
+	preempt_disable();	/* rcu_read_lock() */
+	exe_file = READ_ONCE(mm->exe_file);
+	if (exe_file)
+		get_file(exe_file);
+	preempt_enable();
+	return exe_file;
+}
+
+/* The file a task runs (/proc/<pid>/exe): none for a kernel thread, or a task on its way out
+ * (as get_task_mm() has it here) */
+noinline struct file *get_task_exe_file(struct task_struct *task)
+{
+	struct file *exe_file = NULL;
+	struct mm_struct *mm;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);	/* task_lock() */
+	mm = task->mm;
+	if (mm && !(task->flags & (PF_KTHREAD | PF_EXITING)) && !task->exit_state)
+		exe_file = get_mm_exe_file(mm);
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return exe_file;
+}
+
 noinline struct mm_struct *get_task_mm(struct task_struct *task)
 {
 	struct mm_struct *mm;
@@ -141,7 +178,6 @@ static noinline struct mm_struct *dup_mm(struct task_struct *tsk, struct mm_stru
 	mm->task_size = oldmm->task_size;
 	memcpy(&mm->start_code, &oldmm->start_code,
 	       offsetof(struct mm_struct, rss_stat) - offsetof(struct mm_struct, start_code));
-	mm->exe_file = oldmm->exe_file ? get_file(oldmm->exe_file) : NULL;
 	mm->flags = oldmm->flags;
 	if (dup_mmap(mm, oldmm)) {
 		mmput(mm);
@@ -165,6 +201,27 @@ static inline int copy_mm(unsigned long clone_flags, struct task_struct *tsk)
 	if (!tsk->mm)
 		return -ENOMEM;
 	uprobe_copy_process(tsk, oldmm);	/* the XOL page and pending uretprobe returns */
+	return 0;
+}
+
+/* The child's I/O context: the parent's, shared (CLONE_IO), or a copy of its priority if it set
+ * one */
+static __always_inline int copy_io(unsigned long clone_flags, struct task_struct *tsk)
+{
+	struct io_context *ioc = current->io_context;
+
+	if (!ioc)
+		return 0;
+	if (clone_flags & CLONE_IO) {
+		__atomic_add_fetch(&ioc->active_ref, 1, __ATOMIC_RELAXED);	/* ioc_task_link() */
+		__atomic_add_fetch(&ioc->refcount, 1, __ATOMIC_RELAXED);
+		tsk->io_context = ioc;
+	} else if (ioc->ioprio >> 13) {	/* ioprio_valid(): a class set */
+		tsk->io_context = alloc_io_context(GFP_KERNEL, NUMA_NO_NODE);
+		if (!tsk->io_context)
+			return -ENOMEM;
+		tsk->io_context->ioprio = ioc->ioprio;
+	}
 	return 0;
 }
 
@@ -204,7 +261,7 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 		if (copy_mm(clone_flags, p))
 			goto free_stack;
 	}
-	if (copy_files(clone_flags, p) || copy_fs(clone_flags, p))
+	if (copy_files(clone_flags, p) || copy_fs(clone_flags, p) || copy_io(clone_flags, p))
 		goto free_files;
 	regs = copy_thread(p, clone_flags, regs, fn, arg);
 	if (!fn) {
@@ -242,6 +299,8 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	return p;
 free_perf:
 	perf_event_free_task(p);
+	if (p->io_context)	/* bad_fork_cleanup_io */
+		exit_io_context(p);
 free_files:
 	exit_files(p);
 	exit_fs(p);
@@ -371,6 +430,76 @@ pid_t kernel_thread(int (*fn)(void *), void *arg, const char *name, int cpu)
 		set_task_comm(p, name);
 	wake_up_new_task(p);
 	return p->pid;
+}
+
+/* unshare(2): the fs_struct and the file table made the caller's own.  Namespaces are not
+ * modelled: asking for one is EINVAL (as clone_flags_valid() answers a clone that asks) */
+noinline int ksys_unshare(unsigned long unshare_flags)
+{
+	struct task_struct *tsk = current;
+	struct fs_struct *fs, *new_fs = NULL;
+	struct files_struct *new_fd = NULL, *old_fd;
+	unsigned long irq;
+	int err = 0;
+
+	if (unshare_flags & CLONE_VM)	/* unsharing vm unshares the signal handlers */
+		unshare_flags |= CLONE_SIGHAND;
+	if (unshare_flags & CLONE_SIGHAND)	/* ... and those the signal queues */
+		unshare_flags |= CLONE_THREAD;
+	if (unshare_flags & CLONE_NEWNS)	/* a namespace: the fs information too */
+		unshare_flags |= CLONE_FS;
+	/* check_unshare_flags() */
+	if (unshare_flags & ~(CLONE_THREAD | CLONE_FS | CLONE_NEWNS | CLONE_SIGHAND | CLONE_VM | CLONE_FILES |
+			      CLONE_SYSVSEM | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUSER |
+			      CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWTIME))
+		return -EINVAL;
+	if (unshare_flags & (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUSER |
+			     CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWTIME))
+		return -EINVAL;	/* (not modelled) */
+	/* not implemented, but it works if there is nothing to unshare */
+	if ((unshare_flags & (CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)) && tsk->signal && tsk->signal->nr_threads > 1)
+		return -EINVAL;
+	if ((unshare_flags & (CLONE_SIGHAND | CLONE_VM)) && tsk->sighand && tsk->sighand->count > 1)
+		return -EINVAL;
+	if ((unshare_flags & CLONE_VM) && tsk->mm && tsk->mm->mm_users > 1)
+		return -EINVAL;
+	/* unshare_fs() */
+	fs = tsk->fs;
+	if ((unshare_flags & CLONE_FS) && fs && fs->users > 1) {
+		new_fs = copy_fs_struct(fs);
+		if (!new_fs)
+			return -ENOMEM;
+	}
+	/* unshare_fd() (no SysV semaphores here to detach from: CLONE_SYSVSEM has nothing to do) */
+	if ((unshare_flags & CLONE_FILES) && tsk->files && tsk->files->count > 1) {
+		new_fd = dup_fd(tsk->files, &err);
+		if (!new_fd)
+			goto bad_unshare_cleanup_fs;
+	}
+	if (new_fs || new_fd) {
+		spin_lock_irqsave(&sched_lock, irq);	/* task_lock() */
+		if (new_fs) {
+			tsk->fs = new_fs;
+			new_fs = __atomic_sub_fetch(&fs->users, 1, __ATOMIC_ACQ_REL) ? NULL : fs;
+		}
+		if (new_fd) {
+			old_fd = tsk->files;
+			tsk->files = new_fd;
+			new_fd = old_fd;
+		}
+		spin_unlock_irqrestore(&sched_lock, irq);
+	}
+	if (new_fd)
+		put_files_struct(new_fd);
+bad_unshare_cleanup_fs:
+	if (new_fs)
+		free_fs_struct(new_fs);
+	return err;
+}
+
+SYSCALL_DEFINE1(unshare, unsigned long, unshare_flags)
+{
+	return ksys_unshare(unshare_flags);
 }
 
 /* What copy_process() accepts (its checks, in its order; namespaces are not modelled) */

@@ -59,6 +59,7 @@ noinline void rest_init(void)
 }
 
 void futex_init(void);
+void blk_ioc_init(void);
 
 void __init start_kernel(void)
 {
@@ -72,6 +73,7 @@ void __init start_kernel(void)
 	fork_init();
 	futex_init();
 	vfs_caches_init();
+	blk_ioc_init();
 	perf_event_init();
 	random_init();
 	session_init();

@@ -935,6 +935,7 @@ noinline int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 	int ret = 0;
 
 	mmap_write_lock(oldmm);
+	mm->exe_file = get_mm_exe_file(oldmm);	/* dup_mm_exe_file() */
 	mm->total_vm = oldmm->total_vm;
 	mm->data_vm = oldmm->data_vm;
 	mm->exec_vm = oldmm->exec_vm;

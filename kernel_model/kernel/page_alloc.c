@@ -355,6 +355,19 @@ struct page *__alloc_pages(gfp_t gfp, unsigned int order, int preferred_nid, voi
 	return page;
 }
 
+/* si_meminfo(): the memory sysinfo() and /proc/meminfo report, in pages (no page cache counted
+ * apart, no high memory) */
+noinline void si_meminfo(struct sysinfo *val)
+{
+	val->totalram = boot_params.ram_size >> PAGE_SHIFT;
+	val->sharedram = 0;
+	val->freeram = global_zone_page_state(NR_FREE_PAGES);
+	val->bufferram = 0;
+	val->totalhigh = 0;
+	val->freehigh = 0;
+	val->mem_unit = PAGE_SIZE;
+}
+
 noinline unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
 {
 	struct page *page = alloc_pages(gfp, order);

@@ -615,6 +615,63 @@ SYSCALL_DEFINE2(tkill, pid_t, pid, int, sig)
 	return do_tkill(0, pid, sig);
 }
 
+/* ---- rt_sigqueueinfo, rt_tgsigqueueinfo: a signal with the caller's own siginfo ---- */
+/* What the user's siginfo says of the signal (its code, errno, sender; a fault's address) */
+static __always_inline int copy_sigqueue_info_from_user(int sig, struct sigqueue_info *to,
+							 const struct kernel_siginfo *from)
+{
+	struct kernel_siginfo kinfo;
+
+	if (copy_from_user(&kinfo, from, sizeof(kinfo)))	/* __copy_siginfo_from_user() */
+		return -EFAULT;
+	to->code = kinfo.si_code;
+	to->errno = kinfo.si_errno;
+	to->pid = kinfo.kill.pid;
+	to->uid = kinfo.kill.uid;
+	to->addr = kinfo.fault.addr;
+	return 0;
+}
+
+static noinline int do_rt_sigqueueinfo(pid_t pid, int sig, struct sigqueue_info *info)
+{
+	/* Not even root can pretend to send signals from the kernel.
+	 * Nor can they impersonate a kill()/tgkill(), which adds source info. */
+	if ((info->code >= 0 || info->code == SI_TKILL) && current->tgid != pid)
+		return -EPERM;
+	/* POSIX.1b doesn't mention process groups.  */
+	return kill_pid_info(sig, info, pid);	/* kill_proc_info() */
+}
+
+SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)
+{
+	struct sigqueue_info info;
+	int ret = copy_sigqueue_info_from_user(sig, &info, (const struct kernel_siginfo *)uinfo);
+
+	if (unlikely(ret))
+		return ret;
+	return do_rt_sigqueueinfo(pid, sig, &info);
+}
+
+static noinline int do_rt_tgsigqueueinfo(pid_t tgid, pid_t pid, int sig, struct sigqueue_info *info)
+{
+	/* This is only valid for single tasks */
+	if (pid <= 0 || tgid <= 0)
+		return -EINVAL;
+	if ((info->code >= 0 || info->code == SI_TKILL) && current->pid != pid)
+		return -EPERM;
+	return do_send_specific(tgid, pid, sig, info);
+}
+
+SYSCALL_DEFINE4(rt_tgsigqueueinfo, pid_t, tgid, pid_t, pid, int, sig, siginfo_t *, uinfo)
+{
+	struct sigqueue_info info;
+	int ret = copy_sigqueue_info_from_user(sig, &info, (const struct kernel_siginfo *)uinfo);
+
+	if (unlikely(ret))
+		return ret;
+	return do_rt_tgsigqueueinfo(tgid, pid, sig, &info);
+}
+
 /* ---- handlers and the mask ---- */
 struct user_sigaction { unsigned long handler, flags, restorer; u64 mask; };
 
@@ -914,6 +971,28 @@ SYSCALL_DEFINE2(sigaltstack, const stack_t *, uss, stack_t *, uoss)
 	return err;
 }
 
+/* The siginfo as user space reads it, from what the sender said of the signal (6.1 queues it in
+ * this layout) */
+static __always_inline void fill_siginfo(struct kernel_siginfo *to, int sig, const struct sigqueue_info *info)
+{
+	memset(to, 0, sizeof(*to));
+	to->si_signo = sig;
+	to->si_errno = info->errno;
+	to->si_code = info->code;
+	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE)
+		to->fault.addr = info->addr;
+	else
+		to->kill.pid = info->pid, to->kill.uid = info->uid;
+}
+
+/* A siginfo out to user space: a signal frame's, sigtimedwait's */
+noinline int copy_siginfo_to_user(struct kernel_siginfo *to, const struct kernel_siginfo *from)
+{
+	if (copy_to_user(to, from, sizeof(struct kernel_siginfo)))
+		return -EFAULT;
+	return 0;
+}
+
 /* The frame below the interrupted stack, or at the top of the alternate one for an SA_ONSTACK
  * handler (get_sigframe): fp state, then siginfo and ucontext (__setup_rt_frame). */
 static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
@@ -939,15 +1018,6 @@ static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 	frame_addr = sp;
 	memset(&frame, 0, sizeof(frame));
 	frame.pretcode = (char *)ksig->ka.sa_restorer;
-	if (ksig->ka.sa_flags & SA_SIGINFO) {
-		frame.info.si_signo = ksig->sig;
-		frame.info.si_errno = ksig->info.errno;
-		frame.info.si_code = ksig->info.code;
-		if (ksig->sig == SIGSEGV || ksig->sig == SIGBUS || ksig->sig == SIGILL || ksig->sig == SIGFPE)
-			frame.info.fault.addr = ksig->info.addr;
-		else
-			frame.info.kill.pid = ksig->info.pid, frame.info.kill.uid = ksig->info.uid;
-	}
 	frame.uc.uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS;
 	frame.uc.uc_stack.ss_sp = (void *)t->sas_ss_sp;	/* save_altstack_ex() */
 	frame.uc.uc_stack.ss_flags = sas_ss_flags(regs->sp);
@@ -965,6 +1035,13 @@ static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 	if (!copy_fpstate_to_sigframe((void *)fp, (void *)fp, math_size, 0) ||
 	    copy_to_user((void *)frame_addr, &frame, sizeof(frame)))
 		return -EFAULT;
+	if (ksig->ka.sa_flags & SA_SIGINFO) {
+		struct kernel_siginfo info;
+
+		fill_siginfo(&info, ksig->sig, &ksig->info);
+		if (copy_siginfo_to_user(&((struct rt_sigframe *)frame_addr)->info, &info))
+			return -EFAULT;
+	}
 	regs->di = ksig->sig;
 	regs->ax = 0;
 	regs->si = frame_addr + offsetof(struct rt_sigframe, info);
@@ -1114,6 +1191,77 @@ SYSCALL_DEFINE2(rt_sigsuspend, sigset_t *, unewset, size_t, sigsetsize)
 	current->restore_sigmask = true;
 	set_current_blocked(newset);
 	return sigsuspend();
+}
+
+/* Wait for one of the signals in `which` (blocked, or they would run their handlers), at most
+ * the timeout: the signal taken out of the pending set, -EAGAIN when the time ran out, -EINTR
+ * when another signal came */
+static noinline int do_sigtimedwait(const u64 *which, struct sigqueue_info *info, const struct timespec64 *ts)
+{
+	struct task_struct *tsk = current;
+	ktime_t *to = NULL, timeout = KTIME_MAX;
+	u64 mask = *which, real_blocked, blocked;
+	unsigned long flags;
+	int sig, ret = 0;
+
+	if (ts) {
+		if (!timespec64_valid(ts))
+			return -EINVAL;
+		timeout = timespec64_to_ns(ts);
+		to = &timeout;
+	}
+	/* Invert the set of allowed signals to get those we want to block. */
+	mask &= ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
+	mask = ~mask;
+	flags = arch_local_irq_save();
+	notrace_spin_lock(&siglock);
+	sig = dequeue_signal(tsk, &mask, info);
+	if (!sig && timeout) {
+		/* None ready: those wanted unblocked while asleep, so that their arrival wakes it. */
+		real_blocked = tsk->blocked;
+		blocked = tsk->blocked & mask;
+		__set_task_blocked(tsk, &blocked);
+		set_current_state(TASK_INTERRUPTIBLE);
+		notrace_spin_unlock(&siglock);
+		arch_local_irq_restore(flags);
+		ret = schedule_hrtimeout_range(to, tsk->timer_slack_ns, HRTIMER_MODE_REL);
+		flags = arch_local_irq_save();
+		notrace_spin_lock(&siglock);
+		__set_task_blocked(tsk, &real_blocked);
+		sig = dequeue_signal(tsk, &mask, info);
+	}
+	notrace_spin_unlock(&siglock);
+	arch_local_irq_restore(flags);
+	if (sig)
+		return sig;
+	return ret ? -EINTR : -EAGAIN;
+}
+
+SYSCALL_DEFINE4(rt_sigtimedwait, const sigset_t *, uthese, siginfo_t *, uinfo,
+		const struct __kernel_timespec *, uts, size_t, sigsetsize)
+{
+	struct sigqueue_info info;
+	struct timespec64 ts;
+	u64 these;
+	int ret;
+
+	if (sigsetsize != sizeof(u64))
+		return -EINVAL;
+	if (copy_from_user(&these, uthese, sizeof(these)))
+		return -EFAULT;
+	if (uts && get_timespec64(&ts, uts))
+		return -EFAULT;
+	if (current->session)
+		return 0;	/* a session task waits on the host (session.c waits for its return) */
+	ret = do_sigtimedwait(&these, &info, uts ? &ts : NULL);
+	if (ret > 0 && uinfo) {
+		struct kernel_siginfo kinfo;
+
+		fill_siginfo(&kinfo, ret, &info);
+		if (copy_siginfo_to_user((struct kernel_siginfo *)uinfo, &kinfo))
+			ret = -EFAULT;
+	}
+	return ret;
 }
 
 /* The registers the frame holds (the flags the handler may change only), then its FPU state */

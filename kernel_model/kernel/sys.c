@@ -21,9 +21,7 @@
 #define RLIMIT_MEMLOCK	8
 #define RLIMIT_AS	9
 #define RLIMIT_LOCKS	10
-#define RLIMIT_SIGPENDING 11
 #define RLIMIT_MSGQUEUE	12
-#define RLIMIT_NICE	13
 #define RLIMIT_RTPRIO	14
 #define RLIMIT_RTTIME	15
 #define RLIM_NLIMITS	16
@@ -62,6 +60,112 @@ static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
 SYSCALL_DEFINE0(gettid)
 {
 	return current->pid;
+}
+
+/* ---- getpriority / setpriority: the nice of a process, a process group or a user's tasks ---- */
+#define PRIO_PROCESS	0
+#define PRIO_PGRP	1
+#define PRIO_USER	2
+
+/* May the caller set the task's nice: its own uid or euid is the task's uid, or CAP_SYS_NICE */
+static __always_inline bool set_one_prio_perm(struct task_struct *p)
+{
+	if (current->uid == p->uid || current->euid == p->uid)
+		return true;
+	return ns_capable(&init_user_ns, CAP_SYS_NICE);
+}
+
+/* One task's nice set; error is the call's so far (-ESRCH until a task is found) */
+static noinline int set_one_prio(struct task_struct *p, int niceval, int error)
+{
+	int no_nice;
+
+	if (!set_one_prio_perm(p)) {
+		error = -EPERM;
+		goto out;
+	}
+	if (niceval < task_nice(p) && !can_nice(p, niceval)) {
+		error = -EACCES;
+		goto out;
+	}
+	no_nice = security_task_setnice(p, niceval);
+	if (no_nice) {
+		error = no_nice;
+		goto out;
+	}
+	if (error == -ESRCH)
+		error = 0;
+	set_user_nice(p, niceval);
+out:
+	return error;
+}
+
+/* The tasks `which` and `who` name: one task, every thread of a process group, or of a user's
+ * (6.1 walks them under rcu_read_lock(): here collected under the tasks' lock, preemption off
+ * while the caller uses them); ioprio_set/ioprio_get's too */
+notrace int prio_targets(int which, int who, struct task_struct **tasks)
+{
+	struct task_struct *t;
+	unsigned long flags;
+	int n = 0;
+
+	if (which == PRIO_PROCESS) {
+		t = who ? find_task_by_pid(who) : current;
+		if (t)
+			tasks[n++] = t;
+		return n;
+	}
+	spin_lock_irqsave(&sched_lock, flags);
+	list_for_each_entry(t, &task_list, tasks) {
+		if (n == PRIO_MAX_TASKS || (t->flags & PF_IDLE))
+			continue;
+		if (which == PRIO_PGRP ? t->pgrp == (who ? who : current->pgrp) :
+		    t->uid == (who ? (uid_t)who : current->uid) && t->pid)
+			tasks[n++] = t;
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	return n;
+}
+
+SYSCALL_DEFINE3(setpriority, int, which, int, who, int, niceval)
+{
+	struct task_struct *tasks[PRIO_MAX_TASKS];
+	int error = -EINVAL, i, n;
+
+	if (which > PRIO_USER || which < PRIO_PROCESS)
+		return error;
+	/* normalize: avoid signed division (rounding problems) */
+	error = -ESRCH;
+	if (niceval < MIN_NICE)
+		niceval = MIN_NICE;
+	if (niceval > MAX_NICE)
+		niceval = MAX_NICE;
+	preempt_disable();	/* rcu_read_lock() */
+	n = prio_targets(which, who, tasks);
+	for (i = 0; i < n; i++)
+		error = set_one_prio(tasks[i], niceval, error);
+	preempt_enable();
+	return error;
+}
+
+/* The highest priority of the tasks, as 40 - nice (1 to 40: never negative) */
+SYSCALL_DEFINE2(getpriority, int, which, int, who)
+{
+	struct task_struct *tasks[PRIO_MAX_TASKS];
+	long niceval, retval = -ESRCH;
+	int i, n;
+
+	if (which > PRIO_USER || which < PRIO_PROCESS)
+		return -EINVAL;
+	preempt_disable();
+	n = prio_targets(which, who, tasks);
+	for (i = 0; i < n; i++) {
+		niceval = 20 - task_nice(tasks[i]);	/* nice_to_rlimit() */
+		if (niceval > retval)
+			retval = niceval;
+	}
+	preempt_enable();
+	return retval;
 }
 
 /* The limits can be read; setting one to what it is succeeds, anything else is EPERM
@@ -430,13 +534,7 @@ SYSCALL_DEFINE1(setfsgid, gid_t, gid)
 }
 
 /* ---- times, sysinfo ---- */
-#define USER_HZ		100
 struct tms { long tms_utime, tms_stime, tms_cutime, tms_cstime; };
-
-static inline long nsec_to_clock_t(u64 ns)
-{
-	return ns / (1000000000UL / USER_HZ);
-}
 
 static noinline void do_sys_times(struct tms *tms)
 {
@@ -531,16 +629,6 @@ SYSCALL_DEFINE2(getrusage, int, who, struct rusage *, ru)
 	return copy_to_user(ru, &r, sizeof(r)) ? -EFAULT : 0;
 }
 
-struct sysinfo {
-	long uptime;
-	unsigned long loads[3];
-	unsigned long totalram, freeram, sharedram, bufferram, totalswap, freeswap;
-	unsigned short procs, pad;
-	unsigned long totalhigh, freehigh;
-	unsigned int mem_unit;
-	char _f[20 - 2 * sizeof(long) - sizeof(int)];
-};
-
 /* what /proc/uptime, /proc/loadavg and /proc/meminfo say: the time since boot, the load
  * average (avenrun, SI_LOAD_SHIFT bits of fraction), the tasks, the RAM in pages (no swap, no
  * page cache counted apart) */
@@ -553,16 +641,12 @@ static __always_inline void do_sysinfo(struct sysinfo *info)
 
 	memset(info, 0, sizeof(*info));
 	info->uptime = ns / 1000000000UL + (ns % 1000000000UL ? 1 : 0);
-	info->loads[0] = avenrun[0] << (SI_LOAD_SHIFT - FSHIFT);
-	info->loads[1] = avenrun[1] << (SI_LOAD_SHIFT - FSHIFT);
-	info->loads[2] = avenrun[2] << (SI_LOAD_SHIFT - FSHIFT);
+	get_avenrun(info->loads, 0, SI_LOAD_SHIFT - FSHIFT);
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry(t, &task_list, tasks)
 		info->procs++;
 	spin_unlock_irqrestore(&sched_lock, flags);
-	info->totalram = boot_params.ram_size / PAGE_SIZE;
-	info->freeram = global_zone_page_state(NR_FREE_PAGES);
-	info->mem_unit = PAGE_SIZE;
+	si_meminfo(info);
 	/* the sizes in bytes (mem_unit 1) where they fit in a long, as 6.1 does */
 	mem_total = info->totalram + info->totalswap;
 	for (mem_unit = info->mem_unit; mem_unit > 1; mem_unit >>= 1) {

@@ -92,18 +92,6 @@ SYSCALL_DEFINE3(msgctl, int, msqid, int, cmd, struct msqid_ds *, buf)
 	return sys_ni_syscall();
 }
 
-/* fs/locks.c */
-SYSCALL_DEFINE2(flock, unsigned int, fd, unsigned int, cmd)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/readdir.c */
-SYSCALL_DEFINE3(getdents, unsigned int, fd, struct linux_dirent *, dirent, unsigned int, count)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/open.c */
 SYSCALL_DEFINE3(chown, const char *, filename, uid_t, user, gid_t, group)
 {
@@ -135,25 +123,7 @@ SYSCALL_DEFINE2(setgroups, int, gidsetsize, gid_t *, grouplist)
 }
 
 /* kernel/capability.c */
-SYSCALL_DEFINE2(capget, cap_user_header_t, header, cap_user_data_t, dataptr)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/capability.c */
 SYSCALL_DEFINE2(capset, cap_user_header_t, header, const cap_user_data_t, data)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE4(rt_sigtimedwait, const sigset_t *, uthese, siginfo_t *, uinfo, const struct __kernel_timespec *, uts, size_t, sigsetsize)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE3(rt_sigqueueinfo, pid_t, pid, int, sig, siginfo_t *, uinfo)
 {
 	return sys_ni_syscall();
 }
@@ -176,18 +146,6 @@ SYSCALL_DEFINE3(sysfs, int, option, unsigned long, arg1, unsigned long, arg2)
 	return sys_ni_syscall();
 }
 
-/* kernel/sys.c */
-SYSCALL_DEFINE2(getpriority, int, which, int, who)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sys.c */
-SYSCALL_DEFINE3(setpriority, int, which, int, who, int, niceval)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/sched/core.c */
 SYSCALL_DEFINE2(sched_setparam, pid_t, pid, struct sched_param *, param)
 {
@@ -195,37 +153,7 @@ SYSCALL_DEFINE2(sched_setparam, pid_t, pid, struct sched_param *, param)
 }
 
 /* kernel/sched/core.c */
-SYSCALL_DEFINE2(sched_getparam, pid_t, pid, struct sched_param *, param)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
 SYSCALL_DEFINE3(sched_setscheduler, pid_t, pid, int, policy, struct sched_param *, param)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE1(sched_getscheduler, pid_t, pid)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE1(sched_get_priority_max, int, policy)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE1(sched_get_priority_min, int, policy)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/sched/core.c */
-SYSCALL_DEFINE2(sched_rr_get_interval, pid_t, pid, struct __kernel_timespec *, interval)
 {
 	return sys_ni_syscall();
 }
@@ -596,18 +524,6 @@ SYSCALL_DEFINE5(keyctl, int, option, unsigned long, arg2, unsigned long, arg3, u
 	return sys_ni_syscall();
 }
 
-/* block/ioprio.c */
-SYSCALL_DEFINE3(ioprio_set, int, which, int, who, int, ioprio)
-{
-	return sys_ni_syscall();
-}
-
-/* block/ioprio.c */
-SYSCALL_DEFINE2(ioprio_get, int, which, int, who)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/notify/inotify/inotify_user.c */
 SYSCALL_DEFINE0(inotify_init)
 {
@@ -638,12 +554,6 @@ SYSCALL_DEFINE5(fchownat, int, dfd, const char *, filename, uid_t, user, gid_t, 
 	return sys_ni_syscall();
 }
 
-/* kernel/fork.c */
-SYSCALL_DEFINE1(unshare, unsigned long, unshare_flags)
-{
-	return sys_ni_syscall();
-}
-
 /* fs/splice.c */
 SYSCALL_DEFINE6(splice, int, fd_in, loff_t *, off_in, int, fd_out, loff_t *, off_out, size_t, len, unsigned int, flags)
 {
@@ -652,12 +562,6 @@ SYSCALL_DEFINE6(splice, int, fd_in, loff_t *, off_in, int, fd_out, loff_t *, off
 
 /* fs/splice.c */
 SYSCALL_DEFINE4(tee, int, fdin, int, fdout, size_t, len, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/sync.c */
-SYSCALL_DEFINE4(sync_file_range, int, fd, loff_t, offset, loff_t, nbytes, unsigned int, flags)
 {
 	return sys_ni_syscall();
 }
@@ -716,24 +620,6 @@ SYSCALL_DEFINE1(inotify_init1, int, flags)
 	return sys_ni_syscall();
 }
 
-/* fs/read_write.c */
-SYSCALL_DEFINE5(preadv, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l, unsigned long, pos_h)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE5(pwritev, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l, unsigned long, pos_h)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/signal.c */
-SYSCALL_DEFINE4(rt_tgsigqueueinfo, pid_t, tgid, pid_t, pid, int, sig, siginfo_t *, uinfo)
-{
-	return sys_ni_syscall();
-}
-
 /* net/socket.c */
 SYSCALL_DEFINE5(recvmmsg, int, fd, struct mmsghdr *, mmsg, unsigned int, vlen, unsigned int, flags, struct __kernel_timespec *, timeout)
 {
@@ -766,12 +652,6 @@ SYSCALL_DEFINE3(open_by_handle_at, int, mountdirfd, struct file_handle *, handle
 
 /* kernel/time/posix-timers.c */
 SYSCALL_DEFINE2(clock_adjtime, const clockid_t, which_clock, struct __kernel_timex *, utx)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/sync.c */
-SYSCALL_DEFINE1(syncfs, int, fd)
 {
 	return sys_ni_syscall();
 }
@@ -862,24 +742,6 @@ SYSCALL_DEFINE3(membarrier, int, cmd, unsigned int, flags, int, cpu_id)
 
 /* mm/mlock.c */
 SYSCALL_DEFINE3(mlock2, unsigned long, start, size_t, len, int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE6(copy_file_range, int, fd_in, loff_t *, off_in, int, fd_out, loff_t *, off_out, size_t, len, unsigned int, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE6(preadv2, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l, unsigned long, pos_h, rwf_t, flags)
-{
-	return sys_ni_syscall();
-}
-
-/* fs/read_write.c */
-SYSCALL_DEFINE6(pwritev2, unsigned long, fd, const struct iovec *, vec, unsigned long, vlen, unsigned long, pos_l, unsigned long, pos_h, rwf_t, flags)
 {
 	return sys_ni_syscall();
 }

@@ -72,6 +72,21 @@ noinline ktime_t ktime_get_with_offset(enum tk_offsets offs)
 }
 
 /* ---- kernel/time/time.c: conversions, and timespecs to and from user space ---- */
+/* jiffies as a timespec (sched_rr_get_interval's slice) */
+noinline void jiffies_to_timespec64(const unsigned long jiffies, struct timespec64 *value)
+{
+	u64 ns = (u64)jiffies * TICK_NSEC;
+
+	value->tv_sec = ns / NSEC_PER_SEC;
+	value->tv_nsec = ns % NSEC_PER_SEC;
+}
+
+/* nanoseconds in USER_HZ's clock ticks (times(2), /proc/<pid>/stat, /proc/stat) */
+noinline u64 nsec_to_clock_t(u64 x)
+{
+	return x / (NSEC_PER_SEC / USER_HZ);
+}
+
 noinline struct timespec64 ns_to_timespec64(s64 nsec)
 {
 	struct timespec64 ts = { 0, 0 };

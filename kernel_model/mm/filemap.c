@@ -339,6 +339,24 @@ noinline ssize_t generic_perform_write(struct kiocb *iocb, struct iov_iter *i)
 
 /* The write's end within the file system's limit (mm/filemap.c's RLIMIT_FSIZE check: not
  * modelled, the limit is infinite). */
+/* May the one file be copied into the other (copy_file_range): regular files, the one open for
+ * reading, the other for writing and not appending */
+noinline int generic_file_rw_checks(struct file *file_in, struct file *file_out)
+{
+	struct inode *inode_in = file_in->f_inode;
+	struct inode *inode_out = file_out->f_inode;
+
+	/* Don't copy dirs, pipes, sockets... */
+	if (S_ISDIR(inode_in->i_mode) || S_ISDIR(inode_out->i_mode))
+		return -EISDIR;
+	if (!S_ISREG(inode_in->i_mode) || !S_ISREG(inode_out->i_mode))
+		return -EINVAL;
+	if (!(file_in->f_mode & FMODE_READ) || !(file_out->f_mode & FMODE_WRITE) ||
+	    (file_out->f_flags & O_APPEND))
+		return -EBADF;
+	return 0;
+}
+
 noinline int generic_write_check_limits(struct file *file, loff_t pos, loff_t *count)
 {
 	loff_t limit = file->f_mapping->host->i_sb->s_maxbytes;
@@ -429,19 +447,37 @@ noinline int filemap_fdatawait_range(struct address_space *mapping, loff_t start
 	return 0;	/* (no write error is recorded in a mapping: filemap_check_errors) */
 }
 
-noinline int file_write_and_wait_range(struct file *file, loff_t start, loff_t end)
+/* The range's dirty pages written: started (WB_SYNC_NONE) or each written (WB_SYNC_ALL) */
+noinline int __filemap_fdatawrite_range(struct address_space *mapping, loff_t start, loff_t end, int sync_mode)
 {
-	struct address_space *mapping = file->f_mapping;
 	struct writeback_control wbc = {
-		.sync_mode = WB_SYNC_ALL,
+		.sync_mode = sync_mode,
 		.nr_to_write = LONG_MAX,
 		.range_start = start,
 		.range_end = end,
 	};
-	int err = filemap_fdatawrite_wbc(mapping, &wbc);
 
-	if (!err)
-		err = filemap_fdatawait_range(mapping, start, end);
+	return filemap_fdatawrite_wbc(mapping, &wbc);
+}
+
+/* The range's writeback waited for, and the file's write error since it last looked (none is
+ * recorded here) */
+noinline int file_fdatawait_range(struct file *file, loff_t start_byte, loff_t end_byte)
+{
+	__filemap_fdatawait_range(file->f_mapping, start_byte, end_byte);
+	return 0;
+}
+
+noinline int file_write_and_wait_range(struct file *file, loff_t lstart, loff_t lend)
+{
+	struct address_space *mapping = file->f_mapping;
+	int err;
+
+	if (lend < lstart)
+		return 0;
+	err = __filemap_fdatawrite_range(mapping, lstart, lend, WB_SYNC_ALL);
+	if (err != -EIO)
+		__filemap_fdatawait_range(mapping, lstart, lend);
 	return err;
 }
 

@@ -32,7 +32,7 @@ Outputs (paths under kernel_model/):
 - SYSCALLS.md              which syscalls the model implements and which return ENOSYS.
 
 The syscalls the model implements are the SYSCALL_DEFINEs found in kernel_model/{kernel,kernel/events,kernel/bpf,fs,net,
-fs/proc,drivers,mm}/*.c (other than the generated sys_ni.c); their signatures must be 6.1's.
+fs/proc,drivers,mm,block}/*.c (other than the generated sys_ni.c); their signatures must be 6.1's.
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ NI_ENTRY = "sys_ni_syscall"
 NI_NAME = NI_ENTRY[len("sys_"):]
 # Trees whose SYSCALL_DEFINEs an x86-64 kernel does not build.
 # Where the model's own SYSCALL_DEFINEs are.
-MODEL_SOURCE_DIRS = ("kernel", "kernel/sched", "kernel/events", "kernel/bpf", "fs", "fs/proc", "drivers", "net", "mm")
+MODEL_SOURCE_DIRS = ("kernel", "kernel/sched", "kernel/events", "kernel/bpf", "fs", "fs/proc", "drivers", "net", "mm", "block")
 SKIPPED_DIRS = ("Documentation/", "samples/", "scripts/", "tools/", "arch/x86/um/")
 
 

@@ -22,6 +22,25 @@ noinline int cap_capable(const struct cred *cred, struct user_namespace *targ_ns
 	return task->euid == 0 ? 0 : -EPERM;
 }
 
+/* The task's capability sets: permitted all while any of its uids is 0 (6.1's default
+ * securebits: cap_emulate_setxuid clears it when none is), effective as cap_capable() grants
+ * (the file-system ones with a fsuid of 0, the others with an euid of 0), no inheritable */
+noinline int cap_capget(struct task_struct *target, kernel_cap_t *effective, kernel_cap_t *inheritable,
+			kernel_cap_t *permitted)
+{
+	const kernel_cap_t full = { { ~0U, (1U << (CAP_LAST_CAP - 31)) - 1 } };
+	u64 all = full.cap[0] | (u64)full.cap[1] << 32, eff = 0;
+
+	if (target->euid == 0)
+		eff |= all & ~CAP_FS_MASK;
+	if (target->fsuid == 0)
+		eff |= CAP_FS_MASK;
+	*effective = (kernel_cap_t){ { (u32)eff, (u32)(eff >> 32) } };
+	*inheritable = (kernel_cap_t){ { 0, 0 } };
+	*permitted = target->uid == 0 || target->euid == 0 || target->suid == 0 ? full : (kernel_cap_t){ { 0, 0 } };
+	return 0;
+}
+
 /* vm.mmap_min_addr as Debian's 6.1 sets it (CONFIG_DEFAULT_MMAP_MIN_ADDR) */
 unsigned long dac_mmap_min_addr = 65536;
 
@@ -69,4 +88,23 @@ noinline int cap_inode_need_killpriv(struct dentry *dentry)
 
 	error = __vfs_getxattr(dentry, inode, XATTR_NAME_CAPS, NULL, 0);
 	return error > 0;
+}
+
+/* May the caller change the task's scheduling: if the task has capabilities the caller has not
+ * (here: all of them, an effective uid of 0, against a caller without), only with CAP_SYS_NICE */
+static __always_inline int cap_safe_nice(struct task_struct *p)
+{
+	if (p->euid == 0 && current->euid != 0 && !ns_capable(&init_user_ns, CAP_SYS_NICE))
+		return -EPERM;
+	return 0;
+}
+
+noinline int cap_task_setnice(struct task_struct *p, int nice)
+{
+	return cap_safe_nice(p);
+}
+
+noinline int cap_task_setioprio(struct task_struct *p, int ioprio)
+{
+	return cap_safe_nice(p);
 }

@@ -43,9 +43,35 @@ noinline int security_task_getpgid(struct task_struct *p)
 	return call_int_hook_empty(0);
 }
 
+noinline int security_capget(struct task_struct *target, kernel_cap_t *effective, kernel_cap_t *inheritable,
+			     kernel_cap_t *permitted)
+{
+	return cap_capget(target, effective, inheritable, permitted);	/* call_int_hook(capget, 0, ...) */
+}
+
+noinline int security_task_getscheduler(struct task_struct *p)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_task_setioprio(struct task_struct *p, int ioprio)
+{
+	return cap_task_setioprio(p, ioprio);	/* call_int_hook(task_setioprio, 0, p, ioprio) */
+}
+
+noinline int security_task_getioprio(struct task_struct *p)
+{
+	return call_int_hook_empty(0);
+}
+
 noinline int security_task_prlimit(const struct cred *cred, const struct cred *tcred, unsigned int flags)
 {
 	return call_int_hook_empty(0);
+}
+
+noinline int security_task_setnice(struct task_struct *p, int nice)
+{
+	return cap_task_setnice(p, nice);	/* call_int_hook(task_setnice, 0, p, nice) */
 }
 
 noinline int security_task_getsid(struct task_struct *p)
@@ -371,6 +397,11 @@ noinline void security_file_free(struct file *file)
 }
 
 noinline int security_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	return call_int_hook_empty(0);
+}
+
+noinline int security_file_lock(struct file *file, unsigned int cmd)
 {
 	return call_int_hook_empty(0);
 }

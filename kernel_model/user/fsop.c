@@ -166,6 +166,30 @@ static void fam_rw(void)
 	buf[14] = 0;
 	printf("  readv %s %s\n", buf, buf + 10);
 	R("readv(f, 1025 segments)", sc(19, fd, L(iov), 1025, 0, 0));
+	/* preadv/pwritev (295, 296) at an offset, the file's own left; the v2 calls (327, 328)
+	 * at the file's position for an offset of -1 */
+	iov[0].base = buf; iov[0].len = 2;
+	iov[1].base = buf + 10; iov[1].len = 2;
+	R("lseek(f, 1, SEEK_SET)", sc(8, fd, 1, 0, 0, 0));
+	R("preadv(f, 2+2, 2)", sc(295, fd, L(iov), 2, 2, 0));
+	buf[2] = 0;
+	buf[12] = 0;
+	printf("  preadv %s %s\n", buf, buf + 10);
+	R("lseek(f, 0, SEEK_CUR) after preadv", sc(8, fd, 0, 1, 0, 0));
+	R("preadv(f, -2)", sc(295, fd, L(iov), 2, -2, 0));
+	R("preadv2(f, 2+2, -1)", syscall6(327, fd, L(iov), 2, -1, 0, 0));
+	R("lseek(f, 0, SEEK_CUR) after preadv2", sc(8, fd, 0, 1, 0, 0));
+	R("preadv2(f, 2+2, 0)", syscall6(327, fd, L(iov), 2, 0, 0, 0));
+	iov[0].base = "cd"; iov[0].len = 2;
+	iov[1].base = "e"; iov[1].len = 1;
+	R("pwritev(f, cd e, 2)", sc(296, fd, L(iov), 2, 2, 0));
+	R("lseek(f, 0, SEEK_CUR) after pwritev", sc(8, fd, 0, 1, 0, 0));
+	R("pwritev2(f, cd e, 2)", syscall6(328, fd, L(iov), 2, 2, 0, 0));
+	R("pwritev(f, -2)", sc(296, fd, L(iov), 2, -2, 0));
+	R("lseek(f, 0, SEEK_SET)", sc(8, fd, 0, 0, 0, 0));
+	R("read(f, 8)", read(fd, buf, 8));
+	buf[5] = 0;
+	printf("  %s\n", buf);
 	R("read(f, bad address)", read(fd, (void *)16, 4));
 	R("write(f, bad address)", write(fd, (void *)16, 4));
 	R("ftruncate(f, 3)", sc(77, fd, 3, 0, 0, 0));
@@ -180,6 +204,14 @@ static void fam_rw(void)
 	R("fsync(f)", sc(74, fd, 0, 0, 0, 0));
 	R("fdatasync(f)", sc(75, fd, 0, 0, 0, 0));
 	R("fsync(99)", sc(74, 99, 0, 0, 0, 0));
+	/* sync_file_range (277): a range's writeback started and waited for; syncfs (306) */
+	R("sync_file_range(f, 0, 0, WRITE|WAIT_AFTER)", sc(277, fd, 0, 0, 6, 0));
+	R("sync_file_range(f, 0, 4096, all)", sc(277, fd, 0, 4096, 7, 0));
+	R("sync_file_range(f, 0, 0, 8)", sc(277, fd, 0, 0, 8, 0));
+	R("sync_file_range(f, -1, 0, 0)", sc(277, fd, -1, 0, 0, 0));
+	R("sync_file_range(99, 0, 0, 0)", sc(277, 99, 0, 0, 0, 0));
+	R("syncfs(f)", sc(306, fd, 0, 0, 0, 0));
+	R("syncfs(99)", sc(306, 99, 0, 0, 0, 0));
 	fd2 = open("g", O_WRONLY | O_CREAT, 0644);
 	off = 1;
 	R("sendfile(g, f, &1, 3)", sc(40, fd2, fd, L(&off), 3, 0));
@@ -187,6 +219,32 @@ static void fam_rw(void)
 	R("sendfile(g, f, NULL, 100)", sc(40, fd2, fd, 0, 100, 0));
 	R("lseek(g, 0, SEEK_END)", sc(8, fd2, 0, 2, 0, 0));
 	R("sendfile(f, g opened O_WRONLY)", sc(40, fd, fd2, 0, 10, 0));
+	/* copy_file_range (326): from f into a new file h, at offsets or the files' positions */
+	{
+		int h = open("h", O_RDWR | O_CREAT, 0644), d = open(".", O_RDONLY, 0);
+		long in = 2, out = 0;
+
+		R("copy_file_range(f, &2, h, &0, 5)", sc(326, fd, L(&in), h, L(&out), 5));
+		printf("  offsets %ld %ld\n", in, out);
+		R("copy_file_range(f, NULL, h, NULL, 4)", syscall6(326, fd, 0, h, 0, 4, 0));
+		R("lseek(h, 0, SEEK_CUR)", sc(8, h, 0, 1, 0, 0));
+		in = 1000000;
+		R("copy_file_range(f, &past the end, h, NULL, 4)", syscall6(326, fd, L(&in), h, 0, 4, 0));
+		in = 0;
+		out = 1;
+		R("copy_file_range(h, &0, h, &1, 3): overlapping", syscall6(326, h, L(&in), h, L(&out), 3, 0));
+		R("copy_file_range(f, NULL, h, NULL, 4, flags 1)", syscall6(326, fd, 0, h, 0, 4, 1));
+		R("copy_file_range(f, NULL, g opened O_WRONLY)", syscall6(326, fd, 0, fd2, 0, 4, 0));
+		R("copy_file_range(g opened O_WRONLY, NULL, h)", syscall6(326, fd2, 0, h, 0, 4, 0));
+		R("copy_file_range(., NULL, h)", syscall6(326, d, 0, h, 0, 4, 0));
+		R("copy_file_range(99, NULL, h)", syscall6(326, 99, 0, h, 0, 4, 0));
+		R("lseek(h, 0, SEEK_SET)", sc(8, h, 0, 0, 0, 0));
+		R("read(h, 16)", read(h, buf, 16));
+		buf[9] = 0;
+		printf("  %s\n", buf);
+		close(h);
+		close(d);
+	}
 	R("read(/dev/zero, 8)", read(open("/dev/zero", O_RDONLY, 0), buf, 8));
 	R("read(/dev/null, 8)", read(open("/dev/null", O_RDONLY, 0), buf, 8));
 	R("write(/dev/full, 1)", write(open("/dev/full", O_WRONLY, 0), "x", 1));
@@ -233,6 +291,7 @@ static void fam_statfs(void)
 	R("fstatfs(p[0])", sc(138, p[0], L(&sf), 0, 0, 0));
 	printf("  type %ld, bsize %ld, namelen %ld, flags %ld\n", sf.type, sf.bsize, sf.namelen, sf.flags);
 	R("fstatfs(99)", sc(138, 99, L(&sf), 0, 0, 0));
+	R("sync_file_range(p[0], 0, 0, WRITE)", sc(277, p[0], 0, 0, 2, 0));
 	close(p[0]);
 	close(p[1]);
 }
@@ -302,28 +361,31 @@ static void fam_stat(void)
 
 struct dirent_user { unsigned long ino; long off; unsigned short reclen; unsigned char type; char name[]; };
 
-/* the directory's names, sorted, with their types */
-static void list_dir(const char *what, int fd)
+/* the directory's names, sorted, with their types, by getdents64 (217) or getdents (78: struct
+ * linux_dirent, the name at 18, the type in the record's last byte) */
+static void list_dir_by(const char *what, int fd, int nr)
 {
 	static char buf[4096];
 	static char names[256][64];
 	int n = 0, i, j;
 	long r;
 
-	while ((r = sc(217, fd, L(buf), sizeof(buf), 0, 0)) > 0) {
+	while ((r = sc(nr, fd, L(buf), sizeof(buf), 0, 0)) > 0) {
 		long pos = 0;
 
 		while (pos < r && n < 256) {
 			struct dirent_user *d = (void *)(buf + pos);
+			unsigned char type = nr == 78 ? buf[pos + d->reclen - 1] : d->type;
+			const char *name = nr == 78 ? buf + pos + 18 : d->name;
 
-			names[n][0] = '0' + d->type / 10;
-			names[n][1] = '0' + d->type % 10;
+			names[n][0] = '0' + type / 10;
+			names[n][1] = '0' + type % 10;
 			names[n][2] = ' ';
-			size_t len = strlen(d->name);
+			size_t len = strlen(name);
 
 			if (len > 60)
 				len = 60;
-			memcpy(names[n] + 3, d->name, len);
+			memcpy(names[n] + 3, name, len);
 			names[n][3 + len] = 0;
 			n++;
 			pos += d->reclen;
@@ -337,10 +399,15 @@ static void list_dir(const char *what, int fd)
 			memcpy(names[j], names[j - 1], 64);
 			memcpy(names[j - 1], t, 64);
 		}
-	printf("%s: getdents64 = %ld:", what, r);
+	printf("%s: %s = %ld:", what, nr == 78 ? "getdents" : "getdents64", r);
 	for (i = 0; i < n; i++)
 		printf(" [%s]", names[i]);
 	printf("\n");
+}
+
+static void list_dir(const char *what, int fd)
+{
+	list_dir_by(what, fd, 217);
 }
 
 static void show_cwd(const char *what, const char *base)
@@ -381,6 +448,11 @@ static void fam_dir(const char *base)
 	R("getdents64(d, 4 bytes)", sc(217, open("d", O_RDONLY, 0), L(small), sizeof(small), 0, 0));
 	R("getdents64(f)", sc(217, open("d/f0", O_RDONLY, 0), L(name_buf), sizeof(name_buf), 0, 0));
 	R("getdents64(99)", sc(217, 99, L(name_buf), sizeof(name_buf), 0, 0));
+	R("lseek(d, 0, SEEK_SET)", sc(8, fd, 0, 0, 0, 0));
+	list_dir_by("d by getdents", fd, 78);
+	R("getdents(d, 4 bytes)", sc(78, open("d", O_RDONLY, 0), L(small), sizeof(small), 0, 0));
+	R("getdents(f)", sc(78, open("d/f0", O_RDONLY, 0), L(name_buf), sizeof(name_buf), 0, 0));
+	R("getdents(99)", sc(78, 99, L(name_buf), sizeof(name_buf), 0, 0));
 	R("rmdir(d)", sc(84, L("d"), 0, 0, 0, 0));
 	R("rmdir(d/f0)", sc(84, L("d/f0"), 0, 0, 0, 0));
 	R("rmdir(d/.)", sc(84, L("d/."), 0, 0, 0, 0));
@@ -552,6 +624,46 @@ static void fam_fd(void)
 	R("fcntl(f, F_GETFL) after", sc(72, fd, 3, 0, 0, 0) & ~0100000);
 	R("fcntl(f, 12345)", sc(72, fd, 12345, 0, 0, 0));
 	R("fcntl(99, F_GETFD)", sc(72, 99, 1, 0, 0, 0));
+	/* flock (73): whole-file locks of an open file, shared by its descriptors, gone at its last
+	 * close; a request that conflicts fails (LOCK_NB) or waits for the lock in its way */
+	{
+		int a = open("lk", O_RDWR | O_CREAT, 0644), b = open("lk", O_RDONLY, 0), c, d, st;
+		struct timespec nap = { 0, 100000000 };
+
+		R("flock(a, LOCK_EX)", sc(73, a, 2, 0, 0, 0));
+		R("flock(b, LOCK_EX|LOCK_NB)", sc(73, b, 6, 0, 0, 0));
+		R("flock(b, LOCK_SH|LOCK_NB)", sc(73, b, 5, 0, 0, 0));
+		R("flock(a, LOCK_EX) again", sc(73, a, 2, 0, 0, 0));
+		R("flock(a, LOCK_SH): a downgrade", sc(73, a, 1, 0, 0, 0));
+		R("flock(b, LOCK_SH|LOCK_NB)", sc(73, b, 5, 0, 0, 0));
+		R("flock(b, LOCK_EX|LOCK_NB) while a shares", sc(73, b, 6, 0, 0, 0));
+		R("flock(b, LOCK_UN)", sc(73, b, 8, 0, 0, 0));
+		R("flock(b, LOCK_UN) again", sc(73, b, 8, 0, 0, 0));
+		R("flock(a, 0)", sc(73, a, 0, 0, 0, 0));
+		R("flock(a, LOCK_SH|LOCK_EX)", sc(73, a, 3, 0, 0, 0));
+		R("flock(99, LOCK_SH)", sc(73, 99, 1, 0, 0, 0));
+		c = sc(32, a, 0, 0, 0, 0);
+		R("close(a), its dup holding the lock", close(a));
+		R("flock(b, LOCK_EX|LOCK_NB)", sc(73, b, 6, 0, 0, 0));
+		R("flock(dup, LOCK_EX): an upgrade", sc(73, c, 2, 0, 0, 0));
+		if (fork() == 0) {
+			d = open("lk", O_RDONLY, 0);
+			exit(sc(73, d, 1, 0, 0, 0) == 0 ? 5 : 6);	/* waits for the parent's lock */
+		}
+		nanosleep(&nap, NULL);
+		R("flock(dup, LOCK_UN) with a waiter", sc(73, c, 8, 0, 0, 0));
+		R("wait4", wait4(-1, &st, 0, NULL) > 0);
+		printf("  status %d\n", st);
+		R("close(dup): no lock left", close(c));
+		R("flock(b, LOCK_EX|LOCK_NB) at last", sc(73, b, 6, 0, 0, 0));
+		close(b);
+	}
+	/* unshare (272): the fs information and the file table, already the caller's own here */
+	R("unshare(CLONE_FILES|CLONE_FS)", sc(272, 0x600, 0, 0, 0, 0));
+	R("unshare(CLONE_VM|CLONE_SIGHAND|CLONE_THREAD), one thread", sc(272, 0x10900, 0, 0, 0, 0));
+	R("unshare(0)", sc(272, 0, 0, 0, 0, 0));
+	R("unshare(1)", sc(272, 1, 0, 0, 0, 0));
+	R("readlink(/proc/self/exe) > 0", sc(89, L("/proc/self/exe"), L(name_buf), sizeof(name_buf), 0, 0) > 0);
 	R("ioctl(f, FIONREAD)", sc(16, fd, 0x541B, L(&n), 0, 0));
 	sc(8, fd, 0, 0, 0, 0);
 	sc(16, fd, 0x541B, L(&n), 0, 0);
@@ -932,6 +1044,28 @@ static void fam_task(void)
 	R("times(NULL) > 0", sc(100, 0, 0, 0, 0, 0) > 0);
 	R("times(bad address)", sc(100, 16, 0, 0, 0, 0));
 	R("sched_yield()", sc(24, 0, 0, 0, 0, 0));
+	/* the scheduling policy: SCHED_OTHER (0), no real-time priority; sched_rr_get_interval (148)
+	 * gives the slice, under a second */
+	{
+		int prio = 7;
+		struct timespec rr = { 7, 7 };
+
+		R("sched_getscheduler(0)", sc(145, 0, 0, 0, 0, 0));
+		R("sched_getscheduler(-1)", sc(145, -1, 0, 0, 0, 0));
+		R("sched_getparam(0)", sc(143, 0, L(&prio), 0, 0, 0));
+		printf("  sched_priority %d\n", prio);
+		R("sched_getparam(0, NULL)", sc(143, 0, 0, 0, 0, 0));
+		R("sched_getparam(0, bad address)", sc(143, 0, 16, 0, 0, 0));
+		R("sched_get_priority_max(SCHED_FIFO)", sc(146, 1, 0, 0, 0, 0));
+		R("sched_get_priority_min(SCHED_RR)", sc(147, 2, 0, 0, 0, 0));
+		R("sched_get_priority_max(SCHED_OTHER)", sc(146, 0, 0, 0, 0, 0));
+		R("sched_get_priority_min(SCHED_BATCH)", sc(147, 3, 0, 0, 0, 0));
+		R("sched_get_priority_max(4)", sc(146, 4, 0, 0, 0, 0));
+		R("sched_rr_get_interval(0)", sc(148, 0, L(&rr), 0, 0, 0));
+		printf("  under a second %d\n", rr.tv_sec == 0 && rr.tv_nsec < 1000000000);
+		R("sched_rr_get_interval(-1)", sc(148, -1, L(&rr), 0, 0, 0));
+		R("sched_rr_get_interval(0, bad address)", sc(148, 0, 16, 0, 0, 0));
+	}
 	{
 		unsigned int cpu = 999, node = 999;
 
@@ -970,6 +1104,78 @@ static void fam_task(void)
 	fam_pgrp();
 	fam_itimer();
 	fam_waitid();
+	/* getpriority/setpriority (140, 141): the nice raised (any task may), read back as 20 - nice */
+	R("setpriority(PRIO_PROCESS, 0, 19)", sc(141, 0, 0, 19, 0, 0));
+	R("getpriority(PRIO_PROCESS, 0)", sc(140, 0, 0, 0, 0, 0));
+	R("setpriority(PRIO_PROCESS, self, 100): at most 19", sc(141, 0, sc(39, 0, 0, 0, 0, 0), 100, 0, 0));
+	R("getpriority(PRIO_PROCESS, self)", sc(140, 0, sc(39, 0, 0, 0, 0, 0), 0, 0, 0));
+	R("setpriority(PRIO_PROCESS, -1, 19)", sc(141, 0, -1, 19, 0, 0));
+	R("getpriority(PRIO_PROCESS, -1)", sc(140, 0, -1, 0, 0, 0));
+	R("setpriority(3, 0, 0)", sc(141, 3, 0, 0, 0, 0));
+	R("getpriority(-1, 0)", sc(140, -1, 0, 0, 0, 0));
+	/* ioprio_set (251), ioprio_get (252): best effort level 7, then idle, read back; a child
+	 * inherits it */
+	{
+		int st;
+
+		R("ioprio_set(PROCESS, 0, BE 7)", sc(251, 1, 0, (2 << 13) | 7, 0, 0));
+		R("ioprio_get(PROCESS, 0)", sc(252, 1, 0, 0, 0, 0));
+		R("ioprio_get(PROCESS, self)", sc(252, 1, getpid(), 0, 0, 0));
+		if (fork() == 0)
+			exit(sc(252, 1, 0, 0, 0, 0) == ((2 << 13) | 7) ? 3 : 4);
+		R("wait4", wait4(-1, &st, 0, NULL) > 0);
+		printf("  the child's: status %d\n", st);
+		R("ioprio_set(PROCESS, 0, IDLE)", sc(251, 1, 0, 3 << 13, 0, 0));
+		R("ioprio_get(PROCESS, 0)", sc(252, 1, 0, 0, 0, 0));
+		R("ioprio_set(PROCESS, 0, class 5)", sc(251, 1, 0, 5 << 13, 0, 0));
+		R("ioprio_set(PROCESS, 0, NONE 1)", sc(251, 1, 0, 1, 0, 0));
+		R("ioprio_set(4, 0, BE 4)", sc(251, 4, 0, (2 << 13) | 4, 0, 0));
+		R("ioprio_get(0, 0)", sc(252, 0, 0, 0, 0, 0));
+		R("ioprio_get(PROCESS, -1)", sc(252, 1, -1, 0, 0, 0));
+		R("ioprio_set(PROCESS, -1, BE 4)", sc(251, 1, -1, (2 << 13) | 4, 0, 0));
+		R("ioprio_set(PROCESS, 0, BE 4)", sc(251, 1, 0, (2 << 13) | 4, 0, 0));
+	}
+	/* rt_sigtimedwait (128): a blocked signal taken without its handler, with its siginfo; none
+	 * in time: EAGAIN */
+	{
+		unsigned long usr2 = 1UL << 11;
+		struct { int signo, err, code, pad, pid; unsigned int uid; char rest[104]; } si;
+		struct timespec wait = { 0, 20000000 }, zero = { 0, 0 }, bad = { 0, 1000000000 };
+
+		R("rt_sigprocmask(SIG_BLOCK, SIGUSR2)", sc(14, 0, L(&usr2), 0, 8, 0));
+		R("kill(getpid(), SIGUSR2)", sc(62, getpid(), 12, 0, 0, 0));
+		memset(&si, 0x55, sizeof(si));
+		R("rt_sigtimedwait(SIGUSR2)", sc(128, L(&usr2), L(&si), 0, 8, 0));
+		printf("  signo %d, errno %d, code %d, pid is mine %d, uid %u\n", si.signo, si.err, si.code,
+		       si.pid == getpid(), si.uid);
+		R("rt_sigtimedwait(SIGUSR2, 20 ms)", sc(128, L(&usr2), L(&si), L(&wait), 8, 0));
+		R("rt_sigtimedwait(SIGUSR2, 0 s)", sc(128, L(&usr2), L(&si), L(&zero), 8, 0));
+		R("rt_sigtimedwait(SIGUSR2, 1e9 ns)", sc(128, L(&usr2), L(&si), L(&bad), 8, 0));
+		R("rt_sigtimedwait(SIGUSR2, size 4)", sc(128, L(&usr2), L(&si), L(&zero), 4, 0));
+		R("tkill(gettid(), SIGUSR2)", sc(200, sc(186, 0, 0, 0, 0, 0), 12, 0, 0, 0));
+		R("rt_sigtimedwait(SIGUSR2, no siginfo, 0 s)", sc(128, L(&usr2), 0, L(&zero), 8, 0));
+		/* rt_sigqueueinfo (129), rt_tgsigqueueinfo (297): the sender's own siginfo */
+		memset(&si, 0, sizeof(si));
+		si.code = -1;	/* SI_QUEUE */
+		si.pid = getpid();
+		R("rt_sigqueueinfo(self, SIGUSR2, SI_QUEUE)", sc(129, getpid(), 12, L(&si), 0, 0));
+		memset(&si, 0x55, sizeof(si));
+		R("rt_sigtimedwait(SIGUSR2) of it", sc(128, L(&usr2), L(&si), L(&zero), 8, 0));
+		printf("  signo %d, code %d, pid is mine %d\n", si.signo, si.code, si.pid == getpid());
+		memset(&si, 0, sizeof(si));
+		si.code = -1;
+		R("rt_tgsigqueueinfo(self, self, SIGUSR2, SI_QUEUE)",
+		  sc(297, getpid(), sc(186, 0, 0, 0, 0, 0), 12, L(&si), 0));
+		R("rt_sigtimedwait(SIGUSR2) of it", sc(128, L(&usr2), L(&si), L(&zero), 8, 0));
+		printf("  signo %d, code %d\n", si.signo, si.code);
+		memset(&si, 0, sizeof(si));
+		R("rt_sigqueueinfo(1, SIGUSR2, SI_USER)", sc(129, 1, 12, L(&si), 0, 0));
+		R("rt_sigqueueinfo(self, 99, SI_USER)", sc(129, getpid(), 99, L(&si), 0, 0));
+		R("rt_sigqueueinfo(self, SIGUSR2, bad address)", sc(129, getpid(), 12, 16, 0, 0));
+		R("rt_tgsigqueueinfo(0, 1, SIGUSR2)", sc(297, 0, 1, 12, L(&si), 0));
+		R("rt_tgsigqueueinfo(self, 1, SIGUSR2, SI_USER)", sc(297, getpid(), 1, 12, L(&si), 0));
+		R("rt_sigprocmask(SIG_UNBLOCK, SIGUSR2)", sc(14, 1, L(&usr2), 0, 8, 0));
+	}
 }
 
 /* the lines of /proc/self/maps: one per VMA */
@@ -1071,6 +1277,24 @@ static void fam_cap(void)
 	R("mmap(0, MAP_FIXED) as root", map_fixed(0));
 	R("mmap(0x10000, MAP_FIXED) as root", map_fixed(0x10000));
 	R("kill(1, 0) as root", sc(62, 1, 0, 0, 0, 0));
+	/* capget (125): the header's version checked (an unknown one told v3's) */
+	{
+		struct { unsigned int version; int pid; } hdr = { 0x20080522, 0 };
+		unsigned int data[6];
+
+		R("capget(v3, self) as root", sc(125, L(&hdr), L(data), 0, 0, 0));
+		hdr.version = 0x19980330;
+		R("capget(v1, self) as root", sc(125, L(&hdr), L(data), 0, 0, 0));
+		hdr.version = 1;
+		R("capget(version 1)", sc(125, L(&hdr), L(data), 0, 0, 0));
+		printf("  version told %u\n", hdr.version);
+		hdr.version = 1;
+		R("capget(version 1, NULL data): the version asked for", sc(125, L(&hdr), 0, 0, 0, 0));
+		hdr.version = 0x20080522;
+		hdr.pid = -1;
+		R("capget(v3, -1)", sc(125, L(&hdr), L(data), 0, 0, 0));
+		R("capget(bad header)", sc(125, 16, L(data), 0, 0, 0));
+	}
 	if (fork() == 0) {
 		R("chroot(.) as root (the child's own root)", sc(161, L("."), 0, 0, 0, 0));
 		R("setresuid(1000, 1000, 1000)", sc(117, 1000, 1000, 1000, 0, 0));
@@ -1082,6 +1306,13 @@ static void fam_cap(void)
 		R("tgkill(parent, parent, 0) as 1000", sc(234, parent, parent, 0, 0, 0));
 		R("kill(self, 0) as 1000", sc(62, sc(39, 0, 0, 0, 0, 0), 0, 0, 0, 0));
 		R("chroot(.) as 1000", sc(161, L("."), 0, 0, 0, 0));
+		{
+			struct { unsigned int version; int pid; } hdr = { 0x20080522, 0 };
+			unsigned int data[6] = { 7, 7, 7, 7, 7, 7 };
+
+			R("capget(v3, self) as 1000", sc(125, L(&hdr), L(data), 0, 0, 0));
+			printf("  effective %u %u, permitted %u %u\n", data[0], data[3], data[1], data[4]);
+		}
 		exit(0);
 	}
 	R("wait4", wait4(-1, &status, 0, NULL) > 0);

@@ -705,6 +705,259 @@ def test_proc_pid_directory_calls(machine):
     assert PROC_DIR_CALLS <= calls, PROC_DIR_CALLS - calls
 
 
+# fs/proc/{uptime,stat,loadavg,meminfo,version,array,task_mmu,base}.c, fs/filesystems.c,
+# kernel/sched/{core,loadavg}.c, kernel/time/time.c, mm/page_alloc.c, kernel/sys.c: the system
+# files' and a process's shows under their 6.1 names, and the helpers they share with sysinfo()
+# and times()
+PROC_FILE_CALLS = {
+    ("uptime_proc_show", "seq_read_iter"),
+    ("show_stat", "seq_read_iter"),
+    ("nr_context_switches", "show_stat"),
+    ("loadavg_proc_show", "seq_read_iter"),
+    ("get_avenrun", "loadavg_proc_show"),
+    ("meminfo_proc_show", "seq_read_iter"),
+    ("si_meminfo", "meminfo_proc_show"),
+    ("version_proc_show", "seq_read_iter"),
+    ("filesystems_proc_show", "seq_read_iter"),
+    ("comm_show", "proc_single_show"),
+    ("proc_tgid_stat", "proc_single_show"),
+    ("do_task_stat", "proc_tgid_stat"),
+    ("task_vsize", "do_task_stat"),
+    ("nsec_to_clock_t", "do_task_stat"),
+    ("show_map", "proc_pid_maps_show"),
+    ("show_map_vma", "show_map"),
+    ("get_avenrun", "__do_sys_sysinfo"),          # do_sysinfo (inline)
+    ("si_meminfo", "__do_sys_sysinfo"),
+    ("nsec_to_clock_t", "do_sys_times"),
+}
+
+
+def test_proc_file_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in PROC_FILE_CALLS}, [
+        (["cat", "/proc/uptime", "/proc/stat", "/proc/loadavg", "/proc/meminfo", "/proc/version",
+          "/proc/filesystems", "/proc/self/comm", "/proc/self/stat", "/proc/self/maps"], None),
+        (["fsop", "task", "/tmp/fsop-bprocfiles"], None),
+    ])
+    assert PROC_FILE_CALLS <= calls, (PROC_FILE_CALLS - calls, calls)
+
+
+# fs/read_write.c, fs/attr.c: vectored reads and writes at an offset (the v2 calls at the file's
+# position for an offset of -1), and a setattr's change copied by the file system
+VECTOR_AND_SETATTR_CALLS = {
+    ("do_preadv", "__x64_sys_preadv"),
+    ("do_preadv", "__x64_sys_preadv2"),
+    ("do_readv", "__x64_sys_preadv2"),
+    ("vfs_readv", "do_preadv"),
+    ("do_pwritev", "__x64_sys_pwritev"),
+    ("do_pwritev", "__x64_sys_pwritev2"),
+    ("vfs_writev", "do_pwritev"),
+    ("setattr_copy", "shmem_setattr"),
+    # copy_file_range: checked, then copied by the kernel (mm/filemap.c's checks)
+    ("vfs_copy_file_range", "__do_sys_copy_file_range"),
+    ("generic_file_rw_checks", "vfs_copy_file_range"),  # generic_copy_file_checks (inline)
+    ("generic_write_check_limits", "vfs_copy_file_range"),
+    ("rw_verify_area", "vfs_copy_file_range"),
+    ("generic_copy_file_range", "vfs_copy_file_range"),
+    ("do_splice_direct", "generic_copy_file_range"),
+}
+
+
+def test_vectored_at_an_offset_and_setattr_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in VECTOR_AND_SETATTR_CALLS}, [
+        (["fsop", "rw", "/tmp/fsop-bvec"], None),
+        (["fsop", "stat", "/tmp/fsop-bsetattr"], None),
+    ])
+    assert VECTOR_AND_SETATTR_CALLS <= calls, (VECTOR_AND_SETATTR_CALLS - calls, calls)
+
+
+# fs/locks.c, fs/file_table.c, fs/inode.c, security/security.c: flock(2)'s locks taken, given up,
+# waited for (a child blocks on the parent's lock until it goes) and dropped at the last close
+FLOCK_CALLS = {
+    ("locks_init_lock", "__do_sys_flock"),       # flock_make_lock (inline)
+    ("security_file_lock", "__do_sys_flock"),
+    ("locks_lock_inode_wait", "__do_sys_flock"),  # locks_lock_file_wait (inline)
+    ("locks_release_private", "__do_sys_flock"),
+    ("flock_lock_inode", "locks_lock_inode_wait"),  # flock_lock_inode_wait (inline)
+    ("locks_delete_block", "locks_lock_inode_wait"),
+    ("locks_get_lock_context", "flock_lock_inode"),
+    ("locks_alloc_lock", "flock_lock_inode"),
+    ("flock_locks_conflict", "flock_lock_inode"),
+    ("locks_copy_lock", "flock_lock_inode"),
+    ("locks_copy_conflock", "locks_copy_lock"),
+    ("locks_move_blocks", "flock_lock_inode"),
+    ("locks_unlink_lock_ctx", "flock_lock_inode"),  # locks_delete_lock_ctx (inline)
+    ("locks_dispose_list", "flock_lock_inode"),
+    ("locks_free_lock", "locks_dispose_list"),
+    ("locks_free_lock", "flock_lock_inode"),       # the new lock not needed
+    ("locks_release_private", "locks_free_lock"),
+    ("__locks_insert_block", "flock_lock_inode"),  # locks_insert_block (inline)
+    ("__locks_wake_up_blocks", "__locks_insert_block"),
+    ("__locks_wake_up_blocks", "locks_unlink_lock_ctx"),
+    ("locks_remove_file", "__fput"),
+    ("locks_remove_flock", "locks_remove_file"),
+    ("locks_init_lock", "locks_remove_flock"),
+    ("flock_lock_inode", "locks_remove_flock"),
+    ("locks_check_ctx_file_list", "locks_remove_file"),
+    ("locks_free_lock_context", "__destroy_inode"),
+}
+
+
+# kernel/fork.c: unshare(2) of what is the caller's own already (nothing to copy); the file a
+# task runs, for /proc/<pid>/exe and a child's address space
+UNSHARE_CALLS = {
+    ("ksys_unshare", "__x64_sys_unshare"),
+    ("get_task_exe_file", "proc_exe_link"),
+    ("get_mm_exe_file", "get_task_exe_file"),
+    ("get_mm_exe_file", "dup_mmap"),              # dup_mm_exe_file (inline)
+}
+
+
+def test_flock_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in FLOCK_CALLS}, [
+        (["fsop", "fd", "/tmp/fsop-bflock"], None),
+        (["fsop", "pipe", "/tmp/fsop-bflockpipe"], None),   # pipes' inodes go at their last close
+    ])
+    assert FLOCK_CALLS <= calls, (FLOCK_CALLS - calls, calls)
+
+
+def test_unshare_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in UNSHARE_CALLS} | {"copy_fs_struct", "dup_fd"},
+                         [(["fsop", "fd", "/tmp/fsop-bunshare"], None)])
+    assert UNSHARE_CALLS <= calls, calls
+    # the fs information and the file table were the caller's own: no copy
+    assert not {f for f, p in calls if p == "ksys_unshare"}, calls
+
+
+# kernel/sys.c, kernel/sched/core.c, security/{security,commoncap}.c, fs/proc/array.c: a nice
+# set (raised, lowered with CAP_SYS_NICE, of a process group) and the priority /proc shows
+NICE_CALLS = {
+    ("set_one_prio", "__do_sys_setpriority"),
+    ("can_nice", "set_one_prio"),
+    ("security_task_setnice", "set_one_prio"),
+    ("cap_task_setnice", "security_task_setnice"),
+    ("set_user_nice", "set_one_prio"),
+    ("prio_changed_fair", "set_user_nice"),
+    ("task_prio", "do_task_stat"),
+}
+
+
+def test_nice_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in NICE_CALLS}, [
+        (["syscall", "141", "0", "0", "5"], b"0\n"),
+        (["syscall", "141", "0", "0", "-5"], b"0\n"),
+        (["syscall", "141", "1", "0", "3"], b"0\n"),
+        (["cat", "/proc/self/stat"], None),
+    ])
+    assert NICE_CALLS <= calls, (NICE_CALLS - calls, calls)
+
+
+# fs/sync.c, mm/filemap.c: a range's writeback started and waited for (sync_file_range), a
+# file system's inodes written (syncfs), and fsync's range written through the same helper
+SYNC_CALLS = {
+    ("ksys_sync_file_range", "__x64_sys_sync_file_range"),
+    ("sync_file_range", "ksys_sync_file_range"),
+    ("file_fdatawait_range", "sync_file_range"),
+    ("__filemap_fdatawrite_range", "sync_file_range"),
+    ("filemap_fdatawrite_wbc", "__filemap_fdatawrite_range"),
+    ("__filemap_fdatawait_range", "file_fdatawait_range"),
+    ("sync_filesystem", "__x64_sys_syncfs"),
+    ("sync_inodes_sb", "sync_filesystem"),
+    ("__filemap_fdatawrite_range", "file_write_and_wait_range"),
+    ("__filemap_fdatawait_range", "file_write_and_wait_range"),
+}
+
+
+def test_sync_range_and_syncfs_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in SYNC_CALLS}, [
+        (["fsop", "rw", "/tmp/fsop-bsync"], None),
+        (["diskwriter", "/mnt/s", "4096", "fsync"], b"/mnt/s: 4096 bytes, fsync = 0\n"),
+    ])
+    assert SYNC_CALLS <= calls, (SYNC_CALLS - calls, calls)
+
+
+# kernel/signal.c: a blocked signal waited for and taken without its handler, its siginfo out;
+# fs/readdir.c: the old getdents
+SIGTIMEDWAIT_CALLS = {
+    ("do_sigtimedwait", "__x64_sys_rt_sigtimedwait"),
+    ("dequeue_signal", "do_sigtimedwait"),
+    ("schedule_hrtimeout_range", "do_sigtimedwait"),
+    ("copy_siginfo_to_user", "__x64_sys_rt_sigtimedwait"),
+    # a signal with the sender's siginfo: to a process, to a thread
+    ("do_rt_sigqueueinfo", "__x64_sys_rt_sigqueueinfo"),
+    ("kill_pid_info", "do_rt_sigqueueinfo"),
+    ("do_rt_tgsigqueueinfo", "__x64_sys_rt_tgsigqueueinfo"),
+    ("do_send_specific", "do_rt_tgsigqueueinfo"),
+    # fs/readdir.c: the old getdents' records
+    ("iterate_dir", "__x64_sys_getdents"),
+    ("filldir", "dcache_readdir"),
+}
+
+
+def test_sigtimedwait_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in SIGTIMEDWAIT_CALLS}, [
+        (["fsop", "task", "/tmp/fsop-bsigwait"], None),
+        (["fsop", "dir", "/tmp/fsop-bgetdents"], None),
+    ])
+    assert SIGTIMEDWAIT_CALLS <= calls, (SIGTIMEDWAIT_CALLS - calls, calls)
+
+
+# kernel/sched/{core,fair}.c, kernel/time/time.c: a task's policy and slice asked for, the class's
+# yield
+SCHED_POLICY_CALLS = {
+    ("security_task_getscheduler", "__x64_sys_sched_getscheduler"),
+    ("security_task_getscheduler", "__x64_sys_sched_getparam"),
+    ("security_task_getscheduler", "sched_getaffinity"),
+    ("sched_rr_get_interval", "__x64_sys_sched_rr_get_interval"),
+    ("security_task_getscheduler", "sched_rr_get_interval"),
+    ("get_rr_interval_fair", "sched_rr_get_interval"),
+    ("jiffies_to_timespec64", "sched_rr_get_interval"),
+    ("put_timespec64", "__x64_sys_sched_rr_get_interval"),
+    ("yield_task_fair", "do_sched_yield"),
+}
+
+
+def test_sched_policy_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in SCHED_POLICY_CALLS}, [
+        (["fsop", "task", "/tmp/fsop-bsched"], None),
+    ])
+    assert SCHED_POLICY_CALLS <= calls, (SCHED_POLICY_CALLS - calls, calls)
+
+
+# block/{ioprio,blk-ioc}.c, kernel/fork.c, kernel/exit.c, security/: an I/O priority set (the
+# task's I/O context made), read back, inherited by a child, and the context gone at exit
+IOPRIO_CALLS = {
+    ("ioprio_check_cap", "__do_sys_ioprio_set"),
+    ("set_task_ioprio", "__do_sys_ioprio_set"),
+    ("security_task_setioprio", "set_task_ioprio"),
+    ("cap_task_setioprio", "security_task_setioprio"),
+    ("alloc_io_context", "set_task_ioprio"),
+    ("security_task_getioprio", "__do_sys_ioprio_get"),    # get_task_raw_ioprio (inline)
+    ("alloc_io_context", "copy_process"),                 # copy_io (inline)
+    ("exit_io_context", "do_exit"),
+    ("put_io_context", "exit_io_context"),
+}
+# kernel/capability.c, security/: capget's version checked, a task's sets from the LSM
+CAPGET_CALLS = {
+    ("cap_validate_magic", "__do_sys_capget"),
+    ("security_capget", "__do_sys_capget"),           # cap_get_target_pid (inline)
+    ("cap_capget", "security_capget"),
+}
+
+
+def test_ioprio_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in IOPRIO_CALLS} | {"__get_task_ioprio"}, [
+        (["fsop", "task", "/tmp/fsop-bioprio"], None),
+        (["syscall", "252", "2", "0"], None),               # ioprio_get(PGRP, 0): the best of them
+    ])
+    assert IOPRIO_CALLS <= calls, (IOPRIO_CALLS - calls, calls)
+    assert {p for f, p in calls if f == "__get_task_ioprio"} == {"__do_sys_ioprio_get"}
+
+
+def test_capget_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in CAPGET_CALLS}, [(["fsop", "cap", "/tmp/fsop-bcapget"], None)])
+    assert CAPGET_CALLS <= calls, (CAPGET_CALLS - calls, calls)
+
+
 # fs/d_path.c, fs/namespace.c, mm/readahead.c (fs/open.c): a path's name copied without
 # faulting, a mount reference dropped, a file's readahead state at open
 VFS_HELPER_CALLS = {

@@ -65,7 +65,9 @@ PAGE_CACHE_WRITE = {
     ("__folio_mark_dirty", "mark_buffer_dirty"),
     ("__mark_inode_dirty", "mark_buffer_dirty"),
     ("__folio_end_writeback", "folio_end_writeback"),
-    ("__filemap_fdatawait_range", "filemap_fdatawait_range"),
+    # fsync's range written and waited for (mm/filemap.c: file_write_and_wait_range)
+    ("__filemap_fdatawrite_range", "file_write_and_wait_range"),
+    ("__filemap_fdatawait_range", "file_write_and_wait_range"),
 }
 PAGE_CACHE_TRUNCATE = {
     ("truncate_inode_pages_range", "truncate_inode_pages"),
@@ -457,6 +459,7 @@ LSM = {
     ("security_bprm_committed_creds", "begin_new_exec"),
     ("security_task_alloc", "copy_process"),
     ("security_task_free", "__put_task_struct"),
+    ("free_task", "__put_task_struct"),
     ("security_task_kill", "check_kill_permission"),
     ("check_kill_permission", "kill_pid_info"),               # group_send_sig_info (inline here)
     ("check_kill_permission", "do_send_specific"),

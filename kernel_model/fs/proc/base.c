@@ -163,7 +163,7 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	return 0;
 }
 
-static int proc_pid_comm_show(struct seq_file *m, void *pid)
+static int comm_show(struct seq_file *m, void *pid)
 {
 	struct task_snap s;
 	int err = snap_task(pid, &s);
@@ -376,18 +376,23 @@ static notrace struct mm_struct *get_pid_task_mm(pid_t pid)
 /* exe: the file the process runs (mm->exe_file), by its path */
 static const char *proc_exe_link(struct dentry *dentry, struct inode *inode, char *buf)
 {
-	struct mm_struct *mm = get_pid_task_mm(PROC_I_PID(inode));
+	struct file *exe_file = NULL;
+	struct task_struct *t;
+	unsigned long flags;
 	struct path path;
 
-	if (!mm)
+	preempt_disable();	/* (the task stays: rcu) */
+	spin_lock_irqsave(&sched_lock, flags);
+	t = find_task_by_pid(PROC_I_PID(inode));
+	spin_unlock_irqrestore(&sched_lock, flags);
+	if (t)
+		exe_file = get_task_exe_file(t);
+	preempt_enable();
+	if (!exe_file)
 		return (void *)(long)-ENOENT;
-	if (!mm->exe_file) {
-		mmput(mm);
-		return (void *)(long)-ENOENT;
-	}
-	path = mm->exe_file->f_path;
+	path = exe_file->f_path;
 	path_get(&path);
-	mmput(mm);
+	fput(exe_file);
 	return path_link(&path, buf);
 }
 
@@ -430,17 +435,12 @@ static int proc_pid_cmdline_show(struct seq_file *m, void *pid)
 }
 
 /* ---- stat (fs/proc/array.c: do_task_stat, whole group) ---- */
-static inline u64 nsec_to_clock_t(u64 ns)
-{
-	return ns / (1000000000UL / 100);	/* USER_HZ */
-}
-
 struct stat_snap {
 	char comm[TASK_COMM_LEN];
 	char state;
 	pid_t pid, ppid, pgrp, sid;
 	unsigned int flags;
-	int prio, threads, exit_signal, cpu, exit_code;
+	int priority, nice, threads, exit_signal, cpu, exit_code;
 	bool running;
 	unsigned long min_flt, maj_flt, cmin_flt, cmaj_flt;
 	u64 utime, stime, rtime, cutime, cstime, start_time, pending, blocked, ignored, caught;
@@ -466,7 +466,8 @@ static notrace int snap_stat(pid_t pid, struct stat_snap *s)
 	s->pgrp = leader->pgrp;
 	s->sid = leader->sid;
 	s->flags = leader->flags;
-	s->prio = leader->prio;
+	s->priority = task_prio(leader);
+	s->nice = task_nice(leader);
 	s->threads = leader->signal ? leader->signal->nr_threads : 1;
 	s->running = leader->__state == TASK_RUNNING;
 	s->exit_signal = leader->exit_signal;
@@ -494,12 +495,18 @@ static notrace int snap_stat(pid_t pid, struct stat_snap *s)
 	return 0;
 }
 
-static int proc_pid_stat_show(struct seq_file *m, void *pid)
+/* fs/proc/task_mmu.c: the size of the address space, in bytes */
+static noinline unsigned long task_vsize(struct mm_struct *mm)
 {
-	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
+	return PAGE_SIZE * mm->total_vm;
+}
+
+static noinline int do_task_stat(struct seq_file *m, pid_t pid)
+{
+	struct mm_struct *mm = get_pid_task_mm(pid);
 	struct stat_snap s;
 	unsigned long vsize = 0, rss = 0;
-	int err = snap_stat((pid_t)(long)pid, &s);
+	int err = snap_stat(pid, &s);
 
 	if (err) {
 		if (mm)
@@ -507,7 +514,7 @@ static int proc_pid_stat_show(struct seq_file *m, void *pid)
 		return err;
 	}
 	if (mm) {
-		vsize = mm->total_vm << 12;
+		vsize = task_vsize(mm);
 		rss = get_mm_rss(mm);	/* the pages its mappings have in memory */
 	}
 	cputime_adjust(s.rtime, &s.utime, &s.stime);
@@ -515,7 +522,7 @@ static int proc_pid_stat_show(struct seq_file *m, void *pid)
 	seq_printf(m, "%d (%s) %c %d %d %d 0 -1 %u %lu %lu %lu %lu %lu %lu %lu %lu %d %d %d 0 %lu %lu %lu %lu",
 		   s.pid, s.comm, s.state, s.ppid, s.pgrp, s.sid, s.flags, s.min_flt, s.cmin_flt, s.maj_flt, s.cmaj_flt,
 		   nsec_to_clock_t(s.utime), nsec_to_clock_t(s.stime), nsec_to_clock_t(s.cutime),
-		   nsec_to_clock_t(s.cstime), s.prio - 100, s.prio - DEFAULT_PRIO, s.threads,
+		   nsec_to_clock_t(s.cstime), s.priority, s.nice, s.threads,
 		   nsec_to_clock_t(s.start_time), vsize, rss, ~0UL);
 	seq_printf(m, " %lu %lu %lu 0 0 %lu %lu %lu %lu %d 0 0 %d %d 0 0 0 0 0",
 		   mm ? mm->start_code : 0, mm ? mm->end_code : 0, mm ? mm->start_stack : 0,
@@ -530,6 +537,12 @@ static int proc_pid_stat_show(struct seq_file *m, void *pid)
 	if (mm)
 		mmput(mm);
 	return 0;
+}
+
+/* /proc/<pid>/stat: the whole thread group's */
+static int proc_tgid_stat(struct seq_file *m, void *pid)
+{
+	return do_task_stat(m, (pid_t)(long)pid);
 }
 
 /* ---- maps (fs/proc/task_mmu.c: show_map_vma) ---- */
@@ -581,6 +594,13 @@ static noinline void show_map_vma(struct seq_file *m, struct vm_area_struct *vma
 	seq_putc(m, '\n');
 }
 
+/* one line of maps (the seq_file's show of a vma) */
+static noinline int show_map(struct seq_file *m, void *v)
+{
+	show_map_vma(m, v);
+	return 0;
+}
+
 static int proc_pid_maps_show(struct seq_file *m, void *pid)
 {
 	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
@@ -590,7 +610,7 @@ static int proc_pid_maps_show(struct seq_file *m, void *pid)
 		return 0;
 	mmap_read_lock(mm);
 	list_for_each_entry(vma, &mm->mm_mt.vmas, vm_list)
-		show_map_vma(m, vma);
+		show_map(m, vma);
 	mmap_read_unlock(mm);
 	mmput(mm);
 	return 0;
@@ -837,13 +857,13 @@ static const struct file_operations proc_oom_score_adj_operations = {
 static const struct pid_entry tgid_base_stuff[] = {
 	{ "fd", S_IFDIR | 0500, NULL, NULL, &proc_fd_inode_operations, &proc_fd_operations },
 	{ "status", S_IFREG | 0444, proc_pid_status },
-	{ "comm", S_IFREG | 0644, proc_pid_comm_show },
+	{ "comm", S_IFREG | 0644, comm_show },
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
 	{ "cwd", S_IFLNK | 0777, NULL, proc_cwd_link },
 	{ "root", S_IFLNK | 0777, NULL, proc_root_link },
 	{ "exe", S_IFLNK | 0777, NULL, proc_exe_link },
 	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
-	{ "stat", S_IFREG | 0444, proc_pid_stat_show },
+	{ "stat", S_IFREG | 0444, proc_tgid_stat },
 	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
 	{ "oom_score", S_IFREG | 0444, proc_oom_score },
 	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },

@@ -10,7 +10,7 @@
 
 struct super_block *proc_sb;
 
-static int proc_uptime_show(struct seq_file *m, void *v)
+static int uptime_proc_show(struct seq_file *m, void *v)
 {
 	u64 ns = ktime_get(), idle = 0;
 	int cpu;
@@ -37,19 +37,18 @@ static notrace void show_cpustat(struct seq_file *m, int cpu, const u64 *cpustat
 	else
 		seq_printf(m, "cpu%d", cpu);
 	for (i = 0; i < NR_STATS; i++)
-		seq_printf(m, " %lu", cpustat[order[i]] / (1000000000UL / 100));
+		seq_printf(m, " %lu", nsec_to_clock_t(cpustat[order[i]]));
 	seq_putc(m, '\n');
 }
 
-static int proc_stat_show(struct seq_file *m, void *v)
+static int show_stat(struct seq_file *m, void *v)
 {
-	u64 ctxt = 0, irqs = 0, sum[NR_STATS] = { 0 };
+	u64 irqs = 0, sum[NR_STATS] = { 0 };
 	struct task_struct *t;
 	unsigned long flags;
 	int cpu, i, running = 0, total = 0;
 
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		ctxt += cpu_data[cpu].stat_ctxt;
 		irqs += cpu_data[cpu].stat_irqs;
 		for (i = 0; i < NR_STATS; i++)
 			sum[i] += kernel_cpustat[cpu].cpustat[i];
@@ -64,11 +63,11 @@ static int proc_stat_show(struct seq_file *m, void *v)
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
 	seq_printf(m, "intr %lu\nctxt %lu\nbtime 0\nprocesses %d\nprocs_running %d\nprocs_blocked 0\n",
-		   irqs, ctxt, total, running);
+		   irqs, nr_context_switches(), total, running);
 	return 0;
 }
 
-static int proc_version_show(struct seq_file *m, void *v)
+static int version_proc_show(struct seq_file *m, void *v)
 {
 	struct new_utsname *uts = &init_uts_ns.name;
 
@@ -76,11 +75,12 @@ static int proc_version_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int proc_loadavg_show(struct seq_file *m, void *v)
+static int loadavg_proc_show(struct seq_file *m, void *v)
 {
 	struct task_struct *t;
 	unsigned long flags;
 	int running = 0, total = 0, last = 0;
+	unsigned long avnrun[3];
 
 	spin_lock_irqsave(&sched_lock, flags);
 	list_for_each_entry(t, &task_list, tasks) {
@@ -89,18 +89,20 @@ static int proc_loadavg_show(struct seq_file *m, void *v)
 		last = max(last, t->pid);
 	}
 	spin_unlock_irqrestore(&sched_lock, flags);
-	/* get_avenrun(avnrun, FIXED_1/200, 0): rounded to hundredths */
+	get_avenrun(avnrun, FIXED_1 / 200, 0);	/* rounded to hundredths */
 	seq_printf(m, "%lu.%02lu %lu.%02lu %lu.%02lu %d/%d %d\n",
-		   LOAD_INT(avenrun[0] + FIXED_1 / 200), LOAD_FRAC(avenrun[0] + FIXED_1 / 200),
-		   LOAD_INT(avenrun[1] + FIXED_1 / 200), LOAD_FRAC(avenrun[1] + FIXED_1 / 200),
-		   LOAD_INT(avenrun[2] + FIXED_1 / 200), LOAD_FRAC(avenrun[2] + FIXED_1 / 200), running, total, last);
+		   LOAD_INT(avnrun[0]), LOAD_FRAC(avnrun[0]), LOAD_INT(avnrun[1]), LOAD_FRAC(avnrun[1]),
+		   LOAD_INT(avnrun[2]), LOAD_FRAC(avnrun[2]), running, total, last);
 	return 0;
 }
 
-static int proc_meminfo_show(struct seq_file *m, void *v)
+static int meminfo_proc_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "MemTotal:       %8lu kB\n", boot_params.ram_size >> 10);
-	seq_printf(m, "MemFree:        %8lu kB\n", (unsigned long)global_zone_page_state(NR_FREE_PAGES) << (PAGE_SHIFT - 10));
+	struct sysinfo i;
+
+	si_meminfo(&i);
+	seq_printf(m, "MemTotal:       %8lu kB\n", i.totalram << (PAGE_SHIFT - 10));
+	seq_printf(m, "MemFree:        %8lu kB\n", i.freeram << (PAGE_SHIFT - 10));
 	return 0;
 }
 
@@ -116,14 +118,14 @@ static const char *proc_mounts_link(struct dentry *dentry, struct inode *inode, 
 }
 
 static const struct pid_entry proc_root_entries[] = {
-	{ "filesystems", S_IFREG | 0444, show_filesystems },
-	{ "loadavg", S_IFREG | 0444, proc_loadavg_show },
-	{ "meminfo", S_IFREG | 0444, proc_meminfo_show },
+	{ "filesystems", S_IFREG | 0444, filesystems_proc_show },
+	{ "loadavg", S_IFREG | 0444, loadavg_proc_show },
+	{ "meminfo", S_IFREG | 0444, meminfo_proc_show },
 	{ "mounts", S_IFLNK | 0777, NULL, proc_mounts_link },
 	{ "self", S_IFLNK | 0777, NULL, proc_self_get_link },
-	{ "stat", S_IFREG | 0444, proc_stat_show },
-	{ "uptime", S_IFREG | 0444, proc_uptime_show },
-	{ "version", S_IFREG | 0444, proc_version_show },
+	{ "stat", S_IFREG | 0444, show_stat },
+	{ "uptime", S_IFREG | 0444, uptime_proc_show },
+	{ "version", S_IFREG | 0444, version_proc_show },
 };
 
 static unsigned int proc_next_ino = 0x1000;
@@ -159,7 +161,7 @@ static notrace int proc_setattr(struct dentry *dentry, struct iattr *attr)	/* (n
 {
 	if (attr->ia_valid & ATTR_MODE)
 		return -EPERM;
-	setattr_copy_times(dentry->d_inode, attr);
+	setattr_copy(NULL, dentry->d_inode, attr);
 	return 0;
 }
 

@@ -7,6 +7,8 @@
 #include "../../include/perf_event.h"
 #include "../../include/syscalls.h"
 #include "../../include/oom.h"
+#include "../../include/cred.h"
+#include "../../include/security.h"
 
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
@@ -228,6 +230,40 @@ noinline void check_preempt_curr(struct rq *rq, struct task_struct *p, int flags
 		resched_curr(cpu_of(rq));
 }
 
+/* The running task yields (sched_yield): its time brought up to date; the schedule() that
+ * follows puts it at the back of the queue (6.1 marks it the skip buddy) */
+static noinline void yield_task_fair(struct rq *rq)
+{
+	/* Are we the only task in the tree? */
+	if (unlikely(rq->nr_running == 1))
+		return;
+	update_rq_clock(rq);
+	update_curr(rq, rq->clock);
+}
+
+/* The fair class's round-robin interval of a task, in jiffies: its slice, 0 on an otherwise idle
+ * runqueue */
+static noinline unsigned int get_rr_interval_fair(struct rq *rq, struct task_struct *task)
+{
+	return rq->nr_running ? SCHED_SLICE_NS / TICK_NSEC : 0;	/* NS_TO_JIFFIES(sched_slice()) */
+}
+
+/* A task's priority changed (its nice): the running one lowered gives way at once; a
+ * queued one's new place is checked against the running task */
+static noinline void prio_changed_fair(struct rq *rq, struct task_struct *p, int oldprio)
+{
+	if (!p->on_rq)
+		return;
+	if (rq->nr_running == 1)
+		return;
+	if (rq->curr == p) {
+		if (p->prio > oldprio)
+			resched_curr(cpu_of(rq));
+	} else {
+		check_preempt_curr(rq, p, 0);
+	}
+}
+
 static noinline void ttwu_do_wakeup(struct rq *rq, struct task_struct *p, int wake_flags)
 {
 	check_preempt_curr(rq, p, wake_flags);
@@ -303,6 +339,7 @@ noinline int sched_fork(unsigned long clone_flags, struct task_struct *p)
 	__sched_fork(clone_flags, p);
 	p->cpu = -1;
 	p->__state = TASK_NEW;
+	p->prio = current->prio;	/* the parent's nice (normal_prio) */
 	return 0;
 }
 
@@ -542,6 +579,53 @@ int migrate_one_task(void)
 	return moved;
 }
 
+/* The task's priority as /proc/<pid>/stat shows it: its prio less MAX_RT_PRIO (0 to 39 for a
+ * fair task: 20 at nice 0) */
+noinline int task_prio(const struct task_struct *p)
+{
+	return p->prio - MAX_RT_PRIO;
+}
+
+/* May the task take this nice: within its RLIMIT_NICE (20 - nice), or with CAP_SYS_NICE */
+noinline bool can_nice(const struct task_struct *p, const int nice)
+{
+	/* convert nice value [19,-20] to rlimit style value [1,40] */
+	int nice_rlim = 20 - nice;
+
+	return nice_rlim <= (int)task_rlimit(p, RLIMIT_NICE) || capable(CAP_SYS_NICE);
+}
+
+/* The task's nice set: its priority, in its queue's order (one weight for every fair task here:
+ * the priority is what it shows and what its cpu time is counted as, user or nice) */
+noinline void set_user_nice(struct task_struct *p, long nice)
+{
+	struct rq *rq;
+	unsigned long flags;
+	int old_prio;
+
+	if (task_nice(p) == nice || nice < MIN_NICE || nice > MAX_NICE)
+		return;
+	spin_lock_irqsave(&sched_lock, flags);	/* task_rq_lock() */
+	rq = cpu_rq(p->cpu >= 0 ? p->cpu : smp_processor_id());
+	update_rq_clock(rq);
+	old_prio = p->prio;
+	p->prio = NICE_TO_PRIO(nice);	/* static_prio; effective_prio(): the same for a fair task */
+	if (p->cpu >= 0)
+		prio_changed_fair(rq, p, old_prio);	/* p->sched_class->prio_changed */
+	spin_unlock_irqrestore(&sched_lock, flags);
+}
+
+/* the context switches since boot, of every cpu (/proc/stat's ctxt) */
+noinline unsigned long long nr_context_switches(void)
+{
+	unsigned long long sum = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		sum += cpu_data[cpu].stat_ctxt;
+	return sum;
+}
+
 noinline struct task_struct *find_task_by_pid(pid_t pid)
 {
 	struct task_struct *t;
@@ -649,9 +733,17 @@ void __noreturn cpu_startup_entry(void)
 
 /* ---- sched_yield, the cpu mask (kernel/sched/core.c) ---- */
 
-/* the task goes to the back of its runqueue (this scheduler's yield_task): the others first */
+/* the task goes to the back of its runqueue (the class's yield_task, then schedule()): the
+ * others first */
 static noinline void do_sched_yield(void)
 {
+	struct rq *rq;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);	/* this_rq_lock_irq() */
+	rq = cpu_rq(smp_processor_id());
+	yield_task_fair(rq);	/* current->sched_class->yield_task */
+	spin_unlock_irqrestore(&sched_lock, flags);
 	schedule();
 }
 
@@ -659,6 +751,126 @@ SYSCALL_DEFINE0(sched_yield)
 {
 	do_sched_yield();
 	return 0;
+}
+
+/* ---- the scheduling policy: every task here is SCHED_NORMAL, of the fair class ---- */
+#define SCHED_NORMAL	0
+#define SCHED_FIFO	1
+#define SCHED_RR	2
+#define SCHED_BATCH	3
+#define SCHED_IDLE	5
+#define SCHED_DEADLINE	6
+struct sched_param { int sched_priority; };
+
+/* the caller (pid 0) or the task of that pid */
+static __always_inline struct task_struct *find_process_by_pid(pid_t pid)
+{
+	return pid ? find_task_by_pid(pid) : current;
+}
+
+SYSCALL_DEFINE1(sched_getscheduler, pid_t, pid)
+{
+	struct task_struct *p;
+	int retval;
+
+	if (pid < 0)
+		return -EINVAL;
+	retval = -ESRCH;
+	preempt_disable();	/* rcu_read_lock() */
+	p = find_process_by_pid(pid);
+	if (p) {
+		retval = security_task_getscheduler(p);
+		if (!retval)
+			retval = SCHED_NORMAL;	/* p->policy */
+	}
+	preempt_enable();
+	return retval;
+}
+
+SYSCALL_DEFINE2(sched_getparam, pid_t, pid, struct sched_param *, param)
+{
+	struct sched_param lp = { .sched_priority = 0 };	/* (no real-time policy) */
+	struct task_struct *p;
+	int retval;
+
+	if (!param || pid < 0)
+		return -EINVAL;
+	preempt_disable();
+	p = find_process_by_pid(pid);
+	retval = p ? security_task_getscheduler(p) : -ESRCH;
+	preempt_enable();
+	if (retval)
+		return retval;
+	return copy_to_user(param, &lp, sizeof(*param)) ? -EFAULT : 0;
+}
+
+SYSCALL_DEFINE1(sched_get_priority_max, int, policy)
+{
+	switch (policy) {
+	case SCHED_FIFO:
+	case SCHED_RR:
+		return MAX_RT_PRIO - 1;
+	case SCHED_DEADLINE:
+	case SCHED_NORMAL:
+	case SCHED_BATCH:
+	case SCHED_IDLE:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+SYSCALL_DEFINE1(sched_get_priority_min, int, policy)
+{
+	switch (policy) {
+	case SCHED_FIFO:
+	case SCHED_RR:
+		return 1;
+	case SCHED_DEADLINE:
+	case SCHED_NORMAL:
+	case SCHED_BATCH:
+	case SCHED_IDLE:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* The task's time slice, of its class (the fair class's here) */
+static noinline int sched_rr_get_interval(pid_t pid, struct timespec64 *t)
+{
+	struct task_struct *p;
+	unsigned int time_slice;
+	unsigned long flags;
+	int retval;
+
+	if (pid < 0)
+		return -EINVAL;
+	retval = -ESRCH;
+	preempt_disable();
+	p = find_process_by_pid(pid);
+	if (!p)
+		goto out_unlock;
+	retval = security_task_getscheduler(p);
+	if (retval)
+		goto out_unlock;
+	spin_lock_irqsave(&sched_lock, flags);	/* task_rq_lock() */
+	time_slice = get_rr_interval_fair(cpu_rq(p->cpu >= 0 ? p->cpu : smp_processor_id()), p);
+	spin_unlock_irqrestore(&sched_lock, flags);
+	preempt_enable();
+	jiffies_to_timespec64(time_slice, t);
+	return 0;
+out_unlock:
+	preempt_enable();
+	return retval;
+}
+
+SYSCALL_DEFINE2(sched_rr_get_interval, pid_t, pid, struct __kernel_timespec *, interval)
+{
+	struct timespec64 t;
+	int retval = sched_rr_get_interval(pid, &t);
+
+	if (retval == 0)
+		retval = put_timespec64(&t, interval);
+	return retval;
 }
 
 /* cpumask_size(): the bytes of a mask of NR_CPUS bits, in longs */
@@ -670,12 +882,15 @@ noinline long sched_getaffinity(pid_t pid, unsigned long *mask)
 	unsigned long flags;
 	int cpu;
 
+	struct task_struct *p;
+	long retval;
+
 	spin_lock_irqsave(&sched_lock, flags);
-	if (pid && !find_task_by_pid(pid)) {
-		spin_unlock_irqrestore(&sched_lock, flags);
-		return -ESRCH;
-	}
+	p = find_process_by_pid(pid);
+	retval = p ? security_task_getscheduler(p) : -ESRCH;
 	spin_unlock_irqrestore(&sched_lock, flags);
+	if (retval)
+		return retval;
 	memset(mask, 0, CPUMASK_BYTES);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		mask[cpu / 64] |= 1UL << (cpu % 64);

@@ -11,11 +11,6 @@
 
 struct kernel_cpustat kernel_cpustat[NR_CPUS];
 
-static inline int task_nice(const struct task_struct *p)
-{
-	return p->prio - DEFAULT_PRIO;
-}
-
 /* task_group_account_field(): the cpu's counter (no cgroups: no cpuacct to charge) */
 static inline void task_group_account_field(struct task_struct *p, int index, u64 tmp)
 {

@@ -14,6 +14,15 @@
 unsigned long avenrun[3];
 static unsigned long calc_load_update = INITIAL_JIFFIES + LOAD_FREQ;
 
+/* get_avenrun(): the load averages, offset added then shifted left, as their readers want
+ * them (/proc/loadavg: FIXED_1/200 to round to hundredths; sysinfo(): SI_LOAD_SHIFT bits) */
+noinline void get_avenrun(unsigned long *loads, unsigned long offset, int shift)
+{
+	loads[0] = (avenrun[0] + offset) << shift;
+	loads[1] = (avenrun[1] + offset) << shift;
+	loads[2] = (avenrun[2] + offset) << shift;
+}
+
 /* calc_load(): one step of the exponential decay towards active */
 static unsigned long calc_load(unsigned long load, unsigned long exp, unsigned long active)
 {
