@@ -474,7 +474,8 @@ def pid_bitmaps(m, slot):
 
 
 def free_pages(m):
-    return struct.unpack("<Q", m.read_memory(m.image.addr("nr_free_pages"), 8))[0]
+    """vm_zone_stat[NR_FREE_PAGES] (NR_FREE_PAGES is its first)"""
+    return struct.unpack("<q", m.read_memory(m.image.addr("vm_zone_stat"), 8))[0]
 
 
 def test_an_instance_slot_has_the_kernels_memory_while_open(make_machine, image):
