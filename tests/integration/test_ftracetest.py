@@ -61,4 +61,13 @@ def test_ftracetest_gives_6_1s_results(tmp_path):
     expected = [reference[run] for run in runs]
     failed = {run: (want, have) for run, want, have in zip(runs, expected, got) if want != have}
     details = "\n".join(path.read_text()[-3000:] for path in sorted(logs.glob("*-log.*")))
+    if failed and len(got) == len(runs) and "Cannot fork" in details:
+        # a shell's fork failed with EINTR (a SIGCHLD while clone waited for the session's
+        # supervisor: README, known differences of sessions): each case that failed, once more
+        for case in sorted({run.removeprefix("(instance) ") for run in failed}):
+            again = tracefs_sim("run", "-c", f"cd {FTRACETEST} && ./ftracetest {case}", timeout=600)
+            results = re.findall(r"^\[\d+\] .*\t\[(\w+)\]$", again.stdout, re.M)
+            for run, have in zip([case, f"(instance) {case}"], results):
+                if run in failed and have == reference[run]:
+                    del failed[run]
     assert len(got) == len(runs) and not failed, (failed, result.stdout[-3000:], result.stderr[-2000:], details)
