@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 from simtest import REPO, tracefs_sim
 
-pytestmark = pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
-                                reason="needs /dev/fuse, root and mount namespaces")
+pytestmark = [pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
+                                 reason="needs /dev/fuse, root and mount namespaces"),
+              # some three minutes here, past pytest's 300 s on a loaded box (the session's own
+              # timeout, below this one, fails it with its output)
+              pytest.mark.timeout(1800)]
 
 FTRACETEST = REPO / "build" / "ftracetest-6.1"
 REFERENCE = Path(__file__).resolve().parents[1] / "data" / "linux-6.1-ftracetest.txt"
