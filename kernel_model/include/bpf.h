@@ -247,6 +247,17 @@ void bpf_prog_free(struct bpf_prog *prog);
  * of a fault-safe load (6.1's, relative: the load at &insn + insn, the dst register's pt_regs
  * offset and the load's length in fixup) and the kallsyms lines of the images */
 extern int bpf_jit_enable;
+/* include/linux/filter.h: what bpf_jit_enable 2 prints of each image the JIT made (image NULL:
+ * the passes did not converge, the first line only) */
+static inline void bpf_jit_dump(unsigned int flen, unsigned int proglen, u32 pass, void *image)
+{
+	pr_err("flen=%u proglen=%u pass=%u image=%p from=%s pid=%d\n", flen, proglen, pass, image,
+	       current->comm, current->pid);
+	if (image)
+		print_hex_dump(KERN_ERR, "JIT code: ", DUMP_PREFIX_OFFSET, 16, 1, image, proglen, false);
+}
+/* net/core/sysctl_net_core.c: a write of bpf_jit_enable (0..2, checked by the writer) */
+int bpf_jit_enable_store(int jit_enable);
 /* bpf_prog_<tag>[_<name>]: a JITed program's kallsyms name (at least BPF_JIT_KSYM_LEN bytes) */
 void bpf_get_prog_name(const struct bpf_prog *prog, char *sym);
 struct bpf_ex_entry { int insn, fixup, data; };

@@ -136,6 +136,12 @@ enum host_request_kind {
 	/* a write of len bytes (kernel/trace_marker.c's trace_marker_text) by pid `flags` to slot
 	 * argc's trace_marker: its print event's triggers run on it; the answer at PORT_REPLY */
 	HOST_REQ_TRACE_MARKER,
+	/* a write of the value `flags` (an int) to the sysctl argc (enum host_sysctl), parsed and
+	 * range-checked by the host: the kernel's own store of it; the answer at PORT_REPLY */
+	HOST_REQ_SYSCTL,
+};
+enum host_sysctl {
+	HOST_SYSCTL_BPF_JIT_ENABLE,	/* net.core.bpf_jit_enable (kernel/bpf/core.c) */
 };
 #define HOST_SPAWN_STDIN 1	/* flags of a spawn: its stdin is the host's (HOST_REQ_STDIN), not /dev/null */
 struct host_request {

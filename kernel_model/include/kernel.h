@@ -340,6 +340,9 @@ int memcmp(const void *a, const void *b, size_t n);
 char *strscpy_pad(char *d, const char *s, size_t n);
 int scnprintf(char *buf, size_t size, const char *fmt, ...);
 int vscnprintf(char *buf, size_t size, const char *fmt, __builtin_va_list ap);
+enum { DUMP_PREFIX_NONE, DUMP_PREFIX_ADDRESS, DUMP_PREFIX_OFFSET };	/* lib/hexdump.c */
+void print_hex_dump(const char *level, const char *prefix_str, int prefix_type, int rowsize,
+		    int groupsize, const void *buf, size_t len, bool ascii);
 
 /* printk.c, version.c */
 #define KERN_SOH	"\001"
@@ -352,6 +355,7 @@ int vscnprintf(char *buf, size_t size, const char *fmt, __builtin_va_list ap);
 int _printk(const char *fmt, ...);
 #define printk(fmt, ...) _printk(fmt, ##__VA_ARGS__)
 #define pr_err(fmt, ...) printk(KERN_ERR fmt, ##__VA_ARGS__)
+#define pr_warn(fmt, ...) printk(KERN_WARNING fmt, ##__VA_ARGS__)
 #define pr_notice(fmt, ...) printk(KERN_NOTICE fmt, ##__VA_ARGS__)
 #define pr_info(fmt, ...) printk(KERN_INFO fmt, ##__VA_ARGS__)
 void printk_init(void);

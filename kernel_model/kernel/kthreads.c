@@ -8,6 +8,7 @@
 #include "../include/trace/ring.h"
 #include "../include/trace/trigger.h"
 #include "../include/session.h"
+#include "../include/bpf.h"
 
 struct task_struct *kthreadd_task;
 int migrate_one_task(void);
@@ -146,6 +147,12 @@ int kthreadd(void *unused)
 			}
 			if (slot->kind == HOST_REQ_TRACE_MARKER) {	/* a write to trace_marker */
 				host_reply(slot->id, tracing_mark_write(slot->argc, slot->flags, slot->len));
+				WRITE_ONCE(hr->tail, hr->tail + 1);
+				continue;
+			}
+			if (slot->kind == HOST_REQ_SYSCTL) {	/* a sysctl whose store the kernel makes */
+				host_reply(slot->id, slot->argc == HOST_SYSCTL_BPF_JIT_ENABLE ?
+						     bpf_jit_enable_store((int)slot->flags) : -EINVAL);
 				WRITE_ONCE(hr->tail, hr->tail + 1);
 				continue;
 			}

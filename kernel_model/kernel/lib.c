@@ -166,7 +166,12 @@ static size_t put_num(char *buf, size_t pos, size_t size, u64 v, int base, int w
 	return pos;
 }
 
-/* %d %u %x %o %lu %ld %lx %s %c, optional width (0: zero-padded); returns bytes written. */
+/*
+ * %d %u %x %o %lu %ld %lx %s %c %p, optional width (0: zero-padded) or an integer's precision
+ * (%.8x: at least 8 digits); returns bytes written.  %p prints a pointer as 6.1 does before its
+ * hashing key is ready (no hashed value is ever shown here, as the trace's own %p prints it):
+ * "(____ptrval____)", NULL and error values as themselves (16 hex digits).
+ */
 int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	size_t pos = 0;
@@ -183,11 +188,26 @@ int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 		fmt++;
 		if (*fmt == '0')
 			pad = '0', fmt++;
+		if (*fmt == '.')	/* an integer's precision: its digits, zero-padded */
+			pad = '0', fmt++;
 		while (*fmt >= '0' && *fmt <= '9')
 			width = width * 10 + (*fmt++ - '0');
 		while (*fmt == 'l')
 			lng++, fmt++;
 		switch (*fmt) {
+		case 'p': {
+			unsigned long p = (unsigned long)va_arg(ap, void *);
+			const char *s = "(____ptrval____)";
+
+			if (!p || IS_ERR(p)) {	/* IS_ERR_OR_NULL(): as they are */
+				pos = put_num(buf, pos, size, p, 16, 16, false, '0');
+				break;
+			}
+			for (; *s; s++, pos++)
+				if (pos + 1 < size)
+					buf[pos] = *s;
+			break;
+		}
 		case 'd': {
 			s64 v = lng ? va_arg(ap, long) : va_arg(ap, int);
 			pos = put_num(buf, pos, size, v < 0 ? -v : v, 10, width, v < 0, pad);
@@ -223,6 +243,38 @@ int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 	if (size)
 		buf[pos < size ? pos : size - 1] = 0;
 	return pos < size ? (int)pos : (int)size - 1;
+}
+
+/*
+ * lib/hexdump.c: len bytes at buf as printk lines of rowsize (16 or 32) bytes, each byte two hex
+ * digits and a space apart (groupsize 1; ascii false: what its callers here ask), after level,
+ * prefix_str and the row's offset (DUMP_PREFIX_OFFSET) or address (DUMP_PREFIX_ADDRESS).
+ */
+notrace void print_hex_dump(const char *level, const char *prefix_str, int prefix_type, int rowsize,
+			    int groupsize, const void *buf, size_t len, bool ascii)
+{
+	char line[32 * 3 + 1];
+	const u8 *p = buf;
+
+	(void)groupsize, (void)ascii;
+	if (rowsize != 16 && rowsize != 32)
+		rowsize = 16;
+	for (size_t i = 0; i < len; i += rowsize) {
+		size_t n = len - i < (size_t)rowsize ? len - i : (size_t)rowsize, at = 0;
+
+		for (size_t j = 0; j < n; j++) {
+			line[at++] = "0123456789abcdef"[p[i + j] >> 4];
+			line[at++] = "0123456789abcdef"[p[i + j] & 15];
+			line[at++] = ' ';
+		}
+		line[at ? at - 1 : 0] = 0;
+		if (prefix_type == DUMP_PREFIX_ADDRESS)
+			printk("%s%s%p: %s\n", level, prefix_str, p + i, line);
+		else if (prefix_type == DUMP_PREFIX_OFFSET)
+			printk("%s%s%.8x: %s\n", level, prefix_str, (unsigned int)i, line);
+		else
+			printk("%s%s%s\n", level, prefix_str, line);
+	}
 }
 
 int scnprintf(char *buf, size_t size, const char *fmt, ...)

@@ -13,7 +13,7 @@ from .machine.contract import (DirectCall, KprobeEventAnswer, KprobeRequest, Kpr
 from .lib.sysctl import SysctlFile
 from .machine.bpf_jit import BpfJitSymbols
 from .machine.image import KernelImage
-from .machine.sysctls import net_core_sysctls, perf_sysctls
+from .machine.sysctls import SysctlMachine, net_core_sysctls, perf_sysctls
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
 from .probes.kprobes.debugfs import KprobeDebugViews
@@ -61,7 +61,7 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
         machine.serve_kprobe_requests(_kernel_requests(sites, core))
     sysctls: dict[str, SysctlFile] = {}
     net_core: dict[str, SysctlFile] = {}
-    if isinstance(machine, PatchableMachine):
+    if isinstance(machine, SysctlMachine):
         sysctls.update(perf_sysctls(machine))
         net_core.update(net_core_sysctls(machine))
     return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine),

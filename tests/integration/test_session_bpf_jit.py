@@ -18,6 +18,13 @@ pytestmark = [
 KSYM = re.compile(r"([0-9a-f]{16}) t (bpf_prog_[0-9a-f]{16}\w*)\t\[bpf\]")
 
 
+def session_lines(tmp_path, script: str) -> list[str]:
+    """The lines a `run` session of script printed (it must succeed)."""
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.splitlines()
+
+
 def test_bpftrace_runs_jited_and_kallsyms_lists_the_program(tmp_path):
     """a kprobe program counting vfs_read by comm, JITed: its kallsyms line while bpftrace runs
     (none after), its code in `tracefs-sim disasm` (6.1's prologue, the map lookup's call), and
@@ -61,12 +68,10 @@ def test_bpf_jit_enable_0_interprets(tmp_path):
               "kill -INT $bt; wait $bt; echo bpftrace exited $?; cat bt.out; "
               "echo 1 >/proc/sys/net/core/bpf_jit_enable; cat /proc/sys/net/core/bpf_jit_enable; "
               "for f in harden kallsyms limit; do cat /proc/sys/net/core/bpf_jit_$f >/dev/null 2>&1 || echo no $f; done")
-    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
-    assert result.returncode == 0, result.stdout + result.stderr
-    lines = result.stdout.splitlines()
-    assert lines[:3] == ["0", "0", "bpftrace exited 0"], result.stdout + result.stderr
-    assert any(line.startswith("@[cat]: ") for line in lines), result.stdout
-    assert lines[-4:] == ["1", "no harden", "no kallsyms", "no limit"], result.stdout   # absent: not the host's
+    lines = session_lines(tmp_path, script)
+    assert lines[:3] == ["0", "0", "bpftrace exited 0"], lines
+    assert any(line.startswith("@[cat]: ") for line in lines), lines
+    assert lines[-4:] == ["1", "no harden", "no kallsyms", "no limit"], lines   # absent: not the host's
     with open("/proc/sys/net/core/bpf_jit_enable") as f:   # the host's own, untouched
         assert f.read().strip() in ("0", "1", "2")
 
@@ -109,3 +114,35 @@ def test_perf_record_is_told_of_each_program_as_ksymbol_and_bpf_event(tmp_path):
     assert loaded and loaded == {ev_id for kind, ev_id in events if kind == "2"}, result.stdout   # each went too
     assert {name for *_, flags, name in ksyms if flags == "0x0"} == {name for *_, flags, name in ksyms if flags == "0x1"}
     assert all(int(length) > 0 for _, length, _, _ in ksyms), result.stdout
+
+
+# a KPROBE program `r0 = 0; exit` loaded with bpf(BPF_PROG_LOAD), its pid printed first
+_LOAD_TINY = r"""
+import ctypes, os, struct
+print(os.getpid(), flush=True)
+insns = ctypes.create_string_buffer(struct.pack("<BBhi", 0xb7, 0, 0, 0) + struct.pack("<BBhi", 0x95, 0, 0, 0))
+lic = ctypes.create_string_buffer(b"GPL")
+attr = ctypes.create_string_buffer(struct.pack("<IIQQIIQII16s", 2, 2, ctypes.addressof(insns),
+                                               ctypes.addressof(lic), 0, 0, 0, 0, 0, b"tiny"), 128)
+fd = ctypes.CDLL(None, use_errno=True).syscall(321, 5, attr, 128)
+print("fd", fd if fd < 0 else "ok", ctypes.get_errno() if fd < 0 else "")
+"""
+
+
+def test_bpf_jit_enable_2_dumps_each_image_to_the_kernel_log(tmp_path):
+    """bpf_jit_enable 2: the kernel warns once in its log, then logs each image it JITs as 6.1's
+    bpf_jit_dump() does; for `r0 = 0; exit` the lines Linux 6.1 logged for it (its 16 bytes:
+    the patchable nop, the tail-call nop, the frame, `xor eax, eax`, leave, ret, the SLS int3).
+    3 is EINVAL and changes nothing."""
+    (tmp_path / "tiny.py").write_text(_LOAD_TINY)
+    script = ("echo 3 >/proc/sys/net/core/bpf_jit_enable || echo refused; cat /proc/sys/net/core/bpf_jit_enable; "
+              "echo 2 >/proc/sys/net/core/bpf_jit_enable; cat /proc/sys/net/core/bpf_jit_enable; "
+              "python3 tiny.py; dmesg | tail -3; echo 1 >/proc/sys/net/core/bpf_jit_enable")
+    lines = session_lines(tmp_path, script)
+    assert lines[:3] == ["refused", "1", "2"], lines
+    pid, loaded, *log = lines[3:]
+    assert loaded == "fd ok ", lines
+    log = [re.sub(r"^\[ *\d+\.\d+\] ", "", line) for line in log]
+    assert log == ["bpf_jit_enable = 2 was set! NEVER use this in production, only for JIT debugging!",
+                   f"flen=2 proglen=16 pass=3 image=(____ptrval____) from=python3 pid={pid}",
+                   "JIT code: 00000000: 0f 1f 44 00 00 66 90 55 48 89 e5 31 c0 c9 c3 cc"], lines

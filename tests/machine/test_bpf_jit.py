@@ -80,14 +80,19 @@ def both_ways(machine, jit_enable, *args, stdin: str | None = None) -> tuple[lis
     return jited, interpreted
 
 
-def test_the_sysctl_is_1_and_takes_0_and_1(jit_enable):
+def test_the_sysctl_is_1_and_takes_0_to_2(jit_enable):
     assert jit_enable.read() == b"1\n"
-    for bad in (b"2\n", b"-1\n", b"3\n"):
+    for bad in (b"-1\n", b"3\n", b"x\n"):
         with pytest.raises(OSError):
             jit_enable.write_at(bad)
     with jit(jit_enable, False):
         assert jit_enable.read() == b"0\n"
     assert jit_enable.read() == b"1\n"
+    jit_enable.write_at(b"2\n")
+    try:
+        assert jit_enable.read() == b"2\n"
+    finally:
+        jit_enable.write_at(b"1\n")
 
 
 def test_a_program_is_jited_and_listed_while_it_exists(machine, jit_enable):
@@ -109,7 +114,7 @@ def test_a_program_is_jited_and_listed_while_it_exists(machine, jit_enable):
     assert lines[0] == "load: 3" and lines[2] == "run: 0 retval 42", lines
     info = jinfo(lines[1])
     code = bytes.fromhex(info["code"])
-    assert info["code"].startswith(PROLOGUE) and code.endswith(b"\xc9\xc3"), info   # ... leave; ret
+    assert info["code"].startswith(PROLOGUE) and code.endswith(b"\xc9\xc3\xcc"), info   # ... leave; ret; int3
     assert int(info["jited_len"]) == len(code) == int(info["func_len"]) and info["ksyms"] == "1"
     start = struct.unpack("<Q", bytes.fromhex(info["ksym"]))[0]
     pack = machine.image.symbol("bpf_prog_pack")

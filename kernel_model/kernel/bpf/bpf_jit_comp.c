@@ -272,6 +272,7 @@ static noinline void emit_return(u8 **pprog, u8 *ip)
 	u8 *prog = *pprog;
 
 	EMIT1(0xC3);		/* ret (this kernel has no return thunk) */
+	EMIT1(0xCC);		/* int3: Debian's 6.1 is built with CONFIG_SLS */
 	*pprog = prog;
 }
 
@@ -1073,6 +1074,8 @@ noinline struct bpf_prog *bpf_int_jit_compile(struct bpf_prog *prog)
 		}
 		oldproglen = proglen;
 	}
+	if (bpf_jit_enable > 1)
+		bpf_jit_dump(prog->len, proglen, pass + 1, image);
 	if (!image)
 		goto out;
 	prog->bpf_func = (void *)image;

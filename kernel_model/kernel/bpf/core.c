@@ -238,6 +238,18 @@ static unsigned int (*const interpreters[])(const void *ctx, const struct bpf_in
  * 0 may be written, and the programs loaded then are interpreted) */
 int bpf_jit_enable = 1;
 
+/* The store of proc_dointvec_minmax_bpf_enable() (net/core/sysctl_net_core.c), the value parsed
+ * and range-checked (0..2) by the writer: 2 also dumps each image the JIT makes to the kernel log
+ * (bpf_jit_dump()), and says so.  (6.1 also wants bpf_dump_raw_ok() of the writer for 2: root,
+ * the one writer its file's mode lets in, has it.) */
+notrace int bpf_jit_enable_store(int jit_enable)
+{
+	WRITE_ONCE(bpf_jit_enable, jit_enable);
+	if (jit_enable == 2)
+		pr_warn("bpf_jit_enable = 2 was set! NEVER use this in production, only for JIT debugging!\n");
+	return 0;
+}
+
 /* bpf_prog_select_runtime(): the interpreter whose stack holds the program's, then the JIT's
  * image where bpf_jit_enable asked for it at the load and the JIT made one (else the
  * interpreter stays, as 6.1 without CONFIG_BPF_JIT_ALWAYS_ON falls back to it) */

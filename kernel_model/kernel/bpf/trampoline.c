@@ -305,6 +305,7 @@ noinline long arch_prepare_bpf_trampoline(struct bpf_tramp_image *im, u8 *image,
 	if (call_orig)
 		p = emit(p, (const u8[]){ 0x48, 0x83, 0xc4, 0x08 }, 4);	/* add rsp, 8 */
 	*p++ = 0xc3;							/* ret */
+	*p++ = 0xcc;							/* int3 (CONFIG_SLS, as emit_return()) */
 	return p - image;
 }
 

@@ -30,7 +30,8 @@ NMI_STACK = 88  # struct hostif_pmu's nmi_stack
 NMI_STACK_SIZE = 16384  # PMU_NMI_STACK_SIZE
 CPU_NOW_TSC = 184  # the host's TSC at now_ns (0: none) and its ns a tick, 32.32: native/runloop.c
 HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1000
-HOST_REQ_SPAWN, HOST_REQ_STDIN, HOST_REQ_TRACE_SLOT, HOST_REQ_TRACE_MARKER = 0, 1, 2, 3  # enum host_request_kind
+HOST_REQ_SPAWN, HOST_REQ_STDIN, HOST_REQ_TRACE_SLOT, HOST_REQ_TRACE_MARKER, HOST_REQ_SYSCTL = 0, 1, 2, 3, 4  # enum host_request_kind
+HOST_SYSCTL_BPF_JIT_ENABLE = 0  # enum host_sysctl: the sysctls whose store the kernel makes
 HOST_SPAWN_STDIN = 1  # a spawn's flags: its stdin is the host's
 # struct hostif_hpet: the HPET's comparator and where its interrupt goes
 HPET_DEADLINE, HPET_CPU, HPET_VECTOR = 0, 8, 16
@@ -67,7 +68,8 @@ _ABI = {
         ("user_state", CPU_USER_STATE), ("pmu", CPU_PMU), ("now_tsc", CPU_NOW_TSC))},
     "HOST_REQ_SLOTS": HOST_REQ_SLOTS, "HOST_REQ_ARGV": HOST_REQ_ARGV, "sizeof(host_request)": HOST_REQ_SIZE,
     "HOST_SPAWN_STDIN": HOST_SPAWN_STDIN, "HOST_REQ_TRACE_SLOT": HOST_REQ_TRACE_SLOT,
-    "HOST_REQ_TRACE_MARKER": HOST_REQ_TRACE_MARKER,
+    "HOST_REQ_TRACE_MARKER": HOST_REQ_TRACE_MARKER, "HOST_REQ_SYSCTL": HOST_REQ_SYSCTL,
+    "HOST_SYSCTL_BPF_JIT_ENABLE": HOST_SYSCTL_BPF_JIT_ENABLE,
     "hostif_hpet.deadline": HPET_DEADLINE, "hostif_hpet.cpu": HPET_CPU, "hostif_hpet.vector": HPET_VECTOR,
     "boot_params.boot_monotonic_ns": BOOT_MONOTONIC_OFF,
     "hostif_pmu.nmi_stack": NMI_STACK, "PMU_NMI_STACK_SIZE": NMI_STACK_SIZE,
@@ -183,6 +185,11 @@ class HostInterface:
         (the text in trace_marker_text) by pid to its trace_marker; its answer comes at
         PORT_REPLY with seq. False if the mailbox is full."""
         return self._post_sized(seq, HOST_REQ_TRACE_MARKER, slot, b"", count, pid)
+
+    def post_sysctl(self, seq: int, sysctl: int, value: int) -> bool:
+        """Queue the store of value (an int, parsed and range-checked) to the kernel's sysctl
+        (enum host_sysctl); its answer comes at PORT_REPLY with seq. False if the mailbox is full."""
+        return self._post(seq, HOST_REQ_SYSCTL, sysctl, b"", value & 0xFFFFFFFF)
 
     def _post(self, req_id: int, kind: int, argc: int, payload: bytes, flags: int) -> bool:
         return self._post_sized(req_id, kind, argc, payload, len(payload), flags)

@@ -532,6 +532,12 @@ class Machine:
                 return self._hostif.post_trace_marker(seq, slot, pid, len(text))
             return self._kthreadd_answer(post)
 
+    def sysctl_request(self, sysctl: int, value: int) -> int:
+        """Have the kernel store value to its sysctl (enum host_sysctl; value parsed and
+        range-checked by the writer), run by kthreadd as the writer's proc handler would run
+        it, and say what it says (its log line, for bpf_jit_enable 2): 0, or -errno."""
+        return self._kthreadd_answer(lambda seq: self._hostif.post_sysctl(seq, sysctl, value))
+
     def _kthreadd_answer(self, post: Callable[[int], bool]) -> int:
         """A request kthreadd answers at PORT_REPLY (post(seq): put it in the mailbox, whether
         there was room), and its answer."""

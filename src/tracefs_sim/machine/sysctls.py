@@ -12,18 +12,20 @@ perf_event_max_stack (perf_event_max_stack_handler: 0 to 127, EBUSY while an eve
 chains; the default depth of a sample's chain, and its cap).
 
 And /proc/sys/net/core's bpf_jit_enable (kernel/bpf/core.c): 1, the programs loaded from then on
-are JITed, 0 interpreted (proc_dointvec_minmax_bpf_enable; 6.1 also takes 2, which dumps each
-image to the kernel log: not here, EINVAL)."""
+are JITed, 0 interpreted, 2 JITed with each image dumped to the kernel log
+(proc_dointvec_minmax_bpf_enable).  Its store is the kernel's own (bpf_jit_enable_store(), run by
+kthreadd: what 2 says in the log is the kernel's printk), the value parsed and checked here."""
 from __future__ import annotations
 
 import errno
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
 from ..lib.sysctl import parse_sysctl_int
 from .contract import GuestRam, KernelSymbols
+from .hostif import HOST_SYSCTL_BPF_JIT_ENABLE
 from .paging import kernel_virt_to_phys
 
 T = TypeVar("T")
@@ -38,12 +40,14 @@ PERF_MAX_STACK_DEPTH = 127  # include/uapi/linux/perf_event.h
 class PerfSysctl:
     """One of them: the kernel's variable and its range; busy_while: the kernel's count whose
     being non-zero makes a write EBUSY; invalid_while: the kernel's int whose having one of
-    these values makes a write EINVAL."""
+    these values makes a write EINVAL; kernel_store: the kernel makes the store itself (its
+    enum host_sysctl), not the host in its memory."""
     variable: str
     minimum: int
     maximum: int
     busy_while: str | None = None
     invalid_while: tuple[str, frozenset[int]] | None = None
+    kernel_store: int | None = None
 
 
 # /proc/sys/kernel name -> what the kernel keeps it in
@@ -59,10 +63,11 @@ PERF_SYSCTLS = {
 
 # /proc/sys/net/core name -> what the kernel keeps it in
 NET_CORE_SYSCTLS = {
-    "bpf_jit_enable": PerfSysctl("bpf_jit_enable", 0, 1),
+    "bpf_jit_enable": PerfSysctl("bpf_jit_enable", 0, 2, kernel_store=HOST_SYSCTL_BPF_JIT_ENABLE),
 }
 
 
+@runtime_checkable
 class SysctlMachine(Protocol):
     """What a kernel sysctl needs of the machine."""
 
@@ -72,17 +77,20 @@ class SysctlMachine(Protocol):
     def read_memory(self, vaddr: int, size: int) -> bytes: ...
     def on_ram_loaded(self, fn: Callable[[GuestRam], None]) -> None: ...
     def guest_op(self, fn: Callable[[], T]) -> T: ...
+    def sysctl_request(self, sysctl: int, value: int) -> int: ...
 
 
 class KernelIntSysctl:
     """One int of the kernel's as its sysctl file (lib/sysctl.py's SysctlFile)."""
 
     def __init__(self, machine: SysctlMachine, address: int, minimum: int, maximum: int,
-                 busy_while: int | None = None, invalid_while: tuple[int, frozenset[int]] | None = None):
+                 busy_while: int | None = None, invalid_while: tuple[int, frozenset[int]] | None = None,
+                 kernel_store: int | None = None):
         self._machine, self._address = machine, address
         self._minimum, self._maximum = minimum, maximum
         self._busy_while = busy_while  # an int of the kernel's: non-zero, a write is EBUSY
         self._invalid_while = invalid_while  # (an int of the kernel's, values that make a write EINVAL)
+        self._kernel_store = kernel_store  # enum host_sysctl: the kernel stores it (None: the host)
         self._ram: GuestRam | None = None
         machine.on_ram_loaded(self._loaded)
 
@@ -103,6 +111,11 @@ class KernelIntSysctl:
         value, taken = parse_sysctl_int(data, self._minimum, self._maximum)
         if self._busy_while is not None and self._int(self._busy_while):
             raise OSError(errno.EBUSY, "in use")
+        if self._kernel_store is not None:
+            err = self._machine.sysctl_request(self._kernel_store, value)
+            if err < 0:
+                raise OSError(-err, "refused by the kernel")
+            return taken
         ram, pa = self._ram, kernel_virt_to_phys(self._address)
         if ram is not None:
             self._machine.guest_op(lambda: ram.write(pa, _INT.pack(value)))
@@ -131,5 +144,6 @@ def _kernel_sysctls(machine: SysctlMachine, specs: dict[str, PerfSysctl]) -> dic
         found[name] = KernelIntSysctl(
             machine, addr[spec.variable], spec.minimum, spec.maximum,
             None if spec.busy_while is None else addr[spec.busy_while],
-            None if spec.invalid_while is None else (addr[spec.invalid_while[0]], spec.invalid_while[1]))
+            None if spec.invalid_while is None else (addr[spec.invalid_while[0]], spec.invalid_while[1]),
+            spec.kernel_store)
     return found
