@@ -116,6 +116,23 @@ def test_perf_record_is_told_of_each_program_as_ksymbol_and_bpf_event(tmp_path):
     assert all(int(length) > 0 for _, length, _, _ in ksyms), result.stdout
 
 
+def test_perf_record_is_told_of_each_trampoline_page(tmp_path):
+    """A kfunc program's trampoline: PERF_RECORD_KSYMBOL of its page as 6.1's
+    bpf_image_ksym_add() tells it (the page's address, 4096, `bpf_trampoline_<key>`: vmlinux's
+    BTF object id 1 in the high half), and once the image is freed after its grace period, the
+    same with flags 0x1"""
+    script = ("perf record -q -e cpu-clock -a -o perf.data -- sh -c \"bpftrace -e "
+              "'kfunc:vfs_read { @ = count() } interval:ms:200 { exit() }' >bt.out 2>&1; sleep 0.5\"; "
+              "perf script -i perf.data --show-bpf-events 2>/dev/null | grep -E 'PERF_RECORD_KSYMBOL'")
+    lines = session_lines(tmp_path, script)
+    tramps = [m.groups() for m in (re.search(r"PERF_RECORD_KSYMBOL addr ([0-9a-f]+) len (\d+) type 1 flags (0x[01]) "
+                                             r"name (bpf_trampoline_\d+)$", line) for line in lines) if m]
+    assert tramps, lines
+    assert all(length == "4096" and int(name.split("_")[-1]) >> 32 == 1 for _, length, _, name in tramps), tramps
+    added = {(addr, name) for addr, _, flags, name in tramps if flags == "0x0"}
+    assert added and added == {(addr, name) for addr, _, flags, name in tramps if flags == "0x1"}, tramps
+
+
 # a KPROBE program `r0 = 0; exit` loaded with bpf(BPF_PROG_LOAD), its pid printed first
 _LOAD_TINY = r"""
 import ctypes, os, struct

@@ -20,6 +20,7 @@
 #include "../../include/bpf_tramp.h"
 #include "../../include/mutex.h"
 #include "../../include/workqueue.h"
+#include "../../include/perf_event.h"
 #include "../../include/trace/ftrace_frame.h"
 
 #define BPF_MAX_TRAMP_LINKS	38
@@ -34,6 +35,7 @@ struct bpf_tramp_image {
 	struct rcu_head rcu;
 	int nr_progs;		/* the programs it runs, a reference each until it is free */
 	struct bpf_prog **progs;
+	u64 key;		/* its kallsyms name's number (bpf_trampoline_<key>); 0: not told to perf */
 };
 
 struct bpf_trampoline {
@@ -48,6 +50,12 @@ struct bpf_trampoline {
 
 extern char bpf_tramp_area[BPF_TRAMP_AREA_SIZE];
 static struct bpf_tramp_image tramp_images[BPF_TRAMP_PAGES];
+
+/* bpf_trampoline_compute_key() of a function of vmlinux: its BTF object id (1), its BTF id */
+static u64 tramp_key(const struct bpf_trampoline *tr)
+{
+	return (1ULL << 32) | 0x80000000ULL | tr->key;
+}
 static LIST_HEAD(trampolines);
 static DEFINE_MUTEX(trampoline_mutex);
 
@@ -122,7 +130,21 @@ static bool tramp_image_reclaimable(const struct bpf_tramp_image *im)
 	return im->retired && READ_ONCE(im->rcu_done) && !__atomic_load_n(&im->inflight, __ATOMIC_ACQUIRE);
 }
 
-static void tramp_image_put_progs(struct bpf_tramp_image *im)
+/* bpf_image_ksym_add()/_del(): perf is told of an image's page as 6.1 tells it, named as
+ * kallsyms names it (bpf_tramp_image_alloc(): the key of bpf_trampoline_compute_key(), vmlinux's
+ * BTF object id, 1, and the function's BTF id) */
+static void tramp_image_ksym(struct bpf_tramp_image *im, bool unregister)
+{
+	char name[KSYM_NAME_LEN];
+
+	scnprintf(name, sizeof(name), "bpf_trampoline_%llu", im->key);
+	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_BPF,
+			   (u64)(unsigned long)(bpf_tramp_area + (im - tramp_images) * PAGE_SIZE), PAGE_SIZE,
+			   unregister, name);
+}
+
+/* bpf_tramp_image_free(): its programs' references go, its page's name too */
+static void tramp_image_free(struct bpf_tramp_image *im)
 {
 	int k;
 
@@ -131,6 +153,9 @@ static void tramp_image_put_progs(struct bpf_tramp_image *im)
 	kfree(im->progs);
 	im->progs = NULL;
 	im->nr_progs = 0;
+	if (im->key)
+		tramp_image_ksym(im, true);
+	im->key = 0;
 }
 
 /* The reaper: the programs of the images that became free go (a task that slept in an fexit
@@ -151,7 +176,7 @@ static void tramp_reap(struct work_struct *work)
 		if (!im->used || !im->retired || !im->progs)
 			continue;
 		if (tramp_image_reclaimable(im))
-			tramp_image_put_progs(im);
+			tramp_image_free(im);
 		else
 			again = true;
 	}
@@ -178,7 +203,7 @@ static int tramp_image_alloc(void)
 
 		if (im->used && !tramp_image_reclaimable(im))
 			continue;
-		tramp_image_put_progs(im);
+		tramp_image_free(im);
 		memset(im, 0, sizeof(*im));
 		im->used = true;
 		return i;
@@ -340,6 +365,8 @@ static int bpf_trampoline_update(struct bpf_trampoline *tr)
 			im->used = false;
 			return -ENOMEM;
 		}
+		im->key = tramp_key(tr);
+		tramp_image_ksym(im, false);
 		for (kind = 0; kind < 2; kind++)
 			for (k = 0; k < tr->cnt[kind]; k++) {
 				bpf_prog_inc(tr->progs[kind][k]);
@@ -351,14 +378,13 @@ static int bpf_trampoline_update(struct bpf_trampoline *tr)
 	if (len > (long)PAGE_SIZE)
 		panic("bpf trampoline larger than its page");
 	/* the site's direct call first, then the site (register_fentry()/modify_fentry()); the
-	 * image named as 6.1's kallsyms names it (bpf_trampoline_ksym_add(): the key of
-	 * bpf_trampoline_compute_key(), vmlinux's BTF object id, 1, and the function's BTF id) */
-	scnprintf(name, sizeof(name), "bpf_trampoline_%llu", (1ULL << 32) | 0x80000000ULL | tr->key);
+	 * image named as kallsyms names it */
+	scnprintf(name, sizeof(name), "bpf_trampoline_%llu", tramp_images[i].key);
 	direct_set(tr->site, (unsigned long)image);
 	err = ftrace_set_direct(tr->site, (unsigned long)image, len, name);
 	if (err) {
 		direct_set(tr->site, old < 0 ? 0 : (unsigned long)bpf_tramp_area + (unsigned long)old * PAGE_SIZE);
-		tramp_image_put_progs(&tramp_images[i]);
+		tramp_image_free(&tramp_images[i]);
 		tramp_images[i].used = false;
 		return err;
 	}
