@@ -1,6 +1,7 @@
-/* fcntl (Linux's fs/fcntl.c): F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL/F_SETFL, and the
- * pipe's F_GETPIPE_SZ/F_SETPIPE_SZ.  (No record locks: F_GETLK/F_SETLK give EINVAL.) */
-#include "../include/fs.h"
+/* fcntl (Linux's fs/fcntl.c): F_DUPFD(_CLOEXEC), F_GETFD/F_SETFD, F_GETFL/F_SETFL, the record
+ * locks (F_GETLK, F_SETLK(W) and their OFD forms: fs/locks.c) and the pipe's
+ * F_GETPIPE_SZ/F_SETPIPE_SZ. */
+#include "../include/filelock.h"
 #include "../include/security.h"
 #include "../include/cred.h"
 
@@ -51,6 +52,28 @@ noinline long do_fcntl(int fd, unsigned int cmd, unsigned long arg, struct file 
 	case F_SETFL:
 		err = setfl(fd, filp, arg);
 		break;
+	case F_OFD_GETLK:
+	case F_GETLK: {
+		struct flock flock;
+
+		if (copy_from_user(&flock, (void *)arg, sizeof(flock)))
+			return -EFAULT;
+		err = fcntl_getlk(filp, cmd, &flock);
+		if (!err && copy_to_user((void *)arg, &flock, sizeof(flock)))
+			return -EFAULT;
+		break;
+	}
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+	case F_SETLK:
+	case F_SETLKW: {
+		struct flock flock;
+
+		if (copy_from_user(&flock, (void *)arg, sizeof(flock)))
+			return -EFAULT;
+		err = fcntl_setlk(fd, filp, cmd, &flock);
+		break;
+	}
 	case F_SETPIPE_SZ:
 	case F_GETPIPE_SZ:
 		err = filp->f_op && filp->f_op->fcntl ? filp->f_op->fcntl(filp, cmd, arg) : -EBADF;

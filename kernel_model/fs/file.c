@@ -4,7 +4,7 @@
  * open bitmaps; dup/dup2/dup3, close.  And fs_struct (Linux's fs/fs_struct.c): a task's root,
  * cwd and umask, chdir/fchdir/chroot.
  */
-#include "../include/fs.h"
+#include "../include/filelock.h"
 
 #define BITS_PER_LONG 64
 void free_fs_struct(struct fs_struct *fs);
@@ -179,10 +179,13 @@ noinline struct file *pick_file(struct files_struct *files, unsigned fd)
 	return file;
 }
 
+/* A close of an fd (id: the file table it was in): the table's POSIX locks of the file go */
 noinline int filp_close(struct file *filp, void *id)
 {
 	if (!filp->f_count)
 		return 0;
+	if (likely(!(filp->f_mode & FMODE_PATH)))
+		locks_remove_posix(filp, id);
 	fput(filp);
 	return 0;
 }

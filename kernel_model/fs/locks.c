@@ -1,11 +1,17 @@
 /*
  * File locks (Linux 6.1's fs/locks.c): flock(2)'s whole-file locks, shared or exclusive, held
- * by an open file (all its descriptors, in any process) until unlocked or its last close.  An
- * inode's locks are in its lock context (i_flctx, made at its first lock, freed with the
- * inode); a request that conflicts waits, unless LOCK_NB (EWOULDBLOCK), blocked under the lock
- * in its way and woken when that one goes.  No POSIX (fcntl) locks, OFD locks or leases here.
+ * by an open file (all its descriptors, in any process) until unlocked or its last close; and
+ * fcntl(2)'s record locks over byte ranges: POSIX locks, owned by the process's file table
+ * (released when it closes any fd of the file), and OFD locks, owned by the open file (released
+ * at its last close).  An inode's locks are in its lock context (i_flctx, made at its first
+ * lock, freed with the inode), POSIX and OFD ones in one list by owner, then start: an owner's
+ * locks never overlap (a new one merges with, splits or replaces its own).  A request that
+ * conflicts waits, unless non-blocking (EWOULDBLOCK/EAGAIN), blocked under the lock in its way
+ * and woken when that one goes; a POSIX one that would close a cycle of waiting processes is
+ * refused (EDEADLK).  No leases here.
  */
-#include "../include/fs.h"
+#include "../include/filelock.h"
+#include "../include/trace/trace.h"
 #include "../include/slab.h"
 #include "../include/wait.h"
 #include "../include/security.h"
@@ -18,39 +24,10 @@
 #define LOCK_UN		8	/* remove lock */
 #define LOCK_MAND	32	/* (removed in 5.15: ignored) */
 
-#define F_RDLCK		0
-#define F_WRLCK		1
-#define F_UNLCK		2
-
-#define FL_FLOCK	2
-#define FL_ACCESS	8	/* not trying to lock, just looking */
-#define FL_EXISTS	16	/* when unlocking, test for existence */
-#define FL_CLOSE	64	/* unlock on close */
-#define FL_SLEEP	128	/* a blocking lock */
-
-#define FILE_LOCK_DEFERRED 1
-#define OFFSET_MAX	((loff_t)(~0ULL >> 1))
-
-struct file_lock {
-	struct file_lock *fl_blocker;		/* the lock we are blocked on */
-	struct list_head fl_list;		/* in the context's flc_flock, or a dispose list */
-	struct list_head fl_blocked_requests;	/* the requests waiting on this one */
-	struct list_head fl_blocked_member;	/* in its blocker's fl_blocked_requests */
-	void *fl_owner;
-	unsigned int fl_flags;
-	unsigned char fl_type;
-	pid_t fl_pid;
-	wait_queue_head_t fl_wait;
-	struct file *fl_file;
-	loff_t fl_start, fl_end;
-};
-
-struct file_lock_context {
-	spinlock_t flc_lock;
-	struct list_head flc_flock;
-};
-
-static spinlock_t blocked_lock_lock;	/* every fl_blocker and fl_blocked_requests */
+static spinlock_t blocked_lock_lock;	/* every fl_blocker, fl_blocked_requests and blocked_posix */
+/* the POSIX requests blocked on a POSIX lock (6.1's blocked_hash): what deadlock detection
+ * follows from a lock's owner to the lock it waits for */
+static LIST_HEAD(blocked_posix);
 static struct kmem_cache *flctx_cache;
 static struct kmem_cache *filelock_cache;
 
@@ -65,17 +42,20 @@ static noinline struct file_lock_context *locks_get_lock_context(struct inode *i
 	struct file_lock_context *ctx = locks_inode_context(inode);
 
 	if (likely(ctx) || type == F_UNLCK)
-		return ctx;
+		goto out;
 	ctx = kmem_cache_alloc(flctx_cache, GFP_KERNEL);
 	if (!ctx)
-		return NULL;
+		goto out;
 	memset(&ctx->flc_lock, 0, sizeof(ctx->flc_lock));
 	INIT_LIST_HEAD(&ctx->flc_flock);
+	INIT_LIST_HEAD(&ctx->flc_posix);
 	/* another task's context made meanwhile is the one */
 	if (!__sync_bool_compare_and_swap(&inode->i_flctx, NULL, ctx)) {
 		kmem_cache_free(flctx_cache, ctx);
 		ctx = locks_inode_context(inode);
 	}
+out:
+	trace_locks_get_lock_context(inode, type, ctx);
 	return ctx;
 }
 
@@ -85,7 +65,7 @@ noinline void locks_free_lock_context(struct inode *inode)
 	struct file_lock_context *ctx = locks_inode_context(inode);
 
 	if (unlikely(ctx)) {
-		if (!list_empty(&ctx->flc_flock))
+		if (!list_empty(&ctx->flc_flock) || !list_empty(&ctx->flc_posix))
 			printk(KERN_WARNING "Leaked locks on dev=0x%x:0x%x ino=0x%lx:\n",
 			       MAJOR(inode->i_sb->s_dev), MINOR(inode->i_sb->s_dev), inode->i_ino);
 		kmem_cache_free(flctx_cache, ctx);
@@ -95,6 +75,7 @@ noinline void locks_free_lock_context(struct inode *inode)
 static __always_inline void locks_init_lock_heads(struct file_lock *fl)
 {
 	INIT_LIST_HEAD(&fl->fl_list);
+	INIT_LIST_HEAD(&fl->fl_link);
 	INIT_LIST_HEAD(&fl->fl_blocked_requests);
 	INIT_LIST_HEAD(&fl->fl_blocked_member);
 	init_waitqueue_head(&fl->fl_wait);
@@ -114,7 +95,7 @@ noinline struct file_lock *locks_alloc_lock(void)
  * and it must be out of every list and wait */
 noinline void locks_release_private(struct file_lock *fl)
 {
-	if (!list_empty(&fl->fl_wait.head) || !list_empty(&fl->fl_list) ||
+	if (!list_empty(&fl->fl_wait.head) || !list_empty(&fl->fl_list) || !list_empty(&fl->fl_link) ||
 	    !list_empty(&fl->fl_blocked_requests) || !list_empty(&fl->fl_blocked_member))
 		panic("locks_release_private: a lock still in use");
 }
@@ -208,7 +189,8 @@ static noinline void __locks_wake_up_blocks(struct file_lock *blocker)
 		struct file_lock *waiter = list_first_entry(&blocker->fl_blocked_requests, struct file_lock,
 							    fl_blocked_member);
 
-		list_del_init(&waiter->fl_blocked_member);	/* __locks_delete_block */
+		list_del_init(&waiter->fl_link);		/* __locks_delete_block */
+		list_del_init(&waiter->fl_blocked_member);
 		wake_up(&waiter->fl_wait);
 		/* the "done" point: the waiter may go once it sees no blocker */
 		__atomic_store_n(&waiter->fl_blocker, NULL, __ATOMIC_RELEASE);
@@ -227,6 +209,7 @@ noinline int locks_delete_block(struct file_lock *waiter)
 	if (waiter->fl_blocker)
 		status = 0;
 	__locks_wake_up_blocks(waiter);
+	list_del_init(&waiter->fl_link);		/* __locks_delete_block */
 	list_del_init(&waiter->fl_blocked_member);
 	__atomic_store_n(&waiter->fl_blocker, NULL, __ATOMIC_RELEASE);
 	spin_unlock(&blocked_lock_lock);
@@ -248,6 +231,8 @@ new_blocker:
 		}
 	waiter->fl_blocker = blocker;
 	list_add_tail(&waiter->fl_blocked_member, &blocker->fl_blocked_requests);
+	if (IS_POSIX(blocker) && !IS_OFDLCK(blocker))
+		list_add(&waiter->fl_link, &blocked_posix);	/* locks_insert_global_blocked() */
 	__locks_wake_up_blocks(waiter);
 }
 
@@ -259,15 +244,21 @@ static __always_inline void locks_insert_block(struct file_lock *blocker, struct
 	spin_unlock(&blocked_lock_lock);
 }
 
+/* What waits on blocker woken (flc_lock held: none is added meanwhile) */
+static __always_inline void locks_wake_up_blocks(struct file_lock *blocker)
+{
+	if (list_empty(&blocker->fl_blocked_requests))
+		return;
+	spin_lock(&blocked_lock_lock);
+	__locks_wake_up_blocks(blocker);
+	spin_unlock(&blocked_lock_lock);
+}
+
 /* A lock out of its context's list, its waiters woken (flc_lock held) */
 static noinline void locks_unlink_lock_ctx(struct file_lock *fl)
 {
 	list_del_init(&fl->fl_list);
-	if (list_empty(&fl->fl_blocked_requests))	/* locks_wake_up_blocks() */
-		return;
-	spin_lock(&blocked_lock_lock);
-	__locks_wake_up_blocks(fl);
-	spin_unlock(&blocked_lock_lock);
+	locks_wake_up_blocks(fl);
 }
 
 static __always_inline void locks_delete_lock_ctx(struct file_lock *fl, struct list_head *dispose)
@@ -276,12 +267,28 @@ static __always_inline void locks_delete_lock_ctx(struct file_lock *fl, struct l
 	list_add(&fl->fl_list, dispose);
 }
 
-/* Whether sys_fl blocks caller_fl: never the same open file's; else either exclusive */
+/* Whether two locks of other owners that meet conflict: either is exclusive */
+static __always_inline bool locks_conflict(struct file_lock *caller_fl, struct file_lock *sys_fl)
+{
+	return sys_fl->fl_type == F_WRLCK || caller_fl->fl_type == F_WRLCK;
+}
+
+/* Whether sys_fl blocks caller_fl: never the same open file's */
 static noinline bool flock_locks_conflict(struct file_lock *caller_fl, struct file_lock *sys_fl)
 {
 	if (caller_fl->fl_file == sys_fl->fl_file)
 		return false;
-	return sys_fl->fl_type == F_WRLCK || caller_fl->fl_type == F_WRLCK;	/* locks_conflict() */
+	return locks_conflict(caller_fl, sys_fl);
+}
+
+/* Whether POSIX lock sys_fl blocks caller_fl: never the same owner's; else if their ranges meet */
+noinline bool posix_locks_conflict(struct file_lock *caller_fl, struct file_lock *sys_fl)
+{
+	if (caller_fl->fl_owner == sys_fl->fl_owner)		/* posix_same_owner() */
+		return false;
+	if (!(caller_fl->fl_end >= sys_fl->fl_start && sys_fl->fl_end >= caller_fl->fl_start))
+		return false;					/* !locks_overlap() */
+	return locks_conflict(caller_fl, sys_fl);
 }
 
 /* Try the request on the inode: the open file's own lock of another type goes first (an
@@ -347,6 +354,7 @@ out:
 	if (new_fl)
 		locks_free_lock(new_fl);
 	locks_dispose_list(&dispose);
+	trace_flock_lock_inode(inode, request, error);
 	return error;
 }
 
@@ -405,6 +413,424 @@ out_putf:
 	return error;
 }
 
+/* ---- POSIX and OFD record locks (fcntl(2)) ---- */
+
+/* The first POSIX lock that conflicts with fl copied into it, or fl made F_UNLCK */
+noinline void posix_test_lock(struct file *filp, struct file_lock *fl)
+{
+	struct file_lock_context *ctx = locks_inode_context(filp->f_inode);
+	struct file_lock *cfl;
+
+	if (!ctx || list_empty(&ctx->flc_posix)) {
+		fl->fl_type = F_UNLCK;
+		return;
+	}
+	spin_lock(&ctx->flc_lock);
+	list_for_each_entry(cfl, &ctx->flc_posix, fl_list) {
+		if (!posix_locks_conflict(fl, cfl))
+			continue;
+		locks_copy_conflock(fl, cfl);
+		goto out;
+	}
+	fl->fl_type = F_UNLCK;
+out:
+	spin_unlock(&ctx->flc_lock);
+}
+
+#define MAX_DEADLK_ITERATIONS 10
+
+/* The lock that the owner of block_fl waits for (the end of its chain of blockers), if any */
+static __always_inline struct file_lock *what_owner_is_waiting_for(struct file_lock *block_fl)
+{
+	struct file_lock *fl;
+
+	list_for_each_entry(fl, &blocked_posix, fl_link)
+		if (fl->fl_owner == block_fl->fl_owner) {
+			while (fl->fl_blocker)
+				fl = fl->fl_blocker;
+			return fl;
+		}
+	return NULL;
+}
+
+/* Whether caller_fl waiting for block_fl closes a cycle: its owner holds what the chain of
+ * owners from block_fl's waits for (OFD locks have no process to follow: never); a chain
+ * longer than a few is given up on (blocked_lock_lock held) */
+static __always_inline int posix_locks_deadlock(struct file_lock *caller_fl, struct file_lock *block_fl)
+{
+	int i = 0;
+
+	if (IS_OFDLCK(caller_fl))
+		return 0;
+	while ((block_fl = what_owner_is_waiting_for(block_fl))) {
+		if (i++ > MAX_DEADLK_ITERATIONS)
+			return 0;
+		if (caller_fl->fl_owner == block_fl->fl_owner)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A POSIX (or OFD) lock, or an unlock, applied to the inode: a conflict is -EAGAIN (its copy in
+ * conflock), or FILE_LOCK_DEFERRED with the request blocked on it (FL_SLEEP), or -EDEADLK; else
+ * the owner's locks of the range are replaced, the same type's adjacent or overlapping ones
+ * merged into one, another type's cut back or split in two around it.
+ */
+static noinline int posix_lock_inode(struct inode *inode, struct file_lock *request, struct file_lock *conflock)
+{
+	struct file_lock *fl, *tmp, *new_fl = NULL, *new_fl2 = NULL, *left = NULL, *right = NULL;
+	struct file_lock_context *ctx;
+	bool added = false;
+	LIST_HEAD(dispose);
+	int error;
+
+	ctx = locks_get_lock_context(inode, request->fl_type);
+	if (!ctx)
+		return request->fl_type == F_UNLCK ? 0 : -ENOMEM;
+	/* the two locks a split may need, before the lock is taken */
+	if (!(request->fl_flags & FL_ACCESS) &&
+	    (request->fl_type != F_UNLCK || request->fl_start != 0 || request->fl_end != OFFSET_MAX)) {
+		new_fl = locks_alloc_lock();
+		new_fl2 = locks_alloc_lock();
+	}
+	spin_lock(&ctx->flc_lock);
+	if (request->fl_type != F_UNLCK) {
+		list_for_each_entry(fl, &ctx->flc_posix, fl_list) {
+			if (!posix_locks_conflict(request, fl))
+				continue;
+			if (conflock)
+				locks_copy_conflock(conflock, fl);
+			error = -EAGAIN;
+			if (!(request->fl_flags & FL_SLEEP))
+				goto out;
+			/* deadlock detection and blocking under one lock */
+			error = -EDEADLK;
+			spin_lock(&blocked_lock_lock);
+			__locks_wake_up_blocks(request);	/* nothing blocked on it is followed */
+			if (likely(!posix_locks_deadlock(request, fl))) {
+				error = FILE_LOCK_DEFERRED;
+				__locks_insert_block(fl, request, posix_locks_conflict);
+			}
+			spin_unlock(&blocked_lock_lock);
+			goto out;
+		}
+	}
+	error = 0;
+	if (request->fl_flags & FL_ACCESS)
+		goto out;
+	/* the owner's first lock, then each of its locks in order */
+	list_for_each_entry(fl, &ctx->flc_posix, fl_list)
+		if (request->fl_owner == fl->fl_owner)
+			break;
+	list_for_each_entry_safe_from(fl, tmp, &ctx->flc_posix, fl_list) {
+		if (request->fl_owner != fl->fl_owner)
+			break;
+		if (request->fl_type == fl->fl_type) {
+			/* (start - 1, not end + 1: an end of OFFSET_MAX would wrap) */
+			if (fl->fl_end < request->fl_start - 1)
+				continue;
+			if (fl->fl_start - 1 > request->fl_end)
+				break;	/* wholly after: the new one goes before it */
+			/* adjacent or overlapping: one lock from the lower start to the higher end */
+			if (fl->fl_start > request->fl_start)
+				fl->fl_start = request->fl_start;
+			else
+				request->fl_start = fl->fl_start;
+			if (fl->fl_end < request->fl_end)
+				fl->fl_end = request->fl_end;
+			else
+				request->fl_end = fl->fl_end;
+			if (added) {
+				locks_delete_lock_ctx(fl, &dispose);
+				continue;
+			}
+			request = fl;
+			added = true;
+		} else {
+			if (fl->fl_end < request->fl_start)
+				continue;
+			if (fl->fl_start > request->fl_end)
+				break;
+			if (request->fl_type == F_UNLCK)
+				added = true;
+			if (fl->fl_start < request->fl_start)
+				left = fl;
+			if (fl->fl_end > request->fl_end) {
+				right = fl;	/* reaches past the new one: the new one goes before it */
+				break;
+			}
+			if (fl->fl_start >= request->fl_start) {
+				/* wholly covered: replaced (by new_fl the first time) */
+				if (added) {
+					locks_delete_lock_ctx(fl, &dispose);
+					continue;
+				}
+				error = -ENOLCK;
+				if (!new_fl)
+					goto out;
+				locks_copy_lock(new_fl, request);
+				locks_move_blocks(new_fl, request);
+				request = new_fl;
+				new_fl = NULL;
+				list_add_tail(&request->fl_list, &fl->fl_list);	/* locks_insert_lock_ctx() */
+				locks_delete_lock_ctx(fl, &dispose);
+				added = true;
+			}
+		}
+	}
+	/* nothing was inserted so far: bailing out here is still safe */
+	error = -ENOLCK;
+	if (right && left == right && !new_fl2)
+		goto out;
+	error = 0;
+	if (!added) {
+		if (request->fl_type == F_UNLCK) {
+			if (request->fl_flags & FL_EXISTS)
+				error = -ENOENT;
+			goto out;
+		}
+		if (!new_fl) {
+			error = -ENOLCK;
+			goto out;
+		}
+		locks_copy_lock(new_fl, request);
+		locks_move_blocks(new_fl, request);
+		list_add_tail(&new_fl->fl_list, &fl->fl_list);	/* before fl (the list's head: at its end) */
+		fl = new_fl;
+		new_fl = NULL;
+	}
+	if (right) {
+		if (left == right) {
+			/* the new lock splits an old one in two: the second piece is new_fl2 */
+			left = new_fl2;
+			new_fl2 = NULL;
+			locks_copy_lock(left, right);
+			list_add_tail(&left->fl_list, &fl->fl_list);
+		}
+		right->fl_start = request->fl_end + 1;
+		locks_wake_up_blocks(right);
+	}
+	if (left) {
+		left->fl_end = request->fl_start - 1;
+		locks_wake_up_blocks(left);
+	}
+out:
+	trace_posix_lock_inode(inode, request, error);
+	spin_unlock(&ctx->flc_lock);
+	if (new_fl)
+		locks_free_lock(new_fl);
+	if (new_fl2)
+		locks_free_lock(new_fl2);
+	locks_dispose_list(&dispose);
+	return error;
+}
+
+noinline int posix_lock_file(struct file *filp, struct file_lock *fl, struct file_lock *conflock)
+{
+	return posix_lock_inode(filp->f_inode, fl, conflock);
+}
+
+/* A record lock of the file applied (no file system here has its own ->lock) */
+noinline int vfs_lock_file(struct file *filp, unsigned int cmd, struct file_lock *fl, struct file_lock *conf)
+{
+	return posix_lock_file(filp, fl, conf);
+}
+
+/* The lock that would conflict with fl, in fl (no file system here has its own ->lock) */
+noinline int vfs_test_lock(struct file *filp, struct file_lock *fl)
+{
+	posix_test_lock(filp, fl);
+	return 0;
+}
+
+/* The pid F_GETLK reports of a lock's holder: -1 for an OFD lock (no process owns it); one
+ * pid namespace here */
+noinline pid_t locks_translate_pid(struct file_lock *fl)
+{
+	return IS_OFDLCK(fl) ? -1 : (pid_t)fl->fl_pid;
+}
+
+/* A struct flock checked and made a POSIX lock of the caller's over its range: l_whence's
+ * origin plus l_start, for l_len bytes (0: to the end of any file; < 0: the bytes before) */
+noinline int flock64_to_posix_lock(struct file *filp, struct file_lock *fl, struct flock *l)
+{
+	switch (l->l_whence) {
+	case SEEK_SET:
+		fl->fl_start = 0;
+		break;
+	case SEEK_CUR:
+		fl->fl_start = filp->f_pos;
+		break;
+	case SEEK_END:
+		fl->fl_start = READ_ONCE(filp->f_inode->i_size);	/* i_size_read() */
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (l->l_start > OFFSET_MAX - fl->fl_start)
+		return -EOVERFLOW;
+	fl->fl_start += l->l_start;
+	if (fl->fl_start < 0)
+		return -EINVAL;
+	if (l->l_len > 0) {
+		if (l->l_len - 1 > OFFSET_MAX - fl->fl_start)
+			return -EOVERFLOW;
+		fl->fl_end = fl->fl_start + (l->l_len - 1);
+	} else if (l->l_len < 0) {
+		if (fl->fl_start + l->l_len < 0)
+			return -EINVAL;
+		fl->fl_end = fl->fl_start - 1;
+		fl->fl_start += l->l_len;
+	} else {
+		fl->fl_end = OFFSET_MAX;
+	}
+	fl->fl_owner = current->files;
+	fl->fl_pid = current->tgid;
+	fl->fl_file = filp;
+	fl->fl_flags = FL_POSIX;
+	if (l->l_type != F_RDLCK && l->l_type != F_WRLCK && l->l_type != F_UNLCK)	/* assign_type() */
+		return -EINVAL;
+	fl->fl_type = l->l_type;
+	return 0;
+}
+
+/* F_GETLK / F_OFD_GETLK: the first lock that would conflict with the one described, or
+ * l_type F_UNLCK */
+long fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *flock)
+{
+	struct file_lock *fl = locks_alloc_lock();
+	long error;
+
+	if (!fl)
+		return -ENOMEM;
+	error = -EINVAL;
+	if (flock->l_type != F_RDLCK && flock->l_type != F_WRLCK)
+		goto out;
+	error = flock64_to_posix_lock(filp, fl, flock);
+	if (error)
+		goto out;
+	if (cmd == F_OFD_GETLK) {
+		error = -EINVAL;
+		if (flock->l_pid != 0)
+			goto out;
+		fl->fl_flags |= FL_OFDLCK;
+		fl->fl_owner = filp;
+	}
+	error = vfs_test_lock(filp, fl);
+	if (error)
+		goto out;
+	flock->l_type = fl->fl_type;
+	if (fl->fl_type != F_UNLCK) {	/* posix_lock_to_flock() */
+		flock->l_pid = locks_translate_pid(fl);
+		flock->l_start = fl->fl_start;
+		flock->l_len = fl->fl_end == OFFSET_MAX ? 0 : fl->fl_end - fl->fl_start + 1;
+		flock->l_whence = SEEK_SET;
+	}
+out:
+	locks_free_lock(fl);
+	return error;
+}
+
+/* Try the lock, and while blocked sleep until its blocker goes; a signal ends the wait */
+static __always_inline int do_lock_file_wait(struct file *filp, unsigned int cmd, struct file_lock *fl)
+{
+	int error = security_file_lock(filp, fl->fl_type);
+
+	if (error)
+		return error;
+	for (;;) {
+		error = vfs_lock_file(filp, cmd, fl, NULL);
+		if (error != FILE_LOCK_DEFERRED)
+			break;
+		error = wait_event_interruptible(fl->fl_wait, list_empty(&fl->fl_blocked_member));
+		if (error)
+			break;
+	}
+	locks_delete_block(fl);
+	return error;
+}
+
+/* F_SETLK(W) / F_OFD_SETLK(W): the lock described applied to the open file, for the process
+ * (POSIX) or for the open file itself (OFD: l_pid must be 0) */
+long fcntl_setlk(unsigned int fd, struct file *filp, unsigned int cmd, struct flock *flock)
+{
+	struct file_lock *file_lock = locks_alloc_lock();
+	struct inode *inode = filp->f_inode;
+	long error;
+
+	if (!file_lock)
+		return -ENOLCK;
+	error = flock64_to_posix_lock(filp, file_lock, flock);
+	if (error)
+		goto out;
+	/* check_fmode_for_setlk(): a read lock needs the file open for reading, a write lock writing */
+	error = -EBADF;
+	if ((file_lock->fl_type == F_RDLCK && !(filp->f_mode & FMODE_READ)) ||
+	    (file_lock->fl_type == F_WRLCK && !(filp->f_mode & FMODE_WRITE)))
+		goto out;
+	switch (cmd) {
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+		error = -EINVAL;
+		if (flock->l_pid != 0)
+			goto out;
+		file_lock->fl_flags |= FL_OFDLCK;
+		file_lock->fl_owner = filp;
+		if (cmd == F_OFD_SETLK) {
+			cmd = F_SETLK;
+			break;
+		}
+		cmd = F_SETLKW;
+		/* fallthrough */
+	case F_SETLKW:
+		file_lock->fl_flags |= FL_SLEEP;
+	}
+	error = do_lock_file_wait(filp, cmd, file_lock);
+	/* a close of the fd meanwhile (another thread's): the process's locks of the file go */
+	if (!error && file_lock->fl_type != F_UNLCK && !(file_lock->fl_flags & FL_OFDLCK)) {
+		struct files_struct *files = current->files;
+		struct file *f = NULL;
+		unsigned long irq;
+
+		spin_lock_irqsave(&files->file_lock, irq);	/* files_lookup_fd_locked() */
+		if (fd < files->fdt->max_fds)
+			f = files->fdt->fd[fd];
+		spin_unlock_irqrestore(&files->file_lock, irq);
+		if (f != filp) {
+			locks_remove_posix(filp, files);
+			error = -EBADF;
+		}
+	}
+out:
+	trace_fcntl_setlk(inode, file_lock, error);
+	locks_free_lock(file_lock);
+	return error;
+}
+
+/* A close of one of the owner's fds of the file (filp_close()), or the open file's last close
+ * (owner: the file, its OFD locks): the owner's record locks of the file go */
+noinline void locks_remove_posix(struct file *filp, fl_owner_t owner)
+{
+	struct inode *inode = filp->f_inode;
+	struct file_lock_context *ctx = locks_inode_context(inode);
+	struct file_lock lock;
+	int error;
+
+	if (!ctx || list_empty(&ctx->flc_posix))
+		return;
+	locks_init_lock(&lock);
+	lock.fl_type = F_UNLCK;
+	lock.fl_flags = FL_POSIX | FL_CLOSE;
+	lock.fl_start = 0;
+	lock.fl_end = OFFSET_MAX;
+	lock.fl_owner = owner;
+	lock.fl_pid = current->tgid;
+	lock.fl_file = filp;
+	error = vfs_lock_file(filp, F_SETLK, &lock, NULL);
+	trace_locks_remove_posix(inode, &lock, error);
+}
+
 /* The open file's flock lock released at its last close */
 static noinline void locks_remove_flock(struct file *filp, struct file_lock_context *flctx)
 {
@@ -437,8 +863,10 @@ noinline void locks_remove_file(struct file *filp)
 
 	if (!ctx)
 		return;
+	locks_remove_posix(filp, filp);	/* its OFD locks */
 	locks_remove_flock(filp, ctx);
 	spin_lock(&ctx->flc_lock);
+	locks_check_ctx_file_list(filp, &ctx->flc_posix, "POSIX");
 	locks_check_ctx_file_list(filp, &ctx->flc_flock, "FLOCK");
 	spin_unlock(&ctx->flc_lock);
 }

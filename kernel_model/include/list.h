@@ -54,6 +54,10 @@ static __always_inline void list_splice_tail_init(struct list_head *list, struct
 #define list_for_each_entry_safe(pos, n, head, m) \
 	for (pos = list_entry((head)->next, typeof(*pos), m), n = list_entry(pos->m.next, typeof(*pos), m); \
 	     &pos->m != (head); pos = n, n = list_entry(n->m.next, typeof(*n), m))
+/* from pos on (pos itself first) */
+#define list_for_each_entry_safe_from(pos, n, head, m) \
+	for (n = list_entry(pos->m.next, typeof(*pos), m); \
+	     &pos->m != (head); pos = n, n = list_entry(n->m.next, typeof(*n), m))
 #define list_for_each_entry_safe_reverse(pos, n, head, m) \
 	for (pos = list_entry((head)->prev, typeof(*pos), m), n = list_entry(pos->m.prev, typeof(*pos), m); \
 	     &pos->m != (head); pos = n, n = list_entry(n->m.prev, typeof(*n), m))

@@ -10,6 +10,7 @@
 #include "../include/trace/trace_pid.h"
 #include "../include/trace/trigger.h"
 #include "../include/perf_event.h"
+#include "../include/filelock.h"
 
 #define is_signed_type(t) (((t)(-1)) < (t)1)
 /* the only config option the events name, CONFIG_MEMCG_KMEM, is on (Debian's) */

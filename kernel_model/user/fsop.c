@@ -32,6 +32,27 @@ static void show(const char *what, long ret)
 
 static char name_buf[256];
 
+/* fcntl(2)'s record locks: struct flock (= flock64 on x86-64) */
+struct rlock { short type, whence; long start, len; int pid; };
+
+/* fcntl(fd, cmd, {type, whence, start, len, pid}); the struct as the call left it in *out */
+static long rl(int fd, int cmd, int type, int whence, long start, long len, int pid, struct rlock *out)
+{
+	struct rlock l = { (short)type, (short)whence, start, len, pid };
+	long r = sc(72, fd, cmd, L(&l), 0, 0);
+
+	if (out)
+		*out = l;
+	return r;
+}
+
+/* F_GETLK's answer: the lock in the way (its holder named against `holder`), or none */
+static void show_getlk(const char *what, long ret, struct rlock *l, long holder)
+{
+	printf("%s = %ld: type %d whence %d start %ld len %ld holder %s\n", what, ret, l->type, l->whence,
+	       l->start, l->len, l->type == 2 ? "-" : l->pid == holder ? "it" : l->pid == -1 ? "-1" : "other");
+}
+
 /* a call shown with its name: R("open(f, O_CREAT)", sc(...)) */
 #define R(what, call) show(what, (call))
 
@@ -657,6 +678,79 @@ static void fam_fd(void)
 		R("close(dup): no lock left", close(c));
 		R("flock(b, LOCK_EX|LOCK_NB) at last", sc(73, b, 6, 0, 0, 0));
 		close(b);
+	}
+	/* fcntl record locks (72): POSIX locks of the process over byte ranges (its own never
+	 * conflict, they merge, split and replace; another process's in the way: EAGAIN, or a wait;
+	 * F_GETLK names the one in the way), all of the process's on the file gone at any close of
+	 * it; OFD locks of the open file, gone at its last close; EDEADLK for a wait in a cycle */
+	{
+		int a = open("rl", O_RDWR | O_CREAT, 0644), b = open("rl", O_RDWR, 0), r = open("rl", O_RDONLY, 0);
+		long me = getpid(), child;
+		struct timespec nap = { 0, 150000000 };
+		struct rlock l;
+		int st;
+
+		R("F_SETLK(a, WR, 0, 10)", rl(a, 6, 1, 0, 0, 10, 0, NULL));
+		R("F_SETLK(a, RD, 5, 10): its own, split", rl(a, 6, 0, 0, 5, 10, 0, NULL));
+		show_getlk("F_GETLK(b, WR, 0, 0): own locks", rl(b, 5, 1, 0, 0, 0, 0, &l), &l, me);
+		R("F_SETLK(r, WR): not open for writing", rl(r, 6, 1, 0, 0, 1, 0, NULL));
+		R("F_SETLK(a, type 7)", rl(a, 6, 7, 0, 0, 1, 0, NULL));
+		R("F_SETLK(a, whence 5)", rl(a, 6, 1, 5, 0, 1, 0, NULL));
+		R("F_SETLK(a, start -1)", rl(a, 6, 1, 0, -1, 1, 0, NULL));
+		R("F_SETLK(a, start 5, len -10)", rl(a, 6, 1, 0, 5, -10, 0, NULL));
+		R("F_SETLK(a, start max, len 2)", rl(a, 6, 1, 0, 0x7fffffffffffffffL, 2, 0, NULL));
+		R("F_GETLK(a, UNLCK)", rl(a, 5, 2, 0, 0, 1, 0, NULL));
+		R("F_OFD_SETLK(a, pid 1)", rl(a, 37, 1, 0, 0, 1, 1, NULL));
+		R("F_OFD_GETLK(a, pid 1)", rl(a, 36, 1, 0, 0, 1, 1, NULL));
+		R("F_SETLK(99)", rl(99, 6, 1, 0, 0, 1, 0, NULL));
+		child = fork();
+		if (child == 0) {
+			int c = open("rl", O_RDWR, 0);
+
+			show_getlk("child: F_GETLK(WR, 0, 100)", rl(c, 5, 1, 0, 0, 100, 0, &l), &l, me);
+			show_getlk("child: F_GETLK(RD, 5, 5)", rl(c, 5, 0, 0, 5, 5, 0, &l), &l, me);
+			show_getlk("child: F_GETLK(RD, SEEK_END -20, 20)", rl(c, 5, 0, 2, -20, 20, 0, &l), &l, me);
+			R("child: F_SETLK(WR, 10, 10)", rl(c, 6, 1, 0, 10, 10, 0, NULL));
+			R("child: F_SETLK(RD, 10, 10)", rl(c, 6, 0, 0, 10, 10, 0, NULL));
+			R("child: F_SETLK(WR, 100, 0)", rl(c, 6, 1, 0, 100, 0, 0, NULL));
+			exit(0);
+		}
+		R("wait4", wait4(child, &st, 0, NULL) == child);
+		write(a, "0123456789abcdefghij", 20);
+		R("close(b): the process's locks on rl go", close(b));
+		child = fork();
+		if (child == 0) {
+			int c = open("rl", O_RDWR, 0);
+
+			show_getlk("child: F_GETLK(WR, 0, 0) after the close", rl(c, 5, 1, 0, 0, 0, 0, &l), &l, me);
+			R("child: F_OFD_SETLK(WR, 0, 4)", rl(c, 37, 1, 0, 0, 4, 0, NULL));
+			R("child: F_SETLK(WR, 2, 1)", rl(c, 6, 1, 0, 2, 1, 0, NULL));
+			R("child: F_OFD_SETLK(RD, 2, 1) of another open file", rl(open("rl", O_RDWR, 0), 37, 0, 0, 2, 1, 0, NULL));
+			show_getlk("child: F_OFD_GETLK(WR, 0, 1) of another open file",
+				   rl(open("rl", O_RDONLY, 0), 36, 1, 0, 0, 1, 0, &l), &l, getpid());
+			R("child: close(c): its OFD lock goes", close(c));
+			R("child: F_SETLK(WR, 0, 0) of another open file", rl(open("rl", O_RDWR, 0), 6, 1, 0, 0, 0, 0, NULL));
+			exit(0);
+		}
+		R("wait4", wait4(child, &st, 0, NULL) == child);
+		/* a wait, and a deadlock refused: the parent holds byte 0, a child byte 1, then
+		 * waits for byte 0; the parent's wait for byte 1 would close the cycle */
+		R("F_SETLK(a, WR, 0, 1)", rl(a, 6, 1, 0, 0, 1, 0, NULL));
+		child = fork();
+		if (child == 0) {
+			int c = open("rl", O_RDWR, 0);
+
+			rl(c, 6, 1, 0, 1, 1, 0, NULL);
+			exit(rl(c, 7, 1, 0, 0, 1, 0, NULL) == 0 ? 7 : 8);	/* waits for the parent's byte */
+		}
+		nanosleep(&nap, NULL);
+		R("F_SETLKW(a, WR, 1, 1): a deadlock", rl(a, 7, 1, 0, 1, 1, 0, NULL));
+		R("F_SETLK(a, UNLCK, 0, 1) with a waiter", rl(a, 6, 2, 0, 0, 1, 0, NULL));
+		R("wait4", wait4(child, &st, 0, NULL) == child);
+		printf("  status %d\n", st);
+		R("F_SETLKW(a, WR, 0, 0) at last", rl(a, 7, 1, 0, 0, 0, 0, NULL));
+		close(a);
+		close(r);
 	}
 	/* unshare (272): the fs information and the file table, already the caller's own here */
 	R("unshare(CLONE_FILES|CLONE_FS)", sc(272, 0x600, 0, 0, 0, 0));

@@ -108,3 +108,49 @@ def test_a_session_cat_opens_host_files_in_its_own_namespace(tmp_path):
     changes = [line for line in lines if re.fullmatch(r"(mv|rm|rmdir) sys_(rename\w*|unlink\w*|rmdir) -> .*", line)]
     assert changes == ["mv sys_renameat2 -> 0x0", "rm sys_unlinkat -> 0x0",
                        "rm sys_unlinkat -> 0xfffffffffffffffe", "rmdir sys_rmdir -> 0x0"], changes
+
+
+LOCKS_SCRIPT = r"""
+cd /sys/kernel/tracing
+echo 1 > events/filelock/enable
+echo 1 > events/syscalls/sys_exit_fcntl/enable
+python3 -c '
+import fcntl, os, sys
+f = open(sys.argv[1], "w")
+fcntl.lockf(f, fcntl.LOCK_EX, 10, 0)
+if os.fork() == 0:
+    g = open(sys.argv[1], "w")
+    try:
+        fcntl.lockf(g, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 5)
+    except OSError as e:
+        print("child:", e.errno)
+    os._exit(0)
+os.wait()
+f.close()
+' "$1"
+echo 0 > events/filelock/enable
+sed -n 's/^ *\(python3\)-[0-9]* .*[0-9]\.[0-9]\{6\}: /\1 /p' trace
+"""
+
+
+def test_a_session_process_record_locks_are_the_kernels(tmp_path):
+    """python's fcntl.lockf() in a session: its F_SETLKW, a child's F_SETLK refused (EAGAIN: the
+    parent holds the byte) and the close that drops the lock are the emulated kernel's, each
+    with 6.1's filelock events (the struct flock copied into the kernel with the call)"""
+    script = tmp_path / "locks.sh"
+    script.write_text(LOCKS_SCRIPT)
+    result = tracefs_sim("run", "--workload", "none", str(script), str(tmp_path / "lk"), timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert "child: 11" in lines, result.stdout
+    events = [line.split(" ", 2)[1:] for line in lines if line.startswith("python3 ")]
+    setlk = [rest for name, rest in events if name == "fcntl_setlk:"]
+    assert len(setlk) == 2, result.stdout
+    assert "fl_flags=FL_POSIX|FL_SLEEP fl_type=F_WRLCK fl_start=0 fl_end=9 ret=0" in setlk[0], setlk
+    assert "fl_flags=FL_POSIX fl_type=F_WRLCK fl_start=5 fl_end=5 ret=-11" in setlk[1], setlk
+    assert any(name == "posix_lock_inode:" and "fl_type=F_WRLCK fl_start=0 fl_end=9 ret=0" in rest
+               for name, rest in events), result.stdout
+    removes = [rest for name, rest in events if name == "locks_remove_posix:"]
+    assert any("fl_flags=FL_POSIX|FL_CLOSE fl_type=F_UNLCK" in rest and rest.endswith("ret=0") for rest in removes)
+    exits = [rest for name, rest in events if name == "sys_fcntl"]
+    assert "-> 0xfffffffffffffff5" in exits, exits   # the child's EAGAIN, the host's answer too

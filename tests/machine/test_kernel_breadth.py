@@ -801,6 +801,39 @@ FLOCK_CALLS = {
     ("locks_free_lock_context", "__destroy_inode"),
 }
 
+# fs/locks.c, fs/fcntl.c, fs/file.c: fcntl(2)'s record locks taken, split, refused, tested,
+# waited for (a child waits for the parent's byte, whose wait for the child's is a deadlock)
+# and dropped at a close of the file (POSIX) or its last close (OFD)
+RECORD_LOCK_CALLS = {
+    ("fcntl_setlk", "do_fcntl"),
+    ("fcntl_getlk", "do_fcntl"),
+    ("locks_alloc_lock", "fcntl_setlk"),
+    ("flock64_to_posix_lock", "fcntl_setlk"),
+    ("flock64_to_posix_lock", "fcntl_getlk"),
+    ("security_file_lock", "fcntl_setlk"),       # do_lock_file_wait (inline)
+    ("vfs_lock_file", "fcntl_setlk"),
+    ("locks_delete_block", "fcntl_setlk"),
+    ("posix_lock_file", "vfs_lock_file"),
+    ("posix_lock_inode", "posix_lock_file"),
+    ("locks_get_lock_context", "posix_lock_inode"),
+    ("posix_locks_conflict", "posix_lock_inode"),
+    ("__locks_insert_block", "posix_lock_inode"),
+    ("locks_copy_lock", "posix_lock_inode"),
+    ("vfs_test_lock", "fcntl_getlk"),
+    ("posix_test_lock", "vfs_test_lock"),
+    ("posix_locks_conflict", "posix_test_lock"),
+    ("locks_copy_conflock", "posix_test_lock"),
+    ("locks_translate_pid", "fcntl_getlk"),
+    ("locks_remove_posix", "filp_close"),
+    ("locks_remove_posix", "locks_remove_file"),
+    ("vfs_lock_file", "locks_remove_posix"),
+}
+
+
+def test_record_lock_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in RECORD_LOCK_CALLS}, [(["fsop", "fd", "/tmp/fsop-brlock"], None)])
+    assert RECORD_LOCK_CALLS <= calls, (RECORD_LOCK_CALLS - calls, calls)
+
 
 # kernel/fork.c: unshare(2) of what is the caller's own already (nothing to copy); the file a
 # task runs, for /proc/<pid>/exe and a child's address space

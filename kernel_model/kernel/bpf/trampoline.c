@@ -133,7 +133,7 @@ static bool tramp_image_reclaimable(const struct bpf_tramp_image *im)
 /* bpf_image_ksym_add()/_del(): perf is told of an image's page as 6.1 tells it, named as
  * kallsyms names it (bpf_tramp_image_alloc(): the key of bpf_trampoline_compute_key(), vmlinux's
  * BTF object id, 1, and the function's BTF id) */
-static void tramp_image_ksym(struct bpf_tramp_image *im, bool unregister)
+static notrace void tramp_image_ksym(struct bpf_tramp_image *im, bool unregister)
 {
 	char name[KSYM_NAME_LEN];
 
@@ -144,7 +144,7 @@ static void tramp_image_ksym(struct bpf_tramp_image *im, bool unregister)
 }
 
 /* bpf_tramp_image_free(): its programs' references go, its page's name too */
-static void tramp_image_free(struct bpf_tramp_image *im)
+static notrace void tramp_image_free(struct bpf_tramp_image *im)
 {
 	int k;
 

@@ -780,6 +780,15 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 	if (req->data.nr == __NR_arch_prctl && !served &&
 	    (req->data.args[0] == 0x1003 || req->data.args[0] == 0x1004) && req->data.args[1])
 		add_blob(rec, room, 1, SESSION_BLOB_OUT, 0, NULL, 8);
+	/* fcntl's record lock commands (F_GETLK, F_SETLK, F_SETLKW: 5-7; their OFD forms: 36-38)
+	 * take a struct flock (32 bytes) at arg 2, an unsigned long to the syscall table */
+	if (req->data.nr == __NR_fcntl && !served && req->data.args[2] &&
+	    ((req->data.args[1] >= 5 && req->data.args[1] <= 7) || (req->data.args[1] >= 36 && req->data.args[1] <= 38))) {
+		char flock[32];
+
+		if (read_target(req->pid, req->data.args[2], flock, sizeof(flock)))
+			add_blob(rec, room, 2, SESSION_BLOB_IN, 0, flock, sizeof(flock));
+	}
 	if (!served)
 		add_prestat(rec, req->pid, req->data.args);
 	rec->len = (rec->len + 7) / 8 * 8;

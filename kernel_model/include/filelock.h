@@ -1,0 +1,73 @@
+/*
+ * File locks (6.1's include/linux/fs.h part and uapi fcntl.h): struct file_lock and an inode's
+ * lock context, which fs/locks.c keeps and the filelock events record.
+ */
+#ifndef _FILELOCK_H
+#define _FILELOCK_H
+#include "fs.h"
+
+#define EDEADLK		35
+#define ENOLCK		37
+
+#define F_RDLCK		0
+#define F_WRLCK		1
+#define F_UNLCK		2
+
+/* fcntl(2)'s record locks (uapi asm-generic/fcntl.h; x86-64: the 64-bit forms are these) */
+#define F_GETLK		5
+#define F_SETLK		6
+#define F_SETLKW	7
+#define F_OFD_GETLK	36
+#define F_OFD_SETLK	37
+#define F_OFD_SETLKW	38
+
+#define FL_POSIX	1
+#define FL_FLOCK	2
+#define FL_ACCESS	8	/* not trying to lock, just looking */
+#define FL_EXISTS	16	/* when unlocking, test for existence */
+#define FL_CLOSE	64	/* unlock on close */
+#define FL_SLEEP	128	/* a blocking lock */
+#define FL_OFDLCK	1024	/* owned by the open file, not the process */
+
+#define FILE_LOCK_DEFERRED 1
+#define OFFSET_MAX	((loff_t)(~0ULL >> 1))
+
+typedef void *fl_owner_t;
+
+/* struct flock (= flock64 on x86-64) */
+struct flock {
+	short l_type;
+	short l_whence;
+	loff_t l_start;
+	loff_t l_len;
+	int l_pid;
+};
+
+struct file_lock {
+	struct file_lock *fl_blocker;		/* the lock we are blocked on */
+	struct list_head fl_list;		/* in the context's list, or a dispose list */
+	struct list_head fl_link;		/* a blocked POSIX request: in the global blocked list */
+	struct list_head fl_blocked_requests;	/* the requests waiting on this one */
+	struct list_head fl_blocked_member;	/* in its blocker's fl_blocked_requests */
+	fl_owner_t fl_owner;			/* POSIX: the files_struct (OFD: the open file) */
+	unsigned int fl_flags;
+	unsigned char fl_type;
+	pid_t fl_pid;
+	wait_queue_head_t fl_wait;
+	struct file *fl_file;
+	loff_t fl_start, fl_end;
+};
+
+struct file_lock_context {
+	spinlock_t flc_lock;
+	struct list_head flc_flock;
+	struct list_head flc_posix;		/* by owner, then by start */
+};
+
+#define IS_POSIX(fl)	((fl)->fl_flags & FL_POSIX)
+#define IS_OFDLCK(fl)	((fl)->fl_flags & FL_OFDLCK)
+
+long fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *flock);
+long fcntl_setlk(unsigned int fd, struct file *filp, unsigned int cmd, struct flock *flock);
+void locks_remove_posix(struct file *filp, fl_owner_t owner);
+#endif
