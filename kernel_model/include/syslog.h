@@ -18,4 +18,7 @@
 #define SYSLOG_FROM_PROC		1
 
 int do_syslog(int type, char *buf, int len, int source);
+/* kernel/printk.c: the log's readers wait here; fs/proc/kmsg.c: /proc/kmsg's file */
+extern struct wait_queue_head log_wait;
+extern const struct file_operations proc_kmsg_operations;
 #endif

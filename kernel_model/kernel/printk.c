@@ -21,6 +21,7 @@
 #include "../include/poll.h"
 #include "../include/session.h"
 #include "../include/uapi/session_ring.h"
+#include "../include/ratelimit.h"
 #include <stdarg.h>
 
 #define KERN_SOH_ASCII		'\001'
@@ -62,7 +63,7 @@ static u64 clear_seq;			/* SYSLOG_ACTION_CLEAR's: dmesg -c, SEEK_DATA */
 static u64 syslog_seq;			/* SYSLOG_ACTION_READ's next record... */
 static size_t syslog_partial;		/* ... and how much of it was read */
 int dmesg_restrict = 1;			/* Debian's CONFIG_SECURITY_DMESG_RESTRICT */
-static wait_queue_head_t log_wait;	/* readers waiting for a record */
+wait_queue_head_t log_wait;		/* readers waiting for a record (/proc/kmsg's poll too) */
 static int klogd_pending[NR_CPUS];	/* a record came: wake them at the tick */
 
 struct console {
@@ -319,15 +320,26 @@ static int printk_emit(int facility, int level, const char *fmt, ...)
 #define DEVKMSG_LINE_MAX 192
 #define LOG_LINE_MAX		(1024 - PREFIX_MAX)	/* a longer write is refused (6.1's) */
 
+/* a reader's place in the log, and a writer's rate limit (printk.devkmsg=ratelimit, 6.1's
+ * default: ten records in five seconds an open file, the rest dropped and counted) */
+struct devkmsg_user {
+	u64 seq;
+	struct ratelimit_state rs;
+	char buf[PRINTK_TEXT_MAX * 4 + 64];	/* a record as read: every byte may become \xNN */
+};
+
 static ssize_t devkmsg_write(struct file *file, const char *buf, size_t count, loff_t *ppos)
 {
+	struct devkmsg_user *user = file->private_data;
 	char line[DEVKMSG_LINE_MAX];
 	int level = MESSAGE_LOGLEVEL_DEFAULT, facility = LOG_USER;
 	size_t len = min(count, sizeof(line) - 1);
 	char *text = line;
 
-	if (count > LOG_LINE_MAX)
+	if (!user || count > LOG_LINE_MAX)
 		return -EINVAL;
+	if (!___ratelimit(&user->rs, current->comm))
+		return count;
 	if (copy_from_user(line, buf, len))
 		return -EFAULT;
 	line[len] = 0;
@@ -349,12 +361,6 @@ static ssize_t devkmsg_write(struct file *file, const char *buf, size_t count, l
 	return count;
 }
 
-/* a reader's place in the log */
-struct devkmsg_user {
-	u64 seq;
-	char buf[PRINTK_TEXT_MAX * 4 + 64];	/* a record as read: every byte may become \xNN */
-};
-
 static noinline int check_syslog_permissions(int type, int source);
 
 static noinline int devkmsg_open(struct inode *inode, struct file *file)
@@ -362,14 +368,16 @@ static noinline int devkmsg_open(struct inode *inode, struct file *file)
 	struct devkmsg_user *user;
 	int err;
 
-	if ((file->f_flags & O_ACCMODE) == O_WRONLY)	/* a writer needs no place */
-		return 0;
-	err = check_syslog_permissions(SYSLOG_ACTION_READ_ALL, SYSLOG_FROM_READER);
-	if (err)
-		return err;
+	if ((file->f_flags & O_ACCMODE) != O_WRONLY) {	/* a writer only needs no permission */
+		err = check_syslog_permissions(SYSLOG_ACTION_READ_ALL, SYSLOG_FROM_READER);
+		if (err)
+			return err;
+	}
 	user = kzalloc(sizeof(*user), GFP_KERNEL);
 	if (!user)
 		return -ENOMEM;
+	ratelimit_default_init(&user->rs);
+	user->rs.flags = RATELIMIT_MSG_ON_RELEASE;
 	user->seq = prb_first_valid_seq();
 	file->private_data = user;
 	return 0;
@@ -377,6 +385,10 @@ static noinline int devkmsg_open(struct inode *inode, struct file *file)
 
 static noinline int devkmsg_release(struct inode *inode, struct file *file)
 {
+	struct devkmsg_user *user = file->private_data;
+
+	if (user && user->rs.missed)	/* ratelimit_state_exit() */
+		pr_warn("printk: %s: %d output lines suppressed due to ratelimiting\n", current->comm, user->rs.missed);
 	kfree(file->private_data);
 	file->private_data = NULL;
 	return 0;
@@ -471,16 +483,21 @@ static noinline unsigned int devkmsg_poll(struct file *file, struct poll_table_s
 	return EPOLLIN | EPOLLRDNORM;
 }
 
-/* A session's served call on a file (kernel/session.c): whether it is /dev/kmsg, and its
- * reader's next record (a writer's: 0) */
+/* A session's served call on a file (kernel/session.c): whether it is /dev/kmsg or /proc/kmsg,
+ * and its reader's next record (a /dev/kmsg writer's: 0; /proc/kmsg's: SYSLOG_ACTION_READ's, the
+ * one place of all its readers) */
 bool devkmsg_file_seq(struct file *file, u64 *seq)
 {
 	struct devkmsg_user *user;
 
+	if (file && file->f_op == &proc_kmsg_operations) {
+		*seq = READ_ONCE(syslog_seq);
+		return true;
+	}
 	if (!file || file->f_op != &kmsg_fops)
 		return false;
 	user = file->private_data;
-	*seq = user ? user->seq : 0;
+	*seq = user && (file->f_flags & O_ACCMODE) != O_WRONLY ? user->seq : 0;
 	return true;
 }
 

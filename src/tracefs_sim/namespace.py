@@ -49,6 +49,10 @@ SYSCTL_NET_CORE_VIEW = "sysctl-net-core"   # /proc/sys/net/core's BPF ones (bpf_
 # The host's /dev/kmsg, which a session covers with itself on a nodev mount: an open of it by
 # its path is the emulated kernel's (the supervisor serves it), and no other reaches the host's.
 DEV_KMSG = "/dev/kmsg"
+# The host's /proc/kmsg (a read takes records from the host's log for good), which a session
+# covers with this view of its mode: an open of it by any name is the emulated kernel's (the
+# supervisor serves it); one the kernel does not answer reaches the view: EACCES.
+PROC_KMSG_VIEW = "proc-kmsg"
 
 # How Linux 6.1 lists tracefs in /proc/mounts.
 _TRACEFS_OPTIONS = "rw,nosuid,nodev,noexec,relatime"
@@ -274,7 +278,8 @@ class Overlay:
         and a write to them must not reach the host."""
         assert_private(self._host_ns)
         views = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR)
-        files = {PROC_MOUNTS_VIEW: "/proc/mounts", PROC_KALLSYMS_VIEW: "/proc/kallsyms", PROC_VERSION_VIEW: "/proc/version"}
+        files = {PROC_MOUNTS_VIEW: "/proc/mounts", PROC_KALLSYMS_VIEW: "/proc/kallsyms", PROC_VERSION_VIEW: "/proc/version",
+                 PROC_KMSG_VIEW: "/proc/kmsg"}
         for view, directory in ((SYSCTL_KERNEL_VIEW, _PROC_SYS_KERNEL), (SYSCTL_NET_CORE_VIEW, _PROC_SYS_NET_CORE)):
             sysctls = os.path.join(views, view)
             served = sorted(os.listdir(sysctls)) if os.path.isdir(sysctls) else []

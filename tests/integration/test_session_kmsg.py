@@ -237,3 +237,42 @@ def test_epoll_of_dev_kmsg():
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["True", "unread [(3, 1)]", "drained []", "written [(3, 1)]", "for epoll",
                                           "read []"]
+
+
+def test_writes_are_rate_limited_per_open_file():
+    """printk.devkmsg=ratelimit, 6.1's default: an open file of /dev/kmsg writes ten records in
+    five seconds, the rest are dropped (the write still succeeds) and counted, and its release
+    says how many in the kernel's own words; each open has its own limit."""
+    marker = f"rl-{uuid.uuid4().hex[:8]}"
+    result = run(f"for i in $(seq 1 14); do echo {marker} $i || echo failed; done > /dev/kmsg; "
+                 f"for i in 1 2; do echo {marker} solo$i > /dev/kmsg; done; dmesg")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "failed" not in result.stdout
+    lines = [re.sub(r"^\[ *\d+\.\d+\] ", "", line) for line in result.stdout.splitlines()]
+    ours = [line for line in lines if marker in line or "suppressed" in line]
+    assert ours == [f"{marker} {i}" for i in range(1, 11)] + [
+        "printk: bash: 4 output lines suppressed due to ratelimiting", f"{marker} solo1", f"{marker} solo2"], ours
+
+
+def test_proc_kmsg_is_the_emulated_kernels():
+    """/proc/kmsg in a session is the emulated kernel's (fs/proc/kmsg.c, 6.1's): a reader takes
+    the records no such read took yet (the kernel's boot log first), waits for the next one
+    (held, as a /dev/kmsg read is), and a non-blocking read with nothing left is EAGAIN. The
+    host's /proc/kmsg, whose reads would take the host's records for good, is never read: its
+    cover (mode 0400, as 6.1's) refuses an open the kernel does not serve."""
+    marker = f"pk-{uuid.uuid4().hex[:8]}"
+    result = run(textwrap.dedent(f"""
+        ls -l /proc/kmsg | cut -c1-10
+        out=$(mktemp)
+        cat /proc/kmsg > $out & c=$!
+        sleep 1; echo {marker} > /dev/kmsg; sleep 1
+        kill $c; wait $c
+        grep -c 'Linux version 6.1.0-tracefs-sim' $out
+        grep -c 'Linux version' $out
+        grep -c '^<12>\\[ *[0-9.]*\\] {marker}$' $out
+        dd if=/proc/kmsg of=/dev/null iflag=nonblock 2>&1 | head -1
+        rm $out
+    """), timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        "-r--------", "1", "1", "1", "dd: error reading '/proc/kmsg': Resource temporarily unavailable"], result.stdout

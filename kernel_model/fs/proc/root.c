@@ -5,6 +5,7 @@
  */
 #include "../../include/cputime.h"
 #include "internal.h"
+#include "../../include/syslog.h"
 #include "../../include/loadavg.h"
 #include "../../include/mm.h"
 
@@ -119,6 +120,7 @@ static const char *proc_mounts_link(struct dentry *dentry, struct inode *inode, 
 
 static const struct pid_entry proc_root_entries[] = {
 	{ "filesystems", S_IFREG | 0444, filesystems_proc_show },
+	{ "kmsg", S_IFREG | 0400, NULL, NULL, NULL, &proc_kmsg_operations },
 	{ "loadavg", S_IFREG | 0444, loadavg_proc_show },
 	{ "meminfo", S_IFREG | 0444, meminfo_proc_show },
 	{ "mounts", S_IFLNK | 0777, NULL, proc_mounts_link },

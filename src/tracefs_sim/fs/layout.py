@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Protocol, Unpack
 
-from ..namespace import (BTF_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_MOUNTS_VIEW, PROC_VERSION_VIEW, SYSCTL_KERNEL_VIEW,
+from ..namespace import (BTF_VIEW, NOTES_VIEW, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW, PROC_KALLSYMS_VIEW, PROC_KMSG_VIEW, PROC_MOUNTS_VIEW, PROC_VERSION_VIEW, SYSCTL_KERNEL_VIEW,
                          SYSCTL_NET_CORE_VIEW,
                          ProcMountsView)
 from ..lib.sysctl import SysctlFile
@@ -350,6 +350,7 @@ def add_debug_views(tree: Tree, kprobe_views: KprobeDebugViews) -> None:
 
 
 _MODE_PROC_READ = 0o444
+_MODE_PROC_KMSG = 0o400   # /proc/kmsg's
 _MODE_SYSFS_DIR = 0o755
 _MODE_SYSFS_READ = 0o444
 
@@ -418,17 +419,24 @@ def _absent() -> object:
     raise OSError(errno.ENOENT, "no such sysctl in the emulated kernel")
 
 
+def _unserved_kmsg() -> object:
+    # (an open of /proc/kmsg the emulated kernel serves never gets here: this is one it did not)
+    raise OSError(errno.EACCES, "/proc/kmsg is the emulated kernel's, which did not answer")
+
+
 def add_session_views(tree: Tree, proc_mounts: ProcMountsView, kallsyms: KallsymsView, banner: bytes,
                       sysctls: dict[str, SysctlFile], net_core_sysctls: dict[str, SysctlFile] | None = None) -> None:
     """Files a session lays over /proc: `proc-mounts` (/proc/mounts, as each
     reader sees it), `proc-kallsyms` (/proc/kallsyms, as kptr_restrict lets its reader see it),
-    `proc-version` (/proc/version: the kernel's banner), `sysctl-kernel/` (/proc/sys/kernel's
+    `proc-version` (/proc/version: the kernel's banner), `proc-kmsg` (over /proc/kmsg, whose
+    opens the kernel serves: one it does not answer gets EACCES), `sysctl-kernel/` (/proc/sys/kernel's
     tracing sysctls: the kernel's, or absent) and `sysctl-net-core/` (/proc/sys/net/core's the
     kernel has: bpf_jit_enable)."""
     views = _views_dir(tree)
     tree.add_file(views, PROC_MOUNTS_VIEW, _MODE_PROC_READ, read_as=proc_mounts.read_as)
     tree.add_file(views, PROC_KALLSYMS_VIEW, _MODE_PROC_READ, read_as=kallsyms.read_as)
     tree.add_file(views, PROC_VERSION_VIEW, _MODE_PROC_READ, read=lambda: banner)
+    tree.add_file(views, PROC_KMSG_VIEW, _MODE_PROC_KMSG, opened=_unserved_kmsg)
     directory = tree.mkdir(views, SYSCTL_KERNEL_VIEW, _MODE_SYSCTL_DIR)
     for name, sysctl in sysctls.items():
         tree.add_file(directory, name, _MODE_SYSCTL_RW, read=sysctl.read, write_at=sysctl.write_at)

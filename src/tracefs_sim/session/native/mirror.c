@@ -818,7 +818,7 @@ static bool opens_kmsg(const struct seccomp_notif *req, const struct session_rec
 	len = b->len - 1;	/* (the NUL counted) */
 	if (path[len] || len < 4 || memcmp(path + len - 4, "kmsg", 4))
 		return false;
-	if (!strcmp(path, "/dev/kmsg"))
+	if (!strcmp(path, "/dev/kmsg") || !strcmp(path, "/proc/kmsg"))
 		return true;
 	last = path + len - 4;
 	if (last != path && last[-1] != '/')
@@ -831,7 +831,16 @@ static bool opens_kmsg(const struct seccomp_notif *req, const struct session_rec
 		snprintf(where, sizeof(where), "/proc/%d/fd/%d/%s", (int)req->pid, (int)req->data.args[0], path);
 	if ((req->data.args[flags_arg] & O_NOFOLLOW) ? lstat(where, &st) : stat(where, &st))
 		return false;
-	return S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 11);
+	if (S_ISCHR(st.st_mode))
+		return st.st_rdev == makedev(1, 11);
+	/* /proc/kmsg by another name: the file the process's /proc/kmsg is */
+	{
+		struct stat proc_kmsg;
+
+		snprintf(where, sizeof(where), "/proc/%d/root/proc/kmsg", (int)req->pid);
+		return S_ISREG(st.st_mode) && !stat(where, &proc_kmsg) &&
+		       st.st_dev == proc_kmsg.st_dev && st.st_ino == proc_kmsg.st_ino;
+	}
 }
 
 /* Whether `path`, as the task sees it, is one of the project's tools. */
