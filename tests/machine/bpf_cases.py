@@ -24,6 +24,35 @@ def perf_output_prog(fd: int) -> str:
                 mov64_imm(R0, 0), exit_())
 
 
+FN_get_prandom_u32 = 7
+FN_ringbuf_output, FN_ringbuf_reserve, FN_ringbuf_submit, FN_ringbuf_discard, FN_ringbuf_query = range(130, 135)
+
+
+def RB_QUERY(flags: int, fd: int = 3) -> str:
+    """bpf_ringbuf_query(map fd, flags)"""
+    return prog(ld_map_fd(R1, fd), mov64_imm(R2, flags), call(FN_ringbuf_query), exit_())
+
+
+def RB_OUTPUT_QUERY(flags: int, fd: int = 3) -> str:
+    """bpf_ringbuf_output(map fd, 8 bytes of the stack, 8, flags), then the data available"""
+    return prog(st(DW, R10, -8, 0), ld_map_fd(R1, fd), mov64_reg(R2, R10), alu64_imm(ADD, R2, -8),
+                mov64_imm(R3, 8), mov64_imm(R4, flags), call(FN_ringbuf_output),
+                ld_map_fd(R1, fd), mov64_imm(R2, 0), call(FN_ringbuf_query), exit_())
+
+
+def RB_RESERVE(size: int, flags: int, commit: int) -> str:
+    """bpf_ringbuf_reserve(map 3, size, flags); NULL: 7; else a u32 stored, committed; the
+    data available"""
+    return prog(ld_map_fd(R1, 3), mov64_imm(R2, size), mov64_imm(R3, flags), call(FN_ringbuf_reserve),
+                jmp_imm(JNE, R0, 0, 2), mov64_imm(R0, 7), exit_(),
+                st(W, R0, 0, 0x5678), mov64_reg(R1, R0), mov64_imm(R2, 0), call(commit),
+                ld_map_fd(R1, 3), mov64_imm(R2, 0), call(FN_ringbuf_query), exit_())
+
+
+# bpf_ringbuf_output of 8 bytes, its return value
+RB_OUTPUT8 = prog(ld_map_fd(R1, 3), mov64_reg(R2, R10), alu64_imm(ADD, R2, -8), st(DW, R10, -8, 0),
+                  mov64_imm(R3, 8), mov64_imm(R4, 0), call(FN_ringbuf_output), exit_())
+
 CASES: dict[str, list[str]] = {
     # maps
     "hash_crud": ["map", "1", "4", "8", "4", "upd", "3", K4, "2a00000000000000", "get", "3", K4,
@@ -225,6 +254,56 @@ CASES: dict[str, list[str]] = {
     "get_stackid_hash_map": ["map", "1", "4", "8", "4",
                              "load", "2", prog(ld_map_fd(R2, 3), mov64_imm(R3, 0), call(FN_get_stackid), exit_()), "1"],
     "lookup_in_stack_map": ["map", "7", "4", "16", "4", "load", "2", lookup_prog(3), "1"],
+    # ring buffer maps (BPF_MAP_TYPE_RINGBUF, 27): creation rules, no element commands, info
+    "ringbuf_create_errors": ["map", "27", "4", "0", "4096", "map", "27", "0", "4", "4096", "map", "27", "0", "0", "12288",
+                              "map", "27", "0", "0", "100", "map", "27", "0", "0", "0", "map", "27", "0", "0", "4096", "1",
+                              "map", "27", "0", "0", "4096", "minfo", "3"],
+    "ringbuf_elem_ops": ["map", "27", "0", "0", "4096", "get", "3", "", "upd", "3", "", "", "del", "3", "",
+                         "next", "3", "-", "next", "3", "00"],
+    # bpf_ringbuf_output of 8 bytes: a record of 16 (header and sample); bpf_ringbuf_query's answers
+    "ringbuf_output_query": ["map", "27", "0", "0", "4096", "load", "17", RB_OUTPUT_QUERY(0), "run", "4", "run", "4",
+                             "load", "17", RB_QUERY(1), "run", "5", "load", "17", RB_QUERY(3), "run", "6",
+                             "load", "17", RB_QUERY(2), "run", "7"],
+    # reserve 12 bytes (a record of 24), fill, submit or discard; flags make reserve NULL
+    "ringbuf_reserve_submit": ["map", "27", "0", "0", "4096", "load", "17", RB_RESERVE(12, 0, FN_ringbuf_submit), "1",
+                               "run", "4", "run", "4", "load", "17", RB_RESERVE(12, 0, FN_ringbuf_discard), "run", "5",
+                               "load", "17", RB_RESERVE(12, 1, FN_ringbuf_submit), "run", "6"],
+    # nobody reads: a record of 4008 fits, a second not (NULL); five of 16 more, a sixth not
+    # (output's -EAGAIN): the producer stays less than the size ahead of the consumer
+    "ringbuf_full": ["map", "27", "0", "0", "4096", "load", "17", RB_RESERVE(4000, 0, FN_ringbuf_submit), "run", "4",
+                     "run", "4", "load", "17", RB_OUTPUT8] + ["run", "5"] * 6,
+    # the verifier: a reservation must be released, on every path that has it
+    "ringbuf_unreleased": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 1), st(DW, R0, 0, 1), mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_size_not_const": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        call(FN_get_prandom_u32), mov64_reg(R2, R0), ld_map_fd(R1, 3), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_no_null_check": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        st(DW, R0, 0, 1), mov64_reg(R1, R0), mov64_imm(R2, 0), call(FN_ringbuf_submit), mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_out_of_bounds": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 4), st(DW, R0, 4, 1), mov64_reg(R1, R0), mov64_imm(R2, 0), call(FN_ringbuf_submit),
+        mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_use_after_submit": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 5), mov64_reg(R6, R0), mov64_reg(R1, R0), mov64_imm(R2, 0), call(FN_ringbuf_submit),
+        st(DW, R6, 0, 1), mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_submit_offset": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 16), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 4), mov64_reg(R1, R0), alu64_imm(ADD, R1, 8), mov64_imm(R2, 0), call(FN_ringbuf_submit),
+        mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_submit_stack": ["load", "17", prog(
+        st(DW, R10, -8, 0), mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), mov64_imm(R2, 0), call(FN_ringbuf_submit),
+        mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_wrong_maps": ["map", "27", "0", "0", "4096", "map", "1", "4", "8", "4",
+                           "load", "17", lookup_prog(3), "1", "load", "17", RB_OUTPUT_QUERY(0, 4), "1"],
+    # a reservation is memory helpers may fill (get_current_comm into it), then submitted
+    "ringbuf_sample_to_helper": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 16), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 7), mov64_reg(R6, R0), mov64_reg(R1, R0), mov64_imm(R2, 16), call(FN_get_current_comm),
+        mov64_reg(R1, R6), mov64_imm(R2, 0), call(FN_ringbuf_submit), mov64_imm(R0, 0), exit_()), "run", "4"],
     "log_too_small": ["raw", "5", "11000000" "03000000" + "00" * 8 + "00" * 8 + "01000000" + "0a000000", "128"],
 }
 
