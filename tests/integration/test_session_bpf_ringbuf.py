@@ -9,13 +9,22 @@ every few records and must read whole; a record committed with BPF_RB_NO_WAKEUP 
 there is data to read, and not before (ringbuf_map_poll_kern)."""
 
 import os
-import shutil
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from simtest import SESSION_TIMEOUT, tracefs_sim
 
 from tracefs_sim.namespace import debian_61_headers
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "machine"))
+from bpf_cases import RINGBUF_MMAP_CASES, parse  # noqa: E402
+
+BPFTEST = Path(__file__).resolve().parents[2] / "kernel_model/user/bpftest.c"
+REFERENCE = parse((Path(__file__).resolve().parents[1] / "data/bpf/reference.txt").read_text())
+ADDRESS = re.compile(r"0xffff[0-9a-f]{12}")
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists("/dev/fuse") or os.geteuid() != 0,
@@ -126,3 +135,21 @@ def test_bcc_reads_a_ring_buffer(tmp_path, mode):
     assert result.returncode == 0, out
     size = 1040 if mode != "output" else 440
     assert f"records 24 size {size} bad 0" in result.stdout, out
+
+
+@pytest.fixture
+def host_bpftest(tmp_path):
+    binary = tmp_path / "bpftest"
+    subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", str(binary), str(BPFTEST)], check=True, timeout=120)
+    return binary
+
+
+@pytest.mark.parametrize("name", sorted(RINGBUF_MMAP_CASES))
+def test_mmap_of_a_ring_buffer_as_linux(tmp_path, host_bpftest, name):
+    """bpftest's mmap of a ring buffer map's fd from a session's process (tests/machine/bpf_cases.py
+    RINGBUF_MMAP_CASES): the positions and records it reads, in both copies of the data (a
+    wrapping record's tail too), and the errnos of what 6.1 refuses, as the real 6.1's."""
+    args = " ".join(f"'{a}'" for a in RINGBUF_MMAP_CASES[name])
+    result = tracefs_sim("run", "--workload", "none", "-c", f"{host_bpftest} {args}", timeout=150, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ADDRESS.sub("ADDR", result.stdout) == ADDRESS.sub("ADDR", REFERENCE[name])

@@ -308,6 +308,37 @@ CASES: dict[str, list[str]] = {
 }
 
 
+def rb_reserve_ht(size: int, head: int, tail: int) -> str:
+    """reserve size bytes of map 3, head at its first u32 and tail at its last, submit; 0"""
+    return prog(ld_map_fd(R1, 3), mov64_imm(R2, size), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+                jmp_imm(JNE, R0, 0, 2), mov64_imm(R0, 7), exit_(),
+                st(W, R0, 0, head), st(W, R0, size - 4, tail), mov64_reg(R1, R0), mov64_imm(R2, 0),
+                call(FN_ringbuf_submit), mov64_imm(R0, 0), exit_())
+
+
+# mmap of a ring buffer map's fd, as libbpf's ring_buffer__new maps it, and what 6.1 refuses:
+# run by a session's process (the emulated kernel's own programs map no map fds:
+# tests/integration/test_session_bpf_ringbuf.py), each case's output the real 6.1's too
+RINGBUF_MMAP_CASES: dict[str, list[str]] = {
+    # the consumer page read-write, the producer page and the data twice read only: a
+    # record's header (len 12, pg_off 3) and sample in both copies
+    "ringbuf_mmap": ["map", "27", "0", "0", "4096", "load", "17", RB_RESERVE(12, 0, FN_ringbuf_submit), "run", "4",
+                     "mmap", "3", "0", "4096", "3", "1", "@0",
+                     "mmap", "3", "4096", "12288", "1", "1", "@0", "@4096", "@4104", "@8192", "@8200"],
+    # writable past the consumer page: EPERM; past the area: EINVAL; private: EINVAL; a hash
+    # map: ENOTSUPP; a program: ENODEV
+    "ringbuf_mmap_errors": ["map", "27", "0", "0", "4096", "map", "1", "4", "8", "4", "load", "17", OK0,
+                            "mmap", "3", "4096", "12288", "3", "1", "mmap", "3", "0", "8192", "3", "1",
+                            "mmap", "3", "4096", "16384", "1", "1", "mmap", "3", "0", "4096", "1", "2",
+                            "mmap", "3", "0", "4096", "3", "2", "mmap", "4", "0", "4096", "1", "1",
+                            "mmap", "5", "0", "4096", "1", "1"],
+    # a record that wraps: its tail past the end, read linearly, and at the first copy's start
+    "ringbuf_mmap_wrap": ["map", "27", "0", "0", "4096", "load", "17", rb_reserve_ht(4000, 0x1111, 0x2222),
+                          "run", "4", "mmap", "3", "0", "4096", "3", "1", "!0=4008", "@0", "run", "4",
+                          "mmap", "3", "4096", "12288", "1", "1", "@0", "@8104", "@12104", "@8008"],
+}
+
+
 def reference_script(cases: dict[str, list[str]], binary: str) -> str:
     lines = []
     for name, args in cases.items():
@@ -338,7 +369,7 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as d:
         subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", f"{d}/bpftest",
                         str(repo / "kernel_model/user/bpftest.c")], check=True)
-        Path(d, "run.sh").write_text(reference_script(CASES, "/mnt/host/bpftest"))
+        Path(d, "run.sh").write_text(reference_script({**CASES, **RINGBUF_MMAP_CASES}, "/mnt/host/bpftest"))
         res = subprocess.run(["/work/shared/tools/real-tracefs", "-s", f"{d}:/mnt/host", "-t", "300",
                               "-c", "sh /mnt/host/run.sh"], capture_output=True, text=True, timeout=400)
     dest = repo / "tests/data/bpf/reference.txt"

@@ -14,15 +14,16 @@
  * map's fd: kernel/mmap.c, session/native/serve.c).  The region is laid out as what is mapped,
  * from page 0: [consumer_pos][producer_pos][data][data again] (the kernel's own fields are in
  * struct bpf_ringbuf, kmalloc'd; the region's last page is the pool's status page).  A memory
- * file maps linearly, so the data's second copy cannot be the same pages.  It need not be:
- * every record is written linearly from its header at data + (pos & mask) on, its tail past
- * the end into the second copy (bpf_ringbuf_output copies it so; a program writes the reserved
- * sample through the one pointer it got), and a reader reads each record linearly from its
- * header at data + (consumer_pos & mask), never starting in the second copy.  So the bytes a
- * reader reads are the bytes written there, and no byte needs writing twice: the first copy's
- * start is stale after a wrapping record, but no record starts there in that lap (the next one
- * starts where the wrapping one ended), and by the next lap it is written again before being
- * read.  pg_off in a header is 6.1's (the page from the kernel page before consumer_pos).
+ * file maps linearly, so the data's second copy cannot be the same pages.  Every record is
+ * written linearly from its header at data + (pos & mask) on, its tail past the end into the
+ * second copy (bpf_ringbuf_output copies it so; a program writes the reserved sample through
+ * the one pointer it got), and a reader (libbpf) reads each record linearly from its header at
+ * data + (consumer_pos & mask): for it, the bytes written linearly are all that must be right,
+ * the wrapped tail included.  Yet 6.1's copies are the same pages, and a reader may look at
+ * either: so at its commit each record is copied to the other copy too (bpf_ringbuf_mirror(),
+ * before its header's BUSY bit goes: no reader reads a busy record), and both show what 6.1's
+ * double mapping shows, for the price of a copy of each record.  pg_off in a header is 6.1's
+ * (the page from the kernel page before consumer_pos).
  */
 #include "../../include/bpf.h"
 #include "../../include/perf_event.h"
@@ -310,6 +311,19 @@ static noinline void bpf_ringbuf_notify(struct bpf_ringbuf *rb)
 	perf_pool_wakeup(rb->region);
 }
 
+/* The record at rec_pos (len bytes, header included) in both copies of the data, as 6.1's
+ * double mapping shows it: what was written linearly from the first copy on is copied to the
+ * second, and the tail a wrapping record wrote past the end (into the second copy) to the
+ * first copy's start.  Before the record is committed: a reader reads no BUSY record. */
+static inline void bpf_ringbuf_mirror(struct bpf_ringbuf *rb, unsigned long rec_pos, u32 len)
+{
+	u64 size = ringbuf_total_data_sz(rb), head = min((u64)len, size - rec_pos);
+
+	memcpy(rb->data + size + rec_pos, rb->data + rec_pos, head);
+	if (len > head)
+		memcpy(rb->data, rb->data + size, len - head);
+}
+
 static inline void bpf_ringbuf_commit(void *sample, u64 flags, bool discard)
 {
 	unsigned long rec_pos, cons_pos;
@@ -319,9 +333,11 @@ static inline void bpf_ringbuf_commit(void *sample, u64 flags, bool discard)
 
 	if (discard)
 		new_len |= BPF_RINGBUF_DISCARD_BIT;
-	__atomic_exchange_n(&hdr->len, new_len, __ATOMIC_SEQ_CST);	/* the final size: the reader may take it */
-	/* the consumer caught up and waits for this record: tell it (unless told not to) */
 	rec_pos = (char *)hdr - rb->data;
+	bpf_ringbuf_mirror(rb, rec_pos, ALIGN((hdr->len & ~BPF_RINGBUF_BUSY_BIT) + BPF_RINGBUF_HDR_SZ, 8));
+	__atomic_exchange_n(&hdr->len, new_len, __ATOMIC_SEQ_CST);	/* the final size: the reader may take it */
+	WRITE_ONCE(((struct bpf_ringbuf_hdr *)(rb->data + rec_pos + ringbuf_total_data_sz(rb)))->len, new_len);
+	/* the consumer caught up and waits for this record: tell it (unless told not to) */
 	cons_pos = __atomic_load_n(rb->consumer_pos, __ATOMIC_ACQUIRE) & rb->mask;
 	if (flags & BPF_RB_FORCE_WAKEUP)
 		bpf_ringbuf_notify(rb);
