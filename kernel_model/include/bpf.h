@@ -24,6 +24,8 @@
 
 /* ---- maps ---- */
 struct bpf_map;
+struct file;
+struct poll_table_struct;
 struct bpf_map_ops {
 	int (*map_alloc_check)(union bpf_attr *attr);
 	struct bpf_map *(*map_alloc)(union bpf_attr *attr);
@@ -47,6 +49,11 @@ struct bpf_map_ops {
 	int (*map_fd_update_elem)(struct bpf_map *map, struct file *map_file, void *key, void *value, u64 flags);
 	/* a file of the map is closed (fd arrays drop what was put through it) */
 	void (*map_release)(struct bpf_map *map, struct file *map_file);
+	/* a session's served mmap of the map's fd (6.1's map_mmap, checked): the perf pool
+	 * region mapped at the same offset (kernel/mmap.c), or -errno */
+	long (*map_mmap_shared)(struct bpf_map *map, unsigned long len, unsigned long prot, unsigned long pgoff);
+	/* poll of the map's fd: EPOLL* bits (6.1's map_poll) */
+	unsigned int (*map_poll)(struct bpf_map *map, struct file *filp, struct poll_table_struct *pts);
 };
 
 struct bpf_map {
@@ -65,7 +72,7 @@ struct bpf_map {
 
 extern const struct bpf_map_ops htab_map_ops, htab_percpu_map_ops, htab_lru_map_ops, htab_lru_percpu_map_ops;
 extern const struct bpf_map_ops array_map_ops, percpu_array_map_ops, perf_event_array_map_ops;
-extern const struct bpf_map_ops stack_trace_map_ops;
+extern const struct bpf_map_ops stack_trace_map_ops, ringbuf_map_ops;
 int bpf_stackmap_copy(struct bpf_map *map, void *key, void *value);
 struct pt_regs;
 long bpf_get_stackid_regs(struct pt_regs *regs, struct bpf_map *map, u64 flags);
@@ -98,12 +105,18 @@ enum bpf_arg_type {
 	ARG_CONST_SIZE_OR_ZERO,
 	ARG_PTR_TO_CTX,
 	ARG_ANYTHING,
+	ARG_PTR_TO_ALLOC_MEM,		/* a reservation (bpf_ringbuf_reserve()'s) */
+	ARG_CONST_ALLOC_SIZE_OR_ZERO,	/* a known constant: the size of the memory the helper returns */
 };
+/* an argument's flag (6.1's OBJ_RELEASE): the helper releases the reference it is */
+#define OBJ_RELEASE	0x80
+#define BPF_BASE_ARG(t)	((t) & ~OBJ_RELEASE)
 enum bpf_return_type {
 	RET_INTEGER,
 	RET_VOID,
 	RET_PTR_TO_MAP_VALUE_OR_NULL,
 	RET_PTR_TO_BTF_ID,	/* PTR_TO_BTF_ID of the struct ret_btf_struct names in vmlinux's BTF */
+	RET_PTR_TO_ALLOC_MEM_OR_NULL,	/* memory of ARG_CONST_ALLOC_SIZE_OR_ZERO's size, a reference */
 };
 typedef u64 (*bpf_helper_fn)(u64, u64, u64, u64, u64);
 struct bpf_func_proto {
@@ -120,6 +133,8 @@ extern const struct bpf_func_proto bpf_map_lookup_elem_proto, bpf_map_update_ele
 	bpf_map_delete_elem_proto, bpf_get_smp_processor_id_proto, bpf_ktime_get_ns_proto,
 	bpf_ktime_get_coarse_ns_proto, bpf_get_current_pid_tgid_proto, bpf_get_current_uid_gid_proto,
 	bpf_get_current_comm_proto, bpf_get_prandom_u32_proto;
+extern const struct bpf_func_proto bpf_ringbuf_output_proto, bpf_ringbuf_reserve_proto,
+	bpf_ringbuf_submit_proto, bpf_ringbuf_discard_proto, bpf_ringbuf_query_proto;
 const struct bpf_func_proto *bpf_base_func_proto(int func_id);
 
 /* ---- programs ---- */

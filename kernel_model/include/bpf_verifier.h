@@ -38,8 +38,10 @@ enum bpf_reg_type {
 	PTR_TO_MAP_KEY,
 	PTR_TO_STACK,
 	PTR_TO_BTF_ID,		/* a kernel struct of vmlinux's BTF (btf_id), read through fault-safe loads */
+	PTR_TO_MEM,		/* mem_size bytes of memory (with MEM_ALLOC: a ring buffer reservation) */
 	__BPF_REG_TYPE_MAX,
 	PTR_MAYBE_NULL = 0x100,
+	MEM_ALLOC = 0x200,	/* memory a helper allocated: a reference to release (ref_obj_id) */
 };
 #define base_type(t) ((t) & 0xff)
 
@@ -56,7 +58,10 @@ struct bpf_reg_state {
 	u32 type;
 	s32 off;		/* fixed offset of a pointer */
 	u32 id;			/* a maybe-null pointer's, shared by its copies */
-	u32 btf_id;		/* PTR_TO_BTF_ID: the struct's type in vmlinux's BTF */
+	union {
+		u32 btf_id;	/* PTR_TO_BTF_ID: the struct's type in vmlinux's BTF */
+		u32 mem_size;	/* PTR_TO_MEM: the memory's size */
+	};
 	struct bpf_map *map_ptr;
 	struct tnum var_off;
 	s64 smin_value, smax_value;
@@ -64,6 +69,8 @@ struct bpf_reg_state {
 	s32 s32_min_value, s32_max_value;
 	u32 u32_min_value, u32_max_value;
 	u8 live;
+	u32 ref_obj_id;		/* the reference (acquired_refs) the pointer is, 0: none (in live's
+				 * padding: a state is copied at every branch) */
 };
 
 #define BPF_REG_SIZE 8
@@ -74,6 +81,13 @@ struct bpf_stack_state {
 };
 
 #define MAX_BPF_STACK_SLOTS (MAX_BPF_STACK / BPF_REG_SIZE)
+/* a reference the program holds (a ring buffer reservation): its id, the instruction that
+ * acquired it */
+struct bpf_reference_state {
+	int id;
+	int insn_idx;
+};
+#define BPF_MAX_REFS 8		/* (6.1's array grows; more than this: ENOMEM here) */
 struct bpf_verifier_state {
 	struct bpf_reg_state regs[MAX_BPF_REG];
 	struct bpf_stack_state stack[MAX_BPF_STACK_SLOTS];
@@ -81,6 +95,8 @@ struct bpf_verifier_state {
 	u32 branches;		/* paths from here still being explored */
 	u32 insn_idx;		/* of a checkpoint */
 	u32 allocated_stack;	/* bytes of stack the path has touched, in slots of 8 */
+	u32 acquired_refs;	/* references held, in refs[] */
+	struct bpf_reference_state refs[BPF_MAX_REFS];
 };
 
 struct bpf_verifier_log {

@@ -237,6 +237,14 @@ int perf_pool_region_pages(void);
 void perf_output_wakeup(struct perf_buffer *rb);
 struct perf_buffer *perf_pool_buffer(int region);
 void perf_pool_unmapped(int region);
+/* the pool's regions for others (a BPF ring buffer map: kernel/bpf/ringbuf.c): a free one
+ * taken (-1: none) and given back, a page of it (the kernel's address), its status page, a
+ * wakeup of what it holds */
+int perf_pool_get(void);
+void perf_pool_put(int region);
+void *perf_pool_page(int region, int page);
+struct perf_pool_status *perf_pool_status(int region);
+void perf_pool_wakeup(int region);
 int perf_output_begin(struct perf_output_handle *handle, struct perf_event *event, unsigned int size);
 void perf_output_copy(struct perf_output_handle *handle, const void *buf, unsigned int len);
 void perf_output_skip(struct perf_output_handle *handle, unsigned int len);

@@ -25,6 +25,9 @@
  *   count FD                               -> the count read(2) gives
  *   sleep MS                               -> nanosleep(MS milliseconds)'s return
  *   calls N                                -> N getpid() calls
+ *   mmap FD OFFSET LEN PROT FLAGS [@AT|!AT=V...]
+ *                                          -> 0 and the u64 at each offset @AT of the mapping (!AT=V:
+ *                                             V written there first), then unmapped; or the errno
  *   close FD
  *   cpus N                                 -> the possible cpus (values a per-cpu lookup prints)
  *   pid                                    -> this process's pid
@@ -470,6 +473,29 @@ int main(int argc, char **argv)
 		} else if (!strcmp(cmd, "cpus") && i + 1 <= argc) {
 			ncpus = num(argv[i++]);
 			result(cmd, ncpus);
+		} else if (!strcmp(cmd, "mmap") && i + 5 <= argc) {
+			long len = num(argv[i + 2]);
+
+			r = syscall6(9 /* mmap */, 0, len, num(argv[i + 3]), num(argv[i + 4]), num(argv[i]), num(argv[i + 1]));
+			i += 5;
+			if (r < 0 && r > -4096) {
+				result(cmd, r);
+			} else {
+				result(cmd, 0);
+				for (; i < argc && (argv[i][0] == '@' || argv[i][0] == '!'); i++) {
+					const char *v = argv[i] + 1;
+
+					if (argv[i][0] == '@') {
+						puts_(" ");
+						putnum(*(long *)(r + num(v)));
+						continue;
+					}
+					while (*v && *v != '=')
+						v++;
+					*(long *)(r + num(argv[i] + 1)) = num(v + 1);
+				}
+				syscall6(11 /* munmap */, r, len, 0, 0, 0, 0);
+			}
 		} else if (!strcmp(cmd, "close") && i + 1 <= argc) {
 			result(cmd, syscall6(NR_close, num(argv[i++]), 0, 0, 0, 0, 0));
 		} else {

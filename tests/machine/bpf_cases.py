@@ -24,6 +24,35 @@ def perf_output_prog(fd: int) -> str:
                 mov64_imm(R0, 0), exit_())
 
 
+FN_get_prandom_u32 = 7
+FN_ringbuf_output, FN_ringbuf_reserve, FN_ringbuf_submit, FN_ringbuf_discard, FN_ringbuf_query = range(130, 135)
+
+
+def RB_QUERY(flags: int, fd: int = 3) -> str:
+    """bpf_ringbuf_query(map fd, flags)"""
+    return prog(ld_map_fd(R1, fd), mov64_imm(R2, flags), call(FN_ringbuf_query), exit_())
+
+
+def RB_OUTPUT_QUERY(flags: int, fd: int = 3) -> str:
+    """bpf_ringbuf_output(map fd, 8 bytes of the stack, 8, flags), then the data available"""
+    return prog(st(DW, R10, -8, 0), ld_map_fd(R1, fd), mov64_reg(R2, R10), alu64_imm(ADD, R2, -8),
+                mov64_imm(R3, 8), mov64_imm(R4, flags), call(FN_ringbuf_output),
+                ld_map_fd(R1, fd), mov64_imm(R2, 0), call(FN_ringbuf_query), exit_())
+
+
+def RB_RESERVE(size: int, flags: int, commit: int) -> str:
+    """bpf_ringbuf_reserve(map 3, size, flags); NULL: 7; else a u32 stored, committed; the
+    data available"""
+    return prog(ld_map_fd(R1, 3), mov64_imm(R2, size), mov64_imm(R3, flags), call(FN_ringbuf_reserve),
+                jmp_imm(JNE, R0, 0, 2), mov64_imm(R0, 7), exit_(),
+                st(W, R0, 0, 0x5678), mov64_reg(R1, R0), mov64_imm(R2, 0), call(commit),
+                ld_map_fd(R1, 3), mov64_imm(R2, 0), call(FN_ringbuf_query), exit_())
+
+
+# bpf_ringbuf_output of 8 bytes, its return value
+RB_OUTPUT8 = prog(ld_map_fd(R1, 3), mov64_reg(R2, R10), alu64_imm(ADD, R2, -8), st(DW, R10, -8, 0),
+                  mov64_imm(R3, 8), mov64_imm(R4, 0), call(FN_ringbuf_output), exit_())
+
 CASES: dict[str, list[str]] = {
     # maps
     "hash_crud": ["map", "1", "4", "8", "4", "upd", "3", K4, "2a00000000000000", "get", "3", K4,
@@ -225,7 +254,88 @@ CASES: dict[str, list[str]] = {
     "get_stackid_hash_map": ["map", "1", "4", "8", "4",
                              "load", "2", prog(ld_map_fd(R2, 3), mov64_imm(R3, 0), call(FN_get_stackid), exit_()), "1"],
     "lookup_in_stack_map": ["map", "7", "4", "16", "4", "load", "2", lookup_prog(3), "1"],
+    # ring buffer maps (BPF_MAP_TYPE_RINGBUF, 27): creation rules, no element commands, info
+    "ringbuf_create_errors": ["map", "27", "4", "0", "4096", "map", "27", "0", "4", "4096", "map", "27", "0", "0", "12288",
+                              "map", "27", "0", "0", "100", "map", "27", "0", "0", "0", "map", "27", "0", "0", "4096", "1",
+                              "map", "27", "0", "0", "4096", "minfo", "3"],
+    "ringbuf_elem_ops": ["map", "27", "0", "0", "4096", "get", "3", "", "upd", "3", "", "", "del", "3", "",
+                         "next", "3", "-", "next", "3", "00"],
+    # bpf_ringbuf_output of 8 bytes: a record of 16 (header and sample); bpf_ringbuf_query's answers
+    "ringbuf_output_query": ["map", "27", "0", "0", "4096", "load", "17", RB_OUTPUT_QUERY(0), "run", "4", "run", "4",
+                             "load", "17", RB_QUERY(1), "run", "5", "load", "17", RB_QUERY(3), "run", "6",
+                             "load", "17", RB_QUERY(2), "run", "7"],
+    # reserve 12 bytes (a record of 24), fill, submit or discard; flags make reserve NULL
+    "ringbuf_reserve_submit": ["map", "27", "0", "0", "4096", "load", "17", RB_RESERVE(12, 0, FN_ringbuf_submit), "1",
+                               "run", "4", "run", "4", "load", "17", RB_RESERVE(12, 0, FN_ringbuf_discard), "run", "5",
+                               "load", "17", RB_RESERVE(12, 1, FN_ringbuf_submit), "run", "6"],
+    # nobody reads: a record of 4008 fits, a second not (NULL); five of 16 more, a sixth not
+    # (output's -EAGAIN): the producer stays less than the size ahead of the consumer
+    "ringbuf_full": ["map", "27", "0", "0", "4096", "load", "17", RB_RESERVE(4000, 0, FN_ringbuf_submit), "run", "4",
+                     "run", "4", "load", "17", RB_OUTPUT8] + ["run", "5"] * 6,
+    # the verifier: a reservation must be released, on every path that has it
+    "ringbuf_unreleased": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 1), st(DW, R0, 0, 1), mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_size_not_const": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        call(FN_get_prandom_u32), mov64_reg(R2, R0), ld_map_fd(R1, 3), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_no_null_check": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        st(DW, R0, 0, 1), mov64_reg(R1, R0), mov64_imm(R2, 0), call(FN_ringbuf_submit), mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_out_of_bounds": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 4), st(DW, R0, 4, 1), mov64_reg(R1, R0), mov64_imm(R2, 0), call(FN_ringbuf_submit),
+        mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_use_after_submit": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 5), mov64_reg(R6, R0), mov64_reg(R1, R0), mov64_imm(R2, 0), call(FN_ringbuf_submit),
+        st(DW, R6, 0, 1), mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_submit_offset": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 16), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 4), mov64_reg(R1, R0), alu64_imm(ADD, R1, 8), mov64_imm(R2, 0), call(FN_ringbuf_submit),
+        mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_submit_stack": ["load", "17", prog(
+        st(DW, R10, -8, 0), mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), mov64_imm(R2, 0), call(FN_ringbuf_submit),
+        mov64_imm(R0, 0), exit_()), "1"],
+    "ringbuf_wrong_maps": ["map", "27", "0", "0", "4096", "map", "1", "4", "8", "4",
+                           "load", "17", lookup_prog(3), "1", "load", "17", RB_OUTPUT_QUERY(0, 4), "1"],
+    # a reservation is memory helpers may fill (get_current_comm into it), then submitted
+    "ringbuf_sample_to_helper": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 16), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 7), mov64_reg(R6, R0), mov64_reg(R1, R0), mov64_imm(R2, 16), call(FN_get_current_comm),
+        mov64_reg(R1, R6), mov64_imm(R2, 0), call(FN_ringbuf_submit), mov64_imm(R0, 0), exit_()), "run", "4"],
     "log_too_small": ["raw", "5", "11000000" "03000000" + "00" * 8 + "00" * 8 + "01000000" + "0a000000", "128"],
+}
+
+
+def rb_reserve_ht(size: int, head: int, tail: int) -> str:
+    """reserve size bytes of map 3, head at its first u32 and tail at its last, submit; 0"""
+    return prog(ld_map_fd(R1, 3), mov64_imm(R2, size), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+                jmp_imm(JNE, R0, 0, 2), mov64_imm(R0, 7), exit_(),
+                st(W, R0, 0, head), st(W, R0, size - 4, tail), mov64_reg(R1, R0), mov64_imm(R2, 0),
+                call(FN_ringbuf_submit), mov64_imm(R0, 0), exit_())
+
+
+# mmap of a ring buffer map's fd, as libbpf's ring_buffer__new maps it, and what 6.1 refuses:
+# run by a session's process (the emulated kernel's own programs map no map fds:
+# tests/integration/test_session_bpf_ringbuf.py), each case's output the real 6.1's too
+RINGBUF_MMAP_CASES: dict[str, list[str]] = {
+    # the consumer page read-write, the producer page and the data twice read only: a
+    # record's header (len 12, pg_off 3) and sample in both copies
+    "ringbuf_mmap": ["map", "27", "0", "0", "4096", "load", "17", RB_RESERVE(12, 0, FN_ringbuf_submit), "run", "4",
+                     "mmap", "3", "0", "4096", "3", "1", "@0",
+                     "mmap", "3", "4096", "12288", "1", "1", "@0", "@4096", "@4104", "@8192", "@8200"],
+    # writable past the consumer page: EPERM; past the area: EINVAL; private: EINVAL; a hash
+    # map: ENOTSUPP; a program: ENODEV
+    "ringbuf_mmap_errors": ["map", "27", "0", "0", "4096", "map", "1", "4", "8", "4", "load", "17", OK0,
+                            "mmap", "3", "4096", "12288", "3", "1", "mmap", "3", "0", "8192", "3", "1",
+                            "mmap", "3", "4096", "16384", "1", "1", "mmap", "3", "0", "4096", "1", "2",
+                            "mmap", "3", "0", "4096", "3", "2", "mmap", "4", "0", "4096", "1", "1",
+                            "mmap", "5", "0", "4096", "1", "1"],
+    # a record that wraps: its tail past the end, read linearly, and at the first copy's start
+    "ringbuf_mmap_wrap": ["map", "27", "0", "0", "4096", "load", "17", rb_reserve_ht(4000, 0x1111, 0x2222),
+                          "run", "4", "mmap", "3", "0", "4096", "3", "1", "!0=4008", "@0", "run", "4",
+                          "mmap", "3", "4096", "12288", "1", "1", "@0", "@8104", "@12104", "@8008"],
 }
 
 
@@ -259,7 +369,7 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as d:
         subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", f"{d}/bpftest",
                         str(repo / "kernel_model/user/bpftest.c")], check=True)
-        Path(d, "run.sh").write_text(reference_script(CASES, "/mnt/host/bpftest"))
+        Path(d, "run.sh").write_text(reference_script({**CASES, **RINGBUF_MMAP_CASES}, "/mnt/host/bpftest"))
         res = subprocess.run(["/work/shared/tools/real-tracefs", "-s", f"{d}:/mnt/host", "-t", "300",
                               "-c", "sh /mnt/host/run.sh"], capture_output=True, text=True, timeout=400)
     dest = repo / "tests/data/bpf/reference.txt"

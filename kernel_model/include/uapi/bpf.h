@@ -379,7 +379,28 @@ enum bpf_func_id {
 	BPF_FUNC_probe_read_str = 45, BPF_FUNC_probe_read_user = 112,
 	BPF_FUNC_probe_read_kernel = 113, BPF_FUNC_probe_read_user_str = 114,
 	BPF_FUNC_probe_read_kernel_str = 115, BPF_FUNC_get_current_task_btf = 158,
+	BPF_FUNC_ringbuf_output = 130, BPF_FUNC_ringbuf_reserve = 131, BPF_FUNC_ringbuf_submit = 132,
+	BPF_FUNC_ringbuf_discard = 133, BPF_FUNC_ringbuf_query = 134,
 	BPF_FUNC_ktime_get_coarse_ns = 160,
 	__BPF_FUNC_MAX_ID = 210,
+};
+
+/* BPF_FUNC_ringbuf_output, _submit and _discard flags */
+enum {
+	BPF_RB_NO_WAKEUP = (1ULL << 0),
+	BPF_RB_FORCE_WAKEUP = (1ULL << 1),
+};
+/* BPF_FUNC_ringbuf_query flags */
+enum {
+	BPF_RB_AVAIL_DATA = 0,
+	BPF_RB_RING_SIZE = 1,
+	BPF_RB_CONS_POS = 2,
+	BPF_RB_PROD_POS = 3,
+};
+/* a BPF ring buffer record's header: its len's bits */
+enum {
+	BPF_RINGBUF_BUSY_BIT = (1U << 31),
+	BPF_RINGBUF_DISCARD_BIT = (1U << 30),
+	BPF_RINGBUF_HDR_SZ = 8,
 };
 #endif

@@ -3,7 +3,7 @@
  * session's process maps (the user page and the data pages, from the region's start), and in
  * the region's last page, which nobody maps, the kernel's word to the session's supervisor on
  * that buffer: what poll(2) of an fd whose events write there sees (rb->poll of Linux's
- * perf_poll).  The supervisor answers a process's poll of such fds from it
+ * perf_poll).  A region may hold a BPF ring buffer map instead (its status says so).  The supervisor answers a process's poll of such fds from it
  * (session/native/serve.c) and waits for the kernel's PORT_PERF_WAKEUP meanwhile.
  * Plain C types only: this header is built into the kernel and into the supervisor.
  */
@@ -14,7 +14,9 @@ struct perf_pool_status {
 	unsigned long long generation;	/* buffers made in the region so far (rb_alloc) */
 	unsigned long long wakeups;	/* perf_output_wakeup()s of this generation's buffer */
 	unsigned int waiting;		/* the supervisor sleeps on it: ring PORT_PERF_WAKEUP */
-	unsigned int pad;
+	unsigned int ringbuf;		/* the region holds a BPF ring buffer map (kernel/bpf/ringbuf.c),
+					 * not a perf buffer: its consumer_pos starts page 0 and its
+					 * producer_pos page 1; wakeups count bpf_ringbuf_notify()s */
 };
 
 #define PERF_POOL_STATUS_PAGES 1	/* at the region's end */

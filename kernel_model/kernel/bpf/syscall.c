@@ -6,8 +6,11 @@
 #include "../../include/fs.h"
 #include "../../include/bpf.h"
 #include "../../include/perf_event.h"
+#include "../../include/mm.h"
+#include "../../include/poll.h"
 
 #define EBADFD		77
+#define MAP_TYPE_MASK	0x0f
 
 /* ---- ids (6.1: idr_alloc_cyclic from 1): the objects in id order, each list under its lock ---- */
 static raw_spinlock_t map_idr_lock;
@@ -84,8 +87,40 @@ static ssize_t bpf_dummy_read(struct file *f, char *buf, size_t n, loff_t *pos) 
 static ssize_t bpf_dummy_write(struct file *f, const char *buf, size_t n, loff_t *pos) { return -EINVAL; }
 static int bpf_map_release(struct inode *inode, struct file *f);
 static int bpf_prog_release(struct inode *inode, struct file *f);
+
+/* 6.1's bpf_map_mmap(), a session's served mmap (kernel/mmap.c): the map's own checks (a ring
+ * buffer's), after do_mmap()'s of the file's mode and bpf_map_mmap()'s; the perf pool region
+ * mapped.  (A map without map_mmap_shared: ENOTSUPP, as a map without map_mmap on 6.1; an
+ * array's BPF_F_MMAPABLE is not yet one.) */
+static notrace long bpf_map_mmap_shared(struct file *f, unsigned long len, unsigned long prot, unsigned long flags,
+				unsigned long pgoff)
+{
+	struct bpf_map *map = f->private_data;
+
+	if (!(f->f_mode & FMODE_READ))
+		return -EACCES;
+	if ((flags & MAP_TYPE_MASK) == MAP_SHARED && (prot & PROT_WRITE) && !(f->f_mode & FMODE_WRITE))
+		return -EACCES;
+	if (!map->ops->map_mmap_shared)
+		return -ENOTSUPP;
+	if ((flags & MAP_TYPE_MASK) != MAP_SHARED)
+		return -EINVAL;
+	if ((prot & PROT_WRITE) && (map->map_flags & BPF_F_RDONLY_PROG))
+		return -EACCES;
+	return map->ops->map_mmap_shared(map, len, prot, pgoff);
+}
+
+/* bpf_map_poll(): the map's, EPOLLERR for a map without one */
+static unsigned int bpf_map_poll(struct file *f, struct poll_table_struct *pts)
+{
+	struct bpf_map *map = f->private_data;
+
+	return map->ops->map_poll ? map->ops->map_poll(map, f, pts) : EPOLLERR;
+}
+
 static const struct file_operations bpf_map_fops = {
 	.read = bpf_dummy_read, .write = bpf_dummy_write, .release = bpf_map_release,
+	.mmap_shared = bpf_map_mmap_shared, .poll = bpf_map_poll,
 };
 static const struct file_operations bpf_prog_fops = {
 	.read = bpf_dummy_read, .write = bpf_dummy_write, .release = bpf_prog_release,
@@ -212,6 +247,7 @@ static const struct bpf_map_ops *find_map_ops(u32 type)
 	case BPF_MAP_TYPE_PERCPU_ARRAY: return &percpu_array_map_ops;
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY: return &perf_event_array_map_ops;
 	case BPF_MAP_TYPE_STACK_TRACE: return &stack_trace_map_ops;
+	case BPF_MAP_TYPE_RINGBUF: return &ringbuf_map_ops;
 	}
 	return NULL;
 }
@@ -298,6 +334,14 @@ static void *copy_key_from_user(u64 ukey, u32 size)
 	return key;
 }
 
+/* __bpf_copy_key(): a map without keys (a ring buffer) takes none (EINVAL), NULL */
+static void *copy_map_key(u64 ukey, u32 size)
+{
+	if (size)
+		return copy_key_from_user(ukey, size);
+	return ukey ? (void *)(long)-EINVAL : NULL;
+}
+
 /* The map of an element command, if the fd may (FMODE_READ/WRITE, map flags), and the key. */
 static struct bpf_map *elem_map_and_key(union bpf_attr *attr, bool write, void **keyp)
 {
@@ -311,7 +355,7 @@ static struct bpf_map *elem_map_and_key(union bpf_attr *attr, bool write, void *
 		return (void *)(long)-EPERM;
 	if (!write && (attr->flags & BPF_F_LOCK))	/* no value here has a bpf_spin_lock */
 		return (void *)(long)-EINVAL;
-	*keyp = copy_key_from_user(attr->key, map->key_size);
+	*keyp = copy_map_key(attr->key, map->key_size);
 	if (IS_ERR(*keyp))
 		return *keyp;
 	return map;
@@ -346,10 +390,10 @@ static int map_lookup_elem(union bpf_attr *attr)
 		unsigned long flags = arch_local_irq_save();
 		ptr = map->ops->map_lookup_elem_sys_only ? map->ops->map_lookup_elem_sys_only(map, key)
 							 : map->ops->map_lookup_elem(map, key);
-		if (ptr)
+		if (ptr && !IS_ERR(ptr))
 			memcpy(value, ptr, value_size);
 		arch_local_irq_restore(flags);
-		err = ptr ? 0 : -ENOENT;
+		err = IS_ERR(ptr) ? PTR_ERR(ptr) : ptr ? 0 : -ENOENT;
 	}
 	if (!err && copy_to_user((void *)attr->value, value, value_size))
 		err = -EFAULT;
@@ -418,7 +462,7 @@ static int map_get_next_key(union bpf_attr *attr)
 	if (!(f->f_mode & FMODE_READ) || (map->map_flags & BPF_F_WRONLY))
 		return -EPERM;
 	if (attr->key) {
-		key = copy_key_from_user(attr->key, map->key_size);
+		key = copy_map_key(attr->key, map->key_size);
 		if (IS_ERR(key))
 			return PTR_ERR(key);
 	}

@@ -57,6 +57,9 @@ struct bpf_insn_aux_data {
 struct bpf_call_arg_meta {
 	struct bpf_map *map_ptr;
 	int regno;
+	u32 mem_size;		/* ARG_CONST_ALLOC_SIZE_OR_ZERO's */
+	u32 ref_obj_id;		/* the reference an argument is */
+	int release_regno;	/* the argument the helper releases (OBJ_RELEASE) */
 };
 
 struct bpf_verifier_env {
@@ -139,8 +142,9 @@ static noinline const char *reg_type_str(u32 type, char *buf)
 		[NOT_INIT] = "?", [SCALAR_VALUE] = "scalar", [PTR_TO_CTX] = "ctx",
 		[CONST_PTR_TO_MAP] = "map_ptr", [PTR_TO_MAP_VALUE] = "map_value",
 		[PTR_TO_MAP_KEY] = "map_key", [PTR_TO_STACK] = "fp", [PTR_TO_BTF_ID] = "ptr_",
+		[PTR_TO_MEM] = "mem",
 	};
-	scnprintf(buf, 32, "%s%s", str[base_type(type)],
+	scnprintf(buf, 32, "%s%s%s", type & MEM_ALLOC ? "alloc_" : "", str[base_type(type)],
 		  !(type & PTR_MAYBE_NULL) ? "" : base_type(type) == PTR_TO_BTF_ID ? "or_null_" : "_or_null");
 	return buf;
 }
@@ -178,6 +182,8 @@ static void print_reg(struct bpf_verifier_env *env, const struct bpf_reg_state *
 		verbose(env, "(");
 		if (reg->id)
 			verbose_a("id=%d", reg->id);
+		if ((base_type(t) == PTR_TO_MEM || base_type(t) == PTR_TO_BTF_ID) && reg->ref_obj_id)
+			verbose_a("ref_obj_id=%d", reg->ref_obj_id);
 		if (t != SCALAR_VALUE)
 			verbose_a("off=%d", reg->off);
 		if (base_type(t) == CONST_PTR_TO_MAP || base_type(t) == PTR_TO_MAP_KEY || base_type(t) == PTR_TO_MAP_VALUE)
@@ -254,6 +260,12 @@ static void print_verifier_state(struct bpf_verifier_env *env, const struct bpf_
 			verbose(env, "=%s", types_buf);
 		}
 	}
+	if (state->acquired_refs && state->refs[0].id) {
+		verbose(env, " refs=%d", state->refs[0].id);
+		for (i = 1; i < (int)state->acquired_refs; i++)
+			if (state->refs[i].id)
+				verbose(env, ",%d", state->refs[i].id);
+	}
 	verbose(env, "\n");
 	if (!print_all) {
 		env->scratched_regs = 0;
@@ -325,6 +337,7 @@ static noinline void __mark_reg_known(struct bpf_reg_state *reg, u64 imm)
 	reg->off = 0;
 	reg->id = 0;
 	reg->btf_id = 0;
+	reg->ref_obj_id = 0;
 	___mark_reg_known(reg, imm);
 }
 
@@ -954,6 +967,7 @@ static int adjust_ptr_min_max_vals(struct bpf_verifier_env *env, struct bpf_insn
 	dst_reg->id = ptr.id;
 	dst_reg->map_ptr = ptr.map_ptr;
 	dst_reg->btf_id = ptr.btf_id;
+	dst_reg->ref_obj_id = ptr.ref_obj_id;
 	if (!check_reg_sane_offset(env, off_reg, ptr.type) || !check_reg_sane_offset(env, &ptr, ptr.type))
 		return -EINVAL;
 	__mark_reg32_unbounded(dst_reg);
@@ -1585,6 +1599,14 @@ static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regn
 			err = check_stack_write(env, regno, off, size, value_regno, insn);
 	} else if (reg->type == PTR_TO_BTF_ID) {
 		err = check_ptr_to_btf_access(env, regs, regno, off, size, t, value_regno);
+	} else if (base_type(reg->type) == PTR_TO_MEM && !(reg->type & PTR_MAYBE_NULL)) {
+		if (t == BPF_WRITE && value_regno >= 0 && is_pointer_value(env, value_regno)) {
+			verbose(env, "R%d leaks addr into mem\n", value_regno);
+			return -EACCES;
+		}
+		err = check_mem_region_access(env, regno, off, size, reg->mem_size, false);
+		if (!err && value_regno >= 0 && t == BPF_READ)
+			mark_reg_unknown(env, regs, value_regno);
 	} else {
 		verbose(env, "R%d invalid mem access '%s'\n", regno, reg_type_str(reg->type, tb));
 		return -EACCES;
@@ -1731,7 +1753,7 @@ static bool regsafe(const struct bpf_reg_state *rold, const struct bpf_reg_state
 		return range_within(rold, rcur) && tnum_in(rold->var_off, rcur->var_off);
 	}
 	if (rold->type != rcur->type || rold->off != rcur->off || rold->map_ptr != rcur->map_ptr ||
-	    rold->btf_id != rcur->btf_id)
+	    rold->btf_id != rcur->btf_id || rold->ref_obj_id != rcur->ref_obj_id)
 		return false;
 	if ((rold->type & PTR_MAYBE_NULL) && rold->id != rcur->id)
 		return false;
@@ -1769,6 +1791,10 @@ static bool states_equal(struct bpf_verifier_env *env, const struct bpf_verifier
 	for (i = 0; i < MAX_BPF_REG; i++)
 		if (!regsafe(&old->regs[i], &cur->regs[i]))
 			return false;
+	/* refsafe(): the same references held */
+	if (old->acquired_refs != cur->acquired_refs ||
+	    memcmp(old->refs, cur->refs, sizeof(old->refs[0]) * old->acquired_refs))
+		return false;
 	return stacksafe(env, old, cur);
 }
 
@@ -2085,14 +2111,19 @@ static void mark_ptr_or_null_reg(struct bpf_reg_state *reg, u32 id, bool is_null
 		__mark_reg_known_zero(reg);
 	} else {
 		reg->type &= ~PTR_MAYBE_NULL;
-		reg->id = 0;
+		reg->id = 0;	/* (ref_obj_id stays, until release_reference()) */
 	}
 }
 
+static int release_reference_state(struct bpf_verifier_state *state, int ptr_id);
+
 static void mark_ptr_or_null_regs(struct bpf_verifier_state *vstate, u32 regno, bool is_null)
 {
-	u32 id = vstate->regs[regno].id;
+	u32 id = vstate->regs[regno].id, ref_obj_id = vstate->regs[regno].ref_obj_id;
 	int i;
+
+	if (ref_obj_id && ref_obj_id == id && is_null)	/* NULL: nothing was acquired */
+		release_reference_state(vstate, id);
 
 	for (i = 0; i < MAX_BPF_REG; i++)
 		mark_ptr_or_null_reg(&vstate->regs[i], id, is_null);
@@ -2219,12 +2250,19 @@ static int check_reg_type(struct bpf_verifier_env *env, u32 regno, u8 arg_type)
 		break;
 	case ARG_PTR_TO_MEM:
 	case ARG_PTR_TO_UNINIT_MEM:
-		if (reg->type == PTR_TO_STACK || reg->type == PTR_TO_MAP_KEY || reg->type == PTR_TO_MAP_VALUE)
+		if (reg->type == PTR_TO_STACK || reg->type == PTR_TO_MAP_KEY || reg->type == PTR_TO_MAP_VALUE ||
+		    reg->type == PTR_TO_MEM || reg->type == (PTR_TO_MEM | MEM_ALLOC))
 			return 0;
 		expected = mem_names;
 		break;
+	case ARG_PTR_TO_ALLOC_MEM:
+		if (reg->type == (PTR_TO_MEM | MEM_ALLOC))
+			return 0;
+		expected = "alloc_mem";
+		break;
 	case ARG_CONST_SIZE:
 	case ARG_CONST_SIZE_OR_ZERO:
+	case ARG_CONST_ALLOC_SIZE_OR_ZERO:
 		if (reg->type == SCALAR_VALUE)
 			return 0;
 		expected = "scalar";
@@ -2327,6 +2365,8 @@ static int check_helper_mem_access(struct bpf_verifier_env *env, int regno, int 
 		return check_map_access(env, regno, reg->off, access_size, zero_size_allowed);
 	case PTR_TO_STACK:
 		return check_stack_range_initialized(env, regno, reg->off, access_size, zero_size_allowed, meta);
+	case PTR_TO_MEM:
+		return check_mem_region_access(env, regno, reg->off, access_size, reg->mem_size, zero_size_allowed);
 	default:
 		if (zero_size_allowed && access_size == 0 && register_is_null(reg))
 			return 0;
@@ -2364,7 +2404,7 @@ static int check_func_arg(struct bpf_verifier_env *env, u32 arg, struct bpf_call
 {
 	u32 regno = BPF_REG_1 + arg;
 	struct bpf_reg_state *reg = cur_regs(env) + regno;
-	u8 arg_type = fn->arg_type[arg];
+	u8 arg_type = BPF_BASE_ARG(fn->arg_type[arg]);
 	int err;
 
 	if (arg_type == ARG_DONTCARE)
@@ -2386,6 +2426,26 @@ static int check_func_arg(struct bpf_verifier_env *env, u32 arg, struct bpf_call
 		err = check_ptr_off_reg(env, reg, regno);
 		if (err)
 			return err;
+	}
+	if (arg_type == ARG_PTR_TO_ALLOC_MEM) {	/* check_func_arg_reg_off(): no offset */
+		err = check_ptr_off_reg(env, reg, regno);
+		if (err)
+			return err;
+	}
+	if (fn->arg_type[arg] & OBJ_RELEASE) {
+		if (!reg->ref_obj_id && !register_is_null(reg)) {
+			verbose(env, "R%d must be referenced when passed to release function\n", regno);
+			return -EINVAL;
+		}
+		meta->release_regno = regno;
+	}
+	if (reg->ref_obj_id) {
+		if (meta->ref_obj_id) {
+			verbose(env, "verifier internal error: more than one arg with ref_obj_id R%d %u %u\n",
+				regno, reg->ref_obj_id, meta->ref_obj_id);
+			return -EFAULT;
+		}
+		meta->ref_obj_id = reg->ref_obj_id;
 	}
 	switch (arg_type) {
 	case ARG_CONST_MAP_PTR:
@@ -2410,6 +2470,13 @@ static int check_func_arg(struct bpf_verifier_env *env, u32 arg, struct bpf_call
 		err = check_mem_size_reg(env, reg, regno, arg_type == ARG_CONST_SIZE_OR_ZERO,
 					 fn->arg_type[arg - 1] == ARG_PTR_TO_UNINIT_MEM);
 		break;
+	case ARG_CONST_ALLOC_SIZE_OR_ZERO:
+		if (!tnum_is_const(reg->var_off)) {
+			verbose(env, "R%d is not a known constant'\n", regno);
+			return -EACCES;
+		}
+		meta->mem_size = reg->var_off.value;
+		break;
 	}
 	return err;
 }
@@ -2431,6 +2498,11 @@ static int check_map_func_compatibility(struct bpf_verifier_env *env, struct bpf
 		if (func_id != BPF_FUNC_get_stackid)
 			goto error;
 		break;
+	case BPF_MAP_TYPE_RINGBUF:
+		if (func_id != BPF_FUNC_ringbuf_output && func_id != BPF_FUNC_ringbuf_reserve &&
+		    func_id != BPF_FUNC_ringbuf_query)
+			goto error;
+		break;
 	default:
 		break;
 	}
@@ -2447,11 +2519,86 @@ static int check_map_func_compatibility(struct bpf_verifier_env *env, struct bpf
 		if (map->map_type != BPF_MAP_TYPE_PERF_EVENT_ARRAY)
 			goto error;
 		break;
+	case BPF_FUNC_ringbuf_output:
+	case BPF_FUNC_ringbuf_reserve:
+	case BPF_FUNC_ringbuf_query:
+		if (map->map_type != BPF_MAP_TYPE_RINGBUF)
+			goto error;
+		break;
 	}
 	return 0;
 error:
 	verbose(env, "cannot pass map_type %d into func %s#%d\n", map->map_type, func_id_name(func_id), func_id);
 	return -EINVAL;
+}
+
+/* ---- references (a ring buffer reservation): acquired by a helper, released by one ---- */
+/* acquire_reference_state(): a new reference held, acquired at insn_idx; its id */
+static int acquire_reference_state(struct bpf_verifier_env *env, int insn_idx)
+{
+	struct bpf_verifier_state *state = env->cur_state;
+	int id;
+
+	if (state->acquired_refs >= BPF_MAX_REFS)
+		return -ENOMEM;
+	id = ++env->id_gen;
+	state->refs[state->acquired_refs].id = id;
+	state->refs[state->acquired_refs].insn_idx = insn_idx;
+	state->acquired_refs++;
+	return id;
+}
+
+/* release_reference_state(): the reference no longer held (the last one takes its place) */
+static int release_reference_state(struct bpf_verifier_state *state, int ptr_id)
+{
+	u32 i, last_idx = state->acquired_refs - 1;
+
+	for (i = 0; i < state->acquired_refs; i++) {
+		if (state->refs[i].id != ptr_id)
+			continue;
+		if (last_idx && i != last_idx)
+			state->refs[i] = state->refs[last_idx];
+		memset(&state->refs[last_idx], 0, sizeof(state->refs[0]));
+		state->acquired_refs--;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* release_reference(): released, and every copy of the pointer unusable */
+static int release_reference(struct bpf_verifier_env *env, int ref_obj_id)
+{
+	struct bpf_verifier_state *state = env->cur_state;
+	int i, err = release_reference_state(state, ref_obj_id);
+
+	if (err)
+		return err;
+	for (i = 0; i < MAX_BPF_REG; i++)
+		if (state->regs[i].ref_obj_id == (u32)ref_obj_id) {
+			if (!env->allow_ptr_leaks)
+				__mark_reg_not_init(&state->regs[i]);
+			else
+				__mark_reg_unknown(&state->regs[i]);
+		}
+	for (i = 0; i < MAX_BPF_STACK_SLOTS; i++)
+		if (is_spilled_reg(&state->stack[i]) && state->stack[i].spilled_ptr.ref_obj_id == (u32)ref_obj_id) {
+			if (!env->allow_ptr_leaks)
+				__mark_reg_not_init(&state->stack[i].spilled_ptr);
+			else
+				__mark_reg_unknown(&state->stack[i].spilled_ptr);
+		}
+	return 0;
+}
+
+/* check_reference_leak(): a program may not exit holding a reference */
+static int check_reference_leak(struct bpf_verifier_env *env)
+{
+	struct bpf_verifier_state *state = env->cur_state;
+	u32 i;
+
+	for (i = 0; i < state->acquired_refs; i++)
+		verbose(env, "Unreleased reference id=%d alloc_insn=%d\n", state->refs[i].id, state->refs[i].insn_idx);
+	return state->acquired_refs ? -EINVAL : 0;
 }
 
 static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx_p)
@@ -2485,6 +2632,17 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 	err = check_map_func_compatibility(env, meta.map_ptr, func_id);
 	if (err)
 		return err;
+	if (meta.release_regno) {
+		err = -EINVAL;
+		if (meta.ref_obj_id)
+			err = release_reference(env, meta.ref_obj_id);
+		else if (register_is_null(&cur_regs(env)[meta.release_regno]))
+			err = 0;
+		if (err) {
+			verbose(env, "func %s#%d reference has not been acquired before\n", func_id_name(func_id), func_id);
+			return err;
+		}
+	}
 	if (func_id == BPF_FUNC_map_lookup_elem || func_id == BPF_FUNC_map_update_elem ||
 	    func_id == BPF_FUNC_map_delete_elem) {
 		struct bpf_insn_aux_data *aux = &env->insn_aux_data[*insn_idx_p];
@@ -2530,6 +2688,20 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 			return -EINVAL;
 		}
 		break;
+	case RET_PTR_TO_ALLOC_MEM_OR_NULL:
+		mark_reg_known_zero(env, regs, BPF_REG_0);
+		regs[BPF_REG_0].type = PTR_TO_MEM | MEM_ALLOC | PTR_MAYBE_NULL;
+		regs[BPF_REG_0].mem_size = meta.mem_size;
+		regs[BPF_REG_0].id = ++env->id_gen;
+		break;
+	}
+	if (func_id == BPF_FUNC_ringbuf_reserve) {	/* is_acquire_function() */
+		int id = acquire_reference_state(env, *insn_idx_p);
+
+		if (id < 0)
+			return id;
+		regs[BPF_REG_0].id = id;	/* for mark_ptr_or_null_reg() */
+		regs[BPF_REG_0].ref_obj_id = id;	/* for release_reference() */
 	}
 	return 0;
 }
@@ -3044,6 +3216,9 @@ static int do_check(struct bpf_verifier_env *env)
 					verbose(env, "BPF_EXIT uses reserved fields\n");
 					return -EINVAL;
 				}
+				err = check_reference_leak(env);
+				if (err)
+					return err;
 				err = check_reg_arg(env, BPF_REG_0, SRC_OP);
 				if (err)
 					return err;

@@ -49,14 +49,14 @@ noinline int perf_pool_region_pages(void)
 	return perf_pool_count() ? (boot_params.perf_pool_region_size >> 12) - PERF_POOL_STATUS_PAGES : 0;
 }
 
-static void *perf_pool_page(int region, int page)
+notrace void *perf_pool_page(int region, int page)
 {
 	return __va(boot_params.perf_pool_base + region * boot_params.perf_pool_region_size +
 		    ((u64)page << 12));
 }
 
 /* a free region, now the caller's; -1: none */
-static int perf_pool_get(void)
+notrace int perf_pool_get(void)
 {
 	unsigned long flags;
 	int i, n = perf_pool_count();
@@ -71,7 +71,7 @@ static int perf_pool_get(void)
 	return i < n ? i : -1;
 }
 
-static void perf_pool_put(int region)
+notrace void perf_pool_put(int region)
 {
 	unsigned long flags;
 
@@ -80,7 +80,7 @@ static void perf_pool_put(int region)
 	spin_unlock_irqrestore(&perf_pool_lock, flags);
 }
 
-static struct perf_pool_status *perf_pool_status(int region)
+notrace struct perf_pool_status *perf_pool_status(int region)
 {
 	return perf_pool_page(region, perf_pool_region_pages());
 }
@@ -114,6 +114,7 @@ struct perf_buffer *rb_alloc(int nr_pages, long watermark, int flags, int *err)
 	perf_pool_rb[region] = rb;
 	rb->status = perf_pool_status(region);
 	rb->status->wakeups = 0;
+	rb->status->ringbuf = 0;
 	__atomic_add_fetch(&rb->status->generation, 1, __ATOMIC_RELEASE);
 	rb->nr_pages = nr_pages;
 	rb->user_page = perf_pool_page(region, 0);
@@ -221,14 +222,21 @@ void perf_output_skip(struct perf_output_handle *handle, unsigned int len)
  */
 void perf_output_wakeup(struct perf_buffer *rb)
 {
-	struct perf_pool_status *st = rb->status;
-
 	rb->woken = rb->wakeup;
+	perf_pool_wakeup(rb->region);
+}
+
+/* a wakeup of what the region holds: counted in its status page, the supervisor's doorbell
+ * rung when it sleeps on the region (a BPF ring buffer's bpf_ringbuf_notify() too) */
+notrace void perf_pool_wakeup(int region)
+{
+	struct perf_pool_status *st = perf_pool_status(region);
+
 	__atomic_add_fetch(&st->wakeups, 1, __ATOMIC_SEQ_CST);
 	asm volatile("mfence" ::: "memory");	/* the count before the look at `waiting` (host too) */
 	if (__atomic_load_n(&st->waiting, __ATOMIC_SEQ_CST)) {
 		st->waiting = 0;
-		host_doorbell(PORT_PERF_WAKEUP, rb->region);
+		host_doorbell(PORT_PERF_WAKEUP, region);
 	}
 }
 

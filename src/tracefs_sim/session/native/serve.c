@@ -94,6 +94,10 @@ static int reply_fd = -1, wake_fd = -1;
 #define MAX_POOL 256
 static int pool_fds[MAX_POOL], nr_pool;
 static struct perf_pool_status *pool_status[MAX_POOL];	/* each region's last page */
+/* each region's first two pages, read only: a BPF ring buffer map's consumer_pos and
+ * producer_pos, when the region holds one (its status says so) */
+static const unsigned long long *pool_head[MAX_POOL];
+static bool ringbuf_positions(int region, unsigned long long *prod, unsigned long long *cons);
 
 /* ---- the fds of the kernel's objects, per process ---- */
 
@@ -255,6 +259,7 @@ struct epoll_watch {
 					 * the log's next record then) */
 	bool kmsg;			/* the fd is /dev/kmsg: ready when the log passes kmsg_seq, */
 	unsigned long long kmsg_seq;	/* its reader's next record (as the kernel last said) */
+	unsigned long long wakeups;	/* a BPF ring buffer's: its region's wakeups at the last edge */
 };
 
 static struct epoll_watch *watches;
@@ -273,9 +278,24 @@ static struct epoll_watch *watch_of(pid_t tgid, int fd)
 	return NULL;
 }
 
+/* Under watch_lock: an edge on the watch's eventfd */
+static void edge(struct epoll_watch *w)
+{
+	uint64_t one = 1;
+
+	if (write(w->efd, &one, sizeof(one)) < 0 && errno == EAGAIN) {
+		/* a full count: drain it, the edge comes with the next write */
+		uint64_t n;
+
+		if (read(w->efd, &n, sizeof(n)) == sizeof(n))
+			(void)write(w->efd, &one, sizeof(one));
+	}
+}
+
 /* Under watch_lock: the watch's region from now on (an mmap of its fd) */
 static void watch_region(struct epoll_watch *w, int region)
 {
+	unsigned long long prod, cons;
 	void *page;
 
 	if (w->region == region || region < 0 || region >= nr_pool)
@@ -288,6 +308,12 @@ static void watch_region(struct epoll_watch *w, int region)
 	w->page = page;
 	w->region = region;
 	w->signalled = __atomic_load_n(&w->page->data_tail, __ATOMIC_ACQUIRE);
+	if (ringbuf_positions(region, &prod, &cons)) {
+		/* ep_insert() polls the file at once: a ring buffer with data is ready now */
+		w->wakeups = __atomic_load_n(&pool_status[region]->wakeups, __ATOMIC_ACQUIRE);
+		if (prod != cons)
+			edge(w);
+	}
 }
 
 /* Under watch_lock: the process's watches of fd (fd < 0: all of them) go; their eventfds
@@ -329,12 +355,24 @@ static void signal_new_records(void)
 
 	for (w = watches; w; w = w->next) {
 		unsigned long long head, tail;
-		uint64_t one = 1;
 
 		if (w->kmsg) {	/* a record its reader has not read, come since the last edge */
 			head = log_next_seq();
 			tail = head > w->kmsg_seq ? w->kmsg_seq : head;
 		} else if (!w->page) {
+			continue;
+		} else if (ringbuf_positions(w->region, &head, &tail)) {
+			/* a BPF ring buffer map: 6.1 wakes its waiters when a record is committed with
+			 * the consumer caught up, or with BPF_RB_FORCE_WAKEUP, never with
+			 * BPF_RB_NO_WAKEUP (bpf_ringbuf_commit()); the wakeup finds it ready if the
+			 * data is still there to read (ringbuf_map_poll_kern()) */
+			unsigned long long wakeups = __atomic_load_n(&pool_status[w->region]->wakeups, __ATOMIC_ACQUIRE);
+
+			if (wakeups != w->wakeups) {
+				w->wakeups = wakeups;
+				if (head != tail)
+					edge(w);
+			}
 			continue;
 		} else {
 			head = __atomic_load_n(&w->page->data_head, __ATOMIC_ACQUIRE);
@@ -342,13 +380,7 @@ static void signal_new_records(void)
 		}
 		if (head != tail && head != w->signalled) {
 			w->signalled = head;
-			if (write(w->efd, &one, sizeof(one)) < 0 && errno == EAGAIN) {
-				/* a full count: drain it, the edge comes with the next write */
-				uint64_t n;
-
-				if (read(w->efd, &n, sizeof(n)) == sizeof(n))
-					(void)write(w->efd, &one, sizeof(one));
-			}
+			edge(w);
 		}
 	}
 }
@@ -923,6 +955,8 @@ void serve_init(int fd, int wake, const int *pool, int nr)
 			page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, pool[i],
 				    st.st_size - PERF_POOL_STATUS_PAGES * 4096);
 		pool_status[i] = page == MAP_FAILED ? NULL : page;
+		page = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, pool[i], 0);
+		pool_head[i] = page == MAP_FAILED ? NULL : page;
 	}
 	nr_pool = i;
 	if (wake >= 0) {
@@ -1133,6 +1167,18 @@ static struct perf_pool_status *status_of(int region)
 	return region >= 0 && region < nr_pool ? pool_status[region] : NULL;
 }
 
+/* A region that holds a BPF ring buffer map (kernel/bpf/ringbuf.c): its positions. */
+static bool ringbuf_positions(int region, unsigned long long *prod, unsigned long long *cons)
+{
+	struct perf_pool_status *st = status_of(region);
+
+	if (!st || !__atomic_load_n(&st->ringbuf, __ATOMIC_ACQUIRE) || !pool_head[region])
+		return false;
+	*cons = __atomic_load_n(&pool_head[region][0], __ATOMIC_ACQUIRE);
+	*prod = __atomic_load_n(&pool_head[region][4096 / 8], __ATOMIC_ACQUIRE);
+	return true;
+}
+
 /* Under held_lock: whether the region had a wakeup the polls did not take yet. */
 static bool wakeup_pending(int region)
 {
@@ -1173,12 +1219,19 @@ static int poll_pass(struct held_poll *h)
 		if (h->bad[i]) {
 			p->revents = POLLNVAL;
 		} else if (h->copy[i] < 0) {
-			unsigned long long seq;
+			unsigned long long seq, prod, cons;
+			int region = region_of(h->tgid, p->fd) - 1;
 			bool nonblock;
 
 			if (kmsg_state(h->tgid, p->fd, &seq, &nonblock)) {
 				/* /dev/kmsg: a record its reader has not read (devkmsg_poll) */
 				if (seq < log_next_seq())
+					p->revents = (POLLIN | POLLRDNORM) & mask;
+			} else if (ringbuf_positions(region, &prod, &cons)) {
+				/* a BPF ring buffer map: data to read (ringbuf_map_poll_kern()); its
+				 * wakeups only wake the holder to look */
+				take_wakeup(region);
+				if (prod != cons)
 					p->revents = (POLLIN | POLLRDNORM) & mask;
 			} else if (take_wakeup(region_of(h->tgid, p->fd) - 1)) {
 				/* the kernel's event: EPOLLIN after a wakeup of its buffer */
