@@ -220,7 +220,7 @@ void perf_output_skip(struct perf_output_handle *handle, unsigned int len)
  * status page, which the session's supervisor reads to answer a poll of the buffer's fds, and
  * its doorbell when it sleeps on the buffer.
  */
-void perf_output_wakeup(struct perf_buffer *rb)
+noinline void perf_output_wakeup(struct perf_buffer *rb)
 {
 	rb->woken = rb->wakeup;
 	perf_pool_wakeup(rb->region);
