@@ -3,9 +3,12 @@ session and show an IPv6 connection over ::1: a guest program's (nettest tcp6, r
 `tracefs-sim exec`: a session process's own sockets are the host's, not the emulated kernel's)."""
 
 import re
+import shutil
 from pathlib import Path
 
+import pytest
 from test_session_bcc import bcc_while, pytestmark  # noqa: F401  (the same conditions)
+from test_session_bpftrace import bpftrace_while
 
 NETTEST = "tracefs-sim exec nettest tcp6 >/dev/null"
 
@@ -27,3 +30,16 @@ def test_tcpconnlat_times_an_ipv6_connect(tmp_path: Path):
     with the v6 addresses."""
     out = bcc_while(tmp_path, "tcpconnlat-bpfcc", NETTEST, interrupt=True)
     assert re.search(r"^\s*\d+\s+nettest\s+6\s+::1\s+::1\s+\d+\s+[\d.]+\s*$", out, re.M), out
+
+
+def test_bpftrace_tcpaccept_shows_an_ipv6_accept(tmp_path: Path):
+    """bpftrace's tcpaccept.bt: kretprobe:inet_csk_accept reads the child's skc_family and, for
+    AF_INET6, skc_v6_daddr/skc_v6_rcv_saddr through the kernel's BTF: nettest's accepts of
+    [::1]:PORT, peer ::1, and of the dual-stack listener's IPv4-mapped peers."""
+    if shutil.which("bpftrace") is None or not Path("/usr/sbin/tcpaccept.bt").exists():
+        pytest.skip("bpftrace's tcpaccept.bt is not installed")
+    out, err = bpftrace_while(tmp_path, None, NETTEST, runs=2, tool="/usr/sbin/tcpaccept.bt")
+    rows = [line.split() for line in out.splitlines() if re.match(r"^\d\d:\d\d:\d\d ", line)]
+    mine = [r for r in rows if r[2] == "nettest"]
+    assert any(r[3] == "::1" and r[5] == "::1" and int(r[6]) >= 32768 for r in mine), out + err
+    assert any(r[3] == "::ffff:127.0.0.1" and r[5] == "::ffff:127.0.0.1" for r in mine), out + err
