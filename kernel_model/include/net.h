@@ -515,6 +515,7 @@ typedef struct {
 } socket_lock_t;
 
 struct proto;
+#define SOCK_GAP(from, to, ...) union { struct { __VA_ARGS__ }; u8 __gap_##from[(to) - (from)]; };
 struct sock {
 	struct sock_common __sk_common;
 #define sk_daddr	__sk_common.skc_daddr
@@ -529,34 +530,51 @@ struct sock {
 #define sk_reuse	__sk_common.skc_reuse
 #define sk_node		__sk_common.skc_node
 #define sk_refcnt	__sk_common.skc_refcnt
-	socket_lock_t sk_lock;
-	struct {			/* packets that came while the owner held the lock */
-		struct sk_buff *head, *tail;
-		int len;
-	} sk_backlog;
-	struct sk_buff_head sk_receive_queue;
-	struct sk_buff_head sk_write_queue;
-	int sk_rcvbuf, sk_sndbuf;
-	int sk_rmem_alloc, sk_wmem_queued;
-	int sk_err;
-	u8 sk_shutdown;
-	u8 sk_userlocks;
+	/* the fields tools read (BCC's bindsnoop, tcpsynbl, compiled against Debian's 6.1 headers)
+	 * at Debian 6.1's offsets, the model's own between them (SOCK_GAP: a union of the fields
+	 * and a pad to the next pinned offset, as task_struct's TASK_GAP) */
+	SOCK_GAP(96, 512,
+		socket_lock_t sk_lock;
+		struct {			/* packets that came while the owner held the lock */
+			struct sk_buff *head, *tail;
+			int len;
+		} sk_backlog;
+		struct sk_buff_head sk_receive_queue;
+		struct sk_buff_head sk_write_queue;
+		int sk_rcvbuf, sk_sndbuf;
+		int sk_rmem_alloc, sk_wmem_queued;
+		int sk_err;
+		u8 sk_shutdown;
+		u8 sk_userlocks;
+	)
+	u16 __gap_512;
 	u16 sk_type;
 	u16 sk_protocol;
-	u16 sk_max_ack_backlog, sk_ack_backlog;
-	unsigned long sk_flags;
-	struct socket *sk_socket;
-	struct socket_wq *sk_wq;
-	struct proto *sk_prot;
-	u64 sk_cookie;
-	void (*sk_state_change)(struct sock *sk);
-	void (*sk_data_ready)(struct sock *sk);
-	void (*sk_error_report)(struct sock *sk);
-	void (*sk_write_space)(struct sock *sk);
-	int (*sk_backlog_rcv)(struct sock *sk, struct sk_buff *skb);
-	void (*sk_destruct)(struct sock *sk);
+	u16 __gap_518;
+	SOCK_GAP(520, 552,
+		u64 sk_cookie;
+	)
+	u32 sk_ack_backlog;
+	u32 sk_max_ack_backlog;
 	uid_t sk_uid;
+	u32 __gap_564;
+	SOCK_GAP(568, 776,
+		unsigned long sk_flags;
+		struct socket *sk_socket;
+		struct socket_wq *sk_wq;
+		struct proto *sk_prot;
+		void (*sk_state_change)(struct sock *sk);
+		void (*sk_data_ready)(struct sock *sk);
+		void (*sk_error_report)(struct sock *sk);
+		void (*sk_write_space)(struct sock *sk);
+		int (*sk_backlog_rcv)(struct sock *sk, struct sk_buff *skb);
+		void (*sk_destruct)(struct sock *sk);
+	)
 };
+_Static_assert(sizeof(struct sock_common) <= 96 && offsetof(struct sock, sk_type) == 514 &&
+	       offsetof(struct sock, sk_protocol) == 516 && offsetof(struct sock, sk_ack_backlog) == 552 &&
+	       offsetof(struct sock, sk_max_ack_backlog) == 556 && offsetof(struct sock, sk_uid) == 560 &&
+	       sizeof(struct sock) == 776, "struct sock: the fields tools read at Debian 6.1's offsets");
 #define SOCK_DEAD	1
 #define SOCK_DONE	2
 #define SOCK_RCVBUF_LOCK 2
@@ -749,12 +767,20 @@ struct inet_sock {
 #define inet_rcv_saddr	sk.__sk_common.skc_rcv_saddr
 #define inet_dport	sk.__sk_common.skc_dport
 #define inet_num	sk.__sk_common.skc_num
+	struct ipv6_pinfo *pinet6;	/* an AF_INET6 socket's */
 	__be32 inet_saddr;
-	__be16 inet_sport;
+	SOCK_GAP(788, 800,
+		u8 ttl;
+	)
 	u16 inet_id;
-	u8 tos, ttl;
-	struct ipv6_pinfo *pinet6;	/* an AF_INET6 socket's (6.1: at 776, past a larger struct sock) */
+	u16 __gap_802;
+	__be16 inet_sport;
+	u8 tos;
+	u8 __gap_807[816 - 807];	/* (BCC's bindsnoop reads the option bits 6.1 has before rcv_tos, 812) */
 };
+_Static_assert(offsetof(struct inet_sock, pinet6) == 776 && offsetof(struct inet_sock, inet_saddr) == 784 &&
+	       offsetof(struct inet_sock, inet_id) == 800 && offsetof(struct inet_sock, inet_sport) == 804 &&
+	       offsetof(struct inet_sock, tos) == 806, "struct inet_sock: as Debian 6.1's");
 static __always_inline struct inet_sock *inet_sk(const struct sock *sk) { return (struct inet_sock *)sk; }
 
 /* a connection that has seen a SYN and sent the SYN-ACK (include/net/request_sock.h) */
@@ -770,7 +796,7 @@ struct request_sock {
 struct ipv6_pinfo {
 	struct in6_addr saddr;		/* the source address of what it sends */
 	u8 hop_limit;
-};
+} __aligned(8);	/* (the last of its socket, with no padding after it: inet6_sk_generic()) */
 static __always_inline struct ipv6_pinfo *inet6_sk(const struct sock *sk)
 {
 	return sk->sk_family == AF_INET6 ? inet_sk(sk)->pinet6 : NULL;
@@ -854,6 +880,9 @@ struct udp6_sock {
 	struct inet_sock inet;
 	struct ipv6_pinfo inet6;
 };
+_Static_assert(offsetof(struct tcp6_sock, inet6) + sizeof(struct ipv6_pinfo) == sizeof(struct tcp6_sock) &&
+	       offsetof(struct udp6_sock, inet6) + sizeof(struct ipv6_pinfo) == sizeof(struct udp6_sock),
+	       "an AF_INET6 socket's ipv6_pinfo ends it");
 
 extern struct proto tcp_prot;
 extern const struct proto_ops inet_stream_ops;

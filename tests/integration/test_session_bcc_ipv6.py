@@ -43,3 +43,27 @@ def test_bpftrace_tcpaccept_shows_an_ipv6_accept(tmp_path: Path):
     mine = [r for r in rows if r[2] == "nettest"]
     assert any(r[3] == "::1" and r[5] == "::1" and int(r[6]) >= 32768 for r in mine), out + err
     assert any(r[3] == "::ffff:127.0.0.1" and r[5] == "::ffff:127.0.0.1" for r in mine), out + err
+
+
+def test_bindsnoop_shows_ipv6_binds(tmp_path: Path):
+    """bindsnoop: kprobes on inet_bind and inet6_bind, their kretprobes reading the socket's
+    skc_v6_rcv_saddr, inet_sport and sk_protocol at Debian 6.1's offsets: nettest's bind of
+    [::1]:0 (an ephemeral port), of ::, TCP's and UDP's (udp6), and with -E the refused ones
+    (::2: EADDRNOTAVAIL, a short address: EINVAL, AF_INET: EAFNOSUPPORT, a port taken: EADDRINUSE)."""
+    out = bcc_while(tmp_path, "bindsnoop-bpfcc -w -E", NETTEST + "; tracefs-sim exec nettest udp6 >/dev/null",
+                    interrupt=True)
+    # ERR PID COMM PROT ADDR PORT OPTS IF
+    mine = re.findall(r"^(Success|Unknown error -\d+)\s+\d+ nettest\s+(TCP|UDP)\s+(\S+)\s+(\d+) ", out, re.M)
+    assert ("Success", "TCP", "::1") in {m[:3] for m in mine if int(m[3]) >= 32768}, out
+    assert ("Success", "UDP", "::1") in {m[:3] for m in mine if int(m[3]) >= 32768}, out
+    assert ("Success", "TCP", "::") in {m[:3] for m in mine}, out
+    # the refused ones (their sock has no address: ::, port 0, as on 6.1)
+    assert {"Unknown error -99", "Unknown error -22", "Unknown error -97", "Unknown error -98"} <= {m[0] for m in mine}, out
+
+
+def test_tcpsynbl_shows_the_ipv6_listeners_backlog(tmp_path: Path):
+    """tcpsynbl: kprobes on tcp_v4_syn_recv_sock and tcp_v6_syn_recv_sock read the listener's
+    sk_ack_backlog and sk_max_ack_backlog (Debian 6.1's offsets): a histogram per backlog limit,
+    nettest's listen(8) among them."""
+    out = bcc_while(tmp_path, "tcpsynbl-bpfcc -6", NETTEST, interrupt=True)
+    assert re.search(r"^backlog_max = 8$", out, re.M), out
