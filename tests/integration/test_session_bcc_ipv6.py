@@ -67,3 +67,16 @@ def test_tcpsynbl_shows_the_ipv6_listeners_backlog(tmp_path: Path):
     nettest's listen(8) among them."""
     out = bcc_while(tmp_path, "tcpsynbl-bpfcc -6", NETTEST, interrupt=True)
     assert re.search(r"^backlog_max = 8$", out, re.M), out
+
+
+def test_tcplife_shows_an_ipv6_connections_life(tmp_path: Path):
+    """tcplife: sock:inet_sock_set_state's AF_INET6 records (their saddr_v6/daddr_v6) from the
+    connect to the close: nettest's connections of [::1] to its listener's port, both ends, the
+    dual-stack listener's IPv4-mapped ones, the connect to port 1 refused.  (Its TX_KB and RX_KB,
+    tcp_sock's bytes_acked and bytes_received, are not kept here: 0.)"""
+    out = bcc_while(tmp_path, "tcplife-bpfcc -6", NETTEST, interrupt=True)
+    rows = re.findall(r"^\s*\d+\s+nettest\s+(\S+)\s+(\d+)\s+(\S+)\s+(\d+)\s+\d+\s+\d+\s+[\d.]+\s*$", out, re.M)
+    ends = {(l, int(lp), r, int(rp)) for l, lp, r, rp in rows}
+    assert any(("::1", rp, "::1", lp) in ends for l, lp, r, rp in ends if l == r == "::1" and lp >= 32768), out
+    assert any(l == r == "::ffff:127.0.0.1" for l, _, r, _ in ends), out
+    assert any(l == r == "::1" and rp == 1 for l, _, r, rp in ends), out
