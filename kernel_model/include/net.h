@@ -898,6 +898,16 @@ int ip_rcv(struct sk_buff *skb, struct net_device *dev);
 
 /* net/ipv6/ */
 struct net;
+/* ip6_dst_lookup_flow()'s answer for a packet from saddr (NULL: the socket's choice) to daddr:
+ * the only route is the loopback's; an IPv4-mapped source has none to an IPv6 destination */
+static __always_inline int ip6_route_check(const struct in6_addr *saddr, const struct in6_addr *daddr)
+{
+	if (!ipv6_addr_loopback(daddr))
+		return -ENETUNREACH;
+	if (saddr && ipv6_addr_v4mapped(saddr))
+		return -EAFNOSUPPORT;
+	return 0;
+}
 int inet6_hash(struct sock *sk);
 int inet6_hash_connect(struct sock *sk);
 int inet6_csk_xmit(struct sock *sk, struct sk_buff *skb);

@@ -580,6 +580,10 @@ static int tcp6(void)
 		other = sock_in(SOCK_STREAM);
 		show("IPv4 connect to the ::1 listener's port", connect_in(other, loopback(1), port));
 		close(other);
+		other = sock_in6(SOCK_STREAM);
+		show("bind(::ffff:127.0.0.1)", bind_in6(other, 1, 1, 0));
+		show("connect(::1) from an IPv4-mapped address", connect_in6(other, 1, 0, port));
+		close(other);
 	}
 	sc(NR_pipe2, L(pfd), 0, 0, 0, 0, 0);
 	for (i = 0; i < (long)sizeof(big); i++)
@@ -681,6 +685,14 @@ static int udp6(void)
 	show("peer is the server", is_addr6(&from, 1, 0) && htons(from.sin6_port) == port_of6(s));
 	to.sin6_port = htons(1);
 	show("sendto(a port nobody has)", sc(NR_sendto, s, L("x"), 1, 0, L(&to), sizeof(to)));
+	{
+		int m = sock_in6(SOCK_DGRAM);
+
+		show("bind(::ffff:127.0.0.1)", bind_in6(m, 1, 1, 0));
+		show("sendto(::1) from an IPv4-mapped address", sc(NR_sendto, m, L("x"), 1, 0, L(&to), sizeof(to)));
+		show("connect(::1) from an IPv4-mapped address", sc(NR_connect, m, L(&to), sizeof(to), 0, 0, 0));
+		close(m);
+	}
 	close(s);
 	close(c);
 	/* dual stack */

@@ -32,9 +32,6 @@ noinline int tcp_v6_connect(struct sock *sk, struct sockaddr *uaddr, int addr_le
 		else
 			usin->sin6_addr = in6addr_loopback;
 	}
-	if (ipv6_addr_v4mapped(&usin->sin6_addr) != ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr) &&
-	    !ipv6_addr_any(&sk->sk_v6_rcv_saddr))
-		return -ENETUNREACH;	/* (6.1: no route from the bound address's family) */
 	sk->sk_v6_daddr = usin->sin6_addr;
 	if (ipv6_addr_v4mapped(&usin->sin6_addr)) {	/* TCP over IPv4 */
 		struct sockaddr_in sin;
@@ -50,7 +47,6 @@ noinline int tcp_v6_connect(struct sock *sk, struct sockaddr *uaddr, int addr_le
 		if (err) {
 			WRITE_ONCE(icsk->icsk_af_ops, &ipv6_specific);
 			sk->sk_backlog_rcv = tcp_v6_do_rcv;
-			sk->sk_v6_daddr = in6addr_any;
 			return err;
 		}
 		/* (6.1: ip4_datagram-style rebuild: the v6 view of the v4 addresses) */
@@ -59,10 +55,9 @@ noinline int tcp_v6_connect(struct sock *sk, struct sockaddr *uaddr, int addr_le
 		ipv6_addr_set_v4mapped(inet->inet_daddr, sk->sk_v6_daddr.s6_addr);
 		return 0;
 	}
-	if (!ipv6_addr_loopback(&usin->sin6_addr)) {
-		sk->sk_v6_daddr = in6addr_any;
-		return -ENETUNREACH;		/* the only route is the loopback's */
-	}
+	err = ip6_route_check(ipv6_addr_any(&sk->sk_v6_rcv_saddr) ? NULL : &sk->sk_v6_rcv_saddr, &usin->sin6_addr);
+	if (err)
+		return err;
 	if (ipv6_addr_any(&sk->sk_v6_rcv_saddr))	/* ip6_dst_lookup_flow's source */
 		sk->sk_v6_rcv_saddr = in6addr_loopback;
 	np->saddr = sk->sk_v6_rcv_saddr;

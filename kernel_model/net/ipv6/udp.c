@@ -65,8 +65,10 @@ noinline int udpv6_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 		msg->msg_name = sin6;
 		return err;
 	}
-	if (!ipv6_addr_any(daddr) && !ipv6_addr_loopback(daddr))
-		return -ENETUNREACH;
+	err = ip6_route_check(ipv6_addr_any(&np->saddr) ? NULL : &np->saddr,
+			      ipv6_addr_any(daddr) ? &in6addr_loopback : daddr);
+	if (err)
+		return err;
 	if (len > 0xFFFF - sizeof(struct udphdr))
 		return -EMSGSIZE;
 	saddr = ipv6_addr_any(&np->saddr) ? in6addr_loopback : np->saddr;
@@ -173,8 +175,10 @@ noinline int __ip6_datagram_connect(struct sock *sk, struct sockaddr *uaddr, int
 			ipv6_addr_set_v4mapped(inet->inet_rcv_saddr, sk->sk_v6_rcv_saddr.s6_addr);
 		return 0;
 	}
-	if (!ipv6_addr_any(&usin->sin6_addr) && !ipv6_addr_loopback(&usin->sin6_addr))
-		return -ENETUNREACH;
+	err = ip6_route_check(ipv6_addr_any(&np->saddr) ? NULL : &np->saddr,
+			      ipv6_addr_any(&usin->sin6_addr) ? &in6addr_loopback : &usin->sin6_addr);
+	if (err)
+		return err;
 	sk->sk_v6_daddr = ipv6_addr_any(&usin->sin6_addr) ? in6addr_loopback : usin->sin6_addr;
 	if (ipv6_addr_any(&np->saddr))
 		np->saddr = in6addr_loopback;
