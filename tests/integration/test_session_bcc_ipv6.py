@@ -80,3 +80,18 @@ def test_tcplife_shows_an_ipv6_connections_life(tmp_path: Path):
     assert any(("::1", rp, "::1", lp) in ends for l, lp, r, rp in ends if l == r == "::1" and lp >= 32768), out
     assert any(l == r == "::ffff:127.0.0.1" for l, _, r, _ in ends), out
     assert any(l == r == "::1" and rp == 1 for l, _, r, rp in ends), out
+
+
+def test_bcc_tcpaccept_shows_ipv6_accepts(tmp_path: Path):
+    """BCC's tcpaccept: kretprobe on inet_csk_accept, the child's family, sk_protocol (Debian
+    6.1's offset) and skc_v6_daddr/skc_v6_rcv_saddr: nettest's accepts from ::1, IPv6 lines."""
+    out = bcc_while(tmp_path, "tcpaccept-bpfcc", NETTEST, interrupt=True)
+    assert re.search(r"^\s*\d+\s+nettest\s+6\s+::1\s+\d+\s+::1\s+\d+\s*$", out, re.M), out
+
+
+def test_tcpstates_shows_an_ipv6_sockets_states(tmp_path: Path):
+    """tcpstates -6: sock:inet_sock_set_state's AF_INET6 records: a listener on ::1 going to
+    LISTEN and its connections through SYN_SENT and ESTABLISHED."""
+    out = bcc_while(tmp_path, "tcpstates-bpfcc -6", NETTEST, interrupt=True)
+    assert re.search(r"\snettest\s+::1\s+\d+\s+::\s+0\s+CLOSE\s+-> LISTEN\s", out), out
+    assert re.search(r"\snettest\s+::1\s+\d+\s+::1\s+\d+\s+SYN_SENT\s+-> ESTABLISHED\s", out), out
