@@ -16,9 +16,10 @@ T = "/sys/kernel/tracing"
 P = r"([0-9a-f]{16}|\(____ptrval____\))"
 STATE = r"TCP_[A-Z_12]+"
 EVENTS = {
+    # (a child going to SYN_RECV is its listener's copy: no peer yet, 0.0.0.0, as 6.1's)
     "sock/inet_sock_set_state": r"inet_sock_set_state: family=AF_INET protocol=IPPROTO_TCP sport=\d+ dport=\d+ "
-                                r"saddr=127\.0\.0\.1 daddr=127\.0\.0\.1 saddrv6=::ffff:127\.0\.0\.1 "
-                                r"daddrv6=::ffff:127\.0\.0\.1 oldstate=" + STATE + " newstate=" + STATE + "$",
+                                r"saddr=127\.0\.0\.1 daddr=(127\.0\.0\.1|0\.0\.0\.0) saddrv6=::ffff:127\.0\.0\.1 "
+                                r"daddrv6=::ffff:(127\.0\.0\.1|0\.0\.0\.0) oldstate=" + STATE + " newstate=" + STATE + "$",
     "net/net_dev_queue": r"net_dev_queue: dev=lo skbaddr=" + P + r" len=\d+$",
     "net/netif_receive_skb": r"netif_receive_skb: dev=lo skbaddr=" + P + r" len=\d+$",
     "napi/napi_poll": r"napi_poll: napi poll on napi struct " + P + r" for device \(no_device\) work \d+ budget 64$",

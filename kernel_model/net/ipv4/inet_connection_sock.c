@@ -470,6 +470,17 @@ noinline struct sock *inet_csk_clone_lock(const struct sock *sk, const struct re
 	newsk->sk_rcvbuf = sk->sk_rcvbuf;
 	newsk->sk_sndbuf = sk->sk_sndbuf;
 	newsk->sk_wq = NULL;
+	/* sk_clone_lock()'s copy of the listener: its addresses, ports and state are the child's
+	 * when it goes to SYN_RECV (sock:inet_sock_set_state shows LISTEN -> SYN_RECV with them, as
+	 * 6.1's); the request's come after */
+	newsk->__sk_common.skc_addrpair = sk->__sk_common.skc_addrpair;
+	newsk->__sk_common.skc_portpair = sk->__sk_common.skc_portpair;
+	newsk->sk_v6_daddr = sk->sk_v6_daddr;
+	newsk->sk_v6_rcv_saddr = sk->sk_v6_rcv_saddr;
+	inet_sk(newsk)->inet_saddr = inet_sk(sk)->inet_saddr;
+	inet_sk(newsk)->inet_sport = inet_sk(sk)->inet_sport;
+	newsk->sk_state = sk->sk_state;
+	inet_sk_set_state(newsk, TCP_SYN_RECV);
 	newsk->__sk_common.skc_daddr = req->__req_common.skc_daddr;
 	newsk->__sk_common.skc_rcv_saddr = req->__req_common.skc_rcv_saddr;
 	newsk->sk_v6_daddr = req->__req_common.skc_v6_daddr;
@@ -480,8 +491,6 @@ noinline struct sock *inet_csk_clone_lock(const struct sock *sk, const struct re
 	newinet->inet_saddr = req->__req_common.skc_rcv_saddr;
 	newinet->inet_sport = htons(req->__req_common.skc_num);
 	newinet->ttl = 64;
-	newsk->sk_state = TCP_CLOSE;
-	inet_sk_set_state(newsk, TCP_SYN_RECV);
 	security_inet_csk_clone(newsk, req);
 	return newsk;
 }
