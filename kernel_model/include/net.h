@@ -578,12 +578,15 @@ _Static_assert(sizeof(struct sock_common) <= 96 && offsetof(struct sock, sk_type
 #define SOCK_DEAD	1
 #define SOCK_DONE	2
 #define SOCK_RCVBUF_LOCK 2
+#define SOCK_BINDADDR_LOCK 4
+#define SOCK_BINDPORT_LOCK 8
 
 struct proto {
 	const char *name;
 	unsigned int obj_size;
 	void (*close)(struct sock *sk, long timeout);
 	int (*connect)(struct sock *sk, struct sockaddr *uaddr, int addr_len);
+	int (*disconnect)(struct sock *sk, int flags);
 	void (*shutdown)(struct sock *sk, int how);
 	int (*sendmsg)(struct sock *sk, struct msghdr *msg, size_t len);
 	int (*recvmsg)(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *addr_len);
@@ -802,6 +805,16 @@ static __always_inline struct ipv6_pinfo *inet6_sk(const struct sock *sk)
 	return sk->sk_family == AF_INET6 ? inet_sk(sk)->pinet6 : NULL;
 }
 static __always_inline bool ipv6_only_sock(const struct sock *sk) { return sk->sk_ipv6only; }
+/* include/net/ip.h: an unbound socket's source address forgotten (a disconnect) */
+static __always_inline void inet_reset_saddr(struct sock *sk)
+{
+	inet_sk(sk)->inet_saddr = 0;
+	WRITE_ONCE(inet_sk(sk)->inet_rcv_saddr, 0);
+	if (sk->sk_family == AF_INET6) {
+		memset(&inet_sk(sk)->pinet6->saddr, 0, sizeof(struct in6_addr));
+		memset(&sk->sk_v6_rcv_saddr, 0, sizeof(sk->sk_v6_rcv_saddr));
+	}
+}
 
 /* a connection socket's address family's operations (include/net/inet_connection_sock.h) */
 struct inet_connection_sock_af_ops {

@@ -138,6 +138,12 @@ def test_ipv6_traffic_shows_in_the_events(machine, run_program):
     assert any(r["dport"] == 1 and r["family"] == AF_INET6 and bytes(r["daddr_v6"]) == LOOPBACK6
                for r in by("tcp:tcp_receive_reset"))
     assert any(r["family"] == AF_INET6 and r["sport"] == port for r in by("tcp:tcp_destroy_sock"))
+    # the refused socket, disconnected by the failed connect: no peer port, its source forgotten,
+    # its peer's address kept (6.1's: tcp_disconnect)
+    refused_port = refused[0]["sport"] if refused[0]["sport"] else refused[1]["sport"]
+    gone = [r for r in by("tcp:tcp_destroy_sock") if r["sport"] == refused_port and r["family"] == AF_INET6]
+    assert gone and gone[0]["dport"] == 0 and bytes(gone[0]["saddr_v6"]) == bytes(16)
+    assert bytes(gone[0]["daddr_v6"]) == LOOPBACK6
     # the dual-stack listener's IPv4 connections: IPv4-mapped v6 fields, the IPv4 ones as they are
     dual = listen[1]["sport"]
     mapped = [s for s in states if s["dport"] == dual and s["newstate"] == TCP_ESTABLISHED]

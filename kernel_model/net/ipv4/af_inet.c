@@ -76,6 +76,10 @@ static noinline int __inet_bind(struct sock *sk, struct sockaddr *uaddr, int add
 		err = -EADDRINUSE;
 		goto out;
 	}
+	if (inet->inet_rcv_saddr)
+		sk->sk_userlocks |= SOCK_BINDADDR_LOCK;
+	if (snum)
+		sk->sk_userlocks |= SOCK_BINDPORT_LOCK;
 	inet->inet_sport = htons(inet->inet_num);
 	inet->inet_daddr = 0;
 	inet->inet_dport = 0;
@@ -146,9 +150,11 @@ static noinline int __inet_stream_connect(struct socket *sock, struct sockaddr *
 		if (sk_wait_event(sk, !((1 << READ_ONCE(sk->sk_state)) & (TCPF_SYN_SENT | TCPF_SYN_RECV))))
 			return -ERESTARTSYS;
 	}
-	if (sk->sk_state == TCP_CLOSE) {
+	if (sk->sk_state == TCP_CLOSE) {	/* sock_error: the connection is gone */
 		err = sock_error(sk) ? : -ECONNABORTED;
 		sock->state = SS_UNCONNECTED;
+		if (sk->sk_prot->disconnect(sk, flags))
+			sock->state = SS_DISCONNECTING;
 		return err;
 	}
 	sock->state = SS_CONNECTED;

@@ -317,17 +317,19 @@ noinline int tcp_disconnect(struct sock *sk, int flags)
 	if (old_state == TCP_LISTEN)
 		inet_csk_listen_stop(sk);
 	else if ((1 << old_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT | TCPF_FIN_WAIT1 | TCPF_FIN_WAIT2 |
-				    TCPF_CLOSING | TCPF_LAST_ACK))
+				    TCPF_CLOSING | TCPF_LAST_ACK)) {
 		tcp_send_active_reset(sk, GFP_KERNEL);
+		WRITE_ONCE(sk->sk_err, ECONNRESET);
+	} else if (old_state == TCP_SYN_SENT)
+		WRITE_ONCE(sk->sk_err, ECONNRESET);
 	tcp_clear_xmit_timers(sk);
 	skb_queue_purge(&sk->sk_receive_queue);
 	tcp_write_queue_purge(sk);
 	sk->sk_rmem_alloc = 0;
-	inet_sk(sk)->inet_dport = 0;
-	inet_sk(sk)->inet_daddr = 0;
-	sk->sk_v6_daddr = in6addr_any;
+	inet_sk(sk)->inet_dport = 0;	/* (the peer's address stays, as 6.1's) */
+	if (!(sk->sk_userlocks & SOCK_BINDADDR_LOCK))	/* inet_bhash2_reset_saddr() */
+		inet_reset_saddr(sk);
 	sk->sk_shutdown = 0;
-	sk->sk_err = ECONNRESET;
 	sk_error_report(sk);
 	return 0;
 }
@@ -466,6 +468,7 @@ struct proto tcp_prot = {
 	.obj_size = sizeof(struct tcp_sock),
 	.close = tcp_close,
 	.connect = tcp_v4_connect,
+	.disconnect = tcp_disconnect,
 	.shutdown = tcp_shutdown,
 	.sendmsg = tcp_sendmsg,
 	.recvmsg = tcp_recvmsg,

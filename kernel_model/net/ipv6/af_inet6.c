@@ -80,6 +80,10 @@ static noinline int __inet6_bind(struct sock *sk, struct sockaddr *uaddr, int ad
 		err = -EADDRINUSE;
 		goto out;
 	}
+	if (!any)
+		sk->sk_userlocks |= SOCK_BINDADDR_LOCK;
+	if (snum)
+		sk->sk_userlocks |= SOCK_BINDPORT_LOCK;
 	inet->inet_sport = htons(inet->inet_num);
 	inet->inet_dport = 0;
 	inet->inet_daddr = 0;

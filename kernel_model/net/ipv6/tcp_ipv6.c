@@ -220,6 +220,7 @@ struct proto tcpv6_prot = {
 	.obj_size = sizeof(struct tcp6_sock),
 	.close = tcp_close,
 	.connect = tcp_v6_connect,
+	.disconnect = tcp_disconnect,
 	.shutdown = tcp_shutdown,
 	.sendmsg = tcp_sendmsg,
 	.recvmsg = tcp_recvmsg,
