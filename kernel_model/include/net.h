@@ -50,6 +50,7 @@
 #define AF_INET6	10
 #define PF_UNIX		AF_UNIX
 #define PF_INET		AF_INET
+#define PF_INET6	AF_INET6
 #define NPROTO		46
 
 #define SOCK_STREAM	1
@@ -63,6 +64,7 @@
 #define IPPROTO_IP	0
 #define IPPROTO_TCP	6
 #define IPPROTO_UDP	17
+#define IPPROTO_IPV6	41
 #define IPPROTO_DCCP	33
 #define IPPROTO_SCTP	132
 #define IPPROTO_MPTCP	262
@@ -126,6 +128,25 @@ struct in_addr { __be32 s_addr; };
 struct sockaddr_in { sa_family_t sin_family; __be16 sin_port; struct in_addr sin_addr; u8 __pad[8]; };
 #define UNIX_PATH_MAX 108
 struct sockaddr_un { sa_family_t sun_family; char sun_path[UNIX_PATH_MAX]; };
+/* IPv6 addresses (include/uapi/linux/in6.h) */
+struct in6_addr {
+	union {
+		__u8 u6_addr8[16];
+		__be16 u6_addr16[8];
+		__be32 u6_addr32[4];
+	} in6_u;
+#define s6_addr		in6_u.u6_addr8
+#define s6_addr32	in6_u.u6_addr32
+};
+struct sockaddr_in6 {
+	sa_family_t sin6_family;
+	__be16 sin6_port;
+	__be32 sin6_flowinfo;
+	struct in6_addr sin6_addr;
+	__u32 sin6_scope_id;
+};
+#define SIN6_LEN_RFC2133 24
+#define IPV6_V6ONLY	26
 struct sockaddr_storage { sa_family_t ss_family; char __data[126]; };
 
 /* a socket call's message: the name, the data as an iov_iter (include/linux/socket.h) */
@@ -174,6 +195,7 @@ struct sk_buff {
 #define PACKET_HOST		0
 #define PACKET_LOOPBACK		5
 #define ETH_P_IP		0x0800
+#define ETH_P_IPV6		0x86DD
 #define ETH_HLEN		14
 #define MAX_HEADER		128	/* room for the headers in front of the data */
 
@@ -357,6 +379,39 @@ static __always_inline void ipv6_addr_set_v4mapped(__be32 addr, __u8 *v6)
 	*(__be32 *)(v6 + 12) = addr;
 }
 
+/* the events' v6 fields (TP_STORE_ADDRS of include/trace/events/net_probe_common.h): an
+ * AF_INET6 socket's own addresses, an AF_INET one's IPv4-mapped */
+#define TP_STORE_V6_ADDRS(sk, inet, entry) do {						\
+	if ((sk)->sk_family == AF_INET6) {						\
+		*(struct in6_addr *)(entry)->saddr_v6 = (sk)->__sk_common.skc_v6_rcv_saddr;	\
+		*(struct in6_addr *)(entry)->daddr_v6 = (sk)->__sk_common.skc_v6_daddr;	\
+	} else {									\
+		ipv6_addr_set_v4mapped((inet)->inet_saddr, (entry)->saddr_v6);		\
+		ipv6_addr_set_v4mapped((inet)->inet_daddr, (entry)->daddr_v6);		\
+	}										\
+} while (0)
+
+/* include/net/ipv6.h's address tests (inline there too) */
+static __always_inline bool ipv6_addr_any(const struct in6_addr *a)
+{
+	return !(a->s6_addr32[0] | a->s6_addr32[1] | a->s6_addr32[2] | a->s6_addr32[3]);
+}
+static __always_inline bool ipv6_addr_equal(const struct in6_addr *a, const struct in6_addr *b)
+{
+	return !((a->s6_addr32[0] ^ b->s6_addr32[0]) | (a->s6_addr32[1] ^ b->s6_addr32[1]) |
+		 (a->s6_addr32[2] ^ b->s6_addr32[2]) | (a->s6_addr32[3] ^ b->s6_addr32[3]));
+}
+static __always_inline bool ipv6_addr_loopback(const struct in6_addr *a)
+{
+	return !(a->s6_addr32[0] | a->s6_addr32[1] | a->s6_addr32[2] | (a->s6_addr32[3] ^ htonl(1)));
+}
+static __always_inline bool ipv6_addr_v4mapped(const struct in6_addr *a)
+{
+	return !(a->s6_addr32[0] | a->s6_addr32[1] | (a->s6_addr32[2] ^ htonl(0x0000ffff)));
+}
+#define in6addr_any ((struct in6_addr){ { { 0 } } })
+#define in6addr_loopback ((struct in6_addr){ { .u6_addr32 = { 0, 0, 0, htonl(1) } } })
+
 /* ---- sockets (include/linux/net.h) ---- */
 typedef enum {
 	SS_FREE = 0, SS_UNCONNECTED, SS_CONNECTING, SS_CONNECTED, SS_DISCONNECTING
@@ -439,10 +494,20 @@ struct sock_common {
 	unsigned char skc_ipv6only:1;
 	unsigned char skc_net_refcnt:1;
 	int skc_bound_dev_if;
-	struct list_head skc_node;	/* in the established or the listening table */
 	struct list_head skc_bind_node;	/* with its local port (inet_csk_get_port) */
+	struct list_head skc_node;	/* in the established or the listening table (6.1: at 104;
+					 * here where 6.1 has skc_prot and skc_net) */
+	struct in6_addr skc_v6_daddr;	/* an AF_INET6 socket's peer and local address */
+	struct in6_addr skc_v6_rcv_saddr;
 	int skc_refcnt;
 };
+/* what probes and BCC's programs (Debian's 6.1 headers) read, at 6.1's offsets */
+_Static_assert(offsetof(struct sock_common, skc_daddr) == 0 && offsetof(struct sock_common, skc_rcv_saddr) == 4 &&
+	       offsetof(struct sock_common, skc_dport) == 12 && offsetof(struct sock_common, skc_num) == 14 &&
+	       offsetof(struct sock_common, skc_family) == 16 && offsetof(struct sock_common, skc_state) == 18 &&
+	       offsetof(struct sock_common, skc_bound_dev_if) == 20 && offsetof(struct sock_common, skc_bind_node) == 24 &&
+	       offsetof(struct sock_common, skc_v6_daddr) == 56 && offsetof(struct sock_common, skc_v6_rcv_saddr) == 72,
+	       "struct sock_common as Debian 6.1's");
 
 typedef struct {
 	spinlock_t slock;
@@ -450,60 +515,85 @@ typedef struct {
 } socket_lock_t;
 
 struct proto;
+#define SOCK_GAP(from, to, ...) union { struct { __VA_ARGS__ }; u8 __gap_##from[(to) - (from)]; };
 struct sock {
 	struct sock_common __sk_common;
 #define sk_daddr	__sk_common.skc_daddr
 #define sk_rcv_saddr	__sk_common.skc_rcv_saddr
 #define sk_dport	__sk_common.skc_dport
+#define sk_v6_daddr	__sk_common.skc_v6_daddr
+#define sk_v6_rcv_saddr	__sk_common.skc_v6_rcv_saddr
+#define sk_ipv6only	__sk_common.skc_ipv6only
 #define sk_num		__sk_common.skc_num
 #define sk_family	__sk_common.skc_family
 #define sk_state	__sk_common.skc_state
 #define sk_reuse	__sk_common.skc_reuse
 #define sk_node		__sk_common.skc_node
 #define sk_refcnt	__sk_common.skc_refcnt
-	socket_lock_t sk_lock;
-	struct {			/* packets that came while the owner held the lock */
-		struct sk_buff *head, *tail;
-		int len;
-	} sk_backlog;
-	struct sk_buff_head sk_receive_queue;
-	struct sk_buff_head sk_write_queue;
-	int sk_rcvbuf, sk_sndbuf;
-	int sk_rmem_alloc, sk_wmem_queued;
-	int sk_err;
-	u8 sk_shutdown;
-	u8 sk_userlocks;
+	/* the fields tools read (BCC's bindsnoop, tcpsynbl, compiled against Debian's 6.1 headers)
+	 * at Debian 6.1's offsets, the model's own between them (SOCK_GAP: a union of the fields
+	 * and a pad to the next pinned offset, as task_struct's TASK_GAP) */
+	SOCK_GAP(96, 512,
+		socket_lock_t sk_lock;
+		struct {			/* packets that came while the owner held the lock */
+			struct sk_buff *head, *tail;
+			int len;
+		} sk_backlog;
+		struct sk_buff_head sk_receive_queue;
+		struct sk_buff_head sk_write_queue;
+		int sk_rcvbuf, sk_sndbuf;
+		int sk_rmem_alloc, sk_wmem_queued;
+		int sk_err;
+		u8 sk_shutdown;
+		u8 sk_userlocks;
+	)
+	u16 __gap_512;
 	u16 sk_type;
 	u16 sk_protocol;
-	u16 sk_max_ack_backlog, sk_ack_backlog;
-	unsigned long sk_flags;
-	struct socket *sk_socket;
-	struct socket_wq *sk_wq;
-	struct proto *sk_prot;
-	u64 sk_cookie;
-	void (*sk_state_change)(struct sock *sk);
-	void (*sk_data_ready)(struct sock *sk);
-	void (*sk_error_report)(struct sock *sk);
-	void (*sk_write_space)(struct sock *sk);
-	int (*sk_backlog_rcv)(struct sock *sk, struct sk_buff *skb);
-	void (*sk_destruct)(struct sock *sk);
+	u16 __gap_518;
+	SOCK_GAP(520, 552,
+		u64 sk_cookie;
+	)
+	u32 sk_ack_backlog;
+	u32 sk_max_ack_backlog;
 	uid_t sk_uid;
+	u32 __gap_564;
+	SOCK_GAP(568, 776,
+		unsigned long sk_flags;
+		struct socket *sk_socket;
+		struct socket_wq *sk_wq;
+		struct proto *sk_prot;
+		void (*sk_state_change)(struct sock *sk);
+		void (*sk_data_ready)(struct sock *sk);
+		void (*sk_error_report)(struct sock *sk);
+		void (*sk_write_space)(struct sock *sk);
+		int (*sk_backlog_rcv)(struct sock *sk, struct sk_buff *skb);
+		void (*sk_destruct)(struct sock *sk);
+	)
 };
+_Static_assert(sizeof(struct sock_common) <= 96 && offsetof(struct sock, sk_type) == 514 &&
+	       offsetof(struct sock, sk_protocol) == 516 && offsetof(struct sock, sk_ack_backlog) == 552 &&
+	       offsetof(struct sock, sk_max_ack_backlog) == 556 && offsetof(struct sock, sk_uid) == 560 &&
+	       sizeof(struct sock) == 776, "struct sock: the fields tools read at Debian 6.1's offsets");
 #define SOCK_DEAD	1
 #define SOCK_DONE	2
 #define SOCK_RCVBUF_LOCK 2
+#define SOCK_BINDADDR_LOCK 4
+#define SOCK_BINDPORT_LOCK 8
 
 struct proto {
 	const char *name;
 	unsigned int obj_size;
 	void (*close)(struct sock *sk, long timeout);
 	int (*connect)(struct sock *sk, struct sockaddr *uaddr, int addr_len);
+	int (*disconnect)(struct sock *sk, int flags);
 	void (*shutdown)(struct sock *sk, int how);
 	int (*sendmsg)(struct sock *sk, struct msghdr *msg, size_t len);
 	int (*recvmsg)(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *addr_len);
 	int (*backlog_rcv)(struct sock *sk, struct sk_buff *skb);
 	int (*init)(struct sock *sk);
 	void (*destroy)(struct sock *sk);
+	int (*hash)(struct sock *sk);
 	void (*unhash)(struct sock *sk);
 	int (*get_port)(struct sock *sk, unsigned short snum);
 	bool no_autobind;		/* connections bind as they connect (TCP) */
@@ -537,6 +627,24 @@ int sock_getsockopt(struct socket *sock, int level, int optname, void *optval, i
 void sockopt_lock_sock(struct sock *sk);
 void sockopt_release_sock(struct sock *sk);
 int sock_common_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen);
+/* an int option's value from the caller (the setsockopt handlers' first lines) */
+static __always_inline int sockopt_int_from_user(const void *optval, unsigned int optlen, int *val)
+{
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_user(val, optval, sizeof(*val)))
+		return -EFAULT;
+	return 0;
+}
+/* an int option's value to the caller, len bytes of it (the getsockopt handlers' last lines) */
+static __always_inline int sockopt_int_to_user(void *optval, int *optlen, int len, int val)
+{
+	if (copy_to_user(optlen, &len, sizeof(int)))
+		return -EFAULT;
+	if (copy_to_user(optval, &val, len))
+		return -EFAULT;
+	return 0;
+}
 int sock_common_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen);
 int sk_reset_timer(struct sock *sk, struct timer_list *timer, unsigned long expires);
 void sk_stop_timer(struct sock *sk, struct timer_list *timer);
@@ -641,6 +749,17 @@ struct udphdr {
 #define TCPHDR_PSH 0x08
 #define TCPHDR_ACK 0x10
 
+/* include/uapi/linux/ipv6.h */
+struct ipv6hdr {
+	u8 priority:4, version:4;
+	u8 flow_lbl[3];
+	__be16 payload_len;
+	u8 nexthdr;
+	u8 hop_limit;
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+};
+static __always_inline struct ipv6hdr *ipv6_hdr(const struct sk_buff *skb) { return (struct ipv6hdr *)skb_network_header(skb); }
 static __always_inline struct iphdr *ip_hdr(const struct sk_buff *skb) { return (struct iphdr *)skb_network_header(skb); }
 static __always_inline struct tcphdr *tcp_hdr(const struct sk_buff *skb) { return (struct tcphdr *)skb_transport_header(skb); }
 static __always_inline struct udphdr *udp_hdr(const struct sk_buff *skb) { return (struct udphdr *)skb_transport_header(skb); }
@@ -651,11 +770,20 @@ struct inet_sock {
 #define inet_rcv_saddr	sk.__sk_common.skc_rcv_saddr
 #define inet_dport	sk.__sk_common.skc_dport
 #define inet_num	sk.__sk_common.skc_num
+	struct ipv6_pinfo *pinet6;	/* an AF_INET6 socket's */
 	__be32 inet_saddr;
-	__be16 inet_sport;
+	SOCK_GAP(788, 800,
+		u8 ttl;
+	)
 	u16 inet_id;
-	u8 tos, ttl;
+	u16 __gap_802;
+	__be16 inet_sport;
+	u8 tos;
+	u8 __gap_807[816 - 807];	/* (BCC's bindsnoop reads the option bits 6.1 has before rcv_tos, 812) */
 };
+_Static_assert(offsetof(struct inet_sock, pinet6) == 776 && offsetof(struct inet_sock, inet_saddr) == 784 &&
+	       offsetof(struct inet_sock, inet_id) == 800 && offsetof(struct inet_sock, inet_sport) == 804 &&
+	       offsetof(struct inet_sock, tos) == 806, "struct inet_sock: as Debian 6.1's");
 static __always_inline struct inet_sock *inet_sk(const struct sock *sk) { return (struct inet_sock *)sk; }
 
 /* a connection that has seen a SYN and sent the SYN-ACK (include/net/request_sock.h) */
@@ -667,8 +795,41 @@ struct request_sock {
 	u8 num_retrans;
 };
 
+/* an AF_INET6 socket's IPv6 part (include/linux/ipv6.h), at the end of its tcp6_sock/udp6_sock */
+struct ipv6_pinfo {
+	struct in6_addr saddr;		/* the source address of what it sends */
+	u8 hop_limit;
+} __aligned(8);	/* (the last of its socket, with no padding after it: inet6_sk_generic()) */
+static __always_inline struct ipv6_pinfo *inet6_sk(const struct sock *sk)
+{
+	return sk->sk_family == AF_INET6 ? inet_sk(sk)->pinet6 : NULL;
+}
+static __always_inline bool ipv6_only_sock(const struct sock *sk) { return sk->sk_ipv6only; }
+/* include/net/ip.h: an unbound socket's source address forgotten (a disconnect) */
+static __always_inline void inet_reset_saddr(struct sock *sk)
+{
+	inet_sk(sk)->inet_saddr = 0;
+	WRITE_ONCE(inet_sk(sk)->inet_rcv_saddr, 0);
+	if (sk->sk_family == AF_INET6) {
+		memset(&inet_sk(sk)->pinet6->saddr, 0, sizeof(struct in6_addr));
+		memset(&sk->sk_v6_rcv_saddr, 0, sizeof(sk->sk_v6_rcv_saddr));
+	}
+}
+
+/* a connection socket's address family's operations (include/net/inet_connection_sock.h) */
+struct inet_connection_sock_af_ops {
+	int (*queue_xmit)(struct sock *sk, struct sk_buff *skb);
+	int (*conn_request)(struct sock *sk, struct sk_buff *skb);
+	struct sock *(*syn_recv_sock)(const struct sock *sk, struct sk_buff *skb, struct request_sock *req);
+	u16 net_header_len;
+	int (*setsockopt)(struct sock *sk, int level, int optname, void *optval, unsigned int optlen);
+	int (*getsockopt)(struct sock *sk, int level, int optname, void *optval, int *optlen);
+};
+extern const struct inet_connection_sock_af_ops ipv4_specific, ipv6_specific, ipv6_mapped;
+
 struct inet_connection_sock {
 	struct inet_sock icsk_inet;
+	const struct inet_connection_sock_af_ops *icsk_af_ops;
 	struct request_sock_queue {		/* embryos, then children to accept */
 		struct request_sock *syn_head;	/* SYN received, SYN-ACK sent */
 		struct sock *rskq_accept_head, *rskq_accept_tail;
@@ -719,20 +880,145 @@ struct tcp_skb_cb {
 
 #define IP_MAX_MTU		0xFFFFU
 /* the MSS of a path of this MTU: IP's and TCP's headers (no options) off an IP packet's at most */
-static __always_inline u32 tcp_mss_for_mtu(u32 mtu)
+static __always_inline u32 tcp_mss_for_mtu(const struct sock *sk, u32 mtu)
 {
-	return min(mtu, IP_MAX_MTU) - sizeof(struct iphdr) - sizeof(struct tcphdr);
+	return min(mtu, IP_MAX_MTU) - inet_csk(sk)->icsk_af_ops->net_header_len - sizeof(struct tcphdr);
 }
+
+struct tcp6_sock {
+	struct tcp_sock tcp;
+	struct ipv6_pinfo inet6;
+};
+struct udp6_sock {
+	struct inet_sock inet;
+	struct ipv6_pinfo inet6;
+};
+_Static_assert(offsetof(struct tcp6_sock, inet6) + sizeof(struct ipv6_pinfo) == sizeof(struct tcp6_sock) &&
+	       offsetof(struct udp6_sock, inet6) + sizeof(struct ipv6_pinfo) == sizeof(struct udp6_sock),
+	       "an AF_INET6 socket's ipv6_pinfo ends it");
 
 extern struct proto tcp_prot;
 extern const struct proto_ops inet_stream_ops;
 extern struct proto udp_prot;
 extern const struct proto_ops inet_dgram_ops;
+extern struct proto tcpv6_prot, udpv6_prot;
+extern const struct proto_ops inet6_stream_ops, inet6_dgram_ops;
 
 /* ip_output.c / ip_input.c */
 int ip_queue_xmit(struct sock *sk, struct sk_buff *skb);
 int ip_build_and_send_pkt(struct sk_buff *skb, const struct sock *sk, __be32 saddr, __be32 daddr, u8 protocol);
 int ip_rcv(struct sk_buff *skb, struct net_device *dev);
+
+/* net/ipv6/ */
+struct net;
+/* ip6_dst_lookup_flow()'s answer for a packet from saddr (NULL: the socket's choice) to daddr:
+ * the only route is the loopback's; an IPv4-mapped source has none to an IPv6 destination */
+static __always_inline int ip6_route_check(const struct in6_addr *saddr, const struct in6_addr *daddr)
+{
+	if (!ipv6_addr_loopback(daddr))
+		return -ENETUNREACH;
+	if (saddr && ipv6_addr_v4mapped(saddr))
+		return -EAFNOSUPPORT;
+	return 0;
+}
+int inet6_hash(struct sock *sk);
+int inet6_hash_connect(struct sock *sk);
+int inet6_csk_xmit(struct sock *sk, struct sk_buff *skb);
+int ipv6_setsockopt(struct sock *sk, int level, int optname, void *optval, unsigned int optlen);
+int ipv6_getsockopt(struct sock *sk, int level, int optname, void *optval, int *optlen);
+int tcp_setsockopt(struct sock *sk, int level, int optname, void *optval, unsigned int optlen);
+int tcp_getsockopt(struct sock *sk, int level, int optname, void *optval, int *optlen);
+struct sk_buff *ip6_make_skb(struct sock *sk, struct sk_buff *skb, const struct in6_addr *saddr,
+			     const struct in6_addr *daddr);
+int ip6_send_skb(struct sk_buff *skb);
+/* af_inet.c's, which AF_INET6's ops share */
+int inet_send_prepare(struct sock *sk);
+/* inet_sendmsg's and inet6_sendmsg's: bound first, then the protocol's */
+static __always_inline int inet_sendmsg_common(struct socket *sock, struct msghdr *msg, size_t size)
+{
+	struct sock *sk = sock->sk;
+
+	if (unlikely(inet_send_prepare(sk)))
+		return -EAGAIN;
+	return sk->sk_prot->sendmsg(sk, msg, size);
+}
+/* inet_recvmsg's and inet6_recvmsg's: the protocol's, the source's length */
+static __always_inline int inet_recvmsg_common(struct socket *sock, struct msghdr *msg, size_t size, int flags)
+{
+	struct sock *sk = sock->sk;
+	int addr_len = 0, err;
+
+	err = sk->sk_prot->recvmsg(sk, msg, size, flags, &addr_len);
+	if (err >= 0)
+		msg->msg_namelen = addr_len;
+	return err;
+}
+struct inet_protosw {
+	short type;
+	u16 protocol;
+	struct proto *prot;
+	const struct proto_ops *ops;
+};
+void inet6_sock_destruct(struct sock *sk);
+void inet_sock_destruct(struct sock *sk);
+/*
+ * inet_create's and inet6_create's work: the protocol of the socket's type from the family's
+ * switch (6.1's inetsw), the sock (an AF_INET6 one's ipv6_pinfo at the end of it:
+ * inet6_sk_generic()), the protocol's init.
+ */
+static __always_inline int inet_create_sock(struct socket *sock, int protocol, int kern, int family,
+			     const struct inet_protosw *sw, int nsw)
+{
+	const struct inet_protosw *answer = NULL;
+	struct inet_sock *inet;
+	struct sock *sk;
+	int i, err;
+
+	sock->state = SS_UNCONNECTED;
+	for (i = 0; i < nsw; i++)
+		if (sw[i].type == sock->type)
+			answer = &sw[i];
+	if (!answer)
+		return -ESOCKTNOSUPPORT;
+	if (protocol && protocol != answer->protocol)
+		return -EPROTONOSUPPORT;
+	protocol = answer->protocol;
+	sock->ops = answer->ops;
+	sk = sk_alloc(family, GFP_KERNEL, answer->prot, kern);
+	if (!sk)
+		return -ENOBUFS;
+	sock_init_data(sock, sk);
+	sk->sk_destruct = family == AF_INET6 ? inet6_sock_destruct : inet_sock_destruct;
+	sk->sk_protocol = protocol;
+	sk->sk_backlog_rcv = answer->prot->backlog_rcv;
+	inet = inet_sk(sk);
+	inet->ttl = 64;
+	if (family == AF_INET6) {
+		inet->pinet6 = (struct ipv6_pinfo *)((u8 *)sk + answer->prot->obj_size - sizeof(struct ipv6_pinfo));
+		inet->pinet6->hop_limit = 64;
+	}
+	err = 0;
+	if (answer->prot->init)
+		err = answer->prot->init(sk);
+	if (err) {
+		sock->sk = NULL;
+		sock_put(sk);
+	}
+	return err;
+}
+
+int inet_release(struct socket *sock);
+int inet_listen(struct socket *sock, int backlog);
+int inet_stream_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len, int flags);
+int inet_dgram_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len, int flags);
+int inet_accept(struct socket *sock, struct socket *newsock, int flags, bool kern);
+int inet_shutdown(struct socket *sock, int how);
+int ip6_xmit(const struct sock *sk, struct sk_buff *skb, const struct in6_addr *saddr,
+	     const struct in6_addr *daddr, u8 proto);
+int ipv6_rcv(struct sk_buff *skb, struct net_device *dev);
+int tcp_v6_rcv(struct sk_buff *skb);
+int udpv6_rcv(struct sk_buff *skb);
+void inet6_init(void);
 
 /* af_inet.c, inet_connection_sock.c, inet_hashtables.c (here in tcp_ipv4.c) */
 void inet_sk_set_state(struct sock *sk, int state);
@@ -750,6 +1036,12 @@ void inet_unhash(struct sock *sk);
 int inet_hash_connect(struct sock *sk);
 struct sock *__inet_lookup_established(__be32 saddr, __be16 sport, __be32 daddr, u16 hnum);
 struct sock *__inet_lookup_listener(__be32 daddr, u16 hnum);
+struct sock *__inet6_lookup_established(const struct in6_addr *saddr, __be16 sport,
+					const struct in6_addr *daddr, u16 hnum);
+struct sock *inet6_lookup_listener(const struct in6_addr *daddr, u16 hnum);
+struct sock *__udp6_lib_lookup(const struct in6_addr *daddr, u16 hnum);
+int __inet_hash(struct sock *sk, struct sock *osk);
+int __inet_hash_connect(struct sock *sk);
 void inet_put_port(struct sock *sk);
 int __inet_inherit_port(const struct sock *sk, struct sock *child);
 void inet_init(void);
@@ -765,6 +1057,150 @@ struct sock *tcp_v4_syn_recv_sock(const struct sock *sk, struct sk_buff *skb, st
 void tcp_v4_send_reset(const struct sock *sk, struct sk_buff *skb);
 int tcp_v4_send_synack(const struct sock *sk, struct request_sock *req);
 int tcp_rcv_state_process(struct sock *sk, struct sk_buff *skb);
+int tcp_init_sock(struct sock *sk);
+int tcp_v4_init_sock(struct sock *sk);
+void tcp_v4_destroy_sock(struct sock *sk);
+/* a listener's requests, by family (6.1's tcp_request_sock_ops) */
+struct tcp_request_sock_ops {
+	void (*init_req)(struct request_sock *req, const struct sock *sk_listener, struct sk_buff *skb);
+	int (*send_synack)(const struct sock *sk, struct request_sock *req);
+};
+int tcp_conn_request(const struct tcp_request_sock_ops *af_ops, struct sock *sk, struct sk_buff *skb);
+struct request_sock *tcp_find_req(struct sock *sk, const struct sk_buff *skb);
+struct sock *tcp_check_req(struct sock *sk, struct sk_buff *skb, struct request_sock *req);
+int tcp_child_process(struct sock *parent, struct sock *child, struct sk_buff *skb);
+struct sock *tcp_create_openreq_child(const struct sock *sk, struct request_sock *req, struct sk_buff *skb);
+void tcp_push_header(struct sk_buff *skb, __be16 sport, __be16 dport, u32 seq, u32 ack, u8 flags, u16 window);
+/* a request's SYN-ACK, its TCP header on, for the family's send_synack (6.1: tcp_make_synack) */
+static __always_inline struct sk_buff *tcp_synack_skb(const struct sock *sk, const struct request_sock *req)
+{
+	struct sk_buff *skb = alloc_skb(MAX_HEADER, GFP_ATOMIC);
+	int window = sk->sk_rcvbuf < TCP_MAX_WINDOW ? sk->sk_rcvbuf : TCP_MAX_WINDOW;
+
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, MAX_HEADER);
+	tcp_push_header(skb, htons(req->__req_common.skc_num), req->__req_common.skc_dport, req->snt_isn,
+			req->rcv_isn + 1, TCPHDR_SYN | TCPHDR_ACK, window);
+	return skb;
+}
+void tcp_rcv_established(struct sock *sk, struct sk_buff *skb);
+int tcp_connect(struct sock *sk);
+void tcp_set_state(struct sock *sk, int state);
+/* tcp_v4_connect's and tcp_v6_connect's end, the addresses set: SYN_SENT, a local port and the
+ * established hash (the family's hash_connect), the SYN; a failure closes it again */
+static __always_inline int tcp_connect_hashed(struct sock *sk, int (*hash_connect)(struct sock *sk))
+{
+	int err;
+
+	tcp_set_state(sk, TCP_SYN_SENT);
+	err = hash_connect(sk);
+	if (!err) {
+		tcp_sk(sk)->write_seq = (u32)get_random_u64();
+		err = tcp_connect(sk);
+	}
+	if (err) {
+		tcp_set_state(sk, TCP_CLOSE);
+		inet_sk(sk)->inet_dport = 0;
+	}
+	return err;
+}
+
+/*
+ * What tcp_v4_do_rcv and tcp_v6_do_rcv share (each with its family's reset): an established
+ * connection's segment, a listener's (the ACK that completes a request, or a SYN, or a stray),
+ * another state's; a segment refused is answered by a reset.
+ */
+static __always_inline int tcp_do_rcv_common(struct sock *sk, struct sk_buff *skb,
+					     void (*send_reset)(const struct sock *sk, struct sk_buff *skb))
+{
+	struct sock *rsk = sk;
+	int ret;
+
+	if (sk->sk_state == TCP_ESTABLISHED) {
+		tcp_rcv_established(sk, skb);
+		return 0;
+	}
+	if (sk->sk_state == TCP_LISTEN) {
+		struct request_sock *req = tcp_find_req(sk, skb);
+
+		if (req && !(TCP_SKB_CB(skb)->tcp_flags & TCPHDR_SYN)) {
+			struct sock *nsk = tcp_check_req(sk, skb, req);
+
+			if (!nsk)
+				goto reset;
+			if (nsk == sk || !tcp_child_process(sk, nsk, skb))
+				return 0;
+			rsk = nsk;
+			goto reset;
+		}
+	}
+	ret = tcp_rcv_state_process(sk, skb);
+	if (!ret)
+		return 0;
+reset:
+	send_reset(rsk, skb);
+	kfree_skb_reason(skb, SKB_DROP_REASON_TCP_FLAGS);
+	return 0;
+}
+
+/* the segment's control block from its header (tcp_v4_fill_cb's, tcp_v6_fill_cb's) */
+static __always_inline void tcp_fill_cb_common(struct sk_buff *skb, const struct tcphdr *th)
+{
+	struct tcp_skb_cb *tcb = TCP_SKB_CB(skb);
+
+	tcb->seq = ntohl(th->seq);
+	tcb->tcp_flags = ((const u8 *)th)[13];
+	tcb->end_seq = tcb->seq + !!(tcb->tcp_flags & TCPHDR_SYN) + !!(tcb->tcp_flags & TCPHDR_FIN) + skb->len -
+		       th->doff * 4;
+	tcb->ack_seq = ntohl(th->ack_seq);
+}
+
+/*
+ * tcp_v4_rcv's and tcp_v6_rcv's work: the header checked, the socket by the family's lookup
+ * (which fills the control block; a reference), none: a reset; then the segment to the socket
+ * (the reference dropped here), at once, or onto the owner's backlog (tcp_add_backlog); a
+ * listener's at once, also while its owner holds it, as 6.1's lockless listener does (its
+ * requests and accept queue are under the spinlock here): on the backlog, the ACK completing a
+ * request and the data right behind it would both wait for the listener, the data then
+ * finding no request (a reset) where 6.1's lookup finds the child the ACK made.
+ */
+static __always_inline int tcp_rcv_common(struct sk_buff *skb,
+					  struct sock *(*lookup)(struct sk_buff *skb, const struct tcphdr *th),
+					  void (*send_reset)(const struct sock *sk, struct sk_buff *skb),
+					  int (*do_rcv)(struct sock *sk, struct sk_buff *skb))
+{
+	enum skb_drop_reason drop_reason = SKB_DROP_REASON_PKT_TOO_SMALL;
+	const struct tcphdr *th = (const struct tcphdr *)skb->data;
+	unsigned int doff;
+	struct sock *sk;
+
+	if (skb->len < sizeof(struct tcphdr))
+		goto discard_it;
+	doff = th->doff * 4;
+	if (doff < sizeof(struct tcphdr) || skb->len < doff)
+		goto discard_it;
+	sk = lookup(skb, th);
+	if (!sk) {
+		drop_reason = SKB_DROP_REASON_NO_SOCKET;
+		send_reset(NULL, skb);
+		goto discard_it;
+	}
+	skb_pull(skb, doff);
+	bh_lock_sock(sk);
+	drop_reason = SKB_NOT_DROPPED_YET;
+	if (sk->sk_state == TCP_LISTEN || !sock_owned_by_user(sk))
+		do_rcv(sk, skb);
+	else if (sk_add_backlog(sk, skb, sk->sk_rcvbuf + sk->sk_sndbuf))
+		drop_reason = SKB_DROP_REASON_SOCKET_BACKLOG;
+	bh_unlock_sock(sk);
+	sock_put(sk);
+	if (!drop_reason)
+		return 0;
+discard_it:
+	kfree_skb_reason(skb, drop_reason);
+	return 0;
+}
 void tcp_rcv_established(struct sock *sk, struct sk_buff *skb);
 void tcp_rcv_space_adjust(struct sock *sk);
 int tcp_connect(struct sock *sk);
@@ -790,6 +1226,127 @@ int tcp_disconnect(struct sock *sk, int flags);
 
 /* udp.c */
 int udp_rcv(struct sk_buff *skb);
+/* a datagram's source, for recvmsg (IPv4's, or IPv6's: udpv6_rcv) */
+struct udp_skb_cb {
+	__be32 saddr;
+	__be16 sport;
+	struct in6_addr saddr6;
+};
+#define UDP_SKB_CB(skb) ((struct udp_skb_cb *)&((skb)->cb[0]))
+int udp_lib_get_port(struct sock *sk, unsigned short snum, unsigned int hash2_nulladdr);
+int udp_queue_rcv_skb(struct sock *sk, struct sk_buff *skb);
+int __udp_enqueue_schedule_skb(struct sock *sk, struct sk_buff *skb);
+struct sk_buff *__skb_recv_udp(struct sock *sk, unsigned int flags, int *off, int *err);
+void skb_consume_udp(struct sock *sk, struct sk_buff *skb, int len);
+void udp_lib_unhash(struct sock *sk);
+int udp_sendmsg(struct sock *sk, struct msghdr *msg, size_t len);
+int udp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *addr_len);
+int __ip4_datagram_connect(struct sock *sk, struct sockaddr *uaddr, int addr_len);
+
+/* a datagram of len bytes of the message with its UDP header, the IP header's room in front
+ * (udp_sendmsg's and udpv6_sendmsg's; 6.1 builds it in ip_make_skb / ip6_make_skb) */
+static __always_inline struct sk_buff *udp_make_skb(struct sock *sk, struct msghdr *msg, size_t len, __be16 dport)
+{
+	struct sk_buff *skb = alloc_skb(MAX_HEADER + len, GFP_KERNEL);
+	struct udphdr *uh;
+
+	if (!skb)
+		return ERR_PTR(-ENOBUFS);
+	skb_reserve(skb, MAX_HEADER);
+	if (copy_from_iter(skb_put(skb, len), len, &msg->msg_iter) != len) {
+		__kfree_skb(skb);
+		return ERR_PTR(-EFAULT);
+	}
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = inet_sk(sk)->inet_sport;
+	uh->dest = dport;
+	uh->len = htons(skb->len);
+	uh->check = 0;
+	skb->sk = sk;
+	return skb;
+}
+
+/* a datagram's UDP header, or NULL (the datagram dropped: shorter than it says) */
+static __always_inline struct udphdr *udp_rcv_header(struct sk_buff *skb)
+{
+	struct udphdr *uh;
+	unsigned int ulen;
+
+	if (skb->len < sizeof(struct udphdr))
+		goto short_packet;
+	uh = (struct udphdr *)skb->data;
+	ulen = ntohs(uh->len);
+	if (ulen < sizeof(struct udphdr) || ulen > skb->len)
+		goto short_packet;
+	return uh;
+short_packet:
+	kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_SMALL);
+	return NULL;
+}
+
+/* the next datagram, copied into the message (up to len: *copied), or NULL and *err
+ * (udp_recvmsg's and udpv6_recvmsg's first part) */
+static __always_inline struct sk_buff *udp_recv_copy(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *err,
+				      size_t *copied)
+{
+	struct sk_buff *skb;
+	int off = 0;
+
+	skb = __skb_recv_udp(sk, flags, &off, err);
+	if (!skb)
+		return NULL;
+	*copied = min((size_t)skb->len, len);
+	if (skb_copy_datagram_iter(skb, 0, &msg->msg_iter, *copied)) {
+		if (!(flags & MSG_PEEK))
+			skb_consume_udp(sk, skb, 0);	/* (6.1 frees it: kfree_skb) */
+		*err = -EFAULT;
+		return NULL;
+	}
+	return skb;
+}
+
+/* one datagram for the socket (no encapsulation, filter or checksum to verify on loopback):
+ * its UDP header pulled (udp_csum_pull_header), then queued (udp_queue_rcv_one_skb's and
+ * udpv6_queue_rcv_one_skb's, with __udp_queue_rcv_skb's / __udpv6_queue_rcv_skb's drop) */
+static __always_inline int udp_queue_rcv_one_skb_common(struct sock *sk, struct sk_buff *skb)
+{
+	unsigned int ulen = ntohs(((struct udphdr *)skb->data)->len);
+
+	skb_pull(skb, sizeof(struct udphdr));
+	skb->len = ulen - sizeof(struct udphdr);
+	if (__udp_enqueue_schedule_skb(sk, skb) < 0) {
+		kfree_skb_reason(skb, SKB_DROP_REASON_SOCKET_RCVBUFF);	/* -ENOMEM */
+		return -1;
+	}
+	return 0;
+}
+
+/* __udp4_lib_rcv's and __udp6_lib_rcv's end: the datagram to the socket found (its reference
+ * dropped here), none: a NO_SOCKET drop */
+static __always_inline int udp_lib_rcv_to_sock(struct sock *sk, struct sk_buff *skb, struct udphdr *uh,
+					       int (*unicast_rcv)(struct sock *sk, struct sk_buff *skb, struct udphdr *uh))
+{
+	if (!sk) {
+		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
+		return 0;
+	}
+	unicast_rcv(sk, skb, uh);
+	sock_put(sk);
+	return 0;
+}
+
+/* udp_lib_close (inline): sk_common_release() */
+static inline notrace void udp_lib_close(struct sock *sk, long timeout)	/* (an inline of udp.h whose address udp_prot takes: out of line, notrace, as 6.1's) */
+{
+	lock_sock(sk);	/* (the state and shutdown the model's readers see) */
+	sk->sk_state = TCP_CLOSE;
+	sk->sk_shutdown = SHUTDOWN_MASK;
+	release_sock(sk);
+	sk_common_release(sk);
+}
+
+
 
 /* af_unix.c */
 void af_unix_init(void);

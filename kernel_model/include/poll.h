@@ -110,4 +110,5 @@ struct socket;
 /* net: a socket's ->poll (sock_poll) calls its proto_ops' */
 __poll_t datagram_poll(struct file *file, struct socket *sock, poll_table *wait);
 __poll_t tcp_poll(struct file *file, struct socket *sock, poll_table *wait);
+__poll_t udp_poll(struct file *file, struct socket *sock, poll_table *wait);
 #endif

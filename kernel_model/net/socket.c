@@ -922,5 +922,6 @@ void __init sock_init(void)
 	net_dev_init();
 	loopback_net_init();
 	inet_init();
+	inet6_init();
 	af_unix_init();
 }

@@ -5,7 +5,8 @@
  * data both ways, more than a window's worth, EOF, a reset, the errors of misuse), slow (a
  * reader with a small receive buffer, late: what did not fit comes again), busy (connections
  * while another process holds the listener's lock), unix (socketpair, stream and datagram),
- * udp (datagrams, their source, a connected socket).  The same binary runs on a Linux host
+ * udp (datagrams, their source, a connected socket), tcp6 and udp6 (the same over IPv6's ::1,
+ * and IPv4 on a dual-stack AF_INET6 socket: IPv4-mapped addresses, IPV6_V6ONLY).  The same binary runs on a Linux host
  * too: its output there is the specification of its output in the emulated kernel
  * (tests/machine/test_net.py).
  */
@@ -114,6 +115,40 @@ static int memcmp_(const void *a, const void *b, size_t n)
 
 static char big[200000];
 
+/* the server's side of a connection: hello, world, more than a window's worth, EOF */
+static void serve(int a)
+{
+	static char in[200000];
+	char buf[64];
+	long got, same = 1, i;
+
+	show("read(hello)", readall(a, buf, 5));
+	show("hello is hello", memcmp_(buf, "hello", 5) == 0);
+	show("write(world)", write(a, "world", 5));
+	got = readall(a, in, sizeof(in));
+	show("read(200000)", got);
+	for (i = 0; i < got; i++)
+		if (in[i] != (char)(i * 7))
+			same = 0;
+	show("data intact", same);
+	show("read(EOF)", read(a, buf, sizeof(buf)));
+	show("close", close(a));
+}
+
+/* the client's side of it (its lines through cshow), closed at the end */
+static void talk(int c)
+{
+	char buf[64];
+
+	cshow("client: write(hello)", write(c, "hello", 5));
+	cshow("client: read(reply)", readall(c, buf, 5));
+	cshow("client: reply is world", memcmp_(buf, "world", 5) == 0);
+	cshow("client: write(200000)", write(c, big, sizeof(big)));
+	cshow("client: shutdown(SHUT_WR)", sc(NR_shutdown, c, SHUT_WR, 0, 0, 0, 0));
+	cshow("client: read(after peer close)", read(c, buf, sizeof(buf)));
+	close(c);
+}
+
 static int tcp(void)
 {
 	int srv = sock_in(SOCK_STREAM), one = 1, pfd[2], status, a, len, type;
@@ -157,13 +192,7 @@ static int tcp(void)
 		close(pfd[0]);
 		cshow("client: connect", connect_in(c, loopback(1), port));
 		cshow("client: connect(again)", connect_in(c, loopback(1), port));
-		cshow("client: write(hello)", write(c, "hello", 5));
-		cshow("client: read(reply)", readall(c, buf, 5));
-		cshow("client: reply is world", memcmp_(buf, "world", 5) == 0);
-		cshow("client: write(200000)", write(c, big, sizeof(big)));
-		cshow("client: shutdown(SHUT_WR)", sc(NR_shutdown, c, SHUT_WR, 0, 0, 0, 0));
-		cshow("client: read(after peer close)", read(c, buf, sizeof(buf)));
-		close(c);
+		talk(c);
 		/* a second connection: the server closes it with our data unread: a reset */
 		c = sock_in(SOCK_STREAM);
 		cshow("client: connect(2)", connect_in(c, loopback(1), port));
@@ -191,22 +220,7 @@ static int tcp(void)
 		show("TCP_NODELAY", v);
 		show("getsockopt(SOL_TCP, 99)", sc(NR_getsockopt, a, 6, 99, L(&v), L(&len), 0));
 	}
-	show("read(hello)", readall(a, buf, 5));
-	show("hello is hello", memcmp_(buf, "hello", 5) == 0);
-	show("write(world)", write(a, "world", 5));
-	{
-		static char in[200000];
-		long got = readall(a, in, sizeof(in));
-		long same = 1;
-
-		show("read(200000)", got);
-		for (i = 0; i < got; i++)
-			if (in[i] != (char)(i * 7))
-				same = 0;
-		show("data intact", same);
-	}
-	show("read(EOF)", read(a, buf, sizeof(buf)));
-	show("close", close(a));
+	serve(a);
 	a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
 	show("accept(2)", a >= 0);
 	show("recv(MSG_PEEK)", sc(NR_recvfrom, a, L(buf), 6, MSG_PEEK, 0, 0));
@@ -435,8 +449,282 @@ static int udp(void)
 	return 0;
 }
 
+/* ---- IPv6 ---- */
+#define AF_INET6 10
+#define IPPROTO_IPV6 41
+#define IPV6_V6ONLY 26
+struct sockaddr_in6 { unsigned short sin6_family, sin6_port; unsigned int sin6_flowinfo; unsigned char sin6_addr[16];
+		      unsigned int sin6_scope_id; };
+static long sock_in6(int type) { return sc(NR_socket, AF_INET6, type, 0, 0, 0, 0); }
+/* ::LAST, or ::ffff:127.0.0.LAST when mapped */
+static struct sockaddr_in6 in6(unsigned char last, int mapped, unsigned short port)
+{
+	struct sockaddr_in6 a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin6_family = AF_INET6;
+	a.sin6_port = htons(port);
+	if (mapped) {
+		a.sin6_addr[10] = a.sin6_addr[11] = 0xff;
+		a.sin6_addr[12] = 127;
+	}
+	a.sin6_addr[15] = last;
+	return a;
+}
+static long bind_in6(int fd, unsigned char last, int mapped, unsigned short port)
+{
+	struct sockaddr_in6 a = in6(last, mapped, port);
+
+	return sc(NR_bind, fd, L(&a), sizeof(a), 0, 0, 0);
+}
+static long connect_in6(int fd, unsigned char last, int mapped, unsigned short port)
+{
+	struct sockaddr_in6 a = in6(last, mapped, port);
+
+	return sc(NR_connect, fd, L(&a), sizeof(a), 0, 0, 0);
+}
+static unsigned short port_of6(int fd)
+{
+	struct sockaddr_in6 a;
+	int len = sizeof(a);
+
+	sc(NR_getsockname, fd, L(&a), L(&len), 0, 0, 0);
+	return htons(a.sin6_port);
+}
+static int is_addr6(const struct sockaddr_in6 *a, unsigned char last, int mapped)
+{
+	struct sockaddr_in6 b = in6(last, mapped, 0);
+
+	return a->sin6_family == AF_INET6 && memcmp_(a->sin6_addr, b.sin6_addr, 16) == 0;
+}
+static long v6only(int fd, int set)
+{
+	int v = set, len = 4;
+
+	if (set >= 0)
+		return sc(NR_setsockopt, fd, IPPROTO_IPV6, IPV6_V6ONLY, L(&v), 4, 0);
+	sc(NR_getsockopt, fd, IPPROTO_IPV6, IPV6_V6ONLY, L(&v), L(&len), 0);
+	return v;
+}
+
+static void show2(const char *what, const char *how, long ret)
+{
+	char line[128];
+	int n = 0;
+
+	while (*what && n < 80)
+		line[n++] = *what++;
+	while (*how && n < 126)
+		line[n++] = *how++;
+	line[n] = 0;
+	show(line, ret);
+}
+
+/* a connection to srv's port by c (connected: connect's result), its peer as accept sees it
+ * (::ffff:127.0.0.1 or ::1), a byte each way */
+static void exchange(const char *what, int srv, int c, long connected, int mapped)
+{
+	struct sockaddr_in6 peer;
+	int a, len = sizeof(peer);
+	char b = 0;
+
+	show2(what, ": connect", connected);
+	if (connected)
+		return;
+	a = sc(NR_accept4, srv, L(&peer), L(&len), 0, 0, 0);
+	show2(what, mapped ? ": peer is ::ffff:127.0.0.1" : ": peer is ::1", is_addr6(&peer, 1, mapped) && len == 28);
+	write(c, "x", 1);
+	read(a, &b, 1);
+	write(a, "y", 1);
+	read(c, &b, 1);
+	show2(what, ": a byte each way", b == 'y');
+	close(a);
+}
+
+static int tcp6(void)
+{
+	int srv = sock_in6(SOCK_STREAM), pfd[2], status, a, len;
+	struct sockaddr_in6 peer, me;
+	unsigned short port;
+	char buf[64];
+	long r, pid, i;
+
+	show("socket(AF_INET6, SOCK_STREAM)", srv >= 0);
+	show("IPV6_V6ONLY", v6only(srv, -1));
+	show("bind(::2)", bind_in6(srv, 2, 0, 0));
+	{
+		struct sockaddr_in6 a = in6(1, 0, 0);
+
+		show("bind(short address)", sc(NR_bind, srv, L(&a), 20, 0, 0, 0));
+		a.sin6_family = AF_INET;
+		show("bind(AF_INET in a sockaddr_in6)", sc(NR_bind, srv, L(&a), sizeof(a), 0, 0, 0));
+	}
+	show("bind(::1:0)", bind_in6(srv, 1, 0, 0));
+	show("IPV6_V6ONLY (bound to ::1)", v6only(srv, -1));
+	show("setsockopt(IPV6_V6ONLY, bound)", v6only(srv, 1));
+	port = port_of6(srv);
+	show("port is ephemeral", port >= 32768);
+	len = sizeof(me);
+	sc(NR_getsockname, srv, L(&me), L(&len), 0, 0, 0);
+	show("getsockname is ::1", is_addr6(&me, 1, 0) && len == 28);
+	show("listen(8)", sc(NR_listen, srv, 8, 0, 0, 0, 0));
+	{
+		int other = sock_in6(SOCK_STREAM);
+
+		show("bind(same port, other socket)", bind_in6(other, 1, 0, port));
+		show("connect(no listener)", connect_in6(other, 1, 0, 1));
+		close(other);
+		other = sock_in6(SOCK_STREAM);
+		show("getpeername(unconnected)", sc(NR_getpeername, other, L(&peer), L(&len), 0, 0, 0));
+		close(other);
+		other = sock_in(SOCK_STREAM);
+		show("IPv4 connect to the ::1 listener's port", connect_in(other, loopback(1), port));
+		close(other);
+		other = sock_in6(SOCK_STREAM);
+		show("bind(::ffff:127.0.0.1)", bind_in6(other, 1, 1, 0));
+		show("connect(::1) from an IPv4-mapped address", connect_in6(other, 1, 0, port));
+		close(other);
+	}
+	sc(NR_pipe2, L(pfd), 0, 0, 0, 0, 0);
+	for (i = 0; i < (long)sizeof(big); i++)
+		big[i] = (char)(i * 7);
+	pid = fork();
+	if (pid == 0) {
+		int c = sock_in6(SOCK_STREAM);
+		struct sockaddr_in6 p;
+		int plen = sizeof(p);
+
+		close(pfd[0]);
+		cshow("client: connect", connect_in6(c, 1, 0, port));
+		cshow("client: connect(again)", connect_in6(c, 1, 0, port));
+		sc(NR_getpeername, c, L(&p), L(&plen), 0, 0, 0);
+		cshow("client: getpeername is [::1]:port", is_addr6(&p, 1, 0) && htons(p.sin6_port) == port);
+		talk(c);
+		write(pfd[1], clog, clog_len);
+		exit(0);
+	}
+	close(pfd[1]);
+	len = sizeof(peer);
+	a = sc(NR_accept4, srv, L(&peer), L(&len), 0, 0, 0);
+	show("accept", a >= 0);
+	show("peer address is ::1", is_addr6(&peer, 1, 0) && len == 28);
+	len = sizeof(me);
+	sc(NR_getsockname, a, L(&me), L(&len), 0, 0, 0);
+	show("accepted's name is [::1]:port", is_addr6(&me, 1, 0) && htons(me.sin6_port) == port);
+	serve(a);
+	wait4(pid, &status, 0, NULL);
+	show("client exit status", status);
+	close(srv);
+	while ((r = read(pfd[0], buf, sizeof(buf))) > 0)
+		write(1, buf, r);
+
+	/* dual stack: a listener on :: takes IPv4, its peers IPv4-mapped */
+	srv = sock_in6(SOCK_STREAM);
+	show("bind(::)", bind_in6(srv, 0, 0, 0));
+	show("IPV6_V6ONLY (bound to ::)", v6only(srv, -1));
+	port = port_of6(srv);
+	show("listen", sc(NR_listen, srv, 8, 0, 0, 0, 0));
+	{
+		int c = sock_in(SOCK_STREAM);
+
+		exchange("IPv4 socket to 127.0.0.1", srv, c, connect_in(c, loopback(1), port), 1);
+		close(c);
+		c = sock_in6(SOCK_STREAM);
+		exchange("IPv6 socket to ::ffff:127.0.0.1", srv, c, connect_in6(c, 1, 1, port), 1);
+		len = sizeof(me);
+		sc(NR_getsockname, c, L(&me), L(&len), 0, 0, 0);
+		show("its name is ::ffff:127.0.0.1", is_addr6(&me, 1, 1));
+		close(c);
+		c = sock_in6(SOCK_STREAM);
+		show("setsockopt(IPV6_V6ONLY)", v6only(c, 1));
+		show("IPV6_V6ONLY socket to ::ffff:127.0.0.1", connect_in6(c, 1, 1, port));
+		close(c);
+		c = sock_in6(SOCK_STREAM);
+		exchange("IPv6 socket to ::1", srv, c, connect_in6(c, 1, 0, port), 0);
+		close(c);
+	}
+	close(srv);
+	srv = sock_in6(SOCK_STREAM);
+	show("setsockopt(IPV6_V6ONLY)", v6only(srv, 1));
+	show("bind(::, v6 only)", bind_in6(srv, 0, 0, 0));
+	port = port_of6(srv);
+	sc(NR_listen, srv, 8, 0, 0, 0, 0);
+	{
+		int c = sock_in(SOCK_STREAM);
+
+		show("IPv4 connect to a v6-only listener", connect_in(c, loopback(1), port));
+		close(c);
+		c = sock_in(SOCK_STREAM);
+		show("IPv4 bind to its port", bind_in(c, loopback(1), port));
+		close(c);
+	}
+	close(srv);
+	return 0;
+}
+
+static int udp6(void)
+{
+	int s = sock_in6(SOCK_DGRAM), c = sock_in6(SOCK_DGRAM), len;
+	struct sockaddr_in6 to, from;
+	char buf[64];
+
+	show("socket(AF_INET6, SOCK_DGRAM)", s >= 0 && c >= 0);
+	show("bind(::2)", bind_in6(s, 2, 0, 0));
+	show("bind(::1:0)", bind_in6(s, 1, 0, 0));
+	to = in6(1, 0, port_of6(s));
+	show("send(no address)", sc(NR_sendto, c, L("x"), 1, 0, 0, 0));
+	show("sendto(ping)", sc(NR_sendto, c, L("ping"), 4, 0, L(&to), sizeof(to)));
+	len = sizeof(from);
+	show("recvfrom", sc(NR_recvfrom, s, L(buf), sizeof(buf), 0, L(&from), L(&len)));
+	show("from ::1, the sender's port", is_addr6(&from, 1, 0) && htons(from.sin6_port) == port_of6(c) && len == 28);
+	show("connect", sc(NR_connect, c, L(&to), sizeof(to), 0, 0, 0));
+	show("send(abc)", write(c, "abc", 3));
+	show("recv", read(s, buf, sizeof(buf)));
+	len = sizeof(from);
+	show("getpeername", sc(NR_getpeername, c, L(&from), L(&len), 0, 0, 0));
+	show("peer is the server", is_addr6(&from, 1, 0) && htons(from.sin6_port) == port_of6(s));
+	to.sin6_port = htons(1);
+	show("sendto(a port nobody has)", sc(NR_sendto, s, L("x"), 1, 0, L(&to), sizeof(to)));
+	{
+		int m = sock_in6(SOCK_DGRAM);
+
+		show("bind(::ffff:127.0.0.1)", bind_in6(m, 1, 1, 0));
+		show("sendto(::1) from an IPv4-mapped address", sc(NR_sendto, m, L("x"), 1, 0, L(&to), sizeof(to)));
+		show("connect(::1) from an IPv4-mapped address", sc(NR_connect, m, L(&to), sizeof(to), 0, 0, 0));
+		close(m);
+	}
+	close(s);
+	close(c);
+	/* dual stack */
+	s = sock_in6(SOCK_DGRAM);
+	show("bind(::)", bind_in6(s, 0, 0, 0));
+	{
+		struct sockaddr_in sin = { AF_INET, htons(port_of6(s)), loopback(1), { 0 } };
+		int d = sock_in(SOCK_DGRAM);
+
+		show("IPv4 sendto 127.0.0.1", sc(NR_sendto, d, L("v4"), 2, 0, L(&sin), sizeof(sin)));
+		len = sizeof(from);
+		show("recvfrom", sc(NR_recvfrom, s, L(buf), sizeof(buf), 0, L(&from), L(&len)));
+		show("from ::ffff:127.0.0.1", is_addr6(&from, 1, 1) && htons(from.sin6_port) == port_of(d));
+		close(d);
+		c = sock_in6(SOCK_DGRAM);
+		to = in6(1, 1, port_of6(s));
+		show("IPv6 sendto ::ffff:127.0.0.1", sc(NR_sendto, c, L("mapped"), 6, 0, L(&to), sizeof(to)));
+		len = sizeof(from);
+		show("recvfrom", sc(NR_recvfrom, s, L(buf), sizeof(buf), 0, L(&from), L(&len)));
+		show("from ::ffff:127.0.0.1", is_addr6(&from, 1, 1) && htons(from.sin6_port) == port_of6(c));
+		close(c);
+	}
+	close(s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "tcp6"))
+		return tcp6();
+	if (argc == 2 && !strcmp(argv[1], "udp6"))
+		return udp6();
 	if (argc == 2 && !strcmp(argv[1], "udp"))
 		return udp();
 	if (argc == 2 && !strcmp(argv[1], "unix"))
@@ -447,6 +735,6 @@ int main(int argc, char **argv)
 		return slow();
 	if (argc == 2 && !strcmp(argv[1], "busy"))
 		return busy();
-	dprintf(2, "usage: nettest tcp|slow|busy|unix|udp\n");
+	dprintf(2, "usage: nettest tcp|slow|busy|unix|udp|tcp6|udp6\n");
 	return 2;
 }

@@ -603,8 +603,10 @@ TCP_LIFE_CALLS = {
     ("inet_sk_state_store", "inet_csk_listen_start"),
     ("inet_sk_state_store", "tcp_set_state"),
     ("__inet_hash", "inet_hash"),
-    ("inet_ehash_nolisten", "inet_hash_connect"),
+    ("__inet_hash_connect", "inet_hash_connect"),
+    ("inet_ehash_nolisten", "__inet_hash_connect"),
     ("inet_ehash_nolisten", "tcp_v4_syn_recv_sock"),
+    ("tcp_create_openreq_child", "tcp_v4_syn_recv_sock"),
     ("inet_ehash_insert", "inet_ehash_nolisten"),
     ("inet_csk_init_xmit_timers", "tcp_init_xmit_timers"),
     ("inet_csk_clear_xmit_timers", "tcp_v4_destroy_sock"),
@@ -643,6 +645,99 @@ UDP_CALLS = {
 def test_udp_socket_calls(machine):
     calls = traced_calls(machine, {f for f, _ in UDP_CALLS}, [(["nettest", "udp"], None)])
     assert UDP_CALLS <= calls, UDP_CALLS - calls
+
+
+# net/ipv6/af_inet6.c, inet6_hashtables.c, ipv6_sockglue.c, tcp_ipv6.c, ip6_output.c,
+# ip6_input.c, inet6_connection_sock.c: TCP over ::1, and IPv4 on a dual-stack socket
+TCP6_CALLS = {
+    ("inet6_create", "__sock_create"),
+    ("tcp_v6_init_sock", "inet6_create"),
+    ("tcp_init_sock", "tcp_v6_init_sock"),
+    ("__inet6_bind", "inet6_bind"),
+    ("inet_csk_get_port", "__inet6_bind"),
+    ("inet_rcv_saddr_equal", "inet_bind_conflict"),
+    ("ipv6_rcv_saddr_equal", "inet_rcv_saddr_equal"),
+    ("inet6_getname", "do_accept"),
+    ("ipv6_setsockopt", "tcp_setsockopt"),
+    ("do_ipv6_setsockopt", "ipv6_setsockopt"),
+    ("ipv6_getsockopt", "tcp_getsockopt"),
+    ("do_ipv6_getsockopt", "ipv6_getsockopt"),
+    ("inet6_hash", "inet_csk_listen_start"),
+    ("__inet_hash", "inet6_hash"),
+    ("tcp_v6_connect", "__inet_stream_connect"),
+    ("inet6_hash_connect", "tcp_v6_connect"),
+    ("__inet_hash_connect", "inet6_hash_connect"),
+    ("tcp_connect", "tcp_v6_connect"),
+    ("tcp_v4_connect", "tcp_v6_connect"),           # to ::ffff:127.0.0.1
+    ("inet6_csk_xmit", "__tcp_transmit_skb"),
+    ("ip6_xmit", "inet6_csk_xmit"),
+    ("ip6_output", "ip6_xmit"),
+    ("ip6_finish_output", "ip6_output"),
+    ("ip6_finish_output2", "ip6_finish_output"),
+    ("dev_queue_xmit", "ip6_finish_output2"),
+    ("ip6_rcv_core", "ipv6_rcv"),
+    ("ip6_rcv_finish", "ipv6_rcv"),
+    ("ip6_input", "ip6_rcv_finish"),
+    ("ip6_input_finish", "ip6_input"),
+    ("ip6_protocol_deliver_rcu", "ip6_input_finish"),
+    ("tcp_v6_rcv", "ip6_protocol_deliver_rcu"),
+    ("tcp_v6_fill_cb", "tcp_v6_rcv"),
+    ("__inet6_lookup_established", "tcp_v6_rcv"),
+    ("inet6_lookup_listener", "tcp_v6_rcv"),
+    ("tcp_v6_do_rcv", "tcp_v6_rcv"),
+    ("tcp_v6_send_reset", "tcp_v6_rcv"),            # the connect nobody listens for
+    ("tcp_v6_send_response", "tcp_v6_send_reset"),
+    ("tcp_v6_conn_request", "tcp_rcv_state_process"),
+    ("tcp_conn_request", "tcp_v6_conn_request"),
+    ("tcp_v6_send_synack", "tcp_conn_request"),
+    ("ip6_xmit", "tcp_v6_send_synack"),
+    ("tcp_v6_syn_recv_sock", "tcp_check_req"),
+    ("tcp_create_openreq_child", "tcp_v6_syn_recv_sock"),
+    ("inet_csk_clone_lock", "tcp_create_openreq_child"),
+    ("inet_ehash_nolisten", "tcp_v6_syn_recv_sock"),
+    # IPv4 segments of the dual-stack listener and its IPv4-mapped children
+    ("tcp_v4_conn_request", "tcp_v6_conn_request"),
+    ("tcp_v4_syn_recv_sock", "tcp_v6_syn_recv_sock"),
+    ("inet6_sock_destruct", "__sk_destruct"),
+    ("inet6_release", "__sock_release"),
+}
+
+
+def test_tcp_over_ipv6_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in TCP6_CALLS}, [(["nettest", "tcp6"], None)])
+    assert TCP6_CALLS <= calls, TCP6_CALLS - calls
+
+
+# net/ipv6/udp.c, datagram.c, ip6_output.c: UDP over ::1, and IPv4 on a dual-stack socket
+UDP6_CALLS = {
+    ("udpv6_sendmsg", "inet6_sendmsg"),
+    ("udp_v6_get_port", "__inet6_bind"),
+    ("udp_v6_get_port", "inet_autobind"),
+    ("udp_lib_get_port", "udp_v6_get_port"),
+    ("ip6_make_skb", "udpv6_sendmsg"),
+    ("udp_v6_send_skb", "udpv6_sendmsg"),
+    ("ip6_send_skb", "udp_v6_send_skb"),
+    ("ip6_local_out", "ip6_send_skb"),
+    ("__ip6_local_out", "ip6_local_out"),
+    ("ip6_output", "ip6_local_out"),
+    ("udp_sendmsg", "udpv6_sendmsg"),               # to ::ffff:127.0.0.1
+    ("udpv6_rcv", "ip6_protocol_deliver_rcu"),
+    ("__udp6_lib_rcv", "udpv6_rcv"),
+    ("__udp6_lib_lookup", "__udp6_lib_rcv"),
+    ("udp6_unicast_rcv_skb", "__udp6_lib_rcv"),
+    ("udpv6_queue_rcv_skb", "udp6_unicast_rcv_skb"),
+    ("udpv6_queue_rcv_one_skb", "udpv6_queue_rcv_skb"),
+    ("__udp_enqueue_schedule_skb", "udpv6_queue_rcv_one_skb"),
+    ("udpv6_recvmsg", "inet6_recvmsg"),
+    ("__skb_recv_udp", "udpv6_recvmsg"),
+    ("ip6_datagram_connect", "inet_dgram_connect"),
+    ("__ip6_datagram_connect", "ip6_datagram_connect"),
+}
+
+
+def test_udp_over_ipv6_calls(machine):
+    calls = traced_calls(machine, {f for f, _ in UDP6_CALLS}, [(["nettest", "udp6"], None)])
+    assert UDP6_CALLS <= calls, UDP6_CALLS - calls
 
 
 # fs/pipe.c: F_SETPIPE_SZ resizes the ring

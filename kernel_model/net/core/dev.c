@@ -124,6 +124,8 @@ static noinline int __netif_receive_skb_core(struct sk_buff **pskb)
 	skb_reset_network_header(skb);
 	if (skb->protocol == htons(ETH_P_IP))
 		return ip_rcv(skb, skb->dev);
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return ipv6_rcv(skb, skb->dev);
 	kfree_skb_reason(skb, SKB_DROP_REASON_UNHANDLED_PROTO);
 	return NET_RX_DROP;
 }

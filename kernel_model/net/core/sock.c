@@ -102,7 +102,7 @@ static noinline void sock_def_error_report(struct sock *sk)
 noinline void sk_error_report(struct sock *sk)
 {
 	sk->sk_error_report(sk);
-	if (sk->sk_family == AF_INET)
+	if (sk->sk_family == AF_INET || sk->sk_family == AF_INET6)
 		trace_inet_sk_error_report(sk);
 }
 
@@ -269,12 +269,11 @@ noinline void sockopt_release_sock(struct sock *sk)
 
 noinline int sk_setsockopt(struct sock *sk, int level, int optname, void *optval, unsigned int optlen)
 {
-	int val;
+	int val, err;
 
-	if (optlen < sizeof(int))
-		return -EINVAL;
-	if (copy_from_user(&val, optval, sizeof(val)))
-		return -EFAULT;
+	err = sockopt_int_from_user(optval, optlen, &val);
+	if (err)
+		return err;
 	sockopt_lock_sock(sk);
 	switch (optname) {
 	case SO_REUSEADDR:

@@ -29,51 +29,14 @@ noinline void inet_sock_destruct(struct sock *sk)
 	skb_queue_purge(&sk->sk_receive_queue);
 }
 
+static const struct inet_protosw inetsw_array[] = {
+	{ SOCK_STREAM, IPPROTO_TCP, &tcp_prot, &inet_stream_ops },
+	{ SOCK_DGRAM, IPPROTO_UDP, &udp_prot, &inet_dgram_ops },
+};
+
 static noinline int inet_create(struct socket *sock, int protocol, int kern)
 {
-	struct proto *answer_prot;
-	const struct proto_ops *answer_ops;
-	struct inet_sock *inet;
-	struct sock *sk;
-	int err;
-
-	sock->state = SS_UNCONNECTED;
-	switch (sock->type) {
-	case SOCK_STREAM:
-		if (protocol && protocol != IPPROTO_TCP)
-			return -EPROTONOSUPPORT;
-		protocol = IPPROTO_TCP;
-		answer_prot = &tcp_prot;
-		answer_ops = &inet_stream_ops;
-		break;
-	case SOCK_DGRAM:
-		if (protocol && protocol != IPPROTO_UDP)
-			return -EPROTONOSUPPORT;
-		protocol = IPPROTO_UDP;
-		answer_prot = &udp_prot;
-		answer_ops = &inet_dgram_ops;
-		break;
-	default:
-		return -ESOCKTNOSUPPORT;
-	}
-	sock->ops = answer_ops;
-	sk = sk_alloc(PF_INET, GFP_KERNEL, answer_prot, kern);
-	if (!sk)
-		return -ENOBUFS;
-	sock_init_data(sock, sk);
-	sk->sk_destruct = inet_sock_destruct;
-	sk->sk_protocol = protocol;
-	sk->sk_backlog_rcv = answer_prot->backlog_rcv;
-	inet = inet_sk(sk);
-	inet->ttl = 64;
-	err = 0;
-	if (answer_prot->init)
-		err = answer_prot->init(sk);
-	if (err) {
-		sock->sk = NULL;
-		sock_put(sk);
-	}
-	return err;
+	return inet_create_sock(sock, protocol, kern, PF_INET, inetsw_array, ARRAY_SIZE(inetsw_array));
 }
 
 noinline int inet_release(struct socket *sock)
@@ -113,6 +76,10 @@ static noinline int __inet_bind(struct sock *sk, struct sockaddr *uaddr, int add
 		err = -EADDRINUSE;
 		goto out;
 	}
+	if (inet->inet_rcv_saddr)
+		sk->sk_userlocks |= SOCK_BINDADDR_LOCK;
+	if (snum)
+		sk->sk_userlocks |= SOCK_BINDPORT_LOCK;
 	inet->inet_sport = htons(inet->inet_num);
 	inet->inet_daddr = 0;
 	inet->inet_dport = 0;
@@ -183,9 +150,11 @@ static noinline int __inet_stream_connect(struct socket *sock, struct sockaddr *
 		if (sk_wait_event(sk, !((1 << READ_ONCE(sk->sk_state)) & (TCPF_SYN_SENT | TCPF_SYN_RECV))))
 			return -ERESTARTSYS;
 	}
-	if (sk->sk_state == TCP_CLOSE) {
+	if (sk->sk_state == TCP_CLOSE) {	/* sock_error: the connection is gone */
 		err = sock_error(sk) ? : -ECONNABORTED;
 		sock->state = SS_UNCONNECTED;
+		if (sk->sk_prot->disconnect(sk, flags))
+			sock->state = SS_DISCONNECTING;
 		return err;
 	}
 	sock->state = SS_CONNECTED;
@@ -271,11 +240,7 @@ noinline int inet_send_prepare(struct sock *sk)
 
 noinline int inet_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 {
-	struct sock *sk = sock->sk;
-
-	if (unlikely(inet_send_prepare(sk)))
-		return -EAGAIN;
-	return sk->sk_prot->sendmsg(sk, msg, size);
+	return inet_sendmsg_common(sock, msg, size);
 }
 
 /* a datagram socket's default destination (bound first) */
@@ -292,13 +257,7 @@ noinline int inet_dgram_connect(struct socket *sock, struct sockaddr *uaddr, int
 
 noinline int inet_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags)
 {
-	struct sock *sk = sock->sk;
-	int addr_len = 0, err;
-
-	err = sk->sk_prot->recvmsg(sk, msg, size, flags, &addr_len);
-	if (err >= 0)
-		msg->msg_namelen = addr_len;
-	return err;
+	return inet_recvmsg_common(sock, msg, size, flags);
 }
 
 noinline int inet_shutdown(struct socket *sock, int how)

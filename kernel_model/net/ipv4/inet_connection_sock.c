@@ -38,10 +38,71 @@ static notrace void hashinfo_unlock(void)
 	local_bh_enable();
 }
 
+/* ipv6_addr_type()'s answers that matter here */
+#define IPV6_ADDR_ANY		0x0000U
+#define IPV6_ADDR_UNICAST	0x0001U
+#define IPV6_ADDR_MAPPED	0x1000U
+static __always_inline int ipv6_addr_type(const struct in6_addr *a)
+{
+	if (ipv6_addr_any(a))
+		return IPV6_ADDR_ANY;
+	return ipv6_addr_v4mapped(a) ? IPV6_ADDR_MAPPED : IPV6_ADDR_UNICAST;
+}
+
+/* do an AF_INET6 socket's local address and another's overlap (sk2_rcv_saddr6 NULL: sk2 is an
+ * AF_INET one); IPv4-mapped addresses compare as IPv4's */
+static noinline bool ipv6_rcv_saddr_equal(const struct in6_addr *sk1_rcv_saddr6, const struct in6_addr *sk2_rcv_saddr6,
+					  __be32 sk1_rcv_saddr, __be32 sk2_rcv_saddr, bool sk1_ipv6only,
+					  bool sk2_ipv6only, bool match_sk1_wildcard, bool match_sk2_wildcard)
+{
+	int addr_type = ipv6_addr_type(sk1_rcv_saddr6);
+	int addr_type2 = sk2_rcv_saddr6 ? ipv6_addr_type(sk2_rcv_saddr6) : IPV6_ADDR_MAPPED;
+
+	/* if both are mapped, treat as IPv4 */
+	if (addr_type == IPV6_ADDR_MAPPED && addr_type2 == IPV6_ADDR_MAPPED) {
+		if (!sk2_ipv6only) {
+			if (sk1_rcv_saddr == sk2_rcv_saddr)
+				return true;
+			return (match_sk1_wildcard && !sk1_rcv_saddr) || (match_sk2_wildcard && !sk2_rcv_saddr);
+		}
+		return false;
+	}
+	if (addr_type == IPV6_ADDR_ANY && addr_type2 == IPV6_ADDR_ANY)
+		return true;
+	if (addr_type2 == IPV6_ADDR_ANY && match_sk2_wildcard && !(sk2_ipv6only && addr_type == IPV6_ADDR_MAPPED))
+		return true;
+	if (addr_type == IPV6_ADDR_ANY && match_sk1_wildcard && !(sk1_ipv6only && addr_type2 == IPV6_ADDR_MAPPED))
+		return true;
+	return sk2_rcv_saddr6 && ipv6_addr_equal(sk1_rcv_saddr6, sk2_rcv_saddr6);
+}
+
+static inline notrace bool ipv4_rcv_saddr_equal(__be32 sk1_rcv_saddr, __be32 sk2_rcv_saddr, bool sk2_ipv6only,
+					  bool match_sk1_wildcard, bool match_sk2_wildcard)
+{
+	if (!sk2_ipv6only) {
+		if (sk1_rcv_saddr == sk2_rcv_saddr)
+			return true;
+		return (match_sk1_wildcard && !sk1_rcv_saddr) || (match_sk2_wildcard && !sk2_rcv_saddr);
+	}
+	return false;
+}
+
+/* do the two sockets' local addresses overlap */
+noinline bool inet_rcv_saddr_equal(const struct sock *sk, const struct sock *sk2, bool match_wildcard)
+{
+	if (sk->sk_family == AF_INET6)
+		return ipv6_rcv_saddr_equal(&sk->sk_v6_rcv_saddr,
+					    sk2->sk_family == AF_INET6 ? &sk2->sk_v6_rcv_saddr : NULL,
+					    sk->sk_rcv_saddr, sk2->sk_rcv_saddr, ipv6_only_sock(sk),
+					    ipv6_only_sock(sk2), match_wildcard, match_wildcard);
+	return ipv4_rcv_saddr_equal(sk->sk_rcv_saddr, sk2->sk_rcv_saddr, ipv6_only_sock(sk2), match_wildcard,
+				    match_wildcard);
+}
+
 /* two sockets on one port conflict unless both said SO_REUSEADDR and the other is not listening */
 static noinline bool inet_bind_conflict(const struct sock *sk, const struct sock *sk2, bool relax)
 {
-	if (sk->sk_rcv_saddr && sk2->sk_rcv_saddr && sk->sk_rcv_saddr != sk2->sk_rcv_saddr)
+	if (!inet_rcv_saddr_equal(sk, sk2, true))
 		return false;
 	if (relax && sk->sk_reuse && sk2->sk_reuse && sk2->sk_state != TCP_LISTEN)
 		return false;
@@ -53,8 +114,8 @@ static notrace bool port_in_use(const struct sock *sk, u16 port, bool relax)
 	struct sock *sk2;
 
 	list_for_each_entry(sk2, &inet_hashinfo.bhash, __sk_common.skc_bind_node)
-		if (sk2 != sk && sk2->sk_num == port && sk2->sk_family == sk->sk_family &&
-		    sk2->sk_protocol == sk->sk_protocol && inet_bind_conflict(sk, sk2, relax))
+		if (sk2 != sk && sk2->sk_num == port && sk2->sk_protocol == sk->sk_protocol &&
+		    inet_bind_conflict(sk, sk2, relax))
 			return true;
 	return false;
 }
@@ -164,7 +225,7 @@ noinline void inet_unhash(struct sock *sk)
 }
 
 /* connect: a free local port whose 4-tuple no connection has, then hashed */
-noinline int inet_hash_connect(struct sock *sk)
+noinline int __inet_hash_connect(struct sock *sk)
 {
 	int err = 0;
 
@@ -173,8 +234,19 @@ noinline int inet_hash_connect(struct sock *sk)
 	if (err)
 		return err;
 	inet_sk(sk)->inet_sport = htons(inet_sk(sk)->inet_num);
-	inet_ehash_nolisten(sk, NULL, NULL);	/* __inet_hash_connect's */
+	inet_ehash_nolisten(sk, NULL, NULL);
 	return 0;
+}
+
+noinline int inet_hash_connect(struct sock *sk)
+{
+	return __inet_hash_connect(sk);
+}
+
+/* an IPv4 packet's socket: an AF_INET one, or an AF_INET6 one's IPv4-mapped connection */
+static notrace bool inet_v4_sock(const struct sock *sk)
+{
+	return sk->sk_family == AF_INET || ipv6_addr_v4mapped(&sk->sk_v6_daddr);
 }
 
 /* with a reference, or NULL */
@@ -185,7 +257,7 @@ noinline struct sock *__inet_lookup_established(__be32 saddr, __be16 sport, __be
 	spin_lock(&inet_hashinfo.lock);
 	list_for_each_entry(sk, &inet_hashinfo.ehash, sk_node)
 		if (sk->sk_daddr == saddr && sk->sk_dport == sport && sk->sk_rcv_saddr == daddr &&
-		    sk->sk_num == hnum) {
+		    sk->sk_num == hnum && inet_v4_sock(sk)) {
 			found = sk;
 			sock_hold(sk);
 			break;
@@ -194,36 +266,100 @@ noinline struct sock *__inet_lookup_established(__be32 saddr, __be16 sport, __be
 	return found;
 }
 
-noinline struct sock *__inet_lookup_listener(__be32 daddr, u16 hnum)
+/*
+ * The best-scoring socket of a table (the listeners, or the bound sockets of a protocol), with a
+ * reference, or NULL: compute_score() of inet_hashtables.c, inet6_hashtables.c and udp.c.
+ */
+static __always_inline struct sock *inet_lookup_best(struct list_head *head, bool bind_list, int protocol,
+					     int (*score)(const struct sock *sk, const void *daddr, u16 hnum),
+					     const void *daddr, u16 hnum)
 {
+	size_t node = bind_list ? offsetof(struct sock, __sk_common.skc_bind_node) : offsetof(struct sock, sk_node);
 	struct sock *sk, *found = NULL;
+	struct list_head *pos;
+	int best = -1, sc;
 
 	spin_lock(&inet_hashinfo.lock);
-	list_for_each_entry(sk, &inet_hashinfo.lhash, sk_node)
-		if (sk->sk_num == hnum && (!sk->sk_rcv_saddr || sk->sk_rcv_saddr == daddr)) {
+	for (pos = head->next; pos != head; pos = pos->next) {
+		sk = (struct sock *)((u8 *)pos - node);
+		if (bind_list && sk->sk_protocol != protocol)
+			continue;
+		sc = score(sk, daddr, hnum);
+		if (sc > best) {
 			found = sk;
-			sock_hold(sk);
-			break;
+			best = sc;
 		}
+	}
+	if (found)
+		sock_hold(found);
 	spin_unlock(&inet_hashinfo.lock);
 	return found;
+}
+
+/* an IPv4 packet's: an IPv4 socket scores above a dual-stack AF_INET6 one, a bound address
+ * above the any address; an IPV6_V6ONLY socket takes no IPv4 */
+static notrace int inet_score(const struct sock *sk, const void *daddr, u16 hnum)
+{
+	int score;
+
+	if (sk->sk_num != hnum || (sk->sk_family == AF_INET6 && ipv6_only_sock(sk)))
+		return -1;
+	score = sk->sk_family == AF_INET ? 2 : 1;
+	if (sk->sk_rcv_saddr) {
+		if (sk->sk_rcv_saddr != *(const __be32 *)daddr)
+			return -1;
+		score += 4;
+	}
+	return score;
+}
+
+/* an IPv6 packet's: AF_INET6 sockets, a bound address above the any address */
+static notrace int inet6_score(const struct sock *sk, const void *daddr, u16 hnum)
+{
+	if (sk->sk_family != AF_INET6 || sk->sk_num != hnum)
+		return -1;
+	if (ipv6_addr_any(&sk->sk_v6_rcv_saddr))
+		return 1;
+	return ipv6_addr_equal(&sk->sk_v6_rcv_saddr, daddr) ? 2 : -1;
+}
+
+noinline struct sock *__inet_lookup_listener(__be32 daddr, u16 hnum)
+{
+	return inet_lookup_best(&inet_hashinfo.lhash, false, IPPROTO_TCP, inet_score, &daddr, hnum);
 }
 
 /* udp.c: the UDP socket bound to a local port (and address), with a reference */
 noinline struct sock *__udp4_lib_lookup(__be32 daddr, u16 hnum)
 {
+	return inet_lookup_best(&inet_hashinfo.bhash, true, IPPROTO_UDP, inet_score, &daddr, hnum);
+}
+
+/* net/ipv6/inet6_hashtables.c: an IPv6 packet's connection, listener; udp.c's socket */
+noinline struct sock *__inet6_lookup_established(const struct in6_addr *saddr, __be16 sport,
+						 const struct in6_addr *daddr, u16 hnum)
+{
 	struct sock *sk, *found = NULL;
 
 	spin_lock(&inet_hashinfo.lock);
-	list_for_each_entry(sk, &inet_hashinfo.bhash, __sk_common.skc_bind_node)
-		if (sk->sk_protocol == IPPROTO_UDP && sk->sk_num == hnum &&
-		    (!sk->sk_rcv_saddr || sk->sk_rcv_saddr == daddr)) {
+	list_for_each_entry(sk, &inet_hashinfo.ehash, sk_node)
+		if (sk->sk_family == AF_INET6 && sk->sk_dport == sport && sk->sk_num == hnum &&
+		    ipv6_addr_equal(&sk->sk_v6_daddr, saddr) && ipv6_addr_equal(&sk->sk_v6_rcv_saddr, daddr)) {
 			found = sk;
 			sock_hold(sk);
 			break;
 		}
 	spin_unlock(&inet_hashinfo.lock);
 	return found;
+}
+
+noinline struct sock *inet6_lookup_listener(const struct in6_addr *daddr, u16 hnum)
+{
+	return inet_lookup_best(&inet_hashinfo.lhash, false, IPPROTO_TCP, inet6_score, daddr, hnum);
+}
+
+noinline struct sock *__udp6_lib_lookup(const struct in6_addr *daddr, u16 hnum)
+{
+	return inet_lookup_best(&inet_hashinfo.bhash, true, IPPROTO_UDP, inet6_score, daddr, hnum);
 }
 
 /* net/core/request_sock.c: the listener's accept queue, empty */
@@ -247,7 +383,7 @@ noinline int inet_csk_listen_start(struct sock *sk)
 		return -EADDRINUSE;
 	}
 	inet->inet_sport = htons(inet->inet_num);
-	inet_hash(sk);
+	sk->sk_prot->hash(sk);
 	return 0;
 }
 
@@ -334,16 +470,27 @@ noinline struct sock *inet_csk_clone_lock(const struct sock *sk, const struct re
 	newsk->sk_rcvbuf = sk->sk_rcvbuf;
 	newsk->sk_sndbuf = sk->sk_sndbuf;
 	newsk->sk_wq = NULL;
+	/* sk_clone_lock()'s copy of the listener: its addresses, ports and state are the child's
+	 * when it goes to SYN_RECV (sock:inet_sock_set_state shows LISTEN -> SYN_RECV with them, as
+	 * 6.1's); the request's come after */
+	newsk->__sk_common.skc_addrpair = sk->__sk_common.skc_addrpair;
+	newsk->__sk_common.skc_portpair = sk->__sk_common.skc_portpair;
+	newsk->sk_v6_daddr = sk->sk_v6_daddr;
+	newsk->sk_v6_rcv_saddr = sk->sk_v6_rcv_saddr;
+	inet_sk(newsk)->inet_saddr = inet_sk(sk)->inet_saddr;
+	inet_sk(newsk)->inet_sport = inet_sk(sk)->inet_sport;
+	newsk->sk_state = sk->sk_state;
+	inet_sk_set_state(newsk, TCP_SYN_RECV);
 	newsk->__sk_common.skc_daddr = req->__req_common.skc_daddr;
 	newsk->__sk_common.skc_rcv_saddr = req->__req_common.skc_rcv_saddr;
+	newsk->sk_v6_daddr = req->__req_common.skc_v6_daddr;
+	newsk->sk_v6_rcv_saddr = req->__req_common.skc_v6_rcv_saddr;
 	newsk->__sk_common.skc_dport = req->__req_common.skc_dport;
 	newsk->__sk_common.skc_num = req->__req_common.skc_num;
 	newinet = inet_sk(newsk);
 	newinet->inet_saddr = req->__req_common.skc_rcv_saddr;
 	newinet->inet_sport = htons(req->__req_common.skc_num);
 	newinet->ttl = 64;
-	newsk->sk_state = TCP_CLOSE;
-	inet_sk_set_state(newsk, TCP_SYN_RECV);
 	security_inet_csk_clone(newsk, req);
 	return newsk;
 }

@@ -45,7 +45,7 @@ noinline void tcp_done_with_error(struct sock *sk, int err)
 		sk_error_report(sk);
 }
 
-static noinline int tcp_init_sock(struct sock *sk)
+noinline int tcp_init_sock(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 
@@ -59,7 +59,7 @@ static noinline int tcp_init_sock(struct sock *sk)
 	return 0;
 }
 
-static noinline void tcp_v4_destroy_sock(struct sock *sk)
+noinline void tcp_v4_destroy_sock(struct sock *sk)
 {
 
 	trace_tcp_destroy_sock(sk);
@@ -317,16 +317,19 @@ noinline int tcp_disconnect(struct sock *sk, int flags)
 	if (old_state == TCP_LISTEN)
 		inet_csk_listen_stop(sk);
 	else if ((1 << old_state) & (TCPF_ESTABLISHED | TCPF_CLOSE_WAIT | TCPF_FIN_WAIT1 | TCPF_FIN_WAIT2 |
-				    TCPF_CLOSING | TCPF_LAST_ACK))
+				    TCPF_CLOSING | TCPF_LAST_ACK)) {
 		tcp_send_active_reset(sk, GFP_KERNEL);
+		WRITE_ONCE(sk->sk_err, ECONNRESET);
+	} else if (old_state == TCP_SYN_SENT)
+		WRITE_ONCE(sk->sk_err, ECONNRESET);
 	tcp_clear_xmit_timers(sk);
 	skb_queue_purge(&sk->sk_receive_queue);
 	tcp_write_queue_purge(sk);
 	sk->sk_rmem_alloc = 0;
-	inet_sk(sk)->inet_dport = 0;
-	inet_sk(sk)->inet_daddr = 0;
+	inet_sk(sk)->inet_dport = 0;	/* (the peer's address stays, as 6.1's) */
+	if (!(sk->sk_userlocks & SOCK_BINDADDR_LOCK))	/* inet_bhash2_reset_saddr() */
+		inet_reset_saddr(sk);
 	sk->sk_shutdown = 0;
-	sk->sk_err = ECONNRESET;
 	sk_error_report(sk);
 	return 0;
 }
@@ -400,12 +403,11 @@ noinline void __tcp_sock_set_nodelay(struct sock *sk, bool on)
 
 static noinline int do_tcp_setsockopt(struct sock *sk, int level, int optname, void *optval, unsigned int optlen)
 {
-	int val, err = 0;
+	int val, err;
 
-	if (optlen < sizeof(int))
-		return -EINVAL;
-	if (copy_from_user(&val, optval, sizeof(val)))
-		return -EFAULT;
+	err = sockopt_int_from_user(optval, optlen, &val);
+	if (err)
+		return err;
 	sockopt_lock_sock(sk);
 	switch (optname) {
 	case TCP_NODELAY:
@@ -419,11 +421,13 @@ static noinline int do_tcp_setsockopt(struct sock *sk, int level, int optname, v
 	return err;
 }
 
-/* another level is the address family's (ip_setsockopt): none modelled */
+/* another level is the address family's (ipv6_setsockopt; IPv4's ip_setsockopt is not modelled) */
 noinline int tcp_setsockopt(struct sock *sk, int level, int optname, void *optval, unsigned int optlen)
 {
+	const struct inet_connection_sock_af_ops *af = READ_ONCE(inet_csk(sk)->icsk_af_ops);
+
 	if (level != SOL_TCP)
-		return -ENOPROTOOPT;
+		return af->setsockopt ? af->setsockopt(sk, level, optname, optval, optlen) : -ENOPROTOOPT;
 	return do_tcp_setsockopt(sk, level, optname, optval, optlen);
 }
 
@@ -447,17 +451,15 @@ static noinline int do_tcp_getsockopt(struct sock *sk, int level, int optname, v
 	default:
 		return -ENOPROTOOPT;
 	}
-	if (copy_to_user(optlen, &len, sizeof(int)))
-		return -EFAULT;
-	if (copy_to_user(optval, &val, len))
-		return -EFAULT;
-	return 0;
+	return sockopt_int_to_user(optval, optlen, len, val);
 }
 
 noinline int tcp_getsockopt(struct sock *sk, int level, int optname, void *optval, int *optlen)
 {
+	const struct inet_connection_sock_af_ops *af = READ_ONCE(inet_csk(sk)->icsk_af_ops);
+
 	if (level != SOL_TCP)
-		return -ENOPROTOOPT;
+		return af->getsockopt ? af->getsockopt(sk, level, optname, optval, optlen) : -ENOPROTOOPT;
 	return do_tcp_getsockopt(sk, level, optname, optval, optlen);
 }
 
@@ -466,12 +468,14 @@ struct proto tcp_prot = {
 	.obj_size = sizeof(struct tcp_sock),
 	.close = tcp_close,
 	.connect = tcp_v4_connect,
+	.disconnect = tcp_disconnect,
 	.shutdown = tcp_shutdown,
 	.sendmsg = tcp_sendmsg,
 	.recvmsg = tcp_recvmsg,
 	.backlog_rcv = tcp_v4_do_rcv,
-	.init = tcp_init_sock,
+	.init = tcp_v4_init_sock,
 	.destroy = tcp_v4_destroy_sock,
+	.hash = inet_hash,
 	.unhash = inet_unhash,
 	.get_port = inet_csk_get_port,
 	.no_autobind = true,

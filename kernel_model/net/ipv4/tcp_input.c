@@ -228,7 +228,7 @@ noinline int tcp_rcv_state_process(struct sock *sk, struct sk_buff *skb)
 			return 0;
 		}
 		if (flags & TCPHDR_SYN) {
-			if (tcp_v4_conn_request(sk, skb) < 0)
+			if (inet_csk(sk)->icsk_af_ops->conn_request(sk, skb) < 0)
 				return 1;
 			consume_skb(skb);
 			return 0;

@@ -19,6 +19,24 @@ static notrace void reqsk_unlink(struct sock *sk, struct request_sock *req)
 	}
 }
 
+/* the child of a request: the listener's clone with the request's sequence numbers */
+noinline struct sock *tcp_create_openreq_child(const struct sock *sk, struct request_sock *req, struct sk_buff *skb)
+{
+	struct sock *newsk = inet_csk_clone_lock(sk, req, GFP_ATOMIC);
+	struct tcp_sock *newtp;
+
+	if (!newsk)
+		return NULL;
+	newtp = tcp_sk(newsk);
+	newtp->rcv_nxt = req->rcv_isn + 1;
+	newtp->copied_seq = newtp->rcv_nxt;
+	newtp->snd_una = newtp->snd_nxt = newtp->write_seq = req->snt_isn + 1;
+	newtp->snd_wnd = ntohs(tcp_hdr(skb)->window);
+	newtp->mss_cache = tcp_mss_for_mtu(newsk, loopback_dev->mtu);
+	newtp->nonagle = tcp_sk(sk)->nonagle;
+	return newsk;
+}
+
 noinline struct sock *tcp_check_req(struct sock *sk, struct sk_buff *skb, struct request_sock *req)
 {
 	struct tcp_skb_cb *tcb = TCP_SKB_CB(skb);
@@ -32,7 +50,7 @@ noinline struct sock *tcp_check_req(struct sock *sk, struct sk_buff *skb, struct
 	}
 	if (!(tcb->tcp_flags & TCPHDR_ACK) || tcb->ack_seq != req->snt_isn + 1)
 		return NULL;	/* reset */
-	child = tcp_v4_syn_recv_sock(sk, skb, req);
+	child = inet_csk(sk)->icsk_af_ops->syn_recv_sock(sk, skb, req);
 	if (!child)
 		return NULL;
 	reqsk_unlink(sk, req);
@@ -51,9 +69,5 @@ noinline int tcp_child_process(struct sock *parent, struct sock *child, struct s
 	ret = tcp_rcv_state_process(child, skb);
 	bh_unlock_sock(child);
 	parent->sk_data_ready(parent);
-	if (ret) {
-		tcp_v4_send_reset(child, skb);
-		kfree_skb_reason(skb, SKB_DROP_REASON_TCP_FLAGS);
-	}
-	return 0;
+	return ret;	/* the caller resets */
 }

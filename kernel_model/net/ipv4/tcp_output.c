@@ -57,7 +57,7 @@ static noinline int __tcp_transmit_skb(struct sock *sk, struct sk_buff *skb, int
 	skb->sk = sk;
 	tcp_push_header(skb, inet->inet_sport, inet->inet_dport, tcb->seq, tp->rcv_nxt, tcb->tcp_flags,
 			tcp_select_window(sk));
-	return ip_queue_xmit(sk, skb);
+	return inet_csk(sk)->icsk_af_ops->queue_xmit(sk, skb);
 }
 
 static noinline int tcp_transmit_skb(struct sock *sk, struct sk_buff *skb, int clone_it, gfp_t gfp_mask)
@@ -193,7 +193,7 @@ noinline int tcp_connect(struct sock *sk)
 	tp->snd_nxt = tp->write_seq;
 	tp->snd_wnd = TCP_MAX_WINDOW;
 	tp->rcv_nxt = 0;
-	tp->mss_cache = tcp_mss_for_mtu(loopback_dev->mtu);
+	tp->mss_cache = tcp_mss_for_mtu(sk, loopback_dev->mtu);
 	inet_csk(sk)->icsk_rto = TCP_TIMEOUT_INIT;
 	inet_csk(sk)->icsk_retransmits = 0;
 	buff = alloc_skb(MAX_HEADER, GFP_KERNEL);

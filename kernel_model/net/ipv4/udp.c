@@ -11,12 +11,6 @@
 #include "../../include/slab.h"
 #include "../../include/trace/trace.h"
 
-struct udp_skb_cb {
-	__be32 saddr;
-	__be16 sport;
-};
-#define UDP_SKB_CB(skb) ((struct udp_skb_cb *)&((skb)->cb[0]))
-
 struct sock *__udp4_lib_lookup(__be32 daddr, u16 hnum);
 
 /* 0, or 1 when the port is taken; 0 asks for a free one (the bind table is the one TCP's
@@ -38,7 +32,6 @@ noinline int udp_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	__be32 daddr, saddr;
 	__be16 dport;
 	struct sk_buff *skb;
-	struct udphdr *uh;
 	int err;
 
 	if (len > 0xFFFF - sizeof(struct iphdr) - sizeof(struct udphdr))
@@ -63,21 +56,9 @@ noinline int udp_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	if (!ipv4_is_loopback(daddr))
 		return -ENETUNREACH;
 	saddr = inet->inet_saddr ? : htonl(INADDR_LOOPBACK);
-	skb = alloc_skb(MAX_HEADER + len, GFP_KERNEL);
-	if (!skb)
-		return -ENOBUFS;
-	skb_reserve(skb, MAX_HEADER);
-	if (copy_from_iter(skb_put(skb, len), len, &msg->msg_iter) != len) {
-		__kfree_skb(skb);
-		return -EFAULT;
-	}
-	uh = skb_push(skb, sizeof(*uh));
-	skb_reset_transport_header(skb);
-	uh->source = inet->inet_sport;
-	uh->dest = dport;
-	uh->len = htons(skb->len);
-	uh->check = 0;
-	skb->sk = sk;
+	skb = udp_make_skb(sk, msg, len, dport);
+	if (IS_ERR(skb))
+		return PTR_ERR(skb);
 	err = ip_build_and_send_pkt(skb, sk, saddr, daddr, IPPROTO_UDP);
 	return err < 0 ? err : (int)len;
 }
@@ -96,26 +77,9 @@ noinline int __udp_enqueue_schedule_skb(struct sock *sk, struct sk_buff *skb)
 	return 0;
 }
 
-static inline int __udp_queue_rcv_skb(struct sock *sk, struct sk_buff *skb)
-{
-	int rc = __udp_enqueue_schedule_skb(sk, skb);
-
-	if (rc < 0) {
-		kfree_skb_reason(skb, SKB_DROP_REASON_SOCKET_RCVBUFF);	/* -ENOMEM */
-		return -1;
-	}
-	return 0;
-}
-
-/* one datagram for the socket (no encapsulation, filter or checksum to verify on loopback):
- * its UDP header pulled (udp_csum_pull_header), then queued */
 noinline int udp_queue_rcv_one_skb(struct sock *sk, struct sk_buff *skb)
 {
-	unsigned int ulen = ntohs(((struct udphdr *)skb->data)->len);
-
-	skb_pull(skb, sizeof(struct udphdr));
-	skb->len = ulen - sizeof(struct udphdr);
-	return __udp_queue_rcv_skb(sk, skb);
+	return udp_queue_rcv_one_skb_common(sk, skb);
 }
 
 /* (no GSO datagrams to segment) */
@@ -136,29 +100,15 @@ noinline int udp_unicast_rcv_skb(struct sock *sk, struct sk_buff *skb, struct ud
 
 static noinline int __udp4_lib_rcv(struct sk_buff *skb)
 {
-	struct udphdr *uh;
+	struct udphdr *uh = udp_rcv_header(skb);
 	struct sock *sk;
-	unsigned int ulen;
 
-	if (skb->len < sizeof(struct udphdr))
-		goto short_packet;
-	uh = (struct udphdr *)skb->data;
-	ulen = ntohs(uh->len);
-	if (ulen < sizeof(struct udphdr) || ulen > skb->len)
-		goto short_packet;
+	if (!uh)
+		return 0;
 	UDP_SKB_CB(skb)->saddr = ip_hdr(skb)->saddr;
 	UDP_SKB_CB(skb)->sport = uh->source;
 	sk = __udp4_lib_lookup(ip_hdr(skb)->daddr, ntohs(uh->dest));
-	if (!sk) {
-		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
-		return 0;
-	}
-	udp_unicast_rcv_skb(sk, skb, uh);
-	sock_put(sk);
-	return 0;
-short_packet:
-	kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_SMALL);
-	return 0;
+	return udp_lib_rcv_to_sock(sk, skb, uh, udp_unicast_rcv_skb);
 }
 
 noinline int udp_rcv(struct sk_buff *skb)
@@ -212,17 +162,11 @@ noinline int udp_recvmsg(struct sock *sk, struct msghdr *msg, size_t len, int fl
 	struct sockaddr_in *sin = msg->msg_name;
 	struct sk_buff *skb;
 	size_t copied;
-	int off = 0, err;
+	int err;
 
-	skb = __skb_recv_udp(sk, flags, &off, &err);
+	skb = udp_recv_copy(sk, msg, len, flags, &err, &copied);
 	if (!skb)
 		return err;
-	copied = min((size_t)skb->len, len);
-	if (skb_copy_datagram_iter(skb, 0, &msg->msg_iter, copied)) {
-		if (!(flags & MSG_PEEK))
-			skb_consume_udp(sk, skb, 0);	/* (6.1 frees it: kfree_skb) */
-		return -EFAULT;
-	}
 	if (sin) {
 		memset(sin, 0, sizeof(*sin));
 		sin->sin_family = AF_INET;
@@ -271,17 +215,6 @@ noinline void udp_lib_unhash(struct sock *sk)
 	inet_put_port(sk);
 }
 
-/* udp_lib_close (inline): sk_common_release() */
-static inline notrace void udp_lib_close(struct sock *sk, long timeout)	/* (an inline of udp.h whose address udp_prot takes: out of line, notrace, as 6.1's) */
-{
-	lock_sock(sk);	/* (the state and shutdown the model's readers see) */
-	sk->sk_state = TCP_CLOSE;
-	sk->sk_shutdown = SHUTDOWN_MASK;
-	release_sock(sk);
-	sk_common_release(sk);
-}
-
-int inet_dgram_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len, int flags);
 
 struct proto udp_prot = {
 	.name = "UDP",
@@ -294,12 +227,10 @@ struct proto udp_prot = {
 	.recvmsg = udp_recvmsg,
 };
 
-int inet_release(struct socket *sock);
 int inet_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
 int inet_getname(struct socket *sock, struct sockaddr *uaddr, int peer);
 int inet_sendmsg(struct socket *sock, struct msghdr *msg, size_t size);
 int inet_recvmsg(struct socket *sock, struct msghdr *msg, size_t size, int flags);
-int inet_shutdown(struct socket *sock, int how);
 
 /* A UDP socket's readiness: datagram_poll's */
 noinline __poll_t udp_poll(struct file *file, struct socket *sock, poll_table *wait)

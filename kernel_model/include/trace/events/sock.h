@@ -95,8 +95,7 @@ TRACE_EVENT(inet_sock_set_state,
 		__entry->dport = ntohs(inet->inet_dport);
 		*(__be32 *)__entry->saddr = inet->inet_saddr;
 		*(__be32 *)__entry->daddr = inet->inet_daddr;
-		ipv6_addr_set_v4mapped(inet->inet_saddr, __entry->saddr_v6);
-		ipv6_addr_set_v4mapped(inet->inet_daddr, __entry->daddr_v6);
+		TP_STORE_V6_ADDRS(sk, inet, __entry);
 	),
 	TP_printk("family=%s protocol=%s sport=%hu dport=%hu saddr=%pI4 daddr=%pI4 saddrv6=%pI6c daddrv6=%pI6c oldstate=%s newstate=%s",
 			show_family_name(__entry->family),
@@ -133,8 +132,7 @@ TRACE_EVENT(inet_sk_error_report,
 		__entry->dport = ntohs(inet->inet_dport);
 		*(__be32 *)__entry->saddr = inet->inet_saddr;
 		*(__be32 *)__entry->daddr = inet->inet_daddr;
-		ipv6_addr_set_v4mapped(inet->inet_saddr, __entry->saddr_v6);
-		ipv6_addr_set_v4mapped(inet->inet_daddr, __entry->daddr_v6);
+		TP_STORE_V6_ADDRS(sk, inet, __entry);
 	),
 	TP_printk("family=%s protocol=%s sport=%hu dport=%hu saddr=%pI4 daddr=%pI4 saddrv6=%pI6c daddrv6=%pI6c error=%d",
 		  show_family_name(__entry->family),

@@ -58,8 +58,7 @@ TRACE_EVENT(ev, \
 		__entry->family = sk->sk_family; \
 		*(__be32 *)__entry->saddr = inet->inet_saddr; \
 		*(__be32 *)__entry->daddr = inet->inet_daddr; \
-		ipv6_addr_set_v4mapped(inet->inet_saddr, __entry->saddr_v6); \
-		ipv6_addr_set_v4mapped(inet->inet_daddr, __entry->daddr_v6); \
+		TP_STORE_V6_ADDRS(sk, inet, __entry); \
 	), \
 	TP_printk("family=%s sport=%hu dport=%hu saddr=%pI4 daddr=%pI4 saddrv6=%pI6c daddrv6=%pI6c state=%s", \
 		  tcp_family_name(__entry->family), \
@@ -94,8 +93,7 @@ TRACE_EVENT(ev, \
 		__entry->family = sk->sk_family; \
 		*(__be32 *)__entry->saddr = inet->inet_saddr; \
 		*(__be32 *)__entry->daddr = inet->inet_daddr; \
-		ipv6_addr_set_v4mapped(inet->inet_saddr, __entry->saddr_v6); \
-		ipv6_addr_set_v4mapped(inet->inet_daddr, __entry->daddr_v6); \
+		TP_STORE_V6_ADDRS(sk, inet, __entry); \
 		__entry->sock_cookie = sk->sk_cookie; \
 	), \
 	TP_printk("family=%s sport=%hu dport=%hu saddr=%pI4 daddr=%pI4 saddrv6=%pI6c daddrv6=%pI6c sock_cookie=%llx", \
