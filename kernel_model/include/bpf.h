@@ -216,6 +216,16 @@ extern const struct bpf_prog_ops kprobe_prog_ops, tracepoint_prog_ops, raw_trace
 #define BPF_TRACE_FENTRY	24
 #define BPF_TRACE_FEXIT		25
 #define BPF_MODIFY_RETURN	26
+/* a reference on a live object (refcnt not yet 0): refcount_inc_not_zero() */
+static inline bool bpf_inc_not_zero(int *refcnt)
+{
+	int old = __atomic_load_n(refcnt, __ATOMIC_RELAXED);
+
+	while (old > 0)
+		if (__atomic_compare_exchange_n(refcnt, &old, old + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
 #define BTF_MAX_TYPE		0x000fffff
 
 /* a BPF_PROG_TYPE_PERF_EVENT program's context: what it sees (uapi bpf_perf_event.h), and
@@ -301,6 +311,12 @@ void bpf_probe_unregister(struct tracepoint *tp, struct bpf_prog *prog);
 extern const struct file_operations btf_fops;
 u32 btf_next_id(u32 start_id);
 int btf_get_fd_by_id(u32 id);
+/* BPF_BTF_LOAD (kernel/bpf/btf.c): the user's BTF checked as 6.1's btf_parse(), an fd on it */
+int btf_new_fd(const union bpf_attr *attr);
+struct btf;
+bool btf_is_kernel(const struct btf *btf);
+void btf_get(struct btf *btf);
+void btf_put(struct btf *btf);
 int btf_get_info_by_fd(const struct file *f, const union bpf_attr *attr, union bpf_attr *uattr);
 u32 btf_func_nr_regs(const struct btf_type *func_proto);
 bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
