@@ -26,6 +26,8 @@
 struct bpf_map;
 struct file;
 struct poll_table_struct;
+struct btf;
+struct btf_type;
 struct bpf_map_ops {
 	int (*map_alloc_check)(union bpf_attr *attr);
 	struct bpf_map *(*map_alloc)(union bpf_attr *attr);
@@ -52,6 +54,10 @@ struct bpf_map_ops {
 	/* a session's served mmap of the map's fd (6.1's map_mmap, checked): the perf pool
 	 * region mapped at the same offset (kernel/mmap.c), or -errno */
 	long (*map_mmap_shared)(struct bpf_map *map, unsigned long len, unsigned long prot, unsigned long pgoff);
+	/* the map type's own check of its BTF key and value types (key_type void: keyless BTF);
+	 * none: a key type must be given */
+	int (*map_check_btf)(const struct bpf_map *map, const struct btf *btf, const struct btf_type *key_type,
+			     const struct btf_type *value_type);
 	/* poll of the map's fd: EPOLL* bits (6.1's map_poll) */
 	unsigned int (*map_poll)(struct bpf_map *map, struct file *filp, struct poll_table_struct *pts);
 };
@@ -68,6 +74,8 @@ struct bpf_map {
 	struct list_head id_node;	/* in the maps by id, once it has one */
 	char name[BPF_OBJ_NAME_LEN];
 	u64 map_extra;
+	struct btf *btf;	/* its BTF (a reference), and its key's and value's type ids there */
+	u32 btf_key_type_id, btf_value_type_id;
 };
 
 extern const struct bpf_map_ops htab_map_ops, htab_percpu_map_ops, htab_lru_map_ops, htab_lru_percpu_map_ops;
@@ -313,8 +321,13 @@ u32 btf_next_id(u32 start_id);
 int btf_get_fd_by_id(u32 id);
 /* BPF_BTF_LOAD (kernel/bpf/btf.c): the user's BTF checked as 6.1's btf_parse(), an fd on it */
 int btf_new_fd(const union bpf_attr *attr);
-struct btf;
 bool btf_is_kernel(const struct btf *btf);
+u32 btf_obj_id(const struct btf *btf);
+/* map_check_btf(): the map's key and value sizes are its BTF types' */
+int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 btf_key_id, u32 btf_value_id);
+/* map_check_no_btf: a map type whose BTF cannot be checked (ENOTSUPP) */
+int map_check_no_btf(const struct bpf_map *map, const struct btf *btf, const struct btf_type *key_type,
+		     const struct btf_type *value_type);
 void btf_get(struct btf *btf);
 void btf_put(struct btf *btf);
 int btf_get_info_by_fd(const struct file *f, const union bpf_attr *attr, union bpf_attr *uattr);

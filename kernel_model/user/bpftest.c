@@ -18,6 +18,8 @@
  *                                             64 KiB buffer given)
  *   bdata FD                               -> a BTF object's info: its size, id, name, kernel_btf, and
  *                                             whether its data is the last blob btf loaded
+ *   mbtf FD                                -> a map's BTF: whether it has one (its id, then seen by bfdlast),
+ *                                             its key's and value's type ids
  *   bid FD                                 -> whether BPF_BTF_GET_NEXT_ID from the BTF's id - 1 finds its
  *                                             id, and an fd BPF_BTF_GET_FD_BY_ID opens on that id
  *   bfdlast                                -> BPF_BTF_GET_FD_BY_ID of the id bid saw (ids vary: not shown)
@@ -351,6 +353,19 @@ int main(int argc, char **argv)
 				zero(&attr, sizeof(attr));
 				attr.btf_id = info.id;
 				puts_(" fd "); putnum(sys_bpf(BPF_BTF_GET_FD_BY_ID, &attr, sizeof(attr)));
+			}
+		} else if (!strcmp(cmd, "mbtf") && i + 1 <= argc) {
+			struct bpf_map_info info;
+
+			zero(&info, sizeof(info));
+			r = obj_info(&attr, num(argv[i++]), &info, sizeof(info));
+			result(cmd, r);
+			if (r == 0) {
+				if (info.btf_id)
+					last_btf_id = info.btf_id;
+				puts_(" btf "); putnum(info.btf_id != 0);
+				puts_(" key_type_id "); putnum(info.btf_key_type_id);
+				puts_(" value_type_id "); putnum(info.btf_value_type_id);
 			}
 		} else if (!strcmp(cmd, "bfdlast")) {
 			attr.btf_id = last_btf_id;

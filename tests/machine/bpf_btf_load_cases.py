@@ -112,6 +112,57 @@ def chain(n: int, kind: int = CONST) -> bytes:
     return INT_T + b"".join(t(0, kind, size_type=i + 1) for i in range(n))
 
 
+def map_attr(map_type: int, key_size: int, value_size: int, max_entries: int, btf_fd: int, key_id: int,
+             value_id: int) -> str:
+    """BPF_MAP_CREATE's attr with a BTF"""
+    return struct.pack("<7I16s5IQ", map_type, key_size, value_size, max_entries, 0, 0, 0, b"", 0, btf_fd, key_id,
+                       value_id, 0, 0).hex()
+
+
+HASH, ARRAY_MAP, PERCPU_ARRAY, PERF_EVENT_ARRAY, STACK_TRACE, LRU_HASH, RINGBUF = 1, 2, 6, 4, 7, 9, 27
+
+
+def map_cases() -> dict[str, list[str]]:
+    """maps with GOOD's types (fd 3): [1] int, [4] struct s (16 bytes), [6] enum (4), [7] fwd,
+    [8] typedef of s, [9] volatile int, [12] func proto, [15] DATASEC .data (8 bytes)"""
+    info = ["mbtf", "4"]
+    # name: (the map: type, key size, value size, max entries, btf fd, key type, value type; what
+    # follows its creation)
+    table: dict[str, tuple[tuple[int, ...], list[str]]] = {
+        "btf_map_hash": ((HASH, 4, 16, 4, 3, 1, 4), info),
+        "btf_map_hash_value_size": ((HASH, 4, 4, 4, 3, 1, 4), []),
+        "btf_map_hash_key_size": ((HASH, 8, 16, 4, 3, 1, 4), []),
+        "btf_map_hash_keyless": ((HASH, 4, 16, 4, 3, 0, 4), []),
+        "btf_map_hash_key_fwd": ((HASH, 4, 16, 4, 3, 7, 4), []),
+        "btf_map_hash_key_proto": ((HASH, 4, 16, 4, 3, 12, 4), []),
+        "btf_map_hash_key_missing": ((HASH, 4, 16, 4, 3, 99, 4), []),
+        "btf_map_hash_modifiers": ((HASH, 4, 16, 4, 3, 9, 8), info),
+        "btf_map_hash_key_only": ((HASH, 4, 16, 4, 3, 1, 0), []),
+        "btf_map_hash_fd_only": ((HASH, 4, 16, 4, 3, 0, 0), info),
+        "btf_map_lru_hash": ((LRU_HASH, 4, 4, 4, 3, 6, 1), info),
+        "btf_map_array": ((ARRAY_MAP, 4, 16, 4, 3, 1, 5), info),
+        "btf_map_array_key_enum": ((ARRAY_MAP, 4, 16, 4, 3, 6, 5), []),
+        "btf_map_array_key_volatile": ((ARRAY_MAP, 4, 4, 4, 3, 9, 1), []),
+        "btf_map_array_datasec": ((ARRAY_MAP, 4, 8, 1, 3, 0, 15), info),
+        "btf_map_array_datasec_two": ((ARRAY_MAP, 4, 8, 2, 3, 0, 15), []),
+        "btf_map_array_keyless_int": ((ARRAY_MAP, 4, 4, 1, 3, 0, 1), []),
+        "btf_map_percpu_array": ((PERCPU_ARRAY, 4, 4, 4, 3, 1, 1), info),
+        "btf_map_percpu_array_keyless": ((PERCPU_ARRAY, 4, 8, 1, 3, 0, 15), []),
+        "btf_map_perf_event_array": ((PERF_EVENT_ARRAY, 4, 4, 4, 3, 1, 1), []),
+        "btf_map_stack_trace": ((STACK_TRACE, 4, 16, 4, 3, 1, 4), []),
+        "btf_map_ringbuf": ((RINGBUF, 0, 0, 4096, 3, 0, 1), []),
+        "btf_map_not_btf_fd": ((HASH, 4, 16, 4, 0, 1, 4), []),
+        "btf_map_bad_fd": ((HASH, 4, 16, 4, 99, 1, 4), []),
+        # the map keeps its BTF: gone with the map's last fd, not the BTF's
+        "btf_map_holds_btf": ((HASH, 4, 16, 4, 3, 1, 4), info + ["close", "3", "bfdlast", "close", "3", "close", "4",
+                                                                 "bfdlast"]),
+    }
+    c = {name: load(GOOD, 0) + ["raw", "0", map_attr(*attr)] + after for name, (attr, after) in table.items()}
+    # vmlinux's BTF (opened as fd 4): EACCES
+    c["btf_map_vmlinux_btf"] = load(GOOD, 0) + ["bfd", "1", "raw", "0", map_attr(HASH, 4, 16, 4, 4, 1, 4)]
+    return c
+
+
 def cases() -> dict[str, list[str]]:
     c: dict[str, list[str]] = {
         # the object: an fd, its info, its id listed and opened, gone with its last fd
@@ -369,6 +420,7 @@ def cases() -> dict[str, list[str]]:
                                             t(S.off("tag"), DECL_TAG, size_type=2) + u32s(-1),
                                             t(S.off("tag"), DECL_TAG, size_type=2) + u32s(0))),
     }
+    c.update(map_cases())
     libbpf = LIBBPF_BTF.read_bytes().hex()
     c["btf_clang_as_libbpf"] = load(libbpf) + ["bdata", "3"]
     c["btf_clang_as_libbpf_nolog"] = load(libbpf, 0) + ["bdata", "3"]

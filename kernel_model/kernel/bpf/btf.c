@@ -2621,3 +2621,86 @@ noinline int btf_new_fd(const union bpf_attr *attr)
 		btf_put(btf);
 	return ret;
 }
+
+/* ---- a map's BTF (kernel/bpf/syscall.c's map_check_btf) ---- */
+noinline u32 btf_obj_id(const struct btf *btf)
+{
+	return btf->id;
+}
+
+/* a struct bpf_spin_lock or bpf_timer, or a pointer tagged kptr/kptr_ref: the fields 6.1's
+ * btf_find_spin_lock/btf_find_timer/btf_parse_kptrs look for in a map's value */
+static notrace bool btf_type_is_special_field(const struct btf *btf, const struct btf_type *t)
+{
+	const char *name;
+
+	if (!t)
+		return false;
+	if (btf_kind(t) == BTF_KIND_STRUCT) {
+		name = __btf_name_by_offset(btf, t->name_off);
+		return !strcmp(name, "bpf_spin_lock") || !strcmp(name, "bpf_timer");
+	}
+	if (!btf_type_is_ptr(t))
+		return false;
+	t = btf_type_by_id(btf, t->type);
+	if (!t || !btf_type_is_type_tag(t))
+		return false;
+	name = __btf_name_by_offset(btf, t->name_off);
+	return !strcmp(name, "kptr") || !strcmp(name, "kptr_ref");
+}
+
+/* one of those as a member of a struct value or a variable of a section's (6.1 errs, -EINVAL, on
+ * some malformed ones, and then takes the map; this finds them all) */
+static notrace bool btf_value_has_special_field(const struct btf *btf, const struct btf_type *t)
+{
+	u16 i;
+
+	if (btf_type_is_struct(t)) {
+		const struct btf_member *member = (const struct btf_member *)(t + 1);
+
+		for (i = 0; i < btf_type_vlen(t); i++, member++)
+			if (btf_type_is_special_field(btf, btf_type_by_id(btf, member->type)))
+				return true;
+	} else if (btf_type_is_datasec(t)) {
+		const struct btf_var_secinfo *vsi = (const struct btf_var_secinfo *)(t + 1);
+
+		for (i = 0; i < btf_type_vlen(t); i++, vsi++) {
+			const struct btf_type *var = btf_type_by_id(btf, vsi->type);
+
+			if (var && btf_type_is_special_field(btf, btf_type_by_id(btf, var->type)))
+				return true;
+		}
+	}
+	return false;
+}
+
+noinline int map_check_no_btf(const struct bpf_map *map, const struct btf *btf, const struct btf_type *key_type,
+			      const struct btf_type *value_type)
+{
+	return -ENOTSUPP;
+}
+
+/* the key's (if given: some maps take none) and the value's types have the map's sizes; then the
+ * map type's own check.  A value holding a bpf_spin_lock, a bpf_timer or a kptr: ENOTSUPP (not
+ * held by this kernel's maps; 6.1 takes them in some map types) */
+notrace int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 btf_key_id, u32 btf_value_id)
+{
+	const struct btf_type *key_type, *value_type;
+	u32 key_size, value_size;
+
+	if (btf_key_id) {
+		key_type = btf_type_id_size(btf, &btf_key_id, &key_size);
+		if (!key_type || key_size != map->key_size)
+			return -EINVAL;
+	} else {
+		key_type = btf_type_by_id(btf, 0);
+		if (!map->ops->map_check_btf)
+			return -EINVAL;
+	}
+	value_type = btf_type_id_size(btf, &btf_value_id, &value_size);
+	if (!value_type || value_size != map->value_size)
+		return -EINVAL;
+	if (btf_value_has_special_field(btf, value_type))
+		return -ENOTSUPP;
+	return map->ops->map_check_btf ? map->ops->map_check_btf(map, btf, key_type, value_type) : 0;
+}

@@ -148,6 +148,7 @@ void bpf_map_put(struct bpf_map *map)
 {
 	if (__atomic_sub_fetch(&map->refcnt, 1, __ATOMIC_ACQ_REL) == 0) {
 		id_remove(&map_idr_lock, &map->id_node, map->id);
+		btf_put(map->btf);
 		map->ops->map_free(map);
 	}
 }
@@ -252,6 +253,32 @@ noinline int bpf_map_new_fd(struct bpf_map *map, int flags)
 	return bpf_anon_inode_getfd(&bpf_map_fops, map, flags | O_CLOEXEC);
 }
 
+/* the map's BTF (btf_fd, a user's: a reference the map keeps) and, with a value type, its check */
+static int map_get_btf(struct bpf_map *map, const union bpf_attr *attr)
+{
+	struct file *f = fget_borrowed(attr->btf_fd);
+	struct btf *btf;
+	int err;
+
+	if (!f)
+		return -EBADF;
+	if (f->f_op != &btf_fops)
+		return -EINVAL;
+	btf = f->private_data;
+	if (btf_is_kernel(btf))
+		return -EACCES;
+	if (attr->btf_value_type_id) {
+		err = map_check_btf(map, btf, attr->btf_key_type_id, attr->btf_value_type_id);
+		if (err)
+			return err;
+	}
+	btf_get(btf);
+	map->btf = btf;
+	map->btf_key_type_id = attr->btf_key_type_id;
+	map->btf_value_type_id = attr->btf_value_type_id;
+	return 0;
+}
+
 static noinline int map_create(union bpf_attr *attr)
 {
 	const struct bpf_map_ops *ops;
@@ -287,11 +314,10 @@ static noinline int map_create(union bpf_attr *attr)
 	err = bpf_obj_name_cpy(map->name, attr->map_name, sizeof(attr->map_name));
 	if (err < 0)
 		goto free;
-	if (attr->btf_key_type_id || attr->btf_value_type_id || attr->btf_fd) {
-		/* a map's BTF (map_check_btf()) is not checked here: refused as 6.1 refuses it for a
-		 * map type without BTF support, which BCC answers by creating the map without it */
-		err = -ENOTSUPP;
-		goto free;
+	if (attr->btf_key_type_id || attr->btf_value_type_id || attr->btf_vmlinux_value_type_id) {
+		err = map_get_btf(map, attr);
+		if (err)
+			goto free;
 	}
 	err = security_bpf_map_alloc(map);
 	if (err)
@@ -302,6 +328,7 @@ static noinline int map_create(union bpf_attr *attr)
 		bpf_map_put(map);
 	return err;
 free:
+	btf_put(map->btf);
 	ops->map_free(map);
 	return err;
 }
@@ -689,6 +716,11 @@ static int bpf_map_get_info_by_fd(struct bpf_map *map, const union bpf_attr *att
 	info.map_flags = map->map_flags;
 	info.map_extra = map->map_extra;
 	memcpy(info.name, map->name, sizeof(map->name));
+	if (map->btf) {
+		info.btf_id = btf_obj_id(map->btf);
+		info.btf_key_type_id = map->btf_key_type_id;
+		info.btf_value_type_id = map->btf_value_type_id;
+	}
 	if (copy_to_user((void *)attr->info.info, &info, info_len) ||
 	    copy_to_user(&uattr->info.info_len, &info_len, sizeof(info_len)))
 		return -EFAULT;
