@@ -26,6 +26,8 @@
 struct bpf_map;
 struct file;
 struct poll_table_struct;
+struct btf;
+struct btf_type;
 struct bpf_map_ops {
 	int (*map_alloc_check)(union bpf_attr *attr);
 	struct bpf_map *(*map_alloc)(union bpf_attr *attr);
@@ -52,6 +54,10 @@ struct bpf_map_ops {
 	/* a session's served mmap of the map's fd (6.1's map_mmap, checked): the perf pool
 	 * region mapped at the same offset (kernel/mmap.c), or -errno */
 	long (*map_mmap_shared)(struct bpf_map *map, unsigned long len, unsigned long prot, unsigned long pgoff);
+	/* the map type's own check of its BTF key and value types (key_type void: keyless BTF);
+	 * none: a key type must be given */
+	int (*map_check_btf)(const struct bpf_map *map, const struct btf *btf, const struct btf_type *key_type,
+			     const struct btf_type *value_type);
 	/* poll of the map's fd: EPOLL* bits (6.1's map_poll) */
 	unsigned int (*map_poll)(struct bpf_map *map, struct file *filp, struct poll_table_struct *pts);
 };
@@ -68,6 +74,8 @@ struct bpf_map {
 	struct list_head id_node;	/* in the maps by id, once it has one */
 	char name[BPF_OBJ_NAME_LEN];
 	u64 map_extra;
+	struct btf *btf;	/* its BTF (a reference), and its key's and value's type ids there */
+	u32 btf_key_type_id, btf_value_type_id;
 };
 
 extern const struct bpf_map_ops htab_map_ops, htab_percpu_map_ops, htab_lru_map_ops, htab_lru_percpu_map_ops;
@@ -216,6 +224,16 @@ extern const struct bpf_prog_ops kprobe_prog_ops, tracepoint_prog_ops, raw_trace
 #define BPF_TRACE_FENTRY	24
 #define BPF_TRACE_FEXIT		25
 #define BPF_MODIFY_RETURN	26
+/* a reference on a live object (refcnt not yet 0): refcount_inc_not_zero() */
+static inline bool bpf_inc_not_zero(int *refcnt)
+{
+	int old = __atomic_load_n(refcnt, __ATOMIC_RELAXED);
+
+	while (old > 0)
+		if (__atomic_compare_exchange_n(refcnt, &old, old + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
 #define BTF_MAX_TYPE		0x000fffff
 
 /* a BPF_PROG_TYPE_PERF_EVENT program's context: what it sees (uapi bpf_perf_event.h), and
@@ -301,6 +319,17 @@ void bpf_probe_unregister(struct tracepoint *tp, struct bpf_prog *prog);
 extern const struct file_operations btf_fops;
 u32 btf_next_id(u32 start_id);
 int btf_get_fd_by_id(u32 id);
+/* BPF_BTF_LOAD (kernel/bpf/btf.c): the user's BTF checked as 6.1's btf_parse(), an fd on it */
+int btf_new_fd(const union bpf_attr *attr);
+bool btf_is_kernel(const struct btf *btf);
+u32 btf_obj_id(const struct btf *btf);
+/* map_check_btf(): the map's key and value sizes are its BTF types' */
+int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 btf_key_id, u32 btf_value_id);
+/* map_check_no_btf: a map type whose BTF cannot be checked (ENOTSUPP) */
+int map_check_no_btf(const struct bpf_map *map, const struct btf *btf, const struct btf_type *key_type,
+		     const struct btf_type *value_type);
+void btf_get(struct btf *btf);
+void btf_put(struct btf *btf);
 int btf_get_info_by_fd(const struct file *f, const union bpf_attr *attr, union bpf_attr *uattr);
 u32 btf_func_nr_regs(const struct btf_type *func_proto);
 bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,

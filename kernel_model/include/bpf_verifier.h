@@ -112,7 +112,24 @@ struct bpf_verifier_log {
 #define BPF_LOG_LEVEL	(BPF_LOG_LEVEL1 | BPF_LOG_LEVEL2)
 #define BPF_LOG_MASK	(BPF_LOG_LEVEL | BPF_LOG_STATS)
 
+static inline bool bpf_verifier_log_full(const struct bpf_verifier_log *log)
+{
+	return log->len_used >= log->len_total - 1;
+}
+/* the log is being written (a level, a buffer with room) */
+static inline bool bpf_verifier_log_needed(const struct bpf_verifier_log *log)
+{
+	return log->level && log->ubuf && !bpf_verifier_log_full(log);
+}
+/* what a log asked for must be usable: 128 bytes to 1 GiB, a buffer, known level bits */
+static inline bool bpf_verifier_log_attr_valid(const struct bpf_verifier_log *log)
+{
+	return log->len_total >= 128 && log->len_total <= 0xffffffffU >> 2 && log->level && log->ubuf &&
+	       !(log->level & ~BPF_LOG_MASK);
+}
+
 void print_bpf_insn(struct bpf_verifier_log *log, const struct bpf_insn *insn, bool allow_ptr_leaks);
 const char *func_id_name(int id);
+void bpf_verifier_vlog(struct bpf_verifier_log *log, const char *fmt, __builtin_va_list args);
 __attribute__((format(printf, 2, 3))) void bpf_verifier_log_write(struct bpf_verifier_log *log, const char *fmt, ...);
 #endif

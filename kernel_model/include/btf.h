@@ -39,6 +39,16 @@ struct btf_member {
 	u32 type;
 	u32 offset;
 };
+struct btf_enum {
+	u32 name_off;
+	s32 val;
+};
+struct btf_var {
+	u32 linkage;
+};
+struct btf_decl_tag {
+	s32 component_idx;
+};
 struct btf_enum64 {
 	u32 name_off;
 	u32 val_lo32;
@@ -50,6 +60,24 @@ struct btf_var_secinfo {
 	u32 size;
 };
 
+#define BTF_VERSION		1
+#define BTF_MAX_SIZE		(16 * 1024 * 1024)
+#define BTF_MAX_NAME_OFFSET	0x00ffffff
+#define BTF_INFO_MASK		0x9f00ffff
+#define BTF_INT_MASK		0x0fffffff
+/* an INT's u32 after its btf_type: encoding (bits 24-27), offset (16-23), bits (0-7) */
+#define BTF_INT_ENCODING(v)	(((v) & 0x0f000000) >> 24)
+#define BTF_INT_OFFSET(v)	(((v) & 0x00ff0000) >> 16)
+#define BTF_INT_BITS(v)		((v) & 0x000000ff)
+#define BTF_INT_SIGNED		(1 << 0)
+#define BTF_INT_CHAR		(1 << 1)
+#define BTF_INT_BOOL		(1 << 2)
+/* a member's offset in a struct whose kind_flag is set: bitfield size in bits 24-31 */
+#define BTF_MEMBER_BITFIELD_SIZE(v)	((v) >> 24)
+#define BTF_MEMBER_BIT_OFFSET(v)	((v) & 0xffffff)
+enum { BTF_VAR_STATIC, BTF_VAR_GLOBAL_ALLOCATED, BTF_VAR_GLOBAL_EXTERN };
+enum { BTF_FUNC_STATIC, BTF_FUNC_GLOBAL, BTF_FUNC_EXTERN };
+
 enum {
 	BTF_KIND_UNKN, BTF_KIND_INT, BTF_KIND_PTR, BTF_KIND_ARRAY, BTF_KIND_STRUCT, BTF_KIND_UNION,
 	BTF_KIND_ENUM, BTF_KIND_FWD, BTF_KIND_TYPEDEF, BTF_KIND_VOLATILE, BTF_KIND_CONST,
@@ -59,6 +87,8 @@ enum {
 
 static inline u32 btf_kind(const struct btf_type *t) { return (t->info >> 24) & 0x1f; }
 static inline u16 btf_type_vlen(const struct btf_type *t) { return t->info & 0xffff; }
+#define BTF_KIND_MAX	BTF_KIND_ENUM64
+static inline bool btf_type_kflag(const struct btf_type *t) { return t->info >> 31; }
 static inline bool btf_type_is_ptr(const struct btf_type *t) { return btf_kind(t) == BTF_KIND_PTR; }
 static inline bool btf_type_is_func(const struct btf_type *t) { return btf_kind(t) == BTF_KIND_FUNC; }
 static inline bool btf_type_is_func_proto(const struct btf_type *t) { return btf_kind(t) == BTF_KIND_FUNC_PROTO; }

@@ -103,6 +103,9 @@ void *vmalloc(unsigned long size);
 void *vzalloc(unsigned long size);
 void vfree(const void *addr);
 void kvfree(const void *addr);
+void *kvmalloc_node(size_t size, gfp_t flags, int node);
+#define kvmalloc(size, flags)	kvmalloc_node(size, flags, -1)
+#define kvzalloc(size, flags)	kvmalloc_node(size, (flags) | __GFP_ZERO, -1)
 bool is_vmalloc_addr(const void *x);
 
 /* ---- address spaces (include/linux/mm_types.h as 6.1 lays them out on x86-64) ---- */

@@ -167,7 +167,7 @@ static size_t put_num(char *buf, size_t pos, size_t size, u64 v, int base, int w
 }
 
 /*
- * %d %u %x %o %lu %ld %lx %s %c %p, optional width (0: zero-padded) or an integer's precision
+ * %d %u %x %o %lu %ld %lx (%z: as %l) %s %c %p, optional width (0: zero-padded) or an integer's precision
  * (%.8x: at least 8 digits); returns bytes written.  %p prints a pointer as 6.1 does before its
  * hashing key is ready (no hashed value is ever shown here, as the trace's own %p prints it):
  * "(____ptrval____)", NULL and error values as themselves (16 hex digits).
@@ -192,7 +192,7 @@ int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			pad = '0', fmt++;
 		while (*fmt >= '0' && *fmt <= '9')
 			width = width * 10 + (*fmt++ - '0');
-		while (*fmt == 'l')
+		while (*fmt == 'l' || *fmt == 'z')
 			lng++, fmt++;
 		switch (*fmt) {
 		case 'p': {

@@ -152,6 +152,15 @@ noinline void vfree(const void *addr)
 }
 
 /* (mm/util.c) */
+/* kvmalloc_node() (mm/util.c): kmalloc for what fits in PAGE_ALLOC_COSTLY_ORDER's pages, vmalloc
+ * past; __GFP_ZERO zeroes either */
+noinline void *kvmalloc_node(size_t size, gfp_t flags, int node)
+{
+	if (size <= (PAGE_SIZE << 3))
+		return kmalloc(size, flags);
+	return __vmalloc(size, flags);
+}
+
 void kvfree(const void *addr)
 {
 	if (is_vmalloc_addr(addr))

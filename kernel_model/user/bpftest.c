@@ -5,13 +5,24 @@
  *
  *   map TYPE KEY_SIZE VALUE_SIZE MAX_ENTRIES [FLAGS [NAME]]   -> map fd
  *   upd FD KEY VALUE [FLAGS]   get FD KEY   del FD KEY   next FD KEY|-
- *   load TYPE INSNS [LOG_LEVEL] [L=LICENSE] [A=ATTACH_TYPE:BTF_ID]
+ *   load TYPE INSNS [LOG_LEVEL] [L=LICENSE] [A=ATTACH_TYPE:BTF_ID] [N=NAME] [F=BTF_FD:TYPE_ID]
+ *                                          (F=: the program's BTF, one func_info record at insn 0)
  *                                          -> prog fd, then the verifier log's lines, "| "-prefixed
  *   run FD [CTX [CPU]]                     -> the program's return value (BPF_PROG_TEST_RUN)
  *   minfo FD   pinfo FD                    -> BPF_OBJ_GET_INFO_BY_FD fields
  *   bnext ID   bfd ID                      -> BPF_BTF_GET_NEXT_ID's next id, BPF_BTF_GET_FD_BY_ID's fd
  *   binfo FD NAME_LEN                      -> a BTF object's info: the data's first 4 bytes (of a
  *                                             16-byte buffer), its size, id, name, kernel_btf
+ *   btf BLOB [LOG_LEVEL [LOG_SIZE]]        -> BPF_BTF_LOAD of the hex BLOB ("-": from stdin): a BTF fd,
+ *                                             then the log's lines, "| "-prefixed (LOG_SIZE: of the
+ *                                             64 KiB buffer given)
+ *   bdata FD                               -> a BTF object's info: its size, id, name, kernel_btf, and
+ *                                             whether its data is the last blob btf loaded
+ *   mbtf FD                                -> a map's BTF: whether it has one (its id, then seen by bfdlast),
+ *                                             its key's and value's type ids
+ *   bid FD                                 -> whether BPF_BTF_GET_NEXT_ID from the BTF's id - 1 finds its
+ *                                             id, and an fd BPF_BTF_GET_FD_BY_ID opens on that id
+ *   bfdlast                                -> BPF_BTF_GET_FD_BY_ID of the id bid saw (ids vary: not shown)
  *   raw CMD ATTR [SIZE]                    -> bpf(CMD, ATTR, SIZE) as it returns
  *   rawtp FD NAME|-                        -> a link fd (BPF_RAW_TRACEPOINT_OPEN; "-": name NULL)
  *   link FD ATTACH_TYPE                    -> a link fd (BPF_LINK_CREATE, no target)
@@ -135,7 +146,54 @@ static void zero(void *p, unsigned long n)
 
 static unsigned char key[4096], value[65536], insns[65536], ctx[128];
 static char log[65536];
+static unsigned char btf[65536];	/* the last BTF loaded */
+static unsigned long btf_len;
+static unsigned int last_btf_id;
 static long ncpus = 1;	/* possible cpus: how many values a per-cpu map's lookup gives */
+
+/* a hex argument, or "-": read from stdin (longer than an argument may be) */
+static const char *hex_arg(const char *hex)
+{
+	static char text[2 * sizeof(insns) + 1];
+	long got, len = 0;
+
+	if (strcmp(hex, "-"))
+		return hex;
+	while (len < (long)sizeof(text) - 1 &&
+	       (got = syscall6(0 /* read */, 0, (long)(text + len), sizeof(text) - 1 - len, 0, 0, 0)) > 0)
+		len += got;
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		len--;
+	text[len] = 0;
+	return text;
+}
+
+/* the verifier's log, each line "| "-prefixed after the result */
+static void put_log(void)
+{
+	char *p = log;
+
+	if (!log[0])
+		return;
+	puts_("\n| ");
+	for (; *p; p++) {
+		char c[2] = { *p, 0 };
+		if (*p == '\n' && p[1])
+			puts_("\n| ");
+		else if (*p != '\n')
+			puts_(c);
+	}
+}
+
+/* BPF_OBJ_GET_INFO_BY_FD into info (len bytes, as the caller set them) through the zeroed ia,
+ * which has the info_len the kernel gives back */
+static long obj_info(union bpf_attr *ia, int fd, void *info, unsigned int len)
+{
+	ia->info.bpf_fd = fd;
+	ia->info.info_len = len;
+	ia->info.info = (unsigned long)info;
+	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, ia, sizeof(*ia));
+}
 
 /* the map's sizes, to print its keys and values */
 static void map_info(int fd, struct bpf_map_info *info)
@@ -144,10 +202,7 @@ static void map_info(int fd, struct bpf_map_info *info)
 
 	zero(&ia, sizeof(ia));
 	zero(info, sizeof(*info));
-	ia.info.bpf_fd = fd;
-	ia.info.info_len = sizeof(*info);
-	ia.info.info = (unsigned long)info;
-	sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &ia, sizeof(ia));
+	obj_info(&ia, fd, info, sizeof(*info));
 }
 
 static void result(const char *cmd, long r)
@@ -221,23 +276,7 @@ int main(int argc, char **argv)
 				puthex(value, info.key_size);
 			}
 		} else if (!strcmp(cmd, "load") && i + 2 <= argc) {
-			/* the program in hex, or "-": read from stdin (longer than an argument may be) */
-			static char text[2 * sizeof(insns) + 1];
-			const char *hex = argv[i + 1];
-			unsigned long n;
-
-			if (!strcmp(hex, "-")) {
-				long got, len = 0;
-
-				while (len < (long)sizeof(text) - 1 &&
-				       (got = syscall6(0 /* read */, 0, (long)(text + len), sizeof(text) - 1 - len, 0, 0, 0)) > 0)
-					len += got;
-				while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
-					len--;
-				text[len] = 0;
-				hex = text;
-			}
-			n = unhex(hex, insns, sizeof(insns));
+			unsigned long n = unhex(hex_arg(argv[i + 1]), insns, sizeof(insns));
 			const char *lic = "GPL";
 			attr.prog_type = num(argv[i]);
 			attr.insns = (unsigned long)insns;
@@ -263,6 +302,18 @@ int main(int argc, char **argv)
 				for (k = 0; name[k] && k < sizeof(attr.prog_name) - 1; k++)
 					attr.prog_name[k] = name[k];
 			}
+			if (i < argc && argv[i][0] == 'F' && argv[i][1] == '=') {	/* its BTF */
+				static unsigned int func_info[2];
+				const char *f = argv[i++] + 2;
+
+				attr.prog_btf_fd = num(f);
+				while (*f && *f != ':')
+					f++;
+				func_info[1] = *f ? num(f + 1) : 0;
+				attr.func_info = (unsigned long)func_info;
+				attr.func_info_rec_size = sizeof(func_info);
+				attr.func_info_cnt = 1;
+			}
 			attr.license = (unsigned long)lic;
 			zero(log, sizeof(log));
 			if (attr.log_level) {
@@ -270,16 +321,80 @@ int main(int argc, char **argv)
 				attr.log_size = sizeof(log);
 			}
 			result(cmd, sys_bpf(BPF_PROG_LOAD, &attr, sizeof(attr)));
-			if (log[0]) {
-				char *p = log;
-				puts_("\n| ");
-				for (; *p; p++) {
-					char c[2] = { *p, 0 };
-					if (*p == '\n' && p[1])
-						puts_("\n| ");
-					else if (*p != '\n')
-						puts_(c);
-				}
+			put_log();
+		} else if (!strcmp(cmd, "btf") && i + 1 <= argc) {
+			btf_len = unhex(hex_arg(argv[i++]), btf, sizeof(btf));
+			attr.btf = (unsigned long)btf;
+			attr.btf_size = btf_len;
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.btf_log_level = num(argv[i++]);
+			attr.btf_log_size = sizeof(log);
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				attr.btf_log_size = num(argv[i++]);
+			zero(log, sizeof(log));
+			if (attr.btf_log_level)
+				attr.btf_log_buf = (unsigned long)log;
+			else
+				attr.btf_log_size = 0;
+			result(cmd, sys_bpf(BPF_BTF_LOAD, &attr, sizeof(attr)));
+			put_log();
+		} else if (!strcmp(cmd, "bid") && i + 1 <= argc) {
+			struct bpf_btf_info info;
+
+			zero(&info, sizeof(info));
+			r = obj_info(&attr, num(argv[i++]), &info, sizeof(info));
+			result(cmd, r);
+			if (r == 0) {
+				last_btf_id = info.id;
+				zero(&attr, sizeof(attr));
+				attr.start_id = info.id - 1;
+				r = sys_bpf(BPF_BTF_GET_NEXT_ID, &attr, sizeof(attr));
+				puts_(" next_is_it "); putnum(r == 0 && attr.next_id == info.id);
+				zero(&attr, sizeof(attr));
+				attr.btf_id = info.id;
+				puts_(" fd "); putnum(sys_bpf(BPF_BTF_GET_FD_BY_ID, &attr, sizeof(attr)));
+			}
+		} else if (!strcmp(cmd, "mbtf") && i + 1 <= argc) {
+			struct bpf_map_info info;
+
+			zero(&info, sizeof(info));
+			r = obj_info(&attr, num(argv[i++]), &info, sizeof(info));
+			result(cmd, r);
+			if (r == 0) {
+				if (info.btf_id)
+					last_btf_id = info.btf_id;
+				puts_(" btf "); putnum(info.btf_id != 0);
+				puts_(" key_type_id "); putnum(info.btf_key_type_id);
+				puts_(" value_type_id "); putnum(info.btf_value_type_id);
+			}
+		} else if (!strcmp(cmd, "bfdlast")) {
+			attr.btf_id = last_btf_id;
+			result(cmd, sys_bpf(BPF_BTF_GET_FD_BY_ID, &attr, sizeof(attr)));
+		} else if (!strcmp(cmd, "bdata") && i + 1 <= argc) {
+			struct bpf_btf_info info;
+			static unsigned char data[sizeof(btf)];
+			static char name[32];
+			unsigned long k, same;
+
+			zero(&info, sizeof(info));
+			zero(data, sizeof(data));
+			name[0] = 'x';
+			info.btf = (unsigned long)data;
+			info.btf_size = sizeof(data);
+			info.name = (unsigned long)name;
+			info.name_len = sizeof(name);
+			r = obj_info(&attr, num(argv[i++]), &info, sizeof(info));
+			result(cmd, r);
+			if (r == 0) {
+				same = info.btf_size == btf_len;
+				for (k = 0; same && k < btf_len; k++)
+					same = data[k] == btf[k];
+				puts_(" btf_size "); putnum(info.btf_size);
+				puts_(" id "); putnum(info.id);
+				puts_(" name '"); puts_(name); puts_("'");
+				puts_(" name_len "); putnum(info.name_len);
+				puts_(" kernel_btf "); putnum(info.kernel_btf);
+				puts_(" same "); putnum(same);
 			}
 		} else if (!strcmp(cmd, "run") && i + 1 <= argc) {
 			attr.test.prog_fd = num(argv[i++]);
@@ -296,10 +411,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(cmd, "minfo") && i + 1 <= argc) {
 			struct bpf_map_info info;
 			zero(&info, sizeof(info));
-			attr.info.bpf_fd = num(argv[i++]);
-			attr.info.info_len = sizeof(info);
-			attr.info.info = (unsigned long)&info;
-			r = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr));
+			r = obj_info(&attr, num(argv[i++]), &info, sizeof(info));
 			result(cmd, r);
 			if (r == 0) {
 				puts_(" type "); putnum(info.type);
@@ -319,10 +431,7 @@ int main(int argc, char **argv)
 			info.map_ids = (unsigned long)map_ids;
 			info.xlated_prog_len = sizeof(insns);
 			info.xlated_prog_insns = (unsigned long)insns;
-			attr.info.bpf_fd = num(argv[i++]);
-			attr.info.info_len = sizeof(info);
-			attr.info.info = (unsigned long)&info;
-			r = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr));
+			r = obj_info(&attr, num(argv[i++]), &info, sizeof(info));
 			result(cmd, r);
 			if (r == 0) {
 				puts_(" type "); putnum(info.type);
@@ -354,11 +463,8 @@ int main(int argc, char **argv)
 			info.btf_size = sizeof(data);
 			info.name = (unsigned long)name;
 			info.name_len = num(argv[i + 1]);
-			attr.info.bpf_fd = num(argv[i]);
+			r = obj_info(&attr, num(argv[i]), &info, sizeof(info));
 			i += 2;
-			attr.info.info_len = sizeof(info);
-			attr.info.info = (unsigned long)&info;
-			r = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr));
 			result(cmd, r);
 			if (r == 0 || r == -28 /* ENOSPC */) {
 				puts_(" data "); puthex(data, 4);
@@ -438,10 +544,7 @@ int main(int argc, char **argv)
 			info.jited_ksyms = (unsigned long)&ksym;
 			info.nr_jited_func_lens = 1;
 			info.jited_func_lens = (unsigned long)&func_len;
-			attr.info.bpf_fd = num(argv[i++]);
-			attr.info.info_len = sizeof(info);
-			attr.info.info = (unsigned long)&info;
-			r = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr));
+			r = obj_info(&attr, num(argv[i++]), &info, sizeof(info));
 			result(cmd, r);
 			if (r == 0) {
 				puts_(" jited_len "); putnum(info.jited_prog_len);

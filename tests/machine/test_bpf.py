@@ -4,6 +4,7 @@ real Linux 6.1 too (tests/data/bpf/reference.txt): the emulated kernel must answ
 errnos and log lines, once the kernel addresses in the log are set aside."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -27,10 +28,17 @@ def machine(vmlinux):
     m.stop()
 
 
-def run_case(machine, args: list[str]) -> str:
+def run_case(machine, args: list[str], stdin: str | None = None, timeout: float = 60) -> str:
+    """bpftest's output; stdin: what it reads for a "-" argument (one too long for an argument)"""
     out: list[bytes] = []
-    proc = machine.spawn(["bpftest", *args], out.append)
-    status = proc.wait(60)
+    fd = None
+    if stdin is not None:
+        r, w = os.pipe()
+        os.write(w, stdin.encode())
+        os.close(w)
+        fd = r
+    proc = machine.spawn(["bpftest", *args], out.append, stdin=fd)
+    status = proc.wait(timeout)
     assert status is not None, f"bpftest {args} did not finish"
     text = b"".join(out).decode()
     # bpftest prints an errno line for a failed call and exits 0; anything else is a crash

@@ -7,7 +7,6 @@ kernel pointer reads 0 through the JIT's exception table; map lookups and helper
 image is listed as kallsyms lists it (`bpf_prog_<tag>_<name>`) while the program exists."""
 from __future__ import annotations
 
-import os
 import re
 import struct
 import time
@@ -23,6 +22,7 @@ from bpf_asm import (ADD, ALU, ALU64, AND, ARSH, ATOMIC, B, CMPXCHG, DIV, DW, EN
                      FN_get_current_pid_tgid, FN_map_lookup_elem, alu64_imm, call, exit_, insn, jmp_imm,
                      ld_imm64, ld_map_fd, ldx, mov64_imm, mov64_reg, prog, st as st_imm, stx)
 from bpf_btf_cases import FEXIT, PROG_TRACING, func_ids
+from test_bpf import run_case
 from test_bpf_trace import count_into
 from test_kprobe_pmu import count, key, stacked  # noqa: F401 (the module's fixture)
 
@@ -52,17 +52,7 @@ def jit(sysctl, on: bool):
 
 def bpftest(machine, *args, stdin: str | None = None) -> list[str]:
     """bpftest's lines; stdin: what a `load ... -` reads (a program too long for an argument)"""
-    out: list[bytes] = []
-    fd = None
-    if stdin is not None:
-        r, w = os.pipe()
-        os.write(w, stdin.encode())
-        os.close(w)
-        fd = r
-    proc = machine.spawn(["bpftest", *map(str, args)], out.append, stdin=fd)
-    status = proc.wait(120)
-    assert status == 0, (status, b"".join(out), machine.console_output()[-2000:])
-    return b"".join(out).decode().splitlines()
+    return run_case(machine, [str(a) for a in args], stdin, timeout=120).splitlines()
 
 
 def jinfo(line: str) -> dict[str, str]:

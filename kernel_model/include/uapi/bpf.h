@@ -224,6 +224,13 @@ union bpf_attr {
 		__aligned_u64	core_relos;
 		__u32		core_relo_rec_size;
 	};
+	struct {	/* BPF_BTF_LOAD */
+		__aligned_u64	btf;
+		__aligned_u64	btf_log_buf;
+		__u32		btf_size;
+		__u32		btf_log_size;
+		__u32		btf_log_level;
+	};
 	struct {	/* BPF_OBJ_PIN, BPF_OBJ_GET */
 		__aligned_u64	pathname;
 		__u32		bpf_fd;

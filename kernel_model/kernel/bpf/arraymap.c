@@ -3,6 +3,7 @@
  * array BPF_MAP_TYPE_PERF_EVENT_ARRAY: perf events put in by fd, where bpf_perf_event_output()
  * writes. */
 #include "../../include/bpf.h"
+#include "../../include/btf.h"
 #include "../../include/fs.h"
 #include "../../include/perf_event.h"
 
@@ -226,6 +227,23 @@ static int array_map_gen_lookup(struct bpf_map *map, struct bpf_insn *insn_buf)
 	return insn - insn_buf;
 }
 
+/* an array's key is a u32; keyless BTF only for a one-element array of a section (.bss, .data) */
+noinline int array_map_check_btf(const struct bpf_map *map, const struct btf *btf, const struct btf_type *key_type,
+				 const struct btf_type *value_type)
+{
+	u32 int_data;
+
+	if (!key_type->info && !key_type->size)	/* void */
+		return map->map_type == BPF_MAP_TYPE_ARRAY && map->max_entries == 1 &&
+		       btf_kind(value_type) == BTF_KIND_DATASEC ? 0 : -EINVAL;
+	if (btf_kind(key_type) != BTF_KIND_INT)
+		return -EINVAL;
+	int_data = *(const u32 *)(key_type + 1);
+	if (BTF_INT_BITS(int_data) != 32 || BTF_INT_OFFSET(int_data))
+		return -EINVAL;
+	return 0;
+}
+
 const struct bpf_map_ops array_map_ops = {
 	.map_gen_lookup = array_map_gen_lookup,
 	.map_alloc_check = array_map_alloc_check,
@@ -237,6 +255,7 @@ const struct bpf_map_ops array_map_ops = {
 	.map_delete_elem = array_map_delete_elem,
 	.map_direct_value_addr = array_map_direct_value_addr,
 	.map_direct_value_meta = array_map_direct_value_meta,
+	.map_check_btf = array_map_check_btf,
 };
 
 const struct bpf_map_ops percpu_array_map_ops = {
@@ -249,6 +268,7 @@ const struct bpf_map_ops percpu_array_map_ops = {
 	.map_delete_elem = array_map_delete_elem,
 	.map_lookup_percpu = percpu_array_lookup_all,
 	.map_update_percpu = percpu_array_update_all,
+	.map_check_btf = array_map_check_btf,
 };
 
 /* ---- BPF_MAP_TYPE_PERF_EVENT_ARRAY: a struct bpf_event_entry pointer per index ---- */
@@ -356,4 +376,5 @@ const struct bpf_map_ops perf_event_array_map_ops = {
 	.map_delete_elem = fd_array_map_delete_elem,
 	.map_fd_update_elem = perf_event_fd_array_update_elem,
 	.map_release = perf_event_fd_array_release,
+	.map_check_btf = map_check_no_btf,
 };

@@ -8,6 +8,7 @@
 #include "../../include/perf_event.h"
 #include "../../include/mm.h"
 #include "../../include/poll.h"
+#include "../../include/cred.h"
 
 #define EBADFD		77
 #define MAP_TYPE_MASK	0x0f
@@ -38,17 +39,6 @@ static void id_remove(raw_spinlock_t *lock, struct list_head *node, u32 id)
 	flags = _raw_spin_lock_irqsave(lock);
 	list_del_init(node);
 	_raw_spin_unlock_irqrestore(lock, flags);
-}
-
-/* a reference on a live object (refcnt not yet 0): __bpf_map_inc_not_zero() */
-static bool inc_not_zero(int *refcnt)
-{
-	int old = READ_ONCE(*refcnt);
-
-	while (old > 0)
-		if (__atomic_compare_exchange_n(refcnt, &old, old + 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-			return true;
-	return false;
 }
 
 noinline u32 bpf_num_possible_cpus(void)
@@ -158,6 +148,7 @@ void bpf_map_put(struct bpf_map *map)
 {
 	if (__atomic_sub_fetch(&map->refcnt, 1, __ATOMIC_ACQ_REL) == 0) {
 		id_remove(&map_idr_lock, &map->id_node, map->id);
+		btf_put(map->btf);
 		map->ops->map_free(map);
 	}
 }
@@ -262,6 +253,32 @@ noinline int bpf_map_new_fd(struct bpf_map *map, int flags)
 	return bpf_anon_inode_getfd(&bpf_map_fops, map, flags | O_CLOEXEC);
 }
 
+/* the map's BTF (btf_fd, a user's: a reference the map keeps) and, with a value type, its check */
+static int map_get_btf(struct bpf_map *map, const union bpf_attr *attr)
+{
+	struct file *f = fget_borrowed(attr->btf_fd);
+	struct btf *btf;
+	int err;
+
+	if (!f)
+		return -EBADF;
+	if (f->f_op != &btf_fops)
+		return -EINVAL;
+	btf = f->private_data;
+	if (btf_is_kernel(btf))
+		return -EACCES;
+	if (attr->btf_value_type_id) {
+		err = map_check_btf(map, btf, attr->btf_key_type_id, attr->btf_value_type_id);
+		if (err)
+			return err;
+	}
+	btf_get(btf);
+	map->btf = btf;
+	map->btf_key_type_id = attr->btf_key_type_id;
+	map->btf_value_type_id = attr->btf_value_type_id;
+	return 0;
+}
+
 static noinline int map_create(union bpf_attr *attr)
 {
 	const struct bpf_map_ops *ops;
@@ -297,9 +314,10 @@ static noinline int map_create(union bpf_attr *attr)
 	err = bpf_obj_name_cpy(map->name, attr->map_name, sizeof(attr->map_name));
 	if (err < 0)
 		goto free;
-	if (attr->btf_key_type_id || attr->btf_value_type_id || attr->btf_fd) {
-		err = -EINVAL;		/* no BPF_BTF_LOAD here: no btf fd can name one */
-		goto free;
+	if (attr->btf_key_type_id || attr->btf_value_type_id || attr->btf_vmlinux_value_type_id) {
+		err = map_get_btf(map, attr);
+		if (err)
+			goto free;
 	}
 	err = security_bpf_map_alloc(map);
 	if (err)
@@ -310,6 +328,7 @@ static noinline int map_create(union bpf_attr *attr)
 		bpf_map_put(map);
 	return err;
 free:
+	btf_put(map->btf);
 	ops->map_free(map);
 	return err;
 }
@@ -602,6 +621,11 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	license[sizeof(license) - 1] = 0;
 	if (attr->insn_cnt == 0 || attr->insn_cnt > BPF_COMPLEXITY_LIMIT_INSNS)
 		return -E2BIG;
+	/* a program's own BTF (check_btf_info(): func_info, line_info) is not checked here: refused,
+	 * as a kernel without it refuses it, which BCC answers by loading the program without it */
+	if (attr->prog_btf_fd || attr->func_info_cnt || attr->line_info_cnt || attr->func_info_rec_size ||
+	    attr->line_info_rec_size || attr->func_info || attr->line_info)
+		return -EINVAL;
 	/* attach_prog_fd/attach_btf_obj_fd: a BTF object's fd (vmlinux's, the only one: libbpf
 	 * names it so), or a program's (fentry on a BPF program: not here); then
 	 * bpf_prog_load_check_attach(): a BTF id, for a tracing program only */
@@ -610,6 +634,8 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 
 		if (!f || f->f_op != &btf_fops)
 			return -EINVAL;
+		if (!btf_is_kernel(f->private_data))
+			return -ENOTSUPP;	/* a program's own BTF: not a target */
 		if (!attr->attach_btf_id)
 			return -EINVAL;
 	}
@@ -690,6 +716,11 @@ static int bpf_map_get_info_by_fd(struct bpf_map *map, const union bpf_attr *att
 	info.map_flags = map->map_flags;
 	info.map_extra = map->map_extra;
 	memcpy(info.name, map->name, sizeof(map->name));
+	if (map->btf) {
+		info.btf_id = btf_obj_id(map->btf);
+		info.btf_key_type_id = map->btf_key_type_id;
+		info.btf_value_type_id = map->btf_value_type_id;
+	}
 	if (copy_to_user((void *)attr->info.info, &info, info_len) ||
 	    copy_to_user(&uattr->info.info_len, &info_len, sizeof(info_len)))
 		return -EFAULT;
@@ -859,7 +890,7 @@ static int bpf_prog_get_fd_by_id(const union bpf_attr *attr)
 		return -EPERM;
 	flags = _raw_spin_lock_irqsave(&prog_idr_lock);
 	list_for_each_entry(prog, &prog_ids, id_node)
-		if (prog->id == attr->prog_id && inc_not_zero(&prog->refcnt))
+		if (prog->id == attr->prog_id && bpf_inc_not_zero(&prog->refcnt))
 			found = prog;
 	_raw_spin_unlock_irqrestore(&prog_idr_lock, flags);
 	if (!found)
@@ -887,7 +918,7 @@ static int bpf_map_get_fd_by_id(const union bpf_attr *attr)
 	f_flags = attr->open_flags & BPF_F_RDONLY ? O_RDONLY : attr->open_flags & BPF_F_WRONLY ? O_WRONLY : O_RDWR;
 	flags = _raw_spin_lock_irqsave(&map_idr_lock);
 	list_for_each_entry(map, &map_ids, id_node)
-		if (map->id == attr->map_id && inc_not_zero(&map->refcnt))
+		if (map->id == attr->map_id && bpf_inc_not_zero(&map->refcnt))
 			found = map;
 	_raw_spin_unlock_irqrestore(&map_idr_lock, flags);
 	if (!found)
@@ -920,6 +951,16 @@ static int bpf_btf_get_fd_by_id(const union bpf_attr *attr)
 	if (current->uid != 0)
 		return -EPERM;
 	return btf_get_fd_by_id(attr->btf_id);
+}
+
+/* BPF_BTF_LOAD: a user's BTF (btf_new_fd) */
+static int bpf_btf_load(const union bpf_attr *attr)
+{
+	if (CHECK_ATTR(attr, btf_log_level))
+		return -EINVAL;
+	if (!bpf_capable())
+		return -EPERM;
+	return btf_new_fd(attr);
 }
 
 /* ---- BPF_PROG_TEST_RUN ---- */
@@ -1109,6 +1150,8 @@ static noinline long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size
 		return bpf_raw_tracepoint_open(&attr);
 	case BPF_LINK_CREATE:
 		return link_create(&attr);
+	case BPF_BTF_LOAD:
+		return bpf_btf_load(&attr);
 	case BPF_BTF_GET_FD_BY_ID:
 		return bpf_btf_get_fd_by_id(&attr);
 	case BPF_BTF_GET_NEXT_ID:

@@ -90,16 +90,10 @@ struct bpf_verifier_env {
 };
 
 /* ---- the log ---- */
-void bpf_verifier_log_write(struct bpf_verifier_log *log, const char *fmt, ...)
+noinline void bpf_verifier_vlog(struct bpf_verifier_log *log, const char *fmt, __builtin_va_list args)
 {
-	__builtin_va_list args;
-	u32 n;
+	u32 n = vscnprintf(log->kbuf, sizeof(log->kbuf), fmt, args);
 
-	if (!log->level || !log->ubuf || log->len_used >= log->len_total - 1)
-		return;
-	__builtin_va_start(args, fmt);
-	n = vscnprintf(log->kbuf, sizeof(log->kbuf), fmt, args);
-	__builtin_va_end(args);
 	n = min(log->len_total - log->len_used - 1, n);
 	log->kbuf[n] = '\0';
 	if (!copy_to_user(log->ubuf + log->len_used, log->kbuf, n + 1))
@@ -107,9 +101,18 @@ void bpf_verifier_log_write(struct bpf_verifier_log *log, const char *fmt, ...)
 	else
 		log->ubuf = NULL;
 }
-#define verbose(env, ...) bpf_verifier_log_write(&(env)->log, __VA_ARGS__)
 
-static bool bpf_verifier_log_full(const struct bpf_verifier_log *log);
+void bpf_verifier_log_write(struct bpf_verifier_log *log, const char *fmt, ...)
+{
+	__builtin_va_list args;
+
+	if (!bpf_verifier_log_needed(log))
+		return;
+	__builtin_va_start(args, fmt);
+	bpf_verifier_vlog(log, fmt, args);
+	__builtin_va_end(args);
+}
+#define verbose(env, ...) bpf_verifier_log_write(&(env)->log, __VA_ARGS__)
 
 /* back to new_pos; a full log stays as it filled (bpf_verifier_log_needed()) */
 static void bpf_vlog_reset(struct bpf_verifier_log *log, u32 new_pos)
@@ -123,10 +126,6 @@ static void bpf_vlog_reset(struct bpf_verifier_log *log, u32 new_pos)
 		log->ubuf = NULL;
 }
 
-static bool bpf_verifier_log_full(const struct bpf_verifier_log *log)
-{
-	return log->len_used >= log->len_total - 1;
-}
 
 /* the name of vmlinux's type btf_id (kernel_type_name()) */
 static const char *btf_struct_name(u32 btf_id)
@@ -3601,8 +3600,7 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 	log->len_total = attr->log_size;
 	if (log->level || log->ubuf || log->len_total) {
 		ret = -EINVAL;
-		if (log->len_total < 128 || log->len_total > 0xffffffffU >> 2 || !log->level || !log->ubuf ||
-		    log->level & ~BPF_LOG_MASK)
+		if (!bpf_verifier_log_attr_valid(log))
 			goto err_free_env;
 	}
 	env->allow_ptr_leaks = env->allow_uninit_stack = perfmon_capable();	/* bpf_allow_ptr_leaks() */
