@@ -43,6 +43,9 @@
 				 * them up to now (natively: src/tracefs_sim/machine/native/pmu.h) */
 #define PORT_REPLY	0x524	/* db_arg: request id, result (0 or -errno): kthreadd's answer to a host
 				 * request that has one (HOST_REQ_TRACE_SLOT) */
+#define PORT_TRACE_FULL	0x525	/* al = slot: this cpu's trace ring of that slot is full: a live host
+				 * drains it before the guest goes on (the ring is a transport;
+				 * Linux's buffer, the host's, may have room) */
 
 #define WORKLOAD_NONE	0
 #define WORKLOAD_DEFAULT 1

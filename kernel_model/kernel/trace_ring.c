@@ -87,6 +87,24 @@ static notrace bool rb_move_tail(struct trace_ring *r, int slot, int cpu)
 }
 
 /*
+ * The next page, or false (the event is counted lost) while the ring is full.  The first
+ * event of a streak asks the host to drain the ring first: the ring only carries records to
+ * the host's buffer, Linux's, which would have had room.
+ */
+static notrace bool rb_next_page(struct trace_ring *r, int slot, int cpu)
+{
+	if (rb_move_tail(r, slot, cpu))
+		return true;
+	if (!r->lost) {
+		host_doorbell(PORT_TRACE_FULL, slot);
+		if (rb_move_tail(r, slot, cpu))
+			return true;
+	}
+	r->lost++;
+	return false;
+}
+
+/*
  * rb_reserve_next_event(): room for a len-byte record on this (slot, cpu)
  * ring at time ts, its header written; NULL when the ring is full (the event
  * is counted lost).  The record's bytes are the caller's to fill before
@@ -106,12 +124,8 @@ static noinline notrace void *rb_reserve(int slot, int cpu, u64 ts, u32 len)
 		r->lost = 0;
 		r->closed = 1;
 	}
-	if (unlikely(r->closed)) {
-		if (!rb_move_tail(r, slot, cpu)) {
-			r->lost++;
-			return NULL;
-		}
-	}
+	if (unlikely(r->closed) && !rb_next_page(r, slot, cpu))
+		return NULL;
 	tail = r->tail;
 	if (likely(tail)) {
 		delta = ts - r->write_stamp;
@@ -121,10 +135,8 @@ static noinline notrace void *rb_reserve(int slot, int cpu, u64 ts, u32 len)
 		rb_reset_tail(rb_page(slot, cpu, r->seq), tail);
 		r->closed = 1;
 		trace_doorbell();	/* a page filled: the host may drain it */
-		if (!rb_move_tail(r, slot, cpu)) {
-			r->lost++;
+		if (!rb_next_page(r, slot, cpu))
 			return NULL;
-		}
 		tail = 0;
 		extend = false;
 		delta = 0;
@@ -226,11 +238,12 @@ notrace void *trace_event_buffer_reserve_slots(u64 slots, u32 len, u64 ts)
 	pc->trace_taskinfo_save = 1;
 	pc->trace_opt_slots = 0;
 	if (!(slots & (slots - 1))) {
-		/* the host fell behind and the one slot's ring is full: rb_reserve()'s outcome
-		 * without its work, since a lagging reader makes this common */
+		/* the host fell behind, the one slot's ring is full and its drain was asked for
+		 * already (rb_next_page): rb_reserve()'s outcome without its work, since a
+		 * lagging reader makes this common */
 		struct trace_ring *r = &trace_control.rings[__builtin_ctzll(slots)][cpu];
 
-		if (r->closed && r->reset_req == r->reset_done && r->seq + 1 - r->released >= TRACE_RING_PAGES) {
+		if (r->lost && r->closed && r->reset_req == r->reset_done && r->seq + 1 - r->released >= TRACE_RING_PAGES) {
 			r->lost++;
 			return NULL;
 		}

@@ -26,7 +26,7 @@ from .nvme import NvmeDisk
 from .hostif import (
     HOST_REQ_ARGV, PORT_CODE, PORT_CONSOLE, PORT_EXIT, PORT_HOSTFS, PORT_IDLE, PORT_IPI, PORT_IPI_TIMER, PORT_PANIC,
     PORT_READY, PORT_KPROBE, PORT_PERF_WAKEUP, PORT_SESSION_REPLY, PORT_SPAWNED, PORT_STDIN, PORT_TLB, PORT_TRACE,
-    PORT_REPLY, PORT_WRITE, HostInterface,
+    PORT_REPLY, PORT_TRACE_FULL, PORT_WRITE, HostInterface,
 )
 from .image import KERNEL_MAP, PAGE_OFFSET, KernelImage
 from .kallsyms import kallsyms_text
@@ -267,6 +267,8 @@ class Machine:
         hostif = self._hostif
         if port == PORT_TRACE:
             self.tracing.doorbell()
+        elif port == PORT_TRACE_FULL:
+            self.tracing.ring_full(value, cpu.index)
         elif port == PORT_IDLE:
             cpu.entering_idle = True
             self.tracing.cpu_idle(hostif.percpu_pa(cpu.index) + hostif.layout.percpu_trace_pending)

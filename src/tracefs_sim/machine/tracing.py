@@ -110,6 +110,11 @@ class GuestPage:
     lost: int  # events the guest could not record before this page (its ring was full)
 
 
+# How long a CPU whose ring is full waits for the drain (a drain that is stuck or gone must not
+# stop the machine: the events are then counted lost, as before the wait).
+_RING_FULL_WAIT_S = 0.5
+
+
 class GuestTracing:
     """The guest half of tracing (contract.GuestTracingOps)."""
 
@@ -190,6 +195,23 @@ class GuestTracing:
         with self._data:
             self._pending = True
             self._data.notify_all()
+
+    def ring_full(self, slot: int, cpu: int) -> None:
+        """PORT_TRACE_FULL: the CPU's ring of the slot is full. A live machine waits, a bounded
+        while, for the drain to hand pages back, so that records are not lost on their way to
+        the buffer; a seeded one does not (its drain acts while the machine is paused)."""
+        if self._machine.options.seed is not None or self._mem is None or not 0 <= slot < self.nr_slots:
+            return
+        buf, lay, ring = self._mem.buf, self.layout, self._ring(slot, cpu)
+
+        def room() -> bool:
+            seq: int = _U64.unpack_from(buf, ring + lay.ring_seq)[0]
+            released: int = _U64.unpack_from(buf, ring + lay.ring_released)[0]
+            return seq + 1 - released < lay.ring_pages
+        with self._data:
+            self._pending = True
+            self._data.notify_all()
+            self._data.wait_for(room, _RING_FULL_WAIT_S)
 
     def cpu_idle(self, trace_pending_pa: int) -> None:
         """A CPU is about to halt: it takes no ticks, so pick up its pending flag here."""
@@ -486,6 +508,8 @@ class GuestTracing:
                 done = seq + 1 if closed else seq  # complete pages go back to the guest
                 if done > released:
                     _U64.pack_into(buf, ring + lay.ring_released, done)
+        with self._data:
+            self._data.notify_all()   # a CPU waiting in ring_full() may go on
         return out
 
     def reset(self, slot: int) -> None:
