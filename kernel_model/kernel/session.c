@@ -587,7 +587,7 @@ static void serve_kmsg_state(struct session_task *st, struct session_reply *r, l
 	case 0: case 1: case 8: case 16: case 17: case 18: case 19: case 20:	/* read...writev */
 		fd = (long)(int)arg0;
 		break;
-	case 2: case 257:	/* open, openat */
+	case 2: case 257: case 437:	/* open, openat, openat2 */
 		fd = ret;
 		break;
 	}

@@ -182,7 +182,8 @@ def test_a_write_fires_printk_console_and_never_reaches_the_host():
 def test_dev_kmsg_by_other_names():
     """A link named kmsg and openat(fd of /dev, "kmsg") open the emulated kernel's /dev/kmsg too;
     the device by another name is refused (EACCES: the session's /dev/kmsg is on a nodev mount),
-    never the host's; dup, dup2 and F_DUPFD of the fd are the kernel's file."""
+    never the host's; dup, dup2 and F_DUPFD of the fd are the kernel's file; openat2(2) opens it
+    with the flags of its struct open_how."""
     result = run(textwrap.dedent("""
         d=$(mktemp -d); ln -s /dev/kmsg $d/kmsg; ln -s /dev/kmsg $d/log
         head -n1 $d/kmsg | cut -d';' -f2 | cut -c1-13
@@ -204,11 +205,17 @@ def test_dev_kmsg_by_other_names():
             os.read(fd, 8192)
         except BlockingIOError:
             print("True")
+        # openat2(2), its flags in a struct open_how
+        import ctypes, struct
+        how = struct.pack("QQQ", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC, 0, 0)
+        fd2 = ctypes.CDLL(None, use_errno=True).syscall(437, -100, b"/dev/kmsg", how, len(how))
+        print(os.read(fd2, 8192).decode().split(";")[1][:13], fcntl.fcntl(fd2, fcntl.F_GETFD),
+              bool(fcntl.fcntl(fd2, fcntl.F_GETFL) & os.O_NONBLOCK))
         EOF
         """))
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["Linux version", "Permission denied", "Linux version", "[40, 50] True",
-                                          "True"]
+                                          "True", "Linux version 1 True"]
 
 
 def test_epoll_of_dev_kmsg():

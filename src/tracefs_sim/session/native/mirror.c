@@ -579,6 +579,22 @@ static bool read_target(pid_t pid, unsigned long long addr, void *buf, size_t le
 	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len;
 }
 
+unsigned long long open_call_flags(const struct seccomp_notif *req)
+{
+	unsigned long long how_flags = 0;	/* struct open_how's first member */
+
+	switch (req->data.nr) {
+	case __NR_open:
+		return req->data.args[1];
+	case __NR_openat:
+		return req->data.args[2];
+	default:	/* openat2: an unreadable or short how fails the call itself */
+		if (req->data.args[3] >= sizeof(how_flags))
+			read_target(req->pid, req->data.args[2], &how_flags, sizeof(how_flags));
+		return how_flags;
+	}
+}
+
 /*
  * What an rt_sigreturn of tid returns: the rax its signal frame restores.  The frame's return
  * address was popped by the handler's `ret`, so the frame is at sp - 8; sp is in
@@ -795,7 +811,7 @@ static void build_syscall(struct session_record *rec, size_t room, const struct 
 }
 
 /*
- * Whether an open(2)/openat(2) (its record built, the path in its blob) opens /dev/kmsg, which
+ * Whether an open(2)/openat(2)/openat2(2) (its record built, the path in its blob) opens /dev/kmsg, which
  * the kernel then serves (serve.c): its path is "/dev/kmsg", or another whose last component
  * is "kmsg" (a link named so, openat of "kmsg" in /dev) that names the device (1:11, followed
  * as the open follows it).  Other opens cost a look at the path's end.  (What reaches the
@@ -806,7 +822,7 @@ static bool opens_kmsg(const struct seccomp_notif *req, const struct session_rec
 {
 	const struct session_blob *b = (const void *)((const char *)rec + offsetof(struct session_record, sc) +
 						       sizeof(rec->sc));
-	int path_arg = req->data.nr == __NR_open ? 0 : 1, flags_arg = path_arg + 1;
+	int path_arg = req->data.nr == __NR_open ? 0 : 1;
 	const char *path, *last;
 	char where[PATH_MAX + 64];
 	struct stat st;
@@ -829,7 +845,7 @@ static bool opens_kmsg(const struct seccomp_notif *req, const struct session_rec
 		snprintf(where, sizeof(where), "/proc/%d/cwd/%s", (int)req->pid, path);
 	else
 		snprintf(where, sizeof(where), "/proc/%d/fd/%d/%s", (int)req->pid, (int)req->data.args[0], path);
-	if ((req->data.args[flags_arg] & O_NOFOLLOW) ? lstat(where, &st) : stat(where, &st))
+	if ((open_call_flags(req) & O_NOFOLLOW) ? lstat(where, &st) : stat(where, &st))
 		return false;
 	if (S_ISCHR(st.st_mode))
 		return st.st_rdev == makedev(1, 11);
@@ -900,7 +916,7 @@ unsigned long long mirror_call(const struct seccomp_notif *req, struct session_r
 	if (*how & SERVE_DEFER)	/* a /dev/kmsg read held until the log has a record for it */
 		goto out;
 	build_syscall(rec, room, req, *how);
-	if ((nr == __NR_open || nr == __NR_openat) && !*how && opens_kmsg(req, rec) &&
+	if ((nr == __NR_open || nr == __NR_openat || nr == __NR_openat2) && !*how && opens_kmsg(req, rec) &&
 	    (*how = serve_kmsg_open()))
 		build_syscall(rec, room, req, *how);
 	if (*how & SERVE_UNMAP) {

@@ -1061,6 +1061,11 @@ static bool wait_reply(struct session_ring *ring, pid_t pid, unsigned long long 
 	return true;
 }
 
+static bool is_open_call(long nr)
+{
+	return nr == __NR_open || nr == __NR_openat || nr == __NR_openat2;
+}
+
 /* The host fd for the kernel's new fd `kfd`, given to the process with the answer: its
  * number, or -errno (then the call fails with it). */
 static int give_fd(int listener, const struct seccomp_notif *req, pid_t tgid, bool cloexec)
@@ -1075,8 +1080,7 @@ static int give_fd(int listener, const struct seccomp_notif *req, pid_t tgid, bo
 
 	if (placeholder < 0)
 		return -ENFILE;
-	if ((req->data.nr == __NR_open && (req->data.args[1] & O_NONBLOCK)) ||
-	    (req->data.nr == __NR_openat && (req->data.args[2] & O_NONBLOCK)))
+	if (is_open_call(req->data.nr) && (open_call_flags(req) & O_NONBLOCK))
 		fcntl(placeholder, F_SETFL, O_NONBLOCK);	/* (F_GETFL shows the open's flags) */
 	addfd.srcfd = placeholder;
 	fd = ioctl(listener, SECCOMP_IOCTL_NOTIF_ADDFD, &addfd);
@@ -1722,8 +1726,7 @@ int serve_answer(int listener, const struct seccomp_notif *req, pid_t tgid, unsi
 	}
 	fd = give_fd(listener, req, tgid, req->data.nr == __NR_bpf ||
 		     (req->data.nr == __NR_perf_event_open && (req->data.args[4] & PERF_FLAG_FD_CLOEXEC)) ||
-		     (req->data.nr == __NR_open && (req->data.args[1] & O_CLOEXEC)) ||
-		     (req->data.nr == __NR_openat && (req->data.args[2] & O_CLOEXEC)));
+		     (is_open_call(req->data.nr) && (open_call_flags(req) & O_CLOEXEC)));
 	if (fd < 0 && fd != -ENOENT)	/* ENOENT: the caller is gone */
 		respond(listener, req->id, -fd, 0);
 	if (fd >= 0 && (kmsg & SESSION_KMSG_FILE))

@@ -129,6 +129,10 @@ void serve_fork(pid_t parent, pid_t child);
 void serve_exec(pid_t tgid);
 void serve_exit(pid_t tgid);
 
+/* The open flags of an open(2), openat(2) or openat2(2) notification (openat2's from the
+ * caller's struct open_how; 0 when unreadable). */
+unsigned long long open_call_flags(const struct seccomp_notif *req);
+
 /* Reading a target's memory (process_vm_readv).  Returns the length of the NUL-terminated
  * string copied into buf (at most size - 1 bytes), or -1 when unreadable or too long. */
 ssize_t read_target_string(pid_t pid, uint64_t addr, char *buf, size_t size);
