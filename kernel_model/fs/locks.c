@@ -28,6 +28,10 @@ static spinlock_t blocked_lock_lock;	/* every fl_blocker, fl_blocked_requests an
 /* the POSIX requests blocked on a POSIX lock (6.1's blocked_hash): what deadlock detection
  * follows from a lock's owner to the lock it waits for */
 static LIST_HEAD(blocked_posix);
+/* every granted lock, on the list of the cpu that took it, newest first (6.1's per-cpu
+ * file_lock_list), for /proc/locks; file_rwsem: its writers are the lists' readers */
+static struct list_head file_lock_list[NR_CPUS];
+static spinlock_t file_rwsem;
 static struct kmem_cache *flctx_cache;
 static struct kmem_cache *filelock_cache;
 
@@ -254,9 +258,36 @@ static __always_inline void locks_wake_up_blocks(struct file_lock *blocker)
 	spin_unlock(&blocked_lock_lock);
 }
 
+static __always_inline void locks_insert_global_locks(struct file_lock *fl)
+{
+	int cpu = this_cpu()->h.cpu;
+
+	spin_lock(&file_rwsem);
+	fl->fl_link_cpu = cpu;
+	list_add(&fl->fl_link, &file_lock_list[cpu]);
+	spin_unlock(&file_rwsem);
+}
+
+static __always_inline void locks_delete_global_locks(struct file_lock *fl)
+{
+	if (list_empty(&fl->fl_link))	/* (hlist_unhashed(): never granted) */
+		return;
+	spin_lock(&file_rwsem);
+	list_del_init(&fl->fl_link);
+	spin_unlock(&file_rwsem);
+}
+
+/* A granted lock into its context's list, before `before` (flc_lock held) */
+static __always_inline void locks_insert_lock_ctx(struct file_lock *fl, struct list_head *before)
+{
+	list_add_tail(&fl->fl_list, before);
+	locks_insert_global_locks(fl);
+}
+
 /* A lock out of its context's list, its waiters woken (flc_lock held) */
 static noinline void locks_unlink_lock_ctx(struct file_lock *fl)
 {
+	locks_delete_global_locks(fl);
 	list_del_init(&fl->fl_list);
 	locks_wake_up_blocks(fl);
 }
@@ -346,7 +377,7 @@ find_conflict:
 		goto out;
 	locks_copy_lock(new_fl, request);
 	locks_move_blocks(new_fl, request);
-	list_add_tail(&new_fl->fl_list, &ctx->flc_flock);	/* locks_insert_lock_ctx() */
+	locks_insert_lock_ctx(new_fl, &ctx->flc_flock);
 	new_fl = NULL;
 	error = 0;
 out:
@@ -573,7 +604,7 @@ static noinline int posix_lock_inode(struct inode *inode, struct file_lock *requ
 				locks_move_blocks(new_fl, request);
 				request = new_fl;
 				new_fl = NULL;
-				list_add_tail(&request->fl_list, &fl->fl_list);	/* locks_insert_lock_ctx() */
+				locks_insert_lock_ctx(request, &fl->fl_list);
 				locks_delete_lock_ctx(fl, &dispose);
 				added = true;
 			}
@@ -596,7 +627,7 @@ static noinline int posix_lock_inode(struct inode *inode, struct file_lock *requ
 		}
 		locks_copy_lock(new_fl, request);
 		locks_move_blocks(new_fl, request);
-		list_add_tail(&new_fl->fl_list, &fl->fl_list);	/* before fl (the list's head: at its end) */
+		locks_insert_lock_ctx(new_fl, &fl->fl_list);	/* before fl (the list's head: at its end) */
 		fl = new_fl;
 		new_fl = NULL;
 	}
@@ -606,7 +637,7 @@ static noinline int posix_lock_inode(struct inode *inode, struct file_lock *requ
 			left = new_fl2;
 			new_fl2 = NULL;
 			locks_copy_lock(left, right);
-			list_add_tail(&left->fl_list, &fl->fl_list);
+			locks_insert_lock_ctx(left, &fl->fl_list);
 		}
 		right->fl_start = request->fl_end + 1;
 		locks_wake_up_blocks(right);
@@ -873,6 +904,157 @@ noinline void locks_remove_file(struct file *filp)
 
 void __init filelock_init(void)
 {
+	int cpu;
+
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		INIT_LIST_HEAD(&file_lock_list[cpu]);
 	flctx_cache = kmem_cache_create("file_lock_ctx", sizeof(struct file_lock_context), 0, SLAB_PANIC, NULL);
 	filelock_cache = kmem_cache_create("file_lock_cache", sizeof(struct file_lock), 0, SLAB_PANIC, NULL);
 }
+
+/* ---- /proc/locks ---- */
+
+struct locks_iterator {
+	int li_cpu;
+	loff_t li_pos;
+};
+
+/* One lock's line (its blocked requests' too, after "-> " indented by their depth) */
+noinline void lock_get_status(struct seq_file *f, struct file_lock *fl, loff_t id, char *pfx, int repeat)
+{
+	struct inode *inode = fl->fl_file ? fl->fl_file->f_inode : NULL;
+	int type = fl->fl_type, pad;
+
+	seq_printf(f, "%ld: ", (long)id);
+	if (repeat) {	/* "%*s" of pfx in repeat - 1 + strlen(pfx) columns */
+		for (pad = repeat - 1; pad > 0; pad--)
+			seq_putc(f, ' ');
+		seq_puts(f, pfx);
+	}
+	if (IS_POSIX(fl)) {
+		if (fl->fl_flags & FL_ACCESS)
+			seq_puts(f, "ACCESS");
+		else if (IS_OFDLCK(fl))
+			seq_puts(f, "OFDLCK");
+		else
+			seq_puts(f, "POSIX ");
+		seq_printf(f, " %s ", inode == NULL ? "*NOINODE*" : "ADVISORY ");
+	} else if (IS_FLOCK(fl)) {
+		seq_puts(f, "FLOCK  ADVISORY  ");
+	} else {
+		seq_puts(f, "UNKNOWN UNKNOWN  ");
+	}
+	seq_printf(f, "%s ", type == F_WRLCK ? "WRITE" : type == F_RDLCK ? "READ" : "UNLCK");
+	if (inode)	/* userspace relies on this representation of dev_t */
+		seq_printf(f, "%d %02x:%02x:%lu ", locks_translate_pid(fl), MAJOR(inode->i_sb->s_dev),
+			   MINOR(inode->i_sb->s_dev), inode->i_ino);
+	else
+		seq_printf(f, "%d <none>:0 ", locks_translate_pid(fl));
+	if (!IS_POSIX(fl))
+		seq_puts(f, "0 EOF\n");
+	else if (fl->fl_end == OFFSET_MAX)
+		seq_printf(f, "%ld EOF\n", (long)fl->fl_start);
+	else
+		seq_printf(f, "%ld %ld\n", (long)fl->fl_start, (long)fl->fl_end);
+}
+
+static notrace struct file_lock *get_next_blocked_member(struct file_lock *node)
+{
+	struct file_lock *tmp;
+
+	if (node == NULL || node->fl_blocker == NULL)
+		return NULL;
+	tmp = list_entry(node->fl_blocked_member.next, struct file_lock, fl_blocked_member);
+	if (&tmp->fl_blocked_member == &node->fl_blocker->fl_blocked_requests)
+		return NULL;
+	return tmp;
+}
+
+/* A granted lock and, as a tree (a lock's first waiter its left child, the waiter after it
+ * its right one), the requests blocked on it */
+noinline int locks_show(struct seq_file *f, void *v)
+{
+	struct locks_iterator *iter = f->private;
+	struct file_lock *cur = v, *tmp;
+	int level = 0;
+
+	if (locks_translate_pid(cur) == 0)
+		return 0;
+	while (cur != NULL) {
+		lock_get_status(f, cur, iter->li_pos, level ? "-> " : "", level);
+		if (!list_empty(&cur->fl_blocked_requests)) {
+			cur = list_first_entry(&cur->fl_blocked_requests, struct file_lock, fl_blocked_member);
+			level++;
+		} else {
+			tmp = get_next_blocked_member(cur);
+			while (tmp == NULL && cur->fl_blocker != NULL) {
+				cur = cur->fl_blocker;
+				level--;
+				tmp = get_next_blocked_member(cur);
+			}
+			cur = tmp;
+		}
+	}
+	return 0;
+}
+
+/* seq_hlist_start_percpu()/seq_hlist_next_percpu() over the per-cpu lists */
+static notrace struct file_lock *file_lock_list_from(int *cpu, struct list_head *node)
+{
+	while (node == &file_lock_list[*cpu]) {	/* the end of this cpu's list: the next cpu's */
+		if (++*cpu == NR_CPUS)
+			return NULL;
+		node = file_lock_list[*cpu].next;
+	}
+	return list_entry(node, struct file_lock, fl_link);
+}
+
+noinline void *locks_start(struct seq_file *f, loff_t *pos)
+{
+	struct locks_iterator *iter = f->private;
+	struct file_lock *fl;
+	loff_t n = *pos;
+
+	iter->li_pos = *pos + 1;
+	spin_lock(&file_rwsem);
+	spin_lock(&blocked_lock_lock);
+	iter->li_cpu = 0;
+	for (fl = file_lock_list_from(&iter->li_cpu, file_lock_list[0].next); fl && n; n--)
+		fl = file_lock_list_from(&iter->li_cpu, fl->fl_link.next);
+	return fl;
+}
+
+noinline void *locks_next(struct seq_file *f, void *v, loff_t *pos)
+{
+	struct locks_iterator *iter = f->private;
+	struct file_lock *fl = v;
+
+	++iter->li_pos;
+	++*pos;
+	return file_lock_list_from(&iter->li_cpu, fl->fl_link.next);
+}
+
+noinline void locks_stop(struct seq_file *f, void *v)
+{
+	spin_unlock(&blocked_lock_lock);
+	spin_unlock(&file_rwsem);
+}
+
+static const struct seq_operations locks_seq_operations = {
+	.start	= locks_start,
+	.next	= locks_next,
+	.stop	= locks_stop,
+	.show	= locks_show,
+};
+
+static int locks_open(struct inode *inode, struct file *file)
+{
+	return seq_open_private(file, &locks_seq_operations, sizeof(struct locks_iterator));
+}
+
+const struct file_operations proc_locks_operations = {
+	.open = locks_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = seq_release_private,
+};

@@ -172,6 +172,32 @@ noinline int seq_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* seq_open() with psize zeroed bytes of the iterator's own in m->private */
+noinline void *__seq_open_private(struct file *f, const struct seq_operations *ops, int psize)
+{
+	void *private = kzalloc(psize, GFP_KERNEL);
+
+	if (!private)
+		return NULL;
+	if (seq_open(f, ops) < 0) {
+		kfree(private);
+		return NULL;
+	}
+	((struct seq_file *)f->private_data)->private = private;
+	return private;
+}
+
+noinline int seq_open_private(struct file *filp, const struct seq_operations *ops, int psize)
+{
+	return __seq_open_private(filp, ops, psize) ? 0 : -ENOMEM;
+}
+
+noinline int seq_release_private(struct inode *inode, struct file *file)
+{
+	kfree(((struct seq_file *)file->private_data)->private);
+	return seq_release(inode, file);
+}
+
 /* single_open's one record */
 noinline void *single_start(struct seq_file *p, loff_t *pos)
 {

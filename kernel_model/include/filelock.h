@@ -46,7 +46,9 @@ struct flock {
 struct file_lock {
 	struct file_lock *fl_blocker;		/* the lock we are blocked on */
 	struct list_head fl_list;		/* in the context's list, or a dispose list */
-	struct list_head fl_link;		/* a blocked POSIX request: in the global blocked list */
+	struct list_head fl_link;		/* a granted lock: in its cpu's file_lock_list (/proc/locks);
+						 * a blocked POSIX request: in the global blocked list */
+	int fl_link_cpu;			/* which cpu's file_lock_list it is on */
 	struct list_head fl_blocked_requests;	/* the requests waiting on this one */
 	struct list_head fl_blocked_member;	/* in its blocker's fl_blocked_requests */
 	fl_owner_t fl_owner;			/* POSIX: the files_struct (OFD: the open file) */
@@ -65,9 +67,11 @@ struct file_lock_context {
 };
 
 #define IS_POSIX(fl)	((fl)->fl_flags & FL_POSIX)
+#define IS_FLOCK(fl)	((fl)->fl_flags & FL_FLOCK)
 #define IS_OFDLCK(fl)	((fl)->fl_flags & FL_OFDLCK)
 
 long fcntl_getlk(struct file *filp, unsigned int cmd, struct flock *flock);
 long fcntl_setlk(unsigned int fd, struct file *filp, unsigned int cmd, struct flock *flock);
 void locks_remove_posix(struct file *filp, fl_owner_t owner);
+extern const struct file_operations proc_locks_operations;	/* /proc/locks */
 #endif

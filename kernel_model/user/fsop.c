@@ -1439,6 +1439,157 @@ static void xattrs(int argc, char **argv)
 	}
 }
 
+static const void *memchr_(const void *s, int c, long n)
+{
+	const char *p = s;
+
+	for (; n > 0; n--, p++)
+		if (*p == (char)c)
+			return p;
+	return NULL;
+}
+
+/* ---- /proc/locks ---- */
+
+struct lock_names { long major, minor, ino, pids[3]; const char *pid_names[3]; long ids[16]; int nids; };
+
+/* a token's value: hex or decimal digits from s up to a non-digit; *end after them */
+static long parse_num(const char *s, int base, const char **end)
+{
+	long v = 0;
+
+	for (;; s++) {
+		int d = *s >= '0' && *s <= '9' ? *s - '0' : base == 16 && *s >= 'a' && *s <= 'f' ? *s - 'a' + 10 : -1;
+
+		if (d < 0)
+			break;
+		v = v * base + d;
+	}
+	*end = s;
+	return v;
+}
+
+/* One /proc/locks line, if it is a lock on the file: as the kernel wrote it but for its id
+ * (numbered by first appearance), the pid (named) and the device and inode ("DEV:INO") */
+static void show_lock_line(const char *line, const char *stop, struct lock_names *n)
+{
+	const char *p = line, *tok[12], *tend[12], *e;
+	int ntok = 0, i, dev = -1, id_index;
+	long id;
+
+	while (p < stop && ntok < 12) {
+		while (p < stop && *p == ' ')
+			p++;
+		if (p >= stop)
+			break;
+		tok[ntok] = p;
+		while (p < stop && *p != ' ')
+			p++;
+		tend[ntok++] = p;
+	}
+	for (i = 0; i < ntok && dev < 0; i++) {
+		const char *q = tok[i];
+		long major = parse_num(q, 16, &e), minor, ino;
+
+		if (e == q || *e != ':')
+			continue;
+		minor = parse_num(q = e + 1, 16, &e);
+		if (e == q || *e != ':')
+			continue;
+		ino = parse_num(q = e + 1, 10, &e);
+		if (e != tend[i])
+			continue;
+		if (major != n->major || minor != n->minor || ino != n->ino)
+			return;
+		dev = i;
+	}
+	if (dev < 1)
+		return;
+	id = parse_num(line, 10, &e);
+	for (id_index = 0; id_index < n->nids && n->ids[id_index] != id; id_index++)
+		;
+	if (id_index == n->nids && n->nids < 16)
+		n->ids[n->nids++] = id;
+	printf("%d", id_index + 1);
+	write(1, e, tok[dev - 1] - e);
+	{
+		long pid = parse_num(tok[dev - 1], 10, &e);
+		const char *name = *tok[dev - 1] == '-' ? "-1" : "other";	/* (an OFD lock's: -1) */
+
+		for (i = 0; i < 3 && *name == 'o'; i++)
+			if (n->pids[i] && n->pids[i] == pid)
+				name = n->pid_names[i];
+		printf("%s DEV:INO", name);
+	}
+	write(1, tend[dev], stop - tend[dev]);
+	write(1, "\n", 1);
+}
+
+static void show_proc_locks(const char *what, struct lock_names *n)
+{
+	static char text[8192];
+	int fd = open("/proc/locks", O_RDONLY, 0);
+	long len = 0, r;
+	char *line, *nl;
+
+	printf("%s:\n", what);
+	if (fd < 0) {
+		show("open(/proc/locks)", fd);
+		return;
+	}
+	while (len < (long)sizeof(text) - 1 && (r = read(fd, text + len, sizeof(text) - 1 - len)) > 0)
+		len += r;
+	close(fd);
+	text[len] = 0;
+	n->nids = 0;
+	for (line = text; (nl = (char *)memchr_(line, '\n', text + len - line)); line = nl + 1)
+		show_lock_line(line, nl, n);
+}
+
+/* /proc/locks (lock_get_status()'s lines) while a file has a flock lock, POSIX locks of the
+ * process, an OFD lock, and two requests of children blocked on one of them */
+static void fam_proclocks(void)
+{
+	int a = open("pl", O_RDWR | O_CREAT, 0644), b = open("pl", O_RDWR, 0), st, i;
+	struct timespec nap = { 0, 200000000 };
+	struct kstat_user ks;
+	struct lock_names n = { 0 };
+	long child[2];
+
+	sc(5, a, L(&ks), 0, 0, 0);
+	n.major = (ks.st_dev >> 8) & 0xfff;
+	n.minor = (ks.st_dev & 0xff) | ((ks.st_dev >> 12) & 0xfff00);
+	n.ino = ks.st_ino;
+	n.pids[0] = getpid();
+	n.pid_names[0] = "PID";
+	n.pid_names[1] = "CHILD1";
+	n.pid_names[2] = "CHILD2";
+	R("flock(a, LOCK_SH)", sc(73, a, 1, 0, 0, 0));
+	R("F_SETLK(a, WR, 0, 10)", rl(a, 6, 1, 0, 0, 10, 0, NULL));
+	R("F_SETLK(a, RD, 20, 0)", rl(a, 6, 0, 0, 20, 0, 0, NULL));
+	R("F_OFD_SETLK(b, RD, 100, 10)", rl(b, 37, 0, 0, 100, 10, 0, NULL));
+	show_proc_locks("held", &n);
+	for (i = 0; i < 2; i++) {
+		child[i] = fork();
+		if (child[i] == 0) {
+			int c = open("pl", O_RDWR, 0);
+
+			rl(c, 7, 1, 0, 0, 5, 0, NULL);	/* F_SETLKW: waits for the parent's */
+			exit(0);
+		}
+		n.pids[1 + i] = child[i];
+		nanosleep(&nap, NULL);
+	}
+	show_proc_locks("two waiters", &n);
+	R("F_SETLK(a, UNLCK, 0, 10)", rl(a, 6, 2, 0, 0, 10, 0, NULL));
+	for (i = 0; i < 2; i++)
+		R("wait4", wait4(child[i], &st, 0, NULL) == child[i]);
+	R("close(b): the OFD lock goes", close(b));
+	show_proc_locks("after", &n);
+	close(a);
+	sc(87, L("pl"), 0, 0, 0, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fam = argc > 1 ? argv[1] : "";
@@ -1490,6 +1641,8 @@ int main(int argc, char **argv)
 		fam_life();
 	else if (!strcmp(fam, "cap"))
 		fam_cap();
+	else if (!strcmp(fam, "proclocks"))
+		fam_proclocks();
 	else
 		return 2;
 	return 0;

@@ -45,6 +45,21 @@ def test_a_call_family_gives_what_linux_gives(vmlinux, machine, run_program, tmp
     assert out.decode().splitlines() == expected.decode().splitlines()
 
 
+def test_proc_locks_lists_the_locks_as_linux(make_machine, run_program, tmp_path):
+    """/proc/locks: a file's flock, POSIX and OFD locks, and two requests blocked on one, the
+    second under the first it conflicts with (6.1's tree of blocked requests); each cpu's
+    locks newest first, so one cpu here and on the host.  (The real 6.1 prints the same.)"""
+    def one_cpu():
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    expected = subprocess.run([str(FSOP), "proclocks", str(tmp_path / "proclocks")], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, preexec_fn=one_cpu,
+                              timeout=60, check=True).stdout.decode()
+    assert "3:  -> POSIX  ADVISORY  WRITE CHILD2 DEV:INO 0 4" in expected.splitlines()
+    status, out = run_program(make_machine(cpus=1), ["fsop", "proclocks", "/tmp/proclocks"])
+    assert status == 0
+    assert out.decode().splitlines() == expected.splitlines()
+
+
 def test_what_a_program_wrote_stays(vmlinux, machine, run_program, tmp_path):
     """A second run meets what the first left behind (its directory: EEXIST), and the
     first's files are there, with what the host's run left in its own."""

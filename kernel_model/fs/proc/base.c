@@ -1059,7 +1059,6 @@ int proc_single_open(struct inode *inode, struct file *file)
 	return single_open(file, p->show, NULL);
 }
 
-extern loff_t seq_lseek(struct file *file, loff_t offset, int whence);
 const struct file_operations proc_single_file_operations = {
 	.open = proc_single_open,
 	.read = seq_read,

@@ -6,6 +6,7 @@
 #include "../../include/cputime.h"
 #include "internal.h"
 #include "../../include/syslog.h"
+#include "../../include/filelock.h"
 #include "../../include/loadavg.h"
 #include "../../include/mm.h"
 
@@ -122,6 +123,7 @@ static const struct pid_entry proc_root_entries[] = {
 	{ "filesystems", S_IFREG | 0444, filesystems_proc_show },
 	{ "kmsg", S_IFREG | 0400, NULL, NULL, NULL, &proc_kmsg_operations },
 	{ "loadavg", S_IFREG | 0444, loadavg_proc_show },
+	{ "locks", S_IFREG | 0444, NULL, NULL, NULL, &proc_locks_operations },
 	{ "meminfo", S_IFREG | 0444, meminfo_proc_show },
 	{ "mounts", S_IFLNK | 0777, NULL, proc_mounts_link },
 	{ "self", S_IFLNK | 0777, NULL, proc_self_get_link },
