@@ -20,6 +20,7 @@
 #define UPROBE_EMU_JMP		0x8	/* jmp rel8/rel32: emulated */
 #define UPROBE_EMU_JCC		0x10	/* jcc rel8/rel32: emulated (cc: its condition) */
 #define UPROBE_XOL_BYTES	48
+#define UPROBE_GUEST_CONSUMERS	4	/* consumers per point whose records the guest can make */
 
 struct uprobe_point {			/* host-written */
 	u64 ino;			/* the file's inode (hostfs: the host's st_ino) */
@@ -36,6 +37,10 @@ struct uprobe_point {			/* host-written */
 	u32 cc;				/* an emulated jcc's condition (its opcode's low nibble) */
 	u32 pad;
 	u8 xol[UPROBE_XOL_BYTES];
+	/* consumer k's record program (at the hit; at the return): its kprobe_guest.probes index
+	 * + 1, which the guest runs (trace_probe.c uprobe_guest_record); 0: the host's handler */
+	u32 entry_probe[UPROBE_GUEST_CONSUMERS];
+	u32 ret_probe[UPROBE_GUEST_CONSUMERS];
 };
 
 struct uprobe_points {

@@ -437,6 +437,8 @@ HOST_ABI_OFFSET(uprobe_points, p);
 HOST_ABI_OFFSET(uprobe_point, flags);
 HOST_ABI_OFFSET(uprobe_point, nhit);
 HOST_ABI_OFFSET(uprobe_point, xol);
+HOST_ABI_OFFSET(uprobe_point, entry_probe);
+HOST_ABI_CONST(UPROBE_GUEST_CONSUMERS);
 HOST_ABI_OFFSET(task_struct, mm);
 HOST_ABI_OFFSET(mm_struct, mm_mt);
 HOST_ABI_OFFSET(mm_struct, pgd);

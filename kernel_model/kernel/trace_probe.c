@@ -1,18 +1,19 @@
 /*
- * Kprobe event records.  Two writers of the same records:
+ * Kprobe, eprobe and uprobe event records.  Two writers of the same records:
  * - the guest kprobe handlers (kprobe_guest_ftrace, kprobe_guest_slot) and
  *   kretprobe handlers (their entry there, kretprobe_guest_return at the
- *   return): the fetch interpreter (Linux's process_fetch_insn /
- *   store_trace_args) over the tables the host compiled
- *   (include/trace/probe_stage.h);
+ *   return), eprobes' (eprobe_trigger_func) and uprobe events'
+ *   (uprobe_guest_record, from kernel/events/uprobes.c): the fetch
+ *   interpreter (Linux's process_fetch_insn / store_trace_args) over the
+ *   tables the host compiled (include/trace/probe_stage.h);
  * - probe_stage_commit: the record a host-side probe handler staged, for
  *   the probes the interpreter does not cover.
  * Both as trace_event_buffer_reserve/commit do for a kprobe event in Linux:
  * common header from the probed context's flags, then the body.
  * The host's fetch (src/tracefs_sim/trace/probe_record.py) runs the same
  * programs for what this interpreter cannot (symstr: kallsyms is the host's;
- * uprobes: their hits are the host's); tests/probes/test_kprobe_guest.py
- * checks the records built here against it byte for byte.
+ * a uprobe's @+OFFSET and user-stack loads); tests/probes/test_kprobe_guest.py
+ * and test_uprobe_guest.py check the records built here against it byte for byte.
  */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
@@ -199,6 +200,22 @@ notrace long kg_translate(u64 va)
 	return pa < ram ? (long)pa : -1;
 }
 
+/*
+ * A uprobe's fetch runs where Linux's copy_from_user() may fault a page in: the first user
+ * address a read met not mapped is noted (per cpu, while uprobe_guest_record() asks for it),
+ * so that the page can be brought in and the fetch run again.
+ */
+static u64 kg_user_fault[NR_CPUS];
+static bool kg_note_faults[NR_CPUS];
+
+static notrace void kg_note_fault(u64 va)
+{
+	int cpu = this_cpu()->h.cpu;
+
+	if (kg_note_faults[cpu] && !kg_user_fault[cpu])
+		kg_user_fault[cpu] = va;
+}
+
 /* copy_from_{kernel,user}_nofault(): 0, or -1 when a byte is not mapped */
 notrace int kg_read(void *dst, u64 va, u32 n, bool user)
 {
@@ -210,8 +227,11 @@ notrace int kg_read(void *dst, u64 va, u32 n, bool user)
 		long pa = kg_translate(va);
 		u32 chunk = 4096 - (va & 4095);
 
-		if (pa < 0)
+		if (pa < 0) {
+			if (user)
+				kg_note_fault(va);
 			return -1;
+		}
 		if (chunk > n)
 			chunk = n;
 		memcpy(d, __va(pa), chunk);
@@ -236,8 +256,11 @@ notrace long kg_read_string(u8 *dst, u64 va, long max, bool user)
 		long chunk = 4096 - (va & 4095), i;
 		const u8 *s;
 
-		if (pa < 0)
+		if (pa < 0) {
+			if (user)
+				kg_note_fault(va);
 			return -1;
+		}
 		if (chunk > limit - got)
 			chunk = limit - got;
 		s = __va(pa);
@@ -513,6 +536,38 @@ static notrace void kg_record(struct kg_probe *kp, u64 slots, u64 addr, u64 ret_
 		trace_event_commit(rec, sizeof(*rec) + pos);
 	}
 	preempt_enable_no_resched();
+}
+
+/* ---- uprobe events (trace_uprobe.c's uprobe_trace_func(), its fetch in the guest) ---- */
+
+notrace void uprobe_guest_record(u32 probe, struct pt_regs *regs, u64 func, bool is_ret, unsigned long *fault)
+{
+	struct kg_probe *kp = &kprobe_guest.probes[probe];
+	int cpu = this_cpu()->h.cpu, len;
+	struct probe_stage *st = &probe_stage[cpu];
+	u64 slots = READ_ONCE(kp->slots), triggers = READ_ONCE(kp->triggers), ip = regs->ip;
+
+	if (!(slots | triggers)) {	/* armed for no trace array: a hit all the same */
+		__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	kg_note_faults[cpu] = fault != NULL;
+	kg_user_fault[cpu] = 0;
+	/* the record's vaddr[]: the probed address, or the function and where it returns to */
+	len = kg_record_body(kp, is_ret ? func : ip, is_ret ? ip : 0, ip, regs, st->data);
+	kg_note_faults[cpu] = false;
+	if (fault && kg_user_fault[cpu]) {
+		*fault = kg_user_fault[cpu];
+		return;
+	}
+	__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
+	if (len < 0)		/* larger than a record may be */
+		return;
+	st->type = kp->type;
+	st->irqflags = regs->flags;
+	st->slots = slots;
+	st->triggers = triggers;
+	WRITE_ONCE(st->len, len);
 }
 
 /* ---- kretprobes (kernel/kprobes.c + rethook, as x86 has them in 6.1) ---- */

@@ -51,7 +51,7 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
         if machine.image.lookup("kprobe_insn_slots") is not None:
             engine = KprobeEngine(machine, sites)
             if machine.image.lookup("uprobe_points") is not None:
-                uprobes = UprobeEngine(machine, engine.stage)
+                uprobes = UprobeEngine(machine, engine.stage, programs=engine)
     written = written_code(machine, None if sites is None else sites.trampolines)
     core = TraceCore(machine, ftrace_sites=sites, kprobe_engine=engine, uprobe_engine=uprobes,
                      realtime_at_boot_ns=realtime_at_boot_ns, written_code=written)

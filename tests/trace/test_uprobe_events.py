@@ -36,6 +36,9 @@ class FakeUprobe:
         self.engine, self.inode, self.offset, self.is_return, self.on_hit = engine, inode, offset, is_return, on_hit
         self.nhit = 0
 
+    def set_record_slots(self, slots):
+        pass  # (the host handler reads its event's at each hit)
+
     def unregister(self):
         self.engine.probes.remove(self)
 
@@ -46,7 +49,7 @@ class FakeUprobeEngine:
     def __init__(self):
         self.probes: list[FakeUprobe] = []
 
-    def register(self, path, inode, size, offset, ref_ctr_offset, *, is_return, on_hit):
+    def register(self, path, inode, size, offset, ref_ctr_offset, *, is_return, on_hit, guest=None, slots=0):
         if offset > size or ref_ctr_offset % 2:
             raise OSError(errno.EINVAL, "bad uprobe")
         probe = FakeUprobe(self, inode, offset, is_return, on_hit)

@@ -182,6 +182,11 @@ void kprobe_guest_ftrace(struct pt_regs *regs);
 void kprobe_guest_slot(unsigned long point, struct pt_regs *regs);
 /* the guest point at addr (NULL: none) */
 const struct kg_point *kprobe_guest_point(unsigned long addr);
+/* A uprobe event's record program (probe: its index) at a hit or, is_ret, at the return of
+ * func: the record staged in this cpu's probe_stage as a host handler stages one (the caller
+ * commits it).  fault not NULL: a user page the fetch met not mapped in yet goes in *fault and
+ * nothing is staged (the caller faults it in and asks again). */
+void uprobe_guest_record(u32 probe, struct pt_regs *regs, u64 func, bool is_ret, unsigned long *fault);
 /* kprobe_int3_handler()'s pre-handler of a point */
 void kprobe_dispatcher(const struct kg_point *pt, struct pt_regs *regs);
 /* PORT_KPROBE_HIT's db_arg[1]: the host runs a host point's handlers (db_arg[0]: the pt_regs,

@@ -168,13 +168,20 @@ static void handler_chain(struct uprobe_point *p, u32 idx, struct pt_regs *regs,
 	u32 n = is_ret ? READ_ONCE(p->n_ret) : READ_ONCE(p->n_entry);
 
 	for (u32 k = 0; k < n; k++) {
+		/* a record program the guest runs, or the host's handler */
+		u32 probe = k >= UPROBE_GUEST_CONSUMERS ? 0 : is_ret ? READ_ONCE(p->ret_probe[k]) : READ_ONCE(p->entry_probe[k]);
+
 		/* the fetch's copy_from_user() faults pages in, as Linux's does (the handler runs
 		 * where it may sleep): the page is brought in and the handler runs again */
 		for (int tries = 1; ; tries++) {
 			unsigned long fault = 0;
 			u8 byte;
 
-			uprobe_dispatch(regs, idx, k, func, is_ret, tries < UPROBE_FAULT_TRIES ? &fault : NULL);
+			if (probe)
+				uprobe_guest_record(probe - 1, regs, func, is_ret,
+						    tries < UPROBE_FAULT_TRIES ? &fault : NULL);
+			else
+				uprobe_dispatch(regs, idx, k, func, is_ret, tries < UPROBE_FAULT_TRIES ? &fault : NULL);
 			if (!fault)
 				break;
 			if (copy_from_user(&byte, (void *)fault, 1))	/* not mapped: a fault it is */

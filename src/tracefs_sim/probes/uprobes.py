@@ -10,12 +10,15 @@ reads in from then on, and registration puts it in the pages already mapped (eve
 process that maps the file, as Linux installs it in every mapping of the inode); the last
 consumer gone, the original byte goes back into each of them.
 
-A consumer's handler is host code (the trace_uprobe dispatcher: Python), reached through the
-doorbell (PORT_UPROBE) the guest's uprobe_dispatch rings, only for a point that is armed --
-nothing runs on the host for a program no enabled uprobe probes, and nothing slows the CPUs
-down meanwhile (a code hook would keep Unicorn's mid-block exit checks on everywhere).  The handler gets
-a UprobeHit: the user registers the int3 trap saved, user memory, and record staging (the
-guest commits the staged record right after the hook, as 6.1 writes a uprobe event's).
+A consumer comes with a record program the guest runs (a uprobe event's arguments compiled
+for kernel/trace_probe.c: the kprobe engine's tables hold it), or with host code (the
+trace_uprobe dispatcher: Python) for what the guest interpreter does not cover, reached
+through the doorbell (PORT_UPROBE) the guest's uprobe_dispatch rings.  Either way nothing runs
+for a program no enabled uprobe probes, and nothing slows the CPUs down meanwhile (a code hook
+would keep Unicorn's mid-block exit checks on everywhere).  A host handler gets a UprobeHit:
+the user registers the int3 trap saved, user memory, and record staging; the guest's record
+program stages its record in the same place, and the guest commits it after (as 6.1 writes a
+uprobe event's).
 """
 from __future__ import annotations
 
@@ -25,14 +28,16 @@ import struct
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..machine.contract import TASK_SIZE, GuestRam, PatchableMachine
 from ..machine.hooks import HookContext
 from ..machine.hostif import PORT_UPROBE
 from ..machine.image import KERNEL_MAP, PAGE_OFFSET
 from . import insn as X
+from .kprobes.guest import GuestRecord
 from .kprobes.hit import ProbeStage
-from .kprobes.point import required_symbol
+from .kprobes.point import GuestProbe, required_symbol
 from .kprobes.regs import PT_INDEX, PT_REGS_FRAME
 
 ENOTSUPP = 524  # the kernel's -ENOTSUPP: an instruction uprobes cannot step
@@ -42,8 +47,9 @@ UPROBE_XOL_BYTES = 48
 # uprobe_point.flags (include/uprobes.h)
 UPROBE_ARMED, UPROBE_RET, UPROBE_EMU_CALL, UPROBE_EMU_JMP, UPROBE_EMU_JCC = 1, 2, 4, 8, 0x10
 # struct uprobe_point: ino, offset, flags, len, rel, n_entry, n_ret, nhit, xol_len, riprel_at, cc,
-# pad, xol[48]
-_POINT = struct.Struct("<QQIIqIIQIIII48s")
+# pad, xol[48], entry_probe[4], ret_probe[4]
+GUEST_CONSUMERS = 4
+_POINT = struct.Struct(f"<QQIIqIIQIIII48s{GUEST_CONSUMERS}I{GUEST_CONSUMERS}I")
 _NHIT = 40
 _U64 = struct.Struct("<Q")
 _CALL = struct.Struct("<6Q")  # struct uprobe_call (include/uprobes.h)
@@ -58,15 +64,35 @@ def _direct_pa(va: int) -> int:
     return va - (KERNEL_MAP if va >= KERNEL_MAP else PAGE_OFFSET)
 
 
+class RecordPrograms(Protocol):
+    """The guest's record programs (the kprobe engine's tables: kernel/trace_probe.c runs them)."""
+
+    def add_program(self, record: GuestRecord, is_return: bool = False) -> GuestProbe | None: ...
+    def set_program_slots(self, probe: GuestProbe, slots: int) -> None: ...
+    def remove_program(self, probe: GuestProbe) -> None: ...
+    def guest_counts(self, probe: GuestProbe) -> tuple[int, int]: ...
+
+
 @dataclass
 class Consumer:
     """struct uprobe_consumer: a handler at the hit, or (is_return) at the function's
-    return; counts the hits it saw (trace_uprobe's nhit)."""
+    return -- the guest's record program (``program``) or the host's ``on_hit``; counts the
+    hits it saw (trace_uprobe's nhit)."""
     point: "Point"
     is_return: bool
     on_hit: Callable[["UprobeHit"], None]
     engine: "UprobeEngine"
-    nhit: int = 0
+    program: GuestProbe | None = None
+    host_hits: int = 0
+
+    @property
+    def nhit(self) -> int:
+        return self.host_hits + self.engine.program_hits(self)
+
+    def set_record_slots(self, slots: int) -> None:
+        """The trace-array slots (and, above bit 64, those with triggers) the guest's record
+        program records in; a host handler reads its event's at each hit."""
+        self.engine.set_record_slots(self, slots)
 
     def unregister(self) -> None:
         self.engine.unregister(self)
@@ -163,10 +189,12 @@ def analyze_insn(code: bytes) -> ArchUprobe:
 class UprobeEngine:
     """uprobe_register()/uprobe_unregister() over the guest's uprobe_points."""
 
-    def __init__(self, machine: PatchableMachine, stage: ProbeStage):
-        """stage: where handlers' records go (the kprobe engine's)."""
+    def __init__(self, machine: PatchableMachine, stage: ProbeStage, programs: RecordPrograms | None = None):
+        """stage: where handlers' records go (the kprobe engine's); programs: where consumers'
+        record programs go (None: every consumer's handler is the host's)."""
         self._machine = machine
         self._stage = stage
+        self._programs = programs
         image = machine.image
         self._table = required_symbol(image, "uprobe_points")
         self._file_vm_ops = required_symbol(image, "file_vm_ops")
@@ -174,7 +202,7 @@ class UprobeEngine:
         self._max = abi("UPROBES_MAX")
         self._point_size = abi("sizeof(uprobe_point)")
         self._points_at = self._table + abi("uprobe_points.p")
-        if self._point_size != _POINT.size:
+        if self._point_size != _POINT.size or abi("UPROBE_GUEST_CONSUMERS") != GUEST_CONSUMERS:
             raise RuntimeError("kernel image's uprobe_point layout does not match this host")
         self._off = {name: abi(name) for name in (
             "task_struct.mm", "mm_struct.mm_mt", "mm_struct.pgd", "vm_area_struct.vm_flags",
@@ -186,10 +214,13 @@ class UprobeEngine:
 
     # ---- uprobe_register / uprobe_unregister ----
     def register(self, path: str, inode: tuple[int, int], size: int, offset: int, ref_ctr_offset: int, *,
-                 is_return: bool, on_hit: Callable[[UprobeHit], None]) -> Consumer:
+                 is_return: bool, on_hit: Callable[[UprobeHit], None], guest: GuestRecord | None = None,
+                 slots: int = 0) -> Consumer:
         """__uprobe_register(): OSError EINVAL for an offset past the file's end or an unaligned
         reference counter, ENOTSUPP for an instruction that cannot be probed, ENOSPC when the
-        guest's table is full."""
+        guest's table is full.  guest: the record program the guest runs instead of on_hit
+        (on_hit stays for a consumer the guest cannot take: its tables full, or a point's
+        consumers past GUEST_CONSUMERS), recording in `slots` (see set_record_slots())."""
         if offset > size or ref_ctr_offset % 2:
             raise OSError(errno.EINVAL, "bad uprobe offset")
         with self.lock:
@@ -200,6 +231,10 @@ class UprobeEngine:
                 index = self._free_index()
                 point = Point(index, inode, offset, arch)
             consumer = Consumer(point, is_return, on_hit, self)
+            if guest is not None and self._programs is not None:
+                consumer.program = self._programs.add_program(guest, is_return=is_return)
+                if consumer.program is not None:
+                    self._programs.set_program_slots(consumer.program, slots)
             first = not point.consumers
             point.consumers.append(consumer)
             self._points[(inode, offset)] = point
@@ -215,6 +250,31 @@ class UprobeEngine:
             self._sync(point, False if not point.consumers else None)
             if not point.consumers:
                 del self._points[(point.inode, point.offset)]
+            if consumer.program is not None and self._programs is not None:
+                consumer.host_hits += self.program_hits(consumer)   # (its counters go with it)
+                self._programs.remove_program(consumer.program)
+                consumer.program = None
+
+    def set_record_slots(self, consumer: Consumer, slots: int) -> None:
+        with self.lock:
+            if consumer.program is not None and self._programs is not None:
+                self._programs.set_program_slots(consumer.program, slots)
+
+    def program_hits(self, consumer: Consumer) -> int:
+        program = consumer.program
+        return 0 if program is None or self._programs is None else self._programs.guest_counts(program)[0]
+
+    @staticmethod
+    def _dispatch_order(point: Point, is_return: bool) -> list[Consumer]:
+        """Consumer k of the hit's (or the return's) handler chain: consumer_add() puts each new
+        consumer first, so the last registered runs first."""
+        return [c for c in reversed(point.consumers) if c.is_return == is_return]
+
+    @staticmethod
+    def _programs_of(consumers: list[Consumer]) -> list[int]:
+        """entry_probe[]/ret_probe[]: each of the first consumers' program index + 1 (0: the host's)."""
+        first = [0 if c.program is None else c.program.index + 1 for c in consumers[:GUEST_CONSUMERS]]
+        return first + [0] * (GUEST_CONSUMERS - len(first))
 
     def _free_index(self) -> int:
         used = {p.index for p in self._points.values()}
@@ -233,7 +293,9 @@ class UprobeEngine:
         flags = arch.flags | (UPROBE_ARMED if point.consumers else 0) | (UPROBE_RET if n_ret else 0)
         head = _POINT.pack(point.inode[1] if point.consumers else 0, point.offset, flags, len(arch.insn), arch.rel,
                            n_entry, n_ret, 0, len(arch.xol), arch.riprel_at, arch.cc, 0,
-                           arch.xol.ljust(UPROBE_XOL_BYTES, b"\0"))
+                           arch.xol.ljust(UPROBE_XOL_BYTES, b"\0"),
+                           *self._programs_of(self._dispatch_order(point, False)),
+                           *self._programs_of(self._dispatch_order(point, True)))
         count = max([p.index for p in self._points.values() if p.consumers] + [-1]) + 1
         entry_pa = _direct_pa(self._points_at + point.index * _POINT.size)
         byte = UPROBE_SWBP_INSN if install else arch.insn[:1]
@@ -317,8 +379,7 @@ class UprobeEngine:
         point = next((p for p in self._points.values() if p.index == idx), None)
         if point is None:
             return
-        # consumer_add() puts each new consumer first: the last registered runs first
-        consumers = [c for c in reversed(point.consumers) if c.is_return == bool(is_ret)]
+        consumers = self._dispatch_order(point, bool(is_ret))
         if k >= len(consumers):
             return
         raw = ctx.read(regs_va, PT_REGS_FRAME.size)
@@ -331,7 +392,7 @@ class UprobeEngine:
         if hit.fault is not None:  # the guest faults the page in and asks again
             ctx.write(fault_at, _U64.pack(hit.fault))
             return
-        consumer.nhit += 1
+        consumer.host_hits += 1
 
 
 class UprobeHit:

@@ -5,11 +5,13 @@ whose every argument compiles runs no Python.
 
 What the guest interpreter covers: register, $argN, $stackN, $stack, $retval, @SYM and
 immediate loads, $comm, dereference chains (kernel and user), numeric stores and bitfields,
-string and ustring, arrays of numbers and of strings, immediate strings.  symstr (a symbol's
-name: kallsyms is the host's) does not compile, and the probe keeps its host handler, whose
-fetch is probe_record.py's: the two run the same programs for different probes (the guest
-without Python at a hit; the host where the guest cannot), and tests/probes/test_kprobe_guest.py
-checks the guest's records against probe_record's byte for byte."""
+string and ustring, arrays of numbers and of strings, immediate strings; for a uprobe (every
+read a copy from user memory) all of those but $stackN and $argN past the sixth.  symstr (a
+symbol's name: kallsyms is the host's) and a uprobe's @+OFFSET do not compile, and the probe
+keeps its host handler, whose fetch is probe_record.py's: the two run the same programs for
+different probes (the guest without Python at a hit; the host where the guest cannot), and
+tests/probes/test_kprobe_guest.py and test_uprobe_guest.py check the guest's records against
+probe_record's byte for byte."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -26,8 +28,9 @@ _STORES = {"st_raw": ST_RAW, "st_mem": ST_MEM, "st_umem": ST_UMEM, "st_string": 
            "st_ustring": ST_USTRING}
 
 
-def _compile_arg(arg: ProbeArg) -> GuestFetchArg | None:
-    """One argument's program for the guest; None: the guest does not interpret it."""
+def _compile_arg(arg: ProbeArg, user: bool) -> GuestFetchArg | None:
+    """One argument's program for the guest; None: the guest does not interpret it.  user: a
+    uprobe's, whose every read is a copy from user memory (a kernel address faults)."""
     if arg.type.name == "symstr":
         return None
     code = arg.code
@@ -50,9 +53,13 @@ def _compile_arg(arg: ProbeArg) -> GuestFetchArg | None:
     elif op == "arg":
         if first.param < len(ARGUMENT_REGISTERS):
             load, param = LOAD_REG, PT_REGS.index(ARGUMENT_REGISTERS[first.param])
+        elif user:
+            return None
         else:
             load, param = LOAD_STACK, first.param - len(ARGUMENT_REGISTERS) + 1
     elif op == "stack":
+        if user:  # get_user_stack_nth(): not the kernel stack's bounds (the host's)
+            return None
         load, param = LOAD_STACK, first.param
     elif op == "stackp":
         load, param = LOAD_REG, PT_REGS.index("sp")
@@ -66,7 +73,7 @@ def _compile_arg(arg: ProbeArg) -> GuestFetchArg | None:
     derefs: list[int] = []
     user_mask = 0
     while code[i].op in ("deref", "uderef"):
-        if code[i].op == "uderef":
+        if code[i].op == "uderef" or user:
             user_mask |= 1 << len(derefs)
         derefs.append(code[i].offset)
         i += 1
@@ -76,6 +83,8 @@ def _compile_arg(arg: ProbeArg) -> GuestFetchArg | None:
     store = _STORES.get(st.op)
     if store is None:
         return None
+    if user:
+        store = {ST_MEM: ST_UMEM, ST_STRING: ST_USTRING}.get(store, store)
     basesize = lshift = rshift = 0
     mod = code[i + 1]
     if mod.op == "mod_bf":
@@ -86,12 +95,12 @@ def _compile_arg(arg: ProbeArg) -> GuestFetchArg | None:
                          count=arg.count, st_offset=st.offset)
 
 
-def compile_args(event_type: int, args: Sequence[ProbeArg]) -> GuestRecord | None:
-    """A kprobe, kretprobe or eprobe event's record program; None when some argument needs
-    the host handler."""
+def compile_args(event_type: int, args: Sequence[ProbeArg], *, user: bool = False) -> GuestRecord | None:
+    """A kprobe, kretprobe, eprobe or (user) uprobe event's record program; None when some
+    argument needs the host handler."""
     out = []
     for a in args:
-        compiled = _compile_arg(a)
+        compiled = _compile_arg(a, user)
         if compiled is None:
             return None
         out.append(compiled)

@@ -18,10 +18,12 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from ..probes.kprobes.guest import GuestRecord
 from ..probes.uprobes import UprobeHit
 from .dynevent import DynamicEvents, DynEvent
 from .events import EventRegistry
 from .probe_log import silent_error
+from .probe_guest import compile_args
 from .probe_record import record_body
 from .trace_probe import ProbeEvent, ProbeEventKind, hit_handler
 from .uprobe_spec import (
@@ -38,6 +40,7 @@ class UprobeHandle(Protocol):
 
     @property
     def nhit(self) -> int: ...
+    def set_record_slots(self, slots: int) -> None: ...
     def unregister(self) -> None: ...
 
 
@@ -46,9 +49,11 @@ class UprobeEngine(Protocol):
     implements them."""
 
     def register(self, path: str, inode: tuple[int, int], size: int, offset: int, ref_ctr_offset: int, *,
-                 is_return: bool, on_hit: Callable[[UprobeHit], None]) -> UprobeHandle:
+                 is_return: bool, on_hit: Callable[[UprobeHit], None], guest: GuestRecord | None = None,
+                 slots: int = 0) -> UprobeHandle:
         """A consumer of the uprobe at inode+offset of the file at path (is_return: a
-        uretprobe: on_hit runs at the function's return); OSError with uprobe_register()'s
+        uretprobe: on_hit runs at the function's return); guest: the record program the guest
+        runs instead where it can, recording in slots; OSError with uprobe_register()'s
         errno."""
         ...
 
@@ -70,6 +75,9 @@ class TraceUprobe:
         self.event = event
         self.handle: UprobeHandle | None = None
         self._nhit = 0  # of the registrations before this one
+        self._slots = 0  # what its event's records go to (set_record_slots)
+        # the arguments compiled for the guest's interpreter (None: the host's handler fetches)
+        self._guest = compile_args(event.id, spec.args, user=True)
 
     @property
     def nhit(self) -> int:
@@ -77,14 +85,18 @@ class TraceUprobe:
 
     # ---- trace_probe.EventProbe ----
     def set_record_slots(self, slots: int) -> None:
-        pass  # the handler reads the event's slots at each hit
+        """(A host handler reads its event's at each hit instead.)"""
+        self._slots = slots
+        if self.handle is not None:
+            self.handle.set_record_slots(slots)
 
     def arm(self) -> None:
         """probe_event_enable(): uprobe_register() (OSError with its errno)."""
         if self.handle is None:
             self.handle = self.ops.engine.register(
                 self.spec.filename, self.spec.path.inode, self.spec.path.size, self.spec.offset, self.spec.ref_ctr_offset,
-                is_return=self.spec.is_return, on_hit=hit_handler(self.event, record_body(self.spec)))
+                is_return=self.spec.is_return, on_hit=hit_handler(self.event, record_body(self.spec)),
+                guest=self._guest, slots=self._slots)
 
     def disarm(self) -> None:
         if self.handle is not None:

@@ -180,10 +180,11 @@ class KprobeEngine:
             self._tables.set_slots(kp.guest.index, kp.record_slots if kp.enabled and kp.registered else 0)
 
     # ---- record programs with no probe point (eprobes: run where the event they are on fires) ----
-    def add_program(self, record: GuestRecord) -> GuestProbe | None:
-        """A record program in the guest's tables, recording nowhere yet; None: tables full."""
+    def add_program(self, record: GuestRecord, is_return: bool = False) -> GuestProbe | None:
+        """A record program in the guest's tables, recording nowhere yet (is_return: its record
+        has the return address after the function's); None: tables full."""
         with self.lock:
-            return self._tables.add_probe(record)
+            return self._tables.add_probe(record, is_return=is_return)
 
     def set_program_slots(self, probe: GuestProbe, slots: int) -> None:
         with self.lock:

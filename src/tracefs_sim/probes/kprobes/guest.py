@@ -176,9 +176,10 @@ class GuestTables:
         self._machine.guest_op(write)
 
     # ---- probes ----
-    def add_probe(self, record: GuestRecord, instances: int = 0) -> GuestProbe | None:
+    def add_probe(self, record: GuestRecord, instances: int = 0, is_return: bool = False) -> GuestProbe | None:
         """A probe's table entry and argument run, written disabled; instances > 0: a
-        kretprobe with a pool of that many.  None: tables full (or the guest's memory not there
+        kretprobe with a pool of that many; is_return without instances: a return record
+        program whose returns another engine finds (a uretprobe's).  None: tables full (or the guest's memory not there
         yet: a probe registered before the machine starts)."""
         n = len(record.args)
         first = self._find_args(n)
@@ -202,7 +203,7 @@ class GuestTables:
                 for k in range(instances)))
         self._write(self._probes_at + _PROBE.size * index,
                     _PROBE.pack(0, 0, record.event_type, n, first, record.args_size, 0, int(record.plain),
-                                int(bool(instances)), 0, 0, 0, first_inst, instances,
+                                int(bool(instances) or is_return), 0, 0, 0, first_inst, instances,
                                 first_inst + 1 if instances else 0, 0))
         return GuestProbe(index, first, n)
 
