@@ -209,6 +209,14 @@ struct bpf_prog {
 	const char *attach_func_name;
 	unsigned long attach_func_addr;
 	unsigned long attach_site;
+	/* its own BTF (check_btf_info(), a reference) with its func_info and line_info (insn_off:
+	 * as the program runs, after the verifier's patches), and where the JIT put each line */
+	struct btf *btf;
+	struct bpf_func_info *func_info;
+	u32 func_info_cnt;
+	struct bpf_line_info *linfo;
+	u32 nr_linfo;
+	void **jited_linfo;
 	const struct bpf_verifier_ops *ops;
 	const struct bpf_prog_ops *prog_ops;
 	struct bpf_insn insnsi[];
@@ -272,7 +280,11 @@ void bpf_prog_array_free_put(struct bpf_prog_array *array, struct bpf_prog *put)
 /* core.c: the interpreter */
 u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5);
 u64 bpf_prog_run(const struct bpf_prog *prog, const void *ctx);
-struct bpf_prog *bpf_prog_select_runtime(struct bpf_prog *prog);
+/* the interpreter or the JIT's image; *err: ENOMEM for the JIT's line addresses */
+struct bpf_prog *bpf_prog_select_runtime(struct bpf_prog *prog, int *err);
+int bpf_prog_alloc_jited_linfo(struct bpf_prog *prog);
+void bpf_prog_jit_attempt_done(struct bpf_prog *prog);
+void bpf_prog_fill_jited_linfo(struct bpf_prog *prog, const u32 *insn_to_jit_off);
 void bpf_prog_calc_tag(struct bpf_prog *prog);
 void bpf_prog_free(struct bpf_prog *prog);
 /* the JIT (bpf_jit_comp.c, core.c): net.core.bpf_jit_enable (1: programs are compiled to x86-64
@@ -331,6 +343,12 @@ int map_check_no_btf(const struct bpf_map *map, const struct btf *btf, const str
 void btf_get(struct btf *btf);
 void btf_put(struct btf *btf);
 int btf_get_info_by_fd(const struct file *f, const union bpf_attr *attr, union bpf_attr *uattr);
+/* a program's own BTF (check_btf_info()): the user's BTF object of fd, a reference (ERR_PTR:
+ * EBADF, EINVAL not a BTF); its types by id and its strings by offset (NULL: none there) */
+struct btf *btf_get_by_fd(int fd);
+const struct btf_type *btf_type_by_id(const struct btf *btf, u32 type_id);
+const char *btf_name_by_offset(const struct btf *btf, u32 offset);
+int bpf_check_uarg_tail_zero(u64 uaddr, size_t expected, size_t actual);
 u32 btf_func_nr_regs(const struct btf_type *func_proto);
 bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
 		   struct bpf_insn_access_aux *info);

@@ -11,5 +11,7 @@
 #define BPF_PROG_CHUNK_SIZE	(1 << BPF_PROG_CHUNK_SHIFT)
 #define BPF_PROG_CHUNK_COUNT	(BPF_PROG_PACK_SIZE / BPF_PROG_CHUNK_SIZE)
 #define BPF_JIT_KSYMS		1024
-#define BPF_JIT_KSYM_LEN	64	/* bpf_prog_<16 hex>_<name of 15 at most> and its NUL */
+/* bpf_prog_<16 hex>_<name> and its NUL: a name of 15 (prog_name) or, a function's name in the
+ * program's BTF, of 101 at most (6.1: KSYM_NAME_LEN, 512, in all) */
+#define BPF_JIT_KSYM_LEN	128
 #endif

@@ -7,9 +7,15 @@
  *   upd FD KEY VALUE [FLAGS]   get FD KEY   del FD KEY   next FD KEY|-
  *   load TYPE INSNS [LOG_LEVEL] [L=LICENSE] [A=ATTACH_TYPE:BTF_ID] [N=NAME] [F=BTF_FD:TYPE_ID]
  *                                          (F=: the program's BTF, one func_info record at insn 0)
+ *        [B=BTF_FD] [FI=REC_SIZE:CNT:HEX] [LI=REC_SIZE:CNT:HEX]
+ *                                          (prog_btf_fd, func_info, line_info as given; then the
+ *                                          result line has " rec FUNC_REC_SIZE LINE_REC_SIZE")
  *                                          -> prog fd, then the verifier log's lines, "| "-prefixed
  *   run FD [CTX [CPU]]                     -> the program's return value (BPF_PROG_TEST_RUN)
  *   minfo FD   pinfo FD                    -> BPF_OBJ_GET_INFO_BY_FD fields
+ *   pbtf FD NF NL NJ FRS LRS JRS           -> a program's btf_id, func_info, line_info (hex), jited
+ *                                             line offsets, with room for NF, NL, NJ records of
+ *                                             sizes FRS, LRS, JRS (its BTF's id then seen by bfdlast)
  *   bnext ID   bfd ID                      -> BPF_BTF_GET_NEXT_ID's next id, BPF_BTF_GET_FD_BY_ID's fd
  *   binfo FD NAME_LEN                      -> a BTF object's info: the data's first 4 bytes (of a
  *                                             16-byte buffer), its size, id, name, kernel_btf
@@ -278,6 +284,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(cmd, "load") && i + 2 <= argc) {
 			unsigned long n = unhex(hex_arg(argv[i + 1]), insns, sizeof(insns));
 			const char *lic = "GPL";
+			int recinfo = 0;
 			attr.prog_type = num(argv[i]);
 			attr.insns = (unsigned long)insns;
 			attr.insn_cnt = n / 8;
@@ -314,6 +321,37 @@ int main(int argc, char **argv)
 				attr.func_info_rec_size = sizeof(func_info);
 				attr.func_info_cnt = 1;
 			}
+			/* B=: prog_btf_fd; FI=, LI=: func_info, line_info records (hex), as given */
+			while (i < argc && (!strncmp(argv[i], "B=", 2) || !strncmp(argv[i], "FI=", 3) ||
+					    !strncmp(argv[i], "LI=", 3))) {
+				static unsigned char recs[2][4096];
+				const char *a = argv[i++];
+				unsigned int rec_size, cnt;
+				int li = a[0] == 'L';
+
+				if (a[0] == 'B') {
+					attr.prog_btf_fd = num(a + 2);
+					continue;
+				}
+				a += 3;
+				rec_size = num(a);
+				while (*a && *a++ != ':')
+					;
+				cnt = num(a);
+				while (*a && *a++ != ':')
+					;
+				unhex(a, recs[li], sizeof(recs[li]));
+				if (li) {
+					attr.line_info_rec_size = rec_size;
+					attr.line_info_cnt = cnt;
+					attr.line_info = (unsigned long)recs[li];
+				} else {
+					attr.func_info_rec_size = rec_size;
+					attr.func_info_cnt = cnt;
+					attr.func_info = (unsigned long)recs[li];
+				}
+				recinfo = 1;
+			}
 			attr.license = (unsigned long)lic;
 			zero(log, sizeof(log));
 			if (attr.log_level) {
@@ -321,6 +359,12 @@ int main(int argc, char **argv)
 				attr.log_size = sizeof(log);
 			}
 			result(cmd, sys_bpf(BPF_PROG_LOAD, &attr, sizeof(attr)));
+			if (recinfo) {	/* the record sizes, as the kernel may have set them */
+				puts_(" rec ");
+				putnum(attr.func_info_rec_size);
+				puts_(" ");
+				putnum(attr.line_info_rec_size);
+			}
 			put_log();
 		} else if (!strcmp(cmd, "btf") && i + 1 <= argc) {
 			btf_len = unhex(hex_arg(argv[i++]), btf, sizeof(btf));
@@ -442,6 +486,55 @@ int main(int argc, char **argv)
 				puts_(" uid "); putnum(info.created_by_uid);
 				puts_(" xlated_len "); putnum(info.xlated_prog_len);
 				puts_(" verified_insns "); putnum(info.verified_insns);
+			}
+		} else if (!strcmp(cmd, "pbtf") && i + 7 <= argc) {
+			/* a program's BTF records, room for NF func_info, NL line_info, NJ jited line
+			 * records given (of the record sizes given); the buffers' bytes the kernel did not
+			 * write stay "aa" */
+			struct bpf_prog_info info;
+			static unsigned char finfo[256], linfo[512], jinfo[256];
+			unsigned long long ksym = 0, *jl = (unsigned long long *)jinfo;
+			unsigned int k, nf, nl, nj;
+			zero(&info, sizeof(info));
+			for (k = 0; k < sizeof(finfo); k++)
+				finfo[k] = 0xaa;
+			for (k = 0; k < sizeof(linfo); k++)
+				linfo[k] = 0xaa;
+			zero(jinfo, sizeof(jinfo));
+			info.nr_func_info = nf = num(argv[i + 1]);
+			info.nr_line_info = nl = num(argv[i + 2]);
+			info.nr_jited_line_info = nj = num(argv[i + 3]);
+			info.func_info_rec_size = num(argv[i + 4]);
+			info.line_info_rec_size = num(argv[i + 5]);
+			info.jited_line_info_rec_size = num(argv[i + 6]);
+			info.func_info = (unsigned long)finfo;
+			info.line_info = (unsigned long)linfo;
+			info.jited_line_info = (unsigned long)jinfo;
+			info.nr_jited_ksyms = 1;
+			info.jited_ksyms = (unsigned long)&ksym;
+			r = obj_info(&attr, num(argv[i]), &info, sizeof(info));
+			i += 7;
+			result(cmd, r);
+			if (r == 0) {
+				if (info.btf_id)
+					last_btf_id = info.btf_id;	/* for bfdlast */
+				puts_(" btf_id "); putnum(info.btf_id);
+				puts_(" nr_func_info "); putnum(info.nr_func_info);
+				puts_(" rec "); putnum(info.func_info_rec_size);
+				puts_(" "); puthex(finfo, nf * 8 < sizeof(finfo) ? nf * 8 : sizeof(finfo));
+				puts_(" nr_line_info "); putnum(info.nr_line_info);
+				puts_(" rec "); putnum(info.line_info_rec_size);
+				puts_(" "); puthex(linfo, nl * 16 < sizeof(linfo) ? nl * 16 : sizeof(linfo));
+				puts_(" nr_jited_line_info "); putnum(info.nr_jited_line_info);
+				puts_(" rec "); putnum(info.jited_line_info_rec_size);
+				/* each line's address, from the image's start (0: not written) */
+				for (k = 0; k < nj && k < sizeof(jinfo) / 8; k++) {
+					puts_(" ");
+					if (jl[k])
+						putnum((long)(jl[k] - ksym));
+					else
+						puts_("-");
+				}
 			}
 		} else if (!strcmp(cmd, "bnext") && i + 1 <= argc) {
 			attr.start_id = num(argv[i++]);

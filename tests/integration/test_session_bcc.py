@@ -140,6 +140,21 @@ def test_syscount_of_one_process_counts_its_calls(tmp_path):
     assert int(counts.get("openat", 0)) >= 40, text
 
 
+def test_a_tools_programs_load_with_their_btf(tmp_path):
+    """BCC loads each program with its BTF (prog_btf_fd, func_info, line_info) first, which 6.1
+    keeps: the program's kallsyms line is named by its function in that BTF, whole
+    (syscount's tracepoint__raw_syscalls__sys_exit); BCC's retry without BTF, after a kernel
+    refused it, left a nameless bpf_prog_<tag> (and prog_name holds 15 characters at most)."""
+    out = tmp_path / "bcc.out"
+    script = (f"syscount-bpfcc -d 3 >{out} 2>&1 & t=$!; "
+              f"for i in $(seq 600); do [ -s {out} ] && break; sleep 0.1; done; "
+              "grep -o 'bpf_prog_[0-9a-f]*_[a-z_]*' /proc/kallsyms; wait $t; echo tool exited $?")
+    result = tracefs_sim("run", "-c", script, timeout=SESSION_TIMEOUT, cwd=tmp_path)
+    assert result.returncode == 0 and "tool exited 0" in result.stdout, result.stdout + result.stderr
+    assert re.search(r"^bpf_prog_[0-9a-f]{16}_tracepoint__raw_syscalls__sys_exit$", result.stdout, re.M), \
+        result.stdout + out.read_text()
+
+
 def test_stackcount_shows_the_kernel_call_chain(tmp_path):
     """stackcount: kernel stacks of a kprobe program in a stack trace map (bpf_get_stackid),
     symbolised by BCC from the emulated kernel's /proc/kallsyms."""

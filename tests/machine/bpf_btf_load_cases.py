@@ -499,18 +499,23 @@ def script(cases: dict[str, list[str]], binary: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-if __name__ == "__main__":
+def capture(cases: dict[str, list[str]], reference: str) -> None:
+    """run the cases with bpftest built for the host on the real 6.1 (real-tracefs), their output
+    into tests/data/bpf/REFERENCE"""
     import subprocess
     import tempfile
     repo = Path(__file__).resolve().parents[2]
-    if "--clang" in sys.argv:
-        build_clang_btf()
     with tempfile.TemporaryDirectory() as d:
         subprocess.run(["gcc", "-static", "-O1", "-DHOST", "-o", f"{d}/bpftest",
                         str(repo / "kernel_model/user/bpftest.c")], check=True)
-        Path(d, "run.sh").write_text(script(cases(), "/mnt/host/bpftest"))
+        Path(d, "run.sh").write_text(script(cases, "/mnt/host/bpftest"))
         res = subprocess.run(["/work/shared/tools/real-tracefs", "-s", f"{d}:/mnt/host", "-t", "300",
                               "-c", "sh /mnt/host/run.sh"], capture_output=True, text=True, timeout=400)
-    dest = repo / "tests/data/bpf/btf_load_reference.txt"
-    dest.write_text(res.stdout)
+    (DATA / reference).write_text(res.stdout)
     print(res.stdout[-3000:], res.stderr[-2000:], file=sys.stderr)
+
+
+if __name__ == "__main__":
+    if "--clang" in sys.argv:
+        build_clang_btf()
+    capture(cases(), "btf_load_reference.txt")

@@ -43,14 +43,6 @@ def test_ids_follow_vmlinux_and_are_not_reused(machine):
     assert 1 < ids[0] < ids[1]
 
 
-def test_a_programs_btf_is_refused(machine):
-    """A program's BTF (prog_btf_fd, func_info) is not checked here: refused (EINVAL) where 6.1
-    checks and keeps it, never taken unchecked; BCC answers it by loading the program without"""
-    from bpf_cases import OK0
-    out = run(machine, ["btf", CASES["btf_object"][1], "0", "load", "2", OK0, "0", "F=3:13", "load", "2", OK0])
-    assert out.splitlines() == ["btf: 3", "load: -22", "load: 4"]
-
-
 def test_a_map_value_with_a_spin_lock_timer_or_kptr_is_refused(machine):
     """This kernel's maps hold no bpf_spin_lock, bpf_timer or kptr: a value type with one is
     ENOTSUPP (6.1 takes them in a hash or an array), which BCC answers by creating the map without

@@ -345,6 +345,21 @@ struct bpf_prog_info {
 	__u32 :32;
 } __attribute__((aligned(8)));
 
+/* a program's func_info and line_info records (BPF_PROG_LOAD, BPF_OBJ_GET_INFO_BY_FD): where a
+ * function or a source line starts, by instruction; its BTF FUNC, or its file and line (offsets
+ * in the BTF's strings), the line number in line_col's upper 22 bits */
+struct bpf_func_info {
+	__u32 insn_off;
+	__u32 type_id;
+};
+
+struct bpf_line_info {
+	__u32 insn_off;
+	__u32 file_name_off;
+	__u32 line_off;
+	__u32 line_col;
+};
+
 struct bpf_map_info {
 	__u32 type;
 	__u32 id;

@@ -1089,6 +1089,7 @@ noinline struct bpf_prog *bpf_int_jit_compile(struct bpf_prog *prog)
 	/* every cpu forgets what it translated of these pages before (bpf_arch_text_copy()) */
 	for (page = (unsigned long)image & ~(PAGE_SIZE - 1); page < (unsigned long)image + size; page += PAGE_SIZE)
 		host_code_page((void *)page);
+	bpf_prog_fill_jited_linfo(prog, (const u32 *)addrs + 1);
 	goto out;
 fail:
 	if (image) {

@@ -99,6 +99,22 @@ static ssize_t btf_read(struct file *f, char *buf, size_t n, loff_t *pos) { retu
 static ssize_t btf_write(struct file *f, const char *buf, size_t n, loff_t *pos) { return -EINVAL; }
 const struct file_operations btf_fops = { .read = btf_read, .write = btf_write, .release = btf_release };
 
+/* btf_get_by_fd(): the BTF object fd is open on, a reference the caller keeps */
+noinline struct btf *btf_get_by_fd(int fd)
+{
+	struct file *f = fd < 0 ? NULL : fget(fd);
+	struct btf *btf = ERR_PTR(-EINVAL);
+
+	if (!f)
+		return ERR_PTR(-EBADF);
+	if (f->f_op == &btf_fops) {
+		btf = f->private_data;
+		btf_get(btf);
+	}
+	fput(f);
+	return btf;
+}
+
 /* The vmlinux BTF when the image has one (btf_parse_vmlinux at boot in Linux). */
 static struct btf *vmlinux_btf(void)
 {

@@ -5,6 +5,8 @@
 #include "../../include/bpf.h"
 #include "../../include/bpf_jit.h"
 #include "../../include/bitops.h"
+#include "../../include/btf.h"
+#include "../../include/mm.h"
 
 #define DST	regs[insn->dst_reg]
 #define SRC	regs[insn->src_reg]
@@ -253,15 +255,53 @@ notrace int bpf_jit_enable_store(int jit_enable)
 /* bpf_prog_select_runtime(): the interpreter whose stack holds the program's, then the JIT's
  * image where bpf_jit_enable asked for it at the load and the JIT made one (else the
  * interpreter stays, as 6.1 without CONFIG_BPF_JIT_ALWAYS_ON falls back to it) */
-noinline struct bpf_prog *bpf_prog_select_runtime(struct bpf_prog *prog)
+noinline struct bpf_prog *bpf_prog_select_runtime(struct bpf_prog *prog, int *err)
 {
 	u32 depth = prog->stack_depth ? prog->stack_depth : 1;
 
 	prog->bpf_func = interpreters[(ALIGN(depth, 32) / 32) - 1];
 	prog->ksym_slot = -1;
-	if (prog->jit_requested)
+	*err = 0;
+	if (prog->jit_requested) {
+		*err = bpf_prog_alloc_jited_linfo(prog);
+		if (*err)
+			return prog;
 		prog = bpf_int_jit_compile(prog);
+		bpf_prog_jit_attempt_done(prog);
+	}
 	return prog;
+}
+
+/* ---- where the JIT put each source line (the program's line_info) ---- */
+noinline int bpf_prog_alloc_jited_linfo(struct bpf_prog *prog)
+{
+	if (!prog->nr_linfo || !prog->jit_requested)
+		return 0;
+	prog->jited_linfo = kvzalloc((u64)prog->nr_linfo * sizeof(*prog->jited_linfo), GFP_KERNEL);
+	return prog->jited_linfo ? 0 : -ENOMEM;
+}
+
+/* an interpreted program has no line addresses */
+noinline void bpf_prog_jit_attempt_done(struct bpf_prog *prog)
+{
+	if (prog->jited_linfo && (!prog->jited || !prog->jited_linfo[0])) {
+		kvfree(prog->jited_linfo);
+		prog->jited_linfo = NULL;
+	}
+}
+
+/* bpf_prog_fill_jited_linfo(): the first line at the image's start, each other one where the
+ * code of the instruction before it ends (insn_to_jit_off[i]: the end of instruction i's code) */
+noinline void bpf_prog_fill_jited_linfo(struct bpf_prog *prog, const u32 *insn_to_jit_off)
+{
+	const struct bpf_line_info *linfo = prog->linfo;
+	u32 i;
+
+	if (!prog->jited_linfo)		/* the loader gave no line_info */
+		return;
+	prog->jited_linfo[0] = prog->bpf_func;
+	for (i = 1; i < prog->nr_linfo && linfo[i].insn_off < prog->len; i++)
+		prog->jited_linfo[i] = (u8 *)prog->bpf_func + insn_to_jit_off[linfo[i].insn_off - linfo[0].insn_off - 1];
 }
 
 /* ---- the program pack (bpf_prog_pack_alloc() of 6.1): 64-byte chunks of bpf_prog_pack ---- */
@@ -353,10 +393,13 @@ struct bpf_jit_ksym {
 struct bpf_jit_ksym bpf_jit_ksyms[BPF_JIT_KSYMS];
 static raw_spinlock_t ksym_lock;
 
-/* bpf_get_prog_name(): bpf_prog_<tag>, then _<name> where it has one */
+/* bpf_get_prog_name(): bpf_prog_<tag>, then _<name>: its function's name in its own BTF (whole,
+ * where prog_name has 15 characters at most), else its name where it has one; sym has
+ * KSYM_NAME_LEN bytes, which a BTF name (at most KSYM_NAME_LEN - 1) with the rest can fill */
 notrace void bpf_get_prog_name(const struct bpf_prog *prog, char *sym)
 {
 	static const char hex[] = "0123456789abcdef";
+	const char *name = prog->name;
 	int i, n = 0;
 
 	memcpy(sym, "bpf_prog_", 9);
@@ -365,16 +408,19 @@ notrace void bpf_get_prog_name(const struct bpf_prog *prog, char *sym)
 		sym[n++] = hex[prog->tag[i] >> 4];
 		sym[n++] = hex[prog->tag[i] & 15];
 	}
-	if (prog->name[0]) {
+	if (prog->func_info_cnt)
+		name = btf_name_by_offset(prog->btf, btf_type_by_id(prog->btf, prog->func_info[0].type_id)->name_off);
+	if (name[0]) {
 		sym[n++] = '_';
-		for (i = 0; i < (int)BPF_OBJ_NAME_LEN && prog->name[i]; i++)
-			sym[n++] = prog->name[i];
+		for (i = 0; name[i] && n < KSYM_NAME_LEN - 1; i++)
+			sym[n++] = name[i];
 	}
 	sym[n] = 0;
 }
 
 noinline void bpf_prog_kallsyms_add(struct bpf_prog *prog)
 {
+	char name[KSYM_NAME_LEN];
 	unsigned long flags;
 	int i;
 
@@ -386,7 +432,10 @@ noinline void bpf_prog_kallsyms_add(struct bpf_prog *prog)
 
 		if (READ_ONCE(k->start))
 			continue;
-		bpf_get_prog_name(prog, k->name);
+		/* (a name longer than a line holds is cut there) */
+		bpf_get_prog_name(prog, name);
+		memcpy(k->name, name, sizeof(k->name) - 1);
+		k->name[sizeof(k->name) - 1] = 0;
 		k->end = (unsigned long)prog->bpf_func + prog->jited_len;
 		barrier();
 		WRITE_ONCE(k->start, (unsigned long)prog->bpf_func);

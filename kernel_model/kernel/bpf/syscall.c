@@ -504,6 +504,22 @@ static void __bpf_prog_put_rcu(struct rcu_head *rcu)
 	bpf_prog_free(container_of(rcu, struct bpf_prog, rcu));
 }
 
+/* its own BTF, its func_info and line_info records, and the JIT's line addresses go
+ * (__bpf_prog_put_noref()'s bpf_prog_free_linfo(), btf_put()) */
+static inline void bpf_prog_free_btf(struct bpf_prog *prog)
+{
+	kvfree(prog->jited_linfo);
+	kvfree(prog->linfo);
+	prog->jited_linfo = NULL;
+	prog->linfo = NULL;
+	prog->nr_linfo = 0;
+	kvfree(prog->func_info);
+	prog->func_info = NULL;
+	prog->func_info_cnt = 0;
+	btf_put(prog->btf);
+	prog->btf = NULL;
+}
+
 void bpf_prog_put(struct bpf_prog *prog)
 {
 	u32 i;
@@ -517,6 +533,7 @@ void bpf_prog_put(struct bpf_prog *prog)
 			bpf_map_put(prog->used_maps[i]);
 		kfree(prog->used_maps);
 		prog->used_maps = NULL;
+		bpf_prog_free_btf(prog);
 		if (prog->id)	/* loaded: a cpu may still be running it */
 			call_rcu(&prog->rcu, __bpf_prog_put_rcu);
 		else
@@ -621,11 +638,6 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	license[sizeof(license) - 1] = 0;
 	if (attr->insn_cnt == 0 || attr->insn_cnt > BPF_COMPLEXITY_LIMIT_INSNS)
 		return -E2BIG;
-	/* a program's own BTF (check_btf_info(): func_info, line_info) is not checked here: refused,
-	 * as a kernel without it refuses it, which BCC answers by loading the program without it */
-	if (attr->prog_btf_fd || attr->func_info_cnt || attr->line_info_cnt || attr->func_info_rec_size ||
-	    attr->line_info_rec_size || attr->func_info || attr->line_info)
-		return -EINVAL;
 	/* attach_prog_fd/attach_btf_obj_fd: a BTF object's fd (vmlinux's, the only one: libbpf
 	 * names it so), or a program's (fentry on a BPF program: not here); then
 	 * bpf_prog_load_check_attach(): a BTF id, for a tracing program only */
@@ -669,7 +681,9 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	err = bpf_check(&prog, attr, uattr);
 	if (err < 0)
 		goto free;
-	prog = bpf_prog_select_runtime(prog);
+	prog = bpf_prog_select_runtime(prog, &err);
+	if (err < 0)
+		goto free;
 	prog->id = id_alloc(&prog_idr_lock, &prog_next_id, &prog->id_node, &prog_ids);
 	perf_event_bpf_event(prog, PERF_BPF_EVENT_PROG_LOAD, 0);
 	err = bpf_prog_new_fd(prog);
@@ -682,7 +696,9 @@ free:
 }
 
 /* ---- BPF_OBJ_GET_INFO_BY_FD ---- */
-static int check_uarg_tail_zero(u64 uaddr, size_t expected, size_t actual)
+/* bpf_check_uarg_tail_zero(): a user's struct (or record) of actual bytes may be longer than the
+ * expected one of this kernel only if its tail is zeros: E2BIG, or EFAULT */
+noinline int bpf_check_uarg_tail_zero(u64 uaddr, size_t expected, size_t actual)
 {
 	size_t i;
 	char c;
@@ -702,7 +718,7 @@ static int bpf_map_get_info_by_fd(struct bpf_map *map, const union bpf_attr *att
 {
 	struct bpf_map_info info;
 	u32 info_len = attr->info.info_len;
-	int err = check_uarg_tail_zero(attr->info.info, sizeof(info), info_len);
+	int err = bpf_check_uarg_tail_zero(attr->info.info, sizeof(info), info_len);
 
 	if (err)
 		return err;
@@ -727,11 +743,30 @@ static int bpf_map_get_info_by_fd(struct bpf_map *map, const union bpf_attr *att
 	return 0;
 }
 
+/* set_info_rec_size(): the caller's record sizes must be this kernel's, or 0 with no records
+ * asked for; this kernel's go back */
+static inline int set_info_rec_size(struct bpf_prog_info *info)
+{
+	if ((info->nr_func_info || info->func_info_rec_size) &&
+	    info->func_info_rec_size != sizeof(struct bpf_func_info))
+		return -EINVAL;
+	if ((info->nr_line_info || info->line_info_rec_size) &&
+	    info->line_info_rec_size != sizeof(struct bpf_line_info))
+		return -EINVAL;
+	if ((info->nr_jited_line_info || info->jited_line_info_rec_size) &&
+	    info->jited_line_info_rec_size != sizeof(u64))
+		return -EINVAL;
+	info->func_info_rec_size = sizeof(struct bpf_func_info);
+	info->line_info_rec_size = sizeof(struct bpf_line_info);
+	info->jited_line_info_rec_size = sizeof(u64);
+	return 0;
+}
+
 static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	struct bpf_prog_info info;
 	u32 info_len = attr->info.info_len, ulen, i;
-	int err = check_uarg_tail_zero(attr->info.info, sizeof(info), info_len);
+	int err = bpf_check_uarg_tail_zero(attr->info.info, sizeof(info), info_len);
 
 	if (err)
 		return err;
@@ -752,10 +787,15 @@ static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union b
 	for (i = 0; i < ulen; i++)
 		if (copy_to_user((u32 *)info.map_ids + i, &prog->used_maps[i]->id, sizeof(u32)))
 			return -EFAULT;
+	err = set_info_rec_size(&info);
+	if (err)
+		return err;
 	info.run_time_ns = 0;		/* counted only with BPF_ENABLE_STATS */
 	info.run_cnt = 0;
 	info.recursion_misses = 0;
 	info.verified_insns = prog->verified_insns;
+	if (prog->btf)
+		info.btf_id = btf_obj_id(prog->btf);
 	ulen = info.xlated_prog_len;
 	info.xlated_prog_len = prog->len * sizeof(struct bpf_insn);
 	if (info.xlated_prog_len && ulen) {
@@ -818,7 +858,36 @@ static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union b
 		if (copy_to_user((void *)info.jited_func_lens, &func_len, sizeof(func_len)))
 			return -EFAULT;
 	}
-	info.nr_func_info = info.nr_line_info = info.nr_jited_line_info = info.nr_prog_tags = 0;
+	/* its own BTF's records, as many as the caller gave room for */
+	ulen = info.nr_func_info;
+	info.nr_func_info = prog->func_info_cnt;
+	if (info.nr_func_info && ulen) {
+		ulen = min(info.nr_func_info, ulen);
+		if (copy_to_user((void *)info.func_info, prog->func_info, info.func_info_rec_size * ulen))
+			return -EFAULT;
+	}
+	ulen = info.nr_line_info;
+	info.nr_line_info = prog->nr_linfo;
+	if (info.nr_line_info && ulen) {
+		ulen = min(info.nr_line_info, ulen);
+		if (copy_to_user((void *)info.line_info, prog->linfo, info.line_info_rec_size * ulen))
+			return -EFAULT;
+	}
+	ulen = info.nr_jited_line_info;
+	info.nr_jited_line_info = prog->jited_linfo ? prog->nr_linfo : 0;
+	if (info.nr_jited_line_info && ulen) {
+		ulen = min(info.nr_jited_line_info, ulen);
+		for (i = 0; i < ulen; i++) {
+			u64 line_addr = (unsigned long)prog->jited_linfo[i];
+
+			if (copy_to_user((u64 *)info.jited_line_info + i, &line_addr, sizeof(line_addr)))
+				return -EFAULT;
+		}
+	}
+	ulen = info.nr_prog_tags;
+	info.nr_prog_tags = 1;
+	if (ulen && copy_to_user((void *)info.prog_tags, prog->tag, BPF_TAG_SIZE))
+		return -EFAULT;
 	if (copy_to_user((void *)attr->info.info, &info, info_len) ||
 	    copy_to_user(&uattr->info.info_len, &info_len, sizeof(info_len)))
 		return -EFAULT;
@@ -839,7 +908,7 @@ static int bpf_obj_get_info_by_fd(const union bpf_attr *attr, union bpf_attr *ua
 	if (f->f_op == &bpf_map_fops)
 		return bpf_map_get_info_by_fd((struct bpf_map *)f->private_data, attr, uattr);
 	if (f->f_op == &btf_fops) {
-		int err = check_uarg_tail_zero(attr->info.info, sizeof(struct bpf_btf_info), attr->info.info_len);
+		int err = bpf_check_uarg_tail_zero(attr->info.info, sizeof(struct bpf_btf_info), attr->info.info_len);
 
 		return err ? err : btf_get_info_by_fd(f, attr, uattr);
 	}
@@ -1110,7 +1179,7 @@ static int link_create(const union bpf_attr *attr)
 static noinline long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 {
 	union bpf_attr attr;
-	int err = check_uarg_tail_zero((u64)uattr, sizeof(attr), size);
+	int err = bpf_check_uarg_tail_zero((u64)uattr, sizeof(attr), size);
 
 	if (err)
 		return err;

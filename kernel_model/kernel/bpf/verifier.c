@@ -12,6 +12,7 @@
 #include "../../include/bpf_verifier.h"
 #include "../../include/btf.h"
 #include "../../include/cred.h"
+#include "../../include/mm.h"
 
 #define S64_MIN ((s64)(-0x7fffffffffffffffL - 1))
 #define S64_MAX ((s64)0x7fffffffffffffffL)
@@ -87,6 +88,14 @@ struct bpf_verifier_env {
 	bool allow_ptr_leaks, allow_uninit_stack, bpf_capable;
 	bool test_state_freq;
 	int *insn_stack;	/* check_cfg */
+	/* the program's functions (check_subprogs: one here, func#0 at insn 0, as no bpf-to-bpf
+	 * call is taken), each with its first line_info record */
+	u32 subprog_cnt;
+	struct bpf_subprog_info {
+		u32 start;
+		u32 linfo_idx;
+	} subprog_info[1];
+	const struct bpf_line_info *prev_linfo;	/* the source line the log showed last */
 };
 
 /* ---- the log ---- */
@@ -126,6 +135,52 @@ static void bpf_vlog_reset(struct bpf_verifier_log *log, u32 new_pos)
 		log->ubuf = NULL;
 }
 
+/* find_linfo(): the line_info record of the line insn_off is in (the last one starting at or
+ * before it), NULL if the program has none */
+static inline const struct bpf_line_info *find_linfo(const struct bpf_verifier_env *env, u32 insn_off)
+{
+	const struct bpf_prog *prog = env->prog;
+	u32 i;
+
+	if (!prog->nr_linfo || insn_off >= prog->len)
+		return NULL;
+	for (i = 1; i < prog->nr_linfo; i++)
+		if (insn_off < prog->linfo[i].insn_off)
+			break;
+	return &prog->linfo[i - 1];
+}
+
+static inline bool linfo_isspace(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* verbose_linfo(): the source line of insn_off, after prefix, where it is not the line the log
+ * showed last */
+static noinline __attribute__((format(printf, 3, 4))) void verbose_linfo(struct bpf_verifier_env *env, u32 insn_off,
+									  const char *prefix_fmt, ...)
+{
+	const struct bpf_line_info *linfo;
+	const char *line;
+
+	if (!bpf_verifier_log_needed(&env->log))
+		return;
+	linfo = find_linfo(env, insn_off);
+	if (!linfo || linfo == env->prev_linfo)
+		return;
+	if (prefix_fmt) {
+		__builtin_va_list args;
+
+		__builtin_va_start(args, prefix_fmt);
+		bpf_verifier_vlog(&env->log, prefix_fmt, args);
+		__builtin_va_end(args);
+	}
+	line = btf_name_by_offset(env->prog->btf, linfo->line_off);
+	while (linfo_isspace(*line))	/* ltrim() */
+		line++;
+	verbose(env, "%s\n", line);
+	env->prev_linfo = linfo;
+}
 
 /* the name of vmlinux's type btf_id (kernel_type_name()) */
 static const char *btf_struct_name(u32 btf_id)
@@ -1305,6 +1360,7 @@ static int check_stack_write(struct bpf_verifier_env *env, int ptr_regno, int of
 			save_register_state(state, spi, reg);
 		} else if (reg && reg->type != SCALAR_VALUE) {
 			if (size != BPF_REG_SIZE) {
+				verbose_linfo(env, env->insn_idx, "; ");
 				verbose(env, "invalid size of register spill\n");
 				return -EACCES;
 			}
@@ -1586,6 +1642,8 @@ static int check_mem_access(struct bpf_verifier_env *env, int insn_idx, u32 regn
 		if (err < 0)
 			return err;
 		err = check_ctx_access(env, insn_idx, off, size, t, &reg_type, &btf_id);
+		if (err)
+			verbose_linfo(env, insn_idx, "; ");
 		if (!err && t == BPF_READ && value_regno >= 0)
 			mark_btf_ld_reg(env, regs, value_regno, reg_type, btf_id);
 	} else if (reg->type == PTR_TO_STACK) {
@@ -1833,6 +1891,7 @@ static int is_state_visited(struct bpf_verifier_env *env, int insn_idx)
 		states_cnt++;
 		if (sl->state.branches) {
 			if (states_maybe_looping(&sl->state, cur) && states_equal(env, &sl->state, cur)) {
+				verbose_linfo(env, insn_idx, "; ");
 				verbose(env, "infinite loop detected at insn %d\n", insn_idx);
 				return -EINVAL;
 			}
@@ -2747,6 +2806,8 @@ static int check_subprogs(struct bpf_verifier_env *env)
 	struct bpf_insn *insn = env->prog->insnsi;
 	int i, insn_cnt = env->prog->len;
 
+	env->subprog_info[0].start = 0;		/* the main program, func#0 */
+	env->subprog_cnt = 1;
 	for (i = 0; i < insn_cnt; i++) {
 		u8 code = insn[i].code;
 		int off;
@@ -2773,6 +2834,206 @@ next:
 	return 0;
 }
 
+/* ---- the program's own BTF: its functions and source lines (check_btf_info) ---- */
+#define MIN_BPF_FUNCINFO_SIZE	8
+#define MAX_FUNCINFO_REC_SIZE	252
+#define MIN_BPF_LINEINFO_SIZE	sizeof(struct bpf_line_info)	/* offsetofend(, line_col) */
+#define MAX_LINEINFO_REC_SIZE	MAX_FUNCINFO_REC_SIZE
+#define INT_MAX			0x7fffffff
+
+/* check_btf_func(): a func_info record per function, in order, each at its function's first
+ * instruction and naming a FUNC of the program's BTF.  Records may be longer than this kernel's
+ * if their tail is zeros (else E2BIG, with the size it reads written back for the loader).
+ * (6.1's checks of a subprogram's return type for LD_ABS and tail calls have no subprogram to
+ * look at here.) */
+static inline int check_btf_func(struct bpf_verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u32 i, nfuncs = attr->func_info_cnt, urec_size, min_size, krec_size = sizeof(struct bpf_func_info);
+	const struct btf_type *type, *func_proto;
+	struct bpf_prog *prog = env->prog;
+	struct bpf_func_info *krecord;
+	u32 prev_offset = 0;
+	u64 urecord;
+	int ret;
+
+	if (!nfuncs)
+		return 0;
+	if (nfuncs != env->subprog_cnt) {
+		verbose(env, "number of funcs in func_info doesn't match number of subprogs\n");
+		return -EINVAL;
+	}
+	urec_size = attr->func_info_rec_size;
+	if (urec_size < MIN_BPF_FUNCINFO_SIZE || urec_size > MAX_FUNCINFO_REC_SIZE || urec_size % sizeof(u32)) {
+		verbose(env, "invalid func info rec size %u\n", urec_size);
+		return -EINVAL;
+	}
+	urecord = attr->func_info;
+	min_size = min(krec_size, urec_size);
+	krecord = kvzalloc((u64)nfuncs * krec_size, GFP_KERNEL);
+	if (!krecord)
+		return -ENOMEM;
+	for (i = 0; i < nfuncs; i++) {
+		ret = bpf_check_uarg_tail_zero(urecord, krec_size, urec_size);
+		if (ret) {
+			if (ret == -E2BIG) {
+				verbose(env, "nonzero tailing record in func info");
+				if (copy_to_user(&uattr->func_info_rec_size, &min_size, sizeof(min_size)))
+					ret = -EFAULT;
+			}
+			goto err_free;
+		}
+		if (copy_from_user(&krecord[i], (void *)urecord, min_size)) {
+			ret = -EFAULT;
+			goto err_free;
+		}
+		ret = -EINVAL;
+		if (i == 0) {
+			if (krecord[i].insn_off) {
+				verbose(env, "nonzero insn_off %u for the first func info record", krecord[i].insn_off);
+				goto err_free;
+			}
+		} else if (krecord[i].insn_off <= prev_offset) {
+			verbose(env, "same or smaller insn offset (%u) than previous func info record (%u)",
+				krecord[i].insn_off, prev_offset);
+			goto err_free;
+		}
+		if (env->subprog_info[i].start != krecord[i].insn_off) {
+			verbose(env, "func_info BTF section doesn't match subprog layout in BPF program\n");
+			goto err_free;
+		}
+		type = btf_type_by_id(prog->btf, krecord[i].type_id);
+		if (!type || !btf_type_is_func(type)) {
+			verbose(env, "invalid type id %d in func info", krecord[i].type_id);
+			goto err_free;
+		}
+		/* (BPF_BTF_LOAD's btf_func_check() saw its FUNC_PROTO) */
+		func_proto = btf_type_by_id(prog->btf, type->type);
+		if (!func_proto || !btf_type_is_func_proto(func_proto))
+			goto err_free;
+		prev_offset = krecord[i].insn_off;
+		urecord += urec_size;
+	}
+	prog->func_info = krecord;
+	prog->func_info_cnt = nfuncs;
+	return 0;
+err_free:
+	kvfree(krecord);
+	return ret;
+}
+
+/* check_btf_line(): line_info records in strictly increasing instruction order, each at an
+ * instruction (not an ld_imm64's second half) of the program, naming its file and source line
+ * by strings of the program's BTF, and each function's first instruction starting a line */
+noinline int check_btf_line(struct bpf_verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	u32 i, s, nr_linfo = attr->line_info_cnt, ncopy, expected_size, rec_size, prev_offset = 0;
+	struct bpf_subprog_info *sub = env->subprog_info;
+	struct bpf_prog *prog = env->prog;
+	struct bpf_line_info *linfo;
+	u64 ulinfo;
+	int err;
+
+	if (!nr_linfo)
+		return 0;
+	if (nr_linfo > INT_MAX / sizeof(struct bpf_line_info))
+		return -EINVAL;
+	rec_size = attr->line_info_rec_size;
+	if (rec_size < MIN_BPF_LINEINFO_SIZE || rec_size > MAX_LINEINFO_REC_SIZE || rec_size & (sizeof(u32) - 1))
+		return -EINVAL;
+	/* zeroed: a loader's records may be shorter than this kernel's */
+	linfo = kvzalloc((u64)nr_linfo * sizeof(struct bpf_line_info), GFP_KERNEL);
+	if (!linfo)
+		return -ENOMEM;
+	s = 0;
+	ulinfo = attr->line_info;
+	expected_size = sizeof(struct bpf_line_info);
+	ncopy = min(expected_size, rec_size);
+	for (i = 0; i < nr_linfo; i++) {
+		err = bpf_check_uarg_tail_zero(ulinfo, expected_size, rec_size);
+		if (err) {
+			if (err == -E2BIG) {
+				verbose(env, "nonzero tailing record in line_info");
+				if (copy_to_user(&uattr->line_info_rec_size, &expected_size, sizeof(expected_size)))
+					err = -EFAULT;
+			}
+			goto err_free;
+		}
+		if (copy_from_user(&linfo[i], (void *)ulinfo, ncopy)) {
+			err = -EFAULT;
+			goto err_free;
+		}
+		/* (linfo[0] at insn 0 is the "missing bpf_line_info for func#0" check below) */
+		if ((i && linfo[i].insn_off <= prev_offset) || linfo[i].insn_off >= prog->len) {
+			verbose(env, "Invalid line_info[%u].insn_off:%u (prev_offset:%u prog->len:%u)\n", i,
+				linfo[i].insn_off, prev_offset, prog->len);
+			err = -EINVAL;
+			goto err_free;
+		}
+		if (!prog->insnsi[linfo[i].insn_off].code) {
+			verbose(env, "Invalid insn code at line_info[%u].insn_off\n", i);
+			err = -EINVAL;
+			goto err_free;
+		}
+		if (!btf_name_by_offset(prog->btf, linfo[i].line_off) ||
+		    !btf_name_by_offset(prog->btf, linfo[i].file_name_off)) {
+			verbose(env, "Invalid line_info[%u].line_off or .file_name_off\n", i);
+			err = -EINVAL;
+			goto err_free;
+		}
+		if (s != env->subprog_cnt) {
+			if (linfo[i].insn_off == sub[s].start) {
+				sub[s].linfo_idx = i;
+				s++;
+			} else if (sub[s].start < linfo[i].insn_off) {
+				verbose(env, "missing bpf_line_info for func#%u\n", s);
+				err = -EINVAL;
+				goto err_free;
+			}
+		}
+		prev_offset = linfo[i].insn_off;
+		ulinfo += rec_size;
+	}
+	if (s != env->subprog_cnt) {
+		verbose(env, "missing bpf_line_info for %u funcs starting from func#%u\n", env->subprog_cnt - s, s);
+		err = -EINVAL;
+		goto err_free;
+	}
+	prog->linfo = linfo;
+	prog->nr_linfo = nr_linfo;
+	return 0;
+err_free:
+	kvfree(linfo);
+	return err;
+}
+
+/* check_btf_info(): a program's func_info and line_info, about its own BTF (prog_btf_fd: a
+ * user's BTF object, which the program keeps; not vmlinux's).  Without either, prog_btf_fd is
+ * not looked at.  Then 6.1 applies the CO-RE relocations (core_relo_cnt, bpf_core_apply()),
+ * which this kernel does not: EINVAL, as a kernel without them (libbpf relocates in user space). */
+static inline int check_btf_info(struct bpf_verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr)
+{
+	struct btf *btf;
+	int err;
+
+	if (!attr->func_info_cnt && !attr->line_info_cnt)
+		return 0;
+	btf = btf_get_by_fd(attr->prog_btf_fd);
+	if (IS_ERR(btf))
+		return PTR_ERR(btf);
+	if (btf_is_kernel(btf)) {
+		btf_put(btf);
+		return -EACCES;
+	}
+	env->prog->btf = btf;
+	err = check_btf_func(env, attr, uattr);
+	if (err)
+		return err;
+	err = check_btf_line(env, attr, uattr);
+	if (err)
+		return err;
+	return attr->core_relo_cnt ? -EINVAL : 0;
+}
+
 enum { DISCOVERED = 0x10, EXPLORED = 0x20, FALLTHROUGH = 1, BRANCH = 2 };
 enum { DONE_EXPLORING = 0, KEEP_EXPLORING = 1 };
 
@@ -2785,6 +3046,7 @@ static int push_insn(int t, int w, int e, struct bpf_verifier_env *env, bool loo
 	if (e == BRANCH && aux[t].cfg_state >= (DISCOVERED | BRANCH))
 		return DONE_EXPLORING;
 	if (w < 0 || w >= (int)env->prog->len) {
+		verbose_linfo(env, t, "%d: ", t);
 		verbose(env, "jump out of range from insn %d to %d\n", t, w);
 		return -EINVAL;
 	}
@@ -2798,6 +3060,8 @@ static int push_insn(int t, int w, int e, struct bpf_verifier_env *env, bool loo
 	} else if ((aux[w].cfg_state & 0xF0) == DISCOVERED) {
 		if (loop_ok && env->bpf_capable)
 			return DONE_EXPLORING;
+		verbose_linfo(env, t, "%d: ", t);
+		verbose_linfo(env, w, "%d: ", w);
 		verbose(env, "back-edge from insn %d to %d\n", t, w);
 		return -EINVAL;
 	} else if (aux[w].cfg_state == EXPLORED) {
@@ -3103,6 +3367,7 @@ static int do_check(struct bpf_verifier_env *env)
 		if (env->log.level & BPF_LOG_LEVEL) {
 			if (env->scratched_regs || env->scratched_stack_slots)
 				print_insn_state(env, state);
+			verbose_linfo(env, env->insn_idx, "; ");
 			env->prev_log_len = env->log.len_used;
 			verbose(env, "%d: ", env->insn_idx);
 			print_bpf_insn(&env->log, insn, env->allow_ptr_leaks);
@@ -3429,6 +3694,12 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 			continue;
 		new_prog->insnsi[at].off = (s32)aux[i + insn->off + 1].new_idx - (s32)at - 1;
 	}
+	/* each source line from where its first instruction's patch now starts (bpf_adj_linfo()
+	 * for each patch 6.1 makes); each function where it now starts (adjust_btf_func()) */
+	for (i = 0; i < new_prog->nr_linfo; i++)
+		new_prog->linfo[i].insn_off = aux[new_prog->linfo[i].insn_off].new_idx;
+	for (i = 0; i < new_prog->func_info_cnt; i++)
+		new_prog->func_info[i].insn_off = aux[env->subprog_info[i].start].new_idx;
 	kfree(prog);
 	*progp = new_prog;
 	env->prog = new_prog;
@@ -3611,6 +3882,9 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 	ret = check_subprogs(env);
 	if (ret < 0)
 		goto skip_full_check;
+	ret = check_btf_info(env, attr, uattr);
+	if (ret < 0)
+		goto skip_full_check;
 	ret = check_attach_btf_id(env);
 	if (ret < 0)
 		goto skip_full_check;
@@ -3627,6 +3901,7 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 	/* every register is new: the first instruction's line shows them */
 	env->scratched_regs = ~0U;
 	env->scratched_stack_slots = ~0UL;
+	env->prev_linfo = NULL;
 	ret = do_check(env);
 	free_stack(env);
 	if (!ret && !(env->log.level & BPF_LOG_LEVEL2))

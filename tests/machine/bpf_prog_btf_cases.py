@@ -1,0 +1,120 @@
+"""BPF_PROG_LOAD of a program with its own BTF (prog_btf_fd, func_info, line_info), run as
+`bpftest ARGS...` both in the emulated kernel and on the real Linux 6.1:
+`python3 tests/machine/bpf_prog_btf_cases.py` captures what 6.1 answers (errnos, verifier logs,
+BPF_OBJ_GET_INFO_BY_FD's records) into tests/data/bpf/prog_btf_reference.txt through
+../shared/tools/real-tracefs.  Each case loads BTF (fd 3) first, then the program (fd 4)."""
+from __future__ import annotations
+
+import struct
+
+from bpf_asm import (ADD, ALU64, DIV, DW, JEQ, R0, R1, R2, X, alu64_imm, exit_, insn, ja, jmp_imm, ld_imm64, ldx,
+                     mov64_imm, prog)
+from bpf_btf_load_cases import FUNC, FUNC_PROTO, Strings, blob, capture, int_t, t
+
+KPROBE = "2"
+# the program's source: its file, its lines (as clang writes them: indented)
+S = Strings("int", "handle_the_event_with_a_long_name", "prog.c", "int handle(struct pt_regs *ctx)",
+            "\tlong a = 0, b = 1;", "\ta /= b;", "  \t return a + 5;", "}")
+# [1] int, [2] int (void), [3] FUNC handle_the_event_with_a_long_name (global)
+BTF = blob(int_t(S.off("int")) + t(0, FUNC_PROTO, size_type=1) +
+           t(S.off("handle_the_event_with_a_long_name"), FUNC, vlen=1, size_type=2), S.data)
+BTF_LOAD = ["btf", BTF, "0"]
+FUNC_ID = 3
+
+# 0-1: a, b; 2: a /= b (6.1 makes it 4 instructions: a divisor of 0 gives 0); 3-4: ld_imm64; 5-6
+PROG = prog(mov64_imm(R0, 0), mov64_imm(R1, 1), insn(ALU64 | DIV | X, R0, R1), ld_imm64(R2, 5),
+            alu64_imm(ADD, R0, 5), exit_())
+LINES = [(0, "int handle(struct pt_regs *ctx)"), (1, "\tlong a = 0, b = 1;"), (2, "\ta /= b;"),
+         (3, "  \t return a + 5;"), (6, "}")]
+
+
+def finfo(*recs: tuple[int, int], tail: bytes = b"") -> str:
+    """func_info records (insn_off, type_id), each followed by tail"""
+    return b"".join(struct.pack("<II", off, tid) + tail for off, tid in recs).hex()
+
+
+def linfo(*recs: tuple[int, str] | tuple[int, int, int], tail: bytes = b"") -> str:
+    """line_info records: (insn_off, source line) in prog.c at line 10 + i, col 2; or raw
+    (insn_off, file_name_off, line_off)"""
+    out = b""
+    for i, r in enumerate(recs):
+        if len(r) == 2:
+            off, line = r  # type: ignore[misc]
+            out += struct.pack("<IIII", off, S.off("prog.c"), S.off(line), (10 + i) << 10 | 2)
+        else:
+            off, file_off, line_off = r  # type: ignore[misc]
+            out += struct.pack("<IIII", off, file_off, line_off, 0)
+        out += tail
+    return out.hex()
+
+
+FI = f"FI=8:1:{finfo((0, FUNC_ID))}"
+LI = f"LI=16:{len(LINES)}:{linfo(*LINES)}"
+
+
+def load(*opts: str, level: str = "1", program: str = PROG) -> list[str]:
+    return BTF_LOAD + ["load", KPROBE, program, level, *opts]
+
+
+def pbtf(nf: int = 2, nl: int = 8, nj: int = 8, frs: int = 8, lrs: int = 16, jrs: int = 8) -> list[str]:
+    return ["pbtf", "4"] + [str(v) for v in (nf, nl, nj, frs, lrs, jrs)]
+
+
+def cases() -> dict[str, list[str]]:
+    c: dict[str, list[str]] = {
+        # a program with its BTF: the log's source lines (level 2 keeps a passing path's log), the
+        # records as it runs (after a /= b became 4 instructions), the JIT's address of each line
+        "prog_btf_lines_level2": load("B=3", FI, LI, level="2") + pbtf(),
+        "prog_btf_no_log": load("B=3", FI, LI, level="0") + pbtf(),
+        "prog_btf_func_only": load("B=3", FI) + pbtf(),
+        "prog_btf_lines_only": load("B=3", LI) + pbtf(),
+        # prog_btf_fd without records is not looked at
+        "prog_btf_fd_alone": load("B=3") + pbtf() + ["load", KPROBE, prog(mov64_imm(R0, 0), exit_()), "1", "B=99"],
+        # the failing path at level 1, each line once before its first instruction
+        "prog_btf_lines_fail": load("B=3", FI, f"LI=16:3:{linfo((0, LINES[0][1]), (1, LINES[1][1]), (2, LINES[4][1]))}",
+                                    program=prog(mov64_imm(R1, 1), ja(0), exit_())),
+        "prog_btf_infinite_loop": load("B=3", FI, f"LI=16:2:{linfo((0, LINES[0][1]), (1, LINES[3][1]))}",
+                                       program=prog(mov64_imm(R0, 0), jmp_imm(JEQ, R0, 0, -1), exit_())),
+        "prog_btf_ctx_access": load("B=3", FI, f"LI=16:2:{linfo((0, LINES[0][1]), (1, LINES[1][1]))}",
+                                    program=prog(mov64_imm(R0, 0), ldx(DW, R0, R1, 4096), exit_())),
+        # the program keeps its BTF object: it lives on, by its id, after its fd is closed, and goes
+        # with the program
+        "prog_btf_holds_its_btf": load("B=3", FI, level="0") + ["close", "3"] + pbtf(0, 0, 0) +
+        ["bfdlast", "close", "3", "close", "4", "bfdlast"],
+        # prog_btf_fd: no fd, not a BTF, vmlinux's
+        "prog_btf_bad_fd": load("B=99", FI) + ["load", KPROBE, PROG, "1", "B=1", FI],
+        "prog_btf_vmlinux": BTF_LOAD + ["bfd", "1", "load", KPROBE, PROG, "1", "B=4", FI],
+        # func_info
+        "prog_btf_func_cnt": load("B=3", f"FI=8:2:{finfo((0, FUNC_ID), (3, FUNC_ID))}"),
+        "prog_btf_func_rec_small": load("B=3", f"FI=4:1:{finfo((0, FUNC_ID))}"),
+        "prog_btf_func_rec_odd": load("B=3", f"FI=10:1:{finfo((0, FUNC_ID), tail=bytes(2))}"),
+        "prog_btf_func_rec_big": load("B=3", f"FI=256:1:{finfo((0, FUNC_ID))}"),
+        "prog_btf_func_rec_tail_zero": load("B=3", f"FI=12:1:{finfo((0, FUNC_ID), tail=bytes(4))}") + pbtf(),
+        "prog_btf_func_rec_tail": load("B=3", f"FI=12:1:{finfo((0, FUNC_ID), tail=b'1234')}"),
+        "prog_btf_func_insn_off": load("B=3", f"FI=8:1:{finfo((1, FUNC_ID))}"),
+        "prog_btf_func_not_func": load("B=3", f"FI=8:1:{finfo((0, 1))}"),
+        "prog_btf_func_no_type": load("B=3", f"FI=8:1:{finfo((0, 99))}"),
+        # line_info
+        "prog_btf_line_rec_small": load("B=3", FI, f"LI=12:1:{linfo((0, LINES[0][1]))}"),
+        "prog_btf_line_rec_odd": load("B=3", FI, f"LI=18:1:{linfo((0, LINES[0][1]), tail=bytes(2))}"),
+        "prog_btf_line_rec_tail_zero": load("B=3", FI, f"LI=20:2:{linfo(*LINES[:2], tail=bytes(4))}") + pbtf(),
+        "prog_btf_line_rec_tail": load("B=3", FI, f"LI=20:2:{linfo(*LINES[:2], tail=bytes(3) + b'x')}"),
+        "prog_btf_line_cnt_huge": load("B=3", FI, f"LI=16:{0x8000000}:{linfo(LINES[0])}"),
+        "prog_btf_line_order": load("B=3", FI, f"LI=16:3:{linfo(LINES[0], LINES[2], LINES[1])}"),
+        "prog_btf_line_same": load("B=3", FI, f"LI=16:2:{linfo(LINES[0], LINES[0])}"),
+        "prog_btf_line_past_end": load("B=3", FI, f"LI=16:2:{linfo(LINES[0], (7, LINES[1][1]))}"),
+        "prog_btf_line_ld_imm64": load("B=3", FI, f"LI=16:2:{linfo(LINES[0], (4, LINES[1][1]))}"),
+        "prog_btf_line_off": load("B=3", FI, f"LI=16:1:{linfo((0, S.off('prog.c'), len(S.data)))}"),
+        "prog_btf_line_file_off": load("B=3", FI, f"LI=16:1:{linfo((0, 1000, S.off('}')))}"),
+        "prog_btf_line_missing_func": load("B=3", FI, f"LI=16:1:{linfo(LINES[1])}"),
+        # the records given back: room for fewer, none, the wrong sizes
+        "prog_btf_info_room": load("B=3", FI, LI, level="0") + pbtf(1, 2, 3) + pbtf(0, 0, 0) +
+        pbtf(0, 0, 0, 0, 0, 0),
+        "prog_btf_info_rec_sizes": load("B=3", FI, LI, level="0") + pbtf(1, 0, 0, 12) + pbtf(0, 1, 0, 8, 32) +
+        pbtf(0, 0, 1, 8, 16, 4) + pbtf(0, 0, 0, 4, 16, 8),
+    }
+    return c
+
+
+if __name__ == "__main__":
+    capture(cases(), "prog_btf_reference.txt")

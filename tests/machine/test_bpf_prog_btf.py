@@ -1,0 +1,26 @@
+"""BPF_PROG_LOAD of a program with its own BTF: prog_btf_fd, func_info and line_info checked as
+6.1's check_btf_info() checks them, the source lines in the verifier's log, the records kept (the
+line_info following the verifier's patches, the JIT's address of each line) and given back by
+BPF_OBJ_GET_INFO_BY_FD.  Each case of bpf_prog_btf_cases.py ran on the real Linux 6.1 too
+(tests/data/bpf/prog_btf_reference.txt): the errnos, logs and records must be the same."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from bpf_btf_load_cases import parse
+from bpf_prog_btf_cases import cases
+from test_bpf import machine, run_case  # noqa: F401 (machine: the module's fixture)
+
+REFERENCE = parse((Path(__file__).resolve().parents[1] / "data/bpf/prog_btf_reference.txt").read_text())
+CASES = cases()
+# BTF object ids differ (6.1's module BTFs take ids after vmlinux's): a program's is N, 0 stays
+BTF_ID = re.compile(r" btf_id [1-9]\d* ")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_prog_btf_as_linux(machine, name):
+    assert name in REFERENCE, f"{name}: no reference captured (python3 tests/machine/bpf_prog_btf_cases.py)"
+    assert BTF_ID.sub(" btf_id N ", run_case(machine, CASES[name])) == BTF_ID.sub(" btf_id N ", REFERENCE[name])
