@@ -335,6 +335,7 @@ int btf_get_fd_by_id(u32 id);
 int btf_new_fd(const union bpf_attr *attr);
 bool btf_is_kernel(const struct btf *btf);
 u32 btf_obj_id(const struct btf *btf);
+struct btf *bpf_get_btf_vmlinux(void);	/* NULL: an image without BTF */
 /* map_check_btf(): the map's key and value sizes are its BTF types' */
 int map_check_btf(struct bpf_map *map, const struct btf *btf, u32 btf_key_id, u32 btf_value_id);
 /* map_check_no_btf: a map type whose BTF cannot be checked (ENOTSUPP) */

@@ -486,6 +486,10 @@ int main(int argc, char **argv)
 				puts_(" uid "); putnum(info.created_by_uid);
 				puts_(" xlated_len "); putnum(info.xlated_prog_len);
 				puts_(" verified_insns "); putnum(info.verified_insns);
+				if (info.attach_btf_id) {	/* a tracing program's target */
+					puts_(" attach_btf_obj_id "); putnum(info.attach_btf_obj_id);
+					puts_(" attach_btf_id "); putnum(info.attach_btf_id);
+				}
 			}
 		} else if (!strcmp(cmd, "pbtf") && i + 7 <= argc) {
 			/* a program's BTF records, room for NF func_info, NL line_info, NJ jited line

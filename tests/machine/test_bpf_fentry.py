@@ -249,6 +249,19 @@ def test_link_create_attaches_too(stacked, btf_ids):
                    "link: 4"], out
 
 
+def test_program_info_names_the_target(stacked, btf_ids):
+    """BPF_OBJ_GET_INFO_BY_FD of a tracing program: its target's BTF id and the id of the BTF
+    object holding it (vmlinux's, 1, as on 6.1); other programs show none (bpftest prints them
+    only when set)"""
+    machine, _ = stacked
+    ids, _ = btf_ids
+    getpid = ids[(KIND_FUNC, "__do_sys_getpid")]
+    ok = prog(mov64_imm(R0, 0), exit_())
+    out = bpftest(machine, "load", PROG_TRACING, ok, 0, f"A={FENTRY}:{getpid}", "pinfo", 3)
+    assert out[0] == "load: 3" and out[1].startswith("pinfo: 0 type 26 "), out
+    assert out[1].endswith(f" attach_btf_obj_id 1 attach_btf_id {getpid}"), out
+
+
 def test_a_kprobe_and_fentry_on_one_function(stacked, btf_ids):
     """a kprobe PMU probe (an ftrace-based kprobe: the site calls ftrace_regs_caller) and a fexit
     program on the same function: the kprobe handler runs, then the trampoline as the site's

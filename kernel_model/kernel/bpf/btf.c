@@ -116,7 +116,7 @@ noinline struct btf *btf_get_by_fd(int fd)
 }
 
 /* The vmlinux BTF when the image has one (btf_parse_vmlinux at boot in Linux). */
-static struct btf *vmlinux_btf(void)
+noinline struct btf *bpf_get_btf_vmlinux(void)
 {
 	if (!btf_vmlinux.data_size && (unsigned long)__stop_BTF > (unsigned long)__start_BTF) {
 		btf_vmlinux.data = __start_BTF;
@@ -133,7 +133,7 @@ noinline bool btf_is_kernel(const struct btf *btf)
 /* The first BTF id past start_id, 0 if none. */
 u32 btf_next_id(u32 start_id)
 {
-	struct btf *btf = vmlinux_btf(), *pos;
+	struct btf *btf = bpf_get_btf_vmlinux(), *pos;
 	unsigned long flags;
 	u32 id = 0;
 
@@ -172,7 +172,7 @@ static notrace int __btf_new_fd(struct btf *btf)
  * freed). */
 int btf_get_fd_by_id(u32 id)
 {
-	struct btf *btf = vmlinux_btf(), *pos;
+	struct btf *btf = bpf_get_btf_vmlinux(), *pos;
 	unsigned long flags;
 	int fd;
 
@@ -277,7 +277,7 @@ static long btf_type_extra(const struct btf_type *t)
 /* The table of vmlinux's types by id, made once (a cpu that loses the race frees its own). */
 static struct btf *vmlinux_btf_types(void)
 {
-	struct btf *btf = vmlinux_btf();
+	struct btf *btf = bpf_get_btf_vmlinux();
 	const struct btf_header *hdr;
 	const char *p, *end;
 	const struct btf_type **types;

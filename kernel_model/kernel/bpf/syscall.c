@@ -796,6 +796,10 @@ static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union b
 	info.verified_insns = prog->verified_insns;
 	if (prog->btf)
 		info.btf_id = btf_obj_id(prog->btf);
+	/* a tracing program's target: a FUNC of vmlinux's BTF (the only BTF one attaches to here) */
+	info.attach_btf_id = prog->attach_btf_id;
+	if (prog->attach_btf_id && bpf_get_btf_vmlinux())
+		info.attach_btf_obj_id = btf_obj_id(bpf_get_btf_vmlinux());
 	ulen = info.xlated_prog_len;
 	info.xlated_prog_len = prog->len * sizeof(struct bpf_insn);
 	if (info.xlated_prog_len && ulen) {
