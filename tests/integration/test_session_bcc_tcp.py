@@ -1,11 +1,15 @@
-"""BCC's TCP tools that read struct tcp_sock (compiled against Debian's 6.1 headers: its fields at
-6.1's offsets) in a session: tcplife's TX_KB/RX_KB (bytes_acked, bytes_received), for a guest program's connection over 127.0.0.1 (nettest life: 150000
-bytes up, 70000 down, run with `tracefs-sim exec`); and a kprobe event of kprobe_events reading
-the same fields by their offsets; bpftrace reading srtt_us (tcprtt's field) through the BTF."""
+"""The TCP tools that read struct tcp_sock, in a session: BCC's (compiled against Debian's 6.1
+headers: its fields at 6.1's offsets) tcplife with TX_KB/RX_KB (bytes_acked, bytes_received),
+bpftrace's tcplife.bt (the same headers), a kprobe event of kprobe_events reading the fields by
+their offsets, and srtt_us (tcprtt's field) through the kernel's BTF; for a guest program's
+connection over 127.0.0.1 (nettest life: 150000 bytes up, 70000 down, run with `tracefs-sim
+exec`)."""
 
 import re
+import shutil
 from pathlib import Path
 
+import pytest
 from simtest import tracefs_sim
 from test_session_bcc import bcc_while, pytestmark  # noqa: F401  (the same conditions)
 from test_session_bpftrace import bpftrace_while
@@ -29,6 +33,19 @@ def test_tcplife_shows_the_bytes_a_connection_carried(tmp_path: Path):
     client = [r for r in rows if r[0] == r[2] == "127.0.0.1" and r[4:] == (146, 68)]
     assert client, out
     assert any((ra, rp, la, lp, 68, 146) in rows for la, lp, ra, rp, _, _ in client), out
+
+
+def test_bpftrace_tcplife_shows_the_bytes_a_connection_carried(tmp_path: Path):
+    """bpftrace's tcplife.bt: kprobe:tcp_set_state, at TCP_CLOSE the socket's bytes_acked and
+    bytes_received (struct tcp_sock of the Debian 6.1 headers it includes) in KB: nettest
+    life's client 146 and 68, its server 68 and 146."""
+    if shutil.which("bpftrace") is None or not Path("/usr/sbin/tcplife.bt").exists():
+        pytest.skip("bpftrace's tcplife.bt is not installed")
+    out, err = bpftrace_while(tmp_path, None, LIFE, runs=2, tool="/usr/sbin/tcplife.bt")
+    rows = life_rows(out)
+    client = [r for r in rows if r[0] == r[2] == "127.0.0.1" and r[4:] == (146, 68)]
+    assert client, out + err
+    assert any((ra, rp, la, lp, 68, 146) in rows for la, lp, ra, rp, _, _ in client), out + err
 
 
 def test_tcprtt_does_not_compile_against_debians_headers(tmp_path: Path):
