@@ -73,6 +73,8 @@
 #define MSG_DONTWAIT	0x40
 #define MSG_WAITALL	0x100
 #define MSG_NOSIGNAL	0x4000
+#define MSG_MORE	0x8000		/* more data to come */
+#define MSG_SENDPAGE_NOTLAST 0x20000	/* sendpage() internal: not the last page */
 #define MSG_CMSG_CLOEXEC 0x40000000
 
 #define SHUT_RD		0
@@ -438,6 +440,7 @@ struct proto_ops {
 	int (*getsockopt)(struct socket *sock, int level, int optname, void *optval, int *optlen);
 	int (*sendmsg)(struct socket *sock, struct msghdr *m, size_t total_len);
 	int (*recvmsg)(struct socket *sock, struct msghdr *m, size_t total_len, int flags);
+	ssize_t (*sendpage)(struct socket *sock, struct page *page, int offset, size_t size, int flags);
 	/* sock_poll's: what the socket is ready for (include/poll.h) */
 	unsigned int (*poll)(struct file *file, struct socket *sock, struct poll_table_struct *wait);
 };
@@ -464,6 +467,11 @@ struct socket *sock_alloc(void);
 void sock_release(struct socket *sock);
 int sock_create(int family, int type, int protocol, struct socket **res);
 int sock_sendmsg(struct socket *sock, struct msghdr *msg);
+int kernel_sendmsg(struct socket *sock, struct msghdr *msg, struct kvec *vec, size_t num, size_t len);
+int kernel_sendpage(struct socket *sock, struct page *page, int offset, size_t size, int flags);
+ssize_t sock_no_sendpage(struct socket *sock, struct page *page, int offset, size_t size, int flags);
+ssize_t inet_sendpage(struct socket *sock, struct page *page, int offset, size_t size, int flags);
+int tcp_sendpage(struct sock *sk, struct page *page, int offset, size_t size, int flags);
 int sock_recvmsg(struct socket *sock, struct msghdr *msg, int flags);
 struct socket *sock_from_file(struct file *file);
 void sock_init(void);
@@ -591,6 +599,7 @@ struct proto {
 	void (*shutdown)(struct sock *sk, int how);
 	int (*sendmsg)(struct sock *sk, struct msghdr *msg, size_t len);
 	int (*recvmsg)(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *addr_len);
+	int (*sendpage)(struct sock *sk, struct page *page, int offset, size_t size, int flags);
 	int (*backlog_rcv)(struct sock *sk, struct sk_buff *skb);
 	int (*init)(struct sock *sk);
 	void (*destroy)(struct sock *sk);

@@ -7,7 +7,7 @@
  * while another process holds the listener's lock), unix (socketpair, stream and datagram),
  * udp (datagrams, their source, a connected socket), tcp6 and udp6 (the same over IPv6's ::1,
  * and IPv4 on a dual-stack AF_INET6 socket: IPv4-mapped addresses, IPV6_V6ONLY), life and life6
- * (a connection with known byte counts both ways).  The same binary runs on a Linux host
+ * (a connection with known byte counts both ways), sendfile (a file's bytes to a socket).  The same binary runs on a Linux host
  * too: its output there is the specification of its output in the emulated kernel
  * (tests/machine/test_net.py).
  */
@@ -40,6 +40,9 @@
 #define NR_recvmsg 47
 #define NR_accept4 288
 #define NR_pipe2 293
+#define NR_sendfile 40
+#define NR_unlink 87
+#define O_RDWR 2
 
 
 struct iovec { void *iov_base; size_t iov_len; };
@@ -776,8 +779,57 @@ static int life(int v6)
 	return 0;
 }
 
+/*
+ * sendfile() of a file to a connected TCP socket (6.1: its pages through tcp_sendpage), read
+ * back intact by the peer.
+ */
+#define SENDFILE_LEN	10000
+static int sendfile_(void)
+{
+	static char in[SENDFILE_LEN + 1];
+	int srv = sock_in(SOCK_STREAM), status, a, f, same = 1;
+	unsigned short port;
+	long pid, got, i;
+
+	for (i = 0; i < SENDFILE_LEN; i++)
+		big[i] = (char)(i * 11);
+	f = open("/tmp/nettest-sendfile", O_CREAT | O_TRUNC | O_RDWR, 0600);
+	show("file written", write(f, big, SENDFILE_LEN));
+	show("bind", bind_in(srv, loopback(1), 0));
+	port = port_of(srv);
+	show("listen", sc(NR_listen, srv, 8, 0, 0, 0, 0));
+	pid = fork();
+	if (pid == 0) {
+		int s = sock_in(SOCK_STREAM);
+		long off = 0;
+
+		if (connect_in(s, loopback(1), port) || sc(NR_sendfile, s, f, L(&off), SENDFILE_LEN, 0, 0) != SENDFILE_LEN ||
+		    off != SENDFILE_LEN)
+			exit(1);
+		close(s);
+		exit(0);
+	}
+	a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
+	show("accept", a >= 0);
+	got = readall(a, in, sizeof(in));
+	show("read to EOF", got);
+	for (i = 0; i < got; i++)
+		if (in[i] != (char)(i * 11))
+			same = 0;
+	show("data intact", same);
+	wait4(pid, &status, 0, NULL);
+	show("client (sendfile) exit status", status);
+	close(a);
+	close(srv);
+	close(f);
+	sc(NR_unlink, L("/tmp/nettest-sendfile"), 0, 0, 0, 0, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "sendfile"))
+		return sendfile_();
 	if (argc == 2 && !strcmp(argv[1], "life"))
 		return life(0);
 	if (argc == 2 && !strcmp(argv[1], "life6"))
@@ -796,6 +848,6 @@ int main(int argc, char **argv)
 		return slow();
 	if (argc == 2 && !strcmp(argv[1], "busy"))
 		return busy();
-	dprintf(2, "usage: nettest tcp|slow|busy|unix|udp|tcp6|udp6|life|life6\n");
+	dprintf(2, "usage: nettest tcp|slow|busy|unix|udp|tcp6|udp6|life|life6|sendfile\n");
 	return 2;
 }

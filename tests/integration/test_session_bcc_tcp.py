@@ -1,5 +1,6 @@
 """The TCP tools that read struct tcp_sock, in a session: BCC's (compiled against Debian's 6.1
-headers: its fields at 6.1's offsets) tcplife with TX_KB/RX_KB (bytes_acked, bytes_received),
+headers: its fields at 6.1's offsets) tcplife with TX_KB/RX_KB (bytes_acked, bytes_received) and
+tcptop (tcp_sendmsg, tcp_sendpage, tcp_cleanup_rbuf),
 bpftrace's tcplife.bt (the same headers), a kprobe event of kprobe_events reading the fields by
 their offsets, and srtt_us (tcprtt's field) through the kernel's BTF; for a guest program's
 connection over 127.0.0.1 (nettest life: 150000 bytes up, 70000 down, run with `tracefs-sim
@@ -46,6 +47,20 @@ def test_bpftrace_tcplife_shows_the_bytes_a_connection_carried(tmp_path: Path):
     client = [r for r in rows if r[0] == r[2] == "127.0.0.1" and r[4:] == (146, 68)]
     assert client, out + err
     assert any((ra, rp, la, lp, 68, 146) in rows for la, lp, ra, rp, _, _ in client), out + err
+
+
+def test_tcptop_shows_what_a_connection_sent_and_received(tmp_path: Path):
+    """tcptop: kprobes on tcp_sendmsg and tcp_sendpage (their size) and tcp_cleanup_rbuf (the
+    bytes a read copied), by process and connection, every second: a nettest life run within one
+    interval shows its client's 68 KB received and 146 KB sent (150000 bytes), its server's
+    146 and 68."""
+    out = bcc_while(tmp_path, "tcptop-bpfcc -C 1 6", LIFE)
+    # (bcc 0.26's tcptop prints the comm as Python's bytes: b'nettest')
+    rows = re.findall(r"^\d+\s+b'nettest'\s+127\.0\.0\.1:(\d+)\s+127\.0\.0\.1:(\d+)\s+(\d+)\s+(\d+)\s*$", out, re.M)
+    got = {(int(lp), int(rp), int(rx), int(tx)) for lp, rp, rx, tx in rows}
+    client = [(lp, rp) for lp, rp, rx, tx in got if (rx, tx) == (68, 146)]
+    assert client, out
+    assert any((rp, lp, 146, 68) in got for lp, rp in client), out
 
 
 def test_tcprtt_does_not_compile_against_debians_headers(tmp_path: Path):

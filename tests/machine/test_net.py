@@ -25,7 +25,7 @@ def on_host(family: str) -> str:
     return out
 
 
-@pytest.mark.parametrize("family", ["tcp", "slow", "busy", "unix", "udp", "tcp6", "udp6", "life", "life6"])
+@pytest.mark.parametrize("family", ["tcp", "slow", "busy", "unix", "udp", "tcp6", "udp6", "life", "life6", "sendfile"])
 def test_a_family_gives_what_linux_gives(machine, run_program, family):
     expected = on_host(family)
     status, out = run_program(machine, ["nettest", family], timeout=120)
@@ -245,3 +245,26 @@ def test_tcp_sock_counts_a_loss(machine, run_program):
     assert s["snd_ssthresh"] == 5
     assert s["icsk_ca_state"] == TCP_CA_OPEN
     assert s["packets_out"] == s["retrans_out"] == s["lost_out"] == 0
+
+
+def test_sendfile_to_a_tcp_socket_goes_through_tcp_sendpage(machine, run_program):
+    """nettest sendfile: a file's 10000 bytes to a connected TCP socket go as 6.1's do:
+    sock_sendpage → kernel_sendpage → inet_sendpage → tcp_sendpage → tcp_sendpage_locked →
+    do_tcp_sendpages, a page at a time (what BCC's tcptop probes, with tcp_sendmsg), and the
+    peer reads them intact."""
+    sent = []
+    names = ("sock_sendpage", "kernel_sendpage", "inet_sendpage", "tcp_sendpage", "tcp_sendpage_locked",
+             "do_tcp_sendpages")
+    hooks = [machine.add_code_hook(machine.image.lookup(name).addr,
+                                   lambda ctx, name=name: sent.append((name, ctx.reg("cx") if name == "tcp_sendpage"
+                                                                       else None)))
+             for name in names]
+    try:
+        status, out = run_program(machine, ["nettest", "sendfile"], timeout=120)
+    finally:
+        for hook in hooks:
+            machine.remove_code_hook(hook)
+    assert status == 0 and b"data intact = 1" in out, out
+    assert {name for name, _ in sent} == set(names)
+    # tcp_sendpage(sk, page, offset, size, flags): the sizes (cx) add up to the file's
+    assert sum(size for name, size in sent if name == "tcp_sendpage") == 10000

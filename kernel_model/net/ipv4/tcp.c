@@ -185,6 +185,32 @@ noinline int tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
 	return ret;
 }
 
+/* a page's bytes as data (6.1 adds the page itself to the skbs as a fragment; here they are
+ * copied as tcp_sendmsg copies, the loopback having scatter-gather: NETIF_F_SG) */
+noinline ssize_t do_tcp_sendpages(struct sock *sk, struct page *page, int offset, size_t size, int flags)
+{
+	struct msghdr msg = { .msg_flags = flags };
+	struct kvec iov = { (char *)page_address(page) + offset, size };
+
+	iov_iter_kvec(&msg.msg_iter, WRITE, &iov, 1, size);
+	return tcp_sendmsg_locked(sk, &msg, size);
+}
+
+noinline int tcp_sendpage_locked(struct sock *sk, struct page *page, int offset, size_t size, int flags)
+{
+	return do_tcp_sendpages(sk, page, offset, size, flags);
+}
+
+noinline int tcp_sendpage(struct sock *sk, struct page *page, int offset, size_t size, int flags)
+{
+	int ret;
+
+	lock_sock(sk);
+	ret = tcp_sendpage_locked(sk, page, offset, size, flags);
+	release_sock(sk);
+	return ret;
+}
+
 /* the reader freed room: tell the sender when the window it knows grew a good deal */
 static noinline void tcp_cleanup_rbuf(struct sock *sk, int copied)
 {
@@ -505,6 +531,7 @@ struct proto tcp_prot = {
 	.shutdown = tcp_shutdown,
 	.sendmsg = tcp_sendmsg,
 	.recvmsg = tcp_recvmsg,
+	.sendpage = tcp_sendpage,
 	.backlog_rcv = tcp_v4_do_rcv,
 	.init = tcp_v4_init_sock,
 	.destroy = tcp_v4_destroy_sock,
