@@ -6,6 +6,7 @@
 #include "../include/fs.h"
 #include "../include/security.h"
 #include "../include/pagemap.h"
+#include "../include/net.h"	/* MSG_MORE (include/linux/socket.h) */
 
 
 /* ---- iov_iter ---- */
@@ -817,7 +818,12 @@ noinline long do_splice_direct(struct file *in, loff_t *ppos, struct file *out, 
 			break;
 		}
 		*ppos = kiocb.ki_pos;
-		if (out->f_op->write_iter) {
+		if (out->f_op->sendpage) {	/* a socket: pipe_to_sendpage() */
+			struct page *page = virt_to_page(buf);
+			int more = (size_t)(done + n) < len ? MSG_MORE | MSG_SENDPAGE_NOTLAST : 0;
+
+			w = out->f_op->sendpage(out, page, buf - (char *)page_address(page), n, opos, more);
+		} else if (out->f_op->write_iter) {
 			kv.iov_len = n;
 			init_sync_kiocb(&kiocb, out);
 			kiocb.ki_pos = *opos;

@@ -238,6 +238,8 @@ struct file_operations {
 	 * the pool region mapped, or -errno */
 	long (*mmap_shared)(struct file *, unsigned long len, unsigned long prot, unsigned long flags,
 			    unsigned long pgoff);
+	/* size bytes of a page at offset, written by sendfile (6.1: splice's pipe_to_sendpage) */
+	ssize_t (*sendpage)(struct file *, struct page *, int, size_t, loff_t *, int);
 };
 
 /* A file's pages (mm/filemap's address space, reduced to its page array). */

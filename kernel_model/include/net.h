@@ -73,6 +73,8 @@
 #define MSG_DONTWAIT	0x40
 #define MSG_WAITALL	0x100
 #define MSG_NOSIGNAL	0x4000
+#define MSG_MORE	0x8000		/* more data to come */
+#define MSG_SENDPAGE_NOTLAST 0x20000	/* sendpage() internal: not the last page */
 #define MSG_CMSG_CLOEXEC 0x40000000
 
 #define SHUT_RD		0
@@ -189,6 +191,7 @@ struct sk_buff {
 	unsigned int tail, end;			/* offsets from head */
 	unsigned int truesize;
 	int users;
+	u64 skb_mstamp_ns;			/* TCP: when it was (last) sent, tcp_clock_ns() */
 };
 
 #define CHECKSUM_UNNECESSARY	1
@@ -437,6 +440,7 @@ struct proto_ops {
 	int (*getsockopt)(struct socket *sock, int level, int optname, void *optval, int *optlen);
 	int (*sendmsg)(struct socket *sock, struct msghdr *m, size_t total_len);
 	int (*recvmsg)(struct socket *sock, struct msghdr *m, size_t total_len, int flags);
+	ssize_t (*sendpage)(struct socket *sock, struct page *page, int offset, size_t size, int flags);
 	/* sock_poll's: what the socket is ready for (include/poll.h) */
 	unsigned int (*poll)(struct file *file, struct socket *sock, struct poll_table_struct *wait);
 };
@@ -463,6 +467,11 @@ struct socket *sock_alloc(void);
 void sock_release(struct socket *sock);
 int sock_create(int family, int type, int protocol, struct socket **res);
 int sock_sendmsg(struct socket *sock, struct msghdr *msg);
+int kernel_sendmsg(struct socket *sock, struct msghdr *msg, struct kvec *vec, size_t num, size_t len);
+int kernel_sendpage(struct socket *sock, struct page *page, int offset, size_t size, int flags);
+ssize_t sock_no_sendpage(struct socket *sock, struct page *page, int offset, size_t size, int flags);
+ssize_t inet_sendpage(struct socket *sock, struct page *page, int offset, size_t size, int flags);
+int tcp_sendpage(struct sock *sk, struct page *page, int offset, size_t size, int flags);
 int sock_recvmsg(struct socket *sock, struct msghdr *msg, int flags);
 struct socket *sock_from_file(struct file *file);
 void sock_init(void);
@@ -590,6 +599,7 @@ struct proto {
 	void (*shutdown)(struct sock *sk, int how);
 	int (*sendmsg)(struct sock *sk, struct msghdr *msg, size_t len);
 	int (*recvmsg)(struct sock *sk, struct msghdr *msg, size_t len, int flags, int *addr_len);
+	int (*sendpage)(struct sock *sk, struct page *page, int offset, size_t size, int flags);
 	int (*backlog_rcv)(struct sock *sk, struct sk_buff *skb);
 	int (*init)(struct sock *sk);
 	void (*destroy)(struct sock *sk);
@@ -792,6 +802,7 @@ struct request_sock {
 	struct request_sock *dl_next;
 	struct sock *rsk_listener;
 	u32 snt_isn, rcv_isn;
+	u64 snt_synack;				/* when the first SYN-ACK went, in us (tcp_clock_us) */
 	u8 num_retrans;
 };
 
@@ -827,47 +838,181 @@ struct inet_connection_sock_af_ops {
 };
 extern const struct inet_connection_sock_af_ops ipv4_specific, ipv6_specific, ipv6_mapped;
 
+/* BCC's tcpcong reads icsk_ca_state (the byte before icsk_retransmits) at Debian 6.1's offsets;
+ * the model's own fields are in what 6.1 has before them (ICSK_GAP, as SOCK_GAP) */
+#define ICSK_GAP SOCK_GAP
 struct inet_connection_sock {
 	struct inet_sock icsk_inet;
-	const struct inet_connection_sock_af_ops *icsk_af_ops;
-	struct request_sock_queue {		/* embryos, then children to accept */
-		struct request_sock *syn_head;	/* SYN received, SYN-ACK sent */
-		struct sock *rskq_accept_head, *rskq_accept_tail;
-		int qlen;
-	} icsk_accept_queue;
-	struct timer_list icsk_retransmit_timer;
+	ICSK_GAP(816, 1088,
+		struct request_sock_queue {		/* embryos, then children to accept */
+			struct request_sock *syn_head;	/* SYN received, SYN-ACK sent */
+			struct sock *rskq_accept_head, *rskq_accept_tail;
+			int qlen;
+		} icsk_accept_queue;
+		struct sock *icsk_accept_next;		/* in its listener's accept queue */
+	)
 	unsigned long icsk_timeout;
+	ICSK_GAP(1096, 1216,
+		struct timer_list icsk_retransmit_timer;
+	)
 	u32 icsk_rto;
+	u32 icsk_rto_min;
+	u8 __gap_1224[1240 - 1224];
+	const struct inet_connection_sock_af_ops *icsk_af_ops;
+	u8 __gap_1248[1280 - 1248];
+	u8 icsk_ca_state:5;			/* enum tcp_ca_state */
 	u8 icsk_retransmits;
-	u8 icsk_backoff;
 	u8 icsk_pending;
-	struct sock *icsk_accept_next;		/* in its listener's accept queue */
+	u8 icsk_backoff;
+	u8 __gap_1284[1440 - 1284];
 };
+_Static_assert(offsetof(struct inet_connection_sock, icsk_timeout) == 1088 &&
+	       offsetof(struct inet_connection_sock, icsk_retransmit_timer) == 1096 &&
+	       offsetof(struct inet_connection_sock, icsk_rto) == 1216 &&
+	       offsetof(struct inet_connection_sock, icsk_rto_min) == 1220 &&
+	       offsetof(struct inet_connection_sock, icsk_af_ops) == 1240 &&
+	       offsetof(struct inet_connection_sock, icsk_retransmits) == 1281 &&
+	       offsetof(struct inet_connection_sock, icsk_pending) == 1282 &&
+	       offsetof(struct inet_connection_sock, icsk_backoff) == 1283 &&
+	       sizeof(struct inet_connection_sock) == 1440, "struct inet_connection_sock: as Debian 6.1's");
 static __always_inline struct inet_connection_sock *inet_csk(const struct sock *sk) { return (struct inet_connection_sock *)sk; }
 #define ICSK_TIME_RETRANS	1
 
+/* include/uapi/linux/tcp.h */
+enum tcp_ca_state {
+	TCP_CA_Open = 0,
+	TCP_CA_Disorder = 1,
+	TCP_CA_CWR = 2,
+	TCP_CA_Recovery = 3,
+	TCP_CA_Loss = 4
+};
+
+/*
+ * struct tcp_sock (include/linux/tcp.h): what tools read (BCC's tcplife: bytes_received and
+ * bytes_acked; tcprtt: srtt_us; the counters of tcp_info) at Debian 6.1's offsets, checked
+ * against its BTF below.  What the model does not keep is a gap (__gap_OFFSET) where 6.1 has it;
+ * the retransmit queue (6.1: an rbtree, tcp_rtx_queue) is where 6.1 has its pacing hrtimer,
+ * which the model has not.
+ */
 struct tcp_sock {
 	struct inet_connection_sock inet_conn;
+	u8 __gap_1440[1448 - 1440];
+	u64 bytes_received;	/* RFC4898 tcpEStatsAppHCThruOctetsReceived: sum(delta(rcv_nxt)) */
+	u32 segs_in;		/* segments received (tcp_segs_in) */
+	u32 data_segs_in;	/* of them with data */
 	u32 rcv_nxt;		/* what we want to receive next */
 	u32 copied_seq;		/* head of yet unread data */
-	u32 snd_una;		/* first byte we want an ack for */
+	u32 __gap_1472;
 	u32 snd_nxt;		/* next sequence we send */
-	u32 write_seq;		/* tail+1 of data held in the send buffer */
-	u32 snd_wnd, rcv_wnd;
+	u32 segs_out;		/* segments sent (retransmissions too) */
+	u32 data_segs_out;	/* of them with data */
+	u64 bytes_sent;		/* data bytes sent (retransmissions too) */
+	u64 bytes_acked;	/* RFC4898 tcpEStatsAppHCThruOctetsAcked: sum(delta(snd_una)) */
+	u32 __gap_1504;
+	u32 snd_una;		/* first byte we want an ack for */
+	u8 __gap_1512[1572 - 1512];
+	u32 snd_wnd;		/* the window the peer offers */
+	u32 __gap_1576;
 	u32 mss_cache;
-	u32 total_retrans;
-	u8 nonagle;
-	struct sk_buff_head rtx_queue;	/* sent, not acked (6.1 keeps an rbtree) */
+	u8 __gap_1584[1637 - 1584];
+	u8 nonagle:4;		/* TCP_NAGLE_* */
+	u8 __gap_1638[1639 - 1638];
+	u8 __pad_1639:7, is_cwnd_limited:1;	/* forward progress was limited by snd_cwnd */
+	u8 __gap_1640[1656 - 1640];
+	u64 tcp_clock_cache;	/* the clock (ns) at the last tcp_mstamp_refresh() */
+	u64 tcp_mstamp;		/* the same in us */
+	u32 srtt_us;		/* smoothed round trip time << 3, in usecs */
+	u32 mdev_us;		/* medium deviation */
+	u32 mdev_max_us;	/* maximal mdev for the last rtt period */
+	u32 rttvar_us;		/* smoothed mdev_max */
+	u32 rtt_seq;		/* sequence number to update rttvar */
+	u8 __gap_1692[1716 - 1692];
+	u32 packets_out;	/* segments in flight */
+	u32 retrans_out;	/* retransmitted segments in flight */
+	u32 max_packets_out;	/* max packets_out in the last window */
+	u32 cwnd_usage_seq;	/* right edge of the cwnd usage tracking flight */
+	u8 __gap_1732[1772 - 1732];
+	u32 snd_ssthresh;	/* slow start size threshold */
+	u32 snd_cwnd;		/* sending congestion window (tcp_snd_cwnd()) */
+	u32 snd_cwnd_cnt;	/* linear increase counter */
+	u32 snd_cwnd_clamp;	/* do not allow snd_cwnd to grow above this */
+	u32 __gap_1788;
+	u32 snd_cwnd_stamp;
+	u8 __gap_1796[1808 - 1796];
+	u32 delivered;		/* segments delivered (acked) */
+	u8 __gap_1812[1848 - 1812];
+	u32 rcv_wnd;		/* the window we offer */
+	u32 write_seq;		/* tail+1 of data held in the send buffer */
+	u8 __gap_1856[1864 - 1856];
+	u32 lost_out;		/* segments marked lost (by a timeout: tcp_enter_loss) */
+	u32 __gap_1868;
+	ICSK_GAP(1872, 1936,
+		struct sk_buff_head rtx_queue;	/* sent, not acked */
+	)
+	u8 __gap_1936[2120 - 1936];
+	u32 high_seq;		/* snd_nxt at the onset of a loss */
+	u8 __gap_2124[2136 - 2124];
+	u64 bytes_retrans;	/* data bytes retransmitted */
+	u32 total_retrans;	/* segments retransmitted over the connection */
+	u8 __gap_2148[2280 - 2148];
 };
+/* the offsets of Debian 6.1's BTF (pahole -C tcp_sock on its vmlinux) */
+_Static_assert(offsetof(struct tcp_sock, bytes_received) == 1448 && offsetof(struct tcp_sock, segs_in) == 1456 &&
+	       offsetof(struct tcp_sock, data_segs_in) == 1460 && offsetof(struct tcp_sock, rcv_nxt) == 1464 &&
+	       offsetof(struct tcp_sock, copied_seq) == 1468 && offsetof(struct tcp_sock, snd_nxt) == 1476 &&
+	       offsetof(struct tcp_sock, segs_out) == 1480 && offsetof(struct tcp_sock, data_segs_out) == 1484 &&
+	       offsetof(struct tcp_sock, bytes_sent) == 1488 && offsetof(struct tcp_sock, bytes_acked) == 1496 &&
+	       offsetof(struct tcp_sock, snd_una) == 1508 && offsetof(struct tcp_sock, snd_wnd) == 1572 &&
+	       offsetof(struct tcp_sock, mss_cache) == 1580 && offsetof(struct tcp_sock, tcp_clock_cache) == 1656 &&
+	       offsetof(struct tcp_sock, tcp_mstamp) == 1664 && offsetof(struct tcp_sock, srtt_us) == 1672 &&
+	       offsetof(struct tcp_sock, mdev_us) == 1676 && offsetof(struct tcp_sock, mdev_max_us) == 1680 &&
+	       offsetof(struct tcp_sock, rttvar_us) == 1684 && offsetof(struct tcp_sock, rtt_seq) == 1688 &&
+	       offsetof(struct tcp_sock, packets_out) == 1716 && offsetof(struct tcp_sock, retrans_out) == 1720 &&
+	       offsetof(struct tcp_sock, max_packets_out) == 1724 && offsetof(struct tcp_sock, cwnd_usage_seq) == 1728 &&
+	       offsetof(struct tcp_sock, snd_ssthresh) == 1772 && offsetof(struct tcp_sock, snd_cwnd) == 1776 &&
+	       offsetof(struct tcp_sock, snd_cwnd_cnt) == 1780 && offsetof(struct tcp_sock, snd_cwnd_clamp) == 1784 &&
+	       offsetof(struct tcp_sock, snd_cwnd_stamp) == 1792 && offsetof(struct tcp_sock, delivered) == 1808 &&
+	       offsetof(struct tcp_sock, rcv_wnd) == 1848 && offsetof(struct tcp_sock, write_seq) == 1852 &&
+	       offsetof(struct tcp_sock, lost_out) == 1864 &&
+	       offsetof(struct tcp_sock, high_seq) == 2120 && offsetof(struct tcp_sock, bytes_retrans) == 2136 &&
+	       offsetof(struct tcp_sock, total_retrans) == 2144 && sizeof(struct tcp_sock) == 2280,
+	       "struct tcp_sock: the fields tools read at Debian 6.1's offsets");
 static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk) { return (struct tcp_sock *)sk; }
+
+/* include/net/tcp.h */
+#define TCP_INIT_CWND		10
+#define tcp_jiffies32		((u32)jiffies)
+#define TCP_INFINITE_SSTHRESH	0x7fffffff
+static __always_inline u32 tcp_snd_cwnd(const struct tcp_sock *tp) { return tp->snd_cwnd; }
+static __always_inline void tcp_snd_cwnd_set(struct tcp_sock *tp, u32 val) { tp->snd_cwnd = val; }
+static __always_inline void tcp_set_ca_state(struct sock *sk, const u8 ca_state)
+{
+	inet_csk(sk)->icsk_ca_state = ca_state;
+}
+static __always_inline bool tcp_in_slow_start(const struct tcp_sock *tp) { return tcp_snd_cwnd(tp) < tp->snd_ssthresh; }
+/* the segments in flight: sent, not acked, not marked lost, and the retransmissions (no SACK here) */
+static __always_inline u32 tcp_packets_in_flight(const struct tcp_sock *tp)
+{
+	return tp->packets_out - tp->lost_out + tp->retrans_out;
+}
+/* the TCP clock, in ns and us (tcp_clock_ns(), tcp_clock_us()) */
+static __always_inline u64 tcp_clock_ns(void) { return ktime_get(); }
+static __always_inline u64 tcp_clock_us(void) { return tcp_clock_ns() / 1000; }
+void tcp_mstamp_refresh(struct tcp_sock *tp);
+void tcp_synack_rtt_meas(struct sock *sk, struct request_sock *req);
+void tcp_enter_loss(struct sock *sk);
 
 /* what TCP keeps in skb->cb (include/net/tcp.h) */
 struct tcp_skb_cb {
 	u32 seq;
 	u32 end_seq;
 	u8 tcp_flags;
+	u8 sacked;		/* the state of a sent segment: TCPCB_* */
 	u32 ack_seq;
 };
+#define TCPCB_SACKED_RETRANS	0x02	/* retransmitted, the retransmission in flight */
+#define TCPCB_LOST		0x04	/* marked lost (a timeout) */
+#define TCPCB_EVER_RETRANS	0x80	/* retransmitted at some time: no RTT sample from its ack (Karn) */
 #define TCP_SKB_CB(__skb) ((struct tcp_skb_cb *)&((__skb)->cb[0]))
 
 #define TCP_TIMEOUT_INIT	((unsigned)(1 * HZ))	/* RFC6298 2.1 initial RTO value */
@@ -1072,7 +1217,7 @@ int tcp_child_process(struct sock *parent, struct sock *child, struct sk_buff *s
 struct sock *tcp_create_openreq_child(const struct sock *sk, struct request_sock *req, struct sk_buff *skb);
 void tcp_push_header(struct sk_buff *skb, __be16 sport, __be16 dport, u32 seq, u32 ack, u8 flags, u16 window);
 /* a request's SYN-ACK, its TCP header on, for the family's send_synack (6.1: tcp_make_synack) */
-static __always_inline struct sk_buff *tcp_synack_skb(const struct sock *sk, const struct request_sock *req)
+static __always_inline struct sk_buff *tcp_synack_skb(const struct sock *sk, struct request_sock *req)
 {
 	struct sk_buff *skb = alloc_skb(MAX_HEADER, GFP_ATOMIC);
 	int window = sk->sk_rcvbuf < TCP_MAX_WINDOW ? sk->sk_rcvbuf : TCP_MAX_WINDOW;
@@ -1082,6 +1227,8 @@ static __always_inline struct sk_buff *tcp_synack_skb(const struct sock *sk, con
 	skb_reserve(skb, MAX_HEADER);
 	tcp_push_header(skb, htons(req->__req_common.skc_num), req->__req_common.skc_dport, req->snt_isn,
 			req->rcv_isn + 1, TCPHDR_SYN | TCPHDR_ACK, window);
+	if (!req->snt_synack)	/* the first SYN-ACK's time: the child's first RTT sample */
+		req->snt_synack = tcp_clock_us();
 	return skb;
 }
 void tcp_rcv_established(struct sock *sk, struct sk_buff *skb);
@@ -1144,6 +1291,14 @@ reset:
 	return 0;
 }
 
+/* a segment came for the socket (include/net/tcp.h; its TCP header pulled: what is left is data) */
+static __always_inline void tcp_segs_in(struct tcp_sock *tp, const struct sk_buff *skb)
+{
+	WRITE_ONCE(tp->segs_in, tp->segs_in + 1);	/* (no GRO here: one segment an skb) */
+	if (skb->len)
+		WRITE_ONCE(tp->data_segs_in, tp->data_segs_in + 1);
+}
+
 /* the segment's control block from its header (tcp_v4_fill_cb's, tcp_v6_fill_cb's) */
 static __always_inline void tcp_fill_cb_common(struct sk_buff *skb, const struct tcphdr *th)
 {
@@ -1154,6 +1309,7 @@ static __always_inline void tcp_fill_cb_common(struct sk_buff *skb, const struct
 	tcb->end_seq = tcb->seq + !!(tcb->tcp_flags & TCPHDR_SYN) + !!(tcb->tcp_flags & TCPHDR_FIN) + skb->len -
 		       th->doff * 4;
 	tcb->ack_seq = ntohl(th->ack_seq);
+	tcb->sacked = 0;
 }
 
 /*
@@ -1188,6 +1344,8 @@ static __always_inline int tcp_rcv_common(struct sk_buff *skb,
 	}
 	skb_pull(skb, doff);
 	bh_lock_sock(sk);
+	if (sk->sk_state != TCP_LISTEN)
+		tcp_segs_in(tcp_sk(sk), skb);
 	drop_reason = SKB_NOT_DROPPED_YET;
 	if (sk->sk_state == TCP_LISTEN || !sock_owned_by_user(sk))
 		do_rcv(sk, skb);

@@ -7,6 +7,10 @@
 
 #define HZ		250
 #define TICK_NSEC	4000000UL
+#define USEC_PER_SEC	1000000L
+/* include/linux/jiffies.h (HZ divides USEC_PER_SEC) */
+static __always_inline unsigned int jiffies_to_usecs(const unsigned long j) { return j * (USEC_PER_SEC / HZ); }
+static __always_inline unsigned long usecs_to_jiffies(const unsigned int u) { return (u + (USEC_PER_SEC / HZ) - 1) / (USEC_PER_SEC / HZ); }
 /* jiffies start 5 minutes before they wrap, so that wrap bugs show early */
 #define INITIAL_JIFFIES	((unsigned long)(unsigned int)(-300 * HZ))
 extern volatile u64 jiffies_64;

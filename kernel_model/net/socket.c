@@ -855,6 +855,40 @@ static noinline ssize_t sock_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	return res;
 }
 
+/* len bytes of kernel memory (vec) sent as a message of the socket */
+noinline int kernel_sendmsg(struct socket *sock, struct msghdr *msg, struct kvec *vec, size_t num, size_t size)
+{
+	iov_iter_kvec(&msg->msg_iter, WRITE, vec, num, size);
+	return sock_sendmsg(sock, msg);
+}
+
+/* a page sent by a socket without a sendpage of its own: as a message of its bytes */
+noinline ssize_t sock_no_sendpage(struct socket *sock, struct page *page, int offset, size_t size, int flags)
+{
+	struct msghdr msg = { .msg_flags = flags };
+	struct kvec iov = { (char *)page_address(page) + offset, size };
+
+	return kernel_sendmsg(sock, &msg, &iov, 1, size);
+}
+
+noinline int kernel_sendpage(struct socket *sock, struct page *page, int offset, size_t size, int flags)
+{
+	if (sock->ops->sendpage)
+		return sock->ops->sendpage(sock, page, offset, size, flags);
+	return sock_no_sendpage(sock, page, offset, size, flags);
+}
+
+/* sendfile's pages to a socket (6.1: splice's pipe_to_sendpage) */
+static noinline ssize_t sock_sendpage(struct file *file, struct page *page, int offset, size_t size, loff_t *ppos,
+				      int more)
+{
+	struct socket *sock = file->private_data;
+	int flags = (file->f_flags & O_NONBLOCK) ? MSG_DONTWAIT : 0;
+
+	flags |= more;	/* a combination of MSG_MORE and MSG_SENDPAGE_NOTLAST */
+	return kernel_sendpage(sock, page, offset, size, flags);
+}
+
 static noinline ssize_t sock_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct file *file = iocb->ki_filp;
@@ -885,6 +919,7 @@ static const struct file_operations socket_file_ops = {
 	.write_iter = sock_write_iter,
 	.poll = sock_poll,
 	.release = sock_close,
+	.sendpage = sock_sendpage,
 };
 
 static char *sockfs_dname(struct dentry *dentry, char *buffer, int buflen)

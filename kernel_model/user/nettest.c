@@ -6,7 +6,8 @@
  * reader with a small receive buffer, late: what did not fit comes again), busy (connections
  * while another process holds the listener's lock), unix (socketpair, stream and datagram),
  * udp (datagrams, their source, a connected socket), tcp6 and udp6 (the same over IPv6's ::1,
- * and IPv4 on a dual-stack AF_INET6 socket: IPv4-mapped addresses, IPV6_V6ONLY).  The same binary runs on a Linux host
+ * and IPv4 on a dual-stack AF_INET6 socket: IPv4-mapped addresses, IPV6_V6ONLY), life and life6
+ * (a connection with known byte counts both ways), sendfile (a file's bytes to a socket).  The same binary runs on a Linux host
  * too: its output there is the specification of its output in the emulated kernel
  * (tests/machine/test_net.py).
  */
@@ -39,6 +40,9 @@
 #define NR_recvmsg 47
 #define NR_accept4 288
 #define NR_pipe2 293
+#define NR_sendfile 40
+#define NR_unlink 87
+#define O_RDWR 2
 
 
 struct iovec { void *iov_base; size_t iov_len; };
@@ -719,8 +723,117 @@ static int udp6(void)
 	return 0;
 }
 
+/*
+ * A connection's life with known byte counts, over 127.0.0.1 (life) or ::1 (life6), for the
+ * tools that read tcp_sock's counters (BCC's tcplife: TX_KB/RX_KB): the client sends
+ * LIFE_UP bytes and shuts its side, the server reads them to EOF, answers with LIFE_DOWN bytes
+ * and shuts its side; the client reads them to EOF and then the server closes.
+ */
+#define LIFE_UP		150000
+#define LIFE_DOWN	70000
+static int life(int v6)
+{
+	static char in[LIFE_UP];
+	int srv = v6 ? sock_in6(SOCK_STREAM) : sock_in(SOCK_STREAM), pfd[2], status, a;
+	unsigned short port;
+	long pid, got;
+
+	show("bind", v6 ? bind_in6(srv, 1, 0, 0) : bind_in(srv, loopback(1), 0));
+	port = v6 ? port_of6(srv) : port_of(srv);
+	show("listen", sc(NR_listen, srv, 8, 0, 0, 0, 0));
+	sc(NR_pipe2, L(pfd), 0, 0, 0, 0, 0);
+	pid = fork();
+	if (pid == 0) {
+		int s = v6 ? sock_in6(SOCK_STREAM) : sock_in(SOCK_STREAM);
+
+		close(pfd[0]);
+		cshow("client: connect", v6 ? connect_in6(s, 1, 0, port) : connect_in(s, loopback(1), port));
+		cshow("client: write", write(s, big, LIFE_UP));
+		cshow("client: shutdown(SHUT_WR)", sc(NR_shutdown, s, SHUT_WR, 0, 0, 0, 0));
+		cshow("client: read to EOF", readall(s, in, sizeof(in)));
+		write(pfd[1], clog, clog_len);
+		close(pfd[1]);		/* the server closes once we have it all */
+		close(s);
+		exit(0);
+	}
+	close(pfd[1]);
+	a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
+	show("accept", a >= 0);
+	got = readall(a, in, sizeof(in));
+	show("read to EOF", got);
+	show("read(EOF)", read(a, in, 1));
+	show("write", write(a, big, LIFE_DOWN));
+	show("shutdown(SHUT_WR)", sc(NR_shutdown, a, SHUT_WR, 0, 0, 0, 0));
+	{
+		char log[sizeof(clog)];
+		long n, len = 0;
+
+		while ((n = read(pfd[0], log + len, sizeof(log) - len)) > 0)	/* the client's EOF */
+			len += n;
+		write(1, log, len);
+	}
+	show("close", close(a));
+	wait4(pid, &status, 0, NULL);
+	show("client exit status", status);
+	close(srv);
+	return 0;
+}
+
+/*
+ * sendfile() of a file to a connected TCP socket (6.1: its pages through tcp_sendpage), read
+ * back intact by the peer.
+ */
+#define SENDFILE_LEN	10000
+static int sendfile_(void)
+{
+	static char in[SENDFILE_LEN + 1];
+	int srv = sock_in(SOCK_STREAM), status, a, f, same = 1;
+	unsigned short port;
+	long pid, got, i;
+
+	for (i = 0; i < SENDFILE_LEN; i++)
+		big[i] = (char)(i * 11);
+	f = open("/tmp/nettest-sendfile", O_CREAT | O_TRUNC | O_RDWR, 0600);
+	show("file written", write(f, big, SENDFILE_LEN));
+	show("bind", bind_in(srv, loopback(1), 0));
+	port = port_of(srv);
+	show("listen", sc(NR_listen, srv, 8, 0, 0, 0, 0));
+	pid = fork();
+	if (pid == 0) {
+		int s = sock_in(SOCK_STREAM);
+		long off = 0;
+
+		if (connect_in(s, loopback(1), port) || sc(NR_sendfile, s, f, L(&off), SENDFILE_LEN, 0, 0) != SENDFILE_LEN ||
+		    off != SENDFILE_LEN)
+			exit(1);
+		close(s);
+		exit(0);
+	}
+	a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
+	show("accept", a >= 0);
+	got = readall(a, in, sizeof(in));
+	show("read to EOF", got);
+	for (i = 0; i < got; i++)
+		if (in[i] != (char)(i * 11))
+			same = 0;
+	show("data intact", same);
+	wait4(pid, &status, 0, NULL);
+	show("client (sendfile) exit status", status);
+	close(a);
+	close(srv);
+	close(f);
+	sc(NR_unlink, L("/tmp/nettest-sendfile"), 0, 0, 0, 0, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "sendfile"))
+		return sendfile_();
+	if (argc == 2 && !strcmp(argv[1], "life"))
+		return life(0);
+	if (argc == 2 && !strcmp(argv[1], "life6"))
+		return life(1);
 	if (argc == 2 && !strcmp(argv[1], "tcp6"))
 		return tcp6();
 	if (argc == 2 && !strcmp(argv[1], "udp6"))
@@ -735,6 +848,6 @@ int main(int argc, char **argv)
 		return slow();
 	if (argc == 2 && !strcmp(argv[1], "busy"))
 		return busy();
-	dprintf(2, "usage: nettest tcp|slow|busy|unix|udp|tcp6|udp6\n");
+	dprintf(2, "usage: nettest tcp|slow|busy|unix|udp|tcp6|udp6|life|life6|sendfile\n");
 	return 2;
 }

@@ -30,18 +30,24 @@ def traced_calls(machine, funcs, programs) -> set[tuple[str, str]]:
     programs run one after the other (argv, its output or None, its status if not 0); the
     tracing off again after."""
     assert set(funcs) <= set(machine.image.mcount_sites), set(funcs) - set(machine.image.mcount_sites)
+    calls: set[tuple[str, str]] = set()
+
+    def drain():
+        # after each program: a CPU's ring holds some 9,000 events, which a long list of
+        # programs can fill (the events of the last ones then lost)
+        for page in machine.tracing.drain(0):
+            for ev in decode_page(page.data).events:
+                if struct.unpack_from("<H", ev.payload)[0] == TRACE_FN:
+                    ip, parent = struct.unpack_from("<QQ", ev.payload, 8)
+                    calls.add(tuple(machine.image.symbolize(a)[0].name for a in (ip, parent)))
     machine.sites.set_function(0, frozenset(funcs))
     try:
         for program in programs:
             run(machine, *program)
+            drain()
     finally:
         machine.sites.set_function(0, None)
-    calls = set()
-    for page in machine.tracing.drain(0):
-        for ev in decode_page(page.data).events:
-            if struct.unpack_from("<H", ev.payload)[0] == TRACE_FN:
-                ip, parent = struct.unpack_from("<QQ", ev.payload, 8)
-                calls.add(tuple(machine.image.symbolize(a)[0].name for a in (ip, parent)))
+    drain()
     return calls
 
 

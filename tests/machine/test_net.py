@@ -2,6 +2,7 @@
 `nettest` (kernel_model/user/nettest.c), give in the emulated kernel what they give on this
 Linux host: the same static binary runs on both and prints every call's result.  Then the
 events the traffic produces (sock, tcp, net, napi, skb), recorded in the guest."""
+import struct
 import subprocess
 from pathlib import Path
 
@@ -24,7 +25,7 @@ def on_host(family: str) -> str:
     return out
 
 
-@pytest.mark.parametrize("family", ["tcp", "slow", "busy", "unix", "udp", "tcp6", "udp6"])
+@pytest.mark.parametrize("family", ["tcp", "slow", "busy", "unix", "udp", "tcp6", "udp6", "life", "life6", "sendfile"])
 def test_a_family_gives_what_linux_gives(machine, run_program, family):
     expected = on_host(family)
     status, out = run_program(machine, ["nettest", family], timeout=120)
@@ -153,3 +154,117 @@ def test_ipv6_traffic_shows_in_the_events(machine, run_program):
                for s in mapped if bytes(s["daddr_v6"]) == MAPPED_LOOPBACK)
     children = [s for s in states if s["sport"] == dual and s["newstate"] == TCP_ESTABLISHED]
     assert len(children) == 3 and sum(bytes(s["daddr_v6"]) == MAPPED_LOOPBACK for s in children) == 2
+
+
+# struct tcp_sock's fields at Debian 6.1's offsets (pahole -C tcp_sock on its vmlinux), which
+# BCC's programs (compiled against Debian's 6.1 headers) read: name -> (offset, struct format)
+TCP_SOCK_61 = {
+    "skc_num": (14, "H"), "skc_family": (16, "H"), "skc_state": (18, "B"),
+    "icsk_ca_state": (1280, "B"), "icsk_retransmits": (1281, "B"),
+    "bytes_received": (1448, "Q"), "segs_in": (1456, "I"), "data_segs_in": (1460, "I"),
+    "rcv_nxt": (1464, "I"), "copied_seq": (1468, "I"), "snd_nxt": (1476, "I"), "segs_out": (1480, "I"),
+    "data_segs_out": (1484, "I"), "bytes_sent": (1488, "Q"), "bytes_acked": (1496, "Q"), "snd_una": (1508, "I"),
+    "snd_wnd": (1572, "I"), "mss_cache": (1580, "I"), "srtt_us": (1672, "I"), "mdev_us": (1676, "I"),
+    "rttvar_us": (1684, "I"), "packets_out": (1716, "I"), "retrans_out": (1720, "I"),
+    "snd_ssthresh": (1772, "I"), "snd_cwnd": (1776, "I"), "delivered": (1808, "I"), "rcv_wnd": (1848, "I"),
+    "write_seq": (1852, "I"), "lost_out": (1864, "I"), "bytes_retrans": (2136, "Q"), "total_retrans": (2144, "I"),
+}
+TCP_CA_OPEN = 0
+
+
+def tcp_socks_at_destroy(machine, run_program, argv):
+    """The fields of every TCP socket inet_csk_destroy_sock() frees while argv runs (its last
+    look at them: a connection's counters are final), read from guest memory at 6.1's offsets."""
+    seen = []
+
+    def on_destroy(ctx):
+        raw = ctx.read(ctx.reg("di"), 2280)
+        if raw is not None:
+            seen.append({name: struct.unpack_from("<" + fmt, raw, off)[0] for name, (off, fmt) in TCP_SOCK_61.items()})
+    hook = machine.add_code_hook(machine.image.lookup("inet_csk_destroy_sock").addr, on_destroy)
+    try:
+        status, out = run_program(machine, argv, timeout=120)
+    finally:
+        machine.remove_code_hook(hook)
+    assert status == 0, out
+    return seen
+
+
+@pytest.mark.parametrize("family", ["life", "life6"])
+def test_tcp_sock_counts_a_connections_bytes_and_segments(machine, run_program, family):
+    """nettest life: the client sends 150000 bytes and its FIN, the server 70000 and its FIN.
+    tcp_sock's counters, where 6.1 has them, count as 6.1's (a real 6.1's TCP_INFO for the same
+    program: client bytes_acked 150002 (its SYN and FIN too), bytes_received 70001 (their FIN);
+    server 70001 and 150001): every segment in and out, those with data, the segments
+    delivered, an RTT estimate from the acks' times (rttvar at least the 200 ms minimal RTO),
+    the initial window of 10 (never the limit here), nothing lost or in flight at the end."""
+    socks = tcp_socks_at_destroy(machine, run_program, ["nettest", family])
+    fam = 10 if family == "life6" else 2
+    listener = [s for s in socks if s["skc_family"] == fam and s["bytes_received"] == 0 and s["segs_in"] == 0]
+    assert listener, socks
+    port = listener[-1]["skc_num"]
+    mine = [s for s in socks if s["skc_family"] == fam and s["segs_in"]]
+    server = [s for s in mine if s["skc_num"] == port]
+    client = [s for s in mine if s["skc_num"] != port and s["bytes_acked"] == 150002]
+    assert len(server) == 1 and len(client) == 1, mine
+    (server,), (client,) = server, client
+    assert (client["bytes_acked"], client["bytes_received"], client["bytes_sent"]) == (150002, 70001, 150000)
+    assert (server["bytes_acked"], server["bytes_received"], server["bytes_sent"]) == (70001, 150001, 70000)
+    mss = client["mss_cache"]
+    assert mss == server["mss_cache"] > 60000
+    assert client["data_segs_out"] == server["data_segs_in"] == -(-150000 // mss)
+    assert server["data_segs_out"] == client["data_segs_in"] == -(-70000 // mss)
+    # client: SYN, data, FIN, an ACK of each of the server's data segments and of its FIN
+    assert client["segs_out"] == server["segs_in"] - 1 + 1  # the server's count has our SYN in (segs_in = 1)
+    assert client["segs_in"] == server["segs_out"] + 1  # the SYN-ACK is the request's, not the child's
+    # delivered: the SYN (the client's; the server counts its SYN-ACK), the data segments, the FIN
+    assert client["delivered"] == client["data_segs_out"] + 2
+    assert server["delivered"] == server["data_segs_out"] + 2
+    for s in (client, server):
+        assert s["snd_una"] == s["snd_nxt"] == s["write_seq"]
+        assert s["rcv_nxt"] - s["copied_seq"] == 1  # all read but the peer's FIN
+        assert s["packets_out"] == s["retrans_out"] == s["lost_out"] == s["total_retrans"] == s["bytes_retrans"] == 0
+        assert s["srtt_us"] >= 8 and s["rttvar_us"] >= 200000 and s["mdev_us"] > 0
+        assert s["snd_cwnd"] == 10 and s["snd_ssthresh"] == 0x7FFFFFFF
+        assert s["icsk_ca_state"] == TCP_CA_OPEN and s["icsk_retransmits"] == 0
+        assert s["snd_wnd"] > 0 and s["rcv_wnd"] > 0
+
+
+def test_tcp_sock_counts_a_loss(machine, run_program):
+    """nettest slow: the segment the full reader dropped went again when the retransmission
+    timer ran out: the sender's total_retrans and bytes_retrans count it, the timeout halved the
+    slow start threshold (Reno's, from the window of 10: 5; tcp_enter_loss), and the loss was
+    over once all was acked (TCP_CA_Open again, nothing in flight or lost)."""
+    socks = tcp_socks_at_destroy(machine, run_program, ["nettest", "slow"])
+    sender = [s for s in socks if s["skc_family"] == 2 and s["bytes_sent"] >= 65536]
+    assert len(sender) == 1, socks
+    (s,) = sender
+    assert s["total_retrans"] >= 1 and s["bytes_retrans"] > 0
+    assert s["bytes_sent"] == 65536 + s["bytes_retrans"]
+    assert s["bytes_acked"] == 65536 + 2
+    assert s["snd_ssthresh"] == 5
+    assert s["icsk_ca_state"] == TCP_CA_OPEN
+    assert s["packets_out"] == s["retrans_out"] == s["lost_out"] == 0
+
+
+def test_sendfile_to_a_tcp_socket_goes_through_tcp_sendpage(machine, run_program):
+    """nettest sendfile: a file's 10000 bytes to a connected TCP socket go as 6.1's do:
+    sock_sendpage → kernel_sendpage → inet_sendpage → tcp_sendpage → tcp_sendpage_locked →
+    do_tcp_sendpages, a page at a time (what BCC's tcptop probes, with tcp_sendmsg), and the
+    peer reads them intact."""
+    sent = []
+    names = ("sock_sendpage", "kernel_sendpage", "inet_sendpage", "tcp_sendpage", "tcp_sendpage_locked",
+             "do_tcp_sendpages")
+    hooks = [machine.add_code_hook(machine.image.lookup(name).addr,
+                                   lambda ctx, name=name: sent.append((name, ctx.reg("cx") if name == "tcp_sendpage"
+                                                                       else None)))
+             for name in names]
+    try:
+        status, out = run_program(machine, ["nettest", "sendfile"], timeout=120)
+    finally:
+        for hook in hooks:
+            machine.remove_code_hook(hook)
+    assert status == 0 and b"data intact = 1" in out, out
+    assert {name for name, _ in sent} == set(names)
+    # tcp_sendpage(sk, page, offset, size, flags): the sizes (cx) add up to the file's
+    assert sum(size for name, size in sent if name == "tcp_sendpage") == 10000

@@ -243,6 +243,20 @@ noinline int inet_sendmsg(struct socket *sock, struct msghdr *msg, size_t size)
 	return inet_sendmsg_common(sock, msg, size);
 }
 
+/* a page to send: the protocol's sendpage (TCP's), or as a message (sock_no_sendpage) */
+noinline ssize_t inet_sendpage(struct socket *sock, struct page *page, int offset, size_t size, int flags)
+{
+	struct sock *sk = sock->sk;
+	const struct proto *prot;
+
+	if (unlikely(inet_send_prepare(sk)))
+		return -EAGAIN;
+	prot = READ_ONCE(sk->sk_prot);	/* IPV6_ADDRFORM can change sk->sk_prot under us. */
+	if (prot->sendpage)
+		return prot->sendpage(sk, page, offset, size, flags);
+	return sock_no_sendpage(sock, page, offset, size, flags);
+}
+
 /* a datagram socket's default destination (bound first) */
 noinline int inet_dgram_connect(struct socket *sock, struct sockaddr *uaddr, int addr_len, int flags)
 {
@@ -313,6 +327,7 @@ const struct proto_ops inet_stream_ops = {
 	.sendmsg = inet_sendmsg,
 	.recvmsg = inet_recvmsg,
 	.poll = tcp_poll,
+	.sendpage = inet_sendpage,
 };
 
 static const struct net_proto_family inet_family_ops = {

@@ -52,6 +52,14 @@ noinline int tcp_init_sock(struct sock *sk)
 	skb_queue_head_init(&tp->rtx_queue);
 	tcp_init_xmit_timers(sk);
 	inet_csk(sk)->icsk_rto = TCP_TIMEOUT_INIT;
+	inet_csk(sk)->icsk_rto_min = TCP_RTO_MIN;
+	tp->mdev_us = jiffies_to_usecs(TCP_TIMEOUT_INIT);
+	/* So many TCP implementations out there (incorrectly) count the initial SYN frame in
+	 * their delayed-ACK and congestion control algorithms that we must have the following
+	 * bandaid to talk efficiently to them.  -DaveM */
+	tcp_snd_cwnd_set(tp, TCP_INIT_CWND);
+	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
+	tp->snd_cwnd_clamp = ~0;
 	tp->mss_cache = TCP_MSS_DEFAULT;
 	sk->sk_state = TCP_CLOSE;
 	sk->sk_sndbuf = TCP_WMEM_DEFAULT;
@@ -173,6 +181,32 @@ noinline int tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size)
 
 	lock_sock(sk);
 	ret = tcp_sendmsg_locked(sk, msg, size);
+	release_sock(sk);
+	return ret;
+}
+
+/* a page's bytes as data (6.1 adds the page itself to the skbs as a fragment; here they are
+ * copied as tcp_sendmsg copies, the loopback having scatter-gather: NETIF_F_SG) */
+noinline ssize_t do_tcp_sendpages(struct sock *sk, struct page *page, int offset, size_t size, int flags)
+{
+	struct msghdr msg = { .msg_flags = flags };
+	struct kvec iov = { (char *)page_address(page) + offset, size };
+
+	iov_iter_kvec(&msg.msg_iter, WRITE, &iov, 1, size);
+	return tcp_sendmsg_locked(sk, &msg, size);
+}
+
+noinline int tcp_sendpage_locked(struct sock *sk, struct page *page, int offset, size_t size, int flags)
+{
+	return do_tcp_sendpages(sk, page, offset, size, flags);
+}
+
+noinline int tcp_sendpage(struct sock *sk, struct page *page, int offset, size_t size, int flags)
+{
+	int ret;
+
+	lock_sock(sk);
+	ret = tcp_sendpage_locked(sk, page, offset, size, flags);
 	release_sock(sk);
 	return ret;
 }
@@ -310,6 +344,8 @@ noinline void tcp_shutdown(struct sock *sk, int how)
 
 noinline int tcp_disconnect(struct sock *sk, int flags)
 {
+	struct inet_connection_sock *icsk = inet_csk(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
 	int old_state = sk->sk_state;
 
 	if (old_state != TCP_CLOSE)
@@ -330,6 +366,29 @@ noinline int tcp_disconnect(struct sock *sk, int flags)
 	if (!(sk->sk_userlocks & SOCK_BINDADDR_LOCK))	/* inet_bhash2_reset_saddr() */
 		inet_reset_saddr(sk);
 	sk->sk_shutdown = 0;
+	/* the connection's estimates and counters start again */
+	tp->srtt_us = 0;
+	tp->mdev_us = jiffies_to_usecs(TCP_TIMEOUT_INIT);
+	icsk->icsk_backoff = 0;
+	icsk->icsk_rto = TCP_TIMEOUT_INIT;
+	icsk->icsk_rto_min = TCP_RTO_MIN;
+	tp->snd_ssthresh = TCP_INFINITE_SSTHRESH;
+	tcp_snd_cwnd_set(tp, TCP_INIT_CWND);
+	tp->snd_cwnd_cnt = 0;
+	tp->is_cwnd_limited = 0;
+	tp->max_packets_out = 0;
+	tp->delivered = 0;
+	tcp_set_ca_state(sk, TCP_CA_Open);
+	tp->retrans_out = tp->lost_out = 0;	/* tcp_clear_retrans() */
+	tp->total_retrans = 0;
+	tp->segs_in = 0;
+	tp->segs_out = 0;
+	tp->bytes_sent = 0;
+	tp->bytes_acked = 0;
+	tp->bytes_received = 0;
+	tp->bytes_retrans = 0;
+	tp->data_segs_in = 0;
+	tp->data_segs_out = 0;
 	sk_error_report(sk);
 	return 0;
 }
@@ -472,6 +531,7 @@ struct proto tcp_prot = {
 	.shutdown = tcp_shutdown,
 	.sendmsg = tcp_sendmsg,
 	.recvmsg = tcp_recvmsg,
+	.sendpage = tcp_sendpage,
 	.backlog_rcv = tcp_v4_do_rcv,
 	.init = tcp_v4_init_sock,
 	.destroy = tcp_v4_destroy_sock,

@@ -30,6 +30,8 @@ noinline struct sock *tcp_create_openreq_child(const struct sock *sk, struct req
 	newtp = tcp_sk(newsk);
 	newtp->rcv_nxt = req->rcv_isn + 1;
 	newtp->copied_seq = newtp->rcv_nxt;
+	newtp->segs_in = 1;	/* the SYN */
+	newtp->total_retrans = req->num_retrans;
 	newtp->snd_una = newtp->snd_nxt = newtp->write_seq = req->snt_isn + 1;
 	newtp->snd_wnd = ntohs(tcp_hdr(skb)->window);
 	newtp->mss_cache = tcp_mss_for_mtu(newsk, loopback_dev->mtu);
@@ -53,6 +55,7 @@ noinline struct sock *tcp_check_req(struct sock *sk, struct sk_buff *skb, struct
 	child = inet_csk(sk)->icsk_af_ops->syn_recv_sock(sk, skb, req);
 	if (!child)
 		return NULL;
+	tcp_synack_rtt_meas(child, req);
 	reqsk_unlink(sk, req);
 	kfree(req);
 	inet_csk_reqsk_queue_add(sk, child);	/* inet_csk_complete_hashdance() */
@@ -66,6 +69,7 @@ noinline int tcp_child_process(struct sock *parent, struct sock *child, struct s
 	if (child == parent)
 		return 0;
 	bh_lock_sock(child);
+	tcp_segs_in(tcp_sk(child), skb);
 	ret = tcp_rcv_state_process(child, skb);
 	bh_unlock_sock(child);
 	parent->sk_data_ready(parent);

@@ -4,6 +4,8 @@
  * offer) → ip_queue_xmit; tcp_write_xmit sends what the peer's window allows from the write
  * queue and keeps it on the retransmit queue until acked; tcp_send_ack, tcp_send_fin,
  * tcp_send_active_reset, tcp_connect (the SYN), tcp_retransmit_skb (tcp:tcp_retransmit_skb).
+ * The socket's counters as 6.1 keeps them: segs_out, data_segs_out, bytes_sent, packets_out,
+ * bytes_retrans, retrans_out; what goes is bounded by the congestion window (tcp_cwnd_test).
  */
 #include "../../include/net.h"
 #include "../../include/trace/trace.h"
@@ -42,12 +44,22 @@ noinline void tcp_push_header(struct sk_buff *skb, __be16 sport, __be16 dport, u
 	th->window = htons(window);
 }
 
+/* the TCP clock read once for what follows (its RTT samples and send times) */
+noinline void tcp_mstamp_refresh(struct tcp_sock *tp)
+{
+	u64 val = tcp_clock_ns();
+
+	tp->tcp_clock_cache = val;
+	tp->tcp_mstamp = val / 1000;	/* div_u64(val, NSEC_PER_USEC) */
+}
+
 static noinline int __tcp_transmit_skb(struct sock *sk, struct sk_buff *skb, int clone_it, gfp_t gfp_mask)
 {
 	struct inet_sock *inet = inet_sk(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct tcp_skb_cb *tcb;
 
+	skb->skb_mstamp_ns = tp->tcp_clock_cache;	/* the queued one's send time (an RTT sample's start) */
 	if (clone_it) {
 		skb = skb_clone(skb, gfp_mask);
 		if (!skb)
@@ -55,6 +67,11 @@ static noinline int __tcp_transmit_skb(struct sock *sk, struct sk_buff *skb, int
 	}
 	tcb = TCP_SKB_CB(skb);
 	skb->sk = sk;
+	if (skb->len) {	/* (before the header goes on: its data) */
+		tp->data_segs_out++;
+		tp->bytes_sent += skb->len;
+	}
+	tp->segs_out++;
 	tcp_push_header(skb, inet->inet_sport, inet->inet_dport, tcb->seq, tp->rcv_nxt, tcb->tcp_flags,
 			tcp_select_window(sk));
 	return inet_csk(sk)->icsk_af_ops->queue_xmit(sk, skb);
@@ -88,20 +105,52 @@ static noinline void tcp_event_new_data_sent(struct sock *sk, struct sk_buff *sk
 	skb_unlink(skb, &sk->sk_write_queue);
 	skb_queue_tail(&tp->rtx_queue, skb);
 	tp->snd_nxt = TCP_SKB_CB(skb)->end_seq;
+	tp->packets_out++;	/* (one segment an skb: tcp_skb_pcount()) */
 	if (was_empty || !timer_pending(&inet_csk(sk)->icsk_retransmit_timer))
 		tcp_rearm_rto(sk);
 }
 
-/* what the window allows; with nothing in flight the head goes anyway (as a window probe would) */
+/* how many more segments the congestion window lets go (a lone FIN always goes) */
+static __always_inline u32 tcp_cwnd_test(const struct tcp_sock *tp, const struct sk_buff *skb)
+{
+	u32 in_flight, cwnd;
+
+	if ((TCP_SKB_CB(skb)->tcp_flags & TCPHDR_FIN) && !skb->len)
+		return 1;
+	in_flight = tcp_packets_in_flight(tp);
+	cwnd = tcp_snd_cwnd(tp);
+	return in_flight < cwnd ? cwnd - in_flight : 0;
+}
+
+/* what was sent was or was not held back by the window (tcp_cwnd_validate): congestion
+ * control grows the window only when it was the limit (tcp_is_cwnd_limited) */
+static __always_inline void tcp_cwnd_validate(struct sock *sk, bool is_cwnd_limited)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!before(tp->snd_una, tp->cwnd_usage_seq) || is_cwnd_limited || tp->packets_out > tp->max_packets_out) {
+		tp->is_cwnd_limited = is_cwnd_limited;
+		tp->max_packets_out = tp->packets_out;
+		tp->cwnd_usage_seq = tp->snd_nxt;
+	}
+}
+
+/* what the congestion window and the peer's window allow; with nothing in flight the head goes
+ * past the peer's window anyway (as a window probe would) */
 static noinline bool tcp_write_xmit(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct sk_buff *skb;
-	bool sent = false;
+	bool sent = false, is_cwnd_limited = false;
 
+	tcp_mstamp_refresh(tp);
 	while ((skb = skb_peek(&sk->sk_write_queue)) != NULL) {
 		bool in_flight = !skb_queue_empty(&tp->rtx_queue);
 
+		if (!tcp_cwnd_test(tp, skb)) {
+			is_cwnd_limited = true;
+			break;
+		}
 		if (in_flight && after(TCP_SKB_CB(skb)->end_seq, tp->snd_una + tp->snd_wnd))
 			break;
 		if (tcp_transmit_skb(sk, skb, 1, GFP_ATOMIC))
@@ -109,6 +158,8 @@ static noinline bool tcp_write_xmit(struct sock *sk)
 		tcp_event_new_data_sent(sk, skb);
 		sent = true;
 	}
+	if (sent)
+		tcp_cwnd_validate(sk, is_cwnd_limited);
 	return sent;
 }
 
@@ -122,6 +173,7 @@ noinline void tcp_write_queue_purge(struct sock *sk)
 	while ((skb = skb_dequeue(&tcp_sk(sk)->rtx_queue)) != NULL)
 		__kfree_skb(skb);
 	sk->sk_wmem_queued = 0;
+	tcp_sk(sk)->packets_out = 0;
 }
 
 noinline void tcp_push(struct sock *sk)
@@ -193,6 +245,7 @@ noinline int tcp_connect(struct sock *sk)
 	tp->snd_nxt = tp->write_seq;
 	tp->snd_wnd = TCP_MAX_WINDOW;
 	tp->rcv_nxt = 0;
+	tcp_mstamp_refresh(tp);
 	tp->mss_cache = tcp_mss_for_mtu(sk, loopback_dev->mtu);
 	inet_csk(sk)->icsk_rto = TCP_TIMEOUT_INIT;
 	inet_csk(sk)->icsk_retransmits = 0;
@@ -213,16 +266,27 @@ noinline int tcp_connect(struct sock *sk)
 /* once more, a segment sent before and not acked */
 static noinline int __tcp_retransmit_skb(struct sock *sk, struct sk_buff *skb, int segs)
 {
-	return tcp_transmit_skb(sk, skb, 1, GFP_ATOMIC);
+	struct tcp_sock *tp = tcp_sk(sk);
+	int err = tcp_transmit_skb(sk, skb, 1, GFP_ATOMIC);
+
+	if (!err) {
+		tp->total_retrans++;
+		tp->bytes_retrans += skb->len;
+	}
+	return err;
 }
 
 noinline int tcp_retransmit_skb(struct sock *sk, struct sk_buff *skb, int segs)
 {
+	struct tcp_sock *tp = tcp_sk(sk);
 	int err = __tcp_retransmit_skb(sk, skb, segs);
 
 	if (err == 0) {
 		trace_tcp_retransmit_skb(sk, skb);
-		tcp_sk(sk)->total_retrans++;
+		/* in flight again; its ack is no RTT sample (Karn) */
+		if (!(TCP_SKB_CB(skb)->sacked & TCPCB_SACKED_RETRANS))
+			tp->retrans_out++;
+		TCP_SKB_CB(skb)->sacked |= TCPCB_SACKED_RETRANS | TCPCB_EVER_RETRANS;
 	}
 	return err;
 }

@@ -26,6 +26,7 @@ static noinline void tcp_retransmit_timer(struct sock *sk)
 		return;
 	}
 	/* everything unacked is lost (tcp_enter_loss): it all goes again, in order */
+	tcp_enter_loss(sk);
 	for (skb = tp->rtx_queue.next; skb != (struct sk_buff *)&tp->rtx_queue; skb = skb->next)
 		if (tcp_retransmit_skb(sk, skb, 1))
 			break;
@@ -45,6 +46,7 @@ static noinline void tcp_write_timer_handler(struct sock *sk)
 		sk_reset_timer(sk, &icsk->icsk_retransmit_timer, icsk->icsk_timeout);
 		return;
 	}
+	tcp_mstamp_refresh(tcp_sk(sk));
 	icsk->icsk_pending = 0;
 	tcp_retransmit_timer(sk);
 }

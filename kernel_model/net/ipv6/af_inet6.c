@@ -227,6 +227,7 @@ const struct proto_ops inet6_stream_ops = {
 	.shutdown = inet_shutdown,
 	.setsockopt = sock_common_setsockopt,
 	.getsockopt = sock_common_getsockopt,
+	.sendpage = inet_sendpage,
 	.sendmsg = inet6_sendmsg,
 	.recvmsg = inet6_recvmsg,
 	.poll = tcp_poll,
