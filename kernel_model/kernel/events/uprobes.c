@@ -177,17 +177,24 @@ static void handler_chain(struct uprobe_point *p, u32 idx, struct pt_regs *regs,
 			unsigned long fault = 0;
 			u8 byte;
 
-			if (probe)
+			if (probe) {
+				/* interrupts off until it is committed: the stage is this cpu's,
+				 * which an interrupt's probe could use meanwhile */
+				unsigned long flags = arch_local_irq_save();
+
 				uprobe_guest_record(probe - 1, regs, func, is_ret,
 						    tries < UPROBE_FAULT_TRIES ? &fault : NULL);
-			else
+				if (!fault)
+					uprobe_commit();
+				arch_local_irq_restore(flags);
+			} else
 				uprobe_dispatch(regs, idx, k, func, is_ret, tries < UPROBE_FAULT_TRIES ? &fault : NULL);
 			if (!fault)
 				break;
 			if (copy_from_user(&byte, (void *)fault, 1))	/* not mapped: a fault it is */
 				tries = UPROBE_FAULT_TRIES - 1;
 		}
-		uprobe_commit();
+		uprobe_commit();	/* (a host handler's: it staged while interrupts were on) */
 	}
 }
 
