@@ -256,10 +256,14 @@ out:
 
 noinline const char *hostfs_get_link(struct dentry *dentry, struct inode *inode, char *buf)
 {
-	struct hostfs_req *req = req_alloc(HOSTFS_READLINK, HOSTFS_I(inode));
-	char *page = alloc_page_zeroed();
+	struct hostfs_req *req;
+	char *page;
 	long n;
 
+	if (!dentry)	/* a lockless (cached-only) walk: the host's answer is not at hand */
+		return (void *)(long)-ECHILD;
+	req = req_alloc(HOSTFS_READLINK, HOSTFS_I(inode));
+	page = alloc_page_zeroed();
 	if (!req || !page) {
 		kfree(req);
 		if (page)

@@ -20,6 +20,7 @@
 #define EPIPE 32
 #define ENOTEMPTY 39
 #define ELOOP 40
+#define ENOTRECOVERABLE 131
 #define EOVERFLOW 75
 #define EOPNOTSUPP 95
 #define ERANGE 34
@@ -79,6 +80,7 @@ typedef unsigned short umode_t;
 #define S_ISGID  0002000
 #define S_ISVTX  0001000
 #define S_IXGRP  00010
+#define S_IWOTH  00002
 #define S_IALLUGO 07777
 #define S_ISLNK(m)	(((m) & S_IFMT) == S_IFLNK)
 #define S_ISREG(m)	(((m) & S_IFMT) == S_IFREG)
@@ -536,6 +538,7 @@ struct iattr {
 #define ATTR_KILL_SGID	(1 << 12)
 #define ATTR_KILL_PRIV	(1 << 14)
 void setattr_copy(void *idmap, struct inode *inode, const struct iattr *attr);
+int simple_setattr(void *idmap, struct dentry *dentry, struct iattr *iattr);
 /* fs/locks.c */
 void filelock_init(void);
 void locks_remove_file(struct file *filp);
@@ -546,6 +549,17 @@ void locks_free_lock_context(struct inode *inode);
 #define LOOKUP_DIRECTORY	0x0002
 #define LOOKUP_EMPTY		0x4000
 #define LOOKUP_PARENT		0x0010
+/* openat2's RESOLVE_* flags as the walk's (build_open_flags) */
+#define LOOKUP_NO_SYMLINKS	0x010000	/* no symlink crossing */
+#define LOOKUP_NO_MAGICLINKS	0x020000	/* no nd_jump_link() crossing */
+#define LOOKUP_NO_XDEV		0x040000	/* no mountpoint crossing */
+#define LOOKUP_BENEATH		0x080000	/* no escaping from the starting point */
+#define LOOKUP_IN_ROOT		0x100000	/* the dirfd is the walk's root */
+#define LOOKUP_CACHED		0x200000	/* only what the dcache has */
+#define LOOKUP_IS_SCOPED	(LOOKUP_BENEATH | LOOKUP_IN_ROOT)
+int nd_jump_link(const struct path *path);
+bool path_is_under(const struct path *path1, const struct path *path2);
+bool is_subdir(struct dentry *new_dentry, struct dentry *old_dentry);
 
 struct open_flags {
 	int open_flag;

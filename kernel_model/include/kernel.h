@@ -68,6 +68,7 @@ struct file;
 struct file_operations;
 struct fs_struct;
 struct files_struct;
+struct nameidata;
 
 /* ---- tasks ---- */
 #define TASK_RUNNING			0x00000000
@@ -232,7 +233,8 @@ struct task_struct {
 		struct task_rss_stat { int events; int count[NR_MM_COUNTERS]; } rss_stat;
 	)
 	char comm[TASK_COMM_LEN];
-	u8 __gap_2992[3040 - 2992];
+	struct nameidata *nameidata;	/* the path walk under way (fs/namei.c), for nd_jump_link */
+	u8 __gap_3000[3040 - 3000];
 	/* fs: the task's root and cwd, its fd table (fs/file.c; shared per CLONE_FS, CLONE_FILES) */
 	struct fs_struct *fs;
 	struct files_struct *files;

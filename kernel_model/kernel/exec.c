@@ -31,7 +31,24 @@ static ssize_t user_program_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	return n;
 }
 
+static struct inode **user_program_inodes;
+extern const u64 nr_user_programs;
+
+/* opened by a path that reaches its inode (/proc/PID/exe: nd_jump_link): which program */
+static notrace int user_program_file_open(struct inode *inode, struct file *file)
+{
+	u64 i;
+
+	for (i = 0; i < nr_user_programs; i++)
+		if (user_program_inodes[i] == inode) {
+			file->private_data = (void *)&user_programs[i];
+			return 0;
+		}
+	return -ENODEV;
+}
+
 static const struct file_operations user_program_fops = {
+	.open = user_program_file_open,
 	.read_iter = user_program_read_iter,
 	.llseek = generic_file_llseek,
 };
@@ -50,7 +67,6 @@ const struct user_program *user_program_of(struct file *file)
  */
 #define USER_PROGRAM_FS_MAGIC	0x01021994	/* TMPFS_MAGIC */
 static struct vfsmount *user_program_mnt;
-static struct inode **user_program_inodes;
 
 static char *user_program_dname(struct dentry *dentry, char *buffer, int buflen)
 {
@@ -89,6 +105,7 @@ void __init user_programs_init(void)
 		inode->i_ino = get_next_ino();
 		inode->i_mode = S_IFREG | 0555;
 		inode->i_size = user_programs[i].image_size;
+		inode->i_fop = &user_program_fops;
 		user_program_inodes[i] = inode;
 	}
 }

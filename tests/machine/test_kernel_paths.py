@@ -317,7 +317,7 @@ VFS = {
     ("may_delete", "vfs_unlink"),
     ("may_delete", "vfs_rmdir"),
     ("prepend", "prepend_path"),
-    ("set_root", "path_init"),
+    ("set_root", "nd_jump_root"),                # path_init → nd_jump_root for "/..."
     ("vfs_setpos", "generic_file_llseek_size"),
     ("shmem_truncate_range", "shmem_setattr"),
     ("anon_pipe_buf_release", "pipe_read"),

@@ -331,28 +331,14 @@ static notrace int get_task_path(struct inode *inode, struct path *path, bool ro
 	return err;
 }
 
-static const char *path_link(struct path *path, char *buf)
+static int proc_cwd_link(struct dentry *dentry, struct path *path)
 {
-	char *p = d_path(path, buf, PATH_MAX);
-
-	path_put(path);
-	return p;	/* at the end of buf, or an error */
+	return get_task_path(dentry->d_inode, path, false);
 }
 
-static const char *proc_cwd_link(struct dentry *dentry, struct inode *inode, char *buf)
+static int proc_root_link(struct dentry *dentry, struct path *path)
 {
-	struct path path;
-	int err = get_task_path(inode, &path, false);
-
-	return err ? (void *)(long)err : path_link(&path, buf);
-}
-
-static const char *proc_root_link(struct dentry *dentry, struct inode *inode, char *buf)
-{
-	struct path path;
-	int err = get_task_path(inode, &path, true);
-
-	return err ? (void *)(long)err : path_link(&path, buf);
+	return get_task_path(dentry->d_inode, path, true);
 }
 
 /* The address space of process pid, a reference held; mmput() when done.  (Preemption off
@@ -373,27 +359,26 @@ static notrace struct mm_struct *get_pid_task_mm(pid_t pid)
 	return mm;
 }
 
-/* exe: the file the process runs (mm->exe_file), by its path */
-static const char *proc_exe_link(struct dentry *dentry, struct inode *inode, char *buf)
+/* exe: the file the process runs (mm->exe_file) */
+static int proc_exe_link(struct dentry *dentry, struct path *exe_path)
 {
 	struct file *exe_file = NULL;
 	struct task_struct *t;
 	unsigned long flags;
-	struct path path;
 
 	preempt_disable();	/* (the task stays: rcu) */
 	spin_lock_irqsave(&sched_lock, flags);
-	t = find_task_by_pid(PROC_I_PID(inode));
+	t = find_task_by_pid(PROC_I_PID(dentry->d_inode));
 	spin_unlock_irqrestore(&sched_lock, flags);
 	if (t)
 		exe_file = get_task_exe_file(t);
 	preempt_enable();
 	if (!exe_file)
-		return (void *)(long)-ENOENT;
-	path = exe_file->f_path;
-	path_get(&path);
+		return -ENOENT;
+	*exe_path = exe_file->f_path;
+	path_get(exe_path);
 	fput(exe_file);
-	return path_link(&path, buf);
+	return 0;
 }
 
 /* cmdline (get_mm_cmdline): the argument strings as they are in the process's memory now;
@@ -648,21 +633,91 @@ static notrace struct file *fget_task_fd(struct inode *inode, unsigned int fd)
 	return file;
 }
 
-static const char *proc_fd_link(struct dentry *dentry, struct inode *inode, char *buf)
+static int proc_fd_link(struct dentry *dentry, struct path *path)
 {
+	struct inode *inode = dentry->d_inode;
 	struct file *file = fget_task_fd(inode, (unsigned int)(long)inode->i_entry);
-	struct path path;
 
 	if (!file)
-		return (void *)(long)-ENOENT;
-	path = file->f_path;
-	path_get(&path);
+		return -ENOENT;
+	*path = file->f_path;
+	path_get(path);
 	fput(file);
-	return path_link(&path, buf);
+	return 0;
+}
+
+/*
+ * The magic links: cwd, root, exe and fd/N name an object (6.1's PROC_I(inode)->op.proc_get_link);
+ * following one jumps the walk to it (nd_jump_link), whatever its name (a deleted file, a pipe);
+ * reading one gives its d_path.
+ */
+static const struct inode_operations proc_fd_link_inode_operations;
+static notrace int proc_get_link_op(struct dentry *dentry, struct path *path)
+{
+	const struct pid_entry *p = dentry->d_inode->i_entry;
+
+	if (dentry->d_inode->i_op == &proc_fd_link_inode_operations)
+		return proc_fd_link(dentry, path);
+	return p->proc_get_link(dentry, path);
+}
+
+static notrace int do_proc_readlink(const struct path *path, char *buffer, int buflen)
+{
+	char *tmp = kmalloc(PATH_MAX, GFP_KERNEL);
+	char *pathname;
+	int len;
+
+	if (!tmp)
+		return -ENOMEM;
+	pathname = d_path(path, tmp, PATH_MAX);
+	len = PTR_ERR(pathname);
+	if (IS_ERR(pathname))
+		goto out;
+	len = tmp + PATH_MAX - 1 - pathname;
+	if (len > buflen)
+		len = buflen;
+	if (copy_to_user(buffer, pathname, len))
+		len = -EFAULT;
+out:
+	kfree(tmp);
+	return len;
+}
+
+static noinline int proc_pid_readlink(struct dentry *dentry, char *buffer, int buflen)
+{
+	struct path path;
+	int error = proc_get_link_op(dentry, &path);
+
+	if (error)
+		return error;
+	error = do_proc_readlink(&path, buffer, buflen);
+	path_put(&path);
+	return error;
+}
+
+static noinline const char *proc_pid_get_link(struct dentry *dentry, struct inode *inode, char *buf)
+{
+	struct path path;
+	int error;
+
+	if (!dentry)	/* the lockless walk: not without the dentry */
+		return (void *)(long)-ECHILD;
+	error = proc_get_link_op(dentry, &path);
+	if (!error)
+		error = nd_jump_link(&path);
+	return (void *)(long)error;
 }
 
 static const struct inode_operations proc_fd_link_inode_operations = {
-	.get_link = proc_fd_link,
+	.readlink = proc_pid_readlink,
+	.get_link = proc_pid_get_link,
+	.setattr = proc_setattr,
+};
+
+const struct inode_operations proc_pid_link_inode_operations = {
+	.readlink = proc_pid_readlink,
+	.get_link = proc_pid_get_link,
+	.setattr = proc_setattr,
 };
 
 static notrace int fd_from_name(const struct qstr *name)
@@ -748,6 +803,7 @@ static const struct file_operations proc_fd_operations = {
 
 static const struct inode_operations proc_fd_inode_operations = {
 	.lookup = proc_lookupfd,
+	.setattr = proc_setattr,
 };
 
 /* ---- oom_score, oom_score_adj: the OOM killer's view of the process (mm/oom_kill.c) ---- */
@@ -859,9 +915,9 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "status", S_IFREG | 0444, proc_pid_status },
 	{ "comm", S_IFREG | 0644, comm_show },
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
-	{ "cwd", S_IFLNK | 0777, NULL, proc_cwd_link },
-	{ "root", S_IFLNK | 0777, NULL, proc_root_link },
-	{ "exe", S_IFLNK | 0777, NULL, proc_exe_link },
+	{ "cwd", S_IFLNK | 0777, .proc_get_link = proc_cwd_link },
+	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
+	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
 	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
 	{ "stat", S_IFREG | 0444, proc_tgid_stat },
 	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
@@ -943,6 +999,7 @@ static const struct file_operations proc_tgid_base_operations = {
 static const struct inode_operations proc_tgid_base_inode_operations = {
 	.lookup = proc_tgid_base_lookup,
 	.getattr = pid_getattr,
+	.setattr = proc_setattr,
 };
 
 /* a /proc/PID inode of the process, owned as task_dump_owner says (the task by its pid: no
