@@ -14,6 +14,7 @@
  * and whose writes are taken (the host's device had them).
  */
 #include "../include/fs.h"
+#include "../include/pagemap.h"
 #include "../include/session.h"
 #include "../include/poll.h"
 
@@ -284,7 +285,11 @@ noinline const char *hostfs_get_link(struct dentry *dentry, struct inode *inode,
 
 static void hostfs_evict_inode(struct inode *inode)
 {
-	struct hostfs_req *req = req_alloc(HOSTFS_RELEASE, HOSTFS_I(inode));
+	struct hostfs_req *req;
+
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	req = req_alloc(HOSTFS_RELEASE, HOSTFS_I(inode));
 
 	if (req && HOSTFS_I(inode) && HOSTFS_I(inode) != HOSTFS_NO_NODE) {	/* the root's node (0) stays */
 		hostfs_call(req);

@@ -93,6 +93,15 @@ noinline int vfs_open(const struct path *path, struct file *file)
 	return do_dentry_open(file, path->dentry->d_inode, NULL);
 }
 
+/* A file system's ->open for its regular files: a file past 2 GiB takes O_LARGEFILE (which
+ * open(2) always sets on x86-64; a kernel's filp_open does not) */
+noinline int generic_file_open(struct inode *inode, struct file *filp)
+{
+	if (!(filp->f_flags & O_LARGEFILE) && inode->i_size > MAX_NON_LFS)
+		return -EOVERFLOW;
+	return 0;
+}
+
 int nonseekable_open(struct inode *inode, struct file *filp)
 {
 	filp->f_mode &= ~(FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE);

@@ -168,9 +168,8 @@ noinline int shmem_getattr(const struct path *path, struct kstat *stat, u32 requ
 
 static void shmem_evict_inode(struct inode *inode)
 {
-	struct shmem_sb_info *sbinfo = SHMEM_SB(inode->i_sb);
-
-	sbinfo->used_blocks -= inode->i_mapping->nrpages;
+	shmem_truncate_range(inode, 0);	/* its pages back to the file system's blocks */
+	clear_inode(inode);
 }
 
 /* ---- names ---- */

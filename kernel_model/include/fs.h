@@ -669,6 +669,9 @@ int filesystems_proc_show(struct seq_file *m, void *v);
 bool __mnt_is_readonly(struct vfsmount *mnt);
 bool atime_needs_update(const struct path *path, struct inode *inode);
 void touch_atime(const struct path *path);
+void clear_inode(struct inode *inode);
+#define MAX_NON_LFS	((1UL << 31) - 1)
+int generic_file_open(struct inode *inode, struct file *filp);
 /* a read's access time (O_NOATIME: none) */
 static inline void file_accessed(struct file *file)
 {
@@ -789,6 +792,7 @@ void put_unused_fd(unsigned int fd);
 void fd_install(unsigned int fd, struct file *file);
 struct file *fget(unsigned int fd);
 struct file *fget_raw(unsigned int fd);
+int __get_unused_fd_flags(unsigned flags, unsigned long nofile);
 
 /* include/linux/file.h: a light reference to the fd's file (none taken while the table is not
  * shared: FDPUT_FPUT says one was), f_pos locked for a shared file (FDPUT_POS_UNLOCK) */

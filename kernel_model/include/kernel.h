@@ -449,6 +449,12 @@ struct task_struct *__switch_to(struct task_struct *prev, struct task_struct *ne
 void schedule_tail(struct task_struct *prev);
 void cpu_startup_entry(void) __noreturn;
 struct task_struct *find_task_by_pid(pid_t pid);
+/* kernel/pid.c (sys.c here): a task's ids as the caller's pid namespace sees them */
+enum pid_type { PIDTYPE_PID, PIDTYPE_TGID, PIDTYPE_PGID, PIDTYPE_SID, PIDTYPE_MAX };
+struct pid_namespace;
+pid_t __task_pid_nr_ns(struct task_struct *task, enum pid_type type, struct pid_namespace *ns);
+static inline pid_t task_pid_vnr(struct task_struct *tsk) { return __task_pid_nr_ns(tsk, PIDTYPE_PID, NULL); }
+static inline pid_t task_tgid_vnr(struct task_struct *tsk) { return __task_pid_nr_ns(tsk, PIDTYPE_TGID, NULL); }
 extern spinlock_t sched_lock;
 extern struct list_head task_list;
 
@@ -499,6 +505,7 @@ long do_wait(pid_t pid, int *ustatus, int options);
 bool has_reapable_child(void);
 void __noreturn do_group_exit(int code);
 void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec);
+char *__get_task_comm(char *buf, size_t buf_size, struct task_struct *tsk);
 #define set_task_comm(tsk, from) __set_task_comm(tsk, from, false)
 /* interp (128 bytes, or NULL): the interpreter a dynamically linked program named (its ENOEXEC) */
 int kernel_execve(const char *filename, const char *const *argv, struct pt_regs *regs, char *interp);

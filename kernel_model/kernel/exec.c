@@ -331,6 +331,14 @@ static __always_inline int exec_mmap(struct mm_struct *mm)
 	return 0;
 }
 
+/* The task's name, NUL-terminated and zero-padded to buf_size (6.1 reads it under task_lock();
+ * its writer here is the task itself, its readers hold the sched_lock that keeps the task) */
+noinline char *__get_task_comm(char *buf, size_t buf_size, struct task_struct *tsk)
+{
+	strscpy_pad(buf, tsk->comm, buf_size);
+	return buf;
+}
+
 void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)
 {
 	char before[TASK_COMM_LEN];

@@ -49,7 +49,7 @@ def traced_calls(machine, funcs, programs) -> set[tuple[str, str]]:
 # mm/swap.c, fs/inode.c, fs/read_write.c, fs/buffer.c
 PAGE_CACHE_WRITE = {
     ("generic_write_checks", "generic_file_write_iter"),
-    ("generic_write_check_limits", "generic_write_checks"),
+    ("generic_write_check_limits", "generic_write_checks_count"),
     ("__generic_file_write_iter", "generic_file_write_iter"),
     ("generic_perform_write", "__generic_file_write_iter"),
     ("file_update_time", "__generic_file_write_iter"),

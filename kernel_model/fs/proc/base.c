@@ -142,8 +142,7 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 		spin_unlock_irqrestore(&sched_lock, flags);
 		return -ESRCH;
 	}
-	memcpy(s->comm, t->comm, TASK_COMM_LEN);
-	s->comm[TASK_COMM_LEN - 1] = 0;
+	__get_task_comm(s->comm, TASK_COMM_LEN, t);	/* proc_task_name() */
 	s->state = get_task_state(t);
 	s->pid = t->pid;
 	s->tgid = t->tgid;
@@ -443,8 +442,7 @@ static notrace int snap_stat(pid_t pid, struct stat_snap *s)
 		spin_unlock_irqrestore(&sched_lock, flags);
 		return -ESRCH;
 	}
-	memcpy(s->comm, leader->comm, TASK_COMM_LEN);
-	s->comm[TASK_COMM_LEN - 1] = 0;
+	__get_task_comm(s->comm, TASK_COMM_LEN, leader);	/* proc_task_name() */
 	s->state = get_task_state(leader)[0];
 	s->pid = leader->pid;
 	s->ppid = leader->parent ? leader->parent->tgid : 0;
@@ -633,7 +631,7 @@ static notrace struct file *fget_task_fd(struct inode *inode, unsigned int fd)
 	return file;
 }
 
-static int proc_fd_link(struct dentry *dentry, struct path *path)
+static noinline int proc_fd_link(struct dentry *dentry, struct path *path)
 {
 	struct inode *inode = dentry->d_inode;
 	struct file *file = fget_task_fd(inode, (unsigned int)(long)inode->i_entry);
