@@ -481,6 +481,7 @@ struct file *get_task_exe_file(struct task_struct *task);
 #define RLIMIT_SIGPENDING 11
 #define RLIMIT_NICE	13
 unsigned long task_rlimit(const struct task_struct *task, unsigned int limit);
+unsigned long task_rlimit_max(const struct task_struct *task, unsigned int limit);
 /* the task's nice value, -20 (most favoured) to 19 (include/linux/sched.h) */
 static inline int task_nice(const struct task_struct *p)
 {

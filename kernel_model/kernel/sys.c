@@ -38,6 +38,12 @@ notrace unsigned long task_rlimit(const struct task_struct *task, unsigned int l
 	return limit < RLIM_NLIMITS ? init_rlimits[limit].rlim_cur : 0;
 }
 
+/* task_rlimit_max(): its hard limit */
+notrace unsigned long task_rlimit_max(const struct task_struct *task, unsigned int limit)
+{
+	return limit < RLIM_NLIMITS ? init_rlimits[limit].rlim_max : 0;
+}
+
 static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
 	[RLIMIT_CPU]		= { RLIM_INFINITY, RLIM_INFINITY },
 	[RLIMIT_FSIZE]		= { RLIM_INFINITY, RLIM_INFINITY },

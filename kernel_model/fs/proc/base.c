@@ -249,6 +249,94 @@ noinline void task_mem(struct seq_file *m, struct mm_struct *mm)
 
 static struct mm_struct *get_pid_task_mm(pid_t pid);
 
+/* fs/proc/task_mmu.c: statm's sizes in pages; the total */
+noinline unsigned long task_statm(struct mm_struct *mm, unsigned long *shared, unsigned long *text,
+				  unsigned long *data, unsigned long *resident)
+{
+	*shared = get_mm_counter(mm, MM_FILEPAGES) + get_mm_counter(mm, MM_SHMEMPAGES);
+	*text = (((mm->end_code + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1)) - (mm->start_code & ~(PAGE_SIZE - 1))) >> PAGE_SHIFT;
+	*data = mm->data_vm + mm->stack_vm;
+	*resident = *shared + get_mm_counter(mm, MM_ANONPAGES);
+	return mm->total_vm;
+}
+
+/* /proc/PID/statm (fs/proc/array.c): size resident shared text lib data dt, in pages (lib and
+ * dt are always 0 since 2.6) */
+static noinline int proc_pid_statm(struct seq_file *m, void *pid)
+{
+	unsigned long size = 0, resident = 0, shared = 0, text = 0, data = 0;
+	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
+
+	if (mm) {
+		size = task_statm(mm, &shared, &text, &data, &resident);
+		mmput(mm);
+	}
+	seq_put_decimal_ull(m, "", size);
+	seq_put_decimal_ull(m, " ", resident);
+	seq_put_decimal_ull(m, " ", shared);
+	seq_put_decimal_ull(m, " ", text);
+	seq_put_decimal_ull(m, " ", 0);
+	seq_put_decimal_ull(m, " ", data);
+	seq_put_decimal_ull(m, " ", 0);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+/* /proc/PID/limits: each resource limit's soft and hard values, as getrlimit gives them */
+static const struct limit_names { const char *name, *unit; } lnames[16] = {
+	{ "Max cpu time", "seconds" },
+	{ "Max file size", "bytes" },
+	{ "Max data size", "bytes" },
+	{ "Max stack size", "bytes" },
+	{ "Max core file size", "bytes" },
+	{ "Max resident set", "bytes" },
+	{ "Max processes", "processes" },
+	{ "Max open files", "files" },
+	{ "Max locked memory", "bytes" },
+	{ "Max address space", "bytes" },
+	{ "Max file locks", "locks" },
+	{ "Max pending signals", "signals" },
+	{ "Max msgqueue size", "bytes" },
+	{ "Max nice priority", NULL },
+	{ "Max realtime priority", NULL },
+	{ "Max realtime timeout", "us" },
+};
+
+static noinline int proc_pid_limits(struct seq_file *m, void *pid)
+{
+	unsigned long cur[ARRAY_SIZE(lnames)], max[ARRAY_SIZE(lnames)], flags;
+	struct task_struct *task;
+	unsigned int i;
+
+	spin_lock_irqsave(&sched_lock, flags);	/* (6.1: lock_task_sighand) */
+	task = find_task_by_pid((pid_t)(long)pid);
+	if (!task) {
+		spin_unlock_irqrestore(&sched_lock, flags);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(lnames); i++) {
+		cur[i] = task_rlimit(task, i);
+		max[i] = task_rlimit_max(task, i);
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	seq_puts(m, "Limit                     Soft Limit           Hard Limit           Units     \n");
+	for (i = 0; i < ARRAY_SIZE(lnames); i++) {
+		if (cur[i] == ~0UL)	/* RLIM_INFINITY */
+			seq_printf(m, "%-25s %-20s ", lnames[i].name, "unlimited");
+		else
+			seq_printf(m, "%-25s %-20lu ", lnames[i].name, cur[i]);
+		if (max[i] == ~0UL)
+			seq_printf(m, "%-20s ", "unlimited");
+		else
+			seq_printf(m, "%-20lu ", max[i]);
+		if (lnames[i].unit)
+			seq_printf(m, "%-10s\n", lnames[i].unit);
+		else
+			seq_putc(m, '\n');
+	}
+	return 0;
+}
+
 /* /proc/PID/status as 6.1's fs/proc/array.c: task_state, task_mem, task_sig (no capability,
  * seccomp, cpu list or context switch lines yet) */
 noinline int proc_pid_status(struct seq_file *m, void *pid)
@@ -917,7 +1005,9 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
 	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
 	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
+	{ "limits", S_IFREG | 0444, proc_pid_limits },
 	{ "stat", S_IFREG | 0444, proc_tgid_stat },
+	{ "statm", S_IFREG | 0444, proc_pid_statm },
 	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
 	{ "oom_score", S_IFREG | 0444, proc_oom_score },
 	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },
