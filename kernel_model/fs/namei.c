@@ -759,12 +759,21 @@ noinline int filename_lookup(int dfd, struct filename *name, unsigned int flags,
 /* Walk to the parent of the last component: nd keeps the parent and nd->last. */
 static noinline int path_parentat(struct nameidata *nd, unsigned int flags)
 {
-	const char *s;
+	const char *s = path_init(nd, flags);
+
+	return IS_ERR(s) ? PTR_ERR(s) : link_path_walk(s, nd);
+}
+
+/* The parent of nd->name's last component, as the task's walk (6.1's hands back the parent, the
+ * last component and its type; here they stay in the caller's nd) */
+noinline int __filename_parentat(struct nameidata *nd, unsigned int flags)
+{
 	int err;
 
-	set_nameidata(nd);	/* (6.1's __filename_parentat) */
-	s = path_init(nd, flags);
-	err = IS_ERR(s) ? PTR_ERR(s) : link_path_walk(s, nd);
+	if (IS_ERR(nd->name))
+		return PTR_ERR(nd->name);
+	set_nameidata(nd);
+	err = path_parentat(nd, flags);
 	restore_nameidata(nd);
 	return err;
 }
@@ -873,6 +882,12 @@ noinline struct dentry *lookup_one_len(const char *name, struct dentry *base, in
 }
 
 /* ---- open ---- */
+/* May device files on this mount be opened (not "nodev")? */
+noinline bool may_open_dev(const struct path *path)
+{
+	return !(path->mnt->mnt_flags & MNT_NODEV) && !(path->mnt->mnt_sb->s_iflags & SB_I_NODEV);
+}
+
 noinline int may_open(void *idmap, const struct path *path, int acc_mode, int flag)
 {
 	struct dentry *dentry = path->dentry;
@@ -890,7 +905,7 @@ noinline int may_open(void *idmap, const struct path *path, int acc_mode, int fl
 		break;
 	case S_IFBLK:
 	case S_IFCHR:
-		if (path->mnt->mnt_flags & MNT_NODEV)
+		if (!may_open_dev(path))
 			return -EACCES;
 		/* fall through */
 	case S_IFIFO:
@@ -1068,7 +1083,7 @@ noinline struct dentry *filename_create(int dfd, struct filename *name, struct p
 
 	if (IS_ERR(name))
 		return (void *)name;
-	err = path_parentat(&nd, 0);
+	err = __filename_parentat(&nd, 0);
 	if (err)
 		goto fail;
 	if (nd.last_type != LAST_NORM) {
@@ -1351,6 +1366,34 @@ SYSCALL_DEFINE2(symlink, const char *, oldname, const char *, newname)
 	return do_symlinkat(getname(oldname), AT_FDCWD, getname(newname));
 }
 
+/* A hard link's source that is safe for anyone to pin (protected_hardlinks): a regular file,
+ * not setuid, not an executable setgid one, that the caller may read and write */
+static __always_inline bool safe_hardlink_source(void *idmap, struct inode *inode)
+{
+	umode_t mode = inode->i_mode;
+
+	if (!S_ISREG(mode))
+		return false;
+	if (mode & S_ISUID)
+		return false;
+	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		return false;
+	if (inode_permission(inode, MAY_READ | MAY_WRITE))
+		return false;
+	return true;
+}
+
+/* protected_hardlinks (on, as 6.1's default): a link to another user's file takes its owner (or
+ * CAP_FOWNER) or a safe source; else EPERM */
+noinline int may_linkat(void *idmap, const struct path *link)
+{
+	struct inode *inode = link->dentry->d_inode;
+
+	if (safe_hardlink_source(idmap, inode) || inode_owner_or_capable(idmap, inode))
+		return 0;
+	return -EPERM;
+}
+
 noinline int do_linkat(int olddfd, struct filename *old, int newdfd, struct filename *new, int flags)
 {
 	struct dentry *new_dentry;
@@ -1370,6 +1413,9 @@ noinline int do_linkat(int olddfd, struct filename *old, int newdfd, struct file
 		goto out_putpath;
 	error = -EXDEV;
 	if (old_path.mnt != new_path.mnt)
+		goto out_dput;
+	error = may_linkat(NULL, &old_path);
+	if (unlikely(error))
 		goto out_dput;
 	error = security_path_link(old_path.dentry, &new_path, new_dentry);
 	if (!error)
@@ -1484,7 +1530,7 @@ static __always_inline struct dentry *lookup_victim(int dfd, struct filename *na
 
 	nd->dfd = dfd;
 	nd->name = name;
-	*err = path_parentat(nd, 0);
+	*err = __filename_parentat(nd, 0);
 	if (*err)
 		return NULL;
 	if (nd->last_type != LAST_NORM) {
@@ -1651,10 +1697,10 @@ noinline int do_renameat2(int olddfd, struct filename *from, int newdfd, struct 
 	ond.name = from;
 	nnd.dfd = newdfd;
 	nnd.name = to;
-	error = path_parentat(&ond, 0);
+	error = __filename_parentat(&ond, 0);
 	if (error)
 		goto exit1;
-	error = path_parentat(&nnd, 0);
+	error = __filename_parentat(&nnd, 0);
 	if (error)
 		goto exit1;
 	error = -EXDEV;

@@ -349,6 +349,7 @@ struct super_block {
 #define MNT_NODEV	0x02
 #define MNT_NOEXEC	0x04
 #define SB_I_NOEXEC	0x00000002	/* super_block.s_iflags: ignore executables */
+#define SB_I_NODEV	0x00000004	/* ... and device files */
 bool path_noexec(const struct path *path);
 
 /* fs/inode.c, fs/attr.c: a write drops the set-id bits and file capabilities */
@@ -547,6 +548,7 @@ void locks_free_lock_context(struct inode *inode);
 /* ---- nameidata-facing helpers (namei.c) ---- */
 #define LOOKUP_FOLLOW		0x0001
 #define LOOKUP_DIRECTORY	0x0002
+#define LOOKUP_AUTOMOUNT	0x0004	/* (no automount points here) */
 #define LOOKUP_EMPTY		0x4000
 #define LOOKUP_PARENT		0x0010
 /* openat2's RESOLVE_* flags as the walk's (build_open_flags) */
@@ -751,6 +753,7 @@ int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt, const char *nam
 int user_path_at_empty(int dfd, const char *name, unsigned int flags, struct path *path, int *empty);
 struct file *do_filp_open(int dfd, struct filename *pathname, const struct open_flags *op);
 int inode_permission(struct inode *inode, int mask);
+int generic_permission(void *idmap, struct inode *inode, int mask);
 struct dentry *kern_path_create(int dfd, const char *pathname, struct path *path, unsigned int lookup_flags);
 void done_path_create(struct path *path, struct dentry *dentry);
 int vfs_mkdir(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode);

@@ -311,7 +311,8 @@ VFS = {
     ("get_next_ino", "shmem_get_inode"),
     ("lookup_one_qstr_excl", "filename_create"),
     ("lookup_one_qstr_excl", "do_renameat2"),
-    ("path_parentat", "filename_create"),         # filename_parentat (inline)
+    ("__filename_parentat", "filename_create"),   # filename_parentat (inline)
+    ("path_parentat", "__filename_parentat"),
     ("may_create", "vfs_mkdir"),
     ("may_create", "vfs_create"),
     ("may_delete", "vfs_unlink"),

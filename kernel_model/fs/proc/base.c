@@ -820,26 +820,21 @@ static notrace int fd_from_name(const struct qstr *name)
 	return fd;
 }
 
-static noinline struct dentry *proc_lookupfd(struct inode *dir, struct dentry *dentry, unsigned int flags)
+/* fd/N's inode: a magic link to the file, its mode as the file's (r-x for reading, -wx for
+ * writing: tid_fd_update_inode) */
+static noinline struct dentry *proc_fd_instantiate(struct dentry *dentry, struct inode *dir, unsigned int fd,
+						   fmode_t f_mode)
 {
-	int fd = fd_from_name(&dentry->d_name);
-	struct file *file;
-	struct inode *inode;
 	umode_t mode = S_IFLNK;
+	struct inode *inode;
 
-	if (fd < 0)
-		return (void *)(long)-ENOENT;
-	file = fget_task_fd(dir, fd);
-	if (!file)
-		return (void *)(long)-ENOENT;
-	if (file->f_mode & FMODE_READ)
+	if (f_mode & FMODE_READ)
 		mode |= 0500;
-	if (file->f_mode & FMODE_WRITE)
+	if (f_mode & FMODE_WRITE)
 		mode |= 0300;
-	fput(file);
 	inode = proc_make_inode(dir->i_sb, mode, 0);
 	if (!inode)
-		return (void *)(long)-ENOMEM;
+		return (void *)(long)-ENOENT;
 	inode->i_private = dir->i_private;
 	inode->i_entry = (void *)(long)fd;
 	inode->i_op = &proc_fd_link_inode_operations;
@@ -848,7 +843,37 @@ static noinline struct dentry *proc_lookupfd(struct inode *dir, struct dentry *d
 	return NULL;
 }
 
-static noinline int proc_readfd(struct file *file, struct dir_context *ctx)
+static noinline struct dentry *proc_lookupfd(struct inode *dir, struct dentry *dentry, unsigned int flags)
+{
+	int fd = fd_from_name(&dentry->d_name);
+	struct file *file;
+	fmode_t f_mode;
+
+	if (fd < 0)
+		return (void *)(long)-ENOENT;
+	file = fget_task_fd(dir, fd);	/* tid_fd_mode() */
+	if (!file)
+		return (void *)(long)-ENOENT;
+	f_mode = file->f_mode;
+	fput(file);
+	return proc_fd_instantiate(dentry, dir, fd, f_mode);
+}
+
+/* The fd directory: the task's own threads pass even where its mode would not let them (a
+ * setuid program's fds, say) */
+static noinline int proc_fd_permission(struct inode *inode, int mask)
+{
+	int rv = generic_permission(NULL, inode, mask);
+
+	if (rv == 0)
+		return rv;
+	if (PROC_I_PID(inode) == current->tgid)	/* same_thread_group(p, current) */
+		rv = 0;
+	return rv;
+}
+
+/* fd's entries: ".", "..", then each open fd, by number */
+static noinline int proc_readfd_common(struct file *file, struct dir_context *ctx)
 {
 	struct inode *inode = file->f_inode;
 	struct files_struct *files;
@@ -881,6 +906,11 @@ static noinline int proc_readfd(struct file *file, struct dir_context *ctx)
 	return 0;
 }
 
+static noinline int proc_readfd(struct file *file, struct dir_context *ctx)
+{
+	return proc_readfd_common(file, ctx);
+}
+
 static const struct file_operations proc_fd_operations = {
 	.read = generic_read_dir,
 	.iterate_shared = proc_readfd,
@@ -889,6 +919,7 @@ static const struct file_operations proc_fd_operations = {
 
 static const struct inode_operations proc_fd_inode_operations = {
 	.lookup = proc_lookupfd,
+	.permission = proc_fd_permission,
 	.setattr = proc_setattr,
 };
 

@@ -129,6 +129,7 @@ int main(int argc, char **argv)
 	char d[512], p[600], exe[64];
 	int a, proc, ffd, statusfd, i, j;
 	struct timespec future[2] = { { 4000000000LL, 0 }, { 0, UTIME_OMIT } };
+	struct timespec past[2] = { { 1000000000LL, 0 }, { 1000000000LL, 0 } };
 
 	if (argc != 2 || mkdir(argv[1], 0755) != 0) {
 		fprintf(stderr, "usage: openat2 NEW-DIR\n");
@@ -147,10 +148,14 @@ int main(int argc, char **argv)
 	    symlink("b/g", "a/fresh") || symlink("b/g", "a/future"))
 		return 1;
 	/* links whose atime is ahead of their times and of now: following one needs no atime
-	 * update (relatime), so a cached-only walk can follow it; "fresh" keeps its own */
+	 * update (relatime), so a cached-only walk can follow it */
 	for (i = 0; i < (int)(sizeof(links) / sizeof(links[0])); i++)
 		if (utimensat(AT_FDCWD, links[i], future, AT_SYMLINK_NOFOLLOW))
 			printf("setup: utimensat: %s\n", strerror(errno));
+	/* and "fresh", whose atime is no later than its mtime: its next follow updates it (a link
+	 * made in this clock tick would not be, yet: its atime is now) */
+	if (utimensat(AT_FDCWD, "a/fresh", past, AT_SYMLINK_NOFOLLOW))
+		printf("setup: utimensat: %s\n", strerror(errno));
 
 	learn("a", "a", 0); learn("f", "a/f", 0); learn("b", "a/b", 0); learn("g", "a/b/g", 0);
 	learn("dir", ".", 0); learn("/", "/", 0); learn("/proc", "/proc", 0);
