@@ -276,6 +276,32 @@ noinline struct dentry *dget_parent(struct dentry *dentry)
 	return dget(dentry->d_parent);
 }
 
+/* The ancestor of p2 that is a child of p1 (p1 an ancestor of p2), else NULL. */
+noinline struct dentry *d_ancestor(struct dentry *p1, struct dentry *p2)
+{
+	struct dentry *p;
+
+	for (p = p2; p != p->d_parent; p = p->d_parent)	/* !IS_ROOT(p) */
+		if (p->d_parent == p1)
+			return p;
+	return NULL;
+}
+
+/* Is new_dentry old_dentry or below it?  (6.1 reads d_parent under rename_lock's seqcount;
+ * here d_move() and this walk both run under dcache_lock.) */
+noinline bool is_subdir(struct dentry *new_dentry, struct dentry *old_dentry)
+{
+	unsigned long flags;
+	bool subdir;
+
+	if (new_dentry == old_dentry)
+		return true;
+	spin_lock_irqsave(&dcache_lock, flags);
+	subdir = d_ancestor(old_dentry, new_dentry);
+	spin_unlock_irqrestore(&dcache_lock, flags);
+	return subdir;
+}
+
 /* freed after a grace period: a lookup may still be reading it (its name kept as long) */
 static noinline void __d_free(struct rcu_head *head)
 {

@@ -130,9 +130,15 @@ out:
 	return error;
 }
 
+/* the lowest free fd below nofile (RLIMIT_NOFILE's, for the caller's own table) */
+noinline int __get_unused_fd_flags(unsigned flags, unsigned long nofile)
+{
+	return alloc_fd(0, nofile, flags);
+}
+
 noinline int get_unused_fd_flags(unsigned flags)
 {
-	return alloc_fd(0, rlimit_nofile(), flags);
+	return __get_unused_fd_flags(flags, rlimit_nofile());
 }
 
 static notrace void __put_unused_fd(struct files_struct *files, unsigned int fd)
@@ -215,9 +221,10 @@ SYSCALL_DEFINE1(close, unsigned int, fd)
 }
 
 /* fget: the file at fd with a reference of the caller's; NULL: no such fd (O_PATH: fget_raw). */
-static notrace struct file *__fget(unsigned int fd, fmode_t mask)
+/* fd's file in files, with a reference; none where its mode has a bit of mask (FMODE_PATH: an
+ * O_PATH file is no file for fget()) */
+static notrace struct file *__fget_files(struct files_struct *files, unsigned int fd, fmode_t mask)
 {
-	struct files_struct *files = current->files;
 	struct file *file = NULL;
 	unsigned long irq;
 
@@ -233,6 +240,11 @@ static notrace struct file *__fget(unsigned int fd, fmode_t mask)
 	}
 	spin_unlock_irqrestore(&files->file_lock, irq);
 	return file;
+}
+
+static __always_inline struct file *__fget(unsigned int fd, fmode_t mask)
+{
+	return __fget_files(current->files, fd, mask);
 }
 
 noinline struct file *fget(unsigned int fd)

@@ -14,6 +14,7 @@
  * and whose writes are taken (the host's device had them).
  */
 #include "../include/fs.h"
+#include "../include/pagemap.h"
 #include "../include/session.h"
 #include "../include/poll.h"
 
@@ -256,10 +257,14 @@ out:
 
 noinline const char *hostfs_get_link(struct dentry *dentry, struct inode *inode, char *buf)
 {
-	struct hostfs_req *req = req_alloc(HOSTFS_READLINK, HOSTFS_I(inode));
-	char *page = alloc_page_zeroed();
+	struct hostfs_req *req;
+	char *page;
 	long n;
 
+	if (!dentry)	/* a lockless (cached-only) walk: the host's answer is not at hand */
+		return (void *)(long)-ECHILD;
+	req = req_alloc(HOSTFS_READLINK, HOSTFS_I(inode));
+	page = alloc_page_zeroed();
 	if (!req || !page) {
 		kfree(req);
 		if (page)
@@ -280,7 +285,11 @@ noinline const char *hostfs_get_link(struct dentry *dentry, struct inode *inode,
 
 static void hostfs_evict_inode(struct inode *inode)
 {
-	struct hostfs_req *req = req_alloc(HOSTFS_RELEASE, HOSTFS_I(inode));
+	struct hostfs_req *req;
+
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	req = req_alloc(HOSTFS_RELEASE, HOSTFS_I(inode));
 
 	if (req && HOSTFS_I(inode) && HOSTFS_I(inode) != HOSTFS_NO_NODE) {	/* the root's node (0) stays */
 		hostfs_call(req);

@@ -202,13 +202,24 @@ struct inode *ihold(struct inode *inode)
 }
 
 /* The inode's pages go (truncate_inode_pages_final), then the inode. */
+/* The end of an inode's life as its file system sees it: no pages left (I_CLEAR) */
+noinline void clear_inode(struct inode *inode)
+{
+	inode->i_state = I_FREEING | I_CLEAR;
+}
+
 noinline void evict(struct inode *inode)
 {
 	struct address_space *m = &inode->i_data;
 	unsigned long i, flags;
 
-	if (inode->i_sb->s_op && inode->i_sb->s_op->evict_inode)
+	if (inode->i_sb->s_op && inode->i_sb->s_op->evict_inode) {
 		inode->i_sb->s_op->evict_inode(inode);
+	} else {
+		truncate_inode_pages_final(&inode->i_data);
+		clear_inode(inode);
+	}
+	/* (pages a file system's own store kept outside the page cache) */
 	for (i = 0; i < m->nr_slots; i++)
 		if (m->pages[i])
 			__free_pages(virt_to_page(m->pages[i]), 0);
@@ -223,8 +234,10 @@ noinline void evict(struct inode *inode)
 
 noinline void iput(struct inode *inode)
 {
-	if (inode && __atomic_sub_fetch(&inode->i_count, 1, __ATOMIC_ACQ_REL) == 0)
+	if (inode && __atomic_sub_fetch(&inode->i_count, 1, __ATOMIC_ACQ_REL) == 0) {
+		inode->i_state |= I_FREEING;	/* iput_final() */
 		evict(inode);
+	}
 }
 
 noinline void inode_init_owner(struct inode *inode, const struct inode *dir, umode_t mode)

@@ -31,8 +31,14 @@ struct nameidata {
 	int (*last_fn)(struct nameidata *nd);
 	struct file *file;
 	const struct open_flags *op;
-	const struct path *base;	/* vfs_path_lookup: the walk's start and root */
+	unsigned int state;		/* ND_ROOT_PRESET, ND_ROOT_GRABBED, ND_JUMPED */
+	int depth;			/* symlink bodies being walked */
+	umode_t dir_mode;		/* the last component's directory (may_follow_link) */
+	uid_t dir_uid;
+	struct nameidata *saved;	/* the task's walk before this one (set_nameidata) */
 };
+
+enum { ND_ROOT_PRESET = 1, ND_ROOT_GRABBED = 2, ND_JUMPED = 4 };
 
 static DEFINE_MUTEX(rename_mutex);	/* s_vfs_rename_mutex */
 
@@ -155,17 +161,83 @@ static notrace int may_lookup(struct nameidata *nd)
 }
 
 /* ---- the walk ---- */
-static noinline void set_root(struct nameidata *nd)
+/*
+ * There is no lockless (RCU) walk here: each walk takes references as 6.1's ref-walk does.
+ * openat2's RESOLVE_CACHED (LOOKUP_CACHED) asks for 6.1's lockless walk only, failing where it
+ * would have to leave it (try_to_unlazy refuses with LOOKUP_CACHED: -ECHILD, and the ref-walk
+ * retry's path_init answers -EAGAIN): where the dcache lacks a name, a link's atime wants an
+ * update, a link's body needs its dentry (a magic link, a host's link), ".." meets the
+ * BENEATH root or NO_XDEV a mount.  Such a walk gives -EAGAIN at those points.
+ */
+static notrace void set_nameidata(struct nameidata *p)
 {
+	p->saved = current->nameidata;
+	current->nameidata = p;
+}
+
+static notrace void restore_nameidata(struct nameidata *p)
+{
+	current->nameidata = p->saved;
+}
+
+static noinline int set_root(struct nameidata *nd)
+{
+	/* a scoped walk's root is its dirfd: jumping to the task's would break out of it */
+	if (nd->flags & LOOKUP_IS_SCOPED)
+		return -ENOTRECOVERABLE;
 	get_fs_root(current->fs, &nd->root);
+	nd->state |= ND_ROOT_GRABBED;
+	return 0;
 }
 
 noinline int nd_jump_root(struct nameidata *nd)
 {
+	if (unlikely(nd->flags & LOOKUP_BENEATH))
+		return -EXDEV;
+	if (unlikely(nd->flags & LOOKUP_NO_XDEV)) {
+		/* absolute path arguments to path_init() are allowed (nd->path not yet set) */
+		if (nd->path.mnt != NULL && nd->path.mnt != nd->root.mnt)
+			return -EXDEV;
+	}
+	if (!nd->root.mnt) {
+		int error = set_root(nd);
+
+		if (error)
+			return error;
+	}
 	path_put(&nd->path);
 	nd->path = nd->root;
 	path_get(&nd->path);
+	nd->state |= ND_JUMPED;
 	return 0;
+}
+
+/*
+ * A magic link's ->get_link (/proc/PID/fd/N, exe, cwd, root) jumps the walk under way to the
+ * object itself (path, with a reference, consumed), not to a name.
+ */
+noinline int nd_jump_link(const struct path *path)
+{
+	struct nameidata *nd = current->nameidata;
+	int error = -ELOOP;
+
+	if (unlikely(nd->flags & LOOKUP_NO_MAGICLINKS))
+		goto err;
+	error = -EXDEV;
+	if (unlikely(nd->flags & LOOKUP_NO_XDEV)) {
+		if (nd->path.mnt != path->mnt)
+			goto err;
+	}
+	/* not safe for scoped lookups: the object may be anywhere */
+	if (unlikely(nd->flags & LOOKUP_IS_SCOPED))
+		goto err;
+	path_put(&nd->path);
+	nd->path = *path;
+	nd->state |= ND_JUMPED;
+	return 0;
+err:
+	path_put(path);
+	return error;
 }
 
 noinline const char *path_init(struct nameidata *nd, unsigned int flags)
@@ -173,21 +245,31 @@ noinline const char *path_init(struct nameidata *nd, unsigned int flags)
 	const char *s = nd->name->name;
 
 	nd->flags = flags;
+	nd->state |= ND_JUMPED;
 	nd->last_type = LAST_ROOT;
 	nd->total_link_count = 0;
 	nd->nr_links = 0;
-	if (nd->base) {
-		nd->root = *nd->base;
-		path_get(&nd->root);
+	nd->depth = 0;
+	if (nd->state & ND_ROOT_PRESET) {	/* vfs_path_lookup: the caller's root */
+		if (*s && unlikely(!d_is_dir(nd->root.dentry)))
+			return (void *)(long)-ENOTDIR;
 		nd->path = nd->root;
 		path_get(&nd->path);
 		return s;
 	}
-	set_root(nd);
-	if (*s == '/') {
-		nd->path = nd->root;
-		path_get(&nd->path);
-	} else if (nd->dfd == AT_FDCWD) {
+	nd->root.mnt = NULL;
+	nd->root.dentry = NULL;
+
+	/* absolute pathname: from the root (LOOKUP_IN_ROOT's is the dirfd) */
+	if (*s == '/' && !(flags & LOOKUP_IN_ROOT)) {
+		int error = nd_jump_root(nd);
+
+		if (unlikely(error))
+			return (void *)(long)error;
+		return s;
+	}
+	/* relative pathname: from the cwd or the dirfd */
+	if (nd->dfd == AT_FDCWD) {
 		get_fs_pwd(current->fs, &nd->path);
 	} else {
 		struct file *f = fget_raw(nd->dfd);
@@ -202,6 +284,12 @@ noinline const char *path_init(struct nameidata *nd, unsigned int flags)
 		path_get(&nd->path);
 		fput(f);
 	}
+	/* a scoped lookup's root is where it starts */
+	if (flags & LOOKUP_IS_SCOPED) {
+		nd->root = nd->path;
+		path_get(&nd->root);
+		nd->state |= ND_ROOT_GRABBED;
+	}
 	return s;
 }
 
@@ -210,56 +298,159 @@ noinline void terminate_walk(struct nameidata *nd)
 	int i;
 
 	path_put(&nd->path);
-	path_put(&nd->root);
+	nd->path.mnt = NULL;
+	nd->path.dentry = NULL;
+	if (nd->state & ND_ROOT_GRABBED) {
+		path_put(&nd->root);
+		nd->state &= ~ND_ROOT_GRABBED;
+	}
 	for (i = 0; i < nd->nr_links; i++)
 		kfree(nd->links[i]);
 	nd->nr_links = 0;
 }
 
-/* Down through whatever is mounted on path. */
-static notrace void follow_mounts(struct path *path)
+/*
+ * Mount traversal, the out-of-line part: down through whatever is mounted on path (which
+ * holds a reference to its mount), to the top mount's root; *jumped: it moved.
+ */
+noinline int __traverse_mounts(struct path *path, unsigned int flags, bool *jumped)
 {
-	while (d_mountpoint(path->dentry)) {
+	struct vfsmount *mnt = path->mnt;
+
+	while (flags & DCACHE_MOUNTED) {
 		struct vfsmount *mounted = lookup_mnt(path);
 
-		if (!mounted)
+		if (!mounted)	/* not in our namespace */
 			break;
 		dput(path->dentry);
 		mntput(path->mnt);
 		path->mnt = mounted;
 		path->dentry = dget(mounted->mnt_root);
+		flags = path->dentry->d_flags;
 	}
-}
-
-static notrace int follow_dotdot(struct nameidata *nd)
-{
-	for (;;) {
-		struct mount *mnt = real_mount(nd->path.mnt);
-
-		if (nd->path.dentry == nd->root.dentry && nd->path.mnt == nd->root.mnt)
-			return 0;	/* chroot or namespace root: ".." is itself */
-		if (nd->path.dentry != nd->path.mnt->mnt_root) {
-			struct dentry *parent = dget_parent(nd->path.dentry);
-
-			dput(nd->path.dentry);
-			nd->path.dentry = parent;
-			break;
-		}
-		if (mnt->mnt_parent == mnt)
-			return 0;
-		/* up to the mount point, and try again from there */
-		path_put(&nd->path);
-		nd->path.mnt = mntget(&mnt->mnt_parent->mnt);
-		nd->path.dentry = dget(mnt->mnt_mountpoint);
-	}
-	follow_mounts(&nd->path);
+	*jumped = path->mnt != mnt;
+	if (!path->dentry->d_inode)
+		return -ENOENT;
 	return 0;
 }
 
+static __always_inline int traverse_mounts(struct path *path, bool *jumped)
+{
+	unsigned int flags = path->dentry->d_flags;
+
+	if (likely(!(flags & DCACHE_MOUNTED))) {	/* fastpath */
+		*jumped = false;
+		return 0;
+	}
+	return __traverse_mounts(path, flags, jumped);
+}
+
+/* path: dentry (a reference, consumed) in the walk's mount, or what is mounted on it */
+static __always_inline int handle_mounts(struct nameidata *nd, struct dentry *dentry, struct path *path)
+{
+	bool jumped;
+	int ret;
+
+	path->mnt = mntget(nd->path.mnt);
+	path->dentry = dentry;
+	/* 6.1's lockless walk leaves itself to refuse a NO_XDEV crossing: a cached one cannot */
+	if (unlikely((nd->flags & (LOOKUP_CACHED | LOOKUP_NO_XDEV)) == (LOOKUP_CACHED | LOOKUP_NO_XDEV)) &&
+	    d_mountpoint(dentry))
+		ret = -EAGAIN;
+	else
+		ret = traverse_mounts(path, &jumped);
+	if (!ret && jumped) {
+		if (unlikely(nd->flags & LOOKUP_NO_XDEV))
+			ret = -EXDEV;
+		else
+			nd->state |= ND_JUMPED;
+	}
+	if (unlikely(ret))
+		path_put(path);
+	return ret;
+}
+
+/* The mount m is on, up to one whose mount point is not its root, short of root's mount: in
+ * path (no references). */
+noinline bool choose_mountpoint_rcu(struct mount *m, const struct path *root, struct path *path, unsigned *seqp)
+{
+	while (m->mnt_parent != m) {	/* mnt_has_parent() */
+		struct dentry *mountpoint = m->mnt_mountpoint;
+
+		m = m->mnt_parent;
+		if (unlikely(root->dentry == mountpoint && root->mnt == &m->mnt))
+			break;
+		if (mountpoint != m->mnt.mnt_root) {
+			path->mnt = &m->mnt;
+			path->dentry = mountpoint;
+			*seqp = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+static notrace bool choose_mountpoint(struct mount *m, const struct path *root, struct path *path)
+{
+	unsigned seq;
+	bool found;
+
+	/* (6.1 retries while mount_lock's seqcount moves; mounts change here under the lock
+	 * of a syscall the walk cannot race with) */
+	found = choose_mountpoint_rcu(m, root, path, &seq);
+	if (found)
+		path_get(path);	/* __legitimize_path() */
+	return found;
+}
+
+/* "..": the parent, up to the mount point when at a mount's root; the root stays itself. */
+static notrace struct dentry *follow_dotdot(struct nameidata *nd)
+{
+	if (nd->path.dentry == nd->root.dentry && nd->path.mnt == nd->root.mnt)	/* path_equal */
+		goto in_root;
+	if (unlikely(nd->path.dentry == nd->path.mnt->mnt_root)) {
+		struct path path;
+
+		if (!choose_mountpoint(real_mount(nd->path.mnt), &nd->root, &path))
+			goto in_root;
+		if (unlikely(nd->flags & LOOKUP_NO_XDEV) && (nd->flags & LOOKUP_CACHED)) {
+			path_put(&path);	/* follow_dotdot_rcu's -ECHILD */
+			return (void *)(long)-EAGAIN;
+		}
+		path_put(&nd->path);
+		nd->path = path;
+		if (unlikely(nd->flags & LOOKUP_NO_XDEV))
+			return (void *)(long)-EXDEV;
+	}
+	return dget_parent(nd->path.dentry);
+in_root:
+	if (unlikely(nd->flags & LOOKUP_BENEATH))
+		return (void *)(long)(nd->flags & LOOKUP_CACHED ? -EAGAIN : -EXDEV);
+	return dget(nd->path.dentry);
+}
+
+enum { WALK_TRAILING = 1, WALK_MORE = 2, WALK_NOFOLLOW = 4 };
+noinline int step_into(struct nameidata *nd, int flags, struct dentry *dentry);
+
 noinline int handle_dots(struct nameidata *nd, int type)
 {
-	if (type == LAST_DOTDOT)
-		return follow_dotdot(nd);
+	if (type == LAST_DOTDOT) {
+		struct dentry *parent;
+
+		if (!nd->root.mnt) {
+			int error = set_root(nd);
+
+			if (error)
+				return error;
+		}
+		parent = follow_dotdot(nd);
+		if (IS_ERR(parent))
+			return PTR_ERR(parent);
+		/* (6.1 then checks mount_lock's and rename_lock's seqcounts for a scoped walk: a
+		 * racing rename or mount may have moved ".." above the root, -EAGAIN.  The walk here
+		 * holds its references and nothing renames under it.) */
+		return step_into(nd, WALK_NOFOLLOW, parent);
+	}
 	return 0;
 }
 
@@ -311,74 +502,122 @@ static notrace struct dentry *lookup_slow(const struct qstr *name, struct dentry
 	return res;
 }
 
-/* The link's body, kept in nd until the walk ends. */
-static notrace const char *get_link(struct nameidata *nd, struct dentry *link)
+/*
+ * protected_symlinks (on, as 6.1's default): a trailing link in a sticky world-writable
+ * directory is followed only by its owner or when the directory's owner owns it too; even
+ * CAP_DAC_OVERRIDE does not pass.
+ */
+static __always_inline int may_follow_link(struct nameidata *nd, const struct inode *inode)
 {
-	struct inode *inode = link->d_inode;
+	if (current->fsuid == inode->i_uid)
+		return 0;
+	if ((nd->dir_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH))
+		return 0;
+	if (nd->dir_uid == inode->i_uid)
+		return 0;
+	return -EACCES;
+}
+
+/*
+ * The link's body, kept in nd until the walk ends; a body from "/" has moved the walk to the
+ * root.  NULL: nothing left to walk (a link to "/", or a magic link's jump, nd_jump_link).
+ */
+static notrace const char *pick_link(struct nameidata *nd, struct path *link, int flags)
+{
+	struct inode *inode = link->dentry->d_inode;
 	const char *res;
 	char *buf;
-
 	int error;
 
 	if (++nd->total_link_count > MAXSYMLINKS || nd->nr_links >= MAXSYMLINKS)
 		return (void *)(long)-ELOOP;
-	touch_atime(&(struct path){ .mnt = nd->path.mnt, .dentry = link });	/* pick_link() */
-	error = security_inode_follow_link(link, inode, false);
+	if (flags & WALK_TRAILING) {
+		error = may_follow_link(nd, inode);
+		if (unlikely(error))
+			return (void *)(long)error;
+	}
+	if (unlikely(nd->flags & LOOKUP_NO_SYMLINKS))
+		return (void *)(long)-ELOOP;
+	if (!(nd->flags & LOOKUP_CACHED))
+		touch_atime(link);
+	else if (atime_needs_update(link, inode))
+		return (void *)(long)-EAGAIN;
+	error = security_inode_follow_link(link->dentry, inode, nd->flags & LOOKUP_CACHED);
 	if (unlikely(error))
 		return (void *)(long)error;
-	if (inode->i_link)
-		return inode->i_link;
-	buf = kmalloc(PATH_MAX, GFP_KERNEL);
-	if (!buf)
-		return (void *)(long)-ENOMEM;
-	nd->links[nd->nr_links++] = buf;
-	res = inode->i_op->get_link(link, inode, buf);
-	return res;
+	res = inode->i_link;
+	if (!res) {
+		buf = kmalloc(PATH_MAX, GFP_KERNEL);
+		if (!buf)
+			return (void *)(long)-ENOMEM;
+		nd->links[nd->nr_links++] = buf;
+		/* the lockless walk passes no dentry: a body that needs it is -ECHILD */
+		if (nd->flags & LOOKUP_CACHED) {
+			res = inode->i_op->get_link(NULL, inode, buf);
+			if (res == (void *)(long)-ECHILD)
+				return (void *)(long)-EAGAIN;
+		} else {
+			res = inode->i_op->get_link(link->dentry, inode, buf);
+		}
+		if (!res)	/* a pure jump */
+			return NULL;
+		if (IS_ERR(res))
+			return res;
+	}
+	if (*res == '/') {
+		error = nd_jump_root(nd);
+		if (unlikely(error))
+			return (void *)(long)error;
+		while (unlikely(*++res == '/'))
+			;
+	}
+	return *res ? res : NULL;
 }
 
 static int walk_symlink(struct nameidata *nd, const char *body);
-noinline int walk_component(struct nameidata *nd, int last);
+noinline int walk_component(struct nameidata *nd, int flags);
 
 /*
- * Move the walk onto dentry (found in nd->path), across mounts; a symlink there is walked when
- * it is not the last component or the walk follows the last one.
+ * Move the walk onto dentry (found in nd->path; a reference, consumed), across mounts; a
+ * symlink there is walked when it is not the last component or the walk follows the last one.
  */
-noinline int step_into(struct nameidata *nd, int last, struct dentry *dentry)
+noinline int step_into(struct nameidata *nd, int flags, struct dentry *dentry)
 {
-	struct path path = { mntget(nd->path.mnt), dentry };
+	struct path path;
 	const char *body;
-	int err;
+	int err = handle_mounts(nd, dentry, &path);
 
-	follow_mounts(&path);
-	if (!path.dentry->d_inode || !S_ISLNK(path.dentry->d_inode->i_mode) ||
-	    (last && !(nd->flags & LOOKUP_FOLLOW))) {
+	if (err < 0)
+		return err;
+	if (likely(!path.dentry->d_inode || !S_ISLNK(path.dentry->d_inode->i_mode)) ||
+	    ((flags & WALK_TRAILING) && !(nd->flags & LOOKUP_FOLLOW)) || (flags & WALK_NOFOLLOW)) {
+		/* not a symlink or should not follow */
 		path_put(&nd->path);
 		nd->path = path;
 		return 0;
 	}
-	body = get_link(nd, path.dentry);
-	if (IS_ERR(body)) {
-		path_put(&path);
-		return PTR_ERR(body);
-	}
+	body = pick_link(nd, &path, flags);
 	path_put(&path);
+	if (IS_ERR(body))
+		return PTR_ERR(body);
+	if (!body)	/* nd->path is where the link led */
+		return 0;
 	err = walk_symlink(nd, body);
 	if (err)
 		return err;
-	if (!last)	/* the link's own last component, a directory on the way */
-		return walk_component(nd, 0);
+	if (!(flags & WALK_TRAILING))	/* the link's own last component, a directory on the way */
+		return walk_component(nd, WALK_MORE);
 	return nd->last_fn(nd);
 }
 
-noinline int walk_component(struct nameidata *nd, int last);
 static notrace int lookup_last(struct nameidata *nd)
 {
 	if (nd->last_type == LAST_NORM && nd->last.name[nd->last.len])
 		nd->flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
-	return walk_component(nd, 1);
+	return walk_component(nd, WALK_TRAILING);
 }
 
-noinline int walk_component(struct nameidata *nd, int last)
+noinline int walk_component(struct nameidata *nd, int flags)
 {
 	struct dentry *dentry;
 
@@ -386,15 +625,17 @@ noinline int walk_component(struct nameidata *nd, int last)
 		return handle_dots(nd, nd->last_type);
 	dentry = lookup_fast(nd);
 	if (!dentry) {
+		if (nd->flags & LOOKUP_CACHED)	/* not in the dcache */
+			return -EAGAIN;
 		dentry = lookup_slow(&nd->last, nd->path.dentry, nd->flags);
 		if (IS_ERR(dentry))
 			return PTR_ERR(dentry);
 	}
-	if (!dentry->d_inode && !last) {
+	if (!dentry->d_inode && !(flags & WALK_TRAILING)) {
 		dput(dentry);
 		return -ENOENT;
 	}
-	return step_into(nd, last, dentry);
+	return step_into(nd, flags, dentry);
 }
 
 /*
@@ -409,7 +650,7 @@ static noinline int link_path_walk(const char *name, struct nameidata *nd)
 		name++;
 	if (!*name) {
 		nd->last_type = LAST_ROOT;
-		return 0;
+		goto done;
 	}
 	for (;;) {
 		const char *end = name;
@@ -435,33 +676,43 @@ static noinline int link_path_walk(const char *name, struct nameidata *nd)
 		if (!*end) {
 			if (end > name + nd->last.len)	/* trailing slashes */
 				nd->flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
-			return 0;
+			goto done;
 		}
-		err = walk_component(nd, 0);
+		err = walk_component(nd, WALK_MORE);
 		if (err)
 			return err;
 		if (!d_is_dir(nd->path.dentry))
 			return -ENOTDIR;
 		name = end;
 	}
+done:
+	if (!nd->depth) {	/* the name's own last directory (may_follow_link) */
+		nd->dir_uid = nd->path.dentry->d_inode->i_uid;
+		nd->dir_mode = nd->path.dentry->d_inode->i_mode;
+	}
+	return 0;
 }
 
-/* A symlink's body, from where the walk is ("/": from the root). */
+/* A symlink's body, from where the walk is (pick_link has moved it to the root for "/..."). */
 static notrace int walk_symlink(struct nameidata *nd, const char *body)
 {
 	unsigned int flags = nd->flags;
 	int err;
 
-	if (*body == '/')
-		nd_jump_root(nd);
 	nd->flags |= LOOKUP_FOLLOW;	/* components inside a link are always followed */
+	nd->depth++;
 	err = link_path_walk(body, nd);
+	nd->depth--;
 	nd->flags = (nd->flags & LOOKUP_DIRECTORY) | flags;
 	return err;
 }
 
 noinline int complete_walk(struct nameidata *nd)
 {
+	/* a scoped walk's end is checked once more to be under its root: a namei bug must not
+	 * hand out a file outside it */
+	if (unlikely(nd->flags & LOOKUP_IS_SCOPED) && !path_is_under(&nd->path, &nd->root))
+		return -EXDEV;
 	if ((nd->flags & LOOKUP_DIRECTORY) && !d_is_dir(nd->path.dentry))
 		return -ENOTDIR;
 	return 0;
@@ -495,10 +746,14 @@ noinline int path_lookupat(struct nameidata *nd, unsigned int flags, struct path
 noinline int filename_lookup(int dfd, struct filename *name, unsigned int flags, struct path *path, struct path *root)
 {
 	struct nameidata nd = { .dfd = dfd, .name = name };
+	int err;
 
 	if (IS_ERR(name))
 		return PTR_ERR(name);
-	return path_lookupat(&nd, flags, path);
+	set_nameidata(&nd);
+	err = path_lookupat(&nd, flags, path);
+	restore_nameidata(&nd);
+	return err;
 }
 
 /* Walk to the parent of the last component: nd keeps the parent and nd->last. */
@@ -506,23 +761,36 @@ static noinline int path_parentat(struct nameidata *nd, unsigned int flags)
 {
 	const char *s = path_init(nd, flags);
 
-	if (IS_ERR(s))
-		return PTR_ERR(s);
-	return link_path_walk(s, nd);
+	return IS_ERR(s) ? PTR_ERR(s) : link_path_walk(s, nd);
+}
+
+/* The parent of nd->name's last component, as the task's walk (6.1's hands back the parent, the
+ * last component and its type; here they stay in the caller's nd) */
+noinline int __filename_parentat(struct nameidata *nd, unsigned int flags)
+{
+	int err;
+
+	if (IS_ERR(nd->name))
+		return PTR_ERR(nd->name);
+	set_nameidata(nd);
+	err = path_parentat(nd, flags);
+	restore_nameidata(nd);
+	return err;
 }
 
 /* name below (mnt, dentry), which is also the walk's root ("/" and ".." stop there). */
 noinline int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt, const char *name,
 			     unsigned int flags, struct path *path)
 {
-	struct path base = { mnt, dentry };
 	struct filename *fn = getname_kernel(name);
-	struct nameidata nd = { .dfd = AT_FDCWD, .name = fn, .base = &base };
+	struct nameidata nd = { .dfd = AT_FDCWD, .name = fn, .root = { mnt, dentry }, .state = ND_ROOT_PRESET };
 	int err;
 
 	if (IS_ERR(fn))
 		return PTR_ERR(fn);
+	set_nameidata(&nd);
 	err = path_lookupat(&nd, flags, path);
+	restore_nameidata(&nd);
 	putname(fn);
 	return err;
 }
@@ -614,6 +882,12 @@ noinline struct dentry *lookup_one_len(const char *name, struct dentry *base, in
 }
 
 /* ---- open ---- */
+/* May device files on this mount be opened (not "nodev")? */
+noinline bool may_open_dev(const struct path *path)
+{
+	return !(path->mnt->mnt_flags & MNT_NODEV) && !(path->mnt->mnt_sb->s_iflags & SB_I_NODEV);
+}
+
 noinline int may_open(void *idmap, const struct path *path, int acc_mode, int flag)
 {
 	struct dentry *dentry = path->dentry;
@@ -631,7 +905,7 @@ noinline int may_open(void *idmap, const struct path *path, int acc_mode, int fl
 		break;
 	case S_IFBLK:
 	case S_IFCHR:
-		if (path->mnt->mnt_flags & MNT_NODEV)
+		if (!may_open_dev(path))
 			return -EACCES;
 		/* fall through */
 	case S_IFIFO:
@@ -667,7 +941,7 @@ static notrace int open_last_lookups(struct nameidata *nd)
 	if (!(open_flag & O_CREAT)) {
 		if (nd->last.name[nd->last.len])
 			nd->flags |= LOOKUP_FOLLOW | LOOKUP_DIRECTORY;
-		return walk_component(nd, 1);
+		return walk_component(nd, WALK_TRAILING);
 	}
 	if (nd->last.name[nd->last.len])	/* "name/" with O_CREAT */
 		return -EISDIR;
@@ -712,7 +986,7 @@ static notrace int open_last_lookups(struct nameidata *nd)
 		dput(dentry);
 		return -EEXIST;
 	}
-	return step_into(nd, 1, dentry);
+	return step_into(nd, WALK_TRAILING, dentry);
 }
 
 static notrace int do_open(struct nameidata *nd, struct file *file, const struct open_flags *op)
@@ -790,8 +1064,12 @@ out:
 noinline struct file *do_filp_open(int dfd, struct filename *pathname, const struct open_flags *op)
 {
 	struct nameidata nd = { .dfd = dfd, .name = pathname };
+	struct file *filp;
 
-	return path_openat(&nd, op, op->lookup_flags);
+	set_nameidata(&nd);
+	filp = path_openat(&nd, op, op->lookup_flags);
+	restore_nameidata(&nd);
+	return filp;
 }
 
 /* ---- creating names ---- */
@@ -805,7 +1083,7 @@ noinline struct dentry *filename_create(int dfd, struct filename *name, struct p
 
 	if (IS_ERR(name))
 		return (void *)name;
-	err = path_parentat(&nd, 0);
+	err = __filename_parentat(&nd, 0);
 	if (err)
 		goto fail;
 	if (nd.last_type != LAST_NORM) {
@@ -1088,6 +1366,34 @@ SYSCALL_DEFINE2(symlink, const char *, oldname, const char *, newname)
 	return do_symlinkat(getname(oldname), AT_FDCWD, getname(newname));
 }
 
+/* A hard link's source that is safe for anyone to pin (protected_hardlinks): a regular file,
+ * not setuid, not an executable setgid one, that the caller may read and write */
+static __always_inline bool safe_hardlink_source(void *idmap, struct inode *inode)
+{
+	umode_t mode = inode->i_mode;
+
+	if (!S_ISREG(mode))
+		return false;
+	if (mode & S_ISUID)
+		return false;
+	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		return false;
+	if (inode_permission(inode, MAY_READ | MAY_WRITE))
+		return false;
+	return true;
+}
+
+/* protected_hardlinks (on, as 6.1's default): a link to another user's file takes its owner (or
+ * CAP_FOWNER) or a safe source; else EPERM */
+noinline int may_linkat(void *idmap, const struct path *link)
+{
+	struct inode *inode = link->dentry->d_inode;
+
+	if (safe_hardlink_source(idmap, inode) || inode_owner_or_capable(idmap, inode))
+		return 0;
+	return -EPERM;
+}
+
 noinline int do_linkat(int olddfd, struct filename *old, int newdfd, struct filename *new, int flags)
 {
 	struct dentry *new_dentry;
@@ -1107,6 +1413,9 @@ noinline int do_linkat(int olddfd, struct filename *old, int newdfd, struct file
 		goto out_putpath;
 	error = -EXDEV;
 	if (old_path.mnt != new_path.mnt)
+		goto out_dput;
+	error = may_linkat(NULL, &old_path);
+	if (unlikely(error))
 		goto out_dput;
 	error = security_path_link(old_path.dentry, &new_path, new_dentry);
 	if (!error)
@@ -1221,7 +1530,7 @@ static __always_inline struct dentry *lookup_victim(int dfd, struct filename *na
 
 	nd->dfd = dfd;
 	nd->name = name;
-	*err = path_parentat(nd, 0);
+	*err = __filename_parentat(nd, 0);
 	if (*err)
 		return NULL;
 	if (nd->last_type != LAST_NORM) {
@@ -1388,10 +1697,10 @@ noinline int do_renameat2(int olddfd, struct filename *from, int newdfd, struct 
 	ond.name = from;
 	nnd.dfd = newdfd;
 	nnd.name = to;
-	error = path_parentat(&ond, 0);
+	error = __filename_parentat(&ond, 0);
 	if (error)
 		goto exit1;
-	error = path_parentat(&nnd, 0);
+	error = __filename_parentat(&nnd, 0);
 	if (error)
 		goto exit1;
 	error = -EXDEV;
@@ -1510,6 +1819,8 @@ noinline int vfs_readlink(struct dentry *dentry, char *buffer, int buflen)
 	char *buf;
 	int res;
 
+	if (inode->i_op && inode->i_op->readlink)	/* its own (procfs' magic links: d_path) */
+		return inode->i_op->readlink(dentry, buffer, buflen);
 	if (!S_ISLNK(inode->i_mode))
 		return -EINVAL;
 	if (inode->i_link)

@@ -120,6 +120,27 @@ noinline struct vfsmount *lookup_mnt(const struct path *path)
 	return found ? &found->mnt : NULL;
 }
 
+/* Is (mnt, dentry) reachable from root: up the mounts to root's, then below its dentry? */
+noinline bool is_path_reachable(struct mount *mnt, struct dentry *dentry, const struct path *root)
+{
+	while (&mnt->mnt != root->mnt && mnt->mnt_parent != mnt) {	/* mnt_has_parent() */
+		dentry = mnt->mnt_mountpoint;
+		mnt = mnt->mnt_parent;
+	}
+	return &mnt->mnt == root->mnt && is_subdir(dentry, root->dentry);
+}
+
+noinline bool path_is_under(const struct path *path1, const struct path *path2)
+{
+	unsigned long flags;
+	bool res;
+
+	spin_lock_irqsave(&mount_lock, flags);
+	res = is_path_reachable(real_mount(path1->mnt), path1->dentry, path2);
+	spin_unlock_irqrestore(&mount_lock, flags);
+	return res;
+}
+
 noinline struct vfsmount *vfs_kern_mount(struct file_system_type *type, int flags, const char *name, void *data)
 {
 	struct super_block *mount_nodev(struct file_system_type *fs_type, int flags, void *data);

@@ -93,6 +93,15 @@ noinline int vfs_open(const struct path *path, struct file *file)
 	return do_dentry_open(file, path->dentry->d_inode, NULL);
 }
 
+/* A file system's ->open for its regular files: a file past 2 GiB takes O_LARGEFILE (which
+ * open(2) always sets on x86-64; a kernel's filp_open does not) */
+noinline int generic_file_open(struct inode *inode, struct file *filp)
+{
+	if (!(filp->f_flags & O_LARGEFILE) && inode->i_size > MAX_NON_LFS)
+		return -EOVERFLOW;
+	return 0;
+}
+
 int nonseekable_open(struct inode *inode, struct file *filp)
 {
 	filp->f_mode &= ~(FMODE_LSEEK | FMODE_PREAD | FMODE_PWRITE);
@@ -412,6 +421,22 @@ static notrace int build_open_flags(const struct open_how *how, struct open_flag
 		lookup_flags |= LOOKUP_DIRECTORY;
 	if (!(flags & O_NOFOLLOW))
 		lookup_flags |= LOOKUP_FOLLOW;
+	if (how->resolve & RESOLVE_NO_XDEV)
+		lookup_flags |= LOOKUP_NO_XDEV;
+	if (how->resolve & RESOLVE_NO_MAGICLINKS)
+		lookup_flags |= LOOKUP_NO_MAGICLINKS;
+	if (how->resolve & RESOLVE_NO_SYMLINKS)
+		lookup_flags |= LOOKUP_NO_SYMLINKS;
+	if (how->resolve & RESOLVE_BENEATH)
+		lookup_flags |= LOOKUP_BENEATH;
+	if (how->resolve & RESOLVE_IN_ROOT)
+		lookup_flags |= LOOKUP_IN_ROOT;
+	if (how->resolve & RESOLVE_CACHED) {
+		/* don't bother even trying for a create or truncate open */
+		if (flags & (O_TRUNC | O_CREAT | __O_TMPFILE))
+			return -EAGAIN;
+		lookup_flags |= LOOKUP_CACHED;
+	}
 	op->lookup_flags = lookup_flags;
 	return 0;
 }
@@ -498,7 +523,8 @@ SYSCALL_DEFINE4(openat2, int, dfd, const char *, filename, struct open_how *, ho
 		return -EFAULT;
 	if (tmp.flags & ~(u64)VALID_OPEN_FLAGS)
 		return -EINVAL;
-	tmp.flags |= O_LARGEFILE;
+	if (!(tmp.flags & O_PATH))	/* O_LARGEFILE is only allowed for non-O_PATH */
+		tmp.flags |= O_LARGEFILE;
 	return do_sys_openat2(dfd, filename, &tmp);
 }
 

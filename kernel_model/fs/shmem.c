@@ -54,26 +54,76 @@ noinline struct inode *shmem_get_inode(struct super_block *sb, struct inode *dir
 
 /* ---- pages (in the mapping's array: mm/filemap.c's mapping_slot) ---- */
 /* The page at index, made (zeroed) for a write: shmem_get_folio's work. */
-noinline int shmem_write_begin(struct file *file, struct address_space *mapping, loff_t pos, unsigned len, void **pagep)
+/* ---- a file's pages ---- */
+/* what shmem_get_folio() is asked for: a page to read (a hole: none), or to write (made) */
+enum sgp_type { SGP_READ, SGP_NOALLOC, SGP_CACHE, SGP_WRITE, SGP_FALLOC };
+
+/* A new zeroed page for the file, charged to the file system's blocks (ENOSPC past its size) */
+static noinline void *shmem_alloc_and_acct_folio(gfp_t gfp, struct inode *inode, unsigned long index)
 {
-	struct inode *inode = mapping->host;
 	struct shmem_sb_info *sbinfo = SHMEM_SB(inode->i_sb);
-	void **slot = mapping_slot(mapping, pos >> PAGE_SHIFT, true);
+	void *page;
+
+	if (sbinfo->used_blocks >= sbinfo->max_blocks)	/* shmem_inode_acct_block() */
+		return (void *)(long)-ENOSPC;
+	page = alloc_page_zeroed();	/* shmem_alloc_folio() */
+	if (!page)
+		return (void *)(long)-ENOSPC;
+	sbinfo->used_blocks++;
+	return page;
+}
+
+/* The page into the file's mapping at index */
+static noinline int shmem_add_to_page_cache(void *page, struct address_space *mapping, unsigned long index, gfp_t gfp)
+{
+	void **slot = mapping_slot(mapping, index, true);
 
 	if (!slot)
 		return -ENOMEM;
-	if (!*slot) {
-		if (sbinfo->used_blocks >= sbinfo->max_blocks)
-			return -ENOSPC;
-		*slot = alloc_page_zeroed();
-		if (!*slot)
-			return -ENOSPC;
-		sbinfo->used_blocks++;
-		mapping->nrpages++;
-		inode->i_blocks += PAGE_SIZE >> 9;
-	}
-	*pagep = *slot;
+	*slot = page;
+	mapping->nrpages++;
 	return 0;
+}
+
+/* The file's page at index in *pagep: the cached one, else (but for SGP_READ: a hole, NULL)
+ * a new one */
+noinline int shmem_get_folio_gfp(struct inode *inode, unsigned long index, void **pagep, enum sgp_type sgp,
+				 gfp_t gfp, void *vma, void *vmf, void *fault_type)
+{
+	struct address_space *mapping = inode->i_mapping;
+	void **slot = mapping_slot(mapping, index, false);
+	void *page;
+	int error;
+
+	if (slot && *slot) {
+		*pagep = *slot;
+		return 0;
+	}
+	*pagep = NULL;
+	if (sgp == SGP_READ)
+		return 0;
+	page = shmem_alloc_and_acct_folio(gfp, inode, index);
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	error = shmem_add_to_page_cache(page, mapping, index, gfp);
+	if (error) {
+		__free_pages(virt_to_page(page), 0);
+		SHMEM_SB(inode->i_sb)->used_blocks--;	/* shmem_inode_unacct_blocks() */
+		return error;
+	}
+	inode->i_blocks += PAGE_SIZE >> 9;	/* shmem_recalc_inode() */
+	*pagep = page;
+	return 0;
+}
+
+noinline int shmem_get_folio(struct inode *inode, unsigned long index, void **pagep, enum sgp_type sgp)
+{
+	return shmem_get_folio_gfp(inode, index, pagep, sgp, GFP_KERNEL, NULL, NULL, NULL);
+}
+
+noinline int shmem_write_begin(struct file *file, struct address_space *mapping, loff_t pos, unsigned len, void **pagep)
+{
+	return shmem_get_folio(mapping->host, pos >> PAGE_SHIFT, pagep, SGP_WRITE);
 }
 
 noinline int shmem_write_end(struct file *file, struct address_space *mapping, loff_t pos, unsigned len, unsigned copied, void *page)
@@ -96,14 +146,20 @@ noinline ssize_t shmem_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		unsigned long index = pos >> PAGE_SHIFT, offset = pos & (PAGE_SIZE - 1);
 		loff_t isize = inode->i_size;
 		size_t nr, ret;
-		void **slot;
+		void *page;
+		int error;
 
 		if (pos >= isize)
 			break;
 		nr = min((loff_t)(PAGE_SIZE - offset), isize - pos);
-		slot = mapping_slot(file->f_mapping, index, false);
-		if (slot && *slot)
-			ret = copy_to_iter((char *)*slot + offset, nr, to);
+		error = shmem_get_folio(inode, index, &page, SGP_READ);
+		if (error) {
+			if (!retval)
+				retval = error;
+			break;
+		}
+		if (page)
+			ret = copy_to_iter((char *)page + offset, nr, to);
 		else
 			ret = iov_iter_zero(nr, to);	/* a hole */
 		retval += ret;
@@ -168,9 +224,8 @@ noinline int shmem_getattr(const struct path *path, struct kstat *stat, u32 requ
 
 static void shmem_evict_inode(struct inode *inode)
 {
-	struct shmem_sb_info *sbinfo = SHMEM_SB(inode->i_sb);
-
-	sbinfo->used_blocks -= inode->i_mapping->nrpages;
+	shmem_truncate_range(inode, 0);	/* its pages back to the file system's blocks */
+	clear_inode(inode);
 }
 
 /* ---- names ---- */
@@ -238,6 +293,32 @@ noinline int shmem_rename2(struct inode *old_dir, struct dentry *old_dentry, str
 	return 0;
 }
 
+/* A long link's body, in its page (a lockless walk takes it only when it is there) */
+static noinline const char *shmem_get_link(struct dentry *dentry, struct inode *inode, char *buf)
+{
+	void *page;
+	int error;
+
+	if (!dentry) {	/* filemap_get_folio() */
+		void **slot = mapping_slot(inode->i_mapping, 0, false);
+
+		return slot && *slot ? *slot : (void *)(long)-ECHILD;
+	}
+	error = shmem_get_folio(inode, 0, &page, SGP_READ);
+	if (error)
+		return (void *)(long)error;
+	return page ? page : (void *)(long)-ECHILD;
+}
+
+static const struct inode_operations shmem_symlink_inode_operations = {
+	.get_link = shmem_get_link,
+	.getattr = shmem_getattr,
+};
+
+#define SHORT_SYMLINK_LEN 128
+
+/* A link's body: a short one (up to 128 bytes with its NUL) in memory of its own (i_link), a
+ * longer one in the file's first page */
 noinline int shmem_symlink(struct inode *dir, struct dentry *dentry, const char *symname)
 {
 	size_t len = strlen(symname) + 1;
@@ -249,13 +330,25 @@ noinline int shmem_symlink(struct inode *dir, struct dentry *dentry, const char 
 	if (!inode)
 		return -ENOSPC;
 	inode->i_size = len - 1;
-	inode->i_link = kmalloc(len, GFP_KERNEL);
-	if (!inode->i_link) {
-		iput(inode);
-		return -ENOMEM;
+	if (len <= SHORT_SYMLINK_LEN) {
+		inode->i_link = kmalloc(len, GFP_KERNEL);
+		if (!inode->i_link) {
+			iput(inode);
+			return -ENOMEM;
+		}
+		memcpy(inode->i_link, symname, len);
+		inode->i_op = &simple_symlink_inode_operations;	/* (6.1's shmem_short_symlink_operations) */
+	} else {
+		void *page;
+		int error = shmem_get_folio(inode, 0, &page, SGP_WRITE);
+
+		if (error) {
+			iput(inode);
+			return error;
+		}
+		memcpy(page, symname, len);
+		inode->i_op = &shmem_symlink_inode_operations;
 	}
-	memcpy(inode->i_link, symname, len);
-	inode->i_op = &simple_symlink_inode_operations;
 	dir->i_size += BOGO_DIRENT_SIZE;
 	dir->i_ctime = dir->i_mtime = current_time(dir);
 	d_instantiate(dentry, inode);

@@ -301,14 +301,15 @@ static void simplefs_evict_inode(struct inode *inode)
 {
 	struct simplefs_inode_info *si = SIMPLEFS_I(inode);
 
-	if (!si)
-		return;
-	inode_io_list_del(inode);
-	truncate_inode_pages(inode->i_mapping, 0);
-	simplefs_free_blocks(inode, 0);
-	kfree(si->blocks);
-	kfree(si);
-	inode->i_private = NULL;
+	if (si) {
+		inode_io_list_del(inode);
+		truncate_inode_pages_final(inode->i_mapping);
+		simplefs_free_blocks(inode, 0);
+		kfree(si->blocks);
+		kfree(si);
+		inode->i_private = NULL;
+	}
+	clear_inode(inode);
 }
 
 /* ---- names ---- */
@@ -359,6 +360,7 @@ static const struct inode_operations simplefs_dir_inode_operations = {
 };
 
 static const struct file_operations simplefs_file_operations = {
+	.open = generic_file_open,	/* (ext2's dquot_file_open, without quotas) */
 	.llseek = generic_file_llseek,
 	.read_iter = generic_file_read_iter,
 	.write_iter = generic_file_write_iter,

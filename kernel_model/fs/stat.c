@@ -87,18 +87,29 @@ noinline int vfs_fstat(int fd, struct kstat *stat)
 	return error;
 }
 
+/* The walk's flags for a stat's AT_* flags (no automount points here: LOOKUP_AUTOMOUNT is kept
+ * for what it says) */
+noinline int getname_statx_lookup_flags(int flags)
+{
+	int lookup_flags = 0;
+
+	if (!(flags & AT_SYMLINK_NOFOLLOW))
+		lookup_flags |= LOOKUP_FOLLOW;
+	if (!(flags & AT_NO_AUTOMOUNT))
+		lookup_flags |= LOOKUP_AUTOMOUNT;
+	if (flags & AT_EMPTY_PATH)
+		lookup_flags |= LOOKUP_EMPTY;
+	return lookup_flags;
+}
+
 noinline int vfs_statx(int dfd, struct filename *filename, int flags, struct kstat *stat, u32 request_mask)
 {
 	struct path path;
-	unsigned int lookup_flags = 0;
+	unsigned int lookup_flags = getname_statx_lookup_flags(flags);
 	int error;
 
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH | AT_STATX_SYNC_TYPE))
 		return -EINVAL;
-	if (!(flags & AT_SYMLINK_NOFOLLOW))
-		lookup_flags |= LOOKUP_FOLLOW;
-	if (flags & AT_EMPTY_PATH)
-		lookup_flags |= LOOKUP_EMPTY;
 	error = filename_lookup(dfd, filename, lookup_flags, &path, NULL);
 	if (error)
 		return error;
@@ -112,7 +123,7 @@ noinline int vfs_statx(int dfd, struct filename *filename, int flags, struct kst
 noinline int vfs_fstatat(int dfd, const char *filename, struct kstat *stat, int flags)
 {
 	int statx_flags = flags | AT_NO_AUTOMOUNT;
-	struct filename *name = getname_flags(filename, (flags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0, NULL);
+	struct filename *name = getname_flags(filename, getname_statx_lookup_flags(statx_flags), NULL);
 	int ret = vfs_statx(dfd, name, statx_flags, stat, STATX_BASIC_STATS);
 
 	putname(name);
@@ -239,7 +250,7 @@ noinline int do_statx(int dfd, struct filename *filename, unsigned int flags, un
 
 SYSCALL_DEFINE5(statx, int, dfd, const char *, filename, unsigned, flags, unsigned int, mask, struct statx *, buffer)
 {
-	struct filename *name = getname_flags(filename, (flags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0, NULL);
+	struct filename *name = getname_flags(filename, getname_statx_lookup_flags(flags), NULL);
 	int ret = do_statx(dfd, name, flags, mask, buffer);
 
 	putname(name);

@@ -20,6 +20,7 @@
 #define EPIPE 32
 #define ENOTEMPTY 39
 #define ELOOP 40
+#define ENOTRECOVERABLE 131
 #define EOVERFLOW 75
 #define EOPNOTSUPP 95
 #define ERANGE 34
@@ -79,6 +80,7 @@ typedef unsigned short umode_t;
 #define S_ISGID  0002000
 #define S_ISVTX  0001000
 #define S_IXGRP  00010
+#define S_IWOTH  00002
 #define S_IALLUGO 07777
 #define S_ISLNK(m)	(((m) & S_IFMT) == S_IFLNK)
 #define S_ISREG(m)	(((m) & S_IFMT) == S_IFREG)
@@ -349,6 +351,7 @@ struct super_block {
 #define MNT_NODEV	0x02
 #define MNT_NOEXEC	0x04
 #define SB_I_NOEXEC	0x00000002	/* super_block.s_iflags: ignore executables */
+#define SB_I_NODEV	0x00000004	/* ... and device files */
 bool path_noexec(const struct path *path);
 
 /* fs/inode.c, fs/attr.c: a write drops the set-id bits and file capabilities */
@@ -538,6 +541,7 @@ struct iattr {
 #define ATTR_KILL_SGID	(1 << 12)
 #define ATTR_KILL_PRIV	(1 << 14)
 void setattr_copy(void *idmap, struct inode *inode, const struct iattr *attr);
+int simple_setattr(void *idmap, struct dentry *dentry, struct iattr *iattr);
 /* fs/locks.c */
 void filelock_init(void);
 void locks_remove_file(struct file *filp);
@@ -546,8 +550,20 @@ void locks_free_lock_context(struct inode *inode);
 /* ---- nameidata-facing helpers (namei.c) ---- */
 #define LOOKUP_FOLLOW		0x0001
 #define LOOKUP_DIRECTORY	0x0002
+#define LOOKUP_AUTOMOUNT	0x0004	/* (no automount points here) */
 #define LOOKUP_EMPTY		0x4000
 #define LOOKUP_PARENT		0x0010
+/* openat2's RESOLVE_* flags as the walk's (build_open_flags) */
+#define LOOKUP_NO_SYMLINKS	0x010000	/* no symlink crossing */
+#define LOOKUP_NO_MAGICLINKS	0x020000	/* no nd_jump_link() crossing */
+#define LOOKUP_NO_XDEV		0x040000	/* no mountpoint crossing */
+#define LOOKUP_BENEATH		0x080000	/* no escaping from the starting point */
+#define LOOKUP_IN_ROOT		0x100000	/* the dirfd is the walk's root */
+#define LOOKUP_CACHED		0x200000	/* only what the dcache has */
+#define LOOKUP_IS_SCOPED	(LOOKUP_BENEATH | LOOKUP_IN_ROOT)
+int nd_jump_link(const struct path *path);
+bool path_is_under(const struct path *path1, const struct path *path2);
+bool is_subdir(struct dentry *new_dentry, struct dentry *old_dentry);
 
 struct open_flags {
 	int open_flag;
@@ -657,6 +673,9 @@ int filesystems_proc_show(struct seq_file *m, void *v);
 bool __mnt_is_readonly(struct vfsmount *mnt);
 bool atime_needs_update(const struct path *path, struct inode *inode);
 void touch_atime(const struct path *path);
+void clear_inode(struct inode *inode);
+#define MAX_NON_LFS	((1UL << 31) - 1)
+int generic_file_open(struct inode *inode, struct file *filp);
 /* a read's access time (O_NOATIME: none) */
 static inline void file_accessed(struct file *file)
 {
@@ -736,6 +755,7 @@ int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt, const char *nam
 int user_path_at_empty(int dfd, const char *name, unsigned int flags, struct path *path, int *empty);
 struct file *do_filp_open(int dfd, struct filename *pathname, const struct open_flags *op);
 int inode_permission(struct inode *inode, int mask);
+int generic_permission(void *idmap, struct inode *inode, int mask);
 struct dentry *kern_path_create(int dfd, const char *pathname, struct path *path, unsigned int lookup_flags);
 void done_path_create(struct path *path, struct dentry *dentry);
 int vfs_mkdir(void *idmap, struct inode *dir, struct dentry *dentry, umode_t mode);
@@ -777,6 +797,7 @@ void put_unused_fd(unsigned int fd);
 void fd_install(unsigned int fd, struct file *file);
 struct file *fget(unsigned int fd);
 struct file *fget_raw(unsigned int fd);
+int __get_unused_fd_flags(unsigned flags, unsigned long nofile);
 
 /* include/linux/file.h: a light reference to the fd's file (none taken while the table is not
  * shared: FDPUT_FPUT says one was), f_pos locked for a shared file (FDPUT_POS_UNLOCK) */

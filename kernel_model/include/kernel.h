@@ -68,6 +68,7 @@ struct file;
 struct file_operations;
 struct fs_struct;
 struct files_struct;
+struct nameidata;
 
 /* ---- tasks ---- */
 #define TASK_RUNNING			0x00000000
@@ -232,7 +233,8 @@ struct task_struct {
 		struct task_rss_stat { int events; int count[NR_MM_COUNTERS]; } rss_stat;
 	)
 	char comm[TASK_COMM_LEN];
-	u8 __gap_2992[3040 - 2992];
+	struct nameidata *nameidata;	/* the path walk under way (fs/namei.c), for nd_jump_link */
+	u8 __gap_3000[3040 - 3000];
 	/* fs: the task's root and cwd, its fd table (fs/file.c; shared per CLONE_FS, CLONE_FILES) */
 	struct fs_struct *fs;
 	struct files_struct *files;
@@ -447,6 +449,12 @@ struct task_struct *__switch_to(struct task_struct *prev, struct task_struct *ne
 void schedule_tail(struct task_struct *prev);
 void cpu_startup_entry(void) __noreturn;
 struct task_struct *find_task_by_pid(pid_t pid);
+/* kernel/pid.c (sys.c here): a task's ids as the caller's pid namespace sees them */
+enum pid_type { PIDTYPE_PID, PIDTYPE_TGID, PIDTYPE_PGID, PIDTYPE_SID, PIDTYPE_MAX };
+struct pid_namespace;
+pid_t __task_pid_nr_ns(struct task_struct *task, enum pid_type type, struct pid_namespace *ns);
+static inline pid_t task_pid_vnr(struct task_struct *tsk) { return __task_pid_nr_ns(tsk, PIDTYPE_PID, NULL); }
+static inline pid_t task_tgid_vnr(struct task_struct *tsk) { return __task_pid_nr_ns(tsk, PIDTYPE_TGID, NULL); }
 extern spinlock_t sched_lock;
 extern struct list_head task_list;
 
@@ -473,6 +481,7 @@ struct file *get_task_exe_file(struct task_struct *task);
 #define RLIMIT_SIGPENDING 11
 #define RLIMIT_NICE	13
 unsigned long task_rlimit(const struct task_struct *task, unsigned int limit);
+unsigned long task_rlimit_max(const struct task_struct *task, unsigned int limit);
 /* the task's nice value, -20 (most favoured) to 19 (include/linux/sched.h) */
 static inline int task_nice(const struct task_struct *p)
 {
@@ -497,6 +506,7 @@ long do_wait(pid_t pid, int *ustatus, int options);
 bool has_reapable_child(void);
 void __noreturn do_group_exit(int code);
 void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec);
+char *__get_task_comm(char *buf, size_t buf_size, struct task_struct *tsk);
 #define set_task_comm(tsk, from) __set_task_comm(tsk, from, false)
 /* interp (128 bytes, or NULL): the interpreter a dynamically linked program named (its ENOEXEC) */
 int kernel_execve(const char *filename, const char *const *argv, struct pt_regs *regs, char *interp);

@@ -240,6 +240,8 @@ static inline void mmgrab(struct mm_struct *mm)
 	__atomic_add_fetch(&mm->mm_count, 1, __ATOMIC_RELAXED);
 }
 void mmdrop(struct mm_struct *mm);
+void __mmdrop(struct mm_struct *mm);
+int set_mm_exe_file(struct mm_struct *mm, struct file *new_exe_file);
 static inline bool mm_host_vmas(const struct mm_struct *mm)
 {
 	return mm && (mm->flags & (1UL << MMF_HOST_VMAS));

@@ -129,6 +129,7 @@ int filemap_add_folio(struct address_space *mapping, void *page, unsigned long i
 void *__filemap_get_folio(struct address_space *mapping, unsigned long index, int fgp_flags, gfp_t gfp);
 void filemap_remove_folio(struct address_space *mapping, unsigned long index);
 void truncate_inode_pages(struct address_space *mapping, loff_t lstart);
+void truncate_inode_pages_final(struct address_space *mapping);
 void truncate_inode_pages_range(struct address_space *mapping, loff_t lstart, loff_t lend);
 void *filemap_alloc_folio(gfp_t gfp, unsigned int order);
 void folio_unlock(void *page);

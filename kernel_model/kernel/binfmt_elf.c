@@ -396,7 +396,7 @@ noinline int load_elf_binary(struct linux_binprm *bprm)
 	if (elf_ex->e_type == ET_DYN)	/* a static PIE's brk is out of the mmap area */
 		elf_brk = ELF_ET_DYN_BASE;
 	mm->start_brk = mm->brk = ELF_PAGEALIGN(elf_brk);
-	mm->exe_file = get_file(bprm->file);
+	set_mm_exe_file(mm, bprm->file);
 	if (user_program_of(bprm->file) && user_program_of(bprm->file)->flags & 2)
 		mm->flags |= 1UL << MMF_GENREGS_ONLY;
 	this_cpu()->h.user_state = !(mm->flags & (1UL << MMF_GENREGS_ONLY));

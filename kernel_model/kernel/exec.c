@@ -31,7 +31,24 @@ static ssize_t user_program_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	return n;
 }
 
+static struct inode **user_program_inodes;
+extern const u64 nr_user_programs;
+
+/* opened by a path that reaches its inode (/proc/PID/exe: nd_jump_link): which program */
+static notrace int user_program_file_open(struct inode *inode, struct file *file)
+{
+	u64 i;
+
+	for (i = 0; i < nr_user_programs; i++)
+		if (user_program_inodes[i] == inode) {
+			file->private_data = (void *)&user_programs[i];
+			return 0;
+		}
+	return -ENODEV;
+}
+
 static const struct file_operations user_program_fops = {
+	.open = user_program_file_open,
 	.read_iter = user_program_read_iter,
 	.llseek = generic_file_llseek,
 };
@@ -50,7 +67,6 @@ const struct user_program *user_program_of(struct file *file)
  */
 #define USER_PROGRAM_FS_MAGIC	0x01021994	/* TMPFS_MAGIC */
 static struct vfsmount *user_program_mnt;
-static struct inode **user_program_inodes;
 
 static char *user_program_dname(struct dentry *dentry, char *buffer, int buflen)
 {
@@ -89,6 +105,7 @@ void __init user_programs_init(void)
 		inode->i_ino = get_next_ino();
 		inode->i_mode = S_IFREG | 0555;
 		inode->i_size = user_programs[i].image_size;
+		inode->i_fop = &user_program_fops;
 		user_program_inodes[i] = inode;
 	}
 }
@@ -312,6 +329,14 @@ static __always_inline int exec_mmap(struct mm_struct *mm)
 	if (old_mm)
 		mmput(old_mm);
 	return 0;
+}
+
+/* The task's name, NUL-terminated and zero-padded to buf_size (6.1 reads it under task_lock();
+ * its writer here is the task itself, its readers hold the sched_lock that keeps the task) */
+noinline char *__get_task_comm(char *buf, size_t buf_size, struct task_struct *tsk)
+{
+	strscpy_pad(buf, tsk->comm, buf_size);
+	return buf;
 }
 
 void __set_task_comm(struct task_struct *tsk, const char *buf, bool exec)

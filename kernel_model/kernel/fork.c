@@ -122,6 +122,21 @@ static noinline struct pt_regs *copy_thread(struct task_struct *p, unsigned long
 
 /* The task's address space, a reference held (NULL for a kernel thread, or one that is exiting:
  * 6.1's exit_mm() has cleared its mm by then) */
+/* The file the address space runs from now (exec's begin_new_exec; NULL: none, at its end), with
+ * a reference of its own; the old one's dropped.  (6.1 also denies writes to the new one for as
+ * long, exe_file_deny_write_access: not modelled, exec's file stays writable here.) */
+noinline int set_mm_exe_file(struct mm_struct *mm, struct file *new_exe_file)
+{
+	struct file *old_exe_file = mm->exe_file;
+
+	if (new_exe_file)
+		get_file(new_exe_file);
+	WRITE_ONCE(mm->exe_file, new_exe_file);
+	if (old_exe_file)
+		fput(old_exe_file);
+	return 0;
+}
+
 /* The file the address space runs (its exe_file), with a reference; NULL if none */
 noinline struct file *get_mm_exe_file(struct mm_struct *mm)
 {

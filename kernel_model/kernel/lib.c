@@ -167,8 +167,8 @@ static size_t put_num(char *buf, size_t pos, size_t size, u64 v, int base, int w
 }
 
 /*
- * %d %u %x %o %lu %ld %lx (%z: as %l) %s %c %p, optional width (0: zero-padded) or an integer's precision
- * (%.8x: at least 8 digits); returns bytes written.  %p prints a pointer as 6.1 does before its
+ * %d %u %x %o %lu %ld %lx (%z: as %l) %s %c %p, optional width (0: zero-padded; -: left-justified,
+ * padded after) or an integer's precision (%.8x: at least 8 digits); returns bytes written.  %p prints a pointer as 6.1 does before its
  * hashing key is ready (no hashed value is ever shown here, as the trace's own %p prints it):
  * "(____ptrval____)", NULL and error values as themselves (16 hex digits).
  */
@@ -178,6 +178,8 @@ int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 
 	for (; *fmt; fmt++) {
 		int width = 0, lng = 0;
+		size_t start;
+		bool left = false;
 		char pad = ' ';
 		if (*fmt != '%') {
 			if (pos + 1 < size)
@@ -186,6 +188,8 @@ int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			continue;
 		}
 		fmt++;
+		if (*fmt == '-')
+			left = true, fmt++;
 		if (*fmt == '0')
 			pad = '0', fmt++;
 		if (*fmt == '.')	/* an integer's precision: its digits, zero-padded */
@@ -194,6 +198,21 @@ int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			width = width * 10 + (*fmt++ - '0');
 		while (*fmt == 'l' || *fmt == 'z')
 			lng++, fmt++;
+		if (left)	/* the field's width is made up after it, below */
+			width = -width;
+		else if (*fmt == 's') {	/* right-justified: the padding first */
+			const char *s = va_arg(ap, const char *);
+			int len = strlen(s);
+
+			for (; len < width; len++, pos++)
+				if (pos + 1 < size)
+					buf[pos] = ' ';
+			for (; *s; s++, pos++)
+				if (pos + 1 < size)
+					buf[pos] = *s;
+			continue;
+		}
+		start = pos;
 		switch (*fmt) {
 		case 'p': {
 			unsigned long p = (unsigned long)va_arg(ap, void *);
@@ -239,6 +258,9 @@ int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				buf[pos] = *fmt;
 			pos++;
 		}
+		for (; width < 0 && (long)(pos - start) < -width; pos++)	/* left-justified */
+			if (pos + 1 < size)
+				buf[pos] = ' ';
 	}
 	if (size)
 		buf[pos < size ? pos : size - 1] = 0;

@@ -78,15 +78,13 @@ void __init proc_caches_init(void)
 }
 
 /* ---- user address spaces ---- */
-struct mm_struct *mm_alloc(void)
+/* kernel/fork.c: a new address space's own parts (its counts, lists, lock, owner) and its pgd
+ * (mm_alloc_pgd); NULL, the struct freed, if there is no page for it */
+static noinline struct mm_struct *mm_init(struct mm_struct *mm, struct task_struct *p)
 {
-	struct mm_struct *mm = kmem_cache_zalloc(mm_cachep, GFP_KERNEL);
-
-	if (!mm)
-		return NULL;
 	mm->pgd = (u64 *)get_zeroed_page(GFP_PGTABLE_USER);
 	if (!mm->pgd) {
-		kmem_cache_free(mm_cachep, mm);
+		kmem_cache_free(mm_cachep, mm);	/* free_mm() */
 		return NULL;
 	}
 	/* the kernel half is shared by every address space */
@@ -96,7 +94,17 @@ struct mm_struct *mm_alloc(void)
 	mm->task_size = TASK_SIZE_MAX;
 	INIT_LIST_HEAD(&mm->mm_mt.vmas);
 	__mutex_init(&mm->mmap_lock);
+	mm->owner = p;	/* mm_init_owner() */
 	return mm;
+}
+
+struct mm_struct *mm_alloc(void)
+{
+	struct mm_struct *mm = kmem_cache_zalloc(mm_cachep, GFP_KERNEL);
+
+	if (!mm)
+		return NULL;
+	return mm_init(mm, current);
 }
 
 /* ---- page-table pages (mm/memory.c, arch/x86/mm/pgtable.c) ---- */
@@ -201,10 +209,8 @@ void mmput(struct mm_struct *mm)
 		return;
 	exit_mmap(mm);
 	uprobe_clear_state(mm);
-	if (mm->exe_file)
-		fput(mm->exe_file);
+	set_mm_exe_file(mm, NULL);
 	free_pgtables(mm->pgd, 4);
-	free_page(mm->pgd);
 	/* its pages are back: the OOM killer passes over a victim of this mm now (6.1's
 	 * exit_mmap sets it once the VMAs' pages and tables are freed, as here) */
 	__atomic_or_fetch(&mm->flags, 1UL << MMF_OOM_SKIP, __ATOMIC_RELAXED);
@@ -215,7 +221,14 @@ void mmput(struct mm_struct *mm)
 noinline void mmdrop(struct mm_struct *mm)
 {
 	if (!__atomic_sub_fetch(&mm->mm_count, 1, __ATOMIC_ACQ_REL))
-		kmem_cache_free(mm_cachep, mm);
+		__mmdrop(mm);
+}
+
+/* kernel/fork.c: the struct's last reference gone: its pgd, then itself */
+noinline void __mmdrop(struct mm_struct *mm)
+{
+	free_page(mm->pgd);	/* mm_free_pgd() */
+	kmem_cache_free(mm_cachep, mm);	/* free_mm() */
 }
 
 notrace void switch_mm(struct mm_struct *mm)

@@ -1091,8 +1091,10 @@ static void session_set_exe_file(struct mm_struct *mm, const struct session_reco
 	if (!rec->exec.exe_len || sizeof(*rec) + rec->exec.exe_len > rec->len || path[rec->exec.exe_len - 1])
 		return;
 	file = filp_open(path, O_RDONLY, 0);
-	if (!IS_ERR(file))
-		mm->exe_file = file;
+	if (!IS_ERR(file)) {
+		set_mm_exe_file(mm, file);
+		fput(file);
+	}
 }
 
 long session_execve(const char *filename)

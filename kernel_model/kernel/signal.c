@@ -99,10 +99,18 @@ int copy_signal(unsigned long clone_flags, struct task_struct *p)
 	return 0;
 }
 
+/* kernel/fork.c: a reference to the handlers dropped; the last frees them (no signalfd here to
+ * tell) */
+noinline void __cleanup_sighand(struct sighand_struct *sighand)
+{
+	if (!__atomic_sub_fetch(&sighand->count, 1, __ATOMIC_ACQ_REL))
+		kfree(sighand);
+}
+
 void release_signal(struct task_struct *p)
 {
-	if (p->sighand && !__atomic_sub_fetch(&p->sighand->count, 1, __ATOMIC_ACQ_REL))
-		kfree(p->sighand);
+	if (p->sighand)	/* (__exit_signal) */
+		__cleanup_sighand(p->sighand);
 	if (p->signal && !__atomic_sub_fetch(&p->signal->sigcnt, 1, __ATOMIC_ACQ_REL)) {
 		itimer_exit(p->signal);
 		if (p->signal->oom_mm)	/* an OOM victim's: mark_oom_victim() kept the struct */
@@ -127,7 +135,7 @@ void flush_signal_handlers(struct task_struct *t)
 			return;
 		memcpy(n->action, t->sighand->action, sizeof(n->action));
 		n->count = 1;
-		__atomic_sub_fetch(&t->sighand->count, 1, __ATOMIC_ACQ_REL);
+		__cleanup_sighand(t->sighand);	/* (not its last reference) */
 		t->sighand = n;
 	}
 	for (i = 0; i < _NSIG; i++) {

@@ -38,6 +38,12 @@ notrace unsigned long task_rlimit(const struct task_struct *task, unsigned int l
 	return limit < RLIM_NLIMITS ? init_rlimits[limit].rlim_cur : 0;
 }
 
+/* task_rlimit_max(): its hard limit */
+notrace unsigned long task_rlimit_max(const struct task_struct *task, unsigned int limit)
+{
+	return limit < RLIM_NLIMITS ? init_rlimits[limit].rlim_max : 0;
+}
+
 static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
 	[RLIMIT_CPU]		= { RLIM_INFINITY, RLIM_INFINITY },
 	[RLIMIT_FSIZE]		= { RLIM_INFINITY, RLIM_INFINITY },
@@ -57,9 +63,40 @@ static const struct rlimit64 init_rlimits[RLIM_NLIMITS] = {
 	[RLIMIT_RTTIME]		= { RLIM_INFINITY, RLIM_INFINITY },
 };
 
+/*
+ * kernel/pid.c: a task's id of a type (its pid, its thread group's, its process group's, its
+ * session's) as the pid namespace ns sees it (NULL: the caller's).  There is one namespace
+ * here, the initial one, which sees every id as it is; a reaped task has none left (0).
+ */
+noinline pid_t __task_pid_nr_ns(struct task_struct *task, enum pid_type type, struct pid_namespace *ns)
+{
+	static const pid_t none;
+	const pid_t *nr;
+
+	if (task->exit_state == EXIT_DEAD)	/* its pids detached (release_task) */
+		return 0;
+	switch (type) {	/* task_pid_ptr() */
+	case PIDTYPE_PID:
+		nr = &task->pid;
+		break;
+	case PIDTYPE_TGID:
+		nr = &task->tgid;
+		break;
+	case PIDTYPE_PGID:
+		nr = &task->pgrp;
+		break;
+	case PIDTYPE_SID:
+		nr = &task->sid;
+		break;
+	default:
+		nr = &none;
+	}
+	return READ_ONCE(*nr);
+}
+
 SYSCALL_DEFINE0(gettid)
 {
-	return current->pid;
+	return task_pid_vnr(current);
 }
 
 /* ---- getpriority / setpriority: the nice of a process, a process group or a user's tasks ---- */
@@ -268,10 +305,9 @@ SYSCALL_DEFINE5(prctl, int, option, unsigned long, arg2, unsigned long, arg3, un
 		set_task_comm(me, comm);
 		return 0;
 	case PR_GET_NAME:
-		spin_lock_irqsave(&sched_lock, flags);	/* get_task_comm() */
-		memcpy(comm, me->comm, sizeof(comm));
+		spin_lock_irqsave(&sched_lock, flags);
+		__get_task_comm(comm, sizeof(comm), me);	/* get_task_comm() */
 		spin_unlock_irqrestore(&sched_lock, flags);
-		comm[sizeof(comm) - 1] = 0;
 		if (copy_to_user((void *)arg2, comm, sizeof(comm)))
 			return -EFAULT;
 		return 0;

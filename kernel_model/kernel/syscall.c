@@ -115,12 +115,12 @@ SYSCALL_DEFINE0(getuid)
 
 SYSCALL_DEFINE0(getpid)
 {
-	return current->tgid;
+	return task_tgid_vnr(current);
 }
 
 SYSCALL_DEFINE0(getppid)
 {
-	return current->parent ? current->parent->tgid : 0;
+	return current->parent ? task_tgid_vnr(current->parent) : 0;
 }
 
 /* kernel/sys.c: the names of this kernel (version.c), as the task's UTS namespace holds them */

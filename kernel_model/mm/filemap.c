@@ -197,6 +197,12 @@ noinline void truncate_inode_pages(struct address_space *mapping, loff_t lstart)
 	truncate_inode_pages_range(mapping, lstart, (loff_t)-1);
 }
 
+/* An evicted inode's pages, all of them (nothing adds any now: its last reference is gone) */
+noinline void truncate_inode_pages_final(struct address_space *mapping)
+{
+	truncate_inode_pages(mapping, 0);
+}
+
 /* The cached pages from index to max in a row, up to the batch's size (their lookup under RCU
  * in 6.1's xarray); how many it found. */
 static noinline unsigned int filemap_get_read_batch(struct address_space *mapping, unsigned long index,
@@ -368,22 +374,33 @@ noinline int generic_write_check_limits(struct file *file, loff_t pos, loff_t *c
 }
 
 /* O_APPEND's position, and the count cut to the limits; what is left to write (fs/read_write.c). */
-noinline ssize_t generic_write_checks(struct kiocb *iocb, struct iov_iter *from)
+/* fs/read_write.c: where a write goes (O_APPEND: the end) and how much of count it may write
+ * there (the file size limits).  (No swap files here.) */
+noinline int generic_write_checks_count(struct kiocb *iocb, loff_t *count)
 {
 	struct file *file = iocb->ki_filp;
 	struct inode *inode = file->f_mapping->host;
-	loff_t count;
-	int ret;
 
-	if (!iov_iter_count(from))
+	if (!*count)
 		return 0;
 	if (iocb->ki_flags & IOCB_APPEND)
-		iocb->ki_pos = inode->i_size;
-	count = iov_iter_count(from);
-	ret = generic_write_check_limits(file, iocb->ki_pos, &count);
+		iocb->ki_pos = inode->i_size;	/* i_size_read() */
+	/* a non-blocking buffered write takes a file system that can (FMODE_BUF_WASYNC): none here */
+	if (iocb->ki_flags & IOCB_NOWAIT)
+		return -EINVAL;
+	return generic_write_check_limits(file, iocb->ki_pos, count);
+}
+
+noinline ssize_t generic_write_checks(struct kiocb *iocb, struct iov_iter *from)
+{
+	loff_t count = iov_iter_count(from);
+	int ret;
+
+	ret = generic_write_checks_count(iocb, &count);
 	if (ret)
 		return ret;
-	from->count = count;	/* iov_iter_truncate */
+	if (count < (loff_t)iov_iter_count(from))
+		from->count = count;	/* iov_iter_truncate */
 	return iov_iter_count(from);
 }
 

@@ -55,7 +55,7 @@ def traced_calls(machine, funcs, programs) -> set[tuple[str, str]]:
 # mm/swap.c, fs/inode.c, fs/read_write.c, fs/buffer.c
 PAGE_CACHE_WRITE = {
     ("generic_write_checks", "generic_file_write_iter"),
-    ("generic_write_check_limits", "generic_write_checks"),
+    ("generic_write_check_limits", "generic_write_checks_count"),
     ("__generic_file_write_iter", "generic_file_write_iter"),
     ("generic_perform_write", "__generic_file_write_iter"),
     ("file_update_time", "__generic_file_write_iter"),
@@ -317,13 +317,14 @@ VFS = {
     ("get_next_ino", "shmem_get_inode"),
     ("lookup_one_qstr_excl", "filename_create"),
     ("lookup_one_qstr_excl", "do_renameat2"),
-    ("path_parentat", "filename_create"),         # filename_parentat (inline)
+    ("__filename_parentat", "filename_create"),   # filename_parentat (inline)
+    ("path_parentat", "__filename_parentat"),
     ("may_create", "vfs_mkdir"),
     ("may_create", "vfs_create"),
     ("may_delete", "vfs_unlink"),
     ("may_delete", "vfs_rmdir"),
     ("prepend", "prepend_path"),
-    ("set_root", "path_init"),
+    ("set_root", "nd_jump_root"),                # path_init → nd_jump_root for "/..."
     ("vfs_setpos", "generic_file_llseek_size"),
     ("shmem_truncate_range", "shmem_setattr"),
     ("anon_pipe_buf_release", "pipe_read"),

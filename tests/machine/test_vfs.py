@@ -83,6 +83,41 @@ def test_proc(machine, run_program):
     assert "nodev\tpipefs" in lines
 
 
+# /proc/self/limits as Linux 6.1 printed it (real-tracefs, `cat /proc/self/limits`), but for the
+# two limits 6.1 derives from the RAM (max_threads / 2: RLIMIT_NPROC, RLIMIT_SIGPENDING)
+LIMITS_6_1 = """\
+Limit                     Soft Limit           Hard Limit           Units     
+Max cpu time              unlimited            unlimited            seconds   
+Max file size             unlimited            unlimited            bytes     
+Max data size             unlimited            unlimited            bytes     
+Max stack size            8388608              unlimited            bytes     
+Max core file size        0                    unlimited            bytes     
+Max resident set          unlimited            unlimited            bytes     
+Max open files            1024                 4096                 files     
+Max locked memory         8388608              8388608              bytes     
+Max address space         unlimited            unlimited            bytes     
+Max file locks            unlimited            unlimited            locks     
+Max msgqueue size         819200               819200               bytes     
+Max nice priority         0                    0                    
+Max realtime priority     0                    0                    
+Max realtime timeout      unlimited            unlimited            us        
+"""
+
+
+def test_proc_limits_and_statm(machine, run_program):
+    """/proc/PID/limits in 6.1's columns; /proc/PID/statm's pages agree with status' kB"""
+    status, out = run_program(machine, ["cat", "/proc/self/limits", "/proc/self/statm", "/proc/self/status"])
+    assert status == 0
+    lines = out.decode().splitlines(keepends=True)
+    limits = [l for l in lines[:17] if not l.startswith(("Max processes", "Max pending signals"))]
+    assert "".join(limits) == LIMITS_6_1
+    assert lines[7].split()[2:4] == lines[12].split()[3:5] and lines[7].endswith("processes \n")  # both max_threads / 2
+    size, resident, shared, text, lib, data, dt = map(int, lines[17].split())
+    kb = {k: int(v.split()[0]) for k, v in (l.split(":", 1) for l in lines[18:] if l.startswith(("Vm", "Rss")))}
+    assert (size * 4, resident * 4, shared * 4) == (kb["VmSize"], kb["VmRSS"], kb["RssFile"] + kb["RssShmem"])
+    assert (data * 4, lib, dt) == (kb["VmData"] + kb["VmStk"], 0, 0) and text >= 1
+
+
 def test_proc_mounts_lists_the_host_view(machine, run_program):
     """A spawned program's tree: the host's "/" (hostfs, read-only), the kernel's own file
     systems on it (the disk's on /mnt, where the host has a /mnt); the services' boot tree

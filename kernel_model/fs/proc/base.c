@@ -142,8 +142,7 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 		spin_unlock_irqrestore(&sched_lock, flags);
 		return -ESRCH;
 	}
-	memcpy(s->comm, t->comm, TASK_COMM_LEN);
-	s->comm[TASK_COMM_LEN - 1] = 0;
+	__get_task_comm(s->comm, TASK_COMM_LEN, t);	/* proc_task_name() */
 	s->state = get_task_state(t);
 	s->pid = t->pid;
 	s->tgid = t->tgid;
@@ -250,6 +249,94 @@ noinline void task_mem(struct seq_file *m, struct mm_struct *mm)
 
 static struct mm_struct *get_pid_task_mm(pid_t pid);
 
+/* fs/proc/task_mmu.c: statm's sizes in pages; the total */
+noinline unsigned long task_statm(struct mm_struct *mm, unsigned long *shared, unsigned long *text,
+				  unsigned long *data, unsigned long *resident)
+{
+	*shared = get_mm_counter(mm, MM_FILEPAGES) + get_mm_counter(mm, MM_SHMEMPAGES);
+	*text = (((mm->end_code + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1)) - (mm->start_code & ~(PAGE_SIZE - 1))) >> PAGE_SHIFT;
+	*data = mm->data_vm + mm->stack_vm;
+	*resident = *shared + get_mm_counter(mm, MM_ANONPAGES);
+	return mm->total_vm;
+}
+
+/* /proc/PID/statm (fs/proc/array.c): size resident shared text lib data dt, in pages (lib and
+ * dt are always 0 since 2.6) */
+static noinline int proc_pid_statm(struct seq_file *m, void *pid)
+{
+	unsigned long size = 0, resident = 0, shared = 0, text = 0, data = 0;
+	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
+
+	if (mm) {
+		size = task_statm(mm, &shared, &text, &data, &resident);
+		mmput(mm);
+	}
+	seq_put_decimal_ull(m, "", size);
+	seq_put_decimal_ull(m, " ", resident);
+	seq_put_decimal_ull(m, " ", shared);
+	seq_put_decimal_ull(m, " ", text);
+	seq_put_decimal_ull(m, " ", 0);
+	seq_put_decimal_ull(m, " ", data);
+	seq_put_decimal_ull(m, " ", 0);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+/* /proc/PID/limits: each resource limit's soft and hard values, as getrlimit gives them */
+static const struct limit_names { const char *name, *unit; } lnames[16] = {
+	{ "Max cpu time", "seconds" },
+	{ "Max file size", "bytes" },
+	{ "Max data size", "bytes" },
+	{ "Max stack size", "bytes" },
+	{ "Max core file size", "bytes" },
+	{ "Max resident set", "bytes" },
+	{ "Max processes", "processes" },
+	{ "Max open files", "files" },
+	{ "Max locked memory", "bytes" },
+	{ "Max address space", "bytes" },
+	{ "Max file locks", "locks" },
+	{ "Max pending signals", "signals" },
+	{ "Max msgqueue size", "bytes" },
+	{ "Max nice priority", NULL },
+	{ "Max realtime priority", NULL },
+	{ "Max realtime timeout", "us" },
+};
+
+static noinline int proc_pid_limits(struct seq_file *m, void *pid)
+{
+	unsigned long cur[ARRAY_SIZE(lnames)], max[ARRAY_SIZE(lnames)], flags;
+	struct task_struct *task;
+	unsigned int i;
+
+	spin_lock_irqsave(&sched_lock, flags);	/* (6.1: lock_task_sighand) */
+	task = find_task_by_pid((pid_t)(long)pid);
+	if (!task) {
+		spin_unlock_irqrestore(&sched_lock, flags);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(lnames); i++) {
+		cur[i] = task_rlimit(task, i);
+		max[i] = task_rlimit_max(task, i);
+	}
+	spin_unlock_irqrestore(&sched_lock, flags);
+	seq_puts(m, "Limit                     Soft Limit           Hard Limit           Units     \n");
+	for (i = 0; i < ARRAY_SIZE(lnames); i++) {
+		if (cur[i] == ~0UL)	/* RLIM_INFINITY */
+			seq_printf(m, "%-25s %-20s ", lnames[i].name, "unlimited");
+		else
+			seq_printf(m, "%-25s %-20lu ", lnames[i].name, cur[i]);
+		if (max[i] == ~0UL)
+			seq_printf(m, "%-20s ", "unlimited");
+		else
+			seq_printf(m, "%-20lu ", max[i]);
+		if (lnames[i].unit)
+			seq_printf(m, "%-10s\n", lnames[i].unit);
+		else
+			seq_putc(m, '\n');
+	}
+	return 0;
+}
+
 /* /proc/PID/status as 6.1's fs/proc/array.c: task_state, task_mem, task_sig (no capability,
  * seccomp, cpu list or context switch lines yet) */
 noinline int proc_pid_status(struct seq_file *m, void *pid)
@@ -331,28 +418,14 @@ static notrace int get_task_path(struct inode *inode, struct path *path, bool ro
 	return err;
 }
 
-static const char *path_link(struct path *path, char *buf)
+static int proc_cwd_link(struct dentry *dentry, struct path *path)
 {
-	char *p = d_path(path, buf, PATH_MAX);
-
-	path_put(path);
-	return p;	/* at the end of buf, or an error */
+	return get_task_path(dentry->d_inode, path, false);
 }
 
-static const char *proc_cwd_link(struct dentry *dentry, struct inode *inode, char *buf)
+static int proc_root_link(struct dentry *dentry, struct path *path)
 {
-	struct path path;
-	int err = get_task_path(inode, &path, false);
-
-	return err ? (void *)(long)err : path_link(&path, buf);
-}
-
-static const char *proc_root_link(struct dentry *dentry, struct inode *inode, char *buf)
-{
-	struct path path;
-	int err = get_task_path(inode, &path, true);
-
-	return err ? (void *)(long)err : path_link(&path, buf);
+	return get_task_path(dentry->d_inode, path, true);
 }
 
 /* The address space of process pid, a reference held; mmput() when done.  (Preemption off
@@ -373,27 +446,26 @@ static notrace struct mm_struct *get_pid_task_mm(pid_t pid)
 	return mm;
 }
 
-/* exe: the file the process runs (mm->exe_file), by its path */
-static const char *proc_exe_link(struct dentry *dentry, struct inode *inode, char *buf)
+/* exe: the file the process runs (mm->exe_file) */
+static int proc_exe_link(struct dentry *dentry, struct path *exe_path)
 {
 	struct file *exe_file = NULL;
 	struct task_struct *t;
 	unsigned long flags;
-	struct path path;
 
 	preempt_disable();	/* (the task stays: rcu) */
 	spin_lock_irqsave(&sched_lock, flags);
-	t = find_task_by_pid(PROC_I_PID(inode));
+	t = find_task_by_pid(PROC_I_PID(dentry->d_inode));
 	spin_unlock_irqrestore(&sched_lock, flags);
 	if (t)
 		exe_file = get_task_exe_file(t);
 	preempt_enable();
 	if (!exe_file)
-		return (void *)(long)-ENOENT;
-	path = exe_file->f_path;
-	path_get(&path);
+		return -ENOENT;
+	*exe_path = exe_file->f_path;
+	path_get(exe_path);
 	fput(exe_file);
-	return path_link(&path, buf);
+	return 0;
 }
 
 /* cmdline (get_mm_cmdline): the argument strings as they are in the process's memory now;
@@ -458,8 +530,7 @@ static notrace int snap_stat(pid_t pid, struct stat_snap *s)
 		spin_unlock_irqrestore(&sched_lock, flags);
 		return -ESRCH;
 	}
-	memcpy(s->comm, leader->comm, TASK_COMM_LEN);
-	s->comm[TASK_COMM_LEN - 1] = 0;
+	__get_task_comm(s->comm, TASK_COMM_LEN, leader);	/* proc_task_name() */
 	s->state = get_task_state(leader)[0];
 	s->pid = leader->pid;
 	s->ppid = leader->parent ? leader->parent->tgid : 0;
@@ -648,21 +719,91 @@ static notrace struct file *fget_task_fd(struct inode *inode, unsigned int fd)
 	return file;
 }
 
-static const char *proc_fd_link(struct dentry *dentry, struct inode *inode, char *buf)
+static noinline int proc_fd_link(struct dentry *dentry, struct path *path)
 {
+	struct inode *inode = dentry->d_inode;
 	struct file *file = fget_task_fd(inode, (unsigned int)(long)inode->i_entry);
-	struct path path;
 
 	if (!file)
-		return (void *)(long)-ENOENT;
-	path = file->f_path;
-	path_get(&path);
+		return -ENOENT;
+	*path = file->f_path;
+	path_get(path);
 	fput(file);
-	return path_link(&path, buf);
+	return 0;
+}
+
+/*
+ * The magic links: cwd, root, exe and fd/N name an object (6.1's PROC_I(inode)->op.proc_get_link);
+ * following one jumps the walk to it (nd_jump_link), whatever its name (a deleted file, a pipe);
+ * reading one gives its d_path.
+ */
+static const struct inode_operations proc_fd_link_inode_operations;
+static notrace int proc_get_link_op(struct dentry *dentry, struct path *path)
+{
+	const struct pid_entry *p = dentry->d_inode->i_entry;
+
+	if (dentry->d_inode->i_op == &proc_fd_link_inode_operations)
+		return proc_fd_link(dentry, path);
+	return p->proc_get_link(dentry, path);
+}
+
+static notrace int do_proc_readlink(const struct path *path, char *buffer, int buflen)
+{
+	char *tmp = kmalloc(PATH_MAX, GFP_KERNEL);
+	char *pathname;
+	int len;
+
+	if (!tmp)
+		return -ENOMEM;
+	pathname = d_path(path, tmp, PATH_MAX);
+	len = PTR_ERR(pathname);
+	if (IS_ERR(pathname))
+		goto out;
+	len = tmp + PATH_MAX - 1 - pathname;
+	if (len > buflen)
+		len = buflen;
+	if (copy_to_user(buffer, pathname, len))
+		len = -EFAULT;
+out:
+	kfree(tmp);
+	return len;
+}
+
+static noinline int proc_pid_readlink(struct dentry *dentry, char *buffer, int buflen)
+{
+	struct path path;
+	int error = proc_get_link_op(dentry, &path);
+
+	if (error)
+		return error;
+	error = do_proc_readlink(&path, buffer, buflen);
+	path_put(&path);
+	return error;
+}
+
+static noinline const char *proc_pid_get_link(struct dentry *dentry, struct inode *inode, char *buf)
+{
+	struct path path;
+	int error;
+
+	if (!dentry)	/* the lockless walk: not without the dentry */
+		return (void *)(long)-ECHILD;
+	error = proc_get_link_op(dentry, &path);
+	if (!error)
+		error = nd_jump_link(&path);
+	return (void *)(long)error;
 }
 
 static const struct inode_operations proc_fd_link_inode_operations = {
-	.get_link = proc_fd_link,
+	.readlink = proc_pid_readlink,
+	.get_link = proc_pid_get_link,
+	.setattr = proc_setattr,
+};
+
+const struct inode_operations proc_pid_link_inode_operations = {
+	.readlink = proc_pid_readlink,
+	.get_link = proc_pid_get_link,
+	.setattr = proc_setattr,
 };
 
 static notrace int fd_from_name(const struct qstr *name)
@@ -679,26 +820,21 @@ static notrace int fd_from_name(const struct qstr *name)
 	return fd;
 }
 
-static noinline struct dentry *proc_lookupfd(struct inode *dir, struct dentry *dentry, unsigned int flags)
+/* fd/N's inode: a magic link to the file, its mode as the file's (r-x for reading, -wx for
+ * writing: tid_fd_update_inode) */
+static noinline struct dentry *proc_fd_instantiate(struct dentry *dentry, struct inode *dir, unsigned int fd,
+						   fmode_t f_mode)
 {
-	int fd = fd_from_name(&dentry->d_name);
-	struct file *file;
-	struct inode *inode;
 	umode_t mode = S_IFLNK;
+	struct inode *inode;
 
-	if (fd < 0)
-		return (void *)(long)-ENOENT;
-	file = fget_task_fd(dir, fd);
-	if (!file)
-		return (void *)(long)-ENOENT;
-	if (file->f_mode & FMODE_READ)
+	if (f_mode & FMODE_READ)
 		mode |= 0500;
-	if (file->f_mode & FMODE_WRITE)
+	if (f_mode & FMODE_WRITE)
 		mode |= 0300;
-	fput(file);
 	inode = proc_make_inode(dir->i_sb, mode, 0);
 	if (!inode)
-		return (void *)(long)-ENOMEM;
+		return (void *)(long)-ENOENT;
 	inode->i_private = dir->i_private;
 	inode->i_entry = (void *)(long)fd;
 	inode->i_op = &proc_fd_link_inode_operations;
@@ -707,7 +843,37 @@ static noinline struct dentry *proc_lookupfd(struct inode *dir, struct dentry *d
 	return NULL;
 }
 
-static noinline int proc_readfd(struct file *file, struct dir_context *ctx)
+static noinline struct dentry *proc_lookupfd(struct inode *dir, struct dentry *dentry, unsigned int flags)
+{
+	int fd = fd_from_name(&dentry->d_name);
+	struct file *file;
+	fmode_t f_mode;
+
+	if (fd < 0)
+		return (void *)(long)-ENOENT;
+	file = fget_task_fd(dir, fd);	/* tid_fd_mode() */
+	if (!file)
+		return (void *)(long)-ENOENT;
+	f_mode = file->f_mode;
+	fput(file);
+	return proc_fd_instantiate(dentry, dir, fd, f_mode);
+}
+
+/* The fd directory: the task's own threads pass even where its mode would not let them (a
+ * setuid program's fds, say) */
+static noinline int proc_fd_permission(struct inode *inode, int mask)
+{
+	int rv = generic_permission(NULL, inode, mask);
+
+	if (rv == 0)
+		return rv;
+	if (PROC_I_PID(inode) == current->tgid)	/* same_thread_group(p, current) */
+		rv = 0;
+	return rv;
+}
+
+/* fd's entries: ".", "..", then each open fd, by number */
+static noinline int proc_readfd_common(struct file *file, struct dir_context *ctx)
 {
 	struct inode *inode = file->f_inode;
 	struct files_struct *files;
@@ -740,6 +906,11 @@ static noinline int proc_readfd(struct file *file, struct dir_context *ctx)
 	return 0;
 }
 
+static noinline int proc_readfd(struct file *file, struct dir_context *ctx)
+{
+	return proc_readfd_common(file, ctx);
+}
+
 static const struct file_operations proc_fd_operations = {
 	.read = generic_read_dir,
 	.iterate_shared = proc_readfd,
@@ -748,6 +919,8 @@ static const struct file_operations proc_fd_operations = {
 
 static const struct inode_operations proc_fd_inode_operations = {
 	.lookup = proc_lookupfd,
+	.permission = proc_fd_permission,
+	.setattr = proc_setattr,
 };
 
 /* ---- oom_score, oom_score_adj: the OOM killer's view of the process (mm/oom_kill.c) ---- */
@@ -859,11 +1032,13 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "status", S_IFREG | 0444, proc_pid_status },
 	{ "comm", S_IFREG | 0644, comm_show },
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
-	{ "cwd", S_IFLNK | 0777, NULL, proc_cwd_link },
-	{ "root", S_IFLNK | 0777, NULL, proc_root_link },
-	{ "exe", S_IFLNK | 0777, NULL, proc_exe_link },
+	{ "cwd", S_IFLNK | 0777, .proc_get_link = proc_cwd_link },
+	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
+	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
 	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
+	{ "limits", S_IFREG | 0444, proc_pid_limits },
 	{ "stat", S_IFREG | 0444, proc_tgid_stat },
+	{ "statm", S_IFREG | 0444, proc_pid_statm },
 	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
 	{ "oom_score", S_IFREG | 0444, proc_oom_score },
 	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },
@@ -943,6 +1118,7 @@ static const struct file_operations proc_tgid_base_operations = {
 static const struct inode_operations proc_tgid_base_inode_operations = {
 	.lookup = proc_tgid_base_lookup,
 	.getattr = pid_getattr,
+	.setattr = proc_setattr,
 };
 
 /* a /proc/PID inode of the process, owned as task_dump_owner says (the task by its pid: no

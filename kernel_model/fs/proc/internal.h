@@ -14,6 +14,7 @@ struct pid_entry {
 	const char *(*get_link)(struct dentry *, struct inode *, char *);
 	const struct inode_operations *iop;		/* directories */
 	const struct file_operations *fop;
+	int (*proc_get_link)(struct dentry *, struct path *);	/* magic links (nd_jump_link) */
 };
 
 extern struct super_block *proc_sb;
@@ -23,6 +24,8 @@ int proc_pid_readdir(struct file *file, struct dir_context *ctx);
 int proc_single_open(struct inode *inode, struct file *file);
 extern const struct file_operations proc_single_file_operations;
 extern const struct dentry_operations proc_pid_dentry_operations;
+extern const struct inode_operations proc_pid_link_inode_operations;
+int proc_setattr(struct dentry *dentry, struct iattr *attr);
 struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags);
 #define PROC_I_PID(inode) ((pid_t)(long)(inode)->i_private)
 #endif

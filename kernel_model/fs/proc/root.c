@@ -161,7 +161,7 @@ static const struct inode_operations proc_entry_link_inode_operations = {
 /* A fixed entry's inode (the root's or a process's: private is then the pid). */
 /* fs/proc/base.c: a file's attributes change, but for its mode (O_TRUNC of a writable one, as
  * `echo 500 > /proc/self/oom_score_adj` opens it, succeeds and truncates nothing) */
-static notrace int proc_setattr(struct dentry *dentry, struct iattr *attr)	/* (not traceable in 6.1) */
+notrace int proc_setattr(struct dentry *dentry, struct iattr *attr)	/* (not traceable in 6.1) */
 {
 	if (attr->ia_valid & ATTR_MODE)
 		return -EPERM;
@@ -185,7 +185,8 @@ struct dentry *proc_pident_instantiate(struct dentry *dentry, const struct pid_e
 		inode->i_fop = p->fop ? p->fop : &proc_single_file_operations;
 		inode->i_op = &proc_file_inode_operations;
 	} else if (S_ISLNK(p->mode)) {
-		inode->i_op = &proc_entry_link_inode_operations;
+		inode->i_op = p->proc_get_link ? &proc_pid_link_inode_operations :
+						  &proc_entry_link_inode_operations;
 	} else {
 		inode->i_op = p->iop;
 		inode->i_fop = p->fop;
