@@ -308,7 +308,8 @@ def test_a_fault_safe_load_of_a_bad_kernel_pointer_reads_0(machine, jit_enable):
     for on in (True, False):
         with jit(jit_enable, on):
             # (the program's own length: for the JIT the map's lookup is inlined, 6.1's fixups)
-            xlated = int(bpftest(machine, "map", MAP_HASH, 4, 8, 8, *load, "pinfo", 4)[2].split()[-3]) // 8
+            info = bpftest(machine, "map", MAP_HASH, 4, 8, 8, *load, "pinfo", 4)[2].split()
+            xlated = int(info[info.index("xlated_len") + 1]) // 8
             lines = bpftest(machine, "map", MAP_HASH, 4, 8, 8, *load, "jinfo", 4, "rawtp", 4, "-", "rawtp", 99, "-",
                             "rawtp", 98, "-", "rawtp", 4, "-", "get", 3, key(0), "get", 3, key(xlated))
         assert (int(jinfo(lines[2])["jited_len"]) > 0) == on, lines
