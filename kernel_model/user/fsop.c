@@ -1439,16 +1439,6 @@ static void xattrs(int argc, char **argv)
 	}
 }
 
-static const void *memchr_(const void *s, int c, long n)
-{
-	const char *p = s;
-
-	for (; n > 0; n--, p++)
-		if (*p == (char)c)
-			return p;
-	return NULL;
-}
-
 /* ---- /proc/locks ---- */
 
 struct lock_names { long major, minor, ino, pids[3]; const char *pid_names[3]; long ids[16]; int nids; };
@@ -1542,7 +1532,7 @@ static void show_proc_locks(const char *what, struct lock_names *n)
 	close(fd);
 	text[len] = 0;
 	n->nids = 0;
-	for (line = text; (nl = (char *)memchr_(line, '\n', text + len - line)); line = nl + 1)
+	for (line = text; (nl = memchr(line, '\n', text + len - line)); line = nl + 1)
 		show_lock_line(line, nl, n);
 }
 

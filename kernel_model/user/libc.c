@@ -44,6 +44,15 @@ int strncmp(const char *a, const char *b, size_t n)
 	return 0;
 }
 void *memset(void *d, int c, size_t n) { char *p = d; while (n--) *p++ = c; return d; }
+void *memchr(const void *s, int c, size_t n)
+{
+	const char *p = s;
+
+	for (; n; n--, p++)
+		if (*p == (char)c)
+			return (void *)p;
+	return NULL;
+}
 void *memcpy(void *d, const void *s, size_t n) { char *p = d; const char *q = s; while (n--) *p++ = *q++; return d; }
 long atol(const char *s)
 {

@@ -51,6 +51,7 @@ size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 void *memset(void *d, int c, size_t n);
+void *memchr(const void *s, int c, size_t n);
 void *memcpy(void *d, const void *s, size_t n);
 long atol(const char *s);
 int printf(const char *fmt, ...);
