@@ -20,7 +20,7 @@
 /* filter.h's kernel-only mode: a load through PTR_TO_BTF_ID the verifier made fault-safe (a
  * fault, or an address below the kernel's, gives 0) */
 #define BPF_PROBE_MEM		0x20
-#define KSYM_NAME_LEN		512
+#include "kallsyms.h"	/* KSYM_NAME_LEN */
 
 /* ---- maps ---- */
 struct bpf_map;
@@ -312,6 +312,7 @@ void bpf_jit_binary_pack_free(void *header, u32 size);
 void bpf_jit_free(struct bpf_prog *prog);
 void bpf_prog_kallsyms_add(struct bpf_prog *prog);	/* (ksym_slot >= 0: it has its line) */
 void bpf_prog_kallsyms_del(struct bpf_prog *prog);
+const char *__bpf_address_lookup(unsigned long addr, unsigned long *size, unsigned long *off, char *sym);
 bool ex_handler_bpf(const struct bpf_ex_entry *x, struct pt_regs *regs);
 const struct bpf_ex_entry *search_bpf_extables(unsigned long addr);
 void host_code_page(const void *page);
@@ -353,11 +354,9 @@ int bpf_check_uarg_tail_zero(u64 uaddr, size_t expected, size_t actual);
 u32 btf_func_nr_regs(const struct btf_type *func_proto);
 bool btf_ctx_access(int off, int size, enum bpf_access_type type, const struct bpf_prog *prog,
 		   struct bpf_insn_access_aux *info);
-/* trace_kprobe.c: the host's symbol table (kallsyms_lookup_name()): a function's address, and
- * its ftrace site in *site (0: it has none), 0 for no such symbol; and ftrace direct calls
- * (register_ftrace_direct()/unregister_ftrace_direct()): the site calls tramp (0: no longer),
- * whose size bytes of code (named name) the kernel has just written */
-unsigned long kallsyms_lookup_site(const char *name, unsigned long *site);
+/* trace_kprobe.c: ftrace direct calls (register_ftrace_direct()/unregister_ftrace_direct()): the
+ * site calls tramp (0: no longer), whose size bytes of code (named name) the kernel has just
+ * written; the host patches the site */
 int ftrace_set_direct(unsigned long site, unsigned long tramp, u32 size, const char *name);
 /* trampoline.c: fentry/fexit programs on their function (a BPF_RAW_TRACEPOINT_OPEN link) */
 int bpf_trampoline_link_prog(struct bpf_prog *prog);

@@ -457,6 +457,33 @@ noinline void bpf_prog_kallsyms_del(struct bpf_prog *prog)
 	prog->ksym_slot = -1;
 }
 
+/* __bpf_address_lookup() (kallsyms_lookup() of an address in a program's image): its name into
+ * sym (KSYM_NAME_LEN bytes), its size and addr's offset; NULL: no program's */
+noinline const char *__bpf_address_lookup(unsigned long addr, unsigned long *size, unsigned long *off, char *sym)
+{
+	const char *ret = NULL;
+	unsigned long flags;
+	u32 i;
+
+	raw_spin_lock_irqsave(&ksym_lock, flags);
+	for (i = 0; i < BPF_JIT_KSYMS; i++) {
+		struct bpf_jit_ksym *k = &bpf_jit_ksyms[i];
+		unsigned long start = READ_ONCE(k->start);
+
+		if (!start || addr < start || addr >= k->end)
+			continue;
+		if (size)
+			*size = k->end - start;
+		if (off)
+			*off = addr - start;
+		memcpy(sym, k->name, strlen(k->name) + 1);	/* (shorter than a line) */
+		ret = sym;
+		break;
+	}
+	raw_spin_unlock_irqrestore(&ksym_lock, flags);
+	return ret;
+}
+
 /* ---- exception tables (search_bpf_extables() of 6.1): the entry of a fault-safe load at addr
  * in a program's image, found through the kallsyms lines (6.1's latch tree of them) ---- */
 noinline const struct bpf_ex_entry *search_bpf_extables(unsigned long addr)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import Section, SymbolTableSection
 
-from .kallsyms import Kallsyms, kallsyms_order
+from .kallsyms import Kallsyms, read_table
 
 # ELF symbol table values (elf.h)
 STB_LOCAL, STB_WEAK = 0, 2
@@ -189,7 +189,7 @@ class KernelImage:
         self._by_name = {s.name: s for s in self.symbols}
         # Aliases (SYSCALL_DEFINE0's __x64_sys_X = __do_sys_X) in kallsyms' order: symbolize()
         # names an address as a kallsyms lookup does.
-        self._text_syms = kallsyms_order([s for s in self.symbols if s.is_text])
+        self._text_syms = [s for s in self.kallsyms.table if s.is_text]
         self._text_addrs = [s.addr for s in self._text_syms]
         self.segments = [
             Segment(seg["p_vaddr"], seg.data(), seg["p_memsz"])
@@ -278,12 +278,15 @@ class KernelImage:
 
     @cached_property
     def kallsyms(self) -> Kallsyms[Symbol]:
-        """The kallsyms table (what /proc/kallsyms lists and the kernel's lookups use)."""
+        """The kernel's kallsyms table (what /proc/kallsyms lists and the kernel's lookups use),
+        read from the image (kernel/kallsyms.c's), each entry the image's symbol."""
+        by_place = {(s.addr, s.name): s for s in self.symbols}
+        table = [by_place[addr, name] for addr, _, name in read_table(self.read, self.addr)]
         # ftrace_caller, linked apart (vmlinux.lds), stands for Linux's dynamic trampolines:
         # memory outside the image, which no lookup names
         start, end = self.lookup("__ftrace_tramp_start"), self.lookup("__ftrace_tramp_end")
         unnamed = (start.addr, end.addr) if start is not None and end is not None else None
-        return Kallsyms(self.symbols, self.addr("_stext"), self.addr("_end"), unnamed)
+        return Kallsyms(table, self.addr("_stext"), self.addr("_end"), unnamed)
 
     def kallsyms_lookup(self, addr: int) -> tuple[Symbol, int, int] | None:
         """kallsyms_lookup_size_offset(): (symbol, offset, size) as Linux reports them -- the
