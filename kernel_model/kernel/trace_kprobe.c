@@ -44,28 +44,6 @@ static int kprobe_host_call(void)
 	return req->result;
 }
 
-/* kallsyms_lookup_name() of the host's symbol table, with the function's ftrace site */
-unsigned long kallsyms_lookup_site(const char *name, unsigned long *site)
-{
-	struct kprobe_host_req *req = &kprobe_host_req;
-	unsigned long addr = 0;
-	size_t len = strlen(name);
-
-	*site = 0;
-	if (len >= KPROBE_FUNC_LEN)
-		return 0;
-	mutex_lock(&kprobe_host_mutex);
-	memset(req, 0, sizeof(*req));
-	req->op = KPROBE_REQ_LOOKUP;
-	memcpy(req->func, name, len + 1);
-	if (kprobe_host_call() == 0) {
-		addr = req->addr;
-		*site = req->offset;
-	}
-	mutex_unlock(&kprobe_host_mutex);
-	return addr;
-}
-
 /* The ftrace site at site calls tramp (0: what the function tracers want of it again), as
  * register_ftrace_direct()/unregister_ftrace_direct() of 6.1; the host patches it (and drops every
  * cpu's translations of the size bytes of code at tramp, which the kernel has just written, and

@@ -11,8 +11,8 @@
  * Both as trace_event_buffer_reserve/commit do for a kprobe event in Linux:
  * common header from the probed context's flags, then the body.
  * The host's fetch (src/tracefs_sim/trace/probe_record.py) runs the same
- * programs for what this interpreter cannot (symstr: kallsyms is the host's;
- * a uprobe's @+OFFSET and user-stack loads); tests/probes/test_kprobe_guest.py
+ * programs for what this interpreter cannot (a uprobe's @+OFFSET and
+ * user-stack loads); tests/probes/test_kprobe_guest.py
  * and test_uprobe_guest.py check the records built here against it byte for byte.
  */
 #include "../include/kernel.h"
@@ -23,6 +23,7 @@
 #include "../include/trace/synth.h"
 #include "../include/trace/trace_pid.h"
 #include "../include/trace/kprobe_perf.h"
+#include "../include/kallsyms.h"
 
 struct probe_stage probe_stage[NR_CPUS];
 
@@ -320,6 +321,60 @@ static notrace int kg_store_string(const struct kg_arg *a, u64 addr, bool fault,
 }
 
 /*
+ * fetch_store_symstring(): the name of the symbol at addr (sprint_symbol()) at *pos, whose NUL
+ * the next string overwrites.  Its data location's length is the room the record's strings
+ * leave from there (6.1's: it keeps the maxlen store_trace_args() put there), known once they
+ * are all stored: until then the slot holds KG_SYMSTR_PENDING with its offset
+ * (kg_symstr_locs()).  A fault's location: length 0, as a string's.
+ */
+#define KG_SYMSTR_PENDING	0xffff0000u
+
+static notrace int kg_store_symstr(u64 addr, bool fault, u8 *body, u8 *slot, u32 *pos)
+{
+	char name[KSYM_SYMBOL_LEN];
+	u32 offs = (*pos + sizeof(struct trace_entry)) & 0xffff;
+	int n;
+
+	if (fault) {
+		*(u32 *)slot = offs;
+		return 0;
+	}
+	n = sprint_symbol(name, addr);
+	if (*pos + n + 1 > PROBE_STAGE_MAX)
+		return -1;
+	memcpy(body + *pos, name, n + 1);
+	*(u32 *)slot = KG_SYMSTR_PENDING | offs;
+	*pos += n;
+	return 0;
+}
+
+/* The pending symstr locations of args [a, end) (slots at body + arg_base): the room each
+ * leaves is what __get_data_size() counted, every string with its NUL, from its own start;
+ * the NULs the next strings overwrote come after the last (zero).  The record's length, or -1
+ * when they do not fit. */
+static notrace int kg_symstr_locs(const struct kg_arg *a, const struct kg_arg *end, u8 *body,
+				  u32 arg_base, u32 pos)
+{
+	const struct kg_arg *first = a;
+	u32 nsym = 0, room, i, *loc;
+
+	for (; a < end; a++)
+		for (i = 0; a->store == KG_ST_SYMSTR && i < (a->count ? a->count : 1); i++)
+			nsym += (*(u32 *)(body + arg_base + a->offset + 4 * i) & KG_SYMSTR_PENDING) == KG_SYMSTR_PENDING;
+	if (pos + nsym > PROBE_STAGE_MAX)
+		return -1;
+	room = pos + nsym + sizeof(struct trace_entry);		/* where the strings end, as offsets count */
+	for (a = first; a < end; a++)
+		for (i = 0; a->store == KG_ST_SYMSTR && i < (a->count ? a->count : 1); i++) {
+			loc = (u32 *)(body + arg_base + a->offset + 4 * i);
+			if ((*loc & KG_SYMSTR_PENDING) == KG_SYMSTR_PENDING)
+				*loc = (room - (*loc & 0xffff)) << 16 | (*loc & 0xffff);
+		}
+	memset(body + pos, 0, nsym);
+	return pos + nsym;
+}
+
+/*
  * process_fetch_insn() for one argument, writing it as store_trace_args()
  * does: a number into its slot (left zero on a fault), a string after the
  * fixed area with its __data_loc in the slot; an array element by element
@@ -419,7 +474,8 @@ static notrace int kg_fetch(const struct kg_arg *a, struct pt_regs *regs, u64 ip
 			} else if (n && !fault) {
 				val = lval + 8 * n;
 			}
-			if (kg_store_string(a, val + a->store_off, fault, body, slot, pos))
+			if (a->store == KG_ST_SYMSTR ? kg_store_symstr(val + a->store_off, fault, body, slot, pos) :
+			    kg_store_string(a, val + a->store_off, fault, body, slot, pos))
 				return -1;
 			continue;
 		}
@@ -504,14 +560,22 @@ notrace int kg_record_body(struct kg_probe *kp, u64 addr, u64 ret_ip, u64 ip, st
 {
 	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg], *end = a + kp->nargs;
 	u32 head = kg_head(kp, body, addr, ret_ip);
-	u32 pos = head + kp->args_size;
+	u32 pos = head + kp->args_size, symstrs = 0;
+	int len;
 
-	for (; a < end; a++)	/* every slot is written: no zeroing first */
-		if (kg_fetch(a, regs, ip, body, head, &pos, NULL)) {
-			__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
-			return -1;
-		}
-	return pos;
+	for (; a < end; a++) {	/* every slot is written: no zeroing first */
+		if (kg_fetch(a, regs, ip, body, head, &pos, NULL))
+			goto missed;
+		symstrs |= a->store == KG_ST_SYMSTR;
+	}
+	if (!symstrs)
+		return pos;
+	len = kg_symstr_locs(end - kp->nargs, end, body, head, pos);
+	if (len >= 0)
+		return len;
+missed:
+	__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
+	return -1;
 }
 
 static notrace void kg_record(struct kg_probe *kp, u64 slots, u64 addr, u64 ret_ip, u64 ip,
@@ -913,7 +977,8 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 	struct kg_probe *kp = &kprobe_guest.probes[probe % KG_MAX_PROBES];
 	int cpu = this_cpu()->h.cpu;
 	u64 slots = READ_ONCE(kp->slots), trig = READ_ONCE(kp->triggers);
-	u32 pos = kp->args_size;
+	u32 pos = kp->args_size, symstrs = 0;
+	int len;
 	const struct kg_arg *a = &kprobe_guest.args[kp->first_arg % KG_MAX_ARGS], *end = a + kp->nargs;
 	struct trace_event_file file;
 	struct trace_entry *out;
@@ -927,12 +992,17 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 	}
 	kg_busy[cpu] = 1;
 	__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
-	for (; a < end; a++)
-		if (kg_fetch(a, NULL, 0, body, 0, &pos, rec)) {
-			__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
-			kg_busy[cpu] = 0;
-			return;
-		}
+	for (; a < end; a++) {
+		if (kg_fetch(a, NULL, 0, body, 0, &pos, rec))
+			goto missed;
+		symstrs |= a->store == KG_ST_SYMSTR;
+	}
+	if (symstrs) {
+		len = kg_symstr_locs(end - kp->nargs, end, body, 0, pos);
+		if (len < 0)
+			goto missed;
+		pos = len;
+	}
 	slots = dyn_file_slots(slots, kp->type);
 	if (trig) {	/* the eprobe's own triggers: its file is kp's head */
 		kg_record_triggered((const struct trace_event_file *)kp, body, pos, (struct kg_ctx){ irqflags, 0 });
@@ -952,5 +1022,9 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 		trace_event_commit(out, sizeof(*out) + pos);
 	}
 	preempt_enable_no_resched();
+	kg_busy[cpu] = 0;
+	return;
+missed:
+	__atomic_add_fetch(&kp->nmissed, 1, __ATOMIC_RELAXED);
 	kg_busy[cpu] = 0;
 }

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .machine.contract import (DirectCall, KprobeEventAnswer, KprobeRequest, KprobeRequestMachine, KprobeService,
-                               PatchableMachine, SymbolAnswer, SymbolLookup, TracedMachine)
+                               PatchableMachine, TracedMachine)
 from .lib.sysctl import SysctlFile
 from .machine.bpf_jit import BpfJitSymbols
 from .machine.image import KernelImage
@@ -83,13 +83,10 @@ def written_code(machine: TracedMachine, trampolines: WrittenCode | None) -> Wri
 
 
 def _kernel_requests(sites: FtraceSites, core: TraceCore) -> KprobeService:
-    """The answers to the kernel's requests: symbols and direct calls from the ftrace sites,
+    """The answers to the kernel's requests: direct calls from the ftrace sites,
     probes from the kprobe engine (ENOENT without one, as a kernel whose kprobe PMU finds no
     symbol)."""
-    def serve(req: KprobeRequest | SymbolLookup | DirectCall) -> int | KprobeEventAnswer | SymbolAnswer:
-        if isinstance(req, SymbolLookup):
-            found = sites.lookup(req.func)
-            return -errno.ENOENT if found is None else SymbolAnswer(*found)
+    def serve(req: KprobeRequest | DirectCall) -> int | KprobeEventAnswer:
         if isinstance(req, DirectCall):
             return sites.set_direct(req.site, req.tramp, req.size, req.name)
         if core.kprobes is None:

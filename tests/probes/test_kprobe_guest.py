@@ -22,6 +22,9 @@ from tracefs_sim.trace.probe_record import record_body
 
 PROBE_STAGE_MAX = 3072
 BLOCKS = 3
+# an argument the guest's tables cannot hold (more dereferences than KG_MAX_DEREF): its probe
+# keeps the host's handler
+HOST_ONLY = "d=" + "+0(" * 10 + "%sp" + ")" * 10 + ":u8"
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +82,7 @@ class Capture:
 loads = st.sampled_from(["%di", "%si", "%dx", "%cx", "%sp", "%ip", "%flags", "$stack1", "$stack", "$arg2",
                          "$arg8", "@jiffies", "@init_task", "\\0x400010", "\\-8"])
 offsets = st.sampled_from(["0", "8", "16", "-8", "0x20", "3", "0x5c0"])
-types = st.sampled_from(["", ":u8", ":s16", ":x32", ":u64", ":s64", ":string", ":ustring",
+types = st.sampled_from(["", ":u8", ":s16", ":x32", ":u64", ":s64", ":string", ":ustring", ":symstr",
                          ":b3@2/8", ":b12@4/32", ":x8", ":u16[3]", ":x8[5]", ":s64[2]", ":string[2]",
                          ":ustring[3]", ":b4@2/16[2]"])
 
@@ -168,6 +171,15 @@ def test_arrays_and_immediate_strings_in_the_guest(kernel, kind):
                      "+0(\\0):string[2]", '\\"' + "t" * 53 + '":string'], kind)
 
 
+@pytest.mark.parametrize("kind", [K.FTRACE, K.OPTIMIZED, K.INT3])
+def test_symstr_names_symbols_from_the_kernels_own_kallsyms(kernel, kind):
+    # sprint_symbol() in the guest (kernel/kallsyms.c over the image's table): a function with
+    # its offset and size, a return address, an address no symbol covers (the stack's), one
+    # that faults; between strings, whose NULs the names' room takes (6.1's symstr quirk)
+    compare(kernel, ["%ip:symstr", "+0(%si):string", "+0($stack):symstr", "%sp:symstr",
+                     "+0(%flags):symstr", "+0(%sp):string"], kind)
+
+
 plain = st.builds("{}{}".format, st.sampled_from(["%di", "%si", "%dx", "%cx", "%r8", "%ax", "%sp", "%bp", "%flags",
                                                  "%cs", "%ss", "%orig_ax", "$arg3", "$stack"]),
                   st.sampled_from(["", ":u8", ":s16", ":x32", ":u64", ":s8", ":x16"]))
@@ -182,13 +194,13 @@ def test_register_only_records_written_straight_into_the_ring(kernel, specs, kin
 
 
 def test_a_point_the_guest_cannot_take_whole_goes_to_the_host_and_back(kernel):
-    # an aggregate with a symstr argument (host only): both probes on host handlers, same
+    # an aggregate with an argument only the host takes: both probes on host handlers, same
     # records; once it goes, the point is the guest's again and the counts carry on
     kernel.optimization(True)
     where = f"{PROBED}+{kernel.optimisable}"
     addr = kernel.machine.image.lookup(PROBED).addr + kernel.optimisable
     kernel.probe(f"p:kg/g {where} a=%di b=+0(%si):u8")
-    kernel.probe(f"p:kg/h {where} s=%ip:symstr")
+    kernel.probe(f"p:kg/h {where} {HOST_ONLY}")
     try:
         kernel.enable("kg", "g")
         kernel.enable("kg", "h")
@@ -396,7 +408,7 @@ def test_guest_kretprobe_instances_of_exited_tasks_go_back_to_the_pool(kernel):
         kernel.enable("kg", "x", False)
         kernel.enable("kg", "y", False)
         kernel.probe("-:kg/y")
-        kernel.probe("r:kg/z ksys_read s=%ip:symstr")  # symstr: the host's
+        kernel.probe(f"r:kg/z ksys_read {HOST_ONLY}")
         kernel.enable("kg", "z")
         assert kernel.engine.point(kernel.machine.image.addr("ksys_read")).guest is None
         kernel.run(BLOCKS)  # exits 0
@@ -406,11 +418,11 @@ def test_guest_kretprobe_instances_of_exited_tasks_go_back_to_the_pool(kernel):
 
 
 def test_guest_and_host_kretprobes_share_the_trampoline(kernel):
-    """A guest kretprobe on vfs_read inside a host one on its caller ksys_read (a symstr
-    argument keeps that one on the host): vfs_read's return finds its guest instance, ksys_read's
+    """A guest kretprobe on vfs_read inside a host one on its caller ksys_read (an argument only
+    the host takes keeps that one there): vfs_read's return finds its guest instance, ksys_read's
     finds none in the guest and goes on to the host's hook; both count every call."""
     kernel.probe("r:kg/inner vfs_read ret=$retval")
-    kernel.probe("r:kg/outer ksys_read ret=$retval s=%ip:symstr")
+    kernel.probe(f"r:kg/outer ksys_read ret=$retval {HOST_ONLY}")
     try:
         kernel.enable("kg", "inner")
         kernel.enable("kg", "outer")

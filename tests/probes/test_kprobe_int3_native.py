@@ -1,8 +1,8 @@
 """int3 kprobes the guest handles whole: the machine delivers their int3s through the
 guest's #BP gate natively (machine/int3_gate.py, native/int3.c), two a hit (the probe's and
 the one that ends the copy's single step), with no Python, and the hits, counts and records
-are exactly those of the probed instruction's executions; an int3 point on the host path (a
-symstr argument) works beside it through the Python breakpoint handler, and leaves the host's
+are exactly those of the probed instruction's executions; an int3 point on the host path (an
+argument only the host takes) works beside it through the Python breakpoint handler, and leaves the host's
 table when disarmed."""
 import contextlib
 import struct
@@ -16,6 +16,7 @@ from tracefs_sim.machine.hooks import REG_INDEX
 from tracefs_sim.probes import kprobes as K
 from tracefs_sim.probes.kprobes.regs import Regs
 from tracefs_sim.trace.probe_record import record_body
+from test_kprobe_guest import HOST_ONLY
 
 BLOCKS = 5
 
@@ -69,15 +70,15 @@ def spec(kernel, event):
 
 
 def test_guest_and_host_int3_points_record_exactly_their_hits(kernel):
-    """Two int3 points, both through the gate: one the guest's handlers run, one with a symstr
-    argument whose handlers are the host's (at the kernel's PORT_KPROBE_HIT doorbell, the
+    """Two int3 points, both through the gate: one the guest's handlers run, one with an
+    argument only the host takes, whose handlers are the host's (at the kernel's PORT_KPROBE_HIT doorbell, the
     record committed by the kernel); the records of each are exactly those of the probed
     instruction's executions, and every hit costs two traps."""
     m = kernel.machine
     base = m.image.lookup(PROBED).addr
     guest_at, host_at = base + kernel.optimisable, base + second_offset(kernel)
     kernel.probe(f"p:kg/n {PROBED}+{kernel.optimisable} a=%di b=+0(%si):u8 c=%dx")
-    kernel.probe(f"p:kg/h {PROBED}+{host_at - base} s=%ip:symstr d=%si")
+    kernel.probe(f"p:kg/h {PROBED}+{host_at - base} {HOST_ONLY} e=%si")
     try:
         kernel.enable("kg", "n")
         kernel.enable("kg", "h")

@@ -22,12 +22,11 @@
  * kprobe_events as a tracepoint perf source (its id in probe), TRACE_REG_PERF_REGISTER/UNREGISTER:
  * the host arms its probes for perf (TP_FLAG_PROFILE) and answers how many, their indexes in
  * kprobe_guest.probes written as u32s over func; the event may not go while perf holds it */
-/* LOOKUP: the address of the function named func (kallsyms_lookup_name()), answered in addr, and
- * its ftrace site in offset (0: none); result 0 or -ENOENT.  DIRECT: the ftrace site at addr
+/* DIRECT: the ftrace site at addr
  * calls the trampoline at offset (0: no longer; register_ftrace_direct()), whose is_return bytes
  * of code, named func, the kernel has just written; result 0 or -errno */
 enum { KPROBE_REQ_REGISTER = 1, KPROBE_REQ_UNREGISTER = 2, KPROBE_REQ_PERF_OPEN = 3, KPROBE_REQ_PERF_CLOSE = 4,
-       KPROBE_REQ_LOOKUP = 5, KPROBE_REQ_DIRECT = 6 };
+       KPROBE_REQ_DIRECT = 6 };
 #define KPROBE_EVENT_MAX_PROBES	(KPROBE_FUNC_LEN / 4)
 #define KPROBE_FIELDS_LEN	4096
 

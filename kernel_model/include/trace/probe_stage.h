@@ -69,7 +69,8 @@ enum { KG_LOAD_REG, KG_LOAD_IP, KG_LOAD_STACK, KG_LOAD_IMM, KG_LOAD_COMM, KG_LOA
 #define KG_FIELD_DYN_STRING	0x200	/* __data_loc char[] */
 #define KG_FIELD_STATIC_STRING	0x400	/* char[N] */
 #define KG_FIELD_PTR_STRING	0x800	/* char * */
-enum { KG_ST_RAW, KG_ST_MEM, KG_ST_UMEM, KG_ST_STRING, KG_ST_USTRING };
+/* KG_ST_SYMSTR: sprint_symbol() of the value (kernel/kallsyms.c), stored as a string */
+enum { KG_ST_RAW, KG_ST_MEM, KG_ST_UMEM, KG_ST_STRING, KG_ST_USTRING, KG_ST_SYMSTR };
 
 struct kg_arg {				/* one argument's fetch program */
 	u8 load;			/* KG_LOAD_* */

@@ -10,6 +10,7 @@
  * log level 1 only the failing path (a finished path's lines are rolled back).
  * Then the rewrites: map fds become map pointers, helper numbers call offsets. */
 #include "../../include/bpf_verifier.h"
+#include "../../include/trace/ftrace.h"	/* ftrace_is_site() */
 #include "../../include/btf.h"
 #include "../../include/cred.h"
 #include "../../include/mm.h"
@@ -3836,11 +3837,12 @@ static int check_attach_btf_id(struct bpf_verifier_env *env)
 	ret = btf_distill_func_proto(env, t, tname);
 	if (ret)
 		return ret;
-	addr = kallsyms_lookup_site(tname, &site);
+	addr = kallsyms_lookup_name(tname);
 	if (!addr) {
 		verbose(env, "The address of function %s cannot be found\n", tname);
 		return -ENOENT;
 	}
+	site = ftrace_is_site(addr) ? addr : 0;	/* (ftrace_location()) */
 	prog->attach_func_proto = t;
 	prog->attach_func_name = tname;
 	prog->attach_func_addr = addr;

@@ -581,19 +581,6 @@ class KprobeRequest:
 
 
 @dataclass(frozen=True)
-class SymbolLookup:
-    """LOOKUP (kallsyms_lookup_name() of the kernel's BPF verifier): the function named func."""
-    func: str
-
-
-@dataclass(frozen=True)
-class SymbolAnswer:
-    """LOOKUP's answer: the function's address and its ftrace site (0: it has none)."""
-    addr: int
-    site: int
-
-
-@dataclass(frozen=True)
 class DirectCall:
     """DIRECT (register_ftrace_direct() of the kernel's BPF trampolines): the ftrace site at
     `site` calls `tramp` (0: no longer), whose `size` bytes of code, named `name` (as kallsyms
@@ -615,8 +602,8 @@ class KprobeEventAnswer:
 
 # answers a request: REGISTER, the probe's index in the guest's tables or -errno; UNREGISTER and
 # PERF_CLOSE, 0; PERF_OPEN, a KprobeEventAnswer or -errno
-# LOOKUP, a SymbolAnswer or -errno; DIRECT, 0 or -errno
-KprobeService = Callable[[KprobeRequest | SymbolLookup | DirectCall], int | KprobeEventAnswer | SymbolAnswer]
+# DIRECT, 0 or -errno
+KprobeService = Callable[[KprobeRequest | DirectCall], int | KprobeEventAnswer]
 
 
 @runtime_checkable

@@ -1,8 +1,8 @@
 """The kernel's requests to the host's kprobe engine (kernel_model/include/trace/kprobe_perf.h,
 PORT_KPROBE): a perf event of the kprobe PMU registers a probe of its own, a tracepoint perf
 event of a kprobe event arms that event's probes for perf, and the engine that arms probes is
-the host's; the BPF verifier looks up a function's address and ftrace site (LOOKUP), and a BPF
-trampoline has the ftrace sites call it (DIRECT), as the host patches the sites.  The kernel posts a struct kprobe_host_req and sleeps; the request is
+the host's; and a BPF trampoline has the ftrace sites call it (DIRECT), as the host patches the
+sites.  The kernel posts a struct kprobe_host_req and sleeps; the request is
 answered here on a thread of its own (arming stops every CPU, which the CPU thread that rang
 cannot wait for), its result and `done` written, and the call-function vector raised so that
 the kernel wakes the requester.  One request at a time: the kernel serialises them."""
@@ -15,7 +15,7 @@ import struct
 import threading
 from collections.abc import Callable
 
-from .contract import DirectCall, KprobeEventAnswer, KprobeRequest, KprobeService, SymbolAnswer, SymbolLookup
+from .contract import DirectCall, KprobeEventAnswer, KprobeRequest, KprobeService
 from .image import KernelImage
 from .paging import PhysMem, kernel_virt_to_phys
 
@@ -34,7 +34,7 @@ class KprobeRequests:
         self._func_len, self._fields_len = a("KPROBE_FUNC_LEN"), a("KPROBE_FIELDS_LEN")
         self._ops = a("KPROBE_REQ_REGISTER"), a("KPROBE_REQ_UNREGISTER"), a("KPROBE_REQ_PERF_OPEN"), \
             a("KPROBE_REQ_PERF_CLOSE")
-        self._lookup, self._direct = a("KPROBE_REQ_LOOKUP"), a("KPROBE_REQ_DIRECT")
+        self._direct = a("KPROBE_REQ_DIRECT")
         self._raise_irq = raise_irq
         self._service: KprobeService | None = None
         self._mem: PhysMem | None = None
@@ -72,11 +72,7 @@ class KprobeRequests:
                 answer = self._answer(req)
             except Exception:  # the kernel must get an answer whatever happened here
                 answer = -errno.EINVAL
-            if isinstance(answer, SymbolAnswer):
-                mem.write(pa + self._off["addr"], struct.pack("<QQ", answer.addr, answer.site))
-                result = 0
-            else:
-                result = answer if isinstance(answer, int) else self._write_event(mem, pa, answer)
+            result = answer if isinstance(answer, int) else self._write_event(mem, pa, answer)
             mem.write(pa + self._off["result"], struct.pack("<i", result))
             mem.write(pa + self._off["done"], struct.pack("<I", 1))
             try:
@@ -99,27 +95,25 @@ class KprobeRequests:
         mem.write(pa + self._off["fields"], text + b"\0")
         return n
 
-    def _answer(self, req: KprobeRequest | SymbolLookup | DirectCall | None) -> int | KprobeEventAnswer | SymbolAnswer:
+    def _answer(self, req: KprobeRequest | DirectCall | None) -> int | KprobeEventAnswer:
         service = self._service
         if req is None:
             return -errno.EINVAL
         if service is None:
             if not isinstance(req, KprobeRequest):
-                return -errno.ENOENT if isinstance(req, SymbolLookup) else -errno.EBUSY
+                return -errno.EBUSY
             if req.perf_event:
                 return -errno.EINVAL if req.register else 0
             return -errno.ENOENT if req.register else 0
         return service(req)
 
-    def _decode(self, mem: PhysMem, pa: int) -> KprobeRequest | SymbolLookup | DirectCall | None:
+    def _decode(self, mem: PhysMem, pa: int) -> KprobeRequest | DirectCall | None:
         o = self._off
         op, is_return = struct.unpack_from("<II", mem.buf, pa + o["op"])
         addr, offset = struct.unpack_from("<QQ", mem.buf, pa + o["addr"])
         (probe,) = struct.unpack_from("<I", mem.buf, pa + o["probe"])
         raw = bytes(mem.buf[pa + o["func"]:pa + o["func"] + self._func_len])
         name = raw.split(b"\0", 1)[0].decode("latin-1")
-        if op == self._lookup:
-            return SymbolLookup(name)
         if op == self._direct:
             return DirectCall(addr, offset, is_return, name)
         if op not in self._ops:

@@ -431,15 +431,6 @@ class FtraceSites:
             (self._kprobes.add if on else self._kprobes.discard)(i)
             self._update()
 
-    def lookup(self, name: str) -> tuple[int, int] | None:
-        """kallsyms_lookup_name() for the kernel's BPF verifier: the function's address and its
-        ftrace site (0: none); None: no such function."""
-        sym = self._image.lookup(name)
-        if sym is None:
-            return None
-        i = self._index.get(name)
-        return sym.addr, 0 if i is None else self._addrs[i]
-
     def direct_call(self, name: str) -> tuple[str, int] | None:
         """The BPF trampoline function `name`'s site calls (its name and the size 6.1's kallsyms
         gives it: a page), None: none."""

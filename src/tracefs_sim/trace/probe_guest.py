@@ -5,9 +5,9 @@ whose every argument compiles runs no Python.
 
 What the guest interpreter covers: register, $argN, $stackN, $stack, $retval, @SYM and
 immediate loads, $comm, dereference chains (kernel and user), numeric stores and bitfields,
-string and ustring, arrays of numbers and of strings, immediate strings; for a uprobe (every
-read a copy from user memory) all of those but $stackN and $argN past the sixth.  symstr (a
-symbol's name: kallsyms is the host's) and a uprobe's @+OFFSET do not compile, and the probe
+string, ustring and symstr (the kernel's own kallsyms names the symbol), arrays of numbers and
+of strings, immediate strings; for a uprobe (every read a copy from user memory) all of those
+but $stackN and $argN past the sixth.  A uprobe's @+OFFSET does not compile, and the probe
 keeps its host handler, whose fetch is probe_record.py's: the two run the same programs for
 different probes (the guest without Python at a hit; the host where the guest cannot), and
 tests/probes/test_kprobe_guest.py and test_uprobe_guest.py check the guest's records against
@@ -19,20 +19,18 @@ from typing import cast
 
 from ..probes.kprobes.guest import (
     KG_MAX_DEREF, LOAD_COMM, LOAD_DATA, LOAD_FIELD, LOAD_IMM, LOAD_IP, LOAD_REG, LOAD_STACK, ST_MEM, ST_RAW, ST_STRING,
-    ST_UMEM, ST_USTRING, GuestFetchArg, GuestRecord,
+    ST_SYMSTR, ST_UMEM, ST_USTRING, GuestFetchArg, GuestRecord,
 )
 from ..probes.kprobes.regs import PT_REGS
 from .probe_args import ARGUMENT_REGISTERS, ProbeArg
 
 _STORES = {"st_raw": ST_RAW, "st_mem": ST_MEM, "st_umem": ST_UMEM, "st_string": ST_STRING,
-           "st_ustring": ST_USTRING}
+           "st_ustring": ST_USTRING, "st_symstr": ST_SYMSTR}
 
 
 def _compile_arg(arg: ProbeArg, user: bool) -> GuestFetchArg | None:
     """One argument's program for the guest; None: the guest does not interpret it.  user: a
     uprobe's, whose every read is a copy from user memory (a kernel address faults)."""
-    if arg.type.name == "symstr":
-        return None
     code = arg.code
     i = 1 if code[0].op == "symbol" else 0
     first = code[i]

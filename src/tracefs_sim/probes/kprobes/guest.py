@@ -34,7 +34,7 @@ from .regs import PT_REGS
 LOAD_REG, LOAD_IP, LOAD_STACK, LOAD_IMM, LOAD_COMM, LOAD_DATA, LOAD_FIELD = range(7)
 # LOAD_FIELD's kinds (imm): the field's size, or'ed with FIELD_SIGNED; or a string kind
 FIELD_SIGNED, FIELD_DYN_STRING, FIELD_STATIC_STRING, FIELD_PTR_STRING = 0x100, 0x200, 0x400, 0x800
-ST_RAW, ST_MEM, ST_UMEM, ST_STRING, ST_USTRING = range(5)
+ST_RAW, ST_MEM, ST_UMEM, ST_STRING, ST_USTRING, ST_SYMSTR = range(6)
 KG_MAX_DEREF = 8
 _ARG = struct.Struct("<8BHHHHQq8q")  # struct kg_arg
 _PROBE = struct.Struct("<QQHHIIIBBH4xQQIIII")  # struct kg_probe
@@ -50,7 +50,8 @@ _HOST_LAYOUT = {
         ("SIGNED", FIELD_SIGNED), ("DYN_STRING", FIELD_DYN_STRING), ("STATIC_STRING", FIELD_STATIC_STRING),
         ("PTR_STRING", FIELD_PTR_STRING))},
     **{f"KG_ST_{name}": value for name, value in (
-        ("RAW", ST_RAW), ("MEM", ST_MEM), ("UMEM", ST_UMEM), ("STRING", ST_STRING), ("USTRING", ST_USTRING))},
+        ("RAW", ST_RAW), ("MEM", ST_MEM), ("UMEM", ST_UMEM), ("STRING", ST_STRING), ("USTRING", ST_USTRING),
+        ("SYMSTR", ST_SYMSTR))},
     "sizeof(kg_arg)": _ARG.size, "sizeof(kg_probe)": _PROBE.size, "sizeof(kg_point)": _POINT.size,
     "sizeof(kg_inst)": _INST.size,
 }
