@@ -11,8 +11,8 @@
  * Both as trace_event_buffer_reserve/commit do for a kprobe event in Linux:
  * common header from the probed context's flags, then the body.
  * The host's fetch (src/tracefs_sim/trace/probe_record.py) runs the same
- * programs for what this interpreter cannot (a uprobe's @+OFFSET and
- * user-stack loads); tests/probes/test_kprobe_guest.py
+ * programs for what this interpreter's tables cannot hold (more dereferences
+ * than KG_MAX_DEREF, a table full); tests/probes/test_kprobe_guest.py
  * and test_uprobe_guest.py check the records built here against it byte for byte.
  */
 #include "../include/kernel.h"
@@ -404,7 +404,7 @@ static notrace u64 kg_event_field(const struct kg_arg *a, const u8 *rec)
 	}
 }
 
-static notrace int kg_fetch(const struct kg_arg *a, struct pt_regs *regs, u64 ip, u8 *body,
+static notrace int kg_fetch(const struct kg_arg *a, struct pt_regs *regs, u64 ip, u64 bp_addr, u8 *body,
 			    u32 arg_base, u32 *pos, const u8 *rec)
 {
 	u64 val, lval, addr, v;
@@ -422,6 +422,13 @@ static notrace int kg_fetch(const struct kg_arg *a, struct pt_regs *regs, u64 ip
 		break;
 	case KG_LOAD_STACK:
 		val = kg_stack(regs, a->param);
+		break;
+	case KG_LOAD_USTACK:
+		addr = regs->sp + 8 * (u64)a->param;
+		val = kg_read(&v, addr, 8, true) ? 0 : v;
+		break;
+	case KG_LOAD_FOFFS:
+		val = bp_addr + a->imm;
 		break;
 	case KG_LOAD_IMM:
 		val = a->imm;
@@ -564,7 +571,7 @@ notrace int kg_record_body(struct kg_probe *kp, u64 addr, u64 ret_ip, u64 ip, st
 	int len;
 
 	for (; a < end; a++) {	/* every slot is written: no zeroing first */
-		if (kg_fetch(a, regs, ip, body, head, &pos, NULL))
+		if (kg_fetch(a, regs, ip, addr, body, head, &pos, NULL))
 			goto missed;
 		symstrs |= a->store == KG_ST_SYMSTR;
 	}
@@ -993,7 +1000,7 @@ notrace void eprobe_trigger_func(u32 probe, const void *rec, unsigned long irqfl
 	kg_busy[cpu] = 1;
 	__atomic_add_fetch(&kp->nhit, 1, __ATOMIC_RELAXED);
 	for (; a < end; a++) {
-		if (kg_fetch(a, NULL, 0, body, 0, &pos, rec))
+		if (kg_fetch(a, NULL, 0, 0, body, 0, &pos, rec))
 			goto missed;
 		symstrs |= a->store == KG_ST_SYMSTR;
 	}

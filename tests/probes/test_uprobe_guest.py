@@ -12,10 +12,11 @@ from tracefs_sim.trace import trace_uprobe
 WRITE = file_offset(PROGTEST, "__libc_write")
 UNAME = file_offset(PROGTEST, "__uname")
 # every kind of fetch the guest takes for a uprobe: registers, user memory through dereferences
-# (a kernel address faults), strings, bitfields, arrays, $comm, immediates, $retval
+# (a kernel address faults), strings, bitfields, arrays, $comm, immediates, $retval, the user
+# stack's words, the probed file's bytes (@+OFFSET: its ELF header), symstr
 EVENTS = (f"p:w {PROGTEST}:{WRITE:#x} fd=%di n=%dx:u32 sp=$stack buf=+0(%si):string u=+0(%si):ustring "
           f"q=+0(%si):x64 b=+1(%si):b4@2/8 a=+0(%si):u8[4] s=+0(%si):string[2] c=$comm k=+0(\\0xffffffff81000000):u64 "
-          f"i=\\\"imm\" z=%ip\n"
+          f"i=\\\"imm\" z=%ip st1=$stack1 st3=$stack3:x32 elf=@+0:x64 cls=@+4:u8 y=%sp:symstr\n"
           f"r:u {PROGTEST}:{UNAME:#x} rv=$retval sys=+0(%di):string\n")
 
 

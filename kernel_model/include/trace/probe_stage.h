@@ -64,7 +64,11 @@ int kg_read(void *dst, u64 va, u32 n, bool user);
 /* KG_LOAD_FIELD (eprobes): a field of the attached event's record at offset
  * param, as get_event_field() reads it: imm is its size | KG_FIELD_SIGNED, or a
  * KG_FIELD_*_STRING kind (the value: the string's address) */
-enum { KG_LOAD_REG, KG_LOAD_IP, KG_LOAD_STACK, KG_LOAD_IMM, KG_LOAD_COMM, KG_LOAD_DATA, KG_LOAD_FIELD };
+/* KG_LOAD_USTACK (uprobes' $stackN): get_user_stack_nth(), word param of the user stack (0
+ * where the copy faults); KG_LOAD_FOFFS (uprobes' @+OFFSET): translate_user_vaddr(), the probed
+ * address plus imm (the file offset less the probe's: where the file is mapped, plus it) */
+enum { KG_LOAD_REG, KG_LOAD_IP, KG_LOAD_STACK, KG_LOAD_IMM, KG_LOAD_COMM, KG_LOAD_DATA, KG_LOAD_FIELD,
+       KG_LOAD_USTACK, KG_LOAD_FOFFS };
 #define KG_FIELD_SIGNED		0x100
 #define KG_FIELD_DYN_STRING	0x200	/* __data_loc char[] */
 #define KG_FIELD_STATIC_STRING	0x400	/* char[N] */

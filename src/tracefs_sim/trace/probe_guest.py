@@ -6,9 +6,10 @@ whose every argument compiles runs no Python.
 What the guest interpreter covers: register, $argN, $stackN, $stack, $retval, @SYM and
 immediate loads, $comm, dereference chains (kernel and user), numeric stores and bitfields,
 string, ustring and symstr (the kernel's own kallsyms names the symbol), arrays of numbers and
-of strings, immediate strings; for a uprobe (every read a copy from user memory) all of those
-but $stackN and $argN past the sixth.  A uprobe's @+OFFSET does not compile, and the probe
-keeps its host handler, whose fetch is probe_record.py's: the two run the same programs for
+of strings, immediate strings; for a uprobe (every read a copy from user memory) all of those,
+$stackN from the user stack and @+OFFSET in the probed file.  What does not compile (more
+dereferences than the guest's tables hold) keeps its host handler, whose fetch is
+probe_record.py's: the two run the same programs for
 different probes (the guest without Python at a hit; the host where the guest cannot), and
 tests/probes/test_kprobe_guest.py and test_uprobe_guest.py check the guest's records against
 probe_record's byte for byte."""
@@ -18,7 +19,8 @@ from collections.abc import Sequence
 from typing import cast
 
 from ..probes.kprobes.guest import (
-    KG_MAX_DEREF, LOAD_COMM, LOAD_DATA, LOAD_FIELD, LOAD_IMM, LOAD_IP, LOAD_REG, LOAD_STACK, ST_MEM, ST_RAW, ST_STRING,
+    KG_MAX_DEREF, LOAD_COMM, LOAD_DATA, LOAD_FIELD, LOAD_FOFFS, LOAD_IMM, LOAD_IP, LOAD_REG, LOAD_STACK, LOAD_USTACK,
+    ST_MEM, ST_RAW, ST_STRING,
     ST_SYMSTR, ST_UMEM, ST_USTRING, GuestFetchArg, GuestRecord,
 )
 from ..probes.kprobes.regs import PT_REGS
@@ -28,9 +30,13 @@ _STORES = {"st_raw": ST_RAW, "st_mem": ST_MEM, "st_umem": ST_UMEM, "st_string": 
            "st_ustring": ST_USTRING, "st_symstr": ST_SYMSTR}
 
 
-def _compile_arg(arg: ProbeArg, user: bool) -> GuestFetchArg | None:
+_M64 = (1 << 64) - 1
+
+
+def _compile_arg(arg: ProbeArg, user: bool, probe_offset: int) -> GuestFetchArg | None:
     """One argument's program for the guest; None: the guest does not interpret it.  user: a
-    uprobe's, whose every read is a copy from user memory (a kernel address faults)."""
+    uprobe's, whose every read is a copy from user memory (a kernel address faults), probed at
+    probe_offset in its file."""
     code = arg.code
     i = 1 if code[0].op == "symbol" else 0
     first = code[i]
@@ -55,17 +61,17 @@ def _compile_arg(arg: ProbeArg, user: bool) -> GuestFetchArg | None:
             return None
         else:
             load, param = LOAD_STACK, first.param - len(ARGUMENT_REGISTERS) + 1
-    elif op == "stack":
-        if user:  # get_user_stack_nth(): not the kernel stack's bounds (the host's)
-            return None
-        load, param = LOAD_STACK, first.param
+    elif op == "stack":  # a uprobe's: get_user_stack_nth(), a copy from the user stack
+        load, param = LOAD_USTACK if user else LOAD_STACK, first.param
     elif op == "stackp":
         load, param = LOAD_REG, PT_REGS.index("sp")
     elif op == "retval":  # regs_return_value(): the trampoline's regs
         load, param = LOAD_REG, PT_REGS.index("ax")
     elif op == "imm":
         load, imm = LOAD_IMM, first.immediate
-    else:  # foffs (uprobes)
+    elif op == "foffs":  # translate_user_vaddr(): the probed address less its file offset, plus this one
+        load, imm = LOAD_FOFFS, (first.immediate - probe_offset) & _M64
+    else:
         return None
     i += 1
     derefs: list[int] = []
@@ -93,12 +99,13 @@ def _compile_arg(arg: ProbeArg, user: bool) -> GuestFetchArg | None:
                          count=arg.count, st_offset=st.offset)
 
 
-def compile_args(event_type: int, args: Sequence[ProbeArg], *, user: bool = False) -> GuestRecord | None:
-    """A kprobe, kretprobe, eprobe or (user) uprobe event's record program; None when some
-    argument needs the host handler."""
+def compile_args(event_type: int, args: Sequence[ProbeArg], *, user: bool = False,
+                 probe_offset: int = 0) -> GuestRecord | None:
+    """A kprobe, kretprobe, eprobe or (user) uprobe event's record program (a uprobe's probed
+    at probe_offset in its file); None when some argument needs the host handler."""
     out = []
     for a in args:
-        compiled = _compile_arg(a, user)
+        compiled = _compile_arg(a, user, probe_offset)
         if compiled is None:
             return None
         out.append(compiled)

@@ -77,7 +77,7 @@ class TraceUprobe:
         self._nhit = 0  # of the registrations before this one
         self._slots = 0  # what its event's records go to (set_record_slots)
         # the arguments compiled for the guest's interpreter (None: the host's handler fetches)
-        self._guest = compile_args(event.id, spec.args, user=True)
+        self._guest = compile_args(event.id, spec.args, user=True, probe_offset=spec.offset)
 
     @property
     def nhit(self) -> int:

@@ -31,7 +31,7 @@ from .regs import PT_REGS
 # fetch arguments into them: the load and store kinds, and struct kg_arg's layout, whose
 # dereference slots are KG_MAX_DEREF.  Checked against the image's host ABI when the tables
 # are made (_check_abi).
-LOAD_REG, LOAD_IP, LOAD_STACK, LOAD_IMM, LOAD_COMM, LOAD_DATA, LOAD_FIELD = range(7)
+LOAD_REG, LOAD_IP, LOAD_STACK, LOAD_IMM, LOAD_COMM, LOAD_DATA, LOAD_FIELD, LOAD_USTACK, LOAD_FOFFS = range(9)
 # LOAD_FIELD's kinds (imm): the field's size, or'ed with FIELD_SIGNED; or a string kind
 FIELD_SIGNED, FIELD_DYN_STRING, FIELD_STATIC_STRING, FIELD_PTR_STRING = 0x100, 0x200, 0x400, 0x800
 ST_RAW, ST_MEM, ST_UMEM, ST_STRING, ST_USTRING, ST_SYMSTR = range(6)
@@ -45,7 +45,7 @@ _HOST_LAYOUT = {
     "KG_MAX_DEREF": KG_MAX_DEREF,
     **{f"KG_LOAD_{name}": value for name, value in (
         ("REG", LOAD_REG), ("IP", LOAD_IP), ("STACK", LOAD_STACK), ("IMM", LOAD_IMM), ("COMM", LOAD_COMM),
-        ("DATA", LOAD_DATA), ("FIELD", LOAD_FIELD))},
+        ("DATA", LOAD_DATA), ("FIELD", LOAD_FIELD), ("USTACK", LOAD_USTACK), ("FOFFS", LOAD_FOFFS))},
     **{f"KG_FIELD_{name}": value for name, value in (
         ("SIGNED", FIELD_SIGNED), ("DYN_STRING", FIELD_DYN_STRING), ("STATIC_STRING", FIELD_STATIC_STRING),
         ("PTR_STRING", FIELD_PTR_STRING))},
