@@ -11,8 +11,8 @@
  * Both as trace_event_buffer_reserve/commit do for a kprobe event in Linux:
  * common header from the probed context's flags, then the body.
  * The host's fetch (src/tracefs_sim/trace/probe_record.py) runs the same
- * programs for what this interpreter's tables cannot hold (more dereferences
- * than KG_MAX_DEREF, a table full); tests/probes/test_kprobe_guest.py
+ * programs for the probes this interpreter's tables have no room for;
+ * tests/probes/test_kprobe_guest.py
  * and test_uprobe_guest.py check the records built here against it byte for byte.
  */
 #include "../include/kernel.h"

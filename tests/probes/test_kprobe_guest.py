@@ -22,9 +22,21 @@ from tracefs_sim.trace.probe_record import record_body
 
 PROBE_STAGE_MAX = 3072
 BLOCKS = 3
-# an argument the guest's tables cannot hold (more dereferences than KG_MAX_DEREF): its probe
-# keeps the host's handler
-HOST_ONLY = "d=" + "+0(" * 10 + "%sp" + ")" * 10 + ":u8"
+
+
+@contextlib.contextmanager
+def host_probe(kernel, addr, *, is_return=False):
+    """A probe of the engine with a Python handler at addr (enabled), which makes its point the
+    host's, as one the guest's tables cannot hold does; yields the list of its hits' ips."""
+    hits = []
+    handler = lambda hit: hits.append(hit.ip)  # noqa: E731
+    kp = kernel.engine.register(addr, on_hit=None if is_return else handler, is_return=is_return,
+                                on_return=handler if is_return else None)
+    kp.enable()
+    try:
+        yield hits
+    finally:
+        kp.unregister()
 
 
 @pytest.fixture(scope="module")
@@ -166,9 +178,11 @@ def compare(kernel, specs, kind):
 @pytest.mark.parametrize("kind", [K.FTRACE, K.OPTIMIZED, K.INT3])
 def test_arrays_and_immediate_strings_in_the_guest(kernel, kind):
     # the forms the interpreter took last: numeric arrays (a bitfield per element), string
-    # arrays (each through the next pointer, one faulting), an immediate string at its longest
+    # arrays (each through the next pointer, one faulting), an immediate string at its longest,
+    # the most dereferences Linux's parser takes (13)
     compare(kernel, ["+0(%sp):u16[3]", "+8($stack):b4@2/16[2]", "+0(+0(%sp)):string[3]",
-                     "+0(\\0):string[2]", '\\"' + "t" * 53 + '":string'], kind)
+                     "+0(\\0):string[2]", '\\"' + "t" * 53 + '":string',
+                     "+0(" * 14 + "%sp" + ")" * 14 + ":x8"], kind)
 
 
 @pytest.mark.parametrize("kind", [K.FTRACE, K.OPTIMIZED, K.INT3])
@@ -194,23 +208,20 @@ def test_register_only_records_written_straight_into_the_ring(kernel, specs, kin
 
 
 def test_a_point_the_guest_cannot_take_whole_goes_to_the_host_and_back(kernel):
-    # an aggregate with an argument only the host takes: both probes on host handlers, same
+    # an aggregate with a probe only the host runs: every probe on host handlers, the same
     # records; once it goes, the point is the guest's again and the counts carry on
     kernel.optimization(True)
     where = f"{PROBED}+{kernel.optimisable}"
     addr = kernel.machine.image.lookup(PROBED).addr + kernel.optimisable
     kernel.probe(f"p:kg/g {where} a=%di b=+0(%si):u8")
-    kernel.probe(f"p:kg/h {where} {HOST_ONLY}")
     try:
         kernel.enable("kg", "g")
-        kernel.enable("kg", "h")
-        point = kernel.engine.point(addr)
-        assert point.kind == K.OPTIMIZED and point.guest is None
-        kernel.run(BLOCKS)
-        host_hits = kernel.hits("g")
-        assert host_hits >= BLOCKS and kernel.hits("h") == host_hits
-        kernel.enable("kg", "h", False)
-        kernel.probe("-:kg/h")
+        with host_probe(kernel, addr) as hits:
+            point = kernel.engine.point(addr)
+            assert point.kind == K.OPTIMIZED and point.guest is None
+            kernel.run(BLOCKS)
+            host_hits = kernel.hits("g")
+            assert host_hits >= BLOCKS and len(hits) == host_hits
         point = kernel.engine.point(addr)
         assert point.kind == K.OPTIMIZED and point.guest is not None
         kernel.run(BLOCKS)
@@ -219,7 +230,7 @@ def test_a_point_the_guest_cannot_take_whole_goes_to_the_host_and_back(kernel):
         kernel.run(BLOCKS)
         assert kernel.hits("g") == 2 * host_hits  # disabled: the guest does not count
     finally:
-        remove_probes(kernel, "g", "h")
+        remove_probes(kernel, "g")
 
 
 def test_long_strings_and_records_too_large_as_the_host_handler_has_them(kernel):
@@ -408,33 +419,36 @@ def test_guest_kretprobe_instances_of_exited_tasks_go_back_to_the_pool(kernel):
         kernel.enable("kg", "x", False)
         kernel.enable("kg", "y", False)
         kernel.probe("-:kg/y")
-        kernel.probe(f"r:kg/z ksys_read {HOST_ONLY}")
+        kernel.probe("r:kg/z ksys_read")
         kernel.enable("kg", "z")
-        assert kernel.engine.point(kernel.machine.image.addr("ksys_read")).guest is None
-        kernel.run(BLOCKS)  # exits 0
+        with host_probe(kernel, kernel.machine.image.addr("ksys_read"), is_return=True):
+            assert kernel.engine.point(kernel.machine.image.addr("ksys_read")).guest is None
+            kernel.run(BLOCKS)  # exits 0
         assert kernel.hits("z") >= BLOCKS
     finally:
         remove_probes(kernel, "x", "y", "z")
 
 
 def test_guest_and_host_kretprobes_share_the_trampoline(kernel):
-    """A guest kretprobe on vfs_read inside a host one on its caller ksys_read (an argument only
-    the host takes keeps that one there): vfs_read's return finds its guest instance, ksys_read's
-    finds none in the guest and goes on to the host's hook; both count every call."""
+    """A guest kretprobe on vfs_read inside a host one on its caller ksys_read (a probe with a
+    Python handler beside it keeps that point there): vfs_read's return finds its guest
+    instance, ksys_read's finds none in the guest and goes on to the host's hook; both count
+    every call."""
     kernel.probe("r:kg/inner vfs_read ret=$retval")
-    kernel.probe(f"r:kg/outer ksys_read ret=$retval {HOST_ONLY}")
+    kernel.probe("r:kg/outer ksys_read ret=$retval")
     try:
         kernel.enable("kg", "inner")
         kernel.enable("kg", "outer")
         engine, image = kernel.engine, kernel.machine.image
-        assert engine.point(image.addr(PROBED)).guest is not None
-        assert engine.point(image.addr("ksys_read")).guest is None and engine.rethook.hooked
-        kernel.run(BLOCKS)
-        kernel.enable("kg", "inner", False)
-        kernel.enable("kg", "outer", False)
+        with host_probe(kernel, image.addr("ksys_read"), is_return=True) as hits:
+            assert engine.point(image.addr(PROBED)).guest is not None
+            assert engine.point(image.addr("ksys_read")).guest is None and engine.rethook.hooked
+            kernel.run(BLOCKS)
+            kernel.enable("kg", "inner", False)
+            kernel.enable("kg", "outer", False)
         profile = {line.split()[0]: tuple(map(int, line.split()[1:]))
                    for line in kernel.kprobes.read_profile().decode().splitlines()}
         assert profile["inner"][0] >= BLOCKS and profile["inner"] == profile["outer"]
-        assert profile["inner"][1] == 0
+        assert profile["inner"][1] == 0 and len(hits) >= profile["outer"][0]
     finally:
         remove_probes(kernel, "inner", "outer")

@@ -1,8 +1,8 @@
 """int3 kprobes the guest handles whole: the machine delivers their int3s through the
 guest's #BP gate natively (machine/int3_gate.py, native/int3.c), two a hit (the probe's and
 the one that ends the copy's single step), with no Python, and the hits, counts and records
-are exactly those of the probed instruction's executions; an int3 point on the host path (an
-argument only the host takes) works beside it through the Python breakpoint handler, and leaves the host's
+are exactly those of the probed instruction's executions; an int3 point on the host path (a
+probe with a Python handler there) works beside it through the Python breakpoint handler, and leaves the host's
 table when disarmed."""
 import contextlib
 import struct
@@ -16,7 +16,7 @@ from tracefs_sim.machine.hooks import REG_INDEX
 from tracefs_sim.probes import kprobes as K
 from tracefs_sim.probes.kprobes.regs import Regs
 from tracefs_sim.trace.probe_record import record_body
-from test_kprobe_guest import HOST_ONLY
+from test_kprobe_guest import host_probe
 
 BLOCKS = 5
 
@@ -70,30 +70,31 @@ def spec(kernel, event):
 
 
 def test_guest_and_host_int3_points_record_exactly_their_hits(kernel):
-    """Two int3 points, both through the gate: one the guest's handlers run, one with an
-    argument only the host takes, whose handlers are the host's (at the kernel's PORT_KPROBE_HIT doorbell, the
-    record committed by the kernel); the records of each are exactly those of the probed
-    instruction's executions, and every hit costs two traps."""
+    """Two int3 points, both through the gate: one the guest's handlers run, one that a probe
+    with a Python handler beside its event makes the host's (at the kernel's PORT_KPROBE_HIT
+    doorbell, the record committed by the kernel); the records of each are exactly those of
+    the probed instruction's executions, and every hit costs two traps."""
     m = kernel.machine
     base = m.image.lookup(PROBED).addr
     guest_at, host_at = base + kernel.optimisable, base + second_offset(kernel)
     kernel.probe(f"p:kg/n {PROBED}+{kernel.optimisable} a=%di b=+0(%si):u8 c=%dx")
-    kernel.probe(f"p:kg/h {PROBED}+{host_at - base} {HOST_ONLY} e=%si")
+    kernel.probe(f"p:kg/h {PROBED}+{host_at - base} s=%ip:symstr e=%si")
     try:
         kernel.enable("kg", "n")
         kernel.enable("kg", "h")
-        guest, host = kernel.engine.point(guest_at), kernel.engine.point(host_at)
-        assert guest.kind == K.INT3 and all(kp.guest is not None for kp in guest.probes)
-        assert host.kind == K.INT3 and all(kp.guest is None for kp in host.probes)
-        n0, h0, delivered0 = kernel.hits("n"), kernel.hits("h"), m.int3_delivered()
-        watch_n, watch_h = Watch(kernel, guest_at, "n"), Watch(kernel, host_at, "h")
-        try:
-            kernel.run(BLOCKS)
-        finally:
-            watch_n.close()
-            watch_h.close()
+        with host_probe(kernel, host_at) as python_hits:
+            guest, host = kernel.engine.point(guest_at), kernel.engine.point(host_at)
+            assert guest.kind == K.INT3 and all(kp.guest is not None for kp in guest.probes)
+            assert host.kind == K.INT3 and any(kp.guest is None for kp in host.probes)
+            n0, h0, delivered0 = kernel.hits("n"), kernel.hits("h"), m.int3_delivered()
+            watch_n, watch_h = Watch(kernel, guest_at, "n"), Watch(kernel, host_at, "h")
+            try:
+                kernel.run(BLOCKS)
+            finally:
+                watch_n.close()
+                watch_h.close()
         hits, host_hits = len(watch_n.expected), len(watch_h.expected)
-        assert hits >= BLOCKS and host_hits >= BLOCKS
+        assert hits >= BLOCKS and host_hits >= BLOCKS and len(python_hits) == host_hits
         assert kernel.hits("n") - n0 == hits and kernel.hits("h") - h0 == host_hits  # kprobe_profile
         assert m.int3_delivered() - delivered0 == 2 * (hits + host_hits)  # every one through the gate
         assert watch_n.actual == watch_n.expected  # each handler's records, one per hit

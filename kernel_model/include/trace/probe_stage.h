@@ -49,7 +49,9 @@ void probe_commit_stub(void);
 #define KG_MAX_POINTS 1024
 #define KG_MAX_PROBES 512
 #define KG_MAX_ARGS 2048		/* kg_arg entries, all probes together */
-#define KG_MAX_DEREF 8
+/* the most dereferences an argument has: Linux's FETCH_INSN_MAX (16) instructions less the
+ * load, the store and the end */
+#define KG_MAX_DEREF 13
 #define KG_MAX_STRING 4096		/* MAX_STRING_SIZE */
 #define KG_MAX_INSTS 8192		/* kretprobe instances, all pools together */
 #define KG_INST_HASH 64			/* the tasks' instance chains (current->rethooks) */
@@ -81,14 +83,16 @@ struct kg_arg {				/* one argument's fetch program */
 	u8 store;			/* KG_ST_* */
 	u8 size;			/* the stored value's bytes (string: 4, its data location) */
 	u8 nderef;			/* dereferences between load and store */
-	u8 user_mask;			/* bit i: dereference i is a uderef */
 	u8 basesize, lshift, rshift;	/* bitfield (basesize 0: none) */
+	u8 pad;
 	u16 offset;			/* its slot in the argument area */
 	u16 param;			/* KG_LOAD_REG: pt_regs index; KG_LOAD_STACK: n */
 	u16 plain;			/* 1: KG_LOAD_REG stored as is, the commonest (few branches) */
 	u16 count;			/* an array's elements (TYPE[N]); 0: a scalar */
 	u64 imm;			/* KG_LOAD_IMM */
 	s64 store_off;
+	u32 user_mask;			/* bit i: dereference i is a uderef */
+	u32 pad2;
 	s64 deref[KG_MAX_DEREF];	/* KG_LOAD_DATA: the string */
 };
 
@@ -161,7 +165,7 @@ struct kprobe_guest {
 	struct kg_inst insts[KG_MAX_INSTS];
 };
 
-_Static_assert(sizeof(struct kg_arg) == 96, "kg_arg layout");
+_Static_assert(sizeof(struct kg_arg) == 40 + 8 * KG_MAX_DEREF, "kg_arg layout");
 _Static_assert(offsetof(struct kg_arg, imm) == 16, "kg_arg layout");
 _Static_assert(sizeof(struct kg_probe) == 72, "kg_probe layout");
 _Static_assert(offsetof(struct kg_probe, first_inst) == 56, "kg_probe layout");
@@ -174,9 +178,9 @@ _Static_assert(offsetof(struct kprobe_guest, probes) == 8 + 34 * KG_MAX_POINTS, 
 _Static_assert(offsetof(struct kprobe_guest, args) == 8 + 34 * KG_MAX_POINTS + 72 * KG_MAX_PROBES,
 	       "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, chains) ==
-	       8 + 34 * KG_MAX_POINTS + 72 * KG_MAX_PROBES + 96 * KG_MAX_ARGS, "kprobe_guest layout");
+	       8 + 34 * KG_MAX_POINTS + 72 * KG_MAX_PROBES + sizeof(struct kg_arg) * KG_MAX_ARGS, "kprobe_guest layout");
 _Static_assert(offsetof(struct kprobe_guest, insts) ==
-	       8 + 34 * KG_MAX_POINTS + 72 * KG_MAX_PROBES + 96 * KG_MAX_ARGS + 4 * KG_INST_HASH,
+	       8 + 34 * KG_MAX_POINTS + 72 * KG_MAX_PROBES + sizeof(struct kg_arg) * KG_MAX_ARGS + 4 * KG_INST_HASH,
 	       "kprobe_guest layout");
 
 extern struct kprobe_guest kprobe_guest;

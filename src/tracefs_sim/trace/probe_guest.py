@@ -7,9 +7,9 @@ What the guest interpreter covers: register, $argN, $stackN, $stack, $retval, @S
 immediate loads, $comm, dereference chains (kernel and user), numeric stores and bitfields,
 string, ustring and symstr (the kernel's own kallsyms names the symbol), arrays of numbers and
 of strings, immediate strings; for a uprobe (every read a copy from user memory) all of those,
-$stackN from the user stack and @+OFFSET in the probed file.  What does not compile (more
-dereferences than the guest's tables hold) keeps its host handler, whose fetch is
-probe_record.py's: the two run the same programs for
+$stackN from the user stack and @+OFFSET in the probed file: every argument Linux accepts
+(KG_MAX_DEREF is its most dereferences).  A probe the guest's tables have no room for keeps its
+host handler, whose fetch is probe_record.py's: the two run the same programs for
 different probes (the guest without Python at a hit; the host where the guest cannot), and
 tests/probes/test_kprobe_guest.py and test_uprobe_guest.py check the guest's records against
 probe_record's byte for byte."""

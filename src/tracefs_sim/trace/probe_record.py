@@ -8,8 +8,8 @@ into one struct pack plus the strings.
 Why a second implementation exists besides the guest's (kernel_model/kernel/trace_probe.c, which
 probe_guest.py compiles for): the guest runs an enabled kprobe's, kretprobe's, eprobe's or uprobe's
 arguments in the emulated kernel, without Python; this module runs those the guest cannot take
--- an argument with more dereferences than its tables hold, a probe once they are full, a uprobe
-point's consumers past the fourth, and a probe point the guest does not take whole.  The two are one behaviour: tests/probes/test_kprobe_guest.py checks
+-- a probe once its tables are full, a uprobe point's consumers past the fourth, and a probe
+point the guest does not take whole.  The two are one behaviour: tests/probes/test_kprobe_guest.py checks
 the guest's records against this module's byte for byte, and tests/probes/test_probe_record.py
 checks this module against the reference interpreter of the tests (tests/probe_fetch_reference.py,
 Linux's process_fetch_insn and store_trace_args as plain code)."""

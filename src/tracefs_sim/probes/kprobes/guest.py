@@ -7,10 +7,8 @@ process_fetch_insn() does and writes the record itself, so an enabled probe's hi
 Python; a kretprobe's entry takes an instance there and its return is handled by the guest's
 arch_rethook_trampoline.
 
-What the guest interpreter covers: register, $argN, $stackN, $stack, $retval, @SYM and immediate
-loads, $comm, dereference chains (kernel and user), numeric stores and bitfields, string and
-ustring, arrays of numbers and of strings, immediate strings.  symstr (a symbol's name: kallsyms
-is the host's) is not compiled, and the probe keeps its host handler."""
+What the guest interpreter covers: every fetch argument Linux accepts (trace/probe_guest.py
+compiles them); a probe the tables have no room for keeps its host handler."""
 from __future__ import annotations
 
 import errno
@@ -35,8 +33,8 @@ LOAD_REG, LOAD_IP, LOAD_STACK, LOAD_IMM, LOAD_COMM, LOAD_DATA, LOAD_FIELD, LOAD_
 # LOAD_FIELD's kinds (imm): the field's size, or'ed with FIELD_SIGNED; or a string kind
 FIELD_SIGNED, FIELD_DYN_STRING, FIELD_STATIC_STRING, FIELD_PTR_STRING = 0x100, 0x200, 0x400, 0x800
 ST_RAW, ST_MEM, ST_UMEM, ST_STRING, ST_USTRING, ST_SYMSTR = range(6)
-KG_MAX_DEREF = 8
-_ARG = struct.Struct("<8BHHHHQq8q")  # struct kg_arg
+KG_MAX_DEREF = 13
+_ARG = struct.Struct(f"<8BHHHHQqII{KG_MAX_DEREF}q")  # struct kg_arg
 _PROBE = struct.Struct("<QQHHIIIBBH4xQQIIII")  # struct kg_probe
 _POINT = struct.Struct("<QIIBBBBiII")  # struct kg_point
 _POINT_EMULATION = struct.Struct("<BBBBi")  # its emulate, size, type, asize, rel32
@@ -107,12 +105,12 @@ class GuestFetchArg:
     def pack(self) -> bytes:
         """The struct kg_arg."""
         if self.load == LOAD_DATA or (self.load == LOAD_COMM and not self.derefs):  # the string itself
-            tail = struct.unpack("<8q", self.data.ljust(8 * KG_MAX_DEREF, b"\0"))
+            tail = struct.unpack(f"<{KG_MAX_DEREF}q", self.data.ljust(8 * KG_MAX_DEREF, b"\0"))
         else:
             tail = tuple(_signed(d) for d in self.derefs) + (0,) * (KG_MAX_DEREF - len(self.derefs))
-        return _ARG.pack(self.load, self.store, self.size, len(self.derefs), self.user_mask, self.basesize,
-                         self.lshift, self.rshift, self.offset, self.param, int(self.plain), self.count,
-                         self.imm & _M64, _signed(self.st_offset), *tail)
+        return _ARG.pack(self.load, self.store, self.size, len(self.derefs), self.basesize, self.lshift,
+                         self.rshift, 0, self.offset, self.param, int(self.plain), self.count,
+                         self.imm & _M64, _signed(self.st_offset), self.user_mask, 0, *tail)
 
 
 @dataclass(frozen=True)
