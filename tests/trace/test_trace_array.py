@@ -151,6 +151,15 @@ def test_an_instance_starts_at_full_size_and_its_events_expand_the_top_level():
     instance.write_buffer_size_kb(b"20\n")
     assert instance.read_buffer_size_kb() == b"23\n" and top.read_buffer_size_kb() == b"7\n"
 
+    # the other tracing_update_buffers() callers: snapshot (before its value is parsed) and
+    # set_event_pid / set_event_notrace_pid; set_ftrace_pid is not one
+    for write in (lambda a: errno_of(a.snapshot.write, b"x\n"),
+                  lambda a: a.events.pid_filter.write(b"\n"),
+                  lambda a: a.events.notrace_pid_filter.write(b"1\n")):
+        top, instance = arrays()
+        write(instance)
+        assert top.read_buffer_size_kb() == b"1410\n"
+
 
 def test_trace_header_and_clear():
     ta = make()
