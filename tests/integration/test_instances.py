@@ -75,6 +75,10 @@ def test_sixty_three_instances_then_enomem_again_and_again(mount_at):
     for _ in range(2):
         code, _, err = run(mnt, f"for i in $(seq 1 {SLOTS}); do mkdir instances/n$i || exit 1; done")
         assert code == 0, err
+        # 6.1 (2 CPUs): each new instance at trace_buf_size, the top level still unexpanded
+        code, out, err = run(mnt, f"cat instances/n1/buffer_size_kb instances/n{SLOTS}/buffer_total_size_kb"
+                                  f" instances/n{SLOTS}/per_cpu/cpu1/buffer_size_kb buffer_size_kb")
+        assert (code, out) == (0, "1410 (expanded: 1408)\n2820 (expanded: 2816)\n1410\n7 (expanded: 1408)\n"), err
         code, _, err = run(mnt, "mkdir instances/one-more")
         assert code != 0 and "Cannot allocate memory" in err
         assert "one-more" not in run(mnt, "ls instances")[1].split()

@@ -128,6 +128,39 @@ def test_expansion_is_shared_between_trace_arrays():
     assert second.read_buffer_size_kb() == b"1410\n"
 
 
+def test_an_instance_starts_at_full_size_and_its_events_expand_the_top_level():
+    """What the real 6.1 answers on 2 CPUs: trace_array_create() allocates a new instance's
+    buffers at trace_buf_size, expanded or not (`1410 (expanded: 1408)` beside the top level's
+    `7 (expanded: 1408)`); enabling an event in the instance expands global_trace's
+    (tracing_update_buffers()); its current_tracer or buffer_size_kb resizes only the instance."""
+    def arrays():
+        shared = BufferExpansion()
+        clocks = TraceClocks(lambda: 0)
+        return (make_trace_array(clocks=clocks, expansion=shared),
+                make_trace_array(1, clocks=clocks, expansion=shared))
+
+    top, instance = arrays()
+    assert instance.read_buffer_size_kb() == b"1410 (expanded: 1408)\n"
+    assert instance.read_buffer_total_size_kb() == b"2820 (expanded: 2816)\n"
+    assert instance.read_buffer_size_kb(0) == b"1410\n"
+    assert top.read_buffer_size_kb() == b"7 (expanded: 1408)\n"
+    instance.events.write_enable(b"0")       # expands whatever the value
+    assert top.read_buffer_size_kb() == b"1410\n" and instance.read_buffer_size_kb() == b"1410\n"
+
+    top, instance = arrays()
+    instance.write_buffer_size_kb(b"20\n")
+    assert instance.read_buffer_size_kb() == b"23\n" and top.read_buffer_size_kb() == b"7\n"
+
+    # the other tracing_update_buffers() callers: snapshot (before its value is parsed) and
+    # set_event_pid / set_event_notrace_pid; set_ftrace_pid is not one
+    for write in (lambda a: errno_of(a.snapshot.write, b"x\n"),
+                  lambda a: a.events.pid_filter.write(b"\n"),
+                  lambda a: a.events.notrace_pid_filter.write(b"1\n")):
+        top, instance = arrays()
+        write(instance)
+        assert top.read_buffer_size_kb() == b"1410\n"
+
+
 def test_trace_header_and_clear():
     ta = make()
     text = ta.read_trace().decode()

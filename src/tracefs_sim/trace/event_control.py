@@ -51,10 +51,14 @@ class PidFilter:
     going away leaves it empty, and an empty list lets no task through."""
 
     def __init__(self, load: Callable[[], frozenset[int] | None],
-                 store: Callable[[frozenset[int] | None], None]) -> None:
-        """load() -> the list now (None: no list); store(list) replaces it."""
+                 store: Callable[[frozenset[int] | None], None],
+                 update_buffers: Callable[[], None] | None = None) -> None:
+        """load() -> the list now (None: no list); store(list) replaces it; update_buffers,
+        if given, runs before a write does anything (event_pid_write()'s
+        tracing_update_buffers(); set_ftrace_pid's write has none)."""
         self._load = load
         self._store = store
+        self._update_buffers = update_buffers
 
     def read(self) -> bytes:
         return b"".join(b"%d\n" % pid for pid in sorted(self._load() or ()))
@@ -65,6 +69,8 @@ class PidFilter:
     def write(self, data: bytes) -> None:
         """trace_pid_write(): adds the pids written (an open with O_TRUNC cleared the list
         first); all or none; a list left with no pid at all is freed."""
+        if data and self._update_buffers is not None:
+            self._update_buffers()
         new = set()
         for token in data.split(b"\0", 1)[0].split():
             # kstrtoul(s, 0): anything it refuses (malformed, too large) is EINVAL
@@ -95,9 +101,9 @@ class EventControl:
         self._marker_files = {} if marker is None else {marker.id: EventFile(marker)}
         lists = guest.pid_lists
         self.pid_filter = PidFilter(lambda: lists.event_pids(slot, False),
-                                    lambda pids: lists.set_event_pids(slot, False, pids))
+                                    lambda pids: lists.set_event_pids(slot, False, pids), expand_buffers)
         self.notrace_pid_filter = PidFilter(lambda: lists.event_pids(slot, True),
-                                            lambda pids: lists.set_event_pids(slot, True, pids))
+                                            lambda pids: lists.set_event_pids(slot, True, pids), expand_buffers)
 
     def _set(self, files: list[EventFile], on: bool) -> None:
         for f in files:

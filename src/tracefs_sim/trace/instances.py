@@ -1,6 +1,16 @@
 """Trace instances (instance_mkdir/instance_rmdir in trace.c): named trace arrays, each
 recording into its own guest slot, whose buffers the kernel allocates when the instance is
-made and frees when it is removed (allocate_trace_buffers()/free_trace_buffers())."""
+made and frees when it is removed (allocate_trace_buffers()/free_trace_buffers()).
+
+What bounds them: 6.1's bound is memory alone (its instance costs some 11.6 MB on a 2-CPU VM:
+its buffers at trace_buf_size per CPU and its events' directory tree; a 1 GiB VM makes 75
+and dies of OOM before 85).  Here two things do: the guest's memory (each instance's rings,
+TRACE_RING_PAGES pages per online CPU, from the emulated kernel's page allocator: ENOMEM
+when it has not them), and the guest's slots (TRACE_SLOTS, read from the image: slot 0 the
+top level's, so 63 instances), a slot being a bit of the kernel's u64 masks (event files,
+tracing_on, tracing_cpumask, options, pid lists, the function tracers' sites, probes,
+triggers).  The host's own buffers (the ones readers see) fill as records come, so an idle
+instance costs the host little."""
 
 import errno
 import threading

@@ -98,8 +98,9 @@ class Snapshot:
 
     def write(self, data: bytes, cpu: int | None = None) -> None:
         """tracing_snapshot_write()."""
-        value = kstrtoul_from_user(data, 10)
         array = self._array
+        array.update_buffers()          # before the value is parsed: a bad one expands them too
+        value = kstrtoul_from_user(data, 10)
         if self.cond_owner is not None:
             raise OSError(errno.EBUSY, "a hist trigger's snapshot action has the snapshot")
         if value == 0:

@@ -64,10 +64,12 @@ _ULONG_MAX = (1 << 64) - 1
 @dataclass
 class BufferExpansion:
     """Linux's global ring_buffer_expanded + trace_buf_size: shared by all trace arrays, so
-    buffers stay minimal until tracing is first used anywhere."""
+    the top level's buffers stay minimal until tracing is first used anywhere."""
 
     trace_buf_size: int = TRACE_BUF_SIZE_DEFAULT
     expanded: bool = False
+    # global_trace, the array tracing_update_buffers() expands (whichever array's event is enabled)
+    top_level: "TraceArray | None" = None
 
 
 @dataclass(frozen=True)
@@ -130,10 +132,15 @@ class TraceArray:
         self._lock = threading.Lock()
         # The buffers' own lock: the drain writes while readers read and consume.
         self.buffer_lock = threading.RLock()
-        initial = self.expansion.trace_buf_size if self.expansion.expanded else _UNEXPANDED_SIZE
+        # trace_array_create() allocates an instance's buffers at trace_buf_size, expanded or not:
+        # only the top level's wait for tracing's first use (they are allocated at boot)
+        expanded = self.expansion.expanded or not self.top_level
+        initial = self.expansion.trace_buf_size if expanded else _UNEXPANDED_SIZE
         self.buffer = RingBuffer(nr_cpus, initial, self.clock.read)
         self.error_log = ErrorLog(self.clocks.default.read)
-        self.events = EventControl(self.registry, slot, guest, self.error_log, self.expand_buffers)
+        if self.top_level:
+            self.expansion.top_level = self
+        self.events = EventControl(self.registry, slot, guest, self.error_log, self.update_buffers)
         guest.set_recording(slot, True)
         self.options.watch("event-fork", lambda on: guest.pid_lists.set_event_fork(slot, on))
         # ftrace_trace_stack() / ftrace_trace_userstack(): the events' writers take the stacks
@@ -161,9 +168,12 @@ class TraceArray:
         """Whether records are kept now: tracing on and no reader pausing it."""
         return self._stop_count == 0 and self.tracing_on
 
-    def expand_buffers(self) -> None:
-        with self._lock:
-            self._expand_locked()
+    def update_buffers(self) -> None:
+        """tracing_update_buffers(), before an event is enabled in any array: it expands the
+        top level's buffers (global_trace's), not this array's."""
+        top = self.expansion.top_level or self
+        with top._lock:
+            top._expand_locked()
 
     # tracing_on
     @property
