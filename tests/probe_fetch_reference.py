@@ -2,10 +2,10 @@
 and process_fetch_insn_bottom() (kernel/trace/trace_probe_tmpl.h, trace_kprobe.c) as a plain
 interpreter of a FetchInsn program, and store_trace_args()'s record layout.
 
-Test code only: the package runs an argument through trace/probe_record.py (its compiled
-closures, the host's one implementation) or through the guest's kernel/trace/trace_probe.c;
-tests/probes/test_probe_record.py checks the first against this reference, and
-tests/probes/test_kprobe_guest.py the guest against the first."""
+Test code only: the package runs an argument through the guest's kernel/trace_probe.c
+(trace/probe_guest.py compiles it); tests/probes/test_kprobe_guest.py and test_uprobe_guest.py
+check its records against this reference, and test_probe_fetch_reference.py this reference
+against records whose bytes 6.1 shows."""
 
 from __future__ import annotations
 

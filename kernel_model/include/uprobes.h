@@ -20,7 +20,7 @@
 #define UPROBE_EMU_JMP		0x8	/* jmp rel8/rel32: emulated */
 #define UPROBE_EMU_JCC		0x10	/* jcc rel8/rel32: emulated (cc: its condition) */
 #define UPROBE_XOL_BYTES	48
-#define UPROBE_GUEST_CONSUMERS	4	/* consumers per point whose records the guest can make */
+#define UPROBE_GUEST_CONSUMERS	16	/* consumers per point (each way) whose records the guest can make */
 
 struct uprobe_point {			/* host-written */
 	u64 ino;			/* the file's inode (hostfs: the host's st_ino) */

@@ -6,14 +6,13 @@
  *   (uprobe_guest_record, from kernel/events/uprobes.c): the fetch
  *   interpreter (Linux's process_fetch_insn / store_trace_args) over the
  *   tables the host compiled (include/trace/probe_stage.h);
- * - probe_stage_commit: the record a host-side probe handler staged, for
- *   the probes the interpreter does not cover.
+ * - probe_stage_commit: the record a probe's host-side (Python) handler
+ *   staged: the engines' API for a handler of the host's own.
  * Both as trace_event_buffer_reserve/commit do for a kprobe event in Linux:
  * common header from the probed context's flags, then the body.
- * The host's fetch (src/tracefs_sim/trace/probe_record.py) runs the same
- * programs for the probes this interpreter's tables have no room for;
- * tests/probes/test_kprobe_guest.py
- * and test_uprobe_guest.py check the records built here against it byte for byte.
+ * tests/probes/test_kprobe_guest.py and test_uprobe_guest.py check the
+ * records built here byte for byte against the tests' reference interpreter
+ * (tests/probe_fetch_reference.py).
  */
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"

@@ -12,7 +12,7 @@ from tracefs_sim.probes.kprobes import FTRACE, INT3, OPTIMIZED, KprobeEngine
 from tracefs_sim.probes.kprobes.debugfs import KprobeDebugViews
 from tracefs_sim.trace.probe_args import ArgFlags, ProbeLog, decode_args
 from tracefs_sim.trace.trace_probe import parse_probe_args
-from tracefs_sim.trace.probe_record import compile_fetch, record_body
+from tests.probe_fetch_reference import fetch, record_body
 from tests.rb_page_reference import decode_page
 
 
@@ -78,7 +78,7 @@ def test_int3_and_optimised_hits_fetch_and_restore(machine):
     got = {}
 
     def on_hit(hit):
-        got.setdefault(hit.ip, []).append([compile_fetch(a)(hit) for a in args] + [hit.reg("ip")])
+        got.setdefault(hit.ip, []).append([fetch(a, hit) for a in args] + [hit.reg("ip")])
     probes = [eng.register(a, on_hit=on_hit) for a in (base + 5, base + 6, call.addr)]
     assert all(not k.enabled for k in probes) and text_of(m)[0] == text_of(m)[1]  # registered disabled
     for k in probes:
@@ -271,10 +271,8 @@ def test_records_are_staged_and_committed_to_the_ring(machine):
     args = parse_args(["filename=+0(%si):ustring", "flags=%dx:x32", "$comm"])
     event_id = 1234
 
-    body = record_body(SimpleNamespace(args=args, head_size=16, is_return=False))
-
     def on_hit(hit):
-        hit.record(event_id, 1, body(hit))
+        hit.record(event_id, 1, record_body(args, 16, hit, hit.ip))
     pages = {}  # (cpu, seq) -> latest version: a drain hands a partial page again
     total = 0
     for optimize in (True, False):
@@ -372,7 +370,7 @@ def test_ftrace_kind_at_function_entry(machine):
     addr = m.image.addr("do_sys_openat2")
     args = parse_args(["filename=+0($arg2):ustring", "dfd=$arg1:s32", "$comm"], fentry=True)
     vals = []
-    k = eng.register(addr, on_hit=lambda h: vals.append([compile_fetch(a)(h) for a in args] + [h.reg("ip")]))
+    k = eng.register(addr, on_hit=lambda h: vals.append([fetch(a, h) for a in args] + [h.reg("ip")]))
     r = eng.register(m.image.addr("vfs_read"), on_hit=None, is_return=True,
                      on_return=lambda h: vals.append(("ret", h.retval())))
     k.enable()

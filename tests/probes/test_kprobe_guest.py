@@ -1,13 +1,12 @@
 """Guest kprobe handlers (kernel/trace_probe.c, probes/kprobes/guest.py) on a running machine:
-the record the guest builds at a hit is the host's (trace/probe_record.py's record_body over
-the same probed context) byte for byte, for random argument specs, on an ftrace site, an
+the record the guest builds at a hit is the reference interpreter's (tests/probe_fetch_reference.py
+over the same probed context) byte for byte, for random argument specs, on an ftrace site, an
 optimised probe and an int3 probe; no host hook runs at such a hit; and kprobe_profile
 counts what the guest counted."""
 import contextlib
 import errno
 import struct
 import time
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -18,7 +17,7 @@ from tracefs_sim.machine.hooks import REG_INDEX
 from tracefs_sim.probes import kprobes as K
 from tracefs_sim.probes.kprobes.regs import PT_INDEX, PT_REGS_FRAME, Regs, frame_regs
 from tracefs_sim.trace.probe_guest import compile_args
-from tracefs_sim.trace.probe_record import record_body
+from tests.probe_fetch_reference import record_body
 
 PROBE_STAGE_MAX = 3072
 BLOCKS = 3
@@ -78,7 +77,7 @@ class Capture:
     def expect(self, ctx, regs):
         self.hits += 1
         hit = K.ProbeHit(self.engine.stage, self.m.image, ctx, regs, self.addr)
-        body = record_body(SimpleNamespace(args=self.args, head_size=16, is_return=False))(hit)
+        body = record_body(self.args, 16, hit, hit.ip)
         if len(body) <= PROBE_STAGE_MAX:  # larger: not recorded (counted missed)
             self.expected.append(body)
 
@@ -207,28 +206,30 @@ def test_register_only_records_written_straight_into_the_ring(kernel, specs, kin
     compare(kernel, specs, kind)
 
 
-def test_a_point_the_guest_cannot_take_whole_goes_to_the_host_and_back(kernel):
-    # an aggregate with a probe only the host runs: every probe on host handlers, the same
-    # records; once it goes, the point is the guest's again and the counts carry on
+def test_a_point_is_the_guests_or_the_hosts_never_both(kernel):
+    # a probe event's probe records only in the guest: a probe with a Python handler, which
+    # needs the point to be the host's, may not join its point (EBUSY), nor it theirs, and the
+    # event records on as before
     kernel.optimization(True)
     where = f"{PROBED}+{kernel.optimisable}"
     addr = kernel.machine.image.lookup(PROBED).addr + kernel.optimisable
     kernel.probe(f"p:kg/g {where} a=%di b=+0(%si):u8")
     try:
         kernel.enable("kg", "g")
-        with host_probe(kernel, addr) as hits:
-            point = kernel.engine.point(addr)
-            assert point.kind == K.OPTIMIZED and point.guest is None
-            kernel.run(BLOCKS)
-            host_hits = kernel.hits("g")
-            assert host_hits >= BLOCKS and len(hits) == host_hits
+        with pytest.raises(OSError) as refused:
+            kernel.engine.register(addr, on_hit=lambda hit: None)
+        assert refused.value.errno == errno.EBUSY
         point = kernel.engine.point(addr)
-        assert point.kind == K.OPTIMIZED and point.guest is not None
+        assert point.kind == K.OPTIMIZED and point.guest is not None and len(point.probes) == 1
+        before = kernel.hits("g")
         kernel.run(BLOCKS)
-        assert kernel.hits("g") == 2 * host_hits
+        assert kernel.hits("g") - before >= BLOCKS
         kernel.enable("kg", "g", False)
-        kernel.run(BLOCKS)
-        assert kernel.hits("g") == 2 * host_hits  # disabled: the guest does not count
+        kernel.probe("-:kg/g")
+        with host_probe(kernel, addr):
+            with pytest.raises(OSError) as refused:
+                kernel.probe(f"p:kg/g {where} a=%di")
+            assert refused.value.errno == errno.EBUSY
     finally:
         remove_probes(kernel, "g")
 
@@ -301,7 +302,7 @@ class ReturnCapture:
         if caller is None:  # a call that took no instance
             return
         hit = K.ProbeHit(self.engine.stage, self.m.image, ctx, Regs(v, REG_INDEX, caller), self.addr, caller)
-        body = record_body(SimpleNamespace(args=self.args, head_size=24, is_return=True))(hit)
+        body = record_body(self.args, 24, hit, hit.ip, hit.ret_ip)
         if len(body) <= PROBE_STAGE_MAX:
             self.expected.append(body)
 
@@ -419,36 +420,52 @@ def test_guest_kretprobe_instances_of_exited_tasks_go_back_to_the_pool(kernel):
         kernel.enable("kg", "x", False)
         kernel.enable("kg", "y", False)
         kernel.probe("-:kg/y")
-        kernel.probe("r:kg/z ksys_read")
-        kernel.enable("kg", "z")
-        with host_probe(kernel, kernel.machine.image.addr("ksys_read"), is_return=True):
+        with host_probe(kernel, kernel.machine.image.addr("ksys_read"), is_return=True) as returns:
             assert kernel.engine.point(kernel.machine.image.addr("ksys_read")).guest is None
             kernel.run(BLOCKS)  # exits 0
-        assert kernel.hits("z") >= BLOCKS
+        assert len(returns) >= BLOCKS
     finally:
-        remove_probes(kernel, "x", "y", "z")
+        remove_probes(kernel, "x", "y")
 
 
 def test_guest_and_host_kretprobes_share_the_trampoline(kernel):
-    """A guest kretprobe on vfs_read inside a host one on its caller ksys_read (a probe with a
-    Python handler beside it keeps that point there): vfs_read's return finds its guest
-    instance, ksys_read's finds none in the guest and goes on to the host's hook; both count
-    every call."""
+    """A guest kretprobe on vfs_read inside a host one (a Python handler's) on its caller
+    ksys_read: vfs_read's return finds its guest instance, ksys_read's finds none in the guest
+    and goes on to the host's hook; both count every call."""
     kernel.probe("r:kg/inner vfs_read ret=$retval")
-    kernel.probe("r:kg/outer ksys_read ret=$retval")
     try:
         kernel.enable("kg", "inner")
-        kernel.enable("kg", "outer")
         engine, image = kernel.engine, kernel.machine.image
-        with host_probe(kernel, image.addr("ksys_read"), is_return=True) as hits:
+        with host_probe(kernel, image.addr("ksys_read"), is_return=True) as returns:
             assert engine.point(image.addr(PROBED)).guest is not None
             assert engine.point(image.addr("ksys_read")).guest is None and engine.rethook.hooked
             kernel.run(BLOCKS)
             kernel.enable("kg", "inner", False)
-            kernel.enable("kg", "outer", False)
         profile = {line.split()[0]: tuple(map(int, line.split()[1:]))
                    for line in kernel.kprobes.read_profile().decode().splitlines()}
-        assert profile["inner"][0] >= BLOCKS and profile["inner"] == profile["outer"]
-        assert profile["inner"][1] == 0 and len(hits) >= profile["outer"][0]
+        assert profile["inner"][0] >= BLOCKS and profile["inner"] == (len(returns), 0)
     finally:
-        remove_probes(kernel, "inner", "outer")
+        remove_probes(kernel, "inner")
+
+
+def test_a_probe_event_the_guests_tables_have_no_room_for_is_enomem(kernel):
+    """The guest's tables bound the probes (a probe event's records are the guest's alone): once
+    they are full a new kprobe event is ENOMEM, as a kernel out of memory for it, and changes
+    nothing."""
+    addr = kernel.machine.image.addr(PROBED)
+    taken = []
+    try:
+        with pytest.raises(OSError) as full:
+            while len(taken) <= 4096:
+                taken.append(kernel.engine.register(addr, on_hit=None, guest=K.GuestRecord(0, (), 0)))
+        assert full.value.errno == errno.ENOMEM and taken
+        before = kernel.kprobes.read_kprobe_events()
+        with pytest.raises(OSError) as refused:
+            kernel.probe(f"p:kg/full {PROBED} a=%di")
+        assert refused.value.errno == errno.ENOMEM and kernel.kprobes.read_kprobe_events() == before
+        taken.pop().unregister()
+        kernel.probe(f"p:kg/full {PROBED} a=%di")   # room again
+    finally:
+        for kp in taken:
+            kp.unregister()
+        remove_probes(kernel, "full")

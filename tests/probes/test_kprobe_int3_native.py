@@ -2,11 +2,10 @@
 guest's #BP gate natively (machine/int3_gate.py, native/int3.c), two a hit (the probe's and
 the one that ends the copy's single step), with no Python, and the hits, counts and records
 are exactly those of the probed instruction's executions; an int3 point on the host path (a
-probe with a Python handler there) works beside it through the Python breakpoint handler, and leaves the host's
+probe with a Python handler) works beside it through the Python breakpoint handler, and leaves the host's
 table when disarmed."""
 import contextlib
 import struct
-from types import SimpleNamespace
 
 import pytest
 
@@ -15,8 +14,9 @@ from tracefs_sim.probes import insn as X
 from tracefs_sim.machine.hooks import REG_INDEX
 from tracefs_sim.probes import kprobes as K
 from tracefs_sim.probes.kprobes.regs import Regs
-from tracefs_sim.trace.probe_record import record_body
-from test_kprobe_guest import host_probe
+from tests.probe_fetch_reference import record_body
+from tracefs_sim.trace.probe_args import ArgFlags, ProbeLog
+from tracefs_sim.trace.trace_probe import parse_probe_args
 
 BLOCKS = 5
 
@@ -31,11 +31,10 @@ def kernel(vmlinux):
 
 class Watch:
     """Per execution of the probed instruction (a code hook, before the int3 traps): the
-    generic record body; per commit of a record of the event: its body."""
+    reference's record body of args; per commit of a record of event type `kind`: its body."""
 
-    def __init__(self, kernel, addr, event):
-        self.m, self.engine, self.addr, self.args = kernel.machine, kernel.engine, addr, spec(kernel, event)
-        self.type = kernel.tracing.registry.get("kg", event).id
+    def __init__(self, kernel, addr, args, kind):
+        self.m, self.engine, self.addr, self.args, self.type = kernel.machine, kernel.engine, addr, args, kind
         self.expected, self.actual = [], []
         img = self.m.image
         self.handles = [self.m.add_code_hook(addr, self.on_probed),
@@ -47,7 +46,7 @@ class Watch:
 
     def on_probed(self, ctx):
         hit = K.ProbeHit(self.engine.stage, self.m.image, ctx, Regs(ctx.regs(), REG_INDEX, self.addr + 1), self.addr)
-        self.expected.append(record_body(SimpleNamespace(args=self.args, head_size=16, is_return=False))(hit))
+        self.expected.append(record_body(self.args, 16, hit, hit.ip))
 
     def on_commit(self, ctx):
         v = ctx.regs()
@@ -70,40 +69,46 @@ def spec(kernel, event):
 
 
 def test_guest_and_host_int3_points_record_exactly_their_hits(kernel):
-    """Two int3 points, both through the gate: one the guest's handlers run, one that a probe
-    with a Python handler beside its event makes the host's (at the kernel's PORT_KPROBE_HIT
-    doorbell, the record committed by the kernel); the records of each are exactly those of
-    the probed instruction's executions, and every hit costs two traps."""
+    """Two int3 points, both through the gate: one the guest's handlers run (a probe event's),
+    one with a probe whose handler is the host's (Python, at the kernel's PORT_KPROBE_HIT
+    doorbell: it stages the reference's record of the same arguments, which the kernel
+    commits); the records of each are exactly those of the probed instruction's executions,
+    and every hit costs two traps."""
     m = kernel.machine
     base = m.image.lookup(PROBED).addr
     guest_at, host_at = base + kernel.optimisable, base + second_offset(kernel)
     kernel.probe(f"p:kg/n {PROBED}+{kernel.optimisable} a=%di b=+0(%si):u8 c=%dx")
-    kernel.probe(f"p:kg/h {PROBED}+{host_at - base} s=%ip:symstr e=%si")
+    host_args = list(parse_probe_args(["s=%ip:symstr", "e=%si"], ArgFlags.KERNEL, ProbeLog(["p", "h"])))
+    host_type = kernel.tracing.registry.alloc_event_id()
+
+    def on_hit(hit):
+        hit.record(host_type, 1, record_body(host_args, 16, hit, hit.ip))
+    host = kernel.engine.register(host_at, on_hit=on_hit)
     try:
         kernel.enable("kg", "n")
-        kernel.enable("kg", "h")
-        with host_probe(kernel, host_at) as python_hits:
-            guest, host = kernel.engine.point(guest_at), kernel.engine.point(host_at)
-            assert guest.kind == K.INT3 and all(kp.guest is not None for kp in guest.probes)
-            assert host.kind == K.INT3 and any(kp.guest is None for kp in host.probes)
-            n0, h0, delivered0 = kernel.hits("n"), kernel.hits("h"), m.int3_delivered()
-            watch_n, watch_h = Watch(kernel, guest_at, "n"), Watch(kernel, host_at, "h")
-            try:
-                kernel.run(BLOCKS)
-            finally:
-                watch_n.close()
-                watch_h.close()
+        host.enable()
+        guest_point, host_point = kernel.engine.point(guest_at), kernel.engine.point(host_at)
+        assert guest_point.kind == K.INT3 and all(kp.guest is not None for kp in guest_point.probes)
+        assert host_point.kind == K.INT3 and host_point.probes == [host]
+        n0, h0, delivered0 = kernel.hits("n"), host.nhit, m.int3_delivered()
+        watch_n = Watch(kernel, guest_at, spec(kernel, "n"), kernel.tracing.registry.get("kg", "n").id)
+        watch_h = Watch(kernel, host_at, host_args, host_type)
+        try:
+            kernel.run(BLOCKS)
+        finally:
+            watch_n.close()
+            watch_h.close()
         hits, host_hits = len(watch_n.expected), len(watch_h.expected)
-        assert hits >= BLOCKS and host_hits >= BLOCKS and len(python_hits) == host_hits
-        assert kernel.hits("n") - n0 == hits and kernel.hits("h") - h0 == host_hits  # kprobe_profile
+        assert hits >= BLOCKS and host_hits >= BLOCKS
+        assert kernel.hits("n") - n0 == hits and host.nhit - h0 == host_hits  # kprobe_profile
         assert m.int3_delivered() - delivered0 == 2 * (hits + host_hits)  # every one through the gate
         assert watch_n.actual == watch_n.expected  # each handler's records, one per hit
         assert watch_h.actual == watch_h.expected
     finally:
-        for event in ("n", "h"):
-            with contextlib.suppress(OSError, KeyError):
-                kernel.enable("kg", event, False)
-                kernel.probe(f"-:kg/{event}")
+        host.unregister()
+        with contextlib.suppress(OSError, KeyError):
+            kernel.enable("kg", "n", False)
+            kernel.probe("-:kg/n")
 
 
 def test_disabled_point_takes_no_int3_and_reenabling_counts_on(kernel):

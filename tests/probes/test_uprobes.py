@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from kernel_paths import kernel_visible
-from tracefs_sim.probes.uprobes import ENOTSUPP
+from tracefs_sim.probes.kprobes.guest import GuestRecord
+from tracefs_sim.probes.uprobes import ENOTSUPP, GUEST_CONSUMERS
 from tracefs_sim.stack import build_stack
 
 REPO = Path(__file__).resolve().parents[2]
@@ -173,3 +174,29 @@ def test_uretprobe_on_fork_returns_in_parent_and_child(stack):
     retvals = sorted(r for _, _, _, _, r in hits.hits)
     assert len(retvals) == 2 and retvals[0] == 0 and retvals[1] > 0, hits.hits
     c.unregister()
+
+
+def test_a_point_takes_as_many_guest_consumers_as_the_guest_holds(stack):
+    """Consumers with no handler of the host's are the guest's alone: a point takes
+    GUEST_CONSUMERS of them each way (at the hit, at the return), the next is ENOMEM and
+    changes nothing; one with a Python handler may still come, running at the doorbell."""
+    m, engine = stack
+    size, offset = PROGTEST.stat().st_size, file_offset(PROGTEST, "__uname")
+    program = GuestRecord(0, (), 0)
+    taken = [engine.register(str(PROGTEST), inode_of(PROGTEST), size, offset, 0, is_return=False, guest=program)
+             for _ in range(GUEST_CONSUMERS)]
+    try:
+        with pytest.raises(OSError) as e:
+            engine.register(str(PROGTEST), inode_of(PROGTEST), size, offset, 0, is_return=False, guest=program)
+        assert e.value.errno == errno.ENOMEM
+        back = engine.register(str(PROGTEST), inode_of(PROGTEST), size, offset, 0, is_return=True, guest=program)
+        taken.append(back)  # the return's consumers are counted apart
+        with pytest.raises(OSError) as e:  # (the host's would push one of the guest's past it)
+            engine.register(str(PROGTEST), inode_of(PROGTEST), size, offset, 0, is_return=False, on_hit=print)
+        assert e.value.errno == errno.ENOMEM
+        run(m, [str(PROGTEST), "uname"])
+        hits = [c.nhit for c in taken]
+        assert hits[0] >= 1 and hits == [hits[0]] * (GUEST_CONSUMERS + 1)
+    finally:
+        for c in taken:
+            c.unregister()

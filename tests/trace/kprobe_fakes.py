@@ -9,6 +9,7 @@ import threading
 from types import SimpleNamespace
 
 from fakes import FAKE_VERSION, FakeImage, FakeMachine, FakeSymbol
+from tests.probe_fetch_reference import record_body
 from tracefs_sim.probes.kprobes import default_maxactive
 
 BASE = 0xFFFFFFFF81000000
@@ -28,6 +29,16 @@ VERSION_ADDR = BASE + 0x10000
 
 def addr_of(name: str, offset: int = 0) -> int:
     return BASE + FUNCTIONS[name][0] + offset
+
+
+def guest_record(hit, entry) -> None:
+    """What a probe event's record program makes in the guest at a hit (kernel/trace_probe.c),
+    as the fakes play it: the reference interpreter's record of the event's arguments
+    (entry: the TraceKprobe or TraceUprobe), in the slots its event records in."""
+    event = entry.event
+    if event.file_slots:
+        hit.record(event.id, event.file_slots,
+                   record_body(entry.spec.args, entry.spec.head_size, hit, hit.ip, hit.ret_ip))
 
 
 def kprobe_image() -> FakeImage:
@@ -92,7 +103,9 @@ class FakeKprobe:
 class FakeKprobeEngine:
     """register() validates as the contract says (EINVAL for address 0, ENOENT outside the
     kernel's symbols, EILSEQ off an instruction boundary, EINVAL blacklisted or outside a
-    function); hit() plays a hit of every armed probe at addr."""
+    function); hit() plays a hit of every armed probe at addr: its handler, or for a probe
+    event's (no handler, a guest record program) what the guest makes, found through
+    `entries` (the kprobe events' TraceKprobes: the test's core sets it)."""
 
     def __init__(self, machine: KprobeMachine):
         self.machine = machine
@@ -102,9 +115,10 @@ class FakeKprobeEngine:
         self.lock = threading.RLock()
         self._next_guest = 0
         self.perf_calls: dict[int, int] = {}  # guest index -> the kernel's perf call
+        self.entries = lambda: ()
 
     def register(self, addr: int, *, on_hit, is_return: bool = False, maxactive: int = 0, on_return=None,
-                 guest=None):  # the guest's record program: the fake plays hits with on_hit
+                 guest=None):
         if not addr:
             raise OSError(errno.EINVAL, "no address")
         symbols = self.machine.image.symbols
@@ -145,7 +159,11 @@ class FakeKprobeEngine:
         for kp in list(self.probes):
             if kp.addr == hit.ip and kp.enabled:
                 kp.nhit += 1
-                (kp.on_return if kp.is_return else kp.on_hit)(hit)
+                handler = kp.on_return if kp.is_return else kp.on_hit
+                if handler is not None:
+                    handler(hit)
+                else:
+                    guest_record(hit, next(tk for tk in self.entries() if tk.kprobe is kp))
 
     # ---- what the debugfs views read (probes.kprobes.debugfs) ----
     @property

@@ -26,6 +26,7 @@ class Setup:
         self.engine = FakeKprobeEngine(self.machine)
         self.system = TraceCore(self.machine, ftrace_sites=None, kprobe_engine=self.engine)
         self.kprobes = self.system.kprobes
+        self.engine.entries = self.kprobes.probes
         self.tree = build_tree(self.system)
 
     def node(self, path):
@@ -351,36 +352,6 @@ def test_optimization_sysctl_and_views(s):
     assert s.engine.optimization is True
     s.write("kprobe_events", b"p:a do_sys_open\n", trunc=True)
     assert views.read_list() == b"%016x  k  do_sys_open+0x0    [DISABLED][FTRACE]\n" % addr_of("do_sys_open")
-
-
-# ---- the record body: trace/probe_record.py is the reference one, byte for byte -----------------
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from tests import probe_fetch_reference as reference  # noqa: E402
-from tracefs_sim.trace import probe_record  # noqa: E402
-from tracefs_sim.trace.kernel_symbols import ImageSymbols  # noqa: E402
-from tracefs_sim.trace.kprobe_spec import create_kprobe  # noqa: E402
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["%di", "%ax:u8", "$arg2:s16", "$arg7:x32", "$stack0:u32", "$stack", "\\-3:s8",
-                                 "\\0x1234:u16", "%flags:x64", "%si:symstr", "+0(%di):u8[2]"]), max_size=6),
-       st.booleans(), st.lists(st.integers(0, (1 << 64) - 1), min_size=32, max_size=32))
-def test_record_body_is_the_reference_one(fetchargs, is_return, numbers):
-    machine = KprobeMachine()
-    symbols = ImageSymbols(machine.image, machine.read_memory)
-    head = "r:x vfs_read" if is_return else "p:x vfs_read"
-    args = [a for a in fetchargs if not (is_return and "$arg" in a)] + (["$retval"] if is_return else [])
-    spec = create_kprobe(" ".join([head, *args]), symbols)
-    regs = dict(zip(["di", "si", "dx", "cx", "r8", "r9", "ax", "flags", "sp"], numbers))
-    stack = dict(enumerate(numbers[9:]))
-    hit = FakeHit(KprobeMachine(), addr_of("vfs_read"), regs=regs, ret_ip=numbers[-1], retval=numbers[-2])
-    hit.stack = lambda n: stack.get(n, 0)
-    hit.retval = lambda: regs["ax"]
-    assert probe_record.record_body(spec)(hit) == reference.record_body(spec.args, spec.head_size, hit, hit.ip,
-                                                                          hit.ret_ip)
 
 
 def test_module_probe_is_kept_unarmed(s):

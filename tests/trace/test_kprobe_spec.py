@@ -33,7 +33,7 @@ from tracefs_sim.trace.probe_args import (
     is_good_name,
     decode_args,
 )
-from tracefs_sim.trace.probe_record import compile_fetch, record_body
+from tests.probe_fetch_reference import fetch, record_body
 from tracefs_sim.trace.probe_log import ProbeError, silent_error
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "linux-6.1-kprobe-cases.txt"
@@ -336,8 +336,8 @@ class HitContext:
 def _check_trace(spec: KprobeSpec, expected: str):
     func = SYMS.lookup(spec.symbol) + spec.offset
     ctx = HitContext(func + 1)
-    values = [compile_fetch(a)(ctx) for a in spec.args]
-    record = bytes(8) + record_body(spec)(ctx)  # (a zero common header)
+    values = [fetch(a, ctx) for a in spec.args]
+    record = bytes(8) + record_body(spec.args, spec.head_size, ctx, ctx.ip, ctx.ret_ip)  # (a zero common header)
     decoded = decode_args(spec.args, record, spec.head_size)
     # The kernel's caller of vfs_read in the captured run (a kretprobe's return address).
     ret_ip = SYMS.lookup("ksys_read") + 0x6B

@@ -1,5 +1,5 @@
-"""Fetch arguments: compiled programs, their execution against registers and memory
-(trace/probe_record.py, the host's one implementation), records and printing (the parts the
+"""Fetch arguments: compiled programs, their execution against registers and memory (the
+tests' reference interpreter, probe_fetch_reference.py), records and printing (the parts the
 real-kernel replay in test_kprobe_spec.py cannot see: register and stack values, user memory,
 faults in the middle of a chain)."""
 
@@ -22,7 +22,7 @@ from tracefs_sim.trace.probe_args import (
     print_fmt,
     sprint_symbol,
 )
-from tracefs_sim.trace.probe_record import compile_fetch, record_body
+from tests import probe_fetch_reference as reference
 
 KERNEL = ArgFlags.KERNEL
 ENTRY = ArgFlags.KERNEL | ArgFlags.FENTRY
@@ -99,20 +99,12 @@ def q(*words):
     return b"".join(struct.pack("<Q", w) for w in words)
 
 
-def fetch(arg, ctx):
-    return compile_fetch(arg)(ctx)
-
-
-class Spec:
-    """What record_body() reads of a kprobe's command."""
-
-    def __init__(self, args):
-        self.args, self.head_size, self.is_return = args, 16, False
+fetch = reference.fetch
 
 
 def record(args, ctx):
     """The whole record of a kprobe hit (a zero common header)."""
-    return bytes(8) + record_body(Spec(args))(ctx)
+    return bytes(8) + reference.record_body(args, 16, ctx, ctx.ip)
 
 
 def test_registers_and_function_arguments():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kprobe_fakes import FakeHit, FakeKprobeEngine, KprobeMachine
+from kprobe_fakes import FakeHit, FakeKprobeEngine, KprobeMachine, guest_record
 from tracefs_sim.fs import build_tree
 from tracefs_sim.trace.core import TraceCore
 from tracefs_sim.trace.uprobe_spec import PathInfo
@@ -37,19 +37,22 @@ class FakeUprobe:
         self.nhit = 0
 
     def set_record_slots(self, slots):
-        pass  # (the host handler reads its event's at each hit)
+        pass  # (guest_record() reads its event's at each hit)
 
     def unregister(self):
         self.engine.probes.remove(self)
 
 
 class FakeUprobeEngine:
-    """uprobe_register()'s checks (offset within the file, an aligned reference counter)."""
+    """uprobe_register()'s checks (offset within the file, an aligned reference counter); a hit
+    makes what the guest's record program would (guest_record(), through `entries`: the
+    TraceUprobes, which the test's core sets)."""
 
     def __init__(self):
         self.probes: list[FakeUprobe] = []
+        self.entries = lambda: ()
 
-    def register(self, path, inode, size, offset, ref_ctr_offset, *, is_return, on_hit, guest=None, slots=0):
+    def register(self, path, inode, size, offset, ref_ctr_offset, *, is_return, guest=None, slots=0, on_hit=None):
         if offset > size or ref_ctr_offset % 2:
             raise OSError(errno.EINVAL, "bad uprobe")
         probe = FakeUprobe(self, inode, offset, is_return, on_hit)
@@ -60,7 +63,10 @@ class FakeUprobeEngine:
         for p in list(self.probes):
             if p.offset == offset:
                 p.nhit += 1
-                p.on_hit(hit)
+                if p.on_hit is not None:
+                    p.on_hit(hit)
+                else:
+                    guest_record(hit, next(tu for tu in self.entries() if tu.handle is p))
 
 
 class UprobeHit(FakeHit):
@@ -85,6 +91,7 @@ class Setup:
         self.system = TraceCore(self.machine, ftrace_sites=None, kprobe_engine=FakeKprobeEngine(self.machine),
                                 uprobe_engine=self.uprobes)
         self.system.uprobes._lookup = _lookup
+        self.uprobes.entries = self.system.uprobes.probes
         self.tree = build_tree(self.system)
 
     def read(self, path) -> bytes:

@@ -48,7 +48,7 @@ UPROBE_XOL_BYTES = 48
 UPROBE_ARMED, UPROBE_RET, UPROBE_EMU_CALL, UPROBE_EMU_JMP, UPROBE_EMU_JCC = 1, 2, 4, 8, 0x10
 # struct uprobe_point: ino, offset, flags, len, rel, n_entry, n_ret, nhit, xol_len, riprel_at, cc,
 # pad, xol[48], entry_probe[4], ret_probe[4]
-GUEST_CONSUMERS = 4
+GUEST_CONSUMERS = 16
 _POINT = struct.Struct(f"<QQIIqIIQIIII48s{GUEST_CONSUMERS}I{GUEST_CONSUMERS}I")
 _NHIT = 40
 _U64 = struct.Struct("<Q")
@@ -76,11 +76,11 @@ class RecordPrograms(Protocol):
 @dataclass
 class Consumer:
     """struct uprobe_consumer: a handler at the hit, or (is_return) at the function's
-    return -- the guest's record program (``program``) or the host's ``on_hit``; counts the
-    hits it saw (trace_uprobe's nhit)."""
+    return -- the guest's record program (``program``) or the host's ``on_hit`` (None: the
+    guest's alone); counts the hits it saw (trace_uprobe's nhit)."""
     point: "Point"
     is_return: bool
-    on_hit: Callable[["UprobeHit"], None]
+    on_hit: Callable[["UprobeHit"], None] | None
     engine: "UprobeEngine"
     program: GuestProbe | None = None
     host_hits: int = 0
@@ -214,13 +214,15 @@ class UprobeEngine:
 
     # ---- uprobe_register / uprobe_unregister ----
     def register(self, path: str, inode: tuple[int, int], size: int, offset: int, ref_ctr_offset: int, *,
-                 is_return: bool, on_hit: Callable[[UprobeHit], None], guest: GuestRecord | None = None,
+                 is_return: bool, on_hit: Callable[[UprobeHit], None] | None = None, guest: GuestRecord | None = None,
                  slots: int = 0) -> Consumer:
         """__uprobe_register(): OSError EINVAL for an offset past the file's end or an unaligned
         reference counter, ENOTSUPP for an instruction that cannot be probed, ENOSPC when the
         guest's table is full.  guest: the record program the guest runs instead of on_hit
         (on_hit stays for a consumer the guest cannot take: its tables full, or a point's
-        consumers past GUEST_CONSUMERS), recording in `slots` (see set_record_slots())."""
+        consumers past GUEST_CONSUMERS), recording in `slots` (see set_record_slots()).  A
+        consumer with no on_hit is the guest's alone: ENOMEM where the guest has no room for
+        it (nor, past GUEST_CONSUMERS, for one of the point's that has no on_hit either)."""
         if offset > size or ref_ctr_offset % 2:
             raise OSError(errno.EINVAL, "bad uprobe offset")
         with self.lock:
@@ -230,11 +232,17 @@ class UprobeEngine:
                 arch = analyze_insn(code)
                 index = self._free_index()
                 point = Point(index, inode, offset, arch)
-            consumer = Consumer(point, is_return, on_hit, self)
+            same_way = [c for c in point.consumers if c.is_return == is_return]
+            if len(same_way) >= GUEST_CONSUMERS and (on_hit is None or any(c.on_hit is None for c in same_way)):
+                raise OSError(errno.ENOMEM, "no room for another consumer of this uprobe in the guest")
+            program = None
             if guest is not None and self._programs is not None:
-                consumer.program = self._programs.add_program(guest, is_return=is_return)
-                if consumer.program is not None:
-                    self._programs.set_program_slots(consumer.program, slots)
+                program = self._programs.add_program(guest, is_return=is_return)
+            if program is None and on_hit is None:
+                raise OSError(errno.ENOMEM, "the guest's probe tables are full")
+            consumer = Consumer(point, is_return, on_hit, self, program)
+            if program is not None and self._programs is not None:
+                self._programs.set_program_slots(program, slots)
             first = not point.consumers
             point.consumers.append(consumer)
             self._points[(inode, offset)] = point
@@ -386,6 +394,8 @@ class UprobeEngine:
         if raw is None:
             return
         consumer = consumers[k]
+        if consumer.on_hit is None:  # (the guest's alone: never rung for)
+            return
         hit = UprobeHit(ctx, self._stage, PT_REGS_FRAME.unpack(raw), func, point.offset, bool(is_ret),
                         bool(fault_at))
         consumer.on_hit(hit)

@@ -7,10 +7,11 @@ of fetch instructions (``FetchInsn``: load, dereferences, store, bitfield, array
 16 slots -- the slot limit is what makes "Dereference is too much nested" appear where Linux
 shows it.  Errors carry Linux's text, errno and error_log caret position (probe_log.ProbeError).
 
-A program runs at a hit in the guest (kernel/trace/trace_probe.c, compiled for by
-probe_guest.py) or, where the guest cannot, on the host (probe_record.py, against a
-``FetchContext``: registers, kernel/user memory, comm, the kernel stack), either of them laying
-the record out as store_trace_args() does (fixed part + ``__data_loc`` strings).  Here:
+A program runs at a hit in the emulated kernel (kernel/trace_probe.c, compiled for by
+probe_guest.py), which lays the record out as store_trace_args() does (fixed part +
+``__data_loc`` strings); ``FetchContext`` is what a probe's Python handler reads at a hit
+(registers, kernel/user memory, comm, the kernel stack: the engines' API, which the tests'
+reference interpreter runs on).  Here:
 ``decode_args`` reads a record's values back, and ``format_args`` prints them as the trace line
 does (`` a=0x1 s="x"``).
 """
@@ -660,7 +661,7 @@ def print_fmt(args: Sequence[ProbeArg], head_fmt: str, head_args: str) -> str:
 
 _PACK = {1: "<B", 2: "<H", 4: "<I", 8: "<Q"}
 
-# a fetched value (probe_record.Fetch), as decode_args() gives it back: a number, a string's
+# a fetched value, as decode_args() gives it back: a number, a string's
 # bytes (None: length 0, a fault), or an array of them
 ArgItem = int | bytes | None
 ArgValue = ArgItem | list[ArgItem]

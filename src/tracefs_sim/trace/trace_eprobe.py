@@ -287,10 +287,7 @@ class EprobeEventOps:
     def _register(self, spec: EprobeSpec, target: TraceEvent, preds: tuple[GuestTriggerPred, ...]) -> None:
         fields, fmt = spec.format()
         event_id = self._registry.alloc_event_id()
-        record = compile_args(event_id, spec.args)
-        if record is None:
-            raise ProbeError(errno.EINVAL)
-        program = self.engine.add_program(record)
+        program = self.engine.add_program(compile_args(event_id, spec.args))
         if program is None:
             raise ProbeError(errno.ENOMEM)
         event = ProbeEvent(event_id, spec.group, spec.event, fields, fmt, spec)

@@ -29,8 +29,7 @@ from .kprobe_spec import (
     trace_kprobe_match,
 )
 from .probe_guest import compile_args
-from .probe_record import record_body
-from .trace_probe import ProbeEvent, ProbeEventKind, hit_handler
+from .trace_probe import ProbeEvent, ProbeEventKind
 
 
 class TraceKprobe:
@@ -123,13 +122,11 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
         """TRACE_REG_PERF_REGISTER of the kprobe event with that id: its probes armed for perf
         (TP_FLAG_PROFILE; the event may not go meanwhile), answered with their indexes in the
         guest's tables, whose handlers run the kernel's perf call, and the event's fields.
-        EINVAL: no kprobe event has the id (a uprobe event's: not served yet), or a probe of it
-        runs on the host (a fetch argument the guest does not run), whose hits no perf call
-        would see."""
+        EINVAL: no kprobe event has the id (a uprobe event's: not served yet)."""
         with self._dynamic.lock:
             probes = self._event_probes(event_id)
             guest = [tk.kprobe.guest.index for tk in probes if tk.kprobe is not None and tk.kprobe.guest is not None]
-            if not guest or any(tk.kprobe is not None and tk.kprobe.guest is None for tk in probes):
+            if not guest:
                 return -errno.EINVAL
             event = probes[0].event
             try:
@@ -180,13 +177,11 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
             return -errno.EINVAL
         if self._symbols.within_notrace_func(addr):
             return -errno.EINVAL
-        try:
+        try:  # (ENOMEM: the guest's tables are full)
             kprobe = self._engine.register(addr, on_hit=None, is_return=is_return, guest=GuestRecord(0, (), 0))
         except OSError as e:
             return -(e.errno or errno.EINVAL)
-        if kprobe.guest is None:  # the guest's tables are full
-            kprobe.unregister()
-            return -errno.ENOMEM
+        assert kprobe.guest is not None
         try:
             kprobe.enable()
         except OSError as e:
@@ -227,15 +222,12 @@ class KprobeEventOps(ProbeEventKind[TraceKprobe]):
             return failed(resolved)
         if addr is None:
             return failed(-errno.ENOENT)
+        # The record is the guest's: its fetch program runs in the emulated kernel at each hit
+        # (a trace kretprobe's at the return, rp.entry_handler being NULL); a probe its
+        # tables have no room for is ENOMEM, as a kernel out of memory for it.
         try:
-            guest = compile_args(event.id, resolved.args)
-            # (a trace kretprobe has no entry handler, rp.entry_handler being NULL: its record
-            # is made at the return)
-            if resolved.is_return:
-                kprobe = self._engine.register(addr, on_hit=None, is_return=True, maxactive=resolved.maxactive,
-                                               on_return=hit_handler(event, record_body(resolved)), guest=guest)
-            else:
-                kprobe = self._engine.register(addr, on_hit=hit_handler(event, record_body(resolved)), guest=guest)
+            kprobe = self._engine.register(addr, on_hit=None, is_return=resolved.is_return,
+                                           maxactive=resolved.maxactive, guest=compile_args(event.id, resolved.args))
         except OSError as e:
             return failed(-(e.errno or errno.EINVAL))
         # register_kretprobe() gave it the default pool if MAXACTIVE was not given

@@ -419,30 +419,6 @@ class ProbeCommand(ABC):
         return self.log(0).error(0, "EVENT_EXIST", errno.EEXIST)
 
 
-class ProbeHitLike(Protocol):
-    """Where a probe's hit stages its record (the kprobe engine's ProbeHit, the uprobe
-    engine's UprobeHit)."""
-
-    def record(self, event_type: int, slots: int, payload: bytes) -> None: ...
-
-
-HitT = TypeVar("HitT", bound=ProbeHitLike)
-
-
-def hit_handler(event: ProbeEvent, body: Callable[[HitT], bytes]) -> Callable[[HitT], None]:
-    """kprobe_trace_func()/kretprobe_trace_func(), uprobe_trace_func() for one probe of an
-    event: runs on the machine's thread at each hit, recording ``body(hit)`` (the probe's
-    probe_record.record_body()) in the slots that have the event enabled, its triggers run by
-    the guest as it commits the record (the file's trigger bits, ProbeEvent.file_slots)."""
-    event_id = event.id
-
-    def on_hit(hit: HitT) -> None:
-        slots = event.file_slots
-        if slots:
-            hit.record(event_id, slots, body(hit))
-    return on_hit
-
-
 class ProbeEntry(EventProbe, DynEvent, Protocol):
     """One probe of a kprobe or uprobe event (struct trace_kprobe, trace_uprobe): an entry of
     the dynamic event list feeding its probe event."""

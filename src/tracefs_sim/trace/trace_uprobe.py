@@ -6,26 +6,25 @@ files: uprobe_events (its part of the dynamic event list) and uprobe_profile.
 Parsing is uprobe_spec's.  As in Linux, nothing touches a process when a uprobe event is
 created: the engine is asked for the inode+offset when the event is first enabled
 (probe_event_enable() -> uprobe_register()), and gives it back when the last slot disables it.
-Its hits become records: the engine calls the handler with a hit, the handler fetches the
-arguments (from the task's registers and user memory) and stages ``vaddr [ret] args...``
-for the slots that have the event enabled.
+Its hits become records in the emulated kernel: the guest runs the event's record program
+(probe_guest.compile_args: the arguments from the task's registers and user memory, each read a
+copy from user memory) and writes ``vaddr [ret] args...`` in the slots that have the event
+enabled.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
 from ..probes.kprobes.guest import GuestRecord
-from ..probes.uprobes import UprobeHit
 from .dynevent import DynamicEvents, DynEvent
 from .events import EventRegistry
 from .probe_log import silent_error
 from .probe_guest import compile_args
-from .probe_record import record_body
-from .trace_probe import ProbeEvent, ProbeEventKind, hit_handler
+from .trace_probe import ProbeEvent, ProbeEventKind
 from .uprobe_spec import (
     PathInfo,
     PathLookup,
@@ -49,12 +48,11 @@ class UprobeEngine(Protocol):
     implements them."""
 
     def register(self, path: str, inode: tuple[int, int], size: int, offset: int, ref_ctr_offset: int, *,
-                 is_return: bool, on_hit: Callable[[UprobeHit], None], guest: GuestRecord | None = None,
-                 slots: int = 0) -> UprobeHandle:
+                 is_return: bool, guest: GuestRecord | None = None, slots: int = 0) -> UprobeHandle:
         """A consumer of the uprobe at inode+offset of the file at path (is_return: a
-        uretprobe: on_hit runs at the function's return); guest: the record program the guest
-        runs instead where it can, recording in slots; OSError with uprobe_register()'s
-        errno."""
+        uretprobe: at the function's return) whose record program, guest, the guest runs,
+        recording in slots; OSError with uprobe_register()'s errno (ENOMEM: the guest has no
+        room for it)."""
         ...
 
 
@@ -76,7 +74,7 @@ class TraceUprobe:
         self.handle: UprobeHandle | None = None
         self._nhit = 0  # of the registrations before this one
         self._slots = 0  # what its event's records go to (set_record_slots)
-        # the arguments compiled for the guest's interpreter (None: the host's handler fetches)
+        # the arguments compiled for the guest's interpreter, which makes the records
         self._guest = compile_args(event.id, spec.args, user=True, probe_offset=spec.offset)
 
     @property
@@ -85,7 +83,6 @@ class TraceUprobe:
 
     # ---- trace_probe.EventProbe ----
     def set_record_slots(self, slots: int) -> None:
-        """(A host handler reads its event's at each hit instead.)"""
         self._slots = slots
         if self.handle is not None:
             self.handle.set_record_slots(slots)
@@ -95,8 +92,7 @@ class TraceUprobe:
         if self.handle is None:
             self.handle = self.ops.engine.register(
                 self.spec.filename, self.spec.path.inode, self.spec.path.size, self.spec.offset, self.spec.ref_ctr_offset,
-                is_return=self.spec.is_return, on_hit=hit_handler(self.event, record_body(self.spec)),
-                guest=self._guest, slots=self._slots)
+                is_return=self.spec.is_return, guest=self._guest, slots=self._slots)
 
     def disarm(self) -> None:
         if self.handle is not None:

@@ -74,15 +74,26 @@ class KprobeEngine:
         DISABLED (nothing is patched until enable()).  maxactive: a kretprobe's instances (0:
         default_maxactive).  guest: the record program the guest runs instead of on_hit (a
         kretprobe's: at the return, instead of on_return); the host handlers stay for a point
-        the guest cannot handle."""
+        the guest cannot handle.  A probe with no host handler is the guest's alone: ENOMEM
+        where its tables have no room for it, EBUSY at a point with a probe the guest cannot
+        run (such a point is the host's, where it would record nothing), and the other way
+        round."""
         with self.lock:
             point = self._points.get(addr)
             func, insn = self._validate(addr, is_return, point is not None)
             if maxactive <= 0:
                 maxactive = default_maxactive(self.machine.nr_cpus)
             kp = Kprobe(self, addr, on_hit, is_return, maxactive, on_return)
+            kp.guest_only = guest is not None and on_hit is None and on_return is None
             if guest is not None:
                 kp.guest = self._tables.add_probe(guest, kp.maxactive if is_return else 0)
+            if kp.guest_only and kp.guest is None:
+                raise OSError(errno.ENOMEM, "the guest's probe tables are full")
+            together = [kp, *point.probes] if point is not None else []
+            if any(p.guest_only for p in together) and any(p.guest is None for p in together):
+                if kp.guest is not None:
+                    self._tables.remove_probe(kp.guest)
+                raise OSError(errno.EBUSY, "a probe the guest runs alone and one it cannot run at one point")
             if point is None:
                 point = self._points[addr] = Point(addr, func, insn=insn)
             else:

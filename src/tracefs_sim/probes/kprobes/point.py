@@ -44,6 +44,8 @@ class Kprobe:
                  maxactive: int, on_return: Handler | None):
         self._engine = engine
         self.guest: GuestProbe | None = None
+        # no host handler: only the guest's program records (a probe event's)
+        self.guest_only = False
         # the trace-array slots its event records in (what a guest handler writes):
         # set_record_slots()
         self.record_slots = 0
