@@ -1732,6 +1732,38 @@ static noinline int check_atomic(struct bpf_verifier_env *env, int insn_idx, str
 }
 
 /* ---- states: the exploration stack and the checkpoints ---- */
+/* resize_reference_state(): room for n references (6.1's realloc_array: a new array, the old
+ * references copied; -ENOMEM when there is no memory, the only limit) */
+static notrace int resize_reference_state(struct bpf_verifier_state *state, u32 n)
+{
+	struct bpf_reference_state *refs;
+
+	if (n <= state->acquired_refs)
+		return 0;
+	refs = kzalloc((u64)n * sizeof(*refs), GFP_KERNEL);
+	if (!refs)
+		return -ENOMEM;
+	if (state->acquired_refs)
+		memcpy(refs, state->refs, state->acquired_refs * sizeof(*refs));
+	kfree(state->refs);
+	state->refs = refs;
+	return 0;
+}
+
+/* copy_reference_state(): dst (whose refs are no array of its own yet) holds src's references
+ * in one of its own (a state copied at a branch or a checkpoint) */
+static notrace int copy_reference_state(struct bpf_verifier_state *dst, const struct bpf_verifier_state *src)
+{
+	dst->refs = NULL;
+	if (!src->acquired_refs)
+		return 0;
+	dst->refs = kmalloc(src->acquired_refs * sizeof(*dst->refs), GFP_KERNEL);
+	if (!dst->refs)
+		return -ENOMEM;
+	memcpy(dst->refs, src->refs, src->acquired_refs * sizeof(*dst->refs));
+	return 0;
+}
+
 static noinline struct bpf_verifier_state *push_stack(struct bpf_verifier_env *env, int insn_idx, int prev_insn_idx)
 {
 	struct bpf_verifier_stack_elem *elem = kmalloc(sizeof(*elem), GFP_KERNEL);
@@ -1745,6 +1777,11 @@ static noinline struct bpf_verifier_state *push_stack(struct bpf_verifier_env *e
 	env->head = elem;
 	env->stack_size++;
 	elem->st = *env->cur_state;
+	elem->st.refs = NULL;
+	if (copy_reference_state(&elem->st, env->cur_state)) {
+		elem->st.acquired_refs = 0;	/* (popped by free_stack(): nothing to free) */
+		return NULL;
+	}
 	if (env->stack_size > BPF_COMPLEXITY_LIMIT_JMP_SEQ) {
 		verbose(env, "The sequence of %d jumps is too complex.\n", env->stack_size);
 		return NULL;
@@ -1760,6 +1797,7 @@ static noinline int pop_stack(struct bpf_verifier_env *env, int *prev_insn_idx, 
 
 	if (!elem)
 		return -ENOENT;
+	kfree(env->cur_state->refs);	/* the popped state's own references instead */
 	*env->cur_state = elem->st;
 	if (pop_log)
 		bpf_vlog_reset(&env->log, elem->log_pos);
@@ -1930,6 +1968,11 @@ miss:
 	env->prev_jmps_processed = env->jmps_processed;
 	env->prev_insn_processed = env->insn_processed;
 	new_sl->state = *cur;
+	new_sl->state.refs = NULL;
+	if (copy_reference_state(&new_sl->state, cur)) {
+		kfree(new_sl);
+		return -ENOMEM;
+	}
 	new_sl->state.insn_idx = insn_idx;
 	new_sl->next = env->explored_states[insn_idx];
 	env->explored_states[insn_idx] = new_sl;
@@ -2595,10 +2638,10 @@ error:
 static int acquire_reference_state(struct bpf_verifier_env *env, int insn_idx)
 {
 	struct bpf_verifier_state *state = env->cur_state;
-	int id;
+	int id, err = resize_reference_state(state, state->acquired_refs + 1);
 
-	if (state->acquired_refs >= BPF_MAX_REFS)
-		return -ENOMEM;
+	if (err)
+		return err;
 	id = ++env->id_gen;
 	state->refs[state->acquired_refs].id = id;
 	state->refs[state->acquired_refs].insn_idx = insn_idx;
@@ -2618,7 +2661,7 @@ static int release_reference_state(struct bpf_verifier_state *state, int ptr_id)
 			state->refs[i] = state->refs[last_idx];
 		memset(&state->refs[last_idx], 0, sizeof(state->refs[0]));
 		state->acquired_refs--;
-		return 0;
+		return 0;	/* (6.1 keeps the array's room: acquired_refs says what is held) */
 	}
 	return -EINVAL;
 }
@@ -3725,12 +3768,14 @@ static void free_explored_states(struct bpf_verifier_env *env)
 
 	for (fl = env->free_list; fl; fl = fn) {
 		fn = fl->next;
+		kfree(fl->state.refs);
 		kfree(fl);
 	}
 	for (i = 0; i < env->prog->len; i++) {
 		struct bpf_verifier_state_list *sl = env->explored_states[i], *n;
 		for (; sl; sl = n) {
 			n = sl->next;
+			kfree(sl->state.refs);
 			kfree(sl);
 		}
 	}
@@ -3933,6 +3978,8 @@ skip_full_check:
 		}
 	}
 err_free_env:
+	if (env->cur_state)
+		kfree(env->cur_state->refs);
 	kfree(env->cur_state);
 	kfree(env->explored_states);
 	kfree(env->insn_aux_data);
