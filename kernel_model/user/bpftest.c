@@ -37,7 +37,7 @@
  *   kpev TYPE FUNC ADDR|OFFSET RET         -> a perf event fd of the kprobe PMU (attr.type TYPE): at
  *                                             FUNC+OFFSET, or ("-": no name) at ADDR; RET 1: a kretprobe;
  *                                             every task's on cpu 0 (kpevt: this process's, any cpu)
- *   swev CONFIG PERIOD                     -> a perf event fd of the software PMU sampling every
+ *   swev CONFIG PERIOD [SAMPLE_TYPE]       -> a perf event fd of the software PMU sampling every
  *                                             PERIOD, every task's on cpu 0 (as bpftrace's interval:)
  *   count FD                               -> the count read(2) gives
  *   sleep MS                               -> nanosleep(MS milliseconds)'s return
@@ -624,6 +624,8 @@ int main(int argc, char **argv)
 			pa.config = num(argv[i]);
 			pa.sample_period = num(argv[i + 1]);
 			i += 2;
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				pa.sample_type = num(argv[i++]);
 			result(cmd, syscall6(NR_perf_event_open, (long)&pa, -1, 0, -1, 0, 0));
 		} else if (!strcmp(cmd, "hwev") && i + 1 <= argc) {
 			/* a hardware counter of this task (user and kernel), counting: `count` reads it */

@@ -266,6 +266,24 @@ CASES: dict[str, list[str]] = {
                        "load", "7", prog(ld_map_fd(R2, 3), mov64_imm(R3, 0), call(FN_get_stackid), exit_()), "1"],
     "get_stackid_hash_map": ["map", "1", "4", "8", "4",
                              "load", "2", prog(ld_map_fd(R2, 3), mov64_imm(R3, 0), call(FN_get_stackid), exit_()), "1"],
+    # BPF_F_STACK_BUILD_ID (32): values a whole number of struct bpf_stack_build_id (32 bytes),
+    # at most 127 of them (perf_event_max_stack)
+    "stackmap_build_id_create": ["map", "7", "4", "32", "4", "32", "map", "7", "4", "16", "4", "32",
+                                 "map", "7", "4", "48", "4", "32", "map", "7", "4", "4064", "4", "32",
+                                 "map", "7", "4", "4096", "4", "32", "minfo", "3"],
+    # bpf_get_stack into the stack: what it returns is at most the size (or an errno), so it
+    # may size a later read (do_refine_retval_range); a perf event's and a tracepoint's too
+    "get_stack_size_as_length": ["load", "2", prog(
+        mov64_reg(R6, R1), mov64_reg(R2, R10), alu64_imm(ADD, R2, -64), mov64_imm(R3, 64), mov64_imm(R4, 256),
+        call(FN_get_stack), jmp_imm(JSLT, R0, 0, 5), mov64_reg(R2, R0), mov64_reg(R1, R10), alu64_imm(ADD, R1, -64),
+        mov64_imm(R3, 0), call(FN_probe_read_kernel), mov64_imm(R0, 0), exit_()), "1",
+        "load", "7", prog(mov64_reg(R2, R10), alu64_imm(ADD, R2, -64), mov64_imm(R3, 64), mov64_imm(R4, 0),
+                          call(FN_get_stack), exit_()), "1",
+        "load", "5", prog(mov64_reg(R2, R10), alu64_imm(ADD, R2, -64), mov64_imm(R3, 64), mov64_imm(R4, 0),
+                          call(FN_get_stack), exit_()), "1",
+        # past the buffer: the size is what is checked
+        "load", "2", prog(mov64_reg(R2, R10), alu64_imm(ADD, R2, -64), mov64_imm(R3, 72), mov64_imm(R4, 0),
+                          call(FN_get_stack), exit_()), "1"],
     "lookup_in_stack_map": ["map", "7", "4", "16", "4", "load", "2", lookup_prog(3), "1"],
     # ring buffer maps (BPF_MAP_TYPE_RINGBUF, 27): creation rules, no element commands, info
     # sizes past a page: up to 256 MiB on a machine of 1 GiB (each freed before the next); 512

@@ -25,6 +25,7 @@
 #define BPF_MAX_VAR_OFF (1 << 29)
 #define BPF_MAX_VAR_SIZ (1 << 29)
 #define PERF_MAX_TRACE_SIZE 2048
+#define MAX_ERRNO 4095
 
 struct bpf_verifier_stack_elem {
 	struct bpf_verifier_state st;
@@ -59,6 +60,7 @@ struct bpf_call_arg_meta {
 	struct bpf_map *map_ptr;
 	int regno;
 	u32 mem_size;		/* ARG_CONST_ALLOC_SIZE_OR_ZERO's */
+	u64 msize_max_value;	/* ARG_CONST_SIZE(_OR_ZERO)'s largest value (do_refine_retval_range) */
 	u32 ref_obj_id;		/* the reference an argument is */
 	int release_regno;	/* the argument the helper releases (OBJ_RELEASE) */
 };
@@ -2568,6 +2570,7 @@ static int check_func_arg(struct bpf_verifier_env *env, u32 arg, struct bpf_call
 		break;
 	case ARG_CONST_SIZE:
 	case ARG_CONST_SIZE_OR_ZERO:
+		meta->msize_max_value = reg->umax_value;
 		err = check_mem_size_reg(env, reg, regno, arg_type == ARG_CONST_SIZE_OR_ZERO,
 					 fn->arg_type[arg - 1] == ARG_PTR_TO_UNINIT_MEM);
 		break;
@@ -2702,6 +2705,24 @@ static int check_reference_leak(struct bpf_verifier_env *env)
 	return state->acquired_refs ? -EINVAL : 0;
 }
 
+/* do_refine_retval_range(): what a helper that fills a buffer returns is at most its size (or
+ * a negative errno), so that a program may use it as a length */
+static void do_refine_retval_range(struct bpf_reg_state *regs, int ret_type, int func_id,
+				   struct bpf_call_arg_meta *meta)
+{
+	struct bpf_reg_state *ret_reg = &regs[BPF_REG_0];
+
+	if (ret_type != RET_INTEGER ||
+	    (func_id != BPF_FUNC_get_stack && func_id != BPF_FUNC_probe_read_str &&
+	     func_id != BPF_FUNC_probe_read_kernel_str && func_id != BPF_FUNC_probe_read_user_str))
+		return;
+	ret_reg->smax_value = meta->msize_max_value;
+	ret_reg->s32_max_value = meta->msize_max_value;
+	ret_reg->smin_value = -MAX_ERRNO;
+	ret_reg->s32_min_value = -MAX_ERRNO;
+	reg_bounds_sync(ret_reg);
+}
+
 static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx_p)
 {
 	const struct bpf_func_proto *fn = NULL;
@@ -2796,6 +2817,10 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 		regs[BPF_REG_0].id = ++env->id_gen;
 		break;
 	}
+	do_refine_retval_range(regs, fn->ret_type, func_id, &meta);
+	/* the stack helpers: a perf event's program gets its sample's chain (bpf_overflow_handler) */
+	if (func_id == BPF_FUNC_get_stackid || func_id == BPF_FUNC_get_stack)
+		env->prog->call_get_stack = true;
 	if (func_id == BPF_FUNC_ringbuf_reserve) {	/* is_acquire_function() */
 		int id = acquire_reference_state(env, *insn_idx_p);
 
