@@ -8,6 +8,7 @@
 
 #define ENOTSUPP	524	/* the kernel-internal "not supported" bpf() returns */
 #define EOPNOTSUPP	95
+#define EPROTO		71	/* a precise event's program that reads stacks without the chain */
 #define ERANGE		34
 #define E2BIG_		E2BIG
 
@@ -84,6 +85,7 @@ extern const struct bpf_map_ops stack_trace_map_ops, ringbuf_map_ops;
 int bpf_stackmap_copy(struct bpf_map *map, void *key, void *value);
 struct pt_regs;
 long bpf_get_stackid_regs(struct pt_regs *regs, struct bpf_map *map, u64 flags);
+long bpf_get_stack_regs(struct pt_regs *regs, void *buf, u32 size, u64 flags);
 void bpf_map_init_from_attr(struct bpf_map *map, union bpf_attr *attr);
 void *bpf_map_area_alloc(u64 size, int numa_node);
 void bpf_map_area_free(void *base);
@@ -137,6 +139,7 @@ struct bpf_func_proto {
 #define BPF_CALL_x(name, ...) u64 name(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
 
 extern const struct bpf_func_proto bpf_get_stackid_proto;
+extern const struct bpf_func_proto bpf_get_stackid_proto_pe, bpf_get_stack_proto, bpf_get_stack_proto_pe;
 extern const struct bpf_func_proto bpf_map_lookup_elem_proto, bpf_map_update_elem_proto,
 	bpf_map_delete_elem_proto, bpf_get_smp_processor_id_proto, bpf_ktime_get_ns_proto,
 	bpf_ktime_get_coarse_ns_proto, bpf_get_current_pid_tgid_proto, bpf_get_current_uid_gid_proto,
@@ -195,6 +198,7 @@ struct bpf_prog {
 	 * PTR_TO_BTF_ID have an exception table entry each, after the code */
 	bool jit_requested;		/* bpf_jit_enable when it was loaded: the verifier's fixups for the JIT */
 	bool jited;
+	bool call_get_stack;		/* it calls bpf_get_stackid or bpf_get_stack (the verifier says) */
 	u32 jited_len;
 	void *jit_header;
 	u32 jit_size;

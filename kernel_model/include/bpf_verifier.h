@@ -87,7 +87,6 @@ struct bpf_reference_state {
 	int id;
 	int insn_idx;
 };
-#define BPF_MAX_REFS 8		/* (6.1's array grows; more than this: ENOMEM here) */
 struct bpf_verifier_state {
 	struct bpf_reg_state regs[MAX_BPF_REG];
 	struct bpf_stack_state stack[MAX_BPF_STACK_SLOTS];
@@ -96,7 +95,8 @@ struct bpf_verifier_state {
 	u32 insn_idx;		/* of a checkpoint */
 	u32 allocated_stack;	/* bytes of stack the path has touched, in slots of 8 */
 	u32 acquired_refs;	/* references held, in refs[] */
-	struct bpf_reference_state refs[BPF_MAX_REFS];
+	struct bpf_reference_state *refs;	/* kmalloc'd, acquired_refs long, each state its own
+						 * copy (6.1's: no limit but memory) */
 };
 
 struct bpf_verifier_log {

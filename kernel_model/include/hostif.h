@@ -89,6 +89,10 @@ struct boot_params {
 	u64 perf_pool_region_size;
 	u64 boot_monotonic_ns;	/* live: the host's CLOCK_MONOTONIC when the virtual clock read 0
 				 * (the run loop's; 0 seeded): session records' times in ktime */
+	/* after the perf pool's perf_pool_count regions, its big ones (BPF ring buffers that a
+	 * region does not hold), each perf_pool_big_size bytes */
+	u64 perf_pool_big_count;
+	u64 perf_pool_big_size;
 };
 
 /* The head of every CPU's per-CPU area; %gs points at it. */
@@ -172,5 +176,6 @@ _Static_assert(offsetof(struct hostif_cpu, now_tsc) == 184, "hostif layout");
 _Static_assert(sizeof(struct host_request) == 1024, "hostif layout");
 _Static_assert(offsetof(struct boot_params, perf_pool_base) == 56, "hostif layout");
 _Static_assert(offsetof(struct boot_params, boot_monotonic_ns) == 80, "hostif layout");
+_Static_assert(offsetof(struct boot_params, perf_pool_big_count) == 88, "hostif layout");
 _Static_assert(offsetof(struct host_requests, slot) == 16, "hostif layout");
 #endif

@@ -356,6 +356,7 @@ int __vm_munmap(unsigned long start, size_t len, bool downgrade);
 int vm_brk_flags(unsigned long addr, unsigned long request, unsigned long flags);
 u64 vm_get_page_prot(unsigned long vm_flags);
 void exit_mmap(struct mm_struct *mm);
+int mm_hold_pool_file(struct mm_struct *mm, int region, struct file *file);
 extern const struct vm_operations_struct host_file_vm_ops;
 int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm);
 int expand_stack(struct vm_area_struct *vma, unsigned long address);

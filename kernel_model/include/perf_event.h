@@ -241,6 +241,8 @@ void perf_pool_unmapped(int region);
  * taken (-1: none) and given back, a page of it (the kernel's address), its status page, a
  * wakeup of what it holds */
 int perf_pool_get(void);
+int perf_pool_get_pages(u64 nr_pages);
+int perf_pool_region_of(u64 pa);
 void perf_pool_put(int region);
 void *perf_pool_page(int region, int page);
 struct perf_pool_status *perf_pool_status(int region);

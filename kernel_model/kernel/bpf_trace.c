@@ -406,6 +406,32 @@ static const struct bpf_func_proto bpf_get_stackid_proto_raw_tp = {
 	.arg_type = { ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING },
 };
 
+/* ---- bpf_get_stack(): kernel/bpf/stackmap.c's, on a tracepoint's registers, a raw one's caller's ---- */
+BPF_CALL_x(bpf_get_stack_tp)
+{
+	return bpf_get_stack_regs(*(struct pt_regs **)r1, (void *)r2, r3, r4);
+}
+static const struct bpf_func_proto bpf_get_stack_proto_tp = {
+	.func = bpf_get_stack_tp,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE_OR_ZERO, ARG_ANYTHING },
+};
+
+BPF_CALL_x(bpf_get_stack_raw_tp)
+{
+	struct pt_regs *regs = &bpf_raw_tp_regs[smp_processor_id()];
+
+	perf_fetch_caller_regs(regs);
+	return bpf_get_stack_regs(regs, (void *)r2, r3, r4);
+}
+static const struct bpf_func_proto bpf_get_stack_proto_raw_tp = {
+	.func = bpf_get_stack_raw_tp,
+	.gpl_only = true,
+	.ret_type = RET_INTEGER,
+	.arg_type = { ARG_PTR_TO_CTX, ARG_PTR_TO_MEM, ARG_CONST_SIZE_OR_ZERO, ARG_ANYTHING },
+};
+
 /* bpf_tracing_func_proto(): what every tracing program may call */
 static const struct bpf_func_proto *bpf_tracing_func_proto(int func_id, const struct bpf_prog *prog)
 {
@@ -462,6 +488,8 @@ static const struct bpf_func_proto *kprobe_prog_func_proto(int func_id, const st
 		return &bpf_perf_event_output_proto;
 	if (func_id == BPF_FUNC_get_stackid)
 		return &bpf_get_stackid_proto;
+	if (func_id == BPF_FUNC_get_stack)
+		return &bpf_get_stack_proto;
 	return bpf_tracing_func_proto(func_id, prog);
 }
 
@@ -490,6 +518,8 @@ static const struct bpf_func_proto *tp_prog_func_proto(int func_id, const struct
 		return &bpf_perf_event_output_proto_tp;
 	if (func_id == BPF_FUNC_get_stackid)
 		return &bpf_get_stackid_proto_tp;
+	if (func_id == BPF_FUNC_get_stack)
+		return &bpf_get_stack_proto_tp;
 	return bpf_tracing_func_proto(func_id, prog);
 }
 
@@ -518,6 +548,8 @@ static const struct bpf_func_proto *raw_tp_prog_func_proto(int func_id, const st
 		return &bpf_perf_event_output_proto_raw_tp;
 	if (func_id == BPF_FUNC_get_stackid)
 		return &bpf_get_stackid_proto_raw_tp;
+	if (func_id == BPF_FUNC_get_stack)
+		return &bpf_get_stack_proto_raw_tp;
 	return bpf_tracing_func_proto(func_id, prog);
 }
 
@@ -578,8 +610,10 @@ static const struct bpf_func_proto *pe_prog_func_proto(int func_id, const struct
 		return &bpf_perf_event_output_proto_tp;
 	case BPF_FUNC_perf_prog_read_value:
 		return &bpf_perf_prog_read_value_proto;
-	case BPF_FUNC_get_stackid:	/* bpf_get_stackid_pe(): the sample's registers */
-		return &bpf_get_stackid_proto_tp;
+	case BPF_FUNC_get_stackid:	/* the sample's chain, or its registers */
+		return &bpf_get_stackid_proto_pe;
+	case BPF_FUNC_get_stack:
+		return &bpf_get_stack_proto_pe;
 	}
 	return bpf_tracing_func_proto(func_id, prog);
 }
@@ -660,8 +694,13 @@ notrace int bpf_overflow_handler(struct perf_event *event, struct perf_sample_da
 	struct bpf_perf_event_data_kern ctx = { .regs = regs, .data = data, .event = event };
 	int cpu = smp_processor_id(), ret = 0;
 
-	if (likely(++bpf_prog_active[cpu] == 1))
+	if (likely(++bpf_prog_active[cpu] == 1)) {
+		/* its stack helpers read the sample's chain: taken now (perf_prepare_sample() keeps it) */
+		if (event->prog->call_get_stack && (event->attr.sample_type & PERF_SAMPLE_CALLCHAIN) &&
+		    !data->callchain)
+			data->callchain = perf_callchain(event, regs);
 		ret = bpf_prog_run(event->prog, &ctx);
+	}
 	bpf_prog_active[cpu]--;
 	return ret;
 }

@@ -45,6 +45,8 @@
 #define offset_in_page(p) ((unsigned long)(p) & (PAGE_SIZE - 1))
 #define stack_guard_gap	(256UL << 12)	/* 256 pages, as 6.1's default */
 
+static void mm_release_pool_files(struct mm_struct *mm, u64 mask, bool all);
+
 static struct kmem_cache *vm_area_cachep;
 
 void __init vma_cache_init(void)
@@ -410,6 +412,7 @@ SYSCALL_DEFINE2(munmap, unsigned long, addr, size_t, len)
 		u64 regions = current->session->perf_unmap;
 
 		current->session->perf_unmap = 0;
+		mm_release_pool_files(current->mm, regions, false);
 		for (; regions; regions &= regions - 1)
 			perf_pool_unmapped(__builtin_ctzll(regions));
 	}
@@ -928,6 +931,81 @@ noinline int expand_stack(struct vm_area_struct *vma, unsigned long address)
 	return 0;
 }
 
+/*
+ * The files a session process's served mappings of a BPF map hold (kernel/bpf/syscall.c), as a
+ * VMA's vm_file holds its file on 6.1: the mapping keeps the map after its fd is closed, until
+ * the process unmaps it (munmap: the perf pool regions the supervisor saw the range map), execs
+ * or exits (exit_mmap); a fork's child holds its own (dup_mmap).  The host makes the mapping, so
+ * no VMA here has its address: an entry per mapping, by address space and region.
+ */
+struct pool_file_map {
+	struct list_head list;
+	struct mm_struct *mm;
+	int region;
+	struct file *file;
+};
+static LIST_HEAD(pool_file_maps);
+static spinlock_t pool_file_maps_lock;
+
+/* the mapping of region the process of mm made holds file (a reference of its own) */
+notrace int mm_hold_pool_file(struct mm_struct *mm, int region, struct file *file)
+{
+	struct pool_file_map *m = kmalloc(sizeof(*m), GFP_KERNEL);
+	unsigned long flags;
+
+	if (!m)
+		return -ENOMEM;
+	m->mm = mm;
+	m->region = region;
+	m->file = get_file(file);
+	spin_lock_irqsave(&pool_file_maps_lock, flags);
+	list_add_tail(&m->list, &pool_file_maps);
+	spin_unlock_irqrestore(&pool_file_maps_lock, flags);
+	return 0;
+}
+
+/* mm's mappings go: one of each region in the mask (munmap), or all (mask ~0: exit_mmap);
+ * their files are let go of once off the list (a release may take locks) */
+static notrace void mm_release_pool_files(struct mm_struct *mm, u64 mask, bool all)
+{
+	struct pool_file_map *m, *n;
+	LIST_HEAD(gone);
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool_file_maps_lock, flags);
+	list_for_each_entry_safe(m, n, &pool_file_maps, list) {
+		if (m->mm != mm || m->region >= 64 || !(all || (mask >> m->region & 1)))
+			continue;
+		mask &= ~(1ULL << m->region);
+		list_move(&m->list, &gone);
+	}
+	spin_unlock_irqrestore(&pool_file_maps_lock, flags);
+	list_for_each_entry_safe(m, n, &gone, list) {
+		fput(m->file);
+		kfree(m);
+	}
+}
+
+/* a fork's child (mm) maps what its parent (oldmm) did: its own references */
+static notrace void mm_dup_pool_files(struct mm_struct *mm, struct mm_struct *oldmm)
+{
+	struct pool_file_map *m, *c;
+	LIST_HEAD(copies);
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool_file_maps_lock, flags);
+	list_for_each_entry(m, &pool_file_maps, list) {
+		if (m->mm != oldmm || !(c = kmalloc(sizeof(*c), GFP_ATOMIC)))
+			continue;
+		c->mm = mm;
+		c->region = m->region;
+		c->file = get_file(m->file);
+		list_add_tail(&c->list, &copies);
+	}
+	list_splice_tail_init(&copies, &pool_file_maps);
+	spin_unlock_irqrestore(&pool_file_maps_lock, flags);
+}
+
 /* ---- fork and exit ---- */
 noinline int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 {
@@ -940,6 +1018,7 @@ noinline int dup_mmap(struct mm_struct *mm, struct mm_struct *oldmm)
 	mm->data_vm = oldmm->data_vm;
 	mm->exec_vm = oldmm->exec_vm;
 	mm->stack_vm = oldmm->stack_vm;
+	mm_dup_pool_files(mm, oldmm);
 	list_for_each_entry(mpnt, &oldmm->mm_mt.vmas, vm_list) {
 		if (mpnt->vm_flags & 0x00020000UL /* VM_DONTCOPY: madvise(MADV_DONTFORK) */) {
 			vm_stat_account(mm, mpnt->vm_flags, -(long)((mpnt->vm_end - mpnt->vm_start) >> 12));
@@ -973,6 +1052,7 @@ noinline void exit_mmap(struct mm_struct *mm)
 		list_del_init(&vma->vm_list);
 		vm_area_free(vma);
 	}
+	mm_release_pool_files(mm, 0, true);
 	mm->map_count = 0;
 	trace_exit_mmap(mm);
 }

@@ -37,7 +37,7 @@
  *   kpev TYPE FUNC ADDR|OFFSET RET         -> a perf event fd of the kprobe PMU (attr.type TYPE): at
  *                                             FUNC+OFFSET, or ("-": no name) at ADDR; RET 1: a kretprobe;
  *                                             every task's on cpu 0 (kpevt: this process's, any cpu)
- *   swev CONFIG PERIOD                     -> a perf event fd of the software PMU sampling every
+ *   swev CONFIG PERIOD [SAMPLE_TYPE]       -> a perf event fd of the software PMU sampling every
  *                                             PERIOD, every task's on cpu 0 (as bpftrace's interval:)
  *   count FD                               -> the count read(2) gives
  *   sleep MS                               -> nanosleep(MS milliseconds)'s return
@@ -45,6 +45,9 @@
  *   mmap FD OFFSET LEN PROT FLAGS [@AT|!AT=V...]
  *                                          -> 0 and the u64 at each offset @AT of the mapping (!AT=V:
  *                                             V written there first), then unmapped; or the errno
+ *   mmapk FD OFFSET LEN PROT FLAGS         -> as mmap, the mapping kept: its slot (0, 1, ...), or the errno
+ *   peek SLOT @AT...                       -> the u64 at each offset @AT of a kept mapping
+ *   unmap SLOT                             -> munmap of a kept mapping
  *   close FD
  *   cpus N                                 -> the possible cpus (values a per-cpu lookup prints)
  *   pid                                    -> this process's pid
@@ -217,6 +220,9 @@ static void result(const char *cmd, long r)
 	puts_(": ");
 	putnum(r);
 }
+
+/* the mappings mmapk keeps, for peek and unmap */
+static long kept[8], kept_len[8], nkept;
 
 int main(int argc, char **argv)
 {
@@ -618,6 +624,8 @@ int main(int argc, char **argv)
 			pa.config = num(argv[i]);
 			pa.sample_period = num(argv[i + 1]);
 			i += 2;
+			if (i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+				pa.sample_type = num(argv[i++]);
 			result(cmd, syscall6(NR_perf_event_open, (long)&pa, -1, 0, -1, 0, 0));
 		} else if (!strcmp(cmd, "hwev") && i + 1 <= argc) {
 			/* a hardware counter of this task (user and kernel), counting: `count` reads it */
@@ -696,6 +704,32 @@ int main(int argc, char **argv)
 				}
 				syscall6(11 /* munmap */, r, len, 0, 0, 0, 0);
 			}
+		} else if (!strcmp(cmd, "mmapk") && i + 5 <= argc && nkept < 8) {
+			kept_len[nkept] = num(argv[i + 2]);
+			r = syscall6(9 /* mmap */, 0, kept_len[nkept], num(argv[i + 3]), num(argv[i + 4]), num(argv[i]),
+				     num(argv[i + 1]));
+			i += 5;
+			if (r < 0 && r > -4096) {
+				result(cmd, r);
+			} else {
+				kept[nkept] = r;
+				result(cmd, nkept++);
+			}
+		} else if (!strcmp(cmd, "peek") && i + 1 <= argc) {
+			long slot = num(argv[i++]);
+
+			result(cmd, slot);
+			for (; i < argc && argv[i][0] == '@'; i++) {
+				puts_(" ");
+				putnum(slot < nkept && kept[slot] ? *(long *)(kept[slot] + num(argv[i] + 1)) : -1);
+			}
+		} else if (!strcmp(cmd, "unmap") && i + 1 <= argc) {
+			long slot = num(argv[i++]);
+
+			result(cmd, slot < nkept && kept[slot] ? syscall6(11 /* munmap */, kept[slot], kept_len[slot], 0, 0, 0, 0)
+							      : -22);
+			if (slot < nkept)
+				kept[slot] = 0;
 		} else if (!strcmp(cmd, "close") && i + 1 <= argc) {
 			result(cmd, syscall6(NR_close, num(argv[i++]), 0, 0, 0, 0, 0));
 		} else {

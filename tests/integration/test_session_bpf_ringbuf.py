@@ -154,3 +154,20 @@ def test_mmap_of_a_ring_buffer_as_linux(tmp_path, host_bpftest, name):
     result = tracefs_sim("run", "--workload", "none", "-c", f"{host_bpftest} {args}", timeout=150, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert ADDRESS.sub("ADDR", result.stdout) == ADDRESS.sub("ADDR", REFERENCE[name])
+
+
+def test_a_mapping_holds_the_map_until_munmap_or_exit(tmp_path, host_bpftest):
+    """A process maps a ring buffer and closes its fd: the map is still there (BPF_MAP_GET_NEXT_ID
+    finds it) while mapped; its exit unmaps it and the map goes (the next process finds none),
+    as does a munmap. What the same commands print on the real 6.1 (real-tracefs)."""
+    z = "0" * 24  # union bpf_attr's start_id, next_id, open_flags
+    script = (f"{host_bpftest} map 27 0 0 4096 mmapk 3 0 4096 3 1 close 3 raw 12 {z}; "
+              f"{host_bpftest} raw 12 {z}; "
+              f"{host_bpftest} map 27 0 0 4096 mmapk 3 4096 8192 1 1 close 3 raw 12 {z} unmap 0 raw 12 {z}")
+    result = tracefs_sim("run", "--workload", "none", "-c", script, timeout=150, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        "map: 3", "mmapk: 0", "close: 0", "raw: 0",     # mapped: the map lives on
+        "raw: -2",                                      # its process exited: gone
+        "map: 3", "mmapk: 0", "close: 0", "raw: 0", "unmap: 0", "raw: -2",
+    ], result.stdout + result.stderr

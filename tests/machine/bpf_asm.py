@@ -26,6 +26,7 @@ FN_get_current_pid_tgid, FN_get_current_uid_gid, FN_get_current_comm = 14, 15, 1
 FN_probe_read_kernel, FN_probe_read_kernel_str = 113, 115
 FN_perf_event_output = 25
 FN_get_stackid, FN_perf_prog_read_value = 27, 56
+FN_get_stack = 67
 
 
 def insn(code: int, dst: int = 0, src: int = 0, off: int = 0, imm: int = 0) -> bytes:

@@ -58,7 +58,12 @@ def test_case_as_linux(machine, name):
     for case, theirs, ours in DIFFERENCES:
         if case == name:
             expected = expected.replace(theirs, ours)
-    assert normalize(run_case(machine, CASES[name])) == normalize(expected)
+    args, stdin = CASES[name], None
+    long = [i for i, a in enumerate(args) if len(a) > 400]
+    if long:  # one argument too long for the spawn request's argv: on bpftest's stdin ("-")
+        assert len(long) == 1, f"{name}: more than one argument too long"
+        args, stdin = args[:long[0]] + ["-"] + args[long[0] + 1:], args[long[0]]
+    assert normalize(run_case(machine, args, stdin)) == normalize(expected)
 
 
 def test_helpers_see_the_calling_task(machine):

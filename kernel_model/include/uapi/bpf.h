@@ -140,6 +140,22 @@ enum bpf_prog_type {
 #define BPF_F_RDONLY		(1U << 3)
 #define BPF_F_WRONLY		(1U << 4)
 #define BPF_F_STACK_BUILD_ID	(1U << 5)
+
+/* a stack map's value with BPF_F_STACK_BUILD_ID: an entry per frame */
+#define BPF_BUILD_ID_SIZE 20
+enum bpf_stack_build_id_status {
+	BPF_STACK_BUILD_ID_EMPTY = 0,	/* user space need an empty entry to identify end of a trace */
+	BPF_STACK_BUILD_ID_VALID = 1,	/* with valid build_id and offset */
+	BPF_STACK_BUILD_ID_IP = 2,	/* couldn't get build_id, fallback to ip */
+};
+struct bpf_stack_build_id {
+	__s32 status;
+	unsigned char build_id[BPF_BUILD_ID_SIZE];
+	union {
+		__u64 offset;
+		__u64 ip;
+	};
+};
 #define BPF_F_ZERO_SEED		(1U << 6)
 #define BPF_F_RDONLY_PROG	(1U << 7)
 #define BPF_F_WRONLY_PROG	(1U << 8)
@@ -395,7 +411,7 @@ enum bpf_func_id {
 	BPF_FUNC_trace_printk, BPF_FUNC_get_prandom_u32, BPF_FUNC_get_smp_processor_id,
 	BPF_FUNC_get_current_pid_tgid = 14, BPF_FUNC_get_current_uid_gid = 15,
 	BPF_FUNC_get_current_comm = 16, BPF_FUNC_perf_event_read = 22, BPF_FUNC_perf_event_output = 25,
-	BPF_FUNC_get_stackid = 27, BPF_FUNC_get_current_task = 35, BPF_FUNC_perf_event_read_value = 55,
+	BPF_FUNC_get_stackid = 27, BPF_FUNC_get_current_task = 35, BPF_FUNC_get_stack = 67, BPF_FUNC_perf_event_read_value = 55,
 	BPF_FUNC_perf_prog_read_value = 56,
 	BPF_FUNC_skb_output = 111, BPF_FUNC_xdp_output = 121,
 	BPF_FUNC_probe_read_str = 45, BPF_FUNC_probe_read_user = 112,

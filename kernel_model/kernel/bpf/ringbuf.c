@@ -68,7 +68,9 @@ static inline bool is_power_of_2(u64 n)
 }
 
 /* bpf_ringbuf_alloc(): a pool region big enough for the positions' pages and the data twice
- * (and the status page), taken for the map's life; NULL: none free or too small */
+ * (and the status page), taken for the map's life; NULL: none free that big (6.1's ENOMEM of
+ * a buffer larger than the memory it finds: the pool's big region holds 256 MiB of data, as
+ * much as 6.1 allocates on a machine of 1 GiB) */
 static notrace struct bpf_ringbuf *bpf_ringbuf_alloc(size_t data_sz)
 {
 	u64 nr_data_pages = data_sz >> 12;
@@ -77,12 +79,10 @@ static notrace struct bpf_ringbuf *bpf_ringbuf_alloc(size_t data_sz)
 	int region;
 	u64 i;
 
-	if (RINGBUF_POS_PAGES + 2 * nr_data_pages > (u64)perf_pool_region_pages())
-		return NULL;
 	rb = kzalloc(sizeof(*rb), GFP_KERNEL);
 	if (!rb)
 		return NULL;
-	region = perf_pool_get();
+	region = perf_pool_get_pages(RINGBUF_POS_PAGES + 2 * nr_data_pages);
 	if (region < 0 || region >= RINGBUF_REGIONS) {
 		if (region >= 0)
 			perf_pool_put(region);
@@ -230,9 +230,11 @@ static inline u32 bpf_ringbuf_rec_pg_off(struct bpf_ringbuf *rb, struct bpf_ring
 /* bpf_ringbuf_restore_from_rec(): the buffer of a record, by the pool region it is in */
 static inline struct bpf_ringbuf *bpf_ringbuf_restore_from_rec(struct bpf_ringbuf_hdr *hdr)
 {
-	u64 region = (__pa(hdr) - boot_params.perf_pool_base) / boot_params.perf_pool_region_size;
+	/* 6.1 finds struct bpf_ringbuf hdr->pg_off pages before the header's page; here that
+	 * page is the region's first (consumer_pos), less the kernel page it does not have */
+	u64 first = ((u64)hdr & ~(PAGE_SIZE - 1)) - ((u64)(hdr->pg_off - RINGBUF_PGOFF) << 12);
 
-	return ringbuf_of_region[region];
+	return ringbuf_of_region[perf_pool_region_of(__pa(first))];
 }
 
 static inline bool ringbuf_in_nmi(void)

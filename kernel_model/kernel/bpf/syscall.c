@@ -78,12 +78,29 @@ static ssize_t bpf_dummy_write(struct file *f, const char *buf, size_t n, loff_t
 static int bpf_map_release(struct inode *inode, struct file *f);
 static int bpf_prog_release(struct inode *inode, struct file *f);
 
+static long bpf_map_mmap_checked(struct file *f, unsigned long len, unsigned long prot, unsigned long flags,
+				 unsigned long pgoff);
 /* 6.1's bpf_map_mmap(), a session's served mmap (kernel/mmap.c): the map's own checks (a ring
  * buffer's), after do_mmap()'s of the file's mode and bpf_map_mmap()'s; the perf pool region
- * mapped.  (A map without map_mmap_shared: ENOTSUPP, as a map without map_mmap on 6.1; an
- * array's BPF_F_MMAPABLE is not yet one.) */
+ * mapped, the mapping holding the map's file (so the map, after its fd is closed) as 6.1's
+ * vma->vm_file does, until it is unmapped.  (A map without map_mmap_shared: ENOTSUPP, as a map
+ * without map_mmap on 6.1; an array's BPF_F_MMAPABLE is not yet one.) */
 static notrace long bpf_map_mmap_shared(struct file *f, unsigned long len, unsigned long prot, unsigned long flags,
 				unsigned long pgoff)
+{
+	long region = bpf_map_mmap_checked(f, len, prot, flags, pgoff);
+
+	if (region >= 0 && current->mm) {
+		int err = mm_hold_pool_file(current->mm, region, f);
+
+		if (err)
+			return err;
+	}
+	return region;
+}
+
+static notrace long bpf_map_mmap_checked(struct file *f, unsigned long len, unsigned long prot, unsigned long flags,
+					 unsigned long pgoff)
 {
 	struct bpf_map *map = f->private_data;
 

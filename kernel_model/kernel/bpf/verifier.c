@@ -26,6 +26,7 @@
 #define BPF_MAX_VAR_OFF (1 << 29)
 #define BPF_MAX_VAR_SIZ (1 << 29)
 #define PERF_MAX_TRACE_SIZE 2048
+#define MAX_ERRNO 4095
 
 struct bpf_verifier_stack_elem {
 	struct bpf_verifier_state st;
@@ -60,6 +61,7 @@ struct bpf_call_arg_meta {
 	struct bpf_map *map_ptr;
 	int regno;
 	u32 mem_size;		/* ARG_CONST_ALLOC_SIZE_OR_ZERO's */
+	u64 msize_max_value;	/* ARG_CONST_SIZE(_OR_ZERO)'s largest value (do_refine_retval_range) */
 	u32 ref_obj_id;		/* the reference an argument is */
 	int release_regno;	/* the argument the helper releases (OBJ_RELEASE) */
 };
@@ -1733,6 +1735,38 @@ static noinline int check_atomic(struct bpf_verifier_env *env, int insn_idx, str
 }
 
 /* ---- states: the exploration stack and the checkpoints ---- */
+/* resize_reference_state(): room for n references (6.1's realloc_array: a new array, the old
+ * references copied; -ENOMEM when there is no memory, the only limit) */
+static notrace int resize_reference_state(struct bpf_verifier_state *state, u32 n)
+{
+	struct bpf_reference_state *refs;
+
+	if (n <= state->acquired_refs)
+		return 0;
+	refs = kzalloc((u64)n * sizeof(*refs), GFP_KERNEL);
+	if (!refs)
+		return -ENOMEM;
+	if (state->acquired_refs)
+		memcpy(refs, state->refs, state->acquired_refs * sizeof(*refs));
+	kfree(state->refs);
+	state->refs = refs;
+	return 0;
+}
+
+/* copy_reference_state(): dst (whose refs are no array of its own yet) holds src's references
+ * in one of its own (a state copied at a branch or a checkpoint) */
+static notrace int copy_reference_state(struct bpf_verifier_state *dst, const struct bpf_verifier_state *src)
+{
+	dst->refs = NULL;
+	if (!src->acquired_refs)
+		return 0;
+	dst->refs = kmalloc(src->acquired_refs * sizeof(*dst->refs), GFP_KERNEL);
+	if (!dst->refs)
+		return -ENOMEM;
+	memcpy(dst->refs, src->refs, src->acquired_refs * sizeof(*dst->refs));
+	return 0;
+}
+
 static noinline struct bpf_verifier_state *push_stack(struct bpf_verifier_env *env, int insn_idx, int prev_insn_idx)
 {
 	struct bpf_verifier_stack_elem *elem = kmalloc(sizeof(*elem), GFP_KERNEL);
@@ -1746,6 +1780,11 @@ static noinline struct bpf_verifier_state *push_stack(struct bpf_verifier_env *e
 	env->head = elem;
 	env->stack_size++;
 	elem->st = *env->cur_state;
+	elem->st.refs = NULL;
+	if (copy_reference_state(&elem->st, env->cur_state)) {
+		elem->st.acquired_refs = 0;	/* (popped by free_stack(): nothing to free) */
+		return NULL;
+	}
 	if (env->stack_size > BPF_COMPLEXITY_LIMIT_JMP_SEQ) {
 		verbose(env, "The sequence of %d jumps is too complex.\n", env->stack_size);
 		return NULL;
@@ -1761,6 +1800,7 @@ static noinline int pop_stack(struct bpf_verifier_env *env, int *prev_insn_idx, 
 
 	if (!elem)
 		return -ENOENT;
+	kfree(env->cur_state->refs);	/* the popped state's own references instead */
 	*env->cur_state = elem->st;
 	if (pop_log)
 		bpf_vlog_reset(&env->log, elem->log_pos);
@@ -1931,6 +1971,11 @@ miss:
 	env->prev_jmps_processed = env->jmps_processed;
 	env->prev_insn_processed = env->insn_processed;
 	new_sl->state = *cur;
+	new_sl->state.refs = NULL;
+	if (copy_reference_state(&new_sl->state, cur)) {
+		kfree(new_sl);
+		return -ENOMEM;
+	}
 	new_sl->state.insn_idx = insn_idx;
 	new_sl->next = env->explored_states[insn_idx];
 	env->explored_states[insn_idx] = new_sl;
@@ -2526,6 +2571,7 @@ static int check_func_arg(struct bpf_verifier_env *env, u32 arg, struct bpf_call
 		break;
 	case ARG_CONST_SIZE:
 	case ARG_CONST_SIZE_OR_ZERO:
+		meta->msize_max_value = reg->umax_value;
 		err = check_mem_size_reg(env, reg, regno, arg_type == ARG_CONST_SIZE_OR_ZERO,
 					 fn->arg_type[arg - 1] == ARG_PTR_TO_UNINIT_MEM);
 		break;
@@ -2596,10 +2642,10 @@ error:
 static int acquire_reference_state(struct bpf_verifier_env *env, int insn_idx)
 {
 	struct bpf_verifier_state *state = env->cur_state;
-	int id;
+	int id, err = resize_reference_state(state, state->acquired_refs + 1);
 
-	if (state->acquired_refs >= BPF_MAX_REFS)
-		return -ENOMEM;
+	if (err)
+		return err;
 	id = ++env->id_gen;
 	state->refs[state->acquired_refs].id = id;
 	state->refs[state->acquired_refs].insn_idx = insn_idx;
@@ -2619,7 +2665,7 @@ static int release_reference_state(struct bpf_verifier_state *state, int ptr_id)
 			state->refs[i] = state->refs[last_idx];
 		memset(&state->refs[last_idx], 0, sizeof(state->refs[0]));
 		state->acquired_refs--;
-		return 0;
+		return 0;	/* (6.1 keeps the array's room: acquired_refs says what is held) */
 	}
 	return -EINVAL;
 }
@@ -2658,6 +2704,24 @@ static int check_reference_leak(struct bpf_verifier_env *env)
 	for (i = 0; i < state->acquired_refs; i++)
 		verbose(env, "Unreleased reference id=%d alloc_insn=%d\n", state->refs[i].id, state->refs[i].insn_idx);
 	return state->acquired_refs ? -EINVAL : 0;
+}
+
+/* do_refine_retval_range(): what a helper that fills a buffer returns is at most its size (or
+ * a negative errno), so that a program may use it as a length */
+static void do_refine_retval_range(struct bpf_reg_state *regs, int ret_type, int func_id,
+				   struct bpf_call_arg_meta *meta)
+{
+	struct bpf_reg_state *ret_reg = &regs[BPF_REG_0];
+
+	if (ret_type != RET_INTEGER ||
+	    (func_id != BPF_FUNC_get_stack && func_id != BPF_FUNC_probe_read_str &&
+	     func_id != BPF_FUNC_probe_read_kernel_str && func_id != BPF_FUNC_probe_read_user_str))
+		return;
+	ret_reg->smax_value = meta->msize_max_value;
+	ret_reg->s32_max_value = meta->msize_max_value;
+	ret_reg->smin_value = -MAX_ERRNO;
+	ret_reg->s32_min_value = -MAX_ERRNO;
+	reg_bounds_sync(ret_reg);
 }
 
 static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx_p)
@@ -2754,6 +2818,10 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 		regs[BPF_REG_0].id = ++env->id_gen;
 		break;
 	}
+	do_refine_retval_range(regs, fn->ret_type, func_id, &meta);
+	/* the stack helpers: a perf event's program gets its sample's chain (bpf_overflow_handler) */
+	if (func_id == BPF_FUNC_get_stackid || func_id == BPF_FUNC_get_stack)
+		env->prog->call_get_stack = true;
 	if (func_id == BPF_FUNC_ringbuf_reserve) {	/* is_acquire_function() */
 		int id = acquire_reference_state(env, *insn_idx_p);
 
@@ -3726,12 +3794,14 @@ static void free_explored_states(struct bpf_verifier_env *env)
 
 	for (fl = env->free_list; fl; fl = fn) {
 		fn = fl->next;
+		kfree(fl->state.refs);
 		kfree(fl);
 	}
 	for (i = 0; i < env->prog->len; i++) {
 		struct bpf_verifier_state_list *sl = env->explored_states[i], *n;
 		for (; sl; sl = n) {
 			n = sl->next;
+			kfree(sl->state.refs);
 			kfree(sl);
 		}
 	}
@@ -3935,6 +4005,8 @@ skip_full_check:
 		}
 	}
 err_free_env:
+	if (env->cur_state)
+		kfree(env->cur_state->refs);
 	kfree(env->cur_state);
 	kfree(env->explored_states);
 	kfree(env->insn_aux_data);

@@ -441,7 +441,8 @@ static void perf_prepare_sample(struct perf_event_header *header, struct perf_sa
 	if (sample_type & PERF_SAMPLE_IP)
 		data->ip = regs->ip;
 	if (sample_type & PERF_SAMPLE_CALLCHAIN) {
-		data->callchain = perf_callchain(event, regs);
+		if (!data->callchain)	/* (bpf_overflow_handler may have taken it) */
+			data->callchain = perf_callchain(event, regs);
 		size += (1 + data->callchain[0]) * sizeof(u64);
 	}
 	if (sample_type & PERF_SAMPLE_RAW)	/* with its u32 size, a whole number of u64s */
@@ -837,6 +838,11 @@ int perf_event_set_bpf_handler(struct perf_event *event, struct bpf_prog *prog)
 
 	if (prog->type != BPF_PROG_TYPE_PERF_EVENT)
 		return -EINVAL;
+	/* a precise event's program that reads stacks must have the sample's whole chain */
+	if (event->attr.precise_ip && prog->call_get_stack &&
+	    (!(event->attr.sample_type & PERF_SAMPLE_CALLCHAIN) || event->attr.exclude_callchain_kernel ||
+	     event->attr.exclude_callchain_user))
+		return -EPROTO;
 	flags = perf_lock_irqsave();
 	if (event->prog)
 		ret = -EEXIST;

@@ -37,38 +37,78 @@ struct perf_buffer *perf_pool_buffer(int region)
 	return region >= 0 && region < PERF_POOL_MAX ? perf_pool_rb[region] : NULL;
 }
 
+/* the regions: perf_pool_count of perf_pool_region_size bytes, then the big ones */
 static int perf_pool_count(void)
 {
-	return min(boot_params.perf_pool_count, (u64)PERF_POOL_MAX);
+	return min(boot_params.perf_pool_count + boot_params.perf_pool_big_count, (u64)PERF_POOL_MAX);
 }
 
-/* pages a region holds for a buffer: the user page and the data pages (its last page is
- * the status page, uapi/perf_pool.h) */
+static inline u64 perf_pool_region_bytes(int region)
+{
+	return (u64)region < boot_params.perf_pool_count ? boot_params.perf_pool_region_size
+							  : boot_params.perf_pool_big_size;
+}
+
+static inline u64 perf_pool_region_pa(int region)
+{
+	u64 small = min((u64)region, boot_params.perf_pool_count);
+
+	return boot_params.perf_pool_base + small * boot_params.perf_pool_region_size +
+	       (region - small) * boot_params.perf_pool_big_size;
+}
+
+/* pages a region holds for a buffer (its last page is the status page, uapi/perf_pool.h) */
+static inline u64 perf_pool_pages_of(int region)
+{
+	return (perf_pool_region_bytes(region) >> 12) - PERF_POOL_STATUS_PAGES;
+}
+
+/* pages an ordinary region holds for a buffer: the user page and the data pages */
 noinline int perf_pool_region_pages(void)
 {
 	return perf_pool_count() ? (boot_params.perf_pool_region_size >> 12) - PERF_POOL_STATUS_PAGES : 0;
 }
 
-notrace void *perf_pool_page(int region, int page)
+/* the region whose memory holds the physical address pa; -1: none */
+notrace int perf_pool_region_of(u64 pa)
 {
-	return __va(boot_params.perf_pool_base + region * boot_params.perf_pool_region_size +
-		    ((u64)page << 12));
+	u64 off = pa - boot_params.perf_pool_base;
+	u64 small = boot_params.perf_pool_count * boot_params.perf_pool_region_size;
+
+	if (off < small)
+		return off / boot_params.perf_pool_region_size;
+	off -= small;
+	if (off < boot_params.perf_pool_big_count * boot_params.perf_pool_big_size)
+		return boot_params.perf_pool_count + off / boot_params.perf_pool_big_size;
+	return -1;
 }
 
-/* a free region, now the caller's; -1: none */
-notrace int perf_pool_get(void)
+notrace void *perf_pool_page(int region, int page)
+{
+	return __va(perf_pool_region_pa(region) + ((u64)page << 12));
+}
+
+/* a free region of at least nr_pages (the smallest that holds them), now the caller's; -1: none */
+notrace int perf_pool_get_pages(u64 nr_pages)
 {
 	unsigned long flags;
-	int i, n = perf_pool_count();
+	int i, n = perf_pool_count(), best = -1;
 
 	spin_lock_irqsave(&perf_pool_lock, flags);
 	for (i = 0; i < n; i++)
-		if (!(perf_pool_busy[i / 64] >> (i % 64) & 1)) {
-			perf_pool_busy[i / 64] |= 1ULL << (i % 64);
-			break;
-		}
+		if (!(perf_pool_busy[i / 64] >> (i % 64) & 1) && perf_pool_pages_of(i) >= nr_pages &&
+		    (best < 0 || perf_pool_pages_of(i) < perf_pool_pages_of(best)))
+			best = i;
+	if (best >= 0)
+		perf_pool_busy[best / 64] |= 1ULL << (best % 64);
 	spin_unlock_irqrestore(&perf_pool_lock, flags);
-	return i < n ? i : -1;
+	return best;
+}
+
+/* a free ordinary region, now the caller's; -1: none */
+notrace int perf_pool_get(void)
+{
+	return perf_pool_get_pages(perf_pool_region_pages());
 }
 
 notrace void perf_pool_put(int region)
@@ -82,7 +122,7 @@ notrace void perf_pool_put(int region)
 
 notrace struct perf_pool_status *perf_pool_status(int region)
 {
-	return perf_pool_page(region, perf_pool_region_pages());
+	return perf_pool_page(region, perf_pool_pages_of(region));
 }
 
 void rb_free(struct perf_buffer *rb)

@@ -54,6 +54,7 @@ class TaskLayout:
 
 
 BOOT_MONOTONIC_OFF = 80  # struct boot_params's boot_monotonic_ns (hostif.h)
+BOOT_POOL_BIG_OFF = 88  # its perf_pool_big_count, perf_pool_big_size
 
 _ABI = {
     **{f"PORT_{name}": value for name, value in (
@@ -72,7 +73,7 @@ _ABI = {
     "HOST_REQ_TRACE_MARKER": HOST_REQ_TRACE_MARKER, "HOST_REQ_SYSCTL": HOST_REQ_SYSCTL,
     "HOST_SYSCTL_BPF_JIT_ENABLE": HOST_SYSCTL_BPF_JIT_ENABLE,
     "hostif_hpet.deadline": HPET_DEADLINE, "hostif_hpet.cpu": HPET_CPU, "hostif_hpet.vector": HPET_VECTOR,
-    "boot_params.boot_monotonic_ns": BOOT_MONOTONIC_OFF,
+    "boot_params.boot_monotonic_ns": BOOT_MONOTONIC_OFF, "boot_params.perf_pool_big_count": BOOT_POOL_BIG_OFF,
     "hostif_pmu.nmi_stack": NMI_STACK, "PMU_NMI_STACK_SIZE": NMI_STACK_SIZE,
     # kernel.h, timer.h: a task's stack (its pt_regs at the top), the tick
     "THREAD_SIZE": THREAD_SIZE, "HZ": 10**9 // TICK_NS,
@@ -112,6 +113,9 @@ class HostInterface:
             "<10Q", BOOT_MAGIC, nr_cpus, ram_size, seed is not None, (seed or 0) & (2**64 - 1),
             WORKLOADS[workload], boot_realtime_ns, pool.base if pool else 0, pool.count if pool else 0,
             pool.region_size if pool else 0))
+        # the pool's big regions, after its boot_monotonic_ns (set_boot_monotonic())
+        self.mem.write(self.boot_params + BOOT_POOL_BIG_OFF, struct.pack(
+            "<2Q", pool.big_count if pool else 0, pool.big_size if pool else 0))
         for cpu in range(nr_cpus):
             pa = self.percpu_pa(cpu)
             self.mem.put_u64(pa + CPU_SELF, self.percpu_va(cpu))

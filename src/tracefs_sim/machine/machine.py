@@ -183,7 +183,7 @@ class Machine:
         for fn in self._attach_fns:
             fn(mem)
         gdt, entry = img.addr("gdt_page"), img.addr("entry_SYSCALL_64")
-        regions = [(r.pa, pool.region_size, r.address) for r in pool.regions]
+        regions = [(r.pa, r.size, r.address) for r in pool.regions]
         self._cpus = [Cpu(i, mem, cr3, gdt, self._hostif.percpu_va(i), entry, self._int3, regions)
                       for i in range(self.nr_cpus)]
         self._hostfs = HostFs(mem)

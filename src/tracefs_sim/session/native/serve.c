@@ -113,6 +113,9 @@ struct served_fds {
 	 * reader reads next, as the kernel said at the last call on it */
 	unsigned long long kmsg[WORDS], kmsg_nonblock[WORDS];
 	unsigned long long kmsg_seq[MAX_SERVED_FD];
+	/* it mapped a served fd (a perf pool region) since its exec: its munmaps are the kernel's
+	 * business even once the fd is closed (a BPF map's mapping holds the map) */
+	bool mapped;
 };
 
 static pthread_mutex_t serve_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -715,8 +718,10 @@ static void set_region(pid_t tgid, long fd, int region)
 
 	pthread_mutex_lock(&fd_lock);
 	t = fds_of(tgid, false);
-	if (t && bit(t->open, fd))
+	if (t && bit(t->open, fd)) {
 		t->region[fd] = region;
+		t->mapped = true;
+	}
 	pthread_mutex_unlock(&fd_lock);
 }
 
@@ -728,6 +733,7 @@ static bool has_served_fds(pid_t tgid)
 
 	pthread_mutex_lock(&fd_lock);
 	t = fds_of(tgid, false);
+	any = t && t->mapped;
 	for (i = 0; t && i < WORDS && !any; i++)
 		any = t->open[i] != 0;
 	pthread_mutex_unlock(&fd_lock);
@@ -747,6 +753,7 @@ void serve_fork(pid_t parent, pid_t child)
 		memcpy(to->kmsg, from->kmsg, sizeof(to->kmsg));
 		memcpy(to->kmsg_nonblock, from->kmsg_nonblock, sizeof(to->kmsg_nonblock));
 		memcpy(to->kmsg_seq, from->kmsg_seq, sizeof(to->kmsg_seq));
+		to->mapped = from->mapped;
 	}
 	pthread_mutex_unlock(&fd_lock);
 }
@@ -767,6 +774,8 @@ void serve_exec(pid_t tgid)
 		t->open[i] &= ~t->cloexec[i];
 		t->cloexec[i] = 0;
 	}
+	if (t)
+		t->mapped = false;	/* (an exec unmaps everything) */
 	pthread_mutex_unlock(&fd_lock);
 }
 
