@@ -22,6 +22,7 @@ int in_group_p(gid_t grp);
 #define CAP_SYS_ADMIN		21
 #define CAP_SYS_RESOURCE	24
 #define CAP_MKNOD		27
+#define CAP_LEASE		28
 #define CAP_MAC_OVERRIDE	32
 #define CAP_PERFMON		38
 #define CAP_BPF			39

@@ -60,6 +60,30 @@ def test_proc_locks_lists_the_locks_as_linux(make_machine, run_program, tmp_path
     assert out.decode().splitlines() == expected.splitlines()
 
 
+def test_leases_as_linux(make_machine, run_program, tmp_path):
+    """Leases (fcntl F_SETLEASE): which opens a read or write lease allows, a conflicting open
+    or truncate breaking it (the holder signalled: SIGIO, or F_SETSIG's signal with POLL_MSG and
+    its fd; /proc/locks' BREAKING line and the waiting open's BREAKER line under it; O_NONBLOCK:
+    EWOULDBLOCK) until the holder downgrades or gives it up.  The real 6.1 prints the same."""
+    expected = subprocess.run([str(FSOP), "lease", str(tmp_path / "lease")], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=60,
+                              check=True).stdout.decode()
+    assert "1: -> LEASE  BREAKER   WRITE CHILD1 <none>:0 0 EOF" in expected.splitlines()
+    status, out = run_program(make_machine(cpus=1), ["fsop", "lease", "/tmp/lease"])
+    assert status == 0
+    assert out.decode().splitlines() == expected.splitlines()
+
+
+def test_signal_driven_io_as_linux(machine, run_program, tmp_path):
+    """fcntl F_SETOWN(_EX)/F_GETOWN(_EX)/F_SETSIG/F_GETOWNER_UIDS and O_ASYNC on a pipe: its
+    owner signalled (SIGIO; F_SETSIG's signal with POLL_IN, the band and the fd) when data comes
+    and when the last writer goes; a regular file keeps no O_ASYNC."""
+    expected = on_host(None, "fasync", tmp_path)
+    status, out = run_program(machine, ["fsop", "fasync", "/tmp/fasync"])
+    assert status == 0
+    assert out.decode().splitlines() == expected.decode().splitlines()
+
+
 def test_what_a_program_wrote_stays(vmlinux, machine, run_program, tmp_path):
     """A second run meets what the first left behind (its directory: EEXIST), and the
     first's files are there, with what the host's run left in its own."""
