@@ -98,6 +98,7 @@
 #define SOL_TCP		6
 #define TCP_NODELAY	1
 #define TCP_MAXSEG	2
+#define TCP_INFO	11	/* information about this connection: struct tcp_info */
 
 #define SOMAXCONN	4096
 #define SOCK_MIN_RCVBUF	2304

@@ -147,6 +147,30 @@ static void talk(int c)
 	cshow("client: write(hello)", write(c, "hello", 5));
 	cshow("client: read(reply)", readall(c, buf, 5));
 	cshow("client: reply is world", memcmp_(buf, "world", 5) == 0);
+	{
+		/* TCP_INFO (struct tcp_info, 232 bytes in 6.1) once hello is acked and world read */
+		unsigned char ti[512];
+		int len = sizeof(ti);
+		long r = sc(NR_getsockopt, c, 6, 11, L(ti), L(&len), 0);
+		unsigned int *u32 = (unsigned int *)ti;
+		unsigned long *u64 = (unsigned long *)ti;
+
+		cshow("client: getsockopt(TCP_INFO)", r);
+		cshow("client: tcp_info length", len);
+		cshow("client: tcpi_state", ti[0]);
+		cshow("client: tcpi_ca_state", ti[1]);
+		cshow("client: tcpi_rto >= 200 ms", u32[2] >= 200000);
+		cshow("client: tcpi_unacked", u32[6]);
+		cshow("client: tcpi_total_retrans", u32[25]);
+		cshow("client: tcpi_bytes_acked", u64[15]);
+		cshow("client: tcpi_bytes_received", u64[16]);
+		cshow("client: tcpi_data_segs_in", u32[38]);
+		cshow("client: tcpi_data_segs_out", u32[39]);
+		cshow("client: tcpi_bytes_sent", u64[25]);
+		len = 8;
+		cshow("client: getsockopt(TCP_INFO, 8 bytes)", sc(NR_getsockopt, c, 6, 11, L(ti), L(&len), 0));
+		cshow("client: its length", len);
+	}
 	cshow("client: write(200000)", write(c, big, sizeof(big)));
 	cshow("client: shutdown(SHUT_WR)", sc(NR_shutdown, c, SHUT_WR, 0, 0, 0, 0));
 	cshow("client: read(after peer close)", read(c, buf, sizeof(buf)));

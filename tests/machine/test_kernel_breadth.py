@@ -417,6 +417,7 @@ SOCKOPT_CALLS = {
     ("sock_common_getsockopt", "__sys_getsockopt"),
     ("tcp_getsockopt", "sock_common_getsockopt"),
     ("do_tcp_getsockopt", "tcp_getsockopt"),
+    ("tcp_get_info", "do_tcp_getsockopt"),
     ("sk_free", "sock_put"),
     ("__sk_free", "sk_free"),
     ("sk_destruct", "__sk_free"),
@@ -432,6 +433,16 @@ def test_socket_option_and_sock_free_calls(machine):
     # SOL_TCP option ENOPROTOOPT
     assert "setsockopt(TCP_NODELAY) = 0\n" in out and "TCP_NODELAY = 1\n" in out, out
     assert "getsockopt(SOL_TCP, 99) = -92\n" in out, out
+    # TCP_INFO (do_tcp_getsockopt -> tcp_get_info) from the client once its hello is acked and
+    # the reply read: what the real 6.1 reports of these counters (the same program there)
+    client = [line for line in out.splitlines() if line.startswith("client: ")]
+    i = client.index("client: getsockopt(TCP_INFO) = 0")
+    assert client[i:i + 14] == [
+        "client: getsockopt(TCP_INFO) = 0", "client: tcp_info length = 232", "client: tcpi_state = 1",
+        "client: tcpi_ca_state = 0", "client: tcpi_rto >= 200 ms = 1", "client: tcpi_unacked = 0",
+        "client: tcpi_total_retrans = 0", "client: tcpi_bytes_acked = 6", "client: tcpi_bytes_received = 5",
+        "client: tcpi_data_segs_in = 1", "client: tcpi_data_segs_out = 1", "client: tcpi_bytes_sent = 5",
+        "client: getsockopt(TCP_INFO, 8 bytes) = 0", "client: its length = 8"], client
 
 
 # fs/seq_file.c, fs/proc/base.c: a /proc file's records through single_open's operations

@@ -490,6 +490,80 @@ noinline int tcp_setsockopt(struct sock *sk, int level, int optname, void *optva
 	return do_tcp_setsockopt(sk, level, optname, optval, optlen);
 }
 
+/* TCP_INFO's answer (include/uapi/linux/tcp.h) */
+struct tcp_info {
+	u8 tcpi_state, tcpi_ca_state, tcpi_retransmits, tcpi_probes, tcpi_backoff, tcpi_options;
+	u8 tcpi_snd_wscale:4, tcpi_rcv_wscale:4;
+	u8 tcpi_delivery_rate_app_limited:1, tcpi_fastopen_client_fail:2;
+	u32 tcpi_rto, tcpi_ato, tcpi_snd_mss, tcpi_rcv_mss;
+	u32 tcpi_unacked, tcpi_sacked, tcpi_lost, tcpi_retrans, tcpi_fackets;
+	/* times */
+	u32 tcpi_last_data_sent, tcpi_last_ack_sent, tcpi_last_data_recv, tcpi_last_ack_recv;
+	/* metrics */
+	u32 tcpi_pmtu, tcpi_rcv_ssthresh, tcpi_rtt, tcpi_rttvar, tcpi_snd_ssthresh, tcpi_snd_cwnd;
+	u32 tcpi_advmss, tcpi_reordering, tcpi_rcv_rtt, tcpi_rcv_space, tcpi_total_retrans;
+	u64 tcpi_pacing_rate, tcpi_max_pacing_rate;
+	u64 tcpi_bytes_acked, tcpi_bytes_received;
+	u32 tcpi_segs_out, tcpi_segs_in;
+	u32 tcpi_notsent_bytes, tcpi_min_rtt, tcpi_data_segs_in, tcpi_data_segs_out;
+	u64 tcpi_delivery_rate;
+	u64 tcpi_busy_time, tcpi_rwnd_limited, tcpi_sndbuf_limited;
+	u32 tcpi_delivered, tcpi_delivered_ce;
+	u64 tcpi_bytes_sent, tcpi_bytes_retrans;
+	u32 tcpi_dsack_dups, tcpi_reord_seen, tcpi_rcv_ooopack, tcpi_snd_wnd;
+};
+_Static_assert(sizeof(struct tcp_info) == 232, "struct tcp_info as 6.1's uapi");
+
+/* The connection's state and counters as 6.1 reports them, from what this TCP keeps: no
+ * options (no timestamps, SACK, window scaling or ECN are negotiated here), no pacing (the
+ * rates are unlimited, ~0), no receive-side RTT, delayed-ack or chrono accounting (0) */
+noinline void tcp_get_info(struct sock *sk, struct tcp_info *info)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct inet_connection_sock *icsk = inet_csk(sk);
+	int notsent;
+
+	memset(info, 0, sizeof(*info));
+	if (sk->sk_type != SOCK_STREAM)
+		return;
+	info->tcpi_state = READ_ONCE(sk->sk_state);	/* inet_sk_state_load() */
+	info->tcpi_pacing_rate = ~0ULL;			/* sk_pacing_rate: never computed here */
+	info->tcpi_max_pacing_rate = ~0ULL;
+	info->tcpi_snd_cwnd = tcp_snd_cwnd(tp);
+	if (info->tcpi_state == TCP_LISTEN) {
+		/* a listener's: the children ready for accept(), the backlog */
+		info->tcpi_unacked = READ_ONCE(sk->sk_ack_backlog);
+		info->tcpi_sacked = READ_ONCE(sk->sk_max_ack_backlog);
+		return;
+	}
+	lock_sock(sk);	/* (lock_sock_fast) */
+	info->tcpi_ca_state = icsk->icsk_ca_state;
+	info->tcpi_retransmits = icsk->icsk_retransmits;
+	info->tcpi_backoff = icsk->icsk_backoff;
+	info->tcpi_rto = jiffies_to_usecs(icsk->icsk_rto);
+	info->tcpi_snd_mss = tp->mss_cache;
+	info->tcpi_unacked = tp->packets_out;
+	info->tcpi_lost = tp->lost_out;
+	info->tcpi_retrans = tp->retrans_out;
+	info->tcpi_rtt = tp->srtt_us >> 3;
+	info->tcpi_rttvar = tp->mdev_us >> 2;
+	info->tcpi_snd_ssthresh = tp->snd_ssthresh;
+	info->tcpi_total_retrans = tp->total_retrans;
+	info->tcpi_bytes_acked = tp->bytes_acked;
+	info->tcpi_bytes_received = tp->bytes_received;
+	notsent = tp->write_seq - tp->snd_nxt;
+	info->tcpi_notsent_bytes = notsent > 0 ? notsent : 0;
+	info->tcpi_segs_out = tp->segs_out;
+	info->tcpi_segs_in = READ_ONCE(tp->segs_in);
+	info->tcpi_data_segs_in = READ_ONCE(tp->data_segs_in);
+	info->tcpi_data_segs_out = tp->data_segs_out;
+	info->tcpi_delivered = tp->delivered;
+	info->tcpi_bytes_sent = tp->bytes_sent;
+	info->tcpi_bytes_retrans = tp->bytes_retrans;
+	info->tcpi_snd_wnd = tp->snd_wnd;
+	release_sock(sk);
+}
+
 static noinline int do_tcp_getsockopt(struct sock *sk, int level, int optname, void *optval, int *optlen)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -501,6 +575,19 @@ static noinline int do_tcp_getsockopt(struct sock *sk, int level, int optname, v
 	if (len < 0)
 		return -EINVAL;
 	switch (optname) {
+	case TCP_INFO: {
+		struct tcp_info info;
+
+		if (copy_from_user(&len, optlen, sizeof(int)))
+			return -EFAULT;
+		tcp_get_info(sk, &info);
+		len = (unsigned int)len < sizeof(info) ? (unsigned int)len : sizeof(info);
+		if (copy_to_user(optlen, &len, sizeof(int)))
+			return -EFAULT;
+		if (copy_to_user(optval, &info, len))
+			return -EFAULT;
+		return 0;
+	}
 	case TCP_MAXSEG:
 		val = tp->mss_cache;
 		break;
