@@ -11,6 +11,7 @@
 #include "wait.h"
 #include "timer.h"
 #include "interrupt.h"
+#include "signal.h"
 
 #ifndef spin_lock_init
 #define spin_lock_init(l) (*(l) = (spinlock_t)__SPIN_LOCK_UNLOCKED)
@@ -423,7 +424,14 @@ typedef enum {
 
 struct socket_wq {
 	wait_queue_head_t wait;
+	struct fasync_struct *fasync_list;	/* O_ASYNC's: the owners sock_wake_async signals */
+	unsigned long flags;			/* SOCKWQ_ASYNC_*: when not to signal */
 };
+#define SOCKWQ_ASYNC_NOSPACE	0	/* a writer found no room: signal when there is */
+#define SOCKWQ_ASYNC_WAITDATA	1	/* a reader waits for data: no signal for it */
+/* sock_wake_async()'s hows */
+enum { SOCK_WAKE_IO, SOCK_WAKE_WAITD, SOCK_WAKE_SPACE, SOCK_WAKE_URG };
+int sock_wake_async(struct socket_wq *wq, int how, int band);
 
 struct socket;
 struct sock;
@@ -587,6 +595,7 @@ _Static_assert(sizeof(struct sock_common) <= 96 && offsetof(struct sock, sk_type
 	       sizeof(struct sock) == 776, "struct sock: the fields tools read at Debian 6.1's offsets");
 #define SOCK_DEAD	1
 #define SOCK_DONE	2
+#define SOCK_FASYNC	16	/* its socket's fasync list is not empty (sock_fasync) */
 #define SOCK_RCVBUF_LOCK 2
 #define SOCK_BINDADDR_LOCK 4
 #define SOCK_BINDPORT_LOCK 8
@@ -615,6 +624,26 @@ struct proto {
 
 static __always_inline bool sock_flag(const struct sock *sk, int flag) { return sk->sk_flags & (1UL << flag); }
 static __always_inline void sock_set_flag(struct sock *sk, int flag) { sk->sk_flags |= 1UL << flag; }
+static __always_inline void sock_reset_flag(struct sock *sk, int flag) { sk->sk_flags &= ~(1UL << flag); }
+/* The owners of an O_ASYNC socket signalled (include/net/sock.h) */
+static __always_inline void sk_wake_async(const struct sock *sk, int how, int band)
+{
+	if (sock_flag(sk, SOCK_FASYNC))
+		sock_wake_async(READ_ONCE(sk->sk_wq), how, band);
+}
+/* A SOCKWQ_ASYNC_* bit of the socket's (kept only while it is O_ASYNC) */
+static __always_inline void sk_set_bit(int nr, struct sock *sk)
+{
+	if (!sock_flag(sk, SOCK_FASYNC) || !sk->sk_wq)
+		return;
+	__atomic_fetch_or(&sk->sk_wq->flags, 1UL << nr, __ATOMIC_RELAXED);
+}
+static __always_inline void sk_clear_bit(int nr, struct sock *sk)
+{
+	if (!sock_flag(sk, SOCK_FASYNC) || !sk->sk_wq)
+		return;
+	__atomic_fetch_and(&sk->sk_wq->flags, ~(1UL << nr), __ATOMIC_RELAXED);
+}
 static __always_inline void sock_hold(struct sock *sk) { __atomic_add_fetch(&sk->sk_refcnt, 1, __ATOMIC_RELAXED); }
 static __always_inline bool sock_owned_by_user(const struct sock *sk) { return READ_ONCE(sk->sk_lock.owned); }
 static __always_inline long sock_rcvtimeo(const struct sock *sk, bool noblock) { return noblock ? 0 : -1; }

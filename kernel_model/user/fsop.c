@@ -1756,6 +1756,19 @@ static void fam_fasync(void)
 	R("F_SETFL(p[0], 0)", sc(72, p[0], 4, 0, 0, 0));
 	R("F_GETFL(p[0]) & O_ASYNC", sc(72, p[0], 3, 0, 0, 0) & 020000);
 	close(p[0]);
+	/* a socket (sock_fasync): data, the peer's shutdown of writing, its close */
+	sc(53, 1, 1, 0, L(p), 0);	/* socketpair(AF_UNIX, SOCK_STREAM) */
+	R("F_SETOWN(s[0], getpid())", sc(72, p[0], 8, getpid(), 0, 0));
+	R("F_SETFL(s[0], O_ASYNC)", sc(72, p[0], 4, 020000, 0, 0));
+	R("F_GETFL(s[0]) & O_ASYNC", sc(72, p[0], 3, 0, 0, 0) & 020000);
+	R("write(s[1])", write(p[1], "x", 1));
+	take_signal("rt_sigtimedwait: SIGIO", sigs, p[0]);
+	R("F_SETSIG(s[0], SIGUSR1)", sc(72, p[0], 10, 10, 0, 0));
+	R("shutdown(s[1], SHUT_WR)", sc(48, p[1], 1, 0, 0, 0));
+	take_signal("rt_sigtimedwait: SIGUSR1, POLL_IN", sigs, p[0]);
+	R("close(s[1])", close(p[1]));
+	take_signal("rt_sigtimedwait: SIGUSR1, POLL_HUP", sigs, p[0]);
+	close(p[0]);
 	/* a regular file has no ->fasync: O_ASYNC is not kept */
 	f = open("r", O_RDWR | O_CREAT, 0644);
 	R("F_SETFL(regular file, O_ASYNC)", sc(72, f, 4, 020000, 0, 0));

@@ -102,6 +102,7 @@ static notrace bool sk_stream_memory_free(const struct sock *sk)
 /* sk_stream_wait_memory(): room in the send buffer */
 static noinline int sk_stream_wait_memory(struct sock *sk, bool nonblock)
 {
+	sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);	/* room made signals an O_ASYNC owner */
 	if (nonblock)
 		return -EAGAIN;
 	if (sk_wait_event(sk, sk_stream_memory_free(sk) || READ_ONCE(sk->sk_err) ||
