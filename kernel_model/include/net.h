@@ -661,6 +661,7 @@ void release_sock(struct sock *sk);
 int sk_add_backlog(struct sock *sk, struct sk_buff *skb, unsigned int limit);
 void sock_def_wakeup(struct sock *sk);
 void sock_def_readable(struct sock *sk);
+void sk_stream_write_space(struct sock *sk);
 int sk_wait_data(struct sock *sk, long *timeo);
 int sock_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen);
 int sock_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen);

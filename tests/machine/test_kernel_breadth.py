@@ -652,6 +652,7 @@ def test_a_write_removes_privileges(machine):
 # inet_connection_sock.c, inet_hashtables.c, tcp.c, tcp_timer.c: TCP sockets' life
 TCP_LIFE_CALLS = {
     ("lock_sock_nested", "tcp_sendmsg"),        # lock_sock (inline)
+    ("sk_stream_write_space", "tcp_ack"),       # TCP's sk_write_space (tcp_init_sock)
     ("lock_sock_nested", "inet_listen"),
     ("lock_sock_nested", "tcp_close"),
     ("__tcp_close", "tcp_close"),

@@ -62,6 +62,7 @@ noinline int tcp_init_sock(struct sock *sk)
 	tp->snd_cwnd_clamp = ~0;
 	tp->mss_cache = TCP_MSS_DEFAULT;
 	sk->sk_state = TCP_CLOSE;
+	sk->sk_write_space = sk_stream_write_space;
 	sk->sk_sndbuf = TCP_WMEM_DEFAULT;
 	sk->sk_rcvbuf = TCP_RMEM_DEFAULT;
 	return 0;
@@ -111,6 +112,24 @@ static noinline int sk_stream_wait_memory(struct sock *sk, bool nonblock)
 	if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN))
 		return -EPIPE;
 	return 0;
+}
+
+/* A stream socket's write space (6.1's net/core/stream.c): writers woken once the send buffer
+ * has room for as much again as is queued (__sk_stream_is_writeable()), and an O_ASYNC owner
+ * signalled if a writer found it full */
+noinline void sk_stream_write_space(struct sock *sk)
+{
+	struct socket *sock = sk->sk_socket;
+	struct socket_wq *wq;
+	int queued = READ_ONCE(sk->sk_wmem_queued);
+
+	if (READ_ONCE(sk->sk_sndbuf) - queued >= (queued >> 1) && sk_stream_memory_free(sk) && sock) {
+		wq = READ_ONCE(sk->sk_wq);
+		if (wq && waitqueue_active(&wq->wait))	/* skwq_has_sleeper() */
+			wake_up_interruptible_poll(&wq->wait, EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND);
+		if (wq && wq->fasync_list && !(sk->sk_shutdown & SEND_SHUTDOWN))
+			sock_wake_async(wq, SOCK_WAKE_SPACE, POLL_OUT);
+	}
 }
 
 static noinline int sk_stream_error(struct sock *sk, int flags, int err)
