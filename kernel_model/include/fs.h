@@ -434,6 +434,8 @@ void fasync_free(struct fasync_struct *new);
 void kill_fasync(struct fasync_struct **fp, int sig, int band);
 void __f_setown(struct file *filp, pid_t pid, enum pid_type type, int force);
 void f_delown(struct file *filp);
+int f_setown(struct file *filp, unsigned long arg, int force);
+pid_t f_getown(struct file *filp);
 struct file {
 	union {
 		struct { void *next, *func; } f_rcuhead;	/* 6.1's callback_head: 16 bytes */

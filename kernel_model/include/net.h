@@ -438,6 +438,8 @@ struct sock;
 struct proto_ops {
 	int family;
 	int (*release)(struct socket *sock);
+	/* the family's ioctls (inet_ioctl: the protocol's); -ENOIOCTLCMD for the rest */
+	int (*ioctl)(struct socket *sock, unsigned int cmd, unsigned long arg);
 	int (*bind)(struct socket *sock, struct sockaddr *myaddr, int sockaddr_len);
 	int (*connect)(struct socket *sock, struct sockaddr *vaddr, int sockaddr_len, int flags);
 	int (*socketpair)(struct socket *sock1, struct socket *sock2);
@@ -619,8 +621,22 @@ struct proto {
 	bool no_autobind;		/* connections bind as they connect (TCP) */
 	int (*setsockopt)(struct sock *sk, int level, int optname, void *optval, unsigned int optlen);
 	int (*getsockopt)(struct sock *sk, int level, int optname, void *optval, int *optlen);
+	int (*ioctl)(struct sock *sk, int cmd, unsigned long arg);	/* SIOCINQ, SIOCOUTQ, ... */
 	struct kmem_cache *slab;
 };
+/* the socket ioctls (include/uapi/linux/sockios.h, asm-generic/sockios.h) */
+#define SIOCINQ		0x541B	/* FIONREAD */
+#define SIOCOUTQ	0x5411	/* TIOCOUTQ */
+#define SIOCOUTQNSD	0x894B	/* output queue size, not sent yet */
+#define FIOSETOWN	0x8901
+#define SIOCSPGRP	0x8902
+#define FIOGETOWN	0x8903
+#define SIOCGPGRP	0x8904
+#define SIOCATMARK	0x8905
+#define SOCK_IOC_TYPE	0x89
+#define ENOIOCTLCMD	515
+int inet_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg);
+int tcp_ioctl(struct sock *sk, int cmd, unsigned long arg);
 
 static __always_inline bool sock_flag(const struct sock *sk, int flag) { return sk->sk_flags & (1UL << flag); }
 static __always_inline void sock_set_flag(struct sock *sk, int flag) { sk->sk_flags |= 1UL << flag; }

@@ -915,6 +915,44 @@ static noinline __poll_t sock_poll(struct file *file, poll_table *wait)
 	return sock->ops->poll(file, sock, wait);
 }
 
+/* An ioctl the socket's family answers (inet_ioctl: the protocol's, tcp_ioctl); what none does
+ * is a device's (an ifreq's: no network devices' ioctls here, ENOTTY) */
+static noinline long sock_do_ioctl(struct net *net, struct socket *sock, unsigned int cmd, unsigned long arg)
+{
+	int err = sock->ops->ioctl ? sock->ops->ioctl(sock, cmd, arg) : -ENOIOCTLCMD;
+
+	if (err != -ENOIOCTLCMD)
+		return err;
+	return -ENOTTY;	/* (!is_socket_ioctl_cmd(), or dev_ioctl()'s unknown request) */
+}
+
+/* A socket's ioctl (its file's unlocked_ioctl): the owner its SIGIO goes to (FIOSETOWN,
+ * SIOCSPGRP; FIOGETOWN, SIOCGPGRP), else the family's */
+static noinline long sock_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct socket *sock = file->private_data;
+	int pid, err;
+
+	switch (cmd) {
+	case FIOSETOWN:
+	case SIOCSPGRP:
+		err = -EFAULT;
+		if (copy_from_user(&pid, (void *)arg, sizeof(pid)))
+			break;
+		err = f_setown(sock->file, pid, 1);
+		break;
+	case FIOGETOWN:
+	case SIOCGPGRP:
+		pid = f_getown(sock->file);
+		err = copy_to_user((void *)arg, &pid, sizeof(pid)) ? -EFAULT : 0;
+		break;
+	default:
+		err = sock_do_ioctl(NULL, sock, cmd, arg);
+		break;
+	}
+	return err;
+}
+
 /* O_ASYNC on a socket: its file on the socket's fasync list (SOCK_FASYNC while any is) */
 static noinline int sock_fasync(int fd, struct file *filp, int on)
 {
@@ -966,6 +1004,7 @@ static const struct file_operations socket_file_ops = {
 	.read_iter = sock_read_iter,
 	.write_iter = sock_write_iter,
 	.poll = sock_poll,
+	.unlocked_ioctl = sock_ioctl,
 	.release = sock_close,
 	.fasync = sock_fasync,
 	.sendpage = sock_sendpage,

@@ -1718,7 +1718,7 @@ static void fam_fasync(void)
 	unsigned long sigs = (1UL << (29 - 1)) | (1UL << (10 - 1));
 	struct { int type, pid; } ex;
 	unsigned int uids[2];
-	int p[2], f;
+	int p[2], f, on;
 
 	R("rt_sigprocmask(SIG_BLOCK, SIGIO|SIGUSR1)", sc(14, 0, L(&sigs), 0, 8, 0));
 	R("setpgid(0, 0): a process group of its own", sc(109, 0, 0, 0, 0, 0));
@@ -1755,9 +1755,25 @@ static void fam_fasync(void)
 	take_signal("rt_sigtimedwait: SIGUSR1 again", sigs, p[0]);
 	R("F_SETFL(p[0], 0)", sc(72, p[0], 4, 0, 0, 0));
 	R("F_GETFL(p[0]) & O_ASYNC", sc(72, p[0], 3, 0, 0, 0) & 020000);
+	on = 1;
+	R("ioctl(p[0], FIOASYNC, 1)", sc(16, p[0], 0x5452, L(&on), 0, 0));
+	R("F_GETFL(p[0]) & O_ASYNC", sc(72, p[0], 3, 0, 0, 0) & 020000);
+	on = 0;
+	R("ioctl(p[0], FIOASYNC, 0)", sc(16, p[0], 0x5452, L(&on), 0, 0));
+	R("F_GETFL(p[0]) & O_ASYNC", sc(72, p[0], 3, 0, 0, 0) & 020000);
 	close(p[0]);
 	/* a socket (sock_fasync): data, the peer's shutdown of writing, its close */
 	sc(53, 1, 1, 0, L(p), 0);	/* socketpair(AF_UNIX, SOCK_STREAM) */
+	on = -1;
+	R("ioctl(s[0], FIOGETOWN)", sc(16, p[0], 0x8903, L(&on), 0, 0));
+	printf("  owner %d\n", on);
+	on = getpid();
+	R("ioctl(s[0], FIOSETOWN, getpid())", sc(16, p[0], 0x8901, L(&on), 0, 0));
+	on = -1;
+	R("ioctl(s[0], SIOCGPGRP)", sc(16, p[0], 0x8904, L(&on), 0, 0));
+	printf("  owner is me %d\n", on == getpid());
+	on = 999999;
+	R("ioctl(s[0], SIOCSPGRP, 999999)", sc(16, p[0], 0x8902, L(&on), 0, 0));
 	R("F_SETOWN(s[0], getpid())", sc(72, p[0], 8, getpid(), 0, 0));
 	R("F_SETFL(s[0], O_ASYNC)", sc(72, p[0], 4, 020000, 0, 0));
 	R("F_GETFL(s[0]) & O_ASYNC", sc(72, p[0], 3, 0, 0, 0) & 020000);
@@ -1773,6 +1789,10 @@ static void fam_fasync(void)
 	f = open("r", O_RDWR | O_CREAT, 0644);
 	R("F_SETFL(regular file, O_ASYNC)", sc(72, f, 4, 020000, 0, 0));
 	R("F_GETFL(regular file) & O_ASYNC", sc(72, f, 3, 0, 0, 0) & 020000);
+	on = 1;
+	R("ioctl(regular file, FIOASYNC, 1)", sc(16, f, 0x5452, L(&on), 0, 0));
+	on = 0;
+	R("ioctl(regular file, FIOASYNC, 0)", sc(16, f, 0x5452, L(&on), 0, 0));
 	close(f);
 	sc(87, L("r"), 0, 0, 0, 0);
 }

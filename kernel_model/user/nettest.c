@@ -899,8 +899,49 @@ static int async_tcp(void)
 	return 0;
 }
 
+/* A socket's ioctls (sock_ioctl -> inet_ioctl -> tcp_ioctl): unread, unacked and unsent bytes;
+ * a listener's EINVAL; a terminal's request ENOTTY */
+static int tcp_ioctls(void)
+{
+	int srv = sock_in(SOCK_STREAM), c = sock_in(SOCK_STREAM), a, v;
+	char buf[16];
+
+	show("bind", bind_in(srv, loopback(1), 0));
+	show("listen", sc(NR_listen, srv, 8, 0, 0, 0, 0));
+	v = -1;
+	show("ioctl(listener, FIONREAD)", sc(16, srv, 0x541B, L(&v), 0, 0, 0));
+	show("ioctl(listener, SIOCOUTQ)", sc(16, srv, 0x5411, L(&v), 0, 0, 0));
+	show("ioctl(listener, SIOCATMARK)", sc(16, srv, 0x8905, L(&v), 0, 0, 0));
+	show("  at mark", v);
+	show("ioctl(unconnected, FIONREAD)", sc(16, c, 0x541B, L(&v), 0, 0, 0));
+	show("  unread", v);
+	show("connect", connect_in(c, loopback(1), port_of(srv)));
+	a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
+	show("accept", a >= 0);
+	show("write(client, 5)", write(c, "hello", 5));
+	show("ioctl(accepted, FIONREAD)", sc(16, a, 0x541B, L(&v), 0, 0, 0));
+	show("  unread", v);
+	show("read(accepted, 2)", read(a, buf, 2));
+	sc(16, a, 0x541B, L(&v), 0, 0, 0);
+	show("  unread after it", v);
+	show("ioctl(client, SIOCOUTQ)", sc(16, c, 0x5411, L(&v), 0, 0, 0));
+	show("  unacked", v);
+	show("ioctl(client, SIOCOUTQNSD)", sc(16, c, 0x894B, L(&v), 0, 0, 0));
+	show("  unsent", v);
+	show("shutdown(client, SHUT_WR)", sc(NR_shutdown, c, SHUT_WR, 0, 0, 0, 0));
+	sc(16, a, 0x541B, L(&v), 0, 0, 0);
+	show("  unread after the FIN", v);
+	show("ioctl(accepted, TCGETS)", sc(16, a, 0x5401, L(buf), 0, 0, 0));
+	close(a);
+	close(c);
+	close(srv);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "ioctl"))
+		return tcp_ioctls();
 	if (argc == 2 && !strcmp(argv[1], "async"))
 		return async_tcp();
 	if (argc == 2 && !strcmp(argv[1], "sendfile"))

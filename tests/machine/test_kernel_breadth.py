@@ -491,6 +491,21 @@ def test_o_async_tcp_sockets_as_linux(machine):
     assert ASYNC_CALLS <= calls, ASYNC_CALLS - calls
 
 
+SOCK_IOCTL_CALLS = {
+    ("sock_ioctl", "vfs_ioctl"),
+    ("sock_do_ioctl", "sock_ioctl"),
+    ("inet_ioctl", "sock_do_ioctl"),
+    ("tcp_ioctl", "inet_ioctl"),
+}
+
+
+def test_socket_ioctl_calls(machine):
+    """FIONREAD/SIOCOUTQ on TCP sockets through 6.1's chain (their answers: test_net.py's
+    `nettest ioctl`, the host's)"""
+    calls = traced_calls(machine, {f for f, _ in SOCK_IOCTL_CALLS}, [(["nettest", "ioctl"], None)])
+    assert SOCK_IOCTL_CALLS <= calls, SOCK_IOCTL_CALLS - calls
+
+
 # fs/seq_file.c, fs/proc/base.c: a /proc file's records through single_open's operations
 SEQ_CALLS = {
     ("single_start", "seq_read_iter"),

@@ -510,6 +510,61 @@ noinline int tcp_setsockopt(struct sock *sk, int level, int optname, void *optva
 	return do_tcp_setsockopt(sk, level, optname, optval, optlen);
 }
 
+/* The bytes a read would take now (tcp_inq()): none while connecting, the FIN not counted (no
+ * urgent data is ever received here) */
+static __always_inline int tcp_inq(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	int answ;
+
+	if ((1 << sk->sk_state) & ((1 << TCP_SYN_SENT) | (1 << TCP_SYN_RECV)))
+		return 0;
+	answ = tp->rcv_nxt - tp->copied_seq;
+	if (answ && sock_flag(sk, SOCK_DONE))	/* subtract 1 if the FIN was received */
+		answ--;
+	return answ;
+}
+
+/* SIOCINQ (FIONREAD): unread bytes; SIOCOUTQ: unacked ones; SIOCOUTQNSD: unsent ones;
+ * SIOCATMARK: at urgent data (never here) */
+noinline int tcp_ioctl(struct sock *sk, int cmd, unsigned long arg)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	int answ;
+
+	switch (cmd) {
+	case SIOCINQ:
+		if (sk->sk_state == TCP_LISTEN)
+			return -EINVAL;
+		lock_sock(sk);	/* (lock_sock_fast) */
+		answ = tcp_inq(sk);
+		release_sock(sk);
+		break;
+	case SIOCATMARK:
+		answ = 0;	/* (tp->urg_data: none) */
+		break;
+	case SIOCOUTQ:
+		if (sk->sk_state == TCP_LISTEN)
+			return -EINVAL;
+		if ((1 << sk->sk_state) & ((1 << TCP_SYN_SENT) | (1 << TCP_SYN_RECV)))
+			answ = 0;
+		else
+			answ = READ_ONCE(tp->write_seq) - tp->snd_una;
+		break;
+	case SIOCOUTQNSD:
+		if (sk->sk_state == TCP_LISTEN)
+			return -EINVAL;
+		if ((1 << sk->sk_state) & ((1 << TCP_SYN_SENT) | (1 << TCP_SYN_RECV)))
+			answ = 0;
+		else
+			answ = READ_ONCE(tp->write_seq) - READ_ONCE(tp->snd_nxt);
+		break;
+	default:
+		return -ENOIOCTLCMD;
+	}
+	return copy_to_user((void *)arg, &answ, sizeof(answ)) ? -EFAULT : 0;
+}
+
 /* TCP_INFO's answer (include/uapi/linux/tcp.h) */
 struct tcp_info {
 	u8 tcpi_state, tcpi_ca_state, tcpi_retransmits, tcpi_probes, tcpi_backoff, tcpi_options;
@@ -636,6 +691,7 @@ struct proto tcp_prot = {
 	.connect = tcp_v4_connect,
 	.disconnect = tcp_disconnect,
 	.shutdown = tcp_shutdown,
+	.ioctl = tcp_ioctl,
 	.sendmsg = tcp_sendmsg,
 	.recvmsg = tcp_recvmsg,
 	.sendpage = tcp_sendpage,
