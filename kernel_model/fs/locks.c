@@ -1444,6 +1444,38 @@ noinline void lock_get_status(struct seq_file *f, struct file_lock *fl, loff_t i
 		seq_printf(f, "%ld %ld\n", (long)fl->fl_start, (long)fl->fl_end);
 }
 
+/* The locks of one list the open file holds (its own, or its process's: files) */
+static noinline void __show_fd_locks(struct seq_file *f, struct list_head *head, int *id, struct file *filp,
+				     struct files_struct *files)
+{
+	struct file_lock *fl;
+
+	list_for_each_entry(fl, head, fl_list) {
+		if (filp != fl->fl_file)
+			continue;
+		if (fl->fl_owner != files && fl->fl_owner != filp)
+			continue;
+		(*id)++;
+		seq_puts(f, "lock:\t");
+		lock_get_status(f, fl, *id, "", 0);
+	}
+}
+
+/* /proc/PID/fdinfo/N's lock lines: the file's flock, POSIX/OFD locks and lease */
+noinline void show_fd_locks(struct seq_file *f, struct file *filp, struct files_struct *files)
+{
+	struct file_lock_context *ctx = locks_inode_context(filp->f_inode);
+	int id = 0;
+
+	if (!ctx)
+		return;
+	spin_lock(&ctx->flc_lock);
+	__show_fd_locks(f, &ctx->flc_flock, &id, filp, files);
+	__show_fd_locks(f, &ctx->flc_posix, &id, filp, files);
+	__show_fd_locks(f, &ctx->flc_lease, &id, filp, files);
+	spin_unlock(&ctx->flc_lock);
+}
+
 static notrace struct file_lock *get_next_blocked_member(struct file_lock *node)
 {
 	struct file_lock *tmp;

@@ -110,4 +110,7 @@ static inline int break_lease(struct inode *inode, unsigned int mode)
 	return 0;
 }
 extern const struct file_operations proc_locks_operations;	/* /proc/locks */
+struct seq_file;
+struct files_struct;
+void show_fd_locks(struct seq_file *f, struct file *filp, struct files_struct *files);
 #endif

@@ -1522,25 +1522,69 @@ static void show_lock_line(const char *line, const char *stop, struct lock_names
 	write(1, "\n", 1);
 }
 
-static void show_proc_locks(const char *what, struct lock_names *n)
+/* A /proc file's text (what fits of it) after the heading `what`; its length, or -1 (shown) */
+static long read_proc_text(const char *what, const char *path, char *text, long size)
 {
-	static char text[8192];
-	int fd = open("/proc/locks", O_RDONLY, 0);
+	int fd = open(path, O_RDONLY, 0);
 	long len = 0, r;
-	char *line, *nl;
 
 	printf("%s:\n", what);
 	if (fd < 0) {
-		show("open(/proc/locks)", fd);
-		return;
+		show("open", fd);
+		return -1;
 	}
-	while (len < (long)sizeof(text) - 1 && (r = read(fd, text + len, sizeof(text) - 1 - len)) > 0)
+	while (len < size - 1 && (r = read(fd, text + len, size - 1 - len)) > 0)
 		len += r;
 	close(fd);
 	text[len] = 0;
+	return len;
+}
+
+static void show_proc_locks(const char *what, struct lock_names *n)
+{
+	static char text[8192];
+	long len = read_proc_text(what, "/proc/locks", text, sizeof(text));
+	char *line, *nl;
+
+	if (len < 0)
+		return;
 	n->nids = 0;
 	for (line = text; (nl = memchr(line, '\n', text + len - line)); line = nl + 1)
 		show_lock_line(line, nl, n);
+}
+
+/* /proc/self/fdinfo/FD (6.1's fs/proc/fd.c seq_show): its position and flags, that it has a
+ * mount id and an inode, and its lock lines ("lock:\t" and a /proc/locks line, named as there) */
+static void show_fdinfo(const char *what, int fd, struct lock_names *n)
+{
+	static char text[4096];
+	char path[64];
+	long len;
+	char *line, *nl;
+
+	memcpy(path, "/proc/self/fdinfo/", 18);
+	path[18] = '0' + fd / 10;	/* (fds below 100) */
+	path[19] = '0' + fd % 10;
+	path[20] = 0;
+	if (fd < 10)
+		path[18] = '0' + fd, path[19] = 0;
+	len = read_proc_text(what, path, text, sizeof(text));
+	if (len < 0)
+		return;
+	n->nids = 0;
+	for (line = text; (nl = memchr(line, '\n', text + len - line)); line = nl + 1) {
+		if (!strncmp(line, "pos:", 4) || !strncmp(line, "flags:", 6)) {
+			write(1, line, nl + 1 - line);
+		} else if (!strncmp(line, "mnt_id:\t", 8) || !strncmp(line, "ino:\t", 5)) {
+			write(1, line, (char *)memchr(line, '\t', nl - line) + 1 - line);
+			printf("N\n");
+		} else if (!strncmp(line, "lock:\t", 6)) {
+			write(1, "lock:\t", 6);
+			show_lock_line(line + 6, nl, n);
+		} else {
+			write(1, line, nl + 1 - line);
+		}
+	}
 }
 
 /* The names show_proc_locks() gives: the file's device and inode, this process and two children */
@@ -1573,6 +1617,11 @@ static void fam_proclocks(void)
 	R("F_SETLK(a, RD, 20, 0)", rl(a, 6, 0, 0, 20, 0, 0, NULL));
 	R("F_OFD_SETLK(b, RD, 100, 10)", rl(b, 37, 0, 0, 100, 10, 0, NULL));
 	show_proc_locks("held", &n);
+	show_fdinfo("fdinfo of a", a, &n);
+	show_fdinfo("fdinfo of b", b, &n);
+	R("F_SETFD(b, FD_CLOEXEC)", sc(72, b, 2, 1, 0, 0));
+	R("lseek(b, 7)", sc(8, b, 7, 0, 0, 0));
+	show_fdinfo("fdinfo of b, close-on-exec, at 7", b, &n);
 	for (i = 0; i < 2; i++) {
 		child[i] = fork();
 		if (child[i] == 0) {
@@ -1638,6 +1687,7 @@ static void fam_lease(void)
 	R("F_GETLEASE(a)", sc(72, a, 1025, 0, 0, 0));
 	R("F_GETOWN(a) is me (the lease's holder)", sc(72, a, 9, 0, 0, 0) == getpid());
 	show_proc_locks("a write lease", &n);
+	show_fdinfo("fdinfo of a", a, &n);
 	R("F_SETLEASE(a, F_WRLCK) again", sc(72, a, 1024, 1, 0, 0));
 	R("open(f, O_RDONLY|O_NONBLOCK) breaks it", open("f", O_RDONLY | O_NONBLOCK, 0));
 	R("F_GETLEASE(a): to be downgraded", sc(72, a, 1025, 0, 0, 0));

@@ -506,6 +506,24 @@ def test_socket_ioctl_calls(machine):
     assert SOCK_IOCTL_CALLS <= calls, SOCK_IOCTL_CALLS - calls
 
 
+FDINFO_CALLS = {
+    ("proc_lookupfdinfo", "__lookup_slow"),
+    ("proc_fdinfo_instantiate", "proc_lookupfdinfo"),
+    ("seq_fdinfo_open", "do_dentry_open"),
+    ("seq_show", "seq_read_iter"),
+    ("show_fd_locks", "seq_show"),
+    ("__show_fd_locks", "show_fd_locks"),
+    ("lock_get_status", "__show_fd_locks"),
+}
+
+
+def test_proc_fdinfo_calls(machine):
+    """/proc/self/fdinfo/N (6.1's fs/proc/fd.c) with its lock lines (their text: test_vfs.py's
+    proclocks and lease families, the host's and the real 6.1's)"""
+    calls = traced_calls(machine, {f for f, _ in FDINFO_CALLS}, [(["fsop", "proclocks", "/tmp/fdinfo"], None)])
+    assert FDINFO_CALLS <= calls, FDINFO_CALLS - calls
+
+
 # fs/seq_file.c, fs/proc/base.c: a /proc file's records through single_open's operations
 SEQ_CALLS = {
     ("single_start", "seq_read_iter"),
