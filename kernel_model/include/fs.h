@@ -235,6 +235,8 @@ struct file_operations {
 	long (*fcntl)(struct file *, unsigned int, unsigned long);	/* pipe_fcntl's place */
 	/* O_ASYNC turned on or off (fcntl F_SETFL): the file's fasync list (fasync_helper) */
 	int (*fasync)(int, struct file *, int);
+	/* what /proc/PID/fdinfo/N adds of this kind of file (eventfd's count, epoll's items) */
+	void (*show_fdinfo)(struct seq_file *m, struct file *f);
 	/* what the file is ready for (EPOLL* bits), the caller queued on its wait queues by the
 	 * poll_table (include/poll.h); none: always ready (DEFAULT_POLLMASK) */
 	unsigned int (*poll)(struct file *, struct poll_table_struct *);

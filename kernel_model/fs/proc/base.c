@@ -928,7 +928,8 @@ static const struct inode_operations proc_fd_inode_operations = {
 /* ---- fdinfo/ (6.1's fs/proc/fd.c): what each open fd is ---- */
 
 /* fdinfo/N: its position, flags (O_CLOEXEC from the fd table), mount id and inode, then its
- * locks (show_fd_locks: the lock lines /proc/locks has, each "lock:\t" first) */
+ * locks (show_fd_locks: the lock lines /proc/locks has, each "lock:\t" first) and what its kind
+ * of file adds (->show_fdinfo) */
 static noinline int seq_show(struct seq_file *m, void *v)
 {
 	struct inode *inode = m->private;
@@ -956,6 +957,8 @@ static noinline int seq_show(struct seq_file *m, void *v)
 		   real_mount(file->f_path.mnt)->mnt_id, file->f_inode->i_ino);
 	show_fd_locks(m, file, files);	/* (files only compared, never followed) */
 	put_files_struct(files);
+	if (file->f_op && file->f_op->show_fdinfo)
+		file->f_op->show_fdinfo(m, file);
 	fput(file);
 	return 0;
 }
