@@ -1887,6 +1887,44 @@ static void fam_fdinfo(void)
 	close(efd);
 }
 
+/* A lease whose holder never gives way: the breaker's open waits lease_break_time (45 s), then
+ * time_out_leases() takes the lease away and the open goes ahead */
+static void fam_leasebreak(void)
+{
+	unsigned long sigs = 1UL << (29 - 1);
+	struct timespec nap = { 0, 200000000 }, t0, t1;
+	struct lock_names n = { 0 };
+	int a, b, st;
+	long child, waited;
+
+	R("rt_sigprocmask(SIG_BLOCK, SIGIO)", sc(14, 0, L(&sigs), 0, 8, 0));
+	b = open("f", O_RDWR | O_CREAT, 0644);
+	lock_names_of(b, &n);
+	close(b);
+	a = open("f", O_RDONLY, 0);
+	R("F_SETLEASE(a, F_WRLCK)", sc(72, a, 1024, 1, 0, 0));
+	child = fork();
+	if (child == 0) {
+		sc(228, 1, L(&t0), 0, 0, 0);	/* clock_gettime(CLOCK_MONOTONIC) */
+		b = open("f", O_RDWR, 0);
+		sc(228, 1, L(&t1), 0, 0, 0);
+		waited = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		/* (45 s as the timer wheel rounds them: up to 2.048 s later at HZ 250) */
+		printf("child: open = %d, after 45..47 s: %d\n", b >= 0, waited >= 45000 && waited < 47100);
+		exit(0);
+	}
+	n.pids[1] = child;
+	nanosleep(&nap, NULL);
+	show_proc_locks("breaking", &n);
+	take_signal("rt_sigtimedwait: SIGIO", sigs, a);
+	R("wait4: the open went ahead at last", wait4(child, &st, 0, NULL) == child);
+	R("F_GETLEASE(a): none left", sc(72, a, 1025, 0, 0, 0));
+	show_proc_locks("after the break time", &n);
+	R("F_SETLEASE(a, F_UNLCK)", sc(72, a, 1024, 2, 0, 0));
+	close(a);
+	sc(87, L("f"), 0, 0, 0, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *fam = argc > 1 ? argv[1] : "";
@@ -1944,6 +1982,8 @@ int main(int argc, char **argv)
 		fam_lease();
 	else if (!strcmp(fam, "fdinfo"))
 		fam_fdinfo();
+	else if (!strcmp(fam, "leasebreak"))
+		fam_leasebreak();
 	else if (!strcmp(fam, "fasync"))
 		fam_fasync();
 	else

@@ -74,6 +74,31 @@ def test_leases_as_linux(make_machine, run_program, tmp_path):
     assert out.decode().splitlines() == expected.splitlines()
 
 
+# `fsop leasebreak` on the real 6.1 (real-tracefs): the holder never gives way
+LEASE_BREAK_TIME_6_1 = """\
+rt_sigprocmask(SIG_BLOCK, SIGIO) = 0
+F_SETLEASE(a, F_WRLCK) = 0
+breaking:
+1: LEASE  BREAKING  UNLCK PID DEV:INO 0 EOF
+1: -> LEASE  BREAKER   WRITE CHILD1 <none>:0 0 EOF
+rt_sigtimedwait: SIGIO = 29
+  code 128
+child: open = 1, after 45..47 s: 1
+wait4: the open went ahead at last = 1
+F_GETLEASE(a): none left = 2
+after the break time:
+F_SETLEASE(a, F_UNLCK) = -11
+"""
+
+
+def test_a_lease_times_out_after_lease_break_time(make_machine, run_program):
+    """A breaker waits lease_break_time (45 s: the test takes as long) for a holder that never
+    answers, then time_out_leases() removes the lease and its open goes ahead."""
+    status, out = run_program(make_machine(cpus=1), ["fsop", "leasebreak", "/tmp/lb"], timeout=120)
+    assert status == 0
+    assert out.decode() == LEASE_BREAK_TIME_6_1
+
+
 def test_signal_driven_io_as_linux(machine, run_program, tmp_path):
     """fcntl F_SETOWN(_EX)/F_GETOWN(_EX)/F_SETSIG/F_GETOWNER_UIDS and O_ASYNC on a pipe: its
     owner signalled (SIGIO; F_SETSIG's signal with POLL_IN, the band and the fd) when data comes
