@@ -19,7 +19,36 @@ struct eventfd_ctx {
 	spinlock_t lock;	/* the count (6.1 takes wqh.lock; the model's waits take that one) */
 	u64 count;
 	unsigned int flags;
+	int id;			/* the lowest free at its making (6.1's eventfd_ida), for fdinfo */
 };
+
+/* eventfd_ida: the ids in use (6.1's IDA hands out the lowest free one) */
+#define EVENTFD_IDS 4096
+static unsigned long eventfd_ids[EVENTFD_IDS / 64];
+static spinlock_t eventfd_ids_lock;
+
+static notrace int eventfd_id_alloc(void)
+{
+	unsigned long flags;
+	int id;
+
+	spin_lock_irqsave(&eventfd_ids_lock, flags);
+	for (id = 0; id < EVENTFD_IDS && (eventfd_ids[id / 64] >> (id % 64) & 1); id++)
+		;
+	if (id < EVENTFD_IDS)
+		eventfd_ids[id / 64] |= 1UL << (id % 64);
+	spin_unlock_irqrestore(&eventfd_ids_lock, flags);
+	return id < EVENTFD_IDS ? id : -ENOSPC;
+}
+
+static notrace void eventfd_id_free(int id)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&eventfd_ids_lock, flags);
+	eventfd_ids[id / 64] &= ~(1UL << (id % 64));
+	spin_unlock_irqrestore(&eventfd_ids_lock, flags);
+}
 
 static const struct file_operations eventfd_fops;
 
@@ -43,8 +72,21 @@ static noinline int eventfd_release(struct inode *inode, struct file *file)
 	struct eventfd_ctx *ctx = file->private_data;
 
 	wake_up_poll(&ctx->wqh, EPOLLHUP);
+	eventfd_id_free(ctx->id);	/* (eventfd_free_ctx) */
 	kfree(ctx);
 	return 0;
+}
+
+/* fdinfo: the count and the id */
+static noinline void eventfd_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	struct eventfd_ctx *ctx = f->private_data;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->lock, flags);
+	seq_printf(m, "eventfd-count: %16llx\n", (unsigned long long)ctx->count);
+	spin_unlock_irqrestore(&ctx->lock, flags);
+	seq_printf(m, "eventfd-id: %d\n", ctx->id);
 }
 
 static noinline __poll_t eventfd_poll(struct file *file, poll_table *wait)
@@ -135,6 +177,7 @@ static noinline ssize_t eventfd_write(struct file *file, const char *buf, size_t
 }
 
 static const struct file_operations eventfd_fops = {
+	.show_fdinfo = eventfd_show_fdinfo,
 	.release = eventfd_release,
 	.poll = eventfd_poll,
 	.read_iter = eventfd_read,
@@ -157,6 +200,12 @@ static noinline int do_eventfd(unsigned int count, int flags)
 	ctx->lock = (spinlock_t)__SPIN_LOCK_UNLOCKED;
 	ctx->count = count;
 	ctx->flags = flags;
+	ctx->id = eventfd_id_alloc();
+	if (ctx->id < 0) {
+		fd = ctx->id;
+		kfree(ctx);
+		return fd;
+	}
 	flags &= EFD_SHARED_FCNTL_FLAGS;
 	flags |= O_RDWR;
 	fd = get_unused_fd_flags(flags);
@@ -171,6 +220,7 @@ static noinline int do_eventfd(unsigned int count, int flags)
 	fd_install(fd, file);
 	return fd;
 err:
+	eventfd_id_free(ctx->id);
 	kfree(ctx);
 	return fd;
 }

@@ -40,6 +40,8 @@ noinline struct file *alloc_file(const struct path *path, int flags, const struc
 	file->f_mapping = file->f_inode->i_mapping;
 	file->f_op = fop;
 	file->f_mode |= FMODE_OPENED;
+	if ((file->f_mode & (FMODE_READ | FMODE_WRITE)) == FMODE_READ)	/* i_readcount_inc() */
+		__atomic_add_fetch(&file->f_inode->i_readcount, 1, __ATOMIC_RELAXED);
 	if ((file->f_mode & FMODE_READ) && (fop->read || fop->read_iter))
 		file->f_mode |= FMODE_CAN_READ;
 	if ((file->f_mode & FMODE_WRITE) && (fop->write || fop->write_iter))
@@ -96,10 +98,14 @@ noinline void __fput(struct file *file)
 	if (file->f_mode & FMODE_OPENED) {
 		if (inode)
 			locks_remove_file(file);
+		if (unlikely(file->f_flags & FASYNC) && file->f_op && file->f_op->fasync)
+			file->f_op->fasync(-1, file, 0);	/* off its fasync list */
 		if (file->f_op && file->f_op->release)
 			file->f_op->release(inode, file);
 		if ((file->f_mode & FMODE_WRITE) && inode)
 			__atomic_sub_fetch(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+		else if ((file->f_mode & FMODE_READ) && inode)	/* i_readcount_dec() */
+			__atomic_sub_fetch(&inode->i_readcount, 1, __ATOMIC_RELAXED);
 		if (file->f_mode & FMODE_WRITER)
 			__mnt_drop_write(file->f_path.mnt);
 	}

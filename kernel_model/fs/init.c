@@ -61,6 +61,7 @@ void __init vfs_caches_init(void)
 	namei_init();
 	files_init();
 	filelock_init();
+	fcntl_init();
 	files_struct_init();
 	mnt_init();
 	shmem_init();

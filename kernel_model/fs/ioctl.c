@@ -41,6 +41,24 @@ static notrace int ioctl_fionbio(struct file *filp, int *argp)
 	return 0;
 }
 
+/* FIOASYNC: O_ASYNC on or off by the file's ->fasync (which sets FASYNC); ENOTTY without one */
+static notrace int ioctl_fioasync(unsigned int fd, struct file *filp, int *argp)
+{
+	unsigned int flag;
+	int on, error = 0;
+
+	if (copy_from_user(&on, argp, sizeof(on)))
+		return -EFAULT;
+	flag = on ? FASYNC : 0;
+	if ((flag ^ filp->f_flags) & FASYNC) {	/* a change */
+		if (filp->f_op->fasync)
+			error = filp->f_op->fasync(fd, filp, on);
+		else
+			error = -ENOTTY;
+	}
+	return error < 0 ? error : 0;
+}
+
 noinline int do_vfs_ioctl(struct file *filp, unsigned int fd, unsigned int cmd, unsigned long arg)
 {
 	void *argp = (void *)arg;
@@ -55,11 +73,8 @@ noinline int do_vfs_ioctl(struct file *filp, unsigned int fd, unsigned int cmd, 
 		return 0;
 	case FIONBIO:
 		return ioctl_fionbio(filp, argp);
-	case FIOASYNC: {
-		int on;
-
-		return copy_from_user(&on, argp, sizeof(on)) ? -EFAULT : on ? -ENOTTY : 0;
-	}
+	case FIOASYNC:
+		return ioctl_fioasync(fd, filp, argp);
 	case FIGETBSZ: {
 		int bsz = inode->i_sb->s_blocksize;
 

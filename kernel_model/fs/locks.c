@@ -8,7 +8,10 @@
  * locks never overlap (a new one merges with, splits or replaces its own).  A request that
  * conflicts waits, unless non-blocking (EWOULDBLOCK/EAGAIN), blocked under the lock in its way
  * and woken when that one goes; a POSIX one that would close a cycle of waiting processes is
- * refused (EDEADLK).  No leases here.
+ * refused (EDEADLK).  And leases (fcntl F_SETLEASE): an open file's promise that no other open
+ * for writing (a read lease) or at all (a write lease) happens unnoticed: such an open or a
+ * truncate breaks it, signalling the holder (SIGIO, or F_SETSIG's signal) and waiting until it
+ * downgrades or gives the lease up, or lease_break_time seconds pass.
  */
 #include "../include/filelock.h"
 #include "../include/trace/trace.h"
@@ -17,6 +20,9 @@
 #include "../include/security.h"
 #include "../include/syscalls.h"
 #include "../include/kdev_t.h"
+#include "../include/timer.h"
+#include "../include/signal.h"
+#include "../include/cred.h"
 
 #define LOCK_SH		1	/* shared lock */
 #define LOCK_EX		2	/* exclusive lock */
@@ -34,6 +40,23 @@ static struct list_head file_lock_list[NR_CPUS];
 static spinlock_t file_rwsem;
 static struct kmem_cache *flctx_cache;
 static struct kmem_cache *filelock_cache;
+static int leases_enable = 1;		/* (6.1's sysctl fs.leases-enable: no /proc/sys here) */
+static int lease_break_time = 45;	/* seconds (fs.lease-break-time) */
+
+static __always_inline bool lease_breaking(struct file_lock *fl)
+{
+	return fl->fl_flags & (FL_UNLOCK_PENDING | FL_DOWNGRADE_PENDING);
+}
+
+/* What a lease is, or will be once its pending break is done */
+static __always_inline int target_leasetype(struct file_lock *fl)
+{
+	if (fl->fl_flags & FL_UNLOCK_PENDING)
+		return F_UNLCK;
+	if (fl->fl_flags & FL_DOWNGRADE_PENDING)
+		return F_RDLCK;
+	return fl->fl_type;
+}
 
 static __always_inline struct file_lock_context *locks_inode_context(const struct inode *inode)
 {
@@ -53,6 +76,7 @@ static noinline struct file_lock_context *locks_get_lock_context(struct inode *i
 	memset(&ctx->flc_lock, 0, sizeof(ctx->flc_lock));
 	INIT_LIST_HEAD(&ctx->flc_flock);
 	INIT_LIST_HEAD(&ctx->flc_posix);
+	INIT_LIST_HEAD(&ctx->flc_lease);
 	/* another task's context made meanwhile is the one */
 	if (!__sync_bool_compare_and_swap(&inode->i_flctx, NULL, ctx)) {
 		kmem_cache_free(flctx_cache, ctx);
@@ -69,7 +93,7 @@ noinline void locks_free_lock_context(struct inode *inode)
 	struct file_lock_context *ctx = locks_inode_context(inode);
 
 	if (unlikely(ctx)) {
-		if (!list_empty(&ctx->flc_flock) || !list_empty(&ctx->flc_posix))
+		if (!list_empty(&ctx->flc_flock) || !list_empty(&ctx->flc_posix) || !list_empty(&ctx->flc_lease))
 			printk(KERN_WARNING "Leaked locks on dev=0x%x:0x%x ino=0x%lx:\n",
 			       MAJOR(inode->i_sb->s_dev), MINOR(inode->i_sb->s_dev), inode->i_ino);
 		kmem_cache_free(flctx_cache, ctx);
@@ -102,6 +126,7 @@ noinline void locks_release_private(struct file_lock *fl)
 	if (!list_empty(&fl->fl_wait.head) || !list_empty(&fl->fl_list) || !list_empty(&fl->fl_link) ||
 	    !list_empty(&fl->fl_blocked_requests) || !list_empty(&fl->fl_blocked_member))
 		panic("locks_release_private: a lock still in use");
+	fl->fl_lmops = NULL;
 }
 
 /* A lock not in use freed */
@@ -302,6 +327,14 @@ static __always_inline void locks_delete_lock_ctx(struct file_lock *fl, struct l
 static __always_inline bool locks_conflict(struct file_lock *caller_fl, struct file_lock *sys_fl)
 {
 	return sys_fl->fl_type == F_WRLCK || caller_fl->fl_type == F_WRLCK;
+}
+
+static __always_inline int assign_type(struct file_lock *fl, long type)
+{
+	if (type != F_RDLCK && type != F_WRLCK && type != F_UNLCK)
+		return -EINVAL;
+	fl->fl_type = type;
+	return 0;
 }
 
 /* Whether sys_fl blocks caller_fl: never the same open file's */
@@ -720,10 +753,7 @@ noinline int flock64_to_posix_lock(struct file *filp, struct file_lock *fl, stru
 	fl->fl_pid = current->tgid;
 	fl->fl_file = filp;
 	fl->fl_flags = FL_POSIX;
-	if (l->l_type != F_RDLCK && l->l_type != F_WRLCK && l->l_type != F_UNLCK)	/* assign_type() */
-		return -EINVAL;
-	fl->fl_type = l->l_type;
-	return 0;
+	return assign_type(fl, l->l_type);
 }
 
 /* F_GETLK / F_OFD_GETLK: the first lock that would conflict with the one described, or
@@ -839,6 +869,434 @@ out:
 	return error;
 }
 
+/* ---- leases (fcntl F_SETLEASE / F_GETLEASE) ---- */
+
+/* A broken lease's holder told: SIGIO (or F_SETSIG's signal) with POLL_MSG to its owner */
+noinline bool lease_break_callback(struct file_lock *fl)
+{
+	kill_fasync(&fl->fl_fasync, SIGIO, POLL_MSG);
+	return false;	/* (the lease stays until its holder gives it up or it times out) */
+}
+
+/* A new lease's holder: its fd on the lease's fasync list (the entry priv brought, which is
+ * then the lease's: *priv NULL), the caller's process the file's owner, for the signal */
+noinline void lease_setup(struct file_lock *fl, void **priv)
+{
+	struct file *filp = fl->fl_file;
+	struct fasync_struct *fa = *priv;
+
+	if (!fasync_insert_entry(fa->fa_fd, filp, &fl->fl_fasync, fa))
+		*priv = NULL;
+	__f_setown(filp, current->tgid, PIDTYPE_TGID, 0);
+}
+
+static const struct lock_manager_operations lease_manager_ops;
+
+/* A lease of the open file (NULL: a breaker's request), of the caller, over the whole file */
+static __always_inline int lease_init(struct file *filp, long type, struct file_lock *fl)
+{
+	if (assign_type(fl, type) != 0)
+		return -EINVAL;
+	fl->fl_owner = filp;
+	fl->fl_pid = current->tgid;
+	fl->fl_file = filp;
+	fl->fl_flags = FL_LEASE;
+	fl->fl_start = 0;
+	fl->fl_end = OFFSET_MAX;
+	fl->fl_lmops = &lease_manager_ops;
+	return 0;
+}
+
+static __always_inline struct file_lock *lease_alloc(struct file *filp, long type)
+{
+	struct file_lock *fl = locks_alloc_lock();
+	int error;
+
+	if (fl == NULL)
+		return ERR_PTR(-ENOMEM);
+	error = lease_init(filp, type, fl);
+	if (error) {
+		locks_free_lock(fl);
+		return ERR_PTR(error);
+	}
+	return fl;
+}
+
+/* A break's pending flags cleared by the change that satisfies it */
+static __always_inline void lease_clear_pending(struct file_lock *fl, int arg)
+{
+	switch (arg) {
+	case F_UNLCK:
+		fl->fl_flags &= ~FL_UNLOCK_PENDING;
+		/* fallthrough */
+	case F_RDLCK:
+		fl->fl_flags &= ~FL_DOWNGRADE_PENDING;
+	}
+}
+
+/* A lease made of type arg (F_UNLCK: gone, with its owner and fasync entry), its breakers woken
+ * (flc_lock held) */
+noinline int lease_modify(struct file_lock *fl, int arg, struct list_head *dispose)
+{
+	int error = assign_type(fl, arg);
+
+	if (error)
+		return error;
+	lease_clear_pending(fl, arg);
+	locks_wake_up_blocks(fl);
+	if (arg == F_UNLCK) {
+		struct file *filp = fl->fl_file;
+
+		f_delown(filp);
+		filp->f_owner.signum = 0;
+		fasync_helper(0, fl->fl_file, 0, &fl->fl_fasync);
+		if (fl->fl_fasync != NULL) {
+			printk(KERN_ERR "locks_delete_lock: fasync == %p\n", fl->fl_fasync);
+			fl->fl_fasync = NULL;
+		}
+		locks_delete_lock_ctx(fl, dispose);
+	}
+	return 0;
+}
+
+static const struct lock_manager_operations lease_manager_ops = {
+	.lm_break = lease_break_callback,
+	.lm_change = lease_modify,
+	.lm_setup = lease_setup,
+};
+
+static __always_inline bool past_time(unsigned long then)
+{
+	if (!then)	/* 0: never expires */
+		return false;
+	return time_after(jiffies, then);
+}
+
+/* The leases whose break time passed: downgraded or gone, as the break wanted (flc_lock held) */
+noinline void time_out_leases(struct inode *inode, struct list_head *dispose)
+{
+	struct file_lock_context *ctx = locks_inode_context(inode);
+	struct file_lock *fl, *tmp;
+
+	list_for_each_entry_safe(fl, tmp, &ctx->flc_lease, fl_list) {
+		trace_time_out_leases(inode, fl);
+		if (past_time(fl->fl_downgrade_time))
+			lease_modify(fl, F_RDLCK, dispose);
+		if (past_time(fl->fl_break_time))
+			lease_modify(fl, F_UNLCK, dispose);
+	}
+}
+
+/* Whether an open (the breaker) conflicts with a lease: a write lease with any, a read lease
+ * with an open for writing */
+noinline bool leases_conflict(struct file_lock *lease, struct file_lock *breaker)
+{
+	bool rc;
+
+	if ((breaker->fl_flags & FL_DELEG) && (lease->fl_flags & FL_LEASE))
+		rc = false;
+	else
+		rc = locks_conflict(breaker, lease);
+	trace_leases_conflict(rc, lease, breaker);
+	return rc;
+}
+
+static __always_inline bool any_leases_conflict(struct inode *inode, struct file_lock *breaker)
+{
+	struct file_lock_context *ctx = locks_inode_context(inode);
+	struct file_lock *fl;
+
+	list_for_each_entry(fl, &ctx->flc_lease, fl_list)
+		if (leases_conflict(fl, breaker))
+			return true;
+	return false;
+}
+
+/* An open with mode (O_RDONLY: breaks write leases; else every lease) or a truncate: each
+ * conflicting lease marked breaking and its holder told; then, unless O_NONBLOCK
+ * (-EWOULDBLOCK), wait blocked under the first lease until the holders have given way or the
+ * break time passed (a signal: -ERESTARTSYS) */
+noinline int __break_lease(struct inode *inode, unsigned int mode, unsigned int type)
+{
+	int error = 0;
+	struct file_lock_context *ctx;
+	struct file_lock *new_fl, *fl, *tmp;
+	unsigned long break_time;
+	int want_write = (mode & O_ACCMODE) != O_RDONLY;
+	LIST_HEAD(dispose);
+
+	new_fl = lease_alloc(NULL, want_write ? F_WRLCK : F_RDLCK);
+	if (IS_ERR(new_fl))
+		return PTR_ERR(new_fl);
+	new_fl->fl_flags = type;
+	ctx = locks_inode_context(inode);
+	if (!ctx)
+		goto free_lock;
+	spin_lock(&ctx->flc_lock);
+	time_out_leases(inode, &dispose);
+	if (!any_leases_conflict(inode, new_fl))
+		goto out;
+	break_time = 0;
+	if (lease_break_time > 0) {
+		break_time = jiffies + lease_break_time * HZ;
+		if (break_time == 0)
+			break_time++;	/* so that 0 means no break time */
+	}
+	list_for_each_entry_safe(fl, tmp, &ctx->flc_lease, fl_list) {
+		if (!leases_conflict(fl, new_fl))
+			continue;
+		if (want_write) {
+			if (fl->fl_flags & FL_UNLOCK_PENDING)
+				continue;
+			fl->fl_flags |= FL_UNLOCK_PENDING;
+			fl->fl_break_time = break_time;
+		} else {
+			if (lease_breaking(fl))
+				continue;
+			fl->fl_flags |= FL_DOWNGRADE_PENDING;
+			fl->fl_downgrade_time = break_time;
+		}
+		if (fl->fl_lmops->lm_break(fl))
+			locks_delete_lock_ctx(fl, &dispose);
+	}
+	if (list_empty(&ctx->flc_lease))
+		goto out;
+	if (mode & O_NONBLOCK) {
+		trace_break_lease_noblock(inode, new_fl);
+		error = -EAGAIN;	/* EWOULDBLOCK */
+		goto out;
+	}
+restart:
+	fl = list_first_entry(&ctx->flc_lease, struct file_lock, fl_list);
+	break_time = fl->fl_break_time;
+	if (break_time != 0)
+		break_time -= jiffies;
+	if (break_time == 0)
+		break_time++;
+	locks_insert_block(fl, new_fl, leases_conflict);
+	trace_break_lease_block(inode, new_fl);
+	spin_unlock(&ctx->flc_lock);
+	locks_dispose_list(&dispose);
+	error = wait_event_interruptible_timeout(new_fl->fl_wait, list_empty(&new_fl->fl_blocked_member),
+						 break_time);
+	spin_lock(&ctx->flc_lock);
+	trace_break_lease_unblock(inode, new_fl);
+	locks_delete_block(new_fl);
+	if (error >= 0) {
+		/* the next conflicting lease not broken yet, if any: wait for it too */
+		if (error == 0)
+			time_out_leases(inode, &dispose);
+		if (any_leases_conflict(inode, new_fl))
+			goto restart;
+		error = 0;
+	}
+out:
+	spin_unlock(&ctx->flc_lock);
+	locks_dispose_list(&dispose);
+free_lock:
+	locks_free_lock(new_fl);
+	return error;
+}
+
+/* F_GETLEASE: the open file's lease type, or what a pending break makes it; F_UNLCK if none */
+noinline int fcntl_getlease(struct file *filp)
+{
+	struct file_lock *fl;
+	struct inode *inode = filp->f_inode;
+	struct file_lock_context *ctx = locks_inode_context(inode);
+	int type = F_UNLCK;
+	LIST_HEAD(dispose);
+
+	if (ctx && !list_empty(&ctx->flc_lease)) {
+		spin_lock(&ctx->flc_lock);
+		time_out_leases(inode, &dispose);
+		list_for_each_entry(fl, &ctx->flc_lease, fl_list) {
+			if (fl->fl_file != filp)
+				continue;
+			type = target_leasetype(fl);
+			break;
+		}
+		spin_unlock(&ctx->flc_lock);
+		locks_dispose_list(&dispose);
+	}
+	return type;
+}
+
+/* Whether another open stands in the way of the lease: for a read lease an open for writing;
+ * for a write lease any open but the caller's own (a negative i_writecount, an executable's
+ * denial of writes, too) */
+static __always_inline int check_conflicting_open(struct file *filp, const long arg, int flags)
+{
+	struct inode *inode = filp->f_inode;
+	int self_wcount = 0, self_rcount = 0;
+
+	if (flags & FL_DELEG)
+		return 0;
+	if (arg == F_RDLCK)
+		return __atomic_load_n(&inode->i_writecount, __ATOMIC_RELAXED) > 0 ? -EAGAIN : 0;
+	else if (arg != F_WRLCK)
+		return 0;
+	if (filp->f_mode & FMODE_WRITE)
+		self_wcount = 1;
+	else if (filp->f_mode & FMODE_READ)
+		self_rcount = 1;
+	if (__atomic_load_n(&inode->i_writecount, __ATOMIC_RELAXED) != self_wcount ||
+	    __atomic_load_n(&inode->i_readcount, __ATOMIC_RELAXED) != self_rcount)
+		return -EAGAIN;
+	return 0;
+}
+
+/* A lease set, or the open file's own changed (then *flp stays the caller's to free) */
+static __always_inline int generic_add_lease(struct file *filp, long arg, struct file_lock **flp, void **priv)
+{
+	struct file_lock *fl, *my_fl = NULL, *lease;
+	struct inode *inode = filp->f_inode;
+	struct file_lock_context *ctx;
+	int error;
+	LIST_HEAD(dispose);
+
+	lease = *flp;
+	trace_generic_add_lease(inode, lease);
+	ctx = locks_get_lock_context(inode, arg);	/* (arg is never F_UNLCK here) */
+	if (!ctx)
+		return -ENOMEM;
+	spin_lock(&ctx->flc_lock);
+	time_out_leases(inode, &dispose);
+	error = check_conflicting_open(filp, arg, lease->fl_flags);
+	if (error)
+		goto out;
+	/* an exclusive lease here is ours (another's would have blocked our open); an exclusive
+	 * one wanted: no other open of the file but this one */
+	error = -EAGAIN;
+	list_for_each_entry(fl, &ctx->flc_lease, fl_list) {
+		if (fl->fl_file == filp && fl->fl_owner == lease->fl_owner) {
+			my_fl = fl;
+			continue;
+		}
+		if (arg == F_WRLCK)	/* no exclusive lease while another has one */
+			goto out;
+		if (fl->fl_flags & FL_UNLOCK_PENDING)	/* nor a new one while another's breaks */
+			goto out;
+	}
+	if (my_fl != NULL) {
+		lease = my_fl;
+		error = lease->fl_lmops->lm_change(lease, arg, &dispose);
+		if (error)
+			goto out;
+		goto out_setup;
+	}
+	error = -EINVAL;
+	if (!leases_enable)
+		goto out;
+	locks_insert_lock_ctx(lease, &ctx->flc_lease);
+	/* break_lease()'s check is lockless: an open may have come in since the check above */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	error = check_conflicting_open(filp, arg, lease->fl_flags);
+	if (error) {
+		locks_unlink_lock_ctx(lease);
+		goto out;
+	}
+out_setup:
+	if (lease->fl_lmops->lm_setup)
+		lease->fl_lmops->lm_setup(lease, priv);
+out:
+	spin_unlock(&ctx->flc_lock);
+	locks_dispose_list(&dispose);
+	if (!error && !my_fl)
+		*flp = NULL;
+	return error;
+}
+
+/* The open file's lease given up: -EAGAIN if it has none */
+static __always_inline int generic_delete_lease(struct file *filp, void *owner)
+{
+	int error = -EAGAIN;
+	struct file_lock *fl, *victim = NULL;
+	struct inode *inode = filp->f_inode;
+	struct file_lock_context *ctx = locks_inode_context(inode);
+	LIST_HEAD(dispose);
+
+	if (!ctx) {
+		trace_generic_delete_lease(inode, NULL);
+		return error;
+	}
+	spin_lock(&ctx->flc_lock);
+	list_for_each_entry(fl, &ctx->flc_lease, fl_list) {
+		if (fl->fl_file == filp && fl->fl_owner == owner) {
+			victim = fl;
+			break;
+		}
+	}
+	trace_generic_delete_lease(inode, victim);
+	if (victim)
+		error = victim->fl_lmops->lm_change(victim, F_UNLCK, &dispose);
+	spin_unlock(&ctx->flc_lock);
+	locks_dispose_list(&dispose);
+	return error;
+}
+
+/* A lease on a regular file of the caller's (or with CAP_LEASE) set, changed or given up */
+noinline int generic_setlease(struct file *filp, long arg, struct file_lock **flp, void **priv)
+{
+	struct inode *inode = filp->f_inode;
+	int error;
+
+	if (inode->i_uid != current->fsuid && !capable(CAP_LEASE))
+		return -EACCES;
+	if (!S_ISREG(inode->i_mode))
+		return -EINVAL;
+	error = security_file_lock(filp, arg);
+	if (error)
+		return error;
+	switch (arg) {
+	case F_UNLCK:
+		return generic_delete_lease(filp, *priv);
+	case F_RDLCK:
+	case F_WRLCK:
+		return generic_add_lease(filp, arg, flp, priv);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* (no file system here has its own ->setlease, nor does any subsystem watch leases set) */
+noinline int vfs_setlease(struct file *filp, long arg, struct file_lock **lease, void **priv)
+{
+	return generic_setlease(filp, arg, lease, priv);
+}
+
+static __always_inline int do_fcntl_add_lease(unsigned int fd, struct file *filp, long arg)
+{
+	struct file_lock *fl;
+	struct fasync_struct *new;
+	int error;
+
+	fl = lease_alloc(filp, arg);
+	if (IS_ERR(fl))
+		return PTR_ERR(fl);
+	new = fasync_alloc();
+	if (!new) {
+		locks_free_lock(fl);
+		return -ENOMEM;
+	}
+	new->fa_fd = fd;
+	error = vfs_setlease(filp, arg, &fl, (void **)&new);
+	if (fl)
+		locks_free_lock(fl);
+	if (new)
+		fasync_free(new);
+	return error;
+}
+
+/* F_SETLEASE: a read or write lease on the open file, or (F_UNLCK) none; the holder is
+ * signalled when an open breaks it (F_SETSIG chooses the signal) */
+noinline int fcntl_setlease(unsigned int fd, struct file *filp, long arg)
+{
+	if (arg == F_UNLCK)
+		return vfs_setlease(filp, F_UNLCK, NULL, (void **)&filp);
+	return do_fcntl_add_lease(fd, filp, arg);
+}
+
 /* A close of one of the owner's fds of the file (filp_close()), or the open file's last close
  * (owner: the file, its OFD locks): the owner's record locks of the file go */
 noinline void locks_remove_posix(struct file *filp, fl_owner_t owner)
@@ -874,6 +1332,22 @@ static noinline void locks_remove_flock(struct file *filp, struct file_lock_cont
 	flock_lock_inode(filp->f_inode, &fl);
 }
 
+/* The open file's lease given up at its last close */
+static __always_inline void locks_remove_lease(struct file *filp, struct file_lock_context *ctx)
+{
+	struct file_lock *fl, *tmp;
+	LIST_HEAD(dispose);
+
+	if (list_empty(&ctx->flc_lease))
+		return;
+	spin_lock(&ctx->flc_lock);
+	list_for_each_entry_safe(fl, tmp, &ctx->flc_lease, fl_list)
+		if (filp == fl->fl_file)
+			lease_modify(fl, F_UNLCK, &dispose);
+	spin_unlock(&ctx->flc_lock);
+	locks_dispose_list(&dispose);
+}
+
 /* Every lock of the open file's found gone after its release, or told of */
 static noinline void locks_check_ctx_file_list(struct file *filp, struct list_head *list, char *list_type)
 {
@@ -896,9 +1370,11 @@ noinline void locks_remove_file(struct file *filp)
 		return;
 	locks_remove_posix(filp, filp);	/* its OFD locks */
 	locks_remove_flock(filp, ctx);
+	locks_remove_lease(filp, ctx);
 	spin_lock(&ctx->flc_lock);
 	locks_check_ctx_file_list(filp, &ctx->flc_posix, "POSIX");
 	locks_check_ctx_file_list(filp, &ctx->flc_flock, "FLOCK");
+	locks_check_ctx_file_list(filp, &ctx->flc_lease, "LEASE");
 	spin_unlock(&ctx->flc_lock);
 }
 
@@ -941,9 +1417,19 @@ noinline void lock_get_status(struct seq_file *f, struct file_lock *fl, loff_t i
 		seq_printf(f, " %s ", inode == NULL ? "*NOINODE*" : "ADVISORY ");
 	} else if (IS_FLOCK(fl)) {
 		seq_puts(f, "FLOCK  ADVISORY  ");
+	} else if (IS_LEASE(fl)) {
+		seq_puts(f, fl->fl_flags & FL_DELEG ? "DELEG  " : "LEASE  ");
+		if (lease_breaking(fl))
+			seq_puts(f, "BREAKING  ");
+		else if (fl->fl_file)
+			seq_puts(f, "ACTIVE    ");
+		else
+			seq_puts(f, "BREAKER   ");	/* an open waiting for the lease it broke */
 	} else {
 		seq_puts(f, "UNKNOWN UNKNOWN  ");
 	}
+	if (IS_LEASE(fl))
+		type = target_leasetype(fl);
 	seq_printf(f, "%s ", type == F_WRLCK ? "WRITE" : type == F_RDLCK ? "READ" : "UNLCK");
 	if (inode)	/* userspace relies on this representation of dev_t */
 		seq_printf(f, "%d %02x:%02x:%lu ", locks_translate_pid(fl), MAJOR(inode->i_sb->s_dev),
@@ -956,6 +1442,38 @@ noinline void lock_get_status(struct seq_file *f, struct file_lock *fl, loff_t i
 		seq_printf(f, "%ld EOF\n", (long)fl->fl_start);
 	else
 		seq_printf(f, "%ld %ld\n", (long)fl->fl_start, (long)fl->fl_end);
+}
+
+/* The locks of one list the open file holds (its own, or its process's: files) */
+static noinline void __show_fd_locks(struct seq_file *f, struct list_head *head, int *id, struct file *filp,
+				     struct files_struct *files)
+{
+	struct file_lock *fl;
+
+	list_for_each_entry(fl, head, fl_list) {
+		if (filp != fl->fl_file)
+			continue;
+		if (fl->fl_owner != files && fl->fl_owner != filp)
+			continue;
+		(*id)++;
+		seq_puts(f, "lock:\t");
+		lock_get_status(f, fl, *id, "", 0);
+	}
+}
+
+/* /proc/PID/fdinfo/N's lock lines: the file's flock, POSIX/OFD locks and lease */
+noinline void show_fd_locks(struct seq_file *f, struct file *filp, struct files_struct *files)
+{
+	struct file_lock_context *ctx = locks_inode_context(filp->f_inode);
+	int id = 0;
+
+	if (!ctx)
+		return;
+	spin_lock(&ctx->flc_lock);
+	__show_fd_locks(f, &ctx->flc_flock, &id, filp, files);
+	__show_fd_locks(f, &ctx->flc_posix, &id, filp, files);
+	__show_fd_locks(f, &ctx->flc_lease, &id, filp, files);
+	spin_unlock(&ctx->flc_lock);
 }
 
 static notrace struct file_lock *get_next_blocked_member(struct file_lock *node)

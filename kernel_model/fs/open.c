@@ -4,6 +4,7 @@
  * do_dentry_open), close's partner filp_close (file.c), truncate/ftruncate, access/faccessat,
  * chdir/fchdir/chroot, chmod/fchmod/fchmodat.
  */
+#include "../include/filelock.h"
 #include "../include/fs.h"
 #include "../include/security.h"
 #include "../include/cred.h"
@@ -42,6 +43,8 @@ noinline int do_dentry_open(struct file *f, struct inode *inode, int (*open)(str
 	}
 	if (f->f_mode & FMODE_WRITE)
 		__atomic_add_fetch(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+	else if (f->f_mode & FMODE_READ)	/* i_readcount_inc(): what a write lease must be alone in */
+		__atomic_add_fetch(&inode->i_readcount, 1, __ATOMIC_RELAXED);
 	if ((f->f_mode & FMODE_WRITE) && !special_file(inode->i_mode)) {
 		error = __mnt_want_write(f->f_path.mnt);	/* held until the last fput */
 		if (unlikely(error))
@@ -54,6 +57,9 @@ noinline int do_dentry_open(struct file *f, struct inode *inode, int (*open)(str
 		goto cleanup;
 	}
 	error = security_file_open(f);
+	if (error)
+		goto cleanup;
+	error = break_lease(inode, f->f_flags);	/* the leases this open conflicts with */
 	if (error)
 		goto cleanup;
 	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
@@ -76,6 +82,8 @@ noinline int do_dentry_open(struct file *f, struct inode *inode, int (*open)(str
 cleanup:
 	if (f->f_mode & FMODE_WRITE)
 		__atomic_sub_fetch(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+	else if (f->f_mode & FMODE_READ)
+		__atomic_sub_fetch(&inode->i_readcount, 1, __ATOMIC_RELAXED);
 	if (f->f_mode & FMODE_WRITER) {
 		__mnt_drop_write(f->f_path.mnt);
 		f->f_mode &= ~FMODE_WRITER;
@@ -154,10 +162,17 @@ noinline long vfs_truncate(const struct path *path, loff_t length)
 	if (error)
 		return error;
 	error = inode_permission(inode, MAY_WRITE);
+	if (error)
+		goto mnt_drop_write_and_out;
+	/* get_write_access(): a lease being set meanwhile sees the truncate coming */
+	__atomic_add_fetch(&inode->i_writecount, 1, __ATOMIC_RELAXED);
+	error = break_lease(inode, O_WRONLY);	/* no lease may stay */
 	if (!error)
 		error = security_path_truncate(path);
 	if (!error)
 		error = do_truncate(NULL, path->dentry, length, 0, NULL);
+	__atomic_sub_fetch(&inode->i_writecount, 1, __ATOMIC_RELAXED);	/* put_write_access() */
+mnt_drop_write_and_out:
 	mnt_drop_write(path->mnt);
 	return error;
 }

@@ -116,6 +116,7 @@ noinline ssize_t pipe_read(struct kiocb *iocb, struct iov_iter *to)
 		/* we're going to sleep: wake any writer that waits for room first */
 		if (was_full)
 			wake_up_interruptible_sync_poll(&pipe->wr_wait, EPOLLOUT | EPOLLWRNORM);
+		kill_fasync(&pipe->fasync_writers, SIGIO, POLL_OUT);
 		if (wait_event_interruptible(pipe->rd_wait, !pipe_empty(READ_ONCE(pipe->head), READ_ONCE(pipe->tail)) ||
 							    !READ_ONCE(pipe->writers)) < 0)
 			return -ERESTARTSYS;
@@ -125,6 +126,7 @@ noinline ssize_t pipe_read(struct kiocb *iocb, struct iov_iter *to)
 	mutex_unlock(&pipe->mutex);
 	if (was_full)
 		wake_up_interruptible_sync_poll(&pipe->wr_wait, EPOLLOUT | EPOLLWRNORM);
+	kill_fasync(&pipe->fasync_writers, SIGIO, POLL_OUT);
 	if (ret > 0)
 		file_accessed(filp);
 	return ret;
@@ -218,6 +220,7 @@ noinline ssize_t pipe_write(struct kiocb *iocb, struct iov_iter *from)
 		}
 		mutex_unlock(&pipe->mutex);
 		wake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM);	/* readers take what is there first */
+		kill_fasync(&pipe->fasync_readers, SIGIO, POLL_IN);
 		if (wait_event_interruptible(pipe->wr_wait, !pipe_full(READ_ONCE(pipe->head), READ_ONCE(pipe->tail),
 									pipe->max_usage) || !READ_ONCE(pipe->readers)) < 0) {
 			if (!ret)
@@ -231,6 +234,7 @@ out:
 	mutex_unlock(&pipe->mutex);
 	if (ret > 0)
 		wake_up_interruptible_sync_poll(&pipe->rd_wait, EPOLLIN | EPOLLRDNORM);
+	kill_fasync(&pipe->fasync_readers, SIGIO, POLL_IN);
 	if (ret > 0)
 		filp->f_inode->i_mtime = filp->f_inode->i_ctime = current_time(filp->f_inode);
 	return ret;
@@ -281,6 +285,8 @@ noinline int pipe_release(struct inode *inode, struct file *file)
 	if (!pipe->readers != !pipe->writers) {
 		wake_up_interruptible_all(&pipe->rd_wait);
 		wake_up_interruptible_all(&pipe->wr_wait);
+		kill_fasync(&pipe->fasync_readers, SIGIO, POLL_IN);
+		kill_fasync(&pipe->fasync_writers, SIGIO, POLL_OUT);
 	}
 	free_it = !--pipe->files;
 	if (free_it)
@@ -289,6 +295,27 @@ noinline int pipe_release(struct inode *inode, struct file *file)
 	if (free_it)
 		free_pipe_info(pipe);
 	return 0;
+}
+
+/* O_ASYNC on a pipe end: its owner signalled when there is data to read (a read end) or room
+ * to write (a write end) */
+noinline int pipe_fasync(int fd, struct file *filp, int on)
+{
+	struct pipe_inode_info *pipe = filp->private_data;
+	int retval = 0;
+
+	mutex_lock(&pipe->mutex);
+	if (filp->f_mode & FMODE_READ)
+		retval = fasync_helper(fd, filp, on, &pipe->fasync_readers);
+	if ((filp->f_mode & FMODE_WRITE) && retval >= 0) {
+		int read_ret = retval;
+
+		retval = fasync_helper(fd, filp, on, &pipe->fasync_writers);
+		if (retval < 0 && read_ret > 0)	/* undo only a reader entry this call added */
+			fasync_helper(-1, filp, 0, &pipe->fasync_readers);
+	}
+	mutex_unlock(&pipe->mutex);
+	return retval;
 }
 
 #define FIONREAD 0x541B
@@ -545,6 +572,7 @@ const struct file_operations pipefifo_fops = {
 	.poll = pipe_poll,
 	.unlocked_ioctl = pipe_ioctl,
 	.release = pipe_release,
+	.fasync = pipe_fasync,
 	.fcntl = pipe_fcntl,
 };
 

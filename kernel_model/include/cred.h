@@ -17,11 +17,13 @@ int in_group_p(gid_t grp);
 #define CAP_SETUID		7
 #define CAP_LINUX_IMMUTABLE	9
 #define CAP_SYS_RAWIO		17
+#define CAP_SYS_PTRACE		19
 #define CAP_SYS_CHROOT		18
 #define CAP_SYS_NICE		23
 #define CAP_SYS_ADMIN		21
 #define CAP_SYS_RESOURCE	24
 #define CAP_MKNOD		27
+#define CAP_LEASE		28
 #define CAP_MAC_OVERRIDE	32
 #define CAP_PERFMON		38
 #define CAP_BPF			39

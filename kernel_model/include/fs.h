@@ -233,6 +233,10 @@ struct file_operations {
 	int (*release)(struct inode *, struct file *);
 	int (*fsync)(struct file *, loff_t, loff_t, int datasync);
 	long (*fcntl)(struct file *, unsigned int, unsigned long);	/* pipe_fcntl's place */
+	/* O_ASYNC turned on or off (fcntl F_SETFL): the file's fasync list (fasync_helper) */
+	int (*fasync)(int, struct file *, int);
+	/* what /proc/PID/fdinfo/N adds of this kind of file (eventfd's count, epoll's items) */
+	void (*show_fdinfo)(struct seq_file *m, struct file *f);
 	/* what the file is ready for (EPOLL* bits), the caller queued on its wait queues by the
 	 * poll_table (include/poll.h); none: always ready (DEFAULT_POLLMASK) */
 	unsigned int (*poll)(struct file *, struct poll_table_struct *);
@@ -282,6 +286,7 @@ struct inode {
 	struct list_head i_dentry;	/* the dentries naming it */
 	int i_count;
 	int i_writecount;
+	int i_readcount;		/* open read-only (6.1 with CONFIG_IMA, as Debian's) */
 	const struct file_operations *i_fop;
 	void *i_flctx;
 	struct address_space i_data;
@@ -399,7 +404,40 @@ struct file_system_type {
 	unsigned long magic;
 };
 
-struct fown_struct { u8 __b[32]; };
+/* Who a file's SIGIO goes to (fcntl F_SETOWN(_EX)): a task, its process or a process group,
+ * with the setter's ids (the permission send_sigio checks) and F_SETSIG's signal (0: SIGIO) */
+struct fown_struct {
+	union { spinlock_t lock; u64 __lock_word; };	/* 6.1: an rwlock_t */
+	pid_t pid;			/* 6.1: a struct pid * */
+	u32 __pid_word;
+	enum pid_type pid_type;
+	uid_t uid, euid;
+	int signum;
+};
+_Static_assert(sizeof(struct fown_struct) == 32, "fown_struct as 6.1's");
+
+/* An open file's entry on a list of those told of I/O by signal (fasync_helper's: a pipe's
+ * readers, a lease's holder) */
+struct fasync_struct {
+	spinlock_t fa_lock;		/* (6.1: an rwlock) */
+	int magic;
+	int fa_fd;
+	struct fasync_struct *fa_next;
+	struct file *fa_file;
+	struct rcu_head fa_rcu;
+};
+#define FASYNC_MAGIC 0x4601
+int fasync_helper(int fd, struct file *filp, int on, struct fasync_struct **fapp);
+struct fasync_struct *fasync_insert_entry(int fd, struct file *filp, struct fasync_struct **fapp,
+					  struct fasync_struct *new);
+int fasync_remove_entry(struct file *filp, struct fasync_struct **fapp);
+struct fasync_struct *fasync_alloc(void);
+void fasync_free(struct fasync_struct *new);
+void kill_fasync(struct fasync_struct **fp, int sig, int band);
+void __f_setown(struct file *filp, pid_t pid, enum pid_type type, int force);
+void f_delown(struct file *filp);
+int f_setown(struct file *filp, unsigned long arg, int force);
+pid_t f_getown(struct file *filp);
 struct file {
 	union {
 		struct { void *next, *func; } f_rcuhead;	/* 6.1's callback_head: 16 bytes */
@@ -544,6 +582,7 @@ void setattr_copy(void *idmap, struct inode *inode, const struct iattr *attr);
 int simple_setattr(void *idmap, struct dentry *dentry, struct iattr *iattr);
 /* fs/locks.c */
 void filelock_init(void);
+void fcntl_init(void);
 void locks_remove_file(struct file *filp);
 void locks_free_lock_context(struct inode *inode);
 
@@ -592,7 +631,7 @@ struct pipe_inode_info {
 	unsigned int r_counter, w_counter;
 	bool poll_usage;
 	void *tmp_page;
-	void *fasync_readers, *fasync_writers;
+	struct fasync_struct *fasync_readers, *fasync_writers;
 	struct pipe_buffer *bufs;
 	void *user;
 };

@@ -245,7 +245,9 @@ struct task_struct {
 		int code, errno;
 		pid_t pid;
 		uid_t uid;
-		u64 addr;
+		u64 addr;	/* a fault's address; send_sigio's si_band */
+		int fd;		/* send_sigio's si_fd */
+		bool poll;	/* send_sigio's (its si_band and si_fd, not a sender's pid and uid) */
 	} sigq[64];
 	/* function_graph's return stack (kernel/ftrace.c; past the fields at Debian's offsets: it
 	 * grew with the slots' masks) */

@@ -11,6 +11,7 @@
 #include "wait.h"
 #include "timer.h"
 #include "interrupt.h"
+#include "signal.h"
 
 #ifndef spin_lock_init
 #define spin_lock_init(l) (*(l) = (spinlock_t)__SPIN_LOCK_UNLOCKED)
@@ -98,6 +99,7 @@
 #define SOL_TCP		6
 #define TCP_NODELAY	1
 #define TCP_MAXSEG	2
+#define TCP_INFO	11	/* information about this connection: struct tcp_info */
 
 #define SOMAXCONN	4096
 #define SOCK_MIN_RCVBUF	2304
@@ -422,13 +424,22 @@ typedef enum {
 
 struct socket_wq {
 	wait_queue_head_t wait;
+	struct fasync_struct *fasync_list;	/* O_ASYNC's: the owners sock_wake_async signals */
+	unsigned long flags;			/* SOCKWQ_ASYNC_*: when not to signal */
 };
+#define SOCKWQ_ASYNC_NOSPACE	0	/* a writer found no room: signal when there is */
+#define SOCKWQ_ASYNC_WAITDATA	1	/* a reader waits for data: no signal for it */
+/* sock_wake_async()'s hows */
+enum { SOCK_WAKE_IO, SOCK_WAKE_WAITD, SOCK_WAKE_SPACE, SOCK_WAKE_URG };
+int sock_wake_async(struct socket_wq *wq, int how, int band);
 
 struct socket;
 struct sock;
 struct proto_ops {
 	int family;
 	int (*release)(struct socket *sock);
+	/* the family's ioctls (inet_ioctl: the protocol's); -ENOIOCTLCMD for the rest */
+	int (*ioctl)(struct socket *sock, unsigned int cmd, unsigned long arg);
 	int (*bind)(struct socket *sock, struct sockaddr *myaddr, int sockaddr_len);
 	int (*connect)(struct socket *sock, struct sockaddr *vaddr, int sockaddr_len, int flags);
 	int (*socketpair)(struct socket *sock1, struct socket *sock2);
@@ -586,6 +597,7 @@ _Static_assert(sizeof(struct sock_common) <= 96 && offsetof(struct sock, sk_type
 	       sizeof(struct sock) == 776, "struct sock: the fields tools read at Debian 6.1's offsets");
 #define SOCK_DEAD	1
 #define SOCK_DONE	2
+#define SOCK_FASYNC	16	/* its socket's fasync list is not empty (sock_fasync) */
 #define SOCK_RCVBUF_LOCK 2
 #define SOCK_BINDADDR_LOCK 4
 #define SOCK_BINDPORT_LOCK 8
@@ -609,11 +621,45 @@ struct proto {
 	bool no_autobind;		/* connections bind as they connect (TCP) */
 	int (*setsockopt)(struct sock *sk, int level, int optname, void *optval, unsigned int optlen);
 	int (*getsockopt)(struct sock *sk, int level, int optname, void *optval, int *optlen);
+	int (*ioctl)(struct sock *sk, int cmd, unsigned long arg);	/* SIOCINQ, SIOCOUTQ, ... */
 	struct kmem_cache *slab;
 };
+/* the socket ioctls (include/uapi/linux/sockios.h, asm-generic/sockios.h) */
+#define SIOCINQ		0x541B	/* FIONREAD */
+#define SIOCOUTQ	0x5411	/* TIOCOUTQ */
+#define SIOCOUTQNSD	0x894B	/* output queue size, not sent yet */
+#define FIOSETOWN	0x8901
+#define SIOCSPGRP	0x8902
+#define FIOGETOWN	0x8903
+#define SIOCGPGRP	0x8904
+#define SIOCATMARK	0x8905
+#define SOCK_IOC_TYPE	0x89
+#define ENOIOCTLCMD	515
+int inet_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg);
+int tcp_ioctl(struct sock *sk, int cmd, unsigned long arg);
 
 static __always_inline bool sock_flag(const struct sock *sk, int flag) { return sk->sk_flags & (1UL << flag); }
 static __always_inline void sock_set_flag(struct sock *sk, int flag) { sk->sk_flags |= 1UL << flag; }
+static __always_inline void sock_reset_flag(struct sock *sk, int flag) { sk->sk_flags &= ~(1UL << flag); }
+/* The owners of an O_ASYNC socket signalled (include/net/sock.h) */
+static __always_inline void sk_wake_async(const struct sock *sk, int how, int band)
+{
+	if (sock_flag(sk, SOCK_FASYNC))
+		sock_wake_async(READ_ONCE(sk->sk_wq), how, band);
+}
+/* A SOCKWQ_ASYNC_* bit of the socket's (kept only while it is O_ASYNC) */
+static __always_inline void sk_set_bit(int nr, struct sock *sk)
+{
+	if (!sock_flag(sk, SOCK_FASYNC) || !sk->sk_wq)
+		return;
+	__atomic_fetch_or(&sk->sk_wq->flags, 1UL << nr, __ATOMIC_RELAXED);
+}
+static __always_inline void sk_clear_bit(int nr, struct sock *sk)
+{
+	if (!sock_flag(sk, SOCK_FASYNC) || !sk->sk_wq)
+		return;
+	__atomic_fetch_and(&sk->sk_wq->flags, ~(1UL << nr), __ATOMIC_RELAXED);
+}
 static __always_inline void sock_hold(struct sock *sk) { __atomic_add_fetch(&sk->sk_refcnt, 1, __ATOMIC_RELAXED); }
 static __always_inline bool sock_owned_by_user(const struct sock *sk) { return READ_ONCE(sk->sk_lock.owned); }
 static __always_inline long sock_rcvtimeo(const struct sock *sk, bool noblock) { return noblock ? 0 : -1; }
@@ -631,6 +677,7 @@ void release_sock(struct sock *sk);
 int sk_add_backlog(struct sock *sk, struct sk_buff *skb, unsigned int limit);
 void sock_def_wakeup(struct sock *sk);
 void sock_def_readable(struct sock *sk);
+void sk_stream_write_space(struct sock *sk);
 int sk_wait_data(struct sock *sk, long *timeo);
 int sock_setsockopt(struct socket *sock, int level, int optname, void *optval, unsigned int optlen);
 int sock_getsockopt(struct socket *sock, int level, int optname, void *optval, int *optlen);

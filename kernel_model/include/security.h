@@ -115,6 +115,9 @@ int security_mmap_file(struct file *file, unsigned long prot, unsigned long flag
 int security_mmap_addr(unsigned long addr);
 int security_file_mprotect(struct vm_area_struct *vma, unsigned long reqprot, unsigned long prot);
 int security_file_fcntl(struct file *file, unsigned int cmd, unsigned long arg);
+struct fown_struct;
+void security_file_set_fowner(struct file *file);
+int security_file_send_sigiotask(struct task_struct *tsk, struct fown_struct *fown, int sig);
 int security_file_open(struct file *file);
 
 /* tasks */

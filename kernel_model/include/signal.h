@@ -29,6 +29,8 @@
 #define SIGTTOU		22
 #define SIGURG		23
 #define SIGWINCH	28
+#define SIGIO		29
+#define SIGPOLL		SIGIO
 #define SIGSYS		31
 
 struct sigcontext_64 {
@@ -52,6 +54,7 @@ struct kernel_siginfo {
 	union {
 		struct { int pid; unsigned int uid; } kill;
 		struct { u64 addr; } fault;
+		struct { long band; int fd; } poll;
 		u8 bytes[112];
 	};
 };
@@ -80,6 +83,15 @@ _Static_assert(sizeof(struct kernel_siginfo) == 128, "siginfo as Linux's");
 #define SIG_SETMASK	2
 #define SI_USER		0
 #define SI_KERNEL	0x80
+#define SI_SIGIO	-5	/* sent by queued SIGIO */
+/* SIGPOLL's codes (send_sigio's reasons) */
+#define POLL_IN		1	/* data input available */
+#define POLL_OUT	2	/* output buffers available */
+#define POLL_MSG	3	/* input message available */
+#define POLL_ERR	4	/* i/o error */
+#define POLL_PRI	5	/* high priority input available */
+#define POLL_HUP	6	/* device disconnected */
+#define NSIGPOLL	6
 #define SI_TKILL	(-6)
 #define SEGV_MAPERR	1
 #define SEGV_ACCERR	2

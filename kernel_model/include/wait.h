@@ -76,4 +76,27 @@ void remove_wait_queue(struct wait_queue_head *wq_head, struct wait_queue_entry 
 	finish_wait(&(wq_head), &__wq_entry);					\
 	__ret;									\
 })
+long schedule_timeout(long timeout);	/* (include/timer.h) */
+/* Sleep until cond or timeout jiffies pass: 0 if they passed and cond is false, else the
+ * jiffies left (at least 1); -ERESTARTSYS when a signal interrupts */
+#define wait_event_interruptible_timeout(wq_head, condition, timeout) ({	\
+	long __ret = (timeout);							\
+	struct wait_queue_entry __wq_entry = { .private = current };		\
+	INIT_LIST_HEAD(&__wq_entry.entry);					\
+	for (;;) {	/* ___wait_cond_timeout(): cond met at the deadline: 1 */	\
+		long __int = prepare_to_wait_event(&(wq_head), &__wq_entry, TASK_INTERRUPTIBLE); \
+		bool __cond = (condition);					\
+		if (__cond && !__ret)						\
+			__ret = 1;						\
+		if (__cond || !__ret)						\
+			break;							\
+		if (__int) {							\
+			__ret = __int;						\
+			break;							\
+		}							\
+		__ret = schedule_timeout(__ret);				\
+	}									\
+	finish_wait(&(wq_head), &__wq_entry);					\
+	__ret;									\
+})
 #endif

@@ -328,7 +328,34 @@ static noinline int ep_eventpoll_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* fdinfo: each item, by file then fd (6.1's red-black tree's order: ep_cmp_ffd) */
+static noinline void ep_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	struct eventpoll *ep = f->private_data;
+	struct epitem *epi, *next, *prev = NULL;
+
+	mutex_lock(&ep->mtx);
+	for (;;) {
+		next = NULL;
+		list_for_each_entry(epi, &ep->items, node) {
+			/* the least after prev */
+			if (prev && (epi->file < prev->file || (epi->file == prev->file && epi->fd <= prev->fd)))
+				continue;
+			if (!next || epi->file < next->file || (epi->file == next->file && epi->fd < next->fd))
+				next = epi;
+		}
+		if (!next)
+			break;
+		seq_printf(m, "tfd: %8d events: %8x data: %16llx  pos:%lld ino:%lx sdev:%x\n", next->fd,
+			   next->event.events, (long long)next->event.data, (long long)next->file->f_pos,
+			   next->file->f_inode->i_ino, next->file->f_inode->i_sb->s_dev);
+		prev = next;
+	}
+	mutex_unlock(&ep->mtx);
+}
+
 static const struct file_operations eventpoll_fops = {
+	.show_fdinfo = ep_show_fdinfo,
 	.release = ep_eventpoll_release,
 	.poll = ep_eventpoll_poll,
 	.llseek = noop_llseek,

@@ -637,6 +637,8 @@ static __always_inline int copy_sigqueue_info_from_user(int sig, struct sigqueue
 	to->pid = kinfo.kill.pid;
 	to->uid = kinfo.kill.uid;
 	to->addr = kinfo.fault.addr;
+	to->fd = 0;
+	to->poll = false;
 	return 0;
 }
 
@@ -989,6 +991,8 @@ static __always_inline void fill_siginfo(struct kernel_siginfo *to, int sig, con
 	to->si_code = info->code;
 	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE)
 		to->fault.addr = info->addr;
+	else if (info->poll)
+		to->poll.band = info->addr, to->poll.fd = info->fd;
 	else
 		to->kill.pid = info->pid, to->kill.uid = info->uid;
 }

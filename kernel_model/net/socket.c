@@ -63,6 +63,8 @@ static noinline void __sock_release(struct socket *sock)
 		sock->sk = NULL;
 		sock->ops = NULL;
 	}
+	if (sock->wq.fasync_list)	/* (__fput took the file off its list first) */
+		printk(KERN_ERR "__sock_release: fasync list not empty!\n");
 	inode->i_private = NULL;
 	if (!sock->file)	/* a file's inode goes with its dentry */
 		iput(inode);
@@ -913,12 +915,98 @@ static noinline __poll_t sock_poll(struct file *file, poll_table *wait)
 	return sock->ops->poll(file, sock, wait);
 }
 
+/* An ioctl the socket's family answers (inet_ioctl: the protocol's, tcp_ioctl); what none does
+ * is a device's (an ifreq's: no network devices' ioctls here, ENOTTY) */
+static noinline long sock_do_ioctl(struct net *net, struct socket *sock, unsigned int cmd, unsigned long arg)
+{
+	int err = sock->ops->ioctl ? sock->ops->ioctl(sock, cmd, arg) : -ENOIOCTLCMD;
+
+	if (err != -ENOIOCTLCMD)
+		return err;
+	return -ENOTTY;	/* (!is_socket_ioctl_cmd(), or dev_ioctl()'s unknown request) */
+}
+
+/* A socket's ioctl (its file's unlocked_ioctl): the owner its SIGIO goes to (FIOSETOWN,
+ * SIOCSPGRP; FIOGETOWN, SIOCGPGRP), else the family's */
+static noinline long sock_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct socket *sock = file->private_data;
+	int pid, err;
+
+	switch (cmd) {
+	case FIOSETOWN:
+	case SIOCSPGRP:
+		err = -EFAULT;
+		if (copy_from_user(&pid, (void *)arg, sizeof(pid)))
+			break;
+		err = f_setown(sock->file, pid, 1);
+		break;
+	case FIOGETOWN:
+	case SIOCGPGRP:
+		pid = f_getown(sock->file);
+		err = copy_to_user((void *)arg, &pid, sizeof(pid)) ? -EFAULT : 0;
+		break;
+	default:
+		err = sock_do_ioctl(NULL, sock, cmd, arg);
+		break;
+	}
+	return err;
+}
+
+/* O_ASYNC on a socket: its file on the socket's fasync list (SOCK_FASYNC while any is) */
+static noinline int sock_fasync(int fd, struct file *filp, int on)
+{
+	struct socket *sock = filp->private_data;
+	struct sock *sk = sock->sk;
+	struct socket_wq *wq = &sock->wq;
+
+	if (sk == NULL)
+		return -EINVAL;
+	lock_sock(sk);
+	fasync_helper(fd, filp, on, &wq->fasync_list);
+	if (!wq->fasync_list)
+		sock_reset_flag(sk, SOCK_FASYNC);
+	else
+		sock_set_flag(sk, SOCK_FASYNC);
+	release_sock(sk);
+	return 0;
+}
+
+/* The owners on the socket's fasync list signalled: SIGIO with band, unless a reader waits
+ * for the data itself (SOCK_WAKE_WAITD), or (SOCK_WAKE_SPACE) no writer found the buffer full;
+ * SIGURG for urgent data */
+noinline int sock_wake_async(struct socket_wq *wq, int how, int band)
+{
+	if (!wq || !wq->fasync_list)
+		return -1;
+	switch (how) {
+	case SOCK_WAKE_WAITD:
+		if (wq->flags & (1UL << SOCKWQ_ASYNC_WAITDATA))
+			break;
+		goto call_kill;
+	case SOCK_WAKE_SPACE:
+		if (!(__atomic_fetch_and(&wq->flags, ~(1UL << SOCKWQ_ASYNC_NOSPACE), __ATOMIC_RELAXED) &
+		      (1UL << SOCKWQ_ASYNC_NOSPACE)))
+			break;
+		/* fallthrough */
+	case SOCK_WAKE_IO:
+call_kill:
+		kill_fasync(&wq->fasync_list, SIGIO, band);
+		break;
+	case SOCK_WAKE_URG:
+		kill_fasync(&wq->fasync_list, SIGURG, band);
+	}
+	return 0;
+}
+
 static const struct file_operations socket_file_ops = {
 	.llseek = no_llseek,
 	.read_iter = sock_read_iter,
 	.write_iter = sock_write_iter,
 	.poll = sock_poll,
+	.unlocked_ioctl = sock_ioctl,
 	.release = sock_close,
+	.fasync = sock_fasync,
 	.sendpage = sock_sendpage,
 };
 

@@ -434,6 +434,15 @@ noinline int security_file_fcntl(struct file *file, unsigned int cmd, unsigned l
 	return call_int_hook_empty(0);
 }
 
+noinline void security_file_set_fowner(struct file *file)
+{
+}
+
+noinline int security_file_send_sigiotask(struct task_struct *tsk, struct fown_struct *fown, int sig)
+{
+	return call_int_hook_empty(0);
+}
+
 noinline int security_file_open(struct file *file)
 {
 	/* then fsnotify_perm(file, MAY_OPEN): no fanotify permission events here */

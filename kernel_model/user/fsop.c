@@ -1479,7 +1479,14 @@ static void show_lock_line(const char *line, const char *stop, struct lock_names
 	}
 	for (i = 0; i < ntok && dev < 0; i++) {
 		const char *q = tok[i];
-		long major = parse_num(q, 16, &e), minor, ino;
+		long major, minor, ino;
+
+		/* a lease breaker's (a request of no file): "<none>:0" */
+		if (tend[i] - q == 8 && !strncmp(q, "<none>:0", 8)) {
+			dev = i;
+			break;
+		}
+		major = parse_num(q, 16, &e);
 
 		if (e == q || *e != ':')
 			continue;
@@ -1509,31 +1516,101 @@ static void show_lock_line(const char *line, const char *stop, struct lock_names
 		for (i = 0; i < 3 && *name == 'o'; i++)
 			if (n->pids[i] && n->pids[i] == pid)
 				name = n->pid_names[i];
-		printf("%s DEV:INO", name);
+		printf("%s %s", name, *tok[dev] == '<' ? "<none>:0" : "DEV:INO");
 	}
 	write(1, tend[dev], stop - tend[dev]);
 	write(1, "\n", 1);
 }
 
-static void show_proc_locks(const char *what, struct lock_names *n)
+/* A /proc file's text (what fits of it) after the heading `what`; its length, or -1 (shown) */
+static long read_proc_text(const char *what, const char *path, char *text, long size)
 {
-	static char text[8192];
-	int fd = open("/proc/locks", O_RDONLY, 0);
+	int fd = open(path, O_RDONLY, 0);
 	long len = 0, r;
-	char *line, *nl;
 
 	printf("%s:\n", what);
 	if (fd < 0) {
-		show("open(/proc/locks)", fd);
-		return;
+		show("open", fd);
+		return -1;
 	}
-	while (len < (long)sizeof(text) - 1 && (r = read(fd, text + len, sizeof(text) - 1 - len)) > 0)
+	while (len < size - 1 && (r = read(fd, text + len, size - 1 - len)) > 0)
 		len += r;
 	close(fd);
 	text[len] = 0;
+	return len;
+}
+
+static void show_proc_locks(const char *what, struct lock_names *n)
+{
+	static char text[8192];
+	long len = read_proc_text(what, "/proc/locks", text, sizeof(text));
+	char *line, *nl;
+
+	if (len < 0)
+		return;
 	n->nids = 0;
 	for (line = text; (nl = memchr(line, '\n', text + len - line)); line = nl + 1)
 		show_lock_line(line, nl, n);
+}
+
+/* /proc/self/fdinfo/FD (6.1's fs/proc/fd.c seq_show): its position and flags, that it has a
+ * mount id and an inode, and its lock lines ("lock:\t" and a /proc/locks line, named as there) */
+static void show_fdinfo(const char *what, int fd, struct lock_names *n)
+{
+	static char text[4096];
+	char path[64];
+	long len;
+	char *line, *nl;
+
+	memcpy(path, "/proc/self/fdinfo/", 18);
+	path[18] = '0' + fd / 10;	/* (fds below 100) */
+	path[19] = '0' + fd % 10;
+	path[20] = 0;
+	if (fd < 10)
+		path[18] = '0' + fd, path[19] = 0;
+	len = read_proc_text(what, path, text, sizeof(text));
+	if (len < 0)
+		return;
+	n->nids = 0;
+	for (line = text; (nl = memchr(line, '\n', text + len - line)); line = nl + 1) {
+		if (!strncmp(line, "pos:", 4) || !strncmp(line, "flags:", 6)) {
+			write(1, line, nl + 1 - line);
+		} else if (!strncmp(line, "mnt_id:\t", 8) || !strncmp(line, "ino:\t", 5)) {
+			write(1, line, (char *)memchr(line, '\t', nl - line) + 1 - line);
+			printf("N\n");
+		} else if (!strncmp(line, "eventfd-semaphore: ", 19)) {
+			;	/* (6.5's line: not 6.1's) */
+		} else if (!strncmp(line, "eventfd-id: ", 12)) {
+			printf("eventfd-id: N\n");
+		} else if (!strncmp(line, "tfd: ", 5)) {	/* up to pos:, then ino and sdev as N */
+			char *ino = memchr(line, 'i', nl - line);
+
+			while (ino && strncmp(ino, "ino:", 4))
+				ino = memchr(ino + 1, 'i', nl - ino - 1);
+			write(1, line, ino ? ino - line : nl - line);
+			printf("ino:N sdev:N\n");
+		} else if (!strncmp(line, "lock:\t", 6)) {
+			write(1, "lock:\t", 6);
+			show_lock_line(line + 6, nl, n);
+		} else {
+			write(1, line, nl + 1 - line);
+		}
+	}
+}
+
+/* The names show_proc_locks() gives: the file's device and inode, this process and two children */
+static void lock_names_of(int fd, struct lock_names *n)
+{
+	struct kstat_user ks;
+
+	sc(5, fd, L(&ks), 0, 0, 0);
+	n->major = (ks.st_dev >> 8) & 0xfff;
+	n->minor = (ks.st_dev & 0xff) | ((ks.st_dev >> 12) & 0xfff00);
+	n->ino = ks.st_ino;
+	n->pids[0] = getpid();
+	n->pid_names[0] = "PID";
+	n->pid_names[1] = "CHILD1";
+	n->pid_names[2] = "CHILD2";
 }
 
 /* /proc/locks (lock_get_status()'s lines) while a file has a flock lock, POSIX locks of the
@@ -1542,23 +1619,20 @@ static void fam_proclocks(void)
 {
 	int a = open("pl", O_RDWR | O_CREAT, 0644), b = open("pl", O_RDWR, 0), st, i;
 	struct timespec nap = { 0, 200000000 };
-	struct kstat_user ks;
 	struct lock_names n = { 0 };
 	long child[2];
 
-	sc(5, a, L(&ks), 0, 0, 0);
-	n.major = (ks.st_dev >> 8) & 0xfff;
-	n.minor = (ks.st_dev & 0xff) | ((ks.st_dev >> 12) & 0xfff00);
-	n.ino = ks.st_ino;
-	n.pids[0] = getpid();
-	n.pid_names[0] = "PID";
-	n.pid_names[1] = "CHILD1";
-	n.pid_names[2] = "CHILD2";
+	lock_names_of(a, &n);
 	R("flock(a, LOCK_SH)", sc(73, a, 1, 0, 0, 0));
 	R("F_SETLK(a, WR, 0, 10)", rl(a, 6, 1, 0, 0, 10, 0, NULL));
 	R("F_SETLK(a, RD, 20, 0)", rl(a, 6, 0, 0, 20, 0, 0, NULL));
 	R("F_OFD_SETLK(b, RD, 100, 10)", rl(b, 37, 0, 0, 100, 10, 0, NULL));
 	show_proc_locks("held", &n);
+	show_fdinfo("fdinfo of a", a, &n);
+	show_fdinfo("fdinfo of b", b, &n);
+	R("F_SETFD(b, FD_CLOEXEC)", sc(72, b, 2, 1, 0, 0));
+	R("lseek(b, 7)", sc(8, b, 7, 0, 0, 0));
+	show_fdinfo("fdinfo of b, close-on-exec, at 7", b, &n);
 	for (i = 0; i < 2; i++) {
 		child[i] = fork();
 		if (child[i] == 0) {
@@ -1578,6 +1652,277 @@ static void fam_proclocks(void)
 	show_proc_locks("after", &n);
 	close(a);
 	sc(87, L("pl"), 0, 0, 0, 0);
+}
+
+/* the siginfo rt_sigtimedwait took: signo, code, and for send_sigio's si_band and si_fd */
+struct poll_siginfo { int signo, err, code, pad; long band; int fd; char rest[100]; };
+
+/* A pending signal of `mask` taken at once (rt_sigtimedwait, 0 s): which, with its siginfo */
+static void take_signal(const char *what, unsigned long mask, int fd)
+{
+	struct poll_siginfo si;
+	struct timespec zero = { 0, 0 };
+	long r;
+
+	memset(&si, 0x55, sizeof(si));
+	r = sc(128, L(&mask), L(&si), L(&zero), 8, 0);
+	R(what, r);
+	if (r == 10)	/* F_SETSIG's: POLL_* code, the band, the fd */
+		printf("  code %d band %ld fd is it %d\n", si.code, si.band, si.fd == fd);
+	else if (r > 0)
+		printf("  code %d\n", si.code);
+}
+
+/* Leases (F_SETLEASE/F_GETLEASE): what conflicts with which open; a break signals the holder
+ * (SIGIO, or F_SETSIG's signal with POLL_MSG), shows in /proc/locks as BREAKING (and the waiting
+ * open as a BREAKER under it), makes an O_NONBLOCK open fail with EWOULDBLOCK and a blocking one
+ * (or truncate) wait until the holder downgrades or gives the lease up */
+static void fam_lease(void)
+{
+	unsigned long sigs = (1UL << (29 - 1)) | (1UL << (10 - 1));	/* SIGIO, SIGUSR1: taken by hand */
+	struct timespec nap = { 0, 200000000 };
+	struct lock_names n = { 0 };
+	int a, b, c, st, p[2];
+	long child;
+
+	R("rt_sigprocmask(SIG_BLOCK, SIGIO|SIGUSR1)", sc(14, 0, L(&sigs), 0, 8, 0));
+	b = open("f", O_RDWR | O_CREAT, 0644);
+	lock_names_of(b, &n);
+	close(b);
+	a = open("f", O_RDONLY, 0);
+	R("F_GETLEASE(a) without one", sc(72, a, 1025, 0, 0, 0));
+	R("F_SETLEASE(a, 5)", sc(72, a, 1024, 5, 0, 0));
+	R("F_SETLEASE(a, F_UNLCK) without one", sc(72, a, 1024, 2, 0, 0));
+	R("F_GETSIG(a)", sc(72, a, 11, 0, 0, 0));
+	R("F_SETLEASE(a, F_WRLCK): a is the only open", sc(72, a, 1024, 1, 0, 0));
+	R("F_GETLEASE(a)", sc(72, a, 1025, 0, 0, 0));
+	R("F_GETOWN(a) is me (the lease's holder)", sc(72, a, 9, 0, 0, 0) == getpid());
+	show_proc_locks("a write lease", &n);
+	show_fdinfo("fdinfo of a", a, &n);
+	R("F_SETLEASE(a, F_WRLCK) again", sc(72, a, 1024, 1, 0, 0));
+	R("open(f, O_RDONLY|O_NONBLOCK) breaks it", open("f", O_RDONLY | O_NONBLOCK, 0));
+	R("F_GETLEASE(a): to be downgraded", sc(72, a, 1025, 0, 0, 0));
+	show_proc_locks("breaking to a read lease", &n);
+	take_signal("rt_sigtimedwait: SIGIO to the holder", sigs, a);
+	R("F_SETSIG(a, SIGUSR1)", sc(72, a, 10, 10, 0, 0));
+	R("F_GETSIG(a)", sc(72, a, 11, 0, 0, 0));
+	R("F_SETSIG(a, 65)", sc(72, a, 10, 65, 0, 0));
+	R("F_SETLEASE(a, F_RDLCK): downgraded", sc(72, a, 1024, 0, 0, 0));
+	R("F_GETLEASE(a)", sc(72, a, 1025, 0, 0, 0));
+	show_proc_locks("a read lease", &n);
+	b = open("f", O_RDONLY, 0);
+	R("open(f, O_RDONLY) beside a read lease", b >= 0);
+	R("F_SETLEASE(b, F_RDLCK): a second read lease", sc(72, b, 1024, 0, 0, 0));
+	R("F_SETLEASE(b, F_WRLCK): not while a has one", sc(72, b, 1024, 1, 0, 0));
+	R("close(b): its lease goes", close(b));
+	R("open(f, O_WRONLY|O_NONBLOCK) breaks it", open("f", O_WRONLY | O_NONBLOCK, 0));
+	R("F_GETLEASE(a): to be given up", sc(72, a, 1025, 0, 0, 0));
+	take_signal("rt_sigtimedwait: F_SETSIG's SIGUSR1", sigs, a);
+	show_proc_locks("breaking to none", &n);
+	R("open(f, O_RDONLY|O_NONBLOCK) beside the breaking lease", (c = open("f", O_RDONLY | O_NONBLOCK, 0)) >= 0);
+	close(c);
+	child = fork();
+	if (child == 0)	/* waits until the lease is given up */
+		exit(open("f", O_WRONLY, 0) >= 0 ? 3 : 4);
+	n.pids[1] = child;
+	nanosleep(&nap, NULL);
+	show_proc_locks("an open waiting for the lease", &n);
+	take_signal("rt_sigtimedwait: no second signal", sigs, a);
+	R("F_SETLEASE(a, F_UNLCK)", sc(72, a, 1024, 2, 0, 0));
+	R("wait4: the open went ahead", wait4(child, &st, 0, NULL) == child);
+	printf("  exit status %d\n", (st >> 8) & 0xff);
+	R("F_GETLEASE(a)", sc(72, a, 1025, 0, 0, 0));
+	R("F_GETOWN(a): nobody since", sc(72, a, 9, 0, 0, 0));
+	R("F_GETSIG(a): 0 again", sc(72, a, 11, 0, 0, 0));
+	show_proc_locks("no lease", &n);
+	/* conflicts with opens at the time of the request */
+	c = open("f", O_RDWR, 0);
+	R("F_SETLEASE(a, F_RDLCK) while open for writing", sc(72, a, 1024, 0, 0, 0));
+	R("F_SETLEASE(c, F_WRLCK) while a is open too", sc(72, c, 1024, 1, 0, 0));
+	close(c);
+	c = open("f", O_WRONLY, 0);
+	close(a);
+	R("F_SETLEASE(c, F_WRLCK): c (O_WRONLY) the only open", sc(72, c, 1024, 1, 0, 0));
+	R("F_SETLEASE(c, F_RDLCK): c itself is open for writing", sc(72, c, 1024, 0, 0, 0));
+	R("close(c)", close(c));
+	show_proc_locks("after the holder's close", &n);
+	/* truncate(2) breaks a lease too, as an open for writing */
+	a = open("f", O_RDONLY, 0);
+	R("F_SETLEASE(a, F_RDLCK)", sc(72, a, 1024, 0, 0, 0));
+	child = fork();
+	if (child == 0)
+		exit(sc(76, L("f"), 0, 0, 0, 0) == 0 ? 5 : 6);
+	n.pids[2] = child;
+	nanosleep(&nap, NULL);
+	R("F_GETLEASE(a): truncate breaks it", sc(72, a, 1025, 0, 0, 0));
+	take_signal("rt_sigtimedwait: SIGIO", sigs, a);
+	R("F_SETLEASE(a, F_UNLCK)", sc(72, a, 1024, 2, 0, 0));
+	R("wait4: the truncate went ahead", wait4(child, &st, 0, NULL) == child);
+	printf("  exit status %d\n", (st >> 8) & 0xff);
+	close(a);
+	/* no lease but on a regular file */
+	a = open(".", O_RDONLY | O_DIRECTORY, 0);
+	R("F_SETLEASE(directory, F_RDLCK)", sc(72, a, 1024, 0, 0, 0));
+	close(a);
+	sc(22, L(p), 0, 0, 0, 0);
+	R("F_SETLEASE(pipe, F_RDLCK)", sc(72, p[0], 1024, 0, 0, 0));
+	R("F_GETLEASE(pipe)", sc(72, p[0], 1025, 0, 0, 0));
+	close(p[0]);
+	close(p[1]);
+	sc(87, L("f"), 0, 0, 0, 0);
+}
+
+/* Signal-driven I/O: a file's owner (F_SETOWN, F_SETOWN_EX), F_SETSIG, O_ASYNC on a pipe's
+ * read end: data written signals the owner, as does the last writer's close */
+static void fam_fasync(void)
+{
+	unsigned long sigs = (1UL << (29 - 1)) | (1UL << (10 - 1));
+	struct { int type, pid; } ex;
+	unsigned int uids[2];
+	int p[2], f, on;
+
+	R("rt_sigprocmask(SIG_BLOCK, SIGIO|SIGUSR1)", sc(14, 0, L(&sigs), 0, 8, 0));
+	R("setpgid(0, 0): a process group of its own", sc(109, 0, 0, 0, 0, 0));
+	sc(22, L(p), 0, 0, 0, 0);
+	R("F_GETOWN(p[0]) of nobody", sc(72, p[0], 9, 0, 0, 0));
+	R("F_SETOWN(p[0], 999999)", sc(72, p[0], 8, 999999, 0, 0));
+	R("F_SETOWN(p[0], -(my process group))", sc(72, p[0], 8, -sc(111, 0, 0, 0, 0, 0), 0, 0));
+	R("F_GETOWN(p[0]) is minus my process group", sc(72, p[0], 9, 0, 0, 0) == -sc(111, 0, 0, 0, 0, 0));
+	memset(&ex, 0x55, sizeof(ex));
+	R("F_GETOWN_EX(p[0])", sc(72, p[0], 16, L(&ex), 0, 0));
+	printf("  type %d pid is my process group %d\n", ex.type, ex.pid == sc(111, 0, 0, 0, 0, 0));
+	ex.type = 0;
+	ex.pid = sc(186, 0, 0, 0, 0, 0);
+	R("F_SETOWN_EX(p[0], F_OWNER_TID, gettid())", sc(72, p[0], 15, L(&ex), 0, 0));
+	memset(&ex, 0x55, sizeof(ex));
+	R("F_GETOWN_EX(p[0])", sc(72, p[0], 16, L(&ex), 0, 0));
+	printf("  type %d pid is mine %d\n", ex.type, ex.pid == getpid());
+	ex.type = 7;
+	R("F_SETOWN_EX(p[0], type 7)", sc(72, p[0], 15, L(&ex), 0, 0));
+	R("F_SETOWN(p[0], getpid())", sc(72, p[0], 8, getpid(), 0, 0));
+	R("F_GETOWN(p[0]) is me", sc(72, p[0], 9, 0, 0, 0) == getpid());
+	R("F_GETOWNER_UIDS(p[0])", sc(72, p[0], 17, L(uids), 0, 0));
+	printf("  uid is mine %d euid is mine %d\n", uids[0] == getuid(), uids[1] == getuid());
+	R("write(p[1]) without O_ASYNC", write(p[1], "x", 1));
+	take_signal("rt_sigtimedwait: none", sigs, p[0]);
+	R("F_SETFL(p[0], O_ASYNC)", sc(72, p[0], 4, 020000, 0, 0));
+	R("F_GETFL(p[0]) & O_ASYNC", sc(72, p[0], 3, 0, 0, 0) & 020000);
+	R("write(p[1])", write(p[1], "x", 1));
+	take_signal("rt_sigtimedwait: SIGIO", sigs, p[0]);
+	R("F_SETSIG(p[0], SIGUSR1)", sc(72, p[0], 10, 10, 0, 0));
+	R("write(p[1])", write(p[1], "x", 1));
+	take_signal("rt_sigtimedwait: SIGUSR1, POLL_IN", sigs, p[0]);
+	R("close(p[1]): the last writer", close(p[1]));
+	take_signal("rt_sigtimedwait: SIGUSR1 again", sigs, p[0]);
+	R("F_SETFL(p[0], 0)", sc(72, p[0], 4, 0, 0, 0));
+	R("F_GETFL(p[0]) & O_ASYNC", sc(72, p[0], 3, 0, 0, 0) & 020000);
+	on = 1;
+	R("ioctl(p[0], FIOASYNC, 1)", sc(16, p[0], 0x5452, L(&on), 0, 0));
+	R("F_GETFL(p[0]) & O_ASYNC", sc(72, p[0], 3, 0, 0, 0) & 020000);
+	on = 0;
+	R("ioctl(p[0], FIOASYNC, 0)", sc(16, p[0], 0x5452, L(&on), 0, 0));
+	R("F_GETFL(p[0]) & O_ASYNC", sc(72, p[0], 3, 0, 0, 0) & 020000);
+	close(p[0]);
+	/* a socket (sock_fasync): data, the peer's shutdown of writing, its close */
+	sc(53, 1, 1, 0, L(p), 0);	/* socketpair(AF_UNIX, SOCK_STREAM) */
+	on = -1;
+	R("ioctl(s[0], FIOGETOWN)", sc(16, p[0], 0x8903, L(&on), 0, 0));
+	printf("  owner %d\n", on);
+	on = getpid();
+	R("ioctl(s[0], FIOSETOWN, getpid())", sc(16, p[0], 0x8901, L(&on), 0, 0));
+	on = -1;
+	R("ioctl(s[0], SIOCGPGRP)", sc(16, p[0], 0x8904, L(&on), 0, 0));
+	printf("  owner is me %d\n", on == getpid());
+	on = 999999;
+	R("ioctl(s[0], SIOCSPGRP, 999999)", sc(16, p[0], 0x8902, L(&on), 0, 0));
+	R("F_SETOWN(s[0], getpid())", sc(72, p[0], 8, getpid(), 0, 0));
+	R("F_SETFL(s[0], O_ASYNC)", sc(72, p[0], 4, 020000, 0, 0));
+	R("F_GETFL(s[0]) & O_ASYNC", sc(72, p[0], 3, 0, 0, 0) & 020000);
+	R("write(s[1])", write(p[1], "x", 1));
+	take_signal("rt_sigtimedwait: SIGIO", sigs, p[0]);
+	R("F_SETSIG(s[0], SIGUSR1)", sc(72, p[0], 10, 10, 0, 0));
+	R("shutdown(s[1], SHUT_WR)", sc(48, p[1], 1, 0, 0, 0));
+	take_signal("rt_sigtimedwait: SIGUSR1, POLL_IN", sigs, p[0]);
+	R("close(s[1])", close(p[1]));
+	take_signal("rt_sigtimedwait: SIGUSR1, POLL_HUP", sigs, p[0]);
+	close(p[0]);
+	/* a regular file has no ->fasync: O_ASYNC is not kept */
+	f = open("r", O_RDWR | O_CREAT, 0644);
+	R("F_SETFL(regular file, O_ASYNC)", sc(72, f, 4, 020000, 0, 0));
+	R("F_GETFL(regular file) & O_ASYNC", sc(72, f, 3, 0, 0, 0) & 020000);
+	on = 1;
+	R("ioctl(regular file, FIOASYNC, 1)", sc(16, f, 0x5452, L(&on), 0, 0));
+	on = 0;
+	R("ioctl(regular file, FIOASYNC, 0)", sc(16, f, 0x5452, L(&on), 0, 0));
+	close(f);
+	sc(87, L("r"), 0, 0, 0, 0);
+}
+
+/* /proc/self/fdinfo of an eventfd (its count; an id) and an epoll set (an item a line: its fd,
+ * events with EPOLLERR|EPOLLHUP added, data, the file's position), the numbers that depend on
+ * the machine as N */
+static void fam_fdinfo(void)
+{
+	struct lock_names n = { 0 };
+	struct { unsigned int events; unsigned long data; } __attribute__((packed)) ev;
+	unsigned long five = 5;
+	int efd = sc(290, 0, 04000, 0, 0, 0), ep = sc(291, 0, 0, 0, 0, 0), p[2];
+
+	R("eventfd2(0, EFD_NONBLOCK) is an fd", efd >= 0);
+	R("write(efd, 5)", write(efd, &five, 8));
+	show_fdinfo("fdinfo of the eventfd", efd, &n);
+	sc(22, L(p), 0, 0, 0, 0);
+	ev.events = 1;	/* EPOLLIN */
+	ev.data = 0x1234;
+	R("epoll_ctl(ADD, efd, EPOLLIN, 0x1234)", sc(233, ep, 1, efd, L(&ev), 0));
+	show_fdinfo("fdinfo of the epoll set", ep, &n);
+	ev.events = 4 | (1U << 31);	/* EPOLLOUT | EPOLLET */
+	ev.data = 0xfeedface;
+	R("epoll_ctl(ADD, p[1], EPOLLOUT|EPOLLET, 0xfeedface)", sc(233, ep, 1, p[1], L(&ev), 0));
+	R("epoll_ctl(DEL, efd)", sc(233, ep, 2, efd, L(&ev), 0));
+	show_fdinfo("fdinfo of the epoll set", ep, &n);
+	close(p[0]);
+	close(p[1]);
+	close(ep);
+	close(efd);
+}
+
+/* A lease whose holder never gives way: the breaker's open waits lease_break_time (45 s), then
+ * time_out_leases() takes the lease away and the open goes ahead */
+static void fam_leasebreak(void)
+{
+	unsigned long sigs = 1UL << (29 - 1);
+	struct timespec nap = { 0, 200000000 }, t0, t1;
+	struct lock_names n = { 0 };
+	int a, b, st;
+	long child, waited;
+
+	R("rt_sigprocmask(SIG_BLOCK, SIGIO)", sc(14, 0, L(&sigs), 0, 8, 0));
+	b = open("f", O_RDWR | O_CREAT, 0644);
+	lock_names_of(b, &n);
+	close(b);
+	a = open("f", O_RDONLY, 0);
+	R("F_SETLEASE(a, F_WRLCK)", sc(72, a, 1024, 1, 0, 0));
+	child = fork();
+	if (child == 0) {
+		sc(228, 1, L(&t0), 0, 0, 0);	/* clock_gettime(CLOCK_MONOTONIC) */
+		b = open("f", O_RDWR, 0);
+		sc(228, 1, L(&t1), 0, 0, 0);
+		waited = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		/* (45 s as the timer wheel rounds them: up to 2.048 s later at HZ 250) */
+		printf("child: open = %d, after 45..47 s: %d\n", b >= 0, waited >= 45000 && waited < 47100);
+		exit(0);
+	}
+	n.pids[1] = child;
+	nanosleep(&nap, NULL);
+	show_proc_locks("breaking", &n);
+	take_signal("rt_sigtimedwait: SIGIO", sigs, a);
+	R("wait4: the open went ahead at last", wait4(child, &st, 0, NULL) == child);
+	R("F_GETLEASE(a): none left", sc(72, a, 1025, 0, 0, 0));
+	show_proc_locks("after the break time", &n);
+	R("F_SETLEASE(a, F_UNLCK)", sc(72, a, 1024, 2, 0, 0));
+	close(a);
+	sc(87, L("f"), 0, 0, 0, 0);
 }
 
 int main(int argc, char **argv)
@@ -1633,6 +1978,14 @@ int main(int argc, char **argv)
 		fam_cap();
 	else if (!strcmp(fam, "proclocks"))
 		fam_proclocks();
+	else if (!strcmp(fam, "lease"))
+		fam_lease();
+	else if (!strcmp(fam, "fdinfo"))
+		fam_fdinfo();
+	else if (!strcmp(fam, "leasebreak"))
+		fam_leasebreak();
+	else if (!strcmp(fam, "fasync"))
+		fam_fasync();
 	else
 		return 2;
 	return 0;

@@ -147,6 +147,30 @@ static void talk(int c)
 	cshow("client: write(hello)", write(c, "hello", 5));
 	cshow("client: read(reply)", readall(c, buf, 5));
 	cshow("client: reply is world", memcmp_(buf, "world", 5) == 0);
+	{
+		/* TCP_INFO (struct tcp_info, 232 bytes in 6.1) once hello is acked and world read */
+		unsigned char ti[512];
+		int len = sizeof(ti);
+		long r = sc(NR_getsockopt, c, 6, 11, L(ti), L(&len), 0);
+		unsigned int *u32 = (unsigned int *)ti;
+		unsigned long *u64 = (unsigned long *)ti;
+
+		cshow("client: getsockopt(TCP_INFO)", r);
+		cshow("client: tcp_info length >= 232 (6.1's; later kernels' longer)", len >= 232);
+		cshow("client: tcpi_state", ti[0]);
+		cshow("client: tcpi_ca_state", ti[1]);
+		cshow("client: tcpi_rto >= 200 ms", u32[2] >= 200000);
+		cshow("client: tcpi_unacked", u32[6]);
+		cshow("client: tcpi_total_retrans", u32[25]);
+		cshow("client: tcpi_bytes_acked", u64[15]);
+		cshow("client: tcpi_bytes_received", u64[16]);
+		cshow("client: tcpi_data_segs_in", u32[38]);
+		cshow("client: tcpi_data_segs_out", u32[39]);
+		cshow("client: tcpi_bytes_sent", u64[25]);
+		len = 8;
+		cshow("client: getsockopt(TCP_INFO, 8 bytes)", sc(NR_getsockopt, c, 6, 11, L(ti), L(&len), 0));
+		cshow("client: its length", len);
+	}
 	cshow("client: write(200000)", write(c, big, sizeof(big)));
 	cshow("client: shutdown(SHUT_WR)", sc(NR_shutdown, c, SHUT_WR, 0, 0, 0, 0));
 	cshow("client: read(after peer close)", read(c, buf, sizeof(buf)));
@@ -826,8 +850,100 @@ static int sendfile_(void)
 	return 0;
 }
 
+/* the signal rt_sigtimedwait takes at once of SIGIO and SIGUSR1: which, its code and band */
+static void take_sigio(const char *what)
+{
+	unsigned long mask = (1UL << (29 - 1)) | (1UL << (10 - 1));
+	struct { int signo, err, code, pad; long band; int fd; char rest[100]; } si;
+	struct { long s, ns; } zero = { 0, 0 };
+	long r = sc(128, L(&mask), L(&si), L(&zero), 8, 0, 0);
+
+	show(what, r);
+	if (r == 10)
+		printf("  code %d band %ld\n", si.code, si.band);
+}
+
+/* O_ASYNC TCP sockets (sock_fasync, sock_wake_async): a listener told of a connection, a
+ * connecting socket of its connect, an accepted one of data and of the peer's FIN */
+static int async_tcp(void)
+{
+	unsigned long mask = (1UL << (29 - 1)) | (1UL << (10 - 1));
+	int srv = sock_in(SOCK_STREAM), c = sock_in(SOCK_STREAM), a;
+	unsigned short port;
+
+	show("rt_sigprocmask(SIG_BLOCK, SIGIO|SIGUSR1)", sc(14, 0, L(&mask), 0, 8, 0, 0));
+	show("bind", bind_in(srv, loopback(1), 0));
+	show("listen", sc(NR_listen, srv, 8, 0, 0, 0, 0));
+	port = port_of(srv);
+	show("F_SETOWN(listener)", sc(72, srv, 8, getpid(), 0, 0, 0));
+	show("F_SETFL(listener, O_ASYNC)", sc(72, srv, 4, 020000, 0, 0, 0));
+	show("F_SETOWN(client)", sc(72, c, 8, getpid(), 0, 0, 0));
+	show("F_SETSIG(client, SIGUSR1)", sc(72, c, 10, 10, 0, 0, 0));
+	show("F_SETFL(client, O_ASYNC)", sc(72, c, 4, 020000, 0, 0, 0));
+	show("connect", connect_in(c, loopback(1), port));
+	take_sigio("rt_sigtimedwait: the client's connect");
+	take_sigio("rt_sigtimedwait: the listener's connection");
+	take_sigio("rt_sigtimedwait: nothing more");
+	a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
+	show("accept", a >= 0);
+	show("F_SETOWN(accepted)", sc(72, a, 8, getpid(), 0, 0, 0));
+	show("F_SETSIG(accepted, SIGUSR1)", sc(72, a, 10, 10, 0, 0, 0));
+	show("F_SETFL(accepted, O_ASYNC)", sc(72, a, 4, 020000, 0, 0, 0));
+	show("write(client)", write(c, "x", 1));
+	take_sigio("rt_sigtimedwait: data for the accepted socket");
+	show("shutdown(client, SHUT_WR)", sc(NR_shutdown, c, SHUT_WR, 0, 0, 0, 0));
+	take_sigio("rt_sigtimedwait: its FIN");
+	close(c);
+	close(a);
+	close(srv);
+	return 0;
+}
+
+/* A socket's ioctls (sock_ioctl -> inet_ioctl -> tcp_ioctl): unread, unacked and unsent bytes;
+ * a listener's EINVAL; a terminal's request ENOTTY */
+static int tcp_ioctls(void)
+{
+	int srv = sock_in(SOCK_STREAM), c = sock_in(SOCK_STREAM), a, v;
+	char buf[16];
+
+	show("bind", bind_in(srv, loopback(1), 0));
+	show("listen", sc(NR_listen, srv, 8, 0, 0, 0, 0));
+	v = -1;
+	show("ioctl(listener, FIONREAD)", sc(16, srv, 0x541B, L(&v), 0, 0, 0));
+	show("ioctl(listener, SIOCOUTQ)", sc(16, srv, 0x5411, L(&v), 0, 0, 0));
+	show("ioctl(listener, SIOCATMARK)", sc(16, srv, 0x8905, L(&v), 0, 0, 0));
+	show("  at mark", v);
+	show("ioctl(unconnected, FIONREAD)", sc(16, c, 0x541B, L(&v), 0, 0, 0));
+	show("  unread", v);
+	show("connect", connect_in(c, loopback(1), port_of(srv)));
+	a = sc(NR_accept4, srv, 0, 0, 0, 0, 0);
+	show("accept", a >= 0);
+	show("write(client, 5)", write(c, "hello", 5));
+	show("ioctl(accepted, FIONREAD)", sc(16, a, 0x541B, L(&v), 0, 0, 0));
+	show("  unread", v);
+	show("read(accepted, 2)", read(a, buf, 2));
+	sc(16, a, 0x541B, L(&v), 0, 0, 0);
+	show("  unread after it", v);
+	show("ioctl(client, SIOCOUTQ)", sc(16, c, 0x5411, L(&v), 0, 0, 0));
+	show("  unacked", v);
+	show("ioctl(client, SIOCOUTQNSD)", sc(16, c, 0x894B, L(&v), 0, 0, 0));
+	show("  unsent", v);
+	show("shutdown(client, SHUT_WR)", sc(NR_shutdown, c, SHUT_WR, 0, 0, 0, 0));
+	sc(16, a, 0x541B, L(&v), 0, 0, 0);
+	show("  unread after the FIN", v);
+	show("ioctl(accepted, TCGETS)", sc(16, a, 0x5401, L(buf), 0, 0, 0));
+	close(a);
+	close(c);
+	close(srv);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "ioctl"))
+		return tcp_ioctls();
+	if (argc == 2 && !strcmp(argv[1], "async"))
+		return async_tcp();
 	if (argc == 2 && !strcmp(argv[1], "sendfile"))
 		return sendfile_();
 	if (argc == 2 && !strcmp(argv[1], "life"))

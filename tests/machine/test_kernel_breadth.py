@@ -417,6 +417,7 @@ SOCKOPT_CALLS = {
     ("sock_common_getsockopt", "__sys_getsockopt"),
     ("tcp_getsockopt", "sock_common_getsockopt"),
     ("do_tcp_getsockopt", "tcp_getsockopt"),
+    ("tcp_get_info", "do_tcp_getsockopt"),
     ("sk_free", "sock_put"),
     ("__sk_free", "sk_free"),
     ("sk_destruct", "__sk_free"),
@@ -432,6 +433,95 @@ def test_socket_option_and_sock_free_calls(machine):
     # SOL_TCP option ENOPROTOOPT
     assert "setsockopt(TCP_NODELAY) = 0\n" in out and "TCP_NODELAY = 1\n" in out, out
     assert "getsockopt(SOL_TCP, 99) = -92\n" in out, out
+    # TCP_INFO (do_tcp_getsockopt -> tcp_get_info) from the client once its hello is acked and
+    # the reply read: what the real 6.1 reports of these counters (the same program there)
+    client = [line for line in out.splitlines() if line.startswith("client: ")]
+    i = client.index("client: getsockopt(TCP_INFO) = 0")
+    assert client[i:i + 14] == [
+        "client: getsockopt(TCP_INFO) = 0", "client: tcp_info length >= 232 (6.1's; later kernels' longer) = 1", "client: tcpi_state = 1",
+        "client: tcpi_ca_state = 0", "client: tcpi_rto >= 200 ms = 1", "client: tcpi_unacked = 0",
+        "client: tcpi_total_retrans = 0", "client: tcpi_bytes_acked = 6", "client: tcpi_bytes_received = 5",
+        "client: tcpi_data_segs_in = 1", "client: tcpi_data_segs_out = 1", "client: tcpi_bytes_sent = 5",
+        "client: getsockopt(TCP_INFO, 8 bytes) = 0", "client: its length = 8"], client
+
+
+# `nettest async` on the real 6.1 (real-tracefs): O_ASYNC TCP sockets signalled by
+# sock_wake_async: the connect (POLL_OUT), the listener's new connection (plain SIGIO), data and
+# the peer's FIN (POLL_IN)
+ASYNC_TCP_6_1 = """\
+rt_sigprocmask(SIG_BLOCK, SIGIO|SIGUSR1) = 0
+bind = 0
+listen = 0
+F_SETOWN(listener) = 0
+F_SETFL(listener, O_ASYNC) = 0
+F_SETOWN(client) = 0
+F_SETSIG(client, SIGUSR1) = 0
+F_SETFL(client, O_ASYNC) = 0
+connect = 0
+rt_sigtimedwait: the client's connect = 10
+  code 2 band 772
+rt_sigtimedwait: the listener's connection = 29
+rt_sigtimedwait: nothing more = -11
+accept = 1
+F_SETOWN(accepted) = 0
+F_SETSIG(accepted, SIGUSR1) = 0
+F_SETFL(accepted, O_ASYNC) = 0
+write(client) = 1
+rt_sigtimedwait: data for the accepted socket = 10
+  code 1 band 65
+shutdown(client, SHUT_WR) = 0
+rt_sigtimedwait: its FIN = 10
+  code 1 band 65
+"""
+
+ASYNC_CALLS = {
+    ("sock_fasync", "do_fcntl"),  # (6.1's setfl is inlined there)
+    ("fasync_helper", "sock_fasync"),
+    ("sock_wake_async", "sock_def_readable"),
+    ("kill_fasync", "sock_wake_async"),
+    ("send_sigio", "kill_fasync"),
+    ("send_sigio_to_task", "send_sigio"),
+}
+
+
+def test_o_async_tcp_sockets_as_linux(machine):
+    out = run(machine, ["nettest", "async"]).decode()
+    assert out == ASYNC_TCP_6_1
+    calls = traced_calls(machine, {f for f, _ in ASYNC_CALLS}, [(["nettest", "async"], None)])
+    assert ASYNC_CALLS <= calls, ASYNC_CALLS - calls
+
+
+SOCK_IOCTL_CALLS = {
+    ("sock_ioctl", "vfs_ioctl"),
+    ("sock_do_ioctl", "sock_ioctl"),
+    ("inet_ioctl", "sock_do_ioctl"),
+    ("tcp_ioctl", "inet_ioctl"),
+}
+
+
+def test_socket_ioctl_calls(machine):
+    """FIONREAD/SIOCOUTQ on TCP sockets through 6.1's chain (their answers: test_net.py's
+    `nettest ioctl`, the host's)"""
+    calls = traced_calls(machine, {f for f, _ in SOCK_IOCTL_CALLS}, [(["nettest", "ioctl"], None)])
+    assert SOCK_IOCTL_CALLS <= calls, SOCK_IOCTL_CALLS - calls
+
+
+FDINFO_CALLS = {
+    ("proc_lookupfdinfo", "__lookup_slow"),
+    ("proc_fdinfo_instantiate", "proc_lookupfdinfo"),
+    ("seq_fdinfo_open", "do_dentry_open"),
+    ("seq_show", "seq_read_iter"),
+    ("show_fd_locks", "seq_show"),
+    ("__show_fd_locks", "show_fd_locks"),
+    ("lock_get_status", "__show_fd_locks"),
+}
+
+
+def test_proc_fdinfo_calls(machine):
+    """/proc/self/fdinfo/N (6.1's fs/proc/fd.c) with its lock lines (their text: test_vfs.py's
+    proclocks and lease families, the host's and the real 6.1's)"""
+    calls = traced_calls(machine, {f for f, _ in FDINFO_CALLS}, [(["fsop", "proclocks", "/tmp/fdinfo"], None)])
+    assert FDINFO_CALLS <= calls, FDINFO_CALLS - calls
 
 
 # fs/seq_file.c, fs/proc/base.c: a /proc file's records through single_open's operations
@@ -595,6 +685,7 @@ def test_a_write_removes_privileges(machine):
 # inet_connection_sock.c, inet_hashtables.c, tcp.c, tcp_timer.c: TCP sockets' life
 TCP_LIFE_CALLS = {
     ("lock_sock_nested", "tcp_sendmsg"),        # lock_sock (inline)
+    ("sk_stream_write_space", "tcp_ack"),       # TCP's sk_write_space (tcp_init_sock)
     ("lock_sock_nested", "inet_listen"),
     ("lock_sock_nested", "tcp_close"),
     ("__tcp_close", "tcp_close"),

@@ -25,7 +25,7 @@ def on_host(family: str) -> str:
     return out
 
 
-@pytest.mark.parametrize("family", ["tcp", "slow", "busy", "unix", "udp", "tcp6", "udp6", "life", "life6", "sendfile"])
+@pytest.mark.parametrize("family", ["tcp", "slow", "busy", "unix", "udp", "tcp6", "udp6", "life", "life6", "sendfile", "ioctl"])
 def test_a_family_gives_what_linux_gives(machine, run_program, family):
     expected = on_host(family)
     status, out = run_program(machine, ["nettest", family], timeout=120)

@@ -13,7 +13,7 @@ import pytest
 from kernel_paths import host_directory
 
 FSOP = Path(__file__).resolve().parents[2] / "kernel_model" / "build" / "user" / "fsop.elf"
-FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec", "task", "mm", "life", "cap"]
+FAMILIES = ["open", "rw", "stat", "dir", "link", "fd", "pipe", "exec", "task", "mm", "life", "cap", "fdinfo"]
 
 
 @pytest.fixture
@@ -58,6 +58,55 @@ def test_proc_locks_lists_the_locks_as_linux(make_machine, run_program, tmp_path
     status, out = run_program(make_machine(cpus=1), ["fsop", "proclocks", "/tmp/proclocks"])
     assert status == 0
     assert out.decode().splitlines() == expected.splitlines()
+
+
+def test_leases_as_linux(make_machine, run_program, tmp_path):
+    """Leases (fcntl F_SETLEASE): which opens a read or write lease allows, a conflicting open
+    or truncate breaking it (the holder signalled: SIGIO, or F_SETSIG's signal with POLL_MSG and
+    its fd; /proc/locks' BREAKING line and the waiting open's BREAKER line under it; O_NONBLOCK:
+    EWOULDBLOCK) until the holder downgrades or gives it up.  The real 6.1 prints the same."""
+    expected = subprocess.run([str(FSOP), "lease", str(tmp_path / "lease")], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=60,
+                              check=True).stdout.decode()
+    assert "1: -> LEASE  BREAKER   WRITE CHILD1 <none>:0 0 EOF" in expected.splitlines()
+    status, out = run_program(make_machine(cpus=1), ["fsop", "lease", "/tmp/lease"])
+    assert status == 0
+    assert out.decode().splitlines() == expected.splitlines()
+
+
+# `fsop leasebreak` on the real 6.1 (real-tracefs): the holder never gives way
+LEASE_BREAK_TIME_6_1 = """\
+rt_sigprocmask(SIG_BLOCK, SIGIO) = 0
+F_SETLEASE(a, F_WRLCK) = 0
+breaking:
+1: LEASE  BREAKING  UNLCK PID DEV:INO 0 EOF
+1: -> LEASE  BREAKER   WRITE CHILD1 <none>:0 0 EOF
+rt_sigtimedwait: SIGIO = 29
+  code 128
+child: open = 1, after 45..47 s: 1
+wait4: the open went ahead at last = 1
+F_GETLEASE(a): none left = 2
+after the break time:
+F_SETLEASE(a, F_UNLCK) = -11
+"""
+
+
+def test_a_lease_times_out_after_lease_break_time(make_machine, run_program):
+    """A breaker waits lease_break_time (45 s: the test takes as long) for a holder that never
+    answers, then time_out_leases() removes the lease and its open goes ahead."""
+    status, out = run_program(make_machine(cpus=1), ["fsop", "leasebreak", "/tmp/lb"], timeout=120)
+    assert status == 0
+    assert out.decode() == LEASE_BREAK_TIME_6_1
+
+
+def test_signal_driven_io_as_linux(machine, run_program, tmp_path):
+    """fcntl F_SETOWN(_EX)/F_GETOWN(_EX)/F_SETSIG/F_GETOWNER_UIDS and O_ASYNC on a pipe: its
+    owner signalled (SIGIO; F_SETSIG's signal with POLL_IN, the band and the fd) when data comes
+    and when the last writer goes; a regular file keeps no O_ASYNC."""
+    expected = on_host(None, "fasync", tmp_path)
+    status, out = run_program(machine, ["fsop", "fasync", "/tmp/fasync"])
+    assert status == 0
+    assert out.decode().splitlines() == expected.decode().splitlines()
 
 
 def test_what_a_program_wrote_stays(vmlinux, machine, run_program, tmp_path):

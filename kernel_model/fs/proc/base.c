@@ -12,6 +12,7 @@
 #include "../../include/oom.h"
 #include "../../include/cred.h"
 #include "../../include/trace/trace.h"
+#include "../../include/filelock.h"
 
 /* The task of a /proc/PID inode, with sched_lock held (NULL: gone, lock released). */
 noinline struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
@@ -872,8 +873,9 @@ static noinline int proc_fd_permission(struct inode *inode, int mask)
 	return rv;
 }
 
-/* fd's entries: ".", "..", then each open fd, by number */
-static noinline int proc_readfd_common(struct file *file, struct dir_context *ctx)
+/* fd's (or fdinfo's) entries: ".", "..", then each open fd, by number; dtype: what each is (6.1
+ * takes it from the inode the instantiate function makes: a link in fd/, a file in fdinfo/) */
+static noinline int proc_readfd_common(struct file *file, struct dir_context *ctx, unsigned char dtype)
 {
 	struct inode *inode = file->f_inode;
 	struct files_struct *files;
@@ -899,7 +901,7 @@ static noinline int proc_readfd_common(struct file *file, struct dir_context *ct
 		if (!READ_ONCE(files->fdt->fd[fd]))
 			continue;
 		len = scnprintf(name, sizeof(name), "%u", fd);
-		if (!ctx->actor(ctx, name, len, ctx->pos, 0x10000 + fd, DT_LNK))
+		if (!ctx->actor(ctx, name, len, ctx->pos, (dtype == DT_LNK ? 0x10000 : 0x20000) + fd, dtype))
 			break;
 	}
 	put_files_struct(files);
@@ -908,7 +910,7 @@ static noinline int proc_readfd_common(struct file *file, struct dir_context *ct
 
 static noinline int proc_readfd(struct file *file, struct dir_context *ctx)
 {
-	return proc_readfd_common(file, ctx);
+	return proc_readfd_common(file, ctx, DT_LNK);	/* proc_fd_instantiate */
 }
 
 static const struct file_operations proc_fd_operations = {
@@ -920,6 +922,133 @@ static const struct file_operations proc_fd_operations = {
 static const struct inode_operations proc_fd_inode_operations = {
 	.lookup = proc_lookupfd,
 	.permission = proc_fd_permission,
+	.setattr = proc_setattr,
+};
+
+/* ---- fdinfo/ (6.1's fs/proc/fd.c): what each open fd is ---- */
+
+/* fdinfo/N: its position, flags (O_CLOEXEC from the fd table), mount id and inode, then its
+ * locks (show_fd_locks: the lock lines /proc/locks has, each "lock:\t" first) and what its kind
+ * of file adds (->show_fdinfo) */
+static noinline int seq_show(struct seq_file *m, void *v)
+{
+	struct inode *inode = m->private;
+	unsigned int fd = (unsigned int)(long)inode->i_entry;
+	struct files_struct *files = get_task_files(inode);
+	struct file *file = NULL;
+	unsigned long irq;
+	int f_flags = 0;
+
+	if (!files)
+		return -ENOENT;
+	spin_lock_irqsave(&files->file_lock, irq);
+	if (fd < files->fdt->max_fds && files->fdt->fd[fd]) {
+		file = get_file(files->fdt->fd[fd]);
+		f_flags = file->f_flags;
+		if ((files->fdt->close_on_exec[fd / BITS_PER_LONG] >> (fd % BITS_PER_LONG)) & 1)	/* close_on_exec() */
+			f_flags |= O_CLOEXEC;
+	}
+	spin_unlock_irqrestore(&files->file_lock, irq);
+	if (!file) {
+		put_files_struct(files);
+		return -ENOENT;
+	}
+	seq_printf(m, "pos:\t%lld\nflags:\t0%o\nmnt_id:\t%i\nino:\t%lu\n", (long long)file->f_pos, f_flags,
+		   real_mount(file->f_path.mnt)->mnt_id, file->f_inode->i_ino);
+	show_fd_locks(m, file, files);	/* (files only compared, never followed) */
+	put_files_struct(files);
+	if (file->f_op && file->f_op->show_fdinfo)
+		file->f_op->show_fdinfo(m, file);
+	fput(file);
+	return 0;
+}
+
+/* Who may read another's fdinfo (ptrace_may_access(PTRACE_MODE_READ_FSCREDS)'s credential
+ * check): its own process, one whose ids are all the caller's fs ids, or CAP_SYS_PTRACE */
+static __always_inline int proc_fdinfo_access_allowed(struct inode *inode)
+{
+	unsigned long irq;
+	struct task_struct *task = get_proc_task_locked(inode, &irq);
+	bool allowed;
+
+	if (!task)
+		return -ESRCH;
+	allowed = task->tgid == current->tgid ||
+		  (task->uid == current->fsuid && task->euid == current->fsuid && task->suid == current->fsuid &&
+		   task->gid == current->fsgid && task->egid == current->fsgid && task->sgid == current->fsgid);
+	spin_unlock_irqrestore(&sched_lock, irq);
+	if (!allowed && !capable(CAP_SYS_PTRACE))
+		return -EACCES;
+	return 0;
+}
+
+static noinline int seq_fdinfo_open(struct inode *inode, struct file *file)
+{
+	int ret = proc_fdinfo_access_allowed(inode);
+
+	if (ret)
+		return ret;
+	return single_open(file, seq_show, inode);
+}
+
+static const struct file_operations proc_fdinfo_file_operations = {
+	.open = seq_fdinfo_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static noinline struct dentry *proc_fdinfo_instantiate(struct dentry *dentry, struct inode *dir, unsigned int fd)
+{
+	struct inode *inode = proc_make_inode(dir->i_sb, S_IFREG | 0444, 0);
+
+	if (!inode)
+		return (void *)(long)-ENOENT;
+	inode->i_private = dir->i_private;
+	inode->i_entry = (void *)(long)fd;
+	inode->i_fop = &proc_fdinfo_file_operations;
+	d_add(dentry, inode);
+	return NULL;
+}
+
+static noinline struct dentry *proc_lookupfdinfo(struct inode *dir, struct dentry *dentry, unsigned int flags)
+{
+	int fd = fd_from_name(&dentry->d_name);
+	struct file *file;
+
+	if (fd < 0)
+		return (void *)(long)-ENOENT;
+	file = fget_task_fd(dir, fd);
+	if (!file)
+		return (void *)(long)-ENOENT;
+	fput(file);
+	return proc_fdinfo_instantiate(dentry, dir, fd);
+}
+
+static noinline int proc_readfdinfo(struct file *file, struct dir_context *ctx)
+{
+	return proc_readfd_common(file, ctx, DT_REG);	/* proc_fdinfo_instantiate */
+}
+
+/* The fdinfo directory: its readers checked as fdinfo/N's openers are */
+static noinline int proc_fdinfo_permission(struct inode *inode, int mask)
+{
+	int rv = generic_permission(NULL, inode, mask);
+
+	if (rv)
+		return rv;
+	return proc_fdinfo_access_allowed(inode);
+}
+
+static const struct file_operations proc_fdinfo_operations = {
+	.read = generic_read_dir,
+	.iterate_shared = proc_readfdinfo,
+	.llseek = default_llseek,
+};
+
+static const struct inode_operations proc_fdinfo_inode_operations = {
+	.lookup = proc_lookupfdinfo,
+	.permission = proc_fdinfo_permission,
 	.setattr = proc_setattr,
 };
 
@@ -1029,6 +1158,7 @@ static const struct file_operations proc_oom_score_adj_operations = {
 /* ---- /proc/PID ---- */
 static const struct pid_entry tgid_base_stuff[] = {
 	{ "fd", S_IFDIR | 0500, NULL, NULL, &proc_fd_inode_operations, &proc_fd_operations },
+	{ "fdinfo", S_IFDIR | 0555, NULL, NULL, &proc_fdinfo_inode_operations, &proc_fdinfo_operations },
 	{ "status", S_IFREG | 0444, proc_pid_status },
 	{ "comm", S_IFREG | 0644, comm_show },
 	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },

@@ -84,18 +84,22 @@ noinline void sock_def_readable(struct sock *sk)
 {
 	if (sk->sk_wq)
 		wake_up_interruptible_all(&sk->sk_wq->wait);
+	sk_wake_async(sk, SOCK_WAKE_WAITD, POLL_IN);
 }
 
+/* (an O_ASYNC owner is signalled only if a writer found no room: SOCKWQ_ASYNC_NOSPACE) */
 static noinline void sock_def_write_space(struct sock *sk)
 {
 	if (sk->sk_wq)
 		wake_up_interruptible_all(&sk->sk_wq->wait);
+	sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
 }
 
 static noinline void sock_def_error_report(struct sock *sk)
 {
 	if (sk->sk_wq)
 		wake_up_interruptible_all(&sk->sk_wq->wait);	/* EPOLLERR */
+	sk_wake_async(sk, SOCK_WAKE_IO, POLL_ERR);
 }
 
 /* The socket has an error (sk_err) its owner should see. */
@@ -211,8 +215,10 @@ noinline int sk_wait_data(struct sock *sk, long *timeo)
 {
 	int rc;
 
+	sk_set_bit(SOCKWQ_ASYNC_WAITDATA, sk);	/* the data it waits for signals no O_ASYNC owner */
 	rc = sk_wait_event(sk, !skb_queue_empty(&sk->sk_receive_queue) || READ_ONCE(sk->sk_err) ||
 			       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) || sk->sk_backlog.tail);
+	sk_clear_bit(SOCKWQ_ASYNC_WAITDATA, sk);
 	return rc == 0;
 }
 

@@ -312,9 +312,19 @@ noinline int inet_shutdown(struct socket *sock, int how)
 	return err;
 }
 
+/* An inet socket's ioctl: the routing, ARP and interface requests are not modelled (ENOTTY);
+ * the rest the protocol's (tcp_ioctl) */
+noinline int inet_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
+{
+	struct sock *sk = sock->sk;
+
+	return sk->sk_prot->ioctl ? sk->sk_prot->ioctl(sk, cmd, arg) : -ENOIOCTLCMD;
+}
+
 const struct proto_ops inet_stream_ops = {
 	.family = PF_INET,
 	.release = inet_release,
+	.ioctl = inet_ioctl,
 	.bind = inet_bind,
 	.connect = inet_stream_connect,
 	.socketpair = sock_no_socketpair,

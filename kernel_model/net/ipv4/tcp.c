@@ -62,6 +62,7 @@ noinline int tcp_init_sock(struct sock *sk)
 	tp->snd_cwnd_clamp = ~0;
 	tp->mss_cache = TCP_MSS_DEFAULT;
 	sk->sk_state = TCP_CLOSE;
+	sk->sk_write_space = sk_stream_write_space;
 	sk->sk_sndbuf = TCP_WMEM_DEFAULT;
 	sk->sk_rcvbuf = TCP_RMEM_DEFAULT;
 	return 0;
@@ -102,6 +103,7 @@ static notrace bool sk_stream_memory_free(const struct sock *sk)
 /* sk_stream_wait_memory(): room in the send buffer */
 static noinline int sk_stream_wait_memory(struct sock *sk, bool nonblock)
 {
+	sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);	/* room made signals an O_ASYNC owner */
 	if (nonblock)
 		return -EAGAIN;
 	if (sk_wait_event(sk, sk_stream_memory_free(sk) || READ_ONCE(sk->sk_err) ||
@@ -110,6 +112,24 @@ static noinline int sk_stream_wait_memory(struct sock *sk, bool nonblock)
 	if (sk->sk_err || (sk->sk_shutdown & SEND_SHUTDOWN))
 		return -EPIPE;
 	return 0;
+}
+
+/* A stream socket's write space (6.1's net/core/stream.c): writers woken once the send buffer
+ * has room for as much again as is queued (__sk_stream_is_writeable()), and an O_ASYNC owner
+ * signalled if a writer found it full */
+noinline void sk_stream_write_space(struct sock *sk)
+{
+	struct socket *sock = sk->sk_socket;
+	struct socket_wq *wq;
+	int queued = READ_ONCE(sk->sk_wmem_queued);
+
+	if (READ_ONCE(sk->sk_sndbuf) - queued >= (queued >> 1) && sk_stream_memory_free(sk) && sock) {
+		wq = READ_ONCE(sk->sk_wq);
+		if (wq && waitqueue_active(&wq->wait))	/* skwq_has_sleeper() */
+			wake_up_interruptible_poll(&wq->wait, EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND);
+		if (wq && wq->fasync_list && !(sk->sk_shutdown & SEND_SHUTDOWN))
+			sock_wake_async(wq, SOCK_WAKE_SPACE, POLL_OUT);
+	}
 }
 
 static noinline int sk_stream_error(struct sock *sk, int flags, int err)
@@ -490,6 +510,135 @@ noinline int tcp_setsockopt(struct sock *sk, int level, int optname, void *optva
 	return do_tcp_setsockopt(sk, level, optname, optval, optlen);
 }
 
+/* The bytes a read would take now (tcp_inq()): none while connecting, the FIN not counted (no
+ * urgent data is ever received here) */
+static __always_inline int tcp_inq(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	int answ;
+
+	if ((1 << sk->sk_state) & ((1 << TCP_SYN_SENT) | (1 << TCP_SYN_RECV)))
+		return 0;
+	answ = tp->rcv_nxt - tp->copied_seq;
+	if (answ && sock_flag(sk, SOCK_DONE))	/* subtract 1 if the FIN was received */
+		answ--;
+	return answ;
+}
+
+/* SIOCINQ (FIONREAD): unread bytes; SIOCOUTQ: unacked ones; SIOCOUTQNSD: unsent ones;
+ * SIOCATMARK: at urgent data (never here) */
+noinline int tcp_ioctl(struct sock *sk, int cmd, unsigned long arg)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	int answ;
+
+	switch (cmd) {
+	case SIOCINQ:
+		if (sk->sk_state == TCP_LISTEN)
+			return -EINVAL;
+		lock_sock(sk);	/* (lock_sock_fast) */
+		answ = tcp_inq(sk);
+		release_sock(sk);
+		break;
+	case SIOCATMARK:
+		answ = 0;	/* (tp->urg_data: none) */
+		break;
+	case SIOCOUTQ:
+		if (sk->sk_state == TCP_LISTEN)
+			return -EINVAL;
+		if ((1 << sk->sk_state) & ((1 << TCP_SYN_SENT) | (1 << TCP_SYN_RECV)))
+			answ = 0;
+		else
+			answ = READ_ONCE(tp->write_seq) - tp->snd_una;
+		break;
+	case SIOCOUTQNSD:
+		if (sk->sk_state == TCP_LISTEN)
+			return -EINVAL;
+		if ((1 << sk->sk_state) & ((1 << TCP_SYN_SENT) | (1 << TCP_SYN_RECV)))
+			answ = 0;
+		else
+			answ = READ_ONCE(tp->write_seq) - READ_ONCE(tp->snd_nxt);
+		break;
+	default:
+		return -ENOIOCTLCMD;
+	}
+	return copy_to_user((void *)arg, &answ, sizeof(answ)) ? -EFAULT : 0;
+}
+
+/* TCP_INFO's answer (include/uapi/linux/tcp.h) */
+struct tcp_info {
+	u8 tcpi_state, tcpi_ca_state, tcpi_retransmits, tcpi_probes, tcpi_backoff, tcpi_options;
+	u8 tcpi_snd_wscale:4, tcpi_rcv_wscale:4;
+	u8 tcpi_delivery_rate_app_limited:1, tcpi_fastopen_client_fail:2;
+	u32 tcpi_rto, tcpi_ato, tcpi_snd_mss, tcpi_rcv_mss;
+	u32 tcpi_unacked, tcpi_sacked, tcpi_lost, tcpi_retrans, tcpi_fackets;
+	/* times */
+	u32 tcpi_last_data_sent, tcpi_last_ack_sent, tcpi_last_data_recv, tcpi_last_ack_recv;
+	/* metrics */
+	u32 tcpi_pmtu, tcpi_rcv_ssthresh, tcpi_rtt, tcpi_rttvar, tcpi_snd_ssthresh, tcpi_snd_cwnd;
+	u32 tcpi_advmss, tcpi_reordering, tcpi_rcv_rtt, tcpi_rcv_space, tcpi_total_retrans;
+	u64 tcpi_pacing_rate, tcpi_max_pacing_rate;
+	u64 tcpi_bytes_acked, tcpi_bytes_received;
+	u32 tcpi_segs_out, tcpi_segs_in;
+	u32 tcpi_notsent_bytes, tcpi_min_rtt, tcpi_data_segs_in, tcpi_data_segs_out;
+	u64 tcpi_delivery_rate;
+	u64 tcpi_busy_time, tcpi_rwnd_limited, tcpi_sndbuf_limited;
+	u32 tcpi_delivered, tcpi_delivered_ce;
+	u64 tcpi_bytes_sent, tcpi_bytes_retrans;
+	u32 tcpi_dsack_dups, tcpi_reord_seen, tcpi_rcv_ooopack, tcpi_snd_wnd;
+};
+_Static_assert(sizeof(struct tcp_info) == 232, "struct tcp_info as 6.1's uapi");
+
+/* The connection's state and counters as 6.1 reports them, from what this TCP keeps: no
+ * options (no timestamps, SACK, window scaling or ECN are negotiated here), no pacing (the
+ * rates are unlimited, ~0), no receive-side RTT, delayed-ack or chrono accounting (0) */
+noinline void tcp_get_info(struct sock *sk, struct tcp_info *info)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	const struct inet_connection_sock *icsk = inet_csk(sk);
+	int notsent;
+
+	memset(info, 0, sizeof(*info));
+	if (sk->sk_type != SOCK_STREAM)
+		return;
+	info->tcpi_state = READ_ONCE(sk->sk_state);	/* inet_sk_state_load() */
+	info->tcpi_pacing_rate = ~0ULL;			/* sk_pacing_rate: never computed here */
+	info->tcpi_max_pacing_rate = ~0ULL;
+	info->tcpi_snd_cwnd = tcp_snd_cwnd(tp);
+	if (info->tcpi_state == TCP_LISTEN) {
+		/* a listener's: the children ready for accept(), the backlog */
+		info->tcpi_unacked = READ_ONCE(sk->sk_ack_backlog);
+		info->tcpi_sacked = READ_ONCE(sk->sk_max_ack_backlog);
+		return;
+	}
+	lock_sock(sk);	/* (lock_sock_fast) */
+	info->tcpi_ca_state = icsk->icsk_ca_state;
+	info->tcpi_retransmits = icsk->icsk_retransmits;
+	info->tcpi_backoff = icsk->icsk_backoff;
+	info->tcpi_rto = jiffies_to_usecs(icsk->icsk_rto);
+	info->tcpi_snd_mss = tp->mss_cache;
+	info->tcpi_unacked = tp->packets_out;
+	info->tcpi_lost = tp->lost_out;
+	info->tcpi_retrans = tp->retrans_out;
+	info->tcpi_rtt = tp->srtt_us >> 3;
+	info->tcpi_rttvar = tp->mdev_us >> 2;
+	info->tcpi_snd_ssthresh = tp->snd_ssthresh;
+	info->tcpi_total_retrans = tp->total_retrans;
+	info->tcpi_bytes_acked = tp->bytes_acked;
+	info->tcpi_bytes_received = tp->bytes_received;
+	notsent = tp->write_seq - tp->snd_nxt;
+	info->tcpi_notsent_bytes = notsent > 0 ? notsent : 0;
+	info->tcpi_segs_out = tp->segs_out;
+	info->tcpi_segs_in = READ_ONCE(tp->segs_in);
+	info->tcpi_data_segs_in = READ_ONCE(tp->data_segs_in);
+	info->tcpi_data_segs_out = tp->data_segs_out;
+	info->tcpi_delivered = tp->delivered;
+	info->tcpi_bytes_sent = tp->bytes_sent;
+	info->tcpi_bytes_retrans = tp->bytes_retrans;
+	info->tcpi_snd_wnd = tp->snd_wnd;
+	release_sock(sk);
+}
+
 static noinline int do_tcp_getsockopt(struct sock *sk, int level, int optname, void *optval, int *optlen)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
@@ -501,6 +650,19 @@ static noinline int do_tcp_getsockopt(struct sock *sk, int level, int optname, v
 	if (len < 0)
 		return -EINVAL;
 	switch (optname) {
+	case TCP_INFO: {
+		struct tcp_info info;
+
+		if (copy_from_user(&len, optlen, sizeof(int)))
+			return -EFAULT;
+		tcp_get_info(sk, &info);
+		len = (unsigned int)len < sizeof(info) ? (unsigned int)len : sizeof(info);
+		if (copy_to_user(optlen, &len, sizeof(int)))
+			return -EFAULT;
+		if (copy_to_user(optval, &info, len))
+			return -EFAULT;
+		return 0;
+	}
 	case TCP_MAXSEG:
 		val = tp->mss_cache;
 		break;
@@ -529,6 +691,7 @@ struct proto tcp_prot = {
 	.connect = tcp_v4_connect,
 	.disconnect = tcp_disconnect,
 	.shutdown = tcp_shutdown,
+	.ioctl = tcp_ioctl,
 	.sendmsg = tcp_sendmsg,
 	.recvmsg = tcp_recvmsg,
 	.sendpage = tcp_sendpage,

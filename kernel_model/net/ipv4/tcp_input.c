@@ -294,8 +294,14 @@ static noinline void tcp_fin(struct sock *sk)
 	default:
 		break;
 	}
-	if (!sock_flag(sk, SOCK_DEAD))
+	if (!sock_flag(sk, SOCK_DEAD)) {
 		sk->sk_state_change(sk);
+		/* an O_ASYNC owner: the peer's end of data; or hang-up, if ours is done too */
+		if (sk->sk_shutdown == SHUTDOWN_MASK || sk->sk_state == TCP_CLOSE)
+			sk_wake_async(sk, SOCK_WAKE_WAITD, POLL_HUP);
+		else
+			sk_wake_async(sk, SOCK_WAKE_WAITD, POLL_IN);
+	}
 }
 
 /* the acked part of the retransmit queue goes: the segments in flight and delivered, an RTT
@@ -437,8 +443,10 @@ static noinline void tcp_finish_connect(struct sock *sk, struct sk_buff *skb)
 	if (skb)
 		security_inet_conn_established(sk, skb);
 	tcp_init_transfer(sk, 0, skb);	/* (BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB: no sock_ops here) */
-	if (!sock_flag(sk, SOCK_DEAD))
+	if (!sock_flag(sk, SOCK_DEAD)) {
 		sk->sk_state_change(sk);
+		sk_wake_async(sk, SOCK_WAKE_IO, POLL_OUT);	/* connected: it may write */
+	}
 }
 
 /* <0: done here (skb freed by the caller); 1: answer with a reset */
@@ -523,6 +531,9 @@ noinline int tcp_rcv_state_process(struct sock *sk, struct sk_buff *skb)
 		tcp_set_state(sk, TCP_ESTABLISHED);
 		if (!sock_flag(sk, SOCK_DEAD))
 			sk->sk_state_change(sk);
+		/* (only a crossed SYN's socket has one: a passive child is not yet a socket's) */
+		if (sk->sk_socket)
+			sk_wake_async(sk, SOCK_WAKE_IO, POLL_OUT);
 		break;
 	case TCP_FIN_WAIT1:
 		if (tp->snd_una == tp->write_seq) {	/* our FIN is acked */

@@ -215,9 +215,21 @@ noinline int ipv6_getsockopt(struct sock *sk, int level, int optname, void *optv
 	return do_ipv6_getsockopt(sk, level, optname, optval, optlen);
 }
 
+/* An inet6 socket's ioctl: the routing and interface requests are not modelled; the rest the
+ * protocol's (tcp_ioctl) */
+noinline int inet6_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
+{
+	struct sock *sk = sock->sk;
+
+	if (!sk->sk_prot->ioctl)
+		return -ENOIOCTLCMD;
+	return sk->sk_prot->ioctl(sk, cmd, arg);
+}
+
 const struct proto_ops inet6_stream_ops = {
 	.family = PF_INET6,
 	.release = inet6_release,
+	.ioctl = inet6_ioctl,
 	.bind = inet6_bind,
 	.connect = inet_stream_connect,
 	.socketpair = sock_no_socketpair,

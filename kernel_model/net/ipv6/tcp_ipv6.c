@@ -222,6 +222,7 @@ struct proto tcpv6_prot = {
 	.connect = tcp_v6_connect,
 	.disconnect = tcp_disconnect,
 	.shutdown = tcp_shutdown,
+	.ioctl = tcp_ioctl,
 	.sendpage = tcp_sendpage,
 	.sendmsg = tcp_sendmsg,
 	.recvmsg = tcp_recvmsg,

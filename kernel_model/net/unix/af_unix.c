@@ -97,6 +97,8 @@ static noinline int unix_release_sock(struct sock *sk)
 			peer->sk_shutdown = SHUTDOWN_MASK;
 		unix_state_unlock(peer);
 		peer->sk_state_change(peer);
+		if (sk->sk_type == SOCK_STREAM)
+			sk_wake_async(peer, SOCK_WAKE_WAITD, POLL_HUP);
 		sock_put(peer);
 	}
 	skb_queue_purge(&sk->sk_receive_queue);
@@ -133,6 +135,10 @@ static noinline int unix_shutdown(struct socket *sock, int mode)
 		other->sk_shutdown |= peer_mode;
 		unix_state_unlock(other);
 		other->sk_state_change(other);
+		if (peer_mode == SHUTDOWN_MASK)
+			sk_wake_async(other, SOCK_WAKE_WAITD, POLL_HUP);
+		else if (peer_mode & RCV_SHUTDOWN)
+			sk_wake_async(other, SOCK_WAKE_WAITD, POLL_IN);
 	}
 	return 0;
 }
