@@ -301,8 +301,12 @@ BPF_RUN = {"alloc_htab_elem", "bpf_map_get", "bpf_map_value_size", "bpf_prog_get
 
 def test_bpf_commands_maps_and_the_verifier(machine):
     from bpf_cases import CASES
+    from tracefs_sim.machine.hostif import HOST_REQ_ARGV
+    # (a case whose arguments a spawn request cannot carry runs in test_bpf, part of it on
+    # bpftest's stdin: its paths are the others')
+    argvs = [["bpftest", *CASES[name]] for name in sorted(CASES)]
     calls = traced_calls(machine, {f for f, _ in BPF} | BPF_RUN,
-                         [(["bpftest", *CASES[name]], None) for name in sorted(CASES)])
+                         [(argv, None) for argv in argvs if sum(len(a) + 1 for a in argv) <= HOST_REQ_ARGV])
     assert BPF <= calls, BPF - calls
     assert BPF_RUN <= {f for f, _ in calls}, BPF_RUN - {f for f, _ in calls}
 
