@@ -66,6 +66,14 @@ struct task_struct *alloc_task(void)
 	return t;
 }
 
+/* A dead task's stack freed once it switched away for the last time (6.1 counts the stack's
+ * references, for /proc readers of it too: the task's own is the only one here) */
+noinline void put_task_stack(struct task_struct *tsk)
+{
+	free_thread_stack(tsk->stack);	/* release_task_stack() */
+	tsk->stack = NULL;
+}
+
 /* The task's own memory freed, its last reference gone (its stack went at its exit) */
 static noinline void free_task(struct task_struct *tsk)
 {

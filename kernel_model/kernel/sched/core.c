@@ -126,15 +126,27 @@ static noinline void dequeue_task_fair(struct rq *rq, struct task_struct *p, int
 	rq->nr_running--;		/* sub_nr_running() */
 }
 
+/* A cpu with nothing to run (its nr_running counts its running task) */
+noinline int idle_cpu(int cpu)
+{
+	return cpu_rq(cpu)->nr_running == 0;
+}
+
+/* An idle cpu whose vcpu is not preempted by its host (never, here) */
+noinline int available_idle_cpu(int cpu)
+{
+	return idle_cpu(cpu);
+}
+
 /* Prefer the task's previous cpu when idle, else any idle cpu, else previous. */
 static noinline int select_task_rq_fair(struct task_struct *p, int prev_cpu, int wake_flags)
 {
 	int cpu;
 
-	if (prev_cpu >= 0 && prev_cpu < nr_cpu_ids && cpu_rq(prev_cpu)->nr_running == 0)
+	if (prev_cpu >= 0 && prev_cpu < nr_cpu_ids && available_idle_cpu(prev_cpu))
 		return prev_cpu;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (cpu_rq(cpu)->nr_running == 0)
+		if (available_idle_cpu(cpu))
 			return cpu;
 	return prev_cpu >= 0 && prev_cpu < nr_cpu_ids ? prev_cpu : smp_processor_id();
 }
@@ -157,11 +169,17 @@ static noinline void set_next_entity(struct rq *rq, struct task_struct *se)
 }
 
 /* The queue's first entity (6.1's leftmost: the smallest vruntime), NULL if none */
-static noinline struct task_struct *pick_next_entity(struct rq *cfs_rq, struct task_struct *curr)
+noinline struct task_struct *__pick_first_entity(struct rq *cfs_rq)
 {
 	if (list_empty(&cfs_rq->queue))
 		return NULL;
 	return list_first_entry(&cfs_rq->queue, struct task_struct, run_list);
+}
+
+/* The entity to run next: the leftmost (6.1 may prefer a buddy; none here) */
+static noinline struct task_struct *pick_next_entity(struct rq *cfs_rq, struct task_struct *curr)
+{
+	return __pick_first_entity(cfs_rq);
 }
 
 /* The next task of the class: prev, still runnable, goes back in line first; NULL: none. */
@@ -194,11 +212,18 @@ static noinline void task_fork_fair(struct task_struct *p)
 	spin_unlock_irqrestore(&sched_lock, flags);
 }
 
+/* An entity's slice of the scheduling period: every task has nice 0's weight here, the
+ * slice is the same for all */
+noinline u64 sched_slice(struct rq *cfs_rq, struct task_struct *se)
+{
+	return SCHED_SLICE_NS;
+}
+
 /* A tick of the running task: its time, and the end of its slice while others wait. */
 static noinline void task_tick_fair(struct rq *rq, struct task_struct *curr, int queued)
 {
 	update_curr(rq, rq->clock);
-	if (!list_empty(&rq->queue) && curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= SCHED_SLICE_NS)
+	if (!list_empty(&rq->queue) && curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= sched_slice(rq, curr))
 		this_cpu()->need_resched = 1;	/* check_preempt_tick's resched_curr */
 }
 
@@ -245,7 +270,7 @@ static noinline void yield_task_fair(struct rq *rq)
  * runqueue */
 static noinline unsigned int get_rr_interval_fair(struct rq *rq, struct task_struct *task)
 {
-	return rq->nr_running ? SCHED_SLICE_NS / TICK_NSEC : 0;	/* NS_TO_JIFFIES(sched_slice()) */
+	return rq->nr_running ? sched_slice(rq, task) / TICK_NSEC : 0;	/* NS_TO_JIFFIES() */
 }
 
 /* A task's priority changed (its nice): the running one lowered gives way at once; a
@@ -364,12 +389,18 @@ void wake_up_new_task(struct task_struct *p)
 	spin_unlock_irqrestore(&sched_lock, flags);
 }
 
-/* The fair class's next task, else the idle task (pick_next_task_idle). */
+/* The idle class's task: the cpu's idle task, always there (kernel/sched/idle.c) */
+noinline struct task_struct *pick_next_task_idle(struct rq *rq)
+{
+	return rq->idle;
+}
+
+/* The fair class's next task, else the idle task. */
 static __always_inline struct task_struct *pick_next_task(struct rq *rq, struct task_struct *prev)
 {
 	struct task_struct *next = pick_next_task_fair(rq, prev);
 
-	return next ? next : rq->idle;
+	return next ? next : pick_next_task_idle(rq);
 }
 
 notrace struct task_struct *__switch_to(struct task_struct *prev, struct task_struct *next)
@@ -425,7 +456,7 @@ static noinline void finish_task_switch(struct task_struct *prev)
 				exit_oom_victim(prev);
 		}
 		if (prev->exit_state == EXIT_ZOMBIE)	/* its stack now; the rest when reaped too */
-			free_thread_stack(prev->stack), prev->stack = NULL;
+			put_task_stack(prev);
 		prev->on_cpu = 0;
 		put_dead_task(prev);	/* last touch: freed after a grace period once reaped */
 	}
