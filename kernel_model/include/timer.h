@@ -115,6 +115,7 @@ u64 get_next_timer_interrupt(unsigned long basej, u64 basem);
 void init_timers(void);
 long schedule_timeout(long timeout);
 long schedule_timeout_idle(long timeout);
+long schedule_timeout_uninterruptible(long timeout);
 unsigned long __round_jiffies_relative(unsigned long j, int cpu);
 unsigned long round_jiffies_relative(unsigned long j);
 

@@ -277,8 +277,7 @@ static inline struct page *__alloc_pages_may_oom(gfp_t gfp_mask, unsigned int or
 	*did_some_progress = 0;
 	if (!mutex_trylock(&oom_lock)) {
 		*did_some_progress = 1;
-		set_current_state(TASK_UNINTERRUPTIBLE);	/* schedule_timeout_uninterruptible */
-		schedule_timeout(1);
+		schedule_timeout_uninterruptible(1);
 		return NULL;
 	}
 	/* once more, above the high watermark: only to catch another task's OOM kill */
