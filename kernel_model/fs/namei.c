@@ -842,7 +842,7 @@ static noinline struct dentry *lookup_dcache(const struct qstr *name, struct den
 
 		if (unlikely(error <= 0)) {
 			if (!error)
-				d_drop(dentry);	/* d_invalidate() */
+				d_invalidate(dentry);
 			dput(dentry);
 			return error ? (void *)(long)error : NULL;
 		}
