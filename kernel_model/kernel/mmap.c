@@ -432,7 +432,7 @@ noinline unsigned long mmap_region(struct file *file, unsigned long addr, unsign
 
 /* The pages of the VMAs in [addr, end) (6.1's count_vma_pages_range: what a MAP_FIXED
  * mapping replaces) */
-static inline unsigned long count_vma_pages_range(struct mm_struct *mm, unsigned long addr, unsigned long end)
+static noinline unsigned long count_vma_pages_range(struct mm_struct *mm, unsigned long addr, unsigned long end)
 {
 	struct vm_area_struct *vma;
 	unsigned long nr_pages = 0;

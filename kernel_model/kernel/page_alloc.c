@@ -151,13 +151,14 @@ static __always_inline int gfp_migratetype(gfp_t gfp)
 	return (gfp & GFP_MOVABLE_MASK) >> GFP_MOVABLE_SHIFT;
 }
 
-/* Whether the zone has the block and still keeps the reserve this allocation must leave. */
-static __always_inline bool zone_watermark_ok(unsigned int order, unsigned int alloc_flags)
+/* Whether the zone still keeps, after this allocation, the reserve it must leave: free pages
+ * above mark, which the reserves lower (one zone here: 6.1's zone and its lowmem_reserve go,
+ * and rmqueue finds the block of a higher order itself) */
+noinline bool __zone_watermark_ok(unsigned int order, unsigned long mark, unsigned int alloc_flags,
+				  long free_pages)
 {
-	long min = watermark[alloc_flags & ALLOC_WMARK_MASK];
+	long min = mark;
 
-	if (alloc_flags & ALLOC_NO_WATERMARKS)
-		return true;
 	if (alloc_flags & ALLOC_RESERVES) {
 		if (alloc_flags & ALLOC_MIN_RESERVE) {
 			min -= min / 2;		/* __GFP_HIGH: half of the reserve */
@@ -167,7 +168,17 @@ static __always_inline bool zone_watermark_ok(unsigned int order, unsigned int a
 		if (alloc_flags & ALLOC_OOM)
 			min -= min / 2;		/* an OOM victim, on its way out */
 	}
-	return vm_zone_stat[NR_FREE_PAGES] - (long)(1UL << order) + 1 > min;
+	return free_pages - (long)(1UL << order) + 1 > min;
+}
+
+/* A page well above the mark needs no look at the reserves */
+static __always_inline bool zone_watermark_fast(unsigned int order, unsigned long mark, unsigned int alloc_flags)
+{
+	long free_pages = READ_ONCE(vm_zone_stat[NR_FREE_PAGES]);
+
+	if (!order && free_pages > (long)mark)
+		return true;
+	return __zone_watermark_ok(order, mark, alloc_flags, free_pages);
 }
 
 /* The first free block of this order: the lowest free frame for order 0 (recently freed
@@ -176,7 +187,9 @@ static struct page *rmqueue(unsigned int order, unsigned int alloc_flags)
 {
 	u64 n = 1UL << order, pfn, k;
 
-	if (!zone_watermark_ok(order, alloc_flags))
+	/* get_page_from_freelist's check; ALLOC_NO_WATERMARKS takes it whatever the mark */
+	if (!(alloc_flags & ALLOC_NO_WATERMARKS) &&
+	    !zone_watermark_fast(order, watermark[alloc_flags & ALLOC_WMARK_MASK], alloc_flags))
 		return NULL;
 
 	if (!order) {
