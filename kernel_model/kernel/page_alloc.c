@@ -404,7 +404,7 @@ static __always_inline void free_pages_prepare(struct page *page, unsigned int o
 	page->slab_cache = NULL;
 }
 
-static void __free_one_page(struct page *page, unsigned int order)
+static __always_inline void __free_one_page(struct page *page, unsigned int order)
 {
 	u64 pfn = page_to_pfn(page);
 	unsigned long flags;
@@ -417,12 +417,42 @@ static void __free_one_page(struct page *page, unsigned int order)
 	raw_spin_unlock_irqrestore(&zone_lock, flags);
 }
 
-void __free_pages(struct page *page, unsigned int order)
+/* free_unref_page's preparation of the block (6.1's, with its debug_pagealloc choice) */
+static noinline bool free_pcp_prepare(struct page *page, unsigned int order)
+{
+	free_pages_prepare(page, order);
+	return true;
+}
+
+/* A block of a low order back (6.1 keeps it on the cpu's pcp list, free_unref_page_commit,
+ * until a batch goes to the buddy lists; no pcp lists here: straight to the free map) */
+noinline void free_unref_page(struct page *page, unsigned int order)
+{
+	if (!free_pcp_prepare(page, order))
+		return;
+	__free_one_page(page, order);
+}
+
+/* A block of a costly order back to the free map */
+static noinline void __free_pages_ok(struct page *page, unsigned int order, unsigned int fpi_flags)
+{
+	free_pages_prepare(page, order);
+	__free_one_page(page, order);
+}
+
+static __always_inline void free_the_page(struct page *page, unsigned int order)
+{
+	if (order <= PAGE_ALLOC_COSTLY_ORDER)	/* pcp_allowed_order() */
+		free_unref_page(page, order);
+	else
+		__free_pages_ok(page, order, 0);
+}
+
+noinline void __free_pages(struct page *page, unsigned int order)
 {
 	if (--page->_refcount)
 		return;
-	free_pages_prepare(page, order);
-	__free_one_page(page, order);
+	free_the_page(page, order);
 }
 
 void free_pages(unsigned long addr, unsigned int order)
