@@ -626,6 +626,22 @@ noinline bool can_nice(const struct task_struct *p, const int nice)
 	return nice_rlim <= (int)task_rlimit(p, RLIMIT_NICE) || capable(CAP_SYS_NICE);
 }
 
+/* The task's runqueue, locked: one lock (sched_lock) for every runqueue here, and the task
+ * does not move to another while it is held.  (A task not yet on a cpu: this cpu's.) */
+noinline struct rq *task_rq_lock(struct task_struct *p, unsigned long *flags)
+{
+	unsigned long f;
+
+	spin_lock_irqsave(&sched_lock, f);
+	*flags = f;
+	return cpu_rq(p->cpu >= 0 ? p->cpu : smp_processor_id());
+}
+
+static __always_inline void task_rq_unlock(struct rq *rq, struct task_struct *p, unsigned long *flags)
+{
+	spin_unlock_irqrestore(&sched_lock, *flags);
+}
+
 /* The task's nice set: its priority, in its queue's order (one weight for every fair task here:
  * the priority is what it shows and what its cpu time is counted as, user or nice) */
 noinline void set_user_nice(struct task_struct *p, long nice)
@@ -636,14 +652,13 @@ noinline void set_user_nice(struct task_struct *p, long nice)
 
 	if (task_nice(p) == nice || nice < MIN_NICE || nice > MAX_NICE)
 		return;
-	spin_lock_irqsave(&sched_lock, flags);	/* task_rq_lock() */
-	rq = cpu_rq(p->cpu >= 0 ? p->cpu : smp_processor_id());
+	rq = task_rq_lock(p, &flags);
 	update_rq_clock(rq);
 	old_prio = p->prio;
 	p->prio = NICE_TO_PRIO(nice);	/* static_prio; effective_prio(): the same for a fair task */
 	if (p->cpu >= 0)
 		prio_changed_fair(rq, p, old_prio);	/* p->sched_class->prio_changed */
-	spin_unlock_irqrestore(&sched_lock, flags);
+	task_rq_unlock(rq, p, &flags);
 }
 
 /* the context switches since boot, of every cpu (/proc/stat's ctxt) */
@@ -870,6 +885,7 @@ static noinline int sched_rr_get_interval(pid_t pid, struct timespec64 *t)
 {
 	struct task_struct *p;
 	unsigned int time_slice;
+	struct rq *rq;
 	unsigned long flags;
 	int retval;
 
@@ -883,9 +899,9 @@ static noinline int sched_rr_get_interval(pid_t pid, struct timespec64 *t)
 	retval = security_task_getscheduler(p);
 	if (retval)
 		goto out_unlock;
-	spin_lock_irqsave(&sched_lock, flags);	/* task_rq_lock() */
-	time_slice = get_rr_interval_fair(cpu_rq(p->cpu >= 0 ? p->cpu : smp_processor_id()), p);
-	spin_unlock_irqrestore(&sched_lock, flags);
+	rq = task_rq_lock(p, &flags);
+	time_slice = get_rr_interval_fair(rq, p);
+	task_rq_unlock(rq, p, &flags);
 	preempt_enable();
 	jiffies_to_timespec64(time_slice, t);
 	return 0;
