@@ -5,8 +5,8 @@
  * end dirties it (`block_write_end` → `__block_commit_write` → `mark_buffer_dirty`, which
  * dirties the page and the inode: `__folio_mark_dirty`, `__mark_inode_dirty(I_DIRTY_PAGES)`),
  * the page's writeback cleans it (`clear_buffer_dirty`, as `__block_write_full_page`), and it
- * goes with its page (`try_to_free_buffers`, from `filemap_free_folio` here where 6.1's
- * `filemap_release_folio` frees it before the page leaves the cache).
+ * goes with its page (`filemap_release_folio` → `try_to_free_buffers`, from
+ * `filemap_free_folio` here, where 6.1 frees it before the page leaves the cache).
  */
 #include "../include/pagemap.h"
 #include "../include/buffer_head.h"

@@ -196,6 +196,22 @@ noinline void d_drop(struct dentry *dentry)
 	spin_unlock_irqrestore(&dcache_lock, flags);
 }
 
+/* A dentry its file system no longer vouches for (d_revalidate said 0): off the hash, so the
+ * next lookup asks the file system again.  (6.1 then shrinks the cache below a positive one
+ * and detaches mounts on it; its children here stay until their last dput) */
+noinline void d_invalidate(struct dentry *dentry)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dcache_lock, flags);
+	if (d_unhashed(dentry)) {
+		spin_unlock_irqrestore(&dcache_lock, flags);
+		return;
+	}
+	__d_drop(dentry);
+	spin_unlock_irqrestore(&dcache_lock, flags);
+}
+
 /* Under dcache_lock, which it drops: the dentry names no inode any more, the inode loses the
  * reference the name held */
 static noinline void dentry_unlink_inode(struct dentry *dentry, unsigned long flags)

@@ -64,6 +64,17 @@ static notrace void free_fdtable(struct files_struct *files, struct fdtable *fdt
 	kfree(fdt);
 }
 
+/* A table expand_files() replaced, freed after a grace period: a lookup of another thread
+ * (under rcu_read_lock) may still be reading it */
+static noinline void free_fdtable_rcu(struct rcu_head *rcu)
+{
+	struct fdtable *fdt = container_of(rcu, struct fdtable, rcu);
+
+	kfree(fdt->fd);	/* __free_fdtable() */
+	kfree(fdt->open_fds);
+	kfree(fdt);
+}
+
 static notrace void copy_fdtable(struct fdtable *nfdt, struct fdtable *ofdt)
 {
 	memcpy(nfdt->fd, ofdt->fd, ofdt->max_fds * sizeof(struct file *));
@@ -89,7 +100,8 @@ noinline int expand_files(struct files_struct *files, unsigned int nr)
 		return -ENOMEM;
 	copy_fdtable(new, cur);
 	files->fdt = new;
-	free_fdtable(files, cur);
+	if (cur != &files->fdtab)
+		call_rcu(&cur->rcu, free_fdtable_rcu);
 	return 1;
 }
 

@@ -842,7 +842,7 @@ static noinline struct dentry *lookup_dcache(const struct qstr *name, struct den
 
 		if (unlikely(error <= 0)) {
 			if (!error)
-				d_drop(dentry);	/* d_invalidate() */
+				d_invalidate(dentry);
 			dput(dentry);
 			return error ? (void *)(long)error : NULL;
 		}
@@ -1673,6 +1673,34 @@ noinline int vfs_rename(struct renamedata *rd)
 	return 0;
 }
 
+/* A rename's two parent directories locked: the rename mutex first (one rename at a time
+ * changes the tree's shape), then the two in address order (6.1 orders them by ancestry, its
+ * trap the ancestor it returns; do_renameat2 checks ancestry itself here: NULL) */
+noinline struct dentry *lock_rename(struct dentry *p1, struct dentry *p2)
+{
+	struct inode *a = p1->d_inode, *b = p2->d_inode;
+
+	mutex_lock(&rename_mutex);
+	if (a == b) {
+		mutex_lock(&a->i_rwsem);
+	} else if (a < b) {
+		mutex_lock(&a->i_rwsem);
+		mutex_lock(&b->i_rwsem);
+	} else {
+		mutex_lock(&b->i_rwsem);
+		mutex_lock(&a->i_rwsem);
+	}
+	return NULL;
+}
+
+noinline void unlock_rename(struct dentry *p1, struct dentry *p2)
+{
+	mutex_unlock(&p1->d_inode->i_rwsem);
+	if (p1->d_inode != p2->d_inode)
+		mutex_unlock(&p2->d_inode->i_rwsem);
+	mutex_unlock(&rename_mutex);
+}
+
 noinline int do_renameat2(int olddfd, struct filename *from, int newdfd, struct filename *to, unsigned int flags)
 {
 	struct nameidata ond = {}, nnd = {};
@@ -1714,18 +1742,9 @@ noinline int do_renameat2(int olddfd, struct filename *from, int newdfd, struct 
 	error = mnt_want_write(ond.path.mnt);
 	if (error)
 		goto exit1;
-	mutex_lock(&rename_mutex);
+	lock_rename(nnd.path.dentry, ond.path.dentry);
 	a = ond.path.dentry->d_inode;
 	b = nnd.path.dentry->d_inode;
-	if (a == b) {
-		mutex_lock(&a->i_rwsem);
-	} else if (a < b) {
-		mutex_lock(&a->i_rwsem);
-		mutex_lock(&b->i_rwsem);
-	} else {
-		mutex_lock(&b->i_rwsem);
-		mutex_lock(&a->i_rwsem);
-	}
 	old_dentry = lookup_one_qstr_excl(&ond.last, ond.path.dentry, 0);
 	error = PTR_ERR(old_dentry);
 	if (IS_ERR(old_dentry)) {
@@ -1769,10 +1788,7 @@ exit_lock:
 		dput(new_dentry);
 	if (old_dentry)
 		dput(old_dentry);
-	mutex_unlock(&a->i_rwsem);
-	if (a != b)
-		mutex_unlock(&b->i_rwsem);
-	mutex_unlock(&rename_mutex);
+	unlock_rename(nnd.path.dentry, ond.path.dentry);
 	mnt_drop_write(ond.path.mnt);
 exit1:
 	terminate_walk(&ond);

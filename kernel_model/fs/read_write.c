@@ -380,11 +380,10 @@ noinline ssize_t kernel_read(struct file *file, void *buf, size_t count, loff_t 
 	return __kernel_read(file, buf, count, pos);
 }
 
-noinline ssize_t __kernel_write(struct file *file, const void *buf, size_t count, loff_t *pos)
+/* The kernel's own write of an iterator's data, through the file's write_iter */
+noinline ssize_t __kernel_write_iter(struct file *file, struct iov_iter *from, loff_t *pos)
 {
-	struct kvec iov = { .iov_base = (void *)buf, .iov_len = min(count, (size_t)MAX_RW_COUNT) };
 	struct kiocb kiocb;
-	struct iov_iter iter;
 	ssize_t ret;
 
 	if (!(file->f_mode & FMODE_WRITE))
@@ -393,11 +392,19 @@ noinline ssize_t __kernel_write(struct file *file, const void *buf, size_t count
 		return -EINVAL;
 	init_sync_kiocb(&kiocb, file);
 	kiocb.ki_pos = pos ? *pos : 0;
-	iov_iter_kvec(&iter, WRITE, &iov, 1, iov.iov_len);
-	ret = file->f_op->write_iter(&kiocb, &iter);
+	ret = file->f_op->write_iter(&kiocb, from);
 	if (ret > 0 && pos)
 		*pos = kiocb.ki_pos;
 	return ret;
+}
+
+noinline ssize_t __kernel_write(struct file *file, const void *buf, size_t count, loff_t *pos)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = min(count, (size_t)MAX_RW_COUNT) };
+	struct iov_iter iter;
+
+	iov_iter_kvec(&iter, WRITE, &iov, 1, iov.iov_len);
+	return __kernel_write_iter(file, &iter, pos);
 }
 
 noinline ssize_t kernel_write(struct file *file, const void *buf, size_t count, loff_t *pos)

@@ -744,6 +744,7 @@ void d_add(struct dentry *dentry, struct inode *inode);
 void d_instantiate(struct dentry *dentry, struct inode *inode);
 void d_delete(struct dentry *dentry);
 void d_drop(struct dentry *dentry);
+void d_invalidate(struct dentry *dentry);
 void d_move(struct dentry *dentry, struct dentry *target);
 struct dentry *dget(struct dentry *dentry);
 struct dentry *dget_parent(struct dentry *dentry);

@@ -402,6 +402,7 @@ void proc_caches_init(void);
 void *alloc_page_zeroed(void);
 void *alloc_thread_stack(void);
 void free_thread_stack(void *p);
+void put_task_stack(struct task_struct *tsk);
 struct mm_struct *mm_alloc(void);
 int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec);
 int map_user_page_shared(struct mm_struct *mm, u64 va, void *page, bool exec);

@@ -36,7 +36,42 @@ static __always_inline void *kmem_cache_zalloc(struct kmem_cache *s, gfp_t flags
 	return kmem_cache_alloc(s, flags | __GFP_ZERO);
 }
 void kmem_cache_init(void);
-void *kmalloc(size_t size, gfp_t flags);
-void *kzalloc(size_t size, gfp_t flags);
 void kfree(const void *p);
+
+/* kmalloc as include/linux/slab.h inlines it: a size known at compile time goes straight to
+ * its cache (kmalloc_trace) or the page allocator (kmalloc_large); any other to __kmalloc */
+#define KMALLOC_SHIFT_HIGH	13			/* SLUB: kmalloc caches up to 2 pages */
+#define KMALLOC_MAX_CACHE_SIZE	(1UL << KMALLOC_SHIFT_HIGH)
+#define KMALLOC_MIN_SIZE	8
+extern struct kmem_cache *kmalloc_caches[KMALLOC_SHIFT_HIGH + 1];
+void *__kmalloc(size_t size, gfp_t flags);
+void *kmalloc_trace(struct kmem_cache *s, gfp_t flags, size_t size);
+void *kmalloc_large(size_t size, gfp_t flags);
+
+/* the kmalloc cache of a size: kmalloc-8 .. kmalloc-8k, with 96 and 192 between */
+static __always_inline unsigned int kmalloc_index(size_t size)
+{
+	if (size <= KMALLOC_MIN_SIZE)
+		return 3;
+	if (size > 64 && size <= 96)
+		return 1;
+	if (size > 128 && size <= 192)
+		return 2;
+	return 64 - __builtin_clzl(size - 1);
+}
+
+static __always_inline void *kmalloc(size_t size, gfp_t flags)
+{
+	if (__builtin_constant_p(size) && size) {
+		if (size > KMALLOC_MAX_CACHE_SIZE)
+			return kmalloc_large(size, flags);
+		return kmalloc_trace(kmalloc_caches[kmalloc_index(size)], flags, size);
+	}
+	return __kmalloc(size, flags);
+}
+
+static __always_inline void *kzalloc(size_t size, gfp_t flags)
+{
+	return kmalloc(size, flags | __GFP_ZERO);
+}
 #endif

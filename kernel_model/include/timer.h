@@ -115,6 +115,7 @@ u64 get_next_timer_interrupt(unsigned long basej, u64 basem);
 void init_timers(void);
 long schedule_timeout(long timeout);
 long schedule_timeout_idle(long timeout);
+long schedule_timeout_uninterruptible(long timeout);
 unsigned long __round_jiffies_relative(unsigned long j, int cpu);
 unsigned long round_jiffies_relative(unsigned long j);
 
@@ -185,6 +186,7 @@ int hrtimer_cancel(struct hrtimer *timer);
 int hrtimer_cancel_wait_running(struct hrtimer *timer);	/* waits for a running callback */
 bool hrtimer_callback_running(struct hrtimer *timer);
 u64 hrtimer_forward(struct hrtimer *timer, ktime_t now, ktime_t interval);
+ktime_t __hrtimer_get_remaining(const struct hrtimer *timer, bool adjust);
 u64 hrtimer_next_event(int cpu);
 int schedule_hrtimeout_range(ktime_t *expires, u64 delta, enum hrtimer_mode mode);
 long hrtimer_nanosleep(ktime_t rqtp, enum hrtimer_mode mode, clockid_t clockid);

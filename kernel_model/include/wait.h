@@ -26,6 +26,8 @@ int default_wake_function(struct wait_queue_entry *curr, unsigned int mode, int 
 void __wake_up(struct wait_queue_head *wq_head, unsigned int mode, int nr, void *key);
 long prepare_to_wait_event(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry, int state);
 void finish_wait(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry);
+int autoremove_wake_function(struct wait_queue_entry *wq_entry, unsigned int mode, int sync, void *key);
+void init_wait_entry(struct wait_queue_entry *wq_entry, int flags);
 #define wake_up(x) __wake_up(x, TASK_NORMAL, 1, NULL)
 #define wake_up_interruptible(x) __wake_up(x, TASK_INTERRUPTIBLE, 1, NULL)
 #define wake_up_interruptible_all(x) __wake_up(x, TASK_INTERRUPTIBLE, 0, NULL)
@@ -34,7 +36,8 @@ void finish_wait(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_en
 #define key_to_poll(k) ((unsigned int)(unsigned long)(k))
 #define wake_up_poll(x, m) __wake_up(x, TASK_NORMAL, 1, poll_to_key(m))
 #define wake_up_interruptible_poll(x, m) __wake_up(x, TASK_INTERRUPTIBLE, 1, poll_to_key(m))
-#define wake_up_interruptible_sync_poll(x, m) __wake_up(x, TASK_INTERRUPTIBLE, 1, poll_to_key(m))
+void __wake_up_sync_key(struct wait_queue_head *wq_head, unsigned int mode, void *key);
+#define wake_up_interruptible_sync_poll(x, m) __wake_up_sync_key(x, TASK_INTERRUPTIBLE, poll_to_key(m))
 #define wake_up_interruptible_all_poll(x, m) __wake_up(x, TASK_INTERRUPTIBLE, 0, poll_to_key(m))
 static inline bool waitqueue_active(struct wait_queue_head *wq_head) { return !list_empty(&wq_head->head); }
 void add_wait_queue(struct wait_queue_head *wq_head, struct wait_queue_entry *wq_entry);
@@ -47,8 +50,8 @@ void remove_wait_queue(struct wait_queue_head *wq_head, struct wait_queue_entry 
 /* Sleep until cond, uninterruptibly (TASK_UNINTERRUPTIBLE: the state `D` of a task waiting
  * for its I/O). */
 #define wait_event(wq_head, condition) do {					\
-	struct wait_queue_entry __wq_entry = { .private = current };		\
-	INIT_LIST_HEAD(&__wq_entry.entry);					\
+	struct wait_queue_entry __wq_entry;					\
+	init_wait_entry(&__wq_entry, 0);					\
 	for (;;) {								\
 		prepare_to_wait_event(&(wq_head), &__wq_entry, TASK_UNINTERRUPTIBLE); \
 		if (condition)							\
@@ -59,8 +62,8 @@ void remove_wait_queue(struct wait_queue_head *wq_head, struct wait_queue_entry 
 } while (0)
 #define wait_event_interruptible(wq_head, condition) ({				\
 	long __ret = 0;								\
-	struct wait_queue_entry __wq_entry = { .private = current };		\
-	INIT_LIST_HEAD(&__wq_entry.entry);					\
+	struct wait_queue_entry __wq_entry;					\
+	init_wait_entry(&__wq_entry, 0);					\
 	for (;;) {								\
 		if (condition)							\
 			break;							\

@@ -133,23 +133,30 @@ noinline bool path_noexec(const struct path *path)
 /* The file exec runs: the kernel's own programs (kernel_model/user/) by the name's last
  * component, as if they were on every directory of PATH, else the name through the VFS
  * (a tracefs-sim exec program's / is the host's: hostfs). */
+/* The file through the VFS, refused unless a regular file on a mount that allows exec (the
+ * name as a string here, 6.1's struct filename; opened as filp_open() opens it) */
+static noinline struct file *do_open_execat(int fd, const char *name, int flags)
+{
+	struct file *file = filp_open(name, O_RDONLY, 0);
+
+	if (IS_ERR(file))
+		return file;
+	if (!S_ISREG(file->f_inode->i_mode) || path_noexec(&file->f_path)) {
+		fput(file);
+		return ERR_PTR(-EACCES);
+	}
+	return file;
+}
+
 static noinline struct file *open_exec(const char *filename)
 {
 	const char *base = kbasename(filename);
-	struct file *file;
 	u64 i;
 
 	for (i = 0; i < nr_user_programs; i++)
 		if (!strcmp(user_programs[i].name, base))
 			return user_program_open(i);
-	file = filp_open(filename, O_RDONLY, 0);
-	if (IS_ERR(file))
-		return file;
-	if (!S_ISREG(file->f_inode->i_mode) || path_noexec(&file->f_path)) {	/* do_open_execat's */
-		fput(file);
-		return ERR_PTR(-EACCES);
-	}
-	return file;
+	return do_open_execat(AT_FDCWD, filename, 0);
 }
 
 /* ---- the new stack, filled before the old address space goes ---- */

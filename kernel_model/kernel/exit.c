@@ -106,6 +106,13 @@ noinline void __noreturn do_task_dead(void)
 	panic("do_exit: dead task scheduled again");
 }
 
+/* A parent told a child of its is reapable: its wait4 looks again (6.1 wakes the sleepers of
+ * the parent's wait_chldexit queue; the only one here is the parent itself, in do_wait) */
+static noinline void __wake_up_parent(struct task_struct *p, struct task_struct *parent)
+{
+	wake_up_process(parent);
+}
+
 void __noreturn do_exit(long code)
 {
 	struct task_struct *tsk = current, *parent;
@@ -153,10 +160,10 @@ void __noreturn do_exit(long code)
 	if (!thread && parent && parent->signal && tsk->exit_signal > 0 && group_dead)
 		do_notify_parent(tsk, tsk->exit_signal);
 	if (parent && tsk->exit_state == EXIT_ZOMBIE)
-		wake_up_process(parent);
+		__wake_up_parent(tsk, parent);
 	else if (thread && group_dead && tsk->group_leader->exit_state == EXIT_ZOMBIE && parent) {
 		do_notify_parent(tsk->group_leader, tsk->group_leader->exit_signal);
-		wake_up_process(parent);	/* the leader can be reaped now */
+		__wake_up_parent(tsk->group_leader, parent);	/* the leader can be reaped now */
 	}
 	do_task_dead();
 }

@@ -66,6 +66,14 @@ struct task_struct *alloc_task(void)
 	return t;
 }
 
+/* A dead task's stack freed once it switched away for the last time (6.1 counts the stack's
+ * references, for /proc readers of it too: the task's own is the only one here) */
+noinline void put_task_stack(struct task_struct *tsk)
+{
+	free_thread_stack(tsk->stack);	/* release_task_stack() */
+	tsk->stack = NULL;
+}
+
 /* The task's own memory freed, its last reference gone (its stack went at its exit) */
 static noinline void free_task(struct task_struct *tsk)
 {
@@ -568,21 +576,19 @@ struct clone_args {
  * the same mm).  The kernel's own programs get ENOSYS: copy_process() here has no clone3
  * stack (stack + stack_size), set_tid or cgroup.
  */
-SYSCALL_DEFINE2(clone3, struct clone_args *, uargs, size_t, size)
+/* The caller's struct clone_args, checked as far as it goes by itself, into kargs */
+static noinline int copy_clone_args_from_user(struct kernel_clone_args *kargs, struct clone_args *uargs,
+					      size_t usize)
 {
 	struct clone_args args = { 0 };
-	struct kernel_clone_args kargs;
-	int err;
 
-	if (!current->session)
-		return -ENOSYS;
-	if (size > PAGE_SIZE)
+	if (usize > PAGE_SIZE)
 		return -E2BIG;
-	if (size < CLONE_ARGS_SIZE_VER0)
+	if (usize < CLONE_ARGS_SIZE_VER0)
 		return -EINVAL;
-	if (size > sizeof(args))	/* copy_struct_from_user(): what it does not know must be 0 */
+	if (usize > sizeof(args))	/* copy_struct_from_user(): what it does not know must be 0 */
 		return -E2BIG;	/* (the record carries sizeof(args) bytes: past them, unknown) */
-	if (copy_from_user(&args, uargs, size))
+	if (copy_from_user(&args, uargs, usize))
 		return -EFAULT;
 	if (args.set_tid_size > MAX_PID_NS_LEVEL || (!args.set_tid && args.set_tid_size > 0))
 		return -EINVAL;
@@ -590,23 +596,9 @@ SYSCALL_DEFINE2(clone3, struct clone_args *, uargs, size_t, size)
 		return -EINVAL;
 	if (args.exit_signal & ~(u64)CSIGNAL)
 		return -EINVAL;
-	if ((args.flags & CLONE_INTO_CGROUP) && (args.cgroup > 0x7fffffff || size < CLONE_ARGS_SIZE_VER2))
+	if ((args.flags & CLONE_INTO_CGROUP) && (args.cgroup > 0x7fffffff || usize < CLONE_ARGS_SIZE_VER2))
 		return -EINVAL;
-	/* clone3_args_valid() */
-	if (args.flags & ~(0xffffffffULL | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP))
-		return -EINVAL;
-	if (args.flags & (CLONE_DETACHED | CSIGNAL))
-		return -EINVAL;
-	if ((args.flags & (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND)) == (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND))
-		return -EINVAL;
-	if ((args.flags & (CLONE_THREAD | CLONE_PARENT)) && args.exit_signal)
-		return -EINVAL;
-	if (args.stack ? !args.stack_size || !access_ok((void *)args.stack, args.stack_size) : args.stack_size)
-		return -EINVAL;	/* clone3_stack_valid() */
-	err = clone_flags_valid(args.flags & 0xffffffffULL);
-	if (err)
-		return err;
-	kargs = (struct kernel_clone_args) {
+	*kargs = (struct kernel_clone_args) {
 		.flags = args.flags,
 		.pidfd = (int *)args.pidfd,
 		.child_tid = (int *)args.child_tid,
@@ -616,6 +608,41 @@ SYSCALL_DEFINE2(clone3, struct clone_args *, uargs, size_t, size)
 		.stack_size = args.stack_size,
 		.tls = args.tls,
 	};
+	return 0;
+}
+
+/* The flags together (clone3_args_valid(), with its clone3_stack_valid()) */
+static __always_inline bool clone3_args_valid(struct kernel_clone_args *kargs)
+{
+	if (kargs->flags & ~(0xffffffffULL | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP))
+		return false;
+	if (kargs->flags & (CLONE_DETACHED | CSIGNAL))
+		return false;
+	if ((kargs->flags & (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND)) == (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND))
+		return false;
+	if ((kargs->flags & (CLONE_THREAD | CLONE_PARENT)) && kargs->exit_signal)
+		return false;
+	if (kargs->stack ? !kargs->stack_size || !access_ok((void *)kargs->stack, kargs->stack_size)
+			 : kargs->stack_size)
+		return false;
+	return true;
+}
+
+SYSCALL_DEFINE2(clone3, struct clone_args *, uargs, size_t, size)
+{
+	struct kernel_clone_args kargs;
+	int err;
+
+	if (!current->session)
+		return -ENOSYS;
+	err = copy_clone_args_from_user(&kargs, uargs, size);
+	if (err)
+		return err;
+	if (!clone3_args_valid(&kargs))
+		return -EINVAL;
+	err = clone_flags_valid(kargs.flags & 0xffffffffULL);
+	if (err)
+		return err;
 	return kernel_clone(&kargs);
 }
 

@@ -336,6 +336,14 @@ static inline int futex_atomic_cmpxchg_inatomic(u32 *uval, u32 *uaddr, u32 oldva
 	return ret;
 }
 
+/* The cmpxchg of a futex word (6.1 disables page faults around it, its callers holding a
+ * spinlock, and faults the page in after an -EFAULT; no lock here forbids the fault: the
+ * handler resolves it in place, and -EFAULT is a word that cannot be written) */
+static noinline int futex_cmpxchg_value_locked(u32 *curval, u32 *uaddr, u32 uval, u32 newval)
+{
+	return futex_atomic_cmpxchg_inatomic(curval, uaddr, uval, newval);
+}
+
 /* The dying thread owned the lock: OWNER_DIED for the next owner, a waiter woken to take it;
  * or (pending_op) it was between taking and listing one: a waiter that may have been woken
  * for it is woken again. */
@@ -355,7 +363,7 @@ retry:
 		return 0;
 	}
 	mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
-	err = futex_atomic_cmpxchg_inatomic(&nval, uaddr, uval, mval);
+	err = futex_cmpxchg_value_locked(&nval, uaddr, uval, mval);
 	if (err)
 		return -1;
 	if (nval != uval)

@@ -58,15 +58,16 @@ notrace void itimer_rearm(struct task_struct *tsk)
 	}
 }
 
-static void get_real_timer(struct signal_struct *sig, struct itimerspec64 *value)
+static notrace void get_real_timer(struct signal_struct *sig, struct itimerspec64 *value)
 {
 	struct hrtimer *tmr = &sig->real_timer;
-	s64 rem = 0;
+	s64 rem = __hrtimer_get_remaining(tmr, true);	/* itimer_get_remtime() */
 
 	if (hrtimer_active(tmr)) {
-		rem = hrtimer_get_expires(tmr) - (s64)ktime_get();
 		if (rem <= 0)
 			rem = NSEC_PER_USEC;	/* about to fire: not "disarmed" */
+	} else {
+		rem = 0;
 	}
 	value->it_value.tv_sec = rem / NSEC_PER_SEC;
 	value->it_value.tv_nsec = rem % NSEC_PER_SEC;

@@ -445,8 +445,8 @@ noinline void change_protection(struct vm_area_struct *vma, unsigned long start,
 /* ---- another address space's memory (access_remote_vm: /proc/PID/cmdline) ---- */
 /* Read len bytes at addr of mm into buf, faulting in what is not there (get_user_pages_remote);
  * returns how many it read, short where the range stops being mapped. */
-noinline int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len,
-			      unsigned int gup_flags)
+noinline int __access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len,
+				unsigned int gup_flags)
 {
 	int done = 0;
 
@@ -473,4 +473,10 @@ noinline int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *bu
 	}
 	mmap_read_unlock(mm);
 	return done;
+}
+
+noinline int access_remote_vm(struct mm_struct *mm, unsigned long addr, void *buf, int len,
+			      unsigned int gup_flags)
+{
+	return __access_remote_vm(mm, addr, buf, len, gup_flags);
 }

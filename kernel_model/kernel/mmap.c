@@ -435,7 +435,7 @@ noinline unsigned long mmap_region(struct file *file, unsigned long addr, unsign
 
 /* The pages of the VMAs in [addr, end) (6.1's count_vma_pages_range: what a MAP_FIXED
  * mapping replaces) */
-static inline unsigned long count_vma_pages_range(struct mm_struct *mm, unsigned long addr, unsigned long end)
+static noinline unsigned long count_vma_pages_range(struct mm_struct *mm, unsigned long addr, unsigned long end)
 {
 	struct vm_area_struct *vma;
 	unsigned long nr_pages = 0;
@@ -848,6 +848,19 @@ noinline int do_brk_flags(struct mm_struct *mm, struct vm_area_struct *vma, unsi
 	return 0;
 }
 
+/* May the heap (or a brk-like mapping) take [addr, addr + len)?  get_unmapped_area's checks of
+ * a fixed range (under TASK_SIZE, the LSM's mmap_min_addr); 6.1's mlock_future_check() after
+ * it has nothing to count: no mlockall() here, def_flags never holds VM_LOCKED */
+noinline int check_brk_limits(unsigned long addr, unsigned long len)
+{
+	unsigned long mapped_addr;
+
+	mapped_addr = get_unmapped_area(NULL, addr, len, 0, MAP_FIXED);
+	if (IS_ERR((void *)mapped_addr))
+		return mapped_addr;
+	return 0;
+}
+
 /* An anonymous mapping at addr (ELF bss, brk) */
 noinline int vm_brk_flags(unsigned long addr, unsigned long request, unsigned long flags)
 {
@@ -861,7 +874,9 @@ noinline int vm_brk_flags(unsigned long addr, unsigned long request, unsigned lo
 	if (!len)
 		return 0;
 	mmap_write_lock(mm);
-	ret = do_mas_munmap(mm, addr, len);
+	ret = check_brk_limits(addr, len);
+	if (!ret)
+		ret = do_mas_munmap(mm, addr, len);
 	if (!ret) {
 		prev = find_vma(mm, addr);
 		prev = prev ? vma_prev(mm, prev) : (list_empty(&mm->mm_mt.vmas) ? NULL :
@@ -894,6 +909,8 @@ SYSCALL_DEFINE1(brk, unsigned long, brk)
 			mm->brk = origbrk;
 		goto out;
 	}
+	if (check_brk_limits(oldbrk, newbrk - oldbrk))
+		goto out;
 	next = find_vma(mm, oldbrk);
 	if (next && newbrk + PAGE_SIZE > next->vm_start -
 	    ((next->vm_flags & VM_GROWSDOWN) ? stack_guard_gap : 0))

@@ -151,13 +151,14 @@ static __always_inline int gfp_migratetype(gfp_t gfp)
 	return (gfp & GFP_MOVABLE_MASK) >> GFP_MOVABLE_SHIFT;
 }
 
-/* Whether the zone has the block and still keeps the reserve this allocation must leave. */
-static __always_inline bool zone_watermark_ok(unsigned int order, unsigned int alloc_flags)
+/* Whether the zone still keeps, after this allocation, the reserve it must leave: free pages
+ * above mark, which the reserves lower (one zone here: 6.1's zone and its lowmem_reserve go,
+ * and rmqueue finds the block of a higher order itself) */
+noinline bool __zone_watermark_ok(unsigned int order, unsigned long mark, unsigned int alloc_flags,
+				  long free_pages)
 {
-	long min = watermark[alloc_flags & ALLOC_WMARK_MASK];
+	long min = mark;
 
-	if (alloc_flags & ALLOC_NO_WATERMARKS)
-		return true;
 	if (alloc_flags & ALLOC_RESERVES) {
 		if (alloc_flags & ALLOC_MIN_RESERVE) {
 			min -= min / 2;		/* __GFP_HIGH: half of the reserve */
@@ -167,7 +168,17 @@ static __always_inline bool zone_watermark_ok(unsigned int order, unsigned int a
 		if (alloc_flags & ALLOC_OOM)
 			min -= min / 2;		/* an OOM victim, on its way out */
 	}
-	return vm_zone_stat[NR_FREE_PAGES] - (long)(1UL << order) + 1 > min;
+	return free_pages - (long)(1UL << order) + 1 > min;
+}
+
+/* A page well above the mark needs no look at the reserves */
+static __always_inline bool zone_watermark_fast(unsigned int order, unsigned long mark, unsigned int alloc_flags)
+{
+	long free_pages = READ_ONCE(vm_zone_stat[NR_FREE_PAGES]);
+
+	if (!order && free_pages > (long)mark)
+		return true;
+	return __zone_watermark_ok(order, mark, alloc_flags, free_pages);
 }
 
 /* The first free block of this order: the lowest free frame for order 0 (recently freed
@@ -176,7 +187,9 @@ static struct page *rmqueue(unsigned int order, unsigned int alloc_flags)
 {
 	u64 n = 1UL << order, pfn, k;
 
-	if (!zone_watermark_ok(order, alloc_flags))
+	/* get_page_from_freelist's check; ALLOC_NO_WATERMARKS takes it whatever the mark */
+	if (!(alloc_flags & ALLOC_NO_WATERMARKS) &&
+	    !zone_watermark_fast(order, watermark[alloc_flags & ALLOC_WMARK_MASK], alloc_flags))
 		return NULL;
 
 	if (!order) {
@@ -277,8 +290,7 @@ static inline struct page *__alloc_pages_may_oom(gfp_t gfp_mask, unsigned int or
 	*did_some_progress = 0;
 	if (!mutex_trylock(&oom_lock)) {
 		*did_some_progress = 1;
-		set_current_state(TASK_UNINTERRUPTIBLE);	/* schedule_timeout_uninterruptible */
-		schedule_timeout(1);
+		schedule_timeout_uninterruptible(1);
 		return NULL;
 	}
 	/* once more, above the high watermark: only to catch another task's OOM kill */
@@ -392,7 +404,7 @@ static __always_inline void free_pages_prepare(struct page *page, unsigned int o
 	page->slab_cache = NULL;
 }
 
-static void __free_one_page(struct page *page, unsigned int order)
+static __always_inline void __free_one_page(struct page *page, unsigned int order)
 {
 	u64 pfn = page_to_pfn(page);
 	unsigned long flags;
@@ -405,12 +417,42 @@ static void __free_one_page(struct page *page, unsigned int order)
 	raw_spin_unlock_irqrestore(&zone_lock, flags);
 }
 
-void __free_pages(struct page *page, unsigned int order)
+/* free_unref_page's preparation of the block (6.1's, with its debug_pagealloc choice) */
+static noinline bool free_pcp_prepare(struct page *page, unsigned int order)
+{
+	free_pages_prepare(page, order);
+	return true;
+}
+
+/* A block of a low order back (6.1 keeps it on the cpu's pcp list, free_unref_page_commit,
+ * until a batch goes to the buddy lists; no pcp lists here: straight to the free map) */
+noinline void free_unref_page(struct page *page, unsigned int order)
+{
+	if (!free_pcp_prepare(page, order))
+		return;
+	__free_one_page(page, order);
+}
+
+/* A block of a costly order back to the free map */
+static noinline void __free_pages_ok(struct page *page, unsigned int order, unsigned int fpi_flags)
+{
+	free_pages_prepare(page, order);
+	__free_one_page(page, order);
+}
+
+static __always_inline void free_the_page(struct page *page, unsigned int order)
+{
+	if (order <= PAGE_ALLOC_COSTLY_ORDER)	/* pcp_allowed_order() */
+		free_unref_page(page, order);
+	else
+		__free_pages_ok(page, order, 0);
+}
+
+noinline void __free_pages(struct page *page, unsigned int order)
 {
 	if (--page->_refcount)
 		return;
-	free_pages_prepare(page, order);
-	__free_one_page(page, order);
+	free_the_page(page, order);
 }
 
 void free_pages(unsigned long addr, unsigned int order)

@@ -18,6 +18,16 @@ static struct rcu_head *rcu_cblist, **rcu_cbtail = &rcu_cblist;
 static unsigned long rcu_gp_seq, rcu_gp_completed;
 static volatile unsigned long rcu_qs_pending;	/* cpus the grace period waits for */
 
+/* The grace-period kthread to its work (a callback waits for a grace period) */
+static noinline void rcu_gp_kthread_wake(void)
+{
+	struct task_struct *t = READ_ONCE(rcu_gp_task);
+
+	if (!t || t == current)
+		return;
+	wake_up_process(t);
+}
+
 void call_rcu(struct rcu_head *head, rcu_callback_t func)
 {
 	unsigned long flags;
@@ -29,8 +39,7 @@ void call_rcu(struct rcu_head *head, rcu_callback_t func)
 	*rcu_cbtail = head;
 	rcu_cbtail = &head->next;
 	raw_spin_unlock_irqrestore(&rcu_lock, flags);
-	if (rcu_gp_task)
-		wake_up_process(rcu_gp_task);
+	rcu_gp_kthread_wake();
 }
 
 /* A quiescent state of this cpu. */
@@ -152,6 +161,15 @@ static void rcu_gp_fqs(void)
 			__atomic_and_fetch(&rcu_qs_pending, ~(1UL << cpu), __ATOMIC_RELAXED);
 }
 
+/* Wait for the busy cpus' quiescent states, forcing them (an idle cpu's) every jiffy */
+static noinline void rcu_gp_fqs_loop(void)
+{
+	while (READ_ONCE(rcu_qs_pending)) {
+		schedule_timeout_idle(1);
+		rcu_gp_fqs();
+	}
+}
+
 static noinline void rcu_gp_cleanup(void)
 {
 	WRITE_ONCE(rcu_gp_completed, rcu_gp_seq);
@@ -167,10 +185,7 @@ static int rcu_gp_kthread(void *unused)
 		}
 		set_current_state(TASK_RUNNING);
 		rcu_gp_init();
-		while (READ_ONCE(rcu_qs_pending)) {
-			schedule_timeout_idle(1);
-			rcu_gp_fqs();
-		}
+		rcu_gp_fqs_loop();
 		rcu_gp_cleanup();
 	}
 	return 0;

@@ -47,7 +47,7 @@ unsigned long get_sigframe_size(void)
 
 /* ---- the structures a task shares (copy_process) ---- */
 /* copy_sighand(): the handlers of `cur`, shared (CLONE_SIGHAND) or copied; none: the defaults */
-static int copy_sighand(struct task_struct *cur, bool share, struct task_struct *p)
+static notrace int copy_sighand(struct task_struct *cur, bool share, struct task_struct *p)
 {
 	if (share && cur && cur->sighand) {
 		p->sighand = cur->sighand;

@@ -10,9 +10,6 @@
 #include "../include/kernel.h"
 #include "../include/trace/trace.h"
 
-#define KMALLOC_SHIFT_HIGH	13			/* SLUB: kmalloc caches up to 2 pages */
-#define KMALLOC_MAX_CACHE_SIZE	(1UL << KMALLOC_SHIFT_HIGH)
-#define KMALLOC_MIN_SIZE	8
 #define PAGE_ALLOC_COSTLY_ORDER	3
 #define SLUB_MIN_OBJECTS	12			/* 4 * (fls(nr_cpus) + 1) on 2 cpus */
 #define ZERO_SIZE_PTR		((void *)16)
@@ -126,36 +123,73 @@ static noinline void discard_slab(struct kmem_cache *s, struct page *slab)
 	__free_pages(slab, s->order);
 }
 
-/* An object of s, or NULL. */
-static void *slab_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node, size_t orig_size)
+/* An object from the first slab with room.  list_lock held. */
+static __always_inline void *take_object(struct kmem_cache *s)
 {
-	struct page *slab;
-	unsigned long flags;
-	void *object;
+	struct page *slab = list_first_entry(&s->partial, struct page, slab_list);
+	void *object = slab->freelist;
 
-	raw_spin_lock_irqsave(&s->list_lock, flags);
-	if (list_empty(&s->partial)) {
-		raw_spin_unlock_irqrestore(&s->list_lock, flags);
-		slab = new_slab(s, gfpflags);
-		if (!slab)
-			return NULL;
-		raw_spin_lock_irqsave(&s->list_lock, flags);
-		list_add(&slab->slab_list, &s->partial);
-	}
-	slab = list_first_entry(&s->partial, struct page, slab_list);
-	object = slab->freelist;
 	slab->freelist = *(void **)object;
 	if (++slab->inuse == slab->objects)
 		list_del_init(&slab->slab_list);		/* full: off the partial list */
+	return object;
+}
+
+/* The slow path: no slab of s has room (6.1: the cpu slab and the partial lists are empty),
+ * a new one is made. */
+static noinline void *___slab_alloc(struct kmem_cache *s, gfp_t gfpflags, int node, unsigned long addr,
+				    size_t orig_size)
+{
+	struct page *slab = new_slab(s, gfpflags);
+	unsigned long flags;
+	void *object;
+
+	if (!slab)
+		return NULL;
+	raw_spin_lock_irqsave(&s->list_lock, flags);
+	list_add(&slab->slab_list, &s->partial);
+	object = take_object(s);
 	raw_spin_unlock_irqrestore(&s->list_lock, flags);
-	if (gfpflags & __GFP_ZERO)
+	return object;
+}
+
+/* An object of s, or NULL: from a slab with room, else from a new slab. */
+static __always_inline void *slab_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node, size_t orig_size,
+					     unsigned long addr)
+{
+	unsigned long flags;
+	void *object = NULL;
+
+	raw_spin_lock_irqsave(&s->list_lock, flags);
+	if (!list_empty(&s->partial))
+		object = take_object(s);
+	raw_spin_unlock_irqrestore(&s->list_lock, flags);
+	if (!object)
+		object = ___slab_alloc(s, gfpflags, node, addr, orig_size);
+	if (object && (gfpflags & __GFP_ZERO))
 		memset(object, 0, s->object_size);
 	return object;
 }
 
-static void slab_free(struct kmem_cache *s, struct page *slab, void *object)
+/* The slow path of a free: the slab changes lists, full to partial, or empty and discarded
+ * (unless it is the only one left with room).  list_lock held; dropped. */
+static noinline void __slab_free(struct kmem_cache *s, struct page *slab, void *head, void *tail, int cnt,
+				 unsigned long addr, unsigned long flags)
 {
-	bool was_full, discard = false;
+	if (slab->inuse + cnt == slab->objects)	/* was full */
+		list_add(&slab->slab_list, &s->partial);
+	if (!slab->inuse && s->partial.next != s->partial.prev) {
+		list_del_init(&slab->slab_list);
+		raw_spin_unlock_irqrestore(&s->list_lock, flags);
+		discard_slab(s, slab);
+		return;
+	}
+	raw_spin_unlock_irqrestore(&s->list_lock, flags);
+}
+
+static __always_inline void slab_free(struct kmem_cache *s, struct page *slab, void *object, unsigned long addr)
+{
+	bool was_full;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&s->list_lock, flags);
@@ -163,21 +197,16 @@ static void slab_free(struct kmem_cache *s, struct page *slab, void *object)
 	*(void **)object = slab->freelist;
 	slab->freelist = object;
 	slab->inuse--;
-	if (was_full)
-		list_add(&slab->slab_list, &s->partial);
-	/* an empty slab goes unless it is the only one left with room */
-	if (!slab->inuse && s->partial.next != s->partial.prev) {
-		list_del_init(&slab->slab_list);
-		discard = true;
+	if (was_full || (!slab->inuse && s->partial.next != s->partial.prev)) {
+		__slab_free(s, slab, object, object, 1, addr, flags);
+		return;
 	}
 	raw_spin_unlock_irqrestore(&s->list_lock, flags);
-	if (discard)
-		discard_slab(s, slab);
 }
 
 void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
 {
-	void *ret = slab_alloc_node(s, gfpflags, NUMA_NO_NODE, s->object_size);
+	void *ret = slab_alloc_node(s, gfpflags, NUMA_NO_NODE, s->object_size, _RET_IP_);
 
 	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfpflags, NUMA_NO_NODE);
 	return ret;
@@ -186,7 +215,7 @@ void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
 /* the same, for an object on a list_lru (dentries, inodes): the lru is memcg's, none here */
 noinline void *kmem_cache_alloc_lru(struct kmem_cache *s, struct list_lru *lru, gfp_t gfpflags)
 {
-	void *ret = slab_alloc_node(s, gfpflags, NUMA_NO_NODE, s->object_size);
+	void *ret = slab_alloc_node(s, gfpflags, NUMA_NO_NODE, s->object_size, _RET_IP_);
 
 	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfpflags, NUMA_NO_NODE);
 	return ret;
@@ -197,19 +226,21 @@ void kmem_cache_free(struct kmem_cache *s, void *x)
 	if (!x)
 		return;
 	trace_kmem_cache_free(_RET_IP_, x, s);
-	slab_free(s, virt_to_head_page(x), x);
+	slab_free(s, virt_to_head_page(x), x, _RET_IP_);
 }
 
 /* ---- kmalloc ---- */
-static __always_inline unsigned int kmalloc_index(size_t size)
+/* A kmalloc cache's object (for kmalloc_trace, __kmalloc) */
+noinline void *__kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node, size_t orig_size,
+				       unsigned long caller)
 {
-	if (size <= KMALLOC_MIN_SIZE)
-		return 3;
-	if (size > 64 && size <= 96)
-		return 1;
-	if (size > 128 && size <= 192)
-		return 2;
-	return 64 - __builtin_clzl(size - 1);
+	return slab_alloc_node(s, gfpflags, node, orig_size, caller);
+}
+
+/* kfree's of an object of a cache */
+noinline void __kmem_cache_free(struct kmem_cache *s, void *x, unsigned long caller)
+{
+	slab_free(s, virt_to_head_page(x), x, caller);
 }
 
 noinline struct kmem_cache *kmalloc_slab(size_t size, gfp_t flags)
@@ -231,7 +262,7 @@ static noinline void *__kmalloc_large_node(size_t size, gfp_t flags, int node)
 	return page ? page_address(page) : NULL;
 }
 
-static void *__do_kmalloc_node(size_t size, gfp_t flags, int node, unsigned long caller)
+static __always_inline void *__do_kmalloc_node(size_t size, gfp_t flags, int node, unsigned long caller)
 {
 	struct kmem_cache *s;
 	void *ret;
@@ -244,19 +275,33 @@ static void *__do_kmalloc_node(size_t size, gfp_t flags, int node, unsigned long
 	s = kmalloc_slab(size, flags);
 	if (unlikely(ZERO_OR_NULL_PTR(s)))
 		return s;
-	ret = slab_alloc_node(s, flags, node, size);
+	ret = __kmem_cache_alloc_node(s, flags, node, size, caller);
 	trace_kmalloc(caller, ret, size, s->size, flags, node);
 	return ret;
 }
 
-void *kmalloc(size_t size, gfp_t flags)
+/* kmalloc of a size not known at compile time */
+noinline void *__kmalloc(size_t size, gfp_t flags)
 {
 	return __do_kmalloc_node(size, flags, NUMA_NO_NODE, _RET_IP_);
 }
 
-void *kzalloc(size_t size, gfp_t flags)
+/* kmalloc of a size known at compile time: its cache chosen by the caller */
+noinline void *kmalloc_trace(struct kmem_cache *s, gfp_t gfpflags, size_t size)
 {
-	return __do_kmalloc_node(size, flags | __GFP_ZERO, NUMA_NO_NODE, _RET_IP_);
+	void *ret = __kmem_cache_alloc_node(s, gfpflags, NUMA_NO_NODE, size, _RET_IP_);
+
+	trace_kmalloc(_RET_IP_, ret, size, s->size, gfpflags, NUMA_NO_NODE);
+	return ret;
+}
+
+/* ... and bigger than the caches: pages */
+noinline void *kmalloc_large(size_t size, gfp_t flags)
+{
+	void *ret = __kmalloc_large_node(size, flags, NUMA_NO_NODE);
+
+	trace_kmalloc(_RET_IP_, ret, size, PAGE_SIZE << get_order(size), flags, NUMA_NO_NODE);
+	return ret;
 }
 
 /* A kmalloc too big for the caches: its pages back to the allocator. */
@@ -277,7 +322,7 @@ void kfree(const void *object)
 		free_large_kmalloc(page, (void *)object);
 		return;
 	}
-	slab_free(page->slab_cache, page, (void *)object);
+	__kmem_cache_free(page->slab_cache, (void *)object, _RET_IP_);
 }
 
 static const struct { const char *name; unsigned int size; } kmalloc_info[] = {

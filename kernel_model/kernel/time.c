@@ -282,6 +282,20 @@ int hrtimer_cancel_wait_running(struct hrtimer *timer)
 	}
 }
 
+/* The time left until the timer expires, read under the queues' lock (its clock's now: the
+ * monotonic clock here, the only one timers run on; 6.1's adjust for a CLOCK_REALTIME timer's
+ * offset has nothing to add) */
+noinline ktime_t __hrtimer_get_remaining(const struct hrtimer *timer, bool adjust)
+{
+	unsigned long flags;
+	ktime_t rem;
+
+	raw_spin_lock_irqsave(&hrtimer_lock, flags);
+	rem = timer->expires - ktime_get();
+	raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
+	return rem;
+}
+
 /* Move the expiry past now by whole intervals; the number of intervals. */
 u64 hrtimer_forward(struct hrtimer *timer, ktime_t now, ktime_t interval)
 {

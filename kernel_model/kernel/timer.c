@@ -444,6 +444,13 @@ long __sched schedule_timeout(long timeout)
 	return timeout < 0 ? 0 : timeout;
 }
 
+/* A sleep no signal ends (the allocator's wait for another task's OOM kill) */
+noinline long __sched schedule_timeout_uninterruptible(long timeout)
+{
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	return schedule_timeout(timeout);
+}
+
 long __sched schedule_timeout_idle(long timeout)
 {
 	set_current_state(TASK_IDLE);

@@ -5,26 +5,49 @@
 #include "../include/session.h"
 #include "../include/signal.h"
 
+#define WF_SYNC 0x10	/* kernel/sched/sched.h: the waker goes to sleep soon */
+
 noinline void __init_waitqueue_head(struct wait_queue_head *wq_head, const char *name, void *key)
 {
 	wq_head->lock = (spinlock_t)__SPIN_LOCK_UNLOCKED;
 	INIT_LIST_HEAD(&wq_head->head);
 }
 
-/* A plain sleeper's wake function: the task woken (6.1 calls it from autoremove_wake_function,
- * which also dequeues the entry; here finish_wait does) */
+/* A plain sleeper's wake function: the task woken */
 noinline int default_wake_function(struct wait_queue_entry *curr, unsigned int mode, int wake_flags, void *key)
 {
 	return try_to_wake_up(curr->private, mode, wake_flags);
 }
 
-static noinline int __wake_up_common(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive, void *key)
+/* wait_event()'s wake function: the task woken and its entry off the queue (the waker holds
+ * the queue's lock); prepare_to_wait_event() queues it again if the sleeper goes on waiting */
+noinline int autoremove_wake_function(struct wait_queue_entry *wq_entry, unsigned int mode, int sync, void *key)
+{
+	int ret = default_wake_function(wq_entry, mode, sync, key);
+
+	if (ret)
+		list_del_init(&wq_entry->entry);
+	return ret;
+}
+
+/* The entry of a wait_event() sleeper: the current task, woken by autoremove_wake_function */
+noinline void init_wait_entry(struct wait_queue_entry *wq_entry, int flags)
+{
+	wq_entry->flags = flags;
+	wq_entry->private = current;
+	wq_entry->func = autoremove_wake_function;
+	INIT_LIST_HEAD(&wq_entry->entry);
+}
+
+static noinline int __wake_up_common(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive,
+				    int wake_flags, void *key)
 {
 	struct wait_queue_entry *curr, *next;
 
 	list_for_each_entry_safe(curr, next, &wq_head->head, entry) {
 		unsigned int flags = curr->flags;
-		int ret = curr->func ? curr->func(curr, mode, 0, key) : default_wake_function(curr, mode, 0, key);
+		int ret = curr->func ? curr->func(curr, mode, wake_flags, key)
+				     : default_wake_function(curr, mode, wake_flags, key);
 
 		if (ret < 0)
 			break;
@@ -41,7 +64,7 @@ static noinline int __wake_up_common_lock(struct wait_queue_head *wq_head, unsig
 	int remaining;
 
 	spin_lock_irqsave(&wq_head->lock, flags);
-	remaining = __wake_up_common(wq_head, mode, nr_exclusive, key);
+	remaining = __wake_up_common(wq_head, mode, nr_exclusive, wake_flags, key);
 	spin_unlock_irqrestore(&wq_head->lock, flags);
 	return nr_exclusive - remaining;
 }
@@ -49,6 +72,13 @@ static noinline int __wake_up_common_lock(struct wait_queue_head *wq_head, unsig
 noinline void __wake_up(struct wait_queue_head *wq_head, unsigned int mode, int nr_exclusive, void *key)
 {
 	__wake_up_common_lock(wq_head, mode, nr_exclusive, 0, key);
+}
+
+/* A waker about to sleep itself (a pipe's writer after its write, for its reader): one
+ * exclusive sleeper, WF_SYNC (the wakee may run where the waker runs) */
+noinline void __wake_up_sync_key(struct wait_queue_head *wq_head, unsigned int mode, void *key)
+{
+	__wake_up_common_lock(wq_head, mode, 1, WF_SYNC, key);
 }
 
 /* A waiter with a wake function of its own (poll's, epoll's) stays queued until it removes

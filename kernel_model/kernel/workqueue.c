@@ -119,35 +119,59 @@ bool queue_delayed_work_on(int cpu, struct workqueue_struct *wq, struct delayed_
 	return ret;
 }
 
-/* Queue dwork after delay whether or not it is pending: an armed timer is taken back first
- * (try_to_grab_pending's timer case); a work already on a worklist stays there. */
+/* The work's PENDING bit for the caller, interrupts off (*flags): 1 when it was pending on
+ * its delayed work's timer (taken back), 0 when it was idle (PENDING set now), -ENOENT when it
+ * is on a worklist (6.1 steals it from there; here it stays queued, and the caller leaves it) */
+static noinline int try_to_grab_pending(struct work_struct *work, bool is_dwork, unsigned long *flags)
+{
+	*flags = arch_local_irq_save();
+	if (is_dwork && likely(del_timer(&container_of(work, struct delayed_work, work)->timer)))
+		return 1;
+	if (!(__atomic_fetch_or(&work->data, WORK_STRUCT_PENDING, __ATOMIC_ACQUIRE) & WORK_STRUCT_PENDING))
+		return 0;
+	return -ENOENT;
+}
+
+/* Queue dwork after delay whether or not it is pending: an armed timer is taken back first;
+ * a work already on a worklist stays there. */
 bool mod_delayed_work_on(int cpu, struct workqueue_struct *wq, struct delayed_work *dwork,
 			 unsigned long delay)
 {
-	struct work_struct *work = &dwork->work;
-	unsigned long flags = arch_local_irq_save();
-	bool pending = __atomic_fetch_or(&work->data, WORK_STRUCT_PENDING, __ATOMIC_ACQUIRE) & WORK_STRUCT_PENDING;
+	unsigned long flags;
+	int ret = try_to_grab_pending(&dwork->work, true, &flags);
 
-	if (!pending || del_timer(&dwork->timer))
+	if (ret >= 0)
 		__queue_delayed_work(cpu, wq, dwork, delay);
 	arch_local_irq_restore(flags);
-	return pending;
+	return ret != 0;	/* (false: it was idle) */
+}
+
+/* The work onto head (6.1 moves the barrier works linked after it too: no flush barriers
+ * here, nothing is linked).  pool->lock held. */
+static noinline void move_linked_works(struct work_struct *work, struct list_head *head,
+				       struct work_struct **nextp)
+{
+	list_move_tail(&work->entry, head);
+}
+
+/* An inactive work onto its pool's worklist, active now.  pool->lock held. */
+static noinline void pwq_activate_inactive_work(struct work_struct *work)
+{
+	struct pool_workqueue *pwq = get_work_pwq(work);
+
+	trace_workqueue_activate_work(work);
+	move_linked_works(work, &pwq->pool->worklist, NULL);
+	work->data &= ~WORK_STRUCT_INACTIVE;
+	pwq->nr_active++;
 }
 
 /* A work done: the oldest inactive one of its pwq takes its place.  pool->lock held. */
 static noinline void pwq_dec_nr_in_flight(struct pool_workqueue *pwq)
 {
-	struct work_struct *work;
-
 	pwq->nr_active--;
 	if (list_empty(&pwq->inactive_works) || pwq->nr_active >= pwq->max_active)
 		return;
-	work = list_first_entry(&pwq->inactive_works, struct work_struct, entry);
-	trace_workqueue_activate_work(work);
-	list_del_init(&work->entry);
-	list_add_tail(&work->entry, &pwq->pool->worklist);
-	work->data &= ~WORK_STRUCT_INACTIVE;
-	pwq->nr_active++;
+	pwq_activate_inactive_work(list_first_entry(&pwq->inactive_works, struct work_struct, entry));
 }
 
 /* pool->lock held (interrupts off); dropped while the function runs */

@@ -138,11 +138,18 @@ noinline void __filemap_remove_folio(struct address_space *mapping, void *page, 
 	mapping->nrpages--;
 }
 
+/* A page's private data released: its buffers (no file system here has a release_folio of
+ * its own).  (6.1 releases them before the page leaves the cache; here as it is freed.) */
+noinline bool filemap_release_folio(void *page, gfp_t gfp)
+{
+	return try_to_free_buffers(page);
+}
+
 /* The cache's reference dropped: here the page's last, so it goes back to the allocator. */
 noinline void filemap_free_folio(struct address_space *mapping, void *page)
 {
-	if (page_of(page)->flags & PG_private)	/* (6.1: filemap_release_folio, before) */
-		try_to_free_buffers(page);
+	if (page_of(page)->flags & PG_private)
+		filemap_release_folio(page, 0);
 	page_of(page)->flags = 0;
 	__free_pages(virt_to_page(page), 0);
 }

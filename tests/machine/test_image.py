@@ -79,7 +79,7 @@ def test_kallsyms_lookup_counts_sizes_to_the_next_symbol(image):
      "do_filp_open", "fd_install", "__x64_sys_openat", "__x64_sys_close", "close_fd"],
     ["__x64_sys_getuid", "__x64_sys_getpid", "__x64_sys_nanosleep", "hrtimer_nanosleep",
      "__x64_sys_epoll_wait", "do_epoll_wait", "schedule_hrtimeout_range"],
-    ["schedule", "__schedule", "try_to_wake_up", "scheduler_tick", "kmalloc", "kfree",
+    ["schedule", "__schedule", "try_to_wake_up", "scheduler_tick", "__kmalloc", "kmalloc_trace", "kfree",
      "kernel_clone", "__x64_sys_clone", "__x64_sys_execve", "__x64_sys_exit_group",
      "do_group_exit", "do_exit", "asm_sysvec_apic_timer_interrupt"],
 ])
@@ -91,7 +91,7 @@ def test_linux_call_chain_names_exist(image, chain):
 def test_mcount_sites_are_nops_at_entry(image):
     sites = image.mcount_sites
     assert len(sites) > 100
-    for name in ("vfs_read", "ksys_read", "schedule", "try_to_wake_up", "kmalloc", "ksys_write"):
+    for name in ("vfs_read", "ksys_read", "schedule", "try_to_wake_up", "__kmalloc", "ksys_write"):
         assert sites[name] == image.lookup(name).addr
         assert image.read(sites[name], 5) == NOP5
     # the scheduler core and the trace machinery are notrace, as in Linux

@@ -639,7 +639,7 @@ def test_readdir_keeps_its_place_when_an_entry_goes(machine):
 MMAP_LIMIT_CALLS = {
     ("vma_wants_writenotify", "vma_set_page_prot"),
     ("path_noexec", "do_mmap"),                  # a private file mapping (exec's elf_map)
-    ("path_noexec", "open_exec"),
+    ("path_noexec", "do_open_execat"),           # open_exec's (and execve's, in 6.1)
     ("path_noexec", "do_faccessat"),             # access(X_OK) of a regular file
 }
 # the model's mmap_region body is __mmap_region (do_mmap calls it with the VMA's operations)

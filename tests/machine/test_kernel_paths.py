@@ -256,7 +256,7 @@ OUT_OF_LINE = {
     ("process_one_work", "worker_thread"),
     ("pwq_dec_nr_in_flight", "process_one_work"),
     ("get_page_from_freelist", "__alloc_pages"),
-    ("kmalloc_slab", "__do_kmalloc_node"),
+    ("kmalloc_slab", "__kmalloc"),
     ("refresh_cpu_vm_stats", "vmstat_update"),
     ("need_update", "vmstat_shepherd"),
     ("find_vma_intersection", "do_mmap"),
@@ -384,7 +384,8 @@ MISC = {
 MISC |= {
     ("__wake_up_common_lock", "__wake_up"),
     ("__wake_up_common", "__wake_up_common_lock"),
-    ("default_wake_function", "__wake_up_common"),
+    ("autoremove_wake_function", "__wake_up_common"),    # a wait_event() sleeper's entry
+    ("default_wake_function", "autoremove_wake_function"),
 }
 MISC.add(("timespec64_add_safe", "poll_select_set_timeout"))
 MISC_RUN = {"__local_bh_enable_ip", "__folio_start_writeback", "__init_waitqueue_head"}

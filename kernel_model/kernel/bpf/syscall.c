@@ -357,7 +357,7 @@ static noinline u32 bpf_map_value_size(const struct bpf_map *map)
 	return map->value_size;
 }
 
-static void *copy_key_from_user(u64 ukey, u32 size)
+static notrace void *copy_key_from_user(u64 ukey, u32 size)
 {
 	void *key = kmalloc(size, GFP_KERNEL);
 

@@ -126,15 +126,27 @@ static noinline void dequeue_task_fair(struct rq *rq, struct task_struct *p, int
 	rq->nr_running--;		/* sub_nr_running() */
 }
 
+/* A cpu with nothing to run (its nr_running counts its running task) */
+noinline int idle_cpu(int cpu)
+{
+	return cpu_rq(cpu)->nr_running == 0;
+}
+
+/* An idle cpu whose vcpu is not preempted by its host (never, here) */
+noinline int available_idle_cpu(int cpu)
+{
+	return idle_cpu(cpu);
+}
+
 /* Prefer the task's previous cpu when idle, else any idle cpu, else previous. */
 static noinline int select_task_rq_fair(struct task_struct *p, int prev_cpu, int wake_flags)
 {
 	int cpu;
 
-	if (prev_cpu >= 0 && prev_cpu < nr_cpu_ids && cpu_rq(prev_cpu)->nr_running == 0)
+	if (prev_cpu >= 0 && prev_cpu < nr_cpu_ids && available_idle_cpu(prev_cpu))
 		return prev_cpu;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-		if (cpu_rq(cpu)->nr_running == 0)
+		if (available_idle_cpu(cpu))
 			return cpu;
 	return prev_cpu >= 0 && prev_cpu < nr_cpu_ids ? prev_cpu : smp_processor_id();
 }
@@ -157,11 +169,17 @@ static noinline void set_next_entity(struct rq *rq, struct task_struct *se)
 }
 
 /* The queue's first entity (6.1's leftmost: the smallest vruntime), NULL if none */
-static noinline struct task_struct *pick_next_entity(struct rq *cfs_rq, struct task_struct *curr)
+noinline struct task_struct *__pick_first_entity(struct rq *cfs_rq)
 {
 	if (list_empty(&cfs_rq->queue))
 		return NULL;
 	return list_first_entry(&cfs_rq->queue, struct task_struct, run_list);
+}
+
+/* The entity to run next: the leftmost (6.1 may prefer a buddy; none here) */
+static noinline struct task_struct *pick_next_entity(struct rq *cfs_rq, struct task_struct *curr)
+{
+	return __pick_first_entity(cfs_rq);
 }
 
 /* The next task of the class: prev, still runnable, goes back in line first; NULL: none. */
@@ -194,11 +212,18 @@ static noinline void task_fork_fair(struct task_struct *p)
 	spin_unlock_irqrestore(&sched_lock, flags);
 }
 
+/* An entity's slice of the scheduling period: every task has nice 0's weight here, the
+ * slice is the same for all */
+noinline u64 sched_slice(struct rq *cfs_rq, struct task_struct *se)
+{
+	return SCHED_SLICE_NS;
+}
+
 /* A tick of the running task: its time, and the end of its slice while others wait. */
 static noinline void task_tick_fair(struct rq *rq, struct task_struct *curr, int queued)
 {
 	update_curr(rq, rq->clock);
-	if (!list_empty(&rq->queue) && curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= SCHED_SLICE_NS)
+	if (!list_empty(&rq->queue) && curr->sum_exec_runtime - curr->prev_sum_exec_runtime >= sched_slice(rq, curr))
 		this_cpu()->need_resched = 1;	/* check_preempt_tick's resched_curr */
 }
 
@@ -245,7 +270,7 @@ static noinline void yield_task_fair(struct rq *rq)
  * runqueue */
 static noinline unsigned int get_rr_interval_fair(struct rq *rq, struct task_struct *task)
 {
-	return rq->nr_running ? SCHED_SLICE_NS / TICK_NSEC : 0;	/* NS_TO_JIFFIES(sched_slice()) */
+	return rq->nr_running ? sched_slice(rq, task) / TICK_NSEC : 0;	/* NS_TO_JIFFIES() */
 }
 
 /* A task's priority changed (its nice): the running one lowered gives way at once; a
@@ -364,12 +389,18 @@ void wake_up_new_task(struct task_struct *p)
 	spin_unlock_irqrestore(&sched_lock, flags);
 }
 
-/* The fair class's next task, else the idle task (pick_next_task_idle). */
+/* The idle class's task: the cpu's idle task, always there (kernel/sched/idle.c) */
+noinline struct task_struct *pick_next_task_idle(struct rq *rq)
+{
+	return rq->idle;
+}
+
+/* The fair class's next task, else the idle task. */
 static __always_inline struct task_struct *pick_next_task(struct rq *rq, struct task_struct *prev)
 {
 	struct task_struct *next = pick_next_task_fair(rq, prev);
 
-	return next ? next : rq->idle;
+	return next ? next : pick_next_task_idle(rq);
 }
 
 notrace struct task_struct *__switch_to(struct task_struct *prev, struct task_struct *next)
@@ -425,7 +456,7 @@ static noinline void finish_task_switch(struct task_struct *prev)
 				exit_oom_victim(prev);
 		}
 		if (prev->exit_state == EXIT_ZOMBIE)	/* its stack now; the rest when reaped too */
-			free_thread_stack(prev->stack), prev->stack = NULL;
+			put_task_stack(prev);
 		prev->on_cpu = 0;
 		put_dead_task(prev);	/* last touch: freed after a grace period once reaped */
 	}
@@ -595,6 +626,22 @@ noinline bool can_nice(const struct task_struct *p, const int nice)
 	return nice_rlim <= (int)task_rlimit(p, RLIMIT_NICE) || capable(CAP_SYS_NICE);
 }
 
+/* The task's runqueue, locked: one lock (sched_lock) for every runqueue here, and the task
+ * does not move to another while it is held.  (A task not yet on a cpu: this cpu's.) */
+noinline struct rq *task_rq_lock(struct task_struct *p, unsigned long *flags)
+{
+	unsigned long f;
+
+	spin_lock_irqsave(&sched_lock, f);
+	*flags = f;
+	return cpu_rq(p->cpu >= 0 ? p->cpu : smp_processor_id());
+}
+
+static __always_inline void task_rq_unlock(struct rq *rq, struct task_struct *p, unsigned long *flags)
+{
+	spin_unlock_irqrestore(&sched_lock, *flags);
+}
+
 /* The task's nice set: its priority, in its queue's order (one weight for every fair task here:
  * the priority is what it shows and what its cpu time is counted as, user or nice) */
 noinline void set_user_nice(struct task_struct *p, long nice)
@@ -605,14 +652,13 @@ noinline void set_user_nice(struct task_struct *p, long nice)
 
 	if (task_nice(p) == nice || nice < MIN_NICE || nice > MAX_NICE)
 		return;
-	spin_lock_irqsave(&sched_lock, flags);	/* task_rq_lock() */
-	rq = cpu_rq(p->cpu >= 0 ? p->cpu : smp_processor_id());
+	rq = task_rq_lock(p, &flags);
 	update_rq_clock(rq);
 	old_prio = p->prio;
 	p->prio = NICE_TO_PRIO(nice);	/* static_prio; effective_prio(): the same for a fair task */
 	if (p->cpu >= 0)
 		prio_changed_fair(rq, p, old_prio);	/* p->sched_class->prio_changed */
-	spin_unlock_irqrestore(&sched_lock, flags);
+	task_rq_unlock(rq, p, &flags);
 }
 
 /* the context switches since boot, of every cpu (/proc/stat's ctxt) */
@@ -839,6 +885,7 @@ static noinline int sched_rr_get_interval(pid_t pid, struct timespec64 *t)
 {
 	struct task_struct *p;
 	unsigned int time_slice;
+	struct rq *rq;
 	unsigned long flags;
 	int retval;
 
@@ -852,9 +899,9 @@ static noinline int sched_rr_get_interval(pid_t pid, struct timespec64 *t)
 	retval = security_task_getscheduler(p);
 	if (retval)
 		goto out_unlock;
-	spin_lock_irqsave(&sched_lock, flags);	/* task_rq_lock() */
-	time_slice = get_rr_interval_fair(cpu_rq(p->cpu >= 0 ? p->cpu : smp_processor_id()), p);
-	spin_unlock_irqrestore(&sched_lock, flags);
+	rq = task_rq_lock(p, &flags);
+	time_slice = get_rr_interval_fair(rq, p);
+	task_rq_unlock(rq, p, &flags);
 	preempt_enable();
 	jiffies_to_timespec64(time_slice, t);
 	return 0;
