@@ -382,6 +382,7 @@ class FakeGuestTracing:
                  buffers: int | None = None):
         """buffers: how many instances' buffers the kernel has memory for (None: any number)."""
         self.nr_slots = nr_slots
+        self.instance_slots = tuple(range(1, nr_slots))
         self.buffers = buffers
         self.open_slots: set[int] = set()   # the instances' slots whose buffers exist
         self.nr_cpus = nr_cpus

@@ -4,6 +4,7 @@
 #include "types.h"
 #include "list.h"
 #include "hostif.h"
+#include "trace/slots.h"
 #include "gfp.h"
 #include "spinlock.h"
 #include "mutex.h"
@@ -305,13 +306,15 @@ struct percpu {
 	u64 trace_clock_step;		/* host: ns a traced event's instructions take at least */
 	u32 trace_pending;		/* trace data committed since the last doorbell */
 	u32 trace_taskinfo_save;	/* an event was committed since comms were last saved */
-	/* the record reserved in place, from reserve to commit (irqs off) */
-	u32 trace_slot;			/* the slot whose ring holds it */
 	u32 trace_opt_regs_ftrace;	/* trace_opt_regs are an ftrace site's (the function's entry) */
-	u64 trace_slots_left;		/* further slots that get a copy at commit */
+	u32 trace_pad;
+	/* the record reserved in place, from reserve to commit (irqs off) */
+	struct trace_ring *trace_ring;	/* the ring that holds it */
+	u64 trace_slots_left;		/* further slots that get a copy at commit (word 0: trace/slots.h) */
 	u64 trace_ts;			/* its time stamp */
 	u64 trace_opt_slots;		/* ... an event's, whose slots take the stacktrace options' stacks after it */
 	struct pt_regs *trace_opt_regs;	/* a kprobe's regs while its handler records: the stacks start there */
+	u64 trace_ext_left[TRACE_EXT_WORDS];	/* trace_slots_left's extension words (its bit 63 set) */
 } __aligned(4096);
 
 _Static_assert(offsetof(struct percpu, preempt_count) == PERCPU_PREEMPT_COUNT, "percpu layout");

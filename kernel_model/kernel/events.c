@@ -211,7 +211,8 @@ static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, boo
 			return; \
 		} \
 		__slots = trace_pid_filter_of(name); \
-		__entry = trace_event_reserve_inline(__pc, __slots, sizeof(*__entry) + __dyn_size, &__w); \
+		__entry = trace_event_reserve_inline(__pc, __slots, trace_event_file_ext(file), \
+						     sizeof(*__entry) + __dyn_size, &__w); \
 		if (__entry) { \
 			trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \
 			{ assign } \

@@ -151,7 +151,7 @@ static __always_inline void trace_function(struct percpu *pc, struct task_struct
 					   unsigned long parent_ip, unsigned long flags)
 {
 	struct trace_write w;
-	struct ftrace_entry *e = trace_event_reserve_inline(pc, slots, sizeof(*e), &w);
+	struct ftrace_entry *e = trace_event_reserve_inline(pc, slots, NULL, sizeof(*e), &w);
 
 	if (!e)
 		return;
@@ -174,7 +174,7 @@ struct func_repeats_state {
 	u32 count;
 };
 
-struct func_repeats_state ftrace_repeats[TRACE_SLOTS][NR_CPUS];
+struct func_repeats_state ftrace_repeats[TRACE_WORD_SLOTS][NR_CPUS];
 
 /*
  * function_no_repeats_trace_call() for the slots `repeats` of those `fn`
@@ -445,7 +445,7 @@ static notrace void graph_entry(struct task_struct *t, u64 slots, u8 site_flags,
 	if (slots && !READ_ONCE(tracing_thresh)) {
 		struct percpu *pc = this_cpu();
 		struct trace_write w;
-		struct ftrace_graph_ent_entry *e = trace_event_reserve_inline(pc, slots, sizeof(*e), &w);
+		struct ftrace_graph_ent_entry *e = trace_event_reserve_inline(pc, slots, NULL, sizeof(*e), &w);
 
 		if (e) {
 			trace_entry_fill(pc, &e->ent, TRACE_GRAPH_ENT, flags, t->pid);
@@ -726,7 +726,7 @@ notrace unsigned long ftrace_return_to_handler(unsigned long flags)
 		rettime = trace_clock_read(pc);
 		thresh = READ_ONCE(tracing_thresh);
 		e = thresh && rettime - rs->calltime < thresh ? NULL
-			: trace_event_reserve_inline(pc, rs->slots, sizeof(*e), &w);
+			: trace_event_reserve_inline(pc, rs->slots, NULL, sizeof(*e), &w);
 		if (e) {
 			trace_entry_fill(pc, &e->ent, TRACE_GRAPH_RET, flags, t->pid);
 			e->ret.func = rs->func;

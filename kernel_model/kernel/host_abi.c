@@ -45,6 +45,10 @@ HOST_ABI_CONST(NR_CPUS);
 
 /* include/trace/ring.h: the rings of every (slot, cpu) */
 HOST_ABI_CONST(TRACE_SLOTS);
+HOST_ABI_CONST(TRACE_SLOT_WORDS);
+HOST_ABI_CONST(TRACE_SLOT_EXT);
+HOST_ABI_CONST(TRACE_WORD_SLOTS);
+HOST_ABI_CONST(TRACE_EXT_TYPES);
 HOST_ABI_CONST(TRACE_RING_PAGES);
 HOST_ABI_CONST(BUF_PAGE_HDR_SIZE);
 HOST_ABI_SIZE(buffer_data_page);
@@ -64,6 +68,9 @@ HOST_ABI_OFFSET(trace_control, cpu_slots);
 HOST_ABI_OFFSET(trace_control, stack_opts);
 HOST_ABI_OFFSET(trace_control, ustack_opts);
 HOST_ABI_OFFSET(trace_control, stack_slots);
+HOST_ABI_OFFSET(trace_control, recording_ext);
+HOST_ABI_OFFSET(trace_control, cpu_slots_ext);
+HOST_ABI_OFFSET(trace_control, ext_rings);
 HOST_ABI_SIZE(trace_event_file);
 HOST_ABI_OFFSET(trace_event_file, slots);
 HOST_ABI_OFFSET(trace_event_file, triggers);

@@ -624,7 +624,7 @@ static __always_inline void event_triggers_around(const struct trace_event_file 
 	}
 	/* the record, in the slots that record it now (triggers may have changed them) */
 	slots = commit ? dyn_file_slots(READ_ONCE(file->slots), type) & pid_slots : 0;
-	dst = commit ? trace_event_reserve_inline(pc, slots, len, &w) : NULL;
+	dst = commit ? trace_event_reserve_inline(pc, slots, trace_event_file_ext(file), len, &w) : NULL;
 	if (dst) {
 		trig_copy(dst, rec, len);
 		trace_event_commit_inline(dst, len, &w);

@@ -41,7 +41,7 @@ long tracing_mark_write(u32 slot, u32 pid, u32 cnt)
 	struct trace_event_file file = { .type = TRACE_PRINT };
 	unsigned long flags, here = (unsigned long)tracing_mark_write;
 
-	if (slot >= TRACE_SLOTS)
+	if (slot >= TRACE_WORD_SLOTS)	/* triggers: word 0's slots */
 		return -EINVAL;
 	/* the slot's triggers only: another array's print event is another file in 6.1 */
 	file.triggers = READ_ONCE(trace_marker_file.triggers) & 1ULL << slot;

@@ -14,10 +14,14 @@ struct buffer_data_page trace_pages[NR_CPUS][TRACE_RING_PAGES] __aligned(4096);
 /* the top level's rings have their pages from the start (in the image: the host reads them
  * before the kernel runs) */
 #define TOP_RING(cpu) [cpu] = { .pages = trace_pages[cpu] }
+/* the sentinel rings of word 0's summary bit: closed, so no writer takes them as a slot's */
+#define EXT_SENTINEL { [0 ... NR_CPUS - 1] = { .closed = 1 } }
 struct trace_control trace_control = {
 	.rings = { [0] = { TOP_RING(0), TOP_RING(1), TOP_RING(2), TOP_RING(3),
-			   TOP_RING(4), TOP_RING(5), TOP_RING(6), TOP_RING(7) } },
+			   TOP_RING(4), TOP_RING(5), TOP_RING(6), TOP_RING(7) },
+		   [TRACE_SLOT_EXT] = EXT_SENTINEL },
 };
+u64 trace_event_ext[TRACE_EXT_TYPES][TRACE_EXT_WORDS];
 _Static_assert(NR_CPUS == 8, "trace_control's initializer names every cpu's ring");
 
 /* trace_clock_local(): trace_clock_read() for callers outside the ring's fast path */
@@ -45,9 +49,9 @@ static notrace void rb_reset_tail(struct buffer_data_page *page, u32 tail)
 	page->commit = BUF_PAGE_SIZE;
 }
 
-static __always_inline struct buffer_data_page *rb_page(int slot, int cpu, u64 seq)
+static __always_inline struct buffer_data_page *rb_page(const struct trace_ring *r, u64 seq)
 {
-	return trace_control.rings[slot][cpu].pages + seq % TRACE_RING_PAGES;
+	return r->pages + seq % TRACE_RING_PAGES;
 }
 
 /* Records are mostly whole quadwords: copy by 8 (each rep iteration costs an
@@ -73,7 +77,7 @@ static notrace bool rb_move_tail(struct trace_ring *r, int slot, int cpu)
 
 	if (next - r->released >= TRACE_RING_PAGES)
 		return false;
-	page = rb_page(slot, cpu, next);
+	page = rb_page(r, next);
 	/* a reused page keeps its old bytes past commit, as in Linux: the reader
 	 * takes only [0, commit), so commit must read 0 before the page is published */
 	page->commit = 0;
@@ -112,7 +116,7 @@ static notrace bool rb_next_page(struct trace_ring *r, int slot, int cpu)
  */
 static noinline notrace void *rb_reserve(int slot, int cpu, u64 ts, u32 len)
 {
-	struct trace_ring *r = &trace_control.rings[slot][cpu];
+	struct trace_ring *r = trace_ring_of(slot, cpu);
 	struct buffer_data_page *page;
 	u32 length = rb_event_length(len), tail, *ev;
 	u64 delta = 0;
@@ -132,7 +136,7 @@ static noinline notrace void *rb_reserve(int slot, int cpu, u64 ts, u32 len)
 		extend = delta >= (1UL << TS_SHIFT);
 	}
 	if (unlikely(tail + length + (extend ? 8 : 0) > BUF_PAGE_SIZE)) {
-		rb_reset_tail(rb_page(slot, cpu, r->seq), tail);
+		rb_reset_tail(rb_page(r, r->seq), tail);
 		r->closed = 1;
 		trace_doorbell();	/* a page filled: the host may drain it */
 		if (!rb_next_page(r, slot, cpu))
@@ -141,7 +145,7 @@ static noinline notrace void *rb_reserve(int slot, int cpu, u64 ts, u32 len)
 		extend = false;
 		delta = 0;
 	}
-	page = rb_page(slot, cpu, r->seq);
+	page = rb_page(r, r->seq);
 	if (unlikely(!tail))
 		page->time_stamp = ts;
 	ev = (u32 *)&page->data[tail];
@@ -177,16 +181,15 @@ static noinline notrace void *rb_reserve(int slot, int cpu, u64 ts, u32 len)
  * page has events already, the record fits with a small delta and a one-word
  * header.  NULL: take rb_reserve().
  */
-static __always_inline void *rb_reserve_fast(int slot, int cpu, u64 ts, u32 len)
+static __always_inline void *rb_reserve_fast(struct trace_ring *r, u64 ts, u32 len)
 {
-	struct trace_ring *r = &trace_control.rings[slot][cpu];
 	u32 length = rb_event_length(len), tail = r->tail, *ev;
 	u64 delta = ts - r->write_stamp;
 
 	if (unlikely((r->reset_req != r->reset_done) | r->closed | !tail | (delta >= (1UL << TS_SHIFT)) |
 		     (tail + length > BUF_PAGE_SIZE) | (length > 4 + 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX)))
 		return NULL;
-	ev = (u32 *)&rb_page(slot, cpu, r->seq)->data[tail];
+	ev = (u32 *)&rb_page(r, r->seq)->data[tail];
 	ev[length / 4 - 1] = 0;		/* the pad, as in rb_reserve() */
 	ev[0] = (length - 4) / 4 | (u32)delta << 5;
 	r->tail = tail + length;
@@ -194,13 +197,11 @@ static __always_inline void *rb_reserve_fast(int slot, int cpu, u64 ts, u32 len)
 	return ev + 1;
 }
 
-/* rb_commit(): publish the reserved record (the host reads up to commit). */
-static __always_inline void rb_commit(int slot, int cpu)
+/* rb_commit(): publish the record reserved in r (the host reads up to commit). */
+static __always_inline void rb_commit(struct trace_ring *r)
 {
-	struct trace_ring *r = &trace_control.rings[slot][cpu];
-
 	barrier();
-	rb_page(slot, cpu, r->seq)->commit = r->tail;
+	rb_page(r, r->seq)->commit = r->tail;
 }
 
 /*
@@ -218,16 +219,24 @@ notrace void *trace_event_buffer_reserve(const struct trace_event_file *file, u3
 
 	if (file->type >= TRACE_EVENT_FIRST_TYPE)	/* set_event_pid governs events, not function records */
 		slots = trace_pid_filter_event(pc, slots);
-	if (unlikely(!slots | (len > BUF_MAX_DATA_SIZE)))
+	if (unlikely(len > BUF_MAX_DATA_SIZE))
 		return NULL;
-	rec = trace_event_buffer_reserve_slots(slots, len, trace_clock_read(pc));
+	/* none, or extension slots too (TRACE_SLOT_EXT is the sign bit): one test */
+	if (unlikely((s64)slots <= 0)) {
+		if (!slots)
+			return NULL;
+		rec = trace_event_buffer_reserve_ext(slots, trace_event_file_ext(file), len, trace_clock_read(pc));
+	} else {
+		rec = trace_event_buffer_reserve_slots(slots, len, trace_clock_read(pc));
+	}
 	/* an event's record: the stacktrace options' stacks follow it (trace_event_commit()) */
 	if (rec && file->type >= TRACE_EVENT_FIRST_TYPE)
 		pc->trace_opt_slots = slots & trace_stack_opt_slots();
 	return rec;
 }
 
-/* The reservation for the recording slots `slots` (not 0) of a record of len <= BUF_MAX_DATA_SIZE at ts. */
+/* The reservation for the recording slots `slots` (not 0, word 0's without its TRACE_SLOT_EXT)
+ * of a record of len <= BUF_MAX_DATA_SIZE at ts. */
 notrace void *trace_event_buffer_reserve_slots(u64 slots, u32 len, u64 ts)
 {
 	struct percpu *pc = this_cpu();
@@ -250,19 +259,100 @@ notrace void *trace_event_buffer_reserve_slots(u64 slots, u32 len, u64 ts)
 	}
 	do {
 		int slot = __builtin_ctzll(slots);
+		struct trace_ring *r = &trace_control.rings[slot][cpu];
 
 		slots &= slots - 1;
-		rec = rb_reserve_fast(slot, cpu, ts, len);
+		rec = rb_reserve_fast(r, ts, len);
 		if (unlikely(!rec))
 			rec = rb_reserve(slot, cpu, ts, len);
 		if (likely(rec)) {
-			pc->trace_slot = slot;
+			pc->trace_ring = r;
 			pc->trace_slots_left = slots;
 			pc->trace_ts = ts;
 			return rec;
 		}
 	} while (slots);
 	return NULL;
+}
+
+/* One slot's try: the record's room in its ring, or NULL (the ring is full: counted lost). */
+static __always_inline void *rb_reserve_slot(struct percpu *pc, int slot, int cpu, u64 ts, u32 len)
+{
+	struct trace_ring *r = trace_ring_of(slot, cpu);
+	void *rec = rb_reserve_fast(r, ts, len);
+
+	if (unlikely(!rec))
+		rec = rb_reserve(slot, cpu, ts, len);
+	if (likely(rec)) {
+		pc->trace_ring = r;
+		pc->trace_ts = ts;
+	}
+	return rec;
+}
+
+/*
+ * trace_event_buffer_reserve_slots() for a set of slots with extension words: `slots` (not
+ * 0) is its word 0; when its TRACE_SLOT_EXT is set, the extension words are ext's (the
+ * event's: anded here with the extension words of tracing_on and of this cpu's cpumask;
+ * NULL: none).  The slots after the one reserved in are the commit's (pc->trace_slots_left,
+ * and pc->trace_ext_left when its bit 63 is set).
+ */
+notrace void *trace_event_buffer_reserve_ext(u64 slots, const u64 *ext, u32 len, u64 ts)
+{
+	struct percpu *pc = this_cpu();
+	int cpu = pc->h.cpu, i;
+	u64 more = 0;		/* nonzero: extension slots to try after word 0's */
+	void *rec;
+
+	if (likely(!(slots >> TRACE_SLOT_EXT)))
+		return trace_event_buffer_reserve_slots(slots, len, ts);
+	slots &= ~(1ULL << TRACE_SLOT_EXT);
+	for (i = 0; ext && i < TRACE_EXT_WORDS; i++) {
+		pc->trace_ext_left[i] = READ_ONCE(ext[i]) & trace_control.recording_ext[i] &
+					trace_control.cpu_slots_ext[cpu][i];
+		more |= pc->trace_ext_left[i];
+	}
+	if (!more)
+		return slots ? trace_event_buffer_reserve_slots(slots, len, ts) : NULL;
+	pc->trace_pending = 1;
+	pc->trace_taskinfo_save = 1;
+	pc->trace_opt_slots = 0;
+	while (slots) {
+		int slot = __builtin_ctzll(slots);
+
+		slots &= slots - 1;
+		rec = rb_reserve_slot(pc, slot, cpu, ts, len);
+		if (likely(rec)) {
+			pc->trace_slots_left = slots | 1ULL << TRACE_SLOT_EXT;
+			return rec;
+		}
+	}
+	for (i = 0; i < TRACE_EXT_WORDS; i++) {
+		while (pc->trace_ext_left[i]) {
+			int slot = (i + 1) * 64 + __builtin_ctzll(pc->trace_ext_left[i]);
+
+			pc->trace_ext_left[i] &= pc->trace_ext_left[i] - 1;
+			rec = rb_reserve_slot(pc, slot, cpu, ts, len);
+			if (rec) {
+				for (more = 0; i < TRACE_EXT_WORDS; i++)
+					more |= pc->trace_ext_left[i];
+				pc->trace_slots_left = (u64)!!more << TRACE_SLOT_EXT;
+				return rec;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* The commit's copy of the record into a further slot (each trace instance's own buffer). */
+static noinline notrace void rb_copy_slot(int slot, int cpu, u64 ts, const void *rec, u32 len)
+{
+	void *copy = rb_reserve(slot, cpu, ts, len);
+
+	if (copy) {
+		rb_copy(copy, rec, len);
+		rb_commit(trace_ring_of(slot, cpu));
+	}
 }
 
 /*
@@ -273,19 +363,22 @@ notrace void *trace_event_buffer_reserve_slots(u64 slots, u32 len, u64 ts)
 notrace void trace_event_commit(const void *rec, u32 len)
 {
 	struct percpu *pc = this_cpu();
-	int cpu = pc->h.cpu;
+	int cpu = pc->h.cpu, i;
 	u64 slots = pc->trace_slots_left, opt = pc->trace_opt_slots;
 
-	rb_commit(pc->trace_slot, cpu);
+	rb_commit(pc->trace_ring);
 	while (unlikely(slots)) {
 		int slot = __builtin_ctzll(slots);
-		void *copy = rb_reserve(slot, cpu, pc->trace_ts, len);
 
 		slots &= slots - 1;
-		if (copy) {
-			rb_copy(copy, rec, len);
-			rb_commit(slot, cpu);
+		if (slot != TRACE_SLOT_EXT) {
+			rb_copy_slot(slot, cpu, pc->trace_ts, rec, len);
+			continue;
 		}
+		/* the summary bit, word 0's last: the extension slots left, in order */
+		for (i = 0; i < TRACE_EXT_WORDS; i++)
+			for (u64 w = pc->trace_ext_left[i]; w; w &= w - 1)
+				rb_copy_slot((i + 1) * 64 + __builtin_ctzll(w), cpu, pc->trace_ts, rec, len);
 	}
 	/* trace_buffer_unlock_commit_regs(): the stacks of the event's writer, our caller */
 	if (unlikely(opt)) {
@@ -309,8 +402,10 @@ notrace void trace_ring_tick(void)
 /*
  * An instance's buffers (allocate_trace_buffers() of instance_mkdir()): a ring of
  * TRACE_RING_PAGES pages for each online cpu, in one block each (the host reads a ring's
- * pages from its `pages`), and the set_event_pid bitmaps.  As 6.1's ring buffer, it may fail
- * rather than ask the OOM killer (__GFP_RETRY_MAYFAIL); then nothing stays allocated.
+ * pages from its `pages`), and for a slot of word 0 the set_event_pid bitmaps (an extension
+ * slot has its rings' own state allocated too, and no pid lists yet).  As 6.1's ring buffer,
+ * it may fail rather than ask the OOM killer (__GFP_RETRY_MAYFAIL); then nothing stays
+ * allocated.
  */
 #define TRACE_RING_ORDER	6
 #define TRACE_SLOT_GFP		(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
@@ -321,6 +416,7 @@ struct trace_slot_mem {
 	struct rcu_head rcu;
 	struct buffer_data_page *pages[NR_CPUS];
 	struct trace_pid_bits *pid_bits;
+	struct trace_ring *rings;	/* an extension slot's */
 };
 
 static notrace void trace_slot_mem_free(struct trace_slot_mem *m)
@@ -332,17 +428,25 @@ static notrace void trace_slot_mem_free(struct trace_slot_mem *m)
 			free_pages((unsigned long)m->pages[cpu], TRACE_RING_ORDER);
 	if (m->pid_bits)
 		free_pages((unsigned long)m->pid_bits, 1);
+	kfree(m->rings);
+}
+
+/* a slot an instance may have: not the top level's, not the sentinel of word 0's summary bit */
+static notrace bool trace_instance_slot(u32 slot)
+{
+	return slot != 0 && slot != TRACE_SLOT_EXT && slot < TRACE_SLOTS;
 }
 
 int trace_slot_alloc(u32 slot)
 {
 	struct trace_slot_mem m = { 0 };
-	unsigned long bits;
+	bool ext = slot >= TRACE_WORD_SLOTS;
 	int cpu, i;
 
-	if (slot == 0 || slot >= TRACE_SLOTS)
+	if (!trace_instance_slot(slot))
 		return -EINVAL;
-	if (trace_control.rings[slot][0].pages || trace_pid_control.pids[slot])
+	if (ext ? trace_control.ext_rings[slot] != NULL
+		: trace_control.rings[slot][0].pages || trace_pid_control.pids[slot])
 		return -EBUSY;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		struct page *page = alloc_pages(TRACE_SLOT_GFP, TRACE_RING_ORDER);
@@ -351,12 +455,15 @@ int trace_slot_alloc(u32 slot)
 			goto nomem;
 		m.pages[cpu] = page_address(page);
 	}
-	bits = __get_free_pages(TRACE_SLOT_GFP | __GFP_ZERO, 1);
-	if (!bits)
+	if (ext)
+		m.rings = kzalloc(sizeof(struct trace_ring) * NR_CPUS, TRACE_SLOT_GFP);
+	else
+		m.pid_bits = (struct trace_pid_bits *)__get_free_pages(TRACE_SLOT_GFP | __GFP_ZERO, 1);
+	if (!m.rings && !m.pid_bits)
 		goto nomem;
 	/* no bit of the slot is set anywhere: no writer looks at its rings until the host sets one */
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		struct trace_ring *r = &trace_control.rings[slot][cpu];
+		struct trace_ring *r = ext ? &m.rings[cpu] : &trace_control.rings[slot][cpu];
 
 		memset(r, 0, sizeof(*r));
 		for (i = 0; i < TRACE_RING_PAGES; i++) {
@@ -366,8 +473,13 @@ int trace_slot_alloc(u32 slot)
 		barrier();
 		WRITE_ONCE(r->pages, m.pages[cpu]);
 	}
-	trace_pid_control.pids[slot] = (struct trace_pid_bits *)bits;
-	trace_pid_control.notrace_pids[slot] = (struct trace_pid_bits *)bits + 1;
+	if (ext) {
+		barrier();
+		WRITE_ONCE(trace_control.ext_rings[slot], m.rings);
+		return 0;
+	}
+	trace_pid_control.pids[slot] = m.pid_bits;
+	trace_pid_control.notrace_pids[slot] = m.pid_bits + 1;
 	return 0;
 nomem:
 	trace_slot_mem_free(&m);
@@ -392,18 +504,26 @@ void trace_slot_free(u32 slot)
 	struct trace_slot_mem *m, stack = { 0 };
 	int cpu;
 
-	if (slot == 0 || slot >= TRACE_SLOTS)
+	if (!trace_instance_slot(slot))
 		return;
 	m = kmalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		m = &stack;
-	for (cpu = 0; cpu < NR_CPUS; cpu++) {
-		m->pages[cpu] = trace_control.rings[slot][cpu].pages;
-		WRITE_ONCE(trace_control.rings[slot][cpu].pages, NULL);
+	memset(m, 0, sizeof(*m));
+	if (slot >= TRACE_WORD_SLOTS) {
+		m->rings = trace_control.ext_rings[slot];
+		WRITE_ONCE(trace_control.ext_rings[slot], NULL);
+		for (cpu = 0; m->rings && cpu < NR_CPUS; cpu++)
+			m->pages[cpu] = m->rings[cpu].pages;
+	} else {
+		for (cpu = 0; cpu < NR_CPUS; cpu++) {
+			m->pages[cpu] = trace_control.rings[slot][cpu].pages;
+			WRITE_ONCE(trace_control.rings[slot][cpu].pages, NULL);
+		}
+		m->pid_bits = trace_pid_control.pids[slot];
+		trace_pid_control.pids[slot] = NULL;
+		trace_pid_control.notrace_pids[slot] = NULL;
 	}
-	m->pid_bits = trace_pid_control.pids[slot];
-	trace_pid_control.pids[slot] = NULL;
-	trace_pid_control.notrace_pids[slot] = NULL;
 	if (m == &stack)
 		trace_slot_mem_free(m);
 	else

@@ -229,9 +229,10 @@ def test_probe_writers_while_machine_runs(mount_at):
 
 
 def guest_instance_slots() -> int:
-    """Instances the emulated kernel has buffers for: its trace slots less the top level's."""
-    header = (REPO / "kernel_model/include/trace/ring.h").read_text()
-    return int(re.search(r"#define TRACE_SLOTS\s+(\d+)", header).group(1)) - 1
+    """Instances the emulated kernel has slots for: word 0's of its masks less the top level's
+    and the summary bit's (include/trace/slots.h; tracing.GuestTracing.instance_slots)."""
+    header = (REPO / "kernel_model/include/trace/slots.h").read_text()
+    return int(re.search(r"#define TRACE_WORD_SLOTS\s+(\d+)", header).group(1)) - 2
 
 
 def test_instances_mkdir_rmdir_reuse_slots(mount_at):

@@ -1,13 +1,13 @@
 """Trace instances through the mounted filesystem, with real mkdir/echo/cat/rmdir: many of
 them at once, each recording its own events, and their buffers (the emulated kernel's memory,
 allocated at mkdir and freed at rmdir) given back.  Linux 6.1 bounds instances by memory alone;
-here by that and the 63 slots of the kernel's masks (the 64th mkdir: ENOMEM)."""
+here by that and the 62 slots of word 0 of the kernel's masks (the 63rd mkdir: ENOMEM)."""
 import re
 
 from tests.integration.simtest import sh, tracefs_sim, wait_until
 
 INSTANCES = 40
-SLOTS = 63          # TRACE_SLOTS less the top level's
+SLOTS = 62          # TRACE_WORD_SLOTS less the top level's and the summary bit's
 CPUS = 2
 RING_KB = 256       # a ring of TRACE_RING_PAGES (64) pages per online CPU
 

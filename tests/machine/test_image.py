@@ -166,7 +166,8 @@ def test_the_host_abi_comes_with_the_image(image):
     from tracefs_sim.trace import _entry
 
     abi = image.abi
-    assert abi["TRACE_SLOTS"] == 64 and abi["MCOUNT_INSN_SIZE"] == 5
+    assert abi["TRACE_SLOTS"] == 64 * abi["TRACE_SLOT_WORDS"] and abi["MCOUNT_INSN_SIZE"] == 5
+    assert abi["TRACE_SLOT_EXT"] == abi["TRACE_WORD_SLOTS"] - 1 == 63   # word 0's summary bit
     assert abi["sizeof(trace_ring)"] == abi["trace_ring.page_lost"] + 8 * abi["TRACE_RING_PAGES"]
     # the guest writes the pages the host's ring buffer reads
     assert abi["BUF_PAGE_HDR_SIZE"] == _entry.BUF_PAGE_HDR_SIZE

@@ -586,3 +586,69 @@ def test_no_memory_for_an_instance_is_enomem_and_allocates_nothing(make_machine)
             assert time.monotonic() < deadline
             time.sleep(0.1)
     assert all(ring_pages(m, slot))
+
+
+def ext_ring_pages(m, slot):
+    """Each cpu's ring page base of an extension slot (slot >= 64; 0: none), through
+    trace_control.ext_rings."""
+    lay = m.tracing.layout
+    control = m.image.addr("trace_control")
+    rings = struct.unpack("<Q", m.read_memory(control + lay.control_ext_rings + 8 * slot, 8))[0]
+    if not rings:
+        return [0] * lay.nr_cpus
+    return [struct.unpack("<Q", m.read_memory(rings + cpu * lay.ring_size + lay.ring_page_base, 8))[0]
+            for cpu in range(lay.nr_cpus)]
+
+
+def test_extension_slots_record_their_own_events(make_machine, image):
+    """Slots past word 0 of the masks (64..TRACE_SLOTS-1): their bits in the extension words,
+    word 0's summary bit sending the writers to the slow path, which records in each; their
+    rings the kernel's allocation, given back when the slot closes; slot 63 is no slot."""
+    m = make_machine(cpus=2)
+    lay = m.tracing.layout
+    last = lay.slots - 1
+    getuid = events_by_name(image)["sys_enter_getuid"]
+    setup_ids(m)
+    with pytest.raises(ValueError):
+        m.tracing.open_slot(lay.slot_ext)
+    for slot in (1, 64, 130, last):
+        m.tracing.open_slot(slot)
+    assert all(ext_ring_pages(m, last)[:2]) and not any(ext_ring_pages(m, last)[2:])
+    for slot in (0, 1, 64, 130, last):
+        m.tracing.enable_event(getuid, slot, True)
+    for slot in (0, 1, 64, last):
+        m.tracing.set_recording(slot, True)    # 130 has it enabled but is not recording
+    assert m.tracing.is_recording(64) and not m.tracing.is_recording(130)
+    assert m.tracing.event_recording(getuid, last)
+    run(m, ["getuid-loop", "7"])
+    settle(m)
+    pages = {slot: drain_all(m.tracing, slot) for slot in (0, 1, 64, 130, last)}
+    for slot in (0, 1, 64, last):
+        got = records(pages[slot])
+        assert len(got) == 7, slot
+        assert {header(p)[0] for _, _, p in got} == {setup_ids(m)["sys_enter_getuid"]}
+    assert records(pages[130]) == []
+
+    # an extension slot alone (word 0 of the event's file holds the summary bit only), on cpu 1
+    for slot in (0, 1, 64):
+        m.tracing.enable_event(getuid, slot, False)
+    m.tracing.set_cpumask(last, 0b10)
+    run(m, ["getuid-loop", "200"])
+    settle(m)
+    for slot in (0, 64):
+        assert len(records(drain_all(m.tracing, slot, pages[slot]))) == 7
+    got = records(drain_all(m.tracing, last, pages[last]))[7:]
+    assert len(got) <= 200 and {cpu for cpu, _, _ in got} <= {1}
+
+    # closed: the rings go back, the slot opens again empty
+    m.tracing.set_cpumask(last, 0b11)
+    m.tracing.enable_event(getuid, last, False)
+    m.tracing.set_recording(last, False)
+    m.tracing.close_slot(last)
+    assert not any(ext_ring_pages(m, last))
+    m.tracing.open_slot(last)
+    m.tracing.enable_event(getuid, last, True)
+    m.tracing.set_recording(last, True)
+    run(m, ["getuid-loop", "3"])
+    settle(m)
+    assert len(records(drain_all(m.tracing, last))) == 3

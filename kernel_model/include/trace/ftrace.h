@@ -131,7 +131,7 @@ struct ftrace_control {
 	u32 sleep_time_off;
 	u32 graph_time_off;		/* options/graph-time off (6.1's !fgraph_graph_time) */
 	u32 pad;
-	struct ftrace_slot_state slots[TRACE_SLOTS];
+	struct ftrace_slot_state slots[TRACE_WORD_SLOTS];	/* word 0's slots (function tracers: not yet past) */
 };
 
 _Static_assert(sizeof(struct ftrace_site_state) == 24, "ftrace_site_state layout");
@@ -143,7 +143,7 @@ _Static_assert(sizeof(struct ftrace_slot_state) == 520, "ftrace_slot_state layou
 _Static_assert(offsetof(struct ftrace_control, slow_slots) == 16, "ftrace_control layout");
 _Static_assert(offsetof(struct ftrace_control, no_repeats) == 24, "ftrace_control layout");
 _Static_assert(offsetof(struct ftrace_control, slots) == 56, "ftrace_control layout");
-_Static_assert(sizeof(struct ftrace_control) == 56 + 520 * TRACE_SLOTS, "ftrace_control layout");
+_Static_assert(sizeof(struct ftrace_control) == 56 + 520 * TRACE_WORD_SLOTS, "ftrace_control layout");
 
 /*
  * The stack tracer (kernel/trace_stack.c, Linux's kernel/trace/trace_stack.c):

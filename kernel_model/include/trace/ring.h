@@ -12,9 +12,8 @@
 #define _TRACE_RING_H
 #include "../hostif.h"
 #include "../uapi/ring_page.h"	/* the page's layout: BUF_PAGE_SIZE, RINGBUF_TYPE_*, TS_SHIFT... */
+#include "slots.h"		/* slot 0: top-level trace array, the others instances; the masks' words */
 
-/* slot 0: top-level trace array, 1..: instances; a slot is a bit of the u64 masks below */
-#define TRACE_SLOTS		64
 #define TRACE_RING_PAGES	64	/* pages per (slot, cpu): ~9,000 function events, some ms of a busy CPU */
 
 /* kernel/trace/trace.h: enum trace_flag_type */
@@ -27,7 +26,7 @@
 
 /* What the host sets per event (one per syscalls:* event too). */
 struct trace_event_file {
-	u64 slots;		/* bit s: enabled in trace-array slot s */
+	u64 slots;		/* bit s: enabled in trace-array slot s (word 0; the rest: trace_event_ext) */
 	/* bit s: slot s has triggers on it (EVENT_FILE_FL_TRIGGER_MODE: include/trace/trigger.h) */
 	u64 triggers;
 	u16 type;		/* common_type: the event's id */
@@ -63,7 +62,14 @@ struct trace_control {
 	volatile u64 ustack_opts;	/* host: bit s: options/userstacktrace of slot s */
 	volatile u64 stack_slots;	/* host: stack_opts | ustack_opts (one load for the writers) */
 	volatile u64 cpu_slots[NR_CPUS];	/* host: bit s: slot s's tracing_cpumask has this cpu */
-	struct trace_ring rings[TRACE_SLOTS][NR_CPUS];
+	/* slots 0..62's; rings[TRACE_SLOT_EXT] are closed sentinels (no pages), so that a lone
+	 * bit 63 takes the writers' slow path (trace_event_buffer_reserve_ext()) */
+	struct trace_ring rings[TRACE_WORD_SLOTS][NR_CPUS];
+	/* the extension words (slots 64..) of recording and cpu_slots (host-written) */
+	volatile u64 recording_ext[TRACE_EXT_WORDS];
+	volatile u64 cpu_slots_ext[NR_CPUS][TRACE_EXT_WORDS];
+	/* slot s >= 64: its NR_CPUS rings, allocated with its pages (trace_slot_alloc()); NULL: none */
+	struct trace_ring *ext_rings[TRACE_SLOTS];
 };
 
 _Static_assert(offsetof(struct trace_ring, reset_req) == 40, "trace_ring layout");
@@ -72,17 +78,21 @@ _Static_assert(offsetof(struct trace_ring, page_lost) == 56, "trace_ring layout"
 _Static_assert(sizeof(struct trace_ring) == 56 + 8 * TRACE_RING_PAGES, "trace_ring layout");
 _Static_assert(offsetof(struct trace_control, cpu_slots) == 32, "trace_control layout");
 _Static_assert(offsetof(struct trace_control, rings) == 32 + 8 * NR_CPUS, "trace_control layout");
+_Static_assert(TRACE_SLOT_EXT == TRACE_WORD_SLOTS - 1, "the sentinel ring is word 0's last");
 _Static_assert(sizeof(struct trace_event_file) == 24, "trace_event_file layout");
 _Static_assert(sizeof(struct buffer_data_page) == 4096, "buffer_data_page layout");
 _Static_assert(offsetof(struct percpu, trace_taskinfo_save) == offsetof(struct percpu, trace_pending) + 4,
 	       "trace_fast_claim() sets both with one store");
 
 extern struct trace_control trace_control;
+/* host: the extension words of each event type's file slots (slot s >= 64: word s / 64 - 1) */
+extern u64 trace_event_ext[TRACE_EXT_TYPES][TRACE_EXT_WORDS];
 /* the top level's pages (slot 0); an instance's are allocated with it */
 extern struct buffer_data_page trace_pages[NR_CPUS][TRACE_RING_PAGES];
 
 void *trace_event_buffer_reserve(const struct trace_event_file *file, u32 len);
 void *trace_event_buffer_reserve_slots(u64 slots, u32 len, u64 ts);
+void *trace_event_buffer_reserve_ext(u64 slots, const u64 *ext, u32 len, u64 ts);
 void trace_event_commit(const void *rec, u32 len);
 void trace_ring_tick(void);
 /*
@@ -92,7 +102,20 @@ void trace_ring_tick(void);
  */
 int trace_slot_alloc(u32 slot);
 void trace_slot_free(u32 slot);
-_Static_assert(TRACE_SLOTS <= 64, "a slot is a bit of a u64");
+
+/* The extension words of an event file's slots (its type's), or NULL: a type that has none. */
+static __always_inline const u64 *trace_event_file_ext(const struct trace_event_file *file)
+{
+	return file->type < TRACE_EXT_TYPES ? trace_event_ext[file->type] : NULL;
+}
+
+/* The ring of (slot, cpu): word 0's in trace_control, an extension slot's allocated. */
+static __always_inline struct trace_ring *trace_ring_of(u32 slot, int cpu)
+{
+	if (slot < TRACE_WORD_SLOTS)
+		return &trace_control.rings[slot][cpu];
+	return &trace_control.ext_rings[slot][cpu];
+}
 
 /* the slots that take a stack after each event record (either option) */
 static __always_inline u64 trace_stack_opt_slots(void)
@@ -160,12 +183,14 @@ struct trace_write {
  * tracer: one slot records the event on this cpu, its current page has
  * events already, room for the record and a delta that fits the one-word
  * header.  That case writes the header here, with no call and no branch per
- * condition; every other case goes to trace_event_buffer_reserve_slots()
+ * condition; every other case goes to trace_event_buffer_reserve_ext()
  * with the same time stamp, so both write the same bytes.  Fill the record,
  * then trace_event_commit_inline().  Interrupts off from reserve to commit.
+ * ext: the extension words of the writer's slots (trace_event_file_ext()), read only when
+ * word 0's TRACE_SLOT_EXT is set; NULL: none.
  */
-static __always_inline void *trace_event_reserve_inline(struct percpu *pc, u64 file_slots, u32 len,
-							struct trace_write *w)
+static __always_inline void *trace_event_reserve_inline(struct percpu *pc, u64 file_slots, const u64 *ext,
+							u32 len, struct trace_write *w)
 {
 	int cpu = pc->h.cpu;
 	u64 slots = file_slots & trace_control.recording & trace_control.cpu_slots[cpu];
@@ -186,7 +211,7 @@ static __always_inline void *trace_event_reserve_inline(struct percpu *pc, u64 f
 	 * tail - 1 is huge), no room, a delta wider than the header's, a two-word header */
 	if (unlikely((slots & (slots - 1)) | (r->reset_req ^ r->reset_done) | r->closed | (delta >> TS_SHIFT) |
 		     (tail - 1 >= BUF_PAGE_SIZE - length) | (length > 4 + 4 * RINGBUF_TYPE_DATA_TYPE_LEN_MAX)))
-		return trace_event_buffer_reserve_slots(slots, len, ts);
+		return trace_event_buffer_reserve_ext(slots, ext, len, ts);
 	pc->trace_pending = 1;
 	pc->trace_taskinfo_save = 1;
 	w->page = r->pages + r->seq % TRACE_RING_PAGES;
@@ -221,9 +246,9 @@ static __always_inline unsigned long trace_fast_check(struct percpu *pc, u64 slo
 {
 	int cpu = pc->h.cpu;
 	u32 length = rb_event_length(len), tail;
-	/* slots 0 takes the slow path, but the loads below need a ring: the last slot's (its
-	 * pages may be none: the page pointer is only used on the fast path) */
-	long ring = __builtin_ctzll(slots | 1ULL << (TRACE_SLOTS - 1)) * NR_CPUS + cpu;
+	/* slots 0 takes the slow path, but the loads below need a ring: the sentinel's (no
+	 * pages: the page pointer is only used on the fast path) */
+	long ring = __builtin_ctzll(slots | 1ULL << TRACE_SLOT_EXT) * NR_CPUS + cpu;
 	struct trace_ring *r = &trace_control.rings[0][0] + ring;
 	u64 ts = trace_clock_peek(pc), delta;
 

@@ -34,13 +34,13 @@ struct trace_pid_control {
 	volatile u64 function_fork;		/* host: bit s: options/function-fork of slot s */
 	/* each slot's bitmaps: slot 0's static, an instance's allocated with its rings
 	 * (trace_slot_alloc()); NULL: no such instance */
-	struct trace_pid_bits *pids[TRACE_SLOTS];
-	struct trace_pid_bits *notrace_pids[TRACE_SLOTS];
+	struct trace_pid_bits *pids[TRACE_WORD_SLOTS];
+	struct trace_pid_bits *notrace_pids[TRACE_WORD_SLOTS];
 };
 
 _Static_assert(sizeof(struct trace_pid_bits) == 4096, "trace_pid_bits layout");
 _Static_assert(offsetof(struct trace_pid_control, pids) == 32, "trace_pid_control layout");
-_Static_assert(sizeof(struct trace_pid_control) == 32 + 2 * 8 * TRACE_SLOTS, "trace_pid_control layout");
+_Static_assert(sizeof(struct trace_pid_control) == 32 + 2 * 8 * TRACE_WORD_SLOTS, "trace_pid_control layout");
 
 extern struct trace_pid_control trace_pid_control;
 

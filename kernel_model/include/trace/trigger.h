@@ -102,7 +102,7 @@ struct event_triggers {
 	u32 pad;
 	u16 first[EVENT_TRIGGER_TYPES];	/* the type's first entry (nr: none) */
 	s64 counts[EVENT_TRIGGERS_MAX];
-	struct event_snapshot_reqs snapshot[TRACE_SLOTS];
+	struct event_snapshot_reqs snapshot[TRACE_WORD_SLOTS];	/* word 0's slots (triggers: not yet past) */
 	struct event_trigger trigger[EVENT_TRIGGERS_MAX];
 	struct trigger_pred pred[EVENT_TRIGGER_PREDS_MAX];
 	char strings[EVENT_TRIGGER_STRINGS];

@@ -352,6 +352,8 @@ class GuestTracingOps(Protocol):
     @property
     def nr_slots(self) -> int: ...  # trace arrays the guest can record for (slot 0: the top level)
     @property
+    def instance_slots(self) -> Sequence[int]: ...  # the slots instances are given, in order
+    @property
     def pid_lists(self) -> PidListOps: ...
     @property
     def triggers(self) -> EventTriggerOps: ...

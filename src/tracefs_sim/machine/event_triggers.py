@@ -71,7 +71,7 @@ class GuestEventTriggers:
         self._lock = threading.Lock()
         self._triggers: list[GuestTrigger] = []
         self._count_index: dict[int, int] = {}     # id(count) -> its slot in the guest's counts
-        self._snapshot_seen = [0] * a("TRACE_SLOTS")
+        self._snapshot_seen = [0] * a("TRACE_WORD_SLOTS")   # event_triggers.snapshot[]: word 0's slots
         self._soft_words: dict[int, int] = {}      # dyn_soft_off set before the guest was attached
 
     def attach(self, mem: PhysMem) -> None:

@@ -33,7 +33,7 @@ class GuestPidLists:
         image = machine.image
         a = image.abi_value
         # the layout of struct trace_pid_control (trace_pid.h), from the image's host ABI
-        self._slots = a("TRACE_SLOTS")
+        self._slots = a("TRACE_WORD_SLOTS")   # the pid lists are word 0's slots' (ring.h: slots.h)
         self._pid_max = a("TRACE_PID_MAX")  # the guest's bitmaps cover the pids below it
         self._bits_size = a("sizeof(trace_pid_bits)")
         self._words = self._bits_size // 8

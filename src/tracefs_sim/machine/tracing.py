@@ -35,16 +35,21 @@ if TYPE_CHECKING:
 JMP_REL32 = 0xE9
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
+_WORD = (1 << 64) - 1
 
 
 @dataclass(frozen=True)
 class RingLayout:
     """Where the guest keeps its rings (include/trace/ring.h), from the image's host ABI:
-    trace_control's recording bits (a u64 mask: bit s, slot s), rings per (slot, cpu), each
-    with a pointer to its data pages, and tracing_cpumasks; the events' trace_event_file;
-    saved_cmdlines."""
+    trace_control's recording bits (a set of slots: include/trace/slots.h), rings per (slot,
+    cpu), each with a pointer to its data pages, and tracing_cpumasks; the events'
+    trace_event_file; saved_cmdlines."""
 
     slots: int  # TRACE_SLOTS
+    slot_words: int  # TRACE_SLOT_WORDS: the u64 words of a set of slots
+    slot_ext: int  # TRACE_SLOT_EXT: word 0's bit for "an extension word has a slot set"
+    word_slots: int  # TRACE_WORD_SLOTS: word 0's (its slots' rings are in trace_control)
+    ext_types: int  # TRACE_EXT_TYPES: event types with extension words (trace_event_ext)
     nr_cpus: int  # NR_CPUS: what the tables are sized for (the machine may run fewer)
     ring_pages: int  # TRACE_RING_PAGES
     page_size: int  # sizeof(struct buffer_data_page)
@@ -65,6 +70,9 @@ class RingLayout:
     control_stack_opts: int     # options/stacktrace bits
     control_ustack_opts: int    # options/userstacktrace bits
     control_stack_slots: int    # the slots with either
+    control_recording_ext: int  # recording's extension words
+    control_cpu_slots_ext: int  # [NR_CPUS][TRACE_SLOT_WORDS - 1]: cpu_slots' extension words
+    control_ext_rings: int      # [TRACE_SLOTS]: an extension slot's rings (kernel virtual; 0: none)
     file_slots: int
     file_triggers: int
     file_type: int
@@ -81,19 +89,27 @@ class RingLayout:
     def of(cls, image: KernelImage) -> RingLayout:
         a = image.abi_value
         return cls(
-            a("TRACE_SLOTS"), a("NR_CPUS"), a("TRACE_RING_PAGES"), a("sizeof(buffer_data_page)"),
+            a("TRACE_SLOTS"), a("TRACE_SLOT_WORDS"), a("TRACE_SLOT_EXT"), a("TRACE_WORD_SLOTS"),
+            a("TRACE_EXT_TYPES"), a("NR_CPUS"), a("TRACE_RING_PAGES"), a("sizeof(buffer_data_page)"),
             a("BUF_PAGE_HDR_SIZE"), a("buffer_data_page.commit"), a("sizeof(trace_ring)"), a("trace_ring.seq"),
             a("trace_ring.released"), a("trace_ring.lost"), a("trace_ring.closed"), a("trace_ring.reset_req"),
             a("trace_ring.pages"), a("trace_ring.page_lost"), a("sizeof(trace_control)"),
             a("trace_control.recording"), a("trace_control.rings"), a("trace_control.cpu_slots"),
             a("trace_control.stack_opts"), a("trace_control.ustack_opts"), a("trace_control.stack_slots"),
+            a("trace_control.recording_ext"), a("trace_control.cpu_slots_ext"), a("trace_control.ext_rings"),
             a("trace_event_file.slots"), a("trace_event_file.triggers"), a("trace_event_file.type"), a("SAVED_CMDLINES"), a("sizeof(saved_cmdline)"),
             a("sizeof(saved_cmdlines)"), a("saved_cmdlines.entry"), a("COMM_RENAMES"),
             a("sizeof(comm_rename)"), a("saved_cmdlines.renames"), a("saved_cmdlines.renames_next"))
 
     def ring(self, slot: int, cpu: int) -> int:
-        """The (slot, cpu) ring's offset in trace_control."""
+        """The (slot, cpu) ring's offset in trace_control (a slot of word 0)."""
         return self.control_rings + (slot * self.nr_cpus + cpu) * self.ring_size
+
+    def words(self, slots: int) -> list[int]:
+        """A set of slots (bit s: slot s) as the guest keeps it: word 0, its bit slot_ext set
+        when any extension slot is, then the extension words."""
+        ext = [slots >> 64 * i & _WORD for i in range(1, self.slot_words)]
+        return [slots & _WORD & ~(1 << self.slot_ext) | any(ext) << self.slot_ext, *ext]
 
     def page(self, pages: int, seq: int) -> int:
         """The kernel virtual address of the page with sequence number seq of a ring whose
@@ -124,6 +140,13 @@ class GuestTracing:
         self._image = image
         self.layout = layout = RingLayout.of(image)
         self.nr_slots = layout.slots
+        # Instances get word 0's slots (not 0, the top level's, nor its summary bit): an
+        # extension slot's events record (trace_event_buffer_reserve_ext()), but its pid
+        # lists, triggers, function tracers, probes and stack options are word 0's yet.
+        self.instance_slots = tuple(s for s in range(1, layout.word_slots) if s != layout.slot_ext)
+        # the extension words of the event types' file slots (trace_event_ext)
+        self._event_ext = kernel_virt_to_phys(image.abi_table(
+            "trace_event_ext", layout.ext_types * (layout.slot_words - 1) * 8).addr)
         self._nr_cpus = machine.nr_cpus
         control = image.abi_table("trace_control", layout.control_size)
         saved = image.abi_table("saved_cmdlines", layout.saved_cmdlines_size)
@@ -174,8 +197,7 @@ class GuestTracing:
             for key, event_id in self._ids.items():
                 self._write_file(self._events[key], self.layout.file_type, "<H", event_id)
             for key in self._enabled.keys() | self._triggered.keys():
-                slots = self._enabled.get(key, set()) - self._soft_off.get(key, set())
-                self._write_file(self._events[key], self.layout.file_slots, "<Q", self._mask(slots))
+                self._write_file_slots(key)
                 self._write_file(self._events[key], self.layout.file_triggers, "<Q",
                                  self._mask(self._triggered.get(key, set())))
             self._write_recording()
@@ -202,7 +224,10 @@ class GuestTracing:
         the buffer; a seeded one does not (its drain acts while the machine is paused)."""
         if self._machine.options.seed is not None or self._mem is None or not 0 <= slot < self.nr_slots:
             return
-        buf, lay, ring = self._mem.buf, self.layout, self._ring(slot, cpu)
+        buf, lay, maybe_ring = self._mem.buf, self.layout, self._ring(slot, cpu)
+        if maybe_ring is None:
+            return
+        ring = maybe_ring
 
         def room() -> bool:
             seq: int = _U64.unpack_from(buf, ring + lay.ring_seq)[0]
@@ -236,11 +261,16 @@ class GuestTracing:
                 for key, (event, event_id) in zip(keys, ids):
                     self._ids[key] = event_id
                     self._write_file(event, self.layout.file_type, "<H", event_id)
+                    if key in self._enabled:
+                        self._write_file_slots(key)   # its extension words are its type's
         self._machine.guest_op(apply)
 
     def enable_event(self, event: EventName, slot: int, on: bool) -> None:
         self._check_slot(slot, on)
         key = self._remember(event)
+        if on and slot >= self.layout.word_slots and self._ext_words(key) is None:
+            # no extension words for its type: the kernel has no room for the slot's bit
+            raise OSError(errno.ENOMEM, f"{event.system}:{event.name}: no extension slots for its type")
         self._machine.guest_op(lambda: self._enable(self._events[key], key, slot, on))
 
     def _enable(self, event: EventDesc, key: tuple[str, str], slot: int, on: bool) -> None:
@@ -268,8 +298,11 @@ class GuestTracing:
         def read() -> bool:
             if self._mem is None:
                 return slot in self._enabled.get(key, ()) and slot not in self._soft_off.get(key, ())
-            pa = kernel_virt_to_phys(self._image.event_file(event) + self.layout.file_slots)
-            return bool(_U64.unpack_from(self._mem.buf, pa)[0] >> slot & 1)
+            pa: int | None = kernel_virt_to_phys(self._image.event_file(event) + self.layout.file_slots)
+            if slot >= self.layout.word_slots:
+                ext = self._ext_words(key)
+                pa = ext + 8 * (slot // 64 - 1) if ext is not None else None
+            return pa is not None and bool(_U64.unpack_from(self._mem.buf, pa)[0] >> slot % 64 & 1)
         return self._machine.guest_op(read)
 
     def set_event_soft_disabled(self, event: EventName, slot: int, off: bool) -> None:
@@ -386,7 +419,8 @@ class GuestTracing:
                 self._recording[slot] = bool(on)
                 if self._mem is not None:
                     # only this slot's bit: the guest's traceon/traceoff probes flip the others
-                    self._set_bit(self._control + self.layout.control_recording, slot, on)
+                    self._set_slot_bit(self._control + self.layout.control_recording,
+                                       self._control + self.layout.control_recording_ext, slot, on)
         self._machine.guest_op(apply)
 
     def is_recording(self, slot: int) -> bool:
@@ -397,7 +431,9 @@ class GuestTracing:
             if self._mem is None:
                 return self._recording[slot]
             recording = self._control + self.layout.control_recording
-            return bool(_U64.unpack_from(self._mem.buf, recording)[0] >> slot & 1)
+            if slot >= self.layout.word_slots:
+                recording = self._control + self.layout.control_recording_ext + 8 * (slot // 64 - 1)
+            return bool(_U64.unpack_from(self._mem.buf, recording)[0] >> slot % 64 & 1)
         return self._machine.guest_op(read)
 
     def set_cpumask(self, slot: int, mask: int) -> None:
@@ -425,6 +461,10 @@ class GuestTracing:
         """options/stacktrace and options/userstacktrace of a slot: its events' writers add a
         kernel_stack and a user_stack record after each record (ftrace_trace_stack/userstack)."""
         self._check_slot(slot)
+        if (kernel or user) and slot >= self.layout.word_slots:
+            # the stacks' writers take word 0's slots (trace_event_opt_stacks()): an extension
+            # slot's would be a kernel's allocation it has not
+            raise OSError(errno.ENOMEM, "stack options of an extension slot")
 
         def apply() -> None:
             with self._lock:
@@ -459,7 +499,8 @@ class GuestTracing:
                 self._write_stack_opts()
                 self._open.add(slot)
         self._machine.guest_op(fresh)
-        self.pid_lists.forget(slot)
+        if slot < self.layout.word_slots:   # (an extension slot has no pid lists yet)
+            self.pid_lists.forget(slot)
 
     def close_slot(self, slot: int) -> None:
         """instance_rmdir()'s free: the slot's rings and pid lists go back to the kernel (every
@@ -486,8 +527,8 @@ class GuestTracing:
             buf, lay = self._mem.buf, self.layout
             for cpu in range(self._nr_cpus):
                 ring = self._ring(slot, cpu)
-                pages = _U64.unpack_from(buf, ring + lay.ring_page_base)[0]
-                if not pages:
+                pages = _U64.unpack_from(buf, ring + lay.ring_page_base)[0] if ring is not None else 0
+                if ring is None or not pages:
                     continue  # an instance's slot without buffers (not made, or taken down)
                 seq = _U64.unpack_from(buf, ring + lay.ring_seq)[0]
                 released = _U64.unpack_from(buf, ring + lay.ring_released)[0]
@@ -524,6 +565,8 @@ class GuestTracing:
             buf, lay = self._mem.buf, self.layout
             for cpu in range(self._nr_cpus):
                 ring = self._ring(slot, cpu)
+                if ring is None:
+                    continue   # an extension slot without buffers
                 seq = _U64.unpack_from(buf, ring + lay.ring_seq)[0]
                 self._skip[slot][cpu] = seq + 1
                 self._resets[slot][cpu] += 1
@@ -546,8 +589,8 @@ class GuestTracing:
     def _check_slot(self, slot: int, writes: bool = False) -> None:
         """writes: what is asked makes the guest write into the slot's rings, which only a
         slot with buffers has (an instance's slot: open_slot())."""
-        if not 0 <= slot < self.layout.slots:
-            raise ValueError(f"slot {slot} out of range 0..{self.layout.slots - 1}")
+        if not 0 <= slot < self.layout.slots or slot == self.layout.slot_ext:
+            raise ValueError(f"slot {slot} out of range 0..{self.layout.slots - 1} (or word 0's summary bit)")
         if writes and slot not in self._open:
             raise ValueError(f"slot {slot} has no buffers (open_slot() first)")
 
@@ -555,12 +598,50 @@ class GuestTracing:
     def _mask(slots: set[int]) -> int:
         return sum(1 << s for s in slots)
 
+    def _write_words(self, pa: int, ext_pa: int | None, slots: int) -> None:
+        """A set of slots into a guest mask at pa, its extension words at ext_pa (None: it
+        has none, and holds no extension slot)."""
+        buf, words = self._ram().buf, self.layout.words(slots)
+        _U64.pack_into(buf, pa, words[0])
+        if ext_pa is not None:
+            for i, word in enumerate(words[1:]):
+                _U64.pack_into(buf, ext_pa + 8 * i, word)
+
+    def _set_slot_bit(self, pa: int, ext_pa: int, slot: int, on: bool) -> None:
+        """One slot of a guest mask whose word 0 the guest also changes (_set_bit()): an
+        extension slot's bit in its word at ext_pa, and word 0's summary bit kept."""
+        lay = self.layout
+        if slot < lay.word_slots:
+            self._set_bit(pa, slot, on)
+            return
+        self._set_bit(ext_pa + 8 * (slot // 64 - 1), slot % 64, on)
+        buf = self._ram().buf
+        self._set_bit(pa, lay.slot_ext, any(_U64.unpack_from(buf, ext_pa + 8 * i)[0]
+                                            for i in range(lay.slot_words - 1)))
+
+    def _ext_words(self, key: tuple[str, str]) -> int | None:
+        """The physical address of the event's extension words (its type's row of
+        trace_event_ext); None: its type has none, or it has no type yet."""
+        event_id = self._ids.get(key)
+        if event_id is None or event_id >= self.layout.ext_types:
+            return None
+        return self._event_ext + event_id * (self.layout.slot_words - 1) * 8
+
+    def _write_file_slots(self, key: tuple[str, str]) -> None:
+        """The event file's slots (less the soft-disabled), word 0 and its type's extension words."""
+        if self._mem is not None:
+            slots = self._mask(self._enabled.get(key, set()) - self._soft_off.get(key, set()))
+            file = kernel_virt_to_phys(self._image.event_file(self._events[key]) + self.layout.file_slots)
+            self._write_words(file, self._ext_words(key), slots)
+
     def _write_cpumasks(self) -> None:
         if self._mem is not None:
-            for cpu in range(self.layout.nr_cpus):
+            lay = self.layout
+            for cpu in range(lay.nr_cpus):
                 slots = sum(1 << slot for slot, mask in enumerate(self._cpumasks)
                             if mask >> cpu & 1 and not self._stopped[slot])
-                _U64.pack_into(self._mem.buf, self._control + self.layout.control_cpu_slots + 8 * cpu, slots)
+                self._write_words(self._control + lay.control_cpu_slots + 8 * cpu,
+                                  self._control + lay.control_cpu_slots_ext + 8 * (lay.slot_words - 1) * cpu, slots)
 
     def _write_stack_opts(self) -> None:
         if self._mem is not None:
@@ -572,7 +653,8 @@ class GuestTracing:
     def _write_recording(self) -> None:
         if self._mem is not None:
             mask = sum(1 << slot for slot, on in enumerate(self._recording) if on)
-            _U64.pack_into(self._mem.buf, self._control + self.layout.control_recording, mask)
+            self._write_words(self._control + self.layout.control_recording,
+                              self._control + self.layout.control_recording_ext, mask)
 
     def _set_bit(self, pa: int, bit: int, on: bool) -> None:
         """One bit of a guest u64 mask the guest also changes (a narrow race: the guest's own
@@ -587,8 +669,12 @@ class GuestTracing:
         return self._mem
 
     def _set_file_bit(self, event: EventName, slot: int, on: bool) -> None:
-        if self._mem is not None:
-            self._set_bit(kernel_virt_to_phys(self._image.event_file(event) + self.layout.file_slots), slot, on)
+        if self._mem is None:
+            return
+        file = kernel_virt_to_phys(self._image.event_file(event) + self.layout.file_slots)
+        ext = self._ext_words((event.system, event.name))
+        if slot < self.layout.word_slots or ext is not None:
+            self._set_slot_bit(file, ext if ext is not None else 0, slot, on)
 
     def _write_file(self, event: EventName, offset: int, fmt: str, value: int) -> None:
         if self._mem is not None:
@@ -615,5 +701,10 @@ class GuestTracing:
         elif self._mem is not None:  # stopped: nothing executes, memory is all there is
             self._mem.write(kernel_virt_to_phys(code), data)
 
-    def _ring(self, slot: int, cpu: int) -> int:
-        return self._control + self.layout.ring(slot, cpu)
+    def _ring(self, slot: int, cpu: int) -> int | None:
+        """The (slot, cpu) ring's physical address; None: an extension slot without buffers."""
+        lay = self.layout
+        if slot < lay.word_slots:
+            return self._control + lay.ring(slot, cpu)
+        rings = _U64.unpack_from(self._ram().buf, self._control + lay.control_ext_rings + 8 * slot)[0]
+        return kernel_virt_to_phys(rings + cpu * lay.ring_size) if rings else None

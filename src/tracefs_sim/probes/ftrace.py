@@ -61,7 +61,7 @@ class FtraceLayout:
     ftrace_site_map's entries, ftrace_control and its per-slot states, the function probes'
     table."""
 
-    slots: int  # TRACE_SLOTS
+    slots: int  # TRACE_WORD_SLOTS: the slots the function tracers take (word 0 of the masks)
     insn_size: int  # MCOUNT_INSN_SIZE: an mcount site's nop, or the call it becomes
     max_sites: int  # FTRACE_MAX_SITES
     pids_max: int  # FTRACE_PIDS_MAX
@@ -103,7 +103,7 @@ class FtraceLayout:
     def of(cls, image: PatchableImage) -> FtraceLayout:
         a = image.abi_value
         return cls(
-            a("TRACE_SLOTS"), a("MCOUNT_INSN_SIZE"), a("FTRACE_MAX_SITES"), a("FTRACE_PIDS_MAX"),
+            a("TRACE_WORD_SLOTS"), a("MCOUNT_INSN_SIZE"), a("FTRACE_MAX_SITES"), a("FTRACE_PIDS_MAX"),
             a("FTRACE_MAP_GRAIN"), a("FTRACE_MAP_ENTRIES"), a("sizeof(ftrace_site_entry)"),
             a("ftrace_site_entry.index"), a("FTRACE_GRAPH_FUNCTION"), a("FTRACE_GRAPH_NOTRACE"),
             a("FTRACE_SITE_PROBES"), a("FTRACE_SITE_STACK"), a("FTRACE_PROBES_MAX"), a("sizeof(ftrace_probe)"), a("sizeof(ftrace_probes)"),
@@ -161,7 +161,7 @@ class FtraceSites:
             raise ValueError("kernel image's ftrace_site_state layout does not match this host")
         self._control = kernel_virt_to_phys(image.abi_table("ftrace_control", lay.control_size).addr)
         self._probes_pa = kernel_virt_to_phys(image.abi_table("ftrace_probes", lay.probes_size).addr)
-        repeats = image.lookup("ftrace_repeats")   # [TRACE_SLOTS][NR_CPUS] func-no-repeats states
+        repeats = image.lookup("ftrace_repeats")   # [TRACE_WORD_SLOTS][NR_CPUS] func-no-repeats states
         self._repeats = None if repeats is None else (kernel_virt_to_phys(repeats.addr), repeats.size // lay.slots)
         self._stack_pa = kernel_virt_to_phys(image.abi_table("stack_tracer").addr)
         self._stack_fields = {name: image.abi_value(f"stack_tracer.{name}")

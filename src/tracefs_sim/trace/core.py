@@ -131,7 +131,7 @@ class TraceCore:
         # the function profiler (ftrace.c): function_profile_enabled, trace_stat/functionN
         self.function_profiler = None if ftrace_sites is None or self.top.functions is None else \
             FunctionProfiler(ftrace_sites, self.top.functions, lambda: self.tracing_thresh.ns)
-        self.instances = Instances(self._make_array, self.guest.nr_slots, self.guest)
+        self.instances = Instances(self._make_array, self.guest.instance_slots, self.guest)
         self.drain = Drain(self.guest, self.arrays, self.cmdlines, machine.tasks)
         # the dump and cpudump function commands' text (ftrace_dump() prints global_trace)
         self.ftrace_dump = FtraceDump(self.guest.ftrace_dump, self.top, self.drain.drain_once)

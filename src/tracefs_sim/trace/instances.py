@@ -6,15 +6,17 @@ What bounds them: 6.1's bound is memory alone (its instance costs some 11.6 MB o
 its buffers at trace_buf_size per CPU and its events' directory tree; a 1 GiB VM makes 75
 and dies of OOM before 85).  Here two things do: the guest's memory (each instance's rings,
 TRACE_RING_PAGES pages per online CPU, from the emulated kernel's page allocator: ENOMEM
-when it has not them), and the guest's slots (TRACE_SLOTS, read from the image: slot 0 the
-top level's, so 63 instances), a slot being a bit of the kernel's u64 masks (event files,
-tracing_on, tracing_cpumask, options, pid lists, the function tracers' sites, probes,
-triggers).  The host's own buffers (the ones readers see) fill as records come, so an idle
+when it has not them), and the guest's slots (GuestTracingOps.instance_slots, from the image:
+word 0 of the kernel's masks less the top level's slot 0 and the summary bit 63, so 62
+instances), a slot being a bit of the kernel's masks (event files, tracing_on,
+tracing_cpumask, options, pid lists, the function tracers' sites, probes, triggers).  The
+kernel's masks have extension words (TRACE_SLOTS 512), in which only events record so far:
+instances get those slots once every mechanism does.  The host's own buffers (the ones readers see) fill as records come, so an idle
 instance costs the host little."""
 
 import errno
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
 from .trace_array import TraceArray
@@ -28,12 +30,12 @@ class SlotBuffers(Protocol):
 
 
 class Instances:
-    def __init__(self, make_array: Callable[[int], TraceArray], nr_slots: int, buffers: SlotBuffers):
-        """make_array(slot) builds the trace array of a new instance; slots 1..nr_slots-1 are
-        the guest's (slot 0 is the top level); buffers allocates and frees a slot's."""
+    def __init__(self, make_array: Callable[[int], TraceArray], slots: Sequence[int], buffers: SlotBuffers):
+        """make_array(slot) builds the trace array of a new instance; slots: the guest's that
+        instances may have (the lowest free one is given); buffers allocates and frees a slot's."""
         self._make = make_array
         self._buffers = buffers
-        self._free = list(range(nr_slots - 1, 0, -1))
+        self._free = sorted(slots, reverse=True)
         self._arrays: dict[str, TraceArray] = {}
         self._lock = threading.Lock()
 
