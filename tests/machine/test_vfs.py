@@ -6,6 +6,7 @@ that nothing a guest program does reaches the host's directories."""
 import os
 import re
 import resource
+import struct
 import subprocess
 from pathlib import Path
 
@@ -178,6 +179,22 @@ def test_proc_pid_timerslack_ns(machine, run_program):
                      "sh -c 'cat /proc/self/timerslack_ns; echo 0 > /proc/$$/timerslack_ns; cat /proc/$$/timerslack_ns'; "
                      "echo x > /proc/$$/timerslack_ns || echo refused")
     assert lines[:4] == ["50000", "1000", "1000", "1000"] and lines[-1] == "refused", lines
+
+
+@pytest.mark.skipif(not os.path.exists(BUSYBOX), reason="needs Debian's busybox-static")
+def test_proc_pid_environ_and_auxv(machine, run_program):
+    """environ: the strings exec put on the new stack, read from the task's memory; auxv: the
+    (type, value) pairs exec gave it, to AT_NULL (AT_PAGESZ 4096, AT_ENTRY the ELF's entry);
+    a kernel thread's are empty."""
+    status, out = run_program(machine, [BUSYBOX, "sh", "-c", "FOO=bar /bin/busybox cat /proc/self/environ; echo; "
+                                        "cat /proc/2/environ /proc/2/auxv | wc -c; cat /proc/self/auxv"], timeout=60)
+    assert status == 0
+    environ, kthread, auxv = out.split(b"\n", 2)
+    assert b"FOO=bar\0" in environ and environ.endswith(b"\0") and kthread.strip() == b"0"
+    pairs = [struct.unpack_from("<QQ", auxv, i) for i in range(0, len(auxv), 16)]
+    assert len(auxv) % 16 == 0 and pairs[-1] == (0, 0) and all(t for t, _ in pairs[:-1])
+    entry = struct.unpack_from("<Q", Path(BUSYBOX).read_bytes(), 24)[0]
+    assert dict(pairs)[6] == 4096 and dict(pairs)[9] == entry	# AT_PAGESZ, AT_ENTRY
 
 
 def test_proc_pid_task_has_a_directory_per_thread(machine, run_program):

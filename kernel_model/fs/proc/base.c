@@ -1160,6 +1160,132 @@ static const struct file_operations proc_oom_score_adj_operations = {
 	.llseek = default_llseek,
 };
 
+/* ---- its environment and aux vector, read from its memory ---- */
+
+/* The task's address space if the reader may look into it so (mm_access(): -EACCES otherwise;
+ * NULL: a kernel thread, or one exiting), the struct held (mmgrab), not its memory: a reader
+ * keeps no exited process's pages */
+noinline struct mm_struct *proc_mem_open(struct inode *inode, unsigned int mode)
+{
+	unsigned long irq;
+	struct task_struct *task = get_proc_task_locked(inode, &irq);
+	struct mm_struct *mm;
+
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	mm = task->mm;
+	if (mm && ((task->flags & (PF_KTHREAD | PF_EXITING)) || task->exit_state))
+		mm = NULL;
+	if (mm && mm != current->mm && !ptrace_may_access(task, mode | PTRACE_MODE_FSCREDS))
+		mm = ERR_PTR(-EACCES);
+	else if (mm)
+		mmgrab(mm);
+	spin_unlock_irqrestore(&sched_lock, irq);
+	return mm;
+}
+
+static __always_inline int __mem_open(struct inode *inode, struct file *file, unsigned int mode)
+{
+	struct mm_struct *mm = proc_mem_open(inode, mode);
+
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	file->private_data = mm;
+	return 0;
+}
+
+static noinline int mem_release(struct inode *inode, struct file *file)
+{
+	struct mm_struct *mm = file->private_data;
+
+	if (mm)
+		mmdrop(mm);
+	return 0;
+}
+
+static noinline int environ_open(struct inode *inode, struct file *file)
+{
+	return __mem_open(inode, file, PTRACE_MODE_READ);
+}
+
+/* the strings between env_start and env_end, as they are now in its memory */
+static noinline ssize_t environ_read(struct file *file, char *buf, size_t count, loff_t *ppos)
+{
+	struct mm_struct *mm = file->private_data;
+	unsigned long src = *ppos, env_start, env_end;
+	ssize_t ret = 0;
+	char *page;
+
+	if (!mm || !mm->env_end)	/* (not yet spawned far enough to have one) */
+		return 0;
+	page = (char *)__get_free_pages(GFP_KERNEL, 0);
+	if (!page)
+		return -ENOMEM;
+	if (!mmget_not_zero(mm))
+		goto free;
+	env_start = mm->env_start;
+	env_end = mm->env_end;
+	while (count > 0) {
+		size_t this_len;
+		int retval;
+
+		if (src >= env_end - env_start)
+			break;
+		this_len = min(min(count, PAGE_SIZE), env_end - (env_start + src));
+		retval = access_remote_vm(mm, env_start + src, page, this_len, 0);
+		if (retval <= 0) {
+			ret = retval;
+			break;
+		}
+		if (copy_to_user(buf, page, retval)) {
+			ret = -EFAULT;
+			break;
+		}
+		ret += retval;
+		src += retval;
+		buf += retval;
+		count -= retval;
+	}
+	*ppos = src;
+	mmput(mm);
+free:
+	free_page(page);
+	return ret;
+}
+
+static const struct file_operations proc_environ_operations = {
+	.open = environ_open,
+	.read = environ_read,
+	.llseek = default_llseek,
+	.release = mem_release,
+};
+
+static noinline int auxv_open(struct inode *inode, struct file *file)
+{
+	return __mem_open(inode, file, PTRACE_MODE_READ_FSCREDS);
+}
+
+/* the aux vector exec gave it (saved_auxv), to its AT_NULL pair */
+static noinline ssize_t auxv_read(struct file *file, char *buf, size_t count, loff_t *ppos)
+{
+	struct mm_struct *mm = file->private_data;
+	unsigned int nwords = 0;
+
+	if (!mm)
+		return 0;
+	do {
+		nwords += 2;
+	} while (nwords < AT_VECTOR_SIZE && mm->saved_auxv[nwords - 2] != 0);	/* AT_NULL */
+	return simple_read_from_buffer(buf, count, ppos, mm->saved_auxv, nwords * sizeof(mm->saved_auxv[0]));
+}
+
+static const struct file_operations proc_auxv_operations = {
+	.open = auxv_open,
+	.read = auxv_read,
+	.llseek = default_llseek,
+	.release = mem_release,
+};
+
 /* ---- where it waits, its kernel stack, its system call; its timer slack ---- */
 
 /* lock_trace(): may the reader look into the task as a tracer would (-EPERM else).  (6.1 also
@@ -1356,6 +1482,8 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "task", S_IFDIR | 0555, NULL, NULL, &proc_task_inode_operations, &proc_task_operations },
 	{ "fd", S_IFDIR | 0500, NULL, NULL, &proc_fd_inode_operations, &proc_fd_operations },
 	{ "fdinfo", S_IFDIR | 0555, NULL, NULL, &proc_fdinfo_inode_operations, &proc_fdinfo_operations },
+	{ "environ", S_IFREG | 0400, NULL, NULL, NULL, &proc_environ_operations },
+	{ "auxv", S_IFREG | 0400, NULL, NULL, NULL, &proc_auxv_operations },
 	{ "status", S_IFREG | 0444, proc_pid_status },
 	{ "limits", S_IFREG | 0444, proc_pid_limits },
 	{ "comm", S_IFREG | 0644, comm_show },
@@ -1446,6 +1574,8 @@ static noinline int proc_tgid_base_readdir(struct file *file, struct dir_context
 static const struct pid_entry tid_base_stuff[] = {
 	{ "fd", S_IFDIR | 0500, NULL, NULL, &proc_fd_inode_operations, &proc_fd_operations },
 	{ "fdinfo", S_IFDIR | 0555, NULL, NULL, &proc_fdinfo_inode_operations, &proc_fdinfo_operations },
+	{ "environ", S_IFREG | 0400, NULL, NULL, NULL, &proc_environ_operations },
+	{ "auxv", S_IFREG | 0400, NULL, NULL, NULL, &proc_auxv_operations },
 	{ "status", S_IFREG | 0444, proc_pid_status },
 	{ "limits", S_IFREG | 0444, proc_pid_limits },
 	{ "comm", S_IFREG | 0644, comm_show },
