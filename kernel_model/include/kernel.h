@@ -2,6 +2,7 @@
 #ifndef _KERNEL_H
 #define _KERNEL_H
 #include "types.h"
+#include "task_io_accounting.h"
 #include "list.h"
 #include "hostif.h"
 #include "trace/slots.h"
@@ -165,6 +166,7 @@ struct task_struct {
 		u64 timer_slack_ns;	/* added to a sleep's hrtimer: its expiry may be that late */
 		u64 default_timer_slack_ns;	/* what a write of 0 to /proc/PID/timerslack_ns restores: the
 						 * parent's slack when it forked */
+		struct task_io_accounting ioac;	/* its I/O counts (/proc/PID/io) */
 		struct list_head tasks;
 		struct list_head run_list;
 		u64 host_id;		/* set for a program the host started (not its children): its exit goes to the host */

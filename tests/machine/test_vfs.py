@@ -197,6 +197,30 @@ def test_proc_pid_environ_and_auxv(machine, run_program):
     assert dict(pairs)[6] == 4096 and dict(pairs)[9] == entry	# AT_PAGESZ, AT_ENTRY
 
 
+@pytest.mark.skipif(not os.path.exists(BUSYBOX), reason="needs Debian's busybox-static")
+def test_proc_pid_io_counts_as_linux(machine, run_program, tmp_path):
+    """/proc/PID/io, read by the shell's process itself (`exec cat`): the shell's own reads and
+    writes (busybox's `read` takes a byte a call) add what they add on this host's Linux, and a
+    reaped child's I/O is its parent's too; a kernel thread's are zero."""
+    scripts = ['exec cat /proc/$$/io',
+               'echo abcdefg > "$T/f"; read x < "$T/f"; echo "$x" >> "$T/f"; exec cat /proc/$$/io',
+               'cat "$T/f" > /dev/null; exec cat /proc/$$/io']
+
+    def counts(lines):
+        return [int(line.split()[1]) for line in lines[:7]]
+
+    def added(run):
+        base, *others = [counts(run(script)) for script in scripts]
+        return [[n - b for n, b in zip(other, base)] for other in others]
+    host = added(lambda script: subprocess.run([BUSYBOX, "sh", "-c", script], env={"T": str(tmp_path)},
+                                               capture_output=True, text=True, timeout=60,
+                                               check=True).stdout.splitlines())
+    kernel = added(lambda script: _busybox(machine, run_program, "T=/tmp; " + script))
+    assert host[0][:4] == kernel[0][:4] == [8, 16, 8, 2]	# rchar wchar syscr syscw
+    assert host[1][0] > 0 and kernel[1][0] > 0 and kernel[1][2] > 0	# the child cat's reads
+    assert counts(_busybox(machine, run_program, "cat /proc/3/io")) == [0] * 7	# ksoftirqd/0
+
+
 def test_proc_pid_task_has_a_directory_per_thread(machine, run_program):
     """/proc/self/task: the leader and its two threads (each directory its own task's stat),
     the directory's links 2 + 3; a task of another process is not under it."""

@@ -1286,6 +1286,47 @@ static const struct file_operations proc_auxv_operations = {
 	.release = mem_release,
 };
 
+/* ---- its I/O counts (io) ---- */
+
+/* The task's counts; whole: its thread group's, the released threads' with them (signal->ioac) */
+static noinline int do_io_accounting(struct inode *inode, struct seq_file *m, int whole)
+{
+	struct task_io_accounting acct;
+	struct task_struct *task, *t;
+	unsigned long irq;
+
+	task = get_proc_task_locked(inode, &irq);
+	if (!task)
+		return -ESRCH;
+	if (!ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS)) {
+		spin_unlock_irqrestore(&sched_lock, irq);
+		return -EACCES;
+	}
+	acct = task->ioac;
+	if (whole && task->signal) {
+		task_io_accounting_add(&acct, &task->signal->ioac);
+		list_for_each_entry(t, &task_list, tasks)
+			if (t->tgid == task->tgid && t != task)
+				task_io_accounting_add(&acct, &t->ioac);
+	}
+	spin_unlock_irqrestore(&sched_lock, irq);
+	seq_printf(m, "rchar: %lu\nwchar: %lu\nsyscr: %lu\nsyscw: %lu\nread_bytes: %lu\nwrite_bytes: %lu\n"
+		   "cancelled_write_bytes: %lu\n", (unsigned long)acct.rchar, (unsigned long)acct.wchar,
+		   (unsigned long)acct.syscr, (unsigned long)acct.syscw, (unsigned long)acct.read_bytes,
+		   (unsigned long)acct.write_bytes, (unsigned long)acct.cancelled_write_bytes);
+	return 0;
+}
+
+static noinline int proc_tid_io_accounting(struct seq_file *m, void *pid)
+{
+	return do_io_accounting(m->private, m, 0);
+}
+
+static noinline int proc_tgid_io_accounting(struct seq_file *m, void *pid)
+{
+	return do_io_accounting(m->private, m, 1);
+}
+
 /* ---- where it waits, its kernel stack, its system call; its timer slack ---- */
 
 /* lock_trace(): may the reader look into the task as a tracer would (-EPERM else).  (6.1 also
@@ -1500,6 +1541,7 @@ static const struct pid_entry tgid_base_stuff[] = {
 	{ "stack", S_IFREG | 0400, proc_pid_stack },
 	{ "oom_score", S_IFREG | 0444, proc_oom_score },
 	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },
+	{ "io", S_IFREG | 0400, proc_tgid_io_accounting },
 	{ "timerslack_ns", S_IFREG | 0666, NULL, NULL, NULL, &proc_pid_set_timerslack_ns_operations },
 };
 
@@ -1592,6 +1634,7 @@ static const struct pid_entry tid_base_stuff[] = {
 	{ "stack", S_IFREG | 0400, proc_pid_stack },
 	{ "oom_score", S_IFREG | 0444, proc_oom_score },
 	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },
+	{ "io", S_IFREG | 0400, proc_tid_io_accounting },
 };
 
 /* a directory's links: "." and its parent's entry, and each subdirectory's ".." */
