@@ -21,6 +21,7 @@
 /* filter.h's kernel-only mode: a load through PTR_TO_BTF_ID the verifier made fault-safe (a
  * fault, or an address below the kernel's, gives 0) */
 #define BPF_PROBE_MEM		0x20
+#define BPF_CALL_ARGS		0xe0	/* an interpreted bpf-to-bpf call (bpf_patch_call_args) */
 #include "kallsyms.h"	/* KSYM_NAME_LEN */
 
 /* ---- maps ---- */
@@ -311,6 +312,7 @@ int bpf_jit_enable_store(int jit_enable);
 void bpf_get_prog_name(const struct bpf_prog *prog, char *sym);
 struct bpf_ex_entry { int insn, fixup, data; };
 struct bpf_prog *bpf_int_jit_compile(struct bpf_prog *prog);
+void bpf_patch_call_args(struct bpf_insn *insn, u32 stack_depth);
 void *bpf_jit_binary_pack_alloc(u32 size);
 void bpf_jit_binary_pack_free(void *header, u32 size);
 void bpf_jit_free(struct bpf_prog *prog);

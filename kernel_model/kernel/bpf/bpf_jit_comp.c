@@ -19,8 +19,9 @@
  * on it zeroes the destination and goes on past it (ex_handler_bpf(), from the page fault and
  * general protection handlers' fixup_exception()).
  *
- * Not here, as the verifier accepts none of them: tail calls (no program arrays), bpf-to-bpf
- * calls and kfuncs, BPF_NOSPEC, classic BPF, constant blinding (bpf_jit_harden is 0).
+ * Not here, as the verifier accepts none of them: tail calls (no program arrays), kfuncs,
+ * BPF_NOSPEC, classic BPF, constant blinding (bpf_jit_harden is 0); nor bpf-to-bpf calls (a
+ * program with several functions is interpreted: fixup_call_args()).
  */
 #include "../../include/bpf.h"
 #include "../../include/bpf_jit.h"
