@@ -206,6 +206,16 @@ struct bpf_prog {
 	struct bpf_ex_entry *extable;
 	u32 num_exentries;
 	int ksym_slot;			/* its line in bpf_jit_ksyms[] (/proc/kallsyms), -1: none */
+	/* a program of several functions, JITed (jit_subprogs()): each function a bpf_prog of its
+	 * own (is_func, func_idx), JITed apart, then once more (the extra pass, jit_data kept for it)
+	 * with its calls to the others' images; the program's func[] lists them all, func[0] the
+	 * main one, whose image is the program's.  The functions share the program's BTF records. */
+	bool is_func;
+	u32 func_idx;
+	struct bpf_prog **func;
+	u32 func_cnt;
+	u32 linfo_idx;			/* a function's first line_info record */
+	struct x64_jit_data *jit_data;
 	struct rcu_head rcu;		/* freed after a grace period (__bpf_prog_put_rcu) */
 	/* a tracing program's target (check_attach_btf_id): its BTF FUNC, that FUNC's FUNC_PROTO,
 	 * its name, its address and its ftrace site (0: none) */
@@ -313,9 +323,11 @@ void bpf_get_prog_name(const struct bpf_prog *prog, char *sym);
 struct bpf_ex_entry { int insn, fixup, data; };
 struct bpf_prog *bpf_int_jit_compile(struct bpf_prog *prog);
 void bpf_patch_call_args(struct bpf_insn *insn, u32 stack_depth);
+void bpf_prog_kallsyms_del_all(struct bpf_prog *prog);
 void *bpf_jit_binary_pack_alloc(u32 size);
 void bpf_jit_binary_pack_free(void *header, u32 size);
 void bpf_jit_free(struct bpf_prog *prog);
+void bpf_jit_free_extra_pass(struct bpf_prog *prog);
 void bpf_prog_kallsyms_add(struct bpf_prog *prog);	/* (ksym_slot >= 0: it has its line) */
 void bpf_prog_kallsyms_del(struct bpf_prog *prog);
 const char *__bpf_address_lookup(unsigned long addr, unsigned long *size, unsigned long *off, char *sym);

@@ -127,6 +127,11 @@ CALL_CASES: dict[str, list[str]] = {
                                                            call_pseudo(2), ldx(DW, R0, R10, -16), exit_(),
                                                            st(DW, R1, 0, 42), mov64_imm(R0, 0), exit_()),
                                         "2", "run", "3"],
+    # JITed: an image per function, the program's info lists each (the first the program's);
+    # one function: one
+    "call_jit_info": ["load", "17", CALL_STACK_ARG, "pjit", "3", "pinfo", "3", "run", "3"],
+    "call_jit_info_8": ["load", "17", call_chain(8, 8), "pjit", "3", "run", "3"],
+    "jit_info_one_function": ["load", "17", OK0, "pjit", "3"],
     # a ring buffer reservation released by a function the holder calls
     "call_ringbuf_submit_in_callee": ["map", "27", "0", "0", "4096", "load", "17", prog(
         ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),

@@ -307,9 +307,11 @@ noinline struct bpf_prog *bpf_prog_select_runtime(struct bpf_prog *prog, int *er
 {
 	u32 depth = prog->stack_depth ? prog->stack_depth : 1;
 
+	*err = 0;
+	if (prog->jited)	/* its functions JITed by the verifier (jit_subprogs()) */
+		return prog;
 	prog->bpf_func = interpreters[(ALIGN(depth, 32) / 32) - 1];
 	prog->ksym_slot = -1;
-	*err = 0;
 	if (prog->jit_requested) {
 		*err = bpf_prog_alloc_jited_linfo(prog);
 		if (*err)
@@ -338,18 +340,22 @@ noinline void bpf_prog_jit_attempt_done(struct bpf_prog *prog)
 	}
 }
 
-/* bpf_prog_fill_jited_linfo(): the first line at the image's start, each other one where the
- * code of the instruction before it ends (insn_to_jit_off[i]: the end of instruction i's code) */
+/* bpf_prog_fill_jited_linfo(): the first line (of the function's, from linfo_idx) at the image's
+ * start, each other one where the code of the instruction before it ends (insn_to_jit_off[i]:
+ * the end of instruction i's code) */
 noinline void bpf_prog_fill_jited_linfo(struct bpf_prog *prog, const u32 *insn_to_jit_off)
 {
-	const struct bpf_line_info *linfo = prog->linfo;
-	u32 i;
+	const struct bpf_line_info *linfo = prog->linfo + prog->linfo_idx;
+	void **jited_linfo = prog->jited_linfo + prog->linfo_idx;
+	u32 i, insn_start, insn_end;
 
 	if (!prog->jited_linfo)		/* the loader gave no line_info */
 		return;
-	prog->jited_linfo[0] = prog->bpf_func;
-	for (i = 1; i < prog->nr_linfo && linfo[i].insn_off < prog->len; i++)
-		prog->jited_linfo[i] = (u8 *)prog->bpf_func + insn_to_jit_off[linfo[i].insn_off - linfo[0].insn_off - 1];
+	insn_start = linfo[0].insn_off;
+	insn_end = insn_start + prog->len;
+	jited_linfo[0] = prog->bpf_func;
+	for (i = 1; i < prog->nr_linfo - prog->linfo_idx && linfo[i].insn_off < insn_end; i++)
+		jited_linfo[i] = (u8 *)prog->bpf_func + insn_to_jit_off[linfo[i].insn_off - insn_start - 1];
 }
 
 /* ---- the program pack (bpf_prog_pack_alloc() of 6.1): 64-byte chunks of bpf_prog_pack ---- */
@@ -421,14 +427,26 @@ noinline void bpf_jit_binary_pack_free(void *header, u32 size)
 
 noinline void bpf_jit_free(struct bpf_prog *prog)
 {
+	bpf_jit_free_extra_pass(prog);
 	if (prog->jited && prog->jit_header)
 		bpf_jit_binary_pack_free(prog->jit_header, prog->jit_size);
 	kfree(prog);
 }
 
+/* a program of several functions: each function's image and bpf_prog (func[0]'s image is the
+ * program's), then the program */
 noinline void bpf_prog_free(struct bpf_prog *prog)
 {
-	bpf_jit_free(prog);
+	u32 i;
+
+	if (!prog->func_cnt) {
+		bpf_jit_free(prog);
+		return;
+	}
+	for (i = 0; i < prog->func_cnt; i++)
+		bpf_jit_free(prog->func[i]);
+	kfree(prog->func);
+	kfree(prog);
 }
 
 /* ---- kallsyms (bpf_prog_kallsyms_add() of 6.1): a line per JITed program, which the host reads
@@ -456,8 +474,9 @@ notrace void bpf_get_prog_name(const struct bpf_prog *prog, char *sym)
 		sym[n++] = hex[prog->tag[i] >> 4];
 		sym[n++] = hex[prog->tag[i] & 15];
 	}
+	/* a function of several: its own func_info record's name, else "F" */
 	if (prog->func_info_cnt)
-		name = btf_name_by_offset(prog->btf, btf_type_by_id(prog->btf, prog->func_info[0].type_id)->name_off);
+		name = btf_name_by_offset(prog->btf, btf_type_by_id(prog->btf, prog->func_info[prog->func_idx].type_id)->name_off);
 	if (name[0]) {
 		sym[n++] = '_';
 		for (i = 0; name[i] && n < KSYM_NAME_LEN - 1; i++)
@@ -503,6 +522,16 @@ noinline void bpf_prog_kallsyms_del(struct bpf_prog *prog)
 	WRITE_ONCE(bpf_jit_ksyms[prog->ksym_slot].start, 0);
 	raw_spin_unlock_irqrestore(&ksym_lock, flags);
 	prog->ksym_slot = -1;
+}
+
+/* bpf_prog_kallsyms_del_all(): the program's line and each of its functions' */
+noinline void bpf_prog_kallsyms_del_all(struct bpf_prog *prog)
+{
+	u32 i;
+
+	for (i = 1; i < prog->func_cnt; i++)
+		bpf_prog_kallsyms_del(prog->func[i]);
+	bpf_prog_kallsyms_del(prog);
 }
 
 /* __bpf_address_lookup() (kallsyms_lookup() of an address in a program's image): its name into

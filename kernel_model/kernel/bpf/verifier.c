@@ -10,8 +10,9 @@
  * equal one on the path itself is an infinite loop.  The log is 6.1's: each instruction as it
  * is processed, the registers it changed after it, the message of what it rejects, and at
  * log level 1 only the failing path (a finished path's lines are rolled back).
- * Then the rewrites: map fds become map pointers, helper numbers call offsets, bpf-to-bpf calls
- * calls of their callee's interpreter (fixup_call_args). */
+ * Then the rewrites: map fds become map pointers, helper numbers call offsets; a program of
+ * several functions has each JITed apart, calling the others' images (fixup_call_args,
+ * jit_subprogs), or its calls run their callee in an interpreter of the callee's stack. */
 #include "../../include/bpf_verifier.h"
 #include "../../include/trace/ftrace.h"	/* ftrace_is_site() */
 #include "../../include/btf.h"
@@ -4117,6 +4118,154 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 	return 0;
 }
 
+/* free_subprogs(): the functions' bpf_progs and images, after a JIT that failed */
+static void free_subprogs(struct bpf_prog **func, u32 cnt)
+{
+	u32 i;
+
+	for (i = 0; i < cnt; i++) {
+		if (!func[i])
+			continue;
+		bpf_prog_kallsyms_del(func[i]);
+		bpf_jit_free(func[i]);
+	}
+	kfree(func);
+}
+
+/*
+ * jit_subprogs(): each function JITed apart, as a bpf_prog of its own, its calls to a stand-in;
+ * then, every image's address known, each once more with its calls to its callees' images (the
+ * extra pass); the program's image func[0]'s.  The program's instructions keep their calls as
+ * 6.1 shows them (off the callee's distance, imm its number).  0, or -ENOTSUPP and the program
+ * as it was (to be interpreted), or -EFAULT.
+ */
+static noinline int jit_subprogs(struct bpf_verifier_env *env)
+{
+	struct bpf_prog *prog = env->prog, **func;
+	struct bpf_insn *insn;
+	s32 *call_imm;
+	int err = -ENOMEM;
+	u32 i, j;
+
+	call_imm = kzalloc((u64)prog->len * sizeof(*call_imm), GFP_KERNEL);
+	if (!call_imm)
+		return -ENOMEM;
+	for (i = 0, insn = prog->insnsi; i < prog->len; i++, insn++) {
+		int subprog;
+
+		if (!bpf_pseudo_call(insn))
+			continue;
+		subprog = find_subprog(env, i + insn->imm + 1);
+		if (subprog < 0) {
+			verbose(env, "verifier bug. No program starts at insn %d\n", i + insn->imm + 1);
+			kfree(call_imm);
+			return -EFAULT;
+		}
+		insn->off = subprog;	/* for now: the callee's number */
+		call_imm[i] = insn->imm;
+		insn->imm = 1;		/* __bpf_call_base + 1 to the JIT, for its size */
+	}
+	func = kzalloc(env->subprog_cnt * sizeof(*func), GFP_KERNEL);
+	if (!func || bpf_prog_alloc_jited_linfo(prog))
+		goto out_undo_insn;
+	for (i = 0; i < env->subprog_cnt; i++) {
+		u32 start = env->subprog_info[i].start, len = env->subprog_info[i + 1].start - start;
+		struct bpf_prog *f = kzalloc(sizeof(*f) + len * sizeof(struct bpf_insn), GFP_KERNEL);
+
+		if (!f)
+			goto out_free;
+		memcpy(f->insnsi, &prog->insnsi[start], len * sizeof(struct bpf_insn));
+		f->type = prog->type;
+		f->len = len;
+		bpf_prog_calc_tag(f);
+		f->is_func = true;
+		f->func_idx = i;
+		f->name[0] = 'F';
+		f->stack_depth = env->subprog_info[i].stack_depth;
+		f->jit_requested = true;
+		f->ksym_slot = -1;
+		/* the program's, not freed with the function */
+		f->btf = prog->btf;
+		f->func_info = prog->func_info;
+		f->func_info_cnt = prog->func_info_cnt;
+		f->linfo = prog->linfo;
+		f->nr_linfo = prog->nr_linfo;
+		f->jited_linfo = prog->jited_linfo;
+		f->linfo_idx = env->subprog_info[i].linfo_idx;
+		func[i] = bpf_int_jit_compile(f);
+		if (!func[i]->jited) {
+			err = -ENOTSUPP;
+			goto out_free;
+		}
+	}
+	/* every image's address known: the calls to them, and the extra pass */
+	for (i = 0; i < env->subprog_cnt; i++) {
+		insn = func[i]->insnsi;
+		for (j = 0; j < func[i]->len; j++, insn++)
+			if (bpf_pseudo_call(insn))
+				insn->imm = (s32)((char *)func[insn->off]->bpf_func - (char *)__bpf_call_base);
+		func[i]->func = func;
+		func[i]->func_cnt = env->subprog_cnt;
+	}
+	for (i = 0; i < env->subprog_cnt; i++) {
+		void *old_bpf_func = func[i]->bpf_func;
+
+		bpf_int_jit_compile(func[i]);
+		if (!func[i]->jited || func[i]->bpf_func != old_bpf_func) {
+			verbose(env, "JIT doesn't support bpf-to-bpf calls\n");
+			err = -ENOTSUPP;
+			goto out_free;
+		}
+	}
+	/* a kallsyms line for each function but the first, whose image is the program's */
+	for (i = 1; i < env->subprog_cnt; i++) {
+		bpf_prog_kallsyms_add(func[i]);
+		if (func[i]->ksym_slot < 0) {
+			err = -ENOTSUPP;
+			goto out_free;
+		}
+	}
+	prog->jited = true;
+	prog->bpf_func = func[0]->bpf_func;
+	prog->jited_len = func[0]->jited_len;
+	prog->extable = func[0]->extable;
+	prog->num_exentries = func[0]->num_exentries;
+	prog->ksym_slot = -1;
+	bpf_prog_kallsyms_add(prog);
+	if (prog->ksym_slot < 0) {
+		prog->jited = false;
+		err = -ENOTSUPP;
+		goto out_free;
+	}
+	prog->func = func;
+	prog->func_cnt = env->subprog_cnt;
+	/* the program's calls as a dump shows them after a JIT */
+	for (i = 0, insn = prog->insnsi; i < prog->len; i++, insn++) {
+		if (!bpf_pseudo_call(insn))
+			continue;
+		insn->imm = insn->off;
+		insn->off = call_imm[i];
+	}
+	bpf_prog_jit_attempt_done(prog);
+	kfree(call_imm);
+	return 0;
+out_free:
+	free_subprogs(func, env->subprog_cnt);
+	func = NULL;
+out_undo_insn:
+	kfree(func);
+	prog->jit_requested = false;
+	for (i = 0, insn = prog->insnsi; i < prog->len; i++, insn++) {
+		if (!bpf_pseudo_call(insn))
+			continue;
+		insn->off = 0;
+		insn->imm = call_imm[i];
+	}
+	bpf_prog_jit_attempt_done(prog);
+	kfree(call_imm);
+	return err;
+}
+
 /* fixup_call_args(): the functions JITed, each calling the others' images (jit_subprogs());
  * else, interpreted, each call runs its callee in an interpreter of the callee's stack */
 static noinline int fixup_call_args(struct bpf_verifier_env *env)
@@ -4124,9 +4273,15 @@ static noinline int fixup_call_args(struct bpf_verifier_env *env)
 	struct bpf_prog *prog = env->prog;
 	struct bpf_insn *insn = prog->insnsi;
 	u32 i;
+	int err;
 
 	if (env->subprog_cnt <= 1)
 		return 0;
+	if (prog->jit_requested) {
+		err = jit_subprogs(env);
+		if (err == 0 || err == -EFAULT)
+			return err;
+	}
 	prog->jit_requested = false;
 	for (i = 0; i < prog->len; i++, insn++) {
 		int subprog;
