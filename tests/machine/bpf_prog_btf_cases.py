@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import struct
 
-from bpf_asm import (ADD, ALU64, DIV, DW, JEQ, R0, R1, R2, X, alu64_imm, exit_, insn, ja, jmp_imm, ld_imm64, ldx,
-                     mov64_imm, prog)
+from bpf_asm import (ADD, ALU64, DIV, DW, JEQ, R0, R1, R2, X, alu64_imm, call_pseudo, exit_, insn, ja, jmp_imm,
+                     ld_imm64, ldx, mov64_imm, mov64_reg, prog)
 from bpf_btf_load_cases import FUNC, FUNC_PROTO, Strings, blob, capture, int_t, t
 
 KPROBE = "2"
@@ -60,6 +60,30 @@ def pbtf(nf: int = 2, nl: int = 8, nj: int = 8, frs: int = 8, lrs: int = 16, jrs
     return ["pbtf", "4"] + [str(v) for v in (nf, nl, nj, frs, lrs, jrs)]
 
 
+# two functions (a bpf-to-bpf call of a static one): [1] int, [2] int (void), [3] FUNC handle
+# (global), [4] FUNC twice (static); a func_info record and source lines for each
+S2 = Strings("int", "handle", "twice", "prog.c", "int handle(struct pt_regs *ctx)", "\treturn twice(3) + 1;",
+             "static __noinline int twice(int x)", "\treturn x * 2;")
+BTF2 = blob(int_t(S2.off("int")) + t(0, FUNC_PROTO, size_type=1) + t(S2.off("handle"), FUNC, vlen=1, size_type=2) +
+            t(S2.off("twice"), FUNC, vlen=0, size_type=2), S2.data)
+# 0: r1 = 3; 1: call twice; 2: r0 += 1; 3: exit; twice: 4: r0 = r1; 5: r0 += r1; 6: exit
+PROG2 = prog(mov64_imm(R1, 3), call_pseudo(2), alu64_imm(ADD, R0, 1), exit_(),
+             mov64_reg(R0, R1), insn(ALU64 | ADD | X, R0, R1), exit_())
+
+
+def linfo2(*recs: tuple[int, str]) -> str:
+    return b"".join(struct.pack("<IIII", off, S2.off("prog.c"), S2.off(line), (20 + i) << 10 | 1)
+                    for i, (off, line) in enumerate(recs)).hex()
+
+
+FI2 = f"FI=8:2:{finfo((0, 3), (4, 4))}"
+LI2 = f"LI=16:4:{linfo2((0, 'int handle(struct pt_regs *ctx)'), (1, chr(9) + 'return twice(3) + 1;'), (4, 'static __noinline int twice(int x)'), (5, chr(9) + 'return x * 2;'))}"
+
+
+def load2(*opts: str, level: str = "1") -> list[str]:
+    return ["btf", BTF2, "0", "load", KPROBE, PROG2, level, *opts]
+
+
 def cases() -> dict[str, list[str]]:
     c: dict[str, list[str]] = {
         # a program with its BTF: the log's source lines (level 2 keeps a passing path's log), the
@@ -107,6 +131,11 @@ def cases() -> dict[str, list[str]]:
         "prog_btf_line_off": load("B=3", FI, f"LI=16:1:{linfo((0, S.off('prog.c'), len(S.data)))}"),
         "prog_btf_line_file_off": load("B=3", FI, f"LI=16:1:{linfo((0, 1000, S.off('}')))}"),
         "prog_btf_line_missing_func": load("B=3", FI, f"LI=16:1:{linfo(LINES[1])}"),
+        # two functions: a record each, each function's lines (and its name in kallsyms)
+        "prog_btf_two_funcs": load2("B=3", FI2, LI2, level="2") + pbtf(2, 8, 0) + ["pjit", "4", "run", "4"],
+        "prog_btf_two_funcs_one_record": load2("B=3", f"FI=8:1:{finfo((0, 3))}"),
+        "prog_btf_two_funcs_layout": load2("B=3", f"FI=8:2:{finfo((0, 3), (3, 4))}"),
+        "prog_btf_two_funcs_line_missing": load2("B=3", FI2, f"LI=16:2:{linfo2((0, 'int handle(struct pt_regs *ctx)'), (1, chr(9) + 'return twice(3) + 1;'))}"),
         # the records given back: room for fewer, none, the wrong sizes
         "prog_btf_info_room": load("B=3", FI, LI, level="0") + pbtf(1, 2, 3) + pbtf(0, 0, 0) +
         pbtf(0, 0, 0, 0, 0, 0),
