@@ -127,6 +127,32 @@ CALL_CASES: dict[str, list[str]] = {
                                                            call_pseudo(2), ldx(DW, R0, R10, -16), exit_(),
                                                            st(DW, R1, 0, 42), mov64_imm(R0, 0), exit_()),
                                         "2", "run", "3"],
+    # paths into a callee: a branch before the call (two paths, the second pruned in the
+    # callee), a bounded loop in the callee, called from two places (level 1: 6.1's level 2
+    # shows its precision tracking, which this verifier has not)
+    "call_paths_and_loop": ["load", "17", prog(
+        call(FN_get_prandom_u32), mov64_imm(R6, 0), jmp_imm(JEQ, R0, 0, 1), mov64_imm(R6, 1),
+        mov64_imm(R1, 4), call_pseudo(5), mov64_reg(R7, R0), mov64_imm(R1, 6), call_pseudo(2),
+        alu64_reg(ADD, R0, R7), exit_(),
+        mov64_imm(R0, 0), alu64_reg(ADD, R0, R1), alu64_imm(SUB, R1, 1), jmp_imm(JNE, R1, 0, -3), exit_()),
+        "1", "run", "3"],
+    # a callee passes the caller's stack to a helper (filled) and a map lookup (the key)
+    "call_caller_stack_to_helpers": ["map", "1", "4", "8", "4", "upd", "3", "62707465", "2a00000000000000",
+                                     "load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -16), call_pseudo(2),
+                                                        ldx(B, R0, R10, -16), exit_(),
+                                                        mov64_reg(R6, R1), mov64_imm(R2, 16), call(FN_get_current_comm),
+                                                        ld_map_fd(R1, 3), mov64_reg(R2, R6), call(FN_map_lookup_elem),
+                                                        jmp_imm(JEQ, R0, 0, 1), ldx(DW, R0, R0, 0), exit_()),
+                                     "1", "run", "4"],
+    # a pointer to the callee's stack may not be stored in the caller's
+    "call_spill_stack_ptr_to_caller": ["load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), call_pseudo(2),
+                                                          mov64_imm(R0, 0), exit_(),
+                                                          mov64_reg(R2, R10), stx(DW, R1, R2, 0), mov64_imm(R0, 0),
+                                                          exit_()), "1"],
+    # reading the caller's stack it did not write
+    "call_caller_stack_uninit": ["load", "2", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), call_pseudo(2),
+                                                   mov64_imm(R0, 0), exit_(),
+                                                   ldx(DW, R0, R1, 0), exit_()), "1"],
     # JITed: an image per function, the program's info lists each (the first the program's);
     # one function: one
     "call_jit_info": ["load", "17", CALL_STACK_ARG, "pjit", "3", "pinfo", "3", "run", "3"],
