@@ -118,6 +118,8 @@ enum bpf_arg_type {
 	ARG_ANYTHING,
 	ARG_PTR_TO_ALLOC_MEM,		/* a reservation (bpf_ringbuf_reserve()'s) */
 	ARG_CONST_ALLOC_SIZE_OR_ZERO,	/* a known constant: the size of the memory the helper returns */
+	ARG_PTR_TO_FUNC,		/* a function of the program, the helper calls it (a callback) */
+	ARG_PTR_TO_STACK_OR_NULL,	/* the stack, or NULL */
 };
 /* an argument's flag (6.1's OBJ_RELEASE): the helper releases the reference it is */
 #define OBJ_RELEASE	0x80
@@ -146,7 +148,7 @@ extern const struct bpf_func_proto bpf_map_lookup_elem_proto, bpf_map_update_ele
 	bpf_ktime_get_coarse_ns_proto, bpf_get_current_pid_tgid_proto, bpf_get_current_uid_gid_proto,
 	bpf_get_current_comm_proto, bpf_get_prandom_u32_proto;
 extern const struct bpf_func_proto bpf_ringbuf_output_proto, bpf_ringbuf_reserve_proto,
-	bpf_ringbuf_submit_proto, bpf_ringbuf_discard_proto, bpf_ringbuf_query_proto;
+	bpf_ringbuf_submit_proto, bpf_ringbuf_discard_proto, bpf_ringbuf_query_proto, bpf_loop_proto;
 const struct bpf_func_proto *bpf_base_func_proto(int func_id);
 
 /* ---- programs ---- */

@@ -39,6 +39,7 @@ enum bpf_reg_type {
 	PTR_TO_STACK,
 	PTR_TO_BTF_ID,		/* a kernel struct of vmlinux's BTF (btf_id), read through fault-safe loads */
 	PTR_TO_MEM,		/* mem_size bytes of memory (with MEM_ALLOC: a ring buffer reservation) */
+	PTR_TO_FUNC,		/* a function of the program (subprogno), a callback (ld_imm64 BPF_PSEUDO_FUNC) */
 	__BPF_REG_TYPE_MAX,
 	PTR_MAYBE_NULL = 0x100,
 	MEM_ALLOC = 0x200,	/* memory a helper allocated: a reference to release (ref_obj_id) */
@@ -61,6 +62,7 @@ struct bpf_reg_state {
 	union {
 		u32 btf_id;	/* PTR_TO_BTF_ID: the struct's type in vmlinux's BTF */
 		u32 mem_size;	/* PTR_TO_MEM: the memory's size */
+		u32 subprogno;	/* PTR_TO_FUNC: the function's number */
 	};
 	struct bpf_map *map_ptr;
 	struct tnum var_off;
@@ -87,6 +89,7 @@ struct bpf_stack_state {
 struct bpf_reference_state {
 	int id;
 	int insn_idx;
+	int callback_ref;	/* the frame of the callback that acquired it (0: none) */
 };
 /* one function's frame of a path: its registers and stack (a bpf-to-bpf call makes one for the
  * callee, the caller's kept below it) */
@@ -100,6 +103,8 @@ struct bpf_func_state {
 	u32 subprogno;		/* which function */
 	u32 inst;		/* this call's number (a checkpoint's frame of the same call: liveness) */
 	u32 allocated_stack;	/* bytes of stack the path has touched, in slots of 8 */
+	bool in_callback_fn;	/* a callback a helper calls (bpf_loop's): R0 in callback_ret_range */
+	struct tnum callback_ret_range;
 	struct bpf_stack_state stack[MAX_BPF_STACK_SLOTS];
 };
 

@@ -371,3 +371,13 @@ def test_calls_give_the_same_jited_and_interpreted(machine, jit_enable, name):
     # (the info's xlated_len differs: the JIT's program has its map lookups inline)
     same = [[line for line in lines if not line.startswith("pinfo:")] for lines in (jited, interpreted)]
     assert any(line.startswith("run:") for line in jited) and same[0] == same[1]
+
+
+def test_callbacks_need_the_jit(machine, jit_enable):
+    """bpf_loop's callback runs as the callback's JITed image: with the JIT off the program is
+    refused, as 6.1 without CONFIG_BPF_JIT_ALWAYS_ON refuses it (fixup_call_args())"""
+    from bpf_prog_btf_cases import CB_SUM, FI3, loop_load, loop_prog
+    args = loop_load(loop_prog(CB_SUM), "B=3", FI3) + ["run", "4"]
+    jited, interpreted = both_ways(machine, jit_enable, *args)
+    assert jited[1:] == ["load: 4 rec 8 0", jited[2], "run: 0 retval 510"], jited
+    assert interpreted[1:3] == ["load: -22 rec 8 0", "| callbacks are not allowed in non-JITed programs"], interpreted

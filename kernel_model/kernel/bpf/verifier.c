@@ -68,6 +68,7 @@ struct bpf_call_arg_meta {
 	u64 msize_max_value;	/* ARG_CONST_SIZE(_OR_ZERO)'s largest value (do_refine_retval_range) */
 	u32 ref_obj_id;		/* the reference an argument is */
 	int release_regno;	/* the argument the helper releases (OBJ_RELEASE) */
+	int subprogno;		/* ARG_PTR_TO_FUNC's: the callback */
 };
 
 struct bpf_verifier_env {
@@ -205,7 +206,7 @@ static noinline const char *reg_type_str(u32 type, char *buf)
 		[NOT_INIT] = "?", [SCALAR_VALUE] = "scalar", [PTR_TO_CTX] = "ctx",
 		[CONST_PTR_TO_MAP] = "map_ptr", [PTR_TO_MAP_VALUE] = "map_value",
 		[PTR_TO_MAP_KEY] = "map_key", [PTR_TO_STACK] = "fp", [PTR_TO_BTF_ID] = "ptr_",
-		[PTR_TO_MEM] = "mem",
+		[PTR_TO_MEM] = "mem", [PTR_TO_FUNC] = "func",
 	};
 	scnprintf(buf, 32, "%s%s%s", type & MEM_ALLOC ? "alloc_" : "", str[base_type(type)],
 		  !(type & PTR_MAYBE_NULL) ? "" : base_type(type) == PTR_TO_BTF_ID ? "or_null_" : "_or_null");
@@ -332,6 +333,8 @@ static void print_verifier_state(struct bpf_verifier_env *env, const struct bpf_
 			if (vstate->refs[i].id)
 				verbose(env, ",%d", vstate->refs[i].id);
 	}
+	if (state->in_callback_fn)
+		verbose(env, " cb");
 	verbose(env, "\n");
 	if (!print_all) {
 		env->scratched_regs = 0;
@@ -2489,6 +2492,16 @@ static int check_reg_type(struct bpf_verifier_env *env, u32 regno, u8 arg_type)
 			return 0;
 		expected = "ctx";
 		break;
+	case ARG_PTR_TO_FUNC:
+		if (reg->type == PTR_TO_FUNC)
+			return 0;
+		expected = "func";
+		break;
+	case ARG_PTR_TO_STACK_OR_NULL:
+		if (reg->type == PTR_TO_STACK || register_is_null(reg))
+			return 0;
+		expected = "fp";
+		break;
 	default:
 		return 0;
 	}
@@ -2668,6 +2681,9 @@ static int check_func_arg(struct bpf_verifier_env *env, u32 arg, struct bpf_call
 	case ARG_CONST_MAP_PTR:
 		meta->map_ptr = reg->map_ptr;
 		break;
+	case ARG_PTR_TO_FUNC:
+		meta->subprogno = reg->subprogno;
+		break;
 	case ARG_PTR_TO_MAP_KEY:
 		if (!meta->map_ptr) {
 			verbose(env, "invalid map_ptr to access map->key\n");
@@ -2762,6 +2778,7 @@ static int acquire_reference_state(struct bpf_verifier_env *env, int insn_idx)
 	id = ++env->id_gen;
 	state->refs[state->acquired_refs].id = id;
 	state->refs[state->acquired_refs].insn_idx = insn_idx;
+	state->refs[state->acquired_refs].callback_ref = cur_func(env)->in_callback_fn ? (int)state->curframe : 0;
 	state->acquired_refs++;
 	return id;
 }
@@ -2804,17 +2821,23 @@ static int release_reference(struct bpf_verifier_env *env, int ref_obj_id)
 }
 
 /* check_reference_leak(): a program may not exit holding a reference (a function it calls may:
- * its references are its caller's) */
+ * its references are its caller's), nor a callback holding one it acquired */
 static int check_reference_leak(struct bpf_verifier_env *env)
 {
 	struct bpf_verifier_state *state = env->cur_state;
+	struct bpf_func_state *func = cur_func(env);
+	bool lingering = false;
 	u32 i;
 
-	if (state->curframe)
+	if (state->curframe && !func->in_callback_fn)
 		return 0;
-	for (i = 0; i < state->acquired_refs; i++)
+	for (i = 0; i < state->acquired_refs; i++) {
+		if (func->in_callback_fn && state->refs[i].callback_ref != (int)state->curframe)
+			continue;
 		verbose(env, "Unreleased reference id=%d alloc_insn=%d\n", state->refs[i].id, state->refs[i].insn_idx);
-	return state->acquired_refs ? -EINVAL : 0;
+		lingering = true;
+	}
+	return lingering ? -EINVAL : 0;
 }
 
 /* do_refine_retval_range(): what a helper that fills a buffer returns is at most its size (or
@@ -2834,6 +2857,25 @@ static void do_refine_retval_range(struct bpf_reg_state *regs, int ret_type, int
 	ret_reg->s32_min_value = -MAX_ERRNO;
 	reg_bounds_sync(ret_reg);
 }
+
+/* verbose_invalid_scalar(): "At <ctx> the register <reg> has value ... should have been in ..." */
+static void verbose_invalid_scalar(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, struct tnum range,
+				   const char *ctx, const char *reg_name)
+{
+	char tn_buf[48];
+
+	verbose(env, "At %s the register %s ", ctx, reg_name);
+	if (!tnum_is_unknown(reg->var_off)) {
+		tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
+		verbose(env, "has value %s", tn_buf);
+	} else {
+		verbose(env, "has unknown scalar value");
+	}
+	tnum_strn(tn_buf, sizeof(tn_buf), range);
+	verbose(env, " should have been in %s\n", tn_buf);
+}
+
+static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog, bool callback);
 
 /* clear_caller_saved_regs(): a call leaves R0-R5 unreadable until written (R0: what it returns) */
 static void clear_caller_saved_regs(struct bpf_verifier_env *env, struct bpf_reg_state *regs)
@@ -2902,7 +2944,12 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 			aux->map_ptr = BPF_MAP_PTR_POISON;
 	}
 	regs = cur_regs(env);
-	clear_caller_saved_regs(env, regs);
+	if (func_id == BPF_FUNC_loop) {	/* the callback verified next, as if called once */
+		err = __check_func_call(env, insn_idx_p, meta.subprogno, true);
+		if (err)
+			return err;
+	}
+	clear_caller_saved_regs(env, regs);	/* (the caller's; live marks on the callee's, as 6.1) */
 	switch (fn->ret_type) {
 	case RET_INTEGER:
 		mark_reg_unknown(env, regs, BPF_REG_0);
@@ -2953,6 +3000,24 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 }
 
 /* ---- loads of 64-bit immediates: maps by fd become map pointers ---- */
+/* find_subprog(): the function starting at off, -ENOENT: none */
+static int find_subprog(struct bpf_verifier_env *env, int off)
+{
+	u32 lo = 0, hi = env->subprog_cnt;
+
+	while (lo < hi) {	/* subprog_info is sorted by start */
+		u32 mid = (lo + hi) / 2;
+
+		if (env->subprog_info[mid].start == (u32)off)
+			return mid;
+		if (env->subprog_info[mid].start < (u32)off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -ENOENT;
+}
+
 static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
 {
 	struct bpf_insn_aux_data *aux = &env->insn_aux_data[env->insn_idx];
@@ -2978,6 +3043,26 @@ static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
 		return 0;
 	}
 	mark_reg_known_zero(env, regs, insn->dst_reg);
+	if (insn->src_reg == BPF_PSEUDO_FUNC) {	/* a callback: a static function, not the main one */
+		int subprogno = find_subprog(env, env->insn_idx + insn->imm + 1);
+
+		if (!env->prog->func_info) {
+			verbose(env, "missing btf func_info\n");
+			return -EINVAL;
+		}
+		if (btf_type_vlen(btf_type_by_id(env->prog->btf, env->prog->func_info[subprogno].type_id)) !=
+		    BTF_FUNC_STATIC) {
+			verbose(env, "callback function not static\n");
+			return -EINVAL;
+		}
+		if (subprogno == 0) {
+			verbose(env, "callback function cannot be the main program\n");
+			return -EINVAL;
+		}
+		dst_reg->type = PTR_TO_FUNC;
+		dst_reg->subprogno = subprogno;
+		return 0;
+	}
 	dst_reg->map_ptr = env->used_maps[aux->map_index];
 	if (insn->src_reg == BPF_PSEUDO_MAP_VALUE) {
 		dst_reg->type = PTR_TO_MAP_VALUE;
@@ -2990,34 +3075,16 @@ static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
 
 /* ---- bpf-to-bpf calls: a frame for the callee, R1-R5 its arguments (6.1's __check_func_call,
  * prepare_func_exit) ---- */
-static int find_subprog(struct bpf_verifier_env *env, int off)
-{
-	u32 lo = 0, hi = env->subprog_cnt;
 
-	while (lo < hi) {	/* subprog_info is sorted by start */
-		u32 mid = (lo + hi) / 2;
-
-		if (env->subprog_info[mid].start == (u32)off)
-			return mid;
-		if (env->subprog_info[mid].start < (u32)off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -ENOENT;
-}
-
-static noinline int check_func_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx)
+/* __check_func_call(): a frame for the callee, which is verified next; a callback (bpf_loop's,
+ * callback set) gets its helper's arguments, as set_loop_callback_state(), and must return 0
+ * or 1 */
+static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog, bool callback)
 {
 	struct bpf_verifier_state *state = env->cur_state;
 	struct bpf_func_state *caller, *callee;
-	int i, subprog, target_insn = *insn_idx + insn->imm + 1;
+	int i;
 
-	subprog = find_subprog(env, target_insn);
-	if (subprog < 0) {
-		verbose(env, "verifier bug. No program starts at insn %d\n", target_insn);
-		return -EFAULT;
-	}
 	if (state->curframe + 1 >= MAX_CALL_FRAMES) {
 		verbose(env, "the call stack of %d frames is too deep\n", state->curframe + 2);
 		return -E2BIG;
@@ -3030,8 +3097,21 @@ static noinline int check_func_call(struct bpf_verifier_env *env, struct bpf_ins
 	/* the callee reads none of R0, R6-R9 and its own stack before writing them; it may use
 	 * the caller's stack through pointers passed to it */
 	init_func_state(env, callee, *insn_idx, state->curframe + 1, subprog);
-	for (i = BPF_REG_1; i <= BPF_REG_5; i++)	/* set_callee_state() */
-		callee->regs[i] = caller->regs[i];
+	callee->callback_ret_range = tnum_range(0, 0);
+	if (callback) {
+		/* bpf_loop(nr_loops, callback_fn, callback_ctx, flags): callback_fn(index, ctx) */
+		__mark_reg_unknown(&callee->regs[BPF_REG_1]);
+		callee->regs[BPF_REG_1].type = SCALAR_VALUE;
+		callee->regs[BPF_REG_2] = caller->regs[BPF_REG_3];
+		__mark_reg_not_init(&callee->regs[BPF_REG_3]);
+		__mark_reg_not_init(&callee->regs[BPF_REG_4]);
+		__mark_reg_not_init(&callee->regs[BPF_REG_5]);
+		callee->in_callback_fn = true;
+		callee->callback_ret_range = tnum_range(0, 1);
+	} else {
+		for (i = BPF_REG_1; i <= BPF_REG_5; i++)	/* set_callee_state() */
+			callee->regs[i] = caller->regs[i];
+	}
 	clear_caller_saved_regs(env, caller->regs);
 	state->curframe++;
 	*insn_idx = env->subprog_info[subprog].start - 1;	/* the callee's first insn next */
@@ -3042,6 +3122,18 @@ static noinline int check_func_call(struct bpf_verifier_env *env, struct bpf_ins
 		print_verifier_state(env, callee, true);
 	}
 	return 0;
+}
+
+static noinline int check_func_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx)
+{
+	int subprog, target_insn = *insn_idx + insn->imm + 1;
+
+	subprog = find_subprog(env, target_insn);
+	if (subprog < 0) {
+		verbose(env, "verifier bug. No program starts at insn %d\n", target_insn);
+		return -EFAULT;
+	}
+	return __check_func_call(env, insn_idx, subprog, false);
 }
 
 static noinline int prepare_func_exit(struct bpf_verifier_env *env, int *insn_idx)
@@ -3056,7 +3148,20 @@ static noinline int prepare_func_exit(struct bpf_verifier_env *env, int *insn_id
 		return -EINVAL;
 	}
 	caller = state->frame[state->curframe - 1];
-	caller->regs[BPF_REG_0] = *r0;	/* whatever R0 had in the callee */
+	if (callee->in_callback_fn) {
+		/* what the helper is told: 0 or 1; the caller's R0 is the helper's */
+		if (r0->type != SCALAR_VALUE) {
+			verbose(env, "R0 not a scalar value\n");
+			return -EACCES;
+		}
+		mark_reg_read(env, state->curframe, BPF_REG_0);
+		if (!tnum_in(callee->callback_ret_range, r0->var_off)) {
+			verbose_invalid_scalar(env, r0, callee->callback_ret_range, "callback return", "R0");
+			return -EINVAL;
+		}
+	} else {
+		caller->regs[BPF_REG_0] = *r0;	/* whatever R0 had in the callee */
+	}
 	*insn_idx = callee->callsite + 1;
 	if (env->log.level & BPF_LOG_LEVEL) {
 		verbose(env, "returning from callee:\n");
@@ -3466,6 +3571,14 @@ static int visit_insn(int t, struct bpf_verifier_env *env, int *cur_stack)
 	struct bpf_insn_aux_data *aux = env->insn_aux_data;
 	int ret;
 
+	if (bpf_pseudo_func(&insns[t])) {	/* a callback: on past it, and into the callback */
+		ret = push_insn(t, t + 2, FALLTHROUGH, env, false, cur_stack);
+		if (ret)
+			return ret;
+		aux[t + 2].prune_point = true;
+		aux[t].prune_point = true;
+		return push_insn(t, t + insns[t].imm + 1, BRANCH, env, true, cur_stack);
+	}
 	if (BPF_CLASS(insns[t].code) != BPF_JMP && BPF_CLASS(insns[t].code) != BPF_JMP32)
 		return push_insn(t, t + (insns[t].code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1), FALLTHROUGH, env,
 				 false, cur_stack);
@@ -3598,7 +3711,7 @@ static int resolve_pseudo_ldimm64(struct bpf_verifier_env *env)
 				verbose(env, "invalid bpf_ld_imm64 insn\n");
 				return -EINVAL;
 			}
-			if (insn[0].src_reg == 0)
+			if (insn[0].src_reg == 0 || insn[0].src_reg == BPF_PSEUDO_FUNC)	/* (check_ld_imm()'s) */
 				goto next_insn;
 			if (!(insn[0].src_reg == BPF_PSEUDO_MAP_VALUE ||
 			      (insn[0].src_reg == BPF_PSEUDO_MAP_FD && insn[1].imm == 0))) {
@@ -3692,16 +3805,7 @@ static int check_return_code(struct bpf_verifier_env *env)
 		return -EINVAL;
 	}
 	if (!tnum_in(range, reg->var_off)) {
-		/* verbose_invalid_scalar() */
-		verbose(env, "At program exit the register R0 ");
-		if (!tnum_is_unknown(reg->var_off)) {
-			tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
-			verbose(env, "has value %s", tn_buf);
-		} else {
-			verbose(env, "has unknown scalar value");
-		}
-		tnum_strn(tn_buf, sizeof(tn_buf), range);
-		verbose(env, " should have been in %s\n", tn_buf);
+		verbose_invalid_scalar(env, reg, range, "program exit", "R0");
 		return -EINVAL;
 	}
 	return 0;
@@ -4095,7 +4199,7 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 		u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
 		u32 at = aux[i].new_idx;	/* jumps are never patched: each is where its patch starts */
 
-		if (bpf_pseudo_call(insn)) {	/* a call's target moves as a jump's */
+		if (bpf_pseudo_call(insn) || bpf_pseudo_func(insn)) {	/* a call's target moves as a jump's */
 			new_prog->insnsi[at].imm = (s32)aux[i + insn->imm + 1].new_idx - (s32)at - 1;
 			continue;
 		}
@@ -4153,7 +4257,7 @@ static noinline int jit_subprogs(struct bpf_verifier_env *env)
 	for (i = 0, insn = prog->insnsi; i < prog->len; i++, insn++) {
 		int subprog;
 
-		if (!bpf_pseudo_call(insn))
+		if (!bpf_pseudo_call(insn) && !bpf_pseudo_func(insn))
 			continue;
 		subprog = find_subprog(env, i + insn->imm + 1);
 		if (subprog < 0) {
@@ -4164,6 +4268,8 @@ static noinline int jit_subprogs(struct bpf_verifier_env *env)
 		insn->off = subprog;	/* for now: the callee's number */
 		call_imm[i] = insn->imm;
 		insn->imm = 1;		/* __bpf_call_base + 1 to the JIT, for its size */
+		if (bpf_pseudo_func(insn))
+			insn[1].imm = 1;	/* (a 64-bit constant's code, whatever its value) */
 	}
 	func = kzalloc(env->subprog_cnt * sizeof(*func), GFP_KERNEL);
 	if (!func || bpf_prog_alloc_jited_linfo(prog))
@@ -4201,9 +4307,14 @@ static noinline int jit_subprogs(struct bpf_verifier_env *env)
 	/* every image's address known: the calls to them, and the extra pass */
 	for (i = 0; i < env->subprog_cnt; i++) {
 		insn = func[i]->insnsi;
-		for (j = 0; j < func[i]->len; j++, insn++)
-			if (bpf_pseudo_call(insn))
+		for (j = 0; j < func[i]->len; j++, insn++) {
+			if (bpf_pseudo_func(insn)) {	/* the callback's address */
+				insn[0].imm = (u32)(unsigned long)func[insn->off]->bpf_func;
+				insn[1].imm = (u64)(unsigned long)func[insn->off]->bpf_func >> 32;
+			} else if (bpf_pseudo_call(insn)) {
 				insn->imm = (s32)((char *)func[insn->off]->bpf_func - (char *)__bpf_call_base);
+			}
+		}
 		func[i]->func = func;
 		func[i]->func_cnt = env->subprog_cnt;
 	}
@@ -4241,6 +4352,12 @@ static noinline int jit_subprogs(struct bpf_verifier_env *env)
 	prog->func_cnt = env->subprog_cnt;
 	/* the program's calls as a dump shows them after a JIT */
 	for (i = 0, insn = prog->insnsi; i < prog->len; i++, insn++) {
+		if (bpf_pseudo_func(insn)) {
+			insn[0].imm = call_imm[i];
+			insn[1].imm = insn->off;
+			insn->off = 0;
+			continue;
+		}
 		if (!bpf_pseudo_call(insn))
 			continue;
 		insn->imm = insn->off;
@@ -4256,10 +4373,12 @@ out_undo_insn:
 	kfree(func);
 	prog->jit_requested = false;
 	for (i = 0, insn = prog->insnsi; i < prog->len; i++, insn++) {
-		if (!bpf_pseudo_call(insn))
+		if (!bpf_pseudo_call(insn) && !bpf_pseudo_func(insn))
 			continue;
 		insn->off = 0;
 		insn->imm = call_imm[i];
+		if (bpf_pseudo_func(insn))
+			insn[1].imm = 0;
 	}
 	bpf_prog_jit_attempt_done(prog);
 	kfree(call_imm);
