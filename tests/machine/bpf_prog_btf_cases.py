@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import struct
 
-from bpf_asm import (ADD, ALU64, DIV, DW, JEQ, JNE, MUL, R0, R1, R2, R3, R4, R10, X, alu64_imm, alu64_reg, call,
+from bpf_asm import (ADD, ALU64, DIV, DW, JEQ, JNE, MUL, R0, R1, R2, R3, R4, R6, R10, X, alu64_imm, alu64_reg, call,
                      call_pseudo, exit_, insn, ja, jmp_imm, ld_imm64, ldx, mov64_imm, mov64_reg, prog, st, stx)
 from bpf_btf_load_cases import FUNC, FUNC_PROTO, Strings, blob, capture, int_t, t
 
@@ -106,7 +106,13 @@ CB_SUM = [ldx(DW, R3, R2, 0), alu64_reg(ADD, R3, R1), stx(DW, R2, R3, 0), mov64_
 CB_STOP = [ldx(DW, R3, R2, 0), alu64_reg(ADD, R3, R1), stx(DW, R2, R3, 0), mov64_imm(R0, 0),
            jmp_imm(JNE, R1, 2, 1), mov64_imm(R0, 1), exit_()]
 CB_RET_2 = [mov64_imm(R0, 2), exit_()]
+# the callback calls a static function (twice its index, added to *ctx): a third frame
+CB_CALLS = [mov64_reg(R6, R2), call_pseudo(5), ldx(DW, R3, R6, 0), alu64_reg(ADD, R3, R0), stx(DW, R6, R3, 0),
+            mov64_imm(R0, 0), exit_(), mov64_reg(R0, R1), alu64_reg(ADD, R0, R1), exit_()]
 FI3 = f"FI=8:2:{finfo((0, 3), (12, 4))}"
+# [5] FUNC twice (static), for the callback's own call
+BTF4 = blob(int_t(S3.off("int")) + t(0, FUNC_PROTO, size_type=1) + t(S3.off("sum"), FUNC, vlen=1, size_type=2) +
+            t(S3.off("cb"), FUNC, vlen=0, size_type=2) + t(S3.off("sum"), FUNC, vlen=0, size_type=2), S3.data)
 
 
 def loop_load(program: str, *opts: str, level: str = "1") -> list[str]:
@@ -175,6 +181,12 @@ def cases() -> dict[str, list[str]]:
         "loop_none": loop_load(loop_prog(CB_SUM, nr=0), "B=3", FI3) + ["run", "4"],
         "loop_cb_ret_2": loop_load(loop_prog(CB_RET_2), "B=3", FI3),
         "loop_no_btf": ["load", RAW_TP, loop_prog(CB_SUM), "1"],
+        "loop_cb_calls": ["btf", BTF4, "0", "load", RAW_TP, loop_prog(CB_CALLS), "1", "B=3",
+                          f"FI=8:3:{finfo((0, 3), (12, 4), (19, 5))}", "pjit", "4", "run", "4"],
+        # the callback's context: what bpf_loop was given, here NULL
+        "loop_ctx_null": loop_load(prog(mov64_imm(R1, 5), ld_imm64(R2, 5, PSEUDO_FUNC), mov64_imm(R3, 0),
+                                        mov64_imm(R4, 0), call(FN_loop), exit_(), *CB_SUM), "B=3",
+                                   f"FI=8:2:{finfo((0, 3), (7, 4))}"),
         # the records given back: room for fewer, none, the wrong sizes
         "prog_btf_info_room": load("B=3", FI, LI, level="0") + pbtf(1, 2, 3) + pbtf(0, 0, 0) +
         pbtf(0, 0, 0, 0, 0, 0),
