@@ -13,6 +13,7 @@
  *                                          -> prog fd, then the verifier log's lines, "| "-prefixed
  *   run FD [CTX [CPU]]                     -> the program's return value (BPF_PROG_TEST_RUN)
  *   minfo FD   pinfo FD                    -> BPF_OBJ_GET_INFO_BY_FD fields
+ *   pxlated FD                             -> the program as it runs (xlated_prog_insns), in hex
  *   pjit FD                                -> a program's JITed functions: how many, their lengths
  *                                             non-zero and adding up, addresses kernel ones, the
  *                                             first bytes of each's image
@@ -499,6 +500,18 @@ int main(int argc, char **argv)
 					puts_(" attach_btf_obj_id "); putnum(info.attach_btf_obj_id);
 					puts_(" attach_btf_id "); putnum(info.attach_btf_id);
 				}
+			}
+		} else if (!strcmp(cmd, "pxlated") && i + 1 <= argc) {
+			/* the program as it runs (xlated_prog_insns), in hex */
+			struct bpf_prog_info info;
+			zero(&info, sizeof(info));
+			info.xlated_prog_len = sizeof(insns);
+			info.xlated_prog_insns = (unsigned long)insns;
+			r = obj_info(&attr, num(argv[i++]), &info, sizeof(info));
+			result(cmd, r);
+			if (r == 0) {
+				puts_(" ");
+				puthex((const unsigned char *)insns, info.xlated_prog_len);
 			}
 		} else if (!strcmp(cmd, "pjit") && i + 1 <= argc) {
 			/* the JIT's functions: how many, each's length non-zero, their sum the image's,

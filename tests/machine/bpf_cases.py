@@ -158,6 +158,9 @@ CALL_CASES: dict[str, list[str]] = {
     "call_jit_info": ["load", "17", CALL_STACK_ARG, "pjit", "3", "pinfo", "3", "run", "3"],
     "call_jit_info_8": ["load", "17", call_chain(8, 8), "pjit", "3", "run", "3"],
     "jit_info_one_function": ["load", "17", OK0, "pjit", "3"],
+    # the program's instructions as a dump shows them after the JIT: a call's off the callee's
+    # distance, its imm the callee's number
+    "call_jit_xlated": ["load", "17", call_chain(3), "pxlated", "3"],
     # a ring buffer reservation released by a function the holder calls
     "call_ringbuf_submit_in_callee": ["map", "27", "0", "0", "4096", "load", "17", prog(
         ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
