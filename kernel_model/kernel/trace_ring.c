@@ -344,6 +344,24 @@ notrace void *trace_event_buffer_reserve_ext(u64 slots, const u64 *ext, u32 len,
 	return NULL;
 }
 
+notrace void *trace_event_buffer_reserve_slot(u32 slot, u32 len, u64 ts)
+{
+	int cpu = this_cpu()->h.cpu;
+	u64 ext[TRACE_EXT_WORDS] = { 0 }, word0;
+
+	if (slot < TRACE_WORD_SLOTS) {
+		word0 = 1ULL << slot & ~(1ULL << TRACE_SLOT_EXT);
+		word0 &= trace_control.recording & trace_control.cpu_slots[cpu];
+		return word0 ? trace_event_buffer_reserve_slots(word0, len, ts) : NULL;
+	}
+	if (slot >= TRACE_SLOTS)
+		return NULL;
+	/* the summary bit alone in word 0, the slot in its extension word (anded there) */
+	word0 = 1ULL << TRACE_SLOT_EXT & trace_control.recording & trace_control.cpu_slots[cpu];
+	ext[slot / 64 - 1] = 1ULL << slot % 64;
+	return word0 ? trace_event_buffer_reserve_ext(word0, ext, len, ts) : NULL;
+}
+
 /* The commit's copy of the record into a further slot (each trace instance's own buffer). */
 static noinline notrace void rb_copy_slot(int slot, int cpu, u64 ts, const void *rec, u32 len)
 {

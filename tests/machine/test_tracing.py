@@ -652,3 +652,59 @@ def test_extension_slots_record_their_own_events(make_machine, image):
     run(m, ["getuid-loop", "3"])
     settle(m)
     assert len(records(drain_all(m.tracing, last))) == 3
+
+
+class _Count:
+    def __init__(self, value):
+        self.value = value
+
+
+def test_triggers_act_on_extension_slots(make_machine, image):
+    """Event triggers of a slot past word 0 (struct event_trigger's u16 slot; the event file's
+    triggers word holds the summary bit): stacktrace writes its stack in that slot's rings,
+    enable_event flips the target's bit in its extension words, snapshot asks for the slot's,
+    traceoff clears the slot's recording bit; slot 1 beside them sees none of it."""
+    from tracefs_sim.machine.contract import GuestTrigger
+
+    m = make_machine(cpus=2)
+    by_name = events_by_name(image)
+    enter, exit_ = by_name["sys_enter_getuid"], by_name["sys_exit_getuid"]
+    ids = setup_ids(m)
+    ext = 130
+    for slot in (1, ext):
+        m.tracing.open_slot(slot)
+        m.tracing.set_recording(slot, True)
+        m.tracing.enable_event(enter, slot, True)
+    m.tracing.enable_event(exit_, ext, True)
+    m.tracing.set_event_soft_disabled(exit_, ext, True)   # until enable_event's trigger
+    assert not m.tracing.event_recording(exit_, ext)
+    trig = m.tracing.triggers
+
+    def on_enter(cmd, **kw):
+        return GuestTrigger(enter, ids["sys_enter_getuid"], cmd, ext, **kw)
+    trig.set_triggers([on_enter("stacktrace", count=_Count(2), post=True, cond=True),
+                       on_enter("snapshot", count=_Count(1)),
+                       on_enter("enable_event", count=_Count(1), target=exit_, target_id=ids["sys_exit_getuid"])])
+    run(m, ["getuid-loop", "5"])
+    settle(m)
+    assert m.tracing.event_recording(exit_, ext)
+    pages = drain_all(m.tracing, ext)
+    got = records(pages)
+    types = [header(p)[0] for _, _, p in got]
+    assert types.count(ids["sys_enter_getuid"]) == 5
+    assert types.count(4) == 2                            # TRACE_STACK: the count's two
+    assert types.count(ids["sys_exit_getuid"]) in (4, 5)  # from the first enter on
+    assert len(trig.snapshot_requests(ext)) == 1
+    plain = [header(p)[0] for _, _, p in records(drain_all(m.tracing, 1))]
+    assert plain == [ids["sys_enter_getuid"]] * 5 and trig.snapshot_requests(1) == []
+
+    # traceoff: the slot's recording bit (an extension word's), word 0's summary bit following it
+    trig.set_triggers([on_enter("traceoff", count=_Count(1))])
+    run(m, ["getuid-loop", "3"])
+    settle(m)
+    assert not m.tracing.is_recording(ext) and m.tracing.is_recording(1)
+    lay = m.tracing.layout
+    recording = struct.unpack("<Q", m.read_memory(m.image.addr("trace_control") + lay.control_recording, 8))[0]
+    assert recording >> lay.slot_ext & 1 == 0
+    assert records(drain_all(m.tracing, ext, pages)) == got   # nothing after the traceoff
+    trig.set_triggers([])

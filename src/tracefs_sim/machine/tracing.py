@@ -141,8 +141,9 @@ class GuestTracing:
         self.layout = layout = RingLayout.of(image)
         self.nr_slots = layout.slots
         # Instances get word 0's slots (not 0, the top level's, nor its summary bit): an
-        # extension slot's events record (trace_event_buffer_reserve_ext()), but its pid
-        # lists, triggers, function tracers, probes and stack options are word 0's yet.
+        # extension slot's events record (trace_event_buffer_reserve_ext()), and its event
+        # triggers and function probes act on it, but its pid lists, function tracers, probe
+        # events and stack options are word 0's yet.
         self.instance_slots = tuple(s for s in range(1, layout.word_slots) if s != layout.slot_ext)
         # the extension words of the event types' file slots (trace_event_ext)
         self._event_ext = kernel_virt_to_phys(image.abi_table(
@@ -199,7 +200,7 @@ class GuestTracing:
             for key in self._enabled.keys() | self._triggered.keys():
                 self._write_file_slots(key)
                 self._write_file(self._events[key], self.layout.file_triggers, "<Q",
-                                 self._mask(self._triggered.get(key, set())))
+                                 self.layout.words(self._mask(self._triggered.get(key, set())))[0])
             self._write_recording()
             self._write_cpumasks()
             self._write_stack_opts()
@@ -327,11 +328,10 @@ class GuestTracing:
         bits = {key: slots for key, slots in bits.items() if ids[key] not in synth and self._triggers_file(key)}
         with self._lock:
             for key in self._triggered.keys() | bits.keys():
-                old, new = self._triggered.get(key, set()), bits.get(key, set())
-                for slot in old ^ new:
-                    if self._mem is not None:
-                        self._set_bit(kernel_virt_to_phys(self._triggers_file(key) + self.layout.file_triggers),
-                                      slot, slot in new)
+                if self._mem is not None and self._triggered.get(key, set()) != bits.get(key, set()):
+                    # word 0, the slots past it by its summary bit (the table's entries say which)
+                    _U64.pack_into(self._mem.buf, kernel_virt_to_phys(self._triggers_file(key) + self.layout.file_triggers),
+                                   self.layout.words(self._mask(bits.get(key, set())))[0])
             self._triggered = {key: set(slots) for key, slots in bits.items()}
 
     def _triggers_file(self, key: tuple[str, str]) -> int:
