@@ -307,7 +307,7 @@ struct percpu {
 	u32 trace_pending;		/* trace data committed since the last doorbell */
 	u32 trace_taskinfo_save;	/* an event was committed since comms were last saved */
 	u32 trace_opt_regs_ftrace;	/* trace_opt_regs are an ftrace site's (the function's entry) */
-	u32 trace_pad;
+	u32 trace_opt_type;		/* the event type of trace_opt_slots (its extension words: trace_event_ext) */
 	/* the record reserved in place, from reserve to commit (irqs off) */
 	struct trace_ring *trace_ring;	/* the ring that holds it */
 	u64 trace_slots_left;		/* further slots that get a copy at commit (word 0: trace/slots.h) */

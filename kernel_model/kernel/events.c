@@ -219,7 +219,7 @@ static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, boo
 			trace_event_commit_inline(__entry, sizeof(*__entry) + __dyn_size, &__w); \
 			/* options/stacktrace, userstacktrace: the stacks after the record */ \
 			if (unlikely(__slots & trace_stack_opt_slots())) \
-				trace_event_opt_stacks(__slots, __entry, (unsigned long)trace_event_raw_event_##name, \
+				trace_event_opt_stacks(__slots, trace_event_file_ext(file), __entry, (unsigned long)trace_event_raw_event_##name, \
 						       trace_host_frame(COUNT_ARGS(args), \
 									(unsigned long)__builtin_frame_address(0))); \
 		} \

@@ -68,6 +68,8 @@ HOST_ABI_OFFSET(trace_control, cpu_slots);
 HOST_ABI_OFFSET(trace_control, stack_opts);
 HOST_ABI_OFFSET(trace_control, ustack_opts);
 HOST_ABI_OFFSET(trace_control, stack_slots);
+HOST_ABI_OFFSET(trace_control, stack_opts_ext);
+HOST_ABI_OFFSET(trace_control, ustack_opts_ext);
 HOST_ABI_OFFSET(trace_control, recording_ext);
 HOST_ABI_OFFSET(trace_control, cpu_slots_ext);
 HOST_ABI_OFFSET(trace_control, ext_rings);

@@ -113,7 +113,7 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 			memcpy(dst, entry, len);
 			trace_event_commit(dst, len);
 			if (unlikely(slots & trace_stack_opt_slots()))
-				trace_event_opt_stacks(slots, entry, (unsigned long)trace_event_raw_event_synth,
+				trace_event_opt_stacks(slots, NULL, entry, (unsigned long)trace_event_raw_event_synth,
 						       (unsigned long)__builtin_frame_address(0));
 		}
 	}

@@ -374,18 +374,36 @@ static notrace int user_stack_walk(struct task_struct *t, unsigned long *calls, 
 	return n;
 }
 
-notrace void trace_event_opt_stacks(u64 slots, const void *ent, unsigned long writer, unsigned long bp)
+notrace void trace_event_opt_stacks(u64 slots, const u64 *ext, const void *ent, unsigned long writer,
+				    unsigned long bp)
 {
 	struct percpu *pc = this_cpu();
-	u64 kslots, uslots;
+	u64 kslots, uslots, kext[TRACE_EXT_WORDS], uext[TRACE_EXT_WORDS];
 	unsigned long calls[FTRACE_STACK_MAX];
 	struct trace_entry hdr;
+	int i;
 
 	slots &= trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
 	kslots = slots & READ_ONCE(trace_control.stack_opts);
 	uslots = slots & READ_ONCE(trace_control.ustack_opts);
 	if (!(kslots | uslots))
 		return;
+	/* the slots past word 0 with either option (the reservations and them with recording_ext
+	 * and this cpu's cpu_slots_ext); none: their summary bit off */
+	if (unlikely((kslots | uslots) >> TRACE_SLOT_EXT)) {
+		u64 kany = 0, uany = 0;
+
+		for (i = 0; i < TRACE_EXT_WORDS; i++) {
+			kext[i] = ext ? READ_ONCE(ext[i]) & READ_ONCE(trace_control.stack_opts_ext[i]) : 0;
+			uext[i] = ext ? READ_ONCE(ext[i]) & READ_ONCE(trace_control.ustack_opts_ext[i]) : 0;
+			kany |= kext[i];
+			uany |= uext[i];
+		}
+		kslots &= ~((u64)!kany << TRACE_SLOT_EXT);
+		uslots &= ~((u64)!uany << TRACE_SLOT_EXT);
+		if (!(kslots | uslots))
+			return;
+	}
 	trig_copy(&hdr, ent, sizeof(hdr));	/* the event's trace_ctx: both stacks show it */
 	if (kslots) {
 		struct pt_regs *regs = pc->trace_opt_regs;
@@ -398,13 +416,13 @@ notrace void trace_event_opt_stacks(u64 slots, const void *ent, unsigned long wr
 				calls[n++] = writer;
 			n += trigger_unwind(bp, calls + n, FTRACE_STACK_MAX - n);
 		}
-		put_kernel_stack(pc, trace_event_buffer_reserve_slots(kslots, sizeof(struct stack_entry) + n * sizeof(long),
-								      trace_clock_read(pc)),
+		put_kernel_stack(pc, trace_event_buffer_reserve_ext(kslots, kext, sizeof(struct stack_entry) + n * sizeof(long),
+								    trace_clock_read(pc)),
 				 &hdr, 0, calls, n, STACK_FOLLOWS_EVENT);
 	}
 	if (uslots) {
 		struct task_struct *t = pc->curr_task;
-		struct userstack_entry *u = trace_event_buffer_reserve_slots(uslots, sizeof(*u), trace_clock_read(pc));
+		struct userstack_entry *u = trace_event_buffer_reserve_ext(uslots, uext, sizeof(*u), trace_clock_read(pc));
 		int n;
 
 		if (!u)
@@ -642,7 +660,7 @@ static __always_inline void event_triggers_around(const struct trace_event_file 
 		trig_copy(dst, rec, len);
 		trace_event_commit_inline(dst, len, &w);
 		if (unlikely(slots & trace_stack_opt_slots()))
-			trace_event_opt_stacks(slots, rec, writer, bp);
+			trace_event_opt_stacks(slots, trace_event_file_ext(file), rec, writer, bp);
 	}
 	for (i = 0; i < n_nested; i++) {
 		const struct event_trigger *t = &event_triggers.trigger[nested[i]];

@@ -230,8 +230,10 @@ notrace void *trace_event_buffer_reserve(const struct trace_event_file *file, u3
 		rec = trace_event_buffer_reserve_slots(slots, len, trace_clock_read(pc));
 	}
 	/* an event's record: the stacktrace options' stacks follow it (trace_event_commit()) */
-	if (rec && file->type >= TRACE_EVENT_FIRST_TYPE)
+	if (rec && file->type >= TRACE_EVENT_FIRST_TYPE) {
 		pc->trace_opt_slots = slots & trace_stack_opt_slots();
+		pc->trace_opt_type = file->type;
+	}
 	return rec;
 }
 
@@ -401,7 +403,8 @@ notrace void trace_event_commit(const void *rec, u32 len)
 	/* trace_buffer_unlock_commit_regs(): the stacks of the event's writer, our caller */
 	if (unlikely(opt)) {
 		pc->trace_opt_slots = 0;
-		trace_event_opt_stacks(opt, rec, 0, (unsigned long)__builtin_frame_address(0));
+		trace_event_opt_stacks(opt, pc->trace_opt_type < TRACE_EXT_TYPES ? trace_event_ext[pc->trace_opt_type] : NULL,
+				       rec, 0, (unsigned long)__builtin_frame_address(0));
 	}
 }
 

@@ -708,3 +708,31 @@ def test_triggers_act_on_extension_slots(make_machine, image):
     assert recording >> lay.slot_ext & 1 == 0
     assert records(drain_all(m.tracing, ext, pages)) == got   # nothing after the traceoff
     trig.set_triggers([])
+
+
+def test_stack_options_of_an_extension_slot(make_machine, image):
+    """options/stacktrace and userstacktrace of a slot past word 0 (stack_opts' extension
+    words): its events are followed by their stacks in its own rings, and a slot of word 0
+    recording the same events gets only its own options' stacks."""
+    m = make_machine(cpus=2)
+    getuid = events_by_name(image)["sys_enter_getuid"]
+    ids = setup_ids(m)
+    for slot in (1, 300):
+        m.tracing.open_slot(slot)
+        m.tracing.set_recording(slot, True)
+        m.tracing.enable_event(getuid, slot, True)
+    m.tracing.set_stack_options(300, True, True)
+    run(m, ["getuid-loop", "4"])
+    settle(m)
+    ext = [header(p)[0] for _, _, p in records(drain_all(m.tracing, 300))]
+    assert ext == [ids["sys_enter_getuid"], 4, 12] * 4     # the event, TRACE_STACK, TRACE_USER_STACK
+    pages1 = drain_all(m.tracing, 1)
+    assert [header(p)[0] for _, _, p in records(pages1)] == [ids["sys_enter_getuid"]] * 4
+    # the other way round: word 0's slot takes stacks, the extension slot none (its words cleared)
+    m.tracing.set_stack_options(300, False, False)
+    m.tracing.set_stack_options(1, True, False)
+    run(m, ["getuid-loop", "2"])
+    settle(m)
+    assert [header(p)[0] for _, _, p in records(drain_all(m.tracing, 1, pages1))][4:] == [ids["sys_enter_getuid"], 4] * 2
+    pages300 = drain_all(m.tracing, 300)
+    assert [header(p)[0] for _, _, p in records(pages300)] == ext + [ids["sys_enter_getuid"]] * 2

@@ -58,8 +58,8 @@ struct trace_ring {
 
 struct trace_control {
 	volatile u64 recording;		/* host: bit s: tracing_on of slot s */
-	volatile u64 stack_opts;	/* host: bit s: options/stacktrace of slot s */
-	volatile u64 ustack_opts;	/* host: bit s: options/userstacktrace of slot s */
+	volatile u64 stack_opts;	/* host: bit s: options/stacktrace of slot s (word 0: and stack_opts_ext) */
+	volatile u64 ustack_opts;	/* host: bit s: options/userstacktrace of slot s (and ustack_opts_ext) */
 	volatile u64 stack_slots;	/* host: stack_opts | ustack_opts (one load for the writers) */
 	volatile u64 cpu_slots[NR_CPUS];	/* host: bit s: slot s's tracing_cpumask has this cpu */
 	/* slots 0..62's; rings[TRACE_SLOT_EXT] are closed sentinels (no pages), so that a lone
@@ -70,6 +70,9 @@ struct trace_control {
 	volatile u64 cpu_slots_ext[NR_CPUS][TRACE_EXT_WORDS];
 	/* slot s >= 64: its NR_CPUS rings, allocated with its pages (trace_slot_alloc()); NULL: none */
 	struct trace_ring *ext_rings[TRACE_SLOTS];
+	/* the extension words of stack_opts and ustack_opts (host-written) */
+	volatile u64 stack_opts_ext[TRACE_EXT_WORDS];
+	volatile u64 ustack_opts_ext[TRACE_EXT_WORDS];
 };
 
 _Static_assert(offsetof(struct trace_ring, reset_req) == 40, "trace_ring layout");
@@ -197,11 +200,12 @@ static __always_inline u64 trace_stack_opt_slots(void)
 }
 /*
  * ftrace_trace_stack() / ftrace_trace_userstack() of trace_buffer_unlock_commit_regs(): after an
- * event's record was committed in `slots`, the stacks the options ask for in those slots (ent:
- * the record's common fields; writer, if not 0, the first kernel frame; bp: the frame the walk
- * of its callers starts from).  kernel/trace_events_trigger.c.
+ * event's record was committed in `slots` (word 0; its TRACE_SLOT_EXT set: the extension words
+ * ext too, the event's: trace_event_file_ext()), the stacks the options ask for in those slots
+ * (ent: the record's common fields; writer, if not 0, the first kernel frame; bp: the frame the
+ * walk of its callers starts from).  kernel/trace_events_trigger.c.
  */
-void trace_event_opt_stacks(u64 slots, const void *ent, unsigned long writer, unsigned long bp);
+void trace_event_opt_stacks(u64 slots, const u64 *ext, const void *ent, unsigned long writer, unsigned long bp);
 
 /*
  * trace_clock_local(): the host sets now_ns between instruction slices; a live machine also
