@@ -315,6 +315,8 @@ struct percpu {
 	u64 trace_opt_slots;		/* ... an event's, whose slots take the stacktrace options' stacks after it */
 	struct pt_regs *trace_opt_regs;	/* a kprobe's regs while its handler records: the stacks start there */
 	u64 trace_ext_left[TRACE_EXT_WORDS];	/* trace_slots_left's extension words (its bit 63 set) */
+	u64 trace_opt_ext[TRACE_EXT_WORDS];	/* trace_opt_slots' extension words when the pid lists took
+						 * some of its event's out (trace_opt_type's TRACE_OPT_EXT_OWN) */
 } __aligned(4096);
 
 _Static_assert(offsetof(struct percpu, preempt_count) == PERCPU_PREEMPT_COUNT, "percpu layout");

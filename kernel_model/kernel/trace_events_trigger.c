@@ -590,12 +590,13 @@ static __always_inline bool trig_is_deferred(const u32 *deferred, u32 n, u32 key
  * constant of each caller below, so neither pays for the other's case.
  */
 static __always_inline void event_triggers_around(const struct trace_event_file *file, u32 only, void *rec,
-						  u32 len, u64 pid_slots, bool commit, unsigned long irqflags,
+						  u32 len, u64 pid_slots, const u64 *pid_ext, bool commit, unsigned long irqflags,
 						  unsigned long writer, unsigned long bp, unsigned long hist_bp)
 {
 	struct percpu *pc = this_cpu();
 	u32 type = file->type, nr = READ_ONCE(event_triggers.nr), i, first;
-	u64 trig, slots, *snap;
+	u64 trig, slots, *snap, ext_buf[TRACE_EXT_WORDS];
+	const u64 *ext;
 	/* the deferred commands' (slot, class): all their triggers run after the commit */
 	u32 deferred[TRIGGER_DEFERRED_MAX];
 	u32 n_deferred = 0;
@@ -655,12 +656,18 @@ static __always_inline void event_triggers_around(const struct trace_event_file 
 	}
 	/* the record, in the slots that record it now (triggers may have changed them) */
 	slots = commit ? dyn_file_slots(READ_ONCE(file->slots), type) & pid_slots : 0;
-	dst = commit ? trace_event_reserve_inline(pc, slots, trace_event_file_ext(file), len, &w) : NULL;
+	ext = trace_event_file_ext(file);
+	if (commit && ext && pid_ext && (slots >> TRACE_SLOT_EXT)) {
+		for (i = 0; i < TRACE_EXT_WORDS; i++)
+			ext_buf[i] = READ_ONCE(ext[i]) & pid_ext[i];
+		ext = ext_buf;
+	}
+	dst = commit ? trace_event_reserve_inline(pc, slots, ext, len, &w) : NULL;
 	if (dst) {
 		trig_copy(dst, rec, len);
 		trace_event_commit_inline(dst, len, &w);
 		if (unlikely(slots & trace_stack_opt_slots()))
-			trace_event_opt_stacks(slots, trace_event_file_ext(file), rec, writer, bp);
+			trace_event_opt_stacks(slots, ext, rec, writer, bp);
 	}
 	for (i = 0; i < n_nested; i++) {
 		const struct event_trigger *t = &event_triggers.trigger[nested[i]];
@@ -686,14 +693,15 @@ static __always_inline void event_triggers_around(const struct trace_event_file 
 }
 
 notrace void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u64 pid_slots,
+				   const u64 *pid_ext,
 				   unsigned long irqflags, unsigned long writer, unsigned long bp,
 				   unsigned long hist_bp)
 {
-	event_triggers_around(file, TRACE_SLOTS, rec, len, pid_slots, true, irqflags, writer, bp, hist_bp);
+	event_triggers_around(file, TRACE_SLOTS, rec, len, pid_slots, pid_ext, true, irqflags, writer, bp, hist_bp);
 }
 
 notrace void event_triggers_call(const struct trace_event_file *file, u32 slot, void *rec, unsigned long irqflags,
 				 unsigned long writer, unsigned long bp, unsigned long hist_bp)
 {
-	event_triggers_around(file, slot, rec, 0, 0, false, irqflags, writer, bp, hist_bp);
+	event_triggers_around(file, slot, rec, 0, 0, NULL, false, irqflags, writer, bp, hist_bp);
 }

@@ -736,3 +736,36 @@ def test_stack_options_of_an_extension_slot(make_machine, image):
     assert [header(p)[0] for _, _, p in records(drain_all(m.tracing, 1, pages1))][4:] == [ids["sys_enter_getuid"], 4] * 2
     pages300 = drain_all(m.tracing, 300)
     assert [header(p)[0] for _, _, p in records(pages300)] == ext + [ids["sys_enter_getuid"]] * 2
+
+
+def test_pid_lists_of_an_extension_slot(make_machine, image):
+    """set_event_pid / set_event_notrace_pid of a slot past word 0 (its bitmaps allocated with
+    its rings, the masks' extension words): the slot records only what its lists let through,
+    a slot of word 0 beside it everything."""
+    m = make_machine(cpus=2)
+    getuid = events_by_name(image)["sys_enter_getuid"]
+    setup_ids(m)
+    ext = 300
+    for slot in (1, ext):
+        m.tracing.open_slot(slot)
+        m.tracing.set_recording(slot, True)
+        m.tracing.enable_event(getuid, slot, True)
+    pids = m.tracing.pid_lists
+    pids.set_event_pids(ext, False, frozenset({1}))     # init's events only
+    run(m, ["getuid-loop", "3"])
+    settle(m)
+    assert len(records(drain_all(m.tracing, 1))) == 3
+    assert records(drain_all(m.tracing, ext)) == []
+    pids.set_event_pids(ext, False, None)
+    pids.set_event_pids(ext, True, frozenset({1}))      # all but init's
+    run(m, ["getuid-loop", "2"])
+    settle(m)
+    assert len(records(drain_all(m.tracing, ext))) == 2
+    assert pids.event_pids(ext, True) == frozenset({1})
+    # closed and made again: no lists
+    pids.set_event_pids(ext, True, None)
+    m.tracing.enable_event(getuid, ext, False)
+    m.tracing.set_recording(ext, False)
+    m.tracing.close_slot(ext)
+    m.tracing.open_slot(ext)
+    assert pids.event_pids(ext, False) is None and pids.event_pids(ext, True) is None

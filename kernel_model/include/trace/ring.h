@@ -88,6 +88,8 @@ _Static_assert(offsetof(struct percpu, trace_taskinfo_save) == offsetof(struct p
 	       "trace_fast_claim() sets both with one store");
 
 extern struct trace_control trace_control;
+/* percpu.trace_opt_type's flag: the stacks' extension words are percpu.trace_opt_ext (types are u16) */
+#define TRACE_OPT_EXT_OWN	(1U << 16)
 /* host: the extension words of each event type's file slots (slot s >= 64: word s / 64 - 1) */
 extern u64 trace_event_ext[TRACE_EXT_TYPES][TRACE_EXT_WORDS];
 /* the top level's pages (slot 0); an instance's are allocated with it */

@@ -133,14 +133,15 @@ static __always_inline u64 dyn_file_slots(u64 slots, u32 type)
 void *event_trigger_scratch(u32 len);
 /*
  * The event's triggers and its record: rec (len bytes, in the scratch) was
- * filled for file; pid_slots: the slots the pid filters let record it;
+ * filled for file; pid_slots: the slots the pid filters let record it (pid_ext: past word 0,
+ * when its summary bit is set; NULL: all);
  * writer: the event's writer (a stack trace's first frame); bp: the frame
  * whose return address is the next (the function that fired the event);
  * hist_bp: the frame a hist trigger's stacktrace key starts from (see
  * trace_hist_frame() in kernel/events.c).  Interrupts are off (irqflags: as
  * they were).
  */
-void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u64 pid_slots,
+void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u64 pid_slots, const u64 *pid_ext,
 			   unsigned long irqflags, unsigned long writer, unsigned long bp, unsigned long hist_bp);
 /*
  * The same triggers around a record the host commits itself (a trace_marker write's: see

@@ -144,9 +144,9 @@ class GuestTracing:
         self.layout = layout = RingLayout.of(image)
         self.nr_slots = layout.slots
         # Instances get word 0's slots (not 0, the top level's, nor its summary bit): an
-        # extension slot's events record (trace_event_buffer_reserve_ext()), with the stacks of
-        # its stack options, and its event triggers and function probes act on it, but its pid
-        # lists, function tracers and probe events are word 0's yet.
+        # extension slot's events record (trace_event_buffer_reserve_ext()), by its event pid
+        # lists, with the stacks of its stack options, and its event triggers and function
+        # probes act on it, but its function tracers and probe events are word 0's yet.
         self.instance_slots = tuple(s for s in range(1, layout.word_slots) if s != layout.slot_ext)
         # the extension words of the event types' file slots (trace_event_ext)
         self._event_ext = kernel_virt_to_phys(image.abi_table(
@@ -498,8 +498,7 @@ class GuestTracing:
                 self._write_stack_opts()
                 self._open.add(slot)
         self._machine.guest_op(fresh)
-        if slot < self.layout.word_slots:   # (an extension slot has no pid lists yet)
-            self.pid_lists.forget(slot)
+        self.pid_lists.forget(slot)
 
     def close_slot(self, slot: int) -> None:
         """instance_rmdir()'s free: the slot's rings and pid lists go back to the kernel (every
