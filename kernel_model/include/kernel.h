@@ -311,7 +311,7 @@ struct percpu {
 	u32 trace_pending;		/* trace data committed since the last doorbell */
 	u32 trace_taskinfo_save;	/* an event was committed since comms were last saved */
 	u32 trace_opt_regs_ftrace;	/* trace_opt_regs are an ftrace site's (the function's entry) */
-	u32 trace_pad;
+	u32 trace_opt_type;		/* the event type of trace_opt_slots (its extension words: trace_event_ext) */
 	/* the record reserved in place, from reserve to commit (irqs off) */
 	struct trace_ring *trace_ring;	/* the ring that holds it */
 	u64 trace_slots_left;		/* further slots that get a copy at commit (word 0: trace/slots.h) */
@@ -319,6 +319,8 @@ struct percpu {
 	u64 trace_opt_slots;		/* ... an event's, whose slots take the stacktrace options' stacks after it */
 	struct pt_regs *trace_opt_regs;	/* a kprobe's regs while its handler records: the stacks start there */
 	u64 trace_ext_left[TRACE_EXT_WORDS];	/* trace_slots_left's extension words (its bit 63 set) */
+	u64 trace_opt_ext[TRACE_EXT_WORDS];	/* trace_opt_slots' extension words when the pid lists took
+						 * some of its event's out (trace_opt_type's TRACE_OPT_EXT_OWN) */
 } __aligned(4096);
 
 _Static_assert(offsetof(struct percpu, preempt_count) == PERCPU_PREEMPT_COUNT, "percpu layout");

@@ -76,14 +76,15 @@ static __always_inline void syscall_get_arguments(struct pt_regs *regs, unsigned
  * trace_pid_filter_of() takes its second word, or the default check when the
  * name is not defined (kconfig.h's __is_defined() trick).
  */
-#define TRACE_PID_FILTER_sched_switch		~, trace_pid_filter_switch(__slots, prev, next)
-#define TRACE_PID_FILTER_sched_waking		~, trace_pid_filter_wakeup(__pc, __slots, p)
-#define TRACE_PID_FILTER_sched_wakeup		~, trace_pid_filter_wakeup(__pc, __slots, p)
-#define TRACE_PID_FILTER_sched_wakeup_new	~, trace_pid_filter_wakeup(__pc, __slots, p)
+#define TRACE_PID_FILTER_sched_switch		~, trace_pid_filter_switch(__slots, prev, next, &__ext, __pid_ext)
+#define TRACE_PID_FILTER_sched_waking		~, trace_pid_filter_wakeup(__pc, __slots, p, &__ext, __pid_ext)
+#define TRACE_PID_FILTER_sched_wakeup		~, trace_pid_filter_wakeup(__pc, __slots, p, &__ext, __pid_ext)
+#define TRACE_PID_FILTER_sched_wakeup_new	~, trace_pid_filter_wakeup(__pc, __slots, p, &__ext, __pid_ext)
 #define __second_arg(a, b, ...) b
 #define __second_of(...) __second_arg(__VA_ARGS__)
+/* (the extension words __ext become __pid_ext when lists past word 0 take slots out) */
 #define trace_pid_filter_of(name) \
-	__second_of(TRACE_PID_FILTER_##name, trace_pid_filter_event(__pc, __slots), ~)
+	__second_of(TRACE_PID_FILTER_##name, trace_pid_filter_event(__pc, __slots, &__ext, __pid_ext), ~)
 
 /* the preempt depth less the writer's own preempt_disable, at most 0xf; 0 wraps to 0xff, the
  * depth and migrate-disable nibbles (trace_entry_fill_count()) */
@@ -186,7 +187,8 @@ static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, boo
 		size_t __dyn_size = 0; \
 		struct trace_write __w; \
 		struct percpu *__pc = this_cpu(); \
-		u64 __slots = READ_ONCE(file->slots); \
+		u64 __slots = READ_ONCE(file->slots), __pid_ext[TRACE_EXT_WORDS]; \
+		const u64 *__ext; \
 		if (!(__slots | READ_ONCE(file->triggers))) { \
 			trace_irq_restore(irqflags); \
 			return; \
@@ -195,6 +197,7 @@ static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, boo
 		if (unlikely(READ_ONCE(file->triggers))) { \
 			/* the record first, for the triggers' filters (event_triggers_call()) */ \
 			__slots = ~0ULL; \
+			__ext = trace_ext_all; \
 			__slots = trace_pid_filter_of(name); \
 			__entry = event_trigger_scratch(sizeof(*__entry) + __dyn_size); \
 			if (__entry) { \
@@ -202,7 +205,7 @@ static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, boo
 				{ assign } \
 				unsigned long __bp = trace_host_frame(COUNT_ARGS(args), \
 								      (unsigned long)__builtin_frame_address(0)); \
-				event_triggers_record(file, __entry, sizeof(*__entry) + __dyn_size, __slots, irqflags, \
+				event_triggers_record(file, __entry, sizeof(*__entry) + __dyn_size, __slots, __ext, irqflags, \
 						      (unsigned long)trace_event_raw_event_##name, __bp, \
 						      trace_hist_frame(&__tracepoint_##name, \
 								       trace_cmdline_probe_of(name), __bp)); \
@@ -210,8 +213,9 @@ static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, boo
 			trace_irq_restore(irqflags); \
 			return; \
 		} \
+		__ext = trace_event_file_ext(file); \
 		__slots = trace_pid_filter_of(name); \
-		__entry = trace_event_reserve_inline(__pc, __slots, trace_event_file_ext(file), \
+		__entry = trace_event_reserve_inline(__pc, __slots, __ext, \
 						     sizeof(*__entry) + __dyn_size, &__w); \
 		if (__entry) { \
 			trace_entry_fill(__pc, &__entry->ent, file->type, irqflags, trace_current_pid(__pc)); \
@@ -219,7 +223,7 @@ static __always_inline unsigned long trace_hist_frame(struct tracepoint *tp, boo
 			trace_event_commit_inline(__entry, sizeof(*__entry) + __dyn_size, &__w); \
 			/* options/stacktrace, userstacktrace: the stacks after the record */ \
 			if (unlikely(__slots & trace_stack_opt_slots())) \
-				trace_event_opt_stacks(__slots, __entry, (unsigned long)trace_event_raw_event_##name, \
+				trace_event_opt_stacks(__slots, __ext, __entry, (unsigned long)trace_event_raw_event_##name, \
 						       trace_host_frame(COUNT_ARGS(args), \
 									(unsigned long)__builtin_frame_address(0))); \
 		} \

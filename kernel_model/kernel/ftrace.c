@@ -264,17 +264,17 @@ notrace int ftrace_unwind(struct task_struct *t, struct pt_regs *regs, unsigned 
  * call (function+5), the function's caller, then the frame-pointer chain of
  * the traced context (the walk starts from the saved registers).
  */
-static notrace void trace_stack(struct task_struct *t, u64 slots, struct pt_regs *regs,
+static notrace void trace_stack(struct task_struct *t, u32 slot, struct pt_regs *regs,
 				unsigned long flags)
 {
-	struct trace_event_file file = { .slots = slots, .type = TRACE_STACK };
+	struct trace_event_file file = { .type = TRACE_STACK };
 	unsigned long calls[FTRACE_STACK_MAX];
 	struct stack_entry *e;
 	int n;
 
 	calls[0] = ((unsigned long *)regs)[-1];
 	n = ftrace_unwind(t, regs, calls, 1, FTRACE_STACK_MAX);
-	e = trace_event_buffer_reserve(&file, sizeof(*e) + n * sizeof(long));
+	e = trace_event_buffer_reserve_slot(slot, sizeof(*e) + n * sizeof(long), trace_clock_read(this_cpu()));
 	if (!e)
 		return;
 	tracing_generic_entry_update(&e->ent, &file, flags);
@@ -291,17 +291,13 @@ static notrace void trace_stack(struct task_struct *t, u64 slots, struct pt_regs
  */
 static notrace void probe_tracing_onoff(const struct ftrace_probe *p, bool on, bool counted)
 {
-	u64 bit = 1ULL << p->slot;
 	s64 *count = &ftrace_probes.counts[p->counter];
 
 	if (counted && READ_ONCE(*count) <= 0)
 		return;
-	if (on == !!(trace_control.recording & bit))
+	if (on == trace_slot_recording(p->slot))
 		return;
-	if (on)
-		__atomic_fetch_or(&trace_control.recording, bit, __ATOMIC_SEQ_CST);
-	else
-		__atomic_fetch_and(&trace_control.recording, ~bit, __ATOMIC_SEQ_CST);
+	trace_slot_set_recording(p->slot, on);
 	if (counted)
 		(*count)--;
 }
@@ -314,18 +310,14 @@ static notrace void probe_tracing_onoff(const struct ftrace_probe *p, bool on, b
  */
 static notrace void probe_event(const struct ftrace_probe *p, bool enable)
 {
-	u64 bit = 1ULL << p->slot;
 	s64 *count = &ftrace_probes.counts[p->counter];
 	s64 c = READ_ONCE(*count);
 
-	if (!c || enable == !!(READ_ONCE(p->file->slots) & bit))
+	if (!c || enable == trace_event_file_test(p->file, p->slot))
 		return;
 	if (c != -1)
 		*count = c - 1;
-	if (enable)
-		__atomic_fetch_or(&p->file->slots, bit, __ATOMIC_SEQ_CST);
-	else
-		__atomic_fetch_and(&p->file->slots, ~bit, __ATOMIC_SEQ_CST);
+	trace_event_file_flip(p->file, p->slot, enable);
 }
 
 /* The function probes of site idx, in table order (the host puts the newest first, as Linux's ops list). */
@@ -335,7 +327,6 @@ static notrace void ftrace_run_probes(struct task_struct *t, long idx, struct pt
 
 	for (i = ftrace_probes.first[idx]; i < nr && ftrace_probes.probe[i].site == idx; i++) {
 		const struct ftrace_probe *p = &ftrace_probes.probe[i];
-		u64 bit = 1ULL << p->slot;
 		s64 *count;
 
 		switch (p->cmd) {
@@ -347,15 +338,15 @@ static notrace void ftrace_run_probes(struct task_struct *t, long idx, struct pt
 					    p->cmd >= FTRACE_PROBE_TRACEON_COUNT);
 			break;
 		case FTRACE_PROBE_STACKTRACE:	/* ftrace_stacktrace(): trace_stack(tr), the probe's array */
-			if (trace_control.recording & bit)
-				trace_stack(t, bit, regs, regs->flags);
+			if (trace_slot_recording(p->slot))
+				trace_stack(t, p->slot, regs, regs->flags);
 			break;
 		case FTRACE_PROBE_STACKTRACE_COUNT:	/* ftrace_stacktrace_count(): while tracing_is_on() (the top level's) */
 			count = &ftrace_probes.counts[p->counter];
 			if (!(trace_control.recording & 1) || !*count)
 				break;
 			(*count)--;
-			trace_stack(t, bit, regs, regs->flags);
+			trace_stack(t, p->slot, regs, regs->flags);
 			break;
 		case FTRACE_PROBE_ENABLE_EVENT:
 		case FTRACE_PROBE_DISABLE_EVENT:
@@ -566,7 +557,7 @@ static notrace void ftrace_trace_site(struct task_struct *t, long idx, struct ft
 			int s = __builtin_ctzll(stack);
 
 			stack &= stack - 1;
-			trace_stack(t, 1ULL << s, regs, regs->flags);
+			trace_stack(t, s, regs, regs->flags);
 		}
 	}
 	if (graph)

@@ -68,6 +68,8 @@ HOST_ABI_OFFSET(trace_control, cpu_slots);
 HOST_ABI_OFFSET(trace_control, stack_opts);
 HOST_ABI_OFFSET(trace_control, ustack_opts);
 HOST_ABI_OFFSET(trace_control, stack_slots);
+HOST_ABI_OFFSET(trace_control, stack_opts_ext);
+HOST_ABI_OFFSET(trace_control, ustack_opts_ext);
 HOST_ABI_OFFSET(trace_control, recording_ext);
 HOST_ABI_OFFSET(trace_control, cpu_slots_ext);
 HOST_ABI_OFFSET(trace_control, ext_rings);
@@ -183,6 +185,9 @@ HOST_ABI_OFFSET(trace_pid_control, event_fork);
 HOST_ABI_OFFSET(trace_pid_control, function_fork);
 HOST_ABI_OFFSET(trace_pid_control, pids);
 HOST_ABI_OFFSET(trace_pid_control, notrace_pids);
+HOST_ABI_OFFSET(trace_pid_control, event_pids_ext);
+HOST_ABI_OFFSET(trace_pid_control, event_notrace_pids_ext);
+HOST_ABI_OFFSET(trace_pid_control, event_fork_ext);
 
 /* include/trace/ftrace.h, ftrace_frame.h */
 HOST_ABI_CONST(MCOUNT_INSN_SIZE);

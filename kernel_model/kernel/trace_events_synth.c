@@ -100,12 +100,12 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 	}
 	len = sizeof(*entry) + event->n_u64 * 8 + data_size;
 	if (unlikely(triggers)) {
-		event_triggers_record(file, entry, len, trace_pid_filter_event(pc, ~0ULL), irqflags,
+		event_triggers_record(file, entry, len, trace_pid_filter_word0(pc, ~0ULL), NULL, irqflags,
 				      (unsigned long)trace_synth, (unsigned long)__builtin_frame_address(0), (unsigned long)__builtin_frame_address(0));
 	} else {
 		void *dst;
 
-		slots = trace_pid_filter_event(pc, slots) & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
+		slots = trace_pid_filter_word0(pc, slots) & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
 		if (!slots)
 			return;
 		dst = trace_event_buffer_reserve_slots(slots, len, trace_clock_read(pc));
@@ -113,7 +113,7 @@ static notrace void trace_event_raw_event_synth(struct synth_event *event, const
 			memcpy(dst, entry, len);
 			trace_event_commit(dst, len);
 			if (unlikely(slots & trace_stack_opt_slots()))
-				trace_event_opt_stacks(slots, entry, (unsigned long)trace_event_raw_event_synth,
+				trace_event_opt_stacks(slots, NULL, entry, (unsigned long)trace_event_raw_event_synth,
 						       (unsigned long)__builtin_frame_address(0));
 		}
 	}

@@ -27,8 +27,9 @@ struct event_triggers event_triggers;
 #define TRIGGER_DEFERRED_MAX 32
 static u8 trigger_scratch[NR_CPUS][TRIGGER_DEPTH_MAX][BUF_PAGE_SIZE] __aligned(8);
 static u32 trigger_depth[NR_CPUS];
-/* per depth, the slots whose snapshot a trigger asked for after the record's commit */
-static u64 trigger_snap_after[NR_CPUS][TRIGGER_DEPTH_MAX + 1];
+/* per depth, the slots whose snapshot a trigger asked for after the record's commit (a set of
+ * TRACE_SLOT_WORDS words, slot s bit s % 64 of word s / 64) */
+static u64 trigger_snap_after[NR_CPUS][TRIGGER_DEPTH_MAX + 1][TRACE_SLOT_WORDS];
 /* a char * field's string, as filter_pred_pchar() copies it (USTRING_BUF_SIZE) */
 #define TRIG_STR_BUF 1024
 static u8 trigger_str[NR_CPUS][TRIG_STR_BUF];
@@ -306,14 +307,11 @@ static notrace int probe_regs_unwind(struct percpu *pc, struct pt_regs *regs, un
 	return n + trigger_unwind(regs->bp, calls + n, max - n);
 }
 
-/* A kernel_stack record of calls[0..n) in slots (recording on this cpu): its common fields
- * those of hdr (the event's, type aside) or, hdr NULL, this context's; pad: stack_entry.pad. */
-static notrace void put_kernel_stack(struct percpu *pc, u64 slots, const void *hdr, unsigned long irqflags,
-				     const unsigned long *calls, int n, int pad)
+/* A kernel_stack record of calls[0..n) in e, reserved for it: its common fields those of
+ * hdr (the event's, type aside) or, hdr NULL, this context's; pad: stack_entry.pad. */
+static notrace void put_kernel_stack(struct percpu *pc, struct stack_entry *e, const void *hdr,
+				     unsigned long irqflags, const unsigned long *calls, int n, int pad)
 {
-	struct stack_entry *e = trace_event_buffer_reserve_slots(slots, sizeof(*e) + n * sizeof(long),
-								  trace_clock_read(pc));
-
 	if (!e)
 		return;
 	if (hdr) {
@@ -332,7 +330,6 @@ static notrace void trig_stack(u32 slot, unsigned long irqflags, unsigned long w
 {
 	struct percpu *pc = this_cpu();
 	unsigned long calls[FTRACE_STACK_MAX];
-	u64 slots = 1ULL << slot;
 	int n = 1;
 
 	calls[0] = writer;
@@ -344,10 +341,9 @@ static notrace void trig_stack(u32 slot, unsigned long irqflags, unsigned long w
 	} else {
 		n += trigger_unwind(bp, calls + 1, FTRACE_STACK_MAX - 1);
 	}
-	slots &= trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
-	if (!slots)
-		return;
-	put_kernel_stack(pc, slots, NULL, irqflags, calls, n, 0);
+	put_kernel_stack(pc, trace_event_buffer_reserve_slot(slot, sizeof(struct stack_entry) + n * sizeof(long),
+							     trace_clock_read(pc)),
+			 NULL, irqflags, calls, n, 0);
 }
 
 /*
@@ -378,18 +374,36 @@ static notrace int user_stack_walk(struct task_struct *t, unsigned long *calls, 
 	return n;
 }
 
-notrace void trace_event_opt_stacks(u64 slots, const void *ent, unsigned long writer, unsigned long bp)
+notrace void trace_event_opt_stacks(u64 slots, const u64 *ext, const void *ent, unsigned long writer,
+				    unsigned long bp)
 {
 	struct percpu *pc = this_cpu();
-	u64 kslots, uslots;
+	u64 kslots, uslots, kext[TRACE_EXT_WORDS], uext[TRACE_EXT_WORDS];
 	unsigned long calls[FTRACE_STACK_MAX];
 	struct trace_entry hdr;
+	int i;
 
 	slots &= trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
 	kslots = slots & READ_ONCE(trace_control.stack_opts);
 	uslots = slots & READ_ONCE(trace_control.ustack_opts);
 	if (!(kslots | uslots))
 		return;
+	/* the slots past word 0 with either option (the reservations and them with recording_ext
+	 * and this cpu's cpu_slots_ext); none: their summary bit off */
+	if (unlikely((kslots | uslots) >> TRACE_SLOT_EXT)) {
+		u64 kany = 0, uany = 0;
+
+		for (i = 0; i < TRACE_EXT_WORDS; i++) {
+			kext[i] = ext ? READ_ONCE(ext[i]) & READ_ONCE(trace_control.stack_opts_ext[i]) : 0;
+			uext[i] = ext ? READ_ONCE(ext[i]) & READ_ONCE(trace_control.ustack_opts_ext[i]) : 0;
+			kany |= kext[i];
+			uany |= uext[i];
+		}
+		kslots &= ~((u64)!kany << TRACE_SLOT_EXT);
+		uslots &= ~((u64)!uany << TRACE_SLOT_EXT);
+		if (!(kslots | uslots))
+			return;
+	}
 	trig_copy(&hdr, ent, sizeof(hdr));	/* the event's trace_ctx: both stacks show it */
 	if (kslots) {
 		struct pt_regs *regs = pc->trace_opt_regs;
@@ -402,11 +416,13 @@ notrace void trace_event_opt_stacks(u64 slots, const void *ent, unsigned long wr
 				calls[n++] = writer;
 			n += trigger_unwind(bp, calls + n, FTRACE_STACK_MAX - n);
 		}
-		put_kernel_stack(pc, kslots, &hdr, 0, calls, n, STACK_FOLLOWS_EVENT);
+		put_kernel_stack(pc, trace_event_buffer_reserve_ext(kslots, kext, sizeof(struct stack_entry) + n * sizeof(long),
+								    trace_clock_read(pc)),
+				 &hdr, 0, calls, n, STACK_FOLLOWS_EVENT);
 	}
 	if (uslots) {
 		struct task_struct *t = pc->curr_task;
-		struct userstack_entry *u = trace_event_buffer_reserve_slots(uslots, sizeof(*u), trace_clock_read(pc));
+		struct userstack_entry *u = trace_event_buffer_reserve_ext(uslots, uext, sizeof(*u), trace_clock_read(pc));
 		int n;
 
 		if (!u)
@@ -425,9 +441,13 @@ notrace void trace_event_opt_stacks(u64 slots, const void *ent, unsigned long wr
 /* tracing_snapshot_instance(): the host swaps the slot's buffers at this time */
 notrace void event_trigger_snapshot(u32 slot)
 {
-	struct event_snapshot_reqs *r = &event_triggers.snapshot[slot];
-	u64 seq = r->seq;
+	struct event_snapshot_reqs *r;
+	u64 seq;
 
+	if (slot >= TRACE_SLOTS)
+		return;
+	r = &event_triggers.snapshot[slot];
+	seq = r->seq;
 	r->ts[seq % EVENT_SNAPSHOT_REQS] = trace_clock_read(this_cpu());
 	barrier();
 	r->seq = seq + 1;
@@ -444,10 +464,10 @@ notrace void event_trigger_snapshot_after_record(u32 slot)
 	struct percpu *pc = this_cpu();
 	u32 depth = trigger_depth[pc->h.cpu];
 
-	if (!depth || depth > TRIGGER_DEPTH_MAX)
+	if (!depth || depth > TRIGGER_DEPTH_MAX || slot >= TRACE_SLOTS)
 		event_trigger_snapshot(slot);
 	else
-		trigger_snap_after[pc->h.cpu][depth] |= 1ULL << slot;
+		trigger_snap_after[pc->h.cpu][depth][slot / 64] |= 1ULL << slot % 64;
 }
 
 /* the count of a counted trigger: false when it is used up; else taken (when take) */
@@ -483,20 +503,15 @@ static notrace void trig_hist_enable(const struct event_trigger *t, bool enable)
 static notrace void trig_run(const struct event_trigger *t, const void *rec, unsigned long irqflags,
 			     unsigned long writer, unsigned long bp, unsigned long hist_bp)
 {
-	u64 bit = 1ULL << t->slot;
-
 	switch (t->cmd) {
 	case ETT_TRACEON:
 	case ETT_TRACEOFF: {
 		/* traceon/traceoff_count_trigger(): only a change of state counts */
 		bool on = t->cmd == ETT_TRACEON;
 
-		if (on == !!(trace_control.recording & bit) || !trig_count(t, true))
+		if (on == trace_slot_recording(t->slot) || !trig_count(t, true))
 			break;
-		if (on)
-			__atomic_fetch_or(&trace_control.recording, bit, __ATOMIC_SEQ_CST);
-		else
-			__atomic_fetch_and(&trace_control.recording, ~bit, __ATOMIC_SEQ_CST);
+		trace_slot_set_recording(t->slot, on);
 		break;
 	}
 	case ETT_STACKTRACE:
@@ -512,13 +527,17 @@ static notrace void trig_run(const struct event_trigger *t, const void *rec, uns
 		/* event_enable_trigger(): the target's SOFT_DISABLED, its slot bit here */
 		bool enable = t->cmd == ETT_ENABLE_EVENT, word = t->flags & ETF_SOFT_WORD;
 
-		/* a dynamic event's: its soft_off word, a bit set while the slot does not record */
-		if (enable == (!!(READ_ONCE(t->file->slots) & bit) != word) || !trig_count(t, true))
+		/* a dynamic event's: its soft_off word, a bit set while the slot does not record
+		 * (word 0's slots: the host gives no other slot such a trigger) */
+		if (word ? t->slot >= TRACE_WORD_SLOTS || enable == !(READ_ONCE(t->file->slots) >> t->slot & 1)
+			 : enable == trace_event_file_test(t->file, t->slot))
 			break;
-		if (enable != word)
-			__atomic_fetch_or(&t->file->slots, bit, __ATOMIC_SEQ_CST);
+		if (!trig_count(t, true))
+			break;
+		if (word)
+			trace_slots_flip(&t->file->slots, NULL, t->slot, !enable);
 		else
-			__atomic_fetch_and(&t->file->slots, ~bit, __ATOMIC_SEQ_CST);
+			trace_event_file_flip(t->file, t->slot, enable);
 		break;
 	}
 	case ETT_HIST:
@@ -540,12 +559,22 @@ static __always_inline u32 trig_class(u32 cmd)
 }
 
 /* (slot, command class) of a deferred trigger, as trig_deferred[] keeps it */
-static __always_inline u16 trig_deferred_key(const struct event_trigger *t)
+static __always_inline u32 trig_deferred_key(const struct event_trigger *t)
 {
-	return t->slot << 8 | trig_class(t->cmd);
+	return (u32)t->slot << 8 | trig_class(t->cmd);
 }
 
-static __always_inline bool trig_is_deferred(const u16 *deferred, u32 n, u16 key)
+/* whether the trigger's slot has triggers on the event now (its file's trigger word: a slot
+ * past word 0's, by their summary bit; the entry itself says it is that slot's) and it is the
+ * slot asked for (only: TRACE_SLOTS, any) */
+static __always_inline bool trig_slot_on(u64 trig, const struct event_trigger *t, u32 only)
+{
+	u32 bit = t->slot < TRACE_WORD_SLOTS ? t->slot : TRACE_SLOT_EXT;
+
+	return (trig >> bit & 1) && (only == TRACE_SLOTS || t->slot == only);
+}
+
+static __always_inline bool trig_is_deferred(const u32 *deferred, u32 n, u32 key)
 {
 	u32 i;
 
@@ -560,15 +589,16 @@ static __always_inline bool trig_is_deferred(const u16 *deferred, u32 n, u16 key
  * and after (event_triggers_call(), the commit, event_triggers_post_call()); commit is a
  * constant of each caller below, so neither pays for the other's case.
  */
-static __always_inline void event_triggers_around(const struct trace_event_file *file, void *rec, u32 len,
-						  u64 pid_slots, bool commit, unsigned long irqflags,
+static __always_inline void event_triggers_around(const struct trace_event_file *file, u32 only, void *rec,
+						  u32 len, u64 pid_slots, const u64 *pid_ext, bool commit, unsigned long irqflags,
 						  unsigned long writer, unsigned long bp, unsigned long hist_bp)
 {
 	struct percpu *pc = this_cpu();
 	u32 type = file->type, nr = READ_ONCE(event_triggers.nr), i, first;
-	u64 trig, slots;
+	u64 trig, slots, *snap, ext_buf[TRACE_EXT_WORDS];
+	const u64 *ext;
 	/* the deferred commands' (slot, class): all their triggers run after the commit */
-	u16 deferred[TRIGGER_DEFERRED_MAX];
+	u32 deferred[TRIGGER_DEFERRED_MAX];
 	u32 n_deferred = 0;
 	u16 nested[TRIGGER_NESTED_MAX];	/* the matched triggers that write records of their own */
 	u32 n_nested = 0;
@@ -578,7 +608,9 @@ static __always_inline void event_triggers_around(const struct trace_event_file 
 	if (type >= EVENT_TRIGGER_TYPES)
 		return;
 	trigger_depth[pc->h.cpu]++;
-	trigger_snap_after[pc->h.cpu][trigger_depth[pc->h.cpu] % (TRIGGER_DEPTH_MAX + 1)] = 0;
+	snap = trigger_snap_after[pc->h.cpu][trigger_depth[pc->h.cpu] % (TRIGGER_DEPTH_MAX + 1)];
+	for (i = 0; i < TRACE_SLOT_WORDS; i++)
+		snap[i] = 0;
 	first = event_triggers.first[type];
 	trig = READ_ONCE(file->triggers);
 	/*
@@ -589,7 +621,7 @@ static __always_inline void event_triggers_around(const struct trace_event_file 
 	for (i = first; i < nr && event_triggers.trigger[i].type == type; i++) {
 		const struct event_trigger *t = &event_triggers.trigger[i];
 
-		if (!(trig >> t->slot & 1) || (t->flags & ETF_PAUSED))
+		if (!trig_slot_on(trig, t, only) || (t->flags & ETF_PAUSED))
 			continue;
 		if (t->flags & ETF_COND) {
 			if (t->nr_preds && !trig_filter_match(t, rec, pc))
@@ -624,12 +656,18 @@ static __always_inline void event_triggers_around(const struct trace_event_file 
 	}
 	/* the record, in the slots that record it now (triggers may have changed them) */
 	slots = commit ? dyn_file_slots(READ_ONCE(file->slots), type) & pid_slots : 0;
-	dst = commit ? trace_event_reserve_inline(pc, slots, trace_event_file_ext(file), len, &w) : NULL;
+	ext = trace_event_file_ext(file);
+	if (commit && ext && pid_ext && (slots >> TRACE_SLOT_EXT)) {
+		for (i = 0; i < TRACE_EXT_WORDS; i++)
+			ext_buf[i] = READ_ONCE(ext[i]) & pid_ext[i];
+		ext = ext_buf;
+	}
+	dst = commit ? trace_event_reserve_inline(pc, slots, ext, len, &w) : NULL;
 	if (dst) {
 		trig_copy(dst, rec, len);
 		trace_event_commit_inline(dst, len, &w);
 		if (unlikely(slots & trace_stack_opt_slots()))
-			trace_event_opt_stacks(slots, rec, writer, bp);
+			trace_event_opt_stacks(slots, ext, rec, writer, bp);
 	}
 	for (i = 0; i < n_nested; i++) {
 		const struct event_trigger *t = &event_triggers.trigger[nested[i]];
@@ -643,26 +681,27 @@ static __always_inline void event_triggers_around(const struct trace_event_file 
 	for (i = first; n_deferred && i < nr && event_triggers.trigger[i].type == type; i++) {
 		const struct event_trigger *t = &event_triggers.trigger[i];
 
-		if (!(trig >> t->slot & 1) || (t->flags & ETF_PAUSED) ||
+		if (!trig_slot_on(trig, t, only) || (t->flags & ETF_PAUSED) ||
 		    !trig_is_deferred(deferred, n_deferred, trig_deferred_key(t)))
 			continue;
 		trig_run(t, rec, irqflags, writer, bp, hist_bp);
 	}
-	for (slots = trigger_snap_after[pc->h.cpu][trigger_depth[pc->h.cpu] % (TRIGGER_DEPTH_MAX + 1)]; slots;
-	     slots &= slots - 1)
-		event_trigger_snapshot(__builtin_ctzll(slots));
+	for (i = 0; i < TRACE_SLOT_WORDS; i++)
+		for (slots = snap[i]; slots; slots &= slots - 1)
+			event_trigger_snapshot(i * 64 + __builtin_ctzll(slots));
 	trigger_depth[pc->h.cpu]--;
 }
 
 notrace void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u64 pid_slots,
+				   const u64 *pid_ext,
 				   unsigned long irqflags, unsigned long writer, unsigned long bp,
 				   unsigned long hist_bp)
 {
-	event_triggers_around(file, rec, len, pid_slots, true, irqflags, writer, bp, hist_bp);
+	event_triggers_around(file, TRACE_SLOTS, rec, len, pid_slots, pid_ext, true, irqflags, writer, bp, hist_bp);
 }
 
-notrace void event_triggers_call(const struct trace_event_file *file, void *rec, unsigned long irqflags,
+notrace void event_triggers_call(const struct trace_event_file *file, u32 slot, void *rec, unsigned long irqflags,
 				 unsigned long writer, unsigned long bp, unsigned long hist_bp)
 {
-	event_triggers_around(file, rec, 0, 0, false, irqflags, writer, bp, hist_bp);
+	event_triggers_around(file, slot, rec, 0, 0, NULL, false, irqflags, writer, bp, hist_bp);
 }

@@ -41,10 +41,12 @@ long tracing_mark_write(u32 slot, u32 pid, u32 cnt)
 	struct trace_event_file file = { .type = TRACE_PRINT };
 	unsigned long flags, here = (unsigned long)tracing_mark_write;
 
-	if (slot >= TRACE_WORD_SLOTS)	/* triggers: word 0's slots */
+	if (slot >= TRACE_SLOTS)
 		return -EINVAL;
-	/* the slot's triggers only: another array's print event is another file in 6.1 */
-	file.triggers = READ_ONCE(trace_marker_file.triggers) & 1ULL << slot;
+	/* the slot's triggers only: another array's print event is another file in 6.1 (a slot
+	 * past word 0: their summary bit, and event_triggers_call() takes the slot's entries) */
+	file.triggers = READ_ONCE(trace_marker_file.triggers) &
+			1ULL << (slot < TRACE_WORD_SLOTS ? slot : TRACE_SLOT_EXT);
 	if (!file.triggers)
 		return 0;
 	if (cnt > TRACE_BUF_SIZE)
@@ -56,7 +58,7 @@ long tracing_mark_write(u32 slot, u32 pid, u32 cnt)
 	memcpy(rec.e.buf, trace_marker_text, cnt);
 	rec.e.buf[cnt] = '\0';		/* do not add \n before testing triggers, but add \0 */
 	flags = arch_local_irq_save();
-	event_triggers_call(&file, &rec, flags, here, (unsigned long)__builtin_frame_address(0),
+	event_triggers_call(&file, slot, &rec, flags, here, (unsigned long)__builtin_frame_address(0),
 			    (unsigned long)__builtin_frame_address(0));
 	arch_local_irq_restore(flags);
 	return 0;

@@ -15,6 +15,7 @@ struct trace_pid_control trace_pid_control = {
 	.pids = { [0] = &trace_pid_top[0] },
 	.notrace_pids = { [0] = &trace_pid_top[1] },
 };
+const u64 trace_ext_all[TRACE_EXT_WORDS] = { [0 ... TRACE_EXT_WORDS - 1] = ~0ULL };
 /* fork and free update the lists from any cpu; the host changes them with every cpu stopped */
 static notrace_spinlock_t trace_pid_lock;
 
@@ -31,9 +32,10 @@ static notrace void pid_bit(struct trace_pid_bits *b, pid_t pid, bool on)
 		b->word[(u32)pid / 64] &= ~mask;
 }
 
-/* The slots among `slots` whose list in `lists` holds pid. */
-static notrace u64 slots_holding(u64 slots, struct trace_pid_bits *const *lists, pid_t pid)
+/* The slots among `slots` (a word whose bit 0 is slot `base`) whose list in `lists` holds pid. */
+static notrace u64 slots_holding(u64 slots, struct trace_pid_bits *const *lists, int base, pid_t pid)
 {
+	lists += base;
 	u64 held = 0;
 
 	while (slots) {
@@ -46,14 +48,14 @@ static notrace u64 slots_holding(u64 slots, struct trace_pid_bits *const *lists,
 	return held;
 }
 
-/* !trace_ignore_this_task(), for each slot with a list */
-notrace u64 trace_pid_event_slots(u64 slots, pid_t pid)
+/* !trace_ignore_this_task(), for each slot of one word with a list (listed, unlisted: the
+ * word's masks of set_event_pid and set_event_notrace_pid lists; base: its first slot) */
+static notrace u64 event_word(u64 slots, u64 listed, u64 unlisted, int base, pid_t pid)
 {
-	u64 listed = slots & trace_pid_control.event_pids;
-	u64 unlisted = slots & trace_pid_control.event_notrace_pids;
-
-	return slots & ~(listed & ~slots_holding(listed, trace_pid_control.pids, pid))
-		     & ~slots_holding(unlisted, trace_pid_control.notrace_pids, pid);
+	listed &= slots;
+	unlisted &= slots;
+	return slots & ~(listed & ~slots_holding(listed, trace_pid_control.pids, base, pid))
+		     & ~slots_holding(unlisted, trace_pid_control.notrace_pids, base, pid);
 }
 
 /*
@@ -61,16 +63,66 @@ notrace u64 trace_pid_event_slots(u64 slots, pid_t pid)
  * tasks are in set_event_notrace_pid, or neither is in set_event_pid (so a
  * task in both lists still shows its switches).
  */
-notrace u64 trace_pid_switch_slots(u64 slots, pid_t prev, pid_t next)
+static notrace u64 switch_word(u64 slots, u64 listed, u64 unlisted, int base, pid_t prev, pid_t next)
 {
-	u64 listed = slots & trace_pid_control.event_pids;
-	u64 unlisted = slots & trace_pid_control.event_notrace_pids;
-	u64 either = slots_holding(listed, trace_pid_control.pids, prev) |
-		     slots_holding(listed, trace_pid_control.pids, next);
-	u64 both = slots_holding(slots_holding(unlisted, trace_pid_control.notrace_pids, prev),
-				 trace_pid_control.notrace_pids, next);
+	u64 either, both;
 
+	listed &= slots;
+	unlisted &= slots;
+	either = slots_holding(listed, trace_pid_control.pids, base, prev) |
+		 slots_holding(listed, trace_pid_control.pids, base, next);
+	both = slots_holding(slots_holding(unlisted, trace_pid_control.notrace_pids, base, prev),
+			     trace_pid_control.notrace_pids, base, next);
 	return slots & ~(listed & ~either) & ~both;
+}
+
+enum { PID_EVENT, PID_SWITCH, PID_WAKEUP };
+
+static notrace u64 filter_word(int kind, u64 slots, u64 listed, u64 unlisted, int base, pid_t a, pid_t b)
+{
+	if (kind == PID_SWITCH)
+		return switch_word(slots, listed, unlisted, base, a, b);
+	if (kind == PID_WAKEUP)		/* the waker's lists or the woken task's */
+		return event_word(slots, listed, unlisted, base, a) | event_word(slots, listed, unlisted, base, b);
+	return event_word(slots, listed, unlisted, base, a);
+}
+
+/*
+ * One filter over word 0 (its summary bit has no list of its own: it passes) and, when the
+ * summary bit is in slots and in a list mask, over the extension words *ext, which become
+ * buf; the summary bit goes when none of them is left.
+ */
+static notrace u64 pid_filter(int kind, u64 slots, pid_t a, pid_t b, const u64 **ext, u64 *buf)
+{
+	u64 listed = trace_pid_control.event_pids, unlisted = trace_pid_control.event_notrace_pids;
+	u64 summary = 1ULL << TRACE_SLOT_EXT, left = 0;
+	int i;
+
+	slots = filter_word(kind, slots, listed & ~summary, unlisted & ~summary, 0, a, b);
+	if (!(slots & (listed | unlisted) & summary) || !*ext)
+		return slots;
+	for (i = 0; i < TRACE_EXT_WORDS; i++) {
+		buf[i] = filter_word(kind, READ_ONCE((*ext)[i]), trace_pid_control.event_pids_ext[i],
+				     trace_pid_control.event_notrace_pids_ext[i], (i + 1) * 64, a, b);
+		left |= buf[i];
+	}
+	*ext = buf;
+	return left ? slots : slots & ~summary;
+}
+
+notrace u64 trace_pid_event_slots(u64 slots, pid_t pid, const u64 **ext, u64 *buf)
+{
+	return pid_filter(PID_EVENT, slots, pid, 0, ext, buf);
+}
+
+notrace u64 trace_pid_switch_slots(u64 slots, pid_t prev, pid_t next, const u64 **ext, u64 *buf)
+{
+	return pid_filter(PID_SWITCH, slots, prev, next, ext, buf);
+}
+
+notrace u64 trace_pid_wakeup_slots(u64 slots, pid_t waker, pid_t p, const u64 **ext, u64 *buf)
+{
+	return pid_filter(PID_WAKEUP, slots, waker, p, ext, buf);
 }
 
 /*
@@ -113,24 +165,33 @@ static notrace void ftrace_pid_remove(s32 *pids, u32 nr, pid_t pid)
 		WRITE_ONCE(pids[i], -1);
 }
 
+/* word i of options/event-fork's slots: word 0 less its summary bit, then the extension words */
+static notrace u64 event_fork_word(int i)
+{
+	return i ? trace_pid_control.event_fork_ext[i - 1] : trace_pid_control.event_fork & ~(1ULL << TRACE_SLOT_EXT);
+}
+
 /* trace_filter_add_remove_task(list, self, task): self is NULL for an exit */
 notrace void trace_pid_follow_fork(struct task_struct *parent, struct task_struct *child)
 {
-	u64 events = trace_pid_control.event_fork, functions = trace_pid_control.function_fork;
+	u64 functions = trace_pid_control.function_fork, events;
 	unsigned long flags;
+	int i;
 
 	flags = arch_local_irq_save();
 	notrace_spin_lock(&trace_pid_lock);
-	while (events) {
-		int s = __builtin_ctzll(events);
+	for (i = 0; i < TRACE_SLOT_WORDS; i++) {
+		for (events = event_fork_word(i); events; events &= events - 1) {
+			int s = i * 64 + __builtin_ctzll(events);
 
-		events &= events - 1;
-		if (trace_pid_control.event_pids & (1ULL << s) &&
-		    trace_pid_test(trace_pid_control.pids[s], parent->pid))
-			pid_bit(trace_pid_control.pids[s], child->pid, true);
-		if (trace_pid_control.event_notrace_pids & (1ULL << s) &&
-		    trace_pid_test(trace_pid_control.notrace_pids[s], parent->pid))
-			pid_bit(trace_pid_control.notrace_pids[s], child->pid, true);
+			if (trace_slots_test(&trace_pid_control.event_pids, trace_pid_control.event_pids_ext, s) &&
+			    trace_pid_test(trace_pid_control.pids[s], parent->pid))
+				pid_bit(trace_pid_control.pids[s], child->pid, true);
+			if (trace_slots_test(&trace_pid_control.event_notrace_pids,
+					     trace_pid_control.event_notrace_pids_ext, s) &&
+			    trace_pid_test(trace_pid_control.notrace_pids[s], parent->pid))
+				pid_bit(trace_pid_control.notrace_pids[s], child->pid, true);
+		}
 	}
 	while (functions) {
 		int s = __builtin_ctzll(functions);
@@ -148,17 +209,21 @@ notrace void trace_pid_follow_fork(struct task_struct *parent, struct task_struc
 
 notrace void trace_pid_follow_free(struct task_struct *task)
 {
-	u64 events = trace_pid_control.event_fork, functions = trace_pid_control.function_fork;
+	u64 functions = trace_pid_control.function_fork, events;
 	unsigned long flags;
+	int i;
 
 	flags = arch_local_irq_save();
 	notrace_spin_lock(&trace_pid_lock);
-	while (events) {
-		int s = __builtin_ctzll(events);
+	for (i = 0; i < TRACE_SLOT_WORDS; i++) {
+		for (events = event_fork_word(i); events; events &= events - 1) {
+			int s = i * 64 + __builtin_ctzll(events);
 
-		events &= events - 1;
-		pid_bit(trace_pid_control.pids[s], task->pid, false);
-		pid_bit(trace_pid_control.notrace_pids[s], task->pid, false);
+			if (trace_pid_control.pids[s])
+				pid_bit(trace_pid_control.pids[s], task->pid, false);
+			if (trace_pid_control.notrace_pids[s])
+				pid_bit(trace_pid_control.notrace_pids[s], task->pid, false);
+		}
 	}
 	while (functions) {
 		int s = __builtin_ctzll(functions);

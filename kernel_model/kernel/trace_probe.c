@@ -40,7 +40,7 @@ _Static_assert(offsetof(struct kg_probe, slots) == offsetof(struct trace_event_f
  */
 notrace void probe_trigger_commit(const struct trace_event_file *file, void *rec, u32 len, unsigned long irqflags)
 {
-	event_triggers_record(file, rec, len, trace_pid_filter_event(this_cpu(), ~0ULL), irqflags,
+	event_triggers_record(file, rec, len, trace_pid_filter_word0(this_cpu(), ~0ULL), NULL, irqflags,
 			      (unsigned long)probe_trigger_commit, (unsigned long)__builtin_frame_address(0), (unsigned long)__builtin_frame_address(0));
 }
 

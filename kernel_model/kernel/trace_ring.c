@@ -211,28 +211,59 @@ static __always_inline void rb_commit(struct trace_ring *r)
  * next slot is tried.  NULL: no slot records the event.  Interrupts must be
  * off until trace_event_commit(): no writer nests on this cpu's rings.
  */
-notrace void *trace_event_buffer_reserve(const struct trace_event_file *file, u32 len)
+/* The reservation of an event's record in slots (its extension words ext, NULL: the file's;
+ * own: ext is the pid lists' choice, kept for the stacks after it), the stacktrace options'
+ * slots noted. */
+static __always_inline void *event_reserve(struct percpu *pc, const struct trace_event_file *file, u64 slots,
+					   const u64 *ext, bool own, u32 len)
 {
-	struct percpu *pc = this_cpu();
-	u64 slots = READ_ONCE(file->slots) & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
 	void *rec;
+	int i;
 
-	if (file->type >= TRACE_EVENT_FIRST_TYPE)	/* set_event_pid governs events, not function records */
-		slots = trace_pid_filter_event(pc, slots);
 	if (unlikely(len > BUF_MAX_DATA_SIZE))
 		return NULL;
 	/* none, or extension slots too (TRACE_SLOT_EXT is the sign bit): one test */
 	if (unlikely((s64)slots <= 0)) {
 		if (!slots)
 			return NULL;
-		rec = trace_event_buffer_reserve_ext(slots, trace_event_file_ext(file), len, trace_clock_read(pc));
+		rec = trace_event_buffer_reserve_ext(slots, own ? ext : trace_event_file_ext(file), len,
+						     trace_clock_read(pc));
 	} else {
 		rec = trace_event_buffer_reserve_slots(slots, len, trace_clock_read(pc));
 	}
 	/* an event's record: the stacktrace options' stacks follow it (trace_event_commit()) */
-	if (rec && file->type >= TRACE_EVENT_FIRST_TYPE)
+	if (rec && file->type >= TRACE_EVENT_FIRST_TYPE) {
 		pc->trace_opt_slots = slots & trace_stack_opt_slots();
+		pc->trace_opt_type = file->type;
+		if (unlikely(own && (pc->trace_opt_slots >> TRACE_SLOT_EXT))) {
+			for (i = 0; i < TRACE_EXT_WORDS; i++)
+				pc->trace_opt_ext[i] = ext[i];
+			pc->trace_opt_type |= TRACE_OPT_EXT_OWN;
+		}
+	}
 	return rec;
+}
+
+/* trace_event_buffer_reserve() of an event whose slots have pid lists */
+static noinline notrace void *event_reserve_pids(struct percpu *pc, const struct trace_event_file *file, u64 slots,
+						 u32 len)
+{
+	u64 pid_ext[TRACE_EXT_WORDS];
+	const u64 *ext = trace_event_file_ext(file);
+
+	slots = trace_pid_event_slots(slots, trace_pid_current(pc), &ext, pid_ext);
+	return event_reserve(pc, file, slots, ext, ext == pid_ext, len);
+}
+
+notrace void *trace_event_buffer_reserve(const struct trace_event_file *file, u32 len)
+{
+	struct percpu *pc = this_cpu();
+	u64 slots = READ_ONCE(file->slots) & trace_control.recording & trace_control.cpu_slots[pc->h.cpu];
+
+	/* set_event_pid governs events, not function records */
+	if (file->type >= TRACE_EVENT_FIRST_TYPE && trace_pid_lists_in(slots))
+		return event_reserve_pids(pc, file, slots, len);
+	return event_reserve(pc, file, slots, NULL, false, len);
 }
 
 /* The reservation for the recording slots `slots` (not 0, word 0's without its TRACE_SLOT_EXT)
@@ -344,6 +375,24 @@ notrace void *trace_event_buffer_reserve_ext(u64 slots, const u64 *ext, u32 len,
 	return NULL;
 }
 
+notrace void *trace_event_buffer_reserve_slot(u32 slot, u32 len, u64 ts)
+{
+	int cpu = this_cpu()->h.cpu;
+	u64 ext[TRACE_EXT_WORDS] = { 0 }, word0;
+
+	if (slot < TRACE_WORD_SLOTS) {
+		word0 = 1ULL << slot & ~(1ULL << TRACE_SLOT_EXT);
+		word0 &= trace_control.recording & trace_control.cpu_slots[cpu];
+		return word0 ? trace_event_buffer_reserve_slots(word0, len, ts) : NULL;
+	}
+	if (slot >= TRACE_SLOTS)
+		return NULL;
+	/* the summary bit alone in word 0, the slot in its extension word (anded there) */
+	word0 = 1ULL << TRACE_SLOT_EXT & trace_control.recording & trace_control.cpu_slots[cpu];
+	ext[slot / 64 - 1] = 1ULL << slot % 64;
+	return word0 ? trace_event_buffer_reserve_ext(word0, ext, len, ts) : NULL;
+}
+
 /* The commit's copy of the record into a further slot (each trace instance's own buffer). */
 static noinline notrace void rb_copy_slot(int slot, int cpu, u64 ts, const void *rec, u32 len)
 {
@@ -383,7 +432,11 @@ notrace void trace_event_commit(const void *rec, u32 len)
 	/* trace_buffer_unlock_commit_regs(): the stacks of the event's writer, our caller */
 	if (unlikely(opt)) {
 		pc->trace_opt_slots = 0;
-		trace_event_opt_stacks(opt, rec, 0, (unsigned long)__builtin_frame_address(0));
+		u32 type = pc->trace_opt_type;
+
+		trace_event_opt_stacks(opt, type & TRACE_OPT_EXT_OWN ? pc->trace_opt_ext :
+					    type < TRACE_EXT_TYPES ? trace_event_ext[type] : NULL,
+				       rec, 0, (unsigned long)__builtin_frame_address(0));
 	}
 }
 
@@ -402,8 +455,8 @@ notrace void trace_ring_tick(void)
 /*
  * An instance's buffers (allocate_trace_buffers() of instance_mkdir()): a ring of
  * TRACE_RING_PAGES pages for each online cpu, in one block each (the host reads a ring's
- * pages from its `pages`), and for a slot of word 0 the set_event_pid bitmaps (an extension
- * slot has its rings' own state allocated too, and no pid lists yet).  As 6.1's ring buffer,
+ * pages from its `pages`), and the set_event_pid bitmaps (an extension slot has its rings'
+ * own state allocated too).  As 6.1's ring buffer,
  * it may fail rather than ask the OOM killer (__GFP_RETRY_MAYFAIL); then nothing stays
  * allocated.
  */
@@ -445,8 +498,8 @@ int trace_slot_alloc(u32 slot)
 
 	if (!trace_instance_slot(slot))
 		return -EINVAL;
-	if (ext ? trace_control.ext_rings[slot] != NULL
-		: trace_control.rings[slot][0].pages || trace_pid_control.pids[slot])
+	if ((ext ? trace_control.ext_rings[slot] != NULL : trace_control.rings[slot][0].pages != NULL) ||
+	    trace_pid_control.pids[slot])
 		return -EBUSY;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		struct page *page = alloc_pages(TRACE_SLOT_GFP, TRACE_RING_ORDER);
@@ -455,11 +508,13 @@ int trace_slot_alloc(u32 slot)
 			goto nomem;
 		m.pages[cpu] = page_address(page);
 	}
-	if (ext)
+	if (ext) {
 		m.rings = kzalloc(sizeof(struct trace_ring) * NR_CPUS, TRACE_SLOT_GFP);
-	else
-		m.pid_bits = (struct trace_pid_bits *)__get_free_pages(TRACE_SLOT_GFP | __GFP_ZERO, 1);
-	if (!m.rings && !m.pid_bits)
+		if (!m.rings)
+			goto nomem;
+	}
+	m.pid_bits = (struct trace_pid_bits *)__get_free_pages(TRACE_SLOT_GFP | __GFP_ZERO, 1);
+	if (!m.pid_bits)
 		goto nomem;
 	/* no bit of the slot is set anywhere: no writer looks at its rings until the host sets one */
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
@@ -476,7 +531,6 @@ int trace_slot_alloc(u32 slot)
 	if (ext) {
 		barrier();
 		WRITE_ONCE(trace_control.ext_rings[slot], m.rings);
-		return 0;
 	}
 	trace_pid_control.pids[slot] = m.pid_bits;
 	trace_pid_control.notrace_pids[slot] = m.pid_bits + 1;
@@ -520,10 +574,10 @@ void trace_slot_free(u32 slot)
 			m->pages[cpu] = trace_control.rings[slot][cpu].pages;
 			WRITE_ONCE(trace_control.rings[slot][cpu].pages, NULL);
 		}
-		m->pid_bits = trace_pid_control.pids[slot];
-		trace_pid_control.pids[slot] = NULL;
-		trace_pid_control.notrace_pids[slot] = NULL;
 	}
+	m->pid_bits = trace_pid_control.pids[slot];
+	trace_pid_control.pids[slot] = NULL;
+	trace_pid_control.notrace_pids[slot] = NULL;
 	if (m == &stack)
 		trace_slot_mem_free(m);
 	else

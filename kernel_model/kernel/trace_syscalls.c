@@ -33,10 +33,15 @@ struct syscall_trace_exit { struct trace_entry ent; int nr; long ret; };
 static __always_inline void syscall_event_commit(const struct trace_event_file *file, bool triggers, void *rec,
 						 u32 len, unsigned long irqflags, unsigned long writer)
 {
-	if (likely(!triggers))
+	const u64 *pid_ext = trace_ext_all;
+	u64 buf[TRACE_EXT_WORDS], pid_slots;
+
+	if (likely(!triggers)) {
 		trace_event_commit(rec, len);
-	else
-		event_triggers_record(file, rec, len, trace_pid_filter_event(this_cpu(), ~0ULL), irqflags,
+		return;
+	}
+	pid_slots = trace_pid_filter_event(this_cpu(), ~0ULL, &pid_ext, buf);
+	event_triggers_record(file, rec, len, pid_slots, pid_ext, irqflags,
 				      writer, (unsigned long)__builtin_frame_address(0), (unsigned long)__builtin_frame_address(0));
 }
 

@@ -652,3 +652,120 @@ def test_extension_slots_record_their_own_events(make_machine, image):
     run(m, ["getuid-loop", "3"])
     settle(m)
     assert len(records(drain_all(m.tracing, last))) == 3
+
+
+class _Count:
+    def __init__(self, value):
+        self.value = value
+
+
+def test_triggers_act_on_extension_slots(make_machine, image):
+    """Event triggers of a slot past word 0 (struct event_trigger's u16 slot; the event file's
+    triggers word holds the summary bit): stacktrace writes its stack in that slot's rings,
+    enable_event flips the target's bit in its extension words, snapshot asks for the slot's,
+    traceoff clears the slot's recording bit; slot 1 beside them sees none of it."""
+    from tracefs_sim.machine.contract import GuestTrigger
+
+    m = make_machine(cpus=2)
+    by_name = events_by_name(image)
+    enter, exit_ = by_name["sys_enter_getuid"], by_name["sys_exit_getuid"]
+    ids = setup_ids(m)
+    ext = 130
+    for slot in (1, ext):
+        m.tracing.open_slot(slot)
+        m.tracing.set_recording(slot, True)
+        m.tracing.enable_event(enter, slot, True)
+    m.tracing.enable_event(exit_, ext, True)
+    m.tracing.set_event_soft_disabled(exit_, ext, True)   # until enable_event's trigger
+    assert not m.tracing.event_recording(exit_, ext)
+    trig = m.tracing.triggers
+
+    def on_enter(cmd, **kw):
+        return GuestTrigger(enter, ids["sys_enter_getuid"], cmd, ext, **kw)
+    trig.set_triggers([on_enter("stacktrace", count=_Count(2), post=True, cond=True),
+                       on_enter("snapshot", count=_Count(1)),
+                       on_enter("enable_event", count=_Count(1), target=exit_, target_id=ids["sys_exit_getuid"])])
+    run(m, ["getuid-loop", "5"])
+    settle(m)
+    assert m.tracing.event_recording(exit_, ext)
+    pages = drain_all(m.tracing, ext)
+    got = records(pages)
+    types = [header(p)[0] for _, _, p in got]
+    assert types.count(ids["sys_enter_getuid"]) == 5
+    assert types.count(4) == 2                            # TRACE_STACK: the count's two
+    assert types.count(ids["sys_exit_getuid"]) in (4, 5)  # from the first enter on
+    assert len(trig.snapshot_requests(ext)) == 1
+    plain = [header(p)[0] for _, _, p in records(drain_all(m.tracing, 1))]
+    assert plain == [ids["sys_enter_getuid"]] * 5 and trig.snapshot_requests(1) == []
+
+    # traceoff: the slot's recording bit (an extension word's), word 0's summary bit following it
+    trig.set_triggers([on_enter("traceoff", count=_Count(1))])
+    run(m, ["getuid-loop", "3"])
+    settle(m)
+    assert not m.tracing.is_recording(ext) and m.tracing.is_recording(1)
+    lay = m.tracing.layout
+    recording = struct.unpack("<Q", m.read_memory(m.image.addr("trace_control") + lay.control_recording, 8))[0]
+    assert recording >> lay.slot_ext & 1 == 0
+    assert records(drain_all(m.tracing, ext, pages)) == got   # nothing after the traceoff
+    trig.set_triggers([])
+
+
+def test_stack_options_of_an_extension_slot(make_machine, image):
+    """options/stacktrace and userstacktrace of a slot past word 0 (stack_opts' extension
+    words): its events are followed by their stacks in its own rings, and a slot of word 0
+    recording the same events gets only its own options' stacks."""
+    m = make_machine(cpus=2)
+    getuid = events_by_name(image)["sys_enter_getuid"]
+    ids = setup_ids(m)
+    for slot in (1, 300):
+        m.tracing.open_slot(slot)
+        m.tracing.set_recording(slot, True)
+        m.tracing.enable_event(getuid, slot, True)
+    m.tracing.set_stack_options(300, True, True)
+    run(m, ["getuid-loop", "4"])
+    settle(m)
+    ext = [header(p)[0] for _, _, p in records(drain_all(m.tracing, 300))]
+    assert ext == [ids["sys_enter_getuid"], 4, 12] * 4     # the event, TRACE_STACK, TRACE_USER_STACK
+    pages1 = drain_all(m.tracing, 1)
+    assert [header(p)[0] for _, _, p in records(pages1)] == [ids["sys_enter_getuid"]] * 4
+    # the other way round: word 0's slot takes stacks, the extension slot none (its words cleared)
+    m.tracing.set_stack_options(300, False, False)
+    m.tracing.set_stack_options(1, True, False)
+    run(m, ["getuid-loop", "2"])
+    settle(m)
+    assert [header(p)[0] for _, _, p in records(drain_all(m.tracing, 1, pages1))][4:] == [ids["sys_enter_getuid"], 4] * 2
+    pages300 = drain_all(m.tracing, 300)
+    assert [header(p)[0] for _, _, p in records(pages300)] == ext + [ids["sys_enter_getuid"]] * 2
+
+
+def test_pid_lists_of_an_extension_slot(make_machine, image):
+    """set_event_pid / set_event_notrace_pid of a slot past word 0 (its bitmaps allocated with
+    its rings, the masks' extension words): the slot records only what its lists let through,
+    a slot of word 0 beside it everything."""
+    m = make_machine(cpus=2)
+    getuid = events_by_name(image)["sys_enter_getuid"]
+    setup_ids(m)
+    ext = 300
+    for slot in (1, ext):
+        m.tracing.open_slot(slot)
+        m.tracing.set_recording(slot, True)
+        m.tracing.enable_event(getuid, slot, True)
+    pids = m.tracing.pid_lists
+    pids.set_event_pids(ext, False, frozenset({1}))     # init's events only
+    run(m, ["getuid-loop", "3"])
+    settle(m)
+    assert len(records(drain_all(m.tracing, 1))) == 3
+    assert records(drain_all(m.tracing, ext)) == []
+    pids.set_event_pids(ext, False, None)
+    pids.set_event_pids(ext, True, frozenset({1}))      # all but init's
+    run(m, ["getuid-loop", "2"])
+    settle(m)
+    assert len(records(drain_all(m.tracing, ext))) == 2
+    assert pids.event_pids(ext, True) == frozenset({1})
+    # closed and made again: no lists
+    pids.set_event_pids(ext, True, None)
+    m.tracing.enable_event(getuid, ext, False)
+    m.tracing.set_recording(ext, False)
+    m.tracing.close_slot(ext)
+    m.tracing.open_slot(ext)
+    assert pids.event_pids(ext, False) is None and pids.event_pids(ext, True) is None

@@ -56,6 +56,25 @@ def test_event_fork_adds_children_and_frees_drop_them(machine):
     assert lists.event_pids(0, True) == {parent}
 
 
+def test_event_fork_of_a_slot_past_word_0(machine):
+    """event-fork of an instance slot past word 0 of the kernel's masks (event_fork_ext): its
+    lists take the children of listed tasks and drop them when freed; word 0's lists unchanged."""
+    lists, slot = machine.tracing.pid_lists, 200
+    machine.tracing.open_slot(slot)
+    parent = kthreadd(machine)
+    lists.set_event_pids(slot, False, frozenset({parent}))
+    lists.set_event_pids(slot, True, frozenset({parent}))
+    lists.set_event_fork(slot, True)
+    lists.set_event_pids(0, False, frozenset({parent}))
+    proc = machine.spawn(["sleep", "0.5"])
+    assert lists.event_pids(slot, False) == {parent, proc.pid}
+    assert lists.event_pids(slot, True) == {parent, proc.pid}
+    assert lists.event_pids(0, False) == {parent}          # slot 0 does not follow forks
+    assert proc.wait(60) == 0
+    assert wait_until(lambda: lists.event_pids(slot, False) == {parent})
+    assert lists.event_pids(slot, True) == {parent}
+
+
 def test_event_fork_off_follows_nothing_and_keeps_lists(machine):
     lists = machine.tracing.pid_lists
     parent = kthreadd(machine)

@@ -124,13 +124,41 @@ def test_enable_and_disable_event_flip_the_event_files_bit(machine):
     tracing.enable_event(event, 0, False)
 
 
+def test_probes_act_on_a_slot_past_word_0(machine):
+    """A function probe of a trace array past word 0 of the kernel's masks (ftrace_probe's u16
+    slot): enable_event flips the slot's bit in the event's extension words, stacktrace writes
+    in the slot's own rings, traceoff clears its recording bit, word 0's slots untouched."""
+    sites, tracing = machine.sites, machine.tracing
+    slot = 200
+    event = sched_switch(machine)
+    tracing.set_event_id(event, SWITCH_ID)
+    tracing.open_slot(slot)
+    tracing.set_recording(slot, True)
+    tracing.set_event_soft_disabled(event, slot, True)
+    tracing.enable_event(event, slot, True)
+    file = tracing.event_file(event)
+    stacks = ProbeCounter(2)
+    sites.set_probes([FunctionProbe(GETUID, PROBE_ENABLE_EVENT, slot, ProbeCounter(-1), file),
+                      FunctionProbe(GETUID, PROBE_STACKTRACE_COUNT, slot, stacks)])
+    getuid_loop(machine, 3)
+    assert tracing.event_recording(event, slot) and not tracing.event_recording(event, 0)
+    got = [struct.unpack_from("<H", r)[0] for r in records(machine, slot)]
+    assert got.count(TRACE_STACK) == 2 and SWITCH_ID in got and sites.read_counter(stacks) == 0
+    assert TRACE_STACK not in [struct.unpack_from("<H", r)[0] for r in records(machine, 0)]
+    sites.set_probes([FunctionProbe(GETUID, PROBE_TRACEOFF, slot, None)])
+    getuid_loop(machine, 1)
+    assert not tracing.is_recording(slot) and tracing.is_recording(0)
+    sites.set_probes([])
+    tracing.enable_event(event, slot, False)
+
+
 def test_bad_tables_change_nothing(machine):
     sites = machine.sites
     sites.set_probes([FunctionProbe(GETUID, PROBE_TRACEOFF, 0, None)])
     with pytest.raises(KeyError):
         sites.set_probes([FunctionProbe("no_such_function", PROBE_TRACEOFF, 0, None)])
     with pytest.raises(ValueError):
-        sites.set_probes([FunctionProbe(GETUID, PROBE_TRACEOFF, 64, None)])
+        sites.set_probes([FunctionProbe(GETUID, PROBE_TRACEOFF, machine.image.abi_value("TRACE_SLOTS"), None)])
     with pytest.raises(OSError):
         sites.set_probes([FunctionProbe(GETUID, PROBE_TRACEOFF, 0, None)] * 5000)
     assert [n for n, _, _ in sites.enabled()] == [GETUID] and sites.patched_count == 1

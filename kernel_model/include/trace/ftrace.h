@@ -89,8 +89,9 @@ struct ftrace_site_entry {		/* host-written: ftrace_site_map's entry of a site *
 struct ftrace_probe {
 	u16 site;			/* index of the site */
 	u8 cmd;
-	u8 slot;			/* the trace array it acts on */
-	u32 counter;			/* index into ftrace_probes.counts */
+	u8 pad;
+	u16 slot;			/* the trace array it acts on (any of TRACE_SLOTS) */
+	u16 counter;			/* index into ftrace_probes.counts */
 	struct trace_event_file *file;	/* enable_event / disable_event: the event */
 };
 
@@ -103,6 +104,7 @@ struct ftrace_probes {
 };
 
 _Static_assert(sizeof(struct ftrace_probe) == 16, "ftrace_probe layout");
+_Static_assert(FTRACE_PROBES_MAX <= 65536, "ftrace_probe.counter indexes the counts");
 _Static_assert(offsetof(struct ftrace_probes, first) == 8, "ftrace_probes layout");
 _Static_assert(offsetof(struct ftrace_probes, counts) == 8 + 2 * FTRACE_MAX_SITES, "ftrace_probes layout");
 _Static_assert(offsetof(struct ftrace_probes, probe) == 8 + 2 * FTRACE_MAX_SITES + 8 * FTRACE_PROBES_MAX,

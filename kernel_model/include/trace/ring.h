@@ -58,8 +58,8 @@ struct trace_ring {
 
 struct trace_control {
 	volatile u64 recording;		/* host: bit s: tracing_on of slot s */
-	volatile u64 stack_opts;	/* host: bit s: options/stacktrace of slot s */
-	volatile u64 ustack_opts;	/* host: bit s: options/userstacktrace of slot s */
+	volatile u64 stack_opts;	/* host: bit s: options/stacktrace of slot s (word 0: and stack_opts_ext) */
+	volatile u64 ustack_opts;	/* host: bit s: options/userstacktrace of slot s (and ustack_opts_ext) */
 	volatile u64 stack_slots;	/* host: stack_opts | ustack_opts (one load for the writers) */
 	volatile u64 cpu_slots[NR_CPUS];	/* host: bit s: slot s's tracing_cpumask has this cpu */
 	/* slots 0..62's; rings[TRACE_SLOT_EXT] are closed sentinels (no pages), so that a lone
@@ -70,6 +70,9 @@ struct trace_control {
 	volatile u64 cpu_slots_ext[NR_CPUS][TRACE_EXT_WORDS];
 	/* slot s >= 64: its NR_CPUS rings, allocated with its pages (trace_slot_alloc()); NULL: none */
 	struct trace_ring *ext_rings[TRACE_SLOTS];
+	/* the extension words of stack_opts and ustack_opts (host-written) */
+	volatile u64 stack_opts_ext[TRACE_EXT_WORDS];
+	volatile u64 ustack_opts_ext[TRACE_EXT_WORDS];
 };
 
 _Static_assert(offsetof(struct trace_ring, reset_req) == 40, "trace_ring layout");
@@ -85,6 +88,8 @@ _Static_assert(offsetof(struct percpu, trace_taskinfo_save) == offsetof(struct p
 	       "trace_fast_claim() sets both with one store");
 
 extern struct trace_control trace_control;
+/* percpu.trace_opt_type's flag: the stacks' extension words are percpu.trace_opt_ext (types are u16) */
+#define TRACE_OPT_EXT_OWN	(1U << 16)
 /* host: the extension words of each event type's file slots (slot s >= 64: word s / 64 - 1) */
 extern u64 trace_event_ext[TRACE_EXT_TYPES][TRACE_EXT_WORDS];
 /* the top level's pages (slot 0); an instance's are allocated with it */
@@ -109,6 +114,79 @@ static __always_inline const u64 *trace_event_file_ext(const struct trace_event_
 	return file->type < TRACE_EXT_TYPES ? trace_event_ext[file->type] : NULL;
 }
 
+/*
+ * Slot `slot` of a set kept as word 0 at *w0 and, for the slots past it, extension words at ext
+ * (NULL: the set has none, and no such slot is in it).
+ */
+static __always_inline bool trace_slots_test(const volatile u64 *w0, const volatile u64 *ext, u32 slot)
+{
+	if (slot < TRACE_WORD_SLOTS)
+		return READ_ONCE(*w0) >> slot & 1;
+	return ext && READ_ONCE(ext[slot / 64 - 1]) >> slot % 64 & 1;
+}
+
+/*
+ * The guest's own flip of one slot of such a set (a trigger's, a function probe's): atomic, and
+ * word 0's summary bit kept: set after the extension bit, cleared only while every extension
+ * word reads 0, and set again if one became non-zero meanwhile (another cpu's flip on).
+ */
+static __always_inline void trace_slots_flip(volatile u64 *w0, volatile u64 *ext, u32 slot, bool on)
+{
+	u64 bit = 1ULL << slot % 64, summary = 1ULL << TRACE_SLOT_EXT;
+	volatile u64 *w = slot < TRACE_WORD_SLOTS ? w0 : ext ? &ext[slot / 64 - 1] : NULL;
+	int i;
+
+	if (!w)
+		return;
+	if (on)
+		__atomic_fetch_or(w, bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(w, ~bit, __ATOMIC_SEQ_CST);
+	if (w == w0)
+		return;
+	if (on) {
+		__atomic_fetch_or(w0, summary, __ATOMIC_SEQ_CST);
+		return;
+	}
+	for (i = 0; i < TRACE_EXT_WORDS; i++)
+		if (READ_ONCE(ext[i]))
+			return;
+	__atomic_fetch_and(w0, ~summary, __ATOMIC_SEQ_CST);
+	for (i = 0; i < TRACE_EXT_WORDS; i++)
+		if (READ_ONCE(ext[i])) {
+			__atomic_fetch_or(w0, summary, __ATOMIC_SEQ_CST);
+			return;
+		}
+}
+
+/* tracing_on of a slot (its recording bit), as the guest reads and flips it */
+static __always_inline bool trace_slot_recording(u32 slot)
+{
+	return trace_slots_test(&trace_control.recording, trace_control.recording_ext, slot);
+}
+
+static __always_inline void trace_slot_set_recording(u32 slot, bool on)
+{
+	trace_slots_flip(&trace_control.recording, trace_control.recording_ext, slot, on);
+}
+
+/* an event file's slot bit (EVENT_FILE_FL_SOFT_DISABLED clear), as triggers and probes flip it */
+static __always_inline bool trace_event_file_test(const struct trace_event_file *file, u32 slot)
+{
+	return trace_slots_test(&file->slots, trace_event_file_ext(file), slot);
+}
+
+static __always_inline void trace_event_file_flip(struct trace_event_file *file, u32 slot, bool on)
+{
+	trace_slots_flip(&file->slots, file->type < TRACE_EXT_TYPES ? trace_event_ext[file->type] : NULL, slot, on);
+}
+
+/*
+ * The reservation of a record in the one slot `slot` (when it records on this cpu), e.g. a
+ * trigger's stack trace in its trace array; NULL: it does not, or its ring is full.
+ */
+void *trace_event_buffer_reserve_slot(u32 slot, u32 len, u64 ts);
+
 /* The ring of (slot, cpu): word 0's in trace_control, an extension slot's allocated. */
 static __always_inline struct trace_ring *trace_ring_of(u32 slot, int cpu)
 {
@@ -124,11 +202,12 @@ static __always_inline u64 trace_stack_opt_slots(void)
 }
 /*
  * ftrace_trace_stack() / ftrace_trace_userstack() of trace_buffer_unlock_commit_regs(): after an
- * event's record was committed in `slots`, the stacks the options ask for in those slots (ent:
- * the record's common fields; writer, if not 0, the first kernel frame; bp: the frame the walk
- * of its callers starts from).  kernel/trace_events_trigger.c.
+ * event's record was committed in `slots` (word 0; its TRACE_SLOT_EXT set: the extension words
+ * ext too, the event's: trace_event_file_ext()), the stacks the options ask for in those slots
+ * (ent: the record's common fields; writer, if not 0, the first kernel frame; bp: the frame the
+ * walk of its callers starts from).  kernel/trace_events_trigger.c.
  */
-void trace_event_opt_stacks(u64 slots, const void *ent, unsigned long writer, unsigned long bp);
+void trace_event_opt_stacks(u64 slots, const u64 *ext, const void *ent, unsigned long writer, unsigned long bp);
 
 /*
  * trace_clock_local(): the host sets now_ns between instruction slices; a live machine also

@@ -27,6 +27,11 @@
 
 struct trace_pid_bits { u64 word[TRACE_PID_WORDS]; };
 
+/*
+ * The event masks are sets of slots (include/trace/slots.h): word 0 here, its TRACE_SLOT_EXT
+ * set while an extension word is not 0; the extension words at the end.  function_fork is
+ * word 0's alone (the function tracers take word 0's slots).
+ */
 struct trace_pid_control {
 	volatile u64 event_pids;		/* host: bit s: slot s has a set_event_pid list */
 	volatile u64 event_notrace_pids;	/* host: bit s: slot s has a set_event_notrace_pid list */
@@ -34,13 +39,15 @@ struct trace_pid_control {
 	volatile u64 function_fork;		/* host: bit s: options/function-fork of slot s */
 	/* each slot's bitmaps: slot 0's static, an instance's allocated with its rings
 	 * (trace_slot_alloc()); NULL: no such instance */
-	struct trace_pid_bits *pids[TRACE_WORD_SLOTS];
-	struct trace_pid_bits *notrace_pids[TRACE_WORD_SLOTS];
+	struct trace_pid_bits *pids[TRACE_SLOTS];
+	struct trace_pid_bits *notrace_pids[TRACE_SLOTS];
+	volatile u64 event_pids_ext[TRACE_EXT_WORDS];
+	volatile u64 event_notrace_pids_ext[TRACE_EXT_WORDS];
+	volatile u64 event_fork_ext[TRACE_EXT_WORDS];
 };
 
 _Static_assert(sizeof(struct trace_pid_bits) == 4096, "trace_pid_bits layout");
 _Static_assert(offsetof(struct trace_pid_control, pids) == 32, "trace_pid_control layout");
-_Static_assert(sizeof(struct trace_pid_control) == 32 + 2 * 8 * TRACE_WORD_SLOTS, "trace_pid_control layout");
 
 extern struct trace_pid_control trace_pid_control;
 
@@ -49,11 +56,18 @@ static __always_inline bool trace_pid_test(const struct trace_pid_bits *b, pid_t
 	return (u32)pid < TRACE_PID_MAX && (b->word[(u32)pid / 64] >> ((u32)pid % 64) & 1);
 }
 
-/* The slots among `slots` whose event pid lists let `pid`'s events through. */
-u64 trace_pid_event_slots(u64 slots, pid_t pid);
+/*
+ * The slots among `slots` whose event pid lists let `pid`'s events through.  The slots past
+ * word 0 (its TRACE_SLOT_EXT set in slots and in a list mask): *ext, the event's extension
+ * words (NULL: none), becomes buf, those of them that the lists let through.
+ */
+u64 trace_pid_event_slots(u64 slots, pid_t pid, const u64 **ext, u64 *buf);
 
-/* The slots among `slots` that record a sched_switch from prev to next. */
-u64 trace_pid_switch_slots(u64 slots, pid_t prev, pid_t next);
+/* The slots among `slots` that record a sched_switch from prev to next (*ext: as above). */
+u64 trace_pid_switch_slots(u64 slots, pid_t prev, pid_t next, const u64 **ext, u64 *buf);
+
+/* The slots among `slots` that record a wake-up of p by current (*ext: as above). */
+u64 trace_pid_wakeup_slots(u64 slots, pid_t waker, pid_t p, const u64 **ext, u64 *buf);
 
 static __always_inline bool trace_pid_lists_in(u64 slots)
 {
@@ -68,21 +82,34 @@ static __always_inline pid_t trace_pid_current(struct percpu *pc)
 /*
  * trace_event_buffer_reserve()'s pid check: the slots that record this task's
  * event.  Linux reads a per-cpu ignore_pid its sched_switch probes set for
- * the next task; testing the current task here decides the same.
+ * the next task; testing the current task here decides the same.  *ext: the
+ * event's extension words, replaced by buf (TRACE_EXT_WORDS) when lists of
+ * slots past word 0 take some out.
  */
-static __always_inline u64 trace_pid_filter_event(struct percpu *pc, u64 slots)
+static __always_inline u64 trace_pid_filter_event(struct percpu *pc, u64 slots, const u64 **ext, u64 *buf)
 {
 	if (trace_pid_lists_in(slots))
-		slots = trace_pid_event_slots(slots, trace_pid_current(pc));
+		slots = trace_pid_event_slots(slots, trace_pid_current(pc), ext, buf);
 	return slots;
 }
 
+/* trace_pid_filter_event() for a writer without extension words (word 0's slots; its summary bit kept) */
+static __always_inline u64 trace_pid_filter_word0(struct percpu *pc, u64 slots)
+{
+	const u64 *none = NULL;
+
+	return trace_pid_filter_event(pc, slots, &none, NULL);
+}
+
+/* every extension slot: the extension words a writer with triggers filters (its ~0ULL's) */
+extern const u64 trace_ext_all[TRACE_EXT_WORDS];
+
 /* The check for sched_switch (current is prev): either task's lists may keep it. */
 static __always_inline u64 trace_pid_filter_switch(u64 slots, struct task_struct *prev,
-						   struct task_struct *next)
+						   struct task_struct *next, const u64 **ext, u64 *buf)
 {
 	if (trace_pid_lists_in(slots))
-		slots = trace_pid_switch_slots(slots, prev->pid, next->pid);
+		slots = trace_pid_switch_slots(slots, prev->pid, next->pid, ext, buf);
 	return slots;
 }
 
@@ -91,11 +118,11 @@ static __always_inline u64 trace_pid_filter_switch(u64 slots, struct task_struct
  * (event_filter_pid_sched_wakeup_probe_pre): kept where the waker's lists or
  * the woken task's keep it.
  */
-static __always_inline u64 trace_pid_filter_wakeup(struct percpu *pc, u64 slots, struct task_struct *p)
+static __always_inline u64 trace_pid_filter_wakeup(struct percpu *pc, u64 slots, struct task_struct *p,
+						   const u64 **ext, u64 *buf)
 {
 	if (trace_pid_lists_in(slots))
-		slots = trace_pid_event_slots(slots, trace_pid_current(pc)) |
-			trace_pid_event_slots(slots, p->pid);
+		slots = trace_pid_wakeup_slots(slots, trace_pid_current(pc), p->pid, ext, buf);
 	return slots;
 }
 

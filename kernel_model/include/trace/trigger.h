@@ -10,6 +10,9 @@
  * A slot's triggers on an event are announced in the event's own
  * trace_event_file: bit slot of `triggers` (EVENT_FILE_FL_TRIGGER_MODE), the
  * word beside `slots`, so a writer finds them in the line it loads anyway.
+ * Slots past word 0 (include/trace/slots.h) share its summary bit
+ * TRACE_SLOT_EXT: set while any of them has triggers on the event, whose
+ * entries in the table then say which (trig_slot_on()).
  */
 #ifndef _TRACE_TRIGGER_H
 #define _TRACE_TRIGGER_H
@@ -43,13 +46,12 @@
 struct event_trigger {
 	u16 type;			/* the event's id */
 	u8 cmd;
-	u8 slot;			/* the trace array whose file it is on */
+	u8 flags;
+	u16 slot;			/* the trace array whose file it is on (any of TRACE_SLOTS) */
 	u16 pred;			/* its filter: the first predicate */
 	u16 nr_preds;			/* 0: no filter */
-	u32 counter;			/* index into event_triggers.counts */
-	u8 flags;
-	u8 pad;
 	u16 target;			/* enable_hist / disable_hist: the target event's type */
+	u32 counter;			/* index into event_triggers.counts */
 	struct trace_event_file *file;	/* enable_event / disable_event: the target event */
 };
 
@@ -102,7 +104,7 @@ struct event_triggers {
 	u32 pad;
 	u16 first[EVENT_TRIGGER_TYPES];	/* the type's first entry (nr: none) */
 	s64 counts[EVENT_TRIGGERS_MAX];
-	struct event_snapshot_reqs snapshot[TRACE_WORD_SLOTS];	/* word 0's slots (triggers: not yet past) */
+	struct event_snapshot_reqs snapshot[TRACE_SLOTS];
 	struct event_trigger trigger[EVENT_TRIGGERS_MAX];
 	struct trigger_pred pred[EVENT_TRIGGER_PREDS_MAX];
 	char strings[EVENT_TRIGGER_STRINGS];
@@ -131,20 +133,22 @@ static __always_inline u64 dyn_file_slots(u64 slots, u32 type)
 void *event_trigger_scratch(u32 len);
 /*
  * The event's triggers and its record: rec (len bytes, in the scratch) was
- * filled for file; pid_slots: the slots the pid filters let record it;
+ * filled for file; pid_slots: the slots the pid filters let record it (pid_ext: past word 0,
+ * when its summary bit is set; NULL: all);
  * writer: the event's writer (a stack trace's first frame); bp: the frame
  * whose return address is the next (the function that fired the event);
  * hist_bp: the frame a hist trigger's stacktrace key starts from (see
  * trace_hist_frame() in kernel/events.c).  Interrupts are off (irqflags: as
  * they were).
  */
-void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u64 pid_slots,
+void event_triggers_record(const struct trace_event_file *file, void *rec, u32 len, u64 pid_slots, const u64 *pid_ext,
 			   unsigned long irqflags, unsigned long writer, unsigned long bp, unsigned long hist_bp);
 /*
  * The same triggers around a record the host commits itself (a trace_marker write's: see
- * kernel/trace_marker.c): those that run before the record and those after, nothing written.
+ * kernel/trace_marker.c): those of slot's trace array that run before the record and those
+ * after, nothing written.
  */
-void event_triggers_call(const struct trace_event_file *file, void *rec, unsigned long irqflags,
+void event_triggers_call(const struct trace_event_file *file, u32 slot, void *rec, unsigned long irqflags,
 			 unsigned long writer, unsigned long bp, unsigned long hist_bp);
 /* kernel/trace_marker.c: every trace array's ftrace/print event (6.1's tr->trace_marker_file) */
 extern struct trace_event_file trace_marker_file;

@@ -25,7 +25,7 @@ _CMDS = ("traceon", "traceoff", "stacktrace", "snapshot", "enable_event", "disab
 _KINDS = ("never", "num", "cpu", "comm", "str", "dyn_str", "ptr_str", "ptr_ustr")
 _NUM_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "band")
 _STR_OPS = ("full", "front", "middle", "end", "glob")
-_TRIGGER = struct.Struct("<HBBHHIBxHQ")     # struct event_trigger
+_TRIGGER = struct.Struct("<HBBHHHHIQ")      # struct event_trigger
 _PRED = struct.Struct("<BBBBBBHHHIQ")       # struct trigger_pred
 
 
@@ -71,7 +71,8 @@ class GuestEventTriggers:
         self._lock = threading.Lock()
         self._triggers: list[GuestTrigger] = []
         self._count_index: dict[int, int] = {}     # id(count) -> its slot in the guest's counts
-        self._snapshot_seen = [0] * a("TRACE_WORD_SLOTS")   # event_triggers.snapshot[]: word 0's slots
+        self._snapshot_seen = [0] * a("TRACE_SLOTS")   # event_triggers.snapshot[]
+        self._word_slots = a("TRACE_WORD_SLOTS")   # a dynamic event's soft_off word: word 0's slots
         self._soft_words: dict[int, int] = {}      # dyn_soft_off set before the guest was attached
 
     def attach(self, mem: PhysMem) -> None:
@@ -93,6 +94,8 @@ class GuestEventTriggers:
                 raise OSError(errno.ENOMEM, f"event id {t.event_id} past the trigger table")
             if t.target is not None:
                 self._check_type(t.target_id)
+                if t.target_dyn and t.slot >= self._word_slots:
+                    raise OSError(errno.ENOMEM, f"slot {t.slot}: a dynamic event's soft_off word is word 0's")
                 if not t.target_dyn:
                     self._image.event_file(t.target)   # KeyError: not a tracepoint of this kernel
 
@@ -122,6 +125,10 @@ class GuestEventTriggers:
         """EVENT_FILE_FL_SOFT_DISABLED of a dynamic event (probe, synthetic) in a slot: its bit in the guest's
         dyn_soft_off word (OSError ENOMEM: an id past the table can have none)."""
         self._check_type(event_id)
+        if slot >= self._word_slots:
+            if not off:
+                return   # no bit to clear: the word has none of the slots past it
+            raise OSError(errno.ENOMEM, f"slot {slot}: a dynamic event's soft_off word is word 0's")
 
         def apply() -> None:
             with self._lock:
@@ -201,8 +208,8 @@ class GuestEventTriggers:
                 file = self._soft_off_va + 8 * t.target_id
             else:
                 file = t.hist or (self._image.event_file(t.target) if t.target is not None else 0)
-            _TRIGGER.pack_into(buf, base + self._table + _TRIGGER.size * k, t.event_id, self._cmd[t.cmd], t.slot,
-                               npred, len(t.preds), counter, flags, t.target_id, file)
+            _TRIGGER.pack_into(buf, base + self._table + _TRIGGER.size * k, t.event_id, self._cmd[t.cmd], flags,
+                               t.slot, npred, len(t.preds), t.target_id, counter, file)
             for p in t.preds:
                 _PRED.pack_into(buf, base + self._preds + _PRED.size * npred, self._kind[p.kind], self._op[p.op],
                                 p.size & 0xFF, int(p.is_signed), int(p.when_to_branch), int(p.negate), p.target,

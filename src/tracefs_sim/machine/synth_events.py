@@ -29,6 +29,7 @@ class GuestSynthEvents:
             a("synth_event.kind")
         self._file_slots, self._file_type = a("trace_event_file.slots"), a("trace_event_file.type")
         self._file_triggers = a("trace_event_file.triggers")
+        self._slot_ext = a("TRACE_SLOT_EXT")   # word 0's summary bit of the slots past it
         table = image.abi_table("synth_events", self._max * self._size)
         self._table = kernel_virt_to_phys(table.addr)
         self.base = table.addr
@@ -95,7 +96,8 @@ class GuestSynthEvents:
         trace_synth() runs (called with the CPUs stopped)."""
         with self._lock:
             for index, event_id in self._ids.items():
-                bits = sum(1 << s for s in slots_by_id.get(event_id, ()))
+                # word 0 of the slots; those past it by its summary bit (the table says which)
+                bits = sum(1 << min(s, self._slot_ext) for s in slots_by_id.get(event_id, ()))
                 if bits != self._triggered.get(index, 0):
                     self._triggered[index] = bits
                     if self._mem is not None:

@@ -8,7 +8,10 @@ they were when it happened.  With options/event-fork (function-fork) on, the
 guest adds a listed task's children to the slot's event (ftrace) lists at fork
 and drops a task from them when it is freed; the host reads the lists back.
 Every access here runs with the CPUs stopped (Machine.with_cpus_stopped): the guest
-changes the bitmaps with plain read-modify-writes under its own lock.
+changes the bitmaps with plain read-modify-writes under its own lock.  The masks of slots
+with lists and of event-fork are sets of slots (include/trace/slots.h: word 0, whose top bit
+says an extension word has a slot, then the extension words); function-fork is word 0's
+alone, the function tracers' slots.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
     from .machine import Machine
 
 _U64 = struct.Struct("<Q")
+_WORD = (1 << 64) - 1
 
 
 class GuestPidLists:
@@ -33,7 +37,9 @@ class GuestPidLists:
         image = machine.image
         a = image.abi_value
         # the layout of struct trace_pid_control (trace_pid.h), from the image's host ABI
-        self._slots = a("TRACE_WORD_SLOTS")   # the pid lists are word 0's slots' (ring.h: slots.h)
+        self._slots = a("TRACE_SLOTS")
+        self._slot_words = a("TRACE_SLOT_WORDS")
+        self._slot_ext = a("TRACE_SLOT_EXT")   # word 0's summary bit (no slot of its own)
         self._pid_max = a("TRACE_PID_MAX")  # the guest's bitmaps cover the pids below it
         self._bits_size = a("sizeof(trace_pid_bits)")
         self._words = self._bits_size // 8
@@ -52,6 +58,10 @@ class GuestPidLists:
         self._event_fork = a("trace_pid_control.event_fork")
         self._function_fork = a("trace_pid_control.function_fork")
         self._fork = {self._event_fork: 0, self._function_fork: 0}
+        # a mask's extension words (None: word 0's alone)
+        self._ext = {self._event_pids: a("trace_pid_control.event_pids_ext"),
+                     self._event_notrace_pids: a("trace_pid_control.event_notrace_pids_ext"),
+                     self._event_fork: a("trace_pid_control.event_fork_ext"), self._function_fork: None}
 
     def set_event_pids(self, slot: int, notrace: bool, pids: frozenset[int] | None) -> None:
         """Replace a list; None: no list (every task's events pass it)."""
@@ -86,7 +96,7 @@ class GuestPidLists:
             self._fork[offset] = mask
             mem = self._mem
             if mem is not None:
-                self._machine.with_cpus_stopped(lambda: _U64.pack_into(mem.buf, self._control + offset, mask))
+                self._machine.with_cpus_stopped(lambda: self._write_mask(mem, offset, mask))
 
     def attach(self, mem: PhysMem) -> None:
         """The guest's RAM is loaded (before any CPU runs): write the state set so far."""
@@ -95,7 +105,7 @@ class GuestPidLists:
             for slot, notrace in list(self._lists):
                 self._write_list(mem, slot, notrace)
             for offset, mask in self._fork.items():
-                _U64.pack_into(mem.buf, self._control + offset, mask)
+                self._write_mask(mem, offset, mask)
 
     def forget(self, slot: int) -> None:
         """A new instance's slot: no lists, no fork following (its bitmaps start empty)."""
@@ -124,9 +134,29 @@ class GuestPidLists:
             return  # no bitmap to check against: the guest must not look for one
         if bits is not None:
             struct.pack_into(f"<{self._words}Q", buf, bits, *words)
-        present = self._control + (self._event_notrace_pids if notrace else self._event_pids)
-        mask = _U64.unpack_from(buf, present)[0] & ~(1 << slot) | int(pids is not None) << slot
-        _U64.pack_into(buf, present, mask)
+        present = self._event_notrace_pids if notrace else self._event_pids
+        mask = self._read_mask(mem, present) & ~(1 << slot) | int(pids is not None) << slot
+        self._write_mask(mem, present, mask)
+
+    def _read_mask(self, mem: PhysMem, offset: int) -> int:
+        """A set of slots the host keeps in trace_pid_control (bit s: slot s)."""
+        ext = self._ext[offset]
+        mask: int = _U64.unpack_from(mem.buf, self._control + offset)[0] & ~(1 << self._slot_ext)
+        if ext is not None:
+            for i in range(self._slot_words - 1):
+                mask |= _U64.unpack_from(mem.buf, self._control + ext + 8 * i)[0] << 64 * (i + 1)
+        return mask
+
+    def _write_mask(self, mem: PhysMem, offset: int, mask: int) -> None:
+        """Word 0 (its summary bit set when an extension word has a slot), the extension words;
+        a mask of word 0's alone keeps those."""
+        ext = self._ext[offset]
+        words = [mask >> 64 * i & _WORD for i in range(self._slot_words)] if ext is not None else [mask & _WORD]
+        word0 = words[0] & ~(1 << self._slot_ext) | int(any(words[1:])) << self._slot_ext
+        _U64.pack_into(mem.buf, self._control + offset, word0)
+        if ext is not None:
+            for i, word in enumerate(words[1:]):
+                _U64.pack_into(mem.buf, self._control + ext + 8 * i, word)
 
     def _read_list(self, mem: PhysMem, slot: int, notrace: bool) -> frozenset[int]:
         bits = self._bits(mem, slot, notrace)
@@ -142,5 +172,5 @@ class GuestPidLists:
         return frozenset(pids)
 
     def _check_slot(self, slot: int) -> None:
-        if not 0 <= slot < self._slots:
-            raise ValueError(f"slot {slot} out of range 0..{self._slots - 1}")
+        if not 0 <= slot < self._slots or slot == self._slot_ext:
+            raise ValueError(f"slot {slot} out of range 0..{self._slots - 1} (or word 0's summary bit)")

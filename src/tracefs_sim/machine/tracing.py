@@ -73,6 +73,8 @@ class RingLayout:
     control_recording_ext: int  # recording's extension words
     control_cpu_slots_ext: int  # [NR_CPUS][TRACE_SLOT_WORDS - 1]: cpu_slots' extension words
     control_ext_rings: int      # [TRACE_SLOTS]: an extension slot's rings (kernel virtual; 0: none)
+    control_stack_opts_ext: int   # stack_opts' extension words
+    control_ustack_opts_ext: int  # ustack_opts' extension words
     file_slots: int
     file_triggers: int
     file_type: int
@@ -97,6 +99,7 @@ class RingLayout:
             a("trace_control.recording"), a("trace_control.rings"), a("trace_control.cpu_slots"),
             a("trace_control.stack_opts"), a("trace_control.ustack_opts"), a("trace_control.stack_slots"),
             a("trace_control.recording_ext"), a("trace_control.cpu_slots_ext"), a("trace_control.ext_rings"),
+            a("trace_control.stack_opts_ext"), a("trace_control.ustack_opts_ext"),
             a("trace_event_file.slots"), a("trace_event_file.triggers"), a("trace_event_file.type"), a("SAVED_CMDLINES"), a("sizeof(saved_cmdline)"),
             a("sizeof(saved_cmdlines)"), a("saved_cmdlines.entry"), a("COMM_RENAMES"),
             a("sizeof(comm_rename)"), a("saved_cmdlines.renames"), a("saved_cmdlines.renames_next"))
@@ -141,8 +144,9 @@ class GuestTracing:
         self.layout = layout = RingLayout.of(image)
         self.nr_slots = layout.slots
         # Instances get word 0's slots (not 0, the top level's, nor its summary bit): an
-        # extension slot's events record (trace_event_buffer_reserve_ext()), but its pid
-        # lists, triggers, function tracers, probes and stack options are word 0's yet.
+        # extension slot's events record (trace_event_buffer_reserve_ext()), by its event pid
+        # lists, with the stacks of its stack options, and its event triggers and function
+        # probes act on it, but its function tracers and probe events are word 0's yet.
         self.instance_slots = tuple(s for s in range(1, layout.word_slots) if s != layout.slot_ext)
         # the extension words of the event types' file slots (trace_event_ext)
         self._event_ext = kernel_virt_to_phys(image.abi_table(
@@ -199,7 +203,7 @@ class GuestTracing:
             for key in self._enabled.keys() | self._triggered.keys():
                 self._write_file_slots(key)
                 self._write_file(self._events[key], self.layout.file_triggers, "<Q",
-                                 self._mask(self._triggered.get(key, set())))
+                                 self.layout.words(self._mask(self._triggered.get(key, set())))[0])
             self._write_recording()
             self._write_cpumasks()
             self._write_stack_opts()
@@ -327,11 +331,10 @@ class GuestTracing:
         bits = {key: slots for key, slots in bits.items() if ids[key] not in synth and self._triggers_file(key)}
         with self._lock:
             for key in self._triggered.keys() | bits.keys():
-                old, new = self._triggered.get(key, set()), bits.get(key, set())
-                for slot in old ^ new:
-                    if self._mem is not None:
-                        self._set_bit(kernel_virt_to_phys(self._triggers_file(key) + self.layout.file_triggers),
-                                      slot, slot in new)
+                if self._mem is not None and self._triggered.get(key, set()) != bits.get(key, set()):
+                    # word 0, the slots past it by its summary bit (the table's entries say which)
+                    _U64.pack_into(self._mem.buf, kernel_virt_to_phys(self._triggers_file(key) + self.layout.file_triggers),
+                                   self.layout.words(self._mask(bits.get(key, set())))[0])
             self._triggered = {key: set(slots) for key, slots in bits.items()}
 
     def _triggers_file(self, key: tuple[str, str]) -> int:
@@ -461,10 +464,6 @@ class GuestTracing:
         """options/stacktrace and options/userstacktrace of a slot: its events' writers add a
         kernel_stack and a user_stack record after each record (ftrace_trace_stack/userstack)."""
         self._check_slot(slot)
-        if (kernel or user) and slot >= self.layout.word_slots:
-            # the stacks' writers take word 0's slots (trace_event_opt_stacks()): an extension
-            # slot's would be a kernel's allocation it has not
-            raise OSError(errno.ENOMEM, "stack options of an extension slot")
 
         def apply() -> None:
             with self._lock:
@@ -499,8 +498,7 @@ class GuestTracing:
                 self._write_stack_opts()
                 self._open.add(slot)
         self._machine.guest_op(fresh)
-        if slot < self.layout.word_slots:   # (an extension slot has no pid lists yet)
-            self.pid_lists.forget(slot)
+        self.pid_lists.forget(slot)
 
     def close_slot(self, slot: int) -> None:
         """instance_rmdir()'s free: the slot's rings and pid lists go back to the kernel (every
@@ -646,9 +644,10 @@ class GuestTracing:
     def _write_stack_opts(self) -> None:
         if self._mem is not None:
             buf, control, lay = self._mem.buf, self._control, self.layout
-            _U64.pack_into(buf, control + lay.control_stack_opts, self._stack_opts)
-            _U64.pack_into(buf, control + lay.control_ustack_opts, self._ustack_opts)
-            _U64.pack_into(buf, control + lay.control_stack_slots, self._stack_opts | self._ustack_opts)
+            self._write_words(control + lay.control_stack_opts, control + lay.control_stack_opts_ext, self._stack_opts)
+            self._write_words(control + lay.control_ustack_opts, control + lay.control_ustack_opts_ext,
+                              self._ustack_opts)
+            _U64.pack_into(buf, control + lay.control_stack_slots, lay.words(self._stack_opts | self._ustack_opts)[0])
 
     def _write_recording(self) -> None:
         if self._mem is not None:

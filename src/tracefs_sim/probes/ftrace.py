@@ -62,6 +62,7 @@ class FtraceLayout:
     table."""
 
     slots: int  # TRACE_WORD_SLOTS: the slots the function tracers take (word 0 of the masks)
+    probe_slots: int  # TRACE_SLOTS: the slots function probes act on (ftrace_probe.slot)
     insn_size: int  # MCOUNT_INSN_SIZE: an mcount site's nop, or the call it becomes
     max_sites: int  # FTRACE_MAX_SITES
     pids_max: int  # FTRACE_PIDS_MAX
@@ -103,7 +104,7 @@ class FtraceLayout:
     def of(cls, image: PatchableImage) -> FtraceLayout:
         a = image.abi_value
         return cls(
-            a("TRACE_WORD_SLOTS"), a("MCOUNT_INSN_SIZE"), a("FTRACE_MAX_SITES"), a("FTRACE_PIDS_MAX"),
+            a("TRACE_WORD_SLOTS"), a("TRACE_SLOTS"), a("MCOUNT_INSN_SIZE"), a("FTRACE_MAX_SITES"), a("FTRACE_PIDS_MAX"),
             a("FTRACE_MAP_GRAIN"), a("FTRACE_MAP_ENTRIES"), a("sizeof(ftrace_site_entry)"),
             a("ftrace_site_entry.index"), a("FTRACE_GRAPH_FUNCTION"), a("FTRACE_GRAPH_NOTRACE"),
             a("FTRACE_SITE_PROBES"), a("FTRACE_SITE_STACK"), a("FTRACE_PROBES_MAX"), a("sizeof(ftrace_probe)"), a("sizeof(ftrace_probes)"),
@@ -479,7 +480,8 @@ class FtraceSites:
             raise OSError(errno.ENOMEM, "too many function probes")
         for probe in probes:
             self._index[probe.function]  # KeyError: not a traceable function
-            self._check_slot(probe.slot)
+            if not 0 <= probe.slot < self.layout.probe_slots:
+                raise ValueError(f"slot {probe.slot} out of range 0..{self.layout.probe_slots - 1}")
         with self._lock:
             order = sorted(range(len(probes)), key=lambda k: (self._index[probes[k].function], k))
             self._write_probes([probes[k] for k in order])
@@ -697,7 +699,7 @@ class FtraceSites:
             if counter is not None:
                 i = self._counter_index[id(counter)]
                 counters[i] = counter.value
-            struct.pack_into("<HBBIQ", buf, base + lay.probes_table + lay.probe_size * k, self._index[probe.function],
+            struct.pack_into("<HBxHHQ", buf, base + lay.probes_table + lay.probe_size * k, self._index[probe.function],
                              lay.commands[probe.command], probe.slot, i, probe.event_file)
         for i, value in counters.items():
             struct.pack_into("<q", buf, base + lay.probes_counts + 8 * i, value)

@@ -10,8 +10,8 @@ when it has not them), and the guest's slots (GuestTracingOps.instance_slots, fr
 word 0 of the kernel's masks less the top level's slot 0 and the summary bit 63, so 62
 instances), a slot being a bit of the kernel's masks (event files, tracing_on,
 tracing_cpumask, options, pid lists, the function tracers' sites, probes, triggers).  The
-kernel's masks have extension words (TRACE_SLOTS 512), in which only events record so far:
-instances get those slots once every mechanism does.  The host's own buffers (the ones readers see) fill as records come, so an idle
+kernel's masks have extension words (TRACE_SLOTS 512), in which events record (by their pid
+lists, with their stack options' stacks) and event triggers and function probes act so far: instances get those slots once every mechanism does.  The host's own buffers (the ones readers see) fill as records come, so an idle
 instance costs the host little."""
 
 import errno
