@@ -22,6 +22,9 @@ typedef _Bool bool;
 #define NULL ((void *)0)
 
 #define notrace __attribute__((no_instrument_function))
+/* As include/linux/compiler_types.h: an inline function is never traced, even where GCC keeps
+ * a copy out of line (6.1's __mod_timer, sock_put: in kallsyms, not in available_filter_functions). */
+#define inline inline notrace
 #define __always_inline inline __attribute__((always_inline))
 #define noinline __attribute__((noinline))
 #define __used __attribute__((used))

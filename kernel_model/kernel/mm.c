@@ -254,20 +254,22 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long
 
 /*
  * ---- uaccess (arch/x86/include/asm/uaccess.h, lib/usercopy.c) ----
+ * Not traced: 6.1 inlines them all (access_ok is a macro, copy_{from,to}_user are
+ * __always_inline around copy_user_enhanced_fast_string), and builds lib/ without ftrace.
  * access_ok() checks the range only; the copy itself may fault: the page fault handler
  * brings the page in (demand paging, COW), and where it cannot, the copy's exception table
  * entry makes it return what it did not copy.
  */
 unsigned long copy_user_enhanced_fast_string(void *to, const void *from, unsigned int len);
 
-noinline bool access_ok(const void *uaddr, size_t len)
+noinline notrace bool access_ok(const void *uaddr, size_t len)
 {
 	u64 a = (u64)uaddr, end = a + len;
 
 	return end >= a && end <= TASK_SIZE_MAX;
 }
 
-long copy_from_user(void *to, const void *from, size_t n)
+notrace long copy_from_user(void *to, const void *from, size_t n)
 {
 	if (session_remote_uaccess(current))
 		return session_copy_from_user(to, (u64)from, n);
@@ -276,7 +278,7 @@ long copy_from_user(void *to, const void *from, size_t n)
 	return copy_user_enhanced_fast_string(to, from, n);
 }
 
-long copy_to_user(void *to, const void *from, size_t n)
+notrace long copy_to_user(void *to, const void *from, size_t n)
 {
 	if (session_remote_uaccess(current))
 		return session_copy_to_user((u64)to, from, n);
@@ -286,7 +288,7 @@ long copy_to_user(void *to, const void *from, size_t n)
 }
 
 /* lib/strncpy_from_user.c: a page at most at a time, up to its NUL */
-long strncpy_from_user(char *dst, const char *src, long count)
+notrace long strncpy_from_user(char *dst, const char *src, long count)
 {
 	long i = 0;
 
