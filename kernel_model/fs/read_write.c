@@ -177,7 +177,7 @@ noinline loff_t noop_llseek(struct file *file, loff_t offset, int whence)
 	return file->f_pos;
 }
 
-loff_t no_llseek(struct file *file, loff_t offset, int whence)
+notrace loff_t no_llseek(struct file *file, loff_t offset, int whence)
 {
 	return -ESPIPE;
 }
