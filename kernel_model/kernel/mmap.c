@@ -389,11 +389,6 @@ noinline int do_mas_munmap(struct mm_struct *mm, unsigned long start, size_t len
 	return do_mas_align_munmap(mm, start, end);
 }
 
-notrace int __do_munmap(struct mm_struct *mm, unsigned long start, size_t len, bool downgrade)
-{
-	return do_mas_munmap(mm, start, len);
-}
-
 noinline int __vm_munmap(unsigned long start, size_t len, bool downgrade)
 {
 	struct mm_struct *mm = current->mm;
