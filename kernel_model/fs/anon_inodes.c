@@ -31,7 +31,7 @@ static const struct dentry_operations anon_inodefs_dentry_operations = {
 	.d_dname = anon_inodefs_dname,
 };
 
-static int anon_inodefs_fill_super(struct super_block *sb, void *data)
+static notrace int anon_inodefs_fill_super(struct super_block *sb, void *data)
 {
 	return init_pseudo(sb, &anon_inodefs_dentry_operations);
 }

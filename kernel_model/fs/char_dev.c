@@ -10,7 +10,7 @@ struct char_device_struct {
 static struct char_device_struct chrdevs[32];
 static int nr_chrdevs;
 
-int register_chrdev_region_fops(unsigned int major, unsigned int minor, const struct file_operations *fops)
+notrace int register_chrdev_region_fops(unsigned int major, unsigned int minor, const struct file_operations *fops)
 {
 	if (nr_chrdevs >= (int)ARRAY_SIZE(chrdevs))
 		return -EBUSY;

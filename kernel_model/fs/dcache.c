@@ -275,7 +275,7 @@ noinline struct dentry *d_lookup(const struct dentry *parent, const struct qstr 
 	return dentry;
 }
 
-noinline struct dentry *dget(struct dentry *dentry)
+notrace noinline struct dentry *dget(struct dentry *dentry)
 {
 	unsigned long flags;
 

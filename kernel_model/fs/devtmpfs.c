@@ -5,7 +5,7 @@
 extern struct file_system_type shmem_fs_type;
 static struct file_system_type dev_fs_type;
 
-static int devtmpfs_fill_super(struct super_block *sb, void *data)
+static notrace int devtmpfs_fill_super(struct super_block *sb, void *data)
 {
 	static umode_t mode = 0755;
 

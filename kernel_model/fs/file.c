@@ -510,7 +510,7 @@ static notrace void close_files(struct files_struct *files)
 	}
 }
 
-noinline void put_fs_struct(struct fs_struct *fs)
+notrace noinline void put_fs_struct(struct fs_struct *fs)
 {
 	if (__atomic_sub_fetch(&fs->users, 1, __ATOMIC_ACQ_REL) == 0)
 		free_fs_struct(fs);
@@ -580,13 +580,13 @@ static notrace int __copy_files(struct files_struct *oldf, unsigned long clone_f
 	return 0;
 }
 
-noinline int copy_files(unsigned long clone_flags, struct task_struct *tsk)
+notrace noinline int copy_files(unsigned long clone_flags, struct task_struct *tsk)
 {
 	return __copy_files(current->files ? current->files : &init_files, clone_flags, tsk);
 }
 
 /* ---- fs_struct ---- */
-noinline void get_fs_root(struct fs_struct *fs, struct path *root)
+notrace noinline void get_fs_root(struct fs_struct *fs, struct path *root)
 {
 	unsigned long irq;
 
@@ -596,7 +596,7 @@ noinline void get_fs_root(struct fs_struct *fs, struct path *root)
 	spin_unlock_irqrestore(&fs->lock, irq);
 }
 
-noinline void get_fs_pwd(struct fs_struct *fs, struct path *pwd)
+notrace noinline void get_fs_pwd(struct fs_struct *fs, struct path *pwd)
 {
 	unsigned long irq;
 
@@ -679,14 +679,14 @@ static notrace int __copy_fs(struct fs_struct *fs, unsigned long clone_flags, st
 	return tsk->fs ? 0 : -ENOMEM;
 }
 
-noinline int copy_fs(unsigned long clone_flags, struct task_struct *tsk)
+notrace noinline int copy_fs(unsigned long clone_flags, struct task_struct *tsk)
 {
 	return __copy_fs(current->fs ? current->fs : &init_fs, clone_flags, tsk);
 }
 
 /* A copy of another task's fd table and fs_struct (a session task made for its parent by
  * whoever takes the record); from's must outlive the call (its parent, or init). */
-int copy_files_and_fs_of(struct task_struct *from, struct task_struct *tsk)
+notrace int copy_files_and_fs_of(struct task_struct *from, struct task_struct *tsk)
 {
 	return __copy_files(from->files ? from->files : &init_files, 0, tsk) ?:
 	       __copy_fs(from->fs ? from->fs : &init_fs, 0, tsk);

@@ -83,7 +83,7 @@ noinline struct file *alloc_file_pseudo(struct inode *inode, struct vfsmount *mn
 	return file;
 }
 
-struct file *get_file(struct file *f)
+notrace struct file *get_file(struct file *f)
 {
 	__atomic_add_fetch(&f->f_count, 1, __ATOMIC_RELAXED);
 	return f;

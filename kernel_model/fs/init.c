@@ -152,7 +152,7 @@ void __init host_view_init(void)
 }
 
 /* The calling task's root and cwd become the host view's "/" (a spawned program's). */
-int host_view_enter(void)
+notrace int host_view_enter(void)
 {
 	if (!host_root.mnt)
 		return -ENOENT;
@@ -194,7 +194,7 @@ static notrace int session_view_init(void)
 
 /* The task's root becomes the session view's "/", its cwd `cwd` there (or "/" if the host's
  * cwd is not there: a directory since removed). */
-int session_view_enter(struct task_struct *tsk, const char *cwd)
+notrace int session_view_enter(struct task_struct *tsk, const char *cwd)
 {
 	struct path pwd;
 

@@ -1565,7 +1565,7 @@ static const struct seq_operations locks_seq_operations = {
 	.show	= locks_show,
 };
 
-static int locks_open(struct inode *inode, struct file *file)
+static notrace int locks_open(struct inode *inode, struct file *file)
 {
 	return seq_open_private(file, &locks_seq_operations, sizeof(struct locks_iterator));
 }

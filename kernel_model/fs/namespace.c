@@ -183,7 +183,7 @@ noinline struct vfsmount *kern_mount(struct file_system_type *type)
 }
 
 /* attach_recursive_mnt's work for a new mount: it goes on where. */
-noinline int do_add_mount_at(struct vfsmount *newm, const struct path *where)
+notrace noinline int do_add_mount_at(struct vfsmount *newm, const struct path *where)
 {
 	struct mount *mnt = real_mount(newm), *parent = real_mount(where->mnt);
 	unsigned long flags;
@@ -225,14 +225,14 @@ noinline struct vfsmount *clone_mnt(struct vfsmount *old)
 }
 
 /* The namespace's root: rootfs ("/"), its own parent. */
-void mnt_set_root(struct vfsmount *mnt)
+notrace void mnt_set_root(struct vfsmount *mnt)
 {
 	root_mnt = mnt;
 	list_add_tail(&real_mount(mnt)->mnt_list, &namespace_list);
 }
 
 /* The root of a tree of its own (the host view): listed, attached nowhere. */
-void mnt_add_tree(struct vfsmount *mnt)
+notrace void mnt_add_tree(struct vfsmount *mnt)
 {
 	list_add_tail(&real_mount(mnt)->mnt_list, &namespace_list);
 }
@@ -248,7 +248,7 @@ static notrace void seq_escape_path(struct seq_file *m, const char *s)
 }
 
 /* /proc/mounts: "devname mountpoint type options 0 0", relative to the reader's root */
-int show_mounts(struct seq_file *m, void *v)
+notrace int show_mounts(struct seq_file *m, void *v)
 {
 	struct mount *mnt;
 	struct path root;

@@ -140,7 +140,7 @@ noinline int do_truncate(void *idmap, struct dentry *dentry, loff_t length, unsi
 }
 
 /* O_TRUNC of an opened regular file (namei.c's do_open) */
-int do_truncate_file(struct file *file)
+notrace int do_truncate_file(struct file *file)
 {
 	int error = security_path_truncate(&file->f_path);	/* handle_truncate() */
 

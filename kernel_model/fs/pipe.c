@@ -694,7 +694,7 @@ static const struct dentry_operations pipefs_dentry_operations = {
 	.d_dname = pipefs_dname,
 };
 
-static int pipefs_fill_super(struct super_block *sb, void *data)
+static notrace int pipefs_fill_super(struct super_block *sb, void *data)
 {
 	return init_pseudo(sb, &pipefs_dentry_operations);
 }

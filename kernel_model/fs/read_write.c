@@ -9,8 +9,8 @@
 #include "../include/net.h"	/* MSG_MORE (include/linux/socket.h) */
 
 
-/* ---- iov_iter ---- */
-noinline void iov_iter_kvec(struct iov_iter *i, unsigned int direction, const struct kvec *kvec,
+/* ---- iov_iter: lib/iov_iter.c, built without ftrace as Linux builds lib/ ---- */
+noinline notrace void iov_iter_kvec(struct iov_iter *i, unsigned int direction, const struct kvec *kvec,
 		   unsigned long nr_segs, size_t count)
 {
 	*i = (struct iov_iter){ .iter_type = ITER_KVEC, .data_source = direction, .kvec = kvec,
@@ -35,7 +35,7 @@ static notrace void *iter_seg(const struct iov_iter *i, size_t *len)
 	return (char *)i->iov[0].iov_base + i->iov_offset;
 }
 
-void iov_iter_advance(struct iov_iter *i, size_t bytes)
+notrace void iov_iter_advance(struct iov_iter *i, size_t bytes)
 {
 	bytes = min(bytes, i->count);
 	i->count -= bytes;
@@ -94,20 +94,17 @@ static notrace size_t iterate(struct iov_iter *i, void *kaddr, size_t bytes, boo
 	return done;
 }
 
-noinline size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
+noinline notrace size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
 {
 	return iterate(i, (void *)addr, bytes, true);
 }
 
-noinline size_t _copy_from_iter(void *addr, size_t bytes, struct iov_iter *i)
+noinline notrace size_t _copy_from_iter(void *addr, size_t bytes, struct iov_iter *i)
 {
 	return iterate(i, addr, bytes, false);
 }
 
-size_t copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i) { return _copy_to_iter(addr, bytes, i); }
-size_t copy_from_iter(void *addr, size_t bytes, struct iov_iter *i) { return _copy_from_iter(addr, bytes, i); }
-
-noinline size_t iov_iter_zero(size_t bytes, struct iov_iter *i)
+noinline notrace size_t iov_iter_zero(size_t bytes, struct iov_iter *i)
 {
 	static const char zeros[256];
 	size_t done = 0;
@@ -180,7 +177,7 @@ noinline loff_t noop_llseek(struct file *file, loff_t offset, int whence)
 	return file->f_pos;
 }
 
-loff_t no_llseek(struct file *file, loff_t offset, int whence)
+notrace loff_t no_llseek(struct file *file, loff_t offset, int whence)
 {
 	return -ESPIPE;
 }
@@ -530,8 +527,8 @@ SYSCALL_DEFINE4(pwrite64, unsigned int, fd, const char *, buf, size_t, count, lo
 	return ksys_pwrite64(fd, buf, count, pos);
 }
 
-/* ---- readv / writev ---- */
-noinline ssize_t __import_iovec(int type, const struct iovec *uvec, unsigned nr_segs, unsigned fast_segs,
+/* ---- readv / writev (import_iovec: lib/iov_iter.c, not traced) ---- */
+noinline notrace ssize_t __import_iovec(int type, const struct iovec *uvec, unsigned nr_segs, unsigned fast_segs,
 				struct iovec **iovp, struct iov_iter *i)
 {
 	struct iovec *iov = *iovp;
@@ -574,7 +571,7 @@ noinline ssize_t __import_iovec(int type, const struct iovec *uvec, unsigned nr_
 	return total;
 }
 
-noinline ssize_t import_iovec(int type, const struct iovec *uvec, unsigned nr_segs, unsigned fast_segs,
+noinline notrace ssize_t import_iovec(int type, const struct iovec *uvec, unsigned nr_segs, unsigned fast_segs,
 			      struct iovec **iovp, struct iov_iter *i)
 {
 	return __import_iovec(type, uvec, nr_segs, fast_segs, iovp, i);

@@ -340,10 +340,10 @@ void host_code_page(const void *page);
 int bpf_check(struct bpf_prog **prog, union bpf_attr *attr, union bpf_attr *uattr);
 /* syscall.c */
 void bpf_map_put(struct bpf_map *map);
-struct bpf_map *bpf_map_get_by_fd(int fd);	/* a reference, or an ERR_PTR */
+struct bpf_map *bpf_map_get(u32 ufd);	/* a reference, or an ERR_PTR */
 void bpf_prog_put(struct bpf_prog *prog);
 void bpf_prog_inc(struct bpf_prog *prog);
-struct bpf_prog *bpf_prog_get_by_fd(int fd);
+struct bpf_prog *bpf_prog_get(u32 ufd);
 /* bpf_trace.c: raw tracepoints */
 struct tracepoint *bpf_get_raw_tracepoint(const char *name);
 int bpf_probe_register(struct tracepoint *tp, struct bpf_prog *prog);

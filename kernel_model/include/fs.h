@@ -906,8 +906,18 @@ loff_t no_llseek(struct file *file, loff_t offset, int whence);
 loff_t fixed_size_llseek(struct file *file, loff_t offset, int whence, loff_t size);
 ssize_t ksys_read(unsigned int fd, char *buf, size_t count);
 ssize_t ksys_write(unsigned int fd, const char *buf, size_t count);
-size_t copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i);
-size_t copy_from_iter(void *addr, size_t bytes, struct iov_iter *i);
+size_t _copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i);
+size_t _copy_from_iter(void *addr, size_t bytes, struct iov_iter *i);
+/* include/linux/uio.h */
+static __always_inline size_t copy_to_iter(const void *addr, size_t bytes, struct iov_iter *i)
+{
+	return _copy_to_iter(addr, bytes, i);
+}
+
+static __always_inline size_t copy_from_iter(void *addr, size_t bytes, struct iov_iter *i)
+{
+	return _copy_from_iter(addr, bytes, i);
+}
 size_t iov_iter_zero(size_t bytes, struct iov_iter *i);
 void iov_iter_advance(struct iov_iter *i, size_t bytes);
 void iov_iter_kvec(struct iov_iter *i, unsigned int direction, const struct kvec *kvec,

@@ -343,7 +343,7 @@ static __always_inline struct task_struct *get_current(void) { return this_cpu()
 #define current get_current()
 static __always_inline bool need_resched(void) { return READ_ONCE(this_cpu()->need_resched); }
 
-/* lib.c */
+/* lib/lib.c */
 void *memcpy(void *d, const void *s, size_t n);
 void *memset(void *d, int c, size_t n);
 size_t strlen(const char *s);

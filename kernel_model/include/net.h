@@ -368,7 +368,12 @@ extern int netdev_max_backlog;
 extern struct net_device *blackhole_netdev;
 extern struct net_device *loopback_dev;
 
-int dev_queue_xmit(struct sk_buff *skb);
+int __dev_queue_xmit(struct sk_buff *skb, struct net_device *sb_dev);
+/* include/linux/netdevice.h: an inline, so 6.1 traces __dev_queue_xmit */
+static inline int dev_queue_xmit(struct sk_buff *skb)
+{
+	return __dev_queue_xmit(skb, NULL);
+}
 int __netif_rx(struct sk_buff *skb);
 int netif_rx(struct sk_buff *skb);
 int netif_receive_skb(struct sk_buff *skb);

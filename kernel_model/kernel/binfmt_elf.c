@@ -168,7 +168,7 @@ static u32 elf_hwcap(void)
 	return d;
 }
 
-static noinline int create_elf_tables(struct linux_binprm *bprm, const Elf64_Ehdr *exec,
+static notrace noinline int create_elf_tables(struct linux_binprm *bprm, const Elf64_Ehdr *exec,
 				      unsigned long interp_load_addr, unsigned long e_entry,
 				      unsigned long phdr_addr)
 {

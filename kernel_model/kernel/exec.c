@@ -18,7 +18,7 @@ extern const struct user_program user_programs[];
 extern const u64 nr_user_programs;
 
 /* ---- the programs the kernel holds, as read-only files ---- */
-static ssize_t user_program_read_iter(struct kiocb *iocb, struct iov_iter *to)
+static notrace ssize_t user_program_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	const struct user_program *prog = iocb->ki_filp->private_data;
 	size_t n;
@@ -54,7 +54,7 @@ static const struct file_operations user_program_fops = {
 };
 
 /* the held program a file reads, NULL for the VFS's files */
-const struct user_program *user_program_of(struct file *file)
+notrace const struct user_program *user_program_of(struct file *file)
 {
 	return file->f_op == &user_program_fops ? file->private_data : NULL;
 }
@@ -68,7 +68,7 @@ const struct user_program *user_program_of(struct file *file)
 #define USER_PROGRAM_FS_MAGIC	0x01021994	/* TMPFS_MAGIC */
 static struct vfsmount *user_program_mnt;
 
-static char *user_program_dname(struct dentry *dentry, char *buffer, int buflen)
+static notrace char *user_program_dname(struct dentry *dentry, char *buffer, int buflen)
 {
 	return dynamic_dname(buffer, buflen, "/%s", dentry->d_name.name);
 }
@@ -78,7 +78,7 @@ static const struct dentry_operations user_program_dentry_operations = {
 	.d_dname = user_program_dname,
 };
 
-static int user_program_fill_super(struct super_block *sb, void *data)
+static notrace int user_program_fill_super(struct super_block *sb, void *data)
 {
 	return init_pseudo(sb, &user_program_dentry_operations);
 }
@@ -160,7 +160,7 @@ static noinline struct file *open_exec(const char *filename)
 }
 
 /* ---- the new stack, filled before the old address space goes ---- */
-static noinline int __bprm_mm_init(struct linux_binprm *bprm)
+static notrace noinline int __bprm_mm_init(struct linux_binprm *bprm)
 {
 	struct mm_struct *mm = bprm->mm;
 	struct vm_area_struct *vma = vm_area_alloc(mm);
@@ -182,7 +182,7 @@ static noinline int __bprm_mm_init(struct linux_binprm *bprm)
 	return 0;
 }
 
-static noinline int bprm_mm_init(struct linux_binprm *bprm)
+static notrace noinline int bprm_mm_init(struct linux_binprm *bprm)
 {
 	bprm->mm = mm_alloc();
 	if (!bprm->mm)
@@ -211,7 +211,7 @@ static noinline void *get_arg_page(struct linux_binprm *bprm, unsigned long pos)
 }
 
 /* Bytes onto the new stack at bprm->p - len (downwards). */
-static int put_arg_bytes(struct linux_binprm *bprm, const char *src, unsigned long len)
+static notrace int put_arg_bytes(struct linux_binprm *bprm, const char *src, unsigned long len)
 {
 	unsigned long pos;
 
@@ -370,7 +370,7 @@ noinline void exchange_tids(struct task_struct *left, struct task_struct *right)
  * and are waited for; a thread that is not the group's leader then takes the leader's pid
  * (the process's) and its place as its parent's child, and the leader is released.
  */
-static noinline int de_thread(struct task_struct *tsk)
+static notrace noinline int de_thread(struct task_struct *tsk)
 {
 	struct signal_struct *sig = tsk->signal;
 	struct task_struct *leader = tsk->group_leader;

@@ -33,7 +33,7 @@ noinline void put_task_struct_rcu_user(struct task_struct *t)
  * parent told by SIGCHLD reaps it at once, maybe before it switched away); a task reaped at
  * once, for the switch only.  The last of them frees it after a grace period.
  */
-noinline void put_dead_task(struct task_struct *t)
+notrace noinline void put_dead_task(struct task_struct *t)
 {
 	if (!__atomic_sub_fetch(&t->dead_refs, 1, __ATOMIC_ACQ_REL))
 		put_task_struct_rcu_user(t);
@@ -53,7 +53,7 @@ noinline void release_task(struct task_struct *p)
 }
 
 /* Children of an exiting task go to init, which reaps them. */
-static noinline void forget_original_parent(struct task_struct *father)
+static notrace noinline void forget_original_parent(struct task_struct *father)
 {
 	struct task_struct *p, *n, *reaper = init_task_p;
 
@@ -207,7 +207,7 @@ static bool reapable(const struct task_struct *p)
 
 /* A child that wait4 can reap now (kthreadd sleeps until it has one: a zombie leader of live
  * threads counted here kept it looping). */
-bool has_reapable_child(void)
+notrace bool has_reapable_child(void)
 {
 	struct task_struct *p;
 	unsigned long flags;
@@ -293,7 +293,7 @@ static __always_inline long wait_consider_children(pid_t pid, int *status, uid_t
  * before.  Returns 1 when the wait is over, 0 when it goes on, -1 when it goes on only for a
  * busy child (which wakes no one when it falls asleep: look again soon).
  */
-static noinline int session_wait_is_over(pid_t pid)
+static notrace noinline int session_wait_is_over(pid_t pid)
 {
 	struct task_struct *p;
 	unsigned long flags;

@@ -51,7 +51,7 @@ void __init fork_init(void)
 	proc_caches_init();
 }
 
-struct task_struct *alloc_task(void)
+notrace struct task_struct *alloc_task(void)
 {
 	struct task_struct *t = kmem_cache_zalloc(task_struct_cachep, GFP_KERNEL);
 
@@ -190,7 +190,7 @@ noinline struct mm_struct *get_task_mm(struct task_struct *task)
 }
 
 /* ---- the address space (copy_mm): a copy-on-write duplicate, or the same one (CLONE_VM) ---- */
-static noinline struct mm_struct *dup_mm(struct task_struct *tsk, struct mm_struct *oldmm)
+static notrace noinline struct mm_struct *dup_mm(struct task_struct *tsk, struct mm_struct *oldmm)
 {
 	struct mm_struct *mm = mm_alloc();
 
@@ -339,7 +339,7 @@ free_task:
 }
 
 /* A session task's child: the pid the host gave it; its address space is the caller's to make. */
-struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, pid_t tgid)
+notrace struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, pid_t tgid)
 {
 	struct task_struct *p = alloc_task();
 	unsigned long flags;
@@ -379,7 +379,7 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 	return p;
 }
 
-void session_free_process(struct task_struct *p)
+notrace void session_free_process(struct task_struct *p)
 {
 	unsigned long flags;
 
@@ -396,7 +396,7 @@ void session_free_process(struct task_struct *p)
 	put_task_struct(p);
 }
 
-void session_wake_new_task(struct task_struct *parent, struct task_struct *p)
+notrace void session_wake_new_task(struct task_struct *parent, struct task_struct *p)
 {
 	perf_event_fork(parent, p);
 	trace_sched_process_fork(parent, p);
@@ -664,7 +664,7 @@ SYSCALL_DEFINE0(vfork)
 }
 
 /* schedule_tail(): a new task's first act, in its own address space */
-void clone_set_child_tid(struct task_struct *p)
+notrace void clone_set_child_tid(struct task_struct *p)
 {
 	if (p->set_child_tid)
 		copy_to_user(p->set_child_tid, &p->pid, sizeof(p->pid));

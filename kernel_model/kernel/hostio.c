@@ -1,4 +1,5 @@
-/* Guest->host doorbells (out to an I/O port; arguments in the per-CPU area). */
+/* Guest->host doorbells (out to an I/O port; arguments in the per-CPU area): the machine's
+ * glue, not traced (6.1 has none of it; its smp_send_reschedule is an inline in smp.h). */
 #include "../include/kernel.h"
 
 notrace void host_doorbell(int port, u64 al)
@@ -6,7 +7,7 @@ notrace void host_doorbell(int port, u64 al)
 	asm volatile("outb %%al, %%dx" : : "a"(al), "d"(port) : "memory");
 }
 
-void host_write(u64 id, int fd, const void *buf, size_t len)
+notrace void host_write(u64 id, int fd, const void *buf, size_t len)
 {
 	unsigned long flags = arch_local_irq_save();	/* db_arg is per-CPU */
 	struct percpu *pc = this_cpu();
@@ -19,7 +20,7 @@ void host_write(u64 id, int fd, const void *buf, size_t len)
 	arch_local_irq_restore(flags);
 }
 
-void host_exit(u64 id, int status)
+notrace void host_exit(u64 id, int status)
 {
 	unsigned long flags = arch_local_irq_save();
 	struct percpu *pc = this_cpu();
@@ -30,7 +31,7 @@ void host_exit(u64 id, int status)
 	arch_local_irq_restore(flags);
 }
 
-void host_spawned(u64 id, pid_t pid)
+notrace void host_spawned(u64 id, pid_t pid)
 {
 	unsigned long flags = arch_local_irq_save();
 	struct percpu *pc = this_cpu();
@@ -47,7 +48,7 @@ void host_spawned(u64 id, pid_t pid)
  * any of them may still hold translations of the code the page held before.
  * The host drops them.
  */
-void host_code_page(const void *page)
+notrace void host_code_page(const void *page)
 {
 	unsigned long flags = arch_local_irq_save();
 	struct percpu *pc = this_cpu();
@@ -58,7 +59,7 @@ void host_code_page(const void *page)
 }
 
 /* Wake an idle cpu; the host injects the reschedule vector there. */
-void smp_send_reschedule(int cpu)
+notrace void smp_send_reschedule(int cpu)
 {
 	host_doorbell(PORT_IPI, cpu);
 }
@@ -96,7 +97,7 @@ const struct host_task_layout host_task_layout __used = {
 
 /* A request to the host's kprobe engine (trace/kprobe_perf.h): answered later, by the host
  * setting its `done` and raising the call-function vector. */
-void host_kprobe_request(void *req)
+notrace void host_kprobe_request(void *req)
 {
 	unsigned long flags = arch_local_irq_save();
 	struct percpu *pc = this_cpu();

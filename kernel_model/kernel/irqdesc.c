@@ -16,7 +16,7 @@ noinline struct irq_desc *irq_to_desc(unsigned int irq)
 	return irq < NR_IRQS ? &irq_desc[irq] : NULL;
 }
 
-void irq_set_handler(unsigned int irq, irq_flow_handler_t handle, const char *name)
+notrace void irq_set_handler(unsigned int irq, irq_flow_handler_t handle, const char *name)
 {
 	struct irq_desc *desc = irq_to_desc(irq);
 
@@ -27,7 +27,7 @@ void irq_set_handler(unsigned int irq, irq_flow_handler_t handle, const char *na
 	desc->name = name;
 }
 
-int request_irq(unsigned int irq, irq_handler_t handler, unsigned long flags, const char *name, void *dev)
+notrace int request_irq(unsigned int irq, irq_handler_t handler, unsigned long flags, const char *name, void *dev)
 {
 	struct irq_desc *desc = irq_to_desc(irq);
 	struct irqaction *action, **p;
@@ -99,7 +99,7 @@ void handle_edge_irq(struct irq_desc *desc)
 	raw_spin_unlock(&desc->lock);
 }
 
-void generic_handle_irq_desc(struct irq_desc *desc)
+notrace void generic_handle_irq_desc(struct irq_desc *desc)
 {
 	desc->handle_irq(desc);
 }

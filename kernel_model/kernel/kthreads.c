@@ -54,7 +54,7 @@ static void exec_failed(struct file *out, const char *name, int err, const char 
 	do_exit((err == -ENOENT ? 127 : 126) << 8);
 }
 
-static int spawn_program(void *arg)
+static notrace int spawn_program(void *arg)
 {
 	struct spawn_req *req = arg;
 	struct pt_regs *regs = (struct pt_regs *)((char *)current->stack + THREAD_SIZE) - 1;

@@ -89,7 +89,7 @@ void __init start_kernel(void)
 	cpu_startup_entry();
 }
 
-void start_secondary(void)
+notrace void start_secondary(void)
 {
 	cpu_startup_entry();
 }

@@ -34,27 +34,27 @@ void __init mem_init(void)
 }
 
 /* A page of user memory: text, data, stack (zeroed, as anonymous memory is). */
-void *alloc_page_zeroed(void)
+notrace void *alloc_page_zeroed(void)
 {
 	return (void *)get_zeroed_page(GFP_HIGHUSER_MOVABLE);
 }
 
 /* Thread stacks: THREAD_SIZE of contiguous pages. */
-void *alloc_thread_stack(void)
+notrace void *alloc_thread_stack(void)
 {
 	struct page *page = alloc_pages(THREADINFO_GFP, THREAD_SIZE_ORDER);
 
 	return page ? page_address(page) : NULL;
 }
 
-void free_thread_stack(void *p)
+notrace void free_thread_stack(void *p)
 {
 	free_pages((unsigned long)p, THREAD_SIZE_ORDER);
 }
 
 /* ---- a user task's FPU/SSE state (arch/x86/kernel/fpu/) ---- */
 /* fpstate_init_fxstate(): the x87 control word and MXCSR as after reset */
-void fpu_init_user(struct task_struct *t)
+notrace void fpu_init_user(struct task_struct *t)
 {
 	memset(&t->fpu, 0, sizeof(t->fpu));
 	*(u16 *)&t->fpu.bytes[0] = 0x37f;	/* cwd */
@@ -64,7 +64,7 @@ void fpu_init_user(struct task_struct *t)
 }
 
 /* The current task's live registers into its thread struct (before they are copied). */
-void fpu_save(struct task_struct *t)
+notrace void fpu_save(struct task_struct *t)
 {
 	if (t == current)
 		asm volatile("fxsave64 %0" : "=m"(t->fpu));
@@ -159,7 +159,7 @@ noinline int __pte_alloc(struct mm_struct *mm, u64 *pmd)
 	return 0;
 }
 
-int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec)
+notrace int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec)
 {
 	u64 *pte = lookup_pte(mm, va, true);
 
@@ -169,7 +169,7 @@ int map_user_page(struct mm_struct *mm, u64 va, void *page, bool exec)
 	return 0;
 }
 
-int map_user_page_shared(struct mm_struct *mm, u64 va, void *page, bool exec)
+notrace int map_user_page_shared(struct mm_struct *mm, u64 va, void *page, bool exec)
 {
 	u64 *pte = lookup_pte(mm, va, true);
 
@@ -179,7 +179,7 @@ int map_user_page_shared(struct mm_struct *mm, u64 va, void *page, bool exec)
 	return 0;
 }
 
-void *user_page(struct mm_struct *mm, u64 va)
+notrace void *user_page(struct mm_struct *mm, u64 va)
 {
 	u64 *pte = lookup_pte(mm, va, false);
 
@@ -218,7 +218,7 @@ void mmput(struct mm_struct *mm)
 }
 
 /* The last reference to the struct (an OOM victim's signal struct may hold one: oom_mm). */
-noinline void mmdrop(struct mm_struct *mm)
+notrace noinline void mmdrop(struct mm_struct *mm)
 {
 	if (!__atomic_sub_fetch(&mm->mm_count, 1, __ATOMIC_ACQ_REL))
 		__mmdrop(mm);
@@ -239,7 +239,7 @@ notrace void switch_mm(struct mm_struct *mm)
 /* A present PTE changed: this CPU's TLB forgets it.  Another CPU reloads CR3 (a full
  * flush) before it runs another address space; one that runs this one too (a thread)
  * hears of it from flush_tlb_mm_range(). */
-void flush_tlb_page(struct vm_area_struct *vma, unsigned long addr)
+notrace void flush_tlb_page(struct vm_area_struct *vma, unsigned long addr)
 {
 	asm volatile("invlpg (%0)" : : "r"(addr) : "memory");
 }
@@ -254,20 +254,22 @@ void flush_tlb_mm_range(struct mm_struct *mm, unsigned long start, unsigned long
 
 /*
  * ---- uaccess (arch/x86/include/asm/uaccess.h, lib/usercopy.c) ----
+ * Not traced: 6.1 inlines them all (access_ok is a macro, copy_{from,to}_user are
+ * __always_inline around copy_user_enhanced_fast_string), and builds lib/ without ftrace.
  * access_ok() checks the range only; the copy itself may fault: the page fault handler
  * brings the page in (demand paging, COW), and where it cannot, the copy's exception table
  * entry makes it return what it did not copy.
  */
 unsigned long copy_user_enhanced_fast_string(void *to, const void *from, unsigned int len);
 
-noinline bool access_ok(const void *uaddr, size_t len)
+noinline notrace bool access_ok(const void *uaddr, size_t len)
 {
 	u64 a = (u64)uaddr, end = a + len;
 
 	return end >= a && end <= TASK_SIZE_MAX;
 }
 
-long copy_from_user(void *to, const void *from, size_t n)
+notrace long copy_from_user(void *to, const void *from, size_t n)
 {
 	if (session_remote_uaccess(current))
 		return session_copy_from_user(to, (u64)from, n);
@@ -276,7 +278,7 @@ long copy_from_user(void *to, const void *from, size_t n)
 	return copy_user_enhanced_fast_string(to, from, n);
 }
 
-long copy_to_user(void *to, const void *from, size_t n)
+notrace long copy_to_user(void *to, const void *from, size_t n)
 {
 	if (session_remote_uaccess(current))
 		return session_copy_to_user((u64)to, from, n);
@@ -286,7 +288,7 @@ long copy_to_user(void *to, const void *from, size_t n)
 }
 
 /* lib/strncpy_from_user.c: a page at most at a time, up to its NUL */
-long strncpy_from_user(char *dst, const char *src, long count)
+notrace long strncpy_from_user(char *dst, const char *src, long count)
 {
 	long i = 0;
 

@@ -89,7 +89,7 @@ static struct vm_area_struct *vm_area_dup(struct vm_area_struct *orig)
 }
 
 /* mm/mmap.c: protection_map[] for x86-64 (no execute-only, NX for what is not VM_EXEC) */
-noinline u64 vm_get_page_prot(unsigned long vm_flags)
+notrace noinline u64 vm_get_page_prot(unsigned long vm_flags)
 {
 	/* PROT_NONE: present for the kernel only (6.1: _PAGE_PROTNONE), so the data stays */
 	u64 prot = _PAGE_PRESENT | _PAGE_ACCESSED;
@@ -389,11 +389,6 @@ noinline int do_mas_munmap(struct mm_struct *mm, unsigned long start, size_t len
 	return do_mas_align_munmap(mm, start, end);
 }
 
-int __do_munmap(struct mm_struct *mm, unsigned long start, size_t len, bool downgrade)
-{
-	return do_mas_munmap(mm, start, len);
-}
-
 noinline int __vm_munmap(unsigned long start, size_t len, bool downgrade)
 {
 	struct mm_struct *mm = current->mm;
@@ -457,7 +452,7 @@ noinline bool may_expand_vm(struct mm_struct *mm, unsigned long flags, unsigned 
 	return true;
 }
 
-static unsigned long __mmap_region(struct file *file, const struct vm_operations_struct *ops,
+static notrace unsigned long __mmap_region(struct file *file, const struct vm_operations_struct *ops,
 				   void *priv, unsigned long addr, unsigned long len,
 				   unsigned long vm_flags, unsigned long pgoff)
 {
@@ -564,7 +559,7 @@ const struct vm_operations_struct host_file_vm_ops = {
 };
 
 /* The file a VMA maps with its pages read from it (NULL: none). */
-struct file *vma_mapped_file(struct vm_area_struct *vma)
+notrace struct file *vma_mapped_file(struct vm_area_struct *vma)
 {
 	return vma->vm_ops == &file_vm_ops ? vma->vm_file : NULL;
 }

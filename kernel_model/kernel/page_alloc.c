@@ -64,7 +64,7 @@ static __always_inline void pfn_mark(u64 pfn, u64 n, bool used)
 }
 
 /* A frame for the memory map itself, before it exists (memblock's part). */
-static void *memblock_alloc_page(void)
+static notrace void *memblock_alloc_page(void)
 {
 	u64 pfn = next_hint++;
 
@@ -74,7 +74,7 @@ static void *memblock_alloc_page(void)
 }
 
 /* The kernel table entry of va at a level, with the table below made if missing. */
-static u64 *vmemmap_table(u64 *table, u64 va, int shift)
+static notrace u64 *vmemmap_table(u64 *table, u64 va, int shift)
 {
 	u64 *e = &table[(va >> shift) & 511];
 

@@ -73,7 +73,7 @@ struct console {
 };
 
 /* ---- the serial console: its output goes to the host ---- */
-static void hostcon_write(struct console *co, const char *s, unsigned int count)
+static notrace void hostcon_write(struct console *co, const char *s, unsigned int count)
 {
 	unsigned long flags = arch_local_irq_save();	/* db_arg is per-CPU */
 	struct percpu *pc = this_cpu();
@@ -201,7 +201,7 @@ static noinline size_t record_print_text(const struct printk_record *r, bool sys
 }
 
 /* The record `seq` or the first after it still in the log, copied out; false: none yet. */
-static bool printk_get_record(u64 seq, struct printk_record *r)
+static notrace bool printk_get_record(u64 seq, struct printk_record *r)
 {
 	unsigned long flags;
 	bool found;
@@ -305,7 +305,7 @@ int _printk(const char *fmt, ...)
 	return r;
 }
 
-static int printk_emit(int facility, int level, const char *fmt, ...)
+static notrace int printk_emit(int facility, int level, const char *fmt, ...)
 {
 	va_list args;
 	int r;
@@ -486,7 +486,7 @@ static noinline unsigned int devkmsg_poll(struct file *file, struct poll_table_s
 /* A session's served call on a file (kernel/session.c): whether it is /dev/kmsg or /proc/kmsg,
  * and its reader's next record (a /dev/kmsg writer's: 0; /proc/kmsg's: SYSLOG_ACTION_READ's, the
  * one place of all its readers) */
-bool devkmsg_file_seq(struct file *file, u64 *seq)
+notrace bool devkmsg_file_seq(struct file *file, u64 *seq)
 {
 	struct devkmsg_user *user;
 
@@ -609,7 +609,7 @@ static noinline int syslog_print_all(char *buf, int size, bool clear)
 }
 
 /* SYSLOG_ACTION_SIZE_UNREAD: what SYSLOG_ACTION_READ would give now */
-static int syslog_size_unread(void)
+static notrace int syslog_size_unread(void)
 {
 	char text[CONSOLE_LOG_MAX * 2];
 	struct printk_record r;

@@ -49,7 +49,7 @@ static unsigned int calculate_alignment(slab_flags_t flags, unsigned int align, 
 	return ALIGN(max(align, (unsigned int)sizeof(void *)), sizeof(void *));
 }
 
-static void kmem_cache_setup(struct kmem_cache *s, const char *name, unsigned int size, unsigned int align,
+static notrace void kmem_cache_setup(struct kmem_cache *s, const char *name, unsigned int size, unsigned int align,
 			     slab_flags_t flags, void (*ctor)(void *))
 {
 	s->name = name;

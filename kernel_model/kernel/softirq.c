@@ -58,7 +58,7 @@ void __raise_softirq_irqoff(unsigned int nr)
 }
 
 /* Interrupts off.  In an interrupt (or with bottom halves off) the exit runs it. */
-noinline void raise_softirq_irqoff(unsigned int nr)
+notrace noinline void raise_softirq_irqoff(unsigned int nr)
 {
 	__raise_softirq_irqoff(nr);
 	if (!in_interrupt())

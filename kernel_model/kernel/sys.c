@@ -721,7 +721,7 @@ static void set_group_ids(struct task_struct *p, pid_t pgrp, pid_t sid)
 		}
 }
 
-void proc_set_tty(u32 tty)
+notrace void proc_set_tty(u32 tty)
 {
 	struct task_struct *t;
 	unsigned long flags;

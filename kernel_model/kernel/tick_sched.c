@@ -48,7 +48,7 @@ static void tick_do_update_jiffies64(ktime_t now)
 
 /* ktime_get_coarse_ns(): the clock as of the last jiffies update (6.1's timekeeper advances
  * there), cheap and as coarse as the tick */
-u64 ktime_get_coarse_ns(void)
+notrace u64 ktime_get_coarse_ns(void)
 {
 	return READ_ONCE(tick_next_period) - TICK_NSEC;
 }
@@ -95,7 +95,7 @@ static enum hrtimer_restart tick_sched_timer(struct hrtimer *timer)
 }
 
 /* This cpu's tick starts, aligned to the jiffies' boundaries (on the cpu itself). */
-void tick_sched_init(int cpu)
+notrace void tick_sched_init(int cpu)
 {
 	struct tick_sched *ts = &tick_cpu_sched[cpu];
 	ktime_t now = ktime_get();

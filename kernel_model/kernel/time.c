@@ -202,7 +202,7 @@ static noinline void __remove_hrtimer(struct hrtimer *timer, u8 newstate)
 }
 
 /* true: it was queued */
-static bool remove_hrtimer(struct hrtimer *timer)
+static notrace bool remove_hrtimer(struct hrtimer *timer)
 {
 	if (!(timer->state & HRTIMER_STATE_ENQUEUED))
 		return false;
@@ -217,7 +217,7 @@ static bool remove_hrtimer(struct hrtimer *timer)
  * reprogrammed here, or woken (an idle one looks at its timers again; a busy one's tick runs
  * them).
  */
-void hrtimer_start_on(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrtimer_mode mode, int cpu)
+notrace void hrtimer_start_on(struct hrtimer *timer, ktime_t tim, u64 delta_ns, enum hrtimer_mode mode, int cpu)
 {
 	unsigned long flags;
 	bool was_armed, first;
@@ -265,7 +265,7 @@ static struct hrtimer *hrtimer_running[NR_CPUS];	/* the timer whose callback eac
  * timer it queued again as it ended taken off (checked under the lock its end holds); never
  * from the timer's own callback.
  */
-int hrtimer_cancel_wait_running(struct hrtimer *timer)
+notrace int hrtimer_cancel_wait_running(struct hrtimer *timer)
 {
 	unsigned long flags;
 	bool running;
@@ -333,7 +333,7 @@ notrace u64 hrtimer_next_event(int cpu)
 /* hrtimer_running[]: the timer whose callback each cpu runs (hrtimer_cpu_base's `running`) */
 
 /* hrtimer_callback_running(): whether some cpu runs the timer's callback now */
-noinline bool hrtimer_callback_running(struct hrtimer *timer)
+notrace noinline bool hrtimer_callback_running(struct hrtimer *timer)
 {
 	int cpu;
 

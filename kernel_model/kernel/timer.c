@@ -140,7 +140,7 @@ static void internal_add_timer(struct timer_base *base, struct timer_list *timer
 	enqueue_timer(base, timer, idx, bucket_expiry);
 }
 
-static void detach_timer(struct timer_list *timer, bool clear_pending)
+static notrace void detach_timer(struct timer_list *timer, bool clear_pending)
 {
 	struct list_head *entry = &timer->entry;
 
@@ -215,7 +215,7 @@ static noinline struct timer_base *lock_timer_base(struct timer_list *timer, uns
 	}
 }
 
-static int __mod_timer(struct timer_list *timer, unsigned long expires, int cpu)
+static notrace int __mod_timer(struct timer_list *timer, unsigned long expires, int cpu)
 {
 	struct timer_base *base, *new_base;
 	unsigned long flags;
@@ -349,7 +349,7 @@ static int collect_expired_timers(struct timer_base *base, struct list_head *hea
 	return levels;
 }
 
-static noinline void __run_timers(struct timer_base *base)
+static notrace noinline void __run_timers(struct timer_base *base)
 {
 	struct list_head heads[LVL_DEPTH];
 	int levels;
@@ -376,7 +376,7 @@ static void run_timer_softirq(struct softirq_action *h)
 }
 
 /* From the tick: the wheel's work is due. */
-void run_local_timers(void)
+notrace void run_local_timers(void)
 {
 	struct timer_base *bases = timer_bases[smp_processor_id()];
 

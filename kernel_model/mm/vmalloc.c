@@ -50,7 +50,7 @@ static noinline void vunmap_range(unsigned long addr, unsigned int nr_pages)
 		*lookup_pte(&init_mm, addr + ((unsigned long)i << PAGE_SHIFT), false) = 0;
 }
 
-static noinline int vmap_pages_range(unsigned long addr, struct page **pages, unsigned int nr_pages)
+static notrace noinline int vmap_pages_range(unsigned long addr, struct page **pages, unsigned int nr_pages)
 {
 	unsigned int i;
 

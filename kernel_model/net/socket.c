@@ -105,7 +105,7 @@ static noinline struct file *sock_alloc_file(struct socket *sock, int flags)
 	return file;
 }
 
-static noinline int sock_map_fd(struct socket *sock, int flags)
+static notrace noinline int sock_map_fd(struct socket *sock, int flags)
 {
 	struct file *newfile;
 	int fd = get_unused_fd_flags(flags);
@@ -415,7 +415,7 @@ out_fd:
 	return ERR_PTR(err);
 }
 
-static noinline int __sys_accept4_file(struct file *file, struct sockaddr *upeer_sockaddr, int *upeer_addrlen,
+static notrace noinline int __sys_accept4_file(struct file *file, struct sockaddr *upeer_sockaddr, int *upeer_addrlen,
 				       int flags)
 {
 	struct file *newfile;
@@ -457,7 +457,7 @@ SYSCALL_DEFINE3(accept, int, fd, struct sockaddr *, upeer_sockaddr, int *, upeer
 	return __sys_accept4(fd, upeer_sockaddr, upeer_addrlen, 0);
 }
 
-static noinline int __sys_getname(int fd, struct sockaddr *usockaddr, int *usockaddr_len, int peer)
+static notrace noinline int __sys_getname(int fd, struct sockaddr *usockaddr, int *usockaddr_len, int peer)
 {
 	struct sockaddr_storage address;
 	struct file *file;
@@ -486,7 +486,7 @@ SYSCALL_DEFINE3(getpeername, int, fd, struct sockaddr *, usockaddr, int *, usock
 	return __sys_getname(fd, usockaddr, usockaddr_len, 1);
 }
 
-static noinline int sock_sendmsg_nosec(struct socket *sock, struct msghdr *msg)
+static notrace noinline int sock_sendmsg_nosec(struct socket *sock, struct msghdr *msg)
 {
 	return sock->ops->sendmsg(sock, msg, iov_iter_count(&msg->msg_iter));
 }
@@ -514,7 +514,7 @@ noinline int sock_sendmsg(struct socket *sock, struct msghdr *msg)
 	return ret;
 }
 
-static noinline int sock_recvmsg_nosec(struct socket *sock, struct msghdr *msg, int flags)
+static notrace noinline int sock_recvmsg_nosec(struct socket *sock, struct msghdr *msg, int flags)
 {
 	return sock->ops->recvmsg(sock, msg, iov_iter_count(&msg->msg_iter), flags);
 }
@@ -1020,7 +1020,7 @@ static const struct dentry_operations sockfs_dentry_operations = {
 	.d_dname = sockfs_dname,
 };
 
-static int sockfs_fill_super(struct super_block *sb, void *data)
+static notrace int sockfs_fill_super(struct super_block *sb, void *data)
 {
 	return init_pseudo(sb, &sockfs_dentry_operations);
 }

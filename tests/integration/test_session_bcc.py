@@ -115,8 +115,8 @@ def test_cachestat_counts_the_disk_writers_dirtied_buffers(tmp_path):
     """cachestat: kprobes on 6.1's add_to_page_cache_lru, mark_page_accessed and
     mark_buffer_dirty (folio_account_dirtied is inlined in 6.1: not attached). The background
     workload's disk writer writes files of simplefs (/mnt), whose write_end is ext2's
-    (generic_write_end → block_write_end → __block_commit_write → mark_buffer_dirty): DIRTIES
-    each second. (6.1's reads call the folio names, filemap_add_folio and folio_mark_accessed,
+    (generic_write_end → block_write_end → __block_commit_write.constprop.0.isra.0 →
+    mark_buffer_dirty): DIRTIES each second. (6.1's reads call the folio names, filemap_add_folio and folio_mark_accessed,
     not the two cachestat counts: no HITS or MISSES from reads, there as here.)"""
     out = bcc_while(tmp_path, "cachestat-bpfcc 1 3", "true")
     assert re.search(r"^\s+HITS\s+MISSES\s+DIRTIES\s+HITRATIO\s+BUFFERS_MB\s+CACHED_MB$", out, re.M), out

@@ -298,11 +298,11 @@ def test_map_and_helper_calls(machine, jit_enable):
 
 
 def test_a_fault_safe_load_of_a_bad_kernel_pointer_reads_0(machine, jit_enable):
-    """fexit on bpf_prog_get_by_fd(fd): its struct bpf_prog * (PTR_TO_BTF_ID) read directly at
+    """fexit on bpf_prog_get(fd): its struct bpf_prog * (PTR_TO_BTF_ID) read directly at
     offset 0 (len) and counted under that key.  A good fd gives the program's length; a bad one
     ERR_PTR(-EBADF), a kernel address that faults: the JIT's exception table entry makes the load
     0 (the interpreter's copy_from_kernel_nofault() does too), and the kernel lives on."""
-    target = func_ids(machine.image.btf(), ("bpf_prog_get_by_fd",))["bpf_prog_get_by_fd"]
+    target = func_ids(machine.image.btf(), ("bpf_prog_get",))["bpf_prog_get"]
     by_len = count_into(3, ldx(DW, R2, R1, 8), ldx(W, R3, R2, 0), stx(W, R10, R3, -4))
     load = ["load", PROG_TRACING, by_len, 0, f"A={FEXIT}:{target}"]
     for on in (True, False):

@@ -765,7 +765,7 @@ TCP6_CALLS = {
     ("ip6_output", "ip6_xmit"),
     ("ip6_finish_output", "ip6_output"),
     ("ip6_finish_output2", "ip6_finish_output"),
-    ("dev_queue_xmit", "ip6_finish_output2"),
+    ("__dev_queue_xmit", "ip6_finish_output2"),
     ("ip6_rcv_core", "ipv6_rcv"),
     ("ip6_rcv_finish", "ipv6_rcv"),
     ("ip6_input", "ip6_rcv_finish"),

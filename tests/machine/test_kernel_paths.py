@@ -66,8 +66,8 @@ PAGE_CACHE_WRITE = {
     ("folio_unlock", "__filemap_get_folio"),
     # fs/buffer.c, as ext2's write_end (generic_write_end) dirties a page
     ("block_write_end", "generic_write_end"),
-    ("__block_commit_write", "block_write_end"),
-    ("mark_buffer_dirty", "__block_commit_write"),
+    ("__block_commit_write.constprop.0.isra.0", "block_write_end"),
+    ("mark_buffer_dirty", "__block_commit_write.constprop.0.isra.0"),
     ("__folio_mark_dirty", "mark_buffer_dirty"),
     ("__mark_inode_dirty", "mark_buffer_dirty"),
     ("__folio_end_writeback", "folio_end_writeback"),

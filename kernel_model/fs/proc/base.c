@@ -18,7 +18,7 @@
 #include "../../include/kallsyms.h"
 
 /* The task of a /proc/PID inode, with sched_lock held (NULL: gone, lock released). */
-noinline struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
+notrace noinline struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
 {
 	struct task_struct *t;
 
@@ -399,7 +399,7 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 	return 0;
 }
 
-static int proc_pid_mounts_show(struct seq_file *m, void *pid)
+static notrace int proc_pid_mounts_show(struct seq_file *m, void *pid)
 {
 	return show_mounts(m, pid);
 }
@@ -474,7 +474,7 @@ static int proc_exe_link(struct dentry *dentry, struct path *exe_path)
 
 /* cmdline (get_mm_cmdline): the argument strings as they are in the process's memory now;
  * where it wrote over the last NUL (setproctitle), up to the first NUL from arg_start. */
-static int proc_pid_cmdline_show(struct seq_file *m, void *pid)
+static notrace int proc_pid_cmdline_show(struct seq_file *m, void *pid)
 {
 	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
 	unsigned long arg_start, arg_end, pos, len;
@@ -683,7 +683,7 @@ static noinline int show_map(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int proc_pid_maps_show(struct seq_file *m, void *pid)
+static notrace int proc_pid_maps_show(struct seq_file *m, void *pid)
 {
 	struct mm_struct *mm = get_pid_task_mm((pid_t)(long)pid);
 	struct vm_area_struct *vma;

@@ -114,7 +114,7 @@ static const char *proc_self_get_link(struct dentry *dentry, struct inode *inode
 	return buf;
 }
 
-static const char *proc_mounts_link(struct dentry *dentry, struct inode *inode, char *buf)
+static notrace const char *proc_mounts_link(struct dentry *dentry, struct inode *inode, char *buf)
 {
 	return "self/mounts";
 }
@@ -134,7 +134,7 @@ static const struct pid_entry proc_root_entries[] = {
 
 static unsigned int proc_next_ino = 0x1000;
 
-noinline struct inode *proc_make_inode(struct super_block *sb, umode_t mode, unsigned long ino)
+notrace noinline struct inode *proc_make_inode(struct super_block *sb, umode_t mode, unsigned long ino)
 {
 	struct inode *inode = new_inode(sb);
 
@@ -147,7 +147,7 @@ noinline struct inode *proc_make_inode(struct super_block *sb, umode_t mode, uns
 	return inode;
 }
 
-static const char *proc_entry_get_link(struct dentry *dentry, struct inode *inode, char *buf)
+static notrace const char *proc_entry_get_link(struct dentry *dentry, struct inode *inode, char *buf)
 {
 	const struct pid_entry *p = inode->i_entry;
 

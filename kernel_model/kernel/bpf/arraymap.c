@@ -146,7 +146,7 @@ static int array_map_get_next_key(struct bpf_map *map, void *key, void *next_key
 }
 
 /* the syscall's view of a per-cpu array: each cpu's value, 8-byte aligned */
-static int percpu_array_lookup_all(struct bpf_map *map, void *key, void *value)
+static notrace int percpu_array_lookup_all(struct bpf_map *map, void *key, void *value)
 {
 	struct bpf_array *array = container_of(map, struct bpf_array, map);
 	char *elem = array_elem(map, key);
@@ -160,7 +160,7 @@ static int percpu_array_lookup_all(struct bpf_map *map, void *key, void *value)
 	return 0;
 }
 
-static int percpu_array_update_all(struct bpf_map *map, void *key, void *value, u64 map_flags)
+static notrace int percpu_array_update_all(struct bpf_map *map, void *key, void *value, u64 map_flags)
 {
 	struct bpf_array *array = container_of(map, struct bpf_array, map);
 	int err = array_update_check(map, key, map_flags);
@@ -283,12 +283,12 @@ static int fd_array_map_alloc_check(union bpf_attr *attr)
 	return array_map_alloc_check(attr);
 }
 
-static struct bpf_map *perf_event_array_map_alloc(union bpf_attr *attr)
+static notrace struct bpf_map *perf_event_array_map_alloc(union bpf_attr *attr)
 {
 	return array_alloc(attr, sizeof(struct bpf_event_entry *), sizeof(struct bpf_event_entry *));
 }
 
-noinline struct bpf_event_entry **bpf_perf_event_array_slot(struct bpf_map *map, u32 index)
+notrace noinline struct bpf_event_entry **bpf_perf_event_array_slot(struct bpf_map *map, u32 index)
 {
 	return array_elem(map, &index);
 }
@@ -305,7 +305,7 @@ static void bpf_event_entry_free(struct bpf_event_entry *ee)
 }
 
 /* bpf_fd_array_map_update_elem() with perf_event_fd_array_get_ptr() */
-static int perf_event_fd_array_update_elem(struct bpf_map *map, struct file *map_file, void *key, void *value,
+static notrace int perf_event_fd_array_update_elem(struct bpf_map *map, struct file *map_file, void *key, void *value,
 					   u64 map_flags)
 {
 	u32 index = *(u32 *)key, fd = *(u32 *)value;

@@ -95,8 +95,8 @@ noinline int btf_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
-static ssize_t btf_read(struct file *f, char *buf, size_t n, loff_t *pos) { return -EINVAL; }
-static ssize_t btf_write(struct file *f, const char *buf, size_t n, loff_t *pos) { return -EINVAL; }
+static notrace ssize_t btf_read(struct file *f, char *buf, size_t n, loff_t *pos) { return -EINVAL; }
+static notrace ssize_t btf_write(struct file *f, const char *buf, size_t n, loff_t *pos) { return -EINVAL; }
 const struct file_operations btf_fops = { .read = btf_read, .write = btf_write, .release = btf_release };
 
 /* btf_get_by_fd(): the BTF object fd is open on, a reference the caller keeps */
@@ -131,7 +131,7 @@ noinline bool btf_is_kernel(const struct btf *btf)
 }
 
 /* The first BTF id past start_id, 0 if none. */
-u32 btf_next_id(u32 start_id)
+notrace u32 btf_next_id(u32 start_id)
 {
 	struct btf *btf = bpf_get_btf_vmlinux(), *pos;
 	unsigned long flags;
@@ -247,7 +247,7 @@ int btf_get_info_by_fd(const struct file *f, const union bpf_attr *attr, union b
 static const struct btf_type btf_void;
 
 /* the bytes a type takes after its struct btf_type (btf_type_size()); -1: a kind not known */
-static long btf_type_extra(const struct btf_type *t)
+static notrace long btf_type_extra(const struct btf_type *t)
 {
 	u16 vlen = btf_type_vlen(t);
 
@@ -275,7 +275,7 @@ static long btf_type_extra(const struct btf_type *t)
 }
 
 /* The table of vmlinux's types by id, made once (a cpu that loses the race frees its own). */
-static struct btf *vmlinux_btf_types(void)
+static notrace struct btf *vmlinux_btf_types(void)
 {
 	struct btf *btf = bpf_get_btf_vmlinux();
 	const struct btf_header *hdr;
@@ -323,7 +323,7 @@ static struct btf *vmlinux_btf_types(void)
 	return btf;
 }
 
-noinline const struct btf_type *btf_vmlinux_type_by_id(u32 type_id)
+notrace noinline const struct btf_type *btf_vmlinux_type_by_id(u32 type_id)
 {
 	struct btf *btf = vmlinux_btf_types();
 
@@ -332,7 +332,7 @@ noinline const struct btf_type *btf_vmlinux_type_by_id(u32 type_id)
 	return btf->types[type_id];
 }
 
-noinline const char *btf_vmlinux_name_by_offset(u32 offset)
+notrace noinline const char *btf_vmlinux_name_by_offset(u32 offset)
 {
 	struct btf *btf = vmlinux_btf_types();
 
@@ -341,7 +341,7 @@ noinline const char *btf_vmlinux_name_by_offset(u32 offset)
 	return btf->strings + offset;
 }
 
-noinline const struct btf_type *btf_vmlinux_skip_modifiers(u32 type_id, u32 *res_id)
+notrace noinline const struct btf_type *btf_vmlinux_skip_modifiers(u32 type_id, u32 *res_id)
 {
 	const struct btf_type *t = btf_vmlinux_type_by_id(type_id);
 
@@ -354,7 +354,7 @@ noinline const struct btf_type *btf_vmlinux_skip_modifiers(u32 type_id, u32 *res
 	return t;
 }
 
-u32 btf_vmlinux_struct_id(const char *name)
+notrace u32 btf_vmlinux_struct_id(const char *name)
 {
 	struct btf *btf = vmlinux_btf_types();
 	u32 id;
@@ -406,7 +406,7 @@ static u32 get_ctx_arg_idx(const struct btf_type *func_proto, int off)
 
 /* the u64 slots of ctx the arguments of func_proto take: the argument registers a trampoline
  * saves */
-u32 btf_func_nr_regs(const struct btf_type *func_proto)
+notrace u32 btf_func_nr_regs(const struct btf_type *func_proto)
 {
 	const struct btf_param *args = (const struct btf_param *)(func_proto + 1);
 	u32 nr_args = btf_type_vlen(func_proto), i, n = 0;

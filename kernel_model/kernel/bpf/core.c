@@ -589,14 +589,14 @@ noinline const struct bpf_ex_entry *search_bpf_extables(unsigned long addr)
 	return NULL;
 }
 
-u64 bpf_prog_run(const struct bpf_prog *prog, const void *ctx)
+notrace u64 bpf_prog_run(const struct bpf_prog *prog, const void *ctx)
 {
 	return prog->bpf_func(ctx, prog->insnsi);
 }
 
 /* ---- the tag: SHA-1 of the program with map fds zeroed, its first 8 bytes ---- */
 
-static void sha1_block(u32 h[5], const u8 *p)
+static notrace void sha1_block(u32 h[5], const u8 *p)
 {
 	u32 w[80], a, b, c, d, e, f, k, t;
 	int i;

@@ -331,7 +331,7 @@ static __always_inline void pcpu_copy_value(struct bpf_htab *htab, char *val, vo
 
 /* Insert or replace key's element.  value: one value (a program's, for this cpu of a per-cpu
  * map, the others zeroed on insert) or, onallcpus, every cpu's value (the syscall's). */
-static long __htab_map_update_elem(struct bpf_map *map, void *key, void *value, u64 map_flags,
+static notrace long __htab_map_update_elem(struct bpf_map *map, void *key, void *value, u64 map_flags,
 				   bool onallcpus)
 {
 	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
@@ -402,7 +402,7 @@ static long htab_map_update_elem(struct bpf_map *map, void *key, void *value, u6
 	return __htab_map_update_elem(map, key, value, map_flags, false);
 }
 
-static int htab_percpu_update_all(struct bpf_map *map, void *key, void *value, u64 map_flags)
+static notrace int htab_percpu_update_all(struct bpf_map *map, void *key, void *value, u64 map_flags)
 {
 	return __htab_map_update_elem(map, key, value, map_flags, true);
 }
@@ -469,7 +469,7 @@ static int htab_map_get_next_key(struct bpf_map *map, void *key, void *next_key)
 	return -ENOENT;
 }
 
-static int htab_percpu_lookup_all(struct bpf_map *map, void *key, void *value)
+static notrace int htab_percpu_lookup_all(struct bpf_map *map, void *key, void *value)
 {
 	struct bpf_htab *htab = container_of(map, struct bpf_htab, map);
 	u32 hash = jhash(key, map->key_size, htab->hashrnd);
@@ -651,7 +651,7 @@ static long htab_lru_percpu_map_update_elem(struct bpf_map *map, void *key, void
 	return __htab_lru_percpu_map_update_elem(map, key, value, map_flags, false);
 }
 
-static int htab_lru_percpu_update_all(struct bpf_map *map, void *key, void *value, u64 map_flags)
+static notrace int htab_lru_percpu_update_all(struct bpf_map *map, void *key, void *value, u64 map_flags)
 {
 	return __htab_lru_percpu_map_update_elem(map, key, value, map_flags, true);
 }

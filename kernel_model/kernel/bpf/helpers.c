@@ -115,12 +115,12 @@ const struct bpf_func_proto bpf_get_current_comm_proto = {
 	.arg_type = { ARG_PTR_TO_UNINIT_MEM, ARG_CONST_SIZE },
 };
 
-BPF_CALL_x(bpf_get_prandom_u32)
+BPF_CALL_x(bpf_user_rnd_u32)
 {
 	return (u32)get_random_u64();
 }
 const struct bpf_func_proto bpf_get_prandom_u32_proto = {
-	.func = bpf_get_prandom_u32,
+	.func = bpf_user_rnd_u32,
 	.ret_type = RET_INTEGER,
 };
 

@@ -84,7 +84,7 @@ static inline u32 stack_map_data_size(struct bpf_map *map)
 	return stack_map_use_build_id(map) ? sizeof(struct bpf_stack_build_id) : sizeof(u64);
 }
 
-static int stack_map_alloc_check(union bpf_attr *attr)
+static notrace int stack_map_alloc_check(union bpf_attr *attr)
 {
 	u32 value_size = attr->value_size;
 
@@ -366,7 +366,7 @@ static noinline long __bpf_get_stackid(struct bpf_map *map, u64 *ips, u32 nr, u6
 }
 
 /* bpf_get_stackid() on the registers: the kernel's chain, or the user's (BPF_F_USER_STACK) */
-long bpf_get_stackid_regs(struct pt_regs *regs, struct bpf_map *map, u64 flags)
+notrace long bpf_get_stackid_regs(struct pt_regs *regs, struct bpf_map *map, u64 flags)
 {
 	u32 max_depth = map->value_size / stack_map_data_size(map), skip = flags & BPF_F_SKIP_FIELD_MASK;
 	bool user = flags & BPF_F_USER_STACK;
@@ -512,7 +512,7 @@ const struct bpf_func_proto bpf_get_stack_proto = {
 };
 
 /* bpf_get_stack() on given registers (a tracepoint's, a raw tracepoint's caller's) */
-long bpf_get_stack_regs(struct pt_regs *regs, void *buf, u32 size, u64 flags)
+notrace long bpf_get_stack_regs(struct pt_regs *regs, void *buf, u32 size, u64 flags)
 {
 	return __bpf_get_stack(regs, NULL, 0, buf, size, flags);
 }

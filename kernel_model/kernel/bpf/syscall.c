@@ -41,7 +41,7 @@ static void id_remove(raw_spinlock_t *lock, struct list_head *node, u32 id)
 	_raw_spin_unlock_irqrestore(lock, flags);
 }
 
-noinline u32 bpf_num_possible_cpus(void)
+notrace noinline u32 bpf_num_possible_cpus(void)
 {
 	return nr_cpu_ids;
 }
@@ -156,7 +156,7 @@ static int bpf_anon_inode_getfd(const struct file_operations *fops, void *priv, 
 }
 
 /* ---- map objects ---- */
-noinline void bpf_map_get(struct bpf_map *map)
+noinline void bpf_map_inc(struct bpf_map *map)
 {
 	__atomic_add_fetch(&map->refcnt, 1, __ATOMIC_RELAXED);
 }
@@ -204,12 +204,12 @@ static struct bpf_map *map_from_fd(int fd, struct file **filep)
 	return (struct bpf_map *)f->private_data;
 }
 
-struct bpf_map *bpf_map_get_by_fd(int fd)
+struct bpf_map *bpf_map_get(u32 ufd)
 {
-	struct bpf_map *map = map_from_fd(fd, NULL);
+	struct bpf_map *map = map_from_fd((int)ufd, NULL);
 
 	if (!IS_ERR(map))
-		bpf_map_get(map);
+		bpf_map_inc(map);
 	return map;
 }
 
@@ -379,7 +379,7 @@ static void *copy_map_key(u64 ukey, u32 size)
 }
 
 /* The map of an element command, if the fd may (FMODE_READ/WRITE, map flags), and the key. */
-static struct bpf_map *elem_map_and_key(union bpf_attr *attr, bool write, void **keyp)
+static notrace struct bpf_map *elem_map_and_key(union bpf_attr *attr, bool write, void **keyp)
 {
 	struct file *f = NULL;
 	struct bpf_map *map = map_from_fd(attr->map_fd, &f);
@@ -580,9 +580,9 @@ void bpf_prog_inc(struct bpf_prog *prog)
 	__atomic_add_fetch(&prog->refcnt, 1, __ATOMIC_RELAXED);
 }
 
-struct bpf_prog *bpf_prog_get_by_fd(int fd)
+struct bpf_prog *bpf_prog_get(u32 ufd)
 {
-	struct bpf_prog *prog = prog_from_fd(fd);
+	struct bpf_prog *prog = prog_from_fd((int)ufd);
 
 	if (!IS_ERR(prog))
 		__atomic_add_fetch(&prog->refcnt, 1, __ATOMIC_RELAXED);
@@ -1180,7 +1180,7 @@ static int bpf_raw_tracepoint_open(const union bpf_attr *attr)
 
 	if (CHECK_ATTR(attr, raw_tracepoint.prog_fd))
 		return -EINVAL;
-	prog = bpf_prog_get_by_fd(attr->raw_tracepoint.prog_fd);
+	prog = bpf_prog_get(attr->raw_tracepoint.prog_fd);
 	if (IS_ERR(prog))
 		return PTR_ERR(prog);
 	fd = bpf_raw_tp_link_attach(prog, (const char *)attr->raw_tracepoint.name);
@@ -1199,7 +1199,7 @@ static int link_create(const union bpf_attr *attr)
 
 	if (CHECK_ATTR(attr, link_create.kprobe_multi.cookies))
 		return -EINVAL;
-	prog = bpf_prog_get_by_fd(attr->link_create.prog_fd);
+	prog = bpf_prog_get(attr->link_create.prog_fd);
 	if (IS_ERR(prog))
 		return PTR_ERR(prog);
 	if (prog->type == BPF_PROG_TYPE_TRACING && attr->link_create.attach_type == prog->expected_attach_type &&

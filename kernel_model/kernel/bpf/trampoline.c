@@ -72,7 +72,7 @@ notrace unsigned long ftrace_find_rec_direct(unsigned long ip)
 	return 0;
 }
 
-static void direct_set(unsigned long ip, unsigned long addr)
+static notrace void direct_set(unsigned long ip, unsigned long addr)
 {
 	int i, free = -1;
 
@@ -164,7 +164,7 @@ static void tramp_reap(struct work_struct *work);
 static struct delayed_work tramp_reaper;
 static bool tramp_reaper_ready;
 
-static void tramp_reap(struct work_struct *work)
+static notrace void tramp_reap(struct work_struct *work)
 {
 	bool again = false;
 	int i;
@@ -185,7 +185,7 @@ static void tramp_reap(struct work_struct *work)
 		queue_delayed_work_on(WORK_CPU_UNBOUND, system_wq, &tramp_reaper, HZ / 50);
 }
 
-static void tramp_image_rcu(struct rcu_head *rcu)
+static notrace void tramp_image_rcu(struct rcu_head *rcu)
 {
 	struct bpf_tramp_image *im = container_of(rcu, struct bpf_tramp_image, rcu);
 
@@ -211,7 +211,7 @@ static int tramp_image_alloc(void)
 	return -1;
 }
 
-static void tramp_image_retire(int i)
+static notrace void tramp_image_retire(int i)
 {
 	struct bpf_tramp_image *im = &tramp_images[i];
 

@@ -1370,7 +1370,7 @@ static noinline void save_register_state(struct bpf_func_state *state, int spi, 
 		state->stack[spi].slot_type[i] = STACK_SPILL;
 }
 
-static int check_stack_write(struct bpf_verifier_env *env, int ptr_regno, int off, int size, int value_regno,
+static notrace int check_stack_write(struct bpf_verifier_env *env, int ptr_regno, int off, int size, int value_regno,
 			     const struct bpf_insn *insn)
 {
 	struct bpf_reg_state *ptr = cur_regs(env) + ptr_regno, *reg = NULL;
@@ -3719,7 +3719,7 @@ static int resolve_pseudo_ldimm64(struct bpf_verifier_env *env)
 				return -EINVAL;
 			}
 			fd = insn[0].imm;
-			map = bpf_map_get_by_fd(fd);
+			map = bpf_map_get(fd);
 			if (IS_ERR(map)) {
 				verbose(env, "fd %d is not pointing to valid bpf_map\n", fd);
 				return PTR_ERR(map);
@@ -4086,7 +4086,7 @@ static int convert_ctx_access(struct bpf_verifier_env *env, u32 i, struct bpf_in
 	return cnt;
 }
 
-static int patch_program(struct bpf_verifier_env *env, u32 *new_len, struct bpf_insn *out, bool count_only)
+static notrace int patch_program(struct bpf_verifier_env *env, u32 *new_len, struct bpf_insn *out, bool count_only)
 {
 	struct bpf_prog *prog = env->prog;
 	u32 i, n = 0;
@@ -4459,7 +4459,7 @@ static void free_explored_states(struct bpf_verifier_env *env)
 
 /* __get_type_size(): the bytes a value of type btf_id takes in registers (*ret_type: the type
  * past its modifiers); -EINVAL: not an int, enum, pointer or struct */
-static int get_type_size(u32 btf_id, const struct btf_type **ret_type)
+static notrace int get_type_size(u32 btf_id, const struct btf_type **ret_type)
 {
 	const struct btf_type *t;
 

@@ -160,7 +160,7 @@ static void event_sched_out(struct perf_event *event, u64 now)
 	event->oncpu = -1;
 }
 
-static void group_sched_in(struct perf_event *leader, int cpu, u64 now)
+static notrace void group_sched_in(struct perf_event *leader, int cpu, u64 now)
 {
 	struct perf_event *sibling;
 
@@ -309,7 +309,7 @@ static u64 __perf_event_read_value(struct perf_event *event, u64 *enabled, u64 *
  * read()'s format of the event (perf_read_one) or of its whole group (perf_read_group), one
  * u64 at a time to put(arg, value), perf_lock held: the number of values.
  */
-static size_t perf_read_format(struct perf_event *event, u64 now, void (*put)(void *, u64), void *arg)
+static notrace size_t perf_read_format(struct perf_event *event, u64 now, void (*put)(void *, u64), void *arg)
 {
 	u64 read_format = event->attr.read_format, enabled, running, value;
 	struct perf_event *leader = event->group_leader, *member;
@@ -347,7 +347,7 @@ static size_t perf_read_format(struct perf_event *event, u64 now, void (*put)(vo
 	return n;
 }
 
-static void perf_output_put_u64(void *handle, u64 value)
+static notrace void perf_output_put_u64(void *handle, u64 value)
 {
 	perf_output_put((struct perf_output_handle *)handle, value);
 }
@@ -519,7 +519,7 @@ noinline void perf_event_output(struct perf_event *event, struct perf_sample_dat
  * BPF's perf event arrays (kernel/bpf/arraymap.c) keep an entry per slot, replaced and used
  * under perf_lock, so a program on another cpu never writes to an event being freed.
  */
-struct bpf_event_entry *perf_event_array_xchg(struct bpf_event_entry **slot, struct bpf_event_entry *ee)
+notrace struct bpf_event_entry *perf_event_array_xchg(struct bpf_event_entry **slot, struct bpf_event_entry *ee)
 {
 	unsigned long flags = perf_lock_irqsave();
 	struct bpf_event_entry *old = *slot;
@@ -534,7 +534,7 @@ struct bpf_event_entry *perf_event_array_xchg(struct bpf_event_entry **slot, str
  * slot's BPF_OUTPUT event, which must be active on this cpu; not counted.  -ENOSPC when its
  * buffer has no room (a lost record).
  */
-int perf_event_array_output(struct bpf_event_entry **slot, struct perf_raw_record *raw, struct pt_regs *regs)
+notrace int perf_event_array_output(struct bpf_event_entry **slot, struct perf_raw_record *raw, struct pt_regs *regs)
 {
 	struct perf_output_handle handle;
 	struct perf_event_header header;
@@ -831,7 +831,7 @@ noinline void perf_event_task_tick(void)
  * perf_event_set_bpf_handler(): a PERF_EVENT program on a sampling event (not a tracing one),
  * run at each overflow; the event keeps the caller's reference until it is freed.
  */
-int perf_event_set_bpf_handler(struct perf_event *event, struct bpf_prog *prog)
+notrace int perf_event_set_bpf_handler(struct perf_event *event, struct bpf_prog *prog)
 {
 	unsigned long flags;
 	int ret = 0;
@@ -1034,7 +1034,7 @@ static struct pmu perf_swevent = {
 };
 
 /* cpu-clock and task-clock: the time they were active (a per-task event: its task's run time) */
-static noinline void perf_clock_event_update(struct perf_event *event)
+static notrace noinline void perf_clock_event_update(struct perf_event *event)
 {
 	u64 now = perf_clock();
 
@@ -1113,7 +1113,7 @@ static void perf_swevent_cancel_hrtimer(struct perf_event *event)
 						 * the event stopped) */
 }
 
-static void perf_clock_event_destroy(struct perf_event *event)
+static notrace void perf_clock_event_destroy(struct perf_event *event)
 {
 	/* (a callback running now, which saw the event still active, queues it again as it ends) */
 	hrtimer_cancel_wait_running(&event->hw.hrtimer);
@@ -1141,7 +1141,7 @@ static void perf_swevent_init_hrtimer(struct perf_event *event)
 	}
 }
 
-static int perf_clock_event_add(struct perf_event *event, int flags)
+static notrace int perf_clock_event_add(struct perf_event *event, int flags)
 {
 	event->hw.prev_count = perf_clock();
 	event->hw.state = 0;
@@ -1155,7 +1155,7 @@ static notrace void perf_clock_event_start(struct perf_event *event, int flags)
 	perf_swevent_start_hrtimer(event);
 }
 
-static void perf_clock_event_del(struct perf_event *event, int flags)
+static notrace void perf_clock_event_del(struct perf_event *event, int flags)
 {
 	perf_swevent_cancel_hrtimer(event);
 	perf_clock_event_update(event);
@@ -1221,7 +1221,7 @@ static int perf_tp_event_init(struct perf_event *event)
 	return 0;
 }
 
-static int perf_tp_add(struct perf_event *event, int flags)
+static notrace int perf_tp_add(struct perf_event *event, int flags)
 {
 	return perf_event_add_to_source(event, event->hw.source);
 }
@@ -1310,7 +1310,7 @@ static u16 __perf_event_read_size(u64 read_format, int nr_siblings)
 }
 
 /* perf_event__header_size() of a group: every member reads the whole group */
-static void perf_group_read_sizes(struct perf_event *leader)
+static notrace void perf_group_read_sizes(struct perf_event *leader)
 {
 	struct perf_event *sibling;
 
@@ -1567,7 +1567,7 @@ static void __perf_event_disable(struct perf_event *event, u64 now)
 	perf_event_set_state(event, PERF_EVENT_STATE_OFF, now);
 }
 
-static void __perf_event_reset(struct perf_event *event, u64 now)
+static notrace void __perf_event_reset(struct perf_event *event, u64 now)
 {
 	if (event->state == PERF_EVENT_STATE_ACTIVE && event->pmu->read)
 		event->pmu->read(event);
@@ -1668,7 +1668,7 @@ struct perf_read_buf {
 	size_t n, cap;
 };
 
-static void perf_read_put(void *arg, u64 value)
+static notrace void perf_read_put(void *arg, u64 value)
 {
 	struct perf_read_buf *b = arg;
 
@@ -1862,7 +1862,7 @@ static noinline long _perf_ioctl(struct perf_event *event, unsigned int cmd, uns
 	case PERF_EVENT_IOC_SET_FILTER:
 		return perf_event_set_filter(event, (const char *)arg);
 	case PERF_EVENT_IOC_SET_BPF: {
-		struct bpf_prog *prog = bpf_prog_get_by_fd(arg);
+		struct bpf_prog *prog = bpf_prog_get(arg);
 
 		if (IS_ERR(prog))
 			return PTR_ERR(prog);
@@ -1945,7 +1945,7 @@ static void free_dead_events(struct list_head *dead)
 }
 
 /* the task's context goes (do_exit, or a fork that failed): its events leave it */
-static void perf_event_exit_ctx(struct task_struct *task)
+static notrace void perf_event_exit_ctx(struct task_struct *task)
 {
 	struct perf_event_context *ctx, *free_ctx = NULL;
 	struct perf_event *event, *tmp;
@@ -2077,7 +2077,7 @@ static long perf_mmap(struct file *file, unsigned long len, unsigned long prot, 
  * its munmap: kernel/mmap.c).  The mapping event's count goes; at the buffer's last mapping every
  * event writing there lets go of it (their records then go nowhere), and it is freed.
  */
-void perf_pool_unmapped(int region)
+notrace void perf_pool_unmapped(int region)
 {
 	struct perf_buffer *rb, *old, *to_free = NULL;
 	struct perf_event *event, *tmp;
@@ -2246,7 +2246,7 @@ static noinline void perf_iterate_sb(struct task_struct *task, void (*output)(st
 }
 
 /* a record of `size` bytes, then its sample_id */
-static void perf_event_sb_output(struct perf_event *event, struct perf_event_header *header, const void *body,
+static notrace void perf_event_sb_output(struct perf_event *event, struct perf_event_header *header, const void *body,
 				 unsigned int size)
 {
 	struct perf_output_handle handle;

@@ -32,7 +32,7 @@ static u64 perf_pool_busy[PERF_POOL_MAX / 64];
 static struct perf_buffer *perf_pool_rb[PERF_POOL_MAX];	/* the buffer each region holds */
 
 /* the buffer in the region (perf_mutex held), or NULL */
-struct perf_buffer *perf_pool_buffer(int region)
+notrace struct perf_buffer *perf_pool_buffer(int region)
 {
 	return region >= 0 && region < PERF_POOL_MAX ? perf_pool_rb[region] : NULL;
 }
@@ -64,7 +64,7 @@ static inline u64 perf_pool_pages_of(int region)
 }
 
 /* pages an ordinary region holds for a buffer: the user page and the data pages */
-noinline int perf_pool_region_pages(void)
+notrace noinline int perf_pool_region_pages(void)
 {
 	return perf_pool_count() ? (boot_params.perf_pool_region_size >> 12) - PERF_POOL_STATUS_PAGES : 0;
 }
@@ -260,7 +260,7 @@ void perf_output_skip(struct perf_output_handle *handle, unsigned int len)
  * status page, which the session's supervisor reads to answer a poll of the buffer's fds, and
  * its doorbell when it sleeps on the buffer.
  */
-noinline void perf_output_wakeup(struct perf_buffer *rb)
+notrace noinline void perf_output_wakeup(struct perf_buffer *rb)
 {
 	rb->woken = rb->wakeup;
 	perf_pool_wakeup(rb->region);

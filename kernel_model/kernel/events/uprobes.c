@@ -68,7 +68,7 @@ static inline u64 inode_of(struct file *file)
 
 /* uprobe_mmap() for the one page a fault reads in: the armed points in it get their int3
  * (install_breakpoint() on a page of this mapping only: no other process sees it). */
-void uprobe_page_in(struct file *file, u64 pos, void *kaddr)
+notrace void uprobe_page_in(struct file *file, u64 pos, void *kaddr)
 {
 	u32 n = READ_ONCE(uprobe_points.count);
 	u64 ino;
@@ -133,7 +133,7 @@ noinline notrace void uprobe_dispatch(struct pt_regs *regs, u64 idx, u64 k, u64 
  * takes tracing_gen_ctx_dec() in a preemptible context, so the context word borrows: the
  * flags come out one less and the preempt count byte 0xff.
  */
-static void uprobe_commit(void)
+static notrace void uprobe_commit(void)
 {
 	struct probe_stage *st = &probe_stage[this_cpu()->h.cpu];
 	unsigned long flags = arch_local_irq_save();
@@ -162,7 +162,7 @@ static void uprobe_commit(void)
 	arch_local_irq_restore(flags);
 }
 
-static void handler_chain(struct uprobe_point *p, u32 idx, struct pt_regs *regs, unsigned long func,
+static notrace void handler_chain(struct uprobe_point *p, u32 idx, struct pt_regs *regs, unsigned long func,
 			  bool is_ret)
 {
 	u32 n = is_ret ? READ_ONCE(p->n_ret) : READ_ONCE(p->n_entry);
@@ -199,7 +199,7 @@ static void handler_chain(struct uprobe_point *p, u32 idx, struct pt_regs *regs,
 }
 
 /* get_xol_area(): the mm's "[uprobes]" page, mapped on first use */
-static struct xol_area *get_xol_area(struct mm_struct *mm)
+static notrace struct xol_area *get_xol_area(struct mm_struct *mm)
 {
 	struct xol_area *area = READ_ONCE(mm->uprobes_state.xol_area);
 	unsigned long addr, populate;
@@ -282,7 +282,7 @@ static unsigned long xol_get_insn_slot(struct mm_struct *mm, struct uprobe_point
 	return slot;
 }
 
-static struct uprobe_task *get_utask(struct task_struct *t, bool alloc)
+static notrace struct uprobe_task *get_utask(struct task_struct *t, bool alloc)
 {
 	struct uprobe_task *free = NULL, *found = NULL;
 	unsigned long flags;
@@ -367,7 +367,7 @@ static bool check_jmp_cond(u32 cc, unsigned long flags)
  * handle_swbp(): a user-mode int3 (regs->ip past it).  1: handled (the task goes on at
  * regs->ip); 0: not a uprobe's (the task gets its SIGTRAP).
  */
-int uprobe_handle_swbp(struct pt_regs *regs)
+notrace int uprobe_handle_swbp(struct pt_regs *regs)
 {
 	struct mm_struct *mm = current->mm;
 	unsigned long bp_vaddr = regs->ip - 1, slot;

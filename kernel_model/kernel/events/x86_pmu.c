@@ -210,7 +210,7 @@ static void x86_pmu_read(struct perf_event *event)
  */
 struct static_key pmu_mode_split;
 
-static void x86_pmu_event_destroy(struct perf_event *event)
+static notrace void x86_pmu_event_destroy(struct perf_event *event)
 {
 	static_key_slow_dec(&pmu_mode_split);
 }
@@ -309,7 +309,7 @@ static struct pmu pmu = {
  * NULL (no sample) when the NMI came late, in a task with no user registers here (a kernel
  * thread, the idle task, a session's task, whose user mode is its host process's).
  */
-static struct pt_regs *x86_pmu_sample_regs(struct perf_event *event, struct pt_regs *regs)
+static notrace struct pt_regs *x86_pmu_sample_regs(struct perf_event *event, struct pt_regs *regs)
 {
 	struct task_struct *task = current;
 
@@ -326,7 +326,7 @@ static struct pt_regs *x86_pmu_sample_regs(struct perf_event *event, struct pt_r
  * registers (none: a deferred PMI, below, counts and re-arms but takes no sample); then the
  * counters on again and the PMI unmasked (the LVTPC write that ends 6.1's).
  */
-static int __intel_pmu_handle_irq(struct pt_regs *regs, u64 ctrl)
+static notrace int __intel_pmu_handle_irq(struct pt_regs *regs, u64 ctrl)
 {
 	int cpu = smp_processor_id();
 	struct cpu_hw_events *cpuc = &cpu_hw_events[cpu];

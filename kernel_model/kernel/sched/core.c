@@ -614,7 +614,7 @@ static noinline struct rq *move_queued_task(struct rq *rq, struct task_struct *p
 }
 
 /* migration/N: move one waiting task of this cpu to an idle cpu. */
-int migrate_one_task(void)
+notrace int migrate_one_task(void)
 {
 	struct percpu *pc = this_cpu();
 	struct task_struct *p;
@@ -699,7 +699,7 @@ noinline unsigned long long nr_context_switches(void)
 	return sum;
 }
 
-noinline struct task_struct *find_task_by_pid(pid_t pid)
+notrace noinline struct task_struct *find_task_by_pid(pid_t pid)
 {
 	struct task_struct *t;
 

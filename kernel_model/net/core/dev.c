@@ -17,7 +17,7 @@ static int dev_weight_rx = 64;		/* net.core.dev_weight */
 #define NET_RX_SUCCESS	0
 #define NET_RX_DROP	1
 
-static noinline int xmit_one(struct sk_buff *skb, struct net_device *dev)
+static notrace noinline int xmit_one(struct sk_buff *skb, struct net_device *dev)
 {
 	unsigned int len = skb->len;
 	int rc;
@@ -34,7 +34,7 @@ noinline struct sk_buff *dev_hard_start_xmit(struct sk_buff *skb, struct net_dev
 	return NULL;
 }
 
-static noinline int __dev_queue_xmit(struct sk_buff *skb, struct net_device *sb_dev)
+noinline int __dev_queue_xmit(struct sk_buff *skb, struct net_device *sb_dev)
 {
 	struct net_device *dev = skb->dev;
 	int rc = -ENETDOWN;
@@ -49,11 +49,6 @@ static noinline int __dev_queue_xmit(struct sk_buff *skb, struct net_device *sb_
 	}
 	local_bh_enable();	/* the receive softirq the loopback raised runs here */
 	return rc;
-}
-
-noinline int dev_queue_xmit(struct sk_buff *skb)
-{
-	return __dev_queue_xmit(skb, NULL);
 }
 
 /* ---- receive ---- */
@@ -173,7 +168,7 @@ static noinline int process_backlog(struct napi_struct *napi, int quota)
 	return work;
 }
 
-static noinline int napi_poll(struct napi_struct *n, struct list_head *repoll)
+static notrace noinline int napi_poll(struct napi_struct *n, struct list_head *repoll)
 {
 	int weight = n->weight, work;
 

@@ -120,7 +120,7 @@ noinline void *skb_pull(struct sk_buff *skb, unsigned int len)
 }
 
 /* ---- queues: the __ forms with the queue's lock held (or none needed) ---- */
-void skb_queue_head_init(struct sk_buff_head *list)
+notrace void skb_queue_head_init(struct sk_buff_head *list)
 {
 	spin_lock_init(&list->lock);
 	__skb_queue_head_init(list);

@@ -68,7 +68,7 @@ noinline void sk_free(struct sock *sk)
 	__sk_free(sk);
 }
 
-noinline void sock_put(struct sock *sk)
+notrace noinline void sock_put(struct sock *sk)
 {
 	if (__atomic_sub_fetch(&sk->sk_refcnt, 1, __ATOMIC_ACQ_REL) == 0)
 		sk_free(sk);
@@ -196,7 +196,7 @@ noinline void release_sock(struct sock *sk)
 }
 
 /* with the slock held (softirq): queue for the owner, or drop past the limit */
-noinline int sk_add_backlog(struct sock *sk, struct sk_buff *skb, unsigned int limit)
+notrace noinline int sk_add_backlog(struct sock *sk, struct sk_buff *skb, unsigned int limit)
 {
 	if ((unsigned int)(sk->sk_backlog.len + sk->sk_rmem_alloc) > limit)
 		return -ENOBUFS;
@@ -238,7 +238,7 @@ noinline void sk_stop_timer(struct sock *sk, struct timer_list *timer)
 		sock_put(sk);
 }
 
-noinline int sock_error(struct sock *sk)
+notrace noinline int sock_error(struct sock *sk)
 {
 	int err = READ_ONCE(sk->sk_err);
 

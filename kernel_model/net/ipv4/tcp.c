@@ -343,7 +343,7 @@ static const unsigned char new_state[16] = {
 	[TCP_NEW_SYN_RECV]	= TCP_CLOSE,
 };
 
-static noinline int tcp_close_state(struct sock *sk)
+static notrace noinline int tcp_close_state(struct sock *sk)
 {
 	int next = (int)new_state[sk->sk_state];
 	int ns = next & 0xf;

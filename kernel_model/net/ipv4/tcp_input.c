@@ -243,7 +243,7 @@ noinline void tcp_rcv_space_adjust(struct sock *sk)
 	trace_tcp_rcv_space_adjust(sk);
 }
 
-static noinline void tcp_drop_reason(struct sock *sk, struct sk_buff *skb, enum skb_drop_reason reason)
+static notrace noinline void tcp_drop_reason(struct sock *sk, struct sk_buff *skb, enum skb_drop_reason reason)
 {
 	kfree_skb_reason(skb, reason);
 }
@@ -306,7 +306,7 @@ static noinline void tcp_fin(struct sock *sk)
 
 /* the acked part of the retransmit queue goes: the segments in flight and delivered, an RTT
  * sample from the first and the last acked that never went again (Karn); the FLAG_*s */
-static noinline int tcp_clean_rtx_queue(struct sock *sk, u32 ack)
+static notrace noinline int tcp_clean_rtx_queue(struct sock *sk, u32 ack)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u64 first_ackt = 0, last_ackt = 0;
@@ -450,7 +450,7 @@ static noinline void tcp_finish_connect(struct sock *sk, struct sk_buff *skb)
 }
 
 /* <0: done here (skb freed by the caller); 1: answer with a reset */
-static noinline int tcp_rcv_synsent_state_process(struct sock *sk, struct sk_buff *skb)
+static notrace noinline int tcp_rcv_synsent_state_process(struct sock *sk, struct sk_buff *skb)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct tcp_skb_cb *tcb = TCP_SKB_CB(skb);

@@ -14,7 +14,7 @@ static notrace bool before(u32 seq1, u32 seq2) { return (s32)(seq1 - seq2) < 0; 
 #define after(seq2, seq1) before(seq1, seq2)
 
 /* the window we offer: the free part of the receive buffer, at most 64K (no scaling) */
-static noinline u16 tcp_select_window(struct sock *sk)
+static notrace noinline u16 tcp_select_window(struct sock *sk)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	int free_space = sk->sk_rcvbuf - sk->sk_rmem_alloc;
@@ -28,7 +28,7 @@ static noinline u16 tcp_select_window(struct sock *sk)
 }
 
 /* the TCP header in front of the data (no options); the ack field only with TCPHDR_ACK */
-noinline void tcp_push_header(struct sk_buff *skb, __be16 sport, __be16 dport, u32 seq, u32 ack, u8 flags,
+notrace noinline void tcp_push_header(struct sk_buff *skb, __be16 sport, __be16 dport, u32 seq, u32 ack, u8 flags,
 			      u16 window)
 {
 	struct tcphdr *th = skb_push(skb, sizeof(struct tcphdr));
@@ -77,7 +77,7 @@ static noinline int __tcp_transmit_skb(struct sock *sk, struct sk_buff *skb, int
 	return inet_csk(sk)->icsk_af_ops->queue_xmit(sk, skb);
 }
 
-static noinline int tcp_transmit_skb(struct sock *sk, struct sk_buff *skb, int clone_it, gfp_t gfp_mask)
+static notrace noinline int tcp_transmit_skb(struct sock *sk, struct sk_buff *skb, int clone_it, gfp_t gfp_mask)
 {
 	return __tcp_transmit_skb(sk, skb, clone_it, gfp_mask);
 }

@@ -7,7 +7,7 @@
  */
 #include "../../include/net.h"
 
-static noinline void tcp_write_err(struct sock *sk)
+static notrace noinline void tcp_write_err(struct sock *sk)
 {
 	tcp_done_with_error(sk, ETIMEDOUT);
 }

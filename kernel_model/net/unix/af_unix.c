@@ -169,7 +169,7 @@ static noinline int unix_wait_for_peer(struct sock *sk, struct sock *other, bool
 	return 0;
 }
 
-static noinline int unix_send(struct socket *sock, struct msghdr *msg, size_t len, bool stream)
+static notrace noinline int unix_send(struct socket *sock, struct msghdr *msg, size_t len, bool stream)
 {
 	struct sock *sk = sock->sk, *other = unix_peer(sk);
 	bool nonblock = msg->msg_flags & MSG_DONTWAIT;
@@ -242,7 +242,7 @@ static noinline int unix_dgram_sendmsg(struct socket *sock, struct msghdr *msg, 
 }
 
 /* the head of the queue, or why there is none (0: EOF) */
-static noinline struct sk_buff *unix_wait_skb(struct sock *sk, bool nonblock, int *err)
+static notrace noinline struct sk_buff *unix_wait_skb(struct sock *sk, bool nonblock, int *err)
 {
 	for (;;) {
 		struct sk_buff *skb = skb_peek(&sk->sk_receive_queue);
@@ -263,7 +263,7 @@ static noinline struct sk_buff *unix_wait_skb(struct sock *sk, bool nonblock, in
 	}
 }
 
-static noinline void unix_consume(struct sock *sk, struct sk_buff *skb)
+static notrace noinline void unix_consume(struct sock *sk, struct sk_buff *skb)
 {
 	struct sock *other;
 
@@ -401,8 +401,8 @@ static noinline __poll_t unix_dgram_poll(struct file *file, struct socket *sock,
 	return unix_common_poll(file, sock, wait);
 }
 
-static int unix_no_bind(struct socket *sock, struct sockaddr *a, int len) { return -EOPNOTSUPP; }
-static int unix_no_connect(struct socket *sock, struct sockaddr *a, int len, int flags) { return -EOPNOTSUPP; }
+static notrace int unix_no_bind(struct socket *sock, struct sockaddr *a, int len) { return -EOPNOTSUPP; }
+static notrace int unix_no_connect(struct socket *sock, struct sockaddr *a, int len, int flags) { return -EOPNOTSUPP; }
 
 static const struct proto_ops unix_stream_ops = {
 	.family = PF_UNIX,

@@ -5,7 +5,7 @@
  */
 #include "nvme.h"
 
-static noinline blk_status_t nvme_setup_rw(struct nvme_ns *ns, struct request *req, struct nvme_rw_command *cmnd,
+static inline blk_status_t nvme_setup_rw(struct nvme_ns *ns, struct request *req, struct nvme_rw_command *cmnd,
 					  u8 op)
 {
 	cmnd->opcode = op;

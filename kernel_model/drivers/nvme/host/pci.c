@@ -142,7 +142,7 @@ static __always_inline void nvme_update_cq_head(struct nvme_queue *nvmeq)
 	}
 }
 
-static noinline void nvme_handle_cqe(struct nvme_queue *nvmeq, u16 idx)
+static inline void nvme_handle_cqe(struct nvme_queue *nvmeq, u16 idx)
 {
 	volatile struct nvme_completion *cqe = &nvmeq->cqes[idx];
 	struct request *req = blk_mq_tag_to_rq(nvmeq->dev->ns.queue, cqe->command_id);
@@ -155,7 +155,7 @@ static noinline void nvme_handle_cqe(struct nvme_queue *nvmeq, u16 idx)
 	blk_mq_complete_request(req);
 }
 
-static noinline bool nvme_poll_cq(struct nvme_queue *nvmeq)
+static inline bool nvme_poll_cq(struct nvme_queue *nvmeq)
 {
 	bool found = false;
 

@@ -1,4 +1,5 @@
-/* String and memory helpers (lib/string.c, lib/vsprintf.c subset). */
+/* String and memory helpers (lib/string.c, lib/vsprintf.c, lib/hexdump.c, lib/kstrtox.c subset):
+ * built without ftrace, as Linux builds lib/. */
 #include "../include/kernel.h"
 #include <stdarg.h>
 
@@ -10,7 +11,7 @@
  * calls to memcpy/memset.  Copies forward only: no caller passes overlapping
  * buffers (no memmove semantics needed).
  */
-notrace void *memcpy(void *d, const void *s, size_t n)
+void *memcpy(void *d, const void *s, size_t n)
 {
 	volatile u64 *dq = d;
 	const volatile u64 *sq = s;
@@ -27,7 +28,7 @@ notrace void *memcpy(void *d, const void *s, size_t n)
 	return d;
 }
 
-notrace void *memset(void *d, int c, size_t n)
+void *memset(void *d, int c, size_t n)
 {
 	u64 v = (u8)c * 0x0101010101010101ull;
 	volatile u64 *dq = d;
@@ -43,7 +44,7 @@ notrace void *memset(void *d, int c, size_t n)
 	return d;
 }
 
-notrace size_t strlen(const char *s)
+size_t strlen(const char *s)
 {
 	const char *p = s;
 	while (*p)
@@ -96,7 +97,7 @@ const char *kbasename(const char *path)
 
 /* lib/string.c: s without its leading and trailing white space (cut in place; strstrip() is
  * its inline name); not traceable in 6.1, neither is kstrtoint */
-notrace char *strim(char *s)
+char *strim(char *s)
 {
 	size_t n = strlen(s);
 
@@ -109,7 +110,7 @@ notrace char *strim(char *s)
 
 /* lib/kstrtox.c's _kstrtoull(): digits in base 8, 10 or 16 (base 0: by its "0x"/"0" prefix), one
  * newline after them at most; -EINVAL for anything else, -ERANGE past 64 bits */
-static notrace int _kstrtoull(const char *s, unsigned int base, unsigned long long *res)
+static int _kstrtoull(const char *s, unsigned int base, unsigned long long *res)
 {
 	unsigned long long v = 0;
 	bool any = false;
@@ -140,8 +141,8 @@ static notrace int _kstrtoull(const char *s, unsigned int base, unsigned long lo
 	return 0;
 }
 
-/* an unsigned long long, a '+' before it allowed (not traceable in 6.1) */
-notrace int kstrtoull(const char *s, unsigned int base, unsigned long long *res)
+/* an unsigned long long, a '+' before it allowed */
+int kstrtoull(const char *s, unsigned int base, unsigned long long *res)
 {
 	if (*s == '+')
 		s++;
@@ -149,7 +150,7 @@ notrace int kstrtoull(const char *s, unsigned int base, unsigned long long *res)
 }
 
 /* an int, with a sign; -ERANGE past an int */
-notrace int kstrtoint(const char *s, unsigned int base, int *res)
+int kstrtoint(const char *s, unsigned int base, int *res)
 {
 	unsigned long long v;
 	bool neg = false;
@@ -167,7 +168,7 @@ notrace int kstrtoint(const char *s, unsigned int base, int *res)
 }
 
 /* kstrtoull() of what a write(2) gave (at most 23 bytes are read, as 6.1's buffer holds) */
-notrace int kstrtoull_from_user(const char *buf, size_t count, unsigned int base, unsigned long long *res)
+int kstrtoull_from_user(const char *buf, size_t count, unsigned int base, unsigned long long *res)
 {
 	char tmp[24];
 
@@ -308,7 +309,7 @@ int vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
  * digits and a space apart (groupsize 1; ascii false: what its callers here ask), after level,
  * prefix_str and the row's offset (DUMP_PREFIX_OFFSET) or address (DUMP_PREFIX_ADDRESS).
  */
-notrace void print_hex_dump(const char *level, const char *prefix_str, int prefix_type, int rowsize,
+void print_hex_dump(const char *level, const char *prefix_str, int prefix_type, int rowsize,
 			    int groupsize, const void *buf, size_t len, bool ascii)
 {
 	char line[32 * 3 + 1];
