@@ -1037,7 +1037,7 @@ emit_jmp:
 
 /* bpf_jit_free_extra_pass(): a function's JIT state, its extra pass never made (the image is
  * bpf_jit_free()'s) */
-noinline void bpf_jit_free_extra_pass(struct bpf_prog *prog)
+noinline notrace void bpf_jit_free_extra_pass(struct bpf_prog *prog)
 {
 	if (!prog->jit_data)
 		return;
@@ -1047,7 +1047,7 @@ noinline void bpf_jit_free_extra_pass(struct bpf_prog *prog)
 }
 
 /* the image's pages made new to every cpu (bpf_arch_text_copy()), its lines' addresses */
-static noinline void jit_finalize(struct bpf_prog *prog, u8 *image, u32 size, const int *addrs)
+static noinline notrace void jit_finalize(struct bpf_prog *prog, u8 *image, u32 size, const int *addrs)
 {
 	unsigned long page;
 

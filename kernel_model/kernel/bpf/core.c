@@ -22,7 +22,7 @@ noinline u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
 
 typedef u64 (*bpf_call_args_fn)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct bpf_insn *insn);
 
-noinline u64 __bpf_call_base_args(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct bpf_insn *insn)
+noinline notrace u64 __bpf_call_base_args(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct bpf_insn *insn)
 {
 	return 0;
 }

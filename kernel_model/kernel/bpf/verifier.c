@@ -2859,7 +2859,7 @@ static void do_refine_retval_range(struct bpf_reg_state *regs, int ret_type, int
 }
 
 /* verbose_invalid_scalar(): "At <ctx> the register <reg> has value ... should have been in ..." */
-static void verbose_invalid_scalar(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, struct tnum range,
+static notrace void verbose_invalid_scalar(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, struct tnum range,
 				   const char *ctx, const char *reg_name)
 {
 	char tn_buf[48];
@@ -3124,7 +3124,7 @@ static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_id
 	return 0;
 }
 
-static noinline int check_func_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx)
+static noinline notrace int check_func_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx)
 {
 	int subprog, target_insn = *insn_idx + insn->imm + 1;
 
@@ -4387,7 +4387,7 @@ out_undo_insn:
 
 /* fixup_call_args(): the functions JITed, each calling the others' images (jit_subprogs());
  * else, interpreted, each call runs its callee in an interpreter of the callee's stack */
-static noinline int fixup_call_args(struct bpf_verifier_env *env)
+static noinline notrace int fixup_call_args(struct bpf_verifier_env *env)
 {
 	struct bpf_prog *prog = env->prog;
 	struct bpf_insn *insn = prog->insnsi;
