@@ -201,12 +201,12 @@ static noinline void __remove_hrtimer(struct hrtimer *timer, u8 newstate)
 	WRITE_ONCE(timer->state, newstate);
 }
 
-/* true: it was queued */
+/* true: it was queued.  (The event is hrtimer_try_to_cancel()'s, as in 6.1: a restart and an
+ * expiry take the timer off without one.) */
 static bool remove_hrtimer(struct hrtimer *timer)
 {
 	if (!(timer->state & HRTIMER_STATE_ENQUEUED))
 		return false;
-	trace_hrtimer_cancel(timer);
 	__remove_hrtimer(timer, HRTIMER_STATE_INACTIVE);
 	return true;
 }
@@ -249,6 +249,8 @@ noinline int hrtimer_try_to_cancel(struct hrtimer *timer)
 
 	raw_spin_lock_irqsave(&hrtimer_lock, flags);
 	ret = remove_hrtimer(timer);
+	if (ret)
+		trace_hrtimer_cancel(timer);
 	raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
 	return ret;
 }
@@ -274,6 +276,8 @@ int hrtimer_cancel_wait_running(struct hrtimer *timer)
 	for (;;) {
 		raw_spin_lock_irqsave(&hrtimer_lock, flags);
 		ret = remove_hrtimer(timer);
+		if (ret)
+			trace_hrtimer_cancel(timer);	/* (6.1's hrtimer_try_to_cancel, in a loop) */
 		running = hrtimer_callback_running(timer);
 		raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
 		if (!running)
@@ -350,8 +354,7 @@ static void __run_hrtimer(struct hrtimer *timer, ktime_t *now)
 	enum hrtimer_restart restart;
 	int cpu = smp_processor_id();
 
-	trace_hrtimer_cancel(timer);	/* debug_deactivate() */
-	__remove_hrtimer(timer, HRTIMER_STATE_INACTIVE);
+	__remove_hrtimer(timer, HRTIMER_STATE_INACTIVE);	/* (debug_deactivate(): no event in 6.1) */
 	WRITE_ONCE(hrtimer_running[cpu], timer);
 	raw_spin_unlock(&hrtimer_lock);
 	trace_hrtimer_expire_entry(timer, now);
