@@ -117,4 +117,5 @@ def test_real_time_signals_queue_up_to_rlimit_sigpending(machine, run_program):
         "queued until: EAGAIN near limit=1",
         "kill over the limit: ok",
         "after flush: ok",
+        "SigQ: 3/limit=1",
     ]

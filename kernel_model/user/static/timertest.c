@@ -387,13 +387,24 @@ static int rlimit_case(void)
 		n++;
 	}
 	printf("queued until: %s near limit=%d\n", errname(errno), n <= (long)rl.rlim_cur && n >= (long)rl.rlim_cur - 64);
-	/* a legacy signal from kill() still goes through, without its siginfo */
+	/* a legacy signal from kill() still goes through, past the limit */
 	block(SIGUSR1);
 	printf("kill over the limit: %s\n", err(kill(getpid(), SIGUSR1)));
 	/* ignoring the signal drops what is queued */
 	signal(SIGRTMIN, SIG_IGN);
 	signal(SIGRTMIN, SIG_DFL);
 	printf("after flush: %s\n", err(sigqueueinfo(getpid(), SIGRTMIN, SI_QUEUE, 1)));
+	sigqueueinfo(getpid(), SIGRTMIN, SI_QUEUE, 2);
+	/* /proc's SigQ: what the user has queued (the two, and kill's SIGUSR1, whose siginfo a
+	 * legacy signal gets past the limit), of the limit */
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long q = -1, lim = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigQ: %ld/%ld", &q, &lim) == 2)
+			break;
+	printf("SigQ: %ld/limit=%d\n", q, lim == (long)rl.rlim_cur);
 	return 0;
 }
 
