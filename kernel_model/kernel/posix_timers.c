@@ -905,8 +905,6 @@ static noinline void common_hrtimer_arm(struct k_itimer *timr, ktime_t expires, 
 /* -1: its callback runs (on another cpu) now: the caller waits (TIMER_RETRY) */
 static noinline int common_hrtimer_try_to_cancel(struct k_itimer *timr)
 {
-	if (hrtimer_callback_running(&timr->timer))
-		return -1;
 	return hrtimer_try_to_cancel(&timr->timer);
 }
 

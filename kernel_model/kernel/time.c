@@ -241,26 +241,45 @@ noinline void hrtimer_start_range_ns(struct hrtimer *timer, ktime_t tim, u64 del
 	hrtimer_start_on(timer, tim, delta_ns, mode, smp_processor_id());
 }
 
-/* 1: it was queued and is not any more; 0: it was not queued (it may be running) */
+static struct hrtimer *hrtimer_running[NR_CPUS];	/* the timer whose callback each cpu runs */
+
+static __always_inline bool __hrtimer_callback_running(const struct hrtimer *timer)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		if (READ_ONCE(hrtimer_running[cpu]) == timer)
+			return true;
+	return false;
+}
+
+/* 1: it was queued and is not any more; 0: it was neither queued nor running; -1: its callback
+ * runs now (on another cpu), so it could not be stopped */
 noinline int hrtimer_try_to_cancel(struct hrtimer *timer)
 {
 	unsigned long flags;
-	int ret;
+	int ret = -1;
 
+	if (!hrtimer_active(timer) && !__hrtimer_callback_running(timer))	/* lockless first */
+		return 0;
 	raw_spin_lock_irqsave(&hrtimer_lock, flags);
-	ret = remove_hrtimer(timer);
-	if (ret)
-		trace_hrtimer_cancel(timer);
+	if (!__hrtimer_callback_running(timer)) {
+		ret = remove_hrtimer(timer);
+		if (ret)
+			trace_hrtimer_cancel(timer);
+	}
 	raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
 	return ret;
 }
 
+/* (A callback running on another cpu is not waited for here, unlike 6.1's: the callers that
+ * must wait use hrtimer_cancel_wait_running.) */
 noinline int hrtimer_cancel(struct hrtimer *timer)
 {
-	return hrtimer_try_to_cancel(timer);
-}
+	int ret = hrtimer_try_to_cancel(timer);
 
-static struct hrtimer *hrtimer_running[NR_CPUS];	/* the timer whose callback each cpu runs */
+	return ret < 0 ? 0 : ret;
+}
 
 /*
  * hrtimer_cancel() as 6.1's waits: a callback running on another cpu is waited for, and the
@@ -339,12 +358,7 @@ notrace u64 hrtimer_next_event(int cpu)
 /* hrtimer_callback_running(): whether some cpu runs the timer's callback now */
 noinline bool hrtimer_callback_running(struct hrtimer *timer)
 {
-	int cpu;
-
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		if (READ_ONCE(hrtimer_running[cpu]) == timer)
-			return true;
-	return false;
+	return __hrtimer_callback_running(timer);
 }
 
 /* hrtimer_lock held and interrupts off on entry and exit; dropped while the callback runs. */
