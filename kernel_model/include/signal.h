@@ -160,6 +160,9 @@ struct sigqueue {
 	struct sigqueue_info info;
 	struct ucounts *ucounts;	/* whose RLIMIT_SIGPENDING it counts in */
 };
+/* every task's sighand->siglock (one lock here): the pending sets and queues, a group's POSIX
+ * timer list */
+extern spinlock_t siglock;
 void signals_init(void);
 void init_posix_timers(void);
 struct sigqueue *sigqueue_alloc(void);

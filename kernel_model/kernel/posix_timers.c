@@ -56,6 +56,7 @@ struct k_clock {
 	int (*clock_getres)(const clockid_t which_clock, struct timespec64 *tp);
 	int (*clock_get_timespec)(const clockid_t which_clock, struct timespec64 *tp);
 	int (*nsleep)(const clockid_t which_clock, int flags, const struct timespec64 *);
+	ktime_t (*clock_get_ktime)(const clockid_t which_clock);
 	int (*timer_create)(struct k_itimer *timer);
 	int (*timer_set)(struct k_itimer *timr, int flags, struct itimerspec64 *new_setting,
 			 struct itimerspec64 *old_setting);
@@ -87,6 +88,8 @@ struct k_itimer {
 	pid_t it_pid;			/* whom the signal goes to: a process, or a thread (SIGEV_THREAD_ID) */
 	struct sigqueue *sigq;
 	struct hrtimer timer;		/* it.real.timer */
+	ktime_t it_base_offset;		/* its clock from the monotonic one, which the hrtimer runs on
+					 * (one clock base here; 6.1's base->offset) */
 	struct rcu_head rcu;
 };
 
@@ -161,6 +164,27 @@ static int posix_get_tai_timespec(clockid_t which_clock, struct timespec64 *tp)
 	return 0;
 }
 
+/* now, as a timer of the clock counts it (timer_gettime) */
+static noinline ktime_t posix_get_realtime_ktime(clockid_t which_clock)
+{
+	return ktime_get_with_offset(TK_OFFS_REAL);	/* ktime_get_real() */
+}
+
+static noinline ktime_t posix_get_monotonic_ktime(clockid_t which_clock)
+{
+	return ktime_get();	/* (timens_add_monotonic: one time namespace) */
+}
+
+static noinline ktime_t posix_get_boottime_ktime(const clockid_t which_clock)
+{
+	return ktime_get_with_offset(TK_OFFS_BOOT);	/* ktime_get_boottime() */
+}
+
+static noinline ktime_t posix_get_tai_ktime(clockid_t which_clock)
+{
+	return ktime_get_with_offset(TK_OFFS_TAI);	/* ktime_get_clocktai() */
+}
+
 static int posix_get_hrtimer_res(clockid_t which_clock, struct timespec64 *tp)
 {
 	tp->tv_sec = 0;
@@ -218,12 +242,14 @@ static const struct k_clock clock_realtime = {
 	.clock_getres = posix_get_hrtimer_res,
 	.clock_get_timespec = posix_get_realtime_timespec,
 	.nsleep = common_nsleep,
+	.clock_get_ktime = posix_get_realtime_ktime,
 	COMMON_TIMER_OPS,
 };
 static const struct k_clock clock_monotonic = {
 	.clock_getres = posix_get_hrtimer_res,
 	.clock_get_timespec = posix_get_monotonic_timespec,
 	.nsleep = common_nsleep_timens,
+	.clock_get_ktime = posix_get_monotonic_ktime,
 	COMMON_TIMER_OPS,
 };
 static const struct k_clock clock_monotonic_raw = {
@@ -242,12 +268,14 @@ static const struct k_clock clock_tai = {
 	.clock_getres = posix_get_hrtimer_res,
 	.clock_get_timespec = posix_get_tai_timespec,
 	.nsleep = common_nsleep,
+	.clock_get_ktime = posix_get_tai_ktime,
 	COMMON_TIMER_OPS,
 };
 static const struct k_clock clock_boottime = {
 	.clock_getres = posix_get_hrtimer_res,
 	.clock_get_timespec = posix_get_boottime_timespec,
 	.nsleep = common_nsleep_timens,
+	.clock_get_ktime = posix_get_boottime_ktime,
 	COMMON_TIMER_OPS,
 };
 
@@ -771,10 +799,10 @@ static noinline int do_timer_create(clockid_t which_clock, struct sigevent *even
 	error = kc->timer_create(new_timer);
 	if (error)
 		goto out;
-	spin_lock_irq(&new_timer->it_lock);	/* (6.1: the siglock; here the group's list's) */
+	spin_lock_irq(&siglock);
 	new_timer->it_signal = current->signal;
 	list_add(&new_timer->list, &current->signal->posix_timers);
-	spin_unlock_irq(&new_timer->it_lock);
+	spin_unlock_irq(&siglock);
 	return 0;
 out:
 	release_posix_timer(new_timer, it_id_set);
@@ -796,14 +824,16 @@ SYSCALL_DEFINE3(timer_create, const clockid_t, which_clock, struct sigevent *, t
 	return do_timer_create(which_clock, NULL, created_timer_id);
 }
 
+/* now: the timer's clock's (kc->clock_get_ktime) */
 static noinline ktime_t common_hrtimer_remaining(struct k_itimer *timr, ktime_t now)
 {
-	return hrtimer_get_expires(&timr->timer) - now;	/* __hrtimer_expires_remaining_adjusted() */
+	/* __hrtimer_expires_remaining_adjusted() */
+	return hrtimer_get_expires(&timr->timer) + timr->it_base_offset - now;
 }
 
 static noinline s64 common_hrtimer_forward(struct k_itimer *timr, ktime_t now)
 {
-	return hrtimer_forward(&timr->timer, now, timr->it_interval);
+	return hrtimer_forward(&timr->timer, now - timr->it_base_offset, timr->it_interval);
 }
 
 /*
@@ -825,7 +855,7 @@ noinline void common_timer_get(struct k_itimer *timr, struct itimerspec64 *cur_s
 		if (!sig_none)	/* a SIGEV_NONE one-shot is never queued: checked below */
 			return;
 	}
-	now = ktime_get();	/* the hrtimer's clock (kc->clock_get_ktime: monotonic here) */
+	now = kc->clock_get_ktime(timr->it_clock);
 	if (iv && ((timr->it_requeue_pending & REQUEUE_PENDING) || sig_none))
 		timr->it_overrun += kc->timer_forward(timr, now);
 	remaining = kc->timer_remaining(timr, now);
@@ -891,10 +921,11 @@ static noinline void common_hrtimer_arm(struct k_itimer *timr, ktime_t expires, 
 		timr->kclock = absolute ? &clock_realtime : &clock_monotonic;
 	hrtimer_init(&timr->timer, timr->it_clock, mode);
 	timr->timer.function = posix_timer_fn;
+	timr->it_base_offset = timr->kclock == &clock_monotonic ? 0 : clock_to_monotonic_offset(timr->it_clock);
 	if (!absolute)
 		expires += ktime_get();	/* ktime_add_safe(expires, base->get_time()) */
 	else
-		expires -= clock_to_monotonic_offset(timr->it_clock);
+		expires -= timr->it_base_offset;
 	if (expires < 0)
 		expires = 0;
 	hrtimer_set_expires_range_ns(timer, expires, 0);
@@ -1026,7 +1057,9 @@ retry_delete:
 		timer = timer_wait_running(timer, &flags);
 		goto retry_delete;
 	}
+	spin_lock(&siglock);
 	list_del(&timer->list);
+	spin_unlock(&siglock);
 	timer->it_signal = NULL;	/* a waiter on its lock finds it gone */
 	unlock_timer(timer, flags);
 	release_posix_timer(timer, IT_ID_SET);
@@ -1053,10 +1086,16 @@ static __always_inline void itimer_delete(struct k_itimer *timer)
 /* From do_exit() of the group's last thread */
 noinline void exit_itimers(struct task_struct *tsk)
 {
+	LIST_HEAD(timers);
 	struct k_itimer *tmr;
 
-	while (!list_empty(&tsk->signal->posix_timers)) {
-		tmr = list_first_entry(&tsk->signal->posix_timers, struct k_itimer, list);
+	if (list_empty(&tsk->signal->posix_timers))
+		return;
+	spin_lock_irq(&siglock);	/* (6.1: against /proc/PID/timers readers) */
+	list_splice_init(&tsk->signal->posix_timers, &timers);	/* list_replace_init() */
+	spin_unlock_irq(&siglock);
+	while (!list_empty(&timers)) {
+		tmr = list_first_entry(&timers, struct k_itimer, list);
 		itimer_delete(tmr);
 	}
 }

@@ -167,7 +167,7 @@ static __always_inline bool valid_signal(unsigned long sig)
 	return sig <= _NSIG;
 }
 
-static spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
+spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
 
 /*
  * A siginfo to queue, counted against the user of the task it goes to (its RLIMIT_SIGPENDING;
@@ -1473,7 +1473,6 @@ static noinline int do_sigtimedwait(const u64 *which, struct sigqueue_info *info
 	struct task_struct *tsk = current;
 	ktime_t *to = NULL, timeout = KTIME_MAX;
 	u64 mask = *which, real_blocked, blocked;
-	unsigned long flags;
 	int sig, ret = 0;
 
 	if (ts) {
@@ -1485,8 +1484,7 @@ static noinline int do_sigtimedwait(const u64 *which, struct sigqueue_info *info
 	/* Invert the set of allowed signals to get those we want to block. */
 	mask &= ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
 	mask = ~mask;
-	flags = arch_local_irq_save();
-	spin_lock(&siglock);
+	spin_lock_irq(&siglock);
 	sig = dequeue_signal(tsk, &mask, info);
 	if (!sig && timeout) {
 		/* None ready: those wanted unblocked while asleep, so that their arrival wakes it. */
@@ -1494,17 +1492,14 @@ static noinline int do_sigtimedwait(const u64 *which, struct sigqueue_info *info
 		blocked = tsk->blocked & mask;
 		__set_task_blocked(tsk, &blocked);
 		set_current_state(TASK_INTERRUPTIBLE);
-		spin_unlock(&siglock);
-		arch_local_irq_restore(flags);
+		spin_unlock_irq(&siglock);
 		ret = schedule_hrtimeout_range(to, tsk->timer_slack_ns, HRTIMER_MODE_REL);
-		flags = arch_local_irq_save();
-		spin_lock(&siglock);
+		spin_lock_irq(&siglock);
 		__set_task_blocked(tsk, &real_blocked);
 		tsk->real_blocked = 0;
 		sig = dequeue_signal(tsk, &mask, info);
 	}
-	spin_unlock(&siglock);
-	arch_local_irq_restore(flags);
+	spin_unlock_irq(&siglock);
 	if (sig)
 		return sig;
 	return ret ? -EINTR : -EAGAIN;

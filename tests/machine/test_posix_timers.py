@@ -74,7 +74,7 @@ def test_sigev_none_never_signals_and_tells_the_time_left(machine, run_program):
     ]
 
 
-def test_thread_id_realtime_absolute_and_default_sigevent(machine, run_program):
+def test_thread_id_realtime_absolute_and_default_sigevent_then_exit_with_timers_armed(machine, run_program):
     assert run(run_program, machine, "kinds") == [
         "thread id: ok",
         "taken: 1 code=SI_TIMER",
@@ -82,7 +82,10 @@ def test_thread_id_realtime_absolute_and_default_sigevent(machine, run_program):
         "absolute: ok",
         "taken: 1 code=SI_TIMER value=id:1",
         "past: 1",
+        "absolute 5s ahead: left in (4s,5s]=1",
+        "TAI 3s ahead: left in (2s,3s]=1",
         "boottime: ok",
+        "boottime 3s: left in (2s,3s]=1 interval=1000ms",
     ]
 
 

@@ -246,7 +246,7 @@ static int none_case(void)
 static int kinds_case(void)
 {
 	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL | SIGEV_THREAD_ID, .sigev_signo = SIGUSR1 };
-	struct itimerspec it = its(10, 0);
+	struct itimerspec it = its(10, 0), cur;
 	struct timespec now;
 	siginfo_t si;
 	int id, id2, sig;
@@ -275,7 +275,27 @@ static int kinds_case(void)
 	sys_timer_settime(id2, TIMER_ABSTIME, &it, NULL);
 	sig = wait_one(SIGALRM, &si, 1000);
 	printf("past: %d\n", sig == SIGALRM);
+	/* the time left of an absolute REALTIME timer, and of a TAI one, in their clocks */
+	clock_gettime(CLOCK_REALTIME, &now);
+	it = its(0, 0);
+	it.it_value.tv_sec = now.tv_sec + 5;
+	it.it_value.tv_nsec = now.tv_nsec;
+	sys_timer_settime(id2, TIMER_ABSTIME, &it, NULL);
+	sys_timer_gettime(id2, &cur);
+	printf("absolute 5s ahead: left in (4s,5s]=%d\n", ms(&cur.it_value) > 4000 && ms(&cur.it_value) <= 5000);
+	sys_timer_create(CLOCK_TAI, NULL, &id);
+	clock_gettime(CLOCK_TAI, &now);
+	it.it_value.tv_sec = now.tv_sec + 3;
+	it.it_value.tv_nsec = now.tv_nsec;
+	sys_timer_settime(id, TIMER_ABSTIME, &it, NULL);
+	sys_timer_gettime(id, &cur);
+	printf("TAI 3s ahead: left in (2s,3s]=%d\n", ms(&cur.it_value) > 2000 && ms(&cur.it_value) <= 3000);
 	printf("boottime: %s\n", err(sys_timer_create(CLOCK_BOOTTIME, NULL, &id)));
+	it = its(3000, 1000);
+	sys_timer_settime(id, 0, &it, NULL);
+	sys_timer_gettime(id, &cur);
+	printf("boottime 3s: left in (2s,3s]=%d interval=%ldms\n", ms(&cur.it_value) > 2000 && ms(&cur.it_value) <= 3000,
+	       ms(&cur.it_interval));
 	/* the timers go with the process (exit_itimers) */
 	return 0;
 }
