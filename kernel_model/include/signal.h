@@ -172,6 +172,7 @@ int send_sigqueue(struct sigqueue *q, pid_t pid, bool thread);
 void posixtimer_rearm(struct sigqueue_info *info);
 void exit_itimers(struct task_struct *tsk);
 void flush_sigqueue(struct task_struct *t);
+void flush_itimer_signals(void);
 
 /* kernel/ucount.c: the signals queued per user, held to RLIMIT_SIGPENDING */
 enum ucount_type { UCOUNT_RLIMIT_SIGPENDING };

@@ -225,6 +225,34 @@ noinline void flush_sigqueue(struct task_struct *t)
 	arch_local_irq_restore(flags);
 }
 
+/* exec: the POSIX timers are gone (exit_itimers), and so are their queued signals; a signal
+ * also sent otherwise stays pending */
+static noinline void __flush_itimer_signals(struct task_struct *t)
+{
+	u64 signal = t->pending, retain = 0;
+	struct sigqueue *q, *n;
+
+	list_for_each_entry_safe(q, n, &t->sigqueue, list) {
+		if (likely(q->info.code != SI_TIMER)) {
+			retain |= sigmask(q->sig);
+		} else {
+			signal &= ~sigmask(q->sig);
+			list_del_init(&q->list);
+			__sigqueue_free(q);
+		}
+	}
+	t->pending = signal | retain;
+}
+
+noinline void flush_itimer_signals(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&siglock, flags);
+	__flush_itimer_signals(current);	/* (and the group's shared_pending: none here) */
+	spin_unlock_irqrestore(&siglock, flags);
+}
+
 /* A POSIX timer's siginfo, allocated with it, counted against its creator's user */
 noinline struct sigqueue *sigqueue_alloc(void)
 {

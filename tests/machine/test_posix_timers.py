@@ -122,3 +122,11 @@ def test_real_time_signals_queue_up_to_rlimit_sigpending(machine, run_program):
         "after flush: ok",
         "SigQ: 3/limit=1",
     ]
+
+
+def test_exec_deletes_the_timers_and_their_queued_signals(machine, run_program):
+    assert run(run_program, machine, "exec") == [
+        "after exec: timer EINVAL",
+        "timer's signal pending=0, queued signal pending=1",
+        "queued signal: 1 value=5",
+    ]

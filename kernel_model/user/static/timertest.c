@@ -428,6 +428,40 @@ static int rlimit_case(void)
 	return 0;
 }
 
+/* exec: the timers go, and their queued signals; a queued SI_QUEUE signal stays */
+static int exec_case(char *self)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGRTMIN };
+	struct itimerspec it = its(1, 0);
+	char *argv[] = { self, "execd", NULL };
+	int id;
+
+	block(SIGRTMIN);
+	block(SIGRTMIN + 1);
+	sys_timer_create(CLOCK_MONOTONIC, &sev, &id);
+	sys_timer_settime(id, 0, &it, NULL);
+	msleep(20);
+	sigqueueinfo(getpid(), SIGRTMIN + 1, SI_QUEUE, 5);
+	execve(self, argv, NULL);
+	return 1;
+}
+
+static int execd_case(void)
+{
+	struct itimerspec cur;
+	siginfo_t si;
+	sigset_t pending;
+
+	sigpending(&pending);
+	printf("after exec: timer %s\n", err(sys_timer_gettime(0, &cur)));
+	printf("timer's signal pending=%d, queued signal pending=%d\n", sigismember(&pending, SIGRTMIN),
+	       sigismember(&pending, SIGRTMIN + 1));
+	int sig = wait_one(SIGRTMIN + 1, &si, 0);
+
+	printf("queued signal: %d value=%d\n", sig == SIGRTMIN + 1, si.si_value.sival_int);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -447,6 +481,10 @@ int main(int argc, char **argv)
 		return queue_case();
 	if (!strcmp(c, "rlimit"))
 		return rlimit_case();
-	fprintf(stderr, "usage: timertest errors|handler|overrun|none|kinds|queue|rlimit\n");
+	if (!strcmp(c, "exec"))
+		return exec_case(argv[0]);
+	if (!strcmp(c, "execd"))
+		return execd_case();
+	fprintf(stderr, "usage: timertest errors|handler|overrun|none|kinds|queue|rlimit|exec\n");
 	return 2;
 }
