@@ -171,3 +171,58 @@ def record_body(args: Sequence[ProbeArg], head_size: int, ctx: FetchContext, ip:
     probe, whose head is 24 bytes, the return address), then the arguments."""
     head = struct.pack("<QQ", ip, ret_ip) if head_size == 24 else struct.pack("<Q", ip)
     return head + encode_args(args, [fetch(a, ctx) for a in args], head_size)
+
+
+class MemoryContext:
+    """A FetchContext over plain memory, to run the reference on: registers, kernel and user
+    regions ({address: bytes}; anywhere else faults), the stack's words, the task's comm, and
+    one function named ``f`` (start, size) for symbols. Each memory read is logged in ``reads``."""
+
+    def __init__(self, regs: dict[str, int] | None = None, kmem: dict[int, bytes] | None = None,
+                 umem: dict[int, bytes] | None = None, stack: Sequence[int] = (), comm: bytes = b"cat",
+                 ip: int = 0xFFFFFFFF81000000, ret_ip: int = 0,
+                 function: tuple[int, int] = (0xFFFFFFFF81000000, 0x100)):
+        self.regs, self.kmem, self.umem = regs or {}, kmem or {}, umem or {}
+        self.stack_words, self._comm, self._function = list(stack), comm, function
+        self.ip, self.ret_ip = ip, ret_ip
+        self.reads: list[tuple] = []
+
+    @staticmethod
+    def _tail(memory: dict[int, bytes], addr: int) -> bytes | None:
+        """The region's bytes from addr to its end."""
+        for base, data in memory.items():
+            if base <= addr < base + len(data):
+                return data[addr - base:]
+        return None
+
+    def reg(self, name: str) -> int:
+        return self.regs.get(name, 0)
+
+    def stack(self, n: int) -> int:
+        return self.stack_words[n] if n < len(self.stack_words) else 0
+
+    def read_kernel(self, addr: int, size: int) -> bytes | None:
+        self.reads.append(("k", addr, size))
+        tail = self._tail(self.kmem, addr)
+        return tail[:size] if tail is not None and len(tail) >= size else None
+
+    def read_user(self, addr: int, size: int) -> bytes | None:
+        self.reads.append(("u", addr, size))
+        tail = self._tail(self.umem, addr)
+        return tail[:size] if tail is not None and len(tail) >= size else None
+
+    def read_string(self, addr: int, user: bool, limit: int) -> bytes | None:
+        self.reads.append(("us" if user else "ks", addr))
+        tail = self._tail(self.umem if user else self.kmem, addr)
+        # (no NUL before the region's end: the string runs into a fault)
+        return tail.split(b"\0", 1)[0] if tail is not None and b"\0" in tail else None
+
+    def comm(self) -> bytes:
+        return self._comm
+
+    def retval(self) -> int:
+        return self.regs.get("ax", 0)
+
+    def symbolize(self, addr: int) -> tuple[str, int, int] | None:
+        start, size = self._function
+        return ("f", addr - start, size) if start <= addr < start + size else None

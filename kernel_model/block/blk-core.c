@@ -54,6 +54,8 @@ noinline void submit_bio_noacct(struct bio *bio)
 
 noinline void submit_bio(struct bio *bio)
 {
+	if (bio_op(bio) == REQ_OP_READ)
+		task_io_account_read(bio->bi_iter.bi_size);	/* (the submitter's: a kworker's readahead is its own) */
 	submit_bio_noacct(bio);
 }
 

@@ -325,6 +325,9 @@ noinline ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *po
 		ret = file->f_op->read(file, buf, count, pos);
 	else
 		ret = new_sync_read(file, buf, count, pos);
+	if (ret > 0)
+		add_rchar(current, ret);
+	inc_syscr(current);
 	return ret;
 }
 
@@ -347,6 +350,9 @@ noinline ssize_t vfs_write(struct file *file, const char *buf, size_t count, lof
 		ret = file->f_op->write(file, buf, count, pos);
 	else
 		ret = new_sync_write(file, buf, count, pos);
+	if (ret > 0)
+		add_wchar(current, ret);
+	inc_syscw(current);
 	return ret;
 }
 
@@ -366,8 +372,12 @@ noinline ssize_t __kernel_read(struct file *file, void *buf, size_t count, loff_
 	kiocb.ki_pos = pos ? *pos : 0;
 	iov_iter_kvec(&iter, READ, &iov, 1, iov.iov_len);
 	ret = file->f_op->read_iter(&kiocb, &iter);
-	if (ret > 0 && pos)
-		*pos = kiocb.ki_pos;
+	if (ret > 0) {
+		if (pos)
+			*pos = kiocb.ki_pos;
+		add_rchar(current, ret);	/* (exec's reads of the program count too) */
+	}
+	inc_syscr(current);
 	return ret;
 }
 
@@ -393,8 +403,12 @@ noinline ssize_t __kernel_write_iter(struct file *file, struct iov_iter *from, l
 	init_sync_kiocb(&kiocb, file);
 	kiocb.ki_pos = pos ? *pos : 0;
 	ret = file->f_op->write_iter(&kiocb, from);
-	if (ret > 0 && pos)
-		*pos = kiocb.ki_pos;
+	if (ret > 0) {
+		if (pos)
+			*pos = kiocb.ki_pos;
+		add_wchar(current, ret);
+	}
+	inc_syscw(current);
 	return ret;
 }
 
@@ -692,6 +706,9 @@ noinline ssize_t do_readv(unsigned long fd, const struct iovec *vec, unsigned lo
 			f.file->f_pos = pos;
 		fdput_pos(f);
 	}
+	if (ret > 0)
+		add_rchar(current, ret);
+	inc_syscr(current);
 	return ret;
 }
 
@@ -712,6 +729,9 @@ noinline ssize_t do_writev(unsigned long fd, const struct iovec *vec, unsigned l
 			f.file->f_pos = pos;
 		fdput_pos(f);
 	}
+	if (ret > 0)
+		add_wchar(current, ret);
+	inc_syscw(current);
 	return ret;
 }
 
@@ -741,6 +761,9 @@ static noinline ssize_t do_preadv(unsigned long fd, const struct iovec *vec, uns
 			ret = vfs_readv(f.file, vec, vlen, &pos, flags);
 		fdput(f);
 	}
+	if (ret > 0)
+		add_rchar(current, ret);
+	inc_syscr(current);
 	return ret;
 }
 
@@ -759,6 +782,9 @@ static noinline ssize_t do_pwritev(unsigned long fd, const struct iovec *vec, un
 			ret = vfs_writev(f.file, vec, vlen, &pos, flags);
 		fdput(f);
 	}
+	if (ret > 0)
+		add_wchar(current, ret);
+	inc_syscw(current);
 	return ret;
 }
 
@@ -902,12 +928,18 @@ noinline ssize_t do_sendfile(int out_fd, int in_fd, loff_t *ppos, size_t count, 
 		count = max - pos;
 	}
 	retval = do_splice_direct(in, &pos, out, &out_pos, count);
+	if (retval > 0) {
+		add_rchar(current, retval);
+		add_wchar(current, retval);
+	}
 	if (!(out->f_mode & FMODE_STREAM))
 		out->f_pos = out_pos;
 	if (ppos)
 		*ppos = pos;
 	else
 		in->f_pos = pos;
+	inc_syscr(current);
+	inc_syscw(current);
 fput_out:
 	fput(out);
 fput_in:
@@ -991,7 +1023,14 @@ noinline ssize_t vfs_copy_file_range(struct file *file_in, loff_t pos_in, struct
 		return ret;
 	if (len == 0)
 		return 0;
-	return generic_copy_file_range(file_in, pos_in, file_out, pos_out, len, flags);
+	ret = generic_copy_file_range(file_in, pos_in, file_out, pos_out, len, flags);
+	if (ret > 0) {
+		add_rchar(current, ret);
+		add_wchar(current, ret);
+	}
+	inc_syscr(current);
+	inc_syscw(current);
+	return ret;
 }
 
 SYSCALL_DEFINE6(copy_file_range, int, fd_in, loff_t *, off_in, int, fd_out, loff_t *, off_out, size_t, len,

@@ -21,6 +21,7 @@
 /* filter.h's kernel-only mode: a load through PTR_TO_BTF_ID the verifier made fault-safe (a
  * fault, or an address below the kernel's, gives 0) */
 #define BPF_PROBE_MEM		0x20
+#define BPF_CALL_ARGS		0xe0	/* an interpreted bpf-to-bpf call (bpf_patch_call_args) */
 #include "kallsyms.h"	/* KSYM_NAME_LEN */
 
 /* ---- maps ---- */
@@ -117,6 +118,8 @@ enum bpf_arg_type {
 	ARG_ANYTHING,
 	ARG_PTR_TO_ALLOC_MEM,		/* a reservation (bpf_ringbuf_reserve()'s) */
 	ARG_CONST_ALLOC_SIZE_OR_ZERO,	/* a known constant: the size of the memory the helper returns */
+	ARG_PTR_TO_FUNC,		/* a function of the program, the helper calls it (a callback) */
+	ARG_PTR_TO_STACK_OR_NULL,	/* the stack, or NULL */
 };
 /* an argument's flag (6.1's OBJ_RELEASE): the helper releases the reference it is */
 #define OBJ_RELEASE	0x80
@@ -145,7 +148,7 @@ extern const struct bpf_func_proto bpf_map_lookup_elem_proto, bpf_map_update_ele
 	bpf_ktime_get_coarse_ns_proto, bpf_get_current_pid_tgid_proto, bpf_get_current_uid_gid_proto,
 	bpf_get_current_comm_proto, bpf_get_prandom_u32_proto;
 extern const struct bpf_func_proto bpf_ringbuf_output_proto, bpf_ringbuf_reserve_proto,
-	bpf_ringbuf_submit_proto, bpf_ringbuf_discard_proto, bpf_ringbuf_query_proto;
+	bpf_ringbuf_submit_proto, bpf_ringbuf_discard_proto, bpf_ringbuf_query_proto, bpf_loop_proto;
 const struct bpf_func_proto *bpf_base_func_proto(int func_id);
 
 /* ---- programs ---- */
@@ -205,6 +208,16 @@ struct bpf_prog {
 	struct bpf_ex_entry *extable;
 	u32 num_exentries;
 	int ksym_slot;			/* its line in bpf_jit_ksyms[] (/proc/kallsyms), -1: none */
+	/* a program of several functions, JITed (jit_subprogs()): each function a bpf_prog of its
+	 * own (is_func, func_idx), JITed apart, then once more (the extra pass, jit_data kept for it)
+	 * with its calls to the others' images; the program's func[] lists them all, func[0] the
+	 * main one, whose image is the program's.  The functions share the program's BTF records. */
+	bool is_func;
+	u32 func_idx;
+	struct bpf_prog **func;
+	u32 func_cnt;
+	u32 linfo_idx;			/* a function's first line_info record */
+	struct x64_jit_data *jit_data;
 	struct rcu_head rcu;		/* freed after a grace period (__bpf_prog_put_rcu) */
 	/* a tracing program's target (check_attach_btf_id): its BTF FUNC, that FUNC's FUNC_PROTO,
 	 * its name, its address and its ftrace site (0: none) */
@@ -311,9 +324,12 @@ int bpf_jit_enable_store(int jit_enable);
 void bpf_get_prog_name(const struct bpf_prog *prog, char *sym);
 struct bpf_ex_entry { int insn, fixup, data; };
 struct bpf_prog *bpf_int_jit_compile(struct bpf_prog *prog);
+void bpf_patch_call_args(struct bpf_insn *insn, u32 stack_depth);
+void bpf_prog_kallsyms_del_all(struct bpf_prog *prog);
 void *bpf_jit_binary_pack_alloc(u32 size);
 void bpf_jit_binary_pack_free(void *header, u32 size);
 void bpf_jit_free(struct bpf_prog *prog);
+void bpf_jit_free_extra_pass(struct bpf_prog *prog);
 void bpf_prog_kallsyms_add(struct bpf_prog *prog);	/* (ksym_slot >= 0: it has its line) */
 void bpf_prog_kallsyms_del(struct bpf_prog *prog);
 const char *__bpf_address_lookup(unsigned long addr, unsigned long *size, unsigned long *off, char *sym);

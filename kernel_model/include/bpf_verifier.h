@@ -39,6 +39,7 @@ enum bpf_reg_type {
 	PTR_TO_STACK,
 	PTR_TO_BTF_ID,		/* a kernel struct of vmlinux's BTF (btf_id), read through fault-safe loads */
 	PTR_TO_MEM,		/* mem_size bytes of memory (with MEM_ALLOC: a ring buffer reservation) */
+	PTR_TO_FUNC,		/* a function of the program (subprogno), a callback (ld_imm64 BPF_PSEUDO_FUNC) */
 	__BPF_REG_TYPE_MAX,
 	PTR_MAYBE_NULL = 0x100,
 	MEM_ALLOC = 0x200,	/* memory a helper allocated: a reference to release (ref_obj_id) */
@@ -61,6 +62,7 @@ struct bpf_reg_state {
 	union {
 		u32 btf_id;	/* PTR_TO_BTF_ID: the struct's type in vmlinux's BTF */
 		u32 mem_size;	/* PTR_TO_MEM: the memory's size */
+		u32 subprogno;	/* PTR_TO_FUNC: the function's number */
 	};
 	struct bpf_map *map_ptr;
 	struct tnum var_off;
@@ -69,6 +71,7 @@ struct bpf_reg_state {
 	s32 s32_min_value, s32_max_value;
 	u32 u32_min_value, u32_max_value;
 	u8 live;
+	u8 frameno;		/* PTR_TO_STACK: whose stack, the frame's number in the call chain */
 	u32 ref_obj_id;		/* the reference (acquired_refs) the pointer is, 0: none (in live's
 				 * padding: a state is copied at every branch) */
 };
@@ -86,15 +89,33 @@ struct bpf_stack_state {
 struct bpf_reference_state {
 	int id;
 	int insn_idx;
+	int callback_ref;	/* the frame of the callback that acquired it (0: none) */
 };
-struct bpf_verifier_state {
+/* one function's frame of a path: its registers and stack (a bpf-to-bpf call makes one for the
+ * callee, the caller's kept below it) */
+#define MAX_CALL_FRAMES 8
+#define BPF_MAX_SUBPROGS 256
+#define BPF_MAIN_FUNC (-1)
+struct bpf_func_state {
 	struct bpf_reg_state regs[MAX_BPF_REG];
+	int callsite;		/* the call instruction, where the callee's exit returns past */
+	u32 frameno;		/* in the call chain, 0 the main program */
+	u32 subprogno;		/* which function */
+	u32 inst;		/* this call's number (a checkpoint's frame of the same call: liveness) */
+	u32 allocated_stack;	/* bytes of stack the path has touched, in slots of 8 */
+	bool in_callback_fn;	/* a callback a helper calls (bpf_loop's): R0 in callback_ret_range */
+	struct tnum callback_ret_range;
 	struct bpf_stack_state stack[MAX_BPF_STACK_SLOTS];
+};
+
+struct bpf_verifier_state {
+	struct bpf_func_state *frame[MAX_CALL_FRAMES];	/* kmalloc'd, each state its own */
+	u32 curframe;
 	struct bpf_verifier_state *parent;	/* the checkpoint this path continues */
 	u32 branches;		/* paths from here still being explored */
 	u32 insn_idx;		/* of a checkpoint */
-	u32 allocated_stack;	/* bytes of stack the path has touched, in slots of 8 */
-	u32 acquired_refs;	/* references held, in refs[] */
+	u32 acquired_refs;	/* references held, in refs[] (6.1 copies them into a callee's
+				 * frame and back at its exit: one array for the path is the same) */
 	struct bpf_reference_state *refs;	/* kmalloc'd, acquired_refs long, each state its own
 						 * copy (6.1's: no limit but memory) */
 };

@@ -17,4 +17,8 @@ const char *kallsyms_lookup(unsigned long addr, unsigned long *symbolsize, unsig
 /* "name+0x1a/0x310" (" [bpf]" after a BPF program's), or "0x..." where no symbol is: at most
  * KSYM_SYMBOL_LEN bytes with the NUL; returns the length */
 int sprint_symbol(char *buffer, unsigned long address);
+/* the same of a return address (%pB): named after its call, address - 1 */
+int sprint_backtrace(char *buffer, unsigned long address);
+/* the name of the symbol at addr into symname (KSYM_NAME_LEN); 0, or -ERANGE where none is */
+int lookup_symbol_name(unsigned long addr, char *symname);
 #endif

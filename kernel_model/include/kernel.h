@@ -2,6 +2,7 @@
 #ifndef _KERNEL_H
 #define _KERNEL_H
 #include "types.h"
+#include "task_io_accounting.h"
 #include "list.h"
 #include "hostif.h"
 #include "trace/slots.h"
@@ -176,6 +177,9 @@ struct task_struct {
 	TASK_GAP(112, 2272,
 		u64 vruntime;
 		u64 timer_slack_ns;	/* added to a sleep's hrtimer: its expiry may be that late */
+		u64 default_timer_slack_ns;	/* what a write of 0 to /proc/PID/timerslack_ns restores: the
+						 * parent's slack when it forked */
+		struct task_io_accounting ioac;	/* its I/O counts (/proc/PID/io) */
 		struct list_head tasks;
 		struct list_head run_list;
 		u64 host_id;		/* set for a program the host started (not its children): its exit goes to the host */
@@ -394,6 +398,8 @@ const char *kbasename(const char *path);
 char *strim(char *s);
 static inline char *strstrip(char *s) { return strim(s); }
 int kstrtoint(const char *s, unsigned int base, int *res);
+int kstrtoull(const char *s, unsigned int base, unsigned long long *res);
+int kstrtoull_from_user(const char *buf, size_t count, unsigned int base, unsigned long long *res);
 
 /* hostio.c */
 void host_doorbell(int port, u64 al);

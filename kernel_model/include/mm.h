@@ -241,6 +241,17 @@ static inline void mmgrab(struct mm_struct *mm)
 }
 void mmdrop(struct mm_struct *mm);
 void __mmdrop(struct mm_struct *mm);
+/* a reference to the address space, unless its last user is gone (/proc readers of an mm they
+ * only grabbed) */
+static inline bool mmget_not_zero(struct mm_struct *mm)
+{
+	int users = __atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED);
+
+	while (users && !__atomic_compare_exchange_n(&mm->mm_users, &users, users + 1, false,
+						     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		;
+	return users != 0;
+}
 int set_mm_exe_file(struct mm_struct *mm, struct file *new_exe_file);
 static inline bool mm_host_vmas(const struct mm_struct *mm)
 {

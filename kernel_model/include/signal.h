@@ -145,6 +145,7 @@ struct signal_struct {
 	ktime_t it_real_incr;			/* its interval, 0: none */
 	short oom_score_adj_min;		/* (6.1's; oom_score_adj itself is each task's here) */
 	struct mm_struct *oom_mm;		/* an OOM victim's mm (mm_count held): tsk_is_oom_victim() */
+	struct task_io_accounting ioac;		/* the I/O of its tasks released (__exit_signal) */
 	struct list_head posix_timers;		/* the group's POSIX timers (posix_timers.c) */
 	unsigned int next_posix_timer_id;
 };

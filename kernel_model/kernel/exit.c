@@ -44,6 +44,8 @@ noinline void release_task(struct task_struct *p)
 	unsigned long flags;
 
 	spin_lock_irqsave(&sched_lock, flags);
+	if (p->signal && p->pid != p->tgid)	/* (__exit_signal(): the group keeps a thread's I/O) */
+		task_io_accounting_add(&p->signal->ioac, &p->ioac);
 	list_del_init(&p->tasks);
 	list_del_init(&p->sibling);
 	spin_unlock_irqrestore(&sched_lock, flags);
@@ -253,6 +255,9 @@ static noinline long wait_consider_task(struct task_struct *p, pid_t pid, int *s
 		psig->cstime += p->stime + sig->cstime;
 		psig->cmin_flt += p->min_flt + sig->cmin_flt;
 		psig->cmaj_flt += p->maj_flt + sig->cmaj_flt;
+		/* its I/O, and its reaped children's, becomes the parent's (/proc/PID/io) */
+		task_io_accounting_add(&psig->ioac, &p->ioac);
+		task_io_accounting_add(&psig->ioac, &sig->ioac);
 	}
 	return p->pid;
 }

@@ -58,7 +58,7 @@ struct task_struct *alloc_task(void)
 	if (!t)
 		return NULL;
 	t->prio = DEFAULT_PRIO;
-	t->timer_slack_ns = 50000;
+	t->timer_slack_ns = t->default_timer_slack_ns = 50000;	/* (init's: the others' come from their parent) */
 	INIT_LIST_HEAD(&t->children);
 	INIT_LIST_HEAD(&t->sibling);
 	INIT_LIST_HEAD(&t->tasks);
@@ -264,6 +264,8 @@ static noinline struct task_struct *copy_process(struct pt_regs *regs, int (*fn)
 	sched_fork(clone_flags, p);
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
 	p->oom_score_adj = parent->oom_score_adj;
+	p->timer_slack_ns = parent->timer_slack_ns;
+	p->default_timer_slack_ns = parent->timer_slack_ns;
 	p->start_time = ktime_get();
 	/* the alternate signal stack: a fork's child keeps it, a thread (which would share it)
 	 * does not (sas_ss_reset) */
@@ -357,6 +359,7 @@ struct task_struct *session_copy_process(struct task_struct *parent, pid_t pid, 
 	p->cpu = -1;
 	p->__state = TASK_NEW;
 	memcpy(p->comm, parent->comm, TASK_COMM_LEN);
+	p->timer_slack_ns = p->default_timer_slack_ns = parent->timer_slack_ns;
 	p->start_time = ktime_get();	/* session_fork: the host's clone time, when known */
 	if (session_copy_sighand(parent, p, tgid && tgid != pid) || copy_files_and_fs_of(parent, p)) {
 		exit_files(p);

@@ -225,7 +225,7 @@ static notrace u64 func_repeats(struct percpu *pc, struct task_struct *t, u64 fn
 }
 
 /* A return address that is return_to_handler stands for the one saved in ret_stack. */
-static notrace unsigned long graph_ret_addr(struct task_struct *t, int *idx, unsigned long ret)
+notrace unsigned long ftrace_graph_ret_addr(struct task_struct *t, int *idx, unsigned long ret)
 {
 	if (ret != (unsigned long)return_to_handler || *idx <= 0)
 		return ret;
@@ -244,9 +244,9 @@ notrace int ftrace_unwind(struct task_struct *t, struct pt_regs *regs, unsigned 
 	int idx = t->curr_ret_stack;
 
 	calls[n++] = regs->ip + MCOUNT_INSN_SIZE;
-	calls[n++] = graph_ret_addr(t, &idx, *(unsigned long *)regs->sp);
+	calls[n++] = ftrace_graph_ret_addr(t, &idx, *(unsigned long *)regs->sp);
 	while (n < max && bp >= lo && bp + 16 <= hi && !(bp & 7)) {
-		unsigned long ret = graph_ret_addr(t, &idx, ((unsigned long *)bp)[1]);
+		unsigned long ret = ftrace_graph_ret_addr(t, &idx, ((unsigned long *)bp)[1]);
 
 		if (ret < (unsigned long)_stext || ret >= (unsigned long)_etext)
 			break;

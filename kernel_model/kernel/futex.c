@@ -9,6 +9,7 @@
 #include "../include/signal.h"
 #include "../include/session.h"
 #include "../include/jhash.h"
+#include "../include/ptrace.h"
 
 #define FUTEX_WAIT		0
 #define FUTEX_WAKE		1
@@ -462,9 +463,7 @@ SYSCALL_DEFINE3(get_robust_list, int, pid, struct robust_list_head * *, head_ptr
 			return -ESRCH;
 		}
 	}
-	/* ptrace_may_access(PTRACE_MODE_READ_REALCREDS): the same user, or root */
-	if (p != current && current->euid != 0 &&
-	    (current->uid != p->uid || current->uid != p->euid || current->uid != p->suid)) {
+	if (!ptrace_may_access(p, PTRACE_MODE_READ_REALCREDS)) {
 		spin_unlock_irqrestore(&sched_lock, flags);
 		return -EPERM;
 	}

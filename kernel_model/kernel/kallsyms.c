@@ -208,19 +208,45 @@ noinline const char *kallsyms_lookup(unsigned long addr, unsigned long *symbolsi
 	return kallsyms_lookup_buildid(addr, symbolsize, offset, modname, namebuf);
 }
 
-/* __sprint_symbol() with the offset added and no build id */
-noinline int sprint_symbol(char *buffer, unsigned long address)
+/* __sprint_symbol(): "name+0xoff/0xsize" of address + symbol_offset, the offset given back as
+ * of address itself (no build id) */
+static notrace int __sprint_symbol(char *buffer, unsigned long address, int symbol_offset)
 {
 	unsigned long offset, size;
 	char *modname;
-	const char *name = kallsyms_lookup_buildid(address, &size, &offset, &modname, buffer);
+	const char *name;
 	int len;
 
+	address += symbol_offset;
+	name = kallsyms_lookup_buildid(address, &size, &offset, &modname, buffer);
 	if (!name)
-		return scnprintf(buffer, KSYM_SYMBOL_LEN, "0x%lx", address);
+		return scnprintf(buffer, KSYM_SYMBOL_LEN, "0x%lx", address - symbol_offset);
 	len = strlen(name);	/* (the name is in buffer) */
+	offset -= symbol_offset;
 	len += scnprintf(buffer + len, KSYM_SYMBOL_LEN - len, "+0x%lx/0x%lx", offset, size);
 	if (modname)
 		len += scnprintf(buffer + len, KSYM_SYMBOL_LEN - len, " [%s]", modname);
 	return len;
+}
+
+noinline int sprint_symbol(char *buffer, unsigned long address)
+{
+	return __sprint_symbol(buffer, address, 0);
+}
+
+/* %pB: a return address is named after the call before it (address - 1: a call that ends its
+ * function, a noreturn one, still names its caller), its offset the return address's */
+noinline int sprint_backtrace(char *buffer, unsigned long address)
+{
+	return __sprint_symbol(buffer, address, -1);
+}
+
+/* The name of the symbol at addr into symname (KSYM_NAME_LEN); -ERANGE where none is */
+noinline int lookup_symbol_name(unsigned long addr, char *symname)
+{
+	unsigned long size, offset;
+	char *modname;
+
+	symname[0] = '\0';
+	return kallsyms_lookup_buildid(addr, &size, &offset, &modname, symname) ? 0 : -ERANGE;
 }

@@ -107,15 +107,13 @@ notrace char *strim(char *s)
 	return s;
 }
 
-/* lib/kstrtox.c: an int in base 8, 10 or 16 (base 0: by its "0x"/"0" prefix), with a sign and
- * one newline after it at most; -EINVAL for anything else, -ERANGE past an int */
-notrace int kstrtoint(const char *s, unsigned int base, int *res)
+/* lib/kstrtox.c's _kstrtoull(): digits in base 8, 10 or 16 (base 0: by its "0x"/"0" prefix), one
+ * newline after them at most; -EINVAL for anything else, -ERANGE past 64 bits */
+static notrace int _kstrtoull(const char *s, unsigned int base, unsigned long long *res)
 {
-	unsigned long long v = 0, lim;
-	bool neg = false, any = false;
+	unsigned long long v = 0;
+	bool any = false;
 
-	if (*s == '+' || *s == '-')
-		neg = *s++ == '-';
 	if (!base || base == 16) {
 		if (s[0] == '0' && (s[1] | 0x20) == 'x' &&
 		    ((s[2] >= '0' && s[2] <= '9') || ((s[2] | 0x20) >= 'a' && (s[2] | 0x20) <= 'f')))
@@ -123,24 +121,62 @@ notrace int kstrtoint(const char *s, unsigned int base, int *res)
 		else if (!base)
 			base = s[0] == '0' ? 8 : 10;
 	}
-	lim = neg ? 0x80000000ULL : 0x7fffffffULL;
 	for (;; s++) {
 		unsigned int d = *s >= '0' && *s <= '9' ? *s - '0' :
 				 (*s | 0x20) >= 'a' && (*s | 0x20) <= 'f' ? (*s | 0x20) - 'a' + 10 : 16;
 
 		if (d >= base)
 			break;
-		v = v * base + d;
-		if (v > lim)
+		if (v > (~0ULL - d) / base)
 			return -ERANGE;
+		v = v * base + d;
 		any = true;
 	}
 	if (*s == '\n')
 		s++;
 	if (!any || *s)
 		return -EINVAL;
+	*res = v;
+	return 0;
+}
+
+/* an unsigned long long, a '+' before it allowed (not traceable in 6.1) */
+notrace int kstrtoull(const char *s, unsigned int base, unsigned long long *res)
+{
+	if (*s == '+')
+		s++;
+	return _kstrtoull(s, base, res);
+}
+
+/* an int, with a sign; -ERANGE past an int */
+notrace int kstrtoint(const char *s, unsigned int base, int *res)
+{
+	unsigned long long v;
+	bool neg = false;
+	int err;
+
+	if (*s == '+' || *s == '-')
+		neg = *s++ == '-';
+	err = _kstrtoull(s, base, &v);
+	if (err)
+		return err;
+	if (v > (neg ? 0x80000000ULL : 0x7fffffffULL))
+		return -ERANGE;
 	*res = neg ? (int)-(long long)v : (int)v;
 	return 0;
+}
+
+/* kstrtoull() of what a write(2) gave (at most 23 bytes are read, as 6.1's buffer holds) */
+notrace int kstrtoull_from_user(const char *buf, size_t count, unsigned int base, unsigned long long *res)
+{
+	char tmp[24];
+
+	if (count > sizeof(tmp) - 1)
+		count = sizeof(tmp) - 1;
+	if (copy_from_user(tmp, buf, count))
+		return -EFAULT;
+	tmp[count] = '\0';
+	return kstrtoull(tmp, base, res);
 }
 
 static size_t put_num(char *buf, size_t pos, size_t size, u64 v, int base, int width, bool neg, char pad)

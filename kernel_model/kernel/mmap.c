@@ -521,20 +521,27 @@ noinline unsigned long do_mmap(struct file *file, unsigned long addr, unsigned l
 	return __do_mmap(file, NULL, NULL, addr, len, prot, flags, pgoff, populate);
 }
 
-/* filemap_fault() without a page cache: the file's page at vmf->pgoff read through
- * kernel_read, past its end zero-filled (a page wholly past it: SIGBUS).  Each fault reads
- * its own copy, so a shared mapping of a file is read-only here. */
+/* filemap_fault() without a page cache: the file's page at vmf->pgoff read by the file's
+ * read_iter (as a mapping's read_folio reads it: a page-in is no read of the task's, which
+ * /proc/PID/io would count), past its end zero-filled (a page wholly past it: SIGBUS).  Each
+ * fault reads its own copy, so a shared mapping of a file is read-only here. */
 static int filemap_fault(struct vm_fault *vmf)
 {
 	struct file *file = vmf->vma->vm_file;
-	loff_t pos = vmf->pgoff << 12;
+	struct kiocb kiocb;
+	struct iov_iter iter;
+	struct kvec iov;
 	struct page *page;
 	ssize_t n;
 
 	page = alloc_page(GFP_HIGHUSER_MOVABLE);
 	if (!page)
 		return VM_FAULT_OOM;
-	n = kernel_read(file, page_address(page), PAGE_SIZE, &pos);
+	iov = (struct kvec){ .iov_base = page_address(page), .iov_len = PAGE_SIZE };
+	init_sync_kiocb(&kiocb, file);
+	kiocb.ki_pos = (loff_t)vmf->pgoff << 12;
+	iov_iter_kvec(&iter, READ, &iov, 1, PAGE_SIZE);
+	n = file->f_op->read_iter ? file->f_op->read_iter(&kiocb, &iter) : -EINVAL;
 	if (n <= 0) {
 		free_page(page);
 		return VM_FAULT_SIGBUS;

@@ -2,6 +2,7 @@
  * bases.  The FS base is written to the CPU at each switch to a user task (sched/core.c). */
 #include "../include/syscalls.h"
 #include "../include/session.h"
+#include "../include/stacktrace.h"
 
 #define ARCH_SET_GS	0x1001
 #define ARCH_SET_FS	0x1002
@@ -55,4 +56,21 @@ SYSCALL_DEFINE2(arch_prctl, int, option, unsigned long, arg2)
 	if (ret == -EINVAL)
 		ret = do_arch_prctl_common(option, arg2);
 	return ret;
+}
+
+static notrace bool first_unscheduled(void *cookie, unsigned long addr)
+{
+	if (in_sched_functions(addr))
+		return true;
+	*(unsigned long *)cookie = addr;
+	return false;
+}
+
+/* get_wchan()'s unwinding of a task that switched out: its first frame outside the scheduler */
+noinline unsigned long __get_wchan(struct task_struct *p)
+{
+	unsigned long addr = 0;
+
+	arch_stack_walk(first_unscheduled, &addr, p);
+	return addr;
 }

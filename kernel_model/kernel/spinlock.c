@@ -9,6 +9,14 @@
 
 #define __lockfunc __attribute__((section(".spinlock.text")))
 
+extern char __lock_text_start[], __lock_text_end[];
+
+/* an address in these functions: an unwinder's "scheduler" frames include them */
+notrace int in_lock_functions(unsigned long addr)
+{
+	return addr >= (unsigned long)__lock_text_start && addr < (unsigned long)__lock_text_end;
+}
+
 static __always_inline void do_raw_spin_lock(raw_spinlock_t *lock)
 {
 	queued_spin_lock(&lock->raw_lock);

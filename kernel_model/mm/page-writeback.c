@@ -35,12 +35,14 @@ noinline bool folio_clear_dirty_for_io(void *page)
 noinline void folio_account_cleaned(void *page)
 {
 	__atomic_sub_fetch(&global_dirty_pages, 1, __ATOMIC_RELAXED);
+	task_io_account_cancelled_write(PAGE_SIZE);
 }
 
 /* The page dirty in its mapping: counted (folio_account_dirtied: NR_FILE_DIRTY and its event). */
 noinline void __folio_mark_dirty(struct address_space *mapping, void *page, unsigned long index)
 {
 	__atomic_add_fetch(&global_dirty_pages, 1, __ATOMIC_RELAXED);
+	task_io_account_write(PAGE_SIZE);
 	trace_writeback_dirty_folio(mapping, index);
 }
 

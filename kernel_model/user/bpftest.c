@@ -13,6 +13,10 @@
  *                                          -> prog fd, then the verifier log's lines, "| "-prefixed
  *   run FD [CTX [CPU]]                     -> the program's return value (BPF_PROG_TEST_RUN)
  *   minfo FD   pinfo FD                    -> BPF_OBJ_GET_INFO_BY_FD fields
+ *   pxlated FD                             -> the program as it runs (xlated_prog_insns), in hex
+ *   pjit FD                                -> a program's JITed functions: how many, their lengths
+ *                                             non-zero and adding up, addresses kernel ones, the
+ *                                             first bytes of each's image
  *   pbtf FD NF NL NJ FRS LRS JRS           -> a program's btf_id, func_info, line_info (hex), jited
  *                                             line offsets, with room for NF, NL, NJ records of
  *                                             sizes FRS, LRS, JRS (its BTF's id then seen by bfdlast)
@@ -495,6 +499,57 @@ int main(int argc, char **argv)
 				if (info.attach_btf_id) {	/* a tracing program's target */
 					puts_(" attach_btf_obj_id "); putnum(info.attach_btf_obj_id);
 					puts_(" attach_btf_id "); putnum(info.attach_btf_id);
+				}
+			}
+		} else if (!strcmp(cmd, "pxlated") && i + 1 <= argc) {
+			/* the program as it runs (xlated_prog_insns), in hex */
+			struct bpf_prog_info info;
+			zero(&info, sizeof(info));
+			info.xlated_prog_len = sizeof(insns);
+			info.xlated_prog_insns = (unsigned long)insns;
+			r = obj_info(&attr, num(argv[i++]), &info, sizeof(info));
+			result(cmd, r);
+			if (r == 0) {
+				puts_(" ");
+				puthex((const unsigned char *)insns, info.xlated_prog_len);
+			}
+		} else if (!strcmp(cmd, "pjit") && i + 1 <= argc) {
+			/* the JIT's functions: how many, each's length non-zero, their sum the image's,
+			 * each's address a kernel one, the first the program's (lengths and addresses
+			 * differ from one kernel to another) */
+			struct bpf_prog_info info;
+			static unsigned long long ksyms[16];
+			static unsigned int lens[16];
+			static unsigned char image[16384];
+			unsigned long sum = 0, nonzero = 1, kernel = 1;
+			unsigned int k;
+
+			zero(&info, sizeof(info));
+			info.nr_jited_ksyms = 16;
+			info.jited_ksyms = (unsigned long)ksyms;
+			info.nr_jited_func_lens = 16;
+			info.jited_func_lens = (unsigned long)lens;
+			info.jited_prog_len = sizeof(image);
+			info.jited_prog_insns = (unsigned long)image;
+			r = obj_info(&attr, num(argv[i++]), &info, sizeof(info));
+			result(cmd, r);
+			if (r == 0) {
+				for (k = 0; k < info.nr_jited_func_lens && k < 16; k++) {
+					sum += lens[k];
+					nonzero &= lens[k] != 0;
+				}
+				for (k = 0; k < info.nr_jited_ksyms && k < 16; k++)
+					kernel &= ksyms[k] >= 0xffffffff80000000UL;
+				puts_(" nr_jited_ksyms "); putnum(info.nr_jited_ksyms);
+				puts_(" nr_jited_func_lens "); putnum(info.nr_jited_func_lens);
+				puts_(" lens_nonzero "); putnum(nonzero);
+				puts_(" len_is_sum "); putnum(sum == info.jited_prog_len);
+				puts_(" ksyms_kernel "); putnum(kernel);
+				/* each function's image starts where the previous one's ends in the copy:
+				 * its first bytes (the prologue's nop5) */
+				for (k = 0, sum = 0; k < info.nr_jited_func_lens && k < 16; sum += lens[k], k++) {
+					puts_(" f"); putnum(k); puts_(" ");
+					puthex(image + sum, 5);
 				}
 			}
 		} else if (!strcmp(cmd, "pbtf") && i + 7 <= argc) {

@@ -63,3 +63,11 @@ def ld_map_fd(dst: int, fd: int) -> bytes:
 
 def prog(*insns: bytes) -> str:
     return b"".join(insns).hex()
+
+
+PSEUDO_CALL = 1
+
+
+def call_pseudo(off: int) -> bytes:
+    """a bpf-to-bpf call of the function starting off + 1 instructions past it"""
+    return insn(JMP | CALL, 0, PSEUDO_CALL, 0, off)

@@ -66,6 +66,116 @@ def RB_HOLD(n: int) -> str:
 RB_OUTPUT8 = prog(ld_map_fd(R1, 3), mov64_reg(R2, R10), alu64_imm(ADD, R2, -8), st(DW, R10, -8, 0),
                   mov64_imm(R3, 8), mov64_imm(R4, 0), call(FN_ringbuf_output), exit_())
 
+# bpf-to-bpf calls (BPF_PSEUDO_CALL): a frame per call, R1-R5 the arguments, R6-R9 kept, R0 the
+# callee's; the caller's stack reachable through a pointer passed down
+# main: fp-8 = 5; f(fp-8, 7) + 100 (in R6 across the call); f: *r1 + r2
+CALL_STACK_ARG = prog(st(DW, R10, -8, 5), mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), mov64_imm(R2, 7),
+                      mov64_imm(R6, 100), call_pseudo(2), alu64_reg(ADD, R0, R6), exit_(),
+                      ldx(DW, R0, R1, 0), alu64_reg(ADD, R0, R2), exit_())
+
+
+def call_chain(n: int, stack: int = 0) -> str:
+    """func#0 calls func#1 ... calls func#n-1, each storing 8 bytes at -stack first (0: none);
+    returns n"""
+    body = []
+    for k in range(n):
+        if stack:
+            body.append(st(DW, R10, -stack, k))
+        if k < n - 1:
+            body += [call_pseudo(1), exit_()]
+        else:
+            body += [mov64_imm(R0, n), exit_()]
+    return prog(*body)
+
+
+CALL_CASES: dict[str, list[str]] = {
+    "call_stack_arg": ["load", "17", CALL_STACK_ARG, "2", "run", "3"],
+    "call_stack_arg_log1": ["load", "17", CALL_STACK_ARG, "1", "run", "3"],
+    "call_stats": ["load", "17", call_chain(3, 16), "5", "run", "3"],
+    # the same function called twice, from two places; R7 kept across both
+    "call_twice": ["load", "17", prog(mov64_imm(R1, 3), mov64_imm(R7, 1000), call_pseudo(6), mov64_reg(R6, R0),
+                                      mov64_imm(R1, 4), call_pseudo(3), alu64_reg(ADD, R0, R6), alu64_reg(ADD, R0, R7),
+                                      exit_(), mov64_reg(R0, R1), alu64_imm(MUL, R0, 10), exit_()), "2", "run", "3"],
+    # 8 frames deep is the most
+    "call_depth_8": ["load", "17", call_chain(8), "1", "run", "3"],
+    "call_depth_9": ["load", "17", call_chain(9), "1"],
+    # each function's stack, rounded up to 32, together at most 512
+    "call_combined_stack_ok": ["load", "17", call_chain(2, 256), "run", "3"],
+    "call_combined_stack": ["load", "17", call_chain(2, 264), "1"],
+    "call_combined_stack_3": ["load", "17", call_chain(3, 192), "1"],
+    # what a callee may not do
+    "call_clobbers_r1": ["load", "17", prog(mov64_imm(R1, 1), call_pseudo(2), mov64_reg(R0, R1), exit_(),
+                                            mov64_imm(R0, 0), exit_()), "1"],
+    "call_callee_reads_r6": ["load", "17", prog(mov64_imm(R6, 1), call_pseudo(2), mov64_imm(R0, 0), exit_(),
+                                                mov64_reg(R0, R6), exit_()), "1"],
+    "call_return_stack_ptr": ["load", "17", prog(call_pseudo(2), mov64_imm(R0, 0), exit_(),
+                                                 mov64_reg(R0, R10), exit_()), "1"],
+    "call_return_caller_stack_ptr": ["load", "17", prog(mov64_reg(R1, R10), call_pseudo(2), mov64_imm(R0, 0), exit_(),
+                                                        mov64_reg(R0, R1), exit_()), "1"],
+    "call_callee_r0_uninit": ["load", "17", prog(call_pseudo(1), exit_(), exit_()), "1"],
+    "call_recursion": ["load", "17", prog(call_pseudo(1), exit_(), call_pseudo(-1), exit_()), "1"],
+    # the layout: jumps stay in their function, each ends in exit or ja, calls land in the program
+    "call_jump_out_of_range": ["load", "17", prog(mov64_imm(R0, 0), jmp_imm(JEQ, R0, 0, 2), call_pseudo(1), exit_(),
+                                                  mov64_imm(R0, 1), exit_()), "1"],
+    "call_last_insn_not_exit": ["load", "17", prog(call_pseudo(1), mov64_imm(R0, 0), exit_()), "1"],
+    "call_invalid_destination": ["load", "17", prog(call_pseudo(5), exit_()), "1",
+                                 "load", "17", prog(call_pseudo(-2), exit_()), "1"],
+    "call_reserved_fields": ["load", "17", prog(insn(JMP | CALL, 0, PSEUDO_CALL, 1, 1), exit_(),
+                                                mov64_imm(R0, 0), exit_()), "1"],
+    # a callee writes the caller's stack; the caller reads it back
+    "call_callee_writes_caller_stack": ["load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -16),
+                                                           call_pseudo(2), ldx(DW, R0, R10, -16), exit_(),
+                                                           st(DW, R1, 0, 42), mov64_imm(R0, 0), exit_()),
+                                        "2", "run", "3"],
+    # paths into a callee: a branch before the call (two paths, the second pruned in the
+    # callee), a bounded loop in the callee, called from two places (level 1: 6.1's level 2
+    # shows its precision tracking, which this verifier has not)
+    "call_paths_and_loop": ["load", "17", prog(
+        call(FN_get_prandom_u32), mov64_imm(R6, 0), jmp_imm(JEQ, R0, 0, 1), mov64_imm(R6, 1),
+        mov64_imm(R1, 4), call_pseudo(5), mov64_reg(R7, R0), mov64_imm(R1, 6), call_pseudo(2),
+        alu64_reg(ADD, R0, R7), exit_(),
+        mov64_imm(R0, 0), alu64_reg(ADD, R0, R1), alu64_imm(SUB, R1, 1), jmp_imm(JNE, R1, 0, -3), exit_()),
+        "1", "run", "3"],
+    # a callee passes the caller's stack to a helper (filled) and a map lookup (the key)
+    "call_caller_stack_to_helpers": ["map", "1", "4", "8", "4", "upd", "3", "62707465", "2a00000000000000",
+                                     "load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -16), call_pseudo(2),
+                                                        ldx(B, R0, R10, -16), exit_(),
+                                                        mov64_reg(R6, R1), mov64_imm(R2, 16), call(FN_get_current_comm),
+                                                        ld_map_fd(R1, 3), mov64_reg(R2, R6), call(FN_map_lookup_elem),
+                                                        jmp_imm(JEQ, R0, 0, 1), ldx(DW, R0, R0, 0), exit_()),
+                                     "1", "run", "4"],
+    # a pointer to the callee's stack may not be stored in the caller's
+    "call_spill_stack_ptr_to_caller": ["load", "17", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), call_pseudo(2),
+                                                          mov64_imm(R0, 0), exit_(),
+                                                          mov64_reg(R2, R10), stx(DW, R1, R2, 0), mov64_imm(R0, 0),
+                                                          exit_()), "1"],
+    # reading the caller's stack it did not write
+    "call_caller_stack_uninit": ["load", "2", prog(mov64_reg(R1, R10), alu64_imm(ADD, R1, -8), call_pseudo(2),
+                                                   mov64_imm(R0, 0), exit_(),
+                                                   ldx(DW, R0, R1, 0), exit_()), "1"],
+    # JITed: an image per function, the program's info lists each (the first the program's);
+    # one function: one
+    "call_jit_info": ["load", "17", CALL_STACK_ARG, "pjit", "3", "pinfo", "3", "run", "3"],
+    "call_jit_info_8": ["load", "17", call_chain(8, 8), "pjit", "3", "run", "3"],
+    "jit_info_one_function": ["load", "17", OK0, "pjit", "3"],
+    # the program's instructions as a dump shows them after the JIT: a call's off the callee's
+    # distance, its imm the callee's number
+    "call_jit_xlated": ["load", "17", call_chain(3), "pxlated", "3"],
+    # a ring buffer reservation released by a function the holder calls
+    "call_ringbuf_submit_in_callee": ["map", "27", "0", "0", "4096", "load", "17", prog(
+        ld_map_fd(R1, 3), mov64_imm(R2, 8), mov64_imm(R3, 0), call(FN_ringbuf_reserve),
+        jmp_imm(JEQ, R0, 0, 3), mov64_reg(R1, R0), call_pseudo(2), mov64_imm(R0, 1), exit_(),
+        st(DW, R1, 0, 7), mov64_imm(R2, 0), call(FN_ringbuf_submit), mov64_imm(R0, 0), exit_()), "1",
+        "run", "4", "load", "17", RB_QUERY(0), "run", "5"],
+    # a map value looked up by a callee, returned, read by the caller
+    "call_map_value_from_callee": ["map", "2", "4", "8", "1", "upd", "3", "00000000", "2a00000000000000",
+                                   "load", "17", prog(call_pseudo(3), jmp_imm(JEQ, R0, 0, 1), ldx(DW, R0, R0, 0), exit_(),
+                                                      st(W, R10, -4, 0), mov64_reg(R2, R10), alu64_imm(ADD, R2, -4),
+                                                      ld_map_fd(R1, 3), call(FN_map_lookup_elem), exit_()),
+                                   "1", "pinfo", "4", "run", "4"],
+}
+
+
 CASES: dict[str, list[str]] = {
     # maps
     "hash_crud": ["map", "1", "4", "8", "4", "upd", "3", K4, "2a00000000000000", "get", "3", K4,
@@ -344,6 +454,7 @@ CASES: dict[str, list[str]] = {
     # bpftest's stdin)
     **{f"ringbuf_{n}_held": ["map", "27", "0", "0", "4096", "load", "17", RB_HOLD(n), "run", "4",
                              "load", "17", RB_QUERY(0), "run", "5"] for n in (12, 48)},
+    **CALL_CASES,
     "log_too_small": ["raw", "5", "11000000" "03000000" + "00" * 8 + "00" * 8 + "01000000" + "0a000000", "128"],
 }
 

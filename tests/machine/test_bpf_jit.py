@@ -327,3 +327,57 @@ def test_long_and_short_jumps_converge(machine, jit_enable):
         body += [insn(JMP | JLE | X, 1, 0, n), *filler[:n]]
     value, length = run_registers(machine, jit_enable, body)
     assert int(length) > 60 * 7
+
+
+def test_functions_are_jited_apart_and_listed(machine, jit_enable):
+    """a program of two functions (bpf-to-bpf call): each JITed apart into an image of its own,
+    the call to the callee's image; kallsyms lists the program's image under its name and the
+    callee's as bpf_prog_<its own tag>_F, the names the real 6.1 gave these (reference.txt:
+    call_jit_info; the real one's kallsyms: 8413f4c71a6d8933_F, 8329a28ace03d13e_twofuncs)"""
+    from bpf_cases import CALL_STACK_ARG
+    from tracefs_sim.machine.bpf_jit import BpfJitSymbols
+    out: list[bytes] = []
+    proc = machine.spawn(["bpftest", "load", "17", CALL_STACK_ARG, "N=twofuncs", "pjit", "3", "jinfo", "3", "run", "3",
+                          "sleep", "3000"], out.append)
+    symbols = BpfJitSymbols(machine.image, machine.read_memory)
+    deadline = time.monotonic() + 30
+    while not any(name.endswith("_twofuncs") for name, _, _ in symbols.symbols()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    listed = {name: (start, end) for name, start, end in symbols.symbols()}
+    assert proc.wait(60) == 0
+    lines = b"".join(out).decode().splitlines()
+    assert lines[0] == "load: 3" and lines[3] == "run: 0 retval 112", lines
+    info = jinfo(lines[2])
+    main = struct.unpack("<Q", bytes.fromhex(info["ksym"]))[0]
+    assert info["ksyms"] == "2" and info["func_lens"] == "2"
+    assert listed["bpf_prog_8329a28ace03d13e_twofuncs"] == (main, main + int(info["func_len"]))
+    callee = listed["bpf_prog_8413f4c71a6d8933_F"][0]
+    code = bytes.fromhex(info["code"])
+    main_code, callee_code = code[:int(info["func_len"])], code[int(info["func_len"]):]
+    assert main_code.startswith(bytes.fromhex(PROLOGUE)) and callee_code.startswith(bytes.fromhex(PROLOGUE))
+    # the main function's call (e8 rel32) lands on the callee's image
+    calls = [i for i in range(len(main_code) - 4) if main_code[i] == 0xE8
+             and main + i + 5 + struct.unpack("<i", main_code[i + 1:i + 5])[0] == callee]
+    assert calls, main_code.hex()
+
+
+@pytest.mark.parametrize("name", ["call_stack_arg", "call_twice", "call_depth_8", "call_combined_stack_ok",
+                                  "call_callee_writes_caller_stack", "call_map_value_from_callee",
+                                  "call_ringbuf_submit_in_callee"])
+def test_calls_give_the_same_jited_and_interpreted(machine, jit_enable, name):
+    """bpf-to-bpf calls: JITed (jit_subprogs) and interpreted (BPF_CALL_ARGS), the same results"""
+    from bpf_cases import CASES
+    jited, interpreted = both_ways(machine, jit_enable, *CASES[name])
+    # (the info's xlated_len differs: the JIT's program has its map lookups inline)
+    same = [[line for line in lines if not line.startswith("pinfo:")] for lines in (jited, interpreted)]
+    assert any(line.startswith("run:") for line in jited) and same[0] == same[1]
+
+
+def test_callbacks_need_the_jit(machine, jit_enable):
+    """bpf_loop's callback runs as the callback's JITed image: with the JIT off the program is
+    refused, as 6.1 without CONFIG_BPF_JIT_ALWAYS_ON refuses it (fixup_call_args())"""
+    from bpf_prog_btf_cases import CB_SUM, FI3, loop_load, loop_prog
+    args = loop_load(loop_prog(CB_SUM), "B=3", FI3) + ["run", "4"]
+    jited, interpreted = both_ways(machine, jit_enable, *args)
+    assert jited[1:] == ["load: 4 rec 8 0", jited[2], "run: 0 retval 510"], jited
+    assert interpreted[1:3] == ["load: -22 rec 8 0", "| callbacks are not allowed in non-JITed programs"], interpreted

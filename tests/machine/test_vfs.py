@@ -4,7 +4,9 @@ the same static binary runs on both, in a new directory, and prints every call's
 Then the emulated kernel's own file systems: procfs, devtmpfs, the boot tree, the mounts; and
 that nothing a guest program does reaches the host's directories."""
 import os
+import re
 import resource
+import struct
 import subprocess
 from pathlib import Path
 
@@ -130,6 +132,106 @@ def test_proc(machine, run_program):
     assert status_fields["Umask"] == "0022" and status_fields["FDSize"] == "64"
     assert "nodev\ttmpfs" in lines and "nodev\tproc" in lines and "nodev\tdevtmpfs" in lines
     assert "nodev\tpipefs" in lines
+
+
+BUSYBOX = "/bin/busybox"
+
+
+def _busybox(machine, run_program, script: str) -> list[str]:
+    status, out = run_program(machine, [BUSYBOX, "sh", "-c", script], timeout=60)
+    assert status == 0, out
+    return out.decode().splitlines()
+
+
+@pytest.mark.skipif(not os.path.exists(BUSYBOX), reason="needs Debian's busybox-static")
+def test_proc_pid_stack_wchan_and_syscall_of_a_sleeping_task(machine, run_program):
+    """A task asleep in clock_nanosleep, as the reference 6.1 showed busybox's `sleep 5 &`:
+    its kernel stack without the scheduler's frames ([<0>]: addresses hidden), wchan the
+    function it sleeps in, syscall its number, arguments, user sp and ip; the reader's own
+    stack starts at proc_pid_stack; a kernel thread's registers are zero."""
+    lines = _busybox(machine, run_program,
+                     "sleep 5 & sleep 0.3; cat /proc/$!/stack; echo; cat /proc/$!/wchan; echo; cat /proc/$!/syscall; "
+                     "cat /proc/self/stack; echo; cat /proc/2/stack; echo; cat /proc/2/syscall; kill $!")
+    groups = "\n".join(lines).split("\n\n")	# (each stack ends with the echo's empty line)
+    assert len(groups) == 4, lines
+    sleeper, (wchan, syscall, *reader), kthread, (kthread_syscall,) = [g.splitlines() for g in groups]
+    frame = re.compile(r"^\[<0>\] (\w+)\+0x[0-9a-f]+/0x[0-9a-f]+$")
+    assert all(frame.match(line) for line in sleeper + reader + kthread), lines
+    assert [frame.match(line).group(1) for line in sleeper] == [
+        "hrtimer_nanosleep", "common_nsleep", "__x64_sys_clock_nanosleep", "do_syscall_64",
+        "entry_SYSCALL_64_after_hwframe"]
+    assert wchan == "hrtimer_nanosleep"
+    nr, *args = syscall.split()
+    assert nr == "230" and len(args) == 8 and args[:2] == ["0x0", "0x0"] and args[2] == args[3], lines
+    assert [frame.match(line).group(1) for line in reader[:4]] == ["proc_pid_stack", "proc_single_show",
+                                                                  "seq_read_iter", "seq_read"]
+    assert frame.match(reader[-1]).group(1) == "entry_SYSCALL_64_after_hwframe"
+    assert [frame.match(line).group(1) for line in kthread] == ["kthreadd", "ret_from_fork"]
+    assert kthread_syscall == " ".join(["0"] + ["0x0"] * 8)
+
+
+@pytest.mark.skipif(not os.path.exists(BUSYBOX), reason="needs Debian's busybox-static")
+def test_proc_pid_timerslack_ns(machine, run_program):
+    """50 us by default; a write sets it, a child inherits it, 0 restores the default (the
+    parent's slack when the task forked)."""
+    lines = _busybox(machine, run_program,
+                     "cat /proc/self/timerslack_ns; echo 1000 > /proc/$$/timerslack_ns; cat /proc/$$/timerslack_ns; "
+                     "sh -c 'cat /proc/self/timerslack_ns; echo 0 > /proc/$$/timerslack_ns; cat /proc/$$/timerslack_ns'; "
+                     "echo x > /proc/$$/timerslack_ns || echo refused")
+    assert lines[:4] == ["50000", "1000", "1000", "1000"] and lines[-1] == "refused", lines
+
+
+@pytest.mark.skipif(not os.path.exists(BUSYBOX), reason="needs Debian's busybox-static")
+def test_proc_pid_environ_and_auxv(machine, run_program):
+    """environ: the strings exec put on the new stack, read from the task's memory; auxv: the
+    (type, value) pairs exec gave it, to AT_NULL (AT_PAGESZ 4096, AT_ENTRY the ELF's entry);
+    a kernel thread's are empty."""
+    status, out = run_program(machine, [BUSYBOX, "sh", "-c", "FOO=bar /bin/busybox cat /proc/self/environ; echo; "
+                                        "cat /proc/2/environ /proc/2/auxv | wc -c; cat /proc/self/auxv"], timeout=60)
+    assert status == 0
+    environ, kthread, auxv = out.split(b"\n", 2)
+    assert b"FOO=bar\0" in environ and environ.endswith(b"\0") and kthread.strip() == b"0"
+    pairs = [struct.unpack_from("<QQ", auxv, i) for i in range(0, len(auxv), 16)]
+    assert len(auxv) % 16 == 0 and pairs[-1] == (0, 0) and all(t for t, _ in pairs[:-1])
+    entry = struct.unpack_from("<Q", Path(BUSYBOX).read_bytes(), 24)[0]
+    assert dict(pairs)[6] == 4096 and dict(pairs)[9] == entry	# AT_PAGESZ, AT_ENTRY
+
+
+@pytest.mark.skipif(not os.path.exists(BUSYBOX), reason="needs Debian's busybox-static")
+def test_proc_pid_io_counts_as_linux(machine, run_program, tmp_path):
+    """/proc/PID/io, read by the shell's process itself (`exec cat`): the shell's own reads and
+    writes (busybox's `read` takes a byte a call) add what they add on this host's Linux, and a
+    reaped child's I/O is its parent's too; a kernel thread's are zero."""
+    scripts = ['exec cat /proc/$$/io',
+               'echo abcdefg > "$T/f"; read x < "$T/f"; echo "$x" >> "$T/f"; exec cat /proc/$$/io',
+               'cat "$T/f" > /dev/null; exec cat /proc/$$/io']
+
+    def counts(lines):
+        return [int(line.split()[1]) for line in lines[:7]]
+
+    def added(run):
+        base, *others = [counts(run(script)) for script in scripts]
+        return [[n - b for n, b in zip(other, base)] for other in others]
+    host = added(lambda script: subprocess.run([BUSYBOX, "sh", "-c", script], env={"T": str(tmp_path)},
+                                               capture_output=True, text=True, timeout=60,
+                                               check=True).stdout.splitlines())
+    kernel = added(lambda script: _busybox(machine, run_program, "T=/tmp; " + script))
+    assert host[0][:4] == kernel[0][:4] == [8, 16, 8, 2]	# rchar wchar syscr syscw
+    assert host[1][0] > 0 and kernel[1][0] > 0 and kernel[1][2] > 0	# the child cat's reads
+    assert counts(_busybox(machine, run_program, "cat /proc/3/io")) == [0] * 7	# ksoftirqd/0
+
+
+def test_proc_pid_task_has_a_directory_per_thread(machine, run_program):
+    """/proc/self/task: the leader and its two threads (each directory its own task's stat),
+    the directory's links 2 + 3; a task of another process is not under it."""
+    status, out = run_program(machine, ["progtest", "taskdir"], timeout=60)
+    assert status == 0
+    lines = out.decode().splitlines()
+    assert lines[0] == "task links: 5"
+    assert lines[1] == "leader progtest is itself, waits in 0"	# (it runs: reading the file)
+    assert len(lines) == 5 and all(re.fullmatch(r"thread progtest is itself, waits in \w+", l) and not l.endswith(" 0")
+                                   for l in lines[2:4]), lines
+    assert lines[4] == "the parent's tid under it: No such file or directory"
 
 
 # /proc/self/limits as Linux 6.1 printed it (real-tracefs, `cat /proc/self/limits`), but for the

@@ -6,58 +6,13 @@ import struct
 
 from tracefs_sim.machine import Machine, MachineOptions
 from tracefs_sim.machine.hooks import REG_NAMES
-from tracefs_sim.trace.probe_args import MAX_STRING_SIZE, TASK_SIZE, ArgFlags, ProbeLog
+from tracefs_sim.trace.probe_args import MAX_STRING_SIZE, ArgFlags, ProbeLog
 from tracefs_sim.trace.trace_probe import parse_probe_args
 from tests import probe_fetch_reference as reference
+from tests.probe_fetch_reference import MemoryContext
 
 USER, KERNEL = 0x400000, 0xFFFF888000100000
 REGION = 256
-REGS = ("di", "si", "dx", "cx", "r8", "r9", "ax", "sp", "bp", "flags", "ip")
-
-
-class Context:
-    """A FetchContext: registers, a user and a kernel region (elsewhere faults), the stack."""
-
-    def __init__(self, regs, user, kernel, stack, comm, ip=0xFFFFFFFF81000000, ret_ip=0):
-        self._regs, self._stack, self._comm = regs, stack, comm
-        self._mem = {USER: user, KERNEL: kernel}
-        self.ip, self.ret_ip = ip, ret_ip
-
-    def _read(self, addr, size):
-        for start, data in self._mem.items():
-            if start <= addr and addr + size <= start + len(data):
-                return data[addr - start:addr - start + size]
-        return None
-
-    def reg(self, name):
-        return self._regs.get(name, 0)
-
-    def stack(self, n):
-        return self._stack[n] if n < len(self._stack) else 0
-
-    def read_kernel(self, addr, size):
-        return None if addr < TASK_SIZE else self._read(addr, size)
-
-    def read_user(self, addr, size):
-        return None if addr + size > TASK_SIZE else self._read(addr, size)
-
-    def read_string(self, addr, user, limit):
-        if user != (addr < TASK_SIZE):
-            return None
-        for start, data in self._mem.items():
-            if start <= addr < start + len(data):
-                s = data[addr - start:]
-                return s.split(b"\0", 1)[0] if b"\0" in s else None  # no NUL: runs into a fault
-        return None
-
-    def comm(self):
-        return self._comm
-
-    def retval(self):
-        return self._regs.get("ax", 0)
-
-    def symbolize(self, addr):
-        return ("f", addr - KERNEL, REGION) if KERNEL <= addr < KERNEL + REGION else None
 
 
 def parse(specs, is_return):
@@ -70,7 +25,7 @@ def test_arrays_and_symstr_as_the_reference_has_them():
     kernel = bytearray(REGION)
     struct.pack_into("<QQQ", kernel, 0, USER, USER + 8, 1)
     user = b"one\0\0\0\0\0two\0" + bytes(REGION - 12)
-    ctx = Context({"di": KERNEL, "si": KERNEL + 0x10}, user, bytes(kernel), [], b"cat")
+    ctx = MemoryContext({"di": KERNEL, "si": KERNEL + 0x10}, {KERNEL: bytes(kernel)}, {USER: user}, function=(KERNEL, REGION))
     args = parse(["+0(%di):string[4]", "+0(%di):u16[3]", "%si:symstr", "%di:symstr", "+0(+0(%di)):string"], False)
     body = reference.record_body(args, 16, ctx, ctx.ip)
     assert [reference.fetch(a, ctx) for a in args] == [
@@ -81,7 +36,7 @@ def test_arrays_and_symstr_as_the_reference_has_them():
 
 def test_long_strings_are_cut_as_the_kernel_cuts_them():
     big = b"x" * (MAX_STRING_SIZE + 100) + b"\0"
-    ctx = Context({"di": USER}, big, b"\0" * 8, [], b"cat")
+    ctx = MemoryContext({"di": USER}, {KERNEL: b"\0" * 8}, {USER: big}, function=(KERNEL, REGION))
     args = parse(["+0(%di):ustring", "s=+0(%di):string"], False)
     body = reference.record_body(args, 16, ctx, ctx.ip)
     assert len(body) == 16 + 2 * MAX_STRING_SIZE and body.endswith(b"x" * (MAX_STRING_SIZE - 1) + b"\0")

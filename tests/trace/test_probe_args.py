@@ -23,6 +23,7 @@ from tracefs_sim.trace.probe_args import (
     sprint_symbol,
 )
 from tests import probe_fetch_reference as reference
+from tests.probe_fetch_reference import MemoryContext
 
 KERNEL = ArgFlags.KERNEL
 ENTRY = ArgFlags.KERNEL | ArgFlags.FENTRY
@@ -45,56 +46,6 @@ def compile_args(*texts, flags=ENTRY):
     return args
 
 
-class Ctx:
-    ip, ret_ip = 0xFFFFFFFF81000000, 0
-
-    def __init__(self, regs=None, kmem=None, umem=None, stack=(), comm=b"cat"):
-        self.regs = regs or {}
-        self.kmem = kmem or {}
-        self.umem = umem or {}
-        self.stack_words = list(stack)
-        self._comm = comm
-        self.reads = []
-
-    def _read(self, mem, addr, size):
-        for base, data in mem.items():
-            if base <= addr and addr + size <= base + len(data):
-                return data[addr - base:addr - base + size]
-        return None
-
-    def reg(self, name):
-        return self.regs.get(name, 0)
-
-    def stack(self, n):
-        return self.stack_words[n] if n < len(self.stack_words) else 0
-
-    def read_kernel(self, addr, size):
-        self.reads.append(("k", addr, size))
-        return self._read(self.kmem, addr, size)
-
-    def read_user(self, addr, size):
-        self.reads.append(("u", addr, size))
-        return self._read(self.umem, addr, size)
-
-    def read_string(self, addr, user, limit):
-        self.reads.append(("us" if user else "ks", addr))
-        for base, data in (self.umem if user else self.kmem).items():
-            if base <= addr < base + len(data):
-                return data[addr - base:].split(b"\0", 1)[0]
-        return None
-
-    def comm(self):
-        return self._comm
-
-    def retval(self):
-        return self.regs.get("ax", 0)
-
-    def symbolize(self, addr):
-        if 0xFFFFFFFF81000000 <= addr < 0xFFFFFFFF81000100:
-            return "f", addr - 0xFFFFFFFF81000000, 0x100
-        return None
-
-
 def q(*words):
     return b"".join(struct.pack("<Q", w) for w in words)
 
@@ -108,7 +59,7 @@ def record(args, ctx):
 
 
 def test_registers_and_function_arguments():
-    ctx = Ctx(regs={"di": 1, "si": 2, "dx": 3, "cx": 4, "r8": 5, "r9": 6, "ax": 99, "sp": K},
+    ctx = MemoryContext(regs={"di": 1, "si": 2, "dx": 3, "cx": 4, "r8": 5, "r9": 6, "ax": 99, "sp": K},
               stack=[0xAAAA, 7, 8])
     args = compile_args("%di", "$arg2", "$arg6", "$arg7", "$arg8", "$stack", "$stack0", "%ax:s8")
     assert [fetch(a, ctx) for a in args] == [1, 2, 6, 7, 8, K, 0xAAAA, 99]
@@ -117,15 +68,15 @@ def test_registers_and_function_arguments():
 
 def test_retval_reads_ax_and_only_on_return_probes():
     (a,) = compile_args("$retval:s32", flags=RETURN)
-    assert fetch(a, Ctx(regs={"ax": 0xFFFFFFFF_FFFFFFF2})) == 0xFFFFFFF2
-    assert format_args([a], [0xFFFFFFF2], Ctx().symbolize) == " arg1=-14"
+    assert fetch(a, MemoryContext(regs={"ax": 0xFFFFFFFF_FFFFFFF2})) == 0xFFFFFFF2
+    assert format_args([a], [0xFFFFFFF2], MemoryContext().symbolize) == " arg1=-14"
     with pytest.raises(ProbeError) as e:
         compile_args("$retval")
     assert e.value.message == "$retval is not available on probe" and e.value.pos == 14
 
 
 def test_dereference_chain_reads_kernel_then_user_memory():
-    ctx = Ctx(regs={"di": K, "si": U}, kmem={K: q(0, K + 8, 0xDEADBEEF)}, umem={U: q(0x1122)})
+    ctx = MemoryContext(regs={"di": K, "si": U}, kmem={K: q(0, K + 8, 0xDEADBEEF)}, umem={U: q(0x1122)})
     (a, b, c) = compile_args("+8(+8(%di)):u32", "+u0(%si):u16", "+0(%si):u8")
     assert fetch(a, ctx) == 0xDEADBEEF
     assert fetch(b, ctx) == 0x1122
@@ -134,7 +85,7 @@ def test_dereference_chain_reads_kernel_then_user_memory():
 
 
 def test_a_fault_anywhere_in_the_chain_gives_none():
-    ctx = Ctx(regs={"di": K}, kmem={K: q(0x1234)})
+    ctx = MemoryContext(regs={"di": K}, kmem={K: q(0x1234)})
     (a, b, s) = compile_args("+0(+0(%di))", "+64(%di):u8", "+0(+0(%di)):string")
     assert fetch(a, ctx) is None and fetch(b, ctx) is None and fetch(s, ctx) is None
     args = [a, b, s]
@@ -143,7 +94,7 @@ def test_a_fault_anywhere_in_the_chain_gives_none():
 
 
 def test_strings_kernel_user_comm_immediate():
-    ctx = Ctx(regs={"di": K, "si": U}, kmem={K: q(K + 8) + b"kernel\0"},
+    ctx = MemoryContext(regs={"di": K, "si": U}, kmem={K: q(K + 8) + b"kernel\0"},
               umem={U: b"/etc/passwd\0"}, comm=b"bash")
     args = compile_args("k=+0(+0(%di)):string", "u=+0(%si):ustring", "s=+0(%si):string",
                         "c=$comm", 'i=\\"imm"')
@@ -153,7 +104,7 @@ def test_strings_kernel_user_comm_immediate():
 
 
 def test_string_is_cut_at_the_kernel_limit():
-    ctx = Ctx(regs={"di": K}, kmem={K: b"x" * 5000 + b"\0"})
+    ctx = MemoryContext(regs={"di": K}, kmem={K: b"x" * 5000 + b"\0"})
     (a,) = compile_args("+0(%di):string")
     assert fetch(a, ctx) == b"x" * (MAX_STRING_SIZE - 1)
 
@@ -161,14 +112,14 @@ def test_string_is_cut_at_the_kernel_limit():
 def test_bitfields_and_signed_types():
     args = compile_args("a=%di:b4@4/8", "b=%di:b1@31/32", "c=%di:b64@0/64", "d=%di:s16",
                         "e=%di:x16")
-    ctx = Ctx(regs={"di": 0x8000_00F5})
+    ctx = MemoryContext(regs={"di": 0x8000_00F5})
     values = [fetch(a, ctx) for a in args]
     assert values == [0xF, 1, 0x8000_00F5, 0xF5, 0xF5]
     assert format_args(args, values, ctx.symbolize) == " a=15 b=1 c=2147483893 d=245 e=0xf5"
 
 
 def test_arrays_of_numbers_and_of_string_pointers():
-    ctx = Ctx(regs={"di": K}, kmem={K: q(K + 32, K + 40) + struct.pack("<4I", 1, 2, 3, 4)
+    ctx = MemoryContext(regs={"di": K}, kmem={K: q(K + 32, K + 40) + struct.pack("<4I", 1, 2, 3, 4)
                                     + b"one\0\0\0\0\0two\0"})
     (n, s) = compile_args("n=+16(%di):u32[4]", "s=+0(%di):string[2]")
     assert fetch(n, ctx) == [1, 2, 3, 4]
@@ -179,7 +130,7 @@ def test_arrays_of_numbers_and_of_string_pointers():
 
 def test_record_layout_matches_the_kernel():
     args = compile_args("a=%di:u8", "s=+0(%si):string", "b=%dx:u16", "t=+0(%cx):string")
-    ctx = Ctx(regs={"di": 7, "si": K, "dx": 0x1234, "cx": U}, kmem={K: b"ab\0"})  # (nothing at U)
+    ctx = MemoryContext(regs={"di": 7, "si": K, "dx": 0x1234, "cx": U}, kmem={K: b"ab\0"})  # (nothing at U)
     data = record(args, ctx)[16:]
     # u8 @16, data_loc @17, u16 @21, data_loc @23; strings from 27 (16 + 11).
     assert data[0] == 7
@@ -190,7 +141,7 @@ def test_record_layout_matches_the_kernel():
 
 
 def test_symstr_runs_into_the_next_string_as_in_linux():
-    ctx = Ctx(regs={"di": 0xFFFFFFFF81000010})
+    ctx = MemoryContext(regs={"di": 0xFFFFFFFF81000010})
     args = compile_args("a=%di:symstr", "b=%di:symstr")
     values = [fetch(a, ctx) for a in args]
     assert values == [b"f+0x10/0x100", b"f+0x10/0x100"]
@@ -199,7 +150,7 @@ def test_symstr_runs_into_the_next_string_as_in_linux():
 
 
 def test_symbol_printing():
-    sym = Ctx().symbolize
+    sym = MemoryContext().symbolize
     assert sprint_symbol(sym, 0xFFFFFFFF81000000) == "f+0x0/0x100"
     assert sprint_symbol(sym, 1) == "0x1"
     (a,) = compile_args("%ip:symbol")
@@ -217,7 +168,7 @@ def test_symbol_arguments_resolve_at_registration():
     (a, b) = compile_args("@jiffies+8", "@bad+x")
     assert a.code[0].op == "symbol" and a.code[0].data == "jiffies+8"
     resolved = a.resolve({"jiffies": K}.get)
-    assert fetch(resolved, Ctx(kmem={K + 8: q(5)})) == 5
+    assert fetch(resolved, MemoryContext(kmem={K + 8: q(5)})) == 5
     assert a.resolve({}.get) == -errno.ENOENT
     assert b.resolve({"bad": K}.get) == -errno.EINVAL
 

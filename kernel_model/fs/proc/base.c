@@ -13,6 +13,9 @@
 #include "../../include/cred.h"
 #include "../../include/trace/trace.h"
 #include "../../include/filelock.h"
+#include "../../include/ptrace.h"
+#include "../../include/stacktrace.h"
+#include "../../include/kallsyms.h"
 
 /* The task of a /proc/PID inode, with sched_lock held (NULL: gone, lock released). */
 noinline struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags)
@@ -520,7 +523,8 @@ struct stat_snap {
 	u64 utime, stime, rtime, cutime, cstime, start_time, pending, blocked, ignored, caught;
 };
 
-static notrace int snap_stat(pid_t pid, struct stat_snap *s)
+/* the task's numbers; whole: its faults and times those of its whole thread group */
+static notrace int snap_stat(pid_t pid, bool whole, struct stat_snap *s)
 {
 	struct task_struct *leader, *t;
 	unsigned long flags;
@@ -549,8 +553,8 @@ static notrace int snap_stat(pid_t pid, struct stat_snap *s)
 	s->start_time = leader->start_time;
 	s->pending = leader->pending;
 	s->blocked = leader->blocked;
-	list_for_each_entry(t, &task_list, tasks)	/* the live threads of the group */
-		if (t->tgid == leader->tgid) {
+	list_for_each_entry(t, &task_list, tasks)	/* the live threads of the group, or itself */
+		if (whole ? t->tgid == leader->tgid : t == leader) {
 			s->min_flt += t->min_flt;
 			s->maj_flt += t->maj_flt;
 			s->utime += t->utime;
@@ -574,12 +578,12 @@ static noinline unsigned long task_vsize(struct mm_struct *mm)
 	return PAGE_SIZE * mm->total_vm;
 }
 
-static noinline int do_task_stat(struct seq_file *m, pid_t pid)
+static noinline int do_task_stat(struct seq_file *m, pid_t pid, int whole)
 {
 	struct mm_struct *mm = get_pid_task_mm(pid);
 	struct stat_snap s;
 	unsigned long vsize = 0, rss = 0;
-	int err = snap_stat(pid, &s);
+	int err = snap_stat(pid, whole, &s);
 
 	if (err) {
 		if (mm)
@@ -615,7 +619,13 @@ static noinline int do_task_stat(struct seq_file *m, pid_t pid)
 /* /proc/<pid>/stat: the whole thread group's */
 static int proc_tgid_stat(struct seq_file *m, void *pid)
 {
-	return do_task_stat(m, (pid_t)(long)pid);
+	return do_task_stat(m, (pid_t)(long)pid, 1);
+}
+
+/* /proc/<pid>/task/<tid>/stat: the thread's own */
+static noinline int proc_tid_stat(struct seq_file *m, void *pid)
+{
+	return do_task_stat(m, (pid_t)(long)pid, 0);
 }
 
 /* ---- maps (fs/proc/task_mmu.c: show_map_vma) ---- */
@@ -964,8 +974,7 @@ static noinline int seq_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* Who may read another's fdinfo (ptrace_may_access(PTRACE_MODE_READ_FSCREDS)'s credential
- * check): its own process, one whose ids are all the caller's fs ids, or CAP_SYS_PTRACE */
+/* Who may read another's fdinfo: ptrace_may_access(PTRACE_MODE_READ_FSCREDS) */
 static __always_inline int proc_fdinfo_access_allowed(struct inode *inode)
 {
 	unsigned long irq;
@@ -974,13 +983,9 @@ static __always_inline int proc_fdinfo_access_allowed(struct inode *inode)
 
 	if (!task)
 		return -ESRCH;
-	allowed = task->tgid == current->tgid ||
-		  (task->uid == current->fsuid && task->euid == current->fsuid && task->suid == current->fsuid &&
-		   task->gid == current->fsgid && task->egid == current->fsgid && task->sgid == current->fsgid);
+	allowed = ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS);
 	spin_unlock_irqrestore(&sched_lock, irq);
-	if (!allowed && !capable(CAP_SYS_PTRACE))
-		return -EACCES;
-	return 0;
+	return allowed ? 0 : -EACCES;
 }
 
 static noinline int seq_fdinfo_open(struct inode *inode, struct file *file)
@@ -1156,23 +1161,389 @@ static const struct file_operations proc_oom_score_adj_operations = {
 	.llseek = default_llseek,
 };
 
+/* ---- its environment and aux vector, read from its memory ---- */
+
+/* The task's address space if the reader may look into it so (mm_access(): -EACCES otherwise;
+ * NULL: a kernel thread, or one exiting), the struct held (mmgrab), not its memory: a reader
+ * keeps no exited process's pages */
+noinline struct mm_struct *proc_mem_open(struct inode *inode, unsigned int mode)
+{
+	unsigned long irq;
+	struct task_struct *task = get_proc_task_locked(inode, &irq);
+	struct mm_struct *mm;
+
+	if (!task)
+		return ERR_PTR(-ESRCH);
+	mm = task->mm;
+	if (mm && ((task->flags & (PF_KTHREAD | PF_EXITING)) || task->exit_state))
+		mm = NULL;
+	if (mm && mm != current->mm && !ptrace_may_access(task, mode | PTRACE_MODE_FSCREDS))
+		mm = ERR_PTR(-EACCES);
+	else if (mm)
+		mmgrab(mm);
+	spin_unlock_irqrestore(&sched_lock, irq);
+	return mm;
+}
+
+static __always_inline int __mem_open(struct inode *inode, struct file *file, unsigned int mode)
+{
+	struct mm_struct *mm = proc_mem_open(inode, mode);
+
+	if (IS_ERR(mm))
+		return PTR_ERR(mm);
+	file->private_data = mm;
+	return 0;
+}
+
+static noinline int mem_release(struct inode *inode, struct file *file)
+{
+	struct mm_struct *mm = file->private_data;
+
+	if (mm)
+		mmdrop(mm);
+	return 0;
+}
+
+static noinline int environ_open(struct inode *inode, struct file *file)
+{
+	return __mem_open(inode, file, PTRACE_MODE_READ);
+}
+
+/* the strings between env_start and env_end, as they are now in its memory */
+static noinline ssize_t environ_read(struct file *file, char *buf, size_t count, loff_t *ppos)
+{
+	struct mm_struct *mm = file->private_data;
+	unsigned long src = *ppos, env_start, env_end;
+	ssize_t ret = 0;
+	char *page;
+
+	if (!mm || !mm->env_end)	/* (not yet spawned far enough to have one) */
+		return 0;
+	page = (char *)__get_free_pages(GFP_KERNEL, 0);
+	if (!page)
+		return -ENOMEM;
+	if (!mmget_not_zero(mm))
+		goto free;
+	env_start = mm->env_start;
+	env_end = mm->env_end;
+	while (count > 0) {
+		size_t this_len;
+		int retval;
+
+		if (src >= env_end - env_start)
+			break;
+		this_len = min(min(count, PAGE_SIZE), env_end - (env_start + src));
+		retval = access_remote_vm(mm, env_start + src, page, this_len, 0);
+		if (retval <= 0) {
+			ret = retval;
+			break;
+		}
+		if (copy_to_user(buf, page, retval)) {
+			ret = -EFAULT;
+			break;
+		}
+		ret += retval;
+		src += retval;
+		buf += retval;
+		count -= retval;
+	}
+	*ppos = src;
+	mmput(mm);
+free:
+	free_page(page);
+	return ret;
+}
+
+static const struct file_operations proc_environ_operations = {
+	.open = environ_open,
+	.read = environ_read,
+	.llseek = default_llseek,
+	.release = mem_release,
+};
+
+static noinline int auxv_open(struct inode *inode, struct file *file)
+{
+	return __mem_open(inode, file, PTRACE_MODE_READ_FSCREDS);
+}
+
+/* the aux vector exec gave it (saved_auxv), to its AT_NULL pair */
+static noinline ssize_t auxv_read(struct file *file, char *buf, size_t count, loff_t *ppos)
+{
+	struct mm_struct *mm = file->private_data;
+	unsigned int nwords = 0;
+
+	if (!mm)
+		return 0;
+	do {
+		nwords += 2;
+	} while (nwords < AT_VECTOR_SIZE && mm->saved_auxv[nwords - 2] != 0);	/* AT_NULL */
+	return simple_read_from_buffer(buf, count, ppos, mm->saved_auxv, nwords * sizeof(mm->saved_auxv[0]));
+}
+
+static const struct file_operations proc_auxv_operations = {
+	.open = auxv_open,
+	.read = auxv_read,
+	.llseek = default_llseek,
+	.release = mem_release,
+};
+
+/* ---- its I/O counts (io) ---- */
+
+/* The task's counts; whole: its thread group's, the released threads' with them (signal->ioac) */
+static noinline int do_io_accounting(struct inode *inode, struct seq_file *m, int whole)
+{
+	struct task_io_accounting acct;
+	struct task_struct *task, *t;
+	unsigned long irq;
+
+	task = get_proc_task_locked(inode, &irq);
+	if (!task)
+		return -ESRCH;
+	if (!ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS)) {
+		spin_unlock_irqrestore(&sched_lock, irq);
+		return -EACCES;
+	}
+	acct = task->ioac;
+	if (whole && task->signal) {
+		task_io_accounting_add(&acct, &task->signal->ioac);
+		list_for_each_entry(t, &task_list, tasks)
+			if (t->tgid == task->tgid && t != task)
+				task_io_accounting_add(&acct, &t->ioac);
+	}
+	spin_unlock_irqrestore(&sched_lock, irq);
+	seq_printf(m, "rchar: %lu\nwchar: %lu\nsyscr: %lu\nsyscw: %lu\nread_bytes: %lu\nwrite_bytes: %lu\n"
+		   "cancelled_write_bytes: %lu\n", (unsigned long)acct.rchar, (unsigned long)acct.wchar,
+		   (unsigned long)acct.syscr, (unsigned long)acct.syscw, (unsigned long)acct.read_bytes,
+		   (unsigned long)acct.write_bytes, (unsigned long)acct.cancelled_write_bytes);
+	return 0;
+}
+
+static noinline int proc_tid_io_accounting(struct seq_file *m, void *pid)
+{
+	return do_io_accounting(m->private, m, 0);
+}
+
+static noinline int proc_tgid_io_accounting(struct seq_file *m, void *pid)
+{
+	return do_io_accounting(m->private, m, 1);
+}
+
+/* ---- where it waits, its kernel stack, its system call; its timer slack ---- */
+
+/* lock_trace(): may the reader look into the task as a tracer would (-EPERM else).  (6.1 also
+ * takes its exec_update_lock: here sched_lock, held by the caller, keeps it from exec'ing.) */
+static __always_inline int lock_trace(struct task_struct *task)
+{
+	return ptrace_may_access(task, PTRACE_MODE_ATTACH_FSCREDS) ? 0 : -EPERM;
+}
+
+/* the function it sleeps in, by name; "0" for one that runs, or that the reader may not see */
+static noinline int proc_pid_wchan(struct seq_file *m, void *pid)
+{
+	char symname[KSYM_NAME_LEN];
+	unsigned long wchan = 0, irq;
+	struct task_struct *task = get_proc_task_locked(m->private, &irq);
+
+	if (!task)
+		return -ESRCH;
+	if (ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS))
+		wchan = get_wchan(task);
+	spin_unlock_irqrestore(&sched_lock, irq);
+	if (wchan && !lookup_symbol_name(wchan, symname))
+		seq_puts(m, symname);
+	else
+		seq_putc(m, '0');
+	return 0;
+}
+
+#define MAX_STACK_TRACE_DEPTH 64
+
+/* Its kernel stack, a line per return address (the scheduler's left out; none while it runs
+ * on another cpu), for root only: the addresses are hidden ([<0>]), their symbols not. */
+static noinline int proc_pid_stack(struct seq_file *m, void *pid)
+{
+	unsigned long entries[MAX_STACK_TRACE_DEPTH], irq;
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned int i, nr_entries = 0;
+	struct task_struct *task;
+	int err;
+
+	/* (6.1: file_ns_capable() of the opener; the reader here) */
+	if (!capable(CAP_SYS_ADMIN))
+		return -EACCES;
+	task = get_proc_task_locked(m->private, &irq);
+	if (!task)
+		return -ESRCH;
+	err = lock_trace(task);
+	if (!err)
+		nr_entries = stack_trace_save_tsk(task, entries, MAX_STACK_TRACE_DEPTH, 0);
+	spin_unlock_irqrestore(&sched_lock, irq);
+	for (i = 0; i < nr_entries; i++) {
+		sprint_backtrace(sym, entries[i]);	/* %pB */
+		seq_printf(m, "[<0>] %s\n", sym);
+	}
+	return err;
+}
+
+/* lib/syscall.c: the system call a task is in, from its user registers */
+struct syscall_info {
+	u64 sp;
+	struct {
+		int nr;
+		u64 instruction_pointer;
+		u64 args[6];
+	} data;
+};
+
+static notrace void collect_syscall(struct task_struct *target, struct syscall_info *info)
+{
+	struct pt_regs *regs;
+
+	memset(info, 0, sizeof(*info));
+	if (!target->stack) {	/* no stack: in no call */
+		info->data.nr = -1;
+		return;
+	}
+	regs = task_pt_regs(target);
+	info->sp = regs->sp;
+	info->data.instruction_pointer = regs->ip;
+	info->data.nr = (int)regs->orig_ax;	/* (an exception's error code where it took one) */
+	if (info->data.nr != -1) {
+		info->data.args[0] = regs->di;
+		info->data.args[1] = regs->si;
+		info->data.args[2] = regs->dx;
+		info->data.args[3] = regs->r10;
+		info->data.args[4] = regs->r8;
+		info->data.args[5] = regs->r9;
+	}
+}
+
+/* current's own, or a task's that has switched out (-EAGAIN while it runs) */
+static notrace int task_current_syscall(struct task_struct *target, struct syscall_info *info)
+{
+	if (target != current && (READ_ONCE(target->__state) == TASK_RUNNING || READ_ONCE(target->on_cpu)))
+		return -EAGAIN;
+	collect_syscall(target, info);
+	return 0;
+}
+
+/* "nr args... sp ip", "-1 sp ip" outside a call, or "running" */
+static noinline int proc_pid_syscall(struct seq_file *m, void *pid)
+{
+	struct syscall_info info;
+	unsigned long irq;
+	struct task_struct *task = get_proc_task_locked(m->private, &irq);
+	int res;
+
+	if (!task)
+		return -ESRCH;
+	res = lock_trace(task);
+	if (!res)
+		res = task_current_syscall(task, &info) ? 1 : 0;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	if (res < 0)
+		return res;
+	if (res)
+		seq_puts(m, "running\n");
+	else if (info.data.nr < 0)
+		seq_printf(m, "%d 0x%lx 0x%lx\n", info.data.nr, (unsigned long)info.sp,
+			   (unsigned long)info.data.instruction_pointer);
+	else
+		seq_printf(m, "%d 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx 0x%lx\n", info.data.nr,
+			   (unsigned long)info.data.args[0], (unsigned long)info.data.args[1],
+			   (unsigned long)info.data.args[2], (unsigned long)info.data.args[3],
+			   (unsigned long)info.data.args[4], (unsigned long)info.data.args[5],
+			   (unsigned long)info.sp, (unsigned long)info.data.instruction_pointer);
+	return 0;
+}
+
+/* How late its sleeps' timers may fire (ns): its own, or another's with CAP_SYS_NICE */
+static noinline ssize_t timerslack_ns_write(struct file *file, const char *buf, size_t count, loff_t *offset)
+{
+	unsigned long long slack_ns;
+	struct task_struct *p;
+	unsigned long irq;
+	int err = kstrtoull_from_user(buf, count, 10, &slack_ns);
+
+	if (err < 0)
+		return err;
+	p = get_proc_task_locked(file->f_inode, &irq);
+	if (!p)
+		return -ESRCH;
+	if (p != current && !capable(CAP_SYS_NICE)) {
+		count = -EPERM;
+	} else {
+		if (p->prio < MAX_RT_PRIO)	/* task_is_realtime(): its sleeps are exact */
+			slack_ns = 0;
+		else if (slack_ns == 0)
+			slack_ns = p->default_timer_slack_ns;
+		p->timer_slack_ns = slack_ns;
+	}
+	spin_unlock_irqrestore(&sched_lock, irq);
+	return count;
+}
+
+static noinline int timerslack_ns_show(struct seq_file *m, void *v)
+{
+	struct task_struct *p;
+	unsigned long irq;
+	u64 slack_ns;
+
+	p = get_proc_task_locked(m->private, &irq);
+	if (!p)
+		return -ESRCH;
+	if (p != current && !capable(CAP_SYS_NICE)) {
+		spin_unlock_irqrestore(&sched_lock, irq);
+		return -EPERM;
+	}
+	slack_ns = p->timer_slack_ns;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	seq_printf(m, "%lu\n", (unsigned long)slack_ns);
+	return 0;
+}
+
+static noinline int timerslack_ns_open(struct inode *inode, struct file *filp)
+{
+	return single_open(filp, timerslack_ns_show, inode);
+}
+
+static const struct file_operations proc_pid_set_timerslack_ns_operations = {
+	.open = timerslack_ns_open,
+	.read = seq_read,
+	.write = timerslack_ns_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 /* ---- /proc/PID ---- */
+static const struct inode_operations proc_task_inode_operations;
+static const struct file_operations proc_task_operations;
+
+/* (6.1's entries the model has, in 6.1's order) */
 static const struct pid_entry tgid_base_stuff[] = {
+	{ "task", S_IFDIR | 0555, NULL, NULL, &proc_task_inode_operations, &proc_task_operations },
 	{ "fd", S_IFDIR | 0500, NULL, NULL, &proc_fd_inode_operations, &proc_fd_operations },
 	{ "fdinfo", S_IFDIR | 0555, NULL, NULL, &proc_fdinfo_inode_operations, &proc_fdinfo_operations },
+	{ "environ", S_IFREG | 0400, NULL, NULL, NULL, &proc_environ_operations },
+	{ "auxv", S_IFREG | 0400, NULL, NULL, NULL, &proc_auxv_operations },
 	{ "status", S_IFREG | 0444, proc_pid_status },
-	{ "comm", S_IFREG | 0644, comm_show },
-	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
-	{ "cwd", S_IFLNK | 0777, .proc_get_link = proc_cwd_link },
-	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
-	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
-	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
 	{ "limits", S_IFREG | 0444, proc_pid_limits },
+	{ "comm", S_IFREG | 0644, comm_show },
+	{ "syscall", S_IFREG | 0400, proc_pid_syscall },
+	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
 	{ "stat", S_IFREG | 0444, proc_tgid_stat },
 	{ "statm", S_IFREG | 0444, proc_pid_statm },
 	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
+	{ "cwd", S_IFLNK | 0777, .proc_get_link = proc_cwd_link },
+	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
+	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
+	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
+	{ "wchan", S_IFREG | 0444, proc_pid_wchan },
+	{ "stack", S_IFREG | 0400, proc_pid_stack },
 	{ "oom_score", S_IFREG | 0444, proc_oom_score },
 	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },
+	{ "io", S_IFREG | 0400, proc_tgid_io_accounting },
+	{ "timerslack_ns", S_IFREG | 0666, NULL, NULL, NULL, &proc_pid_set_timerslack_ns_operations },
 };
 
 struct dentry *proc_pident_instantiate(struct dentry *dentry, const struct pid_entry *p, void *private);
@@ -1240,6 +1611,208 @@ static noinline int proc_tgid_base_readdir(struct file *file, struct dir_context
 	return proc_pident_readdir(file, ctx, tgid_base_stuff, ARRAY_SIZE(tgid_base_stuff));
 }
 
+/* ---- /proc/PID/task: a directory per thread of the process ---- */
+
+/* a thread's own files (6.1's tid_base_stuff, of those the model has) */
+static const struct pid_entry tid_base_stuff[] = {
+	{ "fd", S_IFDIR | 0500, NULL, NULL, &proc_fd_inode_operations, &proc_fd_operations },
+	{ "fdinfo", S_IFDIR | 0555, NULL, NULL, &proc_fdinfo_inode_operations, &proc_fdinfo_operations },
+	{ "environ", S_IFREG | 0400, NULL, NULL, NULL, &proc_environ_operations },
+	{ "auxv", S_IFREG | 0400, NULL, NULL, NULL, &proc_auxv_operations },
+	{ "status", S_IFREG | 0444, proc_pid_status },
+	{ "limits", S_IFREG | 0444, proc_pid_limits },
+	{ "comm", S_IFREG | 0644, comm_show },
+	{ "syscall", S_IFREG | 0400, proc_pid_syscall },
+	{ "cmdline", S_IFREG | 0444, proc_pid_cmdline_show },
+	{ "stat", S_IFREG | 0444, proc_tid_stat },
+	{ "statm", S_IFREG | 0444, proc_pid_statm },
+	{ "maps", S_IFREG | 0444, proc_pid_maps_show },
+	{ "cwd", S_IFLNK | 0777, .proc_get_link = proc_cwd_link },
+	{ "root", S_IFLNK | 0777, .proc_get_link = proc_root_link },
+	{ "exe", S_IFLNK | 0777, .proc_get_link = proc_exe_link },
+	{ "mounts", S_IFREG | 0444, proc_pid_mounts_show },
+	{ "wchan", S_IFREG | 0444, proc_pid_wchan },
+	{ "stack", S_IFREG | 0400, proc_pid_stack },
+	{ "oom_score", S_IFREG | 0444, proc_oom_score },
+	{ "oom_score_adj", S_IFREG | 0644, NULL, NULL, NULL, &proc_oom_score_adj_operations },
+	{ "io", S_IFREG | 0400, proc_tid_io_accounting },
+};
+
+/* a directory's links: "." and its parent's entry, and each subdirectory's ".." */
+static notrace unsigned int pid_entry_nlink(const struct pid_entry *entries, unsigned int n)
+{
+	unsigned int i, count = 2;
+
+	for (i = 0; i < n; i++)
+		if (S_ISDIR(entries[i].mode))
+			++count;
+	return count;
+}
+
+static noinline int proc_tid_base_readdir(struct file *file, struct dir_context *ctx)
+{
+	return proc_pident_readdir(file, ctx, tid_base_stuff, ARRAY_SIZE(tid_base_stuff));
+}
+
+static noinline struct dentry *proc_tid_base_lookup(struct inode *dir, struct dentry *dentry, unsigned int flags)
+{
+	return proc_pident_lookup(dir, dentry, tid_base_stuff, tid_base_stuff + ARRAY_SIZE(tid_base_stuff));
+}
+
+/* (no chmod of a thread's directory: proc_setattr's refusal, then its change) */
+static noinline int proc_nochmod_setattr(struct dentry *dentry, struct iattr *attr)
+{
+	if (attr->ia_valid & ATTR_MODE)
+		return -EPERM;
+	return proc_setattr(dentry, attr);
+}
+
+static const struct file_operations proc_tid_base_operations = {
+	.read = generic_read_dir,
+	.iterate_shared = proc_tid_base_readdir,
+	.llseek = default_llseek,
+};
+
+static const struct inode_operations proc_tid_base_inode_operations = {
+	.lookup = proc_tid_base_lookup,
+	.getattr = pid_getattr,
+	.setattr = proc_nochmod_setattr,
+};
+
+static noinline struct dentry *proc_task_instantiate(struct dentry *dentry, pid_t tid, const void *ptr)
+{
+	struct inode *inode = proc_pid_make_inode(dentry->d_sb, tid, S_IFDIR | 0555);
+
+	if (!inode)
+		return (void *)(long)-ENOENT;
+	inode->i_op = &proc_tid_base_inode_operations;
+	inode->i_fop = &proc_tid_base_operations;
+	set_nlink(inode, pid_entry_nlink(tid_base_stuff, ARRAY_SIZE(tid_base_stuff)));
+	d_set_d_op(dentry, &proc_pid_dentry_operations);
+	d_add(dentry, inode);
+	return NULL;
+}
+
+/* a thread of the directory's process, by its tid */
+static noinline struct dentry *proc_task_lookup(struct inode *dir, struct dentry *dentry, unsigned int flags)
+{
+	int tid = fd_from_name(&dentry->d_name);
+	struct task_struct *task;
+	bool same_group;
+	unsigned long irq;
+
+	if (tid <= 0 || !get_proc_task_locked(dir, &irq))
+		return (void *)(long)-ENOENT;
+	task = find_task_by_pid(tid);
+	same_group = task && task->tgid == PROC_I_PID(dir) && task->exit_state != EXIT_DEAD;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	if (!same_group)
+		return (void *)(long)-ENOENT;
+	return proc_task_instantiate(dentry, tid, NULL);
+}
+
+/* A readdir entry of a child made on demand: its dentry, found or made as a lookup would
+ * make it, gives the entry its inode's number and type */
+noinline bool proc_fill_cache(struct file *file, struct dir_context *ctx, const char *name, unsigned int len,
+			      instantiate_t instantiate, pid_t pid, const void *ptr)
+{
+	struct dentry *child, *dir = file->f_path.dentry;
+	struct qstr qname = QSTR_INIT((const unsigned char *)name, len);
+	unsigned long ino = 0;
+	unsigned int type = DT_UNKNOWN;
+
+	child = d_lookup(dir, &qname);
+	if (!child) {
+		child = d_alloc(dir, &qname);
+		if (child && instantiate(child, pid, ptr)) {	/* (an error: the child stays negative) */
+			dput(child);
+			child = NULL;
+		}
+	}
+	if (child) {
+		if (child->d_inode) {
+			ino = child->d_inode->i_ino;
+			type = fs_umode_to_dtype(child->d_inode->i_mode);
+		}
+		dput(child);
+	}
+	/* (6.1 gives an entry it could not make inode 1) */
+	return ctx->actor(ctx, name, len, ctx->pos, ino ? ino : 1, type);
+}
+
+/* ".", "..", then the threads by tid; f_version: the last one given, where the next call
+ * goes on from (a seek back to the start forgets it) */
+static noinline int proc_task_readdir(struct file *file, struct dir_context *ctx)
+{
+	struct inode *inode = file->f_inode;
+	pid_t tgid = PROC_I_PID(inode), last;
+	unsigned long irq;
+
+	if (!get_proc_task_locked(inode, &irq))
+		return -ENOENT;
+	spin_unlock_irqrestore(&sched_lock, irq);
+	if (ctx->pos == 0) {
+		if (!ctx->actor(ctx, ".", 1, 0, inode->i_ino, DT_DIR))
+			return 0;
+		ctx->pos = 1;
+	}
+	if (ctx->pos == 1) {
+		if (!ctx->actor(ctx, "..", 2, 1, file->f_path.dentry->d_parent->d_inode->i_ino, DT_DIR))
+			return 0;
+		ctx->pos = 2;
+	}
+	last = ctx->pos > 2 ? (pid_t)file->f_version : 0;
+	for (;;) {
+		struct task_struct *t;
+		pid_t tid = 0;
+		char name[12];
+		int len;
+
+		spin_lock_irqsave(&sched_lock, irq);
+		list_for_each_entry(t, &task_list, tasks)
+			if (t->tgid == tgid && t->pid > last && t->exit_state != EXIT_DEAD && (!tid || t->pid < tid))
+				tid = t->pid;
+		spin_unlock_irqrestore(&sched_lock, irq);
+		if (!tid)
+			break;
+		len = scnprintf(name, sizeof(name), "%d", tid);
+		if (!proc_fill_cache(file, ctx, name, len, proc_task_instantiate, tid, NULL))
+			break;
+		file->f_version = last = tid;
+		ctx->pos++;
+	}
+	return 0;
+}
+
+/* the directory's links: its own two, and one per thread's directory */
+static noinline int proc_task_getattr(const struct path *path, struct kstat *stat, u32 request_mask,
+				      unsigned int query_flags)
+{
+	struct inode *inode = path->dentry->d_inode;
+	struct task_struct *p;
+	unsigned long irq;
+
+	generic_fillattr(NULL, inode, stat);
+	p = get_proc_task_locked(inode, &irq);
+	if (p) {
+		stat->nlink += p->signal ? p->signal->nr_threads : 1;
+		spin_unlock_irqrestore(&sched_lock, irq);
+	}
+	return 0;
+}
+
+static const struct inode_operations proc_task_inode_operations = {
+	.lookup = proc_task_lookup,
+	.getattr = proc_task_getattr,
+	.setattr = proc_nochmod_setattr,
+};
+
+static const struct file_operations proc_task_operations = {
+	.read = generic_read_dir,
+	.iterate_shared = proc_task_readdir,
+	.llseek = default_llseek,
+};
+
 static const struct file_operations proc_tgid_base_operations = {
 	.read = generic_read_dir,
 	.iterate_shared = proc_tgid_base_readdir,
@@ -1284,7 +1857,7 @@ static noinline struct dentry *proc_pid_instantiate(struct dentry *dentry, pid_t
 		return (void *)(long)-ENOENT;
 	inode->i_op = &proc_tgid_base_inode_operations;
 	inode->i_fop = &proc_tgid_base_operations;
-	set_nlink(inode, 2 + 1);
+	set_nlink(inode, pid_entry_nlink(tgid_base_stuff, ARRAY_SIZE(tgid_base_stuff)));
 	d_set_d_op(dentry, &proc_pid_dentry_operations);
 	d_add(dentry, inode);
 	return NULL;

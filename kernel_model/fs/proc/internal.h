@@ -17,6 +17,11 @@ struct pid_entry {
 	int (*proc_get_link)(struct dentry *, struct path *);	/* magic links (nd_jump_link) */
 };
 
+/* makes a lookup's child dentry for pid: NULL, or an ERR_PTR */
+typedef struct dentry *instantiate_t(struct dentry *dentry, pid_t pid, const void *ptr);
+bool proc_fill_cache(struct file *file, struct dir_context *ctx, const char *name, unsigned int len,
+		     instantiate_t instantiate, pid_t pid, const void *ptr);
+
 extern struct super_block *proc_sb;
 struct inode *proc_make_inode(struct super_block *sb, umode_t mode, unsigned long ino);
 struct dentry *proc_pid_lookup(struct dentry *dentry, unsigned int flags);
@@ -27,5 +32,6 @@ extern const struct dentry_operations proc_pid_dentry_operations;
 extern const struct inode_operations proc_pid_link_inode_operations;
 int proc_setattr(struct dentry *dentry, struct iattr *attr);
 struct task_struct *get_proc_task_locked(struct inode *inode, unsigned long *flags);
+struct inode *proc_pid_make_inode(struct super_block *sb, pid_t tgid, umode_t mode);
 #define PROC_I_PID(inode) ((pid_t)(long)(inode)->i_private)
 #endif

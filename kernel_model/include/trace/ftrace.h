@@ -169,6 +169,9 @@ _Static_assert(offsetof(struct stack_tracer, dump) == 24, "stack_tracer layout")
 extern struct stack_tracer stack_tracer;
 void check_stack(struct task_struct *t, struct pt_regs *regs);
 int ftrace_unwind(struct task_struct *t, struct pt_regs *regs, unsigned long *calls, int n, int max);
+/* A return address an unwinder found: the real one where function_graph hooked it (ret is
+ * return_to_handler), *idx counting down t's hooked returns from t->curr_ret_stack */
+unsigned long ftrace_graph_ret_addr(struct task_struct *t, int *idx, unsigned long ret);
 
 /*
  * The function profiler (6.1's ftrace.c built with the graph tracer:

@@ -2,7 +2,10 @@
 /*
  * The eBPF JIT to x86-64 (arch/x86/net/bpf_jit_comp.c of Linux 6.1, written for this kernel):
  * after the verifier, bpf_int_jit_compile() turns the program into machine code in a chunk of
- * the program pack (kernel/bpf/core.c), which prog->bpf_func then points at.
+ * the program pack (kernel/bpf/core.c), which prog->bpf_func then points at.  A program of
+ * several functions is JITed a function at a time by the verifier (jit_subprogs()): a
+ * bpf-to-bpf call is a call to the callee's image, written in an extra pass once every image
+ * has its address.
  *
  * Registers as 6.1 maps them: R0-R5 are rax, rdi, rsi, rdx, rcx, r8 (a helper's arguments and
  * return value where the C calling convention has them), R6-R9 the callee-saved rbx, r13,
@@ -19,8 +22,8 @@
  * on it zeroes the destination and goes on past it (ex_handler_bpf(), from the page fault and
  * general protection handlers' fixup_exception()).
  *
- * Not here, as the verifier accepts none of them: tail calls (no program arrays), bpf-to-bpf
- * calls and kfuncs, BPF_NOSPEC, classic BPF, constant blinding (bpf_jit_harden is 0).
+ * Not here, as the verifier accepts none of them: tail calls (no program arrays), kfuncs,
+ * BPF_NOSPEC, classic BPF, constant blinding (bpf_jit_harden is 0).
  */
 #include "../../include/bpf.h"
 #include "../../include/bpf_jit.h"
@@ -82,6 +85,17 @@ static const u8 simple_alu_opcodes[] = {
 
 struct jit_context {
 	int cleanup_addr;	/* the epilogue's offset */
+};
+
+/* what a function of a program of several (is_func) keeps between its JIT and its extra pass */
+struct x64_jit_data {
+	int *addrs;
+	struct jit_context ctx;
+	u8 *image;
+	u32 size;
+	int proglen;
+	int pass;
+	bool padding;
 };
 
 static __always_inline u8 *emit_code(u8 *ptr, u32 bytes, unsigned int len)
@@ -1021,22 +1035,66 @@ emit_jmp:
 	return proglen;
 }
 
+/* bpf_jit_free_extra_pass(): a function's JIT state, its extra pass never made (the image is
+ * bpf_jit_free()'s) */
+noinline void bpf_jit_free_extra_pass(struct bpf_prog *prog)
+{
+	if (!prog->jit_data)
+		return;
+	kfree(prog->jit_data->addrs);
+	kfree(prog->jit_data);
+	prog->jit_data = NULL;
+}
+
+/* the image's pages made new to every cpu (bpf_arch_text_copy()), its lines' addresses */
+static noinline void jit_finalize(struct bpf_prog *prog, u8 *image, u32 size, const int *addrs)
+{
+	unsigned long page;
+
+	for (page = (unsigned long)image & ~(PAGE_SIZE - 1); page < (unsigned long)image + size; page += PAGE_SIZE)
+		host_code_page((void *)page);
+	bpf_prog_fill_jited_linfo(prog, (const u32 *)addrs + 1);
+}
+
 /*
  * bpf_int_jit_compile(): the program as x86-64 code, or as it was (interpreted) where the JIT
  * cannot make it (the passes do not converge, the pack is full, no kallsyms line is left).  The
  * image: the code, then (4-aligned) the number of exception table entries and the entries.
+ * A function of a program of several (is_func) is written once with its calls to a stand-in
+ * (imm 1), its state kept; called again, it is written once more at the same offsets, its calls
+ * now to the callees' images (the extra pass), and gets no kallsyms line here (jit_subprogs()).
  */
 noinline struct bpf_prog *bpf_int_jit_compile(struct bpf_prog *prog)
 {
 	int proglen, oldproglen = 0, pass, i;
+	struct x64_jit_data *jit_data = prog->jit_data;
 	struct jit_context ctx = {};
 	bool padding = false;
 	u8 *image = NULL;
 	u32 size = 0, tbl = 0, n = 0;
 	unsigned int (*interpreter)(const void *, const struct bpf_insn *) = prog->bpf_func;
-	unsigned long page;
 	int *addrs;
 
+	if (jit_data) {		/* the extra pass */
+		prog->jit_data = NULL;
+		proglen = do_jit(prog, jit_data->addrs, jit_data->image, jit_data->proglen, &jit_data->ctx,
+				 jit_data->padding);
+		if (proglen != jit_data->proglen) {
+			prog->jited = false;
+			prog->jit_header = NULL;
+			bpf_jit_binary_pack_free(jit_data->image, jit_data->size);
+			prog->extable = NULL;
+			prog->jited_len = 0;
+			prog->bpf_func = interpreter;
+		} else {
+			if (bpf_jit_enable > 1)
+				bpf_jit_dump(prog->len, proglen, jit_data->pass + 2, jit_data->image);
+			jit_finalize(prog, jit_data->image, jit_data->size, jit_data->addrs);
+		}
+		kfree(jit_data->addrs);
+		kfree(jit_data);
+		return prog;
+	}
 	for (i = 0; i < (int)prog->len; i++)
 		if (prog->insnsi[i].code == (BPF_LDX | BPF_PROBE_MEM | BPF_SIZE(prog->insnsi[i].code)))
 			n++;
@@ -1083,13 +1141,19 @@ noinline struct bpf_prog *bpf_int_jit_compile(struct bpf_prog *prog)
 	prog->jited_len = proglen;
 	prog->jit_header = image;
 	prog->jit_size = size;
+	if (prog->is_func) {	/* its calls are written in the extra pass */
+		jit_data = kzalloc(sizeof(*jit_data), GFP_KERNEL);
+		if (!jit_data)
+			goto fail;
+		*jit_data = (struct x64_jit_data){ .addrs = addrs, .ctx = ctx, .image = image, .size = size,
+						   .proglen = proglen, .pass = pass, .padding = padding };
+		prog->jit_data = jit_data;
+		return prog;
+	}
 	bpf_prog_kallsyms_add(prog);
 	if (prog->ksym_slot < 0)
 		goto fail;
-	/* every cpu forgets what it translated of these pages before (bpf_arch_text_copy()) */
-	for (page = (unsigned long)image & ~(PAGE_SIZE - 1); page < (unsigned long)image + size; page += PAGE_SIZE)
-		host_code_page((void *)page);
-	bpf_prog_fill_jited_linfo(prog, (const u32 *)addrs + 1);
+	jit_finalize(prog, image, size, addrs);
 	goto out;
 fail:
 	if (image) {

@@ -1,7 +1,9 @@
 /* The eBPF interpreter (kernel/bpf/core.c): ___bpf_prog_run() dispatches every instruction
  * through a table of labels, as 6.1's; __bpf_prog_runN() gives it a stack of N bytes (the
  * program's depth rounded up to 32); helpers are called at __bpf_call_base + imm, which the
- * verifier wrote in place of the helper's number.  Also the program tag (SHA-1). */
+ * verifier wrote in place of the helper's number; a bpf-to-bpf call (BPF_CALL_ARGS) runs the
+ * callee's instructions in __bpf_prog_run_argsN() of the callee's stack, its R1-R5 the
+ * caller's.  Also the program tag (SHA-1). */
 #include "../../include/bpf.h"
 #include "../../include/bpf_jit.h"
 #include "../../include/bitops.h"
@@ -14,6 +16,13 @@
 #define IMM	insn->imm
 
 noinline u64 __bpf_call_base(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5)
+{
+	return 0;
+}
+
+typedef u64 (*bpf_call_args_fn)(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct bpf_insn *insn);
+
+noinline u64 __bpf_call_base_args(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct bpf_insn *insn)
 {
 	return 0;
 }
@@ -54,6 +63,7 @@ static u64 ___bpf_prog_run(u64 *regs, const struct bpf_insn *insn)
 		JMP_OPS(BPF_JMP), JMP_OPS(BPF_JMP32),
 		[BPF_JMP | BPF_JA] = &&JMP_JA,
 		[BPF_JMP | BPF_CALL] = &&JMP_CALL,
+		[BPF_JMP | BPF_CALL_ARGS] = &&JMP_CALL_ARGS,
 		[BPF_JMP | BPF_EXIT] = &&JMP_EXIT,
 		[BPF_LD | BPF_IMM | BPF_DW] = &&LD_IMM_DW,
 #define MEM_OPS(sz) \
@@ -188,6 +198,12 @@ JMP_CALL:
 	regs[BPF_REG_0] = ((bpf_helper_fn)((char *)__bpf_call_base + insn->imm))(
 		regs[BPF_REG_1], regs[BPF_REG_2], regs[BPF_REG_3], regs[BPF_REG_4], regs[BPF_REG_5]);
 	CONT;
+JMP_CALL_ARGS:
+	/* bpf_patch_call_args(): imm the interpreter of the callee's stack, off where it starts */
+	regs[BPF_REG_0] = ((bpf_call_args_fn)((char *)__bpf_call_base_args + insn->imm))(
+		regs[BPF_REG_1], regs[BPF_REG_2], regs[BPF_REG_3], regs[BPF_REG_4], regs[BPF_REG_5],
+		insn + insn->off + 1);
+	CONT;
 JMP_EXIT:
 	return regs[BPF_REG_0];
 
@@ -236,6 +252,38 @@ static unsigned int (*const interpreters[])(const void *ctx, const struct bpf_in
 	__bpf_prog_run416, __bpf_prog_run448, __bpf_prog_run480, __bpf_prog_run512,
 };
 
+#define DEFINE_BPF_PROG_RUN_ARGS(stack_size) \
+static u64 __bpf_prog_run_args##stack_size(u64 r1, u64 r2, u64 r3, u64 r4, u64 r5, const struct bpf_insn *insn) \
+{ \
+	u64 stack[stack_size / sizeof(u64)]; \
+	u64 regs[MAX_BPF_REG] = { [BPF_REG_1] = r1, [BPF_REG_2] = r2, [BPF_REG_3] = r3, [BPF_REG_4] = r4, \
+				  [BPF_REG_5] = r5 }; \
+\
+	FP = (u64)(unsigned long)&stack[ARRAY_SIZE(stack)]; \
+	return ___bpf_prog_run(regs, insn); \
+}
+DEFINE_BPF_PROG_RUN_ARGS(32) DEFINE_BPF_PROG_RUN_ARGS(64) DEFINE_BPF_PROG_RUN_ARGS(96) DEFINE_BPF_PROG_RUN_ARGS(128)
+DEFINE_BPF_PROG_RUN_ARGS(160) DEFINE_BPF_PROG_RUN_ARGS(192) DEFINE_BPF_PROG_RUN_ARGS(224) DEFINE_BPF_PROG_RUN_ARGS(256)
+DEFINE_BPF_PROG_RUN_ARGS(288) DEFINE_BPF_PROG_RUN_ARGS(320) DEFINE_BPF_PROG_RUN_ARGS(352) DEFINE_BPF_PROG_RUN_ARGS(384)
+DEFINE_BPF_PROG_RUN_ARGS(416) DEFINE_BPF_PROG_RUN_ARGS(448) DEFINE_BPF_PROG_RUN_ARGS(480) DEFINE_BPF_PROG_RUN_ARGS(512)
+
+static const bpf_call_args_fn interpreters_args[] = {
+	__bpf_prog_run_args32, __bpf_prog_run_args64, __bpf_prog_run_args96, __bpf_prog_run_args128,
+	__bpf_prog_run_args160, __bpf_prog_run_args192, __bpf_prog_run_args224, __bpf_prog_run_args256,
+	__bpf_prog_run_args288, __bpf_prog_run_args320, __bpf_prog_run_args352, __bpf_prog_run_args384,
+	__bpf_prog_run_args416, __bpf_prog_run_args448, __bpf_prog_run_args480, __bpf_prog_run_args512,
+};
+
+/* bpf_patch_call_args(): a bpf-to-bpf call, interpreted, in a stack of the callee's depth */
+noinline void bpf_patch_call_args(struct bpf_insn *insn, u32 stack_depth)
+{
+	if (!stack_depth)
+		stack_depth = 1;
+	insn->off = (s16)insn->imm;
+	insn->imm = (s32)((char *)interpreters_args[(ALIGN(stack_depth, 32) / 32) - 1] - (char *)__bpf_call_base_args);
+	insn->code = BPF_JMP | BPF_CALL_ARGS;
+}
+
 /* net.core.bpf_jit_enable: 1 as Debian's 6.1 boots (CONFIG_BPF_JIT_DEFAULT_ON, not ALWAYS_ON:
  * 0 may be written, and the programs loaded then are interpreted) */
 int bpf_jit_enable = 1;
@@ -259,9 +307,11 @@ noinline struct bpf_prog *bpf_prog_select_runtime(struct bpf_prog *prog, int *er
 {
 	u32 depth = prog->stack_depth ? prog->stack_depth : 1;
 
+	*err = 0;
+	if (prog->jited)	/* its functions JITed by the verifier (jit_subprogs()) */
+		return prog;
 	prog->bpf_func = interpreters[(ALIGN(depth, 32) / 32) - 1];
 	prog->ksym_slot = -1;
-	*err = 0;
 	if (prog->jit_requested) {
 		*err = bpf_prog_alloc_jited_linfo(prog);
 		if (*err)
@@ -290,18 +340,22 @@ noinline void bpf_prog_jit_attempt_done(struct bpf_prog *prog)
 	}
 }
 
-/* bpf_prog_fill_jited_linfo(): the first line at the image's start, each other one where the
- * code of the instruction before it ends (insn_to_jit_off[i]: the end of instruction i's code) */
+/* bpf_prog_fill_jited_linfo(): the first line (of the function's, from linfo_idx) at the image's
+ * start, each other one where the code of the instruction before it ends (insn_to_jit_off[i]:
+ * the end of instruction i's code) */
 noinline void bpf_prog_fill_jited_linfo(struct bpf_prog *prog, const u32 *insn_to_jit_off)
 {
-	const struct bpf_line_info *linfo = prog->linfo;
-	u32 i;
+	const struct bpf_line_info *linfo = prog->linfo + prog->linfo_idx;
+	void **jited_linfo = prog->jited_linfo + prog->linfo_idx;
+	u32 i, insn_start, insn_end;
 
 	if (!prog->jited_linfo)		/* the loader gave no line_info */
 		return;
-	prog->jited_linfo[0] = prog->bpf_func;
-	for (i = 1; i < prog->nr_linfo && linfo[i].insn_off < prog->len; i++)
-		prog->jited_linfo[i] = (u8 *)prog->bpf_func + insn_to_jit_off[linfo[i].insn_off - linfo[0].insn_off - 1];
+	insn_start = linfo[0].insn_off;
+	insn_end = insn_start + prog->len;
+	jited_linfo[0] = prog->bpf_func;
+	for (i = 1; i < prog->nr_linfo - prog->linfo_idx && linfo[i].insn_off < insn_end; i++)
+		jited_linfo[i] = (u8 *)prog->bpf_func + insn_to_jit_off[linfo[i].insn_off - insn_start - 1];
 }
 
 /* ---- the program pack (bpf_prog_pack_alloc() of 6.1): 64-byte chunks of bpf_prog_pack ---- */
@@ -373,14 +427,26 @@ noinline void bpf_jit_binary_pack_free(void *header, u32 size)
 
 noinline void bpf_jit_free(struct bpf_prog *prog)
 {
+	bpf_jit_free_extra_pass(prog);
 	if (prog->jited && prog->jit_header)
 		bpf_jit_binary_pack_free(prog->jit_header, prog->jit_size);
 	kfree(prog);
 }
 
+/* a program of several functions: each function's image and bpf_prog (func[0]'s image is the
+ * program's), then the program */
 noinline void bpf_prog_free(struct bpf_prog *prog)
 {
-	bpf_jit_free(prog);
+	u32 i;
+
+	if (!prog->func_cnt) {
+		bpf_jit_free(prog);
+		return;
+	}
+	for (i = 0; i < prog->func_cnt; i++)
+		bpf_jit_free(prog->func[i]);
+	kfree(prog->func);
+	kfree(prog);
 }
 
 /* ---- kallsyms (bpf_prog_kallsyms_add() of 6.1): a line per JITed program, which the host reads
@@ -408,8 +474,9 @@ notrace void bpf_get_prog_name(const struct bpf_prog *prog, char *sym)
 		sym[n++] = hex[prog->tag[i] >> 4];
 		sym[n++] = hex[prog->tag[i] & 15];
 	}
+	/* a function of several: its own func_info record's name, else "F" */
 	if (prog->func_info_cnt)
-		name = btf_name_by_offset(prog->btf, btf_type_by_id(prog->btf, prog->func_info[0].type_id)->name_off);
+		name = btf_name_by_offset(prog->btf, btf_type_by_id(prog->btf, prog->func_info[prog->func_idx].type_id)->name_off);
 	if (name[0]) {
 		sym[n++] = '_';
 		for (i = 0; name[i] && n < KSYM_NAME_LEN - 1; i++)
@@ -455,6 +522,16 @@ noinline void bpf_prog_kallsyms_del(struct bpf_prog *prog)
 	WRITE_ONCE(bpf_jit_ksyms[prog->ksym_slot].start, 0);
 	raw_spin_unlock_irqrestore(&ksym_lock, flags);
 	prog->ksym_slot = -1;
+}
+
+/* bpf_prog_kallsyms_del_all(): the program's line and each of its functions' */
+noinline void bpf_prog_kallsyms_del_all(struct bpf_prog *prog)
+{
+	u32 i;
+
+	for (i = 1; i < prog->func_cnt; i++)
+		bpf_prog_kallsyms_del(prog->func[i]);
+	bpf_prog_kallsyms_del(prog);
 }
 
 /* __bpf_address_lookup() (kallsyms_lookup() of an address in a program's image): its name into

@@ -2,6 +2,7 @@
  * the current task's ids and name. */
 #include "../../include/bpf.h"
 #include "../../include/trace/ftrace.h"
+#include "../../include/cred.h"
 
 BPF_CALL_x(bpf_map_lookup_elem)
 {
@@ -148,6 +149,12 @@ const struct bpf_func_proto *bpf_base_func_proto(int func_id)
 		return &bpf_ringbuf_discard_proto;
 	case BPF_FUNC_ringbuf_query:
 		return &bpf_ringbuf_query_proto;
+	}
+	if (!capable(CAP_BPF) && !capable(CAP_SYS_ADMIN))	/* (bpf_capable()) */
+		return NULL;
+	switch (func_id) {
+	case BPF_FUNC_loop:
+		return &bpf_loop_proto;
 	}
 	return NULL;
 }

@@ -545,7 +545,7 @@ void bpf_prog_put(struct bpf_prog *prog)
 		if (prog->id)	/* (one the verifier refused was never told) */
 			perf_event_bpf_event(prog, PERF_BPF_EVENT_PROG_UNLOAD, 0);
 		id_remove(&prog_idr_lock, &prog->id_node, prog->id);
-		bpf_prog_kallsyms_del(prog);
+		bpf_prog_kallsyms_del_all(prog);
 		for (i = 0; i < prog->used_map_cnt; i++)
 			bpf_map_put(prog->used_maps[i]);
 		kfree(prog->used_maps);
@@ -827,6 +827,8 @@ static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union b
 			u32 n = 1, bytes;
 			if (BPF_CLASS(insn[0].code) == BPF_LDX && BPF_MODE(insn[0].code) == BPF_PROBE_MEM)
 				insn[0].code = BPF_LDX | BPF_MEM | BPF_SIZE(insn[0].code);	/* shown as it was */
+			if (insn[0].code == (BPF_JMP | BPF_CALL_ARGS))	/* an interpreted bpf-to-bpf call */
+				insn[0].code = BPF_JMP | BPF_CALL;
 			if (insn[0].code == (BPF_LD | BPF_IMM | BPF_DW) && i + 1 < prog->len) {
 				u64 imm = (u32)prog->insnsi[i].imm | (u64)prog->insnsi[i + 1].imm << 32;
 				u32 k;
@@ -854,29 +856,40 @@ static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union b
 		}
 	}
 	/* the JIT's image (bpf_prog_get_info_by_fd(): its code, copied out where the caller gave
-	 * room; one function, whose address and length are bpf_func and jited_len: those of the
-	 * interpreter and 0 for a program that is not JITed, as 6.1 reports them) */
+	 * room; each function's, one after the other, with its address and length: for a program
+	 * that is not JITed, one function, the interpreter's address and 0, as 6.1 reports them) */
 	ulen = info.jited_prog_len;
-	info.jited_prog_len = prog->jited ? prog->jited_len : 0;
+	info.jited_prog_len = 0;
+	for (i = 0; i < (prog->func_cnt ? prog->func_cnt : 1); i++)
+		info.jited_prog_len += prog->func_cnt ? prog->func[i]->jited_len : prog->jited ? prog->jited_len : 0;
 	if (info.jited_prog_len && ulen) {
-		ulen = min(ulen, info.jited_prog_len);
-		if (copy_to_user((void *)info.jited_prog_insns, prog->bpf_func, ulen))
-			return -EFAULT;
+		u8 *uinsns = (u8 *)info.jited_prog_insns;
+		u32 free = min(ulen, info.jited_prog_len);
+
+		for (i = 0; i < (prog->func_cnt ? prog->func_cnt : 1) && free; i++) {
+			const struct bpf_prog *f = prog->func_cnt ? prog->func[i] : prog;
+			u32 len = min(f->jited_len, free);
+
+			if (copy_to_user(uinsns, f->bpf_func, len))
+				return -EFAULT;
+			uinsns += len;
+			free -= len;
+		}
 	}
 	ulen = info.nr_jited_ksyms;
-	info.nr_jited_ksyms = 1;
-	if (ulen) {
-		u64 ksym = (unsigned long)prog->bpf_func;
+	info.nr_jited_ksyms = prog->func_cnt ? prog->func_cnt : 1;
+	for (i = 0; i < min(ulen, info.nr_jited_ksyms); i++) {
+		u64 ksym = (unsigned long)(prog->func_cnt ? prog->func[i]->bpf_func : prog->bpf_func);
 
-		if (copy_to_user((void *)info.jited_ksyms, &ksym, sizeof(ksym)))
+		if (copy_to_user((u64 *)info.jited_ksyms + i, &ksym, sizeof(ksym)))
 			return -EFAULT;
 	}
 	ulen = info.nr_jited_func_lens;
-	info.nr_jited_func_lens = 1;
-	if (ulen) {
-		u32 func_len = prog->jited ? prog->jited_len : 0;
+	info.nr_jited_func_lens = prog->func_cnt ? prog->func_cnt : 1;
+	for (i = 0; i < min(ulen, info.nr_jited_func_lens); i++) {
+		u32 func_len = prog->func_cnt ? prog->func[i]->jited_len : prog->jited ? prog->jited_len : 0;
 
-		if (copy_to_user((void *)info.jited_func_lens, &func_len, sizeof(func_len)))
+		if (copy_to_user((u32 *)info.jited_func_lens + i, &func_len, sizeof(func_len)))
 			return -EFAULT;
 	}
 	/* its own BTF's records, as many as the caller gave room for */

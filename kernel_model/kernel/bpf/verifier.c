@@ -1,6 +1,8 @@
-/* The eBPF verifier (kernel/bpf/verifier.c of 6.1): the program's control flow first
- * (check_subprogs, check_cfg: jumps in range, every instruction reachable, back-edges for the
- * privileged only), then every path simulated (do_check) on abstract registers and stack: the
+/* The eBPF verifier (kernel/bpf/verifier.c of 6.1): the program's functions and control flow
+ * first (add_subprog_and_kfunc, check_subprogs, check_cfg: a function at each bpf-to-bpf call's
+ * target, jumps in range and in their function, every instruction reachable, back-edges for the
+ * privileged only), then every path simulated (do_check) on abstract registers and stack, a
+ * frame of them per function the path is in (a call pushes the callee's, its exit pops it): the
  * type of each value (scalar with signed/unsigned 64/32-bit bounds and a tnum, pointer to ctx,
  * stack, map or map value, maybe-null), every memory access checked against its object, every
  * helper call against its prototype; branches pushed on a stack and explored depth first,
@@ -8,7 +10,9 @@
  * equal one on the path itself is an infinite loop.  The log is 6.1's: each instruction as it
  * is processed, the registers it changed after it, the message of what it rejects, and at
  * log level 1 only the failing path (a finished path's lines are rolled back).
- * Then the rewrites: map fds become map pointers, helper numbers call offsets. */
+ * Then the rewrites: map fds become map pointers, helper numbers call offsets; a program of
+ * several functions has each JITed apart, calling the others' images (fixup_call_args,
+ * jit_subprogs), or its calls run their callee in an interpreter of the callee's stack. */
 #include "../../include/bpf_verifier.h"
 #include "../../include/trace/ftrace.h"	/* ftrace_is_site() */
 #include "../../include/btf.h"
@@ -64,6 +68,7 @@ struct bpf_call_arg_meta {
 	u64 msize_max_value;	/* ARG_CONST_SIZE(_OR_ZERO)'s largest value (do_refine_retval_range) */
 	u32 ref_obj_id;		/* the reference an argument is */
 	int release_regno;	/* the argument the helper releases (OBJ_RELEASE) */
+	int subprogno;		/* ARG_PTR_TO_FUNC's: the callback */
 };
 
 struct bpf_verifier_env {
@@ -87,17 +92,19 @@ struct bpf_verifier_env {
 	u32 scratched_regs;
 	u64 scratched_stack_slots;
 	u32 max_ctx_offset;
-	u32 stack_depth;
 	bool allow_ptr_leaks, allow_uninit_stack, bpf_capable;
 	bool test_state_freq;
 	int *insn_stack;	/* check_cfg */
-	/* the program's functions (check_subprogs: one here, func#0 at insn 0, as no bpf-to-bpf
-	 * call is taken), each with its first line_info record */
+	u32 id_inst;		/* the last bpf_func_state.inst given */
+	/* the program's functions (add_subprog_and_kfunc: func#0 at insn 0, then each target of a
+	 * bpf-to-bpf call in order of start), each with its first line_info record and the stack
+	 * it uses; one past the last, start = the program's length */
 	u32 subprog_cnt;
 	struct bpf_subprog_info {
 		u32 start;
 		u32 linfo_idx;
-	} subprog_info[1];
+		u16 stack_depth;
+	} subprog_info[BPF_MAX_SUBPROGS + 1];
 	const struct bpf_line_info *prev_linfo;	/* the source line the log showed last */
 };
 
@@ -199,7 +206,7 @@ static noinline const char *reg_type_str(u32 type, char *buf)
 		[NOT_INIT] = "?", [SCALAR_VALUE] = "scalar", [PTR_TO_CTX] = "ctx",
 		[CONST_PTR_TO_MAP] = "map_ptr", [PTR_TO_MAP_VALUE] = "map_value",
 		[PTR_TO_MAP_KEY] = "map_key", [PTR_TO_STACK] = "fp", [PTR_TO_BTF_ID] = "ptr_",
-		[PTR_TO_MEM] = "mem",
+		[PTR_TO_MEM] = "mem", [PTR_TO_FUNC] = "func",
 	};
 	scnprintf(buf, 32, "%s%s%s", type & MEM_ALLOC ? "alloc_" : "", str[base_type(type)],
 		  !(type & PTR_MAYBE_NULL) ? "" : base_type(type) == PTR_TO_BTF_ID ? "or_null_" : "_or_null");
@@ -277,10 +284,13 @@ static void print_reg(struct bpf_verifier_env *env, const struct bpf_reg_state *
 
 static const char slot_type_char[] = { [STACK_INVALID] = '?', [STACK_SPILL] = 'r', [STACK_MISC] = 'm', [STACK_ZERO] = '0' };
 
-static void print_verifier_state(struct bpf_verifier_env *env, const struct bpf_verifier_state *state, bool print_all)
+static void print_verifier_state(struct bpf_verifier_env *env, const struct bpf_func_state *state, bool print_all)
 {
+	const struct bpf_verifier_state *vstate = env->cur_state;	/* its references */
 	int i, j;
 
+	if (state->frameno)
+		verbose(env, " frame%d:", state->frameno);
 	for (i = 0; i < MAX_BPF_REG; i++) {
 		const struct bpf_reg_state *reg = &state->regs[i];
 		if (reg->type == NOT_INIT)
@@ -317,12 +327,14 @@ static void print_verifier_state(struct bpf_verifier_env *env, const struct bpf_
 			verbose(env, "=%s", types_buf);
 		}
 	}
-	if (state->acquired_refs && state->refs[0].id) {
-		verbose(env, " refs=%d", state->refs[0].id);
-		for (i = 1; i < (int)state->acquired_refs; i++)
-			if (state->refs[i].id)
-				verbose(env, ",%d", state->refs[i].id);
+	if (vstate->acquired_refs && vstate->refs[0].id) {
+		verbose(env, " refs=%d", vstate->refs[0].id);
+		for (i = 1; i < (int)vstate->acquired_refs; i++)
+			if (vstate->refs[i].id)
+				verbose(env, ",%d", vstate->refs[i].id);
 	}
+	if (state->in_callback_fn)
+		verbose(env, " cb");
 	verbose(env, "\n");
 	if (!print_all) {
 		env->scratched_regs = 0;
@@ -335,7 +347,7 @@ static u32 vlog_alignment(u32 pos)
 	return ALIGN(max(pos + 8 / 2, 40U), 8) - pos - 1;
 }
 
-static void print_insn_state(struct bpf_verifier_env *env, const struct bpf_verifier_state *state)
+static void print_insn_state(struct bpf_verifier_env *env, const struct bpf_func_state *state)
 {
 	if (env->prev_log_len && env->prev_log_len == env->log.len_used) {
 		u32 pad = vlog_alignment(env->prev_insn_print_len), i;
@@ -597,12 +609,21 @@ static bool register_is_bounded(const struct bpf_reg_state *reg)
 	return reg->type == SCALAR_VALUE && !__is_scalar_unbounded(reg);
 }
 
-static bool is_pointer_value(struct bpf_verifier_env *env, int regno)
+static struct bpf_func_state *cur_func(struct bpf_verifier_env *env)
 {
-	return !env->allow_ptr_leaks && env->cur_state->regs[regno].type != SCALAR_VALUE;
+	return env->cur_state->frame[env->cur_state->curframe];
+}
+static struct bpf_reg_state *cur_regs(struct bpf_verifier_env *env) { return cur_func(env)->regs; }
+/* func(): the frame whose stack a PTR_TO_STACK register points into */
+static struct bpf_func_state *func(struct bpf_verifier_env *env, const struct bpf_reg_state *reg)
+{
+	return env->cur_state->frame[reg->frameno];
 }
 
-static struct bpf_reg_state *cur_regs(struct bpf_verifier_env *env) { return env->cur_state->regs; }
+static bool is_pointer_value(struct bpf_verifier_env *env, int regno)
+{
+	return !env->allow_ptr_leaks && cur_regs(env)[regno].type != SCALAR_VALUE;
+}
 
 static noinline void mark_reg_unknown(struct bpf_verifier_env *env, struct bpf_reg_state *regs, u32 regno)
 {
@@ -619,8 +640,9 @@ static noinline void mark_reg_known_zero(struct bpf_verifier_env *env, struct bp
 	__mark_reg_known_zero(regs + regno);
 }
 
-static noinline void init_reg_state(struct bpf_verifier_env *env, struct bpf_reg_state *regs)
+static noinline void init_reg_state(struct bpf_verifier_env *env, struct bpf_func_state *state)
 {
+	struct bpf_reg_state *regs = state->regs;
 	int i;
 
 	for (i = 0; i < MAX_BPF_REG; i++) {
@@ -630,29 +652,50 @@ static noinline void init_reg_state(struct bpf_verifier_env *env, struct bpf_reg
 	regs[BPF_REG_FP].type = PTR_TO_STACK;
 	mark_reg_known_zero(env, regs, BPF_REG_FP);
 	regs[BPF_REG_FP].type = PTR_TO_STACK;
+	regs[BPF_REG_FP].frameno = state->frameno;
 	regs[BPF_REG_1].type = PTR_TO_CTX;
 	mark_reg_known_zero(env, regs, BPF_REG_1);
 	regs[BPF_REG_1].type = PTR_TO_CTX;
 }
 
-/* mark_reg_read(): a read of a register (idx >= 0) or a stack slot (idx = -1 - spi) is a read in
- * every checkpoint up the path until one where the path wrote it; mark_read in the statistics
- * is the longest such walk. */
-static struct bpf_reg_state *live_slot(struct bpf_verifier_state *st, int idx)
+static void init_func_state(struct bpf_verifier_env *env, struct bpf_func_state *state, int callsite, u32 frameno,
+			    u32 subprogno)
+{
+	state->callsite = callsite;
+	state->frameno = frameno;
+	state->subprogno = subprogno;
+	state->inst = frameno ? ++env->id_inst : 0;
+	init_reg_state(env, state);
+	/* every register is new: the first instruction's line shows them */
+	env->scratched_regs = ~0U;
+	env->scratched_stack_slots = ~0UL;
+}
+
+/* mark_reg_read(): a read of a register (idx >= 0) or a stack slot (idx = -1 - spi) of frame
+ * frameno is a read in every checkpoint up the path until one where the path wrote it; mark_read
+ * in the statistics is the longest such walk.  A checkpoint taken before the call that made the
+ * frame had the callee's arguments R1-R5 in its caller's frame (6.1 links them by the registers'
+ * parent pointers; here by the frame's call, inst). */
+static struct bpf_reg_state *live_slot(struct bpf_func_state *st, int idx)
 {
 	return idx >= 0 ? &st->regs[idx] : &st->stack[-1 - idx].spilled_ptr;
 }
 
-static void mark_reg_read(struct bpf_verifier_env *env, int idx)
+static void mark_reg_read(struct bpf_verifier_env *env, u32 frameno, int idx)
 {
-	struct bpf_verifier_state *pst = env->cur_state->parent;
-	struct bpf_reg_state *state = live_slot(env->cur_state, idx), *parent;
+	struct bpf_verifier_state *cur = env->cur_state, *pst = cur->parent;
+	struct bpf_reg_state *state = live_slot(cur->frame[frameno], idx), *parent;
 	u32 cnt = 0;
 
 	while (pst) {
-		parent = live_slot(pst, idx);
 		if (state->live & REG_LIVE_WRITTEN)
 			break;
+		while (frameno > pst->curframe || pst->frame[frameno]->inst != cur->frame[frameno]->inst) {
+			if (!frameno || idx < BPF_REG_1 || idx > BPF_REG_5)
+				goto out;
+			frameno--;
+		}
+		parent = live_slot(pst->frame[frameno], idx);
 		if (parent->live & REG_LIVE_READ64)
 			break;
 		parent->live |= REG_LIVE_READ64;
@@ -661,6 +704,7 @@ static void mark_reg_read(struct bpf_verifier_env *env, int idx)
 		pst = pst->parent;
 		cnt++;
 	}
+out:
 	if (env->longest_mark_read_walk < cnt)
 		env->longest_mark_read_walk = cnt;
 }
@@ -683,7 +727,7 @@ static noinline int check_reg_arg(struct bpf_verifier_env *env, u32 regno, enum 
 			return -EACCES;
 		}
 		if (regno != BPF_REG_FP)
-			mark_reg_read(env, regno);
+			mark_reg_read(env, env->cur_state->curframe, regno);
 	} else {
 		if (regno == BPF_REG_FP) {
 			verbose(env, "frame pointer is read only\n");
@@ -1254,23 +1298,26 @@ static int check_alu_op(struct bpf_verifier_env *env, struct bpf_insn *insn)
 /* ---- memory: stack, map values, context ---- */
 enum bpf_access_src { ACCESS_DIRECT = 1, ACCESS_HELPER = 2 };
 
-static void grow_stack_state(struct bpf_verifier_state *state, int size)
+static void grow_stack_state(struct bpf_func_state *state, int size)
 {
 	if (size > (int)state->allocated_stack)
 		state->allocated_stack = size;
 }
 
-static void update_stack_depth(struct bpf_verifier_env *env, int off)
+/* update_stack_depth(): the most stack the function of the frame uses */
+static void update_stack_depth(struct bpf_verifier_env *env, const struct bpf_func_state *state, int off)
 {
-	if ((u32)-off > env->stack_depth)
-		env->stack_depth = -off;
+	struct bpf_subprog_info *sub = &env->subprog_info[state->subprogno];
+
+	if ((u32)-off > sub->stack_depth)
+		sub->stack_depth = -off;
 }
 
 static int check_stack_access_within_bounds(struct bpf_verifier_env *env, int regno, int off, int access_size,
 					    enum bpf_access_src src, enum bpf_access_type type)
 {
 	struct bpf_reg_state *reg = cur_regs(env) + regno;
-	struct bpf_verifier_state *state = env->cur_state;
+	struct bpf_func_state *state = func(env, reg);
 	const char *err_extra = src == ACCESS_HELPER ? " indirect access to" : type == BPF_READ ? " read from" : " write to";
 	s64 min_off, max_off, min_valid_off;
 	int err = 0;
@@ -1313,7 +1360,7 @@ static bool is_spilled_reg(const struct bpf_stack_state *stack)
 	return stack->slot_type[BPF_REG_SIZE - 1] == STACK_SPILL;
 }
 
-static noinline void save_register_state(struct bpf_verifier_state *state, int spi, struct bpf_reg_state *reg)
+static noinline void save_register_state(struct bpf_func_state *state, int spi, struct bpf_reg_state *reg)
 {
 	int i;
 
@@ -1326,8 +1373,8 @@ static noinline void save_register_state(struct bpf_verifier_state *state, int s
 static int check_stack_write(struct bpf_verifier_env *env, int ptr_regno, int off, int size, int value_regno,
 			     const struct bpf_insn *insn)
 {
-	struct bpf_verifier_state *state = env->cur_state;
 	struct bpf_reg_state *ptr = cur_regs(env) + ptr_regno, *reg = NULL;
+	struct bpf_func_state *state = func(env, ptr);
 	int i, spi;
 
 	if (value_regno >= 0)
@@ -1349,23 +1396,35 @@ static int check_stack_write(struct bpf_verifier_env *env, int ptr_regno, int of
 				state->stack[spi].slot_type[slot % BPF_REG_SIZE] = STACK_MISC;
 			mark_stack_slot_scratched(env, spi);
 		}
-		update_stack_depth(env, min_off);
+		update_stack_depth(env, state, min_off);
 		return 0;
 	}
 	off += ptr->var_off.value;
 	{
 		int slot = -off - 1;
 		spi = slot / BPF_REG_SIZE;
-		update_stack_depth(env, off);
+		update_stack_depth(env, state, off);
 		mark_stack_slot_scratched(env, spi);
 		if (reg && !(off % BPF_REG_SIZE) && size == BPF_REG_SIZE && register_is_bounded(reg) &&
 		    !register_is_null(reg) && env->bpf_capable) {
 			save_register_state(state, spi, reg);
+		} else if (!reg && !(off % BPF_REG_SIZE) && size == BPF_REG_SIZE && BPF_CLASS(insn->code) == BPF_ST &&
+			   insn->imm != 0 && env->bpf_capable) {
+			/* a constant stored: known when read back, as a spilled register's */
+			struct bpf_reg_state fake_reg = {};
+
+			__mark_reg_known(&fake_reg, (s64)insn->imm);
+			fake_reg.type = SCALAR_VALUE;
+			save_register_state(state, spi, &fake_reg);
 		} else if (reg && reg->type != SCALAR_VALUE) {
 			if (size != BPF_REG_SIZE) {
 				verbose_linfo(env, env->insn_idx, "; ");
 				verbose(env, "invalid size of register spill\n");
 				return -EACCES;
+			}
+			if (state != cur_func(env) && reg->type == PTR_TO_STACK) {
+				verbose(env, "cannot spill pointers to stack into stack frame of the caller\n");
+				return -EINVAL;
 			}
 			save_register_state(state, spi, reg);
 		} else {
@@ -1388,8 +1447,8 @@ static int check_stack_write(struct bpf_verifier_env *env, int ptr_regno, int of
 
 static int check_stack_read(struct bpf_verifier_env *env, int ptr_regno, int off, int size, int dst_regno)
 {
-	struct bpf_verifier_state *state = env->cur_state;
 	struct bpf_reg_state *ptr = cur_regs(env) + ptr_regno, *regs = cur_regs(env);
+	struct bpf_func_state *state = func(env, ptr);
 	int i, slot, spi, zeros = 0;
 
 	if (!tnum_is_const(ptr->var_off)) {
@@ -1400,7 +1459,7 @@ static int check_stack_read(struct bpf_verifier_env *env, int ptr_regno, int off
 	off += ptr->var_off.value;
 	slot = -off - 1;
 	spi = slot / BPF_REG_SIZE;
-	mark_reg_read(env, -1 - spi);
+	mark_reg_read(env, state->frameno, -1 - spi);
 	if (is_spilled_reg(&state->stack[spi])) {
 		struct bpf_reg_state *reg = &state->stack[spi].spilled_ptr;
 		if (size != BPF_REG_SIZE) {
@@ -1753,18 +1812,46 @@ static notrace int resize_reference_state(struct bpf_verifier_state *state, u32 
 	return 0;
 }
 
-/* copy_reference_state(): dst (whose refs are no array of its own yet) holds src's references
- * in one of its own (a state copied at a branch or a checkpoint) */
-static notrace int copy_reference_state(struct bpf_verifier_state *dst, const struct bpf_verifier_state *src)
+/* free_verifier_state(): a state's own frames and references (the state itself is its owner's) */
+static notrace void free_verifier_state(struct bpf_verifier_state *st)
 {
+	u32 i;
+
+	for (i = 0; i < MAX_CALL_FRAMES; i++) {
+		kfree(st->frame[i]);
+		st->frame[i] = NULL;
+	}
+	kfree(st->refs);
+	st->refs = NULL;
+	st->acquired_refs = 0;
+}
+
+/* copy_verifier_state(): dst (owning nothing) a copy of src with frames and references of its
+ * own (a state copied at a branch or a checkpoint); on failure dst owns nothing still */
+static notrace int copy_verifier_state(struct bpf_verifier_state *dst, const struct bpf_verifier_state *src)
+{
+	u32 i;
+
+	*dst = *src;
+	for (i = 0; i < MAX_CALL_FRAMES; i++)
+		dst->frame[i] = NULL;
 	dst->refs = NULL;
-	if (!src->acquired_refs)
-		return 0;
-	dst->refs = kmalloc(src->acquired_refs * sizeof(*dst->refs), GFP_KERNEL);
-	if (!dst->refs)
-		return -ENOMEM;
-	memcpy(dst->refs, src->refs, src->acquired_refs * sizeof(*dst->refs));
+	if (src->acquired_refs) {
+		dst->refs = kmalloc(src->acquired_refs * sizeof(*dst->refs), GFP_KERNEL);
+		if (!dst->refs)
+			goto nomem;
+		memcpy(dst->refs, src->refs, src->acquired_refs * sizeof(*dst->refs));
+	}
+	for (i = 0; i <= src->curframe; i++) {
+		dst->frame[i] = kmalloc(sizeof(*dst->frame[i]), GFP_KERNEL);
+		if (!dst->frame[i])
+			goto nomem;
+		memcpy(dst->frame[i], src->frame[i], sizeof(*dst->frame[i]));
+	}
 	return 0;
+nomem:
+	free_verifier_state(dst);
+	return -ENOMEM;
 }
 
 static noinline struct bpf_verifier_state *push_stack(struct bpf_verifier_env *env, int insn_idx, int prev_insn_idx)
@@ -1779,12 +1866,8 @@ static noinline struct bpf_verifier_state *push_stack(struct bpf_verifier_env *e
 	elem->log_pos = env->log.len_used;
 	env->head = elem;
 	env->stack_size++;
-	elem->st = *env->cur_state;
-	elem->st.refs = NULL;
-	if (copy_reference_state(&elem->st, env->cur_state)) {
-		elem->st.acquired_refs = 0;	/* (popped by free_stack(): nothing to free) */
-		return NULL;
-	}
+	if (copy_verifier_state(&elem->st, env->cur_state))
+		return NULL;	/* (popped by free_stack(): nothing to free) */
 	if (env->stack_size > BPF_COMPLEXITY_LIMIT_JMP_SEQ) {
 		verbose(env, "The sequence of %d jumps is too complex.\n", env->stack_size);
 		return NULL;
@@ -1800,7 +1883,7 @@ static noinline int pop_stack(struct bpf_verifier_env *env, int *prev_insn_idx, 
 
 	if (!elem)
 		return -ENOENT;
-	kfree(env->cur_state->refs);	/* the popped state's own references instead */
+	free_verifier_state(env->cur_state);	/* the popped state's own frames instead */
 	*env->cur_state = elem->st;
 	if (pop_log)
 		bpf_vlog_reset(&env->log, elem->log_pos);
@@ -1858,8 +1941,8 @@ static bool regsafe(const struct bpf_reg_state *rold, const struct bpf_reg_state
 	return range_within(rold, rcur) && tnum_in(rold->var_off, rcur->var_off);
 }
 
-static bool stacksafe(struct bpf_verifier_env *env, const struct bpf_verifier_state *old,
-		      const struct bpf_verifier_state *cur)
+static bool stacksafe(struct bpf_verifier_env *env, const struct bpf_func_state *old,
+		      const struct bpf_func_state *cur)
 {
 	u32 i;
 
@@ -1881,28 +1964,47 @@ static bool stacksafe(struct bpf_verifier_env *env, const struct bpf_verifier_st
 	return true;
 }
 
-static bool states_equal(struct bpf_verifier_env *env, const struct bpf_verifier_state *old,
-			 const struct bpf_verifier_state *cur)
+static bool func_states_equal(struct bpf_verifier_env *env, const struct bpf_func_state *old,
+			      const struct bpf_func_state *cur)
 {
 	int i;
 
 	for (i = 0; i < MAX_BPF_REG; i++)
 		if (!regsafe(&old->regs[i], &cur->regs[i]))
 			return false;
-	/* refsafe(): the same references held */
-	if (old->acquired_refs != cur->acquired_refs ||
-	    memcmp(old->refs, cur->refs, sizeof(old->refs[0]) * old->acquired_refs))
-		return false;
 	return stacksafe(env, old, cur);
 }
 
-/* states_maybe_looping(): the registers exactly the same */
+/* states_equal(): the same call chain (each frame called from the same place), every frame's
+ * registers and stack covered, the same references held */
+static bool states_equal(struct bpf_verifier_env *env, const struct bpf_verifier_state *old,
+			 const struct bpf_verifier_state *cur)
+{
+	u32 i;
+
+	if (old->curframe != cur->curframe)
+		return false;
+	if (old->acquired_refs != cur->acquired_refs ||
+	    memcmp(old->refs, cur->refs, sizeof(old->refs[0]) * old->acquired_refs))
+		return false;
+	for (i = 0; i <= old->curframe; i++) {
+		if (old->frame[i]->callsite != cur->frame[i]->callsite)
+			return false;
+		if (!func_states_equal(env, old->frame[i], cur->frame[i]))
+			return false;
+	}
+	return true;
+}
+
+/* states_maybe_looping(): the current frame's registers exactly the same */
 static bool states_maybe_looping(const struct bpf_verifier_state *old, const struct bpf_verifier_state *cur)
 {
 	int i;
 
+	if (old->curframe != cur->curframe)
+		return false;
 	for (i = 0; i < MAX_BPF_REG; i++) {
-		const struct bpf_reg_state *a = &old->regs[i], *b = &cur->regs[i];
+		const struct bpf_reg_state *a = &old->frame[old->curframe]->regs[i], *b = &cur->frame[cur->curframe]->regs[i];
 		if (a->type != b->type || a->off != b->off || a->id != b->id || a->map_ptr != b->map_ptr || a->btf_id != b->btf_id ||
 		    a->var_off.value != b->var_off.value || a->var_off.mask != b->var_off.mask ||
 		    a->smin_value != b->smin_value || a->smax_value != b->smax_value ||
@@ -1920,6 +2022,7 @@ static int is_state_visited(struct bpf_verifier_env *env, int insn_idx)
 	struct bpf_verifier_state *cur = env->cur_state;
 	bool add_new_state = env->test_state_freq;
 	int i, states_cnt = 0;
+	u32 j;
 
 	if (!env->insn_aux_data[insn_idx].prune_point)
 		return 0;
@@ -1970,9 +2073,7 @@ miss:
 	env->peak_states++;
 	env->prev_jmps_processed = env->jmps_processed;
 	env->prev_insn_processed = env->insn_processed;
-	new_sl->state = *cur;
-	new_sl->state.refs = NULL;
-	if (copy_reference_state(&new_sl->state, cur)) {
+	if (copy_verifier_state(&new_sl->state, cur)) {
 		kfree(new_sl);
 		return -ENOMEM;
 	}
@@ -1981,10 +2082,12 @@ miss:
 	env->explored_states[insn_idx] = new_sl;
 	cur->parent = &new_sl->state;
 	/* writes from here on are not writes from the checkpoint's point of view */
-	for (i = 0; i < MAX_BPF_REG; i++)
-		cur->regs[i].live = REG_LIVE_NONE;
-	for (i = 0; i < MAX_BPF_STACK_SLOTS; i++)
-		cur->stack[i].spilled_ptr.live = REG_LIVE_NONE;
+	for (j = 0; j <= cur->curframe; j++) {
+		for (i = 0; i < MAX_BPF_REG; i++)
+			cur->frame[j]->regs[i].live = REG_LIVE_NONE;
+		for (i = 0; i < MAX_BPF_STACK_SLOTS; i++)
+			cur->frame[j]->stack[i].spilled_ptr.live = REG_LIVE_NONE;
+	}
 	return 0;
 }
 
@@ -2192,17 +2295,34 @@ static void reg_combine_min_max(struct bpf_reg_state *true_src, struct bpf_reg_s
 		__reg_combine_min_max(false_src, false_dst);
 }
 
+/* every frame's registers and spilled registers are where a copy of a register may be (6.1's
+ * bpf_for_each_reg_in_vstate) */
+#define for_each_reg_in_vstate(vstate, reg, body)						\
+	do {											\
+		u32 __f; int __i;								\
+		for (__f = 0; __f <= (vstate)->curframe; __f++) {				\
+			struct bpf_func_state *__st = (vstate)->frame[__f];			\
+			for (__i = 0; __i < MAX_BPF_REG; __i++) {				\
+				reg = &__st->regs[__i];						\
+				body;								\
+			}									\
+			for (__i = 0; __i < MAX_BPF_STACK_SLOTS; __i++) {			\
+				if (!is_spilled_reg(&__st->stack[__i]))				\
+					continue;						\
+				reg = &__st->stack[__i].spilled_ptr;				\
+				body;								\
+			}									\
+		}										\
+	} while (0)
+
 static void find_equal_scalars(struct bpf_verifier_state *vstate, struct bpf_reg_state *known_reg)
 {
-	int i;
+	struct bpf_reg_state *reg;
 
-	for (i = 0; i < MAX_BPF_REG; i++)
-		if (vstate->regs[i].type == SCALAR_VALUE && vstate->regs[i].id == known_reg->id)
-			vstate->regs[i] = *known_reg;
-	for (i = 0; i < MAX_BPF_STACK_SLOTS; i++)
-		if (is_spilled_reg(&vstate->stack[i]) && vstate->stack[i].spilled_ptr.type == SCALAR_VALUE &&
-		    vstate->stack[i].spilled_ptr.id == known_reg->id)
-			vstate->stack[i].spilled_ptr = *known_reg;
+	for_each_reg_in_vstate(vstate, reg, ({
+		if (reg->type == SCALAR_VALUE && reg->id == known_reg->id)
+			*reg = *known_reg;
+	}));
 }
 
 /* after "if rX == 0": a maybe-null pointer (and every copy of it) is null one way, valid the other */
@@ -2223,23 +2343,19 @@ static int release_reference_state(struct bpf_verifier_state *state, int ptr_id)
 
 static void mark_ptr_or_null_regs(struct bpf_verifier_state *vstate, u32 regno, bool is_null)
 {
-	u32 id = vstate->regs[regno].id, ref_obj_id = vstate->regs[regno].ref_obj_id;
-	int i;
+	struct bpf_reg_state *regs = vstate->frame[vstate->curframe]->regs, *reg;
+	u32 id = regs[regno].id, ref_obj_id = regs[regno].ref_obj_id;
 
 	if (ref_obj_id && ref_obj_id == id && is_null)	/* NULL: nothing was acquired */
 		release_reference_state(vstate, id);
 
-	for (i = 0; i < MAX_BPF_REG; i++)
-		mark_ptr_or_null_reg(&vstate->regs[i], id, is_null);
-	for (i = 0; i < MAX_BPF_STACK_SLOTS; i++)
-		if (is_spilled_reg(&vstate->stack[i]))
-			mark_ptr_or_null_reg(&vstate->stack[i].spilled_ptr, id, is_null);
+	for_each_reg_in_vstate(vstate, reg, mark_ptr_or_null_reg(reg, id, is_null));
 }
 
 static noinline int check_cond_jmp_op(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx)
 {
 	struct bpf_verifier_state *this_branch = env->cur_state, *other_branch;
-	struct bpf_reg_state *regs = this_branch->regs, *dst_reg, *other_branch_regs, *src_reg = NULL;
+	struct bpf_reg_state *regs = cur_regs(env), *dst_reg, *other_branch_regs, *src_reg = NULL;
 	u8 opcode = BPF_OP(insn->code);
 	bool is_jmp32;
 	int pred = -1, err;
@@ -2279,17 +2395,17 @@ static noinline int check_cond_jmp_op(struct bpf_verifier_env *env, struct bpf_i
 	if (pred == 1) {
 		*insn_idx += insn->off;
 		if (env->log.level & BPF_LOG_LEVEL)
-			print_insn_state(env, this_branch);
+			print_insn_state(env, this_branch->frame[this_branch->curframe]);
 		return 0;
 	} else if (pred == 0) {
 		if (env->log.level & BPF_LOG_LEVEL)
-			print_insn_state(env, this_branch);
+			print_insn_state(env, this_branch->frame[this_branch->curframe]);
 		return 0;
 	}
 	other_branch = push_stack(env, *insn_idx + insn->off + 1, *insn_idx);
 	if (!other_branch)
 		return -EFAULT;
-	other_branch_regs = other_branch->regs;
+	other_branch_regs = other_branch->frame[other_branch->curframe]->regs;
 	if (BPF_SRC(insn->code) == BPF_X) {
 		if (dst_reg->type == SCALAR_VALUE && src_reg->type == SCALAR_VALUE) {
 			if (tnum_is_const(src_reg->var_off) || (is_jmp32 && tnum_is_const(tnum_subreg(src_reg->var_off))))
@@ -2323,7 +2439,7 @@ static noinline int check_cond_jmp_op(struct bpf_verifier_env *env, struct bpf_i
 		return -EACCES;
 	}
 	if (env->log.level & BPF_LOG_LEVEL)
-		print_insn_state(env, this_branch);
+		print_insn_state(env, this_branch->frame[this_branch->curframe]);
 	return 0;
 }
 
@@ -2376,6 +2492,16 @@ static int check_reg_type(struct bpf_verifier_env *env, u32 regno, u8 arg_type)
 			return 0;
 		expected = "ctx";
 		break;
+	case ARG_PTR_TO_FUNC:
+		if (reg->type == PTR_TO_FUNC)
+			return 0;
+		expected = "func";
+		break;
+	case ARG_PTR_TO_STACK_OR_NULL:
+		if (reg->type == PTR_TO_STACK || register_is_null(reg))
+			return 0;
+		expected = "fp";
+		break;
 	default:
 		return 0;
 	}
@@ -2391,7 +2517,7 @@ static noinline int check_stack_range_initialized(struct bpf_verifier_env *env, 
 					 bool zero_size_allowed, struct bpf_call_arg_meta *meta)
 {
 	struct bpf_reg_state *reg = cur_regs(env) + regno;
-	struct bpf_verifier_state *state = env->cur_state;
+	struct bpf_func_state *state = func(env, reg);
 	int err, min_off, max_off, i, j, slot, spi;
 	bool raw = meta && meta->regno == -1;
 
@@ -2409,7 +2535,7 @@ static noinline int check_stack_range_initialized(struct bpf_verifier_env *env, 
 		max_off = reg->smax_value + off;
 		raw = false;
 	}
-	update_stack_depth(env, min_off);
+	update_stack_depth(env, state, min_off);
 	if (raw) {
 		static const struct bpf_insn call = { .code = BPF_JMP | BPF_CALL };
 		for (i = 0; i < access_size; i++) {
@@ -2450,7 +2576,7 @@ static noinline int check_stack_range_initialized(struct bpf_verifier_env *env, 
 		}
 		return -EACCES;
 mark:
-		mark_reg_read(env, -1 - spi);
+		mark_reg_read(env, state->frameno, -1 - spi);
 	}
 	return 0;
 }
@@ -2555,6 +2681,9 @@ static int check_func_arg(struct bpf_verifier_env *env, u32 arg, struct bpf_call
 	case ARG_CONST_MAP_PTR:
 		meta->map_ptr = reg->map_ptr;
 		break;
+	case ARG_PTR_TO_FUNC:
+		meta->subprogno = reg->subprogno;
+		break;
 	case ARG_PTR_TO_MAP_KEY:
 		if (!meta->map_ptr) {
 			verbose(env, "invalid map_ptr to access map->key\n");
@@ -2649,6 +2778,7 @@ static int acquire_reference_state(struct bpf_verifier_env *env, int insn_idx)
 	id = ++env->id_gen;
 	state->refs[state->acquired_refs].id = id;
 	state->refs[state->acquired_refs].insn_idx = insn_idx;
+	state->refs[state->acquired_refs].callback_ref = cur_func(env)->in_callback_fn ? (int)state->curframe : 0;
 	state->acquired_refs++;
 	return id;
 }
@@ -2674,36 +2804,40 @@ static int release_reference_state(struct bpf_verifier_state *state, int ptr_id)
 static int release_reference(struct bpf_verifier_env *env, int ref_obj_id)
 {
 	struct bpf_verifier_state *state = env->cur_state;
-	int i, err = release_reference_state(state, ref_obj_id);
+	struct bpf_reg_state *reg;
+	int err = release_reference_state(state, ref_obj_id);
 
 	if (err)
 		return err;
-	for (i = 0; i < MAX_BPF_REG; i++)
-		if (state->regs[i].ref_obj_id == (u32)ref_obj_id) {
+	for_each_reg_in_vstate(state, reg, ({
+		if (reg->ref_obj_id == (u32)ref_obj_id) {
 			if (!env->allow_ptr_leaks)
-				__mark_reg_not_init(&state->regs[i]);
+				__mark_reg_not_init(reg);
 			else
-				__mark_reg_unknown(&state->regs[i]);
+				__mark_reg_unknown(reg);
 		}
-	for (i = 0; i < MAX_BPF_STACK_SLOTS; i++)
-		if (is_spilled_reg(&state->stack[i]) && state->stack[i].spilled_ptr.ref_obj_id == (u32)ref_obj_id) {
-			if (!env->allow_ptr_leaks)
-				__mark_reg_not_init(&state->stack[i].spilled_ptr);
-			else
-				__mark_reg_unknown(&state->stack[i].spilled_ptr);
-		}
+	}));
 	return 0;
 }
 
-/* check_reference_leak(): a program may not exit holding a reference */
+/* check_reference_leak(): a program may not exit holding a reference (a function it calls may:
+ * its references are its caller's), nor a callback holding one it acquired */
 static int check_reference_leak(struct bpf_verifier_env *env)
 {
 	struct bpf_verifier_state *state = env->cur_state;
+	struct bpf_func_state *func = cur_func(env);
+	bool lingering = false;
 	u32 i;
 
-	for (i = 0; i < state->acquired_refs; i++)
+	if (state->curframe && !func->in_callback_fn)
+		return 0;
+	for (i = 0; i < state->acquired_refs; i++) {
+		if (func->in_callback_fn && state->refs[i].callback_ref != (int)state->curframe)
+			continue;
 		verbose(env, "Unreleased reference id=%d alloc_insn=%d\n", state->refs[i].id, state->refs[i].insn_idx);
-	return state->acquired_refs ? -EINVAL : 0;
+		lingering = true;
+	}
+	return lingering ? -EINVAL : 0;
 }
 
 /* do_refine_retval_range(): what a helper that fills a buffer returns is at most its size (or
@@ -2724,13 +2858,43 @@ static void do_refine_retval_range(struct bpf_reg_state *regs, int ret_type, int
 	reg_bounds_sync(ret_reg);
 }
 
+/* verbose_invalid_scalar(): "At <ctx> the register <reg> has value ... should have been in ..." */
+static void verbose_invalid_scalar(struct bpf_verifier_env *env, const struct bpf_reg_state *reg, struct tnum range,
+				   const char *ctx, const char *reg_name)
+{
+	char tn_buf[48];
+
+	verbose(env, "At %s the register %s ", ctx, reg_name);
+	if (!tnum_is_unknown(reg->var_off)) {
+		tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
+		verbose(env, "has value %s", tn_buf);
+	} else {
+		verbose(env, "has unknown scalar value");
+	}
+	tnum_strn(tn_buf, sizeof(tn_buf), range);
+	verbose(env, " should have been in %s\n", tn_buf);
+}
+
+static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog, bool callback);
+
+/* clear_caller_saved_regs(): a call leaves R0-R5 unreadable until written (R0: what it returns) */
+static void clear_caller_saved_regs(struct bpf_verifier_env *env, struct bpf_reg_state *regs)
+{
+	static const int caller_saved[] = { BPF_REG_0, BPF_REG_1, BPF_REG_2, BPF_REG_3, BPF_REG_4, BPF_REG_5 };
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(caller_saved); i++) {
+		mark_reg_not_init(env, regs, caller_saved[i]);
+		check_reg_arg(env, caller_saved[i], DST_OP_NO_MARK);
+	}
+}
+
 static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx_p)
 {
 	const struct bpf_func_proto *fn = NULL;
 	struct bpf_call_arg_meta meta;
 	struct bpf_reg_state *regs;
 	int i, err, func_id = insn->imm;
-	static const int caller_saved[] = { BPF_REG_0, BPF_REG_1, BPF_REG_2, BPF_REG_3, BPF_REG_4, BPF_REG_5 };
 
 	if (func_id < 0 || func_id >= __BPF_FUNC_MAX_ID) {
 		verbose(env, "invalid func %s#%d\n", func_id_name(func_id), func_id);
@@ -2780,10 +2944,12 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 			aux->map_ptr = BPF_MAP_PTR_POISON;
 	}
 	regs = cur_regs(env);
-	for (i = 0; i < (int)ARRAY_SIZE(caller_saved); i++) {
-		mark_reg_not_init(env, regs, caller_saved[i]);
-		check_reg_arg(env, caller_saved[i], DST_OP_NO_MARK);
+	if (func_id == BPF_FUNC_loop) {	/* the callback verified next, as if called once */
+		err = __check_func_call(env, insn_idx_p, meta.subprogno, true);
+		if (err)
+			return err;
 	}
+	clear_caller_saved_regs(env, regs);	/* (the caller's; live marks on the callee's, as 6.1) */
 	switch (fn->ret_type) {
 	case RET_INTEGER:
 		mark_reg_unknown(env, regs, BPF_REG_0);
@@ -2834,6 +3000,24 @@ static noinline int check_helper_call(struct bpf_verifier_env *env, struct bpf_i
 }
 
 /* ---- loads of 64-bit immediates: maps by fd become map pointers ---- */
+/* find_subprog(): the function starting at off, -ENOENT: none */
+static int find_subprog(struct bpf_verifier_env *env, int off)
+{
+	u32 lo = 0, hi = env->subprog_cnt;
+
+	while (lo < hi) {	/* subprog_info is sorted by start */
+		u32 mid = (lo + hi) / 2;
+
+		if (env->subprog_info[mid].start == (u32)off)
+			return mid;
+		if (env->subprog_info[mid].start < (u32)off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -ENOENT;
+}
+
 static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
 {
 	struct bpf_insn_aux_data *aux = &env->insn_aux_data[env->insn_idx];
@@ -2859,6 +3043,26 @@ static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
 		return 0;
 	}
 	mark_reg_known_zero(env, regs, insn->dst_reg);
+	if (insn->src_reg == BPF_PSEUDO_FUNC) {	/* a callback: a static function, not the main one */
+		int subprogno = find_subprog(env, env->insn_idx + insn->imm + 1);
+
+		if (!env->prog->func_info) {
+			verbose(env, "missing btf func_info\n");
+			return -EINVAL;
+		}
+		if (btf_type_vlen(btf_type_by_id(env->prog->btf, env->prog->func_info[subprogno].type_id)) !=
+		    BTF_FUNC_STATIC) {
+			verbose(env, "callback function not static\n");
+			return -EINVAL;
+		}
+		if (subprogno == 0) {
+			verbose(env, "callback function cannot be the main program\n");
+			return -EINVAL;
+		}
+		dst_reg->type = PTR_TO_FUNC;
+		dst_reg->subprogno = subprogno;
+		return 0;
+	}
 	dst_reg->map_ptr = env->used_maps[aux->map_index];
 	if (insn->src_reg == BPF_PSEUDO_MAP_VALUE) {
 		dst_reg->type = PTR_TO_MAP_VALUE;
@@ -2869,38 +3073,257 @@ static int check_ld_imm(struct bpf_verifier_env *env, struct bpf_insn *insn)
 	return 0;
 }
 
-/* ---- the control-flow graph (check_subprogs, check_cfg) ---- */
-static int check_subprogs(struct bpf_verifier_env *env)
+/* ---- bpf-to-bpf calls: a frame for the callee, R1-R5 its arguments (6.1's __check_func_call,
+ * prepare_func_exit) ---- */
+
+/* __check_func_call(): a frame for the callee, which is verified next; a callback (bpf_loop's,
+ * callback set) gets its helper's arguments, as set_loop_callback_state(), and must return 0
+ * or 1 */
+static noinline int __check_func_call(struct bpf_verifier_env *env, int *insn_idx, int subprog, bool callback)
 {
-	struct bpf_insn *insn = env->prog->insnsi;
-	int i, insn_cnt = env->prog->len;
+	struct bpf_verifier_state *state = env->cur_state;
+	struct bpf_func_state *caller, *callee;
+	int i;
 
-	env->subprog_info[0].start = 0;		/* the main program, func#0 */
-	env->subprog_cnt = 1;
-	for (i = 0; i < insn_cnt; i++) {
-		u8 code = insn[i].code;
-		int off;
+	if (state->curframe + 1 >= MAX_CALL_FRAMES) {
+		verbose(env, "the call stack of %d frames is too deep\n", state->curframe + 2);
+		return -E2BIG;
+	}
+	caller = state->frame[state->curframe];
+	callee = kzalloc(sizeof(*callee), GFP_KERNEL);
+	if (!callee)
+		return -ENOMEM;
+	state->frame[state->curframe + 1] = callee;
+	/* the callee reads none of R0, R6-R9 and its own stack before writing them; it may use
+	 * the caller's stack through pointers passed to it */
+	init_func_state(env, callee, *insn_idx, state->curframe + 1, subprog);
+	callee->callback_ret_range = tnum_range(0, 0);
+	if (callback) {
+		/* bpf_loop(nr_loops, callback_fn, callback_ctx, flags): callback_fn(index, ctx) */
+		__mark_reg_unknown(&callee->regs[BPF_REG_1]);
+		callee->regs[BPF_REG_1].type = SCALAR_VALUE;
+		callee->regs[BPF_REG_2] = caller->regs[BPF_REG_3];
+		__mark_reg_not_init(&callee->regs[BPF_REG_3]);
+		__mark_reg_not_init(&callee->regs[BPF_REG_4]);
+		__mark_reg_not_init(&callee->regs[BPF_REG_5]);
+		callee->in_callback_fn = true;
+		callee->callback_ret_range = tnum_range(0, 1);
+	} else {
+		for (i = BPF_REG_1; i <= BPF_REG_5; i++)	/* set_callee_state() */
+			callee->regs[i] = caller->regs[i];
+	}
+	clear_caller_saved_regs(env, caller->regs);
+	state->curframe++;
+	*insn_idx = env->subprog_info[subprog].start - 1;	/* the callee's first insn next */
+	if (env->log.level & BPF_LOG_LEVEL) {
+		verbose(env, "caller:\n");
+		print_verifier_state(env, caller, true);
+		verbose(env, "callee:\n");
+		print_verifier_state(env, callee, true);
+	}
+	return 0;
+}
 
-		if (code == (BPF_JMP | BPF_CALL) && insn[i].src_reg == BPF_PSEUDO_CALL) {
-			verbose(env, "function calls to other bpf functions are not supported here\n");
+static noinline int check_func_call(struct bpf_verifier_env *env, struct bpf_insn *insn, int *insn_idx)
+{
+	int subprog, target_insn = *insn_idx + insn->imm + 1;
+
+	subprog = find_subprog(env, target_insn);
+	if (subprog < 0) {
+		verbose(env, "verifier bug. No program starts at insn %d\n", target_insn);
+		return -EFAULT;
+	}
+	return __check_func_call(env, insn_idx, subprog, false);
+}
+
+static noinline int prepare_func_exit(struct bpf_verifier_env *env, int *insn_idx)
+{
+	struct bpf_verifier_state *state = env->cur_state;
+	struct bpf_func_state *callee = state->frame[state->curframe], *caller;
+	struct bpf_reg_state *r0 = &callee->regs[BPF_REG_0];
+
+	if (r0->type == PTR_TO_STACK) {
+		/* the callee's own stack is gone; 6.1 refuses any stack pointer */
+		verbose(env, "cannot return stack pointer to the caller\n");
+		return -EINVAL;
+	}
+	caller = state->frame[state->curframe - 1];
+	if (callee->in_callback_fn) {
+		/* what the helper is told: 0 or 1; the caller's R0 is the helper's */
+		if (r0->type != SCALAR_VALUE) {
+			verbose(env, "R0 not a scalar value\n");
+			return -EACCES;
+		}
+		mark_reg_read(env, state->curframe, BPF_REG_0);
+		if (!tnum_in(callee->callback_ret_range, r0->var_off)) {
+			verbose_invalid_scalar(env, r0, callee->callback_ret_range, "callback return", "R0");
 			return -EINVAL;
 		}
+	} else {
+		caller->regs[BPF_REG_0] = *r0;	/* whatever R0 had in the callee */
+	}
+	*insn_idx = callee->callsite + 1;
+	if (env->log.level & BPF_LOG_LEVEL) {
+		verbose(env, "returning from callee:\n");
+		print_verifier_state(env, callee, true);
+		verbose(env, "to caller at %d:\n", *insn_idx);
+		print_verifier_state(env, caller, true);
+	}
+	kfree(callee);
+	state->frame[state->curframe--] = NULL;
+	return 0;
+}
+
+/* ---- the control-flow graph (check_subprogs, check_cfg) ---- */
+static bool bpf_pseudo_call(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_CALL;
+}
+
+static bool bpf_pseudo_func(const struct bpf_insn *insn)
+{
+	return insn->code == (BPF_LD | BPF_IMM | BPF_DW) && insn->src_reg == BPF_PSEUDO_FUNC;
+}
+
+/* add_subprog(): a function starting at off (kept sorted by start); its number */
+static int add_subprog(struct bpf_verifier_env *env, int off)
+{
+	int ret, i;
+
+	if (off >= (int)env->prog->len || off < 0) {
+		verbose(env, "call to invalid destination\n");
+		return -EINVAL;
+	}
+	ret = find_subprog(env, off);
+	if (ret >= 0)
+		return ret;
+	if (env->subprog_cnt >= BPF_MAX_SUBPROGS) {
+		verbose(env, "too many subprograms\n");
+		return -E2BIG;
+	}
+	for (i = env->subprog_cnt; i > 0 && env->subprog_info[i - 1].start > (u32)off; i--)
+		env->subprog_info[i] = env->subprog_info[i - 1];
+	memset(&env->subprog_info[i], 0, sizeof(env->subprog_info[i]));
+	env->subprog_info[i].start = off;
+	env->subprog_cnt++;
+	return env->subprog_cnt - 1;
+}
+
+/* add_subprog_and_kfunc(): func#0 at insn 0, a function at each bpf-to-bpf call's target (and
+ * each callback's, ld_imm64 of BPF_PSEUDO_FUNC); calls are for CAP_BPF.  (kfunc calls: refused
+ * by do_check, this kernel has none.) */
+static int add_subprog_and_kfunc(struct bpf_verifier_env *env)
+{
+	struct bpf_insn *insn = env->prog->insnsi;
+	int i, ret, insn_cnt = env->prog->len;
+
+	ret = add_subprog(env, 0);
+	if (ret)
+		return ret;
+	for (i = 0; i < insn_cnt; i++, insn++) {
+		if (!bpf_pseudo_func(insn) && !bpf_pseudo_call(insn) &&
+		    !(insn->code == (BPF_JMP | BPF_CALL) && insn->src_reg == BPF_PSEUDO_KFUNC_CALL))
+			continue;
+		if (!env->bpf_capable) {
+			verbose(env, "loading/calling other bpf or kernel functions are allowed for CAP_BPF and CAP_SYS_ADMIN\n");
+			return -EPERM;
+		}
+		if (bpf_pseudo_func(insn) || bpf_pseudo_call(insn)) {
+			ret = add_subprog(env, i + insn->imm + 1);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	/* one past the last: its start the end of the last function */
+	env->subprog_info[env->subprog_cnt].start = insn_cnt;
+	if (env->log.level & BPF_LOG_LEVEL2)
+		for (i = 0; i < (int)env->subprog_cnt; i++)
+			verbose(env, "func#%d @%d\n", i, env->subprog_info[i].start);
+	return 0;
+}
+
+/* check_subprogs(): every jump stays in its function, and each function ends in an exit or a
+ * jump (no falling into the next one) */
+static int check_subprogs(struct bpf_verifier_env *env)
+{
+	struct bpf_subprog_info *subprog = env->subprog_info;
+	struct bpf_insn *insn = env->prog->insnsi;
+	int i, insn_cnt = env->prog->len, cur_subprog = 0, off;
+	int subprog_start = subprog[0].start, subprog_end = subprog[1].start;
+
+	for (i = 0; i < insn_cnt; i++) {
+		u8 code = insn[i].code;
+
 		if (BPF_CLASS(code) != BPF_JMP && BPF_CLASS(code) != BPF_JMP32)
 			goto next;
 		if (BPF_OP(code) == BPF_EXIT || BPF_OP(code) == BPF_CALL)
 			goto next;
 		off = i + insn[i].off + 1;
-		if (off < 0 || off >= insn_cnt) {
+		if (off < subprog_start || off >= subprog_end) {
 			verbose(env, "jump out of range from insn %d to %d\n", i, off);
 			return -EINVAL;
 		}
 next:
-		if (i == insn_cnt - 1 && code != (BPF_JMP | BPF_EXIT) && code != (BPF_JMP | BPF_JA)) {
-			verbose(env, "last insn is not an exit or jmp\n");
-			return -EINVAL;
+		if (i == subprog_end - 1) {
+			if (code != (BPF_JMP | BPF_EXIT) && code != (BPF_JMP | BPF_JA)) {
+				verbose(env, "last insn is not an exit or jmp\n");
+				return -EINVAL;
+			}
+			subprog_start = subprog_end;
+			cur_subprog++;
+			if (cur_subprog < (int)env->subprog_cnt)
+				subprog_end = subprog[cur_subprog + 1].start;
 		}
 	}
 	return 0;
+}
+
+/* check_max_stack_depth(): down every chain of calls from func#0, at most 8 frames and 512
+ * bytes of stack, each function's rounded up to 32 (the interpreter's granularity) */
+static int check_max_stack_depth(struct bpf_verifier_env *env)
+{
+	struct bpf_subprog_info *subprog = env->subprog_info;
+	struct bpf_insn *insn = env->prog->insnsi;
+	int depth = 0, frame = 0, idx = 0, i = 0, subprog_end;
+	int ret_insn[MAX_CALL_FRAMES], ret_prog[MAX_CALL_FRAMES];
+
+process_func:
+	depth += ALIGN(subprog[idx].stack_depth ? subprog[idx].stack_depth : 1, 32);
+	if (depth > MAX_BPF_STACK) {
+		verbose(env, "combined stack size of %d calls is %d. Too large\n", frame + 1, depth);
+		return -EACCES;
+	}
+continue_func:
+	subprog_end = subprog[idx + 1].start;
+	for (; i < subprog_end; i++) {
+		int next_insn, sidx;
+
+		if (!bpf_pseudo_call(insn + i) && !bpf_pseudo_func(insn + i))
+			continue;
+		ret_insn[frame] = i + 1;
+		ret_prog[frame] = idx;
+		next_insn = i + insn[i].imm + 1;
+		sidx = find_subprog(env, next_insn);
+		if (sidx < 0) {
+			verbose(env, "verifier bug. No program starts at insn %d\n", next_insn);
+			return -EFAULT;
+		}
+		i = next_insn;
+		idx = sidx;
+		frame++;
+		if (frame >= MAX_CALL_FRAMES) {
+			verbose(env, "the call stack of %d frames is too deep !\n", frame);
+			return -E2BIG;
+		}
+		goto process_func;
+	}
+	if (frame == 0)
+		return 0;
+	depth -= ALIGN(subprog[idx].stack_depth ? subprog[idx].stack_depth : 1, 32);
+	frame--;
+	i = ret_insn[frame];
+	idx = ret_prog[frame];
+	goto continue_func;
 }
 
 /* ---- the program's own BTF: its functions and source lines (check_btf_info) ---- */
@@ -2913,8 +3336,8 @@ next:
 /* check_btf_func(): a func_info record per function, in order, each at its function's first
  * instruction and naming a FUNC of the program's BTF.  Records may be longer than this kernel's
  * if their tail is zeros (else E2BIG, with the size it reads written back for the loader).
- * (6.1's checks of a subprogram's return type for LD_ABS and tail calls have no subprogram to
- * look at here.) */
+ * (6.1's checks of a function's return type for LD_ABS and tail calls: this kernel's program
+ * types have neither.) */
 static inline int check_btf_func(struct bpf_verifier_env *env, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	u32 i, nfuncs = attr->func_info_cnt, urec_size, min_size, krec_size = sizeof(struct bpf_func_info);
@@ -3148,17 +3571,29 @@ static int visit_insn(int t, struct bpf_verifier_env *env, int *cur_stack)
 	struct bpf_insn_aux_data *aux = env->insn_aux_data;
 	int ret;
 
+	if (bpf_pseudo_func(&insns[t])) {	/* a callback: on past it, and into the callback */
+		ret = push_insn(t, t + 2, FALLTHROUGH, env, false, cur_stack);
+		if (ret)
+			return ret;
+		aux[t + 2].prune_point = true;
+		aux[t].prune_point = true;
+		return push_insn(t, t + insns[t].imm + 1, BRANCH, env, true, cur_stack);
+	}
 	if (BPF_CLASS(insns[t].code) != BPF_JMP && BPF_CLASS(insns[t].code) != BPF_JMP32)
 		return push_insn(t, t + (insns[t].code == (BPF_LD | BPF_IMM | BPF_DW) ? 2 : 1), FALLTHROUGH, env,
 				 false, cur_stack);
 	switch (BPF_OP(insns[t].code)) {
 	case BPF_EXIT:
 		return DONE_EXPLORING;
-	case BPF_CALL:
+	case BPF_CALL:	/* visit_func_call_insn(): on past it, and into a bpf-to-bpf call's callee */
 		ret = push_insn(t, t + 1, FALLTHROUGH, env, false, cur_stack);
 		if (ret)
 			return ret;
 		aux[t + 1].prune_point = true;
+		if (insns[t].src_reg == BPF_PSEUDO_CALL) {
+			aux[t].prune_point = true;
+			ret = push_insn(t, t + insns[t].imm + 1, BRANCH, env, false, cur_stack);
+		}
 		return ret;
 	case BPF_JA:
 		if (BPF_SRC(insns[t].code) != BPF_K)
@@ -3276,7 +3711,7 @@ static int resolve_pseudo_ldimm64(struct bpf_verifier_env *env)
 				verbose(env, "invalid bpf_ld_imm64 insn\n");
 				return -EINVAL;
 			}
-			if (insn[0].src_reg == 0)
+			if (insn[0].src_reg == 0 || insn[0].src_reg == BPF_PSEUDO_FUNC)	/* (check_ld_imm()'s) */
 				goto next_insn;
 			if (!(insn[0].src_reg == BPF_PSEUDO_MAP_VALUE ||
 			      (insn[0].src_reg == BPF_PSEUDO_MAP_FD && insn[1].imm == 0))) {
@@ -3370,16 +3805,7 @@ static int check_return_code(struct bpf_verifier_env *env)
 		return -EINVAL;
 	}
 	if (!tnum_in(range, reg->var_off)) {
-		/* verbose_invalid_scalar() */
-		verbose(env, "At program exit the register R0 ");
-		if (!tnum_is_unknown(reg->var_off)) {
-			tnum_strn(tn_buf, sizeof(tn_buf), reg->var_off);
-			verbose(env, "has value %s", tn_buf);
-		} else {
-			verbose(env, "has unknown scalar value");
-		}
-		tnum_strn(tn_buf, sizeof(tn_buf), range);
-		verbose(env, " should have been in %s\n", tn_buf);
+		verbose_invalid_scalar(env, reg, range, "program exit", "R0");
 		return -EINVAL;
 	}
 	return 0;
@@ -3430,12 +3856,12 @@ static int do_check(struct bpf_verifier_env *env)
 		}
 		if (env->log.level & BPF_LOG_LEVEL2 && do_print_state) {
 			verbose(env, "\nfrom %d to %d:", env->prev_insn_idx, env->insn_idx);
-			print_verifier_state(env, state, true);
+			print_verifier_state(env, cur_func(env), true);
 			do_print_state = false;
 		}
 		if (env->log.level & BPF_LOG_LEVEL) {
 			if (env->scratched_regs || env->scratched_stack_slots)
-				print_insn_state(env, state);
+				print_insn_state(env, cur_func(env));
 			verbose_linfo(env, env->insn_idx, "; ");
 			env->prev_log_len = env->log.len_used;
 			verbose(env, "%d: ", env->insn_idx);
@@ -3528,11 +3954,14 @@ static int do_check(struct bpf_verifier_env *env)
 					verbose(env, "BPF_CALL uses reserved fields\n");
 					return -EINVAL;
 				}
-				if (insn->src_reg != BPF_REG_0) {
+				if (insn->src_reg == BPF_PSEUDO_KFUNC_CALL) {
 					verbose(env, "function calls are not supported here\n");
 					return -EINVAL;
 				}
-				err = check_helper_call(env, insn, &env->insn_idx);
+				if (insn->src_reg == BPF_PSEUDO_CALL)
+					err = check_func_call(env, insn, &env->insn_idx);
+				else
+					err = check_helper_call(env, insn, &env->insn_idx);
 				if (err)
 					return err;
 			} else if (opcode == BPF_JA) {
@@ -3549,9 +3978,18 @@ static int do_check(struct bpf_verifier_env *env)
 					verbose(env, "BPF_EXIT uses reserved fields\n");
 					return -EINVAL;
 				}
+				/* before prepare_func_exit(), as 6.1 */
 				err = check_reference_leak(env);
 				if (err)
 					return err;
+				if (state->curframe) {
+					/* the exit of a called function */
+					err = prepare_func_exit(env, &env->insn_idx);
+					if (err)
+						return err;
+					do_print_state = true;
+					continue;
+				}
 				err = check_reg_arg(env, BPF_REG_0, SRC_OP);
 				if (err)
 					return err;
@@ -3687,6 +4125,8 @@ static int patch_program(struct bpf_verifier_env *env, u32 *new_len, struct bpf_
 		} else if (BPF_CLASS(code) == BPF_LDX && env->insn_aux_data[i].ptr_type == PTR_TO_BTF_ID) {
 			buf[cnt] = *insn;	/* fault-safe: a bad pointer reads 0 */
 			buf[cnt++].code = BPF_LDX | BPF_PROBE_MEM | BPF_SIZE(code);
+		} else if (bpf_pseudo_call(insn)) {
+			buf[cnt++] = *insn;	/* its target moved by do_misc_fixups() */
 		} else if (code == (BPF_JMP | BPF_CALL)) {
 			struct bpf_map *map = env->insn_aux_data[i].map_ptr;
 			const struct bpf_func_proto *fn = env->prog->ops->get_func_proto(insn->imm, env->prog);
@@ -3759,6 +4199,10 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 		u8 cls = BPF_CLASS(insn->code), op = BPF_OP(insn->code);
 		u32 at = aux[i].new_idx;	/* jumps are never patched: each is where its patch starts */
 
+		if (bpf_pseudo_call(insn) || bpf_pseudo_func(insn)) {	/* a call's target moves as a jump's */
+			new_prog->insnsi[at].imm = (s32)aux[i + insn->imm + 1].new_idx - (s32)at - 1;
+			continue;
+		}
 		if ((cls != BPF_JMP && cls != BPF_JMP32) || op == BPF_CALL || op == BPF_EXIT)
 			continue;
 		new_prog->insnsi[at].off = (s32)aux[i + insn->off + 1].new_idx - (s32)at - 1;
@@ -3769,17 +4213,223 @@ static noinline int do_misc_fixups(struct bpf_verifier_env *env, struct bpf_prog
 		new_prog->linfo[i].insn_off = aux[new_prog->linfo[i].insn_off].new_idx;
 	for (i = 0; i < new_prog->func_info_cnt; i++)
 		new_prog->func_info[i].insn_off = aux[env->subprog_info[i].start].new_idx;
+	for (i = 0; i < env->subprog_cnt; i++)	/* (adjust_subprog_starts()) */
+		env->subprog_info[i].start = aux[env->subprog_info[i].start].new_idx;
+	env->subprog_info[env->subprog_cnt].start = new_len;
 	kfree(prog);
 	*progp = new_prog;
 	env->prog = new_prog;
 	return 0;
 }
 
+/* free_subprogs(): the functions' bpf_progs and images, after a JIT that failed */
+static void free_subprogs(struct bpf_prog **func, u32 cnt)
+{
+	u32 i;
+
+	for (i = 0; i < cnt; i++) {
+		if (!func[i])
+			continue;
+		bpf_prog_kallsyms_del(func[i]);
+		bpf_jit_free(func[i]);
+	}
+	kfree(func);
+}
+
+/*
+ * jit_subprogs(): each function JITed apart, as a bpf_prog of its own, its calls to a stand-in;
+ * then, every image's address known, each once more with its calls to its callees' images (the
+ * extra pass); the program's image func[0]'s.  The program's instructions keep their calls as
+ * 6.1 shows them (off the callee's distance, imm its number).  0, or -ENOTSUPP and the program
+ * as it was (to be interpreted), or -EFAULT.
+ */
+static noinline int jit_subprogs(struct bpf_verifier_env *env)
+{
+	struct bpf_prog *prog = env->prog, **func;
+	struct bpf_insn *insn;
+	s32 *call_imm;
+	int err = -ENOMEM;
+	u32 i, j;
+
+	call_imm = kzalloc((u64)prog->len * sizeof(*call_imm), GFP_KERNEL);
+	if (!call_imm)
+		return -ENOMEM;
+	for (i = 0, insn = prog->insnsi; i < prog->len; i++, insn++) {
+		int subprog;
+
+		if (!bpf_pseudo_call(insn) && !bpf_pseudo_func(insn))
+			continue;
+		subprog = find_subprog(env, i + insn->imm + 1);
+		if (subprog < 0) {
+			verbose(env, "verifier bug. No program starts at insn %d\n", i + insn->imm + 1);
+			kfree(call_imm);
+			return -EFAULT;
+		}
+		insn->off = subprog;	/* for now: the callee's number */
+		call_imm[i] = insn->imm;
+		insn->imm = 1;		/* __bpf_call_base + 1 to the JIT, for its size */
+		if (bpf_pseudo_func(insn))
+			insn[1].imm = 1;	/* (a 64-bit constant's code, whatever its value) */
+	}
+	func = kzalloc(env->subprog_cnt * sizeof(*func), GFP_KERNEL);
+	if (!func || bpf_prog_alloc_jited_linfo(prog))
+		goto out_undo_insn;
+	for (i = 0; i < env->subprog_cnt; i++) {
+		u32 start = env->subprog_info[i].start, len = env->subprog_info[i + 1].start - start;
+		struct bpf_prog *f = kzalloc(sizeof(*f) + len * sizeof(struct bpf_insn), GFP_KERNEL);
+
+		if (!f)
+			goto out_free;
+		memcpy(f->insnsi, &prog->insnsi[start], len * sizeof(struct bpf_insn));
+		f->type = prog->type;
+		f->len = len;
+		bpf_prog_calc_tag(f);
+		f->is_func = true;
+		f->func_idx = i;
+		f->name[0] = 'F';
+		f->stack_depth = env->subprog_info[i].stack_depth;
+		f->jit_requested = true;
+		f->ksym_slot = -1;
+		/* the program's, not freed with the function */
+		f->btf = prog->btf;
+		f->func_info = prog->func_info;
+		f->func_info_cnt = prog->func_info_cnt;
+		f->linfo = prog->linfo;
+		f->nr_linfo = prog->nr_linfo;
+		f->jited_linfo = prog->jited_linfo;
+		f->linfo_idx = env->subprog_info[i].linfo_idx;
+		func[i] = bpf_int_jit_compile(f);
+		if (!func[i]->jited) {
+			err = -ENOTSUPP;
+			goto out_free;
+		}
+	}
+	/* every image's address known: the calls to them, and the extra pass */
+	for (i = 0; i < env->subprog_cnt; i++) {
+		insn = func[i]->insnsi;
+		for (j = 0; j < func[i]->len; j++, insn++) {
+			if (bpf_pseudo_func(insn)) {	/* the callback's address */
+				insn[0].imm = (u32)(unsigned long)func[insn->off]->bpf_func;
+				insn[1].imm = (u64)(unsigned long)func[insn->off]->bpf_func >> 32;
+			} else if (bpf_pseudo_call(insn)) {
+				insn->imm = (s32)((char *)func[insn->off]->bpf_func - (char *)__bpf_call_base);
+			}
+		}
+		func[i]->func = func;
+		func[i]->func_cnt = env->subprog_cnt;
+	}
+	for (i = 0; i < env->subprog_cnt; i++) {
+		void *old_bpf_func = func[i]->bpf_func;
+
+		bpf_int_jit_compile(func[i]);
+		if (!func[i]->jited || func[i]->bpf_func != old_bpf_func) {
+			verbose(env, "JIT doesn't support bpf-to-bpf calls\n");
+			err = -ENOTSUPP;
+			goto out_free;
+		}
+	}
+	/* a kallsyms line for each function but the first, whose image is the program's */
+	for (i = 1; i < env->subprog_cnt; i++) {
+		bpf_prog_kallsyms_add(func[i]);
+		if (func[i]->ksym_slot < 0) {
+			err = -ENOTSUPP;
+			goto out_free;
+		}
+	}
+	prog->jited = true;
+	prog->bpf_func = func[0]->bpf_func;
+	prog->jited_len = func[0]->jited_len;
+	prog->extable = func[0]->extable;
+	prog->num_exentries = func[0]->num_exentries;
+	prog->ksym_slot = -1;
+	bpf_prog_kallsyms_add(prog);
+	if (prog->ksym_slot < 0) {
+		prog->jited = false;
+		err = -ENOTSUPP;
+		goto out_free;
+	}
+	prog->func = func;
+	prog->func_cnt = env->subprog_cnt;
+	/* the program's calls as a dump shows them after a JIT */
+	for (i = 0, insn = prog->insnsi; i < prog->len; i++, insn++) {
+		if (bpf_pseudo_func(insn)) {
+			insn[0].imm = call_imm[i];
+			insn[1].imm = insn->off;
+			insn->off = 0;
+			continue;
+		}
+		if (!bpf_pseudo_call(insn))
+			continue;
+		insn->imm = insn->off;
+		insn->off = call_imm[i];
+	}
+	bpf_prog_jit_attempt_done(prog);
+	kfree(call_imm);
+	return 0;
+out_free:
+	free_subprogs(func, env->subprog_cnt);
+	func = NULL;
+out_undo_insn:
+	kfree(func);
+	prog->jit_requested = false;
+	for (i = 0, insn = prog->insnsi; i < prog->len; i++, insn++) {
+		if (!bpf_pseudo_call(insn) && !bpf_pseudo_func(insn))
+			continue;
+		insn->off = 0;
+		insn->imm = call_imm[i];
+		if (bpf_pseudo_func(insn))
+			insn[1].imm = 0;
+	}
+	bpf_prog_jit_attempt_done(prog);
+	kfree(call_imm);
+	return err;
+}
+
+/* fixup_call_args(): the functions JITed, each calling the others' images (jit_subprogs());
+ * else, interpreted, each call runs its callee in an interpreter of the callee's stack */
+static noinline int fixup_call_args(struct bpf_verifier_env *env)
+{
+	struct bpf_prog *prog = env->prog;
+	struct bpf_insn *insn = prog->insnsi;
+	u32 i;
+	int err;
+
+	if (env->subprog_cnt <= 1)
+		return 0;
+	if (prog->jit_requested) {
+		err = jit_subprogs(env);
+		if (err == 0 || err == -EFAULT)
+			return err;
+	}
+	prog->jit_requested = false;
+	for (i = 0; i < prog->len; i++, insn++) {
+		int subprog;
+
+		if (bpf_pseudo_func(insn)) {
+			verbose(env, "callbacks are not allowed in non-JITed programs\n");
+			return -EINVAL;
+		}
+		if (!bpf_pseudo_call(insn))
+			continue;
+		subprog = find_subprog(env, i + insn->imm + 1);
+		if (subprog < 0) {
+			verbose(env, "verifier bug. No program starts at insn %d\n", i + insn->imm + 1);
+			return -EFAULT;
+		}
+		bpf_patch_call_args(insn, env->subprog_info[subprog].stack_depth);
+	}
+	return 0;
+}
+
 static void print_verification_stats(struct bpf_verifier_env *env)
 {
 	if (env->log.level & BPF_LOG_STATS) {
+		u32 i;
+
 		verbose(env, "verification time %d usec\n", 0);
-		verbose(env, "stack depth %d\n", env->stack_depth);
+		verbose(env, "stack depth ");
+		for (i = 0; i < env->subprog_cnt; i++)
+			verbose(env, "%d%s", env->subprog_info[i].stack_depth, i + 1 < env->subprog_cnt ? "+" : "");
 		verbose(env, "\n");
 	}
 	verbose(env, "processed %d insns (limit %d) max_states_per_insn %d total_states %d peak_states %d mark_read %d\n",
@@ -3794,14 +4444,14 @@ static void free_explored_states(struct bpf_verifier_env *env)
 
 	for (fl = env->free_list; fl; fl = fn) {
 		fn = fl->next;
-		kfree(fl->state.refs);
+		free_verifier_state(&fl->state);
 		kfree(fl);
 	}
 	for (i = 0; i < env->prog->len; i++) {
 		struct bpf_verifier_state_list *sl = env->explored_states[i], *n;
 		for (; sl; sl = n) {
 			n = sl->next;
-			kfree(sl->state.refs);
+			free_verifier_state(&sl->state);
 			kfree(sl);
 		}
 	}
@@ -3938,6 +4588,9 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 	ret = -ENOMEM;
 	if (!env->insn_aux_data || !env->explored_states || !env->cur_state)
 		goto err_free_env;
+	env->cur_state->frame[0] = kzalloc(sizeof(*env->cur_state->frame[0]), GFP_KERNEL);
+	if (!env->cur_state->frame[0])
+		goto err_free_env;
 	log->level = attr->log_level;
 	log->ubuf = (char *)attr->log_buf;
 	log->len_total = attr->log_size;
@@ -3951,6 +4604,9 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 	env->test_state_freq = attr->prog_flags & BPF_F_TEST_STATE_FREQ;
 
 	bpf_prog_calc_tag(prog);
+	ret = add_subprog_and_kfunc(env);
+	if (ret < 0)
+		goto skip_full_check;
 	ret = check_subprogs(env);
 	if (ret < 0)
 		goto skip_full_check;
@@ -3966,26 +4622,25 @@ int bpf_check(struct bpf_prog **progp, union bpf_attr *attr, union bpf_attr *uat
 	ret = check_cfg(env);
 	if (ret < 0)
 		goto skip_full_check;
-	init_reg_state(env, env->cur_state->regs);
+	init_func_state(env, env->cur_state->frame[0], BPF_MAIN_FUNC, 0, 0);
 	env->cur_state->branches = 1;
-	if (env->log.level & BPF_LOG_LEVEL2)
-		verbose(env, "func#0 @0\n");
-	/* every register is new: the first instruction's line shows them */
-	env->scratched_regs = ~0U;
-	env->scratched_stack_slots = ~0UL;
 	env->prev_linfo = NULL;
 	ret = do_check(env);
 	free_stack(env);
 	if (!ret && !(env->log.level & BPF_LOG_LEVEL2))
 		bpf_vlog_reset(&env->log, 0);
 skip_full_check:
+	if (ret == 0)
+		ret = check_max_stack_depth(env);
 	free_explored_states(env);
 	if (ret == 0)
 		ret = do_misc_fixups(env, progp);
+	if (ret == 0)
+		ret = fixup_call_args(env);
 	prog = *progp;
 	print_verification_stats(env);
 	prog->verified_insns = env->insn_processed;
-	prog->stack_depth = env->stack_depth;
+	prog->stack_depth = env->subprog_info[0].stack_depth;
 	prog->max_ctx_offset = env->max_ctx_offset;
 	if (log->level && bpf_verifier_log_full(log))
 		ret = -ENOSPC;
@@ -4006,7 +4661,7 @@ skip_full_check:
 	}
 err_free_env:
 	if (env->cur_state)
-		kfree(env->cur_state->refs);
+		free_verifier_state(env->cur_state);
 	kfree(env->cur_state);
 	kfree(env->explored_states);
 	kfree(env->insn_aux_data);

@@ -2383,10 +2383,17 @@ noinline void perf_event_bpf_event(struct bpf_prog *prog, enum perf_bpf_event_ty
 	if (type <= PERF_BPF_EVENT_UNKNOWN || type >= PERF_BPF_EVENT_MAX)
 		return;
 	if (READ_ONCE(nr_ksymbol_events)) {
-		if (prog->jited)
-			bpf_get_prog_name(prog, name);
-		perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_BPF, (u64)(unsigned long)prog->bpf_func, prog->jited_len,
-				   type == PERF_BPF_EVENT_PROG_UNLOAD, name);
+		/* (perf_event_bpf_emit_ksymbols(): each function of a program of several) */
+		u32 i;
+
+		for (i = 0; i < (prog->func_cnt ? prog->func_cnt : 1); i++) {
+			struct bpf_prog *f = prog->func_cnt ? prog->func[i] : prog;
+
+			if (f->jited)
+				bpf_get_prog_name(f, name);
+			perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_BPF, (u64)(unsigned long)f->bpf_func, f->jited_len,
+					   type == PERF_BPF_EVENT_PROG_UNLOAD, name);
+		}
 	}
 	if (!READ_ONCE(nr_bpf_events))
 		return;

@@ -9,6 +9,7 @@
 #include "../../include/oom.h"
 #include "../../include/cred.h"
 #include "../../include/security.h"
+#include "../../include/stacktrace.h"
 
 spinlock_t sched_lock;
 LIST_HEAD(task_list);
@@ -462,7 +463,7 @@ static noinline void finish_task_switch(struct task_struct *prev)
 	}
 }
 
-static noinline notrace struct task_struct *context_switch(struct rq *rq, struct task_struct *prev,
+static noinline notrace struct task_struct *__sched context_switch(struct rq *rq, struct task_struct *prev,
 						  struct task_struct *next)
 {
 	extern struct task_struct *__switch_to_asm(struct task_struct *, struct task_struct *);
@@ -515,6 +516,32 @@ static notrace void __sched __schedule(bool preempt)
 	perf_event_task_sched_out(prev, next);	/* prepare_task_switch() */
 	prev = context_switch(rq, prev, next);
 	finish_task_switch(prev);
+}
+
+extern char __sched_text_start[], __sched_text_end[];
+int in_lock_functions(unsigned long addr);
+
+/* the scheduler's own frames, which a sleeping task's stack trace and wchan leave out */
+noinline int in_sched_functions(unsigned long addr)
+{
+	return in_lock_functions(addr) ||
+	       (addr >= (unsigned long)__sched_text_start && addr < (unsigned long)__sched_text_end);
+}
+
+/* Where a sleeping task waits (/proc/PID/wchan): the first of its frames outside the scheduler;
+ * 0 for current and a task that runs or is about to.  (6.1 takes p->pi_lock: here the caller
+ * holds sched_lock, which keeps p there and switched out.) */
+noinline unsigned long get_wchan(struct task_struct *p)
+{
+	unsigned long ip = 0;
+	unsigned int state;
+
+	if (!p || p == current)
+		return 0;
+	state = READ_ONCE(p->__state);
+	if (state != TASK_RUNNING && !p->on_rq)	/* (the model has no TASK_WAKING) */
+		ip = __get_wchan(p);
+	return ip;
 }
 
 /* Every task switches out and back in at the same preempt depth (this one,

@@ -2,6 +2,7 @@
  * A test program against a real libc (glibc or musl), statically linked: what a user's
  * `gcc -static` program does, one behaviour per subcommand (tests/machine/test_progs.py).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -303,6 +304,50 @@ static void *sleeper(void *arg)
 	return arg;
 }
 
+/* /proc/self/task: a directory per thread, each its own stat and wchan; its links 2 + threads */
+static int cmd_taskdir(void)
+{
+	char path[64], buf[256];
+	pthread_t t[2];
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+	int fd;
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, sleeper, NULL);
+	nanosleep(&(struct timespec){ 0, 50000000 }, NULL);	/* (both in pause() by then) */
+	if (stat("/proc/self/task", &st) == 0)
+		printf("task links: %lu\n", (unsigned long)st.st_nlink);
+	dir = opendir("/proc/self/task");
+	while (dir && (d = readdir(dir))) {
+		ssize_t n;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", d->d_name);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		if (strchr(buf, ')'))
+			*strchr(buf, ')') = 0;	/* "TID (COMM" */
+		printf("%s %s is %s", atoi(d->d_name) == getpid() ? "leader" : "thread",
+		       strchr(buf, '(') ? strchr(buf, '(') + 1 : "?", atoi(buf) == atoi(d->d_name) ? "itself" : "another");
+		snprintf(path, sizeof(path), "/proc/self/task/%s/wchan", d->d_name);
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		printf(", waits in %s\n", buf);
+	}
+	if (dir)
+		closedir(dir);
+	snprintf(path, sizeof(path), "/proc/self/task/%d", getppid());
+	printf("the parent's tid under it: %s\n", stat(path, &st) ? strerror(errno) : "found");
+	return 0;
+}
+
 static int cmd_kill(void)
 {
 	pthread_t t;
@@ -428,6 +473,8 @@ int main(int argc, char **argv)
 		return cmd_stack(200);
 	if (!strcmp(cmd, "threads"))
 		return cmd_threads();
+	if (!strcmp(cmd, "taskdir"))
+		return cmd_taskdir();
 	if (!strcmp(cmd, "sigmisc"))
 		return cmd_sigmisc();
 	if (!strcmp(cmd, "badframe"))
@@ -448,6 +495,6 @@ int main(int argc, char **argv)
 		return cmd_clocks();
 	if (!strcmp(cmd, "spawn"))
 		return cmd_spawn(argv);
-	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|segv|wprotect|stack|threads|signal|uname|kill|clock|spawn\n", argv[0]);
+	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|segv|wprotect|stack|threads|taskdir|signal|uname|kill|clock|spawn\n", argv[0]);
 	return 2;
 }

@@ -318,21 +318,27 @@ static bool refusable_call_waiting(void)
 
 void answer_abandoned(int listener, struct in_flight *in_flight)
 {
-	uint64_t last = in_flight->id;
+	uint64_t last = 0;
 	bool refuse;
 
-	/* the one it was answering: known */
-	if (__atomic_load_n(&in_flight->busy, __ATOMIC_ACQUIRE) && still_valid(listener, last)) {
-		if (answered_here(in_flight->nr))
-			respond(listener, last, ENOSYS, 0);	/* its arguments went with the supervisor */
-		else
-			respond_continue(listener, last);
+	/* the ones they were answering: known */
+	for (int r = 0; r < SUPERVISOR_RECEIVERS; r++) {
+		uint64_t id = in_flight[r].id;
+
+		if (__atomic_load_n(&in_flight[r].busy, __ATOMIC_ACQUIRE) && still_valid(listener, id)) {
+			if (answered_here(in_flight[r].nr))
+				respond(listener, id, ENOSYS, 0);	/* its arguments went with the supervisor */
+			else
+				respond_continue(listener, id);
+		}
+		last = id > last ? id : last;
 	}
-	/* one it received as it died: ids count up; those left are sent (ID_VALID says so of no
-	 * other).  Its number is unknown: if a call that must never reach the host waits, they
-	 * are all refused, else they go on. */
+	/* ones received as it died: ids count up, and the receivers take them in turn, so they are
+	 * near the newest a receiver stored; those left are sent (ID_VALID says so of no other).
+	 * Their numbers are unknown: if a call that must never reach the host waits, they are all
+	 * refused, else they go on. */
 	refuse = refusable_call_waiting();
-	for (uint64_t id = last + 1; id != last + 1 + ABANDONED_WINDOW; id++)
+	for (uint64_t id = last > ABANDONED_WINDOW ? last - ABANDONED_WINDOW : 1; id != last + 1 + ABANDONED_WINDOW; id++)
 		if (still_valid(listener, id))
 			refuse ? respond(listener, id, ENOSYS, 0) : respond_continue(listener, id);
 }

@@ -285,7 +285,7 @@ int main(int argc, char **argv)
 	}
 	set_first_pid();
 
-	in_flight = mmap(NULL, sizeof(*in_flight), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	in_flight = mmap(NULL, SUPERVISOR_RECEIVERS * sizeof(*in_flight), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (in_flight == MAP_FAILED)
 		die("mmap");
 	if (pipe2(go, O_CLOEXEC) < 0)

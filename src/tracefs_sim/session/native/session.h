@@ -45,19 +45,26 @@ int respond_continue(int listener, uint64_t id);
 /* Fail the notified call with -err (or succeed with `val` when err is 0). */
 int respond(int listener, uint64_t id, int err, int64_t val);
 
-/* The notification the supervisor is answering, in memory it shares with init: should it die
- * half-way, its caller would wait for ever on a notification nobody else received.  (Killed
- * between its RECV's return and its next store, it leaves one init cannot see: answer.c's
- * answer_abandoned() looks for it among the ids that follow.) */
+/* The supervisor receives with several threads, so that a notification is taken at once even
+ * while another is being served: until it is taken the caller's wait is interruptible, and a
+ * signal then (a SIGCHLD, say) would fail the call with EINTR where Linux's would not; once
+ * taken it is killable only (WAIT_KILLABLE_RECV).  Serving stays one call at a time. */
+#define SUPERVISOR_RECEIVERS 4
+
+/* The notification each receiving thread is answering, in memory it shares with init: should
+ * the supervisor die half-way, its callers would wait for ever on notifications nobody else
+ * received.  (Killed between a RECV's return and its next store, it leaves one init cannot see:
+ * answer.c's answer_abandoned() looks for it among the ids around those it knows.) */
 struct in_flight {
 	volatile uint64_t id;	/* the last it received */
 	volatile int nr;
 	volatile int busy;	/* 1 from RECV to the answer */
 };
-/* init.c: answer what a dead supervisor left half-done. */
+/* init.c: answer what a dead supervisor left half-done (in_flight: one per receiver). */
 void answer_abandoned(int listener, struct in_flight *in_flight);
 
-/* supervisor.c: serve the listener until it is closed (the session ended); never returns. */
+/* supervisor.c: serve the listener until it is closed (the session ended); never returns.
+ * in_flight: SUPERVISOR_RECEIVERS entries. */
 void __attribute__((noreturn)) supervise(int listener, struct in_flight *in_flight);
 
 /* mirror.c: the session's processes as tasks of the emulated kernel (its session ring). */
