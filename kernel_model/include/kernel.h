@@ -141,6 +141,19 @@ struct ftrace_ret_stack {
  * union of the fields and a pad to the next pinned offset, so the fields keep their names).
  */
 #define TASK_GAP(from, to, ...) union { struct { __VA_ARGS__ }; u8 __gap_##from[(to) - (from)]; };
+/* What the sender said of a signal: the siginfo a sigqueue holds (6.1's kernel_siginfo, its
+ * fields by name; fill_siginfo() lays them out as user space reads them) */
+struct sigqueue_info {
+	int code, errno;
+	pid_t pid;
+	uid_t uid;
+	u64 addr;	/* a fault's address; send_sigio's si_band */
+	int fd;		/* send_sigio's si_fd */
+	bool poll;	/* send_sigio's (its si_band and si_fd, not a sender's pid and uid) */
+	int tid, overrun, sys_private;	/* SI_TIMER's: the timer, its overruns, its requeue count */
+	u64 value;	/* si_value (sigqueue(3), a timer's sigev_value) */
+};
+
 struct task_struct {
 	struct thread_struct thread;	/* must stay first: __switch_to_asm uses offset 0 (6.1: thread_info) */
 	volatile unsigned int __state;
@@ -196,6 +209,7 @@ struct task_struct {
 		u64 blocked;			/* the signal mask */
 		u64 pending;			/* signals sent to this thread, not yet delivered */
 		u64 saved_sigmask;		/* rt_sigsuspend's caller's mask, back once a handler ran */
+		u64 real_blocked;		/* rt_sigtimedwait's caller's mask while it waits */
 		bool restore_sigmask;
 		struct vfork_done *vfork_done;	/* CLONE_VFORK: the parent waits until we exec or exit */
 		unsigned long sas_ss_sp;	/* sigaltstack(2): the alternate signal stack */
@@ -246,14 +260,7 @@ struct task_struct {
 	u8 __gap_3056[3072 - 3056];
 	struct signal_struct *signal;	/* shared by the thread group (signal.h) */
 	struct sighand_struct *sighand;	/* the handlers, shared with CLONE_SIGHAND */
-	struct sigqueue_info {		/* what the sender said of each (the pending siginfo) */
-		int code, errno;
-		pid_t pid;
-		uid_t uid;
-		u64 addr;	/* a fault's address; send_sigio's si_band */
-		int fd;		/* send_sigio's si_fd */
-		bool poll;	/* send_sigio's (its si_band and si_fd, not a sender's pid and uid) */
-	} sigq[64];
+	struct list_head sigqueue;	/* the pending signals' siginfo (struct sigqueue, signal.h) */
 	/* function_graph's return stack (kernel/ftrace.c; past the fields at Debian's offsets: it
 	 * grew with the slots' masks) */
 	struct ftrace_ret_stack ret_stack[FTRACE_RETFUNC_DEPTH];

@@ -32,6 +32,8 @@
 #define SIGIO		29
 #define SIGPOLL		SIGIO
 #define SIGSYS		31
+#define SIGRTMIN	32
+#define SIGRTMAX	_NSIG
 
 struct sigcontext_64 {
 	u64 r8, r9, r10, r11, r12, r13, r14, r15;
@@ -55,6 +57,8 @@ struct kernel_siginfo {
 		struct { int pid; unsigned int uid; } kill;
 		struct { u64 addr; } fault;
 		struct { long band; int fd; } poll;
+		struct { int pid; unsigned int uid; u64 value; } rt;
+		struct { int tid, overrun; u64 value; int sys_private; } timer;
 		u8 bytes[112];
 	};
 };
@@ -93,6 +97,13 @@ _Static_assert(sizeof(struct kernel_siginfo) == 128, "siginfo as Linux's");
 #define POLL_HUP	6	/* device disconnected */
 #define NSIGPOLL	6
 #define SI_TKILL	(-6)
+#define SI_QUEUE	(-1)	/* sigqueue(3), rt_sigqueueinfo */
+#define SI_TIMER	(-2)	/* a POSIX timer's expiry */
+/* how a POSIX timer notifies (uapi/asm-generic/siginfo.h) */
+#define SIGEV_SIGNAL	0
+#define SIGEV_NONE	1
+#define SIGEV_THREAD	2
+#define SIGEV_THREAD_ID	4
 #define SEGV_MAPERR	1
 #define SEGV_ACCERR	2
 #define ERESTARTSYS		512
@@ -135,7 +146,41 @@ struct signal_struct {
 	short oom_score_adj_min;		/* (6.1's; oom_score_adj itself is each task's here) */
 	struct mm_struct *oom_mm;		/* an OOM victim's mm (mm_count held): tsk_is_oom_victim() */
 	struct task_io_accounting ioac;		/* the I/O of its tasks released (__exit_signal) */
+	struct list_head posix_timers;		/* the group's POSIX timers (posix_timers.c) */
+	unsigned int next_posix_timer_id;
 };
+
+/* A pending signal's siginfo, queued on the task (include/linux/signal_types.h); a POSIX
+ * timer's is allocated with the timer (SIGQUEUE_PREALLOC) and queued again at each expiry. */
+#define SIGQUEUE_PREALLOC	1
+struct ucounts;
+struct sigqueue {
+	struct list_head list;
+	int flags;
+	int sig;
+	struct sigqueue_info info;
+	struct ucounts *ucounts;	/* whose RLIMIT_SIGPENDING it counts in */
+};
+/* every task's sighand->siglock (one lock here): the pending sets and queues, a group's POSIX
+ * timer list */
+extern spinlock_t siglock;
+void signals_init(void);
+void init_posix_timers(void);
+struct sigqueue *sigqueue_alloc(void);
+void sigqueue_free(struct sigqueue *q);
+struct k_itimer;
+int send_sigqueue(struct sigqueue *q, pid_t pid, bool thread);
+void posixtimer_rearm(struct sigqueue_info *info);
+void exit_itimers(struct task_struct *tsk);
+void flush_sigqueue(struct task_struct *t);
+void flush_itimer_signals(void);
+
+/* kernel/ucount.c: the signals queued per user, held to RLIMIT_SIGPENDING */
+enum ucount_type { UCOUNT_RLIMIT_SIGPENDING };
+struct ucounts *get_ucounts_uid(uid_t uid);
+long inc_rlimit_get_ucounts(struct ucounts *ucounts, enum ucount_type type, bool override_rlimit);
+void dec_rlimit_put_ucounts(struct ucounts *ucounts, enum ucount_type type);
+long ucounts_sigpending(uid_t uid);
 void itimer_init(struct signal_struct *sig);
 void itimer_exit(struct signal_struct *sig);
 void itimer_rearm(struct task_struct *tsk);

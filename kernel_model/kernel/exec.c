@@ -438,6 +438,10 @@ noinline int begin_new_exec(struct linux_binprm *bprm)
 	if (retval)
 		return retval;
 	bprm->mm = NULL;
+	if (me->signal) {	/* the POSIX timers do not survive exec (a session task has none) */
+		exit_itimers(me);
+		flush_itimer_signals();
+	}
 	me->flags &= ~(PF_KTHREAD | PF_FORKNOEXEC);
 	flush_signal_handlers(me);
 	do_close_on_exec(me->files);

@@ -129,8 +129,10 @@ void __noreturn do_exit(long code)
 	exit_mm_release(tsk, tsk->mm);	/* exit_mm() */
 	if (tsk->signal)
 		group_dead = !__atomic_sub_fetch(&tsk->signal->nr_threads, 1, __ATOMIC_ACQ_REL);
-	if (tsk->signal && group_dead)
+	if (tsk->signal && group_dead) {
 		itimer_exit(tsk->signal);	/* the group's ITIMER_REAL goes with it */
+		exit_itimers(tsk);		/* and its POSIX timers */
+	}
 	trace_sched_process_exit(tsk);
 	if (tsk->session)
 		session_task_exit(tsk);

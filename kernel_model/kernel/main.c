@@ -1,5 +1,6 @@
 /* Boot: start_kernel on cpu 0, start_secondary on the others, then init. */
 #include "../include/kernel.h"
+#include "../include/signal.h"
 #include "../include/net.h"
 #include "../include/session.h"
 #include "../include/perf_event.h"
@@ -71,6 +72,8 @@ void __init start_kernel(void)
 	mem_init();
 	printk_init();
 	fork_init();
+	signals_init();
+	init_posix_timers();
 	futex_init();
 	vfs_caches_init();
 	blk_ioc_init();

@@ -13,6 +13,7 @@
 #include "../include/session.h"
 #include "../include/cred.h"
 #include "../include/security.h"
+#include "../include/slab.h"
 
 #define FRAME_ALIGNMENT		16
 #define MAX_FRAME_PADDING	(FRAME_ALIGNMENT - 1)
@@ -43,6 +44,13 @@ unsigned long get_sigframe_size(void)
 			     sizeof(struct fxregs_state) + MAX_XSAVE_PADDING;
 
 	return ALIGN(size, FRAME_ALIGNMENT);
+}
+
+static struct kmem_cache *sigqueue_cachep;
+
+void __init signals_init(void)
+{
+	sigqueue_cachep = kmem_cache_create("sigqueue", sizeof(struct sigqueue), 0, SLAB_PANIC, NULL);
 }
 
 /* ---- the structures a task shares (copy_process) ---- */
@@ -92,10 +100,12 @@ int copy_signal(unsigned long clone_flags, struct task_struct *p)
 		memset(p->signal, 0, sizeof(*p->signal));
 		p->signal->sigcnt = 1;
 		p->signal->nr_threads = 1;
+		INIT_LIST_HEAD(&p->signal->posix_timers);
 		itimer_init(p->signal);
 	}
 	p->blocked = cur->blocked;
 	p->pending = 0;
+	INIT_LIST_HEAD(&p->sigqueue);
 	return 0;
 }
 
@@ -109,7 +119,9 @@ noinline void __cleanup_sighand(struct sighand_struct *sighand)
 
 void release_signal(struct task_struct *p)
 {
-	if (p->sighand)	/* (__exit_signal) */
+	if (p->signal)	/* (__exit_signal): what was queued and not taken goes */
+		flush_sigqueue(p);
+	if (p->sighand)
 		__cleanup_sighand(p->sighand);
 	if (p->signal && !__atomic_sub_fetch(&p->signal->sigcnt, 1, __ATOMIC_ACQ_REL)) {
 		itimer_exit(p->signal);
@@ -155,7 +167,112 @@ static __always_inline bool valid_signal(unsigned long sig)
 	return sig <= _NSIG;
 }
 
-static notrace_spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
+spinlock_t siglock;	/* every task's pending set (one lock: few signals here) */
+
+/*
+ * A siginfo to queue, counted against the user of the task it goes to (its RLIMIT_SIGPENDING;
+ * override_rlimit: a legacy signal from the kernel or kill(2), which must get through).  Over
+ * the limit: NULL (6.1's print_dropped_signal() says so only with print-fatal-signals set).
+ */
+static noinline struct sigqueue *__sigqueue_alloc(int sig, struct task_struct *t, gfp_t gfp_flags,
+						  int override_rlimit, const unsigned int sigqueue_flags)
+{
+	struct ucounts *ucounts = get_ucounts_uid(t->uid);	/* task_ucounts(): its real uid's */
+	struct sigqueue *q = NULL;
+	long sigpending;
+
+	if (!ucounts)
+		return NULL;
+	sigpending = inc_rlimit_get_ucounts(ucounts, UCOUNT_RLIMIT_SIGPENDING, override_rlimit);
+	if (override_rlimit || likely(sigpending <= (long)task_rlimit(t, RLIMIT_SIGPENDING)))
+		q = kmem_cache_alloc(sigqueue_cachep, gfp_flags);
+	if (unlikely(q == NULL)) {
+		dec_rlimit_put_ucounts(ucounts, UCOUNT_RLIMIT_SIGPENDING);
+	} else {
+		INIT_LIST_HEAD(&q->list);
+		q->flags = sigqueue_flags;
+		q->ucounts = ucounts;
+	}
+	return q;
+}
+
+/* (inlined in 6.1) a preallocated one is its owner's (a POSIX timer's) to free */
+static __always_inline void __sigqueue_free(struct sigqueue *q)
+{
+	if (q->flags & SIGQUEUE_PREALLOC)
+		return;
+	if (q->ucounts) {
+		dec_rlimit_put_ucounts(q->ucounts, UCOUNT_RLIMIT_SIGPENDING);
+		q->ucounts = NULL;
+	}
+	kmem_cache_free(sigqueue_cachep, q);
+}
+
+/* The task's queued siginfo, all of it, and its pending set: the task is gone (__exit_signal) */
+noinline void flush_sigqueue(struct task_struct *t)
+{
+	unsigned long flags = arch_local_irq_save();
+	struct sigqueue *q;
+
+	spin_lock(&siglock);
+	t->pending = 0;	/* sigemptyset(&queue->signal) */
+	while (!list_empty(&t->sigqueue)) {
+		q = list_first_entry(&t->sigqueue, struct sigqueue, list);
+		list_del_init(&q->list);
+		__sigqueue_free(q);
+	}
+	spin_unlock(&siglock);
+	arch_local_irq_restore(flags);
+}
+
+/* exec: the POSIX timers are gone (exit_itimers), and so are their queued signals; a signal
+ * also sent otherwise stays pending */
+static noinline void __flush_itimer_signals(struct task_struct *t)
+{
+	u64 signal = t->pending, retain = 0;
+	struct sigqueue *q, *n;
+
+	list_for_each_entry_safe(q, n, &t->sigqueue, list) {
+		if (likely(q->info.code != SI_TIMER)) {
+			retain |= sigmask(q->sig);
+		} else {
+			signal &= ~sigmask(q->sig);
+			list_del_init(&q->list);
+			__sigqueue_free(q);
+		}
+	}
+	t->pending = signal | retain;
+}
+
+noinline void flush_itimer_signals(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&siglock, flags);
+	__flush_itimer_signals(current);	/* (and the group's shared_pending: none here) */
+	spin_unlock_irqrestore(&siglock, flags);
+}
+
+/* A POSIX timer's siginfo, allocated with it, counted against its creator's user */
+noinline struct sigqueue *sigqueue_alloc(void)
+{
+	return __sigqueue_alloc(-1, current, GFP_KERNEL, 0, SIGQUEUE_PREALLOC);
+}
+
+/* The timer is gone: its siginfo with it, or, if still queued, once taken (collect_signal) */
+noinline void sigqueue_free(struct sigqueue *q)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	spin_lock(&siglock);
+	q->flags &= ~SIGQUEUE_PREALLOC;
+	if (!list_empty(&q->list))
+		q = NULL;
+	spin_unlock(&siglock);
+	arch_local_irq_restore(flags);
+	if (q)
+		__sigqueue_free(q);
+}
 
 static inline bool sig_handler_ignored(unsigned long handler, int sig);
 
@@ -171,19 +288,39 @@ static inline bool sig_handler_ignored(unsigned long handler, int sig)
 	return handler == SIG_IGN || (handler == SIG_DFL && (sigmask(sig) & SIG_KERNEL_IGNORE_MASK));
 }
 
+static __always_inline void __sigqueue_free(struct sigqueue *q);
+
+/* The signals of the mask out of the task's pending set, their queued siginfo freed; siglock
+ * held */
+static noinline void flush_sigqueue_mask(u64 *mask, struct task_struct *t)
+{
+	struct sigqueue *q, *n;
+
+	if (!(t->pending & *mask))
+		return;
+	t->pending &= ~*mask;
+	list_for_each_entry_safe(q, n, &t->sigqueue, list) {
+		if (sigmask(q->sig) & *mask) {
+			list_del_init(&q->list);
+			__sigqueue_free(q);
+		}
+	}
+}
+
 /* do_sigaction()'s flush: the signal leaves every thread's pending set */
 static void flush_pending_in_group(struct task_struct *tsk, int sig)
 {
 	unsigned long flags = arch_local_irq_save();
+	u64 mask = sigmask(sig);
 	struct task_struct *t;
 
-	notrace_spin_lock(&siglock);
+	spin_lock(&siglock);
 	spin_lock(&sched_lock);
 	list_for_each_entry(t, &task_list, tasks)
 		if (t == tsk || (t->signal && t->signal == tsk->signal))
-			t->pending &= ~sigmask(sig);
+			flush_sigqueue_mask(&mask, t);
 	spin_unlock(&sched_lock);
-	notrace_spin_unlock(&siglock);
+	spin_unlock(&siglock);
 	arch_local_irq_restore(flags);
 }
 
@@ -225,30 +362,83 @@ static noinline bool prepare_signal(int sig, struct task_struct *p, bool force)
 	return !sig_ignored(p, sig) || sig == SIGKILL;
 }
 
-/* The thread the signal was queued to is told, unless it blocks it. */
-static noinline void complete_signal(int sig, struct task_struct *p, bool group)
+static void __zap_other_threads(struct task_struct *p, bool self);
+
+/* A signal whose default action ends the group, taken by no handler (sig_fatal()) */
+static __always_inline bool sig_fatal(struct task_struct *t, int sig)
 {
-	if (!(p->blocked & sigmask(sig)) || sig == SIGKILL)
-		signal_wake_up(p, sig == SIGKILL);
+	return !(sigmask(sig) & (SIG_KERNEL_IGNORE_MASK | SIG_KERNEL_STOP_MASK)) &&
+	       t->sighand->action[sig - 1].sa_handler == SIG_DFL;
 }
 
+/*
+ * The thread the signal was queued to is told, unless it blocks it.  A fatal signal (not one
+ * that dumps core, which get_signal() takes) ends the whole group at once, as 6.1's: every
+ * thread gets SIGKILL, which get_signal() then delivers.  With the siglock held.
+ */
+static noinline void complete_signal(int sig, struct task_struct *p, bool group)
+{
+	struct signal_struct *signal = p->signal;
+
+	if ((p->blocked & sigmask(sig)) && sig != SIGKILL)	/* !wants_signal() */
+		return;
+	if (sig_fatal(p, sig) && !(signal->flags & SIGNAL_GROUP_EXIT) && !signal->group_exec_task &&
+	    !(p->real_blocked & sigmask(sig)) && !(sigmask(sig) & SIG_KERNEL_COREDUMP_MASK)) {
+		signal->flags = SIGNAL_GROUP_EXIT;
+		signal->group_exit_code = sig;
+		__zap_other_threads(p, true);
+		return;
+	}
+	signal_wake_up(p, sig == SIGKILL);
+}
+
+/* A legacy (non-real-time) signal is pending once at most */
+static inline bool legacy_queue(struct task_struct *t, int sig)
+{
+	return sig < SIGRTMIN && (t->pending & sigmask(sig));
+}
+
+/*
+ * Queued with its siginfo: a real-time signal as many times as it is sent, until the user's
+ * RLIMIT_SIGPENDING is reached (then EAGAIN if a queueing call sent it); a legacy one once, and
+ * without its siginfo if none can be allocated.  A group's signal is queued on the thread that
+ * takes it (6.1 queues it on the group's shared_pending and wakes that thread).
+ */
 static noinline int __send_signal_locked(int sig, struct sigqueue_info *info, struct task_struct *t,
 					 bool group)
 {
 	struct task_struct *target = group ? group_target(t, sig) : t;
-	int result = TRACE_SIGNAL_DELIVERED;
+	int override_rlimit, ret = 0, result;
+	struct sigqueue *q;
 
+	result = TRACE_SIGNAL_IGNORED;
 	if (!prepare_signal(sig, target, false))
-		result = TRACE_SIGNAL_IGNORED;
-	else if (target->pending & sigmask(sig))
-		result = TRACE_SIGNAL_ALREADY_PENDING;	/* legacy signals do not queue twice */
-	trace_signal_generate(sig, info, t, group, result);
-	if (result != TRACE_SIGNAL_DELIVERED)
-		return 0;
-	target->sigq[sig - 1] = *info;
+		goto ret;
+	result = TRACE_SIGNAL_ALREADY_PENDING;
+	if (legacy_queue(target, sig))
+		goto ret;
+	result = TRACE_SIGNAL_DELIVERED;
+	if (sig == SIGKILL || (target->flags & PF_KTHREAD))	/* no siginfo worth allocating */
+		goto out_set;
+	override_rlimit = sig < SIGRTMIN ? info->code >= 0 : 0;
+	q = __sigqueue_alloc(sig, target, GFP_ATOMIC, override_rlimit, 0);
+	if (q) {
+		q->sig = sig;
+		q->info = *info;
+		list_add_tail(&q->list, &target->sigqueue);
+	} else if (sig >= SIGRTMIN && info->code != SI_USER) {
+		result = TRACE_SIGNAL_OVERFLOW_FAIL;	/* queue overflow: the sender is told */
+		ret = -EAGAIN;
+		goto ret;
+	} else {
+		result = TRACE_SIGNAL_LOSE_INFO;	/* sent, its siginfo lost */
+	}
+out_set:
 	target->pending |= sigmask(sig);
 	complete_signal(sig, target, group);
-	return 0;
+ret:
+	trace_signal_generate(sig, info, t, group, result);
+	return ret;
 }
 
 /* With the siglock held: none for the host's processes, and kernel threads ignore them all. */
@@ -266,10 +456,10 @@ noinline struct sighand_struct *__lock_task_sighand(struct task_struct *tsk, uns
 	struct sighand_struct *sighand;
 
 	*flags = arch_local_irq_save();
-	notrace_spin_lock(&siglock);
+	spin_lock(&siglock);
 	sighand = READ_ONCE(tsk->sighand);
 	if (!sighand) {
-		notrace_spin_unlock(&siglock);
+		spin_unlock(&siglock);
 		arch_local_irq_restore(*flags);
 	}
 	return sighand;
@@ -277,7 +467,7 @@ noinline struct sighand_struct *__lock_task_sighand(struct task_struct *tsk, uns
 
 static inline void unlock_task_sighand(struct task_struct *tsk, unsigned long *flags)
 {
-	notrace_spin_unlock(&siglock);
+	spin_unlock(&siglock);
 	arch_local_irq_restore(*flags);
 }
 
@@ -340,13 +530,13 @@ static noinline int force_sig_info_to_task(struct sigqueue_info *info, struct ta
 	unsigned long flags = arch_local_irq_save();
 	int ret;
 
-	notrace_spin_lock(&siglock);
+	spin_lock(&siglock);
 	if (ka->sa_handler == SIG_IGN || (t->blocked & sigmask(sig)) || handler != HANDLER_CURRENT) {
 		ka->sa_handler = SIG_DFL;
 		t->blocked &= ~sigmask(sig);
 	}
 	ret = send_signal_locked(sig, info, t, false);
-	notrace_spin_unlock(&siglock);
+	spin_unlock(&siglock);
 	arch_local_irq_restore(flags);
 	return ret;
 }
@@ -410,27 +600,34 @@ noinline bool unhandled_signal(struct task_struct *tsk, int sig)
 	return handler == SIG_IGN || handler == SIG_DFL;
 }
 
-/* exit_group, or a fatal signal: every other thread of the group gets SIGKILL.
- * Lock order: siglock, then sched_lock (which try_to_wake_up takes). */
-void zap_other_threads(struct task_struct *p)
+/* exit_group, or a fatal signal: every other thread of the group (and p itself, for a
+ * signal) gets SIGKILL; siglock held.  Lock order: siglock, then sched_lock (which
+ * try_to_wake_up takes). */
+static void __zap_other_threads(struct task_struct *p, bool self)
 {
 	struct task_struct *t, *wake[64];
-	unsigned long flags = arch_local_irq_save(), f2;
+	unsigned long f2;
 	int n = 0, i;
 
-	notrace_spin_lock(&siglock);
 	spin_lock_irqsave(&sched_lock, f2);
 	list_for_each_entry(t, &task_list, tasks)
-		if (t != p && t->signal == p->signal && !t->exit_state) {
-			t->pending |= sigmask(SIGKILL);
-			t->sigq[SIGKILL - 1] = (struct sigqueue_info){ .code = SI_KERNEL };
+		if ((t != p || self) && t->signal == p->signal && !t->exit_state) {
+			t->pending |= sigmask(SIGKILL);	/* no siginfo: SIGKILL's is never read */
 			if (n < (int)ARRAY_SIZE(wake))
 				wake[n++] = t;
 		}
 	spin_unlock_irqrestore(&sched_lock, f2);
 	for (i = 0; i < n; i++)
 		signal_wake_up(wake[i], true);
-	notrace_spin_unlock(&siglock);
+}
+
+void zap_other_threads(struct task_struct *p)
+{
+	unsigned long flags = arch_local_irq_save();
+
+	spin_lock(&siglock);
+	__zap_other_threads(p, false);
+	spin_unlock(&siglock);
 	arch_local_irq_restore(flags);
 }
 
@@ -639,6 +836,10 @@ static __always_inline int copy_sigqueue_info_from_user(int sig, struct sigqueue
 	to->addr = kinfo.fault.addr;
 	to->fd = 0;
 	to->poll = false;
+	to->tid = kinfo.timer.tid;
+	to->overrun = kinfo.timer.overrun;
+	to->sys_private = 0;
+	to->value = kinfo.rt.value;
 	return 0;
 }
 
@@ -741,9 +942,9 @@ noinline void __set_current_blocked(const u64 *newset)
 {
 	unsigned long flags = arch_local_irq_save();
 
-	notrace_spin_lock(&siglock);
+	spin_lock(&siglock);
 	__set_task_blocked(current, newset);
-	notrace_spin_unlock(&siglock);
+	spin_unlock(&siglock);
 	arch_local_irq_restore(flags);
 }
 
@@ -799,9 +1000,9 @@ static noinline void do_sigpending(u64 *set)
 {
 	unsigned long flags = arch_local_irq_save();
 
-	notrace_spin_lock(&siglock);
+	spin_lock(&siglock);
 	*set = current->pending & current->blocked;
-	notrace_spin_unlock(&siglock);
+	spin_unlock(&siglock);
 	arch_local_irq_restore(flags);
 }
 
@@ -838,23 +1039,95 @@ static noinline int next_signal(const u64 *pending, const u64 *mask)
 	return __builtin_ctzl(x) + 1;
 }
 
-/* The signal out of the pending set, with what its sender said (a legacy signal is queued
- * once: its one siginfo) */
-static noinline void collect_signal(int sig, struct task_struct *t, struct sigqueue_info *info)
+/* The first siginfo queued for the signal, out of the queue; the signal stays pending while
+ * another is queued.  None (it could not be allocated, or SIGKILL's): SI_USER, no sender.
+ * resched_timer: a POSIX timer's with an interval, to be restarted (posixtimer_rearm). */
+static noinline void collect_signal(int sig, struct task_struct *t, struct sigqueue_info *info,
+				    bool *resched_timer)
 {
+	struct sigqueue *q, *first = NULL;
+
+	list_for_each_entry(q, &t->sigqueue, list) {
+		if (q->sig == sig) {
+			if (first)
+				goto still_pending;
+			first = q;
+		}
+	}
 	t->pending &= ~sigmask(sig);
-	*info = t->sigq[sig - 1];
+	if (first) {
+still_pending:
+		list_del_init(&first->list);
+		*info = first->info;
+		*resched_timer = (first->flags & SIGQUEUE_PREALLOC) && info->code == SI_TIMER &&
+				 info->sys_private;
+		__sigqueue_free(first);
+	} else {
+		*info = (struct sigqueue_info){ .code = SI_USER };
+	}
 }
 
 /* With the siglock held: the next of the signals the mask lets through, with its information.
- * (6.1 restarts a SIGALRM's interval timer here; get_signal does, once the siglock is dropped.) */
+ * SIGALRM restarts an interval ITIMER_REAL for its next period; a POSIX timer's signal restarts
+ * its timer, the siglock dropped meanwhile (timer locks are taken outside it), and tells the
+ * overruns until then. */
 noinline int dequeue_signal(struct task_struct *t, u64 *mask, struct sigqueue_info *info)
 {
+	bool resched_timer = false;
 	int sig = next_signal(&t->pending, mask);	/* __dequeue_signal() */
 
-	if (sig)
-		collect_signal(sig, t, info);
+	if (!sig)
+		return 0;
+	collect_signal(sig, t, info, &resched_timer);
+	if (sig == SIGALRM)
+		itimer_rearm(t);
+	if (resched_timer) {
+		spin_unlock(&siglock);
+		posixtimer_rearm(info);
+		spin_lock(&siglock);
+	}
+	info->sys_private = 0;	/* not for user space */
 	return sig;
+}
+
+/*
+ * A POSIX timer's expiry (posix_timer_event): its preallocated siginfo queued for the process
+ * (or the thread, SIGEV_THREAD_ID) it names.  Still queued from the last expiry: one overrun
+ * more.  1: the signal is ignored (the timer restarts by itself), -1: the task is gone.
+ */
+noinline int send_sigqueue(struct sigqueue *q, pid_t pid, bool thread)
+{
+	int sig = q->sig, ret = -1, result;
+	struct task_struct *t, *target;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched_lock, flags);	/* pid_task() */
+	t = find_task_by_pid(pid);
+	spin_unlock_irqrestore(&sched_lock, flags);
+	if (!t || t->exit_state || !t->signal || t->session || (!thread && t->tgid != pid))
+		return ret;
+	if (!__lock_task_sighand(t, &flags))
+		return ret;
+	ret = 1;
+	result = TRACE_SIGNAL_IGNORED;
+	if (!prepare_signal(sig, t, false))
+		goto out;
+	ret = 0;
+	if (unlikely(!list_empty(&q->list))) {
+		q->info.overrun++;	/* already queued: counted, not queued twice */
+		result = TRACE_SIGNAL_ALREADY_PENDING;
+		goto out;
+	}
+	q->info.overrun = 0;
+	target = thread ? t : group_target(t, sig);
+	list_add_tail(&q->list, &target->sigqueue);
+	target->pending |= sigmask(sig);
+	complete_signal(sig, target, !thread);
+	result = TRACE_SIGNAL_DELIVERED;
+out:
+	trace_signal_generate(sig, &q->info, t, !thread, result);
+	unlock_task_sighand(t, &flags);
+	return ret;
 }
 
 /* The next signal to take, with its handler; or false when none (the defaults acted). */
@@ -868,34 +1141,43 @@ static noinline bool get_signal(struct ksignal *ksig)
 		u64 ready;
 		int sig;
 
+		flags = arch_local_irq_save();
+		spin_lock(&siglock);
 		if (t->signal->flags & SIGNAL_GROUP_EXIT) {	/* the group is exiting: so do we */
+			struct sigqueue_info noinfo = { .code = SI_USER };	/* SEND_SIG_NOINFO */
+
+			t->pending &= ~sigmask(SIGKILL);
+			trace_signal_deliver(SIGKILL, &noinfo, &t->sighand->action[SIGKILL - 1]);
+			spin_unlock(&siglock);
+			arch_local_irq_restore(flags);
 			local_irq_enable();
 			do_exit(t->signal->group_exit_code);
 		}
-		flags = arch_local_irq_save();
-		notrace_spin_lock(&siglock);
 		ready = t->pending & ~t->blocked;
 		if (!ready) {
-			notrace_spin_unlock(&siglock);
+			spin_unlock(&siglock);
 			arch_local_irq_restore(flags);
 			return false;
 		}
 		sig = dequeue_signal(t, &t->blocked, &ksig->info);
-		notrace_spin_unlock(&siglock);
-		arch_local_irq_restore(flags);
-		if (sig == SIGALRM)	/* dequeue_signal(): an interval timer starts its next period */
-			itimer_rearm(t);
 		ka = &t->sighand->action[sig - 1];
 		trace_signal_deliver(sig, &ksig->info, ka);
-		if (ka->sa_handler == SIG_IGN)
+		if (ka->sa_handler == SIG_IGN) {
+			spin_unlock(&siglock);
+			arch_local_irq_restore(flags);
 			continue;
+		}
 		if (ka->sa_handler != SIG_DFL) {
 			ksig->ka = *ka;
 			ksig->sig = sig;
 			if (ka->sa_flags & SA_RESETHAND)
 				ka->sa_handler = SIG_DFL;
+			spin_unlock(&siglock);
+			arch_local_irq_restore(flags);
 			return true;
 		}
+		spin_unlock(&siglock);
+		arch_local_irq_restore(flags);
 		if (sigmask(sig) & (SIG_KERNEL_IGNORE_MASK | SIG_KERNEL_STOP_MASK))
 			continue;	/* (job control is not modelled) */
 		local_irq_enable();
@@ -989,12 +1271,18 @@ static __always_inline void fill_siginfo(struct kernel_siginfo *to, int sig, con
 	to->si_signo = sig;
 	to->si_errno = info->errno;
 	to->si_code = info->code;
-	if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE)
+	if (info->code == SI_TIMER) {	/* siginfo_layout(): SIL_TIMER */
+		to->timer.tid = info->tid;
+		to->timer.overrun = info->overrun;
+		to->timer.value = info->value;
+	} else if (info->code >= 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE)) {
 		to->fault.addr = info->addr;
-	else if (info->poll)
+	} else if (info->poll) {
 		to->poll.band = info->addr, to->poll.fd = info->fd;
-	else
-		to->kill.pid = info->pid, to->kill.uid = info->uid;
+	} else {	/* SIL_KILL, or SIL_RT (a negative code: a user's queued signal) */
+		to->rt.pid = info->pid, to->rt.uid = info->uid;
+		to->rt.value = info->value;
+	}
 }
 
 /* A siginfo out to user space: a signal frame's, sigtimedwait's */
@@ -1213,7 +1501,6 @@ static noinline int do_sigtimedwait(const u64 *which, struct sigqueue_info *info
 	struct task_struct *tsk = current;
 	ktime_t *to = NULL, timeout = KTIME_MAX;
 	u64 mask = *which, real_blocked, blocked;
-	unsigned long flags;
 	int sig, ret = 0;
 
 	if (ts) {
@@ -1225,25 +1512,22 @@ static noinline int do_sigtimedwait(const u64 *which, struct sigqueue_info *info
 	/* Invert the set of allowed signals to get those we want to block. */
 	mask &= ~(sigmask(SIGKILL) | sigmask(SIGSTOP));
 	mask = ~mask;
-	flags = arch_local_irq_save();
-	notrace_spin_lock(&siglock);
+	spin_lock_irq(&siglock);
 	sig = dequeue_signal(tsk, &mask, info);
 	if (!sig && timeout) {
 		/* None ready: those wanted unblocked while asleep, so that their arrival wakes it. */
-		real_blocked = tsk->blocked;
+		tsk->real_blocked = real_blocked = tsk->blocked;
 		blocked = tsk->blocked & mask;
 		__set_task_blocked(tsk, &blocked);
 		set_current_state(TASK_INTERRUPTIBLE);
-		notrace_spin_unlock(&siglock);
-		arch_local_irq_restore(flags);
+		spin_unlock_irq(&siglock);
 		ret = schedule_hrtimeout_range(to, tsk->timer_slack_ns, HRTIMER_MODE_REL);
-		flags = arch_local_irq_save();
-		notrace_spin_lock(&siglock);
+		spin_lock_irq(&siglock);
 		__set_task_blocked(tsk, &real_blocked);
+		tsk->real_blocked = 0;
 		sig = dequeue_signal(tsk, &mask, info);
 	}
-	notrace_spin_unlock(&siglock);
-	arch_local_irq_restore(flags);
+	spin_unlock_irq(&siglock);
 	if (sig)
 		return sig;
 	return ret ? -EINTR : -EAGAIN;

@@ -410,36 +410,6 @@ SYSCALL_DEFINE4(semtimedop, int, semid, struct sembuf *, tsops, unsigned int, ns
 	return sys_ni_syscall();
 }
 
-/* kernel/time/posix-timers.c */
-SYSCALL_DEFINE3(timer_create, const clockid_t, which_clock, struct sigevent *, timer_event_spec, timer_t *, created_timer_id)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/posix-timers.c */
-SYSCALL_DEFINE4(timer_settime, timer_t, timer_id, int, flags, const struct __kernel_itimerspec *, new_setting, struct __kernel_itimerspec *, old_setting)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/posix-timers.c */
-SYSCALL_DEFINE2(timer_gettime, timer_t, timer_id, struct __kernel_itimerspec *, setting)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/posix-timers.c */
-SYSCALL_DEFINE1(timer_getoverrun, timer_t, timer_id)
-{
-	return sys_ni_syscall();
-}
-
-/* kernel/time/posix-timers.c */
-SYSCALL_DEFINE1(timer_delete, timer_t, timer_id)
-{
-	return sys_ni_syscall();
-}
-
 /* kernel/time/posix-stubs.c */
 SYSCALL_DEFINE2(clock_settime, const clockid_t, which_clock, const struct __kernel_timespec *, tp)
 {

@@ -201,12 +201,12 @@ static noinline void __remove_hrtimer(struct hrtimer *timer, u8 newstate)
 	WRITE_ONCE(timer->state, newstate);
 }
 
-/* true: it was queued */
+/* true: it was queued.  (The event is hrtimer_try_to_cancel()'s, as in 6.1: a restart and an
+ * expiry take the timer off without one.) */
 static notrace bool remove_hrtimer(struct hrtimer *timer)
 {
 	if (!(timer->state & HRTIMER_STATE_ENQUEUED))
 		return false;
-	trace_hrtimer_cancel(timer);
 	__remove_hrtimer(timer, HRTIMER_STATE_INACTIVE);
 	return true;
 }
@@ -241,24 +241,45 @@ noinline void hrtimer_start_range_ns(struct hrtimer *timer, ktime_t tim, u64 del
 	hrtimer_start_on(timer, tim, delta_ns, mode, smp_processor_id());
 }
 
-/* 1: it was queued and is not any more; 0: it was not queued (it may be running) */
+static struct hrtimer *hrtimer_running[NR_CPUS];	/* the timer whose callback each cpu runs */
+
+static __always_inline bool __hrtimer_callback_running(const struct hrtimer *timer)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < NR_CPUS; cpu++)
+		if (READ_ONCE(hrtimer_running[cpu]) == timer)
+			return true;
+	return false;
+}
+
+/* 1: it was queued and is not any more; 0: it was neither queued nor running; -1: its callback
+ * runs now (on another cpu), so it could not be stopped */
 noinline int hrtimer_try_to_cancel(struct hrtimer *timer)
 {
 	unsigned long flags;
-	int ret;
+	int ret = -1;
 
+	if (!hrtimer_active(timer) && !__hrtimer_callback_running(timer))	/* lockless first */
+		return 0;
 	raw_spin_lock_irqsave(&hrtimer_lock, flags);
-	ret = remove_hrtimer(timer);
+	if (!__hrtimer_callback_running(timer)) {
+		ret = remove_hrtimer(timer);
+		if (ret)
+			trace_hrtimer_cancel(timer);
+	}
 	raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
 	return ret;
 }
 
+/* (A callback running on another cpu is not waited for here, unlike 6.1's: the callers that
+ * must wait use hrtimer_cancel_wait_running.) */
 noinline int hrtimer_cancel(struct hrtimer *timer)
 {
-	return hrtimer_try_to_cancel(timer);
-}
+	int ret = hrtimer_try_to_cancel(timer);
 
-static struct hrtimer *hrtimer_running[NR_CPUS];	/* the timer whose callback each cpu runs */
+	return ret < 0 ? 0 : ret;
+}
 
 /*
  * hrtimer_cancel() as 6.1's waits: a callback running on another cpu is waited for, and the
@@ -274,6 +295,8 @@ notrace int hrtimer_cancel_wait_running(struct hrtimer *timer)
 	for (;;) {
 		raw_spin_lock_irqsave(&hrtimer_lock, flags);
 		ret = remove_hrtimer(timer);
+		if (ret)
+			trace_hrtimer_cancel(timer);	/* (6.1's hrtimer_try_to_cancel, in a loop) */
 		running = hrtimer_callback_running(timer);
 		raw_spin_unlock_irqrestore(&hrtimer_lock, flags);
 		if (!running)
@@ -335,12 +358,7 @@ notrace u64 hrtimer_next_event(int cpu)
 /* hrtimer_callback_running(): whether some cpu runs the timer's callback now */
 notrace noinline bool hrtimer_callback_running(struct hrtimer *timer)
 {
-	int cpu;
-
-	for (cpu = 0; cpu < NR_CPUS; cpu++)
-		if (READ_ONCE(hrtimer_running[cpu]) == timer)
-			return true;
-	return false;
+	return __hrtimer_callback_running(timer);
 }
 
 /* hrtimer_lock held and interrupts off on entry and exit; dropped while the callback runs. */
@@ -350,8 +368,7 @@ static void __run_hrtimer(struct hrtimer *timer, ktime_t *now)
 	enum hrtimer_restart restart;
 	int cpu = smp_processor_id();
 
-	trace_hrtimer_cancel(timer);	/* debug_deactivate() */
-	__remove_hrtimer(timer, HRTIMER_STATE_INACTIVE);
+	__remove_hrtimer(timer, HRTIMER_STATE_INACTIVE);	/* (debug_deactivate(): no event in 6.1) */
 	WRITE_ONCE(hrtimer_running[cpu], timer);
 	raw_spin_unlock(&hrtimer_lock);
 	trace_hrtimer_expire_entry(timer, now);

@@ -114,7 +114,7 @@ struct task_snap {
 	gid_t gid, egid, sgid, fsgid;
 	int umask, fdsize, threads;
 	u64 pending, blocked, ignored, caught;
-	unsigned long qlim;
+	unsigned long qlim, qsize;
 };
 
 /* the handlers ignoring and catching signals (collect_sigign_sigcatch()) */
@@ -162,6 +162,7 @@ static notrace int snap_task(void *pid, struct task_snap *s)
 	s->blocked = t->blocked;
 	collect_sigign_sigcatch(t, &s->ignored, &s->caught);
 	s->qlim = task_rlimit(t, RLIMIT_SIGPENDING);
+	s->qsize = ucounts_sigpending(t->uid);	/* the signals its user has queued */
 	spin_unlock_irqrestore(&sched_lock, flags);
 	return 0;
 }
@@ -387,9 +388,9 @@ noinline int proc_pid_status(struct seq_file *m, void *pid)
 		seq_putc(m, '\n');
 		mmput(mm);
 	}
-	/* task_sig(): the queued signals are the task's pending ones (one each: legacy signals) */
+	/* task_sig(): SigQ is what the task's user has queued, of its RLIMIT_SIGPENDING */
 	seq_put_decimal_ull(m, "Threads:\t", s.threads);
-	seq_put_decimal_ull(m, "\nSigQ:\t", hweight64(s.pending));
+	seq_put_decimal_ull(m, "\nSigQ:\t", s.qsize);
 	seq_put_decimal_ull(m, "/", s.qlim);
 	render_sigset_t(m, "\nSigPnd:\t", &s.pending);
 	render_sigset_t(m, "ShdPnd:\t", &(u64){ 0 });
