@@ -84,7 +84,7 @@ notrace int session_copy_sighand(struct task_struct *parent, struct task_struct 
 	return copy_sighand(parent->session ? parent : NULL, thread, p);
 }
 
-int copy_signal(unsigned long clone_flags, struct task_struct *p)
+notrace int copy_signal(unsigned long clone_flags, struct task_struct *p)
 {
 	struct task_struct *cur = current;
 
@@ -117,7 +117,7 @@ noinline void __cleanup_sighand(struct sighand_struct *sighand)
 		kfree(sighand);
 }
 
-void release_signal(struct task_struct *p)
+notrace void release_signal(struct task_struct *p)
 {
 	if (p->signal)	/* (__exit_signal): what was queued and not taken goes */
 		flush_sigqueue(p);
@@ -339,7 +339,7 @@ static inline void signal_wake_up(struct task_struct *t, bool fatal)
 }
 
 /* The thread of t's group that takes a signal sent to the group (complete_signal()). */
-static struct task_struct *group_target(struct task_struct *t, int sig)
+static notrace struct task_struct *group_target(struct task_struct *t, int sig)
 {
 	struct task_struct *p, *found = t;
 	unsigned long flags;
@@ -362,7 +362,7 @@ static noinline bool prepare_signal(int sig, struct task_struct *p, bool force)
 	return !sig_ignored(p, sig) || sig == SIGKILL;
 }
 
-static void __zap_other_threads(struct task_struct *p, bool self);
+static notrace void __zap_other_threads(struct task_struct *p, bool self);
 
 /* A signal whose default action ends the group, taken by no handler (sig_fatal()) */
 static __always_inline bool sig_fatal(struct task_struct *t, int sig)
@@ -603,7 +603,7 @@ noinline bool unhandled_signal(struct task_struct *tsk, int sig)
 /* exit_group, or a fatal signal: every other thread of the group (and p itself, for a
  * signal) gets SIGKILL; siglock held.  Lock order: siglock, then sched_lock (which
  * try_to_wake_up takes). */
-static void __zap_other_threads(struct task_struct *p, bool self)
+static notrace void __zap_other_threads(struct task_struct *p, bool self)
 {
 	struct task_struct *t, *wake[64];
 	unsigned long f2;
@@ -1205,7 +1205,7 @@ static inline int sas_ss_flags(unsigned long sp)
 	return on_sig_stack(sp) ? SS_ONSTACK : 0;
 }
 
-noinline void sas_ss_reset(struct task_struct *p)
+noinline notrace void sas_ss_reset(struct task_struct *p)
 {
 	p->sas_ss_sp = 0;
 	p->sas_ss_size = 0;
@@ -1295,7 +1295,7 @@ noinline int copy_siginfo_to_user(struct kernel_siginfo *to, const struct kernel
 
 /* The frame below the interrupted stack, or at the top of the alternate one for an SA_ONSTACK
  * handler (get_sigframe): fp state, then siginfo and ucontext (__setup_rt_frame). */
-static noinline int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
+static noinline notrace int setup_rt_frame(struct ksignal *ksig, struct pt_regs *regs)
 {
 	struct task_struct *t = current;
 	unsigned long sp = regs->sp - 128;	/* the red zone */
@@ -1457,8 +1457,9 @@ noinline int set_user_sigmask(const void *umask, size_t sigsetsize)
 	return 0;
 }
 
-/* Sleep until a signal comes (to a handler, or fatal) */
-static noinline long sigsuspend(void)
+/* Sleep until a signal comes (to a handler, or fatal): inline, so the caller is where the task
+ * waits (its wchan) */
+static __always_inline long wait_for_signal(void)
 {
 	if (current->session)	/* it waits on the host, for the host's signal (session.c) */
 		return -ERESTARTNOHAND;
@@ -1472,9 +1473,15 @@ static noinline long sigsuspend(void)
 	return -ERESTARTNOHAND;
 }
 
+static noinline long sigsuspend(void)
+{
+	return wait_for_signal();
+}
+
+/* (6.1 waits in pause itself: a paused task's wchan is __do_sys_pause) */
 SYSCALL_DEFINE0(pause)
 {
-	return sigsuspend();
+	return wait_for_signal();
 }
 
 SYSCALL_DEFINE2(rt_sigsuspend, sigset_t *, unewset, size_t, sigsetsize)

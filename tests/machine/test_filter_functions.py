@@ -33,12 +33,6 @@ ALLOWED = {
     "invoke_bpf_prog": "invoke_bpf_prog.constprop.0.isra.0 in 6.1",
     "perf_event_exit_event": "perf_event_exit_event.constprop.0 in 6.1",
     "do_sigaltstack": "do_sigaltstack.constprop.0 in 6.1",
-    # kernel/signal.c, being reworked apart from this (6.1 inlines them: fork.c's copy_signal,
-    # arch/x86's setup_rt_frame, sched/signal.h's sas_ss_reset; release_signal is the model's)
-    "copy_signal": "inlined in 6.1",
-    "release_signal": "the model's",
-    "sas_ss_reset": "inlined in 6.1",
-    "setup_rt_frame": "inlined in 6.1",
 }
 
 
