@@ -234,7 +234,10 @@ timeout 30 perf probe -q -d 'probe:*'
     body = lines[1:-1]
     # each line of the function, from its first, numbered from 0 where there is code for it
     assert [l[9:] for l in body] == source[start - 1:start - 1 + len(body)], lines
-    assert body[0] == f"      0  {source[start - 1]}" and source[start - 1 + len(body) - 2] == "}"
+    # through the function's closing brace (and what lies between it and the address its range
+    # ends at: the next function's first line when no padding comes between them)
+    closing = next(i for i in range(start - 1, len(source)) if source[i] == "}")
+    assert body[0] == f"      0  {source[start - 1]}" and closing < start - 1 + len(body) <= closing + 3, lines
     numbered = [int(l[:7]) for l in body if l[:7].strip()]
     assert numbered == sorted(numbered) and call - start in numbered, lines
     # a file's lines, numbered as in the file where -L vfs_read numbered them
