@@ -25,12 +25,22 @@ KILL = (r'^\d\d:\d\d:\d\d Triggered by PID (\d+) \("memhog"\), OOM kill of PID (
         r"(\d+) pages, loadavg: [\d.]+ [\d.]+ [\d.]+ \d+/\d+ \d+$")
 
 
-def oom_while(tmp_path: Path, tool: str, banner: str, attached: str | None = None) -> str:
-    """TOOL in a session on a 128 MiB machine, until it printed ATTACHED (by default its BANNER);
-    then memhog 0 until the OOM killer ends it, then Ctrl-C to the tool. The tool's output."""
+# the tool's process (timeout's child) waits in poll, ppoll, epoll_wait or epoll_pwait (the host's
+# /proc/PID/syscall): polling its buffers (BCC's perf_reader_poll() is a poll(2))
+IN_POLL = ("c=$(pgrep -P $t | head -1); "
+           "for i in $(seq 900); do case \"$(cat /proc/$c/syscall 2>/dev/null)\" in 7\\ *|271\\ *|232\\ *|281\\ *) break;; "
+           "esac; sleep 0.1; done; ")
+
+
+def oom_while(tmp_path: Path, tool: str, banner: str, attached: str | None = None, polling: bool = False) -> str:
+    """TOOL in a session on a 128 MiB machine, until it printed ATTACHED (by default its BANNER)
+    and, with POLLING, until it polls its perf buffers (BCC's tools open them after their banner:
+    an event before that is lost); then memhog 0 until the OOM killer ends it, then Ctrl-C to the
+    tool. The tool's output."""
     out = tmp_path / "tool.out"
     script = (f"{NOTIFY_ATTACHED}=1 timeout --foreground -s INT 200 {tool} >{out} 2>&1 & t=$!; "
               f"for i in $(seq 900); do grep -q '{attached or banner}' {out} && break; sleep 0.1; done; "
+              + (IN_POLL if polling else "") +
               "tracefs-sim exec memhog 0; echo memhog $?; sleep 1; kill -INT $t; wait $t; echo tool exited $?")
     result = tracefs_sim("run", "--mem", "128", "-c", script, timeout=280, cwd=tmp_path)
     text = out.read_text()
@@ -46,7 +56,7 @@ def oom_while(tmp_path: Path, tool: str, banner: str, attached: str | None = Non
 
 @pytest.mark.skipif(shutil.which("oomkill-bpfcc") is None, reason="bpfcc-tools is not installed")
 def test_bcc_oomkill_prints_the_oom_kill(tmp_path):
-    text = oom_while(tmp_path, "oomkill-bpfcc", "Tracing OOM kills... Ctrl-C to stop.")
+    text = oom_while(tmp_path, "oomkill-bpfcc", "Tracing OOM kills... Ctrl-C to stop.", polling=True)
     assert text.startswith("Tracing OOM kills... Ctrl-C to stop.\n"), text
 
 
