@@ -80,6 +80,15 @@ def test_tracing_and_module_calls_never_reach_the_host(call, number, args):
     assert result.stderr.count(f"tracefs-sim: {call}() refused: ") == 1, result.stderr
 
 
+def test_a_session_without_mirroring_refuses_perf_and_bpf():
+    # no task in the kernel to make them: refused, never the host's
+    result = tracefs_sim("run", "--no-mirror", "-c", f"{SYSCALL} 298 0 0 -1 -1 0; {SYSCALL} 321 0 0 0",
+                         timeout=120)
+    assert result.stdout.splitlines() == [f"-1 {ENOSYS}"] * 2, result.stderr
+    for call in ("perf_event_open", "bpf"):
+        assert f"tracefs-sim: {call}() refused: the emulated kernel did not serve this call" in result.stderr
+
+
 def test_bpf_is_the_emulated_kernels():
     """bpf(2) is served (tests/integration/test_session_bpf.py): BPF_MAP_CREATE of a zeroed attr
     gets the emulated 6.1's EINVAL, nothing said on stderr."""

@@ -14,10 +14,13 @@ user's program in a **PID namespace** of its own, whose pid 1 is `tracefs-sim-in
 - Pids: the session's start at 1000 (init sets ns_last_pid); the emulated kernel's own tasks
   keep the pids below, so the two never name the same task.
 - The filter (native/filter.c) follows every process of the session, and never comes off. What
-  a process asks of the kernel's tracing goes to the supervisor (native/answer.c) instead of
-  the host kernel: a mount of tracefs or debugfs mounts the simulator; perf_event_open, bpf and
-  the module calls are refused (ENOSYS) with a line on the caller's stderr until the emulated
-  kernel serves them.
+  a process asks of the kernel's tracing goes to the supervisor instead of the host kernel: a
+  mount of tracefs or debugfs mounts the simulator (native/answer.c); perf_event_open, bpf,
+  syslog and /dev/kmsg are the emulated kernel's (native/serve.c), refused (ENOSYS) with a line
+  on the caller's stderr when it cannot answer them; the module calls are refused so always.
+- Every other call goes on on the host and is mirrored (native/mirror.c): the supervisor writes
+  its record (with the bytes behind its pointers) into the session ring, and the emulated
+  kernel makes the call from the caller's task (kernel_model/kernel/session.c).
 - Should the supervisor die, init answers the notifications itself: no session ever waits on a
   listener that nobody reads.
 """

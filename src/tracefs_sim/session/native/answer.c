@@ -7,9 +7,10 @@
  *  - umount2(2) of such a debugfs unmounts it with the simulator mounted inside it;
  *  - fsopen(2) of those types (the new mount API) is refused with ENOSYS, the answer of a
  *    kernel without the new API, on which libmount falls back to mount(2);
- *  - perf_event_open(2) and bpf(2) are refused with ENOSYS (a kernel built without perf
- *    events or the BPF syscall) and a line on the caller's stderr says why, until the
- *    emulated kernel serves them;
+ *  - perf_event_open(2) and bpf(2) are the emulated kernel's (serve.c); one it did not answer
+ *    (a session that does not mirror, or a kernel too far behind) is refused with ENOSYS (a
+ *    kernel built without perf events or the BPF syscall) and a line on the caller's stderr
+ *    says why;
  *  - init_module, finit_module and delete_module are refused the same way (no modules);
  *  - syslog(2) is the emulated kernel's (serve.c); one it did not answer (a session that does
  *    not mirror, or a kernel too far behind) is refused the same way, never the host's log.
@@ -354,12 +355,12 @@ bool answer_notification(int listener, const struct seccomp_notif *req)
 		return answer_fsopen(listener, req);
 	case __NR_perf_event_open:
 		return refuse(listener, req, "perf_event_open",
-			      "the emulated kernel does not serve perf events yet, and a session never "
-			      "opens them on the host kernel");
+			      "the emulated kernel did not serve this call (a session without mirroring, "
+			      "or a kernel too far behind), and a session never opens perf events on the host kernel");
 	case __NR_bpf:
 		return refuse(listener, req, "bpf",
-			      "the emulated kernel does not serve BPF yet, and a session never loads "
-			      "programs into the host kernel");
+			      "the emulated kernel did not serve this call (a session without mirroring, "
+			      "or a kernel too far behind), and a session never loads programs into the host kernel");
 	case __NR_init_module:
 	case __NR_finit_module:
 	case __NR_delete_module:
