@@ -16,6 +16,7 @@ _libc.move_mount.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes
 CLONE_NEWNS = 0x00020000
 CLONE_NEWPID = 0x20000000
 
+MS_RDONLY = 1
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18

@@ -448,6 +448,7 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
         machine = control.info(socket_path)
         overlay.bind_debug_tracing()
         overlay.bind_debug_views()
+        overlay.cover_block_tracing()
         if machine.get("debuginfo"):
             overlay.bind_debuginfo(**machine["debuginfo"])
             overlay.link_kernel_headers(machine["debuginfo"]["release"])

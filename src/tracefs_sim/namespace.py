@@ -49,6 +49,7 @@ SYSCTL_NET_CORE_VIEW = "sysctl-net-core"   # /proc/sys/net/core's BPF ones (bpf_
 # The host's /dev/kmsg, which a session covers with itself on a nodev mount: an open of it by
 # its path is the emulated kernel's (the supervisor serves it), and no other reaches the host's.
 DEV_KMSG = "/dev/kmsg"
+SYS_CLASS_BLOCK = "/sys/class/block"   # a link per block device and partition
 # The host's /proc/kmsg (a read takes records from the host's log for good), which a session
 # covers with this view of its mode: an open of it by any name is the emulated kernel's (the
 # supervisor serves it); one the kernel does not answer reaches the view: EACCES.
@@ -323,6 +324,22 @@ class Overlay:
             sc.mount(None, DEV_KMSG, None, sc.MS_REMOUNT | sc.MS_BIND | sc.MS_NODEV | sc.MS_NOSUID | sc.MS_NOEXEC)
         except OSError as e:
             raise NamespaceError(f"cannot make {DEV_KMSG} nodev: {e.strerror}") from e
+
+    def cover_block_tracing(self) -> None:
+        """Cover the host's blktrace files (`trace/` of each block device and partition in
+        sysfs: enable, act_mask, pid, start_lba, end_lba) with an empty read-only directory:
+        a write there would set up blktrace on the host's disk, and the emulated kernel has no
+        blktrace to give in their place (a write gets EROFS, as nothing there can be made).
+        blktrace's ioctls are refused by the session's filter (session/native/filter.c). A
+        device that appears later (a new loop device) is not covered."""
+        assert_private(self._host_ns)
+        for name in sorted(os.listdir(SYS_CLASS_BLOCK)) if os.path.isdir(SYS_CLASS_BLOCK) else []:
+            trace = os.path.join(os.path.realpath(os.path.join(SYS_CLASS_BLOCK, name)), "trace")
+            if not os.path.isdir(trace):
+                continue
+            sc.mount("tracefs-sim", trace, "tmpfs", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC | sc.MS_RDONLY,
+                     "mode=0555")
+            self._mounted.append(trace)
 
     def _lay_tmpfs_over(self, directory: str, mode: int) -> None:
         """Make room in `directory` for entries the host's lacks, without hiding its own: a tmpfs

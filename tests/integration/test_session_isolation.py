@@ -20,6 +20,8 @@ SYSCALL = ("TIMES=${TIMES:-1} python3 -c 'import ctypes, os, sys; libc = ctypes.
            " r = libc.syscall(*args); print(r, ctypes.get_errno())'")
 ENOSYS = 38
 EINVAL = 22
+EBADF = 9
+ENOTTY = 25
 
 
 def run(script: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -87,6 +89,24 @@ def test_a_session_without_mirroring_refuses_perf_and_bpf():
     assert result.stdout.splitlines() == [f"-1 {ENOSYS}"] * 2, result.stderr
     for call in ("perf_event_open", "bpf"):
         assert f"tracefs-sim: {call}() refused: the emulated kernel did not serve this call" in result.stderr
+
+
+def test_blktrace_never_reaches_the_hosts_disks():
+    # blktrace's ioctls: ENOTTY from the filter, before any fd is looked up (the host would say
+    # EBADF for fd -1), whatever the command's size bits or upper half; other block ioctls go on
+    calls = [(0x1274, ENOTTY), (0xC0481273, ENOTTY), (0xDEADBEEF00001276, ENOTTY), (0x1272, EBADF), (0x1277, EBADF)]
+    script = "; ".join(f"{SYSCALL} 16 -1 {cmd:#x} 0" for cmd, _ in calls)
+    traced = sorted(str(p) for p in Path("/sys/class/block").glob("*/trace") if p.is_dir())
+    if traced:   # the host's sysfs files of its disks' blktrace: an empty, read-only directory
+        script += f"; ls -A {traced[0]} | wc -l; echo 1 > {traced[0]}/enable; echo $?"
+    before = [Path(t, "enable").read_text() for t in traced]
+    result = run(script)
+    lines = result.stdout.splitlines()
+    assert lines[:len(calls)] == [f"-1 {errno}" for _, errno in calls], result.stderr
+    if traced:
+        assert lines[len(calls):] == ["0", "1"], result.stderr
+        assert "Read-only file system" in result.stderr
+    assert [Path(t, "enable").read_text() for t in traced] == before
 
 
 def test_bpf_is_the_emulated_kernels():

@@ -7,6 +7,14 @@
  * too (mirror.c).  The other ABIs a 64-bit process can enter through (int 0x80's
  * i386 table, the x32 bit) get no supervisor: those calls are refused in the filter itself
  * with ENOSYS, the answer of a kernel built without them, and everything else runs.
+ *
+ * blktrace's ioctls on a block device (BLKTRACESETUP/START/STOP/TEARDOWN, in every ABI) are
+ * refused in the filter with ENOTTY, the answer of a kernel built without blktrace: the
+ * devices are the host's, the emulated kernel has no blktrace, and the host's must not be set
+ * up.  (Its sysfs files, /sys/block/DEV/trace/, are covered in the namespace.)  Only the low
+ * 16 bits of the command are compared (type 0x12, numbers 115-118): the kernel takes the
+ * command as an unsigned int and matches it whole, so this covers every size and direction a
+ * caller could encode, and no other block ioctl.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -27,11 +35,18 @@ static const unsigned int answered_x64[] = {
 /* The same calls in the i386 table (arch/x86/entry/syscalls/syscall_32.tbl). */
 static const unsigned int refused_i386[] = { 21, 430, 336, 357, 128, 350, 129, 103 };
 
+/* ioctl(2) in each table: x86-64's (also x32's common entry), x32's own, i386's */
+#define NR_IOCTL_X32 514
+#define NR_IOCTL_I386 54
+/* blktrace's commands, _IO(0x12, 115..118) but for their size and direction bits */
+#define BLKTRACE_CMD_FIRST 0x1273u
+#define BLKTRACE_CMD_LAST 0x1276u
+
 /* A classic BPF program built with forward jumps to labels, resolved at the end. */
-enum label { L_NOTIFY, L_ENOSYS, L_ALLOW, L_X32, L_NOT_X64, NR_LABELS };
+enum label { L_NOTIFY, L_ENOSYS, L_ENOTTY, L_ALLOW, L_X64_OTHER, L_X32, L_X32_IOCTL, L_NOT_X64, NR_LABELS };
 struct prog {
-	struct sock_filter insn[64];
-	int jump_to[64];	/* label of a conditional jump's true branch, or -1 */
+	struct sock_filter insn[96];
+	int jump_to[96];	/* label of a conditional jump's true branch, or -1 */
 	int at[NR_LABELS];
 	unsigned int n;
 };
@@ -54,11 +69,24 @@ static void place(struct prog *p, enum label l)
 /* if (A op k) goto the label given to emit(), else on; jt/jf given: relative jumps */
 #define JUMP_IF(op, k) ((struct sock_filter)BPF_JUMP(BPF_JMP | (op) | BPF_K, (k), 0, 0))
 #define SKIP_UNLESS_EQ(k) ((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), 1, 0))
+#define SKIP_UNLESS_GE(k) ((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (k), 1, 0))
 
 static void jump_if_any(struct prog *p, const unsigned int *nrs, size_t count, enum label l)
 {
 	for (size_t i = 0; i < count; i++)
 		emit(p, JUMP_IF(BPF_JEQ, nrs[i]), l);
+}
+
+/* The ioctl's command (args[1]'s low word: x86 is little-endian) in blktrace's range: ENOTTY;
+ * else on to `other`. */
+static void refuse_blktrace_ioctl(struct prog *p, enum label other)
+{
+	emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])), -1);
+	emit(p, STMT(BPF_ALU | BPF_AND | BPF_K, 0xffff), -1);
+	emit(p, SKIP_UNLESS_GE(BLKTRACE_CMD_FIRST), -1);
+	emit(p, GOTO, other);
+	emit(p, JUMP_IF(BPF_JGT, BLKTRACE_CMD_LAST), other);
+	emit(p, GOTO, L_ENOTTY);
 }
 
 static void resolve(struct prog *p)
@@ -90,22 +118,35 @@ int install_session_filter(bool notify_all)
 	emit(&p, LOAD(nr), -1);
 	emit(&p, JUMP_IF(BPF_JSET, X32_SYSCALL_BIT), L_X32);
 	jump_if_any(&p, answered_x64, COUNT(answered_x64), L_NOTIFY);
+	emit(&p, SKIP_UNLESS_EQ(__NR_ioctl), -1);
+	emit(&p, GOTO, L_X64_OTHER);
+	refuse_blktrace_ioctl(&p, L_X64_OTHER);
+	place(&p, L_X64_OTHER);
 	emit(&p, RETURN(notify_all ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW), -1);
 	place(&p, L_NOTIFY);
 	emit(&p, RETURN(SECCOMP_RET_USER_NOTIF), -1);
 	place(&p, L_X32);
 	emit(&p, STMT(BPF_ALU | BPF_AND | BPF_K, ~X32_SYSCALL_BIT), -1);
 	jump_if_any(&p, answered_x64, COUNT(answered_x64), L_ENOSYS);
-	emit(&p, RETURN(SECCOMP_RET_ALLOW), -1);
+	emit(&p, JUMP_IF(BPF_JEQ, __NR_ioctl), L_X32_IOCTL);
+	emit(&p, SKIP_UNLESS_EQ(NR_IOCTL_X32), -1);
+	emit(&p, GOTO, L_ALLOW);
+	place(&p, L_X32_IOCTL);
+	refuse_blktrace_ioctl(&p, L_ALLOW);
 	place(&p, L_NOT_X64);
 	emit(&p, SKIP_UNLESS_EQ(AUDIT_ARCH_I386), -1);
 	emit(&p, GOTO, L_ALLOW);
 	emit(&p, LOAD(nr), -1);
 	jump_if_any(&p, refused_i386, COUNT(refused_i386), L_ENOSYS);
+	emit(&p, SKIP_UNLESS_EQ(NR_IOCTL_I386), -1);
+	emit(&p, GOTO, L_ALLOW);
+	refuse_blktrace_ioctl(&p, L_ALLOW);
 	place(&p, L_ALLOW);
 	emit(&p, RETURN(SECCOMP_RET_ALLOW), -1);
 	place(&p, L_ENOSYS);
 	emit(&p, RETURN(SECCOMP_RET_ERRNO | ENOSYS), -1);
+	place(&p, L_ENOTTY);
+	emit(&p, RETURN(SECCOMP_RET_ERRNO | ENOTTY), -1);
 	resolve(&p);
 
 	fprog.len = p.n;
