@@ -5,6 +5,7 @@
 #include "kernel.h"
 #include "uapi/bpf.h"
 #include "maccess.h"
+#include "jump_label.h"
 
 #define ENOTSUPP	524	/* the kernel-internal "not supported" bpf() returns */
 #define EOPNOTSUPP	95
@@ -176,6 +177,13 @@ struct bpf_prog_ops {
 	int (*test_run)(struct bpf_prog *prog, const union bpf_attr *kattr, union bpf_attr *uattr);
 };
 
+/* struct bpf_prog_stats: a cpu's count of a program's runs and the time they took (6.1 counts
+ * them only while bpf_stats_enabled_key is on: the sysctl, or a BPF_ENABLE_STATS fd) */
+struct bpf_prog_stats {
+	u64 cnt;
+	u64 nsecs;
+};
+
 struct bpf_prog {
 	u32 len;			/* instructions */
 	u32 type;
@@ -236,6 +244,7 @@ struct bpf_prog {
 	void **jited_linfo;
 	const struct bpf_verifier_ops *ops;
 	const struct bpf_prog_ops *prog_ops;
+	struct bpf_prog_stats stats[NR_CPUS];	/* its runs while bpf_stats_enabled_key is on */
 	struct bpf_insn insnsi[];
 };
 
@@ -320,6 +329,11 @@ static inline void bpf_jit_dump(unsigned int flen, unsigned int proglen, u32 pas
 }
 /* net/core/sysctl_net_core.c: a write of bpf_jit_enable (0..2, checked by the writer) */
 int bpf_jit_enable_store(int jit_enable);
+extern struct static_key bpf_stats_enabled_key;
+extern int sysctl_unprivileged_bpf_disabled;
+int bpf_stats_enabled_store(int val);
+int bpf_unpriv_disabled_store(int val);
+void bpf_prog_update_stats(const struct bpf_prog *prog, u64 start);
 /* bpf_prog_<tag>[_<name>]: a JITed program's kallsyms name (at least BPF_JIT_KSYM_LEN bytes) */
 void bpf_get_prog_name(const struct bpf_prog *prog, char *sym);
 struct bpf_ex_entry { int insn, fixup, data; };

@@ -149,6 +149,8 @@ enum host_request_kind {
 };
 enum host_sysctl {
 	HOST_SYSCTL_BPF_JIT_ENABLE,	/* net.core.bpf_jit_enable (kernel/bpf/core.c) */
+	HOST_SYSCTL_BPF_STATS_ENABLED,	/* kernel.bpf_stats_enabled (kernel/bpf/syscall.c) */
+	HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED,	/* kernel.unprivileged_bpf_disabled (kernel/bpf/syscall.c) */
 };
 #define HOST_SPAWN_STDIN 1	/* flags of a spawn: its stdin is the host's (HOST_REQ_STDIN), not /dev/null */
 struct host_request {

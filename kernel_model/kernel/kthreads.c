@@ -99,6 +99,22 @@ static notrace int spawn_program(void *arg)
 }
 
 /* the answer to a request that has one, at PORT_REPLY */
+/* HOST_REQ_SYSCTL: the store of the sysctl's proc handler, the value parsed and range-checked
+ * by the writer (the host) */
+static notrace int sysctl_store(u32 sysctl, int value)
+{
+	switch (sysctl) {
+	case HOST_SYSCTL_BPF_JIT_ENABLE:
+		return bpf_jit_enable_store(value);
+	case HOST_SYSCTL_BPF_STATS_ENABLED:
+		return bpf_stats_enabled_store(value);
+	case HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED:
+		return bpf_unpriv_disabled_store(value);
+	default:
+		return -EINVAL;
+	}
+}
+
 static notrace void host_reply(u64 id, long ret)
 {
 	unsigned long flags = arch_local_irq_save();	/* db_arg is per-CPU */
@@ -151,8 +167,7 @@ int kthreadd(void *unused)
 				continue;
 			}
 			if (slot->kind == HOST_REQ_SYSCTL) {	/* a sysctl whose store the kernel makes */
-				host_reply(slot->id, slot->argc == HOST_SYSCTL_BPF_JIT_ENABLE ?
-						     bpf_jit_enable_store((int)slot->flags) : -EINVAL);
+				host_reply(slot->id, sysctl_store(slot->argc, (int)slot->flags));
 				WRITE_ONCE(hr->tail, hr->tail + 1);
 				continue;
 			}

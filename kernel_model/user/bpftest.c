@@ -787,6 +787,22 @@ int main(int argc, char **argv)
 				kept[slot] = 0;
 		} else if (!strcmp(cmd, "close") && i + 1 <= argc) {
 			result(cmd, syscall6(NR_close, num(argv[i++]), 0, 0, 0, 0, 0));
+		} else if (!strcmp(cmd, "estats")) {	/* BPF_ENABLE_STATS of run time: its fd */
+			attr.enable_stats.type = BPF_STATS_RUN_TIME;
+			result(cmd, sys_bpf(BPF_ENABLE_STATS, &attr, sizeof(attr)));
+		} else if (!strcmp(cmd, "pstats") && i + 1 <= argc) {	/* a program's statistics */
+			struct bpf_prog_info info;
+			zero(&info, sizeof(info));
+			r = obj_info(&attr, num(argv[i++]), &info, sizeof(info));
+			result(cmd, r);
+			if (r == 0) {
+				puts_(" run_cnt "); putnum(info.run_cnt);
+				puts_(" timed "); putnum(info.run_time_ns > 0);
+				puts_(" recursion_misses "); putnum(info.recursion_misses);
+			}
+		} else if (!strcmp(cmd, "uid") && i + 1 <= argc) {	/* setresuid(N, N, N) */
+			long uid = num(argv[i++]);
+			result(cmd, syscall6(117, uid, uid, uid, 0, 0, 0));
 		} else {
 			puts_("bad command: ");
 			puts_(cmd);

@@ -13,7 +13,7 @@ from .machine.contract import (DirectCall, KprobeEventAnswer, KprobeRequest, Kpr
 from .lib.sysctl import SysctlFile
 from .machine.bpf_jit import BpfJitSymbols
 from .machine.image import KernelImage
-from .machine.sysctls import SysctlMachine, net_core_sysctls, perf_sysctls
+from .machine.sysctls import SysctlMachine, net_core_sysctls, kernel_sysctls
 from .probes.ftrace import FtraceSites
 from .probes.kprobes import KprobeEngine
 from .probes.kprobes.debugfs import KprobeDebugViews
@@ -62,7 +62,7 @@ def build_stack(machine: TracedMachine, *, realtime_at_boot_ns: int = 0) -> Trac
     sysctls: dict[str, SysctlFile] = {}
     net_core: dict[str, SysctlFile] = {}
     if isinstance(machine, SysctlMachine):
-        sysctls.update(perf_sysctls(machine))
+        sysctls.update(kernel_sysctls(machine))
         net_core.update(net_core_sysctls(machine))
     return TracingStack(machine, core, sites, engine, None if engine is None else KprobeDebugViews(engine),
                         _pmus(machine, core.kprobes is not None), sysctls, net_core, written)

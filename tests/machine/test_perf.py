@@ -284,9 +284,9 @@ def test_a_sampling_event_past_the_max_sample_rate_is_throttled(make_machine, ru
     (perf_event_task_tick: PERF_RECORD_UNTHROTTLE, started again).  At 250 a second (one a tick
     of HZ=250), a period of 20,000 cycles that overflows some 400 times a tick takes two NMIs a
     tick; at the default 100,000 (400 a tick) it takes them all."""
-    from tracefs_sim.machine.sysctls import perf_sysctls
+    from tracefs_sim.machine.sysctls import kernel_sysctls
     m = make_machine(cpus=1, seed=7)
-    rate = perf_sysctls(m)["perf_event_max_sample_rate"]
+    rate = kernel_sysctls(m)["perf_event_max_sample_rate"]
     assert rate.read() == b"100000\n"
     before = _nmi_count(m)
     _, free = _cycles(m, run_program, 20_000, 20_000)

@@ -184,6 +184,10 @@ struct bpf_stack_build_id {
 #define BPF_OBJ_NAME_LEN 16U
 #define BPF_TAG_SIZE 8
 
+enum bpf_stats_type {
+	BPF_STATS_RUN_TIME = 0,	/* programs' run_time_ns and run_cnt */
+};
+
 union bpf_attr {
 	struct {	/* BPF_MAP_CREATE */
 		__u32	map_type;
@@ -315,6 +319,9 @@ union bpf_attr {
 			} tracing;
 		};
 	} link_create;
+	struct {	/* BPF_ENABLE_STATS */
+		__u32	type;
+	} enable_stats;
 	char __size[144];	/* sizeof(union bpf_attr) in 6.1 */
 } __attribute__((aligned(8)));
 

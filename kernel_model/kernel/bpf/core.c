@@ -9,6 +9,7 @@
 #include "../../include/bitops.h"
 #include "../../include/btf.h"
 #include "../../include/mm.h"
+#include "../../include/perf_event.h"
 
 #define DST	regs[insn->dst_reg]
 #define SRC	regs[insn->src_reg]
@@ -589,9 +590,34 @@ noinline const struct bpf_ex_entry *search_bpf_extables(unsigned long addr)
 	return NULL;
 }
 
+/* On while the kernel.bpf_stats_enabled sysctl is 1 or a BPF_ENABLE_STATS fd is open: programs'
+ * runs are counted and timed (kernel/bpf/syscall.c) */
+struct static_key bpf_stats_enabled_key;
+
+/* a run that started at `start` (sched_clock(); 0: before the key was on) ends: counted */
+notrace void bpf_prog_update_stats(const struct bpf_prog *prog, u64 start)
+{
+	struct bpf_prog_stats *stats = (struct bpf_prog_stats *)&prog->stats[smp_processor_id()];
+
+	if (!static_key_enabled(&bpf_stats_enabled_key) || !start)
+		return;
+	/* (an NMI's program may run in between on this cpu: each add is one instruction) */
+	__atomic_add_fetch(&stats->cnt, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&stats->nsecs, perf_clock() - start, __ATOMIC_RELAXED);
+}
+
+/* bpf_prog_run(), as 6.1's __bpf_prog_run(): with the statistics' key on, the run is timed by
+ * sched_clock() (perf_clock()) */
 notrace u64 bpf_prog_run(const struct bpf_prog *prog, const void *ctx)
 {
-	return prog->bpf_func(ctx, prog->insnsi);
+	u64 ret, start;
+
+	if (!static_key_enabled(&bpf_stats_enabled_key))
+		return prog->bpf_func(ctx, prog->insnsi);
+	start = perf_clock();
+	ret = prog->bpf_func(ctx, prog->insnsi);
+	bpf_prog_update_stats(prog, start);
+	return ret;
 }
 
 /* ---- the tag: SHA-1 of the program with map fds zeroed, its first 8 bytes ---- */

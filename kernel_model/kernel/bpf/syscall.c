@@ -653,8 +653,12 @@ static noinline int bpf_prog_load(union bpf_attr *attr, union bpf_attr *uattr)
 	if (strncpy_from_user(license, (const char *)attr->license, sizeof(license) - 1) < 0)
 		return -EFAULT;
 	license[sizeof(license) - 1] = 0;
-	if (attr->insn_cnt == 0 || attr->insn_cnt > BPF_COMPLEXITY_LIMIT_INSNS)
+	if (attr->insn_cnt == 0 || attr->insn_cnt > (bpf_capable() ? BPF_COMPLEXITY_LIMIT_INSNS : BPF_MAXINSNS))
 		return -E2BIG;
+	/* every program type here wants CAP_BPF (6.1 lets others load socket filters and
+	 * cgroup skb programs only: types this kernel does not have) */
+	if (!bpf_capable())
+		return -EPERM;
 	/* attach_prog_fd/attach_btf_obj_fd: a BTF object's fd (vmlinux's, the only one: libbpf
 	 * names it so), or a program's (fentry on a BPF program: not here); then
 	 * bpf_prog_load_check_attach(): a BTF id, for a tracing program only */
@@ -779,6 +783,18 @@ static inline int set_info_rec_size(struct bpf_prog_info *info)
 	return 0;
 }
 
+/* bpf_prog_get_stats(): its runs and their time, all cpus' */
+static void bpf_prog_get_stats(const struct bpf_prog *prog, __u64 *nsecs, __u64 *cnt)
+{
+	int cpu;
+
+	*nsecs = *cnt = 0;
+	for (cpu = 0; cpu < NR_CPUS; cpu++) {
+		*nsecs += READ_ONCE(prog->stats[cpu].nsecs);
+		*cnt += READ_ONCE(prog->stats[cpu].cnt);
+	}
+}
+
 static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union bpf_attr *attr, union bpf_attr *uattr)
 {
 	struct bpf_prog_info info;
@@ -807,9 +823,8 @@ static noinline int bpf_prog_get_info_by_fd(struct bpf_prog *prog, const union b
 	err = set_info_rec_size(&info);
 	if (err)
 		return err;
-	info.run_time_ns = 0;		/* counted only with BPF_ENABLE_STATS */
-	info.run_cnt = 0;
-	info.recursion_misses = 0;
+	bpf_prog_get_stats(prog, &info.run_time_ns, &info.run_cnt);
+	info.recursion_misses = READ_ONCE(prog->misses);
 	info.verified_insns = prog->verified_insns;
 	if (prog->btf)
 		info.btf_id = btf_obj_id(prog->btf);
@@ -1210,11 +1225,94 @@ static int link_create(const union bpf_attr *attr)
 	return ret;
 }
 
+/* ---- the kernel's BPF sysctls and BPF_ENABLE_STATS ---- */
+
+/* kernel.unprivileged_bpf_disabled: 2 as Debian's 6.1 boots (CONFIG_BPF_UNPRIV_DEFAULT_OFF):
+ * without CAP_BPF/CAP_SYS_ADMIN no map or program may be made; 1 is that for good */
+int sysctl_unprivileged_bpf_disabled = 2;
+/* kernel.bpf_stats_enabled as last written (bpf_stats_handler()'s saved_val): the sysctl's
+ * own share of bpf_stats_enabled_key, apart from the BPF_ENABLE_STATS fds' */
+int bpf_stats_enabled_sysctl;
+static DEFINE_MUTEX(bpf_stats_enabled_mutex);
+
+/* The store of bpf_unpriv_handler(): once 1, no other value may be written (EPERM) */
+notrace int bpf_unpriv_disabled_store(int val)
+{
+	if (READ_ONCE(sysctl_unprivileged_bpf_disabled) == 1 && val != 1)
+		return -EPERM;
+	WRITE_ONCE(sysctl_unprivileged_bpf_disabled, val);
+	return 0;
+}
+
+/* The store of bpf_stats_handler(): the key is taken or given back when the value changes */
+notrace int bpf_stats_enabled_store(int val)
+{
+	mutex_lock(&bpf_stats_enabled_mutex);
+	if (val != bpf_stats_enabled_sysctl) {
+		if (val)
+			static_key_slow_inc(&bpf_stats_enabled_key);
+		else
+			static_key_slow_dec(&bpf_stats_enabled_key);
+		WRITE_ONCE(bpf_stats_enabled_sysctl, val);
+	}
+	mutex_unlock(&bpf_stats_enabled_mutex);
+	return 0;
+}
+
+static int bpf_stats_release(struct inode *inode, struct file *file)
+{
+	mutex_lock(&bpf_stats_enabled_mutex);
+	static_key_slow_dec(&bpf_stats_enabled_key);
+	mutex_unlock(&bpf_stats_enabled_mutex);
+	return 0;
+}
+
+static const struct file_operations bpf_stats_fops = {
+	.release = bpf_stats_release,
+};
+
+/* BPF_ENABLE_STATS: the statistics stay on while the fd it gives is open */
+static int bpf_enable_stats(const union bpf_attr *attr)
+{
+	struct file *f;
+	int fd;
+
+	if (CHECK_ATTR(attr, enable_stats.type))
+		return -EINVAL;
+	if (current->euid != 0)		/* capable(CAP_SYS_ADMIN) */
+		return -EPERM;
+	if (attr->enable_stats.type != BPF_STATS_RUN_TIME)
+		return -EINVAL;
+	mutex_lock(&bpf_stats_enabled_mutex);
+	if (READ_ONCE(bpf_stats_enabled_key.enabled) > INT_MAX / 2) {	/* (overflow) */
+		mutex_unlock(&bpf_stats_enabled_mutex);
+		return -EBUSY;
+	}
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd >= 0) {
+		f = anon_inode_getfile("bpf-stats", &bpf_stats_fops, NULL, O_CLOEXEC);
+		if (IS_ERR(f)) {
+			put_unused_fd(fd);
+			fd = PTR_ERR(f);
+		} else {
+			fd_install(fd, f);
+			static_key_slow_inc(&bpf_stats_enabled_key);
+		}
+	}
+	mutex_unlock(&bpf_stats_enabled_mutex);
+	return fd;
+}
+
 static noinline long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size)
 {
 	union bpf_attr attr;
-	int err = bpf_check_uarg_tail_zero((u64)uattr, sizeof(attr), size);
+	int err;
 
+	/* unprivileged_bpf_disabled keeps those without CAP_BPF from making maps and programs */
+	if (!bpf_capable() && READ_ONCE(sysctl_unprivileged_bpf_disabled) &&
+	    (cmd == BPF_MAP_CREATE || cmd == BPF_PROG_LOAD))
+		return -EPERM;
+	err = bpf_check_uarg_tail_zero((u64)uattr, sizeof(attr), size);
 	if (err)
 		return err;
 	size = min(size, (unsigned int)sizeof(attr));
@@ -1259,6 +1357,8 @@ static noinline long __sys_bpf(int cmd, union bpf_attr *uattr, unsigned int size
 		return bpf_btf_get_fd_by_id(&attr);
 	case BPF_BTF_GET_NEXT_ID:
 		return bpf_btf_get_next_id(&attr, uattr);
+	case BPF_ENABLE_STATS:
+		return bpf_enable_stats(&attr);
 	}
 	return -EINVAL;
 }

@@ -94,20 +94,32 @@ static notrace void direct_set(unsigned long ip, unsigned long addr)
 
 /* ---- what the trampolines call (notrace: never a site of their own) ---- */
 
+#define NO_START_TIME 1
+
 /* __bpf_prog_enter(): 0 if the program runs on this cpu already (not entered again; it counts
- * a miss), else a start (1: no run-time statistics here) */
+ * a miss), else a start: its sched_clock() while run-time statistics are on, else
+ * NO_START_TIME (bpf_prog_start_time()) */
 notrace u64 __bpf_prog_enter(struct bpf_prog *prog)
 {
+	u64 start = NO_START_TIME;
+
 	preempt_disable();
 	if (unlikely(++prog->active[smp_processor_id()] != 1)) {
 		__atomic_add_fetch(&prog->misses, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
-	return 1;
+	if (static_key_enabled(&bpf_stats_enabled_key)) {
+		start = perf_clock();	/* sched_clock() */
+		if (unlikely(start <= NO_START_TIME))
+			start = NO_START_TIME;
+	}
+	return start;
 }
 
 notrace void __bpf_prog_exit(struct bpf_prog *prog, u64 start)
 {
+	if (start > NO_START_TIME)	/* (update_prog_stats(): the key may have come on meanwhile) */
+		bpf_prog_update_stats(prog, start);
 	prog->active[smp_processor_id()]--;
 	preempt_enable();
 }

@@ -31,7 +31,8 @@ NMI_STACK_SIZE = 16384  # PMU_NMI_STACK_SIZE
 CPU_NOW_TSC = 184  # the host's TSC at now_ns (0: none) and its ns a tick, 32.32: native/runloop.c
 HOST_REQ_SLOTS, HOST_REQ_SIZE, HOST_REQ_ARGV = 16, 1024, 1000
 HOST_REQ_SPAWN, HOST_REQ_STDIN, HOST_REQ_TRACE_SLOT, HOST_REQ_TRACE_MARKER, HOST_REQ_SYSCTL = 0, 1, 2, 3, 4  # enum host_request_kind
-HOST_SYSCTL_BPF_JIT_ENABLE = 0  # enum host_sysctl: the sysctls whose store the kernel makes
+# enum host_sysctl: the sysctls whose store the kernel makes
+HOST_SYSCTL_BPF_JIT_ENABLE, HOST_SYSCTL_BPF_STATS_ENABLED, HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED = 0, 1, 2
 HOST_SPAWN_STDIN = 1  # a spawn's flags: its stdin is the host's
 # struct hostif_hpet: the HPET's comparator and where its interrupt goes
 HPET_DEADLINE, HPET_CPU, HPET_VECTOR = 0, 8, 16
@@ -72,6 +73,8 @@ _ABI = {
     "HOST_SPAWN_STDIN": HOST_SPAWN_STDIN, "HOST_REQ_TRACE_SLOT": HOST_REQ_TRACE_SLOT,
     "HOST_REQ_TRACE_MARKER": HOST_REQ_TRACE_MARKER, "HOST_REQ_SYSCTL": HOST_REQ_SYSCTL,
     "HOST_SYSCTL_BPF_JIT_ENABLE": HOST_SYSCTL_BPF_JIT_ENABLE,
+    "HOST_SYSCTL_BPF_STATS_ENABLED": HOST_SYSCTL_BPF_STATS_ENABLED,
+    "HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED": HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED,
     "hostif_hpet.deadline": HPET_DEADLINE, "hostif_hpet.cpu": HPET_CPU, "hostif_hpet.vector": HPET_VECTOR,
     "boot_params.boot_monotonic_ns": BOOT_MONOTONIC_OFF, "boot_params.perf_pool_big_count": BOOT_POOL_BIG_OFF,
     "hostif_pmu.nmi_stack": NMI_STACK, "PMU_NMI_STACK_SIZE": NMI_STACK_SIZE,

@@ -11,6 +11,11 @@ share of a sample period a PMI may take before the rate is lowered, 0 and 100: n
 perf_event_max_stack (perf_event_max_stack_handler: 0 to 127, EBUSY while an event samples call
 chains; the default depth of a sample's chain, and its cap).
 
+The BPF ones (kernel/bpf/syscall.c's, whose stores the kernel makes: bpf_stats_handler() and
+bpf_unpriv_handler()): bpf_stats_enabled (0 or 1; 1 counts and times every program's runs, as
+an open BPF_ENABLE_STATS fd does: run_time_ns and run_cnt of its info) and
+unprivileged_bpf_disabled (0 to 2, 2 as Debian's 6.1 boots; 1 can never be written back: EPERM).
+
 And /proc/sys/net/core's bpf_jit_enable (kernel/bpf/core.c): 1, the programs loaded from then on
 are JITed, 0 interpreted, 2 JITed with each image dumped to the kernel log
 (proc_dointvec_minmax_bpf_enable).  Its store is the kernel's own (bpf_jit_enable_store(), run by
@@ -25,7 +30,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from ..lib.sysctl import parse_sysctl_int
 from .contract import GuestRam, KernelSymbols
-from .hostif import HOST_SYSCTL_BPF_JIT_ENABLE
+from .hostif import HOST_SYSCTL_BPF_JIT_ENABLE, HOST_SYSCTL_BPF_STATS_ENABLED, HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED
 from .paging import kernel_virt_to_phys
 
 T = TypeVar("T")
@@ -37,7 +42,7 @@ PERF_MAX_STACK_DEPTH = 127  # include/uapi/linux/perf_event.h
 
 
 @dataclass(frozen=True)
-class PerfSysctl:
+class KernelSysctl:
     """One of them: the kernel's variable and its range; busy_while: the kernel's count whose
     being non-zero makes a write EBUSY; invalid_while: the kernel's int whose having one of
     these values makes a write EINVAL; kernel_store: the kernel makes the store itself (its
@@ -51,19 +56,22 @@ class PerfSysctl:
 
 
 # /proc/sys/kernel name -> what the kernel keeps it in
-PERF_SYSCTLS = {
-    "perf_event_paranoid": PerfSysctl("sysctl_perf_event_paranoid", INT_MIN, INT_MAX),
-    "perf_event_max_sample_rate": PerfSysctl("sysctl_perf_event_sample_rate", 1, INT_MAX,
+KERNEL_SYSCTLS = {
+    "bpf_stats_enabled": KernelSysctl("bpf_stats_enabled_sysctl", 0, 1, kernel_store=HOST_SYSCTL_BPF_STATS_ENABLED),
+    "unprivileged_bpf_disabled": KernelSysctl("sysctl_unprivileged_bpf_disabled", 0, 2,
+                                              kernel_store=HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED),
+    "perf_event_paranoid": KernelSysctl("sysctl_perf_event_paranoid", INT_MIN, INT_MAX),
+    "perf_event_max_sample_rate": KernelSysctl("sysctl_perf_event_sample_rate", 1, INT_MAX,
                                              invalid_while=("sysctl_perf_cpu_time_max_percent", frozenset({0, 100}))),
-    "perf_cpu_time_max_percent": PerfSysctl("sysctl_perf_cpu_time_max_percent", 0, 100),
-    "perf_event_max_stack": PerfSysctl("sysctl_perf_event_max_stack", 0, PERF_MAX_STACK_DEPTH,
+    "perf_cpu_time_max_percent": KernelSysctl("sysctl_perf_cpu_time_max_percent", 0, 100),
+    "perf_event_max_stack": KernelSysctl("sysctl_perf_event_max_stack", 0, PERF_MAX_STACK_DEPTH,
                                        busy_while="nr_callchain_events"),
 }
 
 
 # /proc/sys/net/core name -> what the kernel keeps it in
 NET_CORE_SYSCTLS = {
-    "bpf_jit_enable": PerfSysctl("bpf_jit_enable", 0, 2, kernel_store=HOST_SYSCTL_BPF_JIT_ENABLE),
+    "bpf_jit_enable": KernelSysctl("bpf_jit_enable", 0, 2, kernel_store=HOST_SYSCTL_BPF_JIT_ENABLE),
 }
 
 
@@ -122,9 +130,9 @@ class KernelIntSysctl:
         return taken
 
 
-def perf_sysctls(machine: SysctlMachine) -> dict[str, KernelIntSysctl]:
-    """The perf_event sysctls of the kernel the machine runs (those whose variable it has)."""
-    return _kernel_sysctls(machine, PERF_SYSCTLS)
+def kernel_sysctls(machine: SysctlMachine) -> dict[str, KernelIntSysctl]:
+    """The /proc/sys/kernel sysctls of the kernel the machine runs (those whose variable it has)."""
+    return _kernel_sysctls(machine, KERNEL_SYSCTLS)
 
 
 def net_core_sysctls(machine: SysctlMachine) -> dict[str, KernelIntSysctl]:
@@ -132,7 +140,7 @@ def net_core_sysctls(machine: SysctlMachine) -> dict[str, KernelIntSysctl]:
     return _kernel_sysctls(machine, NET_CORE_SYSCTLS)
 
 
-def _kernel_sysctls(machine: SysctlMachine, specs: dict[str, PerfSysctl]) -> dict[str, KernelIntSysctl]:
+def _kernel_sysctls(machine: SysctlMachine, specs: dict[str, KernelSysctl]) -> dict[str, KernelIntSysctl]:
     found = {}
     image = machine.image
     for name, spec in specs.items():
