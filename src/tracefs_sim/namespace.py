@@ -268,9 +268,24 @@ class Overlay:
         host's are not the PMUs a session's perf_event_open reaches). Absent (a kernel image
         without kprobes), a view is left out, as the files of a kernel without them. The
         kernel's BTF goes over /sys/kernel/btf (the host's would describe the host's kernel;
-        a host without the directory gets none: sysfs takes no new one)."""
+        a host without the directory gets none: sysfs takes no new one). The host's PMUs are
+        reachable by their own sysfs directories too (/sys/devices/NAME, where
+        perf_event_mux_interval_ms is writable): each is covered by the emulated kernel's PMU of
+        that name, or by an empty read-only directory."""
+        host_pmus = ([os.path.realpath(os.path.join(EVENT_SOURCE_DIR, name)) for name in os.listdir(EVENT_SOURCE_DIR)]
+                     if os.path.isdir(EVENT_SOURCE_DIR) else [])
         self._bind_views({"kprobes": DEBUGFS_DIR + "/kprobes", EVENT_SOURCE_VIEW: EVENT_SOURCE_DIR,
                           BTF_VIEW: BTF_DIR})
+        emulated = os.path.join(TRACING_DIR, DEBUG_VIEWS_DIR, EVENT_SOURCE_VIEW)
+        for directory in sorted(host_pmus):
+            if not os.path.isdir(directory) or directory.startswith(EVENT_SOURCE_DIR + "/"):
+                continue
+            own = os.path.join(emulated, os.path.basename(directory))
+            if os.path.isdir(own):
+                sc.mount(own, directory, None, sc.MS_BIND)
+            else:
+                self._cover_empty(directory)
+            self._mounted.append(directory)
 
     def bind_proc_views(self) -> None:
         """Bind the daemon's /proc/mounts (the reader's mounts as a tracing tool expects them,
@@ -337,9 +352,14 @@ class Overlay:
             trace = os.path.join(os.path.realpath(os.path.join(SYS_CLASS_BLOCK, name)), "trace")
             if not os.path.isdir(trace):
                 continue
-            sc.mount("tracefs-sim", trace, "tmpfs", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC | sc.MS_RDONLY,
-                     "mode=0555")
+            self._cover_empty(trace)
             self._mounted.append(trace)
+
+    @staticmethod
+    def _cover_empty(directory: str) -> None:
+        """An empty read-only directory over the host's `directory` (the caller notes the mount)."""
+        sc.mount("tracefs-sim", directory, "tmpfs", sc.MS_NOSUID | sc.MS_NODEV | sc.MS_NOEXEC | sc.MS_RDONLY,
+                 "mode=0555")
 
     def _lay_tmpfs_over(self, directory: str, mode: int) -> None:
         """Make room in `directory` for entries the host's lacks, without hiding its own: a tmpfs

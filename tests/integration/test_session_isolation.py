@@ -109,6 +109,22 @@ def test_blktrace_never_reaches_the_hosts_disks():
     assert [Path(t, "enable").read_text() for t in traced] == before
 
 
+def test_the_hosts_pmus_are_covered_by_their_own_paths_too():
+    # /sys/devices/NAME of each host PMU: the emulated kernel's PMU of that name or nothing, so
+    # perf_event_mux_interval_ms (writable) is never the host's
+    pmus = sorted(p for p in Path("/sys/bus/event_source/devices").iterdir())
+    intervals = {p.resolve(): Path(p.resolve(), "perf_event_mux_interval_ms") for p in pmus}
+    intervals = {d: f for d, f in intervals.items() if f.exists()}
+    if not intervals:
+        pytest.skip("the host's PMUs have no mux interval files")
+    before = {f: f.read_text() for f in intervals.values()}
+    script = "; ".join(f"ls {d} | grep -c perf_event_mux_interval_ms; echo 1 > {f} 2>/dev/null || echo refused"
+                       for d, f in intervals.items())
+    result = run(script)
+    assert result.stdout.splitlines() == ["0", "refused"] * len(intervals), result.stderr
+    assert {f: f.read_text() for f in intervals.values()} == before
+
+
 def test_bpf_is_the_emulated_kernels():
     """bpf(2) is served (tests/integration/test_session_bpf.py): BPF_MAP_CREATE of a zeroed attr
     gets the emulated 6.1's EINVAL, nothing said on stderr."""
