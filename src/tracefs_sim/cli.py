@@ -444,6 +444,7 @@ def _session(args: argparse.Namespace, bash_argv: list[str], banner: bool) -> in
     overlay = namespace.Overlay(host_ns)
     daemon_pid = None
     try:
+        overlay.cover_host_tracing_mounts()
         daemon_pid = _start_session_daemon(options, host_ns, args.debug)
         machine = control.info(socket_path)
         overlay.bind_debug_tracing()

@@ -50,6 +50,7 @@ SYSCTL_NET_CORE_VIEW = "sysctl-net-core"   # /proc/sys/net/core's BPF ones (bpf_
 # its path is the emulated kernel's (the supervisor serves it), and no other reaches the host's.
 DEV_KMSG = "/dev/kmsg"
 SYS_CLASS_BLOCK = "/sys/class/block"   # a link per block device and partition
+HOST_TRACING_FS = ("tracefs", "debugfs", "bpf")   # the host kernel's tracing file systems
 # The host's /proc/kmsg (a read takes records from the host's log for good), which a session
 # covers with this view of its mode: an open of it by any name is the emulated kernel's (the
 # supervisor serves it); one the kernel does not answer reaches the view: EACCES.
@@ -239,6 +240,20 @@ class ProcMountsView:
         return mounts_view(mounts, mountinfo, self._simulator_device()).encode()
 
 
+def host_tracing_mounts(mountinfo: str) -> list[str]:
+    """Where `mountinfo` (/proc/PID/mountinfo's text) has a tracefs, debugfs or bpf file system,
+    in its order, but for those inside one listed before."""
+    found: list[str] = []
+    for line in mountinfo.splitlines():
+        fields = line.split()
+        if "-" not in fields:
+            continue
+        where = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])   # mountinfo's escapes
+        if fields[fields.index("-") + 1] in HOST_TRACING_FS and not any(_covers(c, where) for c in found):
+            found.append(where)
+    return found
+
+
 def _covers(upper: str, lower: str) -> bool:
     return lower == upper or lower.startswith(upper.rstrip("/") + "/")
 
@@ -339,6 +354,19 @@ class Overlay:
             sc.mount(None, DEV_KMSG, None, sc.MS_REMOUNT | sc.MS_BIND | sc.MS_NODEV | sc.MS_NOSUID | sc.MS_NOEXEC)
         except OSError as e:
             raise NamespaceError(f"cannot make {DEV_KMSG} nodev: {e.strerror}") from e
+
+    def cover_host_tracing_mounts(self) -> None:
+        """Cover each of the host's tracefs, debugfs and bpf file systems mounted in the
+        namespace with an empty read-only directory, before the simulator is mounted: a
+        session must neither read the host's trace nor unpin its BPF objects. (The simulator then
+        goes over /sys/kernel/tracing, a tmpfs over /sys/kernel/debug.) Mounts inside a covered
+        one are hidden with it."""
+        assert_private(self._host_ns)
+        with open("/proc/self/mountinfo") as f:
+            mountinfo = f.read()
+        for where in host_tracing_mounts(mountinfo):
+            self._cover_empty(where)
+            self._mounted.append(where)
 
     def cover_block_tracing(self) -> None:
         """Cover the host's blktrace files (`trace/` of each block device and partition in

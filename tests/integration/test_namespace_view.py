@@ -161,3 +161,12 @@ def test_kprobe_debug_views_follow_the_engine():
                              for l in blacklist), blacklist
     assert any(l.endswith("\texc_page_fault") for l in blacklist)
     assert section(out, "probe blacklisted")[0].endswith("Invalid argument")
+
+
+def test_the_hosts_tracing_mounts_are_found_outermost_first():
+    from tracefs_sim.namespace import host_tracing_mounts
+    mountinfo = "".join(f"{i} 1 0:{i} / {where} rw - {fstype} {fstype} rw\n" for i, (where, fstype) in enumerate([
+        ("/", "ext4"), ("/sys", "sysfs"), ("/sys/kernel/debug", "debugfs"), ("/sys/kernel/debug/tracing", "tracefs"),
+        ("/sys/kernel/tracing", "tracefs"), ("/sys/fs/bpf", "bpf"), ("/sys/kernel/debugger", "tmpfs"),
+        (r"/mnt/my\040trace", "tracefs"), ("/sys/fs/cgroup", "cgroup2")]))
+    assert host_tracing_mounts(mountinfo) == ["/sys/kernel/debug", "/sys/kernel/tracing", "/sys/fs/bpf", "/mnt/my trace"]
