@@ -315,6 +315,7 @@ struct percpu {
 	u64 stat_syscalls, stat_ctxt, stat_irqs;
 	u64 trace_clock_last;		/* last trace clock read on this cpu */
 	u64 trace_clock_step;		/* host: ns a traced event's instructions take at least */
+	u64 ktime_last;			/* last ktime_get() on this cpu: the clock never goes back */
 	u32 trace_pending;		/* trace data committed since the last doorbell */
 	u32 trace_taskinfo_save;	/* an event was committed since comms were last saved */
 	u32 trace_opt_regs_ftrace;	/* trace_opt_regs are an ftrace site's (the function's entry) */
@@ -346,6 +347,26 @@ static __always_inline struct percpu *this_cpu(void)
 	return p;
 }
 static __always_inline int smp_processor_id(void) { return (int)this_cpu()->h.cpu; }
+
+/*
+ * The machine's time as cpu `pc` sees it now: the host sets now_ns between instruction slices;
+ * a live machine also the TSC then (now_tsc, with its ns a tick), and a read adds the TSC's
+ * ticks since: the time within the slice (the emulated rdtsc is the host's), so a clock read
+ * late in a long slice (its thread descheduled on a busy host) is not the slice's start.
+ * Seeded, the TSC is not the machine's time (now_tsc 0): the slice's time.  Masks, not
+ * branches: each branch ends an emulated block, the unit the emulator's time goes by.
+ */
+static __always_inline u64 machine_clock_now(const struct percpu *pc)
+{
+	u64 now = READ_ONCE(pc->h.now_ns), tsc0 = READ_ONCE(pc->h.now_tsc);
+	u32 lo, hi;
+	u64 ticks;
+
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	ticks = (((u64)hi << 32 | lo) - tsc0) & -(u64)(tsc0 != 0);
+	ticks &= -(u64)((s64)ticks >= 0);	/* (a TSC behind the slice's: none) */
+	return now + (u64)(((unsigned __int128)ticks * READ_ONCE(pc->h.tsc_mult)) >> 32);
+}
 static __always_inline struct task_struct *get_current(void) { return this_cpu()->curr_task; }
 #define current get_current()
 static __always_inline bool need_resched(void) { return READ_ONCE(this_cpu()->need_resched); }

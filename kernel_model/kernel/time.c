@@ -10,9 +10,17 @@
 #include "../include/trace/trace.h"
 #include "../include/session.h"
 
+/* ktime_get(): CLOCK_MONOTONIC, the machine's clock within the slice too (as the trace clock
+ * and bpf_ktime_get_ns() read it: a sleep they time is never short), never below its last
+ * read on this cpu (the TSC's extrapolation and the host's next now_ns may differ by a few ns) */
 notrace u64 ktime_get(void)
 {
-	return READ_ONCE(this_cpu()->h.now_ns);
+	struct percpu *pc = this_cpu();
+	u64 now = machine_clock_now(pc), last = READ_ONCE(pc->ktime_last);
+
+	now += (last - now) & -(u64)(now < last);
+	WRITE_ONCE(pc->ktime_last, now);
+	return now;
 }
 
 /*

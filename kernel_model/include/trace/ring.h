@@ -210,26 +210,16 @@ static __always_inline u64 trace_stack_opt_slots(void)
 void trace_event_opt_stacks(u64 slots, const u64 *ext, const void *ent, unsigned long writer, unsigned long bp);
 
 /*
- * trace_clock_local(): the host sets now_ns between instruction slices; a live machine also
- * the TSC then (now_tsc, with its ns a tick), and a read adds the TSC's ticks since: the
- * time within the slice (the emulated rdtsc is the host's).  Seeded, the TSC is not the
- * machine's time (now_tsc 0), and reads within one slice would tie.  Either way each read
- * advances at least trace_clock_step past the last one on this cpu: the time the host
- * measured for fewer instructions than an event costs, so the clock does not run ahead of
- * the machine's.  Masks, not branches: each branch ends an emulated block, the unit the
- * emulator's time goes by.
+ * trace_clock_local(): the machine's clock (machine_clock_now()), each read at least
+ * trace_clock_step past the last one on this cpu (seeded, reads within one slice would tie):
+ * the time the host measured for fewer instructions than an event costs, so the clock does
+ * not run ahead of the machine's.
  */
 static __always_inline u64 trace_clock_peek(struct percpu *pc)
 {
-	u64 now = READ_ONCE(pc->h.now_ns), last = pc->trace_clock_last, tsc0 = READ_ONCE(pc->h.now_tsc);
+	u64 now = machine_clock_now(pc), last = pc->trace_clock_last;
 	u64 next = (last + READ_ONCE(pc->trace_clock_step)) & -(u64)(last != 0);	/* no floor before the first read */
-	u32 lo, hi;
-	u64 ticks;
 
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	ticks = (((u64)hi << 32 | lo) - tsc0) & -(u64)(tsc0 != 0);
-	ticks &= -(u64)((s64)ticks >= 0);	/* (a TSC behind the slice's: none) */
-	now += (u64)(((unsigned __int128)ticks * READ_ONCE(pc->h.tsc_mult)) >> 32);
 	return now + ((next - now) & -(u64)(now < next));
 }
 

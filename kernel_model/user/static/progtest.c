@@ -370,7 +370,17 @@ static int cmd_clock(void)
 	clock_gettime(CLOCK_REALTIME, &r);
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
 	long slept = (m1.tv_sec - m0.tv_sec) * 1000000000L + m1.tv_nsec - m0.tv_nsec;
+	int moved = 1;
+
 	printf("slept at least 2ms: %s\n", slept >= 2000000 ? "yes" : "no");
+	/* the clock moves between two calls, as a ns clock does (not only between the machine's
+	 * instruction slices) */
+	for (int i = 0; i < 200; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &m0);
+		clock_gettime(CLOCK_MONOTONIC, &m1);
+		moved &= m1.tv_sec > m0.tv_sec || (m1.tv_sec == m0.tv_sec && m1.tv_nsec > m0.tv_nsec);
+	}
+	printf("each read later than the last: %s\n", moved ? "yes" : "no");
 	printf("realtime after 2025: %s\n", r.tv_sec > 1735689600 ? "yes" : "no");
 	printf("cpu time > 0: %s\n", cpu.tv_sec > 0 || cpu.tv_nsec > 0 ? "yes" : "no");
 	return 0;
