@@ -5,6 +5,8 @@ mmap.c, memory.c, traps.c)."""
 import os
 from pathlib import Path
 
+import re
+
 import pytest
 from guest_events import EventCapture
 
@@ -124,6 +126,14 @@ def test_uname_and_limits(machine, run_program):
 def test_clocks(machine, run_program, prog):
     assert run_program(machine, [prog, "clock"]) == (
         0, b"slept at least 2ms: yes\neach read later than the last: yes\nrealtime after 2025: yes\ncpu time > 0: yes\n")
+
+
+def test_a_thread_that_execs_takes_the_process_over(machine, run_program):
+    """de_thread(): the other thread (waiting in pthread_join) is killed, the exec'd program runs
+    with the process's pid; again and again (an exec from a thread once hung there)"""
+    for _ in range(5):
+        status, out = run_program(machine, ["progtest", "threadexec"])
+        assert status == 0 and re.fullmatch(rb"exec'd from a thread, pid \d+\n", out), out
 
 
 @pytest.mark.parametrize("prog", GLIBC)  # (musl's posix_spawn waits for its child on a pipe: pipe2)

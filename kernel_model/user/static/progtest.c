@@ -446,6 +446,31 @@ static int cmd_clocks(void)
 	return 0;
 }
 
+/* threadexec: a second thread execs echo while the first waits in pthread_join (de_thread():
+ * the first is killed, the exec'd program takes the thread group leader's pid) */
+static void *exec_echo(void *arg)
+{
+	char *child[] = { "echo", "exec'd from a thread, pid", arg, NULL };
+
+	execv("/bin/echo", child);
+	printf("execv: %s\n", strerror(errno));
+	return NULL;
+}
+
+static int cmd_threadexec(void)
+{
+	static char pid[16];
+	pthread_t t;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	fflush(stdout);
+	if (pthread_create(&t, NULL, exec_echo, pid))
+		return printf("pthread_create failed\n"), 1;
+	pthread_join(t, NULL);
+	printf("the exec did not happen\n");
+	return 1;
+}
+
 /* posix_spawn (clone with CLONE_VM|CLONE_VFORK in glibc, vfork in musl) of another program */
 static int cmd_spawn(char **argv)
 {
@@ -503,8 +528,10 @@ int main(int argc, char **argv)
 		return cmd_atime(argv[2]);
 	if (!strcmp(cmd, "clocks"))
 		return cmd_clocks();
+	if (!strcmp(cmd, "threadexec"))
+		return cmd_threadexec();
 	if (!strcmp(cmd, "spawn"))
 		return cmd_spawn(argv);
-	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|segv|wprotect|stack|threads|taskdir|signal|uname|kill|clock|spawn\n", argv[0]);
+	fprintf(stderr, "usage: %s hello|malloc|fork|mmap|segv|wprotect|stack|threads|threadexec|taskdir|signal|uname|kill|clock|spawn\n", argv[0]);
 	return 2;
 }
