@@ -3,9 +3,8 @@
 copy-on-write after fork (kernel_model/user/static/progtest.c; kernel/binfmt_elf.c,
 mmap.c, memory.c, traps.c)."""
 import os
-from pathlib import Path
-
 import re
+from pathlib import Path
 
 import pytest
 from guest_events import EventCapture
