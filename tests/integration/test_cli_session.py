@@ -84,7 +84,7 @@ def test_cpu_lists_match_the_emulated_cpus(cpus, listed):
 def _host_sysctls() -> dict[str, str]:
     found = {}
     for name in ("kptr_restrict", "ftrace_enabled", "perf_event_paranoid", "perf_event_max_sample_rate",
-                 "perf_event_max_stack", "stack_tracer_enabled", "bpf_stats_enabled", "unprivileged_bpf_disabled"):
+                 "perf_event_max_stack", "stack_tracer_enabled", "bpf_stats_enabled", "unprivileged_bpf_disabled", "dmesg_restrict"):
         try:
             with open(f"/proc/sys/kernel/{name}") as f:
                 found[name] = f.read()
@@ -113,6 +113,8 @@ echo 0 2>/dev/null > /proc/sys/kernel/perf_event_max_sample_rate || echo refused
 cat /proc/sys/kernel/perf_event_paranoid /proc/sys/kernel/perf_event_max_sample_rate
 cat /proc/sys/kernel/perf_event_max_stack; echo 128 2>/dev/null > /proc/sys/kernel/perf_event_max_stack || echo refused stack
 echo 0 > /proc/sys/kernel/perf_event_max_stack; cat /proc/sys/kernel/perf_event_max_stack
+echo '== dmesg'; cat /proc/sys/kernel/dmesg_restrict; echo 0 > /proc/sys/kernel/dmesg_restrict
+echo 2 > /proc/sys/kernel/dmesg_restrict || echo refused dmesg; cat /proc/sys/kernel/dmesg_restrict
 echo '== bpf'; cat /proc/sys/kernel/bpf_stats_enabled /proc/sys/kernel/unprivileged_bpf_disabled
 echo 1 > /proc/sys/kernel/bpf_stats_enabled; echo 1 > /proc/sys/kernel/unprivileged_bpf_disabled
 echo 2 > /proc/sys/kernel/unprivileged_bpf_disabled || echo refused unpriv
@@ -129,12 +131,13 @@ echo '== absent'; for f in perf_event_mlock_kb traceoff_on_warning; do
     assert section(out, "off") == ["0", "0", "0"]
     on = section(out, "on")
     assert on[:2] == ["5", "1"] and int(on[2]) > 0, out
-    assert out.count("refused") == 5
+    assert out.count("refused") == 6
     # the kernel's perf sysctls (kernel/events/core.c's variables): Debian's paranoid 3, 6.1's
     # rate 100000; a rate must be at least 1 (perf_proc_update_handler)
     assert section(out, "perf") == ["3", "100000", "refused rate", "-1", "2000", "127", "refused stack", "0"]
     # the kernel's BPF sysctls: 1 for unprivileged_bpf_disabled is for good (EPERM), in the
     # emulated kernel only
+    assert section(out, "dmesg") == ["1", "refused dmesg", "0"]   # Debian's 1; 0..1
     assert section(out, "bpf") == ["0", "2", "refused unpriv", "1", "1"]
     assert section(out, "absent") == ["no perf_event_mlock_kb", "no write", "no traceoff_on_warning", "no write"]
     assert _host_sysctls() == host

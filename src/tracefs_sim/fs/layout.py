@@ -403,12 +403,12 @@ def _views_dir(tree: Tree) -> DirNode:
 # without the feature), so that a session's write never reaches the host's. (stack_tracer_enabled:
 # the kernel's where it has function tracing, perf_event_paranoid and perf_event_max_sample_rate
 # the kernel's (machine/sysctls.py), as are bpf_stats_enabled and unprivileged_bpf_disabled where
-# it has BPF; traceoff_on_warning, ftrace_dump_on_oops, tracepoint_printk:
+# it has BPF, dmesg_restrict where it has a log; traceoff_on_warning, ftrace_dump_on_oops, tracepoint_printk:
 # no WARN or oops dump, or printk of events; the other perf_event_* limits: not modelled.)
 ABSENT_SYSCTLS = ("stack_tracer_enabled", "traceoff_on_warning", "ftrace_dump_on_oops", "tracepoint_printk",
                   "perf_event_paranoid", "perf_event_max_sample_rate", "perf_event_mlock_kb",
                   "perf_event_max_stack", "perf_event_max_contexts_per_stack", "perf_cpu_time_max_percent",
-                  "bpf_stats_enabled", "unprivileged_bpf_disabled")
+                  "bpf_stats_enabled", "unprivileged_bpf_disabled", "dmesg_restrict")
 
 
 # 6.1's BPF JIT sysctls under /proc/sys/net/core that this kernel does not have: covered, as

@@ -11,7 +11,8 @@ share of a sample period a PMI may take before the rate is lowered, 0 and 100: n
 perf_event_max_stack (perf_event_max_stack_handler: 0 to 127, EBUSY while an event samples call
 chains; the default depth of a sample's chain, and its cap).
 
-The BPF ones (kernel/bpf/syscall.c's, whose stores the kernel makes: bpf_stats_handler() and
+dmesg_restrict (kernel/printk.c's: 1 as Debian boots, who may read the served syslog(2) and
+/dev/kmsg). The BPF ones (kernel/bpf/syscall.c's, whose stores the kernel makes: bpf_stats_handler() and
 bpf_unpriv_handler()): bpf_stats_enabled (0 or 1; 1 counts and times every program's runs, as
 an open BPF_ENABLE_STATS fd does: run_time_ns and run_cnt of its info) and
 unprivileged_bpf_disabled (0 to 2, 2 as Debian's 6.1 boots; 1 can never be written back: EPERM).
@@ -57,6 +58,8 @@ class KernelSysctl:
 
 # /proc/sys/kernel name -> what the kernel keeps it in
 KERNEL_SYSCTLS = {
+    # (proc_dointvec_minmax_sysadmin: root's writes, the only ones the file's mode lets in)
+    "dmesg_restrict": KernelSysctl("dmesg_restrict", 0, 1),
     "bpf_stats_enabled": KernelSysctl("bpf_stats_enabled_sysctl", 0, 1, kernel_store=HOST_SYSCTL_BPF_STATS_ENABLED),
     "unprivileged_bpf_disabled": KernelSysctl("sysctl_unprivileged_bpf_disabled", 0, 2,
                                               kernel_store=HOST_SYSCTL_UNPRIVILEGED_BPF_DISABLED),
